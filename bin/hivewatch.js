@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// The CLI is TypeScript compiled to dist/ by `npm run build` (run by `prepare` on install).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const entry = join(root, 'dist', 'core', 'cli', 'main.js');
+if (!existsSync(entry)) {
+  console.error('hivewatch: dist/ is missing; run `npm run build` in ' + root);
+  process.exit(70);
+}
+const { main } = await import(entry);
+process.exitCode = await main(process.argv.slice(2));

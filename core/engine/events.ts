@@ -1,0 +1,109 @@
+import type { ErrorEnvelope } from '../errors/envelope.js';
+
+/**
+ * The event contract: the engine's only output, the journal's rows, the UI's stream. Every
+ * projection (runs, steps, tasks, attempts, errors, rollups) is derived from these.
+ */
+
+interface EventBase {
+  runId: string;
+  /** 1, 2, 3, ... per run, without gaps. */
+  seq: number;
+  /** Milliseconds since the epoch, from the run's clock (virtual or real). */
+  ts: number;
+}
+
+interface TaskRef {
+  step: number;
+  ordinal: number;
+  taskId: string;
+}
+
+export interface RunOptionsSnapshot {
+  maxSteps: number;
+  concurrency: number;
+  clock: 'real' | 'virtual';
+  defaultAgent: string | null;
+}
+
+export type HivewatchEventBody =
+  | {
+      type: 'runStarted';
+      flow: string;
+      flowName: string;
+      options: RunOptionsSnapshot;
+      resumedFrom: string | null;
+      retryOf: string | null;
+      /** On resume: the checkpoint step the run continues after (0 when none). */
+      resumeStep: number;
+    }
+  | { type: 'stepStarted'; step: number; frontier: { ordinal: number; taskId: string; name: string }[] }
+  | (TaskRef & { type: 'taskStarted'; name: string; agent: string; maxAttempts: number })
+  | (TaskRef & { type: 'attemptStarted'; attempt: number })
+  | (TaskRef & { type: 'attemptSucceeded'; attempt: number; durationMs: number })
+  | (TaskRef & { type: 'attemptFailed'; attempt: number; durationMs: number; error: ErrorEnvelope })
+  | (TaskRef & { type: 'retryScheduled'; attempt: number; delayMs: number; strategy: string; nextAttemptAt: number })
+  | (TaskRef & { type: 'backoffSkipped'; attempt: number; commandId: string })
+  | (TaskRef & { type: 'taskSucceeded'; attempts: number; output: string })
+  | (TaskRef & { type: 'taskFailed'; attempts: number; error: ErrorEnvelope; cancelled: boolean })
+  | {
+      type: 'errorOccurred';
+      error: ErrorEnvelope;
+      /** A try/catch or a continue/ignore parallel of the flow handles it. */
+      caught: boolean;
+      /** Another attempt follows. */
+      retrying: boolean;
+      step: number | null;
+      ordinal: number | null;
+      taskId: string | null;
+    }
+  | { type: 'writeApplied'; step: number; channel: string; ordinal: number | null; value: unknown }
+  | { type: 'checkpointSaved'; step: number; channels: Record<string, unknown> }
+  | { type: 'stepFinished'; step: number }
+  | { type: 'cancelRequested'; commandId: string; reason: string; alreadyCancelling: boolean }
+  | { type: 'runCancelling'; epoch: number; commandId: string }
+  | (TaskRef & {
+      type: 'receiptIgnoredStale';
+      attempt: number;
+      epoch: number;
+      currentEpoch: number;
+      outcome: 'succeeded' | 'failed';
+    })
+  | { type: 'runCompleted'; steps: number }
+  | { type: 'runFailed'; error: ErrorEnvelope }
+  | {
+      type: 'runCancelled';
+      cause: { commandId: string; reason: string };
+      correlation: { run: string; step: number | null; epoch: number };
+    }
+  /** Written by the store on start-up for a run whose host died; not by the engine. */
+  | { type: 'runInterrupted'; error: ErrorEnvelope };
+
+export type HivewatchEvent = EventBase & HivewatchEventBody;
+export type EventType = HivewatchEvent['type'];
+export type EventOf<T extends EventType> = Extract<HivewatchEvent, { type: T }>;
+
+export const TERMINAL_EVENT_TYPES = ['runCompleted', 'runFailed', 'runCancelled', 'runInterrupted'] as const;
+export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
+
+export function isTerminalEvent(event: HivewatchEvent): boolean {
+  return (TERMINAL_EVENT_TYPES as readonly string[]).includes(event.type);
+}
+
+export const RunStatus = {
+  queued: 'queued',
+  running: 'running',
+  cancelling: 'cancelling',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  interrupted: 'interrupted',
+} as const;
+export type RunStatus = (typeof RunStatus)[keyof typeof RunStatus];
+
+/** Where the engine's events go. `append` is synchronous and ordered; `flush` makes them durable. */
+export interface EventSink {
+  append(event: HivewatchEvent): void;
+  /** Resolves once everything appended so far is durable. The engine awaits it between steps. */
+  flush(): Promise<void>;
+}

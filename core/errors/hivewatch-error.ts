@@ -1,0 +1,160 @@
+import { EMPTY_CORRELATION, type Correlation, type ErrorEnvelope } from './envelope.js';
+import {
+  ERROR_CATEGORIES,
+  codeInfo,
+  defaultOrigin,
+  isErrorCode,
+  isValidOrigin,
+  type ErrorCategory,
+  type ErrorCode,
+} from './taxonomy.js';
+
+export interface HivewatchErrorInit {
+  message: string;
+  origin?: string;
+  recoverable?: boolean;
+  recoveryHint?: string | null;
+  context?: Record<string, unknown>;
+  timestamp?: number;
+  correlation?: Partial<Correlation>;
+  cause?: unknown;
+}
+
+/**
+ * The one error class of the product. Its category and defaults come from its code, so a code
+ * can never be raised under the wrong category.
+ */
+export class HivewatchError extends Error {
+  readonly code: ErrorCode;
+  readonly category: ErrorCategory;
+  readonly origin: string;
+  readonly recoverable: boolean;
+  readonly recoveryHint: string | null;
+  readonly context: Record<string, unknown>;
+  readonly timestamp: number;
+  readonly correlation: Correlation;
+
+  constructor(errorCode: ErrorCode, init: HivewatchErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    const info = codeInfo(errorCode);
+    this.name = 'HivewatchError';
+    this.code = errorCode;
+    this.category = info.category;
+    this.origin = init.origin ?? defaultOrigin(info.category);
+    this.recoverable = init.recoverable ?? info.recoverable;
+    this.recoveryHint = init.recoveryHint === undefined ? info.hint : init.recoveryHint;
+    this.context = init.context ?? {};
+    this.timestamp = init.timestamp ?? 0;
+    this.correlation = { ...EMPTY_CORRELATION, ...init.correlation };
+    if (!isValidOrigin(this.origin)) {
+      throw new TypeError(`invalid error origin "${this.origin}"`);
+    }
+  }
+
+  /** A copy with more correlation and a timestamp, as errors gain context on their way up. */
+  withCorrelation(correlation: Partial<Correlation>, timestamp?: number): HivewatchError {
+    return new HivewatchError(this.code, {
+      message: this.message,
+      origin: this.origin,
+      recoverable: this.recoverable,
+      recoveryHint: this.recoveryHint,
+      context: this.context,
+      timestamp: timestamp ?? this.timestamp,
+      correlation: { ...this.correlation, ...correlation },
+      cause: this.cause,
+    });
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    return {
+      category: this.category,
+      code: this.code,
+      message: this.message,
+      origin: this.origin,
+      recoverable: this.recoverable,
+      recovery_hint: this.recoveryHint,
+      context: this.context,
+      timestamp: this.timestamp,
+      correlation: { ...this.correlation },
+    };
+  }
+
+  toJSON(): ErrorEnvelope {
+    return this.toEnvelope();
+  }
+
+  static fromEnvelope(envelope: ErrorEnvelope): HivewatchError {
+    return new HivewatchError(envelope.code, {
+      message: envelope.message,
+      origin: envelope.origin,
+      recoverable: envelope.recoverable,
+      recoveryHint: envelope.recovery_hint,
+      context: envelope.context,
+      timestamp: envelope.timestamp,
+      correlation: envelope.correlation,
+    });
+  }
+}
+
+/** Cancellation is not a failure of the work; it is its own class so nothing mistakes it for one. */
+export class CancelledError extends Error {
+  constructor(readonly cause: string = 'cancelled by operator') {
+    super(cause);
+    this.name = 'CancelledError';
+  }
+}
+
+export function isCancelled(error: unknown): error is CancelledError {
+  return error instanceof CancelledError;
+}
+
+/** Any thrown value becomes a HivewatchError; foreign throwables are broken invariants. */
+export function toHivewatchError(error: unknown, fallbackOrigin = 'system'): HivewatchError {
+  if (error instanceof HivewatchError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new HivewatchError('SYSTEM_INVARIANT_VIOLATED', {
+    message: `unexpected ${error instanceof Error ? error.name : typeof error}: ${message}`,
+    origin: fallbackOrigin,
+    cause: error,
+  });
+}
+
+function fail(path: string, expected: string): never {
+  throw new TypeError(`invalid error envelope: ${path} must be ${expected}`);
+}
+
+/** Parses untrusted JSON (the wire, the journal) into an envelope, naming the first bad field. */
+export function parseEnvelope(value: unknown): ErrorEnvelope {
+  if (typeof value !== 'object' || value === null) fail('envelope', 'an object');
+  const v = value as Record<string, unknown>;
+  if (typeof v.category !== 'string' || !ERROR_CATEGORIES.includes(v.category as ErrorCategory)) {
+    fail('category', `one of ${ERROR_CATEGORIES.join(', ')}`);
+  }
+  if (typeof v.code !== 'string' || !isErrorCode(v.code)) fail('code', 'a known error code');
+  if (codeInfo(v.code).category !== v.category) fail('code', `a code of category ${String(v.category)}`);
+  if (typeof v.message !== 'string') fail('message', 'a string');
+  if (typeof v.origin !== 'string' || !isValidOrigin(v.origin)) fail('origin', 'a valid origin');
+  if (typeof v.recoverable !== 'boolean') fail('recoverable', 'a boolean');
+  if (v.recovery_hint !== null && typeof v.recovery_hint !== 'string') fail('recovery_hint', 'a string or null');
+  if (typeof v.context !== 'object' || v.context === null || Array.isArray(v.context)) fail('context', 'an object');
+  if (typeof v.timestamp !== 'number') fail('timestamp', 'a number');
+  if (typeof v.correlation !== 'object' || v.correlation === null) fail('correlation', 'an object');
+  const c = v.correlation as Record<string, unknown>;
+  for (const key of ['project', 'flow', 'run', 'task'] as const) {
+    if (c[key] !== null && c[key] !== undefined && typeof c[key] !== 'string') fail(`correlation.${key}`, 'a string or null');
+  }
+  for (const key of ['step', 'attempt'] as const) {
+    if (c[key] !== null && c[key] !== undefined && typeof c[key] !== 'number') fail(`correlation.${key}`, 'a number or null');
+  }
+  return {
+    category: v.category as ErrorCategory,
+    code: v.code,
+    message: v.message,
+    origin: v.origin,
+    recoverable: v.recoverable,
+    recovery_hint: v.recovery_hint,
+    context: v.context as Record<string, unknown>,
+    timestamp: v.timestamp,
+    correlation: { ...EMPTY_CORRELATION, ...(c as Partial<Correlation>) },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * Retry policies and their schedules as pure functions of (policy, error, attempt): no jitter,
+ * no clock, no state. The engine journals what these return before it sleeps.
+ */
+
+export const BackoffKind = {
+  none: 'none',
+  fixed: 'fixed',
+  linear: 'linear',
+  exponential: 'exponential',
+} as const;
+export type BackoffKind = (typeof BackoffKind)[keyof typeof BackoffKind];
+export const BACKOFF_KINDS: readonly BackoffKind[] = Object.values(BackoffKind);
+
+/** `retries` is how many times a failed attempt may be tried again: `retry: 3` means up to 4 attempts. */
+export interface RetryPolicy {
+  retries: number;
+  /** null: the error decides (rate limit → exponential, transient → linear, fatal → none). */
+  backoff: BackoffKind | readonly number[] | null;
+  baseDelayMs: number | null;
+  maxDelayMs: number | null;
+}
+
+export const NO_RETRY: RetryPolicy = Object.freeze({ retries: 0, backoff: null, baseDelayMs: null, maxDelayMs: null });
+
+export const RetryStrategy = {
+  none: 'none',
+  fixed: 'fixed',
+  linear: 'linear',
+  exponential: 'exponential',
+  list: 'list',
+  rateLimit: 'rate_limit_exponential',
+  transient: 'transient_linear',
+  fatal: 'fatal',
+  exhausted: 'exhausted',
+} as const;
+export type RetryStrategy = (typeof RetryStrategy)[keyof typeof RetryStrategy];
+
+export const DEFAULT_BASE_DELAY_MS = 1_000;
+export const DEFAULT_MAX_DELAY_MS = 300_000;
+export const RATE_LIMIT_BASE_DELAY_MS = 30_000;
+export const RATE_LIMIT_MAX_DELAY_MS = 300_000;
+export const TRANSIENT_BASE_DELAY_MS = 5_000;
+
+/** The part of an error a retry decision may look at. */
+export interface RetryableFailure {
+  code: string;
+  recoverable: boolean;
+}
+
+export interface RetryDecision {
+  retry: boolean;
+  delayMs: number;
+  strategy: RetryStrategy;
+}
+
+export type ErrorRetryClass = 'rate_limit' | 'transient' | 'fatal';
+
+export function classifyForRetry(failure: RetryableFailure): ErrorRetryClass {
+  if (!failure.recoverable) return 'fatal';
+  if (failure.code === 'RUNTIME_RATE_LIMIT') return 'rate_limit';
+  return 'transient';
+}
+
+const cap = (delay: number, max: number): number => Math.min(delay, max);
+
+/**
+ * What to do after attempt `attempt` (1-based) failed with `failure`. The n-th retry (n = attempt - 1,
+ * starting at 0) waits: fixed base; linear base·(n+1); exponential base·2^n; list[n] (last repeats);
+ * all capped at the max delay. A fatal error is never retried, whatever the policy says.
+ */
+export function decideRetry(policy: RetryPolicy, failure: RetryableFailure, attempt: number): RetryDecision {
+  const retryClass = classifyForRetry(failure);
+  if (retryClass === 'fatal') return { retry: false, delayMs: 0, strategy: RetryStrategy.fatal };
+  if (attempt > policy.retries) return { retry: false, delayMs: 0, strategy: RetryStrategy.exhausted };
+  const n = attempt - 1;
+  const { backoff } = policy;
+  if (backoff === null) {
+    if (retryClass === 'rate_limit') {
+      const base = policy.baseDelayMs ?? RATE_LIMIT_BASE_DELAY_MS;
+      const max = policy.maxDelayMs ?? RATE_LIMIT_MAX_DELAY_MS;
+      return { retry: true, delayMs: cap(base * 2 ** n, max), strategy: RetryStrategy.rateLimit };
+    }
+    const base = policy.baseDelayMs ?? TRANSIENT_BASE_DELAY_MS;
+    const max = policy.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+    return { retry: true, delayMs: cap(base * (n + 1), max), strategy: RetryStrategy.transient };
+  }
+  const max = policy.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+  if (typeof backoff !== 'string') {
+    const delay = backoff[Math.min(n, backoff.length - 1)] ?? 0;
+    return { retry: true, delayMs: cap(delay, max), strategy: RetryStrategy.list };
+  }
+  const base = policy.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
+  switch (backoff) {
+    case 'none':
+      return { retry: true, delayMs: 0, strategy: RetryStrategy.none };
+    case 'fixed':
+      return { retry: true, delayMs: cap(base, max), strategy: RetryStrategy.fixed };
+    case 'linear':
+      return { retry: true, delayMs: cap(base * (n + 1), max), strategy: RetryStrategy.linear };
+    case 'exponential':
+      return { retry: true, delayMs: cap(base * 2 ** n, max), strategy: RetryStrategy.exponential };
+  }
+}
+
+/** The whole schedule a policy gives a failure that keeps recurring: one delay per retry. */
+export function retrySchedule(policy: RetryPolicy, failure: RetryableFailure): number[] {
+  const delays: number[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const decision = decideRetry(policy, failure, attempt);
+    if (!decision.retry) return delays;
+    delays.push(decision.delayMs);
+  }
+}
+
+export const MAX_RETRIES = 100;
+
+/** Exact messages; the validator and its tests share them. Returns null for a valid policy. */
+export function validateRetryPolicy(policy: RetryPolicy): string | null {
+  if (!Number.isInteger(policy.retries) || policy.retries < 0) {
+    return `retry must be a whole number of at least 0, got ${policy.retries}`;
+  }
+  if (policy.retries > MAX_RETRIES) return `retry must be at most ${MAX_RETRIES}, got ${policy.retries}`;
+  if (typeof policy.backoff === 'string' && !BACKOFF_KINDS.includes(policy.backoff)) {
+    return `backoff must be one of ${BACKOFF_KINDS.join(', ')} or a list of delays, got "${policy.backoff}"`;
+  }
+  if (Array.isArray(policy.backoff)) {
+    if (policy.backoff.length === 0) return 'backoff list must name at least one delay';
+    if (policy.backoff.some((d) => !Number.isFinite(d) || d < 0)) return 'backoff list delays must be durations of at least 0';
+  }
+  if (policy.baseDelayMs !== null && (!Number.isFinite(policy.baseDelayMs) || policy.baseDelayMs < 0)) {
+    return `delay must be a duration of at least 0, got ${policy.baseDelayMs}ms`;
+  }
+  if (policy.maxDelayMs !== null && (!Number.isFinite(policy.maxDelayMs) || policy.maxDelayMs < 0)) {
+    return `max-delay must be a duration of at least 0, got ${policy.maxDelayMs}ms`;
+  }
+  if (policy.baseDelayMs !== null && policy.maxDelayMs !== null && policy.maxDelayMs < policy.baseDelayMs) {
+    return `max-delay (${policy.maxDelayMs}ms) must not be less than delay (${policy.baseDelayMs}ms)`;
+  }
+  return null;
+}

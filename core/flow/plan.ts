@@ -1,0 +1,77 @@
+import type { RetryPolicy } from '../errors/retry.js';
+import type { Diagnostic, Position, Program, Template } from './ast.js';
+
+/** Runtimes an agent may name. `claude-code` and `codex-cli` are presets of `command`. */
+export const RuntimeKind = {
+  command: 'command',
+  fake: 'fake',
+  claudeCode: 'claude-code',
+  codexCli: 'codex-cli',
+  noop: 'noop',
+} as const;
+export type RuntimeKind = (typeof RuntimeKind)[keyof typeof RuntimeKind];
+export const RUNTIME_KINDS: readonly RuntimeKind[] = Object.values(RuntimeKind);
+
+/** Agents that exist without being declared; `--agent` and `HIVEWATCH_AGENT` may name them. */
+export const BUILTIN_AGENTS: readonly string[] = ['fake', 'claude-code', 'codex-cli', 'noop'];
+
+/** A runtime profile (`agent name:` block, or a built-in preset). */
+export interface AgentSpec {
+  name: string;
+  runtime: RuntimeKind;
+  /** For `command`: the command line template (`{prompt}` is substituted as one argument). */
+  command: Template | null;
+  /** Run `command` through `/bin/sh -c` instead of splitting it into argv. */
+  shell: boolean;
+  timeoutMs: number | null;
+  /** Applies to sessions of this agent that set no retry of their own. */
+  retry: RetryPolicy | null;
+  model: string | null;
+  cwd: string | null;
+  env: Record<string, string>;
+  pos: Position | null;
+}
+
+/** A session statement with its properties resolved. Indexed by ordinal in `FlowPlan.sessions`. */
+export interface SessionSpec {
+  ordinal: number;
+  pos: Position;
+  /** A human label: the prompt's literal text, shortened. */
+  name: string;
+  prompt: Template | null;
+  /** null: the run's default agent. */
+  agent: string | null;
+  /** Kept as written even when invalid: the engine validates it before step 0 (rule 3). */
+  retry: RetryPolicy;
+  /** True when the session (not its agent) set `retry`. */
+  retryExplicit: boolean;
+  timeoutMs: number | null;
+  simulate: string | null;
+  /** Channel names given by `context:`; their values are passed to the runtime. */
+  context: readonly string[];
+}
+
+export interface FlowPlan {
+  file: string;
+  program: Program;
+  agents: ReadonlyMap<string, AgentSpec>;
+  /** sessions[ordinal] */
+  sessions: readonly SessionSpec[];
+  /** Names declared by `let` / `const` / parallel branches at any depth: the channels of a run. */
+  channels: readonly ChannelSpec[];
+}
+
+export interface ChannelSpec {
+  name: string;
+  /** `const` channels may be written once per run. */
+  constant: boolean;
+  /** Branch results of a parallel are local to their branch: one write per task is allowed. */
+  scope: 'global' | 'branch';
+}
+
+export interface CheckResult {
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  /** Present whenever parsing succeeded, even with validation errors, so tools can show structure. */
+  plan: FlowPlan | null;
+}

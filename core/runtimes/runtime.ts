@@ -1,0 +1,41 @@
+import type { HivewatchError } from '../errors/hivewatch-error.js';
+import type { AgentSpec } from '../flow/plan.js';
+
+/** Everything a runtime needs for one attempt of one session. */
+export interface AttemptRequest {
+  runId: string;
+  taskId: string;
+  ordinal: number;
+  /** 1-based. */
+  attempt: number;
+  /** The prompt with every `{name}` already substituted. */
+  prompt: string;
+  agent: AgentSpec;
+  /** The session's `simulate:` property (the fake runtime's script), or null. */
+  simulate: string | null;
+  /** Session timeout, else agent timeout, else null (none). */
+  timeoutMs: number | null;
+  /** Values of the channels named by `context:`. */
+  context: Record<string, unknown>;
+}
+
+/** The outcome of one attempt. A runtime never retries by itself (rule 3): one call, one attempt. */
+export type AttemptResult =
+  | { kind: 'succeeded'; output: string; meta?: Record<string, unknown> }
+  | { kind: 'failed'; error: HivewatchError }
+  /** The attempt was stopped because `signal` aborted (cancel, fail-fast). */
+  | { kind: 'cancelled' };
+
+export interface SessionRuntime {
+  readonly name: string;
+  /**
+   * Runs one attempt. Must resolve (never reject) once the work has stopped; after `signal`
+   * aborts it must stop promptly (a subprocess: SIGTERM, then SIGKILL after a grace period).
+   */
+  execute(request: AttemptRequest, signal: AbortSignal): Promise<AttemptResult>;
+}
+
+/** Looks up the runtime for an agent. One per process is fine: runtimes hold no per-run state. */
+export interface RuntimeRegistry {
+  forAgent(agent: AgentSpec): SessionRuntime;
+}

@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+// One config for the renderer build (root: renderer/) and for Vitest (the whole tree).
+export default defineConfig({
+  root: 'renderer',
+  base: './',
+  build: {
+    outDir: '../renderer-dist',
+    emptyOutDir: true,
+  },
+  test: {
+    root: '.',
+    include: ['core/**/*.test.ts', 'server/**/*.test.ts', 'electron/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'e2e/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
