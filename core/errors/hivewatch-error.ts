@@ -98,8 +98,8 @@ export class HivewatchError extends Error {
 
 /** Cancellation is not a failure of the work; it is its own class so nothing mistakes it for one. */
 export class CancelledError extends Error {
-  constructor(readonly cause: string = 'cancelled by operator') {
-    super(cause);
+  constructor(readonly reason: string = 'cancelled by operator') {
+    super(reason);
     this.name = 'CancelledError';
   }
 }

@@ -1,0 +1,69 @@
+import { formatDiagnostic } from '../flow/ast.js';
+import { checkFlowFile } from '../flow/check.js';
+import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
+import type { EventSink } from '../engine/events.js';
+import { FlowRun, type RunResult } from '../engine/run.js';
+import { FanoutSink, JsonLinesSink } from '../engine/sinks.js';
+import type { ResumePoint } from '../engine/resume.js';
+import { createRuntimeRegistry } from '../runtimes/registry.js';
+import { intFlag, stringFlag, type ParsedArgs } from './args.js';
+import { ExitCode, type CliIo } from './io.js';
+import { ProgressPrinter } from './progress.js';
+
+export interface RunTarget {
+  file: string;
+  /** Extra sinks (the store's durable sink) besides the output ones. */
+  sinks?: EventSink[];
+  resume?: ResumePoint | null;
+  retryOf?: string | null;
+  /** Called once the run exists, before it starts: e.g. to record its id. */
+  onRun?: (run: FlowRun) => void;
+}
+
+export function exitCodeOf(result: RunResult): number {
+  if (result.status === 'completed') return ExitCode.ok;
+  if (result.status === 'cancelled') return ExitCode.cancelled;
+  return ExitCode.failed;
+}
+
+/** `hivewatch run <flow>`: check, then execute with live progress or JSON lines; SIGINT cancels. */
+export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): Promise<number> {
+  const checked = await checkFlowFile(target.file);
+  if (!checked.ok || checked.plan === null) {
+    for (const d of checked.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
+    return ExitCode.invalid;
+  }
+  const json = args.flags.has('json');
+  const clock: Clock = args.flags.has('virtual-clock') ? new VirtualClock(Date.now()) : new RealClock();
+  const maxSteps = intFlag(args, 'max-steps', 1) ?? 100;
+  const printer = json ? null : new ProgressPrinter(io.stdout, () => clock.now(), maxSteps);
+  const outputSink: EventSink = json
+    ? new JsonLinesSink((line) => io.out(line))
+    : { append: (event) => printer?.handle(event), flush: () => Promise.resolve() };
+  const run = new FlowRun({
+    plan: checked.plan,
+    registry: createRuntimeRegistry(),
+    sink: new FanoutSink([...(target.sinks ?? []), outputSink]),
+    clock,
+    maxSteps,
+    concurrency: intFlag(args, 'concurrency', 1) ?? 4,
+    defaultAgent: stringFlag(args, 'agent') ?? io.env.HIVEWATCH_AGENT ?? null,
+    resume: target.resume ?? null,
+    retryOf: target.retryOf ?? null,
+  });
+  target.onRun?.(run);
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts++;
+    if (interrupts === 1) run.cancel({ reason: 'interrupted from the terminal (SIGINT)' });
+    else process.exit(130);
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const result = await run.start();
+    return exitCodeOf(result);
+  } finally {
+    process.off('SIGINT', onSigint);
+    printer?.stop();
+  }
+}

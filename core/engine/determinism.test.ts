@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { createRuntimeRegistry } from '../runtimes/registry.js';
+import { canonicalJournal } from './canonical.js';
+import { VirtualClock } from './clock.js';
+import { resumePointFromEvents } from './resume.js';
+import { ofType, planOf, runPlan, ScriptedRuntime, scriptedRegistry, startRun, typesOf } from './testing.js';
+
+const FLOW = `
+agent worker:
+  runtime: "fake"
+
+let plan = session: worker
+  prompt: "Write the plan"
+  simulate: "ok:the plan"
+let results = parallel (on-fail: "continue"):
+  a = session: worker
+    prompt: "Build A from {plan}"
+    retry: 2
+    simulate: "rate_limit, ok:A built"
+  b = session: worker
+    prompt: "Build B"
+    simulate: "exit:2"
+  c = session: worker
+    prompt: "Build C"
+    retry: 1
+    simulate: "crash, ok:C built"
+try:
+  session: worker
+    prompt: "Verify {results}"
+    simulate: "malformed"
+catch err:
+  session: worker
+    prompt: "Report {err.code}"
+`;
+
+describe('replay parity and determinism (rule 15)', () => {
+  it('one flow run twice on the fake runtime (real subprocesses) and the virtual clock yields the same canonical journal', async () => {
+    const plan = planOf(FLOW);
+    const runOnce = async (): Promise<unknown[]> => {
+      const clock = new VirtualClock(Date.UTC(2026, 0, 1));
+      const { events, result } = await runPlan(plan, { clock, registry: createRuntimeRegistry({ clock }), defaultAgent: null });
+      expect(result.status).toBe('completed');
+      return canonicalJournal(events);
+    };
+    const first = await runOnce();
+    const second = await runOnce();
+    expect(second).toEqual(first);
+    // The journal is not trivially empty: it holds the retries and the caught failures.
+    const types = first.map((e) => (e as { type: string }).type);
+    expect(types.filter((t) => t === 'retryScheduled')).toHaveLength(2);
+    expect(types.filter((t) => t === 'taskFailed')).toHaveLength(2);
+  }, 60_000);
+
+  it('resume continues from the last checkpoint without re-running committed steps', async () => {
+    const plan = planOf(`
+let a = session "one"
+let b = session "two {a}"
+let c = session "three {b}"
+`);
+    const firstRuntime = new ScriptedRuntime({});
+    const first = startRun(plan, { registry: scriptedRegistry(firstRuntime) });
+    first.run.onEvent((e) => {
+      if (e.type === 'stepFinished' && e.step === 2) first.run.cancel();
+    });
+    expect((await first.done).status).toBe('cancelled');
+
+    const resumeRuntime = new ScriptedRuntime({});
+    const point = resumePointFromEvents('run_test', first.sink.events);
+    expect(point.throughStep).toBe(2);
+    const { result, events } = await runPlan(plan, {
+      runId: 'run_resumed',
+      resume: point,
+      registry: scriptedRegistry(resumeRuntime),
+      clock: new VirtualClock(0),
+    });
+    expect(result.status).toBe('completed');
+    expect(resumeRuntime.calls.map((c) => c.prompt)).toEqual(['three out:two out:one']);
+    expect(ofType(events, 'stepStarted').map((e) => e.step)).toEqual([3]);
+    expect(ofType(events, 'runStarted')[0]).toMatchObject({ resumedFrom: 'run_test', resumeStep: 2 });
+    expect(result.channels).toEqual({ a: 'out:one', b: 'out:two out:one', c: 'out:three out:two out:one' });
+    expect(typesOf(events).at(-1)).toBe('runCompleted');
+  });
+
+  it('resume of a flow that no longer matches its journal fails as state corruption', async () => {
+    const original = planOf(`session "one"\nsession "two"\n`);
+    const first = await runPlan(original, { maxSteps: 1 });
+    const changed = planOf(`parallel:\n  a = session "one"\n  b = session "new"\nsession "two"\n`);
+    const { result } = await runPlan(changed, { resume: resumePointFromEvents('run_test', first.events) });
+    expect(result.error?.code).toBe('SYSTEM_STATE_CORRUPTION');
+  });
+});

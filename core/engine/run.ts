@@ -1,0 +1,397 @@
+import { randomUUID } from 'node:crypto';
+import { CancelledError, HivewatchError, toHivewatchError } from '../errors/hivewatch-error.js';
+import type { ErrorEnvelope } from '../errors/envelope.js';
+import { validateRetryPolicy } from '../errors/retry.js';
+import type { AgentSpec, FlowPlan } from '../flow/plan.js';
+import type { RuntimeRegistry } from '../runtimes/runtime.js';
+import { resolveAgent } from './agents.js';
+import {
+  commitWrites,
+  emptyChannelState,
+  replaceReducer,
+  snapshotChannels,
+  type ChannelDef,
+  type ChannelState,
+  type Reducer,
+  type StagedWrite,
+  type UpdatePolicy,
+} from './channels.js';
+import { RealClock, type Clock } from './clock.js';
+import type { EventSink, HivewatchEvent, HivewatchEventBody, RunStatus } from './events.js';
+import { FlowFailure, Interpreter, type SessionCall } from './interpreter.js';
+import { createLimiter, type Limiter } from './limiter.js';
+import type { ResumePoint } from './resume.js';
+import { executeStep, type PendingTask, type StepOutcome } from './step.js';
+
+export interface RunConfig {
+  plan: FlowPlan;
+  registry: RuntimeRegistry;
+  sink: EventSink;
+  clock?: Clock;
+  runId?: string;
+  /** The run stops before starting step maxSteps + 1 (rule 8). Default 100. */
+  maxSteps?: number;
+  /** Tasks of one step running at once. Default 4. */
+  concurrency?: number;
+  /** A limit shared with other runs (the service's global concurrency). */
+  sharedLimiter?: Limiter;
+  /** Agent for sessions that name none: a flow agent or a built-in preset. */
+  defaultAgent?: string | null;
+  project?: string | null;
+  resume?: ResumePoint | null;
+  retryOf?: string | null;
+  /** Custom reducers by channel name (the language's default replaces the value). */
+  reducers?: Readonly<Record<string, Reducer>>;
+}
+
+export interface RunResult {
+  runId: string;
+  status: 'completed' | 'failed' | 'cancelled';
+  error: ErrorEnvelope | null;
+  steps: number;
+  channels: Record<string, unknown>;
+}
+
+interface CancelCommand {
+  commandId: string;
+  reason: string;
+}
+
+export function newRunId(): string {
+  return `run_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+}
+
+/**
+ * One execution of a flow: the superstep loop. Frontier → run tasks → settle in ordinal order →
+ * commit atomically → checkpoint, until the program ends, fails, is cancelled or runs out of steps.
+ */
+export class FlowRun {
+  readonly runId: string;
+  private readonly clock: Clock;
+  private readonly maxSteps: number;
+  private readonly limiter: Limiter;
+  private seq = 0;
+  private epochValue = 0;
+  private statusValue: RunStatus = 'queued';
+  private cancelCommand: CancelCommand | null = null;
+  private readonly cancelController = new AbortController();
+  private readonly channelDefs = new Map<string, ChannelDef>();
+  private channels: ChannelState = emptyChannelState();
+  private staged: StagedWrite[] = [];
+  private pending: PendingTask[] = [];
+  private stepNumber = 0;
+  private readonly backoffs = new Map<string, (commandId: string) => void>();
+  private readonly listeners = new Set<(event: HivewatchEvent) => void>();
+
+  constructor(private readonly config: RunConfig) {
+    this.runId = config.runId ?? newRunId();
+    this.clock = config.clock ?? new RealClock();
+    this.maxSteps = config.maxSteps ?? 100;
+    this.limiter = createLimiter(config.concurrency ?? 4);
+  }
+
+  get status(): RunStatus {
+    return this.statusValue;
+  }
+
+  get epoch(): number {
+    return this.epochValue;
+  }
+
+  /** Events as they are appended, for live views; the sink remains the record. */
+  onEvent(listener: (event: HivewatchEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Rules 9–11: journal the command, move to `cancelling`, bump the epoch, stop what runs. */
+  cancel(options: { commandId?: string; reason?: string } = {}): { commandId: string; accepted: boolean } {
+    const commandId = options.commandId ?? `cmd_${randomUUID().slice(0, 8)}`;
+    const reason = options.reason ?? 'cancelled by operator';
+    const terminal = this.statusValue === 'completed' || this.statusValue === 'failed' || this.statusValue === 'cancelled';
+    if (terminal) return { commandId, accepted: false };
+    const alreadyCancelling = this.cancelCommand !== null;
+    this.emit({ type: 'cancelRequested', commandId, reason, alreadyCancelling });
+    if (alreadyCancelling) return { commandId, accepted: false };
+    this.cancelCommand = { commandId, reason };
+    this.statusValue = 'cancelling';
+    this.epochValue++;
+    this.emit({ type: 'runCancelling', epoch: this.epochValue, commandId });
+    this.cancelController.abort(new CancelledError(reason));
+    return { commandId, accepted: true };
+  }
+
+  /** An operator's "retry now" for a task waiting in backoff. False when it is not waiting. */
+  skipBackoff(taskId: string, commandId = `cmd_${randomUUID().slice(0, 8)}`): boolean {
+    const skip = this.backoffs.get(taskId);
+    if (!skip) return false;
+    skip(commandId);
+    return true;
+  }
+
+  private emit(body: HivewatchEventBody): void {
+    const event = { runId: this.runId, seq: ++this.seq, ts: this.clock.now(), ...body } as HivewatchEvent;
+    this.config.sink.append(event);
+    for (const listener of this.listeners) listener(event);
+  }
+
+  async start(): Promise<RunResult> {
+    if (this.statusValue !== 'queued') throw new Error(`run ${this.runId} was already started`);
+    this.statusValue = 'running';
+    const { plan } = this.config;
+    const resume = this.config.resume ?? null;
+    this.emit({
+      type: 'runStarted',
+      flow: plan.file,
+      flowName: flowNameOf(plan.file),
+      options: {
+        maxSteps: this.maxSteps,
+        concurrency: this.config.concurrency ?? 4,
+        clock: this.clock.kind,
+        defaultAgent: this.config.defaultAgent ?? null,
+      },
+      resumedFrom: resume?.fromRunId ?? null,
+      retryOf: this.config.retryOf ?? null,
+      resumeStep: resume?.throughStep ?? 0,
+    });
+    try {
+      const problem = this.validateBeforeStepZero();
+      if (problem) return await this.fail(problem, true);
+      return await this.loop(resume);
+    } catch (unexpected) {
+      return await this.fail(toHivewatchError(unexpected), true);
+    }
+  }
+
+  /** Rule 3 and the default agent: everything that can be known wrong before anything runs. */
+  private validateBeforeStepZero(): HivewatchError | null {
+    const { plan } = this.config;
+    for (const session of plan.sessions) {
+      const message = validateRetryPolicy(session.retry);
+      if (message !== null) {
+        return new HivewatchError('USER_INVALID_FLOW', {
+          message: `${plan.file}:${session.pos.line}:${session.pos.column}: session #${session.ordinal}: ${message}`,
+          origin: 'user',
+          context: { ordinal: session.ordinal, line: session.pos.line, column: session.pos.column },
+        });
+      }
+    }
+    for (const session of plan.sessions) {
+      const name = session.agent ?? this.config.defaultAgent ?? null;
+      if (name === null) {
+        return new HivewatchError('USER_MISSING_DEPENDENCY', {
+          message: `session #${session.ordinal} ("${session.name}") names no agent and no default agent is set; pass --agent NAME or set HIVEWATCH_AGENT (a flow agent or one of fake, claude-code, codex-cli)`,
+          origin: 'user',
+          context: { ordinal: session.ordinal },
+        });
+      }
+      if (resolveAgent(plan, name) === null) {
+        return new HivewatchError('USER_MISSING_DEPENDENCY', {
+          message: `session #${session.ordinal} ("${session.name}") uses agent "${name}", which the flow does not define and is not a built-in preset`,
+          origin: 'user',
+          context: { ordinal: session.ordinal, agent: name },
+        });
+      }
+    }
+    return null;
+  }
+
+  private agentFor(call: SessionCall): AgentSpec {
+    const name = call.spec.agent ?? this.config.defaultAgent ?? 'fake';
+    return resolveAgent(this.config.plan, name) as AgentSpec;
+  }
+
+  private async loop(resume: ResumePoint | null): Promise<RunResult> {
+    const interpreter = new Interpreter({
+      submit: (call) =>
+        new Promise<string>((resolve, reject) => {
+          this.pending.push({ call, resolve, reject });
+        }),
+      declareChannel: (key, name, scope, policy) => this.declareChannel(key, name, scope, policy),
+      stageWrite: (key, value) => this.staged.push({ key, value, ordinal: null }),
+      readChannel: (key) => this.channels.values.get(key),
+      raised: (error) => this.emitError(error.withCorrelation(this.correlation(), this.clock.now()), false),
+      sessionAt: (ordinal) => {
+        const spec = this.config.plan.sessions[ordinal];
+        if (!spec) throw new Error(`no session with ordinal ${ordinal}`);
+        return spec;
+      },
+    });
+    const root: { settled: boolean; error: unknown } = { settled: false, error: null };
+    interpreter.run(this.config.plan.program.body).then(
+      () => Object.assign(root, { settled: true }),
+      (error: unknown) => Object.assign(root, { settled: true, error }),
+    );
+    await this.settleThreads();
+
+    for (;;) {
+      if (root.settled) return this.finish(root.error);
+      if (this.cancelCommand) return this.cancelled();
+      const frontier = this.pending.sort((a, b) => a.call.spec.ordinal - b.call.spec.ordinal);
+      this.pending = [];
+      if (frontier.length === 0) {
+        return this.fail(new HivewatchError('SYSTEM_INVARIANT_VIOLATED', { message: 'the program is blocked with no ready session' }), true);
+      }
+      const step = this.stepNumber + 1;
+      if (step > this.maxSteps) {
+        return this.fail(
+          new HivewatchError('POLICY_MAX_STEPS_EXCEEDED', {
+            message: `the run reached max-steps (${this.maxSteps}) with ${frontier.length} session(s) still ready`,
+            origin: 'policy',
+            context: { maxSteps: this.maxSteps },
+          }),
+          true,
+        );
+      }
+      this.stepNumber = step;
+      const outcome =
+        resume !== null && step <= resume.throughStep
+          ? replayStep(step, frontier, resume)
+          : await this.runStep(step, frontier);
+      if (outcome.kind === 'cancelled') return this.cancelled(frontier.map((t) => t.call.spec.ordinal));
+      if (outcome.kind === 'aborted') return this.fail(outcome.error, false);
+      if (outcome.kind === 'corrupt') return this.fail(outcome.error, true);
+      const live = resume === null || step > resume.throughStep;
+      outcome.deliver();
+      await this.settleThreads();
+      const committed = this.commit(step, outcome.writes, live);
+      if (!committed) return this.fail(this.lastCommitError as HivewatchError, true);
+      if (live) await this.config.sink.flush();
+    }
+  }
+
+  private lastCommitError: HivewatchError | null = null;
+
+  private commit(step: number, taskWrites: StagedWrite[], live: boolean): boolean {
+    const writes = [...taskWrites, ...this.staged];
+    this.staged = [];
+    const result = commitWrites(this.channels, writes, this.channelDefs);
+    if (!result.ok) {
+      this.lastCommitError = result.error.withCorrelation({ ...this.correlation(), step }, this.clock.now());
+      return false;
+    }
+    this.channels = result.state;
+    if (!live) return true;
+    for (const write of result.applied) {
+      this.emit({ type: 'writeApplied', step, channel: write.key, ordinal: write.ordinal, value: write.value });
+    }
+    this.emit({ type: 'checkpointSaved', step, channels: snapshotChannels(this.channels) });
+    this.emit({ type: 'stepFinished', step });
+    return true;
+  }
+
+  private runStep(step: number, frontier: PendingTask[]): Promise<StepOutcome> {
+    return executeStep({
+      step,
+      frontier,
+      runId: this.runId,
+      flow: this.config.plan.file,
+      project: this.config.project ?? null,
+      clock: this.clock,
+      limiter: this.limiter,
+      sharedLimiter: this.config.sharedLimiter,
+      runSignal: this.cancelController.signal,
+      epoch: () => this.epochValue,
+      emit: (body) => this.emit(body),
+      agentFor: (call) => this.agentFor(call),
+      registry: this.config.registry,
+      backoffs: this.backoffs,
+      flush: () => this.config.sink.flush(),
+    });
+  }
+
+  /** Let every thread run until it parks on a session or ends; drop sessions of dead parallels. */
+  private async settleThreads(): Promise<void> {
+    for (;;) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const dead = this.pending.filter((task) => task.call.frames.some((f) => f.kind === 'parallel' && f.state.dead));
+      if (dead.length === 0) return;
+      this.pending = this.pending.filter((task) => !dead.includes(task));
+      for (const task of dead) task.reject(new CancelledError('a sibling branch failed (fail-fast)'));
+    }
+  }
+
+  private declareChannel(key: string, name: string, scope: 'global' | 'branch', policy: UpdatePolicy): void {
+    if (this.channelDefs.has(key)) return;
+    this.channelDefs.set(key, { key, name, scope, policy, reducer: this.config.reducers?.[name] ?? replaceReducer });
+  }
+
+  private correlation(): { project: string | null; flow: string; run: string; step: number | null } {
+    return { project: this.config.project ?? null, flow: this.config.plan.file, run: this.runId, step: this.stepNumber || null };
+  }
+
+  private emitError(error: HivewatchError, caught: boolean): void {
+    this.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught, retrying: false, step: error.correlation.step, ordinal: null, taskId: null });
+  }
+
+  private async finish(rootError: unknown): Promise<RunResult> {
+    if (rootError instanceof CancelledError) return this.cancelled();
+    if (rootError instanceof FlowFailure) return this.fail(rootError.error, false);
+    if (rootError !== null) return this.fail(toHivewatchError(rootError), true);
+    if (this.staged.length > 0 && !this.commit(this.stepNumber, [], true)) {
+      return this.fail(this.lastCommitError as HivewatchError, true);
+    }
+    this.statusValue = 'completed';
+    this.emit({ type: 'runCompleted', steps: this.stepNumber });
+    await this.config.sink.flush();
+    return this.result('completed', null);
+  }
+
+  /** `journal`: the error is new here and needs its errorOccurred; task errors already have theirs. */
+  private async fail(error: HivewatchError, journal: boolean): Promise<RunResult> {
+    const located = error.correlation.run === null ? error.withCorrelation(this.correlation(), this.clock.now()) : error;
+    if (journal) this.emitError(located, false);
+    this.statusValue = 'failed';
+    this.emit({ type: 'runFailed', error: located.toEnvelope() });
+    await this.config.sink.flush();
+    return this.result('failed', located.toEnvelope());
+  }
+
+  private async cancelled(frontierOrdinals: number[] = []): Promise<RunResult> {
+    const command = this.cancelCommand ?? { commandId: 'internal', reason: 'cancelled' };
+    void frontierOrdinals;
+    this.statusValue = 'cancelled';
+    this.emit({
+      type: 'runCancelled',
+      cause: { commandId: command.commandId, reason: command.reason },
+      correlation: { run: this.runId, step: this.stepNumber || null, epoch: this.epochValue },
+    });
+    await this.config.sink.flush();
+    return this.result('cancelled', null);
+  }
+
+  private result(status: RunResult['status'], error: ErrorEnvelope | null): RunResult {
+    return { runId: this.runId, status, error, steps: this.stepNumber, channels: snapshotChannels(this.channels) };
+  }
+}
+
+function flowNameOf(file: string): string {
+  const base = file.split(/[\\/]/).pop() ?? file;
+  return base.replace(/\.prose$/, '');
+}
+
+function replayStep(step: number, frontier: PendingTask[], resume: ResumePoint): StepOutcome {
+  const answers: (() => void)[] = [];
+  const writes: StagedWrite[] = [];
+  for (const task of frontier) {
+    const taskId = `${step}:${task.call.spec.ordinal}`;
+    const outcome = resume.outcomes.get(taskId);
+    if (!outcome) {
+      return {
+        kind: 'corrupt',
+        error: new HivewatchError('SYSTEM_STATE_CORRUPTION', {
+          message: `cannot resume: the journal of ${resume.fromRunId} has no outcome for task ${taskId}; was the flow changed since?`,
+          context: { taskId, fromRunId: resume.fromRunId },
+        }),
+      };
+    }
+    if (outcome.ok) {
+      if (task.call.targetKey !== null) writes.push({ key: task.call.targetKey, value: outcome.output, ordinal: task.call.spec.ordinal });
+      answers.push(() => task.resolve(outcome.output));
+    } else {
+      const error = HivewatchError.fromEnvelope(outcome.error);
+      answers.push(() => task.reject(new FlowFailure(error, task.call.spec.ordinal)));
+    }
+  }
+  return { kind: 'committable', writes, deliver: () => answers.forEach((answer) => answer()) };
+}

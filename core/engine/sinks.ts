@@ -1,0 +1,45 @@
+import { appendFileSync } from 'node:fs';
+import type { EventSink, HivewatchEvent } from './events.js';
+
+/** Keeps every event in memory: tests, and the CLI's summary. */
+export class MemorySink implements EventSink {
+  readonly events: HivewatchEvent[] = [];
+
+  append(event: HivewatchEvent): void {
+    this.events.push(event);
+  }
+
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** One JSON object per line, to a file or a stream-like writer (stdout for `run --json`). */
+export class JsonLinesSink implements EventSink {
+  constructor(private readonly write: (line: string) => void) {}
+
+  static toFile(path: string): JsonLinesSink {
+    return new JsonLinesSink((line) => appendFileSync(path, line));
+  }
+
+  append(event: HivewatchEvent): void {
+    this.write(`${JSON.stringify(event)}\n`);
+  }
+
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Sends every event to several sinks, in order; durable once all of them are. */
+export class FanoutSink implements EventSink {
+  constructor(private readonly sinks: readonly EventSink[]) {}
+
+  append(event: HivewatchEvent): void {
+    for (const sink of this.sinks) sink.append(event);
+  }
+
+  async flush(): Promise<void> {
+    await Promise.all(this.sinks.map((sink) => sink.flush()));
+  }
+}

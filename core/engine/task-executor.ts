@@ -1,0 +1,147 @@
+import { CancelledError, HivewatchError } from '../errors/hivewatch-error.js';
+import { decideRetry, type RetryPolicy } from '../errors/retry.js';
+import type { AgentSpec, SessionSpec } from '../flow/plan.js';
+import type { AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
+import type { Clock } from './clock.js';
+import type { HivewatchEventBody } from './events.js';
+
+/**
+ * The retry executor: the one layer that retries a failed attempt (rule 3). Attempt events are
+ * journaled live so an operator sees the timeline grow; the task's own outcome is reported to
+ * the step, which journals it in ordinal order when the step settles.
+ */
+
+export type TaskResult =
+  | { kind: 'succeeded'; output: string; attempts: number }
+  | { kind: 'failed'; error: HivewatchError; attempts: number }
+  | { kind: 'cancelled'; attempts: number };
+
+export class SkipBackoff extends Error {
+  constructor(readonly commandId: string) {
+    super('backoff skipped');
+  }
+}
+
+export interface TaskEnv {
+  runId: string;
+  flow: string;
+  project: string | null;
+  step: number;
+  ordinal: number;
+  taskId: string;
+  spec: SessionSpec;
+  agent: AgentSpec;
+  runtime: SessionRuntime;
+  retry: RetryPolicy;
+  prompt: () => string;
+  context: () => Record<string, unknown>;
+  clock: Clock;
+  /** Aborts in-flight attempts and sleeps: run cancellation or a fail-fast sibling. */
+  signal: AbortSignal;
+  /** The epoch at the start of an attempt; a result from an older epoch is stale (rule 12). */
+  epoch: () => number;
+  /** Whether a failure of this task is caught by the flow: for errorOccurred. */
+  caught: boolean;
+  emit: (body: HivewatchEventBody) => void;
+  /** Lets an operator cut a backoff short ("retry now"). */
+  onBackoff: (skip: (commandId: string) => void) => () => void;
+}
+
+export async function executeTask(env: TaskEnv): Promise<TaskResult> {
+  const ref = { step: env.step, ordinal: env.ordinal, taskId: env.taskId };
+  for (let attempt = 1; ; attempt++) {
+    if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt - 1 };
+    env.emit({ type: 'attemptStarted', ...ref, attempt });
+    const startedEpoch = env.epoch();
+    const started = env.clock.now();
+    let result: AttemptResult;
+    try {
+      result = await env.runtime.execute(
+        {
+          runId: env.runId,
+          taskId: env.taskId,
+          ordinal: env.ordinal,
+          attempt,
+          prompt: env.prompt(),
+          agent: env.agent,
+          simulate: env.spec.simulate,
+          timeoutMs: env.spec.timeoutMs ?? env.agent.timeoutMs,
+          context: env.context(),
+        },
+        env.signal,
+      );
+    } catch (thrown) {
+      // Runtimes must not throw; one that does broke an invariant, which is a system error.
+      result = {
+        kind: 'failed',
+        error: new HivewatchError('SYSTEM_INVARIANT_VIOLATED', {
+          message: `runtime ${env.runtime.name} threw instead of returning a result: ${thrown instanceof Error ? thrown.message : String(thrown)}`,
+        }),
+      };
+    }
+    const durationMs = env.clock.now() - started;
+    if (env.epoch() !== startedEpoch) {
+      if (result.kind !== 'cancelled') {
+        env.emit({
+          type: 'receiptIgnoredStale',
+          ...ref,
+          attempt,
+          epoch: startedEpoch,
+          currentEpoch: env.epoch(),
+          outcome: result.kind,
+        });
+      }
+      return { kind: 'cancelled', attempts: attempt };
+    }
+    if (result.kind === 'cancelled') return { kind: 'cancelled', attempts: attempt };
+    if (result.kind === 'succeeded') {
+      env.emit({ type: 'attemptSucceeded', ...ref, attempt, durationMs });
+      return { kind: 'succeeded', output: result.output, attempts: attempt };
+    }
+
+    const correlation = { project: env.project, flow: env.flow, run: env.runId, step: env.step, task: env.taskId, attempt };
+    const error = result.error.withCorrelation(correlation, env.clock.now());
+    const decision = decideRetry(env.retry, error, attempt);
+    env.emit({ type: 'attemptFailed', ...ref, attempt, durationMs, error: error.toEnvelope() });
+    env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught, retrying: decision.retry, ...ref });
+    if (!decision.retry) {
+      if (decision.strategy !== 'exhausted' || env.retry.retries === 0) return { kind: 'failed', error, attempts: attempt };
+      const exhausted = new HivewatchError('POLICY_RETRY_LIMIT_EXCEEDED', {
+        message: `gave up after ${attempt} attempts: ${error.message}`,
+        origin: 'policy',
+        context: { attempts: attempt, lastError: error.toEnvelope() },
+        timestamp: env.clock.now(),
+        correlation,
+      });
+      env.emit({ type: 'errorOccurred', error: exhausted.toEnvelope(), caught: env.caught, retrying: false, ...ref });
+      return { kind: 'failed', error: exhausted, attempts: attempt };
+    }
+
+    // Journal the computed delay before sleeping (rule 2), so a crash mid-sleep still shows it.
+    env.emit({
+      type: 'retryScheduled',
+      ...ref,
+      attempt,
+      delayMs: decision.delayMs,
+      strategy: decision.strategy,
+      nextAttemptAt: env.clock.now() + decision.delayMs,
+    });
+    const sleep = new AbortController();
+    const onAbort = (): void => sleep.abort(env.signal.reason ?? new CancelledError());
+    env.signal.addEventListener('abort', onAbort, { once: true });
+    const release = env.onBackoff((commandId) => sleep.abort(new SkipBackoff(commandId)));
+    try {
+      await env.clock.sleep(decision.delayMs, sleep.signal);
+    } catch (interrupted) {
+      if (!(sleep.signal.reason instanceof SkipBackoff)) {
+        // A sleep ended by cancellation is cancellation, not an error (rule 4).
+        if (interrupted instanceof CancelledError || env.signal.aborted) return { kind: 'cancelled', attempts: attempt };
+        throw interrupted;
+      }
+      env.emit({ type: 'backoffSkipped', ...ref, attempt, commandId: sleep.signal.reason.commandId });
+    } finally {
+      release();
+      env.signal.removeEventListener('abort', onAbort);
+    }
+  }
+}
