@@ -2,10 +2,11 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 /** Layer rules: what each top-level folder may import (DESIGN §1 boundaries). */
 const forbid = (patterns, message) => ({
-  'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group, message })) }],
+  'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message })) }],
 });
 
 export default tseslint.config(
@@ -25,7 +26,7 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { maxDepth: Infinity }],
     },
     settings: {
-      'import-x/resolver': { typescript: false, node: { extensions: ['.ts', '.tsx', '.js'] } },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
     },
   },
   {

@@ -5,9 +5,14 @@ import { ofType, planOf, ScriptedRuntime, scriptedRegistry, startRun, typesOf } 
 const COMMIT_SCOPED = ['writeApplied', 'checkpointSaved', 'stepFinished'];
 
 /** A runtime whose attempts end only when aborted: work "in flight" for as long as the test wants. */
+const whenAborted = (signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+
 const untilAborted = new ScriptedRuntime({
-  '*': (_request, signal) =>
-    new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'cancelled' }), { once: true })),
+  '*': async (_request, signal) => {
+    await whenAborted(signal);
+    return { kind: 'cancelled' };
+  },
 });
 
 describe('cancellation (rules 9–12)', () => {
@@ -102,17 +107,18 @@ parallel:
   it('a result arriving after cancel is receiptIgnoredStale and changes nothing', async () => {
     // The runtime ignores the abort and reports success anyway, as a process that finished
     // just as it was told to stop would.
+    let cancel = (): void => undefined;
     const lateSuccess = new ScriptedRuntime({
-      '*': (_request, signal) =>
-        new Promise((resolve) =>
-          signal.addEventListener('abort', () => setImmediate(() => resolve({ kind: 'succeeded', output: 'late' })), { once: true }),
-        ),
+      '*': async (_request, signal) => {
+        cancel();
+        await whenAborted(signal);
+        await new Promise((resolve) => setImmediate(resolve));
+        return { kind: 'succeeded', output: 'late' };
+      },
     });
     const plan = planOf(`let x = session "slow"\n`);
     const { run, done, sink } = startRun(plan, { registry: scriptedRegistry(lateSuccess) });
-    run.onEvent((e) => {
-      if (e.type === 'attemptStarted') run.cancel({ commandId: 'cmd_late' });
-    });
+    cancel = () => run.cancel({ commandId: 'cmd_late' });
     const result = await done;
     expect(result.status).toBe('cancelled');
     const stale = ofType(sink.events, 'receiptIgnoredStale');

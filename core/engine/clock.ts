@@ -11,6 +11,8 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function abortReason(signal: AbortSignal): CancelledError {
   return signal.reason instanceof CancelledError ? signal.reason : new CancelledError();
 }
@@ -25,10 +27,11 @@ export class RealClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(abortReason(signal));
+      // Node fires timers above 2^31-1 ms at once; validation caps delays far below that anyway.
       const timer = setTimeout(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
-      }, ms);
+      }, Math.min(ms, MAX_TIMER_MS));
       const onAbort = (): void => {
         clearTimeout(timer);
         reject(abortReason(signal as AbortSignal));

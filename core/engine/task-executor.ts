@@ -52,6 +52,8 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
   for (let attempt = 1; ; attempt++) {
     if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt - 1 };
     env.emit({ type: 'attemptStarted', ...ref, attempt });
+    // A cancel may arrive from a listener of attemptStarted itself: then nothing is started.
+    if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt };
     const startedEpoch = env.epoch();
     const started = env.clock.now();
     let result: AttemptResult;

@@ -15,7 +15,15 @@ export interface RuntimeObservation {
   timeoutMs?: number | undefined;
 }
 
-const RATE_LIMIT_PATTERN = /\b429\b|rate[ _-]?limit|too many requests|overloaded|\b529\b|quota exceeded/i;
+// A bare "429" must come with HTTP-ish words so that "line 429" in a stack trace does not
+// turn a crash into a 30–300 s rate-limit backoff.
+const RATE_LIMIT_PATTERN =
+  /\b(?:http|status|code|error)[\s:=]*(?:429|529)\b|\b429\b\s*[:-]?\s*(?:too many|\{)|rate[ _-]?limit|too many requests|\boverloaded\b|quota exceeded/i;
+
+/** Whether a runtime's words say it was rate limited (HTTP 429/529, "rate limit exceeded", "overloaded"). */
+export function isRateLimitText(text: string): boolean {
+  return RATE_LIMIT_PATTERN.test(text);
+}
 const TAIL = 400;
 
 const tail = (text: string): string => (text.length > TAIL ? `…${text.slice(-TAIL)}` : text).trim();
@@ -27,7 +35,8 @@ const tail = (text: string): string => (text.length > TAIL ? `…${text.slice(-T
  */
 export function classifyObservation(o: RuntimeObservation): HivewatchError | null {
   const origin = `runtime:${o.runtimeName}`;
-  const context = { exitCode: o.exitCode, signal: o.signal, durationMs: o.durationMs, stderrTail: tail(o.stderr) };
+  // No durations here: the envelope is journaled, and wall-clock time in it would break replay parity.
+  const context = { exitCode: o.exitCode, signal: o.signal, stderrTail: tail(o.stderr) };
   if (o.spawnError) {
     return new HivewatchError('RUNTIME_CONNECTION_FAILED', {
       message: `could not start runtime ${o.runtimeName}: ${o.spawnError.message}`,
@@ -44,7 +53,7 @@ export function classifyObservation(o: RuntimeObservation): HivewatchError | nul
   }
   const failed = o.exitCode !== 0 || o.signal !== null;
   if (!failed) return null;
-  if (RATE_LIMIT_PATTERN.test(o.stderr) || RATE_LIMIT_PATTERN.test(tail(o.stdout))) {
+  if (isRateLimitText(o.stderr) || isRateLimitText(tail(o.stdout))) {
     return new HivewatchError('RUNTIME_RATE_LIMIT', {
       message: `runtime ${o.runtimeName} was rate limited: ${firstLine(o.stderr) || firstLine(o.stdout)}`,
       origin,

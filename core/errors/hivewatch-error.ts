@@ -73,7 +73,7 @@ export class HivewatchError extends Error {
       origin: this.origin,
       recoverable: this.recoverable,
       recovery_hint: this.recoveryHint,
-      context: this.context,
+      context: structuredClone(this.context),
       timestamp: this.timestamp,
       correlation: { ...this.correlation },
     };

@@ -114,6 +114,7 @@ export function retrySchedule(policy: RetryPolicy, failure: RetryableFailure): n
 }
 
 export const MAX_RETRIES = 100;
+export const MAX_DELAY_MS = 24 * 3_600_000;
 
 /** Exact messages; the validator and its tests share them. Returns null for a valid policy. */
 export function validateRetryPolicy(policy: RetryPolicy): string | null {
@@ -134,6 +135,8 @@ export function validateRetryPolicy(policy: RetryPolicy): string | null {
   if (policy.maxDelayMs !== null && (!Number.isFinite(policy.maxDelayMs) || policy.maxDelayMs < 0)) {
     return `max-delay must be a duration of at least 0, got ${policy.maxDelayMs}ms`;
   }
+  const longest = Math.max(policy.baseDelayMs ?? 0, policy.maxDelayMs ?? 0, ...(Array.isArray(policy.backoff) ? policy.backoff : []));
+  if (longest > MAX_DELAY_MS) return `delays must be at most 24h, got ${longest}ms`;
   if (policy.baseDelayMs !== null && policy.maxDelayMs !== null && policy.maxDelayMs < policy.baseDelayMs) {
     return `max-delay (${policy.maxDelayMs}ms) must not be less than delay (${policy.baseDelayMs}ms)`;
   }

@@ -42,6 +42,8 @@ export interface SessionStmt extends Located {
   /** `session "prompt"` gives a prompt; `session: coder` gives an agent; both may appear. */
   prompt: Template | null;
   agent: string | null;
+  /** Where the agent was named (`session: coder` or `agent: coder`), for diagnostics. */
+  agentPos?: Position | null;
   /** Inline `(retry: 3)` properties first, then the indented block's, in source order. */
   properties: readonly Property[];
   /** Filled in by the validator: stable position in the program. */
@@ -53,6 +55,8 @@ export interface BindStmt extends Located {
   kind: 'bind';
   binding: 'let' | 'const' | 'assign';
   name: string;
+  /** Where the name was written (for `let x` the `x`), for diagnostics. */
+  namePos?: Position;
   value: SessionStmt | ParallelStmt | StringExpr;
 }
 

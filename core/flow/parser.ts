@@ -1,0 +1,394 @@
+import {
+  OnFail,
+  type AgentDecl,
+  type BindStmt,
+  type Diagnostic,
+  type DoStmt,
+  type ParallelBranch,
+  type ParallelStmt,
+  type Position,
+  type Program,
+  type Property,
+  type RepeatStmt,
+  type SessionStmt,
+  type Statement,
+  type StringExpr,
+  type Template,
+  type ThrowStmt,
+  type TryStmt,
+} from './ast.js';
+import { sortDiagnostics } from './diagnostics.js';
+import { describeToken, lex, type Token } from './lexer.js';
+import { describeValue, parseInlineProperties, parsePropertyLines } from './parse-properties.js';
+import { describeTemplate, templateRefs } from './template.js';
+import { ParseError, TokenCursor } from './token-cursor.js';
+
+/**
+ * The grammar of DESIGN §3, by recursive descent over the lexer's tokens. Each line is parsed
+ * inside a recovery boundary: a syntax error is reported, the line and the block under it are
+ * skipped, and parsing goes on, so a file's every problem shows up in one `check`.
+ */
+
+export const KEYWORDS: ReadonlySet<string> = new Set([
+  'agent', 'session', 'let', 'const', 'try', 'catch', 'finally', 'throw', 'parallel', 'repeat', 'do', 'as',
+]);
+
+const STATEMENT_KINDS = 'session, let, const, try, throw, parallel, repeat, do';
+
+export interface ParseResult {
+  program: Program;
+  /** Lexer and parser diagnostics, plus the few semantic ones the parser sees first; sorted. */
+  diagnostics: Diagnostic[];
+  /** False when the text is not well-formed; then the AST is a best-effort recovery. */
+  syntaxOk: boolean;
+  /**
+   * Names that lines dropped by recovery would have declared. The validator treats them as
+   * declared so that one broken `let x = ...` does not also make every later `{x}` "undefined".
+   */
+  recovered: { channels: ReadonlySet<string>; agents: ReadonlySet<string> };
+}
+
+export function parseFlow(source: string, file: string): ParseResult {
+  const { tokens, diagnostics } = lex(source, file);
+  return new Parser(tokens, file, diagnostics).parseProgram();
+}
+
+class Parser {
+  private readonly c: TokenCursor;
+  private readonly agents: AgentDecl[] = [];
+  /** Problems of meaning found while parsing (a second `prompt:`): they do not make the syntax invalid. */
+  private readonly semantic: Diagnostic[] = [];
+  private readonly recoveredChannels = new Set<string>();
+  private readonly recoveredAgents = new Set<string>();
+
+  constructor(
+    tokens: readonly Token[],
+    private readonly file: string,
+    diagnostics: Diagnostic[],
+  ) {
+    this.c = new TokenCursor(tokens, file, diagnostics);
+  }
+
+  parseProgram(): ParseResult {
+    const body: Statement[] = [];
+    while (!this.c.at('eof')) {
+      body.push(...this.lines((quiet) => this.statement(true, quiet)));
+      // The lexer balances INDENT and DEDENT, so this only guards against looping forever.
+      if (this.c.at('dedent')) this.c.next();
+    }
+    const syntaxOk = this.c.diagnostics.length === 0;
+    return {
+      program: { file: this.file, agents: this.agents, body },
+      diagnostics: sortDiagnostics([...this.c.diagnostics, ...this.semantic]),
+      syntaxOk,
+      recovered: { channels: this.recoveredChannels, agents: this.recoveredAgents },
+    };
+  }
+
+  private reportSemantic(message: string, pos: Position): void {
+    this.semantic.push({ file: this.file, line: pos.line, column: pos.column, message, severity: 'error' });
+  }
+
+  /**
+   * The lines of one block (or of the file), each parsed by `parseOne` inside a recovery
+   * boundary. `quiet` tells `parseOne` that the previous line was a broken `try`, so a `catch`
+   * or `finally` after it is not reported a second time as having no `try`.
+   */
+  private lines<T>(parseOne: (quiet: boolean) => T | null): T[] {
+    const items: T[] = [];
+    let afterBrokenTry = false;
+    while (!this.c.at('eof')) {
+      if (this.c.at('dedent')) break;
+      if (this.c.at('indent')) {
+        this.c.report('unexpected indentation: the line above opens no block', this.c.peek().pos);
+        this.c.next();
+        items.push(...this.lines(parseOne));
+        if (this.c.at('dedent')) this.c.next();
+        continue;
+      }
+      const start = this.c.mark;
+      try {
+        const item = parseOne(afterBrokenTry);
+        afterBrokenTry = false;
+        if (item !== null) items.push(item);
+      } catch (error) {
+        if (!(error instanceof ParseError)) throw error;
+        this.c.reportError(error);
+        afterBrokenTry = this.noteRecoveredNames(start);
+        this.c.skipLine();
+      }
+    }
+    return items;
+  }
+
+  /** Remembers what a skipped line declared; true when it was part of a try (see `lines`). */
+  private noteRecoveredNames(start: number): boolean {
+    const first = this.c.tokenAt(start);
+    const second = this.c.tokenAt(start + 1);
+    if (first?.kind !== 'word') return false;
+    if ((first.text === 'let' || first.text === 'const') && second?.kind === 'word') this.recoveredChannels.add(second.text);
+    else if (first.text === 'agent' && second?.kind === 'word') this.recoveredAgents.add(second.text);
+    else if (second?.kind === 'punct' && second.text === '=') this.recoveredChannels.add(first.text);
+    return first.text === 'try' || first.text === 'catch' || first.text === 'finally';
+  }
+
+  private statement(topLevel: boolean, quiet: boolean): Statement | null {
+    const first = this.c.peek();
+    if (first.kind !== 'word') return this.c.fail(`expected a statement (${STATEMENT_KINDS}), got ${describeToken(first)}`);
+    switch (first.text) {
+      case 'agent': {
+        // Parsed even when misplaced, so its own problems are reported and sessions still find it.
+        if (!topLevel) this.c.report('agent declarations belong at the top level of the file', first.pos);
+        this.agents.push(this.agent());
+        return null;
+      }
+      case 'session':
+        return this.session();
+      case 'let':
+      case 'const':
+        return this.declaration();
+      case 'try':
+        return this.tryStatement();
+      case 'catch':
+      case 'finally':
+        return this.orphanClause(quiet);
+      case 'throw':
+        return this.throwStatement();
+      case 'parallel':
+        return this.parallel();
+      case 'repeat':
+        return this.repeat();
+      case 'do':
+        return this.doBlock();
+      default:
+        if (this.c.atPunct('=', 1)) return this.assignment();
+        if (this.c.atPunct(':', 1)) {
+          return this.c.fail(`"${first.text}:" looks like a property: indent it under the agent or session it belongs to`);
+        }
+        return this.c.fail(`expected a statement (${STATEMENT_KINDS}), got "${first.text}"`);
+    }
+  }
+
+  /** A name being declared: a word that starts like an identifier and is not a keyword. */
+  private name(what: string): Extract<Token, { kind: 'word' }> {
+    const token = this.c.peek();
+    if (token.kind !== 'word') return this.c.fail(`expected ${what}, got ${describeToken(token)}`);
+    if (KEYWORDS.has(token.text)) return this.c.fail(`"${token.text}" is a keyword and cannot be used as a name`);
+    if (!/^[A-Za-z_]/.test(token.text)) return this.c.fail(`"${token.text}" is not a name: a name starts with a letter or _`);
+    this.c.next();
+    return token;
+  }
+
+  /** `header:` then the end of the line, for block openers. */
+  private colonAndEndOfLine(header: string): void {
+    this.c.expectPunct(':', `":" after "${header}"`);
+    this.c.expectEndOfLine(`"${header}:"`);
+  }
+
+  private statementBlock(header: Token, label: string): Statement[] {
+    return this.c.indentedBlock(header, label, () => this.lines((quiet) => this.statement(false, quiet)));
+  }
+
+  private agent(): AgentDecl {
+    const keyword = this.c.next();
+    const name = this.name('an agent name after "agent"');
+    this.colonAndEndOfLine(`agent ${name.text}`);
+    const properties = this.c.indentedBlock(keyword, `agent ${name.text}:`, () => parsePropertyLines(this.c, `agent "${name.text}"`));
+    return { kind: 'agent', name: name.text, properties, pos: keyword.pos };
+  }
+
+  private session(): SessionStmt {
+    const keyword = this.c.next();
+    let prompt: Template | null = null;
+    let agent: string | null = null;
+    let agentPos: Position | null = null;
+    if (this.c.acceptPunct(':')) {
+      const name = this.c.peek();
+      if (name.kind !== 'word') this.c.fail(`expected an agent name after "session:", got ${describeToken(name)}`);
+      this.c.next();
+      agent = name.text;
+      agentPos = name.pos;
+    } else {
+      const literal = this.c.peek();
+      if (literal.kind === 'string') {
+        this.c.next();
+        prompt = literal.template;
+      }
+    }
+    const inline = this.c.atPunct('(') ? parseInlineProperties(this.c) : [];
+    this.c.expectEndOfLine('the session');
+    const block = this.c.at('indent') ? this.c.indentedBlock(keyword, 'session', () => parsePropertyLines(this.c, 'a session')) : [];
+
+    // `prompt:` and `agent:` are the block spellings of `session "..."` and `session: name`;
+    // folding them here gives the engine one place to read each from.
+    const properties: Property[] = [];
+    for (const property of [...inline, ...block]) {
+      const { value } = property;
+      if (property.name === 'prompt') {
+        if (prompt !== null) this.reportSemantic('the session already has a prompt: give it once', property.pos);
+        else if (value.kind !== 'string') this.reportSemantic(`prompt must be a "string", got ${describeValue(value)}`, value.pos);
+        else prompt = value.value;
+      } else if (property.name === 'agent') {
+        if (agent !== null) this.reportSemantic('the session already names an agent: name it once', property.pos);
+        else if (value.kind === 'word') [agent, agentPos] = [value.value, value.pos];
+        else if (value.kind === 'string' && templateRefs(value.value).length === 0) [agent, agentPos] = [describeTemplate(value.value), value.pos];
+        else this.reportSemantic(`agent must be an agent name, got ${describeValue(value)}`, value.pos);
+      } else {
+        properties.push(property);
+      }
+    }
+    if (prompt === null && agent === null) {
+      this.reportSemantic('session needs a prompt: write session "..." or name an agent with session: name', keyword.pos);
+    }
+    return { kind: 'session', pos: keyword.pos, prompt, agent, agentPos, properties, ordinal: -1 };
+  }
+
+  /** The right side of `=`: a session, a parallel, or (for variables, not branches) a string. */
+  private boundValue(allowString: boolean): SessionStmt | ParallelStmt | StringExpr {
+    if (this.c.atWord('session')) return this.session();
+    if (this.c.atWord('parallel')) return this.parallel();
+    const token = this.c.peek();
+    if (allowString && token.kind === 'string') {
+      this.c.next();
+      this.c.expectEndOfLine('the string');
+      return { kind: 'string', value: token.template, pos: token.pos };
+    }
+    const expected = allowString ? 'session, parallel or a "string"' : 'session or parallel (a named branch runs one of them)';
+    return this.c.fail(`expected ${expected} after "=", got ${describeToken(token)}`);
+  }
+
+  private declaration(): BindStmt {
+    const keyword = this.c.next();
+    const binding = keyword.text === 'const' ? 'const' : 'let';
+    const name = this.name(`a name after "${binding}"`);
+    this.c.expectPunct('=', `"=" after "${binding} ${name.text}"`);
+    const value = this.boundValue(true);
+    return { kind: 'bind', binding, name: name.text, namePos: name.pos, value, pos: keyword.pos };
+  }
+
+  private assignment(): BindStmt {
+    const name = this.name('a name');
+    this.c.next(); // '=' (checked by the caller)
+    const value = this.boundValue(true);
+    return { kind: 'bind', binding: 'assign', name: name.text, namePos: name.pos, value, pos: name.pos };
+  }
+
+  private tryStatement(): TryStmt {
+    const keyword = this.c.next();
+    this.colonAndEndOfLine('try');
+    const body = this.statementBlock(keyword, 'try:');
+    const statement = this.clauses(keyword.pos, body);
+    if (statement.catchClause === null && statement.finallyBody === null) {
+      this.c.report('try needs a catch or a finally block after its body', keyword.pos);
+    }
+    return statement;
+  }
+
+  /** The `catch` and `finally` clauses after a try body, in that order, each optional. */
+  private clauses(pos: Position, body: Statement[]): TryStmt {
+    let catchClause: TryStmt['catchClause'] = null;
+    if (this.c.atWord('catch')) {
+      const keyword = this.c.next();
+      let errorName: string | null = null;
+      // `catch as err:` and `catch err:` mean the same; `as` alone before ":" would be a keyword misused.
+      if (this.c.atWord('as') && this.c.at('word', 1)) this.c.next();
+      if (!this.c.atPunct(':')) errorName = this.name('an error name or ":" after "catch"').text;
+      this.colonAndEndOfLine(errorName === null ? 'catch' : `catch ${errorName}`);
+      catchClause = { errorName, body: this.statementBlock(keyword, 'catch:'), pos: keyword.pos };
+    }
+    let finallyBody: Statement[] | null = null;
+    if (this.c.atWord('finally')) {
+      const keyword = this.c.next();
+      this.colonAndEndOfLine('finally');
+      finallyBody = this.statementBlock(keyword, 'finally:');
+    }
+    return { kind: 'try', body, catchClause, finallyBody, pos };
+  }
+
+  /**
+   * A `catch` or `finally` with no `try` before it. Reported, then parsed as the clause of an
+   * empty try so that the problems inside it (and its error name) are still checked.
+   */
+  private orphanClause(quiet: boolean): TryStmt {
+    const keyword = this.c.peek();
+    if (!quiet) {
+      const message =
+        keyword.text === 'catch'
+          ? 'catch without a matching try: a catch block must directly follow the body of a try'
+          : 'finally without a matching try: a finally block must directly follow the body of a try or its catch';
+      this.c.report(message, keyword.pos);
+    }
+    return this.clauses(keyword.pos, []);
+  }
+
+  private throwStatement(): ThrowStmt {
+    const keyword = this.c.next();
+    const token = this.c.peek();
+    if (token.kind === 'string') {
+      this.c.next();
+      this.c.expectEndOfLine('the throw message');
+      return { kind: 'throw', message: token.template, pos: keyword.pos };
+    }
+    if (token.kind === 'word') {
+      this.c.fail('throw takes no name: write throw alone to rethrow the error being handled, or throw "message" to raise a new one');
+    }
+    this.c.expectEndOfLine('"throw"');
+    return { kind: 'throw', message: null, pos: keyword.pos };
+  }
+
+  private parallel(): ParallelStmt {
+    const keyword = this.c.next();
+    const properties = this.c.atPunct('(') ? parseInlineProperties(this.c) : [];
+    this.colonAndEndOfLine('parallel');
+    const branches = this.c.indentedBlock(keyword, 'parallel:', () => this.lines((quiet) => this.branch(quiet)));
+    return { kind: 'parallel', onFail: onFailOf(properties), properties, branches, pos: keyword.pos };
+  }
+
+  /** One line under `parallel:`: `name = session ...` (a named result) or any single statement. */
+  private branch(quiet: boolean): ParallelBranch | null {
+    const first = this.c.peek();
+    if (first.kind === 'word' && !KEYWORDS.has(first.text) && this.c.atPunct('=', 1)) {
+      const name = this.name('a branch name');
+      this.c.next(); // '='
+      const body = this.boundValue(false);
+      if (body.kind === 'string') return this.c.fail('a named branch runs a session or a parallel');
+      return { name: name.text, body, pos: first.pos };
+    }
+    const body = this.statement(false, quiet);
+    return body === null ? null : { name: null, body, pos: first.pos };
+  }
+
+  private repeat(): RepeatStmt {
+    const keyword = this.c.next();
+    const count = this.c.peek();
+    if (count.kind !== 'number') return this.c.fail(`repeat count must be a positive whole number, got ${describeToken(count)}`);
+    this.c.next();
+    if (!Number.isInteger(count.value) || count.value < 1) {
+      this.reportSemantic(`repeat count must be a positive whole number, got ${count.text}`, count.pos);
+    }
+    let indexName: string | null = null;
+    if (this.c.atWord('as')) {
+      this.c.next();
+      indexName = this.name('an index name after "as"').text;
+    }
+    const header = `repeat ${count.text}${indexName === null ? '' : ` as ${indexName}`}`;
+    this.colonAndEndOfLine(header);
+    const body = this.statementBlock(keyword, `${header}:`);
+    return { kind: 'repeat', count: count.value, indexName, body, pos: keyword.pos };
+  }
+
+  private doBlock(): DoStmt {
+    const keyword = this.c.next();
+    this.colonAndEndOfLine('do');
+    return { kind: 'do', body: this.statementBlock(keyword, 'do:'), pos: keyword.pos };
+  }
+}
+
+const ON_FAIL_VALUES: readonly string[] = Object.values(OnFail);
+
+/** The parallel's policy when `on-fail` is valid; the validator reports an invalid one. */
+function onFailOf(properties: readonly Property[]): OnFail {
+  const value = properties.find((p) => p.name === 'on-fail')?.value;
+  const text = value?.kind === 'word' ? value.value : value?.kind === 'string' ? describeTemplate(value.value) : null;
+  return text !== null && ON_FAIL_VALUES.includes(text) ? (text as OnFail) : OnFail.failFast;
+}

@@ -1,0 +1,91 @@
+import type { RetryPolicy } from '../errors/retry.js';
+import type { AgentDecl, SessionStmt, Template } from './ast.js';
+import { BUILTIN_AGENTS, type AgentSpec, type RuntimeKind } from './plan.js';
+import {
+  AGENT_PROPERTIES,
+  SESSION_PROPERTIES,
+  indexProperties,
+  literalText,
+  readBoolean,
+  readContext,
+  readDuration,
+  readEnv,
+  readRetryPolicy,
+  readRuntime,
+  readSimulate,
+  readTemplate,
+  type NameRef,
+  type Report,
+} from './properties.js';
+import { describeTemplate } from './template.js';
+
+/** From declarations to the specs of FlowPlan: agents, and the per-session properties. */
+
+export const SESSION_NAME_MAX = 60;
+
+export function buildAgentSpec(decl: AgentDecl, report: Report): AgentSpec {
+  const props = indexProperties(decl.properties, AGENT_PROPERTIES, `agent "${decl.name}"`, report);
+  const value = (name: string) => props.get(name)?.value;
+
+  const runtimeValue = value('runtime');
+  const runtime: RuntimeKind | null = runtimeValue ? readRuntime(runtimeValue, report) : 'command';
+  const commandValue = value('command');
+  const command: Template | null = commandValue ? readTemplate('command', commandValue, report) : null;
+  if (runtime === 'command' && !commandValue) {
+    // The default runtime runs a command line; without one no attempt could ever start.
+    report(
+      `agent "${decl.name}" uses the command runtime but has no command: add command: "..." or set runtime to one of fake, claude-code, codex-cli, noop`,
+      decl.pos,
+    );
+  }
+  const shellValue = value('shell');
+  const timeoutValue = value('timeout');
+  const modelValue = value('model');
+  const cwdValue = value('cwd');
+  const envValue = value('env');
+  return {
+    name: decl.name,
+    runtime: runtime ?? 'command',
+    command,
+    shell: (shellValue && readBoolean('shell', shellValue, report)) ?? false,
+    timeoutMs: (timeoutValue && readDuration('timeout', timeoutValue, report)) ?? null,
+    retry: readRetryPolicy(props, report),
+    model: modelValue ? literalText('model', modelValue, 'a model name', report) : null,
+    cwd: cwdValue ? literalText('cwd', cwdValue, 'a "path"', report) : null,
+    env: envValue ? readEnv(envValue, report) : {},
+    pos: decl.pos,
+  };
+}
+
+export function isKnownAgent(name: string, declared: ReadonlyMap<string, AgentSpec>): boolean {
+  return declared.has(name) || BUILTIN_AGENTS.includes(name);
+}
+
+/** A session's own properties, typed. `prompt` and `agent` were folded into the statement by the parser. */
+export interface SessionProperties {
+  /** null: the session sets none of retry / backoff / delay / max-delay. */
+  retry: RetryPolicy | null;
+  timeoutMs: number | null;
+  simulate: string | null;
+  context: NameRef[];
+}
+
+export function readSessionProperties(stmt: SessionStmt, report: Report): SessionProperties {
+  const props = indexProperties(stmt.properties, SESSION_PROPERTIES, 'a session', report);
+  const timeout = props.get('timeout')?.value;
+  const simulate = props.get('simulate')?.value;
+  const context = props.get('context')?.value;
+  return {
+    retry: readRetryPolicy(props, report),
+    timeoutMs: (timeout && readDuration('timeout', timeout, report)) ?? null,
+    simulate: simulate ? readSimulate(simulate, report) : null,
+    context: context ? readContext(context, report) : [],
+  };
+}
+
+/** The label of a session in the UI and the journal: its prompt on one line, shortened; else its ordinal. */
+export function sessionName(prompt: Template | null, ordinal: number): string {
+  const text = prompt ? describeTemplate(prompt).replace(/\s+/g, ' ').trim() : '';
+  if (text === '') return `session #${ordinal}`;
+  return text.length <= SESSION_NAME_MAX ? text : `${text.slice(0, SESSION_NAME_MAX - 1)}…`;
+}

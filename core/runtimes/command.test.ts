@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { shellQuote } from './command-line.js';
+import { CommandRuntime } from './command.js';
+import type { AttemptResult } from './runtime.js';
+import { agent, attempt, NEVER } from './test-support.js';
+import { truncationMarker } from './tail-buffer.js';
+
+const NODE = shellQuote(process.execPath);
+const runtime = new CommandRuntime({ killGraceMs: 300 });
+const HOSTILE = `it's "quoted"; echo injected; $(echo sub) \`echo tick\` && rm -rf ~ | cat > x \\ {model} *`;
+
+function run(command: string, overrides: Parameters<typeof attempt>[0] = {}, agentOverrides: Parameters<typeof agent>[0] = {}, signal = NEVER): Promise<AttemptResult> {
+  return runtime.execute(attempt({ agent: agent({ command, ...agentOverrides }), ...overrides }), signal);
+}
+
+function failure(result: AttemptResult) {
+  if (result.kind !== 'failed') throw new Error(`expected a failure, got ${JSON.stringify(result)}`);
+  return result.error;
+}
+
+describe('command runtime', () => {
+  it('succeeds with the trimmed stdout', async () => {
+    expect(await run(`${NODE} -e "console.log('  hello  ')"`)).toEqual({ kind: 'succeeded', output: 'hello' });
+  });
+
+  it('passes the prompt as exactly one argv element, whatever it contains', async () => {
+    const result = await run(`${NODE} -e "console.log(JSON.stringify(process.argv.slice(1)))" {prompt} --last`, { prompt: HOSTILE });
+    expect(result.kind).toBe('succeeded');
+    expect(JSON.parse((result as { output: string }).output)).toEqual([HOSTILE, '--last']);
+  });
+
+  it('substitutes {model}', async () => {
+    const result = await run(`${NODE} -e "console.log(process.argv[2])" x --model={model}`, {}, { model: 'opus' });
+    expect(result).toEqual({ kind: 'succeeded', output: '--model=opus' });
+  });
+
+  it('with shell: true runs /bin/sh -c and the prompt is still data', async () => {
+    const result = await run(`printf '%s|' {prompt} "in double {prompt}" 'in single {prompt}' | tr -d '\\n'`, { prompt: HOSTILE }, { shell: true });
+    expect(result).toEqual({ kind: 'succeeded', output: `${HOSTILE}|in double ${HOSTILE}|in single ${HOSTILE}|` });
+  });
+
+  it('gives the child the agent env and the attempt in HIVEWATCH_* variables', async () => {
+    const result = await run(`${NODE} -e "const e = process.env; console.log([e.MY_VAR, e.HIVEWATCH_RUN_ID, e.HIVEWATCH_TASK_ID, e.HIVEWATCH_ATTEMPT].join('|'))"`, { attempt: 2 }, { env: { MY_VAR: 'mine' } });
+    expect(result).toEqual({ kind: 'succeeded', output: 'mine|run-1|task-1|2' });
+  });
+
+  it('reports a non-zero exit as RUNTIME_CRASHED with the first stderr line', async () => {
+    const error = failure(await run(`${NODE} -e "console.error('boom happened'); process.exit(3)"`));
+    expect(error.code).toBe('RUNTIME_CRASHED');
+    expect(error.origin).toBe('runtime:command');
+    expect(error.message).toBe('runtime command exited with code 3: boom happened');
+    expect(error.context).toMatchObject({ exitCode: 3, signal: null });
+  });
+
+  it('reports a rate-limit message on stderr as RUNTIME_RATE_LIMIT', async () => {
+    const error = failure(await run(`${NODE} -e "console.error('HTTP 429 Too Many Requests'); process.exit(1)"`));
+    expect(error.code).toBe('RUNTIME_RATE_LIMIT');
+  });
+
+  it('reports a missing command as RUNTIME_CONNECTION_FAILED naming it', async () => {
+    const error = failure(await run('nope-cli-hivewatch -p {prompt}'));
+    expect(error.code).toBe('RUNTIME_CONNECTION_FAILED');
+    expect(error.message).toBe('could not start runtime command: command not found: "nope-cli-hivewatch" (ENOENT)');
+    expect(error.recoverable).toBe(false);
+    expect(error.context).toMatchObject({ spawnCode: 'ENOENT' });
+  });
+
+  it('stops a child at the attempt timeout: RUNTIME_TIMEOUT', async () => {
+    const error = failure(await run(`${NODE} -e "setInterval(() => {}, 1000)"`, { timeoutMs: 200 }));
+    expect(error.code).toBe('RUNTIME_TIMEOUT');
+    expect(error.message).toBe('runtime command exceeded its timeout of 200ms');
+    expect(error.context).toMatchObject({ signal: 'SIGTERM' });
+  });
+
+  it('SIGKILLs a child that ignores SIGTERM after the grace period', async () => {
+    const error = failure(await run(`/bin/sh -c "trap '' TERM; sleep 30"`, { timeoutMs: 200 }));
+    expect(error.code).toBe('RUNTIME_TIMEOUT');
+    expect(error.context).toMatchObject({ signal: 'SIGKILL' });
+  });
+
+  it('is cancelled by its abort signal', async () => {
+    const controller = new AbortController();
+    const pending = run(`${NODE} -e "setInterval(() => {}, 1000)"`, {}, {}, controller.signal);
+    controller.abort();
+    expect(await pending).toEqual({ kind: 'cancelled' });
+  });
+
+  it('explains a prompt too large for one argument instead of throwing', async () => {
+    const error = failure(await run(`${NODE} -e "" {prompt}`, { prompt: 'x'.repeat(200 * 1024) }));
+    expect(error.code).toBe('RUNTIME_CONNECTION_FAILED');
+    expect(error.message).toBe(`could not start runtime command: argument list too long for "${process.execPath}": one argument or environment value exceeds the system limit (E2BIG)`);
+  });
+
+  it('does not start when already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    expect(await run('nope-cli-hivewatch', {}, {}, controller.signal)).toEqual({ kind: 'cancelled' });
+  });
+
+  it('completes with at most 1 MiB of output when the child floods stdout', async () => {
+    const flood = `${NODE} -e "const b = Buffer.alloc(1048576, 97); for (let i = 0; i < 50; i++) process.stdout.write(b); process.stdout.write('END')"`;
+    const result = await run(flood);
+    if (result.kind !== 'succeeded') throw new Error(result.kind);
+    const dropped = 50 * 1048576 + 3 - 1048576;
+    expect(result.output.length).toBe(truncationMarker(dropped).length + 1048576);
+    expect(result.output.startsWith(truncationMarker(dropped))).toBe(true);
+    expect(result.output.endsWith('aEND')).toBe(true);
+    expect(result.meta).toEqual({ stdoutDroppedBytes: dropped });
+  });
+
+  it('reports an unusable command as the user configuration error it is', async () => {
+    const noCommand = failure(await runtime.execute(attempt({ agent: agent({ name: 'coder' }) }), NEVER));
+    expect(noCommand.code).toBe('USER_INVALID_CONFIG');
+    expect(noCommand.origin).toBe('user');
+    expect(noCommand.message).toBe('agent "coder" (runtime command): no command: given; set command: "tool {prompt}"');
+    expect(failure(await run('tool "open')).message).toBe('agent "tester" (runtime command): unterminated double quote in command');
+    expect(failure(await run('tool --model {model}')).message).toBe('agent "tester" (runtime command): command uses {model} but the agent sets no model');
+    expect(failure(await run('   ')).message).toBe('agent "tester" (runtime command): command: is empty');
+  });
+});

@@ -1,0 +1,117 @@
+import { classifyObservation } from '../errors/classify.js';
+import { HivewatchError } from '../errors/hivewatch-error.js';
+import type { AgentSpec } from '../flow/plan.js';
+import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from './command-line.js';
+import { runProcess, type ProcessResult } from './process.js';
+import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
+
+/**
+ * The `command` runtime: one subprocess per attempt, its trimmed stdout is the session's
+ * output, its failures are classified by `classifyObservation`. It never retries: the engine
+ * is the only layer that does (DESIGN rule 3). The presets (claude-code, codex-cli) reuse
+ * `runAttemptProcess` with their own command lines and output readers.
+ */
+
+export interface ProcessRuntimeOptions {
+  /** SIGTERM → SIGKILL grace on timeout or cancellation. */
+  killGraceMs?: number | undefined;
+  /** Per stream, default 1 MiB. */
+  maxCaptureBytes?: number | undefined;
+}
+
+/** Reads a process that ran to its end (not cancelled, started, not timed out) into a result. */
+export type OutputReader = (observation: ProcessResult, request: AttemptRequest) => AttemptResult;
+
+/** An agent whose configuration cannot be turned into a command line: the user's to fix, never retried. */
+export function agentConfigError(agent: AgentSpec, problem: string): AttemptResult {
+  return {
+    kind: 'failed',
+    error: new HivewatchError('USER_INVALID_CONFIG', {
+      message: `agent "${agent.name}" (runtime ${agent.runtime}): ${problem}`,
+      origin: 'user',
+      context: { agent: agent.name, runtime: agent.runtime },
+    }),
+  };
+}
+
+/**
+ * Names given to every command runtime child, so a script can tell attempts apart. The prompt
+ * is not among them: it reaches the child only where the template puts `{prompt}`, and a large
+ * prompt in the environment would hit the kernel's 128 KiB limit per string even when unused.
+ */
+export function attemptEnv(request: AttemptRequest): Record<string, string> {
+  return {
+    ...request.agent.env,
+    HIVEWATCH_RUN_ID: request.runId,
+    HIVEWATCH_TASK_ID: request.taskId,
+    HIVEWATCH_ATTEMPT: String(request.attempt),
+  };
+}
+
+/**
+ * Runs argv for one attempt. Cancellation, a failed start and a timeout explain themselves and
+ * are settled here; anything else (exit 0 or not) is the reader's to interpret, because a preset
+ * may find a better explanation in stdout than the exit code gives.
+ */
+export async function runAttemptProcess(
+  argv: readonly string[],
+  request: AttemptRequest,
+  signal: AbortSignal,
+  how: { runtimeName: string; read: OutputReader; options?: ProcessRuntimeOptions | undefined; env?: Record<string, string> | undefined; cwd?: string | null | undefined },
+): Promise<AttemptResult> {
+  const observation = await runProcess({
+    argv,
+    runtimeName: how.runtimeName,
+    env: how.env ?? attemptEnv(request),
+    cwd: how.cwd === undefined ? request.agent.cwd : how.cwd,
+    timeoutMs: request.timeoutMs,
+    killGraceMs: how.options?.killGraceMs,
+    maxCaptureBytes: how.options?.maxCaptureBytes,
+    signal,
+  });
+  if (observation.cancelled) return { kind: 'cancelled' };
+  if (observation.spawnError || observation.timedOut) {
+    return { kind: 'failed', error: classifyObservation(observation) as HivewatchError };
+  }
+  return how.read(observation, request);
+}
+
+/** The plain reader: a failed process is classified, a successful one's stdout (trimmed) is the output. */
+export function readPlainOutput(observation: ProcessResult): AttemptResult {
+  const error = classifyObservation(observation);
+  if (error) return { kind: 'failed', error };
+  const output = observation.stdout.trim();
+  return observation.stdoutDroppedBytes > 0
+    ? { kind: 'succeeded', output, meta: { stdoutDroppedBytes: observation.stdoutDroppedBytes } }
+    : { kind: 'succeeded', output };
+}
+
+/**
+ * The argv (or `/bin/sh -c` script) of an agent's `command:` template. Returns a failed result
+ * instead of argv when the template cannot be used.
+ */
+export function commandArgv(agent: AgentSpec, prompt: string): string[] | AttemptResult {
+  if (agent.command === null) return agentConfigError(agent, 'no command: given; set command: "tool {prompt}"');
+  const values = commandValues(prompt, agent.model);
+  try {
+    if (agent.shell) return ['/bin/sh', '-c', shellScriptFromTemplate(agent.command, values)];
+    const argv = splitCommandTemplate(agent.command, values);
+    return argv.length === 0 ? agentConfigError(agent, 'command: is empty') : argv;
+  } catch (error) {
+    if (error instanceof CommandLineError) return agentConfigError(agent, error.message);
+    throw error;
+  }
+}
+
+export class CommandRuntime implements SessionRuntime {
+  readonly name: string = 'command';
+
+  constructor(private readonly options: ProcessRuntimeOptions = {}) {}
+
+  async execute(request: AttemptRequest, signal: AbortSignal): Promise<AttemptResult> {
+    if (signal.aborted) return { kind: 'cancelled' };
+    const argv = commandArgv(request.agent, request.prompt);
+    if (!Array.isArray(argv)) return argv;
+    return runAttemptProcess(argv, request, signal, { runtimeName: this.name, read: readPlainOutput, options: this.options });
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The one API every shell serves (in-process, HTTP + SSE, Electron IPC) and the renderer talks
+ * to. Types only, plus plain constants: the renderer imports this file and nothing else of core/.
+ */
+import type { ErrorEnvelope, Correlation } from '../errors/envelope.js';
+import type { HivewatchEvent, RunStatus } from '../engine/events.js';
+import type { Diagnostic } from '../flow/ast.js';
+
+export type { ErrorEnvelope, Correlation, HivewatchEvent, RunStatus, Diagnostic };
+export type { ErrorCategory } from '../errors/taxonomy.js';
+
+export const API_VERSION = 1;
+
+export const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
+export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
+export const ERROR_CATEGORY_NAMES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
+export const ERROR_DIMENSIONS = ['category', 'origin', 'code', 'flow', 'run', 'task'] as const;
+export type ErrorDimension = (typeof ERROR_DIMENSIONS)[number];
+export const SERIES_DIMENSIONS = ['category', 'origin', 'code', 'flow'] as const;
+export type SeriesDimension = (typeof SERIES_DIMENSIONS)[number];
+export const BUCKETS = ['minute', 'hour', 'day'] as const;
+export type Bucket = (typeof BUCKETS)[number];
+export const RUN_SORTS = ['-started', 'started', '-duration', 'duration', 'status', 'flow'] as const;
+export type RunSort = (typeof RUN_SORTS)[number];
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque; pass back to get the next page. null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface RunSummary {
+  id: string;
+  flow: string;
+  flowName: string;
+  status: RunStatus;
+  startedAt: number;
+  endedAt: number | null;
+  durationMs: number | null;
+  step: number;
+  maxSteps: number;
+  attempts: number;
+  errorCount: number;
+  /** Set while a task waits in backoff: the "retrying" badge and its countdown. */
+  retrying: { taskId: string; nextAttemptAt: number; delayMs: number } | null;
+  resumedFrom: string | null;
+  retryOf: string | null;
+  lastError: { code: string; message: string } | null;
+}
+
+export type AttemptStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'stale';
+
+export interface AttemptView {
+  attempt: number;
+  startedAt: number;
+  endedAt: number | null;
+  status: AttemptStatus;
+  error: ErrorEnvelope | null;
+  /** The backoff journaled after this attempt, if another attempt followed. */
+  delayAfterMs: number | null;
+  strategy: string | null;
+  nextAttemptAt: number | null;
+}
+
+export type TaskStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface TaskView {
+  taskId: string;
+  step: number;
+  ordinal: number;
+  name: string;
+  agent: string;
+  status: TaskStatus;
+  maxAttempts: number;
+  attempts: AttemptView[];
+  error: ErrorEnvelope | null;
+  output: string | null;
+}
+
+export interface StepView {
+  step: number;
+  status: 'running' | 'finished' | 'aborted' | 'cancelled';
+  startedAt: number;
+  endedAt: number | null;
+  taskIds: string[];
+}
+
+export interface RunDetail {
+  run: RunSummary;
+  steps: StepView[];
+  tasks: TaskView[];
+  lastSeq: number;
+}
+
+export interface FlowInfo {
+  /** Stable id: `examples/<file>` for bundled flows, `user/<file>` for the operator's folder. */
+  id: string;
+  name: string;
+  path: string;
+  bundled: boolean;
+  source: string;
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  sessions: number;
+}
+
+export interface ErrorCount {
+  key: string;
+  count: number;
+}
+
+export interface ErrorSeries {
+  bucket: Bucket;
+  stackBy: SeriesDimension;
+  keys: string[];
+  points: { start: number; counts: Record<string, number> }[];
+}
+
+export interface ErrorGroup {
+  fingerprint: string;
+  category: string;
+  code: string;
+  origin: string;
+  message: string;
+  count: number;
+  firstSeen: number;
+  lastSeen: number;
+}
+
+export interface ErrorOccurrence {
+  id: number;
+  ts: number;
+  category: string;
+  code: string;
+  origin: string;
+  message: string;
+  fingerprint: string;
+  caught: boolean;
+  retrying: boolean;
+  flow: string | null;
+  correlation: Correlation;
+  error: ErrorEnvelope;
+}
+
+/** Filters shared by error queries; times are ms since the epoch. */
+export interface ErrorFilter {
+  since?: number;
+  until?: number;
+  flow?: string;
+  category?: string;
+  origin?: string;
+  code?: string;
+  runId?: string;
+}
+
+export interface StartRunInput {
+  flow: string;
+  maxSteps?: number;
+  concurrency?: number;
+  virtualClock?: boolean;
+  agent?: string;
+}
+
+export interface ListRunsInput {
+  status?: RunStatus[];
+  flow?: string;
+  text?: string;
+  since?: number;
+  until?: number;
+  sort?: RunSort;
+  limit?: number;
+  cursor?: string;
+}
+
+/** A live event with its global position; `id` is what SSE's Last-Event-ID carries. */
+export interface LiveEvent {
+  id: number;
+  event: HivewatchEvent;
+}
+
+export interface CommandAck {
+  commandId: string;
+  accepted: boolean;
+  message?: string;
+}
+
+export interface HivewatchApi {
+  startRun(input: StartRunInput): Promise<{ runId: string }>;
+  cancelRun(input: { runId: string; reason?: string }): Promise<CommandAck>;
+  retryRun(input: { runId: string }): Promise<{ runId: string }>;
+  resumeRun(input: { runId: string }): Promise<{ runId: string }>;
+  skipBackoff(input: { runId: string; taskId: string }): Promise<CommandAck>;
+
+  listRuns(input: ListRunsInput): Promise<Page<RunSummary>>;
+  getRun(input: { runId: string }): Promise<RunDetail | null>;
+  getEvents(input: { runId: string; afterSeq?: number; limit?: number }): Promise<HivewatchEvent[]>;
+  listFlows(): Promise<FlowInfo[]>;
+  checkFlow(input: { source: string; file?: string }): Promise<{ ok: boolean; diagnostics: Diagnostic[] }>;
+  errorCounts(input: ErrorFilter & { by: ErrorDimension; limit?: number }): Promise<ErrorCount[]>;
+  errorSeries(input: ErrorFilter & { bucket: Bucket; stackBy: SeriesDimension }): Promise<ErrorSeries>;
+  errorGroups(input: ErrorFilter & { limit?: number }): Promise<ErrorGroup[]>;
+  listErrors(input: ErrorFilter & { fingerprint?: string; limit?: number; cursor?: string }): Promise<Page<ErrorOccurrence>>;
+
+  /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
+  subscribe(listener: (batch: LiveEvent[]) => void, options?: { afterId?: number }): () => void;
+}
+
+/** Every API call by name, for the HTTP routes and the IPC channels. */
+export const API_METHODS = [
+  'startRun',
+  'cancelRun',
+  'retryRun',
+  'resumeRun',
+  'skipBackoff',
+  'listRuns',
+  'getRun',
+  'getEvents',
+  'listFlows',
+  'checkFlow',
+  'errorCounts',
+  'errorSeries',
+  'errorGroups',
+  'listErrors',
+] as const;
+export type ApiMethod = (typeof API_METHODS)[number];

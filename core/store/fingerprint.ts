@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Error groups: errors that differ only in the volatile parts of their message (numbers, ids,
+ * hex, paths, urls) are one group. fingerprint = hash(category, code, origin, template).
+ *
+ * Rules, applied in this order (earlier rules protect their match from later ones):
+ *   1. urls            scheme://...                           → <url>
+ *   2. uuids           8-4-4-4-12 hex                         → <uuid>
+ *   3. windows paths   C:\... or \\server\...                 → <path>
+ *   4. unix paths      /a/b, ~/a, ./a, ../a, or a/b.ext       → <path>
+ *   5. hex             0x1f, or 7+ hex chars with a digit and a letter (shas) → <hex>
+ *   6. ids             run-7f3a9c, req_12345: a token with a `-`/`_` part of 4+ chars holding a digit,
+ *                      or any 8+ char token with letters and 2+ digits → <id>
+ *   7. numbers         every remaining run of digits (30s → <n>s, 1.5 → <n>) → <n>
+ * then whitespace is collapsed and the template is cut at 300 characters.
+ *
+ * Changing these rules changes fingerprints: it needs a migration that recomputes
+ * `errors.fingerprint` and rebuilds `error_groups`.
+ */
+
+export const TEMPLATE_MAX = 300;
+
+const URL = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>`]+/gi;
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const WINDOWS_PATH = /(?:\b[A-Za-z]:\\|\\\\)[^\s'"<>|*?]*/g;
+const UNIX_PATH = /(?:(?<![\w<>])(?:~|\.{1,2})?(?:\/[\w.@+-]+)+\/?|\b[\w.-]+(?:\/[\w.@+-]+)*\/[\w@+-]+\.[A-Za-z0-9]{1,8}\b)/g;
+const HEX_PREFIXED = /\b0x[0-9a-f]+\b/gi;
+const HEX_RUN = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi;
+const TOKEN = /\b[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*\b/g;
+const DIGITS = /\d+(?:\.\d+)?/g;
+
+function looksLikeId(token: string): boolean {
+  if (token.startsWith('<')) return false;
+  const parts = token.split(/[-_]/);
+  if (parts.length > 1 && parts.slice(1).some((p) => p.length >= 4 && /\d/.test(p))) return true;
+  if (token.length >= 8 && /[A-Za-z]/.test(token)) {
+    const digits = token.replace(/\D/g, '').length;
+    if (digits >= 2) return true;
+  }
+  return false;
+}
+
+/** The message with its volatile parts replaced by placeholders. Pure. */
+export function normalizeMessage(message: string): string {
+  let text = message
+    .replace(URL, '<url>')
+    .replace(UUID, '<uuid>')
+    .replace(WINDOWS_PATH, '<path>')
+    .replace(UNIX_PATH, '<path>')
+    .replace(HEX_PREFIXED, '<hex>')
+    .replace(HEX_RUN, '<hex>')
+    .replace(TOKEN, (token) => (looksLikeId(token) ? '<id>' : token))
+    .replace(DIGITS, '<n>')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (text.length > TEMPLATE_MAX) text = `${text.slice(0, TEMPLATE_MAX)}…`;
+  return text;
+}
+
+export interface Fingerprinted {
+  fingerprint: string;
+  template: string;
+}
+
+const cache = new Map<string, Fingerprinted>();
+const CACHE_MAX = 4096;
+
+/** 16 hex chars of sha256(category, code, origin, template). Memoized: a storm repeats messages. */
+export function fingerprintOf(category: string, code: string, origin: string, message: string): Fingerprinted {
+  const cacheKey = `${category}\u0000${code}\u0000${origin}\u0000${message}`;
+  const hit = cache.get(cacheKey);
+  if (hit) return hit;
+  const template = normalizeMessage(message);
+  const fingerprint = createHash('sha256')
+    .update(`${category}\u0000${code}\u0000${origin}\u0000${template}`)
+    .digest('hex')
+    .slice(0, 16);
+  const result = { fingerprint, template };
+  if (cache.size >= CACHE_MAX) cache.clear();
+  cache.set(cacheKey, result);
+  return result;
+}

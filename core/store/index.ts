@@ -1,0 +1,32 @@
+/**
+ * core/store: the SQLite journal of every event, the projections and error rollups derived from
+ * it, the queries the product reads, start-up recovery, replay parity and pruning.
+ */
+export { openStore } from './store.js';
+export type { HivewatchStore, OpenStoreOptions, CommittedListener, StoreStats } from './store.js';
+export { defaultDatabasePath, openDatabase } from './database.js';
+export type { DatabaseOptions, Synchronous } from './database.js';
+export { createDurableSink } from './sink.js';
+export type { DurableSink, DurableSinkOptions, EventAppender } from './sink.js';
+export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from './migrations.js';
+export type { Migration } from './migrations.js';
+export { StoreError, isStoreError } from './store-error.js';
+export type { StoreErrorKind } from './store-error.js';
+export { fingerprintOf, normalizeMessage } from './fingerprint.js';
+export { applyEvent, projectJournal, reduceAttempt, reduceRun, reduceStep, reduceTask } from './projections.js';
+export type { RunState } from './projections.js';
+export { planWindow, MINUTE, HOUR, DAY, GRAIN_MS } from './rollups.js';
+export type { Grain, RollupDimension } from './rollups.js';
+export type {
+  RunRow, StepRow, TaskRow, AttemptRow, ErrorRow, CheckpointRow, StepStatus, TaskStatus, AttemptStatus,
+} from './schema.js';
+export { TERMINAL_RUN_STATUSES, ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES } from './schema.js';
+export type { ListRunsQuery, RunPage, RunDetail, RunSort, RunSortKey } from './queries/runs.js';
+export type {
+  ErrorFilters, ErrorDimension, ErrorCountsQuery, ErrorCount, ErrorSeriesQuery, ErrorSeries, ListErrorsQuery,
+  ErrorOccurrence, ErrorPage,
+} from './queries/errors.js';
+export type { ErrorGroupsQuery, ErrorGroup } from './queries/groups.js';
+export type { RecoveredRun, RecoverOptions } from './recovery.js';
+export type { ReplayReport, AggregateReport } from './replay.js';
+export type { PruneOptions, PruneReport } from './prune.js';

@@ -1,0 +1,344 @@
+import type Database from 'better-sqlite3';
+import type { HivewatchEvent } from '../engine/events.js';
+import { fingerprintOf } from './fingerprint.js';
+import type { RunOwner } from './hosts.js';
+import {
+  applyEvent,
+  attemptKey,
+  newRunState,
+  stampedRun,
+  type Emitted,
+  type RowLoader,
+  type RunState,
+} from './projections.js';
+import {
+  addErrorContribution,
+  emptyGrainDeltas,
+  GRAINS,
+  parseRollupKey,
+  ROLLUP_TABLE,
+  type GrainDeltas,
+} from './rollups.js';
+import {
+  ATTEMPTS,
+  CHECKPOINTS,
+  ERRORS,
+  insertSql,
+  OPEN_TASK_STATUSES,
+  rowFromDb,
+  rowParams,
+  RUNS,
+  STEPS,
+  TASKS,
+  TERMINAL_RUN_STATUSES,
+  upsertSql,
+  type AttemptRow,
+  type ErrorRow,
+  type RunRow,
+  type StepRow,
+  type TaskRow,
+} from './schema.js';
+import { StoreError } from './store-error.js';
+
+type Row = Record<string, unknown>;
+type Db = Database.Database;
+type Stmt = Database.Statement;
+
+/**
+ * The journal row's payload: the whole event as JSON (run_id, seq, type and ts are also columns,
+ * for the key and for filtering). Stringifying the event as it is, rather than a copy without
+ * those four fields, is the cheapest serialisation and makes reading it back a plain JSON.parse.
+ */
+export function eventPayload(event: HivewatchEvent): string {
+  return JSON.stringify(event);
+}
+
+export function eventFromRow(row: { payload: string }): HivewatchEvent {
+  return JSON.parse(row.payload) as HivewatchEvent;
+}
+
+export interface GroupDelta {
+  fingerprint: string;
+  category: string;
+  code: string;
+  origin: string;
+  template: string;
+  lastMessage: string;
+  count: number;
+  firstSeen: number;
+  lastSeen: number;
+}
+
+export function addGroupContribution(groups: Map<string, GroupDelta>, error: ErrorRow): void {
+  const current = groups.get(error.fingerprint);
+  if (current) {
+    current.count += 1;
+    current.firstSeen = Math.min(current.firstSeen, error.ts);
+    if (error.ts >= current.lastSeen) {
+      current.lastSeen = error.ts;
+      current.lastMessage = error.message;
+    }
+    return;
+  }
+  groups.set(error.fingerprint, {
+    fingerprint: error.fingerprint,
+    category: error.category,
+    code: error.code,
+    origin: error.origin,
+    template: fingerprintOf(error.category, error.code, error.origin, error.message).template,
+    lastMessage: error.message,
+    count: 1,
+    firstSeen: error.ts,
+    lastSeen: error.ts,
+  });
+}
+
+/** Statements that apply rollup deltas (shared with prune, which applies negative ones). */
+export class RollupWriter {
+  private readonly upserts: Record<string, Stmt> = {};
+  private readonly deleteEmpty: Record<string, Stmt> = {};
+
+  constructor(db: Db) {
+    for (const grain of GRAINS) {
+      const table = ROLLUP_TABLE[grain];
+      this.upserts[grain] = db.prepare(
+        `INSERT INTO ${table} (bucket, category, origin, code, flow, count) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (bucket, category, origin, code, flow) DO UPDATE SET count = count + excluded.count`,
+      );
+      this.deleteEmpty[grain] = db.prepare(
+        `DELETE FROM ${table} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ? AND count <= 0`,
+      );
+    }
+  }
+
+  apply(deltas: GrainDeltas): void {
+    for (const grain of GRAINS) {
+      const upsert = this.upserts[grain] as Stmt;
+      const cleanup = this.deleteEmpty[grain] as Stmt;
+      for (const [text, delta] of deltas[grain]) {
+        if (delta === 0) continue;
+        const k = parseRollupKey(text);
+        upsert.run(k.bucket, k.category, k.origin, k.code, k.flow, delta);
+        if (delta < 0) cleanup.run(k.bucket, k.category, k.origin, k.code, k.flow);
+      }
+    }
+  }
+}
+
+const CACHE_RUNS = 256;
+
+/**
+ * The ingest path: one IMMEDIATE transaction per batch inserts the events, reduces them into the
+ * runs they belong to, and writes each changed projection row once (a storm of events on one
+ * task is one task upsert per batch), the new error rows, and rollup / group deltas summed over
+ * the batch. Runs being written stay in memory between batches (only their open rows: terminal
+ * ones are dropped after commit and read back on the rare event that still touches them).
+ */
+export class JournalWriter {
+  private readonly cache = new Map<string, RunState>();
+  private readonly insertEvent: Stmt;
+  private readonly upsertRun: Stmt;
+  private readonly upsertStep: Stmt;
+  private readonly upsertTask: Stmt;
+  private readonly upsertAttempt: Stmt;
+  private readonly insertError: Stmt;
+  private readonly upsertCheckpoint: Stmt;
+  private readonly upsertGroup: Stmt;
+  private readonly claimHost: Stmt;
+  private readonly releaseHost: Stmt;
+  private readonly rollups: RollupWriter;
+  private readonly loader: RowLoader;
+  private readonly loadRun: Stmt;
+  private readonly loadOpen: { steps: Stmt; tasks: Stmt; attempts: Stmt };
+  private readonly transaction: (events: readonly HivewatchEvent[]) => Set<RunState>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly owner: RunOwner,
+    private readonly now: () => number,
+  ) {
+    this.insertEvent = db.prepare('INSERT INTO events (run_id, seq, type, ts, payload) VALUES (?, ?, ?, ?, ?)');
+    this.upsertRun = db.prepare(upsertSql(RUNS));
+    this.upsertStep = db.prepare(upsertSql(STEPS));
+    this.upsertTask = db.prepare(upsertSql(TASKS));
+    this.upsertAttempt = db.prepare(upsertSql(ATTEMPTS));
+    this.insertError = db.prepare(insertSql(ERRORS));
+    this.upsertCheckpoint = db.prepare(upsertSql(CHECKPOINTS));
+    this.upsertGroup = db.prepare(
+      `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, first_seen, last_seen)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (fingerprint) DO UPDATE SET
+         count = count + excluded.count,
+         first_seen = MIN(first_seen, excluded.first_seen),
+         last_message = CASE WHEN excluded.last_seen >= last_seen THEN excluded.last_message ELSE last_message END,
+         last_seen = MAX(last_seen, excluded.last_seen)`,
+    );
+    this.claimHost = db.prepare(
+      `INSERT INTO run_hosts (run_id, pid, hostname, instance, claimed_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (run_id) DO UPDATE SET pid = excluded.pid, hostname = excluded.hostname,
+         instance = excluded.instance, claimed_at = excluded.claimed_at`,
+    );
+    this.releaseHost = db.prepare('DELETE FROM run_hosts WHERE run_id = ?');
+    this.rollups = new RollupWriter(db);
+
+    this.loadRun = db.prepare('SELECT * FROM runs WHERE id = ?');
+    this.loadOpen = {
+      steps: db.prepare("SELECT * FROM steps WHERE run_id = ? AND status = 'running'"),
+      tasks: db.prepare(
+        `SELECT * FROM tasks WHERE run_id = ? AND status IN (${OPEN_TASK_STATUSES.map((s) => `'${s}'`).join(', ')})`,
+      ),
+      attempts: db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running'"),
+    };
+    const oneStep = db.prepare('SELECT * FROM steps WHERE run_id = ? AND step = ?');
+    const oneTask = db.prepare('SELECT * FROM tasks WHERE run_id = ? AND task_id = ?');
+    const oneAttempt = db.prepare('SELECT * FROM attempts WHERE run_id = ? AND task_id = ? AND attempt = ?');
+    this.loader = {
+      step: (runId, step) => {
+        const r = oneStep.get(runId, step) as Row | undefined;
+        return r && rowFromDb<StepRow>(STEPS, r);
+      },
+      task: (runId, taskId) => {
+        const r = oneTask.get(runId, taskId) as Row | undefined;
+        return r && rowFromDb<TaskRow>(TASKS, r);
+      },
+      attempt: (runId, taskId, attempt) => {
+        const r = oneAttempt.get(runId, taskId, attempt) as Row | undefined;
+        return r && rowFromDb<AttemptRow>(ATTEMPTS, r);
+      },
+    };
+    const tx = db.transaction((events: readonly HivewatchEvent[]) => this.write(events));
+    this.transaction = (events) => tx.immediate(events);
+  }
+
+  /** Appends a batch atomically. Throws (and writes nothing) on a gap or duplicate seq. */
+  append(events: readonly HivewatchEvent[]): void {
+    if (events.length === 0) return;
+    let touched: Set<RunState>;
+    try {
+      touched = this.transaction(events);
+    } catch (error) {
+      // The in-memory states may hold changes the rollback undid: read them again next time.
+      for (const event of events) this.cache.delete(event.runId);
+      throw error;
+    }
+    for (const state of touched) this.settle(state);
+  }
+
+  /** Forgets cached runs (another connection changed them, or memory is wanted back). */
+  forget(runId?: string): void {
+    if (runId === undefined) this.cache.clear();
+    else this.cache.delete(runId);
+  }
+
+  private stateOf(runId: string): RunState | undefined {
+    const cached = this.cache.get(runId);
+    if (cached) {
+      this.cache.delete(runId);
+      this.cache.set(runId, cached);
+      return cached;
+    }
+    const record = this.loadRun.get(runId) as Row | undefined;
+    if (!record) return undefined;
+    const state = newRunState(rowFromDb<RunRow>(RUNS, record));
+    for (const r of this.loadOpen.steps.all(runId) as Row[]) {
+      const step = rowFromDb<StepRow>(STEPS, r);
+      state.steps.set(step.step, step);
+    }
+    for (const r of this.loadOpen.tasks.all(runId) as Row[]) {
+      const task = rowFromDb<TaskRow>(TASKS, r);
+      state.tasks.set(task.taskId, task);
+      if (task.status === 'backoff' && task.nextAttemptAt !== null) state.backoff.set(task.taskId, task.nextAttemptAt);
+    }
+    for (const r of this.loadOpen.attempts.all(runId) as Row[]) {
+      const attempt = rowFromDb<AttemptRow>(ATTEMPTS, r);
+      state.attempts.set(attemptKey(attempt.taskId, attempt.attempt), attempt);
+    }
+    this.remember(state);
+    return state;
+  }
+
+  private remember(state: RunState): void {
+    this.cache.set(state.run.id, state);
+    if (this.cache.size > CACHE_RUNS) this.evictOldest();
+  }
+
+  private write(events: readonly HivewatchEvent[]): Set<RunState> {
+    const touched = new Set<RunState>();
+    const emitted: Emitted = { errors: [], checkpoints: [] };
+    for (const event of events) {
+      validateEvent(event);
+      const before = this.stateOf(event.runId);
+      const expected = (before?.seq ?? 0) + 1;
+      if (event.seq !== expected) {
+        throw new StoreError(
+          'invalid_event',
+          `run ${event.runId}: event seq ${event.seq} (${event.type}) but the journal expects ${expected}`,
+        );
+      }
+      this.insertEvent.run(event.runId, event.seq, event.type, event.ts, eventPayload(event));
+      const state = applyEvent(before, event, this.loader, emitted);
+      if (!before) this.remember(state);
+      touched.add(state);
+      if (event.type === 'runStarted') {
+        this.claimHost.run(event.runId, this.owner.pid, this.owner.hostname, this.owner.instance, this.now());
+      } else if (TERMINAL_RUN_STATUSES.includes(state.run.status)) {
+        this.releaseHost.run(event.runId);
+      }
+    }
+    for (const state of touched) this.flushRows(state);
+
+    const deltas = emptyGrainDeltas();
+    const groups = new Map<string, GroupDelta>();
+    for (const error of emitted.errors) {
+      this.insertError.run(...rowParams(ERRORS, error));
+      addErrorContribution(deltas, error);
+      addGroupContribution(groups, error);
+    }
+    for (const checkpoint of emitted.checkpoints) this.upsertCheckpoint.run(...rowParams(CHECKPOINTS, checkpoint));
+    this.rollups.apply(deltas);
+    for (const g of groups.values()) {
+      this.upsertGroup.run(g.fingerprint, g.category, g.code, g.origin, g.template, g.lastMessage, g.count, g.firstSeen, g.lastSeen);
+    }
+    return touched;
+  }
+
+  private flushRows(state: RunState): void {
+    const { dirty } = state;
+    if (dirty.run) this.upsertRun.run(...rowParams(RUNS, stampedRun(state)));
+    for (const step of dirty.steps) this.upsertStep.run(...rowParams(STEPS, state.steps.get(step) as StepRow));
+    for (const id of dirty.tasks) this.upsertTask.run(...rowParams(TASKS, state.tasks.get(id) as TaskRow));
+    for (const key of dirty.attempts) this.upsertAttempt.run(...rowParams(ATTEMPTS, state.attempts.get(key) as AttemptRow));
+    dirty.run = false;
+    dirty.steps.clear();
+    dirty.tasks.clear();
+    dirty.attempts.clear();
+  }
+
+  /** After commit: a finished run leaves the cache; a live one keeps only its open rows. */
+  private settle(state: RunState): void {
+    if (TERMINAL_RUN_STATUSES.includes(state.run.status)) {
+      this.cache.delete(state.run.id);
+      return;
+    }
+    for (const [step, row] of state.steps) if (row.status !== 'running') state.steps.delete(step);
+    for (const [id, row] of state.tasks) if (!OPEN_TASK_STATUSES.includes(row.status)) state.tasks.delete(id);
+    for (const [key, row] of state.attempts) if (row.status !== 'running') state.attempts.delete(key);
+  }
+
+  /** Inside the transaction: an evicted run's pending rows are written first, so reloading it is exact. */
+  private evictOldest(): void {
+    const oldest = this.cache.entries().next();
+    if (oldest.done) return;
+    const [runId, state] = oldest.value;
+    this.flushRows(state);
+    this.cache.delete(runId);
+  }
+}
+
+function validateEvent(event: HivewatchEvent): void {
+  if (typeof event !== 'object' || (event as unknown) === null) throw new StoreError('invalid_event', 'an event must be an object');
+  if (typeof event.runId !== 'string' || event.runId === '') throw new StoreError('invalid_event', 'event.runId must be a non-empty string');
+  if (!Number.isSafeInteger(event.seq) || event.seq < 1) throw new StoreError('invalid_event', `event.seq must be a positive integer (run ${event.runId})`);
+  if (typeof (event.type as unknown) !== 'string') throw new StoreError('invalid_event', `event.type must be a string (run ${event.runId})`);
+  if (!Number.isFinite(event.ts)) throw new StoreError('invalid_event', `event.ts must be a number (run ${event.runId} seq ${event.seq})`);
+}

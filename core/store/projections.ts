@@ -1,0 +1,479 @@
+import type { HivewatchEvent } from '../engine/events.js';
+import { fingerprintOf } from './fingerprint.js';
+import type {
+  AttemptRow,
+  AttemptStatus,
+  CheckpointRow,
+  ErrorRow,
+  RunRow,
+  StepRow,
+  StepStatus,
+  TaskRow,
+  TaskStatus,
+} from './schema.js';
+
+/**
+ * Event → row reducers. Each `reduce*` is pure: (current row or undefined, event) → new row,
+ * never mutating its input. `applyEvent` decides which rows an event touches and runs the
+ * reducers over a RunState; the live ingest (journal.ts) and replay (replay.ts) both go through
+ * it, so rebuilding from the journal gives what the live path stored (DESIGN rule 15).
+ *
+ * Conventions the engine's events are read with:
+ * - `retryScheduled.attempt` / `backoffSkipped.attempt` name the attempt that failed (the delay
+ *   is stored on it); if that attempt is not a failed one, the attempt before it is used.
+ * - A terminal run event closes what is still open: `runFailed` → aborted, `runCancelled` →
+ *   cancelled, `runInterrupted` → interrupted. `runCompleted` closes nothing (an open row
+ *   after it is an engine bug and stays visible).
+ */
+
+export function attemptKey(taskId: string, attempt: number): string {
+  return `${taskId}#${attempt}`;
+}
+
+/** Everything of one run that reducers may need: all open rows, plus whatever was loaded. */
+export interface RunState {
+  /** The run row; its `lastSeq` / `updatedAt` are stamped from `seq` / `ts` by `stampedRun`. */
+  run: RunRow;
+  /** seq and ts of the run's latest event. */
+  seq: number;
+  ts: number;
+  steps: Map<number, StepRow>;
+  tasks: Map<string, TaskRow>;
+  attempts: Map<string, AttemptRow>;
+  /** taskId → nextAttemptAt of tasks in backoff: the run's `nextAttemptAt` is its minimum. */
+  backoff: Map<string, number>;
+  dirty: { run: boolean; steps: Set<number>; tasks: Set<string>; attempts: Set<string> };
+}
+
+/** Where rows that are not in a RunState come from (the database live; nothing in replay). */
+export interface RowLoader {
+  step(runId: string, step: number): StepRow | undefined;
+  task(runId: string, taskId: string): TaskRow | undefined;
+  attempt(runId: string, taskId: string, attempt: number): AttemptRow | undefined;
+}
+
+export const NO_ROWS: RowLoader = { step: () => undefined, task: () => undefined, attempt: () => undefined };
+
+/** Rows an event adds rather than updates. */
+export interface Emitted {
+  errors: ErrorRow[];
+  checkpoints: CheckpointRow[];
+}
+
+export function newRunState(run: RunRow): RunState {
+  return {
+    run,
+    seq: run.lastSeq,
+    ts: run.updatedAt,
+    steps: new Map(),
+    tasks: new Map(),
+    attempts: new Map(),
+    backoff: new Map(),
+    dirty: { run: false, steps: new Set(), tasks: new Set(), attempts: new Set() },
+  };
+}
+
+/** The run row before its first event, or for a journal whose first event is not `runStarted`. */
+export function emptyRun(runId: string, ts: number): RunRow {
+  return {
+    id: runId, flow: '', flowName: '', status: 'running', startedAt: ts, endedAt: null, durationMs: null,
+    updatedAt: ts, lastSeq: 0, maxSteps: null, concurrency: null, clock: null, defaultAgent: null,
+    currentStep: 0, steps: 0, lastCheckpointStep: 0, taskCount: 0, attemptCount: 0, errorCount: 0,
+    resumedFrom: null, retryOf: null, resumeStep: 0, lastErrorCode: null, lastErrorCategory: null,
+    lastErrorMessage: null, nextAttemptAt: null, cancelCommandId: null, cancelReason: null, epoch: 0, error: null,
+  };
+}
+
+function ended(run: RunRow, status: RunRow['status'], ts: number): RunRow {
+  return { ...run, status, endedAt: ts, durationMs: ts - run.startedAt, nextAttemptAt: null };
+}
+
+export function reduceRun(current: RunRow | undefined, event: HivewatchEvent): RunRow {
+  const run: RunRow = current ?? emptyRun(event.runId, event.ts);
+  switch (event.type) {
+    case 'runStarted':
+      return {
+        ...run,
+        flow: event.flow,
+        flowName: event.flowName,
+        status: 'running',
+        startedAt: event.ts,
+        maxSteps: event.options.maxSteps,
+        concurrency: event.options.concurrency,
+        clock: event.options.clock,
+        defaultAgent: event.options.defaultAgent ?? null,
+        resumedFrom: event.resumedFrom ?? null,
+        retryOf: event.retryOf ?? null,
+        resumeStep: event.resumeStep,
+        currentStep: event.resumeStep,
+        steps: event.resumeStep,
+        lastCheckpointStep: event.resumeStep,
+      };
+    case 'stepStarted':
+      return { ...run, currentStep: event.step };
+    case 'taskStarted':
+      return { ...run, taskCount: run.taskCount + 1 };
+    case 'attemptStarted':
+      return { ...run, attemptCount: run.attemptCount + 1 };
+    case 'errorOccurred':
+      return {
+        ...run,
+        errorCount: run.errorCount + 1,
+        lastErrorCode: event.error.code,
+        lastErrorCategory: event.error.category,
+        lastErrorMessage: event.error.message,
+      };
+    case 'checkpointSaved':
+      return { ...run, lastCheckpointStep: Math.max(run.lastCheckpointStep, event.step) };
+    case 'stepFinished':
+      return { ...run, steps: Math.max(run.steps, event.step) };
+    case 'cancelRequested':
+      return run.cancelCommandId === null ? { ...run, cancelCommandId: event.commandId, cancelReason: event.reason } : run;
+    case 'runCancelling':
+      return { ...run, status: 'cancelling', epoch: event.epoch };
+    case 'runCompleted':
+      return { ...ended(run, 'completed', event.ts), steps: event.steps };
+    case 'runFailed':
+      return { ...ended(run, 'failed', event.ts), error: event.error };
+    case 'runCancelled':
+      return {
+        ...ended(run, 'cancelled', event.ts),
+        cancelCommandId: event.cause.commandId,
+        cancelReason: event.cause.reason,
+      };
+    case 'runInterrupted':
+      return { ...ended(run, 'interrupted', event.ts), error: event.error };
+    default:
+      return run;
+  }
+}
+
+export function reduceStep(current: StepRow | undefined, event: HivewatchEvent): StepRow | undefined {
+  if (event.type === 'stepStarted') {
+    return {
+      runId: event.runId,
+      step: event.step,
+      status: 'running',
+      startedAt: event.ts,
+      endedAt: null,
+      taskCount: event.frontier.length,
+      frontier: event.frontier.map((f) => ({ ordinal: f.ordinal, taskId: f.taskId, name: f.name })),
+      writes: 0,
+      checkpointed: false,
+    };
+  }
+  if (!current) return current;
+  switch (event.type) {
+    case 'writeApplied':
+      return { ...current, writes: current.writes + 1 };
+    case 'checkpointSaved':
+      return { ...current, checkpointed: true };
+    case 'stepFinished':
+      return { ...current, status: 'finished', endedAt: event.ts };
+    default:
+      return current;
+  }
+}
+
+function blankTask(runId: string, taskId: string, step: number, ordinal: number, name: string): TaskRow {
+  return {
+    runId, taskId, step, ordinal, name, agent: null, status: 'pending', maxAttempts: null, attempts: 0,
+    startedAt: null, endedAt: null, output: null, error: null, errorCode: null, nextAttemptAt: null, staleReceipts: 0,
+  };
+}
+
+export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent): TaskRow | undefined {
+  if (event.type === 'errorOccurred' || !('taskId' in event) || !('ordinal' in event)) return current;
+  const task = current ?? blankTask(event.runId, event.taskId, event.step ?? 0, event.ordinal, event.taskId);
+  switch (event.type) {
+    case 'taskStarted':
+      return {
+        ...task,
+        name: event.name,
+        agent: event.agent,
+        status: 'running',
+        maxAttempts: event.maxAttempts,
+        startedAt: event.ts,
+      };
+    case 'attemptStarted':
+      return { ...task, status: 'running', attempts: Math.max(task.attempts, event.attempt), nextAttemptAt: null };
+    case 'attemptFailed':
+      return { ...task, error: event.error, errorCode: event.error.code };
+    case 'retryScheduled':
+      return { ...task, status: 'backoff', nextAttemptAt: event.nextAttemptAt };
+    case 'backoffSkipped':
+      return { ...task, nextAttemptAt: null };
+    case 'taskSucceeded':
+      return {
+        ...task,
+        status: 'succeeded',
+        attempts: event.attempts,
+        output: event.output,
+        error: null,
+        errorCode: null,
+        endedAt: event.ts,
+        nextAttemptAt: null,
+      };
+    case 'taskFailed':
+      return {
+        ...task,
+        status: event.cancelled ? 'cancelled' : 'failed',
+        attempts: event.attempts,
+        error: event.error,
+        errorCode: event.error.code,
+        endedAt: event.ts,
+        nextAttemptAt: null,
+      };
+    case 'receiptIgnoredStale':
+      return { ...task, staleReceipts: task.staleReceipts + 1 };
+    default:
+      return task;
+  }
+}
+
+export function reduceAttempt(current: AttemptRow | undefined, event: HivewatchEvent): AttemptRow | undefined {
+  switch (event.type) {
+    case 'attemptStarted':
+      return {
+        runId: event.runId, taskId: event.taskId, attempt: event.attempt, step: event.step, ordinal: event.ordinal,
+        status: 'running', startedAt: event.ts, endedAt: null, durationMs: null, error: null, errorCode: null,
+        errorCategory: null, delayMs: null, strategy: null, nextAttemptAt: null, backoffSkippedBy: null,
+      };
+    case 'attemptSucceeded':
+      return current && { ...current, status: 'succeeded', durationMs: event.durationMs, endedAt: event.ts };
+    case 'attemptFailed':
+      return (
+        current && {
+          ...current,
+          status: 'failed',
+          durationMs: event.durationMs,
+          endedAt: event.ts,
+          error: event.error,
+          errorCode: event.error.code,
+          errorCategory: event.error.category,
+        }
+      );
+    case 'retryScheduled':
+      return current && { ...current, delayMs: event.delayMs, strategy: event.strategy, nextAttemptAt: event.nextAttemptAt };
+    case 'backoffSkipped':
+      return current && { ...current, backoffSkippedBy: event.commandId };
+    default:
+      return current;
+  }
+}
+
+export function closeStep(step: StepRow, status: StepStatus, ts: number): StepRow {
+  return step.status === 'running' ? { ...step, status, endedAt: ts } : step;
+}
+
+export function closeTask(task: TaskRow, status: TaskStatus, ts: number): TaskRow {
+  return task.status === 'pending' || task.status === 'running' || task.status === 'backoff'
+    ? { ...task, status, endedAt: ts, nextAttemptAt: null }
+    : task;
+}
+
+export function closeAttempt(attempt: AttemptRow, status: AttemptStatus, ts: number): AttemptRow {
+  return attempt.status === 'running' ? { ...attempt, status, endedAt: ts, durationMs: ts - attempt.startedAt } : attempt;
+}
+
+export function errorRowOf(event: Extract<HivewatchEvent, { type: 'errorOccurred' }>, run: RunRow): ErrorRow {
+  const env = event.error;
+  const c = env.correlation ?? {};
+  return {
+    runId: event.runId,
+    seq: event.seq,
+    ts: event.ts,
+    category: env.category,
+    code: env.code,
+    origin: env.origin,
+    message: env.message,
+    fingerprint: fingerprintOf(env.category, env.code, env.origin, env.message).fingerprint,
+    caught: event.caught,
+    retrying: event.retrying,
+    recoverable: env.recoverable,
+    recoveryHint: env.recovery_hint ?? null,
+    context: env.context ?? {},
+    timestamp: env.timestamp ?? event.ts,
+    project: c.project ?? null,
+    flow: run.flow !== '' ? run.flow : (c.flow ?? ''),
+    step: event.step ?? c.step ?? null,
+    taskId: event.taskId ?? c.task ?? null,
+    attempt: c.attempt ?? null,
+  };
+}
+
+// ---- the orchestration: which rows an event touches --------------------------------------
+
+function getStep(state: RunState, loader: RowLoader, step: number): StepRow | undefined {
+  let row = state.steps.get(step);
+  if (!row) {
+    row = loader.step(state.run.id, step);
+    if (row) state.steps.set(step, row);
+  }
+  return row;
+}
+
+function getTask(state: RunState, loader: RowLoader, taskId: string): TaskRow | undefined {
+  let row = state.tasks.get(taskId);
+  if (!row) {
+    row = loader.task(state.run.id, taskId);
+    if (row) state.tasks.set(taskId, row);
+  }
+  return row;
+}
+
+function getAttempt(state: RunState, loader: RowLoader, taskId: string, attempt: number): AttemptRow | undefined {
+  const key = attemptKey(taskId, attempt);
+  let row = state.attempts.get(key);
+  if (!row) {
+    row = loader.attempt(state.run.id, taskId, attempt);
+    if (row) state.attempts.set(key, row);
+  }
+  return row;
+}
+
+function putStep(state: RunState, row: StepRow | undefined, before: StepRow | undefined): void {
+  if (!row || row === before) return;
+  state.steps.set(row.step, row);
+  state.dirty.steps.add(row.step);
+}
+
+function putTask(state: RunState, row: TaskRow | undefined, before: TaskRow | undefined): void {
+  if (!row || row === before) return;
+  state.tasks.set(row.taskId, row);
+  state.dirty.tasks.add(row.taskId);
+  if (row.status === 'backoff' && row.nextAttemptAt !== null) state.backoff.set(row.taskId, row.nextAttemptAt);
+  else state.backoff.delete(row.taskId);
+}
+
+function putAttempt(state: RunState, row: AttemptRow | undefined, before: AttemptRow | undefined): void {
+  if (!row || row === before) return;
+  const key = attemptKey(row.taskId, row.attempt);
+  state.attempts.set(key, row);
+  state.dirty.attempts.add(key);
+}
+
+function earliestBackoff(state: RunState): number | null {
+  let min: number | null = null;
+  for (const at of state.backoff.values()) if (min === null || at < min) min = at;
+  return min;
+}
+
+/** The failed attempt a `retryScheduled` / `backoffSkipped` belongs to (see the conventions above). */
+function backoffAttempt(state: RunState, loader: RowLoader, taskId: string, attempt: number): AttemptRow | undefined {
+  const named = getAttempt(state, loader, taskId, attempt);
+  if (named && named.status === 'failed') return named;
+  return getAttempt(state, loader, taskId, attempt - 1) ?? named;
+}
+
+const CLOSING: Partial<Record<HivewatchEvent['type'], 'aborted' | 'cancelled' | 'interrupted'>> = {
+  runFailed: 'aborted',
+  runCancelled: 'cancelled',
+  runInterrupted: 'interrupted',
+};
+
+/**
+ * Applies one event to a run's state (creating it on the run's first event), marking every
+ * changed row dirty and pushing added rows to `emitted`. Deterministic in (state, event, rows
+ * the loader returns); the loader only ever supplies rows that are already terminal.
+ */
+export function applyEvent(state: RunState | undefined, event: HivewatchEvent, loader: RowLoader, emitted: Emitted): RunState {
+  const s = state ?? newRunState(emptyRun(event.runId, event.ts));
+  const run = reduceRun(s.run, event);
+
+  switch (event.type) {
+    case 'stepStarted': {
+      putStep(s, reduceStep(undefined, event), undefined);
+      for (const f of event.frontier) {
+        const before = getTask(s, loader, f.taskId);
+        if (!before) putTask(s, blankTask(event.runId, f.taskId, event.step, f.ordinal, f.name), undefined);
+      }
+      break;
+    }
+    case 'writeApplied':
+    case 'stepFinished': {
+      const before = getStep(s, loader, event.step);
+      putStep(s, reduceStep(before, event), before);
+      break;
+    }
+    case 'checkpointSaved': {
+      const before = getStep(s, loader, event.step);
+      putStep(s, reduceStep(before, event), before);
+      emitted.checkpoints.push({ runId: event.runId, step: event.step, ts: event.ts, channels: event.channels });
+      break;
+    }
+    case 'taskStarted':
+    case 'taskSucceeded':
+    case 'receiptIgnoredStale': {
+      const before = getTask(s, loader, event.taskId);
+      putTask(s, reduceTask(before, event), before);
+      break;
+    }
+    case 'taskFailed': {
+      const before = getTask(s, loader, event.taskId);
+      const task = reduceTask(before, event);
+      putTask(s, task, before);
+      if (task && task.attempts > 0) {
+        const open = getAttempt(s, loader, event.taskId, task.attempts);
+        if (open) putAttempt(s, closeAttempt(open, event.cancelled ? 'cancelled' : 'aborted', event.ts), open);
+      }
+      break;
+    }
+    case 'attemptStarted':
+    case 'attemptSucceeded':
+    case 'attemptFailed': {
+      const taskBefore = getTask(s, loader, event.taskId);
+      putTask(s, reduceTask(taskBefore, event), taskBefore);
+      const before = event.type === 'attemptStarted' ? undefined : getAttempt(s, loader, event.taskId, event.attempt);
+      putAttempt(s, reduceAttempt(before, event), before);
+      break;
+    }
+    case 'retryScheduled':
+    case 'backoffSkipped': {
+      const taskBefore = getTask(s, loader, event.taskId);
+      putTask(s, reduceTask(taskBefore, event), taskBefore);
+      const before = backoffAttempt(s, loader, event.taskId, event.attempt);
+      putAttempt(s, reduceAttempt(before, event), before);
+      break;
+    }
+    case 'errorOccurred':
+      emitted.errors.push(errorRowOf(event, run));
+      break;
+    default: {
+      const closing = CLOSING[event.type];
+      if (closing) {
+        for (const step of s.steps.values()) putStep(s, closeStep(step, closing, event.ts), step);
+        for (const task of s.tasks.values()) putTask(s, closeTask(task, closing, event.ts), task);
+        for (const attempt of s.attempts.values()) putAttempt(s, closeAttempt(attempt, closing, event.ts), attempt);
+      }
+    }
+  }
+
+  const terminal = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'interrupted';
+  const nextAttemptAt = terminal ? null : earliestBackoff(s);
+  s.run = run.nextAttemptAt === nextAttemptAt ? run : { ...run, nextAttemptAt };
+  s.seq = event.seq;
+  s.ts = event.ts;
+  s.dirty.run = true;
+  return s;
+}
+
+/**
+ * The run row with its journal position (`lastSeq`, `updatedAt`) stamped: the reducers leave
+ * those two to the orchestration so an event that changes nothing else copies no row.
+ */
+export function stampedRun(state: RunState): RunRow {
+  if (state.run.lastSeq !== state.seq || state.run.updatedAt !== state.ts) {
+    state.run = { ...state.run, lastSeq: state.seq, updatedAt: state.ts };
+  }
+  return state.run;
+}
+
+/** Replays a whole journal (seq order) into a fresh state: what replay and tests compare against. */
+export function projectJournal(events: readonly HivewatchEvent[]): { state: RunState | undefined; emitted: Emitted } {
+  const emitted: Emitted = { errors: [], checkpoints: [] };
+  let state: RunState | undefined;
+  for (const event of events) state = applyEvent(state, event, NO_ROWS, emitted);
+  if (state) stampedRun(state);
+  return { state, emitted };
+}

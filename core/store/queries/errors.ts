@@ -1,0 +1,242 @@
+import type { Correlation } from '../../errors/envelope.js';
+import {
+  GRAIN_MS,
+  floorTo,
+  planWindow,
+  ROLLUP_DIMENSIONS,
+  ROLLUP_TABLE,
+  type Grain,
+  type RollupDimension,
+} from '../rollups.js';
+import { ERRORS, rowFromDb, type ErrorRow } from '../schema.js';
+import { StoreError } from '../store-error.js';
+import {
+  clampLimit,
+  Conditions,
+  decodeCursor,
+  encodeCursor,
+  optionalText,
+  optionalTime,
+  type StatementCache,
+} from './sql.js';
+
+/** Filters every error query accepts; each is an exact match. */
+export interface ErrorFilters {
+  flow?: string;
+  category?: string;
+  origin?: string;
+  code?: string;
+}
+
+export type ErrorDimension = RollupDimension | 'run' | 'task';
+
+export interface ErrorCountsQuery extends ErrorFilters {
+  by: ErrorDimension;
+  /** Window on the error's journal time: since ≤ ts < until (either side open when absent). */
+  since?: number;
+  until?: number;
+  /** At most this many keys, largest counts first (default 100). */
+  limit?: number;
+}
+
+export interface ErrorCount {
+  /** The dimension's value; for `task` it is `<runId>/<taskId>`. */
+  key: string;
+  count: number;
+  /** For `flow`: the flow's latest name; for `run` / `task`: the run's flow name. */
+  label: string | null;
+  runId?: string;
+  taskId?: string;
+}
+
+export interface ErrorSeriesQuery extends ErrorFilters {
+  bucket: Grain;
+  stackBy: RollupDimension;
+  since: number;
+  until: number;
+}
+
+export interface ErrorSeries {
+  bucket: Grain;
+  bucketMs: number;
+  /** Every bucket start from floor(since) up to until, dense (zeros included). */
+  buckets: number[];
+  /** One series per key of the stack dimension, largest total first; counts align with `buckets`. */
+  series: { key: string; total: number; counts: number[] }[];
+}
+
+export interface ListErrorsQuery extends ErrorFilters {
+  fingerprint?: string;
+  runId?: string;
+  taskId?: string;
+  since?: number;
+  until?: number;
+  limit?: number;
+  cursor?: string | null;
+}
+
+export interface ErrorOccurrence extends ErrorRow {
+  flowName: string | null;
+  correlation: Correlation;
+}
+
+export interface ErrorPage {
+  errors: ErrorOccurrence[];
+  nextCursor: string | null;
+}
+
+export const MAX_SERIES_BUCKETS = 10_000;
+
+function isRollupDimension(value: string): value is RollupDimension {
+  return (ROLLUP_DIMENSIONS as readonly string[]).includes(value);
+}
+
+/** Adds the four exact-match filters (columns exist in both the rollups and the errors table). */
+function addFilters(c: Conditions, filters: ErrorFilters, prefix = ''): Conditions {
+  for (const dim of ROLLUP_DIMENSIONS) {
+    const value = optionalText(dim, filters[dim]);
+    if (value !== undefined) c.add(`${prefix}${dim} = ?`, value);
+  }
+  return c;
+}
+
+function flowLabel(cache: StatementCache, flow: string): string | null {
+  const row = cache.get('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1').get(flow) as
+    | { flow_name: string }
+    | undefined;
+  return row ? row.flow_name : null;
+}
+
+/**
+ * Error counts by a dimension over a window. category / origin / code / flow come from the
+ * rollups (whole days, hours, minutes) plus the two partial edge minutes from the ts index;
+ * run / task group the errors table over its ts index.
+ */
+export function errorCounts(cache: StatementCache, query: ErrorCountsQuery): ErrorCount[] {
+  const since = optionalTime('since', query.since);
+  const until = optionalTime('until', query.until);
+  const limit = clampLimit(query.limit, 100, 10_000);
+  if (isRollupDimension(query.by)) return rollupCounts(cache, query.by, query, since, until, limit);
+  if (query.by !== 'run' && query.by !== 'task') {
+    throw new StoreError('invalid_argument', `unknown dimension "${String(query.by)}"; use category, origin, code, flow, run or task`);
+  }
+  const c = addFilters(new Conditions(), query, 'e.');
+  if (since !== undefined) c.add('e.ts >= ?', since);
+  if (until !== undefined) c.add('e.ts < ?', until);
+  if (query.by === 'task') c.add('e.task_id IS NOT NULL');
+  const group = query.by === 'run' ? 'e.run_id' : 'e.run_id, e.task_id';
+  const sql = `SELECT e.run_id AS run_id, ${query.by === 'task' ? 'e.task_id' : 'NULL'} AS task_id, COUNT(*) AS n,
+      (SELECT flow_name FROM runs WHERE runs.id = e.run_id) AS label
+    FROM errors AS e${c.where()} GROUP BY ${group} ORDER BY n DESC, e.run_id, task_id LIMIT ?`;
+  const rows = cache.get(sql).all(...c.params, limit) as { run_id: string; task_id: string | null; n: number; label: string | null }[];
+  return rows.map((r) =>
+    query.by === 'run'
+      ? { key: r.run_id, count: r.n, label: r.label, runId: r.run_id }
+      : { key: `${r.run_id}/${r.task_id ?? ''}`, count: r.n, label: r.label, runId: r.run_id, taskId: r.task_id ?? '' },
+  );
+}
+
+function rollupCounts(
+  cache: StatementCache,
+  dim: RollupDimension,
+  filters: ErrorFilters,
+  since: number | undefined,
+  until: number | undefined,
+  limit: number,
+): ErrorCount[] {
+  const plan = planWindow(since, until);
+  const filter = addFilters(new Conditions(), filters);
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  for (const range of plan.ranges) {
+    parts.push(`SELECT ${dim} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[range.grain]} WHERE bucket >= ? AND bucket < ?${filter.and()} GROUP BY k`);
+    params.push(range.from, range.to, ...filter.params);
+  }
+  for (const edge of plan.edges) {
+    parts.push(`SELECT ${dim} AS k, COUNT(*) AS n FROM errors WHERE ts >= ? AND ts < ?${filter.and()} GROUP BY k`);
+    params.push(edge.from, edge.to, ...filter.params);
+  }
+  const sql = `SELECT k, SUM(n) AS n FROM (${parts.join(' UNION ALL ')}) GROUP BY k HAVING SUM(n) > 0 ORDER BY n DESC, k LIMIT ?`;
+  const rows = cache.get(sql).all(...params, limit) as { k: string; n: number }[];
+  return rows.map((r) => ({ key: r.k, count: r.n, label: dim === 'flow' ? flowLabel(cache, r.k) : null }));
+}
+
+/** Counts per bucket of one grain, stacked by a dimension, from that grain's rollup table. */
+export function errorSeries(cache: StatementCache, query: ErrorSeriesQuery): ErrorSeries {
+  const since = optionalTime('since', query.since);
+  const until = optionalTime('until', query.until);
+  if (since === undefined || until === undefined) throw new StoreError('invalid_argument', 'errorSeries needs since and until');
+  if (!Object.prototype.hasOwnProperty.call(GRAIN_MS, query.bucket)) {
+    throw new StoreError('invalid_argument', `unknown bucket "${String(query.bucket)}"; use minute, hour or day`);
+  }
+  if (!isRollupDimension(query.stackBy)) {
+    throw new StoreError('invalid_argument', `unknown stackBy "${String(query.stackBy)}"; use category, origin, code or flow`);
+  }
+  const size = GRAIN_MS[query.bucket];
+  const first = floorTo(since, size);
+  const count = until > first ? Math.ceil((until - first) / size) : 0;
+  if (count > MAX_SERIES_BUCKETS) {
+    throw new StoreError('invalid_argument', `${count} ${query.bucket} buckets requested; at most ${MAX_SERIES_BUCKETS} (use a coarser bucket)`);
+  }
+  const buckets = Array.from({ length: count }, (_, i) => first + i * size);
+  const c = new Conditions().add('bucket >= ?', first).add('bucket < ?', until);
+  addFilters(c, query);
+  const sql = `SELECT bucket, ${query.stackBy} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[query.bucket]}${c.where()} GROUP BY bucket, k`;
+  const rows = cache.get(sql).all(...c.params) as { bucket: number; k: string; n: number }[];
+  const byKey = new Map<string, { key: string; total: number; counts: number[] }>();
+  for (const r of rows) {
+    let s = byKey.get(r.k);
+    if (!s) {
+      s = { key: r.k, total: 0, counts: new Array<number>(count).fill(0) };
+      byKey.set(r.k, s);
+    }
+    const index = Math.round((r.bucket - first) / size);
+    s.counts[index] = (s.counts[index] ?? 0) + r.n;
+    s.total += r.n;
+  }
+  const series = [...byKey.values()].sort((a, b) => b.total - a.total || (a.key < b.key ? -1 : 1));
+  return { bucket: query.bucket, bucketMs: size, buckets, series };
+}
+
+/** Occurrences, newest first, with every correlation id. */
+export function listErrors(cache: StatementCache, query: ListErrorsQuery = {}): ErrorPage {
+  const limit = clampLimit(query.limit);
+  const c = addFilters(new Conditions(), query, 'e.');
+  const fingerprint = optionalText('fingerprint', query.fingerprint);
+  const runId = optionalText('runId', query.runId);
+  const taskId = optionalText('taskId', query.taskId);
+  if (fingerprint !== undefined) c.add('e.fingerprint = ?', fingerprint);
+  if (runId !== undefined) c.add('e.run_id = ?', runId);
+  if (taskId !== undefined) c.add('e.task_id = ?', taskId);
+  const since = optionalTime('since', query.since);
+  const until = optionalTime('until', query.until);
+  if (since !== undefined) c.add('e.ts >= ?', since);
+  if (until !== undefined) c.add('e.ts < ?', until);
+  if (query.cursor) {
+    const [, ts, run, seq] = decodeCursor(query.cursor, 4, 'errors');
+    if (typeof ts !== 'number' || typeof run !== 'string' || typeof seq !== 'number') throw new StoreError('invalid_argument', 'invalid cursor');
+    c.add('(e.ts, e.run_id, e.seq) < (?, ?, ?)', ts, run, seq);
+  }
+  const sql = `SELECT e.*, (SELECT flow_name FROM runs WHERE runs.id = e.run_id) AS flow_name
+    FROM errors AS e${c.where()} ORDER BY e.ts DESC, e.run_id DESC, e.seq DESC LIMIT ?`;
+  const records = cache.get(sql).all(...c.params, limit + 1) as Record<string, unknown>[];
+  const more = records.length > limit;
+  const page = more ? records.slice(0, limit) : records;
+  const errors = page.map((r): ErrorOccurrence => {
+    const row = rowFromDb<ErrorRow>(ERRORS, r);
+    return {
+      ...row,
+      flowName: (r.flow_name as string | null) ?? null,
+      correlation: {
+        project: row.project,
+        flow: row.flow === '' ? null : row.flow,
+        run: row.runId,
+        step: row.step,
+        task: row.taskId,
+        attempt: row.attempt,
+      },
+    };
+  });
+  const last = errors[errors.length - 1];
+  return { errors, nextCursor: more && last ? encodeCursor(['errors', last.ts, last.runId, last.seq]) : null };
+}

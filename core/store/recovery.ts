@@ -1,0 +1,124 @@
+import type Database from 'better-sqlite3';
+import type { HivewatchEvent } from '../engine/events.js';
+import { resumePointFromEvents, type ResumePoint, type TaskOutcome } from '../engine/resume.js';
+import { HivewatchError } from '../errors/hivewatch-error.js';
+import { isOwnerAlive } from './hosts.js';
+import type { JournalWriter } from './journal.js';
+import { allEvents } from './queries/events.js';
+import type { StatementCache } from './queries/sql.js';
+import { ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES } from './schema.js';
+import { StoreError } from './store-error.js';
+
+export interface RecoverOptions {
+  /** Interrupt every non-terminal run, even one whose host process still looks alive. */
+  force?: boolean;
+}
+
+export interface RecoveredRun {
+  runId: string;
+  /** The pid that hosted it, when known. */
+  pid: number | null;
+}
+
+type Candidate = {
+  id: string;
+  flow: string;
+  current_step: number;
+  steps: number;
+  last_seq: number;
+  last_checkpoint_step: number;
+  pid: number | null;
+  hostname: string | null;
+  instance: string | null;
+};
+
+/**
+ * Start-up recovery: every run left queued / running / cancelling by a host that is gone gets
+ * a journaled `errorOccurred` + `runInterrupted` carrying SYSTEM_RUN_INTERRUPTED, in one
+ * transaction with the check, so a host that appends meanwhile cannot interleave.
+ */
+export function recoverInterrupted(
+  db: Database.Database,
+  writer: JournalWriter,
+  now: () => number,
+  options: RecoverOptions = {},
+): { runs: RecoveredRun[]; events: HivewatchEvent[] } {
+  const select = db.prepare(
+    `SELECT r.id, r.flow, r.current_step, r.steps, r.last_seq, r.last_checkpoint_step, h.pid, h.hostname, h.instance
+     FROM runs AS r LEFT JOIN run_hosts AS h ON h.run_id = r.id
+     WHERE r.status IN (${ACTIVE_RUN_STATUSES.map(() => '?').join(', ')}) ORDER BY r.started_at, r.id`,
+  );
+  return db
+    .transaction(() => {
+      const recovered: RecoveredRun[] = [];
+      const events: HivewatchEvent[] = [];
+      for (const run of select.all(...ACTIVE_RUN_STATUSES) as Candidate[]) {
+        const owner =
+          run.pid === null || run.hostname === null || run.instance === null
+            ? undefined
+            : { pid: run.pid, hostname: run.hostname, instance: run.instance };
+        if (!options.force && isOwnerAlive(owner)) continue;
+        const ts = now();
+        const step = run.current_step > run.steps ? run.current_step : null;
+        const error = new HivewatchError('SYSTEM_RUN_INTERRUPTED', {
+          message: owner
+            ? `run ${run.id} was interrupted: its host process (pid ${owner.pid}) is gone`
+            : `run ${run.id} was interrupted: no live process hosts it`,
+          origin: 'system',
+          timestamp: ts,
+          context: { lastSeq: run.last_seq, lastCheckpointStep: run.last_checkpoint_step, pid: owner?.pid ?? null },
+          correlation: { flow: run.flow === '' ? null : run.flow, run: run.id, step },
+        }).toEnvelope();
+        events.push(
+          {
+            runId: run.id, seq: run.last_seq + 1, ts, type: 'errorOccurred', error,
+            caught: false, retrying: false, step, ordinal: null, taskId: null,
+          },
+          { runId: run.id, seq: run.last_seq + 2, ts, type: 'runInterrupted', error },
+        );
+        writer.forget(run.id);
+        recovered.push({ runId: run.id, pid: owner?.pid ?? null });
+      }
+      writer.append(events);
+      return { runs: recovered, events };
+    })
+    .immediate();
+}
+
+function stepOfTask(taskId: string): number {
+  const step = Number.parseInt(taskId.split(':')[0] ?? '', 10);
+  return Number.isFinite(step) ? step : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * The resume point of a failed / cancelled / interrupted run. A resumed run only journals its
+ * own steps (after its `resumeStep`), so the `resumedFrom` chain is walked: the source's outcomes
+ * for steps ≤ resumeStep (recursively), then the run's own outcomes up to its last checkpoint.
+ */
+export function resumePointForRun(cache: StatementCache, runId: string): ResumePoint {
+  const run = cache.get('SELECT status FROM runs WHERE id = ?').get(runId) as { status: string } | undefined;
+  if (!run) throw new StoreError('not_found', `no run ${runId}`);
+  if (!(RESUMABLE_RUN_STATUSES as readonly string[]).includes(run.status)) {
+    throw new StoreError('not_resumable', `run ${runId} is ${run.status}; only failed, cancelled or interrupted runs can be resumed`);
+  }
+  return chainPoint(cache, runId, new Set());
+}
+
+function chainPoint(cache: StatementCache, runId: string, seen: Set<string>): ResumePoint {
+  if (seen.has(runId)) throw new StoreError('corrupt', `the resumedFrom chain of ${runId} loops`);
+  seen.add(runId);
+  const events = allEvents(cache, runId);
+  if (events.length === 0) throw new StoreError('not_resumable', `the journal of run ${runId} is gone (pruned?)`);
+  const own = resumePointFromEvents(runId, events);
+  const started = events.find((e) => e.type === 'runStarted');
+  const outcomes = new Map<string, TaskOutcome>();
+  let throughStep = own.throughStep;
+  if (started && started.type === 'runStarted' && started.resumedFrom) {
+    const source = chainPoint(cache, started.resumedFrom, seen);
+    const inherited = Math.min(started.resumeStep, source.throughStep);
+    for (const [taskId, outcome] of source.outcomes) if (stepOfTask(taskId) <= inherited) outcomes.set(taskId, outcome);
+    throughStep = Math.max(throughStep, inherited);
+  }
+  for (const [taskId, outcome] of own.outcomes) outcomes.set(taskId, outcome);
+  return { fromRunId: runId, throughStep, outcomes };
+}

@@ -1,0 +1,177 @@
+import { addGroupContribution, type GroupDelta } from './journal.js';
+import { projectJournal } from './projections.js';
+import { allEvents } from './queries/events.js';
+import type { StatementCache } from './queries/sql.js';
+import {
+  addErrorContribution,
+  emptyGrainDeltas,
+  GRAINS,
+  GRAIN_MS,
+  parseRollupKey,
+  ROLLUP_TABLE,
+  rollupKeyString,
+} from './rollups.js';
+import {
+  ATTEMPTS,
+  CHECKPOINTS,
+  ERRORS,
+  rowFromDb,
+  RUNS,
+  STEPS,
+  TASKS,
+  type TableSpec,
+} from './schema.js';
+
+/**
+ * Replay parity (DESIGN rule 15): rebuild every projection row of a run from its journal with
+ * the live reducers, in memory, and compare with what is stored. Rollups and groups mix runs,
+ * so for them the check is that the stored count covers this run's contribution; the
+ * store-wide `verifyAggregates` checks them exactly against the errors table.
+ */
+
+export interface ReplayReport {
+  runId: string;
+  ok: boolean;
+  events: number;
+  /** Readable differences, e.g. `tasks[2:0].status: stored "failed", replayed "succeeded"`. */
+  diffs: string[];
+}
+
+const show = (value: unknown): string => (value === undefined ? 'undefined' : JSON.stringify(value));
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function compareRows<R>(
+  spec: TableSpec<R>,
+  label: (row: R) => string,
+  stored: readonly R[],
+  replayed: readonly R[],
+  diffs: string[],
+): void {
+  const keyOf = (row: R): string => spec.key.map((k) => String(row[k])).join('\u0000');
+  const storedByKey = new Map(stored.map((r) => [keyOf(r), r]));
+  const replayedByKey = new Map(replayed.map((r) => [keyOf(r), r]));
+  for (const [key, want] of replayedByKey) {
+    const have = storedByKey.get(key);
+    if (!have) {
+      diffs.push(`${label(want)}: stored row missing, replayed ${show(want)}`);
+      continue;
+    }
+    for (const [column] of spec.columns) {
+      if (!sameValue(have[column], want[column])) {
+        diffs.push(`${label(want)}.${column}: stored ${show(have[column])}, replayed ${show(want[column])}`);
+      }
+    }
+  }
+  for (const [key, have] of storedByKey) {
+    if (!replayedByKey.has(key)) diffs.push(`${label(have)}: stored row the journal does not produce: ${show(have)}`);
+  }
+}
+
+export function replayRun(cache: StatementCache, runId: string): ReplayReport {
+  const events = allEvents(cache, runId);
+  const diffs: string[] = [];
+  const { state, emitted } = projectJournal(events);
+  const load = <R>(spec: TableSpec<R>, sql: string): R[] =>
+    (cache.get(sql).all(runId) as Record<string, unknown>[]).map((r) => rowFromDb<R>(spec, r));
+
+  compareRows(RUNS, () => 'run', load(RUNS, 'SELECT * FROM runs WHERE id = ?'), state ? [state.run] : [], diffs);
+  compareRows(STEPS, (r) => `steps[${r.step}]`, load(STEPS, 'SELECT * FROM steps WHERE run_id = ?'), state ? [...state.steps.values()] : [], diffs);
+  compareRows(TASKS, (r) => `tasks[${r.taskId}]`, load(TASKS, 'SELECT * FROM tasks WHERE run_id = ?'), state ? [...state.tasks.values()] : [], diffs);
+  compareRows(
+    ATTEMPTS,
+    (r) => `attempts[${r.taskId}#${r.attempt}]`,
+    load(ATTEMPTS, 'SELECT * FROM attempts WHERE run_id = ?'),
+    state ? [...state.attempts.values()] : [],
+    diffs,
+  );
+  compareRows(ERRORS, (r) => `errors[seq ${r.seq}]`, load(ERRORS, 'SELECT * FROM errors WHERE run_id = ?'), emitted.errors, diffs);
+  const checkpoints = new Map(emitted.checkpoints.map((c) => [c.step, c]));
+  compareRows(CHECKPOINTS, (r) => `checkpoints[${r.step}]`, load(CHECKPOINTS, 'SELECT * FROM checkpoints WHERE run_id = ?'), [...checkpoints.values()], diffs);
+
+  const deltas = emptyGrainDeltas();
+  const groups = new Map<string, GroupDelta>();
+  for (const error of emitted.errors) {
+    addErrorContribution(deltas, error);
+    addGroupContribution(groups, error);
+  }
+  for (const grain of GRAINS) {
+    const statement = cache.get(
+      `SELECT count FROM ${ROLLUP_TABLE[grain]} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ?`,
+    );
+    for (const [text, contribution] of deltas[grain]) {
+      const k = parseRollupKey(text);
+      const stored = (statement.get(k.bucket, k.category, k.origin, k.code, k.flow) as { count: number } | undefined)?.count ?? 0;
+      if (stored < contribution) {
+        diffs.push(
+          `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}].count: stored ${stored}, below this run's ${contribution}`,
+        );
+      }
+    }
+  }
+  const groupStatement = cache.get('SELECT count, template, first_seen, last_seen FROM error_groups WHERE fingerprint = ?');
+  for (const g of groups.values()) {
+    const stored = groupStatement.get(g.fingerprint) as { count: number; template: string; first_seen: number; last_seen: number } | undefined;
+    if (!stored) diffs.push(`error_groups[${g.fingerprint}]: stored row missing (${g.count} errors of this run)`);
+    else {
+      if (stored.count < g.count) diffs.push(`error_groups[${g.fingerprint}].count: stored ${stored.count}, below this run's ${g.count}`);
+      if (stored.template !== g.template) diffs.push(`error_groups[${g.fingerprint}].template: stored ${show(stored.template)}, replayed ${show(g.template)}`);
+      if (stored.first_seen > g.firstSeen || stored.last_seen < g.lastSeen) {
+        diffs.push(`error_groups[${g.fingerprint}]: stored seen [${stored.first_seen}, ${stored.last_seen}] does not cover this run's [${g.firstSeen}, ${g.lastSeen}]`);
+      }
+    }
+  }
+  return { runId, ok: diffs.length === 0, events: events.length, diffs };
+}
+
+export interface AggregateReport {
+  ok: boolean;
+  diffs: string[];
+}
+
+/** Store-wide: every rollup grain and every error group equals what the errors table says. */
+export function verifyAggregates(cache: StatementCache): AggregateReport {
+  const diffs: string[] = [];
+  for (const grain of GRAINS) {
+    const size = GRAIN_MS[grain];
+    const expected = new Map<string, number>();
+    const direct = cache.get(
+      `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, category, origin, code, flow, COUNT(*) AS n
+       FROM errors GROUP BY 1, 2, 3, 4, 5`,
+    );
+    for (const r of direct.all() as { bucket: number; category: string; origin: string; code: string; flow: string; n: number }[]) {
+      expected.set(rollupKeyString(r), r.n);
+    }
+    const stored = cache.get(`SELECT bucket, category, origin, code, flow, count FROM ${ROLLUP_TABLE[grain]}`);
+    for (const r of stored.all() as { bucket: number; category: string; origin: string; code: string; flow: string; count: number }[]) {
+      const key = rollupKeyString(r);
+      const want = expected.get(key) ?? 0;
+      if (want !== r.count) diffs.push(`${ROLLUP_TABLE[grain]}[${new Date(r.bucket).toISOString()} ${r.category}/${r.origin}/${r.code}/${r.flow}].count: stored ${r.count}, errors ${want}`);
+      expected.delete(key);
+    }
+    for (const [key, n] of expected) {
+      const k = parseRollupKey(key);
+      diffs.push(`${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}]: stored row missing, errors ${n}`);
+    }
+  }
+  const groups = cache.get(
+    `SELECT g.fingerprint, g.count, g.first_seen, g.last_seen, x.n, x.lo, x.hi
+     FROM error_groups AS g
+     LEFT JOIN (SELECT fingerprint, COUNT(*) AS n, MIN(ts) AS lo, MAX(ts) AS hi FROM errors GROUP BY fingerprint) AS x
+       ON x.fingerprint = g.fingerprint
+     UNION ALL
+     SELECT x.fingerprint, NULL, NULL, NULL, x.n, x.lo, x.hi
+     FROM (SELECT fingerprint, COUNT(*) AS n, MIN(ts) AS lo, MAX(ts) AS hi FROM errors GROUP BY fingerprint) AS x
+     WHERE NOT EXISTS (SELECT 1 FROM error_groups AS g WHERE g.fingerprint = x.fingerprint)`,
+  );
+  for (const r of groups.all() as { fingerprint: string; count: number | null; first_seen: number | null; last_seen: number | null; n: number | null; lo: number | null; hi: number | null }[]) {
+    if (r.count !== (r.n ?? 0) || (r.n !== null && (r.first_seen !== r.lo || r.last_seen !== r.hi))) {
+      diffs.push(`error_groups[${r.fingerprint}]: stored count ${show(r.count)} seen [${show(r.first_seen)}, ${show(r.last_seen)}], errors count ${show(r.n ?? 0)} seen [${show(r.lo)}, ${show(r.hi)}]`);
+    }
+  }
+  return { ok: diffs.length === 0, diffs };
+}

@@ -1,0 +1,170 @@
+import type { ErrorRow } from './schema.js';
+
+/**
+ * Error rollups: counts per (bucket × category × origin × code × flow), kept at three grains
+ * (minute, hour, day; UTC) and changed by deltas in the same transaction as the errors they
+ * count. A window query reads whole days, then whole hours, then whole minutes, and only the
+ * partial minutes at its two edges come from the (ts-indexed) errors table: exact for any
+ * window, and a 24 h window touches ~24 hour buckets instead of 1,440 minute buckets.
+ */
+
+export const MINUTE = 60_000;
+export const HOUR = 3_600_000;
+export const DAY = 86_400_000;
+
+export type Grain = 'minute' | 'hour' | 'day';
+export const GRAIN_MS: Record<Grain, number> = { minute: MINUTE, hour: HOUR, day: DAY };
+export const ROLLUP_TABLE: Record<Grain, string> = {
+  minute: 'error_rollups',
+  hour: 'error_rollups_hour',
+  day: 'error_rollups_day',
+};
+export const GRAINS: readonly Grain[] = ['minute', 'hour', 'day'];
+
+/** Dimensions a rollup is keyed by (besides its bucket). */
+export const ROLLUP_DIMENSIONS = ['category', 'origin', 'code', 'flow'] as const;
+export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
+
+/** Far enough that every real timestamp is inside, small enough to stay an exact integer. */
+export const TIME_MIN = -8_640_000_000_000_000 + DAY;
+export const TIME_MAX = 8_640_000_000_000_000 - DAY;
+
+export function floorTo(ts: number, size: number): number {
+  return ts - (((ts % size) + size) % size);
+}
+
+export function ceilTo(ts: number, size: number): number {
+  const floor = floorTo(ts, size);
+  return floor === ts ? ts : floor + size;
+}
+
+export interface RollupKey {
+  bucket: number;
+  category: string;
+  origin: string;
+  code: string;
+  flow: string;
+}
+
+const SEP = '\u0000';
+
+export function rollupKeyString(key: RollupKey): string {
+  return `${key.bucket}${SEP}${key.category}${SEP}${key.origin}${SEP}${key.code}${SEP}${key.flow}`;
+}
+
+export function parseRollupKey(text: string): RollupKey {
+  const [bucket, category, origin, code, flow] = text.split(SEP);
+  return { bucket: Number(bucket), category: category ?? '', origin: origin ?? '', code: code ?? '', flow: flow ?? '' };
+}
+
+/** Pending count changes for one grain, keyed by rollupKeyString. */
+export type RollupDeltas = Map<string, number>;
+
+export interface GrainDeltas {
+  minute: RollupDeltas;
+  hour: RollupDeltas;
+  day: RollupDeltas;
+}
+
+export function emptyGrainDeltas(): GrainDeltas {
+  return { minute: new Map(), hour: new Map(), day: new Map() };
+}
+
+/** Adds one error row's contribution (sign +1 on insert, -1 on prune) to every grain. */
+export function addErrorContribution(deltas: GrainDeltas, error: Pick<ErrorRow, 'ts' | 'category' | 'origin' | 'code' | 'flow'>, sign = 1): void {
+  for (const grain of GRAINS) {
+    const key = rollupKeyString({
+      bucket: floorTo(error.ts, GRAIN_MS[grain]),
+      category: error.category,
+      origin: error.origin,
+      code: error.code,
+      flow: error.flow,
+    });
+    const map = deltas[grain];
+    map.set(key, (map.get(key) ?? 0) + sign);
+  }
+}
+
+/** A half-open range [from, to) of bucket starts in one grain's table. */
+export interface BucketRange {
+  grain: Grain;
+  from: number;
+  to: number;
+}
+
+/** How a window is answered: rollup ranges per grain, plus raw [from, to) edge ranges. */
+export interface WindowPlan {
+  ranges: BucketRange[];
+  edges: { from: number; to: number }[];
+}
+
+/**
+ * Splits [since, until) into the fewest buckets: whole days in the middle, whole hours around
+ * them, whole minutes around those, raw edges (< 1 minute each) at the ends. Always returns
+ * ranges for minute ×2, hour ×2, day ×1 and two edges (empty ones as [0, 0)) so every query of
+ * a shape has one SQL text and one prepared statement.
+ */
+export function planWindow(since: number | undefined, until: number | undefined): WindowPlan {
+  const lo = since ?? TIME_MIN;
+  const hi = until ?? TIME_MAX;
+  const empty = { from: 0, to: 0 };
+  if (hi <= lo) {
+    return {
+      ranges: [
+        { grain: 'minute', ...empty }, { grain: 'minute', ...empty },
+        { grain: 'hour', ...empty }, { grain: 'hour', ...empty },
+        { grain: 'day', ...empty },
+      ],
+      edges: [empty, empty],
+    };
+  }
+  const a = ceilTo(lo, MINUTE);
+  const b = floorTo(hi, MINUTE);
+  if (a >= b) {
+    return {
+      ranges: [
+        { grain: 'minute', ...empty }, { grain: 'minute', ...empty },
+        { grain: 'hour', ...empty }, { grain: 'hour', ...empty },
+        { grain: 'day', ...empty },
+      ],
+      edges: [{ from: lo, to: hi }, empty],
+    };
+  }
+  const edges = [
+    lo < a ? { from: lo, to: a } : empty,
+    b < hi ? { from: b, to: hi } : empty,
+  ];
+  const ha = ceilTo(a, HOUR);
+  const hb = floorTo(b, HOUR);
+  if (ha >= hb) {
+    return {
+      ranges: [
+        { grain: 'minute', from: a, to: b }, { grain: 'minute', ...empty },
+        { grain: 'hour', ...empty }, { grain: 'hour', ...empty },
+        { grain: 'day', ...empty },
+      ],
+      edges,
+    };
+  }
+  const da = ceilTo(ha, DAY);
+  const db = floorTo(hb, DAY);
+  const minutes: BucketRange[] = [
+    { grain: 'minute', from: a, to: ha },
+    { grain: 'minute', from: hb, to: b },
+  ];
+  if (da >= db) {
+    return {
+      ranges: [...minutes, { grain: 'hour', from: ha, to: hb }, { grain: 'hour', ...empty }, { grain: 'day', ...empty }],
+      edges,
+    };
+  }
+  return {
+    ranges: [
+      ...minutes,
+      { grain: 'hour', from: ha, to: da },
+      { grain: 'hour', from: db, to: hb },
+      { grain: 'day', from: da, to: db },
+    ],
+    edges,
+  };
+}

@@ -1,0 +1,258 @@
+import type { RunStatus } from '../engine/events.js';
+import type { ErrorEnvelope } from '../errors/envelope.js';
+
+/**
+ * The projection rows as the rest of the product sees them (camelCase), and the one generic
+ * mapping between a row and its table's columns (snake_case of the same names). Replay compares
+ * rows through this mapping, so a column added here is compared automatically.
+ */
+
+export type StepStatus = 'running' | 'finished' | 'aborted' | 'cancelled' | 'interrupted';
+export type TaskStatus = 'pending' | 'running' | 'backoff' | 'succeeded' | 'failed' | 'cancelled' | 'aborted' | 'interrupted';
+export type AttemptStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'aborted' | 'interrupted';
+
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'interrupted'];
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
+export const RESUMABLE_RUN_STATUSES: readonly RunStatus[] = ['failed', 'cancelled', 'interrupted'];
+export const OPEN_TASK_STATUSES: readonly TaskStatus[] = ['pending', 'running', 'backoff'];
+
+export interface RunRow {
+  id: string;
+  /** The flow file as the engine named it in `runStarted` (the key of the `flow` dimension). */
+  flow: string;
+  flowName: string;
+  status: RunStatus;
+  startedAt: number;
+  endedAt: number | null;
+  durationMs: number | null;
+  /** ts of the run's latest event. */
+  updatedAt: number;
+  lastSeq: number;
+  maxSteps: number | null;
+  concurrency: number | null;
+  clock: string | null;
+  defaultAgent: string | null;
+  /** The latest `stepStarted` (the resume step before the first one). */
+  currentStep: number;
+  /** Steps finished, counting the steps a resumed run replayed from its source. */
+  steps: number;
+  lastCheckpointStep: number;
+  taskCount: number;
+  attemptCount: number;
+  errorCount: number;
+  resumedFrom: string | null;
+  retryOf: string | null;
+  resumeStep: number;
+  lastErrorCode: string | null;
+  lastErrorCategory: string | null;
+  lastErrorMessage: string | null;
+  /** Earliest scheduled retry among tasks in backoff: the "retrying" badge. */
+  nextAttemptAt: number | null;
+  cancelCommandId: string | null;
+  cancelReason: string | null;
+  epoch: number;
+  /** The terminal error of a failed or interrupted run. */
+  error: ErrorEnvelope | null;
+}
+
+export interface StepRow {
+  runId: string;
+  step: number;
+  status: StepStatus;
+  startedAt: number;
+  endedAt: number | null;
+  taskCount: number;
+  frontier: { ordinal: number; taskId: string; name: string }[];
+  writes: number;
+  checkpointed: boolean;
+}
+
+export interface TaskRow {
+  runId: string;
+  taskId: string;
+  step: number;
+  ordinal: number;
+  name: string;
+  agent: string | null;
+  status: TaskStatus;
+  maxAttempts: number | null;
+  attempts: number;
+  startedAt: number | null;
+  endedAt: number | null;
+  output: string | null;
+  error: ErrorEnvelope | null;
+  errorCode: string | null;
+  nextAttemptAt: number | null;
+  staleReceipts: number;
+}
+
+export interface AttemptRow {
+  runId: string;
+  taskId: string;
+  attempt: number;
+  step: number;
+  ordinal: number;
+  status: AttemptStatus;
+  startedAt: number;
+  endedAt: number | null;
+  durationMs: number | null;
+  error: ErrorEnvelope | null;
+  errorCode: string | null;
+  errorCategory: string | null;
+  /** The backoff journaled (`retryScheduled`) after this attempt failed. */
+  delayMs: number | null;
+  strategy: string | null;
+  nextAttemptAt: number | null;
+  /** The command that skipped the backoff, if one did. */
+  backoffSkippedBy: string | null;
+}
+
+/** One `errorOccurred`: the unit every error count is made of. */
+export interface ErrorRow {
+  runId: string;
+  seq: number;
+  ts: number;
+  category: string;
+  code: string;
+  origin: string;
+  message: string;
+  fingerprint: string;
+  caught: boolean;
+  retrying: boolean;
+  recoverable: boolean;
+  recoveryHint: string | null;
+  context: Record<string, unknown>;
+  /** The envelope's own timestamp (ts is the journal's). */
+  timestamp: number;
+  project: string | null;
+  /** The run's flow (falls back to the envelope's correlation): the rollups' `flow`. */
+  flow: string;
+  step: number | null;
+  taskId: string | null;
+  attempt: number | null;
+}
+
+export interface CheckpointRow {
+  runId: string;
+  step: number;
+  ts: number;
+  channels: Record<string, unknown>;
+}
+
+type Kind = 'text' | 'int' | 'bool' | 'json';
+
+export interface TableSpec<R> {
+  table: string;
+  /** Columns in order; the column name is the snake_case of the key. */
+  columns: readonly (readonly [keyof R & string, Kind])[];
+  /** The natural key (also the conflict target of the upsert). */
+  key: readonly (keyof R & string)[];
+}
+
+const snake = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+export function columnName(key: string): string {
+  return snake(key);
+}
+
+export const RUNS: TableSpec<RunRow> = {
+  table: 'runs',
+  key: ['id'],
+  columns: [
+    ['id', 'text'], ['flow', 'text'], ['flowName', 'text'], ['status', 'text'], ['startedAt', 'int'],
+    ['endedAt', 'int'], ['durationMs', 'int'], ['updatedAt', 'int'], ['lastSeq', 'int'], ['maxSteps', 'int'],
+    ['concurrency', 'int'], ['clock', 'text'], ['defaultAgent', 'text'], ['currentStep', 'int'], ['steps', 'int'],
+    ['lastCheckpointStep', 'int'], ['taskCount', 'int'], ['attemptCount', 'int'], ['errorCount', 'int'],
+    ['resumedFrom', 'text'], ['retryOf', 'text'], ['resumeStep', 'int'], ['lastErrorCode', 'text'],
+    ['lastErrorCategory', 'text'], ['lastErrorMessage', 'text'], ['nextAttemptAt', 'int'],
+    ['cancelCommandId', 'text'], ['cancelReason', 'text'], ['epoch', 'int'], ['error', 'json'],
+  ],
+};
+
+export const STEPS: TableSpec<StepRow> = {
+  table: 'steps',
+  key: ['runId', 'step'],
+  columns: [
+    ['runId', 'text'], ['step', 'int'], ['status', 'text'], ['startedAt', 'int'], ['endedAt', 'int'],
+    ['taskCount', 'int'], ['frontier', 'json'], ['writes', 'int'], ['checkpointed', 'bool'],
+  ],
+};
+
+export const TASKS: TableSpec<TaskRow> = {
+  table: 'tasks',
+  key: ['runId', 'taskId'],
+  columns: [
+    ['runId', 'text'], ['taskId', 'text'], ['step', 'int'], ['ordinal', 'int'], ['name', 'text'], ['agent', 'text'],
+    ['status', 'text'], ['maxAttempts', 'int'], ['attempts', 'int'], ['startedAt', 'int'], ['endedAt', 'int'],
+    ['output', 'text'], ['error', 'json'], ['errorCode', 'text'], ['nextAttemptAt', 'int'], ['staleReceipts', 'int'],
+  ],
+};
+
+export const ATTEMPTS: TableSpec<AttemptRow> = {
+  table: 'attempts',
+  key: ['runId', 'taskId', 'attempt'],
+  columns: [
+    ['runId', 'text'], ['taskId', 'text'], ['attempt', 'int'], ['step', 'int'], ['ordinal', 'int'], ['status', 'text'],
+    ['startedAt', 'int'], ['endedAt', 'int'], ['durationMs', 'int'], ['error', 'json'], ['errorCode', 'text'],
+    ['errorCategory', 'text'], ['delayMs', 'int'], ['strategy', 'text'], ['nextAttemptAt', 'int'],
+    ['backoffSkippedBy', 'text'],
+  ],
+};
+
+export const ERRORS: TableSpec<ErrorRow> = {
+  table: 'errors',
+  key: ['runId', 'seq'],
+  columns: [
+    ['runId', 'text'], ['seq', 'int'], ['ts', 'int'], ['category', 'text'], ['code', 'text'], ['origin', 'text'],
+    ['message', 'text'], ['fingerprint', 'text'], ['caught', 'bool'], ['retrying', 'bool'], ['recoverable', 'bool'],
+    ['recoveryHint', 'text'], ['context', 'json'], ['timestamp', 'int'], ['project', 'text'], ['flow', 'text'],
+    ['step', 'int'], ['taskId', 'text'], ['attempt', 'int'],
+  ],
+};
+
+export const CHECKPOINTS: TableSpec<CheckpointRow> = {
+  table: 'checkpoints',
+  key: ['runId', 'step'],
+  columns: [['runId', 'text'], ['step', 'int'], ['ts', 'int'], ['channels', 'json']],
+};
+
+/** Positional parameters for the spec's column order. */
+export function rowParams<R>(spec: TableSpec<R>, row: R): unknown[] {
+  const params = new Array<unknown>(spec.columns.length);
+  for (let i = 0; i < spec.columns.length; i += 1) {
+    const [key, kind] = spec.columns[i] as readonly [keyof R & string, Kind];
+    const value = row[key] as unknown;
+    if (value === undefined || value === null) params[i] = null;
+    else if (kind === 'bool') params[i] = value ? 1 : 0;
+    else if (kind === 'json') params[i] = JSON.stringify(value);
+    else params[i] = value;
+  }
+  return params;
+}
+
+/** A row read back from SQLite (`SELECT *` keyed by column name). */
+export function rowFromDb<R>(spec: TableSpec<R>, record: Record<string, unknown>): R {
+  const row: Record<string, unknown> = {};
+  for (const [key, kind] of spec.columns) {
+    const value = record[snake(key)];
+    if (value === null || value === undefined) row[key] = null;
+    else if (kind === 'bool') row[key] = value === 1 || value === 1n || value === true;
+    else if (kind === 'json') row[key] = JSON.parse(String(value)) as unknown;
+    else row[key] = value;
+  }
+  return row as R;
+}
+
+/** `INSERT ... ON CONFLICT(key) DO UPDATE SET every other column`: never a delete, so no cascade. */
+export function upsertSql<R>(spec: TableSpec<R>): string {
+  const cols = spec.columns.map(([key]) => snake(key));
+  const keys = spec.key.map(snake);
+  const updates = cols.filter((c) => !keys.includes(c)).map((c) => `${c} = excluded.${c}`);
+  return `INSERT INTO ${spec.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
+    ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${updates.join(', ')}`;
+}
+
+export function insertSql<R>(spec: TableSpec<R>): string {
+  const cols = spec.columns.map(([key]) => snake(key));
+  return `INSERT INTO ${spec.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
+}

@@ -1,0 +1,258 @@
+import type Database from 'better-sqlite3';
+import type { HivewatchEvent } from '../engine/events.js';
+import type { ResumePoint } from '../engine/resume.js';
+import { openDatabase, type Synchronous } from './database.js';
+import { newInstance, releaseInstance, type RunOwner } from './hosts.js';
+import { JournalWriter } from './journal.js';
+import { migrate, schemaVersion } from './migrations.js';
+import { prune, type PruneOptions, type PruneReport } from './prune.js';
+import {
+  errorCounts,
+  errorSeries,
+  listErrors,
+  type ErrorCount,
+  type ErrorCountsQuery,
+  type ErrorPage,
+  type ErrorSeries,
+  type ErrorSeriesQuery,
+  type ListErrorsQuery,
+} from './queries/errors.js';
+import { getEvents } from './queries/events.js';
+import { errorGroups, type ErrorGroup, type ErrorGroupsQuery } from './queries/groups.js';
+import { getRun, listRuns, type ListRunsQuery, type RunDetail, type RunPage } from './queries/runs.js';
+import { StatementCache } from './queries/sql.js';
+import { recoverInterrupted, resumePointForRun, type RecoveredRun, type RecoverOptions } from './recovery.js';
+import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from './replay.js';
+import { StoreError } from './store-error.js';
+
+export interface OpenStoreOptions {
+  /** A file path (its directory is created) or ':memory:'. See `defaultDatabasePath()`. */
+  path: string;
+  /** The clock of the store's own events (recovery) and of prune's cutoff. Default Date.now. */
+  now?: () => number;
+  /** better-sqlite3 native build for another ABI (Electron). */
+  nativeBinding?: string;
+  /** Open for reading only: no migration, no recovery, no writes. */
+  readonly?: boolean;
+  /** Default NORMAL (see database.ts for what that means for durability). */
+  synchronous?: Synchronous;
+  busyTimeoutMs?: number;
+  /** Run start-up recovery on open (default true unless readonly). */
+  recover?: boolean;
+}
+
+export type CommittedListener = (events: readonly HivewatchEvent[]) => void;
+
+export interface StoreStats {
+  schemaVersion: number;
+  runs: number;
+  events: number;
+  errors: number;
+  /** page_count × page_size of the main database file (the WAL not included). */
+  bytes: number;
+}
+
+/**
+ * The store: the journal (append-only events), the projections derived from it in the same
+ * transaction, and the queries the service, CLI and UI use. One instance per connection;
+ * synchronous (better-sqlite3), so every method's result is consistent with one snapshot.
+ */
+export interface HivewatchStore {
+  readonly path: string;
+  readonly readonly: boolean;
+  /** Runs start-up recovery marked interrupted when this store opened. */
+  readonly recovered: readonly RecoveredRun[];
+  /** The raw connection, for benchmarks, integrity checks and tests. */
+  readonly database: Database.Database;
+
+  /** Journals a batch in one transaction (events, projections, rollups, groups). All or nothing. */
+  appendEvents(events: readonly HivewatchEvent[]): void;
+  /** Called after each committed batch, in commit order, with that batch. Returns unsubscribe. */
+  subscribe(listener: CommittedListener): () => void;
+
+  listRuns(query?: ListRunsQuery): RunPage;
+  getRun(runId: string): RunDetail | null;
+  getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[];
+  errorCounts(query: ErrorCountsQuery): ErrorCount[];
+  errorSeries(query: ErrorSeriesQuery): ErrorSeries;
+  errorGroups(query?: ErrorGroupsQuery): ErrorGroup[];
+  listErrors(query?: ListErrorsQuery): ErrorPage;
+
+  recoverInterrupted(options?: RecoverOptions): RecoveredRun[];
+  resumePointForRun(runId: string): ResumePoint;
+  replayRun(runId: string): ReplayReport;
+  verifyAggregates(): AggregateReport;
+  prune(options: PruneOptions): PruneReport;
+  /** `PRAGMA integrity_check` rows (['ok'] when healthy). */
+  integrityCheck(): string[];
+  stats(): StoreStats;
+  close(): void;
+}
+
+class SqliteStore implements HivewatchStore {
+  readonly recovered: readonly RecoveredRun[];
+  private readonly cache: StatementCache;
+  private readonly writer: JournalWriter | null;
+  private readonly owner: RunOwner;
+  private readonly listeners = new Set<CommittedListener>();
+  private closed = false;
+
+  constructor(
+    readonly database: Database.Database,
+    readonly path: string,
+    readonly readonly: boolean,
+    private readonly now: () => number,
+    recover: boolean,
+  ) {
+    this.owner = newInstance();
+    this.cache = new StatementCache(database);
+    this.writer = readonly ? null : new JournalWriter(database, this.owner, now);
+    this.recovered = recover && !readonly ? this.recoverInterrupted() : [];
+  }
+
+  private open(): void {
+    if (this.closed) throw new StoreError('closed', 'the store is closed');
+  }
+
+  private writable(): JournalWriter {
+    this.open();
+    if (!this.writer) throw new StoreError('invalid_argument', 'the store was opened read-only');
+    return this.writer;
+  }
+
+  private notify(events: readonly HivewatchEvent[]): void {
+    if (events.length === 0) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(events);
+      } catch (error) {
+        // A listener's failure must not undo or block a committed write.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  }
+
+  appendEvents(events: readonly HivewatchEvent[]): void {
+    this.writable().append(events);
+    this.notify(events);
+  }
+
+  subscribe(listener: CommittedListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  listRuns(query?: ListRunsQuery): RunPage {
+    this.open();
+    return listRuns(this.cache, query);
+  }
+
+  getRun(runId: string): RunDetail | null {
+    this.open();
+    return getRun(this.cache, runId);
+  }
+
+  getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[] {
+    this.open();
+    return getEvents(this.cache, runId, afterSeq, limit);
+  }
+
+  errorCounts(query: ErrorCountsQuery): ErrorCount[] {
+    this.open();
+    return errorCounts(this.cache, query);
+  }
+
+  errorSeries(query: ErrorSeriesQuery): ErrorSeries {
+    this.open();
+    return errorSeries(this.cache, query);
+  }
+
+  errorGroups(query?: ErrorGroupsQuery): ErrorGroup[] {
+    this.open();
+    return errorGroups(this.cache, query);
+  }
+
+  listErrors(query?: ListErrorsQuery): ErrorPage {
+    this.open();
+    return listErrors(this.cache, query);
+  }
+
+  recoverInterrupted(options?: RecoverOptions): RecoveredRun[] {
+    const writer = this.writable();
+    const { runs, events } = recoverInterrupted(this.database, writer, this.now, options);
+    this.notify(events);
+    return runs;
+  }
+
+  resumePointForRun(runId: string): ResumePoint {
+    this.open();
+    return resumePointForRun(this.cache, runId);
+  }
+
+  replayRun(runId: string): ReplayReport {
+    this.open();
+    return this.database.transaction(() => replayRun(this.cache, runId)).deferred();
+  }
+
+  verifyAggregates(): AggregateReport {
+    this.open();
+    return this.database.transaction(() => verifyAggregates(this.cache)).deferred();
+  }
+
+  prune(options: PruneOptions): PruneReport {
+    const writer = this.writable();
+    const report = prune(this.database, this.now, options);
+    writer.forget();
+    return report;
+  }
+
+  integrityCheck(): string[] {
+    this.open();
+    return (this.database.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
+  }
+
+  stats(): StoreStats {
+    this.open();
+    const count = (table: string): number => (this.cache.get(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const pages = this.database.pragma('page_count', { simple: true }) as number;
+    const pageSize = this.database.pragma('page_size', { simple: true }) as number;
+    return {
+      schemaVersion: schemaVersion(this.database),
+      runs: count('runs'),
+      events: count('events'),
+      errors: count('errors'),
+      bytes: pages * pageSize,
+    };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    releaseInstance(this.owner);
+    this.listeners.clear();
+    this.database.close();
+  }
+}
+
+/** Opens (creating and migrating as needed) the store, then recovers runs of dead hosts. */
+export function openStore(options: OpenStoreOptions): HivewatchStore {
+  const readonly = options.readonly ?? false;
+  const db = openDatabase({
+    path: options.path,
+    readonly,
+    ...(options.nativeBinding !== undefined ? { nativeBinding: options.nativeBinding } : {}),
+    ...(options.synchronous !== undefined ? { synchronous: options.synchronous } : {}),
+    ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+  });
+  try {
+    if (!readonly) migrate(db);
+    return new SqliteStore(db, options.path, readonly, options.now ?? Date.now, options.recover ?? true);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
