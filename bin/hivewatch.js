@@ -10,5 +10,10 @@ if (!existsSync(entry)) {
   console.error('hivewatch: dist/ is missing; run `npm run build` in ' + root);
   process.exit(70);
 }
+// `hivewatch run --json | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
 const { main } = await import(entry);
 process.exitCode = await main(process.argv.slice(2));

@@ -120,7 +120,8 @@ export function planWindow(since: number | undefined, until: number | undefined)
   }
   const a = ceilTo(lo, MINUTE);
   const b = floorTo(hi, MINUTE);
-  if (a >= b) {
+  if (a > b) {
+    // Inside one minute: a single edge shorter than a minute.
     return {
       ranges: [
         { grain: 'minute', ...empty }, { grain: 'minute', ...empty },

@@ -1,0 +1,43 @@
+/** Small timing helpers for benchmarks: ratios against baselines measured in the same process. */
+
+export interface Measurement {
+  name: string;
+  value: number;
+  unit: string;
+  baseline?: number;
+  ratio?: number;
+  target?: string;
+  pass?: boolean;
+  note?: string;
+}
+
+export async function timeIt(fn: () => Promise<unknown> | unknown): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** Best of n: the least disturbed run of a noisy 2-core machine. */
+export async function bestOf(n: number, fn: () => Promise<unknown> | unknown): Promise<number> {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < n; i++) best = Math.min(best, await timeIt(fn));
+  return best;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+export function report(measurements: readonly Measurement[], json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ measurements }, null, 2)}\n`);
+    return;
+  }
+  for (const m of measurements) {
+    const ratio = m.ratio === undefined ? '' : `  ratio ${m.ratio.toFixed(3)}`;
+    const verdict = m.pass === undefined ? '' : m.pass ? '  ✓' : '  ✗';
+    process.stdout.write(`${m.name.padEnd(58)} ${m.value.toFixed(3).padStart(12)} ${m.unit.padEnd(8)}${ratio}${m.target ? `  (target ${m.target})` : ''}${verdict}\n`);
+    if (m.note) process.stdout.write(`    ${m.note}\n`);
+  }
+}

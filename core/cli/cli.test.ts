@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import type { HivewatchEvent } from '../engine/events.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function hivewatch(args: string[], env: Record<string, string> = {}): Promise<Exit> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, HIVEWATCH_DB: ':memory:', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const events = (stdout: string): HivewatchEvent[] =>
+  stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as HivewatchEvent);
+
+function flowFile(source: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'hw-cli-')), 'flow.prose');
+  writeFileSync(file, source);
+  return file;
+}
+
+describe('hivewatch CLI', () => {
+  it('check: exit 0 for a valid flow, 2 with every diagnostic at file:line:col', async () => {
+    expect((await hivewatch(['check', 'examples/01-happy-path.prose'])).code).toBe(0);
+    const bad = flowFile('session "a" (retry: -1)\ncatch:\n  session "b"\nsession "open\n');
+    const result = await hivewatch(['check', bad]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${bad}:1:21: retry must be a whole number of at least 0, got -1`);
+    expect(result.stderr).toContain(`${bad}:2:1: catch without a matching try`);
+    expect(result.stderr).toContain(`${bad}:4:9: unterminated string`);
+  });
+
+  it('run: an invalid flow exits 2 and runs nothing', async () => {
+    const result = await hivewatch(['run', flowFile('session "x" (backoff: "sometimes")\n'), '--json', '--agent', 'fake']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+  });
+
+  it('run: a session without an agent fails before step 0 with USER_MISSING_DEPENDENCY; --agent fixes it', async () => {
+    const file = flowFile('session "x"\n');
+    const missing = await hivewatch(['run', file, '--json']);
+    expect(missing.code).toBe(1);
+    expect(events(missing.stdout).map((e) => e.type)).toEqual(['runStarted', 'errorOccurred', 'runFailed']);
+    expect(events(missing.stdout).at(-1)).toMatchObject({ type: 'runFailed', error: { code: 'USER_MISSING_DEPENDENCY' } });
+    const given = await hivewatch(['run', file, '--json', '--virtual-clock', '--agent', 'fake']);
+    expect(given.code).toBe(0);
+    const fromEnv = await hivewatch(['run', file, '--json'], { HIVEWATCH_AGENT: 'fake' });
+    expect(fromEnv.code).toBe(0);
+  });
+
+  it('run --json: the rate-limited example journals 30 s then 60 s then 120 s and completes', async () => {
+    const result = await hivewatch(['run', 'examples/02-rate-limited-api.prose', '--json', '--virtual-clock']);
+    expect(result.code).toBe(0);
+    const delays = events(result.stdout).flatMap((e) => (e.type === 'retryScheduled' && e.ordinal === 0 ? [e.delayMs] : []));
+    expect(delays).toEqual([30_000, 60_000, 120_000]);
+  });
+
+  it('run: exit 1 when the run fails (try/catch/finally example rethrows)', async () => {
+    const result = await hivewatch(['run', 'examples/05-try-catch-finally.prose', '--virtual-clock']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('✘ failed: RUNTIME_CRASHED');
+  });
+
+  it('run: SIGINT cancels the run through rules 9–11 and exits 3', async () => {
+    const file = flowFile(`
+agent slow:
+  runtime: "fake"
+parallel:
+  a = session: slow
+    prompt: "A"
+    simulate: "slow:60s"
+  b = session: slow
+    prompt: "B"
+    simulate: "slow:60s"
+`);
+    const child = spawn(process.execPath, [BIN, 'run', file, '--json'], { env: { ...process.env, HIVEWATCH_DB: ':memory:' } });
+    const seen: HivewatchEvent[] = [];
+    const lines = createInterface({ input: child.stdout });
+    let started = 0;
+    lines.on('line', (line) => {
+      const event = JSON.parse(line) as HivewatchEvent;
+      seen.push(event);
+      if (event.type === 'attemptStarted' && ++started === 2) child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(3);
+    const types = seen.map((e) => e.type);
+    expect(types).toContain('cancelRequested');
+    expect(types).toContain('runCancelling');
+    expect(seen.filter((e) => e.type === 'taskFailed').map((e) => (e.type === 'taskFailed' ? [e.ordinal, e.cancelled] : []))).toEqual([
+      [0, true],
+      [1, true],
+    ]);
+    expect(types).not.toContain('stepFinished');
+    expect(types.at(-1)).toBe('runCancelled');
+  });
+
+  it('unknown commands and options are usage errors', async () => {
+    expect((await hivewatch(['frobnicate'])).code).toBe(64);
+    const bad = await hivewatch(['run', 'examples/01-happy-path.prose', '--fast']);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain('unknown option --fast');
+  });
+});

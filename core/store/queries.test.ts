@@ -1,0 +1,129 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunStatus } from '../engine/events.js';
+import { openStore, type HivewatchStore, type RunSort } from './index.js';
+import { JournalBuilder, prng } from './testing/journal-builder.js';
+
+let store: HivewatchStore;
+const T0 = Date.UTC(2026, 0, 1);
+
+beforeEach(() => {
+  store = openStore({ path: ':memory:', recover: false });
+  const random = prng(3);
+  // 57 runs over three flows; some share start times so ties exercise the id tie-break.
+  for (let i = 0; i < 57; i += 1) {
+    const flow = ['flows/alpha.prose', 'flows/beta.prose', 'flows/gamma.prose'][i % 3]!;
+    const b = new JournalBuilder(`run-${String(i).padStart(2, '0')}`, {
+      flow,
+      flowName: flow.slice(6, -6),
+      start: T0 + Math.floor(i / 3) * 60_000,
+      tick: 1 + Math.floor(random() * 1000),
+    }).start();
+    const steps = 1 + Math.floor(random() * 3);
+    for (let s = 0; s < steps; s += 1) {
+      b.runStep([{ attempts: random() < 0.4 ? [{ code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake', message: `timeout ${i}` }, 'ok'] : ['ok'] }]);
+    }
+    const end = random();
+    if (end < 0.2) b.runStep([{ attempts: [{ code: 'AGENT_NO_CHANGES', origin: 'agent:coder', message: `no changes in run ${i}` }] }]).fail();
+    else if (end < 0.3) b.cancelBetweenSteps();
+    else if (end < 0.9) b.complete();
+    store.appendEvents(b.events);
+  }
+});
+afterEach(() => store.close());
+
+function pageAll(sort: RunSort, limit: number, extra: Parameters<HivewatchStore['listRuns']>[0] = {}): string[] {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const page = store.listRuns({ ...extra, sort, limit, cursor });
+    ids.push(...page.runs.map((r) => r.id));
+    cursor = page.nextCursor;
+    pages += 1;
+    expect(pages).toBeLessThan(100);
+  } while (cursor);
+  return ids;
+}
+
+describe('listRuns', () => {
+  it('returns every run exactly once over cursor pages, for every sort and page size', () => {
+    const all = store.listRuns({ limit: 1000 }).runs.map((r) => r.id);
+    expect(all).toHaveLength(57);
+    for (const sort of ['started', '-started', 'ended', '-ended', 'duration', '-duration', 'errors', '-errors', 'attempts', '-attempts'] as const) {
+      for (const limit of [1, 5, 7, 56, 57, 100]) {
+        const ids = pageAll(sort, limit);
+        expect(ids, `${sort} by ${limit}`).toHaveLength(57);
+        expect(new Set(ids).size).toBe(57);
+        expect(ids).toEqual(store.listRuns({ sort, limit: 1000 }).runs.map((r) => r.id));
+      }
+    }
+    const durations = store.listRuns({ sort: '-duration', limit: 1000 }).runs.map((r) => r.durationMs ?? -1);
+    expect([...durations].sort((a, b) => b - a)).toEqual(durations);
+  });
+
+  it('filters by status, flow (path or name), text and time, also across pages', () => {
+    const statuses: RunStatus[] = ['failed', 'cancelled'];
+    const failedOrCancelled = pageAll('-started', 4, { status: statuses });
+    expect(failedOrCancelled.length).toBeGreaterThan(0);
+    for (const id of failedOrCancelled) expect(statuses).toContain(store.getRun(id)!.run.status);
+    const running = store.listRuns({ status: 'running', limit: 1000 }).runs;
+    expect(running.every((r) => r.status === 'running')).toBe(true);
+    expect(store.listRuns({ flow: 'beta', limit: 1000 }).runs.map((r) => r.id)).toEqual(
+      store.listRuns({ flow: 'flows/beta.prose', limit: 1000 }).runs.map((r) => r.id),
+    );
+    expect(store.listRuns({ flow: 'beta', limit: 1000 }).runs).toHaveLength(19);
+    expect(store.listRuns({ text: 'RUN-1', limit: 1000 }).runs.map((r) => r.id).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `run-1${i}`),
+    );
+    const withError = store.listRuns({ text: 'no changes', limit: 1000 }).runs;
+    expect(withError.every((r) => r.lastErrorMessage?.includes('no changes'))).toBe(true);
+    const window = store.listRuns({ since: T0 + 5 * 60_000, until: T0 + 7 * 60_000, sort: 'started', limit: 1000 }).runs;
+    expect(window.map((r) => r.id).sort()).toEqual(['run-15', 'run-16', 'run-17', 'run-18', 'run-19', 'run-20']);
+    expect(window.map((r) => r.startedAt)).toEqual(window.map((r) => r.startedAt).sort((a, b) => a - b));
+  });
+
+  it('rejects unknown sorts, statuses and foreign cursors', () => {
+    expect(() => store.listRuns({ sort: 'id; DROP TABLE runs' as RunSort })).toThrow(/unknown sort/);
+    expect(() => store.listRuns({ status: 'bogus' as RunStatus })).toThrow(/unknown run status/);
+    const cursor = store.listRuns({ sort: 'started', limit: 2 }).nextCursor!;
+    expect(() => store.listRuns({ sort: '-started', cursor })).toThrow(/invalid cursor/);
+    expect(() => store.listRuns({ cursor: 'not-a-cursor' })).toThrow(/invalid cursor/);
+  });
+});
+
+describe('errors', () => {
+  it('lists occurrences newest first over cursor pages, each exactly once', () => {
+    const total = (store.database.prepare('SELECT COUNT(*) AS n FROM errors').get() as { n: number }).n;
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = store.listErrors({ limit: 3, cursor });
+      seen.push(...page.errors.map((e) => `${e.runId}#${e.seq}`));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toHaveLength(total);
+    expect(new Set(seen).size).toBe(total);
+  });
+
+  it('groups by fingerprint, with occurrences by fingerprint and counts by run and task', () => {
+    const groups = store.errorGroups();
+    const timeouts = groups.find((g) => g.code === 'RUNTIME_TIMEOUT')!;
+    expect(timeouts.template).toBe('timeout <n>');
+    expect(groups.filter((g) => g.code === 'RUNTIME_TIMEOUT')).toHaveLength(1);
+    const occurrences = store.listErrors({ fingerprint: timeouts.fingerprint, limit: 1000 }).errors;
+    expect(occurrences).toHaveLength(timeouts.count);
+    expect(Math.min(...occurrences.map((e) => e.ts))).toBe(timeouts.firstSeen);
+    expect(Math.max(...occurrences.map((e) => e.ts))).toBe(timeouts.lastSeen);
+    // A window (or flow filter) groups the errors in it.
+    const windowed = store.errorGroups({ since: timeouts.lastSeen, flow: occurrences[0]!.flow });
+    expect(windowed.find((g) => g.fingerprint === timeouts.fingerprint)?.count).toBe(1);
+
+    const byRun = store.errorCounts({ by: 'run' });
+    expect(byRun.reduce((n, c) => n + c.count, 0)).toBe(groups.reduce((n, g) => n + g.count, 0));
+    expect(byRun[0]!.label).toMatch(/alpha|beta|gamma/);
+    const byTask = store.errorCounts({ by: 'task', category: 'agent' });
+    expect(byTask.every((c) => c.key === `${c.runId}/${c.taskId}`)).toBe(true);
+    const byFlow = store.errorCounts({ by: 'flow' });
+    expect(byFlow.map((c) => c.label).sort()).toEqual(['alpha', 'beta', 'gamma']);
+  });
+});

@@ -1,0 +1,155 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isStoreError, openStore, type HivewatchStore } from './index.js';
+import { JournalBuilder } from './testing/journal-builder.js';
+
+let dir: string;
+let path: string;
+const opened: HivewatchStore[] = [];
+const open = (options: Partial<Parameters<typeof openStore>[0]> = {}): HivewatchStore => {
+  const store = openStore({ path, now: () => Date.UTC(2026, 1, 1), ...options });
+  opened.push(store);
+  return store;
+};
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hw-recovery-'));
+  path = join(dir, 'hivewatch.db');
+});
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const crash = { code: 'RUNTIME_CRASHED', origin: 'runtime:command', message: 'exit 1' } as const;
+
+describe('recoverInterrupted', () => {
+  it('marks runs of a closed (dead) host interrupted, through the journal, on open', () => {
+    const a = open();
+    const running = new JournalBuilder('running').start().runStep([{ attempts: ['ok'] }]).dieDuringStep([{ attempts: ['ok'] }, { attempts: ['ok'] }]);
+    const cancelling = new JournalBuilder('cancelling').start();
+    cancelling.push({ type: 'cancelRequested', commandId: 'c1', reason: 'stop', alreadyCancelling: false });
+    cancelling.push({ type: 'runCancelling', epoch: 1, commandId: 'c1' });
+    const done = new JournalBuilder('done').start().runStep([{ attempts: ['ok'] }]).complete();
+    for (const b of [running, cancelling, done]) a.appendEvents(b.events);
+    a.close();
+
+    const b = open();
+    expect(b.recovered.map((r) => r.runId).sort()).toEqual(['cancelling', 'running']);
+    expect(b.recovered[0]!.pid).toBe(process.pid);
+    const run = b.getRun('running')!;
+    expect(run.run).toMatchObject({ status: 'interrupted', endedAt: Date.UTC(2026, 1, 1), lastErrorCode: 'SYSTEM_RUN_INTERRUPTED' });
+    expect(run.run.error).toMatchObject({ category: 'system', code: 'SYSTEM_RUN_INTERRUPTED', origin: 'system', recoverable: true });
+    expect(run.run.error!.correlation).toMatchObject({ run: 'running', step: 2, flow: 'examples/demo.prose' });
+    expect(run.steps.map((s) => s.status)).toEqual(['finished', 'interrupted']);
+    expect(run.tasks.filter((t) => t.step === 2).map((t) => t.status)).toEqual(['interrupted', 'interrupted']);
+    expect(run.attempts.filter((t) => t.step === 2).map((t) => t.status)).toEqual(['interrupted']);
+    const tail = b.getEvents('running', running.events.length);
+    expect(tail.map((e) => [e.seq, e.type])).toEqual([
+      [running.events.length + 1, 'errorOccurred'],
+      [running.events.length + 2, 'runInterrupted'],
+    ]);
+    expect(b.errorCounts({ by: 'code', category: 'system' })).toEqual([{ key: 'SYSTEM_RUN_INTERRUPTED', count: 2, label: null }]);
+    expect(b.getRun('done')!.run.status).toBe('completed');
+    expect(b.database.prepare('SELECT COUNT(*) AS n FROM run_hosts').get()).toEqual({ n: 0 });
+    for (const id of ['running', 'cancelling']) expect(b.replayRun(id).diffs).toEqual([]);
+    // Nothing left to recover.
+    b.close();
+    expect(open().recovered).toEqual([]);
+  });
+
+  it('leaves runs of a live store alone (same process), unless forced', () => {
+    const host = open();
+    host.appendEvents(new JournalBuilder('live').start().events);
+    const cli = open();
+    expect(cli.recovered).toEqual([]);
+    expect(cli.getRun('live')!.run.status).toBe('running');
+    expect(cli.recoverInterrupted({ force: true }).map((r) => r.runId)).toEqual(['live']);
+    expect(cli.getRun('live')!.run.status).toBe('interrupted');
+  });
+
+  it('leaves runs of a live process alone and recovers them once it is gone', async () => {
+    const store = open({ recover: false });
+    store.appendEvents(new JournalBuilder('child-run').start().events);
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    await once(child, 'spawn');
+    store.database.prepare("UPDATE run_hosts SET pid = ?, instance = 'other' WHERE run_id = 'child-run'").run(child.pid);
+    expect(store.recoverInterrupted()).toEqual([]);
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    expect(store.recoverInterrupted()).toEqual([{ runId: 'child-run', pid: child.pid }]);
+  });
+
+  it('recovers runs that have no owner row, and can be disabled', () => {
+    const store = open({ recover: false });
+    store.appendEvents(new JournalBuilder('orphan').start().events);
+    store.database.prepare('DELETE FROM run_hosts').run();
+    expect(open({ recover: false }).recovered).toEqual([]);
+    expect(store.getRun('orphan')!.run.status).toBe('running');
+    expect(store.recoverInterrupted().map((r) => r.runId)).toEqual(['orphan']);
+  });
+
+  it('notifies subscribers of the events it journals', () => {
+    const store = open({ recover: false });
+    store.appendEvents(new JournalBuilder('r').start().events);
+    const seen: string[] = [];
+    store.subscribe((events) => seen.push(...events.map((e) => e.type)));
+    store.recoverInterrupted({ force: true });
+    expect(seen).toEqual(['errorOccurred', 'runInterrupted']);
+  });
+});
+
+describe('resumePointForRun', () => {
+  it('refuses unknown and non-resumable runs', () => {
+    const store = open();
+    store.appendEvents(new JournalBuilder('ok').start().runStep([{ attempts: ['ok'] }]).complete().events);
+    store.appendEvents(new JournalBuilder('live').start().events);
+    expect(() => store.resumePointForRun('nope')).toThrow(/no run nope/);
+    for (const id of ['ok', 'live']) {
+      try {
+        store.resumePointForRun(id);
+        expect.unreachable();
+      } catch (error) {
+        expect(isStoreError(error, 'not_resumable')).toBe(true);
+      }
+    }
+  });
+
+  it('walks the resumedFrom chain: source outcomes up to resumeStep, then the run’s own', () => {
+    const store = open();
+    // A: steps 1, 2 committed, 3 fails.
+    const a = new JournalBuilder('A')
+      .start()
+      .runStep([{ attempts: ['ok'] }, { attempts: [crash], caught: true }])
+      .runStep([{ attempts: ['ok'] }])
+      .runStep([{ attempts: [crash] }])
+      .fail();
+    // B resumes A after step 2: commits 3, dies in 4.
+    const b = new JournalBuilder('B', { resumedFrom: 'A', resumeStep: 2 })
+      .start()
+      .runStep([{ attempts: ['ok'] }, { attempts: ['ok'] }])
+      .dieDuringStep([{ attempts: ['ok'] }]);
+    // C resumes B after step 1 only (an older checkpoint): B's and A's steps > 1 must not leak in.
+    const c = new JournalBuilder('C', { resumedFrom: 'B', resumeStep: 1 }).start().runStep([{ attempts: [crash] }]).fail();
+    for (const x of [a, b, c]) store.appendEvents(x.events);
+    store.recoverInterrupted({ force: true });
+
+    const pa = store.resumePointForRun('A');
+    expect(pa.fromRunId).toBe('A');
+    expect(pa.throughStep).toBe(2);
+    expect([...pa.outcomes.keys()].sort()).toEqual(['1:0', '1:1', '2:0']);
+    expect(pa.outcomes.get('1:1')).toMatchObject({ ok: false });
+    expect(pa.outcomes.get('1:0')).toEqual({ ok: true, output: 'output of 1:0' });
+
+    const pb = store.resumePointForRun('B');
+    expect(pb).toMatchObject({ fromRunId: 'B', throughStep: 3 });
+    expect([...pb.outcomes.keys()].sort()).toEqual(['1:0', '1:1', '2:0', '3:0', '3:1']);
+
+    const pc = store.resumePointForRun('C');
+    expect(pc).toMatchObject({ fromRunId: 'C', throughStep: 1 });
+    expect([...pc.outcomes.keys()].sort()).toEqual(['1:0', '1:1']);
+  });
+});

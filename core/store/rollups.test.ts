@@ -1,0 +1,148 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type HivewatchStore } from './index.js';
+import { ceilTo, DAY, floorTo, HOUR, MINUTE, planWindow, ROLLUP_DIMENSIONS, TIME_MAX, TIME_MIN } from './rollups.js';
+import { prng, randomJournals } from './testing/journal-builder.js';
+
+let store: HivewatchStore | undefined;
+afterEach(() => {
+  store?.close();
+  store = undefined;
+});
+
+const START = Date.UTC(2026, 0, 1);
+
+/** What the rollups must equal: a plain COUNT(*) over the errors table. */
+function directCounts(s: HivewatchStore, dim: string, since?: number, until?: number, filter?: [string, string]): Record<string, number> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (since !== undefined) where.push('ts >= ?') && params.push(since);
+  if (until !== undefined) where.push('ts < ?') && params.push(until);
+  if (filter) where.push(`${filter[0]} = ?`) && params.push(filter[1]);
+  const rows = s.database
+    .prepare(`SELECT ${dim} AS k, COUNT(*) AS n FROM errors ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY ${dim}`)
+    .all(...params) as { k: string; n: number }[];
+  return Object.fromEntries(rows.map((r) => [r.k, r.n]));
+}
+
+function storeCounts(s: HivewatchStore, dim: (typeof ROLLUP_DIMENSIONS)[number], since?: number, until?: number, filter?: [string, string]): Record<string, number> {
+  const filters = filter ? { [filter[0]]: filter[1] } : {};
+  return Object.fromEntries(
+    s.errorCounts({ by: dim, ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...filters, limit: 10_000 }).map((c) => [c.key, c.count]),
+  );
+}
+
+function randomWindow(random: () => number): [number | undefined, number | undefined] {
+  const span = 4 * DAY;
+  const a = START - HOUR + Math.floor(random() * span);
+  const b = a + Math.floor(random() * (random() < 0.5 ? 3 * HOUR : 3 * DAY));
+  const kind = random();
+  if (kind < 0.1) return [undefined, undefined];
+  if (kind < 0.2) return [a, undefined];
+  if (kind < 0.3) return [undefined, b];
+  if (kind < 0.4) return [floorTo(a, HOUR), ceilTo(b, DAY)];
+  return [a, b];
+}
+
+function checkAgainstDirect(s: HivewatchStore, random: () => number, windows: number): void {
+  for (let w = 0; w < windows; w += 1) {
+    const [since, until] = randomWindow(random);
+    for (const dim of ROLLUP_DIMENSIONS) {
+      const label = `${dim} [${since}, ${until})`;
+      expect(storeCounts(s, dim, since, until), label).toEqual(directCounts(s, dim, since, until));
+    }
+    const filterDim = ROLLUP_DIMENSIONS[Math.floor(random() * ROLLUP_DIMENSIONS.length)]!;
+    const values = Object.keys(directCounts(s, filterDim));
+    if (values.length > 0) {
+      const filter: [string, string] = [filterDim, values[Math.floor(random() * values.length)]!];
+      expect(storeCounts(s, 'category', since, until, filter)).toEqual(directCounts(s, 'category', since, until, filter));
+    }
+  }
+}
+
+describe('planWindow', () => {
+  it('covers [since, until) exactly once with whole buckets and sub-minute edges', () => {
+    const random = prng(7);
+    for (let i = 0; i < 2_000; i += 1) {
+      const since = START + Math.floor(random() * 5 * DAY) - DAY;
+      const until = since + Math.floor(random() * (random() < 0.3 ? 2 * MINUTE : 6 * DAY));
+      const plan = planWindow(since, until);
+      const pieces = [
+        ...plan.ranges.map((r) => ({ from: r.from, to: r.to, size: r.grain === 'minute' ? MINUTE : r.grain === 'hour' ? HOUR : DAY })),
+        ...plan.edges.map((e) => ({ ...e, size: 1 })),
+      ].filter((p) => p.to > p.from).sort((x, y) => x.from - y.from);
+      let at = since;
+      for (const p of pieces) {
+        expect(p.from).toBe(at);
+        expect(p.from % p.size).toBe(0);
+        expect(p.to % p.size).toBe(0);
+        at = p.to;
+      }
+      expect(at).toBe(until > since ? until : since);
+      for (const e of plan.edges) expect(e.to - e.from).toBeLessThan(MINUTE);
+    }
+  });
+
+  it('reads at most ~2×60 minute and ~2×24 hour buckets for any window', () => {
+    const plan = planWindow(START + 123_456, START + 30 * DAY + 7_654_321);
+    const minutes = plan.ranges.filter((r) => r.grain === 'minute').reduce((n, r) => n + (r.to - r.from) / MINUTE, 0);
+    const hours = plan.ranges.filter((r) => r.grain === 'hour').reduce((n, r) => n + (r.to - r.from) / HOUR, 0);
+    expect(minutes).toBeLessThanOrEqual(118);
+    expect(hours).toBeLessThanOrEqual(46);
+    expect(planWindow(undefined, undefined).ranges.find((r) => r.grain === 'day')).toMatchObject({ from: TIME_MIN, to: TIME_MAX });
+  });
+});
+
+describe('rollups equal COUNT(*) over the errors table (property)', () => {
+  for (const seed of [11, 23, 57, 101]) {
+    it(`seed ${seed}: every dimension, random windows and filters, before and after prune`, () => {
+      let clock = START + 5 * DAY;
+      store = openStore({ path: ':memory:', now: () => clock });
+      const random = prng(seed);
+      const journals = randomJournals(seed, 60, { start: START, spanMs: 3 * DAY });
+      // Interleave batches of random size across runs.
+      const queues = journals.map((j) => [...j]);
+      let events = 0;
+      while (queues.some((q) => q.length > 0)) {
+        const live = queues.filter((q) => q.length > 0);
+        const q = live[Math.floor(random() * live.length)]!;
+        const batch = q.splice(0, 1 + Math.floor(random() * 15));
+        events += batch.length;
+        store.appendEvents(batch);
+      }
+      expect(events).toBeGreaterThan(500);
+      const errors = (store.database.prepare('SELECT COUNT(*) AS n FROM errors').get() as { n: number }).n;
+      expect(errors).toBeGreaterThan(100);
+      checkAgainstDirect(store, random, 25);
+      expect(store.verifyAggregates().diffs).toEqual([]);
+
+      clock = START + 3 * DAY + 12 * HOUR;
+      const report = store.prune({ olderThanMs: DAY + Math.floor(random() * DAY) });
+      expect(report.runs).toBeGreaterThan(0);
+      expect(report.runs).toBeLessThan(journals.length);
+      checkAgainstDirect(store, random, 15);
+      expect(store.verifyAggregates().diffs).toEqual([]);
+      const groups = store.errorGroups({ limit: 1_000 });
+      expect(groups.reduce((n, g) => n + g.count, 0)).toBe(errors - report.errors);
+    });
+  }
+});
+
+describe('errorSeries', () => {
+  it('stacks counts per bucket, dense, from the rollups of the grain', () => {
+    store = openStore({ path: ':memory:' });
+    for (const j of randomJournals(5, 30, { start: START, spanMs: DAY })) store.appendEvents(j);
+    for (const bucket of ['minute', 'hour', 'day'] as const) {
+      const since = START + 17 * MINUTE + 5_000;
+      const until = START + DAY + 3 * HOUR;
+      const series = store.errorSeries({ bucket, stackBy: 'category', since, until });
+      const size = bucket === 'minute' ? MINUTE : bucket === 'hour' ? HOUR : DAY;
+      expect(series.buckets[0]).toBe(floorTo(since, size));
+      expect(series.buckets.length).toBe(Math.ceil((until - floorTo(since, size)) / size));
+      for (const s of series.series) expect(s.counts).toHaveLength(series.buckets.length);
+      // Whole buckets: the same as a direct count over [floor(since), until) rounded to buckets.
+      const direct = directCounts(store, 'category', floorTo(since, size), ceilTo(until, size));
+      expect(Object.fromEntries(series.series.map((s) => [s.key, s.total]))).toEqual(direct);
+    }
+    expect(() => store!.errorSeries({ bucket: 'minute', stackBy: 'category', since: START, until: START + 30 * DAY })).toThrow(/at most/);
+  });
+});
