@@ -2,6 +2,7 @@ import { VERSION } from '../version.js';
 import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { checkCommand } from './check.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
+import { continueCommand, errorsCommand, pruneCommand, replayCommand, runsCommand } from './history.js';
 import { runFlow } from './run.js';
 
 const HELP = `hivewatch ${VERSION} — run and watch agent flows
@@ -14,6 +15,15 @@ Usage:
       --max-steps N         stop before step N+1 (default 100)
       --concurrency N       tasks of one step running at once (default 4)
       --agent NAME          default agent for sessions that name none (or HIVEWATCH_AGENT)
+      --db PATH             database (default: HIVEWATCH_DB, else the OS data directory)
+  hivewatch runs [--status S[,S]] [--flow F] [--text T] [--since 24h] [--limit N] [--json]
+  hivewatch errors [--by category|origin|code|flow|run|task] [--since 24h] [--flow F] [--category C] [--json]
+  hivewatch errors --groups [--since 24h] [--json]   errors grouped by fingerprint
+  hivewatch replay <runId> [--json]              rebuild a run's projections from its journal; exit 1 on a difference
+  hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
+  hivewatch retry <runId> [run options]          run the same flow again, linked to the old run
+  hivewatch prune --older-than 30d               delete finished runs (rollups stay exact)
+  hivewatch serve [--port N] [--db PATH] [--demo]   the browser shell on 127.0.0.1
   hivewatch help
 `;
 
@@ -28,6 +38,9 @@ function onePositional(args: ParsedArgs, what: string): string {
   return args.positionals[0] as string;
 }
 
+const RUN_BOOLEANS = ['json', 'virtual-clock'] as const;
+const RUN_VALUES = ['max-steps', 'concurrency', 'agent', 'db'] as const;
+
 const COMMANDS: Record<string, Command> = {
   check: {
     booleans: ['json'],
@@ -35,9 +48,39 @@ const COMMANDS: Record<string, Command> = {
     run: (args, io) => checkCommand(onePositional(args, 'flow file'), io, args.flags.has('json')),
   },
   run: {
-    booleans: ['json', 'virtual-clock'],
-    values: ['max-steps', 'concurrency', 'agent'],
+    booleans: RUN_BOOLEANS,
+    values: RUN_VALUES,
     run: (args, io) => runFlow({ file: onePositional(args, 'flow file') }, args, io),
+  },
+  runs: {
+    booleans: ['json'],
+    values: ['db', 'status', 'flow', 'text', 'since', 'limit'],
+    run: (args, io) => runsCommand(args, io),
+  },
+  errors: {
+    booleans: ['json', 'groups'],
+    values: ['db', 'by', 'since', 'flow', 'category', 'origin', 'code', 'limit'],
+    run: (args, io) => errorsCommand(args, io),
+  },
+  replay: {
+    booleans: ['json'],
+    values: ['db'],
+    run: (args, io) => replayCommand(args, io, onePositional(args, 'run id')),
+  },
+  resume: {
+    booleans: RUN_BOOLEANS,
+    values: RUN_VALUES,
+    run: (args, io) => continueCommand('resume', args, io, onePositional(args, 'run id')),
+  },
+  retry: {
+    booleans: RUN_BOOLEANS,
+    values: RUN_VALUES,
+    run: (args, io) => continueCommand('retry', args, io, onePositional(args, 'run id')),
+  },
+  prune: {
+    booleans: ['json'],
+    values: ['db', 'older-than'],
+    run: (args, io) => pruneCommand(args, io),
   },
 };
 

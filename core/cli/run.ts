@@ -6,14 +6,17 @@ import { FlowRun, type RunResult } from '../engine/run.js';
 import { FanoutSink, JsonLinesSink } from '../engine/sinks.js';
 import type { ResumePoint } from '../engine/resume.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
+import { createDurableSink, type HivewatchStore } from '../store/index.js';
+import { resolve } from 'node:path';
+import { openCliStore } from './database.js';
 import { intFlag, stringFlag, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
 import { ProgressPrinter } from './progress.js';
 
 export interface RunTarget {
   file: string;
-  /** Extra sinks (the store's durable sink) besides the output ones. */
-  sinks?: EventSink[];
+  /** The database to journal into; opened from --db / HIVEWATCH_DB / the default path when absent. */
+  store?: HivewatchStore;
   resume?: ResumePoint | null;
   retryOf?: string | null;
   /** Called once the run exists, before it starts: e.g. to record its id. */
@@ -28,7 +31,8 @@ export function exitCodeOf(result: RunResult): number {
 
 /** `hivewatch run <flow>`: check, then execute with live progress or JSON lines; SIGINT cancels. */
 export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): Promise<number> {
-  const checked = await checkFlowFile(target.file);
+  // The journal keys runs by absolute flow path, so `retry` and `resume` work from any directory.
+  const checked = await checkFlowFile(resolve(target.file));
   if (!checked.ok || checked.plan === null) {
     for (const d of checked.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
     return ExitCode.invalid;
@@ -40,10 +44,12 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   const outputSink: EventSink = json
     ? new JsonLinesSink((line) => io.out(line))
     : { append: (event) => printer?.handle(event), flush: () => Promise.resolve() };
+  const store = target.store ?? openCliStore(args, io);
+  const durable = createDurableSink(store);
   const run = new FlowRun({
     plan: checked.plan,
     registry: createRuntimeRegistry(),
-    sink: new FanoutSink([...(target.sinks ?? []), outputSink]),
+    sink: new FanoutSink([durable, outputSink]),
     clock,
     maxSteps,
     concurrency: intFlag(args, 'concurrency', 1) ?? 4,
@@ -65,5 +71,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   } finally {
     process.off('SIGINT', onSigint);
     printer?.stop();
+    await durable.flush();
+    if (target.store === undefined) store.close();
   }
 }

@@ -107,6 +107,8 @@ export interface FlowInfo {
 export interface ErrorCount {
   key: string;
   count: number;
+  /** A readable name for the key where there is one: the flow's name for `flow`, `run` and `task`. */
+  label?: string | null;
 }
 
 export interface ErrorSeries {
@@ -125,10 +127,15 @@ export interface ErrorGroup {
   count: number;
   firstSeen: number;
   lastSeen: number;
+  /** The normalised message every member shares (numbers, ids and paths replaced). */
+  template?: string;
 }
 
 export interface ErrorOccurrence {
+  /** The `errorOccurred` event's seq within its run: unique together with `runId`. */
   id: number;
+  runId: string;
+  seq: number;
   ts: number;
   category: string;
   code: string;
@@ -172,7 +179,10 @@ export interface ListRunsInput {
   cursor?: string;
 }
 
-/** A live event with its global position; `id` is what SSE's Last-Event-ID carries. */
+/**
+ * A live event with its global position in this service instance (1, 2, 3, ... without gaps);
+ * SSE's Last-Event-ID carries it, prefixed with the instance (`<instance>.<id>`) on the wire.
+ */
 export interface LiveEvent {
   id: number;
   event: HivewatchEvent;
@@ -202,7 +212,23 @@ export interface HivewatchApi {
   listErrors(input: ErrorFilter & { fingerprint?: string; limit?: number; cursor?: string }): Promise<Page<ErrorOccurrence>>;
 
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
-  subscribe(listener: (batch: LiveEvent[]) => void, options?: { afterId?: number }): () => void;
+  subscribe(listener: (batch: LiveEvent[]) => void, options?: SubscribeOptions): () => void;
+}
+
+export interface SubscribeOptions {
+  /** Resume after this live id (0 or absent: only events from now on). */
+  afterId?: number;
+  /**
+   * Called when `afterId` cannot be resumed without a gap (older than the live buffer, unknown,
+   * or from an earlier instance of the service): refetch what you show; the subscription then
+   * continues with new events.
+   */
+  onReset?: () => void;
+  /**
+   * Called once the subscription is live (and again after each reconnect of a remote one), with
+   * the id it continues after: events committed from then on will be delivered.
+   */
+  onReady?: (startId: number) => void;
 }
 
 /** Every API call by name, for the HTTP routes and the IPC channels. */

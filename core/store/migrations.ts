@@ -148,7 +148,7 @@ function rollupGrainsGroupsAndOwners(db: Database.Database): void {
     fingerprint: string; category: string; code: string; origin: string; last_message: string;
     count: number; first_seen: number; last_seen: number;
   };
-  for (const g of groups.iterate() as IterableIterator<Group>) {
+  for (const g of groups.all() as Group[]) {
     const template = fingerprintOf(g.category, g.code, g.origin, g.last_message).template;
     insert.run(g.fingerprint, g.category, g.code, g.origin, template, g.last_message, g.count, g.first_seen, g.last_seen);
   }

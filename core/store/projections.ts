@@ -42,6 +42,8 @@ export interface RunState {
   attempts: Map<string, AttemptRow>;
   /** taskId → nextAttemptAt of tasks in backoff: the run's `nextAttemptAt` is its minimum. */
   backoff: Map<string, number>;
+  /** The highest step any task row of the run has (stored or in memory): no lookup for newer steps. */
+  maxTaskStep: number;
   dirty: { run: boolean; steps: Set<number>; tasks: Set<string>; attempts: Set<string> };
 }
 
@@ -69,6 +71,7 @@ export function newRunState(run: RunRow): RunState {
     tasks: new Map(),
     attempts: new Map(),
     backoff: new Map(),
+    maxTaskStep: 0,
     dirty: { run: false, steps: new Set(), tasks: new Set(), attempts: new Set() },
   };
 }
@@ -342,6 +345,7 @@ function putTask(state: RunState, row: TaskRow | undefined, before: TaskRow | un
   if (!row || row === before) return;
   state.tasks.set(row.taskId, row);
   state.dirty.tasks.add(row.taskId);
+  if (row.step > state.maxTaskStep) state.maxTaskStep = row.step;
   if (row.status === 'backoff' && row.nextAttemptAt !== null) state.backoff.set(row.taskId, row.nextAttemptAt);
   else state.backoff.delete(row.taskId);
 }
@@ -384,8 +388,10 @@ export function applyEvent(state: RunState | undefined, event: HivewatchEvent, l
   switch (event.type) {
     case 'stepStarted': {
       putStep(s, reduceStep(undefined, event), undefined);
+      // A step newer than every task row cannot have rows yet: no lookups on the hot path.
+      const fresh = event.step > s.maxTaskStep;
       for (const f of event.frontier) {
-        const before = getTask(s, loader, f.taskId);
+        const before = fresh ? undefined : getTask(s, loader, f.taskId);
         if (!before) putTask(s, blankTask(event.runId, f.taskId, event.step, f.ordinal, f.name), undefined);
       }
       break;

@@ -15,9 +15,13 @@ const START = Date.UTC(2026, 0, 1);
 function directCounts(s: HivewatchStore, dim: string, since?: number, until?: number, filter?: [string, string]): Record<string, number> {
   const where: string[] = [];
   const params: unknown[] = [];
-  if (since !== undefined) where.push('ts >= ?') && params.push(since);
-  if (until !== undefined) where.push('ts < ?') && params.push(until);
-  if (filter) where.push(`${filter[0]} = ?`) && params.push(filter[1]);
+  const add = (sql: string, value: unknown): void => {
+    where.push(sql);
+    params.push(value);
+  };
+  if (since !== undefined) add('ts >= ?', since);
+  if (until !== undefined) add('ts < ?', until);
+  if (filter) add(`${filter[0]} = ?`, filter[1]);
   const rows = s.database
     .prepare(`SELECT ${dim} AS k, COUNT(*) AS n FROM errors ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY ${dim}`)
     .all(...params) as { k: string; n: number }[];
@@ -144,5 +148,38 @@ describe('errorSeries', () => {
       expect(Object.fromEntries(series.series.map((s) => [s.key, s.total]))).toEqual(direct);
     }
     expect(() => store!.errorSeries({ bucket: 'minute', stackBy: 'category', since: START, until: START + 30 * DAY })).toThrow(/at most/);
+  });
+});
+
+describe('errorCounts reads the rollups', () => {
+  it('answers category / origin / code / flow from the rollup tables, touching errors only through the ts index', () => {
+    store = openStore({ path: ':memory:' });
+    for (const j of randomJournals(77, 20, { start: START, spanMs: 2 * DAY })) store.appendEvents(j);
+    const before = store.errorCounts({ by: 'category' });
+    // Inflate one day bucket: an all-time count must move by exactly that much.
+    const row = store.database.prepare('SELECT * FROM error_rollups_day LIMIT 1').get() as { bucket: number; category: string; origin: string; code: string; flow: string };
+    store.database
+      .prepare('UPDATE error_rollups_day SET count = count + 1000 WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ?')
+      .run(row.bucket, row.category, row.origin, row.code, row.flow);
+    const after = store.errorCounts({ by: 'category' });
+    const of = (list: typeof before, key: string): number => list.find((c) => c.key === key)?.count ?? 0;
+    expect(of(after, row.category) - of(before, row.category)).toBe(1000);
+
+    // The plan: rollup tables by their primary key, errors only by the ts index (edges).
+    const statements = store.database.prepare("SELECT sql FROM sqlite_master WHERE name = 'errors_ts'").get() as { sql: string };
+    expect(statements.sql).toMatch(/errors \(ts\)/);
+    const sqls: string[] = [];
+    const original = store.database.prepare.bind(store.database);
+    (store.database as unknown as { prepare: (sql: string) => unknown }).prepare = (sql: string) => {
+      sqls.push(sql);
+      return original(sql);
+    };
+    store.errorCounts({ by: 'origin', since: START + 1234, until: START + DAY + 5678, flow: 'flows/a.prose' });
+    const sql = sqls.find((s) => s.includes('error_rollups_day'))!;
+    const plan = (store.database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...new Array(7 * 3 + 1).fill(0)) as { detail: string }[]).map((p) => p.detail);
+    const errorsAccess = plan.filter((d) => / errors\b/.test(d));
+    expect(errorsAccess.length).toBeGreaterThan(0);
+    for (const d of errorsAccess) expect(d).toMatch(/USING INDEX errors_ts/);
+    for (const d of plan.filter((x) => /error_rollups/.test(x))) expect(d).toMatch(/^SEARCH/);
   });
 });

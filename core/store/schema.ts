@@ -216,7 +216,23 @@ export const CHECKPOINTS: TableSpec<CheckpointRow> = {
   columns: [['runId', 'text'], ['step', 'int'], ['ts', 'int'], ['channels', 'json']],
 };
 
-/** Positional parameters for the spec's column order. */
+/**
+ * JSON of objects already serialised once: an error envelope is stored on its attempt, its task
+ * and re-written when those rows change in later batches; it is stringified once.
+ */
+const jsonOf = new WeakMap<object, string>();
+
+function toJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  let text = jsonOf.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    jsonOf.set(value, text);
+  }
+  return text;
+}
+
+/** Positional parameters for the spec's column order. Rows (and what they hold) are never mutated. */
 export function rowParams<R>(spec: TableSpec<R>, row: R): unknown[] {
   const params = new Array<unknown>(spec.columns.length);
   for (let i = 0; i < spec.columns.length; i += 1) {
@@ -224,7 +240,7 @@ export function rowParams<R>(spec: TableSpec<R>, row: R): unknown[] {
     const value = row[key] as unknown;
     if (value === undefined || value === null) params[i] = null;
     else if (kind === 'bool') params[i] = value ? 1 : 0;
-    else if (kind === 'json') params[i] = JSON.stringify(value);
+    else if (kind === 'json') params[i] = toJson(value);
     else params[i] = value;
   }
   return params;

@@ -39,6 +39,8 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
   /** Run start-up recovery on open (default true unless readonly). */
   recover?: boolean;
+  /** Where a subscriber's exception goes (default: rethrown on a microtask, like an uncaught error). */
+  onListenerError?: (error: unknown) => void;
 }
 
 export type CommittedListener = (events: readonly HivewatchEvent[]) => void;
@@ -103,11 +105,17 @@ class SqliteStore implements HivewatchStore {
     readonly readonly: boolean,
     private readonly now: () => number,
     recover: boolean,
+    private readonly onListenerError: (error: unknown) => void,
   ) {
     this.owner = newInstance();
     this.cache = new StatementCache(database);
     this.writer = readonly ? null : new JournalWriter(database, this.owner, now);
-    this.recovered = recover && !readonly ? this.recoverInterrupted() : [];
+    try {
+      this.recovered = recover && !readonly ? this.recoverInterrupted() : [];
+    } catch (error) {
+      releaseInstance(this.owner);
+      throw error;
+    }
   }
 
   private open(): void {
@@ -126,10 +134,8 @@ class SqliteStore implements HivewatchStore {
       try {
         listener(events);
       } catch (error) {
-        // A listener's failure must not undo or block a committed write.
-        queueMicrotask(() => {
-          throw error;
-        });
+        // A listener's failure must not undo or block a committed write, nor starve the others.
+        this.onListenerError(error);
       }
     }
   }
@@ -250,7 +256,13 @@ export function openStore(options: OpenStoreOptions): HivewatchStore {
   });
   try {
     if (!readonly) migrate(db);
-    return new SqliteStore(db, options.path, readonly, options.now ?? Date.now, options.recover ?? true);
+    const onListenerError =
+      options.onListenerError ??
+      ((error: unknown) =>
+        queueMicrotask(() => {
+          throw error;
+        }));
+    return new SqliteStore(db, options.path, readonly, options.now ?? Date.now, options.recover ?? true, onListenerError);
   } catch (error) {
     db.close();
     throw error;

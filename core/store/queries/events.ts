@@ -3,14 +3,14 @@ import { eventFromRow } from '../journal.js';
 import { StoreError } from '../store-error.js';
 import { clampLimit, type StatementCache } from './sql.js';
 
-type EventRecord = { payload: string };
+type EventRecord = { run_id: string; seq: number; type: string; ts: number; payload: string };
 
 /** A run's events with seq > afterSeq, in seq order (a range scan of the journal's primary key). */
 export function getEvents(cache: StatementCache, runId: string, afterSeq = 0, limit?: number): HivewatchEvent[] {
   if (!Number.isFinite(afterSeq)) throw new StoreError('invalid_argument', 'afterSeq must be a number');
   const n = clampLimit(limit, 1_000, 100_000);
   const rows = cache
-    .get('SELECT payload FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+    .get('SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
     .all(runId, afterSeq, n) as EventRecord[];
   return rows.map(eventFromRow);
 }
@@ -18,7 +18,7 @@ export function getEvents(cache: StatementCache, runId: string, afterSeq = 0, li
 /** Every event of a run, streamed from the journal without a limit (replay, resume). */
 export function allEvents(cache: StatementCache, runId: string): HivewatchEvent[] {
   const rows = cache
-    .get('SELECT payload FROM events WHERE run_id = ? ORDER BY seq')
+    .get('SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? ORDER BY seq')
     .all(runId) as EventRecord[];
   return rows.map(eventFromRow);
 }

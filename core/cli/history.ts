@@ -1,0 +1,141 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { ErrorDimension } from '../store/index.js';
+import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
+import { openCliStore, parseAge } from './database.js';
+import { ExitCode, type CliIo } from './io.js';
+import { runFlow } from './run.js';
+
+/** `hivewatch runs | errors | replay | resume | retry | prune`: the history in the database. */
+
+const DIMENSIONS: readonly ErrorDimension[] = ['category', 'origin', 'code', 'flow', 'run', 'task'];
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n') + '\n';
+}
+
+const when = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
+
+function since(args: ParsedArgs, now: number): number | undefined {
+  const raw = stringFlag(args, 'since');
+  if (raw === undefined) return undefined;
+  const age = parseAge(raw);
+  if (age === null) throw new UsageError(`--since must be an age like 30m, 24h or 7d, got "${raw}"`);
+  return now - age;
+}
+
+export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> {
+  const store = openCliStore(args, io);
+  try {
+    const status = stringFlag(args, 'status');
+    const page = store.listRuns({
+      status: status === undefined ? undefined : (status.split(',') as never),
+      flow: stringFlag(args, 'flow'),
+      text: stringFlag(args, 'text'),
+      since: since(args, Date.now()),
+      limit: intFlag(args, 'limit', 1) ?? 50,
+    });
+    if (args.flags.has('json')) {
+      io.out(`${JSON.stringify(page)}\n`);
+      return ExitCode.ok;
+    }
+    if (page.runs.length === 0) {
+      io.out('no runs yet: start one with `hivewatch run examples/01-happy-path.prose`\n');
+      return ExitCode.ok;
+    }
+    const rows = page.runs.map((r) => [r.id, r.status, r.flowName, when(r.startedAt), `${r.steps} steps`, `${r.attemptCount} attempts`, `${r.errorCount} errors`, r.lastErrorCode ?? '']);
+    io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEPS', 'ATTEMPTS', 'ERRORS', 'LAST ERROR'], ...rows]));
+    return ExitCode.ok;
+  } finally {
+    store.close();
+  }
+}
+
+export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number> {
+  const store = openCliStore(args, io);
+  try {
+    const filters = {
+      flow: stringFlag(args, 'flow'),
+      category: stringFlag(args, 'category'),
+      origin: stringFlag(args, 'origin'),
+      code: stringFlag(args, 'code'),
+      since: since(args, Date.now()),
+      limit: intFlag(args, 'limit', 1),
+    };
+    const json = args.flags.has('json');
+    if (args.flags.has('groups')) {
+      const groups = store.errorGroups(filters);
+      if (json) io.out(`${JSON.stringify(groups)}\n`);
+      else if (groups.length === 0) io.out('no errors recorded\n');
+      else io.out(table([['COUNT', 'CODE', 'ORIGIN', 'LAST SEEN', 'MESSAGE'], ...groups.map((g) => [String(g.count), g.code, g.origin, when(g.lastSeen), g.template])]));
+      return ExitCode.ok;
+    }
+    const by = (stringFlag(args, 'by') ?? 'category') as ErrorDimension;
+    if (!DIMENSIONS.includes(by)) throw new UsageError(`--by must be one of ${DIMENSIONS.join(', ')}, got "${by}"`);
+    const counts = store.errorCounts({ by, ...filters });
+    if (json) io.out(`${JSON.stringify(counts)}\n`);
+    else if (counts.length === 0) io.out('no errors recorded\n');
+    else io.out(table([[by.toUpperCase(), 'COUNT'], ...counts.map((c) => [c.label && c.label !== c.key ? `${c.key} (${c.label})` : c.key, String(c.count)])]));
+    return ExitCode.ok;
+  } finally {
+    store.close();
+  }
+}
+
+export async function replayCommand(args: ParsedArgs, io: CliIo, runId: string): Promise<number> {
+  const store = openCliStore(args, io);
+  try {
+    const report = store.replayRun(runId);
+    if (args.flags.has('json')) io.out(`${JSON.stringify(report)}\n`);
+    else if (report.ok) io.out(`${runId}: replay matches the stored projections (${report.events} events)\n`);
+    else io.out(`${runId}: replay differs from the stored projections:\n${report.diffs.map((d) => `  ${d}`).join('\n')}\n`);
+    return report.ok ? ExitCode.ok : ExitCode.failed;
+  } finally {
+    store.close();
+  }
+}
+
+/** `resume` continues from the last checkpoint; `retry` starts the flow fresh. Both link the new run. */
+export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs, io: CliIo, runId: string): Promise<number> {
+  const store = openCliStore(args, io);
+  try {
+    const detail = store.getRun(runId);
+    if (detail === null) {
+      io.err(`hivewatch ${mode}: no run "${runId}" in ${store.path}\n`);
+      return ExitCode.failed;
+    }
+    const { run } = detail;
+    if (mode === 'resume' && !['failed', 'cancelled', 'interrupted'].includes(run.status)) {
+      io.err(`hivewatch resume: run ${runId} is ${run.status}; only failed, cancelled or interrupted runs can be resumed\n`);
+      return ExitCode.failed;
+    }
+    const file = isAbsolute(run.flow) ? run.flow : resolve(run.flow);
+    return await runFlow(
+      {
+        file,
+        store,
+        resume: mode === 'resume' ? store.resumePointForRun(runId) : null,
+        retryOf: mode === 'retry' ? runId : null,
+      },
+      args,
+      io,
+    );
+  } finally {
+    store.close();
+  }
+}
+
+export async function pruneCommand(args: ParsedArgs, io: CliIo): Promise<number> {
+  const raw = stringFlag(args, 'older-than');
+  const age = raw === undefined ? null : parseAge(raw);
+  if (age === null) throw new UsageError('prune needs --older-than AGE, e.g. --older-than 30d');
+  const store = openCliStore(args, io);
+  try {
+    const report = store.prune({ olderThanMs: age });
+    if (args.flags.has('json')) io.out(`${JSON.stringify(report)}\n`);
+    else io.out(`pruned ${report.runs} run(s), ${report.events} event(s), ${report.errors} error(s) that ended before ${when(report.cutoff)}${report.keptForResume ? `; kept ${report.keptForResume} needed by resumed runs` : ''}\n`);
+    return ExitCode.ok;
+  } finally {
+    store.close();
+  }
+}

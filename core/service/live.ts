@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import type { HivewatchEvent } from '../engine/events.js';
+import type { LiveEvent } from './api.js';
+
+/**
+ * The live stream: committed events get a service-local, gap-free id (1, 2, 3, ...) in commit
+ * order, are kept in a ring of the last `capacity` events, and are delivered to subscribers in
+ * batches, at most one per subscriber per turn of the event loop (however many transactions
+ * committed in it). A subscriber resumes after any id still in the ring without a gap or a
+ * duplicate; an id older than the ring, newer than the head, or of another instance (ids of a
+ * previous process mean nothing here) gets a reset instead: refetch, then continue live.
+ */
+
+export const DEFAULT_LIVE_CAPACITY = 50_000;
+
+export interface LiveSubscribeOptions {
+  /** Resume after this id; undefined or 0: from the head (only new events). */
+  afterId?: number | undefined;
+  /** The instance the id came from; another instance's id is a reset. */
+  instance?: string | undefined;
+  onBatch: (batch: LiveEvent[]) => void;
+  /** Called (synchronously, from `deliver`) when a subscriber fell out of the ring during a storm. */
+  onReset?: (() => void) | undefined;
+}
+
+export interface LiveSubscription {
+  /** The id the subscription continues after (afterId, or the head on a fresh start or a reset). */
+  readonly startId: number;
+  /** True when afterId could not be resumed: the caller should signal a reset. */
+  readonly reset: boolean;
+  unsubscribe(): void;
+}
+
+interface Subscriber {
+  lastId: number;
+  onBatch: (batch: LiveEvent[]) => void;
+  onReset: (() => void) | undefined;
+}
+
+export class LiveHub {
+  readonly instance: string;
+  private readonly ring: (LiveEvent | undefined)[];
+  private headId = 0;
+  private readonly subscribers = new Set<Subscriber>();
+  private scheduled: NodeJS.Immediate | null = null;
+  private closed = false;
+
+  constructor(readonly capacity: number = DEFAULT_LIVE_CAPACITY, instance?: string) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`live capacity must be a whole number of at least 1, got ${capacity}`);
+    this.instance = instance ?? randomBytes(6).toString('hex');
+    this.ring = new Array<LiveEvent | undefined>(capacity);
+  }
+
+  /** The id of the newest event (0 before any). */
+  get head(): number {
+    return this.headId;
+  }
+
+  /** The oldest id still in the ring (head + 1 when empty). */
+  get oldest(): number {
+    return Math.max(1, this.headId - this.capacity + 1);
+  }
+
+  publish(events: readonly HivewatchEvent[]): void {
+    if (this.closed || events.length === 0) return;
+    for (const event of events) {
+      const id = ++this.headId;
+      this.ring[id % this.capacity] = { id, event };
+    }
+    this.schedule();
+  }
+
+  /** Events with ids in (afterId, head], assuming afterId + 1 ≥ oldest. */
+  private since(afterId: number): LiveEvent[] {
+    const out: LiveEvent[] = [];
+    for (let id = afterId + 1; id <= this.headId; id++) out.push(this.ring[id % this.capacity] as LiveEvent);
+    return out;
+  }
+
+  private resumable(afterId: number): boolean {
+    return afterId <= this.headId && afterId >= this.oldest - 1;
+  }
+
+  subscribe(options: LiveSubscribeOptions): LiveSubscription {
+    const wanted = options.afterId ?? 0;
+    const foreign = options.instance !== undefined && options.instance !== this.instance;
+    const reset = wanted !== 0 && (foreign || !this.resumable(wanted));
+    const startId = wanted === 0 || reset ? this.headId : wanted;
+    const subscriber: Subscriber = { lastId: startId, onBatch: options.onBatch, onReset: options.onReset };
+    if (!this.closed) this.subscribers.add(subscriber);
+    if (startId < this.headId) this.schedule();
+    return {
+      startId,
+      reset,
+      unsubscribe: () => {
+        this.subscribers.delete(subscriber);
+      },
+    };
+  }
+
+  private schedule(): void {
+    if (this.scheduled !== null || this.closed) return;
+    this.scheduled = setImmediate(() => {
+      this.scheduled = null;
+      this.deliver();
+    });
+  }
+
+  /** Sends every subscriber what it has not seen yet, as one batch. */
+  deliver(): void {
+    for (const subscriber of [...this.subscribers]) {
+      if (!this.subscribers.has(subscriber) || subscriber.lastId >= this.headId) continue;
+      if (!this.resumable(subscriber.lastId)) {
+        subscriber.lastId = this.headId;
+        subscriber.onReset?.();
+        continue;
+      }
+      const batch = this.since(subscriber.lastId);
+      subscriber.lastId = this.headId;
+      try {
+        subscriber.onBatch(batch);
+      } catch (error) {
+        // One subscriber's failure must not starve the others.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.scheduled !== null) clearImmediate(this.scheduled);
+    this.scheduled = null;
+    this.subscribers.clear();
+  }
+}
+
+/** SSE ids carry the instance: `<instance>.<id>`. */
+export function formatLiveId(instance: string, id: number): string {
+  return `${instance}.${id}`;
+}
+
+/**
+ * Reads a Last-Event-ID: `<instance>.<id>` or a bare `<id>` (taken as this instance's). Null for
+ * anything else (treated as unknown: a reset).
+ */
+export function parseLiveId(text: string | null | undefined): { instance: string | undefined; id: number } | null {
+  if (text === null || text === undefined) return null;
+  const match = /^(?:([0-9a-z]{1,64})\.)?(\d{1,15})$/.exec(text.trim());
+  if (!match) return null;
+  return { instance: match[1], id: Number(match[2]) };
+}

@@ -1,0 +1,214 @@
+import type {
+  AttemptRow,
+  ErrorCount as StoreErrorCount,
+  ErrorGroup as StoreErrorGroup,
+  ErrorOccurrence as StoreErrorOccurrence,
+  ErrorSeries as StoreErrorSeries,
+  RunDetail as StoreRunDetail,
+  RunRow,
+  StepRow,
+  TaskRow,
+} from '../store/index.js';
+import type {
+  AttemptStatus,
+  AttemptView,
+  ErrorCount,
+  ErrorGroup,
+  ErrorOccurrence,
+  ErrorSeries,
+  RunDetail,
+  RunSummary,
+  SeriesDimension,
+  StepView,
+  TaskStatus,
+  TaskView,
+} from './api.js';
+
+/**
+ * Store rows → the API's DTOs. The store's vocabulary is richer than what a window shows; the
+ * collapses are deliberate:
+ * - task `pending` (in the frontier, waiting for a concurrency slot) and `backoff` (waiting to
+ *   retry) are both `waiting`; `aborted` (left open when the run failed) and `interrupted` (the
+ *   host died) are `cancelled`: the task was stopped, it did not fail on its own.
+ * - attempt `aborted` / `interrupted` are `cancelled`; the last attempt of a task that journaled
+ *   a stale receipt (`receiptIgnoredStale`, rule 12) is `stale`: its result came after the cancel.
+ * - step `interrupted` is `aborted` (nothing was committed).
+ */
+
+export type Retrying = RunSummary['retrying'];
+
+function taskStatusOf(row: TaskRow): TaskStatus {
+  switch (row.status) {
+    case 'pending':
+    case 'backoff':
+      return 'waiting';
+    case 'running':
+      return 'running';
+    case 'succeeded':
+      return 'succeeded';
+    case 'failed':
+      return 'failed';
+    default:
+      return 'cancelled';
+  }
+}
+
+function attemptStatusOf(row: AttemptRow, task: TaskRow | undefined): AttemptStatus {
+  switch (row.status) {
+    case 'running':
+    case 'succeeded':
+    case 'failed':
+      return row.status;
+    default:
+      return task && task.staleReceipts > 0 && task.attempts === row.attempt ? 'stale' : 'cancelled';
+  }
+}
+
+export function attemptView(row: AttemptRow, task?: TaskRow): AttemptView {
+  return {
+    attempt: row.attempt,
+    startedAt: row.startedAt,
+    endedAt: row.endedAt,
+    status: attemptStatusOf(row, task),
+    error: row.error,
+    delayAfterMs: row.delayMs,
+    strategy: row.strategy,
+    nextAttemptAt: row.nextAttemptAt,
+  };
+}
+
+export function stepView(row: StepRow): StepView {
+  return {
+    step: row.step,
+    status: row.status === 'interrupted' ? 'aborted' : row.status,
+    startedAt: row.startedAt,
+    endedAt: row.endedAt,
+    taskIds: row.frontier.map((f) => f.taskId),
+  };
+}
+
+/**
+ * The task waiting in backoff whose next attempt comes first (the run row's `nextAttemptAt`),
+ * with the delay journaled for it. Null when no task waits.
+ */
+export function retryingOf(tasks: readonly TaskRow[], attempts: readonly AttemptRow[]): Retrying {
+  let best: TaskRow | null = null;
+  for (const task of tasks) {
+    if (task.status !== 'backoff' || task.nextAttemptAt === null) continue;
+    if (best === null || (best.nextAttemptAt as number) > task.nextAttemptAt) best = task;
+  }
+  if (best === null) return null;
+  let delayMs = 0;
+  for (const attempt of attempts) {
+    if (attempt.taskId === best.taskId && attempt.delayMs !== null) delayMs = attempt.delayMs;
+  }
+  return { taskId: best.taskId, nextAttemptAt: best.nextAttemptAt as number, delayMs };
+}
+
+export function runSummary(row: RunRow, retrying: Retrying): RunSummary {
+  return {
+    id: row.id,
+    flow: row.flow,
+    flowName: row.flowName,
+    status: row.status,
+    startedAt: row.startedAt,
+    endedAt: row.endedAt,
+    durationMs: row.durationMs,
+    step: row.currentStep,
+    maxSteps: row.maxSteps ?? 0,
+    attempts: row.attemptCount,
+    errorCount: row.errorCount,
+    retrying: row.nextAttemptAt === null ? null : retrying,
+    resumedFrom: row.resumedFrom,
+    retryOf: row.retryOf,
+    lastError: row.lastErrorCode !== null ? { code: row.lastErrorCode, message: row.lastErrorMessage ?? '' } : null,
+  };
+}
+
+export function runDetail(detail: StoreRunDetail): RunDetail {
+  const byTask = new Map<string, AttemptRow[]>();
+  for (const attempt of detail.attempts) {
+    const list = byTask.get(attempt.taskId);
+    if (list) list.push(attempt);
+    else byTask.set(attempt.taskId, [attempt]);
+  }
+  const tasks: TaskView[] = detail.tasks.map((task) => ({
+    taskId: task.taskId,
+    step: task.step,
+    ordinal: task.ordinal,
+    name: task.name,
+    agent: task.agent ?? '',
+    status: taskStatusOf(task),
+    maxAttempts: task.maxAttempts ?? Math.max(1, task.attempts),
+    attempts: (byTask.get(task.taskId) ?? []).map((a) => attemptView(a, task)),
+    error: task.error,
+    output: task.output,
+  }));
+  return {
+    run: runSummary(detail.run, retryingOf(detail.tasks, detail.attempts)),
+    steps: detail.steps.map(stepView),
+    tasks,
+    lastSeq: detail.run.lastSeq,
+  };
+}
+
+export function errorCount(row: StoreErrorCount): ErrorCount {
+  return { key: row.key, count: row.count, label: row.label };
+}
+
+export function errorGroup(row: StoreErrorGroup): ErrorGroup {
+  return {
+    fingerprint: row.fingerprint,
+    category: row.category,
+    code: row.code,
+    origin: row.origin,
+    message: row.lastMessage,
+    count: row.count,
+    firstSeen: row.firstSeen,
+    lastSeen: row.lastSeen,
+    template: row.template,
+  };
+}
+
+export function errorOccurrence(row: StoreErrorOccurrence): ErrorOccurrence {
+  const error = {
+    category: row.category as ErrorOccurrence['error']['category'],
+    code: row.code as ErrorOccurrence['error']['code'],
+    message: row.message,
+    origin: row.origin,
+    recoverable: row.recoverable,
+    recovery_hint: row.recoveryHint,
+    context: row.context,
+    timestamp: row.timestamp,
+    correlation: row.correlation,
+  };
+  return {
+    id: row.seq,
+    runId: row.runId,
+    seq: row.seq,
+    ts: row.ts,
+    category: row.category,
+    code: row.code,
+    origin: row.origin,
+    message: row.message,
+    fingerprint: row.fingerprint,
+    caught: row.caught,
+    retrying: row.retrying,
+    flow: row.flow === '' ? null : row.flow,
+    correlation: row.correlation,
+    error,
+  };
+}
+
+export function errorSeries(series: StoreErrorSeries, stackBy: SeriesDimension): ErrorSeries {
+  return {
+    bucket: series.bucket,
+    stackBy,
+    keys: series.series.map((s) => s.key),
+    points: series.buckets.map((start, index) => {
+      const counts: Record<string, number> = {};
+      for (const s of series.series) counts[s.key] = s.counts[index] ?? 0;
+      return { start, counts };
+    }),
+  };
+}

@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import {
+  BUCKETS,
+  ERROR_CATEGORY_NAMES,
+  ERROR_DIMENSIONS,
+  RUN_SORTS,
+  RUN_STATUSES,
+  SERIES_DIMENSIONS,
+  type ApiMethod,
+} from './api.js';
+import { ApiError } from './errors.js';
+
+/**
+ * One schema per API input, shared by the service (in-process callers), the HTTP routes and
+ * the IPC handlers, so every path rejects the same input with the same message. Messages are
+ * written for an operator: `<field>: <what is wrong>`, several joined by "; ".
+ */
+
+export const LIMITS = {
+  maxListLimit: 1_000,
+  maxEventsLimit: 1_000,
+  maxSteps: 100_000,
+  maxConcurrency: 64,
+  /** A flow's source text (checkFlow): 512 KiB of characters. */
+  maxSourceChars: 512 * 1024,
+  maxText: 200,
+  maxReason: 500,
+  maxCursor: 1_000,
+  /** Milliseconds since the epoch up to year 275760 (what a JS Date can hold). */
+  maxTime: 8.64e15,
+} as const;
+
+type Issue = { input?: unknown };
+const required =
+  (what: string) =>
+  (issue: Issue): string =>
+    issue.input === undefined ? 'is required' : what;
+
+const text = (max: number, what = 'must be a string') =>
+  z
+    .string({ error: required(what) })
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`);
+
+const int = (min: number, max: number) =>
+  z
+    .number({ error: required('must be a number') })
+    .int('must be a whole number')
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: required(`must be one of ${values.join(', ')}`) });
+
+/** `z.strictObject` with operator-readable messages for a non-object and for unknown fields. */
+const object = <S extends z.ZodRawShape>(shape: S) =>
+  z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        const keys = (issue as { keys: string[] }).keys;
+        return `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}`;
+      }
+      return 'input must be an object';
+    },
+  });
+
+export const runIdSchema = text(128, 'must be a run id').regex(/^[A-Za-z0-9_.:-]+$/, 'must be a run id (letters, digits, _ . : -)');
+export const taskIdSchema = z
+  .string({ error: required('must be a task id') })
+  .regex(/^\d{1,9}:\d{1,9}$/, 'must be a task id like "1:0" (step:ordinal)');
+/** Flow ids name a file in one of the two flow folders; no paths, so nothing outside them is reachable. */
+export const flowIdSchema = z
+  .string({ error: required('must be a flow id') })
+  .max(200, 'must be at most 200 characters')
+  .regex(/^(examples|user)\/[A-Za-z0-9][A-Za-z0-9._-]*\.prose$/, 'must be a flow id: examples/<file>.prose or user/<file>.prose');
+const agentSchema = text(64).regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'must be an agent name (letters, digits, _ -)');
+const timeSchema = int(0, LIMITS.maxTime);
+const limitSchema = int(1, LIMITS.maxListLimit);
+const cursorSchema = text(LIMITS.maxCursor);
+
+const errorFilterShape = {
+  since: timeSchema.optional(),
+  until: timeSchema.optional(),
+  flow: text(300).optional(),
+  category: oneOf(ERROR_CATEGORY_NAMES).optional(),
+  origin: text(200).optional(),
+  code: text(100).regex(/^[A-Z][A-Z0-9_]*$/, 'must be an error code like RUNTIME_TIMEOUT').optional(),
+  runId: runIdSchema.optional(),
+};
+
+const noInput = z.union([z.undefined(), object({})], { error: 'takes no input' });
+
+export const schemas = {
+  startRun: object({
+    flow: flowIdSchema,
+    maxSteps: int(1, LIMITS.maxSteps).optional(),
+    concurrency: int(1, LIMITS.maxConcurrency).optional(),
+    virtualClock: z.boolean({ error: 'must be true or false' }).optional(),
+    agent: agentSchema.optional(),
+  }),
+  cancelRun: object({ runId: runIdSchema, reason: text(LIMITS.maxReason).optional() }),
+  retryRun: object({ runId: runIdSchema }),
+  resumeRun: object({ runId: runIdSchema }),
+  skipBackoff: object({ runId: runIdSchema, taskId: taskIdSchema }),
+  listRuns: object({
+    status: z
+      .array(oneOf(RUN_STATUSES), { error: 'must be a list of run statuses' })
+      .max(RUN_STATUSES.length, `must list at most ${RUN_STATUSES.length} statuses`)
+      .optional(),
+    flow: text(300).optional(),
+    text: z.string({ error: 'must be a string' }).max(LIMITS.maxText, `must be at most ${LIMITS.maxText} characters`).optional(),
+    since: timeSchema.optional(),
+    until: timeSchema.optional(),
+    sort: oneOf(RUN_SORTS).optional(),
+    limit: limitSchema.optional(),
+    cursor: cursorSchema.optional(),
+  }),
+  getRun: object({ runId: runIdSchema }),
+  getEvents: object({
+    runId: runIdSchema,
+    afterSeq: int(0, Number.MAX_SAFE_INTEGER).optional(),
+    limit: int(1, LIMITS.maxEventsLimit).optional(),
+  }),
+  listFlows: noInput,
+  checkFlow: object({
+    source: z
+      .string({ error: required('must be a string') })
+      .max(LIMITS.maxSourceChars, `must be at most ${LIMITS.maxSourceChars} characters`),
+    file: text(260).optional(),
+  }),
+  errorCounts: object({ ...errorFilterShape, by: oneOf(ERROR_DIMENSIONS), limit: limitSchema.optional() }),
+  errorSeries: object({ ...errorFilterShape, bucket: oneOf(BUCKETS), stackBy: oneOf(SERIES_DIMENSIONS) }),
+  errorGroups: object({ ...errorFilterShape, limit: limitSchema.optional() }),
+  listErrors: object({
+    ...errorFilterShape,
+    fingerprint: text(200).optional(),
+    limit: limitSchema.optional(),
+    cursor: cursorSchema.optional(),
+  }),
+} satisfies Record<ApiMethod, z.ZodType>;
+
+/** The subscription's own input (IPC and the service; SSE takes Last-Event-ID instead). */
+export const subscribeSchema = object({ afterId: int(0, Number.MAX_SAFE_INTEGER).optional() });
+
+export type Schemas = typeof schemas;
+export type InputOf<M extends ApiMethod> = z.output<Schemas[M]>;
+
+function pathOf(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+/** The operator-readable message of a failed parse: `field: problem; other: problem`. */
+export function formatIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => (issue.path.length === 0 ? issue.message : `${pathOf(issue.path)}: ${issue.message}`)).join('; ');
+}
+
+export function parseWith<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ApiError(400, 'invalid_input', formatIssues(result.error));
+  return result.data;
+}
+
+/** Validates one API call's input; throws ApiError 400 `invalid_input` with the message. */
+export function parseInput<M extends ApiMethod>(method: M, input: unknown): InputOf<M> {
+  return parseWith(schemas[method] as z.ZodType, input) as InputOf<M>;
+}
+
+export function isApiMethod(value: unknown): value is ApiMethod {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(schemas, value);
+}

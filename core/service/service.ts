@@ -1,0 +1,456 @@
+import { randomUUID } from 'node:crypto';
+import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
+import { createLimiter, type Limiter } from '../engine/limiter.js';
+import type { ResumePoint } from '../engine/resume.js';
+import { FlowRun, type RunResult } from '../engine/run.js';
+import { formatDiagnostic } from '../flow/ast.js';
+import { checkFlow } from '../flow/check.js';
+import type { FlowPlan } from '../flow/plan.js';
+import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
+import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
+import type { ErrorOccurrence as StoreErrorOccurrence, ErrorSeries as StoreErrorSeries } from '../store/index.js';
+import { listRunsByColumn } from '../store/queries/run-sorts.js';
+import { getRunRow } from '../store/queries/runs.js';
+import { StatementCache } from '../store/queries/sql.js';
+import type {
+  Bucket,
+  CommandAck,
+  ErrorCount,
+  ErrorDimension,
+  ErrorGroup,
+  HivewatchApi,
+  LiveEvent,
+  RunSummary,
+  SubscribeOptions,
+} from './api.js';
+import { ACTIVE_STATUSES } from './api.js';
+import { ApiError, asApiError } from './errors.js';
+import { FlowCatalog } from './flows.js';
+import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
+import { errorCount, errorGroup, errorOccurrence, errorSeries, retryingOf, runDetail, runSummary } from './mapping.js';
+import { parseInput, parseWith, subscribeSchema, type InputOf } from './schemas.js';
+
+/**
+ * The Hivewatch service: HivewatchApi over the engine and the store, in one process.
+ *
+ * - Many runs at once: every run gets its own FlowRun (its own per-step concurrency) and all of
+ *   them share one limiter, so at most `globalConcurrency` attempts run in the process at a time.
+ * - Every event goes through one durable sink into the store (batched transactions); the live
+ *   stream is fed from the store's committed batches, so anything a subscriber sees is already
+ *   queryable (getRun after an event shows it).
+ * - Live FlowRun handles are kept for cancel and skipBackoff until the run ends.
+ * - Every input is validated with the shared schemas, so in-process callers get the same 400s
+ *   as HTTP and IPC.
+ */
+
+export interface HivewatchServiceOptions {
+  store: HivewatchStore;
+  /** The bundled examples (flow ids `examples/<file>`). */
+  examplesDir: string;
+  /** The operator's own flows (flow ids `user/<file>`); none when absent. */
+  userFlowsDir?: string | null;
+  /** Attempts running at once across all runs of the process (default 8). */
+  globalConcurrency?: number;
+  /** The default clock of new runs (default real); `startRun({virtualClock})` overrides it. */
+  clock?: 'real' | 'virtual';
+  /** Agent for sessions that name none (a flow agent or a built-in preset), unless `startRun({agent})`. */
+  defaultAgent?: string | null;
+  /** Live events kept for resuming subscribers (default 50,000). */
+  liveCapacity?: number;
+  /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
+  killGraceMs?: number;
+  project?: string | null;
+}
+
+export interface CloseOptions {
+  /** How long to wait for cancelled runs to end before closing anyway (default 10 s). */
+  timeoutMs?: number;
+}
+
+export interface HivewatchService extends HivewatchApi {
+  readonly store: HivewatchStore;
+  /** This service instance's id: live ids of another instance mean nothing here. */
+  readonly instance: string;
+  /** The live subscription with what the shells need: where it starts and whether it reset. */
+  subscribeLive(options: LiveSubscribeOptions): LiveSubscription;
+  /** Ids of the runs this process is executing. */
+  activeRunIds(): string[];
+  /** The result of a run this process executes (null when it is not one of them). */
+  whenFinished(runId: string): Promise<RunResult> | null;
+  /** Cancels the runs still executing, waits for them (bounded), flushes the journal. The store stays open. */
+  close(options?: CloseOptions): Promise<void>;
+}
+
+interface LiveRun {
+  run: FlowRun;
+  done: Promise<RunResult>;
+}
+
+interface LaunchOptions {
+  plan: FlowPlan;
+  maxSteps: number;
+  concurrency: number;
+  virtual: boolean;
+  defaultAgent: string | null;
+  resume?: ResumePoint | null;
+  retryOf?: string | null;
+}
+
+const BUCKET_MS: Record<Bucket, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+/** The window of an error series when the caller gives none: the last hour, day or month. */
+const DEFAULT_SERIES_BUCKETS: Record<Bucket, number> = { minute: 60, hour: 24, day: 30 };
+const MAX_SERIES_BUCKETS = 10_000;
+/** Errors read at most to aggregate one run's errors (counts / groups / series filtered by runId). */
+const MAX_RUN_ERRORS = 100_000;
+
+const newCommandId = (): string => `cmd_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+
+function checkedPlan(id: string, source: string): FlowPlan {
+  const checked = checkFlow(source, id);
+  if (checked.ok && checked.plan !== null) return checked.plan;
+  const errors = checked.diagnostics.filter((d) => d.severity === 'error');
+  const first = errors[0];
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  throw new ApiError(400, 'invalid_flow', first ? `${formatDiagnostic(first)}${more}` : `${id} does not check`);
+}
+
+export function createHivewatchService(options: HivewatchServiceOptions): HivewatchService {
+  const { store } = options;
+  const catalog = new FlowCatalog({ examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null });
+  const sharedLimiter: Limiter = createLimiter(options.globalConcurrency ?? 8);
+  const realClock = new RealClock();
+  const realRegistry = createRuntimeRegistry({ clock: realClock, killGraceMs: options.killGraceMs });
+  const sink: DurableSink = createDurableSink(store);
+  const liveHub = new LiveHub(options.liveCapacity ?? DEFAULT_LIVE_CAPACITY);
+  const unsubscribeStore = store.subscribe((batch) => liveHub.publish(batch));
+  const runs = new Map<string, LiveRun>();
+  const cache = new StatementCache(store.database);
+  let closing = false;
+
+  /** Runs a service method: store errors become ApiErrors, so every caller sees 400/404/409 alike. */
+  const guard = async <T>(body: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await body();
+    } catch (error) {
+      throw asApiError(error);
+    }
+  };
+
+  const runRow = (runId: string): RunRow => {
+    const row = getRunRow(cache, runId);
+    if (!row) throw new ApiError(404, 'run_not_found', `no run ${runId}`);
+    return row;
+  };
+
+  const launch = async (launchOptions: LaunchOptions): Promise<{ runId: string }> => {
+    if (closing) throw new ApiError(409, 'closing', 'the service is shutting down');
+    const clock: Clock = launchOptions.virtual ? new VirtualClock(Date.now()) : realClock;
+    const registry: HivewatchRuntimeRegistry = launchOptions.virtual
+      ? createRuntimeRegistry({ clock, killGraceMs: options.killGraceMs })
+      : realRegistry;
+    const run = new FlowRun({
+      plan: launchOptions.plan,
+      registry,
+      sink,
+      clock,
+      maxSteps: launchOptions.maxSteps,
+      concurrency: launchOptions.concurrency,
+      sharedLimiter,
+      defaultAgent: launchOptions.defaultAgent,
+      project: options.project ?? null,
+      resume: launchOptions.resume ?? null,
+      retryOf: launchOptions.retryOf ?? null,
+    });
+    const done = run.start();
+    runs.set(run.runId, { run, done });
+    done.then(
+      () => runs.delete(run.runId),
+      () => runs.delete(run.runId),
+    );
+    // `runStarted` is appended synchronously by start(); make it durable so the run is listed at once.
+    await sink.flush();
+    return { runId: run.runId };
+  };
+
+  const optionsOfRun = (row: RunRow, plan: FlowPlan): LaunchOptions => ({
+    plan,
+    maxSteps: row.maxSteps ?? 100,
+    concurrency: row.concurrency ?? 4,
+    virtual: row.clock === 'virtual',
+    defaultAgent: row.defaultAgent,
+  });
+
+  const summaries = (rows: readonly RunRow[]): RunSummary[] =>
+    rows.map((row) => {
+      if (row.nextAttemptAt === null) return runSummary(row, null);
+      const detail = store.getRun(row.id);
+      return runSummary(row, detail ? retryingOf(detail.tasks, detail.attempts) : null);
+    });
+
+  type Filters = InputOf<'errorCounts'>;
+
+  /** One run's errors (newest first), for the aggregations the rollups cannot filter by run. */
+  const errorsOfRun = (filter: Omit<Filters, 'by' | 'limit'>): StoreErrorOccurrence[] => {
+    const out: StoreErrorOccurrence[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = store.listErrors({ ...filter, limit: 1_000, cursor });
+      out.push(...page.errors);
+      cursor = page.nextCursor;
+    } while (cursor !== null && out.length < MAX_RUN_ERRORS);
+    return out;
+  };
+
+  const keyOf = (dimension: ErrorDimension, e: StoreErrorOccurrence): string | null => {
+    switch (dimension) {
+      case 'run':
+        return e.runId;
+      case 'task':
+        return e.taskId === null ? null : `${e.runId}/${e.taskId}`;
+      default:
+        return e[dimension];
+    }
+  };
+
+  const seriesWindow = (input: { bucket: Bucket; since?: number | undefined; until?: number | undefined }): { since: number; until: number } => {
+    const size = BUCKET_MS[input.bucket];
+    const until = input.until ?? (Math.floor(Date.now() / size) + 1) * size;
+    const since = input.since ?? until - DEFAULT_SERIES_BUCKETS[input.bucket] * size;
+    return { since, until };
+  };
+
+  const service: HivewatchService = {
+    store,
+    instance: liveHub.instance,
+
+    startRun: (input) =>
+      guard(async () => {
+        const args = parseInput('startRun', input);
+        const flow = await catalog.load(args.flow);
+        return launch({
+          plan: checkedPlan(flow.id, flow.source),
+          maxSteps: args.maxSteps ?? 100,
+          concurrency: args.concurrency ?? 4,
+          virtual: args.virtualClock ?? options.clock === 'virtual',
+          defaultAgent: args.agent ?? options.defaultAgent ?? null,
+        });
+      }),
+
+    cancelRun: (input) =>
+      guard(async (): Promise<CommandAck> => {
+        const args = parseInput('cancelRun', input);
+        const row = runRow(args.runId);
+        const live = runs.get(args.runId);
+        if (!live) {
+          const commandId = newCommandId();
+          return (ACTIVE_STATUSES as readonly string[]).includes(row.status)
+            ? { commandId, accepted: false, message: `run ${args.runId} is ${row.status} but not executed by this process; nothing to cancel here` }
+            : { commandId, accepted: false, message: `run ${args.runId} is ${row.status}; nothing to cancel` };
+        }
+        const before = live.run.status;
+        const ack = live.run.cancel({ commandId: newCommandId(), ...(args.reason !== undefined ? { reason: args.reason } : {}) });
+        await sink.flush();
+        if (ack.accepted) return ack;
+        return { ...ack, message: before === 'cancelling' ? `run ${args.runId} is already cancelling` : `run ${args.runId} is ${before}; nothing to cancel` };
+      }),
+
+    retryRun: (input) =>
+      guard(async () => {
+        const args = parseInput('retryRun', input);
+        const row = runRow(args.runId);
+        if ((ACTIVE_STATUSES as readonly string[]).includes(row.status)) {
+          throw new ApiError(409, 'run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
+        }
+        const flow = await catalog.loadForRun(args.runId, row.flow);
+        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source)), retryOf: args.runId });
+      }),
+
+    resumeRun: (input) =>
+      guard(async () => {
+        const args = parseInput('resumeRun', input);
+        const row = runRow(args.runId);
+        const resume = store.resumePointForRun(args.runId);
+        const flow = await catalog.loadForRun(args.runId, row.flow);
+        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source)), resume });
+      }),
+
+    skipBackoff: (input) =>
+      guard(async (): Promise<CommandAck> => {
+        const args = parseInput('skipBackoff', input);
+        const row = runRow(args.runId);
+        const commandId = newCommandId();
+        const live = runs.get(args.runId);
+        if (!live) return { commandId, accepted: false, message: `run ${args.runId} is ${row.status}; it is not executed by this process` };
+        const accepted = live.run.skipBackoff(args.taskId, commandId);
+        await sink.flush();
+        return accepted
+          ? { commandId, accepted }
+          : { commandId, accepted, message: `task ${args.taskId} of run ${args.runId} is not waiting in backoff` };
+      }),
+
+    listRuns: (input) =>
+      guard(() => {
+        const args = parseInput('listRuns', input);
+        const filters = {
+          ...(args.status !== undefined ? { status: args.status } : {}),
+          ...(args.flow !== undefined ? { flow: args.flow } : {}),
+          ...(args.text !== undefined ? { text: args.text } : {}),
+          ...(args.since !== undefined ? { since: args.since } : {}),
+          ...(args.until !== undefined ? { until: args.until } : {}),
+          ...(args.limit !== undefined ? { limit: args.limit } : {}),
+          ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
+        };
+        const page =
+          args.sort === 'status' || args.sort === 'flow'
+            ? listRunsByColumn(cache, { ...filters, sort: args.sort })
+            : store.listRuns({ ...filters, ...(args.sort !== undefined ? { sort: args.sort } : {}) });
+        return { items: summaries(page.runs), nextCursor: page.nextCursor };
+      }),
+
+    getRun: (input) =>
+      guard(() => {
+        const args = parseInput('getRun', input);
+        const detail = store.getRun(args.runId);
+        return detail ? runDetail(detail) : null;
+      }),
+
+    getEvents: (input) =>
+      guard(() => {
+        const args = parseInput('getEvents', input);
+        runRow(args.runId);
+        return store.getEvents(args.runId, args.afterSeq ?? 0, args.limit ?? 1_000);
+      }),
+
+    listFlows: (...input: unknown[]) =>
+      guard(() => {
+        parseInput('listFlows', input[0]);
+        return catalog.list();
+      }),
+
+    checkFlow: (input) =>
+      guard(() => {
+        const args = parseInput('checkFlow', input);
+        const checked = checkFlow(args.source, args.file ?? 'flow.prose');
+        return { ok: checked.ok, diagnostics: checked.diagnostics };
+      }),
+
+    errorCounts: (input) =>
+      guard((): ErrorCount[] => {
+        const { by, limit, runId, ...filter } = parseInput('errorCounts', input);
+        if (runId === undefined) return store.errorCounts({ ...filter, by, ...(limit !== undefined ? { limit } : {}) }).map(errorCount);
+        const counts = new Map<string, ErrorCount>();
+        for (const e of errorsOfRun({ ...filter, runId })) {
+          const key = keyOf(by, e);
+          if (key === null) continue;
+          const entry = counts.get(key);
+          if (entry) entry.count++;
+          else counts.set(key, { key, count: 1, label: by === 'flow' || by === 'run' || by === 'task' ? e.flowName : null });
+        }
+        return [...counts.values()]
+          .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+          .slice(0, limit ?? 100);
+      }),
+
+    errorSeries: (input) =>
+      guard(() => {
+        const { bucket, stackBy, runId, since, until, ...filter } = parseInput('errorSeries', input);
+        const window = seriesWindow({ bucket, since, until });
+        if (runId === undefined) return errorSeries(store.errorSeries({ ...filter, ...window, bucket, stackBy }), stackBy);
+        const size = BUCKET_MS[bucket];
+        const first = Math.floor(window.since / size) * size;
+        const count = window.until > first ? Math.ceil((window.until - first) / size) : 0;
+        if (count > MAX_SERIES_BUCKETS) {
+          throw new ApiError(400, 'invalid_input', `${count} ${bucket} buckets requested; at most ${MAX_SERIES_BUCKETS} (use a coarser bucket)`);
+        }
+        const byKey = new Map<string, { key: string; total: number; counts: number[] }>();
+        for (const e of errorsOfRun({ ...filter, runId, since: window.since, until: window.until })) {
+          const index = Math.floor((e.ts - first) / size);
+          if (index < 0 || index >= count) continue;
+          const key = e[stackBy];
+          let s = byKey.get(key);
+          if (!s) byKey.set(key, (s = { key, total: 0, counts: new Array<number>(count).fill(0) }));
+          s.counts[index] = (s.counts[index] ?? 0) + 1;
+          s.total++;
+        }
+        const series: StoreErrorSeries = {
+          bucket,
+          bucketMs: size,
+          buckets: Array.from({ length: count }, (_, i) => first + i * size),
+          series: [...byKey.values()].sort((a, b) => b.total - a.total || (a.key < b.key ? -1 : 1)),
+        };
+        return errorSeries(series, stackBy);
+      }),
+
+    errorGroups: (input) =>
+      guard((): ErrorGroup[] => {
+        const { limit, runId, ...filter } = parseInput('errorGroups', input);
+        if (runId === undefined) return store.errorGroups({ ...filter, ...(limit !== undefined ? { limit } : {}) }).map(errorGroup);
+        const groups = new Map<string, ErrorGroup>();
+        for (const e of errorsOfRun({ ...filter, runId })) {
+          const group = groups.get(e.fingerprint);
+          if (group) {
+            group.count++;
+            group.firstSeen = Math.min(group.firstSeen, e.ts);
+            group.lastSeen = Math.max(group.lastSeen, e.ts);
+          } else {
+            // Newest first: the first member seen carries the group's latest message.
+            groups.set(e.fingerprint, {
+              fingerprint: e.fingerprint, category: e.category, code: e.code, origin: e.origin, message: e.message,
+              count: 1, firstSeen: e.ts, lastSeen: e.ts,
+            });
+          }
+        }
+        return [...groups.values()]
+          .sort((a, b) => b.count - a.count || b.lastSeen - a.lastSeen || (a.fingerprint < b.fingerprint ? -1 : 1))
+          .slice(0, limit ?? 50);
+      }),
+
+    listErrors: (input) =>
+      guard(() => {
+        const args = parseInput('listErrors', input);
+        const page = store.listErrors(args);
+        return { items: page.errors.map(errorOccurrence), nextCursor: page.nextCursor };
+      }),
+
+    subscribe(listener: (batch: LiveEvent[]) => void, subscribeOptions: SubscribeOptions = {}): () => void {
+      const { afterId } = parseWith(subscribeSchema, { ...(subscribeOptions.afterId !== undefined ? { afterId: subscribeOptions.afterId } : {}) });
+      const { onReset, onReady } = subscribeOptions;
+      let active = true;
+      const subscription = liveHub.subscribe({ afterId, onBatch: listener, onReset });
+      // Callbacks never run inside subscribe(): the caller gets its unsubscribe function first.
+      setImmediate(() => {
+        if (!active) return;
+        if (subscription.reset) onReset?.();
+        onReady?.(subscription.startId);
+      });
+      return () => {
+        active = false;
+        subscription.unsubscribe();
+      };
+    },
+
+    subscribeLive: (liveOptions) => liveHub.subscribe(liveOptions),
+
+    activeRunIds: () => [...runs.keys()],
+
+    whenFinished: (runId) => runs.get(runId)?.done ?? null,
+
+    async close(closeOptions: CloseOptions = {}): Promise<void> {
+      if (closing) return;
+      closing = true;
+      const pending = [...runs.values()];
+      for (const { run } of pending) run.cancel({ commandId: newCommandId(), reason: 'Hivewatch is shutting down' });
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, closeOptions.timeoutMs ?? 10_000);
+        timer.unref();
+      });
+      await Promise.race([Promise.allSettled(pending.map((r) => r.done)), timeout]);
+      clearTimeout(timer);
+      await sink.close().catch(() => undefined);
+      unsubscribeStore();
+      liveHub.close();
+    },
+  };
+  return service;
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrate, MIGRATIONS, openDatabase, openStore, SCHEMA_VERSION, schemaVersion } from './index.js';
+import { ATTEMPTS, CHECKPOINTS, columnName, ERRORS, RUNS, STEPS, TASKS } from './schema.js';
+import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hw-migrate-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const V1_TABLES = ['events', 'runs', 'steps', 'tasks', 'attempts', 'errors', 'checkpoints', 'error_rollups'];
+
+function dump(db: ReturnType<typeof openDatabase>, table: string): unknown[] {
+  return db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2, 3`).all();
+}
+
+describe('migrations', () => {
+  it('are numbered 1..n in order', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
+  });
+
+  it('upgrade a database made by the first schema, keeping every row', () => {
+    // Realistic v1 content: what the store writes, restricted to the tables v1 has.
+    const source = openStore({ path: join(dir, 'source.db'), recover: false });
+    for (const j of randomJournals(9, 25)) source.appendEvents(j);
+    source.appendEvents(new JournalBuilder('left-open').start().runStep([{ attempts: ['ok'] }]).events);
+    source.close();
+
+    const v1Path = join(dir, 'v1.db');
+    const v1 = openDatabase({ path: v1Path });
+    expect(migrate(v1, 1)).toEqual([1]);
+    expect(schemaVersion(v1)).toBe(1);
+    v1.prepare('ATTACH DATABASE ? AS src').run(join(dir, 'source.db'));
+    for (const table of V1_TABLES) {
+      const cols = (v1.prepare(`PRAGMA main.table_info(${table})`).all() as { name: string }[]).map((c) => c.name).join(', ');
+      v1.exec(`INSERT INTO main.${table} (${cols}) SELECT ${cols} FROM src.${table}`);
+    }
+    v1.exec('DETACH DATABASE src');
+    const before = Object.fromEntries(V1_TABLES.map((t) => [t, dump(v1, t)]));
+    expect((before.errors as unknown[]).length).toBeGreaterThan(20);
+    v1.close();
+
+    const store = openStore({ path: v1Path, recover: false });
+    try {
+      expect(schemaVersion(store.database)).toBe(SCHEMA_VERSION);
+      for (const table of V1_TABLES) expect(dump(store.database, table), table).toEqual(before[table]);
+      // Backfilled: hour/day rollups and error groups agree with the errors table.
+      expect(store.verifyAggregates().diffs).toEqual([]);
+      expect(store.errorGroups({ limit: 1000 }).reduce((n, g) => n + g.count, 0)).toBe((before.errors as unknown[]).length);
+      // Projections still match their journals, and the store keeps working on the old rows.
+      for (const { id } of store.listRuns({ limit: 1000 }).runs) expect(store.replayRun(id).diffs, id).toEqual([]);
+      // v1 had no run owners: the run left open is recovered as interrupted.
+      expect(store.recoverInterrupted().map((r) => r.runId)).toEqual(['left-open']);
+      expect(store.replayRun('left-open').diffs).toEqual([]);
+    } finally {
+      store.close();
+    }
+    // Opening again migrates nothing.
+    const again = openDatabase({ path: v1Path });
+    expect(migrate(again)).toEqual([]);
+    again.close();
+  });
+
+  it('refuses a database from a newer Hivewatch', () => {
+    const db = openDatabase({ path: join(dir, 'future.db') });
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    expect(() => migrate(db)).toThrow(/newer than this Hivewatch/);
+    db.close();
+  });
+
+  it('the current schema has exactly the columns the row specs map', () => {
+    const store = openStore({ path: ':memory:' });
+    for (const spec of [RUNS, STEPS, TASKS, ATTEMPTS, ERRORS, CHECKPOINTS] as const) {
+      const cols = (store.database.prepare(`PRAGMA table_info(${spec.table})`).all() as { name: string }[]).map((c) => c.name);
+      expect(cols, spec.table).toEqual(spec.columns.map(([key]) => columnName(key)));
+    }
+    store.close();
+  });
+});

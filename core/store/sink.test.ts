@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HivewatchEvent } from '../engine/events.js';
+import { HivewatchError } from '../errors/hivewatch-error.js';
+import { createDurableSink, openStore, type HivewatchStore } from './index.js';
+import { JournalBuilder } from './testing/journal-builder.js';
+
+let store: HivewatchStore | undefined;
+afterEach(() => {
+  store?.close();
+  store = undefined;
+});
+
+const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function storm(runs: number, steps: number): HivewatchEvent[] {
+  const all: HivewatchEvent[] = [];
+  for (let r = 0; r < runs; r += 1) {
+    const b = new JournalBuilder(`storm-${r}`).start();
+    for (let s = 0; s < steps; s += 1) b.runStep([{ attempts: [{ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:fake' }, 'ok'] }, { attempts: ['ok'] }]);
+    all.push(...b.complete().events);
+  }
+  return all;
+}
+
+describe('createDurableSink', () => {
+  it('batches a storm: transactions of maxBatch events, never one per event', async () => {
+    store = openStore({ path: ':memory:' });
+    const batches: number[] = [];
+    const spy = { appendEvents: (events: readonly HivewatchEvent[]) => (batches.push(events.length), store!.appendEvents(events)) };
+    const sink = createDurableSink(spy, { maxBatch: 250 });
+    const events = storm(4, 40);
+    for (const event of events) sink.append(event);
+    await sink.flush();
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(events.length);
+    expect(batches.length).toBe(Math.ceil(events.length / 250));
+    expect(Math.max(...batches)).toBe(250);
+    expect(sink.pending).toBe(0);
+    for (let r = 0; r < 4; r += 1) expect(store.replayRun(`storm-${r}`).diffs).toEqual([]);
+  });
+
+  it('makes appended events visible on the next tick and durable on flush', async () => {
+    store = openStore({ path: ':memory:' });
+    const committed: number[] = [];
+    store.subscribe((events) => committed.push(...events.map((e) => e.seq)));
+    const sink = createDurableSink(store);
+    const b = new JournalBuilder('live').start().runStep([{ attempts: ['ok'] }]);
+    sink.append(b.events[0]!);
+    sink.append(b.events[1]!);
+    expect(store.getEvents('live')).toEqual([]);
+    expect(sink.pending).toBe(2);
+    await nextTick();
+    expect(store.getEvents('live').map((e) => e.seq)).toEqual([1, 2]);
+    for (const event of b.events.slice(2)) sink.append(event);
+    await sink.flush();
+    expect(store.getEvents('live')).toHaveLength(b.events.length);
+    expect(committed).toEqual(b.events.map((e) => e.seq));
+    await sink.close();
+  });
+
+  it('keeps the buffer when a write fails, rejects flush with SYSTEM_EVENT_WRITE_FAILED, and recovers', async () => {
+    store = openStore({ path: ':memory:' });
+    let fail = true;
+    const flaky = {
+      appendEvents: (events: readonly HivewatchEvent[]) => {
+        if (fail) throw new Error('SQLITE_BUSY: database is locked');
+        store!.appendEvents(events);
+      },
+    };
+    const sink = createDurableSink(flaky, { maxBatch: 2 });
+    const b = new JournalBuilder('flaky').start().runStep([{ attempts: ['ok'] }]);
+    for (const event of b.events) sink.append(event);
+    await nextTick();
+    expect(sink.pending).toBe(b.events.length);
+    const error = await sink.flush().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(HivewatchError);
+    expect((error as HivewatchError).code).toBe('SYSTEM_EVENT_WRITE_FAILED');
+    expect((error as HivewatchError).message).toMatch(/database is locked/);
+    fail = false;
+    await sink.flush();
+    expect(sink.pending).toBe(0);
+    expect(store.getEvents('flaky').map((e) => e.seq)).toEqual(b.events.map((e) => e.seq));
+  });
+
+  it('a throwing subscriber neither undoes nor blocks the write', () => {
+    const errors: unknown[] = [];
+    store = openStore({ path: ':memory:', onListenerError: (error) => errors.push(error) });
+    store.subscribe(() => {
+      throw new Error('listener broke');
+    });
+    const seen: number[] = [];
+    store.subscribe((events) => seen.push(events.length));
+    store.appendEvents(new JournalBuilder('x').start().events);
+    expect(seen).toEqual([1]);
+    expect(store.getEvents('x')).toHaveLength(1);
+    expect(errors).toEqual([new Error('listener broke')]);
+  });
+});
