@@ -1,0 +1,108 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { HivewatchEvent } from '../engine/events.js';
+import { openStore } from '../store/index.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
+
+const FLOW = `
+agent worker:
+  runtime: "fake"
+let notes = session: worker
+  prompt: "step one"
+repeat 6 as i:
+  session: worker
+    prompt: "work {i} with {notes}"
+    retry: 2
+    simulate: "crash, ok"
+session: worker
+  prompt: "finish"
+`;
+
+/** A small seeded PRNG (mulberry32): the trials are random but the same on every run. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Trial {
+  runId: string;
+  printed: HivewatchEvent[];
+}
+
+/** Runs the flow in a child `hivewatch run`, SIGKILLs it after `killAfter` printed events. */
+function runAndKill(flow: string, db: string, killAfter: number): Promise<Trial> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, 'run', flow, '--json', '--virtual-clock', '--db', db], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const printed: HivewatchEvent[] = [];
+    let killed = false;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (killed) return;
+      printed.push(JSON.parse(line) as HivewatchEvent);
+      if (printed.length >= killAfter) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    });
+    child.on('close', () => resolve({ runId: printed[0]?.runId ?? '', printed }));
+  });
+}
+
+describe('crash recovery: kill -9 of a running `hivewatch run`', () => {
+  it('loses no committed event, keeps the database intact, marks the run interrupted, and resume completes it (20 trials)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hw-crash-'));
+    const flow = join(dir, 'flow.prose');
+    writeFileSync(flow, FLOW);
+    const random = prng(20261122);
+    for (let trial = 0; trial < 20; trial++) {
+      const db = join(dir, `trial-${trial}.db`);
+      // The flow prints about 60 events; kill somewhere between the first step and the end.
+      const { runId, printed } = await runAndKill(flow, db, 4 + Math.floor(random() * 50));
+      expect(runId).not.toBe('');
+
+      const raw = new Database(db);
+      expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
+      raw.close();
+
+      // A step's events are durable before the next step starts: every event up to the last
+      // stepFinished before the last printed stepStarted must be in the journal.
+      const lastStart = printed.map((e) => e.type).lastIndexOf('stepStarted');
+      const committedThrough = printed.slice(0, Math.max(0, lastStart)).filter((e) => e.type === 'stepFinished').at(-1)?.seq ?? 0;
+
+      const store = openStore({ path: db });
+      const journal = store.getEvents(runId);
+      expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
+      expect(journal.length).toBeGreaterThanOrEqual(committedThrough);
+      for (const event of printed.slice(0, committedThrough)) {
+        expect(journal[event.seq - 1]).toEqual(event);
+      }
+      const run = store.getRun(runId)?.run;
+      const finished = journal.some((e) => e.type === 'runCompleted');
+      expect(run?.status).toBe(finished ? 'completed' : 'interrupted');
+      if (!finished) expect(journal.at(-1)?.type).toBe('runInterrupted');
+      store.close();
+
+      if (!finished) {
+        const resumed = spawnSync(process.execPath, [BIN, 'resume', runId, '--json', '--virtual-clock', '--db', db], { encoding: 'utf8' });
+        expect(resumed.status).toBe(0);
+        const events = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as HivewatchEvent);
+        expect(events[0]).toMatchObject({ type: 'runStarted', resumedFrom: runId });
+        expect(events.at(-1)?.type).toBe('runCompleted');
+        const check = openStore({ path: db });
+        expect(check.replayRun(runId).ok).toBe(true);
+        expect(check.replayRun(events[0]?.runId as string).ok).toBe(true);
+        check.close();
+      }
+    }
+  }, 180_000);
+});
