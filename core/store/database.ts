@@ -39,7 +39,6 @@ export function openDatabase(options: DatabaseOptions): Database.Database {
     if (!options.readonly && !memory) db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
     db.pragma('foreign_keys = ON');
-    db.pragma('temp_store = MEMORY');
     db.pragma('cache_size = -16384');
   } catch (error) {
     db.close();

@@ -126,7 +126,8 @@ export class RollupWriter {
   }
 }
 
-const CACHE_RUNS = 256;
+/** Runs whose state the writer keeps between batches (live runs; a run past it is reloaded). */
+export const DEFAULT_CACHED_RUNS = 256;
 
 /**
  * The ingest path: one IMMEDIATE transaction per batch inserts the events, reduces them into the
@@ -158,6 +159,7 @@ export class JournalWriter {
     private readonly db: Db,
     private readonly owner: RunOwner,
     private readonly now: () => number,
+    private readonly cachedRuns = DEFAULT_CACHED_RUNS,
   ) {
     this.insertEvent = db.prepare('INSERT INTO events (run_id, seq, type, ts, payload) VALUES (?, ?, ?, ?, ?)');
     this.upsertRun = db.prepare(upsertSql(RUNS));
@@ -263,7 +265,7 @@ export class JournalWriter {
 
   private remember(state: RunState): void {
     this.cache.set(state.run.id, state);
-    if (this.cache.size > CACHE_RUNS) this.evictOldest();
+    if (this.cache.size > this.cachedRuns) this.evictOldest();
   }
 
   private write(events: readonly HivewatchEvent[]): Set<RunState> {

@@ -123,6 +123,11 @@ describe('errors', () => {
     expect(byRun[0]!.label).toMatch(/alpha|beta|gamma/);
     const byTask = store.errorCounts({ by: 'task', category: 'agent' });
     expect(byTask.every((c) => c.key === `${c.runId}/${c.taskId}`)).toBe(true);
+    // A flow filter takes the flow file or its name.
+    expect(store.errorCounts({ by: 'code', flow: 'beta' })).toEqual(store.errorCounts({ by: 'code', flow: 'flows/beta.prose' }));
+    expect(store.errorCounts({ by: 'code', flow: 'beta' }).length).toBeGreaterThan(0);
+    expect(store.listErrors({ flow: 'gamma', limit: 1000 }).errors.every((e) => e.flow === 'flows/gamma.prose')).toBe(true);
+    expect(store.errorGroups({ flow: 'alpha' }).length).toBeGreaterThan(0);
     const byFlow = store.errorCounts({ by: 'flow' });
     expect(byFlow.map((c) => c.label).sort()).toEqual(['alpha', 'beta', 'gamma']);
   });

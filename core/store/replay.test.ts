@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
-import { openStore, type HivewatchStore } from './index.js';
+import { newInstance, releaseInstance } from './hosts.js';
+import { migrate, openDatabase, openStore, type HivewatchStore } from './index.js';
+import { JournalWriter } from './journal.js';
+import { StatementCache } from './queries/sql.js';
+import { replayRun, verifyAggregates } from './replay.js';
 import { JournalBuilder, prng, randomJournals } from './testing/journal-builder.js';
 
 let dir: string;
@@ -92,6 +96,32 @@ describe('replay parity', () => {
       expect(store.replayRun('cold').diffs, `cut at ${cut}`).toEqual([]);
       store.close();
       store = undefined;
+    }
+  });
+
+  it('holds when the writer evicts live runs mid-batch (tiny run cache)', () => {
+    const db = openDatabase({ path: join(dir, 'evict.db') });
+    migrate(db);
+    const owner = newInstance();
+    try {
+      const writer = new JournalWriter(db, owner, () => 0, 2);
+      const all = randomJournals(99, 12);
+      const random = prng(99);
+      const queues = all.map((j) => [...j]);
+      while (queues.some((q) => q.length > 0)) {
+        const batch: HivewatchEvent[] = [];
+        for (let i = 0; i < 25 && queues.some((q) => q.length > 0); i += 1) {
+          const live = queues.filter((q) => q.length > 0);
+          batch.push(live[Math.floor(random() * live.length)]!.shift()!);
+        }
+        writer.append(batch);
+      }
+      const cache = new StatementCache(db);
+      for (const events of all) expect(replayRun(cache, events[0]!.runId).diffs).toEqual([]);
+      expect(verifyAggregates(cache).diffs).toEqual([]);
+    } finally {
+      releaseInstance(owner);
+      db.close();
     }
   });
 

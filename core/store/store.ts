@@ -85,6 +85,11 @@ export interface HivewatchStore {
   replayRun(runId: string): ReplayReport;
   verifyAggregates(): AggregateReport;
   prune(options: PruneOptions): PruneReport;
+  /**
+   * Changes whenever another connection (another process: a CLI run while the app is open)
+   * commits to the database; `subscribe` only sees this store's own commits. Cheap to poll.
+   */
+  dataVersion(): number;
   /** `PRAGMA integrity_check` rows (['ok'] when healthy). */
   integrityCheck(): string[];
   stats(): StoreStats;
@@ -214,6 +219,11 @@ class SqliteStore implements HivewatchStore {
     const report = prune(this.database, this.now, options);
     writer.forget();
     return report;
+  }
+
+  dataVersion(): number {
+    this.open();
+    return this.database.pragma('data_version', { simple: true }) as number;
   }
 
   integrityCheck(): string[] {

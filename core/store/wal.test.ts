@@ -73,6 +73,16 @@ describe('WAL readers', () => {
     }
   });
 
+  it('dataVersion tells a reader that another connection committed', () => {
+    const writer = openStore({ path });
+    const reader = openStore({ path, readonly: true });
+    opened.push(writer, reader);
+    const v0 = reader.dataVersion();
+    expect(reader.dataVersion()).toBe(v0);
+    writer.appendEvents(batches(1)[0]!);
+    expect(reader.dataVersion()).not.toBe(v0);
+  });
+
   it('a reader in another thread never sees a half-written batch', async () => {
     const writer = openStore({ path });
     opened.push(writer);

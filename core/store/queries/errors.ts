@@ -22,6 +22,7 @@ import {
 
 /** Filters every error query accepts; each is an exact match. */
 export interface ErrorFilters {
+  /** A flow file, or a flow name (matching the files of the runs so named). */
   flow?: string;
   category?: string;
   origin?: string;
@@ -91,11 +92,27 @@ function isRollupDimension(value: string): value is RollupDimension {
   return (ROLLUP_DIMENSIONS as readonly string[]).includes(value);
 }
 
+/**
+ * The flow paths a `flow` filter means: the value itself when some run has that flow file,
+ * otherwise the files of the runs whose flow is named so (`--flow demo`), otherwise the value.
+ */
+export function resolveFlows(cache: StatementCache, flow: string): string[] {
+  if (cache.get('SELECT 1 FROM runs WHERE flow = ? LIMIT 1').get(flow)) return [flow];
+  const named = cache.get('SELECT DISTINCT flow FROM runs WHERE flow_name = ?').all(flow) as { flow: string }[];
+  return named.length > 0 ? named.map((r) => r.flow) : [flow];
+}
+
 /** Adds the four exact-match filters (columns exist in both the rollups and the errors table). */
-function addFilters(c: Conditions, filters: ErrorFilters, prefix = ''): Conditions {
+function addFilters(cache: StatementCache, c: Conditions, filters: ErrorFilters, prefix = ''): Conditions {
   for (const dim of ROLLUP_DIMENSIONS) {
     const value = optionalText(dim, filters[dim]);
-    if (value !== undefined) c.add(`${prefix}${dim} = ?`, value);
+    if (value === undefined) continue;
+    if (dim === 'flow') {
+      const flows = resolveFlows(cache, value);
+      c.add(`${prefix}flow IN (${flows.map(() => '?').join(', ')})`, ...flows);
+    } else {
+      c.add(`${prefix}${dim} = ?`, value);
+    }
   }
   return c;
 }
@@ -120,7 +137,7 @@ export function errorCounts(cache: StatementCache, query: ErrorCountsQuery): Err
   if (query.by !== 'run' && query.by !== 'task') {
     throw new StoreError('invalid_argument', `unknown dimension "${String(query.by)}"; use category, origin, code, flow, run or task`);
   }
-  const c = addFilters(new Conditions(), query, 'e.');
+  const c = addFilters(cache, new Conditions(), query, 'e.');
   if (since !== undefined) c.add('e.ts >= ?', since);
   if (until !== undefined) c.add('e.ts < ?', until);
   if (query.by === 'task') c.add('e.task_id IS NOT NULL');
@@ -145,7 +162,7 @@ function rollupCounts(
   limit: number,
 ): ErrorCount[] {
   const plan = planWindow(since, until);
-  const filter = addFilters(new Conditions(), filters);
+  const filter = addFilters(cache, new Conditions(), filters);
   const parts: string[] = [];
   const params: unknown[] = [];
   for (const range of plan.ranges) {
@@ -180,7 +197,7 @@ export function errorSeries(cache: StatementCache, query: ErrorSeriesQuery): Err
   }
   const buckets = Array.from({ length: count }, (_, i) => first + i * size);
   const c = new Conditions().add('bucket >= ?', first).add('bucket < ?', until);
-  addFilters(c, query);
+  addFilters(cache, c, query);
   const sql = `SELECT bucket, ${query.stackBy} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[query.bucket]}${c.where()} GROUP BY bucket, k`;
   const rows = cache.get(sql).all(...c.params) as { bucket: number; k: string; n: number }[];
   const byKey = new Map<string, { key: string; total: number; counts: number[] }>();
@@ -201,7 +218,7 @@ export function errorSeries(cache: StatementCache, query: ErrorSeriesQuery): Err
 /** Occurrences, newest first, with every correlation id. */
 export function listErrors(cache: StatementCache, query: ListErrorsQuery = {}): ErrorPage {
   const limit = clampLimit(query.limit);
-  const c = addFilters(new Conditions(), query, 'e.');
+  const c = addFilters(cache, new Conditions(), query, 'e.');
   const fingerprint = optionalText('fingerprint', query.fingerprint);
   const runId = optionalText('runId', query.runId);
   const taskId = optionalText('taskId', query.taskId);

@@ -1,6 +1,6 @@
 import { StoreError } from '../store-error.js';
 import { clampLimit, Conditions, optionalText, optionalTime, type StatementCache } from './sql.js';
-import type { ErrorFilters } from './errors.js';
+import { resolveFlows, type ErrorFilters } from './errors.js';
 
 export interface ErrorGroupsQuery extends ErrorFilters {
   since?: number;
@@ -69,9 +69,13 @@ export function errorGroups(cache: StatementCache, query: ErrorGroupsQuery = {})
   }
 
   const c = new Conditions();
-  for (const dim of ['category', 'origin', 'code', 'flow'] as const) {
+  for (const dim of ['category', 'origin', 'code'] as const) {
     const value = optionalText(dim, query[dim]);
     if (value !== undefined) c.add(`e.${dim} = ?`, value);
+  }
+  if (flow !== undefined) {
+    const flows = resolveFlows(cache, flow);
+    c.add(`e.flow IN (${flows.map(() => '?').join(', ')})`, ...flows);
   }
   if (since !== undefined) c.add('e.ts >= ?', since);
   if (until !== undefined) c.add('e.ts < ?', until);
