@@ -44,7 +44,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/core/**', '!**/core/service/api', '!**/core/service/api.js'],
+              // A regex, not gitignore globs: a negated glob cannot re-include a file whose parent
+              // folder an earlier glob excluded, so `!**/core/service/api.js` never took effect.
+              regex: '(^|/)core/(?!service/api(\\.js)?$)',
               message: 'renderer/ sees only the types of core/service/api.ts',
             },
             { group: ['electron', 'better-sqlite3', 'node:*'], message: 'renderer/ runs in the browser sandbox' },

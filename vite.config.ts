@@ -1,9 +1,11 @@
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
 // One config for the renderer build (root: renderer/) and for Vitest (the whole tree).
 export default defineConfig({
   root: 'renderer',
   base: './',
+  plugins: [react()],
   build: {
     outDir: '../renderer-dist',
     emptyOutDir: true,
@@ -14,6 +16,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    globalSetup: ['./test-global-setup.ts'],
+    // The second builds renderer-dist/ for the browser journeys when a renderer source changed.
+    globalSetup: ['./test-global-setup.ts', './e2e/support/global-setup.ts'],
   },
 });

@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const entry = join(root, 'dist', 'core', 'cli', 'main.js');
+// The shells (`serve`, `start`) live in server/, which core/ must never import: dispatch first.
+const shell = process.argv[2] === 'serve' || process.argv[2] === 'start';
+const entry = join(root, 'dist', shell ? 'server' : 'core', shell ? 'cli.js' : join('cli', 'main.js'));
 if (!existsSync(entry)) {
   console.error('hivewatch: dist/ is missing; run `npm run build` in ' + root);
   process.exit(70);

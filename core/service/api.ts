@@ -249,3 +249,26 @@ export const API_METHODS = [
   'listErrors',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
+
+/** The channel prefix of every IPC call (`hivewatch:<method>`) in the Electron shell. */
+export const IPC_PREFIX = 'hivewatch:';
+
+/** An IPC call's answer: IPC loses error classes, so failures travel as data. */
+export type BridgeReply =
+  | { ok: true; value: unknown }
+  | { ok: false; error: { status: number; code: string; message: string } };
+
+/** What the live subscription sends over IPC. */
+export type BridgeMessage =
+  | { kind: 'batch'; events: LiveEvent[] }
+  | { kind: 'reset'; startId: number }
+  | { kind: 'ready'; startId: number };
+
+/**
+ * `window.hivewatch`: the one object Electron's preload exposes. `invoke` rejects a method that
+ * is not in API_METHODS; `subscribe` returns its unsubscribe function.
+ */
+export interface HivewatchBridge {
+  invoke(method: ApiMethod, input?: unknown): Promise<BridgeReply>;
+  subscribe(afterId: number, onMessage: (message: BridgeMessage) => void): () => void;
+}

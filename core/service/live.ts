@@ -19,8 +19,11 @@ export interface LiveSubscribeOptions {
   /** The instance the id came from; another instance's id is a reset. */
   instance?: string | undefined;
   onBatch: (batch: LiveEvent[]) => void;
-  /** Called (synchronously, from `deliver`) when a subscriber fell out of the ring during a storm. */
-  onReset?: (() => void) | undefined;
+  /**
+   * Called (from `deliver`) when the subscriber fell behind the ring during a storm, with the id
+   * it continues after (the head).
+   */
+  onReset?: ((startId: number) => void) | undefined;
 }
 
 export interface LiveSubscription {
@@ -34,7 +37,7 @@ export interface LiveSubscription {
 interface Subscriber {
   lastId: number;
   onBatch: (batch: LiveEvent[]) => void;
-  onReset: (() => void) | undefined;
+  onReset: ((startId: number) => void) | undefined;
 }
 
 export class LiveHub {
@@ -112,7 +115,13 @@ export class LiveHub {
       if (!this.subscribers.has(subscriber) || subscriber.lastId >= this.headId) continue;
       if (!this.resumable(subscriber.lastId)) {
         subscriber.lastId = this.headId;
-        subscriber.onReset?.();
+        try {
+          subscriber.onReset?.(this.headId);
+        } catch (error) {
+          queueMicrotask(() => {
+            throw error;
+          });
+        }
         continue;
       }
       const batch = this.since(subscriber.lastId);

@@ -71,7 +71,10 @@ describe('service', () => {
       const off = service.subscribe(
         (batch) => {
           tail.push(...batch.map((e) => e.id));
-          if (tail.at(-1) === head) (off(), resolve());
+          if (tail.at(-1) === head) {
+            off();
+            resolve();
+          }
         },
         { afterId: head - 8, onReset: () => resolve() },
       );

@@ -416,7 +416,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       const { afterId } = parseWith(subscribeSchema, { ...(subscribeOptions.afterId !== undefined ? { afterId: subscribeOptions.afterId } : {}) });
       const { onReset, onReady } = subscribeOptions;
       let active = true;
-      const subscription = liveHub.subscribe({ afterId, onBatch: listener, onReset });
+      const subscription = liveHub.subscribe({ afterId, onBatch: listener, onReset: onReset && (() => onReset()) });
       // Callbacks never run inside subscribe(): the caller gets its unsubscribe function first.
       setImmediate(() => {
         if (!active) return;

@@ -30,7 +30,11 @@ const HEX_RUN = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi;
 const TOKEN = /\b[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*\b/g;
 const DIGITS = /\d+(?:\.\d+)?/g;
 
+const HAS_DIGIT = /\d/;
+
 function looksLikeId(token: string): boolean {
+  // Both rules below need a digit: most tokens (words) are decided by this one test.
+  if (!HAS_DIGIT.test(token)) return false;
   if (token.startsWith('<')) return false;
   const parts = token.split(/[-_]/);
   if (parts.length > 1 && parts.slice(1).some((p) => p.length >= 4 && /\d/.test(p))) return true;
@@ -49,11 +53,10 @@ export function normalizeMessage(message: string): string {
     .replace(WINDOWS_PATH, '<path>')
     .replace(UNIX_PATH, '<path>')
     .replace(HEX_PREFIXED, '<hex>')
-    .replace(HEX_RUN, '<hex>')
-    .replace(TOKEN, (token) => (looksLikeId(token) ? '<id>' : token))
-    .replace(DIGITS, '<n>')
-    .replace(/\s+/g, ' ')
-    .trim();
+    .replace(HEX_RUN, '<hex>');
+  // Rules 6 and 7 only ever change text with a digit in it.
+  if (HAS_DIGIT.test(text)) text = text.replace(TOKEN, (token) => (looksLikeId(token) ? '<id>' : token)).replace(DIGITS, '<n>');
+  text = text.replace(/\s+/g, ' ').trim();
   if (text.length > TEMPLATE_MAX) text = `${text.slice(0, TEMPLATE_MAX)}…`;
   return text;
 }
@@ -64,18 +67,26 @@ export interface Fingerprinted {
 }
 
 const cache = new Map<string, Fingerprinted>();
+/** sha256 input → fingerprint: messages differing only in volatile parts share a template. */
+const hashes = new Map<string, string>();
 const CACHE_MAX = 4096;
 
-/** 16 hex chars of sha256(category, code, origin, template). Memoized: a storm repeats messages. */
+/**
+ * 16 hex chars of sha256(category, code, origin, template). Memoized twice: a storm repeats
+ * messages, and messages that differ (ids, numbers) mostly share their template's hash.
+ */
 export function fingerprintOf(category: string, code: string, origin: string, message: string): Fingerprinted {
   const cacheKey = `${category}\u0000${code}\u0000${origin}\u0000${message}`;
   const hit = cache.get(cacheKey);
   if (hit) return hit;
   const template = normalizeMessage(message);
-  const fingerprint = createHash('sha256')
-    .update(`${category}\u0000${code}\u0000${origin}\u0000${template}`)
-    .digest('hex')
-    .slice(0, 16);
+  const hashed = `${category}\u0000${code}\u0000${origin}\u0000${template}`;
+  let fingerprint = hashes.get(hashed);
+  if (fingerprint === undefined) {
+    fingerprint = createHash('sha256').update(hashed).digest('hex').slice(0, 16);
+    if (hashes.size >= CACHE_MAX) hashes.clear();
+    hashes.set(hashed, fingerprint);
+  }
   const result = { fingerprint, template };
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(cacheKey, result);

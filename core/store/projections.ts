@@ -87,65 +87,138 @@ export function emptyRun(runId: string, ts: number): RunRow {
   };
 }
 
+/*
+ * Copies of a row, each field named. The reducers copy a row, then change fields of the copy
+ * (never of their input). A literal with every field gives every row of a table one hidden
+ * class with its fields in the object itself; `{ ...row, field }` on rows built along different
+ * paths (a literal, a spread, a row read back from SQLite) made the copy polymorphic and ~10×
+ * slower, and it was the largest cost of reducing an event. The compiler checks each copy names
+ * every field of its row type.
+ */
+
+export function copyRun(r: RunRow): RunRow {
+  return {
+    id: r.id, flow: r.flow, flowName: r.flowName, status: r.status, startedAt: r.startedAt, endedAt: r.endedAt,
+    durationMs: r.durationMs, updatedAt: r.updatedAt, lastSeq: r.lastSeq, maxSteps: r.maxSteps,
+    concurrency: r.concurrency, clock: r.clock, defaultAgent: r.defaultAgent, currentStep: r.currentStep,
+    steps: r.steps, lastCheckpointStep: r.lastCheckpointStep, taskCount: r.taskCount, attemptCount: r.attemptCount,
+    errorCount: r.errorCount, resumedFrom: r.resumedFrom, retryOf: r.retryOf, resumeStep: r.resumeStep,
+    lastErrorCode: r.lastErrorCode, lastErrorCategory: r.lastErrorCategory, lastErrorMessage: r.lastErrorMessage,
+    nextAttemptAt: r.nextAttemptAt, cancelCommandId: r.cancelCommandId, cancelReason: r.cancelReason,
+    epoch: r.epoch, error: r.error,
+  };
+}
+
+export function copyStep(r: StepRow): StepRow {
+  return {
+    runId: r.runId, step: r.step, status: r.status, startedAt: r.startedAt, endedAt: r.endedAt,
+    taskCount: r.taskCount, frontier: r.frontier, writes: r.writes, checkpointed: r.checkpointed,
+  };
+}
+
+export function copyTask(r: TaskRow): TaskRow {
+  return {
+    runId: r.runId, taskId: r.taskId, step: r.step, ordinal: r.ordinal, name: r.name, agent: r.agent,
+    status: r.status, maxAttempts: r.maxAttempts, attempts: r.attempts, startedAt: r.startedAt, endedAt: r.endedAt,
+    output: r.output, error: r.error, errorCode: r.errorCode, nextAttemptAt: r.nextAttemptAt,
+    staleReceipts: r.staleReceipts,
+  };
+}
+
+export function copyAttempt(r: AttemptRow): AttemptRow {
+  return {
+    runId: r.runId, taskId: r.taskId, attempt: r.attempt, step: r.step, ordinal: r.ordinal, status: r.status,
+    startedAt: r.startedAt, endedAt: r.endedAt, durationMs: r.durationMs, error: r.error, errorCode: r.errorCode,
+    errorCategory: r.errorCategory, delayMs: r.delayMs, strategy: r.strategy, nextAttemptAt: r.nextAttemptAt,
+    backoffSkippedBy: r.backoffSkippedBy,
+  };
+}
+
 function ended(run: RunRow, status: RunRow['status'], ts: number): RunRow {
-  return { ...run, status, endedAt: ts, durationMs: ts - run.startedAt, nextAttemptAt: null };
+  const r = copyRun(run);
+  r.status = status;
+  r.endedAt = ts;
+  r.durationMs = ts - run.startedAt;
+  r.nextAttemptAt = null;
+  return r;
 }
 
 export function reduceRun(current: RunRow | undefined, event: HivewatchEvent): RunRow {
   const run: RunRow = current ?? emptyRun(event.runId, event.ts);
+  let r: RunRow;
   switch (event.type) {
     case 'runStarted':
-      return {
-        ...run,
-        flow: event.flow,
-        flowName: event.flowName,
-        status: 'running',
-        startedAt: event.ts,
-        maxSteps: event.options.maxSteps,
-        concurrency: event.options.concurrency,
-        clock: event.options.clock,
-        defaultAgent: event.options.defaultAgent ?? null,
-        resumedFrom: event.resumedFrom ?? null,
-        retryOf: event.retryOf ?? null,
-        resumeStep: event.resumeStep,
-        currentStep: event.resumeStep,
-        steps: event.resumeStep,
-        lastCheckpointStep: event.resumeStep,
-      };
+      r = copyRun(run);
+      r.flow = event.flow;
+      r.flowName = event.flowName;
+      r.status = 'running';
+      r.startedAt = event.ts;
+      r.maxSteps = event.options.maxSteps;
+      r.concurrency = event.options.concurrency;
+      r.clock = event.options.clock;
+      r.defaultAgent = event.options.defaultAgent ?? null;
+      r.resumedFrom = event.resumedFrom ?? null;
+      r.retryOf = event.retryOf ?? null;
+      r.resumeStep = event.resumeStep;
+      r.currentStep = event.resumeStep;
+      r.steps = event.resumeStep;
+      r.lastCheckpointStep = event.resumeStep;
+      return r;
     case 'stepStarted':
-      return { ...run, currentStep: event.step };
+      r = copyRun(run);
+      r.currentStep = event.step;
+      return r;
     case 'taskStarted':
-      return { ...run, taskCount: run.taskCount + 1 };
+      r = copyRun(run);
+      r.taskCount = run.taskCount + 1;
+      return r;
     case 'attemptStarted':
-      return { ...run, attemptCount: run.attemptCount + 1 };
+      r = copyRun(run);
+      r.attemptCount = run.attemptCount + 1;
+      return r;
     case 'errorOccurred':
-      return {
-        ...run,
-        errorCount: run.errorCount + 1,
-        lastErrorCode: event.error.code,
-        lastErrorCategory: event.error.category,
-        lastErrorMessage: event.error.message,
-      };
+      r = copyRun(run);
+      r.errorCount = run.errorCount + 1;
+      r.lastErrorCode = event.error.code;
+      r.lastErrorCategory = event.error.category;
+      r.lastErrorMessage = event.error.message;
+      return r;
     case 'checkpointSaved':
-      return { ...run, lastCheckpointStep: Math.max(run.lastCheckpointStep, event.step) };
+      r = copyRun(run);
+      r.lastCheckpointStep = Math.max(run.lastCheckpointStep, event.step);
+      return r;
     case 'stepFinished':
-      return { ...run, steps: Math.max(run.steps, event.step) };
+      r = copyRun(run);
+      r.steps = Math.max(run.steps, event.step);
+      return r;
     case 'cancelRequested':
-      return run.cancelCommandId === null ? { ...run, cancelCommandId: event.commandId, cancelReason: event.reason } : run;
+      if (run.cancelCommandId !== null) return run;
+      r = copyRun(run);
+      r.cancelCommandId = event.commandId;
+      r.cancelReason = event.reason;
+      return r;
     case 'runCancelling':
-      return { ...run, status: 'cancelling', epoch: event.epoch };
+      r = copyRun(run);
+      r.status = 'cancelling';
+      r.epoch = event.epoch;
+      return r;
     case 'runCompleted':
-      return { ...ended(run, 'completed', event.ts), steps: event.steps };
+      r = ended(run, 'completed', event.ts);
+      r.steps = event.steps;
+      return r;
     case 'runFailed':
-      return { ...ended(run, 'failed', event.ts), error: event.error };
+      r = ended(run, 'failed', event.ts);
+      r.error = event.error;
+      return r;
     case 'runCancelled':
-      return {
-        ...ended(run, 'cancelled', event.ts),
-        cancelCommandId: event.cause.commandId,
-        cancelReason: event.cause.reason,
-      };
+      r = ended(run, 'cancelled', event.ts);
+      r.cancelCommandId = event.cause.commandId;
+      r.cancelReason = event.cause.reason;
+      return r;
     case 'runInterrupted':
-      return { ...ended(run, 'interrupted', event.ts), error: event.error };
+      r = ended(run, 'interrupted', event.ts);
+      r.error = event.error;
+      return r;
     default:
       return run;
   }
@@ -166,13 +239,21 @@ export function reduceStep(current: StepRow | undefined, event: HivewatchEvent):
     };
   }
   if (!current) return current;
+  let r: StepRow;
   switch (event.type) {
     case 'writeApplied':
-      return { ...current, writes: current.writes + 1 };
+      r = copyStep(current);
+      r.writes = current.writes + 1;
+      return r;
     case 'checkpointSaved':
-      return { ...current, checkpointed: true };
+      r = copyStep(current);
+      r.checkpointed = true;
+      return r;
     case 'stepFinished':
-      return { ...current, status: 'finished', endedAt: event.ts };
+      r = copyStep(current);
+      r.status = 'finished';
+      r.endedAt = event.ts;
+      return r;
     default:
       return current;
   }
@@ -188,53 +269,66 @@ function blankTask(runId: string, taskId: string, step: number, ordinal: number,
 export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent): TaskRow | undefined {
   if (event.type === 'errorOccurred' || !('taskId' in event) || !('ordinal' in event)) return current;
   const task = current ?? blankTask(event.runId, event.taskId, event.step ?? 0, event.ordinal, event.taskId);
+  let r: TaskRow;
   switch (event.type) {
     case 'taskStarted':
-      return {
-        ...task,
-        name: event.name,
-        agent: event.agent,
-        status: 'running',
-        maxAttempts: event.maxAttempts,
-        startedAt: event.ts,
-      };
+      r = copyTask(task);
+      r.name = event.name;
+      r.agent = event.agent;
+      r.status = 'running';
+      r.maxAttempts = event.maxAttempts;
+      r.startedAt = event.ts;
+      return r;
     case 'attemptStarted':
-      return { ...task, status: 'running', attempts: Math.max(task.attempts, event.attempt), nextAttemptAt: null };
+      r = copyTask(task);
+      r.status = 'running';
+      r.attempts = Math.max(task.attempts, event.attempt);
+      r.nextAttemptAt = null;
+      return r;
     case 'attemptFailed':
-      return { ...task, error: event.error, errorCode: event.error.code };
+      r = copyTask(task);
+      r.error = event.error;
+      r.errorCode = event.error.code;
+      return r;
     case 'retryScheduled':
-      return { ...task, status: 'backoff', nextAttemptAt: event.nextAttemptAt };
+      r = copyTask(task);
+      r.status = 'backoff';
+      r.nextAttemptAt = event.nextAttemptAt;
+      return r;
     case 'backoffSkipped':
-      return { ...task, nextAttemptAt: null };
+      r = copyTask(task);
+      r.nextAttemptAt = null;
+      return r;
     case 'taskSucceeded':
-      return {
-        ...task,
-        status: 'succeeded',
-        attempts: event.attempts,
-        output: event.output,
-        error: null,
-        errorCode: null,
-        endedAt: event.ts,
-        nextAttemptAt: null,
-      };
+      r = copyTask(task);
+      r.status = 'succeeded';
+      r.attempts = event.attempts;
+      r.output = event.output;
+      r.error = null;
+      r.errorCode = null;
+      r.endedAt = event.ts;
+      r.nextAttemptAt = null;
+      return r;
     case 'taskFailed':
-      return {
-        ...task,
-        status: event.cancelled ? 'cancelled' : 'failed',
-        attempts: event.attempts,
-        error: event.error,
-        errorCode: event.error.code,
-        endedAt: event.ts,
-        nextAttemptAt: null,
-      };
+      r = copyTask(task);
+      r.status = event.cancelled ? 'cancelled' : 'failed';
+      r.attempts = event.attempts;
+      r.error = event.error;
+      r.errorCode = event.error.code;
+      r.endedAt = event.ts;
+      r.nextAttemptAt = null;
+      return r;
     case 'receiptIgnoredStale':
-      return { ...task, staleReceipts: task.staleReceipts + 1 };
+      r = copyTask(task);
+      r.staleReceipts = task.staleReceipts + 1;
+      return r;
     default:
       return task;
   }
 }
 
 export function reduceAttempt(current: AttemptRow | undefined, event: HivewatchEvent): AttemptRow | undefined {
+  let r: AttemptRow;
   switch (event.type) {
     case 'attemptStarted':
       return {
@@ -243,40 +337,63 @@ export function reduceAttempt(current: AttemptRow | undefined, event: HivewatchE
         errorCategory: null, delayMs: null, strategy: null, nextAttemptAt: null, backoffSkippedBy: null,
       };
     case 'attemptSucceeded':
-      return current && { ...current, status: 'succeeded', durationMs: event.durationMs, endedAt: event.ts };
+      if (!current) return current;
+      r = copyAttempt(current);
+      r.status = 'succeeded';
+      r.durationMs = event.durationMs;
+      r.endedAt = event.ts;
+      return r;
     case 'attemptFailed':
-      return (
-        current && {
-          ...current,
-          status: 'failed',
-          durationMs: event.durationMs,
-          endedAt: event.ts,
-          error: event.error,
-          errorCode: event.error.code,
-          errorCategory: event.error.category,
-        }
-      );
+      if (!current) return current;
+      r = copyAttempt(current);
+      r.status = 'failed';
+      r.durationMs = event.durationMs;
+      r.endedAt = event.ts;
+      r.error = event.error;
+      r.errorCode = event.error.code;
+      r.errorCategory = event.error.category;
+      return r;
     case 'retryScheduled':
-      return current && { ...current, delayMs: event.delayMs, strategy: event.strategy, nextAttemptAt: event.nextAttemptAt };
+      if (!current) return current;
+      r = copyAttempt(current);
+      r.delayMs = event.delayMs;
+      r.strategy = event.strategy;
+      r.nextAttemptAt = event.nextAttemptAt;
+      return r;
     case 'backoffSkipped':
-      return current && { ...current, backoffSkippedBy: event.commandId };
+      if (!current) return current;
+      r = copyAttempt(current);
+      r.backoffSkippedBy = event.commandId;
+      return r;
     default:
       return current;
   }
 }
 
 export function closeStep(step: StepRow, status: StepStatus, ts: number): StepRow {
-  return step.status === 'running' ? { ...step, status, endedAt: ts } : step;
+  if (step.status !== 'running') return step;
+  const r = copyStep(step);
+  r.status = status;
+  r.endedAt = ts;
+  return r;
 }
 
 export function closeTask(task: TaskRow, status: TaskStatus, ts: number): TaskRow {
-  return task.status === 'pending' || task.status === 'running' || task.status === 'backoff'
-    ? { ...task, status, endedAt: ts, nextAttemptAt: null }
-    : task;
+  if (task.status !== 'pending' && task.status !== 'running' && task.status !== 'backoff') return task;
+  const r = copyTask(task);
+  r.status = status;
+  r.endedAt = ts;
+  r.nextAttemptAt = null;
+  return r;
 }
 
 export function closeAttempt(attempt: AttemptRow, status: AttemptStatus, ts: number): AttemptRow {
-  return attempt.status === 'running' ? { ...attempt, status, endedAt: ts, durationMs: ts - attempt.startedAt } : attempt;
+  if (attempt.status !== 'running') return attempt;
+  const r = copyAttempt(attempt);
+  r.status = status;
+  r.endedAt = ts;
+  r.durationMs = ts - attempt.startedAt;
+  return r;
 }
 
 export function errorRowOf(event: Extract<HivewatchEvent, { type: 'errorOccurred' }>, run: RunRow): ErrorRow {
@@ -457,7 +574,14 @@ export function applyEvent(state: RunState | undefined, event: HivewatchEvent, l
 
   const terminal = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'interrupted';
   const nextAttemptAt = terminal ? null : earliestBackoff(s);
-  s.run = run.nextAttemptAt === nextAttemptAt ? run : { ...run, nextAttemptAt };
+  if (run.nextAttemptAt === nextAttemptAt) {
+    s.run = run;
+  } else {
+    // A row the reducer just made is ours to finish; the state's own row is copied first.
+    const r = run === s.run ? copyRun(run) : run;
+    r.nextAttemptAt = nextAttemptAt;
+    s.run = r;
+  }
   s.seq = event.seq;
   s.ts = event.ts;
   s.dirty.run = true;
@@ -470,7 +594,10 @@ export function applyEvent(state: RunState | undefined, event: HivewatchEvent, l
  */
 export function stampedRun(state: RunState): RunRow {
   if (state.run.lastSeq !== state.seq || state.run.updatedAt !== state.ts) {
-    state.run = { ...state.run, lastSeq: state.seq, updatedAt: state.ts };
+    const r = copyRun(state.run);
+    r.lastSeq = state.seq;
+    r.updatedAt = state.ts;
+    state.run = r;
   }
   return state.run;
 }

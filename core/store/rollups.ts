@@ -85,6 +85,48 @@ export function addErrorContribution(deltas: GrainDeltas, error: Pick<ErrorRow, 
   }
 }
 
+/** A rollup row's key with a count (a delta to add). */
+export interface RollupEntry extends RollupKey {
+  count: number;
+}
+
+/**
+ * The rollup changes of one ingest batch: one minute entry per distinct key (one key string
+ * built per error), the hour and day entries summed from the minute ones when written. Gives
+ * the same sums as `addErrorContribution` over every grain, with a third of the work.
+ */
+export class BatchRollups {
+  private readonly minutes = new Map<string, RollupEntry>();
+
+  get size(): number {
+    return this.minutes.size;
+  }
+
+  add(error: Pick<ErrorRow, 'ts' | 'category' | 'origin' | 'code' | 'flow'>): void {
+    const bucket = floorTo(error.ts, MINUTE);
+    const key = `${bucket}${SEP}${error.category}${SEP}${error.origin}${SEP}${error.code}${SEP}${error.flow}`;
+    const entry = this.minutes.get(key);
+    if (entry) entry.count += 1;
+    else this.minutes.set(key, { bucket, category: error.category, origin: error.origin, code: error.code, flow: error.flow, count: 1 });
+  }
+
+  /** A grain's entries, in the order their keys first occurred. */
+  entries(grain: Grain): Iterable<RollupEntry> {
+    if (grain === 'minute') return this.minutes.values();
+    const size = GRAIN_MS[grain];
+    const summed = new Map<string, RollupEntry>();
+    for (const m of this.minutes.values()) {
+      // Minutes nest in hours and days (all UTC from the epoch): flooring the minute floors the ts.
+      const bucket = floorTo(m.bucket, size);
+      const key = `${bucket}${SEP}${m.category}${SEP}${m.origin}${SEP}${m.code}${SEP}${m.flow}`;
+      const entry = summed.get(key);
+      if (entry) entry.count += m.count;
+      else summed.set(key, { bucket, category: m.category, origin: m.origin, code: m.code, flow: m.flow, count: m.count });
+    }
+    return summed.values();
+  }
+}
+
 /** A half-open range [from, to) of bucket starts in one grain's table. */
 export interface BucketRange {
   grain: Grain;

@@ -232,16 +232,32 @@ function toJson(value: unknown): string {
   return text;
 }
 
+/** Column keys and kinds of a spec as two flat arrays (rowParams runs once per written row). */
+const layouts = new WeakMap<TableSpec<unknown>, { keys: string[]; kinds: Kind[] }>();
+
+function layoutOf<R>(spec: TableSpec<R>): { keys: string[]; kinds: Kind[] } {
+  let layout = layouts.get(spec as TableSpec<unknown>);
+  if (!layout) {
+    layout = { keys: spec.columns.map(([key]) => key), kinds: spec.columns.map(([, kind]) => kind) };
+    layouts.set(spec as TableSpec<unknown>, layout);
+  }
+  return layout;
+}
+
 /** Positional parameters for the spec's column order. Rows (and what they hold) are never mutated. */
 export function rowParams<R>(spec: TableSpec<R>, row: R): unknown[] {
-  const params = new Array<unknown>(spec.columns.length);
-  for (let i = 0; i < spec.columns.length; i += 1) {
-    const [key, kind] = spec.columns[i] as readonly [keyof R & string, Kind];
-    const value = row[key] as unknown;
+  const { keys, kinds } = layoutOf(spec);
+  const record = row as Record<string, unknown>;
+  const params = new Array<unknown>(keys.length);
+  for (let i = 0; i < keys.length; i += 1) {
+    const value = record[keys[i] as string];
     if (value === undefined || value === null) params[i] = null;
-    else if (kind === 'bool') params[i] = value ? 1 : 0;
-    else if (kind === 'json') params[i] = toJson(value);
-    else params[i] = value;
+    else {
+      const kind = kinds[i];
+      if (kind === 'bool') params[i] = value ? 1 : 0;
+      else if (kind === 'json') params[i] = toJson(value);
+      else params[i] = value;
+    }
   }
   return params;
 }

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { HivewatchEvent } from '../engine/events.js';
+import type { LiveEvent } from './api.js';
+import { formatLiveId, LiveHub, parseLiveId } from './live.js';
+
+const events = (n: number, from = 1): HivewatchEvent[] =>
+  Array.from({ length: n }, (_, i) => ({ runId: 'run_a', seq: from + i, ts: 0, type: 'stepFinished', step: from + i }) as HivewatchEvent);
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('LiveHub', () => {
+  it('numbers events without gaps and delivers at most one batch per subscriber per tick', async () => {
+    const hub = new LiveHub(100, 'abc');
+    const batches: LiveEvent[][] = [];
+    hub.subscribe({ onBatch: (b) => batches.push(b) });
+    hub.publish(events(3));
+    hub.publish(events(2, 4));
+    expect(batches).toEqual([]);
+    await tick();
+    expect(batches.map((b) => b.map((e) => e.id))).toEqual([[1, 2, 3, 4, 5]]);
+    expect(batches[0]?.map((e) => e.event.seq)).toEqual([1, 2, 3, 4, 5]);
+    hub.close();
+  });
+
+  it('resumes after any id in the ring; resets for older, newer or foreign ids', async () => {
+    const hub = new LiveHub(4, 'abc');
+    hub.publish(events(10));
+    expect([hub.head, hub.oldest]).toEqual([10, 7]);
+    const got: number[] = [];
+    const ok = hub.subscribe({ afterId: 6, onBatch: (b) => got.push(...b.map((e) => e.id)) });
+    expect(ok).toMatchObject({ startId: 6, reset: false });
+    await tick();
+    expect(got).toEqual([7, 8, 9, 10]);
+    expect(hub.subscribe({ afterId: 5, onBatch: () => undefined })).toMatchObject({ startId: 10, reset: true });
+    expect(hub.subscribe({ afterId: 11, onBatch: () => undefined })).toMatchObject({ startId: 10, reset: true });
+    expect(hub.subscribe({ afterId: 8, instance: 'other', onBatch: () => undefined })).toMatchObject({ startId: 10, reset: true });
+    expect(hub.subscribe({ afterId: 0, onBatch: () => undefined })).toMatchObject({ startId: 10, reset: false });
+    hub.close();
+  });
+
+  it('a subscriber that falls behind the ring during a storm gets a reset, then only new events', async () => {
+    const hub = new LiveHub(5, 'abc');
+    const seen: (number | string)[] = [];
+    hub.subscribe({ onBatch: (b) => seen.push(...b.map((e) => e.id)), onReset: (head) => seen.push(`reset@${head}`) });
+    hub.publish(events(12));
+    await tick();
+    hub.publish(events(2, 13));
+    await tick();
+    expect(seen).toEqual(['reset@12', 13, 14]);
+    hub.close();
+  });
+
+  it('formats and parses wire ids', () => {
+    expect(formatLiveId('abc123', 42)).toBe('abc123.42');
+    expect(parseLiveId('abc123.42')).toEqual({ instance: 'abc123', id: 42 });
+    expect(parseLiveId('42')).toEqual({ instance: undefined, id: 42 });
+    for (const bad of ['', 'x.y', '-1', 'abc.1.2', 'ABC.1', '1e3']) expect(parseLiveId(bad)).toBeNull();
+    expect(parseLiveId(undefined)).toBeNull();
+  });
+});

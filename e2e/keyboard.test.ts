@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
+import { SLOW_PARALLEL } from './support/flows.js';
+import { startServer, type ServerHandle } from './support/server.js';
+
+/** Journey: the keyboard habits (`?`, `/`, `j`/`k`, Enter, `c`, `r`, `g r`) on the Runs table. */
+describe('keyboard shortcuts', () => {
+  let server: ServerHandle;
+  let browser: Browser;
+  let app: AppPage;
+  let failed: string;
+  let slow: string;
+
+  beforeAll(async () => {
+    server = await startServer({ flows: { 'slow-parallel.prose': SLOW_PARALLEL } });
+    const happy = await server.startRun('examples/01-happy-path.prose', { virtualClock: true });
+    await server.waitForRun(happy, ['completed']);
+    failed = await server.startRun('examples/05-try-catch-finally.prose', { virtualClock: true });
+    await server.waitForRun(failed, ['failed']);
+    slow = await server.startRun('user/slow-parallel.prose');
+    await server.waitForRun(slow, ['running']);
+    browser = await launchBrowser();
+    app = await openApp(browser, server);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** Waits until the keyboard selection is on this run. */
+  const selected = (id: string | null | undefined) =>
+    app.page.waitForFunction((want) => document.querySelector('.runs-table [role="row"][aria-selected="true"]')?.getAttribute('data-run-id') === want, id);
+
+  it('opens the shortcut sheet with ? and closes it with Escape', async () => {
+    const { page } = app;
+    await runRow(page, slow).waitFor();
+    await page.keyboard.press('?');
+    const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await sheet.waitFor();
+    expect(await sheet.locator('kbd').allTextContents()).toEqual(expect.arrayContaining(['/', 'j', 'k', 'Enter', 'c', 'r', '?']));
+    await app.screenshot('shortcut-sheet');
+    await page.keyboard.press('Escape');
+    await sheet.waitFor({ state: 'detached' });
+  });
+
+  it('focuses the search with / and filters as you type; keys typed there are text, not shortcuts', async () => {
+    const { page } = app;
+    await page.keyboard.press('/');
+    const search = page.getByRole('searchbox');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('type') === 'search');
+    await page.keyboard.type('05-try');
+    await page.waitForURL(/q=05-try/);
+    await page.waitForFunction(() => document.querySelectorAll('.runs-table [role="row"][data-run-id]').length === 1);
+    expect(await runRow(page, failed).count()).toBe(1);
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    await page.keyboard.press('Escape');
+    await search.fill('');
+    await page.waitForFunction(() => document.querySelectorAll('.runs-table [role="row"][data-run-id]').length === 3);
+    await page.locator('main').click({ position: { x: 5, y: 5 } });
+  });
+
+  it('moves with j / k, opens with Enter, and goes back with g r', async () => {
+    const { page } = app;
+    const order = await page.locator('.runs-table [role="row"][data-run-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')));
+    await page.keyboard.press('j');
+    await selected(order[0]);
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    await page.keyboard.press('k');
+    await selected(order[1]);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(new RegExp(`#/runs/${order[1]}$`));
+    await page.locator('.run-header').waitFor();
+    await page.keyboard.press('g');
+    await page.keyboard.press('r');
+    await page.waitForURL(/#\/runs$/);
+  });
+
+  it('asks before cancelling with c and before retrying with r', async () => {
+    const { page } = app;
+    const order = await page.locator('.runs-table [role="row"][data-run-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')));
+    const move = async (id: string): Promise<void> => {
+      await page.keyboard.press('k');
+      await page.keyboard.press('k');
+      await page.keyboard.press('k');
+      for (let i = 0; i < order.indexOf(id); i++) await page.keyboard.press('j');
+      await selected(id);
+    };
+
+    await move(failed);
+    await page.keyboard.press('r');
+    const retry = page.getByRole('dialog', { name: 'Retry this run?' });
+    await retry.waitFor();
+    await page.keyboard.press('Escape');
+    await retry.waitFor({ state: 'detached' });
+
+    await move(slow);
+    await page.keyboard.press('c');
+    const cancel = page.getByRole('dialog', { name: 'Cancel this run?' });
+    await cancel.waitFor();
+    await app.screenshot('keyboard-cancel-confirm');
+    // The confirm button has the focus: Enter confirms.
+    await page.keyboard.press('Enter');
+    await runRow(page, slow).and(page.locator('[data-status="cancelled"]')).waitFor();
+    expect(app.problems).toEqual([]);
+  });
+});

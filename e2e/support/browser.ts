@@ -1,0 +1,85 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ROOT, type ServerHandle } from './server.js';
+
+/**
+ * Debian's Chromium driven by playwright-core (Playwright's own browser download does not work
+ * here). Pages collect console errors, page errors and CSP violations, which a journey checks
+ * at its end.
+ */
+
+export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
+
+export const CHROME_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+];
+
+export function chromePath(): string {
+  const path = process.env.CHROME_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(path)) {
+    throw new Error(
+      `No Chromium at ${path}. The browser journeys need one: install Debian's (\`apt-get install -y chromium\`) ` +
+        'or point CHROME_PATH at a Chromium or Chrome binary.',
+    );
+  }
+  return path;
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromePath(), args: CHROME_ARGS });
+}
+
+export interface AppPage {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors, uncaught page errors and CSP violations seen so far. */
+  problems: string[];
+  /** Navigates within the app (hash route), waiting for nothing but the hash change. */
+  go(hash: string): Promise<void>;
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function openApp(browser: Browser, server: ServerHandle, options: { colorScheme?: 'light' | 'dark'; hash?: string } = {}): Promise<AppPage> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: options.colorScheme ?? 'light', acceptDownloads: true });
+  context.setDefaultTimeout(30_000);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(`${server.url}${options.hash ?? '#/runs'}`);
+  await page.locator('.topbar').waitFor();
+  return {
+    page,
+    context,
+    problems,
+    async go(hash) {
+      await page.evaluate((h) => {
+        window.location.hash = h;
+      }, hash);
+    },
+    async screenshot(name) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      const path = join(SCREENSHOTS, `${name}.png`);
+      await page.screenshot({ path, fullPage: false });
+      return path;
+    },
+    close: () => context.close(),
+  };
+}
+
+/** Rows of the runs table (virtualized: only the mounted ones). */
+export function runRow(page: Page, runId: string) {
+  return page.locator(`.runs-table [role="row"][data-run-id="${runId}"]`);
+}

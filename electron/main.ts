@@ -1,0 +1,199 @@
+import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, screen, session, type WebContents } from 'electron';
+import { readFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startDemo } from '../core/service/demo.js';
+import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
+import { defaultDatabasePath, openStore, type HivewatchStore } from '../core/store/index.js';
+import { FALLBACK_CSS, FALLBACK_HTML, FALLBACK_JS } from '../server/fallback-page.js';
+import { findPackageRoot, packagePaths } from '../server/paths.js';
+import { contentTypeOf, hasRenderer, resolveUnder } from '../server/static.js';
+import { registerIpc } from './ipc.js';
+import { electronSqliteBinding, NATIVE_HELP } from './native.js';
+import { failureNotifier } from './notify.js';
+import {
+  APP_HOST,
+  APP_SCHEME,
+  APP_URL,
+  CONTENT_SECURITY_POLICY,
+  handleWillAttachWebview,
+  handleWillNavigate,
+  isAppUrl,
+  permissionRequestHandler,
+  windowOpenHandler,
+  windowOptions,
+  withCsp,
+} from './security.js';
+import { fitToDisplays, loadWindowState, saveWindowState } from './window-state.js';
+
+/**
+ * The desktop shell's main process: one instance per user, one window, the service in-process
+ * (its database opened with better-sqlite3 built for Electron's ABI), the API on IPC, the
+ * renderer served from app://hivewatch/ with a strict CSP, and a native notification when a run
+ * fails. Every security decision lives in security.ts (tested without Electron).
+ *
+ *   electron dist/electron/main.js [--db PATH] [--demo]
+ */
+
+protocol.registerSchemesAsPrivileged([
+  { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } },
+]);
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { values: flags } = parseArgs({
+  args: process.argv.slice(app.isPackaged ? 1 : 2),
+  options: { db: { type: 'string' }, demo: { type: 'boolean', default: false } },
+  strict: false,
+  allowPositionals: true,
+});
+
+let mainWindow: BrowserWindow | null = null;
+
+function serveApp(rendererDist: string) {
+  return async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const headers = (type: string): Record<string, string> => ({
+      'content-type': type,
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'x-content-type-options': 'nosniff',
+    });
+    if (url.host !== APP_HOST) return new Response('not found', { status: 404, headers: headers('text/plain') });
+    if (!hasRenderer(rendererDist)) {
+      const page: Record<string, [string, string]> = {
+        '/': [FALLBACK_HTML, 'text/html; charset=utf-8'],
+        '/index.html': [FALLBACK_HTML, 'text/html; charset=utf-8'],
+        '/fallback.js': [FALLBACK_JS, 'text/javascript; charset=utf-8'],
+        '/fallback.css': [FALLBACK_CSS, 'text/css; charset=utf-8'],
+      };
+      const hit = page[url.pathname];
+      return hit ? new Response(hit[0], { headers: headers(hit[1]) }) : new Response('not found', { status: 404, headers: headers('text/plain') });
+    }
+    let file = resolveUnder(rendererDist, url.pathname === '/' ? '/index.html' : url.pathname);
+    const isFile = (path: string | null): path is string => {
+      try {
+        return path !== null && statSync(path).isFile();
+      } catch {
+        return false;
+      }
+    };
+    if (!isFile(file)) {
+      if (file === null || extname(url.pathname) !== '') return new Response('not found', { status: 404, headers: headers('text/plain') });
+      file = join(rendererDist, 'index.html');
+    }
+    return new Response(new Uint8Array(await readFile(file)), { headers: headers(contentTypeOf(file)) });
+  };
+}
+
+function hardenContents(contents: WebContents): void {
+  contents.on('will-navigate', (event, url) => handleWillNavigate(event, url));
+  contents.on('will-redirect', (event, url) => handleWillNavigate(event, url));
+  contents.on('will-attach-webview', (event) => handleWillAttachWebview(event));
+  contents.setWindowOpenHandler(windowOpenHandler);
+}
+
+function notifyFailures(service: HivewatchService): () => void {
+  const notify = failureNotifier((note) => {
+    if (!Notification.isSupported()) return;
+    const notification = new Notification({ title: note.title, body: note.body });
+    notification.on('click', () => {
+      mainWindow?.show();
+      mainWindow?.focus();
+    });
+    notification.show();
+  });
+  return service.subscribe((batch) => {
+    for (const { event } of batch) notify(event);
+  });
+}
+
+function createWindow(stateFile: string): BrowserWindow {
+  const saved = fitToDisplays(loadWindowState(stateFile), screen.getAllDisplays().map((d) => d.workArea));
+  const { maximized, ...bounds } = saved;
+  const win = new BrowserWindow(windowOptions(join(here, 'preload.cjs'), bounds));
+  if (maximized) win.maximize();
+  win.once('ready-to-show', () => win.show());
+  win.on('close', () => {
+    try {
+      saveWindowState(stateFile, { ...win.getNormalBounds(), maximized: win.isMaximized() });
+    } catch {
+      // Remembering the size is a nicety; never block closing on it.
+    }
+  });
+  win.on('closed', () => {
+    if (mainWindow === win) mainWindow = null;
+  });
+  return win;
+}
+
+async function start(): Promise<void> {
+  await app.whenReady();
+  const paths = packagePaths(findPackageRoot(fileURLToPath(import.meta.url)));
+  const dbPath = typeof flags.db === 'string' ? flags.db : defaultDatabasePath();
+
+  let store: HivewatchStore;
+  try {
+    const nativeBinding = electronSqliteBinding(paths.root);
+    store = openStore({ path: dbPath, ...(nativeBinding !== undefined ? { nativeBinding } : {}) });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    dialog.showErrorBox('Hivewatch cannot open its database', `${dbPath}\n\n${message}\n\n${/NODE_MODULE_VERSION|was compiled against/.test(message) ? NATIVE_HELP : ''}`);
+    app.exit(1);
+    return;
+  }
+  const service = createHivewatchService({
+    store,
+    examplesDir: paths.examplesDir,
+    userFlowsDir: dbPath === ':memory:' ? null : join(dirname(dbPath), 'flows'),
+    defaultAgent: process.env.HIVEWATCH_AGENT ?? null,
+  });
+  const stopDemo = flags.demo === true ? startDemo(service) : null;
+  const stopNotifications = notifyFailures(service);
+
+  const ses = session.defaultSession;
+  ses.webRequest.onHeadersReceived((details, callback) => callback({ responseHeaders: withCsp(details.responseHeaders) }));
+  ses.setPermissionRequestHandler(permissionRequestHandler);
+  ses.setPermissionCheckHandler(() => false);
+  protocol.handle(APP_SCHEME, serveApp(paths.rendererDist));
+  app.on('web-contents-created', (_event, contents) => hardenContents(contents));
+  const disposeIpc = registerIpc(ipcMain, service, { isTrustedSender: (event) => isAppUrl(event.senderFrame?.url ?? '') });
+
+  mainWindow = createWindow(join(app.getPath('userData'), 'window-state.json'));
+  app.on('second-instance', () => {
+    if (!mainWindow) mainWindow = createWindow(join(app.getPath('userData'), 'window-state.json'));
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.show();
+    mainWindow.focus();
+  });
+  app.on('window-all-closed', () => app.quit());
+
+  let quitting = false;
+  app.on('before-quit', (event) => {
+    if (quitting) return;
+    quitting = true;
+    event.preventDefault();
+    stopDemo?.();
+    stopNotifications();
+    disposeIpc();
+    // Runs still going are cancelled and journaled; a later start can resume them.
+    service
+      .close({ timeoutMs: 5_000 })
+      .catch(() => undefined)
+      .finally(() => {
+        store.close();
+        app.exit(0);
+      });
+  });
+
+  await mainWindow.loadURL(APP_URL);
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  start().catch((error: unknown) => {
+    dialog.showErrorBox('Hivewatch failed to start', error instanceof Error ? (error.stack ?? error.message) : String(error));
+    app.exit(1);
+  });
+}

@@ -1,0 +1,25 @@
+import type { ApiMethod } from '../../core/service/api.js';
+
+/**
+ * Constants of core/service/api.ts the clients need at run time. The renderer may import only
+ * types from core/, so they are repeated here; a test checks they match.
+ */
+export const API_METHODS: readonly ApiMethod[] = [
+  'startRun',
+  'cancelRun',
+  'retryRun',
+  'resumeRun',
+  'skipBackoff',
+  'listRuns',
+  'getRun',
+  'getEvents',
+  'listFlows',
+  'checkFlow',
+  'errorCounts',
+  'errorSeries',
+  'errorGroups',
+  'listErrors',
+];
+
+/** Where the browser shell's token lives once the page took it from `?token=`. */
+export const TOKEN_STORAGE_KEY = 'hivewatch.token';

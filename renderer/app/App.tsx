@@ -1,0 +1,127 @@
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { Loading } from '../components/states.js';
+import { FlowsPage } from '../flows/FlowsPage.js';
+import { RunDetailPage } from '../run-detail/RunDetailPage.js';
+import { RunsPage } from '../runs/RunsPage.js';
+import { useRunsSnapshot } from './api-context.js';
+import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboard.js';
+import { navigate, useRoute } from './router.js';
+import { ShortcutSheet } from './ShortcutSheet.js';
+
+// The error explorer carries the charts library: loaded when first opened, so the Runs table
+// paints without it.
+const ErrorsPage = lazy(() => import('../errors/ErrorsPage.js').then((m) => ({ default: m.ErrorsPage })));
+
+const TABS = [
+  { path: 'runs', label: 'Runs', key: 'r' },
+  { path: 'errors', label: 'Errors', key: 'e' },
+  { path: 'flows', label: 'Flows', key: 'f' },
+] as const;
+
+function ConnectionStatus() {
+  const { connection, runs } = useRunsSnapshot();
+  let active = 0;
+  for (const r of runs.values()) if (r.status === 'running' || r.status === 'cancelling' || r.status === 'queued') active++;
+  return (
+    <span className={`connection ${connection}`} title={connection === 'live' ? 'receiving live events' : 'connecting to the live stream…'} data-testid="connection">
+      <span className="dot" aria-hidden="true" />
+      {connection === 'live' ? 'Live' : 'Connecting…'}
+      {active > 0 && <span className="muted"> · {active} active</span>}
+    </span>
+  );
+}
+
+/** The window: a top bar with the three screens, the page, and the shortcut sheet. */
+export function App() {
+  const route = useRoute();
+  const [sheet, setSheet] = useState(false);
+  const goPending = useRef<number | null>(null);
+  const [section = 'runs', id = null] = route.path;
+
+  // An empty hash is the Runs screen.
+  useEffect(() => {
+    if (route.path.length === 0) navigate('#/runs', { replace: true });
+  }, [route.path.length]);
+
+  // Move the focus to the page on navigation, for screen readers and keyboard users.
+  const main = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (document.activeElement === document.body) main.current?.focus({ preventScroll: true });
+  }, [section, id]);
+
+  const go = (key: string): void => {
+    const tab = TABS.find((t) => t.key === key);
+    if (tab) navigate(`#/${tab.path}`);
+  };
+
+  useShortcuts({
+    '?': () => setSheet((s) => !s),
+    '/': () => {
+      if (focusSearchField()) return;
+      focusSearchOnNextMount();
+      navigate('#/runs');
+    },
+    g: () => {
+      if (goPending.current !== null) clearTimeout(goPending.current);
+      goPending.current = window.setTimeout(() => (goPending.current = null), 1200);
+    },
+  });
+
+  // `g` then r / e / f: a second listener that only acts right after `g`.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent): void => {
+      if (goPending.current === null || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === 'g') return;
+      clearTimeout(goPending.current);
+      goPending.current = null;
+      if (TABS.some((t) => t.key === event.key)) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        go(event.key);
+      }
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, []);
+
+  let page;
+  if (section === 'runs' && id) page = <RunDetailPage key={id} runId={id} />;
+  else if (section === 'errors')
+    page = (
+      <Suspense fallback={<Loading what="the error explorer" />}>
+        <ErrorsPage />
+      </Suspense>
+    );
+  else if (section === 'flows') page = <FlowsPage flowId={route.path.length > 1 ? route.path.slice(1).join('/') : null} />;
+  else page = <RunsPage />;
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <a className="brand" href="#/runs" aria-label="Hivewatch: runs">
+          <span className="brand-mark" aria-hidden="true">
+            ⬡
+          </span>
+          Hivewatch
+        </a>
+        <nav className="tabs" aria-label="Screens">
+          {TABS.map((t) => (
+            <a key={t.path} href={`#/${t.path}`} className={`tab${section === t.path ? ' active' : ''}`} aria-current={section === t.path ? 'page' : undefined}>
+              {t.label}
+            </a>
+          ))}
+        </nav>
+        <div className="topbar-right">
+          <ConnectionStatus />
+          <button type="button" className="small ghost" onClick={() => setSheet(true)} title="keyboard shortcuts (?)">
+            <kbd>?</kbd> Shortcuts
+          </button>
+        </div>
+      </header>
+      <main ref={main} tabIndex={-1} className="main">
+        {page}
+      </main>
+      {sheet && <ShortcutSheet onClose={() => setSheet(false)} />}
+    </div>
+  );
+}

@@ -1,0 +1,36 @@
+import { createContext, useContext, useSyncExternalStore, type ReactNode } from 'react';
+import type { HivewatchApi } from '../../core/service/api.js';
+import type { RunsSnapshot, RunsStore } from '../live/runs-store.js';
+
+/** The API client and the live runs store, provided once at the root. */
+
+interface Services {
+  api: HivewatchApi;
+  runs: RunsStore;
+}
+
+const ServicesContext = createContext<Services | null>(null);
+
+export function ServicesProvider({ api, runs, children }: Services & { children: ReactNode }) {
+  return <ServicesContext.Provider value={{ api, runs }}>{children}</ServicesContext.Provider>;
+}
+
+function useServices(): Services {
+  const services = useContext(ServicesContext);
+  if (!services) throw new Error('ServicesProvider is missing');
+  return services;
+}
+
+export function useApi(): HivewatchApi {
+  return useServices().api;
+}
+
+export function useRunsStore(): RunsStore {
+  return useServices().runs;
+}
+
+/** The live runs snapshot; re-renders at most once per animation frame while events stream. */
+export function useRunsSnapshot(): RunsSnapshot {
+  const store = useRunsStore();
+  return useSyncExternalStore(store.subscribe, store.getSnapshot);
+}

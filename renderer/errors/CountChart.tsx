@@ -1,0 +1,77 @@
+import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { ErrorCount } from '../../core/service/api.js';
+import { colorFor, useChartTheme } from '../lib/theme.js';
+
+/** Horizontal bars of error counts by one dimension; a click filters by that bar's key. */
+export function CountChart({
+  title,
+  counts,
+  selected,
+  byCategory,
+  onPick,
+}: {
+  title: string;
+  counts: readonly ErrorCount[];
+  selected: string;
+  /** Colour bars by category (the category chart) instead of one accent colour. */
+  byCategory?: boolean;
+  onPick: (key: string) => void;
+}) {
+  const theme = useChartTheme();
+  const data = counts.map((c) => ({ key: c.key, label: c.label ?? c.key, count: c.count }));
+  const height = Math.max(120, data.length * 28 + 36);
+  return (
+    <figure className="chart-card" aria-label={`Errors by ${title}`}>
+      <figcaption>
+        By {title}
+        {selected && (
+          <button type="button" className="link" onClick={() => onPick(selected)}>
+            clear
+          </button>
+        )}
+      </figcaption>
+      {data.length === 0 ? (
+        <p className="muted chart-empty">No errors.</p>
+      ) : (
+          <ResponsiveContainer width="100%" height={height}>
+            <BarChart data={data} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 4 }}>
+              <CartesianGrid horizontal={false} stroke={theme.grid} />
+              <XAxis type="number" allowDecimals={false} tick={{ fill: theme.muted, fontSize: 11 }} stroke={theme.grid} />
+              <YAxis
+                type="category"
+                dataKey="label"
+                width={150}
+                tick={{ fill: theme.text, fontSize: 11 }}
+                stroke={theme.grid}
+                interval={0}
+                tickFormatter={(v: string) => (v.length > 24 ? `${v.slice(0, 23)}…` : v)}
+              />
+              <Tooltip
+                cursor={{ fill: theme.cursor }}
+                contentStyle={{ background: theme.tooltipBg, border: `1px solid ${theme.tooltipBorder}`, color: theme.text }}
+                labelStyle={{ color: theme.text }}
+                formatter={(value) => [String(value), 'errors']}
+              />
+              <Bar
+                dataKey="count"
+                isAnimationActive={false}
+                cursor="pointer"
+                onClick={(entry: unknown) => {
+                  const key = (entry as { key?: string; payload?: { key?: string } }).payload?.key ?? (entry as { key?: string }).key;
+                  if (key) onPick(key);
+                }}
+              >
+                {data.map((d, i) => (
+                  <Cell
+                    key={d.key}
+                    fill={byCategory ? colorFor(d.key, i) : theme.accent}
+                    fillOpacity={selected && selected !== d.key ? 0.35 : 1}
+                  />
+                ))}
+              </Bar>
+            </BarChart>
+          </ResponsiveContainer>
+      )}
+    </figure>
+  );
+}

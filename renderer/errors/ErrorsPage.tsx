@@ -1,0 +1,158 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useRunsSnapshot } from '../app/api-context.js';
+import { useShortcuts } from '../app/keyboard.js';
+import { formatHash, navigate, useRoute } from '../app/router.js';
+import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { formatAbsolute, plural } from '../lib/format.js';
+import { CorrelationPivot } from './CorrelationPivot.js';
+import { CountChart } from './CountChart.js';
+import { ErrorsFilterBar } from './ErrorsFilterBar.js';
+import { filterOf, parseErrorsQuery, serializeErrorsQuery, stableNow, windowOf, type ErrorsQuery, type FilterKey } from './errors-query.js';
+import { GroupsTable } from './GroupsTable.js';
+import { OccurrenceList } from './OccurrenceList.js';
+import { SeriesChart } from './SeriesChart.js';
+import { useOccurrences, useOverview, useSparklines } from './use-errors-data.js';
+
+/** Re-read the error views when new errors were journaled, at most this often. */
+const REFRESH_MS = 3_000;
+
+/** Total errors over the loaded runs: changes exactly when an error is journaled. */
+function useErrorTotal(): number {
+  const snapshot = useRunsSnapshot();
+  return useMemo(() => {
+    let total = 0;
+    for (const run of snapshot.runs.values()) total += run.errorCount;
+    return total;
+  }, [snapshot.version, snapshot.runs]);
+}
+
+/** Counts, trend, groups, occurrences and their correlation; every filter lives in the URL. */
+export function ErrorsPage() {
+  const route = useRoute();
+  const query = useMemo(() => parseErrorsQuery(route.params), [route.params]);
+  const [now, setNow] = useState(() => stableNow(Date.now()));
+  const [refresh, setRefresh] = useState(0);
+  const total = useErrorTotal();
+  const lastTotal = useRef(total);
+
+  // New errors: refresh (throttled), and move relative windows forward.
+  useEffect(() => {
+    if (total === lastTotal.current) return;
+    const id = setTimeout(() => {
+      lastTotal.current = total;
+      setNow(stableNow(Date.now()));
+      setRefresh((r) => r + 1);
+    }, REFRESH_MS);
+    return () => clearTimeout(id);
+  }, [total]);
+
+  const win = windowOf(query, now);
+  const filter = useMemo(() => filterOf(query, now), [query, now]);
+  const overview = useOverview(filter, win.bucket, refresh);
+  const data = overview.data;
+  const sparklines = useSparklines(data?.groups, filter, now);
+  const occurrences = useOccurrences(filter, query.group, refresh);
+
+  const setQuery = (next: ErrorsQuery, options: { replace?: boolean } = {}): void =>
+    navigate(formatHash(['errors'], serializeErrorsQuery(next)), options);
+  const toggle = (key: FilterKey, value: string): void => setQuery({ ...query, [key]: query[key] === value ? '' : value, group: '' });
+
+  useShortcuts({
+    r: () => {
+      setNow(stableNow(Date.now()));
+      setRefresh((n) => n + 1);
+    },
+  });
+
+  const totalInWindow = data?.byCategory.reduce((sum, c) => sum + c.count, 0) ?? 0;
+  const selectedGroup = data?.groups.find((g) => g.fingerprint === query.group);
+
+  let content;
+  if (overview.status === 'loading' && !data) content = <Loading what="errors" />;
+  else if (overview.status === 'error' && !data) content = <ErrorState title="Could not load the errors" error={overview.error} onRetry={overview.reload} />;
+  else if (data && totalInWindow === 0)
+    content = (
+      <EmptyState title={`No errors ${win.zoomed ? 'in this zoomed window' : 'in this window'}${query.category || query.origin || query.code || query.flow || query.run ? ' with these filters' : ''}`}>
+        {query.range !== 'all' || win.zoomed ? (
+          <button type="button" onClick={() => setQuery({ ...query, range: 'all', since: null, until: null })}>
+            Show all time
+          </button>
+        ) : (
+          <span>
+            Every failure of every run is journaled here, retried and caught ones included. Try <a href="#/flows">examples/02</a> for rate limits.
+          </span>
+        )}
+      </EmptyState>
+    );
+  else if (data)
+    content = (
+      <>
+        <div className="charts-row">
+          <CountChart title="category" counts={data.byCategory} selected={query.category} byCategory onPick={(k) => toggle('category', k)} />
+          <CountChart title="origin" counts={data.byOrigin} selected={query.origin} onPick={(k) => toggle('origin', k)} />
+          <CountChart title="code" counts={data.byCode} selected={query.code} onPick={(k) => toggle('code', k)} />
+        </div>
+        <SeriesChart series={data.series} onZoom={(since, until) => setQuery({ ...query, since, until })} />
+        <section className="panel" aria-labelledby="groups-title">
+          <h2 id="groups-title">
+            Error groups <span className="muted">({data.groups.length}; click one for its occurrences)</span>
+          </h2>
+          {data.groups.length === 0 ? (
+            <p className="muted">No groups.</p>
+          ) : (
+            <GroupsTable
+              groups={data.groups}
+              selected={query.group}
+              sparklines={sparklines}
+              onSelect={(fp) => setQuery({ ...query, group: query.group === fp ? '' : fp })}
+            />
+          )}
+        </section>
+        <div className="drill-row">
+          <section className="panel" aria-labelledby="occ-title">
+            <h2 id="occ-title">
+              Occurrences{' '}
+              <span className="muted">
+                {selectedGroup ? `of ${selectedGroup.code} (${selectedGroup.fingerprint.slice(0, 8)})` : query.group ? `of group ${query.group.slice(0, 8)}` : 'of every group shown'}
+              </span>
+              {query.group && (
+                <button type="button" className="link" onClick={() => setQuery({ ...query, group: '' })}>
+                  all groups
+                </button>
+              )}
+            </h2>
+            {occurrences.state === 'loading' && occurrences.items.length === 0 ? (
+              <Loading what="occurrences" />
+            ) : occurrences.state === 'error' ? (
+              <ErrorState title="Could not load the occurrences" error={occurrences.error ?? ''} />
+            ) : occurrences.items.length === 0 ? (
+              <p className="muted">None.</p>
+            ) : (
+              <OccurrenceList items={occurrences.items} hasMore={occurrences.nextCursor !== null} loadingMore={occurrences.loadingMore} onMore={occurrences.more} />
+            )}
+          </section>
+          <section className="panel" aria-labelledby="pivot-title">
+            <h2 id="pivot-title">
+              Where they happened <span className="muted">flow → run → task → attempt</span>
+            </h2>
+            <CorrelationPivot nodes={occurrences.pivot} truncated={occurrences.pivotTruncated} />
+          </section>
+        </div>
+      </>
+    );
+
+  return (
+    <section className="page errors-page" aria-labelledby="errors-title">
+      <header className="page-header">
+        <h1 id="errors-title">Errors</h1>
+        <span className="page-meta" data-testid="errors-total">
+          {data ? plural(totalInWindow, 'error') : ''}
+          {win.zoomed && ` between ${formatAbsolute(win.since ?? 0).slice(0, 16)} and ${win.until ? formatAbsolute(win.until).slice(0, 16) : 'now'}`}
+          {overview.status === 'loading' && data && ' · refreshing…'}
+        </span>
+      </header>
+      <ErrorsFilterBar query={query} data={data} onChange={setQuery} />
+      {content}
+    </section>
+  );
+}

@@ -1,0 +1,113 @@
+import type { Bucket, ErrorFilter } from '../../core/service/api.js';
+
+/**
+ * The Errors screen's state in the URL: `#/errors?range=24h&category=runtime&code=…&group=…`.
+ * A brush zoom sets `since`/`until` (absolute, ms), which win over `range`.
+ */
+
+export const RANGES = ['1h', '24h', '7d', '30d', 'all'] as const;
+export type Range = (typeof RANGES)[number];
+
+export const RANGE_LABELS: Record<Range, string> = {
+  '1h': 'Last hour',
+  '24h': 'Last 24 hours',
+  '7d': 'Last 7 days',
+  '30d': 'Last 30 days',
+  all: 'All time',
+};
+
+const RANGE_MS: Record<Exclude<Range, 'all'>, number> = {
+  '1h': 3_600_000,
+  '24h': 86_400_000,
+  '7d': 7 * 86_400_000,
+  '30d': 30 * 86_400_000,
+};
+
+export const FILTER_KEYS = ['category', 'origin', 'code', 'flow', 'run'] as const;
+export type FilterKey = (typeof FILTER_KEYS)[number];
+
+export interface ErrorsQuery {
+  range: Range;
+  since: number | null;
+  until: number | null;
+  category: string;
+  origin: string;
+  code: string;
+  flow: string;
+  run: string;
+  /** The selected error group (fingerprint) whose occurrences are listed. */
+  group: string;
+}
+
+export const DEFAULT_RANGE: Range = '24h';
+
+function time(value: string | null): number | null {
+  if (value === null || value === '') return null;
+  const n = Number(value);
+  return Number.isFinite(n) && n >= 0 ? Math.floor(n) : null;
+}
+
+export function parseErrorsQuery(params: URLSearchParams): ErrorsQuery {
+  const range = params.get('range') as Range | null;
+  const since = time(params.get('since'));
+  const until = time(params.get('until'));
+  const ordered = since !== null && until !== null && until <= since ? { since: null, until: null } : { since, until };
+  return {
+    range: range && (RANGES as readonly string[]).includes(range) ? range : DEFAULT_RANGE,
+    ...ordered,
+    category: params.get('category') ?? '',
+    origin: params.get('origin') ?? '',
+    code: params.get('code') ?? '',
+    flow: params.get('flow') ?? '',
+    run: params.get('run') ?? '',
+    group: params.get('group') ?? '',
+  };
+}
+
+export function serializeErrorsQuery(q: ErrorsQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  if (q.range !== DEFAULT_RANGE) params.set('range', q.range);
+  if (q.since !== null) params.set('since', String(q.since));
+  if (q.until !== null) params.set('until', String(q.until));
+  for (const key of FILTER_KEYS) if (q[key]) params.set(key, q[key]);
+  if (q.group) params.set('group', q.group);
+  return params;
+}
+
+/** The bucket that gives a readable number of bars (≤ ~200) for a span. */
+export function bucketFor(spanMs: number): Bucket {
+  if (spanMs <= 3 * 3_600_000) return 'minute';
+  if (spanMs <= 8 * 86_400_000) return 'hour';
+  return 'day';
+}
+
+/** The time window a query means at `now`; `since` null means from the beginning. */
+export function windowOf(q: ErrorsQuery, now: number): { since: number | null; until: number | null; bucket: Bucket; zoomed: boolean } {
+  if (q.since !== null || q.until !== null) {
+    const since = q.since;
+    const until = q.until;
+    return { since, until, bucket: bucketFor((until ?? now) - (since ?? 0)), zoomed: true };
+  }
+  if (q.range === 'all') return { since: null, until: null, bucket: 'day', zoomed: false };
+  const span = RANGE_MS[q.range];
+  return { since: now - span, until: null, bucket: bucketFor(span), zoomed: false };
+}
+
+/** The API filter for a query (the group is a separate argument of listErrors). */
+export function filterOf(q: ErrorsQuery, now: number): ErrorFilter {
+  const w = windowOf(q, now);
+  const filter: ErrorFilter = {};
+  if (w.since !== null) filter.since = w.since;
+  if (w.until !== null) filter.until = w.until;
+  if (q.category) filter.category = q.category;
+  if (q.origin) filter.origin = q.origin;
+  if (q.code) filter.code = q.code;
+  if (q.flow) filter.flow = q.flow;
+  if (q.run) filter.runId = q.run;
+  return filter;
+}
+
+/** Rounds `now` so that relative windows stay stable across renders (one minute steps). */
+export function stableNow(now: number): number {
+  return Math.ceil(now / 60_000) * 60_000;
+}

@@ -1,0 +1,126 @@
+import { useEffect, useState } from 'react';
+import type { Diagnostic, FlowInfo } from '../../core/service/api.js';
+import { useApi } from '../app/api-context.js';
+import { hrefToRun, navigate } from '../app/router.js';
+import { useToast } from '../app/toasts.js';
+import { errorText } from '../lib/use-async.js';
+import { FlowSource } from './FlowSource.js';
+import { diagnosticSummary } from './source-lines.js';
+
+/** One flow: start it, read it with its diagnostics inline, or edit a draft and check it. */
+export function FlowView({ flow, startOpen }: { flow: FlowInfo; startOpen: boolean }) {
+  const api = useApi();
+  const toast = useToast();
+  const [virtualClock, setVirtualClock] = useState(flow.bundled);
+  const [maxSteps, setMaxSteps] = useState(100);
+  const [starting, setStarting] = useState(false);
+  const [editing, setEditing] = useState(startOpen);
+  const [draft, setDraft] = useState(flow.source);
+  const [checked, setChecked] = useState<{ ok: boolean; diagnostics: Diagnostic[]; source: string } | null>(null);
+  const [checking, setChecking] = useState(false);
+
+  const start = async (): Promise<void> => {
+    setStarting(true);
+    try {
+      const { runId } = await api.startRun({ flow: flow.id, virtualClock, maxSteps });
+      navigate(hrefToRun(runId));
+    } catch (error) {
+      toast(`Could not start ${flow.name}: ${errorText(error)}`, 'error');
+      setStarting(false);
+    }
+  };
+
+  const check = async (source: string): Promise<void> => {
+    setChecking(true);
+    try {
+      const result = await api.checkFlow({ source, file: flow.path });
+      setChecked({ ...result, source });
+    } catch (error) {
+      toast(`Could not check: ${errorText(error)}`, 'error');
+    } finally {
+      setChecking(false);
+    }
+  };
+
+  // Check the draft as the operator types (debounced).
+  useEffect(() => {
+    if (!editing) return;
+    const id = setTimeout(() => void check(draft), 400);
+    return () => clearTimeout(id);
+  }, [draft, editing]);
+
+  const shown = editing && checked ? checked : { ok: flow.ok, diagnostics: flow.diagnostics, source: flow.source };
+
+  return (
+    <article className="flow-view" aria-labelledby="flow-title">
+      <header className="flow-header">
+        <div>
+          <h2 id="flow-title">{flow.name}</h2>
+          <p className="muted mono small-print" title={flow.path}>
+            {flow.id} · {flow.bundled ? 'bundled example' : flow.path}
+          </p>
+        </div>
+        <div className={`check-status ${flow.ok ? 'ok' : 'bad'}`} role="status">
+          {flow.ok ? '✓ checks pass' : `✗ ${diagnosticSummary(flow.diagnostics)}`}
+        </div>
+      </header>
+
+      <div className="start-panel">
+        <button type="button" className="primary big" disabled={!flow.ok || starting} onClick={() => void start()} title={flow.ok ? 'start a run of this flow' : 'fix the diagnostics first'}>
+          {starting ? 'Starting…' : 'Start run'}
+        </button>
+        <label className="checkbox" title="backoff waits and timeouts take no real time; the journal keeps every delay">
+          <input type="checkbox" checked={virtualClock} onChange={(e) => setVirtualClock(e.currentTarget.checked)} /> Virtual clock
+          <span className="muted"> (waits take no real time)</span>
+        </label>
+        <label className="number">
+          Max steps{' '}
+          <input type="number" min={1} max={10_000} value={maxSteps} onChange={(e) => setMaxSteps(Math.max(1, Number(e.currentTarget.value) || 1))} />
+        </label>
+      </div>
+
+      <div className="source-head">
+        <h3>{editing ? 'Draft (not saved: checked as you type)' : 'Source'}</h3>
+        <button
+          type="button"
+          className="small"
+          onClick={() => {
+            setEditing(!editing);
+            setChecked(null);
+            setDraft(flow.source);
+          }}
+        >
+          {editing ? 'Back to the file' : 'Edit a draft and check it'}
+        </button>
+      </div>
+      {editing && (
+        <textarea
+          className="flow-editor mono"
+          aria-label="Flow draft"
+          spellCheck={false}
+          value={draft}
+          rows={Math.min(24, Math.max(8, draft.split('\n').length + 1))}
+          onChange={(e) => setDraft(e.currentTarget.value)}
+        />
+      )}
+      {editing && (
+        <p className="muted small-print" role="status" data-testid="check-result">
+          {checking ? 'Checking…' : checked ? (checked.ok ? '✓ The draft checks.' : `✗ ${diagnosticSummary(checked.diagnostics)}`) : ''}
+        </p>
+      )}
+      {shown.diagnostics.length > 0 && (
+        <ul className="diagnostic-list">
+          {shown.diagnostics.map((d, i) => (
+            <li key={i} className={`diagnostic-${d.severity}`}>
+              <span className="mono">
+                {d.line}:{d.column}
+              </span>{' '}
+              {d.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      <FlowSource source={shown.source} diagnostics={shown.diagnostics} />
+    </article>
+  );
+}

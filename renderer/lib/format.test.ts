@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { formatAbsolute, formatCountdown, formatDelay, formatDuration, formatRelative, plural, shortId } from './format.js';
+
+const NOW = Date.UTC(2025, 10, 22, 12, 0, 0);
+
+describe('formatRelative', () => {
+  it.each([
+    [0, 'just now'],
+    [4_999, 'just now'],
+    [5_000, '5s ago'],
+    [59_999, '59s ago'],
+    [60_000, '1 min ago'],
+    [3_599_999, '59 min ago'],
+    [3_600_000, '1 h ago'],
+    [86_399_999, '23 h ago'],
+    [86_400_000, '1 d ago'],
+  ])('%i ms ago reads "%s"', (ago, text) => {
+    expect(formatRelative(NOW - ago, NOW)).toBe(text);
+  });
+
+  it('reads times ahead as "in …"', () => {
+    expect(formatRelative(NOW + 30_000, NOW)).toBe('in 30s');
+    expect(formatRelative(NOW + 2_000, NOW)).toBe('in a moment');
+    expect(formatRelative(NOW + 2 * 3_600_000, NOW)).toBe('in 2 h');
+  });
+
+  it('falls back to the date beyond two months', () => {
+    expect(formatRelative(NOW - 90 * 86_400_000, NOW)).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});
+
+describe('formatAbsolute', () => {
+  it('is local time with milliseconds', () => {
+    const d = new Date(2025, 0, 2, 3, 4, 5, 6).getTime();
+    expect(formatAbsolute(d)).toBe('2025-01-02 03:04:05.006');
+  });
+});
+
+describe('formatDuration', () => {
+  it.each([
+    [0, '0 ms'],
+    [850, '850 ms'],
+    [1_000, '1.0s'],
+    [12_345, '12s'],
+    [9_999, '9.9s'],
+    [245_000, '4m 05s'],
+    [3_720_000, '1h 02m'],
+    [100_000_000, '1d 3h'],
+  ])('%i ms is "%s"', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+  it('shows a dash for nonsense', () => {
+    expect(formatDuration(-1)).toBe('—');
+    expect(formatDuration(Number.NaN)).toBe('—');
+  });
+});
+
+describe('formatDelay', () => {
+  it.each([
+    [0, '0s'],
+    [500, '500ms'],
+    [1_500, '1.5s'],
+    [2_000, '2s'],
+    [30_000, '30s'],
+    [120_000, '2m'],
+    [90_000, '1m30s'],
+    [300_000, '5m'],
+    [3_600_000, '1h'],
+  ])('%i ms is "%s"', (ms, text) => {
+    expect(formatDelay(ms)).toBe(text);
+  });
+});
+
+describe('formatCountdown', () => {
+  it('counts down in whole seconds, rounding up', () => {
+    expect(formatCountdown(NOW + 22_100, NOW)).toBe('in 23s');
+    expect(formatCountdown(NOW + 65_000, NOW)).toBe('in 1m 05s');
+    expect(formatCountdown(NOW + 3_660_000, NOW)).toBe('in 1h 01m');
+    expect(formatCountdown(NOW, NOW)).toBe('now');
+    expect(formatCountdown(NOW - 5, NOW)).toBe('now');
+  });
+});
+
+describe('small helpers', () => {
+  it('shortens long ids only', () => {
+    expect(shortId('run_1')).toBe('run_1');
+    expect(shortId('run_1fbe3beb78874914')).toBe('run_1fbe3beb…');
+  });
+  it('pluralizes', () => {
+    expect(plural(1, 'run')).toBe('1 run');
+    expect(plural(10_000, 'run')).toBe('10,000 runs');
+    expect(plural(2, 'entry', 'entries')).toBe('2 entries');
+  });
+});

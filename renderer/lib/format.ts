@@ -1,0 +1,87 @@
+/**
+ * Human-readable times and durations. Pure functions of their inputs (`now` is passed in), so
+ * the UI can re-render them on a shared ticker and the tests can pin every threshold.
+ */
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** "just now", "12s ago", "5 min ago", "3 h ago", "2 d ago"; "in 30s" for a time ahead. */
+export function formatRelative(ts: number, now: number): string {
+  const diff = now - ts;
+  const ahead = diff < 0;
+  const abs = Math.abs(diff);
+  let text: string;
+  if (abs < 5 * SECOND) return ahead ? 'in a moment' : 'just now';
+  if (abs < MINUTE) text = `${Math.floor(abs / SECOND)}s`;
+  else if (abs < HOUR) text = `${Math.floor(abs / MINUTE)} min`;
+  else if (abs < DAY) text = `${Math.floor(abs / HOUR)} h`;
+  else if (abs < 60 * DAY) text = `${Math.floor(abs / DAY)} d`;
+  else return formatAbsolute(ts).slice(0, 10);
+  return ahead ? `in ${text}` : `${text} ago`;
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/** Local time, "2025-11-22 14:03:05.120": what a title attribute shows on hover. */
+export function formatAbsolute(ts: number): string {
+  const d = new Date(ts);
+  return (
+    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`
+  );
+}
+
+/** A run or attempt duration: "0 ms", "850 ms", "12.3s", "4m 05s", "1h 02m", "3d 4h". */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  if (ms < SECOND) return `${Math.round(ms)} ms`;
+  if (ms < 10 * SECOND) return `${(Math.floor(ms / 100) / 10).toFixed(1)}s`;
+  if (ms < MINUTE) return `${Math.floor(ms / SECOND)}s`;
+  if (ms < HOUR) return `${Math.floor(ms / MINUTE)}m ${pad(Math.floor((ms % MINUTE) / SECOND))}s`;
+  if (ms < DAY) return `${Math.floor(ms / HOUR)}h ${pad(Math.floor((ms % HOUR) / MINUTE))}m`;
+  return `${Math.floor(ms / DAY)}d ${Math.floor((ms % DAY) / HOUR)}h`;
+}
+
+/**
+ * A backoff delay as the flow language writes it: "30s", "2m", "1m30s", "500ms", "1h".
+ * Exact (no rounding beyond the millisecond), because it labels a journaled value.
+ */
+export function formatDelay(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  if (ms === 0) return '0s';
+  if (ms % SECOND !== 0) return ms < SECOND ? `${ms}ms` : `${ms / SECOND}s`;
+  const parts: string[] = [];
+  let rest = ms;
+  for (const [unit, size] of [['h', HOUR], ['m', MINUTE], ['s', SECOND]] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  return parts.join('');
+}
+
+/** A countdown to `at`: "in 23s", "in 1m 05s", or "now" once due. */
+export function formatCountdown(at: number, now: number): string {
+  const left = at - now;
+  if (left <= 0) return 'now';
+  const seconds = Math.ceil(left / SECOND);
+  if (seconds < 60) return `in ${seconds}s`;
+  if (seconds < 3600) return `in ${Math.floor(seconds / 60)}m ${pad(seconds % 60)}s`;
+  return `in ${Math.floor(seconds / 3600)}h ${pad(Math.floor((seconds % 3600) / 60))}m`;
+}
+
+/** A short form of a long id for tables: its first 12 characters (`run_1fbe3beb…`). */
+export function shortId(id: string): string {
+  return id.length <= 14 ? id : `${id.slice(0, 12)}…`;
+}
+
+/** "1 run", "3 runs". */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`;
+}

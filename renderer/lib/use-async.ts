@@ -1,0 +1,46 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+
+/** A request's state for a screen: loading, its data, or its error; `reload` runs it again. */
+export type AsyncState<T> =
+  | { status: 'loading'; data: T | undefined; error: null }
+  | { status: 'ready'; data: T; error: null }
+  | { status: 'error'; data: T | undefined; error: string };
+
+export interface AsyncResult<T> {
+  state: AsyncState<T>;
+  reload: () => void;
+}
+
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null && 'message' in error) return String((error as { message: unknown }).message);
+  return String(error);
+}
+
+/**
+ * Runs `load` whenever a key changes; keeps the previous data while reloading (no flicker) and
+ * ignores answers to requests that were superseded.
+ */
+export function useAsync<T>(load: () => Promise<T>, keys: readonly unknown[]): AsyncResult<T> {
+  const [state, setState] = useState<AsyncState<T>>({ status: 'loading', data: undefined, error: null });
+  const [nonce, setNonce] = useState(0);
+  const generation = useRef(0);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+
+  useEffect(() => {
+    const mine = ++generation.current;
+    setState((s) => ({ status: 'loading', data: s.data, error: null }));
+    loadRef.current().then(
+      (data) => {
+        if (generation.current === mine) setState({ status: 'ready', data, error: null });
+      },
+      (error: unknown) => {
+        if (generation.current === mine) setState((s) => ({ status: 'error', data: s.data, error: errorText(error) }));
+      },
+    );
+  }, [...keys, nonce]);
+
+  const reload = useCallback(() => setNonce((n) => n + 1), []);
+  return { state, reload };
+}

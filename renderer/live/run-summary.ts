@@ -1,0 +1,141 @@
+import type { HivewatchEvent, RunStatus, RunSummary } from '../../core/service/api.js';
+
+/**
+ * Keeps a run's table row current from its live events, the way the store's projection does
+ * (core/store/projections.ts `reduceRun`), so 10,000 rows stay live without refetching them.
+ * Pure: returns a new summary (or the same object when nothing changed).
+ */
+
+/** Tasks of a run waiting in backoff: taskId → when and how long. */
+export type Backoffs = ReadonlyMap<string, { nextAttemptAt: number; delayMs: number }>;
+
+export interface LiveRun {
+  summary: RunSummary;
+  backoffs: Backoffs;
+}
+
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'interrupted'];
+export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
+
+export function isTerminal(status: RunStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+export function isActive(status: RunStatus): boolean {
+  return ACTIVE_STATUSES.includes(status);
+}
+
+const NO_BACKOFFS: Backoffs = new Map();
+
+/** The summary a run's first event describes. */
+export function summaryFromStart(event: Extract<HivewatchEvent, { type: 'runStarted' }>): RunSummary {
+  return {
+    id: event.runId,
+    flow: event.flow,
+    flowName: event.flowName,
+    status: 'running',
+    startedAt: event.ts,
+    endedAt: null,
+    durationMs: null,
+    step: event.resumeStep,
+    maxSteps: event.options.maxSteps,
+    attempts: 0,
+    errorCount: 0,
+    retrying: null,
+    resumedFrom: event.resumedFrom,
+    retryOf: event.retryOf,
+    lastError: null,
+  };
+}
+
+/** Backoffs known from a loaded summary: only its earliest one is visible there. */
+export function backoffsOf(summary: RunSummary): Backoffs {
+  if (!summary.retrying) return NO_BACKOFFS;
+  const { taskId, nextAttemptAt, delayMs } = summary.retrying;
+  return new Map([[taskId, { nextAttemptAt, delayMs }]]);
+}
+
+function earliest(backoffs: Backoffs): RunSummary['retrying'] {
+  let best: RunSummary['retrying'] = null;
+  for (const [taskId, b] of backoffs) {
+    if (best === null || b.nextAttemptAt < best.nextAttemptAt) best = { taskId, nextAttemptAt: b.nextAttemptAt, delayMs: b.delayMs };
+  }
+  return best;
+}
+
+function sameRetrying(a: RunSummary['retrying'], b: RunSummary['retrying']): boolean {
+  if (a === null || b === null) return a === b;
+  return a.taskId === b.taskId && a.nextAttemptAt === b.nextAttemptAt && a.delayMs === b.delayMs;
+}
+
+function withBackoff(backoffs: Backoffs, taskId: string, value: { nextAttemptAt: number; delayMs: number } | null): Backoffs {
+  if (value === null && !backoffs.has(taskId)) return backoffs;
+  const next = new Map(backoffs);
+  if (value === null) next.delete(taskId);
+  else next.set(taskId, value);
+  return next;
+}
+
+function ended(summary: RunSummary, status: RunStatus, ts: number): RunSummary {
+  return { ...summary, status, endedAt: ts, durationMs: ts - summary.startedAt, retrying: null };
+}
+
+function reduceSummary(s: RunSummary, event: HivewatchEvent): RunSummary {
+  switch (event.type) {
+    case 'runStarted':
+      return { ...summaryFromStart(event), attempts: s.attempts, errorCount: s.errorCount, lastError: s.lastError };
+    case 'stepStarted':
+      return { ...s, step: event.step };
+    case 'attemptStarted':
+      return { ...s, attempts: s.attempts + 1 };
+    case 'errorOccurred':
+      return { ...s, errorCount: s.errorCount + 1, lastError: { code: event.error.code, message: event.error.message } };
+    case 'runCancelling':
+      return { ...s, status: 'cancelling' };
+    case 'runCompleted':
+      return ended(s, 'completed', event.ts);
+    // As in the store's projection, only errorOccurred sets the last error (a run-level failure
+    // journals one of its own).
+    case 'runFailed':
+      return ended(s, 'failed', event.ts);
+    case 'runCancelled':
+      return ended(s, 'cancelled', event.ts);
+    case 'runInterrupted':
+      return ended(s, 'interrupted', event.ts);
+    default:
+      return s;
+  }
+}
+
+function reduceBackoffs(backoffs: Backoffs, event: HivewatchEvent): Backoffs {
+  switch (event.type) {
+    case 'retryScheduled':
+      return withBackoff(backoffs, event.taskId, { nextAttemptAt: event.nextAttemptAt, delayMs: event.delayMs });
+    case 'taskStarted':
+    case 'attemptStarted':
+    case 'backoffSkipped':
+    case 'taskSucceeded':
+    case 'taskFailed':
+      return withBackoff(backoffs, event.taskId, null);
+    case 'runCompleted':
+    case 'runFailed':
+    case 'runCancelled':
+    case 'runInterrupted':
+      return NO_BACKOFFS;
+    default:
+      return backoffs;
+  }
+}
+
+/** Applies one event of the run (in seq order) to its live row. */
+export function applyToLiveRun(current: LiveRun | undefined, event: HivewatchEvent): LiveRun | undefined {
+  if (!current) {
+    return event.type === 'runStarted' ? { summary: summaryFromStart(event), backoffs: NO_BACKOFFS } : undefined;
+  }
+  const backoffs = reduceBackoffs(current.backoffs, event);
+  let summary = reduceSummary(current.summary, event);
+  const retrying = isTerminal(summary.status) ? null : earliest(backoffs);
+  if (!sameRetrying(retrying, summary.retrying)) summary = { ...summary, retrying };
+  if (summary === current.summary && backoffs === current.backoffs) return current;
+  return { summary, backoffs };
+}

@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest';
+import type { HivewatchEvent } from '../../core/service/api.js';
+import { FakeApi } from '../testing/fake-api.js';
+import { envelope, JournalBuilder } from '../testing/events.js';
+import { manualScheduler } from './frame-batcher.js';
+import { RunsStore } from './runs-store.js';
+
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+function journal(runId: string, startedAt: number, steps = 2): JournalBuilder {
+  const j = new JournalBuilder(runId, startedAt);
+  j.start();
+  for (let step = 1; step <= steps; step++) {
+    const taskId = `${step}:0`;
+    j.add({ type: 'stepStarted', step, frontier: [{ ordinal: 0, taskId, name: `task ${step}` }] });
+    j.add({ type: 'taskStarted', step, ordinal: 0, taskId, name: `task ${step}`, agent: 'a', maxAttempts: 2 });
+    j.add({ type: 'attemptStarted', step, ordinal: 0, taskId, attempt: 1 });
+    const error = envelope('RUNTIME_TIMEOUT');
+    j.add({ type: 'attemptFailed', step, ordinal: 0, taskId, attempt: 1, durationMs: 1, error });
+    j.add({ type: 'errorOccurred', error, caught: false, retrying: true, step, ordinal: 0, taskId });
+    j.add({ type: 'retryScheduled', step, ordinal: 0, taskId, attempt: 1, delayMs: 5_000, strategy: 'linear', nextAttemptAt: j.ts + 5_000 });
+    j.add({ type: 'attemptStarted', step, ordinal: 0, taskId, attempt: 2 }, j.ts + 5_000);
+    j.add({ type: 'attemptSucceeded', step, ordinal: 0, taskId, attempt: 2, durationMs: 1 });
+    j.add({ type: 'taskSucceeded', step, ordinal: 0, taskId, attempts: 2, output: 'ok' });
+    j.add({ type: 'stepFinished', step });
+  }
+  j.add({ type: 'runCompleted', steps });
+  return j;
+}
+
+function setup(options: { pageSize?: number; maxRuns?: number } = {}) {
+  const api = new FakeApi();
+  const scheduler = manualScheduler();
+  const store = new RunsStore(api, { scheduler, ...options });
+  const frame = async (): Promise<void> => {
+    scheduler.frame();
+    await settle();
+    await settle();
+  };
+  return { api, scheduler, store, frame };
+}
+
+describe('RunsStore', () => {
+  it('loads the newest runs page by page and reports truncation at the cap', async () => {
+    const { api, store } = setup({ pageSize: 2, maxRuns: 4 });
+    for (let i = 0; i < 5; i++) api.record(journal(`run_${i}`, 1_000 + i).events);
+    store.start();
+    await settle();
+    await settle();
+    const snap = store.getSnapshot();
+    expect(snap.phase).toBe('ready');
+    expect([...snap.runs.keys()].sort()).toEqual(['run_1', 'run_2', 'run_3', 'run_4']);
+    expect(snap.truncated).toBe(true);
+    expect(api.calls.filter((c) => c === 'listRuns')).toHaveLength(2);
+  });
+
+  it('applies a live run from its first event, once per frame, matching the journal', async () => {
+    const { api, store, scheduler, frame } = setup();
+    store.start();
+    await settle();
+    let notified = 0;
+    store.subscribe(() => notified++);
+    const j = journal('run_live', 5_000);
+    for (const e of j.events) api.emit([e]);
+    expect(scheduler.scheduled).toBe(1);
+    await frame();
+    expect(notified).toBe(1);
+    expect(store.getSnapshot().runs.get('run_live')).toEqual(api.project('run_live')?.summary);
+    expect(api.calls.some((c) => c.startsWith('getRun'))).toBe(false);
+  });
+
+  it('drops duplicated events and fills holes from getEvents(afterSeq)', async () => {
+    const { api, store, frame } = setup();
+    store.start();
+    await settle();
+    const events = journal('run_gap', 5_000).events;
+    api.record(events);
+    const [first, second, third, ...rest] = events as [HivewatchEvent, HivewatchEvent, HivewatchEvent, ...HivewatchEvent[]];
+    api.stream([first, second, first]);
+    await frame();
+    api.stream([second, ...rest.slice(3)]);
+    await frame();
+    expect(api.calls).toContain('getEvents:run_gap:2');
+    const summary = store.getSnapshot().runs.get('run_gap');
+    expect(summary).toEqual(api.project('run_gap')?.summary);
+    expect(summary?.attempts).toBe(4);
+    expect(summary?.errorCount).toBe(2);
+    void third;
+  });
+
+  it('re-reads a run it has no position for, then applies only newer events', async () => {
+    const { api, store, frame } = setup();
+    const j = new JournalBuilder('run_old', 1_000);
+    j.start();
+    j.add({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 't' }] });
+    j.add({ type: 'taskStarted', step: 1, ordinal: 0, taskId: '1:0', name: 't', agent: 'a', maxAttempts: 1 });
+    api.record(j.events);
+    store.start();
+    await settle();
+    await settle();
+    // Listed as running: its position is read right after the load.
+    expect(api.calls).toContain('getRun:run_old');
+    const a = j.add({ type: 'attemptStarted', step: 1, ordinal: 0, taskId: '1:0', attempt: 1 });
+    const b = j.add({ type: 'attemptSucceeded', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, durationMs: 3 });
+    api.emit([a, b]);
+    api.stream([a]);
+    await frame();
+    expect(store.getSnapshot().runs.get('run_old')?.attempts).toBe(1);
+  });
+
+  it('holds events of an unknown run until its snapshot arrives', async () => {
+    const { api, store, frame } = setup();
+    store.start();
+    await settle();
+    const j = journal('run_unseen', 9_000, 1);
+    api.record(j.events.slice(0, 5));
+    api.emit(j.events.slice(5));
+    await frame();
+    expect(api.calls).toContain('getRun:run_unseen');
+    expect(store.getSnapshot().runs.get('run_unseen')).toEqual(api.project('run_unseen')?.summary);
+  });
+
+  it('delivers each run’s events to its listeners exactly once, in order', async () => {
+    const { api, store, frame } = setup();
+    store.start();
+    await settle();
+    const seen: number[] = [];
+    store.onRunEvents('run_x', (events) => seen.push(...events.map((e) => e.seq)));
+    const events = journal('run_x', 1).events;
+    api.emit(events.slice(0, 6));
+    api.stream(events.slice(2, 4));
+    await frame();
+    api.emit(events.slice(6));
+    await frame();
+    expect(seen).toEqual(events.map((e) => e.seq));
+  });
+
+  it('shows cancelling at once and reverts when the server refuses', async () => {
+    const { api, store, frame } = setup();
+    const j = new JournalBuilder('run_c', 1_000);
+    j.start();
+    api.record(j.events);
+    store.start();
+    await settle();
+    await frame();
+    store.markCancelling(['run_c']);
+    expect(store.getSnapshot().runs.get('run_c')?.status).toBe('cancelling');
+    store.revert(['run_c']);
+    await settle();
+    await settle();
+    expect(store.getSnapshot().runs.get('run_c')?.status).toBe('running');
+  });
+
+  it('catches up quiet active runs whose last events were lost', async () => {
+    let now = 0;
+    const api = new FakeApi();
+    const scheduler = manualScheduler();
+    const store = new RunsStore(api, { scheduler, now: () => now });
+    store.start();
+    await settle();
+    const events = journal('run_q', 1, 1).events;
+    api.emit(events.slice(0, 4));
+    scheduler.frame();
+    await settle();
+    api.record(events.slice(4)); // lost on the way: never streamed
+    now = 20_000;
+    store.checkQuietRuns(10_000);
+    await settle();
+    await settle();
+    expect(store.getSnapshot().runs.get('run_q')?.status).toBe('completed');
+  });
+
+  it('re-reads the list and active runs after a reset of the stream', async () => {
+    const { api, store, frame } = setup();
+    const events = journal('run_r', 1, 1).events;
+    api.record(events.slice(0, 3));
+    store.start();
+    await settle();
+    await settle();
+    expect(store.getSnapshot().connection).toBe('live');
+    api.record(events.slice(3)); // committed while the stream was away
+    api.record(journal('run_new', 50, 1).events);
+    api.reset();
+    await frame();
+    await settle();
+    const runs = store.getSnapshot().runs;
+    expect(store.getSnapshot().resets).toBe(1);
+    expect(runs.get('run_r')).toEqual(api.project('run_r')?.summary);
+    expect(runs.get('run_new')?.status).toBe('completed');
+  });
+
+  it('reports a failed first load as an error state', async () => {
+    const api = new FakeApi();
+    api.listRuns = () => Promise.reject(new Error('connection refused'));
+    const store = new RunsStore(api, { scheduler: manualScheduler() });
+    store.start();
+    await settle();
+    expect(store.getSnapshot()).toMatchObject({ phase: 'error', error: 'connection refused' });
+  });
+});

@@ -1,0 +1,296 @@
+import type { HivewatchApi, HivewatchEvent, LiveEvent, RunSummary } from '../../core/service/api.js';
+import { createFrameBatcher, defaultScheduler, type FrameBatcher, type FrameScheduler } from './frame-batcher.js';
+import { applyToLiveRun, backoffsOf, isActive, type LiveRun } from './run-summary.js';
+import { RunSequencer } from './sequencer.js';
+
+/**
+ * The live table of runs: loads the newest runs once, then keeps every row current from the live
+ * stream. Delivery is batched (one store update per animation frame) and exactly-once per run:
+ * each run has a sequencer at its last applied seq; a hole is filled from getEvents(afterSeq),
+ * a run whose position is unknown is re-read with getRun (which carries lastSeq) first.
+ */
+
+export type LoadPhase = 'loading' | 'ready' | 'error';
+
+export interface RunsSnapshot {
+  /** Bumped on every change: memoize derived views on it. */
+  version: number;
+  phase: LoadPhase;
+  error: string | null;
+  /** Mutated in place; read it together with `version`. */
+  runs: ReadonlyMap<string, RunSummary>;
+  /** More runs exist than were loaded (the table shows the newest `maxRuns`). */
+  truncated: boolean;
+  /** 'live' once the stream is connected (again after each reconnect). */
+  connection: 'connecting' | 'live';
+  /** Bumped when the stream could not resume without a gap: views re-read what they show. */
+  resets: number;
+}
+
+export interface RunsStoreOptions {
+  scheduler?: FrameScheduler;
+  /** How many of the newest runs to load (default 10,000). */
+  maxRuns?: number;
+  pageSize?: number;
+  /** Wall clock for the staleness check. */
+  now?: () => number;
+}
+
+type RunEventsListener = (events: readonly HivewatchEvent[]) => void;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class RunsStore {
+  private readonly live = new Map<string, LiveRun>();
+  private readonly summaries = new Map<string, RunSummary>();
+  private readonly sequencers = new Map<string, RunSequencer>();
+  /** Events of runs whose position is being read (getRun in flight). */
+  private readonly held = new Map<string, HivewatchEvent[]>();
+  private readonly refreshing = new Set<string>();
+  private readonly catchingUp = new Set<string>();
+  private readonly lastEventAt = new Map<string, number>();
+  private readonly runListeners = new Map<string, Set<RunEventsListener>>();
+  private readonly listeners = new Set<() => void>();
+  private readonly batcher: FrameBatcher<LiveEvent>;
+  private readonly maxRuns: number;
+  private readonly pageSize: number;
+  private readonly now: () => number;
+  private snapshot: RunsSnapshot;
+  private unsubscribe: (() => void) | null = null;
+  private stopped = false;
+  private notifyScheduled = false;
+  private readonly scheduler: FrameScheduler;
+
+  constructor(
+    private readonly api: HivewatchApi,
+    options: RunsStoreOptions = {},
+  ) {
+    this.scheduler = options.scheduler ?? defaultScheduler();
+    this.batcher = createFrameBatcher((items) => this.ingest(items), this.scheduler);
+    this.maxRuns = options.maxRuns ?? 10_000;
+    this.pageSize = options.pageSize ?? 1_000;
+    this.now = options.now ?? Date.now;
+    this.snapshot = { version: 0, phase: 'loading', error: null, runs: this.summaries, truncated: false, connection: 'connecting', resets: 0 };
+  }
+
+  // ---- React binding (useSyncExternalStore) ------------------------------------------------
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): RunsSnapshot => this.snapshot;
+
+  /** In-order, exactly-once events of one run, as they are applied (for the run detail view). */
+  onRunEvents(runId: string, listener: RunEventsListener): () => void {
+    let set = this.runListeners.get(runId);
+    if (!set) this.runListeners.set(runId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.runListeners.delete(runId);
+    };
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------------
+
+  /** Subscribes first (events during the load are kept), then loads the newest runs. */
+  start(): void {
+    this.stopped = false;
+    this.unsubscribe = this.api.subscribe((batch) => this.batcher.pushAll(batch), {
+      onReady: () => this.update({ connection: 'live' }),
+      onReset: () => {
+        // Events were lost between the last one delivered and now: apply what was queued, then
+        // re-read the list and every active run (their sequencers move to the fresh positions).
+        this.batcher.flushNow();
+        this.update({ resets: this.snapshot.resets + 1 });
+        void this.resync();
+      },
+    });
+    void this.load();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.batcher.dispose();
+  }
+
+  /** Re-reads the list (new runs missed while disconnected) and every active run's position. */
+  async resync(): Promise<void> {
+    await this.load();
+  }
+
+  async load(): Promise<void> {
+    this.update({ phase: this.summaries.size > 0 ? 'ready' : 'loading', error: null });
+    try {
+      let cursor: string | undefined;
+      let loaded = 0;
+      let truncated = false;
+      for (;;) {
+        const limit = Math.min(this.pageSize, this.maxRuns - loaded);
+        const page = await this.api.listRuns({ sort: '-started', limit, ...(cursor ? { cursor } : {}) });
+        if (this.stopped) return;
+        for (const summary of page.items) this.adoptListed(summary);
+        loaded += page.items.length;
+        this.update({ phase: 'ready' });
+        if (!page.nextCursor) break;
+        if (loaded >= this.maxRuns) {
+          truncated = true;
+          break;
+        }
+        cursor = page.nextCursor;
+      }
+      this.update({ truncated });
+      for (const [id, summary] of this.summaries) if (isActive(summary.status)) void this.refresh(id);
+    } catch (error) {
+      if (this.summaries.size === 0) this.update({ phase: 'error', error: message(error) });
+    }
+  }
+
+  /** Checks active runs that have been quiet for `quietMs`: an event lost on the way is re-read. */
+  checkQuietRuns(quietMs = 10_000): void {
+    const now = this.now();
+    for (const [id, summary] of this.summaries) {
+      if (!isActive(summary.status) || now - (this.lastEventAt.get(id) ?? 0) < quietMs) continue;
+      this.lastEventAt.set(id, now);
+      if (this.sequencers.has(id)) void this.catchUp(id);
+      else void this.refresh(id);
+    }
+  }
+
+  /** Shows `cancelling` at once, before the command's events arrive (optimistic). */
+  markCancelling(runIds: readonly string[]): void {
+    for (const id of runIds) {
+      const current = this.live.get(id);
+      if (!current || !isActive(current.summary.status) || current.summary.status === 'cancelling') continue;
+      this.put(id, { ...current, summary: { ...current.summary, status: 'cancelling' } });
+    }
+    this.notify();
+  }
+
+  /** Re-reads runs whose optimistic state the server refused. */
+  revert(runIds: readonly string[]): void {
+    for (const id of runIds) void this.refresh(id, true);
+  }
+
+  // ---- ingest ------------------------------------------------------------------------------
+
+  private ingest(batch: readonly LiveEvent[]): void {
+    const byRun = new Map<string, HivewatchEvent[]>();
+    for (const { event } of batch) {
+      let list = byRun.get(event.runId);
+      if (!list) byRun.set(event.runId, (list = []));
+      list.push(event);
+    }
+    const now = this.now();
+    for (const [runId, events] of byRun) {
+      this.lastEventAt.set(runId, now);
+      this.offer(runId, events);
+    }
+    this.notify();
+  }
+
+  private offer(runId: string, events: readonly HivewatchEvent[]): void {
+    let sequencer = this.sequencers.get(runId);
+    if (!sequencer && !this.summaries.has(runId) && events.some((e) => e.seq === 1)) {
+      sequencer = new RunSequencer(0);
+      this.sequencers.set(runId, sequencer);
+    }
+    if (!sequencer) {
+      const held = this.held.get(runId) ?? [];
+      held.push(...events);
+      this.held.set(runId, held);
+      void this.refresh(runId);
+      return;
+    }
+    this.apply(runId, sequencer.offer(events));
+    if (sequencer.hasGap) void this.catchUp(runId);
+  }
+
+  private apply(runId: string, events: readonly HivewatchEvent[]): void {
+    if (events.length === 0) return;
+    let live = this.live.get(runId);
+    for (const event of events) live = applyToLiveRun(live, event);
+    if (live) this.put(runId, live);
+    const listeners = this.runListeners.get(runId);
+    if (listeners) for (const listener of listeners) listener(events);
+  }
+
+  private put(runId: string, live: LiveRun): void {
+    this.live.set(runId, live);
+    this.summaries.set(runId, live.summary);
+  }
+
+  private adoptListed(summary: RunSummary): void {
+    if (this.sequencers.has(summary.id) && this.live.has(summary.id)) return;
+    this.put(summary.id, { summary, backoffs: backoffsOf(summary) });
+  }
+
+  /** Reads a run's snapshot and position, then applies the events held for it after that seq. */
+  private async refresh(runId: string, force = false): Promise<void> {
+    if (this.refreshing.has(runId)) return;
+    this.refreshing.add(runId);
+    try {
+      const detail = await this.api.getRun({ runId });
+      if (this.stopped) return;
+      if (!detail) return;
+      const known = this.sequencers.get(runId);
+      if (known && known.last >= detail.lastSeq && !force) return;
+      const sequencer = new RunSequencer(detail.lastSeq);
+      this.sequencers.set(runId, sequencer);
+      this.put(runId, { summary: detail.run, backoffs: backoffsOf(detail.run) });
+      const held = this.held.get(runId) ?? [];
+      this.held.delete(runId);
+      this.apply(runId, sequencer.offer(held));
+      if (sequencer.hasGap) void this.catchUp(runId);
+      this.notify();
+    } catch {
+      // The next event or the quiet-run check tries again.
+    } finally {
+      this.refreshing.delete(runId);
+    }
+  }
+
+  /** Fills a hole after the sequencer's position from the journal. */
+  private async catchUp(runId: string): Promise<void> {
+    if (this.catchingUp.has(runId)) return;
+    this.catchingUp.add(runId);
+    try {
+      for (;;) {
+        const sequencer = this.sequencers.get(runId);
+        if (!sequencer) return;
+        const events = await this.api.getEvents({ runId, afterSeq: sequencer.last, limit: 1_000 });
+        if (this.stopped) return;
+        this.apply(runId, sequencer.offer(events));
+        this.notify();
+        if (events.length < 1_000 || !sequencer.hasGap) return;
+      }
+    } catch {
+      // Retried on the next event or quiet-run check.
+    } finally {
+      this.catchingUp.delete(runId);
+    }
+  }
+
+  // ---- snapshot ----------------------------------------------------------------------------
+
+  private update(patch: Partial<Omit<RunsSnapshot, 'version' | 'runs'>>): void {
+    this.snapshot = { ...this.snapshot, ...patch, version: this.snapshot.version + 1 };
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Coalesced: async completions inside one frame notify once. */
+  private notify(): void {
+    if (this.notifyScheduled) return;
+    this.notifyScheduled = true;
+    queueMicrotask(() => {
+      this.notifyScheduled = false;
+      this.update({});
+    });
+  }
+}

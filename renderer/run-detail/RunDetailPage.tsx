@@ -1,0 +1,104 @@
+import { useState } from 'react';
+import type { TaskView } from '../../core/service/api.js';
+import { useApi, useRunsSnapshot } from '../app/api-context.js';
+import { useShortcuts } from '../app/keyboard.js';
+import { useRoute } from '../app/router.js';
+import { useToast } from '../app/toasts.js';
+import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { errorText } from '../lib/use-async.js';
+import { isActive, isTerminal } from '../live/run-summary.js';
+import { useRunActions } from '../runs/run-actions.js';
+import { EventLog } from './EventLog.js';
+import { exportJournal } from './export-journal.js';
+import { RetryTimeline } from './RetryTimeline.js';
+import { RunHeader } from './RunHeader.js';
+import { StepsStrip } from './StepsStrip.js';
+import { useRunDetail } from './use-run-detail.js';
+
+/** One run: header and actions, the retry timeline, the steps, the journal. */
+export function RunDetailPage({ runId }: { runId: string }) {
+  const api = useApi();
+  const toast = useToast();
+  const actions = useRunActions();
+  const { params } = useRoute();
+  const state = useRunDetail(runId);
+  const snapshot = useRunsSnapshot();
+  const [exporting, setExporting] = useState(false);
+  const detail = state.detail;
+
+  useShortcuts({
+    c: () => detail && void actions.cancel([detail.run]),
+    r: () => detail && void actions.retry([detail.run], { open: true }),
+  });
+
+  if (state.phase === 'loading' && !detail) return <Loading what="the run" />;
+  if (state.phase === 'missing')
+    return (
+      <EmptyState title="No such run">
+        There is no run <code>{runId}</code> in this database. <a href="#/runs">Back to all runs</a>
+      </EmptyState>
+    );
+  if (state.phase === 'error' || !detail) return <ErrorState title="Could not load the run" error={state.error ?? 'unknown error'} onRetry={state.reload} />;
+
+  const first = state.events[0];
+  const live = snapshot.runs.get(runId);
+  // The table's live row is ahead of the detail's last read (and shows `cancelling` at once).
+  // A run the detail already read as ended stays ended, whatever a lagging row says.
+  const run = live && !isTerminal(detail.run.status) ? { ...detail.run, ...live } : detail.run;
+  const active = isActive(run.status);
+
+  const onExport = async (): Promise<void> => {
+    setExporting(true);
+    try {
+      const n = await exportJournal(api, runId);
+      toast(`Exported ${n} events.`, 'success');
+    } catch (error) {
+      toast(`Export failed: ${errorText(error)}`, 'error');
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  const onSkipBackoff = async (task: TaskView): Promise<void> => {
+    try {
+      const ack = await api.skipBackoff({ runId, taskId: task.taskId });
+      toast(ack.accepted ? `“${task.name}” retries now.` : `Not skipped: ${ack.message ?? 'the task is not waiting'}`, ack.accepted ? 'success' : 'info');
+    } catch (error) {
+      toast(`Could not skip the backoff: ${errorText(error)}`, 'error');
+    }
+  };
+
+  return (
+    <section className="page run-detail" aria-label={`Run ${run.id}`}>
+      <RunHeader
+        detail={{ ...detail, run }}
+        onCancel={() => void actions.cancel([run])}
+        onRetry={() => void actions.retry([run], { open: true })}
+        onResume={() => void actions.resume(run)}
+        onExport={() => void onExport()}
+        exporting={exporting}
+        clock={first?.type === 'runStarted' ? first.options.clock : null}
+      />
+      <section className="panel" aria-labelledby="timeline-title">
+        <h2 id="timeline-title">Retry timeline</h2>
+        <RetryTimeline
+          detail={detail}
+          active={active}
+          focusTask={params.get('task')}
+          focusAttempt={params.get('attempt') ? Number(params.get('attempt')) : null}
+          onSkipBackoff={(t) => void onSkipBackoff(t)}
+        />
+      </section>
+      <section className="panel" aria-labelledby="steps-title">
+        <h2 id="steps-title">Steps</h2>
+        <StepsStrip steps={detail.steps} tasks={detail.tasks} maxSteps={run.maxSteps} />
+      </section>
+      <section className="panel panel-log" aria-labelledby="events-title">
+        <h2 id="events-title">
+          Event log <span className="muted">({state.events.length.toLocaleString('en-US')} events)</span>
+        </h2>
+        <EventLog events={state.events} version={state.eventsVersion} startedAt={run.startedAt} />
+      </section>
+    </section>
+  );
+}

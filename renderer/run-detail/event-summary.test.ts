@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { envelope, JournalBuilder } from '../testing/events.js';
+import { describeEvent, eventJson, toneOf, typeCounts } from './event-summary.js';
+
+describe('describeEvent', () => {
+  const j = new JournalBuilder('run_1', 0);
+  const started = j.start('examples/02-rate-limited-api.prose');
+  const retry = j.add({ type: 'retryScheduled', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, delayMs: 30_000, strategy: 'rate_limit_exponential', nextAttemptAt: 30_000 });
+  const failed = j.add({ type: 'attemptFailed', step: 1, ordinal: 0, taskId: '1:0', attempt: 2, durationMs: 12, error: envelope('RUNTIME_RATE_LIMIT', { message: '<b>429</b>' }) });
+  const cancelled = j.add({ type: 'runCancelled', cause: { commandId: 'c', reason: 'cancelled by the operator' }, correlation: { run: 'run_1', step: 2, epoch: 1 } });
+
+  it('reads as a sentence about the event', () => {
+    expect(describeEvent(started)).toBe('02-rate-limited-api started, virtual clock, max 100 steps');
+    expect(describeEvent(retry)).toBe('task 1:0 retries in 30s (rate_limit_exponential)');
+    expect(describeEvent(cancelled)).toBe('cancelled during step 2: cancelled by the operator');
+  });
+
+  it('keeps markup in messages as literal text', () => {
+    expect(describeEvent(failed)).toBe('task 1:0 attempt 2 failed: RUNTIME_RATE_LIMIT: <b>429</b>');
+  });
+
+  it('groups types by tone and counts them', () => {
+    expect(toneOf('retryScheduled')).toBe('retry');
+    expect(toneOf('attemptFailed')).toBe('fail');
+    expect(typeCounts([started, retry, retry, failed])).toEqual([
+      ['runStarted', 1],
+      ['retryScheduled', 2],
+      ['attemptFailed', 1],
+    ]);
+  });
+
+  it('pretty-prints JSON with its line count', () => {
+    const { text, lines } = eventJson(retry);
+    expect(JSON.parse(text)).toEqual(retry);
+    expect(lines).toBe(text.split('\n').length);
+  });
+});

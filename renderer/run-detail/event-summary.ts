@@ -1,0 +1,103 @@
+import type { HivewatchEvent } from '../../core/service/api.js';
+import { formatDelay, formatDuration } from '../lib/format.js';
+
+/**
+ * One line per journal event for the event log: what happened, in the operator's words. Plain
+ * text (rendered as text, never as HTML).
+ */
+export function describeEvent(e: HivewatchEvent): string {
+  switch (e.type) {
+    case 'runStarted':
+      return `${e.flowName} started${e.retryOf ? ` (retry of ${e.retryOf})` : ''}${e.resumedFrom ? ` (resumed from ${e.resumedFrom} after step ${e.resumeStep})` : ''}, ${e.options.clock} clock, max ${e.options.maxSteps} steps`;
+    case 'stepStarted':
+      return `step ${e.step}: ${e.frontier.length} task${e.frontier.length === 1 ? '' : 's'} (${e.frontier.map((f) => f.name).join(', ')})`;
+    case 'taskStarted':
+      return `task ${e.taskId} “${e.name}” on ${e.agent}, up to ${e.maxAttempts} attempt${e.maxAttempts === 1 ? '' : 's'}`;
+    case 'attemptStarted':
+      return `task ${e.taskId} attempt ${e.attempt}`;
+    case 'attemptSucceeded':
+      return `task ${e.taskId} attempt ${e.attempt} succeeded in ${formatDuration(e.durationMs)}`;
+    case 'attemptFailed':
+      return `task ${e.taskId} attempt ${e.attempt} failed: ${e.error.code}: ${e.error.message}`;
+    case 'retryScheduled':
+      return `task ${e.taskId} retries in ${formatDelay(e.delayMs)} (${e.strategy})`;
+    case 'backoffSkipped':
+      return `task ${e.taskId}: backoff after attempt ${e.attempt} skipped by the operator`;
+    case 'taskSucceeded':
+      return `task ${e.taskId} succeeded after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}`;
+    case 'taskFailed':
+      return `task ${e.taskId} ${e.cancelled ? 'cancelled' : 'failed'} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.error.code}`;
+    case 'errorOccurred':
+      return `${e.error.category}/${e.error.code} from ${e.error.origin}${e.caught ? ', caught' : ''}${e.retrying ? ', will retry' : ''}: ${e.error.message}`;
+    case 'writeApplied':
+      return `step ${e.step} wrote channel ${e.channel}`;
+    case 'checkpointSaved':
+      return `checkpoint after step ${e.step}`;
+    case 'stepFinished':
+      return `step ${e.step} committed`;
+    case 'cancelRequested':
+      return `cancel requested: ${e.reason}${e.alreadyCancelling ? ' (already cancelling)' : ''}`;
+    case 'runCancelling':
+      return `cancelling (epoch ${e.epoch}): no new task starts`;
+    case 'receiptIgnoredStale':
+      return `task ${e.taskId} attempt ${e.attempt}: a late ${e.outcome} result of epoch ${e.epoch} was ignored`;
+    case 'runCompleted':
+      return `completed after ${e.steps} step${e.steps === 1 ? '' : 's'}`;
+    case 'runFailed':
+      return `failed: ${e.error.code}: ${e.error.message}`;
+    case 'runCancelled':
+      return `cancelled${e.correlation.step !== null ? ` during step ${e.correlation.step}` : ''}: ${e.cause.reason}`;
+    case 'runInterrupted':
+      return `interrupted: ${e.error.message}`;
+  }
+}
+
+/** How an event type reads in the filter, grouped by what it is about. */
+export type EventTone = 'run' | 'step' | 'ok' | 'fail' | 'retry' | 'cancel' | 'info';
+
+export function toneOf(type: HivewatchEvent['type']): EventTone {
+  switch (type) {
+    case 'runStarted':
+    case 'runCompleted':
+      return 'run';
+    case 'stepStarted':
+    case 'stepFinished':
+    case 'checkpointSaved':
+    case 'writeApplied':
+      return 'step';
+    case 'attemptSucceeded':
+    case 'taskSucceeded':
+      return 'ok';
+    case 'attemptFailed':
+    case 'taskFailed':
+    case 'errorOccurred':
+    case 'runFailed':
+    case 'runInterrupted':
+      return 'fail';
+    case 'retryScheduled':
+    case 'backoffSkipped':
+      return 'retry';
+    case 'cancelRequested':
+    case 'runCancelling':
+    case 'runCancelled':
+    case 'receiptIgnoredStale':
+      return 'cancel';
+    default:
+      return 'info';
+  }
+}
+
+/** Event types present in a journal with their counts, in first-seen order. */
+export function typeCounts(events: readonly HivewatchEvent[]): [HivewatchEvent['type'], number][] {
+  const counts = new Map<HivewatchEvent['type'], number>();
+  for (const e of events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
+  return [...counts];
+}
+
+/** Pretty JSON of an event for the expanded row, and its line count (the row's height). */
+export function eventJson(e: HivewatchEvent): { text: string; lines: number } {
+  const text = JSON.stringify(e, null, 2);
+  let lines = 1;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lines++;
+  return { text, lines };
+}

@@ -1,0 +1,239 @@
+import type { AttemptView, ErrorEnvelope, RunDetail, StepView, TaskView } from '../../core/service/api.js';
+import { formatDelay, formatDuration } from '../lib/format.js';
+
+/**
+ * Lays out the retry timeline: a row per task, a bar per attempt, the backoff gap between two
+ * attempts. Every row shares one time axis, but a compressed one: attempts on the virtual clock
+ * last 0 ms while backoffs last minutes, so
+ *   - every attempt start is an "instant" slot of fixed width (an attempt is always visible),
+ *   - the time between two consecutive instants of interest is drawn √-proportionally
+ *     (GAP_MIN + GAP_PER_SQRT_SECOND·√seconds): a 120 s gap is visibly longer than a 60 s one,
+ *     yet a 5 min wait does not squash everything else.
+ * The exact values are in the labels ("30s") and tooltips, never read off the geometry.
+ */
+
+export const INSTANT = 30;
+export const GAP_MIN = 6;
+export const GAP_PER_SQRT_SECOND = 12;
+
+export type SegmentKind = 'attempt' | 'backoff' | 'pending';
+
+export interface TimelineSegment {
+  kind: SegmentKind;
+  /** Left edge and width in layout units (px at scale 1). */
+  x: number;
+  width: number;
+  start: number;
+  end: number;
+  /** The attempt this bar is, or the attempt the backoff (or pending marker) leads to. */
+  attempt: number;
+  /** attempt: its outcome; backoff: 'done' | 'waiting' | 'skipped'; pending: 'pending'. */
+  status: string;
+  label: string;
+  error: ErrorEnvelope | null;
+  delayMs: number | null;
+  strategy: string | null;
+}
+
+export interface TimelineRow {
+  task: TaskView;
+  segments: TimelineSegment[];
+  /** Set while the task waits in backoff: the countdown target. */
+  waiting: { nextAttemptAt: number; delayMs: number; attempt: number } | null;
+}
+
+export interface StepBand {
+  step: number;
+  status: StepView['status'];
+  x: number;
+  width: number;
+}
+
+export interface Tick {
+  x: number;
+  label: string;
+}
+
+export interface TimelineLayout {
+  width: number;
+  t0: number;
+  rows: TimelineRow[];
+  steps: StepBand[];
+  ticks: Tick[];
+}
+
+function gapWidth(ms: number): number {
+  return ms <= 0 ? 0 : GAP_MIN + GAP_PER_SQRT_SECOND * Math.sqrt(ms / 1000);
+}
+
+/** Extra room where one step hands over to the next at the same instant. */
+export const STEP_GAP = 4;
+
+/**
+ * A point of interest on the axis. Marks at the same time keep the run's order: by step, then
+ * by attempt (start before end), so steps that all happen at one virtual instant still read
+ * left to right. An attempt start is an instant slot of width INSTANT.
+ */
+interface Mark {
+  t: number;
+  step: number;
+  order: number;
+  width: number;
+}
+
+const STEP_START = -1;
+const STEP_END = Number.MAX_SAFE_INTEGER;
+const startOrder = (attempt: number): number => attempt * 2;
+const endOrder = (attempt: number): number => attempt * 2 + 1;
+
+function keyOf(t: number, step: number, order: number): string {
+  return `${t}:${step}:${order}`;
+}
+
+class CompressedAxis {
+  private readonly before = new Map<string, number>();
+  private readonly after = new Map<string, number>();
+  readonly width: number;
+
+  constructor(marks: readonly Mark[]) {
+    const unique = new Map<string, Mark>();
+    for (const m of marks) {
+      if (!Number.isFinite(m.t)) continue;
+      const key = keyOf(m.t, m.step, m.order);
+      const seen = unique.get(key);
+      if (!seen || seen.width < m.width) unique.set(key, m);
+    }
+    const sorted = [...unique.values()].sort((a, b) => a.t - b.t || a.step - b.step || a.order - b.order);
+    let x = 0;
+    let prev: Mark | null = null;
+    for (const m of sorted) {
+      if (prev !== null) {
+        if (m.t > prev.t) x += gapWidth(m.t - prev.t);
+        else if (m.step !== prev.step) x += STEP_GAP;
+      }
+      const key = keyOf(m.t, m.step, m.order);
+      this.before.set(key, x);
+      x += m.width;
+      this.after.set(key, x);
+      prev = m;
+    }
+    this.width = x;
+  }
+
+  xBefore(t: number, step: number, order: number): number {
+    return this.before.get(keyOf(t, step, order)) ?? 0;
+  }
+
+  xAfter(t: number, step: number, order: number): number {
+    return this.after.get(keyOf(t, step, order)) ?? 0;
+  }
+}
+
+function attemptEnd(a: AttemptView, now: number): number {
+  return a.endedAt ?? Math.max(a.startedAt, now);
+}
+
+function attemptLabel(a: AttemptView): string {
+  return `#${a.attempt}`;
+}
+
+/** Builds the layout. `now` closes still-running attempts and steps. */
+export function layoutTimeline(detail: RunDetail, now: number): TimelineLayout {
+  const tasks = [...detail.tasks].sort((a, b) => a.step - b.step || a.ordinal - b.ordinal);
+  const marks: Mark[] = [];
+  const stepEnd = (st: StepView): number => st.endedAt ?? Math.max(st.startedAt, now);
+  for (const task of tasks) {
+    const last = task.attempts.at(-1);
+    for (const a of task.attempts) {
+      marks.push({ t: a.startedAt, step: task.step, order: startOrder(a.attempt), width: INSTANT });
+      marks.push({ t: attemptEnd(a, now), step: task.step, order: endOrder(a.attempt), width: 0 });
+      if (a === last && task.status === 'waiting' && a.nextAttemptAt !== null) {
+        marks.push({ t: a.nextAttemptAt, step: task.step, order: startOrder(a.attempt + 1), width: INSTANT });
+      }
+    }
+  }
+  for (const st of detail.steps) {
+    marks.push({ t: st.startedAt, step: st.step, order: STEP_START, width: 0 });
+    marks.push({ t: stepEnd(st), step: st.step, order: STEP_END, width: 0 });
+  }
+  if (marks.length === 0) marks.push({ t: detail.run.startedAt, step: 0, order: 0, width: 0 });
+  const axis = new CompressedAxis(marks);
+  const t0 = Math.min(...marks.map((m) => m.t));
+
+  const rows: TimelineRow[] = tasks.map((task) => {
+    const segments: TimelineSegment[] = [];
+    const attempts = [...task.attempts].sort((a, b) => a.attempt - b.attempt);
+    const step = task.step;
+    let waiting: TimelineRow['waiting'] = null;
+    attempts.forEach((a, i) => {
+      const end = attemptEnd(a, now);
+      const x = axis.xBefore(a.startedAt, step, startOrder(a.attempt));
+      segments.push({
+        kind: 'attempt',
+        x,
+        width: Math.max(INSTANT, axis.xAfter(end, step, endOrder(a.attempt)) - x),
+        start: a.startedAt,
+        end,
+        attempt: a.attempt,
+        status: a.status,
+        label: attemptLabel(a),
+        error: a.error,
+        delayMs: null,
+        strategy: null,
+      });
+      if (a.delayAfterMs === null) return;
+      const next = attempts[i + 1];
+      const scheduled = a.nextAttemptAt ?? end + a.delayAfterMs;
+      const skipped = next !== undefined && next.startedAt < scheduled;
+      const isWaiting = !next && task.status === 'waiting';
+      if (!next && !isWaiting) return;
+      const backoffEnd = next ? next.startedAt : scheduled;
+      const bx = axis.xAfter(end, step, endOrder(a.attempt));
+      segments.push({
+        kind: 'backoff',
+        x: bx,
+        width: Math.max(0, axis.xBefore(backoffEnd, step, startOrder(a.attempt + 1)) - bx),
+        start: end,
+        end: backoffEnd,
+        attempt: a.attempt + 1,
+        status: skipped ? 'skipped' : isWaiting ? 'waiting' : 'done',
+        label: formatDelay(a.delayAfterMs),
+        error: null,
+        delayMs: a.delayAfterMs,
+        strategy: a.strategy,
+      });
+      if (isWaiting) {
+        waiting = { nextAttemptAt: scheduled, delayMs: a.delayAfterMs, attempt: a.attempt + 1 };
+        segments.push({
+          kind: 'pending',
+          x: axis.xBefore(scheduled, step, startOrder(a.attempt + 1)),
+          width: INSTANT,
+          start: scheduled,
+          end: scheduled,
+          attempt: a.attempt + 1,
+          status: 'pending',
+          label: `#${a.attempt + 1}`,
+          error: null,
+          delayMs: a.delayAfterMs,
+          strategy: a.strategy,
+        });
+      }
+    });
+    return { task, segments, waiting };
+  });
+
+  const steps: StepBand[] = [...detail.steps]
+    .sort((a, b) => a.step - b.step)
+    .map((st) => {
+      const x = axis.xBefore(st.startedAt, st.step, STEP_START);
+      return { step: st.step, status: st.status, x, width: Math.max(INSTANT, axis.xAfter(stepEnd(st), st.step, STEP_END) - x) };
+    });
+
+  const ticks: Tick[] = steps.map((band) => {
+    const st = detail.steps.find((x) => x.step === band.step) as StepView;
+    return { x: band.x, label: `+${formatDuration(st.startedAt - t0)}` };
+  });
+
+  const width = Math.max(axis.width, ...rows.flatMap((r) => r.segments.map((seg) => seg.x + seg.width)), INSTANT);
+  return { width, t0, rows, steps, ticks };
+}

@@ -1,0 +1,145 @@
+import { useEffect, useRef, useState } from 'react';
+import type { HivewatchApi, HivewatchEvent, RunDetail } from '../../core/service/api.js';
+import { useApi, useRunsSnapshot, useRunsStore } from '../app/api-context.js';
+import { RunSequencer } from '../live/sequencer.js';
+import { errorText } from '../lib/use-async.js';
+
+/**
+ * One run's detail, kept live: the projection (tasks, attempts, steps) comes from getRun and is
+ * re-read after new events (at most one read in flight, so a storm costs a few reads a second);
+ * the journal is read once and then extended exactly once per event through a sequencer fed by
+ * the runs store (which delivers the run's events in order) and by catch-up reads.
+ */
+
+export interface RunDetailState {
+  phase: 'loading' | 'ready' | 'missing' | 'error';
+  error: string | null;
+  detail: RunDetail | null;
+  /** The journal so far, in seq order; mutated in place, read with `eventsVersion`. */
+  events: readonly HivewatchEvent[];
+  eventsVersion: number;
+  reload: () => void;
+}
+
+const PAGE = 1_000;
+
+/** Every event of a run after `afterSeq`, page by page. */
+export async function fetchEvents(api: HivewatchApi, runId: string, afterSeq = 0): Promise<HivewatchEvent[]> {
+  const out: HivewatchEvent[] = [];
+  let after = afterSeq;
+  for (;;) {
+    const page = await api.getEvents({ runId, afterSeq: after, limit: PAGE });
+    out.push(...page);
+    const last = page.at(-1);
+    if (page.length < PAGE || !last) return out;
+    after = last.seq;
+  }
+}
+
+export function useRunDetail(runId: string): RunDetailState {
+  const api = useApi();
+  const store = useRunsStore();
+  const { resets } = useRunsSnapshot();
+  const [phase, setPhase] = useState<RunDetailState['phase']>('loading');
+  const [error, setError] = useState<string | null>(null);
+  const [detail, setDetail] = useState<RunDetail | null>(null);
+  const [eventsVersion, setEventsVersion] = useState(0);
+  const [nonce, setNonce] = useState(0);
+  const events = useRef<HivewatchEvent[]>([]);
+
+  useEffect(() => {
+    let alive = true;
+    const sequencer = new RunSequencer(0);
+    events.current = [];
+    let reading = false;
+    let again = false;
+    let catchingUp = false;
+
+    const append = (ready: readonly HivewatchEvent[]): void => {
+      if (ready.length === 0) return;
+      events.current.push(...ready);
+      setEventsVersion((v) => v + 1);
+      void refreshDetail();
+    };
+
+    const refreshDetail = async (): Promise<void> => {
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = true;
+      try {
+        do {
+          again = false;
+          const next = await api.getRun({ runId });
+          if (!alive) return;
+          if (next) setDetail(next);
+        } while (again && alive);
+      } catch {
+        // The next event reads again.
+      } finally {
+        reading = false;
+      }
+    };
+
+    const catchUp = async (): Promise<void> => {
+      if (catchingUp) return;
+      catchingUp = true;
+      try {
+        const missing = await fetchEvents(api, runId, sequencer.last);
+        if (alive) append(sequencer.offer(missing));
+      } catch {
+        // Retried on the next gap.
+      } finally {
+        catchingUp = false;
+      }
+    };
+
+    // Events that arrive while the first read is in flight wait here, then join the journal.
+    let early: HivewatchEvent[] | null = [];
+    const unsubscribe = store.onRunEvents(runId, (live) => {
+      if (early) {
+        early.push(...live);
+        return;
+      }
+      append(sequencer.offer(live));
+      if (sequencer.hasGap) void catchUp();
+    });
+
+    setPhase('loading');
+    setError(null);
+    void (async () => {
+      try {
+        const first = await api.getRun({ runId });
+        if (!alive) return;
+        if (!first) {
+          setPhase('missing');
+          return;
+        }
+        const journal = await fetchEvents(api, runId);
+        if (!alive) return;
+        const ready = sequencer.offer([...journal, ...(early ?? [])]);
+        early = null;
+        events.current.push(...ready);
+        setDetail(first);
+        setEventsVersion((v) => v + 1);
+        setPhase('ready');
+        // The projection may be older than the journal we read after it.
+        if ((journal.at(-1)?.seq ?? 0) > first.lastSeq) void refreshDetail();
+        if (sequencer.hasGap) void catchUp();
+      } catch (e) {
+        if (alive) {
+          setError(errorText(e));
+          setPhase('error');
+        }
+      }
+    })();
+
+    return () => {
+      alive = false;
+      unsubscribe();
+    };
+  }, [api, store, runId, nonce, resets]);
+
+  return { phase, error, detail, events: events.current, eventsVersion, reload: () => setNonce((n) => n + 1) };
+}

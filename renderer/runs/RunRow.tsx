@@ -1,0 +1,121 @@
+import { memo } from 'react';
+import type { RunSummary } from '../../core/service/api.js';
+import { hrefToRun } from '../app/router.js';
+import { StatusBadge } from '../components/StatusBadge.js';
+import { Countdown, Duration, RelativeTime } from '../components/Time.js';
+import { formatDelay, shortId } from '../lib/format.js';
+import { canCancel, canResume, canRetry } from './run-actions.js';
+
+export interface RunRowProps {
+  run: RunSummary;
+  index: number;
+  top: number;
+  height: number;
+  selected: boolean;
+  checked: boolean;
+  onSelect: (index: number) => void;
+  onCheck: (runId: string, checked: boolean, range: boolean) => void;
+  onCancel: (run: RunSummary) => void;
+  onRetry: (run: RunSummary) => void;
+  onResume: (run: RunSummary) => void;
+}
+
+/** "retrying in 23s": a task of the run waits in backoff before its next attempt. */
+export function RetryingBadge({ retrying }: { retrying: NonNullable<RunSummary['retrying']> }) {
+  return (
+    <span className="badge retrying" title={`task ${retrying.taskId} waits ${formatDelay(retrying.delayMs)} before its next attempt`}>
+      <span className="retry-icon" aria-hidden="true">
+        ↻
+      </span>
+      retrying <Countdown at={retrying.nextAttemptAt} />
+    </span>
+  );
+}
+
+/** One row of the runs table; memoized so a live event re-renders only the rows it changed. */
+export const RunRow = memo(function RunRow({
+  run,
+  index,
+  top,
+  height,
+  selected,
+  checked,
+  onSelect,
+  onCheck,
+  onCancel,
+  onRetry,
+  onResume,
+}: RunRowProps) {
+  return (
+    <div
+      className={`grid-row runs-grid${selected ? ' selected' : ''}${checked ? ' checked' : ''}`}
+      role="row"
+      aria-selected={selected}
+      aria-rowindex={index + 1}
+      data-run-id={run.id}
+      data-status={run.status}
+      style={{ top, height }}
+      onMouseDown={() => onSelect(index)}
+    >
+      <div role="gridcell" className="cell-check">
+        <input
+          type="checkbox"
+          checked={checked}
+          aria-label={`Select run ${run.id}`}
+          onChange={(e) => onCheck(run.id, e.currentTarget.checked, (e.nativeEvent as MouseEvent).shiftKey)}
+        />
+      </div>
+      <div role="gridcell" className="cell-status">
+        <StatusBadge status={run.status} />
+        {run.retrying && run.status !== 'cancelling' && <RetryingBadge retrying={run.retrying} />}
+      </div>
+      <div role="gridcell" className="cell-flow">
+        <a href={hrefToRun(run.id)} className="run-link" title={run.flow}>
+          {run.flowName || run.flow}
+        </a>
+        {run.lastError && (run.status === 'failed' || run.status === 'interrupted') && (
+          <span className="cell-sub error-text" title={run.lastError.message}>
+            {run.lastError.code}
+          </span>
+        )}
+        {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
+        {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
+      </div>
+      <div role="gridcell" className="cell-id mono" title={run.id}>
+        {shortId(run.id)}
+      </div>
+      <div role="gridcell" className="cell-time">
+        <RelativeTime ts={run.startedAt} />
+      </div>
+      <div role="gridcell" className="cell-num">
+        <Duration start={run.startedAt} end={run.endedAt ?? (run.status === 'running' || run.status === 'cancelling' || run.status === 'queued' ? null : run.startedAt)} />
+      </div>
+      <div role="gridcell" className="cell-num" title={`step ${run.step} of at most ${run.maxSteps}`}>
+        {run.step} <span className="muted">/ {run.maxSteps}</span>
+      </div>
+      <div role="gridcell" className="cell-num">
+        {run.attempts}
+      </div>
+      <div role="gridcell" className={`cell-num${run.errorCount > 0 ? ' error-text' : ' muted'}`}>
+        {run.errorCount}
+      </div>
+      <div role="gridcell" className="cell-actions">
+        {canCancel(run.status) && (
+          <button type="button" className="small danger-outline" onClick={() => onCancel(run)} aria-label={`Cancel run ${run.id}`}>
+            Cancel
+          </button>
+        )}
+        {canResume(run.status) && run.status === 'interrupted' && (
+          <button type="button" className="small" onClick={() => onResume(run)}>
+            Resume
+          </button>
+        )}
+        {canRetry(run.status) && run.status !== 'completed' && (
+          <button type="button" className="small" onClick={() => onRetry(run)} aria-label={`Retry run ${run.id}`}>
+            Retry
+          </button>
+        )}
+      </div>
+    </div>
+  );
+});

@@ -1,0 +1,166 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { RunSummary } from '../../core/service/api.js';
+import { useRunsSnapshot, useRunsStore } from '../app/api-context.js';
+import { focusSearchField, useShortcuts } from '../app/keyboard.js';
+import { formatHash, hrefToRun, navigate, useRoute } from '../app/router.js';
+import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { plural } from '../lib/format.js';
+import { BulkBar } from './BulkBar.js';
+import { useRunActions } from './run-actions.js';
+import { filterAndSortRuns, flowsOf, nextSort, parseRunsQuery, serializeRunsQuery, statusCounts, type RunsQuery, type SortKey } from './runs-query.js';
+import { RunsTable } from './RunsTable.js';
+import { RunsToolbar } from './RunsToolbar.js';
+
+/** The live runs table: filters and sort in the URL, keyboard first, bulk actions. */
+export function RunsPage() {
+  const route = useRoute();
+  const snapshot = useRunsSnapshot();
+  const store = useRunsStore();
+  const actions = useRunActions();
+  const query = useMemo(() => parseRunsQuery(route.params), [route.params]);
+
+  const rows = useMemo(
+    () => filterAndSortRuns(snapshot.runs.values(), query, Date.now()),
+    // snapshot.version changes whenever a row does (the map is updated in place).
+    [snapshot.version, snapshot.runs, query],
+  );
+  const flows = useMemo(() => flowsOf(snapshot.runs.values()), [snapshot.version, snapshot.runs]);
+  const counts = useMemo(() => statusCounts(snapshot.runs.values()), [snapshot.version, snapshot.runs]);
+
+  // The keyboard cursor follows its run when rows move under it (live updates, re-sorts).
+  const [cursorId, setCursorId] = useState<string | null>(null);
+  const cursor = useMemo(() => (cursorId === null ? -1 : rows.findIndex((r) => r.id === cursorId)), [rows, cursorId]);
+  const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
+  const anchor = useRef<string | null>(null);
+
+  const setQuery = useCallback((next: RunsQuery, options: { replace?: boolean } = {}) => {
+    navigate(formatHash(['runs'], serializeRunsQuery(next)), options);
+  }, []);
+
+  // Row callbacks are stable (memoized rows re-render only when their run changes); they read
+  // the current rows through a ref.
+  const rowsRef = useRef(rows);
+  rowsRef.current = rows;
+  const onSelect = useCallback((index: number) => setCursorId(rowsRef.current[index]?.id ?? null), []);
+
+  const onCheck = useCallback((runId: string, on: boolean, range: boolean) => {
+    setChecked((prev) => {
+      const next = new Set(prev);
+      const list = rowsRef.current;
+      const from = anchor.current ? list.findIndex((r) => r.id === anchor.current) : -1;
+      const to = list.findIndex((r) => r.id === runId);
+      if (range && from >= 0 && to >= 0) {
+        for (let i = Math.min(from, to); i <= Math.max(from, to); i++) {
+          const id = (list[i] as RunSummary).id;
+          if (on) next.add(id);
+          else next.delete(id);
+        }
+      } else if (on) next.add(runId);
+      else next.delete(runId);
+      anchor.current = runId;
+      return next;
+    });
+  }, []);
+
+  const onCheckAll = (on: boolean): void => setChecked(on ? new Set(rows.map((r) => r.id)) : new Set());
+
+  // Ticked runs that are no longer shown (filtered out) are not acted upon.
+  const checkedRows = useMemo(() => rows.filter((r) => checked.has(r.id)), [rows, checked]);
+
+  const onCancel = useCallback((run: RunSummary) => void actions.cancel([run]), [actions]);
+  const onRetry = useCallback((run: RunSummary) => void actions.retry([run]), [actions]);
+  const onResume = useCallback((run: RunSummary) => void actions.resume(run), [actions]);
+
+  const targets = (): RunSummary[] => {
+    if (checkedRows.length > 0) return checkedRows;
+    const current = rows[cursor];
+    return current ? [current] : [];
+  };
+
+  const move = (delta: number): void => {
+    if (rows.length === 0) return;
+    const next = cursor < 0 ? 0 : Math.max(0, Math.min(rows.length - 1, cursor + delta));
+    setCursorId((rows[next] as RunSummary).id);
+  };
+
+  useShortcuts({
+    '/': () => focusSearchField(),
+    j: () => move(1),
+    k: () => move(-1),
+    Enter: () => {
+      const run = rows[cursor];
+      if (run) navigate(hrefToRun(run.id));
+    },
+    x: () => {
+      const run = rows[cursor];
+      if (run) onCheck(run.id, !checked.has(run.id), false);
+    },
+    c: () => void actions.cancel(targets()),
+    r: () => void actions.retry(targets()),
+    Escape: () => {
+      if (checked.size > 0) setChecked(new Set());
+      else setCursorId(null);
+    },
+  });
+
+  // Drop ticks of runs that disappeared from the store entirely.
+  useEffect(() => {
+    if ([...checked].some((id) => !snapshot.runs.has(id))) setChecked((prev) => new Set([...prev].filter((id) => snapshot.runs.has(id))));
+  }, [snapshot.version, snapshot.runs, checked]);
+
+  const filtered = query.status.length > 0 || query.flow !== '' || query.text !== '';
+
+  let body;
+  if (snapshot.phase === 'loading' && snapshot.runs.size === 0) body = <Loading what="runs" />;
+  else if (snapshot.phase === 'error') body = <ErrorState title="Could not load the runs" error={snapshot.error ?? ''} onRetry={() => void store.load()} />;
+  else if (snapshot.runs.size === 0)
+    body = (
+      <EmptyState title="No runs yet">
+        Start one from <a href="#/flows">Flows</a>: the bundled examples run offline in a second, and their retries and errors show up here live.
+      </EmptyState>
+    );
+  else if (rows.length === 0)
+    body = (
+      <EmptyState title="No runs match these filters">
+        <button type="button" onClick={() => setQuery({ ...query, status: [], flow: '', text: '' })}>
+          Clear filters
+        </button>
+      </EmptyState>
+    );
+  else
+    body = (
+      <RunsTable
+        rows={rows}
+        sort={query.sort}
+        onSort={(key: SortKey) => setQuery({ ...query, sort: nextSort(query.sort, key) }, { replace: true })}
+        cursor={cursor}
+        checked={checked}
+        onCheckAll={onCheckAll}
+        onSelect={onSelect}
+        onCheck={onCheck}
+        onCancel={onCancel}
+        onRetry={onRetry}
+        onResume={onResume}
+      />
+    );
+
+  return (
+    <section className="page runs-page" aria-labelledby="runs-title">
+      <header className="page-header">
+        <h1 id="runs-title">Runs</h1>
+        <span className="page-meta" data-testid="runs-count">
+          {filtered ? `${plural(rows.length, 'run')} of ${snapshot.runs.size.toLocaleString('en-US')}` : plural(snapshot.runs.size, 'run')}
+          {snapshot.truncated && ' (the newest; older runs are not loaded)'}
+        </span>
+      </header>
+      <RunsToolbar query={query} flows={flows} counts={counts} onChange={setQuery} />
+      <BulkBar
+        selected={checkedRows}
+        onCancel={() => void actions.cancel(checkedRows)}
+        onRetry={() => void actions.retry(checkedRows)}
+        onClear={() => setChecked(new Set())}
+      />
+      {body}
+    </section>
+  );
+}

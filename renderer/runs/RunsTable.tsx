@@ -1,0 +1,93 @@
+import type { RunSummary } from '../../core/service/api.js';
+import { VirtualList } from '../components/VirtualList.js';
+import { RunRow, type RunRowProps } from './RunRow.js';
+import type { RunsSort, SortKey } from './runs-query.js';
+
+export const RUN_ROW_HEIGHT = 44;
+
+const COLUMNS: { key: SortKey | null; label: string; className: string; title?: string }[] = [
+  { key: 'status', label: 'Status', className: 'cell-status' },
+  { key: 'flow', label: 'Flow', className: 'cell-flow' },
+  { key: null, label: 'Run', className: 'cell-id' },
+  { key: 'started', label: 'Started', className: 'cell-time' },
+  { key: 'duration', label: 'Duration', className: 'cell-num' },
+  { key: 'step', label: 'Step', className: 'cell-num', title: 'current step / max steps' },
+  { key: 'attempts', label: 'Attempts', className: 'cell-num', title: 'attempts of all tasks, retries included' },
+  { key: 'errors', label: 'Errors', className: 'cell-num', title: 'errors journaled, retried or caught ones included' },
+];
+
+export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top' | 'height' | 'selected' | 'checked'> {
+  rows: readonly RunSummary[];
+  sort: RunsSort;
+  onSort: (key: SortKey) => void;
+  cursor: number;
+  checked: ReadonlySet<string>;
+  onCheckAll: (checked: boolean) => void;
+}
+
+export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, ...handlers }: RunsTableProps) {
+  const allChecked = rows.length > 0 && rows.every((r) => checked.has(r.id));
+  const someChecked = !allChecked && rows.some((r) => checked.has(r.id));
+  return (
+    <div className="table runs-table" role="grid" aria-label="Runs" aria-rowcount={rows.length}>
+      <div className="grid-header runs-grid" role="row">
+        <div role="columnheader" className="cell-check">
+          <input
+            type="checkbox"
+            aria-label="Select all shown runs"
+            checked={allChecked}
+            ref={(el) => {
+              if (el) el.indeterminate = someChecked;
+            }}
+            onChange={(e) => onCheckAll(e.currentTarget.checked)}
+          />
+        </div>
+        {COLUMNS.map((c) => (
+          <div
+            key={c.label}
+            role="columnheader"
+            className={c.className}
+            aria-sort={c.key && sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : undefined}
+            title={c.title}
+          >
+            {c.key ? (
+              <button type="button" className="sort" onClick={() => onSort(c.key as SortKey)}>
+                {c.label}
+                <span className="sort-arrow" aria-hidden="true">
+                  {sort.key === c.key ? (sort.desc ? '▾' : '▴') : ''}
+                </span>
+              </button>
+            ) : (
+              c.label
+            )}
+          </div>
+        ))}
+        <div role="columnheader" className="cell-actions">
+          <span className="visually-hidden">Actions</span>
+        </div>
+      </div>
+      <VirtualList
+        count={rows.length}
+        rowHeight={RUN_ROW_HEIGHT}
+        ensureVisible={cursor >= 0 ? cursor : null}
+        className="grid-body"
+        testId="runs-scroll"
+        renderRow={(index, top, height) => {
+          const run = rows[index] as RunSummary;
+          return (
+            <RunRow
+              key={run.id}
+              run={run}
+              index={index}
+              top={top}
+              height={height}
+              selected={index === cursor}
+              checked={checked.has(run.id)}
+              {...handlers}
+            />
+          );
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,136 @@
+import { useCallback } from 'react';
+import type { RunStatus, RunSummary } from '../../core/service/api.js';
+import { useApi, useRunsStore } from '../app/api-context.js';
+import { useConfirm } from '../app/confirm.js';
+import { hrefToRun, navigate } from '../app/router.js';
+import { useToast } from '../app/toasts.js';
+import { plural, shortId } from '../lib/format.js';
+import { errorText } from '../lib/use-async.js';
+
+/** What an operator may do with a run in a given status (mirrors the service's checks). */
+export function canCancel(status: RunStatus): boolean {
+  return status === 'queued' || status === 'running';
+}
+export function canRetry(status: RunStatus): boolean {
+  return status === 'failed' || status === 'cancelled' || status === 'interrupted' || status === 'completed';
+}
+export function canResume(status: RunStatus): boolean {
+  return status === 'failed' || status === 'cancelled' || status === 'interrupted';
+}
+
+function describe(runs: readonly RunSummary[]): string {
+  const first = runs[0];
+  if (runs.length === 1 && first) return `${first.flowName} (${shortId(first.id)})`;
+  return plural(runs.length, 'run');
+}
+
+export interface RunActions {
+  /** Asks, then cancels; the rows show `cancelling` at once. Resolves true when confirmed. */
+  cancel(runs: readonly RunSummary[]): Promise<boolean>;
+  /** Asks, then starts a new run of each; with one run, opens the new run. */
+  retry(runs: readonly RunSummary[], options?: { open?: boolean }): Promise<boolean>;
+  /** Asks, then resumes from the last checkpoint and opens the new run. */
+  resume(run: RunSummary): Promise<boolean>;
+}
+
+export function useRunActions(): RunActions {
+  const api = useApi();
+  const store = useRunsStore();
+  const confirm = useConfirm();
+  const toast = useToast();
+
+  const cancel = useCallback<RunActions['cancel']>(
+    async (candidates) => {
+      const runs = candidates.filter((r) => canCancel(r.status));
+      if (runs.length === 0) {
+        toast('Nothing to cancel: only queued or running runs can be cancelled.', 'info');
+        return false;
+      }
+      const ok = await confirm({
+        title: runs.length === 1 ? 'Cancel this run?' : `Cancel ${plural(runs.length, 'run')}?`,
+        body: (
+          <p>
+            {describe(runs)} will stop: tasks in flight are terminated, nothing of the current step is committed, and
+            the run ends <code>cancelled</code>. You can resume or retry it afterwards.
+          </p>
+        ),
+        confirmLabel: runs.length === 1 ? 'Cancel run' : `Cancel ${plural(runs.length, 'run')}`,
+        danger: true,
+      });
+      if (!ok) return false;
+      const ids = runs.map((r) => r.id);
+      store.markCancelling(ids);
+      const results = await Promise.allSettled(ids.map((runId) => api.cancelRun({ runId, reason: 'cancelled by the operator' })));
+      const refused: string[] = [];
+      const messages: string[] = [];
+      results.forEach((result, i) => {
+        if (result.status === 'rejected') {
+          refused.push(ids[i] as string);
+          messages.push(errorText(result.reason));
+        } else if (!result.value.accepted) {
+          refused.push(ids[i] as string);
+          if (result.value.message) messages.push(result.value.message);
+        }
+      });
+      if (refused.length > 0) {
+        store.revert(refused);
+        toast(`Could not cancel ${plural(refused.length, 'run')}: ${messages[0] ?? 'refused'}`, 'error');
+      } else {
+        toast(`Cancel requested for ${describe(runs)}.`, 'success');
+      }
+      return true;
+    },
+    [api, store, confirm, toast],
+  );
+
+  const retry = useCallback<RunActions['retry']>(
+    async (candidates, options = {}) => {
+      const runs = candidates.filter((r) => canRetry(r.status));
+      if (runs.length === 0) {
+        toast('Nothing to retry: a run can be retried once it has ended.', 'info');
+        return false;
+      }
+      const ok = await confirm({
+        title: runs.length === 1 ? 'Retry this run?' : `Retry ${plural(runs.length, 'run')}?`,
+        body: <p>A new run of the same flow starts from the beginning for {describe(runs)}, with the same options. The original stays as it is.</p>,
+        confirmLabel: runs.length === 1 ? 'Start new run' : `Start ${plural(runs.length, 'new run')}`,
+      });
+      if (!ok) return false;
+      const results = await Promise.allSettled(runs.map((r) => api.retryRun({ runId: r.id })));
+      const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.runId] : []));
+      const failed = results.flatMap((r) => (r.status === 'rejected' ? [errorText(r.reason)] : []));
+      if (failed.length > 0) toast(`Could not retry ${plural(failed.length, 'run')}: ${failed[0]}`, 'error');
+      if (started.length > 0) toast(`Started ${plural(started.length, 'new run')}.`, 'success');
+      const only = started[0];
+      if (options.open && started.length === 1 && only) navigate(hrefToRun(only));
+      return true;
+    },
+    [api, confirm, toast],
+  );
+
+  const resume = useCallback<RunActions['resume']>(
+    async (run) => {
+      const ok = await confirm({
+        title: 'Resume this run?',
+        body: (
+          <p>
+            A new run continues {describe([run])} from its last checkpoint: committed steps are not run again.
+          </p>
+        ),
+        confirmLabel: 'Resume',
+      });
+      if (!ok) return false;
+      try {
+        const { runId } = await api.resumeRun({ runId: run.id });
+        toast('Resumed from the last checkpoint.', 'success');
+        navigate(hrefToRun(runId));
+      } catch (error) {
+        toast(`Could not resume: ${errorText(error)}`, 'error');
+      }
+      return true;
+    },
+    [api, confirm, toast],
+  );
+
+  return { cancel, retry, resume };
+}

@@ -1,0 +1,134 @@
+import type {
+  HivewatchApi,
+  HivewatchEvent,
+  LiveEvent,
+  Page,
+  RunDetail,
+  RunSummary,
+  SubscribeOptions,
+} from '../../core/service/api.js';
+import { applyToLiveRun, type LiveRun } from '../live/run-summary.js';
+
+/**
+ * An in-memory HivewatchApi over journals the test writes: runs are whatever their events say
+ * (projected with the renderer's own summary reducer), the stream is pushed by hand. Methods the
+ * tests do not need reject, so an unexpected call is loud.
+ */
+export class FakeApi implements HivewatchApi {
+  readonly journals = new Map<string, HivewatchEvent[]>();
+  private readonly listeners = new Set<(batch: LiveEvent[]) => void>();
+  private readonly resetListeners = new Set<() => void>();
+  private nextId = 1;
+  calls: string[] = [];
+
+  /** Journals events without streaming them (history that existed before the UI opened). */
+  record(events: readonly HivewatchEvent[]): LiveEvent[] {
+    const out: LiveEvent[] = [];
+    for (const event of events) {
+      const list = this.journals.get(event.runId) ?? [];
+      if (!list.some((e) => e.seq === event.seq)) list.push(event);
+      list.sort((a, b) => a.seq - b.seq);
+      this.journals.set(event.runId, list);
+      out.push({ id: this.nextId++, event });
+    }
+    return out;
+  }
+
+  /** Journals events and streams them as one batch. */
+  emit(events: readonly HivewatchEvent[]): void {
+    const batch = this.record(events);
+    for (const listener of this.listeners) listener(batch);
+  }
+
+  /** Streams events as if they were live, without journaling them again (duplicates, replays). */
+  stream(events: readonly HivewatchEvent[]): void {
+    const batch = events.map((event) => ({ id: this.nextId++, event }));
+    for (const listener of this.listeners) listener(batch);
+  }
+
+  project(runId: string): LiveRun | undefined {
+    let live: LiveRun | undefined;
+    for (const e of this.journals.get(runId) ?? []) live = applyToLiveRun(live, e);
+    return live;
+  }
+
+  summaries(): RunSummary[] {
+    return [...this.journals.keys()]
+      .map((id) => this.project(id)?.summary)
+      .filter((s): s is RunSummary => s !== undefined)
+      .sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? 1 : -1));
+  }
+
+  subscribe(listener: (batch: LiveEvent[]) => void, options: SubscribeOptions = {}): () => void {
+    this.listeners.add(listener);
+    if (options.onReset) this.resetListeners.add(options.onReset);
+    queueMicrotask(() => options.onReady?.(this.nextId - 1));
+    return () => {
+      this.listeners.delete(listener);
+      if (options.onReset) this.resetListeners.delete(options.onReset);
+    };
+  }
+
+  /** The stream could not resume: subscribers must re-read. */
+  reset(): void {
+    for (const listener of this.resetListeners) listener();
+  }
+
+  async listRuns(input: { limit?: number; cursor?: string }): Promise<Page<RunSummary>> {
+    this.calls.push('listRuns');
+    const all = this.summaries();
+    const start = input.cursor ? Number(input.cursor) : 0;
+    const limit = input.limit ?? 50;
+    const items = all.slice(start, start + limit);
+    return { items, nextCursor: start + limit < all.length ? String(start + limit) : null };
+  }
+
+  async getRun({ runId }: { runId: string }): Promise<RunDetail | null> {
+    this.calls.push(`getRun:${runId}`);
+    const live = this.project(runId);
+    if (!live) return null;
+    return { run: live.summary, steps: [], tasks: [], lastSeq: this.journals.get(runId)?.at(-1)?.seq ?? 0 };
+  }
+
+  async getEvents({ runId, afterSeq = 0, limit = 1_000 }: { runId: string; afterSeq?: number; limit?: number }): Promise<HivewatchEvent[]> {
+    this.calls.push(`getEvents:${runId}:${afterSeq}`);
+    return (this.journals.get(runId) ?? []).filter((e) => e.seq > afterSeq).slice(0, limit);
+  }
+
+  private unsupported(name: string): Promise<never> {
+    return Promise.reject(new Error(`FakeApi.${name} is not implemented`));
+  }
+  startRun(): Promise<{ runId: string }> {
+    return this.unsupported('startRun');
+  }
+  cancelRun(): Promise<never> {
+    return this.unsupported('cancelRun');
+  }
+  retryRun(): Promise<{ runId: string }> {
+    return this.unsupported('retryRun');
+  }
+  resumeRun(): Promise<{ runId: string }> {
+    return this.unsupported('resumeRun');
+  }
+  skipBackoff(): Promise<never> {
+    return this.unsupported('skipBackoff');
+  }
+  listFlows(): Promise<never> {
+    return this.unsupported('listFlows');
+  }
+  checkFlow(): Promise<never> {
+    return this.unsupported('checkFlow');
+  }
+  errorCounts(): Promise<never> {
+    return this.unsupported('errorCounts');
+  }
+  errorSeries(): Promise<never> {
+    return this.unsupported('errorSeries');
+  }
+  errorGroups(): Promise<never> {
+    return this.unsupported('errorGroups');
+  }
+  listErrors(): Promise<never> {
+    return this.unsupported('listErrors');
+  }
+}

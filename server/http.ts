@@ -1,0 +1,225 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { toWireError } from '../core/service/errors.js';
+import type { HivewatchService } from '../core/service/service.js';
+import { matchRoute } from './routes.js';
+import {
+  checkBearer,
+  isAllowedFetchSite,
+  isAllowedHost,
+  isAllowedOrigin,
+  LOOPBACK,
+  newToken,
+  SECURITY_HEADERS,
+} from './security.js';
+import { openStream, type OpenStream } from './sse.js';
+import { serveStatic } from './static.js';
+
+/**
+ * The browser shell's HTTP server (node:http only). Order of checks on every request:
+ * Host (403) → Origin and fetch metadata (403) → for /api/: bearer token (401) → route (404 /
+ * 405) → body (400: larger than 1 MiB, not JSON) → input schema (400) → the service (its
+ * 400 / 404 / 409). Every failure answers `{error: {code, message}}` and the server keeps going.
+ */
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Past this a request body is no longer drained to answer politely: the connection is cut. */
+const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
+
+export interface HttpShellOptions {
+  service: HivewatchService;
+  /** 0 (default): a free port. */
+  port?: number;
+  /** Default: a fresh random token. */
+  token?: string;
+  /** The built renderer (renderer-dist/); null or absent: the built-in page. */
+  staticDir?: string | null;
+  heartbeatMs?: number;
+  maxBodyBytes?: number;
+  /** Where unexpected (500) errors are reported. Default console.error. */
+  log?: (message: string) => void;
+}
+
+export interface HttpShell {
+  readonly server: Server;
+  readonly port: number;
+  readonly token: string;
+  /** http://127.0.0.1:<port>/ */
+  readonly origin: string;
+  /** The URL to open: origin with `?token=`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+class BodyError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+  const payload = Buffer.from(JSON.stringify(body), 'utf8');
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': payload.length,
+    'cache-control': 'no-store',
+    ...extra,
+  });
+  res.end(payload);
+}
+
+function sendError(res: ServerResponse, status: number, code: string, message: string, extra: Record<string, string> = {}): void {
+  sendJson(res, status, { error: { code, message } }, extra);
+}
+
+/** Reads a JSON body of at most `limit` bytes; an empty body is `undefined`. */
+function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    let ended = false;
+    req.on('close', () => {
+      if (!ended) reject(new BodyError('aborted', 'the request body was cut off'));
+    });
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_DRAIN_BYTES) {
+        req.destroy();
+        return;
+      }
+      if (size > limit) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+    });
+    req.on('error', reject);
+    req.on('end', () => {
+      ended = true;
+      if (tooLarge) return reject(new BodyError('payload_too_large', `request body is larger than ${limit} bytes (1 MiB)`));
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text.trim() === '') return resolve(undefined);
+      try {
+        resolve(JSON.parse(text));
+      } catch (error) {
+        reject(new BodyError('invalid_json', `request body is not valid JSON: ${(error as Error).message}`));
+      }
+    });
+  });
+}
+
+export async function startHttpShell(options: HttpShellOptions): Promise<HttpShell> {
+  const { service } = options;
+  const token = options.token ?? newToken();
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const log = options.log ?? ((message: string) => console.error(message));
+  const streams = new Set<OpenStream>();
+  let port = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!isAllowedHost(header(req, 'host'), port)) {
+      return sendError(res, 403, 'forbidden_host', `Host "${header(req, 'host') ?? ''}" is not allowed; use http://${LOOPBACK}:${port}/`);
+    }
+    const origin = header(req, 'origin');
+    if (!isAllowedOrigin(origin, port) || !isAllowedFetchSite(header(req, 'sec-fetch-site'))) {
+      return sendError(res, 403, 'forbidden_origin', `Origin "${origin ?? header(req, 'sec-fetch-site') ?? ''}" is not allowed`);
+    }
+    const url = new URL(req.url ?? '/', `http://${LOOPBACK}:${port}`);
+    const method = req.method ?? 'GET';
+    if (!(url.pathname === '/api' || url.pathname.startsWith('/api/'))) {
+      if (method !== 'GET' && method !== 'HEAD') return sendError(res, 405, 'method_not_allowed', `${method} is not allowed here`, { allow: 'GET, HEAD' });
+      return serveStatic(req, res, url.pathname, options.staticDir ?? null);
+    }
+
+    const auth = checkBearer(header(req, 'authorization'), token);
+    if (auth !== 'ok') {
+      return sendError(
+        res,
+        401,
+        'unauthorized',
+        auth === 'missing'
+          ? 'missing token: send Authorization: Bearer <token> (the token is in the URL Hivewatch printed)'
+          : 'wrong token: this server was started with another token (it changes at every launch)',
+        { 'www-authenticate': 'Bearer' },
+      );
+    }
+
+    if (url.pathname === '/api/stream') {
+      if (method !== 'GET') return sendError(res, 405, 'method_not_allowed', `${method} /api/stream is not allowed`, { allow: 'GET' });
+      const stream = openStream(req, res, service, url.searchParams, { heartbeatMs });
+      streams.add(stream);
+      res.on('close', () => streams.delete(stream));
+      return;
+    }
+
+    const match = matchRoute(method, url.pathname);
+    if (match.kind === 'none') return sendError(res, 404, 'not_found', `no route ${method} ${url.pathname}`);
+    if (match.kind === 'method') {
+      return sendError(res, 405, 'method_not_allowed', `${method} ${url.pathname} is not allowed; use ${match.allow.join(', ')}`, { allow: match.allow.join(', ') });
+    }
+    let body: unknown;
+    if (match.route.body) {
+      try {
+        body = await readJson(req, maxBody);
+      } catch (error) {
+        if (error instanceof BodyError) return sendError(res, 400, error.code, error.message);
+        throw error;
+      }
+    } else {
+      req.resume();
+    }
+    const result = await match.route.handle(service, { params: match.params, query: url.searchParams, body });
+    sendJson(res, result.status, result.body);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const wire = toWireError(error);
+      if (wire.status >= 500) log(`hivewatch: ${req.method ?? ''} ${req.url ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendJson(res, wire.status, wire.body);
+    });
+  });
+  // Never let one bad connection take the server down.
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, LOOPBACK, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const originUrl = `http://${LOOPBACK}:${port}`;
+
+  return {
+    server,
+    port,
+    token,
+    origin: originUrl,
+    url: `${originUrl}/?token=${encodeURIComponent(token)}`,
+    close: async () => {
+      for (const stream of [...streams]) stream.close();
+      streams.clear();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The browser shell's guards, as plain functions: a loopback-only listener, a token made at each
+ * launch, and Host / Origin checks (a page on another origin, or one reached through a DNS name
+ * rebound to 127.0.0.1, is refused before anything else happens).
+ */
+
+/**
+ * The renderer's content security policy, the same in both shells: only the app's own scripts,
+ * styles, images and connections; no inline script, no eval, no plugins, no framing, no forms.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Headers every response of the browser shell carries. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  // The page's first URL carries the token: never send it anywhere as a referrer.
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+export const LOOPBACK = '127.0.0.1';
+
+/** A fresh bearer token: 32 random bytes, base64url. */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** The Host header values that name this server: 127.0.0.1:port or localhost:port. */
+export function isAllowedHost(host: string | undefined, port: number): boolean {
+  if (host === undefined) return false;
+  const value = host.toLowerCase();
+  return value === `${LOOPBACK}:${port}` || value === `localhost:${port}`;
+}
+
+/** No Origin (same-origin GETs, curl) or exactly this server's origin. */
+export function isAllowedOrigin(origin: string | undefined, port: number): boolean {
+  if (origin === undefined) return true;
+  const value = origin.toLowerCase();
+  return value === `http://${LOOPBACK}:${port}` || value === `http://localhost:${port}`;
+}
+
+/** Fetch metadata: a request a browser marks as coming from another site is refused. */
+export function isAllowedFetchSite(site: string | undefined): boolean {
+  return site === undefined || site === 'same-origin' || site === 'none';
+}
+
+export type TokenCheck = 'ok' | 'missing' | 'wrong';
+
+/** `Authorization: Bearer <token>`, compared in constant time. */
+export function checkBearer(header: string | undefined, token: string): TokenCheck {
+  if (header === undefined || header.trim() === '') return 'missing';
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) return 'wrong';
+  const given = Buffer.from(match[1] as string, 'utf8');
+  const expected = Buffer.from(token, 'utf8');
+  if (given.length !== expected.length) return 'wrong';
+  return timingSafeEqual(given, expected) ? 'ok' : 'wrong';
+}
