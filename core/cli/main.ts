@@ -23,7 +23,8 @@ Usage:
   hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
   hivewatch retry <runId> [run options]          run the same flow again, linked to the old run
   hivewatch prune --older-than 30d               delete finished runs (rollups stay exact)
-  hivewatch serve [--port N] [--db PATH] [--demo]   the browser shell on 127.0.0.1
+  hivewatch serve [--port N] [--db PATH] [--demo]   the browser shell alone, on 127.0.0.1
+  hivewatch start [--browser] [--db PATH] [--demo]  the app: Electron where installed, else the browser shell
   hivewatch help
 `;
 

@@ -132,10 +132,21 @@ export class RollupWriter {
   }
 }
 
+/**
+ * The journal rows of a large batch are written every this many statements: long enough for the
+ * two phases to keep their caches, short enough that a young-generation GC in the middle of a
+ * batch does not promote a whole batch of serialised events.
+ */
+const QUEUE_RUN_AT = 256;
+
 /** Statements with their parameters (an array binds as the anonymous parameters), run in order. */
 class StatementQueue {
   private statements: Stmt[] = [];
   private params: unknown[][] = [];
+
+  get length(): number {
+    return this.statements.length;
+  }
 
   add(statement: Stmt, params: unknown[]): void {
     this.statements.push(statement);
@@ -333,6 +344,7 @@ export class JournalWriter {
           `run ${runId}: event seq ${event.seq} (${event.type}) but the journal expects ${expected}`,
         );
       }
+      if (queue.length >= QUEUE_RUN_AT) queue.run();
       queue.add(this.insertEvent, [runId, event.seq, event.type, event.ts, eventPayload(event)]);
       const state = applyEvent(before, event, this.loader, emitted);
       if (!before) {
