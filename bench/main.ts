@@ -1,13 +1,37 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { engineBenchmarks } from './engine.bench.js';
 import { report, type Measurement } from './measure.js';
 import { storeBenchmarks } from './store.bench.js';
 
-/** `npm run bench [-- --json] [-- --quick] [-- --only engine|store]`: ratios against same-run baselines. */
+/** The repository root, found from dist/bench/main.js and bench/main.ts alike. */
+function repositoryRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+const ROOT = repositoryRoot();
+
+/**
+ * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|ui]`: ratios against same-run
+ * baselines. The UI figures (Chromium, a built renderer-dist/) run only with `--only ui`: they
+ * need a browser and report frame times rather than ratios.
+ */
 export async function main(argv: readonly string[]): Promise<number> {
   const json = argv.includes('--json');
   const quick = argv.includes('--quick');
   const onlyIndex = argv.indexOf('--only');
   const only = onlyIndex === -1 ? null : argv[onlyIndex + 1];
+  if (only === 'ui') {
+    // The UI figures measure the real window: build it first when it is missing.
+    if (!existsSync(join(ROOT, 'renderer-dist', 'index.html'))) {
+      spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+    }
+    const { main: uiPerf } = await import('./ui/ui-perf.js');
+    return uiPerf(argv.filter((arg) => arg !== '--only' && arg !== 'ui'));
+  }
   const measurements: Measurement[] = [];
   if (only === null || only === 'engine') measurements.push(...(await engineBenchmarks({ quick })));
   if (only === null || only === 'store') measurements.push(...(await storeBenchmarks({ quick })));

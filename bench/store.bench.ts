@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -48,32 +48,52 @@ import type { Measurement } from './measure.js';
  *    printed as a second, informational baseline.
  *    Two batchings: "live" — the sink flushed at every step end of any run (the engine awaits
  *    flush between steps) — and "storm" — full `maxBatch` (1000) transactions.
- * 2. Error counts by category and by origin over 1,000,000 stored errors, for 24 h and 7 d windows
+ *    The events go through in chunks of 50,000; each chunk is written by the store, the same-rows
+ *    baseline and the journal-only baseline back to back (the order rotating), each into its own
+ *    file, after a full GC. The ratio is the median of the per-chunk ratios (paired, robust to a
+ *    neighbour's burst on this shared 2-core machine); the totals and the CPU-time ratio are in
+ *    the note.
+ * 2. Error counts by category and by origin over 1,000,000 stored errors (the live database,
+ *    grown with retry storms over the same 30 days, through the store), for 24 h and 7 d windows
  *    ending at random instants (partial minutes at both edges): p95 of 200 queries, vs a plain
  *    `SELECT category, COUNT(*) FROM errors WHERE ts BETWEEN ? AND ? GROUP BY category` on the same
- *    connection (results compared for equality).
+ *    connection (every answer compared for equality).
  * 3. Database bytes per stored error, and the memory of the process after ingest.
  *
  * The data: runs of six flows over 30 days, steps of 1-3 tasks (5% of steps fan out to 8-31),
  * retries with backoff, caught and uncaught failures, cancellations and a few runs left open by
- * a "dead host"; errors of every category with messages carrying volatile numbers, ids and paths.
- * Runs overlap in time and their events reach the sink in timestamp order.
+ * a "dead host"; errors of seven categories with messages carrying volatile numbers, ids and
+ * paths. Runs overlap in time and their events reach the sink in timestamp order.
+ * `--quick`: 100,000 events and 100,000 errors.
  */
 
 const START = Date.UTC(2026, 0, 1);
 const SPAN = 30 * DAY;
 
 /** A full GC between timed sections (untimed), so one section does not pay for another's garbage. */
-const gc: () => void = (() => {
-  try {
-    setFlagsFromString('--expose-gc');
-    const fn = runInNewContext('gc') as unknown;
-    if (typeof fn === 'function') return fn as () => void;
-  } catch {
-    // not available: sections share the collector's work as it comes
+let collect: (() => void) | null = null;
+function gc(): void {
+  if (collect === null) {
+    collect = () => undefined;
+    try {
+      setFlagsFromString('--expose-gc');
+      const fn = runInNewContext('gc') as unknown;
+      if (typeof fn === 'function') collect = fn as () => void;
+    } catch {
+      // not available: the sections share the collector's work as it comes
+    }
   }
-  return () => undefined;
-})();
+  collect();
+}
+
+/**
+ * Before each timed section: a full GC, then a pause for the collector's background threads
+ * (sweeping) to finish, so no section pays for another's garbage or for the forced GC itself.
+ */
+async function quiesce(): Promise<void> {
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 25));
+}
 
 function now(): number {
   return Number(process.hrtime.bigint()) / 1e6;
@@ -176,6 +196,7 @@ const STEP_ENDS = new Set(['stepFinished', 'runCompleted', 'runFailed', 'runCanc
  * order into a `createDurableSink`, which hands batches to a recorder. `live`: the sink is
  * flushed at every step end (what the engine awaits between steps); `storm`: only when full.
  */
+/** Exported for profiling scripts (`node --cpu-prof`), like SameRows and rawDatabase. */
 export class Workload {
   private readonly random: () => number;
   private readonly heap: { events: HivewatchEvent[]; i: number }[] = [];
@@ -293,9 +314,9 @@ const ROLLUP_UPSERT = (table: string): string =>
 
 /**
  * Precomputes (untimed) what the store writes for each batch, as prepared statements and their
- * parameters, in the store's order: journal rows (and run-host claims / releases) as they come,
- * then each changed projection row once, error rows, checkpoints, rollup upserts (one per key
- * and grain, counts summed over the batch) and error-group upserts (one per fingerprint).
+ * parameters, in the store's order: the journal rows, run-host claims / releases, then each
+ * changed projection row once, error rows, checkpoints, rollup upserts (one per key and grain,
+ * counts summed over the batch) and error-group upserts (one per fingerprint).
  */
 export class SameRows {
   private readonly states = new Map<string, RunState>();
@@ -338,6 +359,8 @@ export class SameRows {
       const p = [event.runId, event.seq, event.type, event.ts, eventPayload(event)];
       all.push({ s: this.s.event, p });
       events.push(p);
+    }
+    for (const event of batch) {
       const state = applyEvent(this.states.get(event.runId), event, NO_ROWS, emitted);
       this.states.set(event.runId, state);
       touched.add(state);
@@ -464,19 +487,41 @@ interface IngestResult {
   storeMs: number;
   sameRowsMs: number;
   eventsOnlyMs: number;
+  /** CPU time (user + system) of the same sections: insensitive to the process being descheduled. */
+  storeCpuMs: number;
+  sameRowsCpuMs: number;
+  /** Per chunk: same-rows time / store time, and journal-only time / store time (paired, adjacent in time). */
+  chunkRatios: number[];
+  chunkEventRatios: number[];
   rows: number;
   identical: boolean;
   mismatch: string[];
 }
 
-function ingest(
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Wall and CPU milliseconds of fn. */
+function timed(fn: () => void): { wall: number; cpu: number } {
+  const cpu = process.cpuUsage();
+  const t = now();
+  fn();
+  const wall = now() - t;
+  const used = process.cpuUsage(cpu);
+  return { wall, cpu: (used.user + used.system) / 1000 };
+}
+
+async function ingest(
   store: HivewatchStore,
   batching: Batching,
   target: number,
   seed: number,
   chunkEvents: number,
   verify: boolean,
-): IngestResult {
+): Promise<IngestResult> {
   const basePath = tempPath(`same-rows-${batching}`);
   const eventsPath = tempPath(`events-only-${batching}`);
   const base = rawDatabase(basePath);
@@ -494,7 +539,8 @@ function ingest(
   const interval = SPAN / (target / 41);
   const workload = new Workload(seed, 'mixed', batching, target, interval, `${batching}-${seed}`);
   const result: IngestResult = {
-    events: 0, batches: 0, errors: 0, storeMs: 0, sameRowsMs: 0, eventsOnlyMs: 0, rows: 0, identical: true, mismatch: [],
+    events: 0, batches: 0, errors: 0, storeMs: 0, sameRowsMs: 0, eventsOnlyMs: 0, storeCpuMs: 0, sameRowsCpuMs: 0,
+    chunkRatios: [], chunkEventRatios: [], rows: 0, identical: true, mismatch: [],
   };
   let chunk = 0;
   for (;;) {
@@ -507,30 +553,38 @@ function ingest(
     }
     result.batches += batches.length;
     for (const p of planned) result.rows += p.all.length;
+    const times = { store: { wall: 0, cpu: 0 }, same: { wall: 0, cpu: 0 }, journal: { wall: 0, cpu: 0 } };
     const sections: (() => void)[] = [
       () => {
-        const t = now();
-        for (const b of batches) store.appendEvents(b);
-        result.storeMs += now() - t;
+        times.store = timed(() => {
+          for (const b of batches) store.appendEvents(b);
+        });
       },
       () => {
-        const t = now();
-        for (const p of planned) baseTx.immediate(p.all);
-        result.sameRowsMs += now() - t;
+        times.same = timed(() => {
+          for (const p of planned) baseTx.immediate(p.all);
+        });
       },
       () => {
-        const t = now();
-        for (const p of planned) eventsTx.immediate(p.events);
-        result.eventsOnlyMs += now() - t;
+        times.journal = timed(() => {
+          for (const p of planned) eventsTx.immediate(p.events);
+        });
       },
     ];
     // Rotate which goes first, so drifting conditions (disk, caches, neighbours) fall on all three.
     for (let i = 0; i < sections.length; i += 1) {
-      gc();
+      await quiesce();
       (sections[(chunk + i) % sections.length] as () => void)();
     }
+    result.storeMs += times.store.wall;
+    result.sameRowsMs += times.same.wall;
+    result.eventsOnlyMs += times.journal.wall;
+    result.storeCpuMs += times.store.cpu;
+    result.sameRowsCpuMs += times.same.cpu;
+    result.chunkRatios.push(times.same.wall / times.store.wall);
+    result.chunkEventRatios.push(times.journal.wall / times.store.wall);
     chunk += 1;
-    log(`${batching}: ${result.events} events, store ${result.storeMs.toFixed(0)} ms, same rows ${result.sameRowsMs.toFixed(0)} ms, events only ${result.eventsOnlyMs.toFixed(0)} ms`);
+    log(`${batching}: ${result.events} events, store ${result.storeMs.toFixed(0)} ms, same rows ${result.sameRowsMs.toFixed(0)} ms, events only ${result.eventsOnlyMs.toFixed(0)} ms; chunk ratio ${(times.same.wall / times.store.wall).toFixed(3)}`);
   }
   if (verify) {
     const a = contentHashes(store.database);
@@ -548,30 +602,34 @@ function ingest(
 
 function ingestMeasurements(label: string, r: IngestResult, verified: boolean): Measurement[] {
   const rate = (r.events / r.storeMs) * 1000;
-  const sameRate = (r.events / r.sameRowsMs) * 1000;
-  const eventsRate = (r.events / r.eventsOnlyMs) * 1000;
-  const ratio = rate / sameRate;
+  const ratio = median(r.chunkRatios);
+  const eventsRatio = median(r.chunkEventRatios);
+  const totalRatio = r.sameRowsMs / r.storeMs;
+  const cpuRatio = r.sameRowsCpuMs / r.storeCpuMs;
   const identity = verified ? (r.identical ? 'databases identical table by table' : `DATABASES DIFFER: ${r.mismatch.join('; ')}`) : 'content not compared';
   return [
     {
       name: `ingest ${r.events} events, ${label}: store vs same rows raw`,
       value: rate,
       unit: 'events/s',
-      baseline: sameRate,
+      baseline: (r.events / r.sameRowsMs) * 1000,
       ratio,
       target: '≥ 0.7× raw batched inserts of the same rows',
       pass: ratio >= 0.7 && r.identical,
       note:
+        `ratio = median over ${r.chunkRatios.length} chunks of same-rows time / store time (each chunk's three sections run back to back); ` +
+        `totals: store ${(r.storeMs / 1000).toFixed(2)} s, same rows ${(r.sameRowsMs / 1000).toFixed(2)} s (ratio ${totalRatio.toFixed(3)}), ` +
+        `CPU ${(r.storeCpuMs / 1000).toFixed(2)} s vs ${(r.sameRowsCpuMs / 1000).toFixed(2)} s (ratio ${cpuRatio.toFixed(3)}); ` +
         `${r.batches} transactions (mean ${(r.events / r.batches).toFixed(1)} events), ${r.errors} errors, ` +
-        `${r.rows} statements in the baseline; store ${(r.storeMs / 1000).toFixed(2)} s, same rows ${(r.sameRowsMs / 1000).toFixed(2)} s; ${identity}`,
+        `${r.rows} statements in the baseline; ${identity}`,
     },
     {
       name: `ingest ${r.events} events, ${label}: store vs journal-only raw`,
       value: rate,
       unit: 'events/s',
-      baseline: eventsRate,
-      ratio: rate / eventsRate,
-      note: `informational: raw inserts of the journal rows alone, ${(r.eventsOnlyMs / 1000).toFixed(2)} s`,
+      baseline: (r.events / r.eventsOnlyMs) * 1000,
+      ratio: eventsRatio,
+      note: `informational: raw inserts of the journal rows alone, ${(r.eventsOnlyMs / 1000).toFixed(2)} s (median of per-chunk ratios)`,
     },
   ];
 }
@@ -621,7 +679,7 @@ function countQueries(
   return times;
 }
 
-function queryMeasurement(by: string, windowLabel: string, errors: number, t: QueryTimes): Measurement {
+function queryMeasurement(by: string, windowLabel: string, errors: number, t: QueryTimes, quick: boolean): Measurement {
   const p50 = percentileOf(t.store, 50);
   const p95 = percentileOf(t.store, 95);
   const plain50 = percentileOf(t.plain, 50);
@@ -634,8 +692,10 @@ function queryMeasurement(by: string, windowLabel: string, errors: number, t: Qu
     unit: 'ms',
     baseline: plain50,
     ratio,
-    target: 'p95 ≤ 5 ms and ≥ 20× faster than a plain GROUP BY',
-    pass: p95 <= 5 && ratio >= 20 && tailRatio >= 20,
+    // --quick stores a tenth of the errors: the plain GROUP BY has a tenth of the rows to read, so
+    // the 20× ratio is a full-size target; the smoke run only checks the latency.
+    target: quick ? 'p95 ≤ 5 ms (the 20× ratio is a 1,000,000-error target)' : 'p95 ≤ 5 ms and ≥ 20× faster than a plain GROUP BY',
+    pass: p95 <= 5 && (quick || (ratio >= 20 && tailRatio >= 20)),
     note:
       `store p50 ${p50.toFixed(3)} ms, p95 ${p95.toFixed(3)} ms, max ${(t.store[t.store.length - 1] ?? 0).toFixed(3)} ms (${t.store.length} queries); ` +
       `plain GROUP BY p50 ${plain50.toFixed(2)} ms, p95 ${plain95.toFixed(2)} ms (${t.plain.length} queries); ` +
@@ -657,15 +717,16 @@ export async function storeBenchmarks(options: { quick: boolean }): Promise<Meas
   try {
     // 1a. storm batches (the sink's maxBatch), into a store of its own.
     let store = openStore({ path: stormPath, recover: false });
-    const storm = ingest(store, 'storm', events, 11, chunk, true);
+    const storm = await ingest(store, 'storm', events, 11, chunk, true);
     store.close();
     removeDb(stormPath);
     out.push(...ingestMeasurements('storm batches of 1000', storm, true));
 
     // 1b. live batches (flushed at every step end); this database then grows to the error history.
     store = openStore({ path, recover: false });
-    const live = ingest(store, 'live', events, 7, chunk, true);
+    const live = await ingest(store, 'live', events, 7, chunk, true);
     out.push(...ingestMeasurements('live batches (step ends)', live, true));
+    gc();
     const afterIngest = process.memoryUsage();
 
     // 2. the error history: retry storms over the same 30 days until there are errorsWanted errors.
@@ -695,7 +756,7 @@ export async function storeBenchmarks(options: { quick: boolean }): Promise<Meas
     for (const [label, windowMs, plainQueries] of [['24 h', DAY, 200], ['7 d', 7 * DAY, 40]] as const) {
       for (const by of ['category', 'origin'] as const) {
         const times = countQueries(store, by, windowMs, storeQueries, plainQueries, by === 'category' ? 5 : 6);
-        out.push(queryMeasurement(by, label, stats.errors, times));
+        out.push(queryMeasurement(by, label, stats.errors, times, options.quick));
       }
     }
 
@@ -716,11 +777,17 @@ export async function storeBenchmarks(options: { quick: boolean }): Promise<Meas
         `${(errorBytes / stats.errors).toFixed(0)} B/error, rollups (3 grains) + groups ${(aggregateBytes / stats.errors).toFixed(1)} B/error, ` +
         `journal ${(bytesOf(['events']) / stats.events).toFixed(0)} B/event`,
     });
+    gc();
+    const atEnd = process.memoryUsage();
     out.push({
       name: `process memory after ingesting ${live.events} events`,
       value: mb(afterIngest.rss),
       unit: 'MB RSS',
-      note: `heap used ${mb(afterIngest.heapUsed).toFixed(0)} MB (the benchmark's own workload state included); after the queries: RSS ${mb(process.memoryUsage().rss).toFixed(0)} MB`,
+      note:
+        `after a full GC: heap used ${mb(afterIngest.heapUsed).toFixed(0)} MB, external ${mb(afterIngest.external).toFixed(0)} MB ` +
+        `(one store connection open, 16 MB page cache); peak RSS of the whole benchmark ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB ` +
+        `(it also holds a chunk of events and their precomputed baseline rows, and two baseline connections); ` +
+        `after the error history and queries: RSS ${mb(atEnd.rss).toFixed(0)} MB, heap used ${mb(atEnd.heapUsed).toFixed(0)} MB`,
     });
     store.close();
   } finally {

@@ -66,19 +66,20 @@ export interface Fingerprinted {
   template: string;
 }
 
-const cache = new Map<string, Fingerprinted>();
+/** message → its last fingerprint with the (category, code, origin) it was made for. */
+const cache = new Map<string, { category: string; code: string; origin: string; result: Fingerprinted }>();
 /** sha256 input → fingerprint: messages differing only in volatile parts share a template. */
 const hashes = new Map<string, string>();
 const CACHE_MAX = 4096;
 
 /**
- * 16 hex chars of sha256(category, code, origin, template). Memoized twice: a storm repeats
- * messages, and messages that differ (ids, numbers) mostly share their template's hash.
+ * 16 hex chars of sha256(category, code, origin, template). Memoized twice: by message (a storm
+ * repeats messages; the message string is the key, so a hit builds no string), and by hashed
+ * template (messages that differ in ids and numbers mostly share one).
  */
 export function fingerprintOf(category: string, code: string, origin: string, message: string): Fingerprinted {
-  const cacheKey = `${category}\u0000${code}\u0000${origin}\u0000${message}`;
-  const hit = cache.get(cacheKey);
-  if (hit) return hit;
+  const hit = cache.get(message);
+  if (hit !== undefined && hit.category === category && hit.code === code && hit.origin === origin) return hit.result;
   const template = normalizeMessage(message);
   const hashed = `${category}\u0000${code}\u0000${origin}\u0000${template}`;
   let fingerprint = hashes.get(hashed);
@@ -89,6 +90,6 @@ export function fingerprintOf(category: string, code: string, origin: string, me
   }
   const result = { fingerprint, template };
   if (cache.size >= CACHE_MAX) cache.clear();
-  cache.set(cacheKey, result);
+  cache.set(message, { category, code, origin, result });
   return result;
 }

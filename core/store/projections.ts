@@ -32,8 +32,15 @@ export function attemptKey(taskId: string, attempt: number): string {
 
 /** Everything of one run that reducers may need: all open rows, plus whatever was loaded. */
 export interface RunState {
-  /** The run row; its `lastSeq` / `updatedAt` are stamped from `seq` / `ts` by `stampedRun`. */
+  /**
+   * The run row; its `lastSeq` / `updatedAt` are stamped from `seq` / `ts` by `stampedRun`.
+   * Owned by the state once `applyEvent` has copied it: later events change that copy in place
+   * (a batch of events on one run copies its row once, not once per event). Read it or write it
+   * out; do not keep it across `applyEvent` calls.
+   */
   run: RunRow;
+  /** `run` is a copy `applyEvent` made (not a row it was given), so it may change in place. */
+  runOwned: boolean;
   /** seq and ts of the run's latest event. */
   seq: number;
   ts: number;
@@ -65,6 +72,7 @@ export interface Emitted {
 export function newRunState(run: RunRow): RunState {
   return {
     run,
+    runOwned: false,
     seq: run.lastSeq,
     ts: run.updatedAt,
     steps: new Map(),
@@ -134,21 +142,40 @@ export function copyAttempt(r: AttemptRow): AttemptRow {
   };
 }
 
-function ended(run: RunRow, status: RunRow['status'], ts: number): RunRow {
-  const r = copyRun(run);
-  r.status = status;
-  r.endedAt = ts;
-  r.durationMs = ts - run.startedAt;
-  r.nextAttemptAt = null;
-  return r;
-}
-
-export function reduceRun(current: RunRow | undefined, event: HivewatchEvent): RunRow {
-  const run: RunRow = current ?? emptyRun(event.runId, event.ts);
-  let r: RunRow;
+/** Whether `event` changes the run row (the events `setRunFields` handles). */
+function changesRun(run: RunRow, event: HivewatchEvent): boolean {
   switch (event.type) {
     case 'runStarted':
-      r = copyRun(run);
+    case 'stepStarted':
+    case 'taskStarted':
+    case 'attemptStarted':
+    case 'errorOccurred':
+    case 'checkpointSaved':
+    case 'stepFinished':
+    case 'runCancelling':
+    case 'runCompleted':
+    case 'runFailed':
+    case 'runCancelled':
+    case 'runInterrupted':
+      return true;
+    case 'cancelRequested':
+      return run.cancelCommandId === null;
+    default:
+      return false;
+  }
+}
+
+function end(r: RunRow, status: RunRow['status'], ts: number): void {
+  r.status = status;
+  r.endedAt = ts;
+  r.durationMs = ts - r.startedAt;
+  r.nextAttemptAt = null;
+}
+
+/** Applies an event that `changesRun` to a row the caller owns (a fresh copy, never an input). */
+function setRunFields(r: RunRow, event: HivewatchEvent): void {
+  switch (event.type) {
+    case 'runStarted':
       r.flow = event.flow;
       r.flowName = event.flowName;
       r.status = 'running';
@@ -163,65 +190,64 @@ export function reduceRun(current: RunRow | undefined, event: HivewatchEvent): R
       r.currentStep = event.resumeStep;
       r.steps = event.resumeStep;
       r.lastCheckpointStep = event.resumeStep;
-      return r;
+      return;
     case 'stepStarted':
-      r = copyRun(run);
       r.currentStep = event.step;
-      return r;
+      return;
     case 'taskStarted':
-      r = copyRun(run);
-      r.taskCount = run.taskCount + 1;
-      return r;
+      r.taskCount += 1;
+      return;
     case 'attemptStarted':
-      r = copyRun(run);
-      r.attemptCount = run.attemptCount + 1;
-      return r;
+      r.attemptCount += 1;
+      return;
     case 'errorOccurred':
-      r = copyRun(run);
-      r.errorCount = run.errorCount + 1;
+      r.errorCount += 1;
       r.lastErrorCode = event.error.code;
       r.lastErrorCategory = event.error.category;
       r.lastErrorMessage = event.error.message;
-      return r;
+      return;
     case 'checkpointSaved':
-      r = copyRun(run);
-      r.lastCheckpointStep = Math.max(run.lastCheckpointStep, event.step);
-      return r;
+      r.lastCheckpointStep = Math.max(r.lastCheckpointStep, event.step);
+      return;
     case 'stepFinished':
-      r = copyRun(run);
-      r.steps = Math.max(run.steps, event.step);
-      return r;
+      r.steps = Math.max(r.steps, event.step);
+      return;
     case 'cancelRequested':
-      if (run.cancelCommandId !== null) return run;
-      r = copyRun(run);
       r.cancelCommandId = event.commandId;
       r.cancelReason = event.reason;
-      return r;
+      return;
     case 'runCancelling':
-      r = copyRun(run);
       r.status = 'cancelling';
       r.epoch = event.epoch;
-      return r;
+      return;
     case 'runCompleted':
-      r = ended(run, 'completed', event.ts);
+      end(r, 'completed', event.ts);
       r.steps = event.steps;
-      return r;
+      return;
     case 'runFailed':
-      r = ended(run, 'failed', event.ts);
+      end(r, 'failed', event.ts);
       r.error = event.error;
-      return r;
+      return;
     case 'runCancelled':
-      r = ended(run, 'cancelled', event.ts);
+      end(r, 'cancelled', event.ts);
       r.cancelCommandId = event.cause.commandId;
       r.cancelReason = event.cause.reason;
-      return r;
+      return;
     case 'runInterrupted':
-      r = ended(run, 'interrupted', event.ts);
+      end(r, 'interrupted', event.ts);
       r.error = event.error;
-      return r;
+      return;
     default:
-      return run;
+      return;
   }
+}
+
+export function reduceRun(current: RunRow | undefined, event: HivewatchEvent): RunRow {
+  const run: RunRow = current ?? emptyRun(event.runId, event.ts);
+  if (!changesRun(run, event)) return run;
+  const r = copyRun(run);
+  setRunFields(r, event);
+  return r;
 }
 
 export function reduceStep(current: StepRow | undefined, event: HivewatchEvent): StepRow | undefined {
@@ -500,7 +526,14 @@ const CLOSING: Partial<Record<HivewatchEvent['type'], 'aborted' | 'cancelled' | 
  */
 export function applyEvent(state: RunState | undefined, event: HivewatchEvent, loader: RowLoader, emitted: Emitted): RunState {
   const s = state ?? newRunState(emptyRun(event.runId, event.ts));
-  const run = reduceRun(s.run, event);
+  let run: RunRow;
+  if (!s.runOwned) {
+    run = reduceRun(s.run, event);
+  } else {
+    // The same change reduceRun makes, on the state's own copy.
+    run = s.run;
+    if (changesRun(run, event)) setRunFields(run, event);
+  }
 
   switch (event.type) {
     case 'stepStarted': {
@@ -574,13 +607,12 @@ export function applyEvent(state: RunState | undefined, event: HivewatchEvent, l
 
   const terminal = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'interrupted';
   const nextAttemptAt = terminal ? null : earliestBackoff(s);
-  if (run.nextAttemptAt === nextAttemptAt) {
-    s.run = run;
-  } else {
-    // A row the reducer just made is ours to finish; the state's own row is copied first.
-    const r = run === s.run ? copyRun(run) : run;
+  if (run !== s.run || run.nextAttemptAt !== nextAttemptAt) {
+    // A row the reducer just made, or the state's own copy, is finished in place; a row the state was given is copied.
+    const r = run === s.run && !s.runOwned ? copyRun(run) : run;
     r.nextAttemptAt = nextAttemptAt;
     s.run = r;
+    s.runOwned = true;
   }
   s.seq = event.seq;
   s.ts = event.ts;
@@ -594,10 +626,11 @@ export function applyEvent(state: RunState | undefined, event: HivewatchEvent, l
  */
 export function stampedRun(state: RunState): RunRow {
   if (state.run.lastSeq !== state.seq || state.run.updatedAt !== state.ts) {
-    const r = copyRun(state.run);
+    const r = state.runOwned ? state.run : copyRun(state.run);
     r.lastSeq = state.seq;
     r.updatedAt = state.ts;
     state.run = r;
+    state.runOwned = true;
   }
   return state.run;
 }

@@ -1,6 +1,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type HivewatchStore } from './index.js';
-import { ceilTo, DAY, floorTo, HOUR, MINUTE, planWindow, ROLLUP_DIMENSIONS, TIME_MAX, TIME_MIN } from './rollups.js';
+import {
+  addErrorContribution,
+  BatchRollups,
+  ceilTo,
+  DAY,
+  emptyGrainDeltas,
+  floorTo,
+  GRAINS,
+  HOUR,
+  MINUTE,
+  parseRollupKey,
+  planWindow,
+  ROLLUP_DIMENSIONS,
+  TIME_MAX,
+  TIME_MIN,
+} from './rollups.js';
 import { prng, randomJournals } from './testing/journal-builder.js';
 
 let store: HivewatchStore | undefined;
@@ -181,5 +196,29 @@ describe('errorCounts reads the rollups', () => {
     expect(errorsAccess.length).toBeGreaterThan(0);
     for (const d of errorsAccess) expect(d).toMatch(/USING INDEX errors_ts/);
     for (const d of plan.filter((x) => /error_rollups/.test(x))) expect(d).toMatch(/^SEARCH/);
+  });
+});
+
+describe('BatchRollups', () => {
+  it('sums every grain like addErrorContribution, keys in first-occurrence order', () => {
+    const random = prng(11);
+    const pickOf = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+    const errors = Array.from({ length: 3_000 }, () => ({
+      ts: START - DAY + Math.floor(random() * 3 * DAY),
+      category: pickOf(['runtime', 'agent', 'git']),
+      origin: pickOf(['runtime:fake', 'agent:coder', 'git']),
+      code: pickOf(['A', 'B', 'C', 'D']),
+      flow: pickOf(['flows/a.prose', 'flows/b.prose', '']),
+    }));
+    const batch = new BatchRollups();
+    const deltas = emptyGrainDeltas();
+    for (const e of errors) {
+      batch.add(e);
+      addErrorContribution(deltas, e);
+    }
+    for (const grain of GRAINS) {
+      const expected = [...deltas[grain]].map(([key, count]) => ({ ...parseRollupKey(key), count }));
+      expect([...batch.entries(grain)], grain).toEqual(expected);
+    }
   });
 });

@@ -217,13 +217,16 @@ export const CHECKPOINTS: TableSpec<CheckpointRow> = {
 };
 
 /**
- * JSON of objects already serialised once: an error envelope is stored on its attempt, its task
- * and re-written when those rows change in later batches; it is stringified once.
+ * JSON of error envelopes already serialised once: an envelope is in the journal payloads of
+ * `attemptFailed`, `errorOccurred` and `taskFailed`, stored on its attempt, its task (and a
+ * failed run) and re-written when those rows change in later batches; it is stringified once.
+ * Other JSON columns (a step's frontier, an error's context, checkpoint channels) are
+ * written about once each and not remembered (a cache entry per value cost more than it saved).
  */
 const jsonOf = new WeakMap<object, string>();
 
-function toJson(value: unknown): string {
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+/** `JSON.stringify(value)` of an object that is never mutated, serialised once (see above). */
+export function rememberedJson(value: object): string {
   let text = jsonOf.get(value);
   if (text === undefined) {
     text = JSON.stringify(value);
@@ -232,13 +235,29 @@ function toJson(value: unknown): string {
   return text;
 }
 
-/** Column keys and kinds of a spec as two flat arrays (rowParams runs once per written row). */
-const layouts = new WeakMap<TableSpec<unknown>, { keys: string[]; kinds: Kind[] }>();
+function toJson(value: unknown, remember: boolean): string {
+  if (!remember || typeof value !== 'object' || value === null) return JSON.stringify(value);
+  return rememberedJson(value);
+}
 
-function layoutOf<R>(spec: TableSpec<R>): { keys: string[]; kinds: Kind[] } {
+interface Layout {
+  keys: string[];
+  kinds: Kind[];
+  /** JSON columns holding an error envelope (`error`): their text is remembered. */
+  remember: boolean[];
+}
+
+/** Column keys and kinds of a spec as flat arrays (rowParams runs once per written row). */
+const layouts = new WeakMap<TableSpec<unknown>, Layout>();
+
+function layoutOf<R>(spec: TableSpec<R>): Layout {
   let layout = layouts.get(spec as TableSpec<unknown>);
   if (!layout) {
-    layout = { keys: spec.columns.map(([key]) => key), kinds: spec.columns.map(([, kind]) => kind) };
+    layout = {
+      keys: spec.columns.map(([key]) => key),
+      kinds: spec.columns.map(([, kind]) => kind),
+      remember: spec.columns.map(([key, kind]) => kind === 'json' && key === 'error'),
+    };
     layouts.set(spec as TableSpec<unknown>, layout);
   }
   return layout;
@@ -246,7 +265,7 @@ function layoutOf<R>(spec: TableSpec<R>): { keys: string[]; kinds: Kind[] } {
 
 /** Positional parameters for the spec's column order. Rows (and what they hold) are never mutated. */
 export function rowParams<R>(spec: TableSpec<R>, row: R): unknown[] {
-  const { keys, kinds } = layoutOf(spec);
+  const { keys, kinds, remember } = layoutOf(spec);
   const record = row as Record<string, unknown>;
   const params = new Array<unknown>(keys.length);
   for (let i = 0; i < keys.length; i += 1) {
@@ -255,7 +274,7 @@ export function rowParams<R>(spec: TableSpec<R>, row: R): unknown[] {
     else {
       const kind = kinds[i];
       if (kind === 'bool') params[i] = value ? 1 : 0;
-      else if (kind === 'json') params[i] = toJson(value);
+      else if (kind === 'json') params[i] = toJson(value, remember[i] as boolean);
       else params[i] = value;
     }
   }
