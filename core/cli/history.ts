@@ -1,8 +1,8 @@
-import { isAbsolute, resolve } from 'node:path';
 import type { ErrorDimension } from '../store/index.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
+import { flowFileOf } from './flow-key.js';
 import { runFlow } from './run.js';
 
 /** `hivewatch runs | errors | replay | resume | retry | prune`: the history in the database. */
@@ -109,7 +109,7 @@ export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs
       io.err(`hivewatch resume: run ${runId} is ${run.status}; only failed, cancelled or interrupted runs can be resumed\n`);
       return ExitCode.failed;
     }
-    const file = isAbsolute(run.flow) ? run.flow : resolve(run.flow);
+    const file = flowFileOf(run.flow);
     return await runFlow(
       {
         file,

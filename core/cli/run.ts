@@ -7,8 +7,11 @@ import { FanoutSink, JsonLinesSink } from '../engine/sinks.js';
 import type { ResumePoint } from '../engine/resume.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { createDurableSink, type HivewatchStore } from '../store/index.js';
-import { resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { checkFlow } from '../flow/check.js';
+import type { CheckResult } from '../flow/plan.js';
 import { openCliStore } from './database.js';
+import { flowKeyOf } from './flow-key.js';
 import { intFlag, stringFlag, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
 import { ProgressPrinter } from './progress.js';
@@ -23,6 +26,18 @@ export interface RunTarget {
   onRun?: (run: FlowRun) => void;
 }
 
+/** Checks the file under the key the run will record, so diagnostics and journal agree. */
+async function readAndCheck(file: string, key: string): Promise<CheckResult> {
+  if (key === file) return checkFlowFile(file);
+  let source: string;
+  try {
+    source = await readFile(file, 'utf8');
+  } catch {
+    return checkFlowFile(file);
+  }
+  return checkFlow(source, key);
+}
+
 export function exitCodeOf(result: RunResult): number {
   if (result.status === 'completed') return ExitCode.ok;
   if (result.status === 'cancelled') return ExitCode.cancelled;
@@ -31,8 +46,8 @@ export function exitCodeOf(result: RunResult): number {
 
 /** `hivewatch run <flow>`: check, then execute with live progress or JSON lines; SIGINT cancels. */
 export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): Promise<number> {
-  // The journal keys runs by absolute flow path, so `retry` and `resume` work from any directory.
-  const checked = await checkFlowFile(resolve(target.file));
+  const key = flowKeyOf(target.file);
+  const checked = await readAndCheck(target.file, key);
   if (!checked.ok || checked.plan === null) {
     for (const d of checked.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
     return ExitCode.invalid;
