@@ -1,8 +1,8 @@
 import type { RunStatus } from '../../engine/events.js';
 import { RUNS, rowFromDb, type RunRow } from '../schema.js';
 import { StoreError } from '../store-error.js';
-import { clampLimit, Conditions, decodeCursor, encodeCursor, likeContains, optionalText, optionalTime, type StatementCache } from './sql.js';
-import type { RunPage } from './runs.js';
+import { clampLimit, decodeCursor, encodeCursor, type StatementCache } from './sql.js';
+import { runFilters, type RunPage } from './runs.js';
 
 /**
  * The run list ordered by a column an operator sorts a table by, besides the time sorts of
@@ -34,25 +34,8 @@ export function listRunsByColumn(cache: StatementCache, query: ColumnSortQuery):
   const expr = EXPRESSIONS[query.sort];
   if (expr === undefined) throw new StoreError('invalid_argument', `unknown sort "${String(query.sort)}"`);
   const limit = clampLimit(query.limit);
-  const c = new Conditions();
-  if (query.status !== undefined) {
-    if (query.status.length === 0) return { runs: [], nextCursor: null };
-    c.add(`status IN (${query.status.map(() => '?').join(', ')})`, ...query.status);
-  }
-  const flow = optionalText('flow', query.flow);
-  if (flow !== undefined) c.add('(flow = ? OR flow_name = ?)', flow, flow);
-  const text = optionalText('text', query.text);
-  if (text !== undefined && text !== '') {
-    const pattern = likeContains(text);
-    c.add(
-      "(id LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\')",
-      pattern, pattern, pattern, pattern,
-    );
-  }
-  const since = optionalTime('since', query.since);
-  const until = optionalTime('until', query.until);
-  if (since !== undefined) c.add('started_at >= ?', since);
-  if (until !== undefined) c.add('started_at < ?', until);
+  const c = runFilters(query);
+  if (c === null) return { runs: [], nextCursor: null };
   if (query.cursor) {
     const [, key, startedAt, id] = decodeCursor(query.cursor, 4, query.sort);
     if ((typeof key !== 'number' && typeof key !== 'string') || typeof startedAt !== 'number' || typeof id !== 'string') {

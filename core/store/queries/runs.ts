@@ -57,6 +57,32 @@ export interface RunDetail {
   checkpoints: CheckpointRow[];
 }
 
+/** The filters every run list shares; null when they can match nothing (an empty status list). */
+export function runFilters(query: Pick<ListRunsQuery, 'status' | 'flow' | 'text' | 'since' | 'until'>): Conditions | null {
+  const c = new Conditions();
+  if (query.status !== undefined) {
+    const statuses: readonly string[] = typeof query.status === 'string' ? [query.status] : query.status;
+    for (const s of statuses) if (!STATUSES.has(s)) throw new StoreError('invalid_argument', `unknown run status "${String(s)}"`);
+    if (statuses.length === 0) return null;
+    c.add(`status IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
+  }
+  const flow = optionalText('flow', query.flow);
+  if (flow !== undefined) c.add('(flow = ? OR flow_name = ?)', flow, flow);
+  const text = optionalText('text', query.text);
+  if (text !== undefined && text !== '') {
+    const pattern = likeContains(text);
+    c.add(
+      "(id LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\')",
+      pattern, pattern, pattern, pattern,
+    );
+  }
+  const since = optionalTime('since', query.since);
+  const until = optionalTime('until', query.until);
+  if (since !== undefined) c.add('started_at >= ?', since);
+  if (until !== undefined) c.add('started_at < ?', until);
+  return c;
+}
+
 /** Sort keys → non-null SQL expressions (a still-running run sorts as ending last / lasting -1 ms). */
 const SORT_EXPRESSIONS: Record<RunSortKey, string> = {
   started: 'started_at',
@@ -83,28 +109,8 @@ export function listRuns(cache: StatementCache, query: ListRunsQuery = {}): RunP
   const { key, desc } = parseSort(query.sort);
   const expr = SORT_EXPRESSIONS[key];
   const tag = `${desc ? '-' : ''}${key}`;
-  const c = new Conditions();
-
-  if (query.status !== undefined) {
-    const statuses: readonly string[] = typeof query.status === 'string' ? [query.status] : query.status;
-    for (const s of statuses) if (!STATUSES.has(s)) throw new StoreError('invalid_argument', `unknown run status "${String(s)}"`);
-    if (statuses.length === 0) return { runs: [], nextCursor: null };
-    c.add(`status IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
-  }
-  const flow = optionalText('flow', query.flow);
-  if (flow !== undefined) c.add('(flow = ? OR flow_name = ?)', flow, flow);
-  const text = optionalText('text', query.text);
-  if (text !== undefined && text !== '') {
-    const pattern = likeContains(text);
-    c.add(
-      "(id LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\')",
-      pattern, pattern, pattern, pattern,
-    );
-  }
-  const since = optionalTime('since', query.since);
-  const until = optionalTime('until', query.until);
-  if (since !== undefined) c.add('started_at >= ?', since);
-  if (until !== undefined) c.add('started_at < ?', until);
+  const c = runFilters(query);
+  if (c === null) return { runs: [], nextCursor: null };
   if (query.cursor) {
     const [, value, id] = decodeCursor(query.cursor, 3, tag);
     if (typeof value !== 'number' || typeof id !== 'string') throw new StoreError('invalid_argument', 'invalid cursor');
