@@ -77,11 +77,15 @@ export function RunsPage() {
     return current ? [current] : [];
   };
 
-  const move = (delta: number): void => {
-    if (rows.length === 0) return;
-    const next = cursor < 0 ? 0 : Math.max(0, Math.min(rows.length - 1, cursor + delta));
-    setCursorId((rows[next] as RunSummary).id);
-  };
+  // From the previous selection, not this render's: key presses faster than renders must all count.
+  const move = (delta: number): void =>
+    setCursorId((previous) => {
+      const list = rowsRef.current;
+      if (list.length === 0) return previous;
+      const at = previous === null ? -1 : list.findIndex((r) => r.id === previous);
+      const next = at < 0 ? 0 : Math.max(0, Math.min(list.length - 1, at + delta));
+      return (list[next] as RunSummary).id;
+    });
 
   useShortcuts({
     '/': () => focusSearchField(),
