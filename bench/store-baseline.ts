@@ -1,0 +1,197 @@
+import type Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { HivewatchEvent } from '../core/engine/events.js';
+import { openDatabase } from '../core/store/database.js';
+import { fingerprintOf } from '../core/store/fingerprint.js';
+import { eventPayload } from '../core/store/journal.js';
+import { migrate } from '../core/store/migrations.js';
+import {
+  applyEvent,
+  NO_ROWS,
+  stampedRun,
+  type Emitted,
+  type RunState,
+} from '../core/store/projections.js';
+import { floorTo, GRAIN_MS, GRAINS, ROLLUP_TABLE } from '../core/store/rollups.js';
+import {
+  ATTEMPTS,
+  CHECKPOINTS,
+  ERRORS,
+  insertSql,
+  rowParams,
+  RUNS,
+  STEPS,
+  TASKS,
+  TERMINAL_RUN_STATUSES,
+  upsertSql,
+  type AttemptRow,
+  type StepRow,
+  type TaskRow,
+} from '../core/store/schema.js';
+
+/** The raw better-sqlite3 baselines: the same rows the store writes, and helpers to compare files. */
+
+export type Op = { s: Database.Statement; p: unknown[] };
+
+const HOST = { pid: process.pid, hostname: hostname(), instance: 'bench-0000000000000000' };
+
+const ROLLUP_UPSERT = (table: string): string =>
+  `INSERT INTO ${table} (bucket, category, origin, code, flow, count) VALUES (?, ?, ?, ?, ?, ?)
+   ON CONFLICT (bucket, category, origin, code, flow) DO UPDATE SET count = count + excluded.count`;
+
+/**
+ * Precomputes (untimed) what the store writes for each batch, as prepared statements and their
+ * parameters, in the store's order: the journal rows, run-host claims / releases, then each
+ * changed projection row once, error rows, checkpoints, rollup upserts (one per key and grain,
+ * counts summed over the batch) and error-group upserts (one per fingerprint).
+ */
+export class SameRows {
+  private readonly states = new Map<string, RunState>();
+  private readonly s;
+
+  constructor(db: Database.Database) {
+    this.s = {
+      event: db.prepare('INSERT INTO events (run_id, seq, type, ts, payload) VALUES (?, ?, ?, ?, ?)'),
+      run: db.prepare(upsertSql(RUNS)),
+      step: db.prepare(upsertSql(STEPS)),
+      task: db.prepare(upsertSql(TASKS)),
+      attempt: db.prepare(upsertSql(ATTEMPTS)),
+      error: db.prepare(insertSql(ERRORS)),
+      checkpoint: db.prepare(upsertSql(CHECKPOINTS)),
+      claim: db.prepare(
+        `INSERT INTO run_hosts (run_id, pid, hostname, instance, claimed_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (run_id) DO UPDATE SET pid = excluded.pid, hostname = excluded.hostname,
+           instance = excluded.instance, claimed_at = excluded.claimed_at`,
+      ),
+      release: db.prepare('DELETE FROM run_hosts WHERE run_id = ?'),
+      rollup: Object.fromEntries(GRAINS.map((g) => [g, db.prepare(ROLLUP_UPSERT(ROLLUP_TABLE[g]))])),
+      group: db.prepare(
+        `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, first_seen, last_seen)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (fingerprint) DO UPDATE SET
+           count = count + excluded.count,
+           first_seen = MIN(first_seen, excluded.first_seen),
+           last_message = CASE WHEN excluded.last_seen >= last_seen THEN excluded.last_message ELSE last_message END,
+           last_seen = MAX(last_seen, excluded.last_seen)`,
+      ),
+    };
+  }
+
+  plan(batch: readonly HivewatchEvent[]): { all: Op[]; events: unknown[][] } {
+    const all: Op[] = [];
+    const events: unknown[][] = [];
+    const touched = new Set<RunState>();
+    const emitted: Emitted = { errors: [], checkpoints: [] };
+    for (const event of batch) {
+      const p = [event.runId, event.seq, event.type, event.ts, eventPayload(event)];
+      all.push({ s: this.s.event, p });
+      events.push(p);
+    }
+    for (const event of batch) {
+      const state = applyEvent(this.states.get(event.runId), event, NO_ROWS, emitted);
+      this.states.set(event.runId, state);
+      touched.add(state);
+      if (event.type === 'runStarted') {
+        all.push({ s: this.s.claim, p: [event.runId, HOST.pid, HOST.hostname, HOST.instance, Date.now()] });
+      } else if (TERMINAL_RUN_STATUSES.includes(state.run.status)) {
+        all.push({ s: this.s.release, p: [event.runId] });
+      }
+    }
+    for (const state of touched) {
+      const d = state.dirty;
+      if (d.run) all.push({ s: this.s.run, p: rowParams(RUNS, stampedRun(state)) });
+      for (const k of d.steps) all.push({ s: this.s.step, p: rowParams(STEPS, state.steps.get(k) as StepRow) });
+      for (const k of d.tasks) all.push({ s: this.s.task, p: rowParams(TASKS, state.tasks.get(k) as TaskRow) });
+      for (const k of d.attempts) all.push({ s: this.s.attempt, p: rowParams(ATTEMPTS, state.attempts.get(k) as AttemptRow) });
+      d.run = false;
+      d.steps.clear();
+      d.tasks.clear();
+      d.attempts.clear();
+      if (TERMINAL_RUN_STATUSES.includes(state.run.status)) this.states.delete(state.run.id);
+    }
+    const rollups = new Map<string, Map<string, unknown[]>>(GRAINS.map((g) => [g, new Map()]));
+    const groups = new Map<string, unknown[]>();
+    for (const e of emitted.errors) {
+      all.push({ s: this.s.error, p: rowParams(ERRORS, e) });
+      for (const g of GRAINS) {
+        const bucket = floorTo(e.ts, GRAIN_MS[g]);
+        const key = `${bucket}|${e.category}|${e.origin}|${e.code}|${e.flow}`;
+        const m = rollups.get(g) as Map<string, unknown[]>;
+        const row = m.get(key);
+        if (row) row[5] = (row[5] as number) + 1;
+        else m.set(key, [bucket, e.category, e.origin, e.code, e.flow, 1]);
+      }
+      const group = groups.get(e.fingerprint);
+      if (group) {
+        group[6] = (group[6] as number) + 1;
+        group[7] = Math.min(group[7] as number, e.ts);
+        if (e.ts >= (group[8] as number)) {
+          group[8] = e.ts;
+          group[5] = e.message;
+        }
+      } else {
+        const template = fingerprintOf(e.category, e.code, e.origin, e.message).template;
+        groups.set(e.fingerprint, [e.fingerprint, e.category, e.code, e.origin, template, e.message, 1, e.ts, e.ts]);
+      }
+    }
+    for (const c of emitted.checkpoints) all.push({ s: this.s.checkpoint, p: rowParams(CHECKPOINTS, c) });
+    for (const g of GRAINS) {
+      const stmt = this.s.rollup[g] as Database.Statement;
+      for (const p of (rollups.get(g) as Map<string, unknown[]>).values()) all.push({ s: stmt, p });
+    }
+    for (const p of groups.values()) all.push({ s: this.s.group, p: [p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]] });
+    return { all, events };
+  }
+}
+
+// ---- helpers -------------------------------------------------------------------------------
+
+export function tempPath(name: string): string {
+  return join(tmpdir(), `hivewatch-bench-${process.pid}-${name}.db`);
+}
+
+export function removeDb(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+}
+
+/** A fresh database with the store's schema and pragmas, for the raw baselines. */
+export function rawDatabase(path: string): Database.Database {
+  removeDb(path);
+  const db = openDatabase({ path });
+  migrate(db);
+  return db;
+}
+
+const TABLES: readonly [string, string][] = [
+  ['events', 'run_id, seq'],
+  ['runs', 'id'],
+  ['steps', 'run_id, step'],
+  ['tasks', 'run_id, task_id'],
+  ['attempts', 'run_id, task_id, attempt'],
+  ['errors', 'run_id, seq'],
+  ['checkpoints', 'run_id, step'],
+  ['error_rollups', 'bucket, category, origin, code, flow'],
+  ['error_rollups_hour', 'bucket, category, origin, code, flow'],
+  ['error_rollups_day', 'bucket, category, origin, code, flow'],
+  ['error_groups', 'fingerprint'],
+];
+
+/** Content hash of every table (and the run ids in run_hosts): equal hashes, same rows. */
+export function contentHashes(db: Database.Database): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [table, order] of [...TABLES, ['run_hosts', 'run_id'] as [string, string]]) {
+    const hash = createHash('sha1');
+    const cols = table === 'run_hosts' ? 'run_id' : '*';
+    let n = 0;
+    for (const row of db.prepare(`SELECT ${cols} FROM ${table} ORDER BY ${order}`).raw().iterate() as Iterable<unknown[]>) {
+      hash.update(row.map((v) => (v === null ? '\u0002' : String(v))).join('\u0001'));
+      hash.update('\n');
+      n += 1;
+    }
+    out[table] = `${n}:${hash.digest('hex').slice(0, 12)}`;
+  }
+  return out;
+}
