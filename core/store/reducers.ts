@@ -1,0 +1,385 @@
+import type { HivewatchEvent } from '../engine/events.js';
+import { fingerprintOf } from './fingerprint.js';
+import type {
+  AttemptRow,
+  AttemptStatus,
+  ErrorRow,
+  RunRow,
+  StepRow,
+  StepStatus,
+  TaskRow,
+  TaskStatus,
+} from './schema.js';
+
+/**
+ * The pure row reducers of the projections: (current row or undefined, event) → new row, never
+ * mutating their input, plus the field-by-field row copies they make (a spread of rows built in
+ * different ways is ~10× slower: see README "Performance"). `projections.ts` decides which rows
+ * an event touches and runs these over a RunState.
+ */
+
+/** The run row before its first event, or for a journal whose first event is not `runStarted`. */
+export function emptyRun(runId: string, ts: number): RunRow {
+  return {
+    id: runId, flow: '', flowName: '', status: 'running', startedAt: ts, endedAt: null, durationMs: null,
+    updatedAt: ts, lastSeq: 0, maxSteps: null, concurrency: null, clock: null, defaultAgent: null,
+    currentStep: 0, steps: 0, lastCheckpointStep: 0, taskCount: 0, attemptCount: 0, errorCount: 0,
+    resumedFrom: null, retryOf: null, resumeStep: 0, lastErrorCode: null, lastErrorCategory: null,
+    lastErrorMessage: null, nextAttemptAt: null, cancelCommandId: null, cancelReason: null, epoch: 0, error: null,
+  };
+}
+
+/*
+ * Copies of a row, each field named. The reducers copy a row, then change fields of the copy
+ * (never of their input). A literal with every field gives every row of a table one hidden
+ * class with its fields in the object itself; `{ ...row, field }` on rows built along different
+ * paths (a literal, a spread, a row read back from SQLite) made the copy polymorphic and ~10×
+ * slower, and it was the largest cost of reducing an event. The compiler checks each copy names
+ * every field of its row type.
+ */
+
+export function copyRun(r: RunRow): RunRow {
+  return {
+    id: r.id, flow: r.flow, flowName: r.flowName, status: r.status, startedAt: r.startedAt, endedAt: r.endedAt,
+    durationMs: r.durationMs, updatedAt: r.updatedAt, lastSeq: r.lastSeq, maxSteps: r.maxSteps,
+    concurrency: r.concurrency, clock: r.clock, defaultAgent: r.defaultAgent, currentStep: r.currentStep,
+    steps: r.steps, lastCheckpointStep: r.lastCheckpointStep, taskCount: r.taskCount, attemptCount: r.attemptCount,
+    errorCount: r.errorCount, resumedFrom: r.resumedFrom, retryOf: r.retryOf, resumeStep: r.resumeStep,
+    lastErrorCode: r.lastErrorCode, lastErrorCategory: r.lastErrorCategory, lastErrorMessage: r.lastErrorMessage,
+    nextAttemptAt: r.nextAttemptAt, cancelCommandId: r.cancelCommandId, cancelReason: r.cancelReason,
+    epoch: r.epoch, error: r.error,
+  };
+}
+
+export function copyStep(r: StepRow): StepRow {
+  return {
+    runId: r.runId, step: r.step, status: r.status, startedAt: r.startedAt, endedAt: r.endedAt,
+    taskCount: r.taskCount, frontier: r.frontier, writes: r.writes, checkpointed: r.checkpointed,
+  };
+}
+
+export function copyTask(r: TaskRow): TaskRow {
+  return {
+    runId: r.runId, taskId: r.taskId, step: r.step, ordinal: r.ordinal, name: r.name, agent: r.agent,
+    status: r.status, maxAttempts: r.maxAttempts, attempts: r.attempts, startedAt: r.startedAt, endedAt: r.endedAt,
+    output: r.output, error: r.error, errorCode: r.errorCode, nextAttemptAt: r.nextAttemptAt,
+    staleReceipts: r.staleReceipts,
+  };
+}
+
+export function copyAttempt(r: AttemptRow): AttemptRow {
+  return {
+    runId: r.runId, taskId: r.taskId, attempt: r.attempt, step: r.step, ordinal: r.ordinal, status: r.status,
+    startedAt: r.startedAt, endedAt: r.endedAt, durationMs: r.durationMs, error: r.error, errorCode: r.errorCode,
+    errorCategory: r.errorCategory, delayMs: r.delayMs, strategy: r.strategy, nextAttemptAt: r.nextAttemptAt,
+    backoffSkippedBy: r.backoffSkippedBy,
+  };
+}
+
+/** Whether `event` changes the run row (the events `setRunFields` handles). */
+export function changesRun(run: RunRow, event: HivewatchEvent): boolean {
+  switch (event.type) {
+    case 'runStarted':
+    case 'stepStarted':
+    case 'taskStarted':
+    case 'attemptStarted':
+    case 'errorOccurred':
+    case 'checkpointSaved':
+    case 'stepFinished':
+    case 'runCancelling':
+    case 'runCompleted':
+    case 'runFailed':
+    case 'runCancelled':
+    case 'runInterrupted':
+      return true;
+    case 'cancelRequested':
+      return run.cancelCommandId === null;
+    default:
+      return false;
+  }
+}
+
+function end(r: RunRow, status: RunRow['status'], ts: number): void {
+  r.status = status;
+  r.endedAt = ts;
+  r.durationMs = ts - r.startedAt;
+  r.nextAttemptAt = null;
+}
+
+/** Applies an event that `changesRun` to a row the caller owns (a fresh copy, never an input). */
+export function setRunFields(r: RunRow, event: HivewatchEvent): void {
+  switch (event.type) {
+    case 'runStarted':
+      r.flow = event.flow;
+      r.flowName = event.flowName;
+      r.status = 'running';
+      r.startedAt = event.ts;
+      r.maxSteps = event.options.maxSteps;
+      r.concurrency = event.options.concurrency;
+      r.clock = event.options.clock;
+      r.defaultAgent = event.options.defaultAgent ?? null;
+      r.resumedFrom = event.resumedFrom ?? null;
+      r.retryOf = event.retryOf ?? null;
+      r.resumeStep = event.resumeStep;
+      r.currentStep = event.resumeStep;
+      r.steps = event.resumeStep;
+      r.lastCheckpointStep = event.resumeStep;
+      return;
+    case 'stepStarted':
+      r.currentStep = event.step;
+      return;
+    case 'taskStarted':
+      r.taskCount += 1;
+      return;
+    case 'attemptStarted':
+      r.attemptCount += 1;
+      return;
+    case 'errorOccurred':
+      r.errorCount += 1;
+      r.lastErrorCode = event.error.code;
+      r.lastErrorCategory = event.error.category;
+      r.lastErrorMessage = event.error.message;
+      return;
+    case 'checkpointSaved':
+      r.lastCheckpointStep = Math.max(r.lastCheckpointStep, event.step);
+      return;
+    case 'stepFinished':
+      r.steps = Math.max(r.steps, event.step);
+      return;
+    case 'cancelRequested':
+      r.cancelCommandId = event.commandId;
+      r.cancelReason = event.reason;
+      return;
+    case 'runCancelling':
+      r.status = 'cancelling';
+      r.epoch = event.epoch;
+      return;
+    case 'runCompleted':
+      end(r, 'completed', event.ts);
+      r.steps = event.steps;
+      return;
+    case 'runFailed':
+      end(r, 'failed', event.ts);
+      r.error = event.error;
+      return;
+    case 'runCancelled':
+      end(r, 'cancelled', event.ts);
+      r.cancelCommandId = event.cause.commandId;
+      r.cancelReason = event.cause.reason;
+      return;
+    case 'runInterrupted':
+      end(r, 'interrupted', event.ts);
+      r.error = event.error;
+      return;
+    default:
+      return;
+  }
+}
+
+export function reduceRun(current: RunRow | undefined, event: HivewatchEvent): RunRow {
+  const run: RunRow = current ?? emptyRun(event.runId, event.ts);
+  if (!changesRun(run, event)) return run;
+  const r = copyRun(run);
+  setRunFields(r, event);
+  return r;
+}
+
+export function reduceStep(current: StepRow | undefined, event: HivewatchEvent): StepRow | undefined {
+  if (event.type === 'stepStarted') {
+    return {
+      runId: event.runId,
+      step: event.step,
+      status: 'running',
+      startedAt: event.ts,
+      endedAt: null,
+      taskCount: event.frontier.length,
+      frontier: event.frontier.map((f) => ({ ordinal: f.ordinal, taskId: f.taskId, name: f.name })),
+      writes: 0,
+      checkpointed: false,
+    };
+  }
+  if (!current) return current;
+  let r: StepRow;
+  switch (event.type) {
+    case 'writeApplied':
+      r = copyStep(current);
+      r.writes = current.writes + 1;
+      return r;
+    case 'checkpointSaved':
+      r = copyStep(current);
+      r.checkpointed = true;
+      return r;
+    case 'stepFinished':
+      r = copyStep(current);
+      r.status = 'finished';
+      r.endedAt = event.ts;
+      return r;
+    default:
+      return current;
+  }
+}
+
+export function blankTask(runId: string, taskId: string, step: number, ordinal: number, name: string): TaskRow {
+  return {
+    runId, taskId, step, ordinal, name, agent: null, status: 'pending', maxAttempts: null, attempts: 0,
+    startedAt: null, endedAt: null, output: null, error: null, errorCode: null, nextAttemptAt: null, staleReceipts: 0,
+  };
+}
+
+export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent): TaskRow | undefined {
+  if (event.type === 'errorOccurred' || !('taskId' in event) || !('ordinal' in event)) return current;
+  const task = current ?? blankTask(event.runId, event.taskId, event.step ?? 0, event.ordinal, event.taskId);
+  let r: TaskRow;
+  switch (event.type) {
+    case 'taskStarted':
+      r = copyTask(task);
+      r.name = event.name;
+      r.agent = event.agent;
+      r.status = 'running';
+      r.maxAttempts = event.maxAttempts;
+      r.startedAt = event.ts;
+      return r;
+    case 'attemptStarted':
+      r = copyTask(task);
+      r.status = 'running';
+      r.attempts = Math.max(task.attempts, event.attempt);
+      r.nextAttemptAt = null;
+      return r;
+    case 'attemptFailed':
+      r = copyTask(task);
+      r.error = event.error;
+      r.errorCode = event.error.code;
+      return r;
+    case 'retryScheduled':
+      r = copyTask(task);
+      r.status = 'backoff';
+      r.nextAttemptAt = event.nextAttemptAt;
+      return r;
+    case 'backoffSkipped':
+      r = copyTask(task);
+      r.nextAttemptAt = null;
+      return r;
+    case 'taskSucceeded':
+      r = copyTask(task);
+      r.status = 'succeeded';
+      r.attempts = event.attempts;
+      r.output = event.output;
+      r.error = null;
+      r.errorCode = null;
+      r.endedAt = event.ts;
+      r.nextAttemptAt = null;
+      return r;
+    case 'taskFailed':
+      r = copyTask(task);
+      r.status = event.cancelled ? 'cancelled' : 'failed';
+      r.attempts = event.attempts;
+      r.error = event.error;
+      r.errorCode = event.error.code;
+      r.endedAt = event.ts;
+      r.nextAttemptAt = null;
+      return r;
+    case 'receiptIgnoredStale':
+      r = copyTask(task);
+      r.staleReceipts = task.staleReceipts + 1;
+      return r;
+    default:
+      return task;
+  }
+}
+
+export function reduceAttempt(current: AttemptRow | undefined, event: HivewatchEvent): AttemptRow | undefined {
+  let r: AttemptRow;
+  switch (event.type) {
+    case 'attemptStarted':
+      return {
+        runId: event.runId, taskId: event.taskId, attempt: event.attempt, step: event.step, ordinal: event.ordinal,
+        status: 'running', startedAt: event.ts, endedAt: null, durationMs: null, error: null, errorCode: null,
+        errorCategory: null, delayMs: null, strategy: null, nextAttemptAt: null, backoffSkippedBy: null,
+      };
+    case 'attemptSucceeded':
+      if (!current) return current;
+      r = copyAttempt(current);
+      r.status = 'succeeded';
+      r.durationMs = event.durationMs;
+      r.endedAt = event.ts;
+      return r;
+    case 'attemptFailed':
+      if (!current) return current;
+      r = copyAttempt(current);
+      r.status = 'failed';
+      r.durationMs = event.durationMs;
+      r.endedAt = event.ts;
+      r.error = event.error;
+      r.errorCode = event.error.code;
+      r.errorCategory = event.error.category;
+      return r;
+    case 'retryScheduled':
+      if (!current) return current;
+      r = copyAttempt(current);
+      r.delayMs = event.delayMs;
+      r.strategy = event.strategy;
+      r.nextAttemptAt = event.nextAttemptAt;
+      return r;
+    case 'backoffSkipped':
+      if (!current) return current;
+      r = copyAttempt(current);
+      r.backoffSkippedBy = event.commandId;
+      return r;
+    default:
+      return current;
+  }
+}
+
+export function closeStep(step: StepRow, status: StepStatus, ts: number): StepRow {
+  if (step.status !== 'running') return step;
+  const r = copyStep(step);
+  r.status = status;
+  r.endedAt = ts;
+  return r;
+}
+
+export function closeTask(task: TaskRow, status: TaskStatus, ts: number): TaskRow {
+  if (task.status !== 'pending' && task.status !== 'running' && task.status !== 'backoff') return task;
+  const r = copyTask(task);
+  r.status = status;
+  r.endedAt = ts;
+  r.nextAttemptAt = null;
+  return r;
+}
+
+export function closeAttempt(attempt: AttemptRow, status: AttemptStatus, ts: number): AttemptRow {
+  if (attempt.status !== 'running') return attempt;
+  const r = copyAttempt(attempt);
+  r.status = status;
+  r.endedAt = ts;
+  r.durationMs = ts - attempt.startedAt;
+  return r;
+}
+
+export function errorRowOf(event: Extract<HivewatchEvent, { type: 'errorOccurred' }>, run: RunRow): ErrorRow {
+  const env = event.error;
+  const c = env.correlation ?? {};
+  return {
+    runId: event.runId,
+    seq: event.seq,
+    ts: event.ts,
+    category: env.category,
+    code: env.code,
+    origin: env.origin,
+    message: env.message,
+    fingerprint: fingerprintOf(env.category, env.code, env.origin, env.message).fingerprint,
+    caught: event.caught,
+    retrying: event.retrying,
+    recoverable: env.recoverable,
+    recoveryHint: env.recovery_hint ?? null,
+    context: env.context ?? {},
+    timestamp: env.timestamp ?? event.ts,
+    project: c.project ?? null,
+    flow: run.flow !== '' ? run.flow : (c.flow ?? ''),
+    step: event.step ?? c.step ?? null,
+    taskId: event.taskId ?? c.task ?? null,
+    attempt: c.attempt ?? null,
+  };
+}
+
+// ---- the orchestration: which rows an event touches --------------------------------------
