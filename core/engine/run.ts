@@ -18,6 +18,7 @@ import {
 } from './channels.js';
 import { RealClock, type Clock } from './clock.js';
 import type { EventSink, HivewatchEvent, HivewatchEventBody, RunStatus } from './events.js';
+import { insideDeadParallel } from './frames.js';
 import { FlowFailure, Interpreter, type SessionCall } from './interpreter.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { ResumePoint } from './resume.js';
@@ -248,36 +249,32 @@ export class FlowRun {
         resume !== null && step <= resume.throughStep
           ? replayStep(step, frontier, resume)
           : await this.runStep(step, frontier);
-      if (outcome.kind === 'cancelled') return this.cancelled(frontier.map((t) => t.call.spec.ordinal));
+      if (outcome.kind === 'cancelled') return this.cancelled();
       if (outcome.kind === 'aborted') return this.fail(outcome.error, false);
       if (outcome.kind === 'corrupt') return this.fail(outcome.error, true);
       const live = resume === null || step > resume.throughStep;
       outcome.deliver();
       await this.settleThreads();
-      const committed = this.commit(step, outcome.writes, live);
-      if (!committed) return this.fail(this.lastCommitError as HivewatchError, true);
+      const rejected = this.commit(step, outcome.writes, live);
+      if (rejected) return this.fail(rejected, true);
       if (live) await this.config.sink.flush();
     }
   }
 
-  private lastCommitError: HivewatchError | null = null;
-
-  private commit(step: number, taskWrites: StagedWrite[], live: boolean): boolean {
+  /** Applies the step's writes; returns the error that rejects them all, or null. */
+  private commit(step: number, taskWrites: StagedWrite[], live: boolean): HivewatchError | null {
     const writes = [...taskWrites, ...this.staged];
     this.staged = [];
     const result = commitWrites(this.channels, writes, this.channelDefs);
-    if (!result.ok) {
-      this.lastCommitError = result.error.withCorrelation({ ...this.correlation(), step }, this.clock.now());
-      return false;
-    }
+    if (!result.ok) return result.error.withCorrelation({ ...this.correlation(), step }, this.clock.now());
     this.channels = result.state;
-    if (!live) return true;
+    if (!live) return null;
     for (const write of result.applied) {
       this.emit({ type: 'writeApplied', step, channel: write.key, ordinal: write.ordinal, value: write.value });
     }
     this.emit({ type: 'checkpointSaved', step, channels: snapshotChannels(this.channels) });
     this.emit({ type: 'stepFinished', step });
-    return true;
+    return null;
   }
 
   private runStep(step: number, frontier: PendingTask[]): Promise<StepOutcome> {
@@ -304,7 +301,7 @@ export class FlowRun {
   private async settleThreads(): Promise<void> {
     for (;;) {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      const dead = this.pending.filter((task) => task.call.frames.some((f) => f.kind === 'parallel' && f.state.dead));
+      const dead = this.pending.filter((task) => insideDeadParallel(task.call.frames));
       if (dead.length === 0) return;
       this.pending = this.pending.filter((task) => !dead.includes(task));
       for (const task of dead) task.reject(new CancelledError('a sibling branch failed (fail-fast)'));
@@ -328,9 +325,8 @@ export class FlowRun {
     if (rootError instanceof CancelledError) return this.cancelled();
     if (rootError instanceof FlowFailure) return this.fail(rootError.error, false);
     if (rootError !== null) return this.fail(toHivewatchError(rootError), true);
-    if (this.staged.length > 0 && !this.commit(this.stepNumber, [], true)) {
-      return this.fail(this.lastCommitError as HivewatchError, true);
-    }
+    const rejected = this.staged.length > 0 ? this.commit(this.stepNumber, [], true) : null;
+    if (rejected) return this.fail(rejected, true);
     this.statusValue = 'completed';
     this.emit({ type: 'runCompleted', steps: this.stepNumber });
     await this.config.sink.flush();
@@ -347,9 +343,8 @@ export class FlowRun {
     return this.result('failed', located.toEnvelope());
   }
 
-  private async cancelled(frontierOrdinals: number[] = []): Promise<RunResult> {
+  private async cancelled(): Promise<RunResult> {
     const command = this.cancelCommand ?? { commandId: 'internal', reason: 'cancelled' };
-    void frontierOrdinals;
     this.statusValue = 'cancelled';
     this.emit({
       type: 'runCancelled',

@@ -63,6 +63,8 @@ export async function executeStep(env: StepEnv): Promise<StepOutcome> {
     taskId: taskIdOf(step, pending.call.spec.ordinal),
     agent: env.agentFor(pending.call),
     controller: new AbortController(),
+    // The handlers around a task are static: who catches its failure is known before it runs.
+    reach: analyzeFailure(pending.call.frames),
   }));
   env.emit({ type: 'stepStarted', step, frontier: tasks.map((t) => ({ ordinal: t.ordinal, taskId: t.taskId, name: t.pending.call.spec.name })) });
   for (const t of tasks) {
@@ -92,7 +94,6 @@ export async function executeStep(env: StepEnv): Promise<StepOutcome> {
       results.set(t.ordinal, { kind: 'cancelled', attempts: 0 });
       return;
     }
-    const caught = analyzeFailure(t.pending.call.frames).caught;
     try {
       const result = await executeTask({
         runId: env.runId,
@@ -113,7 +114,7 @@ export async function executeStep(env: StepEnv): Promise<StepOutcome> {
         clock: env.clock,
         signal: t.controller.signal,
         epoch: env.epoch,
-        caught,
+        caught: t.reach.caught,
         emit: env.emit,
         onBackoff: (skip) => {
           env.backoffs.set(t.taskId, skip);
@@ -123,7 +124,7 @@ export async function executeStep(env: StepEnv): Promise<StepOutcome> {
       results.set(t.ordinal, result);
       if (result.kind === 'failed') {
         // Fail-fast: the failure escapes these parallels, so their other branches stop now.
-        for (const parallel of analyzeFailure(t.pending.call.frames).killed) {
+        for (const parallel of t.reach.killed) {
           parallel.dead = true;
           for (const other of tasks) {
             if (other !== t && isInside(other.pending.call.frames, parallel)) {
@@ -171,7 +172,7 @@ export async function executeStep(env: StepEnv): Promise<StepOutcome> {
       answers.push(() => t.pending.resolve(result.output));
     } else if (result.kind === 'failed') {
       env.emit({ type: 'taskFailed', ...ref, error: result.error.toEnvelope(), cancelled: false });
-      if (!analyzeFailure(t.pending.call.frames).caught) uncaught.push({ ordinal: t.ordinal, error: result.error });
+      if (!t.reach.caught) uncaught.push({ ordinal: t.ordinal, error: result.error });
       answers.push(() => t.pending.reject(new FlowFailure(result.error, t.ordinal)));
     } else {
       const reason = 'cancelled: a sibling branch failed (fail-fast)';
