@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commitWrites, emptyChannelState, replaceReducer, type ChannelDef, type StagedWrite } from './channels.js';
+import { commitWrites, emptyChannelState, replaceReducer, sequentialThreads, type ChannelDef, type StagedWrite } from './channels.js';
 
 const def = (key: string, overrides: Partial<ChannelDef> = {}): ChannelDef => ({
   key,
@@ -12,26 +12,50 @@ const def = (key: string, overrides: Partial<ChannelDef> = {}): ChannelDef => ({
 
 const channels = (...defs: ChannelDef[]): Map<string, ChannelDef> => new Map(defs.map((d) => [d.key, d]));
 
+/** A write by a task (ordinal) or an assignment (line) of a thread. */
+const write = (key: string, value: unknown, at: { ordinal?: number; line: number; thread?: string }): StagedWrite => ({
+  key,
+  value,
+  ordinal: at.ordinal ?? null,
+  thread: at.thread ?? '',
+  pos: { line: at.line, column: 1 },
+});
+
 describe('commitWrites (pure commit)', () => {
-  it('applies writes in ordinal order through each reducer', () => {
+  it('applies writes in the order given (program order) through each reducer', () => {
     const append = def('log', { reducer: (current, update) => [...((current as unknown[]) ?? []), update] });
-    const writes: StagedWrite[] = [
-      { key: 'log', value: 'second', ordinal: 3 },
-      { key: 'x', value: 1, ordinal: 1 },
-    ];
+    const writes = [write('log', 'first', { ordinal: 3, line: 9 }), write('x', 1, { line: 2 }), write('log', 'second', { line: 10 })];
     const first = commitWrites(emptyChannelState(), writes, channels(append, def('x')));
     expect(first.ok).toBe(true);
     if (!first.ok) return;
-    expect(first.applied.map((w) => w.ordinal)).toEqual([1, 3]);
-    const second = commitWrites(first.state, [{ key: 'log', value: 'third', ordinal: 0 }], channels(append, def('x')));
-    expect(second.ok && Object.fromEntries(second.state.values)).toEqual({ log: ['second', 'third'], x: 1 });
+    expect(first.applied.map((w) => w.value)).toEqual(['first', 1, 'second']);
+    const second = commitWrites(first.state, [write('log', 'third', { ordinal: 0, line: 1 })], channels(append, def('x')));
+    expect(second.ok && Object.fromEntries(second.state.values)).toEqual({ log: ['first', 'second', 'third'], x: 1 });
+  });
+
+  it('one thread writing a channel twice is two sequential writes: the last wins (rule 7b)', () => {
+    const result = commitWrites(emptyChannelState(), [write('x', 'a', { line: 1 }), write('x', 'b', { line: 2 })], channels(def('x')));
+    expect(result.ok && result.state.values.get('x')).toBe('b');
+  });
+
+  it('a branch and the thread it forked from write in sequence; two sibling branches collide', () => {
+    const parentThenBranch = [write('x', 'seed', { line: 1 }), write('x', 'branch', { ordinal: 0, line: 3, thread: 'p2:1b0' })];
+    expect(commitWrites(emptyChannelState(), parentThenBranch, channels(def('x'))).ok).toBe(true);
+    const siblings = [write('x', 'left', { ordinal: 0, line: 3, thread: 'p2:1b0' }), write('x', 'right', { line: 4, thread: 'p2:1b1' })];
+    const result = commitWrites(emptyChannelState(), siblings, channels(def('x')));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.code).toBe('POLICY_COMMIT_REJECTED');
+    expect(result.error.message).toBe(
+      'channel "x" written by two parallel branches in one step (session #0 and the assignment at 4:1); its update policy allows a single writer',
+    );
   });
 
   it('unknown channel beats update-policy violation, whatever the order of the writes', () => {
-    const writes: StagedWrite[] = [
-      { key: 'x', value: 1, ordinal: 0 },
-      { key: 'x', value: 2, ordinal: 1 },
-      { key: 'ghost', value: 3, ordinal: 2 },
+    const writes = [
+      write('x', 1, { ordinal: 0, line: 1, thread: 'p1:1b0' }),
+      write('x', 2, { ordinal: 1, line: 2, thread: 'p1:1b1' }),
+      write('ghost', 3, { ordinal: 2, line: 3 }),
     ];
     const result = commitWrites(emptyChannelState(), writes, channels(def('x')));
     expect(result.ok).toBe(false);
@@ -41,20 +65,16 @@ describe('commitWrites (pure commit)', () => {
   });
 
   it('branch-local keys of one name are distinct channels: one write per task each', () => {
-    const writes: StagedWrite[] = [
-      { key: 'note@b0', value: 'left', ordinal: 0 },
-      { key: 'note@b1', value: 'right', ordinal: 1 },
-    ];
-    const result = commitWrites(emptyChannelState(), writes, channels(def('note@b0'), def('note@b1')));
-    expect(result.ok).toBe(true);
+    const writes = [write('note@b0', 'left', { ordinal: 0, line: 1, thread: 'b0' }), write('note@b1', 'right', { ordinal: 1, line: 2, thread: 'b1' })];
+    expect(commitWrites(emptyChannelState(), writes, channels(def('note@b0'), def('note@b1'))).ok).toBe(true);
   });
 
   it('const channels accept one write per run', () => {
     const c = channels(def('k', { policy: 'const' }));
-    const first = commitWrites(emptyChannelState(), [{ key: 'k', value: 1, ordinal: 0 }], c);
+    const first = commitWrites(emptyChannelState(), [write('k', 1, { line: 1 })], c);
     expect(first.ok).toBe(true);
     if (!first.ok) return;
-    const second = commitWrites(first.state, [{ key: 'k', value: 2, ordinal: 0 }], c);
+    const second = commitWrites(first.state, [write('k', 2, { line: 1 })], c);
     expect(second.ok).toBe(false);
     if (second.ok) return;
     expect(second.error.message).toBe('const channel "k" is already set');
@@ -62,9 +82,24 @@ describe('commitWrites (pure commit)', () => {
 
   it('a reducer that throws rejects the whole commit and leaves the state untouched', () => {
     const state = emptyChannelState();
-    const throwing = def('bad', { reducer: () => { throw new Error('nope'); } });
-    const result = commitWrites(state, [{ key: 'x', value: 1, ordinal: 0 }, { key: 'bad', value: 2, ordinal: 1 }], channels(def('x'), throwing));
+    const throwing = def('bad', {
+      reducer: () => {
+        throw new Error('nope');
+      },
+    });
+    const result = commitWrites(state, [write('x', 1, { line: 1 }), write('bad', 2, { line: 2 })], channels(def('x'), throwing));
     expect(result.ok).toBe(false);
     expect(state.values.size).toBe(0);
+  });
+});
+
+describe('sequentialThreads', () => {
+  it('orders a thread with itself, its ancestors and its descendants, not with its siblings or cousins', () => {
+    expect(sequentialThreads('', 'p1:1b0')).toBe(true);
+    expect(sequentialThreads('p1:1b0', 'p1:1b0/p3:3b1')).toBe(true);
+    expect(sequentialThreads('p1:1b0', 'p1:1b1')).toBe(false);
+    expect(sequentialThreads('p1:1b0/p3:3b0', 'p1:1b1/p5:3b0')).toBe(false);
+    // A prefix that is not a whole segment is not an ancestor.
+    expect(sequentialThreads('p1:1b1', 'p1:1b10')).toBe(false);
   });
 });

@@ -1,15 +1,23 @@
 import { HivewatchError } from '../errors/hivewatch-error.js';
+import type { Position } from '../flow/ast.js';
 
 /**
- * Channels are the run's variables. Writes are staged while a step runs and applied here, at
- * commit, all or nothing. Validation order is fixed so the error a bad step raises does not
- * depend on timing: unknown channel (rule 7) beats update-policy violation beats reducers, and
- * within each class the smallest ordinal wins.
+ * Channels are the run's variables. Writes are staged in program order while a step runs and
+ * while the threads advance after it, and applied here, at the step's commit, all or nothing.
+ *
+ * A thread (one parallel branch, or the main program) is sequential: its writes apply one after
+ * the other in the order it made them, whatever step they fall in (rule 7b). Two writes to one
+ * channel conflict only when they come from concurrent threads — sibling branches, or threads
+ * under them — which the `single` update policy forbids within one step (rule 7).
+ *
+ * Validation order is fixed so the error a bad step raises does not depend on timing: unknown
+ * channel (rule 7) beats update-policy violation beats reducers, and within each class the write
+ * earliest in the program wins.
  */
 
 export type Reducer = (current: unknown, update: unknown) => unknown;
 
-/** `single`: at most one write per step; `const`: at most one write per run. */
+/** `single`: one writer per step; `const`: at most one write per run. */
 export type UpdatePolicy = 'single' | 'const';
 
 export interface ChannelDef {
@@ -24,8 +32,12 @@ export interface ChannelDef {
 export interface StagedWrite {
   key: string;
   value: unknown;
-  /** The writing task's ordinal; null for a write by the interpreter (a parallel's result). */
+  /** The writing task's ordinal; null for an assignment the interpreter made. */
   ordinal: number | null;
+  /** The writing thread: its branch path, '' for the main program. */
+  thread: string;
+  /** Where in the program the write is made (the session or the assignment). */
+  pos: Position | null;
 }
 
 export interface ChannelState {
@@ -44,22 +56,37 @@ export type CommitResult =
   | { ok: true; state: ChannelState; applied: StagedWrite[] }
   | { ok: false; error: HivewatchError; ordinal: number | null };
 
-const ordinalKey = (w: StagedWrite): number => (w.ordinal === null ? Number.MAX_SAFE_INTEGER : w.ordinal);
-
-export function sortWrites(writes: readonly StagedWrite[]): StagedWrite[] {
-  // Stable: interpreter writes (null ordinal) keep their staging order after task writes.
-  return [...writes].sort((a, b) => ordinalKey(a) - ordinalKey(b));
+/**
+ * True when one thread runs strictly before or after the other: the same thread, or one an
+ * ancestor of the other (a parent is suspended while its branches run).
+ */
+export function sequentialThreads(a: string, b: string): boolean {
+  return a === b || a === '' || b === '' || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 }
 
-/** Pure: the state after applying one step's writes, or the one error that rejects them all. */
+/** Program order of a write, for choosing which error a bad commit reports. */
+function rankOf(write: StagedWrite): number {
+  return write.pos === null ? Number.MAX_SAFE_INTEGER : write.pos.line * 1_000_000 + write.pos.column;
+}
+
+function describeWriter(write: StagedWrite): string {
+  if (write.ordinal !== null) return `session #${write.ordinal}`;
+  return write.pos === null ? 'an assignment' : `the assignment at ${write.pos.line}:${write.pos.column}`;
+}
+
+function writerContext(write: StagedWrite): Record<string, unknown> {
+  return { ordinal: write.ordinal, line: write.pos?.line ?? null, column: write.pos?.column ?? null, thread: write.thread };
+}
+
+/** Pure: the state after applying one step's writes (in the order given), or the one error that rejects them all. */
 export function commitWrites(
   state: ChannelState,
   writes: readonly StagedWrite[],
   channels: ReadonlyMap<string, ChannelDef>,
 ): CommitResult {
-  const ordered = sortWrites(writes);
+  const byRank = [...writes].sort((a, b) => rankOf(a) - rankOf(b));
 
-  const unknown = ordered.find((w) => !channels.has(w.key));
+  const unknown = byRank.find((w) => !channels.has(w.key));
   if (unknown) {
     return {
       ok: false,
@@ -71,23 +98,23 @@ export function commitWrites(
     };
   }
 
-  const seen = new Map<string, StagedWrite>();
-  for (const write of ordered) {
+  const earlier = new Map<string, StagedWrite[]>();
+  for (const write of byRank) {
     const def = channels.get(write.key) as ChannelDef;
-    const previous = seen.get(write.key);
-    if (previous) {
+    const before = earlier.get(write.key) ?? [];
+    const rival = before.find((other) => !sequentialThreads(other.thread, write.thread));
+    if (rival) {
       return {
         ok: false,
         ordinal: write.ordinal,
         error: new HivewatchError('POLICY_COMMIT_REJECTED', {
-          message: `channel "${def.name}" written by more than one task in one step (ordinals ${String(previous.ordinal)} and ${String(write.ordinal)}); its update policy allows a single write`,
+          message: `channel "${def.name}" written by two parallel branches in one step (${describeWriter(rival)} and ${describeWriter(write)}); its update policy allows a single writer`,
           origin: 'policy',
-          context: { channel: def.key, ordinals: [previous.ordinal, write.ordinal], rule: 'update-policy-single' },
+          context: { channel: def.key, writers: [writerContext(rival), writerContext(write)], rule: 'update-policy-single' },
         }),
       };
     }
-    seen.set(write.key, write);
-    if (def.policy === 'const' && state.written.has(write.key)) {
+    if (def.policy === 'const' && (state.written.has(write.key) || before.length > 0)) {
       return {
         ok: false,
         ordinal: write.ordinal,
@@ -98,11 +125,12 @@ export function commitWrites(
         }),
       };
     }
+    earlier.set(write.key, [...before, write]);
   }
 
   const values = new Map(state.values);
   const written = new Set(state.written);
-  for (const write of ordered) {
+  for (const write of writes) {
     const def = channels.get(write.key) as ChannelDef;
     try {
       values.set(write.key, def.reducer(values.get(write.key), write.value));
@@ -119,7 +147,7 @@ export function commitWrites(
     }
     written.add(write.key);
   }
-  return { ok: true, state: { values, written }, applied: ordered };
+  return { ok: true, state: { values, written }, applied: [...writes] };
 }
 
 /** The committed values as a plain object, for checkpoints. */

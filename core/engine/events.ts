@@ -36,6 +36,8 @@ export type HivewatchEventBody =
       retryOf: string | null;
       /** On resume: the checkpoint step the run continues after (0 when none). */
       resumeStep: number;
+      /** The engine semantics the run follows (resume.ts `ENGINE_SEMANTICS`); absent in journals older than the field (1). */
+      semantics?: number;
     }
   | { type: 'stepStarted'; step: number; frontier: { ordinal: number; taskId: string; name: string }[] }
   | (TaskRef & { type: 'taskStarted'; name: string; agent: string; maxAttempts: number })
@@ -45,7 +47,18 @@ export type HivewatchEventBody =
   | (TaskRef & { type: 'retryScheduled'; attempt: number; delayMs: number; strategy: string; nextAttemptAt: number })
   | (TaskRef & { type: 'backoffSkipped'; attempt: number; commandId: string })
   | (TaskRef & { type: 'taskSucceeded'; attempts: number; output: string })
-  | (TaskRef & { type: 'taskFailed'; attempts: number; error: ErrorEnvelope; cancelled: boolean })
+  | (TaskRef & {
+      type: 'taskFailed';
+      attempts: number;
+      error: ErrorEnvelope;
+      cancelled: boolean;
+      /**
+       * For a cancelled task that had already finished when the cancel (of the run, or of a
+       * failed fail-fast sibling) reached it: what it finished with. On the record only; the
+       * step treats the task as cancelled.
+       */
+      settled?: { outcome: 'succeeded' } | { outcome: 'failed'; error: ErrorEnvelope };
+    })
   | {
       type: 'errorOccurred';
       error: ErrorEnvelope;

@@ -1,28 +1,28 @@
 import { CancelledError, HivewatchError } from '../errors/hivewatch-error.js';
-import type {
-  BindStmt,
-  ParallelStmt,
-  Statement,
-  Template,
-  TryStmt,
-} from '../flow/ast.js';
+import { programOrder, type BindStmt, type ParallelStmt, type Position, type Statement, type Template, type TryStmt } from '../flow/ast.js';
 import type { SessionSpec } from '../flow/plan.js';
 import { renderTemplate } from '../flow/template.js';
-import type { Frame, ParallelState } from './frames.js';
 import type { UpdatePolicy } from './channels.js';
+import { declarationsIn } from './declarations.js';
+import { analyzeFailure, type Frame, type ParallelState } from './frames.js';
+import type { LoggedWrite } from './write-log.js';
 
 /**
  * Walks the program. Each parallel branch is its own async thread; a thread that reaches a
  * session hands it to the host and waits for the step that runs it. Between steps nothing here
  * awaits anything but the host, so once the host has answered a step and let one macrotask
  * pass, every thread is parked on its next session or finished: that is the next frontier.
+ *
+ * A thread is named by its branch path ('' for the main program); its writes and reads follow
+ * its program order (see write-log.ts).
  */
 
-/** A failure travelling up the threads, with the ordinal that decides ties (rule 6). */
+/** A failure travelling up the threads, with its place in program order, which decides ties (rule 6). */
 export class FlowFailure extends Error {
   constructor(
     readonly error: HivewatchError,
-    readonly ordinal: number,
+    /** `programOrder` of the failing session or `throw`. */
+    readonly rank: number,
   ) {
     super(error.message);
     this.name = 'FlowFailure';
@@ -32,20 +32,22 @@ export class FlowFailure extends Error {
 export interface SessionCall {
   spec: SessionSpec;
   frames: readonly Frame[];
-  /** Renders the prompt at execution time, against the channels committed by then. */
+  /** The thread that runs the session. */
+  thread: string;
+  /** Renders the prompt at execution time, in the thread's program order. */
   lookup: (path: readonly string[]) => unknown;
   /** Where the output goes, or null. */
   targetKey: string | null;
 }
 
 export interface InterpreterHost {
-  /** Resolves with the session's output after its step committed; rejects with FlowFailure or CancelledError. */
+  /** Resolves with the session's output once its step settled; rejects with FlowFailure or CancelledError. */
   submit(call: SessionCall): Promise<string>;
   declareChannel(key: string, name: string, scope: 'global' | 'branch', policy: UpdatePolicy): void;
-  stageWrite(key: string, value: unknown): void;
-  readChannel(key: string): unknown;
-  /** A `throw "message"` raised a new error: journal it. */
-  raised(error: HivewatchError): void;
+  stageWrite(write: LoggedWrite): void;
+  readChannel(key: string, thread: string): unknown;
+  /** A `throw "message"` raised a new error: journal it (with whether the flow catches it). */
+  raised(error: HivewatchError, caught: boolean): void;
   sessionAt(ordinal: number): SessionSpec;
 }
 
@@ -78,8 +80,6 @@ interface Ctx {
   handling: FlowFailure | null;
 }
 
-const USER_THROW_ORDINAL = Number.MAX_SAFE_INTEGER;
-
 export function errorView(error: HivewatchError): Record<string, unknown> {
   return {
     message: error.message,
@@ -90,11 +90,23 @@ export function errorView(error: HivewatchError): Record<string, unknown> {
   };
 }
 
+/** Whether a failure leaving a branch fails the whole parallel: always in fail-fast, and a system error anywhere. */
+function failsParallel(statement: ParallelStmt, failure: FlowFailure): boolean {
+  return statement.onFail === 'fail-fast' || failure.error.escalates;
+}
+
 export class Interpreter {
   constructor(private readonly host: InterpreterHost) {}
 
+  /** Runs the program on the main thread; its channels are declared up front (see declarations.ts). */
   run(body: readonly Statement[]): Promise<unknown> {
-    return this.block(body, { scope: new Scope(null, ''), frames: [], handling: null });
+    const scope = new Scope(null, '');
+    this.declareAll(body, scope);
+    return this.block(body, { scope, frames: [], handling: null });
+  }
+
+  private declareAll(body: readonly Statement[] | Statement, scope: Scope): void {
+    for (const { name, constant } of declarationsIn(body)) this.declare(name, constant, scope);
   }
 
   private lookupIn(scope: Scope): (path: readonly string[]) => unknown {
@@ -103,7 +115,11 @@ export class Interpreter {
       if (head === undefined) return undefined;
       const binding = scope.resolve(head);
       let value: unknown =
-        binding === undefined ? this.host.readChannel(head) : binding.kind === 'local' ? binding.value : this.host.readChannel(binding.key);
+        binding === undefined
+          ? this.host.readChannel(head, scope.branchPath)
+          : binding.kind === 'local'
+            ? binding.value
+            : this.host.readChannel(binding.key, scope.branchPath);
       for (const field of rest) {
         value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
       }
@@ -148,7 +164,13 @@ export class Interpreter {
   }
 
   private call(ordinal: number, ctx: Ctx, targetKey: string | null): SessionCall {
-    return { spec: this.host.sessionAt(ordinal), frames: ctx.frames, lookup: this.lookupIn(ctx.scope), targetKey };
+    return {
+      spec: this.host.sessionAt(ordinal),
+      frames: ctx.frames,
+      thread: ctx.scope.branchPath,
+      lookup: this.lookupIn(ctx.scope),
+      targetKey,
+    };
   }
 
   /** `let`/`const` declare in the current scope: inside a parallel branch that makes a branch-local channel. */
@@ -162,7 +184,7 @@ export class Interpreter {
   private targetOf(statement: BindStmt, scope: Scope): string {
     if (statement.binding !== 'assign') return this.declare(statement.name, statement.binding === 'const', scope);
     const binding = scope.resolve(statement.name);
-    // An undeclared target stays as written; the commit rejects it as an unknown channel (rule 7).
+    // `check` rejects an assignment to an undeclared name; the commit would report it as an unknown channel.
     return binding?.kind === 'channel' ? binding.key : statement.name;
   }
 
@@ -174,30 +196,34 @@ export class Interpreter {
     }
     const result = value.kind === 'string' ? this.render(value.value, ctx.scope) : await this.parallel(value, ctx);
     const key = this.targetOf(statement, ctx.scope);
-    this.host.stageWrite(key, result);
+    this.host.stageWrite({ key, value: result, ordinal: null, thread: ctx.scope.branchPath, pos: statement.pos, frames: ctx.frames });
     return result;
   }
 
   private async tryStatement(statement: TryStmt, ctx: Ctx): Promise<unknown> {
-    const frames: Frame[] = [...ctx.frames, { kind: 'try', hasCatch: statement.catchClause !== null }];
-    let pending: unknown = null;
+    const hasFinally = statement.finallyBody !== null;
+    const bodyFrames: Frame[] = [...ctx.frames, { kind: 'try', hasCatch: statement.catchClause !== null, hasFinally }];
+    let pending: FlowFailure | null = null;
     let result: unknown;
     try {
-      result = await this.block(statement.body, { ...ctx, frames, scope: ctx.scope.child() });
+      result = await this.block(statement.body, { ...ctx, frames: bodyFrames, scope: ctx.scope.child() });
     } catch (error) {
       // Cancellation is not a failure: no catch and no finally; the thread just stops.
-      if (error instanceof CancelledError || !(error instanceof FlowFailure)) throw error;
-      if (statement.catchClause === null) {
+      if (!(error instanceof FlowFailure)) throw error;
+      // A system error escalates past every catch (hivemind-error-model.md §9); finally still runs.
+      if (statement.catchClause === null || error.error.escalates) {
         pending = error;
       } else {
         const scope = ctx.scope.child();
         if (statement.catchClause.errorName !== null) {
           scope.set(statement.catchClause.errorName, { kind: 'local', value: errorView(error.error) });
         }
+        // A failure inside the catch still runs the finally before it goes on.
+        const frames: readonly Frame[] = hasFinally ? [...ctx.frames, { kind: 'try', hasCatch: false, hasFinally: true }] : ctx.frames;
         try {
-          result = await this.block(statement.catchClause.body, { ...ctx, scope, handling: error });
+          result = await this.block(statement.catchClause.body, { scope, frames, handling: error });
         } catch (fromCatch) {
-          if (fromCatch instanceof CancelledError || !(fromCatch instanceof FlowFailure)) throw fromCatch;
+          if (!(fromCatch instanceof FlowFailure)) throw fromCatch;
           pending = fromCatch;
         }
       }
@@ -209,23 +235,25 @@ export class Interpreter {
     return result;
   }
 
-  private throwStatement(message: Template | null, ctx: Ctx, pos: { line: number; column: number }): never {
+  private throwStatement(message: Template | null, ctx: Ctx, pos: Position): never {
     if (message === null) {
       if (ctx.handling === null) {
         throw new FlowFailure(
           new HivewatchError('USER_INVALID_FLOW', { message: `throw without a message outside a catch (line ${pos.line})`, origin: 'user' }),
-          USER_THROW_ORDINAL,
+          programOrder(pos),
         );
       }
       throw ctx.handling;
     }
+    const cause = ctx.handling?.error.toEnvelope();
     const error = new HivewatchError('USER_THROWN', {
       message: this.render(message, ctx.scope),
       origin: 'user',
-      context: { line: pos.line, column: pos.column },
+      // The error being handled travels with the new one, so an operator can follow it back.
+      context: { line: pos.line, column: pos.column, ...(cause ? { cause } : {}) },
     });
-    this.host.raised(error);
-    throw new FlowFailure(error, USER_THROW_ORDINAL);
+    this.host.raised(error, analyzeFailure(ctx.frames, false).kind === 'caught');
+    throw new FlowFailure(error, programOrder(pos));
   }
 
   private async parallel(statement: ParallelStmt, ctx: Ctx): Promise<unknown> {
@@ -235,6 +263,7 @@ export class Interpreter {
       // Named results are visible after the parallel, so they live in the enclosing scope.
       const key = branch.name === null ? null : this.declare(branch.name, false, ctx.scope);
       const scope = ctx.scope.child(`${branchPrefix}b${index}`);
+      this.declareAll(branch.body, scope);
       const frames: Frame[] = [...ctx.frames, { kind: 'parallel', onFail: statement.onFail, branch: index, state }];
       const branchCtx: Ctx = { scope, frames, handling: ctx.handling };
       const body = branch.body;
@@ -242,6 +271,10 @@ export class Interpreter {
         key !== null && body.kind === 'session'
           ? this.host.submit(this.call(body.ordinal, branchCtx, key))
           : this.statement(body, branchCtx);
+      // A failure leaving a branch kills the parallel at once: no later step starts one of its sessions.
+      void run.catch((reason: unknown) => {
+        if (reason instanceof FlowFailure && failsParallel(statement, reason)) state.dead = true;
+      });
       return { name: branch.name ?? String(index), run };
     });
     const settled = await Promise.allSettled(branches.map((b) => b.run));
@@ -254,13 +287,13 @@ export class Interpreter {
       else if (outcome.reason instanceof CancelledError) cancelled = outcome.reason;
       else throw outcome.reason;
     });
-    failures.sort((a, b) => a.failure.ordinal - b.failure.ordinal);
+    failures.sort((a, b) => a.failure.rank - b.failure.rank);
+    const escaping = failures.find((f) => failsParallel(statement, f.failure));
+    if (escaping) throw escaping.failure;
     const successes = settled.flatMap((outcome, index) =>
       outcome.status === 'fulfilled' ? [{ branch: (branches[index] as { name: string }).name, output: outcome.value }] : [],
     );
     if (statement.onFail === 'fail-fast') {
-      const first = failures[0];
-      if (first) throw first.failure;
       if (cancelled) throw cancelled;
       return Object.fromEntries(successes.map((s) => [s.branch, s.output]));
     }

@@ -1,8 +1,23 @@
 import type { ErrorEnvelope } from '../errors/envelope.js';
 import type { HivewatchEvent } from './events.js';
 
-/** How a task of a committed step ended: what replay feeds back instead of running it again. */
-export type TaskOutcome = { ok: true; output: string } | { ok: false; error: ErrorEnvelope };
+/**
+ * The rules this engine runs flows by. A journal records the version it was written under
+ * (`runStarted.semantics`; journals from before the field are version 1). Resuming replays a
+ * journal through the interpreter, which is only sound under the rules that wrote it.
+ *
+ * 2: sequential assignments per thread, deterministic fail-fast (issue #8), finally on uncaught
+ *    failures, escalating system errors.
+ */
+export const ENGINE_SEMANTICS = 2;
+
+/**
+ * How a task of a committed step ended: what replay feeds back instead of running it again.
+ * `cancelled`: a fail-fast sibling's failure stopped it.
+ */
+export type TaskOutcome =
+  | { ok: true; output: string }
+  | { ok: false; error: ErrorEnvelope; cancelled?: boolean };
 
 /**
  * Where a resumed run picks up: the interpreter is deterministic given task outcomes, so
@@ -15,23 +30,37 @@ export interface ResumePoint {
   throughStep: number;
   /** Keyed by taskId (`<step>:<ordinal>`). */
   outcomes: ReadonlyMap<string, TaskOutcome>;
+  /** The engine semantics the journal was written under. */
+  semantics: number;
 }
 
 /** Pure: the resume point of a run from its own journal (events in seq order). */
 export function resumePointFromEvents(runId: string, events: readonly HivewatchEvent[]): ResumePoint {
   let throughStep = 0;
+  let semantics = 1;
   for (const event of events) {
     if (event.type === 'checkpointSaved') throughStep = Math.max(throughStep, event.step);
+    if (event.type === 'runStarted') semantics = event.semantics ?? 1;
   }
   const outcomes = new Map<string, TaskOutcome>();
   for (const event of events) {
     if (event.type === 'taskSucceeded' && event.step <= throughStep) {
       outcomes.set(event.taskId, { ok: true, output: event.output });
-    } else if (event.type === 'taskFailed' && event.step <= throughStep && !event.cancelled) {
-      outcomes.set(event.taskId, { ok: false, error: event.error });
+    } else if (event.type === 'taskFailed' && event.step <= throughStep) {
+      outcomes.set(event.taskId, event.cancelled ? { ok: false, error: event.error, cancelled: true } : { ok: false, error: event.error });
     }
   }
-  return { fromRunId: runId, throughStep, outcomes };
+  return { fromRunId: runId, throughStep, outcomes, semantics };
+}
+
+/** Why a run cannot be resumed by this engine, or null. Exact text: the CLI and the API show it. */
+export function resumeProblem(point: ResumePoint): string | null {
+  if (point.semantics === ENGINE_SEMANTICS) return null;
+  return (
+    `run ${point.fromRunId} was journaled under engine semantics ${point.semantics} and this Hivewatch runs semantics ` +
+    `${ENGINE_SEMANTICS}; replaying it under other rules could land somewhere else, so it cannot be resumed: ` +
+    `retry it instead (hivewatch retry ${point.fromRunId}), which runs the flow afresh`
+  );
 }
 
 export function taskIdOf(step: number, ordinal: number): string {

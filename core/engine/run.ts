@@ -4,7 +4,7 @@ import type { ErrorEnvelope } from '../errors/envelope.js';
 import { validateRetryPolicy } from '../errors/retry.js';
 import type { AgentSpec, FlowPlan } from '../flow/plan.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
-import { resolveAgent } from './agents.js';
+import { resolveAgent, retryPolicyFor } from './agents.js';
 import {
   commitWrites,
   emptyChannelState,
@@ -13,7 +13,6 @@ import {
   type ChannelDef,
   type ChannelState,
   type Reducer,
-  type StagedWrite,
   type UpdatePolicy,
 } from './channels.js';
 import { RealClock, type Clock } from './clock.js';
@@ -21,8 +20,11 @@ import type { EventSink, HivewatchEvent, HivewatchEventBody, RunStatus } from '.
 import { insideDeadParallel } from './frames.js';
 import { FlowFailure, Interpreter, type SessionCall } from './interpreter.js';
 import { createLimiter, type Limiter } from './limiter.js';
-import type { ResumePoint } from './resume.js';
-import { executeStep, type PendingTask, type StepOutcome } from './step.js';
+import { resolveStep } from './resolve.js';
+import { ENGINE_SEMANTICS, resumeProblem, type ResumePoint } from './resume.js';
+import { executeStep, type PendingTask, type StepExecution } from './step.js';
+import { deliver, journalOutcomes, journalRunCancelled, replayedResults, SIBLING_FAILED, type StepRecordEnv } from './step-record.js';
+import { WriteLog } from './write-log.js';
 
 export interface RunConfig {
   plan: FlowPlan;
@@ -63,8 +65,12 @@ export function newRunId(): string {
 }
 
 /**
- * One execution of a flow: the superstep loop. Frontier → run tasks → settle in ordinal order →
- * commit atomically → checkpoint, until the program ends, fails, is cancelled or runs out of steps.
+ * One execution of a flow: the superstep loop. Frontier → run tasks → judge them in ordinal
+ * order → let the threads move on → commit the step's writes atomically → checkpoint, until the
+ * program ends, fails, is cancelled or runs out of steps. Between the tasks settling and the
+ * commit the only wait is the threads moving on; the commit itself, with the outcomes it
+ * journals, happens in one synchronous stretch after checking for a cancel, so a cancel that
+ * lands before it leaves no commit-scoped event (rule 11).
  */
 export class FlowRun {
   readonly runId: string;
@@ -78,7 +84,9 @@ export class FlowRun {
   private readonly cancelController = new AbortController();
   private readonly channelDefs = new Map<string, ChannelDef>();
   private channels: ChannelState = emptyChannelState();
-  private staged: StagedWrite[] = [];
+  private readonly log = new WriteLog();
+  /** `throw "message"` errors of the threads' current stretch, journaled with its commit. */
+  private raisedErrors: { error: HivewatchError; caught: boolean }[] = [];
   private pending: PendingTask[] = [];
   private stepNumber = 0;
   private readonly backoffs = new Map<string, (commandId: string) => void>();
@@ -89,6 +97,8 @@ export class FlowRun {
     this.clock = config.clock ?? new RealClock();
     this.maxSteps = config.maxSteps ?? 100;
     this.limiter = createLimiter(config.concurrency ?? 4);
+    const problem = config.resume ? resumeProblem(config.resume) : null;
+    if (problem !== null) throw new HivewatchError('USER_INVALID_CONFIG', { message: problem, origin: 'user' });
   }
 
   get status(): RunStatus {
@@ -154,6 +164,7 @@ export class FlowRun {
       resumedFrom: resume?.fromRunId ?? null,
       retryOf: this.config.retryOf ?? null,
       resumeStep: resume?.throughStep ?? 0,
+      semantics: ENGINE_SEMANTICS,
     });
     try {
       const problem = this.validateBeforeStepZero();
@@ -167,18 +178,22 @@ export class FlowRun {
   /** Rule 3 and the default agent: everything that can be known wrong before anything runs. */
   private validateBeforeStepZero(): HivewatchError | null {
     const { plan } = this.config;
+    const agentName = (ordinal: number): string | null => plan.sessions[ordinal]?.agent ?? this.config.defaultAgent ?? null;
     for (const session of plan.sessions) {
-      const message = validateRetryPolicy(session.retry);
+      const name = agentName(session.ordinal);
+      const agent = name === null ? null : resolveAgent(plan, name);
+      const message = validateRetryPolicy(retryPolicyFor(session, agent));
       if (message !== null) {
+        const whose = session.retryExplicit || agent === null ? '' : ` (the retry policy of agent "${agent.name}")`;
         return new HivewatchError('USER_INVALID_FLOW', {
-          message: `${plan.file}:${session.pos.line}:${session.pos.column}: session #${session.ordinal}: ${message}`,
+          message: `${plan.file}:${session.pos.line}:${session.pos.column}: session #${session.ordinal}${whose}: ${message}`,
           origin: 'user',
           context: { ordinal: session.ordinal, line: session.pos.line, column: session.pos.column },
         });
       }
     }
     for (const session of plan.sessions) {
-      const name = session.agent ?? this.config.defaultAgent ?? null;
+      const name = agentName(session.ordinal);
       if (name === null) {
         return new HivewatchError('USER_MISSING_DEPENDENCY', {
           message: `session #${session.ordinal} ("${session.name}") names no agent and no default agent is set; pass --agent NAME or set HIVEWATCH_AGENT (a flow agent or one of fake, claude-code, codex-cli)`,
@@ -209,9 +224,9 @@ export class FlowRun {
           this.pending.push({ call, resolve, reject });
         }),
       declareChannel: (key, name, scope, policy) => this.declareChannel(key, name, scope, policy),
-      stageWrite: (key, value) => this.staged.push({ key, value, ordinal: null }),
-      readChannel: (key) => this.channels.values.get(key),
-      raised: (error) => this.emitError(error.withCorrelation(this.correlation(), this.clock.now()), false),
+      stageWrite: (write) => this.log.stage(write),
+      readChannel: (key, thread) => this.log.read(key, thread, this.channels, this.channelDefs),
+      raised: (error, caught) => this.raisedErrors.push({ error: error.withCorrelation(this.correlation(), this.clock.now()), caught }),
       sessionAt: (ordinal) => {
         const spec = this.config.plan.sessions[ordinal];
         if (!spec) throw new Error(`no session with ordinal ${ordinal}`);
@@ -245,27 +260,67 @@ export class FlowRun {
         );
       }
       this.stepNumber = step;
-      const outcome =
-        resume !== null && step <= resume.throughStep
-          ? replayStep(step, frontier, resume)
-          : await this.runStep(step, frontier);
-      if (outcome.kind === 'cancelled') return this.cancelled();
-      if (outcome.kind === 'aborted') return this.fail(outcome.error, false);
-      if (outcome.kind === 'corrupt') return this.fail(outcome.error, true);
       const live = resume === null || step > resume.throughStep;
-      outcome.deliver();
+      const record = this.recordEnv(step);
+      let execution: StepExecution;
+      if (live) {
+        execution = await this.runStep(step, frontier);
+      } else {
+        const replayed = replayedResults(step, frontier, resume);
+        if (!replayed.ok) return this.fail(replayed.error, true);
+        execution = { kind: 'settled', results: replayed.results };
+      }
+      if (execution.kind === 'cancelled') {
+        journalRunCancelled(record, frontier, execution.results, this.cancelReason());
+        return this.cancelled();
+      }
+      const { results } = execution;
+      const settled = frontier.map((task, i) => ({ ordinal: task.call.spec.ordinal, frames: task.call.frames, result: results[i]! }));
+      const resolution = resolveStep(settled);
+      if (resolution.unhandled) {
+        if (live) journalOutcomes(record, frontier, results, resolution);
+        return this.fail(resolution.unhandled.error, false);
+      }
+      for (const parallel of resolution.killed) parallel.dead = true;
+      deliver(frontier, settled, resolution, this.log);
       await this.settleThreads();
-      const rejected = this.commit(step, outcome.writes, live);
+      if (this.cancelCommand && live) {
+        // Rule 11: the step has not committed, so its tasks end cancelled; what they did stays on the record.
+        journalRunCancelled(record, frontier, results, this.cancelReason());
+        return this.cancelled();
+      }
+      if (live) journalOutcomes(record, frontier, results, resolution);
+      const rejected = this.commit(step, live);
       if (rejected) return this.fail(rejected, true);
-      if (live) await this.config.sink.flush();
+      if (live) {
+        this.journalRaised();
+        await this.config.sink.flush();
+      } else {
+        this.raisedErrors = [];
+      }
     }
   }
 
-  /** Applies the step's writes; returns the error that rejects them all, or null. */
-  private commit(step: number, taskWrites: StagedWrite[], live: boolean): HivewatchError | null {
-    const writes = [...taskWrites, ...this.staged];
-    this.staged = [];
-    const result = commitWrites(this.channels, writes, this.channelDefs);
+  private recordEnv(step: number): StepRecordEnv {
+    return {
+      step,
+      emit: (body) => this.emit(body),
+      cancellation: (taskId, reason) =>
+        new HivewatchError('SYSTEM_CANCELLED', {
+          message: reason,
+          timestamp: this.clock.now(),
+          correlation: { project: this.config.project ?? null, flow: this.config.plan.file, run: this.runId, step, task: taskId },
+        }),
+    };
+  }
+
+  private cancelReason(): string {
+    return this.cancelCommand?.reason ?? 'cancelled';
+  }
+
+  /** Applies the writes made since the last commit; returns the error that rejects them all, or null. */
+  private commit(step: number, live: boolean): HivewatchError | null {
+    const result = commitWrites(this.channels, this.log.take(), this.channelDefs);
     if (!result.ok) return result.error.withCorrelation({ ...this.correlation(), step }, this.clock.now());
     this.channels = result.state;
     if (!live) return null;
@@ -277,7 +332,7 @@ export class FlowRun {
     return null;
   }
 
-  private runStep(step: number, frontier: PendingTask[]): Promise<StepOutcome> {
+  private runStep(step: number, frontier: PendingTask[]): Promise<StepExecution> {
     return executeStep({
       step,
       frontier,
@@ -291,20 +346,21 @@ export class FlowRun {
       epoch: () => this.epochValue,
       emit: (body) => this.emit(body),
       agentFor: (call) => this.agentFor(call),
+      retryPolicyFor: (call, agent) => retryPolicyFor(call.spec, agent),
       registry: this.config.registry,
       backoffs: this.backoffs,
       flush: () => this.config.sink.flush(),
     });
   }
 
-  /** Let every thread run until it parks on a session or ends; drop sessions of dead parallels. */
+  /** Let every thread run until it parks on a session or ends; stop the threads of dead parallels. */
   private async settleThreads(): Promise<void> {
     for (;;) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       const dead = this.pending.filter((task) => insideDeadParallel(task.call.frames));
       if (dead.length === 0) return;
       this.pending = this.pending.filter((task) => !dead.includes(task));
-      for (const task of dead) task.reject(new CancelledError('a sibling branch failed (fail-fast)'));
+      for (const task of dead) task.reject(new CancelledError(SIBLING_FAILED));
     }
   }
 
@@ -321,21 +377,30 @@ export class FlowRun {
     this.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught, retrying: false, step: error.correlation.step, ordinal: null, taskId: null });
   }
 
+  private journalRaised(): void {
+    for (const { error, caught } of this.raisedErrors) this.emitError(error, caught);
+    this.raisedErrors = [];
+  }
+
   private async finish(rootError: unknown): Promise<RunResult> {
+    // The program ended; only writes it made since the last commit (a flow with no session) are left to commit.
+    if (this.cancelCommand && this.log.size > 0) return this.cancelled();
     if (rootError instanceof CancelledError) return this.cancelled();
+    const rejected = this.log.size > 0 ? this.commit(this.stepNumber, true) : null;
+    if (rejected) return this.fail(rejected, true);
     if (rootError instanceof FlowFailure) return this.fail(rootError.error, false);
     if (rootError !== null) return this.fail(toHivewatchError(rootError), true);
-    const rejected = this.staged.length > 0 ? this.commit(this.stepNumber, [], true) : null;
-    if (rejected) return this.fail(rejected, true);
+    this.journalRaised();
     this.statusValue = 'completed';
     this.emit({ type: 'runCompleted', steps: this.stepNumber });
     await this.config.sink.flush();
     return this.result('completed', null);
   }
 
-  /** `journal`: the error is new here and needs its errorOccurred; task errors already have theirs. */
+  /** `journal`: the error is new here and needs its errorOccurred; task and throw errors already have theirs. */
   private async fail(error: HivewatchError, journal: boolean): Promise<RunResult> {
     const located = error.correlation.run === null ? error.withCorrelation(this.correlation(), this.clock.now()) : error;
+    this.journalRaised();
     if (journal) this.emitError(located, false);
     this.statusValue = 'failed';
     this.emit({ type: 'runFailed', error: located.toEnvelope() });
@@ -346,6 +411,8 @@ export class FlowRun {
   private async cancelled(): Promise<RunResult> {
     const command = this.cancelCommand ?? { commandId: 'internal', reason: 'cancelled' };
     this.statusValue = 'cancelled';
+    this.raisedErrors = [];
+    this.log.clear();
     this.emit({
       type: 'runCancelled',
       cause: { commandId: command.commandId, reason: command.reason },
@@ -363,30 +430,4 @@ export class FlowRun {
 function flowNameOf(file: string): string {
   const base = file.split(/[\\/]/).pop() ?? file;
   return base.replace(/\.prose$/, '');
-}
-
-function replayStep(step: number, frontier: PendingTask[], resume: ResumePoint): StepOutcome {
-  const answers: (() => void)[] = [];
-  const writes: StagedWrite[] = [];
-  for (const task of frontier) {
-    const taskId = `${step}:${task.call.spec.ordinal}`;
-    const outcome = resume.outcomes.get(taskId);
-    if (!outcome) {
-      return {
-        kind: 'corrupt',
-        error: new HivewatchError('SYSTEM_STATE_CORRUPTION', {
-          message: `cannot resume: the journal of ${resume.fromRunId} has no outcome for task ${taskId}; was the flow changed since?`,
-          context: { taskId, fromRunId: resume.fromRunId },
-        }),
-      };
-    }
-    if (outcome.ok) {
-      if (task.call.targetKey !== null) writes.push({ key: task.call.targetKey, value: outcome.output, ordinal: task.call.spec.ordinal });
-      answers.push(() => task.resolve(outcome.output));
-    } else {
-      const error = HivewatchError.fromEnvelope(outcome.error);
-      answers.push(() => task.reject(new FlowFailure(error, task.call.spec.ordinal)));
-    }
-  }
-  return { kind: 'committable', writes, deliver: () => answers.forEach((answer) => answer()) };
 }

@@ -1,13 +1,14 @@
-import { CancelledError, HivewatchError } from '../errors/hivewatch-error.js';
+import { CancelledError, type HivewatchError } from '../errors/hivewatch-error.js';
+import type { RetryPolicy } from '../errors/retry.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { renderTemplate } from '../flow/template.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
-import type { StagedWrite } from './channels.js';
 import type { Clock } from './clock.js';
 import type { HivewatchEventBody } from './events.js';
-import { analyzeFailure, insideDeadParallel, isInside } from './frames.js';
-import { FlowFailure, type SessionCall } from './interpreter.js';
+import { analyzeFailure, isInside, type ParallelState } from './frames.js';
+import type { SessionCall } from './interpreter.js';
 import type { Limiter } from './limiter.js';
+import { resolveStep, type SettledTask } from './resolve.js';
 import { taskIdOf } from './resume.js';
 import { executeTask, type TaskResult } from './task-executor.js';
 
@@ -18,16 +19,15 @@ export interface PendingTask {
   reject: (error: unknown) => void;
 }
 
-export type StepOutcome =
-  /** Every failure is caught by the flow: commit `writes`, then `deliver` outcomes to the threads. */
-  | { kind: 'committable'; writes: StagedWrite[]; deliver: () => void }
-  /** An uncaught task failure: no commit, the run fails with the earliest ordinal's error (rules 5, 6). */
-  | { kind: 'aborted'; error: HivewatchError }
-  | { kind: 'cancelled' }
-  | { kind: 'corrupt'; error: HivewatchError };
+export type StepExecution =
+  /** Every task ended; `results` follow the frontier (ascending ordinal). */
+  | { kind: 'settled'; results: TaskResult[] }
+  /** The run was cancelled (rule 11); `results` holds what each task ended with, where it ended. */
+  | { kind: 'cancelled'; results: (TaskResult | undefined)[] };
 
 export interface StepEnv {
   step: number;
+  /** Ascending ordinal. */
   frontier: readonly PendingTask[];
   runId: string;
   flow: string;
@@ -39,33 +39,85 @@ export interface StepEnv {
   epoch: () => number;
   emit: (body: HivewatchEventBody) => void;
   agentFor: (call: SessionCall) => AgentSpec;
+  retryPolicyFor: (call: SessionCall, agent: AgentSpec) => RetryPolicy;
   registry: RuntimeRegistry;
   backoffs: Map<string, (commandId: string) => void>;
   flush: () => Promise<void>;
 }
 
-function cancellationError(env: StepEnv, taskId: string, reason: string): HivewatchError {
-  return new HivewatchError('SYSTEM_CANCELLED', {
-    message: reason,
-    timestamp: env.clock.now(),
-    correlation: { project: env.project, flow: env.flow, run: env.runId, step: env.step, task: taskId },
-  });
+interface LiveTask {
+  pending: PendingTask;
+  ordinal: number;
+  taskId: string;
+  agent: AgentSpec;
+  retry: RetryPolicy;
+  controller: AbortController;
 }
 
-export async function executeStep(env: StepEnv): Promise<StepOutcome> {
+const SIBLING_FAILED = 'a sibling branch failed (fail-fast)';
+
+/**
+ * Fail-fast while the step runs (rule 6 as the issue #8 made it normative): a failure at ordinal
+ * k cancels the running tasks above k inside the parallels it kills; tasks below k run to their
+ * end. An ordinary failure cancels at once: whatever it cancels, any lower-ordinal failure that
+ * also kills its parallel would cancel too, so the outcome cannot depend on timing. A system
+ * error may kill more (it escapes continue / ignore parallels), so it acts only once every task
+ * below it has ended, when `resolveStep` over that prefix is final.
+ */
+class LiveFailFast {
+  private readonly results: (TaskResult | undefined)[];
+  private prefix = 0;
+
+  constructor(private readonly tasks: readonly LiveTask[]) {
+    this.results = tasks.map(() => undefined);
+  }
+
+  settled(index: number, result: TaskResult): void {
+    this.results[index] = result;
+    const task = this.tasks[index] as LiveTask;
+    if (result.kind === 'failed' && !result.error.escalates) this.kill(task, result.error);
+    while (this.prefix < this.tasks.length && this.results[this.prefix] !== undefined) this.prefix++;
+    if (this.results.slice(0, this.prefix).some((r) => r?.kind === 'failed' && r.error.escalates)) {
+      const settledPrefix: SettledTask[] = this.tasks.slice(0, this.prefix).map((t, i) => ({
+        ordinal: t.ordinal,
+        frames: t.pending.call.frames,
+        result: this.results[i] as TaskResult,
+      }));
+      resolveStep(settledPrefix).outcomes.forEach((outcome, i) => {
+        if (outcome.kind === 'failed') this.kill(this.tasks[i] as LiveTask, outcome.error);
+      });
+    }
+  }
+
+  private kill(failed: LiveTask, error: HivewatchError): void {
+    const killed: ParallelState[] = analyzeFailure(failed.pending.call.frames, error.escalates).killed;
+    for (const parallel of killed) {
+      for (const other of this.tasks) {
+        if (other.ordinal > failed.ordinal && isInside(other.pending.call.frames, parallel)) {
+          other.controller.abort(new CancelledError(SIBLING_FAILED));
+        }
+      }
+    }
+  }
+}
+
+/** Runs one step's tasks to their end; journals stepStarted, taskStarted and the attempts, nothing after. */
+export async function executeStep(env: StepEnv): Promise<StepExecution> {
   const { step, frontier } = env;
   // A step's predecessors are durable before it starts (crash safety of the journal).
   await env.flush();
-  if (env.runSignal.aborted) return { kind: 'cancelled' };
-  const tasks = frontier.map((pending) => ({
-    pending,
-    ordinal: pending.call.spec.ordinal,
-    taskId: taskIdOf(step, pending.call.spec.ordinal),
-    agent: env.agentFor(pending.call),
-    controller: new AbortController(),
-    // The handlers around a task are static: who catches its failure is known before it runs.
-    reach: analyzeFailure(pending.call.frames),
-  }));
+  if (env.runSignal.aborted) return { kind: 'cancelled', results: frontier.map(() => undefined) };
+  const tasks: LiveTask[] = frontier.map((pending) => {
+    const agent = env.agentFor(pending.call);
+    return {
+      pending,
+      ordinal: pending.call.spec.ordinal,
+      taskId: taskIdOf(step, pending.call.spec.ordinal),
+      agent,
+      retry: env.retryPolicyFor(pending.call, agent),
+      controller: new AbortController(),
+    };
+  });
   env.emit({ type: 'stepStarted', step, frontier: tasks.map((t) => ({ ordinal: t.ordinal, taskId: t.taskId, name: t.pending.call.spec.name })) });
   for (const t of tasks) {
     env.emit({
@@ -75,15 +127,17 @@ export async function executeStep(env: StepEnv): Promise<StepOutcome> {
       taskId: t.taskId,
       name: t.pending.call.spec.name,
       agent: t.agent.name,
-      maxAttempts: Math.max(1, t.pending.call.spec.retry.retries + 1),
+      maxAttempts: Math.max(1, t.retry.retries + 1),
     });
   }
   const onRunAbort = (): void => tasks.forEach((t) => t.controller.abort(env.runSignal.reason));
   env.runSignal.addEventListener('abort', onRunAbort, { once: true });
 
-  const results = new Map<number, TaskResult>();
-  const runOne = async (t: (typeof tasks)[number]): Promise<void> => {
+  const failFast = new LiveFailFast(tasks);
+  const results: (TaskResult | undefined)[] = tasks.map(() => undefined);
+  const runOne = async (t: LiveTask, index: number): Promise<void> => {
     let releases: (() => void)[] = [];
+    let result: TaskResult;
     try {
       releases.push(await env.limiter.acquire(t.controller.signal));
       if (env.sharedLimiter) releases.push(await env.sharedLimiter.acquire(t.controller.signal));
@@ -91,11 +145,12 @@ export async function executeStep(env: StepEnv): Promise<StepOutcome> {
       releases.forEach((release) => release());
       releases = [];
       if (!(error instanceof CancelledError)) throw error;
-      results.set(t.ordinal, { kind: 'cancelled', attempts: 0 });
+      results[index] = { kind: 'cancelled', attempts: 0 };
+      failFast.settled(index, { kind: 'cancelled', attempts: 0 });
       return;
     }
     try {
-      const result = await executeTask({
+      result = await executeTask({
         runId: env.runId,
         flow: env.flow,
         project: env.project,
@@ -105,7 +160,7 @@ export async function executeStep(env: StepEnv): Promise<StepOutcome> {
         spec: t.pending.call.spec,
         agent: t.agent,
         runtime: env.registry.forAgent(t.agent),
-        retry: t.pending.call.spec.retry,
+        retry: t.retry,
         prompt: () => {
           const template = t.pending.call.spec.prompt;
           return template === null ? '' : renderTemplate(template, t.pending.call.lookup);
@@ -114,73 +169,21 @@ export async function executeStep(env: StepEnv): Promise<StepOutcome> {
         clock: env.clock,
         signal: t.controller.signal,
         epoch: env.epoch,
-        caught: t.reach.caught,
+        caught: (error) => analyzeFailure(t.pending.call.frames, error.escalates).kind === 'caught',
         emit: env.emit,
         onBackoff: (skip) => {
           env.backoffs.set(t.taskId, skip);
           return () => env.backoffs.delete(t.taskId);
         },
       });
-      results.set(t.ordinal, result);
-      if (result.kind === 'failed') {
-        // Fail-fast: the failure escapes these parallels, so their other branches stop now.
-        for (const parallel of t.reach.killed) {
-          parallel.dead = true;
-          for (const other of tasks) {
-            if (other !== t && isInside(other.pending.call.frames, parallel)) {
-              other.controller.abort(new CancelledError('a sibling branch failed (fail-fast)'));
-            }
-          }
-        }
-      }
     } finally {
       releases.forEach((release) => release());
     }
+    results[index] = result;
+    failFast.settled(index, result);
   };
   await Promise.all(tasks.map(runOne));
   env.runSignal.removeEventListener('abort', onRunAbort);
-
-  if (env.runSignal.aborted) {
-    // Rule 11: every frontier task fails with the cancellation, in ascending ordinal; no commit.
-    const reason = env.runSignal.reason instanceof Error ? env.runSignal.reason.message : 'cancelled';
-    for (const t of tasks) {
-      const result = results.get(t.ordinal);
-      env.emit({
-        type: 'taskFailed',
-        step,
-        ordinal: t.ordinal,
-        taskId: t.taskId,
-        attempts: result?.attempts ?? 0,
-        error: cancellationError(env, t.taskId, reason).toEnvelope(),
-        cancelled: true,
-      });
-    }
-    return { kind: 'cancelled' };
-  }
-
-  const uncaught: { ordinal: number; error: HivewatchError }[] = [];
-  const writes: StagedWrite[] = [];
-  const answers: (() => void)[] = [];
-  for (const t of tasks) {
-    const result = results.get(t.ordinal) as TaskResult;
-    const ref = { step, ordinal: t.ordinal, taskId: t.taskId, attempts: result.attempts };
-    if (result.kind === 'succeeded') {
-      env.emit({ type: 'taskSucceeded', ...ref, output: result.output });
-      if (t.pending.call.targetKey !== null && !insideDeadParallel(t.pending.call.frames)) {
-        writes.push({ key: t.pending.call.targetKey, value: result.output, ordinal: t.ordinal });
-      }
-      answers.push(() => t.pending.resolve(result.output));
-    } else if (result.kind === 'failed') {
-      env.emit({ type: 'taskFailed', ...ref, error: result.error.toEnvelope(), cancelled: false });
-      if (!t.reach.caught) uncaught.push({ ordinal: t.ordinal, error: result.error });
-      answers.push(() => t.pending.reject(new FlowFailure(result.error, t.ordinal)));
-    } else {
-      const reason = 'cancelled: a sibling branch failed (fail-fast)';
-      env.emit({ type: 'taskFailed', ...ref, error: cancellationError(env, t.taskId, reason).toEnvelope(), cancelled: true });
-      answers.push(() => t.pending.reject(new CancelledError(reason)));
-    }
-  }
-  const first = uncaught.sort((a, b) => a.ordinal - b.ordinal)[0];
-  if (first) return { kind: 'aborted', error: first.error };
-  return { kind: 'committable', writes, deliver: () => answers.forEach((answer) => answer()) };
+  if (env.runSignal.aborted) return { kind: 'cancelled', results };
+  return { kind: 'settled', results: results as TaskResult[] };
 }

@@ -40,8 +40,8 @@ export interface TaskEnv {
   signal: AbortSignal;
   /** The epoch at the start of an attempt; a result from an older epoch is stale (rule 12). */
   epoch: () => number;
-  /** Whether a failure of this task is caught by the flow: for errorOccurred. */
-  caught: boolean;
+  /** Whether the flow catches a failure of this task (it depends on the error: system errors escalate). */
+  caught: (error: HivewatchError) => boolean;
   emit: (body: HivewatchEventBody) => void;
   /** Lets an operator cut a backoff short ("retry now"). */
   onBackoff: (skip: (commandId: string) => void) => () => void;
@@ -95,7 +95,16 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
       }
       return { kind: 'cancelled', attempts: attempt };
     }
-    if (result.kind === 'cancelled') return { kind: 'cancelled', attempts: attempt };
+    if (result.kind === 'cancelled') {
+      if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt };
+      // Only a stop the engine asked for ends an attempt as cancelled; anything else is a bug of the runtime.
+      result = {
+        kind: 'failed',
+        error: new HivewatchError('SYSTEM_INVARIANT_VIOLATED', {
+          message: `runtime ${env.runtime.name} reported the attempt cancelled although nothing cancelled it`,
+        }),
+      };
+    }
     if (result.kind === 'succeeded') {
       env.emit({ type: 'attemptSucceeded', ...ref, attempt, durationMs });
       return { kind: 'succeeded', output: result.output, attempts: attempt };
@@ -105,7 +114,7 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
     const error = result.error.withCorrelation(correlation, env.clock.now());
     const decision = decideRetry(env.retry, error, attempt);
     env.emit({ type: 'attemptFailed', ...ref, attempt, durationMs, error: error.toEnvelope() });
-    env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught, retrying: decision.retry, ...ref });
+    env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught(error), retrying: decision.retry, ...ref });
     if (!decision.retry) {
       if (decision.strategy !== 'exhausted' || env.retry.retries === 0) return { kind: 'failed', error, attempts: attempt };
       const exhausted = new HivewatchError('POLICY_RETRY_LIMIT_EXCEEDED', {
@@ -115,7 +124,7 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
         timestamp: env.clock.now(),
         correlation,
       });
-      env.emit({ type: 'errorOccurred', error: exhausted.toEnvelope(), caught: env.caught, retrying: false, ...ref });
+      env.emit({ type: 'errorOccurred', error: exhausted.toEnvelope(), caught: env.caught(exhausted), retrying: false, ...ref });
       return { kind: 'failed', error: exhausted, attempts: attempt };
     }
 

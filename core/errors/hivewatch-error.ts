@@ -3,6 +3,8 @@ import {
   ERROR_CATEGORIES,
   codeInfo,
   defaultOrigin,
+  escalates,
+  invariantProblem,
   isErrorCode,
   isValidOrigin,
   type ErrorCategory,
@@ -49,6 +51,13 @@ export class HivewatchError extends Error {
     if (!isValidOrigin(this.origin)) {
       throw new TypeError(`invalid error origin "${this.origin}"`);
     }
+    const problem = invariantProblem(this.category, this.origin, this.recoverable);
+    if (problem !== null) throw new ErrorModelViolation(`${errorCode}: ${problem}`);
+  }
+
+  /** A system error escalates: no catch and no continue / ignore parallel stops it (§9). */
+  get escalates(): boolean {
+    return escalates(this.category);
   }
 
   /** A copy with more correlation and a timestamp, as errors gain context on their way up. */
@@ -96,6 +105,18 @@ export class HivewatchError extends Error {
   }
 }
 
+/**
+ * Thrown when code tries to build an error that breaks the error model (§9): a scope error that
+ * is recoverable, an origin that does not belong to the category. Where a runtime's result is
+ * received, this becomes a SYSTEM_INVARIANT_VIOLATED error, as the model requires.
+ */
+export class ErrorModelViolation extends TypeError {
+  constructor(message: string) {
+    super(`error model invariant violated: ${message}`);
+    this.name = 'ErrorModelViolation';
+  }
+}
+
 /** Cancellation is not a failure of the work; it is its own class so nothing mistakes it for one. */
 export class CancelledError extends Error {
   constructor(readonly reason: string = 'cancelled by operator') {
@@ -109,12 +130,12 @@ export function isCancelled(error: unknown): error is CancelledError {
 }
 
 /** Any thrown value becomes a HivewatchError; foreign throwables are broken invariants. */
-export function toHivewatchError(error: unknown, fallbackOrigin = 'system'): HivewatchError {
+export function toHivewatchError(error: unknown): HivewatchError {
   if (error instanceof HivewatchError) return error;
   const message = error instanceof Error ? error.message : String(error);
   return new HivewatchError('SYSTEM_INVARIANT_VIOLATED', {
     message: `unexpected ${error instanceof Error ? error.name : typeof error}: ${message}`,
-    origin: fallbackOrigin,
+    origin: 'system',
     cause: error,
   });
 }
@@ -135,6 +156,8 @@ export function parseEnvelope(value: unknown): ErrorEnvelope {
   if (typeof v.message !== 'string') fail('message', 'a string');
   if (typeof v.origin !== 'string' || !isValidOrigin(v.origin)) fail('origin', 'a valid origin');
   if (typeof v.recoverable !== 'boolean') fail('recoverable', 'a boolean');
+  const problem = invariantProblem(v.category as ErrorCategory, v.origin, v.recoverable);
+  if (problem !== null) throw new TypeError(`invalid error envelope: ${problem}`);
   if (v.recovery_hint !== null && typeof v.recovery_hint !== 'string') fail('recovery_hint', 'a string or null');
   if (typeof v.context !== 'object' || v.context === null || Array.isArray(v.context)) fail('context', 'an object');
   if (typeof v.timestamp !== 'number') fail('timestamp', 'a number');

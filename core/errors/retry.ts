@@ -65,6 +65,17 @@ export function classifyForRetry(failure: RetryableFailure): ErrorRetryClass {
 const cap = (delay: number, max: number): number => Math.min(delay, max);
 
 /**
+ * The cap when the policy sets no `max-delay`: 300 s, but never below a delay the policy names
+ * itself (`delay: "1h"` waits an hour; `backoff: [1s, 10m]` waits ten minutes), so a policy is
+ * followed as written. Growth past the named delays (exponential, linear) stops at the default.
+ */
+export function effectiveMaxDelay(policy: RetryPolicy, fallback: number): number {
+  if (policy.maxDelayMs !== null) return policy.maxDelayMs;
+  const listed = Array.isArray(policy.backoff) ? (policy.backoff as readonly number[]) : [];
+  return Math.max(fallback, policy.baseDelayMs ?? 0, ...listed);
+}
+
+/**
  * What to do after attempt `attempt` (1-based) failed with `failure`. The n-th retry (n = attempt - 1,
  * starting at 0) waits: fixed base; linear base·(n+1); exponential base·2^n; list[n] (last repeats);
  * all capped at the max delay. A fatal error is never retried, whatever the policy says.
@@ -78,14 +89,14 @@ export function decideRetry(policy: RetryPolicy, failure: RetryableFailure, atte
   if (backoff === null) {
     if (retryClass === 'rate_limit') {
       const base = policy.baseDelayMs ?? RATE_LIMIT_BASE_DELAY_MS;
-      const max = policy.maxDelayMs ?? RATE_LIMIT_MAX_DELAY_MS;
+      const max = effectiveMaxDelay(policy, RATE_LIMIT_MAX_DELAY_MS);
       return { retry: true, delayMs: cap(base * 2 ** n, max), strategy: RetryStrategy.rateLimit };
     }
     const base = policy.baseDelayMs ?? TRANSIENT_BASE_DELAY_MS;
-    const max = policy.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+    const max = effectiveMaxDelay(policy, DEFAULT_MAX_DELAY_MS);
     return { retry: true, delayMs: cap(base * (n + 1), max), strategy: RetryStrategy.transient };
   }
-  const max = policy.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+  const max = effectiveMaxDelay(policy, DEFAULT_MAX_DELAY_MS);
   if (typeof backoff !== 'string') {
     const delay = backoff[Math.min(n, backoff.length - 1)] ?? 0;
     return { retry: true, delayMs: cap(delay, max), strategy: RetryStrategy.list };
@@ -139,6 +150,12 @@ export function validateRetryPolicy(policy: RetryPolicy): string | null {
   if (longest > MAX_DELAY_MS) return `delays must be at most 24h, got ${longest}ms`;
   if (policy.baseDelayMs !== null && policy.maxDelayMs !== null && policy.maxDelayMs < policy.baseDelayMs) {
     return `max-delay (${policy.maxDelayMs}ms) must not be less than delay (${policy.baseDelayMs}ms)`;
+  }
+  if (Array.isArray(policy.backoff) && policy.maxDelayMs !== null) {
+    const longestListed = Math.max(...(policy.backoff as readonly number[]));
+    if (policy.maxDelayMs < longestListed) {
+      return `max-delay (${policy.maxDelayMs}ms) must not be less than the longest backoff delay (${longestListed}ms): it would never be waited`;
+    }
   }
   return null;
 }

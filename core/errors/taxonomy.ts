@@ -53,7 +53,7 @@ export const ERROR_CODES = {
   SCOPE_CONFLICT_UNRESOLVED: code('scope', false, 'Serialize the conflicting branches'),
 
   VERIFICATION_CHECK_FAILED: code('verification', true, 'Let the agent correct its work and retry'),
-  VERIFICATION_AGENT_REJECTED: code('verification', true, 'Address the verifier findings'),
+  VERIFICATION_AGENT_REJECTED: code('verification', false, 'Address the verifier findings, then start the task again'),
   VERIFICATION_TIMEOUT: code('verification', true, 'Retry with an extended verification timeout'),
   VERIFICATION_CRASH: code('verification', true, 'Retry; inspect the verifier output'),
 
@@ -90,6 +90,38 @@ const ORIGIN_PATTERN = /^(system|verifier|scope_enforcer|git|user|policy|(runtim
 /** Origins: `system`, `runtime:<name>`, `agent:<name>`, `verifier`, `check:<name>`, `scope_enforcer`, `git`, `user`, `policy`. */
 export function isValidOrigin(origin: string): boolean {
   return ORIGIN_PATTERN.test(origin);
+}
+
+/**
+ * Which origins each category may have (hivemind-error-model.md §4.2: "attribution is never
+ * ambiguous"). Categories the spec leaves out follow §3: git errors come from `git`, user errors
+ * from `user`, policy errors from `policy`.
+ */
+const ORIGINS_OF: Record<ErrorCategory, { pattern: RegExp; describe: string }> = {
+  system: { pattern: /^system$/, describe: '"system"' },
+  runtime: { pattern: /^runtime:[A-Za-z0-9_.-]+$/, describe: '"runtime:<adapter>"' },
+  agent: { pattern: /^agent:[A-Za-z0-9_.-]+$/, describe: '"agent:<agent>"' },
+  scope: { pattern: /^scope_enforcer$/, describe: '"scope_enforcer"' },
+  verification: { pattern: /^(verifier|check:[A-Za-z0-9_.-]+)$/, describe: '"verifier" or "check:<name>"' },
+  git: { pattern: /^git$/, describe: '"git"' },
+  user: { pattern: /^user$/, describe: '"user"' },
+  policy: { pattern: /^policy$/, describe: '"policy"' },
+};
+
+/**
+ * The error model's invariants (§9) that one error can break on its own: its origin follows its
+ * category, and scope errors are fatal to the attempt. Returns what is wrong, or null.
+ */
+export function invariantProblem(category: ErrorCategory, origin: string, recoverable: boolean): string | null {
+  const origins = ORIGINS_OF[category];
+  if (!origins.pattern.test(origin)) return `a ${category} error must originate from ${origins.describe}, got "${origin}"`;
+  if (category === 'scope' && recoverable) return 'a scope error is always fatal to the attempt: it cannot be recoverable';
+  return null;
+}
+
+/** System errors escalate (§9): no catch catches them and no continue / ignore parallel absorbs them. */
+export function escalates(category: ErrorCategory): boolean {
+  return category === 'system';
 }
 
 /** The origin an error of this category has unless a more precise one is known. */

@@ -133,3 +133,12 @@ export interface Diagnostic {
 export function formatDiagnostic(d: Diagnostic): string {
   return `${d.file}:${d.line}:${d.column}: ${d.message}`;
 }
+
+/**
+ * A statement's place in program order as one number. Ordinals number sessions in pre-order with
+ * parallel branches in order, which is the order of the source text, so comparing positions
+ * compares ordinals, and it places a `throw` or an assignment between the sessions around it.
+ */
+export function programOrder(pos: Position): number {
+  return pos.line * 1_000_000 + pos.column;
+}

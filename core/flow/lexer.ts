@@ -66,8 +66,9 @@ class Lexer {
   ) {}
 
   run(): LexResult {
-    const lines = this.source.replace(/^\uFEFF/, '').split('\n');
-    lines.forEach((raw, index) => this.lexLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw, index + 1));
+    // A lone CR (classic Mac OS, some editors' "old Mac" setting) ends a line as LF and CRLF do.
+    const lines = this.source.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
+    lines.forEach((raw, index) => this.lexLine(raw, index + 1));
     const end = { line: lines.length + 1, column: 1 };
     for (let open = this.levels.length - 1; open > 0; open--) this.push({ kind: 'dedent', text: '', pos: end });
     this.levels.length = 1;

@@ -31,14 +31,17 @@ export function parseValue(c: TokenCursor): PropertyValue {
 }
 
 function parseList(c: TokenCursor): PropertyValue {
-  const open = c.next();
-  const items: PropertyValue[] = [];
-  if (c.acceptPunct(']')) return { kind: 'list', items, pos: open.pos };
-  for (;;) {
-    items.push(parseValue(c));
+  const open = c.peek();
+  return c.nested(open, () => {
+    c.next();
+    const items: PropertyValue[] = [];
     if (c.acceptPunct(']')) return { kind: 'list', items, pos: open.pos };
-    c.expectPunct(',', '"," or "]" in the list');
-  }
+    for (;;) {
+      items.push(parseValue(c));
+      if (c.acceptPunct(']')) return { kind: 'list', items, pos: open.pos };
+      c.expectPunct(',', '"," or "]" in the list');
+    }
+  });
 }
 
 function parseNameValue(c: TokenCursor, where: string): Property {

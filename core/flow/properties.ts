@@ -173,7 +173,12 @@ function readBackoff(value: PropertyValue, report: Report): RetryPolicy['backoff
  * The policy set by `retry` / `backoff` / `delay` / `max-delay`, or null when none of them is
  * written. Each part is checked on its own so that its message points at its own value.
  */
-export function readRetryPolicy(properties: ReadonlyMap<string, Property>, report: Report): RetryPolicy | null {
+export function readRetryPolicy(properties: ReadonlyMap<string, Property>, reportProblem: Report): RetryPolicy | null {
+  let problems = 0;
+  const report: Report = (message, pos) => {
+    problems += 1;
+    reportProblem(message, pos);
+  };
   const retry = properties.get('retry');
   const backoff = properties.get('backoff');
   const delay = properties.get('delay');
@@ -196,5 +201,12 @@ export function readRetryPolicy(properties: ReadonlyMap<string, Property>, repor
     const message = validateRetryPolicy({ ...NO_RETRY, baseDelayMs, maxDelayMs });
     if (message) report(message, maxDelay.value.pos);
   }
-  return { retries, backoff: backoffValue, baseDelayMs, maxDelayMs };
+  const policy: RetryPolicy = { retries, backoff: backoffValue, baseDelayMs, maxDelayMs };
+  // Each part was reported where it is written; once they all read well the whole policy is
+  // checked, so that a policy the engine would not follow as written (rule 3) never passes `check`.
+  if (problems === 0) {
+    const message = validateRetryPolicy(policy);
+    if (message) report(message, (maxDelay ?? backoff ?? delay ?? retry)?.value.pos ?? { line: 1, column: 1 });
+  }
+  return policy;
 }

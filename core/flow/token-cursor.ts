@@ -18,8 +18,15 @@ export class ParseError extends Error {
   }
 }
 
+/**
+ * How deep blocks and lists may nest. Parsing, checking and running all walk the tree
+ * recursively; a bound far above any real flow keeps a hostile file from exhausting the stack.
+ */
+export const MAX_NESTING = 64;
+
 export class TokenCursor {
   private index = 0;
+  private depth = 0;
 
   constructor(
     private readonly tokens: readonly Token[],
@@ -98,10 +105,25 @@ export class TokenCursor {
       this.report(`empty block: "${label}" needs at least one indented line below it`, header.pos);
       return [];
     }
-    this.next();
-    const result = items();
-    if (this.at('dedent')) this.next();
-    return result;
+    return this.nested(header, () => {
+      this.next();
+      const result = items();
+      if (this.at('dedent')) this.next();
+      return result;
+    });
+  }
+
+  /** Runs `parse` one level deeper; past MAX_NESTING the construct opened at `opener` is an error. */
+  nested<T>(opener: Token, parse: () => T): T {
+    if (this.depth >= MAX_NESTING) {
+      throw new ParseError(`nesting deeper than ${MAX_NESTING} levels (blocks and lists): flatten this part of the flow`, opener.pos, false);
+    }
+    this.depth += 1;
+    try {
+      return parse();
+    } finally {
+      this.depth -= 1;
+    }
   }
 
   report(message: string, pos: Position): void {

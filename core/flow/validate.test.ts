@@ -145,14 +145,14 @@ describe('the plan', () => {
     expect(result.sessions[0]?.name).toHaveLength(60);
   });
 
-  it('lists channels: let/const/assign/parallel results as global, named branches as branch-local', () => {
+  it('lists channels: let/const/parallel results as global, named branches as branch-local', () => {
     const result = plan(
       [
         'const goal = "ship"',
         'let results = parallel (on-fail: ignore):',
         '  a = session "A"',
         '  b = session "B"',
-        'notes = session "N {goal} {results} {a}"',
+        'let notes = session "N {goal} {results} {a}"',
         '  context: [goal, a]',
         'parallel:',
         '  a = session "A again"',

@@ -62,7 +62,7 @@ class Validator {
       const spec = buildAgentSpec(decl, this.report);
       if (!first) this.agents.set(decl.name, spec);
     }
-    const channels = collectChannels(this.program.body, this.report);
+    const channels = collectChannels(this.program.body, this.report, this.options.assumeDeclared?.channels);
     this.channelNames = new Set([...channels.map((c) => c.name), ...(this.options.assumeDeclared?.channels ?? [])]);
     this.block(this.program.body, { locals: new Map(), inCatch: false });
 
