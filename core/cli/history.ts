@@ -1,3 +1,4 @@
+import { resumeProblem } from '../engine/resume.js';
 import type { ErrorDimension } from '../store/index.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { openCliStore, parseAge } from './database.js';
@@ -110,11 +111,17 @@ export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs
       return ExitCode.failed;
     }
     const file = flowFileOf(run.flow);
+    const resume = mode === 'resume' ? store.resumePointForRun(runId) : null;
+    const problem = resume ? resumeProblem(resume) : null;
+    if (problem !== null) {
+      io.err(`hivewatch resume: ${problem}\n`);
+      return ExitCode.failed;
+    }
     return await runFlow(
       {
         file,
         store,
-        resume: mode === 'resume' ? store.resumePointForRun(runId) : null,
+        resume,
         retryOf: mode === 'retry' ? runId : null,
       },
       args,

@@ -4,19 +4,26 @@ import type { HivewatchEvent } from './events.js';
  * The canonical form the project compares journals in. Tasks of one step run concurrently, so
  * their attempt events interleave by timing; the canonical form orders each step's events by
  * (ordinal, attempt, event order within the attempt) and drops what measures real time (seq,
- * ts, durations, wall-clock deadlines). Two runs of a flow on the fake runtime and the virtual
- * clock must be equal in this form (rule 15).
+ * ts, durations, wall-clock deadlines).
+ *
+ * A task that counts as cancelled (a failed fail-fast sibling stopped it) did whatever it managed
+ * before the cancel reached it: how many attempts, and whether it had finished, depend on timing.
+ * The canonical form keeps that it was cancelled and drops what it did, so that two runs of a
+ * flow on the fake runtime and the virtual clock are equal in this form whatever order their
+ * attempts settled in (rule 15).
  */
 
 const TIMING_FIELDS = new Set(['seq', 'ts', 'durationMs', 'nextAttemptAt', 'timestamp', 'runId', 'run']);
+const RACE_FIELDS = new Set(['attempts', 'settled']);
+const ATTEMPT_EVENTS = new Set(['attemptStarted', 'attemptSucceeded', 'attemptFailed', 'retryScheduled', 'backoffSkipped', 'receiptIgnoredStale', 'errorOccurred']);
 
-function stripTiming(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stripTiming);
+function strip(value: unknown, fields: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => strip(v, fields));
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key]) => !TIMING_FIELDS.has(key))
-      .map(([key, v]) => [key, stripTiming(v)]),
+      .filter(([key]) => !fields.has(key))
+      .map(([key, v]) => [key, strip(v, fields)]),
   );
 }
 
@@ -29,8 +36,13 @@ interface Keyed {
 }
 
 export function canonicalJournal(events: readonly HivewatchEvent[]): unknown[] {
+  const cancelledTasks = new Set(events.flatMap((e) => (e.type === 'taskFailed' && e.cancelled ? [e.taskId] : [])));
+  const raced = (event: HivewatchEvent): boolean => {
+    const taskId = (event as { taskId?: unknown }).taskId;
+    return ATTEMPT_EVENTS.has(event.type) && typeof taskId === 'string' && cancelledTasks.has(taskId);
+  };
   let currentStep = 0;
-  const keyed: Keyed[] = events.map((event, index) => {
+  const keyed: Keyed[] = events.filter((event) => !raced(event)).map((event, index) => {
     const e = event as unknown as Record<string, unknown>;
     if (event.type === 'stepStarted') currentStep = event.step;
     const step = typeof e.step === 'number' ? e.step : currentStep;
@@ -47,5 +59,8 @@ export function canonicalJournal(events: readonly HivewatchEvent[]): unknown[] {
     return { event, index, step, ordinal, attempt };
   });
   keyed.sort((a, b) => a.step - b.step || a.ordinal - b.ordinal || a.attempt - b.attempt || a.index - b.index);
-  return keyed.map((k) => stripTiming(k.event));
+  return keyed.map((k) => {
+    const cancelled = k.event.type === 'taskFailed' && k.event.cancelled;
+    return strip(strip(k.event, TIMING_FIELDS), cancelled ? RACE_FIELDS : new Set());
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commitWrites, emptyChannelState, replaceReducer, sequentialThreads, type ChannelDef, type StagedWrite } from './channels.js';
+import { commitWrites, concurrentThreads, emptyChannelState, replaceReducer, type ChannelDef, type ForkPoint, type StagedWrite } from './channels.js';
 
 const def = (key: string, overrides: Partial<ChannelDef> = {}): ChannelDef => ({
   key,
@@ -12,12 +12,18 @@ const def = (key: string, overrides: Partial<ChannelDef> = {}): ChannelDef => ({
 
 const channels = (...defs: ChannelDef[]): Map<string, ChannelDef> => new Map(defs.map((d) => [d.key, d]));
 
-/** A write by a task (ordinal) or an assignment (line) of a thread. */
-const write = (key: string, value: unknown, at: { ordinal?: number; line: number; thread?: string }): StagedWrite => ({
+/** Two executions of parallel statements, for the threads of the writes below. */
+const P = {};
+const Q = {};
+const branch = (instance: object, index: number): ForkPoint => ({ instance, branch: index });
+
+/** A write by a task (ordinal) or an assignment (line) of a thread inside `forks`. */
+const write = (key: string, value: unknown, at: { ordinal?: number; line: number; forks?: ForkPoint[] }): StagedWrite => ({
   key,
   value,
   ordinal: at.ordinal ?? null,
-  thread: at.thread ?? '',
+  thread: (at.forks ?? []).map((f) => `${f.instance === P ? 'P' : 'Q'}b${f.branch}`).join('/'),
+  forks: at.forks ?? [],
   pos: { line: at.line, column: 1 },
 });
 
@@ -39,9 +45,12 @@ describe('commitWrites (pure commit)', () => {
   });
 
   it('a branch and the thread it forked from write in sequence; two sibling branches collide', () => {
-    const parentThenBranch = [write('x', 'seed', { line: 1 }), write('x', 'branch', { ordinal: 0, line: 3, thread: 'p2:1b0' })];
+    const parentThenBranch = [write('x', 'seed', { line: 1 }), write('x', 'branch', { ordinal: 0, line: 3, forks: [branch(P, 0)] })];
     expect(commitWrites(emptyChannelState(), parentThenBranch, channels(def('x'))).ok).toBe(true);
-    const siblings = [write('x', 'left', { ordinal: 0, line: 3, thread: 'p2:1b0' }), write('x', 'right', { line: 4, thread: 'p2:1b1' })];
+    // Branches of two parallels that ran one after the other are in sequence too.
+    const inTurn = [write('x', 'first', { ordinal: 0, line: 3, forks: [branch(P, 0)] }), write('x', 'second', { line: 9, forks: [branch(Q, 0)] })];
+    expect(commitWrites(emptyChannelState(), inTurn, channels(def('x'))).ok).toBe(true);
+    const siblings = [write('x', 'left', { ordinal: 0, line: 3, forks: [branch(P, 0)] }), write('x', 'right', { line: 4, forks: [branch(P, 1)] })];
     const result = commitWrites(emptyChannelState(), siblings, channels(def('x')));
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -53,8 +62,8 @@ describe('commitWrites (pure commit)', () => {
 
   it('unknown channel beats update-policy violation, whatever the order of the writes', () => {
     const writes = [
-      write('x', 1, { ordinal: 0, line: 1, thread: 'p1:1b0' }),
-      write('x', 2, { ordinal: 1, line: 2, thread: 'p1:1b1' }),
+      write('x', 1, { ordinal: 0, line: 1, forks: [branch(P, 0)] }),
+      write('x', 2, { ordinal: 1, line: 2, forks: [branch(P, 1)] }),
       write('ghost', 3, { ordinal: 2, line: 3 }),
     ];
     const result = commitWrites(emptyChannelState(), writes, channels(def('x')));
@@ -65,7 +74,7 @@ describe('commitWrites (pure commit)', () => {
   });
 
   it('branch-local keys of one name are distinct channels: one write per task each', () => {
-    const writes = [write('note@b0', 'left', { ordinal: 0, line: 1, thread: 'b0' }), write('note@b1', 'right', { ordinal: 1, line: 2, thread: 'b1' })];
+    const writes = [write('note@b0', 'left', { ordinal: 0, line: 1, forks: [branch(P, 0)] }), write('note@b1', 'right', { ordinal: 1, line: 2, forks: [branch(P, 1)] })];
     expect(commitWrites(emptyChannelState(), writes, channels(def('note@b0'), def('note@b1'))).ok).toBe(true);
   });
 
@@ -93,13 +102,13 @@ describe('commitWrites (pure commit)', () => {
   });
 });
 
-describe('sequentialThreads', () => {
-  it('orders a thread with itself, its ancestors and its descendants, not with its siblings or cousins', () => {
-    expect(sequentialThreads('', 'p1:1b0')).toBe(true);
-    expect(sequentialThreads('p1:1b0', 'p1:1b0/p3:3b1')).toBe(true);
-    expect(sequentialThreads('p1:1b0', 'p1:1b1')).toBe(false);
-    expect(sequentialThreads('p1:1b0/p3:3b0', 'p1:1b1/p5:3b0')).toBe(false);
-    // A prefix that is not a whole segment is not an ancestor.
-    expect(sequentialThreads('p1:1b1', 'p1:1b10')).toBe(false);
+describe('concurrentThreads', () => {
+  it('is true only for different branches of one execution of a parallel', () => {
+    expect(concurrentThreads([], [branch(P, 0)])).toBe(false);
+    expect(concurrentThreads([branch(P, 0)], [branch(P, 0), branch(Q, 1)])).toBe(false);
+    expect(concurrentThreads([branch(P, 0)], [branch(P, 1)])).toBe(true);
+    expect(concurrentThreads([branch(P, 0), branch(Q, 0)], [branch(P, 1), branch(Q, 0)])).toBe(true);
+    // Two parallels one thread ran in turn: sequential, even at the same branch index.
+    expect(concurrentThreads([branch(P, 1)], [branch(Q, 0)])).toBe(false);
   });
 });

@@ -29,13 +29,22 @@ export interface ChannelDef {
   reducer: Reducer;
 }
 
+/** One parallel a thread runs inside: which execution of the statement, and which branch. */
+export interface ForkPoint {
+  /** One object per execution of the parallel statement. */
+  instance: object;
+  branch: number;
+}
+
 export interface StagedWrite {
   key: string;
   value: unknown;
   /** The writing task's ordinal; null for an assignment the interpreter made. */
   ordinal: number | null;
-  /** The writing thread: its branch path, '' for the main program. */
+  /** The writing thread's branch path ('' for the main program), for messages. */
   thread: string;
+  /** The parallels the writing thread runs inside, outermost first. */
+  forks: readonly ForkPoint[];
   /** Where in the program the write is made (the session or the assignment). */
   pos: Position | null;
 }
@@ -57,11 +66,18 @@ export type CommitResult =
   | { ok: false; error: HivewatchError; ordinal: number | null };
 
 /**
- * True when one thread runs strictly before or after the other: the same thread, or one an
- * ancestor of the other (a parent is suspended while its branches run).
+ * True when two threads may run at the same time: they take different branches of one execution
+ * of a parallel. Threads that part ways anywhere else ran one after the other — a branch and the
+ * thread that forked it, or branches of two parallels the same thread ran in turn.
  */
-export function sequentialThreads(a: string, b: string): boolean {
-  return a === b || a === '' || b === '' || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+export function concurrentThreads(a: readonly ForkPoint[], b: readonly ForkPoint[]): boolean {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i] as ForkPoint;
+    const y = b[i] as ForkPoint;
+    if (x.instance !== y.instance) return false;
+    if (x.branch !== y.branch) return true;
+  }
+  return false;
 }
 
 /** Program order of a write, for choosing which error a bad commit reports. */
@@ -102,7 +118,7 @@ export function commitWrites(
   for (const write of byRank) {
     const def = channels.get(write.key) as ChannelDef;
     const before = earlier.get(write.key) ?? [];
-    const rival = before.find((other) => !sequentialThreads(other.thread, write.thread));
+    const rival = before.find((other) => concurrentThreads(other.forks, write.forks));
     if (rival) {
       return {
         ok: false,

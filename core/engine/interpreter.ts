@@ -45,7 +45,8 @@ export interface InterpreterHost {
   submit(call: SessionCall): Promise<string>;
   declareChannel(key: string, name: string, scope: 'global' | 'branch', policy: UpdatePolicy): void;
   stageWrite(write: LoggedWrite): void;
-  readChannel(key: string, thread: string): unknown;
+  /** The value a thread with these frames reads (write-log.ts). */
+  readChannel(key: string, reader: readonly Frame[]): unknown;
   /** A `throw "message"` raised a new error: journal it (with whether the flow catches it). */
   raised(error: HivewatchError, caught: boolean): void;
   sessionAt(ordinal: number): SessionSpec;
@@ -109,17 +110,17 @@ export class Interpreter {
     for (const { name, constant } of declarationsIn(body)) this.declare(name, constant, scope);
   }
 
-  private lookupIn(scope: Scope): (path: readonly string[]) => unknown {
+  private lookupIn(scope: Scope, frames: readonly Frame[]): (path: readonly string[]) => unknown {
     return (path) => {
       const [head, ...rest] = path;
       if (head === undefined) return undefined;
       const binding = scope.resolve(head);
       let value: unknown =
         binding === undefined
-          ? this.host.readChannel(head, scope.branchPath)
+          ? this.host.readChannel(head, frames)
           : binding.kind === 'local'
             ? binding.value
-            : this.host.readChannel(binding.key, scope.branchPath);
+            : this.host.readChannel(binding.key, frames);
       for (const field of rest) {
         value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
       }
@@ -127,8 +128,8 @@ export class Interpreter {
     };
   }
 
-  private render(template: Template, scope: Scope): string {
-    return renderTemplate(template, this.lookupIn(scope));
+  private render(template: Template, ctx: Ctx): string {
+    return renderTemplate(template, this.lookupIn(ctx.scope, ctx.frames));
   }
 
   private async block(body: readonly Statement[], ctx: Ctx): Promise<unknown> {
@@ -168,7 +169,7 @@ export class Interpreter {
       spec: this.host.sessionAt(ordinal),
       frames: ctx.frames,
       thread: ctx.scope.branchPath,
-      lookup: this.lookupIn(ctx.scope),
+      lookup: this.lookupIn(ctx.scope, ctx.frames),
       targetKey,
     };
   }
@@ -194,7 +195,7 @@ export class Interpreter {
       const key = this.targetOf(statement, ctx.scope);
       return this.host.submit(this.call(value.ordinal, ctx, key));
     }
-    const result = value.kind === 'string' ? this.render(value.value, ctx.scope) : await this.parallel(value, ctx);
+    const result = value.kind === 'string' ? this.render(value.value, ctx) : await this.parallel(value, ctx);
     const key = this.targetOf(statement, ctx.scope);
     this.host.stageWrite({ key, value: result, ordinal: null, thread: ctx.scope.branchPath, pos: statement.pos, frames: ctx.frames });
     return result;
@@ -247,7 +248,7 @@ export class Interpreter {
     }
     const cause = ctx.handling?.error.toEnvelope();
     const error = new HivewatchError('USER_THROWN', {
-      message: this.render(message, ctx.scope),
+      message: this.render(message, ctx),
       origin: 'user',
       // The error being handled travels with the new one, so an operator can follow it back.
       context: { line: pos.line, column: pos.column, ...(cause ? { cause } : {}) },

@@ -225,7 +225,7 @@ export class FlowRun {
         }),
       declareChannel: (key, name, scope, policy) => this.declareChannel(key, name, scope, policy),
       stageWrite: (write) => this.log.stage(write),
-      readChannel: (key, thread) => this.log.read(key, thread, this.channels, this.channelDefs),
+      readChannel: (key, reader) => this.log.read(key, reader, this.channels, this.channelDefs),
       raised: (error, caught) => this.raisedErrors.push({ error: error.withCorrelation(this.correlation(), this.clock.now()), caught }),
       sessionAt: (ordinal) => {
         const spec = this.config.plan.sessions[ordinal];

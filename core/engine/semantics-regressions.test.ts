@@ -331,3 +331,14 @@ describe('finally on an uncaught failure (found by the reference model)', () => 
     expect(result.error?.message).toBe('handler');
   });
 });
+
+describe('found by the generated flows (shrunk counterexamples)', () => {
+  it('branches of two parallels that ran one after the other may write one variable in the same step', async () => {
+    // Both writes land in step 1's commit: the first parallel's task and the second's assignment.
+    const { result } = await runPlan(planOf('let g0 = ""\nparallel:\n  do:\n    g0 = session "A"\n  session "B"\nparallel:\n  do:\n    g0 = "after {g0}"\n  session "C"\n'), {
+      registry: scriptedRegistry(new ScriptedRuntime({})),
+    });
+    expect(result.status).toBe('completed');
+    expect(result.channels.g0).toBe('after out:A');
+  });
+});

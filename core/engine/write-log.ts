@@ -1,9 +1,13 @@
-import { sequentialThreads, type ChannelDef, type ChannelState, type StagedWrite } from './channels.js';
+import { concurrentThreads, type ChannelDef, type ChannelState, type ForkPoint, type StagedWrite } from './channels.js';
 import { insideDeadParallel, type Frame } from './frames.js';
 
-export interface LoggedWrite extends StagedWrite {
+export interface LoggedWrite extends Omit<StagedWrite, 'forks'> {
   /** The handlers around the write: one made inside a parallel that died is discarded. */
   frames: readonly Frame[];
+}
+
+export function forksOf(frames: readonly Frame[]): ForkPoint[] {
+  return frames.flatMap((f) => (f.kind === 'parallel' ? [{ instance: f.state, branch: f.branch }] : []));
 }
 
 /**
@@ -24,11 +28,12 @@ export class WriteLog {
     return this.writes.length;
   }
 
-  read(key: string, thread: string, committed: ChannelState, defs: ReadonlyMap<string, ChannelDef>): unknown {
+  read(key: string, reader: readonly Frame[], committed: ChannelState, defs: ReadonlyMap<string, ChannelDef>): unknown {
+    const readerForks = forksOf(reader);
     let value = committed.values.get(key);
     const reducer = defs.get(key)?.reducer;
     for (const write of this.writes) {
-      if (write.key !== key || !sequentialThreads(write.thread, thread) || insideDeadParallel(write.frames)) continue;
+      if (write.key !== key || concurrentThreads(forksOf(write.frames), readerForks) || insideDeadParallel(write.frames)) continue;
       try {
         value = reducer ? reducer(value, write.value) : write.value;
       } catch {
@@ -43,7 +48,7 @@ export class WriteLog {
   take(): StagedWrite[] {
     const live = this.writes.filter((w) => !insideDeadParallel(w.frames));
     this.writes = [];
-    return live.map(({ key, value, ordinal, thread, pos }) => ({ key, value, ordinal, thread, pos }));
+    return live.map(({ key, value, ordinal, thread, pos, frames }) => ({ key, value, ordinal, thread, pos, forks: forksOf(frames) }));
   }
 
   clear(): void {

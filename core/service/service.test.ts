@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../store/index.js';
 import { apiConformanceSuite, EXAMPLES_DIR } from './conformance.suite.js';
@@ -80,5 +83,26 @@ describe('service', () => {
       );
     });
     expect(tail).toEqual(Array.from({ length: 8 }, (_, i) => head - 7 + i));
+  });
+});
+
+describe('service: flows the engine cannot follow', () => {
+  it('a flow nested too deeply gets its diagnostic from checkFlow and a 400 from startRun, never a crash', async () => {
+    const store = openStore({ path: ':memory:' });
+    const dir = mkdtempSync(join(tmpdir(), 'hw-deep-'));
+    const deep = `session "x" (retry: 1, backoff: ${'['.repeat(3400)}${']'.repeat(3400)})\n`;
+    writeFileSync(join(dir, 'deep.prose'), deep);
+    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: dir, clock: 'virtual' });
+    try {
+      const checked = await service.checkFlow({ source: deep, file: 'deep.prose' });
+      expect(checked.ok).toBe(false);
+      expect(checked.diagnostics.map((d) => `${d.line}:${d.column}: ${d.message}`)).toEqual([
+        '1:97: nesting deeper than 64 levels (blocks and lists): flatten this part of the flow',
+      ]);
+      await expect(service.startRun({ flow: 'user/deep.prose' })).rejects.toMatchObject({ status: 400, code: 'invalid_flow' });
+    } finally {
+      await service.close();
+      store.close();
+    }
   });
 });

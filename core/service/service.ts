@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
 import { createLimiter, type Limiter } from '../engine/limiter.js';
-import type { ResumePoint } from '../engine/resume.js';
+import { resumeProblem, type ResumePoint } from '../engine/resume.js';
 import { FlowRun, type RunResult } from '../engine/run.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
@@ -270,6 +270,8 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const args = parseInput('resumeRun', input);
         const row = runRow(args.runId);
         const resume = store.resumePointForRun(args.runId);
+        const problem = resumeProblem(resume);
+        if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
         const flow = await catalog.loadForRun(args.runId, row.flow);
         return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source)), resume });
       }),
