@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkpointBenchmarks } from './checkpoint.bench.js';
 import { engineBenchmarks } from './engine.bench.js';
 import { report, type Measurement } from './measure.js';
 import { storeBenchmarks } from './store.bench.js';
@@ -15,7 +16,7 @@ function repositoryRoot(): string {
 const ROOT = repositoryRoot();
 
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|ui]`: ratios against same-run
+ * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|ui]`: ratios against same-run
  * baselines. The UI figures (Chromium, a built renderer-dist/) run only with `--only ui`: they
  * need a browser and report frame times rather than ratios.
  */
@@ -35,6 +36,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const measurements: Measurement[] = [];
   if (only === null || only === 'engine') measurements.push(...(await engineBenchmarks({ quick })));
   if (only === null || only === 'store') measurements.push(...(await storeBenchmarks({ quick })));
+  if (only === null || only === 'store' || only === 'checkpoints') measurements.push(...(await checkpointBenchmarks()));
   report(measurements, json);
   return 0;
 }

@@ -78,6 +78,8 @@ let c = session "three {b}"
     expect(ofType(events, 'stepStarted').map((e) => e.step)).toEqual([3]);
     expect(ofType(events, 'runStarted')[0]).toMatchObject({ resumedFrom: 'run_test', resumeStep: 2 });
     expect(result.channels).toEqual({ a: 'out:one', b: 'out:two out:one', c: 'out:three out:two out:one' });
+    // The resumed run's journal stands on its own: its first checkpoint holds the whole state.
+    expect(ofType(events, 'checkpointSaved').map((e) => [e.channels, e.delta])).toEqual([[result.channels, undefined]]);
     expect(typesOf(events).at(-1)).toBe('runCompleted');
   });
 

@@ -71,7 +71,18 @@ export type HivewatchEventBody =
       taskId: string | null;
     }
   | { type: 'writeApplied'; step: number; channel: string; ordinal: number | null; value: unknown }
-  | { type: 'checkpointSaved'; step: number; channels: Record<string, unknown> }
+  | {
+      type: 'checkpointSaved';
+      step: number;
+      /**
+       * With `delta`: the channels this step changed, at their new values; the state after the
+       * step is the previous checkpoint's with these laid over it. Without it (the first
+       * checkpoint of a resumed run, and every checkpoint of journals from before deltas): the
+       * whole state. So a journal grows with what a run produced, not with steps × state.
+       */
+      channels: Record<string, unknown>;
+      delta?: boolean;
+    }
   | { type: 'stepFinished'; step: number }
   | { type: 'cancelRequested'; commandId: string; reason: string; alreadyCancelling: boolean }
   | { type: 'runCancelling'; epoch: number; commandId: string }

@@ -89,6 +89,8 @@ export class FlowRun {
   private raisedErrors: { error: HivewatchError; caught: boolean }[] = [];
   private pending: PendingTask[] = [];
   private stepNumber = 0;
+  /** Whether this run journaled a checkpoint yet: a resumed run's first one holds the whole state. */
+  private checkpointed = false;
   private readonly backoffs = new Map<string, (commandId: string) => void>();
   private readonly listeners = new Set<(event: HivewatchEvent) => void>();
 
@@ -327,7 +329,11 @@ export class FlowRun {
     for (const write of result.applied) {
       this.emit({ type: 'writeApplied', step, channel: write.key, ordinal: write.ordinal, value: write.value });
     }
-    this.emit({ type: 'checkpointSaved', step, channels: snapshotChannels(this.channels) });
+    // Only what this step changed, unless the journal has no earlier state to lay it over.
+    const whole = !this.checkpointed && this.config.resume != null && this.config.resume.throughStep > 0;
+    const channels = whole ? snapshotChannels(this.channels) : changedChannels(this.channels, result.applied);
+    this.emit({ type: 'checkpointSaved', step, channels, ...(whole ? {} : { delta: true }) });
+    this.checkpointed = true;
     this.emit({ type: 'stepFinished', step });
     return null;
   }
@@ -425,6 +431,11 @@ export class FlowRun {
   private result(status: RunResult['status'], error: ErrorEnvelope | null): RunResult {
     return { runId: this.runId, status, error, steps: this.stepNumber, channels: snapshotChannels(this.channels) };
   }
+}
+
+function changedChannels(state: ChannelState, applied: readonly { key: string }[]): Record<string, unknown> {
+  const keys = [...new Set(applied.map((w) => w.key))].sort();
+  return Object.fromEntries(keys.map((key) => [key, state.values.get(key)]));
 }
 
 function flowNameOf(file: string): string {

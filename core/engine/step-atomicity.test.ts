@@ -166,16 +166,19 @@ repeat 3:
     expect(result.steps).toBe(3);
   });
 
-  it('checkpoints carry the committed channels after each step', async () => {
+  it('checkpoints carry what each step changed (deltas), not the whole state again', async () => {
     const plan = planOf(`
 let a = session "one"
 let b = session "two {a}"
+session "three"
 `);
     const runtime = new ScriptedRuntime({});
-    const { events } = await runPlan(plan, { registry: scriptedRegistry(runtime) });
-    expect(ofType(events, 'checkpointSaved').map((c) => c.channels)).toEqual([
-      { a: 'out:one' },
-      { a: 'out:one', b: 'out:two out:one' },
+    const { events, result } = await runPlan(plan, { registry: scriptedRegistry(runtime) });
+    expect(ofType(events, 'checkpointSaved').map((c) => [c.channels, c.delta])).toEqual([
+      [{ a: 'out:one' }, true],
+      [{ b: 'out:two out:one' }, true],
+      [{}, true],
     ]);
+    expect(result.channels).toEqual({ a: 'out:one', b: 'out:two out:one' });
   });
 });

@@ -154,9 +154,19 @@ function rollupGrainsGroupsAndOwners(db: Database.Database): void {
   }
 }
 
+/**
+ * Version 3: checkpoints hold what a step changed instead of the whole state (issue #9). Rows
+ * written before keep their whole state (delta = 0), as their journal's events do, so replay
+ * parity holds and nothing old needs rewriting; `checkpointStates` reads both kinds.
+ */
+function checkpointDeltas(db: Database.Database): void {
+  db.exec('ALTER TABLE checkpoints ADD COLUMN delta INTEGER NOT NULL DEFAULT 0');
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'first schema: journal, projections, minute rollups', up: firstSchema },
   { version: 2, name: 'hour/day rollups, error groups, run owners, indexes', up: rollupGrainsGroupsAndOwners },
+  { version: 3, name: 'checkpoint deltas', up: checkpointDeltas },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -217,7 +217,7 @@ export function applyEvent(state: RunState | undefined, event: HivewatchEvent, l
     case 'checkpointSaved': {
       const before = getStep(s, loader, event.step);
       putStep(s, reduceStep(before, event), before);
-      emitted.checkpoints.push({ runId: event.runId, step: event.step, ts: event.ts, channels: event.channels });
+      emitted.checkpoints.push({ runId: event.runId, step: event.step, ts: event.ts, channels: event.channels, delta: event.delta === true });
       break;
     }
     case 'taskStarted':

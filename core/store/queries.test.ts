@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunStatus } from '../engine/events.js';
 import { openStore, type HivewatchStore, type RunSort } from './index.js';
 import { JournalBuilder, prng } from './testing/journal-builder.js';
+import { checkpointStates } from './queries/runs.js';
 
 let store: HivewatchStore;
 const T0 = Date.UTC(2026, 0, 1);
@@ -130,5 +131,17 @@ describe('errors', () => {
     expect(store.errorGroups({ flow: 'alpha' }).length).toBeGreaterThan(0);
     const byFlow = store.errorCounts({ by: 'flow' });
     expect(byFlow.map((c) => c.label).sort()).toEqual(['alpha', 'beta', 'gamma']);
+  });
+});
+
+describe('checkpointStates', () => {
+  it('lays deltas over the state before them; a whole-state row replaces it (rows from before version 3)', () => {
+    const row = (step: number, channels: Record<string, unknown>, delta: boolean) => ({ runId: 'r', step, ts: step, channels, delta });
+    expect(checkpointStates([row(2, { b: 2 }, true), row(1, { a: 1 }, false), row(3, { a: 3 }, true), row(4, { c: 4 }, false)])).toEqual([
+      { step: 1, channels: { a: 1 } },
+      { step: 2, channels: { a: 1, b: 2 } },
+      { step: 3, channels: { a: 3, b: 2 } },
+      { step: 4, channels: { c: 4 } },
+    ]);
   });
 });

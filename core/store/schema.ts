@@ -136,7 +136,9 @@ export interface CheckpointRow {
   runId: string;
   step: number;
   ts: number;
+  /** The whole state, or with `delta` only what the step changed (see `checkpointSaved`). */
   channels: Record<string, unknown>;
+  delta: boolean;
 }
 
 type Kind = 'text' | 'int' | 'bool' | 'json';
@@ -213,7 +215,7 @@ export const ERRORS: TableSpec<ErrorRow> = {
 export const CHECKPOINTS: TableSpec<CheckpointRow> = {
   table: 'checkpoints',
   key: ['runId', 'step'],
-  columns: [['runId', 'text'], ['step', 'int'], ['ts', 'int'], ['channels', 'json']],
+  columns: [['runId', 'text'], ['step', 'int'], ['ts', 'int'], ['channels', 'json'], ['delta', 'bool']],
 };
 
 /**

@@ -150,3 +150,18 @@ export function getRun(cache: StatementCache, runId: string): RunDetail | null {
     ),
   };
 }
+
+/**
+ * The state after each checkpoint of a run, from its rows in step order: a whole-state row
+ * replaces, a delta row is laid over the state before it. Reads old (whole) and new (delta)
+ * rows alike.
+ */
+export function checkpointStates(rows: readonly CheckpointRow[]): { step: number; channels: Record<string, unknown> }[] {
+  let state: Record<string, unknown> = {};
+  return [...rows]
+    .sort((a, b) => a.step - b.step)
+    .map((row) => {
+      state = row.delta ? { ...state, ...row.channels } : { ...row.channels };
+      return { step: row.step, channels: state };
+    });
+}
