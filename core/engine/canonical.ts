@@ -15,6 +15,8 @@ import type { HivewatchEvent } from './events.js';
 
 const TIMING_FIELDS = new Set(['seq', 'ts', 'durationMs', 'nextAttemptAt', 'timestamp', 'runId', 'run']);
 const RACE_FIELDS = new Set(['attempts', 'settled']);
+/** About the machine the attempt ran on (pids, start times), not about the flow. */
+const MACHINE_EVENTS = new Set(['attemptProcess', 'attemptProcessEscaped']);
 const ATTEMPT_EVENTS = new Set(['attemptStarted', 'attemptSucceeded', 'attemptFailed', 'retryScheduled', 'backoffSkipped', 'receiptIgnoredStale', 'errorOccurred']);
 
 function strip(value: unknown, fields: ReadonlySet<string>): unknown {
@@ -42,7 +44,7 @@ export function canonicalJournal(events: readonly HivewatchEvent[]): unknown[] {
     return ATTEMPT_EVENTS.has(event.type) && typeof taskId === 'string' && cancelledTasks.has(taskId);
   };
   let currentStep = 0;
-  const keyed: Keyed[] = events.filter((event) => !raced(event)).map((event, index) => {
+  const keyed: Keyed[] = events.filter((event) => !raced(event) && !MACHINE_EVENTS.has(event.type)).map((event, index) => {
     const e = event as unknown as Record<string, unknown>;
     if (event.type === 'stepStarted') currentStep = event.step;
     const step = typeof e.step === 'number' ? e.step : currentStep;

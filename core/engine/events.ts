@@ -42,6 +42,15 @@ export type HivewatchEventBody =
   | { type: 'stepStarted'; step: number; frontier: { ordinal: number; taskId: string; name: string }[] }
   | (TaskRef & { type: 'taskStarted'; name: string; agent: string; maxAttempts: number })
   | (TaskRef & { type: 'attemptStarted'; attempt: number })
+  /**
+   * The attempt's subprocess, journaled as soon as it is spawned: it leads its own process group
+   * (pgid = pid), and `startTime` (field 22 of /proc/<pid>/stat, null without /proc) tells it
+   * from a later process given the same pid. Start-up recovery ends the group of an attempt a
+   * dead host left running on this `hostname`.
+   */
+  | (TaskRef & { type: 'attemptProcess'; attempt: number; pid: number; startTime: string | null; hostname: string })
+  /** After the attempt's group was ended its output pipes stayed open: a process outside the group (setsid) outlives the attempt. */
+  | (TaskRef & { type: 'attemptProcessEscaped'; attempt: number; pid: number; message: string })
   | (TaskRef & { type: 'attemptSucceeded'; attempt: number; durationMs: number })
   | (TaskRef & { type: 'attemptFailed'; attempt: number; durationMs: number; error: ErrorEnvelope })
   | (TaskRef & { type: 'retryScheduled'; attempt: number; delayMs: number; strategy: string; nextAttemptAt: number })
@@ -100,8 +109,33 @@ export type HivewatchEventBody =
       cause: { commandId: string; reason: string };
       correlation: { run: string; step: number | null; epoch: number };
     }
-  /** Written by the store on start-up for a run whose host died; not by the engine. */
-  | { type: 'runInterrupted'; error: ErrorEnvelope };
+  /**
+   * Written by the store on start-up for a run whose host died; not by the engine. `processes`:
+   * what recovery did with each attempt process group the dead host left (absent: none known).
+   */
+  | { type: 'runInterrupted'; error: ErrorEnvelope; processes?: LeftoverProcessGroup[] };
+
+export const LeftoverOutcome = {
+  /** The start time matched: the group was sent SIGKILL. */
+  ended: 'ended',
+  /** Nothing of the group runs any more. */
+  gone: 'gone',
+  /** The pid now belongs to another process (its start time differs): left alone. */
+  notOurs: 'notOurs',
+  /** Could not be checked (no /proc, no start time recorded, leader gone): left alone. */
+  unverified: 'unverified',
+  /** Spawned on another machine: not reachable from here. */
+  otherHost: 'otherHost',
+} as const;
+export type LeftoverOutcome = (typeof LeftoverOutcome)[keyof typeof LeftoverOutcome];
+
+export interface LeftoverProcessGroup {
+  taskId: string;
+  attempt: number;
+  pgid: number;
+  outcome: LeftoverOutcome;
+  message: string;
+}
 
 export type HivewatchEvent = EventBase & HivewatchEventBody;
 export type EventType = HivewatchEvent['type'];

@@ -171,6 +171,7 @@ export async function executeStep(env: StepEnv): Promise<StepExecution> {
         epoch: env.epoch,
         caught: (error) => analyzeFailure(t.pending.call.frames, error.escalates).kind === 'caught',
         emit: env.emit,
+        flush: env.flush,
         onBackoff: (skip) => {
           env.backoffs.set(t.taskId, skip);
           return () => env.backoffs.delete(t.taskId);

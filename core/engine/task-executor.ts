@@ -1,7 +1,7 @@
 import { CancelledError, HivewatchError } from '../errors/hivewatch-error.js';
 import { decideRetry, type RetryPolicy } from '../errors/retry.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
-import type { AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
+import type { AttemptProcessReport, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
 import type { Clock } from './clock.js';
 import type { HivewatchEventBody } from './events.js';
 
@@ -43,8 +43,26 @@ export interface TaskEnv {
   /** Whether the flow catches a failure of this task (it depends on the error: system errors escalate). */
   caught: (error: HivewatchError) => boolean;
   emit: (body: HivewatchEventBody) => void;
+  /** Makes what was emitted durable now (an attempt's process must be on record before a crash can orphan it). */
+  flush?: (() => Promise<void>) | undefined;
   /** Lets an operator cut a backoff short ("retry now"). */
   onBackoff: (skip: (commandId: string) => void) => () => void;
+}
+
+function reportProcess(env: TaskEnv, ref: { step: number; ordinal: number; taskId: string }, attempt: number, report: AttemptProcessReport): void {
+  if (report.kind === 'started') {
+    env.emit({ type: 'attemptProcess', ...ref, attempt, pid: report.pid, startTime: report.startTime, hostname: report.hostname });
+    // The write itself is synchronous; a failure is the next flush's to report (it retries).
+    env.flush?.().catch(() => undefined);
+    return;
+  }
+  env.emit({
+    type: 'attemptProcessEscaped',
+    ...ref,
+    attempt,
+    pid: report.pid,
+    message: `a process outside the attempt's process group ${report.pid} (started with setsid?) kept its output open after the group ended; it may still be running and was not stopped`,
+  });
 }
 
 export async function executeTask(env: TaskEnv): Promise<TaskResult> {
@@ -69,6 +87,7 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
           simulate: env.spec.simulate,
           timeoutMs: env.spec.timeoutMs ?? env.agent.timeoutMs,
           context: env.context(),
+          reportProcess: (report) => reportProcess(env, ref, attempt, report),
         },
         env.signal,
       );

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { classifyObservation } from '../errors/classify.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
@@ -68,7 +69,9 @@ export async function runAttemptProcess(
     killGraceMs: how.options?.killGraceMs,
     maxCaptureBytes: how.options?.maxCaptureBytes,
     signal,
+    onStarted: (started) => request.reportProcess?.({ kind: 'started', ...started, hostname: hostname() }),
   });
+  if (observation.outputHeldOpen && observation.pid !== null) request.reportProcess?.({ kind: 'outputHeldOpen', pid: observation.pid });
   if (observation.cancelled) return { kind: 'cancelled' };
   if (observation.spawnError || observation.timedOut) {
     return { kind: 'failed', error: classifyObservation(observation) as HivewatchError };

@@ -143,9 +143,55 @@ describe('runProcess', () => {
     expect(r.signal).not.toBeNull();
   });
 
-  it('completes when a background grandchild keeps the pipes open after the child exits', async () => {
-    const r = await runProcess({ argv: ['/bin/sh', '-c', 'sleep 30 & echo started'], runtimeName: 't' });
-    expect(r).toMatchObject({ exitCode: 0, stdout: 'started\n' });
-    process.kill(-(r.pid as number), 'SIGKILL'); // the leftover sleep
+  it('ends a background grandchild holding the pipes when the child exits, and completes', async () => {
+    const r = await runProcess({ argv: ['/bin/sh', '-c', 'sleep 30 & echo $!'], runtimeName: 't' });
+    expect(r).toMatchObject({ exitCode: 0, outputHeldOpen: false, groupSurvivors: [] });
+    expect(isDead(Number(r.stdout.trim()))).toBe(true);
+  });
+
+  it('ends a background grandchild of a successful attempt that does not hold the pipes', async () => {
+    const r = await runProcess({ argv: ['/bin/sh', '-c', 'sleep 300 >/dev/null 2>&1 & echo $!'], runtimeName: 't' });
+    expect(r.exitCode).toBe(0);
+    const grandchild = Number(r.stdout.trim());
+    expect(grandchild).toBeGreaterThan(0);
+    expect(isDead(grandchild)).toBe(true);
+  });
+
+  it('ends a grandchild that ignores SIGTERM with SIGKILL after the child exits', async () => {
+    const r = await runProcess({ argv: ['/bin/sh', '-c', "(trap '' TERM; sleep 30) >/dev/null 2>&1 & echo $!"], runtimeName: 't', killGraceMs: 200 });
+    expect(r.exitCode).toBe(0);
+    expect(isDead(Number(r.stdout.trim()))).toBe(true);
+  });
+
+  it('reads everything a child writes before it exits, however it exits', async () => {
+    const script = "const b = Buffer.alloc(256 * 1024, 98); for (let i = 0; i < 8; i++) process.stdout.write(b); process.stdout.write('LAST'); process.exitCode = 4";
+    const r = await runProcess({ argv: [node, '-e', script], runtimeName: 't', maxCaptureBytes: 4 * MiB });
+    expect(r).toMatchObject({ exitCode: 4, stdoutDroppedBytes: 0 });
+    expect(r.stdout.length).toBe(2 * MiB + 4);
+    expect(r.stdout.endsWith('bLAST')).toBe(true);
+  });
+
+  it('reports the pid and its /proc start time as soon as the child is spawned', async () => {
+    const seen: { pid: number; startTime: string | null }[] = [];
+    const r = await runProcess({
+      argv: ['/bin/sh', '-c', 'cut -d" " -f22 /proc/$$/stat'],
+      runtimeName: 't',
+      onStarted: (started) => seen.push(started),
+    });
+    expect(seen).toEqual([{ pid: r.pid, startTime: r.stdout.trim() }]);
+  });
+
+  it('says so when a process outside the group (setsid) keeps the output open, and stops reading', async () => {
+    // The child waits until the grandchild has its own session, so the group signal cannot reach it first.
+    const ready = join(mkdtempSync(join(tmpdir(), 'hw-proc-')), 'ready');
+    const script = `setsid sh -c 'echo $$ > ${ready}; exec sleep 30' & until [ -s ${ready} ]; do :; done; cat ${ready}`;
+    const r = await runProcess({ argv: ['/bin/sh', '-c', script], runtimeName: 't', killGraceMs: 100 });
+    const escaped = Number(r.stdout.trim());
+    try {
+      expect(r).toMatchObject({ exitCode: 0, outputHeldOpen: true });
+      expect(isDead(escaped)).toBe(false);
+    } finally {
+      process.kill(escaped, 'SIGKILL');
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { RuntimeObservation } from '../errors/classify.js';
+import { groupAlive, groupMembers, processStartTime } from './process-group.js';
 import { DEFAULT_CAPTURE_BYTES, TailBuffer } from './tail-buffer.js';
 
 /**
@@ -12,17 +13,20 @@ import { DEFAULT_CAPTURE_BYTES, TailBuffer } from './tail-buffer.js';
  *   spawned (an agent CLI starting tools, `sh -c` starting a pipeline) via `kill(-pid, sig)`.
  * - Timeout and abort both stop it the same way: SIGTERM to the group, then SIGKILL after a
  *   grace period, so a child that ignores SIGTERM still goes away (DESIGN rule 11).
+ * - When the child exits by itself (success or failure), whatever it left in its group
+ *   (`sleep 300 &`) is ended the same way: the attempt settles once its group is gone and its
+ *   pipes are closed, so nothing of an attempt outlives it. Output is drained until the pipes
+ *   close, with no fixed wait; only a process outside the group (a `setsid` grandchild, which
+ *   no group signal reaches) can hold them open, and then reading stops one grace period after
+ *   the group is gone and the result says so (`outputHeldOpen`).
  * - stdout and stderr keep only their last `maxCaptureBytes` each (TailBuffer): constant
  *   memory however much the child writes.
  */
 
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 
-/**
- * After the child exits, how long to wait for its pipes to close. A grandchild that outlives it
- * (`sh -c "daemon &"`) keeps them open; the attempt is over when the child is, so we stop reading.
- */
-const STDIO_DRAIN_MS = 1_000;
+/** How often to look whether an ended attempt's group is gone (no event tells of a grandchild's death). */
+const GROUP_POLL_MS = 20;
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -40,8 +44,17 @@ export interface ProcessOptions {
   signal?: AbortSignal | undefined;
   /** Per stream. */
   maxCaptureBytes?: number | undefined;
+  /** Called once, synchronously after the spawn: the group id (= pid) and start time to journal. */
+  onStarted?: ((started: ProcessStarted) => void) | undefined;
   /** Sees every chunk as it arrives (live logs, tests waiting for a child to be ready). */
   onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
+}
+
+export interface ProcessStarted {
+  /** The child leads its own group, so this is also the group id. */
+  pid: number;
+  /** Field 22 of /proc/<pid>/stat; null where /proc is not available. */
+  startTime: string | null;
 }
 
 export interface ProcessResult extends RuntimeObservation {
@@ -50,6 +63,10 @@ export interface ProcessResult extends RuntimeObservation {
   pid: number | null;
   stdoutDroppedBytes: number;
   stderrDroppedBytes: number;
+  /** The pipes stayed open after the group was gone: a process outside it (setsid) still held them. */
+  outputHeldOpen: boolean;
+  /** Members of the group still running after SIGKILL and a grace period (uninterruptible sleep). */
+  groupSurvivors: number[];
 }
 
 type SpawnError = NonNullable<RuntimeObservation['spawnError']>;
@@ -111,15 +128,6 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
   const started = performance.now();
   const capture = options.maxCaptureBytes ?? DEFAULT_CAPTURE_BYTES;
@@ -135,6 +143,8 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     cancelled: boolean;
     spawnError?: SpawnError;
     pid: number | null;
+    outputHeldOpen?: boolean;
+    groupSurvivors?: number[];
   }): ProcessResult => ({
     runtimeName: options.runtimeName,
     exitCode: fields.exitCode,
@@ -149,6 +159,8 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     pid: fields.pid,
     stdoutDroppedBytes: stdout.droppedBytes,
     stderrDroppedBytes: stderr.droppedBytes,
+    outputHeldOpen: fields.outputHeldOpen ?? false,
+    groupSurvivors: fields.groupSurvivors ?? [],
   });
   const notStarted = (spawnError: SpawnError | undefined, cancelled = false): Promise<ProcessResult> =>
     Promise.resolve(result({ exitCode: null, signal: null, timedOut: false, cancelled, pid: null, ...(spawnError ? { spawnError } : {}) }));
@@ -176,15 +188,29 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     return notStarted(describeSpawnError(command, error));
   }
 
+  if (child.pid !== undefined && options.onStarted) {
+    try {
+      options.onStarted({ pid: child.pid, startTime: processStartTime(child.pid) });
+    } catch {
+      // The observer journals; its failure surfaces at the run's next flush, not here.
+    }
+  }
+
   return new Promise<ProcessResult>((resolve) => {
     let timedOut = false;
     let cancelled = false;
     let terminating = false;
     let exit: { code: number | null; signal: string | null } | null = null;
+    let pipesClosed = false;
+    let groupGone = false;
+    let outputHeldOpen = false;
+    let groupSurvivors: number[] = [];
     let settled = false;
     let timeoutTimer: NodeJS.Timeout | undefined;
     let killTimer: NodeJS.Timeout | undefined;
-    let drainTimer: NodeJS.Timeout | undefined;
+    let pollTimer: NodeJS.Timeout | undefined;
+    let heldTimer: NodeJS.Timeout | undefined;
+    let giveUpTimer: NodeJS.Timeout | undefined;
 
     const observe = (stream: 'stdout' | 'stderr', buffer: TailBuffer) => (chunk: Buffer) => {
       buffer.push(chunk);
@@ -203,7 +229,14 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       if (terminating) return;
       terminating = true;
       signalGroup(child, 'SIGTERM');
-      killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), grace);
+      killTimer = setTimeout(() => {
+        signalGroup(child, 'SIGKILL');
+        // A member in uninterruptible sleep can outlive even SIGKILL for a while: stop waiting.
+        giveUpTimer = setTimeout(() => {
+          groupSurvivors = child.pid === undefined ? [] : (groupMembers(child.pid) ?? []);
+          onGroupGone();
+        }, grace);
+      }, grace);
     };
 
     const onAbort = (): void => {
@@ -215,11 +248,9 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     const settle = (spawnError?: SpawnError): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timeoutTimer);
-      clearTimeout(drainTimer);
+      for (const timer of [timeoutTimer, killTimer, heldTimer, giveUpTimer]) clearTimeout(timer);
+      clearInterval(pollTimer);
       options.signal?.removeEventListener('abort', onAbort);
-      // Keep the SIGKILL pending only while something of the group survives SIGTERM.
-      if (killTimer !== undefined && (child.pid === undefined || !groupAlive(child.pid))) clearTimeout(killTimer);
       resolve(
         result({
           exitCode: exit?.code ?? null,
@@ -227,9 +258,47 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
           timedOut,
           cancelled,
           pid: child.pid ?? null,
+          outputHeldOpen,
+          groupSurvivors,
           ...(spawnError ? { spawnError } : {}),
         }),
       );
+    };
+
+    const finishIfDone = (): void => {
+      if (exit !== null && pipesClosed && groupGone) settle();
+    };
+
+    function onGroupGone(): void {
+      if (groupGone) return;
+      groupGone = true;
+      clearInterval(pollTimer);
+      clearTimeout(killTimer);
+      clearTimeout(giveUpTimer);
+      if (!pipesClosed) {
+        // Nothing in the group can write any more; what still holds the pipes is outside it.
+        heldTimer = setTimeout(() => {
+          outputHeldOpen = true;
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          pipesClosed = true;
+          finishIfDone();
+        }, grace);
+      }
+      finishIfDone();
+    }
+
+    /** The child has exited: end what it left in its group, then wait for the group to be gone. */
+    const endGroup = (): void => {
+      const pgid = child.pid;
+      if (pgid === undefined || !groupAlive(pgid)) {
+        onGroupGone();
+        return;
+      }
+      terminate();
+      pollTimer = setInterval(() => {
+        if (!groupAlive(pgid)) onGroupGone();
+      }, GROUP_POLL_MS);
     };
 
     child.on('error', (error) => {
@@ -244,16 +313,14 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       clearTimeout(timeoutTimer);
-      drainTimer = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        settle();
-      }, STDIO_DRAIN_MS);
+      endGroup();
     });
 
     child.on('close', () => {
       if (exit === null) exit = { code: child.exitCode, signal: child.signalCode };
-      settle();
+      pipesClosed = true;
+      clearTimeout(heldTimer);
+      finishIfDone();
     });
 
     if (timeoutMs !== null) {

@@ -17,7 +17,18 @@ export interface AttemptRequest {
   timeoutMs: number | null;
   /** Values of the channels named by `context:`. */
   context: Record<string, unknown>;
+  /**
+   * Where a runtime that spawns a subprocess reports it, so the host journals the group to end
+   * if it dies before the attempt does. Absent: nobody listens.
+   */
+  reportProcess?: ((report: AttemptProcessReport) => void) | undefined;
 }
+
+export type AttemptProcessReport =
+  /** Right after the spawn: the group id (= the child's pid), its start time and the machine. */
+  | { kind: 'started'; pid: number; startTime: string | null; hostname: string }
+  /** After the attempt: its pipes stayed open once its group was gone (a `setsid` descendant). */
+  | { kind: 'outputHeldOpen'; pid: number };
 
 /** The outcome of one attempt. A runtime never retries by itself (rule 3): one call, one attempt. */
 export type AttemptResult =

@@ -15,6 +15,10 @@ export function describeEvent(e: HivewatchEvent): string {
       return `task ${e.taskId} “${e.name}” on ${e.agent}, up to ${e.maxAttempts} attempt${e.maxAttempts === 1 ? '' : 's'}`;
     case 'attemptStarted':
       return `task ${e.taskId} attempt ${e.attempt}`;
+    case 'attemptProcess':
+      return `task ${e.taskId} attempt ${e.attempt}: process group ${e.pid} on ${e.hostname}`;
+    case 'attemptProcessEscaped':
+      return `task ${e.taskId} attempt ${e.attempt}: ⚠ ${e.message}`;
     case 'attemptSucceeded':
       return `task ${e.taskId} attempt ${e.attempt} succeeded in ${formatDuration(e.durationMs)}`;
     case 'attemptFailed':
@@ -48,7 +52,7 @@ export function describeEvent(e: HivewatchEvent): string {
     case 'runCancelled':
       return `cancelled${e.correlation.step !== null ? ` during step ${e.correlation.step}` : ''}: ${e.cause.reason}`;
     case 'runInterrupted':
-      return `interrupted: ${e.error.message}`;
+      return `interrupted: ${e.error.message}${(e.processes ?? []).map((p) => `; ${p.message}`).join('')}`;
   }
 }
 
@@ -73,6 +77,7 @@ export function toneOf(type: HivewatchEvent['type']): EventTone {
     case 'errorOccurred':
     case 'runFailed':
     case 'runInterrupted':
+    case 'attemptProcessEscaped':
       return 'fail';
     case 'retryScheduled':
     case 'backoffSkipped':
