@@ -8,7 +8,10 @@ export function databasePathOf(args: ParsedArgs, io: CliIo): string {
 }
 
 export function openCliStore(args: ParsedArgs, io: CliIo, options: { readonly?: boolean } = {}): HivewatchStore {
-  return openStore({ path: databasePathOf(args, io), readonly: options.readonly ?? false });
+  const store = openStore({ path: databasePathOf(args, io), readonly: options.readonly ?? false });
+  // What start-up recovery did with agent processes a dead host left: ended, or left alone and why.
+  for (const run of store.recovered) for (const group of run.processes) io.err(`run ${run.runId} interrupted: ${group.message}\n`);
+  return store;
 }
 
 /** Parses `30d`, `24h`, `15m`, `90s` into milliseconds; the CLI's time windows. */

@@ -80,7 +80,7 @@ describe('recoverInterrupted', () => {
     expect(store.recoverInterrupted()).toEqual([]);
     child.kill('SIGKILL');
     await once(child, 'exit');
-    expect(store.recoverInterrupted()).toEqual([{ runId: 'child-run', pid: child.pid }]);
+    expect(store.recoverInterrupted()).toEqual([{ runId: 'child-run', pid: child.pid, processes: [] }]);
   });
 
   it('recovers runs that have no owner row, and can be disabled', () => {

@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent, LeftoverProcessGroup } from '../engine/events.js';
 import { resumePointFromEvents, type ResumePoint, type TaskOutcome } from '../engine/resume.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
 import { isOwnerAlive } from './hosts.js';
-import type { JournalWriter } from './journal.js';
+import { eventFromRow, type JournalWriter } from './journal.js';
+import { endLeftoverGroup, openAttemptProcesses, type EndLeftoverOptions } from './leftover-processes.js';
 import { allEvents } from './queries/events.js';
 import type { StatementCache } from './queries/sql.js';
 import { ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES } from './schema.js';
@@ -12,12 +13,16 @@ import { StoreError } from './store-error.js';
 export interface RecoverOptions {
   /** Interrupt every non-terminal run, even one whose host process still looks alive. */
   force?: boolean;
+  /** How leftover attempt processes are checked (tests). */
+  processes?: EndLeftoverOptions;
 }
 
 export interface RecoveredRun {
   runId: string;
   /** The pid that hosted it, when known. */
   pid: number | null;
+  /** The attempt process groups it left, and what recovery did with each. */
+  processes: LeftoverProcessGroup[];
 }
 
 type Candidate = {
@@ -48,6 +53,9 @@ export function recoverInterrupted(
      FROM runs AS r LEFT JOIN run_hosts AS h ON h.run_id = r.id
      WHERE r.status IN (${ACTIVE_RUN_STATUSES.map(() => '?').join(', ')}) ORDER BY r.started_at, r.id`,
   );
+  const attemptEvents = db.prepare(
+    `SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? AND type IN ('attemptProcess', 'attemptSucceeded', 'attemptFailed') ORDER BY seq`,
+  ) as Database.Statement<[string], { run_id: string; seq: number; type: string; ts: number; payload: string }>;
   return db
     .transaction(() => {
       const recovered: RecoveredRun[] = [];
@@ -57,7 +65,10 @@ export function recoverInterrupted(
           run.pid === null || run.hostname === null || run.instance === null
             ? undefined
             : { pid: run.pid, hostname: run.hostname, instance: run.instance };
-        if (!options.force && isOwnerAlive(owner)) continue;
+        const ownerAlive = isOwnerAlive(owner);
+        if (!options.force && ownerAlive) continue;
+        // A forced recovery of a run whose host still lives must not take its agents from it.
+        const processes = ownerAlive ? [] : openAttemptProcesses(attemptEvents.all(run.id).map(eventFromRow)).map((p) => endLeftoverGroup(p, options.processes));
         const ts = now();
         const step = run.current_step > run.steps ? run.current_step : null;
         const error = new HivewatchError('SYSTEM_RUN_INTERRUPTED', {
@@ -74,10 +85,10 @@ export function recoverInterrupted(
             runId: run.id, seq: run.last_seq + 1, ts, type: 'errorOccurred', error,
             caught: false, retrying: false, step, ordinal: null, taskId: null,
           },
-          { runId: run.id, seq: run.last_seq + 2, ts, type: 'runInterrupted', error },
+          { runId: run.id, seq: run.last_seq + 2, ts, type: 'runInterrupted', error, ...(processes.length > 0 ? { processes } : {}) },
         );
         writer.forget(run.id);
-        recovered.push({ runId: run.id, pid: owner?.pid ?? null });
+        recovered.push({ runId: run.id, pid: owner?.pid ?? null, processes });
       }
       writer.append(events);
       return { runs: recovered, events };

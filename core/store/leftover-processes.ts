@@ -1,0 +1,67 @@
+import { hostname } from 'node:os';
+import type { EventOf, HivewatchEvent, LeftoverProcessGroup } from '../engine/events.js';
+import { groupMembers, procAvailable, readProcStat, signalGroupId } from '../runtimes/process-group.js';
+
+/**
+ * The attempt process groups a dead host left behind, and what start-up recovery does with
+ * each: a group whose leader still has the start time journaled at spawn is ours and gets
+ * SIGKILL (its owner is gone, nobody reads its output, and a resume would start a second agent
+ * beside it); anything that cannot be proven ours is left alone and said so.
+ */
+
+type AttemptProcess = EventOf<'attemptProcess'>;
+
+/** The `attemptProcess` events of attempts that never journaled their end. */
+export function openAttemptProcesses(events: readonly HivewatchEvent[]): AttemptProcess[] {
+  const key = (e: { taskId: string; attempt: number }): string => `${e.taskId}#${e.attempt}`;
+  const ended = new Set(events.flatMap((e) => (e.type === 'attemptSucceeded' || e.type === 'attemptFailed' ? [key(e)] : [])));
+  return events.filter((e): e is AttemptProcess => e.type === 'attemptProcess' && !ended.has(key(e)));
+}
+
+export interface EndLeftoverOptions {
+  /** This machine's name (tests pass another to see a foreign group left alone). */
+  hostname?: string;
+  /** Whether /proc can be read (tests pass false to see the groups left alone). */
+  proc?: boolean;
+}
+
+export function endLeftoverGroup(started: AttemptProcess, options: EndLeftoverOptions = {}): LeftoverProcessGroup {
+  const pgid = started.pid;
+  const base = { taskId: started.taskId, attempt: started.attempt, pgid };
+  const here = options.hostname ?? hostname();
+  const label = `process group ${pgid} of task ${started.taskId} attempt ${started.attempt}`;
+  if (started.hostname !== here) {
+    return { ...base, outcome: 'otherHost', message: `${label} ran on ${started.hostname}, not on this machine (${here}): not reachable from here, left alone` };
+  }
+  if (!(options.proc ?? procAvailable())) {
+    return { ...base, outcome: 'unverified', message: `${label}: /proc is not available here, so it cannot be checked to be ours; left alone` };
+  }
+  if (started.startTime === null) {
+    return { ...base, outcome: 'unverified', message: `${label}: no start time was recorded at spawn, so it cannot be checked to be ours; left alone` };
+  }
+  const leader = readProcStat(pgid);
+  if (leader === null || leader.state === 'Z') {
+    const members = groupMembers(pgid) ?? [];
+    if (members.length === 0) return { ...base, outcome: 'gone', message: `${label} had already ended` };
+    return {
+      ...base,
+      outcome: 'unverified',
+      message: `${label}: its leader is gone and ${members.length} process(es) (${members.join(', ')}) remain in the group, which cannot be checked to be ours; left alone`,
+    };
+  }
+  if (leader.startTime !== started.startTime) {
+    return { ...base, outcome: 'notOurs', message: `${label}: pid ${pgid} now belongs to another process (start time ${leader.startTime}, ours was ${started.startTime}); left alone` };
+  }
+  signalGroupId(pgid, 'SIGKILL');
+  // A leader that moved itself to another group is still ours (same start time).
+  if (leader.pgrp !== pgid) killQuietly(pgid);
+  return { ...base, outcome: 'ended', message: `${label} was still running and was ended (SIGKILL)` };
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone meanwhile.
+  }
+}
