@@ -3,7 +3,7 @@ import { checkFlowFile } from '../flow/check.js';
 import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
 import type { EventSink } from '../engine/events.js';
 import { FlowRun, type RunResult } from '../engine/run.js';
-import { FanoutSink, JsonLinesSink } from '../engine/sinks.js';
+import { FanoutSink } from '../engine/sinks.js';
 import type { ResumePoint } from '../engine/resume.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { createDurableSink, type HivewatchStore } from '../store/index.js';
@@ -56,9 +56,9 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   const clock: Clock = args.flags.has('virtual-clock') ? new VirtualClock(Date.now()) : new RealClock();
   const maxSteps = intFlag(args, 'max-steps', 1) ?? 100;
   const printer = json ? null : new ProgressPrinter(io.stdout, () => clock.now(), maxSteps);
-  const outputSink: EventSink = json
-    ? new JsonLinesSink((line) => io.out(line))
-    : { append: (event) => printer?.handle(event), flush: () => Promise.resolve() };
+  // JSON lines are printed once committed (below), so a line printed is a line journaled, even
+  // when the process is killed right after; the human progress shows events as they happen.
+  const outputSink: EventSink = { append: (event) => printer?.handle(event), flush: () => Promise.resolve() };
   const store = target.store ?? openCliStore(args, io);
   const durable = createDurableSink(store);
   const run = new FlowRun({
@@ -73,6 +73,11 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     retryOf: target.retryOf ?? null,
   });
   target.onRun?.(run);
+  const unsubscribe = json
+    ? store.subscribe((batch) => {
+        for (const event of batch) if (event.runId === run.runId) io.out(`${JSON.stringify(event)}\n`);
+      })
+    : () => undefined;
   let interrupts = 0;
   const onSigint = (): void => {
     interrupts++;
@@ -87,6 +92,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     process.off('SIGINT', onSigint);
     printer?.stop();
     await durable.flush();
+    unsubscribe();
     if (target.store === undefined) store.close();
   }
 }
