@@ -24,15 +24,20 @@ const AGENT_SECONDS = 0.4;
 const KILL_WINDOW_MS = 1_200;
 
 function usage(message) {
-  console.error(`${message}\nusage: npm run faults -- [--quick] [--trials N] [--seed N]`);
+  console.error(`${message}\nusage: npm run faults -- [--quick] [--trials N] [--seed N] [--only run|serve]`);
   process.exit(2);
 }
 
 function parse(argv) {
-  const options = { trials: 20, seed: 20261123 };
+  const options = { trials: 20, seed: 20261123, only: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') options.trials = 3;
+    else if (arg === '--only') {
+      const value = argv[++i];
+      if (value !== 'run' && value !== 'serve') usage('--only needs run or serve');
+      options.only = value;
+    }
     else if (arg === '--trials' || arg === '--seed') {
       const value = argv[++i];
       if (!/^\d+$/.test(value ?? '')) usage(`${arg} needs a whole number`);
@@ -241,6 +246,7 @@ async function afterKill(setup, outcome, openStore) {
   const store = openStore({ path: setup.db });
   let status;
   let ended = 0;
+  let groups = [];
   try {
     const journal = store.getEvents(outcome.runId, 0, 100_000);
     for (const event of outcome.printed) {
@@ -250,13 +256,14 @@ async function afterKill(setup, outcome, openStore) {
     status = store.getRun(outcome.runId)?.run.status;
     const completed = journal.some((e) => e.type === 'runCompleted');
     check(status === (completed ? 'completed' : 'interrupted'), `the run is ${status} after recovery, expected ${completed ? 'completed' : 'interrupted'}`);
-    ended = store.recovered.flatMap((r) => r.processes).filter((p) => p.outcome === 'ended').length;
+    groups = store.recovered.flatMap((r) => r.processes);
+    ended = groups.filter((p) => p.outcome === 'ended').length;
   } finally {
     store.close();
   }
 
   const left = await survivors(agentPids(setup.pids));
-  check(left.length === 0, `agent processes left after recovery: ${left.join(', ')}`);
+  check(left.length === 0, `agent processes left after recovery: ${left.join(', ')} (recovery: ${groups.map((g) => `${g.pgid} ${g.outcome}`).join('; ') || 'no group journaled'})`);
   rmSync(setup.linger, { force: true });
   if (status === 'completed') return { status, ended, printed: outcome.printed.length };
 
@@ -304,7 +311,7 @@ async function main() {
   const random = prng(options.seed);
   const started = Date.now();
   const figures = {};
-  for (const kind of ['run', 'serve']) {
+  for (const kind of options.only ? [options.only] : ['run', 'serve']) {
     const tally = { trials: 0, failures: 0, interrupted: 0, completed: 0, agentsEnded: 0 };
     figures[kind] = tally;
     for (let i = 0; i < options.trials; i++) {

@@ -84,3 +84,33 @@ export function signalGroupId(pgid: number, signal: NodeJS.Signals): boolean {
     return false;
   }
 }
+
+/**
+ * The group leaders (pid = pgid) that still run and whose environment holds every one of
+ * `entries` (`NAME=value`). Unreadable environments (other users' processes) are skipped; null
+ * where /proc is not available.
+ */
+export function groupLeadersWithEnvironment(entries: readonly string[]): number[] | null {
+  if (!procAvailable()) return null;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const found: number[] = [];
+  for (const entry of pids) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    const stat = readProcStat(pid);
+    if (!stat || stat.pgrp !== pid || stat.state === 'Z' || stat.state === 'X') continue;
+    let environment: string[];
+    try {
+      environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (entries.every((wanted) => environment.includes(wanted))) found.push(pid);
+  }
+  return found;
+}

@@ -35,8 +35,12 @@ afterEach(() => {
 });
 
 /** An agent-like group that ignores SIGTERM: a shell leading its own group with a child sleep. */
-async function agentGroup(): Promise<ChildProcess> {
-  const child = spawn('/bin/sh', ['-c', "trap '' TERM; sleep 60 & echo ready; wait"], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+async function agentGroup(env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn('/bin/sh', ['-c', "trap '' TERM; sleep 60 & echo ready; wait"], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, ...env },
+  });
   children.push(child);
   await once(child.stdout!, 'data');
   return child;
@@ -127,5 +131,22 @@ describe('start-up recovery of a dead host\'s attempt processes', () => {
     const [recovered] = open({ recover: false }).recoverInterrupted({ force: true });
     expect(recovered).toMatchObject({ runId: 'live', processes: [] });
     expect(groupAlive(pid)).toBe(true);
+  });
+
+  it('ends a group spawned before its attemptProcess was journaled, found by the attempt environment; leaves other runs\' alone', async () => {
+    const ours = await agentGroup({ HIVEWATCH_RUN_ID: 'r5', HIVEWATCH_TASK_ID: '1:0', HIVEWATCH_ATTEMPT: '1' });
+    const otherRun = await agentGroup({ HIVEWATCH_RUN_ID: 'r6', HIVEWATCH_TASK_ID: '1:0', HIVEWATCH_ATTEMPT: '1' });
+    const pid = ours.pid as number;
+    journalDeadRun('r5', []);
+    const [recovered] = open().recovered;
+    expect(recovered?.processes).toEqual([
+      {
+        taskId: '1:0', attempt: 1, pgid: pid, outcome: 'ended',
+        message: `process group ${pid} of task 1:0 attempt 1 (spawned as its host died, before it was journaled; found by its HIVEWATCH_RUN_ID environment) was still running and was ended (SIGKILL)`,
+      },
+    ]);
+    await once(ours, 'exit');
+    expect(groupAlive(pid)).toBe(false);
+    expect(groupAlive(otherRun.pid as number)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { EventOf, HivewatchEvent, LeftoverProcessGroup } from '../engine/events.js';
-import { groupMembers, procAvailable, readProcStat, signalGroupId } from '../runtimes/process-group.js';
+import { groupLeadersWithEnvironment, groupMembers, procAvailable, readProcStat, signalGroupId } from '../runtimes/process-group.js';
 
 /**
  * The attempt process groups a dead host left behind, and what start-up recovery does with
@@ -16,6 +16,39 @@ export function openAttemptProcesses(events: readonly HivewatchEvent[]): Attempt
   const key = (e: { taskId: string; attempt: number }): string => `${e.taskId}#${e.attempt}`;
   const ended = new Set(events.flatMap((e) => (e.type === 'attemptSucceeded' || e.type === 'attemptFailed' ? [key(e)] : [])));
   return events.filter((e): e is AttemptProcess => e.type === 'attemptProcess' && !ended.has(key(e)));
+}
+
+/**
+ * Attempts started with no process journaled and no end: the host may have died between the
+ * spawn and the commit of `attemptProcess` (or the runtime spawns nothing: noop).
+ */
+export function unjournaledAttempts(events: readonly HivewatchEvent[]): { taskId: string; attempt: number }[] {
+  const key = (e: { taskId: string; attempt: number }): string => `${e.taskId}#${e.attempt}`;
+  const accounted = new Set(
+    events.flatMap((e) => (e.type === 'attemptProcess' || e.type === 'attemptSucceeded' || e.type === 'attemptFailed' ? [key(e)] : [])),
+  );
+  return events.flatMap((e) => (e.type === 'attemptStarted' && !accounted.has(key(e)) ? [{ taskId: e.taskId, attempt: e.attempt }] : []));
+}
+
+/**
+ * The spawn-to-journal window: a group spawned for one of `attempts` whose `attemptProcess`
+ * never reached the journal. Every attempt child gets HIVEWATCH_RUN_ID / _TASK_ID / _ATTEMPT
+ * (command.ts `attemptEnv`), so a group leader with all three in its environment is ours without
+ * a start time to compare. Only on the machine the run ran on; nothing to say where /proc is not.
+ */
+export function endUnjournaledGroups(runId: string, attempts: readonly { taskId: string; attempt: number }[]): LeftoverProcessGroup[] {
+  const ended: LeftoverProcessGroup[] = [];
+  for (const { taskId, attempt } of attempts) {
+    const leaders = groupLeadersWithEnvironment([`HIVEWATCH_RUN_ID=${runId}`, `HIVEWATCH_TASK_ID=${taskId}`, `HIVEWATCH_ATTEMPT=${attempt}`]) ?? [];
+    for (const pgid of leaders) {
+      signalGroupId(pgid, 'SIGKILL');
+      ended.push({
+        taskId, attempt, pgid, outcome: 'ended',
+        message: `process group ${pgid} of task ${taskId} attempt ${attempt} (spawned as its host died, before it was journaled; found by its HIVEWATCH_RUN_ID environment) was still running and was ended (SIGKILL)`,
+      });
+    }
+  }
+  return ended;
 }
 
 export interface EndLeftoverOptions {

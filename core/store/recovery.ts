@@ -1,10 +1,11 @@
+import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import type { HivewatchEvent, LeftoverProcessGroup } from '../engine/events.js';
 import { resumePointFromEvents, type ResumePoint, type TaskOutcome } from '../engine/resume.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
-import { isOwnerAlive } from './hosts.js';
+import { isOwnerAlive, type RunOwner } from './hosts.js';
 import { eventFromRow, type JournalWriter } from './journal.js';
-import { endLeftoverGroup, openAttemptProcesses, type EndLeftoverOptions } from './leftover-processes.js';
+import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, unjournaledAttempts, type EndLeftoverOptions } from './leftover-processes.js';
 import { allEvents } from './queries/events.js';
 import type { StatementCache } from './queries/sql.js';
 import { ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES } from './schema.js';
@@ -54,7 +55,7 @@ export function recoverInterrupted(
      WHERE r.status IN (${ACTIVE_RUN_STATUSES.map(() => '?').join(', ')}) ORDER BY r.started_at, r.id`,
   );
   const attemptEvents = db.prepare(
-    `SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? AND type IN ('attemptProcess', 'attemptSucceeded', 'attemptFailed') ORDER BY seq`,
+    `SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? AND type IN ('attemptStarted', 'attemptProcess', 'attemptSucceeded', 'attemptFailed') ORDER BY seq`,
   ) as Database.Statement<[string], { run_id: string; seq: number; type: string; ts: number; payload: string }>;
   return db
     .transaction(() => {
@@ -68,7 +69,7 @@ export function recoverInterrupted(
         const ownerAlive = isOwnerAlive(owner);
         if (!options.force && ownerAlive) continue;
         // A forced recovery of a run whose host still lives must not take its agents from it.
-        const processes = ownerAlive ? [] : openAttemptProcesses(attemptEvents.all(run.id).map(eventFromRow)).map((p) => endLeftoverGroup(p, options.processes));
+        const processes = ownerAlive ? [] : leftoverGroups(run.id, owner, attemptEvents.all(run.id).map(eventFromRow), options.processes);
         const ts = now();
         const step = run.current_step > run.steps ? run.current_step : null;
         const error = new HivewatchError('SYSTEM_RUN_INTERRUPTED', {
@@ -94,6 +95,13 @@ export function recoverInterrupted(
       return { runs: recovered, events };
     })
     .immediate();
+}
+
+/** Ends (or leaves, saying why) the agent process groups a dead host left for one run. */
+function leftoverGroups(runId: string, owner: RunOwner | undefined, events: HivewatchEvent[], options: EndLeftoverOptions = {}): LeftoverProcessGroup[] {
+  const journaled = openAttemptProcesses(events).map((p) => endLeftoverGroup(p, options));
+  const sameMachine = owner !== undefined && owner.hostname === (options.hostname ?? hostname()) && (options.proc ?? true);
+  return sameMachine ? [...journaled, ...endUnjournaledGroups(runId, unjournaledAttempts(events))] : journaled;
 }
 
 function stepOfTask(taskId: string): number {
