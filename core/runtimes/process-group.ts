@@ -86,11 +86,11 @@ export function signalGroupId(pgid: number, signal: NodeJS.Signals): boolean {
 }
 
 /**
- * The group leaders (pid = pgid) that still run and whose environment holds every one of
- * `entries` (`NAME=value`). Unreadable environments (other users' processes) are skipped; null
- * where /proc is not available.
+ * The group leaders (pid = pgid) that still run and whose environment holds `entry`
+ * (`NAME=value`), each with its whole environment. Unreadable environments (other users'
+ * processes) are skipped; null where /proc is not available.
  */
-export function groupLeadersWithEnvironment(entries: readonly string[]): number[] | null {
+export function groupLeadersWithEnvironment(entry: string): { pid: number; environment: string[] }[] | null {
   if (!procAvailable()) return null;
   let pids: string[];
   try {
@@ -98,9 +98,9 @@ export function groupLeadersWithEnvironment(entries: readonly string[]): number[
   } catch {
     return null;
   }
-  const found: number[] = [];
-  for (const entry of pids) {
-    const pid = Number(entry);
+  const found: { pid: number; environment: string[] }[] = [];
+  for (const name of pids) {
+    const pid = Number(name);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
     const stat = readProcStat(pid);
     if (!stat || stat.pgrp !== pid || stat.state === 'Z' || stat.state === 'X') continue;
@@ -110,7 +110,7 @@ export function groupLeadersWithEnvironment(entries: readonly string[]): number[
     } catch {
       continue;
     }
-    if (entries.every((wanted) => environment.includes(wanted))) found.push(pid);
+    if (environment.includes(entry)) found.push({ pid, environment });
   }
   return found;
 }

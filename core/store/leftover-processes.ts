@@ -19,34 +19,25 @@ export function openAttemptProcesses(events: readonly HivewatchEvent[]): Attempt
 }
 
 /**
- * Attempts started with no process journaled and no end: the host may have died between the
- * spawn and the commit of `attemptProcess` (or the runtime spawns nothing: noop).
+ * The spawn-to-journal window: the host died after forking an attempt's child and before
+ * `attemptProcess` (or even `attemptStarted`) was committed. Every attempt child gets
+ * HIVEWATCH_RUN_ID / _TASK_ID / _ATTEMPT (command.ts `attemptEnv`) and run ids are unique, so a
+ * group leader with this run's id in its environment is ours without a start time to compare;
+ * the groups already dealt with by their journaled id are skipped. Only on the run's own
+ * machine; nothing to say where /proc is not.
  */
-export function unjournaledAttempts(events: readonly HivewatchEvent[]): { taskId: string; attempt: number }[] {
-  const key = (e: { taskId: string; attempt: number }): string => `${e.taskId}#${e.attempt}`;
-  const accounted = new Set(
-    events.flatMap((e) => (e.type === 'attemptProcess' || e.type === 'attemptSucceeded' || e.type === 'attemptFailed' ? [key(e)] : [])),
-  );
-  return events.flatMap((e) => (e.type === 'attemptStarted' && !accounted.has(key(e)) ? [{ taskId: e.taskId, attempt: e.attempt }] : []));
-}
-
-/**
- * The spawn-to-journal window: a group spawned for one of `attempts` whose `attemptProcess`
- * never reached the journal. Every attempt child gets HIVEWATCH_RUN_ID / _TASK_ID / _ATTEMPT
- * (command.ts `attemptEnv`), so a group leader with all three in its environment is ours without
- * a start time to compare. Only on the machine the run ran on; nothing to say where /proc is not.
- */
-export function endUnjournaledGroups(runId: string, attempts: readonly { taskId: string; attempt: number }[]): LeftoverProcessGroup[] {
+export function endUnjournaledGroups(runId: string, handled: ReadonlySet<number>): LeftoverProcessGroup[] {
   const ended: LeftoverProcessGroup[] = [];
-  for (const { taskId, attempt } of attempts) {
-    const leaders = groupLeadersWithEnvironment([`HIVEWATCH_RUN_ID=${runId}`, `HIVEWATCH_TASK_ID=${taskId}`, `HIVEWATCH_ATTEMPT=${attempt}`]) ?? [];
-    for (const pgid of leaders) {
-      signalGroupId(pgid, 'SIGKILL');
-      ended.push({
-        taskId, attempt, pgid, outcome: 'ended',
-        message: `process group ${pgid} of task ${taskId} attempt ${attempt} (spawned as its host died, before it was journaled; found by its HIVEWATCH_RUN_ID environment) was still running and was ended (SIGKILL)`,
-      });
-    }
+  for (const { pid: pgid, environment } of groupLeadersWithEnvironment(`HIVEWATCH_RUN_ID=${runId}`) ?? []) {
+    if (handled.has(pgid)) continue;
+    const value = (name: string): string | undefined => environment.find((e) => e.startsWith(`${name}=`))?.slice(name.length + 1);
+    const taskId = value('HIVEWATCH_TASK_ID') ?? '?';
+    const attempt = Number(value('HIVEWATCH_ATTEMPT') ?? 0);
+    signalGroupId(pgid, 'SIGKILL');
+    ended.push({
+      taskId, attempt, pgid, outcome: 'ended',
+      message: `process group ${pgid} of task ${taskId} attempt ${attempt} (spawned as its host died, before it was journaled; found by its HIVEWATCH_RUN_ID environment) was still running and was ended (SIGKILL)`,
+    });
   }
   return ended;
 }

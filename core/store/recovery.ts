@@ -5,7 +5,7 @@ import { resumePointFromEvents, type ResumePoint, type TaskOutcome } from '../en
 import { HivewatchError } from '../errors/hivewatch-error.js';
 import { isOwnerAlive, type RunOwner } from './hosts.js';
 import { eventFromRow, type JournalWriter } from './journal.js';
-import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, unjournaledAttempts, type EndLeftoverOptions } from './leftover-processes.js';
+import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, type EndLeftoverOptions } from './leftover-processes.js';
 import { allEvents } from './queries/events.js';
 import type { StatementCache } from './queries/sql.js';
 import { ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES } from './schema.js';
@@ -55,7 +55,7 @@ export function recoverInterrupted(
      WHERE r.status IN (${ACTIVE_RUN_STATUSES.map(() => '?').join(', ')}) ORDER BY r.started_at, r.id`,
   );
   const attemptEvents = db.prepare(
-    `SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? AND type IN ('attemptStarted', 'attemptProcess', 'attemptSucceeded', 'attemptFailed') ORDER BY seq`,
+    `SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? AND type IN ('attemptProcess', 'attemptSucceeded', 'attemptFailed') ORDER BY seq`,
   ) as Database.Statement<[string], { run_id: string; seq: number; type: string; ts: number; payload: string }>;
   return db
     .transaction(() => {
@@ -101,7 +101,7 @@ export function recoverInterrupted(
 function leftoverGroups(runId: string, owner: RunOwner | undefined, events: HivewatchEvent[], options: EndLeftoverOptions = {}): LeftoverProcessGroup[] {
   const journaled = openAttemptProcesses(events).map((p) => endLeftoverGroup(p, options));
   const sameMachine = owner !== undefined && owner.hostname === (options.hostname ?? hostname()) && (options.proc ?? true);
-  return sameMachine ? [...journaled, ...endUnjournaledGroups(runId, unjournaledAttempts(events))] : journaled;
+  return sameMachine ? [...journaled, ...endUnjournaledGroups(runId, new Set(journaled.map((g) => g.pgid)))] : journaled;
 }
 
 function stepOfTask(taskId: string): number {
