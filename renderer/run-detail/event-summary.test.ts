@@ -29,6 +29,20 @@ describe('describeEvent', () => {
     ]);
   });
 
+  it('shows what happened to the agent processes: the group, one that escaped it, what recovery did', () => {
+    const processStarted = j.add({ type: 'attemptProcess', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, pid: 4242, startTime: '777', hostname: 'box' });
+    const escaped = j.add({ type: 'attemptProcessEscaped', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, pid: 4242, message: 'a process outside the group kept its output open' });
+    const interrupted = j.add({
+      type: 'runInterrupted',
+      error: envelope('SYSTEM_RUN_INTERRUPTED', { message: 'host gone' }),
+      processes: [{ taskId: '1:0', attempt: 2, pgid: 4300, outcome: 'notOurs', message: 'process group 4300 now belongs to another process; left alone' }],
+    });
+    expect(describeEvent(processStarted)).toBe('task 1:0 attempt 1: process group 4242 on box');
+    expect(describeEvent(escaped)).toBe('task 1:0 attempt 1: ⚠ a process outside the group kept its output open');
+    expect(toneOf('attemptProcessEscaped')).toBe('fail');
+    expect(describeEvent(interrupted)).toBe('interrupted: host gone; process group 4300 now belongs to another process; left alone');
+  });
+
   it('pretty-prints JSON with its line count', () => {
     const { text, lines } = eventJson(retry);
     expect(JSON.parse(text)).toEqual(retry);
