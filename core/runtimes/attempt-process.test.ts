@@ -32,20 +32,20 @@ describe('attemptProcess', () => {
     const source = ['agent waiter:', '  runtime: "command"', `  command: "/bin/sh ${agent}"`, 'let out = session: waiter', '  prompt: "go"', ''].join('\n');
     const run = new FlowRun({ plan: planOf(source), registry: createRuntimeRegistry(), sink: createDurableSink(store), clock: new RealClock() });
 
-    let whileRunning: { event: EventOf<'attemptProcess'>; alive: boolean; startTime: string | null; journaled: boolean } | null = null;
+    const observed: { event: EventOf<'attemptProcess'>; alive: boolean; startTime: string | null; journaled: boolean }[] = [];
     const unsubscribe = store.subscribe((batch: readonly HivewatchEvent[]) => {
       const event = batch.find((e): e is EventOf<'attemptProcess'> => e.type === 'attemptProcess');
-      if (!event || whileRunning) return;
+      if (!event || observed.length > 0) return;
       const journaled = store.getEvents(run.runId, 0, 1000).some((e) => e.type === 'attemptProcess');
-      whileRunning = { event, alive: groupAlive(event.pid), startTime: processStartTime(event.pid), journaled };
+      observed.push({ event, alive: groupAlive(event.pid), startTime: processStartTime(event.pid), journaled });
       writeFileSync(go, '');
     });
     const result = await run.start();
     unsubscribe();
 
     expect(result.status).toBe('completed');
-    expect(whileRunning).not.toBeNull();
-    const seen = whileRunning as unknown as NonNullable<typeof whileRunning>;
+    expect(observed).toHaveLength(1);
+    const seen = observed[0]!;
     expect(seen.journaled).toBe(true);
     expect(seen.alive).toBe(true);
     expect(seen.event).toMatchObject({ taskId: '1:0', attempt: 1, hostname: hostname(), startTime: seen.startTime });
