@@ -1,4 +1,3 @@
-import { resumeProblem } from '../engine/resume.js';
 import type { ErrorDimension } from '../store/index.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { openCliStore, parseAge } from './database.js';
@@ -111,12 +110,8 @@ export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs
       return ExitCode.failed;
     }
     const file = flowFileOf(run.flow);
+    // runFlow refuses a resume whose engine rules or flow text changed (resume.ts resumeProblem).
     const resume = mode === 'resume' ? store.resumePointForRun(runId) : null;
-    const problem = resume ? resumeProblem(resume) : null;
-    if (problem !== null) {
-      io.err(`hivewatch resume: ${problem}\n`);
-      return ExitCode.failed;
-    }
     return await runFlow(
       {
         file,

@@ -4,7 +4,7 @@ import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
 import type { EventSink } from '../engine/events.js';
 import { FlowRun, type RunResult } from '../engine/run.js';
 import { FanoutSink, JsonLinesSink } from '../engine/sinks.js';
-import type { ResumePoint } from '../engine/resume.js';
+import { resumeProblem, type ResumePoint } from '../engine/resume.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { createDurableSink, type HivewatchStore } from '../store/index.js';
 import { readFile } from 'node:fs/promises';
@@ -51,6 +51,11 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   if (!checked.ok || checked.plan === null) {
     for (const d of checked.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
     return ExitCode.invalid;
+  }
+  const resumeRefusal = target.resume ? resumeProblem(target.resume, checked.plan.program.source) : null;
+  if (resumeRefusal !== null) {
+    io.err(`hivewatch resume: ${resumeRefusal}\n`);
+    return ExitCode.failed;
   }
   const json = args.flags.has('json');
   const clock: Clock = args.flags.has('virtual-clock') ? new VirtualClock(Date.now()) : new RealClock();

@@ -38,6 +38,10 @@ export type HivewatchEventBody =
       resumeStep: number;
       /** The engine semantics the run follows (resume.ts `ENGINE_SEMANTICS`); absent in journals older than the field (1). */
       semantics?: number;
+      /** `sha256:<hex>` of the flow's text (digest.ts); absent in journals older than the field. */
+      flowDigest?: string;
+      /** The flow's text as it ran, so the journal shows what was run even after the file changed. */
+      flowText?: string;
     }
   | { type: 'stepStarted'; step: number; frontier: { ordinal: number; taskId: string; name: string }[] }
   | (TaskRef & { type: 'taskStarted'; name: string; agent: string; maxAttempts: number })

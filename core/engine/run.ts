@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CancelledError, HivewatchError, toHivewatchError } from '../errors/hivewatch-error.js';
 import type { ErrorEnvelope } from '../errors/envelope.js';
 import { validateRetryPolicy } from '../errors/retry.js';
+import { flowDigest } from '../flow/digest.js';
 import type { AgentSpec, FlowPlan } from '../flow/plan.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
 import { resolveAgent, retryPolicyFor } from './agents.js';
@@ -99,7 +100,7 @@ export class FlowRun {
     this.clock = config.clock ?? new RealClock();
     this.maxSteps = config.maxSteps ?? 100;
     this.limiter = createLimiter(config.concurrency ?? 4);
-    const problem = config.resume ? resumeProblem(config.resume) : null;
+    const problem = config.resume ? resumeProblem(config.resume, config.plan.program.source) : null;
     if (problem !== null) throw new HivewatchError('USER_INVALID_CONFIG', { message: problem, origin: 'user' });
   }
 
@@ -167,6 +168,8 @@ export class FlowRun {
       retryOf: this.config.retryOf ?? null,
       resumeStep: resume?.throughStep ?? 0,
       semantics: ENGINE_SEMANTICS,
+      flowDigest: flowDigest(plan.program.source),
+      flowText: plan.program.source,
     });
     try {
       const problem = this.validateBeforeStepZero();

@@ -117,6 +117,8 @@ export type Statement = SessionStmt | BindStmt | TryStmt | ThrowStmt | ParallelS
 
 export interface Program {
   file: string;
+  /** The text the program was parsed from: its digest is what resume compares (resume.ts). */
+  source: string;
   agents: readonly AgentDecl[];
   body: readonly Statement[];
 }

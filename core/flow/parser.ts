@@ -50,7 +50,7 @@ export interface ParseResult {
 
 export function parseFlow(source: string, file: string): ParseResult {
   const { tokens, diagnostics } = lex(source, file);
-  return new Parser(tokens, file, diagnostics).parseProgram();
+  return new Parser(tokens, file, source, diagnostics).parseProgram();
 }
 
 class Parser {
@@ -64,6 +64,7 @@ class Parser {
   constructor(
     tokens: readonly Token[],
     private readonly file: string,
+    private readonly source: string,
     diagnostics: Diagnostic[],
   ) {
     this.c = new TokenCursor(tokens, file, diagnostics);
@@ -78,7 +79,7 @@ class Parser {
     }
     const syntaxOk = this.c.diagnostics.length === 0;
     return {
-      program: { file: this.file, agents: this.agents, body },
+      program: { file: this.file, source: this.source, agents: this.agents, body },
       diagnostics: sortDiagnostics([...this.c.diagnostics, ...this.semantic]),
       syntaxOk,
       recovered: { channels: this.recoveredChannels, agents: this.recoveredAgents },

@@ -270,9 +270,9 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const args = parseInput('resumeRun', input);
         const row = runRow(args.runId);
         const resume = store.resumePointForRun(args.runId);
-        const problem = resumeProblem(resume);
-        if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
         const flow = await catalog.loadForRun(args.runId, row.flow);
+        const problem = resumeProblem(resume, flow.source);
+        if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
         return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source)), resume });
       }),
 
