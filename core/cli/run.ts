@@ -39,6 +39,7 @@ async function readAndCheck(file: string, key: string): Promise<CheckResult> {
 }
 
 export function exitCodeOf(result: RunResult): number {
+  if (result.unjournaled) return ExitCode.failed;
   if (result.status === 'completed') return ExitCode.ok;
   if (result.status === 'cancelled') return ExitCode.cancelled;
   return ExitCode.failed;
@@ -91,7 +92,15 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   } finally {
     process.off('SIGINT', onSigint);
     printer?.stop();
-    await durable.flush();
+    await durable.flush().catch((error: unknown) => {
+      // The buffered events die with this process; the run stays open in the journal until the
+      // next start marks it interrupted, and resume continues from its last durable checkpoint.
+      const message = error instanceof Error ? error.message : String(error);
+      io.err(
+        `hivewatch: ${message}\n  the journal keeps everything up to its last durable step; ` +
+          `once there is room, any hivewatch command marks run ${run.runId} interrupted and \`hivewatch resume ${run.runId}\` continues it\n`,
+      );
+    });
     if (target.store === undefined) store.close();
   }
 }

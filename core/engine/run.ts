@@ -54,6 +54,11 @@ export interface RunResult {
   error: ErrorEnvelope | null;
   steps: number;
   channels: Record<string, unknown>;
+  /**
+   * Set when the run's last events could not be journaled (SYSTEM_EVENT_WRITE_FAILED, e.g. a full
+   * disk): they wait in the sink's buffer, written by its next successful flush.
+   */
+  unjournaled?: ErrorEnvelope;
 }
 
 interface CancelCommand {
@@ -402,8 +407,7 @@ export class FlowRun {
     this.journalRaised();
     this.statusValue = 'completed';
     this.emit({ type: 'runCompleted', steps: this.stepNumber });
-    await this.config.sink.flush();
-    return this.result('completed', null);
+    return this.result('completed', null, await this.flushTerminal());
   }
 
   /** `journal`: the error is new here and needs its errorOccurred; task and throw errors already have theirs. */
@@ -413,8 +417,7 @@ export class FlowRun {
     if (journal) this.emitError(located, false);
     this.statusValue = 'failed';
     this.emit({ type: 'runFailed', error: located.toEnvelope() });
-    await this.config.sink.flush();
-    return this.result('failed', located.toEnvelope());
+    return this.result('failed', located.toEnvelope(), await this.flushTerminal());
   }
 
   private async cancelled(): Promise<RunResult> {
@@ -427,12 +430,27 @@ export class FlowRun {
       cause: { commandId: command.commandId, reason: command.reason },
       correlation: { run: this.runId, step: this.stepNumber || null, epoch: this.epochValue },
     });
-    await this.config.sink.flush();
-    return this.result('cancelled', null);
+    return this.result('cancelled', null, await this.flushTerminal());
   }
 
-  private result(status: RunResult['status'], error: ErrorEnvelope | null): RunResult {
-    return { runId: this.runId, status, error, steps: this.stepNumber, channels: snapshotChannels(this.channels) };
+  /**
+   * The last flush of a run. A journal that cannot be written must not give the run a second
+   * ending (a write failure caught by start() after runCompleted): the terminal events stay
+   * buffered in the sink and the result says they are not on disk yet.
+   */
+  private async flushTerminal(): Promise<HivewatchError | null> {
+    try {
+      await this.config.sink.flush();
+      return null;
+    } catch (error) {
+      return toHivewatchError(error);
+    }
+  }
+
+  private result(status: RunResult['status'], error: ErrorEnvelope | null, unjournaled: HivewatchError | null = null): RunResult {
+    const result: RunResult = { runId: this.runId, status, error, steps: this.stepNumber, channels: snapshotChannels(this.channels) };
+    if (unjournaled !== null) result.unjournaled = unjournaled.toEnvelope();
+    return result;
   }
 }
 

@@ -136,6 +136,20 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     }
   };
 
+  /**
+   * Writes what the journal still holds in memory before a command reads a run's state: after a
+   * write failure (a full disk) the failed runs' last events wait in the sink, and once there is
+   * room they land here, so the run reads failed and can be resumed.
+   */
+  const writePending = async (): Promise<void> => {
+    try {
+      await sink.flush();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new ApiError(503, 'journal_unwritable', `${message}; free space for the database, then try again`);
+    }
+  };
+
   const runRow = (runId: string): RunRow => {
     const row = getRunRow(cache, runId);
     if (!row) throw new ApiError(404, 'run_not_found', `no run ${runId}`);
@@ -168,7 +182,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       () => runs.delete(run.runId),
     );
     // `runStarted` is appended synchronously by start(); make it durable so the run is listed at once.
-    await sink.flush();
+    await writePending();
     return { runId: run.runId };
   };
 
@@ -257,6 +271,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     retryRun: (input) =>
       guard(async () => {
         const args = parseInput('retryRun', input);
+        await writePending();
         const row = runRow(args.runId);
         if ((ACTIVE_STATUSES as readonly string[]).includes(row.status)) {
           throw new ApiError(409, 'run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
@@ -268,6 +283,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     resumeRun: (input) =>
       guard(async () => {
         const args = parseInput('resumeRun', input);
+        await writePending();
         const row = runRow(args.runId);
         const resume = store.resumePointForRun(args.runId);
         const flow = await catalog.loadForRun(args.runId, row.flow);
