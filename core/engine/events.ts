@@ -45,7 +45,12 @@ export type HivewatchEventBody =
     }
   | { type: 'stepStarted'; step: number; frontier: { ordinal: number; taskId: string; name: string }[] }
   | (TaskRef & { type: 'taskStarted'; name: string; agent: string; maxAttempts: number })
-  | (TaskRef & { type: 'attemptStarted'; attempt: number })
+  | (TaskRef & {
+      type: 'attemptStarted';
+      attempt: number;
+      /** The previous attempt's failure as given to this one (issue #10); absent on first attempts. */
+      feedback?: string;
+    })
   | (TaskRef & { type: 'attemptSucceeded'; attempt: number; durationMs: number })
   | (TaskRef & { type: 'attemptFailed'; attempt: number; durationMs: number; error: ErrorEnvelope })
   | (TaskRef & { type: 'retryScheduled'; attempt: number; delayMs: number; strategy: string; nextAttemptAt: number })
@@ -104,6 +109,28 @@ export type HivewatchEventBody =
       cause: { commandId: string; reason: string };
       correlation: { run: string; step: number | null; epoch: number };
     }
+  /** The run's place in a repository (agent work, issue #10): its branch starts at `base`. */
+  | { type: 'workspaceReady'; repo: string; branch: string; base: string; worktreeDir: string }
+  /** What an attempt changed against its start, and what of it lies outside the session's scope. */
+  | (TaskRef & { type: 'attemptChanges'; attempt: number; changed: { path: string; status: string }[]; diffStat: string; outsideScope: string[] })
+  /** A `setup:` or `verify:` command's end, in the attempt's worktree. */
+  | (TaskRef & {
+      type: 'checkFinished';
+      attempt: number;
+      /** `setup`, or the check's name. */
+      name: string;
+      kind: 'setup' | 'check' | 'verifier';
+      ok: boolean;
+      exitCode: number | null;
+      signal: string | null;
+      timedOut: boolean;
+      durationMs: number;
+      outputTail: string;
+    })
+  /** A successful attempt's changes, committed on the task's branch. */
+  | (TaskRef & { type: 'attemptCommitted'; attempt: number; commit: string; branch: string })
+  /** Commit-scoped: the step's task commits merged into the run's branch in ordinal order. */
+  | { type: 'branchMerged'; step: number; branch: string; head: string; merged: { taskId: string; commit: string }[] }
   /** Written by the store on start-up for a run whose host died; not by the engine. */
   | { type: 'runInterrupted'; error: ErrorEnvelope };
 

@@ -35,6 +35,8 @@ export interface ResumePoint {
   semantics: number;
   /** The digest of the flow text the run ran (`runStarted.flowDigest`); null in journals from before it. */
   flowDigest: string | null;
+  /** Agent work: the run branch's head at the checkpoint (issue #10), where a resumed run's branch starts; null without a workspace. */
+  repoHead: string | null;
 }
 
 /** Pure: the resume point of a run from its own journal (events in seq order). */
@@ -42,8 +44,10 @@ export function resumePointFromEvents(runId: string, events: readonly HivewatchE
   let throughStep = 0;
   let semantics = 1;
   let digest: string | null = null;
+  let repoHead: string | null = null;
   for (const event of events) {
     if (event.type === 'checkpointSaved') throughStep = Math.max(throughStep, event.step);
+    if (event.type === 'workspaceReady') repoHead = event.base;
     if (event.type === 'runStarted') {
       semantics = event.semantics ?? 1;
       digest = event.flowDigest ?? null;
@@ -57,7 +61,9 @@ export function resumePointFromEvents(runId: string, events: readonly HivewatchE
       outcomes.set(event.taskId, event.cancelled ? { ok: false, error: event.error, cancelled: true } : { ok: false, error: event.error });
     }
   }
-  return { fromRunId: runId, throughStep, outcomes, semantics, flowDigest: digest };
+  // Merges are commit-scoped, so the last one journaled is the head at the last checkpoint.
+  for (const event of events) if (event.type === 'branchMerged' && event.step <= throughStep) repoHead = event.head;
+  return { fromRunId: runId, throughStep, outcomes, semantics, flowDigest: digest, repoHead };
 }
 
 /**

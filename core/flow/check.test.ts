@@ -29,7 +29,7 @@ describe('checkFlow: one problem each, at its exact token', () => {
 
   it('unknown property', () => {
     expect(check('session "Call the API"\n  retries: 3')).toEqual([
-      'flow.prose:2:3: unknown property "retries" for a session: expected one of prompt, context, timeout, simulate, retry, backoff, delay, max-delay, agent',
+      'flow.prose:2:3: unknown property "retries" for a session: expected one of prompt, context, timeout, simulate, retry, backoff, delay, max-delay, agent, workspace, scope, expect-changes, verify, verifier, check-timeout',
     ]);
   });
 
@@ -108,7 +108,7 @@ describe('checkFlow: a file with several problems', () => {
       'flow.prose:5:25: undefined name "nothing" in {nothing}: no variable, caught error or repeat index of that name is in scope here',
       'flow.prose:6:10: retry must be a whole number of at least 0, got -1',
       'flow.prose:7:12: backoff must be one of none, fixed, linear, exponential or a list of delays, got "sometimes"',
-      'flow.prose:8:3: unknown property "colour" for a session: expected one of prompt, context, timeout, simulate, retry, backoff, delay, max-delay, agent',
+      'flow.prose:8:3: unknown property "colour" for a session: expected one of prompt, context, timeout, simulate, retry, backoff, delay, max-delay, agent, workspace, scope, expect-changes, verify, verifier, check-timeout',
       'flow.prose:9:10: unknown agent "ghost": declare it with agent ghost: or use one of fake, claude-code, codex-cli, noop',
       'flow.prose:10:1: catch without a matching try: a catch block must directly follow the body of a try',
       'flow.prose:12:1: throw without a message rethrows the error being handled, so it must be inside a catch block; write throw "message" to raise a new error',

@@ -17,6 +17,8 @@ export interface AttemptRequest {
   timeoutMs: number | null;
   /** Values of the channels named by `context:`. */
   context: Record<string, unknown>;
+  /** The attempt's worktree when the session works in one (issue #10); it wins over the agent's `cwd`. */
+  cwd?: string;
 }
 
 /** The outcome of one attempt. A runtime never retries by itself (rule 3): one call, one attempt. */

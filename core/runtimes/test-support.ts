@@ -19,6 +19,8 @@ export function agent(overrides: Partial<Omit<AgentSpec, 'command'>> & { command
     model: null,
     cwd: null,
     env: {},
+    workspace: null,
+    setup: null,
     pos: null,
     ...rest,
   };
