@@ -1,4 +1,6 @@
+import { WorkspaceMode } from '../flow/agent-work.js';
 import { formatDiagnostic } from '../flow/ast.js';
+import { resolveRunRepo } from '../workspace/repo.js';
 import { checkFlowFile } from '../flow/check.js';
 import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
 import type { EventSink } from '../engine/events.js';
@@ -12,7 +14,7 @@ import { checkFlow } from '../flow/check.js';
 import type { CheckResult } from '../flow/plan.js';
 import { openCliStore } from './database.js';
 import { flowKeyOf } from './flow-key.js';
-import { intFlag, stringFlag, type ParsedArgs } from './args.js';
+import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
 import { ProgressPrinter } from './progress.js';
 
@@ -36,6 +38,15 @@ async function readAndCheck(file: string, key: string): Promise<CheckResult> {
     return checkFlowFile(file);
   }
   return checkFlow(source, key);
+}
+
+function workspaceFlag(args: ParsedArgs): WorkspaceMode | null {
+  const mode = stringFlag(args, 'workspace');
+  if (mode === undefined) return null;
+  if (!(Object.values(WorkspaceMode) as string[]).includes(mode)) {
+    throw new UsageError(`--workspace must be one of ${Object.values(WorkspaceMode).join(', ')}, got "${mode}"`);
+  }
+  return mode as WorkspaceMode;
 }
 
 export function exitCodeOf(result: RunResult): number {
@@ -67,8 +78,9 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     : { append: (event) => printer?.handle(event), flush: () => Promise.resolve() };
   const store = target.store ?? openCliStore(args, io);
   const durable = createDurableSink(store);
+  const plan = checked.plan;
   const run = new FlowRun({
-    plan: checked.plan,
+    plan,
     registry: createRuntimeRegistry(),
     sink: new FanoutSink([durable, outputSink]),
     clock,
@@ -77,6 +89,10 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     defaultAgent: stringFlag(args, 'agent') ?? io.env.HIVEWATCH_AGENT ?? null,
     resume: target.resume ?? null,
     retryOf: target.retryOf ?? null,
+    workspace: {
+      repo: () => resolveRunRepo({ explicit: stringFlag(args, 'repo') ?? null, flowRepo: plan.repo, flowFile: target.file, fallbackDir: process.cwd() }),
+      defaultMode: workspaceFlag(args),
+    },
   });
   target.onRun?.(run);
   let interrupts = 0;

@@ -35,8 +35,11 @@ export interface ResumePoint {
   semantics: number;
   /** The digest of the flow text the run ran (`runStarted.flowDigest`); null in journals from before it. */
   flowDigest: string | null;
-  /** Agent work: the run branch's head at the checkpoint (issue #10), where a resumed run's branch starts; null without a workspace. */
-  repoHead: string | null;
+  /**
+   * Agent work (issue #10): the repository the run worked in and its branch's head at the
+   * checkpoint, where a resumed run's branch starts; null without a workspace.
+   */
+  repo: { root: string; head: string } | null;
 }
 
 /** Pure: the resume point of a run from its own journal (events in seq order). */
@@ -44,10 +47,10 @@ export function resumePointFromEvents(runId: string, events: readonly HivewatchE
   let throughStep = 0;
   let semantics = 1;
   let digest: string | null = null;
-  let repoHead: string | null = null;
+  let repo: { root: string; head: string } | null = null;
   for (const event of events) {
     if (event.type === 'checkpointSaved') throughStep = Math.max(throughStep, event.step);
-    if (event.type === 'workspaceReady') repoHead = event.base;
+    if (event.type === 'workspaceReady') repo = { root: event.repo, head: event.base };
     if (event.type === 'runStarted') {
       semantics = event.semantics ?? 1;
       digest = event.flowDigest ?? null;
@@ -62,8 +65,8 @@ export function resumePointFromEvents(runId: string, events: readonly HivewatchE
     }
   }
   // Merges are commit-scoped, so the last one journaled is the head at the last checkpoint.
-  for (const event of events) if (event.type === 'branchMerged' && event.step <= throughStep) repoHead = event.head;
-  return { fromRunId: runId, throughStep, outcomes, semantics, flowDigest: digest, repoHead };
+  for (const event of events) if (event.type === 'branchMerged' && event.step <= throughStep && repo) repo = { ...repo, head: event.head };
+  return { fromRunId: runId, throughStep, outcomes, semantics, flowDigest: digest, repo };
 }
 
 /**

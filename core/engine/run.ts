@@ -55,8 +55,8 @@ export interface RunConfig {
 }
 
 export interface RunWorkspaceConfig {
-  /** A folder inside the repository. */
-  repo: string;
+  /** A folder inside the repository, or how to find one: asked only when a session needs it. */
+  repo: string | (() => Promise<string | null>);
   /** The run's `--workspace`: where sessions work unless they or their agent say. */
   defaultMode?: WorkspaceMode | null;
   worktreeRoot?: string;
@@ -214,24 +214,26 @@ export class FlowRun {
     const config = this.config.workspace ?? null;
     const agentOf = (spec: SessionSpec): AgentSpec => this.agentOfSpec(spec);
     if (!planNeedsWorkspace(this.config.plan, agentOf, config?.defaultMode ?? null)) return null;
-    if (config === null) {
-      return new HivewatchError('USER_INVALID_CONFIG', {
-        message: 'sessions of this flow work in a git worktree (workspace, scope, verify or expect-changes): give the run a repository (--repo PATH, or repo: in the flow)',
-        origin: 'user',
-      });
-    }
     try {
+      // A resumed run continues in the repository its source worked in, from its head.
+      const repo = resume?.repo?.root ?? (typeof config?.repo === 'function' ? await config.repo() : (config?.repo ?? null));
+      if (repo === null) {
+        return new HivewatchError('USER_INVALID_CONFIG', {
+          message: 'sessions of this flow work in a git worktree (workspace, scope, verify or expect-changes): give the run a repository (--repo PATH, or repo: in the flow)',
+          origin: 'user',
+        });
+      }
       this.work = await openGitRunWork({
         runId: this.runId,
-        repo: config.repo,
+        repo,
         plan: this.config.plan,
         agentOf,
-        defaultMode: config.defaultMode ?? null,
+        defaultMode: config?.defaultMode ?? null,
         emit: (body) => this.emit(body),
-        baseCommit: resume?.repoHead ?? null,
-        ...(config.worktreeRoot !== undefined ? { worktreeRoot: config.worktreeRoot } : {}),
-        ...(config.gitEnv !== undefined ? { gitEnv: config.gitEnv } : {}),
-        ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
+        baseCommit: resume?.repo?.head ?? null,
+        ...(config?.worktreeRoot !== undefined ? { worktreeRoot: config.worktreeRoot } : {}),
+        ...(config?.gitEnv !== undefined ? { gitEnv: config.gitEnv } : {}),
+        ...(config?.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
         runVerifier: (agent, prompt, cwd, signal) => this.runVerifier(agent, prompt, cwd, signal),
       });
       return null;

@@ -92,7 +92,9 @@ export function readSessionProperties(stmt: SessionStmt, report: Report): Sessio
 
 /** The label of a session in the UI and the journal: its prompt on one line, shortened; else its ordinal. */
 export function sessionName(prompt: Template | null, ordinal: number): string {
-  const text = prompt ? describeTemplate(prompt).replace(/\s+/g, ' ').trim() : '';
+  // `{feedback}` is empty on a first attempt and says nothing of the task: names leave it out.
+  const named = prompt ? { ...prompt, parts: prompt.parts.filter((p) => !(p.kind === 'ref' && p.path.length === 1 && p.path[0] === 'feedback')) } : null;
+  const text = named ? describeTemplate(named).replace(/\s+/g, ' ').trim() : '';
   if (text === '') return `session #${ordinal}`;
   return text.length <= SESSION_NAME_MAX ? text : `${text.slice(0, SESSION_NAME_MAX - 1)}…`;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
 import { createLimiter, type Limiter } from '../engine/limiter.js';
 import { resumeProblem, type ResumePoint } from '../engine/resume.js';
@@ -12,6 +13,7 @@ import type { ErrorOccurrence as StoreErrorOccurrence, ErrorSeries as StoreError
 import { listRunsByColumn } from '../store/queries/run-sorts.js';
 import { getRunRow } from '../store/queries/runs.js';
 import { StatementCache } from '../store/queries/sql.js';
+import { resolveRunRepo } from '../workspace/repo.js';
 import type {
   Bucket,
   CommandAck,
@@ -60,6 +62,9 @@ export interface HivewatchServiceOptions {
   /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
   killGraceMs?: number;
   project?: string | null;
+  /** Agent work (issue #10): where task worktrees go, and git's environment (tests isolate it). */
+  worktreeRoot?: string;
+  gitEnv?: Record<string, string>;
 }
 
 export interface CloseOptions {
@@ -88,6 +93,8 @@ interface LiveRun {
 
 interface LaunchOptions {
   plan: FlowPlan;
+  /** The flow's file: its repository (or its `repo:`) is where agent work happens. */
+  flowPath: string;
   maxSteps: number;
   concurrency: number;
   virtual: boolean;
@@ -174,6 +181,19 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       project: options.project ?? null,
       resume: launchOptions.resume ?? null,
       retryOf: launchOptions.retryOf ?? null,
+      workspace: {
+        repo: () =>
+          resolveRunRepo({
+            explicit: null,
+            flowRepo: launchOptions.plan.repo,
+            flowFile: launchOptions.flowPath,
+            fallbackDir: dirname(launchOptions.flowPath),
+            gitEnv: options.gitEnv,
+          }),
+        ...(options.worktreeRoot !== undefined ? { worktreeRoot: options.worktreeRoot } : {}),
+        ...(options.gitEnv !== undefined ? { gitEnv: options.gitEnv } : {}),
+        ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+      },
     });
     const done = run.start();
     runs.set(run.runId, { run, done });
@@ -186,8 +206,9 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     return { runId: run.runId };
   };
 
-  const optionsOfRun = (row: RunRow, plan: FlowPlan): LaunchOptions => ({
+  const optionsOfRun = (row: RunRow, plan: FlowPlan, flowPath: string): LaunchOptions => ({
     plan,
+    flowPath,
     maxSteps: row.maxSteps ?? 100,
     concurrency: row.concurrency ?? 4,
     virtual: row.clock === 'virtual',
@@ -243,6 +264,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const flow = await catalog.load(args.flow);
         return launch({
           plan: checkedPlan(flow.id, flow.source),
+          flowPath: flow.path,
           maxSteps: args.maxSteps ?? 100,
           concurrency: args.concurrency ?? 4,
           virtual: args.virtualClock ?? options.clock === 'virtual',
@@ -277,7 +299,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
           throw new ApiError(409, 'run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
         }
         const flow = await catalog.loadForRun(args.runId, row.flow);
-        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source)), retryOf: args.runId });
+        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), retryOf: args.runId });
       }),
 
     resumeRun: (input) =>
@@ -289,7 +311,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const flow = await catalog.loadForRun(args.runId, row.flow);
         const problem = resumeProblem(resume, flow.source);
         if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
-        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source)), resume });
+        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), resume });
       }),
 
     skipBackoff: (input) =>

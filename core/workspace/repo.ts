@@ -1,0 +1,50 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { HivewatchError } from '../errors/hivewatch-error.js';
+import type { RepoSpec } from '../flow/plan.js';
+import { gitOrThrow, identityEnv, runGit } from './git.js';
+
+/**
+ * Which repository a run's agents work in (issue #10): `--repo` when given; else the flow's own
+ * `repo:` (a path relative to the flow's folder, or `template:<folder>`, a fresh repository made
+ * from that folder for each run: demos and tests); else the git repository containing
+ * `fallbackDir` (the CLI's current directory; the flow's folder for the app); else none, and a run
+ * that needs one fails before step 0 saying how to give it.
+ */
+
+export const TEMPLATE_REPO_ROOT = join(tmpdir(), 'hivewatch-repos');
+
+export interface RepoChoice {
+  explicit: string | null;
+  flowRepo: RepoSpec | null;
+  flowFile: string;
+  fallbackDir: string;
+  gitEnv?: Record<string, string> | undefined;
+}
+
+export async function resolveRunRepo(choice: RepoChoice): Promise<string | null> {
+  if (choice.explicit !== null) return resolve(choice.explicit);
+  const flowDir = dirname(resolve(choice.flowFile));
+  if (choice.flowRepo?.kind === 'path') return isAbsolute(choice.flowRepo.path) ? choice.flowRepo.path : resolve(flowDir, choice.flowRepo.path);
+  if (choice.flowRepo?.kind === 'template') return repositoryFromTemplate(resolve(flowDir, choice.flowRepo.path), choice.gitEnv);
+  const probe = await runGit(['rev-parse', '--show-toplevel'], { cwd: choice.fallbackDir, env: choice.gitEnv });
+  return probe.code === 0 ? probe.stdout.trim() : null;
+}
+
+/** A new repository holding a copy of `folder` as its first commit. */
+export async function repositoryFromTemplate(folder: string, gitEnv?: Record<string, string>): Promise<string> {
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) {
+    throw new HivewatchError('USER_INVALID_CONFIG', { message: `the flow's repo template ${folder} is not a folder`, origin: 'user', context: { folder } });
+  }
+  mkdirSync(TEMPLATE_REPO_ROOT, { recursive: true });
+  const root = mkdtempSync(join(TEMPLATE_REPO_ROOT, 'repo-'));
+  cpSync(folder, root, { recursive: true });
+  const git = { cwd: root, env: gitEnv };
+  const failure = { code: 'GIT_CHECKOUT_FAILED' as const, what: `could not make a repository from the template ${folder}` };
+  await gitOrThrow(['init', '--quiet', '--initial-branch=main'], git, failure);
+  const env = await identityEnv(root, gitEnv);
+  await gitOrThrow(['add', '--all'], { cwd: root, env }, failure);
+  await gitOrThrow(['commit', '--quiet', '--no-verify', '-m', `template ${folder}`], { cwd: root, env }, failure);
+  return root;
+}
