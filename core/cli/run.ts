@@ -1,6 +1,7 @@
 import { WorkspaceMode } from '../flow/agent-work.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import { resolveRunRepo } from '../workspace/repo.js';
+import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import { checkFlowFile } from '../flow/check.js';
 import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
 import type { EventSink } from '../engine/events.js';
@@ -95,6 +96,8 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     },
   });
   target.onRun?.(run);
+  // Worktrees of runs a killed host left behind (opening the store marked them interrupted).
+  await sweepLeftoverWorktrees(store).catch(() => []);
   let interrupts = 0;
   const onSigint = (): void => {
     interrupts++;

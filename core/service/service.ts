@@ -14,6 +14,7 @@ import { listRunsByColumn } from '../store/queries/run-sorts.js';
 import { getRunRow } from '../store/queries/runs.js';
 import { StatementCache } from '../store/queries/sql.js';
 import { resolveRunRepo } from '../workspace/repo.js';
+import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import type {
   Bucket,
   CommandAck,
@@ -133,6 +134,8 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
   const runs = new Map<string, LiveRun>();
   const cache = new StatementCache(store.database);
   let closing = false;
+  // Worktrees a killed host left behind (its runs are interrupted by now): removed in the background.
+  const sweep = sweepLeftoverWorktrees(store, options.worktreeRoot).catch(() => []);
 
   /** Runs a service method: store errors become ApiErrors, so every caller sees 400/404/409 alike. */
   const guard = async <T>(body: () => T | Promise<T>): Promise<T> => {
@@ -488,6 +491,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       await Promise.race([Promise.allSettled(pending.map((r) => r.done)), timeout]);
       clearTimeout(timer);
       await sink.close().catch(() => undefined);
+      await sweep;
       unsubscribeStore();
       liveHub.close();
     },

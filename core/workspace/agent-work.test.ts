@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ofType, planOf, runPlan } from '../engine/testing.js';
+import { ofType, planOf, runPlan, startRun } from '../engine/testing.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { makeRepo, writeFakeCoder } from './testing.js';
 
@@ -107,4 +107,87 @@ describe('agent work in git worktrees', () => {
     expect(ofType(events, 'stepFinished')).toEqual([]);
     expect(repo.git('rev-parse', 'hivewatch/run_test')).toBe(before);
   });
+
+  it('a cancel during a check stops the check and ends the run cancelled, committing nothing', async () => {
+    const { repo } = setup();
+    const dir = mkdtempSync(join(tmpdir(), 'hivewatch-check-cancel-'));
+    const pidFile = join(dir, 'check.pid');
+    const coder = writeFakeCoder(dir);
+    const agent = `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script} {prompt}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n`;
+    const { run, done, sink } = startRun(
+      planOf(`${agent}session: coder\n  prompt: "write src/value.txt right"\n  verify:\n    slow: "echo $$ > ${pidFile}; exec sleep 300"\n`),
+      { registry: createRuntimeRegistry({ killGraceMs: 200 }), defaultAgent: 'coder', workspace: { repo: repo.root, gitEnv: repo.gitEnv, killGraceMs: 200 } },
+    );
+    // Wait (without a timer) until the check is running, then cancel.
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') await new Promise((r) => setImmediate(r));
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(alive(pid)).toBe(true);
+    run.cancel({ reason: 'operator' });
+    const result = await done;
+    expect(result.status).toBe('cancelled');
+    expect(alive(pid)).toBe(false);
+    expect(ofType(sink.events, 'checkFinished')).toEqual([]);
+    expect(ofType(sink.events, 'branchMerged')).toEqual([]);
+    expect(repo.git('show', 'hivewatch/run_test:src/value.txt')).toBe('start');
+  });
 });
+
+describe('verifier agents and setup', () => {
+  function withReviewer(verdicts: string[]) {
+    const { repo } = setup();
+    const dir = mkdtempSync(join(tmpdir(), 'hivewatch-review-'));
+    const coder = writeFakeCoder(dir);
+    const reviewer = join(dir, 'reviewer.sh');
+    // Answers the n-th review with the n-th verdict (a counter file keeps n).
+    writeFileSync(reviewer, `#!/bin/sh\nn=$(cat ${dir}/n 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${dir}/n\nsed -n "\${n}p" ${dir}/verdicts\n`);
+    writeFileSync(join(dir, 'verdicts'), verdicts.join('\n') + '\n');
+    const setupLog = join(dir, 'setup.log');
+    const agents =
+      `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script} {prompt}"\n  setup: "echo ran >> ${setupLog}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n` +
+      `agent reviewer:\n  runtime: "command"\n  command: "sh ${reviewer}"\n`;
+    const run = (flow: string) =>
+      runPlan(planOf(`${agents}${flow}`), { registry: createRuntimeRegistry(), defaultAgent: 'coder', workspace: { repo: repo.root, gitEnv: repo.gitEnv } });
+    const setups = (): number => (existsSync(setupLog) ? readFileSync(setupLog, 'utf8').split('\n').filter(Boolean).length : 0);
+    return { run, setups, repo };
+  }
+  const session = 'session: coder\n  prompt: "write src/value.txt right"\n  retry: 2\n  backoff: "fixed"\n  delay: "1s"\n  verifier: reviewer\n';
+
+  it('SOFT FAIL is a recoverable VERIFICATION_CHECK_FAILED from verifier whose text the retry is told; setup runs once per worktree', async () => {
+    const { run, setups } = withReviewer(['SOFT FAIL: add a test for negative numbers', 'PASS']);
+    const { result, events } = await run(session);
+    expect(result.status).toBe('completed');
+    expect(ofType(events, 'attemptFailed')[0]?.error).toMatchObject({ code: 'VERIFICATION_CHECK_FAILED', origin: 'verifier', recoverable: true });
+    expect(ofType(events, 'attemptStarted')[1]?.feedback).toContain('add a test for negative numbers');
+    expect(ofType(events, 'checkFinished').map((c) => [c.kind, c.name, c.ok])).toEqual([
+      ['setup', 'setup', true],
+      ['verifier', 'reviewer', false],
+      ['verifier', 'reviewer', true],
+    ]);
+    expect(setups()).toBe(1);
+  });
+
+  it('HARD FAIL is VERIFICATION_AGENT_REJECTED: fatal, never retried', async () => {
+    const { run, repo } = withReviewer(['HARD FAIL: it deletes the audit log']);
+    const { result, events } = await run(session);
+    expect(result.error).toMatchObject({ code: 'VERIFICATION_AGENT_REJECTED', origin: 'verifier', recoverable: false });
+    expect(ofType(events, 'attemptStarted')).toHaveLength(1);
+    expect(repo.git('show', 'hivewatch/run_test:src/value.txt')).toBe('start');
+  });
+
+  it('a failing setup fails the attempt as RUNTIME_CRASHED from runtime:setup', async () => {
+    const { repo } = setup();
+    const { result } = await runPlan(planOf('agent coder:\n  runtime: "fake"\n  workspace: "worktree"\n  setup: "echo missing tool >&2; exit 7"\nsession: coder\n  prompt: "x"\n'), {
+      workspace: { repo: repo.root, gitEnv: repo.gitEnv },
+    });
+    expect(result.error).toMatchObject({ code: 'RUNTIME_CRASHED', origin: 'runtime:setup', context: { exitCode: 7, outputTail: 'missing tool' } });
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -44,8 +44,9 @@ export function makeRepo(files: Record<string, string>): TestRepo {
 }
 
 /**
- * A fake coder: its prompt is a list of `;`-separated instructions, `write PATH TEXT`, each
- * optionally prefixed `attemptN` to apply only on attempt N. It logs every prompt it was given to
+ * A fake coder: its prompt is a list of `;`-separated instructions, `write PATH TEXT` or `block`
+ * (wait while the file $BLOCK_FILE exists), each optionally
+ * prefixed `attemptN` to apply only on attempt N. It logs every prompt it was given to
  * $PROMPT_LOG (one block per attempt).
  */
 export const FAKE_CODER = `#!/bin/sh
@@ -56,6 +57,7 @@ printf '%s\\n' "$1" | tr ';' '\\n' | while IFS= read -r line; do
     attempt*) [ "$1" = "attempt$HIVEWATCH_ATTEMPT" ] || continue; shift ;;
   esac
   if [ "$1" = write ]; then mkdir -p "$(dirname "$2")"; printf '%s\\n' "$3" > "$2"; fi
+  if [ "$1" = block ]; then while [ -e "$BLOCK_FILE" ]; do sleep 0.1; done; fi
 done
 echo "edited"
 `;
