@@ -46,14 +46,14 @@ describe('hivewatch serve / start', () => {
     cleanups.push(() => child.kill('SIGKILL'));
     expect(url.hostname).toBe('127.0.0.1');
     expect(output()).toContain(`Database: ${db} (created)`);
-    expect(output()).toContain('Bundled examples (5):');
+    expect(output()).toContain('Bundled examples (6):');
     expect(output()).toContain('examples/01-happy-path.prose');
     expect(output()).toContain(`curl -H "Authorization: Bearer ${token}" ${url.origin}/api/runs`);
     expect(existsSync(db)).toBe(true);
 
     const flows = await fetch(`${url.origin}/api/flows`, { headers: { authorization: `Bearer ${token}` } });
     expect(flows.status).toBe(200);
-    expect(((await flows.json()) as { id: string }[]).filter((f) => f.id.startsWith('examples/'))).toHaveLength(5);
+    expect(((await flows.json()) as { id: string }[]).filter((f) => f.id.startsWith('examples/'))).toHaveLength(6);
     expect((await fetch(`${url.origin}/api/flows`)).status).toBe(401);
     const started = await fetch(`${url.origin}/api/runs`, {
       method: 'POST',

@@ -154,17 +154,18 @@ describe('the example flows', () => {
   const examples = fileURLToPath(new URL('../../examples/', import.meta.url));
   const files = readdirSync(examples).filter((f) => f.endsWith('.prose')).sort();
 
-  it('are the five that ship', () => {
+  it('are the six that ship', () => {
     expect(files).toEqual([
       '01-happy-path.prose',
       '02-rate-limited-api.prose',
       '03-flaky-tests.prose',
       '04-parallel-fan-out.prose',
       '05-try-catch-finally.prose',
+      '06-agent-fixes-a-test.prose',
     ]);
   });
 
-  it.each(files)('%s checks clean and names a declared fake agent on every session', async (file) => {
+  it.each(files)('%s checks clean and runs offline: a declared fake agent, or a command inside its own template repository', async (file) => {
     const result = await checkFlowFile(join(examples, file));
     expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
     expect(result.ok).toBe(true);
@@ -173,7 +174,9 @@ describe('the example flows', () => {
     expect(plan.sessions.length).toBeGreaterThan(0);
     for (const session of plan.sessions) {
       expect(session.agent).not.toBeNull();
-      expect(plan.agents.get(session.agent ?? '')?.runtime).toBe('fake');
+      const agent = plan.agents.get(session.agent ?? '');
+      if (agent?.runtime === 'command') expect(plan.repo?.kind).toBe('template');
+      else expect(agent?.runtime).toBe('fake');
     }
   });
 

@@ -166,6 +166,7 @@ export function apiConformanceSuite(
         'examples/03-flaky-tests.prose',
         'examples/04-parallel-fan-out.prose',
         'examples/05-try-catch-finally.prose',
+        'examples/06-agent-fixes-a-test.prose',
         'user/backoff.prose',
         'user/bad.prose',
         'user/slow.prose',
