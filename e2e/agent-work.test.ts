@@ -23,6 +23,10 @@ describe('agent work in the retry timeline', () => {
 
   it('shows the failed check with its output, the retry with its feedback and commit, and the run branch', async () => {
     const { page } = app;
+    // The Start panel says where the agent work happens.
+    await app.go('#/flows/examples/06-agent-fixes-a-test.prose');
+    expect(await page.getByTestId('flow-repo').textContent()).toMatch(/^Agent work in a fresh repository copied from .*06-scratch-repo for each run$/);
+    await app.screenshot('agent-work-start-panel');
     const runId = await server.startRun('examples/06-agent-fixes-a-test.prose', { virtualClock: true });
     await app.go(`#/runs/${runId}`);
     await page.locator('.run-header .badge.status[data-status="completed"]').waitFor();

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
 import { checkFlow } from '../flow/check.js';
+import { describeRunRepo } from '../workspace/repo.js';
 import type { FlowInfo } from './api.js';
 import { ApiError } from './errors.js';
 import { flowIdSchema } from './schemas.js';
@@ -72,6 +73,7 @@ export class FlowCatalog {
           ok: checked.ok,
           diagnostics: checked.diagnostics,
           sessions: checked.plan?.sessions.length ?? 0,
+          repo: describeRunRepo(checked.plan, path),
         });
       }
     }

@@ -2,7 +2,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { HivewatchError } from '../errors/hivewatch-error.js';
-import type { RepoSpec } from '../flow/plan.js';
+import { needsWorkspace } from '../flow/agent-work.js';
+import type { FlowPlan, RepoSpec } from '../flow/plan.js';
 import { gitOrThrow, identityEnv, runGit } from './git.js';
 
 /**
@@ -47,4 +48,18 @@ export async function repositoryFromTemplate(folder: string, gitEnv?: Record<str
   await gitOrThrow(['add', '--all'], { cwd: root, env }, failure);
   await gitOrThrow(['commit', '--quiet', '--no-verify', '-m', `template ${folder}`], { cwd: root, env }, failure);
   return root;
+}
+
+/**
+ * Where a flow's agent work would happen, in words, for the Start panel; null when no session of
+ * the flow works in a worktree. Pure: it does not look at the disk.
+ */
+export function describeRunRepo(plan: FlowPlan | null, flowFile: string): string | null {
+  if (plan === null) return null;
+  const works = plan.sessions.some((s) => needsWorkspace(s.work) || s.work.workspace === 'worktree' || (s.agent !== null && plan.agents.get(s.agent)?.workspace === 'worktree'));
+  if (!works) return null;
+  const flowDir = dirname(resolve(flowFile));
+  if (plan.repo?.kind === 'template') return `a fresh repository copied from ${resolve(flowDir, plan.repo.path)} for each run`;
+  if (plan.repo?.kind === 'path') return isAbsolute(plan.repo.path) ? plan.repo.path : resolve(flowDir, plan.repo.path);
+  return `the git repository containing ${flowDir}`;
 }
