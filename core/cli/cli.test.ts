@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -14,9 +14,9 @@ interface Exit {
   stderr: string;
 }
 
-function hivewatch(args: string[], env: Record<string, string> = {}): Promise<Exit> {
+function hivewatch(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Exit> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, HIVEWATCH_DB: ':memory:', ...env } });
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, HIVEWATCH_DB: ':memory:', ...env }, ...(cwd ? { cwd } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -135,6 +135,19 @@ parallel:
     expect(retried.code).toBe(0);
     const started = events(retried.stdout).filter((e) => e.type === 'taskStarted');
     expect(started.map((e) => (e.type === 'taskStarted' ? e.name : ''))).toEqual(['deploy to production']);
+  });
+
+  it('--db with a database URL is refused, and nothing is created in the current directory', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'hw-url-'));
+    const file = flowFile('session "a"\n');
+    for (const args of [['runs', '--db', 'postgres://user@db.example:5432/hive'], ['run', file, '--agent', 'fake', '--db', 'postgres://user@db.example:5432/hive']]) {
+      const result = await hivewatch(args, {}, cwd);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `hivewatch ${args[0]}: "postgres://…" is a database server's address; this Hivewatch keeps its history in a SQLite file: give a file path\n`,
+      );
+    }
+    expect(readdirSync(cwd)).toEqual([]);
   });
 
   it('unknown commands and options are usage errors', async () => {

@@ -1,4 +1,5 @@
 import { VERSION } from '../version.js';
+import { StoreError } from '../store/store-error.js';
 import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { checkCommand } from './check.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
@@ -108,6 +109,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     if (error instanceof UsageError) {
       io.err(`hivewatch ${name}: ${error.message}\n`);
       return ExitCode.usage;
+    }
+    // The store's refusals (a database URL, a newer schema) are the operator's to fix: no stack.
+    if (error instanceof StoreError && (error.kind === 'invalid_argument' || error.kind === 'corrupt')) {
+      io.err(`hivewatch ${name}: ${error.message}\n`);
+      return ExitCode.failed;
     }
     throw error;
   }
