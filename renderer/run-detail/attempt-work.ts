@@ -5,16 +5,8 @@ import type { HivewatchEvent } from '../../core/service/api.js';
  * run's events: the timeline shows it beside the attempt's error. Pure, for tests.
  */
 
-export interface CheckView {
-  name: string;
-  kind: 'setup' | 'check' | 'verifier';
-  ok: boolean;
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  durationMs: number;
-  outputTail: string;
-}
+type CheckFinished = Extract<HivewatchEvent, { type: 'checkFinished' }>;
+export type CheckView = Pick<CheckFinished, 'name' | 'kind' | 'ok' | 'exitCode' | 'signal' | 'timedOut' | 'durationMs' | 'outputTail'>;
 
 export interface AttemptWork {
   checks: CheckView[];
