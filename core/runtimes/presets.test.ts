@@ -109,9 +109,15 @@ describe('claude-code preset', () => {
   });
 
   it('lets a failed process explain unparsable output', () => {
-    const error = failure(readClaudeCodeOutput(observed('claude-code', '', { exitCode: 1, stderr: 'Invalid API key' })));
+    const error = failure(readClaudeCodeOutput(observed('claude-code', '', { exitCode: 1, stderr: 'segfault in worker' })));
     expect(error.code).toBe('RUNTIME_CRASHED');
-    expect(error.message).toBe('runtime claude-code exited with code 1: Invalid API key');
+    expect(error.message).toBe('runtime claude-code exited with code 1: segfault in worker');
+  });
+
+  it('reads an invalid API key on stderr as the user\'s error, not a crash', () => {
+    const error = failure(readClaudeCodeOutput(observed('claude-code', '', { exitCode: 1, stderr: 'Invalid API key' })));
+    expect(error.code).toBe('USER_INVALID_CONFIG');
+    expect(error.message).toBe('runtime claude-code is not signed in or its API key was refused: Invalid API key');
   });
 
   it('runs the preset end to end with command: pointing at a stand-in executable', async () => {
