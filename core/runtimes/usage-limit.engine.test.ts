@@ -5,6 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../engine/clock.js';
 import { ofType, planOf, runPlan } from '../engine/testing.js';
 import { RESET_WAIT_CAP_MS } from '../errors/retry.js';
+import { createDurableSink } from '../store/sink.js';
+import { openStore } from '../store/store.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
 import { shellQuote } from './command-line.js';
 import type { RuntimeRegistry } from './runtime.js';
@@ -39,13 +41,13 @@ function standIn(firstResult: string): string {
   return `${shellQuote(process.execPath)} ${shellQuote(script)}`;
 }
 
-async function runWithLimit(firstResult: string) {
+async function runWithLimit(firstResult: string, sink?: ReturnType<typeof createDurableSink>) {
   const clock = new VirtualClock(NOON);
   const runtime = new ClaudeCodeRuntime({ now: () => clock.now(), timeZone: 'UTC' });
   const registry: RuntimeRegistry = { forAgent: () => runtime };
   const command = standIn(firstResult).replace(/"/g, '\\"');
   const plan = planOf(`agent coder:\n  runtime: "claude-code"\n  command: "${command}"\n\nsession "Fix the bug" (retry: 2)\n  agent: coder\n`);
-  return runPlan(plan, { clock, registry });
+  return runPlan(plan, { clock, registry, ...(sink === undefined ? {} : { sink }) });
 }
 
 describe('usage limit with a reset time, through the engine', () => {
@@ -70,5 +72,19 @@ describe('usage limit with a reset time, through the engine', () => {
     const scheduled = ofType(plain.events, 'retryScheduled');
     expect(scheduled.map((e) => [e.delayMs, e.strategy])).toEqual([[30_000, 'rate_limit_exponential']]);
     expect(scheduled[0]).not.toHaveProperty('reason');
+  });
+
+  it('the reason reaches the journal (a real database)', async () => {
+    const store = openStore({ path: ':memory:', now: () => NOON });
+    try {
+      const sink = createDurableSink(store);
+      const { result } = await runWithLimit('5-hour limit reached ∙ resets 3pm', sink);
+      await sink.close();
+      expect(result.status).toBe('completed');
+      const journaled = store.getEvents(result.runId).filter((e) => e.type === 'retryScheduled');
+      expect(journaled).toMatchObject([{ delayMs: 3 * 3_600_000, strategy: 'runtime_reset_time', reason: "waiting for the runtime's reset time 2026-11-23T15:00:00.000Z" }]);
+    } finally {
+      store.close();
+    }
   });
 });
