@@ -1,12 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { RuntimeObservation } from '../errors/classify.js';
-import type { HivewatchError } from '../errors/hivewatch-error.js';
 import { CLAUDE_CODE_ENV, CLAUDE_CODE_RETRIES, ClaudeCodeRuntime, readClaudeCodeOutput } from './claude-code.js';
 import { CODEX_CLI_RETRIES, CodexCliRuntime, readCodexCliOutput } from './codex-cli.js';
 import { shellQuote } from './command-line.js';
-import type { AttemptResult } from './runtime.js';
-import { agent, attempt, NEVER } from './test-support.js';
+import { agent, attempt, failure, NEVER, observed } from './test-support.js';
 
 /** Each fixture (fixtures/README.md says where its shape comes from) and the error it must become. */
 
@@ -15,22 +12,6 @@ const fixture = (path: string): string => readFileSync(new URL(`./fixtures/${pat
 // 2026-11-23T12:00:00Z: the clock time the attempt finished at, as the runtime is given it.
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
 const AT = { now: NOW, timeZone: 'America/New_York', agentName: 'coder' };
-
-const observed = (runtimeName: string, stdout: string, overrides: Partial<RuntimeObservation> = {}): RuntimeObservation => ({
-  runtimeName,
-  exitCode: 1,
-  signal: null,
-  timedOut: false,
-  stdout,
-  stderr: '',
-  durationMs: 10,
-  ...overrides,
-});
-
-function failure(result: AttemptResult): HivewatchError {
-  if (result.kind !== 'failed') throw new Error(`expected a failure, got ${JSON.stringify(result)}`);
-  return result.error;
-}
 
 interface Case {
   file: string;
@@ -224,7 +205,7 @@ describe('claude-code classifications (fixtures)', () => {
 
   it('a usage limit with a relative reset time and no clock carries no reset time', () => {
     const stdout = JSON.stringify({ type: 'result', subtype: 'success', is_error: true, result: '5-hour limit reached ∙ resets 3pm' });
-    const error = failure(readClaudeCodeOutput(observed('claude-code', stdout)));
+    const error = failure(readClaudeCodeOutput(observed('claude-code', stdout, { exitCode: 1 })));
     expect(error.code).toBe('RUNTIME_RATE_LIMIT');
     expect(error.context).not.toHaveProperty('resetAt');
   });

@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { RuntimeObservation } from '../errors/classify.js';
 import { ClaudeCodeRuntime, claudeCodeArgv, parseClaudeCodeOutput, readClaudeCodeOutput } from './claude-code.js';
 import { CodexCliRuntime, codexCliArgv, parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
 import { shellQuote } from './command-line.js';
 import { mentionsRateLimit } from './preset.js';
-import type { AttemptResult } from './runtime.js';
-import { agent, attempt, NEVER } from './test-support.js';
-
-const observed = (runtimeName: string, stdout: string, overrides: Partial<RuntimeObservation> = {}): RuntimeObservation => ({
-  runtimeName,
-  exitCode: 0,
-  signal: null,
-  timedOut: false,
-  stdout,
-  stderr: '',
-  durationMs: 10,
-  ...overrides,
-});
-
-function failure(result: AttemptResult) {
-  if (result.kind !== 'failed') throw new Error(`expected a failure, got ${JSON.stringify(result)}`);
-  return result.error;
-}
+import { agent, attempt, failure, NEVER, observed } from './test-support.js';
 
 // Shapes as `claude -p ... --output-format json` prints them.
 const CLAUDE_OK = JSON.stringify({
