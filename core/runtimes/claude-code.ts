@@ -4,6 +4,7 @@ import type { AgentSpec } from '../flow/plan.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
 import {
+  firstLine,
   InnerRetries,
   permissionDenied,
   positional,
@@ -14,8 +15,7 @@ import {
   type DeniedTool,
   type PresetRetryOwnership,
 } from './preset.js';
-import type { PresetClockOptions, ReadContext } from './preset-clock.js';
-import { presetClock } from './preset-clock.js';
+import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 
 /**
@@ -124,7 +124,7 @@ export function parseClaudeCodeOutput(stdout: string): { ok: true; value: Claude
  */
 export function errorFromApiStatus(runtimeName: string, status: number, text: string, context: Record<string, unknown>): HivewatchError | null {
   const origin = `runtime:${runtimeName}`;
-  const detail = (text.split('\n').find((l) => l.trim() !== '') ?? '').trim().slice(0, 200) || 'no details given';
+  const detail = firstLine(text) || 'no details given';
   const ctx = { ...context, apiErrorStatus: status };
   if (status === 429) return new HivewatchError('RUNTIME_RATE_LIMIT', { message: `runtime ${runtimeName} was rate limited (HTTP 429): ${detail}`, origin, context: ctx });
   if (status === 529) return new HivewatchError('RUNTIME_RATE_LIMIT', { message: `runtime ${runtimeName}: the API is overloaded (HTTP 529): ${detail}`, origin, context: ctx });

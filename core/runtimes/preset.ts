@@ -49,7 +49,8 @@ export function mentionsRateLimit(text: string): boolean {
   return probe?.code === 'RUNTIME_RATE_LIMIT';
 }
 
-function firstLine(text: string): string {
+/** The first non-blank line of a tool's message, trimmed to 200 characters (for error messages). */
+export function firstLine(text: string): string {
   return (text.split('\n').find((l) => l.trim() !== '') ?? '').trim().slice(0, 200);
 }
 
