@@ -4,6 +4,7 @@ import type { AgentSpec } from '../flow/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate, templateHasRefs } from './command-line.js';
 import { agentConfigError } from './command.js';
 import type { AttemptResult } from './runtime.js';
+import { agentOrigin } from './simulated.js';
 import { parseUsageLimit, type ResetClock } from './usage-limit.js';
 
 /**
@@ -116,12 +117,6 @@ export interface DeniedTool {
   detail: string | null;
 }
 
-/** An agent name as an origin may carry it (`agent:<name>`). */
-function originName(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9_.-]/g, '_');
-  return cleaned === '' ? 'default' : cleaned;
-}
-
 /**
  * Denied permissions are not success: the agent tried to do something it was not allowed to,
  * so its result is not the work that was asked for. Fatal to the attempt (agent category, not
@@ -131,7 +126,7 @@ export function permissionDenied(runtimeName: string, agentName: string, denied:
   const tools = [...new Set(denied.map((d) => d.tool))];
   return new HivewatchError('AGENT_SCOPE_VIOLATION', {
     message: `agent ${agentName} (runtime ${runtimeName}) was denied permission to use ${tools.join(', ')}`,
-    origin: `agent:${originName(agentName)}`,
+    origin: agentOrigin(agentName),
     recoveryHint: "Grant the tool in the CLI's permission settings, or narrow the agent's instructions",
     context: { ...context, deniedTools: tools, denials: denied.map((d) => ({ tool: d.tool, detail: d.detail })) },
   });
