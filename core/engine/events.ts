@@ -53,7 +53,15 @@ export type HivewatchEventBody =
     })
   | (TaskRef & { type: 'attemptSucceeded'; attempt: number; durationMs: number })
   | (TaskRef & { type: 'attemptFailed'; attempt: number; durationMs: number; error: ErrorEnvelope })
-  | (TaskRef & { type: 'retryScheduled'; attempt: number; delayMs: number; strategy: string; nextAttemptAt: number })
+  | (TaskRef & {
+      type: 'retryScheduled';
+      attempt: number;
+      delayMs: number;
+      strategy: string;
+      nextAttemptAt: number;
+      /** Why the delay is not the policy's own (a runtime's reset time); absent when the policy explains it. */
+      reason?: string;
+    })
   | (TaskRef & { type: 'backoffSkipped'; attempt: number; commandId: string })
   | (TaskRef & { type: 'taskSucceeded'; attempts: number; output: string })
   | (TaskRef & {

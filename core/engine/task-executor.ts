@@ -159,6 +159,7 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
       delayMs: decision.delayMs,
       strategy: decision.strategy,
       nextAttemptAt: env.clock.now() + decision.delayMs,
+      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     });
     const sleep = new AbortController();
     const onAbort = (): void => sleep.abort(env.signal.reason ?? new CancelledError());
