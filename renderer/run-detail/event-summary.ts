@@ -20,7 +20,7 @@ export function describeEvent(e: HivewatchEvent): string {
     case 'attemptFailed':
       return `task ${e.taskId} attempt ${e.attempt} failed: ${e.error.code}: ${e.error.message}`;
     case 'retryScheduled':
-      return `task ${e.taskId} retries in ${formatDelay(e.delayMs)} (${e.strategy})`;
+      return `task ${e.taskId} retries in ${formatDelay(e.delayMs)} (${e.strategy}${e.reason ? `: ${e.reason}` : ''})`;
     case 'backoffSkipped':
       return `task ${e.taskId}: backoff after attempt ${e.attempt} skipped by the operator`;
     case 'taskSucceeded':
