@@ -38,6 +38,8 @@ describe('agent work in git worktrees', () => {
     expect(repo.git('rev-parse', 'hivewatch/run_test')).toBe(merged[0]?.head);
     expect(repo.git('show', 'hivewatch/run_test:src/value.txt')).toBe('right');
     expect(repo.git('show', 'main:src/value.txt')).toBe('start');
+    // A machine with no git identity (this test's isolated config has none) commits as Hivewatch.
+    expect(repo.git('log', '-1', '--format=%an <%ae>', 'hivewatch/run_test^2')).toBe('Hivewatch <hivewatch@localhost>');
     expect(ofType(events, 'attemptChanges')[0]).toMatchObject({ changed: [{ path: 'src/value.txt', status: 'M' }], outsideScope: [] });
     expect(existsSync(join(worktreeRoot, 'run_test'))).toBe(false);
     expect(repo.git('worktree', 'list').split('\n')).toHaveLength(1);
