@@ -15,7 +15,8 @@ export type ApiErrorCode =
   | 'flow_not_found'
   | 'not_resumable'
   | 'run_active'
-  | 'flow_unavailable';
+  | 'flow_unavailable'
+  | 'flow_outside_folder';
 
 export class ApiError extends Error {
   constructor(
