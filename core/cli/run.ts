@@ -13,8 +13,8 @@ import { createDurableSink, type HivewatchStore } from '../store/index.js';
 import { readFile } from 'node:fs/promises';
 import { checkFlow } from '../flow/check.js';
 import type { CheckResult } from '../flow/plan.js';
-import { openCliStore } from './database.js';
-import { flowKeyOf } from './flow-key.js';
+import { FlowKeys, flowFoldersForDatabase } from '../service/flow-keys.js';
+import { databasePathOf, openCliStore } from './database.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
 import { ProgressPrinter } from './progress.js';
@@ -59,7 +59,7 @@ export function exitCodeOf(result: RunResult): number {
 
 /** `hivewatch run <flow>`: check, then execute with live progress or JSON lines; SIGINT cancels. */
 export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): Promise<number> {
-  const key = flowKeyOf(target.file);
+  const key = new FlowKeys(flowFoldersForDatabase(target.store?.path ?? databasePathOf(args, io))).keyOf(target.file);
   const checked = await readAndCheck(target.file, key);
   if (!checked.ok || checked.plan === null) {
     for (const d of checked.diagnostics) io.err(`${formatDiagnostic(d)}\n`);

@@ -17,7 +17,8 @@ export type ApiErrorCode =
   | 'not_resumable'
   | 'run_active'
   | 'flow_unavailable'
-  | 'journal_unwritable';
+  | 'journal_unwritable'
+  | 'flow_outside_folder';
 
 export class ApiError extends Error {
   constructor(
