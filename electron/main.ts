@@ -4,6 +4,7 @@ import { statSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { appFlowsDirOf } from '../core/service/flow-keys.js';
 import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { defaultDatabasePath, openStore, type HivewatchStore } from '../core/store/index.js';
@@ -145,7 +146,7 @@ async function start(): Promise<void> {
   const service = createHivewatchService({
     store,
     examplesDir: paths.examplesDir,
-    userFlowsDir: dbPath === ':memory:' ? null : join(dirname(dbPath), 'flows'),
+    userFlowsDir: appFlowsDirOf(dbPath),
     defaultAgent: process.env.HIVEWATCH_AGENT ?? null,
   });
   const stopDemo = flags.demo === true ? startDemo(service) : null;

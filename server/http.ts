@@ -25,6 +25,13 @@ import { serveStatic } from './static.js';
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Past this a request body is no longer drained to answer politely: the connection is cut. */
 const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
+/**
+ * Slow clients: the request line and headers must arrive within HEADERS_TIMEOUT_MS, the whole
+ * request (headers and body) within REQUEST_TIMEOUT_MS, else Node answers 408 and closes the
+ * socket. The body limit is 1 MiB on loopback, so both are generous.
+ */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface HttpShellOptions {
   service: HivewatchService;
@@ -36,8 +43,12 @@ export interface HttpShellOptions {
   staticDir?: string | null;
   heartbeatMs?: number;
   maxBodyBytes?: number;
-  /** Where unexpected (500) errors are reported. Default console.error. */
+  /** Where unexpected (500) errors and client aborts are reported. Default console.error. */
   log?: (message: string) => void;
+  /** Default HEADERS_TIMEOUT_MS; tests inject a small one. */
+  headersTimeoutMs?: number;
+  /** Default REQUEST_TIMEOUT_MS (never below the headers timeout). */
+  requestTimeoutMs?: number;
 }
 
 export interface HttpShell {
@@ -59,6 +70,9 @@ class BodyError extends Error {
     super(message);
   }
 }
+
+/** The peer went away mid-body (or the body passed the drain limit and was cut): nobody to answer. */
+const ABORTED = 'aborted';
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
@@ -88,19 +102,29 @@ function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
     let size = 0;
     let tooLarge = false;
     let ended = false;
+    let cut = false;
+    const aborted = (): void =>
+      reject(
+        new BodyError(
+          ABORTED,
+          cut ? `cut off the request after ${size} bytes: its body passed ${MAX_DRAIN_BYTES} bytes` : `client aborted the request after ${size} bytes of its body`,
+        ),
+      );
     req.on('close', () => {
-      if (!ended) reject(new BodyError('aborted', 'the request body was cut off'));
+      if (!ended) aborted();
     });
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_DRAIN_BYTES) {
+        cut = true;
         req.destroy();
         return;
       }
       if (size > limit) tooLarge = true;
       if (!tooLarge) chunks.push(chunk);
     });
-    req.on('error', reject);
+    // A client that closes its socket mid-upload surfaces here as ECONNRESET "aborted": not our failure.
+    req.on('error', aborted);
     req.on('end', () => {
       ended = true;
       if (tooLarge) return reject(new BodyError('payload_too_large', `request body is larger than ${limit} bytes (1 MiB)`));
@@ -114,6 +138,11 @@ function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
     });
   });
 }
+
+const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+};
 
 export async function startHttpShell(options: HttpShellOptions): Promise<HttpShell> {
   const { service } = options;
@@ -170,6 +199,11 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
       try {
         body = await readJson(req, maxBody);
       } catch (error) {
+        if (error instanceof BodyError && error.code === ABORTED) {
+          log(`hivewatch: ${method} ${url.pathname}: ${error.message}`);
+          res.destroy();
+          return;
+        }
         if (error instanceof BodyError) return sendError(res, 400, error.code, error.message);
         throw error;
       }
@@ -180,7 +214,9 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
     sendJson(res, result.status, result.body);
   };
 
-  const server = createServer((req, res) => {
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error: unknown) => {
       const wire = toWireError(error);
       if (wire.status >= 500) log(`hivewatch: ${req.method ?? ''} ${req.url ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -190,10 +226,20 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
       }
       sendJson(res, wire.status, wire.body);
     });
-  });
+  };
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      // Node checks the two timeouts on this period (default 30 s): keep it below them.
+      connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(headersTimeout / 4))),
+    },
+    onRequest,
+  );
   // Never let one bad connection take the server down.
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     else socket.destroy();
   });
 

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { appFlowsDirOf } from '../core/service/flow-keys.js';
 import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { defaultDatabasePath, openStore, type HivewatchStore } from '../core/store/index.js';
@@ -63,7 +63,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const store = openStore({ path: dbPath });
   let userFlowsDir: string | null = null;
   if (options.userFlowsDir !== undefined) userFlowsDir = options.userFlowsDir;
-  else if (!memory) userFlowsDir = join(dirname(dbPath), 'flows');
+  else userFlowsDir = appFlowsDirOf(dbPath);
   if (userFlowsDir !== null) mkdirSync(userFlowsDir, { recursive: true });
 
   const service = createHivewatchService({

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
@@ -14,9 +14,9 @@ interface Exit {
   stderr: string;
 }
 
-function hivewatch(args: string[], env: Record<string, string> = {}): Promise<Exit> {
+function hivewatch(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Exit> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, HIVEWATCH_DB: ':memory:', ...env } });
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, HIVEWATCH_DB: ':memory:', ...env }, ...(cwd ? { cwd } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -111,6 +111,43 @@ parallel:
     ]);
     expect(types).not.toContain('stepFinished');
     expect(types.at(-1)).toBe('runCancelled');
+  });
+
+  it('resume refuses a flow file that changed since the run and names retry; retry runs the file as it is now', async () => {
+    const file = flowFile(
+      'agent worker:\n  runtime: "fake"\nsession: worker\n  prompt: "build"\nsession: worker\n  prompt: "test"\n' +
+        'session: worker\n  prompt: "release"\n  simulate: "crash"\n',
+    );
+    const db = join(dirname(file), 'runs.db');
+    const failed = await hivewatch(['run', file, '--json', '--virtual-clock', '--db', db]);
+    expect(failed.code).toBe(1);
+    const runId = events(failed.stdout)[0]?.runId as string;
+
+    writeFileSync(file, 'agent worker:\n  runtime: "fake"\nsession: worker\n  prompt: "deploy to production"\n');
+    const resumed = await hivewatch(['resume', runId, '--json', '--virtual-clock', '--db', db]);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stdout).toBe('');
+    expect(resumed.stderr).toMatch(
+      new RegExp(`^hivewatch resume: the flow changed since run ${runId} ran it \\(sha256:\\w{12} then, sha256:\\w{12} now\\); .* retry it instead \\(hivewatch retry ${runId}\\), which runs the file as it is now\\n$`),
+    );
+
+    const retried = await hivewatch(['retry', runId, '--json', '--virtual-clock', '--db', db]);
+    expect(retried.code).toBe(0);
+    const started = events(retried.stdout).filter((e) => e.type === 'taskStarted');
+    expect(started.map((e) => (e.type === 'taskStarted' ? e.name : ''))).toEqual(['deploy to production']);
+  });
+
+  it('--db with a database URL is refused, and nothing is created in the current directory', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'hw-url-'));
+    const file = flowFile('session "a"\n');
+    for (const args of [['runs', '--db', 'postgres://user@db.example:5432/hive'], ['run', file, '--agent', 'fake', '--db', 'postgres://user@db.example:5432/hive']]) {
+      const result = await hivewatch(args, {}, cwd);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `hivewatch ${args[0]}: "postgres://…" is a database server's address; this Hivewatch keeps its history in a SQLite file: give a file path\n`,
+      );
+    }
+    expect(readdirSync(cwd)).toEqual([]);
   });
 
   it('unknown commands and options are usage errors', async () => {

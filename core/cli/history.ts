@@ -1,9 +1,8 @@
-import { resumeProblem } from '../engine/resume.js';
 import type { ErrorDimension } from '../store/index.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
-import { flowFileOf } from './flow-key.js';
+import { FlowKeyError, FlowKeys, flowFoldersForDatabase } from '../service/flow-keys.js';
 import { runFlow } from './run.js';
 
 /** `hivewatch runs | errors | replay | resume | retry | prune`: the history in the database. */
@@ -110,13 +109,17 @@ export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs
       io.err(`hivewatch resume: run ${runId} is ${run.status}; only failed, cancelled or interrupted runs can be resumed\n`);
       return ExitCode.failed;
     }
-    const file = flowFileOf(run.flow);
-    const resume = mode === 'resume' ? store.resumePointForRun(runId) : null;
-    const problem = resume ? resumeProblem(resume) : null;
-    if (problem !== null) {
-      io.err(`hivewatch resume: ${problem}\n`);
+    let file: string;
+    try {
+      // The run's key is resolved against the folders of ITS database, never the current directory.
+      file = (await new FlowKeys(flowFoldersForDatabase(store.path)).resolve(run.flow)).path;
+    } catch (error) {
+      if (!(error instanceof FlowKeyError)) throw error;
+      io.err(`hivewatch ${mode}: cannot find the flow of run ${runId}: ${error.message}\n`);
       return ExitCode.failed;
     }
+    // runFlow refuses a resume whose engine rules or flow text changed (resume.ts resumeProblem).
+    const resume = mode === 'resume' ? store.resumePointForRun(runId) : null;
     return await runFlow(
       {
         file,

@@ -1,4 +1,5 @@
 import { VERSION } from '../version.js';
+import { StoreError } from '../store/store-error.js';
 import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { checkCommand } from './check.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
@@ -15,6 +16,8 @@ Usage:
       --max-steps N         stop before step N+1 (default 100)
       --concurrency N       tasks of one step running at once (default 4)
       --agent NAME          default agent for sessions that name none (or HIVEWATCH_AGENT)
+      --repo PATH           repository of agent work (default: the flow's repo:, else the one around the current directory)
+      --workspace MODE      where sessions work unless they say: worktree (a git worktree per task) or none
       --db PATH             database (default: HIVEWATCH_DB, else the OS data directory)
   hivewatch runs [--status S[,S]] [--flow F] [--text T] [--since 24h] [--limit N] [--json]
   hivewatch errors [--by category|origin|code|flow|run|task] [--since 24h] [--flow F] [--category C] [--json]
@@ -40,7 +43,7 @@ function onePositional(args: ParsedArgs, what: string): string {
 }
 
 const RUN_BOOLEANS = ['json', 'virtual-clock'] as const;
-const RUN_VALUES = ['max-steps', 'concurrency', 'agent', 'db'] as const;
+const RUN_VALUES = ['max-steps', 'concurrency', 'agent', 'db', 'repo', 'workspace'] as const;
 
 const COMMANDS: Record<string, Command> = {
   check: {
@@ -106,6 +109,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     if (error instanceof UsageError) {
       io.err(`hivewatch ${name}: ${error.message}\n`);
       return ExitCode.usage;
+    }
+    // The store's refusals (a database URL, a newer schema) are the operator's to fix: no stack.
+    if (error instanceof StoreError && (error.kind === 'invalid_argument' || error.kind === 'corrupt')) {
+      io.err(`hivewatch ${name}: ${error.message}\n`);
+      return ExitCode.failed;
     }
     throw error;
   }

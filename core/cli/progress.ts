@@ -61,7 +61,7 @@ export class ProgressPrinter {
         break;
       case 'retryScheduled':
         this.waiting.set(event.taskId, { until: event.nextAttemptAt, label: this.label(event.taskId) });
-        this.line(`  ↻ ${this.label(event.taskId)} · next attempt in ${formatDuration(event.delayMs)} (${event.strategy})`);
+        this.line(`  ↻ ${this.label(event.taskId)} · next attempt in ${formatDuration(event.delayMs)} (${event.strategy}${event.reason === undefined ? '' : `: ${event.reason}`})`);
         this.startTicker();
         break;
       case 'backoffSkipped':

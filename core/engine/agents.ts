@@ -11,6 +11,8 @@ const builtin = (name: string, runtime: RuntimeKind): AgentSpec => ({
   model: null,
   cwd: null,
   env: {},
+  workspace: null,
+  setup: null,
   pos: null,
 });
 

@@ -38,10 +38,19 @@ export type HivewatchEventBody =
       resumeStep: number;
       /** The engine semantics the run follows (resume.ts `ENGINE_SEMANTICS`); absent in journals older than the field (1). */
       semantics?: number;
+      /** `sha256:<hex>` of the flow's text (digest.ts); absent in journals older than the field. */
+      flowDigest?: string;
+      /** The flow's text as it ran, so the journal shows what was run even after the file changed. */
+      flowText?: string;
     }
   | { type: 'stepStarted'; step: number; frontier: { ordinal: number; taskId: string; name: string }[] }
   | (TaskRef & { type: 'taskStarted'; name: string; agent: string; maxAttempts: number })
-  | (TaskRef & { type: 'attemptStarted'; attempt: number })
+  | (TaskRef & {
+      type: 'attemptStarted';
+      attempt: number;
+      /** The previous attempt's failure as given to this one (issue #10); absent on first attempts. */
+      feedback?: string;
+    })
   /**
    * The attempt's subprocess, journaled as soon as it is spawned: it leads its own process group
    * (pgid = pid), and `startTime` (field 22 of /proc/<pid>/stat, null without /proc) tells it
@@ -53,7 +62,15 @@ export type HivewatchEventBody =
   | (TaskRef & { type: 'attemptProcessEscaped'; attempt: number; pid: number; message: string })
   | (TaskRef & { type: 'attemptSucceeded'; attempt: number; durationMs: number })
   | (TaskRef & { type: 'attemptFailed'; attempt: number; durationMs: number; error: ErrorEnvelope })
-  | (TaskRef & { type: 'retryScheduled'; attempt: number; delayMs: number; strategy: string; nextAttemptAt: number })
+  | (TaskRef & {
+      type: 'retryScheduled';
+      attempt: number;
+      delayMs: number;
+      strategy: string;
+      nextAttemptAt: number;
+      /** Why the delay is not the policy's own (a runtime's reset time); absent when the policy explains it. */
+      reason?: string;
+    })
   | (TaskRef & { type: 'backoffSkipped'; attempt: number; commandId: string })
   | (TaskRef & { type: 'taskSucceeded'; attempts: number; output: string })
   | (TaskRef & {
@@ -109,6 +126,28 @@ export type HivewatchEventBody =
       cause: { commandId: string; reason: string };
       correlation: { run: string; step: number | null; epoch: number };
     }
+  /** The run's place in a repository (agent work, issue #10): its branch starts at `base`. */
+  | { type: 'workspaceReady'; repo: string; branch: string; base: string; worktreeDir: string }
+  /** What an attempt changed against its start, and what of it lies outside the session's scope. */
+  | (TaskRef & { type: 'attemptChanges'; attempt: number; changed: { path: string; status: string }[]; diffStat: string; outsideScope: string[] })
+  /** A `setup:` or `verify:` command's end, in the attempt's worktree. */
+  | (TaskRef & {
+      type: 'checkFinished';
+      attempt: number;
+      /** `setup`, or the check's name. */
+      name: string;
+      kind: 'setup' | 'check' | 'verifier';
+      ok: boolean;
+      exitCode: number | null;
+      signal: string | null;
+      timedOut: boolean;
+      durationMs: number;
+      outputTail: string;
+    })
+  /** A successful attempt's changes, committed on the task's branch. */
+  | (TaskRef & { type: 'attemptCommitted'; attempt: number; commit: string; branch: string })
+  /** Commit-scoped: the step's task commits merged into the run's branch in ordinal order. */
+  | { type: 'branchMerged'; step: number; branch: string; head: string; merged: { taskId: string; commit: string }[] }
   /**
    * Written by the store on start-up for a run whose host died; not by the engine. `processes`:
    * what recovery did with each attempt process group the dead host left (absent: none known).

@@ -1,4 +1,5 @@
 import type { ErrorEnvelope } from '../errors/envelope.js';
+import { flowDigest } from '../flow/digest.js';
 import type { HivewatchEvent } from './events.js';
 
 /**
@@ -32,15 +33,28 @@ export interface ResumePoint {
   outcomes: ReadonlyMap<string, TaskOutcome>;
   /** The engine semantics the journal was written under. */
   semantics: number;
+  /** The digest of the flow text the run ran (`runStarted.flowDigest`); null in journals from before it. */
+  flowDigest: string | null;
+  /**
+   * Agent work (issue #10): the repository the run worked in and its branch's head at the
+   * checkpoint, where a resumed run's branch starts; null without a workspace.
+   */
+  repo: { root: string; head: string } | null;
 }
 
 /** Pure: the resume point of a run from its own journal (events in seq order). */
 export function resumePointFromEvents(runId: string, events: readonly HivewatchEvent[]): ResumePoint {
   let throughStep = 0;
   let semantics = 1;
+  let digest: string | null = null;
+  let repo: { root: string; head: string } | null = null;
   for (const event of events) {
     if (event.type === 'checkpointSaved') throughStep = Math.max(throughStep, event.step);
-    if (event.type === 'runStarted') semantics = event.semantics ?? 1;
+    if (event.type === 'workspaceReady') repo = { root: event.repo, head: event.base };
+    if (event.type === 'runStarted') {
+      semantics = event.semantics ?? 1;
+      digest = event.flowDigest ?? null;
+    }
   }
   const outcomes = new Map<string, TaskOutcome>();
   for (const event of events) {
@@ -50,17 +64,38 @@ export function resumePointFromEvents(runId: string, events: readonly HivewatchE
       outcomes.set(event.taskId, event.cancelled ? { ok: false, error: event.error, cancelled: true } : { ok: false, error: event.error });
     }
   }
-  return { fromRunId: runId, throughStep, outcomes, semantics };
+  // Merges are commit-scoped, so the last one journaled is the head at the last checkpoint.
+  for (const event of events) if (event.type === 'branchMerged' && event.step <= throughStep && repo) repo = { ...repo, head: event.head };
+  return { fromRunId: runId, throughStep, outcomes, semantics, flowDigest: digest, repo };
 }
 
-/** Why a run cannot be resumed by this engine, or null. Exact text: the CLI and the API show it. */
-export function resumeProblem(point: ResumePoint): string | null {
-  if (point.semantics === ENGINE_SEMANTICS) return null;
-  return (
-    `run ${point.fromRunId} was journaled under engine semantics ${point.semantics} and this Hivewatch runs semantics ` +
-    `${ENGINE_SEMANTICS}; replaying it under other rules could land somewhere else, so it cannot be resumed: ` +
-    `retry it instead (hivewatch retry ${point.fromRunId}), which runs the flow afresh`
-  );
+/**
+ * Why a run cannot be resumed from `source` (the flow's text now), or null. Replay answers the
+ * program's sessions with the journal's outcomes by ordinal, so it is only sound for the rules
+ * and the exact program that wrote them. Exact text: the CLI and the API show it.
+ */
+export function resumeProblem(point: ResumePoint, source: string): string | null {
+  const retry = `retry it instead (hivewatch retry ${point.fromRunId})`;
+  if (point.semantics !== ENGINE_SEMANTICS) {
+    return (
+      `run ${point.fromRunId} was journaled under engine semantics ${point.semantics} and this Hivewatch runs semantics ` +
+      `${ENGINE_SEMANTICS}; replaying it under other rules could land somewhere else, so it cannot be resumed: ` +
+      `${retry}, which runs the flow afresh`
+    );
+  }
+  const now = flowDigest(source);
+  if (point.flowDigest !== null && point.flowDigest !== now) {
+    return (
+      `the flow changed since run ${point.fromRunId} ran it (${shortDigest(point.flowDigest)} then, ${shortDigest(now)} now); ` +
+      `resuming would answer the changed program with the old run's recorded outcomes, so it cannot be resumed: ` +
+      `${retry}, which runs the file as it is now`
+    );
+  }
+  return null;
+}
+
+function shortDigest(digest: string): string {
+  return digest.slice(0, 'sha256:'.length + 12);
 }
 
 export function taskIdOf(step: number, ordinal: number): string {

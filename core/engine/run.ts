@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { CancelledError, HivewatchError, toHivewatchError } from '../errors/hivewatch-error.js';
 import type { ErrorEnvelope } from '../errors/envelope.js';
 import { validateRetryPolicy } from '../errors/retry.js';
-import type { AgentSpec, FlowPlan } from '../flow/plan.js';
+import { flowDigest } from '../flow/digest.js';
+import type { WorkspaceMode } from '../flow/agent-work.js';
+import type { AgentSpec, FlowPlan, SessionSpec } from '../flow/plan.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
 import { resolveAgent, retryPolicyFor } from './agents.js';
 import {
@@ -21,10 +23,13 @@ import { insideDeadParallel } from './frames.js';
 import { FlowFailure, Interpreter, type SessionCall } from './interpreter.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import { resolveStep } from './resolve.js';
-import { ENGINE_SEMANTICS, resumeProblem, type ResumePoint } from './resume.js';
+import { ENGINE_SEMANTICS, resumeProblem, taskIdOf, type ResumePoint } from './resume.js';
 import { executeStep, type PendingTask, type StepExecution } from './step.js';
 import { deliver, journalOutcomes, journalRunCancelled, replayedResults, SIBLING_FAILED, type StepRecordEnv } from './step-record.js';
+import type { TaskResult } from './task-executor.js';
+import type { RunWork } from './task-work.js';
 import { WriteLog } from './write-log.js';
+import { openGitRunWork, planNeedsWorkspace } from '../workspace/git-run-work.js';
 
 export interface RunConfig {
   plan: FlowPlan;
@@ -45,6 +50,18 @@ export interface RunConfig {
   retryOf?: string | null;
   /** Custom reducers by channel name (the language's default replaces the value). */
   reducers?: Readonly<Record<string, Reducer>>;
+  /** The repository of agent work (issue #10); sessions that work in a worktree need it. */
+  workspace?: RunWorkspaceConfig | null;
+}
+
+export interface RunWorkspaceConfig {
+  /** A folder inside the repository, or how to find one: asked only when a session needs it. */
+  repo: string | (() => Promise<string | null>);
+  /** The run's `--workspace`: where sessions work unless they or their agent say. */
+  defaultMode?: WorkspaceMode | null;
+  worktreeRoot?: string;
+  gitEnv?: Record<string, string>;
+  killGraceMs?: number;
 }
 
 export interface RunResult {
@@ -53,7 +70,14 @@ export interface RunResult {
   error: ErrorEnvelope | null;
   steps: number;
   channels: Record<string, unknown>;
+  /**
+   * Set when the run's last events could not be journaled (SYSTEM_EVENT_WRITE_FAILED, e.g. a full
+   * disk): they wait in the sink's buffer, written by its next successful flush.
+   */
+  unjournaled?: ErrorEnvelope;
 }
+
+type StepMerge = { ok: true; head: string; merged: { taskId: string; commit: string }[] } | { ok: false; error: HivewatchError };
 
 interface CancelCommand {
   commandId: string;
@@ -93,13 +117,14 @@ export class FlowRun {
   private checkpointed = false;
   private readonly backoffs = new Map<string, (commandId: string) => void>();
   private readonly listeners = new Set<(event: HivewatchEvent) => void>();
+  private work: RunWork | null = null;
 
   constructor(private readonly config: RunConfig) {
     this.runId = config.runId ?? newRunId();
     this.clock = config.clock ?? new RealClock();
     this.maxSteps = config.maxSteps ?? 100;
     this.limiter = createLimiter(config.concurrency ?? 4);
-    const problem = config.resume ? resumeProblem(config.resume) : null;
+    const problem = config.resume ? resumeProblem(config.resume, config.plan.program.source) : null;
     if (problem !== null) throw new HivewatchError('USER_INVALID_CONFIG', { message: problem, origin: 'user' });
   }
 
@@ -167,14 +192,71 @@ export class FlowRun {
       retryOf: this.config.retryOf ?? null,
       resumeStep: resume?.throughStep ?? 0,
       semantics: ENGINE_SEMANTICS,
+      flowDigest: flowDigest(plan.program.source),
+      flowText: plan.program.source,
     });
     try {
       const problem = this.validateBeforeStepZero();
       if (problem) return await this.fail(problem, true);
+      const unready = await this.openWork(resume);
+      if (unready) return await this.fail(unready, true);
       return await this.loop(resume);
     } catch (unexpected) {
       return await this.fail(toHivewatchError(unexpected), true);
+    } finally {
+      // Worktrees go with the run; the run branch stays. What a crash leaves, start-up removes.
+      await this.work?.close().catch(() => undefined);
     }
+  }
+
+  /** Opens the run's branch when a session works in a worktree; the error that prevents it, or null. */
+  private async openWork(resume: ResumePoint | null): Promise<HivewatchError | null> {
+    const config = this.config.workspace ?? null;
+    const agentOf = (spec: SessionSpec): AgentSpec => this.agentOfSpec(spec);
+    if (!planNeedsWorkspace(this.config.plan, agentOf, config?.defaultMode ?? null)) return null;
+    try {
+      // A resumed run continues in the repository its source worked in, from its head.
+      const repo = resume?.repo?.root ?? (typeof config?.repo === 'function' ? await config.repo() : (config?.repo ?? null));
+      if (repo === null) {
+        return new HivewatchError('USER_INVALID_CONFIG', {
+          message: 'sessions of this flow work in a git worktree (workspace, scope, verify or expect-changes): give the run a repository (--repo PATH, or repo: in the flow)',
+          origin: 'user',
+        });
+      }
+      this.work = await openGitRunWork({
+        runId: this.runId,
+        repo,
+        plan: this.config.plan,
+        agentOf,
+        defaultMode: config?.defaultMode ?? null,
+        emit: (body) => this.emit(body),
+        baseCommit: resume?.repo?.head ?? null,
+        ...(config?.worktreeRoot !== undefined ? { worktreeRoot: config.worktreeRoot } : {}),
+        ...(config?.gitEnv !== undefined ? { gitEnv: config.gitEnv } : {}),
+        ...(config?.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
+        runVerifier: (agent, prompt, cwd, signal) => this.runVerifier(agent, prompt, cwd, signal),
+      });
+      return null;
+    } catch (error) {
+      return toHivewatchError(error);
+    }
+  }
+
+  /** One attempt of a verifier agent, outside the step's tasks: its answer is the verdict. */
+  private async runVerifier(agentName: string, prompt: string, cwd: string, signal: AbortSignal) {
+    const agent = resolveAgent(this.config.plan, agentName);
+    if (agent === null) return { ok: false as const, error: new HivewatchError('USER_MISSING_DEPENDENCY', { message: `no verifier agent "${agentName}"`, origin: 'user' }) };
+    const result = await this.config.registry.forAgent(agent).execute(
+      { runId: this.runId, taskId: `verifier:${agentName}`, ordinal: -1, attempt: 1, prompt, agent, simulate: null, timeoutMs: agent.timeoutMs, context: {}, cwd },
+      signal,
+    );
+    if (result.kind === 'succeeded') return { ok: true as const, output: result.output };
+    if (result.kind === 'cancelled') return { ok: false as const, error: new HivewatchError('SYSTEM_CANCELLED', { message: 'the verifier was stopped by a cancel' }) };
+    return { ok: false as const, error: result.error };
+  }
+
+  private agentOfSpec(spec: SessionSpec): AgentSpec {
+    return resolveAgent(this.config.plan, spec.agent ?? this.config.defaultAgent ?? 'fake') as AgentSpec;
   }
 
   /** Rule 3 and the default agent: everything that can be known wrong before anything runs. */
@@ -215,8 +297,7 @@ export class FlowRun {
   }
 
   private agentFor(call: SessionCall): AgentSpec {
-    const name = call.spec.agent ?? this.config.defaultAgent ?? 'fake';
-    return resolveAgent(this.config.plan, name) as AgentSpec;
+    return this.agentOfSpec(call.spec);
   }
 
   private async loop(resume: ResumePoint | null): Promise<RunResult> {
@@ -286,13 +367,16 @@ export class FlowRun {
       for (const parallel of resolution.killed) parallel.dead = true;
       deliver(frontier, settled, resolution, this.log);
       await this.settleThreads();
+      const merge = live ? await this.mergeStep(step, frontier, results) : null;
       if (this.cancelCommand && live) {
         // Rule 11: the step has not committed, so its tasks end cancelled; what they did stays on the record.
         journalRunCancelled(record, frontier, results, this.cancelReason());
         return this.cancelled();
       }
       if (live) journalOutcomes(record, frontier, results, resolution);
-      const rejected = this.commit(step, live);
+      // A merge conflict aborts the step like any commit failure: it needs a person.
+      if (merge && !merge.ok) return this.fail(merge.error, true);
+      const rejected = this.commit(step, live, merge);
       if (rejected) return this.fail(rejected, true);
       if (live) {
         this.journalRaised();
@@ -321,13 +405,17 @@ export class FlowRun {
   }
 
   /** Applies the writes made since the last commit; returns the error that rejects them all, or null. */
-  private commit(step: number, live: boolean): HivewatchError | null {
+  private commit(step: number, live: boolean, merge: StepMerge | null = null): HivewatchError | null {
     const result = commitWrites(this.channels, this.log.take(), this.channelDefs);
     if (!result.ok) return result.error.withCorrelation({ ...this.correlation(), step }, this.clock.now());
     this.channels = result.state;
     if (!live) return null;
     for (const write of result.applied) {
       this.emit({ type: 'writeApplied', step, channel: write.key, ordinal: write.ordinal, value: write.value });
+    }
+    if (merge?.ok && this.work) {
+      this.emit({ type: 'branchMerged', step, branch: this.work.branch, head: merge.head, merged: merge.merged });
+      this.work.advance(merge.head);
     }
     // Only what this step changed, unless the journal has no earlier state to lay it over.
     const whole = !this.checkpointed && this.config.resume != null && this.config.resume.throughStep > 0;
@@ -356,7 +444,26 @@ export class FlowRun {
       registry: this.config.registry,
       backoffs: this.backoffs,
       flush: () => this.config.sink.flush(),
+      workFor: (taskId, ordinal) => this.work?.forTask(taskId, ordinal) ?? null,
     });
+  }
+
+  /**
+   * Merges the step's task commits into the run's branch (not yet moving it: that happens inside
+   * the commit). Before the cancel check, since it waits on git.
+   */
+  private async mergeStep(step: number, frontier: readonly PendingTask[], results: readonly (TaskResult | undefined)[]): Promise<StepMerge | null> {
+    if (this.work === null) return null;
+    const candidates = frontier.flatMap((task, i) => {
+      const result = results[i];
+      if (result?.kind !== 'succeeded' || !result.commit) return [];
+      const ordinal = task.call.spec.ordinal;
+      return [{ taskId: taskIdOf(step, ordinal), ordinal, name: task.call.spec.name, commit: result.commit }];
+    });
+    if (candidates.length === 0) return null;
+    const merged = await this.work.merge(candidates);
+    if (!merged.ok) return { ok: false, error: merged.error.withCorrelation({ ...this.correlation(), step }, this.clock.now()) };
+    return { ok: true, head: merged.head, merged: candidates.map(({ taskId, commit }) => ({ taskId, commit })) };
   }
 
   /** Let every thread run until it parks on a session or ends; stop the threads of dead parallels. */
@@ -399,8 +506,7 @@ export class FlowRun {
     this.journalRaised();
     this.statusValue = 'completed';
     this.emit({ type: 'runCompleted', steps: this.stepNumber });
-    await this.config.sink.flush();
-    return this.result('completed', null);
+    return this.result('completed', null, await this.flushTerminal());
   }
 
   /** `journal`: the error is new here and needs its errorOccurred; task and throw errors already have theirs. */
@@ -410,8 +516,7 @@ export class FlowRun {
     if (journal) this.emitError(located, false);
     this.statusValue = 'failed';
     this.emit({ type: 'runFailed', error: located.toEnvelope() });
-    await this.config.sink.flush();
-    return this.result('failed', located.toEnvelope());
+    return this.result('failed', located.toEnvelope(), await this.flushTerminal());
   }
 
   private async cancelled(): Promise<RunResult> {
@@ -424,12 +529,27 @@ export class FlowRun {
       cause: { commandId: command.commandId, reason: command.reason },
       correlation: { run: this.runId, step: this.stepNumber || null, epoch: this.epochValue },
     });
-    await this.config.sink.flush();
-    return this.result('cancelled', null);
+    return this.result('cancelled', null, await this.flushTerminal());
   }
 
-  private result(status: RunResult['status'], error: ErrorEnvelope | null): RunResult {
-    return { runId: this.runId, status, error, steps: this.stepNumber, channels: snapshotChannels(this.channels) };
+  /**
+   * The last flush of a run. A journal that cannot be written must not give the run a second
+   * ending (a write failure caught by start() after runCompleted): the terminal events stay
+   * buffered in the sink and the result says they are not on disk yet.
+   */
+  private async flushTerminal(): Promise<HivewatchError | null> {
+    try {
+      await this.config.sink.flush();
+      return null;
+    } catch (error) {
+      return toHivewatchError(error);
+    }
+  }
+
+  private result(status: RunResult['status'], error: ErrorEnvelope | null, unjournaled: HivewatchError | null = null): RunResult {
+    const result: RunResult = { runId: this.runId, status, error, steps: this.stepNumber, channels: snapshotChannels(this.channels) };
+    if (unjournaled !== null) result.unjournaled = unjournaled.toEnvelope();
+    return result;
   }
 }
 

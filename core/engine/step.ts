@@ -1,7 +1,6 @@
 import { CancelledError, type HivewatchError } from '../errors/hivewatch-error.js';
 import type { RetryPolicy } from '../errors/retry.js';
 import type { AgentSpec } from '../flow/plan.js';
-import { renderTemplate } from '../flow/template.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
 import type { Clock } from './clock.js';
 import type { HivewatchEventBody } from './events.js';
@@ -10,7 +9,9 @@ import type { SessionCall } from './interpreter.js';
 import type { Limiter } from './limiter.js';
 import { resolveStep, type SettledTask } from './resolve.js';
 import { taskIdOf } from './resume.js';
+import { placesFeedback, promptWithFeedback } from './prompt.js';
 import { executeTask, type TaskResult } from './task-executor.js';
+import type { TaskWork } from './task-work.js';
 
 /** A session a thread is parked on, waiting for the step that runs it. */
 export interface PendingTask {
@@ -43,6 +44,8 @@ export interface StepEnv {
   registry: RuntimeRegistry;
   backoffs: Map<string, (commandId: string) => void>;
   flush: () => Promise<void>;
+  /** A task's agent work (issue #10), or null when its session runs without a workspace. */
+  workFor: (taskId: string, ordinal: number) => TaskWork | null;
 }
 
 interface LiveTask {
@@ -52,6 +55,7 @@ interface LiveTask {
   agent: AgentSpec;
   retry: RetryPolicy;
   controller: AbortController;
+  work: TaskWork | null;
 }
 
 const SIBLING_FAILED = 'a sibling branch failed (fail-fast)';
@@ -109,13 +113,15 @@ export async function executeStep(env: StepEnv): Promise<StepExecution> {
   if (env.runSignal.aborted) return { kind: 'cancelled', results: frontier.map(() => undefined) };
   const tasks: LiveTask[] = frontier.map((pending) => {
     const agent = env.agentFor(pending.call);
+    const taskId = taskIdOf(step, pending.call.spec.ordinal);
     return {
       pending,
       ordinal: pending.call.spec.ordinal,
-      taskId: taskIdOf(step, pending.call.spec.ordinal),
+      taskId,
       agent,
       retry: env.retryPolicyFor(pending.call, agent),
       controller: new AbortController(),
+      work: env.workFor(taskId, pending.call.spec.ordinal),
     };
   });
   env.emit({ type: 'stepStarted', step, frontier: tasks.map((t) => ({ ordinal: t.ordinal, taskId: t.taskId, name: t.pending.call.spec.name })) });
@@ -161,10 +167,9 @@ export async function executeStep(env: StepEnv): Promise<StepExecution> {
         agent: t.agent,
         runtime: env.registry.forAgent(t.agent),
         retry: t.retry,
-        prompt: () => {
-          const template = t.pending.call.spec.prompt;
-          return template === null ? '' : renderTemplate(template, t.pending.call.lookup);
-        },
+        prompt: (feedback) => promptWithFeedback(t.pending.call, feedback),
+        work: t.work,
+        givesFeedback: t.work !== null || placesFeedback(t.pending.call.spec),
         context: () => Object.fromEntries(t.pending.call.spec.context.map((name) => [name, t.pending.call.lookup([name])])),
         clock: env.clock,
         signal: t.controller.signal,

@@ -4,6 +4,7 @@ import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import type { AttemptProcessReport, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
 import type { Clock } from './clock.js';
 import type { HivewatchEventBody } from './events.js';
+import { feedbackFor, type TaskWork } from './task-work.js';
 
 /**
  * The retry executor: the one layer that retries a failed attempt (rule 3). Attempt events are
@@ -12,7 +13,8 @@ import type { HivewatchEventBody } from './events.js';
  */
 
 export type TaskResult =
-  | { kind: 'succeeded'; output: string; attempts: number }
+  /** `commit`: the task's work on its branch, merged at the step's commit (null: no workspace or no change). */
+  | { kind: 'succeeded'; output: string; attempts: number; commit?: string | null }
   | { kind: 'failed'; error: HivewatchError; attempts: number }
   | { kind: 'cancelled'; attempts: number };
 
@@ -33,7 +35,12 @@ export interface TaskEnv {
   agent: AgentSpec;
   runtime: SessionRuntime;
   retry: RetryPolicy;
-  prompt: () => string;
+  /** The rendered prompt; `feedback` is the previous attempt's failure for sessions that get it. */
+  prompt: (feedback: string | null) => string;
+  /** Worktree, checks and commit around each attempt (issue #10), or null. */
+  work: TaskWork | null;
+  /** Whether a retry is told the previous failure: sessions with a workspace, or a prompt with `{feedback}`. */
+  givesFeedback: boolean;
   context: () => Record<string, unknown>;
   clock: Clock;
   /** Aborts in-flight attempts and sleeps: run cancellation or a fail-fast sibling. */
@@ -67,38 +74,53 @@ function reportProcess(env: TaskEnv, ref: { step: number; ordinal: number; taskI
 
 export async function executeTask(env: TaskEnv): Promise<TaskResult> {
   const ref = { step: env.step, ordinal: env.ordinal, taskId: env.taskId };
+  let feedback: string | null = null;
   for (let attempt = 1; ; attempt++) {
     if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt - 1 };
-    env.emit({ type: 'attemptStarted', ...ref, attempt });
+    env.emit({ type: 'attemptStarted', ...ref, attempt, ...(feedback !== null ? { feedback } : {}) });
     // A cancel may arrive from a listener of attemptStarted itself: then nothing is started.
     if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt };
     const startedEpoch = env.epoch();
     const started = env.clock.now();
     let result: AttemptResult;
+    let commit: string | null = null;
     try {
+      const cwd = env.work ? await env.work.prepare(attempt, env.signal) : null;
       result = await env.runtime.execute(
         {
           runId: env.runId,
           taskId: env.taskId,
           ordinal: env.ordinal,
           attempt,
-          prompt: env.prompt(),
+          prompt: env.prompt(feedback),
           agent: env.agent,
           simulate: env.spec.simulate,
           timeoutMs: env.spec.timeoutMs ?? env.agent.timeoutMs,
           context: env.context(),
+          ...(cwd !== null ? { cwd } : {}),
           reportProcess: (report) => reportProcess(env, ref, attempt, report),
         },
         env.signal,
       );
+      if (result.kind === 'succeeded' && env.work && !env.signal.aborted && env.epoch() === startedEpoch) {
+        const inspection = await env.work.inspect(attempt, result.output, env.signal);
+        if (env.signal.aborted) result = { kind: 'cancelled' };
+        else if (inspection.ok) commit = inspection.commit;
+        else result = { kind: 'failed', error: inspection.error };
+      }
     } catch (thrown) {
-      // Runtimes must not throw; one that does broke an invariant, which is a system error.
-      result = {
-        kind: 'failed',
-        error: new HivewatchError('SYSTEM_INVARIANT_VIOLATED', {
-          message: `runtime ${env.runtime.name} threw instead of returning a result: ${thrown instanceof Error ? thrown.message : String(thrown)}`,
-        }),
-      };
+      if (thrown instanceof HivewatchError) {
+        // Agent work failing around the attempt (a worktree, setup, a commit) fails the attempt.
+        result = env.signal.aborted ? { kind: 'cancelled' } : { kind: 'failed', error: thrown };
+      } else {
+        // Runtimes must not throw; one that does broke an invariant, which is a system error.
+        result = {
+          kind: 'failed',
+          error: new HivewatchError('SYSTEM_INVARIANT_VIOLATED', {
+            message: `runtime ${env.runtime.name} threw instead of returning a result: ${thrown instanceof Error ? thrown.message : String(thrown)}`,
+          }),
+        };
+      }
     }
     const durationMs = env.clock.now() - started;
     if (env.epoch() !== startedEpoch) {
@@ -126,7 +148,7 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
     }
     if (result.kind === 'succeeded') {
       env.emit({ type: 'attemptSucceeded', ...ref, attempt, durationMs });
-      return { kind: 'succeeded', output: result.output, attempts: attempt };
+      return { kind: 'succeeded', output: result.output, attempts: attempt, ...(env.work ? { commit } : {}) };
     }
 
     const correlation = { project: env.project, flow: env.flow, run: env.runId, step: env.step, task: env.taskId, attempt };
@@ -134,6 +156,7 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
     const decision = decideRetry(env.retry, error, attempt);
     env.emit({ type: 'attemptFailed', ...ref, attempt, durationMs, error: error.toEnvelope() });
     env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught(error), retrying: decision.retry, ...ref });
+    if (env.givesFeedback) feedback = feedbackFor(error, attempt);
     if (!decision.retry) {
       if (decision.strategy !== 'exhausted' || env.retry.retries === 0) return { kind: 'failed', error, attempts: attempt };
       const exhausted = new HivewatchError('POLICY_RETRY_LIMIT_EXCEEDED', {
@@ -155,6 +178,7 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
       delayMs: decision.delayMs,
       strategy: decision.strategy,
       nextAttemptAt: env.clock.now() + decision.delayMs,
+      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     });
     const sleep = new AbortController();
     const onAbort = (): void => sleep.abort(env.signal.reason ?? new CancelledError());

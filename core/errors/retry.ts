@@ -33,6 +33,8 @@ export const RetryStrategy = {
   transient: 'transient_linear',
   fatal: 'fatal',
   exhausted: 'exhausted',
+  /** The runtime said when to try again (a usage limit's reset time, like a Retry-After). */
+  resetTime: 'runtime_reset_time',
 } as const;
 export type RetryStrategy = (typeof RetryStrategy)[keyof typeof RetryStrategy];
 
@@ -42,16 +44,52 @@ export const RATE_LIMIT_BASE_DELAY_MS = 30_000;
 export const RATE_LIMIT_MAX_DELAY_MS = 300_000;
 export const TRANSIENT_BASE_DELAY_MS = 5_000;
 
+/**
+ * The longest wait for a reset time a runtime gave (context.resetAt). It has its own cap rather
+ * than the policy's `max-delay`, which is sized for backoff between attempts, not for a
+ * subscription window: a 5-hour usage limit must be waited out, but a weekly one should not
+ * park a run for days without anyone seeing another attempt. After the cap the next attempt
+ * runs and, if the limit still holds, reports a new reset time.
+ */
+export const RESET_WAIT_CAP_MS = 6 * 3_600_000;
+
 /** The part of an error a retry decision may look at. */
 export interface RetryableFailure {
   code: string;
   recoverable: boolean;
+  /** `resetAt` (epoch ms): when the runtime said the failure clears, as it reported it. */
+  context?: Record<string, unknown>;
+  /** When the failure was observed (the engine's clock): the reset time is waited for from here. */
+  timestamp?: number;
 }
 
 export interface RetryDecision {
   retry: boolean;
   delayMs: number;
   strategy: RetryStrategy;
+  /** Why the delay is what it is, when the policy alone does not explain it (journaled). */
+  reason?: string;
+}
+
+/** The reset time a failure carries (context.resetAt, epoch ms), or null. */
+export function resetTimeOf(failure: RetryableFailure): number | null {
+  const resetAt = failure.context?.resetAt;
+  return typeof resetAt === 'number' && Number.isFinite(resetAt) ? resetAt : null;
+}
+
+/**
+ * The wait until a reset time, measured from when the failure was observed, never below 0 and
+ * never beyond RESET_WAIT_CAP_MS. Null when the failure gives no reset time or no observation time.
+ */
+export function resetTimeDelay(failure: RetryableFailure): { delayMs: number; reason: string } | null {
+  const resetAt = resetTimeOf(failure);
+  if (resetAt === null || typeof failure.timestamp !== 'number' || !Number.isFinite(failure.timestamp)) return null;
+  const wait = Math.max(0, resetAt - failure.timestamp);
+  const at = new Date(resetAt).toISOString();
+  if (wait > RESET_WAIT_CAP_MS) {
+    return { delayMs: RESET_WAIT_CAP_MS, reason: `runtime reset time ${at} is beyond the ${RESET_WAIT_CAP_MS / 3_600_000}h cap: waiting the cap` };
+  }
+  return { delayMs: wait, reason: `waiting for the runtime's reset time ${at}` };
 }
 
 export type ErrorRetryClass = 'rate_limit' | 'transient' | 'fatal';
@@ -78,12 +116,17 @@ export function effectiveMaxDelay(policy: RetryPolicy, fallback: number): number
 /**
  * What to do after attempt `attempt` (1-based) failed with `failure`. The n-th retry (n = attempt - 1,
  * starting at 0) waits: fixed base; linear base·(n+1); exponential base·2^n; list[n] (last repeats);
- * all capped at the max delay. A fatal error is never retried, whatever the policy says.
+ * all capped at the max delay. A fatal error is never retried, whatever the policy says. A
+ * failure that carries a reset time waits until then instead (capped at RESET_WAIT_CAP_MS).
  */
 export function decideRetry(policy: RetryPolicy, failure: RetryableFailure, attempt: number): RetryDecision {
   const retryClass = classifyForRetry(failure);
   if (retryClass === 'fatal') return { retry: false, delayMs: 0, strategy: RetryStrategy.fatal };
   if (attempt > policy.retries) return { retry: false, delayMs: 0, strategy: RetryStrategy.exhausted };
+  // A reset time the runtime gave outranks the policy's schedule, as a server's Retry-After does:
+  // trying again before it is a wasted attempt.
+  const reset = resetTimeDelay(failure);
+  if (reset !== null) return { retry: true, delayMs: reset.delayMs, strategy: RetryStrategy.resetTime, reason: reset.reason };
   const n = attempt - 1;
   const { backoff } = policy;
   if (backoff === null) {

@@ -24,7 +24,9 @@ export type PropertyValue =
   | { kind: 'number'; value: number; pos: Position }
   | { kind: 'string'; value: Template; pos: Position }
   | { kind: 'word'; value: string; pos: Position }
-  | { kind: 'list'; items: readonly PropertyValue[]; pos: Position };
+  | { kind: 'list'; items: readonly PropertyValue[]; pos: Position }
+  /** `verify:` with `name: value` lines indented under it. */
+  | { kind: 'block'; properties: readonly Property[]; pos: Position };
 
 export interface Property extends Located {
   name: string;
@@ -117,8 +119,12 @@ export type Statement = SessionStmt | BindStmt | TryStmt | ThrowStmt | ParallelS
 
 export interface Program {
   file: string;
+  /** The text the program was parsed from: its digest is what resume compares (resume.ts). */
+  source: string;
   agents: readonly AgentDecl[];
   body: readonly Statement[];
+  /** A top-level `repo: "path"`: the repository agent work runs in (DESIGN §5b), or null. */
+  repo?: { value: PropertyValue; pos: Position } | null;
 }
 
 /** One problem found in a flow. `format` gives `file:line:col: message`. */

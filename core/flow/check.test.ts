@@ -29,7 +29,7 @@ describe('checkFlow: one problem each, at its exact token', () => {
 
   it('unknown property', () => {
     expect(check('session "Call the API"\n  retries: 3')).toEqual([
-      'flow.prose:2:3: unknown property "retries" for a session: expected one of prompt, context, timeout, simulate, retry, backoff, delay, max-delay, agent',
+      'flow.prose:2:3: unknown property "retries" for a session: expected one of prompt, context, timeout, simulate, retry, backoff, delay, max-delay, agent, workspace, scope, expect-changes, verify, verifier, check-timeout',
     ]);
   });
 
@@ -108,7 +108,7 @@ describe('checkFlow: a file with several problems', () => {
       'flow.prose:5:25: undefined name "nothing" in {nothing}: no variable, caught error or repeat index of that name is in scope here',
       'flow.prose:6:10: retry must be a whole number of at least 0, got -1',
       'flow.prose:7:12: backoff must be one of none, fixed, linear, exponential or a list of delays, got "sometimes"',
-      'flow.prose:8:3: unknown property "colour" for a session: expected one of prompt, context, timeout, simulate, retry, backoff, delay, max-delay, agent',
+      'flow.prose:8:3: unknown property "colour" for a session: expected one of prompt, context, timeout, simulate, retry, backoff, delay, max-delay, agent, workspace, scope, expect-changes, verify, verifier, check-timeout',
       'flow.prose:9:10: unknown agent "ghost": declare it with agent ghost: or use one of fake, claude-code, codex-cli, noop',
       'flow.prose:10:1: catch without a matching try: a catch block must directly follow the body of a try',
       'flow.prose:12:1: throw without a message rethrows the error being handled, so it must be inside a catch block; write throw "message" to raise a new error',
@@ -154,17 +154,18 @@ describe('the example flows', () => {
   const examples = fileURLToPath(new URL('../../examples/', import.meta.url));
   const files = readdirSync(examples).filter((f) => f.endsWith('.prose')).sort();
 
-  it('are the five that ship', () => {
+  it('are the six that ship', () => {
     expect(files).toEqual([
       '01-happy-path.prose',
       '02-rate-limited-api.prose',
       '03-flaky-tests.prose',
       '04-parallel-fan-out.prose',
       '05-try-catch-finally.prose',
+      '06-agent-fixes-a-test.prose',
     ]);
   });
 
-  it.each(files)('%s checks clean and names a declared fake agent on every session', async (file) => {
+  it.each(files)('%s checks clean and runs offline: a declared fake agent, or a command inside its own template repository', async (file) => {
     const result = await checkFlowFile(join(examples, file));
     expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
     expect(result.ok).toBe(true);
@@ -173,7 +174,9 @@ describe('the example flows', () => {
     expect(plan.sessions.length).toBeGreaterThan(0);
     for (const session of plan.sessions) {
       expect(session.agent).not.toBeNull();
-      expect(plan.agents.get(session.agent ?? '')?.runtime).toBe('fake');
+      const agent = plan.agents.get(session.agent ?? '');
+      if (agent?.runtime === 'command') expect(plan.repo?.kind).toBe('template');
+      else expect(agent?.runtime).toBe('fake');
     }
   });
 

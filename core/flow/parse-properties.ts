@@ -78,6 +78,15 @@ export function parsePropertyLines(c: TokenCursor, owner: string): Property[] {
       if (first.kind !== 'word' || !c.atPunct(':', 1)) {
         c.fail(`expected a property (name: value) in the block of ${owner}, got ${describeToken(first)}`);
       }
+      if (c.at('newline', 2) && c.at('indent', 3)) {
+        // `verify:` and the like: the value is the block of properties indented under the name.
+        const name = c.next();
+        c.next();
+        c.next();
+        const nested = c.indentedBlock(name, `${name.text}:`, () => parsePropertyLines(c, `"${name.text}"`));
+        properties.push({ name: name.text, value: { kind: 'block', properties: nested, pos: name.pos }, pos: name.pos });
+        continue;
+      }
       properties.push(parseNameValue(c, `in the block of ${owner}`));
       c.expectEndOfLine('the property value');
     } catch (error) {
@@ -100,5 +109,7 @@ export function describeValue(value: PropertyValue): string {
       return value.value;
     case 'list':
       return `[${value.items.map(describeValue).join(', ')}]`;
+    case 'block':
+      return `a block of ${value.properties.length} properties`;
   }
 }

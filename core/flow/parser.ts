@@ -19,7 +19,7 @@ import {
 } from './ast.js';
 import { sortDiagnostics } from './diagnostics.js';
 import { describeToken, lex, type Token } from './lexer.js';
-import { describeValue, parseInlineProperties, parsePropertyLines } from './parse-properties.js';
+import { describeValue, parseInlineProperties, parsePropertyLines, parseValue } from './parse-properties.js';
 import { describeTemplate, templateRefs } from './template.js';
 import { ParseError, TokenCursor } from './token-cursor.js';
 
@@ -50,7 +50,7 @@ export interface ParseResult {
 
 export function parseFlow(source: string, file: string): ParseResult {
   const { tokens, diagnostics } = lex(source, file);
-  return new Parser(tokens, file, diagnostics).parseProgram();
+  return new Parser(tokens, file, source, diagnostics).parseProgram();
 }
 
 class Parser {
@@ -60,10 +60,12 @@ class Parser {
   private readonly semantic: Diagnostic[] = [];
   private readonly recoveredChannels = new Set<string>();
   private readonly recoveredAgents = new Set<string>();
+  private repo: Program['repo'] = null;
 
   constructor(
     tokens: readonly Token[],
     private readonly file: string,
+    private readonly source: string,
     diagnostics: Diagnostic[],
   ) {
     this.c = new TokenCursor(tokens, file, diagnostics);
@@ -78,7 +80,7 @@ class Parser {
     }
     const syntaxOk = this.c.diagnostics.length === 0;
     return {
-      program: { file: this.file, agents: this.agents, body },
+      program: { file: this.file, source: this.source, agents: this.agents, body, repo: this.repo },
       diagnostics: sortDiagnostics([...this.c.diagnostics, ...this.semantic]),
       syntaxOk,
       recovered: { channels: this.recoveredChannels, agents: this.recoveredAgents },
@@ -162,11 +164,24 @@ class Parser {
         return this.doBlock();
       default:
         if (this.c.atPunct('=', 1)) return this.assignment();
+        if (first.text === 'repo' && this.c.atPunct(':', 1)) return this.repoDirective(topLevel);
         if (this.c.atPunct(':', 1)) {
           return this.c.fail(`"${first.text}:" looks like a property: indent it under the agent or session it belongs to`);
         }
         return this.c.fail(`expected a statement (${STATEMENT_KINDS}), got "${first.text}"`);
     }
+  }
+
+  /** `repo: "path"` at the top of a flow: where its agent work runs (DESIGN §5b). */
+  private repoDirective(topLevel: boolean): null {
+    const keyword = this.c.next();
+    this.c.next();
+    const value = parseValue(this.c);
+    this.c.expectEndOfLine('the repository');
+    if (!topLevel) this.reportSemantic('repo: belongs at the top level of the file', keyword.pos);
+    else if (this.repo) this.reportSemantic(`the flow already names its repository at ${this.repo.pos.line}:${this.repo.pos.column}`, keyword.pos);
+    else this.repo = { value, pos: keyword.pos };
+    return null;
   }
 
   /** A name being declared: a word that starts like an identifier and is not a keyword. */

@@ -1,4 +1,5 @@
 import type { RetryPolicy } from '../errors/retry.js';
+import type { SessionWork, WorkspaceMode } from './agent-work.js';
 import type { Diagnostic, Position, Program, Template } from './ast.js';
 
 /** Runtimes an agent may name. `claude-code` and `codex-cli` are presets of `command`. */
@@ -29,6 +30,10 @@ export interface AgentSpec {
   model: string | null;
   cwd: string | null;
   env: Record<string, string>;
+  /** The default workspace of its sessions (null: none unless the session or the run asks). */
+  workspace: WorkspaceMode | null;
+  /** Run once in each new worktree before the first attempt (`/bin/sh -c`). */
+  setup: string | null;
   pos: Position | null;
 }
 
@@ -49,7 +54,15 @@ export interface SessionSpec {
   simulate: string | null;
   /** Channel names given by `context:`; their values are passed to the runtime. */
   context: readonly string[];
+  /** Workspace, scope, expected changes and checks (DESIGN §5b). */
+  work: SessionWork;
 }
+
+/**
+ * The flow's `repo:`: a repository path, or `template:<folder>` — a fresh repository made from
+ * that folder for each run (demos, tests). Paths are relative to the flow file's folder.
+ */
+export type RepoSpec = { kind: 'path'; path: string; pos: Position } | { kind: 'template'; path: string; pos: Position };
 
 export interface FlowPlan {
   file: string;
@@ -59,6 +72,8 @@ export interface FlowPlan {
   sessions: readonly SessionSpec[];
   /** Names declared by `let` / `const` / parallel branches at any depth: the channels of a run. */
   channels: readonly ChannelSpec[];
+  /** The flow's own `repo:`, or null. */
+  repo: RepoSpec | null;
 }
 
 export interface ChannelSpec {

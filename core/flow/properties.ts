@@ -15,8 +15,13 @@ import { describeTemplate, templateRefs } from './template.js';
 
 export type Report = (message: string, pos: Position) => void;
 
-export const SESSION_PROPERTIES = ['prompt', 'context', 'timeout', 'simulate', 'retry', 'backoff', 'delay', 'max-delay', 'agent'] as const;
-export const AGENT_PROPERTIES = ['runtime', 'command', 'timeout', 'retry', 'backoff', 'delay', 'max-delay', 'model', 'cwd', 'shell', 'env'] as const;
+export const SESSION_PROPERTIES = [
+  'prompt', 'context', 'timeout', 'simulate', 'retry', 'backoff', 'delay', 'max-delay', 'agent',
+  'workspace', 'scope', 'expect-changes', 'verify', 'verifier', 'check-timeout',
+] as const;
+export const AGENT_PROPERTIES = [
+  'runtime', 'command', 'timeout', 'retry', 'backoff', 'delay', 'max-delay', 'model', 'cwd', 'shell', 'env', 'workspace', 'setup',
+] as const;
 export const PARALLEL_PROPERTIES = ['on-fail'] as const;
 
 const ON_FAIL_VALUES: readonly string[] = Object.values(OnFail);
@@ -163,7 +168,7 @@ function readBackoff(value: PropertyValue, report: Report): RetryPolicy['backoff
     return delays;
   }
   // A kind, quoted or not. Kept as written when unknown: the engine re-validates (rule 3).
-  const text = value.kind === 'word' ? value.value : value.kind === 'string' ? describeTemplate(value.value) : String(value.value);
+  const text = value.kind === 'word' ? value.value : value.kind === 'string' ? describeTemplate(value.value) : describeValue(value);
   const message = validateRetryPolicy({ ...NO_RETRY, backoff: text as BackoffKind });
   if (message) report(message, value.pos);
   return text as BackoffKind;

@@ -18,6 +18,7 @@ import {
   type Report,
 } from './properties.js';
 import { describeTemplate } from './template.js';
+import { readCommand, readSessionWork, readWorkspace, type SessionWork } from './agent-work.js';
 
 /** From declarations to the specs of FlowPlan: agents, and the per-session properties. */
 
@@ -43,6 +44,8 @@ export function buildAgentSpec(decl: AgentDecl, report: Report): AgentSpec {
   const modelValue = value('model');
   const cwdValue = value('cwd');
   const envValue = value('env');
+  const workspaceValue = value('workspace');
+  const setupValue = value('setup');
   return {
     name: decl.name,
     runtime: runtime ?? 'command',
@@ -53,6 +56,8 @@ export function buildAgentSpec(decl: AgentDecl, report: Report): AgentSpec {
     model: modelValue ? literalText('model', modelValue, 'a model name', report) : null,
     cwd: cwdValue ? literalText('cwd', cwdValue, 'a "path"', report) : null,
     env: envValue ? readEnv(envValue, report) : {},
+    workspace: workspaceValue ? readWorkspace(workspaceValue, report) : null,
+    setup: setupValue ? readCommand('setup', setupValue, report) : null,
     pos: decl.pos,
   };
 }
@@ -68,6 +73,7 @@ export interface SessionProperties {
   timeoutMs: number | null;
   simulate: string | null;
   context: NameRef[];
+  work: SessionWork;
 }
 
 export function readSessionProperties(stmt: SessionStmt, report: Report): SessionProperties {
@@ -80,12 +86,15 @@ export function readSessionProperties(stmt: SessionStmt, report: Report): Sessio
     timeoutMs: (timeout && readDuration('timeout', timeout, report)) ?? null,
     simulate: simulate ? readSimulate(simulate, report) : null,
     context: context ? readContext(context, report) : [],
+    work: readSessionWork(props, report),
   };
 }
 
 /** The label of a session in the UI and the journal: its prompt on one line, shortened; else its ordinal. */
 export function sessionName(prompt: Template | null, ordinal: number): string {
-  const text = prompt ? describeTemplate(prompt).replace(/\s+/g, ' ').trim() : '';
+  // `{feedback}` is empty on a first attempt and says nothing of the task: names leave it out.
+  const named = prompt ? { ...prompt, parts: prompt.parts.filter((p) => !(p.kind === 'ref' && p.path.length === 1 && p.path[0] === 'feedback')) } : null;
+  const text = named ? describeTemplate(named).replace(/\s+/g, ' ').trim() : '';
   if (text === '') return `session #${ordinal}`;
   return text.length <= SESSION_NAME_MAX ? text : `${text.slice(0, SESSION_NAME_MAX - 1)}…`;
 }

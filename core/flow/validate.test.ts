@@ -91,6 +91,8 @@ describe('the plan', () => {
         '  retry: 2',
         '  backoff: fixed',
         '  delay: 1s',
+        '  workspace: "worktree"',
+        '  setup: "npm ci"',
         'agent bot:',
         '  runtime: fake',
       ].join('\n'),
@@ -105,10 +107,13 @@ describe('the plan', () => {
       model: 'opus',
       cwd: '/srv/app',
       env: { MODE: 'ci', EMPTY: '' },
+      workspace: 'worktree',
+      setup: 'npm ci',
       pos: { line: 1, column: 1 },
     });
     expect(result.agents.get('bot')).toEqual({
-      name: 'bot', runtime: 'fake', command: null, shell: false, timeoutMs: null, retry: null, model: null, cwd: null, env: {}, pos: { line: 11, column: 1 },
+      name: 'bot', runtime: 'fake', command: null, shell: false, timeoutMs: null, retry: null, model: null, cwd: null, env: {},
+      workspace: null, setup: null, pos: { line: 13, column: 1 },
     });
   });
 

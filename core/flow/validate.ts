@@ -1,7 +1,9 @@
 import { NO_RETRY } from '../errors/retry.js';
 import type { Diagnostic, ParallelStmt, Position, Program, SessionStmt, Statement, Template } from './ast.js';
 import { collectChannels } from './channels.js';
-import { BUILTIN_AGENTS, type AgentSpec, type ChannelSpec, type FlowPlan, type SessionSpec } from './plan.js';
+import { BUILTIN_AGENTS, type AgentSpec, type ChannelSpec, type FlowPlan, type RepoSpec, type SessionSpec } from './plan.js';
+import { literalText } from './properties.js';
+import type { PropertyValue } from './ast.js';
 import { PARALLEL_PROPERTIES, indexProperties, readOnFail, type Report } from './properties.js';
 import { buildAgentSpec, isKnownAgent, readSessionProperties, sessionName } from './specs.js';
 import { templateRefs } from './template.js';
@@ -28,7 +30,7 @@ export interface Validation {
 
 /** Names visible at one point: the caught error of each enclosing catch, the index of each enclosing repeat. */
 interface Scope {
-  locals: ReadonlyMap<string, 'error' | 'index'>;
+  locals: ReadonlyMap<string, 'error' | 'index' | 'feedback'>;
   /** Inside a catch body, where a bare `throw` has an error to rethrow. */
   inCatch: boolean;
 }
@@ -73,6 +75,7 @@ class Validator {
       agents: this.agents,
       sessions: this.sessions,
       channels: plainChannels,
+      repo: this.program.repo ? readRepo(this.program.repo.value, this.program.repo.pos, this.report) : null,
     };
     return { diagnostics: this.diagnostics, plan };
   }
@@ -133,7 +136,8 @@ class Validator {
     const ordinal = this.sessions.length;
     stmt.ordinal = ordinal;
     const props = readSessionProperties(stmt, this.report);
-    if (stmt.prompt) this.templateNames(stmt.prompt, scope);
+    // `{feedback}` places the previous attempt's failure in the prompt (issue #10).
+    if (stmt.prompt) this.templateNames(stmt.prompt, { ...scope, locals: new Map([...scope.locals, ['feedback', 'feedback']]) });
     for (const ref of props.context) {
       if (!this.channelNames.has(ref.name)) {
         this.report(`unknown variable "${ref.name}" in context: name a variable declared with let, const or a parallel branch`, ref.pos);
@@ -159,7 +163,12 @@ class Validator {
       timeoutMs: props.timeoutMs,
       simulate: props.simulate,
       context: props.context.map((ref) => ref.name),
+      work: props.work,
     });
+    const { verifier, verifierPos } = props.work;
+    if (verifier !== null && !isKnownAgent(verifier, this.agents) && !this.options.assumeDeclared?.agents?.has(verifier)) {
+      this.report(`unknown verifier agent "${verifier}": declare it with agent ${verifier}: or use one of ${BUILTIN_AGENTS.join(', ')}`, verifierPos ?? stmt.pos);
+    }
   }
 
   /** Every `{name}` of a template must name a channel, or a caught error or repeat index in scope. */
@@ -174,6 +183,8 @@ class Validator {
         }
       } else if (local === 'index') {
         if (field !== '') this.report(`"${head}" is the repeat index, a number, and has no field "${field}"`, ref.pos);
+      } else if (local === 'feedback') {
+        if (field !== '') this.report(`"${head}" is the previous attempt's failure, a text, and has no field "${field}"`, ref.pos);
       } else if (!this.channelNames.has(head)) {
         this.report(
           `undefined name "${head}" in {${ref.path.join('.')}}: no variable, caught error or repeat index of that name is in scope here`,
@@ -182,4 +193,23 @@ class Validator {
       }
     }
   }
+}
+
+/** `repo: "path"` or `repo: "template:<folder>"`. */
+function readRepo(value: PropertyValue, pos: Position, report: Report): RepoSpec | null {
+  const text = literalText('repo', value, 'a "path"', report);
+  if (text === null) return null;
+  if (text.trim() === '') {
+    report('repo cannot be empty: name a repository folder, or template:<folder>', value.pos);
+    return null;
+  }
+  if (text.startsWith('template:')) {
+    const path = text.slice('template:'.length);
+    if (path === '') {
+      report('repo: template: needs a folder, e.g. "template:scratch"', value.pos);
+      return null;
+    }
+    return { kind: 'template', path, pos };
+  }
+  return { kind: 'path', path: text, pos };
 }

@@ -1,8 +1,21 @@
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../errors/classify.js';
+import { HivewatchError } from '../errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
-import { runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
+import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
-import { positional, presetArgv, reportedError } from './preset.js';
+import {
+  firstLine,
+  InnerRetries,
+  permissionDenied,
+  positional,
+  presetArgv,
+  reportedError,
+  usageLimitFromText,
+  userErrorFromText,
+  type DeniedTool,
+  type PresetRetryOwnership,
+} from './preset.js';
+import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 
 /**
@@ -12,10 +25,22 @@ import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js
  * `{"type":"result","subtype":"success"|"error_max_turns"|"error_during_execution",
  *   "is_error":bool,"result":"<final text>","session_id":..,"total_cost_usd":..,"num_turns":..,...}`.
  * Its `result` is the session output; `is_error` (or an error subtype) is a failure the tool
- * reported itself, which explains more than its exit code.
+ * reported itself, which explains more than its exit code. The Agent SDK's `SDKResultMessage`
+ * type documents the rest read here: `api_error_status` (HTTP status of the API error that ended
+ * the run), `errors` (error subtypes' messages) and `permission_denials` ({tool_name,
+ * tool_use_id, tool_input}[]): see docs/presets.md.
  */
 
 export const CLAUDE_CODE = 'claude-code';
+
+/** Claude Code retries failed API requests itself (10 times by default) unless told not to. */
+export const CLAUDE_CODE_RETRIES: PresetRetryOwnership = {
+  innerRetries: InnerRetries.disabled,
+  how: 'CLAUDE_CODE_MAX_RETRIES=0 in the environment (an agent env: entry may override it)',
+};
+
+/** The environment the preset adds: the engine is the only layer that retries (rule 3). */
+export const CLAUDE_CODE_ENV: Readonly<Record<string, string>> = { CLAUDE_CODE_MAX_RETRIES: '0' };
 
 export function claudeCodeArgs(prompt: string, model: string | null): string[] {
   const modelArgs = model ? ['--model', model] : [];
@@ -36,6 +61,21 @@ export interface ClaudeCodeResult {
   sessionId: string | null;
   costUsd: number | null;
   numTurns: number | null;
+  /** HTTP status of the API error that ended the run, when there was one. */
+  apiErrorStatus: number | null;
+  /** Messages of an error subtype (`errors: string[]`). */
+  errors: string[];
+  permissionDenials: DeniedTool[];
+}
+
+function deniedTools(value: unknown): DeniedTool[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((d): DeniedTool[] => {
+    if (!isRecord(d) || typeof d.tool_name !== 'string') return [];
+    const input = isRecord(d.tool_input) ? d.tool_input : {};
+    const detail = [input.command, input.file_path, input.path, input.url].find((v): v is string => typeof v === 'string') ?? null;
+    return [{ tool: d.tool_name, detail }];
+  });
 }
 
 /**
@@ -69,24 +109,70 @@ export function parseClaudeCodeOutput(stdout: string): { ok: true; value: Claude
       sessionId: typeof v.session_id === 'string' ? v.session_id : null,
       costUsd: typeof v.total_cost_usd === 'number' ? v.total_cost_usd : null,
       numTurns: typeof v.num_turns === 'number' ? v.num_turns : null,
+      apiErrorStatus: typeof v.api_error_status === 'number' ? v.api_error_status : null,
+      errors: Array.isArray(v.errors) ? v.errors.filter((e): e is string => typeof e === 'string') : [],
+      permissionDenials: deniedTools(v.permission_denials),
     },
   };
 }
 
-/** Reads a finished `claude` process: its reported error first, then the exit status, then the result. */
-export function readClaudeCodeOutput(observation: RuntimeObservation): AttemptResult {
+/**
+ * What an API status in the result says (the Agent SDK's `api_error_status`): 429 a rate limit,
+ * 529 overloaded (waited out like a rate limit), 401/403 not signed in and other 4xx a request
+ * the user's configuration made invalid (never retried), 5xx a server error (retried). Null for
+ * a status that says nothing more than the text.
+ */
+export function errorFromApiStatus(runtimeName: string, status: number, text: string, context: Record<string, unknown>): HivewatchError | null {
+  const origin = `runtime:${runtimeName}`;
+  const detail = firstLine(text) || 'no details given';
+  const ctx = { ...context, apiErrorStatus: status };
+  if (status === 429) return new HivewatchError('RUNTIME_RATE_LIMIT', { message: `runtime ${runtimeName} was rate limited (HTTP 429): ${detail}`, origin, context: ctx });
+  if (status === 529) return new HivewatchError('RUNTIME_RATE_LIMIT', { message: `runtime ${runtimeName}: the API is overloaded (HTTP 529): ${detail}`, origin, context: ctx });
+  if (status === 401 || status === 403) {
+    return userErrorFromText(runtimeName, `unauthorized (HTTP ${status}): ${detail}`, ctx);
+  }
+  if (status === 400 || status === 404 || status === 413 || status === 422) {
+    return new HivewatchError('USER_INVALID_CONFIG', {
+      message: `runtime ${runtimeName}: the API rejected the request (HTTP ${status}): ${detail}`,
+      origin: 'user',
+      recoveryHint: "Check the agent's model: and prompt size",
+      context: { ...ctx, runtime: runtimeName },
+    });
+  }
+  if (status >= 500 && status <= 599) return new HivewatchError('RUNTIME_UNKNOWN', { message: `runtime ${runtimeName}: API server error (HTTP ${status}): ${detail}`, origin, context: ctx });
+  return null;
+}
+
+/**
+ * Reads a finished `claude` process. Order: what ended the run for reasons outside the agent
+ * (usage limit, API status, sign-in, bad arguments) first, then denied permissions (even in a
+ * "successful" result), then any other reported error, then the exit status, then the result.
+ */
+export function readClaudeCodeOutput(observation: RuntimeObservation, at: ReadContext = {}): AttemptResult {
+  const name = observation.runtimeName;
   const parsed = parseClaudeCodeOutput(observation.stdout);
   const processError = classifyObservation(observation);
   if (!parsed.ok) {
     // A failed process explains unparsable output better than the parse error does.
-    return { kind: 'failed', error: processError ?? malformedOutput(observation.runtimeName, parsed.reason, observation.stdout) };
+    if (processError === null) return { kind: 'failed', error: malformedOutput(name, parsed.reason, observation.stdout) };
+    const context = { exitCode: observation.exitCode };
+    const stated = usageLimitFromText(name, observation.stderr, context, at) ?? userErrorFromText(name, observation.stderr, context);
+    return { kind: 'failed', error: stated ?? processError };
   }
   const r = parsed.value;
+  const text = r.result ?? (r.errors.length > 0 ? r.errors.join('; ') : r.subtype ? `error result (${r.subtype})` : 'error result');
+  const context = { subtype: r.subtype, exitCode: observation.exitCode, sessionId: r.sessionId };
   if (r.isError) {
-    const text = r.result ?? (r.subtype ? `error result (${r.subtype})` : 'error result');
-    const context = { subtype: r.subtype, exitCode: observation.exitCode, sessionId: r.sessionId };
-    return { kind: 'failed', error: reportedError(observation.runtimeName, text, context) };
+    const stated =
+      usageLimitFromText(name, text, context, at) ??
+      (r.apiErrorStatus === null ? null : errorFromApiStatus(name, r.apiErrorStatus, text, context)) ??
+      userErrorFromText(name, text, context);
+    if (stated) return { kind: 'failed', error: stated };
   }
+  if (r.permissionDenials.length > 0) {
+    return { kind: 'failed', error: permissionDenied(name, at.agentName ?? 'default', r.permissionDenials, { sessionId: r.sessionId, exitCode: observation.exitCode }) };
+  }
+  if (r.isError) return { kind: 'failed', error: reportedError(name, text, context, at) };
   if (processError) return { kind: 'failed', error: processError };
   return {
     kind: 'succeeded',
@@ -97,13 +183,19 @@ export function readClaudeCodeOutput(observation: RuntimeObservation): AttemptRe
 
 export class ClaudeCodeRuntime implements SessionRuntime {
   readonly name = CLAUDE_CODE;
+  readonly retries = CLAUDE_CODE_RETRIES;
 
-  constructor(private readonly options: ProcessRuntimeOptions = {}) {}
+  constructor(private readonly options: ProcessRuntimeOptions & PresetClockOptions = {}) {}
 
   async execute(request: AttemptRequest, signal: AbortSignal): Promise<AttemptResult> {
     if (signal.aborted) return { kind: 'cancelled' };
     const argv = claudeCodeArgv(request.agent, request.prompt);
     if (!Array.isArray(argv)) return argv;
-    return runAttemptProcess(argv, request, signal, { runtimeName: this.name, read: readClaudeCodeOutput, options: this.options });
+    return runAttemptProcess(argv, request, signal, {
+      runtimeName: this.name,
+      read: (observation) => readClaudeCodeOutput(observation, presetClock(this.options, request)),
+      options: this.options,
+      env: { ...CLAUDE_CODE_ENV, ...attemptEnv(request) },
+    });
   }
 }

@@ -2,7 +2,8 @@ import { classifyObservation, malformedOutput, type RuntimeObservation } from '.
 import type { AgentSpec } from '../flow/plan.js';
 import { runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
-import { positional, presetArgv, reportedError } from './preset.js';
+import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, usageLimitFromText, userErrorFromText, type DeniedTool, type PresetRetryOwnership } from './preset.js';
+import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 
 /**
@@ -13,10 +14,23 @@ import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js
  * `agent_message` carries the agent's `text`, then `turn.completed {usage}` or
  * `turn.failed {error: {message}}`; a top-level `error {message}` may appear too. The session
  * output is the text of the last agent message. Older releases printed `{"msg": {"type":
- * "agent_message", "message": ...}}` events instead; those are read as well.
+ * "agent_message", "message": ...}}` events instead; those are read as well. A
+ * `command_execution` item whose `status` is `declined` is a command the approval policy refused
+ * (codex-rs/exec/src/exec_events.rs, CommandExecutionStatus::Declined; docs/presets.md).
  */
 
 export const CODEX_CLI = 'codex-cli';
+
+/**
+ * Codex retries failed requests (request_max_retries, default 4) and dropped streams
+ * (stream_max_retries, default 10) per model provider, and a user setting for a built-in
+ * provider such as `openai` is ignored (built-ins win when the config is merged), so the preset
+ * cannot turn them off: one attempt may contain several requests.
+ */
+export const CODEX_CLI_RETRIES: PresetRetryOwnership = {
+  innerRetries: InnerRetries.internal,
+  how: 'not configurable for the built-in openai provider: Codex retries requests (4) and streams (10) inside one attempt',
+};
 
 export function codexCliArgs(prompt: string, model: string | null): string[] {
   return ['exec', '--json', ...(model ? ['--model', model] : []), ...positional(prompt)];
@@ -36,6 +50,8 @@ export interface CodexRun {
   usage: Record<string, unknown> | null;
   /** JSON events read; lines that are not JSON objects (a truncation marker, stray text) are skipped. */
   events: number;
+  /** Commands the approval policy declined. */
+  declined: DeniedTool[];
 }
 
 function errorMessage(value: unknown, fallback: string): string {
@@ -45,7 +61,7 @@ function errorMessage(value: unknown, fallback: string): string {
 }
 
 export function parseCodexEvents(stdout: string): CodexRun {
-  const run: CodexRun = { message: null, outcome: null, failure: null, threadId: null, usage: null, events: 0 };
+  const run: CodexRun = { message: null, outcome: null, failure: null, threadId: null, usage: null, events: 0, declined: [] };
   for (const raw of stdout.split('\n')) {
     const line = raw.trim();
     if (!line.startsWith('{')) continue;
@@ -65,6 +81,9 @@ export function parseCodexEvents(stdout: string): CodexRun {
         const item = event.item;
         if (isRecord(item) && (item.type === 'agent_message' || item.type === 'assistant_message') && typeof item.text === 'string') {
           run.message = item.text;
+        }
+        if (isRecord(item) && item.type === 'command_execution' && item.status === 'declined') {
+          run.declined.push({ tool: 'shell', detail: typeof item.command === 'string' ? item.command : null });
         }
         break;
       }
@@ -104,31 +123,52 @@ function readLegacyEvent(msg: Record<string, unknown>, run: CodexRun): void {
   }
 }
 
-/** Reads a finished `codex exec --json`: a failed turn first, then the exit status, then the last agent message. */
-export function readCodexCliOutput(observation: RuntimeObservation): AttemptResult {
+/**
+ * Reads a finished `codex exec --json`. Order as for claude-code: a failed turn's stated cause
+ * (usage limit, sign-in, bad arguments) first, then declined commands, then any other failed
+ * turn, then the exit status (its stderr read for the same causes), then the last agent message.
+ */
+export function readCodexCliOutput(observation: RuntimeObservation, at: ReadContext = {}): AttemptResult {
+  const name = observation.runtimeName;
   const run = parseCodexEvents(observation.stdout);
+  const context = { exitCode: observation.exitCode, threadId: run.threadId };
   if (run.outcome === 'failed') {
-    const context = { exitCode: observation.exitCode, threadId: run.threadId };
-    return { kind: 'failed', error: reportedError(observation.runtimeName, run.failure ?? 'turn failed', context) };
+    const text = run.failure ?? 'turn failed';
+    const stated = usageLimitFromText(name, text, context, at) ?? userErrorFromText(name, text, context);
+    if (stated) return { kind: 'failed', error: stated };
+  }
+  if (run.declined.length > 0) {
+    return { kind: 'failed', error: permissionDenied(name, at.agentName ?? 'default', run.declined, context) };
+  }
+  if (run.outcome === 'failed') {
+    return { kind: 'failed', error: reportedError(name, run.failure ?? 'turn failed', context, at) };
   }
   const processError = classifyObservation(observation);
-  if (processError) return { kind: 'failed', error: processError };
+  if (processError) {
+    const stated = usageLimitFromText(name, observation.stderr, context, at) ?? userErrorFromText(name, observation.stderr, context);
+    return { kind: 'failed', error: stated ?? processError };
+  }
   if (run.message === null) {
     const reason = run.events === 0 ? 'no JSON events on stdout' : `no agent message among ${run.events} events`;
-    return { kind: 'failed', error: malformedOutput(observation.runtimeName, reason, observation.stdout) };
+    return { kind: 'failed', error: malformedOutput(name, reason, observation.stdout) };
   }
   return { kind: 'succeeded', output: run.message.trim(), meta: { threadId: run.threadId, usage: run.usage } };
 }
 
 export class CodexCliRuntime implements SessionRuntime {
   readonly name = CODEX_CLI;
+  readonly retries = CODEX_CLI_RETRIES;
 
-  constructor(private readonly options: ProcessRuntimeOptions = {}) {}
+  constructor(private readonly options: ProcessRuntimeOptions & PresetClockOptions = {}) {}
 
   async execute(request: AttemptRequest, signal: AbortSignal): Promise<AttemptResult> {
     if (signal.aborted) return { kind: 'cancelled' };
     const argv = codexCliArgv(request.agent, request.prompt);
     if (!Array.isArray(argv)) return argv;
-    return runAttemptProcess(argv, request, signal, { runtimeName: this.name, read: readCodexCliOutput, options: this.options });
+    return runAttemptProcess(argv, request, signal, {
+      runtimeName: this.name,
+      read: (observation) => readCodexCliOutput(observation, presetClock(this.options, request)),
+      options: this.options,
+    });
   }
 }

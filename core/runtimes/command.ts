@@ -64,7 +64,7 @@ export async function runAttemptProcess(
     argv,
     runtimeName: how.runtimeName,
     env: how.env ?? attemptEnv(request),
-    cwd: how.cwd === undefined ? request.agent.cwd : how.cwd,
+    cwd: how.cwd === undefined ? (request.cwd ?? request.agent.cwd) : how.cwd,
     timeoutMs: request.timeoutMs,
     killGraceMs: how.options?.killGraceMs,
     maxCaptureBytes: how.options?.maxCaptureBytes,

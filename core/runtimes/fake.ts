@@ -55,7 +55,7 @@ export class FakeRuntime implements SessionRuntime {
       runtimeName: this.name,
       env: fakeAgentEnv(request),
       // The fake touches no files; a temp cwd keeps a `crash` core dump (where enabled) out of the project.
-      cwd: request.agent.cwd ?? tmpdir(),
+      cwd: request.cwd ?? request.agent.cwd ?? tmpdir(),
       timeoutMs: request.timeoutMs,
       killGraceMs: this.options.killGraceMs,
       maxCaptureBytes: this.options.maxCaptureBytes,

@@ -4,6 +4,8 @@ import type { AgentSpec } from '../flow/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate, templateHasRefs } from './command-line.js';
 import { agentConfigError } from './command.js';
 import type { AttemptResult } from './runtime.js';
+import { agentOrigin } from './simulated.js';
+import { parseUsageLimit, type ResetClock } from './usage-limit.js';
 
 /**
  * What the agent-CLI presets (claude-code, codex-cli) share: how an agent's `command:` may
@@ -48,16 +50,99 @@ export function mentionsRateLimit(text: string): boolean {
   return probe?.code === 'RUNTIME_RATE_LIMIT';
 }
 
-function firstLine(text: string): string {
+/** The first non-blank line of a tool's message, trimmed to 200 characters (for error messages). */
+export function firstLine(text: string): string {
   return (text.split('\n').find((l) => l.trim() !== '') ?? '').trim().slice(0, 200);
 }
 
-/** An error the tool itself reported (a JSON error result or event): rate limit, or an unknown runtime failure. */
-export function reportedError(runtimeName: string, text: string, context: Record<string, unknown>): HivewatchError {
+// Words of a CLI that cannot authenticate (Claude Code: "Invalid API key · Please run /login";
+// the API's authentication_error) or that rejected its own command line (commander's "unknown
+// option", clap's "unexpected argument"). Retrying either repeats the same failure.
+const NOT_SIGNED_IN = /invalid api key|please run \/login|not logged in|authentication_error|invalid x-api-key|oauth token has expired|\b401\b\s*(?:unauthori[sz]ed|\{)|status[\s:=]*401\b|unauthori[sz]ed/i;
+const BAD_ARGUMENTS = /unknown option|unexpected argument|invalid value for|too many arguments|error: (?:option|argument) '[^']*'/i;
+
+/** The user's error a CLI's words report (not signed in, a bad command line), or null. */
+export function userErrorFromText(runtimeName: string, text: string, context: Record<string, unknown>): HivewatchError | null {
+  const detail = firstLine(text) || 'no details given';
+  if (NOT_SIGNED_IN.test(text)) {
+    return new HivewatchError('USER_INVALID_CONFIG', {
+      message: `runtime ${runtimeName} is not signed in or its API key was refused: ${detail}`,
+      origin: 'user',
+      recoveryHint: `Sign in to ${runtimeName} (or set its API key) on this machine, then retry`,
+      context: { ...context, runtime: runtimeName },
+    });
+  }
+  if (BAD_ARGUMENTS.test(text)) {
+    return new HivewatchError('USER_INVALID_CONFIG', {
+      message: `runtime ${runtimeName} rejected its command line: ${detail}`,
+      origin: 'user',
+      recoveryHint: "Fix the agent's command: or model: for this CLI version",
+      context: { ...context, runtime: runtimeName },
+    });
+  }
+  return null;
+}
+
+/** A usage limit the CLI's words report, with its reset time in context.resetAt when one is readable. */
+export function usageLimitFromText(runtimeName: string, text: string, context: Record<string, unknown>, clock: ResetClock): HivewatchError | null {
+  const limit = parseUsageLimit(text, clock);
+  if (limit === null) return null;
+  const detail = firstLine(text) || 'no details given';
+  return new HivewatchError('RUNTIME_RATE_LIMIT', {
+    message: `runtime ${runtimeName} reached its usage limit: ${detail}`,
+    origin: `runtime:${runtimeName}`,
+    context: { ...context, usageLimit: true, ...(limit.resetAt === null ? {} : { resetAt: limit.resetAt }) },
+  });
+}
+
+/**
+ * An error the tool itself reported (a JSON error result or event): a usage limit (with its reset
+ * time), the user's error, a rate limit, or an unknown runtime failure.
+ */
+export function reportedError(runtimeName: string, text: string, context: Record<string, unknown>, clock: ResetClock = {}): HivewatchError {
+  const known = usageLimitFromText(runtimeName, text, context, clock) ?? userErrorFromText(runtimeName, text, context);
+  if (known) return known;
   const origin = `runtime:${runtimeName}`;
   const detail = firstLine(text) || 'no details given';
   if (mentionsRateLimit(text)) {
     return new HivewatchError('RUNTIME_RATE_LIMIT', { message: `runtime ${runtimeName} was rate limited: ${detail}`, origin, context });
   }
   return new HivewatchError('RUNTIME_UNKNOWN', { message: `runtime ${runtimeName} reported an error: ${detail}`, origin, context });
+}
+
+/** One tool call the CLI's permission layer refused. */
+export interface DeniedTool {
+  tool: string;
+  /** What was asked for (a command line, a file path), when the CLI says. */
+  detail: string | null;
+}
+
+/**
+ * Denied permissions are not success: the agent tried to do something it was not allowed to,
+ * so its result is not the work that was asked for. Fatal to the attempt (agent category, not
+ * recoverable): the same prompt under the same permissions is denied again.
+ */
+export function permissionDenied(runtimeName: string, agentName: string, denied: readonly DeniedTool[], context: Record<string, unknown>): HivewatchError {
+  const tools = [...new Set(denied.map((d) => d.tool))];
+  return new HivewatchError('AGENT_SCOPE_VIOLATION', {
+    message: `agent ${agentName} (runtime ${runtimeName}) was denied permission to use ${tools.join(', ')}`,
+    origin: agentOrigin(agentName),
+    recoveryHint: "Grant the tool in the CLI's permission settings, or narrow the agent's instructions",
+    context: { ...context, deniedTools: tools, denials: denied.map((d) => ({ tool: d.tool, detail: d.detail })) },
+  });
+}
+
+/**
+ * Who retries a failed API request inside one attempt (aos-p2.5: a single retry owner). The
+ * engine owns retries; a preset turns the CLI's own retries off where the CLI allows it
+ * (`disabled`), and where it does not, says so (`internal`) so the journal's reader knows one
+ * attempt may hide several requests.
+ */
+export const InnerRetries = { disabled: 'disabled', internal: 'internal' } as const;
+export type InnerRetries = (typeof InnerRetries)[keyof typeof InnerRetries];
+
+export interface PresetRetryOwnership {
+  innerRetries: InnerRetries;
+  /** How they are turned off, or why they cannot be (docs/presets.md has the sources). */
+  how: string;
 }

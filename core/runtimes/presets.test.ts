@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { RuntimeObservation } from '../errors/classify.js';
 import { ClaudeCodeRuntime, claudeCodeArgv, parseClaudeCodeOutput, readClaudeCodeOutput } from './claude-code.js';
 import { CodexCliRuntime, codexCliArgv, parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
 import { shellQuote } from './command-line.js';
 import { mentionsRateLimit } from './preset.js';
-import type { AttemptResult } from './runtime.js';
-import { agent, attempt, NEVER } from './test-support.js';
-
-const observed = (runtimeName: string, stdout: string, overrides: Partial<RuntimeObservation> = {}): RuntimeObservation => ({
-  runtimeName,
-  exitCode: 0,
-  signal: null,
-  timedOut: false,
-  stdout,
-  stderr: '',
-  durationMs: 10,
-  ...overrides,
-});
-
-function failure(result: AttemptResult) {
-  if (result.kind !== 'failed') throw new Error(`expected a failure, got ${JSON.stringify(result)}`);
-  return result.error;
-}
+import { agent, attempt, failure, NEVER, observed } from './test-support.js';
 
 // Shapes as `claude -p ... --output-format json` prints them.
 const CLAUDE_OK = JSON.stringify({
@@ -109,9 +91,15 @@ describe('claude-code preset', () => {
   });
 
   it('lets a failed process explain unparsable output', () => {
-    const error = failure(readClaudeCodeOutput(observed('claude-code', '', { exitCode: 1, stderr: 'Invalid API key' })));
+    const error = failure(readClaudeCodeOutput(observed('claude-code', '', { exitCode: 1, stderr: 'segfault in worker' })));
     expect(error.code).toBe('RUNTIME_CRASHED');
-    expect(error.message).toBe('runtime claude-code exited with code 1: Invalid API key');
+    expect(error.message).toBe('runtime claude-code exited with code 1: segfault in worker');
+  });
+
+  it('reads an invalid API key on stderr as the user\'s error, not a crash', () => {
+    const error = failure(readClaudeCodeOutput(observed('claude-code', '', { exitCode: 1, stderr: 'Invalid API key' })));
+    expect(error.code).toBe('USER_INVALID_CONFIG');
+    expect(error.message).toBe('runtime claude-code is not signed in or its API key was refused: Invalid API key');
   });
 
   it('runs the preset end to end with command: pointing at a stand-in executable', async () => {

@@ -14,7 +14,7 @@ import type { AttemptResult, RuntimeRegistry, SessionRuntime } from './runtime.j
  */
 
 export interface RuntimeRegistryOptions {
-  /** The clock of in-process waits (noop's `slow:`); subprocess runtimes use real time. */
+  /** The clock of in-process waits (noop's `slow:`) and of the presets' reset times; subprocesses run in real time. */
   clock?: Clock | undefined;
   /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
   killGraceMs?: number | undefined;
@@ -44,11 +44,15 @@ class UnknownRuntime implements SessionRuntime {
 
 export function createRuntimeRegistry(options: RuntimeRegistryOptions = {}): HivewatchRuntimeRegistry {
   const processOptions = { killGraceMs: options.killGraceMs };
+  // The presets read "try again in 2 hours" against the engine's clock, so the reset time and
+  // the retry delay computed from it agree, on a virtual clock too.
+  const clock = options.clock;
+  const presetOptions = { now: clock === undefined ? undefined : () => clock.now() };
   const runtimes: Record<RuntimeKind, SessionRuntime> = {
     command: new CommandRuntime(processOptions),
     fake: new FakeRuntime(processOptions),
-    'claude-code': new ClaudeCodeRuntime(processOptions),
-    'codex-cli': new CodexCliRuntime(processOptions),
+    'claude-code': new ClaudeCodeRuntime({ ...presetOptions, ...processOptions }),
+    'codex-cli': new CodexCliRuntime({ ...presetOptions, ...processOptions }),
     noop: new NoopRuntime({ clock: options.clock }),
   };
   const byKind = (kind: RuntimeKind): SessionRuntime =>

@@ -17,6 +17,8 @@ export interface AttemptRequest {
   timeoutMs: number | null;
   /** Values of the channels named by `context:`. */
   context: Record<string, unknown>;
+  /** The attempt's worktree when the session works in one (issue #10); it wins over the agent's `cwd`. */
+  cwd?: string;
   /**
    * Where a runtime that spawns a subprocess reports it, so the host journals the group to end
    * if it dies before the attempt does. Absent: nobody listens.

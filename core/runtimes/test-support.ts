@@ -1,6 +1,8 @@
+import type { RuntimeObservation } from '../errors/classify.js';
+import type { HivewatchError } from '../errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { templateFromText } from './command-line.js';
-import type { AttemptRequest } from './runtime.js';
+import type { AttemptRequest, AttemptResult } from './runtime.js';
 
 /**
  * Builders for runtime tests (not a test file itself: vitest only collects `*.test.ts`).
@@ -19,6 +21,8 @@ export function agent(overrides: Partial<Omit<AgentSpec, 'command'>> & { command
     model: null,
     cwd: null,
     env: {},
+    workspace: null,
+    setup: null,
     pos: null,
     ...rest,
   };
@@ -41,3 +45,14 @@ export function attempt(overrides: Partial<AttemptRequest> = {}): AttemptRequest
 
 /** A never-aborted signal. */
 export const NEVER = new AbortController().signal;
+
+/** What a process runtime observed of a finished attempt (exit 0 unless overridden). */
+export function observed(runtimeName: string, stdout: string, overrides: Partial<RuntimeObservation> = {}): RuntimeObservation {
+  return { runtimeName, exitCode: 0, signal: null, timedOut: false, stdout, stderr: '', durationMs: 10, ...overrides };
+}
+
+/** The error of a result that must be a failure. */
+export function failure(result: AttemptResult): HivewatchError {
+  if (result.kind !== 'failed') throw new Error(`expected a failure, got ${JSON.stringify(result)}`);
+  return result.error;
+}

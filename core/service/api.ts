@@ -102,6 +102,8 @@ export interface FlowInfo {
   ok: boolean;
   diagnostics: Diagnostic[];
   sessions: number;
+  /** Where its agent work happens (issue #10), in words; null when no session works in a worktree. */
+  repo: string | null;
 }
 
 export interface ErrorCount {

@@ -166,6 +166,7 @@ export function apiConformanceSuite(
         'examples/03-flaky-tests.prose',
         'examples/04-parallel-fan-out.prose',
         'examples/05-try-catch-finally.prose',
+        'examples/06-agent-fixes-a-test.prose',
         'user/backoff.prose',
         'user/bad.prose',
         'user/slow.prose',
@@ -305,6 +306,33 @@ export function apiConformanceSuite(
 
       const again = await api.cancelRun({ runId });
       expect(again).toMatchObject({ accepted: false, message: `run ${runId} is cancelled; nothing to cancel` });
+    });
+
+    it('resumeRun refuses a flow whose file changed since the run; retryRun runs the file as it is now', async () => {
+      const file = join(dir, 'flows', 'release.prose');
+      const agent = 'agent worker:\n  runtime: "fake"\n';
+      writeFileSync(file, `${agent}session: worker\n  prompt: "build"\nsession: worker\n  prompt: "test"\nsession: worker\n  prompt: "release"\n  simulate: "crash"\n`);
+      const failedId = await start('user/release.prose');
+      await finished(failedId);
+      expect((await detail(failedId)).run.status).toBe('failed');
+      const started = live.ofRun(failedId).find((e) => e.type === 'runStarted');
+      expect(started).toMatchObject({ flowDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), flowText: expect.stringContaining('prompt: "release"') });
+
+      writeFileSync(file, `${agent}session: worker\n  prompt: "deploy to production"\n`);
+      await expect(api.resumeRun({ runId: failedId })).rejects.toMatchObject({
+        status: 409,
+        code: 'not_resumable',
+        message: expect.stringMatching(
+          new RegExp(`^the flow changed since run ${failedId} ran it \\(sha256:[0-9a-f]{12} then, sha256:[0-9a-f]{12} now\\);.*retry it instead \\(hivewatch retry ${failedId}\\), which runs the file as it is now$`),
+        ),
+      });
+
+      const retried = await api.retryRun({ runId: failedId });
+      await finished(retried.runId);
+      const retriedStart = live.ofRun(retried.runId).find((e) => e.type === 'runStarted');
+      expect(retriedStart).toMatchObject({ retryOf: failedId, flowText: expect.stringContaining('deploy to production') });
+      expect(live.ofRun(retried.runId).filter((e) => e.type === 'taskStarted').map((e) => (e.type === 'taskStarted' ? e.name : ''))).toHaveLength(1);
+      expect((await detail(retried.runId)).run.status).toBe('completed');
     });
 
     it('retryRun and resumeRun start runs linked to the original', async () => {

@@ -6,7 +6,8 @@ import { isStoreError } from '../store/store-error.js';
  * client turns it back into an error with the same status, code and message.
  */
 
-export type ApiErrorStatus = 400 | 404 | 409;
+/** 503: the journal cannot be written (a full disk); reads keep working. */
+export type ApiErrorStatus = 400 | 404 | 409 | 503;
 
 export type ApiErrorCode =
   | 'invalid_input'
@@ -15,7 +16,9 @@ export type ApiErrorCode =
   | 'flow_not_found'
   | 'not_resumable'
   | 'run_active'
-  | 'flow_unavailable';
+  | 'flow_unavailable'
+  | 'journal_unwritable'
+  | 'flow_outside_folder';
 
 export class ApiError extends Error {
   constructor(

@@ -1,8 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, isAbsolute, join } from 'node:path';
 import { checkFlow } from '../flow/check.js';
+import { describeRunRepo } from '../workspace/repo.js';
 import type { FlowInfo } from './api.js';
 import { ApiError } from './errors.js';
+import { FLOW_FOLDERS, FlowKeyError, FlowKeyProblem, FlowKeys } from './flow-keys.js';
 import { flowIdSchema } from './schemas.js';
 
 /**
@@ -23,30 +24,26 @@ export interface LoadedFlow {
   source: string;
 }
 
-const FOLDERS = { examples: 'examples', user: 'user' } as const;
-
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 export class FlowCatalog {
-  constructor(private readonly options: FlowCatalogOptions) {}
+  private readonly keys: FlowKeys;
 
-  private folderOf(prefix: string): string | null {
-    if (prefix === FOLDERS.examples) return this.options.examplesDir;
-    if (prefix === FOLDERS.user) return this.options.userFlowsDir ?? null;
-    return null;
+  constructor(options: FlowCatalogOptions) {
+    this.keys = new FlowKeys({ examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null });
   }
 
   async list(): Promise<FlowInfo[]> {
     const flows: FlowInfo[] = [];
-    for (const prefix of [FOLDERS.examples, FOLDERS.user]) {
-      const folder = this.folderOf(prefix);
+    for (const prefix of [FLOW_FOLDERS.examples, FLOW_FOLDERS.user]) {
+      const folder = this.keys.folderOf(prefix);
       if (folder === null) continue;
       let names: string[];
       try {
-        names = (await readdir(folder, { withFileTypes: true })).filter((d) => d.isFile()).map((d) => d.name);
+        names = (await readdir(folder, { withFileTypes: true })).filter((d) => d.isFile() || d.isSymbolicLink()).map((d) => d.name);
       } catch (error) {
         if (isMissing(error)) continue;
         throw error;
@@ -54,43 +51,38 @@ export class FlowCatalog {
       for (const name of names.sort()) {
         const id = `${prefix}/${name}`;
         if (!flowIdSchema.safeParse(id).success) continue;
-        const path = join(folder, name);
-        let source: string;
+        // The same resolution as starting: what cannot be started (gone, a link leaving the folder) is not listed.
+        let flow: LoadedFlow;
         try {
-          source = await readFile(path, 'utf8');
+          flow = await this.load(id);
         } catch (error) {
-          if (isMissing(error)) continue;
+          if (error instanceof ApiError) continue;
           throw error;
         }
-        const checked = checkFlow(source, id);
+        const checked = checkFlow(flow.source, id);
         flows.push({
           id,
           name: name.replace(/\.prose$/, ''),
-          path,
-          bundled: prefix === FOLDERS.examples,
-          source,
+          path: flow.path,
+          bundled: prefix === FLOW_FOLDERS.examples,
+          source: flow.source,
           ok: checked.ok,
           diagnostics: checked.diagnostics,
           sessions: checked.plan?.sessions.length ?? 0,
+          repo: describeRunRepo(checked.plan, flow.path),
         });
       }
     }
     return flows;
   }
 
-  /** Reads a flow by id (validated by the caller's schema). 404 when it does not exist. */
+  /** Reads a flow by id (validated by the caller's schema). 404 when it does not exist, 400 when it leaves its folder. */
   async load(id: string): Promise<LoadedFlow> {
-    const slash = id.indexOf('/');
-    const folder = this.folderOf(id.slice(0, slash));
-    const name = id.slice(slash + 1);
-    if (folder === null) throw new ApiError(404, 'flow_not_found', `no flow ${id}: no operator flows folder is configured`);
-    if (name !== basename(name)) throw new ApiError(404, 'flow_not_found', `no flow ${id}`);
-    const path = join(folder, name);
     try {
-      return { id, path, source: await readFile(path, 'utf8') };
+      const resolved = await this.keys.resolve(id);
+      return { id, path: resolved.path, source: await readFile(resolved.realPath, 'utf8') };
     } catch (error) {
-      if (isMissing(error)) throw new ApiError(404, 'flow_not_found', `no flow ${id}`);
-      throw error;
+      throw asCatalogError(error, id);
     }
   }
 
@@ -99,23 +91,26 @@ export class FlowCatalog {
    * started from the command line recorded. 409 when it is gone.
    */
   async loadForRun(runId: string, flow: string): Promise<LoadedFlow> {
-    if (flowIdSchema.safeParse(flow).success) {
-      try {
-        return await this.load(flow);
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 404) {
-          throw new ApiError(409, 'flow_unavailable', `the flow of run ${runId} (${flow}) is no longer available`);
-        }
-        throw error;
+    try {
+      if (FlowKeys.isFolderKey(flow)) return await this.load(flow);
+      if (!flow.endsWith('.prose')) throw new ApiError(404, 'flow_not_found', `no flow ${flow}`);
+      const resolved = await this.keys.resolve(flow);
+      return { id: flow, path: resolved.path, source: await readFile(resolved.realPath, 'utf8') };
+    } catch (error) {
+      const mapped = asCatalogError(error, flow);
+      if (mapped instanceof ApiError && mapped.status === 404) {
+        throw new ApiError(409, 'flow_unavailable', `the flow of run ${runId} (${flow}) is no longer available`);
       }
+      throw mapped;
     }
-    if (isAbsolute(flow) && flow.endsWith('.prose')) {
-      try {
-        return { id: flow, path: flow, source: await readFile(flow, 'utf8') };
-      } catch (error) {
-        if (!isMissing(error)) throw error;
-      }
-    }
-    throw new ApiError(409, 'flow_unavailable', `the flow of run ${runId} (${flow}) is no longer available`);
   }
+}
+
+function asCatalogError(error: unknown, id: string): unknown {
+  if (error instanceof FlowKeyError) {
+    if (error.problem === FlowKeyProblem.outsideFolder) return new ApiError(400, 'flow_outside_folder', error.message);
+    return new ApiError(404, 'flow_not_found', error.message);
+  }
+  if (isMissing(error)) return new ApiError(404, 'flow_not_found', `no flow ${id}`);
+  return error;
 }

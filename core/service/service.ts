@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
 import { createLimiter, type Limiter } from '../engine/limiter.js';
 import { resumeProblem, type ResumePoint } from '../engine/resume.js';
@@ -12,6 +13,8 @@ import type { ErrorOccurrence as StoreErrorOccurrence, ErrorSeries as StoreError
 import { listRunsByColumn } from '../store/queries/run-sorts.js';
 import { getRunRow } from '../store/queries/runs.js';
 import { StatementCache } from '../store/queries/sql.js';
+import { resolveRunRepo } from '../workspace/repo.js';
+import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import type {
   Bucket,
   CommandAck,
@@ -60,6 +63,9 @@ export interface HivewatchServiceOptions {
   /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
   killGraceMs?: number;
   project?: string | null;
+  /** Agent work (issue #10): where task worktrees go, and git's environment (tests isolate it). */
+  worktreeRoot?: string;
+  gitEnv?: Record<string, string>;
 }
 
 export interface CloseOptions {
@@ -88,6 +94,8 @@ interface LiveRun {
 
 interface LaunchOptions {
   plan: FlowPlan;
+  /** The flow's file: its repository (or its `repo:`) is where agent work happens. */
+  flowPath: string;
   maxSteps: number;
   concurrency: number;
   virtual: boolean;
@@ -126,6 +134,8 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
   const runs = new Map<string, LiveRun>();
   const cache = new StatementCache(store.database);
   let closing = false;
+  // Worktrees a killed host left behind (its runs are interrupted by now): removed in the background.
+  const sweep = sweepLeftoverWorktrees(store, options.worktreeRoot).catch(() => []);
 
   /** Runs a service method: store errors become ApiErrors, so every caller sees 400/404/409 alike. */
   const guard = async <T>(body: () => T | Promise<T>): Promise<T> => {
@@ -133,6 +143,20 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       return await body();
     } catch (error) {
       throw asApiError(error);
+    }
+  };
+
+  /**
+   * Writes what the journal still holds in memory before a command reads a run's state: after a
+   * write failure (a full disk) the failed runs' last events wait in the sink, and once there is
+   * room they land here, so the run reads failed and can be resumed.
+   */
+  const writePending = async (): Promise<void> => {
+    try {
+      await sink.flush();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new ApiError(503, 'journal_unwritable', `${message}; free space for the database, then try again`);
     }
   };
 
@@ -160,6 +184,19 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       project: options.project ?? null,
       resume: launchOptions.resume ?? null,
       retryOf: launchOptions.retryOf ?? null,
+      workspace: {
+        repo: () =>
+          resolveRunRepo({
+            explicit: null,
+            flowRepo: launchOptions.plan.repo,
+            flowFile: launchOptions.flowPath,
+            fallbackDir: dirname(launchOptions.flowPath),
+            gitEnv: options.gitEnv,
+          }),
+        ...(options.worktreeRoot !== undefined ? { worktreeRoot: options.worktreeRoot } : {}),
+        ...(options.gitEnv !== undefined ? { gitEnv: options.gitEnv } : {}),
+        ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+      },
     });
     const done = run.start();
     runs.set(run.runId, { run, done });
@@ -168,12 +205,13 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       () => runs.delete(run.runId),
     );
     // `runStarted` is appended synchronously by start(); make it durable so the run is listed at once.
-    await sink.flush();
+    await writePending();
     return { runId: run.runId };
   };
 
-  const optionsOfRun = (row: RunRow, plan: FlowPlan): LaunchOptions => ({
+  const optionsOfRun = (row: RunRow, plan: FlowPlan, flowPath: string): LaunchOptions => ({
     plan,
+    flowPath,
     maxSteps: row.maxSteps ?? 100,
     concurrency: row.concurrency ?? 4,
     virtual: row.clock === 'virtual',
@@ -229,6 +267,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const flow = await catalog.load(args.flow);
         return launch({
           plan: checkedPlan(flow.id, flow.source),
+          flowPath: flow.path,
           maxSteps: args.maxSteps ?? 100,
           concurrency: args.concurrency ?? 4,
           virtual: args.virtualClock ?? options.clock === 'virtual',
@@ -257,23 +296,25 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     retryRun: (input) =>
       guard(async () => {
         const args = parseInput('retryRun', input);
+        await writePending();
         const row = runRow(args.runId);
         if ((ACTIVE_STATUSES as readonly string[]).includes(row.status)) {
           throw new ApiError(409, 'run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
         }
         const flow = await catalog.loadForRun(args.runId, row.flow);
-        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source)), retryOf: args.runId });
+        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), retryOf: args.runId });
       }),
 
     resumeRun: (input) =>
       guard(async () => {
         const args = parseInput('resumeRun', input);
+        await writePending();
         const row = runRow(args.runId);
         const resume = store.resumePointForRun(args.runId);
-        const problem = resumeProblem(resume);
-        if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
         const flow = await catalog.loadForRun(args.runId, row.flow);
-        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source)), resume });
+        const problem = resumeProblem(resume, flow.source);
+        if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
+        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), resume });
       }),
 
     skipBackoff: (input) =>
@@ -450,6 +491,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       await Promise.race([Promise.allSettled(pending.map((r) => r.done)), timeout]);
       clearTimeout(timer);
       await sink.close().catch(() => undefined);
+      await sweep;
       unsubscribeStore();
       liveHub.close();
     },

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, win32 } from 'node:path';
+import { StoreError } from './store-error.js';
 
 /**
  * Opening the SQLite file, with the pragmas every connection of the product uses.
@@ -26,7 +27,15 @@ export interface DatabaseOptions {
   busyTimeoutMs?: number;
 }
 
+/** `postgres://…` and the like: a server's address, not a file. */
+const DATABASE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
 export function openDatabase(options: DatabaseOptions): Database.Database {
+  if (DATABASE_URL.test(options.path)) {
+    // Without this, SQLite would create a folder named after the scheme and report success.
+    const scheme = options.path.slice(0, options.path.indexOf(':'));
+    throw new StoreError('invalid_argument', `"${scheme}://…" is a database server's address; this Hivewatch keeps its history in a SQLite file: give a file path`);
+  }
   const memory = options.path === ':memory:';
   if (!memory && !options.readonly) mkdirSync(dirname(options.path), { recursive: true });
   const db = new Database(options.path, {

@@ -133,14 +133,19 @@ function chainPoint(cache: StatementCache, runId: string, seen: Set<string>): Re
   const outcomes = new Map<string, TaskOutcome>();
   let throughStep = own.throughStep;
   let semantics = own.semantics;
+  let digest = own.flowDigest;
+  let repo = own.repo;
   if (started && started.type === 'runStarted' && started.resumedFrom) {
     const source = chainPoint(cache, started.resumedFrom, seen);
     // A chain journaled under other rules anywhere cannot be replayed by this engine.
     if (source.semantics !== own.semantics) semantics = source.semantics;
+    // A run resumed under an older Hivewatch journaled no digest: its source's stands for it.
+    digest ??= source.flowDigest;
+    repo ??= source.repo;
     const inherited = Math.min(started.resumeStep, source.throughStep);
     for (const [taskId, outcome] of source.outcomes) if (stepOfTask(taskId) <= inherited) outcomes.set(taskId, outcome);
     throughStep = Math.max(throughStep, inherited);
   }
   for (const [taskId, outcome] of own.outcomes) outcomes.set(taskId, outcome);
-  return { fromRunId: runId, throughStep, outcomes, semantics };
+  return { fromRunId: runId, throughStep, outcomes, semantics, flowDigest: digest, repo };
 }

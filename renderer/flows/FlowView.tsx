@@ -77,6 +77,11 @@ export function FlowView({ flow, startOpen }: { flow: FlowInfo; startOpen: boole
           Max steps{' '}
           <input type="number" min={1} max={10_000} value={maxSteps} onChange={(e) => setMaxSteps(Math.max(1, Number(e.currentTarget.value) || 1))} />
         </label>
+        {flow.repo && (
+          <p className="muted small-print flow-repo" data-testid="flow-repo" title="the repository its sessions work in (git worktrees on the branch hivewatch/<run id>)">
+            Agent work in {flow.repo}
+          </p>
+        )}
       </div>
 
       <div className="source-head">

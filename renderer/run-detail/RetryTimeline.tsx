@@ -5,6 +5,8 @@ import { OutcomeBadge } from '../components/StatusBadge.js';
 import { Countdown } from '../components/Time.js';
 import { formatAbsolute, formatDelay, formatDuration } from '../lib/format.js';
 import { useNow } from '../lib/use-now.js';
+import { attemptKey, workSummary, type AttemptWork } from './attempt-work.js';
+import { AttemptWorkView } from './AttemptWorkView.js';
 import { ErrorEnvelopeView } from './ErrorEnvelopeView.js';
 import { layoutTimeline, type TimelineSegment } from './timeline-layout.js';
 
@@ -15,6 +17,8 @@ export interface RetryTimelineProps {
   focusTask: string | null;
   focusAttempt: number | null;
   onSkipBackoff: (task: TaskView) => void;
+  /** Agent work per attempt (`attemptKey`), from the journal; empty without a workspace. */
+  work?: ReadonlyMap<string, AttemptWork>;
 }
 
 /** Width of the task column and the track's side margins (timeline CSS). */
@@ -29,17 +33,18 @@ export function timelineScale(layoutWidth: number, available: number): number {
   return Math.min(MAX_STRETCH, available / layoutWidth);
 }
 
-function segmentTitle(task: TaskView, s: TimelineSegment): string {
+function segmentTitle(task: TaskView, s: TimelineSegment, work?: AttemptWork): string {
   if (s.kind === 'backoff') {
     return `Backoff before attempt ${s.attempt}: ${formatDelay(s.delayMs ?? 0)}${s.strategy ? ` (${s.strategy})` : ''}${s.status === 'skipped' ? ', skipped by the operator' : ''}\nfrom ${formatAbsolute(s.start)}`;
   }
   if (s.kind === 'pending') return `Attempt ${s.attempt} of ${task.maxAttempts} starts at ${formatAbsolute(s.start)}`;
-  const head = `Attempt ${s.attempt} of ${task.maxAttempts}: ${s.status}, ${formatDuration(s.end - s.start)}`;
+  const summary = workSummary(work);
+  const head = `Attempt ${s.attempt} of ${task.maxAttempts}: ${s.status}, ${formatDuration(s.end - s.start)}${summary ? `\n${summary}` : ''}`;
   return s.error ? `${head}\n${s.error.code} (${s.error.category}, from ${s.error.origin})\n${s.error.message}\nClick for the whole error.` : head;
 }
 
 /** A row per task, a bar per attempt, the grey gap of each backoff labelled with its delay. */
-export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipBackoff }: RetryTimelineProps) {
+export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipBackoff, work }: RetryTimelineProps) {
   const ticking = useNow();
   const now = active ? ticking : (detail.run.endedAt ?? detail.run.startedAt);
   const layout = useMemo(() => layoutTimeline(detail, now), [detail, now]);
@@ -65,6 +70,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
 
   const pickedTask = picked ? detail.tasks.find((t) => t.taskId === picked.taskId) : undefined;
   const pickedAttempt = pickedTask?.attempts.find((a) => a.attempt === picked?.attempt);
+  const pickedWork = picked ? work?.get(attemptKey(picked.taskId, picked.attempt)) : undefined;
   const scale = timelineScale(layout.width, scrollWidth - LABEL_WIDTH - TRACK_MARGIN - 2);
   const px = (x: number): number => Math.round(x * scale * 10) / 10;
   const trackWidth = Math.ceil(layout.width * scale);
@@ -130,7 +136,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
                   ))}
                   {row.segments.map((s) => {
                     const style = { left: px(s.x), width: Math.max(2, px(s.width)) };
-                    const title = segmentTitle(t, s);
+                    const title = segmentTitle(t, s, work?.get(attemptKey(t.taskId, s.attempt)));
                     if (s.kind === 'attempt') {
                       const isPicked = picked?.taskId === t.taskId && picked.attempt === s.attempt;
                       return (
@@ -178,6 +184,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
               )}
             </h3>
             {pickedAttempt.error ? <ErrorEnvelopeView error={pickedAttempt.error} /> : <p className="muted">This attempt has no error.</p>}
+            {pickedWork && <AttemptWorkView work={pickedWork} />}
           </div>
         ) : (
           <p className="muted hint">Hover an attempt for its error; click it to keep the whole error envelope here.</p>

@@ -10,6 +10,7 @@ import { isActive, isTerminal } from '../live/run-summary.js';
 import { useRunActions } from '../runs/run-actions.js';
 import { EventLog } from './EventLog.js';
 import { exportJournal } from './export-journal.js';
+import { indexAttemptWork, runWorkOf } from './attempt-work.js';
 import { RetryTimeline } from './RetryTimeline.js';
 import { RunHeader } from './RunHeader.js';
 import { StepsStrip } from './StepsStrip.js';
@@ -41,6 +42,9 @@ export function RunDetailPage({ runId }: { runId: string }) {
   if (state.phase === 'error' || !detail) return <ErrorState title="Could not load the run" error={state.error ?? 'unknown error'} onRetry={state.reload} />;
 
   const first = state.events[0];
+  // Derived from the journal on each render (a linear pass; the journal is already in memory).
+  const work = indexAttemptWork(state.events);
+  const workspace = runWorkOf(state.events);
   const live = snapshot.runs.get(runId);
   // The table's live row is ahead of the detail's last read (and shows `cancelling` at once).
   // A run the detail already read as ended stays ended, whatever a lagging row says.
@@ -78,6 +82,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
         onExport={() => void onExport()}
         exporting={exporting}
         clock={first?.type === 'runStarted' ? first.options.clock : null}
+        workspace={workspace}
       />
       <section className="panel" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Retry timeline</h2>
@@ -87,6 +92,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
           focusTask={params.get('task')}
           focusAttempt={params.get('attempt') ? Number(params.get('attempt')) : null}
           onSkipBackoff={(t) => void onSkipBackoff(t)}
+          work={work}
         />
       </section>
       <section className="panel" aria-labelledby="steps-title">

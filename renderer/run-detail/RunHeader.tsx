@@ -4,6 +4,7 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { Duration, RelativeTime } from '../components/Time.js';
 import { canCancel, canResume, canRetry } from '../runs/run-actions.js';
 import { RetryingBadge } from '../runs/RunRow.js';
+import type { RunWorkView } from './attempt-work.js';
 
 export interface RunHeaderProps {
   detail: RunDetail;
@@ -14,10 +15,12 @@ export interface RunHeaderProps {
   exporting: boolean;
   /** From the run's runStarted event, once the journal is read. */
   clock: 'real' | 'virtual' | null;
+  /** The run's branch of agent work (issue #10), or null. */
+  workspace?: RunWorkView | null;
 }
 
 /** The run's identity, status and vital numbers, with what can be done to it. */
-export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, exporting, clock }: RunHeaderProps) {
+export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, exporting, clock, workspace = null }: RunHeaderProps) {
   const run = detail.run;
   const failedTasks = detail.tasks.filter((t) => t.status === 'failed').length;
   const cancelledTasks = detail.tasks.filter((t) => t.status === 'cancelled').length;
@@ -106,6 +109,15 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
             {run.errorCount > 0 ? <a href={`#/errors?run=${encodeURIComponent(run.id)}&range=all`}>{run.errorCount}</a> : 0}
           </dd>
         </div>
+        {workspace && (
+          <div>
+            <dt>Branch</dt>
+            <dd className="mono" title={`in ${workspace.repo}, from ${workspace.base}`} data-testid="run-branch">
+              {workspace.branch} @ {workspace.head.slice(0, 10)}
+              <span className="muted"> ({workspace.merges === 0 ? 'nothing merged yet' : `${workspace.merges} merge${workspace.merges === 1 ? '' : 's'}`})</span>
+            </dd>
+          </div>
+        )}
         {run.retryOf && (
           <div>
             <dt>Retry of</dt>

@@ -13,6 +13,18 @@ describe('describeEvent', () => {
     expect(describeEvent(started)).toBe('02-rate-limited-api started, virtual clock, max 100 steps');
     expect(describeEvent(retry)).toBe('task 1:0 retries in 30s (rate_limit_exponential)');
     expect(describeEvent(cancelled)).toBe('cancelled during step 2: cancelled by the operator');
+    const untilReset = j.add({
+      type: 'retryScheduled',
+      step: 1,
+      ordinal: 0,
+      taskId: '1:0',
+      attempt: 1,
+      delayMs: 3 * 3_600_000,
+      strategy: 'runtime_reset_time',
+      reason: 'the usage limit resets at 15:00',
+      nextAttemptAt: 3 * 3_600_000,
+    });
+    expect(describeEvent(untilReset)).toBe('task 1:0 retries in 3h (runtime_reset_time: the usage limit resets at 15:00)');
   });
 
   it('keeps markup in messages as literal text', () => {

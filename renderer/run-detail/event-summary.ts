@@ -24,7 +24,7 @@ export function describeEvent(e: HivewatchEvent): string {
     case 'attemptFailed':
       return `task ${e.taskId} attempt ${e.attempt} failed: ${e.error.code}: ${e.error.message}`;
     case 'retryScheduled':
-      return `task ${e.taskId} retries in ${formatDelay(e.delayMs)} (${e.strategy})`;
+      return `task ${e.taskId} retries in ${formatDelay(e.delayMs)} (${e.strategy}${e.reason ? `: ${e.reason}` : ''})`;
     case 'backoffSkipped':
       return `task ${e.taskId}: backoff after attempt ${e.attempt} skipped by the operator`;
     case 'taskSucceeded':
@@ -53,6 +53,16 @@ export function describeEvent(e: HivewatchEvent): string {
       return `cancelled${e.correlation.step !== null ? ` during step ${e.correlation.step}` : ''}: ${e.cause.reason}`;
     case 'runInterrupted':
       return `interrupted: ${e.error.message}${(e.processes ?? []).map((p) => `; ${p.message}`).join('')}`;
+    case 'workspaceReady':
+      return `works on branch ${e.branch} of ${e.repo}, from ${e.base.slice(0, 10)}`;
+    case 'attemptChanges':
+      return `task ${e.taskId} attempt ${e.attempt} changed ${e.changed.length} file${e.changed.length === 1 ? '' : 's'}${e.outsideScope.length ? `, ${e.outsideScope.length} outside its scope` : ''}`;
+    case 'checkFinished':
+      return `task ${e.taskId} attempt ${e.attempt}: ${e.kind} ${e.name} ${e.ok ? 'passed' : e.timedOut ? 'timed out' : 'failed'}${e.kind === 'verifier' ? '' : ` in ${formatDuration(e.durationMs)}`}`;
+    case 'attemptCommitted':
+      return `task ${e.taskId} attempt ${e.attempt} committed ${e.commit.slice(0, 10)} on ${e.branch}`;
+    case 'branchMerged':
+      return `step ${e.step} merged ${e.merged.length} task commit${e.merged.length === 1 ? '' : 's'} into ${e.branch}: ${e.head.slice(0, 10)}`;
   }
 }
 
@@ -71,6 +81,8 @@ export function toneOf(type: HivewatchEvent['type']): EventTone {
       return 'step';
     case 'attemptSucceeded':
     case 'taskSucceeded':
+    case 'attemptCommitted':
+    case 'branchMerged':
       return 'ok';
     case 'attemptFailed':
     case 'taskFailed':

@@ -1,0 +1,63 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import type { HivewatchEvent } from '../engine/events.js';
+import { DEFAULT_WORKTREE_ROOT } from './run-workspace.js';
+import { makeRepo, writeFakeCoder } from './testing.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
+
+/** kill -9 of `hivewatch run` during agent work: the next start removes the worktrees, resume continues from the run branch. */
+describe('agent work after a crash of the host', () => {
+  it('kill -9 mid-attempt: the next start leaves no worktree behind and resume continues from the run branch head', async () => {
+    const repo = makeRepo({ 'README.md': 'readme\n' });
+    const dir = mkdtempSync(join(tmpdir(), 'hivewatch-crash-work-'));
+    const coder = writeFakeCoder(dir);
+    const block = join(dir, 'block');
+    writeFileSync(block, '');
+    const flow = join(dir, 'flow.prose');
+    writeFileSync(
+      flow,
+      `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script} {prompt}"\n  workspace: "worktree"\n  env: ["PROMPT_LOG=${coder.promptLog}", "BLOCK_FILE=${block}"]\n` +
+        'session: coder\n  prompt: "write a.txt A"\nsession: coder\n  prompt: "block;write b.txt B"\n',
+    );
+    const db = join(dir, 'runs.db');
+    const env = { ...process.env, ...repo.gitEnv };
+    const child = spawn(process.execPath, [BIN, 'run', flow, '--json', '--db', db, '--repo', repo.root], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const printed: HivewatchEvent[] = [];
+    try {
+      await new Promise<void>((resolve) => {
+        createInterface({ input: child.stdout }).on('line', (line) => {
+          const event = JSON.parse(line) as HivewatchEvent;
+          printed.push(event);
+          if (event.type === 'attemptStarted' && event.step === 2) child.kill('SIGKILL');
+        });
+        child.on('close', () => resolve());
+      });
+      const runId = printed[0]?.runId as string;
+      const worktrees = join(DEFAULT_WORKTREE_ROOT, runId);
+      expect(existsSync(worktrees)).toBe(true);
+      expect(repo.git('worktree', 'list')).toContain(worktrees);
+      const firstHead = printed.find((e) => e.type === 'branchMerged');
+      expect(firstHead).toBeDefined();
+      rmSync(block);
+
+      const resumed = spawnSync(process.execPath, [BIN, 'resume', runId, '--json', '--db', db], { env, encoding: 'utf8' });
+      expect(resumed.status).toBe(0);
+      const events = resumed.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as HivewatchEvent);
+      const ready = events.find((e) => e.type === 'workspaceReady');
+      expect(ready).toMatchObject({ repo: repo.root, base: firstHead?.type === 'branchMerged' ? firstHead.head : 'missing' });
+      const newRun = events[0]?.runId as string;
+      expect(existsSync(worktrees)).toBe(false);
+      expect(repo.git('worktree', 'list').split('\n')).toHaveLength(1);
+      expect(repo.git('show', `hivewatch/${newRun}:a.txt`)).toBe('A');
+      expect(repo.git('show', `hivewatch/${newRun}:b.txt`)).toBe('B');
+    } finally {
+      rmSync(block, { force: true });
+      child.kill('SIGKILL');
+    }
+  });
+});
