@@ -8,7 +8,7 @@
 // is left; `hivewatch resume` completes. Loopback only; each trial is bounded in time and ends
 // whatever it started. Needs dist/ (`npm run faults` builds it).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -97,9 +97,6 @@ function setUp(kind, index) {
   const flows = join(dir, 'flows');
   mkdirSync(flows);
   writeFileSync(join(flows, 'agent.prose'), FLOW.replace('AGENT', join(dir, 'agent.sh')));
-  // The app records a flow of its folder as `user/agent.prose`; until the CLI shares the app's
-  // resolver (issue #9, part 3) it resolves that key against the current directory.
-  symlinkSync(flows, join(dir, 'user'));
   return { dir, db: join(dir, 'hivewatch.db'), pids, linger, flow: join(flows, 'agent.prose') };
 }
 
@@ -267,7 +264,7 @@ async function afterKill(setup, outcome, openStore) {
   rmSync(setup.linger, { force: true });
   if (status === 'completed') return { status, ended, printed: outcome.printed.length };
 
-  const resumed = spawnSync(process.execPath, [BIN, 'resume', outcome.runId, '--json', '--db', setup.db], { cwd: setup.dir, encoding: 'utf8', timeout: TRIAL_LIMIT_MS });
+  const resumed = spawnSync(process.execPath, [BIN, 'resume', outcome.runId, '--json', '--db', setup.db], { cwd: tmpdir(), encoding: 'utf8', timeout: TRIAL_LIMIT_MS });
   check(resumed.status === 0, `hivewatch resume exited ${resumed.status ?? resumed.signal}: ${resumed.stderr.trim()}`);
   const last = resumed.stdout.trim().split('\n').at(-1);
   check(last !== undefined && JSON.parse(last).type === 'runCompleted', 'hivewatch resume did not complete the run');
