@@ -9,7 +9,6 @@ import type { FlowPlan } from '../flow/plan.js';
 import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
 import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
 import type { ErrorOccurrence as StoreErrorOccurrence, ErrorSeries as StoreErrorSeries } from '../store/index.js';
-import { listRunsByColumn } from '../store/queries/run-sorts.js';
 import { getRunRow } from '../store/queries/runs.js';
 import { StatementCache } from '../store/queries/sql.js';
 import type {
@@ -302,10 +301,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
           ...(args.limit !== undefined ? { limit: args.limit } : {}),
           ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
         };
-        const page =
-          args.sort === 'status' || args.sort === 'flow'
-            ? listRunsByColumn(cache, { ...filters, sort: args.sort })
-            : store.listRuns({ ...filters, ...(args.sort !== undefined ? { sort: args.sort } : {}) });
+        const page = store.listRuns({ ...filters, ...(args.sort !== undefined ? { sort: args.sort } : {}) });
         return { items: summaries(page.runs), nextCursor: page.nextCursor };
       }),
 

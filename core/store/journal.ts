@@ -285,6 +285,7 @@ export class JournalWriter {
   private readonly transaction: (events: readonly HivewatchEvent[]) => Set<RunState>;
   /** The wall time of each event of the batch being written (what listeners are told). */
   private batchWalls: number[] = [];
+  private committedWalls: readonly number[] = [];
 
   constructor(
     private readonly db: Db,
@@ -353,6 +354,7 @@ export class JournalWriter {
    * nothing) on a gap or duplicate seq.
    */
   append(events: readonly HivewatchEvent[]): number[] {
+    this.committedWalls = [];
     if (events.length === 0) return [];
     let touched: Set<RunState>;
     try {
@@ -366,7 +368,13 @@ export class JournalWriter {
     for (const state of touched) this.settle(state);
     const walls = this.batchWalls;
     this.batchWalls = [];
+    this.committedWalls = walls;
     return walls;
+  }
+
+  /** The wall times of the last batch `append` committed (for callers that append indirectly). */
+  lastCommittedWalls(): readonly number[] {
+    return this.committedWalls;
   }
 
   /** Forgets cached runs (another connection changed them, or memory is wanted back). */

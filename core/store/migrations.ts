@@ -232,6 +232,7 @@ function wallClockHandledTrendsIndexesSettings(db: Database.Database): void {
 
     CREATE INDEX runs_last_error_code ON runs (last_error_code, started_at, id) WHERE last_error_code IS NOT NULL;
     CREATE INDEX runs_last_error_category ON runs (last_error_category, started_at, id) WHERE last_error_category IS NOT NULL;
+    CREATE INDEX runs_by_ended ON runs (COALESCE(ended_at, 9007199254740991), started_at, id);
     CREATE INDEX runs_by_duration ON runs (COALESCE(duration_ms, -1), started_at, id);
     CREATE INDEX runs_by_errors ON runs (error_count, started_at, id);
     CREATE INDEX runs_by_attempts ON runs (attempt_count, started_at, id);

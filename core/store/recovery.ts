@@ -42,7 +42,7 @@ export function recoverInterrupted(
   writer: JournalWriter,
   now: () => number,
   options: RecoverOptions = {},
-): { runs: RecoveredRun[]; events: HivewatchEvent[]; walls: number[] } {
+): { runs: RecoveredRun[]; events: HivewatchEvent[] } {
   const select = db.prepare(
     `SELECT r.id, r.flow, r.current_step, r.steps, r.last_seq, r.last_checkpoint_step, h.pid, h.hostname, h.instance
      FROM runs AS r LEFT JOIN run_hosts AS h ON h.run_id = r.id
@@ -79,8 +79,8 @@ export function recoverInterrupted(
         writer.forget(run.id);
         recovered.push({ runId: run.id, pid: owner?.pid ?? null });
       }
-      const walls = writer.append(events);
-      return { runs: recovered, events, walls };
+      writer.append(events);
+      return { runs: recovered, events };
     })
     .immediate();
 }

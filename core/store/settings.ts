@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { StoreError } from './store-error.js';
 
 /**
- * Small facts a database keeps about itself (migration 3's `settings` table): the browser
+ * Small facts a database keeps about itself (migration 4's `settings` table): the browser
  * shell's access token and port, later an ingest token. Keys are dotted names
  * (`http.token`); values are text. A secret is created once per database and then read back by
  * every process that opens it, so a token outlives restarts of the server.

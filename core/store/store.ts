@@ -248,8 +248,8 @@ class SqliteStore implements HivewatchStore {
 
   recoverInterrupted(options?: RecoverOptions): RecoveredRun[] {
     const writer = this.writable();
-    const { runs, events, walls } = recoverInterrupted(this.database, writer, this.now, options);
-    this.notify(events, walls);
+    const { runs, events } = recoverInterrupted(this.database, writer, this.now, options);
+    this.notify(events, events.length > 0 ? writer.lastCommittedWalls() : []);
     return runs;
   }
 

@@ -38,7 +38,7 @@ export interface RunFilters {
   code?: string;
   /** The category of the run's last error. */
   category?: string;
-  /** Substring (case-insensitive) of the run id, flow, flow name, last error code or message. */
+  /** Substring (case-insensitive) of the run id, flow, flow name or last error message (codes have `code`). */
   text?: string;
   /** Window on the start time: since ≤ startedAt < until. */
   since?: number;
@@ -119,8 +119,8 @@ export function runFilters(cache: StatementCache, query: RunFilters, omit?: 'sta
   if (text !== undefined && text !== '') {
     const pattern = likeContains(text);
     c.add(
-      "(id LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR last_error_code LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\')",
-      pattern, pattern, pattern, pattern, pattern,
+      "(id LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\')",
+      pattern, pattern, pattern, pattern,
     );
   }
   const since = optionalTime('since', query.since);
@@ -157,6 +157,16 @@ function parseSort(sort: RunSort | undefined): { key: RunSortKey; desc: boolean 
   return { key, desc };
 }
 
+/** The ORDER BY of a sort (its index has the same terms, so a page never sorts the table). */
+export function runOrderSql(sort: RunSort | undefined): string {
+  const { key, desc } = parseSort(sort);
+  const { expr, ties } = SORTS[key];
+  const dir = desc ? 'DESC' : 'ASC';
+  if (ties === 'id') return `${expr} ${dir}, id ${dir}`;
+  if (ties === 'along') return `${expr} ${dir}, started_at ${dir}, id ${dir}`;
+  return `${expr} ${dir}, -started_at ${dir}, id ${dir}`;
+}
+
 export function listRuns(cache: StatementCache, query: ListRunsQuery = {}): RunPage {
   const limit = clampLimit(query.limit);
   const { key, desc } = parseSort(query.sort);
@@ -172,9 +182,7 @@ export function listRuns(cache: StatementCache, query: ListRunsQuery = {}): RunP
     if (!valid) throw new StoreError('invalid_argument', 'invalid cursor');
     c.add(`${tuple} ${desc ? '<' : '>'} (${position.map(() => '?').join(', ')})`, ...position);
   }
-  const dir = desc ? 'DESC' : 'ASC';
-  const order = ties === 'id' ? `${expr} ${dir}, id ${dir}` : ties === 'along' ? `${expr} ${dir}, started_at ${dir}, id ${dir}` : `${expr} ${dir}, -started_at ${dir}, id ${dir}`;
-  const sql = `SELECT *, ${expr} AS sort_value FROM runs${c.where()} ORDER BY ${order} LIMIT ?`;
+  const sql = `SELECT *, ${expr} AS sort_value FROM runs${c.where()} ORDER BY ${runOrderSql(query.sort)} LIMIT ?`;
   const records = cache.get(sql).all(...c.params, limit + 1) as Record<string, unknown>[];
   const more = records.length > limit;
   const page = more ? records.slice(0, limit) : records;
