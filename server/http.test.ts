@@ -102,7 +102,7 @@ describe('browser shell HTTP security and errors', () => {
     }
     const wrong = await get('/api/runs', { authorization: 'Bearer not-the-token' });
     expect(wrong.status).toBe(401);
-    expect(wrong.json).toEqual({ error: { code: 'unauthorized', message: 'wrong token: this server was started with another token (it changes at every launch)' } });
+    expect(wrong.json).toEqual({ error: { code: 'unauthorized', message: 'wrong token: this server uses another token (each database keeps its own: open the URL `hivewatch serve` printed)' } });
     expect((await get('/api/runs', { authorization: `Basic ${shell.token}` })).status).toBe(401);
     // The token in the query string is not a credential: only the header is.
     expect((await raw(shell.port, { path: `/api/runs?token=${shell.token}`, headers: { host } })).status).toBe(401);

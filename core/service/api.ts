@@ -14,7 +14,12 @@ export const API_VERSION = 1;
 export const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
 export const ERROR_CATEGORY_NAMES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
-export const ERROR_DIMENSIONS = ['category', 'origin', 'code', 'flow', 'run', 'task'] as const;
+export const ERROR_DIMENSIONS = ['category', 'origin', 'code', 'flow', 'handled', 'run', 'task'] as const;
+/**
+ * The keys of `errorCounts({ by: 'handled' })`: handled = retried or caught; unhandled = it failed
+ * its task and the run (docs/decisions.md, "Handled vs unhandled").
+ */
+export const HANDLED_KEYS = { handled: 'handled', unhandled: 'unhandled' } as const;
 export type ErrorDimension = (typeof ERROR_DIMENSIONS)[number];
 export const SERIES_DIMENSIONS = ['category', 'origin', 'code', 'flow'] as const;
 export type SeriesDimension = (typeof SERIES_DIMENSIONS)[number];
@@ -34,9 +39,14 @@ export interface RunSummary {
   flow: string;
   flowName: string;
   status: RunStatus;
+  /** The run's clock: `startedAt`, `endedAt` and `durationMs` are on it (virtual: runs ahead). */
+  clock: 'real' | 'virtual';
   startedAt: number;
   endedAt: number | null;
   durationMs: number | null;
+  /** Wall-clock start and end (what "2 min ago" and a real duration are made of). */
+  startedWall: number;
+  endedWall: number | null;
   step: number;
   maxSteps: number;
   attempts: number;
@@ -125,6 +135,9 @@ export interface ErrorGroup {
   origin: string;
   message: string;
   count: number;
+  /** Of `count`, the errors that failed their run (neither retried nor caught). */
+  unhandled: number;
+  /** First and last member over all time (whatever window `count` is for). */
   firstSeen: number;
   lastSeen: number;
   /** The normalised message every member shares (numbers, ids and paths replaced). */
@@ -229,6 +242,11 @@ export interface SubscribeOptions {
    * the id it continues after: events committed from then on will be delivered.
    */
   onReady?: (startId: number) => void;
+  /**
+   * Called when a remote subscription's connection dropped or went silent (no heartbeat within
+   * its stall time); it keeps reconnecting on its own and calls `onReady` when back.
+   */
+  onDisconnect?: () => void;
 }
 
 /** Every API call by name, for the HTTP routes and the IPC channels. */

@@ -22,7 +22,7 @@ import type {
   RunSummary,
   SubscribeOptions,
 } from './api.js';
-import { ACTIVE_STATUSES } from './api.js';
+import { ACTIVE_STATUSES, HANDLED_KEYS } from './api.js';
 import { ApiError, asApiError } from './errors.js';
 import { FlowCatalog } from './flows.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
@@ -206,6 +206,8 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         return e.runId;
       case 'task':
         return e.taskId === null ? null : `${e.runId}/${e.taskId}`;
+      case 'handled':
+        return e.caught || e.retrying ? HANDLED_KEYS.handled : HANDLED_KEYS.unhandled;
       default:
         return e[dimension];
     }
@@ -386,15 +388,17 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const groups = new Map<string, ErrorGroup>();
         for (const e of errorsOfRun({ ...filter, runId })) {
           const group = groups.get(e.fingerprint);
+          const unhandled = e.caught || e.retrying ? 0 : 1;
           if (group) {
             group.count++;
+            group.unhandled += unhandled;
             group.firstSeen = Math.min(group.firstSeen, e.ts);
             group.lastSeen = Math.max(group.lastSeen, e.ts);
           } else {
             // Newest first: the first member seen carries the group's latest message.
             groups.set(e.fingerprint, {
               fingerprint: e.fingerprint, category: e.category, code: e.code, origin: e.origin, message: e.message,
-              count: 1, firstSeen: e.ts, lastSeen: e.ts,
+              count: 1, unhandled, firstSeen: e.ts, lastSeen: e.ts,
             });
           }
         }

@@ -1,13 +1,32 @@
-import { formatAbsolute, formatCountdown, formatDuration, formatRelative } from '../lib/format.js';
+import type { RunSummary } from '../../core/service/api.js';
+import { formatAbsolute, formatCountdown, formatDuration, formatPast, formatRunDuration } from '../lib/format.js';
 import { useNow } from '../lib/use-now.js';
 
-/** "5 min ago", with the exact local time on hover. */
+/** "5 min ago" for something that happened (never "in 3 min"), with the exact local time on hover. */
 export function RelativeTime({ ts }: { ts: number }) {
   const now = useNow();
   return (
     <time dateTime={new Date(ts).toISOString()} title={formatAbsolute(ts)}>
-      {formatRelative(ts, now)}
+      {formatPast(ts, now)}
     </time>
+  );
+}
+
+/**
+ * A run's duration: on a virtual clock "virtual 3m 54s · real 0.9 s" (the run's own clock jumps
+ * over backoffs; the real one is wall time); still counting while the run is active.
+ */
+export function RunDuration({ run, active }: { run: RunSummary; active: boolean }) {
+  const now = useNow();
+  // A finished row without an end (a stale row) shows zero rather than a duration that grows.
+  const shown = !active && run.endedAt === null ? { ...run, endedAt: run.startedAt, endedWall: run.startedWall } : run;
+  const title = run.clock === 'virtual'
+    ? 'virtual: the run’s own clock, which jumps over every backoff · real: wall-clock time it took'
+    : active ? 'still running' : undefined;
+  return (
+    <span title={title} data-clock={run.clock}>
+      {formatRunDuration(shown, now)}
+    </span>
   );
 }
 

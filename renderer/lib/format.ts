@@ -23,6 +23,25 @@ export function formatRelative(ts: number, now: number): string {
   return ahead ? `in ${text}` : `${text} ago`;
 }
 
+/**
+ * When something that already happened happened: like formatRelative, but a time ahead of `now`
+ * (a virtual-clock run's own timestamps run ahead of the wall clock) reads "just now", never "in 3 min".
+ */
+export function formatPast(ts: number, now: number): string {
+  return formatRelative(Math.min(ts, now), now);
+}
+
+/** What a run's duration cell says: a virtual-clock run shows its two clocks apart. */
+export function formatRunDuration(
+  run: { clock: 'real' | 'virtual'; startedAt: number; endedAt: number | null; startedWall: number; endedWall: number | null },
+  now: number,
+): string {
+  if (run.clock !== 'virtual') return formatDuration((run.endedAt ?? Math.max(now, run.startedAt)) - run.startedAt);
+  const real = formatDuration(Math.max(0, (run.endedWall ?? Math.max(now, run.startedWall)) - run.startedWall));
+  if (run.endedAt === null) return `virtual clock · real ${real}`;
+  return `virtual ${formatDuration(run.endedAt - run.startedAt)} · real ${real}`;
+}
+
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
