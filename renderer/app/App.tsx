@@ -15,8 +15,9 @@ import { ShortcutSheet } from './ShortcutSheet.js';
 // The error explorer carries the charts library: loaded when first opened, so the Runs table
 // paints without it.
 // A failed chunk load (the server restarting under the window) is tried again before the
-// screen's boundary shows it.
-const ErrorsPage = lazy(() => retryImport(() => import('../errors/ErrorsPage.js')).then((m) => ({ default: m.ErrorsPage })));
+// screen's boundary shows it; "Try again" there makes a fresh lazy component (React keeps a
+// failed one failed).
+const lazyErrorsPage = () => lazy(() => retryImport(() => import('../errors/ErrorsPage.js')).then((m) => ({ default: m.ErrorsPage })));
 
 const TABS = [
   { path: 'runs', label: 'Runs', key: 'r' },
@@ -44,6 +45,7 @@ function ConnectionStatus() {
 export function App() {
   const route = useRoute();
   const [sheet, setSheet] = useState(false);
+  const [ErrorsPage, setErrorsPage] = useState(lazyErrorsPage);
   const goPending = useRef<number | null>(null);
   const [section = 'runs', id = null] = route.path;
 
@@ -128,7 +130,7 @@ export function App() {
         </div>
       </header>
       <main ref={main} tabIndex={-1} className="main">
-        <ScreenBoundary key={`${section}/${id ?? ''}`} screen={section === 'runs' && id ? 'run' : section}>
+        <ScreenBoundary key={`${section}/${id ?? ''}`} screen={section === 'runs' && id ? 'run' : section} onRetry={() => setErrorsPage(lazyErrorsPage)}>
           {page}
         </ScreenBoundary>
       </main>

@@ -8,6 +8,8 @@ import { Component, type ErrorInfo, type ReactNode } from 'react';
 
 interface Props {
   screen: string;
+  /** Before "Try again" re-renders: a lazily loaded screen makes its loader afresh. */
+  onRetry?: () => void;
   children: ReactNode;
 }
 
@@ -35,7 +37,13 @@ export class ScreenBoundary extends Component<Props, State> {
         <strong>{chunk ? `The ${this.props.screen} screen could not be loaded` : `The ${this.props.screen} screen failed`}</strong>
         <p className="state-detail">{error.message}</p>
         <div className="state-actions">
-          <button type="button" onClick={() => this.setState({ error: null })}>
+          <button
+            type="button"
+            onClick={() => {
+              this.props.onRetry?.();
+              this.setState({ error: null });
+            }}
+          >
             Try again
           </button>
           <button type="button" onClick={() => window.location.reload()}>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAbsolute, formatCountdown, formatDelay, formatDuration, formatPast, formatRelative, formatRunDuration, plural, shortId } from './format.js';
+import { formatAbsolute, formatCountdown, formatDelay, formatDuration, formatPast, formatRelative, formatRunDuration, plural, runDurationParts, shortId } from './format.js';
 
 const NOW = Date.UTC(2025, 10, 22, 12, 0, 0);
 
@@ -103,6 +103,7 @@ describe('times of a virtual-clock run', () => {
     const virtual = { clock: 'virtual', startedAt: NOW + 60_000, endedAt: NOW + 60_000 + 234_000, startedWall: NOW - 900, endedWall: NOW } as const;
     expect(formatRunDuration(virtual, NOW)).toBe('virtual 3m 54s · real 900 ms');
     expect(formatRunDuration({ ...virtual, endedAt: null, endedWall: null }, NOW + 1_500)).toBe('virtual clock · real 2.4s');
+    expect(runDurationParts(virtual, NOW)).toEqual({ real: '900 ms', virtual: '3m 54s' });
     const real = { clock: 'real', startedAt: NOW - 5_000, endedAt: null, startedWall: NOW - 5_000, endedWall: null } as const;
     expect(formatRunDuration(real, NOW)).toBe('5.0s');
     expect(formatRunDuration({ ...real, endedAt: NOW - 4_000 }, NOW)).toBe('1.0s');

@@ -31,15 +31,22 @@ export function formatPast(ts: number, now: number): string {
   return formatRelative(Math.min(ts, now), now);
 }
 
-/** What a run's duration cell says: a virtual-clock run shows its two clocks apart. */
-export function formatRunDuration(
-  run: { clock: 'real' | 'virtual'; startedAt: number; endedAt: number | null; startedWall: number; endedWall: number | null },
-  now: number,
-): string {
-  if (run.clock !== 'virtual') return formatDuration((run.endedAt ?? Math.max(now, run.startedAt)) - run.startedAt);
+type RunTimes = { clock: 'real' | 'virtual'; startedAt: number; endedAt: number | null; startedWall: number; endedWall: number | null };
+
+/**
+ * A run's duration on each clock: `real` (wall time; counting while it runs) and, for a
+ * virtual-clock run, `virtual` (its own clock, which jumps over backoffs; "clock" while running).
+ */
+export function runDurationParts(run: RunTimes, now: number): { real: string; virtual: string | null } {
+  if (run.clock !== 'virtual') return { real: formatDuration((run.endedAt ?? Math.max(now, run.startedAt)) - run.startedAt), virtual: null };
   const real = formatDuration(Math.max(0, (run.endedWall ?? Math.max(now, run.startedWall)) - run.startedWall));
-  if (run.endedAt === null) return `virtual clock · real ${real}`;
-  return `virtual ${formatDuration(run.endedAt - run.startedAt)} · real ${real}`;
+  return { real, virtual: run.endedAt === null ? 'clock' : formatDuration(run.endedAt - run.startedAt) };
+}
+
+/** What a run's duration says in one line: a virtual-clock run shows its two clocks apart. */
+export function formatRunDuration(run: RunTimes, now: number): string {
+  const { real, virtual } = runDurationParts(run, now);
+  return virtual === null ? real : `virtual ${virtual} · real ${real}`;
 }
 
 function pad(n: number, width = 2): string {

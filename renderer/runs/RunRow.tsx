@@ -88,7 +88,7 @@ export const RunRow = memo(function RunRow({
         <RelativeTime ts={run.startedWall} />
       </div>
       <div role="gridcell" className="cell-num">
-        <RunDuration run={run} active={run.status === 'running' || run.status === 'cancelling' || run.status === 'queued'} />
+        <RunDuration run={run} active={run.status === 'running' || run.status === 'cancelling' || run.status === 'queued'} compact />
       </div>
       <div role="gridcell" className="cell-num" title={`step ${run.step} of at most ${run.maxSteps}`}>
         {run.step} <span className="muted">/ {run.maxSteps}</span>
