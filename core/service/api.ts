@@ -25,7 +25,10 @@ export const SERIES_DIMENSIONS = ['category', 'origin', 'code', 'flow'] as const
 export type SeriesDimension = (typeof SERIES_DIMENSIONS)[number];
 export const BUCKETS = ['minute', 'hour', 'day'] as const;
 export type Bucket = (typeof BUCKETS)[number];
-export const RUN_SORTS = ['-started', 'started', '-duration', 'duration', 'status', 'flow'] as const;
+export const RUN_SORTS = [
+  '-started', 'started', '-ended', 'ended', '-duration', 'duration', '-errors', 'errors', '-attempts', 'attempts',
+  '-step', 'step', 'status', '-status', 'flow', '-flow',
+] as const;
 export type RunSort = (typeof RUN_SORTS)[number];
 
 export interface Page<T> {
@@ -181,12 +184,29 @@ export interface StartRunInput {
   agent?: string;
 }
 
-export interface ListRunsInput {
+/** What the run list filters by (each one server-side, over the whole history). */
+export interface RunFilterInput {
   status?: RunStatus[];
+  /** The flow file or its name. */
   flow?: string;
+  /** The code / category of the run's last error. */
+  code?: string;
+  category?: string;
+  /** Substring of the run id, flow, flow name or last error message. */
   text?: string;
+  /** Window on the start time. */
   since?: number;
   until?: number;
+}
+
+/** Runs matching a filter: the status chips (every filter but status) and the flow picker (every filter but flow). */
+export interface RunCounts {
+  total: number;
+  byStatus: Partial<Record<RunStatus, number>>;
+  byFlow: { flow: string; flowName: string; count: number }[];
+}
+
+export interface ListRunsInput extends RunFilterInput {
   sort?: RunSort;
   limit?: number;
   cursor?: string;
@@ -215,6 +235,7 @@ export interface HivewatchApi {
   skipBackoff(input: { runId: string; taskId: string }): Promise<CommandAck>;
 
   listRuns(input: ListRunsInput): Promise<Page<RunSummary>>;
+  countRuns(input: RunFilterInput): Promise<RunCounts>;
   getRun(input: { runId: string }): Promise<RunDetail | null>;
   getEvents(input: { runId: string; afterSeq?: number; limit?: number }): Promise<HivewatchEvent[]>;
   listFlows(): Promise<FlowInfo[]>;
@@ -257,6 +278,7 @@ export const API_METHODS = [
   'resumeRun',
   'skipBackoff',
   'listRuns',
+  'countRuns',
   'getRun',
   'getEvents',
   'listFlows',

@@ -293,19 +293,12 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
 
     listRuns: (input) =>
       guard(() => {
-        const args = parseInput('listRuns', input);
-        const filters = {
-          ...(args.status !== undefined ? { status: args.status } : {}),
-          ...(args.flow !== undefined ? { flow: args.flow } : {}),
-          ...(args.text !== undefined ? { text: args.text } : {}),
-          ...(args.since !== undefined ? { since: args.since } : {}),
-          ...(args.until !== undefined ? { until: args.until } : {}),
-          ...(args.limit !== undefined ? { limit: args.limit } : {}),
-          ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
-        };
-        const page = store.listRuns({ ...filters, ...(args.sort !== undefined ? { sort: args.sort } : {}) });
+        const { cursor, ...query } = parseInput('listRuns', input);
+        const page = store.listRuns({ ...query, ...(cursor !== undefined ? { cursor } : {}) });
         return { items: summaries(page.runs), nextCursor: page.nextCursor };
       }),
+
+    countRuns: (input) => guard(() => store.countRuns(parseInput('countRuns', input))),
 
     getRun: (input) =>
       guard(() => {

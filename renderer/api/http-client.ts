@@ -9,6 +9,7 @@ import type {
   HivewatchEvent,
   LiveEvent,
   Page,
+  RunCounts,
   RunDetail,
   RunSummary,
   SubscribeOptions,
@@ -119,6 +120,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
       post<CommandAck>(`/api/runs/${seg(input.runId)}/tasks/${seg(input.taskId)}/skip-backoff`, rest(input, 'runId', 'taskId')),
 
     listRuns: (input) => get<Page<RunSummary>>('/api/runs', input),
+    countRuns: (input) => get<RunCounts>('/api/runs/counts', input),
     getRun: async (input) => {
       try {
         return await get<RunDetail>(`/api/runs/${seg(input.runId)}`, input, ['runId']);
