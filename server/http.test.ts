@@ -143,7 +143,7 @@ describe('browser shell HTTP security and errors', () => {
     const notObject = await post('/api/runs/run_x/cancel', '[1, 2]');
     expect(notObject.json).toEqual({ error: { code: 'invalid_input', message: 'input must be an object' } });
     const query = await get('/api/runs?limit=abc&sort=fastest');
-    expect(query.json).toEqual({ error: { code: 'invalid_input', message: 'sort: must be one of -started, started, -duration, duration, status, flow; limit: must be a number' } });
+    expect(query.json).toEqual({ error: { code: 'invalid_input', message: 'sort: must be one of -started, started, -ended, ended, -duration, duration, -errors, errors, -attempts, attempts, -step, step, status, -status, flow, -flow; limit: must be a number' } });
     const twice = await get('/api/errors/counts?by=code&by=flow');
     expect(twice.json).toEqual({ error: { code: 'invalid_input', message: 'by: given more than once' } });
     const extra = await get('/api/flows?color=red');
