@@ -15,7 +15,7 @@ import {
   type Emitted,
   type RunState,
 } from '../core/store/projections.js';
-import { floorTo, GRAIN_MS, GRAINS, ROLLUP_TABLE } from '../core/store/rollups.js';
+import { floorTo, GRAIN_MS, GRAINS, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, handledOf, ROLLUP_TABLE } from '../core/store/rollups.js';
 import {
   ATTEMPTS,
   CHECKPOINTS,
@@ -39,8 +39,12 @@ export type Op = { s: Database.Statement; p: unknown[] };
 const HOST = { pid: process.pid, hostname: hostname(), instance: 'bench-0000000000000000' };
 
 const ROLLUP_UPSERT = (table: string): string =>
-  `INSERT INTO ${table} (bucket, category, origin, code, flow, count) VALUES (?, ?, ?, ?, ?, ?)
-   ON CONFLICT (bucket, category, origin, code, flow) DO UPDATE SET count = count + excluded.count`;
+  `INSERT INTO ${table} (bucket, category, origin, code, flow, handled, count) VALUES (?, ?, ?, ?, ?, ?, ?)
+   ON CONFLICT (bucket, category, origin, code, flow, handled) DO UPDATE SET count = count + excluded.count`;
+
+const TREND_UPSERT = (table: string): string =>
+  `INSERT INTO ${table} (bucket, fingerprint, flow, handled, count) VALUES (?, ?, ?, ?, ?)
+   ON CONFLICT (fingerprint, bucket, flow, handled) DO UPDATE SET count = count + excluded.count`;
 
 /**
  * Precomputes (untimed) what the store writes for each batch, as prepared statements and their
@@ -54,7 +58,7 @@ export class SameRows {
 
   constructor(db: Database.Database) {
     this.s = {
-      event: db.prepare('INSERT INTO events (run_id, seq, type, ts, payload) VALUES (?, ?, ?, ?, ?)'),
+      event: db.prepare('INSERT INTO events (run_id, seq, type, ts, payload, wall) VALUES (?, ?, ?, ?, ?, ?)'),
       run: db.prepare(upsertSql(RUNS)),
       step: db.prepare(upsertSql(STEPS)),
       task: db.prepare(upsertSql(TASKS)),
@@ -68,11 +72,13 @@ export class SameRows {
       ),
       release: db.prepare('DELETE FROM run_hosts WHERE run_id = ?'),
       rollup: Object.fromEntries(GRAINS.map((g) => [g, db.prepare(ROLLUP_UPSERT(ROLLUP_TABLE[g]))])),
+      trend: Object.fromEntries(GROUP_TREND_GRAINS.map((g) => [g, db.prepare(TREND_UPSERT(GROUP_TREND_TABLE[g]))])),
       group: db.prepare(
-        `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, first_seen, last_seen)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (fingerprint) DO UPDATE SET
            count = count + excluded.count,
+           unhandled = unhandled + excluded.unhandled,
            first_seen = MIN(first_seen, excluded.first_seen),
            last_message = CASE WHEN excluded.last_seen >= last_seen THEN excluded.last_message ELSE last_message END,
            last_seen = MAX(last_seen, excluded.last_seen)`,
@@ -86,7 +92,8 @@ export class SameRows {
     const touched = new Set<RunState>();
     const emitted: Emitted = { errors: [], checkpoints: [] };
     for (const event of batch) {
-      const p = [event.runId, event.seq, event.type, event.ts, eventPayload(event)];
+      // The bench's journals run on a real clock: no separate wall time (NULL), as the store writes.
+      const p = [event.runId, event.seq, event.type, event.ts, eventPayload(event), null];
       all.push({ s: this.s.event, p });
       events.push(p);
     }
@@ -113,28 +120,39 @@ export class SameRows {
       if (TERMINAL_RUN_STATUSES.includes(state.run.status)) this.states.delete(state.run.id);
     }
     const rollups = new Map<string, Map<string, unknown[]>>(GRAINS.map((g) => [g, new Map()]));
+    const trends = new Map<string, Map<string, unknown[]>>(GROUP_TREND_GRAINS.map((g) => [g, new Map()]));
     const groups = new Map<string, unknown[]>();
     for (const e of emitted.errors) {
       all.push({ s: this.s.error, p: rowParams(ERRORS, e) });
+      const handled = handledOf(e);
       for (const g of GRAINS) {
         const bucket = floorTo(e.ts, GRAIN_MS[g]);
-        const key = `${bucket}|${e.category}|${e.origin}|${e.code}|${e.flow}`;
+        const key = `${bucket}|${e.category}|${e.origin}|${e.code}|${e.flow}|${handled}`;
         const m = rollups.get(g) as Map<string, unknown[]>;
         const row = m.get(key);
-        if (row) row[5] = (row[5] as number) + 1;
-        else m.set(key, [bucket, e.category, e.origin, e.code, e.flow, 1]);
+        if (row) row[6] = (row[6] as number) + 1;
+        else m.set(key, [bucket, e.category, e.origin, e.code, e.flow, handled, 1]);
+      }
+      for (const g of GROUP_TREND_GRAINS) {
+        const bucket = floorTo(e.ts, GRAIN_MS[g]);
+        const key = `${bucket}|${e.fingerprint}|${e.flow}|${handled}`;
+        const m = trends.get(g) as Map<string, unknown[]>;
+        const row = m.get(key);
+        if (row) row[4] = (row[4] as number) + 1;
+        else m.set(key, [bucket, e.fingerprint, e.flow, handled, 1]);
       }
       const group = groups.get(e.fingerprint);
       if (group) {
         group[6] = (group[6] as number) + 1;
-        group[7] = Math.min(group[7] as number, e.ts);
-        if (e.ts >= (group[8] as number)) {
-          group[8] = e.ts;
+        group[7] = (group[7] as number) + 1 - handled;
+        group[8] = Math.min(group[8] as number, e.ts);
+        if (e.ts >= (group[9] as number)) {
+          group[9] = e.ts;
           group[5] = e.message;
         }
       } else {
         const template = fingerprintOf(e.category, e.code, e.origin, e.message).template;
-        groups.set(e.fingerprint, [e.fingerprint, e.category, e.code, e.origin, template, e.message, 1, e.ts, e.ts]);
+        groups.set(e.fingerprint, [e.fingerprint, e.category, e.code, e.origin, template, e.message, 1, 1 - handled, e.ts, e.ts]);
       }
     }
     for (const c of emitted.checkpoints) all.push({ s: this.s.checkpoint, p: rowParams(CHECKPOINTS, c) });
@@ -142,7 +160,11 @@ export class SameRows {
       const stmt = this.s.rollup[g] as Database.Statement;
       for (const p of (rollups.get(g) as Map<string, unknown[]>).values()) all.push({ s: stmt, p });
     }
-    for (const p of groups.values()) all.push({ s: this.s.group, p: [p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]] });
+    for (const g of GROUP_TREND_GRAINS) {
+      const stmt = this.s.trend[g] as Database.Statement;
+      for (const p of (trends.get(g) as Map<string, unknown[]>).values()) all.push({ s: stmt, p });
+    }
+    for (const p of groups.values()) all.push({ s: this.s.group, p });
     return { all, events };
   }
 }

@@ -105,7 +105,7 @@ async function ingest(
   const baseTx = base.transaction((ops: Op[]) => {
     for (const op of ops) op.s.run(op.p);
   });
-  const insertEvent = eventsOnly.prepare('INSERT INTO events (run_id, seq, type, ts, payload) VALUES (?, ?, ?, ?, ?)');
+  const insertEvent = eventsOnly.prepare('INSERT INTO events (run_id, seq, type, ts, payload, wall) VALUES (?, ?, ?, ?, ?, ?)');
   const eventsTx = eventsOnly.transaction((rows: unknown[][]) => {
     for (const p of rows) insertEvent.run(p);
   });
@@ -342,7 +342,7 @@ export async function storeBenchmarks(options: { quick: boolean }): Promise<Meas
       .all() as { name: string; bytes: number }[];
     const bytesOf = (names: string[]): number => perObject.filter((o) => names.includes(o.name)).reduce((s, o) => s + o.bytes, 0);
     const errorBytes = bytesOf(['errors', 'errors_ts', 'errors_fingerprint']);
-    const aggregateBytes = bytesOf(['error_rollups', 'error_rollups_hour', 'error_rollups_day', 'error_groups']);
+    const aggregateBytes = bytesOf(['error_rollups', 'error_rollups_hour', 'error_rollups_day', 'error_groups', 'error_group_trend_hour', 'error_group_trend_day']);
     out.push({
       name: `database bytes per stored error (${stats.errors} errors)`,
       value: fileBytes / stats.errors,

@@ -55,7 +55,7 @@ describe('ipc.ts', () => {
     const { ipc } = setup();
     expect(ipcChannels()).toEqual([
       'hivewatch:startRun', 'hivewatch:cancelRun', 'hivewatch:retryRun', 'hivewatch:resumeRun', 'hivewatch:skipBackoff',
-      'hivewatch:listRuns', 'hivewatch:getRun', 'hivewatch:getEvents', 'hivewatch:listFlows', 'hivewatch:checkFlow',
+      'hivewatch:listRuns', 'hivewatch:countRuns', 'hivewatch:getRun', 'hivewatch:getEvents', 'hivewatch:listFlows', 'hivewatch:checkFlow',
       'hivewatch:errorCounts', 'hivewatch:errorSeries', 'hivewatch:errorGroups', 'hivewatch:listErrors',
       'hivewatch:subscribe', 'hivewatch:unsubscribe',
     ]);

@@ -19,6 +19,7 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'resumeRun',
   'skipBackoff',
   'listRuns',
+  'countRuns',
   'getRun',
   'getEvents',
   'listFlows',

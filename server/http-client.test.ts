@@ -64,6 +64,7 @@ describe('HTTP client live subscription', () => {
     const received: LiveEvent[] = [];
     let readies = 0;
     let resets = 0;
+    let disconnects = 0;
     let firstReady: () => void = () => undefined;
     const ready = new Promise<void>((resolve) => (firstReady = resolve));
     let waiting: { runId: string; resolve: () => void } | null = null;
@@ -72,7 +73,7 @@ describe('HTTP client live subscription', () => {
         received.push(...batch);
         if (waiting && batch.some((e) => e.event.runId === waiting?.runId && e.event.type === 'runCompleted')) waiting.resolve();
       },
-      { onReady: () => (readies++, firstReady()), onReset: () => resets++ },
+      { onReady: () => (readies++, firstReady()), onReset: () => resets++, onDisconnect: () => disconnects++ },
     );
     await ready;
     const runA = await runToEnd(service);
@@ -87,6 +88,7 @@ describe('HTTP client live subscription', () => {
     expect(streamHeaders[1]).toMatch(new RegExp(`^${service.instance}\\.\\d+$`));
     expect(readies).toBe(2);
     expect(resets).toBe(0);
+    expect(disconnects).toBe(1);
     const ids = received.map((e) => e.id);
     expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
     const total = (await service.getEvents({ runId: runA })).length + (await service.getEvents({ runId: runB })).length;
@@ -101,6 +103,7 @@ describe('HTTP client live subscription', () => {
     const received: LiveEvent[] = [];
     let resets = 0;
     let readyCount = 0;
+    let disconnects = 0;
     const readyWaiters: (() => void)[] = [];
     const nextReady = (): Promise<void> => new Promise((resolve) => readyWaiters.push(resolve));
     const firstReady = nextReady();
@@ -110,6 +113,7 @@ describe('HTTP client live subscription', () => {
         readyWaiters.shift()?.();
       },
       onReset: () => resets++,
+      onDisconnect: () => disconnects++,
     });
     await firstReady;
     await runToEnd(first.service);
@@ -121,10 +125,51 @@ describe('HTTP client live subscription', () => {
     await secondReady;
     expect(resets).toBe(1);
     expect(readyCount).toBe(2);
+    // One outage, however many reconnect attempts it took.
+    expect(disconnects).toBe(1);
     const before = received.length;
     const runId = await runToEnd(second.service);
     while (!received.some((e) => e.event.runId === runId && e.event.type === 'runCompleted')) await new Promise((resolve) => setImmediate(resolve));
     // The new instance numbers from 1 again: the client follows it instead of waiting for old ids.
     expect(received[before]?.id).toBe(1);
+  });
+
+  it('a stream that goes silent (no heartbeat) is dropped, reported and reconnected', async () => {
+    const { shell } = await serve();
+    let streams = 0;
+    // The first stream delivers its first chunk (ready) and then nothing, as a hung server would.
+    const hangingFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!String(input).endsWith('/api/stream')) return response;
+      streams++;
+      if (streams > 1) return response;
+      const reader = (response.body as NonNullable<typeof response.body>).getReader();
+      let sent = false;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (sent) return new Promise<void>(() => undefined);
+          const { value } = await reader.read();
+          sent = true;
+          if (value) controller.enqueue(value);
+        },
+        cancel: () => reader.cancel(),
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const client = createHttpClient({ baseUrl: shell.origin, token: shell.token, fetch: hangingFetch, reconnectDelayMs: 1, stallMs: 50 });
+    cleanups.push(() => client.close());
+    const order: string[] = [];
+    let secondReady: () => void = () => undefined;
+    const twice = new Promise<void>((resolve) => (secondReady = resolve));
+    client.subscribe(() => undefined, {
+      onReady: () => {
+        order.push('ready');
+        if (order.filter((o) => o === 'ready').length === 2) secondReady();
+      },
+      onDisconnect: () => order.push('disconnect'),
+    });
+    await twice;
+    expect(order).toEqual(['ready', 'disconnect', 'ready']);
+    expect(streams).toBe(2);
   });
 });

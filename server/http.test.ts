@@ -102,7 +102,7 @@ describe('browser shell HTTP security and errors', () => {
     }
     const wrong = await get('/api/runs', { authorization: 'Bearer not-the-token' });
     expect(wrong.status).toBe(401);
-    expect(wrong.json).toEqual({ error: { code: 'unauthorized', message: 'wrong token: this server was started with another token (it changes at every launch)' } });
+    expect(wrong.json).toEqual({ error: { code: 'unauthorized', message: 'wrong token: this server uses another token (each database keeps its own: open the URL `hivewatch serve` printed)' } });
     expect((await get('/api/runs', { authorization: `Basic ${shell.token}` })).status).toBe(401);
     // The token in the query string is not a credential: only the header is.
     expect((await raw(shell.port, { path: `/api/runs?token=${shell.token}`, headers: { host } })).status).toBe(401);
@@ -143,7 +143,7 @@ describe('browser shell HTTP security and errors', () => {
     const notObject = await post('/api/runs/run_x/cancel', '[1, 2]');
     expect(notObject.json).toEqual({ error: { code: 'invalid_input', message: 'input must be an object' } });
     const query = await get('/api/runs?limit=abc&sort=fastest');
-    expect(query.json).toEqual({ error: { code: 'invalid_input', message: 'sort: must be one of -started, started, -duration, duration, status, flow; limit: must be a number' } });
+    expect(query.json).toEqual({ error: { code: 'invalid_input', message: 'sort: must be one of -started, started, -ended, ended, -duration, duration, -errors, errors, -attempts, attempts, -step, step, status, -status, flow, -flow; limit: must be a number' } });
     const twice = await get('/api/errors/counts?by=code&by=flow');
     expect(twice.json).toEqual({ error: { code: 'invalid_input', message: 'by: given more than once' } });
     const extra = await get('/api/flows?color=red');

@@ -37,7 +37,7 @@ export interface HttpShellOptions {
   service: HivewatchService;
   /** 0 (default): a free port. */
   port?: number;
-  /** Default: a fresh random token. */
+  /** Default: a fresh random token (the server's main passes the database's own). */
   token?: string;
   /** The built renderer (renderer-dist/); null or absent: the built-in page. */
   staticDir?: string | null;
@@ -147,7 +147,9 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
 export async function startHttpShell(options: HttpShellOptions): Promise<HttpShell> {
   const { service } = options;
   const token = options.token ?? newToken();
-  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  // The window calls the stream stalled after 5 s without a byte (renderer/api/http-client.ts):
+  // a heartbeat every 2 s keeps a quiet but live stream well inside that.
+  const heartbeatMs = options.heartbeatMs ?? 2_000;
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const log = options.log ?? ((message: string) => console.error(message));
   const streams = new Set<OpenStream>();
@@ -176,7 +178,7 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
         'unauthorized',
         auth === 'missing'
           ? 'missing token: send Authorization: Bearer <token> (the token is in the URL Hivewatch printed)'
-          : 'wrong token: this server was started with another token (it changes at every launch)',
+          : 'wrong token: this server uses another token (each database keeps its own: open the URL `hivewatch serve` printed)',
         { 'www-authenticate': 'Bearer' },
       );
     }

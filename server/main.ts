@@ -4,13 +4,15 @@ import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { defaultDatabasePath, openStore, type HivewatchStore } from '../core/store/index.js';
 import { startHttpShell } from './http.js';
+import { newToken } from './security.js';
 import { findChromium, hasDisplay, openChromiumApp, type ChromiumWindow } from './launcher.js';
 import { packagePaths } from './paths.js';
 import { hasRenderer } from './static.js';
 
 /**
  * The browser shell in one call: open (or create) the database, start the service over it, serve
- * it on 127.0.0.1 with a fresh token, and optionally keep demo runs going and open a Chromium
+ * it on 127.0.0.1 with the database's token (created once, kept in its `settings`: a copied link
+ * or a restart keeps access; `token` overrides it), and optionally keep demo runs going and open a Chromium
  * app window on it.
  */
 
@@ -22,6 +24,7 @@ export interface StartServerOptions {
   demo?: boolean;
   /** Open the page in Chromium's app mode when Chromium and a display are there. */
   open?: boolean;
+  /** Default: the database's own token (`settings` http.token; a fresh one for ':memory:'). */
   token?: string;
   examplesDir?: string;
   /** The operator's flows; default `<database dir>/flows` (created), none for ':memory:'. */
@@ -79,7 +82,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     shell = await startHttpShell({
       service,
       ...(options.port !== undefined ? { port: options.port } : {}),
-      ...(options.token !== undefined ? { token: options.token } : {}),
+      // A link keeps working across restarts: the token is the database's own, made once.
+      ...(options.token !== undefined ? { token: options.token } : memory ? {} : { token: store.secret('http.token', newToken) }),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
       staticDir,
       log,

@@ -69,6 +69,11 @@ export const ROUTES: readonly Route[] = [
     handle: async (s, r) => ok(await s.listRuns(parseInput('listRuns', queryInput(r.query, { numbers: FILTER_NUMBERS, lists: ['status'] })))),
   },
   {
+    // Before /api/runs/:runId, which would take "counts" for a run id.
+    method: 'GET', path: '/api/runs/counts', apiMethod: 'countRuns', body: false,
+    handle: async (s, r) => ok(await s.countRuns(parseInput('countRuns', queryInput(r.query, { numbers: ['since', 'until'], lists: ['status'] })))),
+  },
+  {
     method: 'POST', path: '/api/runs', apiMethod: 'startRun', body: true,
     handle: async (s, r) => ok(await s.startRun(parseInput('startRun', bodyObject(r.body))), 201),
   },

@@ -10,7 +10,7 @@ import { SECURITY_HEADERS } from './security.js';
  *   event: ready   id: <instance>.<startId>   data: {"instance","startId"}   (on every connect)
  *   event: hw      id: <instance>.<id>        data: <HivewatchEvent JSON>
  *   event: reset   id: <instance>.<head>      data: {"instance","head"}      (Last-Event-ID not resumable)
- *   : hb                                                                      (every 15 s)
+ *   : hb                                                                      (every 2 s)
  *
  * A reconnect with `Last-Event-ID` (or `?lastEventId=`) continues right after that id, with no
  * gap and no duplicate, as long as the id is in the service's live ring; an id of another

@@ -14,13 +14,21 @@ export const API_VERSION = 1;
 export const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
 export const ERROR_CATEGORY_NAMES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
-export const ERROR_DIMENSIONS = ['category', 'origin', 'code', 'flow', 'run', 'task'] as const;
+export const ERROR_DIMENSIONS = ['category', 'origin', 'code', 'flow', 'handled', 'run', 'task'] as const;
+/**
+ * The keys of `errorCounts({ by: 'handled' })`: handled = retried or caught; unhandled = it failed
+ * its task and the run (docs/decisions.md, "Handled vs unhandled").
+ */
+export const HANDLED_KEYS = { handled: 'handled', unhandled: 'unhandled' } as const;
 export type ErrorDimension = (typeof ERROR_DIMENSIONS)[number];
 export const SERIES_DIMENSIONS = ['category', 'origin', 'code', 'flow'] as const;
 export type SeriesDimension = (typeof SERIES_DIMENSIONS)[number];
 export const BUCKETS = ['minute', 'hour', 'day'] as const;
 export type Bucket = (typeof BUCKETS)[number];
-export const RUN_SORTS = ['-started', 'started', '-duration', 'duration', 'status', 'flow'] as const;
+export const RUN_SORTS = [
+  '-started', 'started', '-ended', 'ended', '-duration', 'duration', '-errors', 'errors', '-attempts', 'attempts',
+  '-step', 'step', 'status', '-status', 'flow', '-flow',
+] as const;
 export type RunSort = (typeof RUN_SORTS)[number];
 
 export interface Page<T> {
@@ -34,9 +42,14 @@ export interface RunSummary {
   flow: string;
   flowName: string;
   status: RunStatus;
+  /** The run's clock: `startedAt`, `endedAt` and `durationMs` are on it (virtual: runs ahead). */
+  clock: 'real' | 'virtual';
   startedAt: number;
   endedAt: number | null;
   durationMs: number | null;
+  /** Wall-clock start and end (what "2 min ago" and a real duration are made of). */
+  startedWall: number;
+  endedWall: number | null;
   step: number;
   maxSteps: number;
   attempts: number;
@@ -127,6 +140,9 @@ export interface ErrorGroup {
   origin: string;
   message: string;
   count: number;
+  /** Of `count`, the errors that failed their run (neither retried nor caught). */
+  unhandled: number;
+  /** First and last member over all time (whatever window `count` is for). */
   firstSeen: number;
   lastSeen: number;
   /** The normalised message every member shares (numbers, ids and paths replaced). */
@@ -170,12 +186,29 @@ export interface StartRunInput {
   agent?: string;
 }
 
-export interface ListRunsInput {
+/** What the run list filters by (each one server-side, over the whole history). */
+export interface RunFilterInput {
   status?: RunStatus[];
+  /** The flow file or its name. */
   flow?: string;
+  /** The code / category of the run's last error. */
+  code?: string;
+  category?: string;
+  /** Substring of the run id, flow, flow name or last error message. */
   text?: string;
+  /** Window on the start time. */
   since?: number;
   until?: number;
+}
+
+/** Runs matching a filter: the status chips (every filter but status) and the flow picker (every filter but flow). */
+export interface RunCounts {
+  total: number;
+  byStatus: Partial<Record<RunStatus, number>>;
+  byFlow: { flow: string; flowName: string; count: number }[];
+}
+
+export interface ListRunsInput extends RunFilterInput {
   sort?: RunSort;
   limit?: number;
   cursor?: string;
@@ -204,6 +237,7 @@ export interface HivewatchApi {
   skipBackoff(input: { runId: string; taskId: string }): Promise<CommandAck>;
 
   listRuns(input: ListRunsInput): Promise<Page<RunSummary>>;
+  countRuns(input: RunFilterInput): Promise<RunCounts>;
   getRun(input: { runId: string }): Promise<RunDetail | null>;
   getEvents(input: { runId: string; afterSeq?: number; limit?: number }): Promise<HivewatchEvent[]>;
   listFlows(): Promise<FlowInfo[]>;
@@ -231,6 +265,11 @@ export interface SubscribeOptions {
    * the id it continues after: events committed from then on will be delivered.
    */
   onReady?: (startId: number) => void;
+  /**
+   * Called when a remote subscription's connection dropped or went silent (no heartbeat within
+   * its stall time); it keeps reconnecting on its own and calls `onReady` when back.
+   */
+  onDisconnect?: () => void;
 }
 
 /** Every API call by name, for the HTTP routes and the IPC channels. */
@@ -241,6 +280,7 @@ export const API_METHODS = [
   'resumeRun',
   'skipBackoff',
   'listRuns',
+  'countRuns',
   'getRun',
   'getEvents',
   'listFlows',

@@ -222,6 +222,13 @@ export function apiConformanceSuite(
       expect(fetch?.maxAttempts).toBe(5);
       expect(sync?.attempts.map((a) => a.delayAfterMs)).toEqual([2_000, 4_000, 8_000, 10_000, null]);
       expect(d.run.errorCount).toBe(7);
+      // Wall times are real: never ahead of now, whatever the run's clock did over its backoffs.
+      expect(d.run.endedWall).not.toBeNull();
+      expect(d.run.startedWall).toBeLessThanOrEqual(d.run.endedWall as number);
+      expect(d.run.endedWall as number).toBeLessThanOrEqual(Date.now());
+      if (d.run.clock === 'virtual') expect(d.run.durationMs).toBeGreaterThanOrEqual(30_000 + 60_000 + 120_000);
+      // Every one of the 7 errors was followed by another attempt: all handled.
+      expect((await api.errorCounts({ by: 'handled', runId })).map((c) => [c.key, c.count])).toEqual([['handled', 7]]);
     });
 
     it('counts, groups and lists the errors of a failing example', async () => {
@@ -239,8 +246,18 @@ export function apiConformanceSuite(
       const byRun = await api.errorCounts({ by: 'run', category: 'runtime', runId });
       expect(byRun).toEqual([{ key: runId, count: 2, label: '05-try-catch-finally' }]);
 
+      // The run list filters by the last error's code and category on the server; counts follow the filters.
+      expect((await api.listRuns({ code: 'RUNTIME_CRASHED', status: ['failed'] })).items.map((r) => r.id)).toContain(runId);
+      expect((await api.listRuns({ category: 'runtime', flow: '05-try-catch-finally', sort: '-errors', limit: 1 })).items[0]?.errorCount).toBe(2);
+      expect((await api.listRuns({ code: 'AGENT_NO_CHANGES', flow: '05-try-catch-finally' })).items).toEqual([]);
+      const counts = await api.countRuns({ flow: '05-try-catch-finally', status: ['completed'] });
+      expect(counts.byStatus.failed).toBeGreaterThanOrEqual(1);
+      expect(counts.total).toBe(counts.byStatus.completed ?? 0);
+      expect(counts.byFlow.map((f) => f.flowName)).toContain('01-happy-path');
+      // Both were caught by a try of the flow: handled, as Sentry counts a caught exception.
+      expect((await api.errorCounts({ by: 'handled', runId })).map((c) => [c.key, c.count])).toEqual([['handled', 2]]);
       const groups = await api.errorGroups({ runId });
-      expect(groups.every((g) => g.code === 'RUNTIME_CRASHED' && g.category === 'runtime')).toBe(true);
+      expect(groups.every((g) => g.code === 'RUNTIME_CRASHED' && g.category === 'runtime' && g.unhandled === 0)).toBe(true);
       expect(groups.reduce((sum, g) => sum + g.count, 0)).toBe(2);
       const allGroups = await api.errorGroups({ code: 'RUNTIME_CRASHED' });
       expect(allGroups.length).toBeGreaterThanOrEqual(1);
@@ -445,13 +462,14 @@ export function apiConformanceSuite(
           'invalid_input',
           'status[1]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted',
         ],
-        [() => api.listRuns({ sort: 'fastest' as never }), 400, 'invalid_input', 'sort: must be one of -started, started, -duration, duration, status, flow'],
+        [() => api.listRuns({ sort: 'fastest' as never }), 400, 'invalid_input', 'sort: must be one of -started, started, -ended, ended, -duration, duration, -errors, errors, -attempts, attempts, -step, step, status, -status, flow, -flow'],
         [() => api.cancelRun({ runId: 'run_doesnotexist' }), 404, 'run_not_found', 'no run run_doesnotexist'],
         [() => api.retryRun({ runId: 'run_doesnotexist' }), 404, 'run_not_found', 'no run run_doesnotexist'],
         [() => api.resumeRun({ runId: 'run doesnotexist' }), 400, 'invalid_input', 'runId: must be a run id (letters, digits, _ . : -)'],
         [() => api.getEvents({ runId: 'run_doesnotexist' }), 404, 'run_not_found', 'no run run_doesnotexist'],
         [() => api.skipBackoff({ runId: 'run_x', taskId: 'first' }), 400, 'invalid_input', 'taskId: must be a task id like "1:0" (step:ordinal)'],
-        [() => api.errorCounts({ by: 'color' as never }), 400, 'invalid_input', 'by: must be one of category, origin, code, flow, run, task'],
+        [() => api.errorCounts({ by: 'color' as never }), 400, 'invalid_input', 'by: must be one of category, origin, code, flow, handled, run, task'],
+        [() => api.countRuns({ code: 'not a code' }), 400, 'invalid_input', 'code: must be an error code like RUNTIME_TIMEOUT'],
         [() => api.errorSeries({ bucket: 'week' as never, stackBy: 'code' }), 400, 'invalid_input', 'bucket: must be one of minute, hour, day'],
         [() => api.errorSeries({ bucket: 'minute', stackBy: 'code', since: 0, until: 8.64e15 }), 400, 'invalid_input', expect.stringMatching(/buckets requested; at most 10000/) as never],
         [() => api.listErrors({ cursor: 'garbage' }), 400, 'invalid_input', 'invalid cursor'],

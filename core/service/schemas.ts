@@ -88,6 +88,19 @@ const errorFilterShape = {
   runId: runIdSchema.optional(),
 };
 
+const runFilterShape = {
+  status: z
+    .array(oneOf(RUN_STATUSES), { error: 'must be a list of run statuses' })
+    .max(RUN_STATUSES.length, `must list at most ${RUN_STATUSES.length} statuses`)
+    .optional(),
+  flow: text(300).optional(),
+  code: errorFilterShape.code,
+  category: errorFilterShape.category,
+  text: z.string({ error: 'must be a string' }).max(LIMITS.maxText, `must be at most ${LIMITS.maxText} characters`).optional(),
+  since: timeSchema.optional(),
+  until: timeSchema.optional(),
+};
+
 const noInput = z.union([z.undefined(), object({})], { error: 'takes no input' });
 
 export const schemas = {
@@ -102,19 +115,8 @@ export const schemas = {
   retryRun: object({ runId: runIdSchema }),
   resumeRun: object({ runId: runIdSchema }),
   skipBackoff: object({ runId: runIdSchema, taskId: taskIdSchema }),
-  listRuns: object({
-    status: z
-      .array(oneOf(RUN_STATUSES), { error: 'must be a list of run statuses' })
-      .max(RUN_STATUSES.length, `must list at most ${RUN_STATUSES.length} statuses`)
-      .optional(),
-    flow: text(300).optional(),
-    text: z.string({ error: 'must be a string' }).max(LIMITS.maxText, `must be at most ${LIMITS.maxText} characters`).optional(),
-    since: timeSchema.optional(),
-    until: timeSchema.optional(),
-    sort: oneOf(RUN_SORTS).optional(),
-    limit: limitSchema.optional(),
-    cursor: cursorSchema.optional(),
-  }),
+  listRuns: object({ ...runFilterShape, sort: oneOf(RUN_SORTS).optional(), limit: limitSchema.optional(), cursor: cursorSchema.optional() }),
+  countRuns: object(runFilterShape),
   getRun: object({ runId: runIdSchema }),
   getEvents: object({
     runId: runIdSchema,

@@ -10,7 +10,6 @@ import type { FlowPlan } from '../flow/plan.js';
 import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
 import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
 import type { ErrorOccurrence as StoreErrorOccurrence, ErrorSeries as StoreErrorSeries } from '../store/index.js';
-import { listRunsByColumn } from '../store/queries/run-sorts.js';
 import { getRunRow } from '../store/queries/runs.js';
 import { StatementCache } from '../store/queries/sql.js';
 import { resolveRunRepo } from '../workspace/repo.js';
@@ -26,7 +25,7 @@ import type {
   RunSummary,
   SubscribeOptions,
 } from './api.js';
-import { ACTIVE_STATUSES } from './api.js';
+import { ACTIVE_STATUSES, HANDLED_KEYS } from './api.js';
 import { ApiError, asApiError } from './errors.js';
 import { FlowCatalog } from './flows.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
@@ -245,6 +244,8 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         return e.runId;
       case 'task':
         return e.taskId === null ? null : `${e.runId}/${e.taskId}`;
+      case 'handled':
+        return e.caught || e.retrying ? HANDLED_KEYS.handled : HANDLED_KEYS.unhandled;
       default:
         return e[dimension];
     }
@@ -333,22 +334,12 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
 
     listRuns: (input) =>
       guard(() => {
-        const args = parseInput('listRuns', input);
-        const filters = {
-          ...(args.status !== undefined ? { status: args.status } : {}),
-          ...(args.flow !== undefined ? { flow: args.flow } : {}),
-          ...(args.text !== undefined ? { text: args.text } : {}),
-          ...(args.since !== undefined ? { since: args.since } : {}),
-          ...(args.until !== undefined ? { until: args.until } : {}),
-          ...(args.limit !== undefined ? { limit: args.limit } : {}),
-          ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
-        };
-        const page =
-          args.sort === 'status' || args.sort === 'flow'
-            ? listRunsByColumn(cache, { ...filters, sort: args.sort })
-            : store.listRuns({ ...filters, ...(args.sort !== undefined ? { sort: args.sort } : {}) });
+        const { cursor, ...query } = parseInput('listRuns', input);
+        const page = store.listRuns({ ...query, ...(cursor !== undefined ? { cursor } : {}) });
         return { items: summaries(page.runs), nextCursor: page.nextCursor };
       }),
+
+    countRuns: (input) => guard(() => store.countRuns(parseInput('countRuns', input))),
 
     getRun: (input) =>
       guard(() => {
@@ -431,15 +422,17 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const groups = new Map<string, ErrorGroup>();
         for (const e of errorsOfRun({ ...filter, runId })) {
           const group = groups.get(e.fingerprint);
+          const unhandled = e.caught || e.retrying ? 0 : 1;
           if (group) {
             group.count++;
+            group.unhandled += unhandled;
             group.firstSeen = Math.min(group.firstSeen, e.ts);
             group.lastSeen = Math.max(group.lastSeen, e.ts);
           } else {
             // Newest first: the first member seen carries the group's latest message.
             groups.set(e.fingerprint, {
               fingerprint: e.fingerprint, category: e.category, code: e.code, origin: e.origin, message: e.message,
-              count: 1, firstSeen: e.ts, lastSeen: e.ts,
+              count: 1, unhandled, firstSeen: e.ts, lastSeen: e.ts,
             });
           }
         }

@@ -21,12 +21,14 @@ export type {
   RunRow, StepRow, TaskRow, AttemptRow, ErrorRow, CheckpointRow, StepStatus, TaskStatus, AttemptStatus,
 } from './schema.js';
 export { TERMINAL_RUN_STATUSES, ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES } from './schema.js';
-export type { ListRunsQuery, RunPage, RunDetail, RunSort, RunSortKey } from './queries/runs.js';
+export type { ListRunsQuery, RunFilters, RunCounts, RunPage, RunDetail, RunSort, RunSortKey } from './queries/runs.js';
+export { RUN_SORT_KEYS } from './queries/runs.js';
 export type {
   ErrorFilters, ErrorDimension, ErrorCountsQuery, ErrorCount, ErrorSeriesQuery, ErrorSeries, ListErrorsQuery,
   ErrorOccurrence, ErrorPage,
 } from './queries/errors.js';
-export type { ErrorGroupsQuery, ErrorGroup } from './queries/groups.js';
+export type { ErrorGroupsQuery, ErrorGroup, GroupTrendsQuery } from './queries/groups.js';
+export { HANDLED_KEY, UNHANDLED_KEY } from './queries/errors.js';
 export type { RecoveredRun, RecoverOptions } from './recovery.js';
 export type { ReplayReport, AggregateReport } from './replay.js';
 export type { PruneOptions, PruneReport } from './prune.js';

@@ -15,6 +15,10 @@ import {
 import {
   BatchRollups,
   GRAINS,
+  GROUP_TREND_GRAINS,
+  GROUP_TREND_TABLE,
+  handledOf,
+  parseGroupTrendKey,
   parseRollupKey,
   ROLLUP_TABLE,
   type GrainDeltas,
@@ -68,6 +72,24 @@ export function eventPayload(event: HivewatchEvent): string {
   return `${text.slice(0, at + ERROR_KEY_JSON.length)}${rememberedJson(error)}${text.slice(at + ENVELOPE_SLOT_JSON.length)}`;
 }
 
+/**
+ * An event's wall-clock time as journaled. The engine stamps `ts` from the run's clock: on a real
+ * clock that is the wall time (the column stays NULL: no extra bytes); on a virtual clock it is
+ * not, and the writer stores the commit time from its injected `now` (see `wallOf`).
+ */
+export function wallFromRow(row: { ts: number; wall: number | null }): number {
+  return row.wall ?? row.ts;
+}
+
+/**
+ * The wall time the writer journals for an event: its ts unless the run runs on a virtual
+ * clock, then the commit time (`batchNow`, one reading of the store's clock per batch).
+ */
+export function wallOf(event: HivewatchEvent, clock: string | null, batchNow: number): number {
+  const runClock = event.type === 'runStarted' ? event.options.clock : clock;
+  return runClock === 'virtual' ? batchNow : event.ts;
+}
+
 export function eventFromRow(row: { run_id: string; seq: number; type: string; ts: number; payload: string }): HivewatchEvent {
   const body = JSON.parse(row.payload) as Record<string, unknown>;
   return { runId: row.run_id, seq: row.seq, ts: row.ts, type: row.type, ...body } as unknown as HivewatchEvent;
@@ -81,14 +103,18 @@ export interface GroupDelta {
   template: string;
   lastMessage: string;
   count: number;
+  /** Members that were unhandled (neither retried nor caught). */
+  unhandled: number;
   firstSeen: number;
   lastSeen: number;
 }
 
 export function addGroupContribution(groups: Map<string, GroupDelta>, error: ErrorRow): void {
   const current = groups.get(error.fingerprint);
+  const unhandled = 1 - handledOf(error);
   if (current) {
     current.count += 1;
+    current.unhandled += unhandled;
     current.firstSeen = Math.min(current.firstSeen, error.ts);
     if (error.ts >= current.lastSeen) {
       current.lastSeen = error.ts;
@@ -104,6 +130,7 @@ export function addGroupContribution(groups: Map<string, GroupDelta>, error: Err
     template: fingerprintOf(error.category, error.code, error.origin, error.message).template,
     lastMessage: error.message,
     count: 1,
+    unhandled,
     firstSeen: error.ts,
     lastSeen: error.ts,
   });
@@ -113,16 +140,28 @@ export function addGroupContribution(groups: Map<string, GroupDelta>, error: Err
 export class RollupWriter {
   private readonly upserts: Record<string, Stmt> = {};
   private readonly deleteEmpty: Record<string, Stmt> = {};
+  private readonly trendUpserts: Record<string, Stmt> = {};
+  private readonly trendDeleteEmpty: Record<string, Stmt> = {};
 
   constructor(db: Db) {
     for (const grain of GRAINS) {
       const table = ROLLUP_TABLE[grain];
       this.upserts[grain] = db.prepare(
-        `INSERT INTO ${table} (bucket, category, origin, code, flow, count) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (bucket, category, origin, code, flow) DO UPDATE SET count = count + excluded.count`,
+        `INSERT INTO ${table} (bucket, category, origin, code, flow, handled, count) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (bucket, category, origin, code, flow, handled) DO UPDATE SET count = count + excluded.count`,
       );
       this.deleteEmpty[grain] = db.prepare(
-        `DELETE FROM ${table} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ? AND count <= 0`,
+        `DELETE FROM ${table} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ? AND handled = ? AND count <= 0`,
+      );
+    }
+    for (const grain of GROUP_TREND_GRAINS) {
+      const table = GROUP_TREND_TABLE[grain];
+      this.trendUpserts[grain] = db.prepare(
+        `INSERT INTO ${table} (bucket, fingerprint, flow, handled, count) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (fingerprint, bucket, flow, handled) DO UPDATE SET count = count + excluded.count`,
+      );
+      this.trendDeleteEmpty[grain] = db.prepare(
+        `DELETE FROM ${table} WHERE bucket = ? AND fingerprint = ? AND flow = ? AND handled = ? AND count <= 0`,
       );
     }
   }
@@ -131,7 +170,11 @@ export class RollupWriter {
   applyBatch(batch: BatchRollups): void {
     for (const grain of GRAINS) {
       const upsert = this.upserts[grain] as Stmt;
-      for (const e of batch.entries(grain)) upsert.run(e.bucket, e.category, e.origin, e.code, e.flow, e.count);
+      for (const e of batch.entries(grain)) upsert.run(e.bucket, e.category, e.origin, e.code, e.flow, e.handled, e.count);
+    }
+    for (const grain of GROUP_TREND_GRAINS) {
+      const upsert = this.trendUpserts[grain] as Stmt;
+      for (const e of batch.trends(grain)) upsert.run(e.bucket, e.fingerprint, e.flow, e.handled, e.count);
     }
   }
 
@@ -142,8 +185,18 @@ export class RollupWriter {
       for (const [text, delta] of deltas[grain]) {
         if (delta === 0) continue;
         const k = parseRollupKey(text);
-        upsert.run(k.bucket, k.category, k.origin, k.code, k.flow, delta);
-        if (delta < 0) cleanup.run(k.bucket, k.category, k.origin, k.code, k.flow);
+        upsert.run(k.bucket, k.category, k.origin, k.code, k.flow, k.handled, delta);
+        if (delta < 0) cleanup.run(k.bucket, k.category, k.origin, k.code, k.flow, k.handled);
+      }
+    }
+    for (const grain of GROUP_TREND_GRAINS) {
+      const upsert = this.trendUpserts[grain] as Stmt;
+      const cleanup = this.trendDeleteEmpty[grain] as Stmt;
+      for (const [text, delta] of grain === 'hour' ? deltas.trendHour : deltas.trendDay) {
+        if (delta === 0) continue;
+        const k = parseGroupTrendKey(text);
+        upsert.run(k.bucket, k.fingerprint, k.flow, k.handled, delta);
+        if (delta < 0) cleanup.run(k.bucket, k.fingerprint, k.flow, k.handled);
       }
     }
   }
@@ -156,14 +209,17 @@ export class RollupWriter {
 class WriteQueue {
   private events: HivewatchEvent[] = [];
   private payloads: string[] = [];
+  private walls: (number | null)[] = [];
   private statements: Stmt[] = [];
   private params: unknown[][] = [];
 
   constructor(private readonly insertEvent: Stmt) {}
 
-  addEvent(event: HivewatchEvent, payload: string): void {
+  /** `wall` is null when it equals the event's ts (a real clock: nothing more to store). */
+  addEvent(event: HivewatchEvent, payload: string, wall: number | null): void {
     this.events.push(event);
     this.payloads.push(payload);
+    this.walls.push(wall);
   }
 
   add(statement: Stmt, params: unknown[]): void {
@@ -172,10 +228,10 @@ class WriteQueue {
   }
 
   run(): void {
-    const { events, payloads, statements, params, insertEvent } = this;
+    const { events, payloads, walls, statements, params, insertEvent } = this;
     for (let i = 0; i < events.length; i += 1) {
       const e = events[i] as HivewatchEvent;
-      insertEvent.run(e.runId, e.seq, e.type, e.ts, payloads[i]);
+      insertEvent.run(e.runId, e.seq, e.type, e.ts, payloads[i], walls[i]);
     }
     for (let i = 0; i < statements.length; i += 1) (statements[i] as Stmt).run(params[i]);
     this.clear();
@@ -186,6 +242,7 @@ class WriteQueue {
     if (this.events.length > 0) {
       this.events = [];
       this.payloads = [];
+      this.walls = [];
     }
     if (this.statements.length > 0) {
       this.statements = [];
@@ -226,6 +283,9 @@ export class JournalWriter {
   private readonly maxTaskStep: Stmt;
   private readonly loadOpen: { steps: Stmt; tasks: Stmt; attempts: Stmt };
   private readonly transaction: (events: readonly HivewatchEvent[]) => Set<RunState>;
+  /** The wall time of each event of the batch being written (what listeners are told). */
+  private batchWalls: number[] = [];
+  private committedWalls: readonly number[] = [];
 
   constructor(
     private readonly db: Db,
@@ -233,7 +293,7 @@ export class JournalWriter {
     private readonly now: () => number,
     private readonly cachedRuns = DEFAULT_CACHED_RUNS,
   ) {
-    this.insertEvent = db.prepare('INSERT INTO events (run_id, seq, type, ts, payload) VALUES (?, ?, ?, ?, ?)');
+    this.insertEvent = db.prepare('INSERT INTO events (run_id, seq, type, ts, payload, wall) VALUES (?, ?, ?, ?, ?, ?)');
     this.queue = new WriteQueue(this.insertEvent);
     this.upsertRun = db.prepare(upsertSql(RUNS));
     this.upsertStep = db.prepare(upsertSql(STEPS));
@@ -242,10 +302,11 @@ export class JournalWriter {
     this.insertError = db.prepare(insertSql(ERRORS));
     this.upsertCheckpoint = db.prepare(upsertSql(CHECKPOINTS));
     this.upsertGroup = db.prepare(
-      `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, first_seen, last_seen)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (fingerprint) DO UPDATE SET
          count = count + excluded.count,
+         unhandled = unhandled + excluded.unhandled,
          first_seen = MIN(first_seen, excluded.first_seen),
          last_message = CASE WHEN excluded.last_seen >= last_seen THEN excluded.last_message ELSE last_message END,
          last_seen = MAX(last_seen, excluded.last_seen)`,
@@ -288,9 +349,13 @@ export class JournalWriter {
     this.transaction = (events) => tx.immediate(events);
   }
 
-  /** Appends a batch atomically. Throws (and writes nothing) on a gap or duplicate seq. */
-  append(events: readonly HivewatchEvent[]): void {
-    if (events.length === 0) return;
+  /**
+   * Appends a batch atomically and returns each event's journaled wall time. Throws (and writes
+   * nothing) on a gap or duplicate seq.
+   */
+  append(events: readonly HivewatchEvent[]): number[] {
+    this.committedWalls = [];
+    if (events.length === 0) return [];
     let touched: Set<RunState>;
     try {
       touched = this.transaction(events);
@@ -301,6 +366,15 @@ export class JournalWriter {
       throw error;
     }
     for (const state of touched) this.settle(state);
+    const walls = this.batchWalls;
+    this.batchWalls = [];
+    this.committedWalls = walls;
+    return walls;
+  }
+
+  /** The wall times of the last batch `append` committed (for callers that append indirectly). */
+  lastCommittedWalls(): readonly number[] {
+    return this.committedWalls;
   }
 
   /** Forgets cached runs (another connection changed them, or memory is wanted back). */
@@ -359,6 +433,9 @@ export class JournalWriter {
     batchStates.clear();
     queue.clear();
     for (const event of events) validateEvent(event);
+    const batchNow = this.now();
+    const walls: number[] = [];
+    this.batchWalls = walls;
     for (const event of events) {
       const runId = event.runId;
       let before = batchStates.get(runId);
@@ -373,15 +450,17 @@ export class JournalWriter {
           `run ${runId}: event seq ${event.seq} (${event.type}) but the journal expects ${expected}`,
         );
       }
-      queue.addEvent(event, eventPayload(event));
-      const state = applyEvent(before, event, this.loader, emitted);
+      const wall = wallOf(event, before?.run.clock ?? null, batchNow);
+      walls.push(wall);
+      queue.addEvent(event, eventPayload(event), wall === event.ts ? null : wall);
+      const state = applyEvent(before, event, this.loader, emitted, wall);
       if (!before) {
         this.remember(state);
         batchStates.set(runId, state);
       }
       touched.add(state);
       if (event.type === 'runStarted') {
-        queue.add(this.claimHost, [runId, this.owner.pid, this.owner.hostname, this.owner.instance, this.now()]);
+        queue.add(this.claimHost, [runId, this.owner.pid, this.owner.hostname, this.owner.instance, batchNow]);
       } else if (isTerminal(state.run.status)) {
         queue.add(this.releaseHost, [runId]);
       }
@@ -399,7 +478,7 @@ export class JournalWriter {
     queue.run();
     if (rollups.size > 0) this.rollups.applyBatch(rollups);
     for (const g of groups.values()) {
-      this.upsertGroup.run(g.fingerprint, g.category, g.code, g.origin, g.template, g.lastMessage, g.count, g.firstSeen, g.lastSeen);
+      this.upsertGroup.run(g.fingerprint, g.category, g.code, g.origin, g.template, g.lastMessage, g.count, g.unhandled, g.firstSeen, g.lastSeen);
     }
     return touched;
   }

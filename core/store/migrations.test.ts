@@ -14,9 +14,10 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const V1_TABLES = ['events', 'runs', 'steps', 'tasks', 'attempts', 'errors', 'checkpoints', 'error_rollups'];
 
-function dump(db: ReturnType<typeof openDatabase>, table: string): unknown[] {
-  return db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2, 3`).all();
+function dump(db: ReturnType<typeof openDatabase>, table: string, cols = '*'): unknown[] {
+  return db.prepare(`SELECT ${cols} FROM ${table} ORDER BY 1, 2, 3`).all();
 }
+
 
 describe('migrations', () => {
   it('are numbered 1..n in order', () => {
@@ -29,6 +30,14 @@ describe('migrations', () => {
     const source = openStore({ path: join(dir, 'source.db'), recover: false });
     for (const j of randomJournals(9, 25)) source.appendEvents(j);
     source.appendEvents(new JournalBuilder('left-open').start().runStep([{ attempts: ['ok'] }]).events);
+    // A virtual-clock run whose clock ran a day ahead: v1 journaled no wall time for it.
+    const ahead = Date.now() + 86_400_000;
+    source.appendEvents(
+      new JournalBuilder('virtual-ahead', { clock: 'virtual', start: ahead })
+        .start()
+        .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake', message: 'slow' }, 'ok'] }])
+        .complete().events,
+    );
     source.close();
 
     const v1Path = join(dir, 'v1.db');
@@ -36,26 +45,48 @@ describe('migrations', () => {
     expect(migrate(v1, 1)).toEqual([1]);
     expect(schemaVersion(v1)).toBe(1);
     v1.prepare('ATTACH DATABASE ? AS src').run(join(dir, 'source.db'));
+    const v1Cols: Record<string, string> = {};
     for (const table of V1_TABLES) {
       const cols = (v1.prepare(`PRAGMA main.table_info(${table})`).all() as { name: string }[]).map((c) => c.name).join(', ');
-      v1.exec(`INSERT INTO main.${table} (${cols}) SELECT ${cols} FROM src.${table}`);
+      v1Cols[table] = cols;
+      if (table !== 'error_rollups') v1.exec(`INSERT INTO main.${table} (${cols}) SELECT ${cols} FROM src.${table}`);
     }
+    // What v1 wrote: an error's ts was its event's (the run's clock), and rollups bucketed by it.
+    v1.exec(`
+      UPDATE main.errors SET ts = (SELECT e.ts FROM main.events AS e WHERE e.run_id = errors.run_id AND e.seq = errors.seq);
+      INSERT INTO main.error_rollups (bucket, category, origin, code, flow, count)
+        SELECT ts - ts % 60000, category, origin, code, flow, COUNT(*) FROM main.errors GROUP BY 1, 2, 3, 4, 5;
+    `);
     v1.exec('DETACH DATABASE src');
     const before = Object.fromEntries(V1_TABLES.map((t) => [t, dump(v1, t)]));
+    const migratedAt = Date.now();
     expect((before.errors as unknown[]).length).toBeGreaterThan(20);
     v1.close();
 
     const store = openStore({ path: v1Path, recover: false });
     try {
       expect(schemaVersion(store.database)).toBe(SCHEMA_VERSION);
-      for (const table of V1_TABLES) {
-        const rows = dump(store.database, table) as Record<string, unknown>[];
-        if (table === 'checkpoints') {
-          // Version 3 added `delta`: rows from before hold the whole state.
-          expect(rows.every((r) => r.delta === 0)).toBe(true);
-          rows.forEach((r) => delete r.delta);
-        }
-        expect(rows, table).toEqual(before[table]);
+      // Version 4: the virtual run's times are capped at the migration's time, never in the future.
+      const ahead = store.getRun('virtual-ahead')!.run;
+      expect(ahead.startedAt).toBeGreaterThan(Date.now());
+      expect(ahead.startedWall).toBeGreaterThanOrEqual(migratedAt);
+      expect(ahead.startedWall).toBeLessThanOrEqual(Date.now());
+      expect(ahead.endedWall).toBe(ahead.startedWall);
+      const aheadErrors = store.listErrors({ runId: 'virtual-ahead' }).errors;
+      expect(aheadErrors.length).toBe(1);
+      expect(aheadErrors[0]!.ts).toBeLessThanOrEqual(Date.now());
+      const walls = store.database.prepare("SELECT DISTINCT wall FROM events WHERE run_id = 'virtual-ahead'").all() as { wall: number }[];
+      expect(walls.map((w) => w.wall)).toEqual([ahead.startedWall]);
+      // Real-clock runs' times are their own; their events store no separate wall time.
+      expect(store.database.prepare("SELECT COUNT(*) AS n FROM events WHERE wall IS NOT NULL AND run_id <> 'virtual-ahead'").get()).toEqual({ n: 0 });
+      // Version 3 added `delta`: rows from before hold the whole state.
+      expect(store.database.prepare('SELECT COUNT(*) AS n FROM checkpoints WHERE delta <> 0').get()).toEqual({ n: 0 });
+      // Rollups are rebuilt (bucketed by wall time, split by handled): verifyAggregates checks them.
+      for (const table of V1_TABLES.filter((t) => t !== 'error_rollups')) {
+        const rows = (table === 'errors' ? dump(store.database, table, v1Cols[table]!).filter((r) => (r as { run_id: string }).run_id !== 'virtual-ahead')
+          : dump(store.database, table, v1Cols[table]!)) as Record<string, unknown>[];
+        const expected = table === 'errors' ? (before[table] as { run_id: string }[]).filter((r) => r.run_id !== 'virtual-ahead') : before[table];
+        expect(rows, table).toEqual(expected);
       }
       // Backfilled: hour/day rollups and error groups agree with the errors table.
       expect(store.verifyAggregates().diffs).toEqual([]);

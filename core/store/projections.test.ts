@@ -48,7 +48,7 @@ describe('projections from a journal', () => {
       nextAttemptAt: null,
       lastSeq: b.events.length,
       maxSteps: 100,
-      clock: 'virtual',
+      clock: 'real',
     });
     expect(run.endedAt! - run.startedAt).toBe(run.durationMs);
     expect(steps.map((s) => [s.step, s.status, s.taskCount, s.writes, s.checkpointed])).toEqual([

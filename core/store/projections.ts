@@ -186,15 +186,21 @@ const CLOSING: Partial<Record<HivewatchEvent['type'], 'aborted' | 'cancelled' | 
  * changed row dirty and pushing added rows to `emitted`. Deterministic in (state, event, rows
  * the loader returns); the loader only ever supplies rows that are already terminal.
  */
-export function applyEvent(state: RunState | undefined, event: HivewatchEvent, loader: RowLoader, emitted: Emitted): RunState {
-  const s = state ?? newRunState(emptyRun(event.runId, event.ts));
+export function applyEvent(
+  state: RunState | undefined,
+  event: HivewatchEvent,
+  loader: RowLoader,
+  emitted: Emitted,
+  wall: number = event.ts,
+): RunState {
+  const s = state ?? newRunState(emptyRun(event.runId, event.ts, wall));
   let run: RunRow;
   if (!s.runOwned) {
-    run = reduceRun(s.run, event);
+    run = reduceRun(s.run, event, wall);
   } else {
     // The same change reduceRun makes, on the state's own copy.
     run = s.run;
-    if (changesRun(run, event)) setRunFields(run, event);
+    if (changesRun(run, event)) setRunFields(run, event, wall);
   }
 
   switch (event.type) {
@@ -255,7 +261,7 @@ export function applyEvent(state: RunState | undefined, event: HivewatchEvent, l
       break;
     }
     case 'errorOccurred':
-      emitted.errors.push(errorRowOf(event, run));
+      emitted.errors.push(errorRowOf(event, run, wall));
       break;
     default: {
       const closing = CLOSING[event.type];
@@ -297,11 +303,19 @@ export function stampedRun(state: RunState): RunRow {
   return state.run;
 }
 
-/** Replays a whole journal (seq order) into a fresh state: what replay and tests compare against. */
-export function projectJournal(events: readonly HivewatchEvent[]): { state: RunState | undefined; emitted: Emitted } {
+/**
+ * Replays a whole journal (seq order) into a fresh state: what replay and tests compare against.
+ * `walls[i]` is event i's journaled wall time (default: its ts, as on a real clock).
+ */
+export function projectJournal(
+  events: readonly HivewatchEvent[],
+  walls?: readonly number[],
+): { state: RunState | undefined; emitted: Emitted } {
   const emitted: Emitted = { errors: [], checkpoints: [] };
   let state: RunState | undefined;
-  for (const event of events) state = applyEvent(state, event, NO_ROWS, emitted);
+  events.forEach((event, i) => {
+    state = applyEvent(state, event, NO_ROWS, emitted, walls?.[i] ?? event.ts);
+  });
   if (state) stampedRun(state);
   return { state, emitted };
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { RollupWriter } from './journal.js';
-import { addErrorContribution, emptyGrainDeltas } from './rollups.js';
+import { addErrorContribution, emptyGrainDeltas, handledOf } from './rollups.js';
 import { TERMINAL_RUN_STATUSES } from './schema.js';
 import { StoreError } from './store-error.js';
 
@@ -22,7 +22,7 @@ export interface PruneReport {
  * Deletes old terminal runs with every row derived from them, and subtracts their errors from
  * the rollups (every grain) and the error groups in the same transaction, so aggregates stay
  * equal to what remains; rows that reach zero are deleted, and the first/last seen of a group
- * that lost members is recomputed from the (fingerprint, ts) index. A run another remaining run
+ * that lost members is recomputed from the (fingerprint, ts) index (ts: the wall time). A run another remaining run
  * was resumed from is kept: that run's resume point is built from the source's journal.
  */
 export function prune(db: Database.Database, now: () => number, options: PruneOptions): PruneReport {
@@ -63,14 +63,19 @@ export function prune(db: Database.Database, now: () => number, options: PruneOp
       for (const id of candidates) insert.run(id);
 
       const doomed = db.prepare(
-        'SELECT ts, category, origin, code, flow, fingerprint FROM errors WHERE run_id IN (SELECT id FROM temp.prune_runs)',
+        'SELECT ts, category, origin, code, flow, fingerprint, caught, retrying FROM errors WHERE run_id IN (SELECT id FROM temp.prune_runs)',
       );
       const deltas = emptyGrainDeltas();
-      const fingerprints = new Map<string, number>();
+      const fingerprints = new Map<string, { count: number; unhandled: number }>();
       let errors = 0;
-      for (const e of doomed.iterate() as IterableIterator<{ ts: number; category: string; origin: string; code: string; flow: string; fingerprint: string }>) {
-        addErrorContribution(deltas, e, -1);
-        fingerprints.set(e.fingerprint, (fingerprints.get(e.fingerprint) ?? 0) + 1);
+      type Doomed = { ts: number; category: string; origin: string; code: string; flow: string; fingerprint: string; caught: number; retrying: number };
+      for (const e of doomed.iterate() as IterableIterator<Doomed>) {
+        const row = { ...e, caught: e.caught === 1, retrying: e.retrying === 1 };
+        addErrorContribution(deltas, row, -1);
+        const lost = fingerprints.get(e.fingerprint) ?? { count: 0, unhandled: 0 };
+        lost.count += 1;
+        lost.unhandled += 1 - handledOf(row);
+        fingerprints.set(e.fingerprint, lost);
         errors += 1;
       }
 
@@ -82,7 +87,7 @@ export function prune(db: Database.Database, now: () => number, options: PruneOp
       const runs = db.prepare('DELETE FROM runs WHERE id IN (SELECT id FROM temp.prune_runs)').run().changes;
 
       rollups.apply(deltas);
-      const subtract = db.prepare('UPDATE error_groups SET count = count - ? WHERE fingerprint = ?');
+      const subtract = db.prepare('UPDATE error_groups SET count = count - ?, unhandled = unhandled - ? WHERE fingerprint = ?');
       const drop = db.prepare('DELETE FROM error_groups WHERE fingerprint = ? AND count <= 0');
       const bounds = db.prepare(
         `UPDATE error_groups SET
@@ -91,8 +96,8 @@ export function prune(db: Database.Database, now: () => number, options: PruneOp
            last_message = (SELECT message FROM errors WHERE fingerprint = @fp ORDER BY ts DESC, run_id DESC, seq DESC LIMIT 1)
          WHERE fingerprint = @fp`,
       );
-      for (const [fingerprint, n] of fingerprints) {
-        subtract.run(n, fingerprint);
+      for (const [fingerprint, lost] of fingerprints) {
+        subtract.run(lost.count, lost.unhandled, fingerprint);
         if (drop.run(fingerprint).changes === 0) bounds.run({ fp: fingerprint });
       }
       db.exec('DELETE FROM temp.prune_runs');

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunStatus } from '../engine/events.js';
-import { openStore, type HivewatchStore, type RunSort } from './index.js';
+import { openStore, RUN_SORT_KEYS, type HivewatchStore, type RunRow, type RunSort } from './index.js';
 import { JournalBuilder, prng } from './testing/journal-builder.js';
-import { checkpointStates } from './queries/runs.js';
+import { checkpointStates, runOrderSql } from './queries/runs.js';
 
 let store: HivewatchStore;
 const T0 = Date.UTC(2026, 0, 1);
@@ -50,7 +50,7 @@ describe('listRuns', () => {
   it('returns every run exactly once over cursor pages, for every sort and page size', () => {
     const all = store.listRuns({ limit: 1000 }).runs.map((r) => r.id);
     expect(all).toHaveLength(57);
-    for (const sort of ['started', '-started', 'ended', '-ended', 'duration', '-duration', 'errors', '-errors', 'attempts', '-attempts'] as const) {
+    for (const sort of RUN_SORT_KEYS.flatMap((k) => [k, `-${k}`] as const)) {
       for (const limit of [1, 5, 7, 56, 57, 100]) {
         const ids = pageAll(sort, limit);
         expect(ids, `${sort} by ${limit}`).toHaveLength(57);
@@ -81,6 +81,53 @@ describe('listRuns', () => {
     const window = store.listRuns({ since: T0 + 5 * 60_000, until: T0 + 7 * 60_000, sort: 'started', limit: 1000 }).runs;
     expect(window.map((r) => r.id).sort()).toEqual(['run-15', 'run-16', 'run-17', 'run-18', 'run-19', 'run-20']);
     expect(window.map((r) => r.startedAt)).toEqual(window.map((r) => r.startedAt).sort((a, b) => a - b));
+  });
+
+  it('orders status (active first) and flow (by name) with ties newest first, and steps by current step', () => {
+    const all = store.listRuns({ limit: 1000 }).runs;
+    const rank = (r: RunRow): number => ['running', 'cancelling', 'queued', 'failed', 'interrupted', 'cancelled', 'completed'].indexOf(r.status);
+    const newest = (a: RunRow, b: RunRow): number => b.startedAt - a.startedAt || (a.id < b.id ? 1 : -1);
+    const expected = (key: (r: RunRow) => number | string): string[] =>
+      [...all].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : newest(a, b))).map((r) => r.id);
+    expect(pageAll('status', 6)).toEqual(expected(rank));
+    expect(pageAll('flow', 6)).toEqual(expected((r) => r.flowName));
+    expect(pageAll('-status', 6)).toEqual(expected(rank).reverse());
+    const steps = store.listRuns({ sort: 'step', limit: 1000 }).runs.map((r) => r.currentStep);
+    expect(steps).toEqual([...steps].sort((a, b) => a - b));
+    expect(new Set(steps).size).toBeGreaterThan(1);
+  });
+
+  it('filters by the last error code and category; counts per status and flow follow the other filters', () => {
+    const failedWithNoChanges = store.listRuns({ code: 'AGENT_NO_CHANGES', limit: 1000 }).runs;
+    expect(failedWithNoChanges.length).toBeGreaterThan(0);
+    expect(failedWithNoChanges.every((r) => r.lastErrorCode === 'AGENT_NO_CHANGES')).toBe(true);
+    expect(store.listRuns({ category: 'agent', limit: 1000 }).runs.map((r) => r.id)).toEqual(failedWithNoChanges.map((r) => r.id));
+
+    const all = store.listRuns({ limit: 1000 }).runs;
+    const counts = store.countRuns({ flow: 'beta', status: 'failed' });
+    const beta = all.filter((r) => r.flowName === 'beta');
+    expect(counts.total).toBe(beta.filter((r) => r.status === 'failed').length);
+    // Status chips count under the flow filter, ignoring the status filter itself.
+    const byStatus: Record<string, number> = {};
+    for (const r of beta) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+    expect(counts.byStatus).toEqual(byStatus);
+    // The flow picker counts failed runs of every flow.
+    const failedPerFlow = ['alpha', 'beta', 'gamma'].map((name) => all.filter((r) => r.flowName === name && r.status === 'failed').length);
+    expect(Object.fromEntries(counts.byFlow.map((f) => [f.flowName, f.count]))).toEqual(
+      Object.fromEntries(['alpha', 'beta', 'gamma'].map((name, i) => [name, failedPerFlow[i]]).filter(([, n]) => n !== 0)),
+    );
+    expect(store.countRuns({ status: [] })).toMatchObject({ total: 0 });
+  });
+
+  it('reads each sorted page from an index, without sorting the table', () => {
+    for (const sort of RUN_SORT_KEYS.flatMap((k) => [k, `-${k}`] as const)) {
+      const page = store.listRuns({ sort, limit: 2 });
+      const plan = store.database
+        .prepare(`EXPLAIN QUERY PLAN SELECT * FROM runs ORDER BY ${runOrderSql(sort)} LIMIT 3`)
+        .all() as { detail: string }[];
+      expect(plan.map((p) => p.detail).join('; '), sort).not.toMatch(/TEMP B-TREE/);
+      expect(page.runs).toHaveLength(2);
+    }
   });
 
   it('rejects unknown sorts, statuses and foreign cursors', () => {

@@ -19,9 +19,10 @@ import type {
  */
 
 /** The run row before its first event, or for a journal whose first event is not `runStarted`. */
-export function emptyRun(runId: string, ts: number): RunRow {
+export function emptyRun(runId: string, ts: number, wall = ts): RunRow {
   return {
     id: runId, flow: '', flowName: '', status: 'running', startedAt: ts, endedAt: null, durationMs: null,
+    startedWall: wall, endedWall: null,
     updatedAt: ts, lastSeq: 0, maxSteps: null, concurrency: null, clock: null, defaultAgent: null,
     currentStep: 0, steps: 0, lastCheckpointStep: 0, taskCount: 0, attemptCount: 0, errorCount: 0,
     resumedFrom: null, retryOf: null, resumeStep: 0, lastErrorCode: null, lastErrorCategory: null,
@@ -41,7 +42,7 @@ export function emptyRun(runId: string, ts: number): RunRow {
 export function copyRun(r: RunRow): RunRow {
   return {
     id: r.id, flow: r.flow, flowName: r.flowName, status: r.status, startedAt: r.startedAt, endedAt: r.endedAt,
-    durationMs: r.durationMs, updatedAt: r.updatedAt, lastSeq: r.lastSeq, maxSteps: r.maxSteps,
+    durationMs: r.durationMs, startedWall: r.startedWall, endedWall: r.endedWall, updatedAt: r.updatedAt, lastSeq: r.lastSeq, maxSteps: r.maxSteps,
     concurrency: r.concurrency, clock: r.clock, defaultAgent: r.defaultAgent, currentStep: r.currentStep,
     steps: r.steps, lastCheckpointStep: r.lastCheckpointStep, taskCount: r.taskCount, attemptCount: r.attemptCount,
     errorCount: r.errorCount, resumedFrom: r.resumedFrom, retryOf: r.retryOf, resumeStep: r.resumeStep,
@@ -99,21 +100,26 @@ export function changesRun(run: RunRow, event: HivewatchEvent): boolean {
   }
 }
 
-function end(r: RunRow, status: RunRow['status'], ts: number): void {
+function end(r: RunRow, status: RunRow['status'], ts: number, wall: number): void {
   r.status = status;
   r.endedAt = ts;
   r.durationMs = ts - r.startedAt;
+  r.endedWall = wall;
   r.nextAttemptAt = null;
 }
 
-/** Applies an event that `changesRun` to a row the caller owns (a fresh copy, never an input). */
-export function setRunFields(r: RunRow, event: HivewatchEvent): void {
+/**
+ * Applies an event that `changesRun` to a row the caller owns (a fresh copy, never an input).
+ * `wall` is the event's journaled wall-clock time (its ts on a real clock).
+ */
+export function setRunFields(r: RunRow, event: HivewatchEvent, wall: number = event.ts): void {
   switch (event.type) {
     case 'runStarted':
       r.flow = event.flow;
       r.flowName = event.flowName;
       r.status = 'running';
       r.startedAt = event.ts;
+      r.startedWall = wall;
       r.maxSteps = event.options.maxSteps;
       r.concurrency = event.options.concurrency;
       r.clock = event.options.clock;
@@ -155,20 +161,20 @@ export function setRunFields(r: RunRow, event: HivewatchEvent): void {
       r.epoch = event.epoch;
       return;
     case 'runCompleted':
-      end(r, 'completed', event.ts);
+      end(r, 'completed', event.ts, wall);
       r.steps = event.steps;
       return;
     case 'runFailed':
-      end(r, 'failed', event.ts);
+      end(r, 'failed', event.ts, wall);
       r.error = event.error;
       return;
     case 'runCancelled':
-      end(r, 'cancelled', event.ts);
+      end(r, 'cancelled', event.ts, wall);
       r.cancelCommandId = event.cause.commandId;
       r.cancelReason = event.cause.reason;
       return;
     case 'runInterrupted':
-      end(r, 'interrupted', event.ts);
+      end(r, 'interrupted', event.ts, wall);
       r.error = event.error;
       return;
     default:
@@ -176,11 +182,11 @@ export function setRunFields(r: RunRow, event: HivewatchEvent): void {
   }
 }
 
-export function reduceRun(current: RunRow | undefined, event: HivewatchEvent): RunRow {
-  const run: RunRow = current ?? emptyRun(event.runId, event.ts);
+export function reduceRun(current: RunRow | undefined, event: HivewatchEvent, wall: number = event.ts): RunRow {
+  const run: RunRow = current ?? emptyRun(event.runId, event.ts, wall);
   if (!changesRun(run, event)) return run;
   const r = copyRun(run);
-  setRunFields(r, event);
+  setRunFields(r, event, wall);
   return r;
 }
 
@@ -356,13 +362,14 @@ export function closeAttempt(attempt: AttemptRow, status: AttemptStatus, ts: num
   return r;
 }
 
-export function errorRowOf(event: Extract<HivewatchEvent, { type: 'errorOccurred' }>, run: RunRow): ErrorRow {
+/** The error row of an `errorOccurred`; its `ts` is the event's wall-clock time. */
+export function errorRowOf(event: Extract<HivewatchEvent, { type: 'errorOccurred' }>, run: RunRow, wall: number = event.ts): ErrorRow {
   const env = event.error;
   const c = env.correlation ?? {};
   return {
     runId: event.runId,
     seq: event.seq,
-    ts: event.ts,
+    ts: wall,
     category: env.category,
     code: env.code,
     origin: env.origin,

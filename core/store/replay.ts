@@ -1,12 +1,17 @@
 import { addGroupContribution, type GroupDelta } from './journal.js';
 import { projectJournal } from './projections.js';
-import { allEvents } from './queries/events.js';
+import { allJournal } from './queries/events.js';
 import type { StatementCache } from './queries/sql.js';
 import {
   addErrorContribution,
   emptyGrainDeltas,
   GRAINS,
   GRAIN_MS,
+  GROUP_TREND_GRAINS,
+  GROUP_TREND_TABLE,
+  groupTrendKey,
+  HANDLED_SQL,
+  parseGroupTrendKey,
   parseRollupKey,
   ROLLUP_TABLE,
   rollupKeyString,
@@ -73,9 +78,9 @@ function compareRows<R>(
 }
 
 export function replayRun(cache: StatementCache, runId: string): ReplayReport {
-  const events = allEvents(cache, runId);
+  const { events, walls } = allJournal(cache, runId);
   const diffs: string[] = [];
-  const { state, emitted } = projectJournal(events);
+  const { state, emitted } = projectJournal(events, walls);
   const load = <R>(spec: TableSpec<R>, sql: string): R[] =>
     (cache.get(sql).all(runId) as Record<string, unknown>[]).map((r) => rowFromDb<R>(spec, r));
 
@@ -101,24 +106,35 @@ export function replayRun(cache: StatementCache, runId: string): ReplayReport {
   }
   for (const grain of GRAINS) {
     const statement = cache.get(
-      `SELECT count FROM ${ROLLUP_TABLE[grain]} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ?`,
+      `SELECT count FROM ${ROLLUP_TABLE[grain]} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ? AND handled = ?`,
     );
     for (const [text, contribution] of deltas[grain]) {
       const k = parseRollupKey(text);
-      const stored = (statement.get(k.bucket, k.category, k.origin, k.code, k.flow) as { count: number } | undefined)?.count ?? 0;
+      const stored = (statement.get(k.bucket, k.category, k.origin, k.code, k.flow, k.handled) as { count: number } | undefined)?.count ?? 0;
       if (stored < contribution) {
         diffs.push(
-          `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}].count: stored ${stored}, below this run's ${contribution}`,
+          `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}/${k.handled ? 'handled' : 'unhandled'}].count: stored ${stored}, below this run's ${contribution}`,
         );
       }
     }
   }
-  const groupStatement = cache.get('SELECT count, template, first_seen, last_seen FROM error_groups WHERE fingerprint = ?');
+  for (const grain of GROUP_TREND_GRAINS) {
+    const statement = cache.get(`SELECT count FROM ${GROUP_TREND_TABLE[grain]} WHERE bucket = ? AND fingerprint = ? AND flow = ? AND handled = ?`);
+    for (const [text, contribution] of grain === 'hour' ? deltas.trendHour : deltas.trendDay) {
+      const k = parseGroupTrendKey(text);
+      const stored = (statement.get(k.bucket, k.fingerprint, k.flow, k.handled) as { count: number } | undefined)?.count ?? 0;
+      if (stored < contribution) {
+        diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.fingerprint}/${k.flow}].count: stored ${stored}, below this run's ${contribution}`);
+      }
+    }
+  }
+  const groupStatement = cache.get('SELECT count, unhandled, template, first_seen, last_seen FROM error_groups WHERE fingerprint = ?');
   for (const g of groups.values()) {
-    const stored = groupStatement.get(g.fingerprint) as { count: number; template: string; first_seen: number; last_seen: number } | undefined;
+    const stored = groupStatement.get(g.fingerprint) as { count: number; unhandled: number; template: string; first_seen: number; last_seen: number } | undefined;
     if (!stored) diffs.push(`error_groups[${g.fingerprint}]: stored row missing (${g.count} errors of this run)`);
     else {
       if (stored.count < g.count) diffs.push(`error_groups[${g.fingerprint}].count: stored ${stored.count}, below this run's ${g.count}`);
+      if (stored.unhandled < g.unhandled) diffs.push(`error_groups[${g.fingerprint}].unhandled: stored ${stored.unhandled}, below this run's ${g.unhandled}`);
       if (stored.template !== g.template) diffs.push(`error_groups[${g.fingerprint}].template: stored ${show(stored.template)}, replayed ${show(g.template)}`);
       if (stored.first_seen > g.firstSeen || stored.last_seen < g.lastSeen) {
         diffs.push(`error_groups[${g.fingerprint}]: stored seen [${stored.first_seen}, ${stored.last_seen}] does not cover this run's [${g.firstSeen}, ${g.lastSeen}]`);
@@ -140,37 +156,62 @@ export function verifyAggregates(cache: StatementCache): AggregateReport {
     const size = GRAIN_MS[grain];
     const expected = new Map<string, number>();
     const direct = cache.get(
-      `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, category, origin, code, flow, COUNT(*) AS n
-       FROM errors GROUP BY 1, 2, 3, 4, 5`,
+      `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, category, origin, code, flow, ${HANDLED_SQL} AS handled, COUNT(*) AS n
+       FROM errors GROUP BY 1, 2, 3, 4, 5, 6`,
     );
-    for (const r of direct.all() as { bucket: number; category: string; origin: string; code: string; flow: string; n: number }[]) {
-      expected.set(rollupKeyString(r), r.n);
-    }
-    const stored = cache.get(`SELECT bucket, category, origin, code, flow, count FROM ${ROLLUP_TABLE[grain]}`);
-    for (const r of stored.all() as { bucket: number; category: string; origin: string; code: string; flow: string; count: number }[]) {
+    type Keyed = { bucket: number; category: string; origin: string; code: string; flow: string; handled: number };
+    for (const r of direct.all() as (Keyed & { n: number })[]) expected.set(rollupKeyString(r), r.n);
+    const stored = cache.get(`SELECT bucket, category, origin, code, flow, handled, count FROM ${ROLLUP_TABLE[grain]}`);
+    const label = (k: Keyed): string => `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}/${k.handled ? 'handled' : 'unhandled'}]`;
+    for (const r of stored.all() as (Keyed & { count: number })[]) {
       const key = rollupKeyString(r);
       const want = expected.get(key) ?? 0;
-      if (want !== r.count) diffs.push(`${ROLLUP_TABLE[grain]}[${new Date(r.bucket).toISOString()} ${r.category}/${r.origin}/${r.code}/${r.flow}].count: stored ${r.count}, errors ${want}`);
+      if (want !== r.count) diffs.push(`${label(r)}.count: stored ${r.count}, errors ${want}`);
+      expected.delete(key);
+    }
+    for (const [key, n] of expected) diffs.push(`${label(parseRollupKey(key))}: stored row missing, errors ${n}`);
+  }
+  for (const grain of GROUP_TREND_GRAINS) {
+    const size = GRAIN_MS[grain];
+    const expected = new Map<string, number>();
+    const direct = cache.get(
+      `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, fingerprint, flow, ${HANDLED_SQL} AS handled, COUNT(*) AS n
+       FROM errors GROUP BY 1, 2, 3, 4`,
+    );
+    type Keyed = { bucket: number; fingerprint: string; flow: string; handled: number };
+    for (const r of direct.all() as (Keyed & { n: number })[]) expected.set(groupTrendKey(r), r.n);
+    const stored = cache.get(`SELECT bucket, fingerprint, flow, handled, count FROM ${GROUP_TREND_TABLE[grain]}`);
+    for (const r of stored.all() as (Keyed & { count: number })[]) {
+      const key = groupTrendKey(r);
+      const want = expected.get(key) ?? 0;
+      if (want !== r.count) diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(r.bucket).toISOString()} ${r.fingerprint}/${r.flow}].count: stored ${r.count}, errors ${want}`);
       expected.delete(key);
     }
     for (const [key, n] of expected) {
-      const k = parseRollupKey(key);
-      diffs.push(`${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}]: stored row missing, errors ${n}`);
+      const k = parseGroupTrendKey(key);
+      diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.fingerprint}/${k.flow}]: stored row missing, errors ${n}`);
     }
   }
+  const members = `SELECT fingerprint, COUNT(*) AS n, SUM(NOT ${HANDLED_SQL}) AS u, MIN(ts) AS lo, MAX(ts) AS hi FROM errors GROUP BY fingerprint`;
   const groups = cache.get(
-    `SELECT g.fingerprint, g.count, g.first_seen, g.last_seen, x.n, x.lo, x.hi
+    `SELECT g.fingerprint, g.count, g.unhandled, g.first_seen, g.last_seen, x.n, x.u, x.lo, x.hi
      FROM error_groups AS g
-     LEFT JOIN (SELECT fingerprint, COUNT(*) AS n, MIN(ts) AS lo, MAX(ts) AS hi FROM errors GROUP BY fingerprint) AS x
-       ON x.fingerprint = g.fingerprint
+     LEFT JOIN (${members}) AS x ON x.fingerprint = g.fingerprint
      UNION ALL
-     SELECT x.fingerprint, NULL, NULL, NULL, x.n, x.lo, x.hi
-     FROM (SELECT fingerprint, COUNT(*) AS n, MIN(ts) AS lo, MAX(ts) AS hi FROM errors GROUP BY fingerprint) AS x
+     SELECT x.fingerprint, NULL, NULL, NULL, NULL, x.n, x.u, x.lo, x.hi
+     FROM (${members}) AS x
      WHERE NOT EXISTS (SELECT 1 FROM error_groups AS g WHERE g.fingerprint = x.fingerprint)`,
   );
-  for (const r of groups.all() as { fingerprint: string; count: number | null; first_seen: number | null; last_seen: number | null; n: number | null; lo: number | null; hi: number | null }[]) {
-    if (r.count !== (r.n ?? 0) || (r.n !== null && (r.first_seen !== r.lo || r.last_seen !== r.hi))) {
-      diffs.push(`error_groups[${r.fingerprint}]: stored count ${show(r.count)} seen [${show(r.first_seen)}, ${show(r.last_seen)}], errors count ${show(r.n ?? 0)} seen [${show(r.lo)}, ${show(r.hi)}]`);
+  type GroupCheck = {
+    fingerprint: string; count: number | null; unhandled: number | null; first_seen: number | null; last_seen: number | null;
+    n: number | null; u: number | null; lo: number | null; hi: number | null;
+  };
+  for (const r of groups.all() as GroupCheck[]) {
+    if (r.count !== (r.n ?? 0) || (r.unhandled ?? 0) !== (r.u ?? 0) || (r.n !== null && (r.first_seen !== r.lo || r.last_seen !== r.hi))) {
+      diffs.push(
+        `error_groups[${r.fingerprint}]: stored count ${show(r.count)} unhandled ${show(r.unhandled)} seen [${show(r.first_seen)}, ${show(r.last_seen)}], ` +
+          `errors count ${show(r.n ?? 0)} unhandled ${show(r.u ?? 0)} seen [${show(r.lo)}, ${show(r.hi)}]`,
+      );
     }
   }
   return { ok: diffs.length === 0, diffs };

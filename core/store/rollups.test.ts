@@ -10,6 +10,7 @@ import {
   GRAINS,
   HOUR,
   MINUTE,
+  parseGroupTrendKey,
   parseRollupKey,
   planWindow,
   ROLLUP_DIMENSIONS,
@@ -209,6 +210,9 @@ describe('BatchRollups', () => {
       origin: pickOf(['runtime:fake', 'agent:coder', 'git']),
       code: pickOf(['A', 'B', 'C', 'D']),
       flow: pickOf(['flows/a.prose', 'flows/b.prose', '']),
+      fingerprint: pickOf(['f1', 'f2']),
+      caught: random() < 0.2,
+      retrying: random() < 0.5,
     }));
     const batch = new BatchRollups();
     const deltas = emptyGrainDeltas();
@@ -219,6 +223,10 @@ describe('BatchRollups', () => {
     for (const grain of GRAINS) {
       const expected = [...deltas[grain]].map(([key, count]) => ({ ...parseRollupKey(key), count }));
       expect([...batch.entries(grain)], grain).toEqual(expected);
+    }
+    for (const [grain, map] of [['hour', deltas.trendHour], ['day', deltas.trendDay]] as const) {
+      const expected = [...map].map(([key, count]) => ({ ...parseGroupTrendKey(key), count }));
+      expect([...batch.trends(grain)], grain).toEqual(expected);
     }
   });
 });

@@ -21,9 +21,32 @@ export const ROLLUP_TABLE: Record<Grain, string> = {
 };
 export const GRAINS: readonly Grain[] = ['minute', 'hour', 'day'];
 
-/** Dimensions a rollup is keyed by (besides its bucket). */
+/** Dimensions a rollup is keyed by (besides its bucket and `handled`). */
 export const ROLLUP_DIMENSIONS = ['category', 'origin', 'code', 'flow'] as const;
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
+
+/**
+ * Whether an error was handled (as Sentry splits them): 1 when another attempt followed it or the
+ * flow caught it, 0 when it went on to fail the task and the run (unhandled). A rollup dimension
+ * of its own, so "unhandled errors" is a count, not a scan.
+ */
+export function handledOf(error: Pick<ErrorRow, 'caught' | 'retrying'>): 0 | 1 {
+  return error.caught || error.retrying ? 1 : 0;
+}
+
+/** The same in SQL over the errors table (caught and retrying are 0/1 columns). */
+export const HANDLED_SQL = '(caught OR retrying)';
+
+/**
+ * Group trend tables (fingerprint × bucket × flow × handled → count): every group's sparkline in
+ * one read, and a window's group counts from whole hours and days instead of a scan.
+ */
+export const GROUP_TREND_GRAINS = ['hour', 'day'] as const;
+export type GroupTrendGrain = (typeof GROUP_TREND_GRAINS)[number];
+export const GROUP_TREND_TABLE: Record<GroupTrendGrain, string> = {
+  hour: 'error_group_trend_hour',
+  day: 'error_group_trend_day',
+};
 
 /** Far enough that every real timestamp is inside, small enough to stay an exact integer. */
 export const TIME_MIN = -8_640_000_000_000_000 + DAY;
@@ -44,17 +67,19 @@ export interface RollupKey {
   origin: string;
   code: string;
   flow: string;
+  /** 1 handled (retried or caught), 0 unhandled: see `handledOf`. */
+  handled: number;
 }
 
 const SEP = '\u0000';
 
 export function rollupKeyString(key: RollupKey): string {
-  return `${key.bucket}${SEP}${key.category}${SEP}${key.origin}${SEP}${key.code}${SEP}${key.flow}`;
+  return `${key.bucket}${SEP}${key.category}${SEP}${key.origin}${SEP}${key.code}${SEP}${key.flow}${SEP}${key.handled}`;
 }
 
 export function parseRollupKey(text: string): RollupKey {
-  const [bucket, category, origin, code, flow] = text.split(SEP);
-  return { bucket: Number(bucket), category: category ?? '', origin: origin ?? '', code: code ?? '', flow: flow ?? '' };
+  const [bucket, category, origin, code, flow, handled] = text.split(SEP);
+  return { bucket: Number(bucket), category: category ?? '', origin: origin ?? '', code: code ?? '', flow: flow ?? '', handled: Number(handled ?? 0) };
 }
 
 /** Pending count changes for one grain, keyed by rollupKeyString. */
@@ -64,14 +89,36 @@ export interface GrainDeltas {
   minute: RollupDeltas;
   hour: RollupDeltas;
   day: RollupDeltas;
+  /** Group trends per grain, keyed by groupTrendKey. */
+  trendHour: RollupDeltas;
+  trendDay: RollupDeltas;
 }
 
 export function emptyGrainDeltas(): GrainDeltas {
-  return { minute: new Map(), hour: new Map(), day: new Map() };
+  return { minute: new Map(), hour: new Map(), day: new Map(), trendHour: new Map(), trendDay: new Map() };
 }
 
-/** Adds one error row's contribution (sign +1 on insert, -1 on prune) to every grain. */
-export function addErrorContribution(deltas: GrainDeltas, error: Pick<ErrorRow, 'ts' | 'category' | 'origin' | 'code' | 'flow'>, sign = 1): void {
+export type RolledError = Pick<ErrorRow, 'ts' | 'category' | 'origin' | 'code' | 'flow' | 'fingerprint' | 'caught' | 'retrying'>;
+
+export interface GroupTrendKey {
+  bucket: number;
+  fingerprint: string;
+  flow: string;
+  handled: number;
+}
+
+export function groupTrendKey(key: GroupTrendKey): string {
+  return `${key.bucket}${SEP}${key.fingerprint}${SEP}${key.flow}${SEP}${key.handled}`;
+}
+
+export function parseGroupTrendKey(text: string): GroupTrendKey {
+  const [bucket, fingerprint, flow, handled] = text.split(SEP);
+  return { bucket: Number(bucket), fingerprint: fingerprint ?? '', flow: flow ?? '', handled: Number(handled ?? 0) };
+}
+
+/** Adds one error row's contribution (sign +1 on insert, -1 on prune) to every grain and trend. */
+export function addErrorContribution(deltas: GrainDeltas, error: RolledError, sign = 1): void {
+  const handled = handledOf(error);
   for (const grain of GRAINS) {
     const key = rollupKeyString({
       bucket: floorTo(error.ts, GRAIN_MS[grain]),
@@ -79,14 +126,23 @@ export function addErrorContribution(deltas: GrainDeltas, error: Pick<ErrorRow, 
       origin: error.origin,
       code: error.code,
       flow: error.flow,
+      handled,
     });
     const map = deltas[grain];
+    map.set(key, (map.get(key) ?? 0) + sign);
+  }
+  for (const [grain, map] of [['hour', deltas.trendHour], ['day', deltas.trendDay]] as const) {
+    const key = groupTrendKey({ bucket: floorTo(error.ts, GRAIN_MS[grain]), fingerprint: error.fingerprint, flow: error.flow, handled });
     map.set(key, (map.get(key) ?? 0) + sign);
   }
 }
 
 /** A rollup row's key with a count (a delta to add). */
 export interface RollupEntry extends RollupKey {
+  count: number;
+}
+
+export interface GroupTrendEntry extends GroupTrendKey {
   count: number;
 }
 
@@ -97,17 +153,38 @@ export interface RollupEntry extends RollupKey {
  */
 export class BatchRollups {
   private readonly minutes = new Map<string, RollupEntry>();
+  private readonly trendHours = new Map<string, GroupTrendEntry>();
 
   get size(): number {
     return this.minutes.size;
   }
 
-  add(error: Pick<ErrorRow, 'ts' | 'category' | 'origin' | 'code' | 'flow'>): void {
+  add(error: RolledError): void {
     const bucket = floorTo(error.ts, MINUTE);
-    const key = `${bucket}${SEP}${error.category}${SEP}${error.origin}${SEP}${error.code}${SEP}${error.flow}`;
+    const handled = handledOf(error);
+    const key = `${bucket}${SEP}${error.category}${SEP}${error.origin}${SEP}${error.code}${SEP}${error.flow}${SEP}${handled}`;
     const entry = this.minutes.get(key);
     if (entry) entry.count += 1;
-    else this.minutes.set(key, { bucket, category: error.category, origin: error.origin, code: error.code, flow: error.flow, count: 1 });
+    else this.minutes.set(key, { bucket, category: error.category, origin: error.origin, code: error.code, flow: error.flow, handled, count: 1 });
+    const hour = floorTo(error.ts, HOUR);
+    const trendKey = `${hour}${SEP}${error.fingerprint}${SEP}${error.flow}${SEP}${handled}`;
+    const trend = this.trendHours.get(trendKey);
+    if (trend) trend.count += 1;
+    else this.trendHours.set(trendKey, { bucket: hour, fingerprint: error.fingerprint, flow: error.flow, handled, count: 1 });
+  }
+
+  /** Group trend entries of a grain (days summed from the hours). */
+  trends(grain: GroupTrendGrain): Iterable<GroupTrendEntry> {
+    if (grain === 'hour') return this.trendHours.values();
+    const summed = new Map<string, GroupTrendEntry>();
+    for (const h of this.trendHours.values()) {
+      const bucket = floorTo(h.bucket, DAY);
+      const key = `${bucket}${SEP}${h.fingerprint}${SEP}${h.flow}${SEP}${h.handled}`;
+      const entry = summed.get(key);
+      if (entry) entry.count += h.count;
+      else summed.set(key, { bucket, fingerprint: h.fingerprint, flow: h.flow, handled: h.handled, count: h.count });
+    }
+    return summed.values();
   }
 
   /** A grain's entries, in the order their keys first occurred. */
@@ -118,13 +195,32 @@ export class BatchRollups {
     for (const m of this.minutes.values()) {
       // Minutes nest in hours and days (all UTC from the epoch): flooring the minute floors the ts.
       const bucket = floorTo(m.bucket, size);
-      const key = `${bucket}${SEP}${m.category}${SEP}${m.origin}${SEP}${m.code}${SEP}${m.flow}`;
+      const key = `${bucket}${SEP}${m.category}${SEP}${m.origin}${SEP}${m.code}${SEP}${m.flow}${SEP}${m.handled}`;
       const entry = summed.get(key);
       if (entry) entry.count += m.count;
-      else summed.set(key, { bucket, category: m.category, origin: m.origin, code: m.code, flow: m.flow, count: m.count });
+      else summed.set(key, { bucket, category: m.category, origin: m.origin, code: m.code, flow: m.flow, handled: m.handled, count: m.count });
     }
     return summed.values();
   }
+}
+
+/**
+ * A window split for the group trend tables, which have hours and days only: whole days in the
+ * middle, whole hours around them, and raw edges shorter than an hour at the two ends.
+ */
+export function planCoarseWindow(since: number | undefined, until: number | undefined): { hours: { from: number; to: number }[]; days: { from: number; to: number }; edges: { from: number; to: number }[] } {
+  const lo = since ?? TIME_MIN;
+  const hi = until ?? TIME_MAX;
+  const empty = { from: 0, to: 0 };
+  if (hi <= lo) return { hours: [empty, empty], days: empty, edges: [empty, empty] };
+  const a = ceilTo(lo, HOUR);
+  const b = floorTo(hi, HOUR);
+  if (a >= b) return { hours: [empty, empty], days: empty, edges: [{ from: lo, to: hi }, empty] };
+  const edges = [lo < a ? { from: lo, to: a } : empty, b < hi ? { from: b, to: hi } : empty];
+  const da = ceilTo(a, DAY);
+  const db = floorTo(b, DAY);
+  if (da >= db) return { hours: [{ from: a, to: b }, empty], days: empty, edges };
+  return { hours: [{ from: a, to: da }, { from: db, to: b }], days: { from: da, to: db }, edges };
 }
 
 /** A half-open range [from, to) of bucket starts in one grain's table. */

@@ -22,9 +22,13 @@ export interface RunRow {
   flow: string;
   flowName: string;
   status: RunStatus;
+  /** The run's own clock (virtual for a virtual-clock run), as `durationMs` is. */
   startedAt: number;
   endedAt: number | null;
   durationMs: number | null;
+  /** Wall-clock time of `runStarted` / the terminal event, as journaled (see events.wall). */
+  startedWall: number;
+  endedWall: number | null;
   /** ts of the run's latest event. */
   updatedAt: number;
   lastSeq: number;
@@ -122,7 +126,10 @@ export interface ErrorRow {
   recoverable: boolean;
   recoveryHint: string | null;
   context: Record<string, unknown>;
-  /** The envelope's own timestamp (ts is the journal's). */
+  /**
+   * The envelope's own timestamp, on the run's clock. `ts` is the wall-clock time the error was
+   * journaled at (its event's wall): windows, rollups and groups are real time.
+   */
   timestamp: number;
   project: string | null;
   /** The run's flow (falls back to the envelope's correlation): the rollups' `flow`. */
@@ -168,6 +175,7 @@ export const RUNS: TableSpec<RunRow> = {
     ['resumedFrom', 'text'], ['retryOf', 'text'], ['resumeStep', 'int'], ['lastErrorCode', 'text'],
     ['lastErrorCategory', 'text'], ['lastErrorMessage', 'text'], ['nextAttemptAt', 'int'],
     ['cancelCommandId', 'text'], ['cancelReason', 'text'], ['epoch', 'int'], ['error', 'json'],
+    ['startedWall', 'int'], ['endedWall', 'int'],
   ],
 };
 

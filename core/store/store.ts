@@ -18,8 +18,18 @@ import {
   type ListErrorsQuery,
 } from './queries/errors.js';
 import { getEvents } from './queries/events.js';
-import { errorGroups, type ErrorGroup, type ErrorGroupsQuery } from './queries/groups.js';
-import { getRun, listRuns, type ListRunsQuery, type RunDetail, type RunPage } from './queries/runs.js';
+import { errorGroups, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupTrendsQuery } from './queries/groups.js';
+import {
+  countRuns,
+  getRun,
+  listRuns,
+  type ListRunsQuery,
+  type RunCounts,
+  type RunDetail,
+  type RunFilters,
+  type RunPage,
+} from './queries/runs.js';
+import { ensureSetting, getSetting, setSetting } from './settings.js';
 import { StatementCache } from './queries/sql.js';
 import { recoverInterrupted, resumePointForRun, type RecoveredRun, type RecoverOptions } from './recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from './replay.js';
@@ -43,7 +53,8 @@ export interface OpenStoreOptions {
   onListenerError?: (error: unknown) => void;
 }
 
-export type CommittedListener = (events: readonly HivewatchEvent[]) => void;
+/** A committed batch, with each event's journaled wall-clock time (`walls[i]` for `events[i]`). */
+export type CommittedListener = (events: readonly HivewatchEvent[], walls: readonly number[]) => void;
 
 export interface StoreStats {
   schemaVersion: number;
@@ -73,12 +84,25 @@ export interface HivewatchStore {
   subscribe(listener: CommittedListener): () => void;
 
   listRuns(query?: ListRunsQuery): RunPage;
+  /** Runs matching the filters, per status and per flow (each breakdown ignores its own filter). */
+  countRuns(query?: RunFilters): RunCounts;
   getRun(runId: string): RunDetail | null;
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[];
   errorCounts(query: ErrorCountsQuery): ErrorCount[];
   errorSeries(query: ErrorSeriesQuery): ErrorSeries;
   errorGroups(query?: ErrorGroupsQuery): ErrorGroup[];
+  /** Per-bucket counts of several groups in one read (the groups table's sparklines). */
+  groupTrends(query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> };
   listErrors(query?: ListErrorsQuery): ErrorPage;
+
+  /** A setting of this database (null when unset). */
+  getSetting(key: string): string | null;
+  setSetting(key: string, value: string): void;
+  /**
+   * A secret kept with the database, created by `create()` the first time any process asks for
+   * it (the browser shell's token; an ingest token): it outlives restarts.
+   */
+  secret(key: string, create: () => string): string;
 
   recoverInterrupted(options?: RecoverOptions): RecoveredRun[];
   resumePointForRun(runId: string): ResumePoint;
@@ -133,11 +157,11 @@ class SqliteStore implements HivewatchStore {
     return this.writer;
   }
 
-  private notify(events: readonly HivewatchEvent[]): void {
+  private notify(events: readonly HivewatchEvent[], walls: readonly number[]): void {
     if (events.length === 0) return;
     for (const listener of this.listeners) {
       try {
-        listener(events);
+        listener(events, walls);
       } catch (error) {
         // A listener's failure must not undo or block a committed write, nor starve the others.
         this.onListenerError(error);
@@ -146,8 +170,8 @@ class SqliteStore implements HivewatchStore {
   }
 
   appendEvents(events: readonly HivewatchEvent[]): void {
-    this.writable().append(events);
-    this.notify(events);
+    const walls = this.writable().append(events);
+    this.notify(events, walls);
   }
 
   subscribe(listener: CommittedListener): () => void {
@@ -160,6 +184,11 @@ class SqliteStore implements HivewatchStore {
   listRuns(query?: ListRunsQuery): RunPage {
     this.open();
     return listRuns(this.cache, query);
+  }
+
+  countRuns(query?: RunFilters): RunCounts {
+    this.open();
+    return countRuns(this.cache, query);
   }
 
   getRun(runId: string): RunDetail | null {
@@ -187,15 +216,40 @@ class SqliteStore implements HivewatchStore {
     return errorGroups(this.cache, query);
   }
 
+  groupTrends(query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> } {
+    this.open();
+    return groupTrends(this.cache, query);
+  }
+
   listErrors(query?: ListErrorsQuery): ErrorPage {
     this.open();
     return listErrors(this.cache, query);
   }
 
+  getSetting(key: string): string | null {
+    this.open();
+    return getSetting(this.database, key);
+  }
+
+  setSetting(key: string, value: string): void {
+    this.writable();
+    setSetting(this.database, key, value, this.now());
+  }
+
+  secret(key: string, create: () => string): string {
+    this.open();
+    if (this.readonly) {
+      const value = getSetting(this.database, key);
+      if (value === null) throw new StoreError('invalid_argument', `no ${key} in this database, and it is open read-only`);
+      return value;
+    }
+    return ensureSetting(this.database, key, create, this.now());
+  }
+
   recoverInterrupted(options?: RecoverOptions): RecoveredRun[] {
     const writer = this.writable();
     const { runs, events } = recoverInterrupted(this.database, writer, this.now, options);
-    this.notify(events);
+    this.notify(events, events.length > 0 ? writer.lastCommittedWalls() : []);
     return runs;
   }
 

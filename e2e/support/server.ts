@@ -51,11 +51,12 @@ function stopChild(child: ChildProcess, timeoutMs = 15_000): Promise<void> {
   });
 }
 
-export async function startServer(options: { dir?: string; flows?: Record<string, string>; keepDir?: boolean } = {}): Promise<ServerHandle> {
+/** `port`: a fixed port (a restart on the port of a stopped server); default a free one. */
+export async function startServer(options: { dir?: string; flows?: Record<string, string>; keepDir?: boolean; port?: number } = {}): Promise<ServerHandle> {
   const dir = options.dir ?? tempDir('server');
   const flowsDir = writeFlows(dir, options.flows ?? {});
   const dbPath = join(dir, 'hivewatch.db');
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', dbPath], {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(options.port ?? 0), '--db', dbPath], {
     cwd: ROOT,
     env: { ...process.env, HIVEWATCH_SHELL: 'browser' },
     stdio: ['ignore', 'pipe', 'pipe'],

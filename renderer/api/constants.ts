@@ -11,6 +11,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'resumeRun',
   'skipBackoff',
   'listRuns',
+  'countRuns',
   'getRun',
   'getEvents',
   'listFlows',

@@ -9,6 +9,7 @@ import type {
   HivewatchEvent,
   LiveEvent,
   Page,
+  RunCounts,
   RunDetail,
   RunSummary,
   SubscribeOptions,
@@ -32,7 +33,14 @@ export interface HttpClientOptions {
   fetch?: typeof fetch;
   /** First reconnect delay (doubling up to `maxReconnectDelayMs`). Default 500 ms. */
   reconnectDelayMs?: number;
+  /** Default 2 s: a restarted local server is found again within that. */
   maxReconnectDelayMs?: number;
+  /**
+   * A connection that delivers nothing (not even the server's 2 s heartbeat) for this long is
+   * dropped and reconnected, and `onDisconnect` runs. Default 4 s: the window says
+   * "reconnecting" within 5 s of the stream going quiet.
+   */
+  stallMs?: number;
 }
 
 export interface HttpApiClient extends HivewatchApi {
@@ -67,7 +75,8 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
   const fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
   const authorization = `Bearer ${options.token}`;
   const firstDelay = options.reconnectDelayMs ?? 500;
-  const maxDelay = options.maxReconnectDelayMs ?? 10_000;
+  const maxDelay = options.maxReconnectDelayMs ?? 2_000;
+  const stallMs = options.stallMs ?? 4_000;
   const closers = new Set<() => void>();
   /** The server instance the last live id came from: afterId numbers are that instance's. */
   let instance: string | null = null;
@@ -111,6 +120,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
       post<CommandAck>(`/api/runs/${seg(input.runId)}/tasks/${seg(input.taskId)}/skip-backoff`, rest(input, 'runId', 'taskId')),
 
     listRuns: (input) => get<Page<RunSummary>>('/api/runs', input),
+    countRuns: (input) => get<RunCounts>('/api/runs/counts', input),
     getRun: async (input) => {
       try {
         return await get<RunDetail>(`/api/runs/${seg(input.runId)}`, input, ['runId']);
@@ -133,14 +143,34 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
       const afterId = subscribeOptions.afterId ?? 0;
       let lastId: string | null = afterId > 0 ? (instance !== null ? `${instance}.${afterId}` : String(afterId)) : null;
 
-      const consume = async (response: Response): Promise<void> => {
+      /** Whether the last connection reached `ready` (an outage is reported once, not per attempt). */
+      let connected = false;
+      const disconnected = (): void => {
+        if (stopped) return;
+        connected = false;
+        subscribeOptions.onDisconnect?.();
+      };
+
+      const consume = async (response: Response, connection: AbortController): Promise<void> => {
         if (!response.body) throw new Error('the stream has no body');
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         const parser = new SseParser();
+        // Silence longer than stallMs (no event, no heartbeat): the server or the path to it is gone.
+        let stall: ReturnType<typeof setTimeout> | undefined;
+        const arm = (): void => {
+          clearTimeout(stall);
+          stall = setTimeout(() => {
+            connection.abort();
+            // Ends a read that is waiting on a body the abort does not reach (a proxied stream).
+            reader.cancel().catch(() => undefined);
+          }, stallMs);
+        };
+        arm();
         try {
           for (;;) {
             const { value, done } = await reader.read();
             if (done || stopped) return;
+            arm();
             let batch: LiveEvent[] = [];
             const flush = (): void => {
               if (batch.length > 0 && !stopped) listener(batch);
@@ -157,33 +187,44 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
                 if (!stopped) subscribeOptions.onReset?.();
               } else if (message.event === 'ready') {
                 flush();
+                connected = true;
                 if (!stopped) subscribeOptions.onReady?.(id?.id ?? 0);
               }
             }
             flush();
           }
         } finally {
+          clearTimeout(stall);
           reader.releaseLock();
         }
       };
 
       const run = async (): Promise<void> => {
         let delay = firstDelay;
+        let first = true;
         while (!stopped) {
+          const connection = new AbortController();
+          const abort = (): void => connection.abort();
+          controller.signal.addEventListener('abort', abort, { once: true });
           try {
             const headers: Record<string, string> = { Authorization: authorization, Accept: 'text/event-stream' };
             if (lastId !== null) headers['Last-Event-ID'] = lastId;
-            const response = await fetchImpl(`${base}/api/stream`, { headers, cache: 'no-store', signal: controller.signal });
+            const response = await fetchImpl(`${base}/api/stream`, { headers, cache: 'no-store', signal: connection.signal });
             if (!response.ok) {
               const body: unknown = await response.json().catch(() => undefined);
               throw apiErrorFrom(response.status, body, `GET /api/stream: HTTP ${response.status}`);
             }
             delay = firstDelay;
-            await consume(response);
+            await consume(response, connection);
           } catch {
-            // Dropped, refused or aborted: try again below unless stopped.
+            // Dropped, refused, stalled or aborted: try again below unless stopped.
+          } finally {
+            controller.signal.removeEventListener('abort', abort);
           }
           if (stopped) return;
+          // Report the outage once: when a live connection ends, or when the very first attempt fails.
+          if (connected || first) disconnected();
+          first = false;
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, delay);
             controller.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });

@@ -19,6 +19,7 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     resumeRun: (input) => call('resumeRun', input),
     skipBackoff: (input) => call('skipBackoff', input),
     listRuns: (input) => call('listRuns', input),
+    countRuns: (input) => call('countRuns', input),
     getRun: (input) => call('getRun', input),
     getEvents: (input) => call('getEvents', input),
     listFlows: () => call('listFlows'),

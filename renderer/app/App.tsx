@@ -1,16 +1,23 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { ScreenBoundary } from '../components/ScreenBoundary.js';
 import { Loading } from '../components/states.js';
 import { FlowsPage } from '../flows/FlowsPage.js';
 import { RunDetailPage } from '../run-detail/RunDetailPage.js';
 import { RunsPage } from '../runs/RunsPage.js';
+import { useNow } from '../lib/use-now.js';
+import { connectionLabel } from '../live/connection.js';
 import { useRunsSnapshot } from './api-context.js';
 import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboard.js';
 import { navigate, useRoute } from './router.js';
+import { retryImport } from './retry-import.js';
 import { ShortcutSheet } from './ShortcutSheet.js';
 
 // The error explorer carries the charts library: loaded when first opened, so the Runs table
 // paints without it.
-const ErrorsPage = lazy(() => import('../errors/ErrorsPage.js').then((m) => ({ default: m.ErrorsPage })));
+// A failed chunk load (the server restarting under the window) is tried again before the
+// screen's boundary shows it; "Try again" there makes a fresh lazy component (React keeps a
+// failed one failed).
+const lazyErrorsPage = () => lazy(() => retryImport(() => import('../errors/ErrorsPage.js')).then((m) => ({ default: m.ErrorsPage })));
 
 const TABS = [
   { path: 'runs', label: 'Runs', key: 'r' },
@@ -19,14 +26,17 @@ const TABS = [
 ] as const;
 
 function ConnectionStatus() {
-  const { connection, runs } = useRunsSnapshot();
+  const { connection, downSince, lastEventAt, runs } = useRunsSnapshot();
+  const now = useNow();
   let active = 0;
   for (const r of runs.values()) if (r.status === 'running' || r.status === 'cancelling' || r.status === 'queued') active++;
+  const label = connectionLabel({ connection, downSince, lastEventAt }, Math.max(now, downSince ?? 0));
   return (
-    <span className={`connection ${connection}`} title={connection === 'live' ? 'receiving live events' : 'connecting to the live stream…'} data-testid="connection">
+    <span className={`connection ${label.state}`} title={label.title} data-testid="connection" data-state={label.state} role="status">
       <span className="dot" aria-hidden="true" />
-      {connection === 'live' ? 'Live' : 'Connecting…'}
-      {active > 0 && <span className="muted"> · {active} active</span>}
+      {label.text}
+      {label.detail !== null && <span className="muted"> · {label.detail}</span>}
+      {label.state === 'live' && active > 0 && <span className="muted"> · {active} active</span>}
     </span>
   );
 }
@@ -35,6 +45,7 @@ function ConnectionStatus() {
 export function App() {
   const route = useRoute();
   const [sheet, setSheet] = useState(false);
+  const [ErrorsPage, setErrorsPage] = useState(lazyErrorsPage);
   const goPending = useRef<number | null>(null);
   const [section = 'runs', id = null] = route.path;
 
@@ -119,7 +130,9 @@ export function App() {
         </div>
       </header>
       <main ref={main} tabIndex={-1} className="main">
-        {page}
+        <ScreenBoundary key={`${section}/${id ?? ''}`} screen={section === 'runs' && id ? 'run' : section} onRetry={() => setErrorsPage(lazyErrorsPage)}>
+          {page}
+        </ScreenBoundary>
       </main>
       {sheet && <ShortcutSheet onClose={() => setSheet(false)} />}
     </div>

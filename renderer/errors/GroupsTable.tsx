@@ -25,7 +25,10 @@ export function GroupsTable({
             <th scope="col" className="num">
               Count
             </th>
-            <th scope="col">First seen</th>
+            <th scope="col" className="num" title="of them, errors that failed their run (neither retried nor caught)">
+              Unhandled
+            </th>
+            <th scope="col" title="over all time, whatever the window">First seen</th>
             <th scope="col">Last seen</th>
             <th scope="col">Trend</th>
           </tr>
@@ -56,6 +59,9 @@ export function GroupsTable({
                   </div>
                 </td>
                 <td className="num strong">{g.count.toLocaleString('en-US')}</td>
+                <td className={`num${g.unhandled > 0 ? ' error-text' : ' muted'}`} data-testid="group-unhandled">
+                  {g.unhandled.toLocaleString('en-US')}
+                </td>
                 <td>
                   <RelativeTime ts={g.firstSeen} />
                 </td>

@@ -40,6 +40,11 @@ export function OccurrenceList({
                 <span className="occ-flags">
                   {o.retrying && <span className="badge flag-retrying">retried</span>}
                   {o.caught && <span className="badge flag-caught">caught</span>}
+                  {!o.caught && !o.retrying && (
+                    <span className="badge flag-unhandled" title="it failed its task and the run">
+                      unhandled
+                    </span>
+                  )}
                 </span>
                 <span className="occ-message">{o.message}</span>
               </button>

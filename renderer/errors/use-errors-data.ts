@@ -13,16 +13,19 @@ export interface Overview {
   byOrigin: ErrorCount[];
   byCode: ErrorCount[];
   byFlow: ErrorCount[];
+  /** Keys HANDLED_KEYS.handled / .unhandled (retried or caught vs failed its run). */
+  byHandled: ErrorCount[];
   series: ErrorSeries;
   groups: ErrorGroup[];
 }
 
 async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windowBucket: ErrorSeries['bucket']): Promise<Overview> {
-  const [byCategory, byOrigin, byCode, byFlow, groups] = await Promise.all([
+  const [byCategory, byOrigin, byCode, byFlow, byHandled, groups] = await Promise.all([
     api.errorCounts({ ...filter, by: 'category' }),
     api.errorCounts({ ...filter, by: 'origin', limit: 12 }),
     api.errorCounts({ ...filter, by: 'code', limit: 12 }),
     api.errorCounts({ ...filter, by: 'flow', limit: 50 }),
+    api.errorCounts({ ...filter, by: 'handled' }),
     api.errorGroups({ ...filter, limit: 100 }),
   ]);
   // Without a start ("all time") the bars follow the data's own span, from first to last error.
@@ -36,7 +39,7 @@ async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windowBucket
   const points = open
     ? densify(trimEmpty(series.points), bucket, null, null)
     : densify(series.points, bucket, filter.since ?? null, filter.until ?? null);
-  return { byCategory, byOrigin, byCode, byFlow, series: { ...series, bucket, points }, groups };
+  return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...series, bucket, points }, groups };
 }
 
 function trimEmpty<P extends { counts: Record<string, number> }>(points: readonly P[]): P[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAbsolute, formatCountdown, formatDelay, formatDuration, formatRelative, plural, shortId } from './format.js';
+import { formatAbsolute, formatCountdown, formatDelay, formatDuration, formatPast, formatRelative, formatRunDuration, plural, runDurationParts, shortId } from './format.js';
 
 const NOW = Date.UTC(2025, 10, 22, 12, 0, 0);
 
@@ -90,5 +90,22 @@ describe('small helpers', () => {
     expect(plural(1, 'run')).toBe('1 run');
     expect(plural(10_000, 'run')).toBe('10,000 runs');
     expect(plural(2, 'entry', 'entries')).toBe('2 entries');
+  });
+});
+
+describe('times of a virtual-clock run', () => {
+  it('a past event is never shown in the future', () => {
+    expect(formatPast(NOW + 234_000, NOW)).toBe('just now');
+    expect(formatPast(NOW - 120_000, NOW)).toBe('2 min ago');
+  });
+
+  it('durations label the virtual clock and show the real one beside it', () => {
+    const virtual = { clock: 'virtual', startedAt: NOW + 60_000, endedAt: NOW + 60_000 + 234_000, startedWall: NOW - 900, endedWall: NOW } as const;
+    expect(formatRunDuration(virtual, NOW)).toBe('virtual 3m 54s · real 900 ms');
+    expect(formatRunDuration({ ...virtual, endedAt: null, endedWall: null }, NOW + 1_500)).toBe('virtual clock · real 2.4s');
+    expect(runDurationParts(virtual, NOW)).toEqual({ real: '900 ms', virtual: '3m 54s' });
+    const real = { clock: 'real', startedAt: NOW - 5_000, endedAt: null, startedWall: NOW - 5_000, endedWall: null } as const;
+    expect(formatRunDuration(real, NOW)).toBe('5.0s');
+    expect(formatRunDuration({ ...real, endedAt: NOW - 4_000 }, NOW)).toBe('1.0s');
   });
 });

@@ -23,6 +23,32 @@ export function formatRelative(ts: number, now: number): string {
   return ahead ? `in ${text}` : `${text} ago`;
 }
 
+/**
+ * When something that already happened happened: like formatRelative, but a time ahead of `now`
+ * (a virtual-clock run's own timestamps run ahead of the wall clock) reads "just now", never "in 3 min".
+ */
+export function formatPast(ts: number, now: number): string {
+  return formatRelative(Math.min(ts, now), now);
+}
+
+type RunTimes = { clock: 'real' | 'virtual'; startedAt: number; endedAt: number | null; startedWall: number; endedWall: number | null };
+
+/**
+ * A run's duration on each clock: `real` (wall time; counting while it runs) and, for a
+ * virtual-clock run, `virtual` (its own clock, which jumps over backoffs; "clock" while running).
+ */
+export function runDurationParts(run: RunTimes, now: number): { real: string; virtual: string | null } {
+  if (run.clock !== 'virtual') return { real: formatDuration((run.endedAt ?? Math.max(now, run.startedAt)) - run.startedAt), virtual: null };
+  const real = formatDuration(Math.max(0, (run.endedWall ?? Math.max(now, run.startedWall)) - run.startedWall));
+  return { real, virtual: run.endedAt === null ? 'clock' : formatDuration(run.endedAt - run.startedAt) };
+}
+
+/** What a run's duration says in one line: a virtual-clock run shows its two clocks apart. */
+export function formatRunDuration(run: RunTimes, now: number): string {
+  const { real, virtual } = runDurationParts(run, now);
+  return virtual === null ? real : `virtual ${virtual} · real ${real}`;
+}
+
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }

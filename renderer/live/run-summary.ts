@@ -27,16 +27,29 @@ export function isActive(status: RunStatus): boolean {
 
 const NO_BACKOFFS: Backoffs = new Map();
 
+/**
+ * An event's wall time as the window knows it: its ts on a real clock; on a virtual clock (whose
+ * ts runs ahead) the time the window received it, which for a live event is the journal time to
+ * within the stream's latency. Rows loaded from the server carry the journaled wall times.
+ */
+function wallOf(clock: RunSummary['clock'], ts: number, receivedAt: number): number {
+  return clock === 'virtual' ? Math.min(ts, receivedAt) : ts;
+}
+
 /** The summary a run's first event describes. */
-export function summaryFromStart(event: Extract<HivewatchEvent, { type: 'runStarted' }>): RunSummary {
+export function summaryFromStart(event: Extract<HivewatchEvent, { type: 'runStarted' }>, receivedAt = event.ts): RunSummary {
+  const clock = event.options.clock === 'virtual' ? 'virtual' : 'real';
   return {
     id: event.runId,
     flow: event.flow,
     flowName: event.flowName,
     status: 'running',
+    clock,
     startedAt: event.ts,
     endedAt: null,
     durationMs: null,
+    startedWall: wallOf(clock, event.ts, receivedAt),
+    endedWall: null,
     step: event.resumeStep,
     maxSteps: event.options.maxSteps,
     attempts: 0,
@@ -76,14 +89,15 @@ function withBackoff(backoffs: Backoffs, taskId: string, value: { nextAttemptAt:
   return next;
 }
 
-function ended(summary: RunSummary, status: RunStatus, ts: number): RunSummary {
-  return { ...summary, status, endedAt: ts, durationMs: ts - summary.startedAt, retrying: null };
+function ended(summary: RunSummary, status: RunStatus, ts: number, receivedAt: number): RunSummary {
+  const endedWall = wallOf(summary.clock, ts, receivedAt);
+  return { ...summary, status, endedAt: ts, durationMs: ts - summary.startedAt, endedWall, retrying: null };
 }
 
-function reduceSummary(s: RunSummary, event: HivewatchEvent): RunSummary {
+function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number): RunSummary {
   switch (event.type) {
     case 'runStarted':
-      return { ...summaryFromStart(event), attempts: s.attempts, errorCount: s.errorCount, lastError: s.lastError };
+      return { ...summaryFromStart(event, receivedAt), attempts: s.attempts, errorCount: s.errorCount, lastError: s.lastError };
     case 'stepStarted':
       return { ...s, step: event.step };
     case 'attemptStarted':
@@ -93,15 +107,15 @@ function reduceSummary(s: RunSummary, event: HivewatchEvent): RunSummary {
     case 'runCancelling':
       return { ...s, status: 'cancelling' };
     case 'runCompleted':
-      return ended(s, 'completed', event.ts);
+      return ended(s, 'completed', event.ts, receivedAt);
     // As in the store's projection, only errorOccurred sets the last error (a run-level failure
     // journals one of its own).
     case 'runFailed':
-      return ended(s, 'failed', event.ts);
+      return ended(s, 'failed', event.ts, receivedAt);
     case 'runCancelled':
-      return ended(s, 'cancelled', event.ts);
+      return ended(s, 'cancelled', event.ts, receivedAt);
     case 'runInterrupted':
-      return ended(s, 'interrupted', event.ts);
+      return ended(s, 'interrupted', event.ts, receivedAt);
     default:
       return s;
   }
@@ -127,13 +141,16 @@ function reduceBackoffs(backoffs: Backoffs, event: HivewatchEvent): Backoffs {
   }
 }
 
-/** Applies one event of the run (in seq order) to its live row. */
-export function applyToLiveRun(current: LiveRun | undefined, event: HivewatchEvent): LiveRun | undefined {
+/**
+ * Applies one event of the run (in seq order) to its live row. `receivedAt`: the wall time the
+ * window got it (a virtual-clock run's wall times come from it).
+ */
+export function applyToLiveRun(current: LiveRun | undefined, event: HivewatchEvent, receivedAt = event.ts): LiveRun | undefined {
   if (!current) {
-    return event.type === 'runStarted' ? { summary: summaryFromStart(event), backoffs: NO_BACKOFFS } : undefined;
+    return event.type === 'runStarted' ? { summary: summaryFromStart(event, receivedAt), backoffs: NO_BACKOFFS } : undefined;
   }
   const backoffs = reduceBackoffs(current.backoffs, event);
-  let summary = reduceSummary(current.summary, event);
+  let summary = reduceSummary(current.summary, event, receivedAt);
   const retrying = isTerminal(summary.status) ? null : earliest(backoffs);
   if (!sameRetrying(retrying, summary.retrying)) summary = { ...summary, retrying };
   if (summary === current.summary && backoffs === current.backoffs) return current;

@@ -1,6 +1,7 @@
 import type { HivewatchApi, HivewatchEvent, LiveEvent, RunSummary } from '../../core/service/api.js';
 import { createFrameBatcher, defaultScheduler, type FrameBatcher, type FrameScheduler } from './frame-batcher.js';
 import { applyToLiveRun, backoffsOf, isActive, type LiveRun } from './run-summary.js';
+import type { Connection } from './connection.js';
 import { RunSequencer } from './sequencer.js';
 
 /**
@@ -21,8 +22,12 @@ export interface RunsSnapshot {
   runs: ReadonlyMap<string, RunSummary>;
   /** More runs exist than were loaded (the table shows the newest `maxRuns`). */
   truncated: boolean;
-  /** 'live' once the stream is connected (again after each reconnect). */
-  connection: 'connecting' | 'live';
+  /** 'live' once the stream is connected (again after each reconnect); 'reconnecting' while it is down. */
+  connection: Connection;
+  /** Wall time the stream dropped at (null while live). */
+  downSince: number | null;
+  /** Wall time the last live event arrived (null before the first). */
+  lastEventAt: number | null;
   /** Bumped when the stream could not resume without a gap: views re-read what they show. */
   resets: number;
 }
@@ -72,7 +77,7 @@ export class RunsStore {
     this.maxRuns = options.maxRuns ?? 10_000;
     this.pageSize = options.pageSize ?? 1_000;
     this.now = options.now ?? Date.now;
-    this.snapshot = { version: 0, phase: 'loading', error: null, runs: this.summaries, truncated: false, connection: 'connecting', resets: 0 };
+    this.snapshot = { version: 0, phase: 'loading', error: null, runs: this.summaries, truncated: false, connection: 'connecting', downSince: null, lastEventAt: null, resets: 0 };
   }
 
   // ---- React binding (useSyncExternalStore) ------------------------------------------------
@@ -101,7 +106,10 @@ export class RunsStore {
   start(): void {
     this.stopped = false;
     this.unsubscribe = this.api.subscribe((batch) => this.batcher.pushAll(batch), {
-      onReady: () => this.update({ connection: 'live' }),
+      onReady: () => this.update({ connection: 'live', downSince: null }),
+      onDisconnect: () => {
+        if (this.snapshot.connection !== 'reconnecting') this.update({ connection: 'reconnecting', downSince: this.now() });
+      },
       onReset: () => {
         // Events were lost between the last one delivered and now: apply what was queued, then
         // re-read the list and every active run (their sequencers move to the fresh positions).
@@ -188,6 +196,7 @@ export class RunsStore {
       list.push(event);
     }
     const now = this.now();
+    this.snapshot = { ...this.snapshot, lastEventAt: now };
     for (const [runId, events] of byRun) {
       this.lastEventAt.set(runId, now);
       this.offer(runId, events);
@@ -215,7 +224,8 @@ export class RunsStore {
   private apply(runId: string, events: readonly HivewatchEvent[]): void {
     if (events.length === 0) return;
     let live = this.live.get(runId);
-    for (const event of events) live = applyToLiveRun(live, event);
+    const receivedAt = this.now();
+    for (const event of events) live = applyToLiveRun(live, event, receivedAt);
     if (live) this.put(runId, live);
     const listeners = this.runListeners.get(runId);
     if (listeners) for (const listener of listeners) listener(events);

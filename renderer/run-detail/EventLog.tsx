@@ -4,7 +4,7 @@ import { useShortcuts } from '../app/keyboard.js';
 import { prefixOffsets } from '../components/window-math.js';
 import { VirtualList } from '../components/VirtualList.js';
 import { formatAbsolute, formatDuration } from '../lib/format.js';
-import { describeEvent, eventJson, toneOf, typeCounts } from './event-summary.js';
+import { chipTones, describeEvent, eventJson, eventTone, typeCounts } from './event-summary.js';
 
 const ROW = 30;
 const LINE = 17;
@@ -23,6 +23,7 @@ export function EventLog({ events, version, startedAt }: { events: readonly Hive
   const [follow, setFollow] = useState(false);
 
   const counts = useMemo(() => typeCounts(events), [events, version]);
+  const tones = useMemo(() => chipTones(events), [events, version]);
   const shown = useMemo(() => (hidden.size === 0 ? events.slice() : events.filter((e) => !hidden.has(e.type))), [events, version, hidden]);
   const json = useMemo(() => {
     const map = new Map<number, ReturnType<typeof eventJson>>();
@@ -73,7 +74,7 @@ export function EventLog({ events, version, startedAt }: { events: readonly Hive
           <button
             key={type}
             type="button"
-            className={`chip tone-${toneOf(type)}${hidden.has(type) ? '' : ' on'}`}
+            className={`chip tone-${tones.get(type) ?? 'info'}${hidden.has(type) ? '' : ' on'}`}
             aria-pressed={!hidden.has(type)}
             onClick={() => toggleType(type)}
             onDoubleClick={() => only(type)}
@@ -111,7 +112,7 @@ export function EventLog({ events, version, startedAt }: { events: readonly Hive
               <div
                 key={e.seq}
                 role="listitem"
-                className={`event-row tone-${toneOf(e.type)}${index === cursor ? ' selected' : ''}${open ? ' open' : ''}`}
+                className={`event-row tone-${eventTone(e)}${index === cursor ? ' selected' : ''}${open ? ' open' : ''}`}
                 style={{ top, height }}
                 data-seq={e.seq}
                 data-type={e.type}

@@ -97,7 +97,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
       </section>
       <section className="panel" aria-labelledby="steps-title">
         <h2 id="steps-title">Steps</h2>
-        <StepsStrip steps={detail.steps} tasks={detail.tasks} maxSteps={run.maxSteps} />
+        <StepsStrip steps={detail.steps} tasks={detail.tasks} maxSteps={run.maxSteps} virtual={run.clock === 'virtual'} />
       </section>
       <section className="panel panel-log" aria-labelledby="events-title">
         <h2 id="events-title">

@@ -1,7 +1,7 @@
 import type { RunDetail } from '../../core/service/api.js';
 import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
-import { Duration, RelativeTime } from '../components/Time.js';
+import { RelativeTime, RunDuration } from '../components/Time.js';
 import { canCancel, canResume, canRetry } from '../runs/run-actions.js';
 import { RetryingBadge } from '../runs/RunRow.js';
 import type { RunWorkView } from './attempt-work.js';
@@ -68,13 +68,13 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         <div>
           <dt>Started</dt>
           <dd>
-            <RelativeTime ts={run.startedAt} />
+            <RelativeTime ts={run.startedWall} />
           </dd>
         </div>
         <div>
           <dt>Duration</dt>
           <dd>
-            <Duration start={run.startedAt} end={run.endedAt} />
+            <RunDuration run={run} active={run.endedAt === null} />
           </dd>
         </div>
         {clock && (

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { envelope, JournalBuilder } from '../testing/events.js';
-import { describeEvent, eventJson, toneOf, typeCounts } from './event-summary.js';
+import { chipTones, describeEvent, eventJson, eventTone, toneOf, typeCounts } from './event-summary.js';
 
 describe('describeEvent', () => {
   const j = new JournalBuilder('run_1', 0);
@@ -29,6 +29,18 @@ describe('describeEvent', () => {
 
   it('keeps markup in messages as literal text', () => {
     expect(describeEvent(failed)).toBe('task 1:0 attempt 2 failed: RUNTIME_RATE_LIMIT: <b>429</b>');
+  });
+
+  it('never draws a cancellation as a failure', () => {
+    const k = new JournalBuilder('run_2', 0);
+    k.start('examples/01-happy-path.prose');
+    const cancelledTask = k.add({ type: 'taskFailed', step: 1, ordinal: 0, taskId: '1:0', attempts: 1, cancelled: true, error: envelope('SYSTEM_CANCELLED') });
+    const failedTask = k.add({ type: 'taskFailed', step: 1, ordinal: 1, taskId: '1:1', attempts: 3, cancelled: false, error: envelope('RUNTIME_TIMEOUT') });
+    expect(eventTone(cancelledTask)).toBe('cancel');
+    expect(eventTone(failedTask)).toBe('fail');
+    expect(chipTones([cancelledTask]).get('taskFailed')).toBe('cancel');
+    expect(chipTones([cancelledTask, failedTask]).get('taskFailed')).toBe('fail');
+    expect(chipTones([failedTask, cancelledTask]).get('taskFailed')).toBe('fail');
   });
 
   it('groups types by tone and counts them', () => {

@@ -104,6 +104,27 @@ export function toneOf(type: HivewatchEvent['type']): EventTone {
   }
 }
 
+/**
+ * The tone of one event: as its type, except that a cancellation is never drawn as a failure (a
+ * `taskFailed` of a cancelled task, an attempt or error that is the cancel itself).
+ */
+export function eventTone(e: HivewatchEvent): EventTone {
+  if (e.type === 'taskFailed' && e.cancelled) return 'cancel';
+  if ((e.type === 'attemptFailed' || e.type === 'errorOccurred') && e.error.code === 'SYSTEM_CANCELLED') return 'cancel';
+  return toneOf(e.type);
+}
+
+/** The tone of a type's filter chip: `cancel` when every event of the type is a cancellation. */
+export function chipTones(events: readonly HivewatchEvent[]): Map<HivewatchEvent['type'], EventTone> {
+  const tones = new Map<HivewatchEvent['type'], EventTone>();
+  for (const e of events) {
+    const tone = eventTone(e);
+    const seen = tones.get(e.type);
+    if (seen === undefined || (seen === 'cancel' && tone !== 'cancel')) tones.set(e.type, tone === 'cancel' ? 'cancel' : toneOf(e.type));
+  }
+  return tones;
+}
+
 /** Event types present in a journal with their counts, in first-seen order. */
 export function typeCounts(events: readonly HivewatchEvent[]): [HivewatchEvent['type'], number][] {
   const counts = new Map<HivewatchEvent['type'], number>();

@@ -49,7 +49,7 @@ function rateLimited(): RunDetail {
   return {
     run: {
       id: 'run_1', flow: 'examples/02-rate-limited-api.prose', flowName: '02-rate-limited-api', status: 'completed',
-      startedAt: T0, endedAt: end, durationMs: end - T0, step: 1, maxSteps: 100, attempts: 4, errorCount: 3,
+      clock: 'real', startedAt: T0, endedAt: end, durationMs: end - T0, startedWall: T0, endedWall: end, step: 1, maxSteps: 100, attempts: 4, errorCount: 3,
       retrying: null, resumedFrom: null, retryOf: null, lastError: null,
     },
     steps: [{ step: 1, status: 'finished', startedAt: T0, endedAt: end, taskIds: ['1:0'] }],

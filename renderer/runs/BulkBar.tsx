@@ -1,6 +1,6 @@
 import type { RunSummary } from '../../core/service/api.js';
 import { plural } from '../lib/format.js';
-import { canCancel, canRetry } from './run-actions.js';
+import { canBulkRetry, canCancel } from './run-actions.js';
 
 /** Shown while runs are ticked: what the bulk actions will touch, and the actions. */
 export function BulkBar({
@@ -16,14 +16,14 @@ export function BulkBar({
 }) {
   if (selected.length === 0) return null;
   const cancellable = selected.filter((r) => canCancel(r.status)).length;
-  const retryable = selected.filter((r) => canRetry(r.status)).length;
+  const retryable = selected.filter((r) => canBulkRetry(r.status)).length;
   return (
     <div className="bulk-bar" role="region" aria-label="Bulk actions">
       <strong>{plural(selected.length, 'run')} selected</strong>
       <button type="button" className="danger-outline" disabled={cancellable === 0} onClick={onCancel} title="queued and running ones">
         Cancel {cancellable > 0 ? plural(cancellable, 'run') : ''}
       </button>
-      <button type="button" disabled={retryable === 0} onClick={onRetry} title="ended ones: each starts a new run">
+      <button type="button" disabled={retryable === 0} onClick={onRetry} title="failed, cancelled and interrupted ones: each starts a new run (completed runs are not retried in bulk)">
         Retry {retryable > 0 ? plural(retryable, 'run') : ''}
       </button>
       <button type="button" className="link" onClick={onClear}>

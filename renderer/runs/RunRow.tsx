@@ -2,7 +2,7 @@ import { memo } from 'react';
 import type { RunSummary } from '../../core/service/api.js';
 import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
-import { Countdown, Duration, RelativeTime } from '../components/Time.js';
+import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
 import { formatDelay, shortId } from '../lib/format.js';
 import { canCancel, canResume, canRetry } from './run-actions.js';
 
@@ -85,10 +85,10 @@ export const RunRow = memo(function RunRow({
         {shortId(run.id)}
       </div>
       <div role="gridcell" className="cell-time">
-        <RelativeTime ts={run.startedAt} />
+        <RelativeTime ts={run.startedWall} />
       </div>
       <div role="gridcell" className="cell-num">
-        <Duration start={run.startedAt} end={run.endedAt ?? (run.status === 'running' || run.status === 'cancelling' || run.status === 'queued' ? null : run.startedAt)} />
+        <RunDuration run={run} active={run.status === 'running' || run.status === 'cancelling' || run.status === 'queued'} compact />
       </div>
       <div role="gridcell" className="cell-num" title={`step ${run.step} of at most ${run.maxSteps}`}>
         {run.step} <span className="muted">/ {run.maxSteps}</span>

@@ -100,7 +100,7 @@ export function RunsPage() {
       if (run) onCheck(run.id, !checked.has(run.id), false);
     },
     c: () => void actions.cancel(targets()),
-    r: () => void actions.retry(targets()),
+    r: () => void actions.retry(targets(), { bulk: checked.size > 0 }),
     Escape: () => {
       if (checked.size > 0) setChecked(new Set());
       else setCursorId(null);
@@ -161,7 +161,7 @@ export function RunsPage() {
       <BulkBar
         selected={checkedRows}
         onCancel={() => void actions.cancel(checkedRows)}
-        onRetry={() => void actions.retry(checkedRows)}
+        onRetry={() => void actions.retry(checkedRows, { bulk: true })}
         onClear={() => setChecked(new Set())}
       />
       {body}

@@ -14,6 +14,13 @@ export function canCancel(status: RunStatus): boolean {
 export function canRetry(status: RunStatus): boolean {
   return status === 'failed' || status === 'cancelled' || status === 'interrupted' || status === 'completed';
 }
+/**
+ * Retry from a selection of runs: ended runs that did not succeed. A completed run can be retried
+ * on its own (its row or page), never swept into a bulk retry.
+ */
+export function canBulkRetry(status: RunStatus): boolean {
+  return canRetry(status) && status !== 'completed';
+}
 export function canResume(status: RunStatus): boolean {
   return status === 'failed' || status === 'cancelled' || status === 'interrupted';
 }
@@ -28,7 +35,7 @@ export interface RunActions {
   /** Asks, then cancels; the rows show `cancelling` at once. Resolves true when confirmed. */
   cancel(runs: readonly RunSummary[]): Promise<boolean>;
   /** Asks, then starts a new run of each; with one run, opens the new run. */
-  retry(runs: readonly RunSummary[], options?: { open?: boolean }): Promise<boolean>;
+  retry(runs: readonly RunSummary[], options?: { open?: boolean; bulk?: boolean }): Promise<boolean>;
   /** Asks, then resumes from the last checkpoint and opens the new run. */
   resume(run: RunSummary): Promise<boolean>;
 }
@@ -85,9 +92,9 @@ export function useRunActions(): RunActions {
 
   const retry = useCallback<RunActions['retry']>(
     async (candidates, options = {}) => {
-      const runs = candidates.filter((r) => canRetry(r.status));
+      const runs = candidates.filter((r) => (options.bulk ? canBulkRetry(r.status) : canRetry(r.status)));
       if (runs.length === 0) {
-        toast('Nothing to retry: a run can be retried once it has ended.', 'info');
+        toast(options.bulk ? 'Nothing to retry: only failed, cancelled or interrupted runs are retried together.' : 'Nothing to retry: a run can be retried once it has ended.', 'info');
         return false;
       }
       const ok = await confirm({

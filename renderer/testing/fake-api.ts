@@ -4,6 +4,7 @@ import type {
   LiveEvent,
   Page,
   RunDetail,
+  RunCounts,
   RunSummary,
   SubscribeOptions,
 } from '../../core/service/api.js';
@@ -81,6 +82,10 @@ export class FakeApi implements HivewatchApi {
     const limit = input.limit ?? 50;
     const items = all.slice(start, start + limit);
     return { items, nextCursor: start + limit < all.length ? String(start + limit) : null };
+  }
+
+  async countRuns(): Promise<RunCounts> {
+    return this.unsupported('countRuns');
   }
 
   async getRun({ runId }: { runId: string }): Promise<RunDetail | null> {

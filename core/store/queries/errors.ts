@@ -3,12 +3,14 @@ import {
   GRAIN_MS,
   floorTo,
   planWindow,
+  HANDLED_SQL,
   ROLLUP_DIMENSIONS,
   ROLLUP_TABLE,
   type Grain,
   type RollupDimension,
 } from '../rollups.js';
 import { ERRORS, rowFromDb, type ErrorRow } from '../schema.js';
+import { flowFiles } from './runs.js';
 import { StoreError } from '../store-error.js';
 import {
   clampLimit,
@@ -27,9 +29,14 @@ export interface ErrorFilters {
   category?: string;
   origin?: string;
   code?: string;
+  /** true: retried or caught errors only; false: unhandled ones only (see `handledOf`). */
+  handled?: boolean;
 }
 
-export type ErrorDimension = RollupDimension | 'run' | 'task';
+/** `handled` counts have the keys HANDLED_KEY / UNHANDLED_KEY. */
+export type ErrorDimension = RollupDimension | 'handled' | 'run' | 'task';
+export const HANDLED_KEY = 'handled';
+export const UNHANDLED_KEY = 'unhandled';
 
 export interface ErrorCountsQuery extends ErrorFilters {
   by: ErrorDimension;
@@ -92,18 +99,14 @@ function isRollupDimension(value: string): value is RollupDimension {
   return (ROLLUP_DIMENSIONS as readonly string[]).includes(value);
 }
 
-/**
- * The flow paths a `flow` filter means: the value itself when some run has that flow file,
- * otherwise the files of the runs whose flow is named so (`--flow demo`), otherwise the value.
- */
-export function resolveFlows(cache: StatementCache, flow: string): string[] {
-  if (cache.get('SELECT 1 FROM runs WHERE flow = ? LIMIT 1').get(flow)) return [flow];
-  const named = cache.get('SELECT DISTINCT flow FROM runs WHERE flow_name = ?').all(flow) as { flow: string }[];
-  return named.length > 0 ? named.map((r) => r.flow) : [flow];
-}
+/** The flow paths a `flow` filter means (see `flowFiles`). */
+export const resolveFlows = flowFiles;
 
-/** Adds the four exact-match filters (columns exist in both the rollups and the errors table). */
-function addFilters(cache: StatementCache, c: Conditions, filters: ErrorFilters, prefix = ''): Conditions {
+/**
+ * Adds the exact-match filters. `table` says where they apply: a rollup table (which has a
+ * `handled` column) or the errors table (aliased by `prefix`), where handled is computed.
+ */
+export function addFilters(cache: StatementCache, c: Conditions, filters: ErrorFilters, prefix = '', table: 'rollup' | 'errors' = 'errors'): Conditions {
   for (const dim of ROLLUP_DIMENSIONS) {
     const value = optionalText(dim, filters[dim]);
     if (value === undefined) continue;
@@ -113,6 +116,10 @@ function addFilters(cache: StatementCache, c: Conditions, filters: ErrorFilters,
     } else {
       c.add(`${prefix}${dim} = ?`, value);
     }
+  }
+  if (filters.handled !== undefined && filters.handled !== null) {
+    if (typeof filters.handled !== 'boolean') throw new StoreError('invalid_argument', 'handled must be true or false');
+    c.add(table === 'rollup' ? `${prefix}handled = ?` : `(${prefix}caught OR ${prefix}retrying) = ?`, filters.handled ? 1 : 0);
   }
   return c;
 }
@@ -133,9 +140,9 @@ export function errorCounts(cache: StatementCache, query: ErrorCountsQuery): Err
   const since = optionalTime('since', query.since);
   const until = optionalTime('until', query.until);
   const limit = clampLimit(query.limit, 100, 10_000);
-  if (isRollupDimension(query.by)) return rollupCounts(cache, query.by, query, since, until, limit);
+  if (isRollupDimension(query.by) || query.by === 'handled') return rollupCounts(cache, query.by, query, since, until, limit);
   if (query.by !== 'run' && query.by !== 'task') {
-    throw new StoreError('invalid_argument', `unknown dimension "${String(query.by)}"; use category, origin, code, flow, run or task`);
+    throw new StoreError('invalid_argument', `unknown dimension "${String(query.by)}"; use category, origin, code, flow, handled, run or task`);
   }
   const c = addFilters(cache, new Conditions(), query, 'e.');
   if (since !== undefined) c.add('e.ts >= ?', since);
@@ -155,23 +162,26 @@ export function errorCounts(cache: StatementCache, query: ErrorCountsQuery): Err
 
 function rollupCounts(
   cache: StatementCache,
-  dim: RollupDimension,
+  dim: RollupDimension | 'handled',
   filters: ErrorFilters,
   since: number | undefined,
   until: number | undefined,
   limit: number,
 ): ErrorCount[] {
   const plan = planWindow(since, until);
-  const filter = addFilters(cache, new Conditions(), filters);
+  const rollupFilter = addFilters(cache, new Conditions(), filters, '', 'rollup');
+  const errorsFilter = addFilters(cache, new Conditions(), filters, '', 'errors');
   const parts: string[] = [];
   const params: unknown[] = [];
+  const key = dim === 'handled' ? `CASE WHEN handled THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
+  const rawKey = dim === 'handled' ? `CASE WHEN ${HANDLED_SQL} THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
   for (const range of plan.ranges) {
-    parts.push(`SELECT ${dim} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[range.grain]} WHERE bucket >= ? AND bucket < ?${filter.and()} GROUP BY k`);
-    params.push(range.from, range.to, ...filter.params);
+    parts.push(`SELECT ${key} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[range.grain]} WHERE bucket >= ? AND bucket < ?${rollupFilter.and()} GROUP BY k`);
+    params.push(range.from, range.to, ...rollupFilter.params);
   }
   for (const edge of plan.edges) {
-    parts.push(`SELECT ${dim} AS k, COUNT(*) AS n FROM errors WHERE ts >= ? AND ts < ?${filter.and()} GROUP BY k`);
-    params.push(edge.from, edge.to, ...filter.params);
+    parts.push(`SELECT ${rawKey} AS k, COUNT(*) AS n FROM errors WHERE ts >= ? AND ts < ?${errorsFilter.and()} GROUP BY k`);
+    params.push(edge.from, edge.to, ...errorsFilter.params);
   }
   const sql = `SELECT k, SUM(n) AS n FROM (${parts.join(' UNION ALL ')}) GROUP BY k HAVING SUM(n) > 0 ORDER BY n DESC, k LIMIT ?`;
   const rows = cache.get(sql).all(...params, limit) as { k: string; n: number }[];
@@ -197,7 +207,7 @@ export function errorSeries(cache: StatementCache, query: ErrorSeriesQuery): Err
   }
   const buckets = Array.from({ length: count }, (_, i) => first + i * size);
   const c = new Conditions().add('bucket >= ?', first).add('bucket < ?', until);
-  addFilters(cache, c, query);
+  addFilters(cache, c, query, '', 'rollup');
   const sql = `SELECT bucket, ${query.stackBy} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[query.bucket]}${c.where()} GROUP BY bucket, k`;
   const rows = cache.get(sql).all(...c.params) as { bucket: number; k: string; n: number }[];
   const byKey = new Map<string, { key: string; total: number; counts: number[] }>();

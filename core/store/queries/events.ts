@@ -1,5 +1,5 @@
 import type { HivewatchEvent } from '../../engine/events.js';
-import { eventFromRow } from '../journal.js';
+import { eventFromRow, wallFromRow } from '../journal.js';
 import { StoreError } from '../store-error.js';
 import { clampLimit, type StatementCache } from './sql.js';
 
@@ -17,8 +17,13 @@ export function getEvents(cache: StatementCache, runId: string, afterSeq = 0, li
 
 /** Every event of a run, streamed from the journal without a limit (replay, resume). */
 export function allEvents(cache: StatementCache, runId: string): HivewatchEvent[] {
+  return allJournal(cache, runId).events;
+}
+
+/** Every event of a run with the wall time it was journaled at (`walls[i]` for `events[i]`). */
+export function allJournal(cache: StatementCache, runId: string): { events: HivewatchEvent[]; walls: number[] } {
   const rows = cache
-    .get('SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? ORDER BY seq')
-    .all(runId) as EventRecord[];
-  return rows.map(eventFromRow);
+    .get('SELECT run_id, seq, type, ts, payload, wall FROM events WHERE run_id = ? ORDER BY seq')
+    .all(runId) as (EventRecord & { wall: number | null })[];
+  return { events: rows.map(eventFromRow), walls: rows.map(wallFromRow) };
 }

@@ -1,3 +1,4 @@
+import { floorTo, GRAIN_MS, GROUP_TREND_TABLE, HANDLED_SQL, planCoarseWindow, type GroupTrendGrain } from '../rollups.js';
 import { StoreError } from '../store-error.js';
 import { clampLimit, Conditions, optionalText, optionalTime, type StatementCache } from './sql.js';
 import { resolveFlows, type ErrorFilters } from './errors.js';
@@ -19,15 +20,27 @@ export interface ErrorGroup {
   template: string;
   /** The newest member's message (over all time). */
   lastMessage: string;
-  /** Members in the window (all time without one). */
+  /** Members in the window and filters (all time without a window). */
   count: number;
+  /** Of `count`, the members neither retried nor caught. */
+  unhandled: number;
+  /** The group's first and last member over all time, whatever the window (as Sentry shows them). */
   firstSeen: number;
   lastSeen: number;
 }
 
+export interface GroupTrendsQuery {
+  fingerprints: readonly string[];
+  grain: GroupTrendGrain;
+  since: number;
+  until: number;
+  flow?: string;
+  handled?: boolean;
+}
+
 type GroupRecord = {
   fingerprint: string; category: string; code: string; origin: string; template: string;
-  last_message: string; count: number; first_seen: number; last_seen: number;
+  last_message: string; count: number; unhandled: number; first_seen: number; last_seen: number;
 };
 
 const toGroup = (r: GroupRecord): ErrorGroup => ({
@@ -38,16 +51,23 @@ const toGroup = (r: GroupRecord): ErrorGroup => ({
   template: r.template,
   lastMessage: r.last_message,
   count: r.count,
+  unhandled: r.unhandled,
   firstSeen: r.first_seen,
   lastSeen: r.last_seen,
 });
 
+function handledFilter(value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw new StoreError('invalid_argument', 'handled must be true or false');
+  return value;
+}
+
 /**
  * Groups by fingerprint. Without a window or flow filter this reads `error_groups`, maintained
- * incrementally at ingest (count, first/last seen): the common "top groups" view costs one
- * index walk whatever the size of the history. With a window or a flow filter (which the
- * all-time table cannot answer) it groups the errors in the window over the ts index, joined
- * to `error_groups` for the template.
+ * incrementally at ingest (count, unhandled, first/last seen): one small-table read whatever the
+ * history. With a window or a flow filter the counts come from the group trend tables (whole
+ * days and hours) plus the errors of the two partial hours at the window's edges, joined to
+ * `error_groups` for the template and the all-time first / last seen.
  */
 export function errorGroups(cache: StatementCache, query: ErrorGroupsQuery = {}): ErrorGroup[] {
   const limit = clampLimit(query.limit);
@@ -56,33 +76,95 @@ export function errorGroups(cache: StatementCache, query: ErrorGroupsQuery = {})
   const since = optionalTime('since', query.since);
   const until = optionalTime('until', query.until);
   const flow = optionalText('flow', query.flow);
+  const handled = handledFilter(query.handled);
   const order = sort === 'count' ? 'count DESC, last_seen DESC, fingerprint' : 'last_seen DESC, count DESC, fingerprint';
 
-  if (since === undefined && until === undefined && flow === undefined) {
-    const c = new Conditions();
-    for (const dim of ['category', 'origin', 'code'] as const) {
-      const value = optionalText(dim, query[dim]);
-      if (value !== undefined) c.add(`${dim} = ?`, value);
-    }
-    const sql = `SELECT * FROM error_groups${c.where()} ORDER BY ${order} LIMIT ?`;
-    return (cache.get(sql).all(...c.params, limit) as GroupRecord[]).map(toGroup);
-  }
-
-  const c = new Conditions();
+  const groupFilter = new Conditions();
   for (const dim of ['category', 'origin', 'code'] as const) {
     const value = optionalText(dim, query[dim]);
-    if (value !== undefined) c.add(`e.${dim} = ?`, value);
+    if (value !== undefined) groupFilter.add(`g.${dim} = ?`, value);
   }
+
+  if (since === undefined && until === undefined && flow === undefined) {
+    const count = handled === undefined ? 'g.count' : handled ? 'g.count - g.unhandled' : 'g.unhandled';
+    const unhandled = handled === true ? '0' : 'g.unhandled';
+    const sql = `SELECT g.fingerprint, g.category, g.code, g.origin, g.template, g.last_message, ${count} AS count,
+        ${unhandled} AS unhandled, g.first_seen, g.last_seen
+      FROM error_groups AS g WHERE ${count} > 0${groupFilter.and()} ORDER BY ${order} LIMIT ?`;
+    return (cache.get(sql).all(...groupFilter.params, limit) as GroupRecord[]).map(toGroup);
+  }
+
+  const trendFilter = new Conditions();
+  const rawFilter = new Conditions();
   if (flow !== undefined) {
     const flows = resolveFlows(cache, flow);
-    c.add(`e.flow IN (${flows.map(() => '?').join(', ')})`, ...flows);
+    const list = flows.map(() => '?').join(', ');
+    trendFilter.add(`flow IN (${list})`, ...flows);
+    rawFilter.add(`flow IN (${list})`, ...flows);
   }
-  if (since !== undefined) c.add('e.ts >= ?', since);
-  if (until !== undefined) c.add('e.ts < ?', until);
-  const sql = `SELECT e.fingerprint AS fingerprint, g.category AS category, g.code AS code, g.origin AS origin,
-      g.template AS template, g.last_message AS last_message,
-      COUNT(*) AS count, MIN(e.ts) AS first_seen, MAX(e.ts) AS last_seen
-    FROM errors AS e JOIN error_groups AS g ON g.fingerprint = e.fingerprint${c.where()}
-    GROUP BY e.fingerprint ORDER BY ${order} LIMIT ?`;
-  return (cache.get(sql).all(...c.params, limit) as GroupRecord[]).map(toGroup);
+  if (handled !== undefined) {
+    trendFilter.add('handled = ?', handled ? 1 : 0);
+    rawFilter.add(`${HANDLED_SQL} = ?`, handled ? 1 : 0);
+  }
+  const plan = planCoarseWindow(since, until);
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  const trendPart = (table: string, range: { from: number; to: number }): void => {
+    parts.push(
+      `SELECT fingerprint, SUM(count) AS n, SUM(CASE WHEN handled THEN 0 ELSE count END) AS u FROM ${table}
+       WHERE bucket >= ? AND bucket < ?${trendFilter.and()} GROUP BY fingerprint`,
+    );
+    params.push(range.from, range.to, ...trendFilter.params);
+  };
+  for (const range of plan.hours) trendPart(GROUP_TREND_TABLE.hour, range);
+  trendPart(GROUP_TREND_TABLE.day, plan.days);
+  for (const edge of plan.edges) {
+    parts.push(`SELECT fingerprint, COUNT(*) AS n, SUM(NOT ${HANDLED_SQL}) AS u FROM errors WHERE ts >= ? AND ts < ?${rawFilter.and()} GROUP BY fingerprint`);
+    params.push(edge.from, edge.to, ...rawFilter.params);
+  }
+  const sql = `SELECT g.fingerprint AS fingerprint, g.category AS category, g.code AS code, g.origin AS origin,
+      g.template AS template, g.last_message AS last_message, w.n AS count, w.u AS unhandled,
+      g.first_seen AS first_seen, g.last_seen AS last_seen
+    FROM (SELECT fingerprint, SUM(n) AS n, SUM(u) AS u FROM (${parts.join(' UNION ALL ')}) GROUP BY fingerprint HAVING SUM(n) > 0) AS w
+    JOIN error_groups AS g ON g.fingerprint = w.fingerprint${groupFilter.where()}
+    ORDER BY ${order} LIMIT ?`;
+  return (cache.get(sql).all(...params, ...groupFilter.params, limit) as GroupRecord[]).map(toGroup);
+}
+
+/**
+ * Counts per bucket of one grain for several groups, from the trend tables: every sparkline of
+ * the groups table in one read. Buckets are whole buckets from floor(since) up to until.
+ */
+export function groupTrends(cache: StatementCache, query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> } {
+  const since = optionalTime('since', query.since);
+  const until = optionalTime('until', query.until);
+  if (since === undefined || until === undefined) throw new StoreError('invalid_argument', 'groupTrends needs since and until');
+  if (query.grain !== 'hour' && query.grain !== 'day') throw new StoreError('invalid_argument', `unknown grain "${String(query.grain)}"; use hour or day`);
+  const size = GRAIN_MS[query.grain];
+  const first = floorTo(since, size);
+  const count = until > first ? Math.ceil((until - first) / size) : 0;
+  if (count > 10_000) throw new StoreError('invalid_argument', `${count} ${query.grain} buckets requested; at most 10000`);
+  const buckets = Array.from({ length: count }, (_, i) => first + i * size);
+  const trends = new Map<string, number[]>();
+  const fingerprints = [...new Set(query.fingerprints)];
+  for (const fp of fingerprints) trends.set(fp, new Array<number>(count).fill(0));
+  if (fingerprints.length === 0 || count === 0) return { buckets, trends };
+  const c = new Conditions()
+    .add(`fingerprint IN (${fingerprints.map(() => '?').join(', ')})`, ...fingerprints)
+    .add('bucket >= ?', first)
+    .add('bucket < ?', until);
+  const flow = optionalText('flow', query.flow);
+  if (flow !== undefined) {
+    const flows = resolveFlows(cache, flow);
+    c.add(`flow IN (${flows.map(() => '?').join(', ')})`, ...flows);
+  }
+  const handled = handledFilter(query.handled);
+  if (handled !== undefined) c.add('handled = ?', handled ? 1 : 0);
+  const sql = `SELECT fingerprint, bucket, SUM(count) AS n FROM ${GROUP_TREND_TABLE[query.grain]}${c.where()} GROUP BY fingerprint, bucket`;
+  for (const r of cache.get(sql).all(...c.params) as { fingerprint: string; bucket: number; n: number }[]) {
+    const series = trends.get(r.fingerprint);
+    const index = Math.round((r.bucket - first) / size);
+    if (series && index >= 0 && index < count) series[index] = (series[index] ?? 0) + r.n;
+  }
+  return { buckets, trends };
 }

@@ -12,6 +12,7 @@ import {
   type StepRow,
   type TaskRow,
 } from '../schema.js';
+import { STATUS_RANK_SQL } from '../migrations.js';
 import { StoreError } from '../store-error.js';
 import {
   clampLimit,
@@ -24,18 +25,27 @@ import {
   type StatementCache,
 } from './sql.js';
 
-export type RunSortKey = 'started' | 'ended' | 'duration' | 'errors' | 'attempts';
+export const RUN_SORT_KEYS = ['started', 'ended', 'duration', 'errors', 'attempts', 'step', 'status', 'flow'] as const;
+export type RunSortKey = (typeof RUN_SORT_KEYS)[number];
 export type RunSort = RunSortKey | `-${RunSortKey}`;
 
-export interface ListRunsQuery {
+/** What every run list and count filters by. */
+export interface RunFilters {
   status?: RunStatus | readonly RunStatus[];
   /** The flow file or the flow's name. */
   flow?: string;
-  /** Substring (case-insensitive) of the run id, flow, flow name or last error message. */
+  /** The code of the run's last error (what it failed with, for a failed run). */
+  code?: string;
+  /** The category of the run's last error. */
+  category?: string;
+  /** Substring (case-insensitive) of the run id, flow, flow name or last error message (codes have `code`). */
   text?: string;
   /** Window on the start time: since ≤ startedAt < until. */
   since?: number;
   until?: number;
+}
+
+export interface ListRunsQuery extends RunFilters {
   /** Default `-started` (newest first). */
   sort?: RunSort;
   limit?: number;
@@ -48,6 +58,15 @@ export interface RunPage {
   nextCursor: string | null;
 }
 
+export interface RunCounts {
+  /** Runs matching every filter. */
+  total: number;
+  /** Per status, under every filter but the status one (what status chips show). */
+  byStatus: Partial<Record<RunStatus, number>>;
+  /** Per flow file, under every filter but the flow one, largest first (the flow picker). */
+  byFlow: { flow: string; flowName: string; count: number }[];
+}
+
 export interface RunDetail {
   run: RunRow;
   steps: StepRow[];
@@ -57,22 +76,50 @@ export interface RunDetail {
   checkpoints: CheckpointRow[];
 }
 
-/** The filters every run list shares; null when they can match nothing (an empty status list). */
-export function runFilters(query: Pick<ListRunsQuery, 'status' | 'flow' | 'text' | 'since' | 'until'>): Conditions | null {
+const STATUSES = new Set<string>(['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted']);
+
+function statusList(status: RunFilters['status']): readonly string[] | undefined {
+  if (status === undefined) return undefined;
+  const statuses: readonly string[] = typeof status === 'string' ? [status] : status;
+  for (const s of statuses) if (!STATUSES.has(s)) throw new StoreError('invalid_argument', `unknown run status "${String(s)}"`);
+  return statuses;
+}
+
+/**
+ * The flow files a `flow` filter means: the value itself when some run has that file, otherwise
+ * the files of the runs whose flow is named so, otherwise the value (matching nothing).
+ */
+export function flowFiles(cache: StatementCache, flow: string): string[] {
+  if (cache.get('SELECT 1 FROM runs WHERE flow = ? LIMIT 1').get(flow)) return [flow];
+  const named = cache.get('SELECT DISTINCT flow FROM runs WHERE flow_name = ?').all(flow) as { flow: string }[];
+  return named.length > 0 ? named.map((r) => r.flow) : [flow];
+}
+
+/**
+ * The filters of a run list as conditions; null when they can match nothing (an empty status
+ * list). `omit` leaves one filter out (the counts of that filter's own choices).
+ */
+export function runFilters(cache: StatementCache, query: RunFilters, omit?: 'status' | 'flow'): Conditions | null {
   const c = new Conditions();
-  if (query.status !== undefined) {
-    const statuses: readonly string[] = typeof query.status === 'string' ? [query.status] : query.status;
-    for (const s of statuses) if (!STATUSES.has(s)) throw new StoreError('invalid_argument', `unknown run status "${String(s)}"`);
+  const statuses = statusList(query.status);
+  if (statuses !== undefined && omit !== 'status') {
     if (statuses.length === 0) return null;
     c.add(`status IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
   }
   const flow = optionalText('flow', query.flow);
-  if (flow !== undefined) c.add('(flow = ? OR flow_name = ?)', flow, flow);
-  const text = optionalText('text', query.text);
+  if (flow !== undefined && flow !== '' && omit !== 'flow') {
+    const files = flowFiles(cache, flow);
+    c.add(`flow IN (${files.map(() => '?').join(', ')})`, ...files);
+  }
+  const code = optionalText('code', query.code);
+  if (code !== undefined && code !== '') c.add('last_error_code = ?', code);
+  const category = optionalText('category', query.category);
+  if (category !== undefined && category !== '') c.add('last_error_category = ?', category);
+  const text = optionalText('text', query.text)?.trim();
   if (text !== undefined && text !== '') {
     const pattern = likeContains(text);
     c.add(
-      "(id LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\')",
+      "(id LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\')",
       pattern, pattern, pattern, pattern,
     );
   }
@@ -83,50 +130,95 @@ export function runFilters(query: Pick<ListRunsQuery, 'status' | 'flow' | 'text'
   return c;
 }
 
-/** Sort keys → non-null SQL expressions (a still-running run sorts as ending last / lasting -1 ms). */
-const SORT_EXPRESSIONS: Record<RunSortKey, string> = {
-  started: 'started_at',
-  ended: 'COALESCE(ended_at, 9007199254740991)',
-  duration: 'COALESCE(duration_ms, -1)',
-  errors: 'error_count',
-  attempts: 'attempt_count',
+/**
+ * Sort keys → non-null SQL expressions, each with an index (migration 3) over (expression,
+ * started_at, id): a page is a range scan whatever the history's size. Ties follow the sort's
+ * direction (`along`), except for status and flow, whose ties are newest first when ascending
+ * (their natural direction) through the `-started_at` of their index.
+ */
+const SORTS: Record<RunSortKey, { expr: string; ties: 'along' | 'newest' | 'id' }> = {
+  started: { expr: 'started_at', ties: 'id' },
+  ended: { expr: 'COALESCE(ended_at, 9007199254740991)', ties: 'along' },
+  duration: { expr: 'COALESCE(duration_ms, -1)', ties: 'along' },
+  errors: { expr: 'error_count', ties: 'along' },
+  attempts: { expr: 'attempt_count', ties: 'along' },
+  step: { expr: 'current_step', ties: 'along' },
+  status: { expr: STATUS_RANK_SQL, ties: 'newest' },
+  flow: { expr: 'flow_name', ties: 'newest' },
 };
-
-const STATUSES = new Set<string>(['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted']);
 
 function parseSort(sort: RunSort | undefined): { key: RunSortKey; desc: boolean } {
   const text = sort ?? '-started';
   const desc = text.startsWith('-');
   const key = (desc ? text.slice(1) : text) as RunSortKey;
-  if (!Object.prototype.hasOwnProperty.call(SORT_EXPRESSIONS, key)) {
-    throw new StoreError('invalid_argument', `unknown sort "${String(sort)}"; use one of ${Object.keys(SORT_EXPRESSIONS).join(', ')} (prefix - for descending)`);
+  if (!Object.prototype.hasOwnProperty.call(SORTS, key)) {
+    throw new StoreError('invalid_argument', `unknown sort "${String(sort)}"; use one of ${RUN_SORT_KEYS.join(', ')} (prefix - for descending)`);
   }
   return { key, desc };
+}
+
+/** The ORDER BY of a sort (its index has the same terms, so a page never sorts the table). */
+export function runOrderSql(sort: RunSort | undefined): string {
+  const { key, desc } = parseSort(sort);
+  const { expr, ties } = SORTS[key];
+  const dir = desc ? 'DESC' : 'ASC';
+  if (ties === 'id') return `${expr} ${dir}, id ${dir}`;
+  if (ties === 'along') return `${expr} ${dir}, started_at ${dir}, id ${dir}`;
+  return `${expr} ${dir}, -started_at ${dir}, id ${dir}`;
 }
 
 export function listRuns(cache: StatementCache, query: ListRunsQuery = {}): RunPage {
   const limit = clampLimit(query.limit);
   const { key, desc } = parseSort(query.sort);
-  const expr = SORT_EXPRESSIONS[key];
+  const { expr, ties } = SORTS[key];
   const tag = `${desc ? '-' : ''}${key}`;
-  const c = runFilters(query);
+  const c = runFilters(cache, query);
   if (c === null) return { runs: [], nextCursor: null };
+  const tuple = ties === 'id' ? `(${expr}, id)` : ties === 'along' ? `(${expr}, started_at, id)` : `(${expr}, -started_at, id)`;
+  const width = ties === 'id' ? 2 : 3;
   if (query.cursor) {
-    const [, value, id] = decodeCursor(query.cursor, 3, tag);
-    if (typeof value !== 'number' || typeof id !== 'string') throw new StoreError('invalid_argument', 'invalid cursor');
-    c.add(`(${expr}, id) ${desc ? '<' : '>'} (?, ?)`, value, id);
+    const position = decodeCursor(query.cursor, width + 1, tag).slice(1);
+    const valid = position.every((v, i) => (i === width - 1 ? typeof v === 'string' : typeof v === 'number' || typeof v === 'string'));
+    if (!valid) throw new StoreError('invalid_argument', 'invalid cursor');
+    c.add(`${tuple} ${desc ? '<' : '>'} (${position.map(() => '?').join(', ')})`, ...position);
   }
-
-  const dir = desc ? 'DESC' : 'ASC';
-  const sql = `SELECT *, ${expr} AS sort_value FROM runs${c.where()} ORDER BY ${expr} ${dir}, id ${dir} LIMIT ?`;
+  const sql = `SELECT *, ${expr} AS sort_value FROM runs${c.where()} ORDER BY ${runOrderSql(query.sort)} LIMIT ?`;
   const records = cache.get(sql).all(...c.params, limit + 1) as Record<string, unknown>[];
   const more = records.length > limit;
   const page = more ? records.slice(0, limit) : records;
   const last = page[page.length - 1];
-  return {
-    runs: page.map((r) => rowFromDb<RunRow>(RUNS, r)),
-    nextCursor: more && last ? encodeCursor([tag, last.sort_value, last.id]) : null,
-  };
+  let nextCursor: string | null = null;
+  if (more && last) {
+    const startedAt = last.started_at as number;
+    const position = ties === 'id' ? [last.sort_value, last.id] : [last.sort_value, ties === 'along' ? startedAt : -startedAt, last.id];
+    nextCursor = encodeCursor([tag, ...position]);
+  }
+  return { runs: page.map((r) => rowFromDb<RunRow>(RUNS, r)), nextCursor };
+}
+
+/** How many runs match, per status and per flow (each under the other filters). */
+export function countRuns(cache: StatementCache, query: RunFilters = {}): RunCounts {
+  const statuses = statusList(query.status);
+  const flow = optionalText('flow', query.flow);
+  const files = flow !== undefined && flow !== '' ? new Set(flowFiles(cache, flow)) : null;
+  const byStatus: Partial<Record<RunStatus, number>> = {};
+  const flows = new Map<string, number>();
+  let total = 0;
+  // One pass over (flow, status) under the other filters gives both breakdowns.
+  const base = runFilters(cache, { ...query, status: undefined, flow: undefined }) as Conditions;
+  const sql = `SELECT flow, status, COUNT(*) AS n FROM runs${base.where()} GROUP BY flow, status`;
+  for (const r of cache.get(sql).all(...base.params) as { flow: string; status: RunStatus; n: number }[]) {
+    const flowMatches = files === null || files.has(r.flow);
+    const statusMatches = statuses === undefined || statuses.includes(r.status);
+    if (flowMatches) byStatus[r.status] = (byStatus[r.status] ?? 0) + r.n;
+    if (statusMatches) flows.set(r.flow, (flows.get(r.flow) ?? 0) + r.n);
+    if (flowMatches && statusMatches) total += r.n;
+  }
+  const label = cache.get('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1');
+  const byFlow = [...flows]
+    .map(([file, count]) => ({ flow: file, flowName: (label.get(file) as { flow_name: string } | undefined)?.flow_name ?? file, count }))
+    .sort((a, b) => b.count - a.count || (a.flowName < b.flowName ? -1 : 1));
+  return { total, byStatus, byFlow };
 }
 
 export function getRunRow(cache: StatementCache, runId: string): RunRow | null {

@@ -40,6 +40,11 @@ export interface BuilderOptions {
   retryOf?: string | null;
   resumeStep?: number;
   maxSteps?: number;
+  /**
+   * The run's clock (default real: `ts` is then the wall time the store journals). On a
+   * virtual clock the store stamps the commit time from its own clock as the wall time.
+   */
+  clock?: 'real' | 'virtual';
 }
 
 export function envelope(spec: ErrorSpec, correlation: ErrorEnvelope['correlation'], timestamp: number): ErrorEnvelope {
@@ -102,7 +107,7 @@ export class JournalBuilder {
       type: 'runStarted',
       flow: this.flow,
       flowName: this.options.flowName ?? 'demo',
-      options: { maxSteps: this.options.maxSteps ?? 100, concurrency: 4, clock: 'virtual', defaultAgent: 'fake' },
+      options: { maxSteps: this.options.maxSteps ?? 100, concurrency: 4, clock: this.options.clock ?? 'real', defaultAgent: 'fake' },
       resumedFrom: this.options.resumedFrom ?? null,
       retryOf: this.options.retryOf ?? null,
       resumeStep: this.options.resumeStep ?? 0,

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { connectionLabel, OFFLINE_AFTER_MS } from './connection.js';
+
+const NOW = Date.UTC(2026, 0, 1, 12);
+
+describe('connectionLabel', () => {
+  it('says live, reconnecting, then offline, with the time since the last event while down', () => {
+    expect(connectionLabel({ connection: 'live', downSince: null, lastEventAt: NOW - 60_000 }, NOW)).toMatchObject({ state: 'live', text: 'Live', detail: null });
+    expect(connectionLabel({ connection: 'connecting', downSince: null, lastEventAt: null }, NOW).text).toBe('Connecting…');
+    const down = { connection: 'reconnecting', downSince: NOW - 2_000, lastEventAt: NOW - 12_000 } as const;
+    expect(connectionLabel(down, NOW)).toMatchObject({ state: 'reconnecting', text: 'Reconnecting…', detail: 'last event 12s ago' });
+    expect(connectionLabel(down, NOW - 2_000 + OFFLINE_AFTER_MS)).toMatchObject({ state: 'offline', text: 'Offline', detail: 'last event 20s ago' });
+    expect(connectionLabel({ ...down, lastEventAt: null }, NOW).detail).toBe('no events received yet');
+  });
+});

@@ -1,0 +1,40 @@
+import { formatPast } from '../lib/format.js';
+
+/**
+ * What the live badge says. The stream is `live`, or it dropped and the client is reconnecting
+ * on its own (renderer/api/http-client.ts); after OFFLINE_AFTER_MS down it reads "Offline". Both
+ * say how long ago the window last heard of an event, so a quiet-but-live window and a dead one
+ * never look alike.
+ */
+
+export type Connection = 'connecting' | 'live' | 'reconnecting';
+
+/** Down for this long: "Offline" instead of "Reconnecting…" (it still retries every 2 s). */
+export const OFFLINE_AFTER_MS = 10_000;
+
+export interface ConnectionState {
+  connection: Connection;
+  /** Wall time the stream dropped at; null while live. */
+  downSince: number | null;
+  /** Wall time the last live event arrived at; null before the first one. */
+  lastEventAt: number | null;
+}
+
+export interface ConnectionLabel {
+  state: 'connecting' | 'live' | 'reconnecting' | 'offline';
+  text: string;
+  /** "last event 12s ago", while the stream is down. */
+  detail: string | null;
+  title: string;
+}
+
+export function connectionLabel(s: ConnectionState, now: number): ConnectionLabel {
+  if (s.connection === 'live') return { state: 'live', text: 'Live', detail: null, title: 'receiving live events' };
+  if (s.connection === 'connecting') return { state: 'connecting', text: 'Connecting…', detail: null, title: 'connecting to the live stream…' };
+  const detail = s.lastEventAt === null ? 'no events received yet' : `last event ${formatPast(s.lastEventAt, now)}`;
+  const down = s.downSince === null ? 0 : now - s.downSince;
+  if (down < OFFLINE_AFTER_MS) {
+    return { state: 'reconnecting', text: 'Reconnecting…', detail, title: 'the live stream dropped: reconnecting on its own; what you see may be out of date' };
+  }
+  return { state: 'offline', text: 'Offline', detail, title: `the server has not answered for ${formatPast(s.downSince ?? now, now).replace(' ago', '')}: retrying every 2 s; what you see may be out of date` };
+}

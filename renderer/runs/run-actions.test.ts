@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import type { RunStatus } from '../../core/service/api.js';
+import { canBulkRetry, canRetry } from './run-actions.js';
+
+const RUN_STATUSES: RunStatus[] = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'];
+
+describe('which runs a retry takes', () => {
+  it('bulk retry takes ended runs that did not succeed; a completed run only on its own', () => {
+    expect(RUN_STATUSES.filter(canBulkRetry)).toEqual(['failed', 'cancelled', 'interrupted']);
+    expect(RUN_STATUSES.filter(canRetry)).toEqual(['completed', 'failed', 'cancelled', 'interrupted']);
+  });
+});
