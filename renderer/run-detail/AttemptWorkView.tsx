@@ -17,7 +17,10 @@ export function AttemptWorkView({ work }: { work: AttemptWork }) {
           <ul>
             {work.checks.map((c, i) => (
               <li key={`${c.name}-${i}`} className={c.ok ? 'check-ok' : 'check-failed'} data-check={c.name}>
-                <span className={`badge ${c.ok ? 'outcome-succeeded' : 'outcome-failed'}`}>{c.ok ? 'passed' : c.timedOut ? 'timed out' : 'failed'}</span>{' '}
+                <span className={`badge outcome ${c.ok ? 'outcome-succeeded' : 'outcome-failed'}`}>
+                  <span className="dot" aria-hidden="true" />
+                  {c.ok ? 'passed' : c.timedOut ? 'timed out' : 'failed'}
+                </span>{' '}
                 <code>{c.kind === 'check' ? `check:${c.name}` : c.kind === 'verifier' ? `verifier ${c.name}` : 'setup'}</code>
                 {c.kind !== 'verifier' && <span className="muted"> · {formatDuration(c.durationMs)}</span>}
                 {c.exitCode !== null && c.exitCode !== 0 && <span className="muted"> · exit {c.exitCode}</span>}
