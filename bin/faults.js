@@ -47,17 +47,6 @@ function parse(argv) {
   return options;
 }
 
-/** mulberry32: seeded, so a failing moment can be replayed with the same --seed. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const FLOW = `agent stubborn:
   runtime: "command"
@@ -305,7 +294,8 @@ async function main() {
   const entry = join(root, 'dist', 'core', 'store', 'index.js');
   if (!existsSync(entry)) usage('dist/ is missing: run `npm run build` (npm run faults does)');
   const { openStore } = await import(entry);
-  const random = prng(options.seed);
+  const { seededRandom } = await import(join(root, 'dist', 'core', 'testing', 'seeded-random.js'));
+  const random = seededRandom(options.seed);
   const started = Date.now();
   const figures = {};
   for (const kind of options.only ? [options.only] : ['run', 'serve']) {

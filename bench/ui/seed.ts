@@ -1,6 +1,7 @@
 import type { ErrorEnvelope } from '../../core/errors/envelope.js';
 import type { HivewatchEvent } from '../../core/engine/events.js';
 import { openStore } from '../../core/store/index.js';
+import { seededRandom } from '../../core/testing/seeded-random.js';
 
 /**
  * A database with `count` finished runs of the examples, spread over the last week: what an
@@ -16,16 +17,6 @@ const FLOWS = [
   'examples/05-try-catch-finally.prose',
 ];
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function envelope(code: 'RUNTIME_RATE_LIMIT' | 'RUNTIME_TIMEOUT' | 'RUNTIME_CRASHED', runId: string, flow: string, step: number, attempt: number, ts: number): ErrorEnvelope {
   return {
@@ -94,7 +85,7 @@ export function journalOf(runId: string, flow: string, start: number, random: ()
 /** Writes `count` runs into the database at `path` (created). Returns how many events. */
 export function seedRuns(path: string, count: number, now = Date.now()): number {
   const store = openStore({ path });
-  const random = rng(42);
+  const random = seededRandom(42);
   let total = 0;
   try {
     let batch: HivewatchEvent[] = [];

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
 import { openStore } from '../store/index.js';
+import { seededRandom } from '../testing/seeded-random.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
 
@@ -24,16 +25,6 @@ session: worker
   prompt: "finish"
 `;
 
-/** A small seeded PRNG (mulberry32): the trials are random but the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Trial {
   runId: string;
@@ -63,7 +54,7 @@ describe('crash recovery: kill -9 of a running `hivewatch run`', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hw-crash-'));
     const flow = join(dir, 'flow.prose');
     writeFileSync(flow, FLOW);
-    const random = prng(20261122);
+    const random = seededRandom(20261122);
     for (let trial = 0; trial < 20; trial++) {
       const db = join(dir, `trial-${trial}.db`);
       // The flow prints about 60 events; kill somewhere between the first step and the end.

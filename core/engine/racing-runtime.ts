@@ -1,6 +1,9 @@
 import { HivewatchError } from '../errors/hivewatch-error.js';
 import type { ErrorCode } from '../errors/taxonomy.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
+import { seededRandom } from '../testing/seeded-random.js';
+
+export { seededRandom };
 
 /**
  * A test runtime that misbehaves on purpose. Attempts do not end in the order they started: each
@@ -26,17 +29,6 @@ interface Pending {
   aborted: boolean;
 }
 
-/** mulberry32: small, fast, good enough to pick orders. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** The origin a scripted error gets: one the error model allows for its category. */
 function originFor(code: ErrorCode): string {

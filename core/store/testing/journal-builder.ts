@@ -2,6 +2,7 @@ import type { HivewatchEvent, HivewatchEventBody } from '../../engine/events.js'
 import type { ErrorEnvelope } from '../../errors/envelope.js';
 import { HivewatchError } from '../../errors/hivewatch-error.js';
 import type { ErrorCode } from '../../errors/taxonomy.js';
+import { seededRandom } from '../../testing/seeded-random.js';
 
 /**
  * Builds realistic run journals for tests (and benchmarks): the event sequences the engine
@@ -245,17 +246,7 @@ export class JournalBuilder {
   }
 }
 
-/** mulberry32: a small seeded PRNG, so randomized tests are reproducible from their seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { seededRandom as prng };
 
 export function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)] as T;
@@ -282,7 +273,7 @@ export function randomJournals(
   runs: number,
   options: { start?: number; spanMs?: number; openShare?: number } = {},
 ): HivewatchEvent[][] {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const start = options.start ?? Date.UTC(2026, 0, 1);
   const span = options.spanMs ?? 3 * 86_400_000;
   const flows = ['flows/a.prose', 'flows/b.prose', 'flows/c.prose'];
