@@ -110,6 +110,20 @@ describe('agent work in git worktrees', () => {
     expect(repo.git('rev-parse', 'hivewatch/run_test')).toBe(before);
   });
 
+  it('a git failure is an error of the flow: a rejecting commit hook is GIT_COMMIT_FAILED, and try/catch catches it', async () => {
+    const { repo, run, prompts } = setup();
+    writeFileSync(join(repo.root, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\necho "hook says no" >&2\nexit 1\n', { mode: 0o755 });
+    const { result, events } = await run(
+      'try:\n  session: coder\n    prompt: "write src/value.txt right"\ncatch err:\n  session: coder\n    prompt: "report {err.code}"\n    workspace: "none"\n',
+    );
+    expect(result.status).toBe('completed');
+    const failed = ofType(events, 'attemptFailed')[0];
+    expect(failed?.error).toMatchObject({ code: 'GIT_COMMIT_FAILED', category: 'git', origin: 'git' });
+    expect(ofType(events, 'errorOccurred')[0]).toMatchObject({ caught: true });
+    expect(ofType(events, 'taskStarted').map((t) => t.name)).toEqual(['write src/value.txt right', 'report {err.code}']);
+    expect(prompts().at(-1)?.trim()).toBe('report GIT_COMMIT_FAILED');
+  });
+
   it('a cancel during a check stops the check and ends the run cancelled, committing nothing', async () => {
     const { repo } = setup();
     const dir = mkdtempSync(join(tmpdir(), 'hivewatch-check-cancel-'));
