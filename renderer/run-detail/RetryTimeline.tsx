@@ -19,6 +19,8 @@ export interface RetryTimelineProps {
   onSkipBackoff: (task: TaskView) => void;
   /** Agent work per attempt (`attemptKey`), from the journal; empty without a workspace. */
   work?: ReadonlyMap<string, AttemptWork>;
+  /** `taskId#attempt` → the reason a retryScheduled journaled (backoffReasons). */
+  reasons?: ReadonlyMap<string, string>;
 }
 
 /** Width of the task column and the track's side margins (timeline CSS). */
@@ -35,7 +37,7 @@ export function timelineScale(layoutWidth: number, available: number): number {
 
 function segmentTitle(task: TaskView, s: TimelineSegment, work?: AttemptWork): string {
   if (s.kind === 'backoff') {
-    return `Backoff before attempt ${s.attempt}: ${formatDelay(s.delayMs ?? 0)}${s.strategy ? ` (${s.strategy})` : ''}${s.status === 'skipped' ? ', skipped by the operator' : ''}\nfrom ${formatAbsolute(s.start)}`;
+    return `Backoff before attempt ${s.attempt}: ${formatDelay(s.delayMs ?? 0)}\n${s.why ?? ''}\nfrom ${formatAbsolute(s.start)}`;
   }
   if (s.kind === 'pending') return `Attempt ${s.attempt} of ${task.maxAttempts} starts at ${formatAbsolute(s.start)}`;
   const summary = workSummary(work);
@@ -44,10 +46,10 @@ function segmentTitle(task: TaskView, s: TimelineSegment, work?: AttemptWork): s
 }
 
 /** A row per task, a bar per attempt, the grey gap of each backoff labelled with its delay. */
-export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipBackoff, work }: RetryTimelineProps) {
+export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipBackoff, work, reasons }: RetryTimelineProps) {
   const ticking = useNow();
   const now = active ? ticking : (detail.run.endedAt ?? detail.run.startedAt);
-  const layout = useMemo(() => layoutTimeline(detail, now), [detail, now]);
+  const layout = useMemo(() => layoutTimeline(detail, now, reasons), [detail, now, reasons]);
   const [picked, setPicked] = useState<{ taskId: string; attempt: number } | null>(null);
   const focusRef = useRef<HTMLDivElement>(null);
   const [scrollRef, scrollWidth] = useWidth<HTMLDivElement>();
@@ -71,6 +73,9 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
   const pickedTask = picked ? detail.tasks.find((t) => t.taskId === picked.taskId) : undefined;
   const pickedAttempt = pickedTask?.attempts.find((a) => a.attempt === picked?.attempt);
   const pickedWork = picked ? work?.get(attemptKey(picked.taskId, picked.attempt)) : undefined;
+  const pickedWhy = picked
+    ? layout.rows.find((r) => r.task.taskId === picked.taskId)?.segments.find((s) => s.kind === 'backoff' && s.attempt === picked.attempt + 1)?.why
+    : undefined;
   const scale = timelineScale(layout.width, scrollWidth - LABEL_WIDTH - TRACK_MARGIN - 2);
   const px = (x: number): number => Math.round(x * scale * 10) / 10;
   const trackWidth = Math.ceil(layout.width * scale);
@@ -156,7 +161,14 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
                     }
                     if (s.kind === 'backoff') {
                       return (
-                        <div key={`b${s.attempt}`} className={`seg seg-backoff backoff-${s.status}`} style={style} title={title} data-delay-ms={s.delayMs ?? 0}>
+                        <div
+                          key={`b${s.attempt}`}
+                          className={`seg seg-backoff backoff-${s.status}`}
+                          style={style}
+                          title={title}
+                          aria-label={s.why ?? title}
+                          data-delay-ms={s.delayMs ?? 0}
+                        >
                           <span className="seg-label">{s.label}</span>
                         </div>
                       );
@@ -180,7 +192,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
               {pickedTask.name} · attempt {pickedAttempt.attempt} of {pickedTask.maxAttempts}{' '}
               <OutcomeBadge status={pickedAttempt.status} />
               {pickedAttempt.delayAfterMs !== null && (
-                <span className="muted"> · then waited {formatDelay(pickedAttempt.delayAfterMs)}{pickedAttempt.strategy ? ` (${pickedAttempt.strategy})` : ''}</span>
+                <span className="muted picked-why"> · then waited {formatDelay(pickedAttempt.delayAfterMs)}{pickedWhy ? `: ${pickedWhy}` : ''}</span>
               )}
             </h3>
             {pickedAttempt.error ? <ErrorEnvelopeView error={pickedAttempt.error} /> : <p className="muted">This attempt has no error.</p>}
