@@ -1,13 +1,16 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import { useWidth } from '../lib/use-width.js';
 import type { RunDetail, TaskView } from '../../core/service/api.js';
 import { OutcomeBadge } from '../components/StatusBadge.js';
 import { Countdown } from '../components/Time.js';
 import { formatAbsolute, formatDelay, formatDuration } from '../lib/format.js';
 import { useNow } from '../lib/use-now.js';
+import { useDarkMode } from '../lib/theme.js';
+import { timelineColorVars } from '../lib/timeline-colors.js';
 import { attemptKey, workSummary, type AttemptWork } from './attempt-work.js';
 import { AttemptWorkView } from './AttemptWorkView.js';
 import { ErrorEnvelopeView } from './ErrorEnvelopeView.js';
+import { taskTitle } from './task-title.js';
 import { layoutTimeline, type TimelineSegment } from './timeline-layout.js';
 
 export interface RetryTimelineProps {
@@ -53,6 +56,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
   const [picked, setPicked] = useState<{ taskId: string; attempt: number } | null>(null);
   const focusRef = useRef<HTMLDivElement>(null);
   const [scrollRef, scrollWidth] = useWidth<HTMLDivElement>();
+  const dark = useDarkMode();
 
   // A drill-down link names a task (and attempt): select it and bring it into view, once per
   // target (not again on every live refresh of the detail).
@@ -81,7 +85,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
   const trackWidth = Math.ceil(layout.width * scale);
 
   return (
-    <div className="timeline">
+    <div className="timeline" style={timelineColorVars(dark) as CSSProperties}>
       <div className="timeline-legend" aria-hidden="true">
         <span className="swatch outcome-succeeded" /> succeeded
         <span className="swatch outcome-failed" /> failed
@@ -112,7 +116,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
             return (
               <div key={t.taskId} className={`tl-row${focused ? ' focused' : ''}`} role="row" data-task-id={t.taskId} ref={focused ? focusRef : undefined}>
                 <div className="tl-label" role="rowheader">
-                  <div className="tl-name" title={t.name}>
+                  <div className="tl-name" title={taskTitle(t, detail.tasks)}>
                     {t.name}
                   </div>
                   <div className="tl-meta">
