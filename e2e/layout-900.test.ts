@@ -49,7 +49,7 @@ describe('layout at 900 px wide', () => {
   let app: AppPage;
 
   beforeAll(async () => {
-    server = await startServer({ flows: { 'waiting-parallel.prose': WAITING_PARALLEL } });
+    server = await startServer({ flows: { 'nightly_issue_synchronisation_with_parallel_branches_waiting.prose': WAITING_PARALLEL } });
     browser = await launchBrowser();
     app = await openApp(browser, server);
     await app.page.setViewportSize({ width: WIDTH, height: 800 });
@@ -65,7 +65,7 @@ describe('layout at 900 px wide', () => {
     const { page } = app;
     const done = await server.startRun('examples/02-rate-limited-api.prose', { virtualClock: true });
     await server.waitForRun(done, ['completed']);
-    const waiting = await server.startRun('user/waiting-parallel.prose');
+    const waiting = await server.startRun('user/nightly_issue_synchronisation_with_parallel_branches_waiting.prose');
 
     await app.go('#/runs');
     await page.locator(`[data-run-id="${waiting}"]`).waitFor();
