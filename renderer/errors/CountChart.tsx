@@ -2,6 +2,13 @@ import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, XAxis
 import type { ErrorCount } from '../../core/service/api.js';
 import { colorFor, useChartTheme } from '../lib/theme.js';
 
+/**
+ * The category axis: 22 characters of an 11 px label (an upper-case code runs ~6.6 px a
+ * character) fit its 170 px with the tick's offset; a longer one is shortened, the tooltip has it whole.
+ */
+const AXIS_WIDTH = 170;
+const AXIS_CHARS = 22;
+
 /** Horizontal bars of error counts by one dimension; a click filters by that bar's key. */
 export function CountChart({
   title,
@@ -40,11 +47,11 @@ export function CountChart({
               <YAxis
                 type="category"
                 dataKey="label"
-                width={150}
+                width={AXIS_WIDTH}
                 tick={{ fill: theme.text, fontSize: 11 }}
                 stroke={theme.grid}
                 interval={0}
-                tickFormatter={(v: string) => (v.length > 24 ? `${v.slice(0, 23)}…` : v)}
+                tickFormatter={(v: string) => (v.length > AXIS_CHARS ? `${v.slice(0, AXIS_CHARS - 1)}…` : v)}
               />
               <Tooltip
                 cursor={{ fill: theme.cursor }}

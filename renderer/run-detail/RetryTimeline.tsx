@@ -1,13 +1,16 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import { useWidth } from '../lib/use-width.js';
 import type { RunDetail, TaskView } from '../../core/service/api.js';
 import { OutcomeBadge } from '../components/StatusBadge.js';
 import { Countdown } from '../components/Time.js';
 import { formatAbsolute, formatDelay, formatDuration } from '../lib/format.js';
 import { useNow } from '../lib/use-now.js';
+import { useDarkMode } from '../lib/theme.js';
+import { timelineColorVars } from '../lib/timeline-colors.js';
 import { attemptKey, workSummary, type AttemptWork } from './attempt-work.js';
 import { AttemptWorkView } from './AttemptWorkView.js';
 import { ErrorEnvelopeView } from './ErrorEnvelopeView.js';
+import { taskTitle } from './task-title.js';
 import { layoutTimeline, type TimelineSegment } from './timeline-layout.js';
 
 export interface RetryTimelineProps {
@@ -19,6 +22,8 @@ export interface RetryTimelineProps {
   onSkipBackoff: (task: TaskView) => void;
   /** Agent work per attempt (`attemptKey`), from the journal; empty without a workspace. */
   work?: ReadonlyMap<string, AttemptWork>;
+  /** `taskId#attempt` → the reason a retryScheduled journaled (backoffReasons). */
+  reasons?: ReadonlyMap<string, string>;
 }
 
 /** Width of the task column and the track's side margins (timeline CSS). */
@@ -35,7 +40,7 @@ export function timelineScale(layoutWidth: number, available: number): number {
 
 function segmentTitle(task: TaskView, s: TimelineSegment, work?: AttemptWork): string {
   if (s.kind === 'backoff') {
-    return `Backoff before attempt ${s.attempt}: ${formatDelay(s.delayMs ?? 0)}${s.strategy ? ` (${s.strategy})` : ''}${s.status === 'skipped' ? ', skipped by the operator' : ''}\nfrom ${formatAbsolute(s.start)}`;
+    return `Backoff before attempt ${s.attempt}: ${formatDelay(s.delayMs ?? 0)}\n${s.why ?? ''}\nfrom ${formatAbsolute(s.start)}`;
   }
   if (s.kind === 'pending') return `Attempt ${s.attempt} of ${task.maxAttempts} starts at ${formatAbsolute(s.start)}`;
   const summary = workSummary(work);
@@ -44,13 +49,14 @@ function segmentTitle(task: TaskView, s: TimelineSegment, work?: AttemptWork): s
 }
 
 /** A row per task, a bar per attempt, the grey gap of each backoff labelled with its delay. */
-export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipBackoff, work }: RetryTimelineProps) {
+export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipBackoff, work, reasons }: RetryTimelineProps) {
   const ticking = useNow();
   const now = active ? ticking : (detail.run.endedAt ?? detail.run.startedAt);
-  const layout = useMemo(() => layoutTimeline(detail, now), [detail, now]);
+  const layout = useMemo(() => layoutTimeline(detail, now, reasons), [detail, now, reasons]);
   const [picked, setPicked] = useState<{ taskId: string; attempt: number } | null>(null);
   const focusRef = useRef<HTMLDivElement>(null);
   const [scrollRef, scrollWidth] = useWidth<HTMLDivElement>();
+  const dark = useDarkMode();
 
   // A drill-down link names a task (and attempt): select it and bring it into view, once per
   // target (not again on every live refresh of the detail).
@@ -71,12 +77,15 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
   const pickedTask = picked ? detail.tasks.find((t) => t.taskId === picked.taskId) : undefined;
   const pickedAttempt = pickedTask?.attempts.find((a) => a.attempt === picked?.attempt);
   const pickedWork = picked ? work?.get(attemptKey(picked.taskId, picked.attempt)) : undefined;
+  const pickedWhy = picked
+    ? layout.rows.find((r) => r.task.taskId === picked.taskId)?.segments.find((s) => s.kind === 'backoff' && s.attempt === picked.attempt + 1)?.why
+    : undefined;
   const scale = timelineScale(layout.width, scrollWidth - LABEL_WIDTH - TRACK_MARGIN - 2);
   const px = (x: number): number => Math.round(x * scale * 10) / 10;
   const trackWidth = Math.ceil(layout.width * scale);
 
   return (
-    <div className="timeline">
+    <div className="timeline" style={timelineColorVars(dark) as CSSProperties}>
       <div className="timeline-legend" aria-hidden="true">
         <span className="swatch outcome-succeeded" /> succeeded
         <span className="swatch outcome-failed" /> failed
@@ -107,7 +116,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
             return (
               <div key={t.taskId} className={`tl-row${focused ? ' focused' : ''}`} role="row" data-task-id={t.taskId} ref={focused ? focusRef : undefined}>
                 <div className="tl-label" role="rowheader">
-                  <div className="tl-name" title={t.name}>
+                  <div className="tl-name" title={taskTitle(t, detail.tasks)}>
                     {t.name}
                   </div>
                   <div className="tl-meta">
@@ -156,7 +165,14 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
                     }
                     if (s.kind === 'backoff') {
                       return (
-                        <div key={`b${s.attempt}`} className={`seg seg-backoff backoff-${s.status}`} style={style} title={title} data-delay-ms={s.delayMs ?? 0}>
+                        <div
+                          key={`b${s.attempt}`}
+                          className={`seg seg-backoff backoff-${s.status}`}
+                          style={style}
+                          title={title}
+                          aria-label={s.why ?? title}
+                          data-delay-ms={s.delayMs ?? 0}
+                        >
                           <span className="seg-label">{s.label}</span>
                         </div>
                       );
@@ -180,7 +196,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
               {pickedTask.name} · attempt {pickedAttempt.attempt} of {pickedTask.maxAttempts}{' '}
               <OutcomeBadge status={pickedAttempt.status} />
               {pickedAttempt.delayAfterMs !== null && (
-                <span className="muted"> · then waited {formatDelay(pickedAttempt.delayAfterMs)}{pickedAttempt.strategy ? ` (${pickedAttempt.strategy})` : ''}</span>
+                <span className="muted picked-why"> · then waited {formatDelay(pickedAttempt.delayAfterMs)}{pickedWhy ? `: ${pickedWhy}` : ''}</span>
               )}
             </h3>
             {pickedAttempt.error ? <ErrorEnvelopeView error={pickedAttempt.error} /> : <p className="muted">This attempt has no error.</p>}

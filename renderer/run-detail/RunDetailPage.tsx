@@ -11,6 +11,7 @@ import { useRunActions } from '../runs/run-actions.js';
 import { EventLog } from './EventLog.js';
 import { exportJournal } from './export-journal.js';
 import { indexAttemptWork, runWorkOf } from './attempt-work.js';
+import { backoffReasons } from './backoff-explanation.js';
 import { RetryTimeline } from './RetryTimeline.js';
 import { RunHeader } from './RunHeader.js';
 import { StepsStrip } from './StepsStrip.js';
@@ -45,6 +46,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
   // Derived from the journal on each render (a linear pass; the journal is already in memory).
   const work = indexAttemptWork(state.events);
   const workspace = runWorkOf(state.events);
+  const reasons = backoffReasons(state.events);
   const live = snapshot.runs.get(runId);
   // The table's live row is ahead of the detail's last read (and shows `cancelling` at once).
   // A run the detail already read as ended stays ended, whatever a lagging row says.
@@ -93,6 +95,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
           focusAttempt={params.get('attempt') ? Number(params.get('attempt')) : null}
           onSkipBackoff={(t) => void onSkipBackoff(t)}
           work={work}
+          reasons={reasons}
         />
       </section>
       <section className="panel" aria-labelledby="steps-title">

@@ -104,7 +104,7 @@ describe('layoutTimeline', () => {
     expect(row.segments.map((s) => `${s.kind}:${s.status}`)).toEqual(['attempt:failed', 'backoff:waiting', 'pending:pending']);
   });
 
-  it('labels a skipped backoff with its scheduled delay and ends it at the next attempt', () => {
+  it('labels a skipped backoff "skipped", keeps its scheduled delay in the explanation and ends it at the next attempt', () => {
     const detail = rateLimited();
     const skipped: TaskView = {
       ...detail.tasks[0]!,
@@ -114,7 +114,18 @@ describe('layoutTimeline', () => {
       ],
     };
     const row = layoutTimeline({ ...detail, tasks: [skipped] }, T0).rows[0]!;
-    expect(row.segments[1]).toMatchObject({ kind: 'backoff', status: 'skipped', label: '5m', end: T0 + 5_000 });
+    expect(row.segments[1]).toMatchObject({ kind: 'backoff', status: 'skipped', label: 'skipped', delayMs: 300_000, end: T0 + 5_000 });
+    expect(row.segments[1]?.why).toMatch(/^skipped: .*= 5m, retry 1 of 4/);
+  });
+
+  it('explains each gap from the task’s own schedule, with a journaled reason where there is one', () => {
+    const detail = rateLimited();
+    const fetch = detail.tasks.find((t) => t.taskId === '1:0')!;
+    const reasons = new Map([['1:0#1', 'reset at noon']]);
+    const whys = layoutTimeline(detail, T0, reasons).rows.find((r) => r.task.taskId === '1:0')!.segments.filter((s) => s.kind === 'backoff').map((s) => s.why);
+    expect(whys[0]).toMatch(/^rate limit → exponential 30s·2ⁿ = 30s \(reset at noon\), retry 1 of 4; next attempt at /);
+    expect(whys[1]).toMatch(/^rate limit → exponential 30s·2ⁿ = 1m, retry 2 of 4; next attempt at /);
+    expect(fetch.attempts[0]?.strategy).toBe('rate_limit_exponential');
   });
 
   it('extends a running attempt to now, and orders rows by step then ordinal', () => {

@@ -1,5 +1,6 @@
 import type { AttemptView, ErrorEnvelope, RunDetail, StepView, TaskView } from '../../core/service/api.js';
 import { formatDelay, formatDuration } from '../lib/format.js';
+import { explainBackoff, type ScheduledBackoff } from './backoff-explanation.js';
 
 /**
  * Lays out the retry timeline: a row per task, a bar per attempt, the backoff gap between two
@@ -33,6 +34,8 @@ export interface TimelineSegment {
   error: ErrorEnvelope | null;
   delayMs: number | null;
   strategy: string | null;
+  /** backoff: why the gap is this long and when the next attempt runs (explainBackoff); else null. */
+  why: string | null;
 }
 
 export interface TimelineRow {
@@ -137,8 +140,11 @@ function attemptLabel(a: AttemptView): string {
   return `#${a.attempt}`;
 }
 
-/** Builds the layout. `now` closes still-running attempts and steps. */
-export function layoutTimeline(detail: RunDetail, now: number): TimelineLayout {
+/**
+ * Builds the layout. `now` closes still-running attempts and steps. `reasons` (`taskId#attempt`
+ * → retryScheduled.reason) lets a gap say why its delay is not the policy's own.
+ */
+export function layoutTimeline(detail: RunDetail, now: number, reasons: ReadonlyMap<string, string> = new Map()): TimelineLayout {
   const tasks = [...detail.tasks].sort((a, b) => a.step - b.step || a.ordinal - b.ordinal);
   const marks: Mark[] = [];
   const stepEnd = (st: StepView): number => st.endedAt ?? Math.max(st.startedAt, now);
@@ -165,6 +171,7 @@ export function layoutTimeline(detail: RunDetail, now: number): TimelineLayout {
     const attempts = [...task.attempts].sort((a, b) => a.attempt - b.attempt);
     const step = task.step;
     let waiting: TimelineRow['waiting'] = null;
+    const schedule: ScheduledBackoff[] = attempts.flatMap((a) => (a.delayAfterMs === null ? [] : [{ attempt: a.attempt, delayMs: a.delayAfterMs, strategy: a.strategy }]));
     attempts.forEach((a, i) => {
       const end = attemptEnd(a, now);
       const x = axis.xBefore(a.startedAt, step, startOrder(a.attempt));
@@ -180,6 +187,7 @@ export function layoutTimeline(detail: RunDetail, now: number): TimelineLayout {
         error: a.error,
         delayMs: null,
         strategy: null,
+        why: null,
       });
       if (a.delayAfterMs === null) return;
       const next = attempts[i + 1];
@@ -197,10 +205,20 @@ export function layoutTimeline(detail: RunDetail, now: number): TimelineLayout {
         end: backoffEnd,
         attempt: a.attempt + 1,
         status: skipped ? 'skipped' : isWaiting ? 'waiting' : 'done',
-        label: formatDelay(a.delayAfterMs),
+        label: skipped ? 'skipped' : formatDelay(a.delayAfterMs),
         error: null,
         delayMs: a.delayAfterMs,
         strategy: a.strategy,
+        why: explainBackoff({
+          attempt: a.attempt,
+          delayMs: a.delayAfterMs,
+          strategy: a.strategy,
+          maxAttempts: task.maxAttempts,
+          schedule,
+          reason: reasons.get(`${task.taskId}#${a.attempt}`) ?? null,
+          nextAttemptAt: scheduled,
+          skipped,
+        }),
       });
       if (isWaiting) {
         waiting = { nextAttemptAt: scheduled, delayMs: a.delayAfterMs, attempt: a.attempt + 1 };
@@ -216,6 +234,7 @@ export function layoutTimeline(detail: RunDetail, now: number): TimelineLayout {
           error: null,
           delayMs: a.delayAfterMs,
           strategy: a.strategy,
+          why: null,
         });
       }
     });

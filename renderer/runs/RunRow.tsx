@@ -81,7 +81,7 @@ export const RunRow = memo(function RunRow({
         {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
         {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
       </div>
-      <div role="gridcell" className="cell-id mono" title={run.id}>
+      <div role="gridcell" className="cell-id col-secondary mono" title={run.id}>
         {shortId(run.id)}
       </div>
       <div role="gridcell" className="cell-time">
@@ -90,10 +90,10 @@ export const RunRow = memo(function RunRow({
       <div role="gridcell" className="cell-num">
         <RunDuration run={run} active={run.status === 'running' || run.status === 'cancelling' || run.status === 'queued'} compact />
       </div>
-      <div role="gridcell" className="cell-num" title={`step ${run.step} of at most ${run.maxSteps}`}>
+      <div role="gridcell" className="cell-num col-secondary" title={`step ${run.step} of at most ${run.maxSteps}`}>
         {run.step} <span className="muted">/ {run.maxSteps}</span>
       </div>
-      <div role="gridcell" className="cell-num">
+      <div role="gridcell" className="cell-num col-secondary">
         {run.attempts}
       </div>
       <div role="gridcell" className={`cell-num${run.errorCount > 0 ? ' error-text' : ' muted'}`}>

@@ -8,11 +8,11 @@ export const RUN_ROW_HEIGHT = 44;
 const COLUMNS: { key: SortKey | null; label: string; className: string; title?: string }[] = [
   { key: 'status', label: 'Status', className: 'cell-status' },
   { key: 'flow', label: 'Flow', className: 'cell-flow' },
-  { key: null, label: 'Run', className: 'cell-id' },
+  { key: null, label: 'Run', className: 'cell-id col-secondary' },
   { key: 'started', label: 'Started', className: 'cell-time' },
   { key: 'duration', label: 'Duration', className: 'cell-num' },
-  { key: 'step', label: 'Step', className: 'cell-num', title: 'current step / max steps' },
-  { key: 'attempts', label: 'Attempts', className: 'cell-num', title: 'attempts of all tasks, retries included' },
+  { key: 'step', label: 'Step', className: 'cell-num col-secondary', title: 'current step / max steps' },
+  { key: 'attempts', label: 'Attempts', className: 'cell-num col-secondary', title: 'attempts of all tasks, retries included' },
   { key: 'errors', label: 'Errors', className: 'cell-num', title: 'errors journaled, retried or caught ones included' },
 ];
 
