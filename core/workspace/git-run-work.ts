@@ -35,9 +35,8 @@ export interface GitRunWorkOptions {
 
 /** Where a session works: its own `workspace:`, its agent's, the run's; work properties imply a worktree. */
 export function workspaceModeOf(spec: SessionSpec, agent: AgentSpec, defaultMode: WorkspaceMode | null): WorkspaceMode {
-  const chosen = spec.work.workspace ?? agent.workspace ?? defaultMode;
-  if (chosen !== null) return needsWorkspace(spec.work) ? WorkspaceMode.worktree : chosen;
-  return needsWorkspace(spec.work) ? WorkspaceMode.worktree : WorkspaceMode.none;
+  if (needsWorkspace(spec.work)) return WorkspaceMode.worktree;
+  return spec.work.workspace ?? agent.workspace ?? defaultMode ?? WorkspaceMode.none;
 }
 
 export function planNeedsWorkspace(plan: FlowPlan, agentOf: (spec: SessionSpec) => AgentSpec, defaultMode: WorkspaceMode | null): boolean {
