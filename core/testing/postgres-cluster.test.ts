@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findPostgres, startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
+
+const { binaries, reason } = findPostgres();
+// Never skipped silently: the reason is printed with the suite's output.
+if (!binaries) console.warn(`PostgreSQL suites skipped: ${reason}`);
+
+describe('findPostgres', () => {
+  it('names what is missing when no server is installed', () => {
+    const found = findPostgres('/nonexistent-postgres-root');
+    expect(found.binaries).toBeNull();
+    expect(found.reason).toBe('no PostgreSQL server in /nonexistent-postgres-root/*/bin (install it: apt-get install -y postgresql)');
+  });
+});
+
+describe.skipIf(!binaries)('a throwaway PostgreSQL cluster', () => {
+  let cluster: PostgresCluster;
+
+  beforeAll(async () => {
+    cluster = await startPostgresCluster(binaries!);
+  });
+  afterAll(() => cluster?.stop());
+
+  it('accepts connections on its loopback port and keeps what was committed', async () => {
+    const client = new pg.Client({ connectionString: cluster.url() });
+    await client.connect();
+    try {
+      await client.query('CREATE TABLE probe (id bigint PRIMARY KEY, note text NOT NULL)');
+      await client.query('INSERT INTO probe VALUES ($1, $2), ($3, $4)', [1, 'one', 2, 'two']);
+      const { rows } = await client.query<{ id: string; note: string }>('SELECT id, note FROM probe ORDER BY id');
+      expect(rows).toEqual([
+        { id: '1', note: 'one' },
+        { id: '2', note: 'two' },
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('delivers a NOTIFY sent by one connection to another that LISTENs, after commit only', async () => {
+    const listener = new pg.Client({ connectionString: cluster.url() });
+    const sender = new pg.Client({ connectionString: cluster.url() });
+    await Promise.all([listener.connect(), sender.connect()]);
+    try {
+      const received: string[] = [];
+      const arrived = new Promise<void>((resolve) => {
+        listener.on('notification', (message) => {
+          received.push(message.payload ?? '');
+          resolve();
+        });
+      });
+      await listener.query('LISTEN hivewatch_probe');
+      await sender.query('BEGIN');
+      await sender.query("SELECT pg_notify('hivewatch_probe', 'rolled back')");
+      await sender.query('ROLLBACK');
+      await sender.query("SELECT pg_notify('hivewatch_probe', 'committed')");
+      await arrived;
+      expect(received).toEqual(['committed']);
+    } finally {
+      await Promise.all([listener.end(), sender.end()]);
+    }
+  });
+
+  it('leaves no directory behind once stopped', async () => {
+    const second = await startPostgresCluster(binaries!);
+    const client = new pg.Client({ connectionString: second.url() });
+    await client.connect();
+    await client.end();
+    second.stop();
+    expect(existsSync(second.dataDir)).toBe(false);
+  });
+});

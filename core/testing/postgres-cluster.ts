@@ -1,0 +1,148 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * A throwaway PostgreSQL cluster for tests and benches: `initdb` into a temp directory, `pg_ctl`
+ * start on a loopback port with its socket in that directory, removed again on stop (and on
+ * process exit, so a failing suite leaves no server behind).
+ *
+ * The server refuses to run as root, so when this process is root the cluster belongs to the
+ * `postgres` user and its tools run through `runuser`. Authentication is `trust` on loopback
+ * only: the cluster lives as long as one test run and listens nowhere else.
+ */
+
+export interface PostgresBinaries {
+  dir: string;
+  version: string;
+}
+
+export interface PostgresCluster {
+  readonly dataDir: string;
+  readonly port: number;
+  readonly user: string;
+  /** `postgres://user@127.0.0.1:port/database` (no password: trust on loopback). */
+  url(database?: string): string;
+  stop(): void;
+}
+
+const SUPERUSER = 'hivewatch';
+
+function versionDirs(root: string): string[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((name) => /^\d+$/.test(name) && existsSync(join(root, name, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
+}
+
+/** The newest PostgreSQL server binaries Debian installed, or null (`reason` says what is missing). */
+export function findPostgres(root = '/usr/lib/postgresql'): { binaries: PostgresBinaries | null; reason: string } {
+  const [newest] = versionDirs(root);
+  if (newest === undefined) {
+    return { binaries: null, reason: `no PostgreSQL server in ${root}/*/bin (install it: apt-get install -y postgresql)` };
+  }
+  return { binaries: { dir: join(root, newest, 'bin'), version: newest }, reason: '' };
+}
+
+const isRoot = (): boolean => process.getuid?.() === 0;
+
+/** Runs a server tool as the cluster's owner: `postgres` when we are root, else ourselves. */
+function toolCommand(bin: string, args: string[]): [string, string[]] {
+  return isRoot() ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+}
+
+function runTool(bin: string, args: string[]): void {
+  const [command, fullArgs] = toolCommand(bin, args);
+  const result = spawnSync(command, fullArgs, { encoding: 'utf8' });
+  if (result.status !== 0) {
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
+    throw new Error(`${bin} ${args[0] ?? ''} failed (exit ${String(result.status)}): ${output || String(result.error)}`);
+  }
+}
+
+export async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const running = new Set<PostgresCluster>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const cluster of running) {
+      try {
+        cluster.stop();
+      } catch {
+        // The process is exiting; a cluster that cannot be stopped dies with its temp directory.
+      }
+    }
+  });
+}
+
+export async function startPostgresCluster(binaries: PostgresBinaries): Promise<PostgresCluster> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hivewatch-pg-'));
+  if (isRoot()) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(dataDir, uid, gid);
+  }
+  chmodSync(dataDir, 0o700);
+  const port = await freeLoopbackPort();
+  const tool = (name: string): string => join(binaries.dir, name);
+  let started = false;
+  const stop = (): void => {
+    running.delete(cluster);
+    if (started) {
+      started = false;
+      // `immediate`: a throwaway cluster needs no clean shutdown checkpoint.
+      const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', 'immediate', '-w']);
+      spawnSync(command, args);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const cluster: PostgresCluster = {
+    dataDir,
+    port,
+    user: SUPERUSER,
+    url: (database = 'postgres') => `postgres://${SUPERUSER}@127.0.0.1:${port}/${database}`,
+    stop,
+  };
+  try {
+    runTool(tool('initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--no-sync', '--locale=C']);
+    const serverOptions = [
+      `-p ${port}`,
+      '-c listen_addresses=127.0.0.1',
+      `-c unix_socket_directories=${dataDir}`,
+      // Durability is not what these tests measure (the conformance suite checks commit
+      // semantics, not the disk): a throwaway cluster skips fsync to keep test runs short.
+      '-c fsync=off',
+      '-c synchronous_commit=off',
+      '-c full_page_writes=off',
+    ].join(' ');
+    runTool(tool('pg_ctl'), ['start', '-D', dataDir, '-w', '-t', '60', '-l', join(dataDir, 'server.log'), '-o', serverOptions]);
+    started = true;
+    running.add(cluster);
+    installExitHook();
+    return cluster;
+  } catch (error) {
+    stop();
+    throw error;
+  }
+}
+
+/** Who the cluster's files belong to, for messages. */
+export function clusterOwner(): string {
+  return isRoot() ? 'postgres' : userInfo().username;
+}
