@@ -90,8 +90,12 @@ export class LiveHub {
     if (this.closed || events.length === 0) return;
     if (firstId !== undefined && firstId !== this.headId + 1) {
       if (firstId <= this.headId) throw new RangeError(`live id ${firstId} was published already (head ${this.headId})`);
+      // Everyone gets what precedes the jump first; then being at the old head is being at the new one.
+      this.deliver();
+      const before = this.headId;
       this.headId = firstId - 1;
       this.floorId = firstId;
+      for (const subscriber of this.subscribers) if (subscriber.lastId === before) subscriber.lastId = this.headId;
     }
     for (const event of events) {
       const id = ++this.headId;
