@@ -141,6 +141,40 @@ describe('live across processes', () => {
   });
 });
 
+describe('the probe (injected timer)', () => {
+  it('publishes another connection\'s commits only when probed, once, and applies its commands then', async () => {
+    const store = openStore({ path: dbPath });
+    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: 'real', tailScheduler: () => () => undefined });
+    cleanups.push(() => store.close(), () => service.close({ timeoutMs: 5_000 }));
+    const other = openStore({ path: dbPath });
+    cleanups.push(() => other.close());
+    const seen: LiveEvent[] = [];
+    service.subscribeLive({ onBatch: (batch) => seen.push(...batch) });
+    const start = store.journalHead();
+    const run = new JournalBuilder('elsewhere').start().runStep([{ attempts: ['ok'] }]);
+    other.appendEvents(run.events);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+    await service.probeJournal();
+    await until('the published batch', () => seen.length > 0);
+    expect(seen.map((e) => [e.id, key(e.event)])).toEqual(run.events.map((e, i) => [start + 1 + i, key(e)]));
+    await service.probeJournal();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toHaveLength(run.events.length);
+
+    // A command for a run this service hosts is applied on the probe that sees it.
+    const { runId } = await service.startRun({ flow: 'user/waits.prose' });
+    const done = service.whenFinished(runId);
+    await until('the task waiting in backoff', () => store.getEvents(runId, 0, 1_000).some((e) => e.type === 'retryScheduled'));
+    other.enqueueCommand({ commandId: 'cmd_from_other', runId, kind: 'cancel', reason: 'from elsewhere' });
+    expect(store.getEvents(runId, 0, 1_000).some((e) => e.type === 'cancelRequested')).toBe(false);
+    await service.probeJournal();
+    expect(other.getCommand('cmd_from_other')).toMatchObject({ state: 'done', accepted: true });
+    expect(store.getEvents(runId, 0, 1_000).find((e) => e.type === 'cancelRequested')).toMatchObject({ commandId: 'cmd_from_other', reason: 'from elsewhere' });
+    expect((await done)?.status).toBe('cancelled');
+  });
+});
+
 describe('control across processes', () => {
   const waitingRun = async (owner: HivewatchService, store: HivewatchStore): Promise<{ runId: string; taskId: string; done: Promise<unknown> }> => {
     const { runId } = await owner.startRun({ flow: 'user/waits.prose', virtualClock: false });
