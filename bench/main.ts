@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkpointBenchmarks } from './checkpoint.bench.js';
 import { engineBenchmarks } from './engine.bench.js';
+import { liveBenchmarks } from './live.bench.js';
 import { report, type Measurement } from './measure.js';
 import { storeBenchmarks } from './store.bench.js';
 
@@ -16,7 +17,7 @@ function repositoryRoot(): string {
 const ROOT = repositoryRoot();
 
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|ui]`: ratios against same-run
+ * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|live|ui]`: ratios against same-run
  * baselines. The UI figures (Chromium, a built renderer-dist/) run only with `--only ui`: they
  * need a browser and report frame times rather than ratios.
  */
@@ -37,6 +38,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'engine') measurements.push(...(await engineBenchmarks({ quick })));
   if (only === null || only === 'store') measurements.push(...(await storeBenchmarks({ quick })));
   if (only === null || only === 'store' || only === 'checkpoints') measurements.push(...(await checkpointBenchmarks()));
+  if (only === null || only === 'live') measurements.push(...(await liveBenchmarks({ quick })));
   report(measurements, json);
   return 0;
 }

@@ -55,10 +55,13 @@ const TREND_UPSERT = (table: string): string =>
 export class SameRows {
   private readonly states = new Map<string, RunState>();
   private readonly s;
+  /** The journal's commit positions, as the store hands them out on a fresh database (migration 5). */
+  private commitSeq = 0;
 
   constructor(db: Database.Database) {
     this.s = {
-      event: db.prepare('INSERT INTO events (run_id, seq, type, ts, payload, wall) VALUES (?, ?, ?, ?, ?, ?)'),
+      event: db.prepare('INSERT INTO events (run_id, seq, type, ts, payload, wall, commit_seq) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      head: db.prepare('UPDATE journal_head SET commit_seq = commit_seq + ? WHERE id = 1'),
       run: db.prepare(upsertSql(RUNS)),
       step: db.prepare(upsertSql(STEPS)),
       task: db.prepare(upsertSql(TASKS)),
@@ -91,9 +94,10 @@ export class SameRows {
     const events: unknown[][] = [];
     const touched = new Set<RunState>();
     const emitted: Emitted = { errors: [], checkpoints: [] };
+    all.push({ s: this.s.head, p: [batch.length] });
     for (const event of batch) {
       // The bench's journals run on a real clock: no separate wall time (NULL), as the store writes.
-      const p = [event.runId, event.seq, event.type, event.ts, eventPayload(event), null];
+      const p = [event.runId, event.seq, event.type, event.ts, eventPayload(event), null, ++this.commitSeq];
       all.push({ s: this.s.event, p });
       events.push(p);
     }

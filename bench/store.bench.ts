@@ -105,7 +105,7 @@ async function ingest(
   const baseTx = base.transaction((ops: Op[]) => {
     for (const op of ops) op.s.run(op.p);
   });
-  const insertEvent = eventsOnly.prepare('INSERT INTO events (run_id, seq, type, ts, payload, wall) VALUES (?, ?, ?, ?, ?, ?)');
+  const insertEvent = eventsOnly.prepare('INSERT INTO events (run_id, seq, type, ts, payload, wall, commit_seq) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const eventsTx = eventsOnly.transaction((rows: unknown[][]) => {
     for (const p of rows) insertEvent.run(p);
   });

@@ -1,20 +1,12 @@
 import { WorkspaceMode } from '../flow/agent-work.js';
 import { formatDiagnostic } from '../flow/ast.js';
-import { resolveRunRepo } from '../workspace/repo.js';
-import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
-import { checkFlowFile } from '../flow/check.js';
-import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
 import type { EventSink } from '../engine/events.js';
-import { FlowRun, type RunResult } from '../engine/run.js';
-import { FanoutSink } from '../engine/sinks.js';
-import { resumeProblem, type ResumePoint } from '../engine/resume.js';
-import { createRuntimeRegistry } from '../runtimes/registry.js';
-import { createDurableSink, type HivewatchStore } from '../store/index.js';
-import { readFile } from 'node:fs/promises';
-import { checkFlow } from '../flow/check.js';
-import type { CheckResult } from '../flow/plan.js';
-import { FlowKeys, flowFoldersForDatabase } from '../service/flow-keys.js';
-import { databasePathOf, openCliStore } from './database.js';
+import type { RunResult } from '../engine/run.js';
+import type { ResumePoint } from '../engine/resume.js';
+import type { HivewatchStore } from '../store/index.js';
+import { bundledExamplesDir, appFlowsDirOf } from '../service/flow-keys.js';
+import { createHivewatchService } from '../service/service.js';
+import { openCliStore } from './database.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
 import { ProgressPrinter } from './progress.js';
@@ -25,20 +17,6 @@ export interface RunTarget {
   store?: HivewatchStore;
   resume?: ResumePoint | null;
   retryOf?: string | null;
-  /** Called once the run exists, before it starts: e.g. to record its id. */
-  onRun?: (run: FlowRun) => void;
-}
-
-/** Checks the file under the key the run will record, so diagnostics and journal agree. */
-async function readAndCheck(file: string, key: string): Promise<CheckResult> {
-  if (key === file) return checkFlowFile(file);
-  let source: string;
-  try {
-    source = await readFile(file, 'utf8');
-  } catch {
-    return checkFlowFile(file);
-  }
-  return checkFlow(source, key);
 }
 
 function workspaceFlag(args: ParsedArgs): WorkspaceMode | null {
@@ -57,74 +35,80 @@ export function exitCodeOf(result: RunResult): number {
   return ExitCode.failed;
 }
 
-/** `hivewatch run <flow>`: check, then execute with live progress or JSON lines; SIGINT cancels. */
+/**
+ * `hivewatch run <flow>`: check, then execute with live progress or JSON lines; SIGINT cancels.
+ * The run is hosted by a Hivewatch service like the app's (one composition root), so the window
+ * of any process on the same database sees it live and can cancel it or skip its backoff.
+ */
 export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): Promise<number> {
-  const key = new FlowKeys(flowFoldersForDatabase(target.store?.path ?? databasePathOf(args, io))).keyOf(target.file);
-  const checked = await readAndCheck(target.file, key);
-  if (!checked.ok || checked.plan === null) {
-    for (const d of checked.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
-    return ExitCode.invalid;
-  }
-  const resumeRefusal = target.resume ? resumeProblem(target.resume, checked.plan.program.source) : null;
-  if (resumeRefusal !== null) {
-    io.err(`hivewatch resume: ${resumeRefusal}\n`);
-    return ExitCode.failed;
-  }
   const json = args.flags.has('json');
-  const clock: Clock = args.flags.has('virtual-clock') ? new VirtualClock(Date.now()) : new RealClock();
   const maxSteps = intFlag(args, 'max-steps', 1) ?? 100;
-  const printer = json ? null : new ProgressPrinter(io.stdout, () => clock.now(), maxSteps);
-  // JSON lines are printed once committed (below), so a line printed is a line journaled, even
-  // when the process is killed right after; the human progress shows events as they happen.
-  const outputSink: EventSink = { append: (event) => printer?.handle(event), flush: () => Promise.resolve() };
+  const concurrency = intFlag(args, 'concurrency', 1) ?? 4;
+  const workspace = workspaceFlag(args);
   const store = target.store ?? openCliStore(args, io);
-  const durable = createDurableSink(store);
-  const plan = checked.plan;
-  const run = new FlowRun({
-    plan,
-    registry: createRuntimeRegistry(),
-    sink: new FanoutSink([durable, outputSink]),
-    clock,
-    maxSteps,
-    concurrency: intFlag(args, 'concurrency', 1) ?? 4,
-    defaultAgent: stringFlag(args, 'agent') ?? io.env.HIVEWATCH_AGENT ?? null,
-    resume: target.resume ?? null,
-    retryOf: target.retryOf ?? null,
-    workspace: {
-      repo: () => resolveRunRepo({ explicit: stringFlag(args, 'repo') ?? null, flowRepo: plan.repo, flowFile: target.file, fallbackDir: process.cwd() }),
-      defaultMode: workspaceFlag(args),
-    },
+  const service = createHivewatchService({
+    store,
+    examplesDir: bundledExamplesDir(),
+    userFlowsDir: appFlowsDirOf(store.path),
+    clock: args.flags.has('virtual-clock') ? 'virtual' : 'real',
   });
-  target.onRun?.(run);
-  // Worktrees of runs a killed host left behind (opening the store marked them interrupted).
-  await sweepLeftoverWorktrees(store).catch(() => []);
+  let printer: ProgressPrinter | null = null;
+  let runId: string | null = null;
+  // JSON lines are printed once committed, so a line printed is a line journaled, even when the
+  // process is killed right after; the human progress shows events as they happen.
   const unsubscribe = json
     ? store.subscribe((batch) => {
-        for (const event of batch) if (event.runId === run.runId) io.out(`${JSON.stringify(event)}\n`);
+        // Until the run's id is known, the only run this service hosts commits its first events.
+        for (const event of batch) if (runId === null || event.runId === runId) io.out(`${JSON.stringify(event)}\n`);
       })
     : () => undefined;
   let interrupts = 0;
   const onSigint = (): void => {
     interrupts++;
-    if (interrupts === 1) run.cancel({ reason: 'interrupted from the terminal (SIGINT)' });
-    else process.exit(130);
+    if (interrupts > 1) process.exit(130);
+    if (runId !== null) void service.cancelRun({ runId, reason: 'interrupted from the terminal (SIGINT)' }).catch(() => undefined);
   };
-  process.on('SIGINT', onSigint);
   try {
-    const result = await run.start();
+    const started = await service.runFile({
+      file: target.file,
+      repo: stringFlag(args, 'repo') ?? null,
+      workspace,
+      agent: stringFlag(args, 'agent') ?? io.env.HIVEWATCH_AGENT ?? null,
+      maxSteps,
+      concurrency,
+      resume: target.resume ?? null,
+      retryOf: target.retryOf ?? null,
+      observe: (clock): EventSink => {
+        printer = json ? null : new ProgressPrinter(io.stdout, () => clock.now(), maxSteps);
+        const shown = printer;
+        return { append: (event) => shown?.handle(event), flush: () => Promise.resolve() };
+      },
+    });
+    if (started.kind === 'invalid') {
+      for (const d of started.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
+      return ExitCode.invalid;
+    }
+    if (started.kind === 'refused') {
+      io.err(`hivewatch resume: ${started.message}\n`);
+      return ExitCode.failed;
+    }
+    runId = started.runId;
+    process.on('SIGINT', onSigint);
+    const result = await started.done;
     return exitCodeOf(result);
   } finally {
     process.off('SIGINT', onSigint);
-    printer?.stop();
-    await durable.flush().catch((error: unknown) => {
+    (printer as ProgressPrinter | null)?.stop();
+    await service.flushJournal().catch((error: unknown) => {
       // The buffered events die with this process; the run stays open in the journal until the
       // next start marks it interrupted, and resume continues from its last durable checkpoint.
       const message = error instanceof Error ? error.message : String(error);
       io.err(
         `hivewatch: ${message}\n  the journal keeps everything up to its last durable step; ` +
-          `once there is room, any hivewatch command marks run ${run.runId} interrupted and \`hivewatch resume ${run.runId}\` continues it\n`,
+          `once there is room, any hivewatch command marks run ${runId ?? '(not started)'} interrupted and \`hivewatch resume ${runId ?? ''}\` continues it\n`,
       );
     });
+    await service.close({ timeoutMs: 0 });
     unsubscribe();
     if (target.store === undefined) store.close();
   }

@@ -58,3 +58,48 @@ describe('LiveHub', () => {
     expect(parseLiveId(undefined)).toBeNull();
   });
 });
+
+describe('LiveHub with journal positions (issue #11)', () => {
+  const live = (from: number, n: number): LiveEvent[] => events(n, from).map((event, i) => ({ id: from + i, event }));
+
+  it('starts after the journal head and takes the ids it is given; a jump restarts the ring', async () => {
+    const hub = new LiveHub(10, 'db', { startId: 40 });
+    expect([hub.head, hub.oldest]).toEqual([40, 41]);
+    const got: number[] = [];
+    hub.subscribe({ onBatch: (b) => got.push(...b.map((e) => e.id)) });
+    hub.publish(events(3), 41);
+    hub.publish(events(2, 4), 50);
+    await tick();
+    expect(got).toEqual([41, 42, 43, 50, 51]);
+    expect([hub.head, hub.oldest]).toEqual([51, 50]);
+    expect(() => hub.publish(events(1), 51)).toThrow('live id 51 was published already (head 51)');
+    // 43 is before the jump: not resumable from memory, and no backfill here.
+    expect(hub.subscribe({ afterId: 43, onBatch: () => undefined })).toMatchObject({ reset: true, startId: 51 });
+    hub.close();
+  });
+
+  it('resumes an id older than the ring from the backfill, within capacity of the head, with no gap', async () => {
+    const asked: [number, number][] = [];
+    const hub = new LiveHub(10, 'db', {
+      startId: 100,
+      backfill: (afterId, upToId) => {
+        asked.push([afterId, upToId]);
+        return live(afterId + 1, upToId - afterId);
+      },
+    });
+    hub.publish(events(3), 101);
+    const got: number[] = [];
+    const sub = hub.subscribe({ afterId: 95, onBatch: (b) => got.push(...b.map((e) => e.id)) });
+    expect(sub).toMatchObject({ reset: false, startId: 95 });
+    expect(asked).toEqual([[95, 100]]);
+    await tick();
+    expect(got).toEqual([96, 97, 98, 99, 100, 101, 102, 103]);
+    // Further than capacity from the head, or a backfill with a hole: reset.
+    expect(hub.subscribe({ afterId: 90, onBatch: () => undefined })).toMatchObject({ reset: true, startId: 103 });
+    const holey = new LiveHub(10, 'db', { startId: 100, backfill: (afterId) => live(afterId + 2, 3) });
+    holey.publish(events(1), 101);
+    expect(holey.subscribe({ afterId: 96, onBatch: () => undefined })).toMatchObject({ reset: true, startId: 101 });
+    holey.close();
+    hub.close();
+  });
+});

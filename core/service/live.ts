@@ -3,12 +3,15 @@ import type { HivewatchEvent } from '../engine/events.js';
 import type { LiveEvent } from './api.js';
 
 /**
- * The live stream: committed events get a service-local, gap-free id (1, 2, 3, ...) in commit
- * order, are kept in a ring of the last `capacity` events, and are delivered to subscribers in
- * batches, at most one per subscriber per turn of the event loop (however many transactions
- * committed in it). A subscriber resumes after any id still in the ring without a gap or a
- * duplicate; an id older than the ring, newer than the head, or of another instance (ids of a
- * previous process mean nothing here) gets a reset instead: refetch, then continue live.
+ * The live stream: committed events get a gap-free id in commit order, are kept in a ring of the
+ * last `capacity` events, and are delivered to subscribers in batches, at most one per
+ * subscriber per turn of the event loop (however many transactions committed in it). The
+ * service gives each event its journal commit position as id (`publish(events, firstId)`) and
+ * names the instance after the database, so ids mean the same in every process and across
+ * restarts (docs/decisions.md). A subscriber resumes after any id still in the ring, or one the
+ * `backfill` can still read within `capacity` of the head, without a gap or a duplicate; an id
+ * older than that, newer than the head, or of another instance gets a reset instead: refetch,
+ * then continue live.
  */
 
 export const DEFAULT_LIVE_CAPACITY = 50_000;
@@ -34,8 +37,17 @@ export interface LiveSubscription {
   unsubscribe(): void;
 }
 
+export interface LiveHubOptions {
+  /** The id of the last event before this hub's first (the journal head when the service starts). */
+  startId?: number;
+  /** Reads the events with ids in (afterId, upToId] from the journal, for a resume older than the ring. */
+  backfill?: (afterId: number, upToId: number) => LiveEvent[];
+}
+
 interface Subscriber {
   lastId: number;
+  /** Backfilled events not delivered yet (they end at the ring's floor). */
+  backlog: LiveEvent[];
   onBatch: (batch: LiveEvent[]) => void;
   onReset: ((startId: number) => void) | undefined;
 }
@@ -43,15 +55,21 @@ interface Subscriber {
 export class LiveHub {
   readonly instance: string;
   private readonly ring: (LiveEvent | undefined)[];
-  private headId = 0;
+  private headId: number;
+  /** The first id the ring can hold: ids below it were published before this hub existed. */
+  private floorId: number;
+  private readonly backfill: ((afterId: number, upToId: number) => LiveEvent[]) | undefined;
   private readonly subscribers = new Set<Subscriber>();
   private scheduled: NodeJS.Immediate | null = null;
   private closed = false;
 
-  constructor(readonly capacity: number = DEFAULT_LIVE_CAPACITY, instance?: string) {
+  constructor(readonly capacity: number = DEFAULT_LIVE_CAPACITY, instance?: string, options: LiveHubOptions = {}) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`live capacity must be a whole number of at least 1, got ${capacity}`);
     this.instance = instance ?? randomBytes(6).toString('hex');
     this.ring = new Array<LiveEvent | undefined>(capacity);
+    this.headId = options.startId ?? 0;
+    this.floorId = this.headId + 1;
+    this.backfill = options.backfill;
   }
 
   /** The id of the newest event (0 before any). */
@@ -61,11 +79,24 @@ export class LiveHub {
 
   /** The oldest id still in the ring (head + 1 when empty). */
   get oldest(): number {
-    return Math.max(1, this.headId - this.capacity + 1);
+    return Math.max(this.floorId, this.headId - this.capacity + 1);
   }
 
-  publish(events: readonly HivewatchEvent[]): void {
+  /**
+   * Appends events with ids firstId, firstId + 1, ... (default: after the head). An id that
+   * skips ahead starts the ring afresh from it: what lies before is not resumable from memory.
+   */
+  publish(events: readonly HivewatchEvent[], firstId?: number): void {
     if (this.closed || events.length === 0) return;
+    if (firstId !== undefined && firstId !== this.headId + 1) {
+      if (firstId <= this.headId) throw new RangeError(`live id ${firstId} was published already (head ${this.headId})`);
+      // Everyone gets what precedes the jump first; then being at the old head is being at the new one.
+      this.deliver();
+      const before = this.headId;
+      this.headId = firstId - 1;
+      this.floorId = firstId;
+      for (const subscriber of this.subscribers) if (subscriber.lastId === before) subscriber.lastId = this.headId;
+    }
     for (const event of events) {
       const id = ++this.headId;
       this.ring[id % this.capacity] = { id, event };
@@ -87,11 +118,17 @@ export class LiveHub {
   subscribe(options: LiveSubscribeOptions): LiveSubscription {
     const wanted = options.afterId ?? 0;
     const foreign = options.instance !== undefined && options.instance !== this.instance;
-    const reset = wanted !== 0 && (foreign || !this.resumable(wanted));
+    const backlog = wanted !== 0 && !foreign && !this.resumable(wanted) ? this.backfilled(wanted) : null;
+    const reset = wanted !== 0 && (foreign || (!this.resumable(wanted) && backlog === null));
     const startId = wanted === 0 || reset ? this.headId : wanted;
-    const subscriber: Subscriber = { lastId: startId, onBatch: options.onBatch, onReset: options.onReset };
+    const subscriber: Subscriber = {
+      lastId: backlog === null ? startId : this.oldest - 1,
+      backlog: backlog ?? [],
+      onBatch: options.onBatch,
+      onReset: options.onReset,
+    };
     if (!this.closed) this.subscribers.add(subscriber);
-    if (startId < this.headId) this.schedule();
+    if (startId < this.headId || subscriber.backlog.length > 0) this.schedule();
     return {
       startId,
       reset,
@@ -99,6 +136,15 @@ export class LiveHub {
         this.subscribers.delete(subscriber);
       },
     };
+  }
+
+  /** The events between an id older than the ring and the ring, when still within `capacity` of the head. */
+  private backfilled(afterId: number): LiveEvent[] | null {
+    const upTo = this.oldest - 1;
+    if (this.backfill === undefined || afterId < 0 || afterId > upTo || this.headId - afterId > this.capacity) return null;
+    const events = this.backfill(afterId, upTo);
+    const gapFree = events.length === upTo - afterId && events.every((e, i) => e.id === afterId + 1 + i);
+    return gapFree ? events : null;
   }
 
   private schedule(): void {
@@ -112,9 +158,10 @@ export class LiveHub {
   /** Sends every subscriber what it has not seen yet, as one batch. */
   deliver(): void {
     for (const subscriber of [...this.subscribers]) {
-      if (!this.subscribers.has(subscriber) || subscriber.lastId >= this.headId) continue;
+      if (!this.subscribers.has(subscriber) || (subscriber.lastId >= this.headId && subscriber.backlog.length === 0)) continue;
       if (!this.resumable(subscriber.lastId)) {
         subscriber.lastId = this.headId;
+        subscriber.backlog = [];
         try {
           subscriber.onReset?.(this.headId);
         } catch (error) {
@@ -124,7 +171,8 @@ export class LiveHub {
         }
         continue;
       }
-      const batch = this.since(subscriber.lastId);
+      const batch = subscriber.backlog.length > 0 ? [...subscriber.backlog, ...this.since(subscriber.lastId)] : this.since(subscriber.lastId);
+      subscriber.backlog = [];
       subscriber.lastId = this.headId;
       try {
         subscriber.onBatch(batch);

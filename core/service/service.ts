@@ -1,9 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
 import { createLimiter, type Limiter } from '../engine/limiter.js';
 import { resumeProblem, type ResumePoint } from '../engine/resume.js';
 import { FlowRun, type RunResult } from '../engine/run.js';
+import type { EventSink } from '../engine/events.js';
+import { FanoutSink } from '../engine/sinks.js';
+import type { WorkspaceMode } from '../flow/agent-work.js';
+import type { Diagnostic } from '../flow/ast.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
 import type { FlowPlan } from '../flow/plan.js';
@@ -27,8 +31,11 @@ import type {
 } from './api.js';
 import { ACTIVE_STATUSES, HANDLED_KEYS } from './api.js';
 import { ApiError, asApiError } from './errors.js';
+import { checkFlowFileAs } from './flow-file.js';
 import { FlowCatalog } from './flows.js';
+import { JournalTail, type TailScheduler } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
+import { applyPendingCommands, deliverCommand } from './remote-commands.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, retryingOf, runDetail, runSummary } from './mapping.js';
 import { parseInput, parseWith, subscribeSchema, type InputOf } from './schemas.js';
 
@@ -59,6 +66,14 @@ export interface HivewatchServiceOptions {
   defaultAgent?: string | null;
   /** Live events kept for resuming subscribers (default 50,000). */
   liveCapacity?: number;
+  /**
+   * How often the journal is probed for other processes' commits and commands (default 50 ms),
+   * and the timer that does it (tests inject one and call `probeJournal()`).
+   */
+  tailIntervalMs?: number;
+  tailScheduler?: TailScheduler;
+  /** How long a command for a run another process hosts waits for that host's answer (default 2 s). */
+  commandAckTimeoutMs?: number;
   /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
   killGraceMs?: number;
   project?: string | null;
@@ -66,6 +81,30 @@ export interface HivewatchServiceOptions {
   worktreeRoot?: string;
   gitEnv?: Record<string, string>;
 }
+
+/** A flow file run from the command line (`hivewatch run` / `resume` / `retry`). */
+export interface RunFileInput {
+  file: string;
+  /** --repo: the repository of agent work (else the flow's `repo:`, else the one around `cwd`). */
+  repo?: string | null;
+  /** --workspace: where sessions work unless they say. */
+  workspace?: WorkspaceMode | null;
+  agent?: string | null;
+  virtualClock?: boolean;
+  maxSteps?: number;
+  concurrency?: number;
+  resume?: ResumePoint | null;
+  retryOf?: string | null;
+  /** Where the repository is looked for when neither --repo nor the flow names one (default process.cwd()). */
+  cwd?: string;
+  /** Sees every event as it happens (before commit), given the run's clock: the CLI's progress. */
+  observe?: (clock: Clock) => EventSink;
+}
+
+export type RunFileResult =
+  | { kind: 'invalid'; diagnostics: Diagnostic[] }
+  | { kind: 'refused'; message: string }
+  | { kind: 'started'; runId: string; done: Promise<RunResult> };
 
 export interface CloseOptions {
   /** How long to wait for cancelled runs to end before closing anyway (default 10 s). */
@@ -78,6 +117,15 @@ export interface HivewatchService extends HivewatchApi {
   readonly instance: string;
   /** The live subscription with what the shells need: where it starts and whether it reset. */
   subscribeLive(options: LiveSubscribeOptions): LiveSubscription;
+  /**
+   * Probes the journal now: publishes other processes' new commits and applies the run commands
+   * addressed to this process. Resolves once those commands are acknowledged.
+   */
+  probeJournal(): Promise<void>;
+  /** Checks a flow file under its key (flow-keys.ts) and, when it checks, executes it here. */
+  runFile(input: RunFileInput): Promise<RunFileResult>;
+  /** Writes what the journal still holds in memory; throws when it cannot (a full disk). */
+  flushJournal(): Promise<void>;
   /** Ids of the runs this process is executing. */
   activeRunIds(): string[];
   /** The result of a run this process executes (null when it is not one of them). */
@@ -101,6 +149,10 @@ interface LaunchOptions {
   defaultAgent: string | null;
   resume?: ResumePoint | null;
   retryOf?: string | null;
+  explicitRepo?: string | null;
+  fallbackDir?: string;
+  workspaceMode?: WorkspaceMode | null;
+  observe?: ((clock: Clock) => EventSink) | undefined;
 }
 
 const BUCKET_MS: Record<Bucket, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
@@ -128,9 +180,39 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
   const realClock = new RealClock();
   const realRegistry = createRuntimeRegistry({ clock: realClock, killGraceMs: options.killGraceMs });
   const sink: DurableSink = createDurableSink(store);
-  const liveHub = new LiveHub(options.liveCapacity ?? DEFAULT_LIVE_CAPACITY);
-  const unsubscribeStore = store.subscribe((batch) => liveHub.publish(batch));
   const runs = new Map<string, LiveRun>();
+  // Run commands other processes journaled for our runs: applied one pass at a time.
+  let applying: Promise<void> | null = null;
+  let applyAgain = false;
+  const pickUpCommands = (): Promise<void> => {
+    if (applying) {
+      applyAgain = true;
+      return applying;
+    }
+    applying = (async () => {
+      do {
+        applyAgain = false;
+        const hosted = new Map([...runs].map(([id, live]) => [id, live.run] as const));
+        await applyPendingCommands(store, hosted, () => sink.flush()).catch(() => 0);
+      } while (applyAgain);
+    })().finally(() => {
+      applying = null;
+    });
+    return applying;
+  };
+  const tail = new JournalTail({
+    store,
+    publish: (events, firstId) => liveHub.publish(events, firstId),
+    onForeignCommit: () => void pickUpCommands(),
+    ...(options.tailIntervalMs !== undefined ? { intervalMs: options.tailIntervalMs } : {}),
+    ...(options.tailScheduler !== undefined ? { scheduler: options.tailScheduler } : {}),
+  });
+  // Live ids are journal commit positions, so the instance is the database's: ids mean the same
+  // in every process on it and after a restart (docs/decisions.md).
+  const liveHub = new LiveHub(options.liveCapacity ?? DEFAULT_LIVE_CAPACITY, store.secret('live_instance', () => randomBytes(6).toString('hex')), {
+    startId: tail.position,
+    backfill: (afterId, upToId) => tail.read(afterId, upToId),
+  });
   const cache = new StatementCache(store.database);
   let closing = false;
   // Worktrees a killed host left behind (its runs are interrupted by now): removed in the background.
@@ -165,7 +247,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     return row;
   };
 
-  const launch = async (launchOptions: LaunchOptions): Promise<{ runId: string }> => {
+  const launch = async (launchOptions: LaunchOptions): Promise<{ runId: string; done: Promise<RunResult> }> => {
     if (closing) throw new ApiError(409, 'closing', 'the service is shutting down');
     const clock: Clock = launchOptions.virtual ? new VirtualClock(Date.now()) : realClock;
     const registry: HivewatchRuntimeRegistry = launchOptions.virtual
@@ -174,7 +256,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     const run = new FlowRun({
       plan: launchOptions.plan,
       registry,
-      sink,
+      sink: launchOptions.observe ? new FanoutSink([sink, launchOptions.observe(clock)]) : sink,
       clock,
       maxSteps: launchOptions.maxSteps,
       concurrency: launchOptions.concurrency,
@@ -186,12 +268,13 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       workspace: {
         repo: () =>
           resolveRunRepo({
-            explicit: null,
+            explicit: launchOptions.explicitRepo ?? null,
             flowRepo: launchOptions.plan.repo,
             flowFile: launchOptions.flowPath,
-            fallbackDir: dirname(launchOptions.flowPath),
+            fallbackDir: launchOptions.fallbackDir ?? dirname(launchOptions.flowPath),
             gitEnv: options.gitEnv,
           }),
+        ...(launchOptions.workspaceMode !== undefined ? { defaultMode: launchOptions.workspaceMode } : {}),
         ...(options.worktreeRoot !== undefined ? { worktreeRoot: options.worktreeRoot } : {}),
         ...(options.gitEnv !== undefined ? { gitEnv: options.gitEnv } : {}),
         ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
@@ -205,8 +288,9 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     );
     // `runStarted` is appended synchronously by start(); make it durable so the run is listed at once.
     await writePending();
-    return { runId: run.runId };
+    return { runId: run.runId, done };
   };
+  const launched = async (launchOptions: LaunchOptions): Promise<{ runId: string }> => ({ runId: (await launch(launchOptions)).runId });
 
   const optionsOfRun = (row: RunRow, plan: FlowPlan, flowPath: string): LaunchOptions => ({
     plan,
@@ -266,7 +350,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       guard(async () => {
         const args = parseInput('startRun', input);
         const flow = await catalog.load(args.flow);
-        return launch({
+        return launched({
           plan: checkedPlan(flow.id, flow.source),
           flowPath: flow.path,
           maxSteps: args.maxSteps ?? 100,
@@ -284,7 +368,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         if (!live) {
           const commandId = newCommandId();
           return (ACTIVE_STATUSES as readonly string[]).includes(row.status)
-            ? { commandId, accepted: false, message: `run ${args.runId} is ${row.status} but not executed by this process; nothing to cancel here` }
+            ? deliverCommand(store, { kind: 'cancel', commandId, runId: args.runId, reason: args.reason }, options.commandAckTimeoutMs)
             : { commandId, accepted: false, message: `run ${args.runId} is ${row.status}; nothing to cancel` };
         }
         const before = live.run.status;
@@ -303,7 +387,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
           throw new ApiError(409, 'run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
         }
         const flow = await catalog.loadForRun(args.runId, row.flow);
-        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), retryOf: args.runId });
+        return launched({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), retryOf: args.runId });
       }),
 
     resumeRun: (input) =>
@@ -315,7 +399,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const flow = await catalog.loadForRun(args.runId, row.flow);
         const problem = resumeProblem(resume, flow.source);
         if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
-        return launch({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), resume });
+        return launched({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), resume });
       }),
 
     skipBackoff: (input) =>
@@ -324,7 +408,11 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const row = runRow(args.runId);
         const commandId = newCommandId();
         const live = runs.get(args.runId);
-        if (!live) return { commandId, accepted: false, message: `run ${args.runId} is ${row.status}; it is not executed by this process` };
+        if (!live) {
+          return (ACTIVE_STATUSES as readonly string[]).includes(row.status)
+            ? deliverCommand(store, { kind: 'skipBackoff', commandId, runId: args.runId, taskId: args.taskId }, options.commandAckTimeoutMs)
+            : { commandId, accepted: false, message: `run ${args.runId} is ${row.status}; it is not executed by this process` };
+        }
         const accepted = live.run.skipBackoff(args.taskId, commandId);
         await sink.flush();
         return accepted
@@ -467,6 +555,37 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
 
     subscribeLive: (liveOptions) => liveHub.subscribe(liveOptions),
 
+    async runFile(input: RunFileInput): Promise<RunFileResult> {
+      // The plan is checked under the file's key, which the run records as its flow.
+      const { checked } = await checkFlowFileAs(input.file, store.path);
+      if (!checked.ok || checked.plan === null) return { kind: 'invalid', diagnostics: checked.diagnostics };
+      const refusal = input.resume ? resumeProblem(input.resume, checked.plan.program.source) : null;
+      if (refusal !== null) return { kind: 'refused', message: refusal };
+      const started = await launch({
+        plan: checked.plan,
+        flowPath: input.file,
+        maxSteps: input.maxSteps ?? 100,
+        concurrency: input.concurrency ?? 4,
+        virtual: input.virtualClock ?? options.clock === 'virtual',
+        defaultAgent: input.agent ?? options.defaultAgent ?? null,
+        resume: input.resume ?? null,
+        retryOf: input.retryOf ?? null,
+        explicitRepo: input.repo ?? null,
+        fallbackDir: input.cwd ?? process.cwd(),
+        workspaceMode: input.workspace ?? null,
+        observe: input.observe,
+      });
+      return { kind: 'started', ...started };
+    },
+
+    flushJournal: () => sink.flush(),
+
+    async probeJournal(): Promise<void> {
+      const changed = tail.probe();
+      // onForeignCommit started a pass when something changed; wait for it (or one running).
+      if (changed || applying) await (applying ?? Promise.resolve());
+    },
+
     activeRunIds: () => [...runs.keys()],
 
     whenFinished: (runId) => runs.get(runId)?.done ?? null,
@@ -485,7 +604,8 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       clearTimeout(timer);
       await sink.close().catch(() => undefined);
       await sweep;
-      unsubscribeStore();
+      await applying;
+      tail.stop();
       liveHub.close();
     },
   };

@@ -30,5 +30,8 @@ export type {
 export type { ErrorGroupsQuery, ErrorGroup, GroupTrendsQuery } from './queries/groups.js';
 export { HANDLED_KEY, UNHANDLED_KEY } from './queries/errors.js';
 export type { RecoveredRun, RecoverOptions } from './recovery.js';
+export type { CommittedEvent } from './queries/events.js';
+export { RunCommandKind, RunCommandState } from './commands.js';
+export type { RunCommand } from './commands.js';
 export type { ReplayReport, AggregateReport } from './replay.js';
 export type { PruneOptions, PruneReport } from './prune.js';

@@ -213,7 +213,13 @@ class WriteQueue {
   private statements: Stmt[] = [];
   private params: unknown[][] = [];
 
-  constructor(private readonly insertEvent: Stmt) {}
+  /** The commit sequence numbers the events written by `run` got, in order (read after commit). */
+  commitSeqs: number[] = [];
+
+  constructor(
+    private readonly insertEvent: Stmt,
+    private readonly claimCommitSeqs: Stmt,
+  ) {}
 
   /** `wall` is null when it equals the event's ts (a real clock: nothing more to store). */
   addEvent(event: HivewatchEvent, payload: string, wall: number | null): void {
@@ -229,9 +235,15 @@ class WriteQueue {
 
   run(): void {
     const { events, payloads, walls, statements, params, insertEvent } = this;
-    for (let i = 0; i < events.length; i += 1) {
-      const e = events[i] as HivewatchEvent;
-      insertEvent.run(e.runId, e.seq, e.type, e.ts, payloads[i], walls[i]);
+    if (events.length > 0) {
+      // Inside the write transaction: the counter's order is the order of commit (one writer at a time).
+      const last = (this.claimCommitSeqs.get(events.length) as { commit_seq: number }).commit_seq;
+      const first = last - events.length + 1;
+      for (let i = 0; i < events.length; i += 1) {
+        const e = events[i] as HivewatchEvent;
+        insertEvent.run(e.runId, e.seq, e.type, e.ts, payloads[i], walls[i], first + i);
+        this.commitSeqs.push(first + i);
+      }
     }
     for (let i = 0; i < statements.length; i += 1) (statements[i] as Stmt).run(params[i]);
     this.clear();
@@ -286,6 +298,7 @@ export class JournalWriter {
   /** The wall time of each event of the batch being written (what listeners are told). */
   private batchWalls: number[] = [];
   private committedWalls: readonly number[] = [];
+  private committedSeqs: readonly number[] = [];
 
   constructor(
     private readonly db: Db,
@@ -293,8 +306,8 @@ export class JournalWriter {
     private readonly now: () => number,
     private readonly cachedRuns = DEFAULT_CACHED_RUNS,
   ) {
-    this.insertEvent = db.prepare('INSERT INTO events (run_id, seq, type, ts, payload, wall) VALUES (?, ?, ?, ?, ?, ?)');
-    this.queue = new WriteQueue(this.insertEvent);
+    this.insertEvent = db.prepare('INSERT INTO events (run_id, seq, type, ts, payload, wall, commit_seq) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.queue = new WriteQueue(this.insertEvent, db.prepare('UPDATE journal_head SET commit_seq = commit_seq + ? WHERE id = 1 RETURNING commit_seq'));
     this.upsertRun = db.prepare(upsertSql(RUNS));
     this.upsertStep = db.prepare(upsertSql(STEPS));
     this.upsertTask = db.prepare(upsertSql(TASKS));
@@ -355,12 +368,15 @@ export class JournalWriter {
    */
   append(events: readonly HivewatchEvent[]): number[] {
     this.committedWalls = [];
+    this.committedSeqs = [];
     if (events.length === 0) return [];
     let touched: Set<RunState>;
+    this.queue.commitSeqs = [];
     try {
       touched = this.transaction(events);
     } catch (error) {
       this.queue.clear();
+      this.queue.commitSeqs = [];
       // The in-memory states may hold changes the rollback undid: read them again next time.
       for (const event of events) this.cache.delete(event.runId);
       throw error;
@@ -369,7 +385,14 @@ export class JournalWriter {
     const walls = this.batchWalls;
     this.batchWalls = [];
     this.committedWalls = walls;
+    this.committedSeqs = this.queue.commitSeqs;
+    this.queue.commitSeqs = [];
     return walls;
+  }
+
+  /** The commit sequence numbers of the last batch `append` committed (`seqs[i]` for `events[i]`). */
+  lastCommittedSeqs(): readonly number[] {
+    return this.committedSeqs;
   }
 
   /** The wall times of the last batch `append` committed (for callers that append indirectly). */

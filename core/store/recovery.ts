@@ -14,6 +14,8 @@ import { StoreError } from './store-error.js';
 export interface RecoverOptions {
   /** Interrupt every non-terminal run, even one whose host process still looks alive. */
   force?: boolean;
+  /** Only this run (a command reached a run whose host is gone). */
+  runId?: string;
   /** How leftover attempt processes are checked (tests). */
   processes?: EndLeftoverOptions;
 }
@@ -62,6 +64,7 @@ export function recoverInterrupted(
       const recovered: RecoveredRun[] = [];
       const events: HivewatchEvent[] = [];
       for (const run of select.all(...ACTIVE_RUN_STATUSES) as Candidate[]) {
+        if (options.runId !== undefined && run.id !== options.runId) continue;
         const owner =
           run.pid === null || run.hostname === null || run.instance === null
             ? undefined

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { HivewatchEvent } from '../engine/events.js';
 import type { ResumePoint } from '../engine/resume.js';
 import { openDatabase, type Synchronous } from './database.js';
-import { newInstance, releaseInstance, type RunOwner } from './hosts.js';
+import { isOwnerAlive, newInstance, releaseInstance, type RunOwner } from './hosts.js';
 import { JournalWriter } from './journal.js';
 import { migrate, schemaVersion } from './migrations.js';
 import { prune, type PruneOptions, type PruneReport } from './prune.js';
@@ -17,7 +17,8 @@ import {
   type ErrorSeriesQuery,
   type ListErrorsQuery,
 } from './queries/errors.js';
-import { getEvents } from './queries/events.js';
+import { eventsAfterCommit, getEvents, journalHead, type CommittedEvent } from './queries/events.js';
+import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand, type RunCommandKind } from './commands.js';
 import { errorGroups, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupTrendsQuery } from './queries/groups.js';
 import {
   countRuns,
@@ -53,8 +54,11 @@ export interface OpenStoreOptions {
   onListenerError?: (error: unknown) => void;
 }
 
-/** A committed batch, with each event's journaled wall-clock time (`walls[i]` for `events[i]`). */
-export type CommittedListener = (events: readonly HivewatchEvent[], walls: readonly number[]) => void;
+/**
+ * A committed batch, with each event's journaled wall-clock time (`walls[i]` for `events[i]`)
+ * and its place in the journal's order of commit (`commitSeqs[i]`).
+ */
+export type CommittedListener = (events: readonly HivewatchEvent[], walls: readonly number[], commitSeqs: readonly number[]) => void;
 
 export interface StoreStats {
   schemaVersion: number;
@@ -88,6 +92,23 @@ export interface HivewatchStore {
   countRuns(query?: RunFilters): RunCounts;
   getRun(runId: string): RunDetail | null;
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[];
+  /**
+   * Events any connection committed after commit position `afterCommit`, in commit order (at most
+   * `limit`, default 1,000): the journal's tail. Positions are gap-free across the database.
+   */
+  eventsAfterCommit(afterCommit: number, limit?: number): CommittedEvent[];
+  /** The newest commit position (0 for an empty journal). */
+  journalHead(): number;
+
+  /** Journals a command for a run another process hosts (see commands.ts). */
+  enqueueCommand(command: { commandId: string; runId: string; kind: RunCommandKind; taskId?: string | null; reason?: string | null }): void;
+  /** Pending commands of these runs, oldest first. */
+  pendingCommands(runIds: readonly string[]): RunCommand[];
+  /** Records a command's outcome; false when it was done already. */
+  completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): boolean;
+  getCommand(commandId: string): RunCommand | null;
+  /** The process recorded as hosting the run, and whether it is still alive (null: none recorded). */
+  runHost(runId: string): (RunOwner & { alive: boolean }) | null;
   errorCounts(query: ErrorCountsQuery): ErrorCount[];
   errorSeries(query: ErrorSeriesQuery): ErrorSeries;
   errorGroups(query?: ErrorGroupsQuery): ErrorGroup[];
@@ -157,11 +178,11 @@ class SqliteStore implements HivewatchStore {
     return this.writer;
   }
 
-  private notify(events: readonly HivewatchEvent[], walls: readonly number[]): void {
+  private notify(events: readonly HivewatchEvent[], walls: readonly number[], commitSeqs: readonly number[]): void {
     if (events.length === 0) return;
     for (const listener of this.listeners) {
       try {
-        listener(events, walls);
+        listener(events, walls, commitSeqs);
       } catch (error) {
         // A listener's failure must not undo or block a committed write, nor starve the others.
         this.onListenerError(error);
@@ -170,8 +191,9 @@ class SqliteStore implements HivewatchStore {
   }
 
   appendEvents(events: readonly HivewatchEvent[]): void {
-    const walls = this.writable().append(events);
-    this.notify(events, walls);
+    const writer = this.writable();
+    const walls = writer.append(events);
+    this.notify(events, walls, writer.lastCommittedSeqs());
   }
 
   subscribe(listener: CommittedListener): () => void {
@@ -199,6 +221,42 @@ class SqliteStore implements HivewatchStore {
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[] {
     this.open();
     return getEvents(this.cache, runId, afterSeq, limit);
+  }
+
+  eventsAfterCommit(afterCommit: number, limit?: number): CommittedEvent[] {
+    this.open();
+    return eventsAfterCommit(this.cache, afterCommit, limit);
+  }
+
+  journalHead(): number {
+    this.open();
+    return journalHead(this.cache);
+  }
+
+  enqueueCommand(command: { commandId: string; runId: string; kind: RunCommandKind; taskId?: string | null; reason?: string | null }): void {
+    this.writable();
+    enqueueCommand(this.cache, command, this.now());
+  }
+
+  pendingCommands(runIds: readonly string[]): RunCommand[] {
+    this.open();
+    return pendingCommands(this.cache, runIds);
+  }
+
+  completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): boolean {
+    this.writable();
+    return completeCommand(this.cache, commandId, outcome, this.now());
+  }
+
+  getCommand(commandId: string): RunCommand | null {
+    this.open();
+    return getCommand(this.cache, commandId);
+  }
+
+  runHost(runId: string): (RunOwner & { alive: boolean }) | null {
+    this.open();
+    const owner = runHost(this.cache, runId);
+    return owner ? { ...owner, alive: isOwnerAlive(owner) } : null;
   }
 
   errorCounts(query: ErrorCountsQuery): ErrorCount[] {
@@ -249,7 +307,7 @@ class SqliteStore implements HivewatchStore {
   recoverInterrupted(options?: RecoverOptions): RecoveredRun[] {
     const writer = this.writable();
     const { runs, events } = recoverInterrupted(this.database, writer, this.now, options);
-    this.notify(events, events.length > 0 ? writer.lastCommittedWalls() : []);
+    this.notify(events, events.length > 0 ? writer.lastCommittedWalls() : [], events.length > 0 ? writer.lastCommittedSeqs() : []);
     return runs;
   }
 

@@ -27,3 +27,29 @@ export function allJournal(cache: StatementCache, runId: string): { events: Hive
     .all(runId) as (EventRecord & { wall: number | null })[];
   return { events: rows.map(eventFromRow), walls: rows.map(wallFromRow) };
 }
+
+/** A journaled event with its place in the order of commit and its wall time. */
+export interface CommittedEvent {
+  commitSeq: number;
+  event: HivewatchEvent;
+  wall: number;
+}
+
+/**
+ * Events committed after `afterCommit`, in commit order, at most `limit` (a range scan of the
+ * commit-order index): what a tail of the journal reads after its change probe fired.
+ */
+export function eventsAfterCommit(cache: StatementCache, afterCommit: number, limit?: number): CommittedEvent[] {
+  if (!Number.isSafeInteger(afterCommit) || afterCommit < 0) throw new StoreError('invalid_argument', 'afterCommit must be a whole number of at least 0');
+  const n = clampLimit(limit, 1_000, 100_000);
+  const rows = cache
+    .get('SELECT run_id, seq, type, ts, payload, wall, commit_seq FROM events WHERE commit_seq > ? ORDER BY commit_seq LIMIT ?')
+    .all(afterCommit, n) as (EventRecord & { wall: number | null; commit_seq: number })[];
+  return rows.map((row) => ({ commitSeq: row.commit_seq, event: eventFromRow(row), wall: wallFromRow(row) }));
+}
+
+/** The newest commit sequence number (0 for an empty journal). */
+export function journalHead(cache: StatementCache): number {
+  const row = cache.get('SELECT commit_seq FROM journal_head WHERE id = 1').get() as { commit_seq: number } | undefined;
+  return row?.commit_seq ?? 0;
+}

@@ -1,0 +1,97 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundledExamplesDir } from '../core/service/flow-keys.js';
+import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
+import { openStore, type HivewatchStore } from '../core/store/store.js';
+import { percentile, type Measurement } from './measure.js';
+
+/**
+ * Issue #11: commit-to-subscriber latency across hosts. Two CLI-like hosts (each its own store
+ * connection and service, as `hivewatch run` is) and the app's service share one database; the
+ * app's live subscriber stamps each event when it arrives, each host stamps it when its commit
+ * returns. Other hosts' events reach the app through the journal tail (data_version probe);
+ * the baseline is the app's own runs, published straight from its commits. Printed, not asserted;
+ * the only check is that every committed event arrived once, in commit order.
+ */
+
+const FLOW = (steps: number): string => `agent worker:
+  runtime: "fake"
+repeat ${steps} as i:
+  session: worker
+    prompt: "step {i}"
+    simulate: "slow:5ms"
+`;
+
+interface Host {
+  store: HivewatchStore;
+  service: HivewatchService;
+}
+
+export async function liveBenchmarks(options: { quick?: boolean } = {}): Promise<Measurement[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'hivewatch-bench-live-'));
+  const flows = join(dir, 'flows');
+  mkdirSync(flows);
+  const steps = options.quick ? 20 : 80;
+  writeFileSync(join(flows, 'steps.prose'), FLOW(steps));
+  const path = join(dir, 'hivewatch.db');
+  const open = (): Host => {
+    const store = openStore({ path });
+    return { store, service: createHivewatchService({ store, examplesDir: bundledExamplesDir(), userFlowsDir: flows, clock: 'real' }) };
+  };
+  const app = open();
+  const hosts = [open(), open()];
+  const committedAt = new Map<number, number>();
+  const ownerOf = new Map<number, 'app' | 'host'>();
+  for (const [i, host] of [app, ...hosts].entries()) {
+    host.store.subscribe((_events, _walls, seqs) => {
+      const now = performance.now();
+      for (const seq of seqs) {
+        committedAt.set(seq, now);
+        ownerOf.set(seq, i === 0 ? 'app' : 'host');
+      }
+    });
+  }
+  const arrived: { id: number; at: number }[] = [];
+  const start = app.store.journalHead();
+  const subscription = app.service.subscribeLive({
+    onBatch: (batch) => {
+      const now = performance.now();
+      for (const e of batch) arrived.push({ id: e.id, at: now });
+    },
+  });
+  try {
+    const runs = await Promise.all([app, ...hosts, ...hosts].map((h) => h.service.startRun({ flow: 'user/steps.prose' }).then(({ runId }) => ({ h, runId }))));
+    await Promise.all(runs.map(({ h, runId }) => h.service.whenFinished(runId)));
+    const head = app.store.journalHead();
+    const deadline = Date.now() + 10_000;
+    while ((arrived.at(-1)?.id ?? start) < head && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    const ids = arrived.map((a) => a.id);
+    const expected = Array.from({ length: head - start }, (_, i) => start + 1 + i);
+    if (ids.length !== expected.length || ids.some((id, i) => id !== expected[i])) {
+      throw new Error(`live bench: the subscriber saw ${ids.length} events, the journal has ${expected.length} (or out of order)`);
+    }
+    const latencies = (owner: 'app' | 'host'): number[] =>
+      arrived.filter((a) => ownerOf.get(a.id) === owner).map((a) => a.at - (committedAt.get(a.id) as number));
+    const own = latencies('app');
+    const foreign = latencies('host');
+    const ownP50 = percentile(own, 50);
+    return [
+      {
+        name: 'commit → subscriber, other hosts (p50)',
+        value: percentile(foreign, 50),
+        unit: 'ms',
+        baseline: ownP50,
+        ratio: percentile(foreign, 50) / ownP50,
+        note: `${foreign.length} events of 2 CLI-like hosts; baseline: the app's own commits (p50 ${ownP50.toFixed(2)} ms, p95 ${percentile(own, 95).toFixed(2)} ms, ${own.length} events); probe every 50 ms`,
+      },
+      { name: 'commit → subscriber, other hosts (p95)', value: percentile(foreign, 95), unit: 'ms', baseline: percentile(own, 95), ratio: percentile(foreign, 95) / percentile(own, 95) },
+      { name: 'commit → subscriber, other hosts (max)', value: Math.max(...foreign), unit: 'ms', target: '≤ 250 ms (issue #11), reported only' },
+    ];
+  } finally {
+    subscription.unsubscribe();
+    for (const h of [app, ...hosts]) await h.service.close();
+    for (const h of [app, ...hosts]) h.store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

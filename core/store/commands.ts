@@ -1,0 +1,104 @@
+import type { StatementCache } from './queries/sql.js';
+import type { RunOwner } from './hosts.js';
+import { StoreError } from './store-error.js';
+
+/**
+ * Run commands for a run another process hosts (issue #11): the caller journals the command in
+ * `run_commands`; the hosting process reads its runs' pending commands on its change probe,
+ * applies each through its FlowRun with the command's id (so `cancelRequested` /
+ * `backoffSkipped` carry it) and records the outcome here, which the caller waits for.
+ */
+
+export const RunCommandKind = { cancel: 'cancel', skipBackoff: 'skipBackoff' } as const;
+export type RunCommandKind = (typeof RunCommandKind)[keyof typeof RunCommandKind];
+
+export const RunCommandState = { pending: 'pending', done: 'done' } as const;
+export type RunCommandState = (typeof RunCommandState)[keyof typeof RunCommandState];
+
+export interface RunCommand {
+  commandId: string;
+  runId: string;
+  kind: RunCommandKind;
+  /** skipBackoff: the task waiting in backoff. */
+  taskId: string | null;
+  /** cancel: the operator's reason. */
+  reason: string | null;
+  createdAt: number;
+  state: RunCommandState;
+  /** Set once done: whether the host accepted it, and why not. */
+  accepted: boolean | null;
+  message: string | null;
+}
+
+interface CommandRecord {
+  command_id: string;
+  run_id: string;
+  kind: string;
+  task_id: string | null;
+  reason: string | null;
+  created_at: number;
+  state: string;
+  accepted: number | null;
+  message: string | null;
+}
+
+const COLUMNS = 'command_id, run_id, kind, task_id, reason, created_at, state, accepted, message';
+
+function commandOf(row: CommandRecord): RunCommand {
+  return {
+    commandId: row.command_id,
+    runId: row.run_id,
+    kind: row.kind as RunCommandKind,
+    taskId: row.task_id,
+    reason: row.reason,
+    createdAt: row.created_at,
+    state: row.state as RunCommandState,
+    accepted: row.accepted === null ? null : row.accepted === 1,
+    message: row.message,
+  };
+}
+
+export function enqueueCommand(
+  cache: StatementCache,
+  command: { commandId: string; runId: string; kind: RunCommandKind; taskId?: string | null; reason?: string | null },
+  now: number,
+): void {
+  if (!(Object.values(RunCommandKind) as string[]).includes(command.kind)) {
+    throw new StoreError('invalid_argument', `unknown run command "${String(command.kind)}"`);
+  }
+  cache
+    .get(`INSERT INTO run_commands (command_id, run_id, kind, task_id, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
+    .run(command.commandId, command.runId, command.kind, command.taskId ?? null, command.reason ?? null, now);
+}
+
+/** Pending commands of the given runs, oldest first. */
+export function pendingCommands(cache: StatementCache, runIds: readonly string[]): RunCommand[] {
+  if (runIds.length === 0) return [];
+  const rows: CommandRecord[] = [];
+  // Chunks keep the statement within SQLite's parameter limit and few distinct texts cached.
+  for (let i = 0; i < runIds.length; i += 100) {
+    const chunk = runIds.slice(i, i + 100);
+    const sql = `SELECT ${COLUMNS} FROM run_commands WHERE state = 'pending' AND run_id IN (${chunk.map(() => '?').join(', ')}) ORDER BY created_at, rowid`;
+    rows.push(...(cache.get(sql).all(...chunk) as CommandRecord[]));
+  }
+  return rows.map(commandOf);
+}
+
+/** Records a command's outcome; false when it was done already (another host cannot redo it). */
+export function completeCommand(cache: StatementCache, commandId: string, outcome: { accepted: boolean; message?: string | null }, now: number): boolean {
+  const result = cache
+    .get(`UPDATE run_commands SET state = 'done', accepted = ?, message = ?, done_at = ? WHERE command_id = ? AND state = 'pending'`)
+    .run(outcome.accepted ? 1 : 0, outcome.message ?? null, now, commandId);
+  return result.changes === 1;
+}
+
+export function getCommand(cache: StatementCache, commandId: string): RunCommand | null {
+  const row = cache.get(`SELECT ${COLUMNS} FROM run_commands WHERE command_id = ?`).get(commandId) as CommandRecord | undefined;
+  return row ? commandOf(row) : null;
+}
+
+/** The process hosting a run (null when none is recorded: it ended, or it never started). */
+export function runHost(cache: StatementCache, runId: string): RunOwner | null {
+  const row = cache.get('SELECT pid, hostname, instance FROM run_hosts WHERE run_id = ?').get(runId) as RunOwner | undefined;
+  return row ?? null;
+}
