@@ -18,6 +18,7 @@ import {
   type ListErrorsQuery,
 } from './queries/errors.js';
 import { getEvents } from './queries/events.js';
+import { runLineage, type RunLineage } from './queries/lineage.js';
 import { errorGroups, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupTrendsQuery } from './queries/groups.js';
 import {
   countRuns,
@@ -87,6 +88,8 @@ export interface HivewatchStore {
   /** Runs matching the filters, per status and per flow (each breakdown ignores its own filter). */
   countRuns(query?: RunFilters): RunCounts;
   getRun(runId: string): RunDetail | null;
+  /** Runs retried or resumed from this one, and the flow's previous run; null for an unknown run. */
+  runLineage(runId: string): RunLineage | null;
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[];
   errorCounts(query: ErrorCountsQuery): ErrorCount[];
   errorSeries(query: ErrorSeriesQuery): ErrorSeries;
@@ -194,6 +197,11 @@ class SqliteStore implements HivewatchStore {
   getRun(runId: string): RunDetail | null {
     this.open();
     return getRun(this.cache, runId);
+  }
+
+  runLineage(runId: string): RunLineage | null {
+    this.open();
+    return runLineage(this.cache, runId);
   }
 
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[] {
