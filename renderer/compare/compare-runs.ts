@@ -51,7 +51,7 @@ export function attemptErrors(task: TaskView): string {
   return codes.length === 0 ? 'none' : codes.join(', ');
 }
 
-function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | undefined): CompareRow[] {
+function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | undefined, virtual: boolean): CompareRow[] {
   const of = (t: TaskView | undefined, f: (t: TaskView) => string): string | null => (t ? f(t) : null);
   const time = (t: TaskView): string => {
     const ms = attemptTime(t);
@@ -60,7 +60,7 @@ function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | 
   return [
     row(`${taskId}/status`, 'Outcome', of(left, (t) => t.status), of(right, (t) => t.status)),
     row(`${taskId}/attempts`, 'Attempts', of(left, (t) => `${t.attempts.length} of ${t.maxAttempts}`), of(right, (t) => `${t.attempts.length} of ${t.maxAttempts}`)),
-    row(`${taskId}/time`, 'Time in attempts', of(left, time), of(right, time)),
+    row(`${taskId}/time`, virtual ? 'Time in attempts (run clock)' : 'Time in attempts', of(left, time), of(right, time)),
     row(`${taskId}/errors`, 'Attempt errors', of(left, attemptErrors), of(right, attemptErrors)),
     row(`${taskId}/final-error`, 'Task error', of(left, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none')), of(right, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none'))),
     row(`${taskId}/output`, 'Output', of(left, (t) => t.output ?? '—'), of(right, (t) => t.output ?? '—'), true),
@@ -71,6 +71,8 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
   const a = left.run;
   const b = right.run;
   const duration = (d: RunDetail): string => (d.run.durationMs === null ? 'running' : formatDuration(d.run.durationMs));
+  const wall = (d: RunDetail): string => (d.run.endedWall === null ? 'running' : formatDuration(d.run.endedWall - d.run.startedWall));
+  const virtual = a.clock === 'virtual' || b.clock === 'virtual';
   const lastError = (d: RunDetail): string => (d.run.lastError ? `${d.run.lastError.code}: ${d.run.lastError.message}` : 'none');
   const groups: CompareGroup[] = [
     {
@@ -79,7 +81,10 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
       rows: [
         row('flow', 'Flow', `${a.flowName} (${a.flow})`, `${b.flowName} (${b.flow})`),
         row('status', 'Status', a.status, b.status),
-        row('duration', a.clock === 'virtual' || b.clock === 'virtual' ? 'Duration (run clock)' : 'Duration', duration(left), duration(right)),
+        row('duration', virtual ? 'Duration (run clock)' : 'Duration', duration(left), duration(right)),
+        // A virtual clock jumps over backoffs: the real time is the other half of the story.
+        ...(virtual ? [row('wall-duration', 'Duration (real)', wall(left), wall(right))] : []),
+        row('clock', 'Clock', a.clock, b.clock),
         row('steps', 'Steps', String(a.step), String(b.step)),
         row('attempts', 'Attempts', String(a.attempts), String(b.attempts)),
         row('errors', 'Errors', String(a.errorCount), String(b.errorCount)),
@@ -100,7 +105,7 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
     const l = leftTasks.get(id);
     const r = rightTasks.get(id);
     const names = [...new Set([l?.name, r?.name].filter((n): n is string => n !== undefined))];
-    groups.push({ key: `task-${id}`, title: `${names.join(' / ')} (task ${id})`, rows: taskRows(id, l, r) });
+    groups.push({ key: `task-${id}`, title: `${names.join(' / ')} (task ${id})`, rows: taskRows(id, l, r, virtual) });
   }
   return groups;
 }

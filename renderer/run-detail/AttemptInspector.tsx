@@ -24,7 +24,18 @@ function Captured({ label, text, testId, open }: { label: string; text: string |
  * error envelope, and the agent work around it (the feedback it was given, checks, changes).
  * Text only: the journal holds bounded tails, and this shows them as they are.
  */
-export function AttemptInspector({ attempt, inspection, work }: { attempt: AttemptView; inspection: AttemptInspection | undefined; work: AttemptWork | undefined }) {
+export function AttemptInspector({
+  attempt,
+  inspection,
+  work,
+  virtual,
+}: {
+  attempt: AttemptView;
+  inspection: AttemptInspection | undefined;
+  work: AttemptWork | undefined;
+  /** The run's clock is virtual: the duration is on it, not real time. */
+  virtual: boolean;
+}) {
   const trace = inspection?.trace ?? null;
   const duration = inspection?.durationMs ?? (attempt.endedAt !== null ? attempt.endedAt - attempt.startedAt : null);
   const exit = exitText(trace);
@@ -35,7 +46,7 @@ export function AttemptInspector({ attempt, inspection, work }: { attempt: Attem
       <dl className="inspector-facts">
         <div>
           <dt>Duration</dt>
-          <dd data-testid="attempt-duration">{duration === null ? <span className="muted">running</span> : formatDuration(duration)}</dd>
+          <dd data-testid="attempt-duration">{duration === null ? <span className="muted">running</span> : `${virtual ? 'virtual ' : ''}${formatDuration(duration)}`}</dd>
         </div>
         <div>
           <dt>Process</dt>

@@ -201,7 +201,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
                 <span className="muted picked-why"> · then waited {formatDelay(pickedAttempt.delayAfterMs)}{pickedWhy ? `: ${pickedWhy}` : ''}</span>
               )}
             </h3>
-            <AttemptInspector attempt={pickedAttempt} inspection={inspections?.get(attemptKey(pickedTask.taskId, pickedAttempt.attempt))} work={pickedWork} />
+            <AttemptInspector attempt={pickedAttempt} inspection={inspections?.get(attemptKey(pickedTask.taskId, pickedAttempt.attempt))} work={pickedWork} virtual={detail.run.clock === 'virtual'} />
           </div>
         ) : (
           <p className="muted hint">Hover an attempt for its error; click it to inspect it here: its prompt or command line, output, process and error.</p>
