@@ -23,6 +23,7 @@ describe('attempt inspector, lineage and compare', () => {
   let app: AppPage;
   let first: string;
   let retry: string;
+  let other: string;
 
   beforeAll(async () => {
     server = await startServer({ flows: { 'explain.prose': EXPLAIN } });
@@ -30,6 +31,8 @@ describe('attempt inspector, lineage and compare', () => {
     await server.waitForRun(first, ['completed']);
     retry = (await server.api<{ runId: string }>('POST', `/api/runs/${encodeURIComponent(first)}/retry`, {})).runId;
     await server.waitForRun(retry, ['completed']);
+    other = await server.startRun('examples/02-rate-limited-api.prose', { virtualClock: true });
+    await server.waitForRun(other, ['completed']);
     browser = await launchBrowser();
     app = await openApp(browser, server, { hash: `#/runs/${first}` });
   });
@@ -118,6 +121,28 @@ describe('attempt inspector, lineage and compare', () => {
     await page.waitForURL(new RegExp(`#/compare/${first}/${retry}$`));
     await page.getByTestId('compare-table').waitFor();
     await app.screenshot('compare-from-runs-list');
+    expect(app.problems).toEqual([]);
+  });
+
+  it('marks what differs between runs of two flows, and stays whole at 900 px', async () => {
+    const { page } = app;
+    await app.go(`#/compare/${first}/${other}`);
+    const table = page.getByTestId('compare-table');
+    await table.locator('thead a', { hasText: other }).waitFor();
+    await page.locator('.compare .compare-note', { hasText: 'different flows' }).waitFor();
+    await app.screenshot('compare-two-flows');
+    // examples/02 has a second step (task 2:1) the explain flow never ran: "not run" on the left.
+    expect(await table.locator('tr[data-row="2:1/status"] td[data-side="left"]').textContent()).toBe('not run');
+    expect(await table.locator('tr[data-row="1:0/attempts"] td.differs').count()).toBe(2);
+
+    await page.setViewportSize({ width: 900, height: 900 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await app.screenshot('compare-900');
+    await app.go(`#/runs/${first}?task=1%3A0&attempt=1`);
+    await page.getByTestId('attempt-inspector').locator('.envelope-code').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await app.screenshot('inspector-900');
     expect(app.problems).toEqual([]);
   });
 });

@@ -61,7 +61,7 @@ export function ComparePage({ left, right }: { left: string; right: string }) {
           </div>
         </div>
         {a.run.flow !== b.run.flow && (
-          <p className="run-last-error">These runs are of different flows: their tasks are matched by place (step and ordinal) only.</p>
+          <p className="compare-note">These runs are of different flows: their tasks are matched by place (step and ordinal) only.</p>
         )}
       </header>
       <section className="panel">
