@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
-import { endTrace, JOURNAL_PROMPT_CHARS, JOURNAL_TAIL_CHARS, keepHead, keepTail, redactEnv, startTrace } from './attempt-trace.js';
+import { endTrace, JOURNAL_ARG_CHARS, JOURNAL_ARGV_CHARS, JOURNAL_PROMPT_CHARS, JOURNAL_TAIL_CHARS, keepHead, keepTail, redactEnv, startTrace } from './attempt-trace.js';
 import { canonicalJournal } from './canonical.js';
 import { ofType, planOf, runPlan } from './testing.js';
 
@@ -21,6 +21,14 @@ describe('attempt trace bounds and redaction', () => {
     const env = { TOKEN: SECRET, PREFIX: 'sk-live', MODE: 'ci' };
     expect(redactEnv(`use ${SECRET} in ci`, env)).toBe('use [env TOKEN] in ci');
     expect(redactEnv('sk-live only', env)).toBe('[env PREFIX] only');
+  });
+
+  it('bounds a command line per argument and as a whole', () => {
+    const traced = startTrace('p', ['tool', 'y'.repeat(JOURNAL_ARG_CHARS + 5), ...Array.from({ length: 10 }, () => 'z'.repeat(JOURNAL_ARG_CHARS))], {});
+    const argv = 'argv' in traced ? traced.argv : [];
+    expect(argv[1]).toBe(`${'y'.repeat(JOURNAL_ARG_CHARS)}\n[… 5 more characters not journaled …]`);
+    expect(argv.at(-1)).toMatch(/^\[… \d+ more arguments not journaled …\]$/);
+    expect(argv.slice(0, -1).join('').length).toBeLessThanOrEqual(JOURNAL_ARGV_CHARS);
   });
 
   it('journals argv when the runtime gives one, the prompt otherwise', () => {

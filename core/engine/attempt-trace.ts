@@ -15,7 +15,8 @@ import type { AttemptResult, ProcessTrace } from '../runtimes/runtime.js';
 export const JOURNAL_PROMPT_CHARS = 16_000;
 /** Each argument of a command line (the `{prompt}` argument is the long one). */
 export const JOURNAL_ARG_CHARS = 4_000;
-export const JOURNAL_MAX_ARGS = 64;
+/** The whole command line: the same budget as a prompt. */
+export const JOURNAL_ARGV_CHARS = JOURNAL_PROMPT_CHARS;
 /** The agent's output, kept from its beginning (an answer reads from the top). */
 export const JOURNAL_OUTPUT_CHARS = 8_000;
 /** stdout and stderr, each: their end is kept (where the error usually is). */
@@ -56,8 +57,17 @@ export function redactEnv(text: string, env: Readonly<Record<string, string>>): 
 /** The `attemptStarted` fields: argv for a runtime that runs a command line, else the prompt. */
 export function startTrace(prompt: string, argv: readonly string[] | null, env: Readonly<Record<string, string>>): { prompt: string } | { argv: string[] } {
   if (argv === null) return { prompt: keepHead(redactEnv(prompt, env), JOURNAL_PROMPT_CHARS) };
-  const kept = argv.slice(0, JOURNAL_MAX_ARGS).map((arg) => keepHead(redactEnv(arg, env), JOURNAL_ARG_CHARS));
-  if (argv.length > JOURNAL_MAX_ARGS) kept.push(`[… ${argv.length - JOURNAL_MAX_ARGS} more arguments not journaled …]`);
+  const kept: string[] = [];
+  let total = 0;
+  for (const arg of argv) {
+    const text = keepHead(redactEnv(arg, env), JOURNAL_ARG_CHARS);
+    if (total + text.length > JOURNAL_ARGV_CHARS) {
+      kept.push(`[… ${argv.length - kept.length} more arguments not journaled …]`);
+      break;
+    }
+    kept.push(text);
+    total += text.length;
+  }
   return { argv: kept };
 }
 

@@ -73,13 +73,22 @@ function reportProcess(env: TaskEnv, ref: { step: number; ordinal: number; taskI
   });
 }
 
+/** The runtime's argv for the record; a runtime failing to say is not the attempt's failure (execute reports that). */
+function commandLineOf(env: TaskEnv, prompt: string): readonly string[] | null {
+  try {
+    return env.runtime.commandLine?.(env.agent, prompt) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 export async function executeTask(env: TaskEnv): Promise<TaskResult> {
   const ref = { step: env.step, ordinal: env.ordinal, taskId: env.taskId };
   let feedback: string | null = null;
   for (let attempt = 1; ; attempt++) {
     if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt - 1 };
     const prompt = env.prompt(feedback);
-    const asked = startTrace(prompt, env.runtime.commandLine?.(env.agent, prompt) ?? null, env.agent.env);
+    const asked = startTrace(prompt, commandLineOf(env, prompt), env.agent.env);
     env.emit({ type: 'attemptStarted', ...ref, attempt, ...(feedback !== null ? { feedback } : {}), ...asked });
     // A cancel may arrive from a listener of attemptStarted itself: then nothing is started.
     if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt };
