@@ -69,13 +69,18 @@ describe('attempt inspector, lineage and compare', () => {
     expect(app.problems).toEqual([]);
   });
 
-  it('opens the inspector straight from an error occurrence’s link to its attempt', async () => {
+  it('opens the inspector from an error occurrence: its link lands on the attempt', async () => {
     const { page } = app;
-    await app.go(`#/runs/${retry}?task=1%3A0&attempt=1`);
-    await page.locator('.run-header [data-testid="run-id"]', { hasText: retry }).waitFor();
+    await app.go(`#/errors?run=${encodeURIComponent(retry)}&range=all`);
+    await page.locator('.groups-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) }).click();
+    await page.waitForURL(/group=/);
+    await page.locator('.occurrence .occurrence-line').first().click();
+    await page.getByTestId('open-run').click();
+    await page.waitForURL(new RegExp(`#/runs/${retry}\\?task=1%3A0&attempt=1$`));
     const inspector = page.getByTestId('attempt-inspector');
     await inspector.locator('.envelope-code', { hasText: 'RUNTIME_RATE_LIMIT' }).waitFor();
     expect(await inspector.getByTestId('attempt-prompt').textContent()).toBe('Explain queues to a new operator');
+    await app.screenshot('inspector-from-error');
     expect(app.problems).toEqual([]);
   });
 
