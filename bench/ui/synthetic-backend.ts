@@ -172,7 +172,7 @@ export function installSyntheticBackend(config: SyntheticConfig): void {
         }
         case 'getRun': {
           const run = byId.get(String(input.runId));
-          return reply(run ? { run: { ...run.summary }, steps: [], tasks: [], lastSeq: run.events.length } : null);
+          return reply(run ? { run: { ...run.summary }, steps: [], tasks: [], lastSeq: run.events.length, lineage: { retries: [], resumes: [], previous: null } } : null);
         }
         case 'getEvents': {
           const run = byId.get(String(input.runId));

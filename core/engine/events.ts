@@ -1,4 +1,5 @@
 import type { ErrorEnvelope } from '../errors/envelope.js';
+import type { AttemptEndTrace } from './attempt-trace.js';
 
 /**
  * The event contract: the engine's only output, the journal's rows, the UI's stream. Every
@@ -50,6 +51,13 @@ export type HivewatchEventBody =
       attempt: number;
       /** The previous attempt's failure as given to this one (issue #10); absent on first attempts. */
       feedback?: string;
+      /**
+       * What the attempt was asked (issue #12, attempt-trace.ts): the rendered prompt, or for a
+       * runtime that runs the operator's command line its argv. Bounded, env values redacted;
+       * absent in journals older than the fields.
+       */
+      prompt?: string;
+      argv?: string[];
     })
   /**
    * The attempt's subprocess, journaled as soon as it is spawned: it leads its own process group
@@ -60,8 +68,9 @@ export type HivewatchEventBody =
   | (TaskRef & { type: 'attemptProcess'; attempt: number; pid: number; startTime: string | null; hostname: string })
   /** After the attempt's group was ended its output pipes stayed open: a process outside the group (setsid) outlives the attempt. */
   | (TaskRef & { type: 'attemptProcessEscaped'; attempt: number; pid: number; message: string })
-  | (TaskRef & { type: 'attemptSucceeded'; attempt: number; durationMs: number })
-  | (TaskRef & { type: 'attemptFailed'; attempt: number; durationMs: number; error: ErrorEnvelope })
+  /** `trace`: the agent's output and how its process ended, bounded (attempt-trace.ts); absent when the runtime reported neither. */
+  | (TaskRef & { type: 'attemptSucceeded'; attempt: number; durationMs: number; trace?: AttemptEndTrace })
+  | (TaskRef & { type: 'attemptFailed'; attempt: number; durationMs: number; error: ErrorEnvelope; trace?: AttemptEndTrace })
   | (TaskRef & {
       type: 'retryScheduled';
       attempt: number;

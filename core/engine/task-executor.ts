@@ -2,6 +2,7 @@ import { CancelledError, HivewatchError } from '../errors/hivewatch-error.js';
 import { decideRetry, type RetryPolicy } from '../errors/retry.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import type { AttemptProcessReport, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
+import { endTrace, startTrace } from './attempt-trace.js';
 import type { Clock } from './clock.js';
 import type { HivewatchEventBody } from './events.js';
 import { feedbackFor, type TaskWork } from './task-work.js';
@@ -72,18 +73,31 @@ function reportProcess(env: TaskEnv, ref: { step: number; ordinal: number; taskI
   });
 }
 
+/** The runtime's argv for the record; a runtime failing to say is not the attempt's failure (execute reports that). */
+function commandLineOf(env: TaskEnv, prompt: string): readonly string[] | null {
+  try {
+    return env.runtime.commandLine?.(env.agent, prompt) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 export async function executeTask(env: TaskEnv): Promise<TaskResult> {
   const ref = { step: env.step, ordinal: env.ordinal, taskId: env.taskId };
   let feedback: string | null = null;
   for (let attempt = 1; ; attempt++) {
     if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt - 1 };
-    env.emit({ type: 'attemptStarted', ...ref, attempt, ...(feedback !== null ? { feedback } : {}) });
+    const prompt = env.prompt(feedback);
+    const asked = startTrace(prompt, commandLineOf(env, prompt), env.agent.env);
+    env.emit({ type: 'attemptStarted', ...ref, attempt, ...(feedback !== null ? { feedback } : {}), ...asked });
     // A cancel may arrive from a listener of attemptStarted itself: then nothing is started.
     if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt };
     const startedEpoch = env.epoch();
     const started = env.clock.now();
     let result: AttemptResult;
     let commit: string | null = null;
+    // What the runtime answered, before agent work judged it: the inspector shows both.
+    let answered: AttemptResult | null = null;
     try {
       const cwd = env.work ? await env.work.prepare(attempt, env.signal) : null;
       result = await env.runtime.execute(
@@ -92,7 +106,7 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
           taskId: env.taskId,
           ordinal: env.ordinal,
           attempt,
-          prompt: env.prompt(feedback),
+          prompt,
           agent: env.agent,
           simulate: env.spec.simulate,
           timeoutMs: env.spec.timeoutMs ?? env.agent.timeoutMs,
@@ -102,6 +116,7 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
         },
         env.signal,
       );
+      answered = result;
       if (result.kind === 'succeeded' && env.work && !env.signal.aborted && env.epoch() === startedEpoch) {
         const inspection = await env.work.inspect(attempt, result.output, env.signal);
         if (env.signal.aborted) result = { kind: 'cancelled' };
@@ -146,15 +161,17 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
         }),
       };
     }
+    const ended = answered ? endTrace(answered, env.agent.env) : null;
+    const trace = ended ? { trace: ended } : {};
     if (result.kind === 'succeeded') {
-      env.emit({ type: 'attemptSucceeded', ...ref, attempt, durationMs });
+      env.emit({ type: 'attemptSucceeded', ...ref, attempt, durationMs, ...trace });
       return { kind: 'succeeded', output: result.output, attempts: attempt, ...(env.work ? { commit } : {}) };
     }
 
     const correlation = { project: env.project, flow: env.flow, run: env.runId, step: env.step, task: env.taskId, attempt };
     const error = result.error.withCorrelation(correlation, env.clock.now());
     const decision = decideRetry(env.retry, error, attempt);
-    env.emit({ type: 'attemptFailed', ...ref, attempt, durationMs, error: error.toEnvelope() });
+    env.emit({ type: 'attemptFailed', ...ref, attempt, durationMs, error: error.toEnvelope(), ...trace });
     env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught(error), retrying: decision.retry, ...ref });
     if (env.givesFeedback) feedback = feedbackFor(error, attempt);
     if (!decision.retry) {

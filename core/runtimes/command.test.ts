@@ -20,7 +20,12 @@ function failure(result: AttemptResult) {
 
 describe('command runtime', () => {
   it('succeeds with the trimmed stdout', async () => {
-    expect(await run(`${NODE} -e "console.log('  hello  ')"`)).toEqual({ kind: 'succeeded', output: 'hello' });
+    expect(await run(`${NODE} -e "console.log('  hello  ')"`)).toEqual({
+      kind: 'succeeded',
+      output: 'hello',
+      // What the inspector journals (bounded by the engine): the process's exit and its capture.
+      process: { exitCode: 0, signal: null, stdout: '  hello  \n', stderr: '' },
+    });
   });
 
   it('passes the prompt as exactly one argv element, whatever it contains', async () => {
@@ -31,17 +36,17 @@ describe('command runtime', () => {
 
   it('substitutes {model}', async () => {
     const result = await run(`${NODE} -e "console.log(process.argv[2])" x --model={model}`, {}, { model: 'opus' });
-    expect(result).toEqual({ kind: 'succeeded', output: '--model=opus' });
+    expect(result).toMatchObject({ kind: 'succeeded', output: '--model=opus' });
   });
 
   it('with shell: true runs /bin/sh -c and the prompt is still data', async () => {
     const result = await run(`printf '%s|' {prompt} "in double {prompt}" 'in single {prompt}' | tr -d '\\n'`, { prompt: HOSTILE }, { shell: true });
-    expect(result).toEqual({ kind: 'succeeded', output: `${HOSTILE}|in double ${HOSTILE}|in single ${HOSTILE}|` });
+    expect(result).toMatchObject({ kind: 'succeeded', output: `${HOSTILE}|in double ${HOSTILE}|in single ${HOSTILE}|` });
   });
 
   it('gives the child the agent env and the attempt in HIVEWATCH_* variables', async () => {
     const result = await run(`${NODE} -e "const e = process.env; console.log([e.MY_VAR, e.HIVEWATCH_RUN_ID, e.HIVEWATCH_TASK_ID, e.HIVEWATCH_ATTEMPT].join('|'))"`, { attempt: 2 }, { env: { MY_VAR: 'mine' } });
-    expect(result).toEqual({ kind: 'succeeded', output: 'mine|run-1|task-1|2' });
+    expect(result).toMatchObject({ kind: 'succeeded', output: 'mine|run-1|task-1|2' });
   });
 
   it('reports a non-zero exit as RUNTIME_CRASHED with the first stderr line', async () => {

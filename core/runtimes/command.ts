@@ -4,7 +4,7 @@ import { HivewatchError } from '../errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from './command-line.js';
 import { runProcess, type ProcessResult } from './process.js';
-import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
+import type { AttemptRequest, AttemptResult, ProcessTrace, SessionRuntime } from './runtime.js';
 
 /**
  * The `command` runtime: one subprocess per attempt, its trimmed stdout is the session's
@@ -74,9 +74,15 @@ export async function runAttemptProcess(
   if (observation.outputHeldOpen && observation.pid !== null) request.reportProcess?.({ kind: 'outputHeldOpen', pid: observation.pid });
   if (observation.cancelled) return { kind: 'cancelled' };
   if (observation.spawnError || observation.timedOut) {
-    return { kind: 'failed', error: classifyObservation(observation) as HivewatchError };
+    return { kind: 'failed', error: classifyObservation(observation) as HivewatchError, process: processTrace(observation) };
   }
-  return how.read(observation, request);
+  const result = how.read(observation, request);
+  return result.kind === 'cancelled' ? result : { ...result, process: processTrace(observation) };
+}
+
+/** What the inspector shows of a finished process (the engine bounds it further when journaling). */
+export function processTrace(observation: ProcessResult): ProcessTrace {
+  return { exitCode: observation.exitCode, signal: observation.signal, stdout: observation.stdout, stderr: observation.stderr };
 }
 
 /** The plain reader: a failed process is classified, a successful one's stdout (trimmed) is the output. */
@@ -110,6 +116,11 @@ export class CommandRuntime implements SessionRuntime {
   readonly name: string = 'command';
 
   constructor(private readonly options: ProcessRuntimeOptions = {}) {}
+
+  commandLine(agent: AgentSpec, prompt: string): readonly string[] | null {
+    const argv = commandArgv(agent, prompt);
+    return Array.isArray(argv) ? argv : null;
+  }
 
   async execute(request: AttemptRequest, signal: AbortSignal): Promise<AttemptResult> {
     if (signal.aborted) return { kind: 'cancelled' };

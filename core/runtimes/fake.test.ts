@@ -26,8 +26,13 @@ describe('fake runtime (a real subprocess)', () => {
   });
 
   it('ok: echoes the prompt', async () => {
-    expect(await play('ok')).toEqual({ kind: 'succeeded', output: 'ok: Write the plan', meta: { changes: 1 } });
-    expect(await play(null)).toEqual({ kind: 'succeeded', output: 'ok: Write the plan', meta: { changes: 1 } });
+    expect(await play('ok')).toEqual({
+      kind: 'succeeded',
+      output: 'ok: Write the plan',
+      meta: { changes: 1 },
+      process: { exitCode: 0, signal: null, stdout: '{"result":"ok: Write the plan","changes":1}\n', stderr: '' },
+    });
+    expect(await play(null)).toMatchObject({ kind: 'succeeded', output: 'ok: Write the plan', meta: { changes: 1 } });
   });
 
   it('ok: shortens a long prompt to 80 characters', async () => {
@@ -36,7 +41,7 @@ describe('fake runtime (a real subprocess)', () => {
   });
 
   it('ok:<text> answers the text', async () => {
-    expect(await play('ok:the answer')).toEqual({ kind: 'succeeded', output: 'the answer', meta: { changes: 1 } });
+    expect(await play('ok:the answer')).toMatchObject({ kind: 'succeeded', output: 'the answer', meta: { changes: 1 } });
   });
 
   it('rate_limit: RUNTIME_RATE_LIMIT from runtime:fake', async () => {
@@ -119,7 +124,8 @@ describe('fake runtime (a real subprocess)', () => {
 
   it('gives what noop gives, runtime name aside', async () => {
     const noop = new NoopRuntime();
-    const swap = (result: AttemptResult): unknown => JSON.parse(JSON.stringify(result).replaceAll('runtime:fake', 'runtime:X').replaceAll('runtime fake', 'runtime X').replaceAll('runtime:noop', 'runtime:X').replaceAll('runtime noop', 'runtime X'));
+    // noop spawns nothing: the fake's process trace is the one difference besides the name.
+    const swap = (result: AttemptResult): unknown => JSON.parse(JSON.stringify({ ...result, process: undefined }).replaceAll('runtime:fake', 'runtime:X').replaceAll('runtime fake', 'runtime X').replaceAll('runtime:noop', 'runtime:X').replaceAll('runtime noop', 'runtime X'));
     for (const simulate of ['ok', 'ok:text', 'rate_limit', 'timeout', 'crash', 'exit:3', 'exit:0', 'malformed', 'no_changes']) {
       const request = attempt({ simulate, agent: fakeAgent });
       expect(swap(await noop.execute(request, NEVER)), simulate).toEqual(swap(await fake.execute(request, NEVER)));

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { ProcessRuntimeOptions } from './command.js';
+import { processTrace, type ProcessRuntimeOptions } from './command.js';
 import { runProcess } from './process.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 import { DEFAULT_SIMULATE, readFakeOutput, simulatedOutcome } from './simulated.js';
@@ -63,6 +63,7 @@ export class FakeRuntime implements SessionRuntime {
     });
     if (observation.cancelled) return { kind: 'cancelled' };
     // Spawn failures and timeouts too go through the fake's reader, which keeps errors deterministic.
-    return readFakeOutput(observation, request.agent.name);
+    const result = readFakeOutput(observation, request.agent.name);
+    return result.kind === 'cancelled' ? result : { ...result, process: processTrace(observation) };
   }
 }

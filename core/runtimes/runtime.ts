@@ -34,13 +34,28 @@ export type AttemptProcessReport =
 
 /** The outcome of one attempt. A runtime never retries by itself (rule 3): one call, one attempt. */
 export type AttemptResult =
-  | { kind: 'succeeded'; output: string; meta?: Record<string, unknown> }
-  | { kind: 'failed'; error: HivewatchError }
+  | { kind: 'succeeded'; output: string; meta?: Record<string, unknown>; process?: ProcessTrace }
+  | { kind: 'failed'; error: HivewatchError; process?: ProcessTrace }
   /** The attempt was stopped because `signal` aborted (cancel, fail-fast). */
   | { kind: 'cancelled' };
 
+/** How the attempt's subprocess ended, for the inspector; the engine bounds what it journals. */
+export interface ProcessTrace {
+  exitCode: number | null;
+  signal: string | null;
+  /** The runtime's capture (already bounded per stream, TailBuffer). */
+  stdout: string;
+  stderr: string;
+}
+
 export interface SessionRuntime {
   readonly name: string;
+  /**
+   * The argv an attempt with this prompt runs, for runtimes whose agent is a command line the
+   * operator wrote (journaled at attemptStarted instead of the prompt). Absent, or null: the
+   * prompt is what describes the attempt.
+   */
+  commandLine?(agent: AgentSpec, prompt: string): readonly string[] | null;
   /**
    * Runs one attempt. Must resolve (never reject) once the work has stopped; after `signal`
    * aborts it must stop promptly (a subprocess: SIGTERM, then SIGKILL after a grace period).

@@ -98,11 +98,28 @@ export interface StepView {
   taskIds: string[];
 }
 
+/** A run named from another one's lineage: enough for a link and its status. */
+export interface RelatedRun {
+  id: string;
+  status: RunStatus;
+  startedWall: number;
+}
+
+/** The other direction of `retryOf` / `resumedFrom`, and the flow's run just before this one (to compare with). */
+export interface RunLineage {
+  /** Runs started as retries of this one, oldest first (at most 50, the newest). */
+  retries: RelatedRun[];
+  /** Runs resumed from this one, oldest first (at most 50, the newest). */
+  resumes: RelatedRun[];
+  previous: RelatedRun | null;
+}
+
 export interface RunDetail {
   run: RunSummary;
   steps: StepView[];
   tasks: TaskView[];
   lastSeq: number;
+  lineage: RunLineage;
 }
 
 export interface FlowInfo {

@@ -4,7 +4,9 @@ import type {
   ErrorGroup as StoreErrorGroup,
   ErrorOccurrence as StoreErrorOccurrence,
   ErrorSeries as StoreErrorSeries,
+  LineageRun,
   RunDetail as StoreRunDetail,
+  RunLineage as StoreRunLineage,
   RunRow,
   StepRow,
   TaskRow,
@@ -16,6 +18,7 @@ import type {
   ErrorGroup,
   ErrorOccurrence,
   ErrorSeries,
+  RelatedRun,
   RunDetail,
   RunSummary,
   SeriesDimension,
@@ -128,7 +131,7 @@ export function runSummary(row: RunRow, retrying: Retrying): RunSummary {
   };
 }
 
-export function runDetail(detail: StoreRunDetail): RunDetail {
+export function runDetail(detail: StoreRunDetail, lineage: StoreRunLineage): RunDetail {
   const byTask = new Map<string, AttemptRow[]>();
   for (const attempt of detail.attempts) {
     const list = byTask.get(attempt.taskId);
@@ -152,6 +155,11 @@ export function runDetail(detail: StoreRunDetail): RunDetail {
     steps: detail.steps.map(stepView),
     tasks,
     lastSeq: detail.run.lastSeq,
+    lineage: {
+      retries: lineage.retries.map(relatedRun),
+      resumes: lineage.resumes.map(relatedRun),
+      previous: lineage.previous ? relatedRun(lineage.previous) : null,
+    },
   };
 }
 
@@ -215,4 +223,8 @@ export function errorSeries(series: StoreErrorSeries, stackBy: SeriesDimension):
       return { start, counts };
     }),
   };
+}
+
+function relatedRun(run: LineageRun): RelatedRun {
+  return { id: run.id, status: run.status, startedWall: run.startedWall };
 }

@@ -433,7 +433,8 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       guard(() => {
         const args = parseInput('getRun', input);
         const detail = store.getRun(args.runId);
-        return detail ? runDetail(detail) : null;
+        const lineage = store.runLineage(args.runId);
+        return detail && lineage ? runDetail(detail, lineage) : null;
       }),
 
     getEvents: (input) =>

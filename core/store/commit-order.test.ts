@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
-import { migrate, openStore, type HivewatchStore } from './index.js';
+import { migrate, openStore, SCHEMA_VERSION, type HivewatchStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 let dir: string;
@@ -87,7 +87,7 @@ describe('the journal order of commit (migration 5)', () => {
     for (const e of old.events) insert.run(e.runId, e.seq, e.type, e.ts, '{}', null);
     db.close();
     const store = open();
-    expect(store.stats().schemaVersion).toBe(5);
+    expect(store.stats().schemaVersion).toBe(SCHEMA_VERSION);
     const all = store.eventsAfterCommit(0, 100_000);
     expect(all.map((c) => c.commitSeq)).toEqual(old.events.map((_, i) => i + 1));
     expect(store.journalHead()).toBe(old.events.length);

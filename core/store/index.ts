@@ -23,6 +23,7 @@ export type {
 export { TERMINAL_RUN_STATUSES, ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES } from './schema.js';
 export type { ListRunsQuery, RunFilters, RunCounts, RunPage, RunDetail, RunSort, RunSortKey } from './queries/runs.js';
 export { RUN_SORT_KEYS } from './queries/runs.js';
+export type { LineageRun, RunLineage } from './queries/lineage.js';
 export type {
   ErrorFilters, ErrorDimension, ErrorCountsQuery, ErrorCount, ErrorSeriesQuery, ErrorSeries, ListErrorsQuery,
   ErrorOccurrence, ErrorPage,

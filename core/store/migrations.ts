@@ -287,6 +287,14 @@ function commitOrderAndCommands(db: Database.Database): void {
   `);
 }
 
+/**
+ * Version 6 (issue #12 part 3, lineage both ways): the runs retried from a run are found through
+ * an index, as the runs resumed from one already are (version 2).
+ */
+function retryOfIndex(db: Database.Database): void {
+  db.exec('CREATE INDEX runs_retry_of ON runs (retry_of, started_at, id) WHERE retry_of IS NOT NULL;');
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'first schema: journal, projections, minute rollups', up: firstSchema },
   { version: 2, name: 'hour/day rollups, error groups, run owners, indexes', up: rollupGrainsGroupsAndOwners },
@@ -297,6 +305,7 @@ export const MIGRATIONS: readonly Migration[] = [
     up: wallClockHandledTrendsIndexesSettings,
   },
   { version: 5, name: 'commit order of the journal, cross-process run commands', up: commitOrderAndCommands },
+  { version: 6, name: 'index of runs by the run they retry', up: retryOfIndex },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -19,6 +19,7 @@ import {
 } from './queries/errors.js';
 import { eventsAfterCommit, getEvents, journalHead, type CommittedEvent } from './queries/events.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand, type RunCommandKind } from './commands.js';
+import { runLineage, type RunLineage } from './queries/lineage.js';
 import { errorGroups, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupTrendsQuery } from './queries/groups.js';
 import {
   countRuns,
@@ -91,6 +92,8 @@ export interface HivewatchStore {
   /** Runs matching the filters, per status and per flow (each breakdown ignores its own filter). */
   countRuns(query?: RunFilters): RunCounts;
   getRun(runId: string): RunDetail | null;
+  /** Runs retried or resumed from this one, and the flow's previous run; null for an unknown run. */
+  runLineage(runId: string): RunLineage | null;
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[];
   /**
    * Events any connection committed after commit position `afterCommit`, in commit order (at most
@@ -216,6 +219,11 @@ class SqliteStore implements HivewatchStore {
   getRun(runId: string): RunDetail | null {
     this.open();
     return getRun(this.cache, runId);
+  }
+
+  runLineage(runId: string): RunLineage | null {
+    this.open();
+    return runLineage(this.cache, runId);
   }
 
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[] {

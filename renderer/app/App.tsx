@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { ScreenBoundary } from '../components/ScreenBoundary.js';
 import { Loading } from '../components/states.js';
+import { ComparePage } from '../compare/ComparePage.js';
 import { FlowsPage } from '../flows/FlowsPage.js';
 import { RunDetailPage } from '../run-detail/RunDetailPage.js';
 import { RunsPage } from '../runs/RunsPage.js';
@@ -103,6 +104,7 @@ export function App() {
         <ErrorsPage />
       </Suspense>
     );
+  else if (section === 'compare' && route.path.length === 3) page = <ComparePage left={route.path[1] ?? ''} right={route.path[2] ?? ''} />;
   else if (section === 'flows') page = <FlowsPage flowId={route.path.length > 1 ? route.path.slice(1).join('/') : null} />;
   else page = <RunsPage />;
 

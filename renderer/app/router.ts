@@ -43,6 +43,11 @@ export function hrefToRun(runId: string, params?: Record<string, string | undefi
   return formatHash(['runs', runId], params);
 }
 
+/** Two runs side by side: `before` on the left (the older, or the one retried), `after` on the right. */
+export function hrefToCompare(before: string, after: string): string {
+  return formatHash(['compare', before, after]);
+}
+
 function subscribe(listener: () => void): () => void {
   window.addEventListener('hashchange', listener);
   return () => window.removeEventListener('hashchange', listener);

@@ -30,7 +30,7 @@ export function ErrorEnvelopeView({ error, linkRun = false }: { error: ErrorEnve
           {c.flow && <span>flow {c.flow}</span>}
           {c.run && (
             <span>
-              {' › '}run {linkRun ? <a href={hrefToRun(c.run, c.task ? { task: c.task } : undefined)}>{c.run}</a> : c.run}
+              {' › '}run {linkRun ? <a href={hrefToRun(c.run, c.task ? { task: c.task, attempt: c.attempt !== null ? String(c.attempt) : undefined } : undefined)}>{c.run}</a> : c.run}
             </span>
           )}
           {c.step !== null && <span> › step {c.step}</span>}

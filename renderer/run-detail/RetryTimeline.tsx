@@ -8,8 +8,8 @@ import { useNow } from '../lib/use-now.js';
 import { useDarkMode } from '../lib/theme.js';
 import { timelineColorVars } from '../lib/timeline-colors.js';
 import { attemptKey, workSummary, type AttemptWork } from './attempt-work.js';
-import { AttemptWorkView } from './AttemptWorkView.js';
-import { ErrorEnvelopeView } from './ErrorEnvelopeView.js';
+import type { AttemptInspection } from './attempt-inspection.js';
+import { AttemptInspector } from './AttemptInspector.js';
 import { taskTitle } from './task-title.js';
 import { layoutTimeline, type TimelineSegment } from './timeline-layout.js';
 
@@ -24,6 +24,8 @@ export interface RetryTimelineProps {
   work?: ReadonlyMap<string, AttemptWork>;
   /** `taskId#attempt` → the reason a retryScheduled journaled (backoffReasons). */
   reasons?: ReadonlyMap<string, string>;
+  /** What each attempt was asked and answered (`attemptKey`), from the journal. */
+  inspections?: ReadonlyMap<string, AttemptInspection>;
 }
 
 /** Width of the task column and the track's side margins (timeline CSS). */
@@ -49,7 +51,7 @@ function segmentTitle(task: TaskView, s: TimelineSegment, work?: AttemptWork): s
 }
 
 /** A row per task, a bar per attempt, the grey gap of each backoff labelled with its delay. */
-export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipBackoff, work, reasons }: RetryTimelineProps) {
+export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipBackoff, work, reasons, inspections }: RetryTimelineProps) {
   const ticking = useNow();
   const now = active ? ticking : (detail.run.endedAt ?? detail.run.startedAt);
   const layout = useMemo(() => layoutTimeline(detail, now, reasons), [detail, now, reasons]);
@@ -199,11 +201,10 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
                 <span className="muted picked-why"> · then waited {formatDelay(pickedAttempt.delayAfterMs)}{pickedWhy ? `: ${pickedWhy}` : ''}</span>
               )}
             </h3>
-            {pickedAttempt.error ? <ErrorEnvelopeView error={pickedAttempt.error} /> : <p className="muted">This attempt has no error.</p>}
-            {pickedWork && <AttemptWorkView work={pickedWork} />}
+            <AttemptInspector attempt={pickedAttempt} inspection={inspections?.get(attemptKey(pickedTask.taskId, pickedAttempt.attempt))} work={pickedWork} virtual={detail.run.clock === 'virtual'} />
           </div>
         ) : (
-          <p className="muted hint">Hover an attempt for its error; click it to keep the whole error envelope here.</p>
+          <p className="muted hint">Hover an attempt for its error; click it to inspect it here: its prompt or command line, output, process and error.</p>
         )}
       </div>
     </div>

@@ -10,6 +10,7 @@ import { isActive, isTerminal } from '../live/run-summary.js';
 import { useRunActions } from '../runs/run-actions.js';
 import { EventLog } from './EventLog.js';
 import { exportJournal } from './export-journal.js';
+import { indexAttemptInspections } from './attempt-inspection.js';
 import { indexAttemptWork, runWorkOf } from './attempt-work.js';
 import { backoffReasons } from './backoff-explanation.js';
 import { RetryTimeline } from './RetryTimeline.js';
@@ -47,6 +48,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
   const work = indexAttemptWork(state.events);
   const workspace = runWorkOf(state.events);
   const reasons = backoffReasons(state.events);
+  const inspections = indexAttemptInspections(state.events);
   const live = snapshot.runs.get(runId);
   // The table's live row is ahead of the detail's last read (and shows `cancelling` at once).
   // A run the detail already read as ended stays ended, whatever a lagging row says.
@@ -96,6 +98,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
           onSkipBackoff={(t) => void onSkipBackoff(t)}
           work={work}
           reasons={reasons}
+          inspections={inspections}
         />
       </section>
       <section className="panel" aria-labelledby="steps-title">

@@ -1,5 +1,5 @@
-import type { RunDetail } from '../../core/service/api.js';
-import { hrefToRun } from '../app/router.js';
+import type { RelatedRun, RunDetail, RunSummary } from '../../core/service/api.js';
+import { hrefToCompare, hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime, RunDuration } from '../components/Time.js';
 import { canCancel, canResume, canRetry } from '../runs/run-actions.js';
@@ -17,6 +17,45 @@ export interface RunHeaderProps {
   clock: 'real' | 'virtual' | null;
   /** The run's branch of agent work (issue #10), or null. */
   workspace?: RunWorkView | null;
+}
+
+/** The other direction of retry-of / resumed-from: the runs started from this one, each a link with its status. */
+function RelatedRuns({ label, runs, testId }: { label: string; runs: readonly RelatedRun[]; testId: string }) {
+  if (runs.length === 0) return null;
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd data-testid={testId}>
+        {runs.map((r, i) => (
+          <span key={r.id}>
+            {i > 0 && ', '}
+            <a className="mono" href={hrefToRun(r.id)} title={r.status}>
+              {r.id}
+            </a>{' '}
+            <span className="muted">({r.status})</span>
+          </span>
+        ))}
+      </dd>
+    </div>
+  );
+}
+
+/** Compare this run with the one it retries and with the flow's run before it (one link when they are the same run). */
+function CompareLinks({ run, previous }: { run: RunSummary; previous: RelatedRun | null }) {
+  const links: { href: string; label: string; testId: string }[] = [];
+  if (run.retryOf) links.push({ href: hrefToCompare(run.retryOf, run.id), label: 'with the run it retries', testId: 'compare-retry-of' });
+  if (previous && previous.id !== run.retryOf) links.push({ href: hrefToCompare(previous.id, run.id), label: 'with the previous run of this flow', testId: 'compare-previous' });
+  if (links.length === 0) return null;
+  return (
+    <p className="run-lineage">
+      <span className="muted">Compare side by side:</span>
+      {links.map((l) => (
+        <a key={l.testId} href={l.href} data-testid={l.testId}>
+          {l.label}
+        </a>
+      ))}
+    </p>
+  );
 }
 
 /** The run's identity, status and vital numbers, with what can be done to it. */
@@ -134,7 +173,10 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
             </dd>
           </div>
         )}
+        <RelatedRuns label="Retried as" runs={detail.lineage.retries} testId="run-retries" />
+        <RelatedRuns label="Resumed as" runs={detail.lineage.resumes} testId="run-resumes" />
       </dl>
+      <CompareLinks run={run} previous={detail.lineage.previous} />
       {run.lastError && run.status !== 'completed' && (
         <p className="run-last-error" title={run.lastError.message}>
           <span className="muted">Last error:</span> <code>{run.lastError.code}</code> {run.lastError.message}

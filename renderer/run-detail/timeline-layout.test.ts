@@ -55,6 +55,7 @@ function rateLimited(): RunDetail {
     steps: [{ step: 1, status: 'finished', startedAt: T0, endedAt: end, taskIds: ['1:0'] }],
     tasks: [task('1:0', 1, attempts)],
     lastSeq: 20,
+    lineage: { retries: [], resumes: [], previous: null },
   };
 }
 

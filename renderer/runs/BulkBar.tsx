@@ -1,4 +1,5 @@
 import type { RunSummary } from '../../core/service/api.js';
+import { hrefToCompare } from '../app/router.js';
 import { plural } from '../lib/format.js';
 import { canBulkRetry, canCancel } from './run-actions.js';
 
@@ -17,6 +18,8 @@ export function BulkBar({
   if (selected.length === 0) return null;
   const cancellable = selected.filter((r) => canCancel(r.status)).length;
   const retryable = selected.filter((r) => canBulkRetry(r.status)).length;
+  // Two ticked runs can be compared, the older on the left.
+  const pair = selected.length === 2 ? [...selected].sort((a, b) => a.startedWall - b.startedWall || a.id.localeCompare(b.id)) : null;
   return (
     <div className="bulk-bar" role="region" aria-label="Bulk actions">
       <strong>{plural(selected.length, 'run')} selected</strong>
@@ -26,6 +29,11 @@ export function BulkBar({
       <button type="button" disabled={retryable === 0} onClick={onRetry} title="failed, cancelled and interrupted ones: each starts a new run (completed runs are not retried in bulk)">
         Retry {retryable > 0 ? plural(retryable, 'run') : ''}
       </button>
+      {pair && (
+        <a className="button-link" href={hrefToCompare(pair[0]?.id ?? '', pair[1]?.id ?? '')} data-testid="compare-selected" title="the two runs side by side: attempts, durations, errors, outputs">
+          Compare the two
+        </a>
+      )}
       <button type="button" className="link" onClick={onClear}>
         Clear selection
       </button>

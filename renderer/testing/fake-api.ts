@@ -92,7 +92,7 @@ export class FakeApi implements HivewatchApi {
     this.calls.push(`getRun:${runId}`);
     const live = this.project(runId);
     if (!live) return null;
-    return { run: live.summary, steps: [], tasks: [], lastSeq: this.journals.get(runId)?.at(-1)?.seq ?? 0 };
+    return { run: live.summary, steps: [], tasks: [], lastSeq: this.journals.get(runId)?.at(-1)?.seq ?? 0, lineage: { retries: [], resumes: [], previous: null } };
   }
 
   async getEvents({ runId, afterSeq = 0, limit = 1_000 }: { runId: string; afterSeq?: number; limit?: number }): Promise<HivewatchEvent[]> {

@@ -1,0 +1,86 @@
+import type { AttemptResult, ProcessTrace } from '../runtimes/runtime.js';
+
+/**
+ * What the journal keeps of an attempt for the operator's inspector (issue #12 part 3): what it
+ * was asked (the rendered prompt, or a command runtime's argv) and what it answered (the agent's
+ * output, the process's exit and the tails of stdout / stderr).
+ *
+ * Every piece is bounded, so a journal grows by a few KiB per attempt whatever an agent prints
+ * (a runtime keeps 1 MiB per stream in memory; the journal keeps far less of it). The agent's
+ * environment is never journaled; values of the agent's `env:` that show up in any journaled
+ * text (a token pasted into a command line, echoed by a tool) are replaced by `[env NAME]`.
+ */
+
+/** The rendered prompt: its beginning is kept (instructions come first). */
+export const JOURNAL_PROMPT_CHARS = 16_000;
+/** Each argument of a command line (the `{prompt}` argument is the long one). */
+export const JOURNAL_ARG_CHARS = 4_000;
+/** The whole command line: the same budget as a prompt. */
+export const JOURNAL_ARGV_CHARS = JOURNAL_PROMPT_CHARS;
+/** The agent's output, kept from its beginning (an answer reads from the top). */
+export const JOURNAL_OUTPUT_CHARS = 8_000;
+/** stdout and stderr, each: their end is kept (where the error usually is). */
+export const JOURNAL_TAIL_CHARS = 4_000;
+/** Env values shorter than this are not redacted: `1`, `true`, `en` would blank ordinary text. */
+const MIN_SECRET_CHARS = 6;
+
+export interface AttemptEndTrace {
+  /** The agent's answer (a successful runtime result, also when agent work failed it afterwards). */
+  output?: string;
+  exitCode: number | null;
+  signal: string | null;
+  stdoutTail: string;
+  stderrTail: string;
+}
+
+export function keepHead(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}\n[… ${text.length - max} more characters not journaled …]`;
+}
+
+export function keepTail(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `[… ${text.length - max} earlier characters not journaled …]\n${text.slice(text.length - max)}`;
+}
+
+/** Replaces every value of the agent's environment (long enough to be a secret) by its name. */
+export function redactEnv(text: string, env: Readonly<Record<string, string>>): string {
+  let out = text;
+  // Longest first, so a value containing another is replaced whole.
+  const entries = Object.entries(env)
+    .filter(([, value]) => value.length >= MIN_SECRET_CHARS)
+    .sort((a, b) => b[1].length - a[1].length);
+  for (const [name, value] of entries) out = out.split(value).join(`[env ${name}]`);
+  return out;
+}
+
+/** The `attemptStarted` fields: argv for a runtime that runs a command line, else the prompt. */
+export function startTrace(prompt: string, argv: readonly string[] | null, env: Readonly<Record<string, string>>): { prompt: string } | { argv: string[] } {
+  if (argv === null) return { prompt: keepHead(redactEnv(prompt, env), JOURNAL_PROMPT_CHARS) };
+  const kept: string[] = [];
+  let total = 0;
+  for (const arg of argv) {
+    const text = keepHead(redactEnv(arg, env), JOURNAL_ARG_CHARS);
+    if (total + text.length > JOURNAL_ARGV_CHARS) {
+      kept.push(`[… ${argv.length - kept.length} more arguments not journaled …]`);
+      break;
+    }
+    kept.push(text);
+    total += text.length;
+  }
+  return { argv: kept };
+}
+
+/** The trace an attempt's end carries, or null when the runtime reported neither output nor a process. */
+export function endTrace(result: AttemptResult, env: Readonly<Record<string, string>>): AttemptEndTrace | null {
+  const output = result.kind === 'succeeded' ? result.output : null;
+  const process: ProcessTrace | undefined = result.kind === 'cancelled' ? undefined : result.process;
+  if (output === null && !process) return null;
+  return {
+    ...(output !== null ? { output: keepHead(redactEnv(output, env), JOURNAL_OUTPUT_CHARS) } : {}),
+    exitCode: process?.exitCode ?? null,
+    signal: process?.signal ?? null,
+    stdoutTail: process ? keepTail(redactEnv(process.stdout, env), JOURNAL_TAIL_CHARS) : '',
+    stderrTail: process ? keepTail(redactEnv(process.stderr, env), JOURNAL_TAIL_CHARS) : '',
+  };
+}

@@ -1,0 +1,42 @@
+import type { RunStatus } from '../../engine/events.js';
+import type { StatementCache } from './sql.js';
+
+/**
+ * A run's relatives (issue #12 part 3): the runs started as its retries or resumed from it (the
+ * other direction of `retryOf` / `resumedFrom`, each read through its partial index), and the run
+ * of the same flow started just before it, which the run header offers to compare with.
+ */
+
+export interface LineageRun {
+  id: string;
+  status: RunStatus;
+  startedAt: number;
+  startedWall: number;
+}
+
+export interface RunLineage {
+  retries: LineageRun[];
+  resumes: LineageRun[];
+  /** The same flow's run started last before this one (ties broken by id), or null. */
+  previous: LineageRun | null;
+}
+
+/** More than this many retries of one run is not a list anyone reads; the newest are kept. */
+export const LINEAGE_LIMIT = 50;
+
+const COLUMNS = 'id, status, started_at AS startedAt, started_wall AS startedWall';
+export const RETRIES_SQL = `SELECT ${COLUMNS} FROM runs WHERE retry_of = ? ORDER BY started_at DESC, id DESC LIMIT ${LINEAGE_LIMIT}`;
+export const RESUMES_SQL = `SELECT ${COLUMNS} FROM runs WHERE resumed_from = ? ORDER BY started_at DESC, id DESC LIMIT ${LINEAGE_LIMIT}`;
+export const PREVIOUS_SQL = `SELECT ${COLUMNS} FROM runs WHERE flow = ? AND (started_at < ? OR (started_at = ? AND id < ?))
+  ORDER BY started_at DESC, id DESC LIMIT 1`;
+
+export function runLineage(cache: StatementCache, runId: string): RunLineage | null {
+  const self = cache.get('SELECT flow, started_at AS startedAt FROM runs WHERE id = ?').get(runId) as { flow: string; startedAt: number } | undefined;
+  if (!self) return null;
+  const newestFirst = (rows: LineageRun[]): LineageRun[] => rows.reverse();
+  const retries = cache.get(RETRIES_SQL).all(runId) as LineageRun[];
+  const resumes = cache.get(RESUMES_SQL).all(runId) as LineageRun[];
+  const previous = cache.get(PREVIOUS_SQL).get(self.flow, self.startedAt, self.startedAt, runId) as LineageRun | undefined;
+  // Oldest first reads as a history: the first retry, then the next.
+  return { retries: newestFirst(retries), resumes: newestFirst(resumes), previous: previous ?? null };
+}

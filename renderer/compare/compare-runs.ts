@@ -1,0 +1,111 @@
+import type { RunDetail, TaskView } from '../../core/service/api.js';
+import { formatDuration } from '../lib/format.js';
+
+/**
+ * Two runs side by side (issue #12 part 3): the run's own facts, then one row group per task,
+ * matched by task id (`<step>:<ordinal>`: the same place in the same flow), with what an
+ * operator compares — outcome, attempts, time spent, errors, output. A cell that differs from
+ * its other side is marked. Pure, for tests.
+ */
+
+export interface CompareRow {
+  /** Stable React key. */
+  key: string;
+  label: string;
+  /** null: the task has no such place in that run (it never started there). */
+  left: string | null;
+  right: string | null;
+  differs: boolean;
+  /** Multi-line text (outputs): shown preformatted. */
+  block?: boolean;
+}
+
+export interface CompareGroup {
+  key: string;
+  title: string;
+  rows: CompareRow[];
+}
+
+const row = (key: string, label: string, left: string | null, right: string | null, block = false): CompareRow => ({
+  key,
+  label,
+  left,
+  right,
+  differs: left !== right,
+  ...(block ? { block } : {}),
+});
+
+/** Time spent in attempts (backoffs not counted), or null while one runs. */
+export function attemptTime(task: TaskView): number | null {
+  let total = 0;
+  for (const a of task.attempts) {
+    if (a.endedAt === null) return null;
+    total += a.endedAt - a.startedAt;
+  }
+  return total;
+}
+
+/** Each failed attempt's code, in order: "RUNTIME_RATE_LIMIT, RUNTIME_RATE_LIMIT"; "none". */
+export function attemptErrors(task: TaskView): string {
+  const codes = task.attempts.flatMap((a) => (a.error ? [a.error.code] : []));
+  return codes.length === 0 ? 'none' : codes.join(', ');
+}
+
+function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | undefined, virtual: boolean): CompareRow[] {
+  const of = (t: TaskView | undefined, f: (t: TaskView) => string): string | null => (t ? f(t) : null);
+  const time = (t: TaskView): string => {
+    const ms = attemptTime(t);
+    return ms === null ? 'running' : formatDuration(ms);
+  };
+  return [
+    row(`${taskId}/status`, 'Outcome', of(left, (t) => t.status), of(right, (t) => t.status)),
+    row(`${taskId}/attempts`, 'Attempts', of(left, (t) => `${t.attempts.length} of ${t.maxAttempts}`), of(right, (t) => `${t.attempts.length} of ${t.maxAttempts}`)),
+    row(`${taskId}/time`, virtual ? 'Time in attempts (run clock)' : 'Time in attempts', of(left, time), of(right, time)),
+    row(`${taskId}/errors`, 'Attempt errors', of(left, attemptErrors), of(right, attemptErrors)),
+    row(`${taskId}/final-error`, 'Task error', of(left, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none')), of(right, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none'))),
+    row(`${taskId}/output`, 'Output', of(left, (t) => t.output ?? '—'), of(right, (t) => t.output ?? '—'), true),
+  ];
+}
+
+export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
+  const a = left.run;
+  const b = right.run;
+  const duration = (d: RunDetail): string => (d.run.durationMs === null ? 'running' : formatDuration(d.run.durationMs));
+  const wall = (d: RunDetail): string => (d.run.endedWall === null ? 'running' : formatDuration(d.run.endedWall - d.run.startedWall));
+  const virtual = a.clock === 'virtual' || b.clock === 'virtual';
+  const lastError = (d: RunDetail): string => (d.run.lastError ? `${d.run.lastError.code}: ${d.run.lastError.message}` : 'none');
+  const groups: CompareGroup[] = [
+    {
+      key: 'run',
+      title: 'Run',
+      rows: [
+        row('flow', 'Flow', `${a.flowName} (${a.flow})`, `${b.flowName} (${b.flow})`),
+        row('status', 'Status', a.status, b.status),
+        row('duration', virtual ? 'Duration (run clock)' : 'Duration', duration(left), duration(right)),
+        // A virtual clock jumps over backoffs: the real time is the other half of the story.
+        ...(virtual ? [row('wall-duration', 'Duration (real)', wall(left), wall(right))] : []),
+        row('clock', 'Clock', a.clock, b.clock),
+        row('steps', 'Steps', String(a.step), String(b.step)),
+        row('attempts', 'Attempts', String(a.attempts), String(b.attempts)),
+        row('errors', 'Errors', String(a.errorCount), String(b.errorCount)),
+        row('last-error', 'Last error', lastError(left), lastError(right)),
+      ],
+    },
+  ];
+  const leftTasks = new Map(left.tasks.map((t) => [t.taskId, t]));
+  const rightTasks = new Map(right.tasks.map((t) => [t.taskId, t]));
+  // Tasks in the order they ran (step, ordinal), those of either run.
+  const ids = [...new Set([...leftTasks.keys(), ...rightTasks.keys()])];
+  const place = (id: string): [number, number] => {
+    const t = leftTasks.get(id) ?? rightTasks.get(id);
+    return t ? [t.step, t.ordinal] : [0, 0];
+  };
+  ids.sort((x, y) => place(x)[0] - place(y)[0] || place(x)[1] - place(y)[1]);
+  for (const id of ids) {
+    const l = leftTasks.get(id);
+    const r = rightTasks.get(id);
+    const names = [...new Set([l?.name, r?.name].filter((n): n is string => n !== undefined))];
+    groups.push({ key: `task-${id}`, title: `${names.join(' / ')} (task ${id})`, rows: taskRows(id, l, r, virtual) });
+  }
+  return groups;
+}

@@ -1,0 +1,80 @@
+import type { AttemptView } from '../../core/service/api.js';
+import { formatDuration } from '../lib/format.js';
+import { commandLineText, exitText, type AttemptInspection } from './attempt-inspection.js';
+import type { AttemptWork } from './attempt-work.js';
+import { AttemptWorkView } from './AttemptWorkView.js';
+import { ErrorEnvelopeView } from './ErrorEnvelopeView.js';
+
+/** A captured text block, or a line saying why there is none. */
+function Captured({ label, text, testId, open }: { label: string; text: string | null | undefined; testId: string; open?: boolean }) {
+  if (text === null || text === undefined) return null;
+  return (
+    <details className="inspector-block" open={open} data-testid={testId}>
+      <summary>
+        {label} {text === '' && <span className="muted">(empty)</span>}
+      </summary>
+      {text !== '' && <pre>{text}</pre>}
+    </details>
+  );
+}
+
+/**
+ * Everything the journal knows of one attempt (issue #12 part 3): what it was asked (the
+ * rendered prompt, or the command line it ran), what it answered, how its process ended, its
+ * error envelope, and the agent work around it (the feedback it was given, checks, changes).
+ * Text only: the journal holds bounded tails, and this shows them as they are.
+ */
+export function AttemptInspector({
+  attempt,
+  inspection,
+  work,
+  virtual,
+}: {
+  attempt: AttemptView;
+  inspection: AttemptInspection | undefined;
+  work: AttemptWork | undefined;
+  /** The run's clock is virtual: the duration is on it, not real time. */
+  virtual: boolean;
+}) {
+  const trace = inspection?.trace ?? null;
+  const duration = inspection?.durationMs ?? (attempt.endedAt !== null ? attempt.endedAt - attempt.startedAt : null);
+  const exit = exitText(trace);
+  const failed = attempt.status === 'failed';
+  const asked = inspection?.argv ? commandLineText(inspection.argv) : (inspection?.prompt ?? null);
+  return (
+    <div className="attempt-inspector" data-testid="attempt-inspector">
+      <dl className="inspector-facts">
+        <div>
+          <dt>Duration</dt>
+          <dd data-testid="attempt-duration">{duration === null ? <span className="muted">running</span> : `${virtual ? 'virtual ' : ''}${formatDuration(duration)}`}</dd>
+        </div>
+        <div>
+          <dt>Process</dt>
+          <dd data-testid="attempt-exit">{exit ?? <span className="muted">{attempt.endedAt === null ? 'running' : 'none reported'}</span>}</dd>
+        </div>
+      </dl>
+      <section className="inspector-asked">
+        <h4>{inspection?.argv ? 'Command line' : 'Prompt'}</h4>
+        {asked === null ? (
+          <p className="muted">Not journaled (a run from before prompts were journaled).</p>
+        ) : (
+          <pre className="inspector-text" data-testid={inspection?.argv ? 'attempt-argv' : 'attempt-prompt'}>
+            {asked}
+          </pre>
+        )}
+      </section>
+      {trace?.output !== undefined && (
+        <section className="inspector-answered">
+          <h4>Output</h4>
+          <pre className="inspector-text" data-testid="attempt-output">
+            {trace.output === '' ? <span className="muted">(empty)</span> : trace.output}
+          </pre>
+        </section>
+      )}
+      {attempt.error ? <ErrorEnvelopeView error={attempt.error} /> : attempt.endedAt !== null && <p className="muted">This attempt has no error.</p>}
+      {work && <AttemptWorkView work={work} />}
+      <Captured label="stdout (tail)" text={trace?.stdoutTail} testId="attempt-stdout" open={failed && trace?.stdoutTail !== ''} />
+      <Captured label="stderr (tail)" text={trace?.stderrTail} testId="attempt-stderr" open={failed && trace?.stderrTail !== ''} />
+    </div>
+  );
+}
