@@ -29,6 +29,7 @@ import { ACTIVE_STATUSES, HANDLED_KEYS } from './api.js';
 import { ApiError, asApiError } from './errors.js';
 import { FlowCatalog } from './flows.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
+import { withTrends } from './group-trends.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, retryingOf, runDetail, runSummary } from './mapping.js';
 import { parseInput, parseWith, subscribeSchema, type InputOf } from './schemas.js';
 
@@ -417,8 +418,11 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
 
     errorGroups: (input) =>
       guard((): ErrorGroup[] => {
-        const { limit, runId, ...filter } = parseInput('errorGroups', input);
-        if (runId === undefined) return store.errorGroups({ ...filter, ...(limit !== undefined ? { limit } : {}) }).map(errorGroup);
+        const { limit, runId, trendBins, ...filter } = parseInput('errorGroups', input);
+        if (runId === undefined) {
+          const groups = store.errorGroups({ ...filter, ...(limit !== undefined ? { limit } : {}) }).map(errorGroup);
+          return trendBins === undefined ? groups : withTrends(store, groups, filter, trendBins);
+        }
         const groups = new Map<string, ErrorGroup>();
         for (const e of errorsOfRun({ ...filter, runId })) {
           const group = groups.get(e.fingerprint);
