@@ -159,7 +159,7 @@ export function RunsPage() {
       <header className="page-header">
         <h1 id="runs-title">Runs</h1>
         <span className="page-meta" data-testid="runs-count">
-          {counts !== null && (filtered ? `${plural(counts.total, 'run')} match` : plural(counts.total, 'run'))}
+          {counts !== null && (filtered ? `${plural(counts.total, 'run')} ${counts.total === 1 ? 'matches' : 'match'}` : plural(counts.total, 'run'))}
         </span>
       </header>
       <RunsToolbar query={query} counts={counts} onChange={setQuery} />
