@@ -77,7 +77,7 @@ describe('history: a failed run older than the newest 10,000', () => {
     const { page } = app;
     await page.getByRole('group', { name: 'Filter by status' }).getByRole('button', { name: /^failed/ }).click();
     await page.waitForURL(/status=failed/);
-    await page.getByRole('searchbox', { name: 'Filter by error code' }).fill('AGENT_INVALID_OUTPUT');
+    await page.getByRole('textbox', { name: 'Filter by error code' }).fill('AGENT_INVALID_OUTPUT');
     await page.waitForURL(/code=AGENT_INVALID_OUTPUT/);
     // The chips count under the filter (every filter but status): failed ones with this code.
     const failedChip = page.getByRole('group', { name: 'Filter by status' }).getByRole('button', { name: /^failed/ });

@@ -80,7 +80,7 @@ export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
       <label className="search code-filter">
         <span className="visually-hidden">Filter by error code</span>
         <input
-          type="search"
+          type="text"
           placeholder="Error code"
           value={query.code}
           spellCheck={false}
