@@ -111,8 +111,8 @@ function apiQuery(hashQuery: string): string {
   return out.toString();
 }
 
-async function filterChanges(page: Page, api: Api, rounds: number): Promise<number[]> {
-  const times: number[] = [];
+async function filterChanges(page: Page, api: Api, rounds: number): Promise<{ change: string; ms: number }[]> {
+  const times: { change: string; ms: number }[] = [];
   for (let round = 0; round < rounds; round++) {
     for (const change of CHANGES) {
       const answer = await api.get<{ items: { id: string }[] }>(`/api/runs?${apiQuery(change)}`);
@@ -132,7 +132,7 @@ async function filterChanges(page: Page, api: Api, rounds: number): Promise<numb
           }),
         { hash: `#/runs${change ? `?${change}` : ''}`, want: expected },
       );
-      times.push(ms);
+      times.push({ change: change || '(no filter)', ms: Math.round(ms) });
     }
   }
   return times;
@@ -210,7 +210,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       await opened.close();
     }
     const session = await openAt(browser, `${base}#/runs`, FIRST_ROW);
-    const changes = await filterChanges(session.page, api, quick ? 1 : 2);
+    const answered = await filterChanges(session.page, api, quick ? 1 : 2);
+    const changes = answered.map((a) => a.ms);
+    const slowest = [...answered].sort((a, b) => b.ms - a.ms).slice(0, 3);
     await session.page.evaluate(() => {
       window.location.hash = '#/runs';
     });
@@ -227,7 +229,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const result = {
       history: { runs: size, errors: size, db: history.path, generatedMs: history.generatedMs },
       runsFirstRowsMs: { median: median(runLoads), target: 500 },
-      filterChangeMs: { p50: median(changes), p95: quantile(changes, 0.95), changes: changes.length, target: 200 },
+      filterChangeMs: { p50: median(changes), p95: quantile(changes, 0.95), changes: changes.length, target: 200, slowest },
       errorsAllPanelsMs: { median: median(errorLoads), target: 800 },
       heapMb: { value: heap, rowsLoaded, target: 100 },
       liveLatencyMs: { p50: median(latencies), p95: quantile(latencies, 0.95), runs: latencies.length, target: 100 },
@@ -241,6 +243,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       console.log(`History of ${n} runs and ${n} errors (${history.generatedMs ? `generated in ${(history.generatedMs / 1000).toFixed(1)} s` : 'cached'}: ${history.path})`);
       console.log(`  Runs screen, first rows:          ${mark(result.runsFirstRowsMs.median, 500)} median of 3`);
       console.log(`  filter / sort change answered:    p95 ${mark(result.filterChangeMs.p95, 200)}, p50 ${result.filterChangeMs.p50} ms over ${changes.length}`);
+      console.log(`    slowest: ${slowest.map((s) => `${s.change} ${s.ms} ms`).join(' · ')}`);
       console.log(`  Errors screen, all panels:        ${mark(result.errorsAllPanelsMs.median, 800)} median of 3`);
       console.log(`  renderer JS heap:                 ${heap} MB (target < 100 MB) after ${rowsLoaded} rows paged in and the Errors screen`);
       console.log(`  live run, event to screen:        p95 ${mark(result.liveLatencyMs.p95, 100)}, p50 ${result.liveLatencyMs.p50} ms over ${latencies.length} runs`);
