@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ErrorCode } from '../errors/taxonomy.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
 import { withTrends } from './group-trends.js';
@@ -10,7 +11,7 @@ let store: HivewatchStore;
 afterEach(() => store?.close());
 
 /** One failed run per entry, its timeout error at T0 + hour h. */
-function errorsAt(hours: readonly number[], code = 'RUNTIME_TIMEOUT'): void {
+function errorsAt(hours: readonly number[], code: ErrorCode = 'RUNTIME_TIMEOUT'): void {
   hours.forEach((h, i) => {
     const b = new JournalBuilder(`run-${code}-${i}`, { start: T0 + h * HOUR, tick: 1 }).start();
     b.runStep([{ attempts: [{ code, origin: code.startsWith('AGENT') ? 'agent:coder' : 'runtime:fake', message: 'took too long' }] }]).fail();
