@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../core/store/index.js';
+import { openStore, SCHEMA_VERSION } from '../../core/store/index.js';
 
 /**
  * A large history for the benches and the history journey, written in bulk: `runs` finished runs
@@ -126,7 +126,8 @@ export function bulkSeed(path: string, options: { runs: number; errors: number; 
 export function cachedHistory(runs: number, errors: number): { path: string; generatedMs: number } {
   const dir = join(tmpdir(), 'hivewatch-bench');
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, `history-${runs}-runs-${errors}-errors-v1.db`);
+  // Keyed by the schema: a cached history is never migrated in place (1,000,000 rows of backfill).
+  const path = join(dir, `history-${runs}-runs-${errors}-errors-schema${SCHEMA_VERSION}.db`);
   if (existsSync(path)) return { path, generatedMs: 0 };
   const partial = `${path}.partial`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });

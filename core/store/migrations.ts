@@ -254,7 +254,8 @@ export const TEXT_INDEX_MIN_CHARS = 3;
  * whole history.
  *
  * - `run_counts`: runs per (flow, status), kept by triggers on `runs`: the status chips and the
- *   flow picker read it instead of counting the table when only status and flow are filtered.
+ *   flow picker read it instead of counting the table when only status and flow are filtered;
+ *   `runs_started_counts` covers the counts of a start-time window (an index-only range).
  * - `run_text`: a trigram full-text index (FTS5, contentless, case-insensitive) over each run's
  *   id, flow file, flow name and last error message: a text search reads the index instead of
  *   scanning every row with LIKE. Its rowids are our own (`run_text_docs`), not the rowids of
@@ -274,6 +275,7 @@ function runCountsAndTextIndex(db: Database.Database): void {
       PRIMARY KEY (flow, status)
     ) WITHOUT ROWID;
     INSERT INTO run_counts (flow, status, count) SELECT flow, status, COUNT(*) FROM runs GROUP BY flow, status;
+    CREATE INDEX runs_started_counts ON runs (started_at, flow, status);
     CREATE TRIGGER run_counts_insert AFTER INSERT ON runs BEGIN
       ${bump('new.flow', 'new.status', 1)}
     END;

@@ -90,7 +90,7 @@ export class RunsView {
   async reload(): Promise<void> {
     const mine = ++this.generation;
     if (this.state.phase === 'error') this.set({ phase: 'loading', error: null });
-    const counts = this.readCounts(mine);
+    // Rows first: the server answers in order, and the rows are what the operator waits for.
     try {
       const page = await this.api.listRuns({ ...this.filter, sort: this.sort, limit: this.pageSize });
       if (this.stopped || mine !== this.generation) return;
@@ -99,7 +99,7 @@ export class RunsView {
     } catch (error) {
       if (!this.stopped && mine === this.generation) this.set({ phase: 'error', error: message(error) });
     }
-    await counts;
+    if (!this.stopped && mine === this.generation) await this.readCounts(mine);
   }
 
   /** The next page, once (calls while one is in flight are ignored). */

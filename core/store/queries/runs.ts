@@ -95,6 +95,23 @@ export function flowFiles(cache: StatementCache, flow: string): string[] {
   return named.length > 0 ? named.map((r) => r.flow) : [flow];
 }
 
+/** A status or flow filter matching at least this share of the runs is dense. */
+const DENSE_SHARE = 0.05;
+
+/**
+ * Whether a status or flow filter matches so many runs (from `run_counts`) that a page is found
+ * sooner walking the sort's index and skipping the few rows that do not match than reading every
+ * match through the filter's own index and sorting them all. A dense filter is written `+column`
+ * so SQLite does not pick the filter's index.
+ */
+function dense(cache: StatementCache, column: 'status' | 'flow', values: readonly string[]): boolean {
+  if (values.length === 0) return false;
+  const row = cache
+    .get(`SELECT SUM(CASE WHEN ${column} IN (SELECT value FROM json_each(?)) THEN count ELSE 0 END) AS hits, SUM(count) AS total FROM run_counts`)
+    .get(JSON.stringify(values)) as { hits: number | null; total: number | null };
+  return (row.total ?? 0) > 0 && (row.hits ?? 0) >= DENSE_SHARE * (row.total ?? 0);
+}
+
 /** Above this many index hits a text is common: a LIKE filter along the sort's index finds a page sooner. */
 const COMMON_TEXT_HITS = 2_000;
 
@@ -116,12 +133,12 @@ export function runFilters(cache: StatementCache, query: RunFilters, omit?: 'sta
   const statuses = statusList(query.status);
   if (statuses !== undefined && omit !== 'status') {
     if (statuses.length === 0) return null;
-    c.add(`status IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
+    c.add(`${dense(cache, 'status', statuses) ? '+' : ''}status IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
   }
   const flow = optionalText('flow', query.flow);
   if (flow !== undefined && flow !== '' && omit !== 'flow') {
     const files = flowFiles(cache, flow);
-    c.add(`flow IN (${files.map(() => '?').join(', ')})`, ...files);
+    c.add(`${dense(cache, 'flow', files) ? '+' : ''}flow IN (${files.map(() => '?').join(', ')})`, ...files);
   }
   const code = optionalText('code', query.code);
   if (code !== undefined && code !== '') c.add('last_error_code = ?', code);
