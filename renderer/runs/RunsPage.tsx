@@ -24,8 +24,12 @@ export function RunsPage() {
   const query = useMemo(() => parseRunsQuery(route.params), [route.params]);
   const view = useRunsView(query);
   const state = view.getState();
-  const rows = state.rows.length > 0 ? state.rows : NO_ROWS;
-  const counts = state.counts;
+  // While a new query is read, the last answer stays on screen (no spinner flash per key typed).
+  const lastAnswer = useRef<{ rows: readonly RunSummary[]; counts: typeof state.counts }>({ rows: NO_ROWS, counts: null });
+  if (state.phase === 'ready') lastAnswer.current = { rows: state.rows, counts: state.counts ?? lastAnswer.current.counts };
+  const stale = state.phase === 'loading' && lastAnswer.current.rows.length > 0;
+  const rows = stale ? lastAnswer.current.rows : state.rows.length > 0 ? state.rows : NO_ROWS;
+  const counts = state.counts ?? lastAnswer.current.counts;
 
   // The keyboard cursor follows its run when rows move under it (live updates, re-sorts).
   const [cursorId, setCursorId] = useState<string | null>(null);
@@ -119,7 +123,7 @@ export function RunsPage() {
   }, [view]);
 
   let body;
-  if (state.phase === 'loading') body = <Loading what="runs" />;
+  if (state.phase === 'loading' && !stale) body = <Loading what="runs" />;
   else if (state.phase === 'error') body = <ErrorState title="Could not load the runs" error={state.error ?? ''} onRetry={() => void view.reload()} />;
   else if (rows.length === 0 && !filtered)
     body = (
@@ -155,7 +159,7 @@ export function RunsPage() {
     );
 
   return (
-    <section className="page runs-page" aria-labelledby="runs-title">
+    <section className="page runs-page" aria-labelledby="runs-title" aria-busy={stale || state.counts === null}>
       <header className="page-header">
         <h1 id="runs-title">Runs</h1>
         <span className="page-meta" data-testid="runs-count">
