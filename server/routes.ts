@@ -129,7 +129,7 @@ export const ROUTES: readonly Route[] = [
   },
   {
     method: 'GET', path: '/api/errors/groups', apiMethod: 'errorGroups', body: false,
-    handle: async (s, r) => ok(await s.errorGroups(parseInput('errorGroups', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
+    handle: async (s, r) => ok(await s.errorGroups(parseInput('errorGroups', queryInput(r.query, { numbers: [...FILTER_NUMBERS, 'trendBins'] })))),
   },
   {
     method: 'GET', path: '/api/errors', apiMethod: 'listErrors', body: false,

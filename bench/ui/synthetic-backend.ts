@@ -165,10 +165,25 @@ export function installSyntheticBackend(config: SyntheticConfig): void {
     invoke(method: string, input: Json = {}): Promise<unknown> {
       switch (method) {
         case 'listRuns': {
+          // Newest first with the status and text filters (what the perf script uses); offset cursors.
+          const statuses = Array.isArray(input.status) ? (input.status as string[]) : null;
+          const text = typeof input.text === 'string' ? input.text.toLowerCase() : '';
+          const matching = sorted.filter((r) => (!statuses || statuses.includes(r.summary.status)) && (!text || r.summary.id.toLowerCase().includes(text)));
           const start = Number(input.cursor ?? 0);
           const limit = Number(input.limit ?? 50);
-          const items = sorted.slice(start, start + limit).map((r) => ({ ...r.summary }));
-          return reply({ items, nextCursor: start + limit < sorted.length ? String(start + limit) : null });
+          const items = matching.slice(start, start + limit).map((r) => ({ ...r.summary }));
+          return reply({ items, nextCursor: start + limit < matching.length ? String(start + limit) : null });
+        }
+        case 'countRuns': {
+          const text = typeof input.text === 'string' ? input.text.toLowerCase() : '';
+          const byStatus: Record<string, number> = {};
+          let total = 0;
+          for (const r of sorted) {
+            if (text && !r.summary.id.toLowerCase().includes(text)) continue;
+            byStatus[r.summary.status] = (byStatus[r.summary.status] ?? 0) + 1;
+            total++;
+          }
+          return reply({ total, byStatus, byFlow: [] });
         }
         case 'getRun': {
           const run = byId.get(String(input.runId));

@@ -164,6 +164,8 @@ export interface ErrorGroup {
   lastSeen: number;
   /** The normalised message every member shares (numbers, ids and paths replaced). */
   template?: string;
+  /** With `trendBins`: counts over the window in that many equal bins, from the hour/day rollups. */
+  trend?: number[];
 }
 
 export interface ErrorOccurrence {
@@ -261,7 +263,8 @@ export interface HivewatchApi {
   checkFlow(input: { source: string; file?: string }): Promise<{ ok: boolean; diagnostics: Diagnostic[] }>;
   errorCounts(input: ErrorFilter & { by: ErrorDimension; limit?: number }): Promise<ErrorCount[]>;
   errorSeries(input: ErrorFilter & { bucket: Bucket; stackBy: SeriesDimension }): Promise<ErrorSeries>;
-  errorGroups(input: ErrorFilter & { limit?: number }): Promise<ErrorGroup[]>;
+  /** `trendBins`: every group's sparkline too, read from the rollups in one query. */
+  errorGroups(input: ErrorFilter & { limit?: number; trendBins?: number }): Promise<ErrorGroup[]>;
   listErrors(input: ErrorFilter & { fingerprint?: string; limit?: number; cursor?: string }): Promise<Page<ErrorOccurrence>>;
 
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */

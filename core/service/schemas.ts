@@ -132,7 +132,7 @@ export const schemas = {
   }),
   errorCounts: object({ ...errorFilterShape, by: oneOf(ERROR_DIMENSIONS), limit: limitSchema.optional() }),
   errorSeries: object({ ...errorFilterShape, bucket: oneOf(BUCKETS), stackBy: oneOf(SERIES_DIMENSIONS) }),
-  errorGroups: object({ ...errorFilterShape, limit: limitSchema.optional() }),
+  errorGroups: object({ ...errorFilterShape, limit: limitSchema.optional(), trendBins: int(1, 200).optional() }),
   listErrors: object({
     ...errorFilterShape,
     fingerprint: text(200).optional(),

@@ -36,6 +36,7 @@ import { FlowCatalog } from './flows.js';
 import { JournalTail, type TailScheduler } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
 import { applyPendingCommands, deliverCommand } from './remote-commands.js';
+import { withTrends } from './group-trends.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, retryingOf, runDetail, runSummary } from './mapping.js';
 import { parseInput, parseWith, subscribeSchema, type InputOf } from './schemas.js';
 
@@ -506,8 +507,11 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
 
     errorGroups: (input) =>
       guard((): ErrorGroup[] => {
-        const { limit, runId, ...filter } = parseInput('errorGroups', input);
-        if (runId === undefined) return store.errorGroups({ ...filter, ...(limit !== undefined ? { limit } : {}) }).map(errorGroup);
+        const { limit, runId, trendBins, ...filter } = parseInput('errorGroups', input);
+        if (runId === undefined) {
+          const groups = store.errorGroups({ ...filter, ...(limit !== undefined ? { limit } : {}) }).map(errorGroup);
+          return trendBins === undefined ? groups : withTrends(store, groups, filter, trendBins);
+        }
         const groups = new Map<string, ErrorGroup>();
         for (const e of errorsOfRun({ ...filter, runId })) {
           const group = groups.get(e.fingerprint);

@@ -21,6 +21,8 @@ export interface VirtualListProps {
   testId?: string;
   /** A fixed height in px (default: whatever the CSS gives the container). */
   height?: number;
+  /** Told the index past the last mounted row whenever the window moves (load the next page near the end). */
+  onWindowEnd?: (end: number) => void;
 }
 
 export function VirtualList({
@@ -35,6 +37,7 @@ export function VirtualList({
   ariaLabel,
   testId,
   height,
+  onWindowEnd,
 }: VirtualListProps) {
   const ref = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
@@ -65,6 +68,10 @@ export function VirtualList({
     const next = scrollIntoView(top, bottom, el.scrollTop, el.clientHeight);
     if (next !== el.scrollTop) el.scrollTop = next;
   }, [ensureVisible, count, offsets, rowHeight]);
+
+  useEffect(() => {
+    onWindowEnd?.(win.end);
+  }, [onWindowEnd, win.end]);
 
   const onScroll = (event: UIEvent<HTMLDivElement>): void => setScrollTop(event.currentTarget.scrollTop);
 

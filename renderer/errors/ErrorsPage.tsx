@@ -12,7 +12,7 @@ import { filterOf, parseErrorsQuery, serializeErrorsQuery, stableNow, windowOf, 
 import { GroupsTable } from './GroupsTable.js';
 import { OccurrenceList } from './OccurrenceList.js';
 import { SeriesChart } from './SeriesChart.js';
-import { useOccurrences, useOverview, useSparklines } from './use-errors-data.js';
+import { sparklinesOf, useOccurrences, useOverview } from './use-errors-data.js';
 
 // The keys of errorCounts({ by: 'handled' }) (the renderer imports only types from the API).
 const HANDLED: (typeof HANDLED_KEYS)['handled'] = 'handled';
@@ -21,14 +21,9 @@ const UNHANDLED: (typeof HANDLED_KEYS)['unhandled'] = 'unhandled';
 /** Re-read the error views when new errors were journaled, at most this often. */
 const REFRESH_MS = 3_000;
 
-/** Total errors over the loaded runs: changes exactly when an error is journaled. */
-function useErrorTotal(): number {
-  const snapshot = useRunsSnapshot();
-  return useMemo(() => {
-    let total = 0;
-    for (const run of snapshot.runs.values()) total += run.errorCount;
-    return total;
-  }, [snapshot.version, snapshot.runs]);
+/** Errors received live since the window opened: moves exactly when an error is journaled. */
+function useLiveErrors(): number {
+  return useRunsSnapshot().liveErrors;
 }
 
 /** Counts, trend, groups, occurrences and their correlation; every filter lives in the URL. */
@@ -37,7 +32,7 @@ export function ErrorsPage() {
   const query = useMemo(() => parseErrorsQuery(route.params), [route.params]);
   const [now, setNow] = useState(() => stableNow(Date.now()));
   const [refresh, setRefresh] = useState(0);
-  const total = useErrorTotal();
+  const total = useLiveErrors();
   const lastTotal = useRef(total);
 
   // New errors: refresh (throttled), and move relative windows forward.
@@ -55,7 +50,7 @@ export function ErrorsPage() {
   const filter = useMemo(() => filterOf(query, now), [query, now]);
   const overview = useOverview(filter, win.bucket, refresh);
   const data = overview.data;
-  const sparklines = useSparklines(data?.groups, filter, now);
+  const sparklines = useMemo(() => sparklinesOf(data?.groups), [data?.groups]);
   const occurrences = useOccurrences(filter, query.group, refresh);
 
   const setQuery = (next: ErrorsQuery, options: { replace?: boolean } = {}): void =>

@@ -1,8 +1,8 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ErrorCount, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, HivewatchApi } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { useAsync, type AsyncState } from '../lib/use-async.js';
-import { binTimestamps, densify } from './bins.js';
+import { densify } from './bins.js';
 import { bucketFor } from './errors-query.js';
 import { buildPivot, type PivotNode } from './pivot.js';
 
@@ -19,26 +19,36 @@ export interface Overview {
   groups: ErrorGroup[];
 }
 
+const SPARK_BINS = 24;
+
+/**
+ * One round of queries: the counts, the groups with every sparkline (from the rollups), and, for
+ * a bounded window, the series, all at once. Only "all time" reads its series after the groups,
+ * whose first and last seen give the bars their span.
+ */
 async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windowBucket: ErrorSeries['bucket']): Promise<Overview> {
-  const [byCategory, byOrigin, byCode, byFlow, byHandled, groups] = await Promise.all([
+  const open = filter.since === undefined;
+  const [byCategory, byOrigin, byCode, byFlow, byHandled, groups, windowed] = await Promise.all([
     api.errorCounts({ ...filter, by: 'category' }),
     api.errorCounts({ ...filter, by: 'origin', limit: 12 }),
     api.errorCounts({ ...filter, by: 'code', limit: 12 }),
     api.errorCounts({ ...filter, by: 'flow', limit: 50 }),
     api.errorCounts({ ...filter, by: 'handled' }),
-    api.errorGroups({ ...filter, limit: 100 }),
+    api.errorGroups({ ...filter, limit: 100, trendBins: SPARK_BINS }),
+    open ? Promise.resolve(null) : api.errorSeries({ ...filter, bucket: windowBucket, stackBy: 'category' }),
   ]);
+  if (windowed) {
+    const points = densify(windowed.points, windowBucket, filter.since ?? null, filter.until ?? null);
+    return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...windowed, bucket: windowBucket, points }, groups };
+  }
   // Without a start ("all time") the bars follow the data's own span, from first to last error.
-  const open = filter.since === undefined;
   const first = Math.min(...groups.map((g) => g.firstSeen));
   const last = Math.max(...groups.map((g) => g.lastSeen));
-  const bucket = open && groups.length > 0 ? bucketFor(last - first) : windowBucket;
+  const bucket = groups.length > 0 ? bucketFor(last - first) : windowBucket;
   // An open window is bounded by the data (errors of virtual-clock runs can lie ahead of now).
-  const span = open && groups.length > 0 ? { since: first, until: filter.until ?? last + 1 } : {};
+  const span = groups.length > 0 ? { since: first, until: filter.until ?? last + 1 } : {};
   const series = await api.errorSeries({ ...filter, ...span, bucket, stackBy: 'category' });
-  const points = open
-    ? densify(trimEmpty(series.points), bucket, null, null)
-    : densify(series.points, bucket, filter.since ?? null, filter.until ?? null);
+  const points = densify(trimEmpty(series.points), bucket, null, null);
   return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...series, bucket, points }, groups };
 }
 
@@ -58,41 +68,10 @@ export function useOverview(filter: ErrorFilter, bucket: ErrorSeries['bucket'], 
   return { ...state, reload } as AsyncState<Overview> & { reload: () => void };
 }
 
-const SPARK_BINS = 24;
-const SPARK_GROUPS = 30;
-
-/** Per-group trend: the group's occurrences (up to 500) binned over the window. */
-export function useSparklines(groups: readonly ErrorGroup[] | undefined, filter: ErrorFilter, now: number): ReadonlyMap<string, number[]> {
-  const api = useApi();
-  const [lines, setLines] = useState<ReadonlyMap<string, number[]>>(new Map());
-  const key = JSON.stringify(filter);
-  const fingerprints = useMemo(() => (groups ?? []).slice(0, SPARK_GROUPS).map((g) => g.fingerprint), [groups]);
-  const earliest = useMemo(() => Math.min(now, ...(groups ?? []).map((g) => g.firstSeen)), [groups, now]);
-  const latest = useMemo(() => Math.max(now, ...(groups ?? []).map((g) => g.lastSeen)), [groups, now]);
-
-  useEffect(() => {
-    let alive = true;
-    const start = filter.since ?? earliest;
-    const end = filter.until ?? latest + 1;
-    const queue = [...fingerprints];
-    const result = new Map<string, number[]>();
-    const worker = async (): Promise<void> => {
-      for (let fp = queue.shift(); fp !== undefined && alive; fp = queue.shift()) {
-        try {
-          const page = await api.listErrors({ ...filter, fingerprint: fp, limit: 500 });
-          result.set(fp, binTimestamps(page.items.map((o) => o.ts), start, end, SPARK_BINS));
-        } catch {
-          // A missing sparkline is not worth an error state.
-        }
-      }
-    };
-    void Promise.all([worker(), worker(), worker()]).then(() => {
-      if (alive) setLines(result);
-    });
-    return () => {
-      alive = false;
-    };
-  }, [api, key, fingerprints, earliest, latest]);
+/** Each group's sparkline, as the groups query returned it (null when it has none). */
+export function sparklinesOf(groups: readonly ErrorGroup[] | undefined): ReadonlyMap<string, number[]> {
+  const lines = new Map<string, number[]>();
+  for (const g of groups ?? []) if (g.trend) lines.set(g.fingerprint, g.trend);
   return lines;
 }
 

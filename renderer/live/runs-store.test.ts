@@ -28,7 +28,7 @@ function journal(runId: string, startedAt: number, steps = 2): JournalBuilder {
   return j;
 }
 
-function setup(options: { pageSize?: number; maxRuns?: number } = {}) {
+function setup(options: { maxKnown?: number } = {}) {
   const api = new FakeApi();
   const scheduler = manualScheduler();
   const store = new RunsStore(api, { scheduler, ...options });
@@ -41,17 +41,45 @@ function setup(options: { pageSize?: number; maxRuns?: number } = {}) {
 }
 
 describe('RunsStore', () => {
-  it('loads the newest runs page by page and reports truncation at the cap', async () => {
-    const { api, store } = setup({ pageSize: 2, maxRuns: 4 });
+  it('reads only the active runs at start, never the history', async () => {
+    const { api, store } = setup();
     for (let i = 0; i < 5; i++) api.record(journal(`run_${i}`, 1_000 + i).events);
+    const active = new JournalBuilder('run_active', 10);
+    active.start();
+    api.record(active.events);
     store.start();
     await settle();
     await settle();
     const snap = store.getSnapshot();
     expect(snap.phase).toBe('ready');
-    expect([...snap.runs.keys()].sort()).toEqual(['run_1', 'run_2', 'run_3', 'run_4']);
-    expect(snap.truncated).toBe(true);
-    expect(api.calls.filter((c) => c === 'listRuns')).toHaveLength(2);
+    expect([...snap.runs.keys()]).toEqual(['run_active']);
+    expect(api.calls.filter((c) => c === 'listRuns')).toHaveLength(1);
+  });
+
+  it('forgets the oldest terminal runs beyond its bound, never an active one', async () => {
+    const { api, store, frame } = setup({ maxKnown: 2 });
+    const active = new JournalBuilder('run_active', 1);
+    active.start();
+    api.record(active.events);
+    store.start();
+    await settle();
+    await settle();
+    for (let i = 0; i < 4; i++) api.emit(journal(`run_done_${i}`, 100 + i, 1).events);
+    await frame();
+    expect([...store.getSnapshot().runs.keys()].sort()).toEqual(['run_active', 'run_done_3']);
+  });
+
+  it('tells change listeners which runs changed, once per frame, and counts live errors', async () => {
+    const { api, store, frame } = setup();
+    store.start();
+    await settle();
+    const seen: string[][] = [];
+    store.onRunsChanged((ids) => seen.push([...ids].sort()));
+    api.emit(journal('run_1', 1, 1).events);
+    api.emit(journal('run_2', 2, 1).events);
+    await frame();
+    expect(seen).toEqual([['run_1', 'run_2']]);
+    expect(store.getSnapshot().liveErrors).toBe(2);
   });
 
   it('applies a live run from its first event, once per frame, matching the journal', async () => {
@@ -170,7 +198,7 @@ describe('RunsStore', () => {
     expect(store.getSnapshot().runs.get('run_q')?.status).toBe('completed');
   });
 
-  it('re-reads the list and active runs after a reset of the stream', async () => {
+  it('re-reads the active runs after a reset of the stream and tells views to re-read theirs', async () => {
     const { api, store, frame } = setup();
     const events = journal('run_r', 1, 1).events;
     api.record(events.slice(0, 3));
@@ -186,7 +214,8 @@ describe('RunsStore', () => {
     const runs = store.getSnapshot().runs;
     expect(store.getSnapshot().resets).toBe(1);
     expect(runs.get('run_r')).toEqual(api.project('run_r')?.summary);
-    expect(runs.get('run_new')?.status).toBe('completed');
+    // A run that started and ended while away is the views' to read (they re-read on `resets`).
+    expect(runs.has('run_new')).toBe(false);
   });
 
   it('reports a failed first load as an error state', async () => {

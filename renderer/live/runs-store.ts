@@ -5,8 +5,13 @@ import type { Connection } from './connection.js';
 import { RunSequencer } from './sequencer.js';
 
 /**
- * The live table of runs: loads the newest runs once, then keeps every row current from the live
- * stream. Delivery is batched (one store update per animation frame) and exactly-once per run:
+ * The live state of the runs this window knows: the active runs (read once at start and after a
+ * stream reset) and every run the live stream touches. It never loads the history: screens ask
+ * the server for what they show (runs-view.ts for the Runs table) and patch it from here through
+ * `onRunsChanged`. Known terminal runs beyond `maxKnown` are forgotten, oldest first, so memory
+ * stays bounded however long the window stays open.
+ *
+ * Live state is kept current from the stream. Delivery is batched (one store update per animation frame) and exactly-once per run:
  * each run has a sequencer at its last applied seq; a hole is filled from getEvents(afterSeq),
  * a run whose position is unknown is re-read with getRun (which carries lastSeq) first.
  */
@@ -18,10 +23,10 @@ export interface RunsSnapshot {
   version: number;
   phase: LoadPhase;
   error: string | null;
-  /** Mutated in place; read it together with `version`. */
+  /** The runs known live (active ones and those the stream touched); mutated in place, read with `version`. */
   runs: ReadonlyMap<string, RunSummary>;
-  /** More runs exist than were loaded (the table shows the newest `maxRuns`). */
-  truncated: boolean;
+  /** `errorOccurred` events received live so far: views of errors refresh when it moves. */
+  liveErrors: number;
   /** 'live' once the stream is connected (again after each reconnect); 'reconnecting' while it is down. */
   connection: Connection;
   /** Wall time the stream dropped at (null while live). */
@@ -34,14 +39,19 @@ export interface RunsSnapshot {
 
 export interface RunsStoreOptions {
   scheduler?: FrameScheduler;
-  /** How many of the newest runs to load (default 10,000). */
-  maxRuns?: number;
-  pageSize?: number;
+  /** How many terminal runs to remember before forgetting the oldest (default 2,000). */
+  maxKnown?: number;
   /** Wall clock for the staleness check. */
   now?: () => number;
 }
 
 type RunEventsListener = (events: readonly HivewatchEvent[]) => void;
+/** The ids whose summary changed since the last call (coalesced per notification). */
+export type RunsChangedListener = (runIds: ReadonlySet<string>) => void;
+
+/** Active runs read at start: a window shows at most this many as active. */
+const ACTIVE_LIMIT = 500;
+const ACTIVE_STATUSES = ['queued', 'running', 'cancelling'] as const;
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -59,8 +69,9 @@ export class RunsStore {
   private readonly runListeners = new Map<string, Set<RunEventsListener>>();
   private readonly listeners = new Set<() => void>();
   private readonly batcher: FrameBatcher<LiveEvent>;
-  private readonly maxRuns: number;
-  private readonly pageSize: number;
+  private readonly changeListeners = new Set<RunsChangedListener>();
+  private changed = new Set<string>();
+  private readonly maxKnown: number;
   private readonly now: () => number;
   private snapshot: RunsSnapshot;
   private unsubscribe: (() => void) | null = null;
@@ -74,10 +85,9 @@ export class RunsStore {
   ) {
     this.scheduler = options.scheduler ?? defaultScheduler();
     this.batcher = createFrameBatcher((items) => this.ingest(items), this.scheduler);
-    this.maxRuns = options.maxRuns ?? 10_000;
-    this.pageSize = options.pageSize ?? 1_000;
+    this.maxKnown = options.maxKnown ?? 2_000;
     this.now = options.now ?? Date.now;
-    this.snapshot = { version: 0, phase: 'loading', error: null, runs: this.summaries, truncated: false, connection: 'connecting', downSince: null, lastEventAt: null, resets: 0 };
+    this.snapshot = { version: 0, phase: 'loading', error: null, runs: this.summaries, liveErrors: 0, connection: 'connecting', downSince: null, lastEventAt: null, resets: 0 };
   }
 
   // ---- React binding (useSyncExternalStore) ------------------------------------------------
@@ -100,9 +110,15 @@ export class RunsStore {
     };
   }
 
+  /** Called (at most once per frame) with the runs whose summary changed. */
+  onRunsChanged(listener: RunsChangedListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
   // ---- lifecycle ---------------------------------------------------------------------------
 
-  /** Subscribes first (events during the load are kept), then loads the newest runs. */
+  /** Subscribes first (events during the load are kept), then reads the active runs. */
   start(): void {
     this.stopped = false;
     this.unsubscribe = this.api.subscribe((batch) => this.batcher.pushAll(batch), {
@@ -128,7 +144,7 @@ export class RunsStore {
     this.batcher.dispose();
   }
 
-  /** Re-reads the list (new runs missed while disconnected) and every active run's position. */
+  /** Re-reads the active runs (some may have started while disconnected) and their positions. */
   async resync(): Promise<void> {
     await this.load();
   }
@@ -136,25 +152,13 @@ export class RunsStore {
   async load(): Promise<void> {
     this.update({ phase: this.summaries.size > 0 ? 'ready' : 'loading', error: null });
     try {
-      let cursor: string | undefined;
-      let loaded = 0;
-      let truncated = false;
-      for (;;) {
-        const limit = Math.min(this.pageSize, this.maxRuns - loaded);
-        const page = await this.api.listRuns({ sort: '-started', limit, ...(cursor ? { cursor } : {}) });
-        if (this.stopped) return;
-        for (const summary of page.items) this.adoptListed(summary);
-        loaded += page.items.length;
-        this.update({ phase: 'ready' });
-        if (!page.nextCursor) break;
-        if (loaded >= this.maxRuns) {
-          truncated = true;
-          break;
-        }
-        cursor = page.nextCursor;
-      }
-      this.update({ truncated });
-      for (const [id, summary] of this.summaries) if (isActive(summary.status)) void this.refresh(id);
+      const page = await this.api.listRuns({ status: [...ACTIVE_STATUSES], sort: '-started', limit: ACTIVE_LIMIT });
+      if (this.stopped) return;
+      for (const summary of page.items) this.adoptListed(summary);
+      this.update({ phase: 'ready' });
+      // A run we show as active that is no longer listed as such ended while we were away.
+      const listed = new Set(page.items.map((r) => r.id));
+      for (const [id, summary] of this.summaries) if (listed.has(id) || isActive(summary.status)) void this.refresh(id);
     } catch (error) {
       if (this.summaries.size === 0) this.update({ phase: 'error', error: message(error) });
     }
@@ -196,7 +200,9 @@ export class RunsStore {
       list.push(event);
     }
     const now = this.now();
-    this.snapshot = { ...this.snapshot, lastEventAt: now };
+    let errors = 0;
+    for (const { event } of batch) if (event.type === 'errorOccurred') errors++;
+    this.snapshot = { ...this.snapshot, lastEventAt: now, liveErrors: this.snapshot.liveErrors + errors };
     for (const [runId, events] of byRun) {
       this.lastEventAt.set(runId, now);
       this.offer(runId, events);
@@ -234,6 +240,22 @@ export class RunsStore {
   private put(runId: string, live: LiveRun): void {
     this.live.set(runId, live);
     this.summaries.set(runId, live.summary);
+    this.changed.add(runId);
+  }
+
+  /** Forgets the oldest terminal runs beyond `maxKnown` (insertion order is first-known order). */
+  private forgetOld(): void {
+    let excess = this.summaries.size - this.maxKnown;
+    if (excess <= 0) return;
+    for (const [id, summary] of this.summaries) {
+      if (excess <= 0) break;
+      if (isActive(summary.status) || this.runListeners.has(id) || this.refreshing.has(id) || this.catchingUp.has(id)) continue;
+      this.summaries.delete(id);
+      this.live.delete(id);
+      this.sequencers.delete(id);
+      this.lastEventAt.delete(id);
+      excess--;
+    }
   }
 
   private adoptListed(summary: RunSummary): void {
@@ -291,6 +313,12 @@ export class RunsStore {
 
   private update(patch: Partial<Omit<RunsSnapshot, 'version' | 'runs'>>): void {
     this.snapshot = { ...this.snapshot, ...patch, version: this.snapshot.version + 1 };
+    if (this.changed.size > 0) {
+      const changed = this.changed;
+      this.changed = new Set();
+      for (const listener of this.changeListeners) listener(changed);
+      this.forgetOld();
+    }
     for (const listener of this.listeners) listener();
   }
 

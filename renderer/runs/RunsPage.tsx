@@ -1,31 +1,35 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { RunSummary } from '../../core/service/api.js';
-import { useRunsSnapshot, useRunsStore } from '../app/api-context.js';
 import { focusSearchField, useShortcuts } from '../app/keyboard.js';
 import { formatHash, hrefToRun, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { plural } from '../lib/format.js';
 import { BulkBar } from './BulkBar.js';
 import { useRunActions } from './run-actions.js';
-import { filterAndSortRuns, flowsOf, nextSort, parseRunsQuery, serializeRunsQuery, statusCounts, type RunsQuery, type SortKey } from './runs-query.js';
+import { EMPTY_FILTERS, isFiltered, nextSort, parseRunsQuery, serializeRunsQuery, type RunsQuery, type SortKey } from './runs-query.js';
 import { RunsTable } from './RunsTable.js';
 import { RunsToolbar } from './RunsToolbar.js';
+import { useRunsView } from './use-runs-view.js';
 
-/** The live runs table: filters and sort in the URL, keyboard first, bulk actions. */
+const NO_ROWS: readonly RunSummary[] = [];
+
+/**
+ * The runs table over the whole history: the server filters, sorts and pages (the next page loads
+ * as the table scrolls near its end), the live stream patches the loaded rows. Filters and sort
+ * live in the URL; keyboard first; bulk actions.
+ */
 export function RunsPage() {
   const route = useRoute();
-  const snapshot = useRunsSnapshot();
-  const store = useRunsStore();
   const actions = useRunActions();
   const query = useMemo(() => parseRunsQuery(route.params), [route.params]);
-
-  const rows = useMemo(
-    () => filterAndSortRuns(snapshot.runs.values(), query, Date.now()),
-    // snapshot.version changes whenever a row does (the map is updated in place).
-    [snapshot.version, snapshot.runs, query],
-  );
-  const flows = useMemo(() => flowsOf(snapshot.runs.values()), [snapshot.version, snapshot.runs]);
-  const counts = useMemo(() => statusCounts(snapshot.runs.values()), [snapshot.version, snapshot.runs]);
+  const view = useRunsView(query);
+  const state = view.getState();
+  // While a new query is read, the last answer stays on screen (no spinner flash per key typed).
+  const lastAnswer = useRef<{ rows: readonly RunSummary[]; counts: typeof state.counts }>({ rows: NO_ROWS, counts: null });
+  if (state.phase === 'ready') lastAnswer.current = { rows: state.rows, counts: state.counts ?? lastAnswer.current.counts };
+  const stale = state.phase === 'loading' && lastAnswer.current.rows.length > 0;
+  const rows = stale ? lastAnswer.current.rows : state.rows.length > 0 ? state.rows : NO_ROWS;
+  const counts = state.counts ?? lastAnswer.current.counts;
 
   // The keyboard cursor follows its run when rows move under it (live updates, re-sorts).
   const [cursorId, setCursorId] = useState<string | null>(null);
@@ -107,17 +111,21 @@ export function RunsPage() {
     },
   });
 
-  // Drop ticks of runs that disappeared from the store entirely.
+  // Ticks on runs no longer shown (another query, filtered out live) are dropped.
   useEffect(() => {
-    if ([...checked].some((id) => !snapshot.runs.has(id))) setChecked((prev) => new Set([...prev].filter((id) => snapshot.runs.has(id))));
-  }, [snapshot.version, snapshot.runs, checked]);
+    const shown = new Set(rows.map((r) => r.id));
+    if ([...checked].some((id) => !shown.has(id))) setChecked((prev) => new Set([...prev].filter((id) => shown.has(id))));
+  }, [rows, checked]);
 
-  const filtered = query.status.length > 0 || query.flow !== '' || query.text !== '';
+  const filtered = isFiltered(query);
+  const nearEnd = useCallback((index: number) => {
+    if (index >= rowsRef.current.length - 20) void view.more();
+  }, [view]);
 
   let body;
-  if (snapshot.phase === 'loading' && snapshot.runs.size === 0) body = <Loading what="runs" />;
-  else if (snapshot.phase === 'error') body = <ErrorState title="Could not load the runs" error={snapshot.error ?? ''} onRetry={() => void store.load()} />;
-  else if (snapshot.runs.size === 0)
+  if (state.phase === 'loading' && !stale) body = <Loading what="runs" />;
+  else if (state.phase === 'error') body = <ErrorState title="Could not load the runs" error={state.error ?? ''} onRetry={() => void view.reload()} />;
+  else if (rows.length === 0 && !filtered)
     body = (
       <EmptyState title="No runs yet">
         Start one from <a href="#/flows">Flows</a>: the bundled examples run offline in a second, and their retries and errors show up here live.
@@ -126,7 +134,7 @@ export function RunsPage() {
   else if (rows.length === 0)
     body = (
       <EmptyState title="No runs match these filters">
-        <button type="button" onClick={() => setQuery({ ...query, status: [], flow: '', text: '' })}>
+        <button type="button" onClick={() => setQuery({ ...query, ...EMPTY_FILTERS })}>
           Clear filters
         </button>
       </EmptyState>
@@ -145,19 +153,20 @@ export function RunsPage() {
         onCancel={onCancel}
         onRetry={onRetry}
         onResume={onResume}
+        onRowsShown={nearEnd}
+        loadingMore={state.loadingMore}
       />
     );
 
   return (
-    <section className="page runs-page" aria-labelledby="runs-title">
+    <section className="page runs-page" aria-labelledby="runs-title" aria-busy={stale || state.counts === null}>
       <header className="page-header">
         <h1 id="runs-title">Runs</h1>
         <span className="page-meta" data-testid="runs-count">
-          {filtered ? `${plural(rows.length, 'run')} of ${snapshot.runs.size.toLocaleString('en-US')}` : plural(snapshot.runs.size, 'run')}
-          {snapshot.truncated && ' (the newest; older runs are not loaded)'}
+          {counts !== null && (filtered ? `${plural(counts.total, 'run')} ${counts.total === 1 ? 'matches' : 'match'}` : plural(counts.total, 'run'))}
         </span>
       </header>
-      <RunsToolbar query={query} flows={flows} counts={counts} onChange={setQuery} />
+      <RunsToolbar query={query} counts={counts} onChange={setQuery} />
       <BulkBar
         selected={checkedRows}
         onCancel={() => void actions.cancel(checkedRows)}

@@ -23,9 +23,12 @@ export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top
   cursor: number;
   checked: ReadonlySet<string>;
   onCheckAll: (checked: boolean) => void;
+  /** Told the index past the last mounted row (the page loads more near the end). */
+  onRowsShown?: (end: number) => void;
+  loadingMore?: boolean;
 }
 
-export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, ...handlers }: RunsTableProps) {
+export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onRowsShown, loadingMore = false, ...handlers }: RunsTableProps) {
   const allChecked = rows.length > 0 && rows.every((r) => checked.has(r.id));
   const someChecked = !allChecked && rows.some((r) => checked.has(r.id));
   return (
@@ -72,6 +75,7 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, ...
         ensureVisible={cursor >= 0 ? cursor : null}
         className="grid-body"
         testId="runs-scroll"
+        {...(onRowsShown ? { onWindowEnd: onRowsShown } : {})}
         renderRow={(index, top, height) => {
           const run = rows[index] as RunSummary;
           return (
@@ -88,6 +92,11 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, ...
           );
         }}
       />
+      {loadingMore && (
+        <p className="muted small-print" role="status" data-testid="runs-loading-more">
+          Loading more runs…
+        </p>
+      )}
     </div>
   );
 }

@@ -1,21 +1,26 @@
-import type { RunStatus } from '../../core/service/api.js';
+import type { RunCounts, RunStatus } from '../../core/service/api.js';
 import { registerSearchField } from '../app/keyboard.js';
-import { RUN_STATUSES, type RunsQuery } from './runs-query.js';
+import { EMPTY_FILTERS, ERROR_CATEGORIES, isFiltered, RANGES, RUN_STATUSES, type RangeKey, type RunsQuery } from './runs-query.js';
 
 export interface RunsToolbarProps {
   query: RunsQuery;
-  flows: { flow: string; name: string; count: number }[];
-  counts: Map<RunStatus, number>;
+  /** From the server under the current filter (null while the first read is in flight). */
+  counts: RunCounts | null;
   onChange: (query: RunsQuery, options?: { replace?: boolean }) => void;
 }
 
-/** Search, status chips (with counts) and the flow filter; all of it lives in the URL. */
-export function RunsToolbar({ query, flows, counts, onChange }: RunsToolbarProps) {
+const RANGE_LABELS: Record<RangeKey, string> = { '': 'Any time', '1h': 'Last hour', '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' };
+
+/**
+ * Search, status chips (counted under every other filter), flow, error code and category, and the
+ * start-time window; all of it lives in the URL and is answered by the server.
+ */
+export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
   const toggleStatus = (status: RunStatus): void => {
     const has = query.status.includes(status);
     onChange({ ...query, status: has ? query.status.filter((s) => s !== status) : [...query.status, status] });
   };
-  const filtered = query.status.length > 0 || query.flow !== '' || query.text !== '';
+  const flows = counts?.byFlow ?? [];
   return (
     <div className="toolbar" role="search">
       <label className="search">
@@ -23,7 +28,7 @@ export function RunsToolbar({ query, flows, counts, onChange }: RunsToolbarProps
         <input
           ref={registerSearchField}
           type="search"
-          placeholder="Search id, flow or error…  ( / )"
+          placeholder="Search id, flow or error message…  ( / )"
           value={query.text}
           onChange={(e) => onChange({ ...query, text: e.currentTarget.value }, { replace: true })}
           onKeyDown={(e) => {
@@ -44,7 +49,7 @@ export function RunsToolbar({ query, flows, counts, onChange }: RunsToolbarProps
             >
               <span className="dot" aria-hidden="true" />
               {status}
-              <span className="chip-count">{(counts.get(status) ?? 0).toLocaleString('en-US')}</span>
+              <span className="chip-count">{counts ? (counts.byStatus[status] ?? 0).toLocaleString('en-US') : '…'}</span>
             </button>
           );
         })}
@@ -56,13 +61,44 @@ export function RunsToolbar({ query, flows, counts, onChange }: RunsToolbarProps
           {query.flow && !flows.some((f) => f.flow === query.flow) && <option value={query.flow}>{query.flow}</option>}
           {flows.map((f) => (
             <option key={f.flow} value={f.flow}>
-              {f.name} ({f.count})
+              {f.flowName} ({f.count.toLocaleString('en-US')})
             </option>
           ))}
         </select>
       </label>
-      {filtered && (
-        <button type="button" className="link" onClick={() => onChange({ ...query, status: [], flow: '', text: '' })}>
+      <label className="select">
+        <span className="visually-hidden">Filter by error category</span>
+        <select value={query.category} onChange={(e) => onChange({ ...query, category: e.currentTarget.value })}>
+          <option value="">Any error category</option>
+          {ERROR_CATEGORIES.map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="search code-filter">
+        <span className="visually-hidden">Filter by error code</span>
+        <input
+          type="text"
+          placeholder="Error code"
+          value={query.code}
+          spellCheck={false}
+          onChange={(e) => onChange({ ...query, code: e.currentTarget.value.trim().toUpperCase() }, { replace: true })}
+        />
+      </label>
+      <label className="select">
+        <span className="visually-hidden">Started within</span>
+        <select value={query.range} onChange={(e) => onChange({ ...query, range: e.currentTarget.value as RangeKey })}>
+          {(Object.keys(RANGES) as RangeKey[]).map((r) => (
+            <option key={r} value={r}>
+              {RANGE_LABELS[r]}
+            </option>
+          ))}
+        </select>
+      </label>
+      {isFiltered(query) && (
+        <button type="button" className="link" onClick={() => onChange({ ...query, ...EMPTY_FILTERS })}>
           Clear filters
         </button>
       )}

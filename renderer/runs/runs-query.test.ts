@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../core/service/api.js';
 import { formatHash, parseHash } from '../app/router.js';
 import {
+  compareRuns,
   DEFAULT_SORT,
-  filterAndSortRuns,
-  flowsOf,
+  EMPTY_FILTERS,
+  matchesFilter,
   nextSort,
   parseRunsQuery,
   serializeRunsQuery,
-  statusCounts,
+  serverFilter,
   type RunsQuery,
 } from './runs-query.js';
 
@@ -41,17 +42,20 @@ describe('runs URL state', () => {
     const { path, params } = parseHash('#/runs?status=failed,bogus,running&flow=examples%2F02.prose&q=rate%20limit&sort=-errors');
     expect(path).toEqual(['runs']);
     expect(parseRunsQuery(params)).toEqual({
+      ...EMPTY_FILTERS,
       status: ['running', 'failed'],
       flow: 'examples/02.prose',
       text: 'rate limit',
       sort: { key: 'errors', desc: true },
     });
+    expect(parseRunsQuery(new URLSearchParams('code=RUNTIME_TIMEOUT&category=runtime&range=7d'))).toMatchObject({ code: 'RUNTIME_TIMEOUT', category: 'runtime', range: '7d' });
+    expect(parseRunsQuery(new URLSearchParams('category=weather&range=2y'))).toMatchObject({ category: '', range: '' });
     expect(parseRunsQuery(new URLSearchParams('sort=sideways')).sort).toEqual(DEFAULT_SORT);
   });
 
   it('serializes only what differs from the defaults, and round-trips', () => {
-    expect(serializeRunsQuery({ status: [], flow: '', text: '', sort: DEFAULT_SORT }).toString()).toBe('');
-    const query: RunsQuery = { status: ['failed', 'queued'], flow: 'f.prose', text: 'a&b=c #1', sort: { key: 'duration', desc: false } };
+    expect(serializeRunsQuery({ ...EMPTY_FILTERS, sort: DEFAULT_SORT }).toString()).toBe('');
+    const query: RunsQuery = { ...EMPTY_FILTERS, status: ['failed', 'queued'], flow: 'f.prose', text: 'a&b=c #1', code: 'AGENT_CRASHED', category: 'agent', range: '24h', sort: { key: 'duration', desc: false } };
     const params = serializeRunsQuery(query);
     expect(params.get('status')).toBe('queued,failed');
     const hash = formatHash(['runs'], params);
@@ -71,44 +75,43 @@ describe('runs URL state', () => {
   });
 });
 
-describe('filterAndSortRuns', () => {
+describe('the server query and its client twin', () => {
   const runs = [
     run('run_a', { startedAt: 3_000, status: 'running', endedAt: null, durationMs: null, flowName: 'beta', flow: 'b.prose' }),
     run('run_b', { startedAt: 1_000, status: 'failed', errorCount: 4, lastError: { code: 'RUNTIME_RATE_LIMIT', message: '429 Too Many' } }),
     run('run_c', { startedAt: 2_000, durationMs: 50_000 }),
     run('run_d', { startedAt: 2_000, durationMs: 10 }),
   ];
-  const base: RunsQuery = { status: [], flow: '', text: '', sort: DEFAULT_SORT };
+  const base: RunsQuery = { ...EMPTY_FILTERS, sort: DEFAULT_SORT };
+  const order = (query: RunsQuery): string[] => [...runs].sort(compareRuns(query.sort)).map((r) => r.id);
+  const matching = (query: RunsQuery): string[] => runs.filter((r) => matchesFilter(r, serverFilter(query, 10_000))).map((r) => r.id);
 
-  it('sorts newest first by default, breaking ties by start then id', () => {
-    expect(filterAndSortRuns(runs, base, 10_000).map((r) => r.id)).toEqual(['run_a', 'run_d', 'run_c', 'run_b']);
-    expect(filterAndSortRuns(runs, { ...base, sort: { key: 'started', desc: false } }, 10_000).map((r) => r.id)).toEqual([
-      'run_b',
-      'run_c',
-      'run_d',
-      'run_a',
-    ]);
+  it('turns the URL state into the server filter, the range from now', () => {
+    expect(serverFilter({ ...base, status: ['failed'], text: '  rate ', code: 'X', category: 'agent', range: '1h' }, 10_000_000)).toEqual({
+      status: ['failed'], text: 'rate', code: 'X', category: 'agent', since: 10_000_000 - 3_600_000,
+    });
+    expect(serverFilter(base, 0)).toEqual({});
   });
 
-  it('sorts a running run by its duration so far', () => {
-    const ids = filterAndSortRuns(runs, { ...base, sort: { key: 'duration', desc: true } }, 100_000).map((r) => r.id);
-    expect(ids).toEqual(['run_a', 'run_c', 'run_b', 'run_d']);
+  it('orders like the store: newest first with id ties, a running run last by duration (-1), status newest first within a rank', () => {
+    expect(order(base)).toEqual(['run_a', 'run_d', 'run_c', 'run_b']);
+    expect(order({ ...base, sort: { key: 'started', desc: false } })).toEqual(['run_b', 'run_c', 'run_d', 'run_a']);
+    expect(order({ ...base, sort: { key: 'duration', desc: true } })).toEqual(['run_c', 'run_b', 'run_d', 'run_a']);
+    // running (rank 0), failed (3), completed (6); the completed ones newest first, then by id.
+    expect(order({ ...base, sort: { key: 'status', desc: false } })).toEqual(['run_a', 'run_b', 'run_c', 'run_d']);
+    // Binary text order, as SQLite compares: upper case before lower case.
+    const named = [run('x1', { flowName: 'beta' }), run('x2', { flowName: 'Zeta' })].sort(compareRuns({ key: 'flow', desc: false }));
+    expect(named.map((r) => r.id)).toEqual(['x2', 'x1']);
   });
 
-  it('filters by status, flow and text (id, flow, error code or message)', () => {
-    expect(filterAndSortRuns(runs, { ...base, status: ['failed', 'running'] }, 0).map((r) => r.id)).toEqual(['run_a', 'run_b']);
-    expect(filterAndSortRuns(runs, { ...base, flow: 'b.prose' }, 0).map((r) => r.id)).toEqual(['run_a']);
-    expect(filterAndSortRuns(runs, { ...base, flow: 'beta' }, 0).map((r) => r.id)).toEqual(['run_a']);
-    expect(filterAndSortRuns(runs, { ...base, text: 'rate_limit' }, 0).map((r) => r.id)).toEqual(['run_b']);
-    expect(filterAndSortRuns(runs, { ...base, text: ' too many ' }, 0).map((r) => r.id)).toEqual(['run_b']);
-    expect(filterAndSortRuns(runs, { ...base, text: 'RUN_C' }, 0).map((r) => r.id)).toEqual(['run_c']);
-  });
-
-  it('lists flows and status counts of the loaded runs', () => {
-    expect(flowsOf(runs)).toEqual([
-      { flow: 'examples/01-happy-path.prose', name: '01-happy-path', count: 3 },
-      { flow: 'b.prose', name: 'beta', count: 1 },
-    ]);
-    expect(Object.fromEntries(statusCounts(runs))).toEqual({ running: 1, failed: 1, completed: 2 });
+  it('matches like the store: status, flow file or name, exact code, text over id, flow and message; category is unknown', () => {
+    expect(matching({ ...base, status: ['failed', 'running'] })).toEqual(['run_a', 'run_b']);
+    expect(matching({ ...base, flow: 'b.prose' })).toEqual(['run_a']);
+    expect(matching({ ...base, flow: 'beta' })).toEqual(['run_a']);
+    expect(matching({ ...base, code: 'RUNTIME_RATE_LIMIT' })).toEqual(['run_b']);
+    expect(matching({ ...base, text: ' too many ' })).toEqual(['run_b']);
+    expect(matching({ ...base, text: 'RUN_C' })).toEqual(['run_c']);
+    expect(matchesFilter(runs[1] as RunSummary, { category: 'runtime' })).toBeNull();
+    expect(matchesFilter(runs[0] as RunSummary, { status: ['failed'], category: 'runtime' })).toBe(false);
   });
 });

@@ -1,15 +1,24 @@
-import type { RunStatus, RunSummary } from '../../core/service/api.js';
+import type { ListRunsInput, RunFilterInput, RunSort, RunStatus, RunSummary } from '../../core/service/api.js';
 
 /**
  * The Runs table's filters and sort, as they live in the URL (`#/runs?status=failed,running&
- * flow=…&q=…&sort=-started`), and the pure filter + sort the table applies to the live rows.
+ * flow=…&q=…&code=…&category=…&range=24h&sort=-started`), what they mean as a server query, and
+ * the client-side twin of the server's filter and order, used only to place live changes inside
+ * the rows already loaded (the server decides everything else).
  */
 
 /** Duplicated from core/service/api.ts (the renderer imports types only). */
 export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'];
 
+/** Duplicated from core/errors/taxonomy.ts. */
+export const ERROR_CATEGORIES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
+
 export const SORT_KEYS = ['started', 'duration', 'status', 'flow', 'step', 'attempts', 'errors'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
+
+/** Start-time windows the toolbar offers, relative to now. */
+export const RANGES = { '': null, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
+export type RangeKey = keyof typeof RANGES;
 
 export interface RunsSort {
   key: SortKey;
@@ -20,10 +29,16 @@ export interface RunsQuery {
   status: RunStatus[];
   flow: string;
   text: string;
+  /** Exact code of the run's last error. */
+  code: string;
+  category: string;
+  range: RangeKey;
   sort: RunsSort;
 }
 
 export const DEFAULT_SORT: RunsSort = { key: 'started', desc: true };
+
+export const EMPTY_FILTERS = { status: [] as RunStatus[], flow: '', text: '', code: '', category: '', range: '' as RangeKey };
 
 export function parseSort(text: string | null): RunsSort {
   if (!text) return DEFAULT_SORT;
@@ -32,7 +47,7 @@ export function parseSort(text: string | null): RunsSort {
   return SORT_KEYS.includes(key) ? { key, desc } : DEFAULT_SORT;
 }
 
-export function formatSort(sort: RunsSort): string {
+export function formatSort(sort: RunsSort): RunSort {
   return `${sort.desc ? '-' : ''}${sort.key}`;
 }
 
@@ -41,10 +56,15 @@ export function parseRunsQuery(params: URLSearchParams): RunsQuery {
     .split(',')
     .map((s) => s.trim())
     .filter((s): s is RunStatus => (RUN_STATUSES as readonly string[]).includes(s));
+  const range = params.get('range') ?? '';
+  const category = params.get('category') ?? '';
   return {
     status: RUN_STATUSES.filter((s) => status.includes(s)),
     flow: params.get('flow') ?? '',
     text: params.get('q') ?? '',
+    code: params.get('code') ?? '',
+    category: (ERROR_CATEGORIES as readonly string[]).includes(category) ? category : '',
+    range: Object.prototype.hasOwnProperty.call(RANGES, range) ? (range as RangeKey) : '',
     sort: parseSort(params.get('sort')),
   };
 }
@@ -55,8 +75,15 @@ export function serializeRunsQuery(query: RunsQuery): URLSearchParams {
   if (query.status.length > 0) params.set('status', RUN_STATUSES.filter((s) => query.status.includes(s)).join(','));
   if (query.flow) params.set('flow', query.flow);
   if (query.text) params.set('q', query.text);
+  if (query.code) params.set('code', query.code);
+  if (query.category) params.set('category', query.category);
+  if (query.range) params.set('range', query.range);
   if (query.sort.key !== DEFAULT_SORT.key || query.sort.desc !== DEFAULT_SORT.desc) params.set('sort', formatSort(query.sort));
   return params;
+}
+
+export function isFiltered(query: RunsQuery): boolean {
+  return query.status.length > 0 || query.flow !== '' || query.text.trim() !== '' || query.code !== '' || query.category !== '' || query.range !== '';
 }
 
 /** Clicking a column: the same key flips direction; a new key starts descending for numbers/time. */
@@ -65,73 +92,84 @@ export function nextSort(current: RunsSort, key: SortKey): RunsSort {
   return { key, desc: key !== 'flow' && key !== 'status' };
 }
 
-const STATUS_ORDER = new Map(RUN_STATUSES.map((s, i) => [s, i]));
-
-function durationOf(run: RunSummary, now: number): number {
-  return run.durationMs ?? now - run.startedAt;
-}
-
-function compareBy(key: SortKey, now: number): (a: RunSummary, b: RunSummary) => number {
-  switch (key) {
-    case 'started':
-      return (a, b) => a.startedAt - b.startedAt;
-    case 'duration':
-      return (a, b) => durationOf(a, now) - durationOf(b, now);
-    case 'status':
-      return (a, b) => (STATUS_ORDER.get(a.status) ?? 0) - (STATUS_ORDER.get(b.status) ?? 0);
-    case 'flow':
-      return (a, b) => a.flowName.localeCompare(b.flowName);
-    case 'step':
-      return (a, b) => a.step - b.step;
-    case 'attempts':
-      return (a, b) => a.attempts - b.attempts;
-    case 'errors':
-      return (a, b) => a.errorCount - b.errorCount;
-  }
-}
-
-export function matchesText(run: RunSummary, needle: string): boolean {
-  if (!needle) return true;
-  const n = needle.toLowerCase();
-  return (
-    run.id.toLowerCase().includes(n) ||
-    run.flowName.toLowerCase().includes(n) ||
-    run.flow.toLowerCase().includes(n) ||
-    (run.lastError !== null && (run.lastError.code.toLowerCase().includes(n) || run.lastError.message.toLowerCase().includes(n)))
-  );
-}
-
-/** The rows the table shows, in order. Ties break on start time, then id, so the order is stable. */
-export function filterAndSortRuns(runs: Iterable<RunSummary>, query: RunsQuery, now: number): RunSummary[] {
-  const statuses = query.status.length > 0 ? new Set(query.status) : null;
+/** The server filter of a query; a time range is resolved against `now` (the moment the query was made). */
+export function serverFilter(query: RunsQuery, now: number): RunFilterInput {
+  const filter: RunFilterInput = {};
+  if (query.status.length > 0) filter.status = [...query.status];
+  if (query.flow) filter.flow = query.flow;
   const text = query.text.trim();
-  const out: RunSummary[] = [];
-  for (const run of runs) {
-    if (statuses && !statuses.has(run.status)) continue;
-    if (query.flow && run.flow !== query.flow && run.flowName !== query.flow) continue;
-    if (!matchesText(run, text)) continue;
-    out.push(run);
-  }
-  const primary = compareBy(query.sort.key, now);
-  const dir = query.sort.desc ? -1 : 1;
-  out.sort((a, b) => dir * (primary(a, b) || a.startedAt - b.startedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
-  return out;
+  if (text) filter.text = text;
+  if (query.code) filter.code = query.code;
+  if (query.category) filter.category = query.category;
+  const span = RANGES[query.range];
+  if (span !== null) filter.since = now - span;
+  return filter;
 }
 
-/** Flows present in the loaded runs, for the flow filter: [flow, flowName, count], by name. */
-export function flowsOf(runs: Iterable<RunSummary>): { flow: string; name: string; count: number }[] {
-  const byFlow = new Map<string, { flow: string; name: string; count: number }>();
-  for (const run of runs) {
-    const entry = byFlow.get(run.flow);
-    if (entry) entry.count++;
-    else byFlow.set(run.flow, { flow: run.flow, name: run.flowName || run.flow, count: 1 });
-  }
-  return [...byFlow.values()].sort((a, b) => a.name.localeCompare(b.name));
+export function serverQuery(query: RunsQuery, now: number, limit: number): ListRunsInput {
+  return { ...serverFilter(query, now), sort: formatSort(query.sort), limit };
 }
 
-/** Counts per status over the loaded runs (the status filter chips show them). */
-export function statusCounts(runs: Iterable<RunSummary>): Map<RunStatus, number> {
-  const counts = new Map<RunStatus, number>();
-  for (const run of runs) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
-  return counts;
+/**
+ * Whether a live run matches the server filter: true / false, or null when it cannot be told on
+ * the client (the category of the run's last error is not in its summary).
+ */
+export function matchesFilter(run: RunSummary, filter: RunFilterInput): boolean | null {
+  if (filter.status && !filter.status.includes(run.status)) return false;
+  if (filter.flow && run.flow !== filter.flow && run.flowName !== filter.flow) return false;
+  if (filter.code && run.lastError?.code !== filter.code) return false;
+  if (filter.since !== undefined && run.startedAt < filter.since) return false;
+  if (filter.until !== undefined && run.startedAt >= filter.until) return false;
+  if (filter.text) {
+    const needle = filter.text.toLowerCase();
+    const hit = [run.id, run.flowName, run.flow, run.lastError?.message ?? ''].some((field) => field.toLowerCase().includes(needle));
+    if (!hit) return false;
+  }
+  if (filter.category) return null;
+  return true;
+}
+
+/** Matches the store's STATUS_RANK_SQL (core/store/migrations.ts). */
+const STATUS_RANK: Record<RunStatus, number> = { running: 0, cancelling: 1, queued: 2, failed: 3, interrupted: 4, cancelled: 5, completed: 6 };
+
+function byCode(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The server's order (core/store/queries/runs.ts: SORTS) over summaries: the sort value, then
+ * start time along the sort (newest first for status and flow), then id.
+ */
+export function compareRuns(sort: RunsSort): (a: RunSummary, b: RunSummary) => number {
+  const dir = sort.desc ? -1 : 1;
+  const value = (run: RunSummary): number | string => {
+    switch (sort.key) {
+      case 'started':
+        return run.startedAt;
+      case 'duration':
+        return run.durationMs ?? -1;
+      case 'status':
+        return STATUS_RANK[run.status];
+      case 'flow':
+        return run.flowName;
+      case 'step':
+        return run.step;
+      case 'attempts':
+        return run.attempts;
+      case 'errors':
+        return run.errorCount;
+    }
+  };
+  const newestTies = sort.key === 'status' || sort.key === 'flow';
+  return (a, b) => {
+    const va = value(a);
+    const vb = value(b);
+    const primary = typeof va === 'number' && typeof vb === 'number' ? va - vb : byCode(String(va), String(vb));
+    if (primary !== 0) return dir * primary;
+    if (sort.key !== 'started') {
+      const time = newestTies ? b.startedAt - a.startedAt : a.startedAt - b.startedAt;
+      if (time !== 0) return dir * time;
+    }
+    return dir * byCode(a.id, b.id);
+  };
 }

@@ -1,14 +1,17 @@
 import type {
   HivewatchApi,
   HivewatchEvent,
+  ListRunsInput,
   LiveEvent,
   Page,
+  RunFilterInput,
   RunDetail,
   RunCounts,
   RunSummary,
   SubscribeOptions,
 } from '../../core/service/api.js';
 import { applyToLiveRun, type LiveRun } from '../live/run-summary.js';
+import { compareRuns, matchesFilter, parseSort } from '../runs/runs-query.js';
 
 /**
  * An in-memory HivewatchApi over journals the test writes: runs are whatever their events say
@@ -75,17 +78,31 @@ export class FakeApi implements HivewatchApi {
     for (const listener of this.resetListeners) listener();
   }
 
-  async listRuns(input: { limit?: number; cursor?: string }): Promise<Page<RunSummary>> {
+  async listRuns(input: ListRunsInput): Promise<Page<RunSummary>> {
     this.calls.push('listRuns');
-    const all = this.summaries();
-    const start = input.cursor ? Number(input.cursor) : 0;
-    const limit = input.limit ?? 50;
-    const items = all.slice(start, start + limit);
-    return { items, nextCursor: start + limit < all.length ? String(start + limit) : null };
+    const { sort, limit = 50, cursor, ...filter } = input;
+    const order = compareRuns(parseSort(sort ?? '-started'));
+    // Keyset, like the store: the cursor is the last row as it was listed.
+    const after = cursor ? (JSON.parse(cursor) as RunSummary) : null;
+    const all = this.summaries()
+      .filter((r) => matchesFilter(r, filter) === true && (after === null || order(r, after) > 0))
+      .sort(order);
+    const items = all.slice(0, limit);
+    const last = items.at(-1);
+    return { items, nextCursor: all.length > limit && last ? JSON.stringify(last) : null };
   }
 
-  async countRuns(): Promise<RunCounts> {
-    return this.unsupported('countRuns');
+  async countRuns(input: RunFilterInput): Promise<RunCounts> {
+    this.calls.push('countRuns');
+    const { status, ...rest } = input;
+    const byStatus: RunCounts['byStatus'] = {};
+    let total = 0;
+    for (const run of this.summaries()) {
+      if (matchesFilter(run, rest) !== true) continue;
+      byStatus[run.status] = (byStatus[run.status] ?? 0) + 1;
+      if (!status || status.includes(run.status)) total++;
+    }
+    return { total, byStatus, byFlow: [] };
   }
 
   async getRun({ runId }: { runId: string }): Promise<RunDetail | null> {

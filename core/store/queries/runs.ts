@@ -12,7 +12,7 @@ import {
   type StepRow,
   type TaskRow,
 } from '../schema.js';
-import { STATUS_RANK_SQL } from '../migrations.js';
+import { STATUS_RANK_SQL, TEXT_INDEX_MIN_CHARS } from '../migrations.js';
 import { StoreError } from '../store-error.js';
 import {
   clampLimit,
@@ -95,28 +95,62 @@ export function flowFiles(cache: StatementCache, flow: string): string[] {
   return named.length > 0 ? named.map((r) => r.flow) : [flow];
 }
 
+/** A status or flow filter matching at least this share of the runs is dense. */
+const DENSE_SHARE = 0.05;
+
+/**
+ * Whether a status or flow filter matches so many runs (from `run_counts`) that a page is found
+ * sooner walking the sort's index and skipping the few rows that do not match than reading every
+ * match through the filter's own index and sorting them all. A dense filter is written `+column`
+ * so SQLite does not pick the filter's index.
+ */
+function dense(cache: StatementCache, column: 'status' | 'flow', values: readonly string[]): boolean {
+  if (values.length === 0) return false;
+  const row = cache
+    .get(`SELECT SUM(CASE WHEN ${column} IN (SELECT value FROM json_each(?)) THEN count ELSE 0 END) AS hits, SUM(count) AS total FROM run_counts`)
+    .get(JSON.stringify(values)) as { hits: number | null; total: number | null };
+  return (row.total ?? 0) > 0 && (row.hits ?? 0) >= DENSE_SHARE * (row.total ?? 0);
+}
+
+/** Above this many index hits a text is common: a LIKE filter along the sort's index finds a page sooner. */
+const COMMON_TEXT_HITS = 2_000;
+
+/**
+ * Whether a text matches so many runs that reading its hits from the trigram index (all of them,
+ * before sorting) costs more than scanning rows in sort order until a page is full.
+ */
+function commonText(cache: StatementCache, phrase: string): boolean {
+  const row = cache.get('SELECT COUNT(*) AS n FROM (SELECT rowid FROM run_text WHERE run_text MATCH ? LIMIT ?)').get(phrase, COMMON_TEXT_HITS) as { n: number };
+  return row.n >= COMMON_TEXT_HITS;
+}
+
 /**
  * The filters of a run list as conditions; null when they can match nothing (an empty status
  * list). `omit` leaves one filter out (the counts of that filter's own choices).
  */
-export function runFilters(cache: StatementCache, query: RunFilters, omit?: 'status' | 'flow'): Conditions | null {
+export function runFilters(cache: StatementCache, query: RunFilters, omit?: 'status' | 'flow', purpose: 'page' | 'count' = 'page'): Conditions | null {
   const c = new Conditions();
   const statuses = statusList(query.status);
   if (statuses !== undefined && omit !== 'status') {
     if (statuses.length === 0) return null;
-    c.add(`status IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
+    c.add(`${dense(cache, 'status', statuses) ? '+' : ''}status IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
   }
   const flow = optionalText('flow', query.flow);
   if (flow !== undefined && flow !== '' && omit !== 'flow') {
     const files = flowFiles(cache, flow);
-    c.add(`flow IN (${files.map(() => '?').join(', ')})`, ...files);
+    c.add(`${dense(cache, 'flow', files) ? '+' : ''}flow IN (${files.map(() => '?').join(', ')})`, ...files);
   }
   const code = optionalText('code', query.code);
   if (code !== undefined && code !== '') c.add('last_error_code = ?', code);
   const category = optionalText('category', query.category);
   if (category !== undefined && category !== '') c.add('last_error_category = ?', category);
   const text = optionalText('text', query.text)?.trim();
-  if (text !== undefined && text !== '') {
+  const phrase = text !== undefined && [...text].length >= TEXT_INDEX_MIN_CHARS ? `"${text.replace(/"/g, '""')}"` : null;
+  // A count reads every hit anyway: from the index, whatever their number.
+  if (phrase !== null && (purpose === 'count' || !commonText(cache, phrase))) {
+    // The trigram index: the phrase is a case-insensitive substring of one of the four columns.
+    c.add('id IN (SELECT d.id FROM run_text_docs AS d WHERE d.doc IN (SELECT rowid FROM run_text WHERE run_text MATCH ?))', phrase);
+  } else if (text !== undefined && text !== '') {
     const pattern = likeContains(text);
     c.add(
       "(id LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\')",
@@ -204,9 +238,12 @@ export function countRuns(cache: StatementCache, query: RunFilters = {}): RunCou
   const byStatus: Partial<Record<RunStatus, number>> = {};
   const flows = new Map<string, number>();
   let total = 0;
-  // One pass over (flow, status) under the other filters gives both breakdowns.
-  const base = runFilters(cache, { ...query, status: undefined, flow: undefined }) as Conditions;
-  const sql = `SELECT flow, status, COUNT(*) AS n FROM runs${base.where()} GROUP BY flow, status`;
+  // One pass over (flow, status) under the other filters gives both breakdowns; with no other
+  // filter the per-(flow, status) counts kept by triggers (migration 7) are that pass.
+  const base = runFilters(cache, { ...query, status: undefined, flow: undefined }, undefined, 'count') as Conditions;
+  const sql = base.where() === ''
+    ? 'SELECT flow, status, count AS n FROM run_counts WHERE count > 0'
+    : `SELECT flow, status, COUNT(*) AS n FROM runs${base.where()} GROUP BY flow, status`;
   for (const r of cache.get(sql).all(...base.params) as { flow: string; status: RunStatus; n: number }[]) {
     const flowMatches = files === null || files.has(r.flow);
     const statusMatches = statuses === undefined || statuses.includes(r.status);

@@ -1,0 +1,139 @@
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, SCHEMA_VERSION } from '../../core/store/index.js';
+
+/**
+ * A large history for the benches and the history journey, written in bulk: `runs` finished runs
+ * over the last 30 days and `errors` error occurrences spread over them, as single INSERT …
+ * SELECT statements over a counter (no journal replay), then the rollups, groups and trends
+ * derived from the errors with the same SQL migration 4 backfills them with. The runs have no
+ * journal events (their detail shows an empty timeline); a journey that opens one writes that
+ * run through the store as usual.
+ *
+ * Bench-only: it writes the projection tables directly because replaying 1,000,000 journals
+ * through the reducers takes tens of minutes. The schema is whatever openStore migrated to.
+ */
+
+const FLOWS: readonly [string, string][] = [
+  ['examples/01-happy-path.prose', '01-happy-path'],
+  ['examples/02-rate-limited-api.prose', '02-rate-limited-api'],
+  ['examples/03-flaky-tests.prose', '03-flaky-tests'],
+  ['examples/04-parallel-fan-out.prose', '04-parallel-fan-out'],
+  ['examples/05-try-catch-finally.prose', '05-try-catch-finally'],
+];
+
+/** code, category, message; an error's group is its code and one of 7 message shapes. */
+const CODES: readonly [string, string, string][] = [
+  ['RUNTIME_RATE_LIMIT', 'runtime', 'runtime fake was rate limited: 429'],
+  ['RUNTIME_TIMEOUT', 'runtime', 'runtime fake reported a timeout (exit 124)'],
+  ['RUNTIME_CRASHED', 'runtime', 'runtime fake exited with code 2'],
+  ['AGENT_INVALID_OUTPUT', 'agent', 'agent answer did not parse as JSON'],
+  ['VERIFICATION_CHECK_FAILED', 'verification', 'npm test exited with code 1'],
+  ['GIT_MERGE_CONFLICT', 'git', 'merge conflict in src/app.ts'],
+];
+
+export interface BulkHistory {
+  runs: number;
+  errors: number;
+  /** Oldest and newest start time. */
+  from: number;
+  to: number;
+}
+
+const DAY = 86_400_000;
+
+/** SQL CASE over i % n choosing from a list of strings. */
+function pick(values: readonly string[], index: string): string {
+  return `(CASE ${index} % ${values.length} ${values.map((v, k) => `WHEN ${k} THEN '${v.replace(/'/g, "''")}'`).join(' ')} END)`;
+}
+
+/**
+ * Writes the history into a new database at `path`. Every 12th run failed (its last error is
+ * its error), every 50th was cancelled, the rest completed; errors go one per run from the
+ * newest run back, then a second per run, until `errors` are written (retried ones, handled).
+ */
+export function bulkSeed(path: string, options: { runs: number; errors: number; now: number }): BulkHistory {
+  openStore({ path }).close();
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = OFF');
+    const { runs, errors, now } = options;
+    const from = now - 30 * DAY;
+    const step = Math.max(1, Math.floor((30 * DAY) / Math.max(1, runs)));
+    const flow = pick(FLOWS.map((f) => f[0]), 'i');
+    const flowName = pick(FLOWS.map((f) => f[1]), 'i');
+    const code = pick(CODES.map((c) => c[0]), '(i / 12)');
+    const category = pick(CODES.map((c) => c[1]), '(i / 12)');
+    const message = `${pick(CODES.map((c) => c[2]), '(i / 12)')} || ' (request ' || (i * 7919 % 100000) || ')'`;
+    const failed = '(i % 12 = 5)';
+    const cancelled = '(i % 50 = 7)';
+    db.transaction(() => {
+      db.prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
+         INSERT INTO runs (id, flow, flow_name, status, started_at, ended_at, duration_ms, updated_at, last_seq,
+           max_steps, concurrency, clock, default_agent, current_step, steps, last_checkpoint_step, task_count,
+           attempt_count, error_count, resumed_from, retry_of, resume_step, last_error_code, last_error_category,
+           last_error_message, next_attempt_at, cancel_command_id, cancel_reason, epoch, error, started_wall, ended_wall)
+         SELECT printf('run_bulk%07d', i), ${flow}, ${flowName},
+           CASE WHEN ${failed} THEN 'failed' WHEN ${cancelled} THEN 'cancelled' ELSE 'completed' END,
+           @from + i * @step, @from + i * @step + 500 + (i * 37 % 60000), 500 + (i * 37 % 60000), @from + i * @step + 500 + (i * 37 % 60000), 0,
+           100, 4, 'real', NULL, 1 + i % 3, 1 + i % 3, 1 + i % 3, 1 + i % 3,
+           1 + i % 3 + (i % 5 = 0), ${errors >= runs ? 1 : 0} + (i % 5 = 0), NULL, NULL, 0,
+           CASE WHEN ${failed} THEN ${code} END, CASE WHEN ${failed} THEN ${category} END, CASE WHEN ${failed} THEN ${message} END,
+           NULL, NULL, NULL, 0, NULL, @from + i * @step, @from + i * @step + 500 + (i * 37 % 60000)
+         FROM n`,
+      ).run(runs, { from, step });
+      // Error k belongs to run (runs - 1 - k % runs): the newest runs get errors first.
+      db.prepare(
+        `WITH RECURSIVE n(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM n WHERE k + 1 < ?),
+           e(k, i) AS (SELECT k, ? - 1 - k % ? FROM n)
+         INSERT INTO errors (run_id, seq, ts, category, code, origin, message, fingerprint, caught, retrying, recoverable,
+           recovery_hint, context, timestamp, project, flow, step, task_id, attempt)
+         SELECT printf('run_bulk%07d', i), 5 + k / ?, @from + i * @step + 100 + k / ?, ${category}, ${code}, 'runtime:fake', ${message},
+           ${code} || '_' || (i % 7), 0, NOT ${failed} OR k >= ?, 1, NULL, '{}', @from + i * @step, NULL, ${flow}, 1, '1:0', 1
+         FROM e`,
+      ).run(errors, runs, runs, runs, runs, runs, { from, step });
+      // Runs with more errors than the one counted above (a second pass over the newest runs).
+      if (errors > runs) db.prepare(`UPDATE runs SET error_count = error_count + 1 WHERE id IN (SELECT run_id FROM errors WHERE seq > 5)`).run();
+      const floor = (size: number): string => `ts - (((ts % ${size}) + ${size}) % ${size})`;
+      for (const [table, size] of [['error_rollups', 60_000], ['error_rollups_hour', 3_600_000], ['error_rollups_day', DAY]] as const) {
+        db.exec(`INSERT INTO ${table} (bucket, category, origin, code, flow, handled, count)
+          SELECT ${floor(size)}, category, origin, code, flow, (caught OR retrying), COUNT(*) FROM errors GROUP BY 1, 2, 3, 4, 5, 6`);
+      }
+      for (const [table, size] of [['error_group_trend_hour', 3_600_000], ['error_group_trend_day', DAY]] as const) {
+        db.exec(`INSERT INTO ${table} (bucket, fingerprint, flow, handled, count)
+          SELECT ${floor(size)}, fingerprint, flow, (caught OR retrying), COUNT(*) FROM errors GROUP BY 1, 2, 3, 4`);
+      }
+      db.exec(`INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)
+        SELECT fingerprint, MIN(category), MIN(code), MIN(origin), MIN(message), MAX(message), COUNT(*), SUM(NOT (caught OR retrying)), MIN(ts), MAX(ts)
+        FROM errors GROUP BY fingerprint`);
+    })();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    return { runs, errors, from, to: from + (runs - 1) * step };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The cached history of this size in the OS temp directory, generated once (into a temporary
+ * name, renamed when complete, so an interrupted generation is never reused). Returns its path
+ * and how long generating took (0 when cached). A cached database keeps its original times.
+ */
+export function cachedHistory(runs: number, errors: number): { path: string; generatedMs: number } {
+  const dir = join(tmpdir(), 'hivewatch-bench');
+  mkdirSync(dir, { recursive: true });
+  // Keyed by the schema: a cached history is never migrated in place (1,000,000 rows of backfill).
+  const path = join(dir, `history-${runs}-runs-${errors}-errors-schema${SCHEMA_VERSION}.db`);
+  if (existsSync(path)) return { path, generatedMs: 0 };
+  const partial = `${path}.partial`;
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
+  const started = performance.now();
+  bulkSeed(partial, { runs, errors, now: Date.now() });
+  for (const suffix of ['-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
+  renameSync(partial, path);
+  return { path, generatedMs: Math.round(performance.now() - started) };
+}

@@ -1,0 +1,40 @@
+import type { HivewatchStore } from '../store/index.js';
+import type { ErrorFilter, ErrorGroup } from './api.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/**
+ * Every group's sparkline in one read of the group trend rollups: the window (the filter's, or
+ * the groups' own first..last seen when open) is read at hour grain when that is at most 2,000
+ * buckets, else at day grain, and each rollup bucket is added to the bin its start falls in.
+ * A window shorter than `bins` hours has fewer non-empty bins than it has bins (the rollups are
+ * no finer than an hour).
+ */
+export function withTrends(store: HivewatchStore, groups: ErrorGroup[], filter: ErrorFilter, bins: number): ErrorGroup[] {
+  if (groups.length === 0) return groups;
+  const since = filter.since ?? Math.min(...groups.map((g) => g.firstSeen));
+  const until = filter.until ?? Math.max(...groups.map((g) => g.lastSeen)) + 1;
+  const span = Math.max(1, until - since);
+  const grain = span / HOUR <= 2_000 ? 'hour' : 'day';
+  const { buckets, trends } = store.groupTrends({
+    fingerprints: groups.map((g) => g.fingerprint),
+    grain,
+    since,
+    until,
+    ...(filter.flow !== undefined ? { flow: filter.flow } : {}),
+  });
+  const size = grain === 'hour' ? HOUR : DAY;
+  return groups.map((group) => {
+    const counts = trends.get(group.fingerprint) ?? [];
+    const trend = new Array<number>(bins).fill(0);
+    buckets.forEach((start, i) => {
+      const n = counts[i] ?? 0;
+      if (n === 0) return;
+      // A bucket that starts before the window (floored) counts in the first bin.
+      const at = Math.min(bins - 1, Math.max(0, Math.floor(((start + size / 2 - since) / span) * bins)));
+      trend[at] = (trend[at] ?? 0) + n;
+    });
+    return { ...group, trend };
+  });
+}
