@@ -19,7 +19,7 @@ import { SseParser } from './sse.js';
 
 /**
  * HivewatchApi over the browser shell's HTTP routes: fetch with `Authorization: Bearer <token>`
- * for every call, and the live stream read from `GET /api/stream` with fetch + a ReadableStream
+ * for every call (or, in a tab opened without the token, the server's access cookie), and the live stream read from `GET /api/stream` with fetch + a ReadableStream
  * (EventSource cannot send the header). The stream reconnects on its own with `Last-Event-ID`
  * (the last id it saw, instance included), so a dropped connection loses nothing the server
  * still has; when the server cannot resume (restarted, or too far behind) it says `reset` and
@@ -73,7 +73,9 @@ function splitLiveId(text: string | undefined): { instance: string | null; id: n
 export function createHttpClient(options: HttpClientOptions): HttpApiClient {
   const base = (options.baseUrl ?? '').replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
-  const authorization = `Bearer ${options.token}`;
+  // No token in this tab (a copied link opened in a new one): send no header, and the server
+  // reads its HttpOnly access cookie instead (an empty "Bearer " would read as a wrong token).
+  const auth: Record<string, string> = options.token === '' ? {} : { Authorization: `Bearer ${options.token}` };
   const firstDelay = options.reconnectDelayMs ?? 500;
   const maxDelay = options.maxReconnectDelayMs ?? 2_000;
   const stallMs = options.stallMs ?? 4_000;
@@ -82,7 +84,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
   let instance: string | null = null;
 
   async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { Authorization: authorization, Accept: 'application/json' };
+    const headers: Record<string, string> = { ...auth, Accept: 'application/json' };
     const init: RequestInit = { method, headers, cache: 'no-store' };
     if (method === 'POST') {
       headers['Content-Type'] = 'application/json';
@@ -207,7 +209,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
           const abort = (): void => connection.abort();
           controller.signal.addEventListener('abort', abort, { once: true });
           try {
-            const headers: Record<string, string> = { Authorization: authorization, Accept: 'text/event-stream' };
+            const headers: Record<string, string> = { ...auth, Accept: 'text/event-stream' };
             if (lastId !== null) headers['Last-Event-ID'] = lastId;
             const response = await fetchImpl(`${base}/api/stream`, { headers, cache: 'no-store', signal: connection.signal });
             if (!response.ok) {
