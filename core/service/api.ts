@@ -119,6 +119,21 @@ export interface FlowInfo {
   repo: string | null;
 }
 
+/** A draft from the Flows screen saved as `user/<name>.prose` (it must check). */
+export interface SaveFlowInput {
+  /** A file name (letters, digits, . _ -; `.prose` added when missing), never a path. */
+  name: string;
+  source: string;
+  /** Replace an existing file of that name (the window asks the operator first). */
+  overwrite?: boolean;
+}
+
+/** Which flows' failures do not notify (on by default; muted per flow, kept in the database). */
+export interface NotificationSettings {
+  /** Flow keys (a run's `flow`: `examples/…`, `user/…` or an absolute path), sorted. */
+  mutedFlows: string[];
+}
+
 export interface ErrorCount {
   key: string;
   count: number;
@@ -242,6 +257,10 @@ export interface HivewatchApi {
   getEvents(input: { runId: string; afterSeq?: number; limit?: number }): Promise<HivewatchEvent[]>;
   listFlows(): Promise<FlowInfo[]>;
   checkFlow(input: { source: string; file?: string }): Promise<{ ok: boolean; diagnostics: Diagnostic[] }>;
+  /** Saves a draft that checks into the operator's folder; the saved flow as listFlows shows it. */
+  saveFlow(input: SaveFlowInput): Promise<FlowInfo>;
+  getNotificationSettings(): Promise<NotificationSettings>;
+  setFlowMuted(input: { flow: string; muted: boolean }): Promise<NotificationSettings>;
   errorCounts(input: ErrorFilter & { by: ErrorDimension; limit?: number }): Promise<ErrorCount[]>;
   errorSeries(input: ErrorFilter & { bucket: Bucket; stackBy: SeriesDimension }): Promise<ErrorSeries>;
   errorGroups(input: ErrorFilter & { limit?: number }): Promise<ErrorGroup[]>;
@@ -285,6 +304,9 @@ export const API_METHODS = [
   'getEvents',
   'listFlows',
   'checkFlow',
+  'saveFlow',
+  'getNotificationSettings',
+  'setFlowMuted',
   'errorCounts',
   'errorSeries',
   'errorGroups',

@@ -27,9 +27,11 @@ import type {
 } from './api.js';
 import { ACTIVE_STATUSES, HANDLED_KEYS } from './api.js';
 import { ApiError, asApiError } from './errors.js';
+import { saveUserFlow } from './flow-save.js';
 import { FlowCatalog } from './flows.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, retryingOf, runDetail, runSummary } from './mapping.js';
+import { readNotificationSettings, setFlowMuted } from './notify-settings.js';
 import { parseInput, parseWith, subscribeSchema, type InputOf } from './schemas.js';
 
 /**
@@ -366,6 +368,27 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const args = parseInput('checkFlow', input);
         const checked = checkFlow(args.source, args.file ?? 'flow.prose');
         return { ok: checked.ok, diagnostics: checked.diagnostics };
+      }),
+
+    saveFlow: (input) =>
+      guard(async () => {
+        const args = parseInput('saveFlow', input);
+        const key = await saveUserFlow(options.userFlowsDir ?? null, args);
+        const saved = (await catalog.list()).find((f) => f.id === key);
+        if (!saved) throw new ApiError(404, 'flow_not_found', `no flow ${key}`);
+        return saved;
+      }),
+
+    getNotificationSettings: (...input: unknown[]) =>
+      guard(() => {
+        parseInput('getNotificationSettings', input[0]);
+        return readNotificationSettings(store);
+      }),
+
+    setFlowMuted: (input) =>
+      guard(() => {
+        const args = parseInput('setFlowMuted', input);
+        return setFlowMuted(store, args.flow, args.muted);
       }),
 
     errorCounts: (input) =>
