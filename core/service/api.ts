@@ -5,8 +5,9 @@
 import type { ErrorEnvelope, Correlation } from '../errors/envelope.js';
 import type { HivewatchEvent, RunStatus } from '../engine/events.js';
 import type { Diagnostic } from '../flow/ast.js';
+import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
-export type { ErrorEnvelope, Correlation, HivewatchEvent, RunStatus, Diagnostic };
+export type { ErrorEnvelope, Correlation, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
 export type { ErrorCategory } from '../errors/taxonomy.js';
 
 export const API_VERSION = 1;
@@ -117,6 +118,15 @@ export interface FlowInfo {
   sessions: number;
   /** Where its agent work happens (issue #10), in words; null when no session works in a worktree. */
   repo: string | null;
+  /** Syntax highlighting of `source`, from the checker's lexer. */
+  highlight: HighlightSpan[];
+}
+
+/** What checkFlow answers: the diagnostics and the highlighting of the source it checked. */
+export interface CheckResult {
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  highlight: HighlightSpan[];
 }
 
 /** A draft from the Flows screen saved as `user/<name>.prose` (it must check). */
@@ -256,7 +266,7 @@ export interface HivewatchApi {
   getRun(input: { runId: string }): Promise<RunDetail | null>;
   getEvents(input: { runId: string; afterSeq?: number; limit?: number }): Promise<HivewatchEvent[]>;
   listFlows(): Promise<FlowInfo[]>;
-  checkFlow(input: { source: string; file?: string }): Promise<{ ok: boolean; diagnostics: Diagnostic[] }>;
+  checkFlow(input: { source: string; file?: string }): Promise<CheckResult>;
   /** Saves a draft that checks into the operator's folder; the saved flow as listFlows shows it. */
   saveFlow(input: SaveFlowInput): Promise<FlowInfo>;
   getNotificationSettings(): Promise<NotificationSettings>;

@@ -527,7 +527,16 @@ export function apiConformanceSuite(
     });
 
     it('checks a flow from its source', async () => {
-      expect(await api.checkFlow({ source: 'agent a:\n  runtime: "fake"\nsession: a\n  prompt: "hi"\n', file: 'draft.prose' })).toEqual({ ok: true, diagnostics: [] });
+      expect(await api.checkFlow({ source: 'agent a:\n  runtime: "fake"\nsession: a\n  prompt: "hi"\n', file: 'draft.prose' })).toEqual({
+        ok: true,
+        diagnostics: [],
+        highlight: [
+          { line: 1, column: 1, length: 5, kind: 'keyword' }, { line: 1, column: 7, length: 1, kind: 'name' }, { line: 1, column: 8, length: 1, kind: 'punct' },
+          { line: 2, column: 3, length: 7, kind: 'property' }, { line: 2, column: 10, length: 1, kind: 'punct' }, { line: 2, column: 12, length: 6, kind: 'string' },
+          { line: 3, column: 1, length: 7, kind: 'keyword' }, { line: 3, column: 8, length: 1, kind: 'punct' }, { line: 3, column: 10, length: 1, kind: 'name' },
+          { line: 4, column: 3, length: 6, kind: 'property' }, { line: 4, column: 9, length: 1, kind: 'punct' }, { line: 4, column: 11, length: 4, kind: 'string' },
+        ],
+      });
       const bad = await api.checkFlow({ source: 'session "x" (retry: "many")\n' });
       expect(bad.ok).toBe(false);
       expect(bad.diagnostics[0]).toMatchObject({ file: 'flow.prose', line: 1, severity: 'error' });

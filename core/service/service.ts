@@ -6,6 +6,7 @@ import { resumeProblem, type ResumePoint } from '../engine/resume.js';
 import { FlowRun, type RunResult } from '../engine/run.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
+import { highlightSpans } from '../flow/highlight.js';
 import type { FlowPlan } from '../flow/plan.js';
 import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
 import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
@@ -367,7 +368,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       guard(() => {
         const args = parseInput('checkFlow', input);
         const checked = checkFlow(args.source, args.file ?? 'flow.prose');
-        return { ok: checked.ok, diagnostics: checked.diagnostics };
+        return { ok: checked.ok, diagnostics: checked.diagnostics, highlight: highlightSpans(args.source) };
       }),
 
     saveFlow: (input) =>

@@ -1,4 +1,5 @@
 import type {
+  CheckResult,
   CommandAck,
   ErrorCount,
   ErrorGroup,
@@ -134,7 +135,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     },
     getEvents: (input) => get<HivewatchEvent[]>(`/api/runs/${seg(input.runId)}/events`, input, ['runId']),
     listFlows: () => get<FlowInfo[]>('/api/flows'),
-    checkFlow: (input) => post<{ ok: boolean; diagnostics: FlowInfo['diagnostics'] }>('/api/flows/check', input),
+    checkFlow: (input) => post<CheckResult>('/api/flows/check', input),
     saveFlow: (input) => post<FlowInfo>('/api/flows', input),
     getNotificationSettings: () => get<NotificationSettings>('/api/settings/notifications'),
     setFlowMuted: (input) => post<NotificationSettings>('/api/settings/notifications/mute', input),

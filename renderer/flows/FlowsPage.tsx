@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import type { FlowInfo } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
-import { formatHash, useRoute } from '../app/router.js';
+import { formatHash, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { useAsync } from '../lib/use-async.js';
 import { FlowView } from './FlowView.js';
@@ -66,7 +66,7 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
           <h2>Your flows</h2>
           {own.length === 0 ? (
             <p className="muted small-print">
-              None yet. Save <code>.prose</code> files in the <code>flows</code> folder next to your database (<code>hivewatch serve</code> prints where) and press Reload.
+              None yet. Edit a draft of any flow and save it here, or put <code>.prose</code> files in the <code>flows</code> folder next to your database (<code>hivewatch serve</code> prints where) and press Reload.
             </p>
           ) : (
             <>
@@ -83,7 +83,15 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
         </nav>
         <div className="flow-main">
           {selected ? (
-            <FlowView key={selected.id} flow={selected} startOpen={params.get('edit') === '1'} />
+            <FlowView
+              key={selected.id}
+              flow={selected}
+              startOpen={params.get('edit') === '1'}
+              onSaved={(saved) => {
+                reload();
+                navigate(formatHash(['flows', saved.id]));
+              }}
+            />
           ) : (
             <EmptyState title="No such flow">
               <code>{flowId}</code> is not in the list. <a href="#/flows">Show the examples</a>
