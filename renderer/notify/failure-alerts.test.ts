@@ -92,3 +92,27 @@ describe('failure alerts in the window', () => {
     expect(titleWithCount('Hivewatch', 3)).toBe('(3) Hivewatch');
   });
 });
+
+describe('muting', () => {
+  it('shows the mute at once and puts it back when the database refuses it', async () => {
+    const api = new FakeApi();
+    let fail = false;
+    const alerts = new FailureAlerts({
+      api: {
+        getNotificationSettings: () => api.getNotificationSettings(),
+        setFlowMuted: (input) => (fail ? Promise.reject(new Error('disk full')) : api.setFlowMuted(input)),
+      },
+      desktop: true, notifications: null, baseTitle: 'Hivewatch', setTitle: () => undefined, openRun: () => undefined,
+    });
+    await alerts.load();
+    const pending = alerts.setMuted('user/a.prose', true);
+    expect([...alerts.getSnapshot().muted]).toEqual(['user/a.prose']);
+    await pending;
+    fail = true;
+    const refused = alerts.setMuted('user/a.prose', false);
+    expect([...alerts.getSnapshot().muted]).toEqual([]);
+    await refused;
+    expect([...alerts.getSnapshot().muted]).toEqual(['user/a.prose']);
+    expect(alerts.getSnapshot().error).toBe('could not unmute user/a.prose: disk full');
+  });
+});

@@ -107,12 +107,18 @@ export class FailureAlerts {
     if (this.snapshot.unseen !== 0) this.update({ unseen: 0 });
   }
 
+  /** Shown at once (the checkbox follows the click); the database's answer then replaces it, a failure puts it back. */
   async setMuted(flow: string, muted: boolean): Promise<void> {
+    const before = this.snapshot.muted;
+    const optimistic = new Set(before);
+    if (muted) optimistic.add(flow);
+    else optimistic.delete(flow);
+    this.update({ muted: optimistic });
     try {
       const settings = await this.options.api.setFlowMuted({ flow, muted });
       this.update({ muted: new Set(settings.mutedFlows), error: null });
     } catch (error) {
-      this.update({ error: `could not ${muted ? 'mute' : 'unmute'} ${flow}: ${(error as Error).message}` });
+      this.update({ muted: before, error: `could not ${muted ? 'mute' : 'unmute'} ${flow}: ${(error as Error).message}` });
     }
   }
 
