@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openApp, runRow, SCREENSHOTS, type AppPage } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
@@ -27,7 +27,7 @@ describe('links that keep working', () => {
     await server?.stop();
   });
 
-  const shot = async (page: import('playwright-core').Page, name: string): Promise<void> => {
+  const shot = async (page: Page, name: string): Promise<void> => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
   };

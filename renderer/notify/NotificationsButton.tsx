@@ -19,7 +19,7 @@ export function NotificationsButton() {
   }
   return (
     <span
-      className="muted small-text"
+      className="muted notifications-state"
       data-testid="notifications-state"
       title={permission === 'granted' ? 'A failed run shows a browser notification (mute a flow on the Flows screen)' : 'The browser blocks notifications for this page; failures still count in the title'}
     >
