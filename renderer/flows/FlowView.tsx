@@ -14,7 +14,17 @@ import { diagnosticSummary } from './source-lines.js';
  * One flow: start it, read it highlighted with its diagnostics inline, edit a draft, check it
  * and save it to the operator's folder, see its recent runs, mute its failure notifications.
  */
-export function FlowView({ flow, startOpen, onSaved }: { flow: FlowInfo; startOpen: boolean; onSaved: (saved: FlowInfo) => void }) {
+export function FlowView({
+  flow,
+  startOpen,
+  existing,
+  onSaved,
+}: {
+  flow: FlowInfo;
+  startOpen: boolean;
+  existing: ReadonlySet<string>;
+  onSaved: (saved: FlowInfo) => void;
+}) {
   const api = useApi();
   const toast = useToast();
   const [virtualClock, setVirtualClock] = useState(flow.bundled);
@@ -122,7 +132,7 @@ export function FlowView({ flow, startOpen, onSaved }: { flow: FlowInfo; startOp
           {checking ? 'Checking…' : checked ? (checked.ok ? '✓ The draft checks.' : `✗ ${diagnosticSummary(checked.diagnostics)}`) : ''}
         </p>
       )}
-      {editing && <SaveDraft flow={flow} draft={draft} checksOk={draftChecks} onSaved={onSaved} />}
+      {editing && <SaveDraft flow={flow} draft={draft} checksOk={draftChecks} existing={existing} onSaved={onSaved} />}
       {shown.diagnostics.length > 0 && (
         <ul className="diagnostic-list">
           {shown.diagnostics.map((d, i) => (

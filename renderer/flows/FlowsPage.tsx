@@ -35,6 +35,7 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
   const flows = state.data;
   const bundled = useMemo(() => (flows ?? []).filter((f) => f.bundled), [flows]);
   const own = useMemo(() => (flows ?? []).filter((f) => !f.bundled), [flows]);
+  const ids = useMemo(() => new Set((flows ?? []).map((f) => f.id)), [flows]);
   const selected = flows?.find((f) => f.id === flowId) ?? (flowId === null ? bundled[0] : undefined);
 
   if (state.status === 'loading' && !flows) return <Loading what="flows" />;
@@ -87,6 +88,7 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
               key={selected.id}
               flow={selected}
               startOpen={params.get('edit') === '1'}
+              existing={ids}
               onSaved={(saved) => {
                 reload();
                 navigate(formatHash(['flows', saved.id]));

@@ -15,7 +15,20 @@ export function suggestedName(flow: FlowInfo): string {
  * Saves a draft that checks into the operator's flows folder (`user/<name>.prose`). Replacing
  * an existing file takes a confirmation; every refusal is the service's own message.
  */
-export function SaveDraft({ flow, draft, checksOk, onSaved }: { flow: FlowInfo; draft: string; checksOk: boolean; onSaved: (saved: FlowInfo) => void }) {
+export function SaveDraft({
+  flow,
+  draft,
+  checksOk,
+  existing,
+  onSaved,
+}: {
+  flow: FlowInfo;
+  draft: string;
+  checksOk: boolean;
+  /** Flow ids listed now: a name already taken is confirmed before the save, not after a refusal. */
+  existing: ReadonlySet<string>;
+  onSaved: (saved: FlowInfo) => void;
+}) {
   const api = useApi();
   const confirm = useConfirm();
   const toast = useToast();
@@ -26,26 +39,33 @@ export function SaveDraft({ flow, draft, checksOk, onSaved }: { flow: FlowInfo; 
   const save = async (): Promise<void> => {
     setSaving(true);
     setProblem(null);
+    const file = name.endsWith('.prose') ? name : `${name}.prose`;
+    const askReplace = (): Promise<boolean> =>
+      confirm({
+        title: `Replace ${file}?`,
+        body: (
+          <p>
+            <code>user/{file}</code> already exists in your flows folder. Saving replaces its text with this draft; runs already made
+            from it keep the text they ran.
+          </p>
+        ),
+        confirmLabel: 'Replace',
+        danger: true,
+      });
     try {
       let saved: FlowInfo;
-      try {
-        saved = await api.saveFlow({ name, source: draft });
-      } catch (error) {
-        if (!(error instanceof ApiError && error.code === 'flow_exists')) throw error;
-        const file = name.endsWith('.prose') ? name : `${name}.prose`;
-        const replace = await confirm({
-          title: `Replace ${file}?`,
-          body: (
-            <p>
-              <code>user/{file}</code> already exists in your flows folder. Saving replaces its text with this draft; runs already made
-              from it keep the text they ran.
-            </p>
-          ),
-          confirmLabel: 'Replace',
-          danger: true,
-        });
-        if (!replace) return;
+      if (existing.has(`user/${file}`)) {
+        if (!(await askReplace())) return;
         saved = await api.saveFlow({ name, source: draft, overwrite: true });
+      } else {
+        try {
+          saved = await api.saveFlow({ name, source: draft });
+        } catch (error) {
+          // Made meanwhile (another window, an editor): the same question.
+          if (!(error instanceof ApiError && error.code === 'flow_exists')) throw error;
+          if (!(await askReplace())) return;
+          saved = await api.saveFlow({ name, source: draft, overwrite: true });
+        }
       }
       toast(`Saved ${saved.id}`, 'info');
       onSaved(saved);
