@@ -103,6 +103,8 @@ export function FlowView({
         )}
       </div>
 
+      <RecentRuns flowId={flow.id} />
+
       <div className="source-head">
         <h3>{editing ? 'Draft (not saved: checked as you type)' : 'Source'}</h3>
         <button
@@ -146,7 +148,6 @@ export function FlowView({
         </ul>
       )}
       <FlowSource source={shown.source} diagnostics={shown.diagnostics} highlight={shown.highlight} />
-      <RecentRuns flowId={flow.id} />
     </article>
   );
 }

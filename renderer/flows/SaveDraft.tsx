@@ -85,7 +85,7 @@ export function SaveDraft({
       }}
     >
       <label>
-        Save as <span className="mono muted">user/</span>
+        Save as&nbsp;<span className="mono muted">user/</span>
         <input className="mono" aria-label="Flow file name" value={name} onChange={(e) => setName(e.currentTarget.value)} spellCheck={false} maxLength={64} />
         <span className="mono muted">.prose</span>
       </label>
