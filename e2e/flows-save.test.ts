@@ -81,5 +81,16 @@ describe('save a draft as a flow of your own and start it', () => {
     await page.locator(`[data-testid="recent-runs"] li[data-run-id="${runId}"] [data-status="completed"]`).waitFor();
     await app.screenshot('flows-saved-recent-runs');
     expect(app.problems).toEqual([]);
+
+    // The dark theme's colours (held to 4.5:1 in syntax-colors.test.ts), looked at.
+    const dark = await openApp(browser, server, { colorScheme: 'dark', hash: '#/flows/user/my-release.prose' });
+    try {
+      await dark.page.locator('.source .tok-keyword').first().waitFor();
+      expect(await dark.page.locator('.source').evaluate((el) => getComputedStyle(el).getPropertyValue('--syn-keyword'))).toBe('#c8a2ff');
+      await dark.screenshot('flows-highlight-dark');
+      expect(dark.problems).toEqual([]);
+    } finally {
+      await dark.close();
+    }
   });
 });

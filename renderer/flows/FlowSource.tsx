@@ -1,6 +1,9 @@
 import { annotateSource, caretPadding } from './source-lines.js';
 import type { Diagnostic, HighlightSpan } from '../../core/service/api.js';
+import type { CSSProperties } from 'react';
+import { useDarkMode } from '../lib/theme.js';
 import { segmentsOf, spansByLine } from './highlight-segments.js';
+import { syntaxColorVars } from './syntax-colors.js';
 
 /**
  * The flow's text with line numbers, coloured by the checker's lexer (`highlight`, computed for
@@ -9,8 +12,9 @@ import { segmentsOf, spansByLine } from './highlight-segments.js';
 export function FlowSource({ source, diagnostics, highlight }: { source: string; diagnostics: readonly Diagnostic[]; highlight: readonly HighlightSpan[] }) {
   const lines = annotateSource(source, diagnostics);
   const spans = spansByLine(highlight);
+  const colors = syntaxColorVars(useDarkMode() ? 'dark' : 'light') as CSSProperties;
   return (
-    <div className="source" role="region" aria-label="Flow source">
+    <div className="source" role="region" aria-label="Flow source" style={colors}>
       <table className="source-table">
         <tbody>
           {lines.flatMap((line) => [
