@@ -56,6 +56,7 @@ describe('ipc.ts', () => {
     expect(ipcChannels()).toEqual([
       'hivewatch:startRun', 'hivewatch:cancelRun', 'hivewatch:retryRun', 'hivewatch:resumeRun', 'hivewatch:skipBackoff',
       'hivewatch:listRuns', 'hivewatch:countRuns', 'hivewatch:getRun', 'hivewatch:getEvents', 'hivewatch:listFlows', 'hivewatch:checkFlow',
+      'hivewatch:saveFlow', 'hivewatch:getNotificationSettings', 'hivewatch:setFlowMuted',
       'hivewatch:errorCounts', 'hivewatch:errorSeries', 'hivewatch:errorGroups', 'hivewatch:listErrors',
       'hivewatch:subscribe', 'hivewatch:unsubscribe',
     ]);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { appFlowsDirOf } from '../core/service/flow-keys.js';
 import { startDemo } from '../core/service/demo.js';
+import { readNotificationSettings } from '../core/service/notify-settings.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { defaultDatabasePath, openStore, type HivewatchStore } from '../core/store/index.js';
 import { FALLBACK_CSS, FALLBACK_HTML, FALLBACK_JS } from '../server/fallback-page.js';
@@ -103,7 +104,7 @@ function notifyFailures(service: HivewatchService): () => void {
       mainWindow?.focus();
     });
     notification.show();
-  });
+  }, { isMuted: (flow) => readNotificationSettings(service.store).mutedFlows.includes(flow) });
   return service.subscribe((batch) => {
     for (const { event } of batch) notify(event);
   });

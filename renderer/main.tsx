@@ -6,6 +6,9 @@ import { App } from './app/App.js';
 import { ConfirmProvider } from './app/confirm.js';
 import { ToastProvider } from './app/toasts.js';
 import { RunsStore } from './live/runs-store.js';
+import { AlertsProvider } from './notify/alerts-context.js';
+import { browserNotifications } from './notify/browser-port.js';
+import { FailureAlerts } from './notify/failure-alerts.js';
 import './styles/theme.css';
 import './styles/layout.css';
 import './styles/runs.css';
@@ -15,7 +18,23 @@ import './styles/flows.css';
 
 const api = getApi();
 const runs = new RunsStore(api);
+const desktop = window.hivewatch !== undefined;
+const alerts = new FailureAlerts({
+  api,
+  desktop,
+  notifications: desktop ? null : browserNotifications(),
+  baseTitle: document.title,
+  setTitle: (title) => (document.title = title),
+  openRun: (runId) => (window.location.hash = `#/runs/${encodeURIComponent(runId)}`),
+});
+runs.onLiveEvents(alerts.onLive);
+void alerts.load();
 runs.start();
+// Coming back to the window (it was in the background, or another window had the focus) clears the title's count.
+window.addEventListener('focus', () => alerts.markSeen());
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') alerts.markSeen();
+});
 
 // An event lost on the way (a dropped connection) is re-read for runs that went quiet.
 setInterval(() => runs.checkQuietRuns(), 10_000);
@@ -26,11 +45,13 @@ if (!root) throw new Error('index.html has no #root');
 createRoot(root).render(
   <StrictMode>
     <ServicesProvider api={api} runs={runs}>
-      <ToastProvider>
-        <ConfirmProvider>
-          <App />
-        </ConfirmProvider>
-      </ToastProvider>
+      <AlertsProvider alerts={alerts}>
+        <ToastProvider>
+          <ConfirmProvider>
+            <App />
+          </ConfirmProvider>
+        </ToastProvider>
+      </AlertsProvider>
     </ServicesProvider>
   </StrictMode>,
 );

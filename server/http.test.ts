@@ -112,6 +112,47 @@ describe('browser shell HTTP security and errors', () => {
     await stillServing();
   });
 
+  it('a request the header authorised sets the port\'s HttpOnly, SameSite=Strict cookie; the cookie alone then opens the API and the stream', async () => {
+    const name = `hivewatch_token_${shell.port}`;
+    const first = await get('/api/runs');
+    expect(first.status).toBe(200);
+    expect(first.headers['set-cookie']).toEqual([`${name}=${shell.token}; Path=/api; Max-Age=2592000; HttpOnly; SameSite=Strict`]);
+    // A browser that already holds it is not told again.
+    expect((await get('/api/runs', { cookie: `${name}=${shell.token}` })).headers['set-cookie']).toBeUndefined();
+
+    // A new tab: no header, only the cookie.
+    const cookieOnly = { host, cookie: `other=1; ${name}=${shell.token}` };
+    const viaCookie = await raw(shell.port, { path: '/api/runs', headers: cookieOnly });
+    expect(viaCookie.status).toBe(200);
+    expect(viaCookie.headers['set-cookie']).toBeUndefined();
+    const started = await raw(shell.port, { method: 'POST', path: '/api/runs', headers: { ...cookieOnly, 'content-type': 'application/json' }, body: '{"flow":"examples/01-happy-path.prose"}' });
+    expect(started.status).toBe(201);
+    const stream = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port: shell.port, path: '/api/stream', headers: cookieOnly, setHost: false }, (res) => {
+        resolve(res.statusCode ?? 0);
+        res.destroy();
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(stream).toBe(200);
+
+    // Another port's cookie (another database's server) is no credential here: missing, not wrong.
+    const otherPort = await raw(shell.port, { path: '/api/runs', headers: { host, cookie: `hivewatch_token_${shell.port + 1}=${shell.token}` } });
+    expect(otherPort.json).toMatchObject({ error: { message: expect.stringMatching(/^missing token/) } });
+    const wrongCookie = await raw(shell.port, { path: '/api/runs', headers: { host, cookie: `${name}=not-the-token` } });
+    expect(wrongCookie.status).toBe(401);
+    expect(wrongCookie.json).toMatchObject({ error: { message: expect.stringMatching(/^wrong token/) } });
+    // A wrong header is wrong even next to the right cookie, and sets nothing.
+    const wrongHeader = await raw(shell.port, { path: '/api/runs', headers: { host, authorization: 'Bearer nope', cookie: `${name}=${shell.token}` } });
+    expect(wrongHeader.status).toBe(401);
+    expect(wrongHeader.headers['set-cookie']).toBeUndefined();
+    // The cookie does not open the door to another origin: Origin and fetch metadata still refuse.
+    const crossSite = await raw(shell.port, { method: 'POST', path: '/api/runs', headers: { ...cookieOnly, origin: `http://127.0.0.1:${shell.port + 1}`, 'content-type': 'application/json' }, body: '{"flow":"examples/01-happy-path.prose"}' });
+    expect(crossSite.status).toBe(403);
+    expect((await raw(shell.port, { path: '/api/runs', headers: { ...cookieOnly, 'sec-fetch-site': 'same-site' } })).status).toBe(403);
+  });
+
   it('foreign Host or Origin → 403, even with the right token', async () => {
     const rebound = await get('/api/runs', { host: `evil.example:${shell.port}` });
     expect(rebound.status).toBe(403);

@@ -4,20 +4,24 @@ import { toWireError } from '../core/service/errors.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { matchRoute } from './routes.js';
 import {
-  checkBearer,
+  checkAccess,
+  cookieValue,
   isAllowedFetchSite,
   isAllowedHost,
   isAllowedOrigin,
   LOOPBACK,
   newToken,
   SECURITY_HEADERS,
+  tokenCookie,
+  tokenCookieName,
 } from './security.js';
 import { openStream, type OpenStream } from './sse.js';
 import { serveStatic } from './static.js';
 
 /**
  * The browser shell's HTTP server (node:http only). Order of checks on every request:
- * Host (403) → Origin and fetch metadata (403) → for /api/: bearer token (401) → route (404 /
+ * Host (403) → Origin and fetch metadata (403) → for /api/: bearer token or the port's access
+ * cookie (401; a request the header authorised sets the cookie) → route (404 /
  * 405) → body (400: larger than 1 MiB, not JSON) → input schema (400) → the service (its
  * 400 / 404 / 409). Every failure answers `{error: {code, message}}` and the server keeps going.
  */
@@ -170,7 +174,8 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
       return serveStatic(req, res, url.pathname, options.staticDir ?? null);
     }
 
-    const auth = checkBearer(header(req, 'authorization'), token);
+    const access = checkAccess({ authorization: header(req, 'authorization'), cookie: header(req, 'cookie') }, token, port);
+    const auth = access.result;
     if (auth !== 'ok') {
       return sendError(
         res,
@@ -181,6 +186,10 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
           : 'wrong token: this server uses another token (each database keeps its own: open the URL `hivewatch serve` printed)',
         { 'www-authenticate': 'Bearer' },
       );
+    }
+    // The header proved the token: remember it in this browser (a new tab has no ?token=).
+    if (access.via === 'bearer' && cookieValue(header(req, 'cookie'), tokenCookieName(port)) !== token) {
+      res.setHeader('set-cookie', tokenCookie(token, port));
     }
 
     if (url.pathname === '/api/stream') {

@@ -17,7 +17,7 @@ import { hasRenderer } from './static.js';
  */
 
 export interface StartServerOptions {
-  /** 0 / absent: a free port. */
+  /** 0: a free port. Absent: the port this database's server last had (settings http.port), else a free one. */
   port?: number;
   /** Default: `$HIVEWATCH_DB`, else the OS data directory (see defaultDatabasePath). */
   dbPath?: string;
@@ -57,6 +57,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+const PORT_SETTING = 'http.port';
+
+function rememberedPort(store: HivewatchStore): number | null {
+  const text = store.getSetting(PORT_SETTING);
+  const port = text !== null && /^\d{1,5}$/.test(text) ? Number(text) : 0;
+  return port > 0 && port <= 65_535 ? port : null;
+}
+
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const paths = packagePaths();
   const log = options.log ?? ((line: string) => console.error(line));
@@ -77,17 +85,29 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     defaultAgent: options.defaultAgent ?? process.env.HIVEWATCH_AGENT ?? null,
   });
   const staticDir = options.staticDir === undefined ? paths.rendererDist : options.staticDir;
-  let shell;
-  try {
-    shell = await startHttpShell({
+  // No --port: the port this database's server had last time, so a copied link (and the
+  // port-named access cookie) keeps working after a restart; a free one when that is taken.
+  const remembered = options.port === undefined && !memory ? rememberedPort(store) : null;
+  const listen = async (port: number | undefined) =>
+    startHttpShell({
       service,
-      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(port !== undefined ? { port } : {}),
       // A link keeps working across restarts: the token is the database's own, made once.
       ...(options.token !== undefined ? { token: options.token } : memory ? {} : { token: store.secret('http.token', newToken) }),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
       staticDir,
       log,
     });
+  let shell;
+  try {
+    try {
+      shell = await listen(remembered ?? options.port);
+    } catch (error) {
+      if (remembered === null || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      log(`hivewatch: port ${remembered} (this database's last) is taken; using a free one`);
+      shell = await listen(0);
+    }
+    if (options.port === undefined && !memory) store.setSetting(PORT_SETTING, String(shell.port));
   } catch (error) {
     await service.close();
     store.close();

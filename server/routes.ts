@@ -120,6 +120,21 @@ export const ROUTES: readonly Route[] = [
     handle: async (s, r) => ok(await s.checkFlow(parseInput('checkFlow', bodyObject(r.body)))),
   },
   {
+    method: 'POST', path: '/api/flows', apiMethod: 'saveFlow', body: true,
+    handle: async (s, r) => ok(await s.saveFlow(parseInput('saveFlow', bodyObject(r.body))), 201),
+  },
+  {
+    method: 'GET', path: '/api/settings/notifications', apiMethod: 'getNotificationSettings', body: false,
+    handle: async (s, r) => {
+      parseInput('getNotificationSettings', queryInput(r.query));
+      return ok(await s.getNotificationSettings());
+    },
+  },
+  {
+    method: 'POST', path: '/api/settings/notifications/mute', apiMethod: 'setFlowMuted', body: true,
+    handle: async (s, r) => ok(await s.setFlowMuted(parseInput('setFlowMuted', bodyObject(r.body)))),
+  },
+  {
     method: 'GET', path: '/api/errors/counts', apiMethod: 'errorCounts', body: false,
     handle: async (s, r) => ok(await s.errorCounts(parseInput('errorCounts', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },

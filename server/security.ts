@@ -71,3 +71,58 @@ export function checkBearer(header: string | undefined, token: string): TokenChe
   if (given.length !== expected.length) return 'wrong';
   return timingSafeEqual(given, expected) ? 'ok' : 'wrong';
 }
+
+/**
+ * The access cookie (docs/decisions.md, "Links that keep working"): once a request proved the
+ * token with `Authorization: Bearer`, the answer sets it, so another tab of the same browser (a
+ * copied link without `?token=`) keeps access. Cookies are not scoped by port, so the name
+ * carries it: two servers on 127.0.0.1 (two databases) never overwrite each other's cookie.
+ * HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it), Path=/api
+ * (only the API and the stream receive it), 30 days.
+ */
+export const TOKEN_COOKIE_MAX_AGE_S = 30 * 24 * 60 * 60;
+
+export function tokenCookieName(port: number): string {
+  return `hivewatch_token_${port}`;
+}
+
+/** The `Set-Cookie` value that stores `token` for the server on `port`. */
+export function tokenCookie(token: string, port: number): string {
+  return `${tokenCookieName(port)}=${token}; Path=/api; Max-Age=${TOKEN_COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Strict`;
+}
+
+/** The value of cookie `name` in a `Cookie` header (undefined when absent). */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (header === undefined) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq === -1) continue;
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+function sameSecret(given: string, token: string): boolean {
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(token, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export interface AccessCheck {
+  result: TokenCheck;
+  /** What proved (or failed to prove) the token; null when neither was sent. */
+  via: 'bearer' | 'cookie' | null;
+}
+
+/**
+ * An API request's access: the `Authorization` header when it has one (a wrong header is wrong
+ * even with a right cookie), else the port's cookie; neither is "missing".
+ */
+export function checkAccess(headers: { authorization: string | undefined; cookie: string | undefined }, token: string, port: number): AccessCheck {
+  if (headers.authorization !== undefined && headers.authorization.trim() !== '') {
+    return { result: checkBearer(headers.authorization, token), via: 'bearer' };
+  }
+  const cookie = cookieValue(headers.cookie, tokenCookieName(port));
+  if (cookie === undefined || cookie === '') return { result: 'missing', via: null };
+  return { result: sameSecret(cookie, token) ? 'ok' : 'wrong', via: 'cookie' };
+}

@@ -5,8 +5,9 @@
 import type { ErrorEnvelope, Correlation } from '../errors/envelope.js';
 import type { HivewatchEvent, RunStatus } from '../engine/events.js';
 import type { Diagnostic } from '../flow/ast.js';
+import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
-export type { ErrorEnvelope, Correlation, HivewatchEvent, RunStatus, Diagnostic };
+export type { ErrorEnvelope, Correlation, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
 export type { ErrorCategory } from '../errors/taxonomy.js';
 
 export const API_VERSION = 1;
@@ -134,6 +135,30 @@ export interface FlowInfo {
   sessions: number;
   /** Where its agent work happens (issue #10), in words; null when no session works in a worktree. */
   repo: string | null;
+  /** Syntax highlighting of `source`, from the checker's lexer. */
+  highlight: HighlightSpan[];
+}
+
+/** What checkFlow answers: the diagnostics and the highlighting of the source it checked. */
+export interface CheckResult {
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  highlight: HighlightSpan[];
+}
+
+/** A draft from the Flows screen saved as `user/<name>.prose` (it must check). */
+export interface SaveFlowInput {
+  /** A file name (letters, digits, . _ -; `.prose` added when missing), never a path. */
+  name: string;
+  source: string;
+  /** Replace an existing file of that name (the window asks the operator first). */
+  overwrite?: boolean;
+}
+
+/** Which flows' failures do not notify (on by default; muted per flow, kept in the database). */
+export interface NotificationSettings {
+  /** Flow keys (a run's `flow`: `examples/…`, `user/…` or an absolute path), sorted. */
+  mutedFlows: string[];
 }
 
 export interface ErrorCount {
@@ -260,7 +285,11 @@ export interface HivewatchApi {
   getRun(input: { runId: string }): Promise<RunDetail | null>;
   getEvents(input: { runId: string; afterSeq?: number; limit?: number }): Promise<HivewatchEvent[]>;
   listFlows(): Promise<FlowInfo[]>;
-  checkFlow(input: { source: string; file?: string }): Promise<{ ok: boolean; diagnostics: Diagnostic[] }>;
+  checkFlow(input: { source: string; file?: string }): Promise<CheckResult>;
+  /** Saves a draft that checks into the operator's folder; the saved flow as listFlows shows it. */
+  saveFlow(input: SaveFlowInput): Promise<FlowInfo>;
+  getNotificationSettings(): Promise<NotificationSettings>;
+  setFlowMuted(input: { flow: string; muted: boolean }): Promise<NotificationSettings>;
   errorCounts(input: ErrorFilter & { by: ErrorDimension; limit?: number }): Promise<ErrorCount[]>;
   errorSeries(input: ErrorFilter & { bucket: Bucket; stackBy: SeriesDimension }): Promise<ErrorSeries>;
   /** `trendBins`: every group's sparkline too, read from the rollups in one query. */
@@ -305,6 +334,9 @@ export const API_METHODS = [
   'getEvents',
   'listFlows',
   'checkFlow',
+  'saveFlow',
+  'getNotificationSettings',
+  'setFlowMuted',
   'errorCounts',
   'errorSeries',
   'errorGroups',

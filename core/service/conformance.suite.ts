@@ -481,8 +481,62 @@ export function apiConformanceSuite(
       expect(await api.getRun({ runId: 'run_doesnotexist' })).toBeNull();
     });
 
+    it('saves a draft that checks as user/<name>.prose, lists it and starts it; refuses overwrite, bad names and drafts that do not check', async () => {
+      const draft = 'agent a:\n  runtime: "fake"\nsession: a\n  prompt: "saved draft"\n';
+      const saved = await api.saveFlow({ name: 'my-draft', source: draft });
+      expect(saved).toMatchObject({ id: 'user/my-draft.prose', name: 'my-draft', bundled: false, source: draft, ok: true });
+      expect((await api.listFlows()).map((f) => f.id)).toContain('user/my-draft.prose');
+      const runId = await start('user/my-draft.prose');
+      expect(await finished(runId)).toMatchObject({ type: 'runCompleted' });
+
+      await expect(api.saveFlow({ name: 'my-draft.prose', source: draft.replace('saved draft', 'second') })).rejects.toMatchObject({
+        status: 409, code: 'flow_exists', message: 'user/my-draft.prose already exists; save with overwrite to replace it',
+      });
+      expect((await api.listFlows()).find((f) => f.id === 'user/my-draft.prose')?.source).toBe(draft);
+      const replaced = await api.saveFlow({ name: 'my-draft.prose', source: draft.replace('saved draft', 'second'), overwrite: true });
+      expect(replaced.source).toContain('second');
+
+      const refusals: [() => Promise<unknown>, number, string, string][] = [
+        [() => api.saveFlow({ name: '../escape', source: draft }), 400, 'invalid_input', 'name: must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)'],
+        [() => api.saveFlow({ name: 'sub/dir', source: draft }), 400, 'invalid_input', 'name: must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)'],
+        [() => api.saveFlow({ name: '.hidden', source: draft }), 400, 'invalid_input', 'name: must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)'],
+        [() => api.saveFlow({ name: 'x'.repeat(65), source: draft }), 400, 'invalid_input', 'name: must be at most 64 characters'],
+        [() => api.saveFlow({ name: 'empty', source: '' }), 400, 'invalid_input', 'source: must not be empty'],
+        [() => api.saveFlow({ source: draft } as never), 400, 'invalid_input', 'name: is required'],
+        [
+          () => api.saveFlow({ name: 'broken', source: 'session\n  bogus: 1\n' }),
+          400,
+          'invalid_flow',
+          'user/broken.prose:1:1: session needs a prompt: write session "..." or name an agent with session: name (and 1 more); only a flow that checks is saved',
+        ],
+      ];
+      for (const [call, status, code, message] of refusals) {
+        await expect(call()).rejects.toMatchObject({ status, code, message });
+      }
+      expect((await api.listFlows()).map((f) => f.id)).not.toContain('user/broken.prose');
+    });
+
+    it('notifications are on for every flow until muted; mutes are kept in the database', async () => {
+      expect(await api.getNotificationSettings()).toEqual({ mutedFlows: [] });
+      expect(await api.setFlowMuted({ flow: 'user/slow.prose', muted: true })).toEqual({ mutedFlows: ['user/slow.prose'] });
+      expect(await api.setFlowMuted({ flow: 'examples/03-flaky-tests.prose', muted: true })).toEqual({ mutedFlows: ['examples/03-flaky-tests.prose', 'user/slow.prose'] });
+      expect(await api.setFlowMuted({ flow: 'user/slow.prose', muted: false })).toEqual({ mutedFlows: ['examples/03-flaky-tests.prose'] });
+      expect(await api.getNotificationSettings()).toEqual({ mutedFlows: ['examples/03-flaky-tests.prose'] });
+      await expect(api.setFlowMuted({ flow: 'user/slow.prose' } as never)).rejects.toMatchObject({ status: 400, code: 'invalid_input', message: 'muted: is required' });
+      await api.setFlowMuted({ flow: 'examples/03-flaky-tests.prose', muted: false });
+    });
+
     it('checks a flow from its source', async () => {
-      expect(await api.checkFlow({ source: 'agent a:\n  runtime: "fake"\nsession: a\n  prompt: "hi"\n', file: 'draft.prose' })).toEqual({ ok: true, diagnostics: [] });
+      expect(await api.checkFlow({ source: 'agent a:\n  runtime: "fake"\nsession: a\n  prompt: "hi"\n', file: 'draft.prose' })).toEqual({
+        ok: true,
+        diagnostics: [],
+        highlight: [
+          { line: 1, column: 1, length: 5, kind: 'keyword' }, { line: 1, column: 7, length: 1, kind: 'name' }, { line: 1, column: 8, length: 1, kind: 'punct' },
+          { line: 2, column: 3, length: 7, kind: 'property' }, { line: 2, column: 10, length: 1, kind: 'punct' }, { line: 2, column: 12, length: 6, kind: 'string' },
+          { line: 3, column: 1, length: 7, kind: 'keyword' }, { line: 3, column: 8, length: 1, kind: 'punct' }, { line: 3, column: 10, length: 1, kind: 'name' },
+          { line: 4, column: 3, length: 6, kind: 'property' }, { line: 4, column: 9, length: 1, kind: 'punct' }, { line: 4, column: 11, length: 4, kind: 'string' },
+        ],
+      });
       const bad = await api.checkFlow({ source: 'session "x" (retry: "many")\n' });
       expect(bad.ok).toBe(false);
       expect(bad.diagnostics[0]).toMatchObject({ file: 'flow.prose', line: 1, severity: 'error' });

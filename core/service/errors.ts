@@ -18,7 +18,9 @@ export type ApiErrorCode =
   | 'run_active'
   | 'flow_unavailable'
   | 'journal_unwritable'
-  | 'flow_outside_folder';
+  | 'flow_outside_folder'
+  | 'flow_exists'
+  | 'no_flows_folder';
 
 export class ApiError extends Error {
   constructor(

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { checkFlow } from '../flow/check.js';
+import { highlightSpans } from '../flow/highlight.js';
 import { describeRunRepo } from '../workspace/repo.js';
 import type { FlowInfo } from './api.js';
 import { ApiError } from './errors.js';
@@ -70,6 +71,7 @@ export class FlowCatalog {
           diagnostics: checked.diagnostics,
           sessions: checked.plan?.sessions.length ?? 0,
           repo: describeRunRepo(checked.plan, flow.path),
+          highlight: highlightSpans(flow.source),
         });
       }
     }

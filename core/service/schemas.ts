@@ -130,6 +130,22 @@ export const schemas = {
       .max(LIMITS.maxSourceChars, `must be at most ${LIMITS.maxSourceChars} characters`),
     file: text(260).optional(),
   }),
+  saveFlow: object({
+    name: z
+      .string({ error: required('must be a file name') })
+      .max(64, 'must be at most 64 characters')
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/, 'must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)'),
+    source: z
+      .string({ error: required('must be a string') })
+      .min(1, 'must not be empty')
+      .max(LIMITS.maxSourceChars, `must be at most ${LIMITS.maxSourceChars} characters`),
+    overwrite: z.boolean({ error: 'must be true or false' }).optional(),
+  }),
+  getNotificationSettings: noInput,
+  setFlowMuted: object({
+    flow: text(1000, 'must be a flow'),
+    muted: z.boolean({ error: required('must be true or false') }),
+  }),
   errorCounts: object({ ...errorFilterShape, by: oneOf(ERROR_DIMENSIONS), limit: limitSchema.optional() }),
   errorSeries: object({ ...errorFilterShape, bucket: oneOf(BUCKETS), stackBy: oneOf(SERIES_DIMENSIONS) }),
   errorGroups: object({ ...errorFilterShape, limit: limitSchema.optional(), trendBins: int(1, 200).optional() }),

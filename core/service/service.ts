@@ -10,6 +10,7 @@ import type { WorkspaceMode } from '../flow/agent-work.js';
 import type { Diagnostic } from '../flow/ast.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
+import { highlightSpans } from '../flow/highlight.js';
 import type { FlowPlan } from '../flow/plan.js';
 import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
 import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
@@ -32,12 +33,14 @@ import type {
 import { ACTIVE_STATUSES, HANDLED_KEYS } from './api.js';
 import { ApiError, asApiError } from './errors.js';
 import { checkFlowFileAs } from './flow-file.js';
+import { saveUserFlow } from './flow-save.js';
 import { FlowCatalog } from './flows.js';
 import { JournalTail, type TailScheduler } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
 import { applyPendingCommands, deliverCommand } from './remote-commands.js';
 import { withTrends } from './group-trends.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, retryingOf, runDetail, runSummary } from './mapping.js';
+import { readNotificationSettings, setFlowMuted } from './notify-settings.js';
 import { parseInput, parseWith, subscribeSchema, type InputOf } from './schemas.js';
 
 /**
@@ -455,7 +458,28 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       guard(() => {
         const args = parseInput('checkFlow', input);
         const checked = checkFlow(args.source, args.file ?? 'flow.prose');
-        return { ok: checked.ok, diagnostics: checked.diagnostics };
+        return { ok: checked.ok, diagnostics: checked.diagnostics, highlight: highlightSpans(args.source) };
+      }),
+
+    saveFlow: (input) =>
+      guard(async () => {
+        const args = parseInput('saveFlow', input);
+        const key = await saveUserFlow(options.userFlowsDir ?? null, args);
+        const saved = (await catalog.list()).find((f) => f.id === key);
+        if (!saved) throw new ApiError(404, 'flow_not_found', `no flow ${key}`);
+        return saved;
+      }),
+
+    getNotificationSettings: (...input: unknown[]) =>
+      guard(() => {
+        parseInput('getNotificationSettings', input[0]);
+        return readNotificationSettings(store);
+      }),
+
+    setFlowMuted: (input) =>
+      guard(() => {
+        const args = parseInput('setFlowMuted', input);
+        return setFlowMuted(store, args.flow, args.muted);
       }),
 
     errorCounts: (input) =>

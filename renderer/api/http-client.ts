@@ -1,4 +1,5 @@
 import type {
+  CheckResult,
   CommandAck,
   ErrorCount,
   ErrorGroup,
@@ -8,6 +9,7 @@ import type {
   HivewatchApi,
   HivewatchEvent,
   LiveEvent,
+  NotificationSettings,
   Page,
   RunCounts,
   RunDetail,
@@ -19,7 +21,7 @@ import { SseParser } from './sse.js';
 
 /**
  * HivewatchApi over the browser shell's HTTP routes: fetch with `Authorization: Bearer <token>`
- * for every call, and the live stream read from `GET /api/stream` with fetch + a ReadableStream
+ * for every call (or, in a tab opened without the token, the server's access cookie), and the live stream read from `GET /api/stream` with fetch + a ReadableStream
  * (EventSource cannot send the header). The stream reconnects on its own with `Last-Event-ID`
  * (the last id it saw, instance included), so a dropped connection loses nothing the server
  * still has; when the server cannot resume (restarted, or too far behind) it says `reset` and
@@ -73,7 +75,9 @@ function splitLiveId(text: string | undefined): { instance: string | null; id: n
 export function createHttpClient(options: HttpClientOptions): HttpApiClient {
   const base = (options.baseUrl ?? '').replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
-  const authorization = `Bearer ${options.token}`;
+  // No token in this tab (a copied link opened in a new one): send no header, and the server
+  // reads its HttpOnly access cookie instead (an empty "Bearer " would read as a wrong token).
+  const auth: Record<string, string> = options.token === '' ? {} : { Authorization: `Bearer ${options.token}` };
   const firstDelay = options.reconnectDelayMs ?? 500;
   const maxDelay = options.maxReconnectDelayMs ?? 2_000;
   const stallMs = options.stallMs ?? 4_000;
@@ -82,7 +86,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
   let instance: string | null = null;
 
   async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { Authorization: authorization, Accept: 'application/json' };
+    const headers: Record<string, string> = { ...auth, Accept: 'application/json' };
     const init: RequestInit = { method, headers, cache: 'no-store' };
     if (method === 'POST') {
       headers['Content-Type'] = 'application/json';
@@ -131,7 +135,10 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     },
     getEvents: (input) => get<HivewatchEvent[]>(`/api/runs/${seg(input.runId)}/events`, input, ['runId']),
     listFlows: () => get<FlowInfo[]>('/api/flows'),
-    checkFlow: (input) => post<{ ok: boolean; diagnostics: FlowInfo['diagnostics'] }>('/api/flows/check', input),
+    checkFlow: (input) => post<CheckResult>('/api/flows/check', input),
+    saveFlow: (input) => post<FlowInfo>('/api/flows', input),
+    getNotificationSettings: () => get<NotificationSettings>('/api/settings/notifications'),
+    setFlowMuted: (input) => post<NotificationSettings>('/api/settings/notifications/mute', input),
     errorCounts: (input) => get<ErrorCount[]>('/api/errors/counts', input),
     errorSeries: (input) => get<ErrorSeries>('/api/errors/series', input),
     errorGroups: (input) => get<ErrorGroup[]>('/api/errors/groups', input),
@@ -207,7 +214,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
           const abort = (): void => connection.abort();
           controller.signal.addEventListener('abort', abort, { once: true });
           try {
-            const headers: Record<string, string> = { Authorization: authorization, Accept: 'text/event-stream' };
+            const headers: Record<string, string> = { ...auth, Accept: 'text/event-stream' };
             if (lastId !== null) headers['Last-Event-ID'] = lastId;
             const response = await fetchImpl(`${base}/api/stream`, { headers, cache: 'no-store', signal: connection.signal });
             if (!response.ok) {

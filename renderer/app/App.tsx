@@ -6,6 +6,7 @@ import { FlowsPage } from '../flows/FlowsPage.js';
 import { RunDetailPage } from '../run-detail/RunDetailPage.js';
 import { RunsPage } from '../runs/RunsPage.js';
 import { useNow } from '../lib/use-now.js';
+import { NotificationsButton } from '../notify/NotificationsButton.js';
 import { connectionLabel } from '../live/connection.js';
 import { useRunsSnapshot } from './api-context.js';
 import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboard.js';
@@ -126,6 +127,7 @@ export function App() {
         </nav>
         <div className="topbar-right">
           <ConnectionStatus />
+          <NotificationsButton />
           <button type="button" className="small ghost" onClick={() => setSheet(true)} title="keyboard shortcuts (?)">
             <kbd>?</kbd> Shortcuts
           </button>

@@ -1,14 +1,30 @@
 import { useEffect, useState } from 'react';
-import type { Diagnostic, FlowInfo } from '../../core/service/api.js';
+import type { CheckResult, FlowInfo } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { hrefToRun, navigate } from '../app/router.js';
 import { useToast } from '../app/toasts.js';
 import { errorText } from '../lib/use-async.js';
 import { FlowSource } from './FlowSource.js';
+import { MuteToggle } from './MuteToggle.js';
+import { RecentRuns } from './RecentRuns.js';
+import { SaveDraft } from './SaveDraft.js';
 import { diagnosticSummary } from './source-lines.js';
 
-/** One flow: start it, read it with its diagnostics inline, or edit a draft and check it. */
-export function FlowView({ flow, startOpen }: { flow: FlowInfo; startOpen: boolean }) {
+/**
+ * One flow: start it, read it highlighted with its diagnostics inline, edit a draft, check it
+ * and save it to the operator's folder, see its recent runs, mute its failure notifications.
+ */
+export function FlowView({
+  flow,
+  startOpen,
+  existing,
+  onSaved,
+}: {
+  flow: FlowInfo;
+  startOpen: boolean;
+  existing: ReadonlySet<string>;
+  onSaved: (saved: FlowInfo) => void;
+}) {
   const api = useApi();
   const toast = useToast();
   const [virtualClock, setVirtualClock] = useState(flow.bundled);
@@ -16,7 +32,7 @@ export function FlowView({ flow, startOpen }: { flow: FlowInfo; startOpen: boole
   const [starting, setStarting] = useState(false);
   const [editing, setEditing] = useState(startOpen);
   const [draft, setDraft] = useState(flow.source);
-  const [checked, setChecked] = useState<{ ok: boolean; diagnostics: Diagnostic[]; source: string } | null>(null);
+  const [checked, setChecked] = useState<(CheckResult & { source: string }) | null>(null);
   const [checking, setChecking] = useState(false);
 
   const start = async (): Promise<void> => {
@@ -49,7 +65,9 @@ export function FlowView({ flow, startOpen }: { flow: FlowInfo; startOpen: boole
     return () => clearTimeout(id);
   }, [draft, editing]);
 
-  const shown = editing && checked ? checked : { ok: flow.ok, diagnostics: flow.diagnostics, source: flow.source };
+  const shown = editing && checked ? checked : { ok: flow.ok, diagnostics: flow.diagnostics, source: flow.source, highlight: flow.highlight };
+  // Saving takes the draft exactly as it was checked: a change since waits for its check.
+  const draftChecks = editing && checked !== null && checked.ok && checked.source === draft;
 
   return (
     <article className="flow-view" aria-labelledby="flow-title">
@@ -77,12 +95,15 @@ export function FlowView({ flow, startOpen }: { flow: FlowInfo; startOpen: boole
           Max steps{' '}
           <input type="number" min={1} max={10_000} value={maxSteps} onChange={(e) => setMaxSteps(Math.max(1, Number(e.currentTarget.value) || 1))} />
         </label>
+        <MuteToggle flowId={flow.id} />
         {flow.repo && (
           <p className="muted small-print flow-repo" data-testid="flow-repo" title="the repository its sessions work in (git worktrees on the branch hivewatch/<run id>)">
             Agent work in {flow.repo}
           </p>
         )}
       </div>
+
+      <RecentRuns flowId={flow.id} />
 
       <div className="source-head">
         <h3>{editing ? 'Draft (not saved: checked as you type)' : 'Source'}</h3>
@@ -113,6 +134,7 @@ export function FlowView({ flow, startOpen }: { flow: FlowInfo; startOpen: boole
           {checking ? 'Checking…' : checked ? (checked.ok ? '✓ The draft checks.' : `✗ ${diagnosticSummary(checked.diagnostics)}`) : ''}
         </p>
       )}
+      {editing && <SaveDraft flow={flow} draft={draft} checksOk={draftChecks} existing={existing} onSaved={onSaved} />}
       {shown.diagnostics.length > 0 && (
         <ul className="diagnostic-list">
           {shown.diagnostics.map((d, i) => (
@@ -125,7 +147,7 @@ export function FlowView({ flow, startOpen }: { flow: FlowInfo; startOpen: boole
           ))}
         </ul>
       )}
-      <FlowSource source={shown.source} diagnostics={shown.diagnostics} />
+      <FlowSource source={shown.source} diagnostics={shown.diagnostics} highlight={shown.highlight} />
     </article>
   );
 }

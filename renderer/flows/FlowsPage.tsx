@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import type { FlowInfo } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
-import { formatHash, useRoute } from '../app/router.js';
+import { formatHash, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { useAsync } from '../lib/use-async.js';
 import { FlowView } from './FlowView.js';
@@ -35,6 +35,7 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
   const flows = state.data;
   const bundled = useMemo(() => (flows ?? []).filter((f) => f.bundled), [flows]);
   const own = useMemo(() => (flows ?? []).filter((f) => !f.bundled), [flows]);
+  const ids = useMemo(() => new Set((flows ?? []).map((f) => f.id)), [flows]);
   const selected = flows?.find((f) => f.id === flowId) ?? (flowId === null ? bundled[0] : undefined);
 
   if (state.status === 'loading' && !flows) return <Loading what="flows" />;
@@ -66,7 +67,7 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
           <h2>Your flows</h2>
           {own.length === 0 ? (
             <p className="muted small-print">
-              None yet. Save <code>.prose</code> files in the <code>flows</code> folder next to your database (<code>hivewatch serve</code> prints where) and press Reload.
+              None yet. Edit a draft of any flow and save it here, or put <code>.prose</code> files in the <code>flows</code> folder next to your database (<code>hivewatch serve</code> prints where) and press Reload.
             </p>
           ) : (
             <>
@@ -83,7 +84,16 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
         </nav>
         <div className="flow-main">
           {selected ? (
-            <FlowView key={selected.id} flow={selected} startOpen={params.get('edit') === '1'} />
+            <FlowView
+              key={selected.id}
+              flow={selected}
+              startOpen={params.get('edit') === '1'}
+              existing={ids}
+              onSaved={(saved) => {
+                reload();
+                navigate(formatHash(['flows', saved.id]));
+              }}
+            />
           ) : (
             <EmptyState title="No such flow">
               <code>{flowId}</code> is not in the list. <a href="#/flows">Show the examples</a>

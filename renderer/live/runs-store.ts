@@ -68,6 +68,7 @@ export class RunsStore {
   private readonly lastEventAt = new Map<string, number>();
   private readonly runListeners = new Map<string, Set<RunEventsListener>>();
   private readonly listeners = new Set<() => void>();
+  private readonly liveListeners = new Set<(batch: readonly LiveEvent[]) => void>();
   private readonly batcher: FrameBatcher<LiveEvent>;
   private readonly changeListeners = new Set<RunsChangedListener>();
   private changed = new Set<string>();
@@ -116,12 +117,24 @@ export class RunsStore {
     return () => this.changeListeners.delete(listener);
   }
 
+  /**
+   * Every batch of the live stream as it arrives (new events only, never the history a load
+   * reads): the failure alerts count and notify from it without a second connection.
+   */
+  onLiveEvents(listener: (batch: readonly LiveEvent[]) => void): () => void {
+    this.liveListeners.add(listener);
+    return () => this.liveListeners.delete(listener);
+  }
+
   // ---- lifecycle ---------------------------------------------------------------------------
 
   /** Subscribes first (events during the load are kept), then reads the active runs. */
   start(): void {
     this.stopped = false;
-    this.unsubscribe = this.api.subscribe((batch) => this.batcher.pushAll(batch), {
+    this.unsubscribe = this.api.subscribe((batch) => {
+      for (const listener of this.liveListeners) listener(batch);
+      this.batcher.pushAll(batch);
+    }, {
       onReady: () => this.update({ connection: 'live', downSince: null }),
       onDisconnect: () => {
         if (this.snapshot.connection !== 'reconnecting') this.update({ connection: 'reconnecting', downSince: this.now() });

@@ -141,6 +141,21 @@ export class FakeApi implements HivewatchApi {
   checkFlow(): Promise<never> {
     return this.unsupported('checkFlow');
   }
+  saveFlow(): Promise<never> {
+    return this.unsupported('saveFlow');
+  }
+  /** Muted flows, as the database would keep them. */
+  readonly muted = new Set<string>();
+  async getNotificationSettings(): Promise<{ mutedFlows: string[] }> {
+    this.calls.push('getNotificationSettings');
+    return { mutedFlows: [...this.muted].sort() };
+  }
+  async setFlowMuted({ flow, muted }: { flow: string; muted: boolean }): Promise<{ mutedFlows: string[] }> {
+    this.calls.push(`setFlowMuted:${flow}:${muted}`);
+    if (muted) this.muted.add(flow);
+    else this.muted.delete(flow);
+    return { mutedFlows: [...this.muted].sort() };
+  }
   errorCounts(): Promise<never> {
     return this.unsupported('errorCounts');
   }

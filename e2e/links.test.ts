@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openApp, runRow, SCREENSHOTS, type AppPage } from './support/browser.js';
+import { startServer, type ServerHandle } from './support/server.js';
+
+/**
+ * Journey: a copied link keeps working in a new tab (the tab has no token: the HttpOnly access
+ * cookie the first tab's requests set lets it in, live stream included); a browser that never
+ * had the token reads "missing token", one with another token "wrong token".
+ */
+describe('links that keep working', () => {
+  let server: ServerHandle;
+  let browser: Browser;
+  let app: AppPage;
+
+  beforeAll(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    app = await openApp(browser, server, { hash: '#/runs' });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const shot = async (page: Page, name: string): Promise<void> => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+  };
+
+  it('a copied link (no token) opened in a new tab of the same browser works, live', async () => {
+    const { page, context } = app;
+    const runId = await server.startRun('examples/01-happy-path.prose', { virtualClock: true });
+    await runRow(page, runId).waitFor();
+    // The first tab took the token out of its address bar: what the operator copies has none.
+    const copied = page.url();
+    expect(copied).not.toContain('token=');
+    const cookies = await context.cookies(`${server.origin}/api/runs`);
+    const access = cookies.find((c) => c.name.startsWith('hivewatch_token_'));
+    expect(access).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api' });
+
+    const tab = await context.newPage();
+    await tab.goto(`${server.origin}/#/runs/${encodeURIComponent(runId)}`);
+    await tab.locator('.run-header .badge.status[data-status="completed"]').waitFor();
+    // Live in the new tab too: a run started now shows up there by itself.
+    await tab.locator('.tab', { hasText: 'Runs' }).click();
+    await tab.locator('[data-testid="connection"][data-state="live"]').waitFor();
+    const second = await server.startRun('examples/01-happy-path.prose', { virtualClock: true });
+    await runRow(tab, second).waitFor();
+    expect(await tab.evaluate(() => window.sessionStorage.getItem('hivewatch.token'))).toBeNull();
+    await shot(tab, 'links-new-tab');
+    await tab.close();
+    expect(app.problems).toEqual([]);
+  });
+
+  it('a browser that never had the token reads "missing token"; another token reads "wrong token"', async () => {
+    const fresh = await browser.newContext({ viewport: { width: 1200, height: 700 } });
+    try {
+      const page = await fresh.newPage();
+      await page.goto(`${server.origin}/#/runs`);
+      await page.getByText(/missing token/).first().waitFor();
+      expect(await page.getByText(/wrong token/).count()).toBe(0);
+      await shot(page, 'links-token-missing');
+
+      const wrong = await browser.newContext({ viewport: { width: 1200, height: 700 } });
+      try {
+        const other = await wrong.newPage();
+        await other.goto(`${server.origin}/?token=not-the-token#/runs`);
+        await other.getByText(/wrong token/).first().waitFor();
+        expect(await other.getByText(/missing token/).count()).toBe(0);
+        await shot(other, 'links-token-wrong');
+      } finally {
+        await wrong.close();
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
+});

@@ -1,0 +1,20 @@
+import type { AlertPermission, NotificationPort } from './failure-alerts.js';
+
+/** The browser Notification API as a NotificationPort; null where the browser has none. */
+export function browserNotifications(win: Window & typeof globalThis = window): NotificationPort | null {
+  if (!('Notification' in win)) return null;
+  const N = win.Notification;
+  return {
+    permission: () => N.permission as AlertPermission,
+    request: async () => (await N.requestPermission()) as AlertPermission,
+    show(alert, onClick) {
+      // One tag: a burst of failures replaces one notification instead of stacking many.
+      const notification = new N(alert.title, { body: alert.body, tag: 'hivewatch-failure' });
+      notification.onclick = () => {
+        win.focus();
+        onClick();
+        notification.close();
+      };
+    },
+  };
+}
