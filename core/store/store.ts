@@ -18,7 +18,7 @@ import {
   type ListErrorsQuery,
 } from './queries/errors.js';
 import { getEvents } from './queries/events.js';
-import { errorGroups, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupTrendsQuery } from './queries/groups.js';
+import { errorGroups, groupBins, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupBinsQuery, type GroupTrendsQuery } from './queries/groups.js';
 import {
   countRuns,
   getRun,
@@ -93,6 +93,8 @@ export interface HivewatchStore {
   errorGroups(query?: ErrorGroupsQuery): ErrorGroup[];
   /** Per-bucket counts of several groups in one read (the groups table's sparklines). */
   groupTrends(query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> };
+  /** Counts of several groups in equal bins of a window, from the errors (windows under the rollups' hour). */
+  groupBins(query: GroupBinsQuery): Map<string, number[]>;
   listErrors(query?: ListErrorsQuery): ErrorPage;
 
   /** A setting of this database (null when unset). */
@@ -219,6 +221,11 @@ class SqliteStore implements HivewatchStore {
   groupTrends(query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> } {
     this.open();
     return groupTrends(this.cache, query);
+  }
+
+  groupBins(query: GroupBinsQuery): Map<string, number[]> {
+    this.open();
+    return groupBins(this.cache, query);
   }
 
   listErrors(query?: ListErrorsQuery): ErrorPage {
