@@ -33,6 +33,16 @@ describe('group sparklines from the rollups', () => {
     expect(byCode.AGENT_NO_CHANGES).toEqual([0, 0, 0, 2, 0, 0]);
   });
 
+  it('bins a window shorter than an hour per bin from the errors themselves', () => {
+    store = openStore({ path: ':memory:', recover: false, now: () => T0 + 48 * HOUR });
+    const MIN = 60_000;
+    errorsAt([0, 0.1, 0.1, 0.5, 0.9]);
+    const groups = store.errorGroups({ since: T0, until: T0 + HOUR }).map(errorGroup);
+    const [only] = withTrends(store, groups, { since: T0, until: T0 + 60 * MIN }, 4);
+    // Four bins of 15 minutes: minutes 0, 6, 6 | – | 30 | 54.
+    expect(only?.trend).toEqual([3, 0, 1, 1]);
+  });
+
   it('spans an open window from the groups’ first to last error, and returns no groups unchanged', () => {
     store = openStore({ path: ':memory:', recover: false, now: () => T0 + 48 * HOUR });
     errorsAt([2, 3, 9]);

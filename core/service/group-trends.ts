@@ -5,17 +5,22 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /**
- * Every group's sparkline in one read of the group trend rollups: the window (the filter's, or
- * the groups' own first..last seen when open) is read at hour grain when that is at most 2,000
- * buckets, else at day grain, and each rollup bucket is added to the bin its start falls in.
- * A window shorter than `bins` hours has fewer non-empty bins than it has bins (the rollups are
- * no finer than an hour).
+ * Every group's sparkline in one read: the window (the filter's, or the groups' own first..last
+ * seen when open) is read from the group trend rollups at hour grain when that is at most 2,000
+ * buckets, else at day grain, each rollup bucket added to the bin its middle falls in. A window
+ * with less than an hour per bin (shorter than `bins` hours) is binned from its errors instead
+ * (one indexed read), the rollups being no finer than an hour.
  */
 export function withTrends(store: HivewatchStore, groups: ErrorGroup[], filter: ErrorFilter, bins: number): ErrorGroup[] {
   if (groups.length === 0) return groups;
   const since = filter.since ?? Math.min(...groups.map((g) => g.firstSeen));
   const until = filter.until ?? Math.max(...groups.map((g) => g.lastSeen)) + 1;
   const span = Math.max(1, until - since);
+  if (span < bins * HOUR) {
+    // Less than an hour per bin: the rollups are too coarse, the window's errors are few enough.
+    const counts = store.groupBins({ fingerprints: groups.map((g) => g.fingerprint), since, until, bins, ...(filter.flow !== undefined ? { flow: filter.flow } : {}) });
+    return groups.map((group) => ({ ...group, trend: counts.get(group.fingerprint) ?? new Array<number>(bins).fill(0) }));
+  }
   const grain = span / HOUR <= 2_000 ? 'hour' : 'day';
   const { buckets, trends } = store.groupTrends({
     fingerprints: groups.map((g) => g.fingerprint),

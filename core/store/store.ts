@@ -20,7 +20,7 @@ import {
 import { eventsAfterCommit, getEvents, journalHead, type CommittedEvent } from './queries/events.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand, type RunCommandKind } from './commands.js';
 import { runLineage, type RunLineage } from './queries/lineage.js';
-import { errorGroups, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupTrendsQuery } from './queries/groups.js';
+import { errorGroups, groupBins, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupBinsQuery, type GroupTrendsQuery } from './queries/groups.js';
 import {
   countRuns,
   getRun,
@@ -117,6 +117,8 @@ export interface HivewatchStore {
   errorGroups(query?: ErrorGroupsQuery): ErrorGroup[];
   /** Per-bucket counts of several groups in one read (the groups table's sparklines). */
   groupTrends(query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> };
+  /** Counts of several groups in equal bins of a window, from the errors (windows under the rollups' hour). */
+  groupBins(query: GroupBinsQuery): Map<string, number[]>;
   listErrors(query?: ListErrorsQuery): ErrorPage;
 
   /** A setting of this database (null when unset). */
@@ -285,6 +287,11 @@ class SqliteStore implements HivewatchStore {
   groupTrends(query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> } {
     this.open();
     return groupTrends(this.cache, query);
+  }
+
+  groupBins(query: GroupBinsQuery): Map<string, number[]> {
+    this.open();
+    return groupBins(this.cache, query);
   }
 
   listErrors(query?: ListErrorsQuery): ErrorPage {

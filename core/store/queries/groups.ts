@@ -168,3 +168,42 @@ export function groupTrends(cache: StatementCache, query: GroupTrendsQuery): { b
   }
   return { buckets, trends };
 }
+
+export interface GroupBinsQuery {
+  fingerprints: readonly string[];
+  since: number;
+  until: number;
+  bins: number;
+  flow?: string;
+}
+
+/**
+ * Counts of several groups in `bins` equal bins of [since, until), read from the errors
+ * themselves (their `(fingerprint, ts)` index) in one query: sparklines of a window shorter than
+ * the rollups' hour, where hour buckets would put everything in one bin.
+ */
+export function groupBins(cache: StatementCache, query: GroupBinsQuery): Map<string, number[]> {
+  const since = optionalTime('since', query.since) as number;
+  const until = optionalTime('until', query.until) as number;
+  if (!Number.isInteger(query.bins) || query.bins < 1 || query.bins > 1_000) throw new StoreError('invalid_argument', 'bins must be an integer from 1 to 1000');
+  const out = new Map<string, number[]>();
+  const fingerprints = [...new Set(query.fingerprints)];
+  for (const fp of fingerprints) out.set(fp, new Array<number>(query.bins).fill(0));
+  if (fingerprints.length === 0 || until <= since) return out;
+  const c = new Conditions()
+    .add(`fingerprint IN (${fingerprints.map(() => '?').join(', ')})`, ...fingerprints)
+    .add('ts >= ?', since)
+    .add('ts < ?', until);
+  const flow = optionalText('flow', query.flow);
+  if (flow !== undefined) {
+    const flows = resolveFlows(cache, flow);
+    c.add(`flow IN (${flows.map(() => '?').join(', ')})`, ...flows);
+  }
+  const sql = `SELECT fingerprint, (ts - ?) * ? / ? AS bin, COUNT(*) AS n FROM errors${c.where()} GROUP BY 1, 2`;
+  for (const r of cache.get(sql).all(since, query.bins, until - since, ...c.params) as { fingerprint: string; bin: number; n: number }[]) {
+    const series = out.get(r.fingerprint);
+    const at = Math.min(query.bins - 1, Math.max(0, Math.floor(r.bin)));
+    if (series) series[at] = (series[at] ?? 0) + r.n;
+  }
+  return out;
+}
