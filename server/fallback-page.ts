@@ -81,7 +81,8 @@ export const FALLBACK_JS = `'use strict';
       });
     }
     var route = ROUTES[method](input);
-    var init = { method: route[0], headers: { Authorization: 'Bearer ' + token } };
+    // No token in this tab (a copied link): no header, the server's access cookie answers.
+    var init = { method: route[0], headers: token ? { Authorization: 'Bearer ' + token } : {} };
     if (route[2] !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(route[2]);

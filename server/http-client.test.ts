@@ -172,4 +172,21 @@ describe('HTTP client live subscription', () => {
     expect(order).toEqual(['ready', 'disconnect', 'ready']);
     expect(streams).toBe(2);
   });
+
+  it('a tab without the token sends no Authorization header: the server reads it as missing, and the access cookie lets it in', async () => {
+    const { shell } = await serve();
+    const sent: (string | null)[] = [];
+    const cookie = `hivewatch_token_${shell.port}=${shell.token}`;
+    const withCookie = (jar: string | null) => (input: RequestInfo | URL, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      sent.push(headers.get('authorization'));
+      if (jar !== null) headers.set('cookie', jar);
+      return fetch(input, { ...init, headers });
+    };
+    const bare = createHttpClient({ baseUrl: shell.origin, token: '', fetch: withCookie(null) });
+    await expect(bare.listFlows()).rejects.toMatchObject({ status: 401, message: expect.stringMatching(/^missing token/) as unknown as string });
+    const cookied = createHttpClient({ baseUrl: shell.origin, token: '', fetch: withCookie(cookie) });
+    expect(Array.isArray(await cookied.listFlows())).toBe(true);
+    expect(sent).toEqual([null, null]);
+  });
 });
