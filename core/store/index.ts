@@ -32,3 +32,4 @@ export { HANDLED_KEY, UNHANDLED_KEY } from './queries/errors.js';
 export type { RecoveredRun, RecoverOptions } from './recovery.js';
 export type { ReplayReport, AggregateReport } from './replay.js';
 export type { PruneOptions, PruneReport } from './prune.js';
+export type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from './external.js';
