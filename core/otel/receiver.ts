@@ -36,6 +36,8 @@ export interface OtlpReceiverOptions extends IngesterOptions {
   maxBodyBytes?: number;
   /** How often quiet sessions are ended (default one minute); 0: never on a timer (tests call sweep). */
   sweepEveryMs?: number;
+  /** Where a failed sweep is reported (default stderr). */
+  log?: (line: string) => void;
 }
 
 export interface OtlpReceiver {
@@ -172,7 +174,15 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
   });
   const port = (server.address() as AddressInfo).port;
   const sweepEveryMs = options.sweepEveryMs ?? 60_000;
-  const timer = sweepEveryMs > 0 ? setInterval(() => ingester.sweep(), sweepEveryMs) : null;
+  const log = options.log ?? ((line: string) => console.error(line));
+  const sweep = (): void => {
+    try {
+      ingester.sweep();
+    } catch (error) {
+      log(`otel: ending quiet sessions failed: ${(error as Error).message}`);
+    }
+  };
+  const timer = sweepEveryMs > 0 ? setInterval(sweep, sweepEveryMs) : null;
   timer?.unref();
   return {
     endpoint: `http://127.0.0.1:${port}`,
