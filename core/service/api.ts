@@ -59,6 +59,11 @@ export interface RunSummary {
   resumedFrom: string | null;
   retryOf: string | null;
   lastError: { code: string; message: string } | null;
+  /**
+   * Where an external run comes from (an agent session seen through its telemetry: `runtime:claude-code`,
+   * `runtime:codex-cli`); absent for the runs Hivewatch executes. An external run cannot be cancelled from here.
+   */
+  source?: string;
 }
 
 export type AttemptStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'stale';
