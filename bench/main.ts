@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { checkpointBenchmarks } from './checkpoint.bench.js';
 import { engineBenchmarks } from './engine.bench.js';
 import { report, type Measurement } from './measure.js';
+import { otelBenchmarks } from './otel.bench.js';
 import { storeBenchmarks } from './store.bench.js';
 
 /** The repository root, found from dist/bench/main.js and bench/main.ts alike. */
@@ -16,7 +17,7 @@ function repositoryRoot(): string {
 const ROOT = repositoryRoot();
 
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|ui]`: ratios against same-run
+ * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|otel|ui]`: ratios against same-run
  * baselines. The UI figures (Chromium, a built renderer-dist/) run only with `--only ui`: they
  * need a browser and report frame times rather than ratios.
  */
@@ -37,6 +38,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'engine') measurements.push(...(await engineBenchmarks({ quick })));
   if (only === null || only === 'store') measurements.push(...(await storeBenchmarks({ quick })));
   if (only === null || only === 'store' || only === 'checkpoints') measurements.push(...(await checkpointBenchmarks()));
+  if (only === null || only === 'otel') measurements.push(...(await otelBenchmarks({ quick })));
   report(measurements, json);
   return 0;
 }

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import type { HivewatchStore } from '../store/store.js';
-import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal } from './decode.js';
+import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal, type TelemetryRecord } from './decode.js';
 import { OtelIngester, type IngesterOptions } from './ingest.js';
 
 /**
@@ -17,6 +17,11 @@ import { OtelIngester, type IngesterOptions } from './ingest.js';
 export const DEFAULT_OTEL_PORT = 4318;
 /** A request body larger than this, before or after gzip, is refused (400). */
 export const MAX_OTLP_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * Decoded payloads waiting for their transaction, at most: past it the receiver answers 429 with
+ * Retry-After (OTLP exporters retry that), so a flood waits at the exporter instead of in memory.
+ */
+export const MAX_QUEUED_RECORDS = 50_000;
 /** The database secret that holds the ingest token. */
 export const OTEL_TOKEN_SECRET = 'otel.token';
 
@@ -38,6 +43,7 @@ export interface OtlpReceiverOptions extends IngesterOptions {
   sweepEveryMs?: number;
   /** Where a failed sweep is reported (default stderr). */
   log?: (line: string) => void;
+  maxQueuedRecords?: number;
 }
 
 export interface OtlpReceiver {
@@ -128,6 +134,40 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
   const token = options.token ?? otelToken(options.store);
   const limit = options.maxBodyBytes ?? MAX_OTLP_BODY_BYTES;
   const ingester = new OtelIngester(options.store, options);
+  const maxQueued = options.maxQueuedRecords ?? MAX_QUEUED_RECORDS;
+  // One payload's transaction per turn of the event loop: the window's API requests are answered
+  // between two payloads instead of behind every payload that arrived together.
+  const queue: { records: TelemetryRecord[]; digest: string; done: (error: unknown) => void }[] = [];
+  let queuedRecords = 0;
+  let draining = false;
+  const drainOne = (): void => {
+    const next = queue.shift();
+    if (!next) {
+      draining = false;
+      return;
+    }
+    queuedRecords -= next.records.length;
+    try {
+      ingester.ingest(next.records, next.digest);
+      next.done(null);
+    } catch (error) {
+      next.done(error);
+    }
+    setImmediate(drainOne);
+  };
+  const enqueue = (records: TelemetryRecord[], digest: string): Promise<void> => {
+    if (queuedRecords > 0 && queuedRecords + records.length > maxQueued) {
+      throw new Refused(429, `ingest is busy: ${queuedRecords} records are waiting; retry later`);
+    }
+    queuedRecords += records.length;
+    return new Promise<void>((resolve, reject) => {
+      queue.push({ records, digest, done: (error) => (error === null ? resolve() : reject(error as Error)) });
+      if (!draining) {
+        draining = true;
+        setImmediate(drainOne);
+      }
+    });
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let encoding: OtlpEncoding = 'json';
@@ -144,9 +184,10 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
       const body = decompress(raw, req.headers['content-encoding'], limit);
       const records = decodeOtlp(signal, encoding, body);
       const digest = createHash('sha256').update(signal).update('\n').update(body).digest('hex');
-      ingester.ingest(records, digest);
+      await enqueue(records, digest);
       answer(res, 200, encoding, null);
     } catch (error) {
+      if (error instanceof Refused && error.status === 429) res.setHeader('retry-after', '1');
       if (error instanceof Refused) answer(res, error.status, encoding, error.message);
       else if (error instanceof OtlpDecodeError) answer(res, 400, encoding, `malformed OTLP payload: ${error.message}`);
       else answer(res, 500, encoding, `could not ingest the payload: ${(error as Error).message}`);
