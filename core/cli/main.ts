@@ -27,7 +27,7 @@ Usage:
   hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
   hivewatch retry <runId> [run options]          run the same flow again, linked to the old run
   hivewatch prune --older-than 30d               delete finished runs (rollups stay exact)
-  hivewatch otel-env [--agent claude-code|codex-cli] [--db PATH] [--port N]
+  hivewatch otel-env [--agent claude-code|codex-cli] [--db PATH] [--port N] [--store-prompts on|off]
                                                  print the settings that send an agent's telemetry to this database
   hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off]   the browser shell alone, on 127.0.0.1
   hivewatch start [--browser] [--db PATH] [--demo]  the app: Electron where installed, else the browser shell
@@ -86,7 +86,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'otel-env': {
     booleans: [],
-    values: ['agent', 'db', 'port'],
+    values: ['agent', 'db', 'port', 'store-prompts'],
     run: (args, io) => otelEnvCommand(args, io),
   },
   prune: {

@@ -53,6 +53,22 @@ describe('hivewatch otel-env', () => {
     expect(out).toMatch(/exporter = \{ otlp-http = \{ endpoint = "http:\/\/127\.0\.0\.1:14318\/v1\/logs", protocol = "json", headers = \{ "Authorization" = "Bearer [A-Za-z0-9_-]{32}" \} \} \}/);
   });
 
+  it('turns prompt storage on and off for the database', async () => {
+    const db = join(dir, 'hw.db');
+    const on = await cli(['otel-env', '--store-prompts', 'on', '--db', db]);
+    expect(on.err).toBe(`prompt text from telemetry is now stored in ${db}\n`);
+    const read = (): string | null => {
+      const store = openStore({ path: db, readonly: true });
+      const value = store.getSetting('otel.store_prompts');
+      store.close();
+      return value;
+    };
+    expect(read()).toBe('on');
+    await cli(['otel-env', '--store-prompts', 'off', '--db', db]);
+    expect(read()).toBe('off');
+    expect((await cli(['otel-env', '--store-prompts', 'yes', '--db', db])).code).toBe(64);
+  });
+
   it('refuses an unknown agent and an unusable port', async () => {
     expect(await cli(['otel-env', '--agent', 'gemini', '--db', join(dir, 'x.db')])).toMatchObject({
       code: 64,
