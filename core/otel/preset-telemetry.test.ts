@@ -65,6 +65,11 @@ describe('presets feed the receiver (part 5)', () => {
     expect(error).toMatchObject({ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', context: { hivewatch: { runId, taskId: task.taskId, attempt: 1 } } });
     // The host's own run is untouched by the CLI's internal retry: one attempt, no error of its own.
     expect(store.getRun(runId)!.run).toMatchObject({ attemptCount: 1, errorCount: 0 });
+    // The window's run detail shows the CLI's calls inside the attempt.
+    const detail = await service.getRun({ runId });
+    expect(detail!.tasks[0]!.attempts[0]!.telemetry).toEqual([
+      { runId: links[0]!.runId, sessionId: links[0]!.sessionId, origin: 'runtime:claude-code', apiCalls: 2, errors: 1 },
+    ]);
   });
 
   it('answers a cancel of an external run clearly', async () => {

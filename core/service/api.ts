@@ -78,6 +78,19 @@ export interface AttemptView {
   delayAfterMs: number | null;
   strategy: string | null;
   nextAttemptAt: number | null;
+  /**
+   * The agent CLI's own telemetry sent from inside this attempt (issue #11 part 5): its session's
+   * external run, with the API calls and errors (the CLI's internal retries) it reported.
+   */
+  telemetry?: AttemptTelemetry[];
+}
+
+export interface AttemptTelemetry {
+  runId: string;
+  sessionId: string;
+  origin: string;
+  apiCalls: number;
+  errors: number;
 }
 
 export type TaskStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';

@@ -9,6 +9,7 @@ import { checkFlow } from '../flow/check.js';
 import type { FlowPlan } from '../flow/plan.js';
 import type { TelemetryTarget } from '../otel/env.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
+import { withAttemptTelemetry } from './attempt-telemetry.js';
 import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
 import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
 import type { ErrorOccurrence as StoreErrorOccurrence, ErrorSeries as StoreErrorSeries } from '../store/index.js';
@@ -356,7 +357,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       guard(() => {
         const args = parseInput('getRun', input);
         const detail = store.getRun(args.runId);
-        return detail ? runDetail(detail) : null;
+        return detail ? withAttemptTelemetry(runDetail(detail), store) : null;
       }),
 
     getEvents: (input) =>

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import { useWidth } from '../lib/use-width.js';
+import { hrefToRun } from '../app/router.js';
 import type { RunDetail, TaskView } from '../../core/service/api.js';
 import { OutcomeBadge } from '../components/StatusBadge.js';
 import { Countdown } from '../components/Time.js';
@@ -200,6 +201,12 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
               )}
             </h3>
             {pickedAttempt.error ? <ErrorEnvelopeView error={pickedAttempt.error} /> : <p className="muted">This attempt has no error.</p>}
+            {pickedAttempt.telemetry?.map((t) => (
+              <p key={t.runId} className="attempt-telemetry">
+                Inside this attempt, {t.origin} reported {t.apiCalls} API call{t.apiCalls === 1 ? '' : 's'} and {t.errors} error{t.errors === 1 ? '' : 's'}:{' '}
+                <a href={hrefToRun(t.runId)}>session {t.sessionId.slice(0, 12)}</a>
+              </p>
+            ))}
             {pickedWork && <AttemptWorkView work={pickedWork} />}
           </div>
         ) : (
