@@ -6,6 +6,7 @@ import { checkpointBenchmarks } from './checkpoint.bench.js';
 import { engineBenchmarks } from './engine.bench.js';
 import { liveBenchmarks } from './live.bench.js';
 import { report, type Measurement } from './measure.js';
+import { otelBenchmarks } from './otel.bench.js';
 import { storeBenchmarks } from './store.bench.js';
 
 /** The repository root, found from dist/bench/main.js and bench/main.ts alike. */
@@ -17,10 +18,7 @@ function repositoryRoot(): string {
 const ROOT = repositoryRoot();
 
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|live|ui]`: ratios against same-run
- * baselines. The UI figures (Chromium, a built renderer-dist/) run only with `--only ui`: they
- * need a browser and report frame times rather than ratios.
- * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|ui|history]`: ratios against same-run
+ * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|live|otel|ui|history]`: ratios against same-run
  * baselines. The UI figures (Chromium, a built renderer-dist/) run only with `--only ui` (the
  * 10,000-run table and the live stream, then the history figures) or `--only history` (issue
  * #12's targets on a bulk history of 1,000,000 runs and errors, `--quick`: 20,000): they need a
@@ -48,6 +46,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'store') measurements.push(...(await storeBenchmarks({ quick })));
   if (only === null || only === 'store' || only === 'checkpoints') measurements.push(...(await checkpointBenchmarks()));
   if (only === null || only === 'live') measurements.push(...(await liveBenchmarks({ quick })));
+  if (only === null || only === 'otel') measurements.push(...(await otelBenchmarks({ quick })));
   report(measurements, json);
   return 0;
 }

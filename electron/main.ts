@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { appFlowsDirOf } from '../core/service/flow-keys.js';
 import { startDemo } from '../core/service/demo.js';
+import { otelPortOf, startHostReceiver } from '../core/otel/host.js';
 import { readNotificationSettings } from '../core/service/notify-settings.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { defaultDatabasePath, openStore, type HivewatchStore } from '../core/store/index.js';
@@ -46,7 +47,7 @@ protocol.registerSchemesAsPrivileged([
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: flags } = parseArgs({
   args: process.argv.slice(app.isPackaged ? 1 : 2),
-  options: { db: { type: 'string' }, demo: { type: 'boolean', default: false } },
+  options: { db: { type: 'string' }, demo: { type: 'boolean', default: false }, 'otel-port': { type: 'string' } },
   strict: false,
   allowPositionals: true,
 });
@@ -144,8 +145,18 @@ async function start(): Promise<void> {
     app.exit(1);
     return;
   }
+  // The window has no HTTP server of its own: the OTLP receiver is the one loopback listener (docs/otel.md).
+  let otelPort: number | null;
+  try {
+    otelPort = otelPortOf(typeof flags['otel-port'] === 'string' ? flags['otel-port'] : undefined);
+  } catch (error) {
+    console.error(`Hivewatch: ${(error as Error).message}; no OpenTelemetry receiver`);
+    otelPort = null;
+  }
+  const otel = await startHostReceiver(store, otelPort, (line) => console.error(line));
   const service = createHivewatchService({
     store,
+    telemetry: () => (otel ? { endpoint: otel.endpoint, token: otel.token } : null),
     examplesDir: paths.examplesDir,
     userFlowsDir: appFlowsDirOf(dbPath),
     defaultAgent: process.env.HIVEWATCH_AGENT ?? null,
@@ -181,6 +192,8 @@ async function start(): Promise<void> {
     // Runs still going are cancelled and journaled; a later start can resume them.
     service
       .close({ timeoutMs: 5_000 })
+      .catch(() => undefined)
+      .then(() => otel?.close())
       .catch(() => undefined)
       .finally(() => {
         store.close();

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { otelPortOf } from '../core/otel/host.js';
 import { detectElectron } from './launcher.js';
 import { startServer, type RunningServer } from './main.js';
 import { packagePaths } from './paths.js';
@@ -28,12 +29,15 @@ const processIo: CliIo = {
 };
 
 const USAGE = `Usage:
-  hivewatch serve [--port N] [--db PATH] [--demo]
-  hivewatch start [--port N] [--db PATH] [--demo] [--browser] [--no-open]
+  hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off]
+  hivewatch start [--port N] [--db PATH] [--demo] [--browser] [--no-open] [--otel-port N|off]
 `;
 
 interface Flags {
   port: number | undefined;
+  /** The OTLP receiver's port (default HIVEWATCH_OTEL_PORT, else 4318), null for `off`. */
+  otelPort: number | null;
+  otelPortText: string | undefined;
   db: string | undefined;
   demo: boolean;
   browser: boolean;
@@ -45,6 +49,7 @@ function parse(argv: readonly string[], command: 'serve' | 'start'): Flags {
     args: [...argv],
     options: {
       port: { type: 'string' },
+      'otel-port': { type: 'string' },
       db: { type: 'string' },
       demo: { type: 'boolean', default: false },
       ...(command === 'start' ? { browser: { type: 'boolean', default: false }, 'no-open': { type: 'boolean', default: false } } : {}),
@@ -61,8 +66,11 @@ function parse(argv: readonly string[], command: 'serve' | 'start'): Flags {
   }
   const db = values.db === undefined ? undefined : String(values.db);
   if (db !== undefined && db.trim() === '') throw new Error('--db needs a path');
+  const otelPortText = values['otel-port'] === undefined ? undefined : String(values['otel-port']);
   return {
     port,
+    otelPort: otelPortOf(otelPortText),
+    otelPortText,
     db,
     demo: values.demo === true,
     browser: (values as Record<string, unknown>).browser === true,
@@ -78,6 +86,7 @@ function banner(server: RunningServer, shell: string): string {
     `  API:      ${curl}`,
     `  Database: ${server.dbPath}${server.createdDatabase ? ' (created)' : ''}`,
     `  Page:     ${server.renderer ? 'renderer-dist/' : 'built-in page (build the full window with `npx vite build`)'}`,
+    `  OTel:     ${server.otel ? `${server.otel.endpoint} (agents' telemetry; \`hivewatch otel-env --db ${server.dbPath}\` prints their settings)` : 'no receiver'}`,
     '',
   ].join('\n');
 }
@@ -135,6 +144,7 @@ async function browserShell(flags: Flags, io: CliIo, open: boolean, why: string 
     server = await startServer({
       ...(flags.port !== undefined ? { port: flags.port } : {}),
       ...(flags.db !== undefined ? { dbPath: flags.db } : {}),
+      otelPort: flags.otelPort,
       demo: flags.demo,
       open,
       log: (line) => io.err(`${line}\n`),
@@ -157,6 +167,7 @@ async function electronShell(binary: string, flags: Flags, io: CliIo): Promise<n
   const args = [join(distDir, 'electron', 'main.js')];
   if (flags.db !== undefined) args.push('--db', flags.db);
   if (flags.demo) args.push('--demo');
+  if (flags.otelPortText !== undefined) args.push('--otel-port', flags.otelPortText);
   const env = { ...process.env };
   delete env.ELECTRON_RUN_AS_NODE;
   io.out(`Opening the Hivewatch window (Electron: ${binary})\n`);

@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { appFlowsDirOf } from '../core/service/flow-keys.js';
+import { startHostReceiver } from '../core/otel/host.js';
+import type { OtlpReceiver } from '../core/otel/receiver.js';
 import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { defaultDatabasePath, openStore, type HivewatchStore } from '../core/store/index.js';
@@ -34,6 +36,8 @@ export interface StartServerOptions {
   heartbeatMs?: number;
   globalConcurrency?: number;
   defaultAgent?: string | null;
+  /** The OTLP receiver's port (docs/otel.md); null / absent: none (the `serve` command passes 4318 unless told). */
+  otelPort?: number | null;
   log?: (line: string) => void;
 }
 
@@ -54,6 +58,8 @@ export interface RunningServer {
   window: ChromiumWindow | null;
   /** Why no window was opened (when `open` was asked and none was). */
   openSkipped: string | null;
+  /** The OpenTelemetry receiver, when one listens. */
+  otel: OtlpReceiver | null;
   close(): Promise<void>;
 }
 
@@ -77,8 +83,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   else userFlowsDir = appFlowsDirOf(dbPath);
   if (userFlowsDir !== null) mkdirSync(userFlowsDir, { recursive: true });
 
+  // Before the service: the presets it runs send their telemetry here (issue #11 part 5).
+  const otel = await startHostReceiver(store, options.otelPort ?? null, log);
   const service = createHivewatchService({
     store,
+    telemetry: () => (otel ? { endpoint: otel.endpoint, token: otel.token } : null),
     examplesDir: options.examplesDir ?? paths.examplesDir,
     userFlowsDir,
     ...(options.globalConcurrency !== undefined ? { globalConcurrency: options.globalConcurrency } : {}),
@@ -110,6 +119,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (options.port === undefined && !memory) store.setSetting(PORT_SETTING, String(shell.port));
   } catch (error) {
     await service.close();
+    await otel?.close();
     store.close();
     throw error;
   }
@@ -138,11 +148,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     store,
     window,
     openSkipped,
+    otel,
     close: () => {
       closed ??= (async () => {
         stopDemo?.();
         window?.close();
         await shell.close();
+        await otel?.close();
         await service.close();
         store.close();
       })();

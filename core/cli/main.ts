@@ -4,6 +4,7 @@ import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { checkCommand } from './check.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
 import { continueCommand, errorsCommand, pruneCommand, replayCommand, runsCommand } from './history.js';
+import { otelEnvCommand } from './otel-env.js';
 import { runFlow } from './run.js';
 
 const HELP = `hivewatch ${VERSION} — run and watch agent flows
@@ -26,7 +27,9 @@ Usage:
   hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
   hivewatch retry <runId> [run options]          run the same flow again, linked to the old run
   hivewatch prune --older-than 30d               delete finished runs (rollups stay exact)
-  hivewatch serve [--port N] [--db PATH] [--demo]   the browser shell alone, on 127.0.0.1
+  hivewatch otel-env [--agent claude-code|codex-cli] [--db PATH] [--port N] [--store-prompts on|off]
+                                                 print the settings that send an agent's telemetry to this database
+  hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off]   the browser shell alone, on 127.0.0.1
   hivewatch start [--browser] [--db PATH] [--demo]  the app: Electron where installed, else the browser shell
   hivewatch help
 `;
@@ -80,6 +83,11 @@ const COMMANDS: Record<string, Command> = {
     booleans: RUN_BOOLEANS,
     values: RUN_VALUES,
     run: (args, io) => continueCommand('retry', args, io, onePositional(args, 'run id')),
+  },
+  'otel-env': {
+    booleans: [],
+    values: ['agent', 'db', 'port', 'store-prompts'],
+    run: (args, io) => otelEnvCommand(args, io),
   },
   prune: {
     booleans: ['json'],

@@ -43,6 +43,8 @@ export type HivewatchEventBody =
       flowDigest?: string;
       /** The flow's text as it ran, so the journal shows what was run even after the file changed. */
       flowText?: string;
+      /** A run Hivewatch did not execute: an agent's session seen through its telemetry (core/otel). */
+      external?: ExternalRunSource;
     }
   | { type: 'stepStarted'; step: number; frontier: { ordinal: number; taskId: string; name: string }[] }
   | (TaskRef & { type: 'taskStarted'; name: string; agent: string; maxAttempts: number })
@@ -161,7 +163,28 @@ export type HivewatchEventBody =
    * Written by the store on start-up for a run whose host died; not by the engine. `processes`:
    * what recovery did with each attempt process group the dead host left (absent: none known).
    */
-  | { type: 'runInterrupted'; error: ErrorEnvelope; processes?: LeftoverProcessGroup[] };
+  | { type: 'runInterrupted'; error: ErrorEnvelope; processes?: LeftoverProcessGroup[] }
+  /**
+   * A telemetry event of an external run that has no other Hivewatch event (a tool decision, a
+   * successful tool result) or that Hivewatch does not know (`known: false`): kept and shown.
+   */
+  | { type: 'externalEvent'; name: string; known: boolean; taskId: string | null; attributes: Record<string, unknown> }
+  /** An external run sent nothing for `quietMs`: it ends (status completed) until events resume. */
+  | { type: 'externalRunIdle'; quietMs: number; lastEventAt: number }
+  /** Events resumed after `externalRunIdle`: the run is running again. */
+  | { type: 'externalRunReopened'; idleSince: number };
+
+/** Where an external run comes from (docs/otel.md). */
+export interface ExternalRunSource {
+  /** `runtime:claude-code` / `runtime:codex-cli` (or `runtime:<service.name>`). */
+  origin: string;
+  /** The CLI's session id (`session.id`, Codex `conversation.id`). */
+  sessionId: string;
+  /** What sent it: `service.name` and version as the telemetry's resource names them. */
+  source: string;
+  /** Set when Hivewatch ran the CLI itself: the attempt whose process sent this telemetry. */
+  parent?: { runId: string; taskId: string; attempt: number };
+}
 
 export const LeftoverOutcome = {
   /** The start time matched: the group was sent SIGKILL. */

@@ -42,10 +42,14 @@ export const ERROR_CODES = {
   RUNTIME_OUTPUT_MALFORMED: code('runtime', true, 'Retry; check the runtime output format'),
   RUNTIME_RATE_LIMIT: code('runtime', true, 'Wait for the rate limit window to pass'),
   RUNTIME_UNKNOWN: code('runtime', true, 'Retry; inspect the runtime output'),
+  /** The model provider's API answered with a server error (5xx): the command ran, the provider failed. */
+  RUNTIME_PROVIDER_ERROR: code('runtime', true, "Retry later; check the provider's status page if it persists"),
 
   AGENT_SCOPE_VIOLATION: code('agent', false, 'Narrow the agent instructions to the allowed scope'),
   AGENT_NO_CHANGES: code('agent', true, 'Provide clearer success criteria'),
   AGENT_INVALID_OUTPUT: code('agent', true, 'Retry with a stricter output instruction'),
+  /** A tool the agent called reported failure (telemetry's tool results). */
+  AGENT_TOOL_FAILED: code('agent', true, "Inspect the tool's error; the agent may recover on its own"),
 
   SCOPE_VIOLATION_WRITE: code('scope', false, 'Abort and investigate the scope definition'),
   SCOPE_VIOLATION_READ: code('scope', false, 'Abort and investigate the scope definition'),

@@ -1,6 +1,7 @@
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../errors/classify.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
+import { claudeCodeEnv, type TelemetryTarget } from '../otel/env.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
 import {
@@ -181,21 +182,29 @@ export function readClaudeCodeOutput(observation: RuntimeObservation, at: ReadCo
   };
 }
 
+export interface PresetTelemetryOptions {
+  /** Where the CLIs this host runs send their telemetry (the receiver's endpoint and token), or null for nowhere. */
+  telemetry?: (() => TelemetryTarget | null) | undefined;
+}
+
 export class ClaudeCodeRuntime implements SessionRuntime {
   readonly name = CLAUDE_CODE;
   readonly retries = CLAUDE_CODE_RETRIES;
 
-  constructor(private readonly options: ProcessRuntimeOptions & PresetClockOptions = {}) {}
+  constructor(private readonly options: ProcessRuntimeOptions & PresetClockOptions & PresetTelemetryOptions = {}) {}
 
   async execute(request: AttemptRequest, signal: AbortSignal): Promise<AttemptResult> {
     if (signal.aborted) return { kind: 'cancelled' };
     const argv = claudeCodeArgv(request.agent, request.prompt);
+    // Its telemetry goes to the host's receiver, marked with this attempt (issue #11 part 5); the agent's own env: wins.
+    const target = this.options.telemetry?.() ?? null;
+    const telemetry = target ? claudeCodeEnv(target, { runId: request.runId, taskId: request.taskId, attempt: request.attempt }) : {};
     if (!Array.isArray(argv)) return argv;
     return runAttemptProcess(argv, request, signal, {
       runtimeName: this.name,
       read: (observation) => readClaudeCodeOutput(observation, presetClock(this.options, request)),
       options: this.options,
-      env: { ...CLAUDE_CODE_ENV, ...attemptEnv(request) },
+      env: { ...telemetry, ...CLAUDE_CODE_ENV, ...attemptEnv(request) },
     });
   }
 }

@@ -1,6 +1,8 @@
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../errors/classify.js';
 import type { AgentSpec } from '../flow/plan.js';
-import { runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
+import { codexOtelOverrides, resourceAttributes } from '../otel/env.js';
+import type { PresetTelemetryOptions } from './claude-code.js';
+import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
 import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, usageLimitFromText, userErrorFromText, type DeniedTool, type PresetRetryOwnership } from './preset.js';
 import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
@@ -159,16 +161,21 @@ export class CodexCliRuntime implements SessionRuntime {
   readonly name = CODEX_CLI;
   readonly retries = CODEX_CLI_RETRIES;
 
-  constructor(private readonly options: ProcessRuntimeOptions & PresetClockOptions = {}) {}
+  constructor(private readonly options: ProcessRuntimeOptions & PresetClockOptions & PresetTelemetryOptions = {}) {}
 
   async execute(request: AttemptRequest, signal: AbortSignal): Promise<AttemptResult> {
     if (signal.aborted) return { kind: 'cancelled' };
     const argv = codexCliArgv(request.agent, request.prompt);
     if (!Array.isArray(argv)) return argv;
-    return runAttemptProcess(argv, request, signal, {
+    // Codex takes its exporter from config (`-c` overrides, before the subcommand); the attempt's identity
+    // rides on OTEL_RESOURCE_ATTRIBUTES (issue #11 part 5, docs/otel.md).
+    const target = this.options.telemetry?.() ?? null;
+    const identity = { runId: request.runId, taskId: request.taskId, attempt: request.attempt };
+    return runAttemptProcess(target ? [argv[0] as string, ...codexOtelOverrides(target), ...argv.slice(1)] : argv, request, signal, {
       runtimeName: this.name,
       read: (observation) => readCodexCliOutput(observation, presetClock(this.options, request)),
       options: this.options,
+      ...(target ? { env: { OTEL_RESOURCE_ATTRIBUTES: resourceAttributes(identity), ...attemptEnv(request) } } : {}),
     });
   }
 }

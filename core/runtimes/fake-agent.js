@@ -10,6 +10,10 @@
 //   HIVEWATCH_FAKE_SIMULATE  outcomes, comma separated, one per attempt, the last repeating (default "ok")
 //   HIVEWATCH_FAKE_ATTEMPT   1-based attempt number (default 1)
 //   HIVEWATCH_FAKE_PROMPT    the prompt (echoed, shortened, by "ok")
+//   CLAUDE_CODE_ENABLE_TELEMETRY=1 with OTEL_EXPORTER_OTLP_ENDPOINT (and _HEADERS,
+//   OTEL_RESOURCE_ATTRIBUTES), as Hivewatch passes a claude-code preset: before its outcome the
+//   agent exports, as OTLP/HTTP JSON logs, what Claude Code would for a request the API refused
+//   as overloaded once and then answered (docs/otel.md), so the telemetry path runs for real.
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
@@ -86,4 +90,46 @@ function main() {
   }
 }
 
-main();
+/** `k=v,k2=v2` (OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES: values percent-encoded). */
+function pairs(text) {
+  const out = [];
+  for (const part of (text || '').split(',')) {
+    const at = part.indexOf('=');
+    if (at > 0) out.push([part.slice(0, at).trim(), decodeURIComponent(part.slice(at + 1).trim())]);
+  }
+  return out;
+}
+
+/* global fetch */
+async function exportTelemetry() {
+  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (process.env.CLAUDE_CODE_ENABLE_TELEMETRY !== '1' || !endpoint) return;
+  const str = (key, value) => ({ key, value: typeof value === 'number' ? { intValue: String(value) } : { stringValue: String(value) } });
+  const session = `fake-${process.pid}`;
+  const now = Date.now();
+  const record = (i, name, attrs) => ({
+    timeUnixNano: String((now + i) * 1e6),
+    body: { stringValue: `claude_code.${name}` },
+    attributes: [str('event.name', name), str('session.id', session), str('prompt.id', 'fake-prompt'), ...Object.entries(attrs).map(([k, v]) => str(k, v))],
+  });
+  const body = {
+    resourceLogs: [{
+      resource: { attributes: [str('service.name', 'claude-code'), str('service.version', 'fake'), ...pairs(process.env.OTEL_RESOURCE_ATTRIBUTES).map(([k, v]) => str(k, v))] },
+      scopeLogs: [{ scope: { name: 'hivewatch.fake-agent' }, logRecords: [
+        record(0, 'user_prompt', { prompt_length: (process.env.HIVEWATCH_FAKE_PROMPT || '').length }),
+        record(1, 'api_error', { model: 'fake-model', error: 'Overloaded', status_code: '529', attempt: 1, duration_ms: 5 }),
+        record(2, 'api_request', { model: 'fake-model', duration_ms: 7, cost_usd: 0 }),
+      ] }],
+    }],
+  };
+  const headers = { 'content-type': 'application/json', ...Object.fromEntries(pairs(process.env.OTEL_EXPORTER_OTLP_HEADERS)) };
+  try {
+    const res = await fetch(`${endpoint.replace(/\/$/, '')}/v1/logs`, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (!res.ok) process.stderr.write(`fake agent: telemetry export answered ${res.status}: ${await res.text()}\n`);
+  } catch (error) {
+    // A real exporter drops what it cannot send; the agent's work goes on.
+    process.stderr.write(`fake agent: telemetry export failed: ${error.message}\n`);
+  }
+}
+
+exportTelemetry().then(main, main);

@@ -1,4 +1,5 @@
 import type { Clock } from '../engine/clock.js';
+import type { TelemetryTarget } from '../otel/env.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
 import type { AgentSpec, RuntimeKind } from '../flow/plan.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
@@ -18,6 +19,8 @@ export interface RuntimeRegistryOptions {
   clock?: Clock | undefined;
   /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
   killGraceMs?: number | undefined;
+  /** Where the claude-code / codex-cli presets send their CLIs' telemetry (issue #11 part 5). */
+  telemetry?: (() => TelemetryTarget | null) | undefined;
 }
 
 export interface HivewatchRuntimeRegistry extends RuntimeRegistry {
@@ -47,7 +50,7 @@ export function createRuntimeRegistry(options: RuntimeRegistryOptions = {}): Hiv
   // The presets read "try again in 2 hours" against the engine's clock, so the reset time and
   // the retry delay computed from it agree, on a virtual clock too.
   const clock = options.clock;
-  const presetOptions = { now: clock === undefined ? undefined : () => clock.now() };
+  const presetOptions = { now: clock === undefined ? undefined : () => clock.now(), telemetry: options.telemetry };
   const runtimes: Record<RuntimeKind, SessionRuntime> = {
     command: new CommandRuntime(processOptions),
     fake: new FakeRuntime(processOptions),

@@ -60,6 +60,11 @@ export interface RunSummary {
   resumedFrom: string | null;
   retryOf: string | null;
   lastError: { code: string; message: string } | null;
+  /**
+   * Where an external run comes from (an agent session seen through its telemetry: `runtime:claude-code`,
+   * `runtime:codex-cli`); absent for the runs Hivewatch executes. An external run cannot be cancelled from here.
+   */
+  source?: string;
 }
 
 export type AttemptStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'stale';
@@ -74,6 +79,19 @@ export interface AttemptView {
   delayAfterMs: number | null;
   strategy: string | null;
   nextAttemptAt: number | null;
+  /**
+   * The agent CLI's own telemetry sent from inside this attempt (issue #11 part 5): its session's
+   * external run, with the API calls and errors (the CLI's internal retries) it reported.
+   */
+  telemetry?: AttemptTelemetry[];
+}
+
+export interface AttemptTelemetry {
+  runId: string;
+  sessionId: string;
+  origin: string;
+  apiCalls: number;
+  errors: number;
 }
 
 export type TaskStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';

@@ -1,3 +1,4 @@
+import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import type {
   AttemptRow,
   ErrorCount as StoreErrorCount,
@@ -128,6 +129,7 @@ export function runSummary(row: RunRow, retrying: Retrying): RunSummary {
     resumedFrom: row.resumedFrom,
     retryOf: row.retryOf,
     lastError: row.lastErrorCode !== null ? { code: row.lastErrorCode, message: row.lastErrorMessage ?? '' } : null,
+    ...(row.flow.startsWith(EXTERNAL_FLOW_PREFIX) ? { source: `runtime:${row.flow.slice(EXTERNAL_FLOW_PREFIX.length)}` } : {}),
   };
 }
 

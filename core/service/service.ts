@@ -12,6 +12,9 @@ import { formatDiagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
 import { highlightSpans } from '../flow/highlight.js';
 import type { FlowPlan } from '../flow/plan.js';
+import type { TelemetryTarget } from '../otel/env.js';
+import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
+import { withAttemptTelemetry } from './attempt-telemetry.js';
 import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
 import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
 import type { ErrorOccurrence as StoreErrorOccurrence, ErrorSeries as StoreErrorSeries } from '../store/index.js';
@@ -84,6 +87,8 @@ export interface HivewatchServiceOptions {
   /** Agent work (issue #10): where task worktrees go, and git's environment (tests isolate it). */
   worktreeRoot?: string;
   gitEnv?: Record<string, string>;
+  /** The OTLP receiver the presets' CLIs report to (issue #11 part 5): asked at each attempt, null for none. */
+  telemetry?: () => TelemetryTarget | null;
 }
 
 /** A flow file run from the command line (`hivewatch run` / `resume` / `retry`). */
@@ -182,7 +187,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
   const catalog = new FlowCatalog({ examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null });
   const sharedLimiter: Limiter = createLimiter(options.globalConcurrency ?? 8);
   const realClock = new RealClock();
-  const realRegistry = createRuntimeRegistry({ clock: realClock, killGraceMs: options.killGraceMs });
+  const realRegistry = createRuntimeRegistry({ clock: realClock, killGraceMs: options.killGraceMs, telemetry: options.telemetry });
   const sink: DurableSink = createDurableSink(store);
   const runs = new Map<string, LiveRun>();
   // Run commands other processes journaled for our runs: applied one pass at a time.
@@ -255,7 +260,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     if (closing) throw new ApiError(409, 'closing', 'the service is shutting down');
     const clock: Clock = launchOptions.virtual ? new VirtualClock(Date.now()) : realClock;
     const registry: HivewatchRuntimeRegistry = launchOptions.virtual
-      ? createRuntimeRegistry({ clock, killGraceMs: options.killGraceMs })
+      ? createRuntimeRegistry({ clock, killGraceMs: options.killGraceMs, telemetry: options.telemetry })
       : realRegistry;
     const run = new FlowRun({
       plan: launchOptions.plan,
@@ -369,6 +374,13 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const args = parseInput('cancelRun', input);
         const row = runRow(args.runId);
         const live = runs.get(args.runId);
+        if (!live && row.flow.startsWith(EXTERNAL_FLOW_PREFIX)) {
+          return {
+            commandId: newCommandId(),
+            accepted: false,
+            message: `run ${args.runId} is an agent session seen through its telemetry (${row.flowName}); Hivewatch did not start it and cannot cancel it: stop the agent where it runs`,
+          };
+        }
         if (!live) {
           const commandId = newCommandId();
           return (ACTIVE_STATUSES as readonly string[]).includes(row.status)
@@ -438,7 +450,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const args = parseInput('getRun', input);
         const detail = store.getRun(args.runId);
         const lineage = store.runLineage(args.runId);
-        return detail && lineage ? runDetail(detail, lineage) : null;
+        return detail && lineage ? withAttemptTelemetry(runDetail(detail, lineage), store) : null;
       }),
 
     getEvents: (input) =>

@@ -36,3 +36,4 @@ export { RunCommandKind, RunCommandState } from './commands.js';
 export type { RunCommand } from './commands.js';
 export type { ReplayReport, AggregateReport } from './replay.js';
 export type { PruneOptions, PruneReport } from './prune.js';
+export type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from './external.js';

@@ -357,6 +357,34 @@ function runCountsAndTextIndex(db: Database.Database): void {
   `);
 }
 
+/**
+ * Version 8: OpenTelemetry ingest (issue #11 part 4): `otel_payloads` remembers the digest of every ingested OTLP request so an
+ * exporter's retry of the same payload is not counted twice; `external_runs` is the bookkeeping
+ * of each agent session seen through telemetry (its run, when it last sent something, whether it
+ * went quiet, its open prompt task, and the Hivewatch attempt that ran it when there was one).
+ */
+function otelIngest(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE otel_payloads (
+      digest TEXT PRIMARY KEY, received_at INTEGER NOT NULL, records INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE external_runs (
+      session_key TEXT PRIMARY KEY,
+      run_id TEXT NOT NULL UNIQUE,
+      origin TEXT NOT NULL,
+      session_id TEXT NOT NULL,
+      parent_run_id TEXT, parent_task_id TEXT, parent_attempt INTEGER,
+      last_event_at INTEGER NOT NULL,
+      idle INTEGER NOT NULL DEFAULT 0,
+      open_task TEXT,
+      open_task_attempts INTEGER NOT NULL DEFAULT 0,
+      task_count INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID;
+    CREATE INDEX external_runs_quiet ON external_runs (idle, last_event_at);
+    CREATE INDEX external_runs_parent ON external_runs (parent_run_id, parent_task_id, parent_attempt) WHERE parent_run_id IS NOT NULL;
+  `);
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'first schema: journal, projections, minute rollups', up: firstSchema },
   { version: 2, name: 'hour/day rollups, error groups, run owners, indexes', up: rollupGrainsGroupsAndOwners },
@@ -369,6 +397,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'commit order of the journal, cross-process run commands', up: commitOrderAndCommands },
   { version: 6, name: 'index of runs by the run they retry', up: retryOfIndex },
   { version: 7, name: 'run counts per flow and status, trigram text index of runs', up: runCountsAndTextIndex },
+  { version: 8, name: 'OpenTelemetry ingest: payload digests, external runs', up: otelIngest },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -54,7 +54,10 @@ export function recoverInterrupted(
   const select = db.prepare(
     `SELECT r.id, r.flow, r.current_step, r.steps, r.last_seq, r.last_checkpoint_step, h.pid, h.hostname, h.instance
      FROM runs AS r LEFT JOIN run_hosts AS h ON h.run_id = r.id
-     WHERE r.status IN (${ACTIVE_RUN_STATUSES.map(() => '?').join(', ')}) ORDER BY r.started_at, r.id`,
+     WHERE r.status IN (${ACTIVE_RUN_STATUSES.map(() => '?').join(', ')})
+       -- An external run (telemetry of an agent Hivewatch did not start) has no host to lose: it ends when it goes quiet.
+       AND r.id NOT IN (SELECT run_id FROM external_runs)
+     ORDER BY r.started_at, r.id`,
   );
   const attemptEvents = db.prepare(
     `SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? AND type IN ('attemptProcess', 'attemptSucceeded', 'attemptFailed') ORDER BY seq`,

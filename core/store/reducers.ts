@@ -92,6 +92,8 @@ export function changesRun(run: RunRow, event: HivewatchEvent): boolean {
     case 'runFailed':
     case 'runCancelled':
     case 'runInterrupted':
+    case 'externalRunIdle':
+    case 'externalRunReopened':
       return true;
     case 'cancelRequested':
       return run.cancelCommandId === null;
@@ -176,6 +178,15 @@ export function setRunFields(r: RunRow, event: HivewatchEvent, wall: number = ev
     case 'runInterrupted':
       end(r, 'interrupted', event.ts, wall);
       r.error = event.error;
+      return;
+    case 'externalRunIdle':
+      end(r, 'completed', event.ts, wall);
+      return;
+    case 'externalRunReopened':
+      r.status = 'running';
+      r.endedAt = null;
+      r.durationMs = null;
+      r.endedWall = null;
       return;
     default:
       return;

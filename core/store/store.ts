@@ -22,6 +22,16 @@ import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, 
 import { runLineage, type RunLineage } from './queries/lineage.js';
 import { errorGroups, groupBins, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupBinsQuery, type GroupTrendsQuery } from './queries/groups.js';
 import {
+  attemptTelemetry,
+  externalSession,
+  quietExternalSessions,
+  rememberPayload,
+  writeSessions,
+  type AttemptTelemetryLink,
+  type ExternalBatch,
+  type ExternalSessionRow,
+} from './external.js';
+import {
   countRuns,
   getRun,
   listRuns,
@@ -85,6 +95,18 @@ export interface HivewatchStore {
 
   /** Journals a batch in one transaction (events, projections, rollups, groups). All or nothing. */
   appendEvents(events: readonly HivewatchEvent[]): void;
+  /**
+   * Journals the events of one ingested telemetry payload (core/otel) through `appendEvents`,
+   * with its digest and the sessions' bookkeeping, in one transaction. False (nothing written)
+   * when a payload with this digest was ingested before.
+   */
+  ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): boolean;
+  /** An external session's bookkeeping (null when never seen). */
+  externalSession(sessionKey: string): ExternalSessionRow | null;
+  /** Open external sessions whose latest event is older than `before` (wall ms). */
+  quietExternalSessions(before: number): ExternalSessionRow[];
+  /** The external runs (agent telemetry) sent from within the attempts of a run. */
+  attemptTelemetry(runId: string): AttemptTelemetryLink[];
   /** Called after each committed batch, in commit order, with that batch. Returns unsubscribe. */
   subscribe(listener: CommittedListener): () => void;
 
@@ -199,6 +221,35 @@ class SqliteStore implements HivewatchStore {
     const writer = this.writable();
     const walls = writer.append(events);
     this.notify(events, walls, writer.lastCommittedSeqs());
+  }
+
+  ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): boolean {
+    const writer = this.writable();
+    const walls = this.database
+      .transaction((): number[] | null => {
+        if (!rememberPayload(this.database, batch)) return null;
+        writeSessions(this.database, batch.sessions);
+        return writer.append(events);
+      })
+      .immediate();
+    if (walls === null) return false;
+    this.notify(events, walls, writer.lastCommittedSeqs());
+    return true;
+  }
+
+  externalSession(sessionKey: string): ExternalSessionRow | null {
+    this.open();
+    return externalSession(this.cache, sessionKey);
+  }
+
+  quietExternalSessions(before: number): ExternalSessionRow[] {
+    this.open();
+    return quietExternalSessions(this.cache, before);
+  }
+
+  attemptTelemetry(runId: string): AttemptTelemetryLink[] {
+    this.open();
+    return attemptTelemetry(this.cache, runId);
   }
 
   subscribe(listener: CommittedListener): () => void {

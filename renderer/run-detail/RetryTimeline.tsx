@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import { useWidth } from '../lib/use-width.js';
+import { hrefToRun } from '../app/router.js';
 import type { RunDetail, TaskView } from '../../core/service/api.js';
 import { OutcomeBadge } from '../components/StatusBadge.js';
 import { Countdown } from '../components/Time.js';
@@ -202,6 +203,12 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
               )}
             </h3>
             <AttemptInspector attempt={pickedAttempt} inspection={inspections?.get(attemptKey(pickedTask.taskId, pickedAttempt.attempt))} work={pickedWork} virtual={detail.run.clock === 'virtual'} />
+            {pickedAttempt.telemetry?.map((t) => (
+              <p key={t.runId} className="attempt-telemetry">
+                Inside this attempt, {t.origin} reported {t.apiCalls} API call{t.apiCalls === 1 ? '' : 's'} and {t.errors} error{t.errors === 1 ? '' : 's'}:{' '}
+                <a href={hrefToRun(t.runId)}>session {t.sessionId.slice(0, 12)}</a>
+              </p>
+            ))}
           </div>
         ) : (
           <p className="muted hint">Hover an attempt for its error; click it to inspect it here: its prompt or command line, output, process and error.</p>

@@ -8,6 +8,7 @@ import { formatDelay, formatDuration } from '../lib/format.js';
 export function describeEvent(e: HivewatchEvent): string {
   switch (e.type) {
     case 'runStarted':
+      if (e.external) return `${e.flowName} seen through telemetry from ${e.external.source} (${e.external.origin}, session ${e.external.sessionId})`;
       return `${e.flowName} started${e.retryOf ? ` (retry of ${e.retryOf})` : ''}${e.resumedFrom ? ` (resumed from ${e.resumedFrom} after step ${e.resumeStep})` : ''}, ${e.options.clock} clock, max ${e.options.maxSteps} steps`;
     case 'stepStarted':
       return `step ${e.step}: ${e.frontier.length} task${e.frontier.length === 1 ? '' : 's'} (${e.frontier.map((f) => f.name).join(', ')})`;
@@ -63,7 +64,22 @@ export function describeEvent(e: HivewatchEvent): string {
       return `task ${e.taskId} attempt ${e.attempt} committed ${e.commit.slice(0, 10)} on ${e.branch}`;
     case 'branchMerged':
       return `step ${e.step} merged ${e.merged.length} task commit${e.merged.length === 1 ? '' : 's'} into ${e.branch}: ${e.head.slice(0, 10)}`;
+    case 'externalEvent':
+      return `${e.known ? '' : 'unknown telemetry event '}${e.name}${e.taskId ? ` (task ${e.taskId})` : ''}${attributeSummary(e.attributes)}`;
+    case 'externalRunIdle':
+      return `ended: no telemetry for ${formatDuration(e.quietMs)}`;
+    case 'externalRunReopened':
+      return 'telemetry resumed: running again';
   }
+}
+
+/** A few of a telemetry event's attributes, as `key=value`. */
+function attributeSummary(attributes: Record<string, unknown>): string {
+  const parts = Object.entries(attributes)
+    .filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+    .slice(0, 6)
+    .map(([k, v]) => `${k}=${String(v)}`);
+  return parts.length > 0 ? `: ${parts.join(', ')}` : '';
 }
 
 /** How an event type reads in the filter, grouped by what it is about. */

@@ -78,6 +78,7 @@ export const RunRow = memo(function RunRow({
             {run.lastError.code}
           </span>
         )}
+        {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
         {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
         {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
       </div>

@@ -48,7 +48,8 @@ export function useRunActions(): RunActions {
 
   const cancel = useCallback<RunActions['cancel']>(
     async (candidates) => {
-      const runs = candidates.filter((r) => canCancel(r.status));
+      // An external run (agent telemetry) is not Hivewatch's to cancel: the service would refuse it.
+      const runs = candidates.filter((r) => canCancel(r.status) && r.source === undefined);
       if (runs.length === 0) {
         toast('Nothing to cancel: only queued or running runs can be cancelled.', 'info');
         return false;

@@ -1,0 +1,40 @@
+import { otelPortOf } from '../otel/host.js';
+import { OTEL_AGENTS, otelEnvText, type OtelAgent } from '../otel/env.js';
+import { STORE_PROMPTS_SETTING } from '../otel/ingest.js';
+import { otelToken } from '../otel/receiver.js';
+import { openStore } from '../store/index.js';
+import { stringFlag, UsageError, type ParsedArgs } from './args.js';
+import { databasePathOf } from './database.js';
+import { ExitCode, type CliIo } from './io.js';
+
+/**
+ * `hivewatch otel-env [--agent claude-code|codex-cli] [--db PATH] [--port N] [--store-prompts on|off]`: the settings that
+ * point an agent at this database's receiver. The token is the database's (made on first use),
+ * so the printed settings stay valid across restarts of the app. `--store-prompts on` lets prompt
+ * text arriving in telemetry into the journal (default off).
+ */
+export async function otelEnvCommand(args: ParsedArgs, io: CliIo): Promise<number> {
+  const agent = stringFlag(args, 'agent') ?? 'claude-code';
+  if (!(OTEL_AGENTS as readonly string[]).includes(agent)) throw new UsageError(`--agent must be one of ${OTEL_AGENTS.join(', ')}, got "${agent}"`);
+  let port: number | null;
+  try {
+    port = otelPortOf(stringFlag(args, 'port'), io.env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (port === null || port === 0) throw new UsageError('otel-env needs the fixed port the app listens on (not "off" or 0)');
+  const storePrompts = stringFlag(args, 'store-prompts');
+  if (storePrompts !== undefined && storePrompts !== 'on' && storePrompts !== 'off') throw new UsageError(`--store-prompts must be on or off, got "${storePrompts}"`);
+  // No recovery: printing settings must not touch the runs of an app that has the database open.
+  const store = openStore({ path: databasePathOf(args, io), recover: false });
+  try {
+    if (storePrompts !== undefined) {
+      store.setSetting(STORE_PROMPTS_SETTING, storePrompts);
+      io.err(`prompt text from telemetry is ${storePrompts === 'on' ? 'now stored' : 'no longer stored'} in ${store.path}\n`);
+    }
+    io.out(otelEnvText(agent as OtelAgent, { endpoint: `http://127.0.0.1:${port}`, token: otelToken(store) }));
+  } finally {
+    store.close();
+  }
+  return Promise.resolve(ExitCode.ok);
+}

@@ -1,0 +1,79 @@
+/**
+ * What points an agent CLI's telemetry at a Hivewatch receiver (docs/otel.md "Setup"): the
+ * environment of Claude Code, the `[otel]` block of Codex's config.toml. `hivewatch otel-env`
+ * prints them; the presets pass them to the CLIs Hivewatch runs itself (part 5), with the
+ * attempt's identity as resource attributes.
+ */
+
+export interface TelemetryTarget {
+  /** The receiver's base URL, `http://127.0.0.1:<port>`. */
+  endpoint: string;
+  token: string;
+}
+
+export const OTEL_AGENTS = ['claude-code', 'codex-cli'] as const;
+export type OtelAgent = (typeof OTEL_AGENTS)[number];
+
+/** The attempt a preset's child runs for, as OTLP resource attributes (mapping.ts reads them back). */
+export interface AttemptIdentity {
+  runId: string;
+  taskId: string;
+  attempt: number;
+}
+
+/** `key=value,…` with the W3C baggage-style escaping OTEL_RESOURCE_ATTRIBUTES uses (percent-encoding). */
+export function resourceAttributes(identity: AttemptIdentity): string {
+  const pairs: [string, string][] = [
+    ['hivewatch.run_id', identity.runId],
+    ['hivewatch.task_id', identity.taskId],
+    ['hivewatch.attempt', String(identity.attempt)],
+  ];
+  return pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join(',');
+}
+
+/** Claude Code's environment: events as OTLP/HTTP JSON logs to the receiver; no metrics (the receiver takes none). */
+export function claudeCodeEnv(target: TelemetryTarget, identity?: AttemptIdentity): Record<string, string> {
+  return {
+    CLAUDE_CODE_ENABLE_TELEMETRY: '1',
+    OTEL_LOGS_EXPORTER: 'otlp',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_EXPORTER_OTLP_ENDPOINT: target.endpoint,
+    OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${target.token}`,
+    ...(identity ? { OTEL_RESOURCE_ATTRIBUTES: resourceAttributes(identity) } : {}),
+  };
+}
+
+const tomlString = (text: string): string => JSON.stringify(text);
+
+/** Codex's `[otel]` table for ~/.codex/config.toml: its log exporter over OTLP/HTTP JSON. */
+export function codexOtelToml(target: TelemetryTarget): string {
+  return [
+    '[otel]',
+    'environment = "hivewatch"',
+    'log_user_prompt = false',
+    `exporter = { otlp-http = { endpoint = ${tomlString(`${target.endpoint}/v1/logs`)}, protocol = "json", headers = { "Authorization" = ${tomlString(`Bearer ${target.token}`)} } } }`,
+    '',
+  ].join('\n');
+}
+
+/** The same exporter as `codex -c` overrides (one per key), for a Codex Hivewatch runs itself. */
+export function codexOtelOverrides(target: TelemetryTarget): string[] {
+  return [
+    '-c',
+    `otel.exporter={ otlp-http = { endpoint = ${tomlString(`${target.endpoint}/v1/logs`)}, protocol = "json", headers = { "Authorization" = ${tomlString(`Bearer ${target.token}`)} } } }`,
+    '-c',
+    'otel.environment="hivewatch"',
+  ];
+}
+
+const shellQuote = (value: string): string => (/^[A-Za-z0-9_./:=-]+$/.test(value) ? value : `"${value.replace(/(["\\$`])/g, '\\$1')}"`);
+
+/** What `hivewatch otel-env` prints for an agent. */
+export function otelEnvText(agent: OtelAgent, target: TelemetryTarget): string {
+  if (agent === 'codex-cli') {
+    return `# Add to ~/.codex/config.toml (or .codex/config.toml of a project), then start codex:\n${codexOtelToml(target)}`;
+  }
+  const lines = Object.entries(claudeCodeEnv(target)).map(([k, v]) => `export ${k}=${shellQuote(v)}`);
+  return `# Run in the shell that starts claude (eval "$(hivewatch otel-env)"):\n${lines.join('\n')}\n`;
+}

@@ -1,0 +1,33 @@
+import type { HivewatchStore } from '../store/store.js';
+import { DEFAULT_OTEL_PORT, startOtlpReceiver, type OtlpReceiver } from './receiver.js';
+
+/**
+ * The receiver as a shell starts it (`serve`, the Electron main process): the port from the
+ * flag, else HIVEWATCH_OTEL_PORT, else 4318; `off` starts none. A taken port does not stop the
+ * app: the reason is logged and the window works without ingest.
+ */
+
+export const OTEL_PORT_ENV = 'HIVEWATCH_OTEL_PORT';
+
+/** The port to listen on, or null for `off`. Throws a usage message for anything else. */
+export function otelPortOf(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): number | null {
+  const text = (flag ?? env[OTEL_PORT_ENV] ?? '').trim();
+  if (text === '') return DEFAULT_OTEL_PORT;
+  if (text === 'off') return null;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) {
+    throw new Error(`the OTLP port must be a number from 0 to 65535 or "off", got "${text}" (--otel-port / ${OTEL_PORT_ENV})`);
+  }
+  return Number(text);
+}
+
+export async function startHostReceiver(store: HivewatchStore, port: number | null, log: (line: string) => void): Promise<OtlpReceiver | null> {
+  if (port === null) return null;
+  try {
+    const receiver = await startOtlpReceiver({ store, port, log });
+    log(`OpenTelemetry: receiving OTLP/HTTP on ${receiver.endpoint} (/v1/logs, /v1/traces); \`hivewatch otel-env\` prints an agent's settings`);
+    return receiver;
+  } catch (error) {
+    log(`OpenTelemetry: no receiver: ${(error as Error).message}`);
+    return null;
+  }
+}

@@ -1,0 +1,87 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FAKE_AGENT_PATH } from '../runtimes/fake.js';
+import { EXAMPLES_DIR } from '../service/conformance.suite.js';
+import { createHivewatchService } from '../service/service.js';
+import { openStore } from '../store/index.js';
+import { decodeOtlp } from './decode.js';
+import { OtelIngester } from './ingest.js';
+import { startOtlpReceiver } from './receiver.js';
+import { fixture } from './testing.js';
+
+/**
+ * Issue #11 part 5: a claude-code preset Hivewatch runs reports its telemetry to the host's
+ * receiver, marked with the attempt (OTEL_RESOURCE_ATTRIBUTES), and the API errors it retried
+ * internally are linked to that attempt. The CLI is the fake agent, a real subprocess exporting
+ * OTLP/HTTP JSON as Claude Code would.
+ */
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), 'hw-otel-preset-'));
+  closers.push(() => rmSync(dir, { recursive: true, force: true }));
+  const flows = join(dir, 'flows');
+  mkdirSync(flows);
+  const store = openStore({ path: join(dir, 'hw.db') });
+  closers.push(() => store.close());
+  return { dir, flows, store };
+}
+
+describe('presets feed the receiver (part 5)', () => {
+  it('links the API errors a claude-code attempt reported to that attempt', async () => {
+    const { flows, store } = setup();
+    writeFileSync(
+      join(flows, 'claude.prose'),
+      `agent claude:\n  runtime: "claude-code"\n  command: "${process.execPath} ${FAKE_AGENT_PATH}"\n\nsession: claude\n  prompt: "fix it"\n`,
+    );
+    const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0 });
+    closers.push(() => receiver.close());
+    const service = createHivewatchService({
+      store,
+      examplesDir: EXAMPLES_DIR,
+      userFlowsDir: flows,
+      telemetry: () => ({ endpoint: receiver.endpoint, token: receiver.token }),
+    });
+    closers.push(() => service.close());
+    const { runId } = await service.startRun({ flow: 'user/claude.prose' });
+    const result = await service.whenFinished(runId);
+    expect(result?.status).toBe('completed');
+
+    const task = store.getRun(runId)!.tasks[0]!;
+    const links = store.attemptTelemetry(runId);
+    expect(links).toEqual([{ taskId: task.taskId, attempt: 1, runId: expect.stringMatching(/^ext-claude-code-/), sessionId: expect.stringMatching(/^fake-\d+$/), origin: 'runtime:claude-code' }]);
+    const external = store.getRun(links[0]!.runId)!;
+    expect(external.attempts.map((a) => [a.attempt, a.status, a.errorCode])).toEqual([
+      [1, 'failed', 'RUNTIME_RATE_LIMIT'],
+      [2, 'succeeded', null],
+    ]);
+    const [error] = store.listErrors({ limit: 5 }).errors;
+    expect(error).toMatchObject({ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', context: { hivewatch: { runId, taskId: task.taskId, attempt: 1 } } });
+    // The host's own run is untouched by the CLI's internal retry: one attempt, no error of its own.
+    expect(store.getRun(runId)!.run).toMatchObject({ attemptCount: 1, errorCount: 0 });
+    // The window's run detail shows the CLI's calls inside the attempt.
+    const detail = await service.getRun({ runId });
+    expect(detail!.tasks[0]!.attempts[0]!.telemetry).toEqual([
+      { runId: links[0]!.runId, sessionId: links[0]!.sessionId, origin: 'runtime:claude-code', apiCalls: 2, errors: 1 },
+    ]);
+  });
+
+  it('answers a cancel of an external run clearly', async () => {
+    const { flows, store } = setup();
+    new OtelIngester(store).ingest(decodeOtlp('logs', 'json', fixture('codex-cli-logs', 'json')), 'x');
+    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows });
+    closers.push(() => service.close());
+    const runId = store.listRuns().runs[0]!.id;
+    const ack = await service.cancelRun({ runId });
+    expect(ack).toMatchObject({
+      accepted: false,
+      message: `run ${runId} is an agent session seen through its telemetry (Codex CLI session 0199a5e2); Hivewatch did not start it and cannot cancel it: stop the agent where it runs`,
+    });
+  });
+});

@@ -1,0 +1,240 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync, inflateSync } from 'node:zlib';
+import type { HivewatchStore } from '../store/store.js';
+import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal, type TelemetryRecord } from './decode.js';
+import { OtelIngester, type IngesterOptions } from './ingest.js';
+
+/**
+ * The loopback OTLP/HTTP receiver (`/v1/logs`, `/v1/traces`; JSON and protobuf; gzip), started by
+ * `serve` and by the Electron main process (docs/otel.md "Receiver"). It answers 401 without the
+ * database's ingest token, 400 with a reason for a payload it cannot take (nothing is written),
+ * 200 once the payload is committed.
+ */
+
+/** The OTLP/HTTP default port (the OpenTelemetry spec's), so exporters' defaults nearly fit. */
+export const DEFAULT_OTEL_PORT = 4318;
+/** A request body larger than this, before or after gzip, is refused (400). */
+export const MAX_OTLP_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * Decoded payloads waiting for their transaction, at most: past it the receiver answers 429 with
+ * Retry-After (OTLP exporters retry that), so a flood waits at the exporter instead of in memory.
+ */
+export const MAX_QUEUED_RECORDS = 50_000;
+/** The database secret that holds the ingest token. */
+export const OTEL_TOKEN_SECRET = 'otel.token';
+
+export const newOtelToken = (): string => randomBytes(24).toString('base64url');
+
+/** The database's ingest token (made once, then the same for every process and restart). */
+export function otelToken(store: HivewatchStore): string {
+  return store.secret(OTEL_TOKEN_SECRET, newOtelToken);
+}
+
+export interface OtlpReceiverOptions extends IngesterOptions {
+  store: HivewatchStore;
+  /** Default DEFAULT_OTEL_PORT; 0 for a free one. */
+  port?: number;
+  /** Default the database's `otel.token`. */
+  token?: string;
+  maxBodyBytes?: number;
+  /** How often quiet sessions are ended (default one minute); 0: never on a timer (tests call sweep). */
+  sweepEveryMs?: number;
+  /** Where a failed sweep is reported (default stderr). */
+  log?: (line: string) => void;
+  maxQueuedRecords?: number;
+}
+
+export interface OtlpReceiver {
+  /** `http://127.0.0.1:<port>` (the OTLP base endpoint: exporters append /v1/logs). */
+  endpoint: string;
+  port: number;
+  token: string;
+  ingester: OtelIngester;
+  close(): Promise<void>;
+}
+
+const ROUTES: Record<string, OtlpSignal> = { '/v1/logs': 'logs', '/v1/traces': 'traces' };
+
+class Refused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function encodingOf(contentType: string | undefined): OtlpEncoding {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type === 'application/json') return 'json';
+  if (type === 'application/x-protobuf' || type === 'application/protobuf') return 'protobuf';
+  throw new Refused(415, `unsupported Content-Type "${contentType ?? ''}": send application/json or application/x-protobuf`);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      reject(new Refused(400, `payload too large: ${declared} bytes (the limit is ${limit})`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new Refused(400, `payload too large: over ${limit} bytes (the limit)`));
+        req.pause();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function decompress(body: Buffer, contentEncoding: string | undefined, limit: number): Buffer {
+  const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
+  try {
+    if (encoding === 'gzip') return gunzipSync(body, { maxOutputLength: limit });
+    if (encoding === 'deflate') return inflateSync(body, { maxOutputLength: limit });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_BUFFER_TOO_LARGE' || (error as Error).message.includes('maxOutputLength')) {
+      throw new Refused(400, `payload too large once decompressed: over ${limit} bytes (the limit)`);
+    }
+    throw new Refused(400, `the body is not valid ${encoding}: ${(error as Error).message}`);
+  }
+  if (encoding === 'identity' || encoding === '') return body;
+  throw new Refused(415, `unsupported Content-Encoding "${encoding}": send gzip or none`);
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match) return false;
+  const given = Buffer.from(match[1] as string);
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function answer(res: ServerResponse, status: number, encoding: OtlpEncoding, message: string | null): void {
+  if (encoding === 'protobuf' && status === 200) {
+    // An empty Export*ServiceResponse: every record accepted.
+    res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 }).end();
+    return;
+  }
+  const body = JSON.stringify(message === null ? {} : { error: message });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
+  const token = options.token ?? otelToken(options.store);
+  const limit = options.maxBodyBytes ?? MAX_OTLP_BODY_BYTES;
+  const ingester = new OtelIngester(options.store, options);
+  const maxQueued = options.maxQueuedRecords ?? MAX_QUEUED_RECORDS;
+  // One payload's transaction per turn of the event loop: the window's API requests are answered
+  // between two payloads instead of behind every payload that arrived together.
+  const queue: { records: TelemetryRecord[]; digest: string; done: (error: unknown) => void }[] = [];
+  let queuedRecords = 0;
+  let draining = false;
+  const drainOne = (): void => {
+    const next = queue.shift();
+    if (!next) {
+      draining = false;
+      return;
+    }
+    queuedRecords -= next.records.length;
+    try {
+      ingester.ingest(next.records, next.digest);
+      next.done(null);
+    } catch (error) {
+      next.done(error);
+    }
+    setImmediate(drainOne);
+  };
+  const enqueue = (records: TelemetryRecord[], digest: string): Promise<void> => {
+    if (queuedRecords > 0 && queuedRecords + records.length > maxQueued) {
+      throw new Refused(429, `ingest is busy: ${queuedRecords} records are waiting; retry later`);
+    }
+    queuedRecords += records.length;
+    return new Promise<void>((resolve, reject) => {
+      queue.push({ records, digest, done: (error) => (error === null ? resolve() : reject(error as Error)) });
+      if (!draining) {
+        draining = true;
+        setImmediate(drainOne);
+      }
+    });
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let encoding: OtlpEncoding = 'json';
+    try {
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      const signal = ROUTES[path];
+      if (signal === undefined) throw new Refused(404, `no such OTLP endpoint ${path}: use /v1/logs or /v1/traces`);
+      if (req.method !== 'POST') throw new Refused(405, `${req.method ?? ''} ${path}: OTLP/HTTP takes POST`);
+      if (!bearerMatches(req.headers.authorization, token)) {
+        throw new Refused(401, 'missing or wrong ingest token: send Authorization: Bearer <token> (see `hivewatch otel-env`)');
+      }
+      encoding = encodingOf(req.headers['content-type']);
+      const raw = await readBody(req, limit);
+      const body = decompress(raw, req.headers['content-encoding'], limit);
+      const records = decodeOtlp(signal, encoding, body);
+      const digest = createHash('sha256').update(signal).update('\n').update(body).digest('hex');
+      await enqueue(records, digest);
+      answer(res, 200, encoding, null);
+    } catch (error) {
+      if (error instanceof Refused && error.status === 429) res.setHeader('retry-after', '1');
+      if (error instanceof Refused) answer(res, error.status, encoding, error.message);
+      else if (error instanceof OtlpDecodeError) answer(res, 400, encoding, `malformed OTLP payload: ${error.message}`);
+      else answer(res, 500, encoding, `could not ingest the payload: ${(error as Error).message}`);
+      if (!req.complete) res.on('finish', () => req.destroy());
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      const port = options.port ?? DEFAULT_OTEL_PORT;
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`the OTLP receiver cannot listen on 127.0.0.1:${port}: the port is taken (another collector?); choose another with --otel-port or HIVEWATCH_OTEL_PORT`)
+          : error,
+      );
+    };
+    server.once('error', onError);
+    server.listen(options.port ?? DEFAULT_OTEL_PORT, '127.0.0.1', () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const sweepEveryMs = options.sweepEveryMs ?? 60_000;
+  const log = options.log ?? ((line: string) => console.error(line));
+  const sweep = (): void => {
+    try {
+      ingester.sweep();
+    } catch (error) {
+      log(`otel: ending quiet sessions failed: ${(error as Error).message}`);
+    }
+  };
+  const timer = sweepEveryMs > 0 ? setInterval(sweep, sweepEveryMs) : null;
+  timer?.unref();
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    token,
+    ingester,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (timer) clearInterval(timer);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

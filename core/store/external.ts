@@ -1,0 +1,118 @@
+import type Database from 'better-sqlite3';
+import type { StatementCache } from './queries/sql.js';
+
+/**
+ * Bookkeeping of external runs (agent sessions seen through OpenTelemetry, core/otel) and of
+ * ingested payloads, in migration 5's tables. The ingester reads a session's row, decides the
+ * events, and writes the row back in the transaction that journals them (store.ingestExternal).
+ */
+
+export interface ExternalSessionRow {
+  sessionKey: string;
+  runId: string;
+  origin: string;
+  sessionId: string;
+  parent: { runId: string; taskId: string; attempt: number } | null;
+  /** Wall-clock ms of the latest payload that carried an event of the session. */
+  lastEventAt: number;
+  /** Ended by the quiet period (`externalRunIdle`); events reopen it. */
+  idle: boolean;
+  /** The prompt task events attach to, and how many attempts it has. */
+  openTask: string | null;
+  openTaskAttempts: number;
+  taskCount: number;
+  /** The run's last journaled seq (read, never written here). */
+  lastSeq: number;
+}
+
+export interface ExternalBatch {
+  /** The payload's digest: a payload already ingested is skipped whole. Null: no dedupe. */
+  digest: string | null;
+  records: number;
+  receivedAt: number;
+  sessions: readonly ExternalSessionRow[];
+}
+
+/** An external run sent by the CLI process of a Hivewatch attempt (issue #11 part 5). */
+export interface AttemptTelemetryLink {
+  taskId: string;
+  attempt: number;
+  runId: string;
+  sessionId: string;
+  origin: string;
+}
+
+type Row = {
+  session_key: string; run_id: string; origin: string; session_id: string;
+  parent_run_id: string | null; parent_task_id: string | null; parent_attempt: number | null;
+  last_event_at: number; idle: number; open_task: string | null; open_task_attempts: number; task_count: number;
+  last_seq: number | null;
+};
+
+const SELECT = `SELECT x.*, r.last_seq FROM external_runs AS x LEFT JOIN runs AS r ON r.id = x.run_id`;
+
+function fromRow(r: Row): ExternalSessionRow {
+  return {
+    sessionKey: r.session_key,
+    runId: r.run_id,
+    origin: r.origin,
+    sessionId: r.session_id,
+    parent:
+      r.parent_run_id !== null && r.parent_task_id !== null && r.parent_attempt !== null
+        ? { runId: r.parent_run_id, taskId: r.parent_task_id, attempt: r.parent_attempt }
+        : null,
+    lastEventAt: r.last_event_at,
+    idle: r.idle !== 0,
+    openTask: r.open_task,
+    openTaskAttempts: r.open_task_attempts,
+    taskCount: r.task_count,
+    lastSeq: r.last_seq ?? 0,
+  };
+}
+
+export function externalSession(cache: StatementCache, sessionKey: string): ExternalSessionRow | null {
+  const row = cache.get(`${SELECT} WHERE x.session_key = ?`).get(sessionKey) as Row | undefined;
+  return row ? fromRow(row) : null;
+}
+
+/** Open sessions whose latest event is older than `before` (wall ms), oldest first. */
+export function quietExternalSessions(cache: StatementCache, before: number): ExternalSessionRow[] {
+  return (cache.get(`${SELECT} WHERE x.idle = 0 AND x.last_event_at < ? ORDER BY x.last_event_at`).all(before) as Row[]).map(fromRow);
+}
+
+export function attemptTelemetry(cache: StatementCache, runId: string): AttemptTelemetryLink[] {
+  const rows = cache
+    .get(
+      `SELECT parent_task_id, parent_attempt, run_id, session_id, origin FROM external_runs
+       WHERE parent_run_id = ? ORDER BY parent_task_id, parent_attempt, run_id`,
+    )
+    .all(runId) as { parent_task_id: string; parent_attempt: number; run_id: string; session_id: string; origin: string }[];
+  return rows.map((r) => ({ taskId: r.parent_task_id, attempt: r.parent_attempt, runId: r.run_id, sessionId: r.session_id, origin: r.origin }));
+}
+
+/** True when the digest was new (and is now remembered); false for a payload seen before. */
+export function rememberPayload(db: Database.Database, batch: ExternalBatch): boolean {
+  if (batch.digest === null) return true;
+  const result = db
+    .prepare('INSERT INTO otel_payloads (digest, received_at, records) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING')
+    .run(batch.digest, batch.receivedAt, batch.records);
+  return result.changes === 1;
+}
+
+export function writeSessions(db: Database.Database, sessions: readonly ExternalSessionRow[]): void {
+  const upsert = db.prepare(
+    `INSERT INTO external_runs (session_key, run_id, origin, session_id, parent_run_id, parent_task_id, parent_attempt,
+       last_event_at, idle, open_task, open_task_attempts, task_count)
+     VALUES (@sessionKey, @runId, @origin, @sessionId, @parentRunId, @parentTaskId, @parentAttempt,
+       @lastEventAt, @idle, @openTask, @openTaskAttempts, @taskCount)
+     ON CONFLICT (session_key) DO UPDATE SET last_event_at = excluded.last_event_at, idle = excluded.idle,
+       open_task = excluded.open_task, open_task_attempts = excluded.open_task_attempts, task_count = excluded.task_count`,
+  );
+  for (const s of sessions) {
+    upsert.run({
+      sessionKey: s.sessionKey, runId: s.runId, origin: s.origin, sessionId: s.sessionId,
+      parentRunId: s.parent?.runId ?? null, parentTaskId: s.parent?.taskId ?? null, parentAttempt: s.parent?.attempt ?? null,
+      lastEventAt: s.lastEventAt, idle: s.idle ? 1 : 0, openTask: s.openTask, openTaskAttempts: s.openTaskAttempts, taskCount: s.taskCount,
+    });
+  }
+}
