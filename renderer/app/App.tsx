@@ -8,7 +8,8 @@ import { RunsPage } from '../runs/RunsPage.js';
 import { useNow } from '../lib/use-now.js';
 import { NotificationsButton } from '../notify/NotificationsButton.js';
 import { connectionLabel } from '../live/connection.js';
-import { useRunsSnapshot } from './api-context.js';
+import { useApi, useRunsSnapshot } from './api-context.js';
+import { prefetchErrors } from '../errors/errors-loads.js';
 import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboard.js';
 import { navigate, useRoute } from './router.js';
 import { retryImport } from './retry-import.js';
@@ -19,7 +20,16 @@ import { ShortcutSheet } from './ShortcutSheet.js';
 // A failed chunk load (the server restarting under the window) is tried again before the
 // screen's boundary shows it; "Try again" there makes a fresh lazy component (React keeps a
 // failed one failed).
-const lazyErrorsPage = () => lazy(() => retryImport(() => import('../errors/ErrorsPage.js')).then((m) => ({ default: m.ErrorsPage })));
+// Once the chunk is here the screen mounts at once and reads for itself; before, the window
+// starts its queries while the chunk loads (see the effect in App).
+let errorsChunkLoaded = false;
+const lazyErrorsPage = () =>
+  lazy(() =>
+    retryImport(() => import('../errors/ErrorsPage.js')).then((m) => {
+      errorsChunkLoaded = true;
+      return { default: m.ErrorsPage };
+    }),
+  );
 
 const TABS = [
   { path: 'runs', label: 'Runs', key: 'r' },
@@ -50,6 +60,12 @@ export function App() {
   const [ErrorsPage, setErrorsPage] = useState(lazyErrorsPage);
   const goPending = useRef<number | null>(null);
   const [section = 'runs', id = null] = route.path;
+
+  // The Errors screen's first queries start with the route, not after its chunk (charts) loaded.
+  const api = useApi();
+  useEffect(() => {
+    if (section === 'errors' && !errorsChunkLoaded) prefetchErrors(api, route.params);
+  }, [api, section, route.params]);
 
   // An empty hash is the Runs screen.
   useEffect(() => {

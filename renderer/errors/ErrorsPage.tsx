@@ -130,7 +130,7 @@ export function ErrorsPage() {
             ) : occurrences.items.length === 0 ? (
               <p className="muted">None.</p>
             ) : (
-              <OccurrenceList items={occurrences.items} hasMore={occurrences.nextCursor !== null} loadingMore={occurrences.loadingMore} onMore={occurrences.more} />
+              <OccurrenceList items={occurrences.items} hasMore={occurrences.hasMore} loadingMore={occurrences.loadingMore} onMore={occurrences.more} />
             )}
           </section>
           <section className="panel" aria-labelledby="pivot-title">

@@ -1,70 +1,24 @@
 import { useEffect, useRef, useState } from 'react';
-import type { ErrorCount, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, HivewatchApi } from '../../core/service/api.js';
+import type { ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { useAsync, type AsyncState } from '../lib/use-async.js';
-import { densify } from './bins.js';
-import { bucketFor } from './errors-query.js';
+import { loadOccurrenceSample, loadOverview, takePrefetchedOverview, takePrefetchedSample, type Overview } from './errors-loads.js';
 import { buildPivot, type PivotNode } from './pivot.js';
 
 /** Everything the Errors screen reads, keyed on the filter; `refresh` re-reads it all. */
 
-export interface Overview {
-  byCategory: ErrorCount[];
-  byOrigin: ErrorCount[];
-  byCode: ErrorCount[];
-  byFlow: ErrorCount[];
-  /** Keys HANDLED_KEYS.handled / .unhandled (retried or caught vs failed its run). */
-  byHandled: ErrorCount[];
-  series: ErrorSeries;
-  groups: ErrorGroup[];
-}
+export type { Overview } from './errors-loads.js';
 
-const SPARK_BINS = 24;
-
-/**
- * One round of queries: the counts, the groups with every sparkline (from the rollups), and, for
- * a bounded window, the series, all at once. Only "all time" reads its series after the groups,
- * whose first and last seen give the bars their span.
- */
-async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windowBucket: ErrorSeries['bucket']): Promise<Overview> {
-  const open = filter.since === undefined;
-  const [byCategory, byOrigin, byCode, byFlow, byHandled, groups, windowed] = await Promise.all([
-    api.errorCounts({ ...filter, by: 'category' }),
-    api.errorCounts({ ...filter, by: 'origin', limit: 12 }),
-    api.errorCounts({ ...filter, by: 'code', limit: 12 }),
-    api.errorCounts({ ...filter, by: 'flow', limit: 50 }),
-    api.errorCounts({ ...filter, by: 'handled' }),
-    api.errorGroups({ ...filter, limit: 100, trendBins: SPARK_BINS }),
-    open ? Promise.resolve(null) : api.errorSeries({ ...filter, bucket: windowBucket, stackBy: 'category' }),
-  ]);
-  if (windowed) {
-    const points = densify(windowed.points, windowBucket, filter.since ?? null, filter.until ?? null);
-    return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...windowed, bucket: windowBucket, points }, groups };
-  }
-  // Without a start ("all time") the bars follow the data's own span, from first to last error.
-  const first = Math.min(...groups.map((g) => g.firstSeen));
-  const last = Math.max(...groups.map((g) => g.lastSeen));
-  const bucket = groups.length > 0 ? bucketFor(last - first) : windowBucket;
-  // An open window is bounded by the data (errors of virtual-clock runs can lie ahead of now).
-  const span = groups.length > 0 ? { since: first, until: filter.until ?? last + 1 } : {};
-  const series = await api.errorSeries({ ...filter, ...span, bucket, stackBy: 'category' });
-  const points = densify(trimEmpty(series.points), bucket, null, null);
-  return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...series, bucket, points }, groups };
-}
-
-function trimEmpty<P extends { counts: Record<string, number> }>(points: readonly P[]): P[] {
-  const nonEmpty = (p: P): boolean => Object.values(p.counts).some((n) => n > 0);
-  const from = points.findIndex(nonEmpty);
-  if (from < 0) return [];
-  let to = points.length - 1;
-  while (to > from && !nonEmpty(points[to] as P)) to--;
-  return points.slice(from, to + 1);
-}
+/** Occurrences shown per page of the list. */
+const PAGE = 50;
 
 export function useOverview(filter: ErrorFilter, bucket: ErrorSeries['bucket'], refresh: number): AsyncState<Overview> & { reload: () => void } {
   const api = useApi();
   const key = JSON.stringify(filter);
-  const { state, reload } = useAsync(() => loadOverview(api, filter, bucket), [api, key, bucket, refresh]);
+  const { state, reload } = useAsync(
+    () => takePrefetchedOverview(filter, bucket) ?? loadOverview(api, filter, bucket),
+    [api, key, bucket, refresh],
+  );
   return { ...state, reload } as AsyncState<Overview> & { reload: () => void };
 }
 
@@ -79,58 +33,72 @@ export interface Occurrences {
   state: 'loading' | 'ready' | 'error';
   error: string | null;
   items: ErrorOccurrence[];
-  nextCursor: string | null;
+  hasMore: boolean;
   loadingMore: boolean;
   more: () => void;
   pivot: PivotNode[];
   pivotTruncated: boolean;
 }
 
-/** Occurrences for the filter (and group), page by page, and the pivot of the newest 500. */
+/**
+ * Occurrences for the filter (and group): one read of the newest 500 feeds both the pivot and
+ * the list's first ten pages (shown 50 at a time); later pages are read after the sample.
+ */
 export function useOccurrences(filter: ErrorFilter, group: string, refresh: number): Occurrences {
   const api = useApi();
   const key = JSON.stringify(filter);
-  const [items, setItems] = useState<ErrorOccurrence[]>([]);
-  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [shown, setShown] = useState(PAGE);
+  const [extra, setExtra] = useState<ErrorOccurrence[]>([]);
+  const [extraCursor, setExtraCursor] = useState<string | null | undefined>(undefined);
   const [loadingMore, setLoadingMore] = useState(false);
   const generation = useRef(0);
-  const pivot = useAsync(async () => {
-    const page = await api.listErrors({ ...filter, ...(group ? { fingerprint: group } : {}), limit: 500 });
-    return { nodes: buildPivot(page.items), truncated: page.nextCursor !== null };
+  const sample = useAsync(async () => {
+    const page = await (takePrefetchedSample(filter, group) ?? loadOccurrenceSample(api, filter, group));
+    return { page, nodes: buildPivot(page.items), truncated: page.nextCursor !== null };
   }, [api, key, group, refresh]);
-  const first = useAsync(async () => api.listErrors({ ...filter, ...(group ? { fingerprint: group } : {}), limit: 50 }), [api, key, group, refresh]);
 
   useEffect(() => {
     generation.current++;
-    if (first.state.status === 'ready') {
-      setItems(first.state.data.items);
-      setNextCursor(first.state.data.nextCursor);
-    }
-  }, [first.state]);
+    if (sample.state.status !== 'ready') return;
+    setShown(PAGE);
+    setExtra([]);
+    setExtraCursor(undefined);
+  }, [sample.state]);
+
+  const page = sample.state.data?.page;
+  const sampled = page?.items ?? [];
+  const items = shown < sampled.length ? sampled.slice(0, shown) : [...sampled, ...extra];
+  const hasMore = shown < sampled.length || (extraCursor === undefined ? (page?.nextCursor ?? null) : extraCursor) !== null;
 
   const more = (): void => {
-    if (!nextCursor || loadingMore) return;
+    if (!page || loadingMore) return;
+    if (shown < sampled.length) {
+      setShown((n) => n + PAGE);
+      return;
+    }
+    const cursor = extraCursor === undefined ? page.nextCursor : extraCursor;
+    if (!cursor) return;
     const mine = generation.current;
     setLoadingMore(true);
     api
-      .listErrors({ ...filter, ...(group ? { fingerprint: group } : {}), limit: 50, cursor: nextCursor })
-      .then((page) => {
+      .listErrors({ ...filter, ...(group ? { fingerprint: group } : {}), limit: PAGE, cursor })
+      .then((next) => {
         if (generation.current !== mine) return;
-        setItems((prev) => [...prev, ...page.items]);
-        setNextCursor(page.nextCursor);
+        setExtra((prev) => [...prev, ...next.items]);
+        setExtraCursor(next.nextCursor);
       })
       .catch(() => undefined)
       .finally(() => setLoadingMore(false));
   };
 
   return {
-    state: first.state.status,
-    error: first.state.error,
+    state: sample.state.status,
+    error: sample.state.error,
     items,
-    nextCursor,
+    hasMore,
     loadingMore,
     more,
-    pivot: pivot.state.data?.nodes ?? [],
-    pivotTruncated: pivot.state.data?.truncated ?? false,
+    pivot: sample.state.data?.nodes ?? [],
+    pivotTruncated: sample.state.data?.truncated ?? false,
   };
 }

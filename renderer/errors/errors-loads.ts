@@ -1,0 +1,123 @@
+import type { ErrorCount, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, HivewatchApi } from '../../core/service/api.js';
+import { densify } from './bins.js';
+import { bucketFor, filterOf, parseErrorsQuery, stableNow, windowOf } from './errors-query.js';
+
+/**
+ * What the Errors screen reads, as plain async functions, and a prefetch of it. This module is
+ * part of the main bundle (no charts), so the window starts the screen's queries when the route
+ * says #/errors, while the screen's own chunk (the charts) is still loading: the two waits
+ * overlap instead of adding up.
+ */
+
+export interface Overview {
+  byCategory: ErrorCount[];
+  byOrigin: ErrorCount[];
+  byCode: ErrorCount[];
+  byFlow: ErrorCount[];
+  /** Keys HANDLED_KEYS.handled / .unhandled (retried or caught vs failed its run). */
+  byHandled: ErrorCount[];
+  series: ErrorSeries;
+  groups: ErrorGroup[];
+}
+
+/** The newest occurrences: the list's first rows and the pivot's input, in one read. */
+export interface OccurrenceSample {
+  items: ErrorOccurrence[];
+  nextCursor: string | null;
+}
+
+/** How many occurrences the pivot summarises (the list shows them 50 at a time). */
+export const SAMPLE_SIZE = 500;
+
+const SPARK_BINS = 24;
+
+/**
+ * One round of queries: the counts, the groups with every sparkline (from the rollups), and, for
+ * a bounded window, the series, all at once. Only "all time" reads its series after the groups,
+ * whose first and last seen give the bars their span.
+ */
+export async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windowBucket: ErrorSeries['bucket']): Promise<Overview> {
+  const open = filter.since === undefined;
+  const [byCategory, byOrigin, byCode, byFlow, byHandled, groups, windowed] = await Promise.all([
+    api.errorCounts({ ...filter, by: 'category' }),
+    api.errorCounts({ ...filter, by: 'origin', limit: 12 }),
+    api.errorCounts({ ...filter, by: 'code', limit: 12 }),
+    api.errorCounts({ ...filter, by: 'flow', limit: 50 }),
+    api.errorCounts({ ...filter, by: 'handled' }),
+    api.errorGroups({ ...filter, limit: 100, trendBins: SPARK_BINS }),
+    open ? Promise.resolve(null) : api.errorSeries({ ...filter, bucket: windowBucket, stackBy: 'category' }),
+  ]);
+  if (windowed) {
+    const points = densify(windowed.points, windowBucket, filter.since ?? null, filter.until ?? null);
+    return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...windowed, bucket: windowBucket, points }, groups };
+  }
+  // Without a start ("all time") the bars follow the data's own span, from first to last error.
+  const first = Math.min(...groups.map((g) => g.firstSeen));
+  const last = Math.max(...groups.map((g) => g.lastSeen));
+  const bucket = groups.length > 0 ? bucketFor(last - first) : windowBucket;
+  // An open window is bounded by the data (errors of virtual-clock runs can lie ahead of now).
+  const span = groups.length > 0 ? { since: first, until: filter.until ?? last + 1 } : {};
+  const series = await api.errorSeries({ ...filter, ...span, bucket, stackBy: 'category' });
+  const points = densify(trimEmpty(series.points), bucket, null, null);
+  return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...series, bucket, points }, groups };
+}
+
+function trimEmpty<P extends { counts: Record<string, number> }>(points: readonly P[]): P[] {
+  const nonEmpty = (p: P): boolean => Object.values(p.counts).some((n) => n > 0);
+  const from = points.findIndex(nonEmpty);
+  if (from < 0) return [];
+  let to = points.length - 1;
+  while (to > from && !nonEmpty(points[to] as P)) to--;
+  return points.slice(from, to + 1);
+}
+
+
+export function loadOccurrenceSample(api: HivewatchApi, filter: ErrorFilter, group: string): Promise<OccurrenceSample> {
+  return api.listErrors({ ...filter, ...(group ? { fingerprint: group } : {}), limit: SAMPLE_SIZE });
+}
+
+/** A first round started before the screen mounted; each answer is taken at most once. */
+interface Prefetched {
+  overviewKey: string;
+  sampleKey: string;
+  overview: Promise<Overview> | null;
+  sample: Promise<OccurrenceSample> | null;
+}
+
+let prefetched: Prefetched | null = null;
+
+export const overviewKey = (filter: ErrorFilter, bucket: ErrorSeries['bucket']): string => `${JSON.stringify(filter)}|${bucket}`;
+const sampleKey = (filter: ErrorFilter, group: string): string => `${JSON.stringify(filter)}|${group}`;
+
+/**
+ * Starts the screen's first round for the route's query, unless that round is already waiting
+ * to be taken. The screen takes each answer once (`takePrefetched*`); a refresh reads again.
+ */
+export function prefetchErrors(api: HivewatchApi, params: URLSearchParams, now = Date.now()): void {
+  const query = parseErrorsQuery(params);
+  const at = stableNow(now);
+  const filter = filterOf(query, at);
+  const bucket = windowOf(query, at).bucket;
+  const next = { overviewKey: overviewKey(filter, bucket), sampleKey: sampleKey(filter, query.group) };
+  if (prefetched && prefetched.overview && prefetched.overviewKey === next.overviewKey && prefetched.sampleKey === next.sampleKey) return;
+  const overview = loadOverview(api, filter, bucket);
+  const sample = loadOccurrenceSample(api, filter, query.group);
+  // Nobody may take them (the operator navigated on): never an unhandled rejection.
+  overview.catch(() => undefined);
+  sample.catch(() => undefined);
+  prefetched = { ...next, overview, sample };
+}
+
+export function takePrefetchedOverview(filter: ErrorFilter, bucket: ErrorSeries['bucket']): Promise<Overview> | null {
+  if (!prefetched?.overview || prefetched.overviewKey !== overviewKey(filter, bucket)) return null;
+  const taken = prefetched.overview;
+  prefetched.overview = null;
+  return taken;
+}
+
+export function takePrefetchedSample(filter: ErrorFilter, group: string): Promise<OccurrenceSample> | null {
+  if (!prefetched?.sample || prefetched.sampleKey !== sampleKey(filter, group)) return null;
+  const taken = prefetched.sample;
+  prefetched.sample = null;
+  return taken;
+}
