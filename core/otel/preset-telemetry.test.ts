@@ -72,7 +72,7 @@ describe('presets feed the receiver (part 5)', () => {
     ]);
   });
 
-  it('answers a cancel of an external run clearly', async () => {
+  it('answers a cancel, Retry now, retry or resume of an external run clearly', async () => {
     const { flows, store } = setup();
     new OtelIngester(store).ingest(decodeOtlp('logs', 'json', fixture('codex-cli-logs', 'json')), 'x');
     const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows });
@@ -83,5 +83,16 @@ describe('presets feed the receiver (part 5)', () => {
       accepted: false,
       message: `run ${runId} is an agent session seen through its telemetry (Codex CLI session 0199a5e2); Hivewatch did not start it and cannot cancel it: stop the agent where it runs`,
     });
+    // The external run's tasks are named by the CLI's prompt ids; the command is refused for the run.
+    expect(await service.skipBackoff({ runId, taskId: '1:0' })).toMatchObject({
+      accepted: false,
+      message: `run ${runId} is an agent session seen through its telemetry (Codex CLI session 0199a5e2); Hivewatch did not start it and cannot skip its backoff: the agent retries on its own schedule`,
+    });
+    await expect(service.retryRun({ runId })).rejects.toMatchObject({
+      status: 409,
+      code: 'external_run',
+      message: `run ${runId} is an agent session seen through its telemetry (Codex CLI session 0199a5e2); Hivewatch did not start it and cannot retry it: start the agent again where it runs`,
+    });
+    await expect(service.resumeRun({ runId })).rejects.toMatchObject({ status: 409, code: 'external_run' });
   });
 });

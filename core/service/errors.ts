@@ -20,7 +20,9 @@ export type ApiErrorCode =
   | 'journal_unwritable'
   | 'flow_outside_folder'
   | 'flow_exists'
-  | 'no_flows_folder';
+  | 'no_flows_folder'
+  /** A command for an external run (agent telemetry): Hivewatch watches it, it does not run it. */
+  | 'external_run';
 
 export class ApiError extends Error {
   constructor(

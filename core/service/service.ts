@@ -256,6 +256,14 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     return row;
   };
 
+  /** An agent session seen through its telemetry (issue #11): watched, never run by Hivewatch. */
+  const isExternal = (row: RunRow): boolean => row.flow.startsWith(EXTERNAL_FLOW_PREFIX);
+  const externalRefusal = (row: RunRow, what: string): string =>
+    `run ${row.id} is an agent session seen through its telemetry (${row.flowName}); Hivewatch did not start it and cannot ${what}`;
+  const refuseExternal = (row: RunRow, what: string): void => {
+    if (isExternal(row)) throw new ApiError(409, 'external_run', externalRefusal(row, what));
+  };
+
   const launch = async (launchOptions: LaunchOptions): Promise<{ runId: string; done: Promise<RunResult> }> => {
     if (closing) throw new ApiError(409, 'closing', 'the service is shutting down');
     const clock: Clock = launchOptions.virtual ? new VirtualClock(Date.now()) : realClock;
@@ -374,13 +382,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const args = parseInput('cancelRun', input);
         const row = runRow(args.runId);
         const live = runs.get(args.runId);
-        if (!live && row.flow.startsWith(EXTERNAL_FLOW_PREFIX)) {
-          return {
-            commandId: newCommandId(),
-            accepted: false,
-            message: `run ${args.runId} is an agent session seen through its telemetry (${row.flowName}); Hivewatch did not start it and cannot cancel it: stop the agent where it runs`,
-          };
-        }
+        if (!live && isExternal(row)) return { commandId: newCommandId(), accepted: false, message: externalRefusal(row, 'cancel it: stop the agent where it runs') };
         if (!live) {
           const commandId = newCommandId();
           return (ACTIVE_STATUSES as readonly string[]).includes(row.status)
@@ -399,6 +401,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const args = parseInput('retryRun', input);
         await writePending();
         const row = runRow(args.runId);
+        refuseExternal(row, 'retry it: start the agent again where it runs');
         if ((ACTIVE_STATUSES as readonly string[]).includes(row.status)) {
           throw new ApiError(409, 'run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
         }
@@ -411,6 +414,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const args = parseInput('resumeRun', input);
         await writePending();
         const row = runRow(args.runId);
+        refuseExternal(row, 'resume it: the agent resumes its own sessions');
         const resume = store.resumePointForRun(args.runId);
         const flow = await catalog.loadForRun(args.runId, row.flow);
         const problem = resumeProblem(resume, flow.source);
@@ -424,6 +428,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
         const row = runRow(args.runId);
         const commandId = newCommandId();
         const live = runs.get(args.runId);
+        if (!live && isExternal(row)) return { commandId, accepted: false, message: externalRefusal(row, 'skip its backoff: the agent retries on its own schedule') };
         if (!live) {
           return (ACTIVE_STATUSES as readonly string[]).includes(row.status)
             ? deliverCommand(store, { kind: 'skipBackoff', commandId, runId: args.runId, taskId: args.taskId }, options.commandAckTimeoutMs)

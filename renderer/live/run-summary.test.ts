@@ -24,6 +24,14 @@ function rateLimitedRun(): JournalBuilder {
 }
 
 describe('applyToLiveRun', () => {
+  it('marks an external run (agent telemetry) with its source, as the service does, and a flow run with none', () => {
+    const j = new JournalBuilder('ext-claude-code-1', 1_000);
+    const started = j.start('external:claude-code', 1) as Extract<HivewatchEvent, { type: 'runStarted' }>;
+    expect(applyToLiveRun(undefined, started)?.summary.source).toBeUndefined();
+    const external = { ...started, external: { origin: 'runtime:claude-code', sessionId: 's-1', source: 'claude-code 2.0.50' } };
+    expect(applyToLiveRun(undefined, external)?.summary.source).toBe('runtime:claude-code');
+  });
+
   it('creates the row from runStarted and ignores other first events', () => {
     const j = new JournalBuilder('run_a', 1_000);
     const started = j.start('examples/01-happy-path.prose', 7);

@@ -11,7 +11,7 @@ import { timelineColorVars } from '../lib/timeline-colors.js';
 import { attemptKey, workSummary, type AttemptWork } from './attempt-work.js';
 import type { AttemptInspection } from './attempt-inspection.js';
 import { AttemptInspector } from './AttemptInspector.js';
-import { taskTitle } from './task-title.js';
+import { attemptOfLimit, attemptsUsed, taskTitle } from './task-title.js';
 import { layoutTimeline, type TimelineSegment } from './timeline-layout.js';
 
 export interface RetryTimelineProps {
@@ -45,9 +45,9 @@ function segmentTitle(task: TaskView, s: TimelineSegment, work?: AttemptWork): s
   if (s.kind === 'backoff') {
     return `Backoff before attempt ${s.attempt}: ${formatDelay(s.delayMs ?? 0)}\n${s.why ?? ''}\nfrom ${formatAbsolute(s.start)}`;
   }
-  if (s.kind === 'pending') return `Attempt ${s.attempt} of ${task.maxAttempts} starts at ${formatAbsolute(s.start)}`;
+  if (s.kind === 'pending') return `Attempt ${attemptOfLimit(s.attempt, task.maxAttempts)} starts at ${formatAbsolute(s.start)}`;
   const summary = workSummary(work);
-  const head = `Attempt ${s.attempt} of ${task.maxAttempts}: ${s.status}, ${formatDuration(s.end - s.start)}${summary ? `\n${summary}` : ''}`;
+  const head = `Attempt ${attemptOfLimit(s.attempt, task.maxAttempts)}: ${s.status}, ${formatDuration(s.end - s.start)}${summary ? `\n${summary}` : ''}`;
   return s.error ? `${head}\n${s.error.code} (${s.error.category}, from ${s.error.origin})\n${s.error.message}\nClick for the whole error.` : head;
 }
 
@@ -125,7 +125,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
                   <div className="tl-meta">
                     <OutcomeBadge status={t.status} />
                     <span className="muted" title="attempts used / allowed">
-                      {t.attempts.length}/{t.maxAttempts} attempts
+                      {attemptsUsed(t.attempts.length, t.maxAttempts)}
                     </span>
                     <span className="muted mono">{t.taskId}</span>
                   </div>
@@ -196,7 +196,7 @@ export function RetryTimeline({ detail, active, focusTask, focusAttempt, onSkipB
         {pickedTask && pickedAttempt ? (
           <div className="picked-attempt">
             <h3>
-              {pickedTask.name} · attempt {pickedAttempt.attempt} of {pickedTask.maxAttempts}{' '}
+              {pickedTask.name} · attempt {attemptOfLimit(pickedAttempt.attempt, pickedTask.maxAttempts)}{' '}
               <OutcomeBadge status={pickedAttempt.status} />
               {pickedAttempt.delayAfterMs !== null && (
                 <span className="muted picked-why"> · then waited {formatDelay(pickedAttempt.delayAfterMs)}{pickedWhy ? `: ${pickedWhy}` : ''}</span>

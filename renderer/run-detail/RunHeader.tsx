@@ -2,7 +2,7 @@ import type { RelatedRun, RunDetail, RunSummary } from '../../core/service/api.j
 import { hrefToCompare, hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime, RunDuration } from '../components/Time.js';
-import { canCancel, canResume, canRetry } from '../runs/run-actions.js';
+import { canCancel, canResume, canRetry, isOperable } from '../runs/run-actions.js';
 import { RetryingBadge } from '../runs/RunRow.js';
 import type { RunWorkView } from './attempt-work.js';
 
@@ -73,17 +73,17 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         <StatusBadge status={run.status} />
         {run.retrying && run.status === 'running' && <RetryingBadge retrying={run.retrying} />}
         <div className="run-actions">
-          {canCancel(run.status) && (
+          {isOperable(run) && canCancel(run.status) && (
             <button type="button" className="danger" onClick={onCancel} title="c">
               Cancel run
             </button>
           )}
-          {canResume(run.status) && (
+          {isOperable(run) && canResume(run.status) && (
             <button type="button" className={run.status === 'interrupted' ? 'primary' : ''} onClick={onResume} title="continue from the last checkpoint">
               Resume
             </button>
           )}
-          {canRetry(run.status) && (
+          {isOperable(run) && canRetry(run.status) && (
             <button type="button" className={run.status === 'interrupted' ? '' : 'primary'} onClick={onRetry} title="r: start a new run of this flow">
               {run.status === 'completed' ? 'Run again' : 'Retry'}
             </button>

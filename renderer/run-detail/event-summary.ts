@@ -13,7 +13,9 @@ export function describeEvent(e: HivewatchEvent): string {
     case 'stepStarted':
       return `step ${e.step}: ${e.frontier.length} task${e.frontier.length === 1 ? '' : 's'} (${e.frontier.map((f) => f.name).join(', ')})`;
     case 'taskStarted':
-      return `task ${e.taskId} “${e.name}” on ${e.agent}, up to ${e.maxAttempts} attempt${e.maxAttempts === 1 ? '' : 's'}`;
+      return e.maxAttempts > 0
+        ? `task ${e.taskId} “${e.name}” on ${e.agent}, up to ${e.maxAttempts} attempt${e.maxAttempts === 1 ? '' : 's'}`
+        : `task ${e.taskId} “${e.name}” on ${e.agent}, as many attempts as the agent makes`;
     case 'attemptStarted':
       return `task ${e.taskId} attempt ${e.attempt}`;
     case 'attemptProcess':

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskView } from '../../core/service/api.js';
-import { taskTitle } from './task-title.js';
+import { attemptOfLimit, attemptsUsed, taskTitle } from './task-title.js';
 
 function task(taskId: string, name: string): TaskView {
   const [step, ordinal] = taskId.split(':').map(Number) as [number, number];
@@ -17,5 +17,15 @@ describe('taskTitle', () => {
   it('says nothing of branches for a task alone in its step', () => {
     const tasks = [task('1:0', 'Plan'), task('2:0', 'Report')];
     expect(taskTitle(tasks[1]!, tasks)).toBe('Report\nagent assistant · task 2:0');
+  });
+});
+
+describe('attempt labels', () => {
+  it('give the limit when the task has one and leave it out when it has none (an external run)', () => {
+    expect(attemptOfLimit(2, 3)).toBe('2 of 3');
+    expect(attemptOfLimit(4, 0)).toBe('4');
+    expect(attemptsUsed(2, 3)).toBe('2/3 attempts');
+    expect(attemptsUsed(4, 0)).toBe('4 attempts');
+    expect(attemptsUsed(1, 0)).toBe('1 attempt');
   });
 });

@@ -15,3 +15,17 @@ export function taskTitle(task: TaskView, tasks: readonly TaskView[]): string {
   }
   return lines.join('\n');
 }
+
+/**
+ * "attempt 2 of 3", or "attempt 2" for a task with no limit of its own: an external run's prompt
+ * (agent telemetry, issue #11) has as many attempts as the agent's CLI made, journaled with
+ * maxAttempts 0.
+ */
+export function attemptOfLimit(attempt: number, maxAttempts: number): string {
+  return maxAttempts > 0 ? `${attempt} of ${maxAttempts}` : `${attempt}`;
+}
+
+/** "2/3 attempts", or "4 attempts" when the task has no limit of its own (see attemptOfLimit). */
+export function attemptsUsed(used: number, maxAttempts: number): string {
+  return maxAttempts > 0 ? `${used}/${maxAttempts} attempts` : `${used} attempt${used === 1 ? '' : 's'}`;
+}

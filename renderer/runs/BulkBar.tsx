@@ -1,7 +1,7 @@
 import type { RunSummary } from '../../core/service/api.js';
 import { hrefToCompare } from '../app/router.js';
 import { plural } from '../lib/format.js';
-import { canBulkRetry, canCancel } from './run-actions.js';
+import { canBulkRetry, canCancel, isOperable } from './run-actions.js';
 
 /** Shown while runs are ticked: what the bulk actions will touch, and the actions. */
 export function BulkBar({
@@ -16,8 +16,8 @@ export function BulkBar({
   onClear: () => void;
 }) {
   if (selected.length === 0) return null;
-  const cancellable = selected.filter((r) => canCancel(r.status)).length;
-  const retryable = selected.filter((r) => canBulkRetry(r.status)).length;
+  const cancellable = selected.filter((r) => isOperable(r) && canCancel(r.status)).length;
+  const retryable = selected.filter((r) => isOperable(r) && canBulkRetry(r.status)).length;
   // Two ticked runs can be compared, the older on the left.
   const pair = selected.length === 2 ? [...selected].sort((a, b) => a.startedWall - b.startedWall || a.id.localeCompare(b.id)) : null;
   return (

@@ -4,7 +4,7 @@ import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
 import { formatDelay, shortId } from '../lib/format.js';
-import { canCancel, canResume, canRetry } from './run-actions.js';
+import { canCancel, canResume, canRetry, isOperable } from './run-actions.js';
 
 export interface RunRowProps {
   run: RunSummary;
@@ -101,17 +101,17 @@ export const RunRow = memo(function RunRow({
         {run.errorCount}
       </div>
       <div role="gridcell" className="cell-actions">
-        {canCancel(run.status) && (
+        {isOperable(run) && canCancel(run.status) && (
           <button type="button" className="small danger-outline" onClick={() => onCancel(run)} aria-label={`Cancel run ${run.id}`}>
             Cancel
           </button>
         )}
-        {canResume(run.status) && run.status === 'interrupted' && (
+        {isOperable(run) && canResume(run.status) && run.status === 'interrupted' && (
           <button type="button" className="small" onClick={() => onResume(run)}>
             Resume
           </button>
         )}
-        {canRetry(run.status) && run.status !== 'completed' && (
+        {isOperable(run) && canRetry(run.status) && run.status !== 'completed' && (
           <button type="button" className="small" onClick={() => onRetry(run)} aria-label={`Retry run ${run.id}`}>
             Retry
           </button>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunStatus } from '../../core/service/api.js';
-import { canBulkRetry, canRetry } from './run-actions.js';
+import { canBulkRetry, canRetry, isOperable } from './run-actions.js';
 
 const RUN_STATUSES: RunStatus[] = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'];
 
@@ -8,5 +8,12 @@ describe('which runs a retry takes', () => {
   it('bulk retry takes ended runs that did not succeed; a completed run only on its own', () => {
     expect(RUN_STATUSES.filter(canBulkRetry)).toEqual(['failed', 'cancelled', 'interrupted']);
     expect(RUN_STATUSES.filter(canRetry)).toEqual(['completed', 'failed', 'cancelled', 'interrupted']);
+  });
+});
+
+describe('which runs take commands at all', () => {
+  it('leaves out an external run (an agent session seen through telemetry): it is watched, not run', () => {
+    expect(isOperable({})).toBe(true);
+    expect(isOperable({ source: 'runtime:claude-code' })).toBe(false);
   });
 });

@@ -24,6 +24,13 @@ export function canBulkRetry(status: RunStatus): boolean {
 export function canResume(status: RunStatus): boolean {
   return status === 'failed' || status === 'cancelled' || status === 'interrupted';
 }
+/**
+ * Whether Hivewatch runs it and so can cancel, retry or resume it: an external run (an agent
+ * session seen through its telemetry, issue #11) is watched only; the service refuses commands.
+ */
+export function isOperable(run: Pick<RunSummary, 'source'>): boolean {
+  return run.source === undefined;
+}
 
 function describe(runs: readonly RunSummary[]): string {
   const first = runs[0];
@@ -49,7 +56,7 @@ export function useRunActions(): RunActions {
   const cancel = useCallback<RunActions['cancel']>(
     async (candidates) => {
       // An external run (agent telemetry) is not Hivewatch's to cancel: the service would refuse it.
-      const runs = candidates.filter((r) => canCancel(r.status) && r.source === undefined);
+      const runs = candidates.filter((r) => canCancel(r.status) && isOperable(r));
       if (runs.length === 0) {
         toast('Nothing to cancel: only queued or running runs can be cancelled.', 'info');
         return false;
@@ -93,7 +100,7 @@ export function useRunActions(): RunActions {
 
   const retry = useCallback<RunActions['retry']>(
     async (candidates, options = {}) => {
-      const runs = candidates.filter((r) => (options.bulk ? canBulkRetry(r.status) : canRetry(r.status)));
+      const runs = candidates.filter((r) => isOperable(r) && (options.bulk ? canBulkRetry(r.status) : canRetry(r.status)));
       if (runs.length === 0) {
         toast(options.bulk ? 'Nothing to retry: only failed, cancelled or interrupted runs are retried together.' : 'Nothing to retry: a run can be retried once it has ended.', 'info');
         return false;
