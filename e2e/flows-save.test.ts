@@ -1,32 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openApp, type AppPage } from './support/browser.js';
-import { startServer, type ServerHandle } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { openApp } from './support/browser.js';
+import { useJourney } from './support/journey.js';
 
 /**
  * Journey: edit a draft of an example, see it checked (and highlighted), save it into the
  * operator's folder, find it in the list, start it, and find that run under its recent runs.
  */
 describe('save a draft as a flow of your own and start it', () => {
-  let server: ServerHandle;
-  let browser: Browser;
-  let app: AppPage;
-
-  beforeAll(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    app = await openApp(browser, server, { hash: '#/flows/examples/01-happy-path.prose' });
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await browser?.close();
-    await server?.stop();
-  });
+  const journey = useJourney({ hash: '#/flows/examples/01-happy-path.prose' });
 
   it('writes a draft, checks it, saves it, lists it and starts it', async () => {
+    const { server, browser, app } = journey;
     const { page } = app;
     await page.locator('#flow-title', { hasText: '01-happy-path' }).waitFor();
     // The source is coloured from the checker's lexer.

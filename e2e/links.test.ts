@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, runRow, SCREENSHOTS, type AppPage } from './support/browser.js';
-import { startServer, type ServerHandle } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { runRow, SCREENSHOTS } from './support/browser.js';
+import { useJourney } from './support/journey.js';
 
 /**
  * Journey: a copied link keeps working in a new tab (the tab has no token: the HttpOnly access
@@ -11,21 +11,7 @@ import { startServer, type ServerHandle } from './support/server.js';
  * had the token reads "missing token", one with another token "wrong token".
  */
 describe('links that keep working', () => {
-  let server: ServerHandle;
-  let browser: Browser;
-  let app: AppPage;
-
-  beforeAll(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    app = await openApp(browser, server, { hash: '#/runs' });
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await browser?.close();
-    await server?.stop();
-  });
+  const journey = useJourney({ hash: '#/runs' });
 
   const shot = async (page: Page, name: string): Promise<void> => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -33,6 +19,7 @@ describe('links that keep working', () => {
   };
 
   it('a copied link (no token) opened in a new tab of the same browser works, live', async () => {
+    const { server, app } = journey;
     const { page, context } = app;
     const runId = await server.startRun('examples/01-happy-path.prose', { virtualClock: true });
     await runRow(page, runId).waitFor();
@@ -58,6 +45,7 @@ describe('links that keep working', () => {
   });
 
   it('a browser that never had the token reads "missing token"; another token reads "wrong token"', async () => {
+    const { server, browser } = journey;
     const fresh = await browser.newContext({ viewport: { width: 1200, height: 700 } });
     try {
       const page = await fresh.newPage();
