@@ -385,6 +385,38 @@ function otelIngest(db: Database.Database): void {
   `);
 }
 
+/**
+ * Version 9 (issue #12 part 1, text over prompts): a run is also found by the prompts of its
+ * tasks. A task's name is its prompt as the flow wrote it (or its label), so `task_text` is a
+ * trigram index (FTS5, contentless, case-insensitive) over task names, kept by triggers on
+ * `tasks`, with our own document numbers (`task_text_docs`), as `run_text` has.
+ */
+function taskTextIndex(db: Database.Database): void {
+  const doc = (task: string): string => `(SELECT doc FROM task_text_docs WHERE run_id = ${task}.run_id AND task_id = ${task}.task_id)`;
+  db.exec(`
+    CREATE TABLE task_text_docs (
+      run_id TEXT NOT NULL, task_id TEXT NOT NULL, doc INTEGER NOT NULL UNIQUE,
+      PRIMARY KEY (run_id, task_id)
+    ) WITHOUT ROWID;
+    CREATE VIRTUAL TABLE task_text USING fts5(name, tokenize = 'trigram', content = '', contentless_delete = 1);
+    INSERT INTO task_text_docs (run_id, task_id, doc) SELECT run_id, task_id, ROW_NUMBER() OVER (ORDER BY run_id, task_id) FROM tasks;
+    INSERT INTO task_text (rowid, name)
+      SELECT d.doc, t.name FROM tasks AS t JOIN task_text_docs AS d ON d.run_id = t.run_id AND d.task_id = t.task_id;
+    CREATE TRIGGER task_text_insert AFTER INSERT ON tasks BEGIN
+      INSERT INTO task_text_docs (run_id, task_id, doc) VALUES (new.run_id, new.task_id, COALESCE((SELECT MAX(doc) FROM task_text_docs), 0) + 1);
+      INSERT INTO task_text (rowid, name) VALUES (${doc('new')}, new.name);
+    END;
+    CREATE TRIGGER task_text_delete AFTER DELETE ON tasks BEGIN
+      DELETE FROM task_text WHERE rowid = ${doc('old')};
+      DELETE FROM task_text_docs WHERE run_id = old.run_id AND task_id = old.task_id;
+    END;
+    CREATE TRIGGER task_text_update AFTER UPDATE OF name ON tasks WHEN old.name IS NOT new.name BEGIN
+      DELETE FROM task_text WHERE rowid = ${doc('new')};
+      INSERT INTO task_text (rowid, name) VALUES (${doc('new')}, new.name);
+    END;
+  `);
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'first schema: journal, projections, minute rollups', up: firstSchema },
   { version: 2, name: 'hour/day rollups, error groups, run owners, indexes', up: rollupGrainsGroupsAndOwners },
@@ -398,6 +430,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'index of runs by the run they retry', up: retryOfIndex },
   { version: 7, name: 'run counts per flow and status, trigram text index of runs', up: runCountsAndTextIndex },
   { version: 8, name: 'OpenTelemetry ingest: payload digests, external runs', up: otelIngest },
+  { version: 9, name: 'trigram text index of task prompts', up: taskTextIndex },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -27,11 +27,17 @@ function countsKept(): Record<string, number> {
   return Object.fromEntries(rows.map((r) => [`${r.flow}|${r.status}`, r.n]));
 }
 
-/** What a LIKE scan finds (ASCII case-insensitive), newest first. */
+/** What a LIKE scan finds (ASCII case-insensitive) in a run's four columns and its task prompts, newest first. */
 function scan(text: string): string[] {
   const needle = text.toLowerCase();
-  const rows = store.database.prepare('SELECT id, flow, flow_name, last_error_message AS m FROM runs ORDER BY started_at DESC, id DESC').all() as { id: string; flow: string; flow_name: string; m: string | null }[];
-  return rows.filter((r) => [r.id, r.flow, r.flow_name, r.m ?? ''].some((f) => f.toLowerCase().includes(needle))).map((r) => r.id);
+  const rows = store.database
+    .prepare(
+      "SELECT r.id, r.flow, r.flow_name, r.last_error_message AS m, (SELECT group_concat(t.name, char(10)) FROM tasks AS t WHERE t.run_id = r.id) AS prompts FROM runs AS r ORDER BY r.started_at DESC, r.id DESC",
+    )
+    .all() as { id: string; flow: string; flow_name: string; m: string | null; prompts: string | null }[];
+  return rows
+    .filter((r) => [r.id, r.flow, r.flow_name, r.m ?? '', ...(r.prompts ?? '').split('\n')].some((f) => f.toLowerCase().includes(needle)))
+    .map((r) => r.id);
 }
 
 function search(text: string): string[] {
@@ -42,7 +48,7 @@ function history(count: number, prefix = 'run'): void {
   for (let i = 0; i < count; i++) {
     const flow = ['flows/alpha.prose', 'flows/beta.prose'][i % 2] as string;
     const b = new JournalBuilder(`${prefix}-${String(i).padStart(4, '0')}`, { flow, flowName: flow.slice(6, -6), start: T0 + i * 1_000 }).start();
-    if (i % 3 === 0) b.runStep([{ attempts: [{ code: 'AGENT_NO_CHANGES', origin: 'agent:coder', message: `No "changes" in ${i}% of run ${i}` }] }]).fail();
+    if (i % 3 === 0) b.runStep([{ name: `Summarise the release notes of v${i}`, attempts: [{ code: 'AGENT_NO_CHANGES', origin: 'agent:coder', message: `No "changes" in ${i}% of run ${i}` }] }]).fail();
     else if (i % 3 === 1) b.complete();
     store.appendEvents(b.events);
   }
@@ -71,9 +77,12 @@ describe('text search through the trigram index', () => {
   it('finds what a LIKE scan finds: any case, quotes and LIKE wildcards taken literally, short texts too', () => {
     open();
     history(40);
-    for (const text of ['no "changes"', 'NO "CHANGES"', 'run-001', 'alpha', '% of run 1', 'of run 2', 'ph', '"', '_', 'zzz']) {
+    for (const text of ['no "changes"', 'NO "CHANGES"', 'run-001', 'alpha', '% of run 1', 'of run 2', 'ph', '"', '_', 'zzz', 'release notes', 'NOTES OF V12', 'v3']) {
       expect(search(text), text).toEqual(scan(text));
     }
+    // A prompt alone finds its run (issue #12: text over name, error message and prompt).
+    expect(search('release notes of v12')).toEqual(['run-0012']);
+    expect(store.countRuns({ text: 'release notes' }).total).toBe(14);
     expect(search('% of run 12')).toEqual(['run-0012']);
     expect(search('_0012')).toEqual([]);
   });
@@ -92,6 +101,7 @@ describe('text search through the trigram index', () => {
     store.prune({ olderThanMs: 1 });
     expect(search('of run 3')).toEqual([]);
     expect(store.database.prepare('SELECT COUNT(*) AS n FROM run_text_docs').get()).toEqual({ n: (store.database.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n });
+    expect(store.database.prepare('SELECT COUNT(*) AS n FROM task_text_docs').get()).toEqual({ n: (store.database.prepare('SELECT COUNT(*) AS n FROM tasks').get() as { n: number }).n });
   });
 
   it('answers a text most runs match (past the index threshold) by scanning, with the same rows and pages', () => {

@@ -28,7 +28,7 @@ export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
         <input
           ref={registerSearchField}
           type="search"
-          placeholder="Search id, flow or error message…  ( / )"
+          placeholder="Search id, flow, error or prompt…  ( / )"
           value={query.text}
           onChange={(e) => onChange({ ...query, text: e.currentTarget.value }, { replace: true })}
           onKeyDown={(e) => {

@@ -120,7 +120,12 @@ const COMMON_TEXT_HITS = 2_000;
  * before sorting) costs more than scanning rows in sort order until a page is full.
  */
 function commonText(cache: StatementCache, phrase: string): boolean {
-  const row = cache.get('SELECT COUNT(*) AS n FROM (SELECT rowid FROM run_text WHERE run_text MATCH ? LIMIT ?)').get(phrase, COMMON_TEXT_HITS) as { n: number };
+  const row = cache
+    .get(
+      'SELECT (SELECT COUNT(*) FROM (SELECT rowid FROM run_text WHERE run_text MATCH ? LIMIT ?))' +
+        ' + (SELECT COUNT(*) FROM (SELECT rowid FROM task_text WHERE task_text MATCH ? LIMIT ?)) AS n',
+    )
+    .get(phrase, COMMON_TEXT_HITS, phrase, COMMON_TEXT_HITS) as { n: number };
   return row.n >= COMMON_TEXT_HITS;
 }
 
@@ -148,13 +153,19 @@ export function runFilters(cache: StatementCache, query: RunFilters, omit?: 'sta
   const phrase = text !== undefined && [...text].length >= TEXT_INDEX_MIN_CHARS ? `"${text.replace(/"/g, '""')}"` : null;
   // A count reads every hit anyway: from the index, whatever their number.
   if (phrase !== null && (purpose === 'count' || !commonText(cache, phrase))) {
-    // The trigram index: the phrase is a case-insensitive substring of one of the four columns.
-    c.add('id IN (SELECT d.id FROM run_text_docs AS d WHERE d.doc IN (SELECT rowid FROM run_text WHERE run_text MATCH ?))', phrase);
+    // The trigram indexes: the phrase is a case-insensitive substring of one of the four columns
+    // or of one of the run's task prompts (names).
+    c.add(
+      '(id IN (SELECT d.id FROM run_text_docs AS d WHERE d.doc IN (SELECT rowid FROM run_text WHERE run_text MATCH ?))' +
+        ' OR id IN (SELECT d.run_id FROM task_text_docs AS d WHERE d.doc IN (SELECT rowid FROM task_text WHERE task_text MATCH ?)))',
+      phrase, phrase,
+    );
   } else if (text !== undefined && text !== '') {
     const pattern = likeContains(text);
     c.add(
-      "(id LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\')",
-      pattern, pattern, pattern, pattern,
+      "(id LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\'" +
+        " OR id IN (SELECT t.run_id FROM tasks AS t WHERE t.name LIKE ? ESCAPE '\\'))",
+      pattern, pattern, pattern, pattern, pattern,
     );
   }
   const since = optionalTime('since', query.since);
