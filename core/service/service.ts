@@ -17,23 +17,20 @@ import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import { withAttemptTelemetry } from './attempt-telemetry.js';
 import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
 import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
-import type { ErrorOccurrence as StoreErrorOccurrence, ErrorSeries as StoreErrorSeries } from '../store/index.js';
 import { getRunRow } from '../store/queries/runs.js';
 import { StatementCache } from '../store/queries/sql.js';
 import { resolveRunRepo } from '../workspace/repo.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import type {
-  Bucket,
   CommandAck,
   ErrorCount,
-  ErrorDimension,
   ErrorGroup,
   HivewatchApi,
   LiveEvent,
   RunSummary,
   SubscribeOptions,
 } from './api.js';
-import { ACTIVE_STATUSES, HANDLED_KEYS } from './api.js';
+import { ACTIVE_STATUSES } from './api.js';
 import { ApiError, asApiError } from './errors.js';
 import { checkFlowFileAs } from './flow-file.js';
 import { saveUserFlow } from './flow-save.js';
@@ -41,10 +38,11 @@ import { FlowCatalog } from './flows.js';
 import { JournalTail, type TailScheduler } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
 import { applyPendingCommands, deliverCommand } from './remote-commands.js';
+import { runErrorCounts, runErrorGroups, runErrorSeries, seriesWindow } from './run-errors.js';
 import { withTrends } from './group-trends.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, retryingOf, runDetail, runSummary } from './mapping.js';
 import { readNotificationSettings, setFlowMuted } from './notify-settings.js';
-import { parseInput, parseWith, subscribeSchema, type InputOf } from './schemas.js';
+import { parseInput, parseWith, subscribeSchema } from './schemas.js';
 
 /**
  * The Hivewatch service: HivewatchApi over the engine and the store, in one process.
@@ -164,12 +162,6 @@ interface LaunchOptions {
   observe?: ((clock: Clock) => EventSink) | undefined;
 }
 
-const BUCKET_MS: Record<Bucket, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
-/** The window of an error series when the caller gives none: the last hour, day or month. */
-const DEFAULT_SERIES_BUCKETS: Record<Bucket, number> = { minute: 60, hour: 24, day: 30 };
-const MAX_SERIES_BUCKETS = 10_000;
-/** Errors read at most to aggregate one run's errors (counts / groups / series filtered by runId). */
-const MAX_RUN_ERRORS = 100_000;
 
 const newCommandId = (): string => `cmd_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
@@ -325,40 +317,6 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       return runSummary(row, detail ? retryingOf(detail.tasks, detail.attempts) : null);
     });
 
-  type Filters = InputOf<'errorCounts'>;
-
-  /** One run's errors (newest first), for the aggregations the rollups cannot filter by run. */
-  const errorsOfRun = (filter: Omit<Filters, 'by' | 'limit'>): StoreErrorOccurrence[] => {
-    const out: StoreErrorOccurrence[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = store.listErrors({ ...filter, limit: 1_000, cursor });
-      out.push(...page.errors);
-      cursor = page.nextCursor;
-    } while (cursor !== null && out.length < MAX_RUN_ERRORS);
-    return out;
-  };
-
-  const keyOf = (dimension: ErrorDimension, e: StoreErrorOccurrence): string | null => {
-    switch (dimension) {
-      case 'run':
-        return e.runId;
-      case 'task':
-        return e.taskId === null ? null : `${e.runId}/${e.taskId}`;
-      case 'handled':
-        return e.caught || e.retrying ? HANDLED_KEYS.handled : HANDLED_KEYS.unhandled;
-      default:
-        return e[dimension];
-    }
-  };
-
-  const seriesWindow = (input: { bucket: Bucket; since?: number | undefined; until?: number | undefined }): { since: number; until: number } => {
-    const size = BUCKET_MS[input.bucket];
-    const until = input.until ?? (Math.floor(Date.now() / size) + 1) * size;
-    const since = input.since ?? until - DEFAULT_SERIES_BUCKETS[input.bucket] * size;
-    return { since, until };
-  };
-
   const service: HivewatchService = {
     store,
     instance: liveHub.instance,
@@ -503,47 +461,15 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       guard((): ErrorCount[] => {
         const { by, limit, runId, ...filter } = parseInput('errorCounts', input);
         if (runId === undefined) return store.errorCounts({ ...filter, by, ...(limit !== undefined ? { limit } : {}) }).map(errorCount);
-        const counts = new Map<string, ErrorCount>();
-        for (const e of errorsOfRun({ ...filter, runId })) {
-          const key = keyOf(by, e);
-          if (key === null) continue;
-          const entry = counts.get(key);
-          if (entry) entry.count++;
-          else counts.set(key, { key, count: 1, label: by === 'flow' || by === 'run' || by === 'task' ? e.flowName : null });
-        }
-        return [...counts.values()]
-          .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-          .slice(0, limit ?? 100);
+        return runErrorCounts(store, { ...filter, runId }, by, limit ?? 100);
       }),
 
     errorSeries: (input) =>
       guard(() => {
         const { bucket, stackBy, runId, since, until, ...filter } = parseInput('errorSeries', input);
-        const window = seriesWindow({ bucket, since, until });
+        const window = seriesWindow(bucket, since, until);
         if (runId === undefined) return errorSeries(store.errorSeries({ ...filter, ...window, bucket, stackBy }), stackBy);
-        const size = BUCKET_MS[bucket];
-        const first = Math.floor(window.since / size) * size;
-        const count = window.until > first ? Math.ceil((window.until - first) / size) : 0;
-        if (count > MAX_SERIES_BUCKETS) {
-          throw new ApiError(400, 'invalid_input', `${count} ${bucket} buckets requested; at most ${MAX_SERIES_BUCKETS} (use a coarser bucket)`);
-        }
-        const byKey = new Map<string, { key: string; total: number; counts: number[] }>();
-        for (const e of errorsOfRun({ ...filter, runId, since: window.since, until: window.until })) {
-          const index = Math.floor((e.ts - first) / size);
-          if (index < 0 || index >= count) continue;
-          const key = e[stackBy];
-          let s = byKey.get(key);
-          if (!s) byKey.set(key, (s = { key, total: 0, counts: new Array<number>(count).fill(0) }));
-          s.counts[index] = (s.counts[index] ?? 0) + 1;
-          s.total++;
-        }
-        const series: StoreErrorSeries = {
-          bucket,
-          bucketMs: size,
-          buckets: Array.from({ length: count }, (_, i) => first + i * size),
-          series: [...byKey.values()].sort((a, b) => b.total - a.total || (a.key < b.key ? -1 : 1)),
-        };
-        return errorSeries(series, stackBy);
+        return errorSeries(runErrorSeries(store, { ...filter, runId }, window, bucket, stackBy), stackBy);
       }),
 
     errorGroups: (input) =>
@@ -553,26 +479,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
           const groups = store.errorGroups({ ...filter, ...(limit !== undefined ? { limit } : {}) }).map(errorGroup);
           return trendBins === undefined ? groups : withTrends(store, groups, filter, trendBins);
         }
-        const groups = new Map<string, ErrorGroup>();
-        for (const e of errorsOfRun({ ...filter, runId })) {
-          const group = groups.get(e.fingerprint);
-          const unhandled = e.caught || e.retrying ? 0 : 1;
-          if (group) {
-            group.count++;
-            group.unhandled += unhandled;
-            group.firstSeen = Math.min(group.firstSeen, e.ts);
-            group.lastSeen = Math.max(group.lastSeen, e.ts);
-          } else {
-            // Newest first: the first member seen carries the group's latest message.
-            groups.set(e.fingerprint, {
-              fingerprint: e.fingerprint, category: e.category, code: e.code, origin: e.origin, message: e.message,
-              count: 1, unhandled, firstSeen: e.ts, lastSeen: e.ts,
-            });
-          }
-        }
-        return [...groups.values()]
-          .sort((a, b) => b.count - a.count || b.lastSeen - a.lastSeen || (a.fingerprint < b.fingerprint ? -1 : 1))
-          .slice(0, limit ?? 50);
+        return runErrorGroups(store, { ...filter, runId }, limit ?? 50);
       }),
 
     listErrors: (input) =>
