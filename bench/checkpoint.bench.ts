@@ -3,7 +3,7 @@ import { FlowRun } from '../core/engine/run.js';
 import { checkFlow } from '../core/flow/check.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from '../core/runtimes/runtime.js';
 import { createDurableSink } from '../core/store/sink.js';
-import { openStore } from '../core/store/store.js';
+import { openSqliteStore } from '../core/store/store.js';
 import type { Measurement } from './measure.js';
 import { removeDb, tempPath } from './store-baseline.js';
 
@@ -31,11 +31,11 @@ export async function checkpointBenchmarks(): Promise<Measurement[]> {
   const checked = checkFlow(`let data = session "produce"\nrepeat ${LATER_SESSIONS} as i:\n  session "step {i}"\n`, 'bench.prose');
   if (!checked.plan) throw new Error('checkpoint bench flow does not check');
   const path = tempPath('checkpoints');
-  const store = openStore({ path });
+  const store = openSqliteStore({ path });
   try {
     const runtime = new BigThenSmall();
     const clock = new VirtualClock();
-    const sink = createDurableSink(store);
+    const sink = createDurableSink({ appendEvents: async (events) => store.appendEvents(events) });
     const result = await new FlowRun({ plan: checked.plan, registry: { forAgent: () => runtime }, sink, clock, defaultAgent: 'noop' }).start();
     await sink.close();
     if (result.status !== 'completed') throw new Error(`checkpoint bench run ${result.status}`);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundledExamplesDir } from '../core/service/flow-keys.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
-import { openStore, type HivewatchStore } from '../core/store/store.js';
+import { openStore, type HivewatchStore } from '../core/store/index.js';
 import { percentile, type Measurement } from './measure.js';
 
 /**
@@ -35,12 +35,12 @@ export async function liveBenchmarks(options: { quick?: boolean } = {}): Promise
   const steps = options.quick ? 20 : 80;
   writeFileSync(join(flows, 'steps.prose'), FLOW(steps));
   const path = join(dir, 'hivewatch.db');
-  const open = (): Host => {
-    const store = openStore({ path });
-    return { store, service: createHivewatchService({ store, examplesDir: bundledExamplesDir(), userFlowsDir: flows, clock: 'real' }) };
+  const open = async (): Promise<Host> => {
+    const store = await openStore({ path });
+    return { store, service: await createHivewatchService({ store, examplesDir: bundledExamplesDir(), userFlowsDir: flows, clock: 'real' }) };
   };
-  const app = open();
-  const hosts = [open(), open()];
+  const app = await open();
+  const hosts = [await open(), await open()];
   const committedAt = new Map<number, number>();
   const ownerOf = new Map<number, 'app' | 'host'>();
   for (const [i, host] of [app, ...hosts].entries()) {
@@ -53,7 +53,7 @@ export async function liveBenchmarks(options: { quick?: boolean } = {}): Promise
     });
   }
   const arrived: { id: number; at: number }[] = [];
-  const start = app.store.journalHead();
+  const start = await app.store.journalHead();
   const subscription = app.service.subscribeLive({
     onBatch: (batch) => {
       const now = performance.now();
@@ -63,7 +63,7 @@ export async function liveBenchmarks(options: { quick?: boolean } = {}): Promise
   try {
     const runs = await Promise.all([app, ...hosts, ...hosts].map((h) => h.service.startRun({ flow: 'user/steps.prose' }).then(({ runId }) => ({ h, runId }))));
     await Promise.all(runs.map(({ h, runId }) => h.service.whenFinished(runId)));
-    const head = app.store.journalHead();
+    const head = await app.store.journalHead();
     const deadline = Date.now() + 10_000;
     while ((arrived.at(-1)?.id ?? start) < head && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     const ids = arrived.map((a) => a.id);
@@ -91,7 +91,7 @@ export async function liveBenchmarks(options: { quick?: boolean } = {}): Promise
   } finally {
     subscription.unsubscribe();
     for (const h of [app, ...hosts]) await h.service.close();
-    for (const h of [app, ...hosts]) h.store.close();
+    for (const h of [app, ...hosts]) await h.store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

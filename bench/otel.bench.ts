@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { openSqliteStore } from '../core/store/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -54,7 +55,7 @@ export async function otelBenchmarks(options: { quick: boolean }): Promise<Measu
     const flood = await floodProbe;
     const sent = JSON.parse(output.trim()) as { payloads: number; records: number; refused: number; retries: number; elapsedMs: number };
 
-    const counted = (server.store.database.prepare("SELECT COALESCE(SUM(attempt_count), 0) AS n FROM runs WHERE flow LIKE 'external:%'").get() as { n: number }).n;
+    const counted = externalAttempts(server.dbPath);
     const idleP95 = percentile(idle, 95);
     const floodP95 = percentile(flood, 95);
     return [
@@ -65,5 +66,15 @@ export async function otelBenchmarks(options: { quick: boolean }): Promise<Measu
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Attempts of external runs (one per API call), read from the SQLite file the server writes. */
+function externalAttempts(dbPath: string): number {
+  const store = openSqliteStore({ path: dbPath, readonly: true });
+  try {
+    return (store.database.prepare("SELECT COALESCE(SUM(attempt_count), 0) AS n FROM runs WHERE flow LIKE 'external:%'").get() as { n: number }).n;
+  } finally {
+    store.close();
   }
 }

@@ -164,7 +164,7 @@ export class Workload {
     private readonly prefix: string,
   ) {
     this.random = prng(seed);
-    this.sink = createDurableSink({ appendEvents: (batch) => void this.batches.push(batch as HivewatchEvent[]) }, { maxBatch: 1000 });
+    this.sink = createDurableSink({ appendEvents: (batch) => (this.batches.push(batch as HivewatchEvent[]), Promise.resolve()) }, { maxBatch: 1000 });
   }
 
   private reached(): boolean {

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { DAY } from '../core/store/rollups.js';
-import { openStore, type HivewatchStore } from '../core/store/store.js';
+import { openSqliteStore, type SqliteStore } from '../core/store/store.js';
 import { prng } from '../core/store/testing/journal-builder.js';
 import type { Measurement } from './measure.js';
 import { START, SPAN, gc, quiesce, now, type Batching, Workload } from './store-workload.js';
@@ -90,7 +90,7 @@ function timed(fn: () => void): { wall: number; cpu: number } {
 }
 
 async function ingest(
-  store: HivewatchStore,
+  store: SqliteStore,
   batching: Batching,
   target: number,
   seed: number,
@@ -217,7 +217,7 @@ interface QueryTimes {
 }
 
 function countQueries(
-  store: HivewatchStore,
+  store: SqliteStore,
   by: 'category' | 'origin',
   windowMs: number,
   storeQueries: number,
@@ -291,14 +291,14 @@ export async function storeBenchmarks(options: { quick: boolean }): Promise<Meas
   removeDb(stormPath);
   try {
     // 1a. storm batches (the sink's maxBatch), into a store of its own.
-    let store = openStore({ path: stormPath, recover: false });
+    let store = openSqliteStore({ path: stormPath, recover: false });
     const storm = await ingest(store, 'storm', events, 11, chunk, true);
     store.close();
     removeDb(stormPath);
     out.push(...ingestMeasurements('storm batches of 1000', storm, true));
 
     // 1b. live batches (flushed at every step end); this database then grows to the error history.
-    store = openStore({ path, recover: false });
+    store = openSqliteStore({ path, recover: false });
     const live = await ingest(store, 'live', events, 7, chunk, true);
     out.push(...ingestMeasurements('live batches (step ends)', live, true));
     gc();

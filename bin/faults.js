@@ -229,23 +229,23 @@ async function afterKill(setup, outcome, openStore) {
     raw.close();
   }
 
-  const store = openStore({ path: setup.db });
+  const store = await openStore({ path: setup.db });
   let status;
   let ended = 0;
   let groups = [];
   try {
-    const journal = store.getEvents(outcome.runId, 0, 100_000);
+    const journal = await store.getEvents(outcome.runId, 0, 100_000);
     for (const event of outcome.printed) {
       const stored = journal[event.seq - 1];
       check(stored !== undefined && JSON.stringify(stored) === JSON.stringify(event), `printed event ${event.seq} (${event.type}) is not in the journal as printed`);
     }
-    status = store.getRun(outcome.runId)?.run.status;
+    status = (await store.getRunRow(outcome.runId))?.status;
     const completed = journal.some((e) => e.type === 'runCompleted');
     check(status === (completed ? 'completed' : 'interrupted'), `the run is ${status} after recovery, expected ${completed ? 'completed' : 'interrupted'}`);
     groups = store.recovered.flatMap((r) => r.processes);
     ended = groups.filter((p) => p.outcome === 'ended').length;
   } finally {
-    store.close();
+    await store.close();
   }
 
   const left = await survivors(agentPids(setup.pids));

@@ -48,9 +48,9 @@ describe('history: a failed run older than the newest 10,000', () => {
     const dir = tempDir('history');
     const dbPath = `${dir}/hivewatch.db`;
     const seeded = bulkSeed(dbPath, { runs: HISTORY, errors: HISTORY, now: Date.now() });
-    const store = openStore({ path: dbPath });
-    store.appendEvents(oldFailure(seeded.from - 60_000));
-    store.close();
+    const store = await openStore({ path: dbPath });
+    await store.appendEvents(oldFailure(seeded.from - 60_000));
+    await store.close();
     server = await startServer({ dir });
     browser = await launchBrowser();
     app = await openApp(browser, server);

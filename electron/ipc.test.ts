@@ -14,8 +14,8 @@ const { createBridge } = loadCompiledPreload();
 // The whole chain the Electron window uses (ipc-client → preload bridge → channels → ipc.ts →
 // service), over an in-memory transport that serialises like Electron's IPC.
 apiConformanceSuite('IPC (preload bridge and ipc.ts over an in-memory transport)', async ({ dbPath, examplesDir, userFlowsDir }) => {
-  const store = openStore({ path: dbPath });
-  const service = createHivewatchService({ store, examplesDir, userFlowsDir });
+  const store = await openStore({ path: dbPath });
+  const service = await createHivewatchService({ store, examplesDir, userFlowsDir });
   const ipc = new InMemoryIpc();
   const dispose = registerIpc(ipc, service);
   return {
@@ -23,7 +23,7 @@ apiConformanceSuite('IPC (preload bridge and ipc.ts over an in-memory transport)
     close: async () => {
       dispose();
       await service.close();
-      store.close();
+      await store.close();
     },
   };
 });
@@ -42,9 +42,9 @@ describe('ipc.ts', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  const setup = () => {
-    const store = openStore({ path: ':memory:' });
-    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual' });
+  const setup = async () => {
+    const store = await openStore({ path: ':memory:' });
+    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual' });
     const ipc = new InMemoryIpc();
     const dispose = registerIpc(ipc, service, { isTrustedSender: (event) => event.senderFrame?.url.startsWith('app://hivewatch/') === true });
     cleanups.push(() => store.close(), () => service.close(), dispose);
@@ -52,7 +52,7 @@ describe('ipc.ts', () => {
   };
 
   it('answers on exactly the prefixed channels and validates every payload', async () => {
-    const { ipc } = setup();
+    const { ipc } = await setup();
     expect(ipcChannels()).toEqual([
       'hivewatch:startRun', 'hivewatch:cancelRun', 'hivewatch:retryRun', 'hivewatch:resumeRun', 'hivewatch:skipBackoff',
       'hivewatch:listRuns', 'hivewatch:countRuns', 'hivewatch:getRun', 'hivewatch:getEvents', 'hivewatch:listFlows', 'hivewatch:checkFlow',
@@ -73,13 +73,13 @@ describe('ipc.ts', () => {
   });
 
   it('refuses calls from a frame that is not the app', async () => {
-    const { ipc } = setup();
+    const { ipc } = await setup();
     ipc.frameUrl = 'https://evil.example/';
     expect(await ipc.invoke('hivewatch:listFlows')).toEqual({ ok: false, error: { status: 403, code: 'forbidden', message: 'this frame may not call the Hivewatch API' } });
   });
 
   it('stops a renderer’s subscriptions when it goes away', async () => {
-    const { service, ipc } = setup();
+    const { service, ipc } = await setup();
     const bridge = createBridge(ipc);
     const kinds: string[] = [];
     const ready = new Promise<void>((resolve) =>

@@ -97,6 +97,8 @@ function hardenContents(contents: WebContents): void {
 }
 
 function notifyFailures(service: HivewatchService): () => void {
+  // The mutes as last read: refreshed before each batch is looked at (a setting read, cheap).
+  let muted = new Set<string>();
   const notify = failureNotifier((note) => {
     if (!Notification.isSupported()) return;
     const notification = new Notification({ title: note.title, body: note.body });
@@ -105,9 +107,13 @@ function notifyFailures(service: HivewatchService): () => void {
       mainWindow?.focus();
     });
     notification.show();
-  }, { isMuted: (flow) => readNotificationSettings(service.store).mutedFlows.includes(flow) });
+  }, { isMuted: (flow) => muted.has(flow) });
+  let turn: Promise<void> = Promise.resolve();
   return service.subscribe((batch) => {
-    for (const { event } of batch) notify(event);
+    turn = turn.then(async () => {
+      muted = new Set((await readNotificationSettings(service.store).catch(() => ({ mutedFlows: [...muted] }))).mutedFlows);
+      for (const { event } of batch) notify(event);
+    });
   });
 }
 
@@ -138,7 +144,7 @@ async function start(): Promise<void> {
   let store: HivewatchStore;
   try {
     const nativeBinding = electronSqliteBinding(paths.root);
-    store = openStore({ path: dbPath, ...(nativeBinding !== undefined ? { nativeBinding } : {}) });
+    store = await openStore({ path: dbPath, ...(nativeBinding !== undefined ? { nativeBinding } : {}) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     dialog.showErrorBox('Hivewatch cannot open its database', `${dbPath}\n\n${message}\n\n${/NODE_MODULE_VERSION|was compiled against/.test(message) ? NATIVE_HELP : ''}`);
@@ -154,7 +160,7 @@ async function start(): Promise<void> {
     otelPort = null;
   }
   const otel = await startHostReceiver(store, otelPort, (line) => console.error(line));
-  const service = createHivewatchService({
+  const service = await createHivewatchService({
     store,
     telemetry: () => (otel ? { endpoint: otel.endpoint, token: otel.token } : null),
     examplesDir: paths.examplesDir,
@@ -195,8 +201,9 @@ async function start(): Promise<void> {
       .catch(() => undefined)
       .then(() => otel?.close())
       .catch(() => undefined)
+      .then(() => store.close())
+      .catch(() => undefined)
       .finally(() => {
-        store.close();
         app.exit(0);
       });
   });

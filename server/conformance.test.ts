@@ -5,8 +5,8 @@ import { createHttpClient } from '../renderer/api/http-client.js';
 import { startHttpShell } from './http.js';
 
 apiConformanceSuite('HTTP client over a real server on 127.0.0.1', async ({ dbPath, examplesDir, userFlowsDir }) => {
-  const store = openStore({ path: dbPath });
-  const service = createHivewatchService({ store, examplesDir, userFlowsDir });
+  const store = await openStore({ path: dbPath });
+  const service = await createHivewatchService({ store, examplesDir, userFlowsDir });
   const shell = await startHttpShell({ service, staticDir: null });
   const client = createHttpClient({ baseUrl: shell.origin, token: shell.token });
   return {
@@ -15,7 +15,7 @@ apiConformanceSuite('HTTP client over a real server on 127.0.0.1', async ({ dbPa
       client.close();
       await shell.close();
       await service.close();
-      store.close();
+      await store.close();
     },
   };
 });

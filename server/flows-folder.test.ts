@@ -21,15 +21,15 @@ describe('the operator flows folder over HTTP', () => {
     dir = mkdtempSync(join(tmpdir(), 'hw-folder-'));
     symlinkSync('/etc/passwd', join(dir, 'evil.prose'));
     writeFileSync(join(dir, 'own.prose'), 'agent worker:\n  runtime: "fake"\nsession: worker\n  prompt: "hi"\n');
-    store = openStore({ path: ':memory:' });
-    service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: dir, clock: 'virtual' });
+    store = await openStore({ path: ':memory:' });
+    service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: dir, clock: 'virtual' });
     shell = await startHttpShell({ service, log: () => undefined });
   });
 
   afterAll(async () => {
     await shell.close();
     await service.close();
-    store.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -48,6 +48,6 @@ describe('the operator flows folder over HTTP', () => {
       },
     });
     expect(text).not.toContain(firstLine.split(':')[0] + ':');
-    expect(store.listRuns({ limit: 10 }).runs).toEqual([]);
+    expect((await store.listRuns({ limit: 10 })).runs).toEqual([]);
   });
 });

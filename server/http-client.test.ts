@@ -18,8 +18,8 @@ describe('HTTP client live subscription', () => {
   });
 
   const serve = async (options: { port?: number; token?: string } = {}): Promise<{ shell: HttpShell; service: HivewatchService }> => {
-    const store = openStore({ path: ':memory:' });
-    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual' });
+    const store = await openStore({ path: ':memory:' });
+    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual' });
     const shell = await startHttpShell({ service, staticDir: null, ...options });
     cleanups.push(() => store.close(), () => service.close(), () => shell.close());
     return { shell, service };

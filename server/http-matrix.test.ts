@@ -161,8 +161,8 @@ describe('HTTP matrix: every route, every field, hostile bodies and headers', ()
   let shell: HttpShell;
 
   beforeAll(async () => {
-    store = openStore({ path: ':memory:' });
-    service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: null, clock: 'virtual' });
+    store = await openStore({ path: ':memory:' });
+    service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: null, clock: 'virtual' });
     // A margin of seconds: under a loaded machine a real request must never meet the slow-client limit.
     shell = await startHttpShell({ service, headersTimeoutMs: 1_000, log: () => undefined });
   });
@@ -170,10 +170,10 @@ describe('HTTP matrix: every route, every field, hostile bodies and headers', ()
   afterAll(async () => {
     await shell.close();
     await service.close();
-    store.close();
+    await store.close();
   });
 
-  it('generates cases for every route and every field of its schema', () => {
+  it('generates cases for every route and every field of its schema', async () => {
     const all = ROUTES.flatMap((r) => casesFor(r, shell.port));
     for (const route of ROUTES) {
       const names = casesFor(route, shell.port).map((c) => c.name);

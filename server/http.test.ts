@@ -70,8 +70,8 @@ describe('browser shell HTTP security and errors', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hivewatch-http-'));
-    store = openStore({ path: join(dir, 'hivewatch.db') });
-    service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual' });
+    store = await openStore({ path: join(dir, 'hivewatch.db') });
+    service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual' });
     shell = await startHttpShell({ service, staticDir: null, log: () => undefined });
     host = `127.0.0.1:${shell.port}`;
     auth = { authorization: `Bearer ${shell.token}` };
@@ -80,11 +80,11 @@ describe('browser shell HTTP security and errors', () => {
   afterAll(async () => {
     await shell?.close();
     await service?.close();
-    store?.close();
+    await store?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('binds 127.0.0.1 on a free port and prints a URL with the token', () => {
+  it('binds 127.0.0.1 on a free port and prints a URL with the token', async () => {
     expect(shell.server.address()).toMatchObject({ address: '127.0.0.1' });
     expect(shell.port).toBeGreaterThan(0);
     expect(shell.url).toBe(`http://127.0.0.1:${shell.port}/?token=${shell.token}`);
@@ -247,8 +247,8 @@ describe('browser shell serving renderer-dist', () => {
     writeFileSync(join(dist, 'index.html'), '<!doctype html><script type="module" src="./assets/app.js"></script>');
     writeFileSync(join(dist, 'assets', 'app.js'), 'console.log(1)');
     writeFileSync(join(dir, 'secret.txt'), 'secret');
-    const store = openStore({ path: ':memory:' });
-    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR });
+    const store = await openStore({ path: ':memory:' });
+    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR });
     const shell = await startHttpShell({ service, staticDir: dist });
     const host = `127.0.0.1:${shell.port}`;
     try {
@@ -268,14 +268,14 @@ describe('browser shell serving renderer-dist', () => {
     } finally {
       await shell.close();
       await service.close();
-      store.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
 });
 
 describe('guards as functions', () => {
-  it('checks Host, Origin and the bearer token', () => {
+  it('checks Host, Origin and the bearer token', async () => {
     expect(isAllowedHost('127.0.0.1:8080', 8080)).toBe(true);
     expect(isAllowedHost('LOCALHOST:8080', 8080)).toBe(true);
     expect(isAllowedHost('127.0.0.1', 8080)).toBe(false);
@@ -291,7 +291,7 @@ describe('guards as functions', () => {
     expect(checkBearer(undefined, 'abc')).toBe('missing');
   });
 
-  it('reads query strings into inputs', () => {
+  it('reads query strings into inputs', async () => {
     expect(queryInput(new URLSearchParams('status=running,failed&status=queued&limit=5&flow=x'), { numbers: ['limit'], lists: ['status'] })).toEqual({
       status: ['running', 'failed', 'queued'],
       limit: 5,

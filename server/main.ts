@@ -4,7 +4,7 @@ import { startHostReceiver } from '../core/otel/host.js';
 import type { OtlpReceiver } from '../core/otel/receiver.js';
 import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
-import { defaultDatabasePath, openStore, type HivewatchStore } from '../core/store/index.js';
+import { defaultDatabasePath, isPostgresUrl, openStore, type HivewatchStore } from '../core/store/index.js';
 import { startHttpShell } from './http.js';
 import { newToken } from './security.js';
 import { findChromium, hasDisplay, openChromiumApp, type ChromiumWindow } from './launcher.js';
@@ -65,8 +65,8 @@ export interface RunningServer {
 
 const PORT_SETTING = 'http.port';
 
-function rememberedPort(store: HivewatchStore): number | null {
-  const text = store.getSetting(PORT_SETTING);
+async function rememberedPort(store: HivewatchStore): Promise<number | null> {
+  const text = await store.getSetting(PORT_SETTING);
   const port = text !== null && /^\d{1,5}$/.test(text) ? Number(text) : 0;
   return port > 0 && port <= 65_535 ? port : null;
 }
@@ -76,8 +76,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const log = options.log ?? ((line: string) => console.error(line));
   const dbPath = options.dbPath ?? defaultDatabasePath();
   const memory = dbPath === ':memory:';
-  const createdDatabase = !memory && !existsSync(dbPath);
-  const store = openStore({ path: dbPath });
+  const createdDatabase = !memory && !isPostgresUrl(dbPath) && !existsSync(dbPath);
+  const store = await openStore({ path: dbPath });
   let userFlowsDir: string | null = null;
   if (options.userFlowsDir !== undefined) userFlowsDir = options.userFlowsDir;
   else userFlowsDir = appFlowsDirOf(dbPath);
@@ -85,7 +85,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
   // Before the service: the presets it runs send their telemetry here (issue #11 part 5).
   const otel = await startHostReceiver(store, options.otelPort ?? null, log);
-  const service = createHivewatchService({
+  const service = await createHivewatchService({
     store,
     telemetry: () => (otel ? { endpoint: otel.endpoint, token: otel.token } : null),
     examplesDir: options.examplesDir ?? paths.examplesDir,
@@ -96,13 +96,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const staticDir = options.staticDir === undefined ? paths.rendererDist : options.staticDir;
   // No --port: the port this database's server had last time, so a copied link (and the
   // port-named access cookie) keeps working after a restart; a free one when that is taken.
-  const remembered = options.port === undefined && !memory ? rememberedPort(store) : null;
+  const remembered = options.port === undefined && !memory ? await rememberedPort(store) : null;
+  const token = options.token ?? (memory ? undefined : await store.secret('http.token', newToken));
   const listen = async (port: number | undefined) =>
     startHttpShell({
       service,
       ...(port !== undefined ? { port } : {}),
       // A link keeps working across restarts: the token is the database's own, made once.
-      ...(options.token !== undefined ? { token: options.token } : memory ? {} : { token: store.secret('http.token', newToken) }),
+      ...(token !== undefined ? { token } : {}),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
       staticDir,
       log,
@@ -116,11 +117,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       log(`hivewatch: port ${remembered} (this database's last) is taken; using a free one`);
       shell = await listen(0);
     }
-    if (options.port === undefined && !memory) store.setSetting(PORT_SETTING, String(shell.port));
+    if (options.port === undefined && !memory) await store.setSetting(PORT_SETTING, String(shell.port));
   } catch (error) {
     await service.close();
     await otel?.close();
-    store.close();
+    await store.close();
     throw error;
   }
   const stopDemo = options.demo ? startDemo(service, { log }) : null;
@@ -156,7 +157,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         await shell.close();
         await otel?.close();
         await service.close();
-        store.close();
+        await store.close();
       })();
       return closed;
     },

@@ -14,8 +14,8 @@ const sockets: Socket[] = [];
 const timers: NodeJS.Timeout[] = [];
 
 async function start(options: { headersTimeoutMs?: number; log?: (line: string) => void } = {}): Promise<HttpShell> {
-  store = openStore({ path: ':memory:' });
-  service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: null, clock: 'virtual' });
+  store = await openStore({ path: ':memory:' });
+  service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: null, clock: 'virtual' });
   shell = await startHttpShell({ service, ...options, log: options.log ?? (() => undefined) });
   return shell;
 }
@@ -25,7 +25,7 @@ afterEach(async () => {
   for (const s of sockets.splice(0)) s.destroy();
   await shell?.close();
   await service?.close();
-  store?.close();
+  await store?.close();
 });
 
 function open(port: number): Promise<Socket> {

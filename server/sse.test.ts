@@ -66,8 +66,8 @@ describe('server-sent events', () => {
   });
 
   const serve = async (options: { liveCapacity?: number; heartbeatMs?: number } = {}): Promise<{ shell: HttpShell; service: HivewatchService }> => {
-    const store = openStore({ path: ':memory:' });
-    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual', ...(options.liveCapacity ? { liveCapacity: options.liveCapacity } : {}) });
+    const store = await openStore({ path: ':memory:' });
+    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual', ...(options.liveCapacity ? { liveCapacity: options.liveCapacity } : {}) });
     const shell = await startHttpShell({ service, staticDir: null, ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) });
     cleanups.push(() => store.close(), () => service.close(), () => shell.close());
     return { shell, service };

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, SCHEMA_VERSION } from '../../core/store/index.js';
+import { openSqliteStore, SCHEMA_VERSION } from '../../core/store/index.js';
 
 /**
  * A large history for the benches and the history journey, written in bulk: `runs` finished runs
@@ -13,7 +13,7 @@ import { openStore, SCHEMA_VERSION } from '../../core/store/index.js';
  * run through the store as usual.
  *
  * Bench-only: it writes the projection tables directly because replaying 1,000,000 journals
- * through the reducers takes tens of minutes. The schema is whatever openStore migrated to.
+ * through the reducers takes tens of minutes. The schema is whatever openSqliteStore migrated to.
  */
 
 const FLOWS: readonly [string, string][] = [
@@ -55,7 +55,7 @@ function pick(values: readonly string[], index: string): string {
  * newest run back, then a second per run, until `errors` are written (retried ones, handled).
  */
 export function bulkSeed(path: string, options: { runs: number; errors: number; now: number }): BulkHistory {
-  openStore({ path }).close();
+  openSqliteStore({ path }).close();
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');

@@ -1,6 +1,6 @@
 import type { ErrorEnvelope } from '../../core/errors/envelope.js';
 import type { HivewatchEvent } from '../../core/engine/events.js';
-import { openStore } from '../../core/store/index.js';
+import { openSqliteStore } from '../../core/store/index.js';
 import { seededRandom } from '../../core/testing/seeded-random.js';
 
 /**
@@ -84,7 +84,7 @@ export function journalOf(runId: string, flow: string, start: number, random: ()
 
 /** Writes `count` runs into the database at `path` (created). Returns how many events. */
 export function seedRuns(path: string, count: number, now = Date.now()): number {
-  const store = openStore({ path });
+  const store = openSqliteStore({ path });
   const random = seededRandom(42);
   let total = 0;
   try {

@@ -70,18 +70,18 @@ describe('crash recovery: kill -9 of a running `hivewatch run`', () => {
       const lastStart = printed.map((e) => e.type).lastIndexOf('stepStarted');
       const committedThrough = printed.slice(0, Math.max(0, lastStart)).filter((e) => e.type === 'stepFinished').at(-1)?.seq ?? 0;
 
-      const store = openStore({ path: db });
-      const journal = store.getEvents(runId);
+      const store = await openStore({ path: db });
+      const journal = await store.getEvents(runId);
       expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
       expect(journal.length).toBeGreaterThanOrEqual(committedThrough);
       for (const event of printed.slice(0, committedThrough)) {
         expect(journal[event.seq - 1]).toEqual(event);
       }
-      const run = store.getRun(runId)?.run;
+      const run = (await store.getRun(runId))?.run;
       const finished = journal.some((e) => e.type === 'runCompleted');
       expect(run?.status).toBe(finished ? 'completed' : 'interrupted');
       if (!finished) expect(journal.at(-1)?.type).toBe('runInterrupted');
-      store.close();
+      await store.close();
 
       if (!finished) {
         const resumed = spawnSync(process.execPath, [BIN, 'resume', runId, '--json', '--virtual-clock', '--db', db], { encoding: 'utf8' });
@@ -89,10 +89,10 @@ describe('crash recovery: kill -9 of a running `hivewatch run`', () => {
         const events = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as HivewatchEvent);
         expect(events[0]).toMatchObject({ type: 'runStarted', resumedFrom: runId });
         expect(events.at(-1)?.type).toBe('runCompleted');
-        const check = openStore({ path: db });
-        expect(check.replayRun(runId).ok).toBe(true);
-        expect(check.replayRun(events[0]?.runId as string).ok).toBe(true);
-        check.close();
+        const check = await openStore({ path: db });
+        expect((await check.replayRun(runId)).ok).toBe(true);
+        expect((await check.replayRun(events[0]?.runId as string)).ok).toBe(true);
+        await check.close();
       }
     }
   }, 180_000);

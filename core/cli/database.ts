@@ -7,8 +7,8 @@ export function databasePathOf(args: ParsedArgs, io: CliIo): string {
   return stringFlag(args, 'db') ?? (io.env.HIVEWATCH_DB || defaultDatabasePath());
 }
 
-export function openCliStore(args: ParsedArgs, io: CliIo, options: { readonly?: boolean } = {}): HivewatchStore {
-  const store = openStore({ path: databasePathOf(args, io), readonly: options.readonly ?? false });
+export async function openCliStore(args: ParsedArgs, io: CliIo, options: { readonly?: boolean } = {}): Promise<HivewatchStore> {
+  const store = await openStore({ path: databasePathOf(args, io), readonly: options.readonly ?? false });
   // What start-up recovery did with agent processes a dead host left: ended, or left alone and why.
   for (const run of store.recovered) for (const group of run.processes) io.err(`run ${run.runId} interrupted: ${group.message}\n`);
   return store;

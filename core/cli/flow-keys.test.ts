@@ -47,7 +47,7 @@ async function cli(args: string[]): Promise<Captured> {
 let dir = '';
 let cwd = '';
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hw-keys-'));
   cwd = process.cwd();
   // The current directory holds an unrelated `user/x.prose`: it must never be picked.
@@ -57,30 +57,30 @@ beforeEach(() => {
   process.chdir(elsewhere);
 });
 
-afterEach(() => {
+afterEach(async () => {
   process.chdir(cwd);
   rmSync(dir, { recursive: true, force: true });
 });
 
 async function appRun(db: string): Promise<string> {
-  const store = openStore({ path: db });
-  const service = createHivewatchService({ store, examplesDir: bundledExamplesDir(), userFlowsDir: appFlowsDirOf(db), clock: 'virtual' });
+  const store = await openStore({ path: db });
+  const service = await createHivewatchService({ store, examplesDir: bundledExamplesDir(), userFlowsDir: appFlowsDirOf(db), clock: 'virtual' });
   try {
     const { runId } = await service.startRun({ flow: 'user/x.prose' });
     await service.whenFinished(runId);
     return runId;
   } finally {
     await service.close();
-    store.close();
+    await store.close();
   }
 }
 
-function runsOf(db: string): { id: string; flow: string; status: string }[] {
-  const store = openStore({ path: db, readonly: true });
+async function runsOf(db: string): Promise<{ id: string; flow: string; status: string }[]> {
+  const store = await openStore({ path: db, readonly: true });
   try {
-    return store.listRuns({ limit: 50 }).runs.map((r) => ({ id: r.id, flow: r.flow, status: r.status }));
+    return (await store.listRuns({ limit: 50 })).runs.map((r) => ({ id: r.id, flow: r.flow, status: r.status }));
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -91,7 +91,7 @@ describe('flow keys shared by the app and the CLI', () => {
     writeFileSync(join(app, 'flows', 'x.prose'), FAILING);
     const db = join(app, 'hivewatch.db');
     const runId = await appRun(db);
-    expect(runsOf(db)).toEqual([{ id: runId, flow: 'user/x.prose', status: 'failed' }]);
+    expect(await runsOf(db)).toEqual([{ id: runId, flow: 'user/x.prose', status: 'failed' }]);
 
     const resumed = await cli(['resume', runId, '--db', db, '--json', '--virtual-clock']);
     expect(resumed.err).not.toContain('cannot find');
@@ -102,7 +102,7 @@ describe('flow keys shared by the app and the CLI', () => {
     const retried = await cli(['retry', runId, '--db', db, '--json', '--virtual-clock']);
     expect(retried.out).toContain('app flow step one');
     expect(retried.out).not.toContain('DECOY');
-    const flows = runsOf(db).map((r) => r.flow);
+    const flows = (await runsOf(db)).map((r) => r.flow);
     expect(flows).toEqual(['user/x.prose', 'user/x.prose', 'user/x.prose']);
   });
 
@@ -113,7 +113,7 @@ describe('flow keys shared by the app and the CLI', () => {
     const db = join(app, 'hivewatch.db');
     const result = await cli(['run', join(app, 'flows', 'x.prose'), '--db', db, '--json', '--virtual-clock']);
     expect(result.code).toBe(1);
-    expect(runsOf(db).map((r) => r.flow)).toEqual(['user/x.prose']);
+    expect((await runsOf(db)).map((r) => r.flow)).toEqual(['user/x.prose']);
   });
 
   it('when the app folder no longer holds the file, resume says so instead of running the current directory’s user/x.prose', async () => {
@@ -128,6 +128,6 @@ describe('flow keys shared by the app and the CLI', () => {
     expect(resumed.code).toBe(1);
     expect(resumed.out).toBe('');
     expect(resumed.err).toBe(`hivewatch resume: cannot find the flow of run ${runId}: no flow user/x.prose\n`);
-    expect(runsOf(db)).toHaveLength(1);
+    expect(await runsOf(db)).toHaveLength(1);
   });
 });

@@ -25,10 +25,10 @@ function since(args: ParsedArgs, now: number): number | undefined {
 }
 
 export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> {
-  const store = openCliStore(args, io);
+  const store = await openCliStore(args, io);
   try {
     const status = stringFlag(args, 'status');
-    const page = store.listRuns({
+    const page = await store.listRuns({
       status: status === undefined ? undefined : (status.split(',') as never),
       flow: stringFlag(args, 'flow'),
       text: stringFlag(args, 'text'),
@@ -47,12 +47,12 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
     io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEPS', 'ATTEMPTS', 'ERRORS', 'LAST ERROR'], ...rows]));
     return ExitCode.ok;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number> {
-  const store = openCliStore(args, io);
+  const store = await openCliStore(args, io);
   try {
     const filters = {
       flow: stringFlag(args, 'flow'),
@@ -64,7 +64,7 @@ export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number
     };
     const json = args.flags.has('json');
     if (args.flags.has('groups')) {
-      const groups = store.errorGroups(filters);
+      const groups = await store.errorGroups(filters);
       if (json) io.out(`${JSON.stringify(groups)}\n`);
       else if (groups.length === 0) io.out('no errors recorded\n');
       else io.out(table([['COUNT', 'CODE', 'ORIGIN', 'LAST SEEN', 'MESSAGE'], ...groups.map((g) => [String(g.count), g.code, g.origin, when(g.lastSeen), g.template])]));
@@ -72,36 +72,36 @@ export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number
     }
     const by = (stringFlag(args, 'by') ?? 'category') as ErrorDimension;
     if (!DIMENSIONS.includes(by)) throw new UsageError(`--by must be one of ${DIMENSIONS.join(', ')}, got "${by}"`);
-    const counts = store.errorCounts({ by, ...filters });
+    const counts = await store.errorCounts({ by, ...filters });
     if (json) io.out(`${JSON.stringify(counts)}\n`);
     else if (counts.length === 0) io.out('no errors recorded\n');
     else io.out(table([[by.toUpperCase(), 'COUNT'], ...counts.map((c) => [c.label && c.label !== c.key ? `${c.key} (${c.label})` : c.key, String(c.count)])]));
     return ExitCode.ok;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 export async function replayCommand(args: ParsedArgs, io: CliIo, runId: string): Promise<number> {
-  const store = openCliStore(args, io);
+  const store = await openCliStore(args, io);
   try {
-    const report = store.replayRun(runId);
+    const report = await store.replayRun(runId);
     if (args.flags.has('json')) io.out(`${JSON.stringify(report)}\n`);
     else if (report.ok) io.out(`${runId}: replay matches the stored projections (${report.events} events)\n`);
     else io.out(`${runId}: replay differs from the stored projections:\n${report.diffs.map((d) => `  ${d}`).join('\n')}\n`);
     return report.ok ? ExitCode.ok : ExitCode.failed;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** `resume` continues from the last checkpoint; `retry` starts the flow fresh. Both link the new run. */
 export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs, io: CliIo, runId: string): Promise<number> {
-  const store = openCliStore(args, io);
+  const store = await openCliStore(args, io);
   try {
-    const detail = store.getRun(runId);
+    const detail = await store.getRun(runId);
     if (detail === null) {
-      io.err(`hivewatch ${mode}: no run "${runId}" in ${store.path}\n`);
+      io.err(`hivewatch ${mode}: no run "${runId}" in ${store.location}\n`);
       return ExitCode.failed;
     }
     const { run } = detail;
@@ -112,14 +112,14 @@ export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs
     let file: string;
     try {
       // The run's key is resolved against the folders of ITS database, never the current directory.
-      file = (await new FlowKeys(flowFoldersForDatabase(store.path)).resolve(run.flow)).path;
+      file = (await new FlowKeys(flowFoldersForDatabase(store.location)).resolve(run.flow)).path;
     } catch (error) {
       if (!(error instanceof FlowKeyError)) throw error;
       io.err(`hivewatch ${mode}: cannot find the flow of run ${runId}: ${error.message}\n`);
       return ExitCode.failed;
     }
     // runFlow refuses a resume whose engine rules or flow text changed (resume.ts resumeProblem).
-    const resume = mode === 'resume' ? store.resumePointForRun(runId) : null;
+    const resume = mode === 'resume' ? await store.resumePointForRun(runId) : null;
     return await runFlow(
       {
         file,
@@ -131,7 +131,7 @@ export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs
       io,
     );
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -139,13 +139,13 @@ export async function pruneCommand(args: ParsedArgs, io: CliIo): Promise<number>
   const raw = stringFlag(args, 'older-than');
   const age = raw === undefined ? null : parseAge(raw);
   if (age === null) throw new UsageError('prune needs --older-than AGE, e.g. --older-than 30d');
-  const store = openCliStore(args, io);
+  const store = await openCliStore(args, io);
   try {
-    const report = store.prune({ olderThanMs: age });
+    const report = await store.prune({ olderThanMs: age });
     if (args.flags.has('json')) io.out(`${JSON.stringify(report)}\n`);
     else io.out(`pruned ${report.runs} run(s), ${report.events} event(s), ${report.errors} error(s) that ended before ${when(report.cutoff)}${report.keptForResume ? `; kept ${report.keptForResume} needed by resumed runs` : ''}\n`);
     return ExitCode.ok;
   } finally {
-    store.close();
+    await store.close();
   }
 }

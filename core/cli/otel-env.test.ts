@@ -7,10 +7,10 @@ import type { CliIo } from './io.js';
 import { main } from './main.js';
 
 let dir: string;
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hw-otel-env-'));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => rmSync(dir, { recursive: true, force: true }));
 
 async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -25,9 +25,9 @@ describe('hivewatch otel-env', () => {
     const db = join(dir, 'hw.db');
     const first = await cli(['otel-env', '--db', db]);
     expect(first.code).toBe(0);
-    const store = openStore({ path: db, readonly: true });
-    const token = store.getSetting('otel.token');
-    store.close();
+    const store = await openStore({ path: db, readonly: true });
+    const token = await store.getSetting('otel.token');
+    await store.close();
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(first.out).toBe(
       [
@@ -57,15 +57,15 @@ describe('hivewatch otel-env', () => {
     const db = join(dir, 'hw.db');
     const on = await cli(['otel-env', '--store-prompts', 'on', '--db', db]);
     expect(on.err).toBe(`prompt text from telemetry is now stored in ${db}\n`);
-    const read = (): string | null => {
-      const store = openStore({ path: db, readonly: true });
-      const value = store.getSetting('otel.store_prompts');
-      store.close();
+    const read = async (): Promise<string | null> => {
+      const store = await openStore({ path: db, readonly: true });
+      const value = await store.getSetting('otel.store_prompts');
+      await store.close();
       return value;
     };
-    expect(read()).toBe('on');
+    expect(await read()).toBe('on');
     await cli(['otel-env', '--store-prompts', 'off', '--db', db]);
-    expect(read()).toBe('off');
+    expect(await read()).toBe('off');
     expect((await cli(['otel-env', '--store-prompts', 'yes', '--db', db])).code).toBe(64);
   });
 

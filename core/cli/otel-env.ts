@@ -26,15 +26,15 @@ export async function otelEnvCommand(args: ParsedArgs, io: CliIo): Promise<numbe
   const storePrompts = stringFlag(args, 'store-prompts');
   if (storePrompts !== undefined && storePrompts !== 'on' && storePrompts !== 'off') throw new UsageError(`--store-prompts must be on or off, got "${storePrompts}"`);
   // No recovery: printing settings must not touch the runs of an app that has the database open.
-  const store = openStore({ path: databasePathOf(args, io), recover: false });
+  const store = await openStore({ path: databasePathOf(args, io), recover: false });
   try {
     if (storePrompts !== undefined) {
-      store.setSetting(STORE_PROMPTS_SETTING, storePrompts);
-      io.err(`prompt text from telemetry is ${storePrompts === 'on' ? 'now stored' : 'no longer stored'} in ${store.path}\n`);
+      await store.setSetting(STORE_PROMPTS_SETTING, storePrompts);
+      io.err(`prompt text from telemetry is ${storePrompts === 'on' ? 'now stored' : 'no longer stored'} in ${store.location}\n`);
     }
-    io.out(otelEnvText(agent as OtelAgent, { endpoint: `http://127.0.0.1:${port}`, token: otelToken(store) }));
+    io.out(otelEnvText(agent as OtelAgent, { endpoint: `http://127.0.0.1:${port}`, token: await otelToken(store) }));
   } finally {
-    store.close();
+    await store.close();
   }
-  return Promise.resolve(ExitCode.ok);
+  return ExitCode.ok;
 }

@@ -45,11 +45,11 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   const maxSteps = intFlag(args, 'max-steps', 1) ?? 100;
   const concurrency = intFlag(args, 'concurrency', 1) ?? 4;
   const workspace = workspaceFlag(args);
-  const store = target.store ?? openCliStore(args, io);
-  const service = createHivewatchService({
+  const store = target.store ?? (await openCliStore(args, io));
+  const service = await createHivewatchService({
     store,
     examplesDir: bundledExamplesDir(),
-    userFlowsDir: appFlowsDirOf(store.path),
+    userFlowsDir: appFlowsDirOf(store.location),
     clock: args.flags.has('virtual-clock') ? 'virtual' : 'real',
   });
   let printer: ProgressPrinter | null = null;
@@ -110,6 +110,6 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     });
     await service.close({ timeoutMs: 0 });
     unsubscribe();
-    if (target.store === undefined) store.close();
+    if (target.store === undefined) await store.close();
   }
 }

@@ -1,4 +1,4 @@
-import type { HivewatchStore } from '../store/store.js';
+import type { HivewatchStore } from '../store/contract.js';
 import { DEFAULT_OTEL_PORT, startOtlpReceiver, type OtlpReceiver } from './receiver.js';
 
 /**

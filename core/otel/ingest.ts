@@ -1,6 +1,6 @@
 import type { HivewatchEvent } from '../engine/events.js';
 import type { ExternalSessionRow } from '../store/external.js';
-import type { HivewatchStore } from '../store/store.js';
+import type { HivewatchStore } from '../store/contract.js';
 import type { TelemetryRecord } from './decode.js';
 import { sessionKeyOf, sessionOf, type SessionRef } from './mapping.js';
 import { newSessionRow, planIdle, planSession, type PlannedEvent } from './session-events.js';
@@ -37,6 +37,8 @@ function withSeq(runId: string, from: number, planned: readonly PlannedEvent[]):
 export class OtelIngester {
   readonly quietMs: number;
   private readonly now: () => number;
+  /** Ingests and sweeps run one at a time: each reads a session's row and writes it back. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly store: HivewatchStore,
@@ -46,10 +48,20 @@ export class OtelIngester {
     this.quietMs = options.quietMs ?? DEFAULT_QUIET_MS;
   }
 
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(work);
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
   /** Ingests the records of one payload; `digest` identifies the payload (null: no dedupe). */
-  ingest(records: readonly TelemetryRecord[], digest: string | null): IngestResult {
+  ingest(records: readonly TelemetryRecord[], digest: string | null): Promise<IngestResult> {
+    return this.exclusive(() => this.ingestNow(records, digest));
+  }
+
+  private async ingestNow(records: readonly TelemetryRecord[], digest: string | null): Promise<IngestResult> {
     const receivedAt = this.now();
-    const storePrompts = this.store.getSetting(STORE_PROMPTS_SETTING) === 'on';
+    const storePrompts = (await this.store.getSetting(STORE_PROMPTS_SETTING)) === 'on';
     const bySession = new Map<string, { session: SessionRef; records: TelemetryRecord[] }>();
     for (const record of records) {
       const session = sessionOf(record);
@@ -61,19 +73,23 @@ export class OtelIngester {
     const rows: ExternalSessionRow[] = [];
     const events: HivewatchEvent[] = [];
     for (const [key, { session, records: own }] of bySession) {
-      const before = this.store.externalSession(key) ?? newSessionRow(session, receivedAt);
+      const before = (await this.store.externalSession(key)) ?? newSessionRow(session, receivedAt);
       const plan = planSession(session, before, own, { storePrompts, receivedAt });
       events.push(...withSeq(before.runId, before.lastSeq, plan.events));
       rows.push({ ...plan.row, lastSeq: before.lastSeq + plan.events.length });
     }
-    const fresh = this.store.ingestExternal({ digest, records: records.length, receivedAt, sessions: rows }, events);
+    const fresh = await this.store.ingestExternal({ digest, records: records.length, receivedAt, sessions: rows }, events);
     return { records: records.length, duplicate: !fresh, runIds: rows.map((r) => r.runId) };
   }
 
   /** Ends every session quiet for `quietMs` (status completed); returns their run ids. */
-  sweep(): string[] {
+  sweep(): Promise<string[]> {
+    return this.exclusive(() => this.sweepNow());
+  }
+
+  private async sweepNow(): Promise<string[]> {
     const now = this.now();
-    const quiet = this.store.quietExternalSessions(now - this.quietMs);
+    const quiet = await this.store.quietExternalSessions(now - this.quietMs);
     if (quiet.length === 0) return [];
     const rows: ExternalSessionRow[] = [];
     const events: HivewatchEvent[] = [];
@@ -82,7 +98,7 @@ export class OtelIngester {
       events.push(...withSeq(row.runId, row.lastSeq, plan.events));
       rows.push({ ...plan.row, lastSeq: row.lastSeq + plan.events.length });
     }
-    this.store.ingestExternal({ digest: null, records: 0, receivedAt: now, sessions: rows }, events);
+    await this.store.ingestExternal({ digest: null, records: 0, receivedAt: now, sessions: rows }, events);
     return rows.map((r) => r.runId);
   }
 }

@@ -23,26 +23,26 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-function setup() {
+async function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'hw-otel-preset-'));
   closers.push(() => rmSync(dir, { recursive: true, force: true }));
   const flows = join(dir, 'flows');
   mkdirSync(flows);
-  const store = openStore({ path: join(dir, 'hw.db') });
+  const store = await openStore({ path: join(dir, 'hw.db') });
   closers.push(() => store.close());
   return { dir, flows, store };
 }
 
 describe('presets feed the receiver (part 5)', () => {
   it('links the API errors a claude-code attempt reported to that attempt', async () => {
-    const { flows, store } = setup();
+    const { flows, store } = await setup();
     writeFileSync(
       join(flows, 'claude.prose'),
       `agent claude:\n  runtime: "claude-code"\n  command: "${process.execPath} ${FAKE_AGENT_PATH}"\n\nsession: claude\n  prompt: "fix it"\n`,
     );
     const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0 });
     closers.push(() => receiver.close());
-    const service = createHivewatchService({
+    const service = await createHivewatchService({
       store,
       examplesDir: EXAMPLES_DIR,
       userFlowsDir: flows,
@@ -53,18 +53,18 @@ describe('presets feed the receiver (part 5)', () => {
     const result = await service.whenFinished(runId);
     expect(result?.status).toBe('completed');
 
-    const task = store.getRun(runId)!.tasks[0]!;
-    const links = store.attemptTelemetry(runId);
+    const task = (await store.getRun(runId))!.tasks[0]!;
+    const links = await store.attemptTelemetry(runId);
     expect(links).toEqual([{ taskId: task.taskId, attempt: 1, runId: expect.stringMatching(/^ext-claude-code-/), sessionId: expect.stringMatching(/^fake-\d+$/), origin: 'runtime:claude-code' }]);
-    const external = store.getRun(links[0]!.runId)!;
+    const external = (await store.getRun(links[0]!.runId))!;
     expect(external.attempts.map((a) => [a.attempt, a.status, a.errorCode])).toEqual([
       [1, 'failed', 'RUNTIME_RATE_LIMIT'],
       [2, 'succeeded', null],
     ]);
-    const [error] = store.listErrors({ limit: 5 }).errors;
+    const [error] = (await store.listErrors({ limit: 5 })).errors;
     expect(error).toMatchObject({ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', context: { hivewatch: { runId, taskId: task.taskId, attempt: 1 } } });
     // The host's own run is untouched by the CLI's internal retry: one attempt, no error of its own.
-    expect(store.getRun(runId)!.run).toMatchObject({ attemptCount: 1, errorCount: 0 });
+    expect((await store.getRun(runId))!.run).toMatchObject({ attemptCount: 1, errorCount: 0 });
     // The window's run detail shows the CLI's calls inside the attempt.
     const detail = await service.getRun({ runId });
     expect(detail!.tasks[0]!.attempts[0]!.telemetry).toEqual([
@@ -73,11 +73,11 @@ describe('presets feed the receiver (part 5)', () => {
   });
 
   it('answers a cancel, Retry now, retry or resume of an external run clearly', async () => {
-    const { flows, store } = setup();
-    new OtelIngester(store).ingest(decodeOtlp('logs', 'json', fixture('codex-cli-logs', 'json')), 'x');
-    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows });
+    const { flows, store } = await setup();
+    await new OtelIngester(store).ingest(decodeOtlp('logs', 'json', fixture('codex-cli-logs', 'json')), 'x');
+    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows });
     closers.push(() => service.close());
-    const runId = store.listRuns().runs[0]!.id;
+    const runId = (await store.listRuns()).runs[0]!.id;
     const ack = await service.cancelRun({ runId });
     expect(ack).toMatchObject({
       accepted: false,

@@ -8,12 +8,12 @@ let store: HivewatchStore;
 let receiver: OtlpReceiver;
 
 beforeEach(async () => {
-  store = openStore({ path: ':memory:' });
+  store = await openStore({ path: ':memory:' });
   receiver = await startOtlpReceiver({ store, port: 0, maxBodyBytes: 64 * 1024, sweepEveryMs: 0 });
 });
 afterEach(async () => {
   await receiver.close();
-  store.close();
+  await store.close();
 });
 
 interface Sent {
@@ -30,8 +30,8 @@ async function post(path: string, body: Buffer | string, headers: Record<string,
   return { status: res.status, body: await res.text() };
 }
 
-const journal = (): { events: number; errors: number; runs: number } => {
-  const s = store.stats();
+const journal = async (): Promise<{ events: number; errors: number; runs: number }> => {
+  const s = await store.stats();
   return { events: s.events, errors: s.errors, runs: s.runs };
 };
 
@@ -44,28 +44,28 @@ describe('OTLP receiver', () => {
     });
     expect(pb).toEqual({ status: 200, body: '' });
     expect((await post('/v1/traces', fixture('codex-cli-traces', 'json'))).status).toBe(200);
-    expect(journal().runs).toBe(3);
-    expect(store.errorCounts({ by: 'origin' }).map((c) => [c.key, c.count])).toEqual(
+    expect((await journal()).runs).toBe(3);
+    expect((await store.errorCounts({ by: 'origin' })).map((c) => [c.key, c.count])).toEqual(
       expect.arrayContaining([['runtime:claude-code', 3], ['runtime:codex-cli', 4]]),
     );
   });
 
-  it('keeps the token with the database', () => {
-    expect(receiver.token).toBe(otelToken(store));
-    expect(store.getSetting('otel.token')).toBe(receiver.token);
+  it('keeps the token with the database', async () => {
+    expect(receiver.token).toBe(await otelToken(store));
+    expect(await store.getSetting('otel.token')).toBe(receiver.token);
   });
 
   it('answers 401 to a missing or wrong token and writes nothing', async () => {
-    const before = journal();
+    const before = await journal();
     const missing = await post('/v1/logs', fixture('claude-code-logs', 'json'), { authorization: '' });
     expect(missing.status).toBe(401);
     expect(JSON.parse(missing.body)).toEqual({ error: 'missing or wrong ingest token: send Authorization: Bearer <token> (see `hivewatch otel-env`)' });
     expect((await post('/v1/logs', fixture('claude-code-logs', 'json'), { authorization: `Bearer ${receiver.token}x` })).status).toBe(401);
-    expect(journal()).toEqual(before);
+    expect(await journal()).toEqual(before);
   });
 
   it('answers 400 with a reason to malformed and oversized payloads and writes nothing', async () => {
-    const before = journal();
+    const before = await journal();
     const malformed = await post('/v1/logs', '{"resourceLogs": [');
     expect(malformed.status).toBe(400);
     expect(JSON.parse(malformed.body).error).toMatch(/^malformed OTLP payload: the body is not JSON: /);
@@ -81,7 +81,7 @@ describe('OTLP receiver', () => {
     expect(JSON.parse(notGzip.body).error).toMatch(/^the body is not valid gzip: /);
     expect((await post('/v1/logs', '{}', { 'content-type': 'text/plain' })).status).toBe(415);
     expect((await post('/v1/metrics', '{}')).status).toBe(404);
-    expect(journal()).toEqual(before);
+    expect(await journal()).toEqual(before);
   });
 
   it('keeps an unknown event, and counts a resent payload once', async () => {
@@ -92,8 +92,8 @@ describe('OTLP receiver', () => {
     });
     expect((await post('/v1/logs', unknown)).status).toBe(200);
     expect((await post('/v1/logs', unknown)).status).toBe(200);
-    const runId = store.listRuns().runs[0]!.id;
-    expect(store.getEvents(runId).filter((e) => e.type === 'externalEvent')).toEqual([
+    const runId = (await store.listRuns()).runs[0]!.id;
+    expect((await store.getEvents(runId)).filter((e) => e.type === 'externalEvent')).toEqual([
       expect.objectContaining({ name: 'claude_code.brand_new', known: false }),
     ]);
   });

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync, inflateSync } from 'node:zlib';
-import type { HivewatchStore } from '../store/store.js';
+import type { HivewatchStore } from '../store/contract.js';
 import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal, type TelemetryRecord } from './decode.js';
 import { OtelIngester, type IngesterOptions } from './ingest.js';
 
@@ -28,7 +28,7 @@ export const OTEL_TOKEN_SECRET = 'otel.token';
 export const newOtelToken = (): string => randomBytes(24).toString('base64url');
 
 /** The database's ingest token (made once, then the same for every process and restart). */
-export function otelToken(store: HivewatchStore): string {
+export function otelToken(store: HivewatchStore): Promise<string> {
   return store.secret(OTEL_TOKEN_SECRET, newOtelToken);
 }
 
@@ -131,7 +131,7 @@ function answer(res: ServerResponse, status: number, encoding: OtlpEncoding, mes
 }
 
 export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
-  const token = options.token ?? otelToken(options.store);
+  const token = options.token ?? (await otelToken(options.store));
   const limit = options.maxBodyBytes ?? MAX_OTLP_BODY_BYTES;
   const ingester = new OtelIngester(options.store, options);
   const maxQueued = options.maxQueuedRecords ?? MAX_QUEUED_RECORDS;
@@ -140,7 +140,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
   const queue: { records: TelemetryRecord[]; digest: string; done: (error: unknown) => void }[] = [];
   let queuedRecords = 0;
   let draining = false;
-  const drainOne = (): void => {
+  const drainOne = async (): Promise<void> => {
     const next = queue.shift();
     if (!next) {
       draining = false;
@@ -148,12 +148,12 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     }
     queuedRecords -= next.records.length;
     try {
-      ingester.ingest(next.records, next.digest);
+      await ingester.ingest(next.records, next.digest);
       next.done(null);
     } catch (error) {
       next.done(error);
     }
-    setImmediate(drainOne);
+    setImmediate(() => void drainOne());
   };
   const enqueue = (records: TelemetryRecord[], digest: string): Promise<void> => {
     if (queuedRecords > 0 && queuedRecords + records.length > maxQueued) {
@@ -164,7 +164,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
       queue.push({ records, digest, done: (error) => (error === null ? resolve() : reject(error as Error)) });
       if (!draining) {
         draining = true;
-        setImmediate(drainOne);
+        setImmediate(() => void drainOne());
       }
     });
   };
@@ -217,11 +217,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
   const sweepEveryMs = options.sweepEveryMs ?? 60_000;
   const log = options.log ?? ((line: string) => console.error(line));
   const sweep = (): void => {
-    try {
-      ingester.sweep();
-    } catch (error) {
-      log(`otel: ending quiet sessions failed: ${(error as Error).message}`);
-    }
+    ingester.sweep().catch((error: unknown) => log(`otel: ending quiet sessions failed: ${(error as Error).message}`));
   };
   const timer = sweepEveryMs > 0 ? setInterval(sweep, sweepEveryMs) : null;
   timer?.unref();

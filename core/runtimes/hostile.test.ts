@@ -21,12 +21,12 @@ const MiB = 1024 * 1024;
 let dir: string;
 let store: HivewatchStore;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hw-hostile-'));
-  store = openStore({ path: join(dir, 'hivewatch.db') });
+  store = await openStore({ path: join(dir, 'hivewatch.db') });
 });
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -59,7 +59,7 @@ async function runAgent(name: string, command: string, options: { timeout?: stri
     clock: new RealClock(),
   });
   const result = await run.start();
-  return { status: result.status, events: store.getEvents(run.runId, 0, 100_000) };
+  return { status: result.status, events: await store.getEvents(run.runId, 0, 100_000) };
 }
 
 function script(name: string, text: string): string {

@@ -6,7 +6,7 @@ import { VirtualClock } from '../engine/clock.js';
 import { ofType, planOf, runPlan } from '../engine/testing.js';
 import { RESET_WAIT_CAP_MS } from '../errors/retry.js';
 import { createDurableSink } from '../store/sink.js';
-import { openStore } from '../store/store.js';
+import { openStore } from '../store/open.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
 import { shellQuote } from './command-line.js';
 import type { RuntimeRegistry } from './runtime.js';
@@ -19,7 +19,7 @@ import type { RuntimeRegistry } from './runtime.js';
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'hivewatch-usage-limit-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => rmSync(dir, { recursive: true, force: true }));
 
 const NOON = Date.UTC(2026, 10, 23, 12, 0, 0);
 const THREE_PM = Date.UTC(2026, 10, 23, 15, 0, 0);
@@ -75,16 +75,16 @@ describe('usage limit with a reset time, through the engine', () => {
   });
 
   it('the reason reaches the journal (a real database)', async () => {
-    const store = openStore({ path: ':memory:', now: () => NOON });
+    const store = await openStore({ path: ':memory:', now: () => NOON });
     try {
       const sink = createDurableSink(store);
       const { result } = await runWithLimit('5-hour limit reached ∙ resets 3pm', sink);
       await sink.close();
       expect(result.status).toBe('completed');
-      const journaled = store.getEvents(result.runId).filter((e) => e.type === 'retryScheduled');
+      const journaled = (await store.getEvents(result.runId)).filter((e) => e.type === 'retryScheduled');
       expect(journaled).toMatchObject([{ delayMs: 3 * 3_600_000, strategy: 'runtime_reset_time', reason: "waiting for the runtime's reset time 2026-11-23T15:00:00.000Z" }]);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

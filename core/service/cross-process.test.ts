@@ -32,7 +32,7 @@ let dbPath: string;
 let userFlowsDir: string;
 const cleanups: (() => Promise<void> | void)[] = [];
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hw-cross-'));
   dbPath = join(dir, 'hivewatch.db');
   userFlowsDir = join(dir, 'flows');
@@ -44,35 +44,43 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function host(options: { clock?: 'real' | 'virtual' } = {}): { service: HivewatchService; store: HivewatchStore } {
-  const store = openStore({ path: dbPath });
-  const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: options.clock ?? 'virtual', tailIntervalMs: 10 });
+async function host(options: { clock?: 'real' | 'virtual' } = {}): Promise<{ service: HivewatchService; store: HivewatchStore }> {
+  const store = await openStore({ path: dbPath });
+  const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: options.clock ?? 'virtual', tailIntervalMs: 10 });
   cleanups.push(() => store.close(), () => service.close({ timeoutMs: 5_000 }));
   return { service, store };
 }
 
 /** Polls a condition (not a timing assert): resolves once it holds, fails after `timeoutMs`. */
-async function until<T>(what: string, probe: () => T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
+async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
+/** The id of a run that has a task waiting in backoff, if any. */
+async function waitingRunOf(store: HivewatchStore): Promise<string | undefined> {
+  for (const run of (await store.listRuns({ limit: 10 })).runs) {
+    if ((await store.getEvents(run.id, 0, 1_000)).some((e) => e.type === 'retryScheduled')) return run.id;
+  }
+  return undefined;
+}
+
 const key = (e: HivewatchEvent): string => `${e.runId}#${e.seq}`;
 
-function journalFrom(store: HivewatchStore, after: number): { id: number; key: string }[] {
-  return store.eventsAfterCommit(after, 100_000).map((c) => ({ id: c.commitSeq, key: key(c.event) }));
+async function journalFrom(store: HivewatchStore, after: number): Promise<{ id: number; key: string }[]> {
+  return (await store.eventsAfterCommit(after, 100_000)).map((c) => ({ id: c.commitSeq, key: key(c.event) }));
 }
 
 describe('live across processes', () => {
   it('a subscriber sees every event of both hosts once, in commit order, across a re-subscribe', async () => {
-    const app = host();
-    const cli = host();
-    const start = app.store.journalHead();
+    const app = await host();
+    const cli = await host();
+    const start = await app.store.journalHead();
     const seen: LiveEvent[] = [];
     const first = app.service.subscribeLive({ onBatch: (batch) => seen.push(...batch) });
     expect(first.startId).toBe(start);
@@ -91,39 +99,39 @@ describe('live across processes', () => {
     await cli.service.whenFinished(again.runId);
     const second = app.service.subscribeLive({ afterId: lastSeen, onBatch: (batch) => seen.push(...batch) });
     expect(second.reset).toBe(false);
-    const total = (): number => journalFrom(cli.store, start).length;
-    await until('every committed event', () => seen.length >= total() && seen.some((e) => e.event.runId === again.runId && e.event.type === 'runCompleted'));
+    const total = async (): Promise<number> => (await journalFrom(cli.store, start)).length;
+    await until('every committed event', async () => seen.length >= (await total()) && seen.some((e) => e.event.runId === again.runId && e.event.type === 'runCompleted'));
     second.unsubscribe();
 
-    const journal = journalFrom(cli.store, start);
+    const journal = await journalFrom(cli.store, start);
     expect(seen.map((e) => ({ id: e.id, key: key(e.event) }))).toEqual(journal);
     expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
     for (const runId of [mine.runId, theirs.runId, again.runId]) {
       expect(seen.filter((e) => e.event.runId === runId).map((e) => e.event.seq)).toEqual(
-        app.store.getEvents(runId, 0, 100_000).map((e) => e.seq),
+        (await app.store.getEvents(runId, 0, 100_000)).map((e) => e.seq),
       );
     }
   });
 
   it('a restarted service resumes an id of the same database from the journal, with no reset', async () => {
-    const before = host();
+    const before = await host();
     const { runId } = await before.service.startRun({ flow: 'examples/01-happy-path.prose' });
     await before.service.whenFinished(runId);
     const instance = before.service.instance;
     await before.service.close();
-    const after = host();
+    const after = await host();
     expect(after.service.instance).toBe(instance);
     const seen: LiveEvent[] = [];
     const sub = after.service.subscribeLive({ afterId: 2, instance, onBatch: (batch) => seen.push(...batch) });
     expect(sub).toMatchObject({ reset: false, startId: 2 });
-    await until('the backfilled events', () => seen.length === after.store.journalHead() - 2);
-    expect(seen.map((e) => e.id)).toEqual(journalFrom(after.store, 2).map((e) => e.id));
+    await until('the backfilled events', async () => seen.length === await after.store.journalHead() - 2);
+    expect(seen.map((e) => e.id)).toEqual((await journalFrom(after.store, 2)).map((e) => e.id));
     sub.unsubscribe();
   });
 
   it('a real `hivewatch run` subprocess on the database is seen live, every event once, in order', async () => {
-    const app = host();
-    const start = app.store.journalHead();
+    const app = await host();
+    const start = await app.store.journalHead();
     const seen: LiveEvent[] = [];
     const sub = app.service.subscribeLive({ onBatch: (batch) => seen.push(...batch) });
     const child = spawn(process.execPath, [BIN, 'run', join(EXAMPLES_DIR, '03-flaky-tests.prose'), '--virtual-clock', '--json', '--db', dbPath], {
@@ -136,27 +144,27 @@ describe('live across processes', () => {
     const printed = stdout.trim().split('\n').map((line) => JSON.parse(line) as HivewatchEvent);
     await until('the subprocess run\'s last event', () => seen.some((e) => e.event.type === 'runCompleted'));
     sub.unsubscribe();
-    expect(seen.map((e) => ({ id: e.id, key: key(e.event) }))).toEqual(journalFrom(app.store, start));
+    expect(seen.map((e) => ({ id: e.id, key: key(e.event) }))).toEqual(await journalFrom(app.store, start));
     expect(seen.map((e) => key(e.event))).toEqual(printed.map(key));
   });
 });
 
 describe('the probe (injected timer)', () => {
   it('publishes another connection\'s commits only when probed, once, and applies its commands then', async () => {
-    const store = openStore({ path: dbPath });
-    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: 'real', tailScheduler: () => () => undefined });
+    const store = await openStore({ path: dbPath });
+    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: 'real', tailScheduler: () => () => undefined });
     cleanups.push(() => store.close(), () => service.close({ timeoutMs: 5_000 }));
-    const other = openStore({ path: dbPath });
+    const other = await openStore({ path: dbPath });
     cleanups.push(() => other.close());
     const seen: LiveEvent[] = [];
     service.subscribeLive({ onBatch: (batch) => seen.push(...batch) });
-    const start = store.journalHead();
+    const start = await store.journalHead();
     const run = new JournalBuilder('elsewhere').start().runStep([{ attempts: ['ok'] }]);
-    other.appendEvents(run.events);
+    await other.appendEvents(run.events);
     await new Promise((resolve) => setImmediate(resolve));
     expect(seen).toEqual([]);
     await service.probeJournal();
-    await until('the published batch', () => seen.length > 0);
+    await until('the published batch', async () => seen.length > 0);
     expect(seen.map((e) => [e.id, key(e.event)])).toEqual(run.events.map((e, i) => [start + 1 + i, key(e)]));
     await service.probeJournal();
     await new Promise((resolve) => setImmediate(resolve));
@@ -165,12 +173,12 @@ describe('the probe (injected timer)', () => {
     // A command for a run this service hosts is applied on the probe that sees it.
     const { runId } = await service.startRun({ flow: 'user/waits.prose' });
     const done = service.whenFinished(runId);
-    await until('the task waiting in backoff', () => store.getEvents(runId, 0, 1_000).some((e) => e.type === 'retryScheduled'));
-    other.enqueueCommand({ commandId: 'cmd_from_other', runId, kind: 'cancel', reason: 'from elsewhere' });
-    expect(store.getEvents(runId, 0, 1_000).some((e) => e.type === 'cancelRequested')).toBe(false);
+    await until('the task waiting in backoff', async () => (await store.getEvents(runId, 0, 1_000)).some((e) => e.type === 'retryScheduled'));
+    await other.enqueueCommand({ commandId: 'cmd_from_other', runId, kind: 'cancel', reason: 'from elsewhere' });
+    expect((await store.getEvents(runId, 0, 1_000)).some((e) => e.type === 'cancelRequested')).toBe(false);
     await service.probeJournal();
-    expect(other.getCommand('cmd_from_other')).toMatchObject({ state: 'done', accepted: true });
-    expect(store.getEvents(runId, 0, 1_000).find((e) => e.type === 'cancelRequested')).toMatchObject({ commandId: 'cmd_from_other', reason: 'from elsewhere' });
+    expect(await other.getCommand('cmd_from_other')).toMatchObject({ state: 'done', accepted: true });
+    expect((await store.getEvents(runId, 0, 1_000)).find((e) => e.type === 'cancelRequested')).toMatchObject({ commandId: 'cmd_from_other', reason: 'from elsewhere' });
     expect((await done)?.status).toBe('cancelled');
   });
 });
@@ -179,44 +187,44 @@ describe('control across processes', () => {
   const waitingRun = async (owner: HivewatchService, store: HivewatchStore): Promise<{ runId: string; taskId: string; done: Promise<unknown> }> => {
     const { runId } = await owner.startRun({ flow: 'user/waits.prose', virtualClock: false });
     const done = owner.whenFinished(runId) as Promise<unknown>;
-    const scheduled = await until('the task waiting in backoff', () => store.getEvents(runId, 0, 1_000).find((e) => e.type === 'retryScheduled'));
+    const scheduled = await until('the task waiting in backoff', async () => (await store.getEvents(runId, 0, 1_000)).find((e) => e.type === 'retryScheduled'));
     return { runId, taskId: (scheduled as Extract<HivewatchEvent, { type: 'retryScheduled' }>).taskId, done };
   };
   const statusOf = async (store: HivewatchStore, runId: string, done: Promise<unknown>): Promise<string | undefined> => {
     await done;
-    return store.getRun(runId)?.run.status;
+    return (await store.getRun(runId))?.run.status;
   };
 
   it('cancel from another process reaches the hosting service and is acknowledged in its journal', async () => {
-    const owner = host({ clock: 'real' });
-    const window = host();
+    const owner = await host({ clock: 'real' });
+    const window = await host();
     const { runId, done } = await waitingRun(owner.service, owner.store);
     const ack = await window.service.cancelRun({ runId, reason: 'stop from the window' });
     expect(ack).toEqual({ commandId: expect.stringMatching(/^cmd_/) as string, accepted: true });
     expect(await statusOf(owner.store, runId, done)).toBe('cancelled');
-    const events = window.store.getEvents(runId, 0, 1_000);
+    const events = await window.store.getEvents(runId, 0, 1_000);
     expect(events.find((e) => e.type === 'cancelRequested')).toMatchObject({ commandId: ack.commandId, reason: 'stop from the window', alreadyCancelling: false });
     expect(events.find((e) => e.type === 'runCancelling')).toMatchObject({ commandId: ack.commandId, epoch: 1 });
     expect(events[events.length - 1]?.type).toBe('runCancelled');
-    expect(window.store.getCommand(ack.commandId)).toMatchObject({ state: 'done', accepted: true });
+    expect(await window.store.getCommand(ack.commandId)).toMatchObject({ state: 'done', accepted: true });
   });
 
   it('Retry now from another process skips the hosting service\'s backoff, acknowledged with the command id', async () => {
-    const owner = host({ clock: 'real' });
-    const window = host();
+    const owner = await host({ clock: 'real' });
+    const window = await host();
     const { runId, taskId, done } = await waitingRun(owner.service, owner.store);
     const ack = await window.service.skipBackoff({ runId, taskId });
     expect(ack).toEqual({ commandId: expect.stringMatching(/^cmd_/) as string, accepted: true });
     expect(await statusOf(owner.store, runId, done)).toBe('completed');
-    expect(window.store.getEvents(runId, 0, 1_000).find((e) => e.type === 'backoffSkipped')).toMatchObject({ taskId, commandId: ack.commandId });
+    expect((await window.store.getEvents(runId, 0, 1_000)).find((e) => e.type === 'backoffSkipped')).toMatchObject({ taskId, commandId: ack.commandId });
     // Not waiting any more: refused by the host's rules, not by distance.
     const late = await window.service.skipBackoff({ runId, taskId });
     expect(late).toMatchObject({ accepted: false, message: `run ${runId} is completed; it is not executed by this process` });
   });
 
   it('Ctrl-C on the host and a cancel from the window race: one cancelRequested wins, the other is told', async () => {
-    const owner = host({ clock: 'real' });
-    const window = host();
+    const owner = await host({ clock: 'real' });
+    const window = await host();
     const { runId, done } = await waitingRun(owner.service, owner.store);
     const [local, remote] = await Promise.all([
       owner.service.cancelRun({ runId, reason: 'interrupted from the terminal (SIGINT)' }),
@@ -226,15 +234,15 @@ describe('control across processes', () => {
     expect([local.accepted, remote.accepted].filter(Boolean)).toHaveLength(1);
     const loser = local.accepted ? remote : local;
     expect([`run ${runId} is already cancelling`, `run ${runId} is cancelled; nothing to cancel`]).toContain(loser.message);
-    const events = owner.store.getEvents(runId, 0, 1_000);
+    const events = await owner.store.getEvents(runId, 0, 1_000);
     expect(events.filter((e) => e.type === 'cancelRequested' && !e.alreadyCancelling)).toHaveLength(1);
     expect(events.filter((e) => e.type === 'runCancelling')).toHaveLength(1);
     expect(events[events.length - 1]?.type).toBe('runCancelled');
   });
 
   it('the window wins the race: Ctrl-C after it is acknowledged as already cancelling', async () => {
-    const owner = host({ clock: 'real' });
-    const window = host();
+    const owner = await host({ clock: 'real' });
+    const window = await host();
     const { runId, done } = await waitingRun(owner.service, owner.store);
     const winner = await window.service.cancelRun({ runId, reason: 'stop from the window' });
     expect(winner.accepted).toBe(true);
@@ -242,36 +250,36 @@ describe('control across processes', () => {
     expect(ctrlC.accepted).toBe(false);
     expect([`run ${runId} is already cancelling`, `run ${runId} is cancelled; nothing to cancel`]).toContain(ctrlC.message);
     expect(await statusOf(owner.store, runId, done)).toBe('cancelled');
-    const requests = owner.store.getEvents(runId, 0, 1_000).filter((e) => e.type === 'cancelRequested');
+    const requests = (await owner.store.getEvents(runId, 0, 1_000)).filter((e) => e.type === 'cancelRequested');
     expect(requests.filter((e) => !e.alreadyCancelling).map((e) => e.commandId)).toEqual([winner.commandId]);
   });
 
   it('a `hivewatch run` subprocess is cancelled from the window: acknowledged in its journal, exit 3, runCancelled last', async () => {
-    const window = host();
+    const window = await host();
     const child = spawn(process.execPath, [BIN, 'run', join(userFlowsDir, 'waits.prose'), '--json', '--db', dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
     const closed = once(child, 'close') as Promise<[number]>;
-    const runId = await until('the CLI run waiting in backoff', () =>
-      window.store.listRuns({ limit: 10 }).runs.find((r) => window.store.getEvents(r.id, 0, 1_000).some((e) => e.type === 'retryScheduled'))?.id,
+    const runId = await until('the CLI run waiting in backoff', async () =>
+      waitingRunOf(window.store),
     );
     const ack = await window.service.cancelRun({ runId, reason: 'stop from the window' });
     expect(ack).toMatchObject({ accepted: true });
     expect(ack.message).toBeUndefined();
     const [code] = await closed;
     expect(code).toBe(3);
-    const events = window.store.getEvents(runId, 0, 1_000);
+    const events = await window.store.getEvents(runId, 0, 1_000);
     expect(events.find((e) => e.type === 'cancelRequested')).toMatchObject({ commandId: ack.commandId, alreadyCancelling: false });
     expect(events[events.length - 1]?.type).toBe('runCancelled');
   });
 
   it('a command for a run whose host is gone makes the run interrupted instead of hanging', async () => {
-    const window = host();
+    const window = await host();
     // A host that journaled a start and went away without ending it.
-    const gone = openStore({ path: dbPath, recover: false });
-    gone.appendEvents(new JournalBuilder('orphan').start().events);
-    gone.close();
+    const gone = await openStore({ path: dbPath, recover: false });
+    await gone.appendEvents(new JournalBuilder('orphan').start().events);
+    await gone.close();
     const ack = await window.service.cancelRun({ runId: 'orphan' });
     expect(ack).toMatchObject({ accepted: true, message: `run orphan was not cancelled but interrupted: its host process (pid ${process.pid}) is gone` });
-    expect(window.store.getRun('orphan')?.run.status).toBe('interrupted');
+    expect((await window.store.getRun('orphan'))?.run.status).toBe('interrupted');
     const skip = await window.service.skipBackoff({ runId: 'orphan', taskId: '1:0' });
     expect(skip).toMatchObject({ accepted: false, message: 'run orphan is interrupted; it is not executed by this process' });
   });

@@ -21,7 +21,7 @@ let flows = '';
 let store: HivewatchStore;
 let service: HivewatchService;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hw-links-'));
   flows = join(dir, 'flows');
   mkdirSync(flows);
@@ -34,13 +34,13 @@ beforeEach(() => {
   symlinkSync(join(outside, 'elsewhere.prose'), join(flows, 'far.prose'));
   symlinkSync('../outside/elsewhere.prose', join(flows, 'relative.prose'));
   symlinkSync(join(flows, 'own.prose'), join(flows, 'alias.prose'));
-  store = openStore({ path: ':memory:' });
-  service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows, clock: 'virtual' });
+  store = await openStore({ path: ':memory:' });
+  service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows, clock: 'virtual' });
 });
 
 afterEach(async () => {
   await service.close();
-  store.close();
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -63,7 +63,7 @@ describe('symlinks in the operator flows folder', () => {
   it('a link to a flow outside the folder (absolute or relative) does not start a run', async () => {
     await expect(service.startRun({ flow: 'user/far.prose' })).rejects.toMatchObject(outsideError('user/far.prose'));
     await expect(service.startRun({ flow: 'user/relative.prose' })).rejects.toMatchObject(outsideError('user/relative.prose'));
-    expect(store.listRuns({ limit: 10 }).runs).toEqual([]);
+    expect((await store.listRuns({ limit: 10 })).runs).toEqual([]);
   });
 
   it('listing and starting agree: links inside the folder are listed and start, links leaving it are neither', async () => {
@@ -73,7 +73,7 @@ describe('symlinks in the operator flows folder', () => {
       const { runId } = await service.startRun({ flow: id });
       await service.whenFinished(runId);
     }
-    expect(store.listRuns({ limit: 10 }).runs.map((r) => r.status)).toEqual(['completed', 'completed']);
+    expect((await store.listRuns({ limit: 10 })).runs.map((r) => r.status)).toEqual(['completed', 'completed']);
   });
 
   it('a linked flows folder is fine: the boundary is the folder’s real path', async () => {

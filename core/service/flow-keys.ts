@@ -1,4 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
+import { defaultDatabasePath } from '../store/database.js';
+import { isPostgresUrl } from '../store/open.js';
 import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,7 +70,11 @@ export function bundledExamplesDir(): string {
 
 /** The operator's flows folder of the app using the database at `dbPath`: `flows/` beside it. */
 export function appFlowsDirOf(dbPath: string): string | null {
-  return dbPath === ':memory:' || dbPath === '' ? null : join(dirname(resolve(dbPath)), 'flows');
+  if (dbPath === ':memory:' || dbPath === '') return null;
+  // A team database (PostgreSQL) has no folder: each machine keeps its own flows where its
+  // default database would be, and a run's key (user/x.prose) resolves there (docs/decisions.md).
+  if (isPostgresUrl(dbPath)) return join(dirname(defaultDatabasePath()), 'flows');
+  return join(dirname(resolve(dbPath)), 'flows');
 }
 
 /** The folders of the app (or CLI) using the database at `dbPath`. */

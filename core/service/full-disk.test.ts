@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
+import { openSqliteStore, type SqliteStore } from '../store/index.js';
+import { SqliteContractStore } from '../store/sqlite-async.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';
 import { createHivewatchService } from './service.js';
 
@@ -27,9 +28,9 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function pageCount(store: HivewatchStore): number {
+function pageCount(sqlite: SqliteStore): number {
   // Fault injection reaches under the store on purpose: nothing in the product sets a page limit.
-  return store.database.pragma('page_count', { simple: true }) as number;
+  return sqlite.database.pragma('page_count', { simple: true }) as number;
 }
 
 describe('a full disk while a run journals', () => {
@@ -39,8 +40,9 @@ describe('a full disk while a run journals', () => {
     const flows = join(dir, 'flows');
     mkdirSync(flows);
     writeFileSync(join(flows, 'long.prose'), FLOW);
-    const store = openStore({ path: join(dir, 'hivewatch.db') });
-    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows, clock: 'virtual' });
+    const sqlite = openSqliteStore({ path: join(dir, 'hivewatch.db') });
+    const store = new SqliteContractStore(sqlite);
+    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows, clock: 'virtual', journalRetryDelaysMs: [] });
     closers.push(
       () => store.close(),
       () => service.close().catch(() => undefined),
@@ -49,8 +51,8 @@ describe('a full disk while a run journals', () => {
     store.subscribe((events) => committed.push(...events));
 
     // Room for a few steps of 1.5 KB outputs, not for the whole run.
-    store.database.pragma('wal_checkpoint(TRUNCATE)');
-    store.database.pragma(`max_page_count = ${pageCount(store) + 12}`);
+    sqlite.database.pragma('wal_checkpoint(TRUNCATE)');
+    sqlite.database.pragma(`max_page_count = ${pageCount(sqlite) + 12}`);
     const { runId } = await service.startRun({ flow: 'user/long.prose' });
     const result = await service.whenFinished(runId);
 
@@ -62,22 +64,22 @@ describe('a full disk while a run journals', () => {
     // The service keeps serving what it has: the run as far as it was journaled.
     const detail = await service.getRun({ runId });
     expect(detail?.run.status).toBe('running');
-    const journaled = store.getEvents(runId);
+    const journaled = await store.getEvents(runId);
     const finishedSteps = journaled.filter((e) => e.type === 'stepFinished').length;
     expect(finishedSteps).toBeGreaterThan(0);
     expect(finishedSteps).toBeLessThan(SESSIONS);
     // Nothing committed is lost: the journal is exactly what its commits announced, in order, with no gap.
     expect(journaled).toEqual(committed.filter((e) => e.runId === runId));
     expect(journaled.map((e) => e.seq)).toEqual(journaled.map((_, i) => i + 1));
-    expect(store.database.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(sqlite.database.pragma('integrity_check', { simple: true })).toBe('ok');
 
     // While the disk is full, commands that must write say so instead of pretending.
     await expect(service.resumeRun({ runId })).rejects.toMatchObject({ status: 503, code: 'journal_unwritable' });
 
     // Room again: the buffered last events land (the run reads failed), and resume completes it.
-    store.database.pragma('max_page_count = 1073741823');
+    sqlite.database.pragma('max_page_count = 1073741823');
     const resumed = await service.resumeRun({ runId });
-    const after = store.getEvents(runId);
+    const after = await store.getEvents(runId);
     expect(after.slice(0, journaled.length)).toEqual(journaled);
     expect(after.map((e) => e.seq)).toEqual(after.map((_, i) => i + 1));
     expect(after.at(-1)).toMatchObject({ type: 'runFailed', error: { code: 'SYSTEM_EVENT_WRITE_FAILED' } });
@@ -87,7 +89,7 @@ describe('a full disk while a run journals', () => {
     // Every session ran once overall: the original's up to its last checkpoint, the resumed run's after it.
     const checkpointed = Math.max(...after.flatMap((e) => (e.type === 'checkpointSaved' ? [e.step] : [])));
     const sessionsBefore = after.filter((e) => e.type === 'taskSucceeded' && e.step <= checkpointed).length;
-    const sessionsRun = store.getEvents(resumed.runId).filter((e) => e.type === 'taskSucceeded').length;
+    const sessionsRun = (await store.getEvents(resumed.runId)).filter((e) => e.type === 'taskSucceeded').length;
     expect(sessionsBefore + sessionsRun).toBe(SESSIONS);
   });
 });

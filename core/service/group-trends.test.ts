@@ -8,49 +8,49 @@ import { errorGroup } from './mapping.js';
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 1);
 let store: HivewatchStore;
-afterEach(() => store?.close());
+afterEach(async () => await store?.close());
 
 /** One failed run per entry, its timeout error at T0 + hour h. */
-function errorsAt(hours: readonly number[], code: ErrorCode = 'RUNTIME_TIMEOUT'): void {
-  hours.forEach((h, i) => {
+async function errorsAt(hours: readonly number[], code: ErrorCode = 'RUNTIME_TIMEOUT'): Promise<void> {
+  for (const [i, h] of hours.entries()) {
     const b = new JournalBuilder(`run-${code}-${i}`, { start: T0 + h * HOUR, tick: 1 }).start();
     b.runStep([{ attempts: [{ code, origin: code.startsWith('AGENT') ? 'agent:coder' : 'runtime:fake', message: 'took too long' }] }]).fail();
-    store.appendEvents(b.events);
-  });
+    await store.appendEvents(b.events);
+  }
 }
 
 describe('group sparklines from the rollups', () => {
-  it('bins every group of a window in one read, each error in the bin its hour falls in', () => {
-    store = openStore({ path: ':memory:', recover: false, now: () => T0 + 48 * HOUR });
-    errorsAt([0, 1, 1, 5, 11]);
-    errorsAt([6, 6], 'AGENT_NO_CHANGES');
-    const groups = store.errorGroups({ since: T0, until: T0 + 12 * HOUR }).map(errorGroup);
+  it('bins every group of a window in one read, each error in the bin its hour falls in', async () => {
+    store = await openStore({ path: ':memory:', recover: false, now: () => T0 + 48 * HOUR });
+    await errorsAt([0, 1, 1, 5, 11]);
+    await errorsAt([6, 6], 'AGENT_NO_CHANGES');
+    const groups = (await store.errorGroups({ since: T0, until: T0 + 12 * HOUR })).map(errorGroup);
     expect(groups).toHaveLength(2);
-    const trends = withTrends(store, groups, { since: T0, until: T0 + 12 * HOUR }, 6);
+    const trends = await withTrends(store, groups, { since: T0, until: T0 + 12 * HOUR }, 6);
     const byCode = Object.fromEntries(trends.map((g) => [g.code, g.trend]));
     // Six bins of two hours: hours 0-1 | 2-3 | 4-5 | 6-7 | 8-9 | 10-11.
     expect(byCode.RUNTIME_TIMEOUT).toEqual([3, 0, 1, 0, 0, 1]);
     expect(byCode.AGENT_NO_CHANGES).toEqual([0, 0, 0, 2, 0, 0]);
   });
 
-  it('bins a window shorter than an hour per bin from the errors themselves', () => {
-    store = openStore({ path: ':memory:', recover: false, now: () => T0 + 48 * HOUR });
+  it('bins a window shorter than an hour per bin from the errors themselves', async () => {
+    store = await openStore({ path: ':memory:', recover: false, now: () => T0 + 48 * HOUR });
     const MIN = 60_000;
-    errorsAt([0, 0.1, 0.1, 0.5, 0.9]);
-    const groups = store.errorGroups({ since: T0, until: T0 + HOUR }).map(errorGroup);
-    const [only] = withTrends(store, groups, { since: T0, until: T0 + 60 * MIN }, 4);
+    await errorsAt([0, 0.1, 0.1, 0.5, 0.9]);
+    const groups = (await store.errorGroups({ since: T0, until: T0 + HOUR })).map(errorGroup);
+    const [only] = await withTrends(store, groups, { since: T0, until: T0 + 60 * MIN }, 4);
     // Four bins of 15 minutes: minutes 0, 6, 6 | – | 30 | 54.
     expect(only?.trend).toEqual([3, 0, 1, 1]);
   });
 
-  it('spans an open window from the groups’ first to last error, and returns no groups unchanged', () => {
-    store = openStore({ path: ':memory:', recover: false, now: () => T0 + 48 * HOUR });
-    errorsAt([2, 3, 9]);
-    const groups = store.errorGroups({}).map(errorGroup);
-    const [only] = withTrends(store, groups, {}, 4);
+  it('spans an open window from the groups’ first to last error, and returns no groups unchanged', async () => {
+    store = await openStore({ path: ':memory:', recover: false, now: () => T0 + 48 * HOUR });
+    await errorsAt([2, 3, 9]);
+    const groups = (await store.errorGroups({})).map(errorGroup);
+    const [only] = await withTrends(store, groups, {}, 4);
     expect(only?.trend?.reduce((a, b) => a + b, 0)).toBe(3);
     expect(only?.trend?.[0]).toBeGreaterThan(0);
     expect(only?.trend?.[3]).toBeGreaterThan(0);
-    expect(withTrends(store, [], {}, 4)).toEqual([]);
+    expect(await withTrends(store, [], {}, 4)).toEqual([]);
   });
 });

@@ -11,18 +11,18 @@ const DAY = 24 * HOUR;
  * with less than an hour per bin (shorter than `bins` hours) is binned from its errors instead
  * (one indexed read), the rollups being no finer than an hour.
  */
-export function withTrends(store: HivewatchStore, groups: ErrorGroup[], filter: ErrorFilter, bins: number): ErrorGroup[] {
+export async function withTrends(store: HivewatchStore, groups: ErrorGroup[], filter: ErrorFilter, bins: number): Promise<ErrorGroup[]> {
   if (groups.length === 0) return groups;
   const since = filter.since ?? Math.min(...groups.map((g) => g.firstSeen));
   const until = filter.until ?? Math.max(...groups.map((g) => g.lastSeen)) + 1;
   const span = Math.max(1, until - since);
   if (span < bins * HOUR) {
     // Less than an hour per bin: the rollups are too coarse, the window's errors are few enough.
-    const counts = store.groupBins({ fingerprints: groups.map((g) => g.fingerprint), since, until, bins, ...(filter.flow !== undefined ? { flow: filter.flow } : {}) });
+    const counts = await store.groupBins({ fingerprints: groups.map((g) => g.fingerprint), since, until, bins, ...(filter.flow !== undefined ? { flow: filter.flow } : {}) });
     return groups.map((group) => ({ ...group, trend: counts.get(group.fingerprint) ?? new Array<number>(bins).fill(0) }));
   }
   const grain = span / HOUR <= 2_000 ? 'hour' : 'day';
-  const { buckets, trends } = store.groupTrends({
+  const { buckets, trends } = await store.groupTrends({
     fingerprints: groups.map((g) => g.fingerprint),
     grain,
     since,

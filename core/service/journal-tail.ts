@@ -8,8 +8,9 @@ import type { LiveEvent } from './api.js';
  *
  * - This process's commits arrive through `store.subscribe` with their positions and are
  *   published at once (no read back) when they follow the cursor.
- * - Other processes' commits are found by one global probe: `PRAGMA data_version` changes when
- *   another connection committed. Only then is the journal read, after the cursor, in batches.
+ * - Other processes' commits are found by one global probe of the store's change token (SQLite:
+ *   `PRAGMA data_version`; PostgreSQL: the journal head and the newest command), and at once where
+ *   the engine pushes them (PostgreSQL NOTIFY). Only then is the journal read, after the cursor.
  *   The same probe tells the service to look for run commands addressed to it.
  * - When this process's batch does not follow the cursor (another process committed in
  *   between and the probe has not run yet), everything after the cursor is read from the
@@ -39,18 +40,34 @@ export interface JournalTailOptions {
 }
 
 export class JournalTail {
-  private cursor: number;
-  private version: number;
+  private token: string;
   private readonly stopTimer: () => void;
+  private readonly stopWatching: () => void;
   private readonly unsubscribe: () => void;
   private stopped = false;
+  /** The catch-up in progress (one at a time), and whether another was asked for meanwhile. */
+  private reading: Promise<void> | null = null;
+  private readAgain = false;
+  private probing: Promise<boolean> | null = null;
 
-  constructor(private readonly options: JournalTailOptions) {
+  /** Starts following the journal from its current head. */
+  static async open(options: JournalTailOptions): Promise<JournalTail> {
+    const head = await options.store.journalHead();
+    const token = await options.store.changeToken();
+    return new JournalTail(options, head, token);
+  }
+
+  private constructor(
+    private readonly options: JournalTailOptions,
+    private cursor: number,
+    token: string,
+  ) {
     const { store } = options;
-    this.cursor = store.journalHead();
-    this.version = store.dataVersion();
+    this.token = token;
     this.unsubscribe = store.subscribe((events, _walls, commitSeqs) => this.onOwnCommit(events, commitSeqs));
-    this.stopTimer = (options.scheduler ?? intervalScheduler)(() => this.probe(), options.intervalMs ?? DEFAULT_TAIL_INTERVAL_MS);
+    this.stopTimer = (options.scheduler ?? intervalScheduler)(() => void this.probe(), options.intervalMs ?? DEFAULT_TAIL_INTERVAL_MS);
+    // Where the engine pushes other hosts' commits (PostgreSQL NOTIFY), they are read at once.
+    this.stopWatching = store.watchChanges(() => void this.probe());
   }
 
   /** The commit position of the last event published. */
@@ -59,17 +76,24 @@ export class JournalTail {
   }
 
   /** Reads what other connections committed since the last probe; true when anything changed. */
-  probe(): boolean {
-    if (this.stopped) return false;
-    let version: number;
+  probe(): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
+    this.probing ??= this.probeOnce().finally(() => {
+      this.probing = null;
+    });
+    return this.probing;
+  }
+
+  private async probeOnce(): Promise<boolean> {
+    let token: string;
     try {
-      version = this.options.store.dataVersion();
+      token = await this.options.store.changeToken();
     } catch {
-      return false; // the store closed under us: the service is shutting down
+      return false; // the store closed under us (shutting down), or the server is away: next tick
     }
-    if (version === this.version) return false;
-    this.version = version;
-    this.catchUp();
+    if (token === this.token || this.stopped) return false;
+    this.token = token;
+    await this.catchUp();
     this.options.onForeignCommit?.();
     return true;
   }
@@ -78,7 +102,7 @@ export class JournalTail {
     if (this.stopped || events.length === 0) return;
     const first = commitSeqs[0];
     if (first === undefined || commitSeqs.length !== events.length) {
-      this.catchUp();
+      void this.catchUp();
       return;
     }
     if (first === this.cursor + 1) {
@@ -86,19 +110,41 @@ export class JournalTail {
       this.options.publish(events, first);
       return;
     }
-    // Already read back by a catch-up (a batch committed inside a read), or another process
-    // committed in between: the journal has the order.
-    if (first > this.cursor) this.catchUp();
+    // Already read back by a catch-up, or another process committed in between: the journal
+    // has the order.
+    if (first > this.cursor) void this.catchUp();
+  }
+
+  /** Publishes everything committed after the cursor (one catch-up at a time; a request meanwhile runs another). */
+  catchUp(): Promise<void> {
+    if (this.reading) {
+      this.readAgain = true;
+      return this.reading;
+    }
+    this.reading = (async () => {
+      do {
+        this.readAgain = false;
+        await this.readAfterCursor();
+      } while (this.readAgain && !this.stopped);
+    })()
+      .catch(() => undefined) // a failed read is retried by the next probe
+      .finally(() => {
+        this.reading = null;
+      });
+    return this.reading;
   }
 
   /**
-   * Publishes everything committed after the cursor, in batches. A position can be missing only
-   * when prune deleted it (a reader sees whole transactions, and positions are taken in commit
-   * order), so a jump is published as such and the live ring restarts after it.
+   * Reads after the cursor in batches. Events this process published while the read was in
+   * flight are skipped (the cursor moved past them). A position can be missing only when prune
+   * deleted it (a reader sees whole transactions, and positions are taken in commit order), so
+   * a jump is published as such and the live ring restarts after it.
    */
-  catchUp(): void {
+  private async readAfterCursor(): Promise<void> {
     for (;;) {
-      const page = this.options.store.eventsAfterCommit(this.cursor, TAIL_BATCH);
+      const read = await this.options.store.eventsAfterCommit(this.cursor, TAIL_BATCH);
+      if (this.stopped) return;
+      const page = read.filter((c) => c.commitSeq > this.cursor);
       let start = 0;
       for (let i = 1; i <= page.length; i++) {
         const at = page[i];
@@ -108,16 +154,16 @@ export class JournalTail {
         this.options.publish(page.slice(start, i).map((c) => c.event), first);
         start = i;
       }
-      if (page.length < TAIL_BATCH) return;
+      if (read.length < TAIL_BATCH) return;
     }
   }
 
   /** The journal's events with positions in (afterId, upToId], for a resume older than the live ring. */
-  read(afterId: number, upToId: number): LiveEvent[] {
+  async read(afterId: number, upToId: number): Promise<LiveEvent[]> {
     const out: LiveEvent[] = [];
     let after = afterId;
     while (after < upToId) {
-      const page = this.options.store.eventsAfterCommit(after, Math.min(TAIL_BATCH, upToId - after));
+      const page = await this.options.store.eventsAfterCommit(after, Math.min(TAIL_BATCH, upToId - after));
       if (page.length === 0) break;
       for (const c of page) if (c.commitSeq <= upToId) out.push({ id: c.commitSeq, event: c.event });
       after = (page[page.length - 1] as { commitSeq: number }).commitSeq;
@@ -125,9 +171,13 @@ export class JournalTail {
     return out;
   }
 
-  stop(): void {
+  /** Stops following; resolves once a catch-up in flight has finished. */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.stopTimer();
+    this.stopWatching();
     this.unsubscribe();
+    await this.reading;
+    await this.probing;
   }
 }

@@ -84,7 +84,7 @@ describe('LiveHub with journal positions (issue #11)', () => {
       startId: 100,
       backfill: (afterId, upToId) => {
         asked.push([afterId, upToId]);
-        return live(afterId + 1, upToId - afterId);
+        return Promise.resolve(live(afterId + 1, upToId - afterId));
       },
     });
     hub.publish(events(3), 101);
@@ -94,11 +94,22 @@ describe('LiveHub with journal positions (issue #11)', () => {
     expect(asked).toEqual([[95, 100]]);
     await tick();
     expect(got).toEqual([96, 97, 98, 99, 100, 101, 102, 103]);
-    // Further than capacity from the head, or a backfill with a hole: reset.
+    // Further than capacity from the head: reset at once.
     expect(hub.subscribe({ afterId: 90, onBatch: () => undefined })).toMatchObject({ reset: true, startId: 103 });
-    const holey = new LiveHub(10, 'db', { startId: 100, backfill: (afterId) => live(afterId + 2, 3) });
+
+    // A backfill with a hole, or one that fails, is only known once read: the reset comes through onReset.
+    const holey = new LiveHub(10, 'db', { startId: 100, backfill: (afterId) => Promise.resolve(live(afterId + 2, 3)) });
     holey.publish(events(1), 101);
-    expect(holey.subscribe({ afterId: 96, onBatch: () => undefined })).toMatchObject({ reset: true, startId: 101 });
+    const resets: number[] = [];
+    const delivered: number[] = [];
+    expect(holey.subscribe({ afterId: 96, onBatch: (b) => delivered.push(b.length), onReset: (at) => resets.push(at) })).toMatchObject({ reset: false, startId: 96 });
+    const failing = new LiveHub(10, 'db', { startId: 100, backfill: () => Promise.reject(new Error('server gone')) });
+    failing.publish(events(1), 101);
+    failing.subscribe({ afterId: 96, onBatch: (b) => delivered.push(b.length), onReset: (at) => resets.push(at) });
+    await tick();
+    expect(resets).toEqual([101, 101]);
+    expect(delivered).toEqual([]);
+    failing.close();
     holey.close();
     hub.close();
   });

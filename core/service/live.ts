@@ -41,13 +41,15 @@ export interface LiveHubOptions {
   /** The id of the last event before this hub's first (the journal head when the service starts). */
   startId?: number;
   /** Reads the events with ids in (afterId, upToId] from the journal, for a resume older than the ring. */
-  backfill?: (afterId: number, upToId: number) => LiveEvent[];
+  backfill?: (afterId: number, upToId: number) => Promise<LiveEvent[]>;
 }
 
 interface Subscriber {
   lastId: number;
   /** Backfilled events not delivered yet (they end at the ring's floor). */
   backlog: LiveEvent[];
+  /** Its backlog is being read from the journal: nothing is delivered until it is in. */
+  backfilling: boolean;
   onBatch: (batch: LiveEvent[]) => void;
   onReset: ((startId: number) => void) | undefined;
 }
@@ -58,7 +60,7 @@ export class LiveHub {
   private headId: number;
   /** The first id the ring can hold: ids below it were published before this hub existed. */
   private floorId: number;
-  private readonly backfill: ((afterId: number, upToId: number) => LiveEvent[]) | undefined;
+  private readonly backfill: ((afterId: number, upToId: number) => Promise<LiveEvent[]>) | undefined;
   private readonly subscribers = new Set<Subscriber>();
   private scheduled: NodeJS.Immediate | null = null;
   private closed = false;
@@ -118,17 +120,13 @@ export class LiveHub {
   subscribe(options: LiveSubscribeOptions): LiveSubscription {
     const wanted = options.afterId ?? 0;
     const foreign = options.instance !== undefined && options.instance !== this.instance;
-    const backlog = wanted !== 0 && !foreign && !this.resumable(wanted) ? this.backfilled(wanted) : null;
-    const reset = wanted !== 0 && (foreign || (!this.resumable(wanted) && backlog === null));
+    const backfilling = wanted !== 0 && !foreign && !this.resumable(wanted) && this.canBackfill(wanted);
+    const reset = wanted !== 0 && (foreign || (!this.resumable(wanted) && !backfilling));
     const startId = wanted === 0 || reset ? this.headId : wanted;
-    const subscriber: Subscriber = {
-      lastId: backlog === null ? startId : this.oldest - 1,
-      backlog: backlog ?? [],
-      onBatch: options.onBatch,
-      onReset: options.onReset,
-    };
+    const subscriber: Subscriber = { lastId: startId, backlog: [], backfilling, onBatch: options.onBatch, onReset: options.onReset };
     if (!this.closed) this.subscribers.add(subscriber);
-    if (startId < this.headId || subscriber.backlog.length > 0) this.schedule();
+    if (backfilling) void this.fillBacklog(subscriber, wanted);
+    else if (startId < this.headId) this.schedule();
     return {
       startId,
       reset,
@@ -138,13 +136,43 @@ export class LiveHub {
     };
   }
 
-  /** The events between an id older than the ring and the ring, when still within `capacity` of the head. */
-  private backfilled(afterId: number): LiveEvent[] | null {
+  /** Whether an id older than the ring can be resumed from the journal (still within `capacity` of the head). */
+  private canBackfill(afterId: number): boolean {
+    return this.backfill !== undefined && afterId >= 0 && afterId <= this.oldest - 1 && this.headId - afterId <= this.capacity;
+  }
+
+  /**
+   * Reads the events between the subscriber's id and the ring from the journal; until they are
+   * in, nothing is delivered to it. A read that fails or has a gap resets the subscriber instead.
+   */
+  private async fillBacklog(subscriber: Subscriber, afterId: number): Promise<void> {
     const upTo = this.oldest - 1;
-    if (this.backfill === undefined || afterId < 0 || afterId > upTo || this.headId - afterId > this.capacity) return null;
-    const events = this.backfill(afterId, upTo);
-    const gapFree = events.length === upTo - afterId && events.every((e, i) => e.id === afterId + 1 + i);
-    return gapFree ? events : null;
+    let events: LiveEvent[] | null = null;
+    try {
+      events = await (this.backfill as (afterId: number, upToId: number) => Promise<LiveEvent[]>)(afterId, upTo);
+    } catch {
+      events = null;
+    }
+    subscriber.backfilling = false;
+    const gapFree = events !== null && events.length === upTo - afterId && events.every((e, i) => e.id === afterId + 1 + i);
+    if (gapFree) {
+      subscriber.backlog = events as LiveEvent[];
+      subscriber.lastId = upTo;
+    } else {
+      subscriber.lastId = this.headId;
+      this.signalReset(subscriber);
+    }
+    this.schedule();
+  }
+
+  private signalReset(subscriber: Subscriber): void {
+    try {
+      subscriber.onReset?.(this.headId);
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
   }
 
   private schedule(): void {
@@ -158,17 +186,12 @@ export class LiveHub {
   /** Sends every subscriber what it has not seen yet, as one batch. */
   deliver(): void {
     for (const subscriber of [...this.subscribers]) {
-      if (!this.subscribers.has(subscriber) || (subscriber.lastId >= this.headId && subscriber.backlog.length === 0)) continue;
+      if (!this.subscribers.has(subscriber) || subscriber.backfilling) continue;
+      if (subscriber.lastId >= this.headId && subscriber.backlog.length === 0) continue;
       if (!this.resumable(subscriber.lastId)) {
         subscriber.lastId = this.headId;
         subscriber.backlog = [];
-        try {
-          subscriber.onReset?.(this.headId);
-        } catch (error) {
-          queueMicrotask(() => {
-            throw error;
-          });
-        }
+        this.signalReset(subscriber);
         continue;
       }
       const batch = subscriber.backlog.length > 0 ? [...subscriber.backlog, ...this.since(subscriber.lastId)] : this.since(subscriber.lastId);

@@ -9,8 +9,8 @@ import type { NotificationSettings } from './api.js';
 
 export const MUTED_FLOWS_SETTING = 'notify.muted-flows';
 
-export function readNotificationSettings(store: HivewatchStore): NotificationSettings {
-  const text = store.getSetting(MUTED_FLOWS_SETTING);
+export async function readNotificationSettings(store: HivewatchStore): Promise<NotificationSettings> {
+  const text = await store.getSetting(MUTED_FLOWS_SETTING);
   if (text === null) return { mutedFlows: [] };
   try {
     const parsed: unknown = JSON.parse(text);
@@ -22,11 +22,11 @@ export function readNotificationSettings(store: HivewatchStore): NotificationSet
   }
 }
 
-export function setFlowMuted(store: HivewatchStore, flow: string, muted: boolean): NotificationSettings {
-  const current = new Set(readNotificationSettings(store).mutedFlows);
+export async function setFlowMuted(store: HivewatchStore, flow: string, muted: boolean): Promise<NotificationSettings> {
+  const current = new Set((await readNotificationSettings(store)).mutedFlows);
   if (muted) current.add(flow);
   else current.delete(flow);
   const mutedFlows = [...current].sort();
-  store.setSetting(MUTED_FLOWS_SETTING, JSON.stringify(mutedFlows));
+  await store.setSetting(MUTED_FLOWS_SETTING, JSON.stringify(mutedFlows));
   return { mutedFlows };
 }

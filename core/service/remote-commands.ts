@@ -46,7 +46,7 @@ export async function applyPendingCommands(
   hosted: ReadonlyMap<string, FlowRun>,
   flush: () => Promise<void>,
 ): Promise<number> {
-  const pending = store.pendingCommands([...hosted.keys()]);
+  const pending = await store.pendingCommands([...hosted.keys()]);
   if (pending.length === 0) return 0;
   const outcomes: CommandAck[] = [];
   for (const command of pending) {
@@ -54,7 +54,7 @@ export async function applyPendingCommands(
     if (run) outcomes.push(applyCommand(run, command));
   }
   await flush();
-  for (const ack of outcomes) store.completeCommand(ack.commandId, { accepted: ack.accepted, message: ack.message ?? null });
+  for (const ack of outcomes) await store.completeCommand(ack.commandId, { accepted: ack.accepted, message: ack.message ?? null });
   return outcomes.length;
 }
 
@@ -71,9 +71,9 @@ const sleep = (ms: number): Promise<void> =>
  */
 export async function deliverCommand(store: HivewatchStore, command: RemoteCommand, timeoutMs = DEFAULT_ACK_TIMEOUT_MS): Promise<CommandAck> {
   const { commandId, runId } = command;
-  const gone = recoverIfHostGone(store, command);
+  const gone = await recoverIfHostGone(store, command);
   if (gone) return gone;
-  store.enqueueCommand({
+  await store.enqueueCommand({
     commandId,
     runId,
     kind: command.kind,
@@ -82,24 +82,24 @@ export async function deliverCommand(store: HivewatchStore, command: RemoteComma
   });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const state = store.getCommand(commandId);
+    const state = await store.getCommand(commandId);
     if (state && state.state === 'done') {
       return { commandId, accepted: state.accepted === true, ...(state.message !== null ? { message: state.message } : {}) };
     }
-    const status = store.getRun(runId)?.run.status ?? null;
+    const status = (await store.getRunRow(runId))?.status ?? null;
     if (status === null || isTerminal(status)) {
       const message = `run ${runId} is ${status ?? 'gone'}; nothing to ${command.kind === RunCommandKind.cancel ? 'cancel' : 'skip'}`;
       // Only if the host did not answer first (it records outcomes the same way).
-      if (store.completeCommand(commandId, { accepted: false, message })) return { commandId, accepted: false, message };
+      if (await store.completeCommand(commandId, { accepted: false, message })) return { commandId, accepted: false, message };
       continue;
     }
-    const recovered = recoverIfHostGone(store, command);
+    const recovered = await recoverIfHostGone(store, command);
     if (recovered) {
-      store.completeCommand(commandId, { accepted: recovered.accepted, message: recovered.message ?? null });
+      await store.completeCommand(commandId, { accepted: recovered.accepted, message: recovered.message ?? null });
       return recovered;
     }
     if (Date.now() >= deadline) {
-      const host = store.runHost(runId);
+      const host = await store.runHost(runId);
       return {
         commandId,
         accepted: true,
@@ -111,11 +111,11 @@ export async function deliverCommand(store: HivewatchStore, command: RemoteComma
 }
 
 /** Recovers the run when no live process hosts it; the ack to return then, else null. */
-function recoverIfHostGone(store: HivewatchStore, command: RemoteCommand): CommandAck | null {
+async function recoverIfHostGone(store: HivewatchStore, command: RemoteCommand): Promise<CommandAck | null> {
   const { commandId, runId } = command;
-  const host = store.runHost(runId);
+  const host = await store.runHost(runId);
   if (host?.alive) return null;
-  const recovered = store.recoverInterrupted({ runId });
+  const recovered = await store.recoverInterrupted({ runId });
   if (recovered.length === 0) return null;
   const who = host ? `its host process (pid ${host.pid}) is gone` : 'no live process hosts it';
   return command.kind === RunCommandKind.cancel

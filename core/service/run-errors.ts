@@ -26,11 +26,11 @@ export function seriesWindow(bucket: Bucket, since: number | undefined, until: n
 }
 
 /** One run's errors (newest first). */
-function errorsOfRun(store: HivewatchStore, filter: RunErrorFilter): StoreErrorOccurrence[] {
+async function errorsOfRun(store: HivewatchStore, filter: RunErrorFilter): Promise<StoreErrorOccurrence[]> {
   const out: StoreErrorOccurrence[] = [];
   let cursor: string | null = null;
   do {
-    const page = store.listErrors({ ...filter, limit: 1_000, cursor });
+    const page = await store.listErrors({ ...filter, limit: 1_000, cursor });
     out.push(...page.errors);
     cursor = page.nextCursor;
   } while (cursor !== null && out.length < MAX_RUN_ERRORS);
@@ -50,9 +50,9 @@ function keyOf(dimension: ErrorDimension, e: StoreErrorOccurrence): string | nul
   }
 }
 
-export function runErrorCounts(store: HivewatchStore, filter: RunErrorFilter, by: ErrorDimension, limit: number): ErrorCount[] {
+export async function runErrorCounts(store: HivewatchStore, filter: RunErrorFilter, by: ErrorDimension, limit: number): Promise<ErrorCount[]> {
   const counts = new Map<string, ErrorCount>();
-  for (const e of errorsOfRun(store, filter)) {
+  for (const e of await errorsOfRun(store, filter)) {
     const key = keyOf(by, e);
     if (key === null) continue;
     const entry = counts.get(key);
@@ -62,13 +62,13 @@ export function runErrorCounts(store: HivewatchStore, filter: RunErrorFilter, by
   return [...counts.values()].sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).slice(0, limit);
 }
 
-export function runErrorSeries(
+export async function runErrorSeries(
   store: HivewatchStore,
   filter: RunErrorFilter,
   window: { since: number; until: number },
   bucket: Bucket,
   stackBy: ErrorSeriesQuery['stackBy'],
-): StoreErrorSeries {
+): Promise<StoreErrorSeries> {
   const size = BUCKET_MS[bucket];
   const first = Math.floor(window.since / size) * size;
   const count = window.until > first ? Math.ceil((window.until - first) / size) : 0;
@@ -76,7 +76,7 @@ export function runErrorSeries(
     throw new ApiError(400, 'invalid_input', `${count} ${bucket} buckets requested; at most ${MAX_SERIES_BUCKETS} (use a coarser bucket)`);
   }
   const byKey = new Map<string, { key: string; total: number; counts: number[] }>();
-  for (const e of errorsOfRun(store, { ...filter, since: window.since, until: window.until })) {
+  for (const e of await errorsOfRun(store, { ...filter, since: window.since, until: window.until })) {
     const index = Math.floor((e.ts - first) / size);
     if (index < 0 || index >= count) continue;
     const key = e[stackBy];
@@ -93,9 +93,9 @@ export function runErrorSeries(
   };
 }
 
-export function runErrorGroups(store: HivewatchStore, filter: RunErrorFilter, limit: number): ErrorGroup[] {
+export async function runErrorGroups(store: HivewatchStore, filter: RunErrorFilter, limit: number): Promise<ErrorGroup[]> {
   const groups = new Map<string, ErrorGroup>();
-  for (const e of errorsOfRun(store, filter)) {
+  for (const e of await errorsOfRun(store, filter)) {
     const group = groups.get(e.fingerprint);
     const unhandled = e.caught || e.retrying ? 0 : 1;
     if (group) {

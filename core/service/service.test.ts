@@ -7,13 +7,13 @@ import { apiConformanceSuite, EXAMPLES_DIR } from './conformance.suite.js';
 import { createHivewatchService } from './service.js';
 
 apiConformanceSuite('in-process service', async ({ dbPath, examplesDir, userFlowsDir }) => {
-  const store = openStore({ path: dbPath });
-  const service = createHivewatchService({ store, examplesDir, userFlowsDir });
+  const store = await openStore({ path: dbPath });
+  const service = await createHivewatchService({ store, examplesDir, userFlowsDir });
   return {
     api: service,
     close: async () => {
       await service.close();
-      store.close();
+      await store.close();
     },
   };
 });
@@ -24,15 +24,15 @@ describe('service', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  const make = (liveCapacity?: number) => {
-    const store = openStore({ path: ':memory:' });
-    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual', ...(liveCapacity ? { liveCapacity } : {}) });
+  const make = async (liveCapacity?: number) => {
+    const store = await openStore({ path: ':memory:' });
+    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual', ...(liveCapacity ? { liveCapacity } : {}) });
     cleanups.push(() => store.close(), () => service.close());
     return service;
   };
 
   it('runs many flows at once under the global limit and journals every event', async () => {
-    const service = make();
+    const service = await make();
     const ids = await Promise.all(
       ['01-happy-path', '02-rate-limited-api', '03-flaky-tests', '04-parallel-fan-out', '05-try-catch-finally'].map(
         async (name) => (await service.startRun({ flow: `examples/${name}.prose` })).runId,
@@ -52,7 +52,7 @@ describe('service', () => {
   });
 
   it('a subscriber older than the live buffer gets a reset, not a gap', async () => {
-    const service = make(8);
+    const service = await make(8);
     const first = new Promise<number>((resolve) => {
       const off = service.subscribe((batch) => {
         off();
@@ -88,11 +88,11 @@ describe('service', () => {
 
 describe('service: flows the engine cannot follow', () => {
   it('a flow nested too deeply gets its diagnostic from checkFlow and a 400 from startRun, never a crash', async () => {
-    const store = openStore({ path: ':memory:' });
+    const store = await openStore({ path: ':memory:' });
     const dir = mkdtempSync(join(tmpdir(), 'hw-deep-'));
     const deep = `session "x" (retry: 1, backoff: ${'['.repeat(3400)}${']'.repeat(3400)})\n`;
     writeFileSync(join(dir, 'deep.prose'), deep);
-    const service = createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: dir, clock: 'virtual' });
+    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: dir, clock: 'virtual' });
     try {
       const checked = await service.checkFlow({ source: deep, file: 'deep.prose' });
       expect(checked.ok).toBe(false);
@@ -102,7 +102,7 @@ describe('service: flows the engine cannot follow', () => {
       await expect(service.startRun({ flow: 'user/deep.prose' })).rejects.toMatchObject({ status: 400, code: 'invalid_flow' });
     } finally {
       await service.close();
-      store.close();
+      await store.close();
     }
   });
 });

@@ -17,8 +17,6 @@ import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import { withAttemptTelemetry } from './attempt-telemetry.js';
 import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
 import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
-import { getRunRow } from '../store/queries/runs.js';
-import { StatementCache } from '../store/queries/sql.js';
 import { resolveRunRepo } from '../workspace/repo.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import type {
@@ -77,6 +75,8 @@ export interface HivewatchServiceOptions {
    */
   tailIntervalMs?: number;
   tailScheduler?: TailScheduler;
+  /** Waits before each retry of a failed journal write (default: the sink's, about 6 s in all; tests pass []). */
+  journalRetryDelaysMs?: readonly number[];
   /** How long a command for a run another process hosts waits for that host's answer (default 2 s). */
   commandAckTimeoutMs?: number;
   /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
@@ -174,13 +174,13 @@ function checkedPlan(id: string, source: string): FlowPlan {
   throw new ApiError(400, 'invalid_flow', first ? `${formatDiagnostic(first)}${more}` : `${id} does not check`);
 }
 
-export function createHivewatchService(options: HivewatchServiceOptions): HivewatchService {
+export async function createHivewatchService(options: HivewatchServiceOptions): Promise<HivewatchService> {
   const { store } = options;
   const catalog = new FlowCatalog({ examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null });
   const sharedLimiter: Limiter = createLimiter(options.globalConcurrency ?? 8);
   const realClock = new RealClock();
   const realRegistry = createRuntimeRegistry({ clock: realClock, killGraceMs: options.killGraceMs, telemetry: options.telemetry });
-  const sink: DurableSink = createDurableSink(store);
+  const sink: DurableSink = createDurableSink(store, options.journalRetryDelaysMs !== undefined ? { retryDelaysMs: options.journalRetryDelaysMs } : {});
   const runs = new Map<string, LiveRun>();
   // Run commands other processes journaled for our runs: applied one pass at a time.
   let applying: Promise<void> | null = null;
@@ -201,7 +201,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     });
     return applying;
   };
-  const tail = new JournalTail({
+  const tail = await JournalTail.open({
     store,
     publish: (events, firstId) => liveHub.publish(events, firstId),
     onForeignCommit: () => void pickUpCommands(),
@@ -210,11 +210,10 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
   });
   // Live ids are journal commit positions, so the instance is the database's: ids mean the same
   // in every process on it and after a restart (docs/decisions.md).
-  const liveHub = new LiveHub(options.liveCapacity ?? DEFAULT_LIVE_CAPACITY, store.secret('live_instance', () => randomBytes(6).toString('hex')), {
+  const liveHub = new LiveHub(options.liveCapacity ?? DEFAULT_LIVE_CAPACITY, await store.secret('live_instance', () => randomBytes(6).toString('hex')), {
     startId: tail.position,
     backfill: (afterId, upToId) => tail.read(afterId, upToId),
   });
-  const cache = new StatementCache(store.database);
   let closing = false;
   // Worktrees a killed host left behind (its runs are interrupted by now): removed in the background.
   const sweep = sweepLeftoverWorktrees(store, options.worktreeRoot).catch(() => []);
@@ -242,8 +241,8 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     }
   };
 
-  const runRow = (runId: string): RunRow => {
-    const row = getRunRow(cache, runId);
+  const runRow = async (runId: string): Promise<RunRow> => {
+    const row = await store.getRunRow(runId);
     if (!row) throw new ApiError(404, 'run_not_found', `no run ${runId}`);
     return row;
   };
@@ -310,12 +309,14 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     defaultAgent: row.defaultAgent,
   });
 
-  const summaries = (rows: readonly RunRow[]): RunSummary[] =>
-    rows.map((row) => {
-      if (row.nextAttemptAt === null) return runSummary(row, null);
-      const detail = store.getRun(row.id);
-      return runSummary(row, detail ? retryingOf(detail.tasks, detail.attempts) : null);
-    });
+  const summaries = (rows: readonly RunRow[]): Promise<RunSummary[]> =>
+    Promise.all(
+      rows.map(async (row) => {
+        if (row.nextAttemptAt === null) return runSummary(row, null);
+        const detail = await store.getRun(row.id);
+        return runSummary(row, detail ? retryingOf(detail.tasks, detail.attempts) : null);
+      }),
+    );
 
   const service: HivewatchService = {
     store,
@@ -338,7 +339,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     cancelRun: (input) =>
       guard(async (): Promise<CommandAck> => {
         const args = parseInput('cancelRun', input);
-        const row = runRow(args.runId);
+        const row = await runRow(args.runId);
         const live = runs.get(args.runId);
         if (!live && isExternal(row)) return { commandId: newCommandId(), accepted: false, message: externalRefusal(row, 'cancel it: stop the agent where it runs') };
         if (!live) {
@@ -358,7 +359,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       guard(async () => {
         const args = parseInput('retryRun', input);
         await writePending();
-        const row = runRow(args.runId);
+        const row = await runRow(args.runId);
         refuseExternal(row, 'retry it: start the agent again where it runs');
         if ((ACTIVE_STATUSES as readonly string[]).includes(row.status)) {
           throw new ApiError(409, 'run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
@@ -371,9 +372,9 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       guard(async () => {
         const args = parseInput('resumeRun', input);
         await writePending();
-        const row = runRow(args.runId);
+        const row = await runRow(args.runId);
         refuseExternal(row, 'resume it: the agent resumes its own sessions');
-        const resume = store.resumePointForRun(args.runId);
+        const resume = await store.resumePointForRun(args.runId);
         const flow = await catalog.loadForRun(args.runId, row.flow);
         const problem = resumeProblem(resume, flow.source);
         if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
@@ -383,7 +384,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     skipBackoff: (input) =>
       guard(async (): Promise<CommandAck> => {
         const args = parseInput('skipBackoff', input);
-        const row = runRow(args.runId);
+        const row = await runRow(args.runId);
         const commandId = newCommandId();
         const live = runs.get(args.runId);
         if (!live && isExternal(row)) return { commandId, accepted: false, message: externalRefusal(row, 'skip its backoff: the agent retries on its own schedule') };
@@ -400,26 +401,26 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       }),
 
     listRuns: (input) =>
-      guard(() => {
+      guard(async () => {
         const { cursor, ...query } = parseInput('listRuns', input);
-        const page = store.listRuns({ ...query, ...(cursor !== undefined ? { cursor } : {}) });
-        return { items: summaries(page.runs), nextCursor: page.nextCursor };
+        const page = await store.listRuns({ ...query, ...(cursor !== undefined ? { cursor } : {}) });
+        return { items: await summaries(page.runs), nextCursor: page.nextCursor };
       }),
 
     countRuns: (input) => guard(() => store.countRuns(parseInput('countRuns', input))),
 
     getRun: (input) =>
-      guard(() => {
+      guard(async () => {
         const args = parseInput('getRun', input);
-        const detail = store.getRun(args.runId);
-        const lineage = store.runLineage(args.runId);
+        const detail = await store.getRun(args.runId);
+        const lineage = await store.runLineage(args.runId);
         return detail && lineage ? withAttemptTelemetry(runDetail(detail, lineage), store) : null;
       }),
 
     getEvents: (input) =>
-      guard(() => {
+      guard(async () => {
         const args = parseInput('getEvents', input);
-        runRow(args.runId);
+        await runRow(args.runId);
         return store.getEvents(args.runId, args.afterSeq ?? 0, args.limit ?? 1_000);
       }),
 
@@ -458,34 +459,34 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       }),
 
     errorCounts: (input) =>
-      guard((): ErrorCount[] => {
+      guard(async (): Promise<ErrorCount[]> => {
         const { by, limit, runId, ...filter } = parseInput('errorCounts', input);
-        if (runId === undefined) return store.errorCounts({ ...filter, by, ...(limit !== undefined ? { limit } : {}) }).map(errorCount);
+        if (runId === undefined) return (await store.errorCounts({ ...filter, by, ...(limit !== undefined ? { limit } : {}) })).map(errorCount);
         return runErrorCounts(store, { ...filter, runId }, by, limit ?? 100);
       }),
 
     errorSeries: (input) =>
-      guard(() => {
+      guard(async () => {
         const { bucket, stackBy, runId, since, until, ...filter } = parseInput('errorSeries', input);
         const window = seriesWindow(bucket, since, until);
-        if (runId === undefined) return errorSeries(store.errorSeries({ ...filter, ...window, bucket, stackBy }), stackBy);
-        return errorSeries(runErrorSeries(store, { ...filter, runId }, window, bucket, stackBy), stackBy);
+        if (runId === undefined) return errorSeries(await store.errorSeries({ ...filter, ...window, bucket, stackBy }), stackBy);
+        return errorSeries(await runErrorSeries(store, { ...filter, runId }, window, bucket, stackBy), stackBy);
       }),
 
     errorGroups: (input) =>
-      guard((): ErrorGroup[] => {
+      guard(async (): Promise<ErrorGroup[]> => {
         const { limit, runId, trendBins, ...filter } = parseInput('errorGroups', input);
         if (runId === undefined) {
-          const groups = store.errorGroups({ ...filter, ...(limit !== undefined ? { limit } : {}) }).map(errorGroup);
+          const groups = (await store.errorGroups({ ...filter, ...(limit !== undefined ? { limit } : {}) })).map(errorGroup);
           return trendBins === undefined ? groups : withTrends(store, groups, filter, trendBins);
         }
         return runErrorGroups(store, { ...filter, runId }, limit ?? 50);
       }),
 
     listErrors: (input) =>
-      guard(() => {
+      guard(async () => {
         const args = parseInput('listErrors', input);
-        const page = store.listErrors(args);
+        const page = await store.listErrors(args);
         return { items: page.errors.map(errorOccurrence), nextCursor: page.nextCursor };
       }),
 
@@ -510,7 +511,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
 
     async runFile(input: RunFileInput): Promise<RunFileResult> {
       // The plan is checked under the file's key, which the run records as its flow.
-      const { checked } = await checkFlowFileAs(input.file, store.path);
+      const { checked } = await checkFlowFileAs(input.file, store.location);
       if (!checked.ok || checked.plan === null) return { kind: 'invalid', diagnostics: checked.diagnostics };
       const refusal = input.resume ? resumeProblem(input.resume, checked.plan.program.source) : null;
       if (refusal !== null) return { kind: 'refused', message: refusal };
@@ -534,7 +535,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
     flushJournal: () => sink.flush(),
 
     async probeJournal(): Promise<void> {
-      const changed = tail.probe();
+      const changed = await tail.probe();
       // onForeignCommit started a pass when something changed; wait for it (or one running).
       if (changed || applying) await (applying ?? Promise.resolve());
     },
@@ -558,7 +559,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
       await sink.close().catch(() => undefined);
       await sweep;
       await applying;
-      tail.stop();
+      await tail.stop();
       liveHub.close();
     },
   };

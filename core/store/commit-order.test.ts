@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
-import { migrate, openStore, SCHEMA_VERSION, type HivewatchStore } from './index.js';
+import { migrate, openSqliteStore, SCHEMA_VERSION, type SqliteStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 let dir: string;
 let path: string;
-const opened: HivewatchStore[] = [];
-const open = (): HivewatchStore => {
-  const store = openStore({ path, now: () => Date.UTC(2026, 1, 1) });
+const opened: SqliteStore[] = [];
+const open = (): SqliteStore => {
+  const store = openSqliteStore({ path, now: () => Date.UTC(2026, 1, 1) });
   opened.push(store);
   return store;
 };
@@ -65,7 +65,7 @@ describe('the journal order of commit (migration 5)', () => {
 
   it('never reuses a position after prune deleted the newest events', () => {
     let now = Date.UTC(2026, 1, 1);
-    const store = openStore({ path, now: () => now });
+    const store = openSqliteStore({ path, now: () => now });
     opened.push(store);
     const done = new JournalBuilder('done').start().runStep([{ attempts: ['ok'] }]).complete();
     store.appendEvents(done.events);

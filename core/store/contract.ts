@@ -10,6 +10,7 @@ import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } f
 import type { RunLineage } from './queries/lineage.js';
 import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from './queries/runs.js';
 import type { RecoveredRun, RecoverOptions } from './recovery.js';
+import type { RunRow } from './schema.js';
 import type { AggregateReport, ReplayReport } from './replay.js';
 
 /**
@@ -85,6 +86,8 @@ export interface HivewatchStore {
   listRuns(query?: ListRunsQuery): Promise<RunPage>;
   countRuns(query?: RunFilters): Promise<RunCounts>;
   getRun(runId: string): Promise<RunDetail | null>;
+  /** The run's row alone (no steps, tasks or attempts): the cheap read before a command. */
+  getRunRow(runId: string): Promise<RunRow | null>;
   runLineage(runId: string): Promise<RunLineage | null>;
   getEvents(runId: string, afterSeq?: number, limit?: number): Promise<HivewatchEvent[]>;
   /** Events committed after commit position `afterCommit`, in commit order: the journal's tail. */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultDatabasePath, openStore } from './index.js';
+import { defaultDatabasePath, openSqliteStore } from './index.js';
 
 describe('defaultDatabasePath', () => {
   it('follows the OS data directory, and HIVEWATCH_DB overrides it', () => {
@@ -17,11 +17,11 @@ describe('defaultDatabasePath', () => {
   });
 });
 
-describe('openStore', () => {
+describe('openSqliteStore', () => {
   it('creates the directory and opens WAL, synchronous=NORMAL, foreign keys on', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hw-open-'));
     try {
-      const store = openStore({ path: join(dir, 'nested', 'deeper', 'hivewatch.db') });
+      const store = openSqliteStore({ path: join(dir, 'nested', 'deeper', 'hivewatch.db') });
       expect(store.database.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(store.database.pragma('synchronous', { simple: true })).toBe(1);
       expect(store.database.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -31,10 +31,10 @@ describe('openStore', () => {
       store.close();
       store.close();
       expect(() => store.listRuns()).toThrow(/closed/);
-      const full = openStore({ path: join(dir, 'nested', 'deeper', 'hivewatch.db'), synchronous: 'FULL' });
+      const full = openSqliteStore({ path: join(dir, 'nested', 'deeper', 'hivewatch.db'), synchronous: 'FULL' });
       expect(full.database.pragma('synchronous', { simple: true })).toBe(2);
       full.close();
-      const reader = openStore({ path: join(dir, 'nested', 'deeper', 'hivewatch.db'), readonly: true });
+      const reader = openSqliteStore({ path: join(dir, 'nested', 'deeper', 'hivewatch.db'), readonly: true });
       expect(() => reader.appendEvents([])).toThrow(/read-only/);
       reader.close();
     } finally {

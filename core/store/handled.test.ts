@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HANDLED_KEY, openStore, UNHANDLED_KEY, type HivewatchStore } from './index.js';
+import { HANDLED_KEY, openSqliteStore, UNHANDLED_KEY, type SqliteStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 /**
@@ -13,7 +13,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const TIMEOUT = { code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake', message: 'timed out after 100ms' } as const;
 
-let store: HivewatchStore;
+let store: SqliteStore;
 afterEach(() => store?.close());
 
 /** Two retried timeouts then an unhandled one that fails the run; a caught timeout in another run. */
@@ -30,7 +30,7 @@ function journals(start: number): JournalBuilder[] {
 }
 
 function open(starts: number[]): void {
-  store = openStore({ path: ':memory:' });
+  store = openSqliteStore({ path: ':memory:' });
   for (const start of starts) for (const j of journals(start)) store.appendEvents(j.events);
 }
 
@@ -62,7 +62,7 @@ describe('handled and unhandled errors', () => {
   });
 
   it('prune subtracts both counts and keeps every aggregate exact', () => {
-    store = openStore({ path: ':memory:', now: () => T0 + 30 * DAY });
+    store = openSqliteStore({ path: ':memory:', now: () => T0 + 30 * DAY });
     for (const start of [T0, T0 + 29 * DAY]) for (const j of journals(start)) store.appendEvents(j.events);
     store.prune({ olderThanMs: 10 * DAY });
     const [group] = store.errorGroups();

@@ -2,8 +2,11 @@
  * core/store: the SQLite journal of every event, the projections and error rollups derived from
  * it, the queries the product reads, start-up recovery, replay parity and pruning.
  */
-export { openStore } from './store.js';
-export type { HivewatchStore, OpenStoreOptions, CommittedListener, StoreStats } from './store.js';
+export { openStore, isPostgresUrl } from './open.js';
+export { openSqliteStore } from './store.js';
+export type { SqliteStore, OpenStoreOptions } from './store.js';
+export { StoreEngine } from './contract.js';
+export type { HivewatchStore, CommittedListener, StoreStats, RunHost, NewRunCommand } from './contract.js';
 export { defaultDatabasePath, openDatabase } from './database.js';
 export type { DatabaseOptions, Synchronous } from './database.js';
 export { createDurableSink } from './sink.js';

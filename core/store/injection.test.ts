@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from './index.js';
+import { openSqliteStore, type SqliteStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 const EVIL = [
@@ -22,12 +22,12 @@ const EVIL = [
 const EVIL_FLOW = "flows/it's 100%_done; DROP TABLE runs; --.prose";
 const EVIL_NAME = "' OR 'a'='a";
 
-let store: HivewatchStore;
+let store: SqliteStore;
 const tables = (): string[] =>
   (store.database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
 
 beforeEach(() => {
-  store = openStore({ path: ':memory:', recover: false });
+  store = openSqliteStore({ path: ':memory:', recover: false });
   store.appendEvents(
     new JournalBuilder('plain', { flow: 'flows/plain.prose', flowName: 'plain' })
       .start()

@@ -6,15 +6,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventOf } from '../engine/events.js';
 import { groupAlive, processStartTime } from '../runtimes/process-group.js';
-import { openStore, type HivewatchStore } from './index.js';
+import { openSqliteStore, type SqliteStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 let dir: string;
 let path: string;
-const opened: HivewatchStore[] = [];
+const opened: SqliteStore[] = [];
 const children: ChildProcess[] = [];
-const open = (options: Partial<Parameters<typeof openStore>[0]> = {}): HivewatchStore => {
-  const store = openStore({ path, ...options });
+const open = (options: Partial<Parameters<typeof openSqliteStore>[0]> = {}): SqliteStore => {
+  const store = openSqliteStore({ path, ...options });
   opened.push(store);
   return store;
 };

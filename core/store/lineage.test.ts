@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from './index.js';
+import { openSqliteStore, type SqliteStore } from './index.js';
 import { PREVIOUS_SQL, RESUMES_SQL, RETRIES_SQL } from './queries/lineage.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
-let store: HivewatchStore;
+let store: SqliteStore;
 const T0 = Date.UTC(2026, 0, 1);
 
 function run(id: string, at: number, options: { flow?: string; retryOf?: string; resumedFrom?: string } = {}): void {
@@ -13,7 +13,7 @@ function run(id: string, at: number, options: { flow?: string; retryOf?: string;
 }
 
 beforeEach(() => {
-  store = openStore({ path: ':memory:', recover: false });
+  store = openSqliteStore({ path: ':memory:', recover: false });
 });
 afterEach(() => store.close());
 

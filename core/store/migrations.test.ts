@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrate, MIGRATIONS, openDatabase, openStore, SCHEMA_VERSION, schemaVersion } from './index.js';
+import { migrate, MIGRATIONS, openDatabase, openSqliteStore, SCHEMA_VERSION, schemaVersion } from './index.js';
 import { ATTEMPTS, CHECKPOINTS, columnName, ERRORS, RUNS, STEPS, TASKS } from './schema.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
 
@@ -27,7 +27,7 @@ describe('migrations', () => {
 
   it('upgrade a database made by the first schema, keeping every row', () => {
     // Realistic v1 content: what the store writes, restricted to the tables v1 has.
-    const source = openStore({ path: join(dir, 'source.db'), recover: false });
+    const source = openSqliteStore({ path: join(dir, 'source.db'), recover: false });
     for (const j of randomJournals(9, 25)) source.appendEvents(j);
     source.appendEvents(new JournalBuilder('left-open').start().runStep([{ attempts: ['ok'] }]).events);
     // A virtual-clock run whose clock ran a day ahead: v1 journaled no wall time for it.
@@ -63,7 +63,7 @@ describe('migrations', () => {
     expect((before.errors as unknown[]).length).toBeGreaterThan(20);
     v1.close();
 
-    const store = openStore({ path: v1Path, recover: false });
+    const store = openSqliteStore({ path: v1Path, recover: false });
     try {
       expect(schemaVersion(store.database)).toBe(SCHEMA_VERSION);
       // Version 4: the virtual run's times are capped at the migration's time, never in the future.
@@ -113,7 +113,7 @@ describe('migrations', () => {
   });
 
   it('the current schema has exactly the columns the row specs map', () => {
-    const store = openStore({ path: ':memory:' });
+    const store = openSqliteStore({ path: ':memory:' });
     for (const spec of [RUNS, STEPS, TASKS, ATTEMPTS, ERRORS, CHECKPOINTS] as const) {
       const cols = (store.database.prepare(`PRAGMA table_info(${spec.table})`).all() as { name: string }[]).map((c) => c.name);
       expect(cols, spec.table).toEqual(spec.columns.map(([key]) => columnName(key)));

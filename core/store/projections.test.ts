@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from './index.js';
+import { openSqliteStore, type SqliteStore } from './index.js';
 import { EMPTY_CORRELATION } from '../errors/envelope.js';
 import { envelope, JournalBuilder } from './testing/journal-builder.js';
 
-let store: HivewatchStore;
+let store: SqliteStore;
 afterEach(() => store?.close());
 
 function completedRun(): JournalBuilder {
@@ -27,7 +27,7 @@ function completedRun(): JournalBuilder {
 
 describe('projections from a journal', () => {
   it('derives run, steps, tasks, attempts with delays, errors and checkpoints', () => {
-    store = openStore({ path: ':memory:' });
+    store = openSqliteStore({ path: ':memory:' });
     const b = completedRun();
     store.appendEvents(b.events);
     const detail = store.getRun('run-ok');
@@ -82,7 +82,7 @@ describe('projections from a journal', () => {
   });
 
   it('round-trips events exactly and pages them by seq', () => {
-    store = openStore({ path: ':memory:' });
+    store = openSqliteStore({ path: ':memory:' });
     const b = completedRun();
     store.appendEvents(b.events);
     expect(store.getEvents('run-ok')).toEqual(b.events);
@@ -91,7 +91,7 @@ describe('projections from a journal', () => {
   });
 
   it('shows the retrying badge while a task is in backoff, and clears it after', () => {
-    store = openStore({ path: ':memory:' });
+    store = openSqliteStore({ path: ':memory:' });
     const b = new JournalBuilder('run-backoff').start();
     b.push({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 'api' }, { ordinal: 1, taskId: '1:1', name: 'other' }] });
     b.push({ type: 'taskStarted', step: 1, ordinal: 0, taskId: '1:0', name: 'api', agent: 'fake', maxAttempts: 3 });
@@ -114,7 +114,7 @@ describe('projections from a journal', () => {
   });
 
   it('projects a failed run: the step stays uncommitted and the run carries the error', () => {
-    store = openStore({ path: ':memory:' });
+    store = openSqliteStore({ path: ':memory:' });
     const b = new JournalBuilder('run-fail')
       .start()
       .runStep([{ attempts: ['ok'] }])
@@ -134,7 +134,7 @@ describe('projections from a journal', () => {
   });
 
   it('projects a cancel during a step: every frontier task cancelled, no commit', () => {
-    store = openStore({ path: ':memory:' });
+    store = openSqliteStore({ path: ':memory:' });
     const b = new JournalBuilder('run-cancel')
       .start()
       .runStep([{ attempts: ['ok'] }])
@@ -148,7 +148,7 @@ describe('projections from a journal', () => {
   });
 
   it('rejects gaps and duplicates atomically', () => {
-    store = openStore({ path: ':memory:' });
+    store = openSqliteStore({ path: ':memory:' });
     const b = completedRun();
     store.appendEvents(b.events.slice(0, 4));
     expect(() => store.appendEvents([b.events[5]!])).toThrow(/expects 5/);

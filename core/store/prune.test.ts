@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from './index.js';
+import { openSqliteStore, type SqliteStore } from './index.js';
 import { DAY } from './rollups.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
-let store: HivewatchStore | undefined;
+let store: SqliteStore | undefined;
 afterEach(() => {
   store?.close();
   store = undefined;
@@ -15,7 +15,7 @@ const timeout = { code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake', message: 'tim
 describe('prune', () => {
   it('deletes old terminal runs with every row, keeps the rest and the resume sources, and fixes aggregates', () => {
     let now = T0;
-    store = openStore({ path: ':memory:', now: () => now, recover: false });
+    store = openSqliteStore({ path: ':memory:', now: () => now, recover: false });
     const old = new JournalBuilder('old', { start: T0 }).start().runStep([{ attempts: [timeout, 'ok'] }]).complete();
     const source = new JournalBuilder('source', { start: T0 }).start().runStep([{ attempts: [timeout, 'ok'] }]).runStep([{ attempts: [timeout] }]).fail();
     const resumed = new JournalBuilder('resumed', { start: T0 + 25 * DAY, resumedFrom: 'source', resumeStep: 1 })
@@ -54,7 +54,7 @@ describe('prune', () => {
 
   it('recomputes first/last seen of a group that keeps members', () => {
     let now = T0;
-    store = openStore({ path: ':memory:', now: () => now });
+    store = openSqliteStore({ path: ':memory:', now: () => now });
     const a = new JournalBuilder('a', { start: T0 }).start().runStep([{ attempts: [timeout, 'ok'] }]).complete();
     const b = new JournalBuilder('b', { start: T0 + 10 * DAY }).start().runStep([{ attempts: [timeout, 'ok'] }]).complete();
     store.appendEvents(a.events);
@@ -69,7 +69,7 @@ describe('prune', () => {
   });
 
   it('rejects a bad age', () => {
-    store = openStore({ path: ':memory:' });
+    store = openSqliteStore({ path: ':memory:' });
     expect(() => store!.prune({ olderThanMs: Number.NaN })).toThrow(/olderThanMs/);
     expect(() => store!.prune({ olderThanMs: -1 })).toThrow(/olderThanMs/);
   });

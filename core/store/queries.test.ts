@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunStatus } from '../engine/events.js';
-import { openStore, RUN_SORT_KEYS, type HivewatchStore, type RunRow, type RunSort } from './index.js';
+import { openSqliteStore, RUN_SORT_KEYS, type SqliteStore, type RunRow, type RunSort } from './index.js';
 import { JournalBuilder, prng } from './testing/journal-builder.js';
 import { checkpointStates, runOrderSql } from './queries/runs.js';
 
-let store: HivewatchStore;
+let store: SqliteStore;
 const T0 = Date.UTC(2026, 0, 1);
 
 beforeEach(() => {
-  store = openStore({ path: ':memory:', recover: false });
+  store = openSqliteStore({ path: ':memory:', recover: false });
   const random = prng(3);
   // 57 runs over three flows; some share start times so ties exercise the id tie-break.
   for (let i = 0; i < 57; i += 1) {
@@ -32,7 +32,7 @@ beforeEach(() => {
 });
 afterEach(() => store.close());
 
-function pageAll(sort: RunSort, limit: number, extra: Parameters<HivewatchStore['listRuns']>[0] = {}): string[] {
+function pageAll(sort: RunSort, limit: number, extra: Parameters<SqliteStore['listRuns']>[0] = {}): string[] {
   const ids: string[] = [];
   let cursor: string | null = null;
   let pages = 0;

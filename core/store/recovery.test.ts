@@ -4,14 +4,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStoreError, openStore, type HivewatchStore } from './index.js';
+import { isStoreError, openSqliteStore, type SqliteStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 let dir: string;
 let path: string;
-const opened: HivewatchStore[] = [];
-const open = (options: Partial<Parameters<typeof openStore>[0]> = {}): HivewatchStore => {
-  const store = openStore({ path, now: () => Date.UTC(2026, 1, 1), ...options });
+const opened: SqliteStore[] = [];
+const open = (options: Partial<Parameters<typeof openSqliteStore>[0]> = {}): SqliteStore => {
+  const store = openSqliteStore({ path, now: () => Date.UTC(2026, 1, 1), ...options });
   opened.push(store);
   return store;
 };

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
 import { newInstance, releaseInstance } from './hosts.js';
-import { migrate, openDatabase, openStore, type HivewatchStore } from './index.js';
+import { migrate, openDatabase, openSqliteStore, type SqliteStore } from './index.js';
 import { JournalWriter } from './journal.js';
 import { StatementCache } from './queries/sql.js';
 import { replayRun, verifyAggregates } from './replay.js';
 import { JournalBuilder, prng, randomJournals } from './testing/journal-builder.js';
 
 let dir: string;
-let store: HivewatchStore | undefined;
+let store: SqliteStore | undefined;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'hw-replay-'));
 });
@@ -45,7 +45,7 @@ function journals(): Record<'completed' | 'failed' | 'cancelled' | 'cancelledBet
 }
 
 /** Appends the journals interleaved, in random batch sizes, as several engines would. */
-function appendChunked(target: HivewatchStore, all: HivewatchEvent[][], seed: number): void {
+function appendChunked(target: SqliteStore, all: HivewatchEvent[][], seed: number): void {
   const random = prng(seed);
   const queues = all.map((events) => [...events]);
   while (queues.some((q) => q.length > 0)) {
@@ -63,11 +63,11 @@ describe('replay parity', () => {
   it('holds for completed, failed, cancelled and interrupted runs, whatever the batching', () => {
     for (const seed of [1, 2, 3]) {
       const path = join(dir, `parity-${seed}.db`);
-      store = openStore({ path, now: () => Date.UTC(2026, 0, 2) });
+      store = openSqliteStore({ path, now: () => Date.UTC(2026, 0, 2) });
       appendChunked(store, Object.values(journals()), seed);
       store.close();
       // The host "died": reopening recovers the open run as interrupted (through the journal).
-      store = openStore({ path, now: () => Date.UTC(2026, 0, 2) });
+      store = openSqliteStore({ path, now: () => Date.UTC(2026, 0, 2) });
       expect(store.recovered.map((r) => r.runId)).toEqual(['open']);
       for (const runId of ['completed', 'failed', 'cancelled', 'cancelled-between', 'open']) {
         const report = store.replayRun(runId);
@@ -88,10 +88,10 @@ describe('replay parity', () => {
       .runStep([{ attempts: [retrying, { code: 'RUNTIME_CRASHED', origin: 'runtime:x' }], caught: true }])
       .complete().events;
     for (let cut = 1; cut < events.length; cut += 3) {
-      store = openStore({ path: join(dir, `cold-${cut}.db`), recover: false });
+      store = openSqliteStore({ path: join(dir, `cold-${cut}.db`), recover: false });
       store.appendEvents(events.slice(0, cut));
       store.close();
-      store = openStore({ path: join(dir, `cold-${cut}.db`), recover: false });
+      store = openSqliteStore({ path: join(dir, `cold-${cut}.db`), recover: false });
       for (const event of events.slice(cut)) store.appendEvents([event]);
       expect(store.replayRun('cold').diffs, `cut at ${cut}`).toEqual([]);
       store.close();
@@ -126,7 +126,7 @@ describe('replay parity', () => {
   });
 
   it('holds for randomized journals', () => {
-    store = openStore({ path: join(dir, 'random.db') });
+    store = openSqliteStore({ path: join(dir, 'random.db') });
     const all = randomJournals(42, 40);
     appendChunked(store, all, 42);
     for (const events of all) expect(store.replayRun(events[0]!.runId).diffs).toEqual([]);
@@ -134,7 +134,7 @@ describe('replay parity', () => {
   });
 
   it('reports readable diffs when a projection disagrees with the journal', () => {
-    store = openStore({ path: join(dir, 'tamper.db') });
+    store = openSqliteStore({ path: join(dir, 'tamper.db') });
     store.appendEvents(journals().completed);
     store.database.prepare("UPDATE tasks SET status = 'failed' WHERE run_id = 'completed' AND task_id = '1:1'").run();
     store.database.prepare("UPDATE attempts SET delay_ms = 7 WHERE run_id = 'completed' AND task_id = '1:0' AND attempt = 1").run();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from './index.js';
+import { openSqliteStore, type SqliteStore } from './index.js';
 import {
   addErrorContribution,
   BatchRollups,
@@ -19,7 +19,7 @@ import {
 } from './rollups.js';
 import { prng, randomJournals } from './testing/journal-builder.js';
 
-let store: HivewatchStore | undefined;
+let store: SqliteStore | undefined;
 afterEach(() => {
   store?.close();
   store = undefined;
@@ -28,7 +28,7 @@ afterEach(() => {
 const START = Date.UTC(2026, 0, 1);
 
 /** What the rollups must equal: a plain COUNT(*) over the errors table. */
-function directCounts(s: HivewatchStore, dim: string, since?: number, until?: number, filter?: [string, string]): Record<string, number> {
+function directCounts(s: SqliteStore, dim: string, since?: number, until?: number, filter?: [string, string]): Record<string, number> {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, value: unknown): void => {
@@ -44,7 +44,7 @@ function directCounts(s: HivewatchStore, dim: string, since?: number, until?: nu
   return Object.fromEntries(rows.map((r) => [r.k, r.n]));
 }
 
-function storeCounts(s: HivewatchStore, dim: (typeof ROLLUP_DIMENSIONS)[number], since?: number, until?: number, filter?: [string, string]): Record<string, number> {
+function storeCounts(s: SqliteStore, dim: (typeof ROLLUP_DIMENSIONS)[number], since?: number, until?: number, filter?: [string, string]): Record<string, number> {
   const filters = filter ? { [filter[0]]: filter[1] } : {};
   return Object.fromEntries(
     s.errorCounts({ by: dim, ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...filters, limit: 10_000 }).map((c) => [c.key, c.count]),
@@ -63,7 +63,7 @@ function randomWindow(random: () => number): [number | undefined, number | undef
   return [a, b];
 }
 
-function checkAgainstDirect(s: HivewatchStore, random: () => number, windows: number): void {
+function checkAgainstDirect(s: SqliteStore, random: () => number, windows: number): void {
   for (let w = 0; w < windows; w += 1) {
     const [since, until] = randomWindow(random);
     for (const dim of ROLLUP_DIMENSIONS) {
@@ -116,7 +116,7 @@ describe('rollups equal COUNT(*) over the errors table (property)', () => {
   for (const seed of [11, 23, 57, 101]) {
     it(`seed ${seed}: every dimension, random windows and filters, before and after prune`, () => {
       let clock = START + 5 * DAY;
-      store = openStore({ path: ':memory:', now: () => clock });
+      store = openSqliteStore({ path: ':memory:', now: () => clock });
       const random = prng(seed);
       const journals = randomJournals(seed, 60, { start: START, spanMs: 3 * DAY });
       // Interleave batches of random size across runs.
@@ -149,7 +149,7 @@ describe('rollups equal COUNT(*) over the errors table (property)', () => {
 
 describe('errorSeries', () => {
   it('stacks counts per bucket, dense, from the rollups of the grain', () => {
-    store = openStore({ path: ':memory:' });
+    store = openSqliteStore({ path: ':memory:' });
     for (const j of randomJournals(5, 30, { start: START, spanMs: DAY })) store.appendEvents(j);
     for (const bucket of ['minute', 'hour', 'day'] as const) {
       const since = START + 17 * MINUTE + 5_000;
@@ -169,7 +169,7 @@ describe('errorSeries', () => {
 
 describe('errorCounts reads the rollups', () => {
   it('answers category / origin / code / flow from the rollup tables, touching errors only through the ts index', () => {
-    store = openStore({ path: ':memory:' });
+    store = openSqliteStore({ path: ':memory:' });
     for (const j of randomJournals(77, 20, { start: START, spanMs: 2 * DAY })) store.appendEvents(j);
     const before = store.errorCounts({ by: 'category' });
     // Inflate one day bucket: an all-time count must move by exactly that much.

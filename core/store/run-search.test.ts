@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from './index.js';
+import { openSqliteStore, type SqliteStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 /**
@@ -9,11 +9,11 @@ import { JournalBuilder } from './testing/journal-builder.js';
  */
 
 const T0 = Date.UTC(2026, 0, 1);
-let store: HivewatchStore;
+let store: SqliteStore;
 afterEach(() => store?.close());
 
-function open(now = () => T0 + 86_400_000): HivewatchStore {
-  store = openStore({ path: ':memory:', recover: false, now });
+function open(now = () => T0 + 86_400_000): SqliteStore {
+  store = openSqliteStore({ path: ':memory:', recover: false, now });
   return store;
 }
 

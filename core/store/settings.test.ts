@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from './index.js';
+import { openSqliteStore } from './index.js';
 
 let dir: string;
 beforeEach(() => {
@@ -15,18 +15,18 @@ describe('settings', () => {
     const path = join(dir, 'h.db');
     let made = 0;
     const create = (): string => `token-${(made += 1)}`;
-    const first = openStore({ path });
+    const first = openSqliteStore({ path });
     expect(first.getSetting('http.token')).toBeNull();
     expect(first.secret('http.token', create)).toBe('token-1');
     expect(first.secret('http.token', create)).toBe('token-1');
     first.setSetting('http.port', '4123');
     first.close();
 
-    const again = openStore({ path });
+    const again = openSqliteStore({ path });
     expect(again.secret('http.token', create)).toBe('token-1');
     expect(again.getSetting('http.port')).toBe('4123');
     again.close();
-    const reader = openStore({ path, readonly: true });
+    const reader = openSqliteStore({ path, readonly: true });
     expect(reader.secret('http.token', create)).toBe('token-1');
     expect(() => reader.secret('ingest.token', create)).toThrow('no ingest.token in this database, and it is open read-only');
     reader.close();
@@ -34,7 +34,7 @@ describe('settings', () => {
   });
 
   it('refuse names that are not lower-case dotted words', () => {
-    const store = openStore({ path: ':memory:' });
+    const store = openSqliteStore({ path: ':memory:' });
     expect(() => store.setSetting('Http Token', 'x')).toThrow('invalid setting name "Http Token" (lower-case dotted words, like http.token)');
     expect(() => store.getSetting("x'; DROP TABLE settings")).toThrow(/invalid setting name/);
     store.close();

@@ -5,8 +5,8 @@ import { createDurableSink, openStore, type HivewatchStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 let store: HivewatchStore | undefined;
-afterEach(() => {
-  store?.close();
+afterEach(async () => {
+  await store?.close();
   store = undefined;
 });
 
@@ -24,7 +24,7 @@ function storm(runs: number, steps: number): HivewatchEvent[] {
 
 describe('createDurableSink', () => {
   it('batches a storm: transactions of maxBatch events, never one per event', async () => {
-    store = openStore({ path: ':memory:' });
+    store = await openStore({ path: ':memory:' });
     const batches: number[] = [];
     const spy = { appendEvents: (events: readonly HivewatchEvent[]) => (batches.push(events.length), store!.appendEvents(events)) };
     const sink = createDurableSink(spy, { maxBatch: 250 });
@@ -35,38 +35,38 @@ describe('createDurableSink', () => {
     expect(batches.length).toBe(Math.ceil(events.length / 250));
     expect(Math.max(...batches)).toBe(250);
     expect(sink.pending).toBe(0);
-    for (let r = 0; r < 4; r += 1) expect(store.replayRun(`storm-${r}`).diffs).toEqual([]);
+    for (let r = 0; r < 4; r += 1) expect((await store.replayRun(`storm-${r}`)).diffs).toEqual([]);
   });
 
   it('makes appended events visible on the next tick and durable on flush', async () => {
-    store = openStore({ path: ':memory:' });
+    store = await openStore({ path: ':memory:' });
     const committed: number[] = [];
     store.subscribe((events) => committed.push(...events.map((e) => e.seq)));
     const sink = createDurableSink(store);
     const b = new JournalBuilder('live').start().runStep([{ attempts: ['ok'] }]);
     sink.append(b.events[0]!);
     sink.append(b.events[1]!);
-    expect(store.getEvents('live')).toEqual([]);
+    expect(await store.getEvents('live')).toEqual([]);
     expect(sink.pending).toBe(2);
     await nextTick();
-    expect(store.getEvents('live').map((e) => e.seq)).toEqual([1, 2]);
+    expect((await store.getEvents('live')).map((e) => e.seq)).toEqual([1, 2]);
     for (const event of b.events.slice(2)) sink.append(event);
     await sink.flush();
-    expect(store.getEvents('live')).toHaveLength(b.events.length);
+    expect(await store.getEvents('live')).toHaveLength(b.events.length);
     expect(committed).toEqual(b.events.map((e) => e.seq));
     await sink.close();
   });
 
   it('keeps the buffer when a write fails, rejects flush with SYSTEM_EVENT_WRITE_FAILED, and recovers', async () => {
-    store = openStore({ path: ':memory:' });
+    store = await openStore({ path: ':memory:' });
     let fail = true;
     const flaky = {
       appendEvents: (events: readonly HivewatchEvent[]) => {
-        if (fail) throw new Error('SQLITE_BUSY: database is locked');
-        store!.appendEvents(events);
+        if (fail) return Promise.reject(new Error('SQLITE_BUSY: database is locked'));
+        return store!.appendEvents(events);
       },
     };
-    const sink = createDurableSink(flaky, { maxBatch: 2 });
+    const sink = createDurableSink(flaky, { maxBatch: 2, retryDelaysMs: [] });
     const b = new JournalBuilder('flaky').start().runStep([{ attempts: ['ok'] }]);
     for (const event of b.events) sink.append(event);
     await nextTick();
@@ -81,20 +81,53 @@ describe('createDurableSink', () => {
     fail = false;
     await sink.flush();
     expect(sink.pending).toBe(0);
-    expect(store.getEvents('flaky').map((e) => e.seq)).toEqual(b.events.map((e) => e.seq));
+    expect((await store.getEvents('flaky')).map((e) => e.seq)).toEqual(b.events.map((e) => e.seq));
   });
 
-  it('a throwing subscriber neither undoes nor blocks the write', () => {
+  it('a throwing subscriber neither undoes nor blocks the write', async () => {
     const errors: unknown[] = [];
-    store = openStore({ path: ':memory:', onListenerError: (error) => errors.push(error) });
+    store = await openStore({ path: ':memory:', onListenerError: (error) => errors.push(error) });
     store.subscribe(() => {
       throw new Error('listener broke');
     });
     const seen: number[] = [];
     store.subscribe((events) => seen.push(events.length));
-    store.appendEvents(new JournalBuilder('x').start().events);
+    await store.appendEvents(new JournalBuilder('x').start().events);
     expect(seen).toEqual([1]);
-    expect(store.getEvents('x')).toHaveLength(1);
+    expect(await store.getEvents('x')).toHaveLength(1);
     expect(errors).toEqual([new Error('listener broke')]);
+  });
+
+  it('retries a failed flush after each bounded delay, then gives up with SYSTEM_EVENT_WRITE_FAILED and keeps the events', async () => {
+    store = await openStore({ path: ':memory:' });
+    let failures = 5;
+    let tries = 0;
+    const away = {
+      appendEvents: (events: readonly HivewatchEvent[]) => {
+        tries += 1;
+        if (failures > 0) {
+          failures -= 1;
+          return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+        }
+        return store!.appendEvents(events);
+      },
+    };
+    const waited: number[] = [];
+    const sink = createDurableSink(away, { retryDelaysMs: [10, 20, 40], sleep: (ms) => (waited.push(ms), Promise.resolve()) });
+    const b = new JournalBuilder('away').start().runStep([{ attempts: ['ok'] }]);
+    for (const event of b.events) sink.append(event);
+    // Five failures against three retries: the flush gives up after 4 tries, having waited each delay once.
+    const error = await sink.flush().then(() => null, (e: unknown) => e);
+    expect((error as HivewatchError).code).toBe('SYSTEM_EVENT_WRITE_FAILED');
+    expect((error as HivewatchError).message).toBe(`could not journal ${b.events.length} event(s): connect ECONNREFUSED 127.0.0.1:5432`);
+    expect(waited).toEqual([10, 20, 40]);
+    expect(sink.pending).toBe(b.events.length);
+    expect(tries).toBe(4);
+    // The server is back after one more failure: the next flush's first retry writes everything, in order.
+    await sink.flush();
+    expect(tries).toBe(6);
+    expect(waited).toEqual([10, 20, 40, 10]);
+    expect(sink.pending).toBe(0);
+    expect((await store.getEvents('away')).map((e) => e.seq)).toEqual(b.events.map((e) => e.seq));
   });
 });

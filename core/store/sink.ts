@@ -3,12 +3,22 @@ import { HivewatchError } from '../errors/hivewatch-error.js';
 
 /** What the sink needs of the store. */
 export interface EventAppender {
-  appendEvents(events: readonly HivewatchEvent[]): void;
+  appendEvents(events: readonly HivewatchEvent[]): Promise<void>;
 }
+
+/**
+ * Waits between a failed journal write and the next try (issue #13: a database server that goes
+ * away mid-run). The sum bounds how long a run waits before it stops as SYSTEM_EVENT_WRITE_FAILED.
+ */
+export const DEFAULT_WRITE_RETRY_DELAYS_MS: readonly number[] = [100, 200, 400, 800, 1_600, 3_200];
 
 export interface DurableSinkOptions {
   /** Events per transaction when a storm fills the buffer before the next tick (default 1000). */
   maxBatch?: number;
+  /** Waits before each retry of a failed flush (default DEFAULT_WRITE_RETRY_DELAYS_MS; [] retries never). */
+  retryDelaysMs?: readonly number[];
+  /** How a retry waits (tests inject one that does not). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface DurableSink extends EventSink {
@@ -18,47 +28,93 @@ export interface DurableSink extends EventSink {
   close(): Promise<void>;
 }
 
+const realSleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
+
 /**
  * The engine's EventSink over the store. `append` only buffers (the engine's hot path never
- * waits on the disk) and schedules a write on the next turn of the event loop, so live readers
- * see events within a tick; a full buffer (`maxBatch`) is written at once, so a storm becomes
- * transactions of `maxBatch` events, never one per event. `flush()` commits everything buffered
- * in one transaction and resolves once it is durable: the engine awaits it between steps, so a
- * step's events are on disk before the next step starts.
+ * waits on the database) and schedules a write on the next turn of the event loop, so live
+ * readers see events within a tick; a full buffer (`maxBatch`) is written at once, so a storm
+ * becomes transactions of `maxBatch` events, never one per event. One write is in flight at a
+ * time, so batches commit in the order they were appended. `flush()` commits everything buffered
+ * and resolves once it is durable: the engine awaits it between steps, so a step's events are
+ * journaled before the next step starts.
  *
- * A failed write rolls back completely and leaves the buffer as it was: the next flush tries
- * again (a busy database recovers) and rejects with SYSTEM_EVENT_WRITE_FAILED if it fails too.
- * Events must not be mutated after `append`.
+ * A failed write rolls back completely and puts its events back in front of the buffer. A flush
+ * that fails is retried after each of `retryDelaysMs` (a busy SQLite file, a PostgreSQL server
+ * restarting); past the last it rejects with SYSTEM_EVENT_WRITE_FAILED and keeps the events, so a
+ * later flush (once the database is back) still writes them. Events must not be mutated after `append`.
  */
 export function createDurableSink(store: EventAppender, options: DurableSinkOptions = {}): DurableSink {
   const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? 1_000));
+  const retryDelays = options.retryDelaysMs ?? DEFAULT_WRITE_RETRY_DELAYS_MS;
+  const sleep = options.sleep ?? realSleep;
   let buffer: HivewatchEvent[] = [];
+  let inFlight: Promise<void> | null = null;
+  /** Events of the write in flight (out of the buffer, not committed yet). */
+  let writing = 0;
   let scheduled: NodeJS.Immediate | null = null;
   let closed = false;
   let lastError: unknown = null;
+  let flushing: Promise<void> = Promise.resolve();
 
-  const write = (): void => {
-    if (buffer.length === 0) return;
-    const batch = buffer;
-    store.appendEvents(batch);
-    buffer = buffer === batch ? [] : buffer.slice(batch.length);
-    lastError = null;
-  };
-
-  const tryWrite = (): void => {
+  /** Starts writing what is buffered unless a write is in flight; resolves when that write settles. */
+  const startWrite = (): Promise<void> => {
+    if (inFlight !== null) return inFlight;
+    if (buffer.length === 0) return Promise.resolve();
+    const batch = buffer.length <= maxBatch ? buffer : buffer.slice(0, maxBatch);
+    buffer = batch === buffer ? [] : buffer.slice(maxBatch);
+    writing = batch.length;
+    let write: Promise<void>;
     try {
-      write();
+      write = store.appendEvents(batch);
     } catch (error) {
-      lastError = error;
+      write = Promise.reject(error as Error);
     }
+    const settled = write.then(
+      () => {
+        lastError = null;
+      },
+      (error: unknown) => {
+        buffer = buffer.length === 0 ? batch : batch.concat(buffer);
+        lastError = error;
+      },
+    );
+    inFlight = settled.finally(() => {
+      inFlight = null;
+      writing = 0;
+      // What was appended while this batch was written goes next (not after a failure: flush
+      // retries): a full batch at once, the rest on the next tick.
+      if (lastError === null && buffer.length >= maxBatch) void startWrite();
+      else if (lastError === null && buffer.length > 0) schedule();
+    });
+    return inFlight;
   };
 
   const schedule = (): void => {
     if (scheduled !== null || closed) return;
     scheduled = setImmediate(() => {
       scheduled = null;
-      tryWrite();
+      void startWrite();
     });
+  };
+
+  /** Writes until the buffer is empty; throws the last error once the retries are spent. */
+  const drain = async (): Promise<void> => {
+    let retries = 0;
+    for (;;) {
+      // A failed write puts its events back in the buffer: empty after the last write means all committed.
+      while (inFlight !== null) await inFlight;
+      if (buffer.length === 0) return;
+      await startWrite();
+      if (lastError === null) continue;
+      const delay = retryDelays[retries];
+      if (delay === undefined) throw lastError;
+      retries += 1;
+      await sleep(delay);
+    }
   };
 
   const flush = (): Promise<void> => {
@@ -66,30 +122,27 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
       clearImmediate(scheduled);
       scheduled = null;
     }
-    try {
-      write();
-      return Promise.resolve();
-    } catch (error) {
-      lastError = error;
+    // Flushes run one after another: each sees what the previous one left.
+    const next = flushing.then(drain).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
-      return Promise.reject(
-        new HivewatchError('SYSTEM_EVENT_WRITE_FAILED', {
-          message: `could not journal ${buffer.length} event(s): ${message}`,
-          origin: 'system',
-          context: { pending: buffer.length },
-          cause: error,
-        }),
-      );
-    }
+      throw new HivewatchError('SYSTEM_EVENT_WRITE_FAILED', {
+        message: `could not journal ${buffer.length} event(s): ${message}`,
+        origin: 'system',
+        context: { pending: buffer.length },
+        cause: error,
+      });
+    });
+    flushing = next.catch(() => undefined);
+    return next;
   };
 
   return {
     get pending() {
-      return buffer.length;
+      return buffer.length + writing;
     },
     append(event: HivewatchEvent): void {
       buffer.push(event);
-      if (buffer.length >= maxBatch && lastError === null) tryWrite();
+      if (buffer.length >= maxBatch && lastError === null && inFlight === null) void startWrite();
       if (buffer.length > 0) schedule();
     },
     flush,

@@ -34,6 +34,7 @@ import {
 import {
   countRuns,
   getRun,
+  getRunRow,
   listRuns,
   type ListRunsQuery,
   type RunCounts,
@@ -46,9 +47,14 @@ import { StatementCache } from './queries/sql.js';
 import { recoverInterrupted, resumePointForRun, type RecoveredRun, type RecoverOptions } from './recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from './replay.js';
 import { StoreError } from './store-error.js';
+import type { RunRow } from './schema.js';
+import type { CommittedListener, StoreStats } from './contract.js';
 
 export interface OpenStoreOptions {
-  /** A file path (its directory is created) or ':memory:'. See `defaultDatabasePath()`. */
+  /**
+   * A file path (its directory is created), ':memory:', or (for `openStore` only) a PostgreSQL
+   * URL (`postgres://…`). See `defaultDatabasePath()`.
+   */
   path: string;
   /** The clock of the store's own events (recovery) and of prune's cutoff. Default Date.now. */
   now?: () => number;
@@ -65,27 +71,15 @@ export interface OpenStoreOptions {
   onListenerError?: (error: unknown) => void;
 }
 
-/**
- * A committed batch, with each event's journaled wall-clock time (`walls[i]` for `events[i]`)
- * and its place in the journal's order of commit (`commitSeqs[i]`).
- */
-export type CommittedListener = (events: readonly HivewatchEvent[], walls: readonly number[], commitSeqs: readonly number[]) => void;
-
-export interface StoreStats {
-  schemaVersion: number;
-  runs: number;
-  events: number;
-  errors: number;
-  /** page_count × page_size of the main database file (the WAL not included). */
-  bytes: number;
-}
 
 /**
- * The store: the journal (append-only events), the projections derived from it in the same
- * transaction, and the queries the service, CLI and UI use. One instance per connection;
- * synchronous (better-sqlite3), so every method's result is consistent with one snapshot.
+ * The SQLite engine: the journal (append-only events), the projections derived from it in the
+ * same transaction, and the queries. One instance per connection; synchronous (better-sqlite3),
+ * so every method's result is consistent with one snapshot. Callers outside the store use the
+ * engine-neutral contract (`HivewatchStore`, contract.ts) through `openStore`; this interface is
+ * for SQLite's own tools and tests (integrity pragmas, benchmarks, fault injection).
  */
-export interface HivewatchStore {
+export interface SqliteStore {
   readonly path: string;
   readonly readonly: boolean;
   /** Runs start-up recovery marked interrupted when this store opened. */
@@ -114,6 +108,7 @@ export interface HivewatchStore {
   /** Runs matching the filters, per status and per flow (each breakdown ignores its own filter). */
   countRuns(query?: RunFilters): RunCounts;
   getRun(runId: string): RunDetail | null;
+  getRunRow(runId: string): RunRow | null;
   /** Runs retried or resumed from this one, and the flow's previous run; null for an unknown run. */
   runLineage(runId: string): RunLineage | null;
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[];
@@ -168,7 +163,7 @@ export interface HivewatchStore {
   close(): void;
 }
 
-class SqliteStore implements HivewatchStore {
+class SqliteConnectionStore implements SqliteStore {
   readonly recovered: readonly RecoveredRun[];
   private readonly cache: StatementCache;
   private readonly writer: JournalWriter | null;
@@ -272,6 +267,11 @@ class SqliteStore implements HivewatchStore {
   getRun(runId: string): RunDetail | null {
     this.open();
     return getRun(this.cache, runId);
+  }
+
+  getRunRow(runId: string): RunRow | null {
+    this.open();
+    return getRunRow(this.cache, runId);
   }
 
   runLineage(runId: string): RunLineage | null {
@@ -433,7 +433,7 @@ class SqliteStore implements HivewatchStore {
 }
 
 /** Opens (creating and migrating as needed) the store, then recovers runs of dead hosts. */
-export function openStore(options: OpenStoreOptions): HivewatchStore {
+export function openSqliteStore(options: OpenStoreOptions): SqliteStore {
   const readonly = options.readonly ?? false;
   const db = openDatabase({
     path: options.path,
@@ -450,7 +450,7 @@ export function openStore(options: OpenStoreOptions): HivewatchStore {
         queueMicrotask(() => {
           throw error;
         }));
-    return new SqliteStore(db, options.path, readonly, options.now ?? Date.now, options.recover ?? true, onListenerError);
+    return new SqliteConnectionStore(db, options.path, readonly, options.now ?? Date.now, options.recover ?? true, onListenerError);
   } catch (error) {
     db.close();
     throw error;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
-import { openStore, type HivewatchStore } from './index.js';
+import { openSqliteStore, type SqliteStore } from './index.js';
 import { prng, randomJournals } from './testing/journal-builder.js';
 
 /** One SELECT is one snapshot: every invariant between the journal and its aggregates, at once. */
@@ -27,7 +27,7 @@ function consistent(s: Snapshot): boolean {
 
 let dir: string;
 let path: string;
-const opened: HivewatchStore[] = [];
+const opened: SqliteStore[] = [];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'hw-wal-'));
   path = join(dir, 'hivewatch.db');
@@ -51,10 +51,10 @@ function batches(seed: number): HivewatchEvent[][] {
 
 describe('WAL readers', () => {
   it('a reader transaction keeps its snapshot while the writer commits, and sees each batch whole', () => {
-    const writer = openStore({ path });
+    const writer = openSqliteStore({ path });
     opened.push(writer);
     expect(writer.database.pragma('journal_mode', { simple: true })).toBe('wal');
-    const reader = openStore({ path, readonly: true });
+    const reader = openSqliteStore({ path, readonly: true });
     opened.push(reader);
     const snapshot = reader.database.prepare(CONSISTENCY_SQL);
     const all = batches(4);
@@ -74,8 +74,8 @@ describe('WAL readers', () => {
   });
 
   it('dataVersion tells a reader that another connection committed', () => {
-    const writer = openStore({ path });
-    const reader = openStore({ path, readonly: true });
+    const writer = openSqliteStore({ path });
+    const reader = openSqliteStore({ path, readonly: true });
     opened.push(writer, reader);
     const v0 = reader.dataVersion();
     expect(reader.dataVersion()).toBe(v0);
@@ -84,7 +84,7 @@ describe('WAL readers', () => {
   });
 
   it('a reader in another thread never sees a half-written batch', async () => {
-    const writer = openStore({ path });
+    const writer = openSqliteStore({ path });
     opened.push(writer);
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
-import { openStore, type HivewatchStore } from './index.js';
+import { openSqliteStore, type SqliteStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 /**
@@ -12,7 +12,7 @@ import { JournalBuilder } from './testing/journal-builder.js';
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
 const HOUR = 3_600_000;
 
-let store: HivewatchStore;
+let store: SqliteStore;
 afterEach(() => store?.close());
 
 function virtualRun(id: string): JournalBuilder {
@@ -26,7 +26,7 @@ function virtualRun(id: string): JournalBuilder {
 describe('wall time of a virtual-clock run', () => {
   it('journals the real time, never a time in the future, and keeps the run clock in ts', () => {
     let clock = NOW;
-    store = openStore({ path: ':memory:', now: () => clock });
+    store = openSqliteStore({ path: ':memory:', now: () => clock });
     const seen: { events: readonly HivewatchEvent[]; walls: readonly number[] }[] = [];
     store.subscribe((events, walls) => seen.push({ events, walls }));
     const events = virtualRun('v1').events;
@@ -59,7 +59,7 @@ describe('wall time of a virtual-clock run', () => {
   });
 
   it('a real-clock run stores no separate wall time: its ts is the wall time', () => {
-    store = openStore({ path: ':memory:', now: () => NOW + 7 * HOUR });
+    store = openSqliteStore({ path: ':memory:', now: () => NOW + 7 * HOUR });
     const b = new JournalBuilder('r1', { start: NOW }).start().runStep([{ attempts: ['ok'] }]).complete();
     store.appendEvents(b.events);
     const run = store.getRun('r1')!.run;

@@ -5,8 +5,8 @@ import { DEFAULT_WORKTREE_ROOT, removeRunWorktrees } from './run-workspace.js';
 
 /** What the sweep needs of the store. */
 export interface SweepStore {
-  getRun(runId: string): { run: { status: string } } | null;
-  getEvents(runId: string): HivewatchEvent[];
+  getRunRow(runId: string): Promise<{ status: string } | null>;
+  getEvents(runId: string): Promise<HivewatchEvent[]>;
 }
 
 const STILL_RUNNING = new Set(['queued', 'running', 'cancelling']);
@@ -21,9 +21,9 @@ export async function sweepLeftoverWorktrees(store: SweepStore, worktreeRoot: st
   if (!existsSync(worktreeRoot)) return [];
   const swept: string[] = [];
   for (const runId of readdirSync(worktreeRoot)) {
-    const detail = store.getRun(runId);
-    if (detail === null || STILL_RUNNING.has(detail.run.status)) continue;
-    const ready = store.getEvents(runId).find((e): e is Extract<HivewatchEvent, { type: 'workspaceReady' }> => e.type === 'workspaceReady');
+    const row = await store.getRunRow(runId);
+    if (row === null || STILL_RUNNING.has(row.status)) continue;
+    const ready = (await store.getEvents(runId)).find((e): e is Extract<HivewatchEvent, { type: 'workspaceReady' }> => e.type === 'workspaceReady');
     if (!ready) continue;
     await removeRunWorktrees(ready.repo, runId, join(worktreeRoot, runId));
     swept.push(runId);
