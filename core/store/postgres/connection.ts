@@ -43,6 +43,7 @@ export function isPostgresUrl(text: string): boolean {
 }
 
 const REDACTED = '***';
+const NO_HOST = 'no-host.invalid';
 
 /**
  * The URL with its password (userinfo or `?password=`) replaced by `***`: the only form of a
@@ -50,21 +51,28 @@ const REDACTED = '***';
  * valid URL too (it is used in the error that says so).
  */
 export function redactUrl(url: string): string {
-  const schemeEnd = url.indexOf('://');
+  const parts = splitAuthority(url);
   let redacted = url;
-  if (schemeEnd >= 0) {
-    const authorityStart = schemeEnd + 3;
-    const rest = url.slice(authorityStart);
-    const authorityEnd = rest.search(/[/?#]/);
-    const authority = authorityEnd < 0 ? rest : rest.slice(0, authorityEnd);
-    // The last '@' ends the userinfo (a password with a raw '@' is still all redacted).
-    const at = authority.lastIndexOf('@');
-    const colon = at < 0 ? -1 : authority.slice(0, at).indexOf(':');
-    if (colon >= 0) {
-      redacted = url.slice(0, authorityStart + colon + 1) + REDACTED + url.slice(authorityStart + at);
-    }
+  if (parts) {
+    const colon = parts.userinfo.indexOf(':');
+    if (colon >= 0) redacted = url.slice(0, parts.start + colon + 1) + REDACTED + url.slice(parts.start + parts.userinfo.length);
   }
   return redacted.replace(/([?&]password=)[^&#]*/gi, `$1${REDACTED}`);
+}
+
+/**
+ * The authority of `scheme://userinfo@host:port/...` as written, where it starts, and its
+ * userinfo (up to the LAST '@', so a raw '@' in a password stays inside it) and host:port.
+ */
+function splitAuthority(url: string): { start: number; userinfo: string; hostPort: string } | null {
+  const schemeEnd = url.indexOf('://');
+  if (schemeEnd < 0) return null;
+  const start = schemeEnd + 3;
+  const rest = url.slice(start);
+  const end = rest.search(/[/?#]/);
+  const authority = end < 0 ? rest : rest.slice(0, end);
+  const at = authority.lastIndexOf('@');
+  return { start, userinfo: at < 0 ? '' : authority.slice(0, at), hostPort: authority.slice(at + 1) };
 }
 
 function invalid(url: string, what: string): StoreError {
@@ -104,19 +112,24 @@ function parsePort(url: string, text: string): number {
 /** Connection settings from a URL, with the PG* variables of `env` for what it leaves out. */
 export function postgresConfig(url: string, env: PostgresEnv = process.env): PostgresConfig {
   if (!isPostgresUrl(url)) throw invalid(url, 'it must start with postgres:// or postgresql://');
+  // Checked before the URL parser, whose error would not say which part is wrong.
+  const writtenPort = /^(?:\[[^\]]*\]|[^:]*):(.*)$/.exec(splitAuthority(url)?.hostPort ?? '')?.[1];
+  if (writtenPort) parsePort(url, writtenPort);
   let parsed: URL;
   try {
-    parsed = new URL(url);
+    // A URL with a user but no host (`postgres://ops@/db?host=/socket`) is valid libpq but not
+    // WHATWG: parse it with a placeholder host, which then counts as no host.
+    parsed = new URL(url.replace(/@(?=[/?#]|$)/, `@${NO_HOST}`));
   } catch {
     throw invalid(url, 'it is not a URL (percent-encode special characters in the user name and password)');
   }
   const params = parsed.searchParams;
-  const known = new Set(['sslmode', 'host', 'port', 'user', 'password', 'dbname', 'application_name']);
+  const known = new Set(['sslmode', 'host', 'port', 'user', 'password', 'dbname']);
   for (const key of params.keys()) {
     if (!known.has(key)) throw invalid(url, `unknown parameter "${key}" (known: ${[...known].join(', ')})`);
   }
 
-  const hostPart = parsed.hostname ? decode(url, parsed.hostname, 'the host') : '';
+  const hostPart = parsed.hostname && parsed.hostname !== NO_HOST ? decode(url, parsed.hostname, 'the host') : '';
   const host = params.get('host') || hostPart || env.PGHOST || undefined;
   const portText = params.get('port') || parsed.port || env.PGPORT;
   const user = params.get('user') || (parsed.username ? decode(url, parsed.username, 'the user name') : '') || env.PGUSER || undefined;
