@@ -19,6 +19,7 @@ import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtime
 import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
 import { getRunRow } from '../store/queries/runs.js';
 import { StatementCache } from '../store/queries/sql.js';
+import { Dialect, runSync } from '../store/queries/plan.js';
 import { resolveRunRepo } from '../workspace/repo.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import type {
@@ -243,7 +244,7 @@ export function createHivewatchService(options: HivewatchServiceOptions): Hivewa
   };
 
   const runRow = (runId: string): RunRow => {
-    const row = getRunRow(cache, runId);
+    const row = runSync(cache, getRunRow(Dialect.sqlite, runId));
     if (!row) throw new ApiError(404, 'run_not_found', `no run ${runId}`);
     return row;
   };

@@ -7,7 +7,7 @@ import { isOwnerAlive, type RunOwner } from './hosts.js';
 import { eventFromRow, type JournalWriter } from './journal.js';
 import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, type EndLeftoverOptions } from './leftover-processes.js';
 import { allEvents } from './queries/events.js';
-import type { StatementCache } from './queries/sql.js';
+import { get, type Dialect, type Query } from './queries/plan.js';
 import { ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES } from './schema.js';
 import { StoreError } from './store-error.js';
 
@@ -120,19 +120,19 @@ function stepOfTask(taskId: string): number {
  * own steps (after its `resumeStep`), so the `resumedFrom` chain is walked: the source's outcomes
  * for steps ≤ resumeStep (recursively), then the run's own outcomes up to its last checkpoint.
  */
-export function resumePointForRun(cache: StatementCache, runId: string): ResumePoint {
-  const run = cache.get('SELECT status FROM runs WHERE id = ?').get(runId) as { status: string } | undefined;
+export function* resumePointForRun(dialect: Dialect, runId: string): Query<ResumePoint> {
+  const run = yield* get<{ status: string }>('SELECT status FROM runs WHERE id = ?', [runId]);
   if (!run) throw new StoreError('not_found', `no run ${runId}`);
   if (!(RESUMABLE_RUN_STATUSES as readonly string[]).includes(run.status)) {
     throw new StoreError('not_resumable', `run ${runId} is ${run.status}; only failed, cancelled or interrupted runs can be resumed`);
   }
-  return chainPoint(cache, runId, new Set());
+  return yield* chainPoint(dialect, runId, new Set());
 }
 
-function chainPoint(cache: StatementCache, runId: string, seen: Set<string>): ResumePoint {
+function* chainPoint(dialect: Dialect, runId: string, seen: Set<string>): Query<ResumePoint> {
   if (seen.has(runId)) throw new StoreError('corrupt', `the resumedFrom chain of ${runId} loops`);
   seen.add(runId);
-  const events = allEvents(cache, runId);
+  const events = yield* allEvents(dialect, runId);
   if (events.length === 0) throw new StoreError('not_resumable', `the journal of run ${runId} is gone (pruned?)`);
   const own = resumePointFromEvents(runId, events);
   const started = events.find((e) => e.type === 'runStarted');
@@ -142,7 +142,7 @@ function chainPoint(cache: StatementCache, runId: string, seen: Set<string>): Re
   let digest = own.flowDigest;
   let repo = own.repo;
   if (started && started.type === 'runStarted' && started.resumedFrom) {
-    const source = chainPoint(cache, started.resumedFrom, seen);
+    const source = yield* chainPoint(dialect, started.resumedFrom, seen);
     // A chain journaled under other rules anywhere cannot be replayed by this engine.
     if (source.semantics !== own.semantics) semantics = source.semantics;
     // A run resumed under an older Hivewatch journaled no digest: its source's stands for it.

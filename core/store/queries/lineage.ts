@@ -1,5 +1,5 @@
 import type { RunStatus } from '../../engine/events.js';
-import type { StatementCache } from './sql.js';
+import { all, get, type Dialect, type Query } from './plan.js';
 
 /**
  * A run's relatives (issue #12 part 3): the runs started as its retries or resumed from it (the
@@ -30,13 +30,13 @@ export const RESUMES_SQL = `SELECT ${COLUMNS} FROM runs WHERE resumed_from = ? O
 export const PREVIOUS_SQL = `SELECT ${COLUMNS} FROM runs WHERE flow = ? AND (started_at < ? OR (started_at = ? AND id < ?))
   ORDER BY started_at DESC, id DESC LIMIT 1`;
 
-export function runLineage(cache: StatementCache, runId: string): RunLineage | null {
-  const self = cache.get('SELECT flow, started_at AS startedAt FROM runs WHERE id = ?').get(runId) as { flow: string; startedAt: number } | undefined;
+export function* runLineage(_dialect: Dialect, runId: string): Query<RunLineage | null> {
+  const self = yield* get<{ flow: string; startedAt: number }>('SELECT flow, started_at AS startedAt FROM runs WHERE id = ?', [runId]);
   if (!self) return null;
   const newestFirst = (rows: LineageRun[]): LineageRun[] => rows.reverse();
-  const retries = cache.get(RETRIES_SQL).all(runId) as LineageRun[];
-  const resumes = cache.get(RESUMES_SQL).all(runId) as LineageRun[];
-  const previous = cache.get(PREVIOUS_SQL).get(self.flow, self.startedAt, self.startedAt, runId) as LineageRun | undefined;
+  const retries = yield* all<LineageRun>(RETRIES_SQL, [runId]);
+  const resumes = yield* all<LineageRun>(RESUMES_SQL, [runId]);
+  const previous = yield* get<LineageRun>(PREVIOUS_SQL, [self.flow, self.startedAt, self.startedAt, runId]);
   // Oldest first reads as a history: the first retry, then the next.
   return { retries: newestFirst(retries), resumes: newestFirst(resumes), previous: previous ?? null };
 }
