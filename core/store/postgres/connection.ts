@@ -169,22 +169,32 @@ export const APPLICATION_NAME = 'hivewatch';
 
 export interface PoolOptions {
   max?: number;
+  /** The server refuses writes in every transaction of this pool (a read-only store). */
+  readonly?: boolean;
   /** Called with errors of idle clients (a dropped connection); the pool replaces them. */
   onIdleError?: (error: Error) => void;
 }
 
 /** A pool for `config`: numbers parsed per pool, `application_name=hivewatch`. */
 export function createPostgresPool(config: PostgresConfig, options: PoolOptions = {}): pg.Pool {
-  const { sslmode: _mode, ...connection } = config;
   const pool = new pg.Pool({
-    ...connection,
-    types: postgresTypes,
-    application_name: APPLICATION_NAME,
+    ...clientConfig(config),
+    ...(options.readonly ? { options: '-c default_transaction_read_only=on' } : {}),
     max: options.max ?? 10,
   });
   // Without a listener an idle client's error (server restart) would crash the process.
   pool.on('error', (error) => options.onIdleError?.(error));
   return pool;
+}
+
+function clientConfig(config: PostgresConfig): pg.ClientConfig {
+  const { sslmode: _mode, ...connection } = config;
+  return { ...connection, types: postgresTypes, application_name: APPLICATION_NAME };
+}
+
+/** A single connection outside any pool (a LISTEN connection must stay ours). */
+export function createPostgresClient(config: PostgresConfig): pg.Client {
+  return new pg.Client(clientConfig(config));
 }
 
 /**
