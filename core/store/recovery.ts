@@ -28,7 +28,8 @@ export interface RecoveredRun {
   processes: LeftoverProcessGroup[];
 }
 
-type Candidate = {
+/** A non-terminal run recovery looks at (the columns both engines' recoveries select). */
+export type Candidate = {
   id: string;
   flow: string;
   current_step: number;
@@ -77,23 +78,10 @@ export function recoverInterrupted(
         // A forced recovery of a run whose host still lives must not take its agents from it.
         const processes = ownerAlive ? [] : leftoverGroups(run.id, owner, attemptEvents.all(run.id).map(eventFromRow), options.processes);
         const ts = now();
-        const step = run.current_step > run.steps ? run.current_step : null;
-        const error = new HivewatchError('SYSTEM_RUN_INTERRUPTED', {
-          message: owner
-            ? `run ${run.id} was interrupted: its host process (pid ${owner.pid}) is gone`
-            : `run ${run.id} was interrupted: no live process hosts it`,
-          origin: 'system',
-          timestamp: ts,
-          context: { lastSeq: run.last_seq, lastCheckpointStep: run.last_checkpoint_step, pid: owner?.pid ?? null },
-          correlation: { flow: run.flow === '' ? null : run.flow, run: run.id, step },
-        }).toEnvelope();
-        events.push(
-          {
-            runId: run.id, seq: run.last_seq + 1, ts, type: 'errorOccurred', error,
-            caught: false, retrying: false, step, ordinal: null, taskId: null,
-          },
-          { runId: run.id, seq: run.last_seq + 2, ts, type: 'runInterrupted', error, ...(processes.length > 0 ? { processes } : {}) },
-        );
+        const message = owner
+          ? `run ${run.id} was interrupted: its host process (pid ${owner.pid}) is gone`
+          : `run ${run.id} was interrupted: no live process hosts it`;
+        events.push(...interruptionEvents(run, owner?.pid ?? null, message, processes, ts));
         writer.forget(run.id);
         recovered.push({ runId: run.id, pid: owner?.pid ?? null, processes });
       }
@@ -103,8 +91,36 @@ export function recoverInterrupted(
     .immediate();
 }
 
+/**
+ * What recovery journals for a run whose host is gone: `errorOccurred` then `runInterrupted`,
+ * both carrying SYSTEM_RUN_INTERRUPTED (the same events on every engine).
+ */
+export function interruptionEvents(
+  run: Pick<Candidate, 'id' | 'flow' | 'current_step' | 'steps' | 'last_seq' | 'last_checkpoint_step'>,
+  pid: number | null,
+  message: string,
+  processes: LeftoverProcessGroup[],
+  ts: number,
+): HivewatchEvent[] {
+  const step = run.current_step > run.steps ? run.current_step : null;
+  const error = new HivewatchError('SYSTEM_RUN_INTERRUPTED', {
+    message,
+    origin: 'system',
+    timestamp: ts,
+    context: { lastSeq: run.last_seq, lastCheckpointStep: run.last_checkpoint_step, pid },
+    correlation: { flow: run.flow === '' ? null : run.flow, run: run.id, step },
+  }).toEnvelope();
+  return [
+    {
+      runId: run.id, seq: run.last_seq + 1, ts, type: 'errorOccurred', error,
+      caught: false, retrying: false, step, ordinal: null, taskId: null,
+    },
+    { runId: run.id, seq: run.last_seq + 2, ts, type: 'runInterrupted', error, ...(processes.length > 0 ? { processes } : {}) },
+  ];
+}
+
 /** Ends (or leaves, saying why) the agent process groups a dead host left for one run. */
-function leftoverGroups(runId: string, owner: RunOwner | undefined, events: HivewatchEvent[], options: EndLeftoverOptions = {}): LeftoverProcessGroup[] {
+export function leftoverGroups(runId: string, owner: RunOwner | undefined, events: HivewatchEvent[], options: EndLeftoverOptions = {}): LeftoverProcessGroup[] {
   const journaled = openAttemptProcesses(events).map((p) => endLeftoverGroup(p, options));
   const sameMachine = owner !== undefined && owner.hostname === (options.hostname ?? hostname()) && (options.proc ?? true);
   return sameMachine ? [...journaled, ...endUnjournaledGroups(runId, new Set(journaled.map((g) => g.pgid)))] : journaled;
