@@ -1,0 +1,492 @@
+import type pg from 'pg';
+import type { HivewatchEvent } from '../../engine/events.js';
+import type { ResumePoint } from '../../engine/resume.js';
+import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand } from '../commands.js';
+import type { CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from '../contract.js';
+import { StoreEngine } from '../contract.js';
+import { attemptTelemetry, externalSession, quietExternalSessions, rememberPayload, writeSessions } from '../external.js';
+import type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from '../external.js';
+import { newInstance, releaseInstance, type RunOwner } from '../hosts.js';
+import type { PruneOptions, PruneReport } from '../prune.js';
+import { errorCounts, errorSeries, listErrors } from '../queries/errors.js';
+import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQuery, ListErrorsQuery } from '../queries/errors.js';
+import { eventsAfterCommit, getEvents, journalHead, type CommittedEvent } from '../queries/events.js';
+import { errorGroups, groupBins, groupTrends } from '../queries/groups.js';
+import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from '../queries/groups.js';
+import { runLineage, type RunLineage } from '../queries/lineage.js';
+import { Dialect, runAsync, type Query, type SqlStep } from '../queries/plan.js';
+import { countRuns, getRun, listRuns } from '../queries/runs.js';
+import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from '../queries/runs.js';
+import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
+import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
+import { ensureSetting, getSetting, setSetting } from '../settings.js';
+import { StoreError } from '../store-error.js';
+import { connectionError, createPostgresClient, createPostgresPool, postgresConfig, redactUrl, type PostgresEnv } from './connection.js';
+import { HostLease, isLeaseAlive } from './hosts.js';
+import { ChangeWatcher } from './listen.js';
+import { assertUnderstood, migratePostgres, POSTGRES_SCHEMA_VERSION, postgresSchemaVersion } from './migrations.js';
+import { numberPlaceholders } from './placeholders.js';
+import { prunePg } from './prune.js';
+import { recoverInterruptedPg } from './recovery.js';
+import { JOURNAL_CHANNEL, PostgresJournalWriter } from './writer.js';
+
+export interface OpenPostgresStoreOptions {
+  /** `postgres://user:password@host:port/database?sslmode=…` (see connection.ts). */
+  url: string;
+  /** Where PG* variables are read for what the URL leaves out. Default process.env. */
+  env?: PostgresEnv;
+  /** The clock of the store's own events (recovery), prune's cutoff and the host lease. */
+  now?: () => number;
+  /** Reads only: no migration, no recovery, no lease, and the server refuses writes too. */
+  readonly?: boolean;
+  /** Run start-up recovery on open (default true unless readonly). */
+  recover?: boolean;
+  /** Where a subscriber's or watcher's exception goes (default: rethrown on a microtask). */
+  onListenerError?: (error: unknown) => void;
+  /** Operator notes (text search without trigram indexes, a LISTEN connection lost). Default console.warn. */
+  log?: (message: string) => void;
+  /** How long this host counts as alive after its last heartbeat (hosts.ts). */
+  leaseMs?: number;
+  poolSize?: number;
+}
+
+type Executor = (step: SqlStep) => Promise<unknown>;
+
+/** Runs a shared query's statements on one connection (a pool client, or the pool itself). */
+function executorOf(db: pg.Pool | pg.PoolClient): Executor {
+  return async (step) => {
+    const result = await db.query(numberPlaceholders(step.sql), step.params as unknown[]);
+    if (step.mode === 'all') return result.rows;
+    if (step.mode === 'get') return result.rows[0];
+    return { changes: result.rowCount ?? 0 };
+  };
+}
+
+/**
+ * The store over PostgreSQL (issue #13): several hosts share one database. Reads run the shared
+ * query plans (queries/*.ts) with PostgreSQL's dialect, each on one connection inside a
+ * read-only REPEATABLE READ transaction, so a query's statements see one snapshot as they do on
+ * SQLite. Writes go through h3's `PostgresJournalWriter` one batch at a time per store, so the
+ * listeners see batches in commit order.
+ */
+class PostgresStore implements HivewatchStore {
+  readonly engine = StoreEngine.postgres;
+  recovered: readonly RecoveredRun[] = [];
+  private readonly listeners = new Set<CommittedListener>();
+  private readonly writer: PostgresJournalWriter;
+  private readonly watcher: ChangeWatcher;
+  private readonly lease: HostLease | null;
+  /** Journal heads this store's own commits announce (watchers skip them). */
+  private readonly ownHeads = new Set<string>();
+  private writes: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly location: string,
+    readonly readonly: boolean,
+    private readonly owner: RunOwner,
+    private readonly now: () => number,
+    private readonly onListenerError: (error: unknown) => void,
+    log: (message: string) => void,
+    connect: () => pg.Client,
+    leaseMs: number | undefined,
+  ) {
+    this.writer = new PostgresJournalWriter(owner, now);
+    this.lease = readonly ? null : new HostLease(pool, owner, { now, ...(leaseMs !== undefined ? { leaseMs } : {}) });
+    this.watcher = new ChangeWatcher({
+      channel: JOURNAL_CHANNEL,
+      connect,
+      onWatcherError: onListenerError,
+      onConnectionError: (error) => log(`PostgreSQL change notifications at ${location}: ${error instanceof Error ? error.message : String(error)}`),
+      isOwn: (payload) => this.ownHeads.delete(payload),
+    });
+  }
+
+  async start(recover: boolean): Promise<void> {
+    if (this.lease) await this.lease.start();
+    if (recover && !this.readonly) this.recovered = await this.recoverInterrupted();
+  }
+
+  private open(): void {
+    if (this.closed) throw new StoreError('closed', 'the store is closed');
+  }
+
+  private writable(): void {
+    this.open();
+    if (this.readonly) throw new StoreError('invalid_argument', 'the store was opened read-only');
+  }
+
+  /** One query's statements in one snapshot. */
+  private async read<T>(query: Query<T>): Promise<T> {
+    this.open();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        const result = await runAsync(executorOf(client), query);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  /** A statement-at-a-time write (each statement commits by itself). */
+  private async autocommit<T>(query: Query<T>): Promise<T> {
+    this.writable();
+    return runAsync(executorOf(this.pool), query);
+  }
+
+  /** `work` in one READ COMMITTED transaction, after this store's earlier writes finished. */
+  private serialized<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    this.writable();
+    const result = this.writes.then(async () => {
+      const client = await this.pool.connect();
+      try {
+        await client.query('BEGIN');
+        try {
+          const value = await work(client);
+          await client.query('COMMIT');
+          return value;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      } finally {
+        client.release();
+      }
+    });
+    this.writes = result.catch(() => undefined);
+    return result;
+  }
+
+  private notify(events: readonly HivewatchEvent[], walls: readonly number[], commitSeqs: readonly number[]): void {
+    if (events.length === 0) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(events, walls, commitSeqs);
+      } catch (error) {
+        // A listener's failure must not undo or block a committed write, nor starve the others.
+        this.onListenerError(error);
+      }
+    }
+  }
+
+  /** Appends inside `client`'s transaction; the head it will announce is marked as ours first. */
+  private async appendOn(client: pg.PoolClient, events: readonly HivewatchEvent[]): Promise<{ walls: number[]; commitSeqs: number[] }> {
+    const committed = await this.writer.append(client, events);
+    const head = committed.commitSeqs[committed.commitSeqs.length - 1];
+    if (head !== undefined) this.ownHeads.add(String(head));
+    return committed;
+  }
+
+  private async journal(events: readonly HivewatchEvent[], before?: (client: pg.PoolClient) => Promise<boolean>): Promise<boolean> {
+    const runIds = events.map((event) => event.runId);
+    let committed: { walls: number[]; commitSeqs: number[] } | null = null;
+    try {
+      committed = await this.serialized(async (client) => {
+        if (before && !(await before(client))) return null;
+        return this.appendOn(client, events);
+      });
+    } catch (error) {
+      // A failed COMMIT leaves the writer's states ahead of the database: reload them next time.
+      this.writer.forget(runIds);
+      throw error;
+    }
+    if (committed === null) return false;
+    this.notify(events, committed.walls, committed.commitSeqs);
+    return true;
+  }
+
+  async appendEvents(events: readonly HivewatchEvent[]): Promise<void> {
+    await this.journal(events);
+  }
+
+  async ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): Promise<boolean> {
+    return this.journal(events, async (client) => {
+      const execute = executorOf(client);
+      if (!(await runAsync(execute, rememberPayload(Dialect.postgres, batch)))) return false;
+      await runAsync(execute, writeSessions(Dialect.postgres, batch.sessions));
+      return true;
+    });
+  }
+
+  externalSession(sessionKey: string): Promise<ExternalSessionRow | null> {
+    return this.read(externalSession(Dialect.postgres, sessionKey));
+  }
+
+  quietExternalSessions(before: number): Promise<ExternalSessionRow[]> {
+    return this.read(quietExternalSessions(Dialect.postgres, before));
+  }
+
+  attemptTelemetry(runId: string): Promise<AttemptTelemetryLink[]> {
+    return this.read(attemptTelemetry(Dialect.postgres, runId));
+  }
+
+  subscribe(listener: CommittedListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  async changeToken(): Promise<string> {
+    this.open();
+    const { rows } = await this.pool.query<{ head: number; command: number }>(
+      'SELECT (SELECT commit_seq FROM journal_head WHERE id = 1) AS head, (SELECT COALESCE(MAX(id), 0) FROM run_commands) AS command',
+    );
+    const row = rows[0];
+    return `${row?.head ?? 0}:${row?.command ?? 0}`;
+  }
+
+  watchChanges(onChange: () => void): () => void {
+    this.open();
+    return this.watcher.watch(onChange);
+  }
+
+  /** Resolves once `watchChanges` listens (a commit after this is announced). */
+  whenListening(): Promise<void> {
+    return this.watcher.whenListening();
+  }
+
+  listRuns(query?: ListRunsQuery): Promise<RunPage> {
+    return this.read(listRuns(Dialect.postgres, query));
+  }
+
+  countRuns(query?: RunFilters): Promise<RunCounts> {
+    return this.read(countRuns(Dialect.postgres, query));
+  }
+
+  getRun(runId: string): Promise<RunDetail | null> {
+    return this.read(getRun(Dialect.postgres, runId));
+  }
+
+  runLineage(runId: string): Promise<RunLineage | null> {
+    return this.read(runLineage(Dialect.postgres, runId));
+  }
+
+  getEvents(runId: string, afterSeq?: number, limit?: number): Promise<HivewatchEvent[]> {
+    return this.read(getEvents(Dialect.postgres, runId, afterSeq, limit));
+  }
+
+  eventsAfterCommit(afterCommit: number, limit?: number): Promise<CommittedEvent[]> {
+    return this.read(eventsAfterCommit(Dialect.postgres, afterCommit, limit));
+  }
+
+  journalHead(): Promise<number> {
+    return this.read(journalHead(Dialect.postgres));
+  }
+
+  async enqueueCommand(command: NewRunCommand): Promise<void> {
+    await this.serialized(async (client) => {
+      await runAsync(executorOf(client), enqueueCommand(Dialect.postgres, command, this.now()));
+      // Hosts watching the channel pick the command up without waiting for their next poll.
+      await client.query('SELECT pg_notify($1, $2)', [JOURNAL_CHANNEL, `command:${command.commandId}`]);
+    });
+  }
+
+  pendingCommands(runIds: readonly string[]): Promise<RunCommand[]> {
+    return this.read(pendingCommands(Dialect.postgres, runIds));
+  }
+
+  completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): Promise<boolean> {
+    return this.autocommit(completeCommand(Dialect.postgres, commandId, outcome, this.now()));
+  }
+
+  getCommand(commandId: string): Promise<RunCommand | null> {
+    return this.read(getCommand(Dialect.postgres, commandId));
+  }
+
+  async runHost(runId: string): Promise<RunHost | null> {
+    const found = await this.read(
+      (function* () {
+        const owner = yield* runHost(Dialect.postgres, runId);
+        if (!owner) return null;
+        const lease = yield* getLease(owner.instance);
+        return { owner, lease };
+      })(),
+    );
+    if (!found) return null;
+    const { owner, lease } = found;
+    // This store is its own host while open, whatever its heartbeat says.
+    const alive = owner.instance === this.owner.instance ? !this.closed : isLeaseAlive(lease ?? null, this.now());
+    return { ...owner, alive };
+  }
+
+  errorCounts(query: ErrorCountsQuery): Promise<ErrorCount[]> {
+    return this.read(errorCounts(Dialect.postgres, query));
+  }
+
+  errorSeries(query: ErrorSeriesQuery): Promise<ErrorSeries> {
+    return this.read(errorSeries(Dialect.postgres, query));
+  }
+
+  errorGroups(query?: ErrorGroupsQuery): Promise<ErrorGroup[]> {
+    return this.read(errorGroups(Dialect.postgres, query));
+  }
+
+  groupTrends(query: GroupTrendsQuery): Promise<{ buckets: number[]; trends: Map<string, number[]> }> {
+    return this.read(groupTrends(Dialect.postgres, query));
+  }
+
+  groupBins(query: GroupBinsQuery): Promise<Map<string, number[]>> {
+    return this.read(groupBins(Dialect.postgres, query));
+  }
+
+  listErrors(query?: ListErrorsQuery): Promise<ErrorPage> {
+    return this.read(listErrors(Dialect.postgres, query));
+  }
+
+  getSetting(key: string): Promise<string | null> {
+    return this.read(getSetting(Dialect.postgres, key));
+  }
+
+  async setSetting(key: string, value: string): Promise<void> {
+    await this.autocommit(setSetting(Dialect.postgres, key, value, this.now()));
+  }
+
+  async secret(key: string, create: () => string): Promise<string> {
+    if (this.readonly) {
+      const value = await this.getSetting(key);
+      if (value === null) throw new StoreError('invalid_argument', `no ${key} in this database, and it is open read-only`);
+      return value;
+    }
+    // Statement by statement, READ COMMITTED: the insert keeps a value another host committed
+    // first (ON CONFLICT DO NOTHING waits for it), and the read after it sees that value.
+    return this.autocommit(ensureSetting(Dialect.postgres, key, create, this.now()));
+  }
+
+  async recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]> {
+    this.writable();
+    const recovered = this.writes.then(() => recoverInterruptedPg(this.pool, this.writer, this.now, options));
+    this.writes = recovered.catch(() => undefined);
+    const { runs, events, walls, commitSeqs } = await recovered;
+    this.notify(events, walls, commitSeqs);
+    return runs;
+  }
+
+  resumePointForRun(runId: string): Promise<ResumePoint> {
+    return this.read(resumePointForRun(Dialect.postgres, runId));
+  }
+
+  replayRun(runId: string): Promise<ReplayReport> {
+    return this.read(replayRun(Dialect.postgres, runId));
+  }
+
+  verifyAggregates(): Promise<AggregateReport> {
+    return this.read(verifyAggregates(Dialect.postgres));
+  }
+
+  async prune(options: PruneOptions): Promise<PruneReport> {
+    this.writable();
+    const pruned = this.writes.then(() => prunePg(this.pool, this.now, options));
+    this.writes = pruned.catch(() => undefined);
+    const report = await pruned;
+    this.writer.forget();
+    return report;
+  }
+
+  async integrityCheck(): Promise<string[]> {
+    this.open();
+    const problems: string[] = [];
+    await this.pool.query('SELECT 1');
+    const version = await postgresSchemaVersion(this.pool);
+    if (version !== POSTGRES_SCHEMA_VERSION) problems.push(`schema version ${version}, this Hivewatch expects ${POSTGRES_SCHEMA_VERSION}`);
+    else {
+      const { rows } = await this.pool.query<{ head: number | null; newest: number | null }>(
+        'SELECT (SELECT commit_seq FROM journal_head WHERE id = 1) AS head, (SELECT MAX(commit_seq) FROM events) AS newest',
+      );
+      const { head, newest } = rows[0] ?? { head: null, newest: null };
+      if (head === null) problems.push('journal_head has no row');
+      else if (newest !== null && newest > head) problems.push(`journal_head ${head} is behind the newest commit position ${newest}`);
+    }
+    return problems.length === 0 ? ['ok'] : problems;
+  }
+
+  async stats(): Promise<StoreStats> {
+    this.open();
+    const { rows } = await this.pool.query<Omit<StoreStats, 'schemaVersion'>>(
+      `SELECT (SELECT COUNT(*) FROM runs) AS runs, (SELECT COUNT(*) FROM events) AS events,
+        (SELECT COUNT(*) FROM errors) AS errors, pg_database_size(current_database()) AS bytes`,
+    );
+    return { schemaVersion: await postgresSchemaVersion(this.pool), ...rows[0]! };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.listeners.clear();
+    await this.writes;
+    try {
+      await this.lease?.stop();
+    } finally {
+      releaseInstance(this.owner);
+      await this.watcher.close();
+      await this.pool.end();
+    }
+  }
+}
+
+function* getLease(instance: string): Query<{ heartbeat_at: number; lease_ms: number } | undefined> {
+  return (yield { mode: 'get', sql: 'SELECT heartbeat_at, lease_ms FROM hosts WHERE instance = ?', params: [instance] }) as
+    | { heartbeat_at: number; lease_ms: number }
+    | undefined;
+}
+
+const defaultListenerError = (error: unknown): void =>
+  queueMicrotask(() => {
+    throw error;
+  });
+
+/** Opens the store on a PostgreSQL database: migrates it (once across hosts), takes this host's lease, recovers dead hosts' runs. */
+export async function openPostgresStore(options: OpenPostgresStoreOptions): Promise<HivewatchStore & { whenListening(): Promise<void> }> {
+  const config = postgresConfig(options.url, options.env ?? process.env);
+  const readonly = options.readonly ?? false;
+  const location = redactUrl(options.url);
+  const log = options.log ?? ((message: string) => console.warn(message));
+  const pool = createPostgresPool(config, { readonly, ...(options.poolSize !== undefined ? { max: options.poolSize } : {}) });
+  const owner = newInstance();
+  try {
+    try {
+      await pool.query('SELECT 1');
+    } catch (error) {
+      throw connectionError(options.url, error, config.password);
+    }
+    if (readonly) {
+      const version = await postgresSchemaVersion(pool);
+      assertUnderstood(version);
+      if (version === 0) throw new StoreError('invalid_argument', `${location} has no Hivewatch schema, and it is open read-only`);
+    } else {
+      const migrated = await migratePostgres(pool, options.now ?? Date.now);
+      for (const note of migrated.notes) log(`${location}: ${note}`);
+    }
+    const store = new PostgresStore(
+      pool,
+      location,
+      readonly,
+      owner,
+      options.now ?? Date.now,
+      options.onListenerError ?? defaultListenerError,
+      log,
+      () => createPostgresClient(config),
+      options.leaseMs,
+    );
+    try {
+      await store.start(options.recover ?? true);
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+    return store;
+  } catch (error) {
+    releaseInstance(owner);
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+}
+
