@@ -1,4 +1,4 @@
-import { all, get, run, type Dialect, type Query } from './queries/plan.js';
+import { all, Dialect, get, run, type Query } from './queries/plan.js';
 import type { RunOwner } from './hosts.js';
 import { StoreError } from './store-error.js';
 
@@ -77,13 +77,15 @@ export function* enqueueCommand(
 }
 
 /** Pending commands of the given runs, oldest first. */
-export function* pendingCommands(_dialect: Dialect, runIds: readonly string[]): Query<RunCommand[]> {
+export function* pendingCommands(dialect: Dialect, runIds: readonly string[]): Query<RunCommand[]> {
   if (runIds.length === 0) return [];
   const rows: CommandRecord[] = [];
+  // Ties of created_at in the order of insertion: SQLite's rowid, PostgreSQL's identity column.
+  const inserted = dialect === Dialect.postgres ? 'id' : 'rowid';
   // Chunks keep the statement within SQLite's parameter limit and few distinct texts cached.
   for (let i = 0; i < runIds.length; i += 100) {
     const chunk = runIds.slice(i, i + 100);
-    const sql = `SELECT ${COLUMNS} FROM run_commands WHERE state = 'pending' AND run_id IN (${chunk.map(() => '?').join(', ')}) ORDER BY created_at, rowid`;
+    const sql = `SELECT ${COLUMNS} FROM run_commands WHERE state = 'pending' AND run_id IN (${chunk.map(() => '?').join(', ')}) ORDER BY created_at, ${inserted}`;
     rows.push(...(yield* all<CommandRecord>(sql, chunk)));
   }
   return rows.map(commandOf);

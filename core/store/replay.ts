@@ -2,6 +2,7 @@ import { addGroupContribution, type GroupDelta } from './journal.js';
 import { projectJournal } from './projections.js';
 import { allJournal } from './queries/events.js';
 import { all, get, type Dialect, type Query } from './queries/plan.js';
+import { handledValue, unhandledValue } from './queries/dialect-sql.js';
 import {
   addErrorContribution,
   emptyGrainDeltas,
@@ -10,7 +11,6 @@ import {
   GROUP_TREND_GRAINS,
   GROUP_TREND_TABLE,
   groupTrendKey,
-  HANDLED_SQL,
   parseGroupTrendKey,
   parseRollupKey,
   ROLLUP_TABLE,
@@ -157,12 +157,12 @@ export interface AggregateReport {
 }
 
 /** Store-wide: every rollup grain and every error group equals what the errors table says. */
-export function* verifyAggregates(_dialect: Dialect): Query<AggregateReport> {
+export function* verifyAggregates(dialect: Dialect): Query<AggregateReport> {
   const diffs: string[] = [];
   for (const grain of GRAINS) {
     const size = GRAIN_MS[grain];
     const expected = new Map<string, number>();
-    const direct = `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, category, origin, code, flow, ${HANDLED_SQL} AS handled, COUNT(*) AS n
+    const direct = `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, category, origin, code, flow, ${handledValue(dialect)} AS handled, COUNT(*) AS n
        FROM errors GROUP BY 1, 2, 3, 4, 5, 6`;
     type Keyed = { bucket: number; category: string; origin: string; code: string; flow: string; handled: number };
     for (const r of yield* all<Keyed & { n: number }>(direct)) expected.set(rollupKeyString(r), r.n);
@@ -179,7 +179,7 @@ export function* verifyAggregates(_dialect: Dialect): Query<AggregateReport> {
   for (const grain of GROUP_TREND_GRAINS) {
     const size = GRAIN_MS[grain];
     const expected = new Map<string, number>();
-    const direct = `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, fingerprint, flow, ${HANDLED_SQL} AS handled, COUNT(*) AS n
+    const direct = `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, fingerprint, flow, ${handledValue(dialect)} AS handled, COUNT(*) AS n
        FROM errors GROUP BY 1, 2, 3, 4`;
     type Keyed = { bucket: number; fingerprint: string; flow: string; handled: number };
     for (const r of yield* all<Keyed & { n: number }>(direct)) expected.set(groupTrendKey(r), r.n);
@@ -195,7 +195,7 @@ export function* verifyAggregates(_dialect: Dialect): Query<AggregateReport> {
       diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.fingerprint}/${k.flow}]: stored row missing, errors ${n}`);
     }
   }
-  const members = `SELECT fingerprint, COUNT(*) AS n, SUM(NOT ${HANDLED_SQL}) AS u, MIN(ts) AS lo, MAX(ts) AS hi FROM errors GROUP BY fingerprint`;
+  const members = `SELECT fingerprint, COUNT(*) AS n, SUM(${unhandledValue(dialect)}) AS u, MIN(ts) AS lo, MAX(ts) AS hi FROM errors GROUP BY fingerprint`;
   const groups = `SELECT g.fingerprint, g.count, g.unhandled, g.first_seen, g.last_seen, x.n, x.u, x.lo, x.hi
      FROM error_groups AS g
      LEFT JOIN (${members}) AS x ON x.fingerprint = g.fingerprint

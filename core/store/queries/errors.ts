@@ -3,7 +3,6 @@ import {
   GRAIN_MS,
   floorTo,
   planWindow,
-  HANDLED_SQL,
   ROLLUP_DIMENSIONS,
   ROLLUP_TABLE,
   type Grain,
@@ -21,6 +20,7 @@ import {
   optionalTime,
 } from './sql.js';
 import { all, get, type Dialect, type Query } from './plan.js';
+import { handledCondition, handledValue, isSet } from './dialect-sql.js';
 
 /** Filters every error query accepts; each is an exact match. */
 export interface ErrorFilters {
@@ -125,7 +125,7 @@ export function* addFilters(
   }
   if (filters.handled !== undefined && filters.handled !== null) {
     if (typeof filters.handled !== 'boolean') throw new StoreError('invalid_argument', 'handled must be true or false');
-    c.add(table === 'rollup' ? `${prefix}handled = ?` : `(${prefix}caught OR ${prefix}retrying) = ?`, filters.handled ? 1 : 0);
+    c.add(table === 'rollup' ? `${prefix}handled = ?` : `${handledValue(dialect, prefix)} = ?`, filters.handled ? 1 : 0);
   }
   return c;
 }
@@ -177,8 +177,8 @@ function* rollupCounts(
   const errorsFilter = yield* addFilters(dialect, new Conditions(), filters, '', 'errors');
   const parts: string[] = [];
   const params: unknown[] = [];
-  const key = dim === 'handled' ? `CASE WHEN handled THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
-  const rawKey = dim === 'handled' ? `CASE WHEN ${HANDLED_SQL} THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
+  const key = dim === 'handled' ? `CASE WHEN ${isSet(dialect, 'handled')} THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
+  const rawKey = dim === 'handled' ? `CASE WHEN ${handledCondition(dialect)} THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
   for (const range of plan.ranges) {
     parts.push(`SELECT ${key} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[range.grain]} WHERE bucket >= ? AND bucket < ?${rollupFilter.and()} GROUP BY k`);
     params.push(range.from, range.to, ...rollupFilter.params);
@@ -187,7 +187,8 @@ function* rollupCounts(
     parts.push(`SELECT ${rawKey} AS k, COUNT(*) AS n FROM errors WHERE ts >= ? AND ts < ?${errorsFilter.and()} GROUP BY k`);
     params.push(edge.from, edge.to, ...errorsFilter.params);
   }
-  const sql = `SELECT k, SUM(n) AS n FROM (${parts.join(' UNION ALL ')}) GROUP BY k HAVING SUM(n) > 0 ORDER BY n DESC, k LIMIT ?`;
+  // The subquery is named: PostgreSQL (before 16) requires it.
+  const sql = `SELECT k, SUM(n) AS n FROM (${parts.join(' UNION ALL ')}) AS parts GROUP BY k HAVING SUM(n) > 0 ORDER BY n DESC, k LIMIT ?`;
   const rows = yield* all<{ k: string; n: number }>(sql, [...params, limit]);
   const counts: ErrorCount[] = [];
   for (const r of rows) counts.push({ key: r.k, count: r.n, label: dim === 'flow' ? yield* flowLabel(dialect, r.k) : null });

@@ -1,7 +1,8 @@
-import { floorTo, GRAIN_MS, GROUP_TREND_TABLE, HANDLED_SQL, planCoarseWindow, type GroupTrendGrain } from '../rollups.js';
+import { floorTo, GRAIN_MS, GROUP_TREND_TABLE, planCoarseWindow, type GroupTrendGrain } from '../rollups.js';
 import { StoreError } from '../store-error.js';
 import { clampLimit, Conditions, optionalText, optionalTime } from './sql.js';
 import { all, type Dialect, type Query } from './plan.js';
+import { handledValue, isSet, unhandledValue } from './dialect-sql.js';
 import { resolveFlows, type ErrorFilters } from './errors.js';
 
 export interface ErrorGroupsQuery extends ErrorFilters {
@@ -105,14 +106,14 @@ export function* errorGroups(dialect: Dialect, query: ErrorGroupsQuery = {}): Qu
   }
   if (handled !== undefined) {
     trendFilter.add('handled = ?', handled ? 1 : 0);
-    rawFilter.add(`${HANDLED_SQL} = ?`, handled ? 1 : 0);
+    rawFilter.add(`${handledValue(dialect)} = ?`, handled ? 1 : 0);
   }
   const plan = planCoarseWindow(since, until);
   const parts: string[] = [];
   const params: unknown[] = [];
   const trendPart = (table: string, range: { from: number; to: number }): void => {
     parts.push(
-      `SELECT fingerprint, SUM(count) AS n, SUM(CASE WHEN handled THEN 0 ELSE count END) AS u FROM ${table}
+      `SELECT fingerprint, SUM(count) AS n, SUM(CASE WHEN ${isSet(dialect, 'handled')} THEN 0 ELSE count END) AS u FROM ${table}
        WHERE bucket >= ? AND bucket < ?${trendFilter.and()} GROUP BY fingerprint`,
     );
     params.push(range.from, range.to, ...trendFilter.params);
@@ -120,13 +121,13 @@ export function* errorGroups(dialect: Dialect, query: ErrorGroupsQuery = {}): Qu
   for (const range of plan.hours) trendPart(GROUP_TREND_TABLE.hour, range);
   trendPart(GROUP_TREND_TABLE.day, plan.days);
   for (const edge of plan.edges) {
-    parts.push(`SELECT fingerprint, COUNT(*) AS n, SUM(NOT ${HANDLED_SQL}) AS u FROM errors WHERE ts >= ? AND ts < ?${rawFilter.and()} GROUP BY fingerprint`);
+    parts.push(`SELECT fingerprint, COUNT(*) AS n, SUM(${unhandledValue(dialect)}) AS u FROM errors WHERE ts >= ? AND ts < ?${rawFilter.and()} GROUP BY fingerprint`);
     params.push(edge.from, edge.to, ...rawFilter.params);
   }
   const sql = `SELECT g.fingerprint AS fingerprint, g.category AS category, g.code AS code, g.origin AS origin,
       g.template AS template, g.last_message AS last_message, w.n AS count, w.u AS unhandled,
       g.first_seen AS first_seen, g.last_seen AS last_seen
-    FROM (SELECT fingerprint, SUM(n) AS n, SUM(u) AS u FROM (${parts.join(' UNION ALL ')}) GROUP BY fingerprint HAVING SUM(n) > 0) AS w
+    FROM (SELECT fingerprint, SUM(n) AS n, SUM(u) AS u FROM (${parts.join(' UNION ALL ')}) AS parts GROUP BY fingerprint HAVING SUM(n) > 0) AS w
     JOIN error_groups AS g ON g.fingerprint = w.fingerprint${groupFilter.where()}
     ORDER BY ${order} LIMIT ?`;
   return (yield* all<GroupRecord>(sql, [...params, ...groupFilter.params, limit])).map(toGroup);

@@ -23,7 +23,8 @@ import {
   optionalText,
   optionalTime,
 } from './sql.js';
-import { all, get, type Dialect, type Query } from './plan.js';
+import { all, Dialect, get, type Query } from './plan.js';
+import { hinted, likeOperator } from './dialect-sql.js';
 
 export const RUN_SORT_KEYS = ['started', 'ended', 'duration', 'errors', 'attempts', 'step', 'status', 'flow'] as const;
 export type RunSortKey = (typeof RUN_SORT_KEYS)[number];
@@ -102,10 +103,11 @@ const DENSE_SHARE = 0.05;
  * Whether a status or flow filter matches so many runs (from `run_counts`) that a page is found
  * sooner walking the sort's index and skipping the few rows that do not match than reading every
  * match through the filter's own index and sorting them all. A dense filter is written `+column`
- * so SQLite does not pick the filter's index.
+ * so SQLite does not pick the filter's index. PostgreSQL has no such hint (its planner weighs the
+ * filter by its statistics), so there the question is not asked.
  */
-function* dense(_dialect: Dialect, column: 'status' | 'flow', values: readonly string[]): Query<boolean> {
-  if (values.length === 0) return false;
+function* dense(dialect: Dialect, column: 'status' | 'flow', values: readonly string[]): Query<boolean> {
+  if (values.length === 0 || dialect === Dialect.postgres) return false;
   const row = (yield* get<{ hits: number | null; total: number | null }>(
     `SELECT SUM(CASE WHEN ${column} IN (SELECT value FROM json_each(?)) THEN count ELSE 0 END) AS hits, SUM(count) AS total FROM run_counts`,
     [JSON.stringify(values)],
@@ -118,7 +120,8 @@ const COMMON_TEXT_HITS = 2_000;
 
 /**
  * Whether a text matches so many runs that reading its hits from the trigram index (all of them,
- * before sorting) costs more than scanning rows in sort order until a page is full.
+ * before sorting) costs more than scanning rows in sort order until a page is full. SQLite only:
+ * PostgreSQL has no FTS5 tables and always takes the ILIKE path (its pg_trgm indexes serve it).
  */
 function* commonText(_dialect: Dialect, phrase: string): Query<boolean> {
   const row = yield* get<{ n: number }>(
@@ -143,19 +146,20 @@ export function* runFilters(
   const statuses = statusList(query.status);
   if (statuses !== undefined && omit !== 'status') {
     if (statuses.length === 0) return null;
-    c.add(`${(yield* dense(dialect, 'status', statuses)) ? '+' : ''}status IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
+    c.add(`${hinted(dialect, 'status', yield* dense(dialect, 'status', statuses))} IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
   }
   const flow = optionalText('flow', query.flow);
   if (flow !== undefined && flow !== '' && omit !== 'flow') {
     const files = yield* flowFiles(dialect, flow);
-    c.add(`${(yield* dense(dialect, 'flow', files)) ? '+' : ''}flow IN (${files.map(() => '?').join(', ')})`, ...files);
+    c.add(`${hinted(dialect, 'flow', yield* dense(dialect, 'flow', files))} IN (${files.map(() => '?').join(', ')})`, ...files);
   }
   const code = optionalText('code', query.code);
   if (code !== undefined && code !== '') c.add('last_error_code = ?', code);
   const category = optionalText('category', query.category);
   if (category !== undefined && category !== '') c.add('last_error_category = ?', category);
   const text = optionalText('text', query.text)?.trim();
-  const phrase = text !== undefined && [...text].length >= TEXT_INDEX_MIN_CHARS ? `"${text.replace(/"/g, '""')}"` : null;
+  const indexed = dialect === Dialect.sqlite && text !== undefined && [...text].length >= TEXT_INDEX_MIN_CHARS;
+  const phrase = indexed ? `"${text.replace(/"/g, '""')}"` : null;
   // A count reads every hit anyway: from the index, whatever their number.
   if (phrase !== null && (purpose === 'count' || !(yield* commonText(dialect, phrase)))) {
     // The trigram indexes: the phrase is a case-insensitive substring of one of the four columns
@@ -167,9 +171,10 @@ export function* runFilters(
     );
   } else if (text !== undefined && text !== '') {
     const pattern = likeContains(text);
+    const like = likeOperator(dialect);
     c.add(
-      "(id LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\'" +
-        " OR id IN (SELECT t.run_id FROM tasks AS t WHERE t.name LIKE ? ESCAPE '\\'))",
+      `(id ${like} ? ESCAPE '\\' OR flow_name ${like} ? ESCAPE '\\' OR flow ${like} ? ESCAPE '\\' OR last_error_message ${like} ? ESCAPE '\\'` +
+        ` OR id IN (SELECT t.run_id FROM tasks AS t WHERE t.name ${like} ? ESCAPE '\\'))`,
       pattern, pattern, pattern, pattern, pattern,
     );
   }
