@@ -20,6 +20,8 @@ export interface ChangeWatcherOptions {
   onConnectionError: (error: unknown) => void;
   /** Payloads of this store's own commits, which are not another connection's change. */
   isOwn?: (payload: string) => boolean;
+  /** Called when a lost connection is back (before the watchers). */
+  onReconnect?: () => void;
   retryMs?: number;
   maxRetryMs?: number;
 }
@@ -34,6 +36,11 @@ export class ChangeWatcher {
 
   constructor(private readonly options: ChangeWatcherOptions) {
     this.retryMs = options.retryMs ?? 100;
+  }
+
+  /** Whether anyone watches (only then are notifications received). */
+  get active(): boolean {
+    return this.watchers.size > 0;
   }
 
   watch(onChange: () => void): () => void {
@@ -90,7 +97,10 @@ export class ChangeWatcher {
         await client.connect();
         await client.query(`LISTEN ${this.options.channel}`);
         this.retryMs = this.options.retryMs ?? 100;
-        if (reconnecting) this.fire();
+        if (reconnecting) {
+          this.options.onReconnect?.();
+          this.fire();
+        }
       } catch (error) {
         this.dropped(client, error);
       }

@@ -76,8 +76,12 @@ class PostgresStore implements HivewatchStore {
   private readonly writer: PostgresJournalWriter;
   private readonly watcher: ChangeWatcher;
   private readonly lease: HostLease | null;
-  /** Journal heads this store's own commits announce (watchers skip them). */
-  private readonly ownHeads = new Set<string>();
+  /**
+   * What this store's own commits announce (journal heads, `command:<id>`), while anyone
+   * watches: watchers skip them. Notifications arrive in commit order, so a head also settles
+   * every smaller one (a notification lost while disconnected cannot leave entries behind).
+   */
+  private readonly ownPayloads = new Set<string>();
   private writes: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -99,7 +103,8 @@ class PostgresStore implements HivewatchStore {
       connect,
       onWatcherError: onListenerError,
       onConnectionError: (error) => log(`PostgreSQL change notifications at ${location}: ${error instanceof Error ? error.message : String(error)}`),
-      isOwn: (payload) => this.ownHeads.delete(payload),
+      isOwn: (payload) => this.isOwnNotification(payload),
+      onReconnect: () => this.ownPayloads.clear(),
     });
   }
 
@@ -177,25 +182,36 @@ class PostgresStore implements HivewatchStore {
     }
   }
 
-  /** Appends inside `client`'s transaction; the head it will announce is marked as ours first. */
-  private async appendOn(client: pg.PoolClient, events: readonly HivewatchEvent[]): Promise<{ walls: number[]; commitSeqs: number[] }> {
-    const committed = await this.writer.append(client, events);
-    const head = committed.commitSeqs[committed.commitSeqs.length - 1];
-    if (head !== undefined) this.ownHeads.add(String(head));
-    return committed;
+  private isOwnNotification(payload: string): boolean {
+    const own = this.ownPayloads.delete(payload);
+    const head = Number(payload);
+    if (Number.isSafeInteger(head)) {
+      for (const earlier of this.ownPayloads) if (Number(earlier) < head) this.ownPayloads.delete(earlier);
+    }
+    return own;
+  }
+
+  /** Marks what a commit will announce as this store's own, before the COMMIT that sends it. */
+  private expectOwn(payload: string): void {
+    if (this.watcher.active) this.ownPayloads.add(payload);
   }
 
   private async journal(events: readonly HivewatchEvent[], before?: (client: pg.PoolClient) => Promise<boolean>): Promise<boolean> {
     const runIds = events.map((event) => event.runId);
     let committed: { walls: number[]; commitSeqs: number[] } | null = null;
+    let announced: string | null = null;
     try {
       committed = await this.serialized(async (client) => {
         if (before && !(await before(client))) return null;
-        return this.appendOn(client, events);
+        const appended = await this.writer.append(client, events);
+        const head = appended.commitSeqs[appended.commitSeqs.length - 1];
+        if (head !== undefined) this.expectOwn((announced = String(head)));
+        return appended;
       });
     } catch (error) {
       // A failed COMMIT leaves the writer's states ahead of the database: reload them next time.
       this.writer.forget(runIds);
+      if (announced !== null) this.ownPayloads.delete(announced);
       throw error;
     }
     if (committed === null) return false;
@@ -286,7 +302,9 @@ class PostgresStore implements HivewatchStore {
     await this.serialized(async (client) => {
       await runAsync(executorOf(client), enqueueCommand(Dialect.postgres, command, this.now()));
       // Hosts watching the channel pick the command up without waiting for their next poll.
-      await client.query('SELECT pg_notify($1, $2)', [JOURNAL_CHANNEL, `command:${command.commandId}`]);
+      const payload = `command:${command.commandId}`;
+      await client.query('SELECT pg_notify($1, $2)', [JOURNAL_CHANNEL, payload]);
+      this.expectOwn(payload);
     });
   }
 
@@ -449,7 +467,10 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
   const readonly = options.readonly ?? false;
   const location = redactUrl(options.url);
   const log = options.log ?? ((message: string) => console.warn(message));
-  const pool = createPostgresPool(config, { readonly, ...(options.poolSize !== undefined ? { max: options.poolSize } : {}) });
+  const pool = createPostgresPool(config, {
+    readonly,
+    onIdleError: (error) => log(`PostgreSQL connection at ${location}: ${error.message}`),
+    ...(options.poolSize !== undefined ? { max: options.poolSize } : {}) });
   const owner = newInstance();
   try {
     try {
