@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../engine/events.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
+import type { ExternalSessionRow } from '../external.js';
 import { openStore, type HivewatchStore as SqliteStore } from '../store.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { openPostgresStore } from './store.js';
@@ -140,10 +141,10 @@ describe.skipIf(!binaries)('the PostgreSQL store answers as the SQLite store doe
     expect(await postgres.completeCommand('c1', { accepted: true })).toBe(false);
     expect(await postgres.getSetting('port')).toBe('4455');
 
-    const session = {
+    const session: ExternalSessionRow = {
       sessionKey: 'claude:s1', runId: 'ext-1', origin: 'claude-code', sessionId: 's1',
       parent: { runId: 'r5', taskId: '1:0', attempt: 2 }, lastEventAt: T0 + 201 * MINUTE, idle: false,
-      openTask: null, openTaskAttempts: 0, taskCount: 1,
+      openTask: null, openTaskAttempts: 0, taskCount: 1, lastSeq: 1,
     };
     const batch = { digest: 'sha256:abc', records: 3, receivedAt: T0 + 201 * MINUTE, sessions: [session] };
     const external = new JournalBuilder('ext-1', { flow: 'external:claude-code', flowName: 'claude-code', start: T0 + 200 * MINUTE }).start().events;

@@ -1,0 +1,59 @@
+import type pg from 'pg';
+import { runAsync, type Query, type SqlStep } from '../queries/plan.js';
+import { numberPlaceholders } from './placeholders.js';
+
+/** How the store runs the shared query plans (queries/plan.ts) and its transactions on PostgreSQL. */
+
+export type Executor = (step: SqlStep) => Promise<unknown>;
+
+/** Runs a shared query's statements on one connection (a pool client), or each on any (the pool). */
+export function executorOf(db: pg.Pool | pg.PoolClient): Executor {
+  return async (step) => {
+    const result = await db.query(numberPlaceholders(step.sql), step.params as unknown[]);
+    if (step.mode === 'all') return result.rows;
+    if (step.mode === 'get') return result.rows[0];
+    return { changes: result.rowCount ?? 0 };
+  };
+}
+
+/** `work` between `begin` and COMMIT on one client (ROLLBACK and rethrow on failure). */
+export async function inTransaction<T>(pool: pg.Pool, begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query(begin);
+    try {
+      const value = await work(client);
+      await client.query('COMMIT');
+      return value;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** A query's statements in one snapshot: what one SQLite connection's reads see. */
+export function inSnapshot<T>(pool: pg.Pool, query: Query<T>): Promise<T> {
+  return inTransaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (client) => runAsync(executorOf(client), query));
+}
+
+/**
+ * One write at a time: each starts once the previous one settled (failures included), so a
+ * store's batches commit, and reach its listeners, in the order they were asked for.
+ */
+export class WriteQueue {
+  private last: Promise<unknown> = Promise.resolve();
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.last.then(work);
+    this.last = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Resolves once every write queued so far has settled. */
+  async drained(): Promise<void> {
+    await this.last;
+  }
+}
