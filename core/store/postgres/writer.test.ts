@@ -184,6 +184,8 @@ describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
     let cursor = 0;
     let gaps = 0;
     let done = false;
+    /** Positions the tail had read before the last writer finished: it really read while they wrote. */
+    let readDuringWrites = 0;
     const tail = (async () => {
       for (;;) {
         const finished = done;
@@ -210,10 +212,12 @@ describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
         for (const batch of host.batches) await inTransaction(host.pool, (client) => host.writer.append(client, batch));
       }),
     );
+    readDuringWrites = cursor;
     done = true;
     await tail;
 
     expect(gaps).toBe(0);
+    expect(readDuringWrites).toBeGreaterThan(0);
     expect(cursor).toBe(total);
     expect(seen.size).toBe(total);
     expect([...seen.values()].every((n) => n === 1)).toBe(true);
