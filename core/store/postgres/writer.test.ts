@@ -111,8 +111,8 @@ describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
       await writer.append(counting, events);
       return count;
     });
-    // The recount lock, runs, steps, tasks, attempts, errors, checkpoints, 3 rollup grains,
-    // 2 trend grains, groups, run hosts claimed and released, the commit positions, the events.
+    // Steps, tasks, attempts, errors, checkpoints, 3 rollup grains, 2 trend grains, groups, the
+    // recount lock, runs, run hosts claimed and released, the commit positions, the events.
     expect(statements).toBeLessThanOrEqual(17);
     const { rows } = await pool.query<{ n: number }>('SELECT COUNT(*)::bigint AS n FROM events');
     expect(rows[0]!.n).toBe(1_000);
