@@ -3,6 +3,7 @@ import type { HivewatchEvent } from '../core/engine/events.js';
 import { createPostgresPool, postgresConfig } from '../core/store/postgres/connection.js';
 import { migratePostgres } from '../core/store/postgres/migrations.js';
 import { writeRows } from '../core/store/postgres/multi-row.js';
+import { inTransaction } from '../core/store/postgres/transaction.js';
 import { PostgresJournalWriter } from '../core/store/postgres/writer.js';
 import { randomJournals } from '../core/store/testing/journal-builder.js';
 import { findPostgres, startPostgresCluster } from '../core/testing/postgres-cluster.js';
@@ -33,23 +34,9 @@ function batchesOf(seed: number, runs: number): HivewatchEvent[][] {
   return batches;
 }
 
-async function transaction(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<unknown>): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await work(client);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
 async function writeAll(pool: pg.Pool, host: string, batches: readonly HivewatchEvent[][]): Promise<void> {
   const writer = new PostgresJournalWriter({ pid: 1, hostname: host, instance: host }, Date.now);
-  for (const batch of batches) await transaction(pool, (client) => writer.append(client, batch));
+  for (const batch of batches) await inTransaction(pool, (client) => writer.append(client, batch));
 }
 
 /**
@@ -75,7 +62,7 @@ async function rawInsert(from: pg.Pool, to: pg.Pool, transactions: number): Prom
   }
   const start = performance.now();
   for (let t = 0; t < transactions; t += 1) {
-    await transaction(to, async (client) => {
+    await inTransaction(to, async (client) => {
       for (const { table, columns, shares } of tables) {
         const chunk = shares[t]!;
         if (chunk.length > 0) await writeRows(client, { head: `INSERT INTO ${table} (${columns.join(', ')})`, tail: '', width: columns.length }, chunk);

@@ -5,30 +5,13 @@ import { migrate } from '../migrations.js';
 import { prune } from '../prune.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
 import { prunePg } from './prune.js';
-import { inTransaction, postgresBinaries, TestDatabases, testOwner } from './test-databases.js';
+import { bothTables, inTransaction, postgresBinaries, TestDatabases, testOwner } from './test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
 
 const bases = new TestDatabases();
 const start = Date.UTC(2026, 0, 1);
 const DAY = 86_400_000;
 
-const TABLES: Record<string, string> = {
-  events: 'run_id, seq',
-  runs: 'id',
-  steps: 'run_id, step',
-  tasks: 'run_id, task_id',
-  attempts: 'run_id, task_id, attempt',
-  errors: 'run_id, seq',
-  checkpoints: 'run_id, step',
-  error_rollups: 'bucket, category, origin, code, flow, handled',
-  error_rollups_hour: 'bucket, category, origin, code, flow, handled',
-  error_rollups_day: 'bucket, category, origin, code, flow, handled',
-  error_group_trend_hour: 'fingerprint, bucket, flow, handled',
-  error_group_trend_day: 'fingerprint, bucket, flow, handled',
-  error_groups: 'fingerprint',
-  run_hosts: 'run_id',
-  run_counts: 'flow, status',
-};
 
 /** Three days of runs, and a late run resumed from the first (old) one, which prune must keep. */
 function history(): ReturnType<typeof randomJournals> {
@@ -58,9 +41,8 @@ describe.skipIf(!postgresBinaries)('prunePg', () => {
     expect(expected.runs).toBeGreaterThan(10);
     expect(expected.keptForResume).toBe(1);
     expect(await prunePg(pool, now, options)).toEqual(expected);
-    for (const [table, key] of Object.entries(TABLES)) {
-      const { rows } = await pool.query(`SELECT * FROM ${table} ORDER BY ${key}`);
-      expect(rows, table).toEqual(db.prepare(`SELECT * FROM ${table} ORDER BY ${key}`).all());
+    for (const { table, postgres, sqlite } of await bothTables(pool, db)) {
+      expect(postgres, table).toEqual(sqlite);
     }
     db.close();
   });

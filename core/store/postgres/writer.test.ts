@@ -7,7 +7,7 @@ import { JournalWriter } from '../journal.js';
 import { migrate } from '../migrations.js';
 import { isStoreError } from '../store-error.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
-import { inTransaction, postgresBinaries, TestDatabases, testOwner } from './test-databases.js';
+import { bothTables, inTransaction, postgresBinaries, TestDatabases, testOwner } from './test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
 
 /**
@@ -37,23 +37,6 @@ function interleave(journals: readonly HivewatchEvent[][], seed: number, maxBatc
   return batches;
 }
 
-const TABLES: Record<string, string> = {
-  events: 'run_id, seq',
-  runs: 'id',
-  steps: 'run_id, step',
-  tasks: 'run_id, task_id',
-  attempts: 'run_id, task_id, attempt',
-  errors: 'run_id, seq',
-  checkpoints: 'run_id, step',
-  error_rollups: 'bucket, category, origin, code, flow, handled',
-  error_rollups_hour: 'bucket, category, origin, code, flow, handled',
-  error_rollups_day: 'bucket, category, origin, code, flow, handled',
-  error_group_trend_hour: 'fingerprint, bucket, flow, handled',
-  error_group_trend_day: 'fingerprint, bucket, flow, handled',
-  error_groups: 'fingerprint',
-  run_hosts: 'run_id',
-  run_counts: 'flow, status',
-};
 
 const bases = new TestDatabases();
 const start = Date.UTC(2026, 0, 1);
@@ -84,10 +67,9 @@ describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
       expect(commitSeqs).toEqual(sqliteWriter.lastCommittedSeqs());
       expect(pgWriter.cachedRunCount).toBeLessThanOrEqual(3);
     }
-    for (const [table, key] of Object.entries(TABLES)) {
-      const { rows } = await pool.query(`SELECT * FROM ${table} ORDER BY ${key}`);
-      expect(rows.length, table).toBeGreaterThan(0);
-      expect(rows, table).toEqual(db.prepare(`SELECT * FROM ${table} ORDER BY ${key}`).all());
+    for (const { table, postgres, sqlite } of await bothTables(pool, db)) {
+      expect(postgres.length, table).toBeGreaterThan(0);
+      expect(postgres, table).toEqual(sqlite);
     }
     db.close();
   });
