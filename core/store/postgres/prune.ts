@@ -4,6 +4,7 @@ import { addErrorContribution, emptyGrainDeltas, handledOf } from '../rollups.js
 import { TERMINAL_RUN_STATUSES } from '../schema.js';
 import { StoreError } from '../store-error.js';
 import { applyRollupDeltas } from './rollups.js';
+import { inTransaction } from './transaction.js';
 
 /** Tables keyed by run whose rows go with a pruned run (events and runs are counted separately). */
 const RUN_TABLES = ['errors', 'attempts', 'tasks', 'steps', 'checkpoints', 'run_hosts'] as const;
@@ -28,18 +29,7 @@ export async function prunePg(pool: pg.Pool, now: () => number, options: PruneOp
     throw new StoreError('invalid_argument', 'olderThanMs must be a non-negative number of milliseconds');
   }
   const cutoff = now() - olderThan;
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const report = await pruneIn(client, cutoff);
-    await client.query('COMMIT');
-    return report;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  return inTransaction(pool, (client) => pruneIn(client, cutoff));
 }
 
 async function pruneIn(client: pg.PoolClient, cutoff: number): Promise<PruneReport> {

@@ -5,6 +5,7 @@ import { eventFromRow } from '../journal.js';
 import { interruptionEvents, leftoverGroups, type Candidate, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { ACTIVE_RUN_STATUSES } from '../schema.js';
 import { isLeaseAlive } from './hosts.js';
+import { inTransaction } from './transaction.js';
 import type { PostgresJournalWriter } from './writer.js';
 
 type PgCandidate = Candidate & { heartbeat_at: number | null; lease_ms: number | null };
@@ -45,40 +46,37 @@ export async function recoverInterruptedPg(
   now: () => number,
   options: RecoverOptions = {},
 ): Promise<{ runs: RecoveredRun[]; events: HivewatchEvent[]; walls: number[]; commitSeqs: number[] }> {
-  const client = await pool.connect();
   const touched: string[] = [];
-  try {
-    await client.query('BEGIN');
-    const candidates = await client.query<PgCandidate>(CANDIDATES, [ACTIVE_RUN_STATUSES, options.runId ?? null]);
-    const checkedAt = now();
-    const runs: RecoveredRun[] = [];
-    const events: HivewatchEvent[] = [];
-    for (const row of candidates.rows) {
-      const run = numeric(row);
-      const owner: RunOwner | undefined =
-        run.pid === null || run.hostname === null || run.instance === null
-          ? undefined
-          : { pid: run.pid, hostname: run.hostname, instance: run.instance };
-      const lease = row.heartbeat_at === null || row.lease_ms === null ? null : { heartbeat_at: row.heartbeat_at, lease_ms: row.lease_ms };
-      const alive = owner !== undefined && isLeaseAlive(lease, checkedAt);
-      if (alive && !options.force) continue;
-      const processes = alive ? [] : leftoverGroups(run.id, owner, await attemptEvents(client, run.id), options.processes);
-      events.push(...interruptionEvents(run, owner?.pid ?? null, interruptionMessage(run.id, owner, lease !== null), processes, now()));
-      touched.push(run.id);
-      runs.push({ runId: run.id, pid: owner?.pid ?? null, processes });
-    }
-    // What this writer remembers of these runs was written by their host, not by it.
-    writer.forget(touched);
-    const { walls, commitSeqs } = await writer.append(client, events);
-    await client.query('COMMIT');
-    return { runs, events, walls, commitSeqs };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    writer.forget(touched);
-    throw error;
-  } finally {
-    client.release();
-  }
+  // What this writer remembers of these runs was written by their host, not by it; after a
+  // rollback, what it reduced for them is not in the database either.
+  return inTransaction(
+    pool,
+    async (client) => {
+      const candidates = await client.query<PgCandidate>(CANDIDATES, [ACTIVE_RUN_STATUSES, options.runId ?? null]);
+      const checkedAt = now();
+      const runs: RecoveredRun[] = [];
+      const events: HivewatchEvent[] = [];
+      for (const row of candidates.rows) {
+        const run = numeric(row);
+        const owner: RunOwner | undefined =
+          run.pid === null || run.hostname === null || run.instance === null
+            ? undefined
+            : { pid: run.pid, hostname: run.hostname, instance: run.instance };
+        const lease = row.heartbeat_at === null || row.lease_ms === null ? null : { heartbeat_at: row.heartbeat_at, lease_ms: row.lease_ms };
+        const alive = owner !== undefined && isLeaseAlive(lease, checkedAt);
+        if (alive && !options.force) continue;
+        // A forced recovery of a run whose host still holds its lease must not take its agents from it.
+        const processes = alive ? [] : leftoverGroups(run.id, owner, await attemptEvents(client, run.id), options.processes);
+        events.push(...interruptionEvents(run, owner?.pid ?? null, interruptionMessage(run.id, owner, lease !== null), processes, now()));
+        touched.push(run.id);
+        runs.push({ runId: run.id, pid: owner?.pid ?? null, processes });
+      }
+      writer.forget(touched);
+      const { walls, commitSeqs } = await writer.append(client, events);
+      return { runs, events, walls, commitSeqs };
+    },
+    () => writer.forget(touched),
+  );
 }
 
 function interruptionMessage(runId: string, owner: RunOwner | undefined, leaseRow: boolean): string {

@@ -1,8 +1,11 @@
+import type Database from 'better-sqlite3';
 import pg from 'pg';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import type { RunOwner } from '../hosts.js';
 import { createPostgresPool, postgresConfig } from './connection.js';
 import { migratePostgres } from './migrations.js';
+
+export { inTransaction } from './transaction.js';
 
 /**
  * For the PostgreSQL suites of the write path: one throwaway cluster per test file, a fresh
@@ -57,18 +60,34 @@ export function testOwner(name: string, hostname = `host-${name}`): RunOwner {
   return { pid: 1000 + name.length, hostname, instance: `instance-${name}` };
 }
 
-/** Runs `work` in a transaction on a client of `pool` (COMMIT, or ROLLBACK and rethrow). */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
+/**
+ * Every table the write path fills, with its key (the ORDER BY of a comparison): the tests compare
+ * these table by table with what SQLite's writer and prune leave.
+ */
+export const WRITTEN_TABLES: Readonly<Record<string, string>> = {
+  events: 'run_id, seq',
+  runs: 'id',
+  steps: 'run_id, step',
+  tasks: 'run_id, task_id',
+  attempts: 'run_id, task_id, attempt',
+  errors: 'run_id, seq',
+  checkpoints: 'run_id, step',
+  error_rollups: 'bucket, category, origin, code, flow, handled',
+  error_rollups_hour: 'bucket, category, origin, code, flow, handled',
+  error_rollups_day: 'bucket, category, origin, code, flow, handled',
+  error_group_trend_hour: 'fingerprint, bucket, flow, handled',
+  error_group_trend_day: 'fingerprint, bucket, flow, handled',
+  error_groups: 'fingerprint',
+  run_hosts: 'run_id',
+  run_counts: 'flow, status',
+};
+
+/** Each written table's rows in PostgreSQL and in a SQLite database, in key order. */
+export async function bothTables(pool: pg.Pool, db: Database.Database): Promise<{ table: string; postgres: unknown[]; sqlite: unknown[] }[]> {
+  const out = [];
+  for (const [table, key] of Object.entries(WRITTEN_TABLES)) {
+    const { rows } = await pool.query(`SELECT * FROM ${table} ORDER BY ${key}`);
+    out.push({ table, postgres: rows, sqlite: db.prepare(`SELECT * FROM ${table} ORDER BY ${key}`).all() });
   }
+  return out;
 }

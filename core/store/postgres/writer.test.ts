@@ -7,7 +7,7 @@ import { JournalWriter } from '../journal.js';
 import { migrate } from '../migrations.js';
 import { isStoreError } from '../store-error.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
-import { inTransaction, postgresBinaries, TestDatabases, testOwner } from './test-databases.js';
+import { bothTables, inTransaction, postgresBinaries, TestDatabases, testOwner } from './test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
 
 /**
@@ -37,23 +37,6 @@ function interleave(journals: readonly HivewatchEvent[][], seed: number, maxBatc
   return batches;
 }
 
-const TABLES: Record<string, string> = {
-  events: 'run_id, seq',
-  runs: 'id',
-  steps: 'run_id, step',
-  tasks: 'run_id, task_id',
-  attempts: 'run_id, task_id, attempt',
-  errors: 'run_id, seq',
-  checkpoints: 'run_id, step',
-  error_rollups: 'bucket, category, origin, code, flow, handled',
-  error_rollups_hour: 'bucket, category, origin, code, flow, handled',
-  error_rollups_day: 'bucket, category, origin, code, flow, handled',
-  error_group_trend_hour: 'fingerprint, bucket, flow, handled',
-  error_group_trend_day: 'fingerprint, bucket, flow, handled',
-  error_groups: 'fingerprint',
-  run_hosts: 'run_id',
-  run_counts: 'flow, status',
-};
 
 const bases = new TestDatabases();
 const start = Date.UTC(2026, 0, 1);
@@ -84,10 +67,9 @@ describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
       expect(commitSeqs).toEqual(sqliteWriter.lastCommittedSeqs());
       expect(pgWriter.cachedRunCount).toBeLessThanOrEqual(3);
     }
-    for (const [table, key] of Object.entries(TABLES)) {
-      const { rows } = await pool.query(`SELECT * FROM ${table} ORDER BY ${key}`);
-      expect(rows.length, table).toBeGreaterThan(0);
-      expect(rows, table).toEqual(db.prepare(`SELECT * FROM ${table} ORDER BY ${key}`).all());
+    for (const { table, postgres, sqlite } of await bothTables(pool, db)) {
+      expect(postgres.length, table).toBeGreaterThan(0);
+      expect(postgres, table).toEqual(sqlite);
     }
     db.close();
   });
@@ -111,8 +93,8 @@ describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
       await writer.append(counting, events);
       return count;
     });
-    // The recount lock, runs, steps, tasks, attempts, errors, checkpoints, 3 rollup grains,
-    // 2 trend grains, groups, run hosts claimed and released, the commit positions, the events.
+    // Steps, tasks, attempts, errors, checkpoints, 3 rollup grains, 2 trend grains, groups, the
+    // recount lock, runs, run hosts claimed and released, the commit positions, the events.
     expect(statements).toBeLessThanOrEqual(17);
     const { rows } = await pool.query<{ n: number }>('SELECT COUNT(*)::bigint AS n FROM events');
     expect(rows[0]!.n).toBe(1_000);
@@ -184,6 +166,8 @@ describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
     let cursor = 0;
     let gaps = 0;
     let done = false;
+    /** Positions the tail had read before the last writer finished: it really read while they wrote. */
+    let readDuringWrites = 0;
     const tail = (async () => {
       for (;;) {
         const finished = done;
@@ -210,10 +194,12 @@ describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
         for (const batch of host.batches) await inTransaction(host.pool, (client) => host.writer.append(client, batch));
       }),
     );
+    readDuringWrites = cursor;
     done = true;
     await tail;
 
     expect(gaps).toBe(0);
+    expect(readDuringWrites).toBeGreaterThan(0);
     expect(cursor).toBe(total);
     expect(seen.size).toBe(total);
     expect([...seen.values()].every((n) => n === 1)).toBe(true);

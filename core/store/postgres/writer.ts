@@ -50,8 +50,10 @@ const CLAIM_POSITIONS = `UPDATE journal_head SET commit_seq = commit_seq + $1 WH
  * Those shared rows are locked in the order the runs' rows are written, which no sort of the runs
  * makes the same for every batch (a run going running -> completed and another pending ->
  * running cross), so two hosts could deadlock on them. Batches that change a count take this
- * transaction-scoped advisory lock first: they queue for each other there, while batches that
- * only move runs along (most of them) write in parallel. The lock goes with the transaction.
+ * transaction-scoped advisory lock before their run rows: they queue for each other there, while
+ * batches that only move runs along write in parallel. The run rows are the last projection
+ * rows written, so the lock is held for the batch's last few statements only; every lock
+ * taken after it (run hosts, journal_head) is taken by all writers in the same order.
  */
 const RECOUNT_LOCK = 0x4869_7665_7263;
 
@@ -202,9 +204,6 @@ export class PostgresJournalWriter {
       dirty.tasks.clear();
       dirty.attempts.clear();
     }
-    // See RECOUNT_LOCK: taken before the first row lock the trigger's rows could wait behind.
-    if (batch.recounts) await client.query('SELECT pg_advisory_xact_lock($1)', [RECOUNT_LOCK]);
-    await upsertSpec(client, RUNS, runs);
     await upsertSpec(client, STEPS, steps);
     await upsertSpec(client, TASKS, tasks);
     await upsertSpec(client, ATTEMPTS, attempts);
@@ -221,6 +220,10 @@ export class PostgresJournalWriter {
     await upsertSpec(client, CHECKPOINTS, batch.emitted.checkpoints.map((c) => rowParams(CHECKPOINTS, c)));
     await addBatchRollups(client, rollups);
     await addGroups(client, groups.values());
+    // The run rows come last of the projections (the other tables' keys to runs are checked at
+    // commit), so the recount lock (see RECOUNT_LOCK) is held from here to commit only.
+    if (batch.recounts) await client.query('SELECT pg_advisory_xact_lock($1)', [RECOUNT_LOCK]);
+    await upsertSpec(client, RUNS, runs);
 
     const claimed: unknown[][] = [];
     const released: string[] = [];
