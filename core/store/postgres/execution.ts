@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { runAsync, type Query, type SqlStep } from '../queries/plan.js';
 import { numberPlaceholders } from './placeholders.js';
+import { inTransaction } from './transaction.js';
 
 /** How the store runs the shared query plans (queries/plan.ts) and its transactions on PostgreSQL. */
 
@@ -16,27 +17,12 @@ export function executorOf(db: pg.Pool | pg.PoolClient): Executor {
   };
 }
 
-/** `work` between `begin` and COMMIT on one client (ROLLBACK and rethrow on failure). */
-export async function inTransaction<T>(pool: pg.Pool, begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query(begin);
-    try {
-      const value = await work(client);
-      await client.query('COMMIT');
-      return value;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-  } finally {
-    client.release();
-  }
-}
-
 /** A query's statements in one snapshot: what one SQLite connection's reads see. */
 export function inSnapshot<T>(pool: pg.Pool, query: Query<T>): Promise<T> {
-  return inTransaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (client) => runAsync(executorOf(client), query));
+  return inTransaction(pool, async (client) => {
+    await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    return runAsync(executorOf(client), query);
+  });
 }
 
 /**

@@ -23,9 +23,10 @@ import { ensureSetting, getSetting, setSetting } from '../settings.js';
 import { StoreError } from '../store-error.js';
 import { HostLease, isLeaseAlive } from './hosts.js';
 import { ChangeWatcher } from './listen.js';
-import { executorOf, inSnapshot, inTransaction, WriteQueue } from './execution.js';
+import { executorOf, inSnapshot, WriteQueue } from './execution.js';
 import { integrityProblems, storeStats } from './health.js';
 import { prunePg } from './prune.js';
+import { inTransaction } from './transaction.js';
 import { recoverInterruptedPg } from './recovery.js';
 import { JOURNAL_CHANNEL, PostgresJournalWriter } from './writer.js';
 
@@ -104,7 +105,7 @@ export class PostgresStore implements HivewatchStore {
   /** `work` in one READ COMMITTED transaction, after this store's earlier writes finished. */
   private async serialized<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     this.writable();
-    return this.writes.run(() => inTransaction(this.pool, 'BEGIN', work));
+    return this.writes.run(() => inTransaction(this.pool, work));
   }
 
   private notify(events: readonly HivewatchEvent[], walls: readonly number[], commitSeqs: readonly number[]): void {
