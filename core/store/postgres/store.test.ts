@@ -205,6 +205,23 @@ describe.skipIf(!binaries)('openPostgresStore', () => {
     await expect(reader.appendEvents(smallRun('nope'))).rejects.toThrow('the store was opened read-only');
   });
 
+  it('integrityCheck names a journal head behind its newest commit position, and a schema it does not know', async () => {
+    const url = await freshUrl();
+    const store = await open(url);
+    await store.appendEvents(smallRun('checked').slice(0, 3));
+    expect(await store.integrityCheck()).toEqual(['ok']);
+    const direct = new pg.Client({ connectionString: url });
+    await direct.connect();
+    try {
+      await direct.query('UPDATE journal_head SET commit_seq = 1');
+      expect(await store.integrityCheck()).toEqual(['journal_head 1 is behind the newest commit position 3']);
+      await direct.query("INSERT INTO schema_version (version, name, applied_at) VALUES (10, 'from the future', 0)");
+      expect(await store.integrityCheck()).toEqual(['schema version 10, this Hivewatch expects 9']);
+    } finally {
+      await direct.end();
+    }
+  });
+
   it('says where it could not connect, without the password', async () => {
     const url = `postgres://nobody:hunter2@127.0.0.1:${cluster.port}/missing_database`;
     const error = await openPostgresStore({ url, env: {} }).catch((e: unknown) => e as Error);
