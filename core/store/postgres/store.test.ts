@@ -203,6 +203,16 @@ describe.skipIf(!binaries)('openPostgresStore', () => {
     const reader = await open(url, { readonly: true });
     expect((await reader.getRun('read-me'))?.run.status).toBe('failed');
     await expect(reader.appendEvents(smallRun('nope'))).rejects.toThrow('the store was opened read-only');
+    await expect(reader.setSetting('port', '1')).rejects.toThrow('the store was opened read-only');
+    await expect(reader.secret('token', () => 'x')).rejects.toThrow('no token in this database, and it is open read-only');
+    // A read-only window still hears the writers.
+    const watch = nextCall();
+    reader.watchChanges(watch.callback);
+    await reader.whenListening();
+    const heard = watch.next();
+    await writer.appendEvents(smallRun('later').slice(0, 1));
+    await heard;
+    expect(watch.called()).toBe(1);
   });
 
   it('integrityCheck names a journal head behind its newest commit position, and a schema it does not know', async () => {
