@@ -7,6 +7,7 @@ import { engineBenchmarks } from './engine.bench.js';
 import { liveBenchmarks } from './live.bench.js';
 import { report, type Measurement } from './measure.js';
 import { otelBenchmarks } from './otel.bench.js';
+import { postgresWriterBenchmarks } from './postgres-writer.bench.js';
 import { storeBenchmarks } from './store.bench.js';
 
 /** The repository root, found from dist/bench/main.js and bench/main.ts alike. */
@@ -18,7 +19,7 @@ function repositoryRoot(): string {
 const ROOT = repositoryRoot();
 
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|live|otel|ui|history]`: ratios against same-run
+ * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|live|otel|postgres|ui|history]`: ratios against same-run
  * baselines. The UI figures (Chromium, a built renderer-dist/) run only with `--only ui` (the
  * 10,000-run table and the live stream, then the history figures) or `--only history` (issue
  * #12's targets on a bulk history of 1,000,000 runs and errors, `--quick`: 20,000): they need a
@@ -47,6 +48,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'store' || only === 'checkpoints') measurements.push(...(await checkpointBenchmarks()));
   if (only === null || only === 'live') measurements.push(...(await liveBenchmarks({ quick })));
   if (only === null || only === 'otel') measurements.push(...(await otelBenchmarks({ quick })));
+  if (only === null || only === 'postgres') measurements.push(...(await postgresWriterBenchmarks({ quick })));
   report(measurements, json);
   return 0;
 }

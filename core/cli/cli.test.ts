@@ -137,16 +137,20 @@ parallel:
     expect(started.map((e) => (e.type === 'taskStarted' ? e.name : ''))).toEqual(['deploy to production']);
   });
 
-  it('--db with a database URL is refused, and nothing is created in the current directory', async () => {
+  it('--db with a database URL never creates a file: another scheme is refused, a PostgreSQL server that is not there is named without its password', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'hw-url-'));
     const file = flowFile('session "a"\n');
-    for (const args of [['runs', '--db', 'postgres://user@db.example:5432/hive'], ['run', file, '--agent', 'fake', '--db', 'postgres://user@db.example:5432/hive']]) {
+    for (const args of [['runs', '--db', 'mysql://user@db.example:3306/hive'], ['run', file, '--agent', 'fake', '--db', 'mysql://user@db.example:3306/hive']]) {
       const result = await hivewatch(args, {}, cwd);
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(
-        `hivewatch ${args[0]}: "postgres://…" is a database server's address; this Hivewatch keeps its history in a SQLite file: give a file path\n`,
+        `hivewatch ${args[0]}: "mysql://…" is a database server's address Hivewatch cannot use: give a SQLite file path or a PostgreSQL URL (postgres://user@host:5432/db)\n`,
       );
     }
+    // Port 1 on loopback refuses at once: nothing listens there.
+    const away = await hivewatch(['runs', '--db', 'postgres://hw:s3cret-pw@127.0.0.1:1/hive'], {}, cwd);
+    expect(away.code).toBe(1);
+    expect(away.stderr).toBe('hivewatch runs: cannot connect to PostgreSQL at postgres://hw:***@127.0.0.1:1/hive: connect ECONNREFUSED 127.0.0.1:1\n');
     expect(readdirSync(cwd)).toEqual([]);
   });
 

@@ -1,4 +1,4 @@
-import type { StatementCache } from './queries/sql.js';
+import { all, Dialect, get, run, type Query } from './queries/plan.js';
 import type { RunOwner } from './hosts.js';
 import { StoreError } from './store-error.js';
 
@@ -58,47 +58,62 @@ function commandOf(row: CommandRecord): RunCommand {
   };
 }
 
-export function enqueueCommand(
-  cache: StatementCache,
+export function* enqueueCommand(
+  _dialect: Dialect,
   command: { commandId: string; runId: string; kind: RunCommandKind; taskId?: string | null; reason?: string | null },
   now: number,
-): void {
+): Query<void> {
   if (!(Object.values(RunCommandKind) as string[]).includes(command.kind)) {
     throw new StoreError('invalid_argument', `unknown run command "${String(command.kind)}"`);
   }
-  cache
-    .get(`INSERT INTO run_commands (command_id, run_id, kind, task_id, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
-    .run(command.commandId, command.runId, command.kind, command.taskId ?? null, command.reason ?? null, now);
+  yield* run(`INSERT INTO run_commands (command_id, run_id, kind, task_id, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)`, [
+    command.commandId,
+    command.runId,
+    command.kind,
+    command.taskId ?? null,
+    command.reason ?? null,
+    now,
+  ]);
 }
 
 /** Pending commands of the given runs, oldest first. */
-export function pendingCommands(cache: StatementCache, runIds: readonly string[]): RunCommand[] {
+export function* pendingCommands(dialect: Dialect, runIds: readonly string[]): Query<RunCommand[]> {
   if (runIds.length === 0) return [];
   const rows: CommandRecord[] = [];
+  // Ties of created_at in the order of insertion: SQLite's rowid, PostgreSQL's identity column.
+  const inserted = dialect === Dialect.postgres ? 'id' : 'rowid';
   // Chunks keep the statement within SQLite's parameter limit and few distinct texts cached.
   for (let i = 0; i < runIds.length; i += 100) {
     const chunk = runIds.slice(i, i + 100);
-    const sql = `SELECT ${COLUMNS} FROM run_commands WHERE state = 'pending' AND run_id IN (${chunk.map(() => '?').join(', ')}) ORDER BY created_at, rowid`;
-    rows.push(...(cache.get(sql).all(...chunk) as CommandRecord[]));
+    const sql = `SELECT ${COLUMNS} FROM run_commands WHERE state = 'pending' AND run_id IN (${chunk.map(() => '?').join(', ')}) ORDER BY created_at, ${inserted}`;
+    rows.push(...(yield* all<CommandRecord>(sql, chunk)));
   }
   return rows.map(commandOf);
 }
 
 /** Records a command's outcome; false when it was done already (another host cannot redo it). */
-export function completeCommand(cache: StatementCache, commandId: string, outcome: { accepted: boolean; message?: string | null }, now: number): boolean {
-  const result = cache
-    .get(`UPDATE run_commands SET state = 'done', accepted = ?, message = ?, done_at = ? WHERE command_id = ? AND state = 'pending'`)
-    .run(outcome.accepted ? 1 : 0, outcome.message ?? null, now, commandId);
+export function* completeCommand(
+  _dialect: Dialect,
+  commandId: string,
+  outcome: { accepted: boolean; message?: string | null },
+  now: number,
+): Query<boolean> {
+  const result = yield* run(`UPDATE run_commands SET state = 'done', accepted = ?, message = ?, done_at = ? WHERE command_id = ? AND state = 'pending'`, [
+    outcome.accepted ? 1 : 0,
+    outcome.message ?? null,
+    now,
+    commandId,
+  ]);
   return result.changes === 1;
 }
 
-export function getCommand(cache: StatementCache, commandId: string): RunCommand | null {
-  const row = cache.get(`SELECT ${COLUMNS} FROM run_commands WHERE command_id = ?`).get(commandId) as CommandRecord | undefined;
+export function* getCommand(_dialect: Dialect, commandId: string): Query<RunCommand | null> {
+  const row = yield* get<CommandRecord>(`SELECT ${COLUMNS} FROM run_commands WHERE command_id = ?`, [commandId]);
   return row ? commandOf(row) : null;
 }
 
 /** The process hosting a run (null when none is recorded: it ended, or it never started). */
-export function runHost(cache: StatementCache, runId: string): RunOwner | null {
-  const row = cache.get('SELECT pid, hostname, instance FROM run_hosts WHERE run_id = ?').get(runId) as RunOwner | undefined;
+export function* runHost(_dialect: Dialect, runId: string): Query<RunOwner | null> {
+  const row = yield* get<RunOwner>('SELECT pid, hostname, instance FROM run_hosts WHERE run_id = ?', [runId]);
   return row ?? null;
 }

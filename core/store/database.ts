@@ -27,14 +27,14 @@ export interface DatabaseOptions {
   busyTimeoutMs?: number;
 }
 
-/** `postgres://…` and the like: a server's address, not a file. */
+/** `mysql://…` and the like: a server's address, not a file (`postgres://…` goes to the PostgreSQL engine before this). */
 const DATABASE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 
 export function openDatabase(options: DatabaseOptions): Database.Database {
   if (DATABASE_URL.test(options.path)) {
     // Without this, SQLite would create a folder named after the scheme and report success.
     const scheme = options.path.slice(0, options.path.indexOf(':'));
-    throw new StoreError('invalid_argument', `"${scheme}://…" is a database server's address; this Hivewatch keeps its history in a SQLite file: give a file path`);
+    throw new StoreError('invalid_argument', `"${scheme}://…" is a database server's address Hivewatch cannot use: give a SQLite file path or a PostgreSQL URL (postgres://user@host:5432/db)`);
   }
   const memory = options.path === ':memory:';
   if (!memory && !options.readonly) mkdirSync(dirname(options.path), { recursive: true });

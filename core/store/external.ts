@@ -1,5 +1,4 @@
-import type Database from 'better-sqlite3';
-import type { StatementCache } from './queries/sql.js';
+import { all, get, run, type Dialect, type Query } from './queries/plan.js';
 
 /**
  * Bookkeeping of external runs (agent sessions seen through OpenTelemetry, core/otel) and of
@@ -70,49 +69,49 @@ function fromRow(r: Row): ExternalSessionRow {
   };
 }
 
-export function externalSession(cache: StatementCache, sessionKey: string): ExternalSessionRow | null {
-  const row = cache.get(`${SELECT} WHERE x.session_key = ?`).get(sessionKey) as Row | undefined;
+export function* externalSession(_dialect: Dialect, sessionKey: string): Query<ExternalSessionRow | null> {
+  const row = yield* get<Row>(`${SELECT} WHERE x.session_key = ?`, [sessionKey]);
   return row ? fromRow(row) : null;
 }
 
 /** Open sessions whose latest event is older than `before` (wall ms), oldest first. */
-export function quietExternalSessions(cache: StatementCache, before: number): ExternalSessionRow[] {
-  return (cache.get(`${SELECT} WHERE x.idle = 0 AND x.last_event_at < ? ORDER BY x.last_event_at`).all(before) as Row[]).map(fromRow);
+export function* quietExternalSessions(_dialect: Dialect, before: number): Query<ExternalSessionRow[]> {
+  return (yield* all<Row>(`${SELECT} WHERE x.idle = 0 AND x.last_event_at < ? ORDER BY x.last_event_at`, [before])).map(fromRow);
 }
 
-export function attemptTelemetry(cache: StatementCache, runId: string): AttemptTelemetryLink[] {
-  const rows = cache
-    .get(
-      `SELECT parent_task_id, parent_attempt, run_id, session_id, origin FROM external_runs
+export function* attemptTelemetry(_dialect: Dialect, runId: string): Query<AttemptTelemetryLink[]> {
+  const rows = yield* all<{ parent_task_id: string; parent_attempt: number; run_id: string; session_id: string; origin: string }>(
+    `SELECT parent_task_id, parent_attempt, run_id, session_id, origin FROM external_runs
        WHERE parent_run_id = ? ORDER BY parent_task_id, parent_attempt, run_id`,
-    )
-    .all(runId) as { parent_task_id: string; parent_attempt: number; run_id: string; session_id: string; origin: string }[];
+    [runId],
+  );
   return rows.map((r) => ({ taskId: r.parent_task_id, attempt: r.parent_attempt, runId: r.run_id, sessionId: r.session_id, origin: r.origin }));
 }
 
 /** True when the digest was new (and is now remembered); false for a payload seen before. */
-export function rememberPayload(db: Database.Database, batch: ExternalBatch): boolean {
+export function* rememberPayload(_dialect: Dialect, batch: ExternalBatch): Query<boolean> {
   if (batch.digest === null) return true;
-  const result = db
-    .prepare('INSERT INTO otel_payloads (digest, received_at, records) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING')
-    .run(batch.digest, batch.receivedAt, batch.records);
+  const result = yield* run('INSERT INTO otel_payloads (digest, received_at, records) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING', [
+    batch.digest,
+    batch.receivedAt,
+    batch.records,
+  ]);
   return result.changes === 1;
 }
 
-export function writeSessions(db: Database.Database, sessions: readonly ExternalSessionRow[]): void {
-  const upsert = db.prepare(
-    `INSERT INTO external_runs (session_key, run_id, origin, session_id, parent_run_id, parent_task_id, parent_attempt,
+// Positional parameters (not named ones): the PostgreSQL executor numbers `?` in order.
+const UPSERT_SESSION = `INSERT INTO external_runs (session_key, run_id, origin, session_id, parent_run_id, parent_task_id, parent_attempt,
        last_event_at, idle, open_task, open_task_attempts, task_count)
-     VALUES (@sessionKey, @runId, @origin, @sessionId, @parentRunId, @parentTaskId, @parentAttempt,
-       @lastEventAt, @idle, @openTask, @openTaskAttempts, @taskCount)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (session_key) DO UPDATE SET last_event_at = excluded.last_event_at, idle = excluded.idle,
-       open_task = excluded.open_task, open_task_attempts = excluded.open_task_attempts, task_count = excluded.task_count`,
-  );
+       open_task = excluded.open_task, open_task_attempts = excluded.open_task_attempts, task_count = excluded.task_count`;
+
+export function* writeSessions(_dialect: Dialect, sessions: readonly ExternalSessionRow[]): Query<void> {
   for (const s of sessions) {
-    upsert.run({
-      sessionKey: s.sessionKey, runId: s.runId, origin: s.origin, sessionId: s.sessionId,
-      parentRunId: s.parent?.runId ?? null, parentTaskId: s.parent?.taskId ?? null, parentAttempt: s.parent?.attempt ?? null,
-      lastEventAt: s.lastEventAt, idle: s.idle ? 1 : 0, openTask: s.openTask, openTaskAttempts: s.openTaskAttempts, taskCount: s.taskCount,
-    });
+    yield* run(UPSERT_SESSION, [
+      s.sessionKey, s.runId, s.origin, s.sessionId,
+      s.parent?.runId ?? null, s.parent?.taskId ?? null, s.parent?.attempt ?? null,
+      s.lastEventAt, s.idle ? 1 : 0, s.openTask, s.openTaskAttempts, s.taskCount,
+    ]);
   }
 }

@@ -42,7 +42,7 @@ import {
   type StepRow,
   type TaskRow,
 } from './schema.js';
-import { StoreError } from './store-error.js';
+import { isTerminalStatus, seqMismatch, validateEvent } from './event-checks.js';
 
 type Row = Record<string, unknown>;
 type Db = Database.Database;
@@ -468,10 +468,7 @@ export class JournalWriter {
       }
       const expected = (before?.seq ?? 0) + 1;
       if (event.seq !== expected) {
-        throw new StoreError(
-          'invalid_event',
-          `run ${runId}: event seq ${event.seq} (${event.type}) but the journal expects ${expected}`,
-        );
+        throw seqMismatch(event, expected);
       }
       const wall = wallOf(event, before?.run.clock ?? null, batchNow);
       walls.push(wall);
@@ -484,7 +481,7 @@ export class JournalWriter {
       touched.add(state);
       if (event.type === 'runStarted') {
         queue.add(this.claimHost, [runId, this.owner.pid, this.owner.hostname, this.owner.instance, batchNow]);
-      } else if (isTerminal(state.run.status)) {
+      } else if (isTerminalStatus(state.run.status)) {
         queue.add(this.releaseHost, [runId]);
       }
     }
@@ -522,7 +519,7 @@ export class JournalWriter {
 
   /** After commit: a finished run leaves the cache; a live one keeps only its open rows. */
   private settle(state: RunState): void {
-    if (isTerminal(state.run.status)) {
+    if (isTerminalStatus(state.run.status)) {
       this.cache.delete(state.run.id);
       return;
     }
@@ -543,16 +540,4 @@ export class JournalWriter {
     // Its next event in this batch reloads it from what was just written, as a later batch would.
     this.batchStates.delete(runId);
   }
-}
-
-function isTerminal(status: RunRow['status']): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled' || status === 'interrupted';
-}
-
-function validateEvent(event: HivewatchEvent): void {
-  if (typeof event !== 'object' || (event as unknown) === null) throw new StoreError('invalid_event', 'an event must be an object');
-  if (typeof event.runId !== 'string' || event.runId === '') throw new StoreError('invalid_event', 'event.runId must be a non-empty string');
-  if (!Number.isSafeInteger(event.seq) || event.seq < 1) throw new StoreError('invalid_event', `event.seq must be a positive integer (run ${event.runId})`);
-  if (typeof (event.type as unknown) !== 'string') throw new StoreError('invalid_event', `event.type must be a string (run ${event.runId})`);
-  if (!Number.isFinite(event.ts)) throw new StoreError('invalid_event', `event.ts must be a number (run ${event.runId} seq ${event.seq})`);
 }

@@ -1,17 +1,25 @@
 import type { HivewatchStore } from './contract.js';
+import { isPostgresUrl } from './postgres/connection.js';
+import { openPostgresStore } from './postgres/store.js';
 import { SqliteContractStore } from './sqlite-async.js';
 import { openSqliteStore, type OpenStoreOptions } from './store.js';
 
-/** Whether a `--db` / HIVEWATCH_DB value names a PostgreSQL database rather than a SQLite file. */
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
-}
+export { isPostgresUrl };
 
 /**
- * Opens the store a location names: a PostgreSQL URL (`postgres://…`) opens the team database,
- * anything else is a SQLite file (or ':memory:'). Migrates as needed, then recovers the runs of
+ * Opens the store a location names: a PostgreSQL URL (`postgres://…`, a team database shared by
+ * many hosts) or a SQLite file (or ':memory:'). Migrates as needed, then recovers the runs of
  * hosts that are gone.
  */
 export async function openStore(options: OpenStoreOptions): Promise<HivewatchStore> {
+  if (isPostgresUrl(options.path)) {
+    return openPostgresStore({
+      url: options.path,
+      ...(options.now !== undefined ? { now: options.now } : {}),
+      ...(options.readonly !== undefined ? { readonly: options.readonly } : {}),
+      ...(options.recover !== undefined ? { recover: options.recover } : {}),
+      ...(options.onListenerError !== undefined ? { onListenerError: options.onListenerError } : {}),
+    });
+  }
   return new SqliteContractStore(openSqliteStore(options));
 }

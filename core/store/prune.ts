@@ -19,6 +19,24 @@ export interface PruneReport {
 }
 
 /**
+ * Takes out of `candidates` every run a remaining run was resumed from (transitively: a kept
+ * run's own source is kept too) and returns how many were kept.
+ */
+export function keepResumeSources(candidates: Set<string>, links: readonly { id: string; resumed_from: string }[]): number {
+  let kept = 0;
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const link of links) {
+      if (!candidates.has(link.id) && candidates.delete(link.resumed_from)) {
+        kept += 1;
+        changed = true;
+      }
+    }
+  }
+  return kept;
+}
+
+/**
  * Deletes old terminal runs with every row derived from them, and subtracts their errors from
  * the rollups (every grain) and the error groups in the same transaction, so aggregates stay
  * equal to what remains; rows that reach zero are deleted, and the first/last seen of a group
@@ -46,16 +64,7 @@ export function prune(db: Database.Database, now: () => number, options: PruneOp
         id: string;
         resumed_from: string;
       }[];
-      let keptForResume = 0;
-      for (let changed = true; changed; ) {
-        changed = false;
-        for (const link of links) {
-          if (!candidates.has(link.id) && candidates.delete(link.resumed_from)) {
-            keptForResume += 1;
-            changed = true;
-          }
-        }
-      }
+      const keptForResume = keepResumeSources(candidates, links);
       if (candidates.size === 0) return { cutoff, runs: 0, events: 0, errors: 0, keptForResume };
 
       db.exec('CREATE TEMP TABLE IF NOT EXISTS prune_runs (id TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM temp.prune_runs;');

@@ -7,7 +7,7 @@ import { isOwnerAlive, type RunOwner } from './hosts.js';
 import { eventFromRow, type JournalWriter } from './journal.js';
 import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, type EndLeftoverOptions } from './leftover-processes.js';
 import { allEvents } from './queries/events.js';
-import type { StatementCache } from './queries/sql.js';
+import { get, type Dialect, type Query } from './queries/plan.js';
 import { ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES } from './schema.js';
 import { StoreError } from './store-error.js';
 
@@ -28,7 +28,8 @@ export interface RecoveredRun {
   processes: LeftoverProcessGroup[];
 }
 
-type Candidate = {
+/** A non-terminal run recovery looks at (the columns both engines' recoveries select). */
+export type Candidate = {
   id: string;
   flow: string;
   current_step: number;
@@ -77,23 +78,10 @@ export function recoverInterrupted(
         // A forced recovery of a run whose host still lives must not take its agents from it.
         const processes = ownerAlive ? [] : leftoverGroups(run.id, owner, attemptEvents.all(run.id).map(eventFromRow), options.processes);
         const ts = now();
-        const step = run.current_step > run.steps ? run.current_step : null;
-        const error = new HivewatchError('SYSTEM_RUN_INTERRUPTED', {
-          message: owner
-            ? `run ${run.id} was interrupted: its host process (pid ${owner.pid}) is gone`
-            : `run ${run.id} was interrupted: no live process hosts it`,
-          origin: 'system',
-          timestamp: ts,
-          context: { lastSeq: run.last_seq, lastCheckpointStep: run.last_checkpoint_step, pid: owner?.pid ?? null },
-          correlation: { flow: run.flow === '' ? null : run.flow, run: run.id, step },
-        }).toEnvelope();
-        events.push(
-          {
-            runId: run.id, seq: run.last_seq + 1, ts, type: 'errorOccurred', error,
-            caught: false, retrying: false, step, ordinal: null, taskId: null,
-          },
-          { runId: run.id, seq: run.last_seq + 2, ts, type: 'runInterrupted', error, ...(processes.length > 0 ? { processes } : {}) },
-        );
+        const message = owner
+          ? `run ${run.id} was interrupted: its host process (pid ${owner.pid}) is gone`
+          : `run ${run.id} was interrupted: no live process hosts it`;
+        events.push(...interruptionEvents(run, owner?.pid ?? null, message, processes, ts));
         writer.forget(run.id);
         recovered.push({ runId: run.id, pid: owner?.pid ?? null, processes });
       }
@@ -103,8 +91,36 @@ export function recoverInterrupted(
     .immediate();
 }
 
+/**
+ * What recovery journals for a run whose host is gone: `errorOccurred` then `runInterrupted`,
+ * both carrying SYSTEM_RUN_INTERRUPTED (the same events on every engine).
+ */
+export function interruptionEvents(
+  run: Pick<Candidate, 'id' | 'flow' | 'current_step' | 'steps' | 'last_seq' | 'last_checkpoint_step'>,
+  pid: number | null,
+  message: string,
+  processes: LeftoverProcessGroup[],
+  ts: number,
+): HivewatchEvent[] {
+  const step = run.current_step > run.steps ? run.current_step : null;
+  const error = new HivewatchError('SYSTEM_RUN_INTERRUPTED', {
+    message,
+    origin: 'system',
+    timestamp: ts,
+    context: { lastSeq: run.last_seq, lastCheckpointStep: run.last_checkpoint_step, pid },
+    correlation: { flow: run.flow === '' ? null : run.flow, run: run.id, step },
+  }).toEnvelope();
+  return [
+    {
+      runId: run.id, seq: run.last_seq + 1, ts, type: 'errorOccurred', error,
+      caught: false, retrying: false, step, ordinal: null, taskId: null,
+    },
+    { runId: run.id, seq: run.last_seq + 2, ts, type: 'runInterrupted', error, ...(processes.length > 0 ? { processes } : {}) },
+  ];
+}
+
 /** Ends (or leaves, saying why) the agent process groups a dead host left for one run. */
-function leftoverGroups(runId: string, owner: RunOwner | undefined, events: HivewatchEvent[], options: EndLeftoverOptions = {}): LeftoverProcessGroup[] {
+export function leftoverGroups(runId: string, owner: RunOwner | undefined, events: HivewatchEvent[], options: EndLeftoverOptions = {}): LeftoverProcessGroup[] {
   const journaled = openAttemptProcesses(events).map((p) => endLeftoverGroup(p, options));
   const sameMachine = owner !== undefined && owner.hostname === (options.hostname ?? hostname()) && (options.proc ?? true);
   return sameMachine ? [...journaled, ...endUnjournaledGroups(runId, new Set(journaled.map((g) => g.pgid)))] : journaled;
@@ -120,19 +136,19 @@ function stepOfTask(taskId: string): number {
  * own steps (after its `resumeStep`), so the `resumedFrom` chain is walked: the source's outcomes
  * for steps ≤ resumeStep (recursively), then the run's own outcomes up to its last checkpoint.
  */
-export function resumePointForRun(cache: StatementCache, runId: string): ResumePoint {
-  const run = cache.get('SELECT status FROM runs WHERE id = ?').get(runId) as { status: string } | undefined;
+export function* resumePointForRun(dialect: Dialect, runId: string): Query<ResumePoint> {
+  const run = yield* get<{ status: string }>('SELECT status FROM runs WHERE id = ?', [runId]);
   if (!run) throw new StoreError('not_found', `no run ${runId}`);
   if (!(RESUMABLE_RUN_STATUSES as readonly string[]).includes(run.status)) {
     throw new StoreError('not_resumable', `run ${runId} is ${run.status}; only failed, cancelled or interrupted runs can be resumed`);
   }
-  return chainPoint(cache, runId, new Set());
+  return yield* chainPoint(dialect, runId, new Set());
 }
 
-function chainPoint(cache: StatementCache, runId: string, seen: Set<string>): ResumePoint {
+function* chainPoint(dialect: Dialect, runId: string, seen: Set<string>): Query<ResumePoint> {
   if (seen.has(runId)) throw new StoreError('corrupt', `the resumedFrom chain of ${runId} loops`);
   seen.add(runId);
-  const events = allEvents(cache, runId);
+  const events = yield* allEvents(dialect, runId);
   if (events.length === 0) throw new StoreError('not_resumable', `the journal of run ${runId} is gone (pruned?)`);
   const own = resumePointFromEvents(runId, events);
   const started = events.find((e) => e.type === 'runStarted');
@@ -142,7 +158,7 @@ function chainPoint(cache: StatementCache, runId: string, seen: Set<string>): Re
   let digest = own.flowDigest;
   let repo = own.repo;
   if (started && started.type === 'runStarted' && started.resumedFrom) {
-    const source = chainPoint(cache, started.resumedFrom, seen);
+    const source = yield* chainPoint(dialect, started.resumedFrom, seen);
     // A chain journaled under other rules anywhere cannot be replayed by this engine.
     if (source.semantics !== own.semantics) semantics = source.semantics;
     // A run resumed under an older Hivewatch journaled no digest: its source's stands for it.

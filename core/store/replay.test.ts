@@ -7,6 +7,7 @@ import { newInstance, releaseInstance } from './hosts.js';
 import { migrate, openDatabase, openSqliteStore, type SqliteStore } from './index.js';
 import { JournalWriter } from './journal.js';
 import { StatementCache } from './queries/sql.js';
+import { Dialect, runSync } from './queries/plan.js';
 import { replayRun, verifyAggregates } from './replay.js';
 import { JournalBuilder, prng, randomJournals } from './testing/journal-builder.js';
 
@@ -117,8 +118,8 @@ describe('replay parity', () => {
         writer.append(batch);
       }
       const cache = new StatementCache(db);
-      for (const events of all) expect(replayRun(cache, events[0]!.runId).diffs).toEqual([]);
-      expect(verifyAggregates(cache).diffs).toEqual([]);
+      for (const events of all) expect(runSync(cache, replayRun(Dialect.sqlite, events[0]!.runId)).diffs).toEqual([]);
+      expect(runSync(cache, verifyAggregates(Dialect.sqlite)).diffs).toEqual([]);
     } finally {
       releaseInstance(owner);
       db.close();

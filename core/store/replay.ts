@@ -1,7 +1,8 @@
 import { addGroupContribution, type GroupDelta } from './journal.js';
 import { projectJournal } from './projections.js';
 import { allJournal } from './queries/events.js';
-import type { StatementCache } from './queries/sql.js';
+import { all, get, type Dialect, type Query } from './queries/plan.js';
+import { handledValue, unhandledValue } from './queries/dialect-sql.js';
 import {
   addErrorContribution,
   emptyGrainDeltas,
@@ -10,7 +11,6 @@ import {
   GROUP_TREND_GRAINS,
   GROUP_TREND_TABLE,
   groupTrendKey,
-  HANDLED_SQL,
   parseGroupTrendKey,
   parseRollupKey,
   ROLLUP_TABLE,
@@ -77,26 +77,33 @@ function compareRows<R>(
   }
 }
 
-export function replayRun(cache: StatementCache, runId: string): ReplayReport {
-  const { events, walls } = allJournal(cache, runId);
+export function* replayRun(dialect: Dialect, runId: string): Query<ReplayReport> {
+  const { events, walls } = yield* allJournal(dialect, runId);
   const diffs: string[] = [];
   const { state, emitted } = projectJournal(events, walls);
-  const load = <R>(spec: TableSpec<R>, sql: string): R[] =>
-    (cache.get(sql).all(runId) as Record<string, unknown>[]).map((r) => rowFromDb<R>(spec, r));
+  function* load<R>(spec: TableSpec<R>, sql: string): Query<R[]> {
+    return (yield* all<Record<string, unknown>>(sql, [runId])).map((r) => rowFromDb<R>(spec, r));
+  }
 
-  compareRows(RUNS, () => 'run', load(RUNS, 'SELECT * FROM runs WHERE id = ?'), state ? [state.run] : [], diffs);
-  compareRows(STEPS, (r) => `steps[${r.step}]`, load(STEPS, 'SELECT * FROM steps WHERE run_id = ?'), state ? [...state.steps.values()] : [], diffs);
-  compareRows(TASKS, (r) => `tasks[${r.taskId}]`, load(TASKS, 'SELECT * FROM tasks WHERE run_id = ?'), state ? [...state.tasks.values()] : [], diffs);
+  compareRows(RUNS, () => 'run', yield* load(RUNS, 'SELECT * FROM runs WHERE id = ?'), state ? [state.run] : [], diffs);
+  compareRows(STEPS, (r) => `steps[${r.step}]`, yield* load(STEPS, 'SELECT * FROM steps WHERE run_id = ?'), state ? [...state.steps.values()] : [], diffs);
+  compareRows(TASKS, (r) => `tasks[${r.taskId}]`, yield* load(TASKS, 'SELECT * FROM tasks WHERE run_id = ?'), state ? [...state.tasks.values()] : [], diffs);
   compareRows(
     ATTEMPTS,
     (r) => `attempts[${r.taskId}#${r.attempt}]`,
-    load(ATTEMPTS, 'SELECT * FROM attempts WHERE run_id = ?'),
+    yield* load(ATTEMPTS, 'SELECT * FROM attempts WHERE run_id = ?'),
     state ? [...state.attempts.values()] : [],
     diffs,
   );
-  compareRows(ERRORS, (r) => `errors[seq ${r.seq}]`, load(ERRORS, 'SELECT * FROM errors WHERE run_id = ?'), emitted.errors, diffs);
+  compareRows(ERRORS, (r) => `errors[seq ${r.seq}]`, yield* load(ERRORS, 'SELECT * FROM errors WHERE run_id = ?'), emitted.errors, diffs);
   const checkpoints = new Map(emitted.checkpoints.map((c) => [c.step, c]));
-  compareRows(CHECKPOINTS, (r) => `checkpoints[${r.step}]`, load(CHECKPOINTS, 'SELECT * FROM checkpoints WHERE run_id = ?'), [...checkpoints.values()], diffs);
+  compareRows(
+    CHECKPOINTS,
+    (r) => `checkpoints[${r.step}]`,
+    yield* load(CHECKPOINTS, 'SELECT * FROM checkpoints WHERE run_id = ?'),
+    [...checkpoints.values()],
+    diffs,
+  );
 
   const deltas = emptyGrainDeltas();
   const groups = new Map<string, GroupDelta>();
@@ -105,12 +112,10 @@ export function replayRun(cache: StatementCache, runId: string): ReplayReport {
     addGroupContribution(groups, error);
   }
   for (const grain of GRAINS) {
-    const statement = cache.get(
-      `SELECT count FROM ${ROLLUP_TABLE[grain]} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ? AND handled = ?`,
-    );
+    const sql = `SELECT count FROM ${ROLLUP_TABLE[grain]} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ? AND handled = ?`;
     for (const [text, contribution] of deltas[grain]) {
       const k = parseRollupKey(text);
-      const stored = (statement.get(k.bucket, k.category, k.origin, k.code, k.flow, k.handled) as { count: number } | undefined)?.count ?? 0;
+      const stored = (yield* get<{ count: number }>(sql, [k.bucket, k.category, k.origin, k.code, k.flow, k.handled]))?.count ?? 0;
       if (stored < contribution) {
         diffs.push(
           `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}/${k.handled ? 'handled' : 'unhandled'}].count: stored ${stored}, below this run's ${contribution}`,
@@ -119,18 +124,20 @@ export function replayRun(cache: StatementCache, runId: string): ReplayReport {
     }
   }
   for (const grain of GROUP_TREND_GRAINS) {
-    const statement = cache.get(`SELECT count FROM ${GROUP_TREND_TABLE[grain]} WHERE bucket = ? AND fingerprint = ? AND flow = ? AND handled = ?`);
+    const sql = `SELECT count FROM ${GROUP_TREND_TABLE[grain]} WHERE bucket = ? AND fingerprint = ? AND flow = ? AND handled = ?`;
     for (const [text, contribution] of grain === 'hour' ? deltas.trendHour : deltas.trendDay) {
       const k = parseGroupTrendKey(text);
-      const stored = (statement.get(k.bucket, k.fingerprint, k.flow, k.handled) as { count: number } | undefined)?.count ?? 0;
+      const stored = (yield* get<{ count: number }>(sql, [k.bucket, k.fingerprint, k.flow, k.handled]))?.count ?? 0;
       if (stored < contribution) {
         diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.fingerprint}/${k.flow}].count: stored ${stored}, below this run's ${contribution}`);
       }
     }
   }
-  const groupStatement = cache.get('SELECT count, unhandled, template, first_seen, last_seen FROM error_groups WHERE fingerprint = ?');
   for (const g of groups.values()) {
-    const stored = groupStatement.get(g.fingerprint) as { count: number; unhandled: number; template: string; first_seen: number; last_seen: number } | undefined;
+    const stored = yield* get<{ count: number; unhandled: number; template: string; first_seen: number; last_seen: number }>(
+      'SELECT count, unhandled, template, first_seen, last_seen FROM error_groups WHERE fingerprint = ?',
+      [g.fingerprint],
+    );
     if (!stored) diffs.push(`error_groups[${g.fingerprint}]: stored row missing (${g.count} errors of this run)`);
     else {
       if (stored.count < g.count) diffs.push(`error_groups[${g.fingerprint}].count: stored ${stored.count}, below this run's ${g.count}`);
@@ -150,20 +157,18 @@ export interface AggregateReport {
 }
 
 /** Store-wide: every rollup grain and every error group equals what the errors table says. */
-export function verifyAggregates(cache: StatementCache): AggregateReport {
+export function* verifyAggregates(dialect: Dialect): Query<AggregateReport> {
   const diffs: string[] = [];
   for (const grain of GRAINS) {
     const size = GRAIN_MS[grain];
     const expected = new Map<string, number>();
-    const direct = cache.get(
-      `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, category, origin, code, flow, ${HANDLED_SQL} AS handled, COUNT(*) AS n
-       FROM errors GROUP BY 1, 2, 3, 4, 5, 6`,
-    );
+    const direct = `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, category, origin, code, flow, ${handledValue(dialect)} AS handled, COUNT(*) AS n
+       FROM errors GROUP BY 1, 2, 3, 4, 5, 6`;
     type Keyed = { bucket: number; category: string; origin: string; code: string; flow: string; handled: number };
-    for (const r of direct.all() as (Keyed & { n: number })[]) expected.set(rollupKeyString(r), r.n);
-    const stored = cache.get(`SELECT bucket, category, origin, code, flow, handled, count FROM ${ROLLUP_TABLE[grain]}`);
+    for (const r of yield* all<Keyed & { n: number }>(direct)) expected.set(rollupKeyString(r), r.n);
+    const stored = yield* all<Keyed & { count: number }>(`SELECT bucket, category, origin, code, flow, handled, count FROM ${ROLLUP_TABLE[grain]}`);
     const label = (k: Keyed): string => `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}/${k.handled ? 'handled' : 'unhandled'}]`;
-    for (const r of stored.all() as (Keyed & { count: number })[]) {
+    for (const r of stored) {
       const key = rollupKeyString(r);
       const want = expected.get(key) ?? 0;
       if (want !== r.count) diffs.push(`${label(r)}.count: stored ${r.count}, errors ${want}`);
@@ -174,14 +179,12 @@ export function verifyAggregates(cache: StatementCache): AggregateReport {
   for (const grain of GROUP_TREND_GRAINS) {
     const size = GRAIN_MS[grain];
     const expected = new Map<string, number>();
-    const direct = cache.get(
-      `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, fingerprint, flow, ${HANDLED_SQL} AS handled, COUNT(*) AS n
-       FROM errors GROUP BY 1, 2, 3, 4`,
-    );
+    const direct = `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, fingerprint, flow, ${handledValue(dialect)} AS handled, COUNT(*) AS n
+       FROM errors GROUP BY 1, 2, 3, 4`;
     type Keyed = { bucket: number; fingerprint: string; flow: string; handled: number };
-    for (const r of direct.all() as (Keyed & { n: number })[]) expected.set(groupTrendKey(r), r.n);
-    const stored = cache.get(`SELECT bucket, fingerprint, flow, handled, count FROM ${GROUP_TREND_TABLE[grain]}`);
-    for (const r of stored.all() as (Keyed & { count: number })[]) {
+    for (const r of yield* all<Keyed & { n: number }>(direct)) expected.set(groupTrendKey(r), r.n);
+    const stored = yield* all<Keyed & { count: number }>(`SELECT bucket, fingerprint, flow, handled, count FROM ${GROUP_TREND_TABLE[grain]}`);
+    for (const r of stored) {
       const key = groupTrendKey(r);
       const want = expected.get(key) ?? 0;
       if (want !== r.count) diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(r.bucket).toISOString()} ${r.fingerprint}/${r.flow}].count: stored ${r.count}, errors ${want}`);
@@ -192,21 +195,19 @@ export function verifyAggregates(cache: StatementCache): AggregateReport {
       diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.fingerprint}/${k.flow}]: stored row missing, errors ${n}`);
     }
   }
-  const members = `SELECT fingerprint, COUNT(*) AS n, SUM(NOT ${HANDLED_SQL}) AS u, MIN(ts) AS lo, MAX(ts) AS hi FROM errors GROUP BY fingerprint`;
-  const groups = cache.get(
-    `SELECT g.fingerprint, g.count, g.unhandled, g.first_seen, g.last_seen, x.n, x.u, x.lo, x.hi
+  const members = `SELECT fingerprint, COUNT(*) AS n, SUM(${unhandledValue(dialect)}) AS u, MIN(ts) AS lo, MAX(ts) AS hi FROM errors GROUP BY fingerprint`;
+  const groups = `SELECT g.fingerprint, g.count, g.unhandled, g.first_seen, g.last_seen, x.n, x.u, x.lo, x.hi
      FROM error_groups AS g
      LEFT JOIN (${members}) AS x ON x.fingerprint = g.fingerprint
      UNION ALL
      SELECT x.fingerprint, NULL, NULL, NULL, NULL, x.n, x.u, x.lo, x.hi
      FROM (${members}) AS x
-     WHERE NOT EXISTS (SELECT 1 FROM error_groups AS g WHERE g.fingerprint = x.fingerprint)`,
-  );
+     WHERE NOT EXISTS (SELECT 1 FROM error_groups AS g WHERE g.fingerprint = x.fingerprint)`;
   type GroupCheck = {
     fingerprint: string; count: number | null; unhandled: number | null; first_seen: number | null; last_seen: number | null;
     n: number | null; u: number | null; lo: number | null; hi: number | null;
   };
-  for (const r of groups.all() as GroupCheck[]) {
+  for (const r of yield* all<GroupCheck>(groups)) {
     if (r.count !== (r.n ?? 0) || (r.unhandled ?? 0) !== (r.u ?? 0) || (r.n !== null && (r.first_seen !== r.lo || r.last_seen !== r.hi))) {
       diffs.push(
         `error_groups[${r.fingerprint}]: stored count ${show(r.count)} unhandled ${show(r.unhandled)} seen [${show(r.first_seen)}, ${show(r.last_seen)}], ` +

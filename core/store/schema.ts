@@ -291,14 +291,15 @@ export function rowParams<R>(spec: TableSpec<R>, row: R): unknown[] {
   return params;
 }
 
-/** A row read back from SQLite (`SELECT *` keyed by column name). */
+/** A row read back from the database (`SELECT *` keyed by column name; either engine). */
 export function rowFromDb<R>(spec: TableSpec<R>, record: Record<string, unknown>): R {
   const row: Record<string, unknown> = {};
   for (const [key, kind] of spec.columns) {
     const value = record[snake(key)];
     if (value === null || value === undefined) row[key] = null;
     else if (kind === 'bool') row[key] = value === 1 || value === 1n || value === true;
-    else if (kind === 'json') row[key] = JSON.parse(String(value)) as unknown;
+    // PostgreSQL hands a json / jsonb column back already parsed; SQLite keeps the text.
+    else if (kind === 'json') row[key] = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
     else row[key] = value;
   }
   return row as R;

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { get, run, type Dialect, type Query } from './queries/plan.js';
 import { StoreError } from './store-error.js';
 
 /**
@@ -16,33 +16,33 @@ function checkKey(key: string): void {
   }
 }
 
-export function getSetting(db: Database.Database, key: string): string | null {
+export function* getSetting(_dialect: Dialect, key: string): Query<string | null> {
   checkKey(key);
-  const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+  const row = yield* get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [key]);
   return row ? row.value : null;
 }
 
-export function setSetting(db: Database.Database, key: string, value: string, now: number): void {
+export function* setSetting(_dialect: Dialect, key: string, value: string, now: number): Query<void> {
   checkKey(key);
   if (typeof value !== 'string') throw new StoreError('invalid_argument', `setting ${key} must be text`);
-  db.prepare(
+  yield* run(
     'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-  ).run(key, value, now);
+    [key, value, now],
+  );
 }
 
 /**
- * The value of `key`, created with `create()` when the database has none yet. Read and written
- * under the write lock, so two processes opening a fresh database agree on one value.
+ * The value of `key`, created with `create()` when the database has none yet. The insert keeps
+ * a value another process wrote first (DO NOTHING) and the value is read back after it, so two
+ * processes opening a fresh database agree on one value without holding a transaction open
+ * across statements (which an engine-neutral query cannot).
  */
-export function ensureSetting(db: Database.Database, key: string, create: () => string, now: number): string {
+export function* ensureSetting(dialect: Dialect, key: string, create: () => string, now: number): Query<string> {
   checkKey(key);
-  return db
-    .transaction(() => {
-      const existing = getSetting(db, key);
-      if (existing !== null) return existing;
-      const value = create();
-      setSetting(db, key, value, now);
-      return value;
-    })
-    .immediate();
+  const existing = yield* getSetting(dialect, key);
+  if (existing !== null) return existing;
+  yield* run('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING', [key, create(), now]);
+  const stored = yield* getSetting(dialect, key);
+  if (stored === null) throw new StoreError('corrupt', `setting ${key} was written but cannot be read back`);
+  return stored;
 }

@@ -44,6 +44,7 @@ import {
 } from './queries/runs.js';
 import { ensureSetting, getSetting, setSetting } from './settings.js';
 import { StatementCache } from './queries/sql.js';
+import { Dialect, runSync } from './queries/plan.js';
 import { recoverInterrupted, resumePointForRun, type RecoveredRun, type RecoverOptions } from './recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from './replay.js';
 import { StoreError } from './store-error.js';
@@ -222,8 +223,8 @@ class SqliteConnectionStore implements SqliteStore {
     const writer = this.writable();
     const walls = this.database
       .transaction((): number[] | null => {
-        if (!rememberPayload(this.database, batch)) return null;
-        writeSessions(this.database, batch.sessions);
+        if (!runSync(this.cache, rememberPayload(Dialect.sqlite, batch))) return null;
+        runSync(this.cache, writeSessions(Dialect.sqlite, batch.sessions));
         return writer.append(events);
       })
       .immediate();
@@ -234,17 +235,17 @@ class SqliteConnectionStore implements SqliteStore {
 
   externalSession(sessionKey: string): ExternalSessionRow | null {
     this.open();
-    return externalSession(this.cache, sessionKey);
+    return runSync(this.cache, externalSession(Dialect.sqlite, sessionKey));
   }
 
   quietExternalSessions(before: number): ExternalSessionRow[] {
     this.open();
-    return quietExternalSessions(this.cache, before);
+    return runSync(this.cache, quietExternalSessions(Dialect.sqlite, before));
   }
 
   attemptTelemetry(runId: string): AttemptTelemetryLink[] {
     this.open();
-    return attemptTelemetry(this.cache, runId);
+    return runSync(this.cache, attemptTelemetry(Dialect.sqlite, runId));
   }
 
   subscribe(listener: CommittedListener): () => void {
@@ -256,118 +257,118 @@ class SqliteConnectionStore implements SqliteStore {
 
   listRuns(query?: ListRunsQuery): RunPage {
     this.open();
-    return listRuns(this.cache, query);
+    return runSync(this.cache, listRuns(Dialect.sqlite, query));
   }
 
   countRuns(query?: RunFilters): RunCounts {
     this.open();
-    return countRuns(this.cache, query);
+    return runSync(this.cache, countRuns(Dialect.sqlite, query));
   }
 
   getRun(runId: string): RunDetail | null {
     this.open();
-    return getRun(this.cache, runId);
+    return runSync(this.cache, getRun(Dialect.sqlite, runId));
   }
 
   getRunRow(runId: string): RunRow | null {
     this.open();
-    return getRunRow(this.cache, runId);
+    return runSync(this.cache, getRunRow(Dialect.sqlite, runId));
   }
 
   runLineage(runId: string): RunLineage | null {
     this.open();
-    return runLineage(this.cache, runId);
+    return runSync(this.cache, runLineage(Dialect.sqlite, runId));
   }
 
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[] {
     this.open();
-    return getEvents(this.cache, runId, afterSeq, limit);
+    return runSync(this.cache, getEvents(Dialect.sqlite, runId, afterSeq, limit));
   }
 
   eventsAfterCommit(afterCommit: number, limit?: number): CommittedEvent[] {
     this.open();
-    return eventsAfterCommit(this.cache, afterCommit, limit);
+    return runSync(this.cache, eventsAfterCommit(Dialect.sqlite, afterCommit, limit));
   }
 
   journalHead(): number {
     this.open();
-    return journalHead(this.cache);
+    return runSync(this.cache, journalHead(Dialect.sqlite));
   }
 
   enqueueCommand(command: { commandId: string; runId: string; kind: RunCommandKind; taskId?: string | null; reason?: string | null }): void {
     this.writable();
-    enqueueCommand(this.cache, command, this.now());
+    runSync(this.cache, enqueueCommand(Dialect.sqlite, command, this.now()));
   }
 
   pendingCommands(runIds: readonly string[]): RunCommand[] {
     this.open();
-    return pendingCommands(this.cache, runIds);
+    return runSync(this.cache, pendingCommands(Dialect.sqlite, runIds));
   }
 
   completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): boolean {
     this.writable();
-    return completeCommand(this.cache, commandId, outcome, this.now());
+    return runSync(this.cache, completeCommand(Dialect.sqlite, commandId, outcome, this.now()));
   }
 
   getCommand(commandId: string): RunCommand | null {
     this.open();
-    return getCommand(this.cache, commandId);
+    return runSync(this.cache, getCommand(Dialect.sqlite, commandId));
   }
 
   runHost(runId: string): (RunOwner & { alive: boolean }) | null {
     this.open();
-    const owner = runHost(this.cache, runId);
+    const owner = runSync(this.cache, runHost(Dialect.sqlite, runId));
     return owner ? { ...owner, alive: isOwnerAlive(owner) } : null;
   }
 
   errorCounts(query: ErrorCountsQuery): ErrorCount[] {
     this.open();
-    return errorCounts(this.cache, query);
+    return runSync(this.cache, errorCounts(Dialect.sqlite, query));
   }
 
   errorSeries(query: ErrorSeriesQuery): ErrorSeries {
     this.open();
-    return errorSeries(this.cache, query);
+    return runSync(this.cache, errorSeries(Dialect.sqlite, query));
   }
 
   errorGroups(query?: ErrorGroupsQuery): ErrorGroup[] {
     this.open();
-    return errorGroups(this.cache, query);
+    return runSync(this.cache, errorGroups(Dialect.sqlite, query));
   }
 
   groupTrends(query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> } {
     this.open();
-    return groupTrends(this.cache, query);
+    return runSync(this.cache, groupTrends(Dialect.sqlite, query));
   }
 
   groupBins(query: GroupBinsQuery): Map<string, number[]> {
     this.open();
-    return groupBins(this.cache, query);
+    return runSync(this.cache, groupBins(Dialect.sqlite, query));
   }
 
   listErrors(query?: ListErrorsQuery): ErrorPage {
     this.open();
-    return listErrors(this.cache, query);
+    return runSync(this.cache, listErrors(Dialect.sqlite, query));
   }
 
   getSetting(key: string): string | null {
     this.open();
-    return getSetting(this.database, key);
+    return runSync(this.cache, getSetting(Dialect.sqlite, key));
   }
 
   setSetting(key: string, value: string): void {
     this.writable();
-    setSetting(this.database, key, value, this.now());
+    runSync(this.cache, setSetting(Dialect.sqlite, key, value, this.now()));
   }
 
   secret(key: string, create: () => string): string {
     this.open();
     if (this.readonly) {
-      const value = getSetting(this.database, key);
+      const value = runSync(this.cache, getSetting(Dialect.sqlite, key));
       if (value === null) throw new StoreError('invalid_argument', `no ${key} in this database, and it is open read-only`);
       return value;
     }
-    return ensureSetting(this.database, key, create, this.now());
+    return runSync(this.cache, ensureSetting(Dialect.sqlite, key, create, this.now()));
   }
 
   recoverInterrupted(options?: RecoverOptions): RecoveredRun[] {
@@ -379,17 +380,17 @@ class SqliteConnectionStore implements SqliteStore {
 
   resumePointForRun(runId: string): ResumePoint {
     this.open();
-    return resumePointForRun(this.cache, runId);
+    return runSync(this.cache, resumePointForRun(Dialect.sqlite, runId));
   }
 
   replayRun(runId: string): ReplayReport {
     this.open();
-    return this.database.transaction(() => replayRun(this.cache, runId)).deferred();
+    return this.database.transaction(() => runSync(this.cache, replayRun(Dialect.sqlite, runId))).deferred();
   }
 
   verifyAggregates(): AggregateReport {
     this.open();
-    return this.database.transaction(() => verifyAggregates(this.cache)).deferred();
+    return this.database.transaction(() => runSync(this.cache, verifyAggregates(Dialect.sqlite))).deferred();
   }
 
   prune(options: PruneOptions): PruneReport {

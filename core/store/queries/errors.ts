@@ -3,7 +3,6 @@ import {
   GRAIN_MS,
   floorTo,
   planWindow,
-  HANDLED_SQL,
   ROLLUP_DIMENSIONS,
   ROLLUP_TABLE,
   type Grain,
@@ -19,8 +18,9 @@ import {
   encodeCursor,
   optionalText,
   optionalTime,
-  type StatementCache,
 } from './sql.js';
+import { all, get, type Dialect, type Query } from './plan.js';
+import { handledCondition, handledValue, isSet } from './dialect-sql.js';
 
 /** Filters every error query accepts; each is an exact match. */
 export interface ErrorFilters {
@@ -106,12 +106,18 @@ export const resolveFlows = flowFiles;
  * Adds the exact-match filters. `table` says where they apply: a rollup table (which has a
  * `handled` column) or the errors table (aliased by `prefix`), where handled is computed.
  */
-export function addFilters(cache: StatementCache, c: Conditions, filters: ErrorFilters, prefix = '', table: 'rollup' | 'errors' = 'errors'): Conditions {
+export function* addFilters(
+  dialect: Dialect,
+  c: Conditions,
+  filters: ErrorFilters,
+  prefix = '',
+  table: 'rollup' | 'errors' = 'errors',
+): Query<Conditions> {
   for (const dim of ROLLUP_DIMENSIONS) {
     const value = optionalText(dim, filters[dim]);
     if (value === undefined) continue;
     if (dim === 'flow') {
-      const flows = resolveFlows(cache, value);
+      const flows = yield* resolveFlows(dialect, value);
       c.add(`${prefix}flow IN (${flows.map(() => '?').join(', ')})`, ...flows);
     } else {
       c.add(`${prefix}${dim} = ?`, value);
@@ -119,15 +125,13 @@ export function addFilters(cache: StatementCache, c: Conditions, filters: ErrorF
   }
   if (filters.handled !== undefined && filters.handled !== null) {
     if (typeof filters.handled !== 'boolean') throw new StoreError('invalid_argument', 'handled must be true or false');
-    c.add(table === 'rollup' ? `${prefix}handled = ?` : `(${prefix}caught OR ${prefix}retrying) = ?`, filters.handled ? 1 : 0);
+    c.add(table === 'rollup' ? `${prefix}handled = ?` : `${handledValue(dialect, prefix)} = ?`, filters.handled ? 1 : 0);
   }
   return c;
 }
 
-function flowLabel(cache: StatementCache, flow: string): string | null {
-  const row = cache.get('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1').get(flow) as
-    | { flow_name: string }
-    | undefined;
+function* flowLabel(_dialect: Dialect, flow: string): Query<string | null> {
+  const row = yield* get<{ flow_name: string }>('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1', [flow]);
   return row ? row.flow_name : null;
 }
 
@@ -136,15 +140,15 @@ function flowLabel(cache: StatementCache, flow: string): string | null {
  * rollups (whole days, hours, minutes) plus the two partial edge minutes from the ts index;
  * run / task group the errors table over its ts index.
  */
-export function errorCounts(cache: StatementCache, query: ErrorCountsQuery): ErrorCount[] {
+export function* errorCounts(dialect: Dialect, query: ErrorCountsQuery): Query<ErrorCount[]> {
   const since = optionalTime('since', query.since);
   const until = optionalTime('until', query.until);
   const limit = clampLimit(query.limit, 100, 10_000);
-  if (isRollupDimension(query.by) || query.by === 'handled') return rollupCounts(cache, query.by, query, since, until, limit);
+  if (isRollupDimension(query.by) || query.by === 'handled') return yield* rollupCounts(dialect, query.by, query, since, until, limit);
   if (query.by !== 'run' && query.by !== 'task') {
     throw new StoreError('invalid_argument', `unknown dimension "${String(query.by)}"; use category, origin, code, flow, handled, run or task`);
   }
-  const c = addFilters(cache, new Conditions(), query, 'e.');
+  const c = yield* addFilters(dialect, new Conditions(), query, 'e.');
   if (since !== undefined) c.add('e.ts >= ?', since);
   if (until !== undefined) c.add('e.ts < ?', until);
   if (query.by === 'task') c.add('e.task_id IS NOT NULL');
@@ -152,7 +156,7 @@ export function errorCounts(cache: StatementCache, query: ErrorCountsQuery): Err
   const sql = `SELECT e.run_id AS run_id, ${query.by === 'task' ? 'e.task_id' : 'NULL'} AS task_id, COUNT(*) AS n,
       (SELECT flow_name FROM runs WHERE runs.id = e.run_id) AS label
     FROM errors AS e${c.where()} GROUP BY ${group} ORDER BY n DESC, e.run_id, task_id LIMIT ?`;
-  const rows = cache.get(sql).all(...c.params, limit) as { run_id: string; task_id: string | null; n: number; label: string | null }[];
+  const rows = yield* all<{ run_id: string; task_id: string | null; n: number; label: string | null }>(sql, [...c.params, limit]);
   return rows.map((r) =>
     query.by === 'run'
       ? { key: r.run_id, count: r.n, label: r.label, runId: r.run_id }
@@ -160,21 +164,21 @@ export function errorCounts(cache: StatementCache, query: ErrorCountsQuery): Err
   );
 }
 
-function rollupCounts(
-  cache: StatementCache,
+function* rollupCounts(
+  dialect: Dialect,
   dim: RollupDimension | 'handled',
   filters: ErrorFilters,
   since: number | undefined,
   until: number | undefined,
   limit: number,
-): ErrorCount[] {
+): Query<ErrorCount[]> {
   const plan = planWindow(since, until);
-  const rollupFilter = addFilters(cache, new Conditions(), filters, '', 'rollup');
-  const errorsFilter = addFilters(cache, new Conditions(), filters, '', 'errors');
+  const rollupFilter = yield* addFilters(dialect, new Conditions(), filters, '', 'rollup');
+  const errorsFilter = yield* addFilters(dialect, new Conditions(), filters, '', 'errors');
   const parts: string[] = [];
   const params: unknown[] = [];
-  const key = dim === 'handled' ? `CASE WHEN handled THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
-  const rawKey = dim === 'handled' ? `CASE WHEN ${HANDLED_SQL} THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
+  const key = dim === 'handled' ? `CASE WHEN ${isSet(dialect, 'handled')} THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
+  const rawKey = dim === 'handled' ? `CASE WHEN ${handledCondition(dialect)} THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
   for (const range of plan.ranges) {
     parts.push(`SELECT ${key} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[range.grain]} WHERE bucket >= ? AND bucket < ?${rollupFilter.and()} GROUP BY k`);
     params.push(range.from, range.to, ...rollupFilter.params);
@@ -183,13 +187,16 @@ function rollupCounts(
     parts.push(`SELECT ${rawKey} AS k, COUNT(*) AS n FROM errors WHERE ts >= ? AND ts < ?${errorsFilter.and()} GROUP BY k`);
     params.push(edge.from, edge.to, ...errorsFilter.params);
   }
-  const sql = `SELECT k, SUM(n) AS n FROM (${parts.join(' UNION ALL ')}) GROUP BY k HAVING SUM(n) > 0 ORDER BY n DESC, k LIMIT ?`;
-  const rows = cache.get(sql).all(...params, limit) as { k: string; n: number }[];
-  return rows.map((r) => ({ key: r.k, count: r.n, label: dim === 'flow' ? flowLabel(cache, r.k) : null }));
+  // The subquery is named: PostgreSQL (before 16) requires it.
+  const sql = `SELECT k, SUM(n) AS n FROM (${parts.join(' UNION ALL ')}) AS parts GROUP BY k HAVING SUM(n) > 0 ORDER BY n DESC, k LIMIT ?`;
+  const rows = yield* all<{ k: string; n: number }>(sql, [...params, limit]);
+  const counts: ErrorCount[] = [];
+  for (const r of rows) counts.push({ key: r.k, count: r.n, label: dim === 'flow' ? yield* flowLabel(dialect, r.k) : null });
+  return counts;
 }
 
 /** Counts per bucket of one grain, stacked by a dimension, from that grain's rollup table. */
-export function errorSeries(cache: StatementCache, query: ErrorSeriesQuery): ErrorSeries {
+export function* errorSeries(dialect: Dialect, query: ErrorSeriesQuery): Query<ErrorSeries> {
   const since = optionalTime('since', query.since);
   const until = optionalTime('until', query.until);
   if (since === undefined || until === undefined) throw new StoreError('invalid_argument', 'errorSeries needs since and until');
@@ -207,9 +214,9 @@ export function errorSeries(cache: StatementCache, query: ErrorSeriesQuery): Err
   }
   const buckets = Array.from({ length: count }, (_, i) => first + i * size);
   const c = new Conditions().add('bucket >= ?', first).add('bucket < ?', until);
-  addFilters(cache, c, query, '', 'rollup');
+  yield* addFilters(dialect, c, query, '', 'rollup');
   const sql = `SELECT bucket, ${query.stackBy} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[query.bucket]}${c.where()} GROUP BY bucket, k`;
-  const rows = cache.get(sql).all(...c.params) as { bucket: number; k: string; n: number }[];
+  const rows = yield* all<{ bucket: number; k: string; n: number }>(sql, c.params);
   const byKey = new Map<string, { key: string; total: number; counts: number[] }>();
   for (const r of rows) {
     let s = byKey.get(r.k);
@@ -226,9 +233,9 @@ export function errorSeries(cache: StatementCache, query: ErrorSeriesQuery): Err
 }
 
 /** Occurrences, newest first, with every correlation id. */
-export function listErrors(cache: StatementCache, query: ListErrorsQuery = {}): ErrorPage {
+export function* listErrors(dialect: Dialect, query: ListErrorsQuery = {}): Query<ErrorPage> {
   const limit = clampLimit(query.limit);
-  const c = addFilters(cache, new Conditions(), query, 'e.');
+  const c = yield* addFilters(dialect, new Conditions(), query, 'e.');
   const fingerprint = optionalText('fingerprint', query.fingerprint);
   const runId = optionalText('runId', query.runId);
   const taskId = optionalText('taskId', query.taskId);
@@ -246,7 +253,7 @@ export function listErrors(cache: StatementCache, query: ListErrorsQuery = {}): 
   }
   const sql = `SELECT e.*, (SELECT flow_name FROM runs WHERE runs.id = e.run_id) AS flow_name
     FROM errors AS e${c.where()} ORDER BY e.ts DESC, e.run_id DESC, e.seq DESC LIMIT ?`;
-  const records = cache.get(sql).all(...c.params, limit + 1) as Record<string, unknown>[];
+  const records = yield* all<Record<string, unknown>>(sql, [...c.params, limit + 1]);
   const more = records.length > limit;
   const page = more ? records.slice(0, limit) : records;
   const errors = page.map((r): ErrorOccurrence => {

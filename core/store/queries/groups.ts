@@ -1,6 +1,8 @@
-import { floorTo, GRAIN_MS, GROUP_TREND_TABLE, HANDLED_SQL, planCoarseWindow, type GroupTrendGrain } from '../rollups.js';
+import { floorTo, GRAIN_MS, GROUP_TREND_TABLE, planCoarseWindow, type GroupTrendGrain } from '../rollups.js';
 import { StoreError } from '../store-error.js';
-import { clampLimit, Conditions, optionalText, optionalTime, type StatementCache } from './sql.js';
+import { clampLimit, Conditions, optionalText, optionalTime } from './sql.js';
+import { all, type Dialect, type Query } from './plan.js';
+import { handledValue, isSet, unhandledValue } from './dialect-sql.js';
 import { resolveFlows, type ErrorFilters } from './errors.js';
 
 export interface ErrorGroupsQuery extends ErrorFilters {
@@ -69,7 +71,7 @@ function handledFilter(value: unknown): boolean | undefined {
  * days and hours) plus the errors of the two partial hours at the window's edges, joined to
  * `error_groups` for the template and the all-time first / last seen.
  */
-export function errorGroups(cache: StatementCache, query: ErrorGroupsQuery = {}): ErrorGroup[] {
+export function* errorGroups(dialect: Dialect, query: ErrorGroupsQuery = {}): Query<ErrorGroup[]> {
   const limit = clampLimit(query.limit);
   const sort = query.sort ?? 'count';
   if (sort !== 'count' && sort !== 'last_seen') throw new StoreError('invalid_argument', `unknown sort "${String(sort)}"; use count or last_seen`);
@@ -91,27 +93,27 @@ export function errorGroups(cache: StatementCache, query: ErrorGroupsQuery = {})
     const sql = `SELECT g.fingerprint, g.category, g.code, g.origin, g.template, g.last_message, ${count} AS count,
         ${unhandled} AS unhandled, g.first_seen, g.last_seen
       FROM error_groups AS g WHERE ${count} > 0${groupFilter.and()} ORDER BY ${order} LIMIT ?`;
-    return (cache.get(sql).all(...groupFilter.params, limit) as GroupRecord[]).map(toGroup);
+    return (yield* all<GroupRecord>(sql, [...groupFilter.params, limit])).map(toGroup);
   }
 
   const trendFilter = new Conditions();
   const rawFilter = new Conditions();
   if (flow !== undefined) {
-    const flows = resolveFlows(cache, flow);
+    const flows = yield* resolveFlows(dialect, flow);
     const list = flows.map(() => '?').join(', ');
     trendFilter.add(`flow IN (${list})`, ...flows);
     rawFilter.add(`flow IN (${list})`, ...flows);
   }
   if (handled !== undefined) {
     trendFilter.add('handled = ?', handled ? 1 : 0);
-    rawFilter.add(`${HANDLED_SQL} = ?`, handled ? 1 : 0);
+    rawFilter.add(`${handledValue(dialect)} = ?`, handled ? 1 : 0);
   }
   const plan = planCoarseWindow(since, until);
   const parts: string[] = [];
   const params: unknown[] = [];
   const trendPart = (table: string, range: { from: number; to: number }): void => {
     parts.push(
-      `SELECT fingerprint, SUM(count) AS n, SUM(CASE WHEN handled THEN 0 ELSE count END) AS u FROM ${table}
+      `SELECT fingerprint, SUM(count) AS n, SUM(CASE WHEN ${isSet(dialect, 'handled')} THEN 0 ELSE count END) AS u FROM ${table}
        WHERE bucket >= ? AND bucket < ?${trendFilter.and()} GROUP BY fingerprint`,
     );
     params.push(range.from, range.to, ...trendFilter.params);
@@ -119,23 +121,23 @@ export function errorGroups(cache: StatementCache, query: ErrorGroupsQuery = {})
   for (const range of plan.hours) trendPart(GROUP_TREND_TABLE.hour, range);
   trendPart(GROUP_TREND_TABLE.day, plan.days);
   for (const edge of plan.edges) {
-    parts.push(`SELECT fingerprint, COUNT(*) AS n, SUM(NOT ${HANDLED_SQL}) AS u FROM errors WHERE ts >= ? AND ts < ?${rawFilter.and()} GROUP BY fingerprint`);
+    parts.push(`SELECT fingerprint, COUNT(*) AS n, SUM(${unhandledValue(dialect)}) AS u FROM errors WHERE ts >= ? AND ts < ?${rawFilter.and()} GROUP BY fingerprint`);
     params.push(edge.from, edge.to, ...rawFilter.params);
   }
   const sql = `SELECT g.fingerprint AS fingerprint, g.category AS category, g.code AS code, g.origin AS origin,
       g.template AS template, g.last_message AS last_message, w.n AS count, w.u AS unhandled,
       g.first_seen AS first_seen, g.last_seen AS last_seen
-    FROM (SELECT fingerprint, SUM(n) AS n, SUM(u) AS u FROM (${parts.join(' UNION ALL ')}) GROUP BY fingerprint HAVING SUM(n) > 0) AS w
+    FROM (SELECT fingerprint, SUM(n) AS n, SUM(u) AS u FROM (${parts.join(' UNION ALL ')}) AS parts GROUP BY fingerprint HAVING SUM(n) > 0) AS w
     JOIN error_groups AS g ON g.fingerprint = w.fingerprint${groupFilter.where()}
     ORDER BY ${order} LIMIT ?`;
-  return (cache.get(sql).all(...params, ...groupFilter.params, limit) as GroupRecord[]).map(toGroup);
+  return (yield* all<GroupRecord>(sql, [...params, ...groupFilter.params, limit])).map(toGroup);
 }
 
 /**
  * Counts per bucket of one grain for several groups, from the trend tables: every sparkline of
  * the groups table in one read. Buckets are whole buckets from floor(since) up to until.
  */
-export function groupTrends(cache: StatementCache, query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> } {
+export function* groupTrends(dialect: Dialect, query: GroupTrendsQuery): Query<{ buckets: number[]; trends: Map<string, number[]> }> {
   const since = optionalTime('since', query.since);
   const until = optionalTime('until', query.until);
   if (since === undefined || until === undefined) throw new StoreError('invalid_argument', 'groupTrends needs since and until');
@@ -155,13 +157,13 @@ export function groupTrends(cache: StatementCache, query: GroupTrendsQuery): { b
     .add('bucket < ?', until);
   const flow = optionalText('flow', query.flow);
   if (flow !== undefined) {
-    const flows = resolveFlows(cache, flow);
+    const flows = yield* resolveFlows(dialect, flow);
     c.add(`flow IN (${flows.map(() => '?').join(', ')})`, ...flows);
   }
   const handled = handledFilter(query.handled);
   if (handled !== undefined) c.add('handled = ?', handled ? 1 : 0);
   const sql = `SELECT fingerprint, bucket, SUM(count) AS n FROM ${GROUP_TREND_TABLE[query.grain]}${c.where()} GROUP BY fingerprint, bucket`;
-  for (const r of cache.get(sql).all(...c.params) as { fingerprint: string; bucket: number; n: number }[]) {
+  for (const r of yield* all<{ fingerprint: string; bucket: number; n: number }>(sql, c.params)) {
     const series = trends.get(r.fingerprint);
     const index = Math.round((r.bucket - first) / size);
     if (series && index >= 0 && index < count) series[index] = (series[index] ?? 0) + r.n;
@@ -182,7 +184,7 @@ export interface GroupBinsQuery {
  * themselves (their `(fingerprint, ts)` index) in one query: sparklines of a window shorter than
  * the rollups' hour, where hour buckets would put everything in one bin.
  */
-export function groupBins(cache: StatementCache, query: GroupBinsQuery): Map<string, number[]> {
+export function* groupBins(dialect: Dialect, query: GroupBinsQuery): Query<Map<string, number[]>> {
   const since = optionalTime('since', query.since) as number;
   const until = optionalTime('until', query.until) as number;
   if (!Number.isInteger(query.bins) || query.bins < 1 || query.bins > 1_000) throw new StoreError('invalid_argument', 'bins must be an integer from 1 to 1000');
@@ -196,11 +198,11 @@ export function groupBins(cache: StatementCache, query: GroupBinsQuery): Map<str
     .add('ts < ?', until);
   const flow = optionalText('flow', query.flow);
   if (flow !== undefined) {
-    const flows = resolveFlows(cache, flow);
+    const flows = yield* resolveFlows(dialect, flow);
     c.add(`flow IN (${flows.map(() => '?').join(', ')})`, ...flows);
   }
   const sql = `SELECT fingerprint, (ts - ?) * ? / ? AS bin, COUNT(*) AS n FROM errors${c.where()} GROUP BY 1, 2`;
-  for (const r of cache.get(sql).all(since, query.bins, until - since, ...c.params) as { fingerprint: string; bin: number; n: number }[]) {
+  for (const r of yield* all<{ fingerprint: string; bin: number; n: number }>(sql, [since, query.bins, until - since, ...c.params])) {
     const series = out.get(r.fingerprint);
     const at = Math.min(query.bins - 1, Math.max(0, Math.floor(r.bin)));
     if (series) series[at] = (series[at] ?? 0) + r.n;

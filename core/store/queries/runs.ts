@@ -22,8 +22,9 @@ import {
   likeContains,
   optionalText,
   optionalTime,
-  type StatementCache,
 } from './sql.js';
+import { all, Dialect, get, type Query } from './plan.js';
+import { hinted, likeOperator } from './dialect-sql.js';
 
 export const RUN_SORT_KEYS = ['started', 'ended', 'duration', 'errors', 'attempts', 'step', 'status', 'flow'] as const;
 export type RunSortKey = (typeof RUN_SORT_KEYS)[number];
@@ -89,9 +90,9 @@ function statusList(status: RunFilters['status']): readonly string[] | undefined
  * The flow files a `flow` filter means: the value itself when some run has that file, otherwise
  * the files of the runs whose flow is named so, otherwise the value (matching nothing).
  */
-export function flowFiles(cache: StatementCache, flow: string): string[] {
-  if (cache.get('SELECT 1 FROM runs WHERE flow = ? LIMIT 1').get(flow)) return [flow];
-  const named = cache.get('SELECT DISTINCT flow FROM runs WHERE flow_name = ?').all(flow) as { flow: string }[];
+export function* flowFiles(_dialect: Dialect, flow: string): Query<string[]> {
+  if (yield* get('SELECT 1 FROM runs WHERE flow = ? LIMIT 1', [flow])) return [flow];
+  const named = yield* all<{ flow: string }>('SELECT DISTINCT flow FROM runs WHERE flow_name = ?', [flow]);
   return named.length > 0 ? named.map((r) => r.flow) : [flow];
 }
 
@@ -102,13 +103,15 @@ const DENSE_SHARE = 0.05;
  * Whether a status or flow filter matches so many runs (from `run_counts`) that a page is found
  * sooner walking the sort's index and skipping the few rows that do not match than reading every
  * match through the filter's own index and sorting them all. A dense filter is written `+column`
- * so SQLite does not pick the filter's index.
+ * so SQLite does not pick the filter's index. PostgreSQL has no such hint (its planner weighs the
+ * filter by its statistics), so there the question is not asked.
  */
-function dense(cache: StatementCache, column: 'status' | 'flow', values: readonly string[]): boolean {
-  if (values.length === 0) return false;
-  const row = cache
-    .get(`SELECT SUM(CASE WHEN ${column} IN (SELECT value FROM json_each(?)) THEN count ELSE 0 END) AS hits, SUM(count) AS total FROM run_counts`)
-    .get(JSON.stringify(values)) as { hits: number | null; total: number | null };
+function* dense(dialect: Dialect, column: 'status' | 'flow', values: readonly string[]): Query<boolean> {
+  if (values.length === 0 || dialect === Dialect.postgres) return false;
+  const row = (yield* get<{ hits: number | null; total: number | null }>(
+    `SELECT SUM(CASE WHEN ${column} IN (SELECT value FROM json_each(?)) THEN count ELSE 0 END) AS hits, SUM(count) AS total FROM run_counts`,
+    [JSON.stringify(values)],
+  )) ?? { hits: null, total: null };
   return (row.total ?? 0) > 0 && (row.hits ?? 0) >= DENSE_SHARE * (row.total ?? 0);
 }
 
@@ -117,42 +120,48 @@ const COMMON_TEXT_HITS = 2_000;
 
 /**
  * Whether a text matches so many runs that reading its hits from the trigram index (all of them,
- * before sorting) costs more than scanning rows in sort order until a page is full.
+ * before sorting) costs more than scanning rows in sort order until a page is full. SQLite only:
+ * PostgreSQL has no FTS5 tables and always takes the ILIKE path (its pg_trgm indexes serve it).
  */
-function commonText(cache: StatementCache, phrase: string): boolean {
-  const row = cache
-    .get(
-      'SELECT (SELECT COUNT(*) FROM (SELECT rowid FROM run_text WHERE run_text MATCH ? LIMIT ?))' +
-        ' + (SELECT COUNT(*) FROM (SELECT rowid FROM task_text WHERE task_text MATCH ? LIMIT ?)) AS n',
-    )
-    .get(phrase, COMMON_TEXT_HITS, phrase, COMMON_TEXT_HITS) as { n: number };
-  return row.n >= COMMON_TEXT_HITS;
+function* commonText(_dialect: Dialect, phrase: string): Query<boolean> {
+  const row = yield* get<{ n: number }>(
+    'SELECT (SELECT COUNT(*) FROM (SELECT rowid FROM run_text WHERE run_text MATCH ? LIMIT ?))' +
+      ' + (SELECT COUNT(*) FROM (SELECT rowid FROM task_text WHERE task_text MATCH ? LIMIT ?)) AS n',
+    [phrase, COMMON_TEXT_HITS, phrase, COMMON_TEXT_HITS],
+  );
+  return (row?.n ?? 0) >= COMMON_TEXT_HITS;
 }
 
 /**
  * The filters of a run list as conditions; null when they can match nothing (an empty status
  * list). `omit` leaves one filter out (the counts of that filter's own choices).
  */
-export function runFilters(cache: StatementCache, query: RunFilters, omit?: 'status' | 'flow', purpose: 'page' | 'count' = 'page'): Conditions | null {
+export function* runFilters(
+  dialect: Dialect,
+  query: RunFilters,
+  omit?: 'status' | 'flow',
+  purpose: 'page' | 'count' = 'page',
+): Query<Conditions | null> {
   const c = new Conditions();
   const statuses = statusList(query.status);
   if (statuses !== undefined && omit !== 'status') {
     if (statuses.length === 0) return null;
-    c.add(`${dense(cache, 'status', statuses) ? '+' : ''}status IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
+    c.add(`${hinted(dialect, 'status', yield* dense(dialect, 'status', statuses))} IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
   }
   const flow = optionalText('flow', query.flow);
   if (flow !== undefined && flow !== '' && omit !== 'flow') {
-    const files = flowFiles(cache, flow);
-    c.add(`${dense(cache, 'flow', files) ? '+' : ''}flow IN (${files.map(() => '?').join(', ')})`, ...files);
+    const files = yield* flowFiles(dialect, flow);
+    c.add(`${hinted(dialect, 'flow', yield* dense(dialect, 'flow', files))} IN (${files.map(() => '?').join(', ')})`, ...files);
   }
   const code = optionalText('code', query.code);
   if (code !== undefined && code !== '') c.add('last_error_code = ?', code);
   const category = optionalText('category', query.category);
   if (category !== undefined && category !== '') c.add('last_error_category = ?', category);
   const text = optionalText('text', query.text)?.trim();
-  const phrase = text !== undefined && [...text].length >= TEXT_INDEX_MIN_CHARS ? `"${text.replace(/"/g, '""')}"` : null;
+  const indexed = dialect === Dialect.sqlite && text !== undefined && [...text].length >= TEXT_INDEX_MIN_CHARS;
+  const phrase = indexed ? `"${text.replace(/"/g, '""')}"` : null;
   // A count reads every hit anyway: from the index, whatever their number.
-  if (phrase !== null && (purpose === 'count' || !commonText(cache, phrase))) {
+  if (phrase !== null && (purpose === 'count' || !(yield* commonText(dialect, phrase)))) {
     // The trigram indexes: the phrase is a case-insensitive substring of one of the four columns
     // or of one of the run's task prompts (names).
     c.add(
@@ -162,9 +171,10 @@ export function runFilters(cache: StatementCache, query: RunFilters, omit?: 'sta
     );
   } else if (text !== undefined && text !== '') {
     const pattern = likeContains(text);
+    const like = likeOperator(dialect);
     c.add(
-      "(id LIKE ? ESCAPE '\\' OR flow_name LIKE ? ESCAPE '\\' OR flow LIKE ? ESCAPE '\\' OR last_error_message LIKE ? ESCAPE '\\'" +
-        " OR id IN (SELECT t.run_id FROM tasks AS t WHERE t.name LIKE ? ESCAPE '\\'))",
+      `(id ${like} ? ESCAPE '\\' OR flow_name ${like} ? ESCAPE '\\' OR flow ${like} ? ESCAPE '\\' OR last_error_message ${like} ? ESCAPE '\\'` +
+        ` OR id IN (SELECT t.run_id FROM tasks AS t WHERE t.name ${like} ? ESCAPE '\\'))`,
       pattern, pattern, pattern, pattern, pattern,
     );
   }
@@ -212,12 +222,12 @@ export function runOrderSql(sort: RunSort | undefined): string {
   return `${expr} ${dir}, -started_at ${dir}, id ${dir}`;
 }
 
-export function listRuns(cache: StatementCache, query: ListRunsQuery = {}): RunPage {
+export function* listRuns(dialect: Dialect, query: ListRunsQuery = {}): Query<RunPage> {
   const limit = clampLimit(query.limit);
   const { key, desc } = parseSort(query.sort);
   const { expr, ties } = SORTS[key];
   const tag = `${desc ? '-' : ''}${key}`;
-  const c = runFilters(cache, query);
+  const c = yield* runFilters(dialect, query);
   if (c === null) return { runs: [], nextCursor: null };
   const tuple = ties === 'id' ? `(${expr}, id)` : ties === 'along' ? `(${expr}, started_at, id)` : `(${expr}, -started_at, id)`;
   const width = ties === 'id' ? 2 : 3;
@@ -228,7 +238,7 @@ export function listRuns(cache: StatementCache, query: ListRunsQuery = {}): RunP
     c.add(`${tuple} ${desc ? '<' : '>'} (${position.map(() => '?').join(', ')})`, ...position);
   }
   const sql = `SELECT *, ${expr} AS sort_value FROM runs${c.where()} ORDER BY ${runOrderSql(query.sort)} LIMIT ?`;
-  const records = cache.get(sql).all(...c.params, limit + 1) as Record<string, unknown>[];
+  const records = yield* all<Record<string, unknown>>(sql, [...c.params, limit + 1]);
   const more = records.length > limit;
   const page = more ? records.slice(0, limit) : records;
   const last = page[page.length - 1];
@@ -242,52 +252,55 @@ export function listRuns(cache: StatementCache, query: ListRunsQuery = {}): RunP
 }
 
 /** How many runs match, per status and per flow (each under the other filters). */
-export function countRuns(cache: StatementCache, query: RunFilters = {}): RunCounts {
+export function* countRuns(dialect: Dialect, query: RunFilters = {}): Query<RunCounts> {
   const statuses = statusList(query.status);
   const flow = optionalText('flow', query.flow);
-  const files = flow !== undefined && flow !== '' ? new Set(flowFiles(cache, flow)) : null;
+  const files = flow !== undefined && flow !== '' ? new Set(yield* flowFiles(dialect, flow)) : null;
   const byStatus: Partial<Record<RunStatus, number>> = {};
   const flows = new Map<string, number>();
   let total = 0;
   // One pass over (flow, status) under the other filters gives both breakdowns; with no other
   // filter the per-(flow, status) counts kept by triggers (migration 7) are that pass.
-  const base = runFilters(cache, { ...query, status: undefined, flow: undefined }, undefined, 'count') as Conditions;
+  const base = (yield* runFilters(dialect, { ...query, status: undefined, flow: undefined }, undefined, 'count')) as Conditions;
   const sql = base.where() === ''
     ? 'SELECT flow, status, count AS n FROM run_counts WHERE count > 0'
     : `SELECT flow, status, COUNT(*) AS n FROM runs${base.where()} GROUP BY flow, status`;
-  for (const r of cache.get(sql).all(...base.params) as { flow: string; status: RunStatus; n: number }[]) {
+  for (const r of yield* all<{ flow: string; status: RunStatus; n: number }>(sql, base.params)) {
     const flowMatches = files === null || files.has(r.flow);
     const statusMatches = statuses === undefined || statuses.includes(r.status);
     if (flowMatches) byStatus[r.status] = (byStatus[r.status] ?? 0) + r.n;
     if (statusMatches) flows.set(r.flow, (flows.get(r.flow) ?? 0) + r.n);
     if (flowMatches && statusMatches) total += r.n;
   }
-  const label = cache.get('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1');
-  const byFlow = [...flows]
-    .map(([file, count]) => ({ flow: file, flowName: (label.get(file) as { flow_name: string } | undefined)?.flow_name ?? file, count }))
+  const labelled: RunCounts['byFlow'] = [];
+  for (const [file, count] of flows) {
+    const label = yield* get<{ flow_name: string }>('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1', [file]);
+    labelled.push({ flow: file, flowName: label?.flow_name ?? file, count });
+  }
+  const byFlow = labelled
     .sort((a, b) => b.count - a.count || (a.flowName < b.flowName ? -1 : 1));
   return { total, byStatus, byFlow };
 }
 
-export function getRunRow(cache: StatementCache, runId: string): RunRow | null {
-  const record = cache.get('SELECT * FROM runs WHERE id = ?').get(runId) as Record<string, unknown> | undefined;
+export function* getRunRow(_dialect: Dialect, runId: string): Query<RunRow | null> {
+  const record = yield* get<Record<string, unknown>>('SELECT * FROM runs WHERE id = ?', [runId]);
   return record ? rowFromDb<RunRow>(RUNS, record) : null;
 }
 
-export function getRun(cache: StatementCache, runId: string): RunDetail | null {
-  const run = getRunRow(cache, runId);
+export function* getRun(dialect: Dialect, runId: string): Query<RunDetail | null> {
+  const run = yield* getRunRow(dialect, runId);
   if (!run) return null;
-  const all = (sql: string): Record<string, unknown>[] => cache.get(sql).all(runId) as Record<string, unknown>[];
+  const rows = (sql: string): Query<Record<string, unknown>[]> => all<Record<string, unknown>>(sql, [runId]);
+  const steps = yield* rows('SELECT * FROM steps WHERE run_id = ? ORDER BY step');
+  const tasks = yield* rows('SELECT * FROM tasks WHERE run_id = ? ORDER BY step, ordinal');
+  const attempts = yield* rows('SELECT * FROM attempts WHERE run_id = ? ORDER BY step, ordinal, attempt');
+  const checkpoints = yield* rows('SELECT * FROM checkpoints WHERE run_id = ? ORDER BY step');
   return {
     run,
-    steps: all('SELECT * FROM steps WHERE run_id = ? ORDER BY step').map((r) => rowFromDb<StepRow>(STEPS, r)),
-    tasks: all('SELECT * FROM tasks WHERE run_id = ? ORDER BY step, ordinal').map((r) => rowFromDb<TaskRow>(TASKS, r)),
-    attempts: all('SELECT * FROM attempts WHERE run_id = ? ORDER BY step, ordinal, attempt').map((r) =>
-      rowFromDb<AttemptRow>(ATTEMPTS, r),
-    ),
-    checkpoints: all('SELECT * FROM checkpoints WHERE run_id = ? ORDER BY step').map((r) =>
-      rowFromDb<CheckpointRow>(CHECKPOINTS, r),
-    ),
+    steps: steps.map((r) => rowFromDb<StepRow>(STEPS, r)),
+    tasks: tasks.map((r) => rowFromDb<TaskRow>(TASKS, r)),
+    attempts: attempts.map((r) => rowFromDb<AttemptRow>(ATTEMPTS, r)),
+    checkpoints: checkpoints.map((r) => rowFromDb<CheckpointRow>(CHECKPOINTS, r)),
   };
 }
 

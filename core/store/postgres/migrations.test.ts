@@ -1,0 +1,144 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
+import { SCHEMA_VERSION } from '../migrations.js';
+import { createPostgresPool, postgresConfig } from './connection.js';
+import { migratePostgres, POSTGRES_SCHEMA_VERSION, postgresSchemaVersion } from './migrations.js';
+import { TEXT_INDEXED_COLUMNS } from './schema-sql.js';
+
+const { binaries, reason } = findPostgres();
+if (!binaries) console.warn(`PostgreSQL suites skipped: ${reason}`);
+
+describe('PostgreSQL schema versions', () => {
+  it('numbers versions as SQLite does: a SQLite migration without its PostgreSQL twin fails here', () => {
+    expect(POSTGRES_SCHEMA_VERSION).toBe(SCHEMA_VERSION);
+  });
+});
+
+describe.skipIf(!binaries)('migratePostgres', () => {
+  let cluster: PostgresCluster;
+  let admin: pg.Client;
+  const pools: pg.Pool[] = [];
+  let databases = 0;
+
+  beforeAll(async () => {
+    cluster = await startPostgresCluster(binaries!);
+    admin = new pg.Client({ connectionString: cluster.url() });
+    await admin.connect();
+  });
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((pool) => pool.end()));
+  });
+  afterAll(async () => {
+    await admin?.end();
+    cluster?.stop();
+  });
+
+  async function freshPool(url?: (database: string) => string): Promise<pg.Pool> {
+    const database = `migrations_${++databases}`;
+    await admin.query(`CREATE DATABASE ${database}`);
+    const pool = createPostgresPool(postgresConfig((url ?? cluster.url)(database), {}));
+    pools.push(pool);
+    return pool;
+  }
+
+  async function tables(pool: pg.Pool): Promise<string[]> {
+    const { rows } = await pool.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
+    );
+    return rows.map((row) => row.name);
+  }
+
+  it('creates the baseline at version 9 with SQLite\'s tables, then finds nothing to do', async () => {
+    const pool = await freshPool();
+    const first = await migratePostgres(pool, () => 1_000);
+    expect(first).toEqual({ applied: [9], textIndexes: true, notes: [] });
+    const schema = await tables(pool);
+    const second = await migratePostgres(pool, () => 2_000);
+    expect(second).toEqual({ applied: [], textIndexes: true, notes: [] });
+    expect(await tables(pool)).toEqual(schema);
+    expect(schema).toEqual([
+      'attempts', 'checkpoints', 'error_group_trend_day', 'error_group_trend_hour', 'error_groups', 'error_rollups',
+      'error_rollups_day', 'error_rollups_hour', 'errors', 'events', 'external_runs', 'hosts', 'journal_head',
+      'otel_payloads', 'run_commands', 'run_counts', 'run_hosts', 'runs', 'schema_version', 'settings', 'steps', 'tasks',
+    ]);
+    expect(await postgresSchemaVersion(pool)).toBe(9);
+    const { rows } = await pool.query('SELECT version, applied_at FROM schema_version');
+    expect(rows).toEqual([{ version: 9, applied_at: 1_000 }]);
+    const head = await pool.query('SELECT id, commit_seq FROM journal_head');
+    expect(head.rows).toEqual([{ id: 1, commit_seq: 0 }]);
+  });
+
+  it('migrates once when several hosts start at the same time', async () => {
+    const pool = await freshPool();
+    const others = [0, 1, 2].map(() => createPostgresPool(postgresConfig(cluster.url(`migrations_${databases}`), {})));
+    pools.push(...others);
+    const results = await Promise.all([pool, ...others].map((each) => migratePostgres(each)));
+    expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9]]);
+    const { rows } = await pool.query('SELECT COUNT(*) AS count FROM schema_version');
+    expect(rows).toEqual([{ count: 1 }]);
+  });
+
+  it('refuses a database newer than this build with the words SQLite uses', async () => {
+    const pool = await freshPool();
+    await migratePostgres(pool);
+    await pool.query("INSERT INTO schema_version (version, name, applied_at) VALUES (10, 'from the future', 0)");
+    await expect(migratePostgres(pool)).rejects.toThrow(
+      'database schema version 10 is newer than this Hivewatch understands (9); upgrade Hivewatch',
+    );
+  });
+
+  it('keeps run_counts with triggers as SQLite does (insert, status change, delete)', async () => {
+    const pool = await freshPool();
+    await migratePostgres(pool);
+    const insert = (id: string, status: string): Promise<unknown> =>
+      pool.query(
+        `INSERT INTO runs (id, flow, flow_name, status, started_at, updated_at, last_seq, current_step, steps,
+           last_checkpoint_step, task_count, attempt_count, error_count, resume_step, epoch)
+         VALUES ($1, 'a.prose', 'a', $2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0)`,
+        [id, status],
+      );
+    await insert('r1', 'running');
+    await insert('r2', 'running');
+    await pool.query("UPDATE runs SET status = 'failed' WHERE id = 'r1'");
+    await pool.query("UPDATE runs SET updated_at = 5 WHERE id = 'r2'");
+    await pool.query("DELETE FROM runs WHERE id = 'r2'");
+    const { rows } = await pool.query('SELECT flow, status, count FROM run_counts ORDER BY status');
+    expect(rows).toEqual([
+      { flow: 'a.prose', status: 'failed', count: 1 },
+      { flow: 'a.prose', status: 'running', count: 0 },
+    ]);
+  });
+
+  it('indexes the searched text columns with trigrams', async () => {
+    const pool = await freshPool();
+    await migratePostgres(pool);
+    const { rows } = await pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%_trgm' ORDER BY 1");
+    expect(rows.map((row) => row.indexname)).toEqual(TEXT_INDEXED_COLUMNS.map(([table, column]) => `${table}_${column}_trgm`).sort());
+  });
+
+  it('skips the trigram indexes with a note where pg_trgm cannot be created, and adds them once it can', async () => {
+    const database = `migrations_${++databases}`;
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.query(`CREATE ROLE limited_${databases} LOGIN`);
+    const owner = new pg.Client({ connectionString: cluster.url(database) });
+    await owner.connect();
+    // May create tables in public, may not create extensions (no CREATE on the database).
+    await owner.query(`GRANT CREATE ON SCHEMA public TO limited_${databases}`);
+    await owner.end();
+    const limitedUrl = cluster.url(database).replace(`${cluster.user}@`, `limited_${databases}@`);
+    const limited = createPostgresPool(postgresConfig(limitedUrl, {}));
+    pools.push(limited);
+
+    const result = await migratePostgres(limited);
+    expect(result.applied).toEqual([9]);
+    expect(result.textIndexes).toBe(false);
+    expect(result.notes).toEqual([
+      'text search scans without trigram indexes: CREATE EXTENSION pg_trgm failed (permission denied to create extension "pg_trgm")',
+    ]);
+
+    await admin.query(`GRANT CREATE ON DATABASE ${database} TO limited_${databases}`);
+    // The tables belong to the limited role, so it can index them once the extension is allowed.
+    expect(await migratePostgres(limited)).toEqual({ applied: [], textIndexes: true, notes: [] });
+  });
+});

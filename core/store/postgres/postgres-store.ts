@@ -1,0 +1,383 @@
+import type pg from 'pg';
+import type { HivewatchEvent } from '../../engine/events.js';
+import type { ResumePoint } from '../../engine/resume.js';
+import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand } from '../commands.js';
+import type { CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from '../contract.js';
+import { StoreEngine } from '../contract.js';
+import { attemptTelemetry, externalSession, quietExternalSessions, rememberPayload, writeSessions } from '../external.js';
+import type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from '../external.js';
+import { releaseInstance, type RunOwner } from '../hosts.js';
+import type { PruneOptions, PruneReport } from '../prune.js';
+import { errorCounts, errorSeries, listErrors } from '../queries/errors.js';
+import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQuery, ListErrorsQuery } from '../queries/errors.js';
+import { eventsAfterCommit, getEvents, journalHead, type CommittedEvent } from '../queries/events.js';
+import { errorGroups, groupBins, groupTrends } from '../queries/groups.js';
+import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from '../queries/groups.js';
+import { runLineage, type RunLineage } from '../queries/lineage.js';
+import { Dialect, runAsync, type Query } from '../queries/plan.js';
+import { countRuns, getRun, getRunRow, listRuns } from '../queries/runs.js';
+import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from '../queries/runs.js';
+import type { RunRow } from '../schema.js';
+import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
+import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
+import { ensureSetting, getSetting, setSetting } from '../settings.js';
+import { StoreError } from '../store-error.js';
+import { HostLease, isLeaseAlive } from './hosts.js';
+import { ChangeWatcher } from './listen.js';
+import { executorOf, inSnapshot, WriteQueue } from './execution.js';
+import { integrityProblems, storeStats } from './health.js';
+import { prunePg } from './prune.js';
+import { inTransaction } from './transaction.js';
+import { recoverInterruptedPg } from './recovery.js';
+import { JOURNAL_CHANNEL, PostgresJournalWriter } from './writer.js';
+
+/**
+ * The store over PostgreSQL (issue #13): several hosts share one database. Reads run the shared
+ * query plans (queries/*.ts) with PostgreSQL's dialect, each on one connection inside a
+ * read-only REPEATABLE READ transaction, so a query's statements see one snapshot as they do on
+ * SQLite. Writes go through h3's `PostgresJournalWriter` one batch at a time per store, so the
+ * listeners see batches in commit order.
+ */
+export class PostgresStore implements HivewatchStore {
+  readonly engine = StoreEngine.postgres;
+  recovered: readonly RecoveredRun[] = [];
+  private readonly listeners = new Set<CommittedListener>();
+  private readonly writer: PostgresJournalWriter;
+  private readonly watcher: ChangeWatcher;
+  private readonly lease: HostLease | null;
+  /**
+   * What this store's own commits announce (journal heads, `command:<id>`), while anyone
+   * watches: watchers skip them. Notifications arrive in commit order, so a head also settles
+   * every smaller one (a notification lost while disconnected cannot leave entries behind).
+   */
+  private readonly ownPayloads = new Set<string>();
+  private readonly writes = new WriteQueue();
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly location: string,
+    readonly readonly: boolean,
+    private readonly owner: RunOwner,
+    private readonly now: () => number,
+    private readonly onListenerError: (error: unknown) => void,
+    private readonly log: (message: string) => void,
+    connect: () => pg.Client,
+    leaseMs: number | undefined,
+  ) {
+    this.writer = new PostgresJournalWriter(owner, now);
+    this.lease = readonly ? null : new HostLease(pool, owner, { now, ...(leaseMs !== undefined ? { leaseMs } : {}) });
+    this.watcher = new ChangeWatcher({
+      channel: JOURNAL_CHANNEL,
+      connect,
+      onWatcherError: onListenerError,
+      onConnectionError: (error) => log(`PostgreSQL change notifications at ${location}: ${error instanceof Error ? error.message : String(error)}`),
+      isOwn: (payload) => this.isOwnNotification(payload),
+      onReconnect: () => this.ownPayloads.clear(),
+    });
+  }
+
+  async start(recover: boolean): Promise<void> {
+    if (this.lease) await this.lease.start();
+    if (recover && !this.readonly) this.recovered = await this.recoverInterrupted();
+  }
+
+  private open(): void {
+    if (this.closed) throw new StoreError('closed', 'the store is closed');
+  }
+
+  private writable(): void {
+    this.open();
+    if (this.readonly) throw new StoreError('invalid_argument', 'the store was opened read-only');
+  }
+
+  /** One query's statements in one snapshot. */
+  private async read<T>(query: Query<T>): Promise<T> {
+    this.open();
+    return inSnapshot(this.pool, query);
+  }
+
+  /** A statement-at-a-time write (each statement commits by itself). */
+  private async autocommit<T>(query: Query<T>): Promise<T> {
+    this.writable();
+    return runAsync(executorOf(this.pool), query);
+  }
+
+  /** `work` in one READ COMMITTED transaction, after this store's earlier writes finished. */
+  private async serialized<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    this.writable();
+    return this.writes.run(() => inTransaction(this.pool, work));
+  }
+
+  private notify(events: readonly HivewatchEvent[], walls: readonly number[], commitSeqs: readonly number[]): void {
+    if (events.length === 0) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(events, walls, commitSeqs);
+      } catch (error) {
+        // A listener's failure must not undo or block a committed write, nor starve the others.
+        this.onListenerError(error);
+      }
+    }
+  }
+
+  private isOwnNotification(payload: string): boolean {
+    const own = this.ownPayloads.delete(payload);
+    const head = Number(payload);
+    if (Number.isSafeInteger(head)) {
+      for (const earlier of this.ownPayloads) if (Number(earlier) < head) this.ownPayloads.delete(earlier);
+    }
+    return own;
+  }
+
+  /** Marks what a commit will announce as this store's own, before the COMMIT that sends it. */
+  private expectOwn(payload: string): void {
+    if (this.watcher.active) this.ownPayloads.add(payload);
+  }
+
+  private async journal(events: readonly HivewatchEvent[], before?: (client: pg.PoolClient) => Promise<boolean>): Promise<boolean> {
+    const runIds = events.map((event) => event.runId);
+    let committed: { walls: number[]; commitSeqs: number[] } | null = null;
+    let announced: string | null = null;
+    try {
+      committed = await this.serialized(async (client) => {
+        if (before && !(await before(client))) return null;
+        const appended = await this.writer.append(client, events);
+        const head = appended.commitSeqs[appended.commitSeqs.length - 1];
+        if (head !== undefined) this.expectOwn((announced = String(head)));
+        return appended;
+      });
+    } catch (error) {
+      // A failed COMMIT leaves the writer's states ahead of the database: reload them next time.
+      this.writer.forget(runIds);
+      if (announced !== null) this.ownPayloads.delete(announced);
+      throw error;
+    }
+    if (committed === null) return false;
+    this.notify(events, committed.walls, committed.commitSeqs);
+    return true;
+  }
+
+  async appendEvents(events: readonly HivewatchEvent[]): Promise<void> {
+    await this.journal(events);
+  }
+
+  async ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): Promise<boolean> {
+    return this.journal(events, async (client) => {
+      const execute = executorOf(client);
+      if (!(await runAsync(execute, rememberPayload(Dialect.postgres, batch)))) return false;
+      await runAsync(execute, writeSessions(Dialect.postgres, batch.sessions));
+      return true;
+    });
+  }
+
+  externalSession(sessionKey: string): Promise<ExternalSessionRow | null> {
+    return this.read(externalSession(Dialect.postgres, sessionKey));
+  }
+
+  quietExternalSessions(before: number): Promise<ExternalSessionRow[]> {
+    return this.read(quietExternalSessions(Dialect.postgres, before));
+  }
+
+  attemptTelemetry(runId: string): Promise<AttemptTelemetryLink[]> {
+    return this.read(attemptTelemetry(Dialect.postgres, runId));
+  }
+
+  subscribe(listener: CommittedListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  async changeToken(): Promise<string> {
+    this.open();
+    const { rows } = await this.pool.query<{ head: number; command: number }>(
+      'SELECT (SELECT commit_seq FROM journal_head WHERE id = 1) AS head, (SELECT COALESCE(MAX(id), 0) FROM run_commands) AS command',
+    );
+    const row = rows[0];
+    return `${row?.head ?? 0}:${row?.command ?? 0}`;
+  }
+
+  watchChanges(onChange: () => void): () => void {
+    this.open();
+    return this.watcher.watch(onChange);
+  }
+
+  /** Resolves once `watchChanges` listens (a commit after this is announced). */
+  whenListening(): Promise<void> {
+    return this.watcher.whenListening();
+  }
+
+  listRuns(query?: ListRunsQuery): Promise<RunPage> {
+    return this.read(listRuns(Dialect.postgres, query));
+  }
+
+  countRuns(query?: RunFilters): Promise<RunCounts> {
+    return this.read(countRuns(Dialect.postgres, query));
+  }
+
+  getRun(runId: string): Promise<RunDetail | null> {
+    return this.read(getRun(Dialect.postgres, runId));
+  }
+
+  getRunRow(runId: string): Promise<RunRow | null> {
+    return this.read(getRunRow(Dialect.postgres, runId));
+  }
+
+  runLineage(runId: string): Promise<RunLineage | null> {
+    return this.read(runLineage(Dialect.postgres, runId));
+  }
+
+  getEvents(runId: string, afterSeq?: number, limit?: number): Promise<HivewatchEvent[]> {
+    return this.read(getEvents(Dialect.postgres, runId, afterSeq, limit));
+  }
+
+  eventsAfterCommit(afterCommit: number, limit?: number): Promise<CommittedEvent[]> {
+    return this.read(eventsAfterCommit(Dialect.postgres, afterCommit, limit));
+  }
+
+  journalHead(): Promise<number> {
+    return this.read(journalHead(Dialect.postgres));
+  }
+
+  async enqueueCommand(command: NewRunCommand): Promise<void> {
+    await this.serialized(async (client) => {
+      await runAsync(executorOf(client), enqueueCommand(Dialect.postgres, command, this.now()));
+      // Hosts watching the channel pick the command up without waiting for their next poll.
+      const payload = `command:${command.commandId}`;
+      await client.query('SELECT pg_notify($1, $2)', [JOURNAL_CHANNEL, payload]);
+      this.expectOwn(payload);
+    });
+  }
+
+  pendingCommands(runIds: readonly string[]): Promise<RunCommand[]> {
+    return this.read(pendingCommands(Dialect.postgres, runIds));
+  }
+
+  completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): Promise<boolean> {
+    return this.autocommit(completeCommand(Dialect.postgres, commandId, outcome, this.now()));
+  }
+
+  getCommand(commandId: string): Promise<RunCommand | null> {
+    return this.read(getCommand(Dialect.postgres, commandId));
+  }
+
+  async runHost(runId: string): Promise<RunHost | null> {
+    const found = await this.read(
+      (function* () {
+        const owner = yield* runHost(Dialect.postgres, runId);
+        if (!owner) return null;
+        const lease = yield* getLease(owner.instance);
+        return { owner, lease };
+      })(),
+    );
+    if (!found) return null;
+    const { owner, lease } = found;
+    // This store is its own host while open, whatever its heartbeat says.
+    const alive = owner.instance === this.owner.instance ? !this.closed : isLeaseAlive(lease ?? null, this.now());
+    return { ...owner, alive };
+  }
+
+  errorCounts(query: ErrorCountsQuery): Promise<ErrorCount[]> {
+    return this.read(errorCounts(Dialect.postgres, query));
+  }
+
+  errorSeries(query: ErrorSeriesQuery): Promise<ErrorSeries> {
+    return this.read(errorSeries(Dialect.postgres, query));
+  }
+
+  errorGroups(query?: ErrorGroupsQuery): Promise<ErrorGroup[]> {
+    return this.read(errorGroups(Dialect.postgres, query));
+  }
+
+  groupTrends(query: GroupTrendsQuery): Promise<{ buckets: number[]; trends: Map<string, number[]> }> {
+    return this.read(groupTrends(Dialect.postgres, query));
+  }
+
+  groupBins(query: GroupBinsQuery): Promise<Map<string, number[]>> {
+    return this.read(groupBins(Dialect.postgres, query));
+  }
+
+  listErrors(query?: ListErrorsQuery): Promise<ErrorPage> {
+    return this.read(listErrors(Dialect.postgres, query));
+  }
+
+  getSetting(key: string): Promise<string | null> {
+    return this.read(getSetting(Dialect.postgres, key));
+  }
+
+  async setSetting(key: string, value: string): Promise<void> {
+    await this.autocommit(setSetting(Dialect.postgres, key, value, this.now()));
+  }
+
+  async secret(key: string, create: () => string): Promise<string> {
+    if (this.readonly) {
+      const value = await this.getSetting(key);
+      if (value === null) throw new StoreError('invalid_argument', `no ${key} in this database, and it is open read-only`);
+      return value;
+    }
+    // Statement by statement, READ COMMITTED: the insert keeps a value another host committed
+    // first (ON CONFLICT DO NOTHING waits for it), and the read after it sees that value.
+    return this.autocommit(ensureSetting(Dialect.postgres, key, create, this.now()));
+  }
+
+  async recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]> {
+    this.writable();
+    const { runs, events, walls, commitSeqs } = await this.writes.run(() => recoverInterruptedPg(this.pool, this.writer, this.now, options));
+    this.notify(events, walls, commitSeqs);
+    return runs;
+  }
+
+  resumePointForRun(runId: string): Promise<ResumePoint> {
+    return this.read(resumePointForRun(Dialect.postgres, runId));
+  }
+
+  replayRun(runId: string): Promise<ReplayReport> {
+    return this.read(replayRun(Dialect.postgres, runId));
+  }
+
+  verifyAggregates(): Promise<AggregateReport> {
+    return this.read(verifyAggregates(Dialect.postgres));
+  }
+
+  async prune(options: PruneOptions): Promise<PruneReport> {
+    this.writable();
+    const report = await this.writes.run(() => prunePg(this.pool, this.now, options));
+    this.writer.forget();
+    return report;
+  }
+
+  async integrityCheck(): Promise<string[]> {
+    this.open();
+    const problems = await integrityProblems(this.pool);
+    return problems.length === 0 ? ['ok'] : problems;
+  }
+
+  async stats(): Promise<StoreStats> {
+    this.open();
+    return storeStats(this.pool);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.listeners.clear();
+    await this.writes.drained();
+    try {
+      await this.lease?.stop();
+    } catch (error) {
+      // The database is away: the lease runs out by itself, and closing must still free everything.
+      this.log(`could not end this host's lease at ${this.location}: ${(error as Error).message}`);
+    }
+    releaseInstance(this.owner);
+    await this.watcher.close();
+    await this.pool.end();
+  }
+}
+
+function* getLease(instance: string): Query<{ heartbeat_at: number; lease_ms: number } | undefined> {
+  return (yield { mode: 'get', sql: 'SELECT heartbeat_at, lease_ms FROM hosts WHERE instance = ?', params: [instance] }) as
+    | { heartbeat_at: number; lease_ms: number }
+    | undefined;
+}

@@ -1,0 +1,86 @@
+import type pg from 'pg';
+import { keepResumeSources, type PruneOptions, type PruneReport } from '../prune.js';
+import { addErrorContribution, emptyGrainDeltas, handledOf } from '../rollups.js';
+import { TERMINAL_RUN_STATUSES } from '../schema.js';
+import { StoreError } from '../store-error.js';
+import { applyRollupDeltas } from './rollups.js';
+import { inTransaction } from './transaction.js';
+
+/** Tables keyed by run whose rows go with a pruned run (events and runs are counted separately). */
+const RUN_TABLES = ['errors', 'attempts', 'tasks', 'steps', 'checkpoints', 'run_hosts'] as const;
+
+type Doomed = { ts: number; category: string; origin: string; code: string; flow: string; fingerprint: string; caught: unknown; retrying: unknown };
+
+const flag = (value: unknown): boolean => value === true || value === 1 || value === '1';
+
+/**
+ * Prune on PostgreSQL, with SQLite's meaning (prune.ts): old terminal runs go with every row
+ * derived from them, their errors are subtracted from every rollup grain and from the error
+ * groups in the same transaction (rows reaching zero are deleted; a group that lost members gets
+ * its first / last seen recomputed), and a run another remaining run was resumed from is kept.
+ *
+ * The candidate runs are locked (FOR UPDATE): a second prune running at the same time waits,
+ * then finds them deleted, so no error is subtracted twice. The subtractions are atomic
+ * upserts, so hosts adding to the same rollups meanwhile lose nothing.
+ */
+export async function prunePg(pool: pg.Pool, now: () => number, options: PruneOptions): Promise<PruneReport> {
+  const olderThan = options.olderThanMs;
+  if (typeof olderThan !== 'number' || !Number.isFinite(olderThan) || olderThan < 0) {
+    throw new StoreError('invalid_argument', 'olderThanMs must be a non-negative number of milliseconds');
+  }
+  const cutoff = now() - olderThan;
+  return inTransaction(pool, (client) => pruneIn(client, cutoff));
+}
+
+async function pruneIn(client: pg.PoolClient, cutoff: number): Promise<PruneReport> {
+  const old = await client.query<{ id: string }>(
+    'SELECT id FROM runs WHERE status = ANY($1::text[]) AND ended_at < $2 ORDER BY id FOR UPDATE',
+    [TERMINAL_RUN_STATUSES, cutoff],
+  );
+  const candidates = new Set(old.rows.map((r) => r.id));
+  const links = await client.query<{ id: string; resumed_from: string }>('SELECT id, resumed_from FROM runs WHERE resumed_from IS NOT NULL');
+  const keptForResume = keepResumeSources(candidates, links.rows);
+  if (candidates.size === 0) return { cutoff, runs: 0, events: 0, errors: 0, keptForResume };
+  const ids = [...candidates];
+
+  const doomed = await client.query<Doomed>(
+    'SELECT ts, category, origin, code, flow, fingerprint, caught, retrying FROM errors WHERE run_id = ANY($1::text[])',
+    [ids],
+  );
+  const deltas = emptyGrainDeltas();
+  const fingerprints = new Map<string, { count: number; unhandled: number }>();
+  for (const e of doomed.rows) {
+    const row = { ...e, ts: Number(e.ts), caught: flag(e.caught), retrying: flag(e.retrying) };
+    addErrorContribution(deltas, row, -1);
+    const lost = fingerprints.get(e.fingerprint) ?? { count: 0, unhandled: 0 };
+    lost.count += 1;
+    lost.unhandled += 1 - handledOf(row);
+    fingerprints.set(e.fingerprint, lost);
+  }
+
+  for (const table of RUN_TABLES) await client.query(`DELETE FROM ${table} WHERE run_id = ANY($1::text[])`, [ids]);
+  const events = await client.query('DELETE FROM events WHERE run_id = ANY($1::text[])', [ids]);
+  const runs = await client.query('DELETE FROM runs WHERE id = ANY($1::text[])', [ids]);
+
+  await applyRollupDeltas(client, deltas);
+  const lost = [...fingerprints].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (lost.length > 0) {
+    await client.query(
+      `UPDATE error_groups AS g SET count = g.count - l.count, unhandled = g.unhandled - l.unhandled
+       FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS l (fingerprint, count, unhandled)
+       WHERE g.fingerprint = l.fingerprint`,
+      [lost.map(([fp]) => fp), lost.map(([, l]) => l.count), lost.map(([, l]) => l.unhandled)],
+    );
+    const fps = lost.map(([fp]) => fp);
+    await client.query('DELETE FROM error_groups WHERE fingerprint = ANY($1::text[]) AND count <= 0', [fps]);
+    await client.query(
+      `UPDATE error_groups AS g SET
+         first_seen = (SELECT MIN(ts) FROM errors WHERE fingerprint = g.fingerprint),
+         last_seen = (SELECT MAX(ts) FROM errors WHERE fingerprint = g.fingerprint),
+         last_message = (SELECT message FROM errors WHERE fingerprint = g.fingerprint ORDER BY ts DESC, run_id DESC, seq DESC LIMIT 1)
+       WHERE g.fingerprint = ANY($1::text[])`,
+      [fps],
+    );
+  }
+  return { cutoff, runs: runs.rowCount ?? 0, events: events.rowCount ?? 0, errors: doomed.rows.length, keptForResume };
+}

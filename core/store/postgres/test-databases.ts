@@ -1,0 +1,93 @@
+import type Database from 'better-sqlite3';
+import pg from 'pg';
+import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
+import type { RunOwner } from '../hosts.js';
+import { createPostgresPool, postgresConfig } from './connection.js';
+import { migratePostgres } from './migrations.js';
+
+export { inTransaction } from './transaction.js';
+
+/**
+ * For the PostgreSQL suites of the write path: one throwaway cluster per test file, a fresh
+ * migrated database per test, pools that are all ended when the file is done. `binaries` is null
+ * (and `reason` says why) when PostgreSQL is not installed: suites skip with that printed reason.
+ */
+
+export const { binaries: postgresBinaries, reason: postgresMissing } = findPostgres();
+if (!postgresBinaries) console.warn(`PostgreSQL suites skipped: ${postgresMissing}`);
+
+export class TestDatabases {
+  private cluster: PostgresCluster | null = null;
+  private admin: pg.Client | null = null;
+  private readonly pools: pg.Pool[] = [];
+  private count = 0;
+
+  async start(): Promise<void> {
+    this.cluster = await startPostgresCluster(postgresBinaries!);
+    this.admin = new pg.Client({ connectionString: this.cluster.url() });
+    await this.admin.connect();
+  }
+
+  /** A new database at the current schema version; its URL. */
+  async fresh(prefix: string): Promise<string> {
+    const name = `${prefix}_${++this.count}`;
+    await this.admin!.query(`CREATE DATABASE ${name}`);
+    const url = this.cluster!.url(name);
+    const pool = this.pool(url);
+    await migratePostgres(pool, () => 0);
+    return url;
+  }
+
+  /** A pool on `url` (numbers parsed as the store's pools do), ended by `endPools`. */
+  pool(url: string, max = 4): pg.Pool {
+    const pool = createPostgresPool(postgresConfig(url, {}), { max });
+    this.pools.push(pool);
+    return pool;
+  }
+
+  async endPools(): Promise<void> {
+    await Promise.all(this.pools.splice(0).map((pool) => pool.end()));
+  }
+
+  async stop(): Promise<void> {
+    await this.endPools();
+    await this.admin?.end();
+    this.cluster?.stop();
+  }
+}
+
+export function testOwner(name: string, hostname = `host-${name}`): RunOwner {
+  return { pid: 1000 + name.length, hostname, instance: `instance-${name}` };
+}
+
+/**
+ * Every table the write path fills, with its key (the ORDER BY of a comparison): the tests compare
+ * these table by table with what SQLite's writer and prune leave.
+ */
+export const WRITTEN_TABLES: Readonly<Record<string, string>> = {
+  events: 'run_id, seq',
+  runs: 'id',
+  steps: 'run_id, step',
+  tasks: 'run_id, task_id',
+  attempts: 'run_id, task_id, attempt',
+  errors: 'run_id, seq',
+  checkpoints: 'run_id, step',
+  error_rollups: 'bucket, category, origin, code, flow, handled',
+  error_rollups_hour: 'bucket, category, origin, code, flow, handled',
+  error_rollups_day: 'bucket, category, origin, code, flow, handled',
+  error_group_trend_hour: 'fingerprint, bucket, flow, handled',
+  error_group_trend_day: 'fingerprint, bucket, flow, handled',
+  error_groups: 'fingerprint',
+  run_hosts: 'run_id',
+  run_counts: 'flow, status',
+};
+
+/** Each written table's rows in PostgreSQL and in a SQLite database, in key order. */
+export async function bothTables(pool: pg.Pool, db: Database.Database): Promise<{ table: string; postgres: unknown[]; sqlite: unknown[] }[]> {
+  const out = [];
+  for (const [table, key] of Object.entries(WRITTEN_TABLES)) {
+    const { rows } = await pool.query(`SELECT * FROM ${table} ORDER BY ${key}`);
+    out.push({ table, postgres: rows, sqlite: db.prepare(`SELECT * FROM ${table} ORDER BY ${key}`).all() });
+  }
+  return out;
+}
