@@ -10,13 +10,7 @@ import type { PostgresJournalWriter } from './writer.js';
 
 type PgCandidate = Candidate & { heartbeat_at: number | null; lease_ms: number | null };
 
-/**
- * The runs recovery may interrupt, locked for this transaction. `FOR UPDATE OF r` holds each run
- * row until commit, and SKIP LOCKED passes over rows another recovering host (or a writer in the
- * middle of a batch) holds: two hosts recovering at once never both interrupt a run. A row
- * locked and released meanwhile is re-checked against the WHERE clause on its committed version,
- * so a run the other host just interrupted is no longer a candidate.
- */
+/** The runs recovery looks at, with their host's lease (read without locking anything). */
 const CANDIDATES = `SELECT r.id, r.flow, r.current_step, r.steps, r.last_seq, r.last_checkpoint_step,
     h.pid, h.hostname, h.instance, hs.heartbeat_at, hs.lease_ms
   FROM runs AS r
@@ -26,8 +20,19 @@ const CANDIDATES = `SELECT r.id, r.flow, r.current_step, r.steps, r.last_seq, r.
     -- An external run (telemetry of an agent Hivewatch did not start) has no host to lose: it ends when it goes quiet.
     AND NOT EXISTS (SELECT 1 FROM external_runs AS x WHERE x.run_id = r.id)
     AND ($2::text IS NULL OR r.id = $2)
-  ORDER BY r.started_at, r.id
-  FOR UPDATE OF r SKIP LOCKED`;
+  ORDER BY r.started_at, r.id`;
+
+/**
+ * The runs to interrupt, locked until commit and read again. Only these are locked (a live
+ * host's runs never wait on a recovery). SKIP LOCKED passes over a run another recovering host
+ * holds; a row locked and released meanwhile is re-checked on its committed version, so a run
+ * the other host just interrupted is no longer active and drops out. Two hosts recovering at
+ * once therefore never both interrupt a run.
+ */
+const LOCK = `SELECT id, flow, current_step, steps, last_seq, last_checkpoint_step FROM runs
+  WHERE id = ANY($1::text[]) AND status = ANY($2::text[])
+  ORDER BY started_at, id
+  FOR UPDATE SKIP LOCKED`;
 
 const ATTEMPT_EVENTS = `SELECT run_id, seq, type, ts, payload FROM events
   WHERE run_id = $1 AND type IN ('attemptProcess', 'attemptSucceeded', 'attemptFailed') ORDER BY seq`;
@@ -54,8 +59,7 @@ export async function recoverInterruptedPg(
     async (client) => {
       const candidates = await client.query<PgCandidate>(CANDIDATES, [ACTIVE_RUN_STATUSES, options.runId ?? null]);
       const checkedAt = now();
-      const runs: RecoveredRun[] = [];
-      const events: HivewatchEvent[] = [];
+      const chosen = new Map<string, { owner: RunOwner | undefined; alive: boolean; leaseRow: boolean }>();
       for (const row of candidates.rows) {
         const run = numeric(row);
         const owner: RunOwner | undefined =
@@ -65,9 +69,18 @@ export async function recoverInterruptedPg(
         const lease = row.heartbeat_at === null || row.lease_ms === null ? null : { heartbeat_at: row.heartbeat_at, lease_ms: row.lease_ms };
         const alive = owner !== undefined && isLeaseAlive(lease, checkedAt);
         if (alive && !options.force) continue;
+        chosen.set(run.id, { owner, alive, leaseRow: lease !== null });
+      }
+      const runs: RecoveredRun[] = [];
+      const events: HivewatchEvent[] = [];
+      if (chosen.size === 0) return { runs, events, walls: [], commitSeqs: [] };
+      const locked = await client.query<PgCandidate>(LOCK, [[...chosen.keys()], ACTIVE_RUN_STATUSES]);
+      for (const row of locked.rows) {
+        const run = numeric(row);
+        const { owner, alive, leaseRow } = chosen.get(run.id)!;
         // A forced recovery of a run whose host still holds its lease must not take its agents from it.
         const processes = alive ? [] : leftoverGroups(run.id, owner, await attemptEvents(client, run.id), options.processes);
-        events.push(...interruptionEvents(run, owner?.pid ?? null, interruptionMessage(run.id, owner, lease !== null), processes, now()));
+        events.push(...interruptionEvents(run, owner?.pid ?? null, interruptionMessage(run.id, owner, leaseRow), processes, now()));
         touched.push(run.id);
         runs.push({ runId: run.id, pid: owner?.pid ?? null, processes });
       }
@@ -91,7 +104,7 @@ async function attemptEvents(client: pg.PoolClient, runId: string): Promise<Hive
 }
 
 /** The candidate with its numbers as numbers, whatever the driver's parsing of int8. */
-function numeric(row: PgCandidate): Candidate {
+function numeric(row: Omit<PgCandidate, 'pid' | 'hostname' | 'instance'> & Partial<Candidate>): Candidate {
   return {
     id: row.id,
     flow: row.flow,
@@ -99,8 +112,8 @@ function numeric(row: PgCandidate): Candidate {
     steps: Number(row.steps),
     last_seq: Number(row.last_seq),
     last_checkpoint_step: Number(row.last_checkpoint_step),
-    pid: row.pid === null ? null : Number(row.pid),
-    hostname: row.hostname,
-    instance: row.instance,
+    pid: row.pid === null || row.pid === undefined ? null : Number(row.pid),
+    hostname: row.hostname ?? null,
+    instance: row.instance ?? null,
   };
 }
