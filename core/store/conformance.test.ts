@@ -1,0 +1,229 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchStore } from './contract.js';
+import { openStore } from './open.js';
+import { postgresBinaries, TestDatabases } from './postgres/test-databases.js';
+import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
+
+/**
+ * The store contract (contract.ts), checked the same way on every engine, as LangGraph's
+ * checkpoint savers share one suite: what the service, CLI and window rely on, through the
+ * contract only. Engine-specific behaviour (WAL, pragmas, leases, LISTEN) has its own suites.
+ */
+
+interface Engine {
+  name: string;
+  /** A new, empty database's location (file path or URL). */
+  fresh(): Promise<string>;
+  /** Marks the database as written by a newer Hivewatch (schema version 99). */
+  makeNewer(location: string): Promise<void>;
+}
+
+const tempDirs: string[] = [];
+const sqlite: Engine = {
+  name: 'SQLite',
+  fresh: () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hw-conformance-'));
+    tempDirs.push(dir);
+    return Promise.resolve(join(dir, 'hivewatch.db'));
+  },
+  makeNewer: (location) => {
+    const db = new Database(location);
+    db.pragma('user_version = 99');
+    db.close();
+    return Promise.resolve();
+  },
+};
+
+const databases = new TestDatabases();
+const postgres: Engine = {
+  name: 'PostgreSQL',
+  fresh: () => databases.fresh('conformance'),
+  makeNewer: async (location) => {
+    const client = new pg.Client({ connectionString: location });
+    await client.connect();
+    await client.query("INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'from the future', 0)");
+    await client.end();
+  },
+};
+
+beforeAll(async () => {
+  if (postgresBinaries) await databases.start();
+}, 60_000);
+afterAll(async () => {
+  if (postgresBinaries) await databases.stop();
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const engines = postgresBinaries ? [sqlite, postgres] : [sqlite];
+
+describe.each(engines)('the store contract on $name', (engine) => {
+  const open: HivewatchStore[] = [];
+  const openAt = async (location: string, options: { now?: () => number; recover?: boolean } = {}): Promise<HivewatchStore> => {
+    const store = await openStore({ path: location, ...options });
+    open.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+  });
+
+  const errorEvents = (journals: readonly HivewatchEvent[][]): HivewatchEvent[] =>
+    journals.flat().filter((e) => e.type === 'errorOccurred');
+
+  it('journals batches with their projections: a run reads back as its events made it', async () => {
+    const store = await openAt(await engine.fresh());
+    const run = new JournalBuilder('run-a', { flow: 'flows/a.prose', flowName: 'a' })
+      .start()
+      .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake' }, 'ok'] }, { attempts: ['ok'] }])
+      .complete();
+    await store.appendEvents(run.events.slice(0, 3));
+    await store.appendEvents(run.events.slice(3));
+    expect(await store.getEvents('run-a')).toEqual(run.events);
+    expect(await store.getEvents('run-a', 3, 2)).toEqual(run.events.slice(3, 5));
+    const detail = (await store.getRun('run-a'))!;
+    expect(detail.run).toMatchObject({ id: 'run-a', status: 'completed', flow: 'flows/a.prose', flowName: 'a', errorCount: 1, attemptCount: 3 });
+    expect(detail.tasks.map((t) => [t.status, t.attempts])).toEqual([['succeeded', 2], ['succeeded', 1]]);
+    expect(await store.getRunRow('run-a')).toEqual(detail.run);
+    expect(await store.getRun('nope')).toBeNull();
+    expect((await store.listRuns()).runs.map((r) => r.id)).toEqual(['run-a']);
+    expect(await store.countRuns()).toMatchObject({ total: 1, byStatus: { completed: 1 } });
+    expect(await store.replayRun('run-a')).toMatchObject({ ok: true, diffs: [] });
+  });
+
+  it('refuses a batch with a seq gap whole, with the exact reason, and keeps what was committed', async () => {
+    const store = await openAt(await engine.fresh());
+    const run = new JournalBuilder('gap').start().runStep([{ attempts: ['ok'] }]).complete();
+    await store.appendEvents(run.events.slice(0, 2));
+    const skipping = [run.events[2]!, run.events[4]!];
+    await expect(store.appendEvents(skipping)).rejects.toThrow(`run gap: event seq 5 (${run.events[4]!.type}) but the journal expects 4`);
+    expect((await store.getEvents('gap')).map((e) => e.seq)).toEqual([1, 2]);
+    await store.appendEvents(run.events.slice(2));
+    expect((await store.getRunRow('gap'))?.status).toBe('completed');
+  });
+
+  it('tells subscribers each commit with its walls and gap-free commit positions, in the journal tail order', async () => {
+    const store = await openAt(await engine.fresh());
+    const seen: { seqs: number[]; positions: number[]; walls: number }[] = [];
+    store.subscribe((events, walls, positions) => seen.push({ seqs: events.map((e) => e.seq), positions: [...positions], walls: walls.length }));
+    const journals = randomJournals(7, 3);
+    for (const journal of journals) await store.appendEvents(journal);
+    const total = journals.reduce((n, j) => n + j.length, 0);
+    expect(seen.flatMap((s) => s.positions)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(seen.every((s) => s.walls === s.seqs.length)).toBe(true);
+    expect(await store.journalHead()).toBe(total);
+    const tail = await store.eventsAfterCommit(0, 100_000);
+    expect(tail.map((c) => c.commitSeq)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(tail.map((c) => c.event)).toEqual(journals.flat());
+    expect((await store.eventsAfterCommit(total - 2)).map((c) => c.commitSeq)).toEqual([total - 1, total]);
+  });
+
+  it('counts errors exactly: every dimension sums to the journal’s errorOccurred events', async () => {
+    const store = await openAt(await engine.fresh());
+    const journals = randomJournals(11, 40);
+    for (const journal of journals) await store.appendEvents(journal);
+    const expected = errorEvents(journals).length;
+    expect(expected).toBeGreaterThan(20);
+    for (const by of ['category', 'origin', 'code', 'flow'] as const) {
+      const counts = await store.errorCounts({ by });
+      expect(counts.reduce((n, c) => n + c.count, 0)).toBe(expected);
+    }
+    const groups = await store.errorGroups({ limit: 1_000 });
+    expect(groups.reduce((n, g) => n + g.count, 0)).toBe(expected);
+    let listed = 0;
+    let cursor: string | null = null;
+    do {
+      const page = await store.listErrors({ limit: 25, cursor });
+      listed += page.errors.length;
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(listed).toBe(expected);
+    expect(await store.verifyAggregates()).toMatchObject({ ok: true });
+  });
+
+  it('sees another connection’s commits and commands through the change token and the journal', async () => {
+    const location = await engine.fresh();
+    const window = await openAt(location);
+    const host = await openAt(location, { recover: false });
+    const before = await window.changeToken();
+    const run = new JournalBuilder('remote').start();
+    await host.appendEvents(run.events);
+    const afterEvents = await window.changeToken();
+    expect(afterEvents).not.toBe(before);
+    expect((await window.eventsAfterCommit(0)).map((c) => c.event)).toEqual(run.events);
+
+    // A token is compared with the same connection's earlier token (SQLite's data_version is per connection).
+    const hostBefore = await host.changeToken();
+    await window.enqueueCommand({ commandId: 'cmd-1', runId: 'remote', kind: 'cancel', reason: 'from the window' });
+    expect(await host.changeToken()).not.toBe(hostBefore);
+    expect(await host.pendingCommands(['remote'])).toMatchObject([{ commandId: 'cmd-1', kind: 'cancel', reason: 'from the window', state: 'pending' }]);
+    expect(await host.completeCommand('cmd-1', { accepted: true })).toBe(true);
+    expect(await host.completeCommand('cmd-1', { accepted: false })).toBe(false);
+    expect(await window.getCommand('cmd-1')).toMatchObject({ state: 'done', accepted: true });
+    expect(await host.pendingCommands(['remote'])).toEqual([]);
+  });
+
+  it('keeps settings, and gives every connection the same secret', async () => {
+    const location = await engine.fresh();
+    const [a, b] = [await openAt(location), await openAt(location, { recover: false })];
+    expect(await a.getSetting('notify.muted-flows')).toBeNull();
+    await a.setSetting('notify.muted-flows', '["x"]');
+    expect(await b.getSetting('notify.muted-flows')).toBe('["x"]');
+    const [first, second] = await Promise.all([a.secret('http.token', () => 'from-a'), b.secret('http.token', () => 'from-b')]);
+    expect(first).toBe(second);
+    await expect(a.setSetting('Not A Key', 'x')).rejects.toThrow('invalid setting name "Not A Key"');
+  });
+
+  it('recovers the runs a closed host left open, and leaves a live host’s runs alone', async () => {
+    const location = await engine.fresh();
+    const gone = await openAt(location);
+    const orphan = new JournalBuilder('orphan').start().runStep([{ attempts: ['ok'] }]).dieDuringStep([{ attempts: ['ok'] }]);
+    await gone.appendEvents(orphan.events);
+    const live = await openAt(location, { recover: false });
+    const kept = new JournalBuilder('kept').start();
+    await live.appendEvents(kept.events);
+    await gone.close();
+
+    const next = await openAt(location);
+    expect(next.recovered.map((r) => r.runId)).toEqual(['orphan']);
+    expect((await next.getRunRow('orphan'))?.status).toBe('interrupted');
+    expect((await next.getRunRow('kept'))?.status).toBe('running');
+    expect((await next.runHost('kept'))?.alive).toBe(true);
+    expect((await next.getEvents('orphan')).slice(-2).map((e) => e.type)).toEqual(['errorOccurred', 'runInterrupted']);
+    expect(await next.resumePointForRun('orphan')).toMatchObject({ fromRunId: 'orphan', throughStep: 1 });
+    expect(await next.recoverInterrupted()).toEqual([]);
+  });
+
+  it('prunes ended runs older than the cutoff and their errors from every count', async () => {
+    const t0 = Date.UTC(2026, 0, 1);
+    const store = await openAt(await engine.fresh(), { now: () => t0 + 40 * 86_400_000 });
+    const old = new JournalBuilder('old', { start: t0 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake' }, 'ok'] }]).complete();
+    const recent = new JournalBuilder('recent', { start: t0 + 39 * 86_400_000 }).start().runStep([{ attempts: [{ code: 'RUNTIME_CRASHED', origin: 'runtime:fake' }, 'ok'] }]).complete();
+    await store.appendEvents([...old.events, ...recent.events]);
+    const report = await store.prune({ olderThanMs: 30 * 86_400_000 });
+    expect(report).toMatchObject({ runs: 1, events: old.events.length, errors: 1 });
+    expect((await store.listRuns()).runs.map((r) => r.id)).toEqual(['recent']);
+    expect(await store.errorCounts({ by: 'code' })).toMatchObject([{ key: 'RUNTIME_CRASHED', count: 1 }]);
+    expect(await store.verifyAggregates()).toMatchObject({ ok: true });
+  });
+
+  it('refuses a database a newer Hivewatch wrote, naming both versions', async () => {
+    const location = await engine.fresh();
+    await (await openAt(location)).close();
+    open.splice(0);
+    await engine.makeNewer(location);
+    await expect(openStore({ path: location })).rejects.toThrow('database schema version 99 is newer than this Hivewatch understands (9); upgrade Hivewatch');
+  });
+
+  it('rejects (never throws) once closed', async () => {
+    const store = await openStore({ path: await engine.fresh() });
+    await store.close();
+    await expect(store.listRuns()).rejects.toThrow('the store is closed');
+    await expect(store.appendEvents(new JournalBuilder('late').start().events)).rejects.toThrow('the store is closed');
+  });
+});
