@@ -119,7 +119,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       return ExitCode.usage;
     }
     // The store's refusals (a database URL, a newer schema) are the operator's to fix: no stack.
-    if (error instanceof StoreError && (error.kind === 'invalid_argument' || error.kind === 'corrupt')) {
+    if (error instanceof StoreError && (error.kind === 'invalid_argument' || error.kind === 'corrupt' || error.kind === 'unavailable')) {
       io.err(`hivewatch ${name}: ${error.message}\n`);
       return ExitCode.failed;
     }

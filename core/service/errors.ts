@@ -52,6 +52,8 @@ export function toWireError(error: unknown): WireError {
     if (error.kind === 'not_found') return wire(404, 'not_found', error.message);
     if (error.kind === 'not_resumable') return wire(409, 'not_resumable', error.message);
     if (error.kind === 'invalid_argument') return wire(400, 'invalid_input', error.message);
+    // The database server is away (a team database restarting): try again once it is back.
+    if (error.kind === 'unavailable') return wire(503, 'store_unavailable', error.message);
   }
   const message = error instanceof Error ? error.message : String(error);
   return wire(500, 'internal', message);
@@ -61,7 +63,7 @@ export function toWireError(error: unknown): WireError {
 export function asApiError(error: unknown): unknown {
   if (error instanceof ApiError || !isStoreError(error)) return error;
   const wire = toWireError(error);
-  if (wire.status === 400 || wire.status === 404 || wire.status === 409) {
+  if (wire.status === 400 || wire.status === 404 || wire.status === 409 || wire.status === 503) {
     return new ApiError(wire.status, wire.body.error.code, wire.body.error.message);
   }
   return error;

@@ -3,7 +3,7 @@
  * The service maps `kind` onto its transport: not_found → 404, not_resumable → 409,
  * invalid_argument / invalid_event → 400, corrupt → 500.
  */
-export type StoreErrorKind = 'not_found' | 'not_resumable' | 'invalid_argument' | 'invalid_event' | 'corrupt' | 'closed';
+export type StoreErrorKind = 'not_found' | 'not_resumable' | 'invalid_argument' | 'invalid_event' | 'corrupt' | 'closed' | 'unavailable';
 
 export class StoreError extends Error {
   constructor(

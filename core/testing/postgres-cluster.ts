@@ -25,6 +25,10 @@ export interface PostgresCluster {
   readonly user: string;
   /** `postgres://user@127.0.0.1:port/database` (no password: trust on loopback). */
   url(database?: string): string;
+  /** Stops the server at once (as a crash would), keeping its data: the server going away mid-run. */
+  halt(): void;
+  /** Starts a halted server again on the same port and data. */
+  restart(): void;
   stop(): void;
 }
 
@@ -112,27 +116,38 @@ export async function startPostgresCluster(binaries: PostgresBinaries): Promise<
     }
     rmSync(dataDir, { recursive: true, force: true });
   };
+  const serverOptions = [
+    `-p ${port}`,
+    '-c listen_addresses=127.0.0.1',
+    `-c unix_socket_directories=${dataDir}`,
+    // Durability is not what these tests measure (the conformance suite checks commit
+    // semantics, not the disk): a throwaway cluster skips fsync to keep test runs short.
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+  ].join(' ');
+  const start = (): void => {
+    runTool(tool('pg_ctl'), ['start', '-D', dataDir, '-w', '-t', '60', '-l', join(dataDir, 'server.log'), '-o', serverOptions]);
+    started = true;
+  };
   const cluster: PostgresCluster = {
     dataDir,
     port,
     user: SUPERUSER,
     url: (database = 'postgres') => `postgres://${SUPERUSER}@127.0.0.1:${port}/${database}`,
+    halt: () => {
+      // `fast`: every session is cut off at once, and what was committed is on disk (this cluster
+      // commits asynchronously, so an immediate stop could drop the last commits).
+      const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', 'fast', '-w']);
+      spawnSync(command, args);
+      started = false;
+    },
+    restart: start,
     stop,
   };
   try {
     runTool(tool('initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--no-sync', '--locale=C']);
-    const serverOptions = [
-      `-p ${port}`,
-      '-c listen_addresses=127.0.0.1',
-      `-c unix_socket_directories=${dataDir}`,
-      // Durability is not what these tests measure (the conformance suite checks commit
-      // semantics, not the disk): a throwaway cluster skips fsync to keep test runs short.
-      '-c fsync=off',
-      '-c synchronous_commit=off',
-      '-c full_page_writes=off',
-    ].join(' ');
-    runTool(tool('pg_ctl'), ['start', '-D', dataDir, '-w', '-t', '60', '-l', join(dataDir, 'server.log'), '-o', serverOptions]);
-    started = true;
+    start();
     running.add(cluster);
     installExitHook();
     return cluster;

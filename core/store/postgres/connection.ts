@@ -184,6 +184,9 @@ export function createPostgresPool(config: PostgresConfig, options: PoolOptions 
   });
   // Without a listener an idle client's error (server restart) would crash the process.
   pool.on('error', (error) => options.onIdleError?.(error));
+  // A checked-out client's lost connection is also emitted as an event; the query in flight
+  // rejects with it, which is where it is handled (asUnavailable), so the event itself is dropped.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
@@ -204,5 +207,27 @@ export function createPostgresClient(config: PostgresConfig): pg.Client {
 export function connectionError(url: string, error: unknown, password?: string): StoreError {
   let message = error instanceof Error ? error.message : String(error);
   if (password) message = message.split(password).join(REDACTED);
-  return new StoreError('corrupt', `cannot connect to PostgreSQL at ${redactUrl(url)}: ${message}`, { cause: error });
+  return new StoreError('unavailable', `cannot connect to PostgreSQL at ${redactUrl(url)}: ${message}`, { cause: error });
+}
+
+/** SQLSTATE classes of a lost server: connection exceptions (08), shutdown or restart (57P01-57P03). */
+const LOST_SQLSTATE = /^(08|57P0[1-3])/;
+const LOST_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Whether an error means the server is away (restarting, unreachable), not that the request was wrong. */
+export function isServerAway(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (LOST_SQLSTATE.test(code) || LOST_SOCKET.has(code))) return true;
+  const message = error instanceof Error ? error.message : '';
+  return /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(message);
+}
+
+/**
+ * A lost server as the store's `unavailable` error (the service answers 503; the journal's sink
+ * retries it with backoff); any other error unchanged.
+ */
+export function asUnavailable(error: unknown, location: string): unknown {
+  if (!isServerAway(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new StoreError('unavailable', `the database at ${location} is unavailable: ${message}`, { cause: error });
 }

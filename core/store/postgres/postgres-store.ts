@@ -24,6 +24,7 @@ import { ensureSetting, getSetting, setSetting } from '../settings.js';
 import { StoreError } from '../store-error.js';
 import { HostLease, isLeaseAlive } from './hosts.js';
 import { ChangeWatcher } from './listen.js';
+import { asUnavailable } from './connection.js';
 import { executorOf, inSnapshot, WriteQueue } from './execution.js';
 import { integrityProblems, storeStats } from './health.js';
 import { prunePg } from './prune.js';
@@ -94,19 +95,28 @@ export class PostgresStore implements HivewatchStore {
   /** One query's statements in one snapshot. */
   private async read<T>(query: Query<T>): Promise<T> {
     this.open();
-    return inSnapshot(this.pool, query);
+    return this.reach(inSnapshot(this.pool, query));
+  }
+
+  /** A server that went away surfaces as the contract's `unavailable` error. */
+  private async reach<T>(work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      throw asUnavailable(error, this.location);
+    }
   }
 
   /** A statement-at-a-time write (each statement commits by itself). */
   private async autocommit<T>(query: Query<T>): Promise<T> {
     this.writable();
-    return runAsync(executorOf(this.pool), query);
+    return this.reach(runAsync(executorOf(this.pool), query));
   }
 
   /** `work` in one READ COMMITTED transaction, after this store's earlier writes finished. */
   private async serialized<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     this.writable();
-    return this.writes.run(() => inTransaction(this.pool, work));
+    return this.reach(this.writes.run(() => inTransaction(this.pool, work)));
   }
 
   private notify(events: readonly HivewatchEvent[], walls: readonly number[], commitSeqs: readonly number[]): void {
@@ -324,7 +334,7 @@ export class PostgresStore implements HivewatchStore {
 
   async recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]> {
     this.writable();
-    const { runs, events, walls, commitSeqs } = await this.writes.run(() => recoverInterruptedPg(this.pool, this.writer, this.now, options));
+    const { runs, events, walls, commitSeqs } = await this.reach(this.writes.run(() => recoverInterruptedPg(this.pool, this.writer, this.now, options)));
     this.notify(events, walls, commitSeqs);
     return runs;
   }
@@ -343,7 +353,7 @@ export class PostgresStore implements HivewatchStore {
 
   async prune(options: PruneOptions): Promise<PruneReport> {
     this.writable();
-    const report = await this.writes.run(() => prunePg(this.pool, this.now, options));
+    const report = await this.reach(this.writes.run(() => prunePg(this.pool, this.now, options)));
     this.writer.forget();
     return report;
   }
