@@ -9,7 +9,7 @@ import { startDemo } from '../core/service/demo.js';
 import { otelPortOf, startHostReceiver } from '../core/otel/host.js';
 import { readNotificationSettings } from '../core/service/notify-settings.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
-import { defaultDatabasePath, openStore, type HivewatchStore } from '../core/store/index.js';
+import { defaultDatabasePath, openStore, printableLocation, type HivewatchStore } from '../core/store/index.js';
 import { FALLBACK_CSS, FALLBACK_HTML, FALLBACK_JS } from '../server/fallback-page.js';
 import { findPackageRoot, packagePaths } from '../server/paths.js';
 import { contentTypeOf, hasRenderer, resolveUnder } from '../server/static.js';
@@ -139,7 +139,7 @@ function createWindow(stateFile: string): BrowserWindow {
 async function start(): Promise<void> {
   await app.whenReady();
   const paths = packagePaths(findPackageRoot(fileURLToPath(import.meta.url)));
-  const dbPath = typeof flags.db === 'string' ? flags.db : defaultDatabasePath();
+  const dbPath = typeof flags.db === 'string' ? flags.db : process.env.HIVEWATCH_DB || defaultDatabasePath();
 
   let store: HivewatchStore;
   try {
@@ -147,7 +147,7 @@ async function start(): Promise<void> {
     store = await openStore({ path: dbPath, ...(nativeBinding !== undefined ? { nativeBinding } : {}) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    dialog.showErrorBox('Hivewatch cannot open its database', `${dbPath}\n\n${message}\n\n${/NODE_MODULE_VERSION|was compiled against/.test(message) ? NATIVE_HELP : ''}`);
+    dialog.showErrorBox('Hivewatch cannot open its database', `${printableLocation(dbPath)}\n\n${message}\n\n${/NODE_MODULE_VERSION|was compiled against/.test(message) ? NATIVE_HELP : ''}`);
     app.exit(1);
     return;
   }

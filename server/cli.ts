@@ -65,7 +65,7 @@ function parse(argv: readonly string[], command: 'serve' | 'start'): Flags {
     port = Number(text);
   }
   const db = values.db === undefined ? undefined : String(values.db);
-  if (db !== undefined && db.trim() === '') throw new Error('--db needs a path');
+  if (db !== undefined && db.trim() === '') throw new Error('--db needs a file path or a postgres:// URL');
   const otelPortText = values['otel-port'] === undefined ? undefined : String(values['otel-port']);
   return {
     port,
@@ -84,9 +84,9 @@ function banner(server: RunningServer, shell: string): string {
     `Hivewatch ${shell} is running.`,
     `  Open:     ${server.url}`,
     `  API:      ${curl}`,
-    `  Database: ${server.dbPath}${server.createdDatabase ? ' (created)' : ''}`,
+    `  Database: ${server.store.location}${server.createdDatabase ? ' (created)' : ''}`,
     `  Page:     ${server.renderer ? 'renderer-dist/' : 'built-in page (build the full window with `npx vite build`)'}`,
-    `  OTel:     ${server.otel ? `${server.otel.endpoint} (agents' telemetry; \`hivewatch otel-env --db ${server.dbPath}\` prints their settings)` : 'no receiver'}`,
+    `  OTel:     ${server.otel ? `${server.otel.endpoint} (agents' telemetry; \`hivewatch otel-env --db ${server.store.location}\` prints their settings)` : 'no receiver'}`,
     '',
   ].join('\n');
 }
@@ -140,10 +140,12 @@ async function serveUntilStopped(server: RunningServer, io: CliIo, signals: Retu
 async function browserShell(flags: Flags, io: CliIo, open: boolean, why: string | null): Promise<number> {
   const signals = catchStopSignals(io);
   let server: RunningServer;
+  // --db, else HIVEWATCH_DB (a file or a team database's postgres:// URL), else the default file.
+  const dbPath = flags.db ?? (process.env.HIVEWATCH_DB || undefined);
   try {
     server = await startServer({
       ...(flags.port !== undefined ? { port: flags.port } : {}),
-      ...(flags.db !== undefined ? { dbPath: flags.db } : {}),
+      ...(dbPath !== undefined ? { dbPath } : {}),
       otelPort: flags.otelPort,
       demo: flags.demo,
       open,

@@ -2,7 +2,7 @@
  * core/store: the SQLite journal of every event, the projections and error rollups derived from
  * it, the queries the product reads, start-up recovery, replay parity and pruning.
  */
-export { openStore, isPostgresUrl } from './open.js';
+export { openStore, isPostgresUrl, printableLocation } from './open.js';
 export { openSqliteStore } from './store.js';
 export type { SqliteStore, OpenStoreOptions } from './store.js';
 export { StoreEngine } from './contract.js';

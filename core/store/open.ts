@@ -1,10 +1,15 @@
 import type { HivewatchStore } from './contract.js';
-import { isPostgresUrl } from './postgres/connection.js';
+import { isPostgresUrl, redactUrl } from './postgres/connection.js';
 import { openPostgresStore } from './postgres/store.js';
 import { SqliteContractStore } from './sqlite-async.js';
 import { openSqliteStore, type OpenStoreOptions } from './store.js';
 
 export { isPostgresUrl };
+
+/** A `--db` value as it may be shown: a PostgreSQL URL without its password, a path as it is. */
+export function printableLocation(location: string): string {
+  return isPostgresUrl(location) ? redactUrl(location) : location;
+}
 
 /**
  * Opens the store a location names: a PostgreSQL URL (`postgres://…`, a team database shared by
