@@ -56,20 +56,25 @@ async function startCliRun(flowPath: string, db: string): Promise<CliRun> {
   return { runId: (JSON.parse(first[0]) as HivewatchEvent).runId, exited, stderr: () => stderr, child };
 }
 
-/** The number in the Errors screen's header ("3 errors · …"), once it equals `expected` or the wait ends. */
-async function windowErrorTotal(page: Page, expected: number): Promise<number> {
+/** The number in the Errors screen's header ("3 errors · 3 handled · 0 unhandled"). */
+function errorTotalOf(text: string): number | null {
+  const match = /^([\d,]+) errors?\b/.exec(text);
+  return match?.[1] ? Number(match[1].replace(/,/g, '')) : null;
+}
+
+/** Waits until the Errors screen's header counts `expected` errors; fails with what it shows. */
+async function untilErrorTotal(page: Page, expected: number): Promise<void> {
   const total = page.getByTestId('errors-total');
-  await page
-    .waitForFunction(
+  try {
+    await page.waitForFunction(
       (n) => new RegExp(`^${n} errors?\\b`).test(document.querySelector('[data-testid="errors-total"]')?.textContent ?? ''),
       expected,
-      { timeout: 15_000 },
-    )
-    .catch(() => undefined);
-  const text = (await total.textContent()) ?? '';
-  const match = /^([\d,]+) errors?\b/.exec(text);
-  if (!match?.[1]) throw new Error(`the Errors screen shows no total: "${text}"`);
-  return Number(match[1].replace(/,/g, ''));
+      { timeout: 20_000 },
+    );
+  } catch {
+    const text = (await total.textContent()) ?? '';
+    expect(errorTotalOf(text), `the Errors screen shows "${text}"`).toBe(expected);
+  }
 }
 
 interface Engine {
@@ -132,6 +137,8 @@ describe.each(ENGINES)('a team database on $name: two CLI runs, one window', ({ 
   let server: ServerHandle;
   let browser: Browser;
   let app: AppPage;
+  /** A second tab, on the Errors screen from before the runs start. */
+  let errorsTab: AppPage;
   const runs: CliRun[] = [];
   let flowsDir: string;
 
@@ -144,10 +151,12 @@ describe.each(ENGINES)('a team database on $name: two CLI runs, one window', ({ 
     writeFileSync(join(flowsDir, 'to-complete.prose'), WAITS_IN_BACKOFF);
     browser = await launchBrowser();
     app = await openApp(browser, server);
+    errorsTab = await openApp(browser, server, { hash: '#/errors?range=all' });
   });
 
   afterAll(async () => {
     for (const run of runs) if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+    await errorsTab?.close();
     await app?.close();
     await browser?.close();
     await server?.stop();
@@ -162,6 +171,11 @@ describe.each(ENGINES)('a team database on $name: two CLI runs, one window', ({ 
       if (frame === page.mainFrame()) navigations.push(frame.url());
     };
     page.on('framenavigated', onNavigated);
+    const errorsTabNavigations: string[] = [];
+    errorsTab.page.on('framenavigated', (frame) => {
+      if (frame === errorsTab.page.mainFrame()) errorsTabNavigations.push(frame.url());
+    });
+    await untilErrorTotal(errorsTab.page, 0);
 
     const toCancel = await startCliRun(join(flowsDir, 'to-cancel.prose'), db);
     runs.push(toCancel);
@@ -179,6 +193,9 @@ describe.each(ENGINES)('a team database on $name: two CLI runs, one window', ({ 
     // Live means without a reload: the page did not navigate while the rows came and changed.
     page.off('framenavigated', onNavigated);
     expect(navigations).toEqual([]);
+
+    // The Errors tab, open since before the runs, counts their rate limits as they are journaled.
+    await untilErrorTotal(errorsTab.page, 2);
 
     // One is retried now from its timeline (across processes) and completes in its CLI.
     await app.go(`#/runs/${toComplete.runId}`);
@@ -223,8 +240,11 @@ describe.each(ENGINES)('a team database on $name: two CLI runs, one window', ({ 
     const byCategory = await server.api<ErrorCount[]>('GET', '/api/errors/counts?by=category');
     expect(byCategory.reduce((sum, c) => sum + c.count, 0)).toBe(journaledErrors);
     await app.go('#/errors?range=all');
-    expect(await windowErrorTotal(page, journaledErrors)).toBe(journaledErrors);
+    await untilErrorTotal(page, journaledErrors);
     await app.screenshot(`team-${engine.name.toLowerCase()}-errors`);
+    await untilErrorTotal(errorsTab.page, journaledErrors);
+    expect(errorsTabNavigations).toEqual([]);
+    expect(errorsTab.problems).toEqual([]);
 
     expect(app.problems).toEqual([]);
   });
