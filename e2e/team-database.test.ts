@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -232,6 +232,11 @@ describe.each(ENGINES)('a team database on $name: two CLI runs, one window', ({ 
     // Each run was rate limited once before it waited.
     console.info(`${engine.name}: ${journaledErrors} errorOccurred events in the journal`);
     expect(journaledErrors).toBeGreaterThanOrEqual(2);
+
+    // A terminal on the same database counts the same (`hivewatch errors`).
+    const cliOutput = execFileSync(process.execPath, [BIN, 'errors', '--db', db, '--by', 'category', '--json'], { cwd: ROOT, encoding: 'utf8' });
+    const fromCli = JSON.parse(cliOutput) as ErrorCount[];
+    expect(fromCli.reduce((sum, c) => sum + c.count, 0)).toBe(journaledErrors);
 
     // The API the Errors screen reads, and the screen itself, count the same.
     const byCategory = await server.api<ErrorCount[]>('GET', '/api/errors/counts?by=category');
