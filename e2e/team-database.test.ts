@@ -217,18 +217,19 @@ describe.each(ENGINES)('a team database on $name: two CLI runs, one window', ({ 
     await runRow(page, toComplete.runId).and(page.locator('[data-status="completed"]')).waitFor();
     await app.screenshot(`team-${engine.name.toLowerCase()}-runs-ended`);
 
-    // The journal, read through a store of its own on the same database.
+    // The journal of every run, read through a store of its own on the same database.
     const store = await openStore({ path: db, readonly: true });
-    let journal: HivewatchEvent[][];
+    const journal = new Map<string, HivewatchEvent[]>();
     try {
-      journal = await Promise.all([toCancel, toComplete].map((run) => store.getEvents(run.runId, 0, 10_000)));
+      const { runs: listed } = await store.listRuns({ limit: 100 });
+      for (const row of listed) journal.set(row.id, await store.getEvents(row.id, 0, 10_000));
     } finally {
       await store.close();
     }
-    const [cancelledEvents, completedEvents] = journal as [HivewatchEvent[], HivewatchEvent[]];
-    expect(cancelledEvents.at(-1)?.type).toBe('runCancelled');
-    expect(completedEvents.at(-1)?.type).toBe('runCompleted');
-    const journaledErrors = journal.flat().filter((event) => event.type === 'errorOccurred').length;
+    expect([...journal.keys()].sort()).toEqual([toCancel.runId, toComplete.runId].sort());
+    expect(journal.get(toCancel.runId)?.at(-1)?.type).toBe('runCancelled');
+    expect(journal.get(toComplete.runId)?.at(-1)?.type).toBe('runCompleted');
+    const journaledErrors = [...journal.values()].flat().filter((event) => event.type === 'errorOccurred').length;
     // Each run was rate limited once before it waited.
     console.info(`${engine.name}: ${journaledErrors} errorOccurred events in the journal`);
     expect(journaledErrors).toBeGreaterThanOrEqual(2);
