@@ -18,6 +18,7 @@ export interface ServerHandle {
   origin: string;
   token: string;
   dir: string;
+  /** The database `serve` opened: a file path, or a postgres:// URL when `db` named one. */
   dbPath: string;
   flowsDir: string;
   api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T>;
@@ -51,12 +52,18 @@ function stopChild(child: ChildProcess, timeoutMs = 15_000): Promise<void> {
   });
 }
 
-/** `port`: a fixed port (a restart on the port of a stopped server); default a free one. */
-export async function startServer(options: { dir?: string; flows?: Record<string, string>; keepDir?: boolean; port?: number } = {}): Promise<ServerHandle> {
+/**
+ * `port`: a fixed port (a restart on the port of a stopped server); default a free one.
+ * `db`: the database to serve (a postgres:// URL, say); default `hivewatch.db` in `dir`.
+ * `args`: more `serve` options (`--otel-port off`).
+ */
+export async function startServer(
+  options: { dir?: string; flows?: Record<string, string>; keepDir?: boolean; port?: number; db?: string; args?: readonly string[] } = {},
+): Promise<ServerHandle> {
   const dir = options.dir ?? tempDir('server');
   const flowsDir = writeFlows(dir, options.flows ?? {});
-  const dbPath = join(dir, 'hivewatch.db');
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(options.port ?? 0), '--db', dbPath], {
+  const dbPath = options.db ?? join(dir, 'hivewatch.db');
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(options.port ?? 0), '--db', dbPath, ...(options.args ?? [])], {
     cwd: ROOT,
     env: { ...process.env, HIVEWATCH_SHELL: 'browser' },
     stdio: ['ignore', 'pipe', 'pipe'],
