@@ -113,6 +113,20 @@ parallel:
     expect(types.at(-1)).toBe('runCancelled');
   });
 
+  it('resume and retry keep the run\'s own agent when no --agent is given', async () => {
+    const file = flowFile('session "build"\nsession "release"\n  simulate: "crash"\n');
+    const db = join(dirname(file), 'runs.db');
+    const failed = await hivewatch(['run', file, '--json', '--virtual-clock', '--agent', 'fake', '--db', db]);
+    expect(failed.code).toBe(1);
+    const runId = events(failed.stdout)[0]?.runId as string;
+    for (const mode of ['resume', 'retry']) {
+      const again = await hivewatch([mode, runId, '--json', '--virtual-clock', '--db', db], { HIVEWATCH_AGENT: '' });
+      const started = events(again.stdout).filter((e) => e.type === 'taskStarted');
+      expect(started.length).toBeGreaterThan(0);
+      expect(started.map((e) => (e.type === 'taskStarted' ? e.agent : ''))).toEqual(started.map(() => 'fake'));
+    }
+  });
+
   it('resume refuses a flow file that changed since the run and names retry; retry runs the file as it is now', async () => {
     const file = flowFile(
       'agent worker:\n  runtime: "fake"\nsession: worker\n  prompt: "build"\nsession: worker\n  prompt: "test"\n' +

@@ -126,6 +126,7 @@ export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs
         store,
         resume,
         retryOf: mode === 'retry' ? runId : null,
+        agent: run.defaultAgent,
       },
       args,
       io,

@@ -17,6 +17,8 @@ export interface RunTarget {
   store?: HivewatchStore;
   resume?: ResumePoint | null;
   retryOf?: string | null;
+  /** The agent of sessions that name none, when no --agent is given: a resumed or retried run keeps its own (as the window does). */
+  agent?: string | null;
 }
 
 function workspaceFlag(args: ParsedArgs): WorkspaceMode | null {
@@ -73,7 +75,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
       file: target.file,
       repo: stringFlag(args, 'repo') ?? null,
       workspace,
-      agent: stringFlag(args, 'agent') ?? io.env.HIVEWATCH_AGENT ?? null,
+      agent: stringFlag(args, 'agent') ?? target.agent ?? io.env.HIVEWATCH_AGENT ?? null,
       maxSteps,
       concurrency,
       resume: target.resume ?? null,
