@@ -1,5 +1,5 @@
 import type { HivewatchEvent } from '../engine/events.js';
-import { sessionKeyOf } from '../otel/mapping.js';
+import { EXTERNAL_FLOW_PREFIX, sessionKeyOf } from '../otel/mapping.js';
 import { ACTIVE_RUN_STATUSES, StoreError, type HivewatchStore, type RunRow } from '../store/index.js';
 import type { ExternalSessionRow } from '../store/external.js';
 
@@ -88,7 +88,9 @@ interface Plan {
 
 async function planCopy(source: HivewatchStore, target: HivewatchStore | null, sourceName: string): Promise<Plan> {
   const runs = await allRuns(source);
-  const active = runs.filter((r) => ACTIVE_RUN_STATUSES.includes(r.status));
+  // An agent session still open is no process of this machine: it is copied as it is, and goes
+  // on (or is ended by the quiet period) wherever the agent's telemetry goes next.
+  const active = runs.filter((r) => ACTIVE_RUN_STATUSES.includes(r.status) && !r.flow.startsWith(EXTERNAL_FLOW_PREFIX));
   if (active.length > 0) {
     throw new StoreError(
       'invalid_argument',

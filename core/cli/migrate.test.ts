@@ -105,6 +105,8 @@ async function buildHistory(path: string): Promise<void> {
   await ingester.ingest(decodeOtlp('logs', 'json', fixture('claude-code-logs', 'json')), 'digest-1');
   clock = NOW + 2 * HOUR;
   await ingester.sweep();
+  // A second agent session, still open (running) when the laptop's history is moved.
+  await ingester.ingest(decodeOtlp('logs', 'json', fixture('codex-cli-logs', 'json')), 'digest-2');
   sqlite.setSetting(MUTED_FLOWS_SETTING, JSON.stringify(['flows/a.prose']));
   sqlite.setSetting('http.token', 'laptop-token');
   sqlite.close();
@@ -190,7 +192,7 @@ describe.skipIf(!binaries)('hivewatch migrate (SQLite file to PostgreSQL)', () =
     expect(result.err).toBe(`migrate: ${stats.runs}/${stats.runs} runs, ${stats.events}/${stats.events} events\n`);
     expect(result.out).toBe(
       `copied ${stats.runs} runs, ${stats.events} events, ${stats.errors} errors from ${history} to ${target.location} ` +
-        `(1 agent sessions; settings ${MUTED_FLOWS_SETTING})\n`,
+        `(2 agent sessions; settings ${MUTED_FLOWS_SETTING})\n`,
     );
     expect(`${result.out}${result.err}${target.location}`).not.toContain(PASSWORD);
 
@@ -207,15 +209,19 @@ describe.skipIf(!binaries)('hivewatch migrate (SQLite file to PostgreSQL)', () =
     expect((await target.runLineage('chain-2'))).toEqual(await source.runLineage('chain-2'));
 
     // The agent session continues on the team database; the machine's own settings stay behind.
-    const [external] = (await source.listRuns({ flow: 'external:claude-code' })).runs;
-    const started = (await source.getEvents(external!.id, 0, 1))[0];
-    const key = sessionKeyOf(started?.type === 'runStarted' && started.external ? started.external : { origin: '?', sessionId: '?' });
-    expect(await target.externalSession(key)).toEqual(await source.externalSession(key));
-    expect(await target.externalSession(key)).not.toBeNull();
+    // The open one is copied as it is (running), not refused: no process of the laptop hosts it.
+    const external = (await source.listRuns({ text: 'session', limit: 10 })).runs;
+    expect(external.map((r) => [r.flow, r.status]).sort()).toEqual([['external:claude-code', 'completed'], ['external:codex-cli', 'running']]);
+    for (const run of external) {
+      const started = (await source.getEvents(run.id, 0, 1))[0];
+      const key = sessionKeyOf(started?.type === 'runStarted' && started.external ? started.external : { origin: '?', sessionId: '?' });
+      expect(await target.externalSession(key)).toEqual(await source.externalSession(key));
+      expect(await target.externalSession(key)).not.toBeNull();
+    }
     expect(await target.getSetting(MUTED_FLOWS_SETTING)).toBe(JSON.stringify(['flows/a.prose']));
     expect(await target.getSetting('http.token')).toBeNull();
-    // Every copied run is finished: none is left with a host on the team database.
-    for (const { id } of (await target.listRuns({ limit: 500 })).runs) expect(await target.runHost(id)).toBeNull();
+    // Every copied run of a flow is finished: none is left with a host on the team database.
+    for (const { id, flow } of (await target.listRuns({ limit: 500 })).runs) if (!flow.startsWith('external:')) expect(await target.runHost(id)).toBeNull();
   });
 
   it('a second migrate copies nothing and says the runs are already there; a different run with a source id is refused', async () => {
@@ -224,7 +230,7 @@ describe.skipIf(!binaries)('hivewatch migrate (SQLite file to PostgreSQL)', () =
     const stats = await (await open(history, true)).stats();
     const again = await cli(['migrate', '--from', history, '--to', url]);
     expect(again.code).toBe(0);
-    expect(again.out).toBe(`copied 0 runs, 0 events, 0 errors from ${history} to ${url.replace(PASSWORD, '***')} (skipped ${stats.runs} runs already there; 1 agent sessions)\n`);
+    expect(again.out).toBe(`copied 0 runs, 0 events, 0 errors from ${history} to ${url.replace(PASSWORD, '***')} (skipped ${stats.runs} runs already there; 2 agent sessions)\n`);
     const target = await open(url);
     expect(await target.journalHead()).toBe(stats.events);
 
@@ -299,7 +305,7 @@ describe.skipIf(!binaries)('hivewatch migrate (SQLite file to PostgreSQL)', () =
     const stats = await (await open(history, true)).stats();
     expect(JSON.parse(result.out)).toEqual({
       from: history, to: url.replace(PASSWORD, '***'),
-      runs: stats.runs, events: stats.events, errors: stats.errors, skippedRuns: 0, sessions: 1, settings: [MUTED_FLOWS_SETTING], dryRun: true,
+      runs: stats.runs, events: stats.events, errors: stats.errors, skippedRuns: 0, sessions: 2, settings: [MUTED_FLOWS_SETTING], dryRun: true,
     });
     const name = url.slice(url.lastIndexOf('/') + 1);
     const client = new pg.Client({ connectionString: cluster.url(name) });
