@@ -28,8 +28,9 @@ Usage:
   hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
   hivewatch retry <runId> [run options]          run the same flow again, linked to the old run
   hivewatch prune --older-than 30d               delete finished runs (rollups stay exact)
-  hivewatch migrate --from FILE --to postgres://… [--dry-run] [--json]
+  hivewatch migrate --from FILE --to postgres://… [--dry-run] [--json] [--batch N]
                                                  copy a SQLite history into a team PostgreSQL database
+                                                 (N: events per transaction, default 2000; runs stay whole)
   hivewatch otel-env [--agent claude-code|codex-cli] [--db PATH] [--port N] [--store-prompts on|off]
                                                  print the settings that send an agent's telemetry to this database
   hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off]   the browser shell alone, on 127.0.0.1
