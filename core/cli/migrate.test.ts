@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -325,6 +325,12 @@ describe.skipIf(!binaries)('hivewatch migrate (SQLite file to PostgreSQL)', () =
     expect(tooOld.code).toBe(1);
     expect(tooOld.err).toMatch(new RegExp(`^hivewatch migrate: ${old} is at schema version 4, and this Hivewatch copies version \\d+: open it once`));
     expect(await cli(['migrate', '--from', join(dir, 'nope.db'), '--to', url])).toMatchObject({ code: 1, err: `hivewatch migrate: no such file: ${join(dir, 'nope.db')}\n` });
+    const notDb = join(dir, 'notes.txt');
+    writeFileSync(notDb, 'not a database, just notes\n'.repeat(100));
+    expect(await cli(['migrate', '--from', notDb, '--to', url])).toMatchObject({
+      code: 1,
+      err: `hivewatch migrate: cannot read ${notDb} as a Hivewatch database: file is not a database\n`,
+    });
     expect(await cli(['migrate', '--from', history])).toMatchObject({ code: 64, err: 'hivewatch migrate: needs --from <sqlite file> and --to <postgres://… URL>\n' });
     expect((await cli(['migrate', '--from', history, '--to', join(dir, 'x.db')])).err).toBe(
       'hivewatch migrate: --to must be a PostgreSQL URL (postgres://user@host:5432/database)\n',

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { MUTED_FLOWS_SETTING } from '../service/notify-settings.js';
-import { isPostgresUrl, openSqliteStore, openStore, SCHEMA_VERSION, StoreError, type HivewatchStore } from '../store/index.js';
+import { isPostgresUrl, openSqliteStore, openStore, SCHEMA_VERSION, StoreError, type HivewatchStore, type SqliteStore } from '../store/index.js';
 import { redactUrl } from '../store/postgres/connection.js';
 import { SqliteContractStore } from '../store/sqlite-async.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
@@ -29,9 +29,19 @@ const PROGRESS_EVERY_RUNS = 100;
 function openSource(path: string): HivewatchStore {
   if (isPostgresUrl(path)) throw new UsageError('--from must be a SQLite file (the history to copy), not a PostgreSQL URL');
   if (path === ':memory:' || !existsSync(path)) throw new StoreError('invalid_argument', `no such file: ${path}`);
-  const sqlite = openSqliteStore({ path, readonly: true });
+  let sqlite: SqliteStore;
+  let version: number;
   try {
-    const version = sqlite.stats().schemaVersion;
+    sqlite = openSqliteStore({ path, readonly: true });
+  } catch (error) {
+    throw new StoreError('invalid_argument', `cannot read ${path} as a Hivewatch database: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    try {
+      version = sqlite.stats().schemaVersion;
+    } catch (error) {
+      throw new StoreError('invalid_argument', `cannot read ${path} as a Hivewatch database: ${(error as Error).message}`, { cause: error });
+    }
     if (version < SCHEMA_VERSION) {
       throw new StoreError(
         'invalid_argument',
