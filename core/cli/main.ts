@@ -4,6 +4,7 @@ import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { checkCommand } from './check.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
 import { continueCommand, errorsCommand, pruneCommand, replayCommand, runsCommand } from './history.js';
+import { migrateCommand } from './migrate.js';
 import { otelEnvCommand } from './otel-env.js';
 import { runFlow } from './run.js';
 
@@ -27,6 +28,9 @@ Usage:
   hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
   hivewatch retry <runId> [run options]          run the same flow again, linked to the old run
   hivewatch prune --older-than 30d               delete finished runs (rollups stay exact)
+  hivewatch migrate --from FILE --to postgres://… [--dry-run] [--json] [--batch N]
+                                                 copy a SQLite history into a team PostgreSQL database
+                                                 (N: events per transaction, default 2000; runs stay whole)
   hivewatch otel-env [--agent claude-code|codex-cli] [--db PATH] [--port N] [--store-prompts on|off]
                                                  print the settings that send an agent's telemetry to this database
   hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off]   the browser shell alone, on 127.0.0.1
@@ -93,6 +97,11 @@ const COMMANDS: Record<string, Command> = {
     booleans: ['json'],
     values: ['db', 'older-than'],
     run: (args, io) => pruneCommand(args, io),
+  },
+  migrate: {
+    booleans: ['json', 'dry-run'],
+    values: ['from', 'to', 'batch'],
+    run: (args, io) => migrateCommand(args, io),
   },
 };
 

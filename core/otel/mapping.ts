@@ -98,7 +98,7 @@ export function sessionOf(record: TelemetryRecord): SessionRef {
   return { agent, origin: `runtime:${agent}`, sessionId, source: version ? `${service} ${version}` : service, parent };
 }
 
-export const sessionKeyOf = (s: SessionRef): string => `${s.origin}\n${s.sessionId}`;
+export const sessionKeyOf = (s: Pick<SessionRef, 'origin' | 'sessionId'>): string => `${s.origin}\n${s.sessionId}`;
 
 /** HTTP status of an API event (Claude Code `status_code`, Codex `http.response.status_code`). */
 function statusOf(record: TelemetryRecord): number | null {

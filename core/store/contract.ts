@@ -50,6 +50,16 @@ export interface NewRunCommand {
   reason?: string | null;
 }
 
+/** Options of `appendEvents`. */
+export interface AppendOptions {
+  /**
+   * The wall times these events were journaled with in another database (`hivewatch migrate`
+   * copies a journal): `importedWalls[i]` is journaled for `events[i]` instead of the one the
+   * writer would stamp (its clock's reading, for a virtual-clock run). One per event.
+   */
+  importedWalls?: readonly number[];
+}
+
 export interface HivewatchStore {
   readonly engine: StoreEngine;
   /** Where the data is, safe to print: a file path, or a PostgreSQL URL without its password. */
@@ -59,7 +69,7 @@ export interface HivewatchStore {
   readonly recovered: readonly RecoveredRun[];
 
   /** Journals a batch in one transaction (events, projections, rollups, groups). All or nothing. */
-  appendEvents(events: readonly HivewatchEvent[]): Promise<void>;
+  appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): Promise<void>;
   /**
    * Journals the events of one ingested telemetry payload (core/otel) with its digest and the
    * sessions' bookkeeping, in one transaction. False (nothing written) when a payload with this

@@ -23,3 +23,14 @@ export function validateEvent(event: HivewatchEvent): void {
 export function seqMismatch(event: HivewatchEvent, expected: number): StoreError {
   return new StoreError('invalid_event', `run ${event.runId}: event seq ${event.seq} (${event.type}) but the journal expects ${expected}`);
 }
+
+/** Imported wall times (contract.ts `AppendOptions`): one finite number per event, or a clear refusal. */
+export function checkImportedWalls(events: readonly HivewatchEvent[], walls: readonly number[] | undefined): void {
+  if (walls === undefined) return;
+  if (walls.length !== events.length) {
+    throw new StoreError('invalid_argument', `importedWalls has ${walls.length} wall times for ${events.length} events`);
+  }
+  walls.forEach((wall, i) => {
+    if (!Number.isFinite(wall)) throw new StoreError('invalid_argument', `importedWalls[${i}] must be a number, got ${String(wall)}`);
+  });
+}

@@ -42,7 +42,7 @@ import {
   type StepRow,
   type TaskRow,
 } from './schema.js';
-import { isTerminalStatus, seqMismatch, validateEvent } from './event-checks.js';
+import { checkImportedWalls, isTerminalStatus, seqMismatch, validateEvent } from './event-checks.js';
 
 type Row = Record<string, unknown>;
 type Db = Database.Database;
@@ -294,7 +294,7 @@ export class JournalWriter {
   private readonly loadRun: Stmt;
   private readonly maxTaskStep: Stmt;
   private readonly loadOpen: { steps: Stmt; tasks: Stmt; attempts: Stmt };
-  private readonly transaction: (events: readonly HivewatchEvent[]) => Set<RunState>;
+  private readonly transaction: (events: readonly HivewatchEvent[], importedWalls: readonly number[] | undefined) => Set<RunState>;
   /** The wall time of each event of the batch being written (what listeners are told). */
   private batchWalls: number[] = [];
   private committedWalls: readonly number[] = [];
@@ -358,22 +358,23 @@ export class JournalWriter {
         return r && rowFromDb<AttemptRow>(ATTEMPTS, r);
       },
     };
-    const tx = db.transaction((events: readonly HivewatchEvent[]) => this.write(events));
-    this.transaction = (events) => tx.immediate(events);
+    const tx = db.transaction((events: readonly HivewatchEvent[], importedWalls: readonly number[] | undefined) => this.write(events, importedWalls));
+    this.transaction = (events, importedWalls) => tx.immediate(events, importedWalls);
   }
 
   /**
    * Appends a batch atomically and returns each event's journaled wall time. Throws (and writes
-   * nothing) on a gap or duplicate seq.
+   * nothing) on a gap or duplicate seq. `importedWalls` (contract.ts AppendOptions): the walls
+   * another database journaled, kept instead of stamping new ones.
    */
-  append(events: readonly HivewatchEvent[]): number[] {
+  append(events: readonly HivewatchEvent[], importedWalls?: readonly number[]): number[] {
     this.committedWalls = [];
     this.committedSeqs = [];
     if (events.length === 0) return [];
     let touched: Set<RunState>;
     this.queue.commitSeqs = [];
     try {
-      touched = this.transaction(events);
+      touched = this.transaction(events, importedWalls);
     } catch (error) {
       this.queue.clear();
       this.queue.commitSeqs = [];
@@ -448,7 +449,7 @@ export class JournalWriter {
    * (a run or a row not in memory) see everything they need: the queue only holds rows of runs
    * in memory, and evicting a run from memory runs the queue first.
    */
-  private write(events: readonly HivewatchEvent[]): Set<RunState> {
+  private write(events: readonly HivewatchEvent[], importedWalls: readonly number[] | undefined): Set<RunState> {
     const touched = new Set<RunState>();
     const emitted: Emitted = { errors: [], checkpoints: [] };
     const batchStates = this.batchStates;
@@ -456,6 +457,7 @@ export class JournalWriter {
     batchStates.clear();
     queue.clear();
     for (const event of events) validateEvent(event);
+    checkImportedWalls(events, importedWalls);
     const batchNow = this.now();
     const walls: number[] = [];
     this.batchWalls = walls;
@@ -470,7 +472,7 @@ export class JournalWriter {
       if (event.seq !== expected) {
         throw seqMismatch(event, expected);
       }
-      const wall = wallOf(event, before?.run.clock ?? null, batchNow);
+      const wall = importedWalls?.[walls.length] ?? wallOf(event, before?.run.clock ?? null, batchNow);
       walls.push(wall);
       queue.addEvent(event, eventPayload(event), wall === event.ts ? null : wall);
       const state = applyEvent(before, event, this.loader, emitted, wall);

@@ -1,7 +1,7 @@
 import type { HivewatchEvent } from '../engine/events.js';
 import type { ResumePoint } from '../engine/resume.js';
 import type { RunCommand } from './commands.js';
-import type { CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from './contract.js';
+import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from './contract.js';
 import { StoreEngine } from './contract.js';
 import type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from './external.js';
 import type { PruneOptions, PruneReport } from './prune.js';
@@ -45,8 +45,8 @@ export class SqliteContractStore implements HivewatchStore {
     }
   }
 
-  appendEvents(events: readonly HivewatchEvent[]): Promise<void> {
-    return this.answer(() => this.sqlite.appendEvents(events));
+  appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): Promise<void> {
+    return this.answer(() => this.sqlite.appendEvents(events, options));
   }
 
   ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): Promise<boolean> {

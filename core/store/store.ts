@@ -49,7 +49,7 @@ import { recoverInterrupted, resumePointForRun, type RecoveredRun, type RecoverO
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from './replay.js';
 import { StoreError } from './store-error.js';
 import type { RunRow } from './schema.js';
-import type { CommittedListener, StoreStats } from './contract.js';
+import type { AppendOptions, CommittedListener, StoreStats } from './contract.js';
 
 export interface OpenStoreOptions {
   /**
@@ -89,7 +89,7 @@ export interface SqliteStore {
   readonly database: Database.Database;
 
   /** Journals a batch in one transaction (events, projections, rollups, groups). All or nothing. */
-  appendEvents(events: readonly HivewatchEvent[]): void;
+  appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): void;
   /**
    * Journals the events of one ingested telemetry payload (core/otel) through `appendEvents`,
    * with its digest and the sessions' bookkeeping, in one transaction. False (nothing written)
@@ -213,9 +213,9 @@ class SqliteConnectionStore implements SqliteStore {
     }
   }
 
-  appendEvents(events: readonly HivewatchEvent[]): void {
+  appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): void {
     const writer = this.writable();
-    const walls = writer.append(events);
+    const walls = writer.append(events, options?.importedWalls);
     this.notify(events, walls, writer.lastCommittedSeqs());
   }
 

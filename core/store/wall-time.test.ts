@@ -66,4 +66,24 @@ describe('wall time of a virtual-clock run', () => {
     expect([run.startedWall, run.endedWall]).toEqual([run.startedAt, run.endedAt]);
     expect(store.database.prepare('SELECT COUNT(*) AS n FROM events WHERE wall IS NOT NULL').get()).toEqual({ n: 0 });
   });
+
+  it('imported walls (a journal copied from another database) are kept instead of the writer clock', () => {
+    store = openSqliteStore({ path: ':memory:', now: () => NOW + 5 * HOUR });
+    const events = virtualRun('v1').events;
+    const walls = events.map((_, i) => (i < 3 ? NOW : NOW + 900));
+    store.appendEvents(events, { importedWalls: walls });
+    const run = store.getRun('v1')!.run;
+    expect([run.startedWall, run.endedWall]).toEqual([NOW, NOW + 900]);
+    expect(store.eventsAfterCommit(0).map((e) => e.wall)).toEqual(walls);
+    expect(store.listErrors({ runId: 'v1' }).errors.map((e) => e.ts)).toEqual([NOW + 900]);
+    expect(store.verifyAggregates().diffs).toEqual([]);
+  });
+
+  it('imported walls must be one number per event: otherwise nothing is written', () => {
+    store = openSqliteStore({ path: ':memory:', now: () => NOW });
+    const events = virtualRun('v1').events;
+    expect(() => store.appendEvents(events, { importedWalls: [NOW] })).toThrow(`importedWalls has 1 wall times for ${events.length} events`);
+    expect(() => store.appendEvents(events.slice(0, 2), { importedWalls: [NOW, Number.NaN] })).toThrow('importedWalls[1] must be a number, got NaN');
+    expect(store.journalHead()).toBe(0);
+  });
 });

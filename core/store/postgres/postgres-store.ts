@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { HivewatchEvent } from '../../engine/events.js';
 import type { ResumePoint } from '../../engine/resume.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand } from '../commands.js';
-import type { CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from '../contract.js';
+import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from '../contract.js';
 import { StoreEngine } from '../contract.js';
 import { attemptTelemetry, externalSession, quietExternalSessions, rememberPayload, writeSessions } from '../external.js';
 import type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from '../external.js';
@@ -145,14 +145,18 @@ export class PostgresStore implements HivewatchStore {
     if (this.watcher.active) this.ownPayloads.add(payload);
   }
 
-  private async journal(events: readonly HivewatchEvent[], before?: (client: pg.PoolClient) => Promise<boolean>): Promise<boolean> {
+  private async journal(
+    events: readonly HivewatchEvent[],
+    before?: (client: pg.PoolClient) => Promise<boolean>,
+    importedWalls?: readonly number[],
+  ): Promise<boolean> {
     const runIds = events.map((event) => event.runId);
     let committed: { walls: number[]; commitSeqs: number[] } | null = null;
     let announced: string | null = null;
     try {
       committed = await this.serialized(async (client) => {
         if (before && !(await before(client))) return null;
-        const appended = await this.writer.append(client, events);
+        const appended = await this.writer.append(client, events, importedWalls);
         const head = appended.commitSeqs[appended.commitSeqs.length - 1];
         if (head !== undefined) this.expectOwn((announced = String(head)));
         return appended;
@@ -168,8 +172,8 @@ export class PostgresStore implements HivewatchStore {
     return true;
   }
 
-  async appendEvents(events: readonly HivewatchEvent[]): Promise<void> {
-    await this.journal(events);
+  async appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): Promise<void> {
+    await this.journal(events, undefined, options?.importedWalls);
   }
 
   async ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): Promise<boolean> {

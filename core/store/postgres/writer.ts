@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../engine/events.js';
-import { isTerminalStatus, seqMismatch, validateEvent } from '../event-checks.js';
+import { checkImportedWalls, isTerminalStatus, seqMismatch, validateEvent } from '../event-checks.js';
 import type { RunOwner } from '../hosts.js';
 import { addGroupContribution, DEFAULT_CACHED_RUNS, eventPayload, wallOf, type GroupDelta } from '../journal.js';
 import { applyEvent, NO_ROWS, stampedRun, type Emitted, type RunState } from '../projections.js';
@@ -98,13 +98,19 @@ export class PostgresJournalWriter {
     private readonly cachedRuns = DEFAULT_CACHED_RUNS,
   ) {}
 
-  async append(client: pg.PoolClient, events: readonly HivewatchEvent[]): Promise<{ walls: number[]; commitSeqs: number[] }> {
+  /** `importedWalls` (contract.ts AppendOptions): the walls another database journaled, kept instead of stamping new ones. */
+  async append(
+    client: pg.PoolClient,
+    events: readonly HivewatchEvent[],
+    importedWalls?: readonly number[],
+  ): Promise<{ walls: number[]; commitSeqs: number[] }> {
     if (events.length === 0) return { walls: [], commitSeqs: [] };
     for (const event of events) validateEvent(event);
+    checkImportedWalls(events, importedWalls);
     const runIds = new Set(events.map((e) => e.runId));
     try {
       await this.loadMissing(client, events);
-      const batch = this.reduce(events);
+      const batch = this.reduce(events, importedWalls);
       await this.writeRows(client, batch);
       const commitSeqs = await this.writeEvents(client, batch);
       this.settle(batch.touched);
@@ -147,7 +153,7 @@ export class PostgresJournalWriter {
   }
 
   /** Everything JavaScript does for a batch: seq checks, reducing, the journal rows' payloads. */
-  private reduce(events: readonly HivewatchEvent[]): Batch {
+  private reduce(events: readonly HivewatchEvent[], importedWalls: readonly number[] | undefined): Batch {
     const batchNow = this.now();
     const batch: Batch = {
       events,
@@ -172,7 +178,7 @@ export class PostgresJournalWriter {
       }
       const expected = (before?.seq ?? 0) + 1;
       if (event.seq !== expected) throw seqMismatch(event, expected);
-      const wall = wallOf(event, before?.run.clock ?? null, batchNow);
+      const wall = importedWalls?.[batch.walls.length] ?? wallOf(event, before?.run.clock ?? null, batchNow);
       batch.walls.push(wall);
       batch.payloads.push(eventPayload(event));
       const state = applyEvent(before, event, NO_ROWS, batch.emitted, wall);
