@@ -2,7 +2,6 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { HivewatchEvent } from '../core/engine/events.js';
 import { DAY } from '../core/store/rollups.js';
-import { createDurableSink } from '../core/store/sink.js';
 import {
   JournalBuilder,
   pick,
@@ -140,15 +139,16 @@ const STEP_ENDS = new Set(['stepFinished', 'runCompleted', 'runFailed', 'runCanc
 
 /**
  * Runs starting at a steady rate over [start, start + span), their events merged in timestamp
- * order into a `createDurableSink`, which hands batches to a recorder. `live`: the sink is
- * flushed at every step end (what the engine awaits between steps); `storm`: only when full.
+ * order and cut into batches as the durable sink cuts them: `live`, at every step end (what the
+ * engine awaits between steps) and at 1,000 events; `storm`, only at 1,000. (Cut here, not by the
+ * sink itself: its writes settle asynchronously, so a synchronous loop would see none.)
  */
 /** Exported for profiling scripts (`node --cpu-prof`), like SameRows and rawDatabase. */
 export class Workload {
   private readonly random: () => number;
   private readonly heap: { events: HivewatchEvent[]; i: number }[] = [];
   private readonly batches: HivewatchEvent[][] = [];
-  private readonly sink;
+  private pending: HivewatchEvent[] = [];
   private nextRun = 0;
   private created = 0;
   private createdErrors = 0;
@@ -164,7 +164,12 @@ export class Workload {
     private readonly prefix: string,
   ) {
     this.random = prng(seed);
-    this.sink = createDurableSink({ appendEvents: (batch) => (this.batches.push(batch as HivewatchEvent[]), Promise.resolve()) }, { maxBatch: 1000 });
+  }
+
+  private cut(): void {
+    if (this.pending.length === 0) return;
+    this.batches.push(this.pending);
+    this.pending = [];
   }
 
   private reached(): boolean {
@@ -238,12 +243,13 @@ export class Workload {
       const event = cursor.events[cursor.i] as HivewatchEvent;
       cursor.i += 1;
       if (cursor.i < cursor.events.length) this.push(cursor);
-      this.sink.append(event);
+      this.pending.push(event);
+      if (this.pending.length >= 1_000) this.cut();
       this.emitted += 1;
-      if (this.batching === 'live' && STEP_ENDS.has(event.type)) void this.sink.flush();
+      if (this.batching === 'live' && STEP_ENDS.has(event.type)) this.cut();
       drain();
     }
-    if (this.heap.length === 0 && this.reached()) void this.sink.flush();
+    if (this.heap.length === 0 && this.reached()) this.cut();
     drain();
     return out;
   }

@@ -88,9 +88,12 @@ export async function deliverCommand(store: HivewatchStore, command: RemoteComma
     }
     const status = (await store.getRunRow(runId))?.status ?? null;
     if (status === null || isTerminal(status)) {
-      const message = `run ${runId} is ${status ?? 'gone'}; nothing to ${command.kind === RunCommandKind.cancel ? 'cancel' : 'skip'}`;
+      // The host journals its acknowledging event (carrying the command id) before it records
+      // the outcome: a run that ended because of this command has that event already.
+      const applied = (await store.getEvents(runId, 0, 100_000)).some((e) => (e as { commandId?: unknown }).commandId === commandId);
+      const outcome = applied ? { accepted: true, message: null } : { accepted: false, message: `run ${runId} is ${status ?? 'gone'}; nothing to ${command.kind === RunCommandKind.cancel ? 'cancel' : 'skip'}` };
       // Only if the host did not answer first (it records outcomes the same way).
-      if (await store.completeCommand(commandId, { accepted: false, message })) return { commandId, accepted: false, message };
+      if (await store.completeCommand(commandId, outcome)) return { commandId, accepted: outcome.accepted, ...(outcome.message !== null ? { message: outcome.message } : {}) };
       continue;
     }
     const recovered = await recoverIfHostGone(store, command);

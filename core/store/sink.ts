@@ -51,7 +51,10 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
   const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? 1_000));
   const retryDelays = options.retryDelaysMs ?? DEFAULT_WRITE_RETRY_DELAYS_MS;
   const sleep = options.sleep ?? realSleep;
-  let buffer: HivewatchEvent[] = [];
+  // Appended events not yet written, in chunks of at most maxBatch: taking a batch is O(1) however
+  // large a storm's backlog (slicing one array per batch was quadratic).
+  const chunks: HivewatchEvent[][] = [];
+  let buffered = 0;
   let inFlight: Promise<void> | null = null;
   /** Events of the write in flight (out of the buffer, not committed yet). */
   let writing = 0;
@@ -63,9 +66,9 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
   /** Starts writing what is buffered unless a write is in flight; resolves when that write settles. */
   const startWrite = (): Promise<void> => {
     if (inFlight !== null) return inFlight;
-    if (buffer.length === 0) return Promise.resolve();
-    const batch = buffer.length <= maxBatch ? buffer : buffer.slice(0, maxBatch);
-    buffer = batch === buffer ? [] : buffer.slice(maxBatch);
+    const batch = chunks.shift();
+    if (batch === undefined) return Promise.resolve();
+    buffered -= batch.length;
     writing = batch.length;
     let write: Promise<void>;
     try {
@@ -78,7 +81,8 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
         lastError = null;
       },
       (error: unknown) => {
-        buffer = buffer.length === 0 ? batch : batch.concat(buffer);
+        chunks.unshift(batch);
+        buffered += batch.length;
         lastError = error;
       },
     );
@@ -87,8 +91,8 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
       writing = 0;
       // What was appended while this batch was written goes next (not after a failure: flush
       // retries): a full batch at once, the rest on the next tick.
-      if (lastError === null && buffer.length >= maxBatch) void startWrite();
-      else if (lastError === null && buffer.length > 0) schedule();
+      if (lastError === null && buffered >= maxBatch) void startWrite();
+      else if (lastError === null && buffered > 0) schedule();
     });
     return inFlight;
   };
@@ -107,7 +111,7 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
     for (;;) {
       // A failed write puts its events back in the buffer: empty after the last write means all committed.
       while (inFlight !== null) await inFlight;
-      if (buffer.length === 0) return;
+      if (buffered === 0) return;
       await startWrite();
       if (lastError === null) continue;
       const delay = retryDelays[retries];
@@ -126,9 +130,9 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
     const next = flushing.then(drain).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       throw new HivewatchError('SYSTEM_EVENT_WRITE_FAILED', {
-        message: `could not journal ${buffer.length} event(s): ${message}`,
+        message: `could not journal ${buffered} event(s): ${message}`,
         origin: 'system',
-        context: { pending: buffer.length },
+        context: { pending: buffered },
         cause: error,
       });
     });
@@ -138,12 +142,15 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
 
   return {
     get pending() {
-      return buffer.length + writing;
+      return buffered + writing;
     },
     append(event: HivewatchEvent): void {
-      buffer.push(event);
-      if (buffer.length >= maxBatch && lastError === null && inFlight === null) void startWrite();
-      if (buffer.length > 0) schedule();
+      let last = chunks[chunks.length - 1];
+      if (last === undefined || last.length >= maxBatch) chunks.push((last = []));
+      last.push(event);
+      buffered += 1;
+      if (buffered >= maxBatch && lastError === null && inFlight === null) void startWrite();
+      schedule();
     },
     flush,
     async close(): Promise<void> {
