@@ -7,6 +7,7 @@ import { engineBenchmarks } from './engine.bench.js';
 import { liveBenchmarks } from './live.bench.js';
 import { report, type Measurement } from './measure.js';
 import { otelBenchmarks } from './otel.bench.js';
+import { postgresErrorCountBenchmarks } from './postgres-errors.bench.js';
 import { postgresWriterBenchmarks } from './postgres-writer.bench.js';
 import { storeBenchmarks } from './store.bench.js';
 
@@ -49,6 +50,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'live') measurements.push(...(await liveBenchmarks({ quick })));
   if (only === null || only === 'otel') measurements.push(...(await otelBenchmarks({ quick })));
   if (only === null || only === 'postgres') measurements.push(...(await postgresWriterBenchmarks({ quick })));
+  if (only === null || only === 'postgres') measurements.push(...(await postgresErrorCountBenchmarks({ quick })));
   report(measurements, json);
   return 0;
 }

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -91,8 +91,19 @@ function installExitHook(): void {
   });
 }
 
-export async function startPostgresCluster(binaries: PostgresBinaries): Promise<PostgresCluster> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'hivewatch-pg-'));
+export interface ClusterOptions {
+  /**
+   * A data directory kept between runs (a bench's cached database): created and initialised when
+   * it holds no cluster yet, reused as it is otherwise; stop() shuts the server down cleanly and
+   * leaves the directory. Without it the cluster lives in a fresh temp directory, removed on stop.
+   */
+  keepDataDir?: string;
+}
+
+export async function startPostgresCluster(binaries: PostgresBinaries, options: ClusterOptions = {}): Promise<PostgresCluster> {
+  const kept = options.keepDataDir;
+  if (kept !== undefined) mkdirSync(kept, { recursive: true });
+  const dataDir = kept ?? mkdtempSync(join(tmpdir(), 'hivewatch-pg-'));
   if (isRoot()) {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
@@ -106,11 +117,11 @@ export async function startPostgresCluster(binaries: PostgresBinaries): Promise<
     running.delete(cluster);
     if (started) {
       started = false;
-      // `immediate`: a throwaway cluster needs no clean shutdown checkpoint.
-      const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', 'immediate', '-w']);
+      // `immediate`: a throwaway cluster needs no clean shutdown checkpoint; a kept one does.
+      const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', kept === undefined ? 'immediate' : 'fast', '-w']);
       spawnSync(command, args);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (kept === undefined) rmSync(dataDir, { recursive: true, force: true });
   };
   const cluster: PostgresCluster = {
     dataDir,
@@ -120,7 +131,7 @@ export async function startPostgresCluster(binaries: PostgresBinaries): Promise<
     stop,
   };
   try {
-    runTool(tool('initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--no-sync', '--locale=C']);
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) runTool(tool('initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--no-sync', '--locale=C']);
     const serverOptions = [
       `-p ${port}`,
       '-c listen_addresses=127.0.0.1',
@@ -131,6 +142,11 @@ export async function startPostgresCluster(binaries: PostgresBinaries): Promise<
       '-c synchronous_commit=off',
       '-c full_page_writes=off',
     ].join(' ');
+    if (kept !== undefined && existsSync(join(dataDir, 'postmaster.pid'))) {
+      // A kept cluster whose last user was killed may still be running: stop it before reuse.
+      const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', 'fast', '-w']);
+      spawnSync(command, args);
+    }
     runTool(tool('pg_ctl'), ['start', '-D', dataDir, '-w', '-t', '60', '-l', join(dataDir, 'server.log'), '-o', serverOptions]);
     started = true;
     running.add(cluster);
