@@ -95,7 +95,8 @@ export interface ClusterOptions {
   /**
    * A data directory kept between runs (a bench's cached database): created and initialised when
    * it holds no cluster yet, reused as it is otherwise; stop() shuts the server down cleanly and
-   * leaves the directory. Without it the cluster lives in a fresh temp directory, removed on stop.
+   * leaves the directory. Its parent must be reachable by the cluster's owner (`postgres` when
+   * this process is root). Without it the cluster lives in a fresh temp directory, removed on stop.
    */
   keepDataDir?: string;
 }
