@@ -7,6 +7,7 @@ import { engineBenchmarks } from './engine.bench.js';
 import { liveBenchmarks } from './live.bench.js';
 import { report, type Measurement } from './measure.js';
 import { otelBenchmarks } from './otel.bench.js';
+import { postgresErrorCountBenchmarks } from './postgres-errors.bench.js';
 import { postgresWriterBenchmarks } from './postgres-writer.bench.js';
 import { storeBenchmarks } from './store.bench.js';
 
@@ -23,7 +24,9 @@ const ROOT = repositoryRoot();
  * baselines. The UI figures (Chromium, a built renderer-dist/) run only with `--only ui` (the
  * 10,000-run table and the live stream, then the history figures) or `--only history` (issue
  * #12's targets on a bulk history of 1,000,000 runs and errors, `--quick`: 20,000): they need a
- * browser and report times against targets rather than ratios.
+ * browser and report times against targets rather than ratios. `--only postgres` runs both
+ * PostgreSQL benches (each starts its own cluster; skipped with the reason when no server is
+ * installed); `--only postgres-writer` / `--only postgres-errors` runs one of them.
  */
 export async function main(argv: readonly string[]): Promise<number> {
   const json = argv.includes('--json');
@@ -48,7 +51,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'store' || only === 'checkpoints') measurements.push(...(await checkpointBenchmarks()));
   if (only === null || only === 'live') measurements.push(...(await liveBenchmarks({ quick })));
   if (only === null || only === 'otel') measurements.push(...(await otelBenchmarks({ quick })));
-  if (only === null || only === 'postgres') measurements.push(...(await postgresWriterBenchmarks({ quick })));
+  if (only === null || only === 'postgres' || only === 'postgres-writer') measurements.push(...(await postgresWriterBenchmarks({ quick })));
+  if (only === null || only === 'postgres' || only === 'postgres-errors') measurements.push(...(await postgresErrorCountBenchmarks({ quick })));
   report(measurements, json);
   return 0;
 }

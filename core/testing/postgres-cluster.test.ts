@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
@@ -70,5 +72,33 @@ describe.skipIf(!binaries)('a throwaway PostgreSQL cluster', () => {
     await client.end();
     second.stop();
     expect(existsSync(second.dataDir)).toBe(false);
+  });
+
+  it('keeps a kept data directory and what was committed in it across stop and start', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'hivewatch-kept-'));
+    chmodSync(parent, 0o755); // the cluster's owner (postgres, when we are root) must reach its directory
+    const dataDir = join(parent, 'data');
+    try {
+      const first = await startPostgresCluster(binaries!, { keepDataDir: dataDir });
+      const writer = new pg.Client({ connectionString: first.url() });
+      await writer.connect();
+      await writer.query("CREATE TABLE kept (note text NOT NULL); INSERT INTO kept VALUES ('still here')");
+      await writer.end();
+      first.stop();
+      expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
+
+      const again = await startPostgresCluster(binaries!, { keepDataDir: dataDir });
+      const reader = new pg.Client({ connectionString: again.url() });
+      await reader.connect();
+      try {
+        const { rows } = await reader.query<{ note: string }>('SELECT note FROM kept');
+        expect(rows).toEqual([{ note: 'still here' }]);
+      } finally {
+        await reader.end();
+        again.stop();
+      }
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 });

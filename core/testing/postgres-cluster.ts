@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -95,8 +95,20 @@ function installExitHook(): void {
   });
 }
 
-export async function startPostgresCluster(binaries: PostgresBinaries): Promise<PostgresCluster> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'hivewatch-pg-'));
+export interface ClusterOptions {
+  /**
+   * A data directory kept between runs (a bench's cached database): created and initialised when
+   * it holds no cluster yet, reused as it is otherwise; stop() shuts the server down cleanly and
+   * leaves the directory. Its parent must be reachable by the cluster's owner (`postgres` when
+   * this process is root). Without it the cluster lives in a fresh temp directory, removed on stop.
+   */
+  keepDataDir?: string;
+}
+
+export async function startPostgresCluster(binaries: PostgresBinaries, options: ClusterOptions = {}): Promise<PostgresCluster> {
+  const kept = options.keepDataDir;
+  if (kept !== undefined) mkdirSync(kept, { recursive: true });
+  const dataDir = kept ?? mkdtempSync(join(tmpdir(), 'hivewatch-pg-'));
   if (isRoot()) {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
@@ -110,11 +122,11 @@ export async function startPostgresCluster(binaries: PostgresBinaries): Promise<
     running.delete(cluster);
     if (started) {
       started = false;
-      // `immediate`: a throwaway cluster needs no clean shutdown checkpoint.
-      const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', 'immediate', '-w']);
+      // `immediate`: a throwaway cluster needs no clean shutdown checkpoint; a kept one does.
+      const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', kept === undefined ? 'immediate' : 'fast', '-w']);
       spawnSync(command, args);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (kept === undefined) rmSync(dataDir, { recursive: true, force: true });
   };
   const serverOptions = [
     `-p ${port}`,
@@ -146,7 +158,12 @@ export async function startPostgresCluster(binaries: PostgresBinaries): Promise<
     stop,
   };
   try {
-    runTool(tool('initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--no-sync', '--locale=C']);
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) runTool(tool('initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--no-sync', '--locale=C']);
+    if (kept !== undefined && existsSync(join(dataDir, 'postmaster.pid'))) {
+      // A kept cluster whose last user was killed may still be running: stop it before reuse.
+      const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', 'fast', '-w']);
+      spawnSync(command, args);
+    }
     start();
     running.add(cluster);
     installExitHook();

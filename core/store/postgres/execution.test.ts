@@ -1,0 +1,52 @@
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get, run } from '../queries/plan.js';
+import { inSnapshot, SNAPSHOT_BEGIN } from './execution.js';
+import { postgresBinaries, TestDatabases } from './test-databases.js';
+
+const bases = new TestDatabases();
+
+/** Every statement the pool's clients are sent, in order. */
+function recordStatements(pool: pg.Pool): string[] {
+  const sent: string[] = [];
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0];
+      sent.push(typeof first === 'string' ? first : String((first as { text?: string }).text));
+      return query(...args);
+    };
+  });
+  return sent;
+}
+
+describe.skipIf(!postgresBinaries)('reads in one snapshot on PostgreSQL', () => {
+  beforeAll(async () => bases.start());
+  afterAll(async () => bases.stop());
+
+  it('opens the read-only REPEATABLE READ transaction with its BEGIN: three statements for a one-statement read', async () => {
+    const pool = bases.pool(await bases.fresh('snapshot'));
+    const sent = recordStatements(pool);
+    const modes = await inSnapshot(
+      pool,
+      get<{ isolation: string; readonly: string }>(
+        "SELECT current_setting('transaction_isolation') AS isolation, current_setting('transaction_read_only') AS readonly",
+      ),
+    );
+    expect(modes).toEqual({ isolation: 'repeatable read', readonly: 'on' });
+    expect(sent).toEqual([
+      SNAPSHOT_BEGIN,
+      "SELECT current_setting('transaction_isolation') AS isolation, current_setting('transaction_read_only') AS readonly",
+      'COMMIT',
+    ]);
+  });
+
+  it('refuses a write inside a snapshot and rolls it back', async () => {
+    const pool = bases.pool(await bases.fresh('snapshot'));
+    await expect(inSnapshot(pool, run("INSERT INTO settings (key, value) VALUES ('probe', '1')"))).rejects.toThrow(
+      'cannot execute INSERT in a read-only transaction',
+    );
+    const { rows } = await pool.query("SELECT count(*)::int AS n FROM settings WHERE key = 'probe'");
+    expect(rows).toEqual([{ n: 0 }]);
+  });
+});
