@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { notifyCommitted } from './listeners.js';
 import type { HivewatchEvent } from '../engine/events.js';
 import type { ResumePoint } from '../engine/resume.js';
 import { openDatabase, type Synchronous } from './database.js';
@@ -202,15 +203,7 @@ class SqliteConnectionStore implements SqliteStore {
   }
 
   private notify(events: readonly HivewatchEvent[], walls: readonly number[], commitSeqs: readonly number[]): void {
-    if (events.length === 0) return;
-    for (const listener of this.listeners) {
-      try {
-        listener(events, walls, commitSeqs);
-      } catch (error) {
-        // A listener's failure must not undo or block a committed write, nor starve the others.
-        this.onListenerError(error);
-      }
-    }
+    notifyCommitted(this.listeners, this.onListenerError, events, walls, commitSeqs);
   }
 
   appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): void {

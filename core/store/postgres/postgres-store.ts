@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { notifyCommitted } from '../listeners.js';
 import type { HivewatchEvent } from '../../engine/events.js';
 import type { ResumePoint } from '../../engine/resume.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand } from '../commands.js';
@@ -120,15 +121,7 @@ export class PostgresStore implements HivewatchStore {
   }
 
   private notify(events: readonly HivewatchEvent[], walls: readonly number[], commitSeqs: readonly number[]): void {
-    if (events.length === 0) return;
-    for (const listener of this.listeners) {
-      try {
-        listener(events, walls, commitSeqs);
-      } catch (error) {
-        // A listener's failure must not undo or block a committed write, nor starve the others.
-        this.onListenerError(error);
-      }
-    }
+    notifyCommitted(this.listeners, this.onListenerError, events, walls, commitSeqs);
   }
 
   private isOwnNotification(payload: string): boolean {
