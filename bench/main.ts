@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkpointBenchmarks } from './checkpoint.bench.js';
 import { engineBenchmarks } from './engine.bench.js';
-import { liveBenchmarks } from './live.bench.js';
+import { liveBenchmarks, livePostgresBenchmarks } from './live.bench.js';
 import { report, type Measurement } from './measure.js';
 import { otelBenchmarks } from './otel.bench.js';
 import { postgresErrorCountBenchmarks } from './postgres-errors.bench.js';
@@ -26,7 +26,7 @@ const ROOT = repositoryRoot();
  * #12's targets on a bulk history of 1,000,000 runs and errors, `--quick`: 20,000): they need a
  * browser and report times against targets rather than ratios. `--only postgres` runs both
  * PostgreSQL benches (each starts its own cluster; skipped with the reason when no server is
- * installed); `--only postgres-writer` / `--only postgres-errors` runs one of them.
+ * installed); `--only postgres-writer` / `--only postgres-errors` / `--only postgres-live` runs one of them.
  */
 export async function main(argv: readonly string[]): Promise<number> {
   const json = argv.includes('--json');
@@ -51,6 +51,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'store' || only === 'checkpoints') measurements.push(...(await checkpointBenchmarks()));
   if (only === null || only === 'live') measurements.push(...(await liveBenchmarks({ quick })));
   if (only === null || only === 'otel') measurements.push(...(await otelBenchmarks({ quick })));
+  if (only === null || only === 'postgres' || only === 'postgres-live') measurements.push(...(await livePostgresBenchmarks({ quick })));
   if (only === null || only === 'postgres' || only === 'postgres-writer') measurements.push(...(await postgresWriterBenchmarks({ quick })));
   if (only === null || only === 'postgres' || only === 'postgres-errors') measurements.push(...(await postgresErrorCountBenchmarks({ quick })));
   report(measurements, json);
