@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { until } from '../testing/until.js';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,17 +51,6 @@ async function host(options: { clock?: 'real' | 'virtual' } = {}): Promise<{ ser
   const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: options.clock ?? 'virtual', tailIntervalMs: 10 });
   cleanups.push(() => store.close(), () => service.close({ timeoutMs: 5_000 }));
   return { service, store };
-}
-
-/** Polls a condition (not a timing assert): resolves once it holds, fails after `timeoutMs`. */
-async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** The id of a run that has a task waiting in backoff, if any. */

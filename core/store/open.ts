@@ -1,6 +1,5 @@
 import type { HivewatchStore } from './contract.js';
-import { isPostgresUrl, redactUrl } from './postgres/connection.js';
-import { openPostgresStore } from './postgres/store.js';
+import { isPostgresUrl, redactUrl } from './postgres/url.js';
 import { SqliteContractStore } from './sqlite-async.js';
 import { openSqliteStore, type OpenStoreOptions } from './store.js';
 
@@ -18,6 +17,8 @@ export function printableLocation(location: string): string {
  */
 export async function openStore(options: OpenStoreOptions): Promise<HivewatchStore> {
   if (isPostgresUrl(options.path)) {
+    // Loaded only for a team database: the driver costs every SQLite start ~40 ms otherwise.
+    const { openPostgresStore } = await import('./postgres/store.js');
     return openPostgresStore({
       url: options.path,
       ...(options.now !== undefined ? { now: options.now } : {}),

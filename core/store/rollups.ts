@@ -34,8 +34,6 @@ export function handledOf(error: Pick<ErrorRow, 'caught' | 'retrying'>): 0 | 1 {
   return error.caught || error.retrying ? 1 : 0;
 }
 
-/** The same in SQL over the errors table (caught and retrying are 0/1 columns). */
-export const HANDLED_SQL = '(caught OR retrying)';
 
 /**
  * Group trend tables (fingerprint × bucket × flow × handled → count): every group's sparkline in
