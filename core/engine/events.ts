@@ -121,7 +121,8 @@ export type HivewatchEventBody =
       delta?: boolean;
     }
   | { type: 'stepFinished'; step: number }
-  | { type: 'cancelRequested'; commandId: string; reason: string; alreadyCancelling: boolean }
+  /** `forced`: a second cancel while cancelling, which SIGKILLs what still runs (rule 18); a third changes nothing. */
+  | { type: 'cancelRequested'; commandId: string; reason: string; alreadyCancelling: boolean; forced?: boolean }
   | { type: 'runCancelling'; epoch: number; commandId: string }
   | (TaskRef & {
       type: 'receiptIgnoredStale';
@@ -129,13 +130,36 @@ export type HivewatchEventBody =
       epoch: number;
       currentEpoch: number;
       outcome: 'succeeded' | 'failed';
+      /** What the stale result carried (bounded like an attempt trace); absent in older journals. */
+      output?: string;
+      error?: ErrorEnvelope;
+    })
+  /**
+   * An attempt stopped because a fail-fast sibling failed (rule 18: cancelled-by-sibling, not an
+   * error of its own). `reported`: what the attempt answered when it ended anyway (a result that
+   * raced the cancel), kept on the record and acted on by nothing; no errorOccurred is journaled.
+   */
+  | (TaskRef & {
+      type: 'attemptCancelled';
+      attempt: number;
+      durationMs: number;
+      by: 'sibling';
+      reported?: { outcome: 'succeeded'; output?: string } | { outcome: 'failed'; error: ErrorEnvelope };
     })
   | { type: 'runCompleted'; steps: number }
-  | { type: 'runFailed'; error: ErrorEnvelope }
+  /**
+   * `error` is the run's ending error (rule 16), its envelope's `cause` nesting the chain. `chain`
+   * lists the same links flat, head first, each with the seq of its own `errorOccurred` in this
+   * run, so the store can settle every occurrence's disposition (rule 17); absent in journals
+   * written before the failure model (the store then derives it from `error`).
+   */
+  | { type: 'runFailed'; error: ErrorEnvelope; chain?: FailureLink[] }
   | {
       type: 'runCancelled';
       cause: { commandId: string; reason: string };
       correlation: { run: string; step: number | null; epoch: number };
+      /** A forced cancel (a second cancel while cancelling, rule 18): in-flight agents got SIGKILL at once. */
+      forced?: boolean;
     }
   /** The run's place in a repository (agent work, issue #10): its branch starts at `base`. */
   | { type: 'workspaceReady'; repo: string; branch: string; base: string; worktreeDir: string }
@@ -173,6 +197,28 @@ export type HivewatchEventBody =
   | { type: 'externalRunIdle'; quietMs: number; lastEventAt: number }
   /** Events resumed after `externalRunIdle`: the run is running again. */
   | { type: 'externalRunReopened'; idleSince: number };
+
+/**
+ * One link of an ending error's cause chain (DESIGN rule 16), head (the ending error) first, root
+ * cause last. `how` says how this link led to the next one: `retry-limit` (the retry policy gave
+ * up after the next link, the last attempt's error), `thrown-in-catch` (a `throw "message"` in the
+ * catch that handled the next link), `finally-failed` (a `finally` failed while the next link was
+ * pending), `cleanup-failed` (a finally of a branch a fail-fast parallel cancelled failed while
+ * the next link unwound it); null on the root. `rethrown`: a bare `throw` carried this link on.
+ */
+export interface FailureLink {
+  /** The seq of this link's `errorOccurred` in the run's journal; null when none was journaled. */
+  seq: number | null;
+  code: string;
+  category: string;
+  origin: string;
+  message: string;
+  step: number | null;
+  taskId: string | null;
+  attempt: number | null;
+  how: 'retry-limit' | 'thrown-in-catch' | 'finally-failed' | 'cleanup-failed' | null;
+  rethrown?: boolean;
+}
 
 /** Where an external run comes from (docs/otel.md). */
 export interface ExternalRunSource {

@@ -21,6 +21,23 @@ export interface ErrorEnvelope {
   context: Record<string, unknown>;
   timestamp: number;
   correlation: Correlation;
+  /**
+   * The error that led to this one (DESIGN rule 16), itself an envelope with its own task and
+   * attempt: the last attempt's error under POLICY_RETRY_LIMIT_EXCEEDED, the caught error under a
+   * `throw "message"` in a catch, the pending error under a failing `finally`. Absent on a root
+   * cause and in journals older than the field (which kept it in `context.lastError` /
+   * `context.cause`: read it with `causeOf`).
+   */
+  cause?: ErrorEnvelope;
+}
+
+/** The envelope's cause, also from journals written before `cause` existed. */
+export function causeOf(envelope: ErrorEnvelope): ErrorEnvelope | null {
+  if (envelope.cause !== undefined) return envelope.cause;
+  const legacy = envelope.context.lastError ?? envelope.context.cause;
+  return typeof legacy === 'object' && legacy !== null && !Array.isArray(legacy) && typeof (legacy as { code?: unknown }).code === 'string'
+    ? (legacy as ErrorEnvelope)
+    : null;
 }
 
 export const EMPTY_CORRELATION: Correlation = Object.freeze({

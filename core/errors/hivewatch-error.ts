@@ -19,7 +19,10 @@ export interface HivewatchErrorInit {
   context?: Record<string, unknown>;
   timestamp?: number;
   correlation?: Partial<Correlation>;
+  /** A foreign throwable this error wraps (JavaScript's `Error.cause`); never journaled. */
   cause?: unknown;
+  /** The failure that led to this one (rule 16's cause chain); journaled as the envelope's `cause`. */
+  causedBy?: HivewatchError | ErrorEnvelope | null;
 }
 
 /**
@@ -35,6 +38,8 @@ export class HivewatchError extends Error {
   readonly context: Record<string, unknown>;
   readonly timestamp: number;
   readonly correlation: Correlation;
+  /** The failure that led to this one, as an envelope (rule 16); null for a root cause. */
+  readonly causedBy: ErrorEnvelope | null;
 
   constructor(errorCode: ErrorCode, init: HivewatchErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -48,6 +53,8 @@ export class HivewatchError extends Error {
     this.context = init.context ?? {};
     this.timestamp = init.timestamp ?? 0;
     this.correlation = { ...EMPTY_CORRELATION, ...init.correlation };
+    const causedBy = init.causedBy ?? null;
+    this.causedBy = causedBy instanceof HivewatchError ? causedBy.toEnvelope() : causedBy;
     if (!isValidOrigin(this.origin)) {
       throw new TypeError(`invalid error origin "${this.origin}"`);
     }
@@ -71,6 +78,22 @@ export class HivewatchError extends Error {
       timestamp: timestamp ?? this.timestamp,
       correlation: { ...this.correlation, ...correlation },
       cause: this.cause,
+      causedBy: this.causedBy,
+    });
+  }
+
+  /** A copy caused by `cause` (rule 16): a failing `finally` keeps the error it replaced. */
+  withCause(cause: HivewatchError | ErrorEnvelope): HivewatchError {
+    return new HivewatchError(this.code, {
+      message: this.message,
+      origin: this.origin,
+      recoverable: this.recoverable,
+      recoveryHint: this.recoveryHint,
+      context: this.context,
+      timestamp: this.timestamp,
+      correlation: this.correlation,
+      cause: this.cause,
+      causedBy: cause,
     });
   }
 
@@ -85,6 +108,7 @@ export class HivewatchError extends Error {
       context: structuredClone(this.context),
       timestamp: this.timestamp,
       correlation: { ...this.correlation },
+      ...(this.causedBy !== null ? { cause: structuredClone(this.causedBy) } : {}),
     };
   }
 
@@ -101,6 +125,7 @@ export class HivewatchError extends Error {
       context: envelope.context,
       timestamp: envelope.timestamp,
       correlation: envelope.correlation,
+      causedBy: envelope.cause ?? null,
     });
   }
 }
@@ -144,8 +169,11 @@ function fail(path: string, expected: string): never {
   throw new TypeError(`invalid error envelope: ${path} must be ${expected}`);
 }
 
+/** How deep a cause chain read from the wire or a journal may nest. */
+export const MAX_CAUSE_DEPTH = 32;
+
 /** Parses untrusted JSON (the wire, the journal) into an envelope, naming the first bad field. */
-export function parseEnvelope(value: unknown): ErrorEnvelope {
+export function parseEnvelope(value: unknown, depth = 0): ErrorEnvelope {
   if (typeof value !== 'object' || value === null) fail('envelope', 'an object');
   const v = value as Record<string, unknown>;
   if (typeof v.category !== 'string' || !ERROR_CATEGORIES.includes(v.category as ErrorCategory)) {
@@ -169,6 +197,15 @@ export function parseEnvelope(value: unknown): ErrorEnvelope {
   for (const key of ['step', 'attempt'] as const) {
     if (c[key] !== null && c[key] !== undefined && typeof c[key] !== 'number') fail(`correlation.${key}`, 'a number or null');
   }
+  let cause: ErrorEnvelope | undefined;
+  if (v.cause !== undefined) {
+    if (depth >= MAX_CAUSE_DEPTH) fail('cause', `nested at most ${MAX_CAUSE_DEPTH} deep`);
+    try {
+      cause = parseEnvelope(v.cause, depth + 1);
+    } catch (error) {
+      throw new TypeError(`${error instanceof Error ? error.message : String(error)} (in cause)`);
+    }
+  }
   return {
     category: v.category as ErrorCategory,
     code: v.code,
@@ -179,5 +216,6 @@ export function parseEnvelope(value: unknown): ErrorEnvelope {
     context: v.context as Record<string, unknown>,
     timestamp: v.timestamp,
     correlation: { ...EMPTY_CORRELATION, ...(c as Partial<Correlation>) },
+    ...(cause !== undefined ? { cause } : {}),
   };
 }

@@ -3,11 +3,11 @@
  * to. Types only, plus plain constants: the renderer imports this file and nothing else of core/.
  */
 import type { ErrorEnvelope, Correlation } from '../errors/envelope.js';
-import type { HivewatchEvent, RunStatus } from '../engine/events.js';
+import type { FailureLink, HivewatchEvent, RunStatus } from '../engine/events.js';
 import type { Diagnostic } from '../flow/ast.js';
 import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
-export type { ErrorEnvelope, Correlation, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
+export type { ErrorEnvelope, Correlation, FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
 export type { ErrorCategory } from '../errors/taxonomy.js';
 
 export const API_VERSION = 1;
@@ -17,10 +17,21 @@ export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'canc
 export const ERROR_CATEGORY_NAMES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
 export const ERROR_DIMENSIONS = ['category', 'origin', 'code', 'flow', 'handled', 'run', 'task'] as const;
 /**
- * The keys of `errorCounts({ by: 'handled' })`: handled = retried or caught; unhandled = it failed
- * its task and the run (docs/decisions.md, "Handled vs unhandled").
+ * An error occurrence's disposition (DESIGN rule 17, docs/semantics.md "The failure model"):
+ * `unhandled` when it is in the cause chain of its run's ending error, `handled` otherwise;
+ * `pending` while its run is live and the occurrence could still end up in a chain (a retried
+ * attempt's error is `handled` at once: a chain never holds it).
  */
-export const HANDLED_KEYS = { handled: 'handled', unhandled: 'unhandled' } as const;
+export const ERROR_DISPOSITIONS = ['pending', 'handled', 'unhandled'] as const;
+export type ErrorDisposition = (typeof ERROR_DISPOSITIONS)[number];
+/** The keys of `errorCounts({ by: 'handled' })`: one per disposition. */
+export const HANDLED_KEYS = { handled: 'handled', unhandled: 'unhandled', pending: 'pending' } as const;
+/**
+ * What `failureCounts` groups failures by: the ending error's code (rows carry the chain's root
+ * cause code too), its root cause's code, category, origin, or the run's flow.
+ */
+export const FAILURE_DIMENSIONS = ['code', 'rootCode', 'category', 'origin', 'flow'] as const;
+export type FailureDimension = (typeof FAILURE_DIMENSIONS)[number];
 export type ErrorDimension = (typeof ERROR_DIMENSIONS)[number];
 export const SERIES_DIMENSIONS = ['category', 'origin', 'code', 'flow'] as const;
 export type SeriesDimension = (typeof SERIES_DIMENSIONS)[number];
@@ -59,12 +70,33 @@ export interface RunSummary {
   retrying: { taskId: string; nextAttemptAt: number; delayMs: number } | null;
   resumedFrom: string | null;
   retryOf: string | null;
+  /** The newest error occurrence of the run, whatever became of it (a live run's retry, say). */
   lastError: { code: string; message: string } | null;
+  /**
+   * Why the run ended (DESIGN rule 16): set for a run that ended `failed` or `cancelled` (and
+   * `interrupted`), null otherwise. This, not `lastError`, is what "why did it fail" shows.
+   */
+  endingError?: EndingError | null;
   /**
    * Where an external run comes from (an agent session seen through its telemetry: `runtime:claude-code`,
    * `runtime:codex-cli`); absent for the runs Hivewatch executes. An external run cannot be cancelled from here.
    */
   source?: string;
+}
+
+/** A run's ending error: its head link's fields, where it happened, and the whole chain. */
+export interface EndingError {
+  code: string;
+  category: string;
+  origin: string;
+  message: string;
+  step: number | null;
+  taskId: string | null;
+  attempt: number | null;
+  /** The code of the chain's last link (the root cause); equal to `code` for a one-link chain. */
+  rootCode: string;
+  /** Head (the ending error) first, root cause last. */
+  chain: FailureLink[];
 }
 
 export type AttemptStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'stale';
@@ -186,6 +218,14 @@ export interface ErrorCount {
   label?: string | null;
 }
 
+/** Failures (ending errors of runs that ended `failed`, one per run) in a window, by run end time. */
+export interface FailureCounts {
+  /** Equal to the runs that ended `failed` in the window (rule 17). */
+  total: number;
+  /** For `by: 'code'`: one row per (ending code, root cause code) pair, `rootCode` set. */
+  rows: { key: string; count: number; label?: string | null; rootCode?: string }[];
+}
+
 export interface ErrorSeries {
   bucket: Bucket;
   stackBy: SeriesDimension;
@@ -224,6 +264,10 @@ export interface ErrorOccurrence {
   fingerprint: string;
   caught: boolean;
   retrying: boolean;
+  /** Settled when the run ends (rule 17). */
+  disposition?: ErrorDisposition;
+  /** This occurrence is its run's ending error (the head of the chain): it is the run's one failure. */
+  ending?: boolean;
   flow: string | null;
   correlation: Correlation;
   error: ErrorEnvelope;
@@ -253,9 +297,15 @@ export interface RunFilterInput {
   status?: RunStatus[];
   /** The flow file or its name. */
   flow?: string;
-  /** The code / category of the run's last error. */
+  /**
+   * The ending error's code (its head or its root cause: `code=RUNTIME_CRASHED` finds a run that
+   * gave up after crashes) / its category. `anyCode` / `anyCategory`: any error occurrence of the
+   * run, whatever became of it.
+   */
   code?: string;
   category?: string;
+  anyCode?: string;
+  anyCategory?: string;
   /** Substring of the run id, flow, flow name or last error message. */
   text?: string;
   /** Window on the start time. */

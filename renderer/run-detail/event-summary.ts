@@ -48,6 +48,8 @@ export function describeEvent(e: HivewatchEvent): string {
       return `cancelling (epoch ${e.epoch}): no new task starts`;
     case 'receiptIgnoredStale':
       return `task ${e.taskId} attempt ${e.attempt}: a late ${e.outcome} result of epoch ${e.epoch} was ignored`;
+    case 'attemptCancelled':
+      return `task ${e.taskId} attempt ${e.attempt}: cancelled, a sibling branch failed${e.reported ? ` (it had ${e.reported.outcome})` : ''}`;
     case 'runCompleted':
       return `completed after ${e.steps} step${e.steps === 1 ? '' : 's'}`;
     case 'runFailed':
