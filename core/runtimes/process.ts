@@ -93,6 +93,10 @@ export function describeSpawnError(command: string, error: unknown): SpawnError 
       // Linux caps each argument and environment string at 128 KiB: a prompt holding a large
       // earlier output can exceed it.
       return { code, message: `argument list too long for "${command}": one argument or environment value exceeds the system limit (E2BIG)` };
+    case 'ERR_INVALID_ARG_VALUE':
+      // Node's own message quotes the whole value (a prompt of any size): say what is wrong instead.
+      if (/null bytes/.test(raw)) return { code: 'EINVAL', message: `an argument of "${command}" contains a NUL character, which no process argument can carry (EINVAL)` };
+      return { code, message: `could not execute "${command}": an argument or environment value is invalid (${code})` };
     default:
       return { code, message: `could not execute "${command}": ${raw} (${code})` };
   }
