@@ -1,7 +1,7 @@
 import type { Position, Template } from './ast.js';
 import { judgeCommand, type CommandWord } from './command-words.js';
-import { scanShellTemplate, type RefPlace } from './shell-scan.js';
-import { splitTemplateWords, TemplateSplitError } from './shell-words.js';
+import { scanShellTemplate } from './shell-scan.js';
+import { splitTemplateWords, TemplateSplitError, type RefPlace } from './shell-words.js';
 import type { TemplateRef } from './template.js';
 
 /**

@@ -1,5 +1,4 @@
-import { literalOf } from './shell-scan.js';
-import type { WordPiece } from './shell-words.js';
+import { literalOf, type WordPiece } from './shell-words.js';
 import type { TemplateRef } from './template.js';
 
 /**

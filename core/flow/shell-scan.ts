@@ -1,5 +1,5 @@
 import type { Template } from './ast.js';
-import type { WordPiece } from './shell-words.js';
+import { DOUBLE_QUOTE_ESCAPABLE, literalOf, type RefPlace, type ScanWord, type ShellScan } from './shell-words.js';
 import type { TemplateRef } from './template.js';
 
 /**
@@ -15,36 +15,9 @@ import type { TemplateRef } from './template.js';
  * escaping, so the check and the escaping cannot disagree about where a value is.
  */
 
-export type RefPlace = 'bare' | 'single' | 'double';
-
-/** A word of a top-level simple command. */
-export interface ScanWord {
-  pieces: WordPiece[];
-  /** Some of it was quoted or escaped (then it is never a reserved word or an assignment). */
-  quoted: boolean;
-  /** It contains an expansion ($x, $(…), `…`) whose value only the shell knows. */
-  expands: boolean;
-  /** The target of a redirection (`> file`). */
-  redirect: boolean;
-  /** Quoting began before any `=`: `"X=1"` is a command word, not an assignment. */
-  quotedName: boolean;
-}
-
-export interface ShellScan {
-  /** Refs at the top level, by object identity: how the renderer must quote each value. */
-  places: Map<TemplateRef, RefPlace>;
-  /** Refs the shell would parse again, with the construct they are in. */
-  refused: Map<TemplateRef, string>;
-  commands: ScanWord[][];
-  /** The script does not parse (an unterminated quote or construct): nothing may be rendered. */
-  broken: string | null;
-}
-
 type Item = string | TemplateRef;
 
 const BLANK = new Set([' ', '\t']);
-/** Inside double quotes a backslash only escapes these (as in sh). */
-const DOUBLE_QUOTE_ESCAPABLE = new Set(['"', '\\', '$', '`']);
 const OPERATOR = new Set([';', '&', '|', '(', ')']);
 const WORD_END = new Set([' ', '\t', '\n', ';', '&', '|', '(', ')', '<', '>']);
 
@@ -420,9 +393,4 @@ class Scanner {
 
 export function scanShellTemplate(template: Template): ShellScan {
   return new Scanner(flatten(template)).scan();
-}
-
-/** The word's text with quotes removed and each placeholder as `\0` (for matching names and options). */
-export function literalOf(word: { pieces: readonly WordPiece[] }): string {
-  return word.pieces.map((p) => (typeof p === 'string' ? p : '\0')).join('');
 }
