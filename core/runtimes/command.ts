@@ -5,6 +5,7 @@ import { agentCommandProblems } from '../flow/command-safety.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from './command-line.js';
 import { runProcess, type ProcessResult } from './process.js';
+import { Redactor } from './secrets.js';
 import type { AttemptRequest, AttemptResult, ProcessTrace, SessionRuntime } from './runtime.js';
 
 /**
@@ -89,6 +90,8 @@ export async function runAttemptProcess(
     maxCaptureBytes: how.options?.maxCaptureBytes,
     signal,
     onStarted: (started) => request.reportProcess?.({ kind: 'started', ...started, hostname: hostname() }),
+    // At the source: every message, tail and output below is made from already redacted text.
+    redactor: Redactor.forChild(request.agent.env),
   });
   if (observation.outputHeldOpen && observation.pid !== null) request.reportProcess?.({ kind: 'outputHeldOpen', pid: observation.pid });
   if (observation.cancelled) return { kind: 'cancelled' };
