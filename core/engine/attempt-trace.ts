@@ -1,4 +1,5 @@
 import type { AttemptResult, ProcessTrace } from '../runtimes/runtime.js';
+import { Redactor } from '../runtimes/secrets.js';
 
 /**
  * What the journal keeps of an attempt for the operator's inspector (issue #12 part 3): what it
@@ -21,8 +22,6 @@ export const JOURNAL_ARGV_CHARS = JOURNAL_PROMPT_CHARS;
 export const JOURNAL_OUTPUT_CHARS = 8_000;
 /** stdout and stderr, each: their end is kept (where the error usually is). */
 export const JOURNAL_TAIL_CHARS = 4_000;
-/** Env values shorter than this are not redacted: `1`, `true`, `en` would blank ordinary text. */
-const MIN_SECRET_CHARS = 6;
 
 export interface AttemptEndTrace {
   /** The agent's answer (a successful runtime result, also when agent work failed it afterwards). */
@@ -43,15 +42,13 @@ export function keepTail(text: string, max: number): string {
   return `[… ${text.length - max} earlier characters not journaled …]\n${text.slice(text.length - max)}`;
 }
 
-/** Replaces every value of the agent's environment (long enough to be a secret) by its name. */
+/**
+ * Replaces every secret of the agent's environment by its name (`core/runtimes/secrets.ts`: values
+ * of 6+ characters, secret-named ones whatever their length), before a text is cut to its bound
+ * so that no part of a secret survives at a cut.
+ */
 export function redactEnv(text: string, env: Readonly<Record<string, string>>): string {
-  let out = text;
-  // Longest first, so a value containing another is replaced whole.
-  const entries = Object.entries(env)
-    .filter(([, value]) => value.length >= MIN_SECRET_CHARS)
-    .sort((a, b) => b[1].length - a[1].length);
-  for (const [name, value] of entries) out = out.split(value).join(`[env ${name}]`);
-  return out;
+  return Redactor.ofFlowEnv([env]).text(text);
 }
 
 /** The `attemptStarted` fields: argv for a runtime that runs a command line, else the prompt. */

@@ -6,6 +6,7 @@ import { flowDigest } from '../flow/digest.js';
 import type { WorkspaceMode } from '../flow/agent-work.js';
 import type { AgentSpec, FlowPlan, SessionSpec } from '../flow/plan.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
+import { Redactor } from '../runtimes/secrets.js';
 import { resolveAgent, retryPolicyFor } from './agents.js';
 import {
   commitWrites,
@@ -118,8 +119,10 @@ export class FlowRun {
   private readonly backoffs = new Map<string, (commandId: string) => void>();
   private readonly listeners = new Set<(event: HivewatchEvent) => void>();
   private work: RunWork | null = null;
+  private readonly secrets: Redactor;
 
   constructor(private readonly config: RunConfig) {
+    this.secrets = Redactor.ofFlowEnv([...config.plan.agents.values()].map((agent) => agent.env));
     this.runId = config.runId ?? newRunId();
     this.clock = config.clock ?? new RealClock();
     this.maxSteps = config.maxSteps ?? 100;
@@ -168,7 +171,8 @@ export class FlowRun {
   }
 
   private emit(body: HivewatchEventBody): void {
-    const event = { runId: this.runId, seq: ++this.seq, ts: this.clock.now(), ...body } as HivewatchEvent;
+    // The journal's boundary: no env: value of the flow is stored or shown (issue #25 part 5).
+    const event = { runId: this.runId, seq: ++this.seq, ts: this.clock.now(), ...this.secrets.deep(body) } as HivewatchEvent;
     this.config.sink.append(event);
     for (const listener of this.listeners) listener(event);
   }

@@ -19,6 +19,7 @@ import {
 } from './properties.js';
 import { describeTemplate } from './template.js';
 import { readCommand, readSessionWork, readWorkspace, type SessionWork } from './agent-work.js';
+import { agentCommandProblems } from './command-safety.js';
 
 /** From declarations to the specs of FlowPlan: agents, and the per-session properties. */
 
@@ -46,11 +47,14 @@ export function buildAgentSpec(decl: AgentDecl, report: Report): AgentSpec {
   const envValue = value('env');
   const workspaceValue = value('workspace');
   const setupValue = value('setup');
+  const shell = (shellValue && readBoolean('shell', shellValue, report)) ?? false;
+  // No placeholder where the command would run its value as code (issue #25 part 3).
+  for (const problem of agentCommandProblems({ runtime: runtime ?? 'command', command, shell })) report(problem.message, problem.pos);
   return {
     name: decl.name,
     runtime: runtime ?? 'command',
     command,
-    shell: (shellValue && readBoolean('shell', shellValue, report)) ?? false,
+    shell,
     timeoutMs: (timeoutValue && readDuration('timeout', timeoutValue, report)) ?? null,
     retry: readRetryPolicy(props, report),
     model: modelValue ? literalText('model', modelValue, 'a model name', report) : null,

@@ -1,14 +1,17 @@
 import type { Template } from '../flow/ast.js';
+import { shellTemplateSafety } from '../flow/command-safety.js';
+import { splitTemplateWords, TemplateSplitError } from '../flow/shell-words.js';
 
 /**
  * Turns an agent's `command:` template into what a process is started with, substituting the
  * few names a command may use (`{prompt}`, `{model}`).
  *
  * The order is what keeps a prompt from ever becoming code: the template's literal text is
- * split into words first (sh-like quoting: '...', "...", backslash), and a substituted value is
- * then appended to the word it stands in, verbatim. Whatever quotes, `;` or `$(...)` a prompt
- * holds, it stays inside one argv element. (The flow's template parser is not used here: this
- * works on the already parsed parts, so nothing is re-parsed at run time.)
+ * split into words first (sh-like quoting: '...', "...", backslash; `core/flow/shell-words.ts`,
+ * the splitter `check` uses too), and a substituted value is then appended to the word it stands
+ * in, verbatim. Whatever quotes, `;` or `$(...)` a prompt holds, it stays inside one argv
+ * element. Where that element is code to the program that receives it (`sh -c '…'`), the
+ * template is refused before anything runs (`core/flow/command-safety.ts`).
  */
 
 export class CommandLineError extends Error {
@@ -38,68 +41,16 @@ function valueOf(path: readonly string[], values: CommandValues): string {
   return value;
 }
 
-const WHITESPACE = /\s/;
-/** Inside double quotes a backslash only escapes these (as in sh). */
-const DOUBLE_QUOTE_ESCAPABLE = new Set(['"', '\\', '$', '`']);
-
 /** Splits a command template into argv. Throws CommandLineError for bad quoting or unknown names. */
 export function splitCommandTemplate(template: Template, values: CommandValues): string[] {
-  const words: string[] = [];
-  let word = '';
-  // A word can be started yet empty: `''` or a `{prompt}` that is the empty string.
-  let inWord = false;
-  let quote: "'" | '"' | null = null;
-
-  for (const part of template.parts) {
-    if (part.kind === 'ref') {
-      word += valueOf(part.path, values);
-      inWord = true;
-      continue;
-    }
-    const text = part.text;
-    for (let i = 0; i < text.length; i++) {
-      const ch = text[i] as string;
-      if (quote === "'") {
-        if (ch === "'") quote = null;
-        else word += ch;
-        continue;
-      }
-      if (quote === '"') {
-        if (ch === '"') {
-          quote = null;
-        } else if (ch === '\\' && i + 1 < text.length && DOUBLE_QUOTE_ESCAPABLE.has(text[i + 1] as string)) {
-          word += text[++i];
-        } else if (ch === '\\' && text[i + 1] === '\n') {
-          i++; // line continuation
-        } else {
-          word += ch;
-        }
-        continue;
-      }
-      if (WHITESPACE.test(ch)) {
-        if (inWord) words.push(word);
-        word = '';
-        inWord = false;
-      } else if (ch === "'" || ch === '"') {
-        quote = ch;
-        inWord = true;
-      } else if (ch === '\\') {
-        const next = text[i + 1];
-        if (next === undefined) throw new CommandLineError('a backslash at the end of a command escapes nothing');
-        i++;
-        if (next !== '\n') {
-          word += next;
-          inWord = true;
-        }
-      } else {
-        word += ch;
-        inWord = true;
-      }
-    }
+  let words;
+  try {
+    words = splitTemplateWords(template);
+  } catch (error) {
+    if (error instanceof TemplateSplitError) throw new CommandLineError(error.message);
+    throw error;
   }
-  if (quote !== null) throw new CommandLineError(`unterminated ${quote === "'" ? 'single' : 'double'} quote in command`);
-  if (inWord) words.push(word);
-  return words;
+  return words.map((word) => word.pieces.map((piece) => (typeof piece === 'string' ? piece : valueOf(piece.path, values))).join(''));
 }
 
 /** One shell word that means exactly `value`: '...' with each `'` written as '\''. */
@@ -110,38 +61,28 @@ export function shellQuote(value: string): string {
 /**
  * For `shell: true` agents: the template as one `/bin/sh -c` script. The author's text is
  * shell code and passes through unchanged; each substituted value is escaped for the quoting
- * context it lands in (bare → single-quoted; inside '...' → break out and back in; inside
- * "..." → backslash-escape `"`, `\`, `$`, backquote), so a value is always data, never code.
- * Limitation: quoting nested inside `$(...)` within double quotes is not tracked.
+ * context the scan of the script finds it in (bare → single-quoted; inside '...' → break out
+ * and back in; inside "..." → backslash-escape `"`, `\`, `$`, backquote), so a value is always
+ * data. A placeholder anywhere else (backticks, $(…), a here-document, eval, sh -c '…', …) is
+ * refused, never "escaped well enough": `command-safety.ts` says where and why.
  */
 export function shellScriptFromTemplate(template: Template, values: CommandValues): string {
+  const safety = shellTemplateSafety(template);
+  const problem = safety.problems[0];
+  if (problem) throw new CommandLineError(problem.pos === template.pos ? problem.message : `${problem.pos.line}:${problem.pos.column}: ${problem.message}`);
   let script = '';
-  let quote: "'" | '"' | null = null;
   for (const part of template.parts) {
-    if (part.kind === 'ref') {
-      const value = valueOf(part.path, values);
-      if (quote === null) script += shellQuote(value);
-      else if (quote === "'") script += value.replace(/'/g, `'\\''`);
-      else script += value.replace(/["\\$`]/g, '\\$&');
+    if (part.kind === 'text') {
+      script += part.text;
       continue;
     }
-    const text = part.text;
-    for (let i = 0; i < text.length; i++) {
-      const ch = text[i] as string;
-      script += ch;
-      if (quote === "'") {
-        if (ch === "'") quote = null;
-      } else if (ch === '\\') {
-        // Outside single quotes a backslash takes the next character with it.
-        if (i + 1 < text.length) script += text[++i];
-      } else if (quote === '"') {
-        if (ch === '"') quote = null;
-      } else if (ch === "'" || ch === '"') {
-        quote = ch;
-      }
-    }
+    const value = valueOf(part.path, values);
+    const place = safety.places.get(part);
+    if (place === 'bare') script += shellQuote(value);
+    else if (place === 'single') script += value.replace(/'/g, `'\\''`);
+    else if (place === 'double') script += value.replace(/["\\$`]/g, '\\$&');
+    else throw new CommandLineError(`{${part.path.join('.')}} has no quoting context in the command`);
   }
-  if (quote !== null) throw new CommandLineError(`unterminated ${quote === "'" ? 'single' : 'double'} quote in command`);
   return script;
 }
 

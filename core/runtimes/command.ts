@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
 import { classifyObservation } from '../errors/classify.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
+import { agentCommandProblems } from '../flow/command-safety.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from './command-line.js';
 import { runProcess, type ProcessResult } from './process.js';
+import { Redactor } from './secrets.js';
 import type { AttemptRequest, AttemptResult, ProcessTrace, SessionRuntime } from './runtime.js';
 
 /**
@@ -36,13 +38,31 @@ export function agentConfigError(agent: AgentSpec, problem: string): AttemptResu
 }
 
 /**
- * Names given to every command runtime child, so a script can tell attempts apart. The prompt
- * is not among them: it reaches the child only where the template puts `{prompt}`, and a large
- * prompt in the environment would hit the kernel's 128 KiB limit per string even when unused.
+ * Linux refuses an environment string (NAME=value and its NUL) longer than 32 pages
+ * (MAX_ARG_STRLEN, 131,072 bytes): a longer prompt cannot be given this way, and E2BIG would
+ * fail the attempt even for a command that never reads it.
+ */
+const MAX_ENV_STRING_BYTES = 131_072;
+
+function fitsEnvironment(name: string, value: string): boolean {
+  return Buffer.byteLength(`${name}=${value}`) + 1 <= MAX_ENV_STRING_BYTES && !value.includes('\0');
+}
+
+/**
+ * Names given to every command runtime child, so a script can tell attempts apart, and the
+ * values a template may use as data: `HIVEWATCH_PROMPT` (the rendered prompt) and
+ * `HIVEWATCH_MODEL` (the agent's model). Reading "$HIVEWATCH_PROMPT" is the safe way to hand the
+ * prompt to anything that would parse it (a nested `sh -c`, a here-document), where `check`
+ * refuses `{prompt}` (issue #25 part 3). A prompt too long for one environment string is left
+ * out (docs/decisions.md); the agent's own `env:` cannot override these names.
  */
 export function attemptEnv(request: AttemptRequest): Record<string, string> {
+  const values: Record<string, string> = {};
+  if (fitsEnvironment('HIVEWATCH_PROMPT', request.prompt)) values.HIVEWATCH_PROMPT = request.prompt;
+  if (request.agent.model !== null && fitsEnvironment('HIVEWATCH_MODEL', request.agent.model)) values.HIVEWATCH_MODEL = request.agent.model;
   return {
     ...request.agent.env,
+    ...values,
     HIVEWATCH_RUN_ID: request.runId,
     HIVEWATCH_TASK_ID: request.taskId,
     HIVEWATCH_ATTEMPT: String(request.attempt),
@@ -70,6 +90,8 @@ export async function runAttemptProcess(
     maxCaptureBytes: how.options?.maxCaptureBytes,
     signal,
     onStarted: (started) => request.reportProcess?.({ kind: 'started', ...started, hostname: hostname() }),
+    // At the source: every message, tail and output below is made from already redacted text.
+    redactor: Redactor.forChild(request.agent.env),
   });
   if (observation.outputHeldOpen && observation.pid !== null) request.reportProcess?.({ kind: 'outputHeldOpen', pid: observation.pid });
   if (observation.cancelled) return { kind: 'cancelled' };
@@ -96,11 +118,24 @@ export function readPlainOutput(observation: ProcessResult): AttemptResult {
 }
 
 /**
+ * A command whose placeholder would run as code is refused before anything starts, whatever
+ * skipped `check` (a resumed journal, a plan built in code): the same judgement as `check`'s.
+ */
+export function unsafeCommand(agent: AgentSpec): AttemptResult | null {
+  const problem = agentCommandProblems(agent)[0];
+  if (problem === undefined) return null;
+  const where = agent.command !== null && problem.pos !== agent.command.pos ? `${problem.pos.line}:${problem.pos.column}: ` : '';
+  return agentConfigError(agent, `command: ${where}${problem.message}`);
+}
+
+/**
  * The argv (or `/bin/sh -c` script) of an agent's `command:` template. Returns a failed result
  * instead of argv when the template cannot be used.
  */
 export function commandArgv(agent: AgentSpec, prompt: string): string[] | AttemptResult {
   if (agent.command === null) return agentConfigError(agent, 'no command: given; set command: "tool {prompt}"');
+  const unsafe = unsafeCommand(agent);
+  if (unsafe) return unsafe;
   const values = commandValues(prompt, agent.model);
   try {
     if (agent.shell) return ['/bin/sh', '-c', shellScriptFromTemplate(agent.command, values)];

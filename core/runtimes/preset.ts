@@ -2,7 +2,7 @@ import { classifyObservation } from '../errors/classify.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate, templateHasRefs } from './command-line.js';
-import { agentConfigError } from './command.js';
+import { agentConfigError, unsafeCommand } from './command.js';
 import type { AttemptResult } from './runtime.js';
 import { agentOrigin } from './simulated.js';
 import { parseUsageLimit, type ResetClock } from './usage-limit.js';
@@ -20,6 +20,8 @@ import { parseUsageLimit, type ResetClock } from './usage-limit.js';
  */
 export function presetArgv(agent: AgentSpec, prompt: string, executable: readonly string[], presetArgs: readonly string[]): string[] | AttemptResult {
   if (agent.command === null) return [...executable, ...presetArgs];
+  const unsafe = unsafeCommand(agent);
+  if (unsafe) return unsafe;
   const values = commandValues(prompt, agent.model);
   try {
     if (templateHasRefs(agent.command)) {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { RuntimeObservation } from '../errors/classify.js';
 import { groupAlive, groupMembers, processStartTime } from './process-group.js';
+import { inheritedEnv, Redactor } from './secrets.js';
 import { DEFAULT_CAPTURE_BYTES, TailBuffer } from './tail-buffer.js';
 
 /**
@@ -46,8 +47,13 @@ export interface ProcessOptions {
   maxCaptureBytes?: number | undefined;
   /** Called once, synchronously after the spawn: the group id (= pid) and start time to journal. */
   onStarted?: ((started: ProcessStarted) => void) | undefined;
-  /** Sees every chunk as it arrives (live logs, tests waiting for a child to be ready). */
+  /** Sees every chunk as it arrives (tests waiting for a child to be ready); raw, not redacted. */
   onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
+  /**
+   * The secrets to take out of what the child printed before anyone reads it (issue #25 part
+   * 5); default: the secret-named variables of this process's environment, which it inherits.
+   */
+  redactor?: Redactor | undefined;
 }
 
 export interface ProcessStarted {
@@ -93,6 +99,10 @@ export function describeSpawnError(command: string, error: unknown): SpawnError 
       // Linux caps each argument and environment string at 128 KiB: a prompt holding a large
       // earlier output can exceed it.
       return { code, message: `argument list too long for "${command}": one argument or environment value exceeds the system limit (E2BIG)` };
+    case 'ERR_INVALID_ARG_VALUE':
+      // Node's own message quotes the whole value (a prompt of any size): say what is wrong instead.
+      if (/null bytes/.test(raw)) return { code: 'EINVAL', message: `an argument of "${command}" contains a NUL character, which no process argument can carry (EINVAL)` };
+      return { code, message: `could not execute "${command}": an argument or environment value is invalid (${code})` };
     default:
       return { code, message: `could not execute "${command}": ${raw} (${code})` };
   }
@@ -135,6 +145,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
   const stderr = new TailBuffer(capture);
   const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const timeoutMs = options.timeoutMs ?? null;
+  const redactor = options.redactor ?? Redactor.forChild({});
 
   const result = (fields: {
     exitCode: number | null;
@@ -150,9 +161,9 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     exitCode: fields.exitCode,
     signal: fields.signal,
     timedOut: fields.timedOut,
-    spawnError: fields.spawnError,
-    stdout: stdout.toString(),
-    stderr: stderr.toString(),
+    spawnError: fields.spawnError && { ...fields.spawnError, message: redactor.text(fields.spawnError.message) },
+    stdout: redactor.text(stdout.toString()),
+    stderr: redactor.text(stderr.toString()),
     durationMs: Math.round(performance.now() - started),
     timeoutMs: timeoutMs ?? undefined,
     cancelled: fields.cancelled,
@@ -177,7 +188,8 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
   try {
     child = spawn(command, options.argv.slice(1), {
       cwd: options.cwd ?? undefined,
-      env: { ...process.env, ...options.env },
+      // Not the database's password: an agent has no use for Hivewatch's own database.
+      env: { ...inheritedEnv(), ...options.env },
       // stdin is /dev/null: an agent CLI that reads stdin when it is not a TTY sees EOF, not a hang.
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,

@@ -203,6 +203,11 @@ export interface SaveFlowInput {
   source: string;
   /** Replace an existing file of that name (the window asks the operator first). */
   overwrite?: boolean;
+  /**
+   * The flow id the draft was made from. The window shows `env:` secrets as `[env NAME]`; the
+   * save puts that flow's values back in their place (a marker nothing fills is refused).
+   */
+  from?: string;
 }
 
 /** Which flows' failures do not notify (on by default; muted per flow, kept in the database). */

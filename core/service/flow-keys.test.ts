@@ -97,3 +97,20 @@ describe('symlinks in the operator flows folder', () => {
     });
   });
 });
+
+describe('the flows folder of a team database (issue #25 part 5)', () => {
+  const saved = process.env.HIVEWATCH_DB;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.HIVEWATCH_DB;
+    else process.env.HIVEWATCH_DB = saved;
+  });
+
+  it('is never named after the URL, also when the URL came from HIVEWATCH_DB', () => {
+    const url = 'postgres://ops:pw-in-url@127.0.0.1:5432/hivewatch';
+    process.env.HIVEWATCH_DB = url;
+    const folder = appFlowsDirOf(url) as string;
+    expect(folder).not.toContain('pw-in-url');
+    expect(folder).not.toContain('postgres:');
+    expect(folder.endsWith(join('hivewatch', 'flows'))).toBe(true);
+  });
+});

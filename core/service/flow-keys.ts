@@ -73,7 +73,9 @@ export function appFlowsDirOf(dbPath: string): string | null {
   if (dbPath === ':memory:' || dbPath === '') return null;
   // A team database (PostgreSQL) has no folder: each machine keeps its own flows where its
   // default database would be, and a run's key (user/x.prose) resolves there (docs/decisions.md).
-  if (isPostgresUrl(dbPath)) return join(dirname(defaultDatabasePath()), 'flows');
+  // Never the URL itself (its password would become a folder name): the default file's folder,
+  // whatever HIVEWATCH_DB says (which is this very URL when the database came from it).
+  if (isPostgresUrl(dbPath)) return join(dirname(defaultDatabasePath({ ...process.env, HIVEWATCH_DB: undefined })), 'flows');
   return join(dirname(resolve(dbPath)), 'flows');
 }
 

@@ -4,6 +4,7 @@ import { highlightSpans } from '../flow/highlight.js';
 import { describeRunRepo } from '../workspace/repo.js';
 import type { FlowInfo } from './api.js';
 import { ApiError } from './errors.js';
+import { flowRedactor } from './flow-secrets.js';
 import { FLOW_FOLDERS, FlowKeyError, FlowKeyProblem, FlowKeys } from './flow-keys.js';
 import { flowIdSchema } from './schemas.js';
 
@@ -61,17 +62,20 @@ export class FlowCatalog {
           throw error;
         }
         const checked = checkFlow(flow.source, id);
+        // What the window shows: no env: secret of the flow (issue #25 part 5).
+        const secrets = flowRedactor(checked.plan);
+        const source = secrets.text(flow.source);
         flows.push({
           id,
           name: name.replace(/\.prose$/, ''),
           path: flow.path,
           bundled: prefix === FLOW_FOLDERS.examples,
-          source: flow.source,
+          source,
           ok: checked.ok,
-          diagnostics: checked.diagnostics,
+          diagnostics: secrets.deep(checked.diagnostics),
           sessions: checked.plan?.sessions.length ?? 0,
           repo: describeRunRepo(checked.plan, flow.path),
-          highlight: highlightSpans(flow.source),
+          highlight: highlightSpans(source),
         });
       }
     }

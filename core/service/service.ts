@@ -32,6 +32,7 @@ import { ACTIVE_STATUSES } from './api.js';
 import { ApiError, asApiError } from './errors.js';
 import { checkFlowFileAs } from './flow-file.js';
 import { saveUserFlow } from './flow-save.js';
+import { restoreSecrets } from './flow-secrets.js';
 import { FlowCatalog } from './flows.js';
 import { JournalTail, type TailScheduler } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
@@ -440,7 +441,9 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     saveFlow: (input) =>
       guard(async () => {
         const args = parseInput('saveFlow', input);
-        const key = await saveUserFlow(options.userFlowsDir ?? null, args);
+        // The window's text hides secrets as [env NAME]: the flow it came from fills them back in.
+        const from = args.from === undefined ? null : await catalog.load(args.from);
+        const key = await saveUserFlow(options.userFlowsDir ?? null, { ...args, source: restoreSecrets(args.source, from) });
         const saved = (await catalog.list()).find((f) => f.id === key);
         if (!saved) throw new ApiError(404, 'flow_not_found', `no flow ${key}`);
         return saved;

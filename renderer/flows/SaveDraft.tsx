@@ -13,7 +13,9 @@ export function suggestedName(flow: FlowInfo): string {
 
 /**
  * Saves a draft that checks into the operator's flows folder (`user/<name>.prose`). Replacing
- * an existing file takes a confirmation; every refusal is the service's own message.
+ * an existing file takes a confirmation; every refusal is the service's own message. `from`
+ * names the flow the draft was made from: the window shows its env: secrets as `[env NAME]`,
+ * and the service puts the values back when saving.
  */
 export function SaveDraft({
   flow,
@@ -56,15 +58,15 @@ export function SaveDraft({
       let saved: FlowInfo;
       if (existing.has(`user/${file}`)) {
         if (!(await askReplace())) return;
-        saved = await api.saveFlow({ name, source: draft, overwrite: true });
+        saved = await api.saveFlow({ name, source: draft, overwrite: true, from: flow.id });
       } else {
         try {
-          saved = await api.saveFlow({ name, source: draft });
+          saved = await api.saveFlow({ name, source: draft, from: flow.id });
         } catch (error) {
           // Made meanwhile (another window, an editor): the same question.
           if (!(error instanceof ApiError && error.code === 'flow_exists')) throw error;
           if (!(await askReplace())) return;
-          saved = await api.saveFlow({ name, source: draft, overwrite: true });
+          saved = await api.saveFlow({ name, source: draft, overwrite: true, from: flow.id });
         }
       }
       toast(`Saved ${saved.id}`, 'info');

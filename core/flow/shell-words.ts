@@ -1,0 +1,138 @@
+import type { Template } from './ast.js';
+import type { TemplateRef } from './template.js';
+
+/**
+ * An argv command template (`command:` without `shell: true`) split into words with sh-like
+ * quoting ('...', "...", backslash), keeping each `{name}` as a placeholder inside its word.
+ * The check (`command-safety.ts`) reads the words to see where a placeholder lands, and the
+ * runtime (`core/runtimes/command-line.ts`) fills the same words in: one splitter, so the two can
+ * never disagree about which argument a value becomes.
+ */
+
+/** A piece of one word: literal text (quotes removed) or a placeholder. */
+export type WordPiece = string | TemplateRef;
+
+export interface TemplateWord {
+  pieces: WordPiece[];
+}
+
+export class TemplateSplitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TemplateSplitError';
+  }
+}
+
+/** Inside double quotes a backslash only escapes these (as in sh). */
+export const DOUBLE_QUOTE_ESCAPABLE = new Set(['"', '\\', '$', '`']);
+const WHITESPACE = /\s/;
+
+class WordBuilder {
+  readonly words: TemplateWord[] = [];
+  private pieces: WordPiece[] = [];
+  // A word can be started yet empty: `''`, or a placeholder whose value is the empty string.
+  private started = false;
+
+  text(text: string): void {
+    const last = this.pieces[this.pieces.length - 1];
+    if (typeof last === 'string') this.pieces[this.pieces.length - 1] = last + text;
+    else this.pieces.push(text);
+    this.started = true;
+  }
+
+  ref(ref: TemplateRef): void {
+    this.pieces.push(ref);
+    this.started = true;
+  }
+
+  start(): void {
+    this.started = true;
+  }
+
+  end(): void {
+    if (this.started) this.words.push({ pieces: this.pieces });
+    this.pieces = [];
+    this.started = false;
+  }
+}
+
+/** Splits the template into words. Throws TemplateSplitError for bad quoting. */
+export function splitTemplateWords(template: Template): TemplateWord[] {
+  const out = new WordBuilder();
+  let quote: "'" | '"' | null = null;
+  for (const part of template.parts) {
+    if (part.kind === 'ref') {
+      out.ref(part);
+      continue;
+    }
+    const text = part.text;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i] as string;
+      if (quote === "'") {
+        if (ch === "'") quote = null;
+        else out.text(ch);
+      } else if (quote === '"') {
+        if (ch === '"') quote = null;
+        else if (ch === '\\' && i + 1 < text.length && DOUBLE_QUOTE_ESCAPABLE.has(text[i + 1] as string)) out.text(text[++i] as string);
+        else if (ch === '\\' && text[i + 1] === '\n') i++; // line continuation
+        else out.text(ch);
+      } else if (WHITESPACE.test(ch)) {
+        out.end();
+      } else if (ch === "'" || ch === '"') {
+        quote = ch;
+        out.start();
+      } else if (ch === '\\') {
+        const next = text[i + 1];
+        if (next === undefined) throw new TemplateSplitError('a backslash at the end of a command escapes nothing');
+        i++;
+        if (next !== '\n') out.text(next);
+      } else {
+        out.text(ch);
+      }
+    }
+  }
+  if (quote !== null) throw new TemplateSplitError(`unterminated ${quote === "'" ? 'single' : 'double'} quote in command`);
+  out.end();
+  return out.words;
+}
+
+/** The word's literal text with each placeholder as `{name}` (messages, matching program names). */
+export function wordText(word: TemplateWord): string {
+  return word.pieces.map((p) => (typeof p === 'string' ? p : `{${p.path.join('.')}}`)).join('');
+}
+
+export function wordRefs(word: TemplateWord): TemplateRef[] {
+  return word.pieces.filter((p): p is TemplateRef => typeof p !== 'string');
+}
+
+// ---- what the shell scan (`shell-scan.ts`) answers ----------------------------------------
+
+export type RefPlace = 'bare' | 'single' | 'double';
+
+/** A word of a top-level simple command. */
+export interface ScanWord {
+  pieces: WordPiece[];
+  /** Some of it was quoted or escaped (then it is never a reserved word or an assignment). */
+  quoted: boolean;
+  /** It contains an expansion ($x, $(…), `…`) whose value only the shell knows. */
+  expands: boolean;
+  /** The target of a redirection (`> file`). */
+  redirect: boolean;
+  /** Quoting began before any `=`: `"X=1"` is a command word, not an assignment. */
+  quotedName: boolean;
+}
+
+export interface ShellScan {
+  /** Refs at the top level, by object identity: how the renderer must quote each value. */
+  places: Map<TemplateRef, RefPlace>;
+  /** Refs the shell would parse again, with the construct they are in. */
+  refused: Map<TemplateRef, string>;
+  commands: ScanWord[][];
+  /** The script does not parse (an unterminated quote or construct): nothing may be rendered. */
+  broken: string | null;
+}
+
+/** The word's text with quotes removed and each placeholder as `\0` (for matching names and options). */
+export function literalOf(word: { pieces: readonly WordPiece[] }): string {
+  return word.pieces.map((p) => (typeof p === 'string' ? p : '\0')).join('');
+}
