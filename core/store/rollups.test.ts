@@ -211,8 +211,7 @@ describe('BatchRollups', () => {
       code: pickOf(['A', 'B', 'C', 'D']),
       flow: pickOf(['flows/a.prose', 'flows/b.prose', '']),
       fingerprint: pickOf(['f1', 'f2']),
-      caught: random() < 0.2,
-      retrying: random() < 0.5,
+      disposition: pickOf(['pending', 'handled', 'unhandled'] as const),
     }));
     const batch = new BatchRollups();
     const deltas = emptyGrainDeltas();

@@ -1,6 +1,9 @@
 import type pg from 'pg';
+import { Dialect, runAsync } from '../queries/plan.js';
+import { settleHistory } from '../settle-history.js';
 import { StoreError } from '../store-error.js';
-import { BASELINE_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
+import { executorOf } from './execution.js';
+import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 
 /**
  * PostgreSQL's schema history. Versions are SQLite's numbers (`core/store/migrations.ts`), so
@@ -24,6 +27,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'baseline: the schema of SQLite version 9 (journal, projections, rollups, groups, commands, otel, hosts)',
     up: async (client) => {
       await client.query(BASELINE_SQL);
+    },
+  },
+  {
+    version: 10,
+    name: 'failure model: error dispositions, ending errors, failure rollups',
+    // SQLite's migration 10 (core/store/migration-10.ts) in PostgreSQL's types, with the same backfill.
+    up: async (client) => {
+      await client.query(FAILURE_MODEL_SQL);
+      await runAsync(executorOf(client), settleHistory(Dialect.postgres));
     },
   },
 ];
