@@ -1,13 +1,9 @@
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
 import type { HivewatchStore } from './contract.js';
+import { SCHEMA_VERSION } from './migrations.js';
 import { openStore } from './open.js';
-import { postgresBinaries, TestDatabases } from './postgres/test-databases.js';
+import { testEngines } from './testing/engines.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
 
 /**
@@ -16,51 +12,9 @@ import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
  * contract only. Engine-specific behaviour (WAL, pragmas, leases, LISTEN) has its own suites.
  */
 
-interface Engine {
-  name: string;
-  /** A new, empty database's location (file path or URL). */
-  fresh(): Promise<string>;
-  /** Marks the database as written by a newer Hivewatch (schema version 99). */
-  makeNewer(location: string): Promise<void>;
-}
-
-const tempDirs: string[] = [];
-const sqlite: Engine = {
-  name: 'SQLite',
-  fresh: () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hw-conformance-'));
-    tempDirs.push(dir);
-    return Promise.resolve(join(dir, 'hivewatch.db'));
-  },
-  makeNewer: (location) => {
-    const db = new Database(location);
-    db.pragma('user_version = 99');
-    db.close();
-    return Promise.resolve();
-  },
-};
-
-const databases = new TestDatabases();
-const postgres: Engine = {
-  name: 'PostgreSQL',
-  fresh: () => databases.fresh('conformance'),
-  makeNewer: async (location) => {
-    const client = new pg.Client({ connectionString: location });
-    await client.connect();
-    await client.query("INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'from the future', 0)");
-    await client.end();
-  },
-};
-
-beforeAll(async () => {
-  if (postgresBinaries) await databases.start();
-}, 60_000);
-afterAll(async () => {
-  if (postgresBinaries) await databases.stop();
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const engines = postgresBinaries ? [sqlite, postgres] : [sqlite];
+const { engines, start, stop } = testEngines('conformance');
+beforeAll(start, 60_000);
+afterAll(stop);
 
 describe.each(engines)('the store contract on $name', (engine) => {
   const open: HivewatchStore[] = [];
@@ -217,7 +171,7 @@ describe.each(engines)('the store contract on $name', (engine) => {
     await (await openAt(location)).close();
     open.splice(0);
     await engine.makeNewer(location);
-    await expect(openStore({ path: location })).rejects.toThrow('database schema version 99 is newer than this Hivewatch understands (9); upgrade Hivewatch');
+    await expect(openStore({ path: location })).rejects.toThrow(`database schema version 99 is newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`);
   });
 
   it('rejects (never throws) once closed', async () => {

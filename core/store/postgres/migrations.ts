@@ -105,8 +105,11 @@ async function ensureTextIndexes(client: pg.PoolClient, notes: string[]): Promis
   }
 }
 
-/** Brings the database to `POSTGRES_SCHEMA_VERSION`, once across every host starting at the same time. */
-export async function migratePostgres(pool: pg.Pool, now: () => number = Date.now): Promise<MigrateResult> {
+/**
+ * Brings the database to `POSTGRES_SCHEMA_VERSION` (or `target`: tests build older schemas), once
+ * across every host starting at the same time.
+ */
+export async function migratePostgres(pool: pg.Pool, now: () => number = Date.now, target = POSTGRES_SCHEMA_VERSION): Promise<MigrateResult> {
   const client = await pool.connect();
   const notes: string[] = [];
   try {
@@ -118,7 +121,7 @@ export async function migratePostgres(pool: pg.Pool, now: () => number = Date.no
       assertUnderstood(current);
       const applied: number[] = [];
       for (const migration of POSTGRES_MIGRATIONS) {
-        if (migration.version <= current) continue;
+        if (migration.version <= current || migration.version > target) continue;
         await migration.up(client);
         await client.query('INSERT INTO schema_version (version, name, applied_at) VALUES ($1, $2, $3)', [
           migration.version,

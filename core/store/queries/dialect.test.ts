@@ -238,9 +238,10 @@ describe('store queries on SQLite keep their tuned text', () => {
     );
   });
 
-  it('keeps integer truth values in the handled expressions', () => {
+  it('checks the rollups by disposition and the failure rollups against the failed runs', () => {
     const sql = stepsOf(verifyAggregates(Dialect.sqlite), empty).map((s) => s.sql).join('\n');
-    expect(sql).toContain('(caught OR retrying) AS handled');
-    expect(sql).toContain('SUM(NOT (caught OR retrying)) AS u');
+    expect(sql).toContain('code, flow, disposition, COUNT(*) AS n');
+    expect(sql).toContain("SUM(CASE WHEN disposition = 'unhandled' THEN 1 ELSE 0 END) AS u");
+    expect(sql).toContain("FROM runs WHERE status = 'failed' AND ending_code IS NOT NULL");
   });
 });
