@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { HivewatchEvent } from '../engine/events.js';
 import type { HivewatchStore } from './contract.js';
 import { openStore } from './open.js';
 import { testEngines } from './testing/engines.js';
@@ -205,6 +206,21 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
     expect(await settled(second, run)).toMatchObject({ timeout3: ['unhandled', false], policy: ['unhandled', true] });
     expect((await second.replayRun('cold')).diffs).toEqual([]);
     expect((await second.verifyAggregates()).diffs).toEqual([]);
+  });
+
+  it('a run a faulty journal ends twice counts as what it ended last: failures still equal the failed runs', async () => {
+    const store = await openAt();
+    const twice = rethrow('twice', 'chained');
+    twice.builder.push({ type: 'runCancelled', cause: { commandId: 'late', reason: 'after the failure' }, correlation: { run: 'twice', step: null, epoch: 1 } });
+    const again = retryLimit('again', 'chained');
+    const failed = again.events.at(-1) as Extract<HivewatchEvent, { type: 'runFailed' }>;
+    again.builder.push({ type: 'runFailed', error: failed.error });
+    await store.appendEvents(twice.events);
+    await store.appendEvents(again.events);
+    expect((await store.getRunRow('twice'))?.endingCode).toBe('SYSTEM_CANCELLED');
+    expect(await store.failureCounts({ by: 'code' })).toMatchObject({ total: 1, rows: [{ key: 'POLICY_RETRY_LIMIT_EXCEEDED', count: 1 }] });
+    expect((await store.verifyAggregates()).diffs).toEqual([]);
+    for (const id of ['twice', 'again']) expect((await store.replayRun(id)).diffs, id).toEqual([]);
   });
 
   it('prune takes a failed run out of the failure counts too', async () => {
