@@ -4,6 +4,7 @@ import type { HivewatchStore } from './contract.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { openStore } from './open.js';
 import { testEngines } from './testing/engines.js';
+import { retryLimit } from './testing/failure-journals.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
 
 /**
@@ -98,6 +99,21 @@ describe.each(engines)('the store contract on $name', (engine) => {
     } while (cursor !== null);
     expect(listed).toBe(expected);
     expect(await store.verifyAggregates()).toMatchObject({ ok: true });
+  });
+
+  it('settles each error occurrence at its run’s end and counts one failure per failed run (the failure model; failure-model.test.ts has every case)', async () => {
+    const store = await openAt(await engine.fresh());
+    const run = retryLimit('gave-up', 'chained');
+    await store.appendEvents(run.events.slice(0, -1));
+    const dispositions = async (): Promise<string[]> => (await store.listErrors({ runId: 'gave-up' })).errors.map((e) => `${e.code}:${e.disposition}${e.ending ? ':ending' : ''}`);
+    expect(await dispositions()).toEqual(['POLICY_RETRY_LIMIT_EXCEEDED:pending', 'RUNTIME_TIMEOUT:pending', 'RUNTIME_TIMEOUT:handled', 'RUNTIME_TIMEOUT:handled']);
+    await store.appendEvents(run.events.slice(-1));
+    expect(await dispositions()).toEqual(['POLICY_RETRY_LIMIT_EXCEEDED:unhandled:ending', 'RUNTIME_TIMEOUT:unhandled', 'RUNTIME_TIMEOUT:handled', 'RUNTIME_TIMEOUT:handled']);
+    expect(await store.getRunRow('gave-up')).toMatchObject({ endingCode: 'POLICY_RETRY_LIMIT_EXCEEDED', endingRootCode: 'RUNTIME_TIMEOUT' });
+    expect(await store.failureCounts({ by: 'rootCode' })).toEqual({ total: 1, rows: [{ key: 'RUNTIME_TIMEOUT', count: 1, label: null }] });
+    expect((await store.listRuns({ code: 'RUNTIME_TIMEOUT' })).runs.map((r) => r.id)).toEqual(['gave-up']);
+    expect((await store.replayRun('gave-up')).diffs).toEqual([]);
+    expect((await store.verifyAggregates()).diffs).toEqual([]);
   });
 
   it('sees another connection’s commits and commands through the change token and the journal', async () => {
