@@ -5,17 +5,12 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HivewatchEvent } from '../core/engine/events.js';
 import { openDatabase } from '../core/store/database.js';
-import { fingerprintOf } from '../core/store/fingerprint.js';
+import { aggregateBatch } from '../core/store/batch-aggregates.js';
+import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, failureParams } from '../core/store/failure-rollups.js';
 import { eventPayload } from '../core/store/journal.js';
 import { migrate } from '../core/store/migrations.js';
-import {
-  applyEvent,
-  NO_ROWS,
-  stampedRun,
-  type Emitted,
-  type RunState,
-} from '../core/store/projections.js';
-import { floorTo, GRAIN_MS, GRAINS, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, handledOf, ROLLUP_TABLE } from '../core/store/rollups.js';
+import { applyEvent, emptyEmitted, NO_ROWS, stampedRun, type RunState } from '../core/store/projections.js';
+import { GRAINS, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, ROLLUP_TABLE } from '../core/store/rollups.js';
 import {
   ATTEMPTS,
   CHECKPOINTS,
@@ -39,12 +34,20 @@ export type Op = { s: Database.Statement; p: unknown[] };
 const HOST = { pid: process.pid, hostname: hostname(), instance: 'bench-0000000000000000' };
 
 const ROLLUP_UPSERT = (table: string): string =>
-  `INSERT INTO ${table} (bucket, category, origin, code, flow, handled, count) VALUES (?, ?, ?, ?, ?, ?, ?)
-   ON CONFLICT (bucket, category, origin, code, flow, handled) DO UPDATE SET count = count + excluded.count`;
+  `INSERT INTO ${table} (bucket, category, origin, code, flow, disposition, count) VALUES (?, ?, ?, ?, ?, ?, ?)
+   ON CONFLICT (bucket, category, origin, code, flow, disposition) DO UPDATE SET count = count + excluded.count`;
+const ROLLUP_DELETE_EMPTY = (table: string): string =>
+  `DELETE FROM ${table} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ? AND disposition = ? AND count <= 0`;
 
 const TREND_UPSERT = (table: string): string =>
-  `INSERT INTO ${table} (bucket, fingerprint, flow, handled, count) VALUES (?, ?, ?, ?, ?)
-   ON CONFLICT (fingerprint, bucket, flow, handled) DO UPDATE SET count = count + excluded.count`;
+  `INSERT INTO ${table} (bucket, fingerprint, flow, disposition, count) VALUES (?, ?, ?, ?, ?)
+   ON CONFLICT (fingerprint, bucket, flow, disposition) DO UPDATE SET count = count + excluded.count`;
+const TREND_DELETE_EMPTY = (table: string): string =>
+  `DELETE FROM ${table} WHERE bucket = ? AND fingerprint = ? AND flow = ? AND disposition = ? AND count <= 0`;
+
+const FAILURE_UPSERT = (table: string): string =>
+  `INSERT INTO ${table} (${FAILURE_KEY.join(', ')}, count) VALUES (?, ?, ?, ?, ?, ?, ?)
+   ON CONFLICT (${FAILURE_KEY.join(', ')}) DO UPDATE SET count = count + excluded.count`;
 
 /**
  * Precomputes (untimed) what the store writes for each batch, as prepared statements and their
@@ -67,6 +70,7 @@ export class SameRows {
       task: db.prepare(upsertSql(TASKS)),
       attempt: db.prepare(upsertSql(ATTEMPTS)),
       error: db.prepare(insertSql(ERRORS)),
+      settled: db.prepare(upsertSql(ERRORS)),
       checkpoint: db.prepare(upsertSql(CHECKPOINTS)),
       claim: db.prepare(
         `INSERT INTO run_hosts (run_id, pid, hostname, instance, claimed_at) VALUES (?, ?, ?, ?, ?)
@@ -75,7 +79,10 @@ export class SameRows {
       ),
       release: db.prepare('DELETE FROM run_hosts WHERE run_id = ?'),
       rollup: Object.fromEntries(GRAINS.map((g) => [g, db.prepare(ROLLUP_UPSERT(ROLLUP_TABLE[g]))])),
+      rollupEmpty: Object.fromEntries(GRAINS.map((g) => [g, db.prepare(ROLLUP_DELETE_EMPTY(ROLLUP_TABLE[g]))])),
       trend: Object.fromEntries(GROUP_TREND_GRAINS.map((g) => [g, db.prepare(TREND_UPSERT(GROUP_TREND_TABLE[g]))])),
+      trendEmpty: Object.fromEntries(GROUP_TREND_GRAINS.map((g) => [g, db.prepare(TREND_DELETE_EMPTY(GROUP_TREND_TABLE[g]))])),
+      failure: Object.fromEntries(GRAINS.map((g) => [g, db.prepare(FAILURE_UPSERT(FAILURE_ROLLUP_TABLE[g]))])),
       group: db.prepare(
         `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -93,7 +100,7 @@ export class SameRows {
     const all: Op[] = [];
     const events: unknown[][] = [];
     const touched = new Set<RunState>();
-    const emitted: Emitted = { errors: [], checkpoints: [] };
+    const emitted = emptyEmitted();
     all.push({ s: this.s.head, p: [batch.length] });
     for (const event of batch) {
       // The bench's journals run on a real clock: no separate wall time (NULL), as the store writes.
@@ -123,52 +130,31 @@ export class SameRows {
       d.attempts.clear();
       if (TERMINAL_RUN_STATUSES.includes(state.run.status)) this.states.delete(state.run.id);
     }
-    const rollups = new Map<string, Map<string, unknown[]>>(GRAINS.map((g) => [g, new Map()]));
-    const trends = new Map<string, Map<string, unknown[]>>(GROUP_TREND_GRAINS.map((g) => [g, new Map()]));
-    const groups = new Map<string, unknown[]>();
-    for (const e of emitted.errors) {
-      all.push({ s: this.s.error, p: rowParams(ERRORS, e) });
-      const handled = handledOf(e);
-      for (const g of GRAINS) {
-        const bucket = floorTo(e.ts, GRAIN_MS[g]);
-        const key = `${bucket}|${e.category}|${e.origin}|${e.code}|${e.flow}|${handled}`;
-        const m = rollups.get(g) as Map<string, unknown[]>;
-        const row = m.get(key);
-        if (row) row[6] = (row[6] as number) + 1;
-        else m.set(key, [bucket, e.category, e.origin, e.code, e.flow, handled, 1]);
-      }
-      for (const g of GROUP_TREND_GRAINS) {
-        const bucket = floorTo(e.ts, GRAIN_MS[g]);
-        const key = `${bucket}|${e.fingerprint}|${e.flow}|${handled}`;
-        const m = trends.get(g) as Map<string, unknown[]>;
-        const row = m.get(key);
-        if (row) row[4] = (row[4] as number) + 1;
-        else m.set(key, [bucket, e.fingerprint, e.flow, handled, 1]);
-      }
-      const group = groups.get(e.fingerprint);
-      if (group) {
-        group[6] = (group[6] as number) + 1;
-        group[7] = (group[7] as number) + 1 - handled;
-        group[8] = Math.min(group[8] as number, e.ts);
-        if (e.ts >= (group[9] as number)) {
-          group[9] = e.ts;
-          group[5] = e.message;
-        }
-      } else {
-        const template = fingerprintOf(e.category, e.code, e.origin, e.message).template;
-        groups.set(e.fingerprint, [e.fingerprint, e.category, e.code, e.origin, template, e.message, 1, 1 - handled, e.ts, e.ts]);
-      }
-    }
+    for (const e of emitted.errors) all.push({ s: this.s.error, p: rowParams(ERRORS, e) });
+    for (const { after } of emitted.settled) all.push({ s: this.s.settled, p: rowParams(ERRORS, after) });
     for (const c of emitted.checkpoints) all.push({ s: this.s.checkpoint, p: rowParams(CHECKPOINTS, c) });
+    // What the rows add to the aggregates is summed untimed, as the store sums it (batch-aggregates.ts).
+    const sums = aggregateBatch(emitted);
     for (const g of GRAINS) {
-      const stmt = this.s.rollup[g] as Database.Statement;
-      for (const p of (rollups.get(g) as Map<string, unknown[]>).values()) all.push({ s: stmt, p });
+      for (const e of sums.rollups.entries(g)) {
+        if (e.count === 0) continue;
+        const key = [e.bucket, e.category, e.origin, e.code, e.flow, e.disposition];
+        all.push({ s: this.s.rollup[g] as Database.Statement, p: [...key, e.count] });
+        if (e.count < 0) all.push({ s: this.s.rollupEmpty[g] as Database.Statement, p: key });
+      }
     }
     for (const g of GROUP_TREND_GRAINS) {
-      const stmt = this.s.trend[g] as Database.Statement;
-      for (const p of (trends.get(g) as Map<string, unknown[]>).values()) all.push({ s: stmt, p });
+      for (const e of sums.rollups.trends(g)) {
+        if (e.count === 0) continue;
+        const key = [e.bucket, e.fingerprint, e.flow, e.disposition];
+        all.push({ s: this.s.trend[g] as Database.Statement, p: [...key, e.count] });
+        if (e.count < 0) all.push({ s: this.s.trendEmpty[g] as Database.Statement, p: key });
+      }
     }
-    for (const p of groups.values()) all.push({ s: this.s.group, p });
+    for (const g of sums.groups.values()) {
+      all.push({ s: this.s.group, p: [g.fingerprint, g.category, g.code, g.origin, g.template, g.lastMessage, g.count, g.unhandled, g.firstSeen, g.lastSeen] });
+    }
+    for (const g of GRAINS) for (const e of sums.failures.entries(g)) all.push({ s: this.s.failure[g] as Database.Statement, p: failureParams(e) });
     return { all, events };
   }
 }
@@ -199,10 +185,13 @@ const TABLES: readonly [string, string][] = [
   ['attempts', 'run_id, task_id, attempt'],
   ['errors', 'run_id, seq'],
   ['checkpoints', 'run_id, step'],
-  ['error_rollups', 'bucket, category, origin, code, flow'],
-  ['error_rollups_hour', 'bucket, category, origin, code, flow'],
-  ['error_rollups_day', 'bucket, category, origin, code, flow'],
+  ['error_rollups', 'bucket, category, origin, code, flow, disposition'],
+  ['error_rollups_hour', 'bucket, category, origin, code, flow, disposition'],
+  ['error_rollups_day', 'bucket, category, origin, code, flow, disposition'],
   ['error_groups', 'fingerprint'],
+  ['failure_rollups', 'bucket, category, origin, code, root_code, flow'],
+  ['failure_rollups_hour', 'bucket, category, origin, code, root_code, flow'],
+  ['failure_rollups_day', 'bucket, category, origin, code, root_code, flow'],
 ];
 
 /** Content hash of every table (and the run ids in run_hosts): equal hashes, same rows. */

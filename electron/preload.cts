@@ -28,6 +28,7 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'getNotificationSettings',
   'setFlowMuted',
   'errorCounts',
+  'failureCounts',
   'errorSeries',
   'errorGroups',
   'listErrors',

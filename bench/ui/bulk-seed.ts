@@ -51,8 +51,10 @@ function pick(values: readonly string[], index: string): string {
 
 /**
  * Writes the history into a new database at `path`. Every 12th run failed (its last error is
- * its error), every 50th was cancelled, the rest completed; errors go one per run from the
- * newest run back, then a second per run, until `errors` are written (retried ones, handled).
+ * its ending error: unhandled, the one failure of the run), every 50th was cancelled, the rest
+ * completed; errors go one per run from the newest run back, then a second per run, until
+ * `errors` are written (retried ones, handled). (Cancelled runs get no ending error here: the
+ * run list's code filter never asks for SYSTEM_CANCELLED in the journeys that use this.)
  */
 export function bulkSeed(path: string, options: { runs: number; errors: number; now: number }): BulkHistory {
   openSqliteStore({ path }).close();
@@ -76,14 +78,21 @@ export function bulkSeed(path: string, options: { runs: number; errors: number; 
          INSERT INTO runs (id, flow, flow_name, status, started_at, ended_at, duration_ms, updated_at, last_seq,
            max_steps, concurrency, clock, default_agent, current_step, steps, last_checkpoint_step, task_count,
            attempt_count, error_count, resumed_from, retry_of, resume_step, last_error_code, last_error_category,
-           last_error_message, next_attempt_at, cancel_command_id, cancel_reason, epoch, error, started_wall, ended_wall)
+           last_error_message, next_attempt_at, cancel_command_id, cancel_reason, epoch, error, started_wall, ended_wall,
+           ending_code, ending_category, ending_origin, ending_message, ending_step, ending_task_id, ending_attempt,
+           ending_root_code, ending_chain)
          SELECT printf('run_bulk%07d', i), ${flow}, ${flowName},
            CASE WHEN ${failed} THEN 'failed' WHEN ${cancelled} THEN 'cancelled' ELSE 'completed' END,
            @from + i * @step, @from + i * @step + 500 + (i * 37 % 60000), 500 + (i * 37 % 60000), @from + i * @step + 500 + (i * 37 % 60000), 0,
            100, 4, 'real', NULL, 1 + i % 3, 1 + i % 3, 1 + i % 3, 1 + i % 3,
            1 + i % 3 + (i % 5 = 0), ${errors >= runs ? 1 : 0} + (i % 5 = 0), NULL, NULL, 0,
            CASE WHEN ${failed} THEN ${code} END, CASE WHEN ${failed} THEN ${category} END, CASE WHEN ${failed} THEN ${message} END,
-           NULL, NULL, NULL, 0, NULL, @from + i * @step, @from + i * @step + 500 + (i * 37 % 60000)
+           NULL, NULL, NULL, 0, NULL, @from + i * @step, @from + i * @step + 500 + (i * 37 % 60000),
+           CASE WHEN ${failed} THEN ${code} END, CASE WHEN ${failed} THEN ${category} END, CASE WHEN ${failed} THEN 'runtime:fake' END,
+           CASE WHEN ${failed} THEN ${message} END, CASE WHEN ${failed} THEN 1 END, CASE WHEN ${failed} THEN '1:0' END,
+           CASE WHEN ${failed} THEN 1 END, CASE WHEN ${failed} THEN ${code} END,
+           CASE WHEN ${failed} THEN json_array(json_object('seq', 5, 'code', ${code}, 'category', ${category}, 'origin', 'runtime:fake',
+             'message', ${message}, 'step', 1, 'taskId', '1:0', 'attempt', 1, 'how', NULL)) END
          FROM n`,
       ).run(runs, { from, step });
       // Error k belongs to run (runs - 1 - k % runs): the newest runs get errors first.
@@ -91,24 +100,31 @@ export function bulkSeed(path: string, options: { runs: number; errors: number; 
         `WITH RECURSIVE n(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM n WHERE k + 1 < ?),
            e(k, i) AS (SELECT k, ? - 1 - k % ? FROM n)
          INSERT INTO errors (run_id, seq, ts, category, code, origin, message, fingerprint, caught, retrying, recoverable,
-           recovery_hint, context, timestamp, project, flow, step, task_id, attempt)
+           recovery_hint, context, timestamp, project, flow, step, task_id, attempt, disposition, ending)
          SELECT printf('run_bulk%07d', i), 5 + k / ?, @from + i * @step + 100 + k / ?, ${category}, ${code}, 'runtime:fake', ${message},
-           ${code} || '_' || (i % 7), 0, NOT ${failed} OR k >= ?, 1, NULL, '{}', @from + i * @step, NULL, ${flow}, 1, '1:0', 1
+           ${code} || '_' || (i % 7), 0, NOT ${failed} OR k >= ?, 1, NULL, '{}', @from + i * @step, NULL, ${flow}, 1, '1:0', 1,
+           CASE WHEN NOT ${failed} OR k >= ? THEN 'handled' ELSE 'unhandled' END, CASE WHEN NOT ${failed} OR k >= ? THEN 0 ELSE 1 END
          FROM e`,
-      ).run(errors, runs, runs, runs, runs, runs, { from, step });
+      ).run(errors, runs, runs, runs, runs, runs, runs, runs, { from, step });
       // Runs with more errors than the one counted above (a second pass over the newest runs).
       if (errors > runs) db.prepare(`UPDATE runs SET error_count = error_count + 1 WHERE id IN (SELECT run_id FROM errors WHERE seq > 5)`).run();
       const floor = (size: number): string => `ts - (((ts % ${size}) + ${size}) % ${size})`;
       for (const [table, size] of [['error_rollups', 60_000], ['error_rollups_hour', 3_600_000], ['error_rollups_day', DAY]] as const) {
-        db.exec(`INSERT INTO ${table} (bucket, category, origin, code, flow, handled, count)
-          SELECT ${floor(size)}, category, origin, code, flow, (caught OR retrying), COUNT(*) FROM errors GROUP BY 1, 2, 3, 4, 5, 6`);
+        db.exec(`INSERT INTO ${table} (bucket, category, origin, code, flow, disposition, count)
+          SELECT ${floor(size)}, category, origin, code, flow, disposition, COUNT(*) FROM errors GROUP BY 1, 2, 3, 4, 5, 6`);
+      }
+      const endFloor = (size: number): string => `ended_wall - (((ended_wall % ${size}) + ${size}) % ${size})`;
+      for (const [table, size] of [['failure_rollups', 60_000], ['failure_rollups_hour', 3_600_000], ['failure_rollups_day', DAY]] as const) {
+        db.exec(`INSERT INTO ${table} (bucket, category, origin, code, root_code, flow, count)
+          SELECT ${endFloor(size)}, ending_category, ending_origin, ending_code, ending_root_code, flow, COUNT(*)
+          FROM runs WHERE status = 'failed' GROUP BY 1, 2, 3, 4, 5, 6`);
       }
       for (const [table, size] of [['error_group_trend_hour', 3_600_000], ['error_group_trend_day', DAY]] as const) {
-        db.exec(`INSERT INTO ${table} (bucket, fingerprint, flow, handled, count)
-          SELECT ${floor(size)}, fingerprint, flow, (caught OR retrying), COUNT(*) FROM errors GROUP BY 1, 2, 3, 4`);
+        db.exec(`INSERT INTO ${table} (bucket, fingerprint, flow, disposition, count)
+          SELECT ${floor(size)}, fingerprint, flow, disposition, COUNT(*) FROM errors GROUP BY 1, 2, 3, 4`);
       }
       db.exec(`INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)
-        SELECT fingerprint, MIN(category), MIN(code), MIN(origin), MIN(message), MAX(message), COUNT(*), SUM(NOT (caught OR retrying)), MIN(ts), MAX(ts)
+        SELECT fingerprint, MIN(category), MIN(code), MIN(origin), MIN(message), MAX(message), COUNT(*), SUM(disposition = 'unhandled'), MIN(ts), MAX(ts)
         FROM errors GROUP BY fingerprint`);
     })();
     db.pragma('wal_checkpoint(TRUNCATE)');

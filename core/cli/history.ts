@@ -1,4 +1,4 @@
-import type { ErrorDimension } from '../store/index.js';
+import { endingErrorOf, FAILURE_DIMENSIONS, type ErrorDimension, type FailureCounts, type FailureDimension, type HivewatchStore, type RunRow } from '../store/index.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
@@ -7,7 +7,7 @@ import { runFlow } from './run.js';
 
 /** `hivewatch runs | errors | replay | resume | retry | prune`: the history in the database. */
 
-const DIMENSIONS: readonly ErrorDimension[] = ['category', 'origin', 'code', 'flow', 'run', 'task'];
+const DIMENSIONS: readonly ErrorDimension[] = ['category', 'origin', 'code', 'flow', 'handled', 'run', 'task'];
 
 function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
@@ -36,19 +36,48 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       limit: intFlag(args, 'limit', 1) ?? 50,
     });
     if (args.flags.has('json')) {
-      io.out(`${JSON.stringify(page)}\n`);
+      io.out(`${JSON.stringify({ runs: page.runs.map((r) => ({ ...r, endingError: endingErrorOf(r) })), nextCursor: page.nextCursor })}\n`);
       return ExitCode.ok;
     }
     if (page.runs.length === 0) {
       io.out('no runs yet: start one with `hivewatch run examples/01-happy-path.prose`\n');
       return ExitCode.ok;
     }
-    const rows = page.runs.map((r) => [r.id, r.status, r.flowName, when(r.startedAt), `${r.steps} steps`, `${r.attemptCount} attempts`, `${r.errorCount} errors`, r.lastErrorCode ?? '']);
-    io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEPS', 'ATTEMPTS', 'ERRORS', 'LAST ERROR'], ...rows]));
+    const rows = page.runs.map((r) => [r.id, r.status, r.flowName, when(r.startedAt), `${r.steps} steps`, `${r.attemptCount} attempts`, `${r.errorCount} errors`, errorOfRun(r)]);
+    io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEPS', 'ATTEMPTS', 'ERRORS', 'ERROR'], ...rows]));
     return ExitCode.ok;
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The error a run row shows: why an ended run ended (its ending error, with the root cause when
+ * the chain has one: docs/semantics.md F1), the newest occurrence for a live one.
+ */
+function errorOfRun(run: RunRow): string {
+  const ending = endingErrorOf(run);
+  if (ending === null) return run.lastErrorCode ?? '';
+  return ending.rootCode === ending.code ? ending.code : `${ending.code} (root: ${ending.rootCode})`;
+}
+
+/** `errors --failures`: one failure per run that ended failed, by its ending error (or flow). */
+async function failuresOutput(store: HivewatchStore, args: ParsedArgs, filters: Parameters<HivewatchStore['failureCounts']>[0], io: CliIo): Promise<void> {
+  const counts: FailureCounts = await store.failureCounts(filters);
+  if (args.flags.has('json')) {
+    io.out(`${JSON.stringify({ total: counts.total, rows: counts.rows })}\n`);
+    return;
+  }
+  if (counts.total === 0) {
+    io.out('no failures recorded\n');
+    return;
+  }
+  const name = (r: FailureCounts['rows'][number]): string => (r.label && r.label !== r.key ? `${r.key} (${r.label})` : r.key);
+  const rows = filters.by === 'code'
+    ? [['CODE', 'ROOT CAUSE', 'FAILURES'], ...counts.rows.map((r) => [r.key, r.rootCode ?? r.key, String(r.count)])]
+    : [[filters.by === 'rootCode' ? 'ROOT CAUSE' : filters.by.toUpperCase(), 'FAILURES'], ...counts.rows.map((r) => [name(r), String(r.count)])];
+  io.out(table(rows));
+  io.out(`${counts.total} failure${counts.total === 1 ? '' : 's'} (one per run that ended failed)\n`);
 }
 
 export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number> {
@@ -63,6 +92,13 @@ export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number
       limit: intFlag(args, 'limit', 1),
     };
     const json = args.flags.has('json');
+    if (args.flags.has('failures')) {
+      if (args.flags.has('groups')) throw new UsageError('--failures and --groups are two views; give one');
+      const by = (stringFlag(args, 'by') ?? 'code') as FailureDimension;
+      if (!FAILURE_DIMENSIONS.includes(by)) throw new UsageError(`--by must be one of ${FAILURE_DIMENSIONS.join(', ')} with --failures, got "${by}"`);
+      await failuresOutput(store, args, { by, ...filters }, io);
+      return ExitCode.ok;
+    }
     if (args.flags.has('groups')) {
       const groups = await store.errorGroups(filters);
       if (json) io.out(`${JSON.stringify(groups)}\n`);

@@ -22,7 +22,13 @@ Usage:
       --workspace MODE      where sessions work unless they say: worktree (a git worktree per task) or none
       --db PATH             database (default: HIVEWATCH_DB, else the OS data directory)
   hivewatch runs [--status S[,S]] [--flow F] [--text T] [--since 24h] [--limit N] [--json]
-  hivewatch errors [--by category|origin|code|flow|run|task] [--since 24h] [--flow F] [--category C] [--json]
+                                                 ERROR: an ended run's ending error (and its root cause),
+                                                 a live run's newest error; --json carries endingError
+  hivewatch errors [--by category|origin|code|flow|handled|run|task] [--since 24h] [--flow F] [--category C] [--json]
+                                                 error occurrences; --by handled: handled, unhandled, pending
+  hivewatch errors --failures [--by code|rootCode|category|origin|flow] [--since 24h] [--json]
+                                                 failures: one per run that ended failed, by its ending
+                                                 error (with its root cause); --json: {"total": N, "rows": [...]}
   hivewatch errors --groups [--since 24h] [--json]   errors grouped by fingerprint
   hivewatch replay <runId> [--json]              rebuild a run's projections from its journal; exit 1 on a difference
   hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
@@ -69,7 +75,7 @@ const COMMANDS: Record<string, Command> = {
     run: (args, io) => runsCommand(args, io),
   },
   errors: {
-    booleans: ['json', 'groups'],
+    booleans: ['json', 'groups', 'failures'],
     values: ['db', 'by', 'since', 'flow', 'category', 'origin', 'code', 'limit'],
     run: (args, io) => errorsCommand(args, io),
   },

@@ -76,7 +76,7 @@ export interface RunSummary {
    * Why the run ended (DESIGN rule 16): set for a run that ended `failed` or `cancelled` (and
    * `interrupted`), null otherwise. This, not `lastError`, is what "why did it fail" shows.
    */
-  endingError?: EndingError | null;
+  endingError: EndingError | null;
   /**
    * Where an external run comes from (an agent session seen through its telemetry: `runtime:claude-code`,
    * `runtime:codex-cli`); absent for the runs Hivewatch executes. An external run cannot be cancelled from here.
@@ -101,6 +101,9 @@ export interface EndingError {
 
 export type AttemptStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'stale';
 
+/** What an attempt answered after it was stopped: a result that raced a sibling's cancel, or one after the operator's (rule 12). */
+export type LateResult = { outcome: 'succeeded'; output?: string } | { outcome: 'failed'; error?: ErrorEnvelope };
+
 export interface AttemptView {
   attempt: number;
   startedAt: number;
@@ -111,6 +114,10 @@ export interface AttemptView {
   delayAfterMs: number | null;
   strategy: string | null;
   nextAttemptAt: number | null;
+  /** Present when a fail-fast sibling's failure stopped it (rule 18): cancelled, not an error of its own. */
+  cancelledBy?: 'sibling';
+  /** Present when it answered after it was stopped; acted on by nothing. */
+  lateResult?: LateResult;
   /**
    * The agent CLI's own telemetry sent from inside this attempt (issue #11 part 5): its session's
    * external run, with the API calls and errors (the CLI's internal retries) it reported.
@@ -245,7 +252,7 @@ export interface ErrorGroup {
   origin: string;
   message: string;
   count: number;
-  /** Of `count`, the errors that failed their run (neither retried nor caught). */
+  /** Of `count`, the occurrences whose disposition is `unhandled` (links of a failed run's ending-error chain). */
   unhandled: number;
   /** First and last member over all time (whatever window `count` is for). */
   firstSeen: number;
@@ -270,9 +277,9 @@ export interface ErrorOccurrence {
   caught: boolean;
   retrying: boolean;
   /** Settled when the run ends (rule 17). */
-  disposition?: ErrorDisposition;
+  disposition: ErrorDisposition;
   /** This occurrence is its run's ending error (the head of the chain): it is the run's one failure. */
-  ending?: boolean;
+  ending: boolean;
   flow: string | null;
   correlation: Correlation;
   error: ErrorEnvelope;
@@ -363,7 +370,10 @@ export interface HivewatchApi {
   saveFlow(input: SaveFlowInput): Promise<FlowInfo>;
   getNotificationSettings(): Promise<NotificationSettings>;
   setFlowMuted(input: { flow: string; muted: boolean }): Promise<NotificationSettings>;
+  /** Occurrences by a dimension; `by: 'handled'` answers one count per disposition (HANDLED_KEYS). */
   errorCounts(input: ErrorFilter & { by: ErrorDimension; limit?: number }): Promise<ErrorCount[]>;
+  /** Failures (one per run that ended failed) in a window of end times, by the ending error or the flow. */
+  failureCounts(input: ErrorFilter & { by: FailureDimension; limit?: number }): Promise<FailureCounts>;
   errorSeries(input: ErrorFilter & { bucket: Bucket; stackBy: SeriesDimension }): Promise<ErrorSeries>;
   /** `trendBins`: every group's sparkline too, read from the rollups in one query. */
   errorGroups(input: ErrorFilter & { limit?: number; trendBins?: number }): Promise<ErrorGroup[]>;
@@ -411,6 +421,7 @@ export const API_METHODS = [
   'getNotificationSettings',
   'setFlowMuted',
   'errorCounts',
+  'failureCounts',
   'errorSeries',
   'errorGroups',
   'listErrors',

@@ -188,6 +188,7 @@ export function apiConformanceSuite(
       expect(d.run).toMatchObject({
         id: runId, flow: 'examples/01-happy-path.prose', flowName: '01-happy-path', status: 'completed',
         step: 3, maxSteps: 100, attempts: 3, errorCount: 0, retrying: null, resumedFrom: null, retryOf: null, lastError: null,
+        endingError: null,
       });
       expect(d.steps.map((s) => [s.step, s.status, s.taskIds])).toEqual([[1, 'finished', ['1:0']], [2, 'finished', ['2:1']], [3, 'finished', ['3:2']]]);
       expect(d.tasks.map((t) => [t.taskId, t.status, t.agent, t.attempts.map((a) => a.status)])).toEqual([
@@ -237,6 +238,9 @@ export function apiConformanceSuite(
       expect(end.type).toBe('runFailed');
       const d = await detail(runId);
       expect(d.run).toMatchObject({ status: 'failed', lastError: { code: 'RUNTIME_CRASHED' } });
+      // The ending error (rule 16): the deploy's crash, carried on by the outer catch's bare `throw`.
+      expect(d.run.endingError).toMatchObject({ code: 'RUNTIME_CRASHED', category: 'runtime', origin: 'runtime:fake', rootCode: 'RUNTIME_CRASHED', taskId: expect.any(String) });
+      expect(d.run.endingError?.chain).toEqual([expect.objectContaining({ code: 'RUNTIME_CRASHED', rethrown: true, seq: expect.any(Number) })]);
 
       const byCode = await api.errorCounts({ by: 'code', runId });
       // "Download the cached build" exits 1 (caught), "Deploy to staging" crashes (ends the run).
@@ -246,19 +250,30 @@ export function apiConformanceSuite(
       const byRun = await api.errorCounts({ by: 'run', category: 'runtime', runId });
       expect(byRun).toEqual([{ key: runId, count: 2, label: '05-try-catch-finally' }]);
 
-      // The run list filters by the last error's code and category on the server; counts follow the filters.
+      // The run list filters by the ending error's code and category on the server (anyCode: any
+      // occurrence); counts follow the filters.
       expect((await api.listRuns({ code: 'RUNTIME_CRASHED', status: ['failed'] })).items.map((r) => r.id)).toContain(runId);
+      expect((await api.listRuns({ anyCode: 'RUNTIME_CRASHED', anyCategory: 'runtime', flow: '05-try-catch-finally' })).items.map((r) => r.id)).toContain(runId);
+      expect((await api.listRuns({ code: 'RUNTIME_TIMEOUT', flow: '05-try-catch-finally' })).items).toEqual([]);
+      expect((await api.countRuns({ code: 'RUNTIME_CRASHED', flow: '05-try-catch-finally' })).byStatus.failed).toBeGreaterThanOrEqual(1);
       expect((await api.listRuns({ category: 'runtime', flow: '05-try-catch-finally', sort: '-errors', limit: 1 })).items[0]?.errorCount).toBe(2);
       expect((await api.listRuns({ code: 'AGENT_NO_CHANGES', flow: '05-try-catch-finally' })).items).toEqual([]);
       const counts = await api.countRuns({ flow: '05-try-catch-finally', status: ['completed'] });
       expect(counts.byStatus.failed).toBeGreaterThanOrEqual(1);
       expect(counts.total).toBe(counts.byStatus.completed ?? 0);
       expect(counts.byFlow.map((f) => f.flowName)).toContain('01-happy-path');
-      // Both were caught by a try of the flow: handled, as Sentry counts a caught exception.
-      expect((await api.errorCounts({ by: 'handled', runId })).map((c) => [c.key, c.count])).toEqual([['handled', 2]]);
+      // Both were caught by a try of the flow, but the rethrown one ended the run: it is unhandled
+      // (rule 17), the download's crash that the flow recovered from is handled.
+      expect((await api.errorCounts({ by: 'handled', runId })).map((c) => [c.key, c.count])).toEqual([['handled', 1], ['unhandled', 1]]);
       const groups = await api.errorGroups({ runId });
-      expect(groups.every((g) => g.code === 'RUNTIME_CRASHED' && g.category === 'runtime' && g.unhandled === 0)).toBe(true);
+      expect(groups.every((g) => g.code === 'RUNTIME_CRASHED' && g.category === 'runtime')).toBe(true);
       expect(groups.reduce((sum, g) => sum + g.count, 0)).toBe(2);
+      expect(groups.reduce((sum, g) => sum + g.unhandled, 0)).toBe(1);
+      // One failure for the run, however many occurrences it had.
+      expect(await api.failureCounts({ by: 'code', runId })).toEqual({ total: 1, rows: [{ key: 'RUNTIME_CRASHED', count: 1, label: null, rootCode: 'RUNTIME_CRASHED' }] });
+      const everyFailure = await api.failureCounts({ by: 'flow' });
+      expect(everyFailure.rows.find((r) => r.key === 'examples/05-try-catch-finally.prose')).toMatchObject({ label: '05-try-catch-finally' });
+      expect(everyFailure.total).toBe((await api.countRuns({ status: ['failed'] })).total);
       const allGroups = await api.errorGroups({ code: 'RUNTIME_CRASHED' });
       expect(allGroups.length).toBeGreaterThanOrEqual(1);
       expect(allGroups[0]).toMatchObject({ category: 'runtime', code: 'RUNTIME_CRASHED' });
@@ -266,10 +281,11 @@ export function apiConformanceSuite(
       const errors = await api.listErrors({ runId });
       expect(errors.items).toHaveLength(2);
       expect(errors.items.every((e) => e.correlation.run === runId && e.runId === runId && e.flow === 'examples/05-try-catch-finally.prose')).toBe(true);
-      // Both are caught by a try of the flow (the outer catch rethrows the second: not a new error).
-      expect(errors.items.map((e) => [e.code, e.caught, e.retrying, e.category, e.origin])).toEqual([
-        ['RUNTIME_CRASHED', true, false, 'runtime', 'runtime:fake'],
-        ['RUNTIME_CRASHED', true, false, 'runtime', 'runtime:fake'],
+      // Both are caught by a try of the flow (the outer catch rethrows the second: not a new
+      // error); the newest, rethrown one is the run's ending error.
+      expect(errors.items.map((e) => [e.code, e.caught, e.retrying, e.category, e.origin, e.disposition, e.ending])).toEqual([
+        ['RUNTIME_CRASHED', true, false, 'runtime', 'runtime:fake', 'unhandled', true],
+        ['RUNTIME_CRASHED', true, false, 'runtime', 'runtime:fake', 'handled', false],
       ]);
       const crash = errors.items[0];
       const sameGroup = await api.listErrors({ fingerprint: crash?.fingerprint as string, runId });
@@ -470,6 +486,9 @@ export function apiConformanceSuite(
         [() => api.skipBackoff({ runId: 'run_x', taskId: 'first' }), 400, 'invalid_input', 'taskId: must be a task id like "1:0" (step:ordinal)'],
         [() => api.errorCounts({ by: 'color' as never }), 400, 'invalid_input', 'by: must be one of category, origin, code, flow, handled, run, task'],
         [() => api.countRuns({ code: 'not a code' }), 400, 'invalid_input', 'code: must be an error code like RUNTIME_TIMEOUT'],
+        [() => api.listRuns({ anyCategory: 'weather' as never }), 400, 'invalid_input', 'anyCategory: must be one of system, runtime, agent, scope, verification, git, user, policy'],
+        [() => api.failureCounts({ by: 'task' as never }), 400, 'invalid_input', 'by: must be one of code, rootCode, category, origin, flow'],
+        [() => api.failureCounts({ by: 'code', limit: 0 }), 400, 'invalid_input', 'limit: must be at least 1'],
         [() => api.errorSeries({ bucket: 'week' as never, stackBy: 'code' }), 400, 'invalid_input', 'bucket: must be one of minute, hour, day'],
         [() => api.errorSeries({ bucket: 'minute', stackBy: 'code', since: 0, until: 8.64e15 }), 400, 'invalid_input', expect.stringMatching(/buckets requested; at most 10000/) as never],
         [() => api.listErrors({ cursor: 'garbage' }), 400, 'invalid_input', 'invalid cursor'],

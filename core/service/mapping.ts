@@ -1,10 +1,12 @@
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
+import { endingErrorOf } from '../store/index.js';
 import type {
   AttemptRow,
   ErrorCount as StoreErrorCount,
   ErrorGroup as StoreErrorGroup,
   ErrorOccurrence as StoreErrorOccurrence,
   ErrorSeries as StoreErrorSeries,
+  FailureCounts as StoreFailureCounts,
   LineageRun,
   RunDetail as StoreRunDetail,
   RunLineage as StoreRunLineage,
@@ -19,6 +21,7 @@ import type {
   ErrorGroup,
   ErrorOccurrence,
   ErrorSeries,
+  FailureCounts,
   RelatedRun,
   RunDetail,
   RunSummary,
@@ -78,6 +81,8 @@ export function attemptView(row: AttemptRow, task?: TaskRow): AttemptView {
     delayAfterMs: row.delayMs,
     strategy: row.strategy,
     nextAttemptAt: row.nextAttemptAt,
+    ...(row.cancelledBy !== null ? { cancelledBy: row.cancelledBy } : {}),
+    ...(row.lateResult !== null ? { lateResult: row.lateResult } : {}),
   };
 }
 
@@ -129,6 +134,7 @@ export function runSummary(row: RunRow, retrying: Retrying): RunSummary {
     resumedFrom: row.resumedFrom,
     retryOf: row.retryOf,
     lastError: row.lastErrorCode !== null ? { code: row.lastErrorCode, message: row.lastErrorMessage ?? '' } : null,
+    endingError: endingErrorOf(row),
     ...(row.flow.startsWith(EXTERNAL_FLOW_PREFIX) ? { source: `runtime:${row.flow.slice(EXTERNAL_FLOW_PREFIX.length)}` } : {}),
   };
 }
@@ -208,6 +214,8 @@ export function errorOccurrence(row: StoreErrorOccurrence): ErrorOccurrence {
     fingerprint: row.fingerprint,
     caught: row.caught,
     retrying: row.retrying,
+    disposition: row.disposition,
+    ending: row.ending,
     flow: row.flow === '' ? null : row.flow,
     correlation: row.correlation,
     error,
@@ -224,6 +232,13 @@ export function errorSeries(series: StoreErrorSeries, stackBy: SeriesDimension):
       for (const s of series.series) counts[s.key] = s.counts[index] ?? 0;
       return { start, counts };
     }),
+  };
+}
+
+export function failureCounts(counts: StoreFailureCounts): FailureCounts {
+  return {
+    total: counts.total,
+    rows: counts.rows.map((r) => ({ key: r.key, count: r.count, label: r.label, ...(r.rootCode !== undefined ? { rootCode: r.rootCode } : {}) })),
   };
 }
 

@@ -44,7 +44,7 @@ function keyOf(dimension: ErrorDimension, e: StoreErrorOccurrence): string | nul
     case 'task':
       return e.taskId === null ? null : `${e.runId}/${e.taskId}`;
     case 'handled':
-      return e.caught || e.retrying ? HANDLED_KEYS.handled : HANDLED_KEYS.unhandled;
+      return HANDLED_KEYS[e.disposition];
     default:
       return e[dimension];
   }
@@ -97,7 +97,7 @@ export async function runErrorGroups(store: HivewatchStore, filter: RunErrorFilt
   const groups = new Map<string, ErrorGroup>();
   for (const e of await errorsOfRun(store, filter)) {
     const group = groups.get(e.fingerprint);
-    const unhandled = e.caught || e.retrying ? 0 : 1;
+    const unhandled = e.disposition === 'unhandled' ? 1 : 0;
     if (group) {
       group.count++;
       group.unhandled += unhandled;

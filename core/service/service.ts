@@ -39,7 +39,7 @@ import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSub
 import { applyPendingCommands, deliverCommand } from './remote-commands.js';
 import { runErrorCounts, runErrorGroups, runErrorSeries, seriesWindow } from './run-errors.js';
 import { withTrends } from './group-trends.js';
-import { errorCount, errorGroup, errorOccurrence, errorSeries, retryingOf, runDetail, runSummary } from './mapping.js';
+import { errorCount, errorGroup, errorOccurrence, errorSeries, failureCounts, retryingOf, runDetail, runSummary } from './mapping.js';
 import { readNotificationSettings, setFlowMuted } from './notify-settings.js';
 import { parseInput, parseWith, subscribeSchema } from './schemas.js';
 
@@ -466,6 +466,12 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
         const { by, limit, runId, ...filter } = parseInput('errorCounts', input);
         if (runId === undefined) return (await store.errorCounts({ ...filter, by, ...(limit !== undefined ? { limit } : {}) })).map(errorCount);
         return runErrorCounts(store, { ...filter, runId }, by, limit ?? 100);
+      }),
+
+    failureCounts: (input) =>
+      guard(async () => {
+        const { limit, ...filter } = parseInput('failureCounts', input);
+        return failureCounts(await store.failureCounts({ ...filter, ...(limit !== undefined ? { limit } : {}) }));
       }),
 
     errorSeries: (input) =>

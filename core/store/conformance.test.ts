@@ -1,13 +1,10 @@
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
 import type { HivewatchStore } from './contract.js';
+import { SCHEMA_VERSION } from './migrations.js';
 import { openStore } from './open.js';
-import { postgresBinaries, TestDatabases } from './postgres/test-databases.js';
+import { testEngines } from './testing/engines.js';
+import { retryLimit } from './testing/failure-journals.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
 
 /**
@@ -16,51 +13,9 @@ import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
  * contract only. Engine-specific behaviour (WAL, pragmas, leases, LISTEN) has its own suites.
  */
 
-interface Engine {
-  name: string;
-  /** A new, empty database's location (file path or URL). */
-  fresh(): Promise<string>;
-  /** Marks the database as written by a newer Hivewatch (schema version 99). */
-  makeNewer(location: string): Promise<void>;
-}
-
-const tempDirs: string[] = [];
-const sqlite: Engine = {
-  name: 'SQLite',
-  fresh: () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hw-conformance-'));
-    tempDirs.push(dir);
-    return Promise.resolve(join(dir, 'hivewatch.db'));
-  },
-  makeNewer: (location) => {
-    const db = new Database(location);
-    db.pragma('user_version = 99');
-    db.close();
-    return Promise.resolve();
-  },
-};
-
-const databases = new TestDatabases();
-const postgres: Engine = {
-  name: 'PostgreSQL',
-  fresh: () => databases.fresh('conformance'),
-  makeNewer: async (location) => {
-    const client = new pg.Client({ connectionString: location });
-    await client.connect();
-    await client.query("INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'from the future', 0)");
-    await client.end();
-  },
-};
-
-beforeAll(async () => {
-  if (postgresBinaries) await databases.start();
-}, 60_000);
-afterAll(async () => {
-  if (postgresBinaries) await databases.stop();
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const engines = postgresBinaries ? [sqlite, postgres] : [sqlite];
+const { engines, start, stop } = testEngines('conformance');
+beforeAll(start, 60_000);
+afterAll(stop);
 
 describe.each(engines)('the store contract on $name', (engine) => {
   const open: HivewatchStore[] = [];
@@ -146,6 +101,21 @@ describe.each(engines)('the store contract on $name', (engine) => {
     expect(await store.verifyAggregates()).toMatchObject({ ok: true });
   });
 
+  it('settles each error occurrence at its run’s end and counts one failure per failed run (the failure model; failure-model.test.ts has every case)', async () => {
+    const store = await openAt(await engine.fresh());
+    const run = retryLimit('gave-up', 'chained');
+    await store.appendEvents(run.events.slice(0, -1));
+    const dispositions = async (): Promise<string[]> => (await store.listErrors({ runId: 'gave-up' })).errors.map((e) => `${e.code}:${e.disposition}${e.ending ? ':ending' : ''}`);
+    expect(await dispositions()).toEqual(['POLICY_RETRY_LIMIT_EXCEEDED:pending', 'RUNTIME_TIMEOUT:pending', 'RUNTIME_TIMEOUT:handled', 'RUNTIME_TIMEOUT:handled']);
+    await store.appendEvents(run.events.slice(-1));
+    expect(await dispositions()).toEqual(['POLICY_RETRY_LIMIT_EXCEEDED:unhandled:ending', 'RUNTIME_TIMEOUT:unhandled', 'RUNTIME_TIMEOUT:handled', 'RUNTIME_TIMEOUT:handled']);
+    expect(await store.getRunRow('gave-up')).toMatchObject({ endingCode: 'POLICY_RETRY_LIMIT_EXCEEDED', endingRootCode: 'RUNTIME_TIMEOUT' });
+    expect(await store.failureCounts({ by: 'rootCode' })).toEqual({ total: 1, rows: [{ key: 'RUNTIME_TIMEOUT', count: 1, label: null }] });
+    expect((await store.listRuns({ code: 'RUNTIME_TIMEOUT' })).runs.map((r) => r.id)).toEqual(['gave-up']);
+    expect((await store.replayRun('gave-up')).diffs).toEqual([]);
+    expect((await store.verifyAggregates()).diffs).toEqual([]);
+  });
+
   it('sees another connection’s commits and commands through the change token and the journal', async () => {
     const location = await engine.fresh();
     const window = await openAt(location);
@@ -217,7 +187,7 @@ describe.each(engines)('the store contract on $name', (engine) => {
     await (await openAt(location)).close();
     open.splice(0);
     await engine.makeNewer(location);
-    await expect(openStore({ path: location })).rejects.toThrow('database schema version 99 is newer than this Hivewatch understands (9); upgrade Hivewatch');
+    await expect(openStore({ path: location })).rejects.toThrow(`database schema version 99 is newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`);
   });
 
   it('rejects (never throws) once closed', async () => {

@@ -6,6 +6,7 @@ import type { RunOwner } from './hosts.js';
 import type { PruneOptions, PruneReport } from './prune.js';
 import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQuery, ListErrorsQuery } from './queries/errors.js';
 import type { CommittedEvent } from './queries/events.js';
+import type { FailureCounts, FailureCountsQuery } from './queries/failures.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from './queries/groups.js';
 import type { RunLineage } from './queries/lineage.js';
 import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from './queries/runs.js';
@@ -112,6 +113,8 @@ export interface HivewatchStore {
   runHost(runId: string): Promise<RunHost | null>;
 
   errorCounts(query: ErrorCountsQuery): Promise<ErrorCount[]>;
+  /** Failures (one per run that ended failed, its ending error) in a window of end times: from the failure rollups. */
+  failureCounts(query: FailureCountsQuery): Promise<FailureCounts>;
   errorSeries(query: ErrorSeriesQuery): Promise<ErrorSeries>;
   errorGroups(query?: ErrorGroupsQuery): Promise<ErrorGroup[]>;
   groupTrends(query: GroupTrendsQuery): Promise<{ buckets: number[]; trends: Map<string, number[]> }>;

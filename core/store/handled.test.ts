@@ -3,9 +3,9 @@ import { HANDLED_KEY, openSqliteStore, UNHANDLED_KEY, type SqliteStore } from '.
 import { JournalBuilder } from './testing/journal-builder.js';
 
 /**
- * Handled vs unhandled errors (migration 4): an error is handled when another attempt followed it
- * (retrying) or the flow caught it; unhandled when it failed its task and the run. And a group's
- * first / last seen are over all time, whatever window its counts are for.
+ * Handled vs unhandled errors as the rollups and groups count them (their disposition, migration
+ * 10: docs/semantics.md F3; failure-model.test.ts pins how each is settled). And a group's first /
+ * last seen are over all time, whatever window its counts are for.
  */
 
 const T0 = Date.UTC(2026, 2, 10, 9, 30);
@@ -44,10 +44,10 @@ describe('handled and unhandled errors', () => {
     // A window with partial minutes at both edges reads the errors table for them: same split.
     expect(byHandled({ since: T0 + 5, until: T0 + DAY + 7 })).toEqual({ [HANDLED_KEY]: 3, [UNHANDLED_KEY]: 1 });
     expect(byHandled({ flow: 'b' })).toEqual({ [HANDLED_KEY]: 1 });
-    expect(store.errorCounts({ by: 'flow', handled: false }).map((c) => [c.key, c.count])).toEqual([['flows/a.prose', 1]]);
-    const series = store.errorSeries({ bucket: 'day', stackBy: 'code', since: T0 - DAY, until: T0 + DAY, handled: true });
+    expect(store.errorCounts({ by: 'flow', disposition: 'unhandled' }).map((c) => [c.key, c.count])).toEqual([['flows/a.prose', 1]]);
+    const series = store.errorSeries({ bucket: 'day', stackBy: 'code', since: T0 - DAY, until: T0 + DAY, disposition: 'handled' });
     expect(series.series.map((s) => [s.key, s.total])).toEqual([['RUNTIME_TIMEOUT', 3]]);
-    expect(() => store.errorCounts({ by: 'handled', handled: 'yes' as unknown as boolean })).toThrow('handled must be true or false');
+    expect(() => store.errorCounts({ by: 'handled', disposition: 'yes' as never })).toThrow('disposition must be one of pending, handled, unhandled');
   });
 
   it('are counted apart in groups, from the all-time table and from a window', () => {
@@ -56,8 +56,10 @@ describe('handled and unhandled errors', () => {
     expect([all!.count, all!.unhandled]).toEqual([4, 1]);
     const [windowed] = store.errorGroups({ since: T0 - HOUR, until: T0 + HOUR });
     expect([windowed!.count, windowed!.unhandled]).toEqual([4, 1]);
-    expect(store.errorGroups({ handled: false }).map((g) => [g.count, g.unhandled])).toEqual([[1, 1]]);
-    expect(store.errorGroups({ handled: true, since: 0 }).map((g) => [g.count, g.unhandled])).toEqual([[3, 0]]);
+    expect(store.errorGroups({ disposition: 'unhandled' }).map((g) => [g.count, g.unhandled])).toEqual([[1, 1]]);
+    expect(store.errorGroups({ disposition: 'handled', since: 0 }).map((g) => [g.count, g.unhandled])).toEqual([[3, 0]]);
+    // All time too: error_groups cannot split handled from pending, so the trend tables answer.
+    expect(store.errorGroups({ disposition: 'handled' }).map((g) => [g.count, g.unhandled])).toEqual([[3, 0]]);
     expect(store.errorGroups({ flow: 'b', since: 0 }).map((g) => [g.count, g.unhandled])).toEqual([[1, 0]]);
   });
 
@@ -87,7 +89,7 @@ describe('first seen of a group', () => {
     expect(buckets.length).toBe(6);
     expect(trends.get(fingerprint)).toEqual([0, 4, 0, 0, 4, 0]);
     expect(trends.get('none')).toEqual([0, 0, 0, 0, 0, 0]);
-    const unhandled = store.groupTrends({ fingerprints: [fingerprint], grain: 'day', since: T0 - DAY, until: T0 + 4 * DAY, handled: false });
+    const unhandled = store.groupTrends({ fingerprints: [fingerprint], grain: 'day', since: T0 - DAY, until: T0 + 4 * DAY, disposition: 'unhandled' });
     expect(unhandled.trends.get(fingerprint)).toEqual([0, 1, 0, 0, 1, 0]);
   });
 });

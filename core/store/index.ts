@@ -23,7 +23,10 @@ export type { Grain, RollupDimension } from './rollups.js';
 export type {
   RunRow, StepRow, TaskRow, AttemptRow, ErrorRow, CheckpointRow, StepStatus, TaskStatus, AttemptStatus,
 } from './schema.js';
-export { TERMINAL_RUN_STATUSES, ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES } from './schema.js';
+export { TERMINAL_RUN_STATUSES, ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES, DISPOSITIONS } from './schema.js';
+export type { ErrorDisposition, LateResult } from './schema.js';
+export { endingErrorOf } from './ending.js';
+export type { RunEnding } from './ending.js';
 export type { ListRunsQuery, RunFilters, RunCounts, RunPage, RunDetail, RunSort, RunSortKey } from './queries/runs.js';
 export { RUN_SORT_KEYS } from './queries/runs.js';
 export type { LineageRun, RunLineage } from './queries/lineage.js';
@@ -32,7 +35,9 @@ export type {
   ErrorOccurrence, ErrorPage,
 } from './queries/errors.js';
 export type { ErrorGroupsQuery, ErrorGroup, GroupTrendsQuery } from './queries/groups.js';
-export { HANDLED_KEY, UNHANDLED_KEY } from './queries/errors.js';
+export { HANDLED_KEY, UNHANDLED_KEY, PENDING_KEY } from './queries/errors.js';
+export { FAILURE_DIMENSIONS } from './queries/failures.js';
+export type { FailureCounts, FailureCountsQuery, FailureCountRow, FailureDimension } from './queries/failures.js';
 export type { RecoveredRun, RecoverOptions } from './recovery.js';
 export type { CommittedEvent } from './queries/events.js';
 export { RunCommandKind, RunCommandState } from './commands.js';

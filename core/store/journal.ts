@@ -1,28 +1,19 @@
 import type Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import type { HivewatchEvent } from '../engine/events.js';
-import { fingerprintOf } from './fingerprint.js';
 import type { RunOwner } from './hosts.js';
+import { aggregateBatch } from './batch-aggregates.js';
 import {
   applyEvent,
   attemptKey,
+  emptyEmitted,
   newRunState,
   stampedRun,
   type Emitted,
   type RowLoader,
   type RunState,
 } from './projections.js';
-import {
-  BatchRollups,
-  GRAINS,
-  GROUP_TREND_GRAINS,
-  GROUP_TREND_TABLE,
-  handledOf,
-  parseGroupTrendKey,
-  parseRollupKey,
-  ROLLUP_TABLE,
-  type GrainDeltas,
-} from './rollups.js';
+import { RollupWriter } from './rollup-writer.js';
 import {
   ATTEMPTS,
   CHECKPOINTS,
@@ -93,113 +84,6 @@ export function wallOf(event: HivewatchEvent, clock: string | null, batchNow: nu
 export function eventFromRow(row: { run_id: string; seq: number; type: string; ts: number; payload: string }): HivewatchEvent {
   const body = JSON.parse(row.payload) as Record<string, unknown>;
   return { runId: row.run_id, seq: row.seq, ts: row.ts, type: row.type, ...body } as unknown as HivewatchEvent;
-}
-
-export interface GroupDelta {
-  fingerprint: string;
-  category: string;
-  code: string;
-  origin: string;
-  template: string;
-  lastMessage: string;
-  count: number;
-  /** Members that were unhandled (neither retried nor caught). */
-  unhandled: number;
-  firstSeen: number;
-  lastSeen: number;
-}
-
-export function addGroupContribution(groups: Map<string, GroupDelta>, error: ErrorRow): void {
-  const current = groups.get(error.fingerprint);
-  const unhandled = 1 - handledOf(error);
-  if (current) {
-    current.count += 1;
-    current.unhandled += unhandled;
-    current.firstSeen = Math.min(current.firstSeen, error.ts);
-    if (error.ts >= current.lastSeen) {
-      current.lastSeen = error.ts;
-      current.lastMessage = error.message;
-    }
-    return;
-  }
-  groups.set(error.fingerprint, {
-    fingerprint: error.fingerprint,
-    category: error.category,
-    code: error.code,
-    origin: error.origin,
-    template: fingerprintOf(error.category, error.code, error.origin, error.message).template,
-    lastMessage: error.message,
-    count: 1,
-    unhandled,
-    firstSeen: error.ts,
-    lastSeen: error.ts,
-  });
-}
-
-/** Statements that apply rollup deltas (shared with prune, which applies negative ones). */
-export class RollupWriter {
-  private readonly upserts: Record<string, Stmt> = {};
-  private readonly deleteEmpty: Record<string, Stmt> = {};
-  private readonly trendUpserts: Record<string, Stmt> = {};
-  private readonly trendDeleteEmpty: Record<string, Stmt> = {};
-
-  constructor(db: Db) {
-    for (const grain of GRAINS) {
-      const table = ROLLUP_TABLE[grain];
-      this.upserts[grain] = db.prepare(
-        `INSERT INTO ${table} (bucket, category, origin, code, flow, handled, count) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (bucket, category, origin, code, flow, handled) DO UPDATE SET count = count + excluded.count`,
-      );
-      this.deleteEmpty[grain] = db.prepare(
-        `DELETE FROM ${table} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ? AND handled = ? AND count <= 0`,
-      );
-    }
-    for (const grain of GROUP_TREND_GRAINS) {
-      const table = GROUP_TREND_TABLE[grain];
-      this.trendUpserts[grain] = db.prepare(
-        `INSERT INTO ${table} (bucket, fingerprint, flow, handled, count) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (fingerprint, bucket, flow, handled) DO UPDATE SET count = count + excluded.count`,
-      );
-      this.trendDeleteEmpty[grain] = db.prepare(
-        `DELETE FROM ${table} WHERE bucket = ? AND fingerprint = ? AND flow = ? AND handled = ? AND count <= 0`,
-      );
-    }
-  }
-
-  /** One batch's (positive) counts: one upsert per key and grain. */
-  applyBatch(batch: BatchRollups): void {
-    for (const grain of GRAINS) {
-      const upsert = this.upserts[grain] as Stmt;
-      for (const e of batch.entries(grain)) upsert.run(e.bucket, e.category, e.origin, e.code, e.flow, e.handled, e.count);
-    }
-    for (const grain of GROUP_TREND_GRAINS) {
-      const upsert = this.trendUpserts[grain] as Stmt;
-      for (const e of batch.trends(grain)) upsert.run(e.bucket, e.fingerprint, e.flow, e.handled, e.count);
-    }
-  }
-
-  apply(deltas: GrainDeltas): void {
-    for (const grain of GRAINS) {
-      const upsert = this.upserts[grain] as Stmt;
-      const cleanup = this.deleteEmpty[grain] as Stmt;
-      for (const [text, delta] of deltas[grain]) {
-        if (delta === 0) continue;
-        const k = parseRollupKey(text);
-        upsert.run(k.bucket, k.category, k.origin, k.code, k.flow, k.handled, delta);
-        if (delta < 0) cleanup.run(k.bucket, k.category, k.origin, k.code, k.flow, k.handled);
-      }
-    }
-    for (const grain of GROUP_TREND_GRAINS) {
-      const upsert = this.trendUpserts[grain] as Stmt;
-      const cleanup = this.trendDeleteEmpty[grain] as Stmt;
-      for (const [text, delta] of grain === 'hour' ? deltas.trendHour : deltas.trendDay) {
-        if (delta === 0) continue;
-        const k = parseGroupTrendKey(text);
-        upsert.run(k.bucket, k.fingerprint, k.flow, k.handled, delta);
-        if (delta < 0) cleanup.run(k.bucket, k.fingerprint, k.flow, k.handled);
-      }
-    }
-  }
 }
 
 /**
@@ -285,15 +169,17 @@ export class JournalWriter {
   private readonly upsertTask: Stmt;
   private readonly upsertAttempt: Stmt;
   private readonly insertError: Stmt;
+  private readonly upsertError: Stmt;
   private readonly upsertCheckpoint: Stmt;
-  private readonly upsertGroup: Stmt;
   private readonly claimHost: Stmt;
   private readonly releaseHost: Stmt;
   private readonly rollups: RollupWriter;
   private readonly loader: RowLoader;
   private readonly loadRun: Stmt;
   private readonly maxTaskStep: Stmt;
-  private readonly loadOpen: { steps: Stmt; tasks: Stmt; attempts: Stmt };
+  private readonly loadOpen: { steps: Stmt; tasks: Stmt; attempts: Stmt; pendingErrors: Stmt };
+  /** What the batch being written emitted so far (a run reloaded mid-batch takes its pending errors from it). */
+  private batchEmitted: Emitted = emptyEmitted();
   private readonly transaction: (events: readonly HivewatchEvent[], importedWalls: readonly number[] | undefined) => Set<RunState>;
   /** The wall time of each event of the batch being written (what listeners are told). */
   private batchWalls: number[] = [];
@@ -313,17 +199,8 @@ export class JournalWriter {
     this.upsertTask = db.prepare(upsertSql(TASKS));
     this.upsertAttempt = db.prepare(upsertSql(ATTEMPTS));
     this.insertError = db.prepare(insertSql(ERRORS));
+    this.upsertError = db.prepare(upsertSql(ERRORS));
     this.upsertCheckpoint = db.prepare(upsertSql(CHECKPOINTS));
-    this.upsertGroup = db.prepare(
-      `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (fingerprint) DO UPDATE SET
-         count = count + excluded.count,
-         unhandled = unhandled + excluded.unhandled,
-         first_seen = MIN(first_seen, excluded.first_seen),
-         last_message = CASE WHEN excluded.last_seen >= last_seen THEN excluded.last_message ELSE last_message END,
-         last_seen = MAX(last_seen, excluded.last_seen)`,
-    );
     this.claimHost = db.prepare(
       `INSERT INTO run_hosts (run_id, pid, hostname, instance, claimed_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (run_id) DO UPDATE SET pid = excluded.pid, hostname = excluded.hostname,
@@ -340,6 +217,7 @@ export class JournalWriter {
         `SELECT * FROM tasks WHERE run_id = ? AND status IN (${OPEN_TASK_STATUSES.map((s) => `'${s}'`).join(', ')})`,
       ),
       attempts: db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running'"),
+      pendingErrors: db.prepare("SELECT * FROM errors WHERE run_id = ? AND disposition = 'pending' ORDER BY seq"),
     };
     const oneStep = db.prepare('SELECT * FROM steps WHERE run_id = ? AND step = ?');
     const oneTask = db.prepare('SELECT * FROM tasks WHERE run_id = ? AND task_id = ?');
@@ -431,6 +309,9 @@ export class JournalWriter {
       const attempt = rowFromDb<AttemptRow>(ATTEMPTS, r);
       state.attempts.set(attemptKey(attempt.taskId, attempt.attempt), attempt);
     }
+    for (const r of this.loadOpen.pendingErrors.all(runId) as Row[]) state.pendingErrors.push(rowFromDb<ErrorRow>(ERRORS, r));
+    // A run evicted earlier in this batch: its errors of this batch are not written yet (they go after the loop).
+    for (const e of this.batchEmitted.errors) if (e.runId === runId && e.disposition === 'pending') state.pendingErrors.push(e);
     this.remember(state);
     return state;
   }
@@ -451,7 +332,8 @@ export class JournalWriter {
    */
   private write(events: readonly HivewatchEvent[], importedWalls: readonly number[] | undefined): Set<RunState> {
     const touched = new Set<RunState>();
-    const emitted: Emitted = { errors: [], checkpoints: [] };
+    const emitted = emptyEmitted();
+    this.batchEmitted = emitted;
     const batchStates = this.batchStates;
     const queue = this.queue;
     batchStates.clear();
@@ -489,19 +371,13 @@ export class JournalWriter {
     }
     for (const state of touched) this.flushRows(state);
 
-    const rollups = new BatchRollups();
-    const groups = new Map<string, GroupDelta>();
-    for (const error of emitted.errors) {
-      queue.add(this.insertError, rowParams(ERRORS, error));
-      rollups.add(error);
-      addGroupContribution(groups, error);
-    }
+    for (const error of emitted.errors) queue.add(this.insertError, rowParams(ERRORS, error));
+    // Occurrences of earlier batches that a terminal event settled: written again with their disposition.
+    for (const { after } of emitted.settled) queue.add(this.upsertError, rowParams(ERRORS, after));
     for (const checkpoint of emitted.checkpoints) queue.add(this.upsertCheckpoint, rowParams(CHECKPOINTS, checkpoint));
     queue.run();
-    if (rollups.size > 0) this.rollups.applyBatch(rollups);
-    for (const g of groups.values()) {
-      this.upsertGroup.run(g.fingerprint, g.category, g.code, g.origin, g.template, g.lastMessage, g.count, g.unhandled, g.firstSeen, g.lastSeen);
-    }
+    this.rollups.applyAggregates(aggregateBatch(emitted));
+    this.batchEmitted = emptyEmitted();
     return touched;
   }
 

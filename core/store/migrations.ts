@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { fingerprintOf } from './fingerprint.js';
+import { failureModel } from './migration-10.js';
 import { StoreError } from './store-error.js';
 
 /**
@@ -431,6 +432,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'run counts per flow and status, trigram text index of runs', up: runCountsAndTextIndex },
   { version: 8, name: 'OpenTelemetry ingest: payload digests, external runs', up: otelIngest },
   { version: 9, name: 'trigram text index of task prompts', up: taskTextIndex },
+  { version: 10, name: 'failure model: error dispositions, ending errors, failure rollups', up: failureModel },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,6 +7,7 @@ import type {
   StepRow,
   TaskRow,
 } from './schema.js';
+import { changesEnding, errorRowOf, settleRun, type SettledError, type SettleOutput } from './dispositions.js';
 import {
   blankTask,
   changesRun,
@@ -15,7 +16,6 @@ import {
   closeTask,
   copyRun,
   emptyRun,
-  errorRowOf,
   reduceAttempt,
   reduceRun,
   reduceStep,
@@ -33,12 +33,12 @@ export {
   copyStep,
   copyTask,
   emptyRun,
-  errorRowOf,
   reduceAttempt,
   reduceRun,
   reduceStep,
   reduceTask,
 } from './reducers.js';
+export { errorRowOf } from './dispositions.js';
 
 /**
  * Event → rows. The `reduce*` functions (reducers.ts) are pure: (current row or undefined,
@@ -79,6 +79,11 @@ export interface RunState {
   backoff: Map<string, number>;
   /** The highest step any task row of the run has (stored or in memory): no lookup for newer steps. */
   maxTaskStep: number;
+  /**
+   * The run's error occurrences still `pending` (stored or of this batch), in seq order: what its
+   * terminal event settles (dispositions.ts). Writers load them with the run's open rows.
+   */
+  pendingErrors: ErrorRow[];
   dirty: { run: boolean; steps: Set<number>; tasks: Set<string>; attempts: Set<string> };
 }
 
@@ -91,10 +96,19 @@ export interface RowLoader {
 
 export const NO_ROWS: RowLoader = { step: () => undefined, task: () => undefined, attempt: () => undefined };
 
-/** Rows an event adds rather than updates. */
-export interface Emitted {
+/**
+ * Rows an event adds rather than updates, and the changes a terminal event makes to rows stored
+ * before the batch: `settled` occurrences (written again, their counts moved from one disposition
+ * to another) and `failures` (the failure rollups' +1 / -1).
+ */
+export interface Emitted extends SettleOutput {
   errors: ErrorRow[];
   checkpoints: CheckpointRow[];
+  settled: SettledError[];
+}
+
+export function emptyEmitted(): Emitted {
+  return { errors: [], checkpoints: [], settled: [], failures: [] };
 }
 
 export function newRunState(run: RunRow): RunState {
@@ -108,6 +122,7 @@ export function newRunState(run: RunRow): RunState {
     attempts: new Map(),
     backoff: new Map(),
     maxTaskStep: 0,
+    pendingErrors: [],
     dirty: { run: false, steps: new Set(), tasks: new Set(), attempts: new Set() },
   };
 }
@@ -194,6 +209,8 @@ export function applyEvent(
   wall: number = event.ts,
 ): RunState {
   const s = state ?? newRunState(emptyRun(event.runId, event.ts, wall));
+  // The row before the event (reducing may change the state's own copy in place): what the run was.
+  const runBefore = changesEnding(event) ? copyRun(s.run) : null;
   let run: RunRow;
   if (!s.runOwned) {
     run = reduceRun(s.run, event, wall);
@@ -227,10 +244,21 @@ export function applyEvent(
       break;
     }
     case 'taskStarted':
-    case 'taskSucceeded':
-    case 'receiptIgnoredStale': {
+    case 'taskSucceeded': {
       const before = getTask(s, loader, event.taskId);
       putTask(s, reduceTask(before, event), before);
+      break;
+    }
+    case 'receiptIgnoredStale': {
+      const taskBefore = getTask(s, loader, event.taskId);
+      putTask(s, reduceTask(taskBefore, event), taskBefore);
+      const attemptBefore = getAttempt(s, loader, event.taskId, event.attempt);
+      putAttempt(s, reduceAttempt(attemptBefore, event), attemptBefore);
+      break;
+    }
+    case 'attemptCancelled': {
+      const attemptBefore = getAttempt(s, loader, event.taskId, event.attempt);
+      putAttempt(s, reduceAttempt(attemptBefore, event), attemptBefore);
       break;
     }
     case 'taskFailed': {
@@ -260,9 +288,12 @@ export function applyEvent(
       putAttempt(s, reduceAttempt(before, event), before);
       break;
     }
-    case 'errorOccurred':
-      emitted.errors.push(errorRowOf(event, run, wall));
+    case 'errorOccurred': {
+      const error = errorRowOf(event, run, wall);
+      emitted.errors.push(error);
+      if (error.disposition === 'pending') s.pendingErrors.push(error);
       break;
+    }
     default: {
       const closing = CLOSING[event.type];
       if (closing) {
@@ -271,6 +302,11 @@ export function applyEvent(
         for (const attempt of s.attempts.values()) putAttempt(s, closeAttempt(attempt, closing, event.ts), attempt);
       }
     }
+  }
+  if (runBefore !== null) {
+    // `run` is a copy reduceRun just made or the state's own (every such event changes the run).
+    settleRun(runBefore, run, event, s.pendingErrors, emitted);
+    if (event.type !== 'externalRunReopened') s.pendingErrors = [];
   }
 
   const terminal = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'interrupted';
@@ -311,7 +347,7 @@ export function projectJournal(
   events: readonly HivewatchEvent[],
   walls?: readonly number[],
 ): { state: RunState | undefined; emitted: Emitted } {
-  const emitted: Emitted = { errors: [], checkpoints: [] };
+  const emitted = emptyEmitted();
   let state: RunState | undefined;
   events.forEach((event, i) => {
     state = applyEvent(state, event, NO_ROWS, emitted, walls?.[i] ?? event.ts);

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
-import { RollupWriter } from './journal.js';
-import { addErrorContribution, emptyGrainDeltas, handledOf } from './rollups.js';
-import { TERMINAL_RUN_STATUSES } from './schema.js';
+import { FailureDeltas, failureOf } from './failure-rollups.js';
+import { RollupWriter } from './rollup-writer.js';
+import { addErrorContribution, emptyGrainDeltas } from './rollups.js';
+import { rowFromDb, RUNS, TERMINAL_RUN_STATUSES, type ErrorDisposition, type RunRow } from './schema.js';
 import { StoreError } from './store-error.js';
 
 export interface PruneOptions {
@@ -38,7 +39,8 @@ export function keepResumeSources(candidates: Set<string>, links: readonly { id:
 
 /**
  * Deletes old terminal runs with every row derived from them, and subtracts their errors from
- * the rollups (every grain) and the error groups in the same transaction, so aggregates stay
+ * the rollups (every grain) and the error groups, and their failures from the failure rollups,
+ * in the same transaction, so aggregates stay
  * equal to what remains; rows that reach zero are deleted, and the first/last seen of a group
  * that lost members is recomputed from the (fingerprint, ts) index (ts: the wall time). A run another remaining run
  * was resumed from is kept: that run's resume point is built from the source's journal.
@@ -72,20 +74,26 @@ export function prune(db: Database.Database, now: () => number, options: PruneOp
       for (const id of candidates) insert.run(id);
 
       const doomed = db.prepare(
-        'SELECT ts, category, origin, code, flow, fingerprint, caught, retrying FROM errors WHERE run_id IN (SELECT id FROM temp.prune_runs)',
+        'SELECT ts, category, origin, code, flow, fingerprint, disposition FROM errors WHERE run_id IN (SELECT id FROM temp.prune_runs)',
       );
       const deltas = emptyGrainDeltas();
       const fingerprints = new Map<string, { count: number; unhandled: number }>();
       let errors = 0;
-      type Doomed = { ts: number; category: string; origin: string; code: string; flow: string; fingerprint: string; caught: number; retrying: number };
+      type Doomed = { ts: number; category: string; origin: string; code: string; flow: string; fingerprint: string; disposition: ErrorDisposition };
       for (const e of doomed.iterate() as IterableIterator<Doomed>) {
-        const row = { ...e, caught: e.caught === 1, retrying: e.retrying === 1 };
-        addErrorContribution(deltas, row, -1);
+        addErrorContribution(deltas, e, -1);
         const lost = fingerprints.get(e.fingerprint) ?? { count: 0, unhandled: 0 };
         lost.count += 1;
-        lost.unhandled += 1 - handledOf(row);
+        lost.unhandled += e.disposition === 'unhandled' ? 1 : 0;
         fingerprints.set(e.fingerprint, lost);
         errors += 1;
+      }
+      // Their failures leave the failure rollups (one per run that ended failed).
+      const failures = new FailureDeltas();
+      const failed = db.prepare("SELECT * FROM runs WHERE status = 'failed' AND id IN (SELECT id FROM temp.prune_runs)");
+      for (const r of failed.all() as Record<string, unknown>[]) {
+        const failure = failureOf(rowFromDb<RunRow>(RUNS, r));
+        if (failure) failures.add(failure, -1);
       }
 
       const inPruned = 'run_id IN (SELECT id FROM temp.prune_runs)';
@@ -96,6 +104,7 @@ export function prune(db: Database.Database, now: () => number, options: PruneOp
       const runs = db.prepare('DELETE FROM runs WHERE id IN (SELECT id FROM temp.prune_runs)').run().changes;
 
       rollups.apply(deltas);
+      rollups.applyFailures(failures);
       const subtract = db.prepare('UPDATE error_groups SET count = count - ?, unhandled = unhandled - ? WHERE fingerprint = ?');
       const drop = db.prepare('DELETE FROM error_groups WHERE fingerprint = ? AND count <= 0');
       const bounds = db.prepare(

@@ -1,9 +1,7 @@
 import type { HivewatchEvent } from '../engine/events.js';
-import { fingerprintOf } from './fingerprint.js';
 import type {
   AttemptRow,
   AttemptStatus,
-  ErrorRow,
   RunRow,
   StepRow,
   StepStatus,
@@ -27,6 +25,8 @@ export function emptyRun(runId: string, ts: number, wall = ts): RunRow {
     currentStep: 0, steps: 0, lastCheckpointStep: 0, taskCount: 0, attemptCount: 0, errorCount: 0,
     resumedFrom: null, retryOf: null, resumeStep: 0, lastErrorCode: null, lastErrorCategory: null,
     lastErrorMessage: null, nextAttemptAt: null, cancelCommandId: null, cancelReason: null, epoch: 0, error: null,
+    endingCode: null, endingCategory: null, endingOrigin: null, endingMessage: null, endingStep: null,
+    endingTaskId: null, endingAttempt: null, endingRootCode: null, endingChain: null,
   };
 }
 
@@ -48,7 +48,9 @@ export function copyRun(r: RunRow): RunRow {
     errorCount: r.errorCount, resumedFrom: r.resumedFrom, retryOf: r.retryOf, resumeStep: r.resumeStep,
     lastErrorCode: r.lastErrorCode, lastErrorCategory: r.lastErrorCategory, lastErrorMessage: r.lastErrorMessage,
     nextAttemptAt: r.nextAttemptAt, cancelCommandId: r.cancelCommandId, cancelReason: r.cancelReason,
-    epoch: r.epoch, error: r.error,
+    epoch: r.epoch, error: r.error, endingCode: r.endingCode, endingCategory: r.endingCategory,
+    endingOrigin: r.endingOrigin, endingMessage: r.endingMessage, endingStep: r.endingStep, endingTaskId: r.endingTaskId,
+    endingAttempt: r.endingAttempt, endingRootCode: r.endingRootCode, endingChain: r.endingChain,
   };
 }
 
@@ -73,7 +75,7 @@ export function copyAttempt(r: AttemptRow): AttemptRow {
     runId: r.runId, taskId: r.taskId, attempt: r.attempt, step: r.step, ordinal: r.ordinal, status: r.status,
     startedAt: r.startedAt, endedAt: r.endedAt, durationMs: r.durationMs, error: r.error, errorCode: r.errorCode,
     errorCategory: r.errorCategory, delayMs: r.delayMs, strategy: r.strategy, nextAttemptAt: r.nextAttemptAt,
-    backoffSkippedBy: r.backoffSkippedBy,
+    backoffSkippedBy: r.backoffSkippedBy, cancelledBy: r.cancelledBy, lateResult: r.lateResult,
   };
 }
 
@@ -312,6 +314,7 @@ export function reduceAttempt(current: AttemptRow | undefined, event: HivewatchE
         runId: event.runId, taskId: event.taskId, attempt: event.attempt, step: event.step, ordinal: event.ordinal,
         status: 'running', startedAt: event.ts, endedAt: null, durationMs: null, error: null, errorCode: null,
         errorCategory: null, delayMs: null, strategy: null, nextAttemptAt: null, backoffSkippedBy: null,
+        cancelledBy: null, lateResult: null,
       };
     case 'attemptSucceeded':
       if (!current) return current;
@@ -341,6 +344,25 @@ export function reduceAttempt(current: AttemptRow | undefined, event: HivewatchE
       if (!current) return current;
       r = copyAttempt(current);
       r.backoffSkippedBy = event.commandId;
+      return r;
+    case 'attemptCancelled':
+      // Stopped by a fail-fast sibling (rule 18): cancelled, not failed; what it answered anyway is kept.
+      if (!current) return current;
+      r = copyAttempt(current);
+      r.status = 'cancelled';
+      r.durationMs = event.durationMs;
+      r.endedAt = event.ts;
+      r.cancelledBy = event.by;
+      r.lateResult = event.reported ?? null;
+      return r;
+    case 'receiptIgnoredStale':
+      // Older journals carry neither output nor error: the attempt row keeps nothing new then.
+      if (!current || (event.output === undefined && event.error === undefined)) return current;
+      r = copyAttempt(current);
+      r.lateResult =
+        event.outcome === 'succeeded'
+          ? { outcome: 'succeeded', ...(event.output !== undefined ? { output: event.output } : {}) }
+          : { outcome: 'failed', ...(event.error !== undefined ? { error: event.error } : {}) };
       return r;
     default:
       return current;
@@ -372,32 +394,3 @@ export function closeAttempt(attempt: AttemptRow, status: AttemptStatus, ts: num
   r.durationMs = ts - attempt.startedAt;
   return r;
 }
-
-/** The error row of an `errorOccurred`; its `ts` is the event's wall-clock time. */
-export function errorRowOf(event: Extract<HivewatchEvent, { type: 'errorOccurred' }>, run: RunRow, wall: number = event.ts): ErrorRow {
-  const env = event.error;
-  const c = env.correlation ?? {};
-  return {
-    runId: event.runId,
-    seq: event.seq,
-    ts: wall,
-    category: env.category,
-    code: env.code,
-    origin: env.origin,
-    message: env.message,
-    fingerprint: fingerprintOf(env.category, env.code, env.origin, env.message).fingerprint,
-    caught: event.caught,
-    retrying: event.retrying,
-    recoverable: env.recoverable,
-    recoveryHint: env.recovery_hint ?? null,
-    context: env.context ?? {},
-    timestamp: env.timestamp ?? event.ts,
-    project: c.project ?? null,
-    flow: run.flow !== '' ? run.flow : (c.flow ?? ''),
-    step: event.step ?? c.step ?? null,
-    taskId: event.taskId ?? c.task ?? null,
-    attempt: c.attempt ?? null,
-  };
-}
-
-// ---- the orchestration: which rows an event touches --------------------------------------

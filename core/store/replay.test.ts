@@ -9,6 +9,7 @@ import { JournalWriter } from './journal.js';
 import { StatementCache } from './queries/sql.js';
 import { Dialect, runSync } from './queries/plan.js';
 import { replayRun, verifyAggregates } from './replay.js';
+import { failFast, rethrow, retryLimit, thrownInCatch } from './testing/failure-journals.js';
 import { JournalBuilder, prng, randomJournals } from './testing/journal-builder.js';
 
 let dir: string;
@@ -43,6 +44,13 @@ function journals(): Record<'completed' | 'failed' | 'cancelled' | 'cancelledBet
     cancelledBetween: new JournalBuilder('cancelled-between').start().runStep([{ attempts: ['ok'] }]).cancelBetweenSteps().events,
     open: new JournalBuilder('open').start().runStep([{ attempts: ['ok'] }]).dieDuringStep([{ attempts: ['ok'] }, { attempts: ['ok'] }]).events,
   };
+}
+
+/** Failing runs of both journal shapes (testing/failure-journals.ts). */
+function failureScenarios(): HivewatchEvent[][] {
+  return (['legacy', 'chained'] as const).flatMap((shape) =>
+    [retryLimit, rethrow, thrownInCatch, failFast].map((make) => make(`${make.name}-${shape}`, shape).events),
+  );
 }
 
 /** Appends the journals interleaved, in random batch sizes, as several engines would. */
@@ -106,7 +114,8 @@ describe('replay parity', () => {
     const owner = newInstance();
     try {
       const writer = new JournalWriter(db, owner, () => 0, 2);
-      const all = randomJournals(99, 12);
+      // With failing runs whose pending occurrences a reloaded run must still settle (dispositions.ts).
+      const all = [...randomJournals(99, 12), ...failureScenarios()];
       const random = prng(99);
       const queues = all.map((j) => [...j]);
       while (queues.some((q) => q.length > 0)) {
@@ -128,7 +137,7 @@ describe('replay parity', () => {
 
   it('holds for randomized journals', () => {
     store = openSqliteStore({ path: join(dir, 'random.db') });
-    const all = randomJournals(42, 40);
+    const all = [...randomJournals(42, 40), ...failureScenarios()];
     appendChunked(store, all, 42);
     for (const events of all) expect(store.replayRun(events[0]!.runId).diffs).toEqual([]);
     expect(store.verifyAggregates().diffs).toEqual([]);

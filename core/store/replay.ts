@@ -1,8 +1,8 @@
-import { addGroupContribution, type GroupDelta } from './journal.js';
+import { addGroupContribution, type GroupDelta } from './batch-aggregates.js';
+import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, FailureDeltas } from './failure-rollups.js';
 import { projectJournal } from './projections.js';
 import { allJournal } from './queries/events.js';
 import { all, get, type Dialect, type Query } from './queries/plan.js';
-import { handledValue, unhandledValue } from './queries/dialect-sql.js';
 import {
   addErrorContribution,
   emptyGrainDeltas,
@@ -15,6 +15,7 @@ import {
   parseRollupKey,
   ROLLUP_TABLE,
   rollupKeyString,
+  type Grain,
 } from './rollups.js';
 import {
   ATTEMPTS,
@@ -24,14 +25,16 @@ import {
   RUNS,
   STEPS,
   TASKS,
+  TERMINAL_RUN_STATUSES,
   type TableSpec,
 } from './schema.js';
 
 /**
  * Replay parity (DESIGN rule 15): rebuild every projection row of a run from its journal with
- * the live reducers, in memory, and compare with what is stored. Rollups and groups mix runs,
- * so for them the check is that the stored count covers this run's contribution; the
- * store-wide `verifyAggregates` checks them exactly against the errors table.
+ * the live reducers, in memory, and compare with what is stored (error dispositions and the
+ * run's ending error included). Rollups and groups mix runs, so for them the check is that the
+ * stored count covers this run's contribution; the store-wide `verifyAggregates` checks them
+ * exactly against the errors table, and the failure rollups against the runs.
  */
 
 export interface ReplayReport {
@@ -112,22 +115,22 @@ export function* replayRun(dialect: Dialect, runId: string): Query<ReplayReport>
     addGroupContribution(groups, error);
   }
   for (const grain of GRAINS) {
-    const sql = `SELECT count FROM ${ROLLUP_TABLE[grain]} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ? AND handled = ?`;
+    const sql = `SELECT count FROM ${ROLLUP_TABLE[grain]} WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ? AND disposition = ?`;
     for (const [text, contribution] of deltas[grain]) {
       const k = parseRollupKey(text);
-      const stored = (yield* get<{ count: number }>(sql, [k.bucket, k.category, k.origin, k.code, k.flow, k.handled]))?.count ?? 0;
+      const stored = (yield* get<{ count: number }>(sql, [k.bucket, k.category, k.origin, k.code, k.flow, k.disposition]))?.count ?? 0;
       if (stored < contribution) {
         diffs.push(
-          `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}/${k.handled ? 'handled' : 'unhandled'}].count: stored ${stored}, below this run's ${contribution}`,
+          `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}/${k.disposition}].count: stored ${stored}, below this run's ${contribution}`,
         );
       }
     }
   }
   for (const grain of GROUP_TREND_GRAINS) {
-    const sql = `SELECT count FROM ${GROUP_TREND_TABLE[grain]} WHERE bucket = ? AND fingerprint = ? AND flow = ? AND handled = ?`;
+    const sql = `SELECT count FROM ${GROUP_TREND_TABLE[grain]} WHERE bucket = ? AND fingerprint = ? AND flow = ? AND disposition = ?`;
     for (const [text, contribution] of grain === 'hour' ? deltas.trendHour : deltas.trendDay) {
       const k = parseGroupTrendKey(text);
-      const stored = (yield* get<{ count: number }>(sql, [k.bucket, k.fingerprint, k.flow, k.handled]))?.count ?? 0;
+      const stored = (yield* get<{ count: number }>(sql, [k.bucket, k.fingerprint, k.flow, k.disposition]))?.count ?? 0;
       if (stored < contribution) {
         diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.fingerprint}/${k.flow}].count: stored ${stored}, below this run's ${contribution}`);
       }
@@ -148,7 +151,25 @@ export function* replayRun(dialect: Dialect, runId: string): Query<ReplayReport>
       }
     }
   }
+  yield* checkFailureCoverage(emitted.failures, diffs);
   return { runId, ok: diffs.length === 0, events: events.length, diffs };
+}
+
+/** The failure rollups hold at least the failure this run's journal counts (one when it ended failed). */
+function* checkFailureCoverage(failures: ReturnType<typeof projectJournal>['emitted']['failures'], diffs: string[]): Query<void> {
+  const deltas = new FailureDeltas();
+  for (const { failure, sign } of failures) deltas.add(failure, sign);
+  for (const grain of GRAINS) {
+    const table = FAILURE_ROLLUP_TABLE[grain];
+    const sql = `SELECT count FROM ${table} WHERE ${FAILURE_KEY.map((k) => `${k} = ?`).join(' AND ')}`;
+    for (const e of deltas.entries(grain)) {
+      if (e.count <= 0) continue;
+      const stored = (yield* get<{ count: number }>(sql, [e.bucket, e.category, e.origin, e.code, e.rootCode, e.flow]))?.count ?? 0;
+      if (stored < e.count) {
+        diffs.push(`${table}[${new Date(e.bucket).toISOString()} ${e.category}/${e.origin}/${e.code}/${e.rootCode}/${e.flow}].count: stored ${stored}, below this run's ${e.count}`);
+      }
+    }
+  }
 }
 
 export interface AggregateReport {
@@ -157,17 +178,17 @@ export interface AggregateReport {
 }
 
 /** Store-wide: every rollup grain and every error group equals what the errors table says. */
-export function* verifyAggregates(dialect: Dialect): Query<AggregateReport> {
+export function* verifyAggregates(_dialect: Dialect): Query<AggregateReport> {
   const diffs: string[] = [];
   for (const grain of GRAINS) {
     const size = GRAIN_MS[grain];
     const expected = new Map<string, number>();
-    const direct = `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, category, origin, code, flow, ${handledValue(dialect)} AS handled, COUNT(*) AS n
+    const direct = `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, category, origin, code, flow, disposition, COUNT(*) AS n
        FROM errors GROUP BY 1, 2, 3, 4, 5, 6`;
-    type Keyed = { bucket: number; category: string; origin: string; code: string; flow: string; handled: number };
+    type Keyed = { bucket: number; category: string; origin: string; code: string; flow: string; disposition: string };
     for (const r of yield* all<Keyed & { n: number }>(direct)) expected.set(rollupKeyString(r), r.n);
-    const stored = yield* all<Keyed & { count: number }>(`SELECT bucket, category, origin, code, flow, handled, count FROM ${ROLLUP_TABLE[grain]}`);
-    const label = (k: Keyed): string => `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}/${k.handled ? 'handled' : 'unhandled'}]`;
+    const stored = yield* all<Keyed & { count: number }>(`SELECT bucket, category, origin, code, flow, disposition, count FROM ${ROLLUP_TABLE[grain]}`);
+    const label = (k: Keyed): string => `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}/${k.disposition}]`;
     for (const r of stored) {
       const key = rollupKeyString(r);
       const want = expected.get(key) ?? 0;
@@ -179,11 +200,11 @@ export function* verifyAggregates(dialect: Dialect): Query<AggregateReport> {
   for (const grain of GROUP_TREND_GRAINS) {
     const size = GRAIN_MS[grain];
     const expected = new Map<string, number>();
-    const direct = `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, fingerprint, flow, ${handledValue(dialect)} AS handled, COUNT(*) AS n
+    const direct = `SELECT ts - (((ts % ${size}) + ${size}) % ${size}) AS bucket, fingerprint, flow, disposition, COUNT(*) AS n
        FROM errors GROUP BY 1, 2, 3, 4`;
-    type Keyed = { bucket: number; fingerprint: string; flow: string; handled: number };
+    type Keyed = { bucket: number; fingerprint: string; flow: string; disposition: string };
     for (const r of yield* all<Keyed & { n: number }>(direct)) expected.set(groupTrendKey(r), r.n);
-    const stored = yield* all<Keyed & { count: number }>(`SELECT bucket, fingerprint, flow, handled, count FROM ${GROUP_TREND_TABLE[grain]}`);
+    const stored = yield* all<Keyed & { count: number }>(`SELECT bucket, fingerprint, flow, disposition, count FROM ${GROUP_TREND_TABLE[grain]}`);
     for (const r of stored) {
       const key = groupTrendKey(r);
       const want = expected.get(key) ?? 0;
@@ -195,7 +216,7 @@ export function* verifyAggregates(dialect: Dialect): Query<AggregateReport> {
       diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.fingerprint}/${k.flow}]: stored row missing, errors ${n}`);
     }
   }
-  const members = `SELECT fingerprint, COUNT(*) AS n, SUM(${unhandledValue(dialect)}) AS u, MIN(ts) AS lo, MAX(ts) AS hi FROM errors GROUP BY fingerprint`;
+  const members = `SELECT fingerprint, COUNT(*) AS n, SUM(CASE WHEN disposition = 'unhandled' THEN 1 ELSE 0 END) AS u, MIN(ts) AS lo, MAX(ts) AS hi FROM errors GROUP BY fingerprint`;
   const groups = `SELECT g.fingerprint, g.count, g.unhandled, g.first_seen, g.last_seen, x.n, x.u, x.lo, x.hi
      FROM error_groups AS g
      LEFT JOIN (${members}) AS x ON x.fingerprint = g.fingerprint
@@ -215,5 +236,41 @@ export function* verifyAggregates(dialect: Dialect): Query<AggregateReport> {
       );
     }
   }
+  for (const grain of GRAINS) yield* verifyFailures(grain, diffs);
+  yield* verifySettled(diffs);
   return { ok: diffs.length === 0, diffs };
+}
+
+/** A failure rollup grain equals counting the runs that ended failed, by their end wall time. */
+function* verifyFailures(grain: Grain, diffs: string[]): Query<void> {
+  const size = GRAIN_MS[grain];
+  const table = FAILURE_ROLLUP_TABLE[grain];
+  type Keyed = { bucket: number; category: string; origin: string; code: string; root_code: string; flow: string };
+  const keyOf = (k: Keyed): string => [k.bucket, k.category, k.origin, k.code, k.root_code, k.flow].join('\u0000');
+  const label = (k: Keyed): string => `${table}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.root_code}/${k.flow}]`;
+  const expected = new Map<string, Keyed & { n: number }>();
+  const direct = `SELECT ended_wall - (((ended_wall % ${size}) + ${size}) % ${size}) AS bucket, COALESCE(ending_category, '') AS category,
+      COALESCE(ending_origin, '') AS origin, ending_code AS code, COALESCE(ending_root_code, ending_code) AS root_code, flow, COUNT(*) AS n
+    FROM runs WHERE status = 'failed' AND ending_code IS NOT NULL AND ended_wall IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`;
+  for (const r of yield* all<Keyed & { n: number }>(direct)) expected.set(keyOf(r), r);
+  for (const r of yield* all<Keyed & { count: number }>(`SELECT ${FAILURE_KEY.join(', ')}, count FROM ${table}`)) {
+    const key = keyOf(r);
+    const want = expected.get(key)?.n ?? 0;
+    if (want !== r.count) diffs.push(`${label(r)}.count: stored ${r.count}, failed runs ${want}`);
+    expected.delete(key);
+  }
+  for (const r of expected.values()) diffs.push(`${label(r)}: stored row missing, failed runs ${r.n}`);
+}
+
+/** Every occurrence of an ended run is settled, and every failed run has its ending error. */
+function* verifySettled(diffs: string[]): Query<void> {
+  const ended = TERMINAL_RUN_STATUSES.map(() => '?').join(', ');
+  const pending = yield* all<{ run_id: string; seq: number }>(
+    `SELECT e.run_id, e.seq FROM errors AS e JOIN runs AS r ON r.id = e.run_id
+     WHERE e.disposition = 'pending' AND r.status IN (${ended}) ORDER BY e.run_id, e.seq LIMIT 100`,
+    [...TERMINAL_RUN_STATUSES],
+  );
+  for (const p of pending) diffs.push(`errors[${p.run_id} seq ${p.seq}].disposition: pending, but its run ended`);
+  const unexplained = yield* all<{ id: string }>("SELECT id FROM runs WHERE status = 'failed' AND ending_code IS NULL ORDER BY id LIMIT 100");
+  for (const r of unexplained) diffs.push(`runs[${r.id}].ending_code: null, but the run failed`);
 }

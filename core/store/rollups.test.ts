@@ -211,14 +211,21 @@ describe('BatchRollups', () => {
       code: pickOf(['A', 'B', 'C', 'D']),
       flow: pickOf(['flows/a.prose', 'flows/b.prose', '']),
       fingerprint: pickOf(['f1', 'f2']),
-      caught: random() < 0.2,
-      retrying: random() < 0.5,
+      disposition: pickOf(['pending', 'handled', 'unhandled'] as const),
     }));
     const batch = new BatchRollups();
     const deltas = emptyGrainDeltas();
     for (const e of errors) {
       batch.add(e);
       addErrorContribution(deltas, e);
+    }
+    // Settled occurrences leave their pending key: signed changes sum the same way.
+    for (const e of errors.slice(0, 500)) {
+      batch.add(e, -1);
+      addErrorContribution(deltas, e, -1);
+      const settled = { ...e, disposition: 'unhandled' as const };
+      batch.add(settled);
+      addErrorContribution(deltas, settled);
     }
     for (const grain of GRAINS) {
       const expected = [...deltas[grain]].map(([key, count]) => ({ ...parseRollupKey(key), count }));

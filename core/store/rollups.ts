@@ -21,22 +21,16 @@ export const ROLLUP_TABLE: Record<Grain, string> = {
 };
 export const GRAINS: readonly Grain[] = ['minute', 'hour', 'day'];
 
-/** Dimensions a rollup is keyed by (besides its bucket and `handled`). */
+/**
+ * Dimensions a rollup is keyed by besides its bucket and the occurrences' `disposition` (pending,
+ * handled or unhandled: dispositions.ts), a dimension of its own so "unhandled" is a count, not a
+ * scan; an occurrence settled by its run's end moves from the pending key to its final one.
+ */
 export const ROLLUP_DIMENSIONS = ['category', 'origin', 'code', 'flow'] as const;
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 
 /**
- * Whether an error was handled (as Sentry splits them): 1 when another attempt followed it or the
- * flow caught it, 0 when it went on to fail the task and the run (unhandled). A rollup dimension
- * of its own, so "unhandled errors" is a count, not a scan.
- */
-export function handledOf(error: Pick<ErrorRow, 'caught' | 'retrying'>): 0 | 1 {
-  return error.caught || error.retrying ? 1 : 0;
-}
-
-
-/**
- * Group trend tables (fingerprint × bucket × flow × handled → count): every group's sparkline in
+ * Group trend tables (fingerprint × bucket × flow × disposition → count): every group's sparkline in
  * one read, and a window's group counts from whole hours and days instead of a scan.
  */
 export const GROUP_TREND_GRAINS = ['hour', 'day'] as const;
@@ -65,19 +59,19 @@ export interface RollupKey {
   origin: string;
   code: string;
   flow: string;
-  /** 1 handled (retried or caught), 0 unhandled: see `handledOf`. */
-  handled: number;
+  /** The counted occurrences' disposition (pending, handled, unhandled). */
+  disposition: string;
 }
 
 const SEP = '\u0000';
 
 export function rollupKeyString(key: RollupKey): string {
-  return `${key.bucket}${SEP}${key.category}${SEP}${key.origin}${SEP}${key.code}${SEP}${key.flow}${SEP}${key.handled}`;
+  return `${key.bucket}${SEP}${key.category}${SEP}${key.origin}${SEP}${key.code}${SEP}${key.flow}${SEP}${key.disposition}`;
 }
 
 export function parseRollupKey(text: string): RollupKey {
-  const [bucket, category, origin, code, flow, handled] = text.split(SEP);
-  return { bucket: Number(bucket), category: category ?? '', origin: origin ?? '', code: code ?? '', flow: flow ?? '', handled: Number(handled ?? 0) };
+  const [bucket, category, origin, code, flow, disposition] = text.split(SEP);
+  return { bucket: Number(bucket), category: category ?? '', origin: origin ?? '', code: code ?? '', flow: flow ?? '', disposition: disposition ?? '' };
 }
 
 /** Pending count changes for one grain, keyed by rollupKeyString. */
@@ -96,27 +90,27 @@ export function emptyGrainDeltas(): GrainDeltas {
   return { minute: new Map(), hour: new Map(), day: new Map(), trendHour: new Map(), trendDay: new Map() };
 }
 
-export type RolledError = Pick<ErrorRow, 'ts' | 'category' | 'origin' | 'code' | 'flow' | 'fingerprint' | 'caught' | 'retrying'>;
+export type RolledError = Pick<ErrorRow, 'ts' | 'category' | 'origin' | 'code' | 'flow' | 'fingerprint' | 'disposition'>;
 
 export interface GroupTrendKey {
   bucket: number;
   fingerprint: string;
   flow: string;
-  handled: number;
+  disposition: string;
 }
 
 export function groupTrendKey(key: GroupTrendKey): string {
-  return `${key.bucket}${SEP}${key.fingerprint}${SEP}${key.flow}${SEP}${key.handled}`;
+  return `${key.bucket}${SEP}${key.fingerprint}${SEP}${key.flow}${SEP}${key.disposition}`;
 }
 
 export function parseGroupTrendKey(text: string): GroupTrendKey {
-  const [bucket, fingerprint, flow, handled] = text.split(SEP);
-  return { bucket: Number(bucket), fingerprint: fingerprint ?? '', flow: flow ?? '', handled: Number(handled ?? 0) };
+  const [bucket, fingerprint, flow, disposition] = text.split(SEP);
+  return { bucket: Number(bucket), fingerprint: fingerprint ?? '', flow: flow ?? '', disposition: disposition ?? '' };
 }
 
 /** Adds one error row's contribution (sign +1 on insert, -1 on prune) to every grain and trend. */
 export function addErrorContribution(deltas: GrainDeltas, error: RolledError, sign = 1): void {
-  const handled = handledOf(error);
+  const disposition = error.disposition;
   for (const grain of GRAINS) {
     const key = rollupKeyString({
       bucket: floorTo(error.ts, GRAIN_MS[grain]),
@@ -124,13 +118,13 @@ export function addErrorContribution(deltas: GrainDeltas, error: RolledError, si
       origin: error.origin,
       code: error.code,
       flow: error.flow,
-      handled,
+      disposition,
     });
     const map = deltas[grain];
     map.set(key, (map.get(key) ?? 0) + sign);
   }
   for (const [grain, map] of [['hour', deltas.trendHour], ['day', deltas.trendDay]] as const) {
-    const key = groupTrendKey({ bucket: floorTo(error.ts, GRAIN_MS[grain]), fingerprint: error.fingerprint, flow: error.flow, handled });
+    const key = groupTrendKey({ bucket: floorTo(error.ts, GRAIN_MS[grain]), fingerprint: error.fingerprint, flow: error.flow, disposition });
     map.set(key, (map.get(key) ?? 0) + sign);
   }
 }
@@ -147,7 +141,9 @@ export interface GroupTrendEntry extends GroupTrendKey {
 /**
  * The rollup changes of one ingest batch: one minute entry per distinct key (one key string
  * built per error), the hour and day entries summed from the minute ones when written. Gives
- * the same sums as `addErrorContribution` over every grain, with a third of the work.
+ * the same sums as `addErrorContribution` over every grain, with a third of the work. Counts are
+ * signed: an occurrence its run's end settled leaves its pending key (-1) for its final one (+1);
+ * writers skip entries that sum to zero and delete rows a negative entry brings to zero.
  */
 export class BatchRollups {
   private readonly minutes = new Map<string, RollupEntry>();
@@ -157,18 +153,18 @@ export class BatchRollups {
     return this.minutes.size;
   }
 
-  add(error: RolledError): void {
+  add(error: RolledError, sign = 1): void {
     const bucket = floorTo(error.ts, MINUTE);
-    const handled = handledOf(error);
-    const key = `${bucket}${SEP}${error.category}${SEP}${error.origin}${SEP}${error.code}${SEP}${error.flow}${SEP}${handled}`;
+    const disposition = error.disposition;
+    const key = `${bucket}${SEP}${error.category}${SEP}${error.origin}${SEP}${error.code}${SEP}${error.flow}${SEP}${disposition}`;
     const entry = this.minutes.get(key);
-    if (entry) entry.count += 1;
-    else this.minutes.set(key, { bucket, category: error.category, origin: error.origin, code: error.code, flow: error.flow, handled, count: 1 });
+    if (entry) entry.count += sign;
+    else this.minutes.set(key, { bucket, category: error.category, origin: error.origin, code: error.code, flow: error.flow, disposition, count: sign });
     const hour = floorTo(error.ts, HOUR);
-    const trendKey = `${hour}${SEP}${error.fingerprint}${SEP}${error.flow}${SEP}${handled}`;
+    const trendKey = `${hour}${SEP}${error.fingerprint}${SEP}${error.flow}${SEP}${disposition}`;
     const trend = this.trendHours.get(trendKey);
-    if (trend) trend.count += 1;
-    else this.trendHours.set(trendKey, { bucket: hour, fingerprint: error.fingerprint, flow: error.flow, handled, count: 1 });
+    if (trend) trend.count += sign;
+    else this.trendHours.set(trendKey, { bucket: hour, fingerprint: error.fingerprint, flow: error.flow, disposition, count: sign });
   }
 
   /** Group trend entries of a grain (days summed from the hours). */
@@ -177,10 +173,10 @@ export class BatchRollups {
     const summed = new Map<string, GroupTrendEntry>();
     for (const h of this.trendHours.values()) {
       const bucket = floorTo(h.bucket, DAY);
-      const key = `${bucket}${SEP}${h.fingerprint}${SEP}${h.flow}${SEP}${h.handled}`;
+      const key = `${bucket}${SEP}${h.fingerprint}${SEP}${h.flow}${SEP}${h.disposition}`;
       const entry = summed.get(key);
       if (entry) entry.count += h.count;
-      else summed.set(key, { bucket, fingerprint: h.fingerprint, flow: h.flow, handled: h.handled, count: h.count });
+      else summed.set(key, { bucket, fingerprint: h.fingerprint, flow: h.flow, disposition: h.disposition, count: h.count });
     }
     return summed.values();
   }
@@ -193,10 +189,10 @@ export class BatchRollups {
     for (const m of this.minutes.values()) {
       // Minutes nest in hours and days (all UTC from the epoch): flooring the minute floors the ts.
       const bucket = floorTo(m.bucket, size);
-      const key = `${bucket}${SEP}${m.category}${SEP}${m.origin}${SEP}${m.code}${SEP}${m.flow}${SEP}${m.handled}`;
+      const key = `${bucket}${SEP}${m.category}${SEP}${m.origin}${SEP}${m.code}${SEP}${m.flow}${SEP}${m.disposition}`;
       const entry = summed.get(key);
       if (entry) entry.count += m.count;
-      else summed.set(key, { bucket, category: m.category, origin: m.origin, code: m.code, flow: m.flow, handled: m.handled, count: m.count });
+      else summed.set(key, { bucket, category: m.category, origin: m.origin, code: m.code, flow: m.flow, disposition: m.disposition, count: m.count });
     }
     return summed.values();
   }

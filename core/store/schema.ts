@@ -1,4 +1,4 @@
-import type { RunStatus } from '../engine/events.js';
+import type { FailureLink, RunStatus } from '../engine/events.js';
 import type { ErrorEnvelope } from '../errors/envelope.js';
 
 /**
@@ -15,6 +15,17 @@ export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
 export const RESUMABLE_RUN_STATUSES: readonly RunStatus[] = ['failed', 'cancelled', 'interrupted'];
 export const OPEN_TASK_STATUSES: readonly TaskStatus[] = ['pending', 'running', 'backoff'];
+
+/**
+ * An error occurrence's disposition (DESIGN rule 17, docs/semantics.md F3): `unhandled` when it is
+ * a link of its run's ending-error chain, `handled` otherwise, `pending` until its run ends (a
+ * retried attempt's error is `handled` at once). The same words as the API's `ERROR_DISPOSITIONS`.
+ */
+export const DISPOSITIONS = ['pending', 'handled', 'unhandled'] as const;
+export type ErrorDisposition = (typeof DISPOSITIONS)[number];
+
+/** What an attempt reported after it was stopped (attemptCancelled.reported, receiptIgnoredStale). */
+export type LateResult = { outcome: 'succeeded'; output?: string } | { outcome: 'failed'; error?: ErrorEnvelope };
 
 export interface RunRow {
   id: string;
@@ -57,6 +68,20 @@ export interface RunRow {
   epoch: number;
   /** The terminal error of a failed or interrupted run. */
   error: ErrorEnvelope | null;
+  /**
+   * The run's ending error (DESIGN rule 16): its head link's fields, the chain's root code and the
+   * whole chain, head first. Set by `runFailed`, `runCancelled` (SYSTEM_CANCELLED) and
+   * `runInterrupted`; null while the run is live and for a completed one.
+   */
+  endingCode: string | null;
+  endingCategory: string | null;
+  endingOrigin: string | null;
+  endingMessage: string | null;
+  endingStep: number | null;
+  endingTaskId: string | null;
+  endingAttempt: number | null;
+  endingRootCode: string | null;
+  endingChain: FailureLink[] | null;
 }
 
 export interface StepRow {
@@ -109,6 +134,10 @@ export interface AttemptRow {
   nextAttemptAt: number | null;
   /** The command that skipped the backoff, if one did. */
   backoffSkippedBy: string | null;
+  /** `sibling`: a fail-fast sibling's failure stopped it (attemptCancelled, rule 18); not an error of its own. */
+  cancelledBy: 'sibling' | null;
+  /** What it answered after it was stopped (a result racing the cancel); acted on by nothing. */
+  lateResult: LateResult | null;
 }
 
 /** One `errorOccurred`: the unit every error count is made of. */
@@ -137,6 +166,10 @@ export interface ErrorRow {
   step: number | null;
   taskId: string | null;
   attempt: number | null;
+  /** Settled in the transaction of the run's terminal event (see ErrorDisposition). */
+  disposition: ErrorDisposition;
+  /** This occurrence is the head of its failed run's ending-error chain: the run's one failure. */
+  ending: boolean;
 }
 
 export interface CheckpointRow {
@@ -176,6 +209,9 @@ export const RUNS: TableSpec<RunRow> = {
     ['lastErrorCategory', 'text'], ['lastErrorMessage', 'text'], ['nextAttemptAt', 'int'],
     ['cancelCommandId', 'text'], ['cancelReason', 'text'], ['epoch', 'int'], ['error', 'json'],
     ['startedWall', 'int'], ['endedWall', 'int'],
+    ['endingCode', 'text'], ['endingCategory', 'text'], ['endingOrigin', 'text'], ['endingMessage', 'text'],
+    ['endingStep', 'int'], ['endingTaskId', 'text'], ['endingAttempt', 'int'], ['endingRootCode', 'text'],
+    ['endingChain', 'json'],
   ],
 };
 
@@ -205,7 +241,7 @@ export const ATTEMPTS: TableSpec<AttemptRow> = {
     ['runId', 'text'], ['taskId', 'text'], ['attempt', 'int'], ['step', 'int'], ['ordinal', 'int'], ['status', 'text'],
     ['startedAt', 'int'], ['endedAt', 'int'], ['durationMs', 'int'], ['error', 'json'], ['errorCode', 'text'],
     ['errorCategory', 'text'], ['delayMs', 'int'], ['strategy', 'text'], ['nextAttemptAt', 'int'],
-    ['backoffSkippedBy', 'text'],
+    ['backoffSkippedBy', 'text'], ['cancelledBy', 'text'], ['lateResult', 'json'],
   ],
 };
 
@@ -216,7 +252,7 @@ export const ERRORS: TableSpec<ErrorRow> = {
     ['runId', 'text'], ['seq', 'int'], ['ts', 'int'], ['category', 'text'], ['code', 'text'], ['origin', 'text'],
     ['message', 'text'], ['fingerprint', 'text'], ['caught', 'bool'], ['retrying', 'bool'], ['recoverable', 'bool'],
     ['recoveryHint', 'text'], ['context', 'json'], ['timestamp', 'int'], ['project', 'text'], ['flow', 'text'],
-    ['step', 'int'], ['taskId', 'text'], ['attempt', 'int'],
+    ['step', 'int'], ['taskId', 'text'], ['attempt', 'int'], ['disposition', 'text'], ['ending', 'bool'],
   ],
 };
 

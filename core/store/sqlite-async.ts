@@ -7,6 +7,7 @@ import type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from './
 import type { PruneOptions, PruneReport } from './prune.js';
 import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQuery, ListErrorsQuery } from './queries/errors.js';
 import type { CommittedEvent } from './queries/events.js';
+import type { FailureCounts, FailureCountsQuery } from './queries/failures.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from './queries/groups.js';
 import type { RunLineage } from './queries/lineage.js';
 import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from './queries/runs.js';
@@ -136,6 +137,10 @@ export class SqliteContractStore implements HivewatchStore {
 
   errorSeries(query: ErrorSeriesQuery): Promise<ErrorSeries> {
     return this.answer(() => this.sqlite.errorSeries(query));
+  }
+
+  failureCounts(query: FailureCountsQuery): Promise<FailureCounts> {
+    return this.answer(() => this.sqlite.failureCounts(query));
   }
 
   errorGroups(query?: ErrorGroupsQuery): Promise<ErrorGroup[]> {

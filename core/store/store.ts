@@ -19,6 +19,7 @@ import {
   type ListErrorsQuery,
 } from './queries/errors.js';
 import { eventsAfterCommit, getEvents, journalHead, type CommittedEvent } from './queries/events.js';
+import { failureCounts, type FailureCounts, type FailureCountsQuery } from './queries/failures.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand, type RunCommandKind } from './commands.js';
 import { runLineage, type RunLineage } from './queries/lineage.js';
 import { errorGroups, groupBins, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupBinsQuery, type GroupTrendsQuery } from './queries/groups.js';
@@ -133,6 +134,7 @@ export interface SqliteStore {
   runHost(runId: string): (RunOwner & { alive: boolean }) | null;
   errorCounts(query: ErrorCountsQuery): ErrorCount[];
   errorSeries(query: ErrorSeriesQuery): ErrorSeries;
+  failureCounts(query: FailureCountsQuery): FailureCounts;
   errorGroups(query?: ErrorGroupsQuery): ErrorGroup[];
   /** Per-bucket counts of several groups in one read (the groups table's sparklines). */
   groupTrends(query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> };
@@ -322,6 +324,11 @@ class SqliteConnectionStore implements SqliteStore {
   errorSeries(query: ErrorSeriesQuery): ErrorSeries {
     this.open();
     return runSync(this.cache, errorSeries(Dialect.sqlite, query));
+  }
+
+  failureCounts(query: FailureCountsQuery): FailureCounts {
+    this.open();
+    return runSync(this.cache, failureCounts(Dialect.sqlite, query));
   }
 
   errorGroups(query?: ErrorGroupsQuery): ErrorGroup[] {

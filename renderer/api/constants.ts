@@ -20,6 +20,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'getNotificationSettings',
   'setFlowMuted',
   'errorCounts',
+  'failureCounts',
   'errorSeries',
   'errorGroups',
   'listErrors',

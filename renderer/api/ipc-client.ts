@@ -28,6 +28,7 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     getNotificationSettings: () => call('getNotificationSettings'),
     setFlowMuted: (input) => call('setFlowMuted', input),
     errorCounts: (input) => call('errorCounts', input),
+    failureCounts: (input) => call('failureCounts', input),
     errorSeries: (input) => call('errorSeries', input),
     errorGroups: (input) => call('errorGroups', input),
     listErrors: (input) => call('listErrors', input),

@@ -21,6 +21,7 @@ const summary = (id: string, over: Partial<RunSummary> = {}): RunSummary => ({
   resumedFrom: null,
   retryOf: null,
   lastError: null,
+  endingError: null,
   ...over,
 });
 

@@ -59,7 +59,7 @@ function occurrence(run: string, task: string | null, attempt: number | null, co
   const error = envelope(code, { correlation: { project: null, flow, run, step: 1, task, attempt } });
   return {
     id: 1, runId: run, seq: 1, ts: 0, category: error.category, code, origin: error.origin, message: error.message,
-    fingerprint: 'fp', caught: false, retrying: true, flow, correlation: error.correlation, error,
+    fingerprint: 'fp', caught: false, retrying: true, disposition: 'handled', ending: false, flow, correlation: error.correlation, error,
   };
 }
 

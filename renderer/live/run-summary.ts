@@ -58,6 +58,7 @@ export function summaryFromStart(event: Extract<HivewatchEvent, { type: 'runStar
     resumedFrom: event.resumedFrom,
     retryOf: event.retryOf,
     lastError: null,
+    endingError: null,
     // As the service's summary says it: an external run (agent telemetry) is watched, not run.
     ...(event.external ? { source: event.external.origin } : {}),
   };

@@ -50,7 +50,7 @@ function rateLimited(): RunDetail {
     run: {
       id: 'run_1', flow: 'examples/02-rate-limited-api.prose', flowName: '02-rate-limited-api', status: 'completed',
       clock: 'real', startedAt: T0, endedAt: end, durationMs: end - T0, startedWall: T0, endedWall: end, step: 1, maxSteps: 100, attempts: 4, errorCount: 3,
-      retrying: null, resumedFrom: null, retryOf: null, lastError: null,
+      retrying: null, resumedFrom: null, retryOf: null, lastError: null, endingError: null,
     },
     steps: [{ step: 1, status: 'finished', startedAt: T0, endedAt: end, taskIds: ['1:0'] }],
     tasks: [task('1:0', 1, attempts)],

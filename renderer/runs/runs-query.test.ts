@@ -33,6 +33,7 @@ function run(id: string, overrides: Partial<RunSummary> = {}): RunSummary {
     resumedFrom: null,
     retryOf: null,
     lastError: null,
+    endingError: null,
     ...overrides,
   };
 }

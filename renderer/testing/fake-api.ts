@@ -159,6 +159,9 @@ export class FakeApi implements HivewatchApi {
   errorCounts(): Promise<never> {
     return this.unsupported('errorCounts');
   }
+  failureCounts(): Promise<never> {
+    return this.unsupported('failureCounts');
+  }
   errorSeries(): Promise<never> {
     return this.unsupported('errorSeries');
   }

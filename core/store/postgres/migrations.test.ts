@@ -49,22 +49,23 @@ describe.skipIf(!binaries)('migratePostgres', () => {
     return rows.map((row) => row.name);
   }
 
-  it('creates the baseline at version 9 with SQLite\'s tables, then finds nothing to do', async () => {
+  it('creates the baseline at version 9 with SQLite\'s tables and the later versions, then finds nothing to do', async () => {
     const pool = await freshPool();
     const first = await migratePostgres(pool, () => 1_000);
-    expect(first).toEqual({ applied: [9], textIndexes: true, notes: [] });
+    expect(first).toEqual({ applied: [9, 10], textIndexes: true, notes: [] });
     const schema = await tables(pool);
     const second = await migratePostgres(pool, () => 2_000);
     expect(second).toEqual({ applied: [], textIndexes: true, notes: [] });
     expect(await tables(pool)).toEqual(schema);
     expect(schema).toEqual([
       'attempts', 'checkpoints', 'error_group_trend_day', 'error_group_trend_hour', 'error_groups', 'error_rollups',
-      'error_rollups_day', 'error_rollups_hour', 'errors', 'events', 'external_runs', 'hosts', 'journal_head',
-      'otel_payloads', 'run_commands', 'run_counts', 'run_hosts', 'runs', 'schema_version', 'settings', 'steps', 'tasks',
+      'error_rollups_day', 'error_rollups_hour', 'errors', 'events', 'external_runs', 'failure_rollups', 'failure_rollups_day',
+      'failure_rollups_hour', 'hosts', 'journal_head', 'otel_payloads', 'run_commands', 'run_counts', 'run_hosts', 'runs',
+      'schema_version', 'settings', 'steps', 'tasks',
     ]);
-    expect(await postgresSchemaVersion(pool)).toBe(9);
-    const { rows } = await pool.query('SELECT version, applied_at FROM schema_version');
-    expect(rows).toEqual([{ version: 9, applied_at: 1_000 }]);
+    expect(await postgresSchemaVersion(pool)).toBe(POSTGRES_SCHEMA_VERSION);
+    const { rows } = await pool.query('SELECT version, applied_at FROM schema_version ORDER BY version');
+    expect(rows).toEqual([{ version: 9, applied_at: 1_000 }, { version: 10, applied_at: 1_000 }]);
     const head = await pool.query('SELECT id, commit_seq FROM journal_head');
     expect(head.rows).toEqual([{ id: 1, commit_seq: 0 }]);
   });
@@ -74,17 +75,17 @@ describe.skipIf(!binaries)('migratePostgres', () => {
     const others = [0, 1, 2].map(() => createPostgresPool(postgresConfig(cluster.url(`migrations_${databases}`), {})));
     pools.push(...others);
     const results = await Promise.all([pool, ...others].map((each) => migratePostgres(each)));
-    expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9]]);
+    expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9, 10]]);
     const { rows } = await pool.query('SELECT COUNT(*) AS count FROM schema_version');
-    expect(rows).toEqual([{ count: 1 }]);
+    expect(rows).toEqual([{ count: 2 }]);
   });
 
   it('refuses a database newer than this build with the words SQLite uses', async () => {
     const pool = await freshPool();
     await migratePostgres(pool);
-    await pool.query("INSERT INTO schema_version (version, name, applied_at) VALUES (10, 'from the future', 0)");
+    await pool.query(`INSERT INTO schema_version (version, name, applied_at) VALUES (${POSTGRES_SCHEMA_VERSION + 1}, 'from the future', 0)`);
     await expect(migratePostgres(pool)).rejects.toThrow(
-      'database schema version 10 is newer than this Hivewatch understands (9); upgrade Hivewatch',
+      `database schema version ${POSTGRES_SCHEMA_VERSION + 1} is newer than this Hivewatch understands (${POSTGRES_SCHEMA_VERSION}); upgrade Hivewatch`,
     );
   });
 
@@ -131,7 +132,7 @@ describe.skipIf(!binaries)('migratePostgres', () => {
     pools.push(limited);
 
     const result = await migratePostgres(limited);
-    expect(result.applied).toEqual([9]);
+    expect(result.applied).toEqual([9, 10]);
     expect(result.textIndexes).toBe(false);
     expect(result.notes).toEqual([
       'text search scans without trigram indexes: CREATE EXTENSION pg_trgm failed (permission denied to create extension "pg_trgm")',

@@ -1,6 +1,9 @@
 import type pg from 'pg';
+import { Dialect, runAsync } from '../queries/plan.js';
+import { settleHistory } from '../settle-history.js';
 import { StoreError } from '../store-error.js';
-import { BASELINE_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
+import { executorOf } from './execution.js';
+import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 
 /**
  * PostgreSQL's schema history. Versions are SQLite's numbers (`core/store/migrations.ts`), so
@@ -24,6 +27,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'baseline: the schema of SQLite version 9 (journal, projections, rollups, groups, commands, otel, hosts)',
     up: async (client) => {
       await client.query(BASELINE_SQL);
+    },
+  },
+  {
+    version: 10,
+    name: 'failure model: error dispositions, ending errors, failure rollups',
+    // SQLite's migration 10 (core/store/migration-10.ts) in PostgreSQL's types, with the same backfill.
+    up: async (client) => {
+      await client.query(FAILURE_MODEL_SQL);
+      await runAsync(executorOf(client), settleHistory(Dialect.postgres));
     },
   },
 ];
@@ -93,8 +105,11 @@ async function ensureTextIndexes(client: pg.PoolClient, notes: string[]): Promis
   }
 }
 
-/** Brings the database to `POSTGRES_SCHEMA_VERSION`, once across every host starting at the same time. */
-export async function migratePostgres(pool: pg.Pool, now: () => number = Date.now): Promise<MigrateResult> {
+/**
+ * Brings the database to `POSTGRES_SCHEMA_VERSION` (or `target`: tests build older schemas), once
+ * across every host starting at the same time.
+ */
+export async function migratePostgres(pool: pg.Pool, now: () => number = Date.now, target = POSTGRES_SCHEMA_VERSION): Promise<MigrateResult> {
   const client = await pool.connect();
   const notes: string[] = [];
   try {
@@ -106,7 +121,7 @@ export async function migratePostgres(pool: pg.Pool, now: () => number = Date.no
       assertUnderstood(current);
       const applied: number[] = [];
       for (const migration of POSTGRES_MIGRATIONS) {
-        if (migration.version <= current) continue;
+        if (migration.version <= current || migration.version > target) continue;
         await migration.up(client);
         await client.query('INSERT INTO schema_version (version, name, applied_at) VALUES ($1, $2, $3)', [
           migration.version,

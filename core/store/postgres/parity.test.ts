@@ -110,7 +110,7 @@ describe.skipIf(!binaries)('the PostgreSQL store answers as the SQLite store doe
     const window = { since: T0, until: T0 + 5 * 60 * MINUTE };
     for (const by of ['code', 'category', 'origin', 'flow', 'handled', 'run', 'task'] as const) {
       expect(await postgres.errorCounts({ by, ...window }), by).toEqual(sqlite.errorCounts({ by, ...window }));
-      expect(await postgres.errorCounts({ by, flow: 'alpha', handled: true }), by).toEqual(sqlite.errorCounts({ by, flow: 'alpha', handled: true }));
+      expect(await postgres.errorCounts({ by, flow: 'alpha', disposition: 'handled' }), by).toEqual(sqlite.errorCounts({ by, flow: 'alpha', disposition: 'handled' }));
     }
     for (const bucket of ['minute', 'hour'] as const) {
       const query = { bucket, stackBy: 'code', ...window } as const;
@@ -118,7 +118,7 @@ describe.skipIf(!binaries)('the PostgreSQL store answers as the SQLite store doe
     }
     const groups = sqlite.errorGroups();
     expect(await postgres.errorGroups()).toEqual(groups);
-    expect(await postgres.errorGroups({ sort: 'last_seen', handled: false, ...window })).toEqual(sqlite.errorGroups({ sort: 'last_seen', handled: false, ...window }));
+    expect(await postgres.errorGroups({ sort: 'last_seen', disposition: 'unhandled', ...window })).toEqual(sqlite.errorGroups({ sort: 'last_seen', disposition: 'unhandled', ...window }));
     const fingerprints = groups.map((g) => g.fingerprint);
     expect(await postgres.groupTrends({ fingerprints, grain: 'hour', ...window })).toEqual(sqlite.groupTrends({ fingerprints, grain: 'hour', ...window }));
     expect(await postgres.groupBins({ fingerprints, bins: 12, ...window })).toEqual(sqlite.groupBins({ fingerprints, bins: 12, ...window }));

@@ -12,6 +12,7 @@ import type { PruneOptions, PruneReport } from '../prune.js';
 import { errorCounts, errorSeries, listErrors } from '../queries/errors.js';
 import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQuery, ListErrorsQuery } from '../queries/errors.js';
 import { eventsAfterCommit, getEvents, journalHead, type CommittedEvent } from '../queries/events.js';
+import { failureCounts, type FailureCounts, type FailureCountsQuery } from '../queries/failures.js';
 import { errorGroups, groupBins, groupTrends } from '../queries/groups.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from '../queries/groups.js';
 import { runLineage, type RunLineage } from '../queries/lineage.js';
@@ -288,6 +289,10 @@ export class PostgresStore implements HivewatchStore {
 
   errorCounts(query: ErrorCountsQuery): Promise<ErrorCount[]> {
     return this.read(errorCounts(Dialect.postgres, query));
+  }
+
+  failureCounts(query: FailureCountsQuery): Promise<FailureCounts> {
+    return this.read(failureCounts(Dialect.postgres, query));
   }
 
   errorSeries(query: ErrorSeriesQuery): Promise<ErrorSeries> {

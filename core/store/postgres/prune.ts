@@ -1,22 +1,21 @@
 import type pg from 'pg';
 import { keepResumeSources, type PruneOptions, type PruneReport } from '../prune.js';
-import { addErrorContribution, emptyGrainDeltas, handledOf } from '../rollups.js';
-import { TERMINAL_RUN_STATUSES } from '../schema.js';
+import { FailureDeltas, failureOf } from '../failure-rollups.js';
+import { addErrorContribution, emptyGrainDeltas } from '../rollups.js';
+import { rowFromDb, RUNS, TERMINAL_RUN_STATUSES, type ErrorDisposition, type RunRow } from '../schema.js';
 import { StoreError } from '../store-error.js';
-import { applyRollupDeltas } from './rollups.js';
+import { addFailures, applyRollupDeltas } from './rollups.js';
 import { inTransaction } from './transaction.js';
 
 /** Tables keyed by run whose rows go with a pruned run (events and runs are counted separately). */
 const RUN_TABLES = ['errors', 'attempts', 'tasks', 'steps', 'checkpoints', 'run_hosts'] as const;
 
-type Doomed = { ts: number; category: string; origin: string; code: string; flow: string; fingerprint: string; caught: unknown; retrying: unknown };
-
-const flag = (value: unknown): boolean => value === true || value === 1 || value === '1';
+type Doomed = { ts: number; category: string; origin: string; code: string; flow: string; fingerprint: string; disposition: ErrorDisposition };
 
 /**
  * Prune on PostgreSQL, with SQLite's meaning (prune.ts): old terminal runs go with every row
  * derived from them, their errors are subtracted from every rollup grain and from the error
- * groups in the same transaction (rows reaching zero are deleted; a group that lost members gets
+ * groups, their failures from the failure rollups, in the same transaction (rows reaching zero are deleted; a group that lost members gets
  * its first / last seen recomputed), and a run another remaining run was resumed from is kept.
  *
  * The candidate runs are locked (FOR UPDATE): a second prune running at the same time waits,
@@ -44,18 +43,24 @@ async function pruneIn(client: pg.PoolClient, cutoff: number): Promise<PruneRepo
   const ids = [...candidates];
 
   const doomed = await client.query<Doomed>(
-    'SELECT ts, category, origin, code, flow, fingerprint, caught, retrying FROM errors WHERE run_id = ANY($1::text[])',
+    'SELECT ts, category, origin, code, flow, fingerprint, disposition FROM errors WHERE run_id = ANY($1::text[])',
     [ids],
   );
   const deltas = emptyGrainDeltas();
   const fingerprints = new Map<string, { count: number; unhandled: number }>();
   for (const e of doomed.rows) {
-    const row = { ...e, ts: Number(e.ts), caught: flag(e.caught), retrying: flag(e.retrying) };
-    addErrorContribution(deltas, row, -1);
+    addErrorContribution(deltas, { ...e, ts: Number(e.ts) }, -1);
     const lost = fingerprints.get(e.fingerprint) ?? { count: 0, unhandled: 0 };
     lost.count += 1;
-    lost.unhandled += 1 - handledOf(row);
+    lost.unhandled += e.disposition === 'unhandled' ? 1 : 0;
     fingerprints.set(e.fingerprint, lost);
+  }
+  // Their failures leave the failure rollups (one per run that ended failed).
+  const failures = new FailureDeltas();
+  const failed = await client.query<Record<string, unknown>>("SELECT * FROM runs WHERE status = 'failed' AND id = ANY($1::text[])", [ids]);
+  for (const r of failed.rows) {
+    const failure = failureOf(rowFromDb<RunRow>(RUNS, r));
+    if (failure) failures.add(failure, -1);
   }
 
   for (const table of RUN_TABLES) await client.query(`DELETE FROM ${table} WHERE run_id = ANY($1::text[])`, [ids]);
@@ -63,6 +68,7 @@ async function pruneIn(client: pg.PoolClient, cutoff: number): Promise<PruneRepo
   const runs = await client.query('DELETE FROM runs WHERE id = ANY($1::text[])', [ids]);
 
   await applyRollupDeltas(client, deltas);
+  await addFailures(client, failures);
   const lost = [...fingerprints].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (lost.length > 0) {
     await client.query(

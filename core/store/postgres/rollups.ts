@@ -1,4 +1,5 @@
-import type { GroupDelta } from '../journal.js';
+import type { BatchAggregates, GroupDelta } from '../batch-aggregates.js';
+import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, failureParams, type FailureDeltas } from '../failure-rollups.js';
 import {
   GRAINS,
   GROUP_TREND_GRAINS,
@@ -19,8 +20,8 @@ import { byKey, writeRows, type MultiRow, type Queryable } from './multi-row.js'
  * touching the same buckets wait for each other instead of deadlocking.
  */
 
-const ROLLUP_KEY = ['bucket', 'category', 'origin', 'code', 'flow', 'handled'] as const;
-const TREND_KEY = ['fingerprint', 'bucket', 'flow', 'handled'] as const;
+const ROLLUP_KEY = ['bucket', 'category', 'origin', 'code', 'flow', 'disposition'] as const;
+const TREND_KEY = ['fingerprint', 'bucket', 'flow', 'disposition'] as const;
 
 function adding(table: string, key: readonly string[]): MultiRow {
   return {
@@ -36,16 +37,39 @@ async function addRows(client: Queryable, shape: MultiRow, rows: unknown[][]): P
   await writeRows(client, shape, rows);
 }
 
-/** One ingest batch's counts (all positive): one statement per grain and trend table. */
-export async function addBatchRollups(client: Queryable, batch: BatchRollups): Promise<void> {
+/**
+ * One ingest batch's changes: one statement per grain and table. Counts are signed (an occurrence
+ * settled by its run's end leaves its pending key), and rows a negative change empties are deleted.
+ */
+export async function addBatchAggregates(client: Queryable, batch: BatchAggregates): Promise<void> {
+  await addBatchRollups(client, batch.rollups);
+  await addGroups(client, batch.groups.values());
+  await addFailures(client, batch.failures);
+}
+
+async function addBatchRollups(client: Queryable, batch: BatchRollups): Promise<void> {
   if (batch.size === 0) return;
   for (const grain of GRAINS) {
-    const rows = [...batch.entries(grain)].map((e) => [e.bucket, e.category, e.origin, e.code, e.flow, e.handled, e.count]);
+    const rows: unknown[][] = [];
+    for (const e of batch.entries(grain)) if (e.count !== 0) rows.push([e.bucket, e.category, e.origin, e.code, e.flow, e.disposition, e.count]);
     await addRows(client, adding(ROLLUP_TABLE[grain], ROLLUP_KEY), rows);
+    await deleteEmpty(client, ROLLUP_TABLE[grain], ROLLUP_KEY, rows.filter((r) => (r[6] as number) < 0));
   }
   for (const grain of GROUP_TREND_GRAINS) {
-    const rows = [...batch.trends(grain)].map((e) => [e.fingerprint, e.bucket, e.flow, e.handled, e.count]);
+    const rows: unknown[][] = [];
+    for (const e of batch.trends(grain)) if (e.count !== 0) rows.push([e.fingerprint, e.bucket, e.flow, e.disposition, e.count]);
     await addRows(client, adding(GROUP_TREND_TABLE[grain], TREND_KEY), rows);
+    await deleteEmpty(client, GROUP_TREND_TABLE[grain], TREND_KEY, rows.filter((r) => (r[4] as number) < 0));
+  }
+}
+
+/** Failure-rollup changes (+1 a run that ended failed, -1 a pruned one), sorted like every other rollup write. */
+export async function addFailures(client: Queryable, deltas: FailureDeltas): Promise<void> {
+  if (deltas.size === 0) return;
+  for (const grain of GRAINS) {
+    const rows = deltas.entries(grain).map(failureParams);
+    await addRows(client, adding(FAILURE_ROLLUP_TABLE[grain], FAILURE_KEY), rows);
+    await deleteEmpty(client, FAILURE_ROLLUP_TABLE[grain], FAILURE_KEY, rows.filter((r) => (r[FAILURE_KEY.length] as number) < 0));
   }
 }
 
@@ -59,7 +83,7 @@ export async function applyRollupDeltas(client: Queryable, deltas: GrainDeltas):
     for (const [text, delta] of deltas[grain]) {
       if (delta === 0) continue;
       const k = parseRollupKey(text);
-      rows.push([k.bucket, k.category, k.origin, k.code, k.flow, k.handled, delta]);
+      rows.push([k.bucket, k.category, k.origin, k.code, k.flow, k.disposition, delta]);
     }
     await addRows(client, adding(ROLLUP_TABLE[grain], ROLLUP_KEY), rows);
     await deleteEmpty(client, ROLLUP_TABLE[grain], ROLLUP_KEY, rows.filter((r) => (r[6] as number) < 0));
@@ -69,7 +93,7 @@ export async function applyRollupDeltas(client: Queryable, deltas: GrainDeltas):
     for (const [text, delta] of grain === 'hour' ? deltas.trendHour : deltas.trendDay) {
       if (delta === 0) continue;
       const k = parseGroupTrendKey(text);
-      rows.push([k.fingerprint, k.bucket, k.flow, k.handled, delta]);
+      rows.push([k.fingerprint, k.bucket, k.flow, k.disposition, delta]);
     }
     await addRows(client, adding(GROUP_TREND_TABLE[grain], TREND_KEY), rows);
     await deleteEmpty(client, GROUP_TREND_TABLE[grain], TREND_KEY, rows.filter((r) => (r[4] as number) < 0));
@@ -89,7 +113,7 @@ async function deleteEmpty(client: Queryable, table: string, key: readonly strin
 }
 
 function typeOf(column: string): string {
-  return column === 'bucket' || column === 'handled' ? 'bigint' : 'text';
+  return column === 'bucket' ? 'bigint' : 'text';
 }
 
 const GROUP_COLUMNS = ['fingerprint', 'category', 'code', 'origin', 'template', 'last_message', 'count', 'unhandled', 'first_seen', 'last_seen'];
@@ -106,7 +130,7 @@ const ADD_GROUPS: MultiRow = {
 };
 
 /** A batch's error-group contributions, one atomic upsert for all of them. */
-export async function addGroups(client: Queryable, groups: Iterable<GroupDelta>): Promise<void> {
+async function addGroups(client: Queryable, groups: Iterable<GroupDelta>): Promise<void> {
   const rows: unknown[][] = [];
   for (const g of groups) rows.push([g.fingerprint, g.category, g.code, g.origin, g.template, g.lastMessage, g.count, g.unhandled, g.firstSeen, g.lastSeen]);
   await addRows(client, ADD_GROUPS, rows);

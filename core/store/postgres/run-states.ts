@@ -1,12 +1,12 @@
 import { attemptKey, newRunState, type RunState } from '../projections.js';
-import { ATTEMPTS, rowFromDb, RUNS, STEPS, TASKS, type AttemptRow, type RunRow, type StepRow, type TaskRow } from '../schema.js';
+import { ATTEMPTS, ERRORS, rowFromDb, RUNS, STEPS, TASKS, type AttemptRow, type ErrorRow, type RunRow, type StepRow, type TaskRow } from '../schema.js';
 import type { Queryable } from './multi-row.js';
 
 type Row = Record<string, unknown>;
 
 /**
- * Whole runs read back for the writer: the run row and every step, task and attempt row, four
- * statements for any number of runs. With every row in its state, the reducers never have to
+ * Whole runs read back for the writer: the run row, every step, task and attempt row and the
+ * pending error occurrences (what a terminal event settles), five statements for any number of runs. With every row in its state, the reducers never have to
  * look one up (they run with NO_ROWS, as replay does), so the lookups stay synchronous and exact.
  * Runs that do not exist yet are simply absent from the result.
  */
@@ -38,6 +38,11 @@ export async function loadRunStates(client: Queryable, runIds: readonly string[]
   for (const record of attempts.rows) {
     const attempt = rowFromDb<AttemptRow>(ATTEMPTS, record);
     states.get(attempt.runId)?.attempts.set(attemptKey(attempt.taskId, attempt.attempt), attempt);
+  }
+  const pending = await client.query<Row>("SELECT * FROM errors WHERE run_id = ANY($1::text[]) AND disposition = 'pending' ORDER BY run_id, seq", [present]);
+  for (const record of pending.rows) {
+    const error = rowFromDb<ErrorRow>(ERRORS, record);
+    states.get(error.runId)?.pendingErrors.push(error);
   }
   return [...states.values()];
 }

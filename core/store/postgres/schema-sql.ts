@@ -206,6 +206,57 @@ export const BASELINE_SQL = `
   CREATE INDEX external_runs_parent ON external_runs (parent_run_id, parent_task_id, parent_attempt) WHERE parent_run_id IS NOT NULL;
 `;
 
+/**
+ * Version 10 (SQLite: core/store/migration-10.ts): error dispositions, the run's ending error,
+ * failure rollups, what a sibling-cancelled attempt reported. The rollup and trend tables are
+ * created again keyed by disposition (the backfill fills them).
+ */
+export const FAILURE_MODEL_SQL = `
+  ALTER TABLE errors ADD COLUMN disposition TEXT NOT NULL DEFAULT 'handled', ADD COLUMN ending INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN ending_code TEXT, ADD COLUMN ending_category TEXT, ADD COLUMN ending_origin TEXT,
+    ADD COLUMN ending_message TEXT, ADD COLUMN ending_step BIGINT, ADD COLUMN ending_task_id TEXT,
+    ADD COLUMN ending_attempt BIGINT, ADD COLUMN ending_root_code TEXT, ADD COLUMN ending_chain TEXT;
+  ALTER TABLE attempts ADD COLUMN cancelled_by TEXT, ADD COLUMN late_result TEXT;
+  ${['error_rollups', 'error_rollups_hour', 'error_rollups_day']
+    .map(
+      (name) => `
+  DROP TABLE ${name};
+  CREATE TABLE ${name} (
+    bucket BIGINT NOT NULL, category TEXT NOT NULL, origin TEXT NOT NULL, code TEXT NOT NULL, flow TEXT NOT NULL,
+    disposition TEXT NOT NULL, count BIGINT NOT NULL,
+    PRIMARY KEY (bucket, category, origin, code, flow, disposition)
+  );`,
+    )
+    .join('')}
+  ${['error_group_trend_hour', 'error_group_trend_day']
+    .map(
+      (name) => `
+  DROP TABLE ${name};
+  CREATE TABLE ${name} (
+    bucket BIGINT NOT NULL, fingerprint TEXT NOT NULL, flow TEXT NOT NULL, disposition TEXT NOT NULL, count BIGINT NOT NULL,
+    PRIMARY KEY (fingerprint, bucket, flow, disposition)
+  );
+  CREATE INDEX ${name}_bucket ON ${name} (bucket);`,
+    )
+    .join('')}
+  ${['failure_rollups', 'failure_rollups_hour', 'failure_rollups_day']
+    .map(
+      (name) => `
+  CREATE TABLE ${name} (
+    bucket BIGINT NOT NULL, category TEXT NOT NULL, origin TEXT NOT NULL, code TEXT NOT NULL, root_code TEXT NOT NULL,
+    flow TEXT NOT NULL, count BIGINT NOT NULL,
+    PRIMARY KEY (bucket, category, origin, code, root_code, flow)
+  );`,
+    )
+    .join('')}
+  DROP INDEX runs_last_error_code;
+  DROP INDEX runs_last_error_category;
+  CREATE INDEX runs_ending_code ON runs (ending_code, started_at, id) WHERE ending_code IS NOT NULL;
+  CREATE INDEX runs_ending_root_code ON runs (ending_root_code, started_at, id) WHERE ending_root_code IS NOT NULL;
+  CREATE INDEX runs_ending_category ON runs (ending_category, started_at, id) WHERE ending_category IS NOT NULL;
+  CREATE INDEX runs_failed_ended ON runs (ended_wall) WHERE status = 'failed';
+`;
+
 /** The columns a text search matches (SQLite's `run_text` and `task_text`), each with a trigram index. */
 export const TEXT_INDEXED_COLUMNS = [
   ['runs', 'id'],

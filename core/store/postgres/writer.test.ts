@@ -6,6 +6,7 @@ import { openDatabase } from '../database.js';
 import { JournalWriter } from '../journal.js';
 import { migrate } from '../migrations.js';
 import { isStoreError } from '../store-error.js';
+import { failFast, rethrow, retryLimit } from '../testing/failure-journals.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
 import { bothTables, inTransaction, postgresBinaries, TestDatabases, testOwner } from './test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
@@ -51,6 +52,10 @@ describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
     const journals = randomJournals(11, 40, { start, spanMs: 2 * 3_600_000, openShare: 0.2 });
     // A virtual-clock run: its wall times come from the writer's clock, not from its ts.
     journals.push(new JournalBuilder('virtual', { clock: 'virtual', start: 5 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }, 'ok'] }]).complete().events);
+    // Failing runs of both journal shapes: occurrences settled in later batches than they were written in.
+    for (const shape of ['legacy', 'chained'] as const) {
+      journals.push(retryLimit(`limit-${shape}`, shape, { start }).events, failFast(`fast-${shape}`, shape, { start }).events, rethrow(`rethrow-${shape}`, shape, { start }).events);
+    }
     const batches = interleave(journals, 12, 60);
     const owner = testOwner('same');
     let clock = start + 86_400_000;
@@ -93,9 +98,10 @@ describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
       await writer.append(counting, events);
       return count;
     });
-    // Steps, tasks, attempts, errors, checkpoints, 3 rollup grains, 2 trend grains, groups, the
-    // recount lock, runs, run hosts claimed and released, the commit positions, the events.
-    expect(statements).toBeLessThanOrEqual(17);
+    // Steps, tasks, attempts, errors (and occurrences of earlier batches a run's end settled),
+    // checkpoints, 3 rollup grains, 2 trend grains, groups, 3 failure-rollup grains, the recount
+    // lock, runs, run hosts claimed and released, the commit positions, the events.
+    expect(statements).toBeLessThanOrEqual(21);
     const { rows } = await pool.query<{ n: number }>('SELECT COUNT(*)::bigint AS n FROM events');
     expect(rows[0]!.n).toBe(1_000);
   });
@@ -218,13 +224,13 @@ describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
     }
     // Every minute bucket exact, and every group's count, unhandled, first and last seen.
     expect(
-      await q(`SELECT bucket, category, origin, code, flow, handled, count FROM error_rollups ORDER BY 1, 2, 3, 4, 5, 6`),
+      await q(`SELECT bucket, category, origin, code, flow, disposition, count FROM error_rollups ORDER BY 1, 2, 3, 4, 5, 6`),
     ).toEqual(
-      await q(`SELECT ts - (((ts % 60000) + 60000) % 60000) AS bucket, category, origin, code, flow, (caught | retrying) AS handled,
+      await q(`SELECT ts - (((ts % 60000) + 60000) % 60000) AS bucket, category, origin, code, flow, disposition,
                  COUNT(*)::bigint AS count FROM errors GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`),
     );
     expect(await q('SELECT fingerprint, count, unhandled, first_seen, last_seen FROM error_groups ORDER BY fingerprint')).toEqual(
-      await q(`SELECT fingerprint, COUNT(*)::bigint AS count, SUM(1 - (caught | retrying))::bigint AS unhandled,
+      await q(`SELECT fingerprint, COUNT(*)::bigint AS count, SUM(CASE WHEN disposition = 'unhandled' THEN 1 ELSE 0 END)::bigint AS unhandled,
                  MIN(ts) AS first_seen, MAX(ts) AS last_seen FROM errors GROUP BY fingerprint ORDER BY fingerprint`),
     );
   });

@@ -2,13 +2,13 @@ import type pg from 'pg';
 import type { HivewatchEvent } from '../../engine/events.js';
 import { checkImportedWalls, isTerminalStatus, seqMismatch, validateEvent } from '../event-checks.js';
 import type { RunOwner } from '../hosts.js';
-import { addGroupContribution, DEFAULT_CACHED_RUNS, eventPayload, wallOf, type GroupDelta } from '../journal.js';
-import { applyEvent, NO_ROWS, stampedRun, type Emitted, type RunState } from '../projections.js';
-import { BatchRollups } from '../rollups.js';
+import { aggregateBatch } from '../batch-aggregates.js';
+import { DEFAULT_CACHED_RUNS, eventPayload, wallOf } from '../journal.js';
+import { applyEvent, emptyEmitted, NO_ROWS, stampedRun, type Emitted, type RunState } from '../projections.js';
 import { StoreError } from '../store-error.js';
 import { ATTEMPTS, CHECKPOINTS, ERRORS, rowParams, RUNS, STEPS, TASKS, type TableSpec } from '../schema.js';
 import { byKey, specInsert, specUpsert, writeRows, type MultiRow, type Queryable } from './multi-row.js';
-import { addBatchRollups, addGroups } from './rollups.js';
+import { addBatchAggregates } from './rollups.js';
 import { loadRunStates } from './run-states.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -160,7 +160,7 @@ export class PostgresJournalWriter {
       walls: [],
       payloads: [],
       touched: new Set(),
-      emitted: { errors: [], checkpoints: [] },
+      emitted: emptyEmitted(),
       started: new Set(),
       batchNow,
       recounts: false,
@@ -214,18 +214,12 @@ export class PostgresJournalWriter {
     await upsertSpec(client, TASKS, tasks);
     await upsertSpec(client, ATTEMPTS, attempts);
 
-    const rollups = new BatchRollups();
-    const groups = new Map<string, GroupDelta>();
-    const errors: unknown[][] = [];
-    for (const error of batch.emitted.errors) {
-      errors.push(rowParams(ERRORS, error));
-      rollups.add(error);
-      addGroupContribution(groups, error);
-    }
-    await writeSorted(client, specInsert(ERRORS), ERRORS.key.length, errors);
-    await upsertSpec(client, CHECKPOINTS, batch.emitted.checkpoints.map((c) => rowParams(CHECKPOINTS, c)));
-    await addBatchRollups(client, rollups);
-    await addGroups(client, groups.values());
+    const { emitted } = batch;
+    await writeSorted(client, specInsert(ERRORS), ERRORS.key.length, emitted.errors.map((e) => rowParams(ERRORS, e)));
+    // Occurrences of earlier batches that a terminal event settled: written again with their disposition.
+    await upsertSpec(client, ERRORS, emitted.settled.map((s) => rowParams(ERRORS, s.after)));
+    await upsertSpec(client, CHECKPOINTS, emitted.checkpoints.map((c) => rowParams(CHECKPOINTS, c)));
+    await addBatchAggregates(client, aggregateBatch(emitted));
     // The run rows come last of the projections (the other tables' keys to runs are checked at
     // commit), so the recount lock (see RECOUNT_LOCK) is held from here to commit only.
     if (batch.recounts) await client.query('SELECT pg_advisory_xact_lock($1)', [RECOUNT_LOCK]);

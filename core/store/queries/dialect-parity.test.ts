@@ -14,6 +14,7 @@ import { openSqliteStore } from '../store.js';
 import { randomJournals } from '../testing/journal-builder.js';
 import { errorCounts, errorSeries, listErrors, type ErrorDimension } from './errors.js';
 import { allJournal, eventsAfterCommit, getEvents, journalHead } from './events.js';
+import { FAILURE_DIMENSIONS, failureCounts } from './failures.js';
 import { errorGroups, groupBins, groupTrends } from './groups.js';
 import { runLineage } from './lineage.js';
 import { Dialect, runAsync, runSync, type Query, type SqlStep } from './plan.js';
@@ -109,6 +110,7 @@ describe.skipIf(!binaries)('store queries answer the same on SQLite and PostgreS
       {}, { status: 'failed' }, { status: ['failed', 'completed'] }, { flow: 'a' }, { flow: 'flows/b.prose' },
       // Upper case: PostgreSQL must search without case, as SQLite does.
       { text: 'RUN-5-1' }, { text: 'ti' }, { text: 'timeout' }, { since: first.started_at }, { code: 'TOOL_TIMEOUT' },
+      { code: 'RUNTIME_TIMEOUT' }, { category: 'runtime' }, { anyCode: 'RUNTIME_TIMEOUT' }, { anyCategory: 'agent', status: 'completed' },
     ];
     let matched = 0;
     for (const filter of filters) {
@@ -147,7 +149,7 @@ describe.skipIf(!binaries)('store queries answer the same on SQLite and PostgreS
     const span = db.prepare('SELECT MIN(ts) AS lo, MAX(ts) AS hi FROM errors').get() as { lo: number; hi: number };
     // Edges off the minute and hour: the rollups and the partial edges are both read.
     const windows = [{}, { since: span.lo + 1_234_567, until: span.hi - 7_654_321 }];
-    const filters = [{}, { handled: true }, { handled: false }, { flow: 'a' }, { category: 'tool' }];
+    const filters = [{}, { disposition: 'handled' }, { disposition: 'unhandled' }, { disposition: 'pending' }, { flow: 'a' }, { category: 'tool' }] as const;
     const dimensions: ErrorDimension[] = ['category', 'origin', 'code', 'flow', 'handled', 'run', 'task'];
     for (const window of windows) {
       for (const filter of filters) {
@@ -160,11 +162,24 @@ describe.skipIf(!binaries)('store queries answer the same on SQLite and PostgreS
       }
     }
     const whole = { since: span.lo, until: span.hi + 1 };
-    await expectSame((d) => errorSeries(d, { bucket: 'hour', stackBy: 'code', ...whole, handled: false }));
+    await expectSame((d) => errorSeries(d, { bucket: 'hour', stackBy: 'code', ...whole, disposition: 'unhandled' }));
     const fingerprints = (db.prepare('SELECT fingerprint FROM error_groups ORDER BY fingerprint LIMIT 5').all() as { fingerprint: string }[]).map((r) => r.fingerprint);
-    await expectSame((d) => groupTrends(d, { fingerprints, grain: 'day', ...whole, handled: true }));
+    await expectSame((d) => groupTrends(d, { fingerprints, grain: 'day', ...whole, disposition: 'handled' }));
     await expectSame((d) => groupBins(d, { fingerprints, ...whole, bins: 17, flow: 'a' }));
     expect((await expectSame((d) => verifyAggregates(d))).ok).toBe(true);
+  });
+
+  it('counts failures under every dimension, window and filter', async () => {
+    const span = db.prepare("SELECT MIN(ended_wall) AS lo, MAX(ended_wall) AS hi FROM runs WHERE status = 'failed'").get() as { lo: number; hi: number };
+    const windows = [{}, { since: span.lo + 1_234_567, until: span.hi - 7_654_321 }];
+    const filters = [{}, { flow: 'a' }, { category: 'runtime' }, { code: 'RUNTIME_TIMEOUT' }, { origin: 'runtime:fake' }];
+    let total = 0;
+    for (const window of windows) {
+      for (const filter of filters) {
+        for (const by of FAILURE_DIMENSIONS) total += (await expectSame((d) => failureCounts(d, { by, ...window, ...filter }), `${by} ${JSON.stringify({ window, filter })}`)).total;
+      }
+    }
+    expect(total).toBeGreaterThan(0);
   });
 
   it('reads the commit order, commands, sessions and settings, and writes alike', async () => {

@@ -6,6 +6,8 @@ import { replayRun, verifyAggregates } from '../replay.js';
 import { ensureSetting, getSetting, setSetting } from '../settings.js';
 import { errorCounts, errorSeries, listErrors, type ErrorDimension } from './errors.js';
 import { allEvents, allJournal, eventsAfterCommit, getEvents, journalHead } from './events.js';
+import { settleHistory } from '../settle-history.js';
+import { FAILURE_DIMENSIONS, failureCounts } from './failures.js';
 import { errorGroups, groupBins, groupTrends } from './groups.js';
 import { runLineage } from './lineage.js';
 import { Dialect, type Query, type SqlStep } from './plan.js';
@@ -173,13 +175,20 @@ const QUERIES: Record<string, (d: Dialect) => SqlStep[]> = {
   ...Object.fromEntries(
     dimensions.map((by) => [`errorCounts (by ${by}, every filter, a window with edges)`, (d: Dialect) => stepsOf(errorCounts(d, { by, ...errorFilters, ...window }))]),
   ),
-  'errorCounts (handled only)': (d) => stepsOf(errorCounts(d, { by: 'code', handled: true, ...window })),
+  'errorCounts (handled only)': (d) => stepsOf(errorCounts(d, { by: 'code', disposition: 'handled', ...window })),
   errorSeries: (d) => stepsOf(errorSeries(d, { bucket: 'hour', stackBy: 'code', ...errorFilters, ...window })),
   'listErrors (cursor, every filter)': (d) =>
     stepsOf(listErrors(d, { ...errorFilters, fingerprint: 'fp', runId: 'r1', taskId: 't', ...window, cursor: encodeCursor(['errors', 1, 'r1', 2]) })),
-  'errorGroups (all time, unhandled)': (d) => stepsOf(errorGroups(d, { category: 'tool', handled: false })),
-  'errorGroups (window, flow, handled)': (d) => stepsOf(errorGroups(d, { ...window, flow: 'a', handled: true, code: 'X', sort: 'last_seen' })),
-  groupTrends: (d) => stepsOf(groupTrends(d, { fingerprints: ['fp', 'fq'], grain: 'hour', ...window, flow: 'a', handled: false })),
+  'errorGroups (all time, unhandled)': (d) => stepsOf(errorGroups(d, { category: 'tool', disposition: 'unhandled' })),
+  'errorGroups (window, flow, handled)': (d) => stepsOf(errorGroups(d, { ...window, flow: 'a', disposition: 'handled', code: 'X', sort: 'last_seen' })),
+  groupTrends: (d) => stepsOf(groupTrends(d, { fingerprints: ['fp', 'fq'], grain: 'hour', ...window, flow: 'a', disposition: 'unhandled' })),
+  ...Object.fromEntries(
+    FAILURE_DIMENSIONS.map((by) => [`failureCounts (by ${by}, every filter, a window with edges)`, (d: Dialect) => stepsOf(failureCounts(d, { by, ...errorFilters, ...window }))]),
+  ),
+  'failureCounts (one run)': (d) => stepsOf(failureCounts(d, { by: 'code', runId: 'r1', ...window })),
+  'listRuns (ending and any-occurrence error filters)': (d) =>
+    stepsOf(listRuns(d, { code: 'X', category: 'runtime', anyCode: 'Y', anyCategory: 'agent', sort: '-ended' })),
+  settleHistory: (d) => stepsOf(settleHistory(d), (s) => (s.mode === 'all' && s.sql.startsWith('SELECT id FROM runs') ? [{ id: 'r1' }] : s.mode === 'run' ? { changes: 1 } : [])),
   groupBins: (d) => stepsOf(groupBins(d, { fingerprints: ['fp'], since: 0, until: HOUR, bins: 12, flow: 'a' })),
 };
 
@@ -199,10 +208,11 @@ describe('store queries on PostgreSQL', () => {
     expect(sql[0]).toContain("t.name ILIKE ? ESCAPE '\\'");
   });
 
-  it('compares handled as a 0/1 value built from 0/1 columns', () => {
-    const [step] = stepsOf(listErrors(Dialect.postgres, { handled: true }));
-    expect(step?.sql).toContain('(CASE WHEN (e.caught = 1 OR e.retrying = 1) THEN 1 ELSE 0 END) = ?');
-    expect(step?.params).toEqual([1, 51]);
+  it('filters occurrences by their disposition, a text column on both engines', () => {
+    const [step] = stepsOf(listErrors(Dialect.postgres, { disposition: 'unhandled' }));
+    expect(step?.sql).toContain('e.disposition = ?');
+    expect(step?.params).toEqual(['unhandled', 51]);
+    expect(() => stepsOf(listErrors(Dialect.postgres, { disposition: 'lost' as never }))).toThrow('disposition must be one of pending, handled, unhandled');
   });
 
   it('orders pending commands of one instant by the identity column', () => {
@@ -228,9 +238,10 @@ describe('store queries on SQLite keep their tuned text', () => {
     );
   });
 
-  it('keeps integer truth values in the handled expressions', () => {
+  it('checks the rollups by disposition and the failure rollups against the failed runs', () => {
     const sql = stepsOf(verifyAggregates(Dialect.sqlite), empty).map((s) => s.sql).join('\n');
-    expect(sql).toContain('(caught OR retrying) AS handled');
-    expect(sql).toContain('SUM(NOT (caught OR retrying)) AS u');
+    expect(sql).toContain('code, flow, disposition, COUNT(*) AS n');
+    expect(sql).toContain("SUM(CASE WHEN disposition = 'unhandled' THEN 1 ELSE 0 END) AS u");
+    expect(sql).toContain("FROM runs WHERE status = 'failed' AND ending_code IS NOT NULL");
   });
 });

@@ -8,7 +8,7 @@ import {
   type Grain,
   type RollupDimension,
 } from '../rollups.js';
-import { ERRORS, rowFromDb, type ErrorRow } from '../schema.js';
+import { DISPOSITIONS, ERRORS, rowFromDb, type ErrorDisposition, type ErrorRow } from '../schema.js';
 import { flowFiles } from './runs.js';
 import { StoreError } from '../store-error.js';
 import {
@@ -20,7 +20,6 @@ import {
   optionalTime,
 } from './sql.js';
 import { all, get, type Dialect, type Query } from './plan.js';
-import { handledCondition, handledValue, isSet } from './dialect-sql.js';
 
 /** Filters every error query accepts; each is an exact match. */
 export interface ErrorFilters {
@@ -29,14 +28,15 @@ export interface ErrorFilters {
   category?: string;
   origin?: string;
   code?: string;
-  /** true: retried or caught errors only; false: unhandled ones only (see `handledOf`). */
-  handled?: boolean;
+  /** Only occurrences of this disposition (pending, handled, unhandled: docs/semantics.md F3). */
+  disposition?: ErrorDisposition;
 }
 
-/** `handled` counts have the keys HANDLED_KEY / UNHANDLED_KEY. */
+/** `handled` counts are by disposition: the keys HANDLED_KEY / UNHANDLED_KEY / PENDING_KEY. */
 export type ErrorDimension = RollupDimension | 'handled' | 'run' | 'task';
 export const HANDLED_KEY = 'handled';
 export const UNHANDLED_KEY = 'unhandled';
+export const PENDING_KEY = 'pending';
 
 export interface ErrorCountsQuery extends ErrorFilters {
   by: ErrorDimension;
@@ -102,17 +102,20 @@ function isRollupDimension(value: string): value is RollupDimension {
 /** The flow paths a `flow` filter means (see `flowFiles`). */
 export const resolveFlows = flowFiles;
 
+/** A `disposition` filter checked: one of DISPOSITIONS, or absent. */
+export function dispositionFilter(value: unknown): ErrorDisposition | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!(DISPOSITIONS as readonly unknown[]).includes(value)) {
+    throw new StoreError('invalid_argument', `disposition must be one of ${DISPOSITIONS.join(', ')}`);
+  }
+  return value as ErrorDisposition;
+}
+
 /**
- * Adds the exact-match filters. `table` says where they apply: a rollup table (which has a
- * `handled` column) or the errors table (aliased by `prefix`), where handled is computed.
+ * Adds the exact-match filters, on a rollup table or on the errors table (aliased by `prefix`):
+ * both have the dimension columns and `disposition`.
  */
-export function* addFilters(
-  dialect: Dialect,
-  c: Conditions,
-  filters: ErrorFilters,
-  prefix = '',
-  table: 'rollup' | 'errors' = 'errors',
-): Query<Conditions> {
+export function* addFilters(dialect: Dialect, c: Conditions, filters: ErrorFilters, prefix = ''): Query<Conditions> {
   for (const dim of ROLLUP_DIMENSIONS) {
     const value = optionalText(dim, filters[dim]);
     if (value === undefined) continue;
@@ -123,10 +126,8 @@ export function* addFilters(
       c.add(`${prefix}${dim} = ?`, value);
     }
   }
-  if (filters.handled !== undefined && filters.handled !== null) {
-    if (typeof filters.handled !== 'boolean') throw new StoreError('invalid_argument', 'handled must be true or false');
-    c.add(table === 'rollup' ? `${prefix}handled = ?` : `${handledValue(dialect, prefix)} = ?`, filters.handled ? 1 : 0);
-  }
+  const disposition = dispositionFilter(filters.disposition);
+  if (disposition !== undefined) c.add(`${prefix}disposition = ?`, disposition);
   return c;
 }
 
@@ -173,19 +174,18 @@ function* rollupCounts(
   limit: number,
 ): Query<ErrorCount[]> {
   const plan = planWindow(since, until);
-  const rollupFilter = yield* addFilters(dialect, new Conditions(), filters, '', 'rollup');
-  const errorsFilter = yield* addFilters(dialect, new Conditions(), filters, '', 'errors');
+  const filter = yield* addFilters(dialect, new Conditions(), filters);
   const parts: string[] = [];
   const params: unknown[] = [];
-  const key = dim === 'handled' ? `CASE WHEN ${isSet(dialect, 'handled')} THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
-  const rawKey = dim === 'handled' ? `CASE WHEN ${handledCondition(dialect)} THEN '${HANDLED_KEY}' ELSE '${UNHANDLED_KEY}' END` : dim;
+  // The keys of `handled` are the dispositions themselves (HANDLED_KEY, UNHANDLED_KEY, PENDING_KEY).
+  const key = dim === 'handled' ? 'disposition' : dim;
   for (const range of plan.ranges) {
-    parts.push(`SELECT ${key} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[range.grain]} WHERE bucket >= ? AND bucket < ?${rollupFilter.and()} GROUP BY k`);
-    params.push(range.from, range.to, ...rollupFilter.params);
+    parts.push(`SELECT ${key} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[range.grain]} WHERE bucket >= ? AND bucket < ?${filter.and()} GROUP BY k`);
+    params.push(range.from, range.to, ...filter.params);
   }
   for (const edge of plan.edges) {
-    parts.push(`SELECT ${rawKey} AS k, COUNT(*) AS n FROM errors WHERE ts >= ? AND ts < ?${errorsFilter.and()} GROUP BY k`);
-    params.push(edge.from, edge.to, ...errorsFilter.params);
+    parts.push(`SELECT ${key} AS k, COUNT(*) AS n FROM errors WHERE ts >= ? AND ts < ?${filter.and()} GROUP BY k`);
+    params.push(edge.from, edge.to, ...filter.params);
   }
   // The subquery is named: PostgreSQL (before 16) requires it.
   const sql = `SELECT k, SUM(n) AS n FROM (${parts.join(' UNION ALL ')}) AS parts GROUP BY k HAVING SUM(n) > 0 ORDER BY n DESC, k LIMIT ?`;
@@ -214,7 +214,7 @@ export function* errorSeries(dialect: Dialect, query: ErrorSeriesQuery): Query<E
   }
   const buckets = Array.from({ length: count }, (_, i) => first + i * size);
   const c = new Conditions().add('bucket >= ?', first).add('bucket < ?', until);
-  yield* addFilters(dialect, c, query, '', 'rollup');
+  yield* addFilters(dialect, c, query);
   const sql = `SELECT bucket, ${query.stackBy} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[query.bucket]}${c.where()} GROUP BY bucket, k`;
   const rows = yield* all<{ bucket: number; k: string; n: number }>(sql, c.params);
   const byKey = new Map<string, { key: string; total: number; counts: number[] }>();

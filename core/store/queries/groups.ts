@@ -2,8 +2,8 @@ import { floorTo, GRAIN_MS, GROUP_TREND_TABLE, planCoarseWindow, type GroupTrend
 import { StoreError } from '../store-error.js';
 import { clampLimit, Conditions, optionalText, optionalTime } from './sql.js';
 import { all, type Dialect, type Query } from './plan.js';
-import { handledValue, isSet, unhandledValue } from './dialect-sql.js';
-import { resolveFlows, type ErrorFilters } from './errors.js';
+import { dispositionFilter, resolveFlows, type ErrorFilters } from './errors.js';
+import type { ErrorDisposition } from '../schema.js';
 
 export interface ErrorGroupsQuery extends ErrorFilters {
   since?: number;
@@ -24,7 +24,7 @@ export interface ErrorGroup {
   lastMessage: string;
   /** Members in the window and filters (all time without a window). */
   count: number;
-  /** Of `count`, the members neither retried nor caught. */
+  /** Of `count`, the members whose disposition is `unhandled` (links of a failed run's chain). */
   unhandled: number;
   /** The group's first and last member over all time, whatever the window (as Sentry shows them). */
   firstSeen: number;
@@ -37,7 +37,7 @@ export interface GroupTrendsQuery {
   since: number;
   until: number;
   flow?: string;
-  handled?: boolean;
+  disposition?: ErrorDisposition;
 }
 
 type GroupRecord = {
@@ -58,18 +58,15 @@ const toGroup = (r: GroupRecord): ErrorGroup => ({
   lastSeen: r.last_seen,
 });
 
-function handledFilter(value: unknown): boolean | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') throw new StoreError('invalid_argument', 'handled must be true or false');
-  return value;
-}
+const UNHANDLED_SUM = "CASE WHEN disposition = 'unhandled' THEN 1 ELSE 0 END";
 
 /**
- * Groups by fingerprint. Without a window or flow filter this reads `error_groups`, maintained
+ * Groups by fingerprint. Without a window or flow filter (or a disposition filter other than
+ * `unhandled`, which `error_groups` cannot split) this reads `error_groups`, maintained
  * incrementally at ingest (count, unhandled, first/last seen): one small-table read whatever the
- * history. With a window or a flow filter the counts come from the group trend tables (whole
- * days and hours) plus the errors of the two partial hours at the window's edges, joined to
- * `error_groups` for the template and the all-time first / last seen.
+ * history. Otherwise the counts come from the group trend tables (whole days and hours) plus the
+ * errors of the two partial hours at the window's edges, joined to `error_groups` for the
+ * template and the all-time first / last seen.
  */
 export function* errorGroups(dialect: Dialect, query: ErrorGroupsQuery = {}): Query<ErrorGroup[]> {
   const limit = clampLimit(query.limit);
@@ -78,7 +75,7 @@ export function* errorGroups(dialect: Dialect, query: ErrorGroupsQuery = {}): Qu
   const since = optionalTime('since', query.since);
   const until = optionalTime('until', query.until);
   const flow = optionalText('flow', query.flow);
-  const handled = handledFilter(query.handled);
+  const disposition = dispositionFilter(query.disposition);
   const order = sort === 'count' ? 'count DESC, last_seen DESC, fingerprint' : 'last_seen DESC, count DESC, fingerprint';
 
   const groupFilter = new Conditions();
@@ -87,11 +84,10 @@ export function* errorGroups(dialect: Dialect, query: ErrorGroupsQuery = {}): Qu
     if (value !== undefined) groupFilter.add(`g.${dim} = ?`, value);
   }
 
-  if (since === undefined && until === undefined && flow === undefined) {
-    const count = handled === undefined ? 'g.count' : handled ? 'g.count - g.unhandled' : 'g.unhandled';
-    const unhandled = handled === true ? '0' : 'g.unhandled';
+  if (since === undefined && until === undefined && flow === undefined && (disposition === undefined || disposition === 'unhandled')) {
+    const count = disposition === undefined ? 'g.count' : 'g.unhandled';
     const sql = `SELECT g.fingerprint, g.category, g.code, g.origin, g.template, g.last_message, ${count} AS count,
-        ${unhandled} AS unhandled, g.first_seen, g.last_seen
+        g.unhandled AS unhandled, g.first_seen, g.last_seen
       FROM error_groups AS g WHERE ${count} > 0${groupFilter.and()} ORDER BY ${order} LIMIT ?`;
     return (yield* all<GroupRecord>(sql, [...groupFilter.params, limit])).map(toGroup);
   }
@@ -104,16 +100,16 @@ export function* errorGroups(dialect: Dialect, query: ErrorGroupsQuery = {}): Qu
     trendFilter.add(`flow IN (${list})`, ...flows);
     rawFilter.add(`flow IN (${list})`, ...flows);
   }
-  if (handled !== undefined) {
-    trendFilter.add('handled = ?', handled ? 1 : 0);
-    rawFilter.add(`${handledValue(dialect)} = ?`, handled ? 1 : 0);
+  if (disposition !== undefined) {
+    trendFilter.add('disposition = ?', disposition);
+    rawFilter.add('disposition = ?', disposition);
   }
   const plan = planCoarseWindow(since, until);
   const parts: string[] = [];
   const params: unknown[] = [];
   const trendPart = (table: string, range: { from: number; to: number }): void => {
     parts.push(
-      `SELECT fingerprint, SUM(count) AS n, SUM(CASE WHEN ${isSet(dialect, 'handled')} THEN 0 ELSE count END) AS u FROM ${table}
+      `SELECT fingerprint, SUM(count) AS n, SUM(CASE WHEN disposition = 'unhandled' THEN count ELSE 0 END) AS u FROM ${table}
        WHERE bucket >= ? AND bucket < ?${trendFilter.and()} GROUP BY fingerprint`,
     );
     params.push(range.from, range.to, ...trendFilter.params);
@@ -121,7 +117,7 @@ export function* errorGroups(dialect: Dialect, query: ErrorGroupsQuery = {}): Qu
   for (const range of plan.hours) trendPart(GROUP_TREND_TABLE.hour, range);
   trendPart(GROUP_TREND_TABLE.day, plan.days);
   for (const edge of plan.edges) {
-    parts.push(`SELECT fingerprint, COUNT(*) AS n, SUM(${unhandledValue(dialect)}) AS u FROM errors WHERE ts >= ? AND ts < ?${rawFilter.and()} GROUP BY fingerprint`);
+    parts.push(`SELECT fingerprint, COUNT(*) AS n, SUM(${UNHANDLED_SUM}) AS u FROM errors WHERE ts >= ? AND ts < ?${rawFilter.and()} GROUP BY fingerprint`);
     params.push(edge.from, edge.to, ...rawFilter.params);
   }
   const sql = `SELECT g.fingerprint AS fingerprint, g.category AS category, g.code AS code, g.origin AS origin,
@@ -160,8 +156,8 @@ export function* groupTrends(dialect: Dialect, query: GroupTrendsQuery): Query<{
     const flows = yield* resolveFlows(dialect, flow);
     c.add(`flow IN (${flows.map(() => '?').join(', ')})`, ...flows);
   }
-  const handled = handledFilter(query.handled);
-  if (handled !== undefined) c.add('handled = ?', handled ? 1 : 0);
+  const disposition = dispositionFilter(query.disposition);
+  if (disposition !== undefined) c.add('disposition = ?', disposition);
   const sql = `SELECT fingerprint, bucket, SUM(count) AS n FROM ${GROUP_TREND_TABLE[query.grain]}${c.where()} GROUP BY fingerprint, bucket`;
   for (const r of yield* all<{ fingerprint: string; bucket: number; n: number }>(sql, c.params)) {
     const series = trends.get(r.fingerprint);

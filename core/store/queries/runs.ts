@@ -35,10 +35,15 @@ export interface RunFilters {
   status?: RunStatus | readonly RunStatus[];
   /** The flow file or the flow's name. */
   flow?: string;
-  /** The code of the run's last error (what it failed with, for a failed run). */
+  /**
+   * The run's ending error (docs/semantics.md F1): its code or its root cause's code
+   * (`RUNTIME_CRASHED` finds a run that gave up after crashes), and its category.
+   */
   code?: string;
-  /** The category of the run's last error. */
   category?: string;
+  /** Any error occurrence of the run has this code / category, whatever became of it. */
+  anyCode?: string;
+  anyCategory?: string;
   /** Substring (case-insensitive) of the run id, flow, flow name or last error message (codes have `code`). */
   text?: string;
   /** Window on the start time: since ≤ startedAt < until. */
@@ -153,10 +158,7 @@ export function* runFilters(
     const files = yield* flowFiles(dialect, flow);
     c.add(`${hinted(dialect, 'flow', yield* dense(dialect, 'flow', files))} IN (${files.map(() => '?').join(', ')})`, ...files);
   }
-  const code = optionalText('code', query.code);
-  if (code !== undefined && code !== '') c.add('last_error_code = ?', code);
-  const category = optionalText('category', query.category);
-  if (category !== undefined && category !== '') c.add('last_error_category = ?', category);
+  addErrorFilters(c, query);
   const text = optionalText('text', query.text)?.trim();
   const indexed = dialect === Dialect.sqlite && text !== undefined && [...text].length >= TEXT_INDEX_MIN_CHARS;
   const phrase = indexed ? `"${text.replace(/"/g, '""')}"` : null;
@@ -183,6 +185,28 @@ export function* runFilters(
   if (since !== undefined) c.add('started_at >= ?', since);
   if (until !== undefined) c.add('started_at < ?', until);
   return c;
+}
+
+/**
+ * The error filters of a run list. `code` / `category` read the ending error's columns (indexed:
+ * runs_ending_code, runs_ending_root_code, runs_ending_category). `anyCode` / `anyCategory` find
+ * the runs with such an occurrence through the error groups (a code or category names its groups'
+ * fingerprints) and the errors' `(fingerprint, ts)` index, which holds each error's run: no index
+ * of its own on the hot errors table.
+ */
+function addErrorFilters(c: Conditions, query: RunFilters): void {
+  const code = optionalText('code', query.code);
+  if (code !== undefined && code !== '') c.add('(ending_code = ? OR ending_root_code = ?)', code, code);
+  const category = optionalText('category', query.category);
+  if (category !== undefined && category !== '') c.add('ending_category = ?', category);
+  for (const [key, column] of [['anyCode', 'code'], ['anyCategory', 'category']] as const) {
+    const value = optionalText(key, query[key]);
+    if (value === undefined || value === '') continue;
+    c.add(
+      `id IN (SELECT e.run_id FROM errors AS e WHERE e.fingerprint IN (SELECT g.fingerprint FROM error_groups AS g WHERE g.${column} = ?))`,
+      value,
+    );
+  }
 }
 
 /**

@@ -1,0 +1,65 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { postgresBinaries, TestDatabases } from '../postgres/test-databases.js';
+
+/**
+ * The engines the store contract's suites run on (conformance.test.ts, failure-model.test.ts):
+ * SQLite files in a temp folder and fresh databases of a throwaway PostgreSQL cluster (skipped,
+ * with the reason printed, where PostgreSQL is not installed). Call `start` / `stop` in the
+ * suite's beforeAll / afterAll: `stop` removes every folder and the cluster.
+ */
+export interface Engine {
+  name: string;
+  /** A new, empty database's location (file path or URL). */
+  fresh(): Promise<string>;
+  /** Marks the database as written by a newer Hivewatch (schema version 99). */
+  makeNewer(location: string): Promise<void>;
+}
+
+export interface TestEngines {
+  engines: Engine[];
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function testEngines(prefix: string): TestEngines {
+  const tempDirs: string[] = [];
+  const sqlite: Engine = {
+    name: 'SQLite',
+    fresh: () => {
+      const dir = mkdtempSync(join(tmpdir(), `hw-${prefix}-`));
+      tempDirs.push(dir);
+      return Promise.resolve(join(dir, 'hivewatch.db'));
+    },
+    makeNewer: (location) => {
+      const db = new Database(location);
+      db.pragma('user_version = 99');
+      db.close();
+      return Promise.resolve();
+    },
+  };
+  const databases = new TestDatabases();
+  const postgres: Engine = {
+    name: 'PostgreSQL',
+    fresh: () => databases.fresh(prefix.replace(/[^a-z0-9_]/g, '_')),
+    makeNewer: async (location) => {
+      const client = new pg.Client({ connectionString: location });
+      await client.connect();
+      await client.query("INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'from the future', 0)");
+      await client.end();
+    },
+  };
+  return {
+    engines: postgresBinaries ? [sqlite, postgres] : [sqlite],
+    start: async () => {
+      if (postgresBinaries) await databases.start();
+    },
+    stop: async () => {
+      if (postgresBinaries) await databases.stop();
+      for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
