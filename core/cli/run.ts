@@ -116,19 +116,23 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     const result = await started.done;
     return exitCodeOf(result);
   } finally {
-    process.off('SIGINT', onSigint);
-    (printer as ProgressPrinter | null)?.stop();
-    await service.flushJournal().catch((error: unknown) => {
-      // The buffered events die with this process; the run stays open in the journal until the
-      // next start marks it interrupted, and resume continues from its last durable checkpoint.
-      const message = error instanceof Error ? error.message : String(error);
-      io.err(
-        `hivewatch: ${message}\n  the journal keeps everything up to its last durable step; ` +
-          `once there is room, any hivewatch command marks run ${runId ?? '(not started)'} interrupted and \`hivewatch resume ${runId ?? ''}\` continues it\n`,
-      );
-    });
-    await service.close({ timeoutMs: 0 });
-    unsubscribe();
-    if (target.store === undefined) await store.close();
+    try {
+      (printer as ProgressPrinter | null)?.stop();
+      await service.flushJournal().catch((error: unknown) => {
+        // The buffered events die with this process; the run stays open in the journal until the
+        // next start marks it interrupted, and resume continues from its last durable checkpoint.
+        const message = error instanceof Error ? error.message : String(error);
+        io.err(
+          `hivewatch: ${message}\n  the journal keeps everything up to its last durable step; ` +
+            `once there is room, any hivewatch command marks run ${runId ?? '(not started)'} interrupted and \`hivewatch resume ${runId ?? ''}\` continues it\n`,
+        );
+      });
+      await service.close({ timeoutMs: 0 });
+      unsubscribe();
+      if (target.store === undefined) await store.close();
+    } finally {
+      // Only now: a Ctrl-C while the journal is flushed and closed must not kill the process half-way.
+      process.off('SIGINT', onSigint);
+    }
   }
 }
