@@ -89,6 +89,9 @@ parallel:
     ]);
   });
 
+});
+
+describe('fail-fast unwinding (F5): where cancelled branches stand', () => {
   it('a branch parked when a throw kills the parallel between steps unwinds too; its later sessions never start', async () => {
     const { result, prompts } = await run(`
 parallel:

@@ -114,6 +114,31 @@ describe('the engine against the reference model (generated flows)', () => {
     );
   });
 
+  it('agrees with real fake-agent subprocesses too (a small sample)', async () => {
+    await assertProperty(
+      fc.asyncProperty(fc.gen(), async (g) => {
+        const flow = generateFlow(g, { withSimulate: true });
+        const plan = planOfGenerated(flow);
+        // The fake agent echoes `ok: <prompt>`; its errors carry their own messages, which only the
+        // channel values could show, so channels are compared on the racing runtime above.
+        const outcome = (_o: number, attempt: number, prompt: string): ScriptedOutcome => {
+          const scripted = outcomeOf(flow, prompt, attempt);
+          return scripted.kind === 'ok' ? { kind: 'ok', output: `ok: ${shortenPrompt(prompt)}` } : scripted;
+        };
+        const expected = runModel(plan, { outcome });
+        const { result, events } = await runPlan(plan, { registry: createRuntimeRegistry(), defaultAgent: 'fake' });
+        expect(journalProblems(events), flow.source).toEqual([]);
+        expect(chainProblems(events), flow.source).toEqual([]);
+        const { channels: _c1, ...seen } = observed(result, events);
+        const { channels: _c2, ...predicted } = expected;
+        expect(seen, flow.source).toEqual(predicted);
+      }),
+      { ...params, seed: 19_003, numRuns: Number(process.env.HIVEWATCH_FUZZ_SUBPROCESS_RUNS ?? 4) },
+    );
+  });
+});
+
+describe('failures against runs (rule 17, F4)', () => {
   it('unhandled failures equal the runs that ended failed, whatever the operator did: a chain is one failure', async () => {
     const totals = { runs: 0, failedRuns: 0, failures: 0, unhandled: 0, links: 0 };
     await assertProperty(
@@ -145,29 +170,6 @@ describe('the engine against the reference model (generated flows)', () => {
     // The generator makes failing runs and chains longer than one link, or this would prove little.
     expect(totals.failedRuns).toBeGreaterThan(0);
     expect(totals.links).toBeGreaterThan(totals.failures);
-  });
-
-  it('agrees with real fake-agent subprocesses too (a small sample)', async () => {
-    await assertProperty(
-      fc.asyncProperty(fc.gen(), async (g) => {
-        const flow = generateFlow(g, { withSimulate: true });
-        const plan = planOfGenerated(flow);
-        // The fake agent echoes `ok: <prompt>`; its errors carry their own messages, which only the
-        // channel values could show, so channels are compared on the racing runtime above.
-        const outcome = (_o: number, attempt: number, prompt: string): ScriptedOutcome => {
-          const scripted = outcomeOf(flow, prompt, attempt);
-          return scripted.kind === 'ok' ? { kind: 'ok', output: `ok: ${shortenPrompt(prompt)}` } : scripted;
-        };
-        const expected = runModel(plan, { outcome });
-        const { result, events } = await runPlan(plan, { registry: createRuntimeRegistry(), defaultAgent: 'fake' });
-        expect(journalProblems(events), flow.source).toEqual([]);
-        expect(chainProblems(events), flow.source).toEqual([]);
-        const { channels: _c1, ...seen } = observed(result, events);
-        const { channels: _c2, ...predicted } = expected;
-        expect(seen, flow.source).toEqual(predicted);
-      }),
-      { ...params, seed: 19_003, numRuns: Number(process.env.HIVEWATCH_FUZZ_SUBPROCESS_RUNS ?? 4) },
-    );
   });
 });
 
