@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
+import { groupAlive } from '../runtimes/process-group.js';
+import { until } from '../testing/until.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
 
@@ -111,6 +113,41 @@ parallel:
     ]);
     expect(types).not.toContain('stepFinished');
     expect(types.at(-1)).toBe('runCancelled');
+  });
+
+  it('run: a second Ctrl-C forces the cancel: an agent ignoring SIGTERM is killed at once, runCancelled {forced} last, exit 3; a third changes nothing', async () => {
+    const ready = join(mkdtempSync(join(tmpdir(), 'hw-force-')), 'trapped');
+    const file = flowFile(`
+agent stubborn:
+  command: "sh -c \\"trap '' TERM INT; touch ${ready}; sleep 25\\""
+session: stubborn
+  prompt: "hold on"
+`);
+    // A grace of ten minutes: only the forced cancel can end the agent while the test runs.
+    const child = spawn(process.execPath, [BIN, 'run', file, '--json', '--kill-grace', '10m'], { env: { ...process.env, HIVEWATCH_DB: ':memory:' } });
+    const seen: HivewatchEvent[] = [];
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const event = JSON.parse(line) as HivewatchEvent;
+      seen.push(event);
+      if (event.type === 'runCancelling') {
+        child.kill('SIGINT');
+        child.kill('SIGINT');
+      }
+    });
+    await until('the agent to be spawned and to ignore SIGTERM', () => seen.some((e) => e.type === 'attemptProcess') && existsSync(ready));
+    child.kill('SIGINT');
+    const code = await closed;
+    expect(code).toBe(3);
+    expect(stderr).toContain('cancelling by force');
+    const requests = seen.filter((e) => e.type === 'cancelRequested');
+    expect(requests.map((e) => (e.type === 'cancelRequested' ? [e.alreadyCancelling, e.forced ?? false] : []))[0]).toEqual([false, false]);
+    expect(requests.filter((e) => e.type === 'cancelRequested' && e.forced)).toHaveLength(1);
+    expect(seen.at(-1)).toMatchObject({ type: 'runCancelled', forced: true });
+    const spawned = seen.find((e) => e.type === 'attemptProcess');
+    expect(groupAlive(spawned?.type === 'attemptProcess' ? spawned.pid : -1)).toBe(false);
   });
 
   it('resume and retry keep the run\'s own agent when no --agent is given', async () => {

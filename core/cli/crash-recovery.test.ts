@@ -1,13 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
+import { groupAlive, groupLeadersWithEnvironment, signalGroupId } from '../runtimes/process-group.js';
 import { openStore } from '../store/index.js';
 import { seededRandom } from '../testing/seeded-random.js';
+import { until } from '../testing/until.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
 
@@ -96,4 +99,46 @@ describe('crash recovery: kill -9 of a running `hivewatch run`', () => {
       }
     }
   }, 180_000);
+});
+
+describe('crash recovery: the fake runtime’s agents (issue #19)', () => {
+  it('are journaled as attempt processes, so the next start ends them after kill -9 of their host', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hw-crash-fake-'));
+    const flow = join(dir, 'flow.prose');
+    const db = join(dir, 'runs.db');
+    const token = randomUUID();
+    const prompts = [0, 1, 2].map((i) => `hold ${token} ${i}`);
+    writeFileSync(flow, `parallel:\n${prompts.map((p) => `  session "${p}"\n    agent: fake\n    simulate: "slow:60s"\n`).join('')}`);
+    const child = spawn(process.execPath, [BIN, 'run', flow, '--json', '--virtual-clock', '--db', db], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    const printed: HivewatchEvent[] = [];
+    createInterface({ input: child.stdout }).on('line', (line) => printed.push(JSON.parse(line) as HivewatchEvent));
+    const running = (): number[] => prompts.flatMap((p) => groupLeadersWithEnvironment(`HIVEWATCH_FAKE_PROMPT=${p}`) ?? []).map((f) => f.pid);
+    try {
+      // The three fake agents, found by their prompts in /proc (real subprocesses in groups of their
+      // own), once their processes are on record.
+      const agents = await until('three fake agents running and journaled', () =>
+        running().length === 3 && printed.filter((e) => e.type === 'attemptProcess').length === 3 ? running() : null,
+      );
+      child.kill('SIGKILL');
+      await closed;
+      expect(agents.filter((pgid) => groupAlive(pgid))).toHaveLength(3);
+
+      // The next start of any command recovers the run and ends what it left running.
+      const next = spawnSync(process.execPath, [BIN, 'runs', '--db', db], { encoding: 'utf8' });
+      expect(next.status).toBe(0);
+      expect(agents.filter((pgid) => groupAlive(pgid))).toEqual([]);
+      const store = await openStore({ path: db });
+      const interrupted = (await store.getEvents(printed[0]?.runId ?? '', 0, 1_000)).find((e) => e.type === 'runInterrupted');
+      await store.close();
+      const processes = interrupted?.type === 'runInterrupted' ? (interrupted.processes ?? []) : [];
+      expect(processes.map((p) => [p.pgid, p.outcome]).sort()).toEqual(agents.map((pgid) => [pgid, 'ended']).sort());
+      // Ended through their journaled start (pid and start time), not found by environment alone.
+      for (const p of processes) expect(p.message).not.toContain('HIVEWATCH_RUN_ID');
+    } finally {
+      child.kill('SIGKILL');
+      for (const pgid of running()) signalGroupId(pgid, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -21,6 +21,8 @@ Usage:
       --repo PATH           repository of agent work (default: the flow's repo:, else the one around the current directory)
       --workspace MODE      where sessions work unless they say: worktree (a git worktree per task) or none
       --db PATH             database (default: HIVEWATCH_DB, else the OS data directory)
+      --kill-grace DURATION how long an agent told to stop (SIGTERM) has before SIGKILL (default 2s);
+                            a second Ctrl-C does not wait for it
   hivewatch runs [--status S[,S]] [--flow F] [--text T] [--since 24h] [--limit N] [--json]
                                                  ERROR: an ended run's ending error (and its root cause),
                                                  a live run's newest error; --json carries endingError
@@ -56,7 +58,7 @@ function onePositional(args: ParsedArgs, what: string): string {
 }
 
 const RUN_BOOLEANS = ['json', 'virtual-clock'] as const;
-const RUN_VALUES = ['max-steps', 'concurrency', 'agent', 'db', 'repo', 'workspace'] as const;
+const RUN_VALUES = ['max-steps', 'concurrency', 'agent', 'db', 'repo', 'workspace', 'kill-grace'] as const;
 
 const COMMANDS: Record<string, Command> = {
   check: {

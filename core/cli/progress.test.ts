@@ -35,3 +35,31 @@ describe('progress: retryScheduled', () => {
     expect(text).toContain('  ↻ 1:0 · next attempt in 30s (rate_limit_exponential)\n');
   });
 });
+
+describe('progress: the failure model (issue #19)', () => {
+  const ref = { runId: 'run_1', ts: 0, step: 1, ordinal: 1, taskId: '1:1' };
+  const envelope = (code: 'RUNTIME_CRASHED' | 'POLICY_RETRY_LIMIT_EXCEEDED', message: string) => ({
+    category: code === 'RUNTIME_CRASHED' ? ('runtime' as const) : ('policy' as const),
+    code,
+    message,
+    origin: code === 'RUNTIME_CRASHED' ? 'runtime:fake' : 'policy',
+    recoverable: false,
+    recovery_hint: null,
+    context: {},
+    timestamp: 0,
+    correlation: { project: null, flow: null, run: 'run_1', step: 1, task: '1:1', attempt: 3 },
+  });
+
+  it('shows an attempt a sibling cancelled, a forced cancel, and the ending error’s causes', () => {
+    const text = printed([
+      { type: 'attemptCancelled', ...ref, seq: 1, attempt: 1, durationMs: 5, by: 'sibling', reported: { outcome: 'succeeded' } },
+      { type: 'cancelRequested', runId: 'run_1', seq: 2, ts: 0, commandId: 'c2', reason: 'again', alreadyCancelling: true, forced: true },
+      { type: 'runCancelled', runId: 'run_1', seq: 3, ts: 0, cause: { commandId: 'c1', reason: 'stop' }, correlation: { run: 'run_1', step: 1, epoch: 1 }, forced: true },
+      { type: 'runFailed', runId: 'run_2', seq: 9, ts: 0, error: { ...envelope('POLICY_RETRY_LIMIT_EXCEEDED', 'gave up after 3 attempts'), cause: envelope('RUNTIME_CRASHED', 'exit 11') } },
+    ]);
+    expect(text).toContain('  ⊘ 1:1 · attempt 1 cancelled: a sibling branch failed (it had succeeded)\n');
+    expect(text).toContain('■ cancel requested (c2) — forcing: running agents get SIGKILL now\n');
+    expect(text).toContain('■ cancelled by force (stop)\n');
+    expect(text).toContain('✘ failed: POLICY_RETRY_LIMIT_EXCEEDED — gave up after 3 attempts\n  ← RUNTIME_CRASHED — exit 11\n');
+  });
+});

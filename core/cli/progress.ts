@@ -1,3 +1,4 @@
+import type { ErrorEnvelope } from '../errors/envelope.js';
 import type { HivewatchEvent } from '../engine/events.js';
 import { formatDuration } from '../flow/duration.js';
 
@@ -64,6 +65,9 @@ export class ProgressPrinter {
         this.line(`  ↻ ${this.label(event.taskId)} · next attempt in ${formatDuration(event.delayMs)} (${event.strategy}${event.reason === undefined ? '' : `: ${event.reason}`})`);
         this.startTicker();
         break;
+      case 'attemptCancelled':
+        this.line(`  ⊘ ${this.label(event.taskId)} · attempt ${event.attempt} cancelled: a sibling branch failed${event.reported ? ` (it had ${event.reported.outcome})` : ''}`);
+        break;
       case 'backoffSkipped':
         this.waiting.delete(event.taskId);
         this.line(`  ⏭ ${this.label(event.taskId)} · backoff skipped (${event.commandId})`);
@@ -76,7 +80,7 @@ export class ProgressPrinter {
         this.line(`  ✗ ${this.label(event.taskId)} · ${event.cancelled ? 'cancelled' : `failed: ${event.error.code}`}`);
         break;
       case 'cancelRequested':
-        this.line(`■ cancel requested (${event.commandId})${event.alreadyCancelling ? ' — already cancelling' : ''}`);
+        this.line(`■ cancel requested (${event.commandId})${event.forced ? ' — forcing: running agents get SIGKILL now' : event.alreadyCancelling ? ' — already cancelling' : ''}`);
         break;
       case 'receiptIgnoredStale':
         this.line(`  · late result of ${this.label(event.taskId)} ignored (epoch ${event.epoch} < ${event.currentEpoch})`);
@@ -87,11 +91,11 @@ export class ProgressPrinter {
         break;
       case 'runFailed':
         this.stop();
-        this.line(`✘ failed: ${event.error.code} — ${event.error.message}${event.error.recovery_hint ? `\n  hint: ${event.error.recovery_hint}` : ''}`);
+        this.line(`✘ failed: ${event.error.code} — ${event.error.message}${causesOf(event.error)}${event.error.recovery_hint ? `\n  hint: ${event.error.recovery_hint}` : ''}`);
         break;
       case 'runCancelled':
         this.stop();
-        this.line(`■ cancelled (${event.cause.reason})`);
+        this.line(`■ cancelled${event.forced ? ' by force' : ''} (${event.cause.reason})`);
         break;
       default:
         break;
@@ -113,4 +117,11 @@ export class ProgressPrinter {
     this.waiting.clear();
     this.clearStatus();
   }
+}
+
+/** The ending error's causes (rule 16), one line each: what an operator reads to see why. */
+function causesOf(error: ErrorEnvelope): string {
+  let lines = '';
+  for (let cause = error.cause; cause !== undefined; cause = cause.cause) lines += `\n  ← ${cause.code} — ${cause.message}`;
+  return lines;
 }

@@ -1,5 +1,6 @@
 import { WorkspaceMode } from '../flow/agent-work.js';
 import { formatDiagnostic } from '../flow/ast.js';
+import { parseDuration } from '../flow/duration.js';
 import type { EventSink } from '../engine/events.js';
 import type { RunResult } from '../engine/run.js';
 import type { ResumePoint } from '../engine/resume.js';
@@ -30,6 +31,15 @@ function workspaceFlag(args: ParsedArgs): WorkspaceMode | null {
   return mode as WorkspaceMode;
 }
 
+/** `--kill-grace 30s`: the SIGTERM → SIGKILL grace of the run's agents, or undefined for the default. */
+function killGraceFlag(args: ParsedArgs): number | undefined {
+  const text = stringFlag(args, 'kill-grace');
+  if (text === undefined) return undefined;
+  const parsed = parseDuration(text);
+  if (!parsed.ok) throw new UsageError(`--kill-grace: ${parsed.message}`);
+  return parsed.ms;
+}
+
 export function exitCodeOf(result: RunResult): number {
   if (result.unjournaled) return ExitCode.failed;
   if (result.status === 'completed') return ExitCode.ok;
@@ -47,9 +57,11 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   const maxSteps = intFlag(args, 'max-steps', 1) ?? 100;
   const concurrency = intFlag(args, 'concurrency', 1) ?? 4;
   const workspace = workspaceFlag(args);
+  const killGraceMs = killGraceFlag(args);
   const store = target.store ?? (await openCliStore(args, io));
   const service = await createHivewatchService({
     store,
+    ...(killGraceMs !== undefined ? { killGraceMs } : {}),
     examplesDir: bundledExamplesDir(),
     userFlowsDir: appFlowsDirOf(store.location),
     clock: args.flags.has('virtual-clock') ? 'virtual' : 'real',
@@ -64,11 +76,16 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
         for (const event of batch) if (runId === null || event.runId === runId) io.out(`${JSON.stringify(event)}\n`);
       })
     : () => undefined;
+  // Ctrl-C cancels (rules 9–11); a second one forces it (rule 18): the run's agents get SIGKILL at
+  // once and the run ends cancelled, so the command still exits 3 with the journal complete. A
+  // third changes nothing.
   let interrupts = 0;
   const onSigint = (): void => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
-    if (runId !== null) void service.cancelRun({ runId, reason: 'interrupted from the terminal (SIGINT)' }).catch(() => undefined);
+    if (runId === null || interrupts > 2) return;
+    const reason = interrupts === 1 ? 'interrupted from the terminal (SIGINT)' : 'interrupted again from the terminal (SIGINT): forced';
+    if (interrupts === 2) io.err('hivewatch: cancelling by force: the agents still running get SIGKILL now\n');
+    void service.cancelRun({ runId, reason }).catch(() => undefined);
   };
   try {
     const started = await service.runFile({
@@ -99,19 +116,23 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     const result = await started.done;
     return exitCodeOf(result);
   } finally {
-    process.off('SIGINT', onSigint);
-    (printer as ProgressPrinter | null)?.stop();
-    await service.flushJournal().catch((error: unknown) => {
-      // The buffered events die with this process; the run stays open in the journal until the
-      // next start marks it interrupted, and resume continues from its last durable checkpoint.
-      const message = error instanceof Error ? error.message : String(error);
-      io.err(
-        `hivewatch: ${message}\n  the journal keeps everything up to its last durable step; ` +
-          `once there is room, any hivewatch command marks run ${runId ?? '(not started)'} interrupted and \`hivewatch resume ${runId ?? ''}\` continues it\n`,
-      );
-    });
-    await service.close({ timeoutMs: 0 });
-    unsubscribe();
-    if (target.store === undefined) await store.close();
+    try {
+      (printer as ProgressPrinter | null)?.stop();
+      await service.flushJournal().catch((error: unknown) => {
+        // The buffered events die with this process; the run stays open in the journal until the
+        // next start marks it interrupted, and resume continues from its last durable checkpoint.
+        const message = error instanceof Error ? error.message : String(error);
+        io.err(
+          `hivewatch: ${message}\n  the journal keeps everything up to its last durable step; ` +
+            `once there is room, any hivewatch command marks run ${runId ?? '(not started)'} interrupted and \`hivewatch resume ${runId ?? ''}\` continues it\n`,
+        );
+      });
+      await service.close({ timeoutMs: 0 });
+      unsubscribe();
+      if (target.store === undefined) await store.close();
+    } finally {
+      // Only now: a Ctrl-C while the journal is flushed and closed must not kill the process half-way.
+      process.off('SIGINT', onSigint);
+    }
   }
 }

@@ -130,21 +130,24 @@ parallel:
     expect(types.indexOf('receiptIgnoredStale')).toBeLessThan(types.indexOf('runCancelled'));
   });
 
-  it('a second cancel is journaled but changes nothing; a finished run refuses cancel', async () => {
+  it('a second cancel forces, a third is journaled but changes nothing; a finished run refuses cancel', async () => {
     const plan = planOf(`session "A"\n`);
     const { run, done, sink } = startRun(plan, { registry: scriptedRegistry(untilAborted) });
     run.onEvent((e) => {
       if (e.type === 'attemptStarted') {
         expect(run.cancel({ commandId: 'one' }).accepted).toBe(true);
         expect(run.cancel({ commandId: 'two' }).accepted).toBe(false);
+        expect(run.cancel({ commandId: 'three' }).accepted).toBe(false);
       }
     });
     await done;
-    expect(ofType(sink.events, 'cancelRequested').map((e) => [e.commandId, e.alreadyCancelling])).toEqual([
-      ['one', false],
-      ['two', true],
+    expect(ofType(sink.events, 'cancelRequested').map((e) => [e.commandId, e.alreadyCancelling, e.forced ?? false])).toEqual([
+      ['one', false, false],
+      ['two', true, true],
+      ['three', true, false],
     ]);
     expect(ofType(sink.events, 'runCancelling')).toHaveLength(1);
+    expect(ofType(sink.events, 'runCancelled')[0]?.forced).toBe(true);
     expect(run.cancel().accepted).toBe(false);
   });
 });

@@ -17,7 +17,16 @@ const TIMING_FIELDS = new Set(['seq', 'ts', 'durationMs', 'nextAttemptAt', 'time
 const RACE_FIELDS = new Set(['attempts', 'settled']);
 /** About the machine the attempt ran on (pids, start times), not about the flow. */
 const MACHINE_EVENTS = new Set(['attemptProcess', 'attemptProcessEscaped']);
-const ATTEMPT_EVENTS = new Set(['attemptStarted', 'attemptSucceeded', 'attemptFailed', 'retryScheduled', 'backoffSkipped', 'receiptIgnoredStale', 'errorOccurred']);
+const ATTEMPT_EVENTS = new Set([
+  'attemptStarted',
+  'attemptSucceeded',
+  'attemptFailed',
+  'attemptCancelled',
+  'retryScheduled',
+  'backoffSkipped',
+  'receiptIgnoredStale',
+  'errorOccurred',
+]);
 
 function strip(value: unknown, fields: ReadonlySet<string>): unknown {
   if (Array.isArray(value)) return value.map((v) => strip(v, fields));

@@ -203,8 +203,10 @@ export type HivewatchEventBody =
  * cause last. `how` says how this link led to the next one: `retry-limit` (the retry policy gave
  * up after the next link, the last attempt's error), `thrown-in-catch` (a `throw "message"` in the
  * catch that handled the next link), `finally-failed` (a `finally` failed while the next link was
- * pending), `cleanup-failed` (a finally of a branch a fail-fast parallel cancelled failed while
- * the next link unwound it); null on the root. `rethrown`: a bare `throw` carried this link on.
+ * pending), `cleanup-failed` (this link killed a fail-fast parallel, and the next one is the
+ * failure of a `finally` that a branch it cancelled ran while unwinding, F5: it follows the
+ * killing failure, it did not cause it); null on the root. `rethrown`: a bare `throw` carried
+ * this link on.
  */
 export interface FailureLink {
   /** The seq of this link's `errorOccurred` in the run's journal; null when none was journaled. */

@@ -1,4 +1,5 @@
 import type { OnFail } from '../flow/ast.js';
+import type { FailureChain } from './failure-chain.js';
 
 /**
  * The static handlers around a task or statement, innermost last. They answer, the moment a
@@ -10,7 +11,18 @@ import type { OnFail } from '../flow/ast.js';
  */
 export type Frame =
   | { kind: 'try'; hasCatch: boolean; hasFinally: boolean }
-  | { kind: 'parallel'; onFail: OnFail; branch: number; state: ParallelState };
+  | { kind: 'parallel'; onFail: OnFail; branch: number; state: ParallelState }
+  /**
+   * The `finally` body a branch runs because a fail-fast parallel around it died (F5). A failure
+   * inside stops here: it joins the killing failure's chain at the parallel's join, and kills
+   * nothing outside the cleanup. Parallels outside it are dead already; that does not stop it.
+   */
+  | { kind: 'cleanup' }
+  /**
+   * A `finally` body that runs while a failure is pending. It stops nothing; a failure that
+   * leaves it replaces the pending one and keeps it as its cause (rule 16, `finally-failed`).
+   */
+  | { kind: 'finally'; pending: FailureChain };
 
 export interface ParallelState {
   readonly id: string;
@@ -42,6 +54,8 @@ export function analyzeFailure(frames: readonly Frame[], escalates: boolean): Fa
   const killed: ParallelState[] = [];
   for (let i = frames.length - 1; i >= 0; i--) {
     const frame = frames[i] as Frame;
+    if (frame.kind === 'cleanup') return { kind: 'deferred', killed };
+    if (frame.kind === 'finally') continue;
     if (frame.kind === 'try') {
       if (frame.hasCatch && !escalates) return { kind: 'caught', killed };
       if (frame.hasFinally) return { kind: 'deferred', killed };
@@ -53,16 +67,36 @@ export function analyzeFailure(frames: readonly Frame[], escalates: boolean): Fa
   return { kind: 'unhandled', killed };
 }
 
-/** True when the frames lie inside a parallel that has died. */
+/**
+ * True when the frames lie inside a parallel that has died, counting only the parallels inside
+ * the innermost cleanup: a cancelled branch's `finally` runs, and what it does counts (F5).
+ */
 export function insideDeadParallel(frames: readonly Frame[]): boolean {
-  return frames.some((f) => f.kind === 'parallel' && f.state.dead);
+  const cleanup = frames.map((f) => f.kind).lastIndexOf('cleanup');
+  return frames.some((f, i) => i > cleanup && f.kind === 'parallel' && f.state.dead);
+}
+
+/** Whether a thread with these frames, cancelled because `parallel` died, has a `finally` to run inside it (F5). */
+export function unwindsFinally(frames: readonly Frame[], parallel: ParallelState): boolean {
+  const at = frames.findIndex((f) => f.kind === 'parallel' && f.state === parallel);
+  return at !== -1 && frames.slice(at + 1).some((f) => f.kind === 'try' && f.hasFinally);
 }
 
 export function isInside(frames: readonly Frame[], state: ParallelState): boolean {
   return frames.some((f) => f.kind === 'parallel' && f.state === state);
 }
 
-/** The dead parallels the frames lie inside. */
-export function deadParallelsOf(frames: readonly Frame[]): ParallelState[] {
-  return frames.flatMap((f) => (f.kind === 'parallel' && f.state.dead ? [f.state] : []));
+
+/**
+ * A failure that reaches the top from inside `finally` bodies with failures pending: what the
+ * threads would have made of it, had they run on (rule 16): each pending failure, innermost
+ * first, becomes its cause.
+ */
+export function withPendingFinallies(chain: FailureChain, frames: readonly Frame[]): FailureChain {
+  let linked = chain;
+  for (let i = frames.length - 1; i >= 0; i--) {
+    const frame = frames[i] as Frame;
+    if (frame.kind === 'finally') linked = linked.causedBy('finally-failed', frame.pending);
+  }
+  return linked;
 }

@@ -4,6 +4,7 @@ import type { SessionSpec } from '../flow/plan.js';
 import { renderTemplate } from '../flow/template.js';
 import type { UpdatePolicy } from './channels.js';
 import { declarationsIn } from './declarations.js';
+import type { FailureChain } from './failure-chain.js';
 import { analyzeFailure, type Frame, type ParallelState } from './frames.js';
 import type { LoggedWrite } from './write-log.js';
 
@@ -20,12 +21,36 @@ import type { LoggedWrite } from './write-log.js';
 /** A failure travelling up the threads, with its place in program order, which decides ties (rule 6). */
 export class FlowFailure extends Error {
   constructor(
-    readonly error: HivewatchError,
+    /** The failure with its causes (rule 16): the head is what a catch binds and what the run fails with. */
+    readonly chain: FailureChain,
     /** `programOrder` of the failing session or `throw`. */
     readonly rank: number,
   ) {
-    super(error.message);
+    super(chain.head.error.message);
     this.name = 'FlowFailure';
+  }
+
+  get error(): HivewatchError {
+    return this.chain.error;
+  }
+}
+
+export const SIBLING_FAILED = 'cancelled: a sibling branch failed (fail-fast)';
+
+/**
+ * A thread stopped because a fail-fast parallel around it died (rule 14, F5). Unlike an
+ * operator's cancel it runs the `finally` blocks it is inside (never a `catch`) on its way out;
+ * `cleanups` are the failures of those blocks, which join the killing failure's chain at the
+ * parallel's join.
+ */
+export class BranchCancelled extends CancelledError {
+  constructor(readonly cleanups: readonly FlowFailure[] = []) {
+    super(SIBLING_FAILED);
+    this.name = 'BranchCancelled';
+  }
+
+  with(more: readonly FlowFailure[]): BranchCancelled {
+    return more.length === 0 ? this : new BranchCancelled([...this.cleanups, ...more]);
   }
 }
 
@@ -41,14 +66,17 @@ export interface SessionCall {
 }
 
 export interface InterpreterHost {
-  /** Resolves with the session's output once its step settled; rejects with FlowFailure or CancelledError. */
+  /** Resolves with the session's output once its step settled; rejects with FlowFailure, BranchCancelled or CancelledError. */
   submit(call: SessionCall): Promise<string>;
   declareChannel(key: string, name: string, scope: 'global' | 'branch', policy: UpdatePolicy): void;
   stageWrite(write: LoggedWrite): void;
   /** The value a thread with these frames reads (write-log.ts). */
   readChannel(key: string, reader: readonly Frame[]): unknown;
-  /** A `throw "message"` raised a new error: journal it (with whether the flow catches it). */
-  raised(error: HivewatchError, caught: boolean): void;
+  /**
+   * A `throw "message"` raised a new error, caused by the failure being handled (or null):
+   * journal it (with whether the flow catches it) and return its chain.
+   */
+  raised(error: HivewatchError, cause: FailureChain | null, caught: boolean): FailureChain;
   sessionAt(ordinal: number): SessionSpec;
 }
 
@@ -209,7 +237,9 @@ export class Interpreter {
     try {
       result = await this.block(statement.body, { ...ctx, frames: bodyFrames, scope: ctx.scope.child() });
     } catch (error) {
-      // Cancellation is not a failure: no catch and no finally; the thread just stops.
+      // A branch cancelled by its dying parallel runs this finally, never the catch (F5).
+      if (error instanceof BranchCancelled) throw await this.unwind(statement, ctx, error);
+      // An operator's cancel is not a failure: no catch and no finally; the thread just stops.
       if (!(error instanceof FlowFailure)) throw error;
       // A system error escalates past every catch (hivemind-error-model.md §9); finally still runs.
       if (statement.catchClause === null || error.error.escalates) {
@@ -224,37 +254,64 @@ export class Interpreter {
         try {
           result = await this.block(statement.catchClause.body, { scope, frames, handling: error });
         } catch (fromCatch) {
+          if (fromCatch instanceof BranchCancelled) throw await this.unwind(statement, ctx, fromCatch);
           if (!(fromCatch instanceof FlowFailure)) throw fromCatch;
           pending = fromCatch;
         }
       }
     }
     if (statement.finallyBody !== null) {
-      await this.block(statement.finallyBody, { ...ctx, scope: ctx.scope.child() });
+      const frames: readonly Frame[] = pending === null ? ctx.frames : [...ctx.frames, { kind: 'finally', pending: pending.chain }];
+      try {
+        await this.block(statement.finallyBody, { ...ctx, frames, scope: ctx.scope.child() });
+      } catch (fromFinally) {
+        // A failing finally replaces the pending failure and keeps it as its cause (rule 16).
+        if (fromFinally instanceof FlowFailure && pending !== null) {
+          throw new FlowFailure(fromFinally.chain.causedBy('finally-failed', pending.chain), fromFinally.rank);
+        }
+        throw fromFinally;
+      }
     }
     if (pending !== null) throw pending;
     return result;
   }
 
+  /**
+   * F5: a cancelled branch runs this try's `finally` inside a cleanup frame (its sessions run in
+   * later steps like any other) and goes on being cancelled. A failure of the finally does not
+   * stop the unwinding: it travels with the cancellation, to join the killing failure's chain.
+   */
+  private async unwind(statement: TryStmt, ctx: Ctx, cancelled: BranchCancelled): Promise<CancelledError> {
+    if (statement.finallyBody === null) return cancelled;
+    try {
+      await this.block(statement.finallyBody, { ...ctx, frames: [...ctx.frames, { kind: 'cleanup' }], scope: ctx.scope.child() });
+      return cancelled;
+    } catch (error) {
+      if (error instanceof FlowFailure) return cancelled.with([error]);
+      if (error instanceof BranchCancelled) return cancelled.with(error.cleanups);
+      // An operator's cancel ends the cleanup too (rule 9: no task starts after it).
+      if (error instanceof CancelledError) return error;
+      throw error;
+    }
+  }
+
   private throwStatement(message: Template | null, ctx: Ctx, pos: Position): never {
     if (message === null) {
       if (ctx.handling === null) {
-        throw new FlowFailure(
-          new HivewatchError('USER_INVALID_FLOW', { message: `throw without a message outside a catch (line ${pos.line})`, origin: 'user' }),
-          programOrder(pos),
-        );
+        const error = new HivewatchError('USER_INVALID_FLOW', { message: `throw without a message outside a catch (line ${pos.line})`, origin: 'user' });
+        throw new FlowFailure(this.host.raised(error, null, false), programOrder(pos));
       }
-      throw ctx.handling;
+      // A rethrow is the same failure going on: nothing new is journaled, the chain says so.
+      throw new FlowFailure(ctx.handling.chain.rethrown(), ctx.handling.rank);
     }
-    const cause = ctx.handling?.error.toEnvelope();
     const error = new HivewatchError('USER_THROWN', {
       message: this.render(message, ctx),
       origin: 'user',
-      // The error being handled travels with the new one, so an operator can follow it back.
-      context: { line: pos.line, column: pos.column, ...(cause ? { cause } : {}) },
+      context: { line: pos.line, column: pos.column },
     });
-    this.host.raised(error, analyzeFailure(ctx.frames, false).kind === 'caught');
-    throw new FlowFailure(error, programOrder(pos));
+    // The error being handled becomes the new one's cause, so an operator can follow it back.
+    const chain = this.host.raised(error, ctx.handling?.chain ?? null, analyzeFailure(ctx.frames, false).kind === 'caught');
+    throw new FlowFailure(chain, programOrder(pos));
   }
 
   private async parallel(statement: ParallelStmt, ctx: Ctx): Promise<unknown> {
@@ -280,17 +337,25 @@ export class Interpreter {
     });
     const settled = await Promise.allSettled(branches.map((b) => b.run));
     const failures: { name: string; failure: FlowFailure }[] = [];
-    let cancelled: CancelledError | null = null;
+    let operatorCancel: CancelledError | null = null;
+    let branchCancelled = false;
+    const cleanups: FlowFailure[] = [];
     settled.forEach((outcome, index) => {
       if (outcome.status === 'fulfilled') return;
       const name = (branches[index] as { name: string }).name;
-      if (outcome.reason instanceof FlowFailure) failures.push({ name, failure: outcome.reason });
-      else if (outcome.reason instanceof CancelledError) cancelled = outcome.reason;
-      else throw outcome.reason;
+      const reason: unknown = outcome.reason;
+      if (reason instanceof FlowFailure) failures.push({ name, failure: reason });
+      else if (reason instanceof BranchCancelled) {
+        branchCancelled = true;
+        cleanups.push(...reason.cleanups);
+      } else if (reason instanceof CancelledError) operatorCancel = reason;
+      else throw reason;
     });
     failures.sort((a, b) => a.failure.rank - b.failure.rank);
     const escaping = failures.find((f) => failsParallel(statement, f.failure));
-    if (escaping) throw escaping.failure;
+    if (escaping) throw withCleanups(escaping.failure, cleanups);
+    // Cancelled branches carry their cleanups' failures on up, to the parallel that died.
+    const cancelled = operatorCancel ?? (branchCancelled ? new BranchCancelled(cleanups) : null);
     const successes = settled.flatMap((outcome, index) =>
       outcome.status === 'fulfilled' ? [{ branch: (branches[index] as { name: string }).name, output: outcome.value }] : [],
     );
@@ -306,4 +371,15 @@ export class Interpreter {
       failures: failures.map((f) => ({ branch: f.name, error: errorView(f.failure.error) })),
     };
   }
+}
+
+/**
+ * The failure a dead parallel raises (F5): the one that killed it, with the failures of its
+ * cancelled branches' `finally` blocks after it in program order (`cleanup-failed`).
+ */
+function withCleanups(killing: FlowFailure, cleanups: readonly FlowFailure[]): FlowFailure {
+  if (cleanups.length === 0) return killing;
+  const ordered = [...cleanups].sort((a, b) => a.rank - b.rank);
+  const chain = ordered.reduce((acc, cleanup) => acc.causedBy('cleanup-failed', cleanup.chain), killing.chain);
+  return new FlowFailure(chain, killing.rank);
 }

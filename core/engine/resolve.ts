@@ -1,5 +1,6 @@
 import type { HivewatchError } from '../errors/hivewatch-error.js';
-import { analyzeFailure, type FailureReach, type Frame, type ParallelState } from './frames.js';
+import type { FailureChain } from './failure-chain.js';
+import { analyzeFailure, isInside, unwindsFinally, withPendingFinallies, type FailureReach, type Frame, type ParallelState } from './frames.js';
 import type { TaskResult } from './task-executor.js';
 
 /**
@@ -11,7 +12,9 @@ import type { TaskResult } from './task-executor.js';
  *   is kept on the record (`settled`) but changes nothing. Tasks with lower ordinals count as
  *   they ended; their own failures kill in turn.
  * - The step aborts when a failure reaches the top of the program (no catch, continue / ignore
- *   parallel or finally on its way); the run fails with the earliest such failure.
+ *   parallel or finally on its way); the run fails with the earliest such failure. Unless a
+ *   branch the failure cancels has a `finally` to run (F5): then, as behind a finally of its
+ *   own, the step commits, the cleanups run in later steps and the failure goes on after them.
  * - Threads inside a dead parallel are not resumed, except along the path of a failure that
  *   killed it, which travels up to the parallel's join.
  */
@@ -27,7 +30,7 @@ export type SettledBeforeCancel = { outcome: 'succeeded' } | { outcome: 'failed'
 
 export type ResolvedOutcome =
   | { kind: 'succeeded'; output: string }
-  | { kind: 'failed'; error: HivewatchError; reach: FailureReach }
+  | { kind: 'failed'; error: HivewatchError; chain: FailureChain; reach: FailureReach }
   | { kind: 'cancelled'; settled: SettledBeforeCancel | null };
 
 export interface StepResolution {
@@ -35,7 +38,7 @@ export interface StepResolution {
   /** Parallels killed by this step's failures. */
   killed: Set<ParallelState>;
   /** The earliest failure that reaches the top: the step aborts with it (rule 5). */
-  unhandled: { ordinal: number; error: HivewatchError } | null;
+  unhandled: { ordinal: number; chain: FailureChain } | null;
 }
 
 export function settledBeforeCancel(result: TaskResult): SettledBeforeCancel | null {
@@ -59,10 +62,29 @@ export function resolveStep(tasks: readonly SettledTask[]): StepResolution {
     if (result.kind === 'cancelled') return { kind: 'cancelled', settled: null };
     const reach = analyzeFailure(task.frames, result.error.escalates);
     for (const parallel of reach.killed) killed.add(parallel);
-    if (reach.kind === 'unhandled' && unhandled === null) unhandled = { ordinal: task.ordinal, error: result.error };
-    return { kind: 'failed', error: result.error, reach };
+    if (reach.kind === 'unhandled' && unhandled === null && !cancelsIntoCleanup(task, reach, tasks)) {
+      unhandled = { ordinal: task.ordinal, chain: withPendingFinallies(result.chain, task.frames) };
+    }
+    return { kind: 'failed', error: result.error, chain: result.chain, reach };
   });
   return { outcomes, killed, unhandled };
+}
+
+/** Whether a branch that this failure cancels has a `finally` to run first (F5). */
+function cancelsIntoCleanup(failed: SettledTask, reach: FailureReach, tasks: readonly SettledTask[]): boolean {
+  return tasks.some(
+    (other) => other !== failed && reach.killed.some((parallel) => isInside(other.frames, parallel) && unwindsFinally(other.frames, parallel)),
+  );
+}
+
+/**
+ * Whether the last of `tasks` counts as cancelled by a lower sibling. `tasks`, in ascending
+ * ordinal, must hold every lower task of the step that shares a parallel with it: only those
+ * can cancel it, and only those can cancel them (a parallel that kills one of them either holds
+ * the last task too, or lies inside one that does).
+ */
+export function cancelledBySibling(tasks: readonly SettledTask[]): boolean {
+  return resolveStep(tasks).outcomes.at(-1)?.kind === 'cancelled';
 }
 
 /** Whether a thread learns of its task's outcome (else it stops, as cancelled). */

@@ -9,8 +9,10 @@ import type { HivewatchEvent } from './events.js';
  *
  * 2: sequential assignments per thread, deterministic fail-fast (issue #8), finally on uncaught
  *    failures, escalating system errors.
+ * 3: the failure model (issue #19): a branch that a fail-fast parallel cancels runs its
+ *    `finally` blocks before the parallel raises (F5), so threads land elsewhere than under 2.
  */
-export const ENGINE_SEMANTICS = 2;
+export const ENGINE_SEMANTICS = 3;
 
 /**
  * How a task of a committed step ended: what replay feeds back instead of running it again.

@@ -100,12 +100,20 @@ session "bad count" (retry: -1)
     const { result, events } = await runPlan(plan);
     expect(result.error?.code).toBe('POLICY_RETRY_LIMIT_EXCEEDED');
     expect(result.error?.origin).toBe('policy');
-    expect((result.error?.context.lastError as { code: string }).code).toBe('RUNTIME_TIMEOUT');
+    // The last attempt's error is the cause (rule 16), no longer a context field.
+    expect(result.error?.cause).toMatchObject({ code: 'RUNTIME_TIMEOUT', correlation: { task: '1:0', attempt: 3 } });
+    expect(result.error?.context.lastError).toBeUndefined();
     expect(ofType(events, 'errorOccurred').map((e) => [e.error.code, e.retrying])).toEqual([
       ['RUNTIME_TIMEOUT', true],
       ['RUNTIME_TIMEOUT', true],
       ['RUNTIME_TIMEOUT', false],
       ['POLICY_RETRY_LIMIT_EXCEEDED', false],
+    ]);
+    const [, , last, limit] = ofType(events, 'errorOccurred');
+    expect(limit?.error.cause).toMatchObject({ code: 'RUNTIME_TIMEOUT', correlation: { attempt: 3 } });
+    expect(ofType(events, 'runFailed')[0]?.chain).toEqual([
+      expect.objectContaining({ seq: limit?.seq, code: 'POLICY_RETRY_LIMIT_EXCEEDED', taskId: '1:0', attempt: 3, how: 'retry-limit' }),
+      expect.objectContaining({ seq: last?.seq, code: 'RUNTIME_TIMEOUT', taskId: '1:0', attempt: 3, how: null }),
     ]);
   });
 

@@ -1,92 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import { CancelledError, HivewatchError, toHivewatchError } from '../errors/hivewatch-error.js';
 import type { ErrorEnvelope } from '../errors/envelope.js';
-import { validateRetryPolicy } from '../errors/retry.js';
 import { flowDigest } from '../flow/digest.js';
-import type { WorkspaceMode } from '../flow/agent-work.js';
-import type { AgentSpec, FlowPlan, SessionSpec } from '../flow/plan.js';
-import type { RuntimeRegistry } from '../runtimes/runtime.js';
+import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import { Redactor } from '../runtimes/secrets.js';
 import { resolveAgent, retryPolicyFor } from './agents.js';
-import {
-  commitWrites,
-  emptyChannelState,
-  replaceReducer,
-  snapshotChannels,
-  type ChannelDef,
-  type ChannelState,
-  type Reducer,
-  type UpdatePolicy,
-} from './channels.js';
 import { RealClock, type Clock } from './clock.js';
-import type { EventSink, HivewatchEvent, HivewatchEventBody, RunStatus } from './events.js';
-import { insideDeadParallel } from './frames.js';
-import { FlowFailure, Interpreter, type SessionCall } from './interpreter.js';
+import type { HivewatchEvent, HivewatchEventBody, RunStatus } from './events.js';
+import { FailureChain } from './failure-chain.js';
+import { FlowFailure } from './interpreter.js';
 import { createLimiter, type Limiter } from './limiter.js';
+import { problemBeforeStepZero } from './preflight.js';
 import { resolveStep } from './resolve.js';
-import { ENGINE_SEMANTICS, resumeProblem, taskIdOf, type ResumePoint } from './resume.js';
+import { ENGINE_SEMANTICS, resumeProblem, type ResumePoint } from './resume.js';
+import { RunChannels } from './run-channels.js';
+import { flowNameOf, newRunId, type RunConfig, type RunResult } from './run-config.js';
+import { RunThreads } from './run-threads.js';
+import { mergeStepWork, openRunWork, type StepMerge } from './run-work.js';
 import { executeStep, type PendingTask, type StepExecution } from './step.js';
-import { deliver, journalOutcomes, journalRunCancelled, replayedResults, SIBLING_FAILED, type StepRecordEnv } from './step-record.js';
+import { deliver, journalOutcomes, journalRunCancelled, replayedResults, type StepRecordEnv } from './step-record.js';
 import type { TaskResult } from './task-executor.js';
 import type { RunWork } from './task-work.js';
-import { WriteLog } from './write-log.js';
-import { openGitRunWork, planNeedsWorkspace } from '../workspace/git-run-work.js';
 
-export interface RunConfig {
-  plan: FlowPlan;
-  registry: RuntimeRegistry;
-  sink: EventSink;
-  clock?: Clock;
-  runId?: string;
-  /** The run stops before starting step maxSteps + 1 (rule 8). Default 100. */
-  maxSteps?: number;
-  /** Tasks of one step running at once. Default 4. */
-  concurrency?: number;
-  /** A limit shared with other runs (the service's global concurrency). */
-  sharedLimiter?: Limiter;
-  /** Agent for sessions that name none: a flow agent or a built-in preset. */
-  defaultAgent?: string | null;
-  project?: string | null;
-  resume?: ResumePoint | null;
-  retryOf?: string | null;
-  /** Custom reducers by channel name (the language's default replaces the value). */
-  reducers?: Readonly<Record<string, Reducer>>;
-  /** The repository of agent work (issue #10); sessions that work in a worktree need it. */
-  workspace?: RunWorkspaceConfig | null;
-}
-
-export interface RunWorkspaceConfig {
-  /** A folder inside the repository, or how to find one: asked only when a session needs it. */
-  repo: string | (() => Promise<string | null>);
-  /** The run's `--workspace`: where sessions work unless they or their agent say. */
-  defaultMode?: WorkspaceMode | null;
-  worktreeRoot?: string;
-  gitEnv?: Record<string, string>;
-  killGraceMs?: number;
-}
-
-export interface RunResult {
-  runId: string;
-  status: 'completed' | 'failed' | 'cancelled';
-  error: ErrorEnvelope | null;
-  steps: number;
-  channels: Record<string, unknown>;
-  /**
-   * Set when the run's last events could not be journaled (SYSTEM_EVENT_WRITE_FAILED, e.g. a full
-   * disk): they wait in the sink's buffer, written by its next successful flush.
-   */
-  unjournaled?: ErrorEnvelope;
-}
-
-type StepMerge = { ok: true; head: string; merged: { taskId: string; commit: string }[] } | { ok: false; error: HivewatchError };
+export { newRunId };
+export type { RunConfig, RunResult, RunWorkspaceConfig } from './run-config.js';
 
 interface CancelCommand {
   commandId: string;
   reason: string;
-}
-
-export function newRunId(): string {
-  return `run_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }
 
 /**
@@ -107,15 +48,11 @@ export class FlowRun {
   private statusValue: RunStatus = 'queued';
   private cancelCommand: CancelCommand | null = null;
   private readonly cancelController = new AbortController();
-  private readonly channelDefs = new Map<string, ChannelDef>();
-  private channels: ChannelState = emptyChannelState();
-  private readonly log = new WriteLog();
-  /** `throw "message"` errors of the threads' current stretch, journaled with its commit. */
-  private raisedErrors: { error: HivewatchError; caught: boolean }[] = [];
-  private pending: PendingTask[] = [];
+  /** Aborted by a second cancel while cancelling (rule 18): what still runs gets SIGKILL now. */
+  private readonly killNow = new AbortController();
+  private readonly channels: RunChannels;
+  private threads: RunThreads | null = null;
   private stepNumber = 0;
-  /** Whether this run journaled a checkpoint yet: a resumed run's first one holds the whole state. */
-  private checkpointed = false;
   private readonly backoffs = new Map<string, (commandId: string) => void>();
   private readonly listeners = new Set<(event: HivewatchEvent) => void>();
   private work: RunWork | null = null;
@@ -127,6 +64,7 @@ export class FlowRun {
     this.clock = config.clock ?? new RealClock();
     this.maxSteps = config.maxSteps ?? 100;
     this.limiter = createLimiter(config.concurrency ?? 4);
+    this.channels = new RunChannels(config.reducers ?? {}, config.resume?.throughStep ?? 0);
     const problem = config.resume ? resumeProblem(config.resume, config.plan.program.source) : null;
     if (problem !== null) throw new HivewatchError('USER_INVALID_CONFIG', { message: problem, origin: 'user' });
   }
@@ -145,15 +83,23 @@ export class FlowRun {
     return () => this.listeners.delete(listener);
   }
 
-  /** Rules 9–11: journal the command, move to `cancelling`, bump the epoch, stop what runs. */
+  /**
+   * Rules 9–11: journal the command, move to `cancelling`, bump the epoch, stop what runs. A
+   * second cancel while cancelling forces (rule 18, F8): in-flight agents get SIGKILL at once and
+   * the run ends with `runCancelled {forced: true}`; a third changes nothing.
+   */
   cancel(options: { commandId?: string; reason?: string } = {}): { commandId: string; accepted: boolean } {
     const commandId = options.commandId ?? `cmd_${randomUUID().slice(0, 8)}`;
     const reason = options.reason ?? 'cancelled by operator';
     const terminal = this.statusValue === 'completed' || this.statusValue === 'failed' || this.statusValue === 'cancelled';
     if (terminal) return { commandId, accepted: false };
-    const alreadyCancelling = this.cancelCommand !== null;
-    this.emit({ type: 'cancelRequested', commandId, reason, alreadyCancelling });
-    if (alreadyCancelling) return { commandId, accepted: false };
+    if (this.cancelCommand !== null) {
+      const forcing = !this.killNow.signal.aborted;
+      this.emit({ type: 'cancelRequested', commandId, reason, alreadyCancelling: true, ...(forcing ? { forced: true } : {}) });
+      if (forcing) this.killNow.abort(new CancelledError(reason));
+      return { commandId, accepted: false };
+    }
+    this.emit({ type: 'cancelRequested', commandId, reason, alreadyCancelling: false });
     this.cancelCommand = { commandId, reason };
     this.statusValue = 'cancelling';
     this.epochValue++;
@@ -170,11 +116,15 @@ export class FlowRun {
     return true;
   }
 
-  private emit(body: HivewatchEventBody): void {
-    // The journal's boundary: no env: value of the flow is stored or shown (issue #25 part 5).
+  /**
+   * Journals an event; returns its seq (a failure chain names its links' errorOccurred by seq).
+   * The journal's boundary: no env: value of the flow is stored or shown (issue #25 part 5).
+   */
+  private emit(body: HivewatchEventBody): number {
     const event = { runId: this.runId, seq: ++this.seq, ts: this.clock.now(), ...this.secrets.deep(body) } as HivewatchEvent;
     this.config.sink.append(event);
     for (const listener of this.listeners) listener(event);
+    return event.seq;
   }
 
   async start(): Promise<RunResult> {
@@ -200,140 +150,53 @@ export class FlowRun {
       flowText: plan.program.source,
     });
     try {
-      const problem = this.validateBeforeStepZero();
-      if (problem) return await this.fail(problem, true);
-      const unready = await this.openWork(resume);
-      if (unready) return await this.fail(unready, true);
+      const problem = problemBeforeStepZero(plan, this.config.defaultAgent ?? null);
+      if (problem) return await this.fail(problem);
+      const opened = await openRunWork(
+        {
+          runId: this.runId,
+          plan,
+          registry: this.config.registry,
+          workspace: this.config.workspace ?? null,
+          agentOf: (spec) => this.agentOfSpec(spec),
+          emit: (body) => this.emit(body),
+        },
+        resume,
+      );
+      if (!opened.ok) return await this.fail(opened.error);
+      this.work = opened.work;
       return await this.loop(resume);
     } catch (unexpected) {
-      return await this.fail(toHivewatchError(unexpected), true);
+      return await this.fail(toHivewatchError(unexpected));
     } finally {
       // Worktrees go with the run; the run branch stays. What a crash leaves, start-up removes.
       await this.work?.close().catch(() => undefined);
     }
   }
 
-  /** Opens the run's branch when a session works in a worktree; the error that prevents it, or null. */
-  private async openWork(resume: ResumePoint | null): Promise<HivewatchError | null> {
-    const config = this.config.workspace ?? null;
-    const agentOf = (spec: SessionSpec): AgentSpec => this.agentOfSpec(spec);
-    if (!planNeedsWorkspace(this.config.plan, agentOf, config?.defaultMode ?? null)) return null;
-    try {
-      // A resumed run continues in the repository its source worked in, from its head.
-      const repo = resume?.repo?.root ?? (typeof config?.repo === 'function' ? await config.repo() : (config?.repo ?? null));
-      if (repo === null) {
-        return new HivewatchError('USER_INVALID_CONFIG', {
-          message: 'sessions of this flow work in a git worktree (workspace, scope, verify or expect-changes): give the run a repository (--repo PATH, or repo: in the flow)',
-          origin: 'user',
-        });
-      }
-      this.work = await openGitRunWork({
-        runId: this.runId,
-        repo,
-        plan: this.config.plan,
-        agentOf,
-        defaultMode: config?.defaultMode ?? null,
-        emit: (body) => this.emit(body),
-        baseCommit: resume?.repo?.head ?? null,
-        ...(config?.worktreeRoot !== undefined ? { worktreeRoot: config.worktreeRoot } : {}),
-        ...(config?.gitEnv !== undefined ? { gitEnv: config.gitEnv } : {}),
-        ...(config?.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
-        runVerifier: (agent, prompt, cwd, signal) => this.runVerifier(agent, prompt, cwd, signal),
-      });
-      return null;
-    } catch (error) {
-      return toHivewatchError(error);
-    }
-  }
-
-  /** One attempt of a verifier agent, outside the step's tasks: its answer is the verdict. */
-  private async runVerifier(agentName: string, prompt: string, cwd: string, signal: AbortSignal) {
-    const agent = resolveAgent(this.config.plan, agentName);
-    if (agent === null) return { ok: false as const, error: new HivewatchError('USER_MISSING_DEPENDENCY', { message: `no verifier agent "${agentName}"`, origin: 'user' }) };
-    const result = await this.config.registry.forAgent(agent).execute(
-      { runId: this.runId, taskId: `verifier:${agentName}`, ordinal: -1, attempt: 1, prompt, agent, simulate: null, timeoutMs: agent.timeoutMs, context: {}, cwd },
-      signal,
-    );
-    if (result.kind === 'succeeded') return { ok: true as const, output: result.output };
-    if (result.kind === 'cancelled') return { ok: false as const, error: new HivewatchError('SYSTEM_CANCELLED', { message: 'the verifier was stopped by a cancel' }) };
-    return { ok: false as const, error: result.error };
-  }
-
   private agentOfSpec(spec: SessionSpec): AgentSpec {
     return resolveAgent(this.config.plan, spec.agent ?? this.config.defaultAgent ?? 'fake') as AgentSpec;
   }
 
-  /** Rule 3 and the default agent: everything that can be known wrong before anything runs. */
-  private validateBeforeStepZero(): HivewatchError | null {
-    const { plan } = this.config;
-    const agentName = (ordinal: number): string | null => plan.sessions[ordinal]?.agent ?? this.config.defaultAgent ?? null;
-    for (const session of plan.sessions) {
-      const name = agentName(session.ordinal);
-      const agent = name === null ? null : resolveAgent(plan, name);
-      const message = validateRetryPolicy(retryPolicyFor(session, agent));
-      if (message !== null) {
-        const whose = session.retryExplicit || agent === null ? '' : ` (the retry policy of agent "${agent.name}")`;
-        return new HivewatchError('USER_INVALID_FLOW', {
-          message: `${plan.file}:${session.pos.line}:${session.pos.column}: session #${session.ordinal}${whose}: ${message}`,
-          origin: 'user',
-          context: { ordinal: session.ordinal, line: session.pos.line, column: session.pos.column },
-        });
-      }
-    }
-    for (const session of plan.sessions) {
-      const name = agentName(session.ordinal);
-      if (name === null) {
-        return new HivewatchError('USER_MISSING_DEPENDENCY', {
-          message: `session #${session.ordinal} ("${session.name}") names no agent and no default agent is set; pass --agent NAME or set HIVEWATCH_AGENT (a flow agent or one of fake, claude-code, codex-cli)`,
-          origin: 'user',
-          context: { ordinal: session.ordinal },
-        });
-      }
-      if (resolveAgent(plan, name) === null) {
-        return new HivewatchError('USER_MISSING_DEPENDENCY', {
-          message: `session #${session.ordinal} ("${session.name}") uses agent "${name}", which the flow does not define and is not a built-in preset`,
-          origin: 'user',
-          context: { ordinal: session.ordinal, agent: name },
-        });
-      }
-    }
-    return null;
-  }
-
-  private agentFor(call: SessionCall): AgentSpec {
-    return this.agentOfSpec(call.spec);
-  }
-
   private async loop(resume: ResumePoint | null): Promise<RunResult> {
-    const interpreter = new Interpreter({
-      submit: (call) =>
-        new Promise<string>((resolve, reject) => {
-          this.pending.push({ call, resolve, reject });
-        }),
-      declareChannel: (key, name, scope, policy) => this.declareChannel(key, name, scope, policy),
-      stageWrite: (write) => this.log.stage(write),
-      readChannel: (key, reader) => this.log.read(key, reader, this.channels, this.channelDefs),
-      raised: (error, caught) => this.raisedErrors.push({ error: error.withCorrelation(this.correlation(), this.clock.now()), caught }),
-      sessionAt: (ordinal) => {
+    const threads = new RunThreads(
+      this.config.plan.program.body,
+      this.channels,
+      (ordinal) => {
         const spec = this.config.plan.sessions[ordinal];
         if (!spec) throw new Error(`no session with ordinal ${ordinal}`);
         return spec;
       },
-    });
-    const root: { settled: boolean; error: unknown } = { settled: false, error: null };
-    interpreter.run(this.config.plan.program.body).then(
-      () => Object.assign(root, { settled: true }),
-      (error: unknown) => Object.assign(root, { settled: true, error }),
+      (error) => error.withCorrelation(this.correlation(), this.clock.now()),
     );
-    await this.settleThreads();
-
+    this.threads = threads;
+    await threads.settle();
     for (;;) {
-      if (root.settled) return this.finish(root.error);
+      if (threads.root.settled) return this.finish(threads.root.error);
       if (this.cancelCommand) return this.cancelled();
-      const frontier = this.pending.sort((a, b) => a.call.spec.ordinal - b.call.spec.ordinal);
-      this.pending = [];
+      const frontier = threads.takeFrontier();
       if (frontier.length === 0) {
-        return this.fail(new HivewatchError('SYSTEM_INVARIANT_VIOLATED', { message: 'the program is blocked with no ready session' }), true);
+        return this.fail(new HivewatchError('SYSTEM_INVARIANT_VIOLATED', { message: 'the program is blocked with no ready session' }));
       }
       const step = this.stepNumber + 1;
       if (step > this.maxSteps) {
@@ -343,54 +206,58 @@ export class FlowRun {
             origin: 'policy',
             context: { maxSteps: this.maxSteps },
           }),
-          true,
         );
       }
       this.stepNumber = step;
-      const live = resume === null || step > resume.throughStep;
-      const record = this.recordEnv(step);
-      let execution: StepExecution;
-      if (live) {
-        execution = await this.runStep(step, frontier);
-      } else {
-        const replayed = replayedResults(step, frontier, resume);
-        if (!replayed.ok) return this.fail(replayed.error, true);
-        execution = { kind: 'settled', results: replayed.results };
-      }
-      if (execution.kind === 'cancelled') {
-        journalRunCancelled(record, frontier, execution.results, this.cancelReason());
-        return this.cancelled();
-      }
-      const { results } = execution;
-      const settled = frontier.map((task, i) => ({ ordinal: task.call.spec.ordinal, frames: task.call.frames, result: results[i]! }));
-      const resolution = resolveStep(settled);
-      if (resolution.unhandled) {
-        if (live) journalOutcomes(record, frontier, results, resolution);
-        return this.fail(resolution.unhandled.error, false);
-      }
-      for (const parallel of resolution.killed) parallel.dead = true;
-      deliver(frontier, settled, resolution, this.log);
-      await this.settleThreads();
-      const merge = live ? await this.mergeStep(step, frontier, results) : null;
-      if (this.cancelCommand && live) {
-        // Rule 11: the step has not committed, so its tasks end cancelled; what they did stays on the record.
-        journalRunCancelled(record, frontier, results, this.cancelReason());
-        return this.cancelled();
-      }
-      if (live) journalOutcomes(record, frontier, results, resolution);
-      // A merge conflict aborts the step like any commit failure: it needs a person.
-      if (merge && !merge.ok) return this.fail(merge.error, true);
-      const rejected = this.commit(step, live, merge);
-      if (rejected) return this.fail(rejected, true);
-      if (live) {
-        this.journalRaised();
-        await this.config.sink.flush();
-      } else {
-        this.raisedErrors = [];
-      }
+      const ended = await this.step(step, frontier, threads, resume === null || step > resume.throughStep ? null : resume);
+      if (ended !== null) return ended;
     }
   }
 
+  /** One step: run (or replay) its tasks, judge them, let the threads move on, commit. A result when the run ended. */
+  private async step(step: number, frontier: PendingTask[], threads: RunThreads, replayFrom: ResumePoint | null): Promise<RunResult | null> {
+    const live = replayFrom === null;
+    const record = this.recordEnv(step);
+    let execution: StepExecution;
+    if (live) {
+      execution = await this.runStep(step, frontier);
+    } else {
+      const replayed = replayedResults(step, frontier, replayFrom);
+      if (!replayed.ok) return this.fail(replayed.error);
+      execution = { kind: 'settled', results: replayed.results };
+    }
+    if (execution.kind === 'cancelled') {
+      journalRunCancelled(record, frontier, execution.results, this.cancelReason());
+      return this.cancelled();
+    }
+    const { results } = execution;
+    const settled = frontier.map((task, i) => ({ ordinal: task.call.spec.ordinal, frames: task.call.frames, result: results[i]! }));
+    const resolution = resolveStep(settled);
+    if (resolution.unhandled) {
+      if (live) journalOutcomes(record, frontier, results, resolution);
+      return this.fail(resolution.unhandled.chain);
+    }
+    for (const parallel of resolution.killed) parallel.dead = true;
+    deliver(frontier, settled, resolution, this.channels);
+    await threads.settle();
+    const merge = live ? await this.mergeStep(step, frontier, results) : null;
+    if (this.cancelCommand && live) {
+      // Rule 11: the step has not committed, so its tasks end cancelled; what they did stays on the record.
+      journalRunCancelled(record, frontier, results, this.cancelReason());
+      return this.cancelled();
+    }
+    if (live) journalOutcomes(record, frontier, results, resolution);
+    // A merge conflict aborts the step like any commit failure: it needs a person.
+    if (merge && !merge.ok) return this.fail(merge.error);
+    const rejected = this.commit(step, live, merge);
+    if (rejected) return this.fail(rejected);
+    const raised = threads.takeRaised();
+    if (live) {
+      for (const { chain, caught } of raised) this.emitError(chain, caught);
+      await this.config.sink.flush();
+    }
+    return null;
+  }
   private recordEnv(step: number): StepRecordEnv {
     return {
       step,
@@ -410,24 +277,12 @@ export class FlowRun {
 
   /** Applies the writes made since the last commit; returns the error that rejects them all, or null. */
   private commit(step: number, live: boolean, merge: StepMerge | null = null): HivewatchError | null {
-    const result = commitWrites(this.channels, this.log.take(), this.channelDefs);
-    if (!result.ok) return result.error.withCorrelation({ ...this.correlation(), step }, this.clock.now());
-    this.channels = result.state;
-    if (!live) return null;
-    for (const write of result.applied) {
-      this.emit({ type: 'writeApplied', step, channel: write.key, ordinal: write.ordinal, value: write.value });
-    }
-    if (merge?.ok && this.work) {
+    const rejected = this.channels.commit(step, live ? (body) => this.emit(body) : null, () => {
+      if (!merge?.ok || this.work === null) return;
       this.emit({ type: 'branchMerged', step, branch: this.work.branch, head: merge.head, merged: merge.merged });
       this.work.advance(merge.head);
-    }
-    // Only what this step changed, unless the journal has no earlier state to lay it over.
-    const whole = !this.checkpointed && this.config.resume != null && this.config.resume.throughStep > 0;
-    const channels = whole ? snapshotChannels(this.channels) : changedChannels(this.channels, result.applied);
-    this.emit({ type: 'checkpointSaved', step, channels, ...(whole ? {} : { delta: true }) });
-    this.checkpointed = true;
-    this.emit({ type: 'stepFinished', step });
-    return null;
+    });
+    return rejected === null ? null : rejected.withCorrelation({ ...this.correlation(), step }, this.clock.now());
   }
 
   private runStep(step: number, frontier: PendingTask[]): Promise<StepExecution> {
@@ -441,9 +296,10 @@ export class FlowRun {
       limiter: this.limiter,
       sharedLimiter: this.config.sharedLimiter,
       runSignal: this.cancelController.signal,
+      killNow: this.killNow.signal,
       epoch: () => this.epochValue,
       emit: (body) => this.emit(body),
-      agentFor: (call) => this.agentFor(call),
+      agentFor: (call) => this.agentOfSpec(call.spec),
       retryPolicyFor: (call, agent) => retryPolicyFor(call.spec, agent),
       registry: this.config.registry,
       backoffs: this.backoffs,
@@ -452,86 +308,73 @@ export class FlowRun {
     });
   }
 
-  /**
-   * Merges the step's task commits into the run's branch (not yet moving it: that happens inside
-   * the commit). Before the cancel check, since it waits on git.
-   */
+  /** The step's task commits merged into the run's branch, in ordinal order (W5). */
   private async mergeStep(step: number, frontier: readonly PendingTask[], results: readonly (TaskResult | undefined)[]): Promise<StepMerge | null> {
-    if (this.work === null) return null;
-    const candidates = frontier.flatMap((task, i) => {
-      const result = results[i];
-      if (result?.kind !== 'succeeded' || !result.commit) return [];
-      const ordinal = task.call.spec.ordinal;
-      return [{ taskId: taskIdOf(step, ordinal), ordinal, name: task.call.spec.name, commit: result.commit }];
-    });
-    if (candidates.length === 0) return null;
-    const merged = await this.work.merge(candidates);
-    if (!merged.ok) return { ok: false, error: merged.error.withCorrelation({ ...this.correlation(), step }, this.clock.now()) };
-    return { ok: true, head: merged.head, merged: candidates.map(({ taskId, commit }) => ({ taskId, commit })) };
-  }
-
-  /** Let every thread run until it parks on a session or ends; stop the threads of dead parallels. */
-  private async settleThreads(): Promise<void> {
-    for (;;) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      const dead = this.pending.filter((task) => insideDeadParallel(task.call.frames));
-      if (dead.length === 0) return;
-      this.pending = this.pending.filter((task) => !dead.includes(task));
-      for (const task of dead) task.reject(new CancelledError(SIBLING_FAILED));
-    }
-  }
-
-  private declareChannel(key: string, name: string, scope: 'global' | 'branch', policy: UpdatePolicy): void {
-    if (this.channelDefs.has(key)) return;
-    this.channelDefs.set(key, { key, name, scope, policy, reducer: this.config.reducers?.[name] ?? replaceReducer });
+    const merge = await mergeStepWork(this.work, step, frontier, results);
+    return merge?.ok === false ? { ok: false, error: merge.error.withCorrelation({ ...this.correlation(), step }, this.clock.now()) } : merge;
   }
 
   private correlation(): { project: string | null; flow: string; run: string; step: number | null } {
     return { project: this.config.project ?? null, flow: this.config.plan.file, run: this.runId, step: this.stepNumber || null };
   }
 
-  private emitError(error: HivewatchError, caught: boolean): void {
-    this.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught, retrying: false, step: error.correlation.step, ordinal: null, taskId: null });
+  /** The errorOccurred of a chain's head (a throw, or a failure of the run itself); the head's occurrence gets its seq. */
+  private emitError(chain: FailureChain, caught: boolean): void {
+    const error = chain.envelope();
+    chain.head.occurrence.seq = this.emit({ type: 'errorOccurred', error, caught, retrying: false, step: error.correlation.step, ordinal: null, taskId: null });
   }
 
+  /** The throws of the current stretch, journaled with the run's end. */
   private journalRaised(): void {
-    for (const { error, caught } of this.raisedErrors) this.emitError(error, caught);
-    this.raisedErrors = [];
+    for (const { chain, caught } of this.threads?.takeRaised() ?? []) this.emitError(chain, caught);
   }
 
   private async finish(rootError: unknown): Promise<RunResult> {
     // The program ended; only writes it made since the last commit (a flow with no session) are left to commit.
-    if (this.cancelCommand && this.log.size > 0) return this.cancelled();
+    if (this.cancelCommand && this.channels.uncommitted > 0) return this.cancelled();
     if (rootError instanceof CancelledError) return this.cancelled();
-    const rejected = this.log.size > 0 ? this.commit(this.stepNumber, true) : null;
-    if (rejected) return this.fail(rejected, true);
-    if (rootError instanceof FlowFailure) return this.fail(rootError.error, false);
-    if (rootError !== null) return this.fail(toHivewatchError(rootError), true);
+    const rejected = this.channels.uncommitted > 0 ? this.commit(this.stepNumber, true) : null;
+    if (rejected) return this.fail(rejected);
+    if (rootError instanceof FlowFailure) return this.fail(rootError.chain);
+    if (rootError !== null) return this.fail(toHivewatchError(rootError));
     this.journalRaised();
     this.statusValue = 'completed';
     this.emit({ type: 'runCompleted', steps: this.stepNumber });
     return this.result('completed', null, await this.flushTerminal());
   }
 
-  /** `journal`: the error is new here and needs its errorOccurred; task and throw errors already have theirs. */
-  private async fail(error: HivewatchError, journal: boolean): Promise<RunResult> {
-    const located = error.correlation.run === null ? error.withCorrelation(this.correlation(), this.clock.now()) : error;
+  /**
+   * Ends the run failed (rule 16): with a failure chain whose occurrences were journaled where
+   * they happened (tasks, throws), or with an error the run itself raised (max steps, invalid
+   * policy, missing agent, invariant, merge conflict, rejected commit), journaled here as a
+   * one-link chain. `runFailed` carries the ending error with its causes nested, and the links.
+   */
+  private async fail(failure: HivewatchError | FailureChain): Promise<RunResult> {
     this.journalRaised();
-    if (journal) this.emitError(located, false);
+    let chain: FailureChain;
+    if (failure instanceof HivewatchError) {
+      const located = failure.correlation.run === null ? failure.withCorrelation(this.correlation(), this.clock.now()) : failure;
+      chain = FailureChain.of(located);
+      this.emitError(chain, false);
+    } else {
+      chain = failure;
+    }
     this.statusValue = 'failed';
-    this.emit({ type: 'runFailed', error: located.toEnvelope() });
-    return this.result('failed', located.toEnvelope(), await this.flushTerminal());
+    const error = chain.envelope();
+    this.emit({ type: 'runFailed', error, chain: chain.flat() });
+    return this.result('failed', error, await this.flushTerminal());
   }
 
   private async cancelled(): Promise<RunResult> {
     const command = this.cancelCommand ?? { commandId: 'internal', reason: 'cancelled' };
     this.statusValue = 'cancelled';
-    this.raisedErrors = [];
-    this.log.clear();
+    this.threads?.takeRaised();
+    this.channels.discardUncommitted();
     this.emit({
       type: 'runCancelled',
       cause: { commandId: command.commandId, reason: command.reason },
       correlation: { run: this.runId, step: this.stepNumber || null, epoch: this.epochValue },
+      ...(this.killNow.signal.aborted ? { forced: true } : {}),
     });
     return this.result('cancelled', null, await this.flushTerminal());
   }
@@ -551,18 +394,8 @@ export class FlowRun {
   }
 
   private result(status: RunResult['status'], error: ErrorEnvelope | null, unjournaled: HivewatchError | null = null): RunResult {
-    const result: RunResult = { runId: this.runId, status, error, steps: this.stepNumber, channels: snapshotChannels(this.channels) };
+    const result: RunResult = { runId: this.runId, status, error, steps: this.stepNumber, channels: this.channels.snapshot() };
     if (unjournaled !== null) result.unjournaled = unjournaled.toEnvelope();
     return result;
   }
-}
-
-function changedChannels(state: ChannelState, applied: readonly { key: string }[]): Record<string, unknown> {
-  const keys = [...new Set(applied.map((w) => w.key))].sort();
-  return Object.fromEntries(keys.map((key) => [key, state.values.get(key)]));
-}
-
-function flowNameOf(file: string): string {
-  const base = file.split(/[\\/]/).pop() ?? file;
-  return base.replace(/\.prose$/, '');
 }

@@ -255,7 +255,9 @@ describe('defect 9: throw "message" inside a catch', () => {
     const runtime = new ScriptedRuntime({ risky: () => runtimeError('RUNTIME_TIMEOUT', 'took too long') });
     const { result } = await runPlan(planOf('try:\n  session "risky"\ncatch err:\n  throw "gave up: {err.code}"\n'), { registry: scriptedRegistry(runtime) });
     expect(result.error?.code).toBe('USER_THROWN');
-    expect(result.error?.context.cause).toMatchObject({ code: 'RUNTIME_TIMEOUT', message: 'took too long' });
+    // The cause is the envelope's own field now (rule 16), no longer `context.cause`.
+    expect(result.error?.cause).toMatchObject({ code: 'RUNTIME_TIMEOUT', message: 'took too long' });
+    expect(result.error?.context.cause).toBeUndefined();
   });
 });
 

@@ -32,7 +32,13 @@ parallel:
       [0, 'RUNTIME_CRASHED', false, undefined],
       [1, 'SYSTEM_CANCELLED', true, { outcome: 'failed', error: expect.objectContaining({ code: 'RUNTIME_TIMEOUT' }) }],
     ]);
-    expect(ofType(events, 'errorOccurred').map((e) => e.error.code)).toEqual(['RUNTIME_TIMEOUT', 'RUNTIME_CRASHED']);
+    // B's failure is not an error of its own (F6): A's cancelled it, so only A's is journaled;
+    // B's attempt ends cancelled by its sibling, with what it reported on the record.
+    expect(ofType(events, 'errorOccurred').map((e) => e.error.code)).toEqual(['RUNTIME_CRASHED']);
+    expect(ofType(events, 'attemptFailed').map((e) => e.ordinal)).toEqual([0]);
+    expect(ofType(events, 'attemptCancelled')).toEqual([
+      expect.objectContaining({ ordinal: 1, by: 'sibling', reported: { outcome: 'failed', error: expect.objectContaining({ code: 'RUNTIME_TIMEOUT' }) } }),
+    ]);
     expect(typesOf(events).filter((t) => COMMIT_SCOPED.includes(t))).toEqual([]);
   });
 

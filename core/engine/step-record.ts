@@ -1,20 +1,19 @@
-import { CancelledError, HivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError } from '../errors/hivewatch-error.js';
 import { programOrder } from '../flow/ast.js';
 import type { HivewatchEventBody } from './events.js';
-import { FlowFailure } from './interpreter.js';
+import { FailureChain } from './failure-chain.js';
+import { BranchCancelled, FlowFailure, SIBLING_FAILED } from './interpreter.js';
 import { resumesThread, settledBeforeCancel, type SettledTask, type StepResolution } from './resolve.js';
 import { taskIdOf, type ResumePoint } from './resume.js';
 import type { PendingTask } from './step.js';
 import type { TaskResult } from './task-executor.js';
-import type { WriteLog } from './write-log.js';
+import type { LoggedWrite } from './write-log.js';
 
 /**
  * What a step leaves behind once it settled: its outcomes on the journal (in ordinal order, so
  * the journal says what the step decided whatever order the tasks finished in), the answers to
  * the threads parked on it, and the results of a replayed step for a resumed run.
  */
-
-export const SIBLING_FAILED = 'cancelled: a sibling branch failed (fail-fast)';
 
 export interface StepRecordEnv {
   step: number;
@@ -69,21 +68,21 @@ export function journalRunCancelled(env: StepRecordEnv, tasks: readonly PendingT
 /**
  * Answers the threads parked on the step: successes are staged as writes (in ordinal order,
  * before any thread moves on) and resolved; failures travel up as FlowFailure; a thread inside
- * a parallel that died stops (see resolve.ts).
+ * a parallel that died is cancelled, and unwinds through its `finally` blocks (F5, resolve.ts).
  */
-export function deliver(tasks: readonly PendingTask[], settled: readonly SettledTask[], resolution: StepResolution, log: WriteLog): void {
+export function deliver(tasks: readonly PendingTask[], settled: readonly SettledTask[], resolution: StepResolution, log: { stage(write: LoggedWrite): void }): void {
   tasks.forEach((task, index) => {
     const outcome = resolution.outcomes[index];
     const { call } = task;
     if (outcome === undefined || !resumesThread(settled[index] as SettledTask, outcome, resolution.killed)) {
-      task.reject(new CancelledError(SIBLING_FAILED));
+      task.reject(new BranchCancelled());
     } else if (outcome.kind === 'succeeded') {
       if (call.targetKey !== null) {
         log.stage({ key: call.targetKey, value: outcome.output, ordinal: call.spec.ordinal, thread: call.thread, pos: call.spec.pos, frames: call.frames });
       }
       task.resolve(outcome.output);
     } else if (outcome.kind === 'failed') {
-      task.reject(new FlowFailure(outcome.error, programOrder(call.spec.pos)));
+      task.reject(new FlowFailure(outcome.chain, programOrder(call.spec.pos)));
     }
   });
 }
@@ -108,7 +107,8 @@ export function replayedResults(step: number, tasks: readonly PendingTask[], res
       results.push({ kind: 'cancelled', attempts: 0 });
     } else {
       try {
-        results.push({ kind: 'failed', error: HivewatchError.fromEnvelope(outcome.error), attempts: 0 });
+        const chain = FailureChain.fromEnvelope(outcome.error);
+        results.push({ kind: 'failed', error: chain.error, chain, attempts: 0 });
       } catch (invalid) {
         return corrupt(`the journal of ${resume.fromRunId} holds an invalid error for task ${taskId} (${invalid instanceof Error ? invalid.message : String(invalid)})`);
       }

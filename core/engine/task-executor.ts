@@ -2,21 +2,33 @@ import { CancelledError, HivewatchError } from '../errors/hivewatch-error.js';
 import { decideRetry, type RetryPolicy } from '../errors/retry.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import type { AttemptProcessReport, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
-import { endTrace, startTrace } from './attempt-trace.js';
+import { endTrace, JOURNAL_OUTPUT_CHARS, keepHead, redactEnv, startTrace } from './attempt-trace.js';
 import type { Clock } from './clock.js';
 import type { HivewatchEventBody } from './events.js';
+import { FailureChain, Occurrence } from './failure-chain.js';
 import { feedbackFor, type TaskWork } from './task-work.js';
 
 /**
  * The retry executor: the one layer that retries a failed attempt (rule 3). Attempt events are
  * journaled live so an operator sees the timeline grow; the task's own outcome is reported to
  * the step, which journals it in ordinal order when the step settles.
+ *
+ * A task's last failure is different (F6): whether it counts depends on its lower siblings (a
+ * fail-fast sibling's failure cancels it), so its attempt's end and its errors are handed to the
+ * step (`journalEnd`), which journals them once no lower sibling can cancel the task any more:
+ * as `attemptFailed` + `errorOccurred`, or as `attemptCancelled` when the step judged the task
+ * cancelled. Whether an error counts never depends on which subprocess finished first.
  */
 
 export type TaskResult =
   /** `commit`: the task's work on its branch, merged at the step's commit (null: no workspace or no change). */
   | { kind: 'succeeded'; output: string; attempts: number; commit?: string | null }
-  | { kind: 'failed'; error: HivewatchError; attempts: number }
+  /**
+   * `error` is the chain's head with its causes nested. `journalEnd` journals the last attempt's
+   * end: `true` when a lower sibling's failure made the task count as cancelled. Absent for a
+   * failure that has nothing left to journal (a replayed step).
+   */
+  | { kind: 'failed'; error: HivewatchError; chain: FailureChain; attempts: number; journalEnd?: (cancelledBySibling: boolean) => void }
   | { kind: 'cancelled'; attempts: number };
 
 export class SkipBackoff extends Error {
@@ -46,11 +58,14 @@ export interface TaskEnv {
   clock: Clock;
   /** Aborts in-flight attempts and sleeps: run cancellation or a fail-fast sibling. */
   signal: AbortSignal;
+  /** Aborted by a forced cancel (a second cancel, F8): subprocesses get SIGKILL at once. */
+  killNow?: AbortSignal | undefined;
   /** The epoch at the start of an attempt; a result from an older epoch is stale (rule 12). */
   epoch: () => number;
   /** Whether the flow catches a failure of this task (it depends on the error: system errors escalate). */
   caught: (error: HivewatchError) => boolean;
-  emit: (body: HivewatchEventBody) => void;
+  /** Journals an event; returns its seq. */
+  emit: (body: HivewatchEventBody) => number;
   /** Makes what was emitted durable now (an attempt's process must be on record before a crash can orphan it). */
   flush?: (() => Promise<void>) | undefined;
   /** Lets an operator cut a backoff short ("retry now"). */
@@ -82,137 +97,223 @@ function commandLineOf(env: TaskEnv, prompt: string): readonly string[] | null {
   }
 }
 
+type Ref = { step: number; ordinal: number; taskId: string };
+type BodyOf<T extends HivewatchEventBody['type']> = Extract<HivewatchEventBody, { type: T }>;
+
+/** One attempt as it ended: the result after agent work judged it, and what the runtime answered before that. */
+interface AttemptEnd {
+  result: AttemptResult;
+  answered: AttemptResult | null;
+  commit: string | null;
+  durationMs: number;
+}
+
 export async function executeTask(env: TaskEnv): Promise<TaskResult> {
-  const ref = { step: env.step, ordinal: env.ordinal, taskId: env.taskId };
+  const ref: Ref = { step: env.step, ordinal: env.ordinal, taskId: env.taskId };
   let feedback: string | null = null;
   for (let attempt = 1; ; attempt++) {
     if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt - 1 };
+    const startedEpoch = env.epoch();
     const prompt = env.prompt(feedback);
     const asked = startTrace(prompt, commandLineOf(env, prompt), env.agent.env);
     env.emit({ type: 'attemptStarted', ...ref, attempt, ...(feedback !== null ? { feedback } : {}), ...asked });
-    // A cancel may arrive from a listener of attemptStarted itself: then nothing is started.
-    if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt };
-    const startedEpoch = env.epoch();
     const started = env.clock.now();
-    let result: AttemptResult;
-    let commit: string | null = null;
-    // What the runtime answered, before agent work judged it: the inspector shows both.
-    let answered: AttemptResult | null = null;
-    try {
-      const cwd = env.work ? await env.work.prepare(attempt, env.signal) : null;
-      result = await env.runtime.execute(
-        {
-          runId: env.runId,
-          taskId: env.taskId,
-          ordinal: env.ordinal,
-          attempt,
-          prompt,
-          agent: env.agent,
-          simulate: env.spec.simulate,
-          timeoutMs: env.spec.timeoutMs ?? env.agent.timeoutMs,
-          context: env.context(),
-          ...(cwd !== null ? { cwd } : {}),
-          reportProcess: (report) => reportProcess(env, ref, attempt, report),
-        },
-        env.signal,
-      );
-      answered = result;
-      if (result.kind === 'succeeded' && env.work && !env.signal.aborted && env.epoch() === startedEpoch) {
-        const inspection = await env.work.inspect(attempt, result.output, env.signal);
-        if (env.signal.aborted) result = { kind: 'cancelled' };
-        else if (inspection.ok) commit = inspection.commit;
-        else result = { kind: 'failed', error: inspection.error };
-      }
-    } catch (thrown) {
-      if (thrown instanceof HivewatchError) {
-        // Agent work failing around the attempt (a worktree, setup, a commit) fails the attempt.
-        result = env.signal.aborted ? { kind: 'cancelled' } : { kind: 'failed', error: thrown };
-      } else {
-        // Runtimes must not throw; one that does broke an invariant, which is a system error.
-        result = {
-          kind: 'failed',
-          error: new HivewatchError('SYSTEM_INVARIANT_VIOLATED', {
-            message: `runtime ${env.runtime.name} threw instead of returning a result: ${thrown instanceof Error ? thrown.message : String(thrown)}`,
-          }),
-        };
-      }
-    }
-    const durationMs = env.clock.now() - started;
+    // A cancel may arrive from a listener of attemptStarted itself: then nothing is started.
+    const end: AttemptEnd = env.signal.aborted
+      ? { result: { kind: 'cancelled' }, answered: null, commit: null, durationMs: 0 }
+      : await runAttempt(env, ref, attempt, prompt, startedEpoch, started);
     if (env.epoch() !== startedEpoch) {
-      if (result.kind !== 'cancelled') {
-        env.emit({
-          type: 'receiptIgnoredStale',
-          ...ref,
-          attempt,
-          epoch: startedEpoch,
-          currentEpoch: env.epoch(),
-          outcome: result.kind,
-        });
-      }
+      journalStale(env, ref, attempt, startedEpoch, end.answered ?? end.result);
       return { kind: 'cancelled', attempts: attempt };
     }
-    if (result.kind === 'cancelled') {
-      if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt };
-      // Only a stop the engine asked for ends an attempt as cancelled; anything else is a bug of the runtime.
-      result = {
-        kind: 'failed',
-        error: new HivewatchError('SYSTEM_INVARIANT_VIOLATED', {
-          message: `runtime ${env.runtime.name} reported the attempt cancelled although nothing cancelled it`,
-        }),
-      };
+    if (env.signal.aborted) {
+      // The run's epoch is unchanged, so a fail-fast sibling stopped it (F6): not an error of its own.
+      journalCancelledBySibling(env, ref, attempt, end.durationMs, end.answered ?? end.result);
+      return { kind: 'cancelled', attempts: attempt };
     }
-    const ended = answered ? endTrace(answered, env.agent.env) : null;
+    const result = end.result.kind === 'cancelled' ? unaskedCancel(env) : end.result;
+    const ended = end.answered ? endTrace(end.answered, env.agent.env) : null;
     const trace = ended ? { trace: ended } : {};
     if (result.kind === 'succeeded') {
-      env.emit({ type: 'attemptSucceeded', ...ref, attempt, durationMs, ...trace });
-      return { kind: 'succeeded', output: result.output, attempts: attempt, ...(env.work ? { commit } : {}) };
+      env.emit({ type: 'attemptSucceeded', ...ref, attempt, durationMs: end.durationMs, ...trace });
+      return { kind: 'succeeded', output: result.output, attempts: attempt, ...(env.work ? { commit: end.commit } : {}) };
     }
+    if (result.kind !== 'failed') throw new Error('unreachable: a cancelled attempt was handled above');
 
     const correlation = { project: env.project, flow: env.flow, run: env.runId, step: env.step, task: env.taskId, attempt };
     const error = result.error.withCorrelation(correlation, env.clock.now());
     const decision = decideRetry(env.retry, error, attempt);
-    env.emit({ type: 'attemptFailed', ...ref, attempt, durationMs, error: error.toEnvelope(), ...trace });
-    env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught(error), retrying: decision.retry, ...ref });
-    if (env.givesFeedback) feedback = feedbackFor(error, attempt);
+    const failed: BodyOf<'attemptFailed'> = { type: 'attemptFailed', ...ref, attempt, durationMs: end.durationMs, error: error.toEnvelope(), ...trace };
     if (!decision.retry) {
-      if (decision.strategy !== 'exhausted' || env.retry.retries === 0) return { kind: 'failed', error, attempts: attempt };
-      const exhausted = new HivewatchError('POLICY_RETRY_LIMIT_EXCEEDED', {
-        message: `gave up after ${attempt} attempts: ${error.message}`,
-        origin: 'policy',
-        context: { attempts: attempt, lastError: error.toEnvelope() },
-        timestamp: env.clock.now(),
-        correlation,
-      });
-      env.emit({ type: 'errorOccurred', error: exhausted.toEnvelope(), caught: env.caught(exhausted), retrying: false, ...ref });
-      return { kind: 'failed', error: exhausted, attempts: attempt };
+      const exhausted = decision.strategy === 'exhausted' && env.retry.retries > 0;
+      return lastFailure(env, ref, { attempt, error, exhausted, failed, durationMs: end.durationMs });
     }
+    // A retried attempt's error is never a link of a chain: it is journaled live (F3).
+    env.emit(failed);
+    env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught(error), retrying: true, ...ref });
+    if (env.givesFeedback) feedback = feedbackFor(error, attempt);
+    if (!(await backoff(env, ref, attempt, decision))) return { kind: 'cancelled', attempts: attempt };
+  }
+}
 
-    // Journal the computed delay before sleeping (rule 2), so a crash mid-sleep still shows it.
-    env.emit({
-      type: 'retryScheduled',
-      ...ref,
-      attempt,
-      delayMs: decision.delayMs,
-      strategy: decision.strategy,
-      nextAttemptAt: env.clock.now() + decision.delayMs,
-      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
-    });
-    const sleep = new AbortController();
-    const onAbort = (): void => sleep.abort(env.signal.reason ?? new CancelledError());
-    env.signal.addEventListener('abort', onAbort, { once: true });
-    const release = env.onBackoff((commandId) => sleep.abort(new SkipBackoff(commandId)));
-    try {
-      await env.clock.sleep(decision.delayMs, sleep.signal);
-    } catch (interrupted) {
-      if (!(sleep.signal.reason instanceof SkipBackoff)) {
-        // A sleep ended by cancellation is cancellation, not an error (rule 4).
-        if (interrupted instanceof CancelledError || env.signal.aborted) return { kind: 'cancelled', attempts: attempt };
-        throw interrupted;
-      }
-      env.emit({ type: 'backoffSkipped', ...ref, attempt, commandId: sleep.signal.reason.commandId });
-    } finally {
-      release();
-      env.signal.removeEventListener('abort', onAbort);
+/** Runs one attempt (agent work around it when the task has a workspace); never throws. */
+async function runAttempt(env: TaskEnv, ref: Ref, attempt: number, prompt: string, startedEpoch: number, started: number): Promise<AttemptEnd> {
+  let result: AttemptResult;
+  let commit: string | null = null;
+  // What the runtime answered, before agent work judged it: the inspector shows both.
+  let answered: AttemptResult | null = null;
+  try {
+    const cwd = env.work ? await env.work.prepare(attempt, env.signal) : null;
+    result = await env.runtime.execute(
+      {
+        runId: env.runId,
+        taskId: env.taskId,
+        ordinal: env.ordinal,
+        attempt,
+        prompt,
+        agent: env.agent,
+        simulate: env.spec.simulate,
+        timeoutMs: env.spec.timeoutMs ?? env.agent.timeoutMs,
+        context: env.context(),
+        ...(cwd !== null ? { cwd } : {}),
+        reportProcess: (report) => reportProcess(env, ref, attempt, report),
+        ...(env.killNow ? { killNow: env.killNow } : {}),
+      },
+      env.signal,
+    );
+    answered = result;
+    if (result.kind === 'succeeded' && env.work && !env.signal.aborted && env.epoch() === startedEpoch) {
+      const inspection = await env.work.inspect(attempt, result.output, env.signal);
+      if (env.signal.aborted) result = { kind: 'cancelled' };
+      else if (inspection.ok) commit = inspection.commit;
+      else result = { kind: 'failed', error: inspection.error };
+    }
+  } catch (thrown) {
+    if (thrown instanceof HivewatchError) {
+      // Agent work failing around the attempt (a worktree, setup, a commit) fails the attempt.
+      result = env.signal.aborted ? { kind: 'cancelled' } : { kind: 'failed', error: thrown };
+    } else {
+      // Runtimes must not throw; one that does broke an invariant, which is a system error.
+      result = {
+        kind: 'failed',
+        error: new HivewatchError('SYSTEM_INVARIANT_VIOLATED', {
+          message: `runtime ${env.runtime.name} threw instead of returning a result: ${thrown instanceof Error ? thrown.message : String(thrown)}`,
+        }),
+      };
     }
   }
+  return { result, answered, commit, durationMs: env.clock.now() - started };
+}
+
+/** Only a stop the engine asked for ends an attempt as cancelled; anything else is a bug of the runtime. */
+function unaskedCancel(env: TaskEnv): AttemptResult {
+  return {
+    kind: 'failed',
+    error: new HivewatchError('SYSTEM_INVARIANT_VIOLATED', {
+      message: `runtime ${env.runtime.name} reported the attempt cancelled although nothing cancelled it`,
+    }),
+  };
+}
+
+/** What an answer carried, bounded like an attempt trace (attempt-trace.ts), for the record only. */
+function carried(env: TaskEnv, attempt: number, answer: AttemptResult): { output?: string; error?: HivewatchError } | null {
+  if (answer.kind === 'succeeded') return { output: keepHead(redactEnv(answer.output, env.agent.env), JOURNAL_OUTPUT_CHARS) };
+  if (answer.kind === 'failed') {
+    const correlation = { project: env.project, flow: env.flow, run: env.runId, step: env.step, task: env.taskId, attempt };
+    return { error: answer.error.withCorrelation(correlation, env.clock.now()) };
+  }
+  return null;
+}
+
+/** Rule 12: a result of an older epoch changes nothing; what it carried stays on the record. */
+function journalStale(env: TaskEnv, ref: Ref, attempt: number, epoch: number, answer: AttemptResult): void {
+  const what = carried(env, attempt, answer);
+  if (what === null || answer.kind === 'cancelled') return;
+  env.emit({
+    type: 'receiptIgnoredStale',
+    ...ref,
+    attempt,
+    epoch,
+    currentEpoch: env.epoch(),
+    outcome: answer.kind,
+    ...(what.output !== undefined ? { output: what.output } : {}),
+    ...(what.error !== undefined ? { error: what.error.toEnvelope() } : {}),
+  });
+}
+
+function journalCancelledBySibling(env: TaskEnv, ref: Ref, attempt: number, durationMs: number, answer: AttemptResult): void {
+  const what = carried(env, attempt, answer);
+  const reported: BodyOf<'attemptCancelled'>['reported'] =
+    what === null ? undefined : what.error ? { outcome: 'failed', error: what.error.toEnvelope() } : { outcome: 'succeeded', ...(what.output !== undefined ? { output: what.output } : {}) };
+  env.emit({ type: 'attemptCancelled', ...ref, attempt, durationMs, by: 'sibling', ...(reported ? { reported } : {}) });
+}
+
+/**
+ * The task's last failure: its own error, or POLICY_RETRY_LIMIT_EXCEEDED caused by it (rule
+ * 16). Nothing is journaled here: the step calls `journalEnd` once no lower sibling can cancel
+ * the task, and the occurrences get their seqs then.
+ */
+function lastFailure(
+  env: TaskEnv,
+  ref: Ref,
+  last: { attempt: number; error: HivewatchError; exhausted: boolean; failed: BodyOf<'attemptFailed'>; durationMs: number },
+): TaskResult {
+  const { attempt, error } = last;
+  const own = new Occurrence();
+  let chain = FailureChain.of(error, own);
+  const limit = new Occurrence();
+  if (last.exhausted) {
+    const gaveUp = new HivewatchError('POLICY_RETRY_LIMIT_EXCEEDED', {
+      message: `gave up after ${attempt} attempts: ${error.message}`,
+      origin: 'policy',
+      context: { attempts: attempt },
+      timestamp: env.clock.now(),
+      correlation: error.correlation,
+    });
+    chain = FailureChain.of(gaveUp, limit).causedBy('retry-limit', chain);
+  }
+  const journalEnd = (cancelledBySibling: boolean): void => {
+    if (cancelledBySibling) {
+      env.emit({ type: 'attemptCancelled', ...ref, attempt, durationMs: last.durationMs, by: 'sibling', reported: { outcome: 'failed', error: error.toEnvelope() } });
+      return;
+    }
+    env.emit(last.failed);
+    own.seq = env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught(error), retrying: false, ...ref });
+    if (last.exhausted) {
+      const head = chain.head.error;
+      limit.seq = env.emit({ type: 'errorOccurred', error: chain.envelope(), caught: env.caught(head), retrying: false, ...ref });
+    }
+  };
+  return { kind: 'failed', error: chain.error, chain, attempts: attempt, journalEnd };
+}
+
+/** Journals the computed delay before sleeping (rule 2), then sleeps; false when a cancel ended the sleep. */
+async function backoff(env: TaskEnv, ref: Ref, attempt: number, decision: { delayMs: number; strategy: string; reason?: string }): Promise<boolean> {
+  env.emit({
+    type: 'retryScheduled',
+    ...ref,
+    attempt,
+    delayMs: decision.delayMs,
+    strategy: decision.strategy,
+    nextAttemptAt: env.clock.now() + decision.delayMs,
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+  });
+  const sleep = new AbortController();
+  const onAbort = (): void => sleep.abort(env.signal.reason ?? new CancelledError());
+  env.signal.addEventListener('abort', onAbort, { once: true });
+  const release = env.onBackoff((commandId) => sleep.abort(new SkipBackoff(commandId)));
+  try {
+    await env.clock.sleep(decision.delayMs, sleep.signal);
+  } catch (interrupted) {
+    if (!(sleep.signal.reason instanceof SkipBackoff)) {
+      // A sleep ended by cancellation is cancellation, not an error (rule 4).
+      if (interrupted instanceof CancelledError || env.signal.aborted) return false;
+      throw interrupted;
+    }
+    env.emit({ type: 'backoffSkipped', ...ref, attempt, commandId: sleep.signal.reason.commandId });
+  } finally {
+    release();
+    env.signal.removeEventListener('abort', onAbort);
+  }
+  return true;
 }

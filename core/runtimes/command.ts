@@ -73,6 +73,11 @@ export function attemptEnv(request: AttemptRequest): Record<string, string> {
  * Runs argv for one attempt. Cancellation, a failed start and a timeout explain themselves and
  * are settled here; anything else (exit 0 or not) is the reader's to interpret, because a preset
  * may find a better explanation in stdout than the exit code gives.
+ *
+ * A child that was told to stop but exited by itself (it handled SIGTERM, printed what it had and
+ * exited) reports what it answered, not `cancelled`: the engine keeps that on the record as a
+ * stale receipt (rule 12) or what a sibling-cancelled attempt reported (F6), and acts on nothing.
+ * Only a child ended by a signal is plain `cancelled`.
  */
 export async function runAttemptProcess(
   argv: readonly string[],
@@ -89,17 +94,23 @@ export async function runAttemptProcess(
     killGraceMs: how.options?.killGraceMs,
     maxCaptureBytes: how.options?.maxCaptureBytes,
     signal,
+    killNow: request.killNow,
     onStarted: (started) => request.reportProcess?.({ kind: 'started', ...started, hostname: hostname() }),
     // At the source: every message, tail and output below is made from already redacted text.
     redactor: Redactor.forChild(request.agent.env),
   });
   if (observation.outputHeldOpen && observation.pid !== null) request.reportProcess?.({ kind: 'outputHeldOpen', pid: observation.pid });
-  if (observation.cancelled) return { kind: 'cancelled' };
+  if (observation.cancelled && !exitedByItself(observation)) return { kind: 'cancelled' };
   if (observation.spawnError || observation.timedOut) {
     return { kind: 'failed', error: classifyObservation(observation) as HivewatchError, process: processTrace(observation) };
   }
   const result = how.read(observation, request);
   return result.kind === 'cancelled' ? result : { ...result, process: processTrace(observation) };
+}
+
+/** The child ended with an exit status of its own, not by a signal (nor before it started). */
+export function exitedByItself(observation: ProcessResult): boolean {
+  return observation.exitCode !== null && observation.signal === null && !observation.spawnError;
 }
 
 /** What the inspector shows of a finished process (the engine bounds it further when journaling). */

@@ -1,6 +1,6 @@
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { processTrace, type ProcessRuntimeOptions } from './command.js';
+import { attemptEnv, exitedByItself, processTrace, type ProcessRuntimeOptions } from './command.js';
 import { runProcess } from './process.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 import { DEFAULT_SIMULATE, readFakeOutput, simulatedOutcome } from './simulated.js';
@@ -26,10 +26,14 @@ export interface FakeRuntimeOptions extends ProcessRuntimeOptions {
   scriptPath?: string | undefined;
 }
 
-/** The environment the fake agent reads its instructions from. */
+/**
+ * The environment the fake agent reads its instructions from, with the attempt's names every
+ * subprocess runtime gives (HIVEWATCH_RUN_ID…: start-up recovery finds a child spawned just
+ * before its host died by them).
+ */
 export function fakeAgentEnv(request: AttemptRequest): Record<string, string> {
   return {
-    ...request.agent.env,
+    ...attemptEnv(request),
     // Electron's binary behaves as plain Node with this set; Node ignores it.
     ELECTRON_RUN_AS_NODE: '1',
     // The host's NODE_OPTIONS (a test runner's loaders, --inspect) must not leak into the fake.
@@ -60,8 +64,12 @@ export class FakeRuntime implements SessionRuntime {
       killGraceMs: this.options.killGraceMs,
       maxCaptureBytes: this.options.maxCaptureBytes,
       signal,
+      killNow: request.killNow,
+      // A real subprocess like any agent's: journaled, so recovery ends it if the host dies first (issue #19).
+      onStarted: (started) => request.reportProcess?.({ kind: 'started', ...started, hostname: hostname() }),
     });
-    if (observation.cancelled) return { kind: 'cancelled' };
+    if (observation.outputHeldOpen && observation.pid !== null) request.reportProcess?.({ kind: 'outputHeldOpen', pid: observation.pid });
+    if (observation.cancelled && !exitedByItself(observation)) return { kind: 'cancelled' };
     // Spawn failures and timeouts too go through the fake's reader, which keeps errors deterministic.
     const result = readFakeOutput(observation, request.agent.name);
     return result.kind === 'cancelled' ? result : { ...result, process: processTrace(observation) };

@@ -94,6 +94,26 @@ describe('runProcess', () => {
     expect(r).toMatchObject({ cancelled: true, timedOut: false, signal: 'SIGKILL', stdout: 'ready\n' });
   });
 
+  it('killNow (a forced cancel) ends a child that ignores SIGTERM at once, without waiting out the grace', async () => {
+    // The grace is ten minutes: only killNow can end this child before the test's own timeout.
+    const stop = new AbortController();
+    const force = new AbortController();
+    const r = await runProcess({
+      argv: ['/bin/sh', '-c', "trap '' TERM INT; echo ready; sleep 25"],
+      runtimeName: 't',
+      killGraceMs: 600_000,
+      signal: stop.signal,
+      killNow: force.signal,
+      onOutput: (stream, chunk) => {
+        if (stream !== 'stdout' || !chunk.toString().includes('ready')) return;
+        stop.abort();
+        force.abort();
+      },
+    });
+    expect(r).toMatchObject({ cancelled: true, timedOut: false, signal: 'SIGKILL', stdout: 'ready\n' });
+    expect(isDead(r.pid as number)).toBe(true);
+  });
+
   it('kills the whole process group, grandchildren included', async () => {
     let grandchild = 0;
     const controller = new AbortController();

@@ -13,7 +13,8 @@ import { DEFAULT_CAPTURE_BYTES, TailBuffer } from './tail-buffer.js';
  * - The child leads its own process group (`detached: true`), so a kill reaches whatever it
  *   spawned (an agent CLI starting tools, `sh -c` starting a pipeline) via `kill(-pid, sig)`.
  * - Timeout and abort both stop it the same way: SIGTERM to the group, then SIGKILL after a
- *   grace period, so a child that ignores SIGTERM still goes away (DESIGN rule 11).
+ *   grace period, so a child that ignores SIGTERM still goes away (DESIGN rule 11). `killNow`
+ *   skips (or cuts short) the grace: SIGKILL at once (a forced cancel, DESIGN rule 18).
  * - When the child exits by itself (success or failure), whatever it left in its group
  *   (`sleep 300 &`) is ended the same way: the attempt settles once its group is gone and its
  *   pipes are closed, so nothing of an attempt outlives it. Output is drained until the pipes
@@ -43,6 +44,8 @@ export interface ProcessOptions {
   timeoutMs?: number | null | undefined;
   killGraceMs?: number | undefined;
   signal?: AbortSignal | undefined;
+  /** When aborted, the group gets SIGKILL at once, without the SIGTERM grace; the child counts as cancelled. */
+  killNow?: AbortSignal | undefined;
   /** Per stream. */
   maxCaptureBytes?: number | undefined;
   /** Called once, synchronously after the spawn: the group id (= pid) and start time to journal. */
@@ -237,18 +240,22 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     child.stdout?.on('data', observe('stdout', stdout));
     child.stderr?.on('data', observe('stderr', stderr));
 
+    const kill = (): void => {
+      if (giveUpTimer !== undefined) return;
+      clearTimeout(killTimer);
+      signalGroup(child, 'SIGKILL');
+      // A member in uninterruptible sleep can outlive even SIGKILL for a while: stop waiting.
+      giveUpTimer = setTimeout(() => {
+        groupSurvivors = child.pid === undefined ? [] : (groupMembers(child.pid) ?? []);
+        onGroupGone();
+      }, grace);
+    };
+
     const terminate = (): void => {
       if (terminating) return;
       terminating = true;
       signalGroup(child, 'SIGTERM');
-      killTimer = setTimeout(() => {
-        signalGroup(child, 'SIGKILL');
-        // A member in uninterruptible sleep can outlive even SIGKILL for a while: stop waiting.
-        giveUpTimer = setTimeout(() => {
-          groupSurvivors = child.pid === undefined ? [] : (groupMembers(child.pid) ?? []);
-          onGroupGone();
-        }, grace);
-      }, grace);
+      killTimer = setTimeout(kill, grace);
     };
 
     const onAbort = (): void => {
@@ -257,12 +264,20 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       terminate();
     };
 
+    const onKillNow = (): void => {
+      if (settled || groupGone) return;
+      if (exit === null) cancelled = true;
+      terminating = true;
+      kill();
+    };
+
     const settle = (spawnError?: SpawnError): void => {
       if (settled) return;
       settled = true;
       for (const timer of [timeoutTimer, killTimer, heldTimer, giveUpTimer]) clearTimeout(timer);
       clearInterval(pollTimer);
       options.signal?.removeEventListener('abort', onAbort);
+      options.killNow?.removeEventListener('abort', onKillNow);
       resolve(
         result({
           exitCode: exit?.code ?? null,
@@ -344,5 +359,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       }, Math.min(timeoutMs, MAX_TIMER_MS));
     }
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.killNow?.aborted) onKillNow();
+    else options.killNow?.addEventListener('abort', onKillNow, { once: true });
   });
 }

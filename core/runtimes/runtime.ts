@@ -24,6 +24,12 @@ export interface AttemptRequest {
    * if it dies before the attempt does. Absent: nobody listens.
    */
   reportProcess?: ((report: AttemptProcessReport) => void) | undefined;
+  /**
+   * Aborted by a forced cancel (a second cancel while cancelling, DESIGN rule 18): a runtime with
+   * a subprocess ends its process group with SIGKILL at once, without the SIGTERM grace. The
+   * execute signal has already been aborted by then. Absent: nobody forces.
+   */
+  killNow?: AbortSignal | undefined;
 }
 
 export type AttemptProcessReport =

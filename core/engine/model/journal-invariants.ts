@@ -3,7 +3,8 @@ import { TERMINAL_EVENT_TYPES } from '../events.js';
 
 /**
  * What every journal must satisfy, whatever the flow and whatever happened: the checks run on
- * every generated run. Returns the broken ones (empty when the journal is sound).
+ * every generated run. Returns the broken ones (empty when the journal is sound). The ending
+ * error's chain has checks of its own (`chainProblems`, observed.ts).
  */
 const COMMIT_SCOPED = new Set(['writeApplied', 'checkpointSaved', 'stepFinished']);
 
@@ -18,9 +19,17 @@ export function journalProblems(events: readonly HivewatchEvent[]): string[] {
   if (events[0]?.type !== 'runStarted') problems.push('the journal does not start with runStarted');
 
   const errors = new Set(events.flatMap((e) => (e.type === 'errorOccurred' ? [`${e.taskId}#${e.error.correlation.attempt}`] : [])));
+  const attemptEnds = new Map<string, number>();
   for (const e of events) {
     if (e.type === 'attemptFailed' && !errors.has(`${e.taskId}#${e.attempt}`)) problems.push(`attemptFailed ${e.taskId}#${e.attempt} has no errorOccurred`);
+    // Cancelled by a sibling is not an error of its own (F6).
+    if (e.type === 'attemptCancelled' && errors.has(`${e.taskId}#${e.attempt}`)) problems.push(`attemptCancelled ${e.taskId}#${e.attempt} has an errorOccurred`);
+    if (e.type === 'attemptSucceeded' || e.type === 'attemptFailed' || e.type === 'attemptCancelled') {
+      const key = `${e.taskId}#${e.attempt}`;
+      attemptEnds.set(key, (attemptEnds.get(key) ?? 0) + 1);
+    }
   }
+  for (const [key, count] of attemptEnds) if (count > 1) problems.push(`attempt ${key} ended ${count} times`);
 
   const cancelAt = events.findIndex((e) => e.type === 'cancelRequested');
   if (cancelAt !== -1) {

@@ -1,6 +1,10 @@
-import type { ParallelStmt, Position, Statement, Template } from '../../flow/ast.js';
+import type { Statement, Template, TryStmt } from '../../flow/ast.js';
 import type { FlowPlan } from '../../flow/plan.js';
-import { scriptedResult, type ScriptedOutcome } from '../racing-runtime.js';
+import type { ScriptedOutcome } from '../racing-runtime.js';
+import { Cancel, causedByPending, concurrent, escapesParallel, Failure, inDead, rankOf, reach, runTask, unwindsFinally, view, withCleanups } from './model-failures.js';
+import type { Frame, Head, ModelLink, Occ, Par } from './model-failures.js';
+import { declaredKeys, format, keyOf, parentPath } from './model-names.js';
+import type { Ctx, End, Fork, Gen, Input, Parked, Thread, Write, Yielded } from './model-threads.js';
 
 /**
  * A reference model of the flow language over scripted session outcomes: small, sequential and
@@ -10,7 +14,8 @@ import { scriptedResult, type ScriptedOutcome } from '../racing-runtime.js';
  * predicts must hold whatever order the engine's attempts happen to finish in.
  *
  * Given a flow and each attempt's outcome it says: how the run ends, with which error (code and
- * where), the committed channel values at the end, and which sessions each step started.
+ * where) and cause chain, the committed channel values at the end, which sessions each step
+ * started, and every error occurrence that counts with its disposition (DESIGN rules 16–18).
  */
 
 export interface ModelError {
@@ -22,6 +27,15 @@ export interface ModelError {
 export interface ModelResult {
   status: 'completed' | 'failed';
   error: ModelError | null;
+  /** The ending error's chain, head first (rule 16); null unless the run failed. */
+  chain: ModelLink[] | null;
+  /**
+   * Every errorOccurred of a task that counted (not cancelled by a sibling), of a `throw` and of
+   * the run itself: `<where> <code> unhandled|handled`, sorted (rule 17: unhandled iff in the chain).
+   */
+  occurrences: string[];
+  /** Failures: 1 for a run that ended failed, 0 otherwise (a chain is one failure). */
+  failures: number;
   channels: Record<string, unknown>;
   /** The ordinals of each step's sessions. */
   steps: number[][];
@@ -34,199 +48,141 @@ export interface ModelOptions {
   maxSteps?: number;
 }
 
-interface FailureInfo {
-  code: string;
-  category: string;
-  origin: string;
-  recoverable: boolean;
-  message: string;
-  /** Program order of where it was raised: decides which of several failures wins. */
-  rank: number;
-  at: string | null;
-}
-
-class Failure {
-  constructor(readonly info: FailureInfo) {}
-  get escalates(): boolean {
-    return this.info.category === 'system';
-  }
-}
-
-interface Par {
-  dead: boolean;
-}
-type Frame = { kind: 'try'; hasCatch: boolean; hasFinally: boolean } | { kind: 'par'; mode: string; par: Par; branch: number };
-
-interface Ctx {
-  path: string;
-  frames: readonly Frame[];
-  locals: ReadonlyMap<string, unknown>;
-  handling: Failure | null;
-}
-
-type Yielded = { kind: 'session'; ordinal: number; target: string | null; ctx: Ctx } | { kind: 'fork'; stmt: ParallelStmt; par: Par; ctx: Ctx };
-type Gen = Generator<Yielded, unknown, unknown>;
-
-interface Fork {
-  parent: Thread;
-  stmt: ParallelStmt;
-  par: Par;
-  ends: (End | undefined)[];
-}
-type End = { kind: 'value'; value: unknown } | { kind: 'fail'; failure: Failure } | { kind: 'cancel' };
-
-interface Thread {
-  gen: Gen;
-  fork: Fork | null;
-  index: number;
-}
-
-interface Parked {
-  thread: Thread;
-  ordinal: number;
-  target: string | null;
-  ctx: Ctx;
-}
-
-interface Write {
-  key: string;
-  value: unknown;
-  frames: readonly Frame[];
-}
-
-const rankOf = (pos: Position): number => pos.line * 1_000_000 + pos.column;
-/** Concurrent: different branches of one execution of a parallel. Anything else ran in sequence. */
-function concurrent(a: readonly Frame[], b: readonly Frame[]): boolean {
-  const pa = a.filter((f) => f.kind === 'par');
-  const pb = b.filter((f) => f.kind === 'par');
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    const [x, y] = [pa[i], pb[i]] as [Extract<Frame, { kind: 'par' }>, Extract<Frame, { kind: 'par' }>];
-    if (x.par !== y.par) return false;
-    if (x.branch !== y.branch) return true;
-  }
-  return false;
-}
-const keyOf = (name: string, path: string): string => (path === '' ? name : `${name}@${path}`);
-const parentPath = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const inDead = (frames: readonly Frame[]): boolean => frames.some((f) => f.kind === 'par' && f.par.dead);
-
-function format(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value) ?? '';
-}
-
-const view = (f: FailureInfo): Record<string, unknown> => ({ message: f.message, code: f.code, category: f.category, origin: f.origin, recoverable: f.recoverable });
-
-/** Who stops a failure on its way up: the walk of DESIGN rules 13–14 and 14b. */
-function reach(frames: readonly Frame[], escalates: boolean): { kind: 'caught' | 'deferred' | 'unhandled'; killed: Par[] } {
-  const killed: Par[] = [];
-  for (const frame of [...frames].reverse()) {
-    if (frame.kind === 'try') {
-      if (frame.hasCatch && !escalates) return { kind: 'caught', killed };
-      if (frame.hasFinally) return { kind: 'deferred', killed };
-    } else if (frame.mode !== 'fail-fast' && !escalates) {
-      return { kind: 'caught', killed };
-    } else {
-      killed.push(frame.par);
-    }
-  }
-  return { kind: 'unhandled', killed };
-}
-
 export function runModel(plan: FlowPlan, options: ModelOptions): ModelResult {
-  const maxSteps = options.maxSteps ?? 100;
-  const declared = declaredKeys(plan.program.body);
-  const committed = new Map<string, unknown>();
-  let log: Write[] = [];
-  const queue: { thread: Thread; input: { next: unknown } | { fail: Failure } }[] = [];
-  let parked: Parked[] = [];
-  const root: { end: End | null } = { end: null };
-  const steps: number[][] = [];
-  const outcomes: Record<string, string> = {};
+  return new ModelRun(plan, options).run();
+}
 
-  const resolveKey = (name: string, path: string): string => {
-    for (let p = path; ; p = parentPath(p)) {
-      if (declared.has(keyOf(name, p)) || p === '') return keyOf(name, p);
+/** One run of the model: its threads, the writes since the last commit, what it has journaled. */
+class ModelRun {
+  private readonly maxSteps: number;
+  private readonly declared: Set<string>;
+  private readonly committed = new Map<string, unknown>();
+  private log: Write[] = [];
+  private readonly queue: { thread: Thread; input: Input }[] = [];
+  private parked: Parked[] = [];
+  private readonly root: { end: End | null } = { end: null };
+  private readonly steps: number[][] = [];
+  private readonly outcomes: Record<string, string> = {};
+  /** Every errorOccurred that counts, in no particular order (the result sorts them). */
+  private readonly occurred: Occ[] = [];
+
+  constructor(
+    private readonly plan: FlowPlan,
+    private readonly options: ModelOptions,
+  ) {
+    this.maxSteps = options.maxSteps ?? 100;
+    this.declared = declaredKeys(plan.program.body);
+  }
+
+  run(): ModelResult {
+    const main: Ctx = { path: '', frames: [], locals: new Map(), handling: null };
+    this.queue.push({ thread: { gen: this.block(this.plan.program.body, main), fork: null, index: 0 }, input: { next: undefined } });
+    this.settle();
+    for (;;) {
+      if (this.root.end !== null) {
+        const end: End = this.root.end;
+        const rejected = this.commit();
+        if (rejected) return this.finish(rejected);
+        if (end.kind === 'cancel') throw new Error('model: the main thread was cancelled');
+        return this.finish(end.kind === 'fail' ? end.failure : null);
+      }
+      const frontier = [...this.parked].sort((a, b) => a.ordinal - b.ordinal);
+      this.parked = [];
+      if (frontier.length === 0) throw new Error('model: blocked with no ready session');
+      if (this.steps.length + 1 > this.maxSteps) return this.finish(this.runFailure('POLICY_MAX_STEPS_EXCEEDED', 'policy'));
+      this.steps.push(frontier.map((p) => p.ordinal));
+      const unhandled = this.step(this.steps.length, frontier);
+      if (unhandled) return this.finish(unhandled);
+      this.settle();
+      const rejected = this.commit();
+      if (rejected) return this.finish(rejected);
     }
-  };
-  const read = (key: string, frames: readonly Frame[]): unknown => {
-    let value = committed.get(key);
-    for (const w of log) if (w.key === key && !concurrent(w.frames, frames) && !inDead(w.frames)) value = w.value;
+  }
+
+  /** A step: each task's own result, then who counts as cancelled, in ordinal order; the failure that aborts it, or null. */
+  private step(stepNumber: number, frontier: readonly Parked[]): Failure | null {
+    const killed = new Set<Par>();
+    let unhandled: Failure | null = null;
+    const judged = frontier.map((task) => {
+      const run = runTask(this.plan, this.options.outcome, { step: stepNumber, ordinal: task.ordinal }, (t) => this.render(t, task.ctx));
+      const { result } = run;
+      if (task.ctx.frames.some((f) => f.kind === 'par' && killed.has(f.par))) return { task, result, cancelled: true, killedBy: [] as Par[] };
+      // Only a task that counts journals its errors (F6): a cancelled one is not a failure of its own.
+      this.occurred.push(...run.occurrences);
+      this.outcomes[`${stepNumber}:${task.ordinal}`] = 'output' in result ? 'ok' : result.failure.head.code;
+      if ('output' in result) return { task, result, cancelled: false, killedBy: [] as Par[] };
+      const r = reach(task.ctx.frames, result.failure.escalates);
+      r.killed.forEach((p) => killed.add(p));
+      // F5: a failure that reaches the top still waits for the finally blocks of the branches it cancels.
+      const cleanupFirst = frontier.some((other) => other !== task && r.killed.some((par) => unwindsFinally(other.ctx.frames, par)));
+      if (r.kind === 'unhandled' && unhandled === null && !cleanupFirst) unhandled = causedByPending(result.failure, task.ctx.frames);
+      return { task, result, cancelled: false, killedBy: r.killed };
+    });
+    if (unhandled !== null) return unhandled;
+    killed.forEach((p) => (p.dead = true));
+    for (const { task, result, cancelled, killedBy } of judged) {
+      // Parallels outside a cleanup died before it started: they do not stop the cleanup (F5).
+      const cleanup = task.ctx.frames.map((f) => f.kind).lastIndexOf('cleanup');
+      const deadAround = task.ctx.frames.flatMap((f, i) => (i > cleanup && f.kind === 'par' && f.par.dead ? [f.par] : []));
+      const resumes = !cancelled && deadAround.every((p) => killedBy.includes(p)) && (deadAround.length === 0 || !('output' in result));
+      if (!resumes) this.queue.push({ thread: task.thread, input: { cancel: new Cancel() } });
+      else if ('output' in result) {
+        if (task.target !== null) this.stage(task.target, result.output, task.ctx);
+        this.queue.push({ thread: task.thread, input: { next: result.output } });
+      } else this.queue.push({ thread: task.thread, input: { fail: result.failure } });
+    }
+    return null;
+  }
+
+  private resolveKey(name: string, path: string): string {
+    for (let p = path; ; p = parentPath(p)) {
+      if (this.declared.has(keyOf(name, p)) || p === '') return keyOf(name, p);
+    }
+  }
+
+  private read(key: string, frames: readonly Frame[]): unknown {
+    let value = this.committed.get(key);
+    for (const w of this.log) if (w.key === key && !concurrent(w.frames, frames) && !inDead(w.frames)) value = w.value;
     return value;
-  };
-  const render = (template: Template, ctx: Ctx): string =>
-    template.parts
+  }
+
+  private render(template: Template, ctx: Ctx): string {
+    return template.parts
       .map((part) => {
         if (part.kind === 'text') return part.text;
         const [head = '', ...fields] = part.path;
-        let value = ctx.locals.has(head) ? ctx.locals.get(head) : read(resolveKey(head, ctx.path), ctx.frames);
+        let value = ctx.locals.has(head) ? ctx.locals.get(head) : this.read(this.resolveKey(head, ctx.path), ctx.frames);
         for (const field of fields) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
         return format(value);
       })
       .join('');
-  const stage = (key: string, value: unknown, ctx: Ctx): void => {
-    log.push({ key, value, frames: ctx.frames });
-  };
+  }
 
-  function* block(body: readonly Statement[], ctx: Ctx): Gen {
+  private stage(key: string, value: unknown, ctx: Ctx): void {
+    this.log.push({ key, value, frames: ctx.frames });
+  }
+
+  private *block(body: readonly Statement[], ctx: Ctx): Gen {
     let last: unknown;
-    for (const s of body) last = yield* statement(s, ctx);
+    for (const s of body) last = yield* this.statement(s, ctx);
     return last;
   }
 
-  function* statement(s: Statement, ctx: Ctx): Gen {
+  private *statement(s: Statement, ctx: Ctx): Gen {
     switch (s.kind) {
       case 'session':
         return yield { kind: 'session', ordinal: s.ordinal, target: null, ctx };
       case 'bind': {
-        const key = s.binding === 'assign' ? resolveKey(s.name, ctx.path) : keyOf(s.name, ctx.path);
+        const key = s.binding === 'assign' ? this.resolveKey(s.name, ctx.path) : keyOf(s.name, ctx.path);
         if (s.value.kind === 'session') return yield { kind: 'session', ordinal: s.value.ordinal, target: key, ctx };
-        const value = s.value.kind === 'string' ? render(s.value.value, ctx) : yield* statement(s.value, ctx);
-        stage(key, value, ctx);
+        const value = s.value.kind === 'string' ? this.render(s.value.value, ctx) : yield* this.statement(s.value, ctx);
+        this.stage(key, value, ctx);
         return value;
       }
-      case 'try': {
-        const hasFinally = s.finallyBody !== null;
-        let pending: Failure | null = null;
-        let result: unknown;
-        try {
-          result = yield* block(s.body, { ...ctx, frames: [...ctx.frames, { kind: 'try', hasCatch: s.catchClause !== null, hasFinally }] });
-        } catch (error) {
-          if (!(error instanceof Failure)) throw error;
-          if (s.catchClause === null || error.escalates) pending = error;
-          else {
-            const locals = new Map(ctx.locals);
-            if (s.catchClause.errorName !== null) locals.set(s.catchClause.errorName, view(error.info));
-            const frames: Frame[] = hasFinally ? [...ctx.frames, { kind: 'try', hasCatch: false, hasFinally: true }] : [...ctx.frames];
-            try {
-              result = yield* block(s.catchClause.body, { ...ctx, frames, locals, handling: error });
-            } catch (inner) {
-              if (!(inner instanceof Failure)) throw inner;
-              pending = inner;
-            }
-          }
-        }
-        if (s.finallyBody !== null) yield* block(s.finallyBody, ctx);
-        if (pending !== null) throw pending;
-        return result;
-      }
-      case 'throw': {
-        if (s.message === null) {
-          if (ctx.handling === null) throw new Error('model: throw outside a catch passed check');
-          throw ctx.handling;
-        }
-        throw new Failure({
-          code: 'USER_THROWN',
-          category: 'user',
-          origin: 'user',
-          recoverable: false,
-          message: render(s.message, ctx),
-          rank: rankOf(s.pos),
-          at: `${s.pos.line}:${s.pos.column}`,
-        });
-      }
+      case 'try':
+        return yield* this.tryStatement(s, ctx);
+      case 'throw':
+        throw this.thrown(s, ctx);
       case 'parallel':
         return yield { kind: 'fork', stmt: s, par: { dead: false }, ctx };
       case 'repeat': {
@@ -234,61 +190,124 @@ export function runModel(plan: FlowPlan, options: ModelOptions): ModelResult {
         for (let i = 1; i <= s.count; i++) {
           const locals = new Map(ctx.locals);
           if (s.indexName !== null) locals.set(s.indexName, i);
-          last = yield* block(s.body, { ...ctx, locals });
+          last = yield* this.block(s.body, { ...ctx, locals });
         }
         return last;
       }
       case 'do':
-        return yield* block(s.body, ctx);
+        return yield* this.block(s.body, ctx);
     }
   }
 
-  const escapesParallel = (stmt: ParallelStmt, failure: Failure): boolean => stmt.onFail === 'fail-fast' || failure.escalates;
+  /** What a `throw` raises: the failure being handled, marked (a rethrow journals nothing new); or a new, journaled one. */
+  private thrown(s: Extract<Statement, { kind: 'throw' }>, ctx: Ctx): Failure {
+    if (s.message === null) {
+      if (ctx.handling === null) throw new Error('model: throw outside a catch passed check');
+      return ctx.handling.rethrown();
+    }
+    const occ: Occ = { code: 'USER_THROWN', where: `throw ${s.pos.line}:${s.pos.column}` };
+    this.occurred.push(occ);
+    const head: Head = { code: 'USER_THROWN', category: 'user', origin: 'user', recoverable: false, message: this.render(s.message, ctx) };
+    const own = Failure.root(head, occ, rankOf(s.pos), `${s.pos.line}:${s.pos.column}`);
+    return ctx.handling === null ? own : own.causedBy('thrown-in-catch', ctx.handling);
+  }
 
-  const ended = (thread: Thread, end: End): void => {
+  private *tryStatement(s: TryStmt, ctx: Ctx): Gen {
+    const hasFinally = s.finallyBody !== null;
+    let pending: Failure | null = null;
+    let result: unknown;
+    try {
+      result = yield* this.block(s.body, { ...ctx, frames: [...ctx.frames, { kind: 'try', hasCatch: s.catchClause !== null, hasFinally }] });
+    } catch (error) {
+      // F5: a cancelled branch runs the finally, never the catch, and stays cancelled.
+      if (error instanceof Cancel) throw yield* this.unwind(s, ctx, error);
+      if (!(error instanceof Failure)) throw error;
+      if (s.catchClause === null || error.escalates) pending = error;
+      else {
+        const locals = new Map(ctx.locals);
+        if (s.catchClause.errorName !== null) locals.set(s.catchClause.errorName, view(error.head));
+        const frames: Frame[] = hasFinally ? [...ctx.frames, { kind: 'try', hasCatch: false, hasFinally: true }] : [...ctx.frames];
+        try {
+          result = yield* this.block(s.catchClause.body, { ...ctx, frames, locals, handling: error });
+        } catch (inner) {
+          if (inner instanceof Cancel) throw yield* this.unwind(s, ctx, inner);
+          if (!(inner instanceof Failure)) throw inner;
+          pending = inner;
+        }
+      }
+    }
+    if (s.finallyBody !== null) {
+      try {
+        yield* this.block(s.finallyBody, pending === null ? ctx : { ...ctx, frames: [...ctx.frames, { kind: 'finally', pending }] });
+      } catch (fromFinally) {
+        // A failing finally replaces what was pending and keeps it as its cause.
+        if (fromFinally instanceof Failure && pending !== null) throw fromFinally.causedBy('finally-failed', pending);
+        throw fromFinally;
+      }
+    }
+    if (pending !== null) throw pending;
+    return result;
+  }
+
+  /** The finally of a cancelled branch, in a cleanup frame; its failure travels with the cancel. */
+  private *unwind(s: TryStmt, ctx: Ctx, cancel: Cancel): Generator<Yielded, Cancel, unknown> {
+    if (s.finallyBody === null) return cancel;
+    try {
+      yield* this.block(s.finallyBody, { ...ctx, frames: [...ctx.frames, { kind: 'cleanup' }] });
+      return cancel;
+    } catch (error) {
+      if (error instanceof Failure) return cancel.with([error]);
+      if (error instanceof Cancel) return cancel.with(error.cleanups);
+      throw error;
+    }
+  }
+
+  private ended(thread: Thread, end: End): void {
     const fork = thread.fork;
     if (fork === null) {
-      root.end = end;
+      this.root.end = end;
       return;
     }
     fork.ends[thread.index] = end;
     if (end.kind === 'fail' && escapesParallel(fork.stmt, end.failure)) fork.par.dead = true;
-    if (fork.ends.every((e) => e !== undefined)) join(fork);
-  };
+    if (fork.ends.every((e) => e !== undefined)) this.join(fork);
+  }
 
-  const join = (fork: Fork): void => {
+  private join(fork: Fork): void {
     const { stmt } = fork;
     const ends = fork.ends as End[];
     const names = stmt.branches.map((b, i) => b.name ?? String(i));
     const failures = ends.flatMap((e, i) => (e.kind === 'fail' ? [{ branch: names[i] as string, failure: e.failure }] : []));
-    failures.sort((a, b) => a.failure.info.rank - b.failure.info.rank);
+    const cleanups = ends.flatMap((e) => (e.kind === 'cancel' ? e.cleanups : []));
+    failures.sort((a, b) => a.failure.rank - b.failure.rank);
     const escaping = failures.find((f) => escapesParallel(stmt, f.failure));
-    if (escaping) return void queue.push({ thread: fork.parent, input: { fail: escaping.failure } });
+    const resume = (input: Input): void => void this.queue.push({ thread: fork.parent, input });
+    if (escaping) return resume({ fail: withCleanups(escaping.failure, cleanups) });
     const cancelled = ends.some((e) => e.kind === 'cancel');
     const successes = ends.flatMap((e, i) => (e.kind === 'value' ? [{ branch: names[i] as string, output: e.value }] : []));
     if (stmt.onFail === 'fail-fast') {
-      if (cancelled) return ended(fork.parent, { kind: 'cancel' });
-      return void queue.push({ thread: fork.parent, input: { next: Object.fromEntries(successes.map((s) => [s.branch, s.output])) } });
+      return resume(cancelled ? { cancel: new Cancel(cleanups) } : { next: Object.fromEntries(successes.map((s) => [s.branch, s.output])) });
     }
-    if (cancelled && successes.length + failures.length < ends.length) return ended(fork.parent, { kind: 'cancel' });
+    if (cancelled && successes.length + failures.length < ends.length) return resume({ cancel: new Cancel(cleanups) });
     const value =
       stmt.onFail === 'ignore'
         ? successes.map((s) => s.output)
-        : { successes, failures: failures.map((f) => ({ branch: f.branch, error: view(f.failure.info) })) };
-    queue.push({ thread: fork.parent, input: { next: value } });
-  };
+        : { successes, failures: failures.map((f) => ({ branch: f.branch, error: view(f.failure.head) })) };
+    resume({ next: value });
+  }
 
-  const resume = (thread: Thread, input: { next: unknown } | { fail: Failure }): void => {
+  private resume(thread: Thread, input: Input): void {
     let step: IteratorResult<Yielded, unknown>;
     try {
-      step = 'fail' in input ? thread.gen.throw(input.fail) : thread.gen.next(input.next);
+      step = 'fail' in input ? thread.gen.throw(input.fail) : 'cancel' in input ? thread.gen.throw(input.cancel) : thread.gen.next(input.next);
     } catch (error) {
-      if (!(error instanceof Failure)) throw error;
-      return ended(thread, { kind: 'fail', failure: error });
+      if (error instanceof Failure) return this.ended(thread, { kind: 'fail', failure: error });
+      if (error instanceof Cancel) return this.ended(thread, { kind: 'cancel', cleanups: error.cleanups });
+      throw error;
     }
-    if (step.done) return ended(thread, { kind: 'value', value: step.value });
+    if (step.done) return this.ended(thread, { kind: 'value', value: step.value });
     const y = step.value;
-    if (y.kind === 'session') return void parked.push({ thread, ordinal: y.ordinal, target: y.target, ctx: y.ctx });
+    if (y.kind === 'session') return void this.parked.push({ thread, ordinal: y.ordinal, target: y.target, ctx: y.ctx });
     const fork: Fork = { parent: thread, stmt: y.stmt, par: y.par, ends: y.stmt.branches.map(() => undefined) };
     y.stmt.branches.forEach((branch, index) => {
       const path = `${y.ctx.path}${y.ctx.path ? '/' : ''}p${y.stmt.pos.line}:${y.stmt.pos.column}b${index}`;
@@ -300,154 +319,56 @@ export function runModel(plan: FlowPlan, options: ModelOptions): ModelResult {
           ? (function* (): Gen {
               return yield { kind: 'session', ordinal: body.ordinal, target, ctx };
             })()
-          : statement(body, ctx);
-      queue.push({ thread: { gen, fork, index }, input: { next: undefined } });
+          : this.statement(body, ctx);
+      this.queue.push({ thread: { gen, fork, index }, input: { next: undefined } });
     });
-  };
+  }
 
-  /** Runs every thread until it parks or ends; sessions parked inside dead parallels are dropped. */
-  const settle = (): void => {
+  /** Runs every thread until it parks or ends; a session parked inside a dead parallel is cancelled (it unwinds, F5). */
+  private settle(): void {
     for (;;) {
-      while (queue.length > 0) {
-        const next = queue.shift() as (typeof queue)[number];
-        resume(next.thread, next.input);
+      while (this.queue.length > 0) {
+        const next = this.queue.shift() as { thread: Thread; input: Input };
+        this.resume(next.thread, next.input);
       }
-      const dropped = parked.filter((p) => inDead(p.ctx.frames));
+      const dropped = this.parked.filter((p) => inDead(p.ctx.frames));
       if (dropped.length === 0) return;
-      parked = parked.filter((p) => !dropped.includes(p));
-      for (const p of dropped) ended(p.thread, { kind: 'cancel' });
+      this.parked = this.parked.filter((p) => !dropped.includes(p));
+      for (const p of dropped) this.queue.push({ thread: p.thread, input: { cancel: new Cancel() } });
     }
-  };
+  }
 
-  const commit = (): ModelError | null => {
-    const writes = log.filter((w) => !inDead(w.frames));
-    log = [];
+  private commit(): Failure | null {
+    const writes = this.log.filter((w) => !inDead(w.frames));
+    this.log = [];
     for (let i = 0; i < writes.length; i++) {
       for (let j = 0; j < i; j++) {
         const [a, b] = [writes[j] as Write, writes[i] as Write];
-        if (a.key === b.key && concurrent(a.frames, b.frames)) return { code: 'POLICY_COMMIT_REJECTED', at: null };
+        if (a.key === b.key && concurrent(a.frames, b.frames)) return this.runFailure('POLICY_COMMIT_REJECTED', 'policy');
       }
     }
-    for (const w of writes) committed.set(w.key, w.value);
+    for (const w of writes) this.committed.set(w.key, w.value);
     return null;
-  };
-
-  const finish = (status: 'completed' | 'failed', error: ModelError | null): ModelResult => ({
-    status,
-    error,
-    channels: Object.fromEntries(committed),
-    steps,
-    outcomes,
-  });
-
-  queue.push({ thread: { gen: block(plan.program.body, { path: '', frames: [], locals: new Map(), handling: null }), fork: null, index: 0 }, input: { next: undefined } });
-  settle();
-  for (;;) {
-    if (root.end !== null) {
-      const end: End = root.end;
-      const rejected = commit();
-      if (rejected) return finish('failed', rejected);
-      if (end.kind === 'fail') return finish('failed', { code: end.failure.info.code, at: end.failure.info.at });
-      return finish('completed', null);
-    }
-    const frontier = [...parked].sort((a, b) => a.ordinal - b.ordinal);
-    parked = [];
-    if (frontier.length === 0) throw new Error('model: blocked with no ready session');
-    if (steps.length + 1 > maxSteps) return finish('failed', { code: 'POLICY_MAX_STEPS_EXCEEDED', at: null });
-    const stepNumber = steps.length + 1;
-    steps.push(frontier.map((p) => p.ordinal));
-
-    // The step: each task's own result, then who counts as cancelled, in ordinal order.
-    const killed = new Set<Par>();
-    let unhandled: Failure | null = null;
-    const judged = frontier.map((task) => {
-      const result = runTask(plan, options, task.ordinal, task.ctx, render);
-      if (task.ctx.frames.some((f) => f.kind === 'par' && killed.has(f.par))) return { task, result, cancelled: true, killedBy: [] as Par[] };
-      outcomes[`${stepNumber}:${task.ordinal}`] = 'output' in result ? 'ok' : result.failure.info.code;
-      if ('output' in result) return { task, result, cancelled: false, killedBy: [] as Par[] };
-      const r = reach(task.ctx.frames, result.failure.escalates);
-      r.killed.forEach((p) => killed.add(p));
-      if (r.kind === 'unhandled' && unhandled === null) unhandled = result.failure;
-      return { task, result, cancelled: false, killedBy: r.killed };
-    });
-    if (unhandled !== null) {
-      const failure: Failure = unhandled;
-      return finish('failed', { code: failure.info.code, at: failure.info.at });
-    }
-    killed.forEach((p) => (p.dead = true));
-    for (const { task, result, cancelled, killedBy } of judged) {
-      const deadAround = task.ctx.frames.flatMap((f) => (f.kind === 'par' && f.par.dead ? [f.par] : []));
-      const resumes = !cancelled && deadAround.every((p) => killedBy.includes(p)) && (deadAround.length === 0 || !('output' in result));
-      if (!resumes) ended(task.thread, { kind: 'cancel' });
-      else if ('output' in result) {
-        if (task.target !== null) stage(task.target, result.output, task.ctx);
-        queue.push({ thread: task.thread, input: { next: result.output } });
-      } else queue.push({ thread: task.thread, input: { fail: result.failure } });
-    }
-    settle();
-    const rejected = commit();
-    if (rejected) return finish('failed', rejected);
   }
-}
 
-/** One task through its retry policy: DESIGN rule 2 with the error deciding (no timing here). */
-function runTask(
-  plan: FlowPlan,
-  options: ModelOptions,
-  ordinal: number,
-  ctx: Ctx,
-  render: (t: Template, ctx: Ctx) => string,
-): { output: string } | { failure: Failure } {
-  const spec = plan.sessions[ordinal];
-  if (!spec) throw new Error(`model: no session ${ordinal}`);
-  const prompt = spec.prompt === null ? '' : render(spec.prompt, ctx);
-  const retries = spec.retry.retries;
-  const at = `task ${ordinal}`;
-  const rank = rankOf(spec.pos);
-  for (let attempt = 1; ; attempt++) {
-    const result = scriptedResult(options.outcome(ordinal, attempt, prompt));
-    if (result.kind === 'succeeded') return { output: result.output };
-    if (result.kind !== 'failed') throw new Error('model: a scripted attempt cannot be cancelled');
-    const e = result.error;
-    const info: FailureInfo = { code: e.code, category: e.category, origin: e.origin, recoverable: e.recoverable, message: e.message, rank, at };
-    if (!e.recoverable) return { failure: new Failure(info) };
-    if (attempt > retries) {
-      if (retries === 0) return { failure: new Failure(info) };
-      return {
-        failure: new Failure({ ...info, code: 'POLICY_RETRY_LIMIT_EXCEEDED', category: 'policy', origin: 'policy', recoverable: false, message: `gave up after ${attempt} attempts: ${e.message}` }),
-      };
-    }
+  /** A failure the run itself raises: journaled once, a one-link chain. */
+  private runFailure(code: string, category: string): Failure {
+    const occ: Occ = { code, where: 'run' };
+    this.occurred.push(occ);
+    return Failure.root({ code, category, origin: category, recoverable: false, message: code }, occ, 0, null);
   }
-}
 
-/** Every channel key the flow declares: `let`/`const` where they stand, branch results where their parallel runs. */
-function declaredKeys(body: readonly Statement[]): Set<string> {
-  const keys = new Set<string>();
-  const walk = (s: Statement, path: string): void => {
-    switch (s.kind) {
-      case 'bind':
-        if (s.binding !== 'assign') keys.add(keyOf(s.name, path));
-        if (s.value.kind === 'parallel') walk(s.value, path);
-        return;
-      case 'parallel':
-        s.branches.forEach((b, i) => {
-          if (b.name !== null) keys.add(keyOf(b.name, path));
-          walk(b.body, `${path}${path ? '/' : ''}p${s.pos.line}:${s.pos.column}b${i}`);
-        });
-        return;
-      case 'try':
-        s.body.forEach((x) => walk(x, path));
-        s.catchClause?.body.forEach((x) => walk(x, path));
-        s.finallyBody?.forEach((x) => walk(x, path));
-        return;
-      case 'repeat':
-      case 'do':
-        s.body.forEach((x) => walk(x, path));
-        return;
-      default:
-        return;
-    }
-  };
-  body.forEach((s) => walk(s, ''));
-  return keys;
+  private finish(failure: Failure | null): ModelResult {
+    const unhandled = new Set(failure?.occurrences() ?? []);
+    return {
+      status: failure === null ? 'completed' : 'failed',
+      error: failure === null ? null : { code: failure.head.code, at: failure.at },
+      chain: failure === null ? null : failure.chain(),
+      occurrences: this.occurred.map((o) => `${o.where} ${o.code} ${unhandled.has(o) ? 'unhandled' : 'handled'}`).sort(),
+      failures: failure === null ? 0 : 1,
+      channels: Object.fromEntries(this.committed),
+      steps: this.steps,
+      outcomes: this.outcomes,
+    };
+  }
 }

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { HivewatchError, parseEnvelope } from '../errors/hivewatch-error.js';
+import { FailureChain, Occurrence } from './failure-chain.js';
+
+const crash = (message: string): HivewatchError => new HivewatchError('RUNTIME_CRASHED', { message, origin: 'runtime:test' });
+
+describe('FailureChain', () => {
+  it('nests every link in the one before it, lists them flat with their seqs, and survives the wire', () => {
+    const root = new Occurrence();
+    root.seq = 4;
+    const chain = FailureChain.of(crash('outer'), new Occurrence()).causedBy('finally-failed', FailureChain.of(crash('inner'), root).rethrown());
+    const envelope = chain.envelope();
+    expect(envelope.message).toBe('outer');
+    expect(envelope.cause?.message).toBe('inner');
+    expect(envelope.cause?.cause).toBeUndefined();
+    expect(parseEnvelope(JSON.parse(JSON.stringify(envelope)))).toEqual(envelope);
+    expect(chain.flat().map((l) => [l.seq, l.message, l.how, l.rethrown ?? false])).toEqual([
+      [null, 'outer', 'finally-failed', false],
+      [4, 'inner', null, true],
+    ]);
+    expect(chain.error.causedBy?.message).toBe('inner');
+  });
+
+  it('reads a retry-limit chain back from an envelope (a replayed task on resume), with no seqs of this run', () => {
+    const last = crash('exit 1');
+    const limit = new HivewatchError('POLICY_RETRY_LIMIT_EXCEEDED', { message: 'gave up', origin: 'policy', causedBy: last });
+    const chain = FailureChain.fromEnvelope(limit.toEnvelope());
+    expect(chain.flat().map((l) => [l.code, l.how, l.seq])).toEqual([
+      ['POLICY_RETRY_LIMIT_EXCEEDED', 'retry-limit', null],
+      ['RUNTIME_CRASHED', null, null],
+    ]);
+    expect(chain.envelope()).toEqual(limit.toEnvelope());
+  });
+});
