@@ -116,10 +116,7 @@ export class FlowRun {
     return true;
   }
 
-  /**
-   * Journals an event; returns its seq (a failure chain names its links' errorOccurred by seq).
-   * The journal's boundary: no env: value of the flow is stored or shown (issue #25 part 5).
-   */
+  /** Journals an event (the boundary no env: value crosses, issue #25) and returns its seq for failure chains. */
   private emit(body: HivewatchEventBody): number {
     const event = { runId: this.runId, seq: ++this.seq, ts: this.clock.now(), ...this.secrets.deep(body) } as HivewatchEvent;
     this.config.sink.append(event);
