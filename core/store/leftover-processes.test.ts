@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventOf } from '../engine/events.js';
 import { groupAlive, processStartTime } from '../runtimes/process-group.js';
 import { openSqliteStore, type SqliteStore } from './index.js';
+import { openAttemptProcesses } from './leftover-processes.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 let dir: string;
@@ -60,6 +61,21 @@ function journalDeadRun(runId: string, processes: { pid: number; startTime: stri
   store.appendEvents(b.events);
   store.close();
 }
+
+describe('openAttemptProcesses', () => {
+  it('counts an attempt cancelled by a sibling or answered late as ended: only the one with no end is open', () => {
+    const ref = { runId: 'r', ts: 0, step: 1, ordinal: 0, taskId: '1:0' };
+    const started = (attempt: number, seq: number) => ({ ...ref, seq, type: 'attemptProcess' as const, attempt, pid: 100 + attempt, startTime: '1', hostname: 'h' });
+    const open = openAttemptProcesses([
+      started(1, 1),
+      { ...ref, seq: 2, type: 'attemptCancelled', attempt: 1, durationMs: 3, by: 'sibling' },
+      started(2, 3),
+      { ...ref, seq: 4, type: 'receiptIgnoredStale', attempt: 2, epoch: 0, currentEpoch: 1, outcome: 'succeeded' },
+      started(3, 5),
+    ]);
+    expect(open.map((e) => e.attempt)).toEqual([3]);
+  });
+});
 
 describe('start-up recovery of a dead host\'s attempt processes', () => {
   it('ends a leftover group whose start time matches, and journals it on runInterrupted', async () => {

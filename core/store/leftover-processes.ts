@@ -11,10 +11,16 @@ import { groupLeadersWithEnvironment, groupMembers, procAvailable, readProcStat,
 
 type AttemptProcess = EventOf<'attemptProcess'>;
 
+/**
+ * Events that end an attempt, journaled only once its process group is gone (rule 11b): its
+ * outcome, its cancel by a fail-fast sibling, or its late answer after the operator's cancel.
+ */
+const ATTEMPT_ENDS: ReadonlySet<HivewatchEvent['type']> = new Set(['attemptSucceeded', 'attemptFailed', 'attemptCancelled', 'receiptIgnoredStale']);
+
 /** The `attemptProcess` events of attempts that never journaled their end. */
 export function openAttemptProcesses(events: readonly HivewatchEvent[]): AttemptProcess[] {
   const key = (e: { taskId: string; attempt: number }): string => `${e.taskId}#${e.attempt}`;
-  const ended = new Set(events.flatMap((e) => (e.type === 'attemptSucceeded' || e.type === 'attemptFailed' ? [key(e)] : [])));
+  const ended = new Set(events.flatMap((e) => (ATTEMPT_ENDS.has(e.type) && 'attempt' in e && 'taskId' in e ? [key(e)] : [])));
   return events.filter((e): e is AttemptProcess => e.type === 'attemptProcess' && !ended.has(key(e)));
 }
 
