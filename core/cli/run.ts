@@ -1,11 +1,10 @@
 import { WorkspaceMode } from '../flow/agent-work.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import type { EventSink } from '../engine/events.js';
-import type { RunResult } from '../engine/run.js';
 import type { ResumePoint } from '../engine/resume.js';
 import type { HivewatchStore } from '../store/index.js';
 import { bundledExamplesDir, appFlowsDirOf } from '../service/flow-keys.js';
-import { createHivewatchService } from '../service/service.js';
+import { createHivewatchService, type HostedRunResult } from '../service/service.js';
 import { openCliStore } from './database.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
@@ -30,8 +29,8 @@ function workspaceFlag(args: ParsedArgs): WorkspaceMode | null {
   return mode as WorkspaceMode;
 }
 
-export function exitCodeOf(result: RunResult): number {
-  if (result.unjournaled) return ExitCode.failed;
+export function exitCodeOf(result: HostedRunResult): number {
+  if (result.unjournaled || result.takenOver !== undefined) return ExitCode.failed;
   if (result.status === 'completed') return ExitCode.ok;
   if (result.status === 'cancelled') return ExitCode.cancelled;
   return ExitCode.failed;
@@ -53,6 +52,9 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     examplesDir: bundledExamplesDir(),
     userFlowsDir: appFlowsDirOf(store.location),
     clock: args.flags.has('virtual-clock') ? 'virtual' : 'real',
+    // Every host watches the others: a dead one's runs are interrupted, and a run of this one that
+    // another host interrupted while this process was not heard from is stopped here.
+    watchHosts: true,
   });
   let printer: ProgressPrinter | null = null;
   let runId: string | null = null;
@@ -97,6 +99,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     runId = started.runId;
     process.on('SIGINT', onSigint);
     const result = await started.done;
+    if (result.takenOver !== undefined) io.err(`hivewatch: ${result.takenOver}\n`);
     return exitCodeOf(result);
   } finally {
     process.off('SIGINT', onSigint);

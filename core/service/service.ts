@@ -33,6 +33,7 @@ import { ApiError, asApiError } from './errors.js';
 import { checkFlowFileAs } from './flow-file.js';
 import { saveUserFlow } from './flow-save.js';
 import { FlowCatalog } from './flows.js';
+import { HostWatch, type HostWatchPass } from './host-watch.js';
 import { JournalTail, type TailScheduler } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
 import { applyPendingCommands, deliverCommand } from './remote-commands.js';
@@ -87,6 +88,12 @@ export interface HivewatchServiceOptions {
   gitEnv?: Record<string, string>;
   /** The OTLP receiver the presets' CLIs report to (issue #11 part 5): asked at each attempt, null for none. */
   telemetry?: () => TelemetryTarget | null;
+  /**
+   * Watch the database's other hosts (host-watch.ts): a dead host's runs become interrupted
+   * without a restart, and a run of this host another host interrupted is stopped. The shells
+   * (serve, the app, `hivewatch run`) turn it on; tests inject the timer and call `checkHosts()`.
+   */
+  watchHosts?: boolean | { intervalMs?: number; scheduler?: TailScheduler };
 }
 
 /** A flow file run from the command line (`hivewatch run` / `resume` / `retry`). */
@@ -108,10 +115,16 @@ export interface RunFileInput {
   observe?: (clock: Clock) => EventSink;
 }
 
+/**
+ * A run's end as its host saw it. `takenOver`: another host interrupted the run while this one
+ * was not heard from (host-watch.ts); this host stopped it and journaled nothing more of it.
+ */
+export type HostedRunResult = RunResult & { takenOver?: string };
+
 export type RunFileResult =
   | { kind: 'invalid'; diagnostics: Diagnostic[] }
   | { kind: 'refused'; message: string }
-  | { kind: 'started'; runId: string; done: Promise<RunResult> };
+  | { kind: 'started'; runId: string; done: Promise<HostedRunResult> };
 
 export interface CloseOptions {
   /** How long to wait for cancelled runs to end before closing anyway (default 10 s). */
@@ -136,14 +149,16 @@ export interface HivewatchService extends HivewatchApi {
   /** Ids of the runs this process is executing. */
   activeRunIds(): string[];
   /** The result of a run this process executes (null when it is not one of them). */
-  whenFinished(runId: string): Promise<RunResult> | null;
+  whenFinished(runId: string): Promise<HostedRunResult> | null;
+  /** One pass of the host watch now (host-watch.ts); nothing when `watchHosts` is off. */
+  checkHosts(): Promise<HostWatchPass>;
   /** Cancels the runs still executing, waits for them (bounded), flushes the journal. The store stays open. */
   close(options?: CloseOptions): Promise<void>;
 }
 
 interface LiveRun {
   run: FlowRun;
-  done: Promise<RunResult>;
+  done: Promise<HostedRunResult>;
 }
 
 interface LaunchOptions {
@@ -180,8 +195,27 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   const sharedLimiter: Limiter = createLimiter(options.globalConcurrency ?? 8);
   const realClock = new RealClock();
   const realRegistry = createRuntimeRegistry({ clock: realClock, killGraceMs: options.killGraceMs, telemetry: options.telemetry });
-  const sink: DurableSink = createDurableSink(store, options.journalRetryDelaysMs !== undefined ? { retryDelaysMs: options.journalRetryDelaysMs } : {});
   const runs = new Map<string, LiveRun>();
+  /** Runs of this process another host interrupted: stopped here, with why. */
+  const takenOver = new Map<string, string>();
+  const sink: DurableSink = createDurableSink(store, {
+    ...(options.journalRetryDelaysMs !== undefined ? { retryDelaysMs: options.journalRetryDelaysMs } : {}),
+    onRunTaken: (runIds) => stopTaken(runIds),
+  });
+  /**
+   * A run another host interrupted is no longer this host's (host-liveness.ts says when that can
+   * happen): nothing more of it is journaled, and it is cancelled here so its agents stop.
+   */
+  const stopTaken = (runIds: readonly string[]): void => {
+    sink.drop(runIds);
+    for (const runId of runIds) {
+      const live = runs.get(runId);
+      if (!live || takenOver.has(runId)) continue;
+      const message = `run ${runId} was interrupted by another host while this one was not heard from; this host stopped it and journaled nothing more of it`;
+      takenOver.set(runId, message);
+      live.run.cancel({ commandId: newCommandId(), reason: message });
+    }
+  };
   // Run commands other processes journaled for our runs: applied one pass at a time.
   let applying: Promise<void> | null = null;
   let applyAgain = false;
@@ -214,6 +248,15 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     startId: tail.position,
     backfill: (afterId, upToId) => tail.read(afterId, upToId),
   });
+  const watchHosts = options.watchHosts ?? false;
+  const hostWatch = watchHosts
+    ? new HostWatch({
+        store,
+        hosted: () => [...runs.keys()],
+        onTaken: stopTaken,
+        ...(typeof watchHosts === 'object' ? watchHosts : {}),
+      })
+    : null;
   let closing = false;
   // Worktrees a killed host left behind (its runs are interrupted by now): removed in the background.
   const sweep = sweepLeftoverWorktrees(store, options.worktreeRoot).catch(() => []);
@@ -288,7 +331,11 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
         ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
       },
     });
-    const done = run.start();
+    const done = run.start().then((result): HostedRunResult => {
+      const taken = takenOver.get(run.runId);
+      takenOver.delete(run.runId);
+      return taken === undefined ? result : { ...result, takenOver: taken };
+    });
     runs.set(run.runId, { run, done });
     done.then(
       () => runs.delete(run.runId),
@@ -542,6 +589,8 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
 
     activeRunIds: () => [...runs.keys()],
 
+    checkHosts: () => hostWatch?.check() ?? Promise.resolve({ recovered: [], taken: [] }),
+
     whenFinished: (runId) => runs.get(runId)?.done ?? null,
 
     async close(closeOptions: CloseOptions = {}): Promise<void> {
@@ -556,6 +605,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
       });
       await Promise.race([Promise.allSettled(pending.map((r) => r.done)), timeout]);
       clearTimeout(timer);
+      await hostWatch?.stop();
       await sink.close().catch(() => undefined);
       await sweep;
       await applying;

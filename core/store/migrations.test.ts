@@ -20,9 +20,13 @@ function dump(db: ReturnType<typeof openDatabase>, table: string, cols = '*'): u
 
 
 describe('migrations', () => {
-  it('are numbered 1..n in order', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
-    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
+  it('are numbered in increasing order from 1, and the schema version is the last one', () => {
+    // Strictly increasing rather than 1..n: version 11 (host leases) was written beside version 10
+    // (another branch), and each branch runs its own right after 9 until both have landed.
+    const versions = MIGRATIONS.map((m) => m.version);
+    expect(versions[0]).toBe(1);
+    for (let i = 1; i < versions.length; i++) expect(versions[i]).toBeGreaterThan(versions[i - 1] as number);
+    expect(SCHEMA_VERSION).toBe(versions.at(-1));
   });
 
   it('upgrade a database made by the first schema, keeping every row', () => {

@@ -4,6 +4,7 @@ import type { HivewatchEvent } from '../../engine/events.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import type { HivewatchStore } from '../contract.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
+import { POSTGRES_SCHEMA_VERSION } from './migrations.js';
 import { openPostgresStore, type OpenPostgresStoreOptions } from './store.js';
 
 const { binaries, reason } = findPostgres();
@@ -99,7 +100,7 @@ describe.skipIf(!binaries)('openPostgresStore', () => {
     expect((await store.verifyAggregates()).diffs).toEqual([]);
     expect(await store.integrityCheck()).toEqual(['ok']);
     const stats = await store.stats();
-    expect(stats).toMatchObject({ schemaVersion: 9, runs: 1, events: events.length });
+    expect(stats).toMatchObject({ schemaVersion: POSTGRES_SCHEMA_VERSION, runs: 1, events: events.length });
     expect(stats.bytes).toBeGreaterThan(0);
   });
 
@@ -225,8 +226,9 @@ describe.skipIf(!binaries)('openPostgresStore', () => {
     try {
       await direct.query('UPDATE journal_head SET commit_seq = 1');
       expect(await store.integrityCheck()).toEqual(['journal_head 1 is behind the newest commit position 3']);
-      await direct.query("INSERT INTO schema_version (version, name, applied_at) VALUES (10, 'from the future', 0)");
-      expect(await store.integrityCheck()).toEqual(['schema version 10, this Hivewatch expects 9']);
+      const future = POSTGRES_SCHEMA_VERSION + 1;
+      await direct.query("INSERT INTO schema_version (version, name, applied_at) VALUES ($1, 'from the future', 0)", [future]);
+      expect(await store.integrityCheck()).toEqual([`schema version ${future}, this Hivewatch expects ${POSTGRES_SCHEMA_VERSION}`]);
     } finally {
       await direct.end();
     }
