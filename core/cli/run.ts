@@ -90,6 +90,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     });
     if (started.kind === 'invalid') {
       for (const d of started.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
+      io.err(`hivewatch run: the flow does not check; recorded as failed run ${started.runId} (USER_INVALID_FLOW)\n`);
       return ExitCode.invalid;
     }
     if (started.kind === 'refused') {

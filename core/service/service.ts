@@ -4,14 +4,13 @@ import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
 import { createLimiter, type Limiter } from '../engine/limiter.js';
 import { resumeProblem, type ResumePoint } from '../engine/resume.js';
 import { FlowRun, type RunResult } from '../engine/run.js';
-import type { EventSink } from '../engine/events.js';
+import type { EventSink, HivewatchEvent } from '../engine/events.js';
 import { FanoutSink } from '../engine/sinks.js';
 import type { WorkspaceMode } from '../flow/agent-work.js';
 import type { Diagnostic } from '../flow/ast.js';
-import { formatDiagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
 import { highlightSpans } from '../flow/highlight.js';
-import type { FlowPlan } from '../flow/plan.js';
+import type { CheckResult, FlowPlan } from '../flow/plan.js';
 import type { TelemetryTarget } from '../otel/env.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import { withAttemptTelemetry } from './attempt-telemetry.js';
@@ -32,7 +31,8 @@ import { ACTIVE_STATUSES } from './api.js';
 import { ApiError, asApiError } from './errors.js';
 import { checkFlowFileAs } from './flow-file.js';
 import { saveUserFlow } from './flow-save.js';
-import { FlowCatalog } from './flows.js';
+import { checkLoaded, FlowCatalog, type LoadedFlow } from './flows.js';
+import { invalidFlowMessage, invalidFlowRunEvents } from './invalid-run.js';
 import { HostWatch, type HostWatchPass } from './host-watch.js';
 import { JournalTail, type TailScheduler } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
@@ -122,7 +122,8 @@ export interface RunFileInput {
 export type HostedRunResult = RunResult & { takenOver?: string };
 
 export type RunFileResult =
-  | { kind: 'invalid'; diagnostics: Diagnostic[] }
+  /** The flow does not check: the attempt is recorded as failed run `runId` (USER_INVALID_FLOW). */
+  | { kind: 'invalid'; diagnostics: Diagnostic[]; runId: string }
   | { kind: 'refused'; message: string }
   | { kind: 'started'; runId: string; done: Promise<HostedRunResult> };
 
@@ -161,14 +162,18 @@ interface LiveRun {
   done: Promise<HostedRunResult>;
 }
 
-interface LaunchOptions {
-  plan: FlowPlan;
-  /** The flow's file: its repository (or its `repo:`) is where agent work happens. */
-  flowPath: string;
+/** How a run runs, as its `runStarted.options` records it. */
+interface RunSettings {
   maxSteps: number;
   concurrency: number;
   virtual: boolean;
   defaultAgent: string | null;
+}
+
+interface LaunchOptions extends RunSettings {
+  plan: FlowPlan;
+  /** The flow's file: its repository (or its `repo:`) is where agent work happens. */
+  flowPath: string;
   resume?: ResumePoint | null;
   retryOf?: string | null;
   explicitRepo?: string | null;
@@ -180,13 +185,10 @@ interface LaunchOptions {
 
 const newCommandId = (): string => `cmd_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
-function checkedPlan(id: string, source: string): FlowPlan {
-  const checked = checkFlow(source, id);
+function checkedPlan(flow: LoadedFlow): FlowPlan {
+  const checked = checkLoaded(flow);
   if (checked.ok && checked.plan !== null) return checked.plan;
-  const errors = checked.diagnostics.filter((d) => d.severity === 'error');
-  const first = errors[0];
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  throw new ApiError(400, 'invalid_flow', first ? `${formatDiagnostic(first)}${more}` : `${id} does not check`);
+  throw new ApiError(400, 'invalid_flow', invalidFlowMessage(flow.id, checked));
 }
 
 export async function createHivewatchService(options: HivewatchServiceOptions): Promise<HivewatchService> {
@@ -347,14 +349,34 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   };
   const launched = async (launchOptions: LaunchOptions): Promise<{ runId: string }> => ({ runId: (await launch(launchOptions)).runId });
 
-  const optionsOfRun = (row: RunRow, plan: FlowPlan, flowPath: string): LaunchOptions => ({
-    plan,
-    flowPath,
+  const optionsOfRun = (row: RunRow): RunSettings => ({
     maxSteps: row.maxSteps ?? 100,
     concurrency: row.concurrency ?? 4,
     virtual: row.clock === 'virtual',
     defaultAgent: row.defaultAgent,
   });
+
+  /** Journals an attempt to run a flow that does not check as a failed run (invalid-run.ts); its id. */
+  const recordInvalid = async (flow: string, source: string | null, checked: CheckResult, run: RunSettings & { retryOf: string | null }): Promise<string> => {
+    const events = invalidFlowRunEvents({
+      flow,
+      source,
+      checked,
+      options: { maxSteps: run.maxSteps, concurrency: run.concurrency, clock: run.virtual ? 'virtual' : 'real', defaultAgent: run.defaultAgent },
+      retryOf: run.retryOf,
+      project: options.project ?? null,
+      now: Date.now(),
+    });
+    for (const event of events) sink.append(event);
+    await writePending();
+    return (events[0] as HivewatchEvent).runId;
+  };
+
+  /** The 400 for a flow that does not check, once the attempt is on record as a failed run. */
+  const refuseInvalid = async (flow: LoadedFlow, checked: CheckResult, run: RunSettings & { retryOf: string | null }): Promise<ApiError> => {
+    const runId = await recordInvalid(flow.id, flow.notText ? null : flow.source, checked, run);
+    return new ApiError(400, 'invalid_flow', `${invalidFlowMessage(flow.id, checked)}; recorded as failed run ${runId}`);
+  };
 
   const summaries = (rows: readonly RunRow[]): Promise<RunSummary[]> =>
     Promise.all(
@@ -373,14 +395,15 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
       guard(async () => {
         const args = parseInput('startRun', input);
         const flow = await catalog.load(args.flow);
-        return launched({
-          plan: checkedPlan(flow.id, flow.source),
-          flowPath: flow.path,
+        const run = {
           maxSteps: args.maxSteps ?? 100,
           concurrency: args.concurrency ?? 4,
           virtual: args.virtualClock ?? options.clock === 'virtual',
           defaultAgent: args.agent ?? options.defaultAgent ?? null,
-        });
+        };
+        const checked = checkLoaded(flow);
+        if (!checked.ok || checked.plan === null) throw await refuseInvalid(flow, checked, { ...run, retryOf: null });
+        return launched({ plan: checked.plan, flowPath: flow.path, ...run });
       }),
 
     cancelRun: (input) =>
@@ -412,7 +435,9 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
           throw new ApiError(409, 'run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
         }
         const flow = await catalog.loadForRun(args.runId, row.flow);
-        return launched({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), retryOf: args.runId });
+        const checked = checkLoaded(flow);
+        if (!checked.ok || checked.plan === null) throw await refuseInvalid(flow, checked, { ...optionsOfRun(row), retryOf: args.runId });
+        return launched({ ...optionsOfRun(row), plan: checked.plan, flowPath: flow.path, retryOf: args.runId });
       }),
 
     resumeRun: (input) =>
@@ -425,7 +450,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
         const flow = await catalog.loadForRun(args.runId, row.flow);
         const problem = resumeProblem(resume, flow.source);
         if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
-        return launched({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), resume });
+        return launched({ ...optionsOfRun(row), plan: checkedPlan(flow), flowPath: flow.path, resume });
       }),
 
     skipBackoff: (input) =>
@@ -558,8 +583,17 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
 
     async runFile(input: RunFileInput): Promise<RunFileResult> {
       // The plan is checked under the file's key, which the run records as its flow.
-      const { checked } = await checkFlowFileAs(input.file, store.location);
-      if (!checked.ok || checked.plan === null) return { kind: 'invalid', diagnostics: checked.diagnostics };
+      const { key, checked, source } = await checkFlowFileAs(input.file, store.location);
+      if (!checked.ok || checked.plan === null) {
+        const runId = await recordInvalid(key, source, checked, {
+          maxSteps: input.maxSteps ?? 100,
+          concurrency: input.concurrency ?? 4,
+          virtual: input.virtualClock ?? options.clock === 'virtual',
+          defaultAgent: input.agent ?? options.defaultAgent ?? null,
+          retryOf: input.retryOf ?? null,
+        });
+        return { kind: 'invalid', diagnostics: checked.diagnostics, runId };
+      }
       const refusal = input.resume ? resumeProblem(input.resume, checked.plan.program.source) : null;
       if (refusal !== null) return { kind: 'refused', message: refusal };
       const started = await launch({

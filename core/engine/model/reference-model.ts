@@ -345,6 +345,8 @@ export function runModel(plan: FlowPlan, options: ModelOptions): ModelResult {
   for (;;) {
     if (root.end !== null) {
       const end: End = root.end;
+      // Writes of a program that never reached a session are committed in a step of their own.
+      if (steps.length === 0 && log.length > 0) steps.push([]);
       const rejected = commit();
       if (rejected) return finish('failed', rejected);
       if (end.kind === 'fail') return finish('failed', { code: end.failure.info.code, at: end.failure.info.at });
