@@ -146,3 +146,32 @@ describe('bad input on the command line', () => {
     expect(result.stderr).toBe(`hivewatch replay: no such run "run_nothere" in ${join(dir, 'hivewatch.db')}\n`);
   });
 });
+
+describe('one retry owner on the command line (rule 20)', () => {
+  it('check: two owners exit 2 naming both at line:col; a codex-cli session that retries is a warning and exits 0', async () => {
+    const both = join(dir, 'both.prose');
+    writeFileSync(both, 'agent coder:\n  runtime: "claude-code"\n  env: ["CLAUDE_CODE_MAX_RETRIES=10"]\nsession: coder\n  prompt: "fix"\n  retry: 3\n');
+    const refused = await hivewatch(['check', both]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(new RegExp(`^${both}:4:1: two layers retry session #0: the engine \\(retry: 3\\) and Claude Code itself \\(agent "coder" sets CLAUDE_CODE_MAX_RETRIES=10 at 3:9\\); at most one layer may retry a given failure class\\.`));
+    const codex = join(dir, 'codex.prose');
+    writeFileSync(codex, 'agent x:\n  runtime: "codex-cli"\nsession: x\n  prompt: "p"\n  retry: 2\n');
+    const warned = await hivewatch(['check', codex]);
+    expect(warned.code).toBe(0);
+    expect(warned.stdout).toBe(`${codex}: ok (1 sessions)\n`);
+    expect(warned.stderr).toMatch(new RegExp(`^${codex}:3:1: two layers retry session #0: the engine \\(retry: 2\\) and codex-cli itself, .* \\(warning\\)\\n$`));
+  });
+
+  it('run with --agent naming a flow agent that turns Claude Code\'s retries on: a session that retries makes it a failed run, exit 2', async () => {
+    const file = join(dir, 'default-agent.prose');
+    writeFileSync(file, 'agent coder:\n  runtime: "fake"\n  env: ["CLAUDE_CODE_MAX_RETRIES=10"]\nsession "fix" (retry: 2)\n');
+    expect((await hivewatch(['check', file])).code).toBe(0);
+    const result = await hivewatch(['run', file, '--json', '--agent', 'coder']);
+    expect(result.code).toBe(2);
+    const journal = eventsOf(result.stdout);
+    expect(journal.map((e) => e.type)).toEqual(['runStarted', 'errorOccurred', 'runFailed']);
+    expect(journal[0]).toMatchObject({ options: { defaultAgent: 'coder' } });
+    expect(journal[2]).toMatchObject({ error: { code: 'USER_INVALID_FLOW', message: expect.stringContaining(`${file}:4:1: two layers retry session #0 (run with default agent "coder")`) } });
+    expect((await hivewatch(['run', file, '--json', '--agent', 'fake', '--virtual-clock'])).code).toBe(0);
+  });
+});

@@ -9,6 +9,7 @@ import { FanoutSink } from '../engine/sinks.js';
 import type { WorkspaceMode } from '../flow/agent-work.js';
 import type { Diagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
+import { checkedForDefaultAgent } from '../flow/retry-owners.js';
 import { highlightSpans } from '../flow/highlight.js';
 import type { CheckResult, FlowPlan } from '../flow/plan.js';
 import type { TelemetryTarget } from '../otel/env.js';
@@ -185,8 +186,8 @@ interface LaunchOptions extends RunSettings {
 
 const newCommandId = (): string => `cmd_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
-function checkedPlan(flow: LoadedFlow): FlowPlan {
-  const checked = checkLoaded(flow);
+function checkedPlan(flow: LoadedFlow, defaultAgent: string | null): FlowPlan {
+  const checked = checkedForDefaultAgent(checkLoaded(flow), defaultAgent);
   if (checked.ok && checked.plan !== null) return checked.plan;
   throw new ApiError(400, 'invalid_flow', invalidFlowMessage(flow.id, checked));
 }
@@ -401,7 +402,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
           virtual: args.virtualClock ?? options.clock === 'virtual',
           defaultAgent: args.agent ?? options.defaultAgent ?? null,
         };
-        const checked = checkLoaded(flow);
+        const checked = checkedForDefaultAgent(checkLoaded(flow), run.defaultAgent);
         if (!checked.ok || checked.plan === null) throw await refuseInvalid(flow, checked, { ...run, retryOf: null });
         return launched({ plan: checked.plan, flowPath: flow.path, ...run });
       }),
@@ -435,7 +436,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
           throw new ApiError(409, 'run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
         }
         const flow = await catalog.loadForRun(args.runId, row.flow);
-        const checked = checkLoaded(flow);
+        const checked = checkedForDefaultAgent(checkLoaded(flow), row.defaultAgent);
         if (!checked.ok || checked.plan === null) throw await refuseInvalid(flow, checked, { ...optionsOfRun(row), retryOf: args.runId });
         return launched({ ...optionsOfRun(row), plan: checked.plan, flowPath: flow.path, retryOf: args.runId });
       }),
@@ -450,7 +451,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
         const flow = await catalog.loadForRun(args.runId, row.flow);
         const problem = resumeProblem(resume, flow.source);
         if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
-        return launched({ ...optionsOfRun(row), plan: checkedPlan(flow), flowPath: flow.path, resume });
+        return launched({ ...optionsOfRun(row), plan: checkedPlan(flow, row.defaultAgent), flowPath: flow.path, resume });
       }),
 
     skipBackoff: (input) =>
@@ -583,26 +584,24 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
 
     async runFile(input: RunFileInput): Promise<RunFileResult> {
       // The plan is checked under the file's key, which the run records as its flow.
-      const { key, checked, source } = await checkFlowFileAs(input.file, store.location);
+      const settings: RunSettings = {
+        maxSteps: input.maxSteps ?? 100,
+        concurrency: input.concurrency ?? 4,
+        virtual: input.virtualClock ?? options.clock === 'virtual',
+        defaultAgent: input.agent ?? options.defaultAgent ?? null,
+      };
+      const file = await checkFlowFileAs(input.file, store.location);
+      const checked = checkedForDefaultAgent(file.checked, settings.defaultAgent);
       if (!checked.ok || checked.plan === null) {
-        const runId = await recordInvalid(key, source, checked, {
-          maxSteps: input.maxSteps ?? 100,
-          concurrency: input.concurrency ?? 4,
-          virtual: input.virtualClock ?? options.clock === 'virtual',
-          defaultAgent: input.agent ?? options.defaultAgent ?? null,
-          retryOf: input.retryOf ?? null,
-        });
+        const runId = await recordInvalid(file.key, file.source, checked, { ...settings, retryOf: input.retryOf ?? null });
         return { kind: 'invalid', diagnostics: checked.diagnostics, runId };
       }
       const refusal = input.resume ? resumeProblem(input.resume, checked.plan.program.source) : null;
       if (refusal !== null) return { kind: 'refused', message: refusal };
       const started = await launch({
+        ...settings,
         plan: checked.plan,
         flowPath: input.file,
-        maxSteps: input.maxSteps ?? 100,
-        concurrency: input.concurrency ?? 4,
-        virtual: input.virtualClock ?? options.clock === 'virtual',
-        defaultAgent: input.agent ?? options.defaultAgent ?? null,
         resume: input.resume ?? null,
         retryOf: input.retryOf ?? null,
         explicitRepo: input.repo ?? null,
