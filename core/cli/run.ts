@@ -69,7 +69,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   let interrupts = 0;
   const onSigint = (): void => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) process.exit(ExitCode.interruptedTwice);
     if (runId !== null) void service.cancelRun({ runId, reason: 'interrupted from the terminal (SIGINT)' }).catch(() => undefined);
   };
   try {
