@@ -1,4 +1,4 @@
-import type { FailureLink, HivewatchEvent, RunOptionsSnapshot } from '../engine/events.js';
+import type { EventSink, FailureLink, HivewatchEvent, RunOptionsSnapshot } from '../engine/events.js';
 import { ENGINE_SEMANTICS } from '../engine/resume.js';
 import { newRunId } from '../engine/run.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
@@ -87,4 +87,24 @@ export function invalidFlowRunEvents(input: InvalidRunInput): HivewatchEvent[] {
     { runId, seq: 2, ts, type: 'errorOccurred', error, caught: false, retrying: false, step: null, ordinal: null, taskId: null },
     { runId, seq: 3, ts, type: 'runFailed', error, chain: [link] },
   ];
+}
+
+/**
+ * Journals the attempt through the service's sink and makes it durable before the caller is
+ * answered, so the failed run is listed (and counted) by the time the refusal arrives. Its id.
+ */
+export async function journalInvalidRun(
+  sink: EventSink,
+  writePending: () => Promise<void>,
+  input: Omit<InvalidRunInput, 'options' | 'now'> & { settings: { maxSteps: number; concurrency: number; virtual: boolean; defaultAgent: string | null } },
+): Promise<string> {
+  const { settings, ...rest } = input;
+  const events = invalidFlowRunEvents({
+    ...rest,
+    options: { maxSteps: settings.maxSteps, concurrency: settings.concurrency, clock: settings.virtual ? 'virtual' : 'real', defaultAgent: settings.defaultAgent },
+    now: Date.now(),
+  });
+  for (const event of events) sink.append(event);
+  await writePending();
+  return (events[0] as HivewatchEvent).runId;
 }

@@ -1,48 +1,40 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { dirname } from 'node:path';
-import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
-import { createLimiter, type Limiter } from '../engine/limiter.js';
-import { resumeProblem, type ResumePoint } from '../engine/resume.js';
-import { FlowRun, type RunResult } from '../engine/run.js';
-import type { EventSink, HivewatchEvent } from '../engine/events.js';
-import { FanoutSink } from '../engine/sinks.js';
-import type { WorkspaceMode } from '../flow/agent-work.js';
-import type { Diagnostic } from '../flow/ast.js';
+import { randomBytes } from 'node:crypto';
+import { resumeProblem } from '../engine/resume.js';
 import { checkFlow } from '../flow/check.js';
-import { checkedForDefaultAgent } from '../flow/retry-owners.js';
 import { highlightSpans } from '../flow/highlight.js';
 import type { CheckResult, FlowPlan } from '../flow/plan.js';
-import type { TelemetryTarget } from '../otel/env.js';
+import { checkedForDefaultAgent } from '../flow/retry-owners.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
-import { withAttemptTelemetry } from './attempt-telemetry.js';
-import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
-import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
-import { resolveRunRepo } from '../workspace/repo.js';
+import { createDurableSink, type DurableSink, type RunRow } from '../store/index.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
-import type {
-  CommandAck,
-  ErrorCount,
-  ErrorGroup,
-  HivewatchApi,
-  LiveEvent,
-  RunSummary,
-  SubscribeOptions,
-} from './api.js';
+import type { CommandAck, ErrorCount, ErrorGroup, LiveEvent, RunSummary, SubscribeOptions } from './api.js';
 import { ACTIVE_STATUSES } from './api.js';
+import { withAttemptTelemetry } from './attempt-telemetry.js';
 import { ApiError, asApiError } from './errors.js';
 import { checkFlowFileAs } from './flow-file.js';
 import { saveUserFlow } from './flow-save.js';
 import { checkLoaded, FlowCatalog, type LoadedFlow } from './flows.js';
-import { invalidFlowMessage, invalidFlowRunEvents } from './invalid-run.js';
-import { HostWatch, type HostWatchPass } from './host-watch.js';
-import { JournalTail, type TailScheduler } from './journal-tail.js';
-import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
-import { applyPendingCommands, deliverCommand } from './remote-commands.js';
-import { runErrorCounts, runErrorGroups, runErrorSeries, seriesWindow } from './run-errors.js';
 import { withTrends } from './group-trends.js';
+import { HostWatch } from './host-watch.js';
+import { HostedRuns, newCommandId, settingsOfRow, type LaunchOptions, type RunSettings } from './hosted-runs.js';
+import { invalidFlowMessage, journalInvalidRun } from './invalid-run.js';
+import { JournalTail } from './journal-tail.js';
+import { DEFAULT_LIVE_CAPACITY, LiveHub } from './live.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, retryingOf, runDetail, runSummary } from './mapping.js';
 import { readNotificationSettings, setFlowMuted } from './notify-settings.js';
+import { deliverCommand } from './remote-commands.js';
+import { runErrorCounts, runErrorGroups, runErrorSeries, seriesWindow } from './run-errors.js';
 import { parseInput, parseWith, subscribeSchema } from './schemas.js';
+import type { CloseOptions, HivewatchService, HivewatchServiceOptions, RunFileInput, RunFileResult } from './service-types.js';
+
+export type { CloseOptions, HivewatchService, HivewatchServiceOptions, HostedRunResult, RunFileInput, RunFileResult } from './service-types.js';
+
+/** A resumed run's plan: a flow that does not check (any more) is a 400. */
+function checkedPlan(flow: LoadedFlow, defaultAgent: string | null): FlowPlan {
+  const checked = checkedForDefaultAgent(checkLoaded(flow), defaultAgent);
+  if (checked.ok && checked.plan !== null) return checked.plan;
+  throw new ApiError(400, 'invalid_flow', invalidFlowMessage(flow.id, checked));
+}
 
 /**
  * The Hivewatch service: HivewatchApi over the engine and the store, in one process.
@@ -57,191 +49,18 @@ import { parseInput, parseWith, subscribeSchema } from './schemas.js';
  *   as HTTP and IPC.
  */
 
-export interface HivewatchServiceOptions {
-  store: HivewatchStore;
-  /** The bundled examples (flow ids `examples/<file>`). */
-  examplesDir: string;
-  /** The operator's own flows (flow ids `user/<file>`); none when absent. */
-  userFlowsDir?: string | null;
-  /** Attempts running at once across all runs of the process (default 8). */
-  globalConcurrency?: number;
-  /** The default clock of new runs (default real); `startRun({virtualClock})` overrides it. */
-  clock?: 'real' | 'virtual';
-  /** Agent for sessions that name none (a flow agent or a built-in preset), unless `startRun({agent})`. */
-  defaultAgent?: string | null;
-  /** Live events kept for resuming subscribers (default 50,000). */
-  liveCapacity?: number;
-  /**
-   * How often the journal is probed for other processes' commits and commands (default 50 ms),
-   * and the timer that does it (tests inject one and call `probeJournal()`).
-   */
-  tailIntervalMs?: number;
-  tailScheduler?: TailScheduler;
-  /** Waits before each retry of a failed journal write (default: the sink's, about 6 s in all; tests pass []). */
-  journalRetryDelaysMs?: readonly number[];
-  /** How long a command for a run another process hosts waits for that host's answer (default 2 s). */
-  commandAckTimeoutMs?: number;
-  /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
-  killGraceMs?: number;
-  project?: string | null;
-  /** Agent work (issue #10): where task worktrees go, and git's environment (tests isolate it). */
-  worktreeRoot?: string;
-  gitEnv?: Record<string, string>;
-  /** The OTLP receiver the presets' CLIs report to (issue #11 part 5): asked at each attempt, null for none. */
-  telemetry?: () => TelemetryTarget | null;
-  /**
-   * Watch the database's other hosts (host-watch.ts): a dead host's runs become interrupted
-   * without a restart, and a run of this host another host interrupted is stopped. The shells
-   * (serve, the app, `hivewatch run`) turn it on; tests inject the timer and call `checkHosts()`.
-   */
-  watchHosts?: boolean | { intervalMs?: number; scheduler?: TailScheduler };
-}
-
-/** A flow file run from the command line (`hivewatch run` / `resume` / `retry`). */
-export interface RunFileInput {
-  file: string;
-  /** --repo: the repository of agent work (else the flow's `repo:`, else the one around `cwd`). */
-  repo?: string | null;
-  /** --workspace: where sessions work unless they say. */
-  workspace?: WorkspaceMode | null;
-  agent?: string | null;
-  virtualClock?: boolean;
-  maxSteps?: number;
-  concurrency?: number;
-  resume?: ResumePoint | null;
-  retryOf?: string | null;
-  /** Where the repository is looked for when neither --repo nor the flow names one (default process.cwd()). */
-  cwd?: string;
-  /** Sees every event as it happens (before commit), given the run's clock: the CLI's progress. */
-  observe?: (clock: Clock) => EventSink;
-}
-
-/**
- * A run's end as its host saw it. `takenOver`: another host interrupted the run while this one
- * was not heard from (host-watch.ts); this host stopped it and journaled nothing more of it.
- */
-export type HostedRunResult = RunResult & { takenOver?: string };
-
-export type RunFileResult =
-  /** The flow does not check: the attempt is recorded as failed run `runId` (USER_INVALID_FLOW). */
-  | { kind: 'invalid'; diagnostics: Diagnostic[]; runId: string }
-  | { kind: 'refused'; message: string }
-  | { kind: 'started'; runId: string; done: Promise<HostedRunResult> };
-
-export interface CloseOptions {
-  /** How long to wait for cancelled runs to end before closing anyway (default 10 s). */
-  timeoutMs?: number;
-}
-
-export interface HivewatchService extends HivewatchApi {
-  readonly store: HivewatchStore;
-  /** This service instance's id: live ids of another instance mean nothing here. */
-  readonly instance: string;
-  /** The live subscription with what the shells need: where it starts and whether it reset. */
-  subscribeLive(options: LiveSubscribeOptions): LiveSubscription;
-  /**
-   * Probes the journal now: publishes other processes' new commits and applies the run commands
-   * addressed to this process. Resolves once those commands are acknowledged.
-   */
-  probeJournal(): Promise<void>;
-  /** Checks a flow file under its key (flow-keys.ts) and, when it checks, executes it here. */
-  runFile(input: RunFileInput): Promise<RunFileResult>;
-  /** Writes what the journal still holds in memory; throws when it cannot (a full disk). */
-  flushJournal(): Promise<void>;
-  /** Ids of the runs this process is executing. */
-  activeRunIds(): string[];
-  /** The result of a run this process executes (null when it is not one of them). */
-  whenFinished(runId: string): Promise<HostedRunResult> | null;
-  /** One pass of the host watch now (host-watch.ts); nothing when `watchHosts` is off. */
-  checkHosts(): Promise<HostWatchPass>;
-  /** Cancels the runs still executing, waits for them (bounded), flushes the journal. The store stays open. */
-  close(options?: CloseOptions): Promise<void>;
-}
-
-interface LiveRun {
-  run: FlowRun;
-  done: Promise<HostedRunResult>;
-}
-
-/** How a run runs, as its `runStarted.options` records it. */
-interface RunSettings {
-  maxSteps: number;
-  concurrency: number;
-  virtual: boolean;
-  defaultAgent: string | null;
-}
-
-interface LaunchOptions extends RunSettings {
-  plan: FlowPlan;
-  /** The flow's file: its repository (or its `repo:`) is where agent work happens. */
-  flowPath: string;
-  resume?: ResumePoint | null;
-  retryOf?: string | null;
-  explicitRepo?: string | null;
-  fallbackDir?: string;
-  workspaceMode?: WorkspaceMode | null;
-  observe?: ((clock: Clock) => EventSink) | undefined;
-}
-
-
-const newCommandId = (): string => `cmd_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-
-function checkedPlan(flow: LoadedFlow, defaultAgent: string | null): FlowPlan {
-  const checked = checkedForDefaultAgent(checkLoaded(flow), defaultAgent);
-  if (checked.ok && checked.plan !== null) return checked.plan;
-  throw new ApiError(400, 'invalid_flow', invalidFlowMessage(flow.id, checked));
-}
-
 export async function createHivewatchService(options: HivewatchServiceOptions): Promise<HivewatchService> {
   const { store } = options;
   const catalog = new FlowCatalog({ examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null });
-  const sharedLimiter: Limiter = createLimiter(options.globalConcurrency ?? 8);
-  const realClock = new RealClock();
-  const realRegistry = createRuntimeRegistry({ clock: realClock, killGraceMs: options.killGraceMs, telemetry: options.telemetry });
-  const runs = new Map<string, LiveRun>();
-  /** Runs of this process another host interrupted: stopped here, with why. */
-  const takenOver = new Map<string, string>();
   const sink: DurableSink = createDurableSink(store, {
     ...(options.journalRetryDelaysMs !== undefined ? { retryDelaysMs: options.journalRetryDelaysMs } : {}),
-    onRunTaken: (runIds) => stopTaken(runIds),
+    onRunTaken: (runIds) => runs.stopTaken(runIds),
   });
-  /**
-   * A run another host interrupted is no longer this host's (host-liveness.ts says when that can
-   * happen): nothing more of it is journaled, and it is cancelled here so its agents stop.
-   */
-  const stopTaken = (runIds: readonly string[]): void => {
-    sink.drop(runIds);
-    for (const runId of runIds) {
-      const live = runs.get(runId);
-      if (!live || takenOver.has(runId)) continue;
-      const message = `run ${runId} was interrupted by another host while this one was not heard from; this host stopped it and journaled nothing more of it`;
-      takenOver.set(runId, message);
-      live.run.cancel({ commandId: newCommandId(), reason: message });
-    }
-  };
-  // Run commands other processes journaled for our runs: applied one pass at a time.
-  let applying: Promise<void> | null = null;
-  let applyAgain = false;
-  const pickUpCommands = (): Promise<void> => {
-    if (applying) {
-      applyAgain = true;
-      return applying;
-    }
-    applying = (async () => {
-      do {
-        applyAgain = false;
-        const hosted = new Map([...runs].map(([id, live]) => [id, live.run] as const));
-        await applyPendingCommands(store, hosted, () => sink.flush()).catch(() => 0);
-      } while (applyAgain);
-    })().finally(() => {
-      applying = null;
-    });
-    return applying;
-  };
+  const runs = new HostedRuns(store, () => sink, options, () => writePending());
   const tail = await JournalTail.open({
     store,
     publish: (events, firstId) => liveHub.publish(events, firstId),
-    onForeignCommit: () => void pickUpCommands(),
+    onForeignCommit: () => void runs.pickUpCommands(),
     ...(options.tailIntervalMs !== undefined ? { intervalMs: options.tailIntervalMs } : {}),
     ...(options.tailScheduler !== undefined ? { scheduler: options.tailScheduler } : {}),
   });
@@ -255,8 +74,8 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   const hostWatch = watchHosts
     ? new HostWatch({
         store,
-        hosted: () => [...runs.keys()],
-        onTaken: stopTaken,
+        hosted: () => runs.ids(),
+        onTaken: (runIds) => runs.stopTaken(runIds),
         ...(typeof watchHosts === 'object' ? watchHosts : {}),
       })
     : null;
@@ -301,77 +120,11 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     if (isExternal(row)) throw new ApiError(409, 'external_run', externalRefusal(row, what));
   };
 
-  const launch = async (launchOptions: LaunchOptions): Promise<{ runId: string; done: Promise<RunResult> }> => {
-    if (closing) throw new ApiError(409, 'closing', 'the service is shutting down');
-    const clock: Clock = launchOptions.virtual ? new VirtualClock(Date.now()) : realClock;
-    const registry: HivewatchRuntimeRegistry = launchOptions.virtual
-      ? createRuntimeRegistry({ clock, killGraceMs: options.killGraceMs, telemetry: options.telemetry })
-      : realRegistry;
-    const run = new FlowRun({
-      plan: launchOptions.plan,
-      registry,
-      sink: launchOptions.observe ? new FanoutSink([sink, launchOptions.observe(clock)]) : sink,
-      clock,
-      maxSteps: launchOptions.maxSteps,
-      concurrency: launchOptions.concurrency,
-      sharedLimiter,
-      defaultAgent: launchOptions.defaultAgent,
-      project: options.project ?? null,
-      resume: launchOptions.resume ?? null,
-      retryOf: launchOptions.retryOf ?? null,
-      workspace: {
-        repo: () =>
-          resolveRunRepo({
-            explicit: launchOptions.explicitRepo ?? null,
-            flowRepo: launchOptions.plan.repo,
-            flowFile: launchOptions.flowPath,
-            fallbackDir: launchOptions.fallbackDir ?? dirname(launchOptions.flowPath),
-            gitEnv: options.gitEnv,
-          }),
-        ...(launchOptions.workspaceMode !== undefined ? { defaultMode: launchOptions.workspaceMode } : {}),
-        ...(options.worktreeRoot !== undefined ? { worktreeRoot: options.worktreeRoot } : {}),
-        ...(options.gitEnv !== undefined ? { gitEnv: options.gitEnv } : {}),
-        ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
-      },
-    });
-    const done = run.start().then((result): HostedRunResult => {
-      const taken = takenOver.get(run.runId);
-      takenOver.delete(run.runId);
-      return taken === undefined ? result : { ...result, takenOver: taken };
-    });
-    runs.set(run.runId, { run, done });
-    done.then(
-      () => runs.delete(run.runId),
-      () => runs.delete(run.runId),
-    );
-    // `runStarted` is appended synchronously by start(); make it durable so the run is listed at once.
-    await writePending();
-    return { runId: run.runId, done };
-  };
-  const launched = async (launchOptions: LaunchOptions): Promise<{ runId: string }> => ({ runId: (await launch(launchOptions)).runId });
-
-  const optionsOfRun = (row: RunRow): RunSettings => ({
-    maxSteps: row.maxSteps ?? 100,
-    concurrency: row.concurrency ?? 4,
-    virtual: row.clock === 'virtual',
-    defaultAgent: row.defaultAgent,
-  });
+  const launched = async (launchOptions: LaunchOptions): Promise<{ runId: string }> => ({ runId: (await runs.launch(launchOptions)).runId });
 
   /** Journals an attempt to run a flow that does not check as a failed run (invalid-run.ts); its id. */
-  const recordInvalid = async (flow: string, source: string | null, checked: CheckResult, run: RunSettings & { retryOf: string | null }): Promise<string> => {
-    const events = invalidFlowRunEvents({
-      flow,
-      source,
-      checked,
-      options: { maxSteps: run.maxSteps, concurrency: run.concurrency, clock: run.virtual ? 'virtual' : 'real', defaultAgent: run.defaultAgent },
-      retryOf: run.retryOf,
-      project: options.project ?? null,
-      now: Date.now(),
-    });
-    for (const event of events) sink.append(event);
-    await writePending();
-    return (events[0] as HivewatchEvent).runId;
-  };
+  const recordInvalid = (flow: string, source: string | null, checked: CheckResult, run: RunSettings & { retryOf: string | null }): Promise<string> =>
+    journalInvalidRun(sink, writePending, { flow, source, checked, settings: run, retryOf: run.retryOf, project: options.project ?? null });
 
   /** The 400 for a flow that does not check, once the attempt is on record as a failed run. */
   const refuseInvalid = async (flow: LoadedFlow, checked: CheckResult, run: RunSettings & { retryOf: string | null }): Promise<ApiError> => {
@@ -437,8 +190,8 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
         }
         const flow = await catalog.loadForRun(args.runId, row.flow);
         const checked = checkedForDefaultAgent(checkLoaded(flow), row.defaultAgent);
-        if (!checked.ok || checked.plan === null) throw await refuseInvalid(flow, checked, { ...optionsOfRun(row), retryOf: args.runId });
-        return launched({ ...optionsOfRun(row), plan: checked.plan, flowPath: flow.path, retryOf: args.runId });
+        if (!checked.ok || checked.plan === null) throw await refuseInvalid(flow, checked, { ...settingsOfRow(row), retryOf: args.runId });
+        return launched({ ...settingsOfRow(row), plan: checked.plan, flowPath: flow.path, retryOf: args.runId });
       }),
 
     resumeRun: (input) =>
@@ -451,7 +204,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
         const flow = await catalog.loadForRun(args.runId, row.flow);
         const problem = resumeProblem(resume, flow.source);
         if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
-        return launched({ ...optionsOfRun(row), plan: checkedPlan(flow, row.defaultAgent), flowPath: flow.path, resume });
+        return launched({ ...settingsOfRow(row), plan: checkedPlan(flow, row.defaultAgent), flowPath: flow.path, resume });
       }),
 
     skipBackoff: (input) =>
@@ -598,7 +351,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
       }
       const refusal = input.resume ? resumeProblem(input.resume, checked.plan.program.source) : null;
       if (refusal !== null) return { kind: 'refused', message: refusal };
-      const started = await launch({
+      const started = await runs.launch({
         ...settings,
         plan: checked.plan,
         flowPath: input.file,
@@ -617,10 +370,11 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     async probeJournal(): Promise<void> {
       const changed = await tail.probe();
       // onForeignCommit started a pass when something changed; wait for it (or one running).
+      const applying = runs.commandsInFlight;
       if (changed || applying) await (applying ?? Promise.resolve());
     },
 
-    activeRunIds: () => [...runs.keys()],
+    activeRunIds: () => runs.ids(),
 
     checkHosts: () => hostWatch?.check() ?? Promise.resolve({ recovered: [], taken: [] }),
 
@@ -629,19 +383,11 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     async close(closeOptions: CloseOptions = {}): Promise<void> {
       if (closing) return;
       closing = true;
-      const pending = [...runs.values()];
-      for (const { run } of pending) run.cancel({ commandId: newCommandId(), reason: 'Hivewatch is shutting down' });
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, closeOptions.timeoutMs ?? 10_000);
-        timer.unref();
-      });
-      await Promise.race([Promise.allSettled(pending.map((r) => r.done)), timeout]);
-      clearTimeout(timer);
+      await runs.close(closeOptions.timeoutMs ?? 10_000);
       await hostWatch?.stop();
       await sink.close().catch(() => undefined);
       await sweep;
-      await applying;
+      await runs.drained();
       await tail.stop();
       liveHub.close();
     },
