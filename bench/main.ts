@@ -3,9 +3,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkpointBenchmarks } from './checkpoint.bench.js';
+import { deadHostBenchmarks, deadHostPostgresBenchmarks } from './dead-host.bench.js';
 import { engineBenchmarks } from './engine.bench.js';
 import { liveBenchmarks, livePostgresBenchmarks } from './live.bench.js';
-import { report, type Measurement } from './measure.js';
+import { gatesPassed, report, type Measurement } from './measure.js';
 import { otelBenchmarks } from './otel.bench.js';
 import { postgresErrorCountBenchmarks } from './postgres-errors.bench.js';
 import { postgresWriterBenchmarks } from './postgres-writer.bench.js';
@@ -27,6 +28,9 @@ const ROOT = repositoryRoot();
  * browser and report times against targets rather than ratios. `--only postgres` runs both
  * PostgreSQL benches (each starts its own cluster; skipped with the reason when no server is
  * installed); `--only postgres-writer` / `--only postgres-errors` / `--only postgres-live` runs one of them.
+ * `--only dead-host` times how soon a window sees a killed host's run interrupted (issue #19; on
+ * SQLite, and on PostgreSQL with `--only postgres` / `postgres-dead-host`). A gated target that is
+ * missed (the 15 s of DESIGN rule 19) makes the run exit 1.
  */
 export async function main(argv: readonly string[]): Promise<number> {
   const json = argv.includes('--json');
@@ -54,6 +58,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'postgres' || only === 'postgres-live') measurements.push(...(await livePostgresBenchmarks({ quick })));
   if (only === null || only === 'postgres' || only === 'postgres-writer') measurements.push(...(await postgresWriterBenchmarks({ quick })));
   if (only === null || only === 'postgres' || only === 'postgres-errors') measurements.push(...(await postgresErrorCountBenchmarks({ quick })));
+  if (only === null || only === 'dead-host') measurements.push(...(await deadHostBenchmarks({ quick })));
+  if (only === null || only === 'postgres' || only === 'postgres-dead-host') measurements.push(...(await deadHostPostgresBenchmarks({ quick })));
   report(measurements, json);
-  return 0;
+  return gatesPassed(measurements) ? 0 : 1;
 }

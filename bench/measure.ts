@@ -8,7 +8,14 @@ export interface Measurement {
   ratio?: number;
   target?: string;
   pass?: boolean;
+  /** A hard target: when it is missed (`pass: false`), `npm run bench` exits non-zero. */
+  gate?: boolean;
   note?: string;
+}
+
+/** Whether every gated measurement met its target (the bench's exit status). */
+export function gatesPassed(measurements: readonly Measurement[]): boolean {
+  return measurements.every((m) => !m.gate || m.pass === true);
 }
 
 export async function timeIt(fn: () => Promise<unknown> | unknown): Promise<number> {

@@ -166,6 +166,8 @@ async function start(): Promise<void> {
     examplesDir: paths.examplesDir,
     userFlowsDir: appFlowsDirOf(dbPath),
     defaultAgent: process.env.HIVEWATCH_AGENT ?? null,
+    // A dead host's runs turn interrupted in the window without a restart (issue #19 part 4).
+    watchHosts: true,
   });
   const stopDemo = flags.demo === true ? startDemo(service) : null;
   const stopNotifications = notifyFailures(service);

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ExitCode } from '../core/cli/io.js';
 import { otelPortOf } from '../core/otel/host.js';
 import { detectElectron } from './launcher.js';
 import { startServer, type RunningServer } from './main.js';
@@ -110,7 +111,7 @@ function catchStopSignals(io: CliIo): { stopped: Promise<void>; release(): void 
   const stopped = new Promise<void>((resolve) => (resolveStop = resolve));
   const onSignal = (): void => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) process.exit(ExitCode.interruptedTwice);
     io.err('\nStopping: cancelling runs still going (they can be resumed later)…\n');
     resolveStop();
   };
@@ -134,7 +135,7 @@ async function serveUntilStopped(server: RunningServer, io: CliIo, signals: Retu
     signals.release();
   }
   await server.close();
-  return 0;
+  return ExitCode.ok;
 }
 
 async function browserShell(flags: Flags, io: CliIo, open: boolean, why: string | null): Promise<number> {
@@ -181,7 +182,7 @@ async function electronShell(binary: string, flags: Flags, io: CliIo): Promise<n
     return await new Promise<number>((resolve) => {
       child.once('error', (error) => {
         io.err(`hivewatch start: could not launch Electron: ${error.message}\n`);
-        resolve(1);
+        resolve(ExitCode.failed);
       });
       child.once('exit', (code) => resolve(code ?? 0));
     });
@@ -195,14 +196,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   const [command, ...rest] = argv;
   if (command !== 'serve' && command !== 'start') {
     io.err(USAGE);
-    return 64;
+    return ExitCode.usage;
   }
   let flags: Flags;
   try {
     flags = parse(rest, command);
   } catch (error) {
     io.err(`hivewatch ${command}: ${(error as Error).message}\n${USAGE}`);
-    return 64;
+    return ExitCode.usage;
   }
   if (command === 'serve') return browserShell(flags, io, false, null);
 

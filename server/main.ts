@@ -92,6 +92,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     userFlowsDir,
     ...(options.globalConcurrency !== undefined ? { globalConcurrency: options.globalConcurrency } : {}),
     defaultAgent: options.defaultAgent ?? process.env.HIVEWATCH_AGENT ?? null,
+    // A dead host's runs turn interrupted in the window without a restart (issue #19 part 4).
+    watchHosts: true,
   });
   const staticDir = options.staticDir === undefined ? paths.rendererDist : options.staticDir;
   // No --port: the port this database's server had last time, so a copied link (and the

@@ -50,10 +50,10 @@ describe('hivewatch CLI', () => {
     expect(result.stderr).toContain(`${bad}:4:9: unterminated string`);
   });
 
-  it('run: an invalid flow exits 2 and runs nothing', async () => {
+  it('run: an invalid flow exits 2 and runs nothing (the attempt is journaled as a failed run: bad-input.test.ts)', async () => {
     const result = await hivewatch(['run', flowFile('session "x" (backoff: "sometimes")\n'), '--json', '--agent', 'fake']);
     expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
+    expect(events(result.stdout).map((e) => e.type)).toEqual(['runStarted', 'errorOccurred', 'runFailed']);
   });
 
   it('run: a session without an agent fails before step 0 with USER_MISSING_DEPENDENCY; --agent fixes it', async () => {

@@ -1,4 +1,4 @@
-import { endingErrorOf, FAILURE_DIMENSIONS, type ErrorDimension, type FailureCounts, type FailureDimension, type HivewatchStore, type RunRow } from '../store/index.js';
+import { endingErrorOf, FAILURE_DIMENSIONS, printableLocation, type ErrorDimension, type FailureCounts, type FailureDimension, type HivewatchStore, type RunRow } from '../store/index.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
@@ -121,6 +121,11 @@ export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number
 export async function replayCommand(args: ParsedArgs, io: CliIo, runId: string): Promise<number> {
   const store = await openCliStore(args, io);
   try {
+    // An unknown id has an empty journal, which "replays" to nothing: that is not a match.
+    if ((await store.getRunRow(runId)) === null) {
+      io.err(`hivewatch replay: no such run "${runId}" in ${printableLocation(store.location)}\n`);
+      return ExitCode.failed;
+    }
     const report = await store.replayRun(runId);
     if (args.flags.has('json')) io.out(`${JSON.stringify(report)}\n`);
     else if (report.ok) io.out(`${runId}: replay matches the stored projections (${report.events} events)\n`);

@@ -2,11 +2,10 @@ import { WorkspaceMode } from '../flow/agent-work.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import { parseDuration } from '../flow/duration.js';
 import type { EventSink } from '../engine/events.js';
-import type { RunResult } from '../engine/run.js';
 import type { ResumePoint } from '../engine/resume.js';
 import type { HivewatchStore } from '../store/index.js';
 import { bundledExamplesDir, appFlowsDirOf } from '../service/flow-keys.js';
-import { createHivewatchService } from '../service/service.js';
+import { createHivewatchService, type HostedRunResult } from '../service/service.js';
 import { openCliStore } from './database.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
@@ -40,8 +39,8 @@ function killGraceFlag(args: ParsedArgs): number | undefined {
   return parsed.ms;
 }
 
-export function exitCodeOf(result: RunResult): number {
-  if (result.unjournaled) return ExitCode.failed;
+export function exitCodeOf(result: HostedRunResult): number {
+  if (result.unjournaled || result.takenOver !== undefined) return ExitCode.failed;
   if (result.status === 'completed') return ExitCode.ok;
   if (result.status === 'cancelled') return ExitCode.cancelled;
   return ExitCode.failed;
@@ -65,6 +64,9 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     examplesDir: bundledExamplesDir(),
     userFlowsDir: appFlowsDirOf(store.location),
     clock: args.flags.has('virtual-clock') ? 'virtual' : 'real',
+    // Every host watches the others: a dead one's runs are interrupted, and a run of this one that
+    // another host interrupted while this process was not heard from is stopped here.
+    watchHosts: true,
   });
   let printer: ProgressPrinter | null = null;
   let runId: string | null = null;
@@ -105,6 +107,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     });
     if (started.kind === 'invalid') {
       for (const d of started.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
+      io.err(`hivewatch run: the flow does not check; recorded as failed run ${started.runId} (USER_INVALID_FLOW)\n`);
       return ExitCode.invalid;
     }
     if (started.kind === 'refused') {
@@ -114,6 +117,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     runId = started.runId;
     process.on('SIGINT', onSigint);
     const result = await started.done;
+    if (result.takenOver !== undefined) io.err(`hivewatch: ${result.takenOver}\n`);
     return exitCodeOf(result);
   } finally {
     try {

@@ -330,6 +330,12 @@ export class FlowRun {
     // The program ended; only writes it made since the last commit (a flow with no session) are left to commit.
     if (this.cancelCommand && this.channels.uncommitted > 0) return this.cancelled();
     if (rootError instanceof CancelledError) return this.cancelled();
+    // Writes of a program that never reached a session (`let x = "a"` alone) are committed in a
+    // step of their own, so the journal has no stepFinished without its stepStarted (issue #19).
+    if (this.channels.uncommitted > 0 && this.stepNumber === 0) {
+      this.stepNumber = 1;
+      this.emit({ type: 'stepStarted', step: 1, frontier: [] });
+    }
     const rejected = this.channels.uncommitted > 0 ? this.commit(this.stepNumber, true) : null;
     if (rejected) return this.fail(rejected);
     if (rootError instanceof FlowFailure) return this.fail(rootError.chain);

@@ -145,6 +145,7 @@ describe('checkFlowFile', () => {
     expect(result).toEqual({
       ok: false,
       plan: null,
+      errorCount: 1,
       diagnostics: [{ file: path, line: 1, column: 1, message: 'cannot read the flow: no such file', severity: 'error' }],
     });
   });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Diagnostic } from './ast.js';
 import { sortDiagnostics } from './diagnostics.js';
+import { boundDiagnostics, flowText } from './source.js';
 import { parseFlow } from './parser.js';
 import type { CheckResult } from './plan.js';
 import { validateProgram } from './validate.js';
@@ -16,22 +17,33 @@ export function checkFlow(source: string, file: string): CheckResult {
   // problems; names that a skipped line declared are assumed, to avoid follow-on reports.
   const validation = validateProgram(parsed.program, { assumeDeclared: parsed.recovered });
   const diagnostics = sortDiagnostics([...parsed.diagnostics, ...validation.diagnostics]);
+  const errorCount = diagnostics.filter((d) => d.severity === 'error').length;
   return {
-    ok: !diagnostics.some((d) => d.severity === 'error'),
-    diagnostics,
+    ok: errorCount === 0,
+    diagnostics: boundDiagnostics(diagnostics),
+    errorCount,
     plan: parsed.syntaxOk ? validation.plan : null,
   };
 }
 
-export async function checkFlowFile(path: string): Promise<CheckResult> {
-  let source: string;
+/** A flow file's text, or the result of a check that could not read it as one (missing, binary, not UTF-8). */
+export async function readFlowFile(path: string, file = path): Promise<{ ok: true; source: string } | { ok: false; result: CheckResult }> {
+  let bytes: Buffer;
   try {
-    source = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (error) {
-    const diagnostic: Diagnostic = { file: path, line: 1, column: 1, message: `cannot read the flow: ${readFailure(error)}`, severity: 'error' };
-    return { ok: false, diagnostics: [diagnostic], plan: null };
+    const diagnostic: Diagnostic = { file, line: 1, column: 1, message: `cannot read the flow: ${readFailure(error)}`, severity: 'error' };
+    return { ok: false, result: { ok: false, diagnostics: [diagnostic], errorCount: 1, plan: null } };
   }
-  return checkFlow(source, path);
+  const text = flowText(bytes, file);
+  if (!text.ok) return { ok: false, result: { ok: false, diagnostics: [text.diagnostic], errorCount: 1, plan: null } };
+  return { ok: true, source: text.source };
+}
+
+/** `hivewatch check <file>`: the file's problems under its path (`file`: the name to report them under). */
+export async function checkFlowFile(path: string, file = path): Promise<CheckResult> {
+  const read = await readFlowFile(path, file);
+  return read.ok ? checkFlow(read.source, file) : read.result;
 }
 
 function readFailure(error: unknown): string {

@@ -86,7 +86,10 @@ export interface ChannelSpec {
 
 export interface CheckResult {
   ok: boolean;
+  /** At most MAX_LISTED_DIAGNOSTICS, then one "… and N more" (source.ts `boundDiagnostics`). */
   diagnostics: Diagnostic[];
+  /** Every error found, listed or not. */
+  errorCount: number;
   /** Present whenever parsing succeeded, even with validation errors, so tools can show structure. */
   plan: FlowPlan | null;
 }

@@ -3,6 +3,7 @@ import type { Diagnostic, ParallelStmt, Position, Program, SessionStmt, Statemen
 import { collectChannels } from './channels.js';
 import { BUILTIN_AGENTS, type AgentSpec, type ChannelSpec, type FlowPlan, type RepoSpec, type SessionSpec } from './plan.js';
 import { literalText } from './properties.js';
+import { retryOwnerDiagnostics } from './retry-owners.js';
 import type { PropertyValue } from './ast.js';
 import { PARALLEL_PROPERTIES, indexProperties, readOnFail, type Report } from './properties.js';
 import { buildAgentSpec, isKnownAgent, readSessionProperties, sessionName } from './specs.js';
@@ -77,6 +78,8 @@ class Validator {
       channels: plainChannels,
       repo: this.program.repo ? readRepo(this.program.repo.value, this.program.repo.pos, this.report) : null,
     };
+    // Rule 20: the engine and an agent CLI never both retry one failure.
+    this.diagnostics.push(...retryOwnerDiagnostics(plan));
     return { diagnostics: this.diagnostics, plan };
   }
 

@@ -4,6 +4,9 @@ import { CLAUDE_CODE_ENV, CLAUDE_CODE_RETRIES, ClaudeCodeRuntime, readClaudeCode
 import { CODEX_CLI_RETRIES, CodexCliRuntime, readCodexCliOutput } from './codex-cli.js';
 import { shellQuote } from './command-line.js';
 import { agent, attempt, failure, NEVER, observed } from './test-support.js';
+import { checkFlow } from '../flow/check.js';
+import { CLAUDE_CODE_RETRIES_ENV } from '../flow/retry-owners.js';
+import { InnerRetries } from './preset.js';
 
 /** Each fixture (fixtures/README.md says where its shape comes from) and the error it must become. */
 
@@ -221,6 +224,14 @@ describe('codex-cli classifications (fixtures)', () => {
 });
 
 describe('single retry owner', () => {
+  it('check knows the same CLI retries the presets do (rule 20): the variable claude-code sets to 0, and that codex-cli retries inside', () => {
+    expect(CLAUDE_CODE_ENV).toEqual({ [CLAUDE_CODE_RETRIES_ENV]: '0' });
+    const claude = checkFlow(`agent c:\n  runtime: "claude-code"\n  env: ["${CLAUDE_CODE_RETRIES_ENV}=3"]\nsession: c\n  prompt: "p"\n  retry: 1\n`, 'f.prose');
+    expect(claude.diagnostics.map((d) => d.severity)).toEqual(['error']);
+    const codex = checkFlow('agent x:\n  runtime: "codex-cli"\nsession: x\n  prompt: "p"\n  retry: 1\n', 'f.prose');
+    expect(CODEX_CLI_RETRIES.innerRetries === InnerRetries.internal).toBe(codex.diagnostics.some((d) => d.severity === 'warning'));
+  });
+
   it('claude-code turns its own API retries off; codex-cli says it cannot', () => {
     expect(CLAUDE_CODE_RETRIES.innerRetries).toBe('disabled');
     expect(CLAUDE_CODE_ENV).toEqual({ CLAUDE_CODE_MAX_RETRIES: '0' });

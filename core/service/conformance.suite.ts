@@ -465,7 +465,8 @@ export function apiConformanceSuite(
           () => api.startRun({ flow: 'user/bad.prose' }),
           400,
           'invalid_flow',
-          'user/bad.prose:1:1: session needs a prompt: write session "..." or name an agent with session: name (and 1 more)',
+          // The attempt is on record as a failed run (issue #19 part 7; pinned below).
+          expect.stringMatching(/^user\/bad\.prose:1:1: session needs a prompt: write session "\.\.\." or name an agent with session: name \(and 1 more\); recorded as failed run run_\w+$/) as never,
         ],
         [() => api.startRun({ flow: 'examples/01-happy-path.prose', maxSteps: 0 }), 400, 'invalid_input', 'maxSteps: must be at least 1'],
         [() => api.startRun({ flow: 'examples/01-happy-path.prose', concurrency: 2.5 }), 400, 'invalid_input', 'concurrency: must be a whole number'],
@@ -498,6 +499,24 @@ export function apiConformanceSuite(
         await expect(call()).rejects.toMatchObject({ status, code, message });
       }
       expect(await api.getRun({ runId: 'run_doesnotexist' })).toBeNull();
+    });
+
+    it('starting a flow that does not check is refused with 400 and on record as a failed run (USER_INVALID_FLOW, its diagnostics, a chain of one)', async () => {
+      const refused = await api.startRun({ flow: 'user/bad.prose', maxSteps: 7 }).then(
+        () => null,
+        (error: unknown) => error as { status: number; code: string; message: string },
+      );
+      expect(refused).toMatchObject({ status: 400, code: 'invalid_flow' });
+      const runId = /recorded as failed run (run_\w+)$/.exec(refused?.message ?? '')?.[1] as string;
+      expect((await finished(runId)).type).toBe('runFailed');
+      const d = await detail(runId);
+      expect(d.run).toMatchObject({ flow: 'user/bad.prose', status: 'failed', maxSteps: 7, step: 0, attempts: 0, errorCount: 1, lastError: { code: 'USER_INVALID_FLOW' } });
+      const events = await api.getEvents({ runId });
+      expect(events.map((e) => e.type)).toEqual(['runStarted', 'errorOccurred', 'runFailed']);
+      expect(events[1]).toMatchObject({
+        error: { code: 'USER_INVALID_FLOW', context: { errorCount: 2, diagnostics: [{ file: 'user/bad.prose', line: 1, column: 1, severity: 'error' }, { file: 'user/bad.prose' }] } },
+      });
+      expect(events[2]).toMatchObject({ type: 'runFailed', chain: [{ seq: 2, code: 'USER_INVALID_FLOW', how: null }] });
     });
 
     it('saves a draft that checks as user/<name>.prose, lists it and starts it; refuses overwrite, bad names and drafts that do not check', async () => {

@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { checkFlow, checkFlowFile } from '../flow/check.js';
+import { checkFlow, readFlowFile } from '../flow/check.js';
 import type { CheckResult } from '../flow/plan.js';
 import { FlowKeys, flowFoldersForDatabase } from './flow-keys.js';
 
@@ -8,14 +7,9 @@ import { FlowKeys, flowFoldersForDatabase } from './flow-keys.js';
  * `user/` id when it lies in the database's flow folders, else its path; see flow-keys.ts) and
  * its check under that key, so diagnostics and journal agree.
  */
-export async function checkFlowFileAs(file: string, databasePath: string): Promise<{ key: string; checked: CheckResult }> {
+export async function checkFlowFileAs(file: string, databasePath: string): Promise<{ key: string; checked: CheckResult; source: string | null }> {
   const key = new FlowKeys(flowFoldersForDatabase(databasePath)).keyOf(file);
-  if (key === file) return { key, checked: await checkFlowFile(file) };
-  let source: string;
-  try {
-    source = await readFile(file, 'utf8');
-  } catch {
-    return { key, checked: await checkFlowFile(file) };
-  }
-  return { key, checked: checkFlow(source, key) };
+  // A file that cannot be read (or is not text) is reported under its path, where the operator looks for it.
+  const read = await readFlowFile(file);
+  return read.ok ? { key, checked: checkFlow(read.source, key), source: read.source } : { key, checked: read.result, source: null };
 }

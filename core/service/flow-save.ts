@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatDiagnostic } from '../flow/ast.js';
+import { invalidFlowMessage } from './invalid-run.js';
 import { checkFlow } from '../flow/check.js';
 import { ApiError } from './errors.js';
 import { FLOW_FOLDERS } from './flow-keys.js';
@@ -35,10 +35,7 @@ export async function saveUserFlow(userFlowsDir: string | null, args: SaveFlowAr
   if (userFlowsDir === null) throw new ApiError(409, 'no_flows_folder', `cannot save ${key}: this database has no flows folder (an in-memory database)`);
   const checked = checkFlow(args.source, key);
   if (!checked.ok) {
-    const errors = checked.diagnostics.filter((d) => d.severity === 'error');
-    const first = errors[0];
-    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-    throw new ApiError(400, 'invalid_flow', `${first ? formatDiagnostic(first) : `${key} does not check`}${more}; only a flow that checks is saved`);
+    throw new ApiError(400, 'invalid_flow', `${invalidFlowMessage(key, checked)}; only a flow that checks is saved`);
   }
   const file = key.slice(FLOW_FOLDERS.user.length + 1);
   const target = join(userFlowsDir, file);

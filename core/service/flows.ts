@@ -1,5 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
+import type { Diagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
+import type { CheckResult } from '../flow/plan.js';
+import { flowText } from '../flow/source.js';
 import { highlightSpans } from '../flow/highlight.js';
 import { describeRunRepo } from '../workspace/repo.js';
 import type { FlowInfo } from './api.js';
@@ -23,7 +26,20 @@ export interface FlowCatalogOptions {
 export interface LoadedFlow {
   id: string;
   path: string;
+  /** The file's text ('' when it is not text: see `notText`). */
   source: string;
+  /** Why the file is not a text flow file (binary, not UTF-8), or null. */
+  notText: Diagnostic | null;
+}
+
+/** A loaded flow checked under its id: a file that is not text has that one problem. */
+export function checkLoaded(flow: LoadedFlow): CheckResult {
+  return flow.notText ? { ok: false, diagnostics: [flow.notText], errorCount: 1, plan: null } : checkFlow(flow.source, flow.id);
+}
+
+async function readLoaded(id: string, path: string, realPath: string): Promise<LoadedFlow> {
+  const text = flowText(await readFile(realPath), id);
+  return text.ok ? { id, path, source: text.source, notText: null } : { id, path, source: '', notText: text.diagnostic };
 }
 
 function isMissing(error: unknown): boolean {
@@ -61,7 +77,7 @@ export class FlowCatalog {
           if (error instanceof ApiError) continue;
           throw error;
         }
-        const checked = checkFlow(flow.source, id);
+        const checked = checkLoaded(flow);
         // What the window shows: no env: secret of the flow (issue #25 part 5).
         const secrets = flowRedactor(checked.plan);
         const source = secrets.text(flow.source);
@@ -86,7 +102,7 @@ export class FlowCatalog {
   async load(id: string): Promise<LoadedFlow> {
     try {
       const resolved = await this.keys.resolve(id);
-      return { id, path: resolved.path, source: await readFile(resolved.realPath, 'utf8') };
+      return await readLoaded(id, resolved.path, resolved.realPath);
     } catch (error) {
       throw asCatalogError(error, id);
     }
@@ -101,7 +117,7 @@ export class FlowCatalog {
       if (FlowKeys.isFolderKey(flow)) return await this.load(flow);
       if (!flow.endsWith('.prose')) throw new ApiError(404, 'flow_not_found', `no flow ${flow}`);
       const resolved = await this.keys.resolve(flow);
-      return { id: flow, path: resolved.path, source: await readFile(resolved.realPath, 'utf8') };
+      return await readLoaded(flow, resolved.path, resolved.realPath);
     } catch (error) {
       const mapped = asCatalogError(error, flow);
       if (mapped instanceof ApiError && mapped.status === 404) {

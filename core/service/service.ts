@@ -1,47 +1,41 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { dirname } from 'node:path';
-import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
-import { createLimiter, type Limiter } from '../engine/limiter.js';
-import { resumeProblem, type ResumePoint } from '../engine/resume.js';
-import { FlowRun, type RunResult } from '../engine/run.js';
-import type { EventSink } from '../engine/events.js';
-import { FanoutSink } from '../engine/sinks.js';
-import type { WorkspaceMode } from '../flow/agent-work.js';
-import type { Diagnostic } from '../flow/ast.js';
-import { formatDiagnostic } from '../flow/ast.js';
+import { randomBytes } from 'node:crypto';
+import { resumeProblem } from '../engine/resume.js';
 import { checkFlow } from '../flow/check.js';
 import { highlightSpans } from '../flow/highlight.js';
-import type { FlowPlan } from '../flow/plan.js';
-import type { TelemetryTarget } from '../otel/env.js';
+import type { CheckResult, FlowPlan } from '../flow/plan.js';
+import { checkedForDefaultAgent } from '../flow/retry-owners.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
-import { withAttemptTelemetry } from './attempt-telemetry.js';
-import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
-import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
-import { resolveRunRepo } from '../workspace/repo.js';
+import { createDurableSink, type DurableSink, type RunRow } from '../store/index.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
-import type {
-  CommandAck,
-  ErrorCount,
-  ErrorGroup,
-  HivewatchApi,
-  LiveEvent,
-  RunSummary,
-  SubscribeOptions,
-} from './api.js';
+import type { CommandAck, ErrorCount, ErrorGroup, LiveEvent, RunSummary, SubscribeOptions } from './api.js';
 import { ACTIVE_STATUSES } from './api.js';
+import { withAttemptTelemetry } from './attempt-telemetry.js';
 import { ApiError, asApiError } from './errors.js';
 import { checkFlowFileAs } from './flow-file.js';
 import { saveUserFlow } from './flow-save.js';
 import { restoreSecrets } from './flow-secrets.js';
-import { FlowCatalog } from './flows.js';
-import { JournalTail, type TailScheduler } from './journal-tail.js';
-import { DEFAULT_LIVE_CAPACITY, LiveHub, type LiveSubscribeOptions, type LiveSubscription } from './live.js';
-import { applyPendingCommands, deliverCommand } from './remote-commands.js';
-import { runErrorCounts, runErrorGroups, runErrorSeries, seriesWindow } from './run-errors.js';
+import { checkLoaded, FlowCatalog, type LoadedFlow } from './flows.js';
 import { withTrends } from './group-trends.js';
+import { HostWatch } from './host-watch.js';
+import { HostedRuns, newCommandId, settingsOfRow, type LaunchOptions, type RunSettings } from './hosted-runs.js';
+import { invalidFlowMessage, journalInvalidRun } from './invalid-run.js';
+import { JournalTail } from './journal-tail.js';
+import { DEFAULT_LIVE_CAPACITY, LiveHub } from './live.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, failureCounts, retryingOf, runDetail, runSummary } from './mapping.js';
 import { readNotificationSettings, setFlowMuted } from './notify-settings.js';
+import { deliverCommand } from './remote-commands.js';
+import { runErrorCounts, runErrorGroups, runErrorSeries, seriesWindow } from './run-errors.js';
 import { parseInput, parseWith, subscribeSchema } from './schemas.js';
+import type { CloseOptions, HivewatchService, HivewatchServiceOptions, RunFileInput, RunFileResult } from './service-types.js';
+
+export type { CloseOptions, HivewatchService, HivewatchServiceOptions, HostedRunResult, RunFileInput, RunFileResult } from './service-types.js';
+
+/** A resumed run's plan: a flow that does not check (any more) is a 400. */
+function checkedPlan(flow: LoadedFlow, defaultAgent: string | null): FlowPlan {
+  const checked = checkedForDefaultAgent(checkLoaded(flow), defaultAgent);
+  if (checked.ok && checked.plan !== null) return checked.plan;
+  throw new ApiError(400, 'invalid_flow', invalidFlowMessage(flow.id, checked));
+}
 
 /**
  * The Hivewatch service: HivewatchApi over the engine and the store, in one process.
@@ -56,156 +50,18 @@ import { parseInput, parseWith, subscribeSchema } from './schemas.js';
  *   as HTTP and IPC.
  */
 
-export interface HivewatchServiceOptions {
-  store: HivewatchStore;
-  /** The bundled examples (flow ids `examples/<file>`). */
-  examplesDir: string;
-  /** The operator's own flows (flow ids `user/<file>`); none when absent. */
-  userFlowsDir?: string | null;
-  /** Attempts running at once across all runs of the process (default 8). */
-  globalConcurrency?: number;
-  /** The default clock of new runs (default real); `startRun({virtualClock})` overrides it. */
-  clock?: 'real' | 'virtual';
-  /** Agent for sessions that name none (a flow agent or a built-in preset), unless `startRun({agent})`. */
-  defaultAgent?: string | null;
-  /** Live events kept for resuming subscribers (default 50,000). */
-  liveCapacity?: number;
-  /**
-   * How often the journal is probed for other processes' commits and commands (default 50 ms),
-   * and the timer that does it (tests inject one and call `probeJournal()`).
-   */
-  tailIntervalMs?: number;
-  tailScheduler?: TailScheduler;
-  /** Waits before each retry of a failed journal write (default: the sink's, about 6 s in all; tests pass []). */
-  journalRetryDelaysMs?: readonly number[];
-  /** How long a command for a run another process hosts waits for that host's answer (default 2 s). */
-  commandAckTimeoutMs?: number;
-  /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
-  killGraceMs?: number;
-  project?: string | null;
-  /** Agent work (issue #10): where task worktrees go, and git's environment (tests isolate it). */
-  worktreeRoot?: string;
-  gitEnv?: Record<string, string>;
-  /** The OTLP receiver the presets' CLIs report to (issue #11 part 5): asked at each attempt, null for none. */
-  telemetry?: () => TelemetryTarget | null;
-}
-
-/** A flow file run from the command line (`hivewatch run` / `resume` / `retry`). */
-export interface RunFileInput {
-  file: string;
-  /** --repo: the repository of agent work (else the flow's `repo:`, else the one around `cwd`). */
-  repo?: string | null;
-  /** --workspace: where sessions work unless they say. */
-  workspace?: WorkspaceMode | null;
-  agent?: string | null;
-  virtualClock?: boolean;
-  maxSteps?: number;
-  concurrency?: number;
-  resume?: ResumePoint | null;
-  retryOf?: string | null;
-  /** Where the repository is looked for when neither --repo nor the flow names one (default process.cwd()). */
-  cwd?: string;
-  /** Sees every event as it happens (before commit), given the run's clock: the CLI's progress. */
-  observe?: (clock: Clock) => EventSink;
-}
-
-export type RunFileResult =
-  | { kind: 'invalid'; diagnostics: Diagnostic[] }
-  | { kind: 'refused'; message: string }
-  | { kind: 'started'; runId: string; done: Promise<RunResult> };
-
-export interface CloseOptions {
-  /** How long to wait for cancelled runs to end before closing anyway (default 10 s). */
-  timeoutMs?: number;
-}
-
-export interface HivewatchService extends HivewatchApi {
-  readonly store: HivewatchStore;
-  /** This service instance's id: live ids of another instance mean nothing here. */
-  readonly instance: string;
-  /** The live subscription with what the shells need: where it starts and whether it reset. */
-  subscribeLive(options: LiveSubscribeOptions): LiveSubscription;
-  /**
-   * Probes the journal now: publishes other processes' new commits and applies the run commands
-   * addressed to this process. Resolves once those commands are acknowledged.
-   */
-  probeJournal(): Promise<void>;
-  /** Checks a flow file under its key (flow-keys.ts) and, when it checks, executes it here. */
-  runFile(input: RunFileInput): Promise<RunFileResult>;
-  /** Writes what the journal still holds in memory; throws when it cannot (a full disk). */
-  flushJournal(): Promise<void>;
-  /** Ids of the runs this process is executing. */
-  activeRunIds(): string[];
-  /** The result of a run this process executes (null when it is not one of them). */
-  whenFinished(runId: string): Promise<RunResult> | null;
-  /** Cancels the runs still executing, waits for them (bounded), flushes the journal. The store stays open. */
-  close(options?: CloseOptions): Promise<void>;
-}
-
-interface LiveRun {
-  run: FlowRun;
-  done: Promise<RunResult>;
-}
-
-interface LaunchOptions {
-  plan: FlowPlan;
-  /** The flow's file: its repository (or its `repo:`) is where agent work happens. */
-  flowPath: string;
-  maxSteps: number;
-  concurrency: number;
-  virtual: boolean;
-  defaultAgent: string | null;
-  resume?: ResumePoint | null;
-  retryOf?: string | null;
-  explicitRepo?: string | null;
-  fallbackDir?: string;
-  workspaceMode?: WorkspaceMode | null;
-  observe?: ((clock: Clock) => EventSink) | undefined;
-}
-
-
-const newCommandId = (): string => `cmd_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-
-function checkedPlan(id: string, source: string): FlowPlan {
-  const checked = checkFlow(source, id);
-  if (checked.ok && checked.plan !== null) return checked.plan;
-  const errors = checked.diagnostics.filter((d) => d.severity === 'error');
-  const first = errors[0];
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  throw new ApiError(400, 'invalid_flow', first ? `${formatDiagnostic(first)}${more}` : `${id} does not check`);
-}
-
 export async function createHivewatchService(options: HivewatchServiceOptions): Promise<HivewatchService> {
   const { store } = options;
   const catalog = new FlowCatalog({ examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null });
-  const sharedLimiter: Limiter = createLimiter(options.globalConcurrency ?? 8);
-  const realClock = new RealClock();
-  const realRegistry = createRuntimeRegistry({ clock: realClock, killGraceMs: options.killGraceMs, telemetry: options.telemetry });
-  const sink: DurableSink = createDurableSink(store, options.journalRetryDelaysMs !== undefined ? { retryDelaysMs: options.journalRetryDelaysMs } : {});
-  const runs = new Map<string, LiveRun>();
-  // Run commands other processes journaled for our runs: applied one pass at a time.
-  let applying: Promise<void> | null = null;
-  let applyAgain = false;
-  const pickUpCommands = (): Promise<void> => {
-    if (applying) {
-      applyAgain = true;
-      return applying;
-    }
-    applying = (async () => {
-      do {
-        applyAgain = false;
-        const hosted = new Map([...runs].map(([id, live]) => [id, live.run] as const));
-        await applyPendingCommands(store, hosted, () => sink.flush()).catch(() => 0);
-      } while (applyAgain);
-    })().finally(() => {
-      applying = null;
-    });
-    return applying;
-  };
+  const sink: DurableSink = createDurableSink(store, {
+    ...(options.journalRetryDelaysMs !== undefined ? { retryDelaysMs: options.journalRetryDelaysMs } : {}),
+    onRunTaken: (runIds) => runs.stopTaken(runIds),
+  });
+  const runs = new HostedRuns(store, () => sink, options, () => writePending());
   const tail = await JournalTail.open({
     store,
     publish: (events, firstId) => liveHub.publish(events, firstId),
-    onForeignCommit: () => void pickUpCommands(),
+    onForeignCommit: () => void runs.pickUpCommands(),
     ...(options.tailIntervalMs !== undefined ? { intervalMs: options.tailIntervalMs } : {}),
     ...(options.tailScheduler !== undefined ? { scheduler: options.tailScheduler } : {}),
   });
@@ -215,6 +71,15 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     startId: tail.position,
     backfill: (afterId, upToId) => tail.read(afterId, upToId),
   });
+  const watchHosts = options.watchHosts ?? false;
+  const hostWatch = watchHosts
+    ? new HostWatch({
+        store,
+        hosted: () => runs.ids(),
+        onTaken: (runIds) => runs.stopTaken(runIds),
+        ...(typeof watchHosts === 'object' ? watchHosts : {}),
+      })
+    : null;
   let closing = false;
   // Worktrees a killed host left behind (its runs are interrupted by now): removed in the background.
   const sweep = sweepLeftoverWorktrees(store, options.worktreeRoot).catch(() => []);
@@ -256,59 +121,17 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     if (isExternal(row)) throw new ApiError(409, 'external_run', externalRefusal(row, what));
   };
 
-  const launch = async (launchOptions: LaunchOptions): Promise<{ runId: string; done: Promise<RunResult> }> => {
-    if (closing) throw new ApiError(409, 'closing', 'the service is shutting down');
-    const clock: Clock = launchOptions.virtual ? new VirtualClock(Date.now()) : realClock;
-    const registry: HivewatchRuntimeRegistry = launchOptions.virtual
-      ? createRuntimeRegistry({ clock, killGraceMs: options.killGraceMs, telemetry: options.telemetry })
-      : realRegistry;
-    const run = new FlowRun({
-      plan: launchOptions.plan,
-      registry,
-      sink: launchOptions.observe ? new FanoutSink([sink, launchOptions.observe(clock)]) : sink,
-      clock,
-      maxSteps: launchOptions.maxSteps,
-      concurrency: launchOptions.concurrency,
-      sharedLimiter,
-      defaultAgent: launchOptions.defaultAgent,
-      project: options.project ?? null,
-      resume: launchOptions.resume ?? null,
-      retryOf: launchOptions.retryOf ?? null,
-      workspace: {
-        repo: () =>
-          resolveRunRepo({
-            explicit: launchOptions.explicitRepo ?? null,
-            flowRepo: launchOptions.plan.repo,
-            flowFile: launchOptions.flowPath,
-            fallbackDir: launchOptions.fallbackDir ?? dirname(launchOptions.flowPath),
-            gitEnv: options.gitEnv,
-          }),
-        ...(launchOptions.workspaceMode !== undefined ? { defaultMode: launchOptions.workspaceMode } : {}),
-        ...(options.worktreeRoot !== undefined ? { worktreeRoot: options.worktreeRoot } : {}),
-        ...(options.gitEnv !== undefined ? { gitEnv: options.gitEnv } : {}),
-        ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
-      },
-    });
-    const done = run.start();
-    runs.set(run.runId, { run, done });
-    done.then(
-      () => runs.delete(run.runId),
-      () => runs.delete(run.runId),
-    );
-    // `runStarted` is appended synchronously by start(); make it durable so the run is listed at once.
-    await writePending();
-    return { runId: run.runId, done };
-  };
-  const launched = async (launchOptions: LaunchOptions): Promise<{ runId: string }> => ({ runId: (await launch(launchOptions)).runId });
+  const launched = async (launchOptions: LaunchOptions): Promise<{ runId: string }> => ({ runId: (await runs.launch(launchOptions)).runId });
 
-  const optionsOfRun = (row: RunRow, plan: FlowPlan, flowPath: string): LaunchOptions => ({
-    plan,
-    flowPath,
-    maxSteps: row.maxSteps ?? 100,
-    concurrency: row.concurrency ?? 4,
-    virtual: row.clock === 'virtual',
-    defaultAgent: row.defaultAgent,
-  });
+  /** Journals an attempt to run a flow that does not check as a failed run (invalid-run.ts); its id. */
+  const recordInvalid = (flow: string, source: string | null, checked: CheckResult, run: RunSettings & { retryOf: string | null }): Promise<string> =>
+    journalInvalidRun(sink, writePending, { flow, source, checked, settings: run, retryOf: run.retryOf, project: options.project ?? null });
+
+  /** The 400 for a flow that does not check, once the attempt is on record as a failed run. */
+  const refuseInvalid = async (flow: LoadedFlow, checked: CheckResult, run: RunSettings & { retryOf: string | null }): Promise<ApiError> => {
+    const runId = await recordInvalid(flow.id, flow.notText ? null : flow.source, checked, run);
+    return new ApiError(400, 'invalid_flow', `${invalidFlowMessage(flow.id, checked)}; recorded as failed run ${runId}`);
+  };
 
   const summaries = (rows: readonly RunRow[]): Promise<RunSummary[]> =>
     Promise.all(
@@ -327,14 +150,15 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
       guard(async () => {
         const args = parseInput('startRun', input);
         const flow = await catalog.load(args.flow);
-        return launched({
-          plan: checkedPlan(flow.id, flow.source),
-          flowPath: flow.path,
+        const run = {
           maxSteps: args.maxSteps ?? 100,
           concurrency: args.concurrency ?? 4,
           virtual: args.virtualClock ?? options.clock === 'virtual',
           defaultAgent: args.agent ?? options.defaultAgent ?? null,
-        });
+        };
+        const checked = checkedForDefaultAgent(checkLoaded(flow), run.defaultAgent);
+        if (!checked.ok || checked.plan === null) throw await refuseInvalid(flow, checked, { ...run, retryOf: null });
+        return launched({ plan: checked.plan, flowPath: flow.path, ...run });
       }),
 
     cancelRun: (input) =>
@@ -366,7 +190,9 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
           throw new ApiError(409, 'run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
         }
         const flow = await catalog.loadForRun(args.runId, row.flow);
-        return launched({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), retryOf: args.runId });
+        const checked = checkedForDefaultAgent(checkLoaded(flow), row.defaultAgent);
+        if (!checked.ok || checked.plan === null) throw await refuseInvalid(flow, checked, { ...settingsOfRow(row), retryOf: args.runId });
+        return launched({ ...settingsOfRow(row), plan: checked.plan, flowPath: flow.path, retryOf: args.runId });
       }),
 
     resumeRun: (input) =>
@@ -379,7 +205,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
         const flow = await catalog.loadForRun(args.runId, row.flow);
         const problem = resumeProblem(resume, flow.source);
         if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
-        return launched({ ...optionsOfRun(row, checkedPlan(flow.id, flow.source), flow.path), resume });
+        return launched({ ...settingsOfRow(row), plan: checkedPlan(flow, row.defaultAgent), flowPath: flow.path, resume });
       }),
 
     skipBackoff: (input) =>
@@ -520,17 +346,24 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
 
     async runFile(input: RunFileInput): Promise<RunFileResult> {
       // The plan is checked under the file's key, which the run records as its flow.
-      const { checked } = await checkFlowFileAs(input.file, store.location);
-      if (!checked.ok || checked.plan === null) return { kind: 'invalid', diagnostics: checked.diagnostics };
-      const refusal = input.resume ? resumeProblem(input.resume, checked.plan.program.source) : null;
-      if (refusal !== null) return { kind: 'refused', message: refusal };
-      const started = await launch({
-        plan: checked.plan,
-        flowPath: input.file,
+      const settings: RunSettings = {
         maxSteps: input.maxSteps ?? 100,
         concurrency: input.concurrency ?? 4,
         virtual: input.virtualClock ?? options.clock === 'virtual',
         defaultAgent: input.agent ?? options.defaultAgent ?? null,
+      };
+      const file = await checkFlowFileAs(input.file, store.location);
+      const checked = checkedForDefaultAgent(file.checked, settings.defaultAgent);
+      if (!checked.ok || checked.plan === null) {
+        const runId = await recordInvalid(file.key, file.source, checked, { ...settings, retryOf: input.retryOf ?? null });
+        return { kind: 'invalid', diagnostics: checked.diagnostics, runId };
+      }
+      const refusal = input.resume ? resumeProblem(input.resume, checked.plan.program.source) : null;
+      if (refusal !== null) return { kind: 'refused', message: refusal };
+      const started = await runs.launch({
+        ...settings,
+        plan: checked.plan,
+        flowPath: input.file,
         resume: input.resume ?? null,
         retryOf: input.retryOf ?? null,
         explicitRepo: input.repo ?? null,
@@ -546,28 +379,24 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     async probeJournal(): Promise<void> {
       const changed = await tail.probe();
       // onForeignCommit started a pass when something changed; wait for it (or one running).
+      const applying = runs.commandsInFlight;
       if (changed || applying) await (applying ?? Promise.resolve());
     },
 
-    activeRunIds: () => [...runs.keys()],
+    activeRunIds: () => runs.ids(),
+
+    checkHosts: () => hostWatch?.check() ?? Promise.resolve({ recovered: [], taken: [] }),
 
     whenFinished: (runId) => runs.get(runId)?.done ?? null,
 
     async close(closeOptions: CloseOptions = {}): Promise<void> {
       if (closing) return;
       closing = true;
-      const pending = [...runs.values()];
-      for (const { run } of pending) run.cancel({ commandId: newCommandId(), reason: 'Hivewatch is shutting down' });
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, closeOptions.timeoutMs ?? 10_000);
-        timer.unref();
-      });
-      await Promise.race([Promise.allSettled(pending.map((r) => r.done)), timeout]);
-      clearTimeout(timer);
+      await runs.close(closeOptions.timeoutMs ?? 10_000);
+      await hostWatch?.stop();
       await sink.close().catch(() => undefined);
       await sweep;
-      await applying;
+      await runs.drained();
       await tail.stop();
       liveHub.close();
     },

@@ -1,4 +1,5 @@
 import { all, Dialect, get, run, type Query } from './queries/plan.js';
+import { leaseOf, type HostLeaseRow, type LeaseColumns } from './host-liveness.js';
 import type { RunOwner } from './hosts.js';
 import { StoreError } from './store-error.js';
 
@@ -112,8 +113,13 @@ export function* getCommand(_dialect: Dialect, commandId: string): Query<RunComm
   return row ? commandOf(row) : null;
 }
 
-/** The process hosting a run (null when none is recorded: it ended, or it never started). */
-export function* runHost(_dialect: Dialect, runId: string): Query<RunOwner | null> {
-  const row = yield* get<RunOwner>('SELECT pid, hostname, instance FROM run_hosts WHERE run_id = ?', [runId]);
-  return row ?? null;
+/** The process hosting a run and its lease (null when none is recorded: it ended, or it never started). */
+export function* runHost(_dialect: Dialect, runId: string): Query<{ owner: RunOwner; lease: HostLeaseRow | null } | null> {
+  const row = yield* get<RunOwner & LeaseColumns>(
+    `SELECT h.pid, h.hostname, h.instance, hs.heartbeat_at, hs.lease_ms, hs.machine, hs.start_time
+     FROM run_hosts AS h LEFT JOIN hosts AS hs ON hs.instance = h.instance WHERE h.run_id = ?`,
+    [runId],
+  );
+  if (!row) return null;
+  return { owner: { pid: Number(row.pid), hostname: row.hostname, instance: row.instance }, lease: leaseOf(row) };
 }

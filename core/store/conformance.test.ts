@@ -5,6 +5,7 @@ import { SCHEMA_VERSION } from './migrations.js';
 import { openStore } from './open.js';
 import { testEngines } from './testing/engines.js';
 import { retryLimit } from './testing/failure-journals.js';
+import { RunTakenError } from './store-error.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
 
 /**
@@ -180,6 +181,37 @@ describe.each(engines)('the store contract on $name', (engine) => {
     expect((await store.listRuns()).runs.map((r) => r.id)).toEqual(['recent']);
     expect(await store.errorCounts({ by: 'code' })).toMatchObject([{ key: 'RUNTIME_CRASHED', count: 1 }]);
     expect(await store.verifyAggregates()).toMatchObject({ ok: true });
+  });
+
+  it('refuses a batch that continues a run another host interrupted as run_taken, naming the run, and writes nothing of it', async () => {
+    const location = await engine.fresh();
+    const host = await openAt(location, { recover: false });
+    const other = new JournalBuilder('other').start();
+    const taken = new JournalBuilder('taken').start().runStep([{ attempts: ['ok'] }]).dieDuringStep([{ attempts: ['ok'] }]);
+    const cut = taken.events.length - 2;
+    await host.appendEvents([...taken.events.slice(0, cut), ...other.events]);
+    // Another host interrupts it (forced: this host is open in this test process, so it looks alive).
+    const watcher = await openAt(location, { recover: false });
+    expect((await watcher.recoverInterrupted({ runId: 'taken', force: true })).map((r) => r.runId)).toEqual(['taken']);
+    const before = await host.getEvents('taken');
+
+    const late = [...taken.events.slice(cut), { ...other.events[0]!, seq: 2, type: 'stepStarted', step: 1, frontier: [] } as HivewatchEvent];
+    const refused = await host.appendEvents(late).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(RunTakenError);
+    expect(refused).toMatchObject({
+      kind: 'run_taken',
+      runIds: ['taken'],
+      message: 'run taken was interrupted by another host while this one was not heard from; this host no longer owns it',
+    });
+    expect(await host.getEvents('taken')).toEqual(before);
+    expect(before.at(-1)?.type).toBe('runInterrupted');
+    // The batch was refused whole: the other run's event waits for the sink to send it again.
+    expect((await host.getEvents('other')).map((e) => e.seq)).toEqual([1]);
+    await host.appendEvents(late.slice(-1));
+    expect((await host.getEvents('other')).map((e) => e.seq)).toEqual([1, 2]);
   });
 
   it('refuses a database a newer Hivewatch wrote, naming both versions', async () => {

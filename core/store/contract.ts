@@ -40,8 +40,8 @@ export interface StoreStats {
   bytes: number;
 }
 
-/** The host recorded for a run, and whether it still counts as alive (a live pid, or a fresh lease). */
-export type RunHost = RunOwner & { alive: boolean };
+/** The host recorded for a run, whether it still counts as alive (host-liveness.ts), and why. */
+export type RunHost = RunOwner & { alive: boolean; reason: string };
 
 export interface NewRunCommand {
   commandId: string;

@@ -418,6 +418,23 @@ function taskTextIndex(db: Database.Database): void {
   `);
 }
 
+/**
+ * Version 11 (issue #19 part 4, dead hosts seen at once): every host keeps a lease in the
+ * database, as PostgreSQL's have since its baseline: `hosts` with the heartbeat, and what tells
+ * the host's process from a later one with its pid (`machine`: boot and pid namespace;
+ * `start_time`: field 22 of /proc/<pid>/stat). See core/store/host-liveness.ts. Independent of
+ * version 10 (another change landing beside it): it only adds a table.
+ */
+function hostLeases(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE hosts (
+      instance TEXT PRIMARY KEY, pid INTEGER NOT NULL, hostname TEXT NOT NULL,
+      started_at INTEGER NOT NULL, heartbeat_at INTEGER NOT NULL, lease_ms INTEGER NOT NULL,
+      machine TEXT, start_time TEXT
+    ) WITHOUT ROWID;
+  `);
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'first schema: journal, projections, minute rollups', up: firstSchema },
   { version: 2, name: 'hour/day rollups, error groups, run owners, indexes', up: rollupGrainsGroupsAndOwners },
@@ -433,9 +450,11 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'OpenTelemetry ingest: payload digests, external runs', up: otelIngest },
   { version: 9, name: 'trigram text index of task prompts', up: taskTextIndex },
   { version: 10, name: 'failure model: error dispositions, ending errors, failure rollups', up: failureModel },
+  { version: 11, name: 'host leases: heartbeat, machine and process start time of every host', up: hostLeases },
 ];
 
-export const SCHEMA_VERSION = MIGRATIONS.length;
+/** The newest version (the last migration's: versions increase but a branch may land after a later one). */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
 export function schemaVersion(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { processStartTime } from '../runtimes/process-group.js';
+import { thisMachine } from './hosts.js';
 import { isStoreError, openSqliteStore, type SqliteStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
@@ -23,6 +25,17 @@ afterEach(() => {
   for (const s of opened.splice(0)) s.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** Makes `instance` (a process of this test's choosing) the host of every run, with its lease row. */
+function registerHost(
+  store: SqliteStore,
+  host: { instance: string; pid: number; heartbeatAt: number; leaseMs?: number; machine?: string | null; startTime: string | null },
+): void {
+  store.database.prepare('UPDATE run_hosts SET pid = ?, instance = ?').run(host.pid, host.instance);
+  store.database
+    .prepare('INSERT INTO hosts (instance, pid, hostname, started_at, heartbeat_at, lease_ms, machine, start_time) VALUES (?, ?, ?, 0, ?, ?, ?, ?)')
+    .run(host.instance, host.pid, hostname(), host.heartbeatAt, host.leaseMs ?? 12_000, host.machine === undefined ? thisMachine() : host.machine, host.startTime);
+}
 
 const crash = { code: 'RUNTIME_CRASHED', origin: 'runtime:command', message: 'exit 1' } as const;
 
@@ -81,6 +94,58 @@ describe('recoverInterrupted', () => {
     child.kill('SIGKILL');
     await once(child, 'exit');
     expect(store.recoverInterrupted()).toEqual([{ runId: 'child-run', pid: child.pid, processes: [] }]);
+  });
+
+  it('a host on this machine: left alone while its process runs (even long past its lease), interrupted once it is killed (inside its lease)', async () => {
+    let clock = 1_000_000;
+    const store = open({ recover: false, now: () => clock });
+    store.appendEvents(new JournalBuilder('hosted').start().events);
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      await once(child, 'spawn');
+      registerHost(store, { instance: 'child', pid: child.pid!, heartbeatAt: 0, startTime: processStartTime(child.pid!) });
+      expect(store.recoverInterrupted()).toEqual([]);
+      expect(store.runHost('hosted')).toMatchObject({ alive: true, reason: `its host (pid ${child.pid} on ${hostname()}) still runs` });
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      store.database.prepare('UPDATE hosts SET heartbeat_at = ?').run(clock);
+      clock += 1;
+      expect(store.runHost('hosted')).toMatchObject({ alive: false });
+      expect(store.recoverInterrupted()).toEqual([{ runId: 'hosted', pid: child.pid, processes: [] }]);
+      expect(store.getEvents('hosted').at(-1)).toMatchObject({
+        type: 'runInterrupted',
+        error: { message: `run hosted was interrupted: its host (pid ${child.pid} on ${hostname()}) is gone` },
+      });
+      expect(store.recoverInterrupted()).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('a pid that now belongs to another process is a dead host at once', () => {
+    const store = open({ recover: false });
+    store.appendEvents(new JournalBuilder('reused').start().events);
+    // This test's own pid stands in for a process that took the dead host's pid: it runs, with another start time.
+    registerHost(store, { instance: 'reused-host', pid: process.ppid, heartbeatAt: Date.UTC(2026, 1, 1), startTime: 'not-its-start' });
+    expect(store.recoverInterrupted().map((r) => r.runId)).toEqual(['reused']);
+    expect(store.getEvents('reused').at(-1)).toMatchObject({
+      error: { message: `run reused was interrupted: its host (pid ${process.ppid} on ${hostname()}) is gone: pid ${process.ppid} now belongs to another process` },
+    });
+  });
+
+  it('a host elsewhere is left alone until its lease runs out, then interrupted once by either of two stores', () => {
+    let clock = 50_000;
+    const a = open({ recover: false, now: () => clock });
+    const b = open({ recover: false, now: () => clock });
+    a.appendEvents(new JournalBuilder('remote').start().events);
+    registerHost(a, { instance: 'far', pid: 77, heartbeatAt: 40_000, leaseMs: 12_000, machine: 'another-boot/pid:[1]', startTime: '5' });
+    expect(a.recoverInterrupted()).toEqual([]);
+    expect(b.recoverInterrupted()).toEqual([]);
+    clock = 52_000;
+    expect(b.recoverInterrupted().map((r) => r.runId)).toEqual(['remote']);
+    expect(a.recoverInterrupted()).toEqual([]);
+    expect(a.getEvents('remote').filter((e) => e.type === 'runInterrupted')).toHaveLength(1);
+    expect(a.getEvents('remote').at(-1)).toMatchObject({ error: { message: `run remote was interrupted: its host (pid 77 on ${hostname()}) let its lease expire` } });
   });
 
   it('recovers runs that have no owner row, and can be disabled', () => {

@@ -3,7 +3,8 @@ import type Database from 'better-sqlite3';
 import type { HivewatchEvent, LeftoverProcessGroup } from '../engine/events.js';
 import { resumePointFromEvents, type ResumePoint, type TaskOutcome } from '../engine/resume.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
-import { isOwnerAlive, type RunOwner } from './hosts.js';
+import { judgeHost, leaseOf, localProbe, type HostProbe, type HostVerdict, type LeaseColumns, type WithoutLease } from './host-liveness.js';
+import type { RunOwner } from './hosts.js';
 import { eventFromRow, type JournalWriter } from './journal.js';
 import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, type EndLeftoverOptions } from './leftover-processes.js';
 import { allEvents } from './queries/events.js';
@@ -18,6 +19,8 @@ export interface RecoverOptions {
   runId?: string;
   /** How leftover attempt processes are checked (tests). */
   processes?: EndLeftoverOptions;
+  /** How other hosts' processes are looked at (tests; default: this machine's /proc). */
+  probe?: HostProbe;
 }
 
 export interface RecoveredRun {
@@ -28,8 +31,8 @@ export interface RecoveredRun {
   processes: LeftoverProcessGroup[];
 }
 
-/** A non-terminal run recovery looks at (the columns both engines' recoveries select). */
-export type Candidate = {
+/** A non-terminal run recovery looks at (the columns both engines' recoveries select), with its host's lease. */
+export type Candidate = LeaseColumns & {
   id: string;
   flow: string;
   current_step: number;
@@ -41,10 +44,51 @@ export type Candidate = {
   instance: string | null;
 };
 
+/** A run recovery interrupts: its host (when one is recorded) and the verdict on it. */
+export interface ChosenRun {
+  run: Candidate;
+  owner: RunOwner | undefined;
+  verdict: HostVerdict;
+}
+
+/** The candidates whose host is dead (or every one, when forced), judged at `now` (host-liveness.ts). */
+export function chooseRuns(candidates: readonly Candidate[], now: number, options: RecoverOptions, withoutLease: WithoutLease): ChosenRun[] {
+  const chosen: ChosenRun[] = [];
+  for (const run of candidates) {
+    if (options.runId !== undefined && run.id !== options.runId) continue;
+    const owner =
+      run.pid === null || run.hostname === null || run.instance === null
+        ? undefined
+        : { pid: Number(run.pid), hostname: run.hostname, instance: run.instance };
+    const verdict = judgeHost(owner, leaseOf(run), now, options.probe ?? localProbe, withoutLease);
+    if (verdict.alive && !options.force) continue;
+    chosen.push({ run, owner, verdict });
+  }
+  return chosen;
+}
+
+/** The interruption's words: the verdict's reason, or that recovery was forced past a live host. */
+export function interruptionMessage({ run, verdict }: ChosenRun): string {
+  return verdict.alive ? `run ${run.id} was interrupted by a forced recovery (${verdict.reason})` : `run ${run.id} was interrupted: ${verdict.reason}`;
+}
+
+const CANDIDATES_SQL = `SELECT r.id, r.flow, r.current_step, r.steps, r.last_seq, r.last_checkpoint_step, h.pid, h.hostname, h.instance,
+    hs.heartbeat_at, hs.lease_ms, hs.machine, hs.start_time
+  FROM runs AS r
+  LEFT JOIN run_hosts AS h ON h.run_id = r.id
+  LEFT JOIN hosts AS hs ON hs.instance = h.instance
+  WHERE r.status IN (${ACTIVE_RUN_STATUSES.map(() => '?').join(', ')})
+    -- An external run (telemetry of an agent Hivewatch did not start) has no host to lose: it ends when it goes quiet.
+    AND r.id NOT IN (SELECT run_id FROM external_runs)
+  ORDER BY r.started_at, r.id`;
+
 /**
- * Start-up recovery: every run left queued / running / cancelling by a host that is gone gets
- * a journaled `errorOccurred` + `runInterrupted` carrying SYSTEM_RUN_INTERRUPTED, in one
- * transaction with the check, so a host that appends meanwhile cannot interleave.
+ * Recovery: every run left queued / running / cancelling by a host that is gone gets a journaled
+ * `errorOccurred` + `runInterrupted` carrying SYSTEM_RUN_INTERRUPTED. Start-up and the live host
+ * watch (core/service/host-watch.ts) both come here. The runs are looked at first without the
+ * write lock (a watch that finds every host alive writes nothing), then judged again inside one
+ * IMMEDIATE transaction with the writes, so a host that appends meanwhile cannot interleave and
+ * two processes noticing the same dead host interrupt its runs once.
  */
 export function recoverInterrupted(
   db: Database.Database,
@@ -52,36 +96,20 @@ export function recoverInterrupted(
   now: () => number,
   options: RecoverOptions = {},
 ): { runs: RecoveredRun[]; events: HivewatchEvent[] } {
-  const select = db.prepare(
-    `SELECT r.id, r.flow, r.current_step, r.steps, r.last_seq, r.last_checkpoint_step, h.pid, h.hostname, h.instance
-     FROM runs AS r LEFT JOIN run_hosts AS h ON h.run_id = r.id
-     WHERE r.status IN (${ACTIVE_RUN_STATUSES.map(() => '?').join(', ')})
-       -- An external run (telemetry of an agent Hivewatch did not start) has no host to lose: it ends when it goes quiet.
-       AND r.id NOT IN (SELECT run_id FROM external_runs)
-     ORDER BY r.started_at, r.id`,
-  );
+  const select = db.prepare(CANDIDATES_SQL) as Database.Statement<string[], Candidate>;
   const attemptEvents = db.prepare(
     `SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? AND type IN ('attemptProcess', 'attemptSucceeded', 'attemptFailed') ORDER BY seq`,
   ) as Database.Statement<[string], { run_id: string; seq: number; type: string; ts: number; payload: string }>;
+  if (chooseRuns(select.all(...ACTIVE_RUN_STATUSES), now(), options, 'legacy').length === 0) return { runs: [], events: [] };
   return db
     .transaction(() => {
       const recovered: RecoveredRun[] = [];
       const events: HivewatchEvent[] = [];
-      for (const run of select.all(...ACTIVE_RUN_STATUSES) as Candidate[]) {
-        if (options.runId !== undefined && run.id !== options.runId) continue;
-        const owner =
-          run.pid === null || run.hostname === null || run.instance === null
-            ? undefined
-            : { pid: run.pid, hostname: run.hostname, instance: run.instance };
-        const ownerAlive = isOwnerAlive(owner);
-        if (!options.force && ownerAlive) continue;
+      for (const chosen of chooseRuns(select.all(...ACTIVE_RUN_STATUSES), now(), options, 'legacy')) {
+        const { run, owner, verdict } = chosen;
         // A forced recovery of a run whose host still lives must not take its agents from it.
-        const processes = ownerAlive ? [] : leftoverGroups(run.id, owner, attemptEvents.all(run.id).map(eventFromRow), options.processes);
-        const ts = now();
-        const message = owner
-          ? `run ${run.id} was interrupted: its host process (pid ${owner.pid}) is gone`
-          : `run ${run.id} was interrupted: no live process hosts it`;
-        events.push(...interruptionEvents(run, owner?.pid ?? null, message, processes, ts));
+        const processes = verdict.alive ? [] : leftoverGroups(run.id, owner, attemptEvents.all(run.id).map(eventFromRow), options.processes);
+        events.push(...interruptionEvents(run, owner?.pid ?? null, interruptionMessage(chosen), processes, now()));
         writer.forget(run.id);
         recovered.push({ runId: run.id, pid: owner?.pid ?? null, processes });
       }

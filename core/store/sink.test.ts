@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
@@ -129,5 +132,42 @@ describe('createDurableSink', () => {
     expect(waited).toEqual([10, 20, 40, 10]);
     expect(sink.pending).toBe(0);
     expect((await store.getEvents('away')).map((e) => e.seq)).toEqual(b.events.map((e) => e.seq));
+  });
+
+  it('drops the events of a run another host took (RunTakenError), says which, and writes the rest of the batch without a retry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hw-sink-taken-'));
+    try {
+      const path = join(dir, 'h.db');
+      store = await openStore({ path, recover: false });
+      const taken = new JournalBuilder('taken').start().runStep([{ attempts: ['ok'] }]);
+      const kept = new JournalBuilder('kept').start().runStep([{ attempts: ['ok'] }]);
+      const told: string[][] = [];
+      const sleeps: number[] = [];
+      const sink = createDurableSink(store, { onRunTaken: (ids) => told.push([...ids]), sleep: (ms) => (sleeps.push(ms), Promise.resolve()) });
+      sink.append(taken.events[0]!);
+      await sink.flush();
+      const other = await openStore({ path, recover: false });
+      try {
+        await other.recoverInterrupted({ runId: 'taken', force: true });
+      } finally {
+        await other.close();
+      }
+      for (let i = 0; i < kept.events.length; i += 1) {
+        sink.append(kept.events[i]!);
+        if (taken.events[i + 1]) sink.append(taken.events[i + 1]!);
+      }
+      await sink.flush();
+      expect(told).toEqual([['taken']]);
+      expect(sleeps).toEqual([]);
+      expect(sink.pending).toBe(0);
+      expect(await store.getEvents('kept')).toEqual(kept.events);
+      expect((await store.getEvents('taken')).map((e) => e.type)).toEqual(['runStarted', 'errorOccurred', 'runInterrupted']);
+      // Whatever the run still appends goes nowhere.
+      sink.append({ ...taken.events[1]!, seq: 99 });
+      expect(sink.pending).toBe(0);
+      await sink.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

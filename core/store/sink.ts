@@ -1,5 +1,6 @@
 import type { EventSink, HivewatchEvent } from '../engine/events.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
+import { RunTakenError } from './store-error.js';
 
 /** What the sink needs of the store. */
 export interface EventAppender {
@@ -19,6 +20,11 @@ export interface DurableSinkOptions {
   retryDelaysMs?: readonly number[];
   /** How a retry waits (tests inject one that does not). */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Runs another host interrupted while this one was not heard from (RunTakenError): their
+   * events are dropped from now on, the rest of the batch is written, and this is told which.
+   */
+  onRunTaken?: (runIds: readonly string[]) => void;
 }
 
 export interface DurableSink extends EventSink {
@@ -26,6 +32,11 @@ export interface DurableSink extends EventSink {
   readonly pending: number;
   /** Flushes what is buffered and stops scheduling writes. */
   close(): Promise<void>;
+  /**
+   * Drops what is buffered for these runs and every event appended for them from now on: runs
+   * this host no longer owns (another host interrupted them), whose journal it must not continue.
+   */
+  drop(runIds: readonly string[]): void;
 }
 
 const realSleep = (ms: number): Promise<void> =>
@@ -62,6 +73,20 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
   let closed = false;
   let lastError: unknown = null;
   let flushing: Promise<void> = Promise.resolve();
+  const dropped = new Set<string>();
+
+  /** Takes the dropped runs' events out of the buffer (rebuilt in chunks of at most maxBatch). */
+  const dropBuffered = (): void => {
+    const kept = chunks.flat().filter((event) => !dropped.has(event.runId));
+    chunks.length = 0;
+    for (let i = 0; i < kept.length; i += maxBatch) chunks.push(kept.slice(i, i + maxBatch));
+    buffered = kept.length;
+  };
+
+  const drop = (runIds: readonly string[]): void => {
+    for (const runId of runIds) dropped.add(runId);
+    dropBuffered();
+  };
 
   /** Starts writing what is buffered unless a write is in flight; resolves when that write settles. */
   const startWrite = (): Promise<void> => {
@@ -83,6 +108,13 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
       (error: unknown) => {
         chunks.unshift(batch);
         buffered += batch.length;
+        if (error instanceof RunTakenError) {
+          // Not a failure of the journal: the rest of the batch goes out on the next write.
+          drop(error.runIds);
+          options.onRunTaken?.(error.runIds);
+          lastError = null;
+          return;
+        }
         lastError = error;
       },
     );
@@ -145,6 +177,7 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
       return buffered + writing;
     },
     append(event: HivewatchEvent): void {
+      if (dropped.has(event.runId)) return;
       let last = chunks[chunks.length - 1];
       if (last === undefined || last.length >= maxBatch) chunks.push((last = []));
       last.push(event);
@@ -153,6 +186,7 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
       schedule();
     },
     flush,
+    drop,
     async close(): Promise<void> {
       closed = true;
       await flush();

@@ -3,7 +3,16 @@
  * The service maps `kind` onto its transport: not_found → 404, not_resumable → 409,
  * invalid_argument / invalid_event → 400, corrupt → 500.
  */
-export type StoreErrorKind = 'not_found' | 'not_resumable' | 'invalid_argument' | 'invalid_event' | 'corrupt' | 'closed' | 'unavailable';
+export type StoreErrorKind =
+  | 'not_found'
+  | 'not_resumable'
+  | 'invalid_argument'
+  | 'invalid_event'
+  | 'corrupt'
+  | 'closed'
+  | 'unavailable'
+  /** Events of runs another host interrupted meanwhile (RunTakenError): this host no longer owns them. */
+  | 'run_taken';
 
 export class StoreError extends Error {
   constructor(
@@ -18,4 +27,24 @@ export class StoreError extends Error {
 
 export function isStoreError(error: unknown, kind?: StoreErrorKind): error is StoreError {
   return error instanceof StoreError && (kind === undefined || error.kind === kind);
+}
+
+/**
+ * A batch refused because some of its runs were interrupted by another host while this one was
+ * not heard from (its lease ran out: paused, or cut off from the database). Those runs are no
+ * longer this host's: nothing more of them may be journaled, and the host stops them
+ * (core/store/sink.ts drops their events; core/service/host-watch.ts stops the runs).
+ */
+export class RunTakenError extends StoreError {
+  constructor(
+    readonly runIds: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'run_taken',
+      `${runIds.length === 1 ? `run ${runIds[0]} was` : `runs ${runIds.join(', ')} were`} interrupted by another host while this one was not heard from; this host no longer owns ${runIds.length === 1 ? 'it' : 'them'}`,
+      options,
+    );
+    this.name = 'RunTakenError';
+  }
 }

@@ -3,7 +3,11 @@ import { notifyCommitted } from './listeners.js';
 import type { HivewatchEvent } from '../engine/events.js';
 import type { ResumePoint } from '../engine/resume.js';
 import { openDatabase, type Synchronous } from './database.js';
-import { isOwnerAlive, newInstance, releaseInstance, type RunOwner } from './hosts.js';
+import type { HostLeaseOptions } from './host-lease.js';
+import { judgeHost } from './host-liveness.js';
+import { newInstance, releaseInstance, type HostIdentity } from './hosts.js';
+import { SqliteHostLease } from './sqlite-lease.js';
+import { takenRuns } from './taken-runs.js';
 import { JournalWriter } from './journal.js';
 import { migrate, schemaVersion } from './migrations.js';
 import { prune, type PruneOptions, type PruneReport } from './prune.js';
@@ -49,9 +53,9 @@ import { StatementCache } from './queries/sql.js';
 import { Dialect, runSync } from './queries/plan.js';
 import { recoverInterrupted, resumePointForRun, type RecoveredRun, type RecoverOptions } from './recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from './replay.js';
-import { StoreError } from './store-error.js';
+import { RunTakenError, StoreError } from './store-error.js';
 import type { RunRow } from './schema.js';
-import type { AppendOptions, CommittedListener, StoreStats } from './contract.js';
+import type { AppendOptions, CommittedListener, RunHost, StoreStats } from './contract.js';
 
 export interface OpenStoreOptions {
   /**
@@ -72,6 +76,8 @@ export interface OpenStoreOptions {
   recover?: boolean;
   /** Where a subscriber's exception goes (default: rethrown on a microtask, like an uncaught error). */
   onListenerError?: (error: unknown) => void;
+  /** This host's lease (host-lease.ts): its length and the heartbeat's timer (tests inject one). */
+  heartbeat?: Pick<HostLeaseOptions, 'leaseMs' | 'scheduler'>;
 }
 
 
@@ -131,7 +137,9 @@ export interface SqliteStore {
   completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): boolean;
   getCommand(commandId: string): RunCommand | null;
   /** The process recorded as hosting the run, and whether it is still alive (null: none recorded). */
-  runHost(runId: string): (RunOwner & { alive: boolean }) | null;
+  runHost(runId: string): RunHost | null;
+  /** This connection's host lease (null when read-only). */
+  readonly lease: SqliteHostLease | null;
   errorCounts(query: ErrorCountsQuery): ErrorCount[];
   errorSeries(query: ErrorSeriesQuery): ErrorSeries;
   failureCounts(query: FailureCountsQuery): FailureCounts;
@@ -171,7 +179,8 @@ class SqliteConnectionStore implements SqliteStore {
   readonly recovered: readonly RecoveredRun[];
   private readonly cache: StatementCache;
   private readonly writer: JournalWriter | null;
-  private readonly owner: RunOwner;
+  private readonly owner: HostIdentity;
+  readonly lease: SqliteHostLease | null;
   private readonly listeners = new Set<CommittedListener>();
   private closed = false;
 
@@ -182,13 +191,17 @@ class SqliteConnectionStore implements SqliteStore {
     private readonly now: () => number,
     recover: boolean,
     private readonly onListenerError: (error: unknown) => void,
+    heartbeat: OpenStoreOptions['heartbeat'],
   ) {
     this.owner = newInstance();
     this.cache = new StatementCache(database);
     this.writer = readonly ? null : new JournalWriter(database, this.owner, now);
+    this.lease = readonly ? null : new SqliteHostLease(database, this.owner, { now, ...heartbeat });
     try {
+      this.lease?.start();
       this.recovered = recover && !readonly ? this.recoverInterrupted() : [];
     } catch (error) {
+      this.lease?.stop();
       releaseInstance(this.owner);
       throw error;
     }
@@ -210,7 +223,15 @@ class SqliteConnectionStore implements SqliteStore {
 
   appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): void {
     const writer = this.writable();
-    const walls = writer.append(events, options?.importedWalls);
+    let walls: number[];
+    try {
+      walls = writer.append(events, options?.importedWalls);
+    } catch (error) {
+      // A run another host interrupted while this one was not heard from: say so, not "seq 7 is a duplicate".
+      const taken = runSync(this.cache, takenRuns(Dialect.sqlite, events));
+      if (taken.length > 0) throw new RunTakenError(taken, { cause: error });
+      throw error;
+    }
     this.notify(events, walls, writer.lastCommittedSeqs());
   }
 
@@ -310,10 +331,12 @@ class SqliteConnectionStore implements SqliteStore {
     return runSync(this.cache, getCommand(Dialect.sqlite, commandId));
   }
 
-  runHost(runId: string): (RunOwner & { alive: boolean }) | null {
+  runHost(runId: string): RunHost | null {
     this.open();
-    const owner = runSync(this.cache, runHost(Dialect.sqlite, runId));
-    return owner ? { ...owner, alive: isOwnerAlive(owner) } : null;
+    const found = runSync(this.cache, runHost(Dialect.sqlite, runId));
+    if (!found) return null;
+    const verdict = judgeHost(found.owner, found.lease, this.now(), undefined, 'legacy');
+    return { ...found.owner, alive: verdict.alive, reason: verdict.reason };
   }
 
   errorCounts(query: ErrorCountsQuery): ErrorCount[] {
@@ -427,6 +450,7 @@ class SqliteConnectionStore implements SqliteStore {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.lease?.stop();
     releaseInstance(this.owner);
     this.listeners.clear();
     this.database.close();
@@ -451,7 +475,7 @@ export function openSqliteStore(options: OpenStoreOptions): SqliteStore {
         queueMicrotask(() => {
           throw error;
         }));
-    return new SqliteConnectionStore(db, options.path, readonly, options.now ?? Date.now, options.recover ?? true, onListenerError);
+    return new SqliteConnectionStore(db, options.path, readonly, options.now ?? Date.now, options.recover ?? true, onListenerError, options.heartbeat);
   } catch (error) {
     db.close();
     throw error;

@@ -27,3 +27,24 @@ session: assistant
   prompt: "Ship it: {plan}"
   simulate: "slow:3s"
 `;
+
+/**
+ * One task waits ten minutes in backoff while another's agent works (a real process, journaled
+ * as `attemptProcess`): what a host killed mid-run leaves behind (issue #19 part 4). The command
+ * runtime, as the agent CLIs' presets use it.
+ */
+export const BACKOFF_AND_WORK = `# A rate-limited call waits 10 minutes while a long job runs.
+agent api:
+  command: "sh -c 'echo rate limited: 429 Too Many Requests >&2; exit 1'"
+agent job:
+  command: "sleep 300"
+
+parallel:
+  api = session: api
+    prompt: "Call the rate-limited API"
+    retry: 2
+    backoff: "fixed"
+    delay: "10m"
+  job = session: job
+    prompt: "A long job"
+`;

@@ -81,6 +81,8 @@ class ModelRun {
     for (;;) {
       if (this.root.end !== null) {
         const end: End = this.root.end;
+        // Writes of a program that never reached a session are committed in a step of their own.
+        if (this.steps.length === 0 && this.log.length > 0) this.steps.push([]);
         const rejected = this.commit();
         if (rejected) return this.finish(rejected);
         if (end.kind === 'cancel') throw new Error('model: the main thread was cancelled');

@@ -11,8 +11,8 @@ describe('isLeaseAlive', () => {
     expect(isLeaseAlive(null, 1_000)).toBe(false);
   });
 
-  it('defaults to a 15 s lease', () => {
-    expect(DEFAULT_LEASE_MS).toBe(15_000);
+  it('defaults to a 12 s lease: with a watch every second a host elsewhere is seen dead within 15 s', () => {
+    expect(DEFAULT_LEASE_MS).toBe(12_000);
   });
 });
 
@@ -32,7 +32,10 @@ describe.skipIf(!postgresBinaries)('HostLease', () => {
     await lease.start();
     try {
       expect(await row()).toEqual([
-        { instance: owner.instance, pid: owner.pid, hostname: 'machine-1', started_at: 50_000, heartbeat_at: 50_000, lease_ms: 9_000 },
+        {
+          instance: owner.instance, pid: owner.pid, hostname: 'machine-1', started_at: 50_000, heartbeat_at: 50_000, lease_ms: 9_000,
+          machine: null, start_time: null,
+        },
       ]);
       clock = 53_000;
       await lease.beat();
@@ -67,6 +70,36 @@ describe.skipIf(!postgresBinaries)('HostLease', () => {
     await lease.beat();
     expect(lease.lastError).toBeNull();
     await lease.stop();
+  });
+
+  it('records what tells its process apart, and beats on the injected timer every lease / 3', async () => {
+    const pool = bases.pool(await bases.fresh('lease_timer'));
+    let clock = 10_000;
+    const ticks: { tick: () => void; ms: number; stopped: boolean }[] = [];
+    const scheduler = (tick: () => void, ms: number): (() => void) => {
+      const entry = { tick, ms, stopped: false };
+      ticks.push(entry);
+      return () => (entry.stopped = true);
+    };
+    const owner = { ...testOwner('timer'), machine: 'boot-1/pid:[1]', startTime: '4242' };
+    const readings: number[] = [];
+    const now = (): number => {
+      readings.push(clock);
+      return clock;
+    };
+    const lease = new HostLease(pool, owner, { leaseMs: 9_000, now, scheduler });
+    await lease.start();
+    expect(ticks.map((t) => t.ms)).toEqual([3_000]);
+    expect((await pool.query('SELECT machine, start_time, heartbeat_at FROM hosts')).rows).toEqual([
+      { machine: 'boot-1/pid:[1]', start_time: '4242', heartbeat_at: 10_000 },
+    ]);
+    clock = 13_000;
+    ticks[0]!.tick();
+    expect(readings).toEqual([10_000, 13_000]);
+    await lease.stop();
+    // stop() waits for the heartbeat the tick started, then deletes the row; the timer is off.
+    expect(ticks[0]!.stopped).toBe(true);
+    expect((await pool.query('SELECT * FROM hosts')).rows).toEqual([]);
   });
 
   it('refuses a lease that is not a positive duration', () => {

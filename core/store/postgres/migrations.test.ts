@@ -49,10 +49,10 @@ describe.skipIf(!binaries)('migratePostgres', () => {
     return rows.map((row) => row.name);
   }
 
-  it('creates the baseline at version 9 with SQLite\'s tables and the later versions, then finds nothing to do', async () => {
+  it('creates the baseline at version 9 with SQLite\'s tables and applies the later versions, then finds nothing to do', async () => {
     const pool = await freshPool();
     const first = await migratePostgres(pool, () => 1_000);
-    expect(first).toEqual({ applied: [9, 10], textIndexes: true, notes: [] });
+    expect(first).toEqual({ applied: [9, 10, 11], textIndexes: true, notes: [] });
     const schema = await tables(pool);
     const second = await migratePostgres(pool, () => 2_000);
     expect(second).toEqual({ applied: [], textIndexes: true, notes: [] });
@@ -63,9 +63,17 @@ describe.skipIf(!binaries)('migratePostgres', () => {
       'failure_rollups_hour', 'hosts', 'journal_head', 'otel_payloads', 'run_commands', 'run_counts', 'run_hosts', 'runs',
       'schema_version', 'settings', 'steps', 'tasks',
     ]);
-    expect(await postgresSchemaVersion(pool)).toBe(POSTGRES_SCHEMA_VERSION);
+    expect(await postgresSchemaVersion(pool)).toBe(11);
     const { rows } = await pool.query('SELECT version, applied_at FROM schema_version ORDER BY version');
-    expect(rows).toEqual([{ version: 9, applied_at: 1_000 }, { version: 10, applied_at: 1_000 }]);
+    expect(rows).toEqual([
+      { version: 9, applied_at: 1_000 },
+      { version: 10, applied_at: 1_000 },
+      { version: 11, applied_at: 1_000 },
+    ]);
+    const hostColumns = await pool.query<{ name: string }>(
+      "SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'hosts' ORDER BY ordinal_position",
+    );
+    expect(hostColumns.rows.map((r) => r.name)).toEqual(['instance', 'pid', 'hostname', 'started_at', 'heartbeat_at', 'lease_ms', 'machine', 'start_time']);
     const head = await pool.query('SELECT id, commit_seq FROM journal_head');
     expect(head.rows).toEqual([{ id: 1, commit_seq: 0 }]);
   });
@@ -75,7 +83,7 @@ describe.skipIf(!binaries)('migratePostgres', () => {
     const others = [0, 1, 2].map(() => createPostgresPool(postgresConfig(cluster.url(`migrations_${databases}`), {})));
     pools.push(...others);
     const results = await Promise.all([pool, ...others].map((each) => migratePostgres(each)));
-    expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9, 10]]);
+    expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9, 10, 11]]);
     const { rows } = await pool.query('SELECT COUNT(*) AS count FROM schema_version');
     expect(rows).toEqual([{ count: 2 }]);
   });
@@ -83,9 +91,10 @@ describe.skipIf(!binaries)('migratePostgres', () => {
   it('refuses a database newer than this build with the words SQLite uses', async () => {
     const pool = await freshPool();
     await migratePostgres(pool);
-    await pool.query(`INSERT INTO schema_version (version, name, applied_at) VALUES (${POSTGRES_SCHEMA_VERSION + 1}, 'from the future', 0)`);
+    const future = POSTGRES_SCHEMA_VERSION + 1;
+    await pool.query("INSERT INTO schema_version (version, name, applied_at) VALUES ($1, 'from the future', 0)", [future]);
     await expect(migratePostgres(pool)).rejects.toThrow(
-      `database schema version ${POSTGRES_SCHEMA_VERSION + 1} is newer than this Hivewatch understands (${POSTGRES_SCHEMA_VERSION}); upgrade Hivewatch`,
+      `database schema version ${future} is newer than this Hivewatch understands (${POSTGRES_SCHEMA_VERSION}); upgrade Hivewatch`,
     );
   });
 
@@ -132,7 +141,7 @@ describe.skipIf(!binaries)('migratePostgres', () => {
     pools.push(limited);
 
     const result = await migratePostgres(limited);
-    expect(result.applied).toEqual([9, 10]);
+    expect(result.applied).toEqual([9, 10, 11]);
     expect(result.textIndexes).toBe(false);
     expect(result.notes).toEqual([
       'text search scans without trigram indexes: CREATE EXTENSION pg_trgm failed (permission denied to create extension "pg_trgm")',

@@ -9,7 +9,7 @@ import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL }
  * PostgreSQL's schema history. Versions are SQLite's numbers (`core/store/migrations.ts`), so
  * one number means one schema on both engines: the baseline creates version 9 in one step
  * (PostgreSQL support arrived with SQLite at 9), and a later SQLite migration N gets its
- * PostgreSQL twin here at N. Applied versions are rows of `schema_version`.
+ * PostgreSQL twin here at N (a no-op step when PostgreSQL already has what it adds). Applied versions are rows of `schema_version`.
  *
  * Several hosts may start against an empty database at once: every migration runs in one
  * transaction holding a transaction-scoped advisory lock, so the others wait, then read the
@@ -36,6 +36,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     up: async (client) => {
       await client.query(FAILURE_MODEL_SQL);
       await runAsync(executorOf(client), settleHistory(Dialect.postgres));
+    },
+  },
+  {
+    // SQLite's version 11 creates the `hosts` table PostgreSQL has had since its baseline; here
+    // it gains what tells a host's process from a later one with its pid (host-liveness.ts).
+    version: 11,
+    name: 'host leases: machine and process start time of every host',
+    up: async (client) => {
+      await client.query('ALTER TABLE hosts ADD COLUMN machine TEXT, ADD COLUMN start_time TEXT');
     },
   },
 ];

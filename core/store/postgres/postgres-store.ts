@@ -7,7 +7,9 @@ import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, R
 import { StoreEngine } from '../contract.js';
 import { attemptTelemetry, externalSession, quietExternalSessions, rememberPayload, writeSessions } from '../external.js';
 import type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from '../external.js';
-import { releaseInstance, type RunOwner } from '../hosts.js';
+import type { HostLeaseOptions } from '../host-lease.js';
+import { judgeHost } from '../host-liveness.js';
+import { releaseInstance, type HostIdentity } from '../hosts.js';
 import type { PruneOptions, PruneReport } from '../prune.js';
 import { errorCounts, errorSeries, listErrors } from '../queries/errors.js';
 import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQuery, ListErrorsQuery } from '../queries/errors.js';
@@ -23,8 +25,9 @@ import type { RunRow } from '../schema.js';
 import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
 import { ensureSetting, getSetting, setSetting } from '../settings.js';
-import { StoreError } from '../store-error.js';
-import { HostLease, isLeaseAlive } from './hosts.js';
+import { isStoreError, RunTakenError, StoreError } from '../store-error.js';
+import { takenRuns } from '../taken-runs.js';
+import { HostLease } from './hosts.js';
 import { ChangeWatcher } from './listen.js';
 import { asUnavailable } from './connection.js';
 import { executorOf, inSnapshot, WriteQueue } from './execution.js';
@@ -61,15 +64,15 @@ export class PostgresStore implements HivewatchStore {
     private readonly pool: pg.Pool,
     readonly location: string,
     readonly readonly: boolean,
-    private readonly owner: RunOwner,
+    private readonly owner: HostIdentity,
     private readonly now: () => number,
     private readonly onListenerError: (error: unknown) => void,
     private readonly log: (message: string) => void,
     connect: () => pg.Client,
-    leaseMs: number | undefined,
+    heartbeat: Pick<HostLeaseOptions, 'leaseMs' | 'scheduler'>,
   ) {
     this.writer = new PostgresJournalWriter(owner, now);
-    this.lease = readonly ? null : new HostLease(pool, owner, { now, ...(leaseMs !== undefined ? { leaseMs } : {}) });
+    this.lease = readonly ? null : new HostLease(pool, owner, { now, ...heartbeat });
     this.watcher = new ChangeWatcher({
       channel: JOURNAL_CHANNEL,
       connect,
@@ -159,11 +162,22 @@ export class PostgresStore implements HivewatchStore {
       // A failed COMMIT leaves the writer's states ahead of the database: reload them next time.
       this.writer.forget(runIds);
       if (announced !== null) this.ownPayloads.delete(announced);
-      throw error;
+      throw await this.takenOr(events, error);
     }
     if (committed === null) return false;
     this.notify(events, committed.walls, committed.commitSeqs);
     return true;
+  }
+
+  /** A refused batch with runs another host interrupted meanwhile is a RunTakenError (taken-runs.ts). */
+  private async takenOr(events: readonly HivewatchEvent[], error: unknown): Promise<unknown> {
+    if (isStoreError(error, 'unavailable') || this.closed) return error;
+    try {
+      const taken = await inSnapshot(this.pool, takenRuns(Dialect.postgres, events));
+      return taken.length > 0 ? new RunTakenError(taken, { cause: error }) : error;
+    } catch {
+      return error;
+    }
   }
 
   async appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): Promise<void> {
@@ -272,19 +286,11 @@ export class PostgresStore implements HivewatchStore {
   }
 
   async runHost(runId: string): Promise<RunHost | null> {
-    const found = await this.read(
-      (function* () {
-        const owner = yield* runHost(Dialect.postgres, runId);
-        if (!owner) return null;
-        const lease = yield* getLease(owner.instance);
-        return { owner, lease };
-      })(),
-    );
+    const found = await this.read(runHost(Dialect.postgres, runId));
     if (!found) return null;
-    const { owner, lease } = found;
-    // This store is its own host while open, whatever its heartbeat says.
-    const alive = owner.instance === this.owner.instance ? !this.closed : isLeaseAlive(lease ?? null, this.now());
-    return { ...owner, alive };
+    // This store is its own host while open, whatever its heartbeat says (judgeHost asks isOpenHere).
+    const verdict = judgeHost(found.owner, found.lease, this.now(), undefined, 'gone');
+    return { ...found.owner, alive: verdict.alive, reason: verdict.reason };
   }
 
   errorCounts(query: ErrorCountsQuery): Promise<ErrorCount[]> {
@@ -386,10 +392,4 @@ export class PostgresStore implements HivewatchStore {
     await this.watcher.close();
     await this.pool.end();
   }
-}
-
-function* getLease(instance: string): Query<{ heartbeat_at: number; lease_ms: number } | undefined> {
-  return (yield { mode: 'get', sql: 'SELECT heartbeat_at, lease_ms FROM hosts WHERE instance = ?', params: [instance] }) as
-    | { heartbeat_at: number; lease_ms: number }
-    | undefined;
 }

@@ -1,18 +1,14 @@
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../engine/events.js';
-import type { RunOwner } from '../hosts.js';
 import { eventFromRow } from '../journal.js';
-import { interruptionEvents, leftoverGroups, type Candidate, type RecoveredRun, type RecoverOptions } from '../recovery.js';
+import { chooseRuns, interruptionEvents, interruptionMessage, leftoverGroups, type Candidate, type ChosenRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { ACTIVE_RUN_STATUSES } from '../schema.js';
-import { isLeaseAlive } from './hosts.js';
 import { inTransaction } from './transaction.js';
 import type { PostgresJournalWriter } from './writer.js';
 
-type PgCandidate = Candidate & { heartbeat_at: number | null; lease_ms: number | null };
-
 /** The runs recovery looks at, with their host's lease (read without locking anything). */
 const CANDIDATES = `SELECT r.id, r.flow, r.current_step, r.steps, r.last_seq, r.last_checkpoint_step,
-    h.pid, h.hostname, h.instance, hs.heartbeat_at, hs.lease_ms
+    h.pid, h.hostname, h.instance, hs.heartbeat_at, hs.lease_ms, hs.machine, hs.start_time
   FROM runs AS r
   LEFT JOIN run_hosts AS h ON h.run_id = r.id
   LEFT JOIN hosts AS hs ON hs.instance = h.instance
@@ -38,12 +34,13 @@ const ATTEMPT_EVENTS = `SELECT run_id, seq, type, ts, payload FROM events
   WHERE run_id = $1 AND type IN ('attemptProcess', 'attemptSucceeded', 'attemptFailed') ORDER BY seq`;
 
 /**
- * Recovery on a shared database: every queued / running / cancelling run whose host's lease has
- * run out (or that has no host) gets the same `errorOccurred` + `runInterrupted` as on SQLite,
- * in one transaction with the check. A run whose host holds its lease is left alone, unless
- * `force`; even then its agents are not taken from it. Agent processes a dead host left can only
- * be ended on that host's machine: `leftoverGroups` ends them here when the host was this
- * machine, and otherwise says per process group that it ran elsewhere and was left alone.
+ * Recovery on a shared database: every queued / running / cancelling run whose host is dead
+ * (host-liveness.ts: its lease ran out, or on this machine its process is gone; a host without a
+ * lease row is gone) gets the same `errorOccurred` + `runInterrupted` as on SQLite, in one
+ * transaction with the check. A run whose host is alive is left alone, unless `force`; even then
+ * its agents are not taken from it. Agent processes a dead host left can only be ended on that
+ * host's machine: `leftoverGroups` ends them here when the host was this machine, and otherwise
+ * says per process group that it ran elsewhere and was left alone.
  */
 export async function recoverInterruptedPg(
   pool: pg.Pool,
@@ -57,30 +54,20 @@ export async function recoverInterruptedPg(
   return inTransaction(
     pool,
     async (client) => {
-      const candidates = await client.query<PgCandidate>(CANDIDATES, [ACTIVE_RUN_STATUSES, options.runId ?? null]);
-      const checkedAt = now();
-      const chosen = new Map<string, { owner: RunOwner | undefined; alive: boolean; leaseRow: boolean }>();
-      for (const row of candidates.rows) {
-        const run = numeric(row);
-        const owner: RunOwner | undefined =
-          run.pid === null || run.hostname === null || run.instance === null
-            ? undefined
-            : { pid: run.pid, hostname: run.hostname, instance: run.instance };
-        const lease = row.heartbeat_at === null || row.lease_ms === null ? null : { heartbeat_at: row.heartbeat_at, lease_ms: row.lease_ms };
-        const alive = owner !== undefined && isLeaseAlive(lease, checkedAt);
-        if (alive && !options.force) continue;
-        chosen.set(run.id, { owner, alive, leaseRow: lease !== null });
-      }
+      const candidates = await client.query<Candidate>(CANDIDATES, [ACTIVE_RUN_STATUSES, options.runId ?? null]);
+      const chosen = new Map<string, ChosenRun>(chooseRuns(candidates.rows.map(numeric), now(), options, 'gone').map((c) => [c.run.id, c]));
       const runs: RecoveredRun[] = [];
       const events: HivewatchEvent[] = [];
       if (chosen.size === 0) return { runs, events, walls: [], commitSeqs: [] };
-      const locked = await client.query<PgCandidate>(LOCK, [[...chosen.keys()], ACTIVE_RUN_STATUSES]);
+      const locked = await client.query<Candidate>(LOCK, [[...chosen.keys()], ACTIVE_RUN_STATUSES]);
       for (const row of locked.rows) {
-        const run = numeric(row);
-        const { owner, alive, leaseRow } = chosen.get(run.id)!;
-        // A forced recovery of a run whose host still holds its lease must not take its agents from it.
-        const processes = alive ? [] : leftoverGroups(run.id, owner, await attemptEvents(client, run.id), options.processes);
-        events.push(...interruptionEvents(run, owner?.pid ?? null, interruptionMessage(run.id, owner, leaseRow), processes, now()));
+        const found = chosen.get(row.id)!;
+        // The locked row is the committed version: its journal position may have moved since the first read.
+        const run = numeric({ ...found.run, ...row });
+        const { owner, verdict } = found;
+        // A forced recovery of a run whose host is alive must not take its agents from it.
+        const processes = verdict.alive ? [] : leftoverGroups(run.id, owner, await attemptEvents(client, run.id), options.processes);
+        events.push(...interruptionEvents(run, owner?.pid ?? null, interruptionMessage({ ...found, run }), processes, now()));
         touched.push(run.id);
         runs.push({ runId: run.id, pid: owner?.pid ?? null, processes });
       }
@@ -92,22 +79,15 @@ export async function recoverInterruptedPg(
   );
 }
 
-function interruptionMessage(runId: string, owner: RunOwner | undefined, leaseRow: boolean): string {
-  if (!owner) return `run ${runId} was interrupted: no live host holds it`;
-  const host = `its host (pid ${owner.pid} on ${owner.hostname})`;
-  return leaseRow ? `run ${runId} was interrupted: ${host} let its lease expire` : `run ${runId} was interrupted: ${host} is gone`;
-}
-
 async function attemptEvents(client: pg.PoolClient, runId: string): Promise<HivewatchEvent[]> {
   const { rows } = await client.query<{ run_id: string; seq: number; type: string; ts: number; payload: string }>(ATTEMPT_EVENTS, [runId]);
   return rows.map((r) => eventFromRow({ ...r, seq: Number(r.seq), ts: Number(r.ts) }));
 }
 
 /** The candidate with its numbers as numbers, whatever the driver's parsing of int8. */
-function numeric(row: Omit<PgCandidate, 'pid' | 'hostname' | 'instance'> & Partial<Candidate>): Candidate {
+function numeric(row: Candidate): Candidate {
   return {
-    id: row.id,
-    flow: row.flow,
+    ...row,
     current_step: Number(row.current_step),
     steps: Number(row.steps),
     last_seq: Number(row.last_seq),
@@ -115,5 +95,9 @@ function numeric(row: Omit<PgCandidate, 'pid' | 'hostname' | 'instance'> & Parti
     pid: row.pid === null || row.pid === undefined ? null : Number(row.pid),
     hostname: row.hostname ?? null,
     instance: row.instance ?? null,
+    heartbeat_at: row.heartbeat_at ?? null,
+    lease_ms: row.lease_ms ?? null,
+    machine: row.machine ?? null,
+    start_time: row.start_time ?? null,
   };
 }

@@ -4,8 +4,8 @@ import type { HivewatchEvent } from '../../engine/events.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import type { HivewatchStore } from '../contract.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
-import { openPostgresStore, type OpenPostgresStoreOptions } from './store.js';
 import { POSTGRES_SCHEMA_VERSION } from './migrations.js';
+import { openPostgresStore, type OpenPostgresStoreOptions } from './store.js';
 
 const { binaries, reason } = findPostgres();
 if (!binaries) console.warn(`PostgreSQL suites skipped: ${reason}`);
@@ -226,8 +226,9 @@ describe.skipIf(!binaries)('openPostgresStore', () => {
     try {
       await direct.query('UPDATE journal_head SET commit_seq = 1');
       expect(await store.integrityCheck()).toEqual(['journal_head 1 is behind the newest commit position 3']);
-      await direct.query(`INSERT INTO schema_version (version, name, applied_at) VALUES (${POSTGRES_SCHEMA_VERSION + 1}, 'from the future', 0)`);
-      expect(await store.integrityCheck()).toEqual([`schema version ${POSTGRES_SCHEMA_VERSION + 1}, this Hivewatch expects ${POSTGRES_SCHEMA_VERSION}`]);
+      const future = POSTGRES_SCHEMA_VERSION + 1;
+      await direct.query("INSERT INTO schema_version (version, name, applied_at) VALUES ($1, 'from the future', 0)", [future]);
+      expect(await store.integrityCheck()).toEqual([`schema version ${future}, this Hivewatch expects ${POSTGRES_SCHEMA_VERSION}`]);
     } finally {
       await direct.end();
     }

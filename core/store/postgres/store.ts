@@ -1,4 +1,5 @@
 import type { HivewatchStore } from '../contract.js';
+import type { HeartbeatScheduler } from '../host-lease.js';
 import { newInstance, releaseInstance } from '../hosts.js';
 import { StoreError } from '../store-error.js';
 import { connectionError, createPostgresClient, createPostgresPool, postgresConfig, redactUrl, type PostgresEnv } from './connection.js';
@@ -20,8 +21,10 @@ export interface OpenPostgresStoreOptions {
   onListenerError?: (error: unknown) => void;
   /** Operator notes (text search without trigram indexes, a LISTEN connection lost). Default console.warn. */
   log?: (message: string) => void;
-  /** How long this host counts as alive after its last heartbeat (hosts.ts). */
+  /** How long this host counts as alive after its last heartbeat (host-lease.ts). */
   leaseMs?: number;
+  /** The heartbeat's timer (tests inject one). */
+  heartbeatScheduler?: HeartbeatScheduler;
   poolSize?: number;
 }
 
@@ -64,7 +67,10 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
       options.onListenerError ?? defaultListenerError,
       log,
       () => createPostgresClient(config),
-      options.leaseMs,
+      {
+        ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+        ...(options.heartbeatScheduler !== undefined ? { scheduler: options.heartbeatScheduler } : {}),
+      },
     );
     try {
       await store.start(options.recover ?? true);

@@ -4,6 +4,8 @@ import { attemptTelemetry, externalSession, quietExternalSessions, rememberPaylo
 import { resumePointForRun } from '../recovery.js';
 import { replayRun, verifyAggregates } from '../replay.js';
 import { ensureSetting, getSetting, setSetting } from '../settings.js';
+import { takenRuns } from '../taken-runs.js';
+import { JournalBuilder } from '../testing/journal-builder.js';
 import { errorCounts, errorSeries, listErrors, type ErrorDimension } from './errors.js';
 import { allEvents, allJournal, eventsAfterCommit, getEvents, journalHead } from './events.js';
 import { settleHistory } from '../settle-history.js';
@@ -152,6 +154,7 @@ const QUERIES: Record<string, (d: Dialect) => SqlStep[]> = {
   completeCommand: (d) => stepsOf(completeCommand(d, 'c1', { accepted: true }, 2)),
   getCommand: (d) => stepsOf(getCommand(d, 'c1')),
   runHost: (d) => stepsOf(runHost(d, 'r1')),
+  takenRuns: (d) => stepsOf(takenRuns(d, new JournalBuilder('r1').start().events)),
   externalSession: (d) => stepsOf(externalSession(d, 's')),
   quietExternalSessions: (d) => stepsOf(quietExternalSessions(d, 10)),
   attemptTelemetry: (d) => stepsOf(attemptTelemetry(d, 'r1')),

@@ -1,0 +1,82 @@
+import type { HivewatchStore, RecoveredRun } from '../store/index.js';
+import type { TailScheduler } from './journal-tail.js';
+import { intervalScheduler } from './journal-tail.js';
+
+/**
+ * A live host's watch over the other hosts of its database (DESIGN rule 19, docs/semantics.md
+ * F9). Every `intervalMs` it runs the store's recovery, the one start-up runs: the runs of a host
+ * that is gone (its process on this machine, or its lease elsewhere: core/store/host-liveness.ts)
+ * become `interrupted` with SYSTEM_RUN_INTERRUPTED, their agents left on this machine are ended,
+ * and the journal tail carries the events to every window. Recovery judges again under its own
+ * lock, so hosts noticing together interrupt a run once; a pass that finds every host alive
+ * writes nothing.
+ *
+ * It also looks at this host's own runs: one that the journal says another host interrupted
+ * (this host was not heard from past its lease: paused, or cut off) is no longer ours, and
+ * `onTaken` stops it without journaling anything more for it.
+ */
+
+/**
+ * Once a second: a host on this machine is seen dead within about a second of its death; one on
+ * another machine within its lease (12 s) and a second (docs/decisions.md, "Dead hosts seen at once").
+ */
+export const DEFAULT_HOST_WATCH_MS = 1_000;
+
+export interface HostWatchOptions {
+  store: HivewatchStore;
+  /** The ids of the runs this process executes. */
+  hosted: () => readonly string[];
+  /** Runs of this process another host interrupted: stop them, journal nothing more of them. */
+  onTaken: (runIds: readonly string[]) => void;
+  intervalMs?: number;
+  scheduler?: TailScheduler;
+}
+
+export interface HostWatchPass {
+  /** Runs of dead hosts this pass interrupted. */
+  recovered: RecoveredRun[];
+  /** This process's runs it found interrupted by another host. */
+  taken: string[];
+}
+
+export class HostWatch {
+  private readonly stopTimer: () => void;
+  private stopped = false;
+  private running: Promise<HostWatchPass> | null = null;
+
+  constructor(private readonly options: HostWatchOptions) {
+    const interval = options.intervalMs ?? DEFAULT_HOST_WATCH_MS;
+    if (!Number.isFinite(interval) || interval <= 0) throw new RangeError('the host watch interval must be a positive number of milliseconds');
+    this.stopTimer = (options.scheduler ?? intervalScheduler)(() => void this.check(), interval);
+  }
+
+  /** One pass (one at a time: a call while one runs gets that one). A failed read is tried again next pass. */
+  check(): Promise<HostWatchPass> {
+    if (this.stopped) return Promise.resolve({ recovered: [], taken: [] });
+    this.running ??= this.pass().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async pass(): Promise<HostWatchPass> {
+    const { store } = this.options;
+    // The store closed under us (shutting down) or the server is away: the next pass tries again.
+    const recovered = await store.recoverInterrupted().catch((): RecoveredRun[] => []);
+    const taken: string[] = [];
+    for (const runId of this.options.hosted()) {
+      const row = await store.getRunRow(runId).catch(() => null);
+      // Only recovery writes `interrupted`: a run this process still executes that reads so was taken.
+      if (row !== null && row.status === 'interrupted') taken.push(runId);
+    }
+    if (taken.length > 0 && !this.stopped) this.options.onTaken(taken);
+    return { recovered, taken };
+  }
+
+  /** Stops the timer; resolves once a pass in flight has finished. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopTimer();
+    await this.running;
+  }
+}

@@ -1,0 +1,115 @@
+import type { Clock } from '../engine/clock.js';
+import type { EventSink } from '../engine/events.js';
+import type { ResumePoint } from '../engine/resume.js';
+import type { RunResult } from '../engine/run.js';
+import type { WorkspaceMode } from '../flow/agent-work.js';
+import type { Diagnostic } from '../flow/ast.js';
+import type { TelemetryTarget } from '../otel/env.js';
+import type { HivewatchStore } from '../store/index.js';
+import type { HivewatchApi } from './api.js';
+import type { HostWatchPass } from './host-watch.js';
+import type { TailScheduler } from './journal-tail.js';
+import type { LiveSubscribeOptions, LiveSubscription } from './live.js';
+
+/** What `createHivewatchService` takes and gives (service.ts): its options, the CLI's run of a file, the service. */
+
+export interface HivewatchServiceOptions {
+  store: HivewatchStore;
+  /** The bundled examples (flow ids `examples/<file>`). */
+  examplesDir: string;
+  /** The operator's own flows (flow ids `user/<file>`); none when absent. */
+  userFlowsDir?: string | null;
+  /** Attempts running at once across all runs of the process (default 8). */
+  globalConcurrency?: number;
+  /** The default clock of new runs (default real); `startRun({virtualClock})` overrides it. */
+  clock?: 'real' | 'virtual';
+  /** Agent for sessions that name none (a flow agent or a built-in preset), unless `startRun({agent})`. */
+  defaultAgent?: string | null;
+  /** Live events kept for resuming subscribers (default 50,000). */
+  liveCapacity?: number;
+  /**
+   * How often the journal is probed for other processes' commits and commands (default 50 ms),
+   * and the timer that does it (tests inject one and call `probeJournal()`).
+   */
+  tailIntervalMs?: number;
+  tailScheduler?: TailScheduler;
+  /** Waits before each retry of a failed journal write (default: the sink's, about 6 s in all; tests pass []). */
+  journalRetryDelaysMs?: readonly number[];
+  /** How long a command for a run another process hosts waits for that host's answer (default 2 s). */
+  commandAckTimeoutMs?: number;
+  /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
+  killGraceMs?: number;
+  project?: string | null;
+  /** Agent work (issue #10): where task worktrees go, and git's environment (tests isolate it). */
+  worktreeRoot?: string;
+  gitEnv?: Record<string, string>;
+  /** The OTLP receiver the presets' CLIs report to (issue #11 part 5): asked at each attempt, null for none. */
+  telemetry?: () => TelemetryTarget | null;
+  /**
+   * Watch the database's other hosts (host-watch.ts): a dead host's runs become interrupted
+   * without a restart, and a run of this host another host interrupted is stopped. The shells
+   * (serve, the app, `hivewatch run`) turn it on; tests inject the timer and call `checkHosts()`.
+   */
+  watchHosts?: boolean | { intervalMs?: number; scheduler?: TailScheduler };
+}
+
+/** A flow file run from the command line (`hivewatch run` / `resume` / `retry`). */
+export interface RunFileInput {
+  file: string;
+  /** --repo: the repository of agent work (else the flow's `repo:`, else the one around `cwd`). */
+  repo?: string | null;
+  /** --workspace: where sessions work unless they say. */
+  workspace?: WorkspaceMode | null;
+  agent?: string | null;
+  virtualClock?: boolean;
+  maxSteps?: number;
+  concurrency?: number;
+  resume?: ResumePoint | null;
+  retryOf?: string | null;
+  /** Where the repository is looked for when neither --repo nor the flow names one (default process.cwd()). */
+  cwd?: string;
+  /** Sees every event as it happens (before commit), given the run's clock: the CLI's progress. */
+  observe?: (clock: Clock) => EventSink;
+}
+
+/**
+ * A run's end as its host saw it. `takenOver`: another host interrupted the run while this one
+ * was not heard from (host-watch.ts); this host stopped it and journaled nothing more of it.
+ */
+export type HostedRunResult = RunResult & { takenOver?: string };
+
+export type RunFileResult =
+  /** The flow does not check: the attempt is recorded as failed run `runId` (USER_INVALID_FLOW). */
+  | { kind: 'invalid'; diagnostics: Diagnostic[]; runId: string }
+  | { kind: 'refused'; message: string }
+  | { kind: 'started'; runId: string; done: Promise<HostedRunResult> };
+
+export interface CloseOptions {
+  /** How long to wait for cancelled runs to end before closing anyway (default 10 s). */
+  timeoutMs?: number;
+}
+
+export interface HivewatchService extends HivewatchApi {
+  readonly store: HivewatchStore;
+  /** This service instance's id: live ids of another instance mean nothing here. */
+  readonly instance: string;
+  /** The live subscription with what the shells need: where it starts and whether it reset. */
+  subscribeLive(options: LiveSubscribeOptions): LiveSubscription;
+  /**
+   * Probes the journal now: publishes other processes' new commits and applies the run commands
+   * addressed to this process. Resolves once those commands are acknowledged.
+   */
+  probeJournal(): Promise<void>;
+  /** Checks a flow file under its key (flow-keys.ts) and, when it checks, executes it here. */
+  runFile(input: RunFileInput): Promise<RunFileResult>;
+  /** Writes what the journal still holds in memory; throws when it cannot (a full disk). */
+  flushJournal(): Promise<void>;
+  /** Ids of the runs this process is executing. */
+  activeRunIds(): string[];
+  /** The result of a run this process executes (null when it is not one of them). */
+  whenFinished(runId: string): Promise<HostedRunResult> | null;
+  /** One pass of the host watch now (host-watch.ts); nothing when `watchHosts` is off. */
+  checkHosts(): Promise<HostWatchPass>;
+  /** Cancels the runs still executing, waits for them (bounded), flushes the journal. The store stays open. */
+  close(options?: CloseOptions): Promise<void>;
+}
