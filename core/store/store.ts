@@ -49,6 +49,7 @@ import { Dialect, runSync } from './queries/plan.js';
 import { recoverInterrupted, resumePointForRun, type RecoveredRun, type RecoverOptions } from './recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from './replay.js';
 import { StoreError } from './store-error.js';
+import { storableBatch } from './storable.js';
 import type { RunRow } from './schema.js';
 import type { AppendOptions, CommittedListener, StoreStats } from './contract.js';
 
@@ -206,14 +207,16 @@ class SqliteConnectionStore implements SqliteStore {
     notifyCommitted(this.listeners, this.onListenerError, events, walls, commitSeqs);
   }
 
-  appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): void {
+  appendEvents(given: readonly HivewatchEvent[], options?: AppendOptions): void {
     const writer = this.writable();
+    const events = storableBatch(given);
     const walls = writer.append(events, options?.importedWalls);
     this.notify(events, walls, writer.lastCommittedSeqs());
   }
 
-  ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): boolean {
+  ingestExternal(batch: ExternalBatch, given: readonly HivewatchEvent[]): boolean {
     const writer = this.writable();
+    const events = storableBatch(given);
     const walls = this.database
       .transaction((): number[] | null => {
         if (!runSync(this.cache, rememberPayload(Dialect.sqlite, batch))) return null;

@@ -23,6 +23,7 @@ import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../re
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
 import { ensureSetting, getSetting, setSetting } from '../settings.js';
 import { StoreError } from '../store-error.js';
+import { storableBatch } from '../storable.js';
 import { HostLease, isLeaseAlive } from './hosts.js';
 import { ChangeWatcher } from './listen.js';
 import { asUnavailable } from './connection.js';
@@ -139,10 +140,11 @@ export class PostgresStore implements HivewatchStore {
   }
 
   private async journal(
-    events: readonly HivewatchEvent[],
+    given: readonly HivewatchEvent[],
     before?: (client: pg.PoolClient) => Promise<boolean>,
     importedWalls?: readonly number[],
   ): Promise<boolean> {
+    const events = storableBatch(given);
     const runIds = events.map((event) => event.runId);
     let committed: { walls: number[]; commitSeqs: number[] } | null = null;
     let announced: string | null = null;
