@@ -16,7 +16,7 @@ import type { TelemetryTarget } from '../otel/env.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import { withAttemptTelemetry } from './attempt-telemetry.js';
 import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
-import { createDurableSink, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
+import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, type DurableSink, type HivewatchStore, type RunRow } from '../store/index.js';
 import { resolveRunRepo } from '../workspace/repo.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import type {
@@ -77,6 +77,11 @@ export interface HivewatchServiceOptions {
   tailScheduler?: TailScheduler;
   /** Waits before each retry of a failed journal write (default: the sink's, about 6 s in all; tests pass []). */
   journalRetryDelaysMs?: readonly number[];
+  /**
+   * Once a journal flush gave up (the database away), how often the journal tries again by itself,
+   * so a run's last events land as soon as the database is back (default 1 s: the sink's).
+   */
+  journalBackgroundRetryMs?: number;
   /** How long a command for a run another process hosts waits for that host's answer (default 2 s). */
   commandAckTimeoutMs?: number;
   /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
@@ -180,7 +185,10 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   const sharedLimiter: Limiter = createLimiter(options.globalConcurrency ?? 8);
   const realClock = new RealClock();
   const realRegistry = createRuntimeRegistry({ clock: realClock, killGraceMs: options.killGraceMs, telemetry: options.telemetry });
-  const sink: DurableSink = createDurableSink(store, options.journalRetryDelaysMs !== undefined ? { retryDelaysMs: options.journalRetryDelaysMs } : {});
+  const sink: DurableSink = createDurableSink(store, {
+    ...(options.journalRetryDelaysMs !== undefined ? { retryDelaysMs: options.journalRetryDelaysMs } : {}),
+    backgroundRetryMs: options.journalBackgroundRetryMs ?? DEFAULT_BACKGROUND_RETRY_MS,
+  });
   const runs = new Map<string, LiveRun>();
   // Run commands other processes journaled for our runs: applied one pass at a time.
   let applying: Promise<void> | null = null;
@@ -237,7 +245,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
       await sink.flush();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      throw new ApiError(503, 'journal_unwritable', `${message}; free space for the database, then try again`);
+      throw new ApiError(503, 'journal_unwritable', `${message}; try again once the database can be written (disk space, the server reachable)`);
     }
   };
 
@@ -261,10 +269,12 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     const registry: HivewatchRuntimeRegistry = launchOptions.virtual
       ? createRuntimeRegistry({ clock, killGraceMs: options.killGraceMs, telemetry: options.telemetry })
       : realRegistry;
+    // The run's own view of the journal: its flush rejects once the database refused its events (sink.ts).
+    const runSink = sink.forRun();
     const run = new FlowRun({
       plan: launchOptions.plan,
       registry,
-      sink: launchOptions.observe ? new FanoutSink([sink, launchOptions.observe(clock)]) : sink,
+      sink: launchOptions.observe ? new FanoutSink([runSink, launchOptions.observe(clock)]) : runSink,
       clock,
       maxSteps: launchOptions.maxSteps,
       concurrency: launchOptions.concurrency,
