@@ -4,6 +4,7 @@ import { startHostReceiver } from '../core/otel/host.js';
 import type { OtlpReceiver } from '../core/otel/receiver.js';
 import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
+import { journalRetryDelays } from '../core/service/journal-env.js';
 import { defaultDatabasePath, isPostgresUrl, openStore, type HivewatchStore } from '../core/store/index.js';
 import { startHttpShell } from './http.js';
 import { newToken } from './security.js';
@@ -92,6 +93,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     userFlowsDir,
     ...(options.globalConcurrency !== undefined ? { globalConcurrency: options.globalConcurrency } : {}),
     defaultAgent: options.defaultAgent ?? process.env.HIVEWATCH_AGENT ?? null,
+    journalRetryDelaysMs: journalRetryDelays(process.env),
   });
   const staticDir = options.staticDir === undefined ? paths.rendererDist : options.staticDir;
   // No --port: the port this database's server had last time, so a copied link (and the

@@ -10,6 +10,8 @@ import { openCliStore } from './database.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
 import { ProgressPrinter } from './progress.js';
+import { journalLastEvents } from './journal-wait.js';
+import { journalRetryDelays, journalWaitMs } from '../service/journal-env.js';
 
 export interface RunTarget {
   file: string;
@@ -47,12 +49,16 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   const maxSteps = intFlag(args, 'max-steps', 1) ?? 100;
   const concurrency = intFlag(args, 'concurrency', 1) ?? 4;
   const workspace = workspaceFlag(args);
+  // Read before anything runs: a bad value is the operator's to fix, not a failed run.
+  const retryDelays = journalRetryDelays(io.env);
+  const waitMs = journalWaitMs(io.env);
   const store = target.store ?? (await openCliStore(args, io));
   const service = await createHivewatchService({
     store,
     examplesDir: bundledExamplesDir(),
     userFlowsDir: appFlowsDirOf(store.location),
     clock: args.flags.has('virtual-clock') ? 'virtual' : 'real',
+    journalRetryDelaysMs: retryDelays,
   });
   let printer: ProgressPrinter | null = null;
   let runId: string | null = null;
@@ -101,15 +107,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   } finally {
     process.off('SIGINT', onSigint);
     (printer as ProgressPrinter | null)?.stop();
-    await service.flushJournal().catch((error: unknown) => {
-      // The buffered events die with this process; the run stays open in the journal until the
-      // next start marks it interrupted, and resume continues from its last durable checkpoint.
-      const message = error instanceof Error ? error.message : String(error);
-      io.err(
-        `hivewatch: ${message}\n  the journal keeps everything up to its last durable step; ` +
-          `once there is room, any hivewatch command marks run ${runId ?? '(not started)'} interrupted and \`hivewatch resume ${runId ?? ''}\` continues it\n`,
-      );
-    });
+    await journalLastEvents(service, io, runId, { waitMs });
     await service.close({ timeoutMs: 0 });
     unsubscribe();
     if (target.store === undefined) await store.close();

@@ -1,5 +1,7 @@
 import type pg from 'pg';
+import { runHost } from '../commands.js';
 import type { RunOwner } from '../hosts.js';
+import { Dialect, type Query } from '../queries/plan.js';
 
 /**
  * A host's identity on a shared PostgreSQL database. On SQLite every process using the file is
@@ -92,4 +94,14 @@ export class HostLease {
     await this.beating;
     await this.pool.query('DELETE FROM hosts WHERE instance = $1', [this.owner.instance]);
   }
+}
+
+type LeaseRow = { heartbeat_at: number; lease_ms: number };
+
+/** A run's recorded host and that host's lease (undefined: no heartbeat row), in one read. */
+export function* runHostLease(runId: string): Query<{ owner: RunOwner; lease: LeaseRow | undefined } | null> {
+  const owner = yield* runHost(Dialect.postgres, runId);
+  if (!owner) return null;
+  const lease = (yield { mode: 'get', sql: 'SELECT heartbeat_at, lease_ms FROM hosts WHERE instance = ?', params: [owner.instance] }) as LeaseRow | undefined;
+  return { owner, lease };
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { notifyCommitted } from '../listeners.js';
 import type { HivewatchEvent } from '../../engine/events.js';
 import type { ResumePoint } from '../../engine/resume.js';
-import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand } from '../commands.js';
+import { completeCommand, enqueueCommand, getCommand, pendingCommands, type RunCommand } from '../commands.js';
 import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from '../contract.js';
 import { StoreEngine } from '../contract.js';
 import { attemptTelemetry, externalSession, quietExternalSessions, rememberPayload, writeSessions } from '../external.js';
@@ -24,9 +24,10 @@ import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } 
 import { ensureSetting, getSetting, setSetting } from '../settings.js';
 import { StoreError } from '../store-error.js';
 import { storableBatch } from '../storable.js';
-import { HostLease, isLeaseAlive } from './hosts.js';
+import { HostLease, isLeaseAlive, runHostLease } from './hosts.js';
 import { ChangeWatcher } from './listen.js';
-import { asUnavailable } from './connection.js';
+import { Availability } from './availability.js';
+import { asUnavailable, isServerAway } from './connection.js';
 import { executorOf, inSnapshot, WriteQueue } from './execution.js';
 import { integrityProblems, storeStats } from './health.js';
 import { prunePg } from './prune.js';
@@ -67,6 +68,8 @@ export class PostgresStore implements HivewatchStore {
     private readonly log: (message: string) => void,
     connect: () => pg.Client,
     leaseMs: number | undefined,
+    /** Says once per outage that the server went away and when it is back (the log's only outage lines). */
+    private readonly availability: Availability = new Availability(location, log),
   ) {
     this.writer = new PostgresJournalWriter(owner, now);
     this.lease = readonly ? null : new HostLease(pool, owner, { now, ...(leaseMs !== undefined ? { leaseMs } : {}) });
@@ -74,9 +77,15 @@ export class PostgresStore implements HivewatchStore {
       channel: JOURNAL_CHANNEL,
       connect,
       onWatcherError: onListenerError,
-      onConnectionError: (error) => log(`PostgreSQL change notifications at ${location}: ${error instanceof Error ? error.message : String(error)}`),
+      onConnectionError: (error) => {
+        if (isServerAway(error)) this.availability.lost(error);
+        else log(`PostgreSQL change notifications at ${location}: ${error instanceof Error ? error.message : String(error)}`);
+      },
       isOwn: (payload) => this.isOwnNotification(payload),
-      onReconnect: () => this.ownPayloads.clear(),
+      onReconnect: () => {
+        this.availability.reached();
+        this.ownPayloads.clear();
+      },
     });
   }
 
@@ -100,13 +109,18 @@ export class PostgresStore implements HivewatchStore {
     return this.reach(inSnapshot(this.pool, query));
   }
 
-  /** A server that went away surfaces as the contract's `unavailable` error. */
+  /** A server that went away surfaces as the contract's `unavailable` error (and in the log, once per outage). */
   private async reach<T>(work: Promise<T>): Promise<T> {
+    let result: T;
     try {
-      return await work;
+      result = await work;
     } catch (error) {
-      throw asUnavailable(error, this.location);
+      const converted = asUnavailable(error, this.location);
+      if (converted !== error) this.availability.lost(error);
+      throw converted;
     }
+    this.availability.reached();
+    return result;
   }
 
   /** A statement-at-a-time write (each statement commits by itself). */
@@ -201,8 +215,11 @@ export class PostgresStore implements HivewatchStore {
 
   async changeToken(): Promise<string> {
     this.open();
-    const { rows } = await this.pool.query<{ head: number; command: number }>(
-      'SELECT (SELECT commit_seq FROM journal_head WHERE id = 1) AS head, (SELECT COALESCE(MAX(id), 0) FROM run_commands) AS command',
+    // Probed every 50 ms by each journal tail: the first to see the server back says so.
+    const { rows } = await this.reach(
+      this.pool.query<{ head: number; command: number }>(
+        'SELECT (SELECT commit_seq FROM journal_head WHERE id = 1) AS head, (SELECT COALESCE(MAX(id), 0) FROM run_commands) AS command',
+      ),
     );
     const row = rows[0];
     return `${row?.head ?? 0}:${row?.command ?? 0}`;
@@ -273,20 +290,14 @@ export class PostgresStore implements HivewatchStore {
   }
 
   async runHost(runId: string): Promise<RunHost | null> {
-    const found = await this.read(
-      (function* () {
-        const owner = yield* runHost(Dialect.postgres, runId);
-        if (!owner) return null;
-        const lease = yield* getLease(owner.instance);
-        return { owner, lease };
-      })(),
-    );
+    const found = await this.read(runHostLease(runId));
     if (!found) return null;
     const { owner, lease } = found;
     // This store is its own host while open, whatever its heartbeat says.
     const alive = owner.instance === this.owner.instance ? !this.closed : isLeaseAlive(lease ?? null, this.now());
     return { ...owner, alive };
   }
+
 
   errorCounts(query: ErrorCountsQuery): Promise<ErrorCount[]> {
     return this.read(errorCounts(Dialect.postgres, query));
@@ -383,10 +394,4 @@ export class PostgresStore implements HivewatchStore {
     await this.watcher.close();
     await this.pool.end();
   }
-}
-
-function* getLease(instance: string): Query<{ heartbeat_at: number; lease_ms: number } | undefined> {
-  return (yield { mode: 'get', sql: 'SELECT heartbeat_at, lease_ms FROM hosts WHERE instance = ?', params: [instance] }) as
-    | { heartbeat_at: number; lease_ms: number }
-    | undefined;
 }

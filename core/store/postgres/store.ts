@@ -1,7 +1,8 @@
 import type { HivewatchStore } from '../contract.js';
 import { newInstance, releaseInstance } from '../hosts.js';
 import { StoreError } from '../store-error.js';
-import { connectionError, createPostgresClient, createPostgresPool, postgresConfig, redactUrl, type PostgresEnv } from './connection.js';
+import { Availability } from './availability.js';
+import { connectionError, createPostgresClient, createPostgresPool, isServerAway, postgresConfig, redactUrl, type PostgresEnv } from './connection.js';
 import { assertUnderstood, migratePostgres, postgresSchemaVersion } from './migrations.js';
 import { PostgresStore } from './postgres-store.js';
 
@@ -36,9 +37,11 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
   const readonly = options.readonly ?? false;
   const location = redactUrl(options.url);
   const log = options.log ?? ((message: string) => console.warn(message));
+  const availability = new Availability(location, log);
   const pool = createPostgresPool(config, {
     readonly,
-    onIdleError: (error) => log(`PostgreSQL connection at ${location}: ${error.message}`),
+    // An idle connection the server dropped: an outage (said once), or something else worth a line.
+    onIdleError: (error) => (isServerAway(error) ? availability.lost(error) : log(`PostgreSQL connection at ${location}: ${error.message}`)),
     ...(options.poolSize !== undefined ? { max: options.poolSize } : {}) });
   const owner = newInstance();
   try {
@@ -65,6 +68,7 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
       log,
       () => createPostgresClient(config),
       options.leaseMs,
+      availability,
     );
     try {
       await store.start(options.recover ?? true);
