@@ -22,13 +22,14 @@ import type { RunRow } from '../schema.js';
 import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
 import { ensureSetting, getSetting, setSetting } from '../settings.js';
-import { StoreError } from '../store-error.js';
+import { isStoreError, StoreError } from '../store-error.js';
 import { storableBatch } from '../storable.js';
 import { HostLease, isLeaseAlive, runHostLease } from './hosts.js';
 import { ChangeWatcher } from './listen.js';
 import { Availability } from './availability.js';
 import { asUnavailable, isServerAway } from './connection.js';
 import { executorOf, inSnapshot, WriteQueue } from './execution.js';
+import { committedAlready, InDoubtBatches } from './in-doubt.js';
 import { integrityProblems, storeStats } from './health.js';
 import { prunePg } from './prune.js';
 import { inTransaction } from './transaction.js';
@@ -56,6 +57,8 @@ export class PostgresStore implements HivewatchStore {
    */
   private readonly ownPayloads = new Set<string>();
   private readonly writes = new WriteQueue();
+  /** Batches whose COMMIT this host could not see the end of (in-doubt.ts). */
+  private readonly inDoubt = new InDoubtBatches();
   private closed = false;
 
   constructor(
@@ -68,7 +71,6 @@ export class PostgresStore implements HivewatchStore {
     private readonly log: (message: string) => void,
     connect: () => pg.Client,
     leaseMs: number | undefined,
-    /** Says once per outage that the server went away and when it is back (the log's only outage lines). */
     private readonly availability: Availability = new Availability(location, log),
   ) {
     this.writer = new PostgresJournalWriter(owner, now);
@@ -77,10 +79,8 @@ export class PostgresStore implements HivewatchStore {
       channel: JOURNAL_CHANNEL,
       connect,
       onWatcherError: onListenerError,
-      onConnectionError: (error) => {
-        if (isServerAway(error)) this.availability.lost(error);
-        else log(`PostgreSQL change notifications at ${location}: ${error instanceof Error ? error.message : String(error)}`);
-      },
+      onConnectionError: (error) =>
+        isServerAway(error) ? this.availability.lost(error) : log(`PostgreSQL change notifications at ${location}: ${String((error as Error)?.message ?? error)}`),
       isOwn: (payload) => this.isOwnNotification(payload),
       onReconnect: () => {
         this.availability.reached();
@@ -109,18 +109,17 @@ export class PostgresStore implements HivewatchStore {
     return this.reach(inSnapshot(this.pool, query));
   }
 
-  /** A server that went away surfaces as the contract's `unavailable` error (and in the log, once per outage). */
+  /** A server that went away surfaces as the contract's `unavailable` error, and in the log once per outage (availability.ts). */
   private async reach<T>(work: Promise<T>): Promise<T> {
-    let result: T;
     try {
-      result = await work;
+      const result = await work;
+      this.availability.reached();
+      return result;
     } catch (error) {
       const converted = asUnavailable(error, this.location);
       if (converted !== error) this.availability.lost(error);
       throw converted;
     }
-    this.availability.reached();
-    return result;
   }
 
   /** A statement-at-a-time write (each statement commits by itself). */
@@ -174,8 +173,11 @@ export class PostgresStore implements HivewatchStore {
       // A failed COMMIT leaves the writer's states ahead of the database: reload them next time.
       this.writer.forget(runIds);
       if (announced !== null) this.ownPayloads.delete(announced);
-      throw error;
+      if (isStoreError(error, 'unavailable')) this.inDoubt.remember(events);
+      committed = isStoreError(error, 'invalid_event') && this.inDoubt.covers(events) ? await this.reach(committedAlready(this.pool, events)) : null;
+      if (committed === null) throw error;
     }
+    this.inDoubt.forget(events);
     if (committed === null) return false;
     this.notify(events, committed.walls, committed.commitSeqs);
     return true;
