@@ -22,7 +22,7 @@ export class Availability {
     if (this.awaySince !== null) return;
     this.awaySince = this.now();
     const message = error instanceof Error ? error.message : String(error);
-    this.log(`the database at ${this.location} is unavailable (${message}); Hivewatch keeps retrying until it is back`);
+    this.log(`the database at ${this.location} is unavailable (${message}); Hivewatch retries until it answers again`);
   }
 
   /** Something reached the server: ends an outage, if there was one. */
