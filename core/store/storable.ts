@@ -98,36 +98,41 @@ export function storableKey(text: string): string {
   return storableIdentifier(storableText(text));
 }
 
+/** `parent.key` or `parent[i]`: made only for a change, or to descend (most leaves need no path). */
+const pathOf = (parent: string, key: string | number): string =>
+  typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`;
+
 class Walk {
-  readonly changes: StorageChange[] = [];
+  changes: StorageChange[] = [];
 
-  note(path: string, rule: StorageRule, original: unknown): void {
-    this.changes.push({ path, rule, original: typeof original === 'string' ? original : String(original) });
+  private note(parent: string, at: string | number, rule: StorageRule, original: unknown): void {
+    this.changes.push({ path: pathOf(parent, at), rule, original: typeof original === 'string' ? original : String(original) });
   }
 
-  value(value: unknown, key: string, path: string, depth: number): unknown {
-    if (typeof value === 'string') return this.text(value, key, path);
-    if (typeof value === 'number') return this.number(value, key, path);
+  /** `key` decides the rules (an array's items follow the array's key); `at` is where the value is. */
+  private value(value: unknown, key: string, parent: string, at: string | number, depth: number): unknown {
+    if (typeof value === 'string') return this.text(value, key, parent, at);
+    if (typeof value === 'number') return this.number(value, key, parent, at);
     if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return value;
-    if (Array.isArray(value)) return this.array(value, key, path, depth);
-    return this.object(value as Record<string, unknown>, path, depth);
+    if (Array.isArray(value)) return this.array(value, key, pathOf(parent, at), depth);
+    return this.object(value as Record<string, unknown>, pathOf(parent, at), depth);
   }
 
-  private text(value: string, key: string, path: string): string {
+  private text(value: string, key: string, parent: string, at: string | number): string {
     const text = storableText(value);
     const stored = IDENTIFIER_KEYS.has(key) ? storableIdentifier(text) : text;
-    if (stored !== value) this.note(path, stored !== text ? 'identifier' : 'text', value);
+    if (stored !== value) this.note(parent, at, stored !== text ? 'identifier' : 'text', value);
     return stored;
   }
 
-  private number(value: number, key: string, path: string): number | null {
+  private number(value: number, key: string, parent: string, at: string | number): number | null {
     if (INTEGER_KEYS.has(key) && !Number.isSafeInteger(value)) {
       const stored = storableInteger(value);
-      if (!Object.is(stored, value)) this.note(path, 'integer', value);
+      if (!Object.is(stored, value)) this.note(parent, at, 'integer', value);
       return stored;
     }
     if (!Number.isFinite(value)) {
-      this.note(path, 'finite', value);
+      this.note(parent, at, 'finite', value);
       return null;
     }
     return Object.is(value, -0) ? 0 : value;
@@ -137,7 +142,7 @@ class Walk {
     let copy: unknown[] | null = null;
     for (let i = 0; i < value.length; i += 1) {
       const item = value[i];
-      const stored = this.value(item, key, `${path}[${i}]`, depth + 1);
+      const stored = this.value(item, key, path, i, depth + 1);
       if (copy === null && !Object.is(stored, item)) copy = value.slice(0, i);
       if (copy !== null) copy.push(stored);
     }
@@ -149,7 +154,7 @@ class Walk {
     for (const key of Object.keys(value)) {
       if (FREE_FORM_KEYS.has(key)) continue;
       const item = value[key];
-      const stored = this.value(item, key, path === '' ? key : `${path}.${key}`, depth + 1);
+      const stored = this.value(item, key, path, key, depth + 1);
       // Object.is: −0 stored as 0 is a change (=== would call them equal).
       if (Object.is(stored, item)) continue;
       copy ??= { ...value };
@@ -159,10 +164,14 @@ class Walk {
   }
 }
 
+/** One walker for every event (the write path runs it on each; it holds nothing between events). */
+const walker = new Walk();
+
 /** The event as the journal stores it (see the rules above); the same object when nothing changes. */
 export function storableEvent(event: HivewatchEvent): HivewatchEvent {
   if (typeof event !== 'object' || (event as unknown) === null) return event;
-  const walk = new Walk();
+  const walk = walker;
+  walk.changes = [];
   const stored = walk.object(event as unknown as Record<string, unknown>, '', 0);
   if (walk.changes.length === 0) return event;
   const earlier = (event as unknown as Record<string, unknown>)[STORAGE_CHANGES_FIELD];
