@@ -89,7 +89,7 @@ describe.skipIf(!postgresBinaries)('hivewatch run while its PostgreSQL server go
     expect(status).toBe('completed');
     expectPrintedJournaled(host.printed, events);
     expect(host.printed).toHaveLength(events.length);
-    expect(host.stderr().match(/is unavailable/g)).toHaveLength(1);
+    expect(host.stderr().match(/is unavailable/g), host.stderr()).toHaveLength(1);
     expect(host.stderr().match(/ is back /g)).toHaveLength(1);
   });
 

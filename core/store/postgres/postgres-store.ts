@@ -83,7 +83,7 @@ export class PostgresStore implements HivewatchStore {
         isServerAway(error) ? this.availability.lost(error) : log(`PostgreSQL change notifications at ${location}: ${String((error as Error)?.message ?? error)}`),
       isOwn: (payload) => this.isOwnNotification(payload),
       onReconnect: () => {
-        this.availability.reached();
+        this.availability.reconnected();
         this.ownPayloads.clear();
       },
     });

@@ -43,6 +43,7 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
     // An idle connection the server dropped: an outage (said once), or something else worth a line.
     onIdleError: (error) => (isServerAway(error) ? availability.lost(error) : log(`PostgreSQL connection at ${location}: ${error.message}`)),
     ...(options.poolSize !== undefined ? { max: options.poolSize } : {}) });
+  pool.on('connect', () => availability.connected());
   const owner = newInstance();
   try {
     try {
