@@ -6,15 +6,17 @@
 // serve: the /api/stream events) is in the journal as printed; after start-up recovery the run
 // is `interrupted` (or completed, when the kill came after its end); none of its agent processes
 // is left; `hivewatch resume` completes. Loopback only; each trial is bounded in time and ends
-// whatever it started. Needs dist/ (`npm run faults` builds it).
+// whatever it started. Needs dist/ (`npm run faults` builds it). Then, unless --quick, the
+// PostgreSQL outage trials (bin/faults-pg.js; `--only pg` for them alone).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { pgOutageTrials } from './faults-pg.js';
+import { check, httpJson, killQuietly, openStream } from './faults-support.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const BIN = join(root, 'bin', 'hivewatch.js');
@@ -24,18 +26,21 @@ const AGENT_SECONDS = 0.4;
 const KILL_WINDOW_MS = 1_200;
 
 function usage(message) {
-  console.error(`${message}\nusage: npm run faults -- [--quick] [--trials N] [--seed N] [--only run|serve]`);
+  console.error(`${message}\nusage: npm run faults -- [--quick] [--trials N] [--seed N] [--only run|serve|pg]`);
   process.exit(2);
 }
 
 function parse(argv) {
-  const options = { trials: 20, seed: 20261123, only: null };
+  const options = { trials: 20, seed: 20261123, only: null, quick: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--quick') options.trials = 3;
+    if (arg === '--quick') {
+      options.trials = 3;
+      options.quick = true;
+    }
     else if (arg === '--only') {
       const value = argv[++i];
-      if (value !== 'run' && value !== 'serve') usage('--only needs run or serve');
+      if (value !== 'run' && value !== 'serve' && value !== 'pg') usage('--only needs run, serve or pg');
       options.only = value;
     }
     else if (arg === '--trials' || arg === '--seed') {
@@ -120,18 +125,6 @@ async function survivors(pids, withinMs = 2_000) {
   }
 }
 
-function killQuietly(pid, signal = 'SIGKILL') {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-function check(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
 /** `hivewatch run --json`, SIGKILLed `delayMs` after its first line. */
 function killRun(setup, delayMs) {
   return new Promise((resolve, reject) => {
@@ -151,36 +144,6 @@ function killRun(setup, delayMs) {
       else resolve({ runId: printed[0].runId, printed, killed: signal === 'SIGKILL', pid: child.pid });
     });
   });
-}
-
-function httpJson(origin, token, method, path, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(`${origin}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => (res.statusCode >= 300 ? reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`)) : resolve(JSON.parse(text))));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
-
-/** Collects the events of `/api/stream` (server-sent events: `event: hw` then `data: {...}`). */
-function openStream(origin, token, printed) {
-  const req = request(`${origin}/api/stream`, { headers: { authorization: `Bearer ${token}` } }, (res) => {
-    let kind = '';
-    // The server is killed under the stream: a reset connection is the expected end.
-    res.on('error', () => undefined);
-    const lines = createInterface({ input: res });
-    lines.on('error', () => undefined);
-    lines.on('line', (line) => {
-      if (line.startsWith('event: ')) kind = line.slice(7);
-      else if (line.startsWith('data: ') && kind === 'hw') printed.push(JSON.parse(line.slice(6)));
-    });
-  });
-  req.on('error', () => undefined);
-  req.end();
-  return req;
 }
 
 /** `hivewatch serve`, a run started through POST /api/runs, SIGKILLed `delayMs` after the start. */
@@ -298,7 +261,8 @@ async function main() {
   const random = seededRandom(options.seed);
   const started = Date.now();
   const figures = {};
-  for (const kind of options.only ? [options.only] : ['run', 'serve']) {
+  const killKinds = options.only === null ? ['run', 'serve'] : options.only === 'pg' ? [] : [options.only];
+  for (const kind of killKinds) {
     const tally = { trials: 0, failures: 0, interrupted: 0, completed: 0, agentsEnded: 0 };
     figures[kind] = tally;
     for (let i = 0; i < options.trials; i++) {
@@ -315,12 +279,17 @@ async function main() {
       }
     }
   }
+  // The PostgreSQL outages last 2, 10 and 30 s of real time: not in --quick (npm test has their quick forms).
+  const outages = options.only === 'pg' || (options.only === null && !options.quick) ? await pgOutageTrials({ root, bin: BIN, kinds: ['run', 'serve'] }) : null;
   const wall = ((Date.now() - started) / 1000).toFixed(1);
   for (const [kind, t] of Object.entries(figures)) {
     console.log(`faults: kill -9 of ${kind}: ${t.trials} trials, ${t.failures} failures (${t.interrupted} interrupted and resumed, ${t.completed} completed before the kill; ${t.agentsEnded} agent groups ended by recovery)`);
   }
+  for (const [kind, t] of Object.entries(outages ?? {})) {
+    console.log(`faults: PostgreSQL outages of ${kind}: ${t.trials} trials, ${t.failures} failures (${t.completed} completed, ${t.failed} failed as SYSTEM_EVENT_WRITE_FAILED and resumed)`);
+  }
   console.log(`faults: seed ${options.seed}, wall time ${wall} s`);
-  process.exit(Object.values(figures).some((t) => t.failures > 0) ? 1 : 0);
+  process.exit([...Object.values(figures), ...Object.values(outages ?? {})].some((t) => t.failures > 0) ? 1 : 0);
 }
 
 await main();

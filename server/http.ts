@@ -230,7 +230,11 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error: unknown) => {
       const wire = toWireError(error);
-      if (wire.status >= 500) log(`hivewatch: ${req.method ?? ''} ${req.url ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      // 503 is "not now" (the database away, its disk full), answered to every request until it
+      // passes: the store says so once per outage, and a stack per request would bury that line.
+      if (wire.status >= 500 && wire.status !== 503) {
+        log(`hivewatch: ${req.method ?? ''} ${req.url ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      }
       if (res.headersSent) {
         res.destroy();
         return;

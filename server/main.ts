@@ -4,6 +4,7 @@ import { startHostReceiver } from '../core/otel/host.js';
 import type { OtlpReceiver } from '../core/otel/receiver.js';
 import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
+import { journalRetryDelays } from '../core/service/journal-env.js';
 import { defaultDatabasePath, isPostgresUrl, openStore, type HivewatchStore } from '../core/store/index.js';
 import { startHttpShell } from './http.js';
 import { newToken } from './security.js';
@@ -94,6 +95,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     defaultAgent: options.defaultAgent ?? process.env.HIVEWATCH_AGENT ?? null,
     // A dead host's runs turn interrupted in the window without a restart (issue #19 part 4).
     watchHosts: true,
+    journalRetryDelaysMs: journalRetryDelays(process.env),
   });
   const staticDir = options.staticDir === undefined ? paths.rendererDist : options.staticDir;
   // No --port: the port this database's server had last time, so a copied link (and the

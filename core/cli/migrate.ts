@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { MUTED_FLOWS_SETTING } from '../service/notify-settings.js';
-import { isPostgresUrl, openSqliteStore, openStore, SCHEMA_VERSION, StoreError, type HivewatchStore, type SqliteStore } from '../store/index.js';
+import { isPostgresUrl, isStoreError, openSqliteStore, openStore, SCHEMA_VERSION, StoreError, type HivewatchStore, type SqliteStore } from '../store/index.js';
 import { redactUrl } from '../store/postgres/url.js';
 import { SqliteContractStore } from '../store/sqlite-async.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
@@ -110,9 +110,12 @@ export async function migrateCommand(args: ParsedArgs, io: CliIo): Promise<numbe
         },
       });
     } catch (error) {
-      if (error instanceof StoreError || error instanceof UsageError) throw error;
-      // A batch is one transaction: what failed is not on the target, and runs copied before it are whole.
-      io.err(`hivewatch migrate: failed: ${(error as Error).message}\n  Runs copied before the failure are whole; run the same command again to copy the rest.\n`);
+      // The operator's to fix (the file, the URL, a conflicting history): said as it is.
+      if (error instanceof UsageError || isStoreError(error, 'invalid_argument') || isStoreError(error, 'corrupt')) throw error;
+      // Anything else — a batch another migrate (or host) wrote first, the server going away — failed
+      // one transaction: what failed is not on the target, and runs copied before it are whole.
+      const message = error instanceof Error ? error.message : String(error);
+      io.err(`hivewatch migrate: failed: ${message}\n  Runs copied before the failure are whole; run the same command again to copy the rest.\n`);
       return ExitCode.failed;
     } finally {
       await target?.close();

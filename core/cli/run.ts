@@ -10,6 +10,8 @@ import { openCliStore } from './database.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
 import { ProgressPrinter } from './progress.js';
+import { journalLastEvents } from './journal-wait.js';
+import { journalRetryDelays, journalWaitMs } from '../service/journal-env.js';
 
 export interface RunTarget {
   file: string;
@@ -57,6 +59,9 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   const concurrency = intFlag(args, 'concurrency', 1) ?? 4;
   const workspace = workspaceFlag(args);
   const killGraceMs = killGraceFlag(args);
+  // Read before anything runs: a bad value is the operator's to fix, not a failed run.
+  const retryDelays = journalRetryDelays(io.env);
+  const waitMs = journalWaitMs(io.env);
   const store = target.store ?? (await openCliStore(args, io));
   const service = await createHivewatchService({
     store,
@@ -67,6 +72,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     // Every host watches the others: a dead one's runs are interrupted, and a run of this one that
     // another host interrupted while this process was not heard from is stopped here.
     watchHosts: true,
+    journalRetryDelaysMs: retryDelays,
   });
   let printer: ProgressPrinter | null = null;
   let runId: string | null = null;
@@ -82,7 +88,10 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   // once and the run ends cancelled, so the command still exits 3 with the journal complete. A
   // third changes nothing.
   let interrupts = 0;
+  let runEnded = false;
+  const stopWaiting = new AbortController();
   const onSigint = (): void => {
+    if (runEnded) return stopWaiting.abort();
     interrupts++;
     if (runId === null || interrupts > 2) return;
     const reason = interrupts === 1 ? 'interrupted from the terminal (SIGINT)' : 'interrupted again from the terminal (SIGINT): forced';
@@ -122,15 +131,9 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   } finally {
     try {
       (printer as ProgressPrinter | null)?.stop();
-      await service.flushJournal().catch((error: unknown) => {
-        // The buffered events die with this process; the run stays open in the journal until the
-        // next start marks it interrupted, and resume continues from its last durable checkpoint.
-        const message = error instanceof Error ? error.message : String(error);
-        io.err(
-          `hivewatch: ${message}\n  the journal keeps everything up to its last durable step; ` +
-            `once there is room, any hivewatch command marks run ${runId ?? '(not started)'} interrupted and \`hivewatch resume ${runId ?? ''}\` continues it\n`,
-        );
-      });
+      // The run has ended: a Ctrl-C from now on stops waiting for a database that is away.
+      runEnded = true;
+      await journalLastEvents(service, io, runId, { waitMs, signal: stopWaiting.signal });
       await service.close({ timeoutMs: 0 });
       unsubscribe();
       if (target.store === undefined) await store.close();

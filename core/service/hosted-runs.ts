@@ -90,7 +90,8 @@ export class HostedRuns {
     const { options } = this;
     const clock: Clock = launch.virtual ? new VirtualClock(Date.now()) : this.realClock;
     const registry = launch.virtual ? createRuntimeRegistry({ clock, killGraceMs: options.killGraceMs, telemetry: options.telemetry }) : this.realRegistry;
-    const sink = this.sink();
+    // The run's own view of the journal: its flush rejects once the database refused its events (sink.ts).
+    const sink = this.sink().forRun();
     const run = new FlowRun({
       plan: launch.plan,
       registry,

@@ -35,6 +35,11 @@ export interface HivewatchServiceOptions {
   tailScheduler?: TailScheduler;
   /** Waits before each retry of a failed journal write (default: the sink's, about 6 s in all; tests pass []). */
   journalRetryDelaysMs?: readonly number[];
+  /**
+   * Once a journal flush gave up (the database away), how often the journal tries again by itself,
+   * so a run's last events land as soon as the database is back (default 1 s: the sink's).
+   */
+  journalBackgroundRetryMs?: number;
   /** How long a command for a run another process hosts waits for that host's answer (default 2 s). */
   commandAckTimeoutMs?: number;
   /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */

@@ -5,7 +5,7 @@ import { highlightSpans } from '../flow/highlight.js';
 import type { CheckResult, FlowPlan } from '../flow/plan.js';
 import { checkedForDefaultAgent } from '../flow/retry-owners.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
-import { createDurableSink, type DurableSink, type RunRow } from '../store/index.js';
+import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, type DurableSink, type RunRow } from '../store/index.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import type { CommandAck, ErrorCount, ErrorGroup, LiveEvent, RunSummary, SubscribeOptions } from './api.js';
 import { ACTIVE_STATUSES } from './api.js';
@@ -55,6 +55,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   const catalog = new FlowCatalog({ examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null });
   const sink: DurableSink = createDurableSink(store, {
     ...(options.journalRetryDelaysMs !== undefined ? { retryDelaysMs: options.journalRetryDelaysMs } : {}),
+    backgroundRetryMs: options.journalBackgroundRetryMs ?? DEFAULT_BACKGROUND_RETRY_MS,
     onRunTaken: (runIds) => runs.stopTaken(runIds),
   });
   const runs = new HostedRuns(store, () => sink, options, () => writePending());
@@ -103,7 +104,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
       await sink.flush();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      throw new ApiError(503, 'journal_unwritable', `${message}; free space for the database, then try again`);
+      throw new ApiError(503, 'journal_unwritable', `${message}; try again once the database can be written (disk space, the server reachable)`);
     }
   };
 

@@ -6,7 +6,10 @@ import { openStore } from './open.js';
 import { testEngines } from './testing/engines.js';
 import { retryLimit } from './testing/failure-journals.js';
 import { RunTakenError } from './store-error.js';
+import { hostileJournal, hostileSession, MEGABYTE } from './testing/hostile-journal.js';
+import { postgresBinaries } from './postgres/test-databases.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
+import { IDENTIFIER_MAX_BYTES, storableBatch, storableKey, type StorageChange } from './storable.js';
 
 /**
  * The store contract (contract.ts), checked the same way on every engine, as LangGraph's
@@ -17,6 +20,8 @@ import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
 const { engines, start, stop } = testEngines('conformance');
 beforeAll(start, 60_000);
 afterAll(stop);
+/** What each engine read back of the hostile values: the engines must agree byte for byte. */
+const readBack = new Map<string, string>();
 
 describe.each(engines)('the store contract on $name', (engine) => {
   const open: HivewatchStore[] = [];
@@ -222,10 +227,66 @@ describe.each(engines)('the store contract on $name', (engine) => {
     await expect(openStore({ path: location })).rejects.toThrow(`database schema version 99 is newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`);
   });
 
+  it('stores hostile values (NUL, invalid UTF-8 and UTF-16, 1 MB identifiers, 1e308, 40 digits, -0, NaN) as storable.ts says, and reads them back', async () => {
+    const store = await openAt(await engine.fresh());
+    const hostile = hostileJournal('hostile');
+    await store.appendEvents(hostile.events);
+    // What storable.ts documents, through JSON (a free-form NaN is JSON's null on every engine).
+    const expected = JSON.parse(JSON.stringify(storableBatch(hostile.events))) as HivewatchEvent[];
+    const journal = await store.getEvents('hostile');
+    expect(journal).toEqual(expected);
+    const shortFlow = storableKey(hostile.longFlow);
+    expect(Buffer.byteLength(shortFlow)).toBeLessThanOrEqual(IDENTIFIER_MAX_BYTES);
+    expect(shortFlow).toMatch(/^flows\/f+\.sha256-[0-9a-f]{32}$/);
+    const changes = (journal.find((e) => e.type === 'taskSucceeded') as unknown as { output: string; storageChanges: StorageChange[] });
+    expect(changes.output).toBe('fine\uFFFDbytes \uFFFD\uFFFD end');
+    expect(changes.storageChanges).toEqual([{ path: 'output', rule: 'text', original: hostile.output }]);
+    expect(hostile.output).toContain('\u0000');
+
+    const detail = (await store.getRun('hostile'))!;
+    expect(detail.run).toMatchObject({ flow: shortFlow, status: 'completed', errorCount: 1, flowName: 'name \uFFFD A\uFFFDB' });
+    expect(detail.tasks[0]).toMatchObject({ output: 'fine\uFFFDbytes \uFFFD\uFFFD end', maxAttempts: Number.MAX_SAFE_INTEGER, name: hostile.longTaskName, agent: storableKey('a'.repeat(MEGABYTE)) });
+    expect(detail.attempts.map((a) => a.durationMs)).toEqual([null, Number.MAX_SAFE_INTEGER]);
+    const [error] = (await store.listErrors()).errors;
+    expect(error).toMatchObject({ origin: storableKey(hostile.longOrigin), message: 'failed with A\uFFFDB and \uFFFD and fine\uFFFDbytes \uFFFD\uFFFD end' });
+    const counts = await store.errorCounts({ by: 'origin' });
+    expect(counts).toMatchObject([{ key: storableKey(hostile.longOrigin), count: 1 }]);
+    expect(await store.replayRun('hostile')).toMatchObject({ ok: true, diffs: [] });
+    expect(await store.verifyAggregates()).toMatchObject({ ok: true });
+
+    // A 1 MB run id is a key: its runs are stored (and read) under the hashed id.
+    const longRun = new JournalBuilder('r'.repeat(MEGABYTE)).start().runStep([{ attempts: ['ok'] }]).complete();
+    await store.appendEvents(longRun.events);
+    const shortRun = storableKey(longRun.runId);
+    expect((await store.getEvents(shortRun)).map((e) => e.seq)).toEqual(longRun.events.map((e) => e.seq));
+    expect((await store.getRunRow(shortRun))?.status).toBe('completed');
+
+    // An agent session's 1 MB session id: its bookkeeping is found again by the key as the ingester makes it.
+    const session = hostileSession('ext-hostile');
+    await store.ingestExternal({ digest: 'd'.repeat(64), records: 1, receivedAt: 1, sessions: [session] }, []);
+    const found = await store.externalSession(session.sessionKey);
+    expect(found).toMatchObject({
+      sessionKey: storableKey(session.sessionKey),
+      sessionId: `${'s'.repeat(MEGABYTE)}\uFFFD`,
+      parent: { runId: storableKey(session.parent!.runId), attempt: Number.MAX_SAFE_INTEGER },
+      lastEventAt: Number.MAX_SAFE_INTEGER,
+      openTask: storableKey(session.openTask!),
+      openTaskAttempts: 3,
+    });
+    readBack.set(engine.name, JSON.stringify({ journal, detail, error, counts, groups: await store.errorGroups(), found }));
+  });
+
   it('rejects (never throws) once closed', async () => {
     const store = await openStore({ path: await engine.fresh() });
     await store.close();
     await expect(store.listRuns()).rejects.toThrow('the store is closed');
     await expect(store.appendEvents(new JournalBuilder('late').start().events)).rejects.toThrow('the store is closed');
+  });
+});
+
+describe.skipIf(!postgresBinaries)('hostile values on both engines (needs PostgreSQL)', () => {
+  it('read back identically on SQLite and PostgreSQL', () => {
+    expect([...readBack.keys()].sort()).toEqual(['PostgreSQL', 'SQLite']);
+    expect(readBack.get('PostgreSQL')).toBe(readBack.get('SQLite'));
   });
 });

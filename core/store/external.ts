@@ -1,4 +1,5 @@
 import { all, get, run, type Dialect, type Query } from './queries/plan.js';
+import { storableCount, storableKey, storableText } from './storable.js';
 
 /**
  * Bookkeeping of external runs (agent sessions seen through OpenTelemetry, core/otel) and of
@@ -70,7 +71,8 @@ function fromRow(r: Row): ExternalSessionRow {
 }
 
 export function* externalSession(_dialect: Dialect, sessionKey: string): Query<ExternalSessionRow | null> {
-  const row = yield* get<Row>(`${SELECT} WHERE x.session_key = ?`, [sessionKey]);
+  // Looked up as it was stored (a key too long for an index is kept hashed: storable.ts).
+  const row = yield* get<Row>(`${SELECT} WHERE x.session_key = ?`, [storableKey(sessionKey)]);
   return row ? fromRow(row) : null;
 }
 
@@ -107,11 +109,36 @@ const UPSERT_SESSION = `INSERT INTO external_runs (session_key, run_id, origin, 
        open_task = excluded.open_task, open_task_attempts = excluded.open_task_attempts, task_count = excluded.task_count`;
 
 export function* writeSessions(_dialect: Dialect, sessions: readonly ExternalSessionRow[]): Query<void> {
-  for (const s of sessions) {
+  for (const given of sessions) {
+    const s = storableSession(given);
     yield* run(UPSERT_SESSION, [
       s.sessionKey, s.runId, s.origin, s.sessionId,
       s.parent?.runId ?? null, s.parent?.taskId ?? null, s.parent?.attempt ?? null,
       s.lastEventAt, s.idle ? 1 : 0, s.openTask, s.openTaskAttempts, s.taskCount,
     ]);
   }
+}
+
+const nullableKey = (text: string | null): string | null => (text === null ? null : storableKey(text));
+
+/** A session's row as stored (storable.ts): its keys as its events store them, its counts as integers. */
+function storableSession(row: ExternalSessionRow): ExternalSessionRow {
+  const parent = row.parent && {
+    runId: storableKey(row.parent.runId),
+    taskId: storableKey(row.parent.taskId),
+    attempt: storableCount(row.parent.attempt),
+  };
+  return {
+    ...row,
+    sessionKey: storableKey(row.sessionKey),
+    runId: storableKey(row.runId),
+    origin: storableKey(row.origin),
+    sessionId: storableText(row.sessionId),
+    parent,
+    lastEventAt: storableCount(row.lastEventAt),
+    openTask: nullableKey(row.openTask),
+    openTaskAttempts: storableCount(row.openTaskAttempts),
+    taskCount: storableCount(row.taskCount),
+    lastSeq: storableCount(row.lastSeq),
+  };
 }

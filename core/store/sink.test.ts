@@ -1,7 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../testing/until.js';
 import type { HivewatchEvent } from '../engine/events.js';
 import { HivewatchError } from '../errors/hivewatch-error.js';
 import { createDurableSink, openStore, type HivewatchStore } from './index.js';
@@ -169,5 +172,75 @@ describe('createDurableSink', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('keeps its process alive while it waits to retry (a host must not exit with its journal unwritten)', () => {
+    // A real process whose only pending work is the sink's retry: with an unref'd timer Node
+    // exits before the flush settles (exit 13, "unsettled top-level await"). dist/ is built by the
+    // suite's global setup.
+    const sink = pathToFileURL(join(import.meta.dirname, '..', '..', 'dist', 'core', 'store', 'sink.js')).href;
+    const script = `
+      import { createDurableSink } from ${JSON.stringify(sink)};
+      let failures = 3;
+      const written = [];
+      const away = { appendEvents: async (events) => {
+        if (failures-- > 0) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        written.push(...events);
+      } };
+      const sink = createDurableSink(away, { retryDelaysMs: [20, 40, 80] });
+      sink.append({ runId: 'r', seq: 1, ts: 1, type: 'stepFinished', step: 1 });
+      await sink.flush();
+      console.log('written ' + written.length);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    expect({ status: child.status, stdout: child.stdout.trim() }, child.stderr).toEqual({ status: 0, stdout: 'written 1' });
+  });
+
+  it('after a flush gave up, writes the buffered events in the background once the database is back', async () => {
+    store = await openStore({ path: ':memory:' });
+    let away = true;
+    const flaky = {
+      appendEvents: (events: readonly HivewatchEvent[]) => (away ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : store!.appendEvents(events)),
+    };
+    const wakes: (() => void)[] = [];
+    const sink = createDurableSink(flaky, { retryDelaysMs: [], backgroundRetryMs: 1_000, sleep: () => new Promise<void>((resolve) => wakes.push(resolve)) });
+    const b = new JournalBuilder('later').start().runStep([{ attempts: ['ok'] }]).complete();
+    for (const event of b.events) sink.append(event);
+    await expect(sink.flush()).rejects.toMatchObject({ code: 'SYSTEM_EVENT_WRITE_FAILED' });
+    // One background try per wait, and nothing is lost while the database stays away.
+    await until('the first background wait', () => wakes.length === 1);
+    wakes.shift()!();
+    await until('the second background wait', () => wakes.length === 1);
+    expect(sink.pending).toBe(b.events.length);
+    away = false;
+    wakes.shift()!();
+    await until('the events written without a flush', () => sink.pending === 0);
+    expect(await store.getEvents('later')).toEqual(b.events);
+    expect(wakes).toEqual([]);
+    await sink.close();
+  });
+
+  it('a database that goes away while a refused batch is written around loses nothing and writes nothing twice', async () => {
+    store = await openStore({ path: ':memory:' });
+    const faults: ('refuse' | 'away')[] = ['refuse', 'away'];
+    const tries: number[] = [];
+    const misbehaving = {
+      appendEvents: (events: readonly HivewatchEvent[]) => {
+        tries.push(events.length);
+        const fault = faults.shift();
+        if (fault === 'refuse') return Promise.reject(new TypeError('refused (a misbehaving double)'));
+        if (fault === 'away') return Promise.reject(new Error('Connection terminated unexpectedly'));
+        return store!.appendEvents(events);
+      },
+    };
+    const sink = createDurableSink(misbehaving, { retryDelaysMs: [] });
+    const runs = [new JournalBuilder('one').start().complete().events, new JournalBuilder('two').start().complete().events];
+    for (const event of [runs[0]![0]!, runs[1]![0]!, runs[0]![1]!, runs[1]![1]!]) sink.append(event);
+    await expect(sink.flush()).rejects.toMatchObject({ code: 'SYSTEM_EVENT_WRITE_FAILED', message: expect.stringMatching(/Connection terminated/) });
+    expect(sink.pending).toBe(4);
+    await sink.flush();
+    // The whole batch (refused), run one's events (away), then everything again in one batch.
+    expect(tries).toEqual([4, 2, 4]);
+    expect(await store.getEvents('one')).toEqual(runs[0]);
+    expect(await store.getEvents('two')).toEqual(runs[1]);
   });
 });

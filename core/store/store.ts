@@ -54,6 +54,7 @@ import { Dialect, runSync } from './queries/plan.js';
 import { recoverInterrupted, resumePointForRun, type RecoveredRun, type RecoverOptions } from './recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from './replay.js';
 import { RunTakenError, StoreError } from './store-error.js';
+import { storableBatch } from './storable.js';
 import type { RunRow } from './schema.js';
 import type { AppendOptions, CommittedListener, RunHost, StoreStats } from './contract.js';
 
@@ -221,8 +222,9 @@ class SqliteConnectionStore implements SqliteStore {
     notifyCommitted(this.listeners, this.onListenerError, events, walls, commitSeqs);
   }
 
-  appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): void {
+  appendEvents(given: readonly HivewatchEvent[], options?: AppendOptions): void {
     const writer = this.writable();
+    const events = storableBatch(given);
     let walls: number[];
     try {
       walls = writer.append(events, options?.importedWalls);
@@ -235,8 +237,9 @@ class SqliteConnectionStore implements SqliteStore {
     this.notify(events, walls, writer.lastCommittedSeqs());
   }
 
-  ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): boolean {
+  ingestExternal(batch: ExternalBatch, given: readonly HivewatchEvent[]): boolean {
     const writer = this.writable();
+    const events = storableBatch(given);
     const walls = this.database
       .transaction((): number[] | null => {
         if (!runSync(this.cache, rememberPayload(Dialect.sqlite, batch))) return null;

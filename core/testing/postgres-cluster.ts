@@ -29,6 +29,8 @@ export interface PostgresCluster {
   halt(): void;
   /** Starts a halted server again on the same port and data. */
   restart(): void;
+  /** `pg_ctl restart -m immediate`: the server is killed as a crash would, and starts again with crash recovery. */
+  restartImmediately(): void;
   stop(): void;
 }
 
@@ -103,6 +105,12 @@ export interface ClusterOptions {
    * this process is root). Without it the cluster lives in a fresh temp directory, removed on stop.
    */
   keepDataDir?: string;
+  /**
+   * Commit synchronously (synchronous_commit on): a commit the client saw survives an immediate
+   * stop or a server crash. The default cluster commits asynchronously (faster tests), which an
+   * immediate stop may undo; the fault tests that kill the server need this.
+   */
+  durableCommits?: boolean;
 }
 
 export async function startPostgresCluster(binaries: PostgresBinaries, options: ClusterOptions = {}): Promise<PostgresCluster> {
@@ -135,7 +143,7 @@ export async function startPostgresCluster(binaries: PostgresBinaries, options: 
     // Durability is not what these tests measure (the conformance suite checks commit
     // semantics, not the disk): a throwaway cluster skips fsync to keep test runs short.
     '-c fsync=off',
-    '-c synchronous_commit=off',
+    `-c synchronous_commit=${options.durableCommits ? 'on' : 'off'}`,
     '-c full_page_writes=off',
   ].join(' ');
   const start = (): void => {
@@ -155,6 +163,10 @@ export async function startPostgresCluster(binaries: PostgresBinaries, options: 
       started = false;
     },
     restart: start,
+    restartImmediately: () => {
+      runTool(tool('pg_ctl'), ['restart', '-D', dataDir, '-m', 'immediate', '-w', '-t', '60', '-l', join(dataDir, 'server.log'), '-o', serverOptions]);
+      started = true;
+    },
     stop,
   };
   try {

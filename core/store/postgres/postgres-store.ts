@@ -26,11 +26,14 @@ import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../re
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
 import { ensureSetting, getSetting, setSetting } from '../settings.js';
 import { isStoreError, RunTakenError, StoreError } from '../store-error.js';
+import { storableBatch } from '../storable.js';
 import { takenRuns } from '../taken-runs.js';
 import { HostLease } from './hosts.js';
 import { ChangeWatcher } from './listen.js';
-import { asUnavailable } from './connection.js';
+import { Availability } from './availability.js';
+import { asUnavailable, isServerAway } from './connection.js';
 import { executorOf, inSnapshot, WriteQueue } from './execution.js';
+import { committedAlready, InDoubtBatches } from './in-doubt.js';
 import { integrityProblems, storeStats } from './health.js';
 import { prunePg } from './prune.js';
 import { inTransaction } from './transaction.js';
@@ -58,6 +61,8 @@ export class PostgresStore implements HivewatchStore {
    */
   private readonly ownPayloads = new Set<string>();
   private readonly writes = new WriteQueue();
+  /** Batches whose COMMIT this host could not see the end of (in-doubt.ts). */
+  private readonly inDoubt = new InDoubtBatches();
   private closed = false;
 
   constructor(
@@ -70,6 +75,7 @@ export class PostgresStore implements HivewatchStore {
     private readonly log: (message: string) => void,
     connect: () => pg.Client,
     heartbeat: Pick<HostLeaseOptions, 'leaseMs' | 'scheduler'>,
+    private readonly availability: Availability = new Availability(location, log),
   ) {
     this.writer = new PostgresJournalWriter(owner, now);
     this.lease = readonly ? null : new HostLease(pool, owner, { now, ...heartbeat });
@@ -77,9 +83,13 @@ export class PostgresStore implements HivewatchStore {
       channel: JOURNAL_CHANNEL,
       connect,
       onWatcherError: onListenerError,
-      onConnectionError: (error) => log(`PostgreSQL change notifications at ${location}: ${error instanceof Error ? error.message : String(error)}`),
+      onConnectionError: (error) =>
+        isServerAway(error) ? this.availability.lost(error) : log(`PostgreSQL change notifications at ${location}: ${String((error as Error)?.message ?? error)}`),
       isOwn: (payload) => this.isOwnNotification(payload),
-      onReconnect: () => this.ownPayloads.clear(),
+      onReconnect: () => {
+        this.availability.reconnected();
+        this.ownPayloads.clear();
+      },
     });
   }
 
@@ -103,12 +113,16 @@ export class PostgresStore implements HivewatchStore {
     return this.reach(inSnapshot(this.pool, query));
   }
 
-  /** A server that went away surfaces as the contract's `unavailable` error. */
+  /** A server that went away surfaces as the contract's `unavailable` error, and in the log once per outage (availability.ts). */
   private async reach<T>(work: Promise<T>): Promise<T> {
     try {
-      return await work;
+      const result = await work;
+      this.availability.reached();
+      return result;
     } catch (error) {
-      throw asUnavailable(error, this.location);
+      const converted = asUnavailable(error, this.location);
+      if (converted !== error) this.availability.lost(error);
+      throw converted;
     }
   }
 
@@ -143,10 +157,11 @@ export class PostgresStore implements HivewatchStore {
   }
 
   private async journal(
-    events: readonly HivewatchEvent[],
+    given: readonly HivewatchEvent[],
     before?: (client: pg.PoolClient) => Promise<boolean>,
     importedWalls?: readonly number[],
   ): Promise<boolean> {
+    const events = storableBatch(given);
     const runIds = events.map((event) => event.runId);
     let committed: { walls: number[]; commitSeqs: number[] } | null = null;
     let announced: string | null = null;
@@ -162,8 +177,11 @@ export class PostgresStore implements HivewatchStore {
       // A failed COMMIT leaves the writer's states ahead of the database: reload them next time.
       this.writer.forget(runIds);
       if (announced !== null) this.ownPayloads.delete(announced);
-      throw await this.takenOr(events, error);
+      if (isStoreError(error, 'unavailable')) this.inDoubt.remember(events);
+      committed = isStoreError(error, 'invalid_event') && this.inDoubt.covers(events) ? await this.reach(committedAlready(this.pool, events)) : null;
+      if (committed === null) throw await this.takenOr(events, error);
     }
+    this.inDoubt.forget(events);
     if (committed === null) return false;
     this.notify(events, committed.walls, committed.commitSeqs);
     return true;
@@ -214,8 +232,11 @@ export class PostgresStore implements HivewatchStore {
 
   async changeToken(): Promise<string> {
     this.open();
-    const { rows } = await this.pool.query<{ head: number; command: number }>(
-      'SELECT (SELECT commit_seq FROM journal_head WHERE id = 1) AS head, (SELECT COALESCE(MAX(id), 0) FROM run_commands) AS command',
+    // Probed every 50 ms by each journal tail: the first to see the server back says so.
+    const { rows } = await this.reach(
+      this.pool.query<{ head: number; command: number }>(
+        'SELECT (SELECT commit_seq FROM journal_head WHERE id = 1) AS head, (SELECT COALESCE(MAX(id), 0) FROM run_commands) AS command',
+      ),
     );
     const row = rows[0];
     return `${row?.head ?? 0}:${row?.command ?? 0}`;
@@ -292,6 +313,7 @@ export class PostgresStore implements HivewatchStore {
     const verdict = judgeHost(found.owner, found.lease, this.now(), undefined, 'gone');
     return { ...found.owner, alive: verdict.alive, reason: verdict.reason };
   }
+
 
   errorCounts(query: ErrorCountsQuery): Promise<ErrorCount[]> {
     return this.read(errorCounts(Dialect.postgres, query));

@@ -2,7 +2,8 @@ import type { HivewatchStore } from '../contract.js';
 import type { HeartbeatScheduler } from '../host-lease.js';
 import { newInstance, releaseInstance } from '../hosts.js';
 import { StoreError } from '../store-error.js';
-import { connectionError, createPostgresClient, createPostgresPool, postgresConfig, redactUrl, type PostgresEnv } from './connection.js';
+import { Availability } from './availability.js';
+import { connectionError, createPostgresClient, createPostgresPool, isServerAway, postgresConfig, redactUrl, type PostgresEnv } from './connection.js';
 import { assertUnderstood, migratePostgres, postgresSchemaVersion } from './migrations.js';
 import { PostgresStore } from './postgres-store.js';
 
@@ -39,10 +40,13 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
   const readonly = options.readonly ?? false;
   const location = redactUrl(options.url);
   const log = options.log ?? ((message: string) => console.warn(message));
+  const availability = new Availability(location, log);
   const pool = createPostgresPool(config, {
     readonly,
-    onIdleError: (error) => log(`PostgreSQL connection at ${location}: ${error.message}`),
+    // An idle connection the server dropped: an outage (said once), or something else worth a line.
+    onIdleError: (error) => (isServerAway(error) ? availability.lost(error) : log(`PostgreSQL connection at ${location}: ${error.message}`)),
     ...(options.poolSize !== undefined ? { max: options.poolSize } : {}) });
+  pool.on('connect', () => availability.connected());
   const owner = newInstance();
   try {
     try {
@@ -71,6 +75,7 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
         ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
         ...(options.heartbeatScheduler !== undefined ? { scheduler: options.heartbeatScheduler } : {}),
       },
+      availability,
     );
     try {
       await store.start(options.recover ?? true);
