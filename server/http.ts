@@ -4,24 +4,23 @@ import { toWireError } from '../core/service/errors.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { matchRoute } from './routes.js';
 import {
-  checkAccess,
-  cookieValue,
+  checkBearer,
+  expireCookies,
   isAllowedFetchSite,
   isAllowedHost,
   isAllowedOrigin,
+  legacyTokenCookies,
   LOOPBACK,
   newToken,
   SECURITY_HEADERS,
-  tokenCookie,
-  tokenCookieName,
 } from './security.js';
 import { openStream, type OpenStream } from './sse.js';
 import { serveStatic } from './static.js';
 
 /**
  * The browser shell's HTTP server (node:http only). Order of checks on every request:
- * Host (403) → Origin and fetch metadata (403) → for /api/: bearer token or the port's access
- * cookie (401; a request the header authorised sets the cookie) → route (404 /
+ * Host (403) → Origin and fetch metadata (403) → for /api/: the bearer token (401; no cookie is
+ * ever a credential, and a leftover access cookie of an older version is expired) → route (404 /
  * 405) → body (400: larger than 1 MiB, not JSON) → input schema (400) → the service (its
  * 400 / 404 / 409). Every failure answers `{error: {code, message}}` and the server keeps going.
  */
@@ -174,8 +173,12 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
       return serveStatic(req, res, url.pathname, options.staticDir ?? null);
     }
 
-    const access = checkAccess({ authorization: header(req, 'authorization'), cookie: header(req, 'cookie') }, token, port);
-    const auth = access.result;
+    // Browsers that ran an older Hivewatch still send its port-named access cookie (and to every
+    // port): make them forget it. It opens nothing here.
+    const leftovers = legacyTokenCookies(header(req, 'cookie'));
+    if (leftovers.length > 0) res.setHeader('set-cookie', expireCookies(leftovers));
+
+    const auth = checkBearer(header(req, 'authorization'), token);
     if (auth !== 'ok') {
       return sendError(
         res,
@@ -186,10 +189,6 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
           : 'wrong token: this server uses another token (each database keeps its own: open the URL `hivewatch serve` printed)',
         { 'www-authenticate': 'Bearer' },
       );
-    }
-    // The header proved the token: remember it in this browser (a new tab has no ?token=).
-    if (access.via === 'bearer' && cookieValue(header(req, 'cookie'), tokenCookieName(port)) !== token) {
-      res.setHeader('set-cookie', tokenCookie(token, port));
     }
 
     if (url.pathname === '/api/stream') {
