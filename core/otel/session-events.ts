@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HivewatchEventBody } from '../engine/events.js';
 import type { ExternalSessionRow } from '../store/external.js';
+import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { apiFailureError, toolFailureError } from './classify.js';
 import type { TelemetryRecord } from './decode.js';
 import { eventName, EXTERNAL_FLOW_PREFIX, factOf, keptAttributes, sessionKeyOf, type Fact, type SessionRef } from './mapping.js';
@@ -51,8 +52,15 @@ export function planSession(
   const r: ExternalSessionRow = { ...row };
   const events: PlannedEvent[] = [];
   let latest = r.lastEventAt;
+  const timeOf = (record: TelemetryRecord): { ts: number; adjustment: Adjustment | null } =>
+    saneTime(record.timeMs, record.timeGiven, record.timeField, options.receivedAt);
   const first = records[0];
-  const startTs = first && first.timeMs > 0 ? first.timeMs : options.receivedAt;
+  const startTs = first ? timeOf(first).ts : options.receivedAt;
+  /** A record's values the receiver did not take as sent, journaled just before its own events. */
+  const noteAdjusted = (ts: number, event: string, adjustments: readonly Adjustment[]): void => {
+    if (adjustments.length === 0) return;
+    events.push({ type: 'externalEvent', ts, name: ADJUSTED_EVENT, known: true, taskId: r.openTask, attributes: { event, adjustments: [...adjustments] } });
+  };
 
   if (r.lastSeq === 0) {
     events.push({
@@ -67,6 +75,8 @@ export function planSession(
       },
     });
     events.push({ type: 'stepStarted', ts: startTs, step: SESSION_STEP, frontier: [] });
+    // The session's own values (its id, its service's name) are noted once, when its run starts.
+    noteAdjusted(startTs, 'session', session.adjustments);
   } else if (r.idle) {
     events.push({ type: 'externalRunReopened', ts: startTs, idleSince: r.lastEventAt });
   }
@@ -94,11 +104,17 @@ export function planSession(
   };
 
   for (const record of records) {
-    const ts = record.timeMs > 0 ? record.timeMs : options.receivedAt;
+    const { ts, adjustment } = timeOf(record);
     latest = Math.max(latest, options.receivedAt);
     const fact: Fact = factOf(record);
     const name = eventName(record);
-    const context = { session: session.sessionId, prompt: fact.promptId, event: name, ...(session.parent ? { hivewatch: session.parent } : {}) };
+    const adjustments = adjustment ? [adjustment, ...fact.adjustments] : fact.adjustments;
+    noteAdjusted(ts, name || '(unnamed)', adjustments);
+    const context = {
+      session: session.sessionId, prompt: fact.promptId, event: name,
+      ...(session.parent ? { hivewatch: session.parent } : {}),
+      ...(adjustments.length > 0 ? { adjustments } : {}),
+    };
     switch (fact.kind) {
       case 'prompt':
         // A prompt event that arrives after its own API events (exporters batch independently) joins their task.
