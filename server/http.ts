@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../core/http-limits.js';
 import { toWireError } from '../core/service/errors.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { matchRoute } from './routes.js';
@@ -31,10 +32,10 @@ const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
 /**
  * Slow clients: the request line and headers must arrive within HEADERS_TIMEOUT_MS, the whole
  * request (headers and body) within REQUEST_TIMEOUT_MS, else Node answers 408 and closes the
- * socket. The body limit is 1 MiB on loopback, so both are generous.
+ * socket (core/http-limits.ts: the OTLP receiver applies the same). The body limit is 1 MiB on
+ * loopback, so both are generous.
  */
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
+export { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS };
 
 export interface HttpShellOptions {
   service: HivewatchService;
@@ -242,7 +243,7 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
       headersTimeout,
       requestTimeout,
       // Node checks the two timeouts on this period (default 30 s): keep it below them.
-      connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(headersTimeout / 4))),
+      connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout),
     },
     onRequest,
   );
