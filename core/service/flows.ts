@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { checkFlow } from '../flow/check.js';
 import { highlightSpans } from '../flow/highlight.js';
 import { describeRunRepo } from '../workspace/repo.js';
@@ -78,11 +79,14 @@ export class FlowCatalog {
     return flows;
   }
 
-  /** Reads a flow by id (validated by the caller's schema). 404 when it does not exist, 400 when it leaves its folder. */
+  /**
+   * Reads a flow by id (validated by the caller's schema). 404 when it does not exist, 400 when it
+   * leaves its folder. Synchronously, like FlowKeys.resolve: a flow is a small local file.
+   */
   async load(id: string): Promise<LoadedFlow> {
     try {
       const resolved = await this.keys.resolve(id);
-      return { id, path: resolved.path, source: await readFile(resolved.realPath, 'utf8') };
+      return { id, path: resolved.path, source: readFileSync(resolved.realPath, 'utf8') };
     } catch (error) {
       throw asCatalogError(error, id);
     }
@@ -97,7 +101,7 @@ export class FlowCatalog {
       if (FlowKeys.isFolderKey(flow)) return await this.load(flow);
       if (!flow.endsWith('.prose')) throw new ApiError(404, 'flow_not_found', `no flow ${flow}`);
       const resolved = await this.keys.resolve(flow);
-      return { id: flow, path: resolved.path, source: await readFile(resolved.realPath, 'utf8') };
+      return { id: flow, path: resolved.path, source: readFileSync(resolved.realPath, 'utf8') };
     } catch (error) {
       const mapped = asCatalogError(error, flow);
       if (mapped instanceof ApiError && mapped.status === 404) {

@@ -38,9 +38,11 @@ const realSleep = (ms: number): Promise<void> =>
  * waits on the database) and schedules a write on the next turn of the event loop, so live
  * readers see events within a tick; a full buffer (`maxBatch`) is written at once, so a storm
  * becomes transactions of `maxBatch` events, never one per event. One write is in flight at a
- * time, so batches commit in the order they were appended. `flush()` commits everything buffered
- * and resolves once it is durable: the engine awaits it between steps, so a step's events are
- * journaled before the next step starts.
+ * time, so batches commit in the order they were appended. `flush()` resolves once every event
+ * appended before it was called is durable (not those appended while it waits: with many runs
+ * appending, "until the buffer is empty" could mean waiting for everyone's later events, issue
+ * #25 part 7): the engine awaits it between steps, so a step's events are journaled before the
+ * next step starts, and a started run is listed once `startRun` answers.
  *
  * A failed write rolls back completely and puts its events back in front of the buffer. A flush
  * that fails is retried after each of `retryDelaysMs` (a busy SQLite file, a PostgreSQL server
@@ -55,6 +57,9 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
   // large a storm's backlog (slicing one array per batch was quadratic).
   const chunks: HivewatchEvent[][] = [];
   let buffered = 0;
+  /** Events ever appended, and ever committed: a flush waits until `committed` reaches what was appended before it. */
+  let appended = 0;
+  let committed = 0;
   let inFlight: Promise<void> | null = null;
   /** Events of the write in flight (out of the buffer, not committed yet). */
   let writing = 0;
@@ -76,8 +81,10 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
     } catch (error) {
       write = Promise.reject(error as Error);
     }
+    const size = batch.length;
     const settled = write.then(
       () => {
+        committed += size;
         lastError = null;
       },
       (error: unknown) => {
@@ -105,13 +112,13 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
     });
   };
 
-  /** Writes until the buffer is empty; throws the last error once the retries are spent. */
-  const drain = async (): Promise<void> => {
+  /** Writes until the first `target` events appended are committed; throws the last error once the retries are spent. */
+  const drain = async (target: number): Promise<void> => {
     let retries = 0;
     for (;;) {
-      // A failed write puts its events back in the buffer: empty after the last write means all committed.
+      // A failed write puts its events back in the buffer: committed counts successful writes only.
       while (inFlight !== null) await inFlight;
-      if (buffered === 0) return;
+      if (committed >= target || buffered === 0) return;
       await startWrite();
       if (lastError === null) continue;
       const delay = retryDelays[retries];
@@ -126,8 +133,10 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
       clearImmediate(scheduled);
       scheduled = null;
     }
-    // Flushes run one after another: each sees what the previous one left.
-    const next = flushing.then(drain).catch((error: unknown) => {
+    // Flushes run one after another: each sees what the previous one left. Events are committed
+    // in the order they were appended, so waiting for the earlier flushes costs nothing more.
+    const target = appended;
+    const next = flushing.then(() => drain(target)).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       throw new HivewatchError('SYSTEM_EVENT_WRITE_FAILED', {
         message: `could not journal ${buffered} event(s): ${message}`,
@@ -149,6 +158,7 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
       if (last === undefined || last.length >= maxBatch) chunks.push((last = []));
       last.push(event);
       buffered += 1;
+      appended += 1;
       if (buffered >= maxBatch && lastError === null && inFlight === null) void startWrite();
       schedule();
     },
