@@ -149,13 +149,12 @@ function answer(res: ServerResponse, status: number, encoding: OtlpEncoding, mes
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
-export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
-  const token = options.token ?? (await otelToken(options.store));
-  const limit = options.maxBodyBytes ?? MAX_OTLP_BODY_BYTES;
-  const ingester = new OtelIngester(options.store, options);
-  const maxQueued = options.maxQueuedRecords ?? MAX_QUEUED_RECORDS;
-  // One payload's transaction per turn of the event loop: the window's API requests are answered
-  // between two payloads instead of behind every payload that arrived together.
+/**
+ * The queue between decoding and the store: one payload's transaction per turn of the event
+ * loop, so the window's API requests are answered between two payloads instead of behind every
+ * payload that arrived together; past `maxQueued` waiting records it refuses with 429.
+ */
+function ingestQueue(ingester: OtelIngester, maxQueued: number): (records: TelemetryRecord[], digest: string) => Promise<void> {
   const queue: { records: TelemetryRecord[]; digest: string; done: (error: unknown) => void }[] = [];
   let queuedRecords = 0;
   let draining = false;
@@ -174,7 +173,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     }
     setImmediate(() => void drainOne());
   };
-  const enqueue = (records: TelemetryRecord[], digest: string): Promise<void> => {
+  return (records, digest) => {
     if (queuedRecords > 0 && queuedRecords + records.length > maxQueued) {
       throw new Refused(429, `ingest is busy: ${queuedRecords} records are waiting; retry later`);
     }
@@ -187,6 +186,39 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
       }
     });
   };
+}
+
+/**
+ * The HTTP server with the HTTP shell's limits, for every request whatever its token: a client
+ * that trickles its headers or its body is answered 408 and closed, and past `maxConnections` a
+ * new connection is closed at once (issue #25 part 7). One bad connection never takes it down.
+ */
+function limitedServer(options: OtlpReceiverOptions, onRequest: (req: IncomingMessage, res: ServerResponse) => void): { server: Server; dropped: () => number } {
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const server: Server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: Math.max(headersTimeout, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout),
+    },
+    onRequest,
+  );
+  server.maxConnections = options.maxConnections ?? MAX_OTLP_CONNECTIONS;
+  let dropped = 0;
+  server.on('drop', () => (dropped += 1));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    else socket.destroy();
+  });
+  return { server, dropped: () => dropped };
+}
+
+export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
+  const token = options.token ?? (await otelToken(options.store));
+  const limit = options.maxBodyBytes ?? MAX_OTLP_BODY_BYTES;
+  const ingester = new OtelIngester(options.store, options);
+  const enqueue = ingestQueue(ingester, options.maxQueuedRecords ?? MAX_QUEUED_RECORDS);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let encoding: OtlpEncoding = 'json';
@@ -214,27 +246,8 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     }
   };
 
-  // The HTTP shell's limits, for every request whatever its token: a client that trickles its
-  // headers or its body is answered 408 and closed (issue #25 part 7).
-  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
-  const server: Server = createServer(
-    {
-      headersTimeout,
-      requestTimeout: Math.max(headersTimeout, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
-      connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout),
-    },
-    (req, res) => {
-      void handle(req, res);
-    },
-  );
-  server.maxConnections = options.maxConnections ?? MAX_OTLP_CONNECTIONS;
-  let dropped = 0;
-  server.on('drop', () => (dropped += 1));
-  // One bad connection never takes the receiver down.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    else socket.destroy();
+  const { server, dropped } = limitedServer(options, (req, res) => {
+    void handle(req, res);
   });
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
@@ -265,7 +278,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     token,
     ingester,
     get dropped() {
-      return dropped;
+      return dropped();
     },
     close: () =>
       new Promise<void>((resolve) => {
