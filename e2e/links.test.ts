@@ -6,9 +6,10 @@ import { runRow, SCREENSHOTS } from './support/browser.js';
 import { useJourney } from './support/journey.js';
 
 /**
- * Journey: a copied link keeps working in a new tab (the tab has no token: the HttpOnly access
- * cookie the first tab's requests set lets it in, live stream included); a browser that never
- * had the token reads "missing token", one with another token "wrong token".
+ * Journey: a copied link keeps working in a new tab (the link has no token: the new tab reads the
+ * one the first tab stored in this origin's localStorage, live stream included; no cookie is
+ * involved, see token-scope.test.ts); a browser that never had the token reads "missing token",
+ * one with another token "wrong token".
  */
 describe('links that keep working', () => {
   const journey = useJourney({ hash: '#/runs' });
@@ -26,9 +27,7 @@ describe('links that keep working', () => {
     // The first tab took the token out of its address bar: what the operator copies has none.
     const copied = page.url();
     expect(copied).not.toContain('token=');
-    const cookies = await context.cookies(`${server.origin}/api/runs`);
-    const access = cookies.find((c) => c.name.startsWith('hivewatch_token_'));
-    expect(access).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api' });
+    expect(await context.cookies()).toEqual([]);
 
     const tab = await context.newPage();
     await tab.goto(`${server.origin}/#/runs/${encodeURIComponent(runId)}`);
@@ -38,7 +37,7 @@ describe('links that keep working', () => {
     await tab.locator('[data-testid="connection"][data-state="live"]').waitFor();
     const second = await server.startRun('examples/01-happy-path.prose', { virtualClock: true });
     await runRow(tab, second).waitFor();
-    expect(await tab.evaluate(() => window.sessionStorage.getItem('hivewatch.token'))).toBeNull();
+    expect(await tab.evaluate(() => window.localStorage.getItem('hivewatch.token'))).toBe(server.token);
     await shot(tab, 'links-new-tab');
     await tab.close();
     expect(app.problems).toEqual([]);

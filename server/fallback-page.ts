@@ -3,7 +3,7 @@
  * absent: lists runs and flows, starts, cancels, retries and resumes. Plain DOM, no inline
  * script or style (the CSP forbids them): the HTML loads /fallback.js and /fallback.css. It
  * talks to the API through `window.hivewatch` in Electron, else over HTTP with the token, which
- * it moves from `?token=` into sessionStorage (the same key the renderer's client uses) and
+ * it moves from `?token=` into localStorage (the same key the renderer's client uses) and
  * strips from the address bar.
  */
 
@@ -59,12 +59,12 @@ export const FALLBACK_JS = `'use strict';
   var bridge = window.hivewatch;
   var params = new URLSearchParams(location.search);
   if (params.has('token')) {
-    sessionStorage.setItem(TOKEN_KEY, params.get('token') || '');
+    localStorage.setItem(TOKEN_KEY, params.get('token') || '');
     params.delete('token');
     var rest = params.toString();
     history.replaceState(null, '', location.pathname + (rest ? '?' + rest : '') + location.hash);
   }
-  var token = sessionStorage.getItem(TOKEN_KEY) || '';
+  var token = localStorage.getItem(TOKEN_KEY) || '';
   var ROUTES = {
     listRuns: function () { return ['GET', '/api/runs?limit=100']; },
     listFlows: function () { return ['GET', '/api/flows']; },
@@ -81,7 +81,7 @@ export const FALLBACK_JS = `'use strict';
       });
     }
     var route = ROUTES[method](input);
-    // No token in this tab (a copied link): no header, the server's access cookie answers.
+    // No token (never opened the printed URL): no header, the server answers "missing token".
     var init = { method: route[0], headers: token ? { Authorization: 'Bearer ' + token } : {} };
     if (route[2] !== undefined) {
       init.headers['Content-Type'] = 'application/json';

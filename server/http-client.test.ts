@@ -173,20 +173,21 @@ describe('HTTP client live subscription', () => {
     expect(streams).toBe(2);
   });
 
-  it('a tab without the token sends no Authorization header: the server reads it as missing, and the access cookie lets it in', async () => {
+  it('a client without the token sends no Authorization header and reads "missing token"; with it, only the header carries it', async () => {
     const { shell } = await serve();
-    const sent: (string | null)[] = [];
-    const cookie = `hivewatch_token_${shell.port}=${shell.token}`;
-    const withCookie = (jar: string | null) => (input: RequestInfo | URL, init?: RequestInit) => {
+    const sent: { authorization: string | null; cookie: string | null; url: string }[] = [];
+    const recording = (input: RequestInfo | URL, init?: RequestInit) => {
       const headers = new Headers(init?.headers);
-      sent.push(headers.get('authorization'));
-      if (jar !== null) headers.set('cookie', jar);
+      sent.push({ authorization: headers.get('authorization'), cookie: headers.get('cookie'), url: String(input) });
       return fetch(input, { ...init, headers });
     };
-    const bare = createHttpClient({ baseUrl: shell.origin, token: '', fetch: withCookie(null) });
+    const bare = createHttpClient({ baseUrl: shell.origin, token: '', fetch: recording });
     await expect(bare.listFlows()).rejects.toMatchObject({ status: 401, message: expect.stringMatching(/^missing token/) as unknown as string });
-    const cookied = createHttpClient({ baseUrl: shell.origin, token: '', fetch: withCookie(cookie) });
-    expect(Array.isArray(await cookied.listFlows())).toBe(true);
-    expect(sent).toEqual([null, null]);
+    const holder = createHttpClient({ baseUrl: shell.origin, token: shell.token, fetch: recording });
+    expect(Array.isArray(await holder.listFlows())).toBe(true);
+    expect(sent).toEqual([
+      { authorization: null, cookie: null, url: `${shell.origin}/api/flows` },
+      { authorization: `Bearer ${shell.token}`, cookie: null, url: `${shell.origin}/api/flows` },
+    ]);
   });
 });

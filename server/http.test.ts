@@ -112,21 +112,25 @@ describe('browser shell HTTP security and errors', () => {
     await stillServing();
   });
 
-  it('a request the header authorised sets the port\'s HttpOnly, SameSite=Strict cookie; the cookie alone then opens the API and the stream', async () => {
+  it('sets no cookie, takes no cookie as a credential, and expires the access cookies older versions left (issue #25 part 4)', async () => {
     const name = `hivewatch_token_${shell.port}`;
     const first = await get('/api/runs');
     expect(first.status).toBe(200);
-    expect(first.headers['set-cookie']).toEqual([`${name}=${shell.token}; Path=/api; Max-Age=2592000; HttpOnly; SameSite=Strict`]);
-    // A browser that already holds it is not told again.
-    expect((await get('/api/runs', { cookie: `${name}=${shell.token}` })).headers['set-cookie']).toBeUndefined();
+    expect(first.headers['set-cookie']).toBeUndefined();
 
-    // A new tab: no header, only the cookie.
-    const cookieOnly = { host, cookie: `other=1; ${name}=${shell.token}` };
+    // A leftover cookie (an older version set it, for this port or another) opens nothing: API and stream alike.
+    const cookieOnly = { host, cookie: `other=1; ${name}=${shell.token}; hivewatch_token_${shell.port + 1}=${shell.token}` };
     const viaCookie = await raw(shell.port, { path: '/api/runs', headers: cookieOnly });
-    expect(viaCookie.status).toBe(200);
-    expect(viaCookie.headers['set-cookie']).toBeUndefined();
+    expect(viaCookie.status).toBe(401);
+    expect(viaCookie.json).toMatchObject({ error: { message: expect.stringMatching(/^missing token/) } });
+    // ... and the browser is told to forget both (same name and path), not the unrelated one.
+    expect(viaCookie.headers['set-cookie']).toEqual([
+      `${name}=; Path=/api; Max-Age=0; HttpOnly; SameSite=Strict`,
+      `hivewatch_token_${shell.port + 1}=; Path=/api; Max-Age=0; HttpOnly; SameSite=Strict`,
+    ]);
     const started = await raw(shell.port, { method: 'POST', path: '/api/runs', headers: { ...cookieOnly, 'content-type': 'application/json' }, body: '{"flow":"examples/01-happy-path.prose"}' });
-    expect(started.status).toBe(201);
+    expect(started.status).toBe(401);
+    expect((await service.listRuns({})).items).toHaveLength(0);
     const stream = await new Promise<number>((resolve, reject) => {
       const req = httpRequest({ host: '127.0.0.1', port: shell.port, path: '/api/stream', headers: cookieOnly, setHost: false }, (res) => {
         resolve(res.statusCode ?? 0);
@@ -135,22 +139,15 @@ describe('browser shell HTTP security and errors', () => {
       req.on('error', reject);
       req.end();
     });
-    expect(stream).toBe(200);
+    expect(stream).toBe(401);
 
-    // Another port's cookie (another database's server) is no credential here: missing, not wrong.
-    const otherPort = await raw(shell.port, { path: '/api/runs', headers: { host, cookie: `hivewatch_token_${shell.port + 1}=${shell.token}` } });
-    expect(otherPort.json).toMatchObject({ error: { message: expect.stringMatching(/^missing token/) } });
-    const wrongCookie = await raw(shell.port, { path: '/api/runs', headers: { host, cookie: `${name}=not-the-token` } });
-    expect(wrongCookie.status).toBe(401);
-    expect(wrongCookie.json).toMatchObject({ error: { message: expect.stringMatching(/^wrong token/) } });
-    // A wrong header is wrong even next to the right cookie, and sets nothing.
+    // The header still decides, and a leftover cookie beside a good header is expired too.
+    const withHeader = await get('/api/runs', { cookie: `${name}=${shell.token}` });
+    expect(withHeader.status).toBe(200);
+    expect(withHeader.headers['set-cookie']).toEqual([`${name}=; Path=/api; Max-Age=0; HttpOnly; SameSite=Strict`]);
     const wrongHeader = await raw(shell.port, { path: '/api/runs', headers: { host, authorization: 'Bearer nope', cookie: `${name}=${shell.token}` } });
     expect(wrongHeader.status).toBe(401);
-    expect(wrongHeader.headers['set-cookie']).toBeUndefined();
-    // The cookie does not open the door to another origin: Origin and fetch metadata still refuse.
-    const crossSite = await raw(shell.port, { method: 'POST', path: '/api/runs', headers: { ...cookieOnly, origin: `http://127.0.0.1:${shell.port + 1}`, 'content-type': 'application/json' }, body: '{"flow":"examples/01-happy-path.prose"}' });
-    expect(crossSite.status).toBe(403);
-    expect((await raw(shell.port, { path: '/api/runs', headers: { ...cookieOnly, 'sec-fetch-site': 'same-site' } })).status).toBe(403);
+    expect(wrongHeader.json).toMatchObject({ error: { message: expect.stringMatching(/^wrong token/) } });
   });
 
   it('foreign Host or Origin → 403, even with the right token', async () => {
@@ -233,7 +230,7 @@ describe('browser shell HTTP security and errors', () => {
     expect(page.text).not.toMatch(/\son[a-z]+=/);
     const script = await raw(shell.port, { path: '/fallback.js', headers: { host } });
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
-    expect(script.text).toContain("sessionStorage.setItem(TOKEN_KEY");
+    expect(script.text).toContain("localStorage.setItem(TOKEN_KEY");
     expect(script.text).toContain('history.replaceState');
     expect((await raw(shell.port, { path: '/nope.js', headers: { host } })).status).toBe(404);
   });

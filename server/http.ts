@@ -1,27 +1,27 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../core/http-limits.js';
 import { toWireError } from '../core/service/errors.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { matchRoute } from './routes.js';
 import {
-  checkAccess,
-  cookieValue,
+  checkBearer,
+  expireCookies,
   isAllowedFetchSite,
   isAllowedHost,
   isAllowedOrigin,
+  legacyTokenCookies,
   LOOPBACK,
   newToken,
   SECURITY_HEADERS,
-  tokenCookie,
-  tokenCookieName,
 } from './security.js';
 import { openStream, type OpenStream } from './sse.js';
 import { serveStatic } from './static.js';
 
 /**
  * The browser shell's HTTP server (node:http only). Order of checks on every request:
- * Host (403) → Origin and fetch metadata (403) → for /api/: bearer token or the port's access
- * cookie (401; a request the header authorised sets the cookie) → route (404 /
+ * Host (403) → Origin and fetch metadata (403) → for /api/: the bearer token (401; no cookie is
+ * ever a credential, and a leftover access cookie of an older version is expired) → route (404 /
  * 405) → body (400: larger than 1 MiB, not JSON) → input schema (400) → the service (its
  * 400 / 404 / 409). Every failure answers `{error: {code, message}}` and the server keeps going.
  */
@@ -32,10 +32,10 @@ const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
 /**
  * Slow clients: the request line and headers must arrive within HEADERS_TIMEOUT_MS, the whole
  * request (headers and body) within REQUEST_TIMEOUT_MS, else Node answers 408 and closes the
- * socket. The body limit is 1 MiB on loopback, so both are generous.
+ * socket (core/http-limits.ts: the OTLP receiver applies the same). The body limit is 1 MiB on
+ * loopback, so both are generous.
  */
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
+export { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS };
 
 export interface HttpShellOptions {
   service: HivewatchService;
@@ -148,6 +148,60 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
   HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
 };
 
+/** Host, then Origin and fetch metadata: a request from anywhere but this server's page is answered 403. Whether it was. */
+function refusedSource(req: IncomingMessage, res: ServerResponse, port: number): boolean {
+  if (!isAllowedHost(header(req, 'host'), port)) {
+    sendError(res, 403, 'forbidden_host', `Host "${header(req, 'host') ?? ''}" is not allowed; use http://${LOOPBACK}:${port}/`);
+    return true;
+  }
+  const origin = header(req, 'origin');
+  if (!isAllowedOrigin(origin, port) || !isAllowedFetchSite(header(req, 'sec-fetch-site'))) {
+    sendError(res, 403, 'forbidden_origin', `Origin "${origin ?? header(req, 'sec-fetch-site') ?? ''}" is not allowed`);
+    return true;
+  }
+  return false;
+}
+
+/** An /api/ request without the bearer token is answered 401. Whether it was. */
+function refusedToken(req: IncomingMessage, res: ServerResponse, token: string): boolean {
+  // Browsers that ran an older Hivewatch still send its port-named access cookie (and to every
+  // port): make them forget it. It opens nothing here.
+  const leftovers = legacyTokenCookies(header(req, 'cookie'));
+  if (leftovers.length > 0) res.setHeader('set-cookie', expireCookies(leftovers));
+  const auth = checkBearer(header(req, 'authorization'), token);
+  if (auth === 'ok') return false;
+  sendError(
+    res,
+    401,
+    'unauthorized',
+    auth === 'missing'
+      ? 'missing token: send Authorization: Bearer <token> (the token is in the URL Hivewatch printed)'
+      : 'wrong token: this server uses another token (each database keeps its own: open the URL `hivewatch serve` printed)',
+    { 'www-authenticate': 'Bearer' },
+  );
+  return true;
+}
+
+/** The server with the slow-client limits (core/http-limits.ts); one bad connection never takes it down. */
+function limitedServer(options: HttpShellOptions, onRequest: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: Math.max(headersTimeout, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
+      // Node checks the two timeouts on this period (default 30 s): keep it below them.
+      connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout),
+    },
+    onRequest,
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    else socket.destroy();
+  });
+  return server;
+}
+
 export async function startHttpShell(options: HttpShellOptions): Promise<HttpShell> {
   const { service } = options;
   const token = options.token ?? newToken();
@@ -160,13 +214,7 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
   let port = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!isAllowedHost(header(req, 'host'), port)) {
-      return sendError(res, 403, 'forbidden_host', `Host "${header(req, 'host') ?? ''}" is not allowed; use http://${LOOPBACK}:${port}/`);
-    }
-    const origin = header(req, 'origin');
-    if (!isAllowedOrigin(origin, port) || !isAllowedFetchSite(header(req, 'sec-fetch-site'))) {
-      return sendError(res, 403, 'forbidden_origin', `Origin "${origin ?? header(req, 'sec-fetch-site') ?? ''}" is not allowed`);
-    }
+    if (refusedSource(req, res, port)) return;
     const url = new URL(req.url ?? '/', `http://${LOOPBACK}:${port}`);
     const method = req.method ?? 'GET';
     if (!(url.pathname === '/api' || url.pathname.startsWith('/api/'))) {
@@ -174,23 +222,7 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
       return serveStatic(req, res, url.pathname, options.staticDir ?? null);
     }
 
-    const access = checkAccess({ authorization: header(req, 'authorization'), cookie: header(req, 'cookie') }, token, port);
-    const auth = access.result;
-    if (auth !== 'ok') {
-      return sendError(
-        res,
-        401,
-        'unauthorized',
-        auth === 'missing'
-          ? 'missing token: send Authorization: Bearer <token> (the token is in the URL Hivewatch printed)'
-          : 'wrong token: this server uses another token (each database keeps its own: open the URL `hivewatch serve` printed)',
-        { 'www-authenticate': 'Bearer' },
-      );
-    }
-    // The header proved the token: remember it in this browser (a new tab has no ?token=).
-    if (access.via === 'bearer' && cookieValue(header(req, 'cookie'), tokenCookieName(port)) !== token) {
-      res.setHeader('set-cookie', tokenCookie(token, port));
-    }
+    if (refusedToken(req, res, token)) return;
 
     if (url.pathname === '/api/stream') {
       if (method !== 'GET') return sendError(res, 405, 'method_not_allowed', `${method} /api/stream is not allowed`, { allow: 'GET' });
@@ -225,8 +257,6 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
     sendJson(res, result.status, result.body);
   };
 
-  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
-  const requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error: unknown) => {
       const wire = toWireError(error);
@@ -242,21 +272,7 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
       sendJson(res, wire.status, wire.body);
     });
   };
-  const server = createServer(
-    {
-      headersTimeout,
-      requestTimeout,
-      // Node checks the two timeouts on this period (default 30 s): keep it below them.
-      connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(headersTimeout / 4))),
-    },
-    onRequest,
-  );
-  // Never let one bad connection take the server down.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request';
-    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    else socket.destroy();
-  });
+  const server = limitedServer(options, onRequest);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -99,7 +99,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   });
   const staticDir = options.staticDir === undefined ? paths.rendererDist : options.staticDir;
   // No --port: the port this database's server had last time, so a copied link (and the
-  // port-named access cookie) keeps working after a restart; a free one when that is taken.
+  // stored token, kept per origin and so per port) keeps working after a restart; a free one when that is taken.
   const remembered = options.port === undefined && !memory ? await rememberedPort(store) : null;
   const token = options.token ?? (memory ? undefined : await store.secret('http.token', newToken));
   const listen = async (port: number | undefined) =>

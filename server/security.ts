@@ -73,56 +73,28 @@ export function checkBearer(header: string | undefined, token: string): TokenChe
 }
 
 /**
- * The access cookie (docs/decisions.md, "Links that keep working"): once a request proved the
- * token with `Authorization: Bearer`, the answer sets it, so another tab of the same browser (a
- * copied link without `?token=`) keeps access. Cookies are not scoped by port, so the name
- * carries it: two servers on 127.0.0.1 (two databases) never overwrite each other's cookie.
- * HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it), Path=/api
- * (only the API and the stream receive it), 30 days.
+ * No access cookie (issue #25 part 4): cookies are scoped by host and path but not by port, so a
+ * cookie this server set would be sent to every other listener on 127.0.0.1. The window keeps the
+ * token in its origin's localStorage (scoped by port) and sends it as `Authorization: Bearer`
+ * (docs/decisions.md, "The access credential stays on its port"). Browsers that ran an older
+ * Hivewatch still hold `hivewatch_token_<port>` cookies (30 days, Path=/api): any request that
+ * carries one is answered with a `Set-Cookie` that expires it, and the cookie is never a credential.
  */
-export const TOKEN_COOKIE_MAX_AGE_S = 30 * 24 * 60 * 60;
+export const LEGACY_TOKEN_COOKIE = /^hivewatch_token_\d+$/;
 
-export function tokenCookieName(port: number): string {
-  return `hivewatch_token_${port}`;
-}
-
-/** The `Set-Cookie` value that stores `token` for the server on `port`. */
-export function tokenCookie(token: string, port: number): string {
-  return `${tokenCookieName(port)}=${token}; Path=/api; Max-Age=${TOKEN_COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Strict`;
-}
-
-/** The value of cookie `name` in a `Cookie` header (undefined when absent). */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (header === undefined) return undefined;
+/** The names of the leftover access cookies in a `Cookie` header (empty when none). */
+export function legacyTokenCookies(header: string | undefined): string[] {
+  if (header === undefined) return [];
+  const names: string[] = [];
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq === -1) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+    const name = (eq === -1 ? part : part.slice(0, eq)).trim();
+    if (LEGACY_TOKEN_COOKIE.test(name) && !names.includes(name)) names.push(name);
   }
-  return undefined;
+  return names;
 }
 
-function sameSecret(given: string, token: string): boolean {
-  const a = Buffer.from(given, 'utf8');
-  const b = Buffer.from(token, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-export interface AccessCheck {
-  result: TokenCheck;
-  /** What proved (or failed to prove) the token; null when neither was sent. */
-  via: 'bearer' | 'cookie' | null;
-}
-
-/**
- * An API request's access: the `Authorization` header when it has one (a wrong header is wrong
- * even with a right cookie), else the port's cookie; neither is "missing".
- */
-export function checkAccess(headers: { authorization: string | undefined; cookie: string | undefined }, token: string, port: number): AccessCheck {
-  if (headers.authorization !== undefined && headers.authorization.trim() !== '') {
-    return { result: checkBearer(headers.authorization, token), via: 'bearer' };
-  }
-  const cookie = cookieValue(headers.cookie, tokenCookieName(port));
-  if (cookie === undefined || cookie === '') return { result: 'missing', via: null };
-  return { result: sameSecret(cookie, token) ? 'ok' : 'wrong', via: 'cookie' };
+/** `Set-Cookie` values that make the browser drop each named leftover cookie (same name and path). */
+export function expireCookies(names: readonly string[]): string[] {
+  return names.map((name) => `${name}=; Path=/api; Max-Age=0; HttpOnly; SameSite=Strict`);
 }

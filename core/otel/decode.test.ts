@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decodeOtlp, OtlpDecodeError } from './decode.js';
+import { decodeOtlp, nestsDeeperThan, OtlpDecodeError } from './decode.js';
+import { sessionOf } from './mapping.js';
 import { fixture } from './testing.js';
+
+const oneRecord = (record: object, resource: object[] = []): Buffer =>
+  Buffer.from(JSON.stringify({ resourceLogs: [{ resource: { attributes: resource }, scopeLogs: [{ logRecords: [record] }] }] }));
 
 describe('decodeOtlp', () => {
   it('reads the Claude Code fixture as named records with resource and attributes', () => {
@@ -52,4 +56,43 @@ describe('decodeOtlp', () => {
     expect(decodeOtlp('logs', 'json', Buffer.from('{}'))).toEqual([]);
     expect(decodeOtlp('traces', 'protobuf', Buffer.alloc(0))).toEqual([]);
   });
+
+  it('refuses JSON nested past 100 levels with a reason, before any recursive walk (issue #25 part 6)', () => {
+    const levels = 10_000;
+    const deep = `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"a","value":${'{"kvlistValue":{"values":[{"key":"k","value":'.repeat(levels)}{"stringValue":"x"}${'}]}}'.repeat(levels)}}]}]}]}]}`;
+    expect(() => decodeOtlp('logs', 'json', Buffer.from(deep))).toThrow(new OtlpDecodeError('the JSON nests deeper than 100 levels (an OTLP request needs about 12, and 4 more per nested attribute value)'));
+    expect(nestsDeeperThan(JSON.parse(`${'['.repeat(101)}${']'.repeat(101)}`), 100)).toBe(true);
+    expect(nestsDeeperThan(JSON.parse(`${'['.repeat(100)}${']'.repeat(100)}`), 100)).toBe(false);
+  });
+
+  it('keys named __proto__, constructor and prototype are data: own keys, never the object\'s prototype (issue #25 part 6)', () => {
+    const smuggled = { kvlistValue: { values: [{ key: 'session.id', value: { stringValue: 'smuggled' } }] } };
+    const [record] = decodeOtlp('logs', 'json', oneRecord({
+      body: { stringValue: 'claude_code.api_error' },
+      attributes: [{ key: '__proto__', value: smuggled }, { key: 'constructor', value: { stringValue: 'c' } }, { key: 'prototype', value: { stringValue: 'p' } }],
+    }, [{ key: '__proto__', value: smuggled }]));
+    expect(Object.getPrototypeOf(record!.attributes)).toBe(Object.prototype);
+    expect(Object.keys(record!.attributes)).toEqual(['__proto__', 'constructor', 'prototype']);
+    expect(Object.getOwnPropertyDescriptor(record!.attributes, '__proto__')?.value).toEqual({ 'session.id': 'smuggled' });
+    expect(JSON.parse(JSON.stringify(record!.attributes))).toMatchObject({ constructor: 'c', prototype: 'p' });
+    // Nothing the prototype key carried is read as the record's own session.
+    expect(sessionOf(record!).sessionId).toBe('unknown');
+  });
+
+  it('reads any unsigned time as given: past a fixed64 it is NaN (ingest replaces it), zero is unset (issue #25 part 6)', () => {
+    const timeOf = (timeUnixNano: unknown, observedTimeUnixNano?: unknown) => {
+      const [record] = decodeOtlp('logs', 'json', oneRecord({ timeUnixNano, observedTimeUnixNano, body: { stringValue: 'x.y' } }));
+      return { ms: record!.timeMs, given: record!.timeGiven, field: record!.timeField };
+    };
+    expect(timeOf('10413792000000000000')).toEqual({ ms: Date.UTC(2300, 0, 1), given: '10413792000000000000', field: 'timeUnixNano' });
+    expect(timeOf('18446744073709551616')).toEqual({ ms: Number.NaN, given: '18446744073709551616', field: 'timeUnixNano' });
+    expect(timeOf(`1${'0'.repeat(39)}`)).toMatchObject({ ms: Number.NaN });
+    expect(timeOf(1e25)).toEqual({ ms: Number.NaN, given: '10000000000000000905969664', field: 'timeUnixNano' });
+    expect(timeOf('0', '1763900000000000000')).toEqual({ ms: 1763900000000, given: '1763900000000000000', field: 'observedTimeUnixNano' });
+    expect(timeOf(undefined)).toMatchObject({ given: null });
+    // A megabyte of digits is not parsed (that would take long), and a long wrong value is quoted short.
+    expect(timeOf('9'.repeat(1024 * 1024))).toMatchObject({ ms: Number.NaN });
+    expect(() => timeOf('x'.repeat(1000))).toThrow(/^a time must be an unsigned integer of nanoseconds, got "x{63}…$/);
+  });
 });
+

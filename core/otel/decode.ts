@@ -1,3 +1,4 @@
+import { cleanText } from './bounds.js';
 import { ExportLogsServiceRequest, ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from './schema.js';
 
 /**
@@ -12,8 +13,16 @@ export type Attributes = Record<string, AttributeValue>;
 export interface TelemetryRecord {
   /** The event's name: of the log record's `event_name`, `event.name` attribute and body, the first qualified one (`claude_code.x`). */
   name: string;
-  /** Milliseconds since the epoch (the record's time, else its observed time; 0 when neither is set). */
+  /**
+   * Milliseconds since the epoch (the record's time, else its observed time; 0 when neither is
+   * set; NaN when it has more nanoseconds than a fixed64 holds). Not checked for sanity here:
+   * ingest does that against the time the payload arrived (bounds.ts saneTime).
+   */
   timeMs: number;
+  /** The time as sent (nanoseconds, as text), null when none was; what an adjustment quotes. */
+  timeGiven: string | null;
+  /** The field the time came from (`timeUnixNano`, `observedTimeUnixNano`, `startTimeUnixNano`). */
+  timeField: string;
   attributes: Attributes;
   resource: Attributes;
   /** `logs` or `traces`. */
@@ -35,6 +44,15 @@ export class OtlpDecodeError extends Error {
 
 type Obj = Record<string, unknown>;
 
+/**
+ * How deep a JSON body may nest: an OTLP request needs about 12 levels, and 4 more per nested
+ * attribute value (kvlistValue → values → item → value). The same as protobufjs' own recursion
+ * limit for the protobuf encoding. Checked without recursion, before any recursive walk.
+ */
+export const MAX_JSON_DEPTH = 100;
+/** How deep attribute values (kvlistValue, arrayValue) may nest inside one another. */
+export const MAX_ATTRIBUTE_DEPTH = 16;
+
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function list(value: unknown, where: string): unknown[] {
@@ -50,8 +68,9 @@ function hex(value: unknown): string {
 }
 
 /** An AnyValue (JSON: camelCase keys, 64-bit integers as strings or numbers) as a plain value. */
-export function anyValue(value: unknown, where = 'value'): AttributeValue {
+export function anyValue(value: unknown, where = 'value', depth = 1): AttributeValue {
   if (!isObj(value)) return null;
+  if (depth > MAX_ATTRIBUTE_DEPTH) throw new OtlpDecodeError(`${where.slice(0, 200)}: attribute values nest deeper than ${MAX_ATTRIBUTE_DEPTH} levels`);
   if ('stringValue' in value) return String(value.stringValue);
   if ('boolValue' in value) return value.boolValue === true;
   if ('intValue' in value) {
@@ -62,35 +81,72 @@ export function anyValue(value: unknown, where = 'value'): AttributeValue {
   if ('doubleValue' in value) return Number(value.doubleValue);
   if ('arrayValue' in value) {
     const arr = isObj(value.arrayValue) ? value.arrayValue.values : undefined;
-    return list(arr, `${where}.arrayValue.values`).map((v, i) => anyValue(v, `${where}[${i}]`));
+    return list(arr, `${where}.arrayValue.values`).map((v, i) => anyValue(v, `${where}[${i}]`, depth + 1));
   }
   if ('kvlistValue' in value) {
     const kv = isObj(value.kvlistValue) ? value.kvlistValue.values : undefined;
-    return attributes(kv, `${where}.kvlistValue`);
+    return attributes(kv, `${where}.kvlistValue`, depth + 1);
   }
   if ('bytesValue' in value) return hex(value.bytesValue);
   return null;
 }
 
-export function attributes(value: unknown, where: string): Attributes {
+/**
+ * Key/value pairs as an object. Keys are data: `__proto__`, `constructor` and `prototype` become
+ * own properties like any other key (defineProperty, never assignment, which for `__proto__`
+ * would set the object's prototype and hide the values from the journal while lookups saw them).
+ */
+export function attributes(value: unknown, where: string, depth = 0): Attributes {
   const out: Attributes = {};
   for (const [i, kv] of list(value, where).entries()) {
-    if (!isObj(kv) || typeof kv.key !== 'string') throw new OtlpDecodeError(`${where}[${i}] must be a {key, value} object`);
-    out[kv.key] = anyValue(kv.value, `${where}.${kv.key}`);
+    if (!isObj(kv) || typeof kv.key !== 'string') throw new OtlpDecodeError(`${where.slice(0, 200)}[${i}] must be a {key, value} object`);
+    const item = anyValue(kv.value, `${where}.${kv.key.slice(0, 64)}`, depth + 1);
+    Object.defineProperty(out, kv.key, { value: item, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
-function nanosToMs(value: unknown): number {
-  if (value === undefined || value === null || value === '') return 0;
-  const text = typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' ? String(value) : '';
-  if (!/^\d+$/.test(text)) throw new OtlpDecodeError(`a time must be an unsigned integer of nanoseconds, got ${JSON.stringify(value)}`);
-  return Number(BigInt(text) / 1_000_000n);
+/** The value of an own property only (never one inherited from Object.prototype). */
+export function own(attrs: Attributes, key: string): AttributeValue | undefined {
+  return Object.prototype.hasOwnProperty.call(attrs, key) ? attrs[key] : undefined;
 }
 
+/** The largest fixed64 (OTLP's type for times): 2^64 − 1 nanoseconds, in the year 2554. */
+const MAX_FIXED64 = 18_446_744_073_709_551_615n;
+
+interface Time {
+  ms: number;
+  given: string | null;
+  field: string;
+}
+
+/** A time field in nanoseconds, as text or a JSON number; `given` null when absent or zero (OTLP's "unset"). */
+function timeOf(value: unknown, field: string): Time {
+  if (value === undefined || value === null || value === '') return { ms: 0, given: null, field };
+  const text = typeof value === 'string' ? value : typeof value === 'number' && Number.isInteger(value) && value >= 0 ? BigInt(value).toString() : '';
+  if (!/^\d+$/.test(text)) {
+    const shown = JSON.stringify(value) ?? String(value);
+    throw new OtlpDecodeError(`a time must be an unsigned integer of nanoseconds, got ${shown.length > 64 ? `${shown.slice(0, 64)}…` : shown}`);
+  }
+  // Past 20 digits it is past any fixed64; not parsed (a megabyte of digits would be slow to).
+  const nanos = text.length <= 20 ? BigInt(text) : null;
+  if (nanos === 0n) return { ms: 0, given: null, field };
+  if (nanos === null || nanos > MAX_FIXED64) return { ms: Number.NaN, given: text, field };
+  return { ms: Number(nanos / 1_000_000n), given: text, field };
+}
+
+/** The first time that is set (not absent, not zero), in the order given. */
+function firstTime(...times: Time[]): Time {
+  return times.find((t) => t.given !== null) ?? (times[0] as Time);
+}
+
+/** An event name is a label: at most MAX_NAME_CHARS of clean text. */
+export const MAX_NAME_CHARS = 200;
+const boundedName = (name: string): string => (name.length <= MAX_NAME_CHARS ? cleanText(name) : `${cleanText(name.slice(0, MAX_NAME_CHARS))}…`);
+
 function nameOf(eventName: unknown, attrs: Attributes, body: AttributeValue): string {
-  const named = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z0-9_.-]+$/.test(v);
-  const candidates = [eventName, attrs['event.name'], body].filter(named);
+  const named = (v: unknown): v is string => typeof v === 'string' && v.length <= MAX_NAME_CHARS && /^[A-Za-z0-9_.-]+$/.test(v);
+  const candidates = [eventName, own(attrs, 'event.name'), body].filter(named);
   // Claude Code's `event.name` is the bare `api_error`, its body the full `claude_code.api_error`: the qualified one wins.
   return candidates.find((c) => c.includes('.')) ?? candidates[0] ?? '';
 }
@@ -108,9 +164,12 @@ function logRecords(request: Obj): TelemetryRecord[] {
         const attrs = attributes(lr.attributes, `${where}.attributes`);
         const body = anyValue(lr.body, `${where}.body`);
         const name = nameOf(lr.eventName, attrs, body);
+        const time = firstTime(timeOf(lr.timeUnixNano, 'timeUnixNano'), timeOf(lr.observedTimeUnixNano, 'observedTimeUnixNano'));
         out.push({
           name,
-          timeMs: nanosToMs(lr.timeUnixNano) || nanosToMs(lr.observedTimeUnixNano),
+          timeMs: time.ms,
+          timeGiven: time.given,
+          timeField: time.field,
           attributes: attrs,
           resource,
           signal: 'logs',
@@ -135,10 +194,14 @@ function spanEvents(request: Obj): TelemetryRecord[] {
         const spanAttrs = attributes(span.attributes, `${where}.attributes`);
         for (const [e, event] of list(span.events, `${where}.events`).entries()) {
           if (!isObj(event)) throw new OtlpDecodeError(`${where}.events[${e}] must be an object`);
+          // Spread copies own properties as data (a `__proto__` key stays a key).
           const attrs = { ...spanAttrs, ...attributes(event.attributes, `${where}.events[${e}].attributes`) };
+          const time = firstTime(timeOf(event.timeUnixNano, 'timeUnixNano'), timeOf(span.startTimeUnixNano, 'startTimeUnixNano'));
           out.push({
-            name: typeof event.name === 'string' ? event.name : '',
-            timeMs: nanosToMs(event.timeUnixNano) || nanosToMs(span.startTimeUnixNano),
+            name: typeof event.name === 'string' ? boundedName(event.name) : '',
+            timeMs: time.ms,
+            timeGiven: time.given,
+            timeField: time.field,
             attributes: attrs,
             resource,
             signal: 'traces',
@@ -159,7 +222,23 @@ function parseJson(body: Buffer): Obj {
     throw new OtlpDecodeError(`the body is not JSON: ${(error as Error).message}`);
   }
   if (!isObj(value)) throw new OtlpDecodeError('the body must be a JSON object (an OTLP export request)');
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+    throw new OtlpDecodeError(`the JSON nests deeper than ${MAX_JSON_DEPTH} levels (an OTLP request needs about 12, and 4 more per nested attribute value)`);
+  }
   return value;
+}
+
+/** Whether a parsed JSON value nests deeper than `limit` (an explicit stack: no recursion to overflow). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 1 }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    if (next.depth > limit) return true;
+    for (const child of Array.isArray(next.value) ? next.value : Object.values(next.value)) {
+      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: next.depth + 1 });
+    }
+  }
+  return false;
 }
 
 function parseProtobuf(signal: OtlpSignal, body: Buffer): Obj {

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync, inflateSync } from 'node:zlib';
+import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../http-limits.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal, type TelemetryRecord } from './decode.js';
 import { OtelIngester, type IngesterOptions } from './ingest.js';
@@ -22,6 +23,12 @@ export const MAX_OTLP_BODY_BYTES = 8 * 1024 * 1024;
  * Retry-After (OTLP exporters retry that), so a flood waits at the exporter instead of in memory.
  */
 export const MAX_QUEUED_RECORDS = 50_000;
+/**
+ * Open connections at most (issue #25 part 7): past it a new connection is closed at once, so a
+ * burst of slow clients cannot hold the process's memory; exporters reconnect and retry. An
+ * exporter keeps one or a few connections; this leaves room for hundreds of agents.
+ */
+export const MAX_OTLP_CONNECTIONS = 256;
 /** The database secret that holds the ingest token. */
 export const OTEL_TOKEN_SECRET = 'otel.token';
 
@@ -44,6 +51,12 @@ export interface OtlpReceiverOptions extends IngesterOptions {
   /** Where a failed sweep is reported (default stderr). */
   log?: (line: string) => void;
   maxQueuedRecords?: number;
+  /** Default HEADERS_TIMEOUT_MS (core/http-limits.ts); tests inject a small one. */
+  headersTimeoutMs?: number;
+  /** Default REQUEST_TIMEOUT_MS (never below the headers timeout). */
+  requestTimeoutMs?: number;
+  /** Default MAX_OTLP_CONNECTIONS. */
+  maxConnections?: number;
 }
 
 export interface OtlpReceiver {
@@ -52,6 +65,8 @@ export interface OtlpReceiver {
   port: number;
   token: string;
   ingester: OtelIngester;
+  /** Connections closed at once because MAX_OTLP_CONNECTIONS were open. */
+  readonly dropped: number;
   close(): Promise<void>;
 }
 
@@ -82,6 +97,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    // A client that goes away (or that Node cuts off at the request timeout) settles the read too.
+    req.on('close', () => {
+      if (!req.complete) reject(new Refused(408, `the request body did not arrive (${size} bytes came)`));
+    });
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
@@ -130,13 +149,12 @@ function answer(res: ServerResponse, status: number, encoding: OtlpEncoding, mes
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
-export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
-  const token = options.token ?? (await otelToken(options.store));
-  const limit = options.maxBodyBytes ?? MAX_OTLP_BODY_BYTES;
-  const ingester = new OtelIngester(options.store, options);
-  const maxQueued = options.maxQueuedRecords ?? MAX_QUEUED_RECORDS;
-  // One payload's transaction per turn of the event loop: the window's API requests are answered
-  // between two payloads instead of behind every payload that arrived together.
+/**
+ * The queue between decoding and the store: one payload's transaction per turn of the event
+ * loop, so the window's API requests are answered between two payloads instead of behind every
+ * payload that arrived together; past `maxQueued` waiting records it refuses with 429.
+ */
+function ingestQueue(ingester: OtelIngester, maxQueued: number): (records: TelemetryRecord[], digest: string) => Promise<void> {
   const queue: { records: TelemetryRecord[]; digest: string; done: (error: unknown) => void }[] = [];
   let queuedRecords = 0;
   let draining = false;
@@ -155,7 +173,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     }
     setImmediate(() => void drainOne());
   };
-  const enqueue = (records: TelemetryRecord[], digest: string): Promise<void> => {
+  return (records, digest) => {
     if (queuedRecords > 0 && queuedRecords + records.length > maxQueued) {
       throw new Refused(429, `ingest is busy: ${queuedRecords} records are waiting; retry later`);
     }
@@ -168,6 +186,39 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
       }
     });
   };
+}
+
+/**
+ * The HTTP server with the HTTP shell's limits, for every request whatever its token: a client
+ * that trickles its headers or its body is answered 408 and closed, and past `maxConnections` a
+ * new connection is closed at once (issue #25 part 7). One bad connection never takes it down.
+ */
+function limitedServer(options: OtlpReceiverOptions, onRequest: (req: IncomingMessage, res: ServerResponse) => void): { server: Server; dropped: () => number } {
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const server: Server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: Math.max(headersTimeout, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout),
+    },
+    onRequest,
+  );
+  server.maxConnections = options.maxConnections ?? MAX_OTLP_CONNECTIONS;
+  let dropped = 0;
+  server.on('drop', () => (dropped += 1));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    else socket.destroy();
+  });
+  return { server, dropped: () => dropped };
+}
+
+export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
+  const token = options.token ?? (await otelToken(options.store));
+  const limit = options.maxBodyBytes ?? MAX_OTLP_BODY_BYTES;
+  const ingester = new OtelIngester(options.store, options);
+  const enqueue = ingestQueue(ingester, options.maxQueuedRecords ?? MAX_QUEUED_RECORDS);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let encoding: OtlpEncoding = 'json';
@@ -195,7 +246,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     }
   };
 
-  const server: Server = createServer((req, res) => {
+  const { server, dropped } = limitedServer(options, (req, res) => {
     void handle(req, res);
   });
   await new Promise<void>((resolve, reject) => {
@@ -226,6 +277,9 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     port,
     token,
     ingester,
+    get dropped() {
+      return dropped();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         if (timer) clearInterval(timer);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HivewatchEventBody } from '../engine/events.js';
 import type { ExternalSessionRow } from '../store/external.js';
+import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { apiFailureError, toolFailureError } from './classify.js';
 import type { TelemetryRecord } from './decode.js';
 import { eventName, EXTERNAL_FLOW_PREFIX, factOf, keptAttributes, sessionKeyOf, type Fact, type SessionRef } from './mapping.js';
@@ -48,65 +49,110 @@ export function planSession(
   records: readonly TelemetryRecord[],
   options: PlanOptions,
 ): { events: PlannedEvent[]; row: ExternalSessionRow } {
-  const r: ExternalSessionRow = { ...row };
-  const events: PlannedEvent[] = [];
-  let latest = r.lastEventAt;
+  const plan = new SessionPlan(session, row, options);
   const first = records[0];
-  const startTs = first && first.timeMs > 0 ? first.timeMs : options.receivedAt;
+  plan.begin(first ? plan.timeOf(first).ts : options.receivedAt);
+  for (const record of records) plan.add(record);
+  return { events: plan.events, row: plan.row };
+}
 
-  if (r.lastSeq === 0) {
-    events.push({
-      type: 'runStarted', ts: startTs,
-      flow: `${EXTERNAL_FLOW_PREFIX}${session.agent}`,
-      flowName: `${LABEL[session.agent] ?? session.agent} session ${session.sessionId.slice(0, 8)}`,
-      options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: session.agent },
-      resumedFrom: null, retryOf: null, resumeStep: 0,
-      external: {
-        origin: session.origin, sessionId: session.sessionId, source: session.source,
-        ...(session.parent ? { parent: session.parent } : {}),
-      },
-    });
-    events.push({ type: 'stepStarted', ts: startTs, step: SESSION_STEP, frontier: [] });
-  } else if (r.idle) {
-    events.push({ type: 'externalRunReopened', ts: startTs, idleSince: r.lastEventAt });
+/** One payload's events of one session, and the session's bookkeeping as they leave it. */
+class SessionPlan {
+  readonly events: PlannedEvent[] = [];
+  readonly row: ExternalSessionRow;
+
+  constructor(
+    private readonly session: SessionRef,
+    row: ExternalSessionRow,
+    private readonly options: PlanOptions,
+  ) {
+    this.row = { ...row };
   }
-  r.idle = false;
 
-  const closeOpenTask = (ts: number): void => {
+  /** A record's time: its own when sane, else the payload's arrival (bounds.ts). */
+  timeOf(record: TelemetryRecord): { ts: number; adjustment: Adjustment | null } {
+    return saneTime(record.timeMs, record.timeGiven, record.timeField, this.options.receivedAt);
+  }
+
+  /** A new session's run and step, or the reopening of an idle one. */
+  begin(startTs: number): void {
+    const { session, row: r } = this;
+    if (r.lastSeq === 0) {
+      this.events.push({
+        type: 'runStarted', ts: startTs,
+        flow: `${EXTERNAL_FLOW_PREFIX}${session.agent}`,
+        flowName: `${LABEL[session.agent] ?? session.agent} session ${session.sessionId.slice(0, 8)}`,
+        options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: session.agent },
+        resumedFrom: null, retryOf: null, resumeStep: 0,
+        external: {
+          origin: session.origin, sessionId: session.sessionId, source: session.source,
+          ...(session.parent ? { parent: session.parent } : {}),
+        },
+      });
+      this.events.push({ type: 'stepStarted', ts: startTs, step: SESSION_STEP, frontier: [] });
+      // The session's own values (its id, its service's name) are noted once, when its run starts.
+      this.noteAdjusted(startTs, 'session', session.adjustments);
+    } else if (r.idle) {
+      this.events.push({ type: 'externalRunReopened', ts: startTs, idleSince: r.lastEventAt });
+    }
+    r.idle = false;
+  }
+
+  /** Values the receiver did not take as sent, journaled just before the events they belong to. */
+  private noteAdjusted(ts: number, event: string, adjustments: readonly Adjustment[]): void {
+    if (adjustments.length === 0) return;
+    this.events.push({ type: 'externalEvent', ts, name: ADJUSTED_EVENT, known: true, taskId: this.row.openTask, attributes: { event, adjustments: [...adjustments] } });
+  }
+
+  private closeOpenTask(ts: number): void {
+    const r = this.row;
     if (r.openTask === null) return;
-    events.push({ type: 'taskSucceeded', ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask, attempts: r.openTaskAttempts, output: '' });
+    this.events.push({ type: 'taskSucceeded', ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask, attempts: r.openTaskAttempts, output: '' });
     r.openTask = null;
     r.openTaskAttempts = 0;
-  };
-  const openTask = (promptId: string | null, ts: number): void => {
-    closeOpenTask(ts);
+  }
+
+  private openTask(promptId: string | null, ts: number): void {
+    const r = this.row;
+    this.closeOpenTask(ts);
     r.taskCount += 1;
     r.openTask = promptTaskId(promptId, r.taskCount);
-    events.push({
+    this.events.push({
       type: 'taskStarted', ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask,
-      name: `prompt ${r.taskCount}`, agent: session.agent, maxAttempts: 0,
+      name: `prompt ${r.taskCount}`, agent: this.session.agent, maxAttempts: 0,
     });
-  };
-  /** The task an API or tool event belongs to: its prompt's (a new task when that prompt was not seen). */
-  const taskFor = (promptId: string | null, ts: number): { taskId: string; ordinal: number } => {
-    if (r.openTask === null || (promptId !== null && r.openTask !== promptTaskId(promptId, r.taskCount))) openTask(promptId, ts);
-    return { taskId: r.openTask as string, ordinal: r.taskCount - 1 };
-  };
+  }
 
-  for (const record of records) {
-    const ts = record.timeMs > 0 ? record.timeMs : options.receivedAt;
-    latest = Math.max(latest, options.receivedAt);
+  /** The task an API or tool event belongs to: its prompt's (a new task when that prompt was not seen). */
+  private taskFor(promptId: string | null, ts: number): { taskId: string; ordinal: number } {
+    const r = this.row;
+    if (r.openTask === null || (promptId !== null && r.openTask !== promptTaskId(promptId, r.taskCount))) this.openTask(promptId, ts);
+    return { taskId: r.openTask as string, ordinal: r.taskCount - 1 };
+  }
+
+  /** One record's events. */
+  add(record: TelemetryRecord): void {
+    const { session, row: r, events, options } = this;
+    const { ts, adjustment } = this.timeOf(record);
+    r.lastEventAt = Math.max(r.lastEventAt, options.receivedAt);
     const fact: Fact = factOf(record);
     const name = eventName(record);
-    const context = { session: session.sessionId, prompt: fact.promptId, event: name, ...(session.parent ? { hivewatch: session.parent } : {}) };
+    const adjustments = adjustment ? [adjustment, ...fact.adjustments] : fact.adjustments;
+    this.noteAdjusted(ts, name || '(unnamed)', adjustments);
+    const context = {
+      session: session.sessionId, prompt: fact.promptId, event: name,
+      ...(session.parent ? { hivewatch: session.parent } : {}),
+      ...(adjustments.length > 0 ? { adjustments } : {}),
+    };
+    const flow = `${EXTERNAL_FLOW_PREFIX}${session.agent}`;
     switch (fact.kind) {
       case 'prompt':
         // A prompt event that arrives after its own API events (exporters batch independently) joins their task.
-        if (r.openTask === null || fact.promptId === null || r.openTask !== promptTaskId(fact.promptId, r.taskCount)) openTask(fact.promptId, ts);
+        if (r.openTask === null || fact.promptId === null || r.openTask !== promptTaskId(fact.promptId, r.taskCount)) this.openTask(fact.promptId, ts);
         events.push({ type: 'externalEvent', ts, name, known: true, taskId: r.openTask, attributes: keptAttributes(record.attributes, options.storePrompts) });
         break;
       case 'apiRequest': {
-        const t = taskFor(fact.promptId, ts);
+        const t = this.taskFor(fact.promptId, ts);
         r.openTaskAttempts += 1;
         const ref = { step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId, attempt: r.openTaskAttempts };
         events.push({ type: 'attemptStarted', ts: ts - fact.durationMs, ...ref });
@@ -114,13 +160,13 @@ export function planSession(
         break;
       }
       case 'apiError': {
-        const t = taskFor(fact.promptId, ts);
+        const t = this.taskFor(fact.promptId, ts);
         r.openTaskAttempts += 1;
         const ref = { step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId, attempt: r.openTaskAttempts };
         const error = apiFailureError({
           runtime: session.agent, status: fact.status, message: fact.message, timestamp: ts,
           context: { ...context, model: fact.model, reportedAttempt: fact.reportedAttempt, durationMs: fact.durationMs },
-          correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${session.agent}`, run: r.runId, step: SESSION_STEP, task: t.taskId, attempt: ref.attempt },
+          correlation: { flow, run: r.runId, step: SESSION_STEP, task: t.taskId, attempt: ref.attempt },
         }).toEnvelope();
         events.push({ type: 'attemptStarted', ts: ts - fact.durationMs, ...ref });
         // The CLI retries a recoverable API error itself: counted as handled (retrying), like the engine's retried attempts.
@@ -129,10 +175,10 @@ export function planSession(
         break;
       }
       case 'toolFailed': {
-        const t = taskFor(fact.promptId, ts);
+        const t = this.taskFor(fact.promptId, ts);
         const error = toolFailureError(session.agent, fact.tool, fact.message, {
           timestamp: ts, context,
-          correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${session.agent}`, run: r.runId, step: SESSION_STEP, task: t.taskId, attempt: r.openTaskAttempts || null },
+          correlation: { flow, run: r.runId, step: SESSION_STEP, task: t.taskId, attempt: r.openTaskAttempts || null },
         }).toEnvelope();
         // The agent sees the tool's failure and goes on: it handles it (caught), the session does not fail.
         events.push({ type: 'errorOccurred', ts, error, caught: true, retrying: false, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });
@@ -143,8 +189,6 @@ export function planSession(
         break;
     }
   }
-  r.lastEventAt = latest;
-  return { events, row: r };
 }
 
 /** The events that end a quiet session: its open task succeeds, then the run goes idle. */

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';
 import { appFlowsDirOf, FlowKeys } from './flow-keys.js';
+import { FlowCatalog } from './flows.js';
 import { createHivewatchService, type HivewatchService } from './service.js';
 
 /** Issue #9 part 6: the operator's flows folder is a boundary, symlinks included. */
@@ -95,6 +96,17 @@ describe('symlinks in the operator flows folder', () => {
     await expect(new FlowKeys({ examplesDir: EXAMPLES_DIR, userFlowsDir: appFlowsDirOf(':memory:') }).resolve('user/own.prose')).rejects.toMatchObject({
       problem: 'no_folder',
     });
+  });
+
+  it('loads a flow without waiting a turn of the event loop (issue #25 part 7: under load each turn cost milliseconds)', async () => {
+    const catalog = new FlowCatalog({ examplesDir: EXAMPLES_DIR, userFlowsDir: flows });
+    const order: string[] = [];
+    // A macrotask queued first: whatever waits for the file system's thread pool answers after it.
+    setImmediate(() => order.push('next turn'));
+    await catalog.load('user/own.prose').then((flow) => order.push(flow.source === FLOW ? 'loaded' : 'wrong source'));
+    await catalog.load('user/far.prose').then(() => order.push('far loaded'), (error: { code?: string }) => order.push(`far refused: ${error.code}`));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['loaded', 'far refused: flow_outside_folder', 'next turn']);
   });
 });
 

@@ -1,7 +1,6 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { defaultDatabasePath } from '../store/database.js';
 import { isPostgresUrl } from '../store/open.js';
-import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -135,24 +134,33 @@ export class FlowKeys {
     return absolute;
   }
 
-  /** Where the file of `key` is; throws a FlowKeyError saying why when it cannot be reached. */
+  /**
+   * Where the file of `key` is; throws a FlowKeyError saying why when it cannot be reached.
+   * Synchronous file system calls (each microseconds on the local folders these are): every
+   * asynchronous one waits a turn of the event loop, and under load a start spent most of its
+   * time waiting those turns (issue #25 part 7). The promise settles within microtasks.
+   */
   async resolve(key: string): Promise<ResolvedFlow> {
+    return this.resolveNow(key);
+  }
+
+  private resolveNow(key: string): ResolvedFlow {
     const match = KEY.exec(key);
     if (match === null) {
       if (!isAbsolute(key)) {
         throw new FlowKeyError(FlowKeyProblem.notAKey, key, `flow ${key} is neither examples/<file>.prose, user/<file>.prose nor an absolute path`);
       }
-      return { key, path: key, realPath: await this.realFile(key, key) };
+      return { key, path: key, realPath: this.realFile(key, key) };
     }
     const prefix = match[1] as FlowFolder;
     const name = match[2] as string;
     const folder = this.folderOf(prefix);
     if (folder === null) throw new FlowKeyError(FlowKeyProblem.noFolder, key, `no flow ${key}: no operator flows folder is configured`);
     const path = join(folder, name);
-    const realPath = await this.realFile(key, path);
+    const realPath = this.realFile(key, path);
     let realFolder: string;
     try {
-      realFolder = await realpath(folder);
+      realFolder = realpathSync.native(folder);
     } catch (error) {
       if (isMissing(error)) throw new FlowKeyError(FlowKeyProblem.notFound, key, `no flow ${key}`);
       throw error;
@@ -167,10 +175,10 @@ export class FlowKeys {
     return { key, path, realPath };
   }
 
-  private async realFile(key: string, path: string): Promise<string> {
+  private realFile(key: string, path: string): string {
     try {
-      const real = await realpath(path);
-      if (!(await stat(real)).isFile()) throw new FlowKeyError(FlowKeyProblem.notFound, key, `no flow ${key}`);
+      const real = realpathSync.native(path);
+      if (!statSync(real).isFile()) throw new FlowKeyError(FlowKeyProblem.notFound, key, `no flow ${key}`);
       return real;
     } catch (error) {
       if (isMissing(error)) throw new FlowKeyError(FlowKeyProblem.notFound, key, `no flow ${key}`);

@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import type { Diagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
 import type { CheckResult } from '../flow/plan.js';
@@ -37,8 +38,9 @@ export function checkLoaded(flow: LoadedFlow): CheckResult {
   return flow.notText ? { ok: false, diagnostics: [flow.notText], errorCount: 1, plan: null } : checkFlow(flow.source, flow.id);
 }
 
-async function readLoaded(id: string, path: string, realPath: string): Promise<LoadedFlow> {
-  const text = flowText(await readFile(realPath), id);
+/** Read synchronously: a start under load must not wait its turn on a busy event loop for a small file (issue #25 part 7). */
+function readLoaded(id: string, path: string, realPath: string): LoadedFlow {
+  const text = flowText(readFileSync(realPath), id);
   return text.ok ? { id, path, source: text.source, notText: null } : { id, path, source: '', notText: text.diagnostic };
 }
 
@@ -98,11 +100,14 @@ export class FlowCatalog {
     return flows;
   }
 
-  /** Reads a flow by id (validated by the caller's schema). 404 when it does not exist, 400 when it leaves its folder. */
+  /**
+   * Reads a flow by id (validated by the caller's schema). 404 when it does not exist, 400 when it
+   * leaves its folder. Synchronously, like FlowKeys.resolve: a flow is a small local file.
+   */
   async load(id: string): Promise<LoadedFlow> {
     try {
       const resolved = await this.keys.resolve(id);
-      return await readLoaded(id, resolved.path, resolved.realPath);
+      return readLoaded(id, resolved.path, resolved.realPath);
     } catch (error) {
       throw asCatalogError(error, id);
     }
@@ -117,7 +122,7 @@ export class FlowCatalog {
       if (FlowKeys.isFolderKey(flow)) return await this.load(flow);
       if (!flow.endsWith('.prose')) throw new ApiError(404, 'flow_not_found', `no flow ${flow}`);
       const resolved = await this.keys.resolve(flow);
-      return await readLoaded(flow, resolved.path, resolved.realPath);
+      return readLoaded(flow, resolved.path, resolved.realPath);
     } catch (error) {
       const mapped = asCatalogError(error, flow);
       if (mapped instanceof ApiError && mapped.status === 404) {

@@ -11,9 +11,9 @@ let store: HivewatchStore;
 afterEach(async () => await store?.close());
 
 /** One failed run per entry, its timeout error at T0 + hour h. */
-async function errorsAt(hours: readonly number[], code: ErrorCode = 'RUNTIME_TIMEOUT'): Promise<void> {
+async function errorsAt(hours: readonly number[], code: ErrorCode = 'RUNTIME_TIMEOUT', prefix = 'run'): Promise<void> {
   for (const [i, h] of hours.entries()) {
-    const b = new JournalBuilder(`run-${code}-${i}`, { start: T0 + h * HOUR, tick: 1 }).start();
+    const b = new JournalBuilder(`${prefix}-${code}-${i}`, { start: T0 + h * HOUR, tick: 1 }).start();
     b.runStep([{ attempts: [{ code, origin: code.startsWith('AGENT') ? 'agent:coder' : 'runtime:fake', message: 'took too long' }] }]).fail();
     await store.appendEvents(b.events);
   }
@@ -52,5 +52,24 @@ describe('group sparklines from the rollups', () => {
     expect(only?.trend?.[0]).toBeGreaterThan(0);
     expect(only?.trend?.[3]).toBeGreaterThan(0);
     expect(await withTrends(store, [], {}, 4)).toEqual([]);
+  });
+
+  it('plans the window inside sane bounds whatever the rows hold: a group also seen in 2300 or 1938 still gets its sparkline (issue #25 part 6)', async () => {
+    const now = T0 + 48 * HOUR;
+    store = await openStore({ path: ':memory:', recover: false, now: () => now });
+    await errorsAt([2, 3, 9]);
+    // The same error (one group) journaled in 2300 and in 1938, as an older ingest could have.
+    const YEAR_2300_HOURS = (Date.UTC(2300, 0, 1) - T0) / HOUR;
+    const YEAR_1938_HOURS = (-1e12 - T0) / HOUR;
+    await errorsAt([YEAR_2300_HOURS, YEAR_1938_HOURS].map((h) => Math.round(h)), 'RUNTIME_TIMEOUT', 'stored');
+    for (const filter of [{}, { since: T0 }, { since: now - 24 * HOUR }, { since: 0, until: 8.64e15 }]) {
+      const groups = (await store.errorGroups(filter)).map(errorGroup);
+      expect(groups, JSON.stringify(filter)).toHaveLength(1);
+      const [only] = await withTrends(store, groups, filter, 24, now);
+      expect(only?.trend, JSON.stringify(filter)).toHaveLength(24);
+    }
+    // Open: from the first sane error to a day after now; the three errors of T0's day are in it.
+    const [open] = await withTrends(store, (await store.errorGroups({})).map(errorGroup), {}, 24, now);
+    expect(open?.trend?.reduce((a, b) => a + b, 0)).toBe(3);
   });
 });

@@ -4,6 +4,26 @@ import type { ErrorFilter, ErrorGroup } from './api.js';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
+/** Sparklines are drawn from 2000-01-01 on (issue #25 part 6: stored rows may hold any time). */
+export const TREND_TIME_MIN_MS = Date.UTC(2000, 0, 1);
+/** …up to a day after now (telemetry dated later is not believed at ingest either). */
+export const TREND_FUTURE_MS = DAY;
+/** At most this many day buckets are read for one sparkline (24 bins need far fewer; the store refuses 10,000). */
+export const MAX_TREND_DAYS = 5_000;
+
+/**
+ * The window the sparklines cover: the filter's, or the groups' own first..last seen when open,
+ * planned inside sane bounds whatever the rows hold (a group last seen in the year 2300 would
+ * otherwise ask for ~100,000 day buckets, and every range of the Errors screen would fail).
+ * Null when nothing of it lies inside.
+ */
+export function trendWindow(groups: readonly ErrorGroup[], filter: ErrorFilter, now: number): { since: number; until: number } | null {
+  const since = Math.max(filter.since ?? Math.min(...groups.map((g) => g.firstSeen)), TREND_TIME_MIN_MS);
+  const until = Math.min(filter.until ?? Math.max(...groups.map((g) => g.lastSeen)) + 1, now + TREND_FUTURE_MS);
+  if (!Number.isFinite(since) || !Number.isFinite(until) || until <= since) return null;
+  return { since: Math.max(since, until - MAX_TREND_DAYS * DAY), until };
+}
+
 /**
  * Every group's sparkline in one read: the window (the filter's, or the groups' own first..last
  * seen when open) is read from the group trend rollups at hour grain when that is at most 2,000
@@ -11,10 +31,11 @@ const DAY = 24 * HOUR;
  * with less than an hour per bin (shorter than `bins` hours) is binned from its errors instead
  * (one indexed read), the rollups being no finer than an hour.
  */
-export async function withTrends(store: HivewatchStore, groups: ErrorGroup[], filter: ErrorFilter, bins: number): Promise<ErrorGroup[]> {
+export async function withTrends(store: HivewatchStore, groups: ErrorGroup[], filter: ErrorFilter, bins: number, now = Date.now()): Promise<ErrorGroup[]> {
   if (groups.length === 0) return groups;
-  const since = filter.since ?? Math.min(...groups.map((g) => g.firstSeen));
-  const until = filter.until ?? Math.max(...groups.map((g) => g.lastSeen)) + 1;
+  const window = trendWindow(groups, filter, now);
+  if (window === null) return groups.map((group) => ({ ...group, trend: new Array<number>(bins).fill(0) }));
+  const { since, until } = window;
   const span = Math.max(1, until - since);
   if (span < bins * HOUR) {
     // Less than an hour per bin: the rollups are too coarse, the window's errors are few enough.

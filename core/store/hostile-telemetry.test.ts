@@ -23,6 +23,8 @@ const SESSION = `${'s'.repeat(MEGABYTE)}-session`;
 const record = (name: string, timeMs: number, attributes: TelemetryRecord['attributes']): TelemetryRecord => ({
   name,
   timeMs,
+  timeGiven: String(timeMs * 1_000_000),
+  timeField: 'timeUnixNano',
   attributes: { 'session.id': SESSION, 'prompt.id': 'p\u0000', ...attributes },
   resource: { 'service.name': 'claude-code', 'service.version': '2.0\u0000' },
   signal: 'logs',

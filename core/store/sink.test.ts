@@ -243,4 +243,45 @@ describe('createDurableSink', () => {
     expect(await store.getEvents('one')).toEqual(runs[0]);
     expect(await store.getEvents('two')).toEqual(runs[1]);
   });
+
+  it('a flush waits for the events appended before it, not for those appended while it waits (issue #25 part 7)', async () => {
+    store = await openStore({ path: ':memory:' });
+    // A store whose writes commit only when the test lets them: the later batch can be held forever.
+    const held: { events: readonly HivewatchEvent[]; release: () => void }[] = [];
+    let wrote: () => void = () => undefined;
+    const nextWrite = (): Promise<void> => new Promise((resolve) => (wrote = resolve));
+    const gated = {
+      appendEvents: (events: readonly HivewatchEvent[]) =>
+        new Promise<void>((resolve, reject) => {
+          held.push({ events, release: () => store!.appendEvents(events).then(resolve, reject) });
+          wrote();
+        }),
+    };
+    const sink = createDurableSink(gated);
+    const first = new JournalBuilder('first').start();
+    const later = new JournalBuilder('later').start();
+    sink.append(first.events[0]!);
+    let flushed = false;
+    const firstWrite = nextWrite();
+    const flush = sink.flush().then(() => (flushed = true));
+    await firstWrite;
+    // The flush's write is in flight; another run appends meanwhile, and its write will be held.
+    const laterWrite = nextWrite();
+    sink.append(later.events[0]!);
+    expect(held).toHaveLength(1);
+    held[0]!.release();
+    await flush;
+    expect(flushed).toBe(true);
+    expect(await store.getEvents('first')).toHaveLength(1);
+    // The later event is written on its own, not awaited by that flush.
+    await laterWrite;
+    expect(held).toHaveLength(2);
+    expect(held[1]!.events.map((e) => e.runId)).toEqual(['later']);
+    expect(sink.pending).toBe(1);
+    held[1]!.release();
+    await sink.flush();
+    expect(sink.pending).toBe(0);
+    expect(await store.getEvents('later')).toHaveLength(1);
+  });
 });
+

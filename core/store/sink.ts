@@ -82,9 +82,11 @@ class Timers {
  * waits on the database) and schedules a write on the next turn of the event loop, so live
  * readers see events within a tick; a full buffer (`maxBatch`) is written at once, so a storm
  * becomes transactions of `maxBatch` events, never one per event. One write is in flight at a
- * time, so batches commit in the order they were appended. `flush()` commits everything buffered
- * and resolves once it is durable: the engine awaits it between steps, so a step's events are
- * journaled before the next step starts.
+ * time, so batches commit in the order they were appended. `flush()` resolves once every event
+ * appended before it was called is durable (not those appended while it waits: with many runs
+ * appending, "until the buffer is empty" could mean waiting for everyone's later events, issue
+ * #25 part 7): the engine awaits it between steps, so a step's events are journaled before the
+ * next step starts, and a started run is listed once `startRun` answers.
  *
  * A failed write rolls back completely. When the database refused the batch for what it holds
  * (`isRefusedWrite`), the batch is written around the refused events (sink-refusals.ts). Otherwise
@@ -103,6 +105,9 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
   // large a storm's backlog (slicing one array per batch was quadratic).
   const chunks: HivewatchEvent[][] = [];
   let buffered = 0;
+  /** Events ever appended, and each buffered event's place among them (what a flush waits for). */
+  let appended = 0;
+  const appendOrder = new WeakMap<HivewatchEvent, number>();
   let inFlight: Promise<void> | null = null;
   /** Events of the write in flight (out of the buffer, not committed yet). */
   let writing = 0;
@@ -209,12 +214,15 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
   };
 
   /** Writes until the buffer is empty; throws the last error once `delays` are spent. */
-  const drain = async (delays: readonly number[]): Promise<void> => {
+  const drain = async (delays: readonly number[], target: number): Promise<void> => {
     let retries = 0;
     for (;;) {
-      // A failed write puts its events back in the buffer: empty after the last write means all committed.
+      // A failed write puts its events back in front of the buffer, in append order: once the
+      // buffer's first event was appended at or after `target`, everything before it is
+      // committed (or dropped with its run), and later events are not this flush's to wait for.
       while (inFlight !== null) await inFlight;
-      if (buffered === 0) return;
+      const first = chunks[0]?.[0];
+      if (first === undefined || (appendOrder.get(first) ?? target) >= target) return;
       await startWrite();
       if (!failed) continue;
       const delay = delays[retries];
@@ -224,13 +232,19 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
     }
   };
 
-  /** Flushes run one after another: each sees what the previous one left. */
+  /**
+   * Flushes run one after another: each sees what the previous one left. A flush waits for the
+   * events appended before it was called, not for those other runs append while it waits
+   * (issue #25 part 7: with many runs, "until the buffer is empty" could mean waiting for
+   * everyone's later events); events commit in append order, so the earlier flushes cost nothing more.
+   */
   const queued = (delays: readonly number[]): Promise<void> => {
     if (scheduled !== null) {
       clearImmediate(scheduled);
       scheduled = null;
     }
-    const next = flushing.then(() => drain(delays)).catch((error: unknown) => {
+    const target = appended;
+    const next = flushing.then(() => drain(delays, target)).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       throw new HivewatchError('SYSTEM_EVENT_WRITE_FAILED', {
         message: `could not journal ${buffered} event(s): ${message}`,
@@ -270,6 +284,7 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
     if (last === undefined || last.length >= maxBatch) chunks.push((last = []));
     last.push(event);
     buffered += 1;
+    appendOrder.set(event, appended++);
     if (buffered >= maxBatch && !failed && inFlight === null) void startWrite();
     schedule();
   };

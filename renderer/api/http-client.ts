@@ -22,8 +22,9 @@ import { SseParser } from './sse.js';
 
 /**
  * HivewatchApi over the browser shell's HTTP routes: fetch with `Authorization: Bearer <token>`
- * for every call (or, in a tab opened without the token, the server's access cookie), and the live stream read from `GET /api/stream` with fetch + a ReadableStream
- * (EventSource cannot send the header). The stream reconnects on its own with `Last-Event-ID`
+ * for every call, and the live stream read from `GET /api/stream` with fetch + a ReadableStream
+ * (EventSource cannot send the header, and the credential is never a cookie: cookies ignore
+ * ports, docs/decisions.md "The access credential stays on its port"). The stream reconnects on its own with `Last-Event-ID`
  * (the last id it saw, instance included), so a dropped connection loses nothing the server
  * still has; when the server cannot resume (restarted, or too far behind) it says `reset` and
  * `onReset` runs.
@@ -76,8 +77,8 @@ function splitLiveId(text: string | undefined): { instance: string | null; id: n
 export function createHttpClient(options: HttpClientOptions): HttpApiClient {
   const base = (options.baseUrl ?? '').replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
-  // No token in this tab (a copied link opened in a new one): send no header, and the server
-  // reads its HttpOnly access cookie instead (an empty "Bearer " would read as a wrong token).
+  // No token (a browser that never opened the printed URL): send no header, so the server says
+  // "missing token" (an empty "Bearer " would read as a wrong token).
   const auth: Record<string, string> = options.token === '' ? {} : { Authorization: `Bearer ${options.token}` };
   const firstDelay = options.reconnectDelayMs ?? 500;
   const maxDelay = options.maxReconnectDelayMs ?? 2_000;

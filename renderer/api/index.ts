@@ -16,19 +16,41 @@ declare global {
 }
 
 /**
- * The browser shell's token: taken from `?token=` on the first load, kept in sessionStorage
- * (it survives reloads of this tab, not the browser), and removed from the address bar so it
- * does not linger in history, bookmarks or screenshots.
+ * The browser shell's token: taken from `?token=` on the first load, kept in localStorage and
+ * removed from the address bar so it does not linger in history, bookmarks or screenshots.
+ * localStorage is scoped by origin, and the origin includes the port: another tab of this
+ * server (a copied link, which has no token) reads it, a page of any other port on 127.0.0.1
+ * cannot, and nothing sends it anywhere but as this client's `Authorization` header (cookies,
+ * which ignore ports, are not used: docs/decisions.md "The access credential stays on its port").
  */
 export function takeToken(win: Window = window): string {
   const url = new URL(win.location.href);
   const fromUrl = url.searchParams.get('token');
+  const storage = tokenStorage(win);
   if (fromUrl !== null) {
-    win.sessionStorage.setItem(TOKEN_STORAGE_KEY, fromUrl);
+    try {
+      storage?.setItem(TOKEN_STORAGE_KEY, fromUrl);
+    } catch {
+      // Full or refused: this tab keeps working; a copied link will ask for the printed URL.
+    }
     url.searchParams.delete('token');
     win.history.replaceState(win.history.state, '', `${url.pathname}${url.search}${url.hash}`);
+    return fromUrl;
   }
-  return win.sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? '';
+  try {
+    return storage?.getItem(TOKEN_STORAGE_KEY) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** The origin's localStorage, or null where the browser refuses it (storage disabled): the token then lives in this page only. */
+function tokenStorage(win: Window): Storage | null {
+  try {
+    return win.localStorage;
+  } catch {
+    return null;
+  }
 }
 
 let shared: HivewatchApi | null = null;

@@ -1,12 +1,12 @@
 import type { RunSummary } from '../../core/service/api.js';
-import { formatAbsolute, formatCountdown, formatDuration, formatPast, formatRunDuration, runDurationParts } from '../lib/format.js';
+import { formatAbsolute, formatCountdown, formatDuration, formatPast, formatRunDuration, isoTime, runDurationParts } from '../lib/format.js';
 import { useNow } from '../lib/use-now.js';
 
 /** "5 min ago" for something that happened (never "in 3 min"), with the exact local time on hover. */
 export function RelativeTime({ ts }: { ts: number }) {
   const now = useNow();
   return (
-    <time dateTime={new Date(ts).toISOString()} title={formatAbsolute(ts)}>
+    <time dateTime={isoTime(ts)} title={formatAbsolute(ts)}>
       {formatPast(ts, now)}
     </time>
   );
@@ -56,7 +56,7 @@ export function Countdown({ at }: { at: number }) {
   // The shared tick can be up to a second old when this mounts: never count from the past.
   const now = Math.max(useNow(), Date.now());
   return (
-    <time dateTime={new Date(at).toISOString()} title={`next attempt at ${formatAbsolute(at)}`}>
+    <time dateTime={isoTime(at)} title={`next attempt at ${formatAbsolute(at)}`}>
       {formatCountdown(at, now)}
     </time>
   );

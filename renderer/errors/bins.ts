@@ -42,8 +42,13 @@ export function densify(
   const first = since === null ? firstPoint : Math.min(floor(since), firstPoint);
   const last = until === null ? lastPoint : Math.max(floor(until - 1), lastPoint);
   const count = Math.floor((last - first) / size) + 1;
-  const from = count > max ? last - (max - 1) * size : first;
+  const shown = Number.isFinite(count) ? Math.min(count, max) : max;
+  const from = last - (shown - 1) * size;
   const out: { start: number; counts: Record<string, number> }[] = [];
-  for (let t = from; t <= last; t += size) out.push({ start: t, counts: byStart.get(t) ?? {} });
+  // By index, not `t += size`: past 2^53 adding a bucket leaves t as it was (a loop that never ends).
+  for (let i = 0; i < shown; i++) {
+    const t = from + i * size;
+    out.push({ start: t, counts: byStart.get(t) ?? {} });
+  }
   return out;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorOccurrence, ErrorSeries, HivewatchApi, Page } from '../../core/service/api.js';
 import { filterOf, parseErrorsQuery, stableNow, windowOf } from './errors-query.js';
-import { prefetchErrors, SAMPLE_SIZE, takePrefetchedOverview, takePrefetchedSample } from './errors-loads.js';
+import { loadOverview, prefetchErrors, SAMPLE_SIZE, takePrefetchedOverview, takePrefetchedSample } from './errors-loads.js';
 
 /**
  * Answers the Errors screen's four reads with empty results and records each call with its
@@ -63,3 +63,45 @@ describe('prefetching the Errors screen', () => {
     expect(takePrefetchedSample(same.filter, '')).not.toBeNull();
   });
 });
+
+/**
+ * A server that refuses a series of more than 10,000 buckets, as the real one does, and whose
+ * error groups were first seen in 1938 and last seen in 2300 (rows an older ingest could leave).
+ */
+function hostileHistoryApi(): { api: HivewatchApi; series: { since: number; until: number | undefined; bucket: string }[] } {
+  const series: { since: number; until: number | undefined; bucket: string }[] = [];
+  const group = { fingerprint: 'fp', category: 'runtime', code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', message: 'Overloaded', count: 3, unhandled: 0, firstSeen: -1e12, lastSeen: Date.UTC(2300, 0, 1), trend: null };
+  const size: Record<string, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+  const api = {
+    errorCounts: () => Promise.resolve([{ key: 'runtime', count: 3, label: null }]),
+    errorGroups: () => Promise.resolve([group]),
+    errorSeries: (input: { since: number; until?: number; bucket: string }) => {
+      const until = input.until ?? NOW;
+      const count = Math.ceil((until - input.since) / (size[input.bucket] as number));
+      if (count > 10_000) return Promise.reject(new Error(`${count} ${input.bucket} buckets requested; at most 10000`));
+      series.push({ since: input.since, until: input.until, bucket: input.bucket });
+      return Promise.resolve({ bucket: input.bucket, stackBy: 'category', keys: ['runtime'], points: [{ start: NOW - 3_600_000, counts: { runtime: 1 } }] });
+    },
+  };
+  return { api: api as unknown as HivewatchApi, series };
+}
+
+describe('planning the series window whatever the rows hold (issue #25 part 6)', () => {
+  it.each(['range=1h', 'range=24h', 'range=7d', 'range=30d', 'range=all', 'since=0&until=8640000000000000', 'until=8640000000000000'])(
+    '%s reads a series the server can answer, inside 2000 .. a day after now, at most 400 bars',
+    async (hash) => {
+      const { api, series } = hostileHistoryApi();
+      const { filter, bucket } = screenFilter(hash);
+      const overview = await loadOverview(api, filter, bucket, NOW);
+      expect(overview.groups).toHaveLength(1);
+      expect(series).toHaveLength(1);
+      const [read] = series;
+      const size = { minute: 60_000, hour: 3_600_000, day: 86_400_000 }[read!.bucket as 'minute'];
+      expect(read!.since).toBeGreaterThanOrEqual(Date.UTC(2000, 0, 1));
+      expect((read!.until ?? NOW) - read!.since).toBeLessThanOrEqual(401 * size);
+      expect(read!.until ?? NOW).toBeLessThanOrEqual(NOW + 86_400_000);
+      expect(overview.series.points.length).toBeLessThanOrEqual(400);
+    },
+  );
+});
+

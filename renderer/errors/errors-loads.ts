@@ -1,6 +1,6 @@
 import type { ErrorCount, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, HivewatchApi } from '../../core/service/api.js';
-import { densify } from './bins.js';
-import { bucketFor, filterOf, parseErrorsQuery, stableNow, windowOf } from './errors-query.js';
+import { BUCKET_MS, densify } from './bins.js';
+import { bucketFor, filterOf, MAX_BARS, parseErrorsQuery, saneSpan, seriesWindowOf, stableNow, windowOf } from './errors-query.js';
 
 /**
  * What the Errors screen reads, as plain async functions, and a prefetch of it. This module is
@@ -36,8 +36,10 @@ const SPARK_BINS = 24;
  * a bounded window, the series, all at once. Only "all time" reads its series after the groups,
  * whose first and last seen give the bars their span.
  */
-export async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windowBucket: ErrorSeries['bucket']): Promise<Overview> {
+export async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windowBucket: ErrorSeries['bucket'], now = Date.now()): Promise<Overview> {
   const open = filter.since === undefined;
+  // A bounded window's bars: inside the sane bounds, never more than the chart draws.
+  const bars = open ? null : seriesWindowOf(filter, windowBucket, now);
   const [byCategory, byOrigin, byCode, byFlow, byHandled, groups, windowed] = await Promise.all([
     api.errorCounts({ ...filter, by: 'category' }),
     api.errorCounts({ ...filter, by: 'origin', limit: 12 }),
@@ -45,22 +47,26 @@ export async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windo
     api.errorCounts({ ...filter, by: 'flow', limit: 50 }),
     api.errorCounts({ ...filter, by: 'handled' }),
     api.errorGroups({ ...filter, limit: 100, trendBins: SPARK_BINS }),
-    open ? Promise.resolve(null) : api.errorSeries({ ...filter, bucket: windowBucket, stackBy: 'category' }),
+    bars === null ? Promise.resolve(null) : api.errorSeries({ ...filter, ...bars, bucket: windowBucket, stackBy: 'category' }),
   ]);
-  if (windowed) {
-    const points = densify(windowed.points, windowBucket, filter.since ?? null, filter.until ?? null);
-    return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...windowed, bucket: windowBucket, points }, groups };
+  if (!open) {
+    const points = windowed ? densify(windowed.points, windowBucket, bars?.since ?? null, bars?.until ?? null) : [];
+    return { byCategory, byOrigin, byCode, byFlow, byHandled, series: windowed ? { ...windowed, bucket: windowBucket, points } : noSeries(windowBucket), groups };
   }
-  // Without a start ("all time") the bars follow the data's own span, from first to last error.
-  const first = Math.min(...groups.map((g) => g.firstSeen));
-  const last = Math.max(...groups.map((g) => g.lastSeen));
-  const bucket = groups.length > 0 ? bucketFor(last - first) : windowBucket;
-  // An open window is bounded by the data (errors of virtual-clock runs can lie ahead of now).
-  const span = groups.length > 0 ? { since: first, until: filter.until ?? last + 1 } : {};
-  const series = await api.errorSeries({ ...filter, ...span, bucket, stackBy: 'category' });
+  // Without a start ("all time") the bars follow the data's own span, from first to last error,
+  // inside the sane bounds (errors of virtual-clock runs can lie ahead of now; a row dated in
+  // 2300 or before 2000 is counted and listed, not charted).
+  const span = groups.length > 0 ? saneSpan(Math.min(...groups.map((g) => g.firstSeen)), Math.max(...groups.map((g) => g.lastSeen)) + 1, now) : null;
+  if (span === null) return { byCategory, byOrigin, byCode, byFlow, byHandled, series: noSeries(windowBucket), groups };
+  const bucket = bucketFor(span.until - span.since);
+  const until = filter.until !== undefined ? Math.min(filter.until, span.until) : span.until;
+  const since = Math.max(span.since, until - MAX_BARS * BUCKET_MS[bucket]);
+  const series = until > since ? await api.errorSeries({ ...filter, since, until, bucket, stackBy: 'category' }) : noSeries(bucket);
   const points = densify(trimEmpty(series.points), bucket, null, null);
   return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...series, bucket, points }, groups };
 }
+
+const noSeries = (bucket: ErrorSeries['bucket']): ErrorSeries => ({ bucket, stackBy: 'category', keys: [], points: [] });
 
 function trimEmpty<P extends { counts: Record<string, number> }>(points: readonly P[]): P[] {
   const nonEmpty = (p: P): boolean => Object.values(p.counts).some((n) => n > 0);

@@ -74,6 +74,39 @@ export function serializeErrorsQuery(q: ErrorsQuery): URLSearchParams {
   return params;
 }
 
+/**
+ * The times a chart may span (issue #25 part 6): stored errors may carry any time (an older
+ * version's ingest, another writer), so a chart's window is planned inside these bounds whatever
+ * the rows hold (telemetry dated more than a day ahead is not believed at ingest either), and
+ * never asks for more bars than it can draw.
+ */
+export const SANE_TIME_MIN_MS = Date.UTC(2000, 0, 1);
+export const SANE_FUTURE_MS = 86_400_000;
+/** The most bars a series chart draws (densify keeps the newest this many). */
+export const MAX_BARS = 400;
+
+const BUCKET_SIZE: Record<Bucket, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+
+/** [since, until) clamped into the sane bounds at `now`; null when nothing of it is inside. */
+export function saneSpan(since: number, until: number, now: number): { since: number; until: number } | null {
+  const from = Math.max(since, SANE_TIME_MIN_MS);
+  const to = Math.min(until, now + SANE_FUTURE_MS);
+  return Number.isFinite(from) && Number.isFinite(to) && to > from ? { since: from, until: to } : null;
+}
+
+/**
+ * The window a series is read for: the filter's own, inside the sane bounds and at most MAX_BARS
+ * buckets long (the newest kept, as the chart draws them). `until` stays open (the server's now)
+ * when the filter's is. Null when nothing of the window can be drawn.
+ */
+export function seriesWindowOf(filter: { since?: number; until?: number }, bucket: Bucket, now: number): { since: number; until?: number } | null {
+  const size = BUCKET_SIZE[bucket];
+  const span = saneSpan(filter.since ?? SANE_TIME_MIN_MS, filter.until ?? now + size, now);
+  if (span === null) return null;
+  const since = Math.max(span.since, span.until - MAX_BARS * size);
+  return filter.until === undefined ? { since } : { since, until: span.until };
+}
+
 /** The bucket that gives a readable number of bars (≤ ~200) for a span. */
 export function bucketFor(spanMs: number): Bucket {
   if (spanMs <= 3 * 3_600_000) return 'minute';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAbsolute, formatCountdown, formatDelay, formatDuration, formatPast, formatRelative, formatRunDuration, plural, runDurationParts, shortId } from './format.js';
+import { formatAbsolute, formatCountdown, formatDelay, formatDuration, formatPast, formatRelative, formatRunDuration, isoTime, isShowableTime, plural, runDurationParts, shortId } from './format.js';
 
 const NOW = Date.UTC(2025, 10, 22, 12, 0, 0);
 
@@ -109,3 +109,21 @@ describe('times of a virtual-clock run', () => {
     expect(formatRunDuration({ ...real, endedAt: NOW - 4_000 }, NOW)).toBe('1.0s');
   });
 });
+
+describe('times no Date can show (issue #25 part 6)', () => {
+  it.each([9e15, -9e15, 1e31, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_VALUE])('%s is labelled, never thrown on', (ts) => {
+    expect(isShowableTime(ts)).toBe(false);
+    expect(isoTime(ts)).toBeUndefined();
+    expect(formatAbsolute(ts)).toBe(`invalid time (${String(ts)})`);
+    expect(formatRelative(ts, NOW)).toBe(`invalid time (${String(ts)})`);
+    expect(formatPast(ts, NOW)).toBe(`invalid time (${String(ts)})`);
+    expect(() => formatCountdown(ts, NOW)).not.toThrow();
+    expect(() => formatDuration(ts - NOW)).not.toThrow();
+  });
+  it('shows the edges of the range and dates far from now', () => {
+    expect(isoTime(8.64e15)).toBe('+275760-09-13T00:00:00.000Z');
+    expect(isoTime(Date.UTC(2300, 0, 1))).toBe('2300-01-01T00:00:00.000Z');
+    expect(formatRelative(Date.UTC(2300, 0, 1), NOW)).toMatch(/^2299-12-31|^2300-01-01/);
+  });
+});
+

@@ -8,8 +8,26 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+/** What `Date` can represent: ±8.64e15 ms around the epoch (ECMAScript's time value range). */
+const MAX_TIME_VALUE = 8.64e15;
+
+/**
+ * Whether `ts` is a time a Date can show. Stored data may hold any number (an older version's
+ * ingest, another writer), and `new Date(ts).toISOString()` throws outside this range: every
+ * formatter here answers a label instead of throwing (issue #25 part 6).
+ */
+export function isShowableTime(ts: number): boolean {
+  return Number.isFinite(ts) && Math.abs(ts) <= MAX_TIME_VALUE;
+}
+
+/** The ISO form for a `<time dateTime>` attribute, or undefined for a time a Date cannot show. */
+export function isoTime(ts: number): string | undefined {
+  return isShowableTime(ts) ? new Date(ts).toISOString() : undefined;
+}
+
 /** "just now", "12s ago", "5 min ago", "3 h ago", "2 d ago"; "in 30s" for a time ahead. */
 export function formatRelative(ts: number, now: number): string {
+  if (!isShowableTime(ts)) return formatAbsolute(ts);
   const diff = now - ts;
   const ahead = diff < 0;
   const abs = Math.abs(diff);
@@ -28,6 +46,7 @@ export function formatRelative(ts: number, now: number): string {
  * (a virtual-clock run's own timestamps run ahead of the wall clock) reads "just now", never "in 3 min".
  */
 export function formatPast(ts: number, now: number): string {
+  if (!isShowableTime(ts)) return formatAbsolute(ts);
   return formatRelative(Math.min(ts, now), now);
 }
 
@@ -53,8 +72,9 @@ function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
 
-/** Local time, "2025-11-22 14:03:05.120": what a title attribute shows on hover. */
+/** Local time, "2025-11-22 14:03:05.120": what a title attribute shows on hover ("invalid time (…)" when no Date can show it). */
 export function formatAbsolute(ts: number): string {
+  if (!isShowableTime(ts)) return `invalid time (${String(ts)})`;
   const d = new Date(ts);
   return (
     `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +

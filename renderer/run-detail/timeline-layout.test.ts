@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptView, RunDetail, TaskView } from '../../core/service/api.js';
 import { envelope } from '../testing/events.js';
-import { INSTANT, layoutTimeline } from './timeline-layout.js';
+import { GAP_MAX, INSTANT, layoutTimeline } from './timeline-layout.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -177,4 +177,16 @@ describe('layoutTimeline', () => {
     expect(layout.ticks.map((t) => t.label)).toEqual(['+0 ms', '+3m 30s']);
     expect(layout.steps[1]!.x).toBeGreaterThan(layout.steps[0]!.x);
   });
+
+  it('keeps a gap to a time far from the others (2300, past what a Date shows) within GAP_MAX (issue #25 part 6)', () => {
+    for (const far of [Date.UTC(2300, 0, 1), 9e15]) {
+      const detail = rateLimited();
+      const attempts = detail.tasks[0]!.attempts;
+      attempts[3] = attempt(4, far, { status: 'succeeded', error: null });
+      const layout = layoutTimeline({ ...detail, steps: [{ ...detail.steps[0]!, endedAt: far }] }, T0);
+      expect(Number.isFinite(layout.width)).toBe(true);
+      expect(layout.width).toBeLessThan(4 * INSTANT + 2 * GAP_MAX);
+    }
+  });
 });
+

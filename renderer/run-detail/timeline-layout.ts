@@ -65,8 +65,14 @@ export interface TimelineLayout {
   ticks: Tick[];
 }
 
+/**
+ * The widest a gap is drawn (about a week's √-width): a stored time far from the others (a row
+ * dated in 2300, or past what a Date can show) must not make the timeline millions of pixels wide.
+ */
+export const GAP_MAX = 10_000;
+
 function gapWidth(ms: number): number {
-  return ms <= 0 ? 0 : GAP_MIN + GAP_PER_SQRT_SECOND * Math.sqrt(ms / 1000);
+  return ms <= 0 ? 0 : Math.min(GAP_MAX, GAP_MIN + GAP_PER_SQRT_SECOND * Math.sqrt(ms / 1000));
 }
 
 /** Extra room where one step hands over to the next at the same instant. */
