@@ -71,6 +71,8 @@ export interface FixtureRun {
   spec: RunSpec;
   cliVersion: string;
   recordedAt: string;
+  /** What the provider stub was told to answer, step by step (the last step repeats). */
+  script: readonly unknown[];
   argv: string[];
   env: Record<string, string>;
   exitCode: number | null;
@@ -129,7 +131,8 @@ export function writeFixture(record: RunRecord, shape: FixtureShape): FixtureRun
     id: record.id,
     spec: record.spec,
     cliVersion: record.cliVersion,
-    recordedAt: new Date().toISOString(),
+    recordedAt: new Date(record.startedAtMs).toISOString(),
+    script: record.script,
     argv: record.argv,
     env: record.env,
     exitCode: record.result.exitCode,

@@ -88,6 +88,8 @@ const INSTALL_SCRIPT = [
   'set -e',
   'if [ -e "$1/' + MARKER + '" ]; then echo present; exit 0; fi',
   'partial="$1.partial-$$"',
+  // A failed npm leaves nothing behind; after the rename there is nothing left to remove.
+  'trap \'rm -rf "$partial"\' EXIT',
   'rm -rf "$partial"; mkdir -p "$partial"',
   // Scripts stay on: Claude Code's postinstall puts the platform binary in place of bin/claude.exe.
   'npm install --prefix "$partial" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts=false --loglevel=error "$2" >&2',

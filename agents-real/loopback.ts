@@ -13,6 +13,8 @@ export interface Loopback {
   readonly port: number;
   /** Resolves once no request is being read or answered (at once when none is). */
   idle(): Promise<void>;
+  /** Requests being read or answered now. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export async function listenLoopback(handler: Handler): Promise<Loopback> {
     url: `http://127.0.0.1:${port}`,
     port,
     idle: () => (busy === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    inFlight: () => busy,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -34,6 +34,7 @@ export interface OtlpCapture {
   readonly exports: readonly CapturedExport[];
   /** Resolves once no export is being read (after a CLI exits: everything it sent is in). */
   idle(): Promise<void>;
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -82,5 +83,5 @@ export async function startOtlpCapture(options: { token: string }): Promise<Otlp
       res.end('{}');
     }
   });
-  return { url: server.url, exports, idle: () => server.idle(), close: () => server.close() };
+  return { url: server.url, exports, idle: () => server.idle(), inFlight: () => server.inFlight(), close: () => server.close() };
 }

@@ -6,7 +6,7 @@ import { installedCli } from './install.js';
 import { MATRIX } from './matrix.js';
 import { CLI_PINS, type CliName } from './pins.js';
 import { runSpec, type RunRecord } from './session.js';
-import { commonShape, seenShape, shapeOf } from './shape.js';
+import { requiredShape, seenShape, shapeOf } from './shape.js';
 import { runId, type RunSpec } from './specs.js';
 
 /**
@@ -56,9 +56,10 @@ async function recordSpec(spec: RunSpec, repeat: number): Promise<string> {
   const homeAt = join(tmpdir(), 'hivewatch-cli-record', spec.cli, id);
   const records: RunRecord[] = [];
   for (let n = 0; n < (spec.slow ? 1 : repeat); n++) records.push(await runSpec(cli, spec, { homeAt }));
-  const shapes = records.map((r) => shapeOf({ cli: spec.cli, stdout: r.result.stdout, otlp: r.otlp }));
+  const recorded = records.map((r) => ({ shape: shapeOf({ cli: spec.cli, stdout: r.result.stdout, otlp: r.otlp }), exitCode: r.result.exitCode, killedBy: r.result.killedBy }));
   const first = records[0] as RunRecord;
-  writeFixture(first, { repeats: records.length, required: commonShape(shapes), seen: seenShape(shapes) });
+  const shape = { repeats: records.length, required: requiredShape(spec.cli, recorded), seen: seenShape(recorded.map((r) => r.shape)) };
+  writeFixture(first, shape);
   const counts = records.map((r) => r.apiRequests.length).join('/');
   return `${spec.cli} ${id}: exit ${String(first.result.exitCode)}${first.result.killedBy ? ` (killed by ${first.result.killedBy})` : ''}, ${counts} API requests, ${first.otlp.length} OTLP exports`;
 }

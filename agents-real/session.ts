@@ -1,12 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resourceAttributes } from '../core/otel/env.js';
-import { startAnthropicStub } from './anthropic-stub.js';
+import { startAnthropicStub, type AnthropicStep } from './anthropic-stub.js';
 import { claudeArgs, claudeEnv, claudeSteps } from './claude.js';
 import { codexArgs, codexConfigToml, codexEnv, codexSteps } from './codex.js';
 import { startEgressGuard } from './egress-guard.js';
 import type { CliInstall } from './install.js';
-import { startOpenAiStub } from './openai-stub.js';
+import { startOpenAiStub, type OpenAiStep } from './openai-stub.js';
 import { startOtlpCapture, type CapturedExport } from './otlp-capture.js';
 import type { ProviderStub, StubRequest } from './provider-stub.js';
 import { baseEnv, makeTempHome, runCli, type CliResult } from './run-cli.js';
@@ -23,12 +23,16 @@ export const OTLP_TOKEN = 'hivewatch-ingest-token-not-a-secret';
 /** The attempt a preset would name in OTEL_RESOURCE_ATTRIBUTES; the run id needs percent-encoding. */
 export const ATTEMPT_IDENTITY = { runId: 'run 7/a', taskId: 'task-1', attempt: 2 };
 
-/** How long after the hanging request the harness ends a CLI no setting of its own bounds. */
+/** How long after its hanging request the harness ends Codex, which no setting of its own bounds. */
 export const HANG_KILL_AFTER_MS = 6_000;
 
 export interface RunRecord {
   id: string;
   spec: RunSpec;
+  /** Epoch ms when the run began (a reset time in the CLI's words is read against it). */
+  startedAtMs: number;
+  /** What the provider stub was told to answer, step by step (the last step repeats). */
+  script: readonly unknown[];
   cliVersion: string;
   /** The command line with the temp home written as `$HOME`. */
   argv: string[];
@@ -65,8 +69,9 @@ function delay(ms: number): Promise<void> {
 
 export async function runSpec(cli: Extract<CliInstall, { ok: true }>, spec: RunSpec, options: RunOptions = {}): Promise<RunRecord> {
   const now = Date.now();
+  const script = spec.cli === 'claude-code' ? claudeSteps(spec.scenario, now) : codexSteps(spec.scenario, now);
   const stub: ProviderStub =
-    spec.cli === 'claude-code' ? await startAnthropicStub(claudeSteps(spec.scenario, now)) : await startOpenAiStub(codexSteps(spec.scenario, now));
+    spec.cli === 'claude-code' ? await startAnthropicStub(script as AnthropicStep[]) : await startOpenAiStub(script as OpenAiStep[]);
   const capture = await startOtlpCapture({ token: OTLP_TOKEN });
   const guard = await startEgressGuard();
   const home = makeTempHome(options.homeAt);
@@ -86,7 +91,8 @@ export async function runSpec(cli: Extract<CliInstall, { ok: true }>, spec: RunS
       extra = codexEnv(spec, context, codexHome);
       args = codexArgs(spec);
     }
-    const killWhen = spec.scenario === 'hang' ? stub.reached(1).then(() => delay(HANG_KILL_AFTER_MS)) : undefined;
+    // Codex has no setting that bounds a request without an answer; Claude Code's API_TIMEOUT_MS does.
+    const killWhen = spec.scenario === 'hang' && spec.cli === 'codex-cli' ? stub.reached(1).then(() => delay(HANG_KILL_AFTER_MS)) : undefined;
     const result = await runCli({
       command: cli.bin,
       args,
@@ -101,6 +107,8 @@ export async function runSpec(cli: Extract<CliInstall, { ok: true }>, spec: RunS
     return {
       id: runId(spec),
       spec,
+      startedAtMs: now,
+      script,
       cliVersion: cli.version,
       argv: [cli.bin.split('/').pop() ?? cli.bin, ...args].map(rehome),
       env: Object.fromEntries(Object.entries(redactEnv(extra)).map(([k, v]) => [k, rehome(v)])),

@@ -1,6 +1,6 @@
 import type { CapturedExport } from './otlp-capture.js';
 import type { CliName } from './pins.js';
-import { jsonLines, logEntries, logName, spanEntries, type SpanEntry } from './telemetry.js';
+import { jsonLines, lineKind, logEntries, logName, spanEntries, type SpanEntry } from './telemetry.js';
 
 /**
  * The shape of what a CLI printed and exported: which stdout event kinds it printed with which
@@ -48,17 +48,6 @@ const sorted = (sets: Record<string, Set<string>>): Record<string, string[]> =>
       .sort()
       .map((k) => [k, [...(sets[k] ?? [])].sort()]),
   );
-
-/** A stdout line's kind: its type, with the subtype (Claude) or the item's type (Codex). */
-export function lineKind(line: Record<string, unknown>): string {
-  const type = typeof line.type === 'string' ? line.type : '?';
-  if (typeof line.subtype === 'string') return `${type}/${line.subtype}`;
-  const item = line.item;
-  if (typeof item === 'object' && item !== null && typeof (item as Record<string, unknown>).type === 'string') {
-    return `${type}/${String((item as Record<string, unknown>).type)}`;
-  }
-  return type;
-}
 
 function lineKeys(line: Record<string, unknown>): string[] {
   const keys = Object.keys(line);
@@ -159,4 +148,44 @@ export function newIn(seen: RunShape, fresh: RunShape): string[] {
     for (const name of Object.keys(fresh[part]).filter((n) => !(n in seen[part]))) out.push(`${PARTS[part]} "${name}" is new`);
   }
   return out;
+}
+
+/** How one recording ended: whether what it exported is all it emitted. */
+export interface RecordedShape {
+  shape: RunShape;
+  exitCode: number | null;
+  killedBy: string | null;
+}
+
+/**
+ * Events a CLI emits on a timer of its own rather than because of the run: in a run's shape only
+ * when the run happened to last long enough (Claude Code's transcript sweep, a few seconds in).
+ */
+export const TIMED_EVENTS: Readonly<Record<CliName, readonly string[]>> = {
+  'claude-code': ['claude_code.retention_sweep'],
+  'codex-cli': [],
+};
+
+/**
+ * What a fresh run of the spec must have: what all recordings had, less what depends on timing.
+ * - Telemetry counts only when it was complete: Claude Code flushes its exporters when it exits,
+ *   whatever the exit; Codex only when `exec` exits 0 (a failed or killed one keeps what its
+ *   periodic export had sent, which depends on timing: codex-cli.retries.real.test.ts shows it).
+ * - Codex's traces never count: which of its startup spans are ended and exported before the
+ *   flush varies run to run (its turn's span events are asserted by the suites one by one).
+ * - TIMED_EVENTS never count.
+ */
+export function requiredShape(cli: CliName, recordings: RecordedShape[]): RunShape {
+  const common = commonShape(recordings.map((r) => r.shape));
+  const complete = cli === 'claude-code' || recordings.every((r) => r.exitCode === 0 && r.killedBy === null);
+  const timed = new Set(TIMED_EVENTS[cli]);
+  const logs = complete ? Object.fromEntries(Object.entries(common.logs).filter(([name]) => !timed.has(name))) : {};
+  const traces = cli === 'claude-code';
+  return {
+    stdout: common.stdout,
+    logs,
+    logResource: complete ? common.logResource : [],
+    spans: traces ? common.spans : {},
+    spanEvents: traces ? common.spanEvents : {},
+  };
 }

@@ -151,3 +151,22 @@ export function jsonLines(stdout: string): Obj[] {
   }
   return out;
 }
+
+/** The stdout JSON lines of one kind (`system/api_retry`, `item.completed/agent_message`, …). */
+export function linesOfKind(stdout: string, kind: string): Obj[] {
+  return jsonLines(stdout).filter((line) => lineKind(line) === kind);
+}
+
+/** A stdout line's kind: its type, with the subtype (Claude Code) or the item's type (Codex). */
+export function lineKind(line: Obj): string {
+  const type = typeof line.type === 'string' ? line.type : '?';
+  if (typeof line.subtype === 'string') return `${type}/${line.subtype}`;
+  const item = line.item;
+  if (isObj(item) && typeof item.type === 'string') return `${type}/${item.type}`;
+  return type;
+}
+
+/** The spans named `name`. */
+export function spansNamed(exports: readonly CapturedExport[], name: string): SpanEntry[] {
+  return spanEntries(exports).filter((s) => s.name === name);
+}
