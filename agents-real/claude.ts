@@ -56,7 +56,10 @@ export interface ClaudeContext {
   resourceAttributes: string;
 }
 
-/** What keeps Claude Code on loopback: no update check, no vendor telemetry or error reports. */
+/**
+ * What keeps Claude Code on loopback: no update check, no vendor telemetry or error reports.
+ * CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC alone was enough for 2.1.332 (docs/real-agents.md).
+ */
 export const CLAUDE_QUIET_ENV: Readonly<Record<string, string>> = {
   DISABLE_AUTOUPDATER: '1',
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -81,7 +84,7 @@ export function claudeEnv(spec: RunSpec, context: ClaudeContext): Record<string,
   return {
     ANTHROPIC_BASE_URL: context.stubUrl,
     ...auth,
-    ...CLAUDE_QUIET_ENV,
+    ...(spec.networkDefaults ? {} : CLAUDE_QUIET_ENV),
     ...telemetry,
     OTEL_EXPORTER_OTLP_PROTOCOL: spec.protocol === 'json' ? 'http/json' : 'http/protobuf',
     OTEL_RESOURCE_ATTRIBUTES: context.resourceAttributes,

@@ -19,11 +19,19 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'turns, timeouts, u
   const runs = liveRuns('codex-cli', install, ['text', 'tool', 'hang', 'stall', 'usage-limit']);
 
   it('stays on loopback, and every export it makes carries the configured Authorization header', () => {
-    for (const spec of runs.specs) {
+    for (const spec of runs.specs.filter((s) => !s.networkDefaults)) {
       const record = runs.get(runId(spec));
       expect(record.egress, record.id).toEqual([]);
       expect(record.otlp.every((e) => e.authorized && e.encoding === spec.protocol), record.id).toBe(true);
     }
+  });
+
+  it('with its default config it tries GitHub and chatgpt.com (plugin sync, analytics), which the guard refuses', () => {
+    const record = runs.get('text.json-out.otlp-json.default-retries.network-defaults');
+    expect(record.egress.length).toBeGreaterThan(0);
+    const known = ['github.com:443', 'api.github.com:443', 'chatgpt.com:443', 'ab.chatgpt.com:443'];
+    expect(record.egress.filter((target) => !known.includes(target))).toEqual([]);
+    expect(record.result.exitCode).toBe(0);
   });
 
   it('text: one request, exit 0, exec-json thread.started/turn.started/item.completed(agent_message)/turn.completed', () => {

@@ -83,19 +83,24 @@ function otelToml(spec: RunSpec, context: CodexContext): string[] {
   return [logs.trimEnd(), traces];
 }
 
+/** What keeps Codex on loopback (docs/real-agents.md: what each one stopped). */
+const CODEX_QUIET_TOML = [
+  // Off: the update check and the product analytics (with either on, ab.chatgpt.com was reached).
+  'check_for_update_on_startup = false',
+  '',
+  '[analytics]',
+  'enabled = false',
+  '',
+  '[features]',
+  // Off: the curated plugin sync (git ls-remote github.com, chatgpt.com/backend-api/plugins).
+  'plugins = false',
+  '',
+];
+
 export function codexConfigToml(spec: RunSpec, context: CodexContext): string {
   return [
     `model_provider = ${toml(CODEX_PROVIDER_ID)}`,
-    // Off: the update check and the product analytics (each reached chatgpt.com when on).
-    'check_for_update_on_startup = false',
-    '',
-    '[analytics]',
-    'enabled = false',
-    '',
-    '[features]',
-    // Off: the curated plugin sync (git ls-remote github.com, chatgpt.com/backend-api/plugins).
-    'plugins = false',
-    '',
+    ...(spec.networkDefaults ? [''] : CODEX_QUIET_TOML),
     ...providerToml(spec, context.stubUrl),
     '',
     ...otelToml(spec, context),

@@ -17,11 +17,11 @@ interface Row {
   scenario: ScenarioId;
   retries: Retries;
   /** Further runs of the scenario in the JSON stream with OTLP/JSON only. */
-  also?: { retries: Retries; slow?: boolean; exportAtExit?: boolean }[];
+  also?: { retries: Retries; slow?: boolean; exportAtExit?: boolean; networkDefaults?: boolean }[];
 }
 
 const CLAUDE_ROWS: Row[] = [
-  { scenario: 'text', retries: 'default' },
+  { scenario: 'text', retries: 'default', also: [{ retries: 'default', networkDefaults: true }] },
   { scenario: 'tool', retries: 'default' },
   { scenario: 'rate-limit', retries: 2, also: [{ retries: 0 }, { retries: 2, exportAtExit: true }, { retries: 'default', slow: true }] },
   { scenario: 'rate-limit-then-ok', retries: 'default' },
@@ -36,7 +36,7 @@ const CLAUDE_ROWS: Row[] = [
 ];
 
 const CODEX_ROWS: Row[] = [
-  { scenario: 'text', retries: 'default' },
+  { scenario: 'text', retries: 'default', also: [{ retries: 'default', networkDefaults: true }] },
   { scenario: 'tool', retries: 'default' },
   { scenario: 'rate-limit', retries: 'default', also: [{ retries: 0 }, { retries: 'default', exportAtExit: true }] },
   { scenario: 'rate-limit-then-ok', retries: 'default' },
@@ -67,7 +67,7 @@ function specsOf(cli: CliName, rows: Row[]): RunSpec[] {
   for (const row of rows) {
     for (const variant of VARIANTS[cli]) out.push({ cli, scenario: row.scenario, ...variant, retries: row.retries });
     for (const extra of row.also ?? []) {
-      const flags = { ...(extra.slow ? { slow: true } : {}), ...(extra.exportAtExit ? { exportAtExit: true } : {}) };
+      const flags = { ...(extra.slow ? { slow: true } : {}), ...(extra.exportAtExit ? { exportAtExit: true } : {}), ...(extra.networkDefaults ? { networkDefaults: true } : {}) };
       out.push({ cli, scenario: row.scenario, output: 'json', protocol: 'json', retries: extra.retries, ...flags });
     }
   }

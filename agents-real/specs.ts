@@ -55,10 +55,16 @@ export interface RunSpec {
    * arrives (otherwise the vendors' defaults: Claude Code 5 s for logs, the Rust SDK 1 s / 5 s).
    */
   exportAtExit?: boolean;
+  /**
+   * The vendor's defaults for update checks, analytics and plugin sync instead of the harness's
+   * settings that turn them off: the runs that show the egress guard catching what they try.
+   */
+  networkDefaults?: boolean;
 }
 
 /** A stable name for a run: its fixture folder and its test's title. */
 export function runId(spec: RunSpec): string {
   const retries = spec.retries === 'default' ? 'default-retries' : `retries-${spec.retries}`;
-  return `${spec.scenario}.${spec.output}-out.otlp-${spec.protocol}.${retries}${spec.exportAtExit ? '.export-at-exit' : ''}`;
+  const flags = `${spec.exportAtExit ? '.export-at-exit' : ''}${spec.networkDefaults ? '.network-defaults' : ''}`;
+  return `${spec.scenario}.${spec.output}-out.otlp-${spec.protocol}.${retries}${flags}`;
 }
