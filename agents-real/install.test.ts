@@ -82,6 +82,17 @@ describe('installing a pinned CLI into the cache', () => {
     expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(/printed "fake-cli 1\.2\.3".*expected 9\.9\.9/) });
   });
 
+  it('a .bin command that fails its version check gives way to an alternate that passes it', async () => {
+    const root = join(work, 'cache-e');
+    const request = { name: 'fake', spec: tarball, version: '7.7.7', bin: 'fake-cli', root, alternates: ['alt/cli'] };
+    expect(await installCli(request)).toMatchObject({ ok: false, reason: expect.stringContaining('expected 7.7.7') });
+    // The same program where a platform package would put it, printing the pinned version.
+    const dir = join(root, readdirSync(root).find((n) => n.endsWith('@7.7.7')) ?? '');
+    mkdirSync(join(dir, 'alt'));
+    writeFileSync(join(dir, 'alt', 'cli'), '#!/bin/sh\necho "fake-cli 7.7.7"\n', { mode: 0o755 });
+    expect(await installCli(request)).toMatchObject({ ok: true, reused: true, bin: join(dir, 'alt', 'cli') });
+  });
+
   it('the cache is $HIVEWATCH_TEST_CLIS_DIR, else $XDG_CACHE_HOME/hivewatch-test-clis, else ~/.cache/hivewatch-test-clis', () => {
     expect(testClisRoot({ HIVEWATCH_TEST_CLIS_DIR: '/x/clis', XDG_CACHE_HOME: '/y' })).toBe('/x/clis');
     expect(testClisRoot({ XDG_CACHE_HOME: '/y' })).toBe('/y/hivewatch-test-clis');

@@ -26,6 +26,11 @@ export interface InstallRequest {
   version: string;
   /** The command in node_modules/.bin to run. */
   bin: string;
+  /**
+   * Paths inside the install to try, in order, when the .bin command does not print the version
+   * (Claude Code's platform binary, should npm not have run the postinstall that puts it in place).
+   */
+  alternates?: string[];
   root?: string;
   /** Run `<bin> --version` and expect `version` in its output (default true). */
   verify?: boolean;
@@ -140,11 +145,13 @@ export async function installCli(request: InstallRequest): Promise<CliInstall> {
     reused = ran.stdout.trim() === 'present';
   }
   if (!existsSync(bin)) return fail(`${request.spec} is installed in ${dir} but has no node_modules/.bin/${request.bin}`);
-  if (request.verify !== false) {
-    const wrong = await verifyVersion(bin, version);
-    if (wrong) return fail(wrong);
+  if (request.verify === false) return { ok: true, name, version, dir, bin, reused };
+  const wrong = await verifyVersion(bin, version);
+  if (!wrong) return { ok: true, name, version, dir, bin, reused };
+  for (const alternate of (request.alternates ?? []).map((path) => join(dir, path)).filter((path) => existsSync(path))) {
+    if ((await verifyVersion(alternate, version)) === null) return { ok: true, name, version, dir, bin: alternate, reused };
   }
-  return { ok: true, name, version, dir, bin, reused };
+  return fail(wrong);
 }
 
 const installs = new Map<CliName, Promise<CliInstall>>();
@@ -154,7 +161,7 @@ export function installedCli(name: CliName): Promise<CliInstall> {
   let install = installs.get(name);
   if (!install) {
     const pin = CLI_PINS[name];
-    install = installCli({ name, spec: `${pin.pkg}@${pin.version}`, version: pin.version, bin: pin.bin });
+    install = installCli({ name, spec: `${pin.pkg}@${pin.version}`, version: pin.version, bin: pin.bin, alternates: pin.alternates?.(process.platform, process.arch) });
     installs.set(name, install);
   }
   return install;

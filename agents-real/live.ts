@@ -34,6 +34,7 @@ export function liveRuns(cli: CliName, install: CliInstall, scenarios: readonly 
   const failures = new Map<string, string>();
   beforeAll(async () => {
     if (!install.ok) return;
+    console.info(`${cli} ${install.version}: ${install.reused ? 'the cached copy' : 'installed now'}, ${install.bin}`);
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < specs.length) {
