@@ -90,6 +90,9 @@ export function claudeEnv(spec: RunSpec, context: ClaudeContext): Record<string,
     OTEL_RESOURCE_ATTRIBUTES: context.resourceAttributes,
     OTEL_TRACES_EXPORTER: 'otlp',
     CLAUDE_CODE_ENHANCED_TELEMETRY_BETA: '1',
+    // At exit Claude Code gives its exporters this long, 2 s by default (read from its bundled code):
+    // on a loaded machine a run's traces once missed that. What it sends is the same; it arrives.
+    CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS: '30000',
     // Only what the CLI flushes when it ends: the documented interval variables, an hour long.
     ...(spec.exportAtExit ? { OTEL_LOGS_EXPORT_INTERVAL: '3600000', OTEL_TRACES_EXPORT_INTERVAL: '3600000' } : {}),
     ...retries,

@@ -32,6 +32,10 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'turns, timeouts, u
     const known = ['github.com:443', 'api.github.com:443', 'chatgpt.com:443', 'ab.chatgpt.com:443'];
     expect(record.egress.filter((target) => !known.includes(target))).toEqual([]);
     expect(record.result.exitCode).toBe(0);
+    // With [analytics] on, its metrics client logs a record of another kind: a text body, no attributes at all.
+    const flushing = logEntries(record.otlp).filter((e) => e.body === 'flushing OTEL metrics');
+    expect(flushing.length).toBeGreaterThan(0);
+    expect(flushing[0]).toMatchObject({ attributes: {}, scope: 'codex_otel::metrics::client', timeUnixNano: '0' });
   });
 
   it('text: one request, exit 0, exec-json thread.started/turn.started/item.completed(agent_message)/turn.completed', () => {

@@ -18,8 +18,8 @@ sets it up (docs/real-agents.md explains the setup and what the runs show):
 - \`run.json\`: the command line, the variables the CLI got (secrets as \`<redacted>\`), its
   exit code / signal, every request to the provider stub with what the stub answered
   (\`apiRequests\`; bodies are not kept, \`apiRequestModels\` names the model each asked for),
-  requests to other paths, attempts to leave loopback (\`egress\`, always empty), and every OTLP
-  export with its headers;
+  requests to other paths, attempts to leave loopback (\`egress\`: empty but in the
+  \`network-defaults\` runs), and every OTLP export with its headers;
 - \`stdout.txt\`, \`stderr.txt\`: what the CLI printed;
 - \`config.toml\`: Codex's configuration for the run;
 - \`otlp/<n>-<signal>.json|.pb\`: each OTLP/HTTP request body exactly as received, in arrival

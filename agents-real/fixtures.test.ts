@@ -55,6 +55,21 @@ describe('the recorded CLI fixtures', () => {
     }
   });
 
+  it("the receiver's decoder names each recorded log record as the CLI meant it, but Codex's 'flushing OTEL metrics' record ''", () => {
+    for (const cli of CLIS) {
+      for (const id of fixtureIds(cli)) {
+        const exports = readFixture(cli, id)?.exports.filter((e) => e.signal === 'logs') ?? [];
+        const decoded = exports.flatMap((e) => decodeOtlp('logs', e.encoding === 'json' ? 'json' : 'protobuf', e.payload).map((r) => r.name));
+        // claude_code.* from the body (its event.name is bare), codex.* from event.name (no body).
+        const meant = logEntries(exports).map(logName);
+        const prefix = cli === 'claude-code' ? 'claude_code.' : 'codex.';
+        expect(decoded, `${cli} ${id}`).toEqual(meant.map((name) => (name.startsWith(prefix) ? name : '')));
+        // The one record of another kind: Codex's metrics client, when [analytics] is on (text with the network defaults).
+        expect([...new Set(meant.filter((name) => !name.startsWith(prefix)))], `${cli} ${id}`).toEqual(id.endsWith('network-defaults') && cli === 'codex-cli' ? ['flushing OTEL metrics'] : []);
+      }
+    }
+  });
+
   it('a protobuf run carries the same log events as its JSON twin (Claude Code: every scenario; Codex: the turns that end well)', () => {
     const names = (cli: CliName, id: string): string[] => {
       const fixture = readFixture(cli, id);
