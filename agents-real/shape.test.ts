@@ -93,7 +93,7 @@ describe('run shapes', () => {
     expect(newIn(required, fresh)).toEqual(['OTLP log event "x.new" is new']);
   });
 
-  it('what a fresh run must have: Claude Code telemetry always, less timed events; Codex telemetry only from exit-0 runs, its traces never', () => {
+  it('what a fresh run must have: Claude Code logs always, less timed events, its traces from exit-0 runs; Codex logs only from exit-0 runs, its traces never', () => {
     const shape: RunShape = {
       stdout: { 'turn.failed': ['type'] },
       logs: { 'codex.api_request': ['attempt:number'], 'claude_code.retention_sweep': [] },
@@ -108,6 +108,7 @@ describe('run shapes', () => {
     expect(passed.spanEvents).toEqual({});
     const claude = requiredShape('claude-code', [{ shape, exitCode: 1, killedBy: null }]);
     expect(claude.logs).toEqual({ 'codex.api_request': ['attempt:number'] });
-    expect(claude.spanEvents).toEqual(shape.spanEvents);
+    expect(claude.spanEvents).toEqual({});
+    expect(requiredShape('claude-code', [{ shape, exitCode: 0, killedBy: null }]).spanEvents).toEqual(shape.spanEvents);
   });
 });

@@ -168,19 +168,21 @@ export const TIMED_EVENTS: Readonly<Record<CliName, readonly string[]>> = {
 
 /**
  * What a fresh run of the spec must have: what all recordings had, less what depends on timing.
- * - Telemetry counts only when it was complete: Claude Code flushes its exporters when it exits,
- *   whatever the exit; Codex only when `exec` exits 0 (a failed or killed one keeps what its
- *   periodic export had sent, which depends on timing: codex-cli.retries.real.test.ts shows it).
- * - Codex's traces never count: which of its startup spans are ended and exported before the
- *   flush varies run to run (its turn's span events are asserted by the suites one by one).
+ * - Logs count only when they were complete: Claude Code flushes its logs when it exits, whatever
+ *   the exit; Codex only when `exec` exits 0 (a failed or killed one keeps what its periodic
+ *   export had sent, which depends on timing: codex-cli.retries.real.test.ts shows it).
+ * - Traces count only for Claude Code runs that exited 0: a failed one (a stall ending in its
+ *   timeout, on a loaded machine) was seen exporting no trace at all, its logs complete. Codex's
+ *   never count: which of its spans are ended before the flush varies run to run.
  * - TIMED_EVENTS never count.
  */
 export function requiredShape(cli: CliName, recordings: RecordedShape[]): RunShape {
   const common = commonShape(recordings.map((r) => r.shape));
-  const complete = cli === 'claude-code' || recordings.every((r) => r.exitCode === 0 && r.killedBy === null);
+  const clean = recordings.every((r) => r.exitCode === 0 && r.killedBy === null);
+  const complete = cli === 'claude-code' || clean;
   const timed = new Set(TIMED_EVENTS[cli]);
   const logs = complete ? Object.fromEntries(Object.entries(common.logs).filter(([name]) => !timed.has(name))) : {};
-  const traces = cli === 'claude-code';
+  const traces = cli === 'claude-code' && clean;
   return {
     stdout: common.stdout,
     logs,
