@@ -53,7 +53,7 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'API errors and i
     const errors = logsNamed(runs.get(id).otlp, 'claude_code.api_error');
     expect(errors.map((e) => [e.attributes.status_code, e.attributes.attempt])).toEqual([[429, 3]]);
     expect(logsNamed(runs.get(id).otlp, 'claude_code.api_retries_exhausted').map((e) => e.attributes.total_attempts)).toEqual([3]);
-    expect(spansNamed(runs.get(id).otlp, 'claude_code.llm_request')[0]?.events).toHaveLength(3);
+    // Its trace (3 gen_ai.request.attempt events in every recording) is not asserted: a failed run's trace is not sure to arrive.
   });
 
   it('CLAUDE_CODE_MAX_RETRIES=0 makes one request per failure (429, 500, 401, 529), and no api_retries_exhausted', () => {
