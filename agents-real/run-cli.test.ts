@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { procAvailable, readProcStat } from '../core/runtimes/process-group.js';
 import { until } from '../core/testing/until.js';
 import { baseEnv, makeTempHome, runCli, type TempHome } from './run-cli.js';
 
@@ -17,13 +18,22 @@ function home(): TempHome {
 
 const node = (script: string): { command: string; args: string[] } => ({ command: process.execPath, args: ['-e', script] });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+/**
+ * Whether the process that had this pid and start time still runs. A zombie does not: it only
+ * waits to be reaped, and a container's PID 1 may never reap an orphan (core/runtimes/process-group.ts).
+ */
+function stillRuns(pid: number, startTime: string | null): boolean {
+  const stat = readProcStat(pid);
+  if (stat === null) {
+    if (procAvailable()) return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
   }
+  return stat.startTime === startTime && stat.state !== 'Z' && stat.state !== 'X';
 }
 
 describe('running a CLI', () => {
@@ -52,16 +62,16 @@ describe('running a CLI', () => {
     const pidFile = join(h.root, 'grandchild.pid');
     // A CLI that starts a child which would outlive it, then waits forever.
     const script = `const { spawn } = require('child_process'); const c = spawn('sleep', ['600'], { stdio: 'ignore' }); require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); setInterval(() => {}, 1000);`;
-    const result = await runCli({
-      ...node(script),
-      cwd: h.work,
-      env: baseEnv(h),
-      deadlineMs: 120_000,
-      killWhen: until('the grandchild to start', () => existsSync(pidFile)).then(() => undefined),
+    let grandchild = 0;
+    let startTime: string | null = null;
+    const started = until('the grandchild to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '').then(() => {
+      grandchild = Number(readFileSync(pidFile, 'utf8'));
+      startTime = readProcStat(grandchild)?.startTime ?? null;
     });
+    const result = await runCli({ ...node(script), cwd: h.work, env: baseEnv(h), deadlineMs: 120_000, killWhen: started });
     expect(result).toMatchObject({ killedBy: 'harness', signal: 'SIGTERM', exitCode: null });
-    const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    await until('the grandchild to be gone', () => !alive(grandchild));
+    expect(grandchild).toBeGreaterThan(0);
+    await until('the grandchild to be gone', () => !stillRuns(grandchild, startTime));
   });
 
   it('the deadline ends a CLI that never exits and says so', async () => {
