@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFixture } from './fixtures-io.js';
@@ -18,6 +19,9 @@ import { runId, type RunSpec } from './specs.js';
  *   --no-slow                     leave out the runs that take minutes (default backoff)
  *   --jobs <n>                    runs at once (default 2)
  */
+
+/** The runs' homes: fixed paths, so re-recorded fixtures name the same ones (each removed after its run). */
+const RECORD_HOMES = join(tmpdir(), 'hivewatch-cli-record');
 
 interface Options {
   clis: CliName[];
@@ -53,7 +57,7 @@ async function recordSpec(spec: RunSpec, repeat: number): Promise<string> {
   const cli = await installedCli(spec.cli);
   if (!cli.ok) throw new Error(`${spec.cli}: ${cli.reason}`);
   const id = runId(spec);
-  const homeAt = join(tmpdir(), 'hivewatch-cli-record', spec.cli, id);
+  const homeAt = join(RECORD_HOMES, spec.cli, id);
   const records: RunRecord[] = [];
   for (let n = 0; n < (spec.slow ? 1 : repeat); n++) records.push(await runSpec(cli, spec, { homeAt }));
   const recorded = records.map((r) => ({ shape: shapeOf({ cli: spec.cli, stdout: r.result.stdout, otlp: r.otlp }), exitCode: r.result.exitCode, killedBy: r.result.killedBy }));
@@ -99,6 +103,7 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`${spec.cli} ${runId(spec)}: ${(error as Error).message}`);
     }
   });
+  rmSync(RECORD_HOMES, { recursive: true, force: true });
   writeFixturesReadme();
   console.log(`${specs.length - failures} runs recorded, ${failures} failed; agents-real/fixtures/README.md updated`);
   return failures === 0 ? 0 : 1;
