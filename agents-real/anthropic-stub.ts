@@ -1,0 +1,142 @@
+import { HANG, jsonAnswer, sseAnswer, sseFrame, startProviderStub, type Answer, type ProviderStub } from './provider-stub.js';
+
+/**
+ * A local Anthropic Messages API (`POST /v1/messages`) answering from a script, in the wire
+ * formats the API documents (docs/real-agents.md cites them):
+ * - streaming (`"stream": true`): server-sent events `message_start`, `content_block_start`,
+ *   `ping`, `content_block_delta` (`text_delta`, or `input_json_delta` for a tool's input),
+ *   `content_block_stop`, `message_delta` (stop reason, output tokens), `message_stop`; an
+ *   `error` event inside a 200 stream;
+ * - non-streaming: one `message` object;
+ * - errors: `{"type":"error","error":{"type","message"},"request_id"}` with the HTTP status, a
+ *   `request-id` header, and `retry-after` (seconds) on a 429 as the API sends it.
+ * A usage limit is a 429 with the `anthropic-ratelimit-unified-*` headers Claude Code reads for a
+ * subscription (status `rejected`, `reset` in epoch seconds, the representative claim).
+ */
+
+export type AnthropicStep =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; name: string; input: Record<string, unknown> }
+  | { kind: 'error'; status: number; type: string; message: string; headers?: Record<string, string> }
+  | { kind: 'stream-error'; type: string; message: string }
+  | { kind: 'hang' }
+  | { kind: 'stall' };
+
+export const anthropic = {
+  text: (text = 'Hello from the Anthropic stub.'): AnthropicStep => ({ kind: 'text', text }),
+  tool: (name: string, input: Record<string, unknown>): AnthropicStep => ({ kind: 'tool', name, input }),
+  rateLimited: (retryAfterSeconds = 1): AnthropicStep => ({
+    kind: 'error',
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Number of request tokens has exceeded your per-minute rate limit',
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  }),
+  overloaded: (): AnthropicStep => ({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' }),
+  serverError: (): AnthropicStep => ({ kind: 'error', status: 500, type: 'api_error', message: 'Internal server error' }),
+  unauthorized: (): AnthropicStep => ({ kind: 'error', status: 401, type: 'authentication_error', message: 'invalid x-api-key' }),
+  forbidden: (): AnthropicStep => ({
+    kind: 'error',
+    status: 403,
+    type: 'permission_error',
+    message: 'Your API key does not have permission to use the specified resource.',
+  }),
+  /** A subscription's usage limit, resetting at `resetEpochSeconds`. */
+  usageLimit: (resetEpochSeconds: number): AnthropicStep => ({
+    kind: 'error',
+    status: 429,
+    type: 'rate_limit_error',
+    message: "This request would exceed your account's rate limit.",
+    headers: {
+      'anthropic-ratelimit-unified-status': 'rejected',
+      'anthropic-ratelimit-unified-reset': String(resetEpochSeconds),
+      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    },
+  }),
+  /** A 200 stream that carries an `error` event after `message_start` (overloaded mid-stream). */
+  streamError: (): AnthropicStep => ({ kind: 'stream-error', type: 'overloaded_error', message: 'Overloaded' }),
+  hang: (): AnthropicStep => ({ kind: 'hang' }),
+  stall: (): AnthropicStep => ({ kind: 'stall' }),
+};
+
+const REQUEST_ID = 'req_stub_0001';
+
+function message(model: unknown, content: unknown[], stopReason: string | null, outputTokens: number): Record<string, unknown> {
+  return {
+    id: 'msg_stub_0001',
+    type: 'message',
+    role: 'assistant',
+    model: typeof model === 'string' ? model : 'claude-stub',
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage: { input_tokens: 12, output_tokens: outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  };
+}
+
+function contentOf(step: AnthropicStep): Record<string, unknown>[] {
+  if (step.kind === 'text') return [{ type: 'text', text: step.text }];
+  if (step.kind === 'tool') return [{ type: 'tool_use', id: 'toolu_stub_0001', name: step.name, input: step.input }];
+  return [];
+}
+
+/** The stream of one content block: text as one delta, a tool's input JSON in two pieces. */
+function blockFrames(step: AnthropicStep): string[] {
+  if (step.kind === 'text') {
+    return [
+      sseFrame('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      sseFrame('ping', { type: 'ping' }),
+      sseFrame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: step.text } }),
+      sseFrame('content_block_stop', { type: 'content_block_stop', index: 0 }),
+    ];
+  }
+  if (step.kind !== 'tool') return [];
+  const json = JSON.stringify(step.input);
+  const half = Math.ceil(json.length / 2);
+  const start = { type: 'tool_use', id: 'toolu_stub_0001', name: step.name, input: {} };
+  return [
+    sseFrame('content_block_start', { type: 'content_block_start', index: 0, content_block: start }),
+    sseFrame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } }),
+    sseFrame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: json.slice(half) } }),
+    sseFrame('content_block_stop', { type: 'content_block_stop', index: 0 }),
+  ];
+}
+
+function answerAnthropic(step: AnthropicStep, request: { body: Record<string, unknown>; stream: boolean | null }): Answer {
+  const model = request.body.model;
+  const headers = { 'request-id': REQUEST_ID };
+  switch (step.kind) {
+    case 'hang':
+      return HANG;
+    case 'error':
+      return jsonAnswer(`error ${step.status}`, step.status, { type: 'error', error: { type: step.type, message: step.message }, request_id: REQUEST_ID }, { ...headers, ...step.headers });
+    default:
+      break;
+  }
+  const start = sseFrame('message_start', { type: 'message_start', message: message(model, [], null, 1) });
+  if (step.kind === 'stall') {
+    // Non-streaming: the status and headers, then no body. Streaming: message_start, then nothing.
+    if (request.stream !== true) return { label: 'stall', write: (res) => res.writeHead(200, { 'content-type': 'application/json', ...headers }) };
+    return sseAnswer('stall', [start], { open: true, headers });
+  }
+  if (step.kind === 'stream-error') {
+    const error = sseFrame('error', { type: 'error', error: { type: step.type, message: step.message } });
+    return request.stream === true ? sseAnswer('stream-error', [start, error], { headers }) : jsonAnswer('error 529', 529, { type: 'error', error: { type: step.type, message: step.message } }, headers);
+  }
+  const stopReason = step.kind === 'tool' ? 'tool_use' : 'end_turn';
+  if (request.stream !== true) return jsonAnswer(step.kind, 200, message(model, contentOf(step), stopReason, 9), headers);
+  return sseAnswer(
+    step.kind,
+    [
+      start,
+      ...blockFrames(step),
+      sseFrame('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 9 } }),
+      sseFrame('message_stop', { type: 'message_stop' }),
+    ],
+    { headers },
+  );
+}
+
+export function startAnthropicStub(steps: readonly AnthropicStep[]): Promise<ProviderStub> {
+  return startProviderStub({ apiPath: '/v1/messages', steps, answer: answerAnthropic });
+}

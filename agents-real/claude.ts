@@ -1,0 +1,109 @@
+import { claudeCodeEnv } from '../core/otel/env.js';
+import { anthropic, type AnthropicStep } from './anthropic-stub.js';
+import type { RunSpec, ScenarioId } from './specs.js';
+
+/**
+ * How the harness runs Claude Code: `claude -p <prompt>` (print mode) against the Anthropic stub,
+ * telemetry on with exactly what `hivewatch otel-env` prints (core/otel/env.ts) plus traces, and
+ * everything that would leave the machine turned off. The settings are Claude Code's documented
+ * environment variables (docs/real-agents.md lists them with their sources).
+ */
+
+/** Made-up credentials; the recorder redacts them anyway. */
+export const CLAUDE_STUB_API_KEY = 'sk-ant-api03-hivewatch-stub-key-not-a-secret';
+export const CLAUDE_STUB_OAUTH_TOKEN = 'sk-ant-oat01-hivewatch-stub-oauth-not-a-secret';
+
+export const CLAUDE_PROMPTS = {
+  text: 'Say hello.',
+  tool: 'Run the shell command `echo hivewatch-tool-ran` and tell me what it printed.',
+};
+
+export function claudeSteps(scenario: ScenarioId, nowMs: number): AnthropicStep[] {
+  switch (scenario) {
+    case 'text':
+      return [anthropic.text()];
+    case 'tool':
+      return [anthropic.tool('Bash', { command: 'echo hivewatch-tool-ran', description: 'Print a marker' }), anthropic.text('The command printed hivewatch-tool-ran.')];
+    case 'rate-limit':
+      return [anthropic.rateLimited(1)];
+    case 'rate-limit-then-ok':
+      return [anthropic.rateLimited(1), anthropic.text()];
+    case 'overloaded':
+      return [anthropic.overloaded()];
+    case 'server-error':
+      return [anthropic.serverError()];
+    case 'unauthorized':
+      return [anthropic.unauthorized()];
+    case 'forbidden':
+      return [anthropic.forbidden()];
+    case 'hang':
+      return [anthropic.hang()];
+    case 'stall':
+      return [anthropic.stall()];
+    case 'usage-limit':
+      // Two hours ahead, on the minute: the CLI prints the reset as a wall-clock time.
+      return [anthropic.usageLimit(Math.floor(nowMs / 60_000) * 60 + 2 * 3600)];
+    case 'stream-error':
+      return [anthropic.streamError()];
+  }
+}
+
+export interface ClaudeContext {
+  stubUrl: string;
+  otlpUrl: string;
+  otlpToken: string;
+  /** OTEL_RESOURCE_ATTRIBUTES as a preset passes it (percent-encoded values). */
+  resourceAttributes: string;
+}
+
+/**
+ * What keeps Claude Code on loopback: no update check, no vendor telemetry or error reports.
+ * CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC alone was enough for 2.1.332 (docs/real-agents.md).
+ */
+export const CLAUDE_QUIET_ENV: Readonly<Record<string, string>> = {
+  DISABLE_AUTOUPDATER: '1',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+};
+
+/** Timeouts lowered so a hang or a stall ends through the CLI's own limits within seconds. */
+function timeoutEnv(scenario: ScenarioId): Record<string, string> {
+  if (scenario === 'hang') return { API_TIMEOUT_MS: '4000' };
+  // 10 s is the smallest byte-stream idle limit Claude Code accepts; its non-streaming retry of a
+  // stalled stream then meets API_TIMEOUT_MS.
+  if (scenario === 'stall') return { API_TIMEOUT_MS: '4000', CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS: '10000' };
+  return {};
+}
+
+export function claudeEnv(spec: RunSpec, context: ClaudeContext): Record<string, string> {
+  const telemetry = claudeCodeEnv({ endpoint: context.otlpUrl, token: context.otlpToken });
+  // A subscription's usage limit is read only when Claude Code signs in with an OAuth token.
+  const auth: Record<string, string> = spec.scenario === 'usage-limit' ? { CLAUDE_CODE_OAUTH_TOKEN: CLAUDE_STUB_OAUTH_TOKEN } : { ANTHROPIC_API_KEY: CLAUDE_STUB_API_KEY };
+  const retries: Record<string, string> = spec.retries === 'default' ? {} : { CLAUDE_CODE_MAX_RETRIES: String(spec.retries) };
+  return {
+    ANTHROPIC_BASE_URL: context.stubUrl,
+    ...auth,
+    ...(spec.networkDefaults ? {} : CLAUDE_QUIET_ENV),
+    ...telemetry,
+    OTEL_EXPORTER_OTLP_PROTOCOL: spec.protocol === 'json' ? 'http/json' : 'http/protobuf',
+    OTEL_RESOURCE_ATTRIBUTES: context.resourceAttributes,
+    OTEL_TRACES_EXPORTER: 'otlp',
+    CLAUDE_CODE_ENHANCED_TELEMETRY_BETA: '1',
+    // At exit Claude Code gives its exporters this long, 2 s by default (read from its bundled code):
+    // on a loaded machine a run's traces once missed that. What it sends is the same; it arrives.
+    CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS: '30000',
+    // Only what the CLI flushes when it ends: the documented interval variables, an hour long.
+    ...(spec.exportAtExit ? { OTEL_LOGS_EXPORT_INTERVAL: '3600000', OTEL_TRACES_EXPORT_INTERVAL: '3600000' } : {}),
+    ...retries,
+    ...timeoutEnv(spec.scenario),
+  };
+}
+
+export function claudeArgs(spec: RunSpec): string[] {
+  const prompt = spec.scenario === 'tool' ? CLAUDE_PROMPTS.tool : CLAUDE_PROMPTS.text;
+  const output =
+    spec.output === 'json' ? ['--output-format', 'stream-json', '--verbose'] : spec.output === 'result-json' ? ['--output-format', 'json'] : [];
+  const tools = spec.scenario === 'tool' ? ['--allowedTools', 'Bash(echo:*)'] : [];
+  return ['-p', prompt, ...output, ...tools];
+}

@@ -1,0 +1,124 @@
+import { codexOtelToml } from '../core/otel/env.js';
+import { openai, type OpenAiStep } from './openai-stub.js';
+import type { RunSpec, ScenarioId } from './specs.js';
+
+/**
+ * How the harness runs Codex: `codex exec [--json] <prompt>` against the OpenAI stub as a custom
+ * model provider (`[model_providers.<id>]` with `base_url`, `wire_api = "responses"`, `env_key`,
+ * and the per-provider `request_max_retries`, `stream_max_retries`, `stream_idle_timeout_ms`),
+ * telemetry on with the `[otel]` block `hivewatch otel-env --agent codex-cli` prints
+ * (core/otel/env.ts) plus a trace exporter, and the features that reach the internet off.
+ * Sources for every key: docs/real-agents.md.
+ */
+
+export const CODEX_STUB_API_KEY = 'sk-proj-hivewatch-stub-key-not-a-secret';
+export const CODEX_KEY_VARIABLE = 'HIVEWATCH_STUB_OPENAI_KEY';
+export const CODEX_PROVIDER_ID = 'hivewatch-stub';
+
+export const CODEX_PROMPTS = {
+  text: 'Say hello.',
+  tool: 'Run the shell command `echo hivewatch-tool-ran` and tell me what it printed.',
+};
+
+export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
+  const nowSeconds = Math.floor(nowMs / 1000);
+  switch (scenario) {
+    case 'text':
+      return [openai.text()];
+    case 'tool':
+      return [openai.tool('exec_command', { cmd: 'echo hivewatch-tool-ran' }), openai.text('The command printed hivewatch-tool-ran.')];
+    case 'rate-limit':
+      return [openai.rateLimited(1)];
+    case 'rate-limit-then-ok':
+      return [openai.rateLimited(1), openai.text()];
+    case 'overloaded':
+      return [openai.overloaded()];
+    case 'server-error':
+      return [openai.serverError()];
+    case 'unauthorized':
+      return [openai.unauthorized()];
+    case 'forbidden':
+      return [openai.forbidden()];
+    case 'hang':
+      return [openai.hang()];
+    case 'stall':
+      return [openai.stall()];
+    case 'usage-limit':
+      return [openai.usageLimit(Math.floor(nowSeconds / 60) * 60 + 2 * 3600, nowSeconds)];
+    case 'stream-error':
+      return [openai.failed()];
+  }
+}
+
+export interface CodexContext {
+  stubUrl: string;
+  otlpUrl: string;
+  otlpToken: string;
+  resourceAttributes: string;
+}
+
+const toml = (text: string): string => JSON.stringify(text);
+
+/** The provider table: the stub, and the CLI's retry and idle settings when the spec sets them. */
+function providerToml(spec: RunSpec, stubUrl: string): string[] {
+  const retries = spec.retries === 'default' ? [] : [`request_max_retries = ${spec.retries}`, `stream_max_retries = ${spec.retries}`];
+  // The smallest idle limit that still leaves a loaded machine room to answer a healthy stream.
+  const idle = spec.scenario === 'stall' ? ['stream_idle_timeout_ms = 2000'] : [];
+  return [
+    `[model_providers.${CODEX_PROVIDER_ID}]`,
+    'name = "Hivewatch provider stub"',
+    `base_url = ${toml(`${stubUrl}/v1`)}`,
+    'wire_api = "responses"',
+    `env_key = ${toml(CODEX_KEY_VARIABLE)}`,
+    ...retries,
+    ...idle,
+  ];
+}
+
+/** `[otel]` as `hivewatch otel-env --agent codex-cli` prints it, in the spec's protocol, plus traces. */
+function otelToml(spec: RunSpec, context: CodexContext): string[] {
+  const protocol = spec.protocol === 'json' ? 'json' : 'binary';
+  const logs = codexOtelToml({ endpoint: context.otlpUrl, token: context.otlpToken }).replace('protocol = "json"', `protocol = ${toml(protocol)}`);
+  const traces = `trace_exporter = { otlp-http = { endpoint = ${toml(`${context.otlpUrl}/v1/traces`)}, protocol = ${toml(protocol)}, headers = { "Authorization" = ${toml(`Bearer ${context.otlpToken}`)} } } }`;
+  return [logs.trimEnd(), traces];
+}
+
+/** What keeps Codex on loopback (docs/real-agents.md: what each one stopped). */
+const CODEX_QUIET_TOML = [
+  // Off: the update check and the product analytics (with either on, ab.chatgpt.com was reached).
+  'check_for_update_on_startup = false',
+  '',
+  '[analytics]',
+  'enabled = false',
+  '',
+  '[features]',
+  // Off: the curated plugin sync (git ls-remote github.com, chatgpt.com/backend-api/plugins).
+  'plugins = false',
+  '',
+];
+
+export function codexConfigToml(spec: RunSpec, context: CodexContext): string {
+  return [
+    `model_provider = ${toml(CODEX_PROVIDER_ID)}`,
+    ...(spec.networkDefaults ? [''] : CODEX_QUIET_TOML),
+    ...providerToml(spec, context.stubUrl),
+    '',
+    ...otelToml(spec, context),
+    '',
+  ].join('\n');
+}
+
+export function codexEnv(spec: RunSpec, context: CodexContext, codexHome: string): Record<string, string> {
+  return {
+    CODEX_HOME: codexHome,
+    [CODEX_KEY_VARIABLE]: CODEX_STUB_API_KEY,
+    OTEL_RESOURCE_ATTRIBUTES: context.resourceAttributes,
+    // Only what the CLI flushes when it ends: the Rust SDK's batch delays (OTEL_BLRP_/BSP_), an hour.
+    ...(spec.exportAtExit ? { OTEL_BLRP_SCHEDULE_DELAY: '3600000', OTEL_BSP_SCHEDULE_DELAY: '3600000' } : {}),
+  };
+}
+
+export function codexArgs(spec: RunSpec): string[] {
+  const prompt = spec.scenario === 'tool' ? CODEX_PROMPTS.tool : CODEX_PROMPTS.text;
+  return ['exec', ...(spec.output === 'json' ? ['--json'] : []), prompt];
+}
