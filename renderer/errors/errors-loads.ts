@@ -14,8 +14,10 @@ export interface Overview {
   byOrigin: ErrorCount[];
   byCode: ErrorCount[];
   byFlow: ErrorCount[];
-  /** Keys HANDLED_KEYS.handled / .unhandled (retried or caught vs failed its run). */
+  /** Occurrences by disposition: keys HANDLED_KEYS.handled / .unhandled / .pending (rule 17). */
   byHandled: ErrorCount[];
+  /** Failures in the window: one per run that ended failed (by its end time), its ending error. */
+  failures: number;
   series: ErrorSeries;
   groups: ErrorGroup[];
 }
@@ -38,18 +40,21 @@ const SPARK_BINS = 24;
  */
 export async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windowBucket: ErrorSeries['bucket']): Promise<Overview> {
   const open = filter.since === undefined;
-  const [byCategory, byOrigin, byCode, byFlow, byHandled, groups, windowed] = await Promise.all([
+  const [byCategory, byOrigin, byCode, byFlow, byHandled, failureCounts, groups, windowed] = await Promise.all([
     api.errorCounts({ ...filter, by: 'category' }),
     api.errorCounts({ ...filter, by: 'origin', limit: 12 }),
     api.errorCounts({ ...filter, by: 'code', limit: 12 }),
     api.errorCounts({ ...filter, by: 'flow', limit: 50 }),
     api.errorCounts({ ...filter, by: 'handled' }),
+    // Only the total is shown: one row is the least the query can answer.
+    api.failureCounts({ ...filter, by: 'code', limit: 1 }),
     api.errorGroups({ ...filter, limit: 100, trendBins: SPARK_BINS }),
     open ? Promise.resolve(null) : api.errorSeries({ ...filter, bucket: windowBucket, stackBy: 'category' }),
   ]);
+  const failures = failureCounts.total;
   if (windowed) {
     const points = densify(windowed.points, windowBucket, filter.since ?? null, filter.until ?? null);
-    return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...windowed, bucket: windowBucket, points }, groups };
+    return { byCategory, byOrigin, byCode, byFlow, byHandled, failures, series: { ...windowed, bucket: windowBucket, points }, groups };
   }
   // Without a start ("all time") the bars follow the data's own span, from first to last error.
   const first = Math.min(...groups.map((g) => g.firstSeen));
@@ -59,7 +64,7 @@ export async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windo
   const span = groups.length > 0 ? { since: first, until: filter.until ?? last + 1 } : {};
   const series = await api.errorSeries({ ...filter, ...span, bucket, stackBy: 'category' });
   const points = densify(trimEmpty(series.points), bucket, null, null);
-  return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...series, bucket, points }, groups };
+  return { byCategory, byOrigin, byCode, byFlow, byHandled, failures, series: { ...series, bucket, points }, groups };
 }
 
 function trimEmpty<P extends { counts: Record<string, number> }>(points: readonly P[]): P[] {

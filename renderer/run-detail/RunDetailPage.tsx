@@ -1,10 +1,11 @@
-import { useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { TaskView } from '../../core/service/api.js';
 import { useApi, useRunsSnapshot } from '../app/api-context.js';
 import { useShortcuts } from '../app/keyboard.js';
-import { useRoute } from '../app/router.js';
+import { hrefToRun, navigate, useRoute } from '../app/router.js';
 import { useToast } from '../app/toasts.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { attemptWalls } from '../lib/run-clock.js';
 import { errorText } from '../lib/use-async.js';
 import { isActive, isTerminal } from '../live/run-summary.js';
 import { useRunActions } from '../runs/run-actions.js';
@@ -27,7 +28,18 @@ export function RunDetailPage({ runId }: { runId: string }) {
   const state = useRunDetail(runId);
   const snapshot = useRunsSnapshot();
   const [exporting, setExporting] = useState(false);
+  const [focusRequest, setFocusRequest] = useState(0);
   const detail = state.detail;
+  // When each attempt started and ended, in wall time (the journal's, not the run's clock).
+  const walls = useMemo(() => attemptWalls(state.events), [state.events, state.eventsVersion]);
+  // The header's ending error names an attempt: select it in the timeline, in view and focused.
+  const showAttempt = useCallback(
+    (taskId: string, attempt: number | null) => {
+      navigate(hrefToRun(runId, { task: taskId, attempt: attempt !== null ? String(attempt) : undefined }), { replace: true });
+      setFocusRequest((n) => n + 1);
+    },
+    [runId],
+  );
 
   useShortcuts({
     c: () => detail && void actions.cancel([detail.run]),
@@ -87,6 +99,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
         exporting={exporting}
         clock={first?.type === 'runStarted' ? first.options.clock : null}
         workspace={workspace}
+        onShowAttempt={showAttempt}
       />
       <section className="panel" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Retry timeline</h2>
@@ -95,6 +108,8 @@ export function RunDetailPage({ runId }: { runId: string }) {
           active={active}
           focusTask={params.get('task')}
           focusAttempt={params.get('attempt') ? Number(params.get('attempt')) : null}
+          focusRequest={focusRequest}
+          walls={walls}
           onSkipBackoff={(t) => void onSkipBackoff(t)}
           work={work}
           reasons={reasons}
@@ -109,7 +124,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
         <h2 id="events-title">
           Event log <span className="muted">({state.events.length.toLocaleString('en-US')} events)</span>
         </h2>
-        <EventLog events={state.events} version={state.eventsVersion} startedAt={run.startedAt} />
+        <EventLog events={state.events} version={state.eventsVersion} virtual={run.clock === 'virtual'} />
       </section>
     </section>
   );
