@@ -289,6 +289,16 @@ describe('the window tells why each run ended', () => {
       expect(t as number).toBeLessThanOrEqual(detail.run.endedWall as number);
     }
     expect(await page.locator('.seg-backoff').first().getAttribute('title')).toContain('virtual');
+    // The event log's times are when each event was journaled (its tooltip's first line).
+    await page.getByTestId('event-log').locator('.event-time').last().waitFor();
+    const logged = await page.getByTestId('event-log').locator('.event-time').evaluateAll((els) =>
+      els.map((el) => /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(el.getAttribute('title') ?? '')).map((m) => (m ? Date.parse(`${m[1]}T${m[2]}`) : NaN)),
+    );
+    expect(logged.length).toBeGreaterThanOrEqual(10);
+    for (const t of logged) {
+      expect(t).toBeGreaterThanOrEqual(detail.run.startedWall);
+      expect(t).toBeLessThanOrEqual(detail.run.endedWall as number);
+    }
     await app.screenshot('failure-virtual-times');
     await page.emulateMedia({ colorScheme: 'dark' });
     await app.screenshot('failure-virtual-times-dark');

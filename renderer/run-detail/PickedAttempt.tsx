@@ -1,22 +1,12 @@
 import type { AttemptView, TaskView } from '../../core/service/api.js';
 import { hrefToRun } from '../app/router.js';
 import { OutcomeBadge } from '../components/StatusBadge.js';
-import { formatDelay } from '../lib/format.js';
 import type { AttemptWall } from '../lib/run-clock.js';
 import type { AttemptInspection } from './attempt-inspection.js';
-import type { EndingRole } from './attempt-notes.js';
+import { waitAfter, type EndingRole } from './attempt-notes.js';
 import type { AttemptWork } from './attempt-work.js';
 import { AttemptInspector } from './AttemptInspector.js';
 import { attemptOfLimit } from './task-title.js';
-
-/** What the wait after an attempt was: it waited, or the run ended during it. */
-function waitText(task: TaskView, attempt: AttemptView, virtual: boolean, why: string | undefined): string | null {
-  if (attempt.delayAfterMs === null) return null;
-  const delay = `${virtual ? 'a virtual ' : ''}${formatDelay(attempt.delayAfterMs)}`;
-  const next = task.attempts.some((a) => a.attempt === attempt.attempt + 1);
-  if (!next && task.status !== 'waiting') return ` · ${delay} backoff was due; the run ended first`;
-  return ` · then ${task.status === 'waiting' && !next ? 'waits' : 'waited'} ${delay}${why ? `: ${why}` : ''}`;
-}
 
 /** The attempt the operator picked on the timeline: its heading, and everything the inspector knows of it. */
 export function PickedAttempt(props: {
@@ -30,7 +20,7 @@ export function PickedAttempt(props: {
   role: EndingRole | undefined;
 }) {
   const { task, attempt, virtual, why } = props;
-  const wait = waitText(task, attempt, virtual, why);
+  const wait = waitAfter(task, attempt, virtual, why);
   return (
     <div className="picked-attempt" data-testid="picked-attempt">
       <h3>

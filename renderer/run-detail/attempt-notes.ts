@@ -1,4 +1,5 @@
-import type { AttemptView, EndingError, LateResult } from '../../core/service/api.js';
+import type { AttemptView, EndingError, LateResult, TaskView } from '../../core/service/api.js';
+import { formatDelay } from '../lib/format.js';
 import { attemptKey } from './attempt-work.js';
 
 /**
@@ -15,13 +16,14 @@ export type EndingRole = 'ended' | 'cause';
 export function endingRoles(ending: EndingError | null): Map<string, EndingRole> {
   const roles = new Map<string, EndingRole>();
   if (ending === null) return roles;
-  // The first link that names an attempt ended the run (a retry limit names the attempt it gave
-  // up after, as its next link does); every other attempt named is a cause.
-  for (const link of ending.chain) {
-    if (link.taskId === null || link.attempt === null) continue;
+  // The head's attempt ended the run (a retry limit names the attempt it gave up after, as its
+  // next link does); every other attempt the chain names is a cause. A head that names no
+  // attempt (a `throw "message"` in a catch, a failure the run raised itself) leaves only causes.
+  ending.chain.forEach((link, i) => {
+    if (link.taskId === null || link.attempt === null) return;
     const key = attemptKey(link.taskId, link.attempt);
-    if (!roles.has(key)) roles.set(key, roles.size === 0 ? 'ended' : 'cause');
-  }
+    if (!roles.has(key)) roles.set(key, i === 0 ? 'ended' : 'cause');
+  });
   return roles;
 }
 
@@ -43,4 +45,17 @@ export function stopNote(attempt: AttemptView): string | null {
   if (attempt.status === 'stale') return `answered after the run was cancelled${late || ': nothing acted on it'}`;
   if (attempt.status === 'cancelled') return `cancelled with its run${late}`;
   return null;
+}
+
+/**
+ * The wait after an attempt, as the inspector's heading says it: " · then waited 30s: <why>",
+ * " · then waits …" while the task is in it, or that the run ended before the next attempt (a
+ * backoff cut short by the run's end is not a wait that happened). Null without a backoff.
+ */
+export function waitAfter(task: TaskView, attempt: AttemptView, virtual: boolean, why: string | undefined): string | null {
+  if (attempt.delayAfterMs === null) return null;
+  const delay = `${virtual ? 'a virtual ' : ''}${formatDelay(attempt.delayAfterMs)}`;
+  const next = task.attempts.some((a) => a.attempt === attempt.attempt + 1);
+  if (!next && task.status !== 'waiting') return ` · ${delay} backoff was due; the run ended first`;
+  return ` · then ${next ? 'waited' : 'waits'} ${delay}${why ? `: ${why}` : ''}`;
 }
