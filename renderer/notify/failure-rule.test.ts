@@ -10,19 +10,18 @@ const link = (code: string, how: FailureLink['how'], message: string): FailureLi
 });
 
 describe('the failure alert of a run', () => {
-  it('says the ending error with its cause chain, down to the root cause’s message', () => {
+  it('says the ending error (runFailed’s), whose message carries the root cause’s', () => {
     const event: HivewatchEvent = {
       runId: 'r1', seq: 25, ts: 0, type: 'runFailed', error: limit,
       chain: [link('POLICY_RETRY_LIMIT_EXCEEDED', 'retry-limit', limit.message), link('RUNTIME_CRASHED', null, 'exited with code 2')],
     };
     expect(failureAlertOf(event)).toEqual({
       runId: 'r1', flow: 'user/deploy.prose', title: 'Run failed: user/deploy.prose',
-      body: 'retry limit after 4 attempts → RUNTIME_CRASHED in task 1:0 attempt 4: exited with code 2',
+      body: 'POLICY_RETRY_LIMIT_EXCEEDED: gave up after 4 attempts: exited with code 2',
     });
   });
 
-  it('a journal from before the chain says the ending error’s code and message; a cancel or a completed run is no alert', () => {
-    expect(failureAlertOf({ runId: 'r1', seq: 25, ts: 0, type: 'runFailed', error: limit })?.body).toBe('POLICY_RETRY_LIMIT_EXCEEDED: gave up after 4 attempts: exited with code 2');
+  it('a cancel or a completed run is no alert', () => {
     expect(failureAlertOf({ runId: 'r1', seq: 9, ts: 0, type: 'runCompleted', steps: 2 })).toBeNull();
     expect(
       failureAlertOf({ runId: 'r1', seq: 9, ts: 0, type: 'runCancelled', cause: { commandId: 'c', reason: 'stop' }, correlation: { run: 'r1', step: 1, epoch: 1 } }),

@@ -1,13 +1,11 @@
 import type { HivewatchEvent } from '../../core/service/api.js';
-import { failureLine } from '../lib/ending-story.js';
-import { endingOfChain } from '../live/ending-error.js';
 
 /**
  * Which live events tell the operator that something failed (issue #12 part 3): a run that
  * failed, and a task that exhausted its retries while the run went on (its error caught). A
  * task that exhausts its retries and is not caught fails the run, and that `runFailed` is the
- * one alert; it says the run's ending error (rule 16) with its cause chain ("retry limit after 4
- * attempts → RUNTIME_CRASHED in task 1:0 attempt 4: …"), never a newer error of the run. Electron's notifier (electron/notify.ts) applies the same rule; a test there
+ * one alert; it says `runFailed.error`, the run's ending error (rule 16, its message carries the
+ * root cause's for a retry limit), never a newer error of the run. Electron's notifier (electron/notify.ts) applies the same rule; a test there
  * holds the two together.
  */
 
@@ -24,9 +22,7 @@ export interface FailureAlert {
 export function failureAlertOf(event: HivewatchEvent): FailureAlert | null {
   if (event.type === 'runFailed') {
     const flow = event.error.correlation.flow ?? null;
-    const ending = event.chain && event.chain.length > 0 ? endingOfChain(event.chain) : null;
-    const body = ending ? failureLine(ending) : `${event.error.code}: ${event.error.message}`;
-    return { runId: event.runId, flow, title: `Run failed: ${flow ?? event.runId}`, body: body.slice(0, 200) };
+    return { runId: event.runId, flow, title: `Run failed: ${flow ?? event.runId}`, body: `${event.error.code}: ${event.error.message}`.slice(0, 200) };
   }
   if (event.type === 'errorOccurred' && event.caught && event.error.code === RETRIES_EXHAUSTED_CODE) {
     const flow = event.error.correlation.flow ?? null;
