@@ -19,20 +19,12 @@ import { RunHeader } from './RunHeader.js';
 import { StepsStrip } from './StepsStrip.js';
 import { useRunDetail } from './use-run-detail.js';
 
-/** One run: header and actions, the retry timeline, the steps, the journal. */
-export function RunDetailPage({ runId }: { runId: string }) {
-  const api = useApi();
-  const toast = useToast();
-  const actions = useRunActions();
-  const { params } = useRoute();
-  const state = useRunDetail(runId);
-  const snapshot = useRunsSnapshot();
-  const [exporting, setExporting] = useState(false);
+/**
+ * The header's ending error names an attempt: a click selects it in the timeline, scrolled into
+ * view and focused (`focusRequest` brings it forward again when the same link is clicked twice).
+ */
+function useShowAttempt(runId: string): { focusRequest: number; showAttempt: (taskId: string, attempt: number | null) => void } {
   const [focusRequest, setFocusRequest] = useState(0);
-  const detail = state.detail;
-  // When each attempt started and ended, in wall time (the journal's, not the run's clock).
-  const walls = useMemo(() => attemptWalls(state.events), [state.events, state.eventsVersion]);
-  // The header's ending error names an attempt: select it in the timeline, in view and focused.
   const showAttempt = useCallback(
     (taskId: string, attempt: number | null) => {
       navigate(hrefToRun(runId, { task: taskId, attempt: attempt !== null ? String(attempt) : undefined }), { replace: true });
@@ -40,6 +32,47 @@ export function RunDetailPage({ runId }: { runId: string }) {
     },
     [runId],
   );
+  return { focusRequest, showAttempt };
+}
+
+/** Exporting the journal and skipping a backoff, each reported in a toast. */
+function useJournalActions(runId: string): { exporting: boolean; onExport: () => Promise<void>; onSkipBackoff: (task: TaskView) => Promise<void> } {
+  const api = useApi();
+  const toast = useToast();
+  const [exporting, setExporting] = useState(false);
+  const onExport = async (): Promise<void> => {
+    setExporting(true);
+    try {
+      const n = await exportJournal(api, runId);
+      toast(`Exported ${n} events.`, 'success');
+    } catch (error) {
+      toast(`Export failed: ${errorText(error)}`, 'error');
+    } finally {
+      setExporting(false);
+    }
+  };
+  const onSkipBackoff = async (task: TaskView): Promise<void> => {
+    try {
+      const ack = await api.skipBackoff({ runId, taskId: task.taskId });
+      toast(ack.accepted ? `“${task.name}” retries now.` : `Not skipped: ${ack.message ?? 'the task is not waiting'}`, ack.accepted ? 'success' : 'info');
+    } catch (error) {
+      toast(`Could not skip the backoff: ${errorText(error)}`, 'error');
+    }
+  };
+  return { exporting, onExport, onSkipBackoff };
+}
+
+/** One run: header and actions, the retry timeline, the steps, the journal. */
+export function RunDetailPage({ runId }: { runId: string }) {
+  const actions = useRunActions();
+  const { params } = useRoute();
+  const state = useRunDetail(runId);
+  const snapshot = useRunsSnapshot();
+  const { exporting, onExport, onSkipBackoff } = useJournalActions(runId);
+  const { focusRequest, showAttempt } = useShowAttempt(runId);
+  const detail = state.detail;
+  // When each attempt started and ended, in wall time (the journal's, not the run's clock).
+  const walls = useMemo(() => attemptWalls(state.events), [state.events, state.eventsVersion]);
 
   useShortcuts({
     c: () => detail && void actions.cancel([detail.run]),
@@ -66,27 +99,6 @@ export function RunDetailPage({ runId }: { runId: string }) {
   // A run the detail already read as ended stays ended, whatever a lagging row says.
   const run = live && !isTerminal(detail.run.status) ? { ...detail.run, ...live } : detail.run;
   const active = isActive(run.status);
-
-  const onExport = async (): Promise<void> => {
-    setExporting(true);
-    try {
-      const n = await exportJournal(api, runId);
-      toast(`Exported ${n} events.`, 'success');
-    } catch (error) {
-      toast(`Export failed: ${errorText(error)}`, 'error');
-    } finally {
-      setExporting(false);
-    }
-  };
-
-  const onSkipBackoff = async (task: TaskView): Promise<void> => {
-    try {
-      const ack = await api.skipBackoff({ runId, taskId: task.taskId });
-      toast(ack.accepted ? `“${task.name}” retries now.` : `Not skipped: ${ack.message ?? 'the task is not waiting'}`, ack.accepted ? 'success' : 'info');
-    } catch (error) {
-      toast(`Could not skip the backoff: ${errorText(error)}`, 'error');
-    }
-  };
 
   return (
     <section className="page run-detail" aria-label={`Run ${run.id}`}>
