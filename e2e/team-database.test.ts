@@ -56,18 +56,18 @@ async function startCliRun(flowPath: string, db: string): Promise<CliRun> {
   return { runId: (JSON.parse(first[0]) as HivewatchEvent).runId, exited, stderr: () => stderr, child };
 }
 
-/** The number in the Errors screen's header ("3 errors · 3 handled · 0 unhandled"). */
+/** The number of occurrences in the Errors screen's header ("0 failures · 3 occurrences (3 handled, 0 unhandled)"). */
 function errorTotalOf(text: string): number | null {
-  const match = /^([\d,]+) errors?\b/.exec(text);
+  const match = /^([\d,]+) occurrences?\b/.exec(text);
   return match?.[1] ? Number(match[1].replace(/,/g, '')) : null;
 }
 
-/** Waits until the Errors screen's header counts `expected` errors; fails with what it shows. */
+/** Waits until the Errors screen's header counts `expected` error occurrences; fails with what it shows. */
 async function untilErrorTotal(page: Page, expected: number): Promise<void> {
-  const total = page.getByTestId('errors-total');
+  const total = page.getByTestId('errors-occurrences');
   try {
     await page.waitForFunction(
-      (n) => new RegExp(`^${n} errors?\\b`).test(document.querySelector('[data-testid="errors-total"]')?.textContent ?? ''),
+      (n) => new RegExp(`^${n} occurrences?\\b`).test(document.querySelector('[data-testid="errors-occurrences"]')?.textContent ?? ''),
       expected,
       { timeout: 20_000 },
     );

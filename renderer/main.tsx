@@ -15,6 +15,7 @@ import './styles/runs.css';
 import './styles/run-detail.css';
 import './styles/errors.css';
 import './styles/flows.css';
+import './styles/failures.css';
 
 const api = getApi();
 const runs = new RunsStore(api);

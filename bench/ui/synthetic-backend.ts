@@ -192,7 +192,7 @@ export function installSyntheticBackend(config: SyntheticConfig): void {
         case 'getEvents': {
           const run = byId.get(String(input.runId));
           const after = Number(input.afterSeq ?? 0);
-          return reply(run ? run.events.filter((e) => (e.seq as number) > after).slice(0, Number(input.limit ?? 1_000)) : []);
+          return reply(run ? run.events.filter((e) => (e.seq as number) > after).slice(0, Number(input.limit ?? 1_000)).map((e) => ({ ...e, wall: e.ts })) : []);
         }
         case 'listFlows':
           return reply([]);

@@ -172,6 +172,13 @@ export interface RunLineage {
   previous: RelatedRun | null;
 }
 
+/**
+ * A journal event as `getEvents` answers it: with `wall`, the wall-clock time it was journaled at.
+ * On a real clock that is its `ts`; a virtual-clock run's `ts` is its own clock, which runs ahead
+ * of the wall (it jumps over every backoff), so "when" is `wall`.
+ */
+export type JournaledEvent = HivewatchEvent & { wall: number };
+
 export interface RunDetail {
   run: RunSummary;
   steps: StepView[];
@@ -363,7 +370,7 @@ export interface HivewatchApi {
   listRuns(input: ListRunsInput): Promise<Page<RunSummary>>;
   countRuns(input: RunFilterInput): Promise<RunCounts>;
   getRun(input: { runId: string }): Promise<RunDetail | null>;
-  getEvents(input: { runId: string; afterSeq?: number; limit?: number }): Promise<HivewatchEvent[]>;
+  getEvents(input: { runId: string; afterSeq?: number; limit?: number }): Promise<JournaledEvent[]>;
   listFlows(): Promise<FlowInfo[]>;
   checkFlow(input: { source: string; file?: string }): Promise<CheckResult>;
   /** Saves a draft that checks into the operator's folder; the saved flow as listFlows shows it. */

@@ -228,6 +228,13 @@ export function apiConformanceSuite(
       expect(d.run.startedWall).toBeLessThanOrEqual(d.run.endedWall as number);
       expect(d.run.endedWall as number).toBeLessThanOrEqual(Date.now());
       if (d.run.clock === 'virtual') expect(d.run.durationMs).toBeGreaterThanOrEqual(30_000 + 60_000 + 120_000);
+      // Each journaled event carries the wall time it was journaled at (what the window shows as
+      // "when"): the run's start and end walls, in order, while ts keeps the run's own clock.
+      const journal = await api.getEvents({ runId });
+      expect(journal[0]?.wall).toBe(d.run.startedWall);
+      expect(journal.at(-1)?.wall).toBe(d.run.endedWall);
+      expect(journal.every((e, i) => i === 0 || e.wall >= (journal[i - 1] as { wall: number }).wall)).toBe(true);
+      if (d.run.clock === 'virtual') expect(journal.at(-1)?.ts).toBeGreaterThan(journal.at(-1)?.wall as number);
       // Every one of the 7 errors was followed by another attempt: all handled.
       expect((await api.errorCounts({ by: 'handled', runId })).map((c) => [c.key, c.count])).toEqual([['handled', 7]]);
     });

@@ -249,7 +249,8 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
       guard(async () => {
         const args = parseInput('getEvents', input);
         await runRow(args.runId);
-        return store.getEvents(args.runId, args.afterSeq ?? 0, args.limit ?? 1_000);
+        const page = await store.getJournalPage(args.runId, args.afterSeq ?? 0, args.limit ?? 1_000);
+        return page.events.map((event, i) => ({ ...event, wall: page.walls[i] ?? event.ts }));
       }),
 
     listFlows: (...input: unknown[]) =>

@@ -101,6 +101,8 @@ export interface HivewatchStore {
   getRunRow(runId: string): Promise<RunRow | null>;
   runLineage(runId: string): Promise<RunLineage | null>;
   getEvents(runId: string, afterSeq?: number, limit?: number): Promise<HivewatchEvent[]>;
+  /** `getEvents` with each event's journaled wall time (`walls[i]` for `events[i]`). */
+  getJournalPage(runId: string, afterSeq?: number, limit?: number): Promise<{ events: HivewatchEvent[]; walls: number[] }>;
   /** Events committed after commit position `afterCommit`, in commit order: the journal's tail. */
   eventsAfterCommit(afterCommit: number, limit?: number): Promise<CommittedEvent[]>;
   /** The newest commit position (0 for an empty journal). */

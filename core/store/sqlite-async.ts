@@ -103,6 +103,10 @@ export class SqliteContractStore implements HivewatchStore {
     return this.answer(() => this.sqlite.getEvents(runId, afterSeq, limit));
   }
 
+  getJournalPage(runId: string, afterSeq?: number, limit?: number): Promise<{ events: HivewatchEvent[]; walls: number[] }> {
+    return this.answer(() => this.sqlite.getJournalPage(runId, afterSeq, limit));
+  }
+
   eventsAfterCommit(afterCommit: number, limit?: number): Promise<CommittedEvent[]> {
     return this.answer(() => this.sqlite.eventsAfterCommit(afterCommit, limit));
   }

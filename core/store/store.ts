@@ -22,7 +22,7 @@ import {
   type ErrorSeriesQuery,
   type ListErrorsQuery,
 } from './queries/errors.js';
-import { eventsAfterCommit, getEvents, journalHead, type CommittedEvent } from './queries/events.js';
+import { eventsAfterCommit, getEvents, getJournalPage, journalHead, type CommittedEvent } from './queries/events.js';
 import { failureCounts, type FailureCounts, type FailureCountsQuery } from './queries/failures.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand, type RunCommandKind } from './commands.js';
 import { runLineage, type RunLineage } from './queries/lineage.js';
@@ -122,6 +122,8 @@ export interface SqliteStore {
   /** Runs retried or resumed from this one, and the flow's previous run; null for an unknown run. */
   runLineage(runId: string): RunLineage | null;
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[];
+  /** `getEvents` with each event's journaled wall time (`walls[i]` for `events[i]`). */
+  getJournalPage(runId: string, afterSeq?: number, limit?: number): { events: HivewatchEvent[]; walls: number[] };
   /**
    * Events any connection committed after commit position `afterCommit`, in commit order (at most
    * `limit`, default 1,000): the journal's tail. Positions are gap-free across the database.
@@ -302,6 +304,11 @@ class SqliteConnectionStore implements SqliteStore {
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[] {
     this.open();
     return runSync(this.cache, getEvents(Dialect.sqlite, runId, afterSeq, limit));
+  }
+
+  getJournalPage(runId: string, afterSeq?: number, limit?: number): { events: HivewatchEvent[]; walls: number[] } {
+    this.open();
+    return runSync(this.cache, getJournalPage(Dialect.sqlite, runId, afterSeq, limit));
   }
 
   eventsAfterCommit(afterCommit: number, limit?: number): CommittedEvent[] {

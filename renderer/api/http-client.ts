@@ -9,6 +9,7 @@ import type {
   FlowInfo,
   HivewatchApi,
   HivewatchEvent,
+  JournaledEvent,
   LiveEvent,
   NotificationSettings,
   Page,
@@ -135,7 +136,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
         throw error;
       }
     },
-    getEvents: (input) => get<HivewatchEvent[]>(`/api/runs/${seg(input.runId)}/events`, input, ['runId']),
+    getEvents: (input) => get<JournaledEvent[]>(`/api/runs/${seg(input.runId)}/events`, input, ['runId']),
     listFlows: () => get<FlowInfo[]>('/api/flows'),
     checkFlow: (input) => post<CheckResult>('/api/flows/check', input),
     saveFlow: (input) => post<FlowInfo>('/api/flows', input),

@@ -71,4 +71,37 @@ describe('comparing two runs', () => {
     expect(groups[2]?.rows.find((r) => r.key === '1:1/output')).toMatchObject({ left: null, right: 'second', differs: true });
     expect(groups[0]?.rows.find((r) => r.key === 'flow')?.differs).toBe(false);
   });
+
+  it('says why each run ended, never its newest error: a failure’s chain, a cancel’s reason, nothing for a completed run', () => {
+    const crash: ErrorEnvelope = { ...(attempt(1, 0, 1_000, 'RUNTIME_CRASHED').error as ErrorEnvelope), message: 'exited with code 2', context: { exitCode: 2 } };
+    const failed = detail(
+      summary('a', {
+        status: 'failed', errorCount: 2,
+        // The newest error is a retried timeout of a cleanup; the run failed because Deploy crashed.
+        lastError: { code: 'RUNTIME_TIMEOUT', message: 'timed out' },
+        endingError: {
+          code: 'RUNTIME_CRASHED', category: 'runtime', origin: 'runtime:fake', message: 'exited with code 2', step: 1, taskId: '1:0', attempt: 1, rootCode: 'RUNTIME_CRASHED',
+          chain: [{ seq: 9, code: 'RUNTIME_CRASHED', category: 'runtime', origin: 'runtime:fake', message: 'exited with code 2', step: 1, taskId: '1:0', attempt: 1, how: null }],
+        },
+      }),
+      [task('1:0', [{ ...attempt(1, 0, 1_000, 'RUNTIME_CRASHED'), error: crash }], { name: 'Deploy', status: 'failed' })],
+    );
+    const cancelled = detail(
+      summary('b', {
+        status: 'cancelled',
+        endingError: {
+          code: 'SYSTEM_CANCELLED', category: 'system', origin: 'system', message: 'stopped from the window', step: 2, taskId: null, attempt: null, rootCode: 'SYSTEM_CANCELLED',
+          chain: [{ seq: null, code: 'SYSTEM_CANCELLED', category: 'system', origin: 'system', message: 'stopped from the window', step: 2, taskId: null, attempt: null, how: null }],
+        },
+      }),
+      [],
+    );
+    const completed = detail(summary('c', { errorCount: 3, lastError: { code: 'RUNTIME_RATE_LIMIT', message: 'slow down' } }), []);
+    const endedBy = (l: RunDetail, r: RunDetail) => compareRuns(l, r)[0]?.rows.find((row) => row.key === 'ending-error');
+    expect(endedBy(failed, cancelled)).toMatchObject({
+      label: 'Ended by', left: 'RUNTIME_CRASHED exit 2 in Deploy attempt 1: exited with code 2', right: 'Cancelled during step 2: stopped from the window',
+    });
+    expect(endedBy(completed, completed)).toMatchObject({ left: 'none', right: 'none', differs: false });
+    expect(compareRuns(failed, completed)[0]?.rows.some((row) => /RUNTIME_TIMEOUT|RUNTIME_RATE_LIMIT/.test(`${row.left} ${row.right}`))).toBe(false);
+  });
 });

@@ -1,4 +1,5 @@
 import type { RunDetail, TaskView } from '../../core/service/api.js';
+import { chainText, endingKind, endingSentence, factsOf } from '../lib/ending-story.js';
 import { formatDuration } from '../lib/format.js';
 
 /**
@@ -73,7 +74,13 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
   const duration = (d: RunDetail): string => (d.run.durationMs === null ? 'running' : formatDuration(d.run.durationMs));
   const wall = (d: RunDetail): string => (d.run.endedWall === null ? 'running' : formatDuration(d.run.endedWall - d.run.startedWall));
   const virtual = a.clock === 'virtual' || b.clock === 'virtual';
-  const lastError = (d: RunDetail): string => (d.run.lastError ? `${d.run.lastError.code}: ${d.run.lastError.message}` : 'none');
+  // Why each run ended (rule 16), not its newest error: a completed or live run has none.
+  const ending = (d: RunDetail): string => {
+    const kind = endingKind(d.run);
+    if (kind === null || d.run.endingError === null) return 'none';
+    if (kind !== 'failed') return endingSentence(kind, d.run.endingError);
+    return `${chainText(d.run.endingError, factsOf(d.tasks))}: ${d.run.endingError.message}`;
+  };
   const groups: CompareGroup[] = [
     {
       key: 'run',
@@ -88,7 +95,7 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
         row('steps', 'Steps', String(a.step), String(b.step)),
         row('attempts', 'Attempts', String(a.attempts), String(b.attempts)),
         row('errors', 'Errors', String(a.errorCount), String(b.errorCount)),
-        row('last-error', 'Last error', lastError(left), lastError(right)),
+        row('ending-error', 'Ended by', ending(left), ending(right)),
       ],
     },
   ];

@@ -1,11 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { HANDLED_KEYS } from '../../core/service/api.js';
 import { useRunsSnapshot } from '../app/api-context.js';
 import { useShortcuts } from '../app/keyboard.js';
 import { formatHash, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
-import { formatAbsolute, plural } from '../lib/format.js';
+import { formatAbsolute } from '../lib/format.js';
 import { CorrelationPivot } from './CorrelationPivot.js';
+import { CountsLine, headerCounts } from './CountsLine.js';
 import { CountChart } from './CountChart.js';
 import { ErrorsFilterBar } from './ErrorsFilterBar.js';
 import { filterOf, parseErrorsQuery, serializeErrorsQuery, stableNow, windowOf, type ErrorsQuery, type FilterKey } from './errors-query.js';
@@ -13,10 +13,6 @@ import { GroupsTable } from './GroupsTable.js';
 import { OccurrenceList } from './OccurrenceList.js';
 import { SeriesChart } from './SeriesChart.js';
 import { sparklinesOf, useOccurrences, useOverview } from './use-errors-data.js';
-
-// The keys of errorCounts({ by: 'handled' }) (the renderer imports only types from the API).
-const HANDLED: (typeof HANDLED_KEYS)['handled'] = 'handled';
-const UNHANDLED: (typeof HANDLED_KEYS)['unhandled'] = 'unhandled';
 
 /** Re-read the error views when new errors were journaled, at most this often. */
 const REFRESH_MS = 3_000;
@@ -64,9 +60,8 @@ export function ErrorsPage() {
     },
   });
 
-  const totalInWindow = data?.byCategory.reduce((sum, c) => sum + c.count, 0) ?? 0;
-  const handledCount = data?.byHandled.find((c) => c.key === HANDLED)?.count ?? 0;
-  const unhandledCount = data?.byHandled.find((c) => c.key === UNHANDLED)?.count ?? 0;
+  const counts = data ? headerCounts(data.byHandled, data.failures) : null;
+  const totalInWindow = counts ? counts.occurrences + counts.failures : 0;
   const selectedGroup = data?.groups.find((g) => g.fingerprint === query.group);
 
   let content;
@@ -148,19 +143,7 @@ export function ErrorsPage() {
       <header className="page-header">
         <h1 id="errors-title">Errors</h1>
         <span className="page-meta" data-testid="errors-total">
-          {data ? plural(totalInWindow, 'error') : ''}
-          {data && totalInWindow > 0 && (
-            <>
-              {' · '}
-              <span className="handled-count" data-testid="errors-handled" title="retried, or caught by the flow">
-                {handledCount.toLocaleString('en-US')} handled
-              </span>
-              {' · '}
-              <span className={unhandledCount > 0 ? 'unhandled-count error-text' : 'unhandled-count'} data-testid="errors-unhandled" title="failed their task and the run">
-                {unhandledCount.toLocaleString('en-US')} unhandled
-              </span>
-            </>
-          )}
+          {counts && <CountsLine counts={counts} />}
           {win.zoomed && ` between ${formatAbsolute(win.since ?? 0).slice(0, 16)} and ${win.until ? formatAbsolute(win.until).slice(0, 16) : 'now'}`}
           {overview.status === 'loading' && data && ' · refreshing…'}
         </span>

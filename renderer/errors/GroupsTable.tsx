@@ -25,7 +25,7 @@ export function GroupsTable({
             <th scope="col" className="num">
               Count
             </th>
-            <th scope="col" className="num" title="of them, errors that failed their run (neither retried nor caught)">
+            <th scope="col" className="num" title="of them, the occurrences that are links of a failed run’s ending-error chain (what the run failed because of)">
               Unhandled
             </th>
             <th scope="col" title="over all time, whatever the window">First seen</th>

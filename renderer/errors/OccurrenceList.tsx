@@ -4,6 +4,31 @@ import { formatHash } from '../app/router.js';
 import { RelativeTime } from '../components/Time.js';
 import { ErrorEnvelopeView } from '../run-detail/ErrorEnvelopeView.js';
 
+const DISPOSITION_HINT: Record<ErrorOccurrence['disposition'], string> = {
+  handled: 'handled: retried, caught, or its run did not fail because of it',
+  unhandled: 'unhandled: a link of its run’s ending-error chain (the run failed because of it)',
+  pending: 'pending: its run is still live; it is settled when the run ends',
+};
+
+/**
+ * What became of an occurrence (DESIGN rule 17): its disposition as the store settled it, and
+ * "ending" on the one that is its run's failure (the head of the ending error's chain).
+ */
+export function DispositionBadge({ occurrence }: { occurrence: Pick<ErrorOccurrence, 'disposition' | 'ending'> }) {
+  return (
+    <>
+      <span className={`badge disposition disposition-${occurrence.disposition}`} title={DISPOSITION_HINT[occurrence.disposition]} data-disposition={occurrence.disposition}>
+        {occurrence.disposition}
+      </span>
+      {occurrence.ending && (
+        <span className="badge disposition disposition-ending" title="ending: this error ended its run; it is the run’s one failure" data-ending="true">
+          ending
+        </span>
+      )}
+    </>
+  );
+}
+
 /** Individual occurrences, newest first; each opens into its envelope and links to its run. */
 export function OccurrenceList({
   items,
@@ -38,13 +63,9 @@ export function OccurrenceList({
                   {c.attempt !== null ? ` · attempt ${c.attempt}` : ''}
                 </span>
                 <span className="occ-flags">
+                  <DispositionBadge occurrence={o} />
                   {o.retrying && <span className="badge flag-retrying">retried</span>}
                   {o.caught && <span className="badge flag-caught">caught</span>}
-                  {!o.caught && !o.retrying && (
-                    <span className="badge flag-unhandled" title="it failed its task and the run">
-                      unhandled
-                    </span>
-                  )}
                 </span>
                 <span className="occ-message">{o.message}</span>
               </button>
@@ -53,7 +74,7 @@ export function OccurrenceList({
                   <a className="button-link" href={href} data-testid="open-run">
                     Open run {run} →
                   </a>
-                  <ErrorEnvelopeView error={o.error} linkRun />
+                  <ErrorEnvelopeView error={o.error} when={o.ts} linkRun role={o.ending ? 'ended' : o.disposition === 'unhandled' ? 'cause' : null} />
                 </div>
               )}
             </li>

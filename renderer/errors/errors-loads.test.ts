@@ -4,7 +4,7 @@ import { filterOf, parseErrorsQuery, stableNow, windowOf } from './errors-query.
 import { loadOverview, prefetchErrors, SAMPLE_SIZE, takePrefetchedOverview, takePrefetchedSample } from './errors-loads.js';
 
 /**
- * Answers the Errors screen's four reads with empty results and records each call with its
+ * Answers the Errors screen's five reads with empty results and records each call with its
  * input; any other method is missing, so an unexpected read fails the test.
  */
 function errorsApi(): { api: HivewatchApi; reads: { method: string; input: unknown }[] } {
@@ -17,6 +17,7 @@ function errorsApi(): { api: HivewatchApi; reads: { method: string; input: unkno
   const page: Page<ErrorOccurrence> = { items: [], nextCursor: null };
   const api = {
     errorCounts: answer('errorCounts', []),
+    failureCounts: answer('failureCounts', { total: 0, rows: [] }),
     errorGroups: answer('errorGroups', []),
     errorSeries: answer('errorSeries', series),
     listErrors: answer('listErrors', page),
@@ -38,7 +39,7 @@ describe('prefetching the Errors screen', () => {
     prefetchErrors(api, new URLSearchParams('range=24h'), NOW);
     prefetchErrors(api, new URLSearchParams('range=24h'), NOW); // the same route again: no second round
     const methods = reads.map((r) => r.method).sort();
-    expect(methods).toEqual(['errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorGroups', 'errorSeries', 'listErrors']);
+    expect(methods).toEqual(['errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorGroups', 'errorSeries', 'failureCounts', 'listErrors']);
     expect(reads.find((r) => r.method === 'listErrors')?.input).toMatchObject({ limit: SAMPLE_SIZE });
 
     const { filter, bucket } = screenFilter('range=24h');

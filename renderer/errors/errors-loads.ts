@@ -14,8 +14,10 @@ export interface Overview {
   byOrigin: ErrorCount[];
   byCode: ErrorCount[];
   byFlow: ErrorCount[];
-  /** Keys HANDLED_KEYS.handled / .unhandled (retried or caught vs failed its run). */
+  /** Occurrences by disposition: keys HANDLED_KEYS.handled / .unhandled / .pending (rule 17). */
   byHandled: ErrorCount[];
+  /** Failures in the window: one per run that ended failed (by its end time), its ending error. */
+  failures: number;
   series: ErrorSeries;
   groups: ErrorGroup[];
 }
@@ -40,30 +42,33 @@ export async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windo
   const open = filter.since === undefined;
   // A bounded window's bars: inside the sane bounds, never more than the chart draws.
   const bars = open ? null : seriesWindowOf(filter, windowBucket, now);
-  const [byCategory, byOrigin, byCode, byFlow, byHandled, groups, windowed] = await Promise.all([
+  const [byCategory, byOrigin, byCode, byFlow, byHandled, failureCounts, groups, windowed] = await Promise.all([
     api.errorCounts({ ...filter, by: 'category' }),
     api.errorCounts({ ...filter, by: 'origin', limit: 12 }),
     api.errorCounts({ ...filter, by: 'code', limit: 12 }),
     api.errorCounts({ ...filter, by: 'flow', limit: 50 }),
     api.errorCounts({ ...filter, by: 'handled' }),
+    // Only the total is shown: one row is the least the query can answer.
+    api.failureCounts({ ...filter, by: 'code', limit: 1 }),
     api.errorGroups({ ...filter, limit: 100, trendBins: SPARK_BINS }),
     bars === null ? Promise.resolve(null) : api.errorSeries({ ...filter, ...bars, bucket: windowBucket, stackBy: 'category' }),
   ]);
+  const failures = failureCounts.total;
   if (!open) {
     const points = windowed ? densify(windowed.points, windowBucket, bars?.since ?? null, bars?.until ?? null) : [];
-    return { byCategory, byOrigin, byCode, byFlow, byHandled, series: windowed ? { ...windowed, bucket: windowBucket, points } : noSeries(windowBucket), groups };
+    return { byCategory, byOrigin, byCode, byFlow, byHandled, failures, series: windowed ? { ...windowed, bucket: windowBucket, points } : noSeries(windowBucket), groups };
   }
   // Without a start ("all time") the bars follow the data's own span, from first to last error,
   // inside the sane bounds (errors of virtual-clock runs can lie ahead of now; a row dated in
   // 2300 or before 2000 is counted and listed, not charted).
   const span = groups.length > 0 ? saneSpan(Math.min(...groups.map((g) => g.firstSeen)), Math.max(...groups.map((g) => g.lastSeen)) + 1, now) : null;
-  if (span === null) return { byCategory, byOrigin, byCode, byFlow, byHandled, series: noSeries(windowBucket), groups };
+  if (span === null) return { byCategory, byOrigin, byCode, byFlow, byHandled, failures, series: noSeries(windowBucket), groups };
   const bucket = bucketFor(span.until - span.since);
   const until = filter.until !== undefined ? Math.min(filter.until, span.until) : span.until;
   const since = Math.max(span.since, until - MAX_BARS * BUCKET_MS[bucket]);
   const series = until > since ? await api.errorSeries({ ...filter, since, until, bucket, stackBy: 'category' }) : noSeries(bucket);
   const points = densify(trimEmpty(series.points), bucket, null, null);
-  return { byCategory, byOrigin, byCode, byFlow, byHandled, series: { ...series, bucket, points }, groups };
+  return { byCategory, byOrigin, byCode, byFlow, byHandled, failures, series: { ...series, bucket, points }, groups };
 }
 
 const noSeries = (bucket: ErrorSeries['bucket']): ErrorSeries => ({ bucket, stackBy: 'category', keys: [], points: [] });

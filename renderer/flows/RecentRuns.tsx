@@ -3,6 +3,7 @@ import { useApi, useRunsSnapshot } from '../app/api-context.js';
 import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime, RunDuration } from '../components/Time.js';
+import { chainText } from '../lib/ending-story.js';
 import { useAsync } from '../lib/use-async.js';
 
 const RECENT = 5;
@@ -38,9 +39,15 @@ export function RecentRuns({ flowId }: { flowId: string }) {
                 <span className="muted">
                   <RunDuration run={run} active={run.status === 'running' || run.status === 'cancelling' || run.status === 'queued'} compact />
                 </span>
-                {run.lastError && (
-                  <span className="error-text recent-error" title={run.lastError.message}>
-                    {run.lastError.code}
+                {/* Why it ended: a failure in red; a cancel or an interruption quietly; nothing for a completed run. */}
+                {run.endingError && run.status === 'failed' && (
+                  <span className="error-text recent-error" title={`${chainText(run.endingError)}: ${run.endingError.message}`} data-testid="recent-ending-code">
+                    {run.endingError.code}
+                  </span>
+                )}
+                {run.endingError && (run.status === 'cancelled' || run.status === 'interrupted') && (
+                  <span className="muted recent-error" title={run.endingError.message} data-testid="recent-ending-code">
+                    {run.endingError.code}
                   </span>
                 )}
               </a>

@@ -138,3 +138,33 @@ describe('RunSequencer', () => {
     expect(s.offer([events[4]!]).map((x) => x.seq)).toEqual([5, 6]);
   });
 });
+
+describe('the live row’s ending error (rule 16; the engine journals are held against the store in server/live-ending.test.ts)', () => {
+  it('the newest error is not the ending one: a retried error stays lastError, the ending error is runFailed’s chain', () => {
+    const j = rateLimitedRun();
+    const crash = envelope('RUNTIME_CRASHED', { correlation: { project: null, flow: null, run: 'run_a', step: 1, task: '1:1', attempt: 1 } });
+    const crashed = j.add({ type: 'errorOccurred', error: crash, caught: false, retrying: false, step: 1, ordinal: 1, taskId: '1:1' });
+    j.add({ type: 'errorOccurred', error: envelope('RUNTIME_TIMEOUT'), caught: false, retrying: true, step: 2, ordinal: 2, taskId: '2:2' });
+    const chain = [{ seq: crashed.seq, code: 'RUNTIME_CRASHED', category: 'runtime', origin: 'runtime:fake', message: crash.message, step: 1, taskId: '1:1', attempt: 1, how: null }];
+    j.add({ type: 'runFailed', error: crash, chain });
+    const summary = replay(j.events)?.summary;
+    expect(summary?.lastError?.code).toBe('RUNTIME_TIMEOUT');
+    expect(summary?.endingError).toEqual({ code: 'RUNTIME_CRASHED', category: 'runtime', origin: 'runtime:fake', message: crash.message, step: 1, taskId: '1:1', attempt: 1, rootCode: 'RUNTIME_CRASHED', chain });
+  });
+
+  it('keeps only what could still become a link pending: not a retried error, not one after the end; an idle external run’s reopening clears its ending', () => {
+    const j = rateLimitedRun();
+    const live = replay(j.events);
+    expect(live?.pending).toEqual([]);
+    const caught = envelope('RUNTIME_CRASHED', { correlation: { project: null, flow: null, run: 'run_a', step: 1, task: '1:0', attempt: 2 } });
+    const event = j.add({ type: 'errorOccurred', error: caught, caught: true, retrying: false, step: 1, ordinal: 0, taskId: '1:0' });
+    const pending = applyToLiveRun(live, event);
+    expect(pending?.pending).toEqual([{ seq: event.seq, code: 'RUNTIME_CRASHED', message: caught.message, taskId: '1:0', attempt: 2, caught: true }]);
+    const cancelled = applyToLiveRun(pending, j.add({ type: 'runCancelled', cause: { commandId: 'c1', reason: 'stop' }, correlation: { run: 'run_a', step: 1, epoch: 1 } }));
+    expect(cancelled?.pending).toEqual([]);
+    expect(cancelled?.summary.endingError).toMatchObject({ code: 'SYSTEM_CANCELLED', message: 'stop', step: 1, chain: [{ seq: null }] });
+    const late = applyToLiveRun(cancelled, j.add({ type: 'errorOccurred', error: caught, caught: false, retrying: false, step: 1, ordinal: 0, taskId: '1:0' }));
+    expect(late?.pending).toEqual([]);
+    expect(applyToLiveRun(late, j.add({ type: 'externalRunReopened', idleSince: 0 }))?.summary.endingError).toBeNull();
+  });
+});

@@ -1,4 +1,5 @@
 import type { HivewatchEvent, RunStatus, RunSummary } from '../../core/service/api.js';
+import { nextEndingError, nextPending, type PendingOccurrence } from './ending-error.js';
 
 /**
  * Keeps a run's table row current from its live events, the way the store's projection does
@@ -12,6 +13,11 @@ export type Backoffs = ReadonlyMap<string, { nextAttemptAt: number; delayMs: num
 export interface LiveRun {
   summary: RunSummary;
   backoffs: Backoffs;
+  /**
+   * Error occurrences that may still become links of the run's ending-error chain (what the
+   * store keeps `pending`); absent for a run loaded mid-way from a summary (none known).
+   */
+  pending?: readonly PendingOccurrence[];
 }
 
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'interrupted'];
@@ -112,7 +118,7 @@ function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number)
     case 'runCompleted':
       return ended(s, 'completed', event.ts, receivedAt);
     // As in the store's projection, only errorOccurred sets the last error (a run-level failure
-    // journals one of its own).
+    // journals one of its own); the ending error is applyToLiveRun's.
     case 'runFailed':
       return ended(s, 'failed', event.ts, receivedAt);
     case 'runCancelled':
@@ -122,6 +128,14 @@ function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number)
     default:
       return s;
   }
+}
+
+const NO_PENDING: readonly PendingOccurrence[] = [];
+
+/** The summary with the ending error the event leaves (the store's settleRun, mirrored). */
+function withEnding(before: RunSummary, after: RunSummary, event: HivewatchEvent, pending: readonly PendingOccurrence[]): RunSummary {
+  const endingError = nextEndingError(before.endingError, event, pending);
+  return endingError === after.endingError ? after : { ...after, endingError };
 }
 
 function reduceBackoffs(backoffs: Backoffs, event: HivewatchEvent): Backoffs {
@@ -150,12 +164,14 @@ function reduceBackoffs(backoffs: Backoffs, event: HivewatchEvent): Backoffs {
  */
 export function applyToLiveRun(current: LiveRun | undefined, event: HivewatchEvent, receivedAt = event.ts): LiveRun | undefined {
   if (!current) {
-    return event.type === 'runStarted' ? { summary: summaryFromStart(event, receivedAt), backoffs: NO_BACKOFFS } : undefined;
+    return event.type === 'runStarted' ? { summary: summaryFromStart(event, receivedAt), backoffs: NO_BACKOFFS, pending: NO_PENDING } : undefined;
   }
   const backoffs = reduceBackoffs(current.backoffs, event);
-  let summary = reduceSummary(current.summary, event, receivedAt);
+  const before = current.pending ?? NO_PENDING;
+  let summary = withEnding(current.summary, reduceSummary(current.summary, event, receivedAt), event, before);
+  const pending = nextPending(before, event, isTerminal(current.summary.status));
   const retrying = isTerminal(summary.status) ? null : earliest(backoffs);
   if (!sameRetrying(retrying, summary.retrying)) summary = { ...summary, retrying };
-  if (summary === current.summary && backoffs === current.backoffs) return current;
-  return { summary, backoffs };
+  if (summary === current.summary && backoffs === current.backoffs && pending === before) return current;
+  return { summary, backoffs, pending };
 }

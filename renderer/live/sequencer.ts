@@ -5,18 +5,18 @@ import type { HivewatchEvent } from '../../core/service/api.js';
  * from catch-up reads (getEvents afterSeq), possibly twice and possibly with holes; the sequencer
  * releases them strictly as seq = last + 1, last + 2, ... and says when a hole needs a catch-up.
  */
-export class RunSequencer {
-  private readonly waiting = new Map<number, HivewatchEvent>();
+export class RunSequencer<E extends HivewatchEvent = HivewatchEvent> {
+  private readonly waiting = new Map<number, E>();
 
   /** @param last the seq already applied (0: nothing yet). */
   constructor(public last: number) {}
 
   /** Offers events (any order, duplicates allowed); returns the ones now ready, in seq order. */
-  offer(events: Iterable<HivewatchEvent>): HivewatchEvent[] {
+  offer(events: Iterable<E>): E[] {
     for (const event of events) {
       if (event.seq > this.last && !this.waiting.has(event.seq)) this.waiting.set(event.seq, event);
     }
-    const ready: HivewatchEvent[] = [];
+    const ready: E[] = [];
     for (let next = this.waiting.get(this.last + 1); next; next = this.waiting.get(this.last + 1)) {
       this.waiting.delete(next.seq);
       ready.push(next);

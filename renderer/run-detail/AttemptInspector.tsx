@@ -1,6 +1,9 @@
 import type { AttemptView } from '../../core/service/api.js';
+import { RelativeTime } from '../components/Time.js';
 import { formatDuration } from '../lib/format.js';
+import type { AttemptWall } from '../lib/run-clock.js';
 import { commandLineText, exitText, type AttemptInspection } from './attempt-inspection.js';
+import { stopNote, type EndingRole } from './attempt-notes.js';
 import type { AttemptWork } from './attempt-work.js';
 import { AttemptWorkView } from './AttemptWorkView.js';
 import { ErrorEnvelopeView } from './ErrorEnvelopeView.js';
@@ -29,21 +32,43 @@ export function AttemptInspector({
   inspection,
   work,
   virtual,
+  wall,
+  role,
 }: {
   attempt: AttemptView;
   inspection: AttemptInspection | undefined;
   work: AttemptWork | undefined;
   /** The run's clock is virtual: the duration is on it, not real time. */
   virtual: boolean;
+  /** When it started and ended, in wall time (from the journal); absent before the journal is read. */
+  wall?: AttemptWall | undefined;
+  /** Its error is the run's ending error, or a cause of it (rule 16). */
+  role?: EndingRole | undefined;
 }) {
   const trace = inspection?.trace ?? null;
   const duration = inspection?.durationMs ?? (attempt.endedAt !== null ? attempt.endedAt - attempt.startedAt : null);
   const exit = exitText(trace);
   const failed = attempt.status === 'failed';
   const asked = inspection?.argv ? commandLineText(inspection.argv) : (inspection?.prompt ?? null);
+  const stopped = stopNote(attempt);
   return (
     <div className="attempt-inspector" data-testid="attempt-inspector">
+      {role && (
+        <p className={`attempt-role role-${role}`} data-testid="attempt-role">
+          {role === 'ended' ? 'This attempt’s error ended the run: it is the run’s ending error.' : 'This attempt’s error is a cause of the run’s ending error.'}
+        </p>
+      )}
+      {stopped && (
+        <p className="attempt-stopped" data-testid="attempt-stopped">
+          {stopped[0]?.toUpperCase()}
+          {stopped.slice(1)}.
+        </p>
+      )}
       <dl className="inspector-facts">
+        <div>
+          <dt>Started</dt>
+          <dd data-testid="attempt-started">{wall ? <RelativeTime ts={wall.started} /> : <span className="muted">—</span>}</dd>
+        </div>
         <div>
           <dt>Duration</dt>
           <dd data-testid="attempt-duration">{duration === null ? <span className="muted">running</span> : `${virtual ? 'virtual ' : ''}${formatDuration(duration)}`}</dd>
@@ -71,7 +96,11 @@ export function AttemptInspector({
           </pre>
         </section>
       )}
-      {attempt.error ? <ErrorEnvelopeView error={attempt.error} /> : attempt.endedAt !== null && <p className="muted">This attempt has no error.</p>}
+      {attempt.error ? (
+        <ErrorEnvelopeView error={attempt.error} when={wall?.ended ?? null} role={role ?? null} />
+      ) : (
+        attempt.endedAt !== null && !stopped && <p className="muted">This attempt has no error.</p>
+      )}
       {work && <AttemptWorkView work={work} />}
       <Captured label="stdout (tail)" text={trace?.stdoutTail} testId="attempt-stdout" open={failed && trace?.stdoutTail !== ''} />
       <Captured label="stderr (tail)" text={trace?.stderrTail} testId="attempt-stderr" open={failed && trace?.stderrTail !== ''} />

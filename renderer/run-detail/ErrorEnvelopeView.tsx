@@ -1,9 +1,15 @@
 import type { ErrorEnvelope } from '../../core/service/api.js';
 import { hrefToRun } from '../app/router.js';
 import { RelativeTime } from '../components/Time.js';
+import { ROLE_TEXT, type EndingRole } from './attempt-notes.js';
 
-/** A structured error, field by field; context as JSON. Everything is text. */
-export function ErrorEnvelopeView({ error, linkRun = false }: { error: ErrorEnvelope; linkRun?: boolean }) {
+/**
+ * A structured error, field by field; context as JSON. Everything is text. `when` is the wall
+ * time it was journaled at (the envelope's own timestamp is on its run's clock, which a virtual
+ * clock runs ahead of the wall). An error that ended its run, or caused the one that did, says
+ * so instead of whether its kind is recoverable: this one was not recovered from.
+ */
+export function ErrorEnvelopeView({ error, when, linkRun = false, role = null }: { error: ErrorEnvelope; when: number | null; linkRun?: boolean; role?: EndingRole | null }) {
   const c = error.correlation;
   const hasContext = error.context && Object.keys(error.context).length > 0;
   return (
@@ -12,7 +18,13 @@ export function ErrorEnvelopeView({ error, linkRun = false }: { error: ErrorEnve
         <span className={`badge category category-${error.category}`}>{error.category}</span>
         <code className="envelope-code">{error.code}</code>
         <span className="muted">from</span> <code>{error.origin}</code>
-        <span className={`badge ${error.recoverable ? 'recoverable' : 'fatal'}`}>{error.recoverable ? 'recoverable' : 'not recoverable'}</span>
+        {role ? (
+          <span className={`badge ends-run role-${role}`} data-testid="envelope-role">
+            {ROLE_TEXT[role]}
+          </span>
+        ) : (
+          <span className={`badge ${error.recoverable ? 'recoverable' : 'fatal'}`}>{error.recoverable ? 'recoverable' : 'not recoverable'}</span>
+        )}
       </div>
       <p className="envelope-message">{error.message}</p>
       {error.recovery_hint && (
@@ -23,7 +35,7 @@ export function ErrorEnvelopeView({ error, linkRun = false }: { error: ErrorEnve
       <dl className="envelope-fields">
         <dt>When</dt>
         <dd>
-          <RelativeTime ts={error.timestamp} />
+          {when !== null ? <RelativeTime ts={when} /> : <span className="muted">—</span>}
         </dd>
         <dt>Where</dt>
         <dd className="mono">

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import type { HivewatchEvent } from '../../core/service/api.js';
+import type { HivewatchEvent, JournaledEvent } from '../../core/service/api.js';
 import { useShortcuts } from '../app/keyboard.js';
 import { prefixOffsets } from '../components/window-math.js';
 import { VirtualList } from '../components/VirtualList.js';
@@ -13,10 +13,20 @@ const MAX_LINES = 28;
 type EventType = HivewatchEvent['type'];
 
 /**
+ * When an event happened: "+1.2s" of wall time since the run started, the wall time itself on
+ * hover; a virtual-clock run's own clock (which jumps over backoffs) is in the tooltip too.
+ */
+function eventTimes(e: JournaledEvent, first: JournaledEvent | undefined, virtual: boolean): { offset: string; title: string } {
+  const offset = `+${formatDuration(e.wall - (first?.wall ?? e.wall))}`;
+  const title = `${formatAbsolute(e.wall)}${virtual ? `\nrun clock: virtual +${formatDuration(e.ts - (first?.ts ?? e.ts))}` : ''}`;
+  return { offset, title };
+}
+
+/**
  * The run's journal, virtualized: a line per event, filterable by type; a click (or Enter on
  * the selected line) expands the event as JSON.
  */
-export function EventLog({ events, version, startedAt }: { events: readonly HivewatchEvent[]; version: number; startedAt: number }) {
+export function EventLog({ events, version, virtual }: { events: readonly JournaledEvent[]; version: number; virtual: boolean }) {
   const [hidden, setHidden] = useState<ReadonlySet<EventType>>(new Set());
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
   const [cursor, setCursor] = useState(-1);
@@ -106,8 +116,9 @@ export function EventLog({ events, version, startedAt }: { events: readonly Hive
           ariaLabel="Events"
           testId="event-log"
           renderRow={(index, top, height) => {
-            const e = shown[index] as HivewatchEvent;
+            const e = shown[index] as JournaledEvent;
             const open = json.get(e.seq);
+            const times = eventTimes(e, events[0], virtual);
             return (
               <div
                 key={e.seq}
@@ -127,8 +138,8 @@ export function EventLog({ events, version, startedAt }: { events: readonly Hive
                   }}
                 >
                   <span className="event-seq mono">#{e.seq}</span>
-                  <span className="event-time mono" title={formatAbsolute(e.ts)}>
-                    +{formatDuration(e.ts - startedAt)}
+                  <span className="event-time mono" title={times.title}>
+                    {times.offset}
                   </span>
                   <span className="event-type">{e.type}</span>
                   <span className="event-text">{describeEvent(e)}</span>

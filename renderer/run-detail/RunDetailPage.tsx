@@ -1,10 +1,11 @@
-import { useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { TaskView } from '../../core/service/api.js';
 import { useApi, useRunsSnapshot } from '../app/api-context.js';
 import { useShortcuts } from '../app/keyboard.js';
-import { useRoute } from '../app/router.js';
+import { hrefToRun, navigate, useRoute } from '../app/router.js';
 import { useToast } from '../app/toasts.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { attemptWalls } from '../lib/run-clock.js';
 import { errorText } from '../lib/use-async.js';
 import { isActive, isTerminal } from '../live/run-summary.js';
 import { useRunActions } from '../runs/run-actions.js';
@@ -18,16 +19,60 @@ import { RunHeader } from './RunHeader.js';
 import { StepsStrip } from './StepsStrip.js';
 import { useRunDetail } from './use-run-detail.js';
 
-/** One run: header and actions, the retry timeline, the steps, the journal. */
-export function RunDetailPage({ runId }: { runId: string }) {
+/**
+ * The header's ending error names an attempt: a click selects it in the timeline, scrolled into
+ * view and focused (`focusRequest` brings it forward again when the same link is clicked twice).
+ */
+function useShowAttempt(runId: string): { focusRequest: number; showAttempt: (taskId: string, attempt: number | null) => void } {
+  const [focusRequest, setFocusRequest] = useState(0);
+  const showAttempt = useCallback(
+    (taskId: string, attempt: number | null) => {
+      navigate(hrefToRun(runId, { task: taskId, attempt: attempt !== null ? String(attempt) : undefined }), { replace: true });
+      setFocusRequest((n) => n + 1);
+    },
+    [runId],
+  );
+  return { focusRequest, showAttempt };
+}
+
+/** Exporting the journal and skipping a backoff, each reported in a toast. */
+function useJournalActions(runId: string): { exporting: boolean; onExport: () => Promise<void>; onSkipBackoff: (task: TaskView) => Promise<void> } {
   const api = useApi();
   const toast = useToast();
+  const [exporting, setExporting] = useState(false);
+  const onExport = async (): Promise<void> => {
+    setExporting(true);
+    try {
+      const n = await exportJournal(api, runId);
+      toast(`Exported ${n} events.`, 'success');
+    } catch (error) {
+      toast(`Export failed: ${errorText(error)}`, 'error');
+    } finally {
+      setExporting(false);
+    }
+  };
+  const onSkipBackoff = async (task: TaskView): Promise<void> => {
+    try {
+      const ack = await api.skipBackoff({ runId, taskId: task.taskId });
+      toast(ack.accepted ? `“${task.name}” retries now.` : `Not skipped: ${ack.message ?? 'the task is not waiting'}`, ack.accepted ? 'success' : 'info');
+    } catch (error) {
+      toast(`Could not skip the backoff: ${errorText(error)}`, 'error');
+    }
+  };
+  return { exporting, onExport, onSkipBackoff };
+}
+
+/** One run: header and actions, the retry timeline, the steps, the journal. */
+export function RunDetailPage({ runId }: { runId: string }) {
   const actions = useRunActions();
   const { params } = useRoute();
   const state = useRunDetail(runId);
   const snapshot = useRunsSnapshot();
-  const [exporting, setExporting] = useState(false);
+  const { exporting, onExport, onSkipBackoff } = useJournalActions(runId);
+  const { focusRequest, showAttempt } = useShowAttempt(runId);
   const detail = state.detail;
+  // When each attempt started and ended, in wall time (the journal's, not the run's clock).
+  const walls = useMemo(() => attemptWalls(state.events), [state.events, state.eventsVersion]);
 
   useShortcuts({
     c: () => detail && void actions.cancel([detail.run]),
@@ -55,27 +100,6 @@ export function RunDetailPage({ runId }: { runId: string }) {
   const run = live && !isTerminal(detail.run.status) ? { ...detail.run, ...live } : detail.run;
   const active = isActive(run.status);
 
-  const onExport = async (): Promise<void> => {
-    setExporting(true);
-    try {
-      const n = await exportJournal(api, runId);
-      toast(`Exported ${n} events.`, 'success');
-    } catch (error) {
-      toast(`Export failed: ${errorText(error)}`, 'error');
-    } finally {
-      setExporting(false);
-    }
-  };
-
-  const onSkipBackoff = async (task: TaskView): Promise<void> => {
-    try {
-      const ack = await api.skipBackoff({ runId, taskId: task.taskId });
-      toast(ack.accepted ? `“${task.name}” retries now.` : `Not skipped: ${ack.message ?? 'the task is not waiting'}`, ack.accepted ? 'success' : 'info');
-    } catch (error) {
-      toast(`Could not skip the backoff: ${errorText(error)}`, 'error');
-    }
-  };
-
   return (
     <section className="page run-detail" aria-label={`Run ${run.id}`}>
       <RunHeader
@@ -87,6 +111,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
         exporting={exporting}
         clock={first?.type === 'runStarted' ? first.options.clock : null}
         workspace={workspace}
+        onShowAttempt={showAttempt}
       />
       <section className="panel" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Retry timeline</h2>
@@ -95,6 +120,8 @@ export function RunDetailPage({ runId }: { runId: string }) {
           active={active}
           focusTask={params.get('task')}
           focusAttempt={params.get('attempt') ? Number(params.get('attempt')) : null}
+          focusRequest={focusRequest}
+          walls={walls}
           onSkipBackoff={(t) => void onSkipBackoff(t)}
           work={work}
           reasons={reasons}
@@ -109,7 +136,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
         <h2 id="events-title">
           Event log <span className="muted">({state.events.length.toLocaleString('en-US')} events)</span>
         </h2>
-        <EventLog events={state.events} version={state.eventsVersion} startedAt={run.startedAt} />
+        <EventLog events={state.events} version={state.eventsVersion} virtual={run.clock === 'virtual'} />
       </section>
     </section>
   );

@@ -5,6 +5,7 @@ import { RelativeTime, RunDuration } from '../components/Time.js';
 import { canCancel, canResume, canRetry, isOperable } from '../runs/run-actions.js';
 import { RetryingBadge } from '../runs/RunRow.js';
 import type { RunWorkView } from './attempt-work.js';
+import { EndingBanner, type ShowAttempt } from './EndingBanner.js';
 
 export interface RunHeaderProps {
   detail: RunDetail;
@@ -17,6 +18,8 @@ export interface RunHeaderProps {
   clock: 'real' | 'virtual' | null;
   /** The run's branch of agent work (issue #10), or null. */
   workspace?: RunWorkView | null;
+  /** Brings an attempt of the timeline into view (from the ending error's links). */
+  onShowAttempt: ShowAttempt;
 }
 
 /** The other direction of retry-of / resumed-from: the runs started from this one, each a link with its status. */
@@ -59,7 +62,7 @@ function CompareLinks({ run, previous }: { run: RunSummary; previous: RelatedRun
 }
 
 /** The run's identity, status and vital numbers, with what can be done to it. */
-export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, exporting, clock, workspace = null }: RunHeaderProps) {
+export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, exporting, clock, workspace = null, onShowAttempt }: RunHeaderProps) {
   const run = detail.run;
   const failedTasks = detail.tasks.filter((t) => t.status === 'failed').length;
   const cancelledTasks = detail.tasks.filter((t) => t.status === 'cancelled').length;
@@ -71,7 +74,7 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         </a>
         <h1>{run.flowName || run.flow}</h1>
         <StatusBadge status={run.status} />
-        {run.retrying && run.status === 'running' && <RetryingBadge retrying={run.retrying} />}
+        {run.retrying && run.status === 'running' && <RetryingBadge retrying={run.retrying} clock={run.clock} />}
         <div className="run-actions">
           {isOperable(run) && canCancel(run.status) && (
             <button type="button" className="danger" onClick={onCancel} title="c">
@@ -144,7 +147,8 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         </div>
         <div>
           <dt>Errors</dt>
-          <dd className={run.errorCount > 0 ? 'error-text' : ''}>
+          {/* Red means the run failed: a completed run's errors were all handled. */}
+          <dd className={run.errorCount > 0 && run.status === 'failed' ? 'error-text' : ''}>
             {run.errorCount > 0 ? <a href={`#/errors?run=${encodeURIComponent(run.id)}&range=all`}>{run.errorCount}</a> : 0}
           </dd>
         </div>
@@ -177,11 +181,7 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         <RelatedRuns label="Resumed as" runs={detail.lineage.resumes} testId="run-resumes" />
       </dl>
       <CompareLinks run={run} previous={detail.lineage.previous} />
-      {run.lastError && run.status !== 'completed' && (
-        <p className="run-last-error" title={run.lastError.message}>
-          <span className="muted">Last error:</span> <code>{run.lastError.code}</code> {run.lastError.message}
-        </p>
-      )}
+      <EndingBanner run={run} tasks={detail.tasks} onShowAttempt={onShowAttempt} />
     </header>
   );
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptView, RunDetail, TaskView } from '../../core/service/api.js';
 import { envelope } from '../testing/events.js';
+import { formatAbsolute } from '../lib/format.js';
 import { GAP_MAX, INSTANT, layoutTimeline } from './timeline-layout.js';
 
 const T0 = 1_700_000_000_000;
@@ -190,3 +191,34 @@ describe('layoutTimeline', () => {
   });
 });
 
+describe('when the next attempt ran, in wall time (issue #19 part 5)', () => {
+  /** The same run on the virtual clock: its attempts ran within a second of wall time. */
+  const virtualRun = (): RunDetail => {
+    const d = rateLimited();
+    return { ...d, run: { ...d.run, clock: 'virtual', endedWall: T0 + 900 } };
+  };
+  const walls = new Map([1, 2, 3, 4].map((n) => [`1:0#${n}`, { started: T0 + n * 200, ended: T0 + n * 200 + 50 }]));
+  const whys = (d: RunDetail, w = walls) => layoutTimeline(d, T0, new Map(), w).rows[0]?.segments.filter((s) => s.kind === 'backoff').map((s) => s.why) ?? [];
+
+  it('a virtual-clock run’s gap names the wall time its next attempt started, never the run clock’s time', () => {
+    const texts = whys(virtualRun());
+    expect(texts).toHaveLength(3);
+    texts.forEach((why, i) => expect(why).toMatch(new RegExp(`next attempt at ${formatAbsolute(T0 + (i + 2) * 200).replace('.', '\\.')}$`)));
+    // Without the journal's walls a virtual clock's times are not times of day: nothing is said.
+    for (const why of whys(virtualRun(), new Map())) expect(why).not.toContain('next attempt at');
+  });
+
+  it('a real-clock run keeps its scheduled times (they are wall times), and a virtual one waiting now names none', () => {
+    expect(whys(rateLimited(), new Map())[0]).toContain(`next attempt at ${formatAbsolute(T0 + 30_000)}`);
+    const d = virtualRun();
+    const waiting: RunDetail = {
+      ...d,
+      run: { ...d.run, status: 'running', endedAt: null, endedWall: null },
+      tasks: [task('1:0', 1, [attempt(1, T0, { delayAfterMs: 30_000, strategy: 'rate_limit_exponential', nextAttemptAt: T0 + 30_000 })], { status: 'waiting' })],
+    };
+    const layout = layoutTimeline(waiting, T0, new Map(), walls);
+    const gap = layout.rows[0]?.segments.find((s) => s.kind === 'backoff');
+    expect(gap?.status).toBe('waiting');
+    expect(gap?.why).not.toContain('next attempt at');
+  });
+});

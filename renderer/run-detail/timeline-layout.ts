@@ -1,5 +1,6 @@
 import type { AttemptView, ErrorEnvelope, RunDetail, StepView, TaskView } from '../../core/service/api.js';
 import { formatDelay, formatDuration } from '../lib/format.js';
+import { attemptWallKey, type AttemptWall } from '../lib/run-clock.js';
 import { explainBackoff, type ScheduledBackoff } from './backoff-explanation.js';
 
 /**
@@ -148,9 +149,17 @@ function attemptLabel(a: AttemptView): string {
 
 /**
  * Builds the layout. `now` closes still-running attempts and steps. `reasons` (`taskId#attempt`
- * → retryScheduled.reason) lets a gap say why its delay is not the policy's own.
+ * → retryScheduled.reason) lets a gap say why its delay is not the policy's own. `walls` (the
+ * attempts' wall times, run-clock.ts) let it say when the next attempt ran: on a virtual clock
+ * the scheduled time is the run's own clock, never a time of day.
  */
-export function layoutTimeline(detail: RunDetail, now: number, reasons: ReadonlyMap<string, string> = new Map()): TimelineLayout {
+export function layoutTimeline(
+  detail: RunDetail,
+  now: number,
+  reasons: ReadonlyMap<string, string> = new Map(),
+  walls: ReadonlyMap<string, AttemptWall> = new Map(),
+): TimelineLayout {
+  const virtual = detail.run.clock === 'virtual';
   const tasks = [...detail.tasks].sort((a, b) => a.step - b.step || a.ordinal - b.ordinal);
   const marks: Mark[] = [];
   const stepEnd = (st: StepView): number => st.endedAt ?? Math.max(st.startedAt, now);
@@ -202,6 +211,8 @@ export function layoutTimeline(detail: RunDetail, now: number, reasons: Readonly
       const isWaiting = !next && task.status === 'waiting';
       if (!next && !isWaiting) return;
       const backoffEnd = next ? next.startedAt : scheduled;
+      // When the next attempt ran (or, on a real clock, is due): a wall time, or none to tell.
+      const nextWall = next ? (walls.get(attemptWallKey(task.taskId, next.attempt))?.started ?? (virtual ? null : next.startedAt)) : virtual ? null : scheduled;
       const bx = axis.xAfter(end, step, endOrder(a.attempt));
       segments.push({
         kind: 'backoff',
@@ -222,7 +233,7 @@ export function layoutTimeline(detail: RunDetail, now: number, reasons: Readonly
           maxAttempts: task.maxAttempts,
           schedule,
           reason: reasons.get(`${task.taskId}#${a.attempt}`) ?? null,
-          nextAttemptAt: scheduled,
+          nextAttemptAt: nextWall,
           skipped,
         }),
       });

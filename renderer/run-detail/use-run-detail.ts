@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
-import type { HivewatchApi, HivewatchEvent, RunDetail } from '../../core/service/api.js';
+import type { HivewatchApi, JournaledEvent, RunDetail } from '../../core/service/api.js';
 import { useApi, useRunsSnapshot, useRunsStore } from '../app/api-context.js';
 import { RunSequencer } from '../live/sequencer.js';
+import { stampWall } from '../lib/run-clock.js';
 import { errorText } from '../lib/use-async.js';
 
 /**
@@ -15,8 +16,11 @@ export interface RunDetailState {
   phase: 'loading' | 'ready' | 'missing' | 'error';
   error: string | null;
   detail: RunDetail | null;
-  /** The journal so far, in seq order; mutated in place, read with `eventsVersion`. */
-  events: readonly HivewatchEvent[];
+  /**
+   * The journal so far, in seq order, each event with its wall time (the journal's; a live one's
+   * when it arrived, run-clock.ts); mutated in place, read with `eventsVersion`.
+   */
+  events: readonly JournaledEvent[];
   eventsVersion: number;
   reload: () => void;
 }
@@ -24,8 +28,8 @@ export interface RunDetailState {
 const PAGE = 1_000;
 
 /** Every event of a run after `afterSeq`, page by page. */
-export async function fetchEvents(api: HivewatchApi, runId: string, afterSeq = 0): Promise<HivewatchEvent[]> {
-  const out: HivewatchEvent[] = [];
+export async function fetchEvents(api: HivewatchApi, runId: string, afterSeq = 0): Promise<JournaledEvent[]> {
+  const out: JournaledEvent[] = [];
   let after = afterSeq;
   for (;;) {
     const page = await api.getEvents({ runId, afterSeq: after, limit: PAGE });
@@ -45,17 +49,17 @@ export function useRunDetail(runId: string): RunDetailState {
   const [detail, setDetail] = useState<RunDetail | null>(null);
   const [eventsVersion, setEventsVersion] = useState(0);
   const [nonce, setNonce] = useState(0);
-  const events = useRef<HivewatchEvent[]>([]);
+  const events = useRef<JournaledEvent[]>([]);
 
   useEffect(() => {
     let alive = true;
-    const sequencer = new RunSequencer(0);
+    const sequencer = new RunSequencer<JournaledEvent>(0);
     events.current = [];
     let reading = false;
     let again = false;
     let catchingUp = false;
 
-    const append = (ready: readonly HivewatchEvent[]): void => {
+    const append = (ready: readonly JournaledEvent[]): void => {
       if (ready.length === 0) return;
       events.current.push(...ready);
       setEventsVersion((v) => v + 1);
@@ -96,8 +100,10 @@ export function useRunDetail(runId: string): RunDetailState {
     };
 
     // Events that arrive while the first read is in flight wait here, then join the journal.
-    let early: HivewatchEvent[] | null = [];
-    const unsubscribe = store.onRunEvents(runId, (live) => {
+    let early: JournaledEvent[] | null = [];
+    const unsubscribe = store.onRunEvents(runId, (delivered) => {
+      const receivedAt = Date.now();
+      const live = delivered.map((e) => stampWall(e, receivedAt));
       if (early) {
         early.push(...live);
         return;

@@ -3,6 +3,7 @@ import type { RunSummary } from '../../core/service/api.js';
 import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
+import { chainText } from '../lib/ending-story.js';
 import { formatDelay, shortId } from '../lib/format.js';
 import { canCancel, canResume, canRetry, isOperable } from './run-actions.js';
 
@@ -20,14 +21,41 @@ export interface RunRowProps {
   onResume: (run: RunSummary) => void;
 }
 
-/** "retrying in 23s": a task of the run waits in backoff before its next attempt. */
-export function RetryingBadge({ retrying }: { retrying: NonNullable<RunSummary['retrying']> }) {
+/**
+ * "retrying in 23s": a task of the run waits in backoff before its next attempt. On a virtual
+ * clock the wait takes no real time and its due time is the run's own clock: no countdown.
+ */
+export function RetryingBadge({ retrying, clock }: { retrying: NonNullable<RunSummary['retrying']>; clock: RunSummary['clock'] }) {
+  const virtual = clock === 'virtual';
   return (
-    <span className="badge retrying" title={`task ${retrying.taskId} waits ${formatDelay(retrying.delayMs)} before its next attempt`}>
+    <span className="badge retrying" title={`task ${retrying.taskId} waits ${virtual ? 'a virtual ' : ''}${formatDelay(retrying.delayMs)} before its next attempt`}>
       <span className="retry-icon" aria-hidden="true">
         ↻
       </span>
-      retrying <Countdown at={retrying.nextAttemptAt} />
+      retrying {virtual ? `(virtual ${formatDelay(retrying.delayMs)})` : <Countdown at={retrying.nextAttemptAt} />}
+    </span>
+  );
+}
+
+/**
+ * Why an ended run ended, under its flow's name: a failed run's ending error in red (with its
+ * root cause when that differs, which a code filter also finds); a cancelled or interrupted run's
+ * quietly (neither is a failure). Nothing for a live or completed run.
+ */
+export function EndingCode({ run }: { run: RunSummary }) {
+  const ending = run.endingError;
+  if (ending === null || (run.status !== 'failed' && run.status !== 'cancelled' && run.status !== 'interrupted')) return null;
+  if (run.status !== 'failed') {
+    return (
+      <span className="cell-sub muted ending-code-cell" title={ending.message} data-testid="run-ending-code">
+        {ending.code}
+      </span>
+    );
+  }
+  return (
+    <span className="cell-sub error-text ending-code-cell" title={`${chainText(ending)}: ${ending.message}`} data-testid="run-ending-code">
+      {ending.code}
+      {ending.rootCode !== ending.code && <span className="ending-root"> ← {ending.rootCode}</span>}
     </span>
   );
 }
@@ -67,17 +95,13 @@ export const RunRow = memo(function RunRow({
       </div>
       <div role="gridcell" className="cell-status">
         <StatusBadge status={run.status} />
-        {run.retrying && run.status !== 'cancelling' && <RetryingBadge retrying={run.retrying} />}
+        {run.retrying && run.status !== 'cancelling' && <RetryingBadge retrying={run.retrying} clock={run.clock} />}
       </div>
       <div role="gridcell" className="cell-flow">
         <a href={hrefToRun(run.id)} className="run-link" title={run.flow}>
           {run.flowName || run.flow}
         </a>
-        {run.lastError && (run.status === 'failed' || run.status === 'interrupted') && (
-          <span className="cell-sub error-text" title={run.lastError.message}>
-            {run.lastError.code}
-          </span>
-        )}
+        <EndingCode run={run} />
         {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
         {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
         {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
@@ -97,7 +121,8 @@ export const RunRow = memo(function RunRow({
       <div role="gridcell" className="cell-num col-secondary">
         {run.attempts}
       </div>
-      <div role="gridcell" className={`cell-num${run.errorCount > 0 ? ' error-text' : ' muted'}`}>
+      {/* Red means the run failed; a completed run's errors were all handled. */}
+      <div role="gridcell" className={`cell-num${run.errorCount === 0 ? ' muted' : run.status === 'failed' ? ' error-text' : ''}`}>
         {run.errorCount}
       </div>
       <div role="gridcell" className="cell-actions">

@@ -1,6 +1,6 @@
 import type { RunCounts, RunStatus } from '../../core/service/api.js';
 import { registerSearchField } from '../app/keyboard.js';
-import { EMPTY_FILTERS, ERROR_CATEGORIES, isFiltered, RANGES, RUN_STATUSES, type RangeKey, type RunsQuery } from './runs-query.js';
+import { EMPTY_FILTERS, ERROR_CATEGORIES, isFiltered, RANGES, RUN_STATUSES, type ErrorMatch, type RangeKey, type RunsQuery } from './runs-query.js';
 
 export interface RunsToolbarProps {
   query: RunsQuery;
@@ -11,9 +11,12 @@ export interface RunsToolbarProps {
 
 const RANGE_LABELS: Record<RangeKey, string> = { '': 'Any time', '1h': 'Last hour', '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' };
 
+const MATCH_LABELS: Record<ErrorMatch, string> = { ending: 'in the error that ended the run', any: 'in any error in the run' };
+
 /**
- * Search, status chips (counted under every other filter), flow, error code and category, and the
- * start-time window; all of it lives in the URL and is answered by the server.
+ * Search, status chips (counted under every other filter), flow, error code and category (of the
+ * error that ended the run, or of any error in it), and the start-time window; all of it lives
+ * in the URL and is answered by the server.
  */
 export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
   const toggleStatus = (status: RunStatus): void => {
@@ -81,11 +84,21 @@ export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
         <span className="visually-hidden">Filter by error code</span>
         <input
           type="text"
-          placeholder="Error code"
+          placeholder={query.match === 'any' ? 'Error code' : 'Ending error code'}
           value={query.code}
           spellCheck={false}
           onChange={(e) => onChange({ ...query, code: e.currentTarget.value.trim().toUpperCase() }, { replace: true })}
         />
+      </label>
+      <label className="select">
+        <span className="visually-hidden">Match the error code and category</span>
+        <select value={query.match} onChange={(e) => onChange({ ...query, match: e.currentTarget.value === 'any' ? 'any' : 'ending' })} data-testid="error-match">
+          {(Object.keys(MATCH_LABELS) as ErrorMatch[]).map((m) => (
+            <option key={m} value={m}>
+              {MATCH_LABELS[m]}
+            </option>
+          ))}
+        </select>
       </label>
       <label className="select">
         <span className="visually-hidden">Started within</span>

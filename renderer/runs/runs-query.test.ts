@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../core/service/api.js';
+import type { EndingError, FailureLink, RunSummary } from '../../core/service/api.js';
 import { formatHash, parseHash } from '../app/router.js';
 import {
   compareRuns,
@@ -35,6 +35,16 @@ function run(id: string, overrides: Partial<RunSummary> = {}): RunSummary {
     lastError: null,
     endingError: null,
     ...overrides,
+  };
+}
+
+/** An ending error with a one- or two-link chain (head, root cause). */
+function ending(code: string, rootCode = code): EndingError {
+  const category = code.split('_')[0]?.toLowerCase() ?? 'runtime';
+  const link = (c: string): FailureLink => ({ seq: 1, code: c, category: c.split('_')[0]?.toLowerCase() ?? '', origin: 'runtime:fake', message: c, step: 1, taskId: '1:0', attempt: 1, how: null });
+  return {
+    code, category, origin: 'runtime:fake', message: code, step: 1, taskId: '1:0', attempt: 1, rootCode,
+    chain: rootCode === code ? [link(code)] : [{ ...link(code), how: 'retry-limit' }, link(rootCode)],
   };
 }
 
@@ -79,7 +89,8 @@ describe('runs URL state', () => {
 describe('the server query and its client twin', () => {
   const runs = [
     run('run_a', { startedAt: 3_000, status: 'running', endedAt: null, durationMs: null, flowName: 'beta', flow: 'b.prose' }),
-    run('run_b', { startedAt: 1_000, status: 'failed', errorCount: 4, lastError: { code: 'RUNTIME_RATE_LIMIT', message: '429 Too Many' } }),
+    // Its newest error is a retried rate limit; it failed because of a crash (issue #19).
+    run('run_b', { startedAt: 1_000, status: 'failed', errorCount: 4, lastError: { code: 'RUNTIME_RATE_LIMIT', message: '429 Too Many' }, endingError: ending('RUNTIME_CRASHED') }),
     run('run_c', { startedAt: 2_000, durationMs: 50_000 }),
     run('run_d', { startedAt: 2_000, durationMs: 10 }),
   ];
@@ -105,14 +116,33 @@ describe('the server query and its client twin', () => {
     expect(named.map((r) => r.id)).toEqual(['x2', 'x1']);
   });
 
-  it('matches like the store: status, flow file or name, exact code, text over id, flow and message; category is unknown', () => {
+  it('matches like the store: status, flow file or name, the ending error’s code and category, text over id, flow and message', () => {
     expect(matching({ ...base, status: ['failed', 'running'] })).toEqual(['run_a', 'run_b']);
     expect(matching({ ...base, flow: 'b.prose' })).toEqual(['run_a']);
     expect(matching({ ...base, flow: 'beta' })).toEqual(['run_a']);
-    expect(matching({ ...base, code: 'RUNTIME_RATE_LIMIT' })).toEqual(['run_b']);
+    // code / category mean the error that ended the run, not its newest one.
+    expect(matching({ ...base, code: 'RUNTIME_CRASHED' })).toEqual(['run_b']);
+    expect(matching({ ...base, code: 'RUNTIME_RATE_LIMIT' })).toEqual([]);
+    expect(matching({ ...base, category: 'runtime' })).toEqual(['run_b']);
     expect(matching({ ...base, text: ' too many ' })).toEqual(['run_b']);
     expect(matching({ ...base, text: 'RUN_C' })).toEqual(['run_c']);
-    expect(matchesFilter(runs[1] as RunSummary, { category: 'runtime' })).toBeNull();
-    expect(matchesFilter(runs[0] as RunSummary, { status: ['failed'], category: 'runtime' })).toBe(false);
+  });
+
+  it('a code filter finds a run by its ending error’s root cause too; "any error in the run" is told only where the summary knows', () => {
+    const limit = run('run_l', { status: 'failed', errorCount: 5, endingError: ending('POLICY_RETRY_LIMIT_EXCEEDED', 'RUNTIME_TIMEOUT') });
+    expect(matchesFilter(limit, { code: 'RUNTIME_TIMEOUT' })).toBe(true);
+    expect(matchesFilter(limit, { code: 'POLICY_RETRY_LIMIT_EXCEEDED', category: 'policy' })).toBe(true);
+    expect(matchesFilter(limit, { category: 'runtime' })).toBe(false);
+    // Any occurrence: the newest is known, the others are not; a run without errors has none.
+    expect(serverFilter({ ...base, code: 'RUNTIME_RATE_LIMIT', category: 'runtime', match: 'any' }, 0)).toEqual({ anyCode: 'RUNTIME_RATE_LIMIT', anyCategory: 'runtime' });
+    expect(matching({ ...base, code: 'RUNTIME_RATE_LIMIT', match: 'any' })).toEqual(['run_b']);
+    expect(matchesFilter(runs[1] as RunSummary, { anyCode: 'RUNTIME_TIMEOUT' })).toBeNull();
+    expect(matchesFilter(runs[1] as RunSummary, { anyCategory: 'runtime' })).toBeNull();
+    expect(matchesFilter(runs[2] as RunSummary, { anyCode: 'RUNTIME_TIMEOUT' })).toBe(false);
+    // The choice lives in the URL only while a code or category is set.
+    expect(serializeRunsQuery({ ...base, code: 'X', match: 'any' }).toString()).toBe('code=X&match=any');
+    expect(serializeRunsQuery({ ...base, match: 'any' }).toString()).toBe('');
+    expect(parseRunsQuery(new URLSearchParams('code=X&match=any')).match).toBe('any');
+    expect(parseRunsQuery(new URLSearchParams('code=X&match=sideways')).match).toBe('ending');
   });
 });

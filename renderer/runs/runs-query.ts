@@ -25,20 +25,28 @@ export interface RunsSort {
   desc: boolean;
 }
 
+/**
+ * Which errors the code and category filters look at (docs/semantics.md F1): `ending`, the error
+ * that ended the run (its code or its root cause's); `any`, any error occurrence of the run,
+ * whatever became of it (retried, caught).
+ */
+export type ErrorMatch = 'ending' | 'any';
+
 export interface RunsQuery {
   status: RunStatus[];
   flow: string;
   text: string;
-  /** Exact code of the run's last error. */
+  /** An error code: of the ending error (or its root cause), or of any error with `match: any`. */
   code: string;
   category: string;
+  match: ErrorMatch;
   range: RangeKey;
   sort: RunsSort;
 }
 
 export const DEFAULT_SORT: RunsSort = { key: 'started', desc: true };
 
-export const EMPTY_FILTERS = { status: [] as RunStatus[], flow: '', text: '', code: '', category: '', range: '' as RangeKey };
+export const EMPTY_FILTERS = { status: [] as RunStatus[], flow: '', text: '', code: '', category: '', match: 'ending' as ErrorMatch, range: '' as RangeKey };
 
 export function parseSort(text: string | null): RunsSort {
   if (!text) return DEFAULT_SORT;
@@ -64,6 +72,7 @@ export function parseRunsQuery(params: URLSearchParams): RunsQuery {
     text: params.get('q') ?? '',
     code: params.get('code') ?? '',
     category: (ERROR_CATEGORIES as readonly string[]).includes(category) ? category : '',
+    match: params.get('match') === 'any' ? 'any' : 'ending',
     range: Object.prototype.hasOwnProperty.call(RANGES, range) ? (range as RangeKey) : '',
     sort: parseSort(params.get('sort')),
   };
@@ -77,6 +86,7 @@ export function serializeRunsQuery(query: RunsQuery): URLSearchParams {
   if (query.text) params.set('q', query.text);
   if (query.code) params.set('code', query.code);
   if (query.category) params.set('category', query.category);
+  if (query.match === 'any' && (query.code || query.category)) params.set('match', 'any');
   if (query.range) params.set('range', query.range);
   if (query.sort.key !== DEFAULT_SORT.key || query.sort.desc !== DEFAULT_SORT.desc) params.set('sort', formatSort(query.sort));
   return params;
@@ -99,8 +109,8 @@ export function serverFilter(query: RunsQuery, now: number): RunFilterInput {
   if (query.flow) filter.flow = query.flow;
   const text = query.text.trim();
   if (text) filter.text = text;
-  if (query.code) filter.code = query.code;
-  if (query.category) filter.category = query.category;
+  if (query.code) filter[query.match === 'any' ? 'anyCode' : 'code'] = query.code;
+  if (query.category) filter[query.match === 'any' ? 'anyCategory' : 'category'] = query.category;
   const span = RANGES[query.range];
   if (span !== null) filter.since = now - span;
   return filter;
@@ -111,13 +121,28 @@ export function serverQuery(query: RunsQuery, now: number, limit: number): ListR
 }
 
 /**
+ * Whether a run has an error occurrence matching `anyCode` / `anyCategory`: false when it has no
+ * error, true when its newest one has the code, else null (its other occurrences are not in the
+ * summary).
+ */
+function matchesAnyError(run: RunSummary, filter: RunFilterInput): boolean | null {
+  if (!filter.anyCode && !filter.anyCategory) return true;
+  if (run.errorCount === 0) return false;
+  if (filter.anyCode && !filter.anyCategory && run.lastError?.code === filter.anyCode) return true;
+  return null;
+}
+
+/**
  * Whether a live run matches the server filter: true / false, or null when it cannot be told on
- * the client (the category of the run's last error is not in its summary).
+ * the client. `code` / `category` mean the run's ending error (its code or its root cause's, as
+ * the store's query does), which the summary carries; `anyCode` / `anyCategory` any occurrence.
  */
 export function matchesFilter(run: RunSummary, filter: RunFilterInput): boolean | null {
   if (filter.status && !filter.status.includes(run.status)) return false;
   if (filter.flow && run.flow !== filter.flow && run.flowName !== filter.flow) return false;
-  if (filter.code && run.lastError?.code !== filter.code) return false;
+  const ending = run.endingError;
+  if (filter.code && ending?.code !== filter.code && ending?.rootCode !== filter.code) return false;
+  if (filter.category && ending?.category !== filter.category) return false;
   if (filter.since !== undefined && run.startedAt < filter.since) return false;
   if (filter.until !== undefined && run.startedAt >= filter.until) return false;
   if (filter.text) {
@@ -125,8 +150,7 @@ export function matchesFilter(run: RunSummary, filter: RunFilterInput): boolean 
     const hit = [run.id, run.flowName, run.flow, run.lastError?.message ?? ''].some((field) => field.toLowerCase().includes(needle));
     if (!hit) return false;
   }
-  if (filter.category) return null;
-  return true;
+  return matchesAnyError(run, filter);
 }
 
 /** Matches the store's STATUS_RANK_SQL (core/store/migrations.ts). */

@@ -1,6 +1,7 @@
 import type {
   HivewatchApi,
   HivewatchEvent,
+  JournaledEvent,
   ListRunsInput,
   LiveEvent,
   Page,
@@ -112,9 +113,15 @@ export class FakeApi implements HivewatchApi {
     return { run: live.summary, steps: [], tasks: [], lastSeq: this.journals.get(runId)?.at(-1)?.seq ?? 0, lineage: { retries: [], resumes: [], previous: null } };
   }
 
-  async getEvents({ runId, afterSeq = 0, limit = 1_000 }: { runId: string; afterSeq?: number; limit?: number }): Promise<HivewatchEvent[]> {
+  /** Journaled wall times by `runId#seq` (a virtual-clock run's); an event without one was journaled at its ts. */
+  readonly walls = new Map<string, number>();
+
+  async getEvents({ runId, afterSeq = 0, limit = 1_000 }: { runId: string; afterSeq?: number; limit?: number }): Promise<JournaledEvent[]> {
     this.calls.push(`getEvents:${runId}:${afterSeq}`);
-    return (this.journals.get(runId) ?? []).filter((e) => e.seq > afterSeq).slice(0, limit);
+    return (this.journals.get(runId) ?? [])
+      .filter((e) => e.seq > afterSeq)
+      .slice(0, limit)
+      .map((e) => ({ ...e, wall: this.walls.get(`${e.runId}#${e.seq}`) ?? e.ts }));
   }
 
   private unsupported(name: string): Promise<never> {

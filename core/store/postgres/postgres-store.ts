@@ -13,7 +13,7 @@ import { releaseInstance, type HostIdentity } from '../hosts.js';
 import type { PruneOptions, PruneReport } from '../prune.js';
 import { errorCounts, errorSeries, listErrors } from '../queries/errors.js';
 import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQuery, ListErrorsQuery } from '../queries/errors.js';
-import { eventsAfterCommit, getEvents, journalHead, type CommittedEvent } from '../queries/events.js';
+import { eventsAfterCommit, getEvents, getJournalPage, journalHead, type CommittedEvent } from '../queries/events.js';
 import { failureCounts, type FailureCounts, type FailureCountsQuery } from '../queries/failures.js';
 import { errorGroups, groupBins, groupTrends } from '../queries/groups.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from '../queries/groups.js';
@@ -274,6 +274,10 @@ export class PostgresStore implements HivewatchStore {
 
   getEvents(runId: string, afterSeq?: number, limit?: number): Promise<HivewatchEvent[]> {
     return this.read(getEvents(Dialect.postgres, runId, afterSeq, limit));
+  }
+
+  getJournalPage(runId: string, afterSeq?: number, limit?: number): Promise<{ events: HivewatchEvent[]; walls: number[] }> {
+    return this.read(getJournalPage(Dialect.postgres, runId, afterSeq, limit));
   }
 
   eventsAfterCommit(afterCommit: number, limit?: number): Promise<CommittedEvent[]> {

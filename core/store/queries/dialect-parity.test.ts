@@ -13,7 +13,7 @@ import { ensureSetting, getSetting } from '../settings.js';
 import { openSqliteStore } from '../store.js';
 import { randomJournals } from '../testing/journal-builder.js';
 import { errorCounts, errorSeries, listErrors, type ErrorDimension } from './errors.js';
-import { allJournal, eventsAfterCommit, getEvents, journalHead } from './events.js';
+import { allJournal, eventsAfterCommit, getEvents, getJournalPage, journalHead } from './events.js';
 import { FAILURE_DIMENSIONS, failureCounts } from './failures.js';
 import { errorGroups, groupBins, groupTrends } from './groups.js';
 import { runLineage } from './lineage.js';
@@ -137,6 +137,7 @@ describe.skipIf(!binaries)('store queries answer the same on SQLite and PostgreS
       await expectSame((d) => getRun(d, id));
       await expectSame((d) => runLineage(d, id));
       await expectSame((d) => getEvents(d, id, 2, 5));
+      await expectSame((d) => getJournalPage(d, id, 2, 5));
       await expectSame((d) => allJournal(d, id));
       expect((await expectSame((d) => replayRun(d, id))).ok).toBe(true);
       await expectSame((d) => runHost(d, id));

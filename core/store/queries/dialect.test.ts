@@ -7,7 +7,7 @@ import { ensureSetting, getSetting, setSetting } from '../settings.js';
 import { takenRuns } from '../taken-runs.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { errorCounts, errorSeries, listErrors, type ErrorDimension } from './errors.js';
-import { allEvents, allJournal, eventsAfterCommit, getEvents, journalHead } from './events.js';
+import { allEvents, allJournal, eventsAfterCommit, getEvents, getJournalPage, journalHead } from './events.js';
 import { settleHistory } from '../settle-history.js';
 import { FAILURE_DIMENSIONS, failureCounts } from './failures.js';
 import { errorGroups, groupBins, groupTrends } from './groups.js';
@@ -145,6 +145,7 @@ const QUERIES: Record<string, (d: Dialect) => SqlStep[]> = {
   getRun: (d) => stepsOf(getRun(d, 'r1')),
   runLineage: (d) => stepsOf(runLineage(d, 'r1')),
   getEvents: (d) => stepsOf(getEvents(d, 'r1', 3, 10)),
+  getJournalPage: (d) => stepsOf(getJournalPage(d, 'r1', 3, 10)),
   allEvents: (d) => stepsOf(allEvents(d, 'r1')),
   allJournal: (d) => stepsOf(allJournal(d, 'r1')),
   eventsAfterCommit: (d) => stepsOf(eventsAfterCommit(d, 3, 10)),

@@ -18,6 +18,21 @@ export function* getEvents(_dialect: Dialect, runId: string, afterSeq = 0, limit
   return rows.map(eventFromRow);
 }
 
+/**
+ * A page of a run's events like `getEvents`, each with the wall time it was journaled at
+ * (`walls[i]` for `events[i]`): a virtual-clock run's `ts` is its own clock, and what a window
+ * shows as "when" is the wall time.
+ */
+export function* getJournalPage(_dialect: Dialect, runId: string, afterSeq = 0, limit?: number): Query<{ events: HivewatchEvent[]; walls: number[] }> {
+  if (!Number.isFinite(afterSeq)) throw new StoreError('invalid_argument', 'afterSeq must be a number');
+  const n = clampLimit(limit, 1_000, 100_000);
+  const rows = yield* all<EventRecord & { wall: number | null }>(
+    'SELECT run_id, seq, type, ts, payload, wall FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    [runId, afterSeq, n],
+  );
+  return { events: rows.map(eventFromRow), walls: rows.map(wallFromRow) };
+}
+
 /** Every event of a run, streamed from the journal without a limit (replay, resume). */
 export function* allEvents(dialect: Dialect, runId: string): Query<HivewatchEvent[]> {
   return (yield* allJournal(dialect, runId)).events;

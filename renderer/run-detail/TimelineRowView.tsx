@@ -1,0 +1,118 @@
+import type { TaskView } from '../../core/service/api.js';
+import { OutcomeBadge } from '../components/StatusBadge.js';
+import { Countdown } from '../components/Time.js';
+import { formatDelay } from '../lib/format.js';
+import { attemptWallKey, type AttemptWall } from '../lib/run-clock.js';
+import { ROLE_TEXT, type EndingRole } from './attempt-notes.js';
+import { attemptKey, type AttemptWork } from './attempt-work.js';
+import { attemptsUsed, taskTitle } from './task-title.js';
+import type { StepBand, TimelineRow } from './timeline-layout.js';
+import { segmentTitle } from './timeline-titles.js';
+
+export interface TimelineRowProps {
+  row: TimelineRow;
+  tasks: readonly TaskView[];
+  steps: readonly StepBand[];
+  px: (x: number) => number;
+  trackWidth: number;
+  focused: boolean;
+  active: boolean;
+  virtual: boolean;
+  picked: { taskId: string; attempt: number } | null;
+  onPick: (taskId: string, attempt: number | null) => void;
+  onSkipBackoff: (task: TaskView) => void;
+  walls: ReadonlyMap<string, AttemptWall>;
+  roles: ReadonlyMap<string, EndingRole>;
+  work?: ReadonlyMap<string, AttemptWork>;
+}
+
+/** "attempt 3 in 23s" while a task waits; on a virtual clock the wait takes no real time, so no countdown. */
+function Waiting({ row, virtual }: { row: TimelineRow; virtual: boolean }) {
+  const waiting = row.waiting;
+  if (!waiting) return null;
+  return (
+    <span>
+      attempt {waiting.attempt}{' '}
+      {virtual ? <span title="the virtual clock jumps over the wait">after a virtual {formatDelay(waiting.delayMs)} wait</span> : <Countdown at={waiting.nextAttemptAt} />}
+    </span>
+  );
+}
+
+/** One task of the retry timeline: its name and outcome, then a bar per attempt and the gaps between them. */
+export function TimelineRowView({ row, tasks, steps, px, trackWidth, focused, active, virtual, picked, onPick, onSkipBackoff, walls, roles, work }: TimelineRowProps) {
+  const t = row.task;
+  const endedRun = t.attempts.some((a) => roles.get(attemptWallKey(t.taskId, a.attempt)) === 'ended');
+  return (
+    <div className={`tl-row${focused ? ' focused' : ''}`} role="row" data-task-id={t.taskId}>
+      <div className="tl-label" role="rowheader">
+        <div className="tl-name" title={taskTitle(t, tasks)}>
+          {t.name}
+        </div>
+        <div className="tl-meta">
+          <OutcomeBadge status={t.status} />
+          <span className="muted" title="attempts used / allowed">
+            {attemptsUsed(t.attempts.length, t.maxAttempts)}
+          </span>
+          <span className="muted mono">{t.taskId}</span>
+        </div>
+        {endedRun && (
+          <div className="tl-role">
+            <span className="badge ends-run">its error ended the run</span>
+          </div>
+        )}
+        {row.waiting && (
+          <div className="tl-waiting">
+            <Waiting row={row} virtual={virtual} />
+            {active && (
+              <button type="button" className="small primary" onClick={() => onSkipBackoff(t)}>
+                Retry now
+              </button>
+            )}
+          </div>
+        )}
+      </div>
+      <div className="tl-track" role="cell" style={{ width: trackWidth }}>
+        {steps.map((band, i) => (
+          <div key={band.step} className={`tl-band band-${i % 2}`} style={{ left: px(band.x), width: px(band.width) }} />
+        ))}
+        {row.segments.map((s) => {
+          const style = { left: px(s.x), width: Math.max(2, px(s.width)) };
+          const attempt = t.attempts.find((a) => a.attempt === s.attempt);
+          const title = segmentTitle(t, s, { virtual, walls, roles, work: work?.get(attemptKey(t.taskId, s.attempt)), attempt: s.kind === 'attempt' ? attempt : undefined });
+          if (s.kind === 'attempt') {
+            const isPicked = picked?.taskId === t.taskId && picked.attempt === s.attempt;
+            const role = roles.get(attemptWallKey(t.taskId, s.attempt));
+            const lines = title.split('\n');
+            return (
+              <button
+                key={`a${s.attempt}`}
+                type="button"
+                className={`seg seg-attempt outcome-${s.status}${isPicked ? ' picked' : ''}${role ? ` role-${role}` : ''}${attempt?.cancelledBy ? ' by-sibling' : ''}`}
+                style={style}
+                title={title}
+                aria-label={role ? `${lines[0]}; its error ${ROLE_TEXT[role]}` : lines[0]}
+                data-attempt={s.attempt}
+                data-role={role}
+                onClick={() => onPick(t.taskId, isPicked ? null : s.attempt)}
+              >
+                {s.label}
+              </button>
+            );
+          }
+          if (s.kind === 'backoff') {
+            return (
+              <div key={`b${s.attempt}`} className={`seg seg-backoff backoff-${s.status}`} style={style} title={title} aria-label={s.why ?? title} data-delay-ms={s.delayMs ?? 0}>
+                <span className="seg-label">{s.label}</span>
+              </div>
+            );
+          }
+          return (
+            <div key={`p${s.attempt}`} className="seg seg-pending" style={style} title={title}>
+              {s.label}
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
