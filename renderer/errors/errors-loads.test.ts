@@ -75,6 +75,7 @@ function hostileHistoryApi(): { api: HivewatchApi; series: { since: number; unti
   const size: Record<string, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
   const api = {
     errorCounts: () => Promise.resolve([{ key: 'runtime', count: 3, label: null }]),
+    failureCounts: () => Promise.resolve({ total: 0, rows: [] }),
     errorGroups: () => Promise.resolve([group]),
     errorSeries: (input: { since: number; until?: number; bucket: string }) => {
       const until = input.until ?? NOW;
