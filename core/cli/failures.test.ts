@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/index.js';
 import { retryLimit } from '../store/testing/failure-journals.js';
+import { JournalBuilder } from '../store/testing/journal-builder.js';
 
 /**
  * `hivewatch errors --failures`, `errors --by handled` and `runs` through the real binary
@@ -39,6 +40,9 @@ beforeAll(async () => {
   // A run that gave up after three timeouts, written now (so `--since 24h` finds it).
   const store = openSqliteStore({ path: db });
   store.appendEvents(retryLimit('run_gave_up', 'chained', { start: Date.now() - 60_000 }).events);
+  // A run that timed out once, was retried and completed: its error was handled.
+  const recovered = new JournalBuilder('run_recovered', { start: Date.now() - 120_000 }).start();
+  store.appendEvents(recovered.runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake' }, 'ok'] }]).complete().events);
   store.close();
 }, 120_000);
 
@@ -78,9 +82,9 @@ describe('hivewatch errors --failures and runs: the failure model on the command
     const result = await hivewatch(['errors', '--by', 'handled', '--json']);
     expect(result.code, result.stderr).toBe(0);
     // 05: download crash handled + rethrown deploy crash unhandled, twice; the retry limit: 2 retried
-    // timeouts handled, the last timeout and POLICY_RETRY_LIMIT_EXCEEDED unhandled.
+    // timeouts handled, the last timeout and POLICY_RETRY_LIMIT_EXCEEDED unhandled; the recovered run's timeout handled.
     expect(JSON.parse(result.stdout)).toEqual([
-      { key: 'handled', count: 4, label: null },
+      { key: 'handled', count: 5, label: null },
       { key: 'unhandled', count: 4, label: null },
     ]);
   });
@@ -89,6 +93,10 @@ describe('hivewatch errors --failures and runs: the failure model on the command
     const table = await hivewatch(['runs']);
     const gaveUp = table.stdout.split('\n').find((line) => line.startsWith('run_gave_up'));
     expect(gaveUp).toMatch(/failed .* POLICY_RETRY_LIMIT_EXCEEDED \(root: RUNTIME_TIMEOUT\)$/);
+    // A completed run names no error code, whatever its handled errors were.
+    const completed = table.stdout.split('\n').filter((line) => line.startsWith('run_recovered'));
+    expect(completed).toHaveLength(1);
+    expect(completed[0]).toMatch(/ completed .* 1 errors\s*$/);
     const json = JSON.parse((await hivewatch(['runs', '--json'])).stdout) as { runs: { id: string; status: string; endingError: { code: string; rootCode: string; chain: unknown[] } | null }[] };
     // Newest first: the example runs, then the run written as started a minute before them.
     expect(json.runs.map((r) => [r.status, r.endingError?.code ?? null, r.endingError?.rootCode ?? null, r.endingError?.chain.length ?? 0])).toEqual([
@@ -96,6 +104,7 @@ describe('hivewatch errors --failures and runs: the failure model on the command
       ['failed', 'RUNTIME_CRASHED', 'RUNTIME_CRASHED', 1],
       ['failed', 'RUNTIME_CRASHED', 'RUNTIME_CRASHED', 1],
       ['failed', 'POLICY_RETRY_LIMIT_EXCEEDED', 'RUNTIME_TIMEOUT', 2],
+      ['completed', null, null, 0],
     ]);
   });
 

@@ -53,11 +53,15 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
 
 /**
  * The error a run row shows: why an ended run ended (its ending error, with the root cause when
- * the chain has one: docs/semantics.md F1), the newest occurrence for a live one.
+ * the chain has one: docs/semantics.md F1), the newest occurrence for a live one, none for a run
+ * that ended without failing.
  */
 function errorOfRun(run: RunRow): string {
   const ending = endingErrorOf(run);
-  if (ending === null) return run.lastErrorCode ?? '';
+  // A live run shows its newest occurrence; an ended run that did not fail names no code, since
+  // its errors were all handled (or it was cancelled) and nothing ended it.
+  const ended = run.status === 'completed' || run.status === 'cancelled' || run.status === 'failed';
+  if (ending === null) return ended ? '' : (run.lastErrorCode ?? '');
   return ending.rootCode === ending.code ? ending.code : `${ending.code} (root: ${ending.rootCode})`;
 }
 
