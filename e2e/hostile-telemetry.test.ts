@@ -160,7 +160,7 @@ describe.each([{ make: postgresEngine }, { make: sqliteEngine }])('hostile telem
       await app.go(`#/errors?range=${range}`);
       await page.waitForFunction((r) => {
         const total = document.querySelector('[data-testid="errors-total"]')?.textContent ?? '';
-        return window.location.hash === `#/errors?range=${r}` && /^[\d,]+ errors?\b/.test(total) && !total.includes('refreshing') && document.querySelector('.state-loading') === null;
+        return window.location.hash === `#/errors?range=${r}` && /^[\d,]+ failures? · [\d,]+ occurrences?\b/.test(total) && !total.includes('refreshing') && document.querySelector('.state-loading') === null;
       }, range);
       await noErrorState(page, `Errors, range ${range}`);
     }
