@@ -285,8 +285,9 @@ describe.each(engines)('the store contract on $name', (engine) => {
 });
 
 describe.skipIf(!postgresBinaries)('hostile values on both engines (needs PostgreSQL)', () => {
-  it('read back identically on SQLite and PostgreSQL', () => {
-    expect([...readBack.keys()].sort()).toEqual(['PostgreSQL', 'SQLite']);
+  it('read back identically on SQLite and PostgreSQL (C and en-US)', () => {
+    expect([...readBack.keys()].sort()).toEqual(['PostgreSQL', 'PostgreSQL en-US', 'SQLite']);
     expect(readBack.get('PostgreSQL')).toBe(readBack.get('SQLite'));
+    expect(readBack.get('PostgreSQL en-US')).toBe(readBack.get('SQLite'));
   });
 });
