@@ -8,6 +8,7 @@ import { openSqliteStore, openStore } from '../store/index.js';
 import { randomJournals } from '../store/testing/journal-builder.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
 import { until } from '../testing/until.js';
+import { skipTitle } from '../testing/skip.js';
 
 const { binaries, reason } = findPostgres();
 if (!binaries) console.warn(`concurrent migrate suite skipped: ${reason}`);
@@ -39,7 +40,7 @@ function migrate(from: string, to: string): Promise<Exit> {
  * events. The loser must say what happened and that running the command again finishes the job
  * (docs: "a failed or repeated migrate is run again as is"), not die with a stack trace.
  */
-describe.skipIf(!binaries)('two hivewatch migrate at once (needs PostgreSQL)', () => {
+describe.skipIf(!binaries)(skipTitle('two hivewatch migrate at once (needs PostgreSQL)', reason), () => {
   let cluster: PostgresCluster;
   let dir: string;
   beforeAll(async () => {

@@ -10,6 +10,7 @@ import { cliHost, type CliHost } from '../testing/cli-host.js';
 import { outageFlow, type OutageFlow } from '../testing/outage-flow.js';
 import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
 import { until } from '../testing/until.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * Issue #25 part 2 with the real `hivewatch run` as the host: its PostgreSQL server stopped and
@@ -74,7 +75,7 @@ function expectPrintedJournaled(printed: readonly HivewatchEvent[], journal: rea
   for (const event of printed) expect(journal[event.seq - 1], `printed seq ${event.seq} (${event.type})`).toEqual(event);
 }
 
-describe.skipIf(!postgresBinaries)('hivewatch run while its PostgreSQL server goes away', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('hivewatch run while its PostgreSQL server goes away', postgresMissing), () => {
   it('rides out an outage its retries outlast: exits 0 with the run completed and every printed event journaled', async () => {
     const { url, flow } = await freshDatabase();
     const host = await runUntilSessionTwo(url, flow, 120_000);

@@ -13,6 +13,7 @@ import { until } from '../testing/until.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';
 import { retryDelaysWithin } from './journal-env.js';
 import { createHivewatchService, type HivewatchService } from './service.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * Issue #25 part 2, a serve-like host (the service over a PostgreSQL store, in this process)
@@ -118,7 +119,7 @@ function expectWhole(journal: readonly HivewatchEvent[], committed: readonly Hiv
   expect(journal).toEqual(committed.filter((e) => e.runId === runId));
 }
 
-describe.skipIf(!postgresBinaries)('a serve-like host whose PostgreSQL server goes away mid-run', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('a serve-like host whose PostgreSQL server goes away mid-run', postgresMissing), () => {
   it('rides out an outage its retries outlast: the run completes, nothing is lost, one log line each way', async () => {
     const host = await startHost(120_000);
     const runId = await startRun(host);

@@ -9,6 +9,7 @@ import { postgresBinaries, postgresMissing } from '../store/postgres/test-databa
 import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';
 import { createHivewatchService } from './service.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * Issue #13: the team database goes away mid-run. The journal's writes are retried with bounded
@@ -44,7 +45,7 @@ afterAll(() => {
 
 if (!postgresBinaries) console.warn(`server-gone journey skipped: ${postgresMissing}`);
 
-describe.skipIf(!postgresBinaries)('the PostgreSQL server goes away mid-run', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('the PostgreSQL server goes away mid-run', postgresMissing), () => {
   it('retries within its bound, stops the run as SYSTEM_EVENT_WRITE_FAILED, loses nothing committed, and resumes once the server is back', async () => {
     const flows = join(dir, 'flows');
     mkdirSync(flows, { recursive: true });

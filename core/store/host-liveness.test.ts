@@ -6,6 +6,7 @@ import { procAvailable, processStartTime, readProcStat } from '../runtimes/proce
 import { until } from '../testing/until.js';
 import { judgeHost, localProbe, type HostLeaseRow, type HostProbe } from './host-liveness.js';
 import { newInstance, releaseInstance, thisMachine } from './hosts.js';
+import { skipTitle } from '../testing/skip.js';
 
 /** A machine whose processes are a table the test writes (pid → start time), and nothing else runs. */
 function probe(processes: Record<number, string>, options: { machine?: string | null; open?: string[]; legacy?: boolean } = {}): HostProbe {
@@ -67,7 +68,7 @@ describe('judgeHost', () => {
   });
 });
 
-describe.skipIf(!procAvailable())('judgeHost on this machine (needs /proc)', () => {
+describe.skipIf(!procAvailable())(skipTitle('judgeHost on this machine', procAvailable() ? null : 'no /proc on this machine'), () => {
   it('sees a real process alive past its lease, and dead the moment it is killed, inside its lease', async () => {
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     try {
