@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore, openStore } from '../store/index.js';
 import { randomJournals } from '../store/testing/journal-builder.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
-import { until } from '../testing/until.js';
 import { skipTitle } from '../testing/skip.js';
 
 const { binaries, reason } = findPostgres();
@@ -69,12 +68,12 @@ describe.skipIf(!binaries)(skipTitle('two hivewatch migrate at once (needs Postg
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE journal_head IN EXCLUSIVE MODE');
       const both = Promise.all([migrate(history, url), migrate(history, url)]);
-      await until('both migrates blocked inside their first write', async () => {
+      await expect.poll(async () => {
         const { rows } = await admin.query<{ waiting: number }>(
           "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = 'race' AND application_name = 'hivewatch' AND wait_event_type = 'Lock'",
         );
         return rows[0]!.waiting === 2;
-      }, 60_000);
+      }, { message: 'both migrates blocked inside their first write', timeout: 60_000 }).toBeTruthy();
       await holder.query('COMMIT');
       await holder.end();
       const exits = await both;

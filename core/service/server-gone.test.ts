@@ -1,8 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { until } from '../testing/until.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
 import { openStore } from '../store/index.js';
 import { postgresBinaries, postgresMissing } from '../store/postgres/test-databases.js';
@@ -66,7 +65,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('the PostgreSQL server goes away mi
       const committed: HivewatchEvent[] = [];
       store.subscribe((events) => committed.push(...events));
       const { runId } = await service.startRun({ flow: 'user/waits.prose' });
-      await until('the agent of step 2 at work', async () => (await store.getEvents(runId)).some((e) => e.type === 'attemptProcess'));
+      await expect.poll(async () => (await store.getEvents(runId)).some((e) => e.type === 'attemptProcess'), { message: 'the agent of step 2 at work', timeout: 20_000 }).toBeTruthy();
       const before = await store.getEvents(runId);
 
       cluster.halt();
@@ -81,7 +80,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('the PostgreSQL server goes away mi
 
       cluster.restart();
       // Nothing committed was lost: the journal starts with exactly what was committed before.
-      const after = await until('the server back', async () => store.getEvents(runId).catch(() => null));
+      const after = await vi.waitFor(() => store.getEvents(runId), { timeout: 20_000 });
       expect(after.slice(0, before.length)).toEqual(before);
       expect(committed.filter((e) => e.runId === runId).slice(0, before.length)).toEqual(before);
 
@@ -92,7 +91,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('the PostgreSQL server goes away mi
       expect(journal.at(-1)?.type).toBe('runFailed');
       expect((await store.getRunRow(runId))?.status).toBe('failed');
       await service.whenFinished(resumed.runId);
-      await until('the resumed run completed', async () => (await store.getRunRow(resumed.runId))?.status === 'completed');
+      await expect.poll(async () => (await store.getRunRow(resumed.runId))?.status === 'completed', { message: 'the resumed run completed', timeout: 20_000 }).toBeTruthy();
       expect(await store.replayRun(runId)).toMatchObject({ ok: true });
       expect(await store.replayRun(resumed.runId)).toMatchObject({ ok: true });
     } finally {
