@@ -5,6 +5,7 @@ import { SCHEMA_VERSION } from '../migrations.js';
 import { createPostgresPool, postgresConfig } from './connection.js';
 import { migratePostgres, POSTGRES_SCHEMA_VERSION, postgresSchemaVersion } from './migrations.js';
 import { TEXT_INDEXED_COLUMNS } from './schema-sql.js';
+import { skipTitle } from '../../testing/skip.js';
 
 const { binaries, reason } = findPostgres();
 if (!binaries) console.warn(`PostgreSQL suites skipped: ${reason}`);
@@ -15,7 +16,7 @@ describe('PostgreSQL schema versions', () => {
   });
 });
 
-describe.skipIf(!binaries)('migratePostgres', () => {
+describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
   let cluster: PostgresCluster;
   let admin: pg.Client;
   const pools: pg.Pool[] = [];
