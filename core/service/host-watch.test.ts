@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventOf, HivewatchEvent } from '../engine/events.js';
 import { groupAlive } from '../runtimes/process-group.js';
-import { openStore, type HivewatchStore, type RecoveredRun, type RunRow } from '../store/index.js';
+import { openStore, type HivewatchStore, type RecoveredRun } from '../store/index.js';
 import { postgresBinaries, TestDatabases } from '../store/postgres/test-databases.js';
 import { until } from '../testing/until.js';
 import type { LiveEvent } from './api.js';
