@@ -1,15 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { RuntimeObservation } from '../errors/classify.js';
-import { groupAlive, groupMembers, processStartTime } from './process-group.js';
+import { GroupEnding } from './process-kill.js';
+import { OutputTails } from './process-output.js';
 import { inheritedEnv, Redactor } from './secrets.js';
-import { DEFAULT_CAPTURE_BYTES, TailBuffer } from './tail-buffer.js';
+import { startAgentProcess, type AgentProcess, type StartFailure } from './spawner.js';
+import { DEFAULT_CAPTURE_BYTES } from './tail-buffer.js';
 
 /**
  * Runs one child process for one attempt and reports what happened, never throwing: a missing
  * executable, a timeout and a cancellation are all observations for the caller to classify.
  *
  * - argv is passed as is (no shell): the caller decides whether to go through `/bin/sh -c`.
+ * - The process is started by the spawner (spawner.ts), a small helper process, so this host's
+ *   heap is never forked; its output and exit status are relayed back.
  * - The child leads its own process group (`detached: true`), so a kill reaches whatever it
  *   spawned (an agent CLI starting tools, `sh -c` starting a pipeline) via `kill(-pid, sig)`.
  * - Timeout and abort both stop it the same way: SIGTERM to the group, then SIGKILL after a
@@ -21,14 +24,13 @@ import { DEFAULT_CAPTURE_BYTES, TailBuffer } from './tail-buffer.js';
  *   close, with no fixed wait; only a process outside the group (a `setsid` grandchild, which
  *   no group signal reaches) can hold them open, and then reading stops one grace period after
  *   the group is gone and the result says so (`outputHeldOpen`).
- * - stdout and stderr keep only their last `maxCaptureBytes` each (TailBuffer): constant
+ * - stdout and stderr keep only their last `maxCaptureBytes` each (process-output.ts): constant
  *   memory however much the child writes.
+ * - The spawner dying mid-attempt loses the output still to come and the exit status: the
+ *   attempt's group is ended as above and the result carries an `ESPAWNER` spawn error.
  */
 
 export const DEFAULT_KILL_GRACE_MS = 2_000;
-
-/** How often to look whether an ended attempt's group is gone (no event tells of a grandchild's death). */
-const GROUP_POLL_MS = 20;
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -48,7 +50,7 @@ export interface ProcessOptions {
   killNow?: AbortSignal | undefined;
   /** Per stream. */
   maxCaptureBytes?: number | undefined;
-  /** Called once, synchronously after the spawn: the group id (= pid) and start time to journal. */
+  /** Called once, as soon as the process runs: the group id (= pid) and start time to journal. */
   onStarted?: ((started: ProcessStarted) => void) | undefined;
   /** Sees every chunk as it arrives (tests waiting for a child to be ready); raw, not redacted. */
   onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
@@ -88,7 +90,8 @@ function errnoCode(error: unknown): string {
 /** Says what went wrong in operator terms, naming the command (the raw `spawn x ENOENT` does not help). */
 export function describeSpawnError(command: string, error: unknown): SpawnError {
   const code = errnoCode(error);
-  const raw = error instanceof Error ? error.message : String(error);
+  const message = (error as { message?: unknown } | null)?.message;
+  const raw = typeof message === 'string' ? message : String(error);
   switch (code) {
     case 'ENOENT':
       // A path that exists but fails with ENOENT is a script whose interpreter (#!) is missing.
@@ -130,224 +133,150 @@ function checkCwd(cwd: string): SpawnError | null {
   }
 }
 
-/** Signals the child's whole process group; falls back to the child alone where groups are unavailable. */
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch (error) {
-    // ESRCH: the group is already gone. Anything else (no group support): try the child itself.
-    if (errnoCode(error) !== 'ESRCH') child.kill(signal);
-  }
+/** What happened to the process, before its output is attached. */
+interface Outcome {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  spawnError?: SpawnError | undefined;
+  pid: number | null;
+  outputHeldOpen?: boolean;
+  groupSurvivors?: number[];
 }
 
-export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
+const LOST_SPAWNER: SpawnError = {
+  code: 'ESPAWNER',
+  message: "Hivewatch's spawner process ended while the agent ran: the agent was stopped and its exit status is unknown",
+};
+
+/** Why the process cannot be started at all, checked before anything runs; null when it can. */
+function refusal(options: ProcessOptions): Outcome | null {
+  const notStarted = { exitCode: null, signal: null, timedOut: false, cancelled: false, pid: null };
+  const command = options.argv[0];
+  if (command === undefined || command === '') return { ...notStarted, spawnError: { code: 'EINVAL', message: 'empty command line' } };
+  if (options.signal?.aborted) return { ...notStarted, cancelled: true };
+  const cwdError = options.cwd ? checkCwd(options.cwd) : null;
+  return cwdError ? { ...notStarted, spawnError: cwdError } : null;
+}
+
+export async function runProcess(options: ProcessOptions): Promise<ProcessResult> {
   const started = performance.now();
-  const capture = options.maxCaptureBytes ?? DEFAULT_CAPTURE_BYTES;
-  const stdout = new TailBuffer(capture);
-  const stderr = new TailBuffer(capture);
+  const output = new OutputTails(options.maxCaptureBytes ?? DEFAULT_CAPTURE_BYTES, options.onOutput);
+  const redactor = options.redactor ?? Redactor.forChild({});
+  const [command = '', ...args] = options.argv;
+  const outcome =
+    refusal(options) ??
+    (await supervise(
+      startAgentProcess({
+        command,
+        args,
+        cwd: options.cwd ?? undefined,
+        // Not the database's password: an agent has no use for Hivewatch's own database.
+        env: { ...inheritedEnv(), ...options.env },
+      }),
+      command,
+      options,
+      output,
+    ));
+  return {
+    runtimeName: options.runtimeName,
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    timedOut: outcome.timedOut,
+    spawnError: outcome.spawnError && { ...outcome.spawnError, message: redactor.text(outcome.spawnError.message) },
+    ...output.redacted(redactor),
+    durationMs: Math.round(performance.now() - started),
+    timeoutMs: options.timeoutMs ?? undefined,
+    cancelled: outcome.cancelled,
+    pid: outcome.pid,
+    outputHeldOpen: outcome.outputHeldOpen ?? false,
+    groupSurvivors: outcome.groupSurvivors ?? [],
+  };
+}
+
+/**
+ * Watches one started process to its end: timeout, cancellation and forced kill as group
+ * signals (process-kill.ts), settled once it exited, its pipes closed and its group is gone.
+ */
+function supervise(child: AgentProcess, command: string, options: ProcessOptions, output: OutputTails): Promise<Outcome> {
   const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const timeoutMs = options.timeoutMs ?? null;
-  const redactor = options.redactor ?? Redactor.forChild({});
-
-  const result = (fields: {
-    exitCode: number | null;
-    signal: string | null;
-    timedOut: boolean;
-    cancelled: boolean;
-    spawnError?: SpawnError;
-    pid: number | null;
-    outputHeldOpen?: boolean;
-    groupSurvivors?: number[];
-  }): ProcessResult => ({
-    runtimeName: options.runtimeName,
-    exitCode: fields.exitCode,
-    signal: fields.signal,
-    timedOut: fields.timedOut,
-    spawnError: fields.spawnError && { ...fields.spawnError, message: redactor.text(fields.spawnError.message) },
-    stdout: redactor.text(stdout.toString()),
-    stderr: redactor.text(stderr.toString()),
-    durationMs: Math.round(performance.now() - started),
-    timeoutMs: timeoutMs ?? undefined,
-    cancelled: fields.cancelled,
-    pid: fields.pid,
-    stdoutDroppedBytes: stdout.droppedBytes,
-    stderrDroppedBytes: stderr.droppedBytes,
-    outputHeldOpen: fields.outputHeldOpen ?? false,
-    groupSurvivors: fields.groupSurvivors ?? [],
-  });
-  const notStarted = (spawnError: SpawnError | undefined, cancelled = false): Promise<ProcessResult> =>
-    Promise.resolve(result({ exitCode: null, signal: null, timedOut: false, cancelled, pid: null, ...(spawnError ? { spawnError } : {}) }));
-
-  const command = options.argv[0];
-  if (command === undefined || command === '') return notStarted({ code: 'EINVAL', message: 'empty command line' });
-  if (options.signal?.aborted) return notStarted(undefined, true);
-  if (options.cwd) {
-    const cwdError = checkCwd(options.cwd);
-    if (cwdError) return notStarted(cwdError);
-  }
-
-  let child: ChildProcess;
-  try {
-    child = spawn(command, options.argv.slice(1), {
-      cwd: options.cwd ?? undefined,
-      // Not the database's password: an agent has no use for Hivewatch's own database.
-      env: { ...inheritedEnv(), ...options.env },
-      // stdin is /dev/null: an agent CLI that reads stdin when it is not a TTY sees EOF, not a hang.
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-      windowsHide: true,
-    });
-  } catch (error) {
-    // Synchronous failures: invalid arguments such as a NUL byte in argv.
-    return notStarted(describeSpawnError(command, error));
-  }
-
-  if (child.pid !== undefined && options.onStarted) {
-    try {
-      options.onStarted({ pid: child.pid, startTime: processStartTime(child.pid) });
-    } catch {
-      // The observer journals; its failure surfaces at the run's next flush, not here.
-    }
-  }
-
-  return new Promise<ProcessResult>((resolve) => {
+  return new Promise<Outcome>((resolve) => {
     let timedOut = false;
     let cancelled = false;
-    let terminating = false;
     let exit: { code: number | null; signal: string | null } | null = null;
     let pipesClosed = false;
-    let groupGone = false;
     let outputHeldOpen = false;
-    let groupSurvivors: number[] = [];
     let settled = false;
+    let lost = false;
     let timeoutTimer: NodeJS.Timeout | undefined;
-    let killTimer: NodeJS.Timeout | undefined;
-    let pollTimer: NodeJS.Timeout | undefined;
     let heldTimer: NodeJS.Timeout | undefined;
-    let giveUpTimer: NodeJS.Timeout | undefined;
-
-    const observe = (stream: 'stdout' | 'stderr', buffer: TailBuffer) => (chunk: Buffer) => {
-      buffer.push(chunk);
-      if (options.onOutput) {
-        try {
-          options.onOutput(stream, chunk);
-        } catch {
-          // An observer must not be able to break the capture or crash the host.
-        }
-      }
-    };
-    child.stdout?.on('data', observe('stdout', stdout));
-    child.stderr?.on('data', observe('stderr', stderr));
-
-    const kill = (): void => {
-      if (giveUpTimer !== undefined) return;
-      clearTimeout(killTimer);
-      signalGroup(child, 'SIGKILL');
-      // A member in uninterruptible sleep can outlive even SIGKILL for a while: stop waiting.
-      giveUpTimer = setTimeout(() => {
-        groupSurvivors = child.pid === undefined ? [] : (groupMembers(child.pid) ?? []);
-        onGroupGone();
-      }, grace);
-    };
-
-    const terminate = (): void => {
-      if (terminating) return;
-      terminating = true;
-      signalGroup(child, 'SIGTERM');
-      killTimer = setTimeout(kill, grace);
-    };
-
-    const onAbort = (): void => {
-      if (exit !== null || settled) return;
-      cancelled = true;
-      terminate();
-    };
-
-    const onKillNow = (): void => {
-      if (settled || groupGone) return;
-      if (exit === null) cancelled = true;
-      terminating = true;
-      kill();
-    };
 
     const settle = (spawnError?: SpawnError): void => {
       if (settled) return;
       settled = true;
-      for (const timer of [timeoutTimer, killTimer, heldTimer, giveUpTimer]) clearTimeout(timer);
-      clearInterval(pollTimer);
+      ending.dispose();
+      for (const timer of [timeoutTimer, heldTimer]) clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       options.killNow?.removeEventListener('abort', onKillNow);
-      resolve(
-        result({
-          exitCode: exit?.code ?? null,
-          signal: exit?.signal ?? null,
-          timedOut,
-          cancelled,
-          pid: child.pid ?? null,
-          outputHeldOpen,
-          groupSurvivors,
-          ...(spawnError ? { spawnError } : {}),
-        }),
-      );
+      const pid = child.pid ?? null;
+      resolve({ exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, cancelled, pid, outputHeldOpen, groupSurvivors: ending.survivors, spawnError: spawnError ?? (lost ? LOST_SPAWNER : undefined) });
     };
-
     const finishIfDone = (): void => {
-      if (exit !== null && pipesClosed && groupGone) settle();
+      if (exit !== null && pipesClosed && ending.isGone) settle();
     };
-
-    function onGroupGone(): void {
-      if (groupGone) return;
-      groupGone = true;
-      clearInterval(pollTimer);
-      clearTimeout(killTimer);
-      clearTimeout(giveUpTimer);
+    const ending = new GroupEnding(grace, () => {
       if (!pipesClosed) {
         // Nothing in the group can write any more; what still holds the pipes is outside it.
         heldTimer = setTimeout(() => {
           outputHeldOpen = true;
-          child.stdout?.destroy();
-          child.stderr?.destroy();
+          child.releaseOutput();
           pipesClosed = true;
           finishIfDone();
         }, grace);
       }
       finishIfDone();
-    }
-
-    /** The child has exited: end what it left in its group, then wait for the group to be gone. */
-    const endGroup = (): void => {
-      const pgid = child.pid;
-      if (pgid === undefined || !groupAlive(pgid)) {
-        onGroupGone();
-        return;
-      }
-      terminate();
-      pollTimer = setInterval(() => {
-        if (!groupAlive(pgid)) onGroupGone();
-      }, GROUP_POLL_MS);
+    });
+    const onAbort = (): void => {
+      if (exit !== null || settled) return;
+      cancelled = true;
+      ending.terminate();
+    };
+    const onKillNow = (): void => {
+      if (settled || ending.isGone) return;
+      if (exit === null) cancelled = true;
+      ending.kill();
     };
 
-    child.on('error', (error) => {
-      // Emitted for a failed spawn (no pid) and, rarely, a failed kill; only the first matters.
-      if (child.pid === undefined) {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        settle(describeSpawnError(command, error));
+    child.on('output', (stream, chunk) => output.push(stream, chunk));
+    child.on('spawn', (pid, startTime) => {
+      ending.started(pid);
+      try {
+        options.onStarted?.({ pid, startTime });
+      } catch {
+        // The observer journals; its failure surfaces at the run's next flush, not here.
       }
     });
-
+    child.on('error', (failure: StartFailure) => settle(describeSpawnError(command, failure)));
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       clearTimeout(timeoutTimer);
-      endGroup();
+      ending.afterLeaderExit();
     });
-
-    child.on('close', () => {
-      if (exit === null) exit = { code: child.exitCode, signal: child.signalCode };
+    child.on('close', (code, signal) => {
+      exit ??= { code, signal };
       pipesClosed = true;
       clearTimeout(heldTimer);
       finishIfDone();
+    });
+    child.on('lost', () => {
+      // The spawner died: no more output or exit status will come; end whatever of the group runs.
+      lost = true;
+      exit = { code: null, signal: null };
+      pipesClosed = true;
+      clearTimeout(timeoutTimer);
+      ending.afterLeaderExit();
     });
 
     if (timeoutMs !== null) {
@@ -355,7 +284,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       timeoutTimer = setTimeout(() => {
         if (exit !== null || cancelled) return;
         timedOut = true;
-        terminate();
+        ending.terminate();
       }, Math.min(timeoutMs, MAX_TIMER_MS));
     }
     options.signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent, RunStatus } from '../engine/events.js';
 import type { ResumePoint } from '../engine/resume.js';
 import type { RunCommand, RunCommandKind } from './commands.js';
 import type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from './external.js';
@@ -99,6 +99,8 @@ export interface HivewatchStore {
   getRun(runId: string): Promise<RunDetail | null>;
   /** The run's row alone (no steps, tasks or attempts): the cheap read before a command. */
   getRunRow(runId: string): Promise<RunRow | null>;
+  /** Which of these runs are in this status now (one read for all of them). */
+  runsInStatus(runIds: readonly string[], status: RunStatus): Promise<string[]>;
   runLineage(runId: string): Promise<RunLineage | null>;
   getEvents(runId: string, afterSeq?: number, limit?: number): Promise<HivewatchEvent[]>;
   /** `getEvents` with each event's journaled wall time (`walls[i]` for `events[i]`). */

@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent, RunStatus } from '../engine/events.js';
 import type { ResumePoint } from '../engine/resume.js';
 import type { RunCommand } from './commands.js';
 import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from './contract.js';
@@ -93,6 +93,10 @@ export class SqliteContractStore implements HivewatchStore {
 
   getRunRow(runId: string): Promise<RunRow | null> {
     return this.answer(() => this.sqlite.getRunRow(runId));
+  }
+
+  runsInStatus(runIds: readonly string[], status: RunStatus): Promise<string[]> {
+    return this.answer(() => this.sqlite.runsInStatus(runIds, status));
   }
 
   runLineage(runId: string): Promise<RunLineage | null> {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { notifyCommitted } from './listeners.js';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent, RunStatus } from '../engine/events.js';
 import type { ResumePoint } from '../engine/resume.js';
 import { openDatabase, type Synchronous } from './database.js';
 import type { HostLeaseOptions } from './host-lease.js';
@@ -41,6 +41,7 @@ import {
   countRuns,
   getRun,
   getRunRow,
+  runsInStatus,
   listRuns,
   type ListRunsQuery,
   type RunCounts,
@@ -119,6 +120,7 @@ export interface SqliteStore {
   countRuns(query?: RunFilters): RunCounts;
   getRun(runId: string): RunDetail | null;
   getRunRow(runId: string): RunRow | null;
+  runsInStatus(runIds: readonly string[], status: RunStatus): string[];
   /** Runs retried or resumed from this one, and the flow's previous run; null for an unknown run. */
   runLineage(runId: string): RunLineage | null;
   getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[];
@@ -294,6 +296,11 @@ class SqliteConnectionStore implements SqliteStore {
   getRunRow(runId: string): RunRow | null {
     this.open();
     return runSync(this.cache, getRunRow(Dialect.sqlite, runId));
+  }
+
+  runsInStatus(runIds: readonly string[], status: RunStatus): string[] {
+    this.open();
+    return runSync(this.cache, runsInStatus(Dialect.sqlite, runIds, status));
   }
 
   runLineage(runId: string): RunLineage | null {

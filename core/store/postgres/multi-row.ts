@@ -12,13 +12,13 @@ export const MAX_PARAMS = 65_535;
 
 export type Queryable = Pick<pg.PoolClient, 'query'>;
 
-/** `($1, $2), ($3, $4)` for `rows` rows of `width` columns. */
-export function valuesList(rows: number, width: number): string {
+/** `($1, $2), ($3, $4)` for `rows` rows of `width` columns; `slot` may make a column's placeholder an expression. */
+export function valuesList(rows: number, width: number, slot?: (column: number, placeholder: string) => string): string {
   const groups = new Array<string>(rows);
   let n = 1;
   for (let r = 0; r < rows; r += 1) {
     const slots = new Array<string>(width);
-    for (let c = 0; c < width; c += 1) slots[c] = `$${n++}`;
+    for (let c = 0; c < width; c += 1) slots[c] = slot ? slot(c, `$${n++}`) : `$${n++}`;
     groups[r] = `(${slots.join(', ')})`;
   }
   return groups.join(', ');
@@ -29,6 +29,8 @@ export interface MultiRow {
   head: string;
   tail: string;
   width: number;
+  /** A column whose value is an expression of its parameter (see valuesList). */
+  slot?: (column: number, placeholder: string) => string;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function writeRows<R extends pg.QueryResultRow = pg.QueryResultRow>
     const chunk = rows.slice(start, start + perStatement);
     const params: unknown[] = [];
     for (const row of chunk) for (const value of row) params.push(value);
-    const result = await client.query<R>(`${shape.head} VALUES ${valuesList(chunk.length, shape.width)} ${shape.tail}`, params);
+    const result = await client.query<R>(`${shape.head} VALUES ${valuesList(chunk.length, shape.width, shape.slot)} ${shape.tail}`, params);
     count += result.rowCount ?? 0;
     for (const row of result.rows) returned.push(row);
   }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { notifyCommitted } from '../listeners.js';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent, RunStatus } from '../../engine/events.js';
 import type { ResumePoint } from '../../engine/resume.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand } from '../commands.js';
 import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from '../contract.js';
@@ -19,7 +19,7 @@ import { errorGroups, groupBins, groupTrends } from '../queries/groups.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from '../queries/groups.js';
 import { runLineage, type RunLineage } from '../queries/lineage.js';
 import { Dialect, runAsync, type Query } from '../queries/plan.js';
-import { countRuns, getRun, getRunRow, listRuns } from '../queries/runs.js';
+import { countRuns, getRun, getRunRow, listRuns, runsInStatus } from '../queries/runs.js';
 import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from '../queries/runs.js';
 import type { RunRow } from '../schema.js';
 import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
@@ -266,6 +266,10 @@ export class PostgresStore implements HivewatchStore {
 
   getRunRow(runId: string): Promise<RunRow | null> {
     return this.read(getRunRow(Dialect.postgres, runId));
+  }
+
+  runsInStatus(runIds: readonly string[], status: RunStatus): Promise<string[]> {
+    return this.read(runsInStatus(Dialect.postgres, runIds, status));
   }
 
   runLineage(runId: string): Promise<RunLineage | null> {

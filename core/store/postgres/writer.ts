@@ -10,16 +10,24 @@ import { ATTEMPTS, CHECKPOINTS, ERRORS, rowParams, RUNS, STEPS, TASKS, type Tabl
 import { byKey, specInsert, specUpsert, writeRows, type MultiRow, type Queryable } from './multi-row.js';
 import { addBatchAggregates } from './rollups.js';
 import { loadRunStates } from './run-states.js';
+import { StatementBatch } from './statement-batch.js';
 
 const UNIQUE_VIOLATION = '23505';
 
 /** The channel every committed batch is announced on; the payload is the new journal head. */
 export const JOURNAL_CHANNEL = 'hivewatch_journal';
 
+/**
+ * The events of a batch, each with its commit position: the batch's claimed head (CLAIM_POSITIONS
+ * ran just before, in the same transaction, so this reads the value it set) minus how many of
+ * the batch's events follow it. Written so, the rows need not wait for the claim's answer and go
+ * out with it in one round trip (statement-batch.ts).
+ */
 const INSERT_EVENTS: MultiRow = {
   head: 'INSERT INTO events (run_id, seq, type, ts, payload, wall, commit_seq)',
   tail: '',
   width: 7,
+  slot: (column, placeholder) => (column === 6 ? `(SELECT commit_seq FROM journal_head WHERE id = 1) - ${placeholder}::bigint` : placeholder),
 };
 
 const CLAIM_HOSTS: MultiRow = {
@@ -111,8 +119,13 @@ export class PostgresJournalWriter {
     try {
       await this.loadMissing(client, events);
       const batch = this.reduce(events, importedWalls);
-      await this.writeRows(client, batch);
-      const commitSeqs = await this.writeEvents(client, batch);
+      // Every write of the batch in one round trip, the commit positions' claim last but one.
+      const statements = new StatementBatch();
+      await this.writeRows(statements.collector, batch);
+      const claimAt = statements.size;
+      await this.writeEvents(statements.collector, batch);
+      const answers = await statements.send(client);
+      const commitSeqs = commitPositions(answers[claimAt], events.length);
       this.settle(batch.touched);
       return { walls: batch.walls, commitSeqs };
     } catch (error) {
@@ -239,22 +252,16 @@ export class PostgresJournalWriter {
   }
 
   /** Last: the commit positions (see CLAIM_POSITIONS), then the journal rows that carry them. */
-  private async writeEvents(client: Queryable, batch: Batch): Promise<number[]> {
+  private async writeEvents(client: Queryable, batch: Batch): Promise<void> {
     const { events, walls, payloads } = batch;
-    const claim = await client.query<{ commit_seq: number | string }>(CLAIM_POSITIONS, [events.length]);
-    const head = claim.rows[0];
-    if (head === undefined) throw new Error('journal_head has no row: the PostgreSQL schema is not migrated');
-    const first = Number(head.commit_seq) - events.length + 1;
+    await client.query(CLAIM_POSITIONS, [events.length]);
     const rows = new Array<unknown[]>(events.length);
-    const commitSeqs = new Array<number>(events.length);
     for (let i = 0; i < events.length; i += 1) {
       const e = events[i]!;
       const wall = walls[i]!;
-      commitSeqs[i] = first + i;
-      rows[i] = [e.runId, e.seq, e.type, e.ts, payloads[i], wall === e.ts ? null : wall, first + i];
+      rows[i] = [e.runId, e.seq, e.type, e.ts, payloads[i], wall === e.ts ? null : wall, events.length - 1 - i];
     }
     await writeRows(client, INSERT_EVENTS, rows);
-    return commitSeqs;
   }
 
   /** After the batch: a finished run leaves memory; the least recently written go past the bound. */
@@ -269,6 +276,14 @@ export class PostgresJournalWriter {
       this.cache.delete(runId);
     }
   }
+}
+
+/** The positions a batch's events got, from the answer of its CLAIM_POSITIONS. */
+function commitPositions(claim: pg.QueryResult | undefined, count: number): number[] {
+  const head = (claim?.rows[0] as { commit_seq?: number | string } | undefined)?.commit_seq;
+  if (head === undefined) throw new Error('journal_head has no row: the PostgreSQL schema is not migrated');
+  const first = Number(head) - count + 1;
+  return Array.from({ length: count }, (_, i) => first + i);
 }
 
 /**

@@ -13,7 +13,7 @@ import { FAILURE_DIMENSIONS, failureCounts } from './failures.js';
 import { errorGroups, groupBins, groupTrends } from './groups.js';
 import { runLineage } from './lineage.js';
 import { Dialect, type Query, type SqlStep } from './plan.js';
-import { countRuns, flowFiles, getRun, getRunRow, listRuns, RUN_SORT_KEYS, runFilters } from './runs.js';
+import { countRuns, flowFiles, getRun, getRunRow, listRuns, RUN_SORT_KEYS, runFilters, runsInStatus } from './runs.js';
 import { encodeCursor } from './sql.js';
 
 /**
@@ -142,6 +142,7 @@ const QUERIES: Record<string, (d: Dialect) => SqlStep[]> = {
   'countRuns (every filter)': (d) => stepsOf(countRuns(d, filters)),
   'countRuns (no filter)': (d) => stepsOf(countRuns(d, {})),
   getRunRow: (d) => stepsOf(getRunRow(d, 'r1')),
+  runsInStatus: (d) => stepsOf(runsInStatus(d, ['r1', 'r2'], 'interrupted')),
   getRun: (d) => stepsOf(getRun(d, 'r1')),
   runLineage: (d) => stepsOf(runLineage(d, 'r1')),
   getEvents: (d) => stepsOf(getEvents(d, 'r1', 3, 10)),

@@ -311,6 +311,18 @@ export function* getRunRow(_dialect: Dialect, runId: string): Query<RunRow | nul
   return record ? rowFromDb<RunRow>(RUNS, record) : null;
 }
 
+/**
+ * Which of `runIds` are in `status` now: one statement however many ids (the host watch asks
+ * about every run its host executes, each second; issue #25 part 7). The ids travel as one JSON
+ * array, so the statement's text is the same for any number of them.
+ */
+export function* runsInStatus(dialect: Dialect, runIds: readonly string[], status: RunStatus): Query<string[]> {
+  if (runIds.length === 0) return [];
+  const ids = dialect === Dialect.postgres ? 'SELECT jsonb_array_elements_text(?::jsonb)' : 'SELECT value FROM json_each(?)';
+  const rows = yield* all<{ id: string }>(`SELECT id FROM runs WHERE status = ? AND id IN (${ids})`, [status, JSON.stringify(runIds)]);
+  return rows.map((row) => row.id);
+}
+
 export function* getRun(dialect: Dialect, runId: string): Query<RunDetail | null> {
   const run = yield* getRunRow(dialect, runId);
   if (!run) return null;
