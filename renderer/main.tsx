@@ -4,6 +4,7 @@ import { getApi } from './api/index.js';
 import { ServicesProvider } from './app/api-context.js';
 import { App } from './app/App.js';
 import { ConfirmProvider } from './app/confirm.js';
+import { APP_NAME, bindTitle, setUnseenCount } from './app/page-title.js';
 import { ToastProvider } from './app/toasts.js';
 import { RunsStore } from './live/runs-store.js';
 import { AlertsProvider } from './notify/alerts-context.js';
@@ -17,6 +18,7 @@ import './styles/errors.css';
 import './styles/flows.css';
 import './styles/failures.css';
 
+bindTitle((title) => (document.title = title));
 const api = getApi();
 const runs = new RunsStore(api);
 const desktop = window.hivewatch !== undefined;
@@ -24,10 +26,12 @@ const alerts = new FailureAlerts({
   api,
   desktop,
   notifications: desktop ? null : browserNotifications(),
-  baseTitle: document.title,
-  setTitle: (title) => (document.title = title),
+  // The title is the screen's (app/page-title.ts); the alerts' count goes in front of it below.
+  baseTitle: APP_NAME,
+  setTitle: () => undefined,
   openRun: (runId) => (window.location.hash = `#/runs/${encodeURIComponent(runId)}`),
 });
+alerts.subscribe(() => setUnseenCount(alerts.getSnapshot().unseen));
 runs.onLiveEvents(alerts.onLive);
 void alerts.load();
 runs.start();

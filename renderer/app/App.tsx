@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type MouseEvent } from 'react';
 import { ScreenBoundary } from '../components/ScreenBoundary.js';
 import { Loading } from '../components/states.js';
 import { ComparePage } from '../compare/ComparePage.js';
@@ -12,6 +12,7 @@ import { useApi, useRunsSnapshot } from './api-context.js';
 import { prefetchErrors } from '../errors/errors-loads.js';
 import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboard.js';
 import { navigate, useRoute } from './router.js';
+import { routeTitle, useScreenTitle } from './page-title.js';
 import { retryImport } from './retry-import.js';
 import { ShortcutSheet } from './ShortcutSheet.js';
 
@@ -53,6 +54,27 @@ function ConnectionStatus() {
   );
 }
 
+/**
+ * The first Tab stop: jumps past the top bar to the screen's table (the runs grid, the error
+ * groups), or to the page when it has none. A button-like link, not `href="#…"`: the hash is the
+ * route.
+ */
+function SkipLink() {
+  const skip = (event: MouseEvent): void => {
+    event.preventDefault();
+    const target = document.querySelector<HTMLElement>('main [data-skip-target]') ?? document.querySelector<HTMLElement>('main');
+    if (!target) return;
+    if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
+    target.focus();
+    target.scrollIntoView({ block: 'nearest' });
+  };
+  return (
+    <a className="skip-link" href="#/" onClick={skip} data-testid="skip-link">
+      Skip to the table
+    </a>
+  );
+}
+
 /** The window: a top bar with the three screens, the page, and the shortcut sheet. */
 export function App() {
   const route = useRoute();
@@ -60,6 +82,7 @@ export function App() {
   const [ErrorsPage, setErrorsPage] = useState(lazyErrorsPage);
   const goPending = useRef<number | null>(null);
   const [section = 'runs', id = null] = route.path;
+  useScreenTitle(routeTitle(route));
 
   // The Errors screen's first queries start with the route, not after its chunk (charts) loaded.
   const api = useApi();
@@ -127,6 +150,7 @@ export function App() {
 
   return (
     <div className="app">
+      <SkipLink />
       <header className="topbar">
         <a className="brand" href="#/runs" aria-label="Hivewatch: runs">
           <span className="brand-mark" aria-hidden="true">
