@@ -7,8 +7,8 @@ import { RunDetailPage } from '../run-detail/RunDetailPage.js';
 import { RunsPage } from '../runs/RunsPage.js';
 import { useNow } from '../lib/use-now.js';
 import { NotificationsButton } from '../notify/NotificationsButton.js';
-import { connectionLabel } from '../live/connection.js';
-import { useApi, useRunsSnapshot } from './api-context.js';
+import { connectionLabel, unreachableMessage } from '../live/connection.js';
+import { useApi, useRecoveries, useRunsSnapshot } from './api-context.js';
 import { prefetchErrors } from '../errors/errors-loads.js';
 import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboard.js';
 import { navigate, useRoute } from './router.js';
@@ -54,6 +54,17 @@ function ConnectionStatus() {
   );
 }
 
+/** While the server cannot be reached: what is wrong and that the window keeps trying, under the top bar. */
+function UnreachableBanner() {
+  const { connection, downSince, lastEventAt } = useRunsSnapshot();
+  const text = unreachableMessage({ connection, downSince, lastEventAt }, window.location);
+  return (
+    <div className="unreachable-banner" role="status" data-testid="unreachable" hidden={text === null}>
+      {text}
+    </div>
+  );
+}
+
 /**
  * The first Tab stop: jumps past the top bar to the screen's table (the runs grid, the error
  * groups), or to the page when it has none. A button-like link, not `href="#…"`: the hash is the
@@ -86,6 +97,7 @@ export function App() {
 
   // The Errors screen's first queries start with the route, not after its chunk (charts) loaded.
   const api = useApi();
+  const recoveries = useRecoveries();
   useEffect(() => {
     if (section === 'errors' && !errorsChunkLoaded) prefetchErrors(api, route.params);
   }, [api, section, route.params]);
@@ -173,8 +185,14 @@ export function App() {
           </button>
         </div>
       </header>
+      <UnreachableBanner />
       <main ref={main} tabIndex={-1} className="main">
-        <ScreenBoundary key={`${section}/${id ?? ''}`} screen={section === 'runs' && id ? 'run' : section} onRetry={() => setErrorsPage(lazyErrorsPage)}>
+        <ScreenBoundary
+          key={`${section}/${id ?? ''}`}
+          screen={section === 'runs' && id ? 'run' : section}
+          recoveries={recoveries}
+          onRetry={() => setErrorsPage(lazyErrorsPage)}
+        >
           {page}
         </ScreenBoundary>
       </main>

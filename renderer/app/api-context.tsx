@@ -29,6 +29,18 @@ export function useRunsStore(): RunsStore {
   return useServices().runs;
 }
 
+const noSubscription = (): (() => void) => () => undefined;
+
+/**
+ * Bumped each time the window's data must be re-read (the server came back after an outage, or
+ * the stream lost events): every screen's reads depend on it, so none stays on an error or a
+ * stale answer. 0 outside the provider (component tests).
+ */
+export function useRecoveries(): number {
+  const runs = useContext(ServicesContext)?.runs;
+  return useSyncExternalStore(runs?.subscribe ?? noSubscription, () => runs?.getSnapshot().resets ?? 0);
+}
+
 /** The live runs snapshot; re-renders at most once per animation frame while events stream. */
 export function useRunsSnapshot(): RunsSnapshot {
   const store = useRunsStore();
