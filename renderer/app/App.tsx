@@ -8,7 +8,8 @@ import { RunsPage } from '../runs/RunsPage.js';
 import { useNow } from '../lib/use-now.js';
 import { NotificationsButton } from '../notify/NotificationsButton.js';
 import { connectionLabel, unreachableMessage } from '../live/connection.js';
-import { useApi, useRecoveries, useRunsSnapshot } from './api-context.js';
+import { useApi, useRecoveries, useRunsSnapshot, useTokenRefused } from './api-context.js';
+import { AccessPage } from './AccessPage.js';
 import { prefetchErrors } from '../errors/errors-loads.js';
 import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboard.js';
 import { navigate, useRoute } from './router.js';
@@ -86,33 +87,9 @@ function SkipLink() {
   );
 }
 
-/** The window: a top bar with the three screens, the page, and the shortcut sheet. */
-export function App() {
-  const route = useRoute();
-  const [sheet, setSheet] = useState(false);
-  const [ErrorsPage, setErrorsPage] = useState(lazyErrorsPage);
+/** `?` the sheet, `/` the search, `g` then r / e / f a screen. */
+function useAppShortcuts(setSheet: (update: (open: boolean) => boolean) => void): void {
   const goPending = useRef<number | null>(null);
-  const [section = 'runs', id = null] = route.path;
-  useScreenTitle(routeTitle(route));
-
-  // The Errors screen's first queries start with the route, not after its chunk (charts) loaded.
-  const api = useApi();
-  const recoveries = useRecoveries();
-  useEffect(() => {
-    if (section === 'errors' && !errorsChunkLoaded) prefetchErrors(api, route.params);
-  }, [api, section, route.params]);
-
-  // An empty hash is the Runs screen.
-  useEffect(() => {
-    if (route.path.length === 0) navigate('#/runs', { replace: true });
-  }, [route.path.length]);
-
-  // Move the focus to the page on navigation, for screen readers and keyboard users.
-  const main = useRef<HTMLElement>(null);
-  useEffect(() => {
-    if (document.activeElement === document.body) main.current?.focus({ preventScroll: true });
-  }, [section, id]);
-
   const go = (key: string): void => {
     const tab = TABS.find((t) => t.key === key);
     if (tab) navigate(`#/${tab.path}`);
@@ -147,6 +124,36 @@ export function App() {
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);
   }, []);
+}
+
+/** The window: a top bar with the three screens, the page, and the shortcut sheet. */
+export function App() {
+  const route = useRoute();
+  const [sheet, setSheet] = useState(false);
+  const [ErrorsPage, setErrorsPage] = useState(lazyErrorsPage);
+  const [section = 'runs', id = null] = route.path;
+  useScreenTitle(routeTitle(route));
+
+  // The Errors screen's first queries start with the route, not after its chunk (charts) loaded.
+  const api = useApi();
+  const recoveries = useRecoveries();
+  const tokenRefused = useTokenRefused();
+  useEffect(() => {
+    if (section === 'errors' && !errorsChunkLoaded) prefetchErrors(api, route.params);
+  }, [api, section, route.params]);
+
+  // An empty hash is the Runs screen.
+  useEffect(() => {
+    if (route.path.length === 0) navigate('#/runs', { replace: true });
+  }, [route.path.length]);
+
+  // Move the focus to the page on navigation, for screen readers and keyboard users.
+  const main = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (document.activeElement === document.body) main.current?.focus({ preventScroll: true });
+  }, [section, id]);
+
+  useAppShortcuts(setSheet);
 
   let page;
   if (section === 'runs' && id) page = <RunDetailPage key={id} runId={id} />;
@@ -160,6 +167,7 @@ export function App() {
   else if (section === 'flows') page = <FlowsPage flowId={route.path.length > 1 ? route.path.slice(1).join('/') : null} />;
   else page = <RunsPage />;
 
+  if (tokenRefused) return <AccessPage reason="wrong" />;
   return (
     <div className="app">
       <SkipLink />

@@ -41,6 +41,15 @@ export function useRecoveries(): number {
   return useSyncExternalStore(runs?.subscribe ?? noSubscription, () => runs?.getSnapshot().resets ?? 0);
 }
 
+/** The server refused this window's token (another database's): the window shows how to get in instead. */
+export function useTokenRefused(): boolean {
+  const runs = useContext(ServicesContext)?.runs;
+  return useSyncExternalStore(runs?.subscribe ?? noSubscription, () => {
+    const snapshot = runs?.getSnapshot();
+    return snapshot?.phase === 'error' && (snapshot.error ?? '').startsWith('wrong token');
+  });
+}
+
 /** The live runs snapshot; re-renders at most once per animation frame while events stream. */
 export function useRunsSnapshot(): RunsSnapshot {
   const store = useRunsStore();
