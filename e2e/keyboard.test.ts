@@ -106,8 +106,13 @@ describe('keyboard shortcuts', { retry: 2 }, () => {
     const cancel = page.getByRole('dialog', { name: 'Cancel this run?' });
     await cancel.waitFor();
     await app.screenshot('keyboard-cancel-confirm');
-    // The confirm button has the focus: Enter confirms.
+    // A destructive dialog opens on its safe button, and Enter never confirms it (issue #24):
+    // Tab to "Cancel run", Space confirms.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Keep running');
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
+    expect(await cancel.isVisible()).toBe(true);
+    await page.keyboard.press('Space');
     await runRow(page, slow).and(page.locator('[data-status="cancelled"]')).waitFor();
     expect(app.problems).toEqual([]);
   });

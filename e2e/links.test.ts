@@ -8,8 +8,9 @@ import { useJourney } from './support/journey.js';
 /**
  * Journey: a copied link keeps working in a new tab (the link has no token: the new tab reads the
  * one the first tab stored in this origin's localStorage, live stream included; no cookie is
- * involved, see token-scope.test.ts); a browser that never had the token reads "missing token",
- * one with another token "wrong token".
+ * involved, see token-scope.test.ts); a browser that never had the token sees a page that says
+ * how to get in (open the printed link, or paste the token) and gets in by pasting it; one with
+ * another token is told its token is the wrong one (issue #24 part 3).
  */
 describe('links that keep working', () => {
   const journey = useJourney({ hash: '#/runs' });
@@ -43,21 +44,33 @@ describe('links that keep working', () => {
     expect(app.problems).toEqual([]);
   });
 
-  it('a browser that never had the token reads "missing token"; another token reads "wrong token"', async () => {
+  it('a browser that never had the token is told how to get in, and gets in by pasting it; another token reads "wrong token"', async () => {
     const { server, browser } = journey;
     const fresh = await browser.newContext({ viewport: { width: 1200, height: 700 } });
     try {
       const page = await fresh.newPage();
-      await page.goto(`${server.origin}/#/runs`);
-      await page.getByText(/missing token/).first().waitFor();
-      expect(await page.getByText(/wrong token/).count()).toBe(0);
+      const runId = await server.startRun('examples/01-happy-path.prose', { virtualClock: true });
+      await server.waitForRun(runId, ['completed']);
+      await page.goto(`${server.origin}/#/runs/${encodeURIComponent(runId)}`);
+      const access = page.getByTestId('access-page');
+      await access.getByRole('heading', { level: 1, name: 'Open Hivewatch with its link' }).waitFor();
+      expect(await access.textContent()).toMatch(/no access token for the Hivewatch at 127\.0\.0\.1:\d+ yet.*Open the link hivewatch serve printed/);
+      // Never an API error, never a badge reconnecting forever.
+      expect(await page.getByText(/missing token/).count()).toBe(0);
+      expect(await page.getByTestId('connection').count()).toBe(0);
       await shot(page, 'links-token-missing');
+      await access.getByLabel('Access token').fill(server.token);
+      await access.getByRole('button', { name: 'Open Hivewatch' }).click();
+      // The link's own page opens, live.
+      await page.locator('.run-header .badge.status[data-status="completed"]').waitFor();
+      await page.locator('[data-testid="connection"][data-state="live"]').waitFor();
+      expect(page.url()).not.toContain('token=');
 
       const wrong = await browser.newContext({ viewport: { width: 1200, height: 700 } });
       try {
         const other = await wrong.newPage();
         await other.goto(`${server.origin}/?token=not-the-token#/runs`);
-        await other.getByText(/wrong token/).first().waitFor();
+        await other.getByTestId('access-page').getByText(/wrong token/).waitFor();
         expect(await other.getByText(/missing token/).count()).toBe(0);
         await shot(other, 'links-token-wrong');
       } finally {

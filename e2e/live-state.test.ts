@@ -65,7 +65,7 @@ describe('the live badge when the server stops and restarts', () => {
     const page = await app.context.newPage();
     try {
       let blocked = 0;
-      await page.route(/ErrorsPage-[^/]*\.js$/, async (route) => {
+      await page.route(/ErrorsPage-[^/]*\.js(\?|$)/, async (route) => {
         blocked++;
         await route.abort();
       });
@@ -77,7 +77,7 @@ describe('the live badge when the server stops and restarts', () => {
       expect(blocked).toBe(4);
       mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOTS, 'screen-error-boundary.png') });
-      await page.unroute(/ErrorsPage-[^/]*\.js$/);
+      await page.unroute(/ErrorsPage-[^/]*\.js(\?|$)/);
       await boundary.getByRole('button', { name: 'Try again' }).click();
       await page.locator('#errors-title').waitFor();
       expect(await boundary.count()).toBe(0);

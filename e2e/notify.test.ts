@@ -82,7 +82,7 @@ describe('failure notifications in the browser shell', () => {
     await page.waitForFunction(() => window.__notes.length > 0);
     const notes = await page.evaluate(() => window.__notes);
     expect(notes).toEqual([{ title: 'Run failed: user/deploy.prose', body: expect.stringMatching(/^POLICY_RETRY_LIMIT_EXCEEDED: /) as unknown as string }]);
-    expect(await page.title()).toBe('(1) Hivewatch');
+    expect(await page.title()).toBe('(1) Runs · Hivewatch');
     await page.locator('[data-testid="alert-count"]', { hasText: '1' }).waitFor();
     await app.screenshot('notify-title-count');
     expect(app.problems).toEqual([]);

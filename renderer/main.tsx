@@ -1,9 +1,11 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { getApi } from './api/index.js';
+import { getApi, hasAccess } from './api/index.js';
+import { AccessPage } from './app/AccessPage.js';
 import { ServicesProvider } from './app/api-context.js';
 import { App } from './app/App.js';
 import { ConfirmProvider } from './app/confirm.js';
+import { APP_NAME, bindTitle, setUnseenCount } from './app/page-title.js';
 import { ToastProvider } from './app/toasts.js';
 import { RunsStore } from './live/runs-store.js';
 import { AlertsProvider } from './notify/alerts-context.js';
@@ -17,42 +19,59 @@ import './styles/errors.css';
 import './styles/flows.css';
 import './styles/failures.css';
 
-const api = getApi();
-const runs = new RunsStore(api);
-const desktop = window.hivewatch !== undefined;
-const alerts = new FailureAlerts({
-  api,
-  desktop,
-  notifications: desktop ? null : browserNotifications(),
-  baseTitle: document.title,
-  setTitle: (title) => (document.title = title),
-  openRun: (runId) => (window.location.hash = `#/runs/${encodeURIComponent(runId)}`),
-});
-runs.onLiveEvents(alerts.onLive);
-void alerts.load();
-runs.start();
-// Coming back to the window (it was in the background, or another window had the focus) clears the title's count.
-window.addEventListener('focus', () => alerts.markSeen());
-document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'visible') alerts.markSeen();
-});
-
-// An event lost on the way (a dropped connection) is re-read for runs that went quiet.
-setInterval(() => runs.checkQuietRuns(), 10_000);
-window.addEventListener('online', () => void runs.resync());
-
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
-createRoot(root).render(
-  <StrictMode>
-    <ServicesProvider api={api} runs={runs}>
-      <AlertsProvider alerts={alerts}>
-        <ToastProvider>
-          <ConfirmProvider>
-            <App />
-          </ConfirmProvider>
-        </ToastProvider>
-      </AlertsProvider>
-    </ServicesProvider>
-  </StrictMode>,
-);
+if (!hasAccess()) {
+  // No token for this origin (a copied link in a fresh browser): say how to get in, call nothing.
+  document.title = 'Sign in · Hivewatch';
+  createRoot(root).render(
+    <StrictMode>
+      <AccessPage reason="missing" />
+    </StrictMode>,
+  );
+} else {
+  startWindow(root);
+}
+
+function startWindow(root: HTMLElement): void {
+  bindTitle((title) => (document.title = title));
+  const api = getApi();
+
+  const runs = new RunsStore(api);
+  const desktop = window.hivewatch !== undefined;
+  const alerts = new FailureAlerts({
+    api,
+    desktop,
+    notifications: desktop ? null : browserNotifications(),
+    // The title is the screen's (app/page-title.ts); the alerts' count goes in front of it below.
+    baseTitle: APP_NAME,
+    setTitle: () => undefined,
+    openRun: (runId) => (window.location.hash = `#/runs/${encodeURIComponent(runId)}`),
+  });
+  alerts.subscribe(() => setUnseenCount(alerts.getSnapshot().unseen));
+  runs.onLiveEvents(alerts.onLive);
+  void alerts.load();
+  runs.start();
+  // Coming back to the window (it was in the background, or another window had the focus) clears the title's count.
+  window.addEventListener('focus', () => alerts.markSeen());
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') alerts.markSeen();
+  });
+
+  // An event lost on the way (a dropped connection) is re-read for runs that went quiet.
+  setInterval(() => runs.checkQuietRuns(), 10_000);
+  window.addEventListener('online', () => void runs.resync());
+  createRoot(root).render(
+    <StrictMode>
+      <ServicesProvider api={api} runs={runs}>
+        <AlertsProvider alerts={alerts}>
+          <ToastProvider>
+            <ConfirmProvider>
+              <App />
+            </ConfirmProvider>
+          </ToastProvider>
+        </AlertsProvider>
+      </ServicesProvider>
+    </StrictMode>,
+  );
+}

@@ -33,13 +33,17 @@ export interface GitRunWorkOptions {
   runVerifier?: (agent: string, prompt: string, cwd: string, signal: AbortSignal) => Promise<{ ok: true; output: string } | { ok: false; error: HivewatchError }>;
 }
 
-/** Where a session works: its own `workspace:`, its agent's, the run's; work properties imply a worktree. */
-export function workspaceModeOf(spec: SessionSpec, agent: AgentSpec, defaultMode: WorkspaceMode | null): WorkspaceMode {
+/**
+ * Where a session works: its own `workspace:`, its agent's, the run's; work properties imply a
+ * worktree. `agent` is null for a name the flow does not define (the check reports it as a
+ * diagnostic; the Flows list still describes the file, and must not crash on it).
+ */
+export function workspaceModeOf(spec: SessionSpec, agent: AgentSpec | null, defaultMode: WorkspaceMode | null): WorkspaceMode {
   if (needsWorkspace(spec.work)) return WorkspaceMode.worktree;
-  return spec.work.workspace ?? agent.workspace ?? defaultMode ?? WorkspaceMode.none;
+  return spec.work.workspace ?? agent?.workspace ?? defaultMode ?? WorkspaceMode.none;
 }
 
-export function planNeedsWorkspace(plan: FlowPlan, agentOf: (spec: SessionSpec) => AgentSpec, defaultMode: WorkspaceMode | null): boolean {
+export function planNeedsWorkspace(plan: FlowPlan, agentOf: (spec: SessionSpec) => AgentSpec | null, defaultMode: WorkspaceMode | null): boolean {
   return plan.sessions.some((spec) => workspaceModeOf(spec, agentOf(spec), defaultMode) === WorkspaceMode.worktree);
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { HivewatchError } from '../errors/hivewatch-error.js';
 import { resolveAgent } from '../engine/agents.js';
-import type { AgentSpec, FlowPlan, RepoSpec } from '../flow/plan.js';
+import type { FlowPlan, RepoSpec } from '../flow/plan.js';
 import { planNeedsWorkspace } from './git-run-work.js';
 import { gitOrThrow, identityEnv, runGit } from './git.js';
 
@@ -58,7 +58,7 @@ export async function repositoryFromTemplate(folder: string, gitEnv?: Record<str
 export function describeRunRepo(plan: FlowPlan | null, flowFile: string): string | null {
   if (plan === null) return null;
   // The run's own default agent and --workspace are not known here: a session's and its agent's say.
-  if (!planNeedsWorkspace(plan, (spec) => resolveAgent(plan, spec.agent ?? 'fake') as AgentSpec, null)) return null;
+  if (!planNeedsWorkspace(plan, (spec) => resolveAgent(plan, spec.agent ?? 'fake'), null)) return null;
   const flowDir = dirname(resolve(flowFile));
   if (plan.repo?.kind === 'template') return `a fresh repository copied from ${resolve(flowDir, plan.repo.path)} for each run`;
   if (plan.repo?.kind === 'path') return isAbsolute(plan.repo.path) ? plan.repo.path : resolve(flowDir, plan.repo.path);

@@ -46,8 +46,21 @@ export interface AppPage {
   close(): Promise<void>;
 }
 
-export async function openApp(browser: Browser, server: ServerHandle, options: { colorScheme?: 'light' | 'dark'; hash?: string } = {}): Promise<AppPage> {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: options.colorScheme ?? 'light', acceptDownloads: true });
+/**
+ * `bypassCSP`: lets a journey inject a script tag (axe-core, see axe.ts) past the window's
+ * `script-src 'self'`; the CSP journeys keep it on.
+ */
+export async function openApp(
+  browser: Browser,
+  server: ServerHandle,
+  options: { colorScheme?: 'light' | 'dark'; hash?: string; bypassCSP?: boolean } = {},
+): Promise<AppPage> {
+  const context = await browser.newContext({
+    viewport: { width: 1440, height: 900 },
+    colorScheme: options.colorScheme ?? 'light',
+    acceptDownloads: true,
+    bypassCSP: options.bypassCSP ?? false,
+  });
   context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   const problems: string[] = [];

@@ -54,10 +54,21 @@ function tokenStorage(win: Window): Storage | null {
 }
 
 let shared: HivewatchApi | null = null;
+let sharedToken: string | null = null;
+
+/** Whether this window can call the API: the desktop window always can; the browser shell with a token. */
+export function hasAccess(win: Window = window): boolean {
+  getApi(win);
+  return win.hivewatch !== undefined || (sharedToken ?? '') !== '';
+}
 
 /** The API for this window: Electron's IPC bridge when present, else HTTP to the page's origin. */
 export function getApi(win: Window = window): HivewatchApi {
   if (shared) return shared;
-  shared = win.hivewatch ? createIpcClient(win.hivewatch) : createHttpClient({ token: takeToken(win) });
+  if (win.hivewatch) shared = createIpcClient(win.hivewatch);
+  else {
+    sharedToken = takeToken(win);
+    shared = createHttpClient({ token: sharedToken });
+  }
   return shared;
 }

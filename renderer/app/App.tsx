@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type MouseEvent } from 'react';
 import { ScreenBoundary } from '../components/ScreenBoundary.js';
 import { Loading } from '../components/states.js';
 import { ComparePage } from '../compare/ComparePage.js';
@@ -7,11 +7,13 @@ import { RunDetailPage } from '../run-detail/RunDetailPage.js';
 import { RunsPage } from '../runs/RunsPage.js';
 import { useNow } from '../lib/use-now.js';
 import { NotificationsButton } from '../notify/NotificationsButton.js';
-import { connectionLabel } from '../live/connection.js';
-import { useApi, useRunsSnapshot } from './api-context.js';
+import { connectionLabel, unreachableMessage } from '../live/connection.js';
+import { useApi, useRecoveries, useRunsSnapshot, useTokenRefused } from './api-context.js';
+import { AccessPage } from './AccessPage.js';
 import { prefetchErrors } from '../errors/errors-loads.js';
 import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboard.js';
 import { navigate, useRoute } from './router.js';
+import { routeTitle, useScreenTitle } from './page-title.js';
 import { retryImport } from './retry-import.js';
 import { ShortcutSheet } from './ShortcutSheet.js';
 
@@ -53,31 +55,41 @@ function ConnectionStatus() {
   );
 }
 
-/** The window: a top bar with the three screens, the page, and the shortcut sheet. */
-export function App() {
-  const route = useRoute();
-  const [sheet, setSheet] = useState(false);
-  const [ErrorsPage, setErrorsPage] = useState(lazyErrorsPage);
+/** While the server cannot be reached: what is wrong and that the window keeps trying, under the top bar. */
+function UnreachableBanner() {
+  const { connection, downSince, lastEventAt } = useRunsSnapshot();
+  const text = unreachableMessage({ connection, downSince, lastEventAt }, window.location);
+  return (
+    <div className="unreachable-banner" role="status" data-testid="unreachable" hidden={text === null}>
+      {text}
+    </div>
+  );
+}
+
+/**
+ * The first Tab stop: jumps past the top bar to the screen's table (the runs grid, the error
+ * groups), or to the page when it has none. A button-like link, not `href="#…"`: the hash is the
+ * route.
+ */
+function SkipLink() {
+  const skip = (event: MouseEvent): void => {
+    event.preventDefault();
+    const target = document.querySelector<HTMLElement>('main [data-skip-target]') ?? document.querySelector<HTMLElement>('main');
+    if (!target) return;
+    if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
+    target.focus();
+    target.scrollIntoView({ block: 'nearest' });
+  };
+  return (
+    <a className="skip-link" href="#/" onClick={skip} data-testid="skip-link">
+      Skip to the table
+    </a>
+  );
+}
+
+/** `?` the sheet, `/` the search, `g` then r / e / f a screen. */
+function useAppShortcuts(setSheet: (update: (open: boolean) => boolean) => void): void {
   const goPending = useRef<number | null>(null);
-  const [section = 'runs', id = null] = route.path;
-
-  // The Errors screen's first queries start with the route, not after its chunk (charts) loaded.
-  const api = useApi();
-  useEffect(() => {
-    if (section === 'errors' && !errorsChunkLoaded) prefetchErrors(api, route.params);
-  }, [api, section, route.params]);
-
-  // An empty hash is the Runs screen.
-  useEffect(() => {
-    if (route.path.length === 0) navigate('#/runs', { replace: true });
-  }, [route.path.length]);
-
-  // Move the focus to the page on navigation, for screen readers and keyboard users.
-  const main = useRef<HTMLElement>(null);
-  useEffect(() => {
-    if (document.activeElement === document.body) main.current?.focus({ preventScroll: true });
-  }, [section, id]);
-
   const go = (key: string): void => {
     const tab = TABS.find((t) => t.key === key);
     if (tab) navigate(`#/${tab.path}`);
@@ -112,6 +124,36 @@ export function App() {
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);
   }, []);
+}
+
+/** The window: a top bar with the three screens, the page, and the shortcut sheet. */
+export function App() {
+  const route = useRoute();
+  const [sheet, setSheet] = useState(false);
+  const [ErrorsPage, setErrorsPage] = useState(lazyErrorsPage);
+  const [section = 'runs', id = null] = route.path;
+  useScreenTitle(routeTitle(route));
+
+  // The Errors screen's first queries start with the route, not after its chunk (charts) loaded.
+  const api = useApi();
+  const recoveries = useRecoveries();
+  const tokenRefused = useTokenRefused();
+  useEffect(() => {
+    if (section === 'errors' && !errorsChunkLoaded) prefetchErrors(api, route.params);
+  }, [api, section, route.params]);
+
+  // An empty hash is the Runs screen.
+  useEffect(() => {
+    if (route.path.length === 0) navigate('#/runs', { replace: true });
+  }, [route.path.length]);
+
+  // Move the focus to the page on navigation, for screen readers and keyboard users.
+  const main = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (document.activeElement === document.body) main.current?.focus({ preventScroll: true });
+  }, [section, id]);
+
+  useAppShortcuts(setSheet);
 
   let page;
   if (section === 'runs' && id) page = <RunDetailPage key={id} runId={id} />;
@@ -125,8 +167,10 @@ export function App() {
   else if (section === 'flows') page = <FlowsPage flowId={route.path.length > 1 ? route.path.slice(1).join('/') : null} />;
   else page = <RunsPage />;
 
+  if (tokenRefused) return <AccessPage reason="wrong" />;
   return (
     <div className="app">
+      <SkipLink />
       <header className="topbar">
         <a className="brand" href="#/runs" aria-label="Hivewatch: runs">
           <span className="brand-mark" aria-hidden="true">
@@ -149,8 +193,14 @@ export function App() {
           </button>
         </div>
       </header>
+      <UnreachableBanner />
       <main ref={main} tabIndex={-1} className="main">
-        <ScreenBoundary key={`${section}/${id ?? ''}`} screen={section === 'runs' && id ? 'run' : section} onRetry={() => setErrorsPage(lazyErrorsPage)}>
+        <ScreenBoundary
+          key={`${section}/${id ?? ''}`}
+          screen={section === 'runs' && id ? 'run' : section}
+          recoveries={recoveries}
+          onRetry={() => setErrorsPage(lazyErrorsPage)}
+        >
           {page}
         </ScreenBoundary>
       </main>

@@ -29,6 +29,27 @@ export function useRunsStore(): RunsStore {
   return useServices().runs;
 }
 
+const noSubscription = (): (() => void) => () => undefined;
+
+/**
+ * Bumped each time the window's data must be re-read (the server came back after an outage, or
+ * the stream lost events): every screen's reads depend on it, so none stays on an error or a
+ * stale answer. 0 outside the provider (component tests).
+ */
+export function useRecoveries(): number {
+  const runs = useContext(ServicesContext)?.runs;
+  return useSyncExternalStore(runs?.subscribe ?? noSubscription, () => runs?.getSnapshot().resets ?? 0);
+}
+
+/** The server refused this window's token (another database's): the window shows how to get in instead. */
+export function useTokenRefused(): boolean {
+  const runs = useContext(ServicesContext)?.runs;
+  return useSyncExternalStore(runs?.subscribe ?? noSubscription, () => {
+    const snapshot = runs?.getSnapshot();
+    return snapshot?.phase === 'error' && (snapshot.error ?? '').startsWith('wrong token');
+  });
+}
+
 /** The live runs snapshot; re-renders at most once per animation frame while events stream. */
 export function useRunsSnapshot(): RunsSnapshot {
   const store = useRunsStore();

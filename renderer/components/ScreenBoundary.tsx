@@ -8,6 +8,8 @@ import { Component, type ErrorInfo, type ReactNode } from 'react';
 
 interface Props {
   screen: string;
+  /** The window's recoveries (useRecoveries): a screen that failed while the server was away tries again when it is back. */
+  recoveries?: number;
   /** Before "Try again" re-renders: a lazily loaded screen makes its loader afresh. */
   onRetry?: () => void;
   children: ReactNode;
@@ -22,6 +24,13 @@ export class ScreenBoundary extends Component<Props, State> {
 
   static getDerivedStateFromError(error: unknown): State {
     return { error: error instanceof Error ? error : new Error(String(error)) };
+  }
+
+  override componentDidUpdate(previous: Props): void {
+    if (this.state.error !== null && previous.recoveries !== this.props.recoveries) {
+      this.props.onRetry?.();
+      this.setState({ error: null });
+    }
   }
 
   override componentDidCatch(error: unknown, info: ErrorInfo): void {

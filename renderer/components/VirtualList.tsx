@@ -15,6 +15,11 @@ export interface VirtualListProps {
   ensureVisible?: number | null;
   overscan?: number;
   className?: string;
+  /**
+   * The scroll container's role: `rowgroup` inside a grid (the grid carries `aria-rowcount`, the
+   * rows `aria-rowindex`), `list` for listitems (which carry `aria-setsize`/`aria-posinset`).
+   * ARIA allows neither count on the container itself, so it sets none.
+   */
   role?: string;
   ariaLabel?: string;
   /** Test hook and perf probe: the scroll container. */
@@ -83,8 +88,8 @@ export function VirtualList({
   }
 
   return (
-    <div ref={ref} className={`virtual-list ${className}`} onScroll={onScroll} role={role} aria-label={ariaLabel} aria-rowcount={count} data-testid={testId} style={height !== undefined ? { height } : undefined}>
-      <div className="virtual-spacer" style={{ height: win.totalHeight }}>
+    <div ref={ref} className={`virtual-list ${className}`} onScroll={onScroll} role={role} aria-label={ariaLabel} data-testid={testId} style={height !== undefined ? { height } : undefined}>
+      <div className="virtual-spacer" role="presentation" style={{ height: win.totalHeight }}>
         {rows}
       </div>
     </div>

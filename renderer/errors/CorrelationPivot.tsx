@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { PivotNode } from './pivot.js';
 
 /** flow → run → task → attempt, with counts; every level below the flow opens the run. */
@@ -11,7 +12,7 @@ export function CorrelationPivot({ nodes, truncated }: { nodes: readonly PivotNo
   const openDepth = size(nodes) <= 40 ? 4 : 2;
   return (
     <div className="pivot">
-      <ul className="pivot-tree" role="tree" aria-label="Errors by flow, run, task and attempt">
+      <ul className="pivot-tree" aria-label="Errors by flow, run, task and attempt">
         {nodes.map((n) => (
           <PivotItem key={n.key} node={n} depth={0} openDepth={openDepth} />
         ))}
@@ -21,7 +22,14 @@ export function CorrelationPivot({ nodes, truncated }: { nodes: readonly PivotNo
   );
 }
 
+/**
+ * A level with children opens and closes with its own button; the link to the run is the
+ * button's sibling, never inside it (a link in a <summary> is an interactive control nested in
+ * another, which screen readers cannot reach: axe's nested-interactive).
+ */
 function PivotItem({ node, depth, openDepth }: { node: PivotNode; depth: number; openDepth: number }) {
+  const [open, setOpen] = useState(depth < openDepth);
+  const hasChildren = node.children.length > 0;
   const label = node.href ? (
     <a href={node.href} className="pivot-link" title={`open ${node.level === 'run' ? 'the run' : `the run at ${node.label}`}`}>
       {node.label}
@@ -29,31 +37,36 @@ function PivotItem({ node, depth, openDepth }: { node: PivotNode; depth: number;
   ) : (
     <span className="pivot-label">{node.label}</span>
   );
-  const head = (
-    <>
-      <span className={`pivot-level level-${node.level}`}>{node.level}</span>
-      {label}
-      <span className="pivot-count">{node.count}</span>
-      <span className="pivot-codes muted">{node.codes.slice(0, 2).join(', ')}</span>
-    </>
-  );
-  if (node.children.length === 0) {
-    return (
-      <li role="treeitem" aria-level={depth + 1} className="pivot-leaf">
-        {head}
-      </li>
-    );
-  }
   return (
-    <li role="treeitem" aria-level={depth + 1}>
-      <details open={depth < openDepth}>
-        <summary>{head}</summary>
-        <ul role="group">
+    <li className={hasChildren ? 'pivot-node' : 'pivot-node pivot-leaf'}>
+      <div className="pivot-row">
+        {hasChildren ? (
+          <button
+            type="button"
+            className="pivot-toggle"
+            aria-expanded={open}
+            aria-label={`${node.level} ${node.label}: ${node.count} errors`}
+            onClick={() => setOpen((o) => !o)}
+          >
+            <span className="pivot-caret" aria-hidden="true">
+              {open ? '▾' : '▸'}
+            </span>
+            <span className="pivot-level">{node.level}</span>
+          </button>
+        ) : (
+          <span className="pivot-level">{node.level}</span>
+        )}
+        {label}
+        <span className="pivot-count">{node.count}</span>
+        <span className="pivot-codes muted">{node.codes.slice(0, 2).join(', ')}</span>
+      </div>
+      {hasChildren && open && (
+        <ul>
           {node.children.map((c) => (
             <PivotItem key={c.key} node={c} depth={depth + 1} openDepth={openDepth} />
           ))}
         </ul>
-      </details>
+      )}
     </li>
   );
 }

@@ -40,8 +40,18 @@ export function CountChart({
       {data.length === 0 ? (
         <p className="muted chart-empty">No errors.</p>
       ) : (
+        <>
+          {/* The text alternative: the same counts as a list a screen reader reads; the drawing is hidden from it. */}
+          <ul className="visually-hidden" aria-label={`Errors by ${title}`}>
+            {data.map((d) => (
+              <li key={d.key}>
+                {d.label}: {d.count.toLocaleString('en-US')}
+              </li>
+            ))}
+          </ul>
+          <div aria-hidden="true">
           <ResponsiveContainer width="100%" height={height}>
-            <BarChart data={data} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 4 }}>
+            <BarChart data={data} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 4 }} accessibilityLayer={false}>
               <CartesianGrid horizontal={false} stroke={theme.grid} />
               <XAxis type="number" allowDecimals={false} tick={{ fill: theme.muted, fontSize: 11 }} stroke={theme.grid} />
               <YAxis
@@ -78,6 +88,8 @@ export function CountChart({
               </Bar>
             </BarChart>
           </ResponsiveContainer>
+          </div>
+        </>
       )}
     </figure>
   );

@@ -17,7 +17,7 @@ export function GroupsTable({
 }) {
   return (
     <div className="groups-table-wrap">
-      <table className="groups-table">
+      <table className="groups-table" tabIndex={-1} data-skip-target>
         <thead>
           <tr>
             <th scope="col">Group</th>

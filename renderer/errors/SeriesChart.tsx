@@ -4,7 +4,14 @@ import type { Bucket, ErrorSeries } from '../../core/service/api.js';
 import { formatAbsolute } from '../lib/format.js';
 import { colorFor, useChartTheme } from '../lib/theme.js';
 import { BUCKET_MS } from './bins.js';
+import { seriesSummary } from './chart-text.js';
 
+/** What the brush's handles select, for a screen reader (recharts' own label reads "Min value: undefined"). */
+function brushLabel(data: readonly { start: number }[], brush: { startIndex: number; endIndex: number } | null, tick: (ts: number) => string): string {
+  const from = data[brush?.startIndex ?? 0]?.start;
+  const to = data[brush?.endIndex ?? data.length - 1]?.start;
+  return from !== undefined && to !== undefined ? `Zoom span: ${tick(from)} to ${tick(to)}` : 'Zoom span';
+}
 
 function tickOf(bucket: Bucket): (ts: number) => string {
   return (ts) => {
@@ -43,8 +50,10 @@ export function SeriesChart({ series, onZoom }: { series: ErrorSeries; onZoom: (
           </button>
         )}
       </figcaption>
+      {/* The text alternative of the bars; the brush's two handles stay keyboard sliders (arrow keys), named by the span they select. */}
+      <p className="visually-hidden">{seriesSummary(series)}</p>
       <ResponsiveContainer width="100%" height={260}>
-        <BarChart data={data} margin={{ top: 8, right: 16, bottom: 4, left: 0 }}>
+        <BarChart data={data} margin={{ top: 8, right: 16, bottom: 4, left: 0 }} accessibilityLayer={false}>
           <CartesianGrid vertical={false} stroke={theme.grid} />
           <XAxis dataKey="start" tickFormatter={tick} tick={{ fill: theme.muted, fontSize: 11 }} stroke={theme.grid} minTickGap={24} />
           <YAxis allowDecimals={false} tick={{ fill: theme.muted, fontSize: 11 }} stroke={theme.grid} width={36} />
@@ -65,6 +74,7 @@ export function SeriesChart({ series, onZoom }: { series: ErrorSeries; onZoom: (
             fill={theme.brushFill}
             travellerWidth={8}
             tickFormatter={tick}
+            ariaLabel={brushLabel(data, brush, tick)}
             onChange={(range: { startIndex?: number; endIndex?: number }) => {
               if (range.startIndex !== undefined && range.endIndex !== undefined) setBrush({ startIndex: range.startIndex, endIndex: range.endIndex });
             }}

@@ -14,7 +14,8 @@ export function FlowSource({ source, diagnostics, highlight }: { source: string;
   const spans = spansByLine(highlight);
   const colors = syntaxColorVars(useDarkMode() ? 'dark' : 'light') as CSSProperties;
   return (
-    <div className="source" role="region" aria-label="Flow source" style={colors}>
+    // Focusable so a keyboard can scroll a source wider than the pane (WCAG 2.1.1).
+    <div className="source" role="region" aria-label="Flow source" tabIndex={0} style={colors}>
       <table className="source-table">
         <tbody>
           {lines.flatMap((line) => [

@@ -12,8 +12,11 @@ function folderOf(path: string): string {
   return i > 0 ? path.slice(0, i) : path;
 }
 
+/** A flow that does not check names its first error where it is listed: file:line:col and the message. */
 function FlowItem({ flow, selected }: { flow: FlowInfo; selected: boolean }) {
   const problems = flow.diagnostics.filter((d) => d.severity === 'error').length;
+  const first = flow.diagnostics.find((d) => d.severity === 'error');
+  const where = first ? `${first.file}:${first.line}:${first.column}` : null;
   return (
     <li>
       <a href={formatHash(['flows', flow.id])} className={`flow-item${selected ? ' selected' : ''}`} aria-current={selected ? 'page' : undefined} data-flow-id={flow.id}>
@@ -22,6 +25,11 @@ function FlowItem({ flow, selected }: { flow: FlowInfo; selected: boolean }) {
           {flow.sessions} session{flow.sessions === 1 ? '' : 's'}
           {flow.ok ? <span className="ok-text"> · ok</span> : <span className="error-text"> · {problems > 0 ? diagnosticSummary(flow.diagnostics) : 'invalid'}</span>}
         </span>
+        {first && (
+          <span className="flow-diagnostic error-text" data-testid="flow-diagnostic" title={`${where} ${first.message}`}>
+            <code>{where}</code> {first.message}
+          </span>
+        )}
       </a>
     </li>
   );

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useRecoveries } from '../app/api-context.js';
 
 /** A request's state for a screen: loading, its data, or its error; `reload` runs it again. */
 export type AsyncState<T> =
@@ -18,12 +19,14 @@ export function errorText(error: unknown): string {
 }
 
 /**
- * Runs `load` whenever a key changes; keeps the previous data while reloading (no flicker) and
- * ignores answers to requests that were superseded.
+ * Runs `load` whenever a key changes, and again when the window recovers (the server came back:
+ * a screen left on "Failed to fetch" reads again by itself); keeps the previous data while
+ * reloading (no flicker) and ignores answers to requests that were superseded.
  */
 export function useAsync<T>(load: () => Promise<T>, keys: readonly unknown[]): AsyncResult<T> {
   const [state, setState] = useState<AsyncState<T>>({ status: 'loading', data: undefined, error: null });
   const [nonce, setNonce] = useState(0);
+  const recoveries = useRecoveries();
   const generation = useRef(0);
   const loadRef = useRef(load);
   loadRef.current = load;
@@ -39,7 +42,7 @@ export function useAsync<T>(load: () => Promise<T>, keys: readonly unknown[]): A
         if (generation.current === mine) setState((s) => ({ status: 'error', data: s.data, error: errorText(error) }));
       },
     );
-  }, [...keys, nonce]);
+  }, [...keys, nonce, recoveries]);
 
   const reload = useCallback(() => setNonce((n) => n + 1), []);
   return { state, reload };

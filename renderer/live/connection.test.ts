@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionLabel, OFFLINE_AFTER_MS } from './connection.js';
+import { connectionLabel, OFFLINE_AFTER_MS, unreachableMessage } from './connection.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 
@@ -11,5 +11,19 @@ describe('connectionLabel', () => {
     expect(connectionLabel(down, NOW)).toMatchObject({ state: 'reconnecting', text: 'Reconnecting…', detail: 'last event 12s ago' });
     expect(connectionLabel(down, NOW - 2_000 + OFFLINE_AFTER_MS)).toMatchObject({ state: 'offline', text: 'Offline', detail: 'last event 20s ago' });
     expect(connectionLabel({ ...down, lastEventAt: null }, NOW).detail).toBe('no events received yet');
+  });
+
+  it('says "Reconnecting…" while it catches up, never "Live" before the data is current', () => {
+    const back = { connection: 'catching-up', downSince: NOW - 30_000, lastEventAt: NOW - 40_000 } as const;
+    expect(connectionLabel(back, NOW)).toMatchObject({ state: 'catching-up', text: 'Reconnecting…', detail: 'catching up' });
+  });
+
+  it('names the address it cannot reach while down, and nothing otherwise', () => {
+    const http = { protocol: 'http:', host: '127.0.0.1:4123' };
+    const down = { connection: 'reconnecting', downSince: NOW, lastEventAt: null } as const;
+    expect(unreachableMessage(down, http)).toBe('Hivewatch is not reachable at 127.0.0.1:4123 — retrying');
+    expect(unreachableMessage({ ...down, connection: 'catching-up' }, http)).toBeNull();
+    expect(unreachableMessage({ ...down, connection: 'live' }, http)).toBeNull();
+    expect(unreachableMessage(down, { protocol: 'file:', host: '' })).toBeNull();
   });
 });

@@ -7,7 +7,7 @@ import { formatPast } from '../lib/format.js';
  * never look alike.
  */
 
-export type Connection = 'connecting' | 'live' | 'reconnecting';
+export type Connection = 'connecting' | 'live' | 'reconnecting' | 'catching-up';
 
 /** Down for this long: "Offline" instead of "Reconnecting…" (it still retries every 2 s). */
 export const OFFLINE_AFTER_MS = 10_000;
@@ -21,15 +21,28 @@ export interface ConnectionState {
 }
 
 export interface ConnectionLabel {
-  state: 'connecting' | 'live' | 'reconnecting' | 'offline';
+  state: 'connecting' | 'live' | 'reconnecting' | 'catching-up' | 'offline';
   text: string;
   /** "last event 12s ago", while the stream is down. */
   detail: string | null;
   title: string;
 }
 
+/**
+ * While the server cannot be reached, the window says so plainly, with the address it keeps
+ * trying: "Hivewatch is not reachable at 127.0.0.1:4123 — retrying". Null while connected (or
+ * catching up), and in the desktop window, whose service is in-process.
+ */
+export function unreachableMessage(s: ConnectionState, location: { protocol: string; host: string }): string | null {
+  if (s.connection !== 'reconnecting') return null;
+  if (location.protocol !== 'http:' && location.protocol !== 'https:') return null;
+  return `Hivewatch is not reachable at ${location.host} — retrying`;
+}
+
 export function connectionLabel(s: ConnectionState, now: number): ConnectionLabel {
   if (s.connection === 'live') return { state: 'live', text: 'Live', detail: null, title: 'receiving live events' };
+  if (s.connection === 'catching-up')
+    return { state: 'catching-up', text: 'Reconnecting…', detail: 'catching up', title: 'connected again: re-reading what the window shows before it says Live' };
   if (s.connection === 'connecting') return { state: 'connecting', text: 'Connecting…', detail: null, title: 'connecting to the live stream…' };
   const detail = s.lastEventAt === null ? 'no events received yet' : `last event ${formatPast(s.lastEventAt, now)}`;
   const down = s.downSince === null ? 0 : now - s.downSince;

@@ -218,6 +218,47 @@ describe('RunsStore', () => {
     expect(runs.has('run_new')).toBe(false);
   });
 
+  it('after an outage says live only once it has re-read, and tells views to re-read once', async () => {
+    let now = 1_000;
+    const api = new FakeApi();
+    const store = new RunsStore(api, { scheduler: manualScheduler(), now: () => now });
+    store.start();
+    await settle();
+    await settle();
+    expect(store.getSnapshot().connection).toBe('live');
+    api.outage();
+    expect(store.getSnapshot()).toMatchObject({ connection: 'reconnecting', downSince: 1_000 });
+
+    // Back, but the first re-read fails: still catching up, the outage's start kept.
+    let answer: ((ok: boolean) => void) | null = null;
+    const listRuns = api.listRuns.bind(api);
+    api.listRuns = (input) => new Promise((resolve, reject) => (answer = (ok) => (ok ? resolve(listRuns(input)) : reject(new Error('refused')))));
+    now = 5_000;
+    api.restarted();
+    expect(store.getSnapshot()).toMatchObject({ connection: 'catching-up', downSince: 1_000, resets: 0 });
+    answer!(true);
+    await settle();
+    await settle();
+    expect(store.getSnapshot()).toMatchObject({ connection: 'live', downSince: null, resets: 1 });
+  });
+
+  it('keeps catching up while its re-read fails, and the outage goes on from when it began', async () => {
+    const api = new FakeApi();
+    let now = 1_000;
+    const store = new RunsStore(api, { scheduler: manualScheduler(), now: () => now });
+    store.start();
+    await settle();
+    api.outage();
+    api.listRuns = () => Promise.reject(new Error('refused'));
+    api.restarted();
+    await settle();
+    expect(store.getSnapshot().connection).toBe('catching-up');
+    now = 9_000;
+    api.outage();
+    expect(store.getSnapshot()).toMatchObject({ connection: 'reconnecting', downSince: 1_000, resets: 0 });
+    store.stop();
+  });
+
   it('reports a failed first load as an error state', async () => {
     const api = new FakeApi();
     api.listRuns = () => Promise.reject(new Error('connection refused'));

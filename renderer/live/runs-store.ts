@@ -27,7 +27,10 @@ export interface RunsSnapshot {
   runs: ReadonlyMap<string, RunSummary>;
   /** `errorOccurred` events received live so far: views of errors refresh when it moves. */
   liveErrors: number;
-  /** 'live' once the stream is connected (again after each reconnect); 'reconnecting' while it is down. */
+  /**
+   * 'live' once the stream is connected and, after an outage, the window's data re-read;
+   * 'reconnecting' while it is down; 'catching-up' between the two.
+   */
   connection: Connection;
   /** Wall time the stream dropped at (null while live). */
   downSince: number | null;
@@ -52,6 +55,8 @@ export type RunsChangedListener = (runIds: ReadonlySet<string>) => void;
 /** Active runs read at start: a window shows at most this many as active. */
 const ACTIVE_LIMIT = 500;
 const ACTIVE_STATUSES = ['queued', 'running', 'cancelling'] as const;
+/** After an outage, a re-read that failed while the stream is up is tried again this much later. */
+const RECOVER_RETRY_MS = 1_000;
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -135,14 +140,22 @@ export class RunsStore {
       for (const listener of this.liveListeners) listener(batch);
       this.batcher.pushAll(batch);
     }, {
-      onReady: () => this.update({ connection: 'live', downSince: null }),
+      onReady: () => {
+        // Back after an outage: "Live" only once the window's data is current again.
+        if (this.snapshot.connection === 'reconnecting') void this.recover();
+        else if (this.snapshot.connection === 'connecting') this.update({ connection: 'live', downSince: null });
+      },
       onDisconnect: () => {
-        if (this.snapshot.connection !== 'reconnecting') this.update({ connection: 'reconnecting', downSince: this.now() });
+        if (this.snapshot.connection === 'reconnecting') return;
+        // Dropped again while catching up: the outage goes on from when it began.
+        this.update({ connection: 'reconnecting', downSince: this.snapshot.connection === 'catching-up' ? this.snapshot.downSince : this.now() });
       },
       onReset: () => {
         // Events were lost between the last one delivered and now: apply what was queued, then
         // re-read the list and every active run (their sequencers move to the fresh positions).
+        // After an outage the `ready` that follows does that once (recover).
         this.batcher.flushNow();
+        if (this.snapshot.connection !== 'live') return;
         this.update({ resets: this.snapshot.resets + 1 });
         void this.resync();
       },
@@ -162,18 +175,38 @@ export class RunsStore {
     await this.load();
   }
 
-  async load(): Promise<void> {
+  /**
+   * The stream is back after an outage: the badge says "Reconnecting…" (catching up) while the
+   * active runs are re-read, then "Live", and `resets` tells every screen to re-read what it
+   * shows (a screen left on an error by the outage recovers by itself). A failed re-read is
+   * tried again while the stream stays up.
+   */
+  private async recover(): Promise<void> {
+    this.update({ connection: 'catching-up' });
+    while (!this.stopped && this.snapshot.connection === 'catching-up') {
+      if (await this.load()) {
+        if (this.snapshot.connection === 'catching-up') this.update({ connection: 'live', downSince: null, resets: this.snapshot.resets + 1 });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, RECOVER_RETRY_MS));
+    }
+  }
+
+  /** Reads the active runs; false when the server did not answer. */
+  async load(): Promise<boolean> {
     this.update({ phase: this.summaries.size > 0 ? 'ready' : 'loading', error: null });
     try {
       const page = await this.api.listRuns({ status: [...ACTIVE_STATUSES], sort: '-started', limit: ACTIVE_LIMIT });
-      if (this.stopped) return;
+      if (this.stopped) return false;
       for (const summary of page.items) this.adoptListed(summary);
       this.update({ phase: 'ready' });
       // A run we show as active that is no longer listed as such ended while we were away.
       const listed = new Set(page.items.map((r) => r.id));
       for (const [id, summary] of this.summaries) if (listed.has(id) || isActive(summary.status)) void this.refresh(id);
+      return true;
     } catch (error) {
       if (this.summaries.size === 0) this.update({ phase: 'error', error: message(error) });
+      return false;
     }
   }
 

@@ -123,6 +123,8 @@ export function EventLog({ events, version, virtual }: { events: readonly Journa
               <div
                 key={e.seq}
                 role="listitem"
+                aria-setsize={shown.length}
+                aria-posinset={index + 1}
                 className={`event-row tone-${eventTone(e)}${index === cursor ? ' selected' : ''}${open ? ' open' : ''}`}
                 style={{ top, height }}
                 data-seq={e.seq}

@@ -2,6 +2,7 @@ import { useCallback, useMemo, useState } from 'react';
 import type { TaskView } from '../../core/service/api.js';
 import { useApi, useRunsSnapshot } from '../app/api-context.js';
 import { useShortcuts } from '../app/keyboard.js';
+import { runTitle, useScreenTitle } from '../app/page-title.js';
 import { hrefToRun, navigate, useRoute } from '../app/router.js';
 import { useToast } from '../app/toasts.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
@@ -74,6 +75,8 @@ export function RunDetailPage({ runId }: { runId: string }) {
   // When each attempt started and ended, in wall time (the journal's, not the run's clock).
   const walls = useMemo(() => attemptWalls(state.events), [state.events, state.eventsVersion]);
 
+  const liveStatus = snapshot.runs.get(runId)?.status;
+  useScreenTitle(runTitle(runId, detail ? (liveStatus && !isTerminal(detail.run.status) ? liveStatus : detail.run.status) : null));
   useShortcuts({
     c: () => detail && void actions.cancel([detail.run]),
     r: () => detail && void actions.retry([detail.run], { open: true }),

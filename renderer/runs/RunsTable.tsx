@@ -32,8 +32,8 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
   const allChecked = rows.length > 0 && rows.every((r) => checked.has(r.id));
   const someChecked = !allChecked && rows.some((r) => checked.has(r.id));
   return (
-    <div className="table runs-table" role="grid" aria-label="Runs" aria-rowcount={rows.length}>
-      <div className="grid-header runs-grid" role="row">
+    <div className="table runs-table" role="grid" aria-label="Runs" aria-rowcount={rows.length + 1} tabIndex={-1} data-skip-target>
+      <div className="grid-header runs-grid" role="row" aria-rowindex={1}>
         <div role="columnheader" className="cell-check">
           <input
             type="checkbox"
@@ -74,6 +74,7 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
         rowHeight={RUN_ROW_HEIGHT}
         ensureVisible={cursor >= 0 ? cursor : null}
         className="grid-body"
+        role="rowgroup"
         testId="runs-scroll"
         {...(onRowsShown ? { onWindowEnd: onRowsShown } : {})}
         renderRow={(index, top, height) => {

@@ -70,6 +70,7 @@ export function useRunActions(): RunActions {
           </p>
         ),
         confirmLabel: runs.length === 1 ? 'Cancel run' : `Cancel ${plural(runs.length, 'run')}`,
+        keepLabel: runs.length === 1 ? 'Keep running' : 'Keep them running',
         danger: true,
       });
       if (!ok) return false;

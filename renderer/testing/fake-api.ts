@@ -64,14 +64,31 @@ export class FakeApi implements HivewatchApi {
       .sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? 1 : -1));
   }
 
+  private readonly subscriptions = new Set<SubscribeOptions>();
+
   subscribe(listener: (batch: LiveEvent[]) => void, options: SubscribeOptions = {}): () => void {
     this.listeners.add(listener);
     if (options.onReset) this.resetListeners.add(options.onReset);
+    this.subscriptions.add(options);
     queueMicrotask(() => options.onReady?.(this.nextId - 1));
     return () => {
       this.listeners.delete(listener);
       if (options.onReset) this.resetListeners.delete(options.onReset);
+      this.subscriptions.delete(options);
     };
+  }
+
+  /** The server went away: every stream reports the drop. */
+  outage(): void {
+    for (const options of this.subscriptions) options.onDisconnect?.();
+  }
+
+  /** A restarted server: it cannot resume the old stream (reset), then the stream is ready. */
+  restarted(): void {
+    for (const options of this.subscriptions) {
+      options.onReset?.();
+      options.onReady?.(this.nextId - 1);
+    }
   }
 
   /** The stream could not resume: subscribers must re-read. */

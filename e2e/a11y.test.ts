@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
+import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
+import { SLOW_PARALLEL } from './support/flows.js';
+import { startServer, type ServerHandle } from './support/server.js';
+
+const FAKE = 'agent assistant:\n  runtime: "fake"\n\n';
+
+/** A run that fails for good (a crash, no retry) and one that recovers: both Errors and Compare have something to show. */
+const FLOWS = {
+  'crashes.prose': `${FAKE}session: assistant\n  prompt: "Deploy"\n  simulate: "crash"\n`,
+  'recovers.prose': `${FAKE}session: assistant (retry: 2, delay: "5s")\n  prompt: "Deploy"\n  simulate: "timeout, ok:deployed"\n`,
+};
+
+interface Screen {
+  name: string;
+  hash: string;
+  /** The tab's title on this screen. */
+  title: string;
+  /** What must be on screen before axe looks (the screen's data, not its loading state). */
+  ready: string;
+}
+
+/**
+ * Journey (issue #24 part 2): axe-core on every screen — Runs, a run's detail, the attempt
+ * inspector, Errors (drilled into a group and its correlation pivot), Flows, a flow, Compare and
+ * the shortcut sheet — in both themes at 1440 px and 900 px: no serious or critical violation.
+ */
+describe('every screen passes axe-core in both themes at 1440 and 900 px', () => {
+  let server: ServerHandle;
+  let browser: Browser;
+  let screens: Screen[] = [];
+
+  beforeAll(async () => {
+    server = await startServer({ flows: FLOWS });
+    const failed = await server.startRun('user/crashes.prose', { virtualClock: true });
+    const recovered = await server.startRun('user/recovers.prose', { virtualClock: true });
+    await server.waitForRun(failed, ['failed']);
+    await server.waitForRun(recovered, ['completed']);
+    screens = [
+      { name: 'runs', hash: '#/runs', title: 'Runs · Hivewatch', ready: `.runs-table [data-run-id="${failed}"]` },
+      { name: 'run-detail', hash: `#/runs/${failed}`, title: `${failed.slice(0, 12)}… failed · Hivewatch`, ready: '.tl-row' },
+      {
+        name: 'inspector',
+        hash: `#/runs/${recovered}?task=1%3A0&attempt=1`,
+        title: `${recovered.slice(0, 12)}… completed · Hivewatch`,
+        ready: '[data-testid="attempt-inspector"] .envelope-code',
+      },
+      { name: 'errors', hash: '#/errors?range=all', title: 'Errors · Hivewatch', ready: '.groups-table tbody tr' },
+      { name: 'errors-group', hash: '#/errors?range=all&code=RUNTIME_TIMEOUT', title: 'Errors · Hivewatch', ready: '.pivot-link' },
+      { name: 'flows', hash: '#/flows', title: 'Flows · Hivewatch', ready: '.flow-item' },
+      { name: 'flow', hash: '#/flows/user/crashes.prose', title: 'user/crashes.prose · Flows · Hivewatch', ready: '#flow-title' },
+      { name: 'compare', hash: `#/compare/${failed}/${recovered}`, title: 'Compare runs · Hivewatch', ready: '.compare-table, table' },
+    ];
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function scan(page: Page, where: string, failures: string[]): Promise<void> {
+    const found = seriousOrCritical(await runAxe(page));
+    if (found.length > 0) failures.push(describeViolations(where, found));
+  }
+
+  for (const colorScheme of ['light', 'dark'] as const) {
+    for (const width of [1440, 900]) {
+      it(`${colorScheme} theme at ${width} px`, async () => {
+        const app: AppPage = await openApp(browser, server, { colorScheme, bypassCSP: true });
+        const failures: string[] = [];
+        try {
+          const { page } = app;
+          await page.setViewportSize({ width, height: 900 });
+          for (const screen of screens) {
+            await app.go(screen.hash);
+            await page.locator(screen.ready).first().waitFor();
+            await scan(page, `${screen.name} (${colorScheme}, ${width} px)`, failures);
+            expect(await page.title()).toBe(screen.title);
+            if (width === 1440) await app.screenshot(`a11y-${screen.name}-${colorScheme}`);
+          }
+          await app.go('#/runs');
+          await page.locator('#runs-title').waitFor();
+          await page.keyboard.press('?');
+          await page.getByRole('dialog').waitFor();
+          await scan(page, `shortcut sheet (${colorScheme}, ${width} px)`, failures);
+          await page.keyboard.press('Escape');
+        } finally {
+          await app.close();
+        }
+        if (failures.length > 0) console.error(failures.join('\n\n'));
+        expect(failures, failures.join('\n\n')).toEqual([]);
+      });
+    }
+  }
+});
+
+/**
+ * Journey (issue #24 part 2): the keyboard's way through the window. The first Tab stop is a
+ * skip link that lands on the runs table; the destructive Cancel dialog opens with the focus on
+ * "Keep running", and Enter (even on "Cancel run") never confirms it.
+ */
+describe('skip link and a destructive dialog from the keyboard', () => {
+  let server: ServerHandle;
+  let browser: Browser;
+  let app: AppPage;
+
+  beforeAll(async () => {
+    server = await startServer({ flows: { 'slow.prose': SLOW_PARALLEL } });
+    browser = await launchBrowser();
+    app = await openApp(browser, server, { bypassCSP: true });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('skips to the table, and Enter never cancels a run', async () => {
+    const { page } = app;
+    const runId = await server.startRun('user/slow.prose');
+    await runRow(page, runId).and(page.locator('[data-status="running"]')).waitFor();
+
+    // The skip link is the Tab stop before the top bar's first link.
+    await page.locator('.topbar .brand').focus();
+    await page.keyboard.press('Shift+Tab');
+    const skip = page.getByTestId('skip-link');
+    expect(await skip.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await skip.isVisible()).toBe(true);
+    await app.screenshot('a11y-skip-link');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Runs');
+
+    await runRow(page, runId).getByRole('button', { name: `Cancel run ${runId}` }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    const focused = (): Promise<string | null | undefined> => page.evaluate(() => document.activeElement?.textContent);
+    expect(await focused()).toBe('Keep running');
+    const found = seriousOrCritical(await runAxe(page));
+    expect(found, describeViolations('cancel dialog', found)).toEqual([]);
+    await app.screenshot('a11y-cancel-dialog');
+    // Enter on the focused safe button keeps the run.
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    expect((await server.api<{ run: { status: string } }>('GET', `/api/runs/${runId}`)).run.status).toBe('running');
+
+    // With the focus moved to "Cancel run", Enter still does nothing; Escape closes.
+    await runRow(page, runId).getByRole('button', { name: `Cancel run ${runId}` }).click();
+    await dialog.waitFor();
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Cancel run');
+    await page.keyboard.press('Enter');
+    expect(await dialog.isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect((await server.api<{ run: { status: string } }>('GET', `/api/runs/${runId}`)).run.status).toBe('running');
+
+    // Space (or a click) confirms.
+    await runRow(page, runId).getByRole('button', { name: `Cancel run ${runId}` }).click();
+    await dialog.waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    await server.waitForRun(runId, ['cancelled']);
+    expect(app.problems).toEqual([]);
+  });
+});
