@@ -64,13 +64,15 @@ finally:
   };
 }
 
-/** Polls the server (as `waitForRun` does) until the run's first attempt is running. */
+/** Polls the server until the run's first attempt is running. */
 async function untilAttemptRuns(server: ServerHandle, runId: string): Promise<void> {
-  for (;;) {
-    const detail = await server.waitForRun(runId, ['running']);
-    if (detail.tasks[0]?.attempts[0]?.status === 'running') return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await expect
+    .poll(async () => (await server.api<RunDetail>('GET', `/api/runs/${encodeURIComponent(runId)}`)).tasks[0]?.attempts[0]?.status, {
+      message: `the first attempt of ${runId} running`,
+      timeout: 45_000,
+      interval: 100,
+    })
+    .toBe('running');
 }
 
 /** Every `<time datetime>` on the page, as ms since the epoch. */
