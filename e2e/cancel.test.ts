@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+import type { RunDetail } from '../core/service/api.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
 import { SLOW_PARALLEL } from './support/flows.js';
 import { startServer, type ServerHandle } from './support/server.js';
@@ -28,11 +29,15 @@ describe('cancel a run mid-step', () => {
     const row = runRow(page, runId);
     await row.and(page.locator('[data-status="running"]')).waitFor();
     // Mid-step: both sessions of step 1 have an attempt in flight.
-    for (;;) {
-      const detail = await server.waitForRun(runId, ['running']);
-      if (detail.tasks.length === 2 && detail.tasks.every((t) => t.attempts.some((a) => a.status === 'running'))) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await expect
+      .poll(
+        async () => {
+          const detail = await server.api<RunDetail>('GET', `/api/runs/${encodeURIComponent(runId)}`);
+          return detail.run.status === 'running' && detail.tasks.length === 2 && detail.tasks.every((t) => t.attempts.some((a) => a.status === 'running'));
+        },
+        { message: 'both sessions of step 1 with an attempt in flight', timeout: 45_000, interval: 100 },
+      )
+      .toBe(true);
 
     // Record every status the row shows from now on.
     await page.evaluate((id) => {

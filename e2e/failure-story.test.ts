@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { waiting } from '../core/testing/waiting.js';
 import type { Browser, Page } from 'playwright-core';
 import type { FailureCounts, Page as ApiPage, RunDetail, RunSummary } from '../core/service/api.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
@@ -64,13 +65,15 @@ finally:
   };
 }
 
-/** Polls the server (as `waitForRun` does) until the run's first attempt is running. */
+/** Polls the server until the run's first attempt is running (vi.waitFor: it runs in a hook, where expect.poll cannot). */
 async function untilAttemptRuns(server: ServerHandle, runId: string): Promise<void> {
-  for (;;) {
-    const detail = await server.waitForRun(runId, ['running']);
-    if (detail.tasks[0]?.attempts[0]?.status === 'running') return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await vi.waitFor(
+    async () => {
+      const detail = await server.api<RunDetail>('GET', `/api/runs/${encodeURIComponent(runId)}`);
+      if (detail.tasks[0]?.attempts[0]?.status !== 'running') waiting(`the first attempt of ${runId} running`);
+    },
+    { timeout: 45_000, interval: 100 },
+  );
 }
 
 /** Every `<time datetime>` on the page, as ms since the epoch. */

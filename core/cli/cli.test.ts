@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
 import { groupAlive } from '../runtimes/process-group.js';
+import { tempDirs } from '../testing/temp-dirs.js';
 
+const tempDir = tempDirs();
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
 
 interface Exit {
@@ -33,7 +34,7 @@ const events = (stdout: string): HivewatchEvent[] =>
     .map((l) => JSON.parse(l) as HivewatchEvent);
 
 function flowFile(source: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'hw-cli-')), 'flow.prose');
+  const file = join(tempDir('hw-cli-'), 'flow.prose');
   writeFileSync(file, source);
   return file;
 }
@@ -115,7 +116,7 @@ parallel:
   });
 
   it('run: a second Ctrl-C forces the cancel: an agent ignoring SIGTERM is killed at once, runCancelled {forced} last, exit 3; a third changes nothing', async () => {
-    const ready = join(mkdtempSync(join(tmpdir(), 'hw-force-')), 'trapped');
+    const ready = join(tempDir('hw-force-'), 'trapped');
     const file = flowFile(`
 agent stubborn:
   command: "sh -c \\"trap '' TERM INT; touch ${ready}; sleep 25\\""
@@ -188,7 +189,7 @@ session: stubborn
   });
 
   it('--db with a database URL never creates a file: another scheme is refused, a PostgreSQL server that is not there is named without its password', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'hw-url-'));
+    const cwd = tempDir('hw-url-');
     const file = flowFile('session "a"\n');
     for (const args of [['runs', '--db', 'mysql://user@db.example:3306/hive'], ['run', file, '--agent', 'fake', '--db', 'mysql://user@db.example:3306/hive']]) {
       const result = await hivewatch(args, {}, cwd);

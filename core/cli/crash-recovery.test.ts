@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
@@ -10,8 +9,10 @@ import type { HivewatchEvent } from '../engine/events.js';
 import { groupAlive, groupLeadersWithEnvironment, signalGroupId } from '../runtimes/process-group.js';
 import { openStore } from '../store/index.js';
 import { seededRandom } from '../testing/seeded-random.js';
+import { tempDirs } from '../testing/temp-dirs.js';
 import { waiting } from '../testing/waiting.js';
 
+const tempDir = tempDirs();
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
 
 const FLOW = `
@@ -54,7 +55,7 @@ function runAndKill(flow: string, db: string, killAfter: number): Promise<Trial>
 
 describe('crash recovery: kill -9 of a running `hivewatch run`', () => {
   it('loses no committed event, keeps the database intact, marks the run interrupted, and resume completes it (20 trials)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hw-crash-'));
+    const dir = tempDir('hw-crash-');
     const flow = join(dir, 'flow.prose');
     writeFileSync(flow, FLOW);
     const random = seededRandom(20261122);
@@ -103,7 +104,7 @@ describe('crash recovery: kill -9 of a running `hivewatch run`', () => {
 
 describe('crash recovery: the fake runtime’s agents (issue #19)', () => {
   it('are journaled as attempt processes, so the next start ends them after kill -9 of their host', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hw-crash-fake-'));
+    const dir = tempDir('hw-crash-fake-');
     const flow = join(dir, 'flow.prose');
     const db = join(dir, 'runs.db');
     const token = randomUUID();

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { waiting } from '../testing/waiting.js';
 import type { HivewatchEvent } from '../engine/events.js';
 import { openPostgresStore } from '../store/postgres/store.js';
 import { postgresBinaries, postgresMissing } from '../store/postgres/test-databases.js';
@@ -55,7 +56,8 @@ async function runUntilSessionTwo(url: string, flow: OutageFlow, retryWindowMs: 
   const host = cliHost(['run', flow.file, '--json', '--db', url], { HIVEWATCH_JOURNAL_RETRY_MS: String(retryWindowMs), HIVEWATCH_JOURNAL_WAIT_MS: '120000' });
   hosts.push(host);
   flow.go(1);
-  await expect.poll(() => host.printed.some((e) => e.type === 'attemptProcess' && e.step === 2), { message: 'session 2 at work', timeout: 60_000 }).toBeTruthy();
+  // vi.waitFor, not expect.poll: this helper may run in a hook.
+  await vi.waitFor(() => host.printed.some((e) => e.type === 'attemptProcess' && e.step === 2) || waiting('session 2 at work'), { timeout: 60_000 });
   return host;
 }
 

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HivewatchError } from '../errors/hivewatch-error.js';
@@ -12,6 +11,9 @@ import { ENGINE_SEMANTICS, resumePointFromEvents } from './resume.js';
 import { FlowRun } from './run.js';
 import { MemorySink } from './sinks.js';
 import { ofType, planOf, runPlan, runtimeError, ScriptedRuntime, scriptedRegistry, startRun, typesOf } from './testing.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tempDir = tempDirs();
 
 /** Regressions of issue #8: each defect found by trying the engine as a new user would. */
 
@@ -76,7 +78,7 @@ describe('defect 2: the error of a failed fail-fast parallel does not depend on 
   });
 
   it('with the command runtime: ordinal 0 failing after ordinal 1 failed still wins', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hw-race-'));
+    const dir = tempDir('hw-race-');
     const marker = join(dir, 'b-failed');
     // Branch 0 fails only once branch 1 has failed: the later failure has the lower ordinal.
     writeFileSync(join(dir, 'a.sh'), `while [ ! -f '${marker}' ]; do :; done\necho a >&2\nexit 11\n`);

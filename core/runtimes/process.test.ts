@@ -1,9 +1,11 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from './process.js';
 import { truncationMarker } from './tail-buffer.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tempDir = tempDirs();
 
 const node = process.execPath;
 const MiB = 1024 * 1024;
@@ -27,7 +29,7 @@ describe('runProcess', () => {
   });
 
   it('passes argv without a shell and merges env over process.env in the given cwd', async () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'hw-proc-')));
+    const dir = realpathSync(tempDir('hw-proc-'));
     const r = await runProcess({
       argv: [node, '-e', 'console.log(JSON.stringify([process.argv[1], process.env.HW_X, typeof process.env.PATH, process.cwd()]))', '$(echo no) ; *'],
       runtimeName: 't',
@@ -44,7 +46,7 @@ describe('runProcess', () => {
   });
 
   it('reports a file that is not executable as EACCES', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hw-proc-'));
+    const dir = tempDir('hw-proc-');
     const file = join(dir, 'not-exec.sh');
     writeFileSync(file, '#!/bin/sh\necho hi\n');
     chmodSync(file, 0o644);
@@ -203,7 +205,7 @@ describe('runProcess', () => {
 
   it('says so when a process outside the group (setsid) keeps the output open, and stops reading', async () => {
     // The child waits until the grandchild has its own session, so the group signal cannot reach it first.
-    const ready = join(mkdtempSync(join(tmpdir(), 'hw-proc-')), 'ready');
+    const ready = join(tempDir('hw-proc-'), 'ready');
     const script = `setsid sh -c 'echo $$ > ${ready}; exec sleep 30' & until [ -s ${ready} ]; do :; done; cat ${ready}`;
     const r = await runProcess({ argv: ['/bin/sh', '-c', script], runtimeName: 't', killGraceMs: 100 });
     const escaped = Number(r.stdout.trim());

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { waiting } from '../testing/waiting.js';
 import type { HivewatchEvent } from '../engine/events.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openPostgresStore } from '../store/postgres/store.js';
@@ -99,7 +100,8 @@ async function startHost(retryWindowMs: number): Promise<Host> {
 async function startRun(host: Host): Promise<string> {
   const { runId } = await host.service.startRun({ flow: 'user/outage.prose' });
   host.flow.go(1);
-  await expect.poll(async () => (await host.store.getEvents(runId)).some((e) => e.type === 'attemptProcess' && e.step === 2), { message: 'session 2 at work', timeout: 20_000 }).toBeTruthy();
+  // vi.waitFor, not expect.poll: this helper may run in a hook.
+  await vi.waitFor(async () => (await host.store.getEvents(runId)).some((e) => e.type === 'attemptProcess' && e.step === 2) || waiting('session 2 at work'), { timeout: 20_000 });
   return runId;
 }
 

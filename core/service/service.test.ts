@@ -1,10 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../store/index.js';
 import { apiConformanceSuite, EXAMPLES_DIR } from './conformance.suite.js';
 import { createHivewatchService } from './service.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tempDir = tempDirs();
 
 apiConformanceSuite('in-process service', async ({ dbPath, examplesDir, userFlowsDir }) => {
   const store = await openStore({ path: dbPath });
@@ -89,7 +91,7 @@ describe('service', () => {
 describe('service: flows the engine cannot follow', () => {
   it('a flow nested too deeply gets its diagnostic from checkFlow and a 400 from startRun, never a crash', async () => {
     const store = await openStore({ path: ':memory:' });
-    const dir = mkdtempSync(join(tmpdir(), 'hw-deep-'));
+    const dir = tempDir('hw-deep-');
     const deep = `session "x" (retry: 1, backoff: ${'['.repeat(3400)}${']'.repeat(3400)})\n`;
     writeFileSync(join(dir, 'deep.prose'), deep);
     const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: dir, clock: 'virtual' });

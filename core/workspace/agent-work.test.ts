@@ -1,18 +1,20 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ofType, planOf, runPlan, startRun } from '../engine/testing.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { makeRepo, writeFakeCoder } from './testing.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tempDir = tempDirs();
 
 /** End to end through a fake command-line coder in real temporary git repositories (issue #10). */
 
 const CHECK = 'test "$(cat src/value.txt)" = right || (echo "expected right, got $(cat src/value.txt)"; exit 1)';
 
 function setup() {
-  const repo = makeRepo({ 'src/value.txt': 'start\n', 'README.md': 'readme\n' });
-  const dir = mkdtempSync(join(tmpdir(), 'hivewatch-coder-'));
+  const repo = makeRepo({ 'src/value.txt': 'start\n', 'README.md': 'readme\n' }, tempDir);
+  const dir = tempDir('hivewatch-coder-');
   const coder = writeFakeCoder(dir);
   const agent = `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script} {prompt}"\n  workspace: "worktree"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n`;
   const worktreeRoot = join(dir, 'worktrees');
@@ -126,7 +128,7 @@ describe('agent work in git worktrees', () => {
 
   it('a cancel during a check stops the check and ends the run cancelled, committing nothing', async () => {
     const { repo } = setup();
-    const dir = mkdtempSync(join(tmpdir(), 'hivewatch-check-cancel-'));
+    const dir = tempDir('hivewatch-check-cancel-');
     const pidFile = join(dir, 'check.pid');
     const coder = writeFakeCoder(dir);
     const agent = `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script} {prompt}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n`;
@@ -151,7 +153,7 @@ describe('agent work in git worktrees', () => {
 describe('verifier agents and setup', () => {
   function withReviewer(verdicts: string[]) {
     const { repo } = setup();
-    const dir = mkdtempSync(join(tmpdir(), 'hivewatch-review-'));
+    const dir = tempDir('hivewatch-review-');
     const coder = writeFakeCoder(dir);
     const reviewer = join(dir, 'reviewer.sh');
     // Answers the n-th review with the n-th verdict (a counter file keeps n).

@@ -1,20 +1,22 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
 import { DEFAULT_WORKTREE_ROOT } from './run-workspace.js';
 import { makeRepo, writeFakeCoder } from './testing.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tempDir = tempDirs();
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
 
 /** kill -9 of `hivewatch run` during agent work: the next start removes the worktrees, resume continues from the run branch. */
 describe('agent work after a crash of the host', () => {
   it('kill -9 mid-attempt: the next start leaves no worktree behind and resume continues from the run branch head', async () => {
-    const repo = makeRepo({ 'README.md': 'readme\n' });
-    const dir = mkdtempSync(join(tmpdir(), 'hivewatch-crash-work-'));
+    const repo = makeRepo({ 'README.md': 'readme\n' }, tempDir);
+    const dir = tempDir('hivewatch-crash-work-');
     const coder = writeFakeCoder(dir);
     const block = join(dir, 'block');
     writeFileSync(block, '');

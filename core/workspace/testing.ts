@@ -22,8 +22,9 @@ export function isolatedGitEnv(dir: string): Record<string, string> {
   return { GIT_CONFIG_GLOBAL: config, GIT_CONFIG_NOSYSTEM: '1' };
 }
 
-export function makeRepo(files: Record<string, string>): TestRepo {
-  const dir = mkdtempSync(join(tmpdir(), 'hivewatch-repo-'));
+/** `makeDir` makes its temp folder: a test passes its own so the folder is removed with the test's. */
+export function makeRepo(files: Record<string, string>, makeDir: (prefix: string) => string = (prefix) => mkdtempSync(join(tmpdir(), prefix))): TestRepo {
+  const dir = makeDir('hivewatch-repo-');
   const root = join(dir, 'repo');
   mkdirSync(root);
   const gitEnv = isolatedGitEnv(dir);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { vi } from 'vitest';
 import type { HivewatchEvent, RunDetail, RunStatus } from '../../core/service/api.js';
 
 /**
@@ -116,14 +117,16 @@ export async function startServer(
       const { runId } = await api<{ runId: string }>('POST', '/api/runs', { flow, ...runOptions });
       return runId;
     },
-    async waitForRun(runId, statuses, timeoutMs = 45_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const detail = await api<RunDetail>('GET', `/api/runs/${encodeURIComponent(runId)}`);
-        if (statuses.includes(detail.run.status)) return detail;
-        if (Date.now() > deadline) throw new Error(`run ${runId} is ${detail.run.status}, not ${statuses.join('|')}, after ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+    waitForRun(runId, statuses, timeoutMs = 45_000) {
+      // On timeout vitest fails with the last "is X, not Y" seen.
+      return vi.waitFor(
+        async () => {
+          const detail = await api<RunDetail>('GET', `/api/runs/${encodeURIComponent(runId)}`);
+          if (!statuses.includes(detail.run.status)) throw new Error(`run ${runId} is ${detail.run.status}, not ${statuses.join('|')}`);
+          return detail;
+        },
+        { timeout: timeoutMs, interval: 100 },
+      );
     },
     async stop() {
       process.off('exit', killOnExit);

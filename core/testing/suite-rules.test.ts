@@ -20,7 +20,7 @@ function testFiles(dir: string): string[] {
 const SKIP_CALL = /\b(?:describe|it|test|suite)\.(?:skip|skipIf|runIf|todo)\b|\b(?:ctx|context)\.skip\(\s*\)/;
 const NAMED = /skipTitle\(|liveTitle\(/;
 
-describe('every skip names its condition', () => {
+describe('the suite tells the truth', () => {
   it('skipTitle adds the reason only when there is one', () => {
     expect(skipTitle('migratePostgres', 'no PostgreSQL server')).toBe('migratePostgres (skipped: no PostgreSQL server)');
     expect(skipTitle('migratePostgres', '')).toBe('migratePostgres');
@@ -35,5 +35,12 @@ describe('every skip names its condition', () => {
       });
     }
     expect(unnamed).toEqual([]);
+  });
+
+  it('no test and no config retries a failing test (a flake is found and fixed, not hidden)', () => {
+    const files = [...TEST_FOLDERS.flatMap((folder) => testFiles(join(ROOT, folder))), join(ROOT, 'vite.config.ts')];
+    // Vitest's option in a suite's or a test's options object, or in the config's `test` block.
+    const retrying = files.filter((file) => /[{,]\s*retry:\s*[1-9]\d*\s*[,}]/.test(readFileSync(file, 'utf8').replace(/\([^()\n]*\)/g, '')));
+    expect(retrying.map((file) => relative(ROOT, file))).toEqual([]);
   });
 });
