@@ -164,7 +164,16 @@ async function countQueries(
   return times;
 }
 
-function queryMeasurement(by: string, windowLabel: string, errors: number, t: QueryTimes): Measurement {
+/**
+ * The p95 target: 10 ms at 1,000,000 errors. `--quick` (what CI runs, on shared machines) keeps a
+ * bound of its own, 25 ms: p95 there measured 8–16 ms while neighbours ran, and a plain scan of
+ * a 7 d window (what a lost rollup would fall back to) 49–65 ms, so the bound still catches that.
+ */
+const P95_TARGET_MS = 10;
+const QUICK_P95_TARGET_MS = 25;
+
+function queryMeasurement(by: string, windowLabel: string, errors: number, t: QueryTimes, quick: boolean): Measurement {
+  const bound = quick ? QUICK_P95_TARGET_MS : P95_TARGET_MS;
   const p50 = percentile(t.store, 50);
   const p95 = percentile(t.store, 95);
   const plain50 = percentile(t.plain, 50);
@@ -175,8 +184,8 @@ function queryMeasurement(by: string, windowLabel: string, errors: number, t: Qu
     unit: 'ms',
     baseline: plain50,
     ratio: plain50 / p50,
-    target: 'p95 ≤ 10 ms',
-    pass: p95 <= 10,
+    target: quick ? `p95 ≤ ${bound} ms (--quick; ${P95_TARGET_MS} ms at 1,000,000 errors)` : `p95 ≤ ${bound} ms`,
+    pass: p95 <= bound,
     note:
       `store p50 ${p50.toFixed(3)} ms, p95 ${p95.toFixed(3)} ms, max ${Math.max(...t.store).toFixed(3)} ms (${t.store.length} queries); ` +
       `plain GROUP BY p50 ${plain50.toFixed(2)} ms, p95 ${plain95.toFixed(2)} ms (${t.plain.length} queries); ` +
@@ -211,7 +220,7 @@ export async function postgresErrorCountBenchmarks(options: { quick: boolean }):
     for (const [label, windowMs, plainQueries] of [['24 h window', DAY, 200], ['7 d window', 7 * DAY, 40]] as const) {
       for (const by of ['category', 'origin'] as const) {
         const times = await countQueries(store, plainClient, by, windowMs, 200, plainQueries, by === 'category' ? 5 : 6);
-        out.push(queryMeasurement(by, label, stats.errors, times));
+        out.push(queryMeasurement(by, label, stats.errors, times, options.quick));
       }
     }
   } finally {

@@ -13,7 +13,7 @@ import type { Measurement } from './measure.js';
  * Issue #13's ingest figures for the PostgreSQL write path, on a throwaway cluster:
  * - the writer (reduce + upserts + commit positions, one transaction per batch of 1,000) against
  *   raw batched INSERTs of the same final rows of every table, in as many transactions, into an
- *   empty database of the same server (goal ≥ 0.6×);
+ *   empty database of the same server (goal ≥ 0.6×), the median of three paired trials;
  * - events/s with 4 hosts (4 pools, 4 writers) writing their own runs at once, and its ratio to
  *   one host in the same run.
  * The cluster runs with fsync off (core/testing/postgres-cluster.ts): figures compare CPU and
@@ -96,16 +96,24 @@ export async function postgresWriterBenchmarks(options: { quick: boolean }): Pro
     const runs = options.quick ? 400 : 4_000;
     const one = batchesOf(1, runs);
     const events = one.reduce((n, b) => n + b.length, 0);
-    const single = poolOf(await database('writer_one'));
-    let start = performance.now();
-    await writeAll(single, 'one', one);
-    const writerMs = performance.now() - start;
-    const rawMs = await rawInsert(single, poolOf(await database('raw_rows')), one.length);
+    // Three paired trials (writer, then raw into a fresh database), the median ratio judged: one
+    // pair of 17 transactions in --quick was at the mercy of a neighbour's burst on this 2-core machine.
+    const trials: { writerMs: number; rawMs: number }[] = [];
+    for (let trial = 0; trial < 3; trial += 1) {
+      const single = poolOf(await database(`writer_one_${trial}`));
+      const start = performance.now();
+      await writeAll(single, 'one', one);
+      const writerMs = performance.now() - start;
+      trials.push({ writerMs, rawMs: await rawInsert(single, poolOf(await database(`raw_rows_${trial}`)), one.length) });
+    }
+    const ratios = trials.map((t) => t.rawMs / t.writerMs).sort((a, b) => a - b);
+    const ratio = ratios[1] as number;
+    const { writerMs, rawMs } = trials.find((t) => t.rawMs / t.writerMs === ratio) as { writerMs: number; rawMs: number };
 
     const hosts = [2, 3, 4, 5].map((seed) => batchesOf(seed, runs / 4).map((batch) => batch.map((e) => ({ ...e, runId: `h${seed}-${e.runId}` }))));
     const hostEvents = hosts.reduce((n, h) => n + h.reduce((m, b) => m + b.length, 0), 0);
     const shared = await database('four_hosts');
-    start = performance.now();
+    const start = performance.now();
     await Promise.all(hosts.map((batches, i) => writeAll(poolOf(shared), `host-${i}`, batches)));
     const fourMs = performance.now() - start;
 
@@ -117,10 +125,12 @@ export async function postgresWriterBenchmarks(options: { quick: boolean }): Pro
         value: oneRate,
         unit: 'events/s',
         baseline: (events / rawMs) * 1000,
-        ratio: rawMs / writerMs,
+        ratio,
         target: '≥ 0.6× raw INSERTs of the same rows',
-        pass: rawMs / writerMs >= 0.6,
-        note: `writer ${writerMs.toFixed(0)} ms, raw batched INSERTs of its final rows ${rawMs.toFixed(0)} ms (${one.length} transactions each)`,
+        pass: ratio >= 0.6,
+        note:
+          `median of 3 paired trials (ratios ${ratios.map((r) => r.toFixed(3)).join(', ')}); in it writer ${writerMs.toFixed(0)} ms, ` +
+          `raw batched INSERTs of its final rows ${rawMs.toFixed(0)} ms (${one.length} transactions each)`,
       },
       {
         name: `PostgreSQL writer ingest, 4 hosts at once (${hostEvents} events)`,

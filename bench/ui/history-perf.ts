@@ -23,7 +23,8 @@ import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
  *    it): p95 < 200 ms; the renderer's JS heap after paging the table and opening Errors <
  *    100 MB; a live run's row showing `completed` after its runCompleted was journaled
  *    (endedWall → painted, one machine clock): p95 < 100 ms.
- * Every missed target is printed as MISSED and makes the bench exit 1.
+ * Every missed target is printed as MISSED and makes the bench exit 1. `--samples N` sets the
+ * cold / warm samples per screen (default 20, `--quick` 5).
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -186,7 +187,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const json = argv.includes('--json');
   const size = quick ? 20_000 : 1_000_000;
-  const samples = quick ? 5 : 20;
+  const samplesIndex = argv.indexOf('--samples');
+  const samples = samplesIndex >= 0 ? Math.max(1, Number(argv[samplesIndex + 1]) || 1) : quick ? 5 : 20;
   const history = cachedHistory(size, size, HOUR);
   const inRange = errorsPerRange(history.path);
   let browser: Browser | null = null;
