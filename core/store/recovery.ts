@@ -1,3 +1,4 @@
+import { storableText } from './storable.js';
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import type { HivewatchEvent, LeftoverProcessGroup } from '../engine/events.js';
@@ -55,7 +56,8 @@ export interface ChosenRun {
 export function chooseRuns(candidates: readonly Candidate[], now: number, options: RecoverOptions, withoutLease: WithoutLease): ChosenRun[] {
   const chosen: ChosenRun[] = [];
   for (const run of candidates) {
-    if (options.runId !== undefined && run.id !== options.runId) continue;
+    // The id as the journal keeps it (storable.ts), as PostgreSQL's recovery compares it.
+    if (options.runId !== undefined && run.id !== storableText(options.runId)) continue;
     const owner =
       run.pid === null || run.hostname === null || run.instance === null
         ? undefined
