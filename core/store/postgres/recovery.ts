@@ -1,7 +1,7 @@
 import { storableText } from '../storable.js';
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../engine/events.js';
-import { eventFromRow } from '../journal.js';
+import { eventFromRow } from '../journal-codec.js';
 import { chooseRuns, interruptionEvents, interruptionMessage, leftoverGroups, type Candidate, type ChosenRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { ACTIVE_RUN_STATUSES } from '../schema.js';
 import { inTransaction } from './transaction.js';
