@@ -3,7 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../engine/events.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import type { ExternalSessionRow } from '../external.js';
-import { openSqliteStore, type SqliteStore } from '../store.js';
+import type { SqliteStore } from '../sqlite-store.js';
+import { openSqliteStore } from '../store.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { openPostgresStore } from './store.js';
 
