@@ -7,7 +7,7 @@ import type { HivewatchEvent } from '../core/engine/events.js';
 import { openDatabase } from '../core/store/database.js';
 import { aggregateBatch } from '../core/store/batch-aggregates.js';
 import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, failureParams } from '../core/store/failure-rollups.js';
-import { eventPayload } from '../core/store/journal.js';
+import { eventPayload } from '../core/store/journal-codec.js';
 import { migrate } from '../core/store/migrations.js';
 import { applyEvent, emptyEmitted, NO_ROWS, stampedRun, type RunState } from '../core/store/projections.js';
 import { GRAINS, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, ROLLUP_TABLE } from '../core/store/rollups.js';

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { DAY } from '../core/store/rollups.js';
-import { openSqliteStore, type SqliteStore } from '../core/store/store.js';
+import type { SqliteStore } from '../core/store/sqlite-store.js';
+import { openSqliteStore } from '../core/store/store.js';
 import { prng } from '../core/store/testing/journal-builder.js';
 import type { Measurement } from './measure.js';
 import { START, SPAN, gc, quiesce, now, type Batching, Workload } from './store-workload.js';

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteStore, type SqliteStore } from './store.js';
+import type { SqliteStore } from './sqlite-store.js';
+import { openSqliteStore } from './store.js';
 import { openStore } from './open.js';
 import { numberPlaceholders } from './postgres/placeholders.js';
 import { postgresBinaries, postgresMissing, TestDatabases } from './postgres/test-databases.js';

@@ -4,7 +4,7 @@
  */
 export { openStore, isPostgresUrl, printableLocation } from './open.js';
 export { openSqliteStore } from './store.js';
-export type { SqliteStore, OpenStoreOptions } from './store.js';
+export type { SqliteStore, OpenStoreOptions } from './sqlite-store.js';
 export { StoreEngine } from './contract.js';
 export type { HivewatchStore, CommittedListener, StoreStats, RunHost, NewRunCommand } from './contract.js';
 export { defaultDatabasePath, openDatabase } from './database.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../engine/events.js';
-import { eventFromRow, eventPayload } from './journal.js';
+import { eventFromRow, eventPayload } from './journal-codec.js';
 import { randomJournals } from './testing/journal-builder.js';
 
 describe('eventPayload', () => {

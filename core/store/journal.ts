@@ -1,10 +1,8 @@
 import type Database from 'better-sqlite3';
-import { randomBytes } from 'node:crypto';
 import type { HivewatchEvent } from '../engine/events.js';
 import type { RunOwner } from './hosts.js';
 import { aggregateBatch } from './batch-aggregates.js';
 import {
-  applyEvent,
   attemptKey,
   emptyEmitted,
   newRunState,
@@ -20,7 +18,6 @@ import {
   ERRORS,
   insertSql,
   OPEN_TASK_STATUSES,
-  rememberedJson,
   rowFromDb,
   rowParams,
   RUNS,
@@ -33,122 +30,15 @@ import {
   type StepRow,
   type TaskRow,
 } from './schema.js';
-import { checkImportedWalls, isTerminalStatus, seqMismatch, validateEvent } from './event-checks.js';
+import { checkImportedWalls, isTerminalStatus, validateEvent } from './event-checks.js';
+import { DEFAULT_CACHED_RUNS, reduceBatch, type BatchRuns } from './batch-reducer.js';
+import { eventPayload } from './journal-codec.js';
+import { WriteQueue } from './write-queue.js';
 
 type Row = Record<string, unknown>;
 type Db = Database.Database;
 type Stmt = Database.Statement;
 
-/** Stands in for an event's `error` while the rest of its payload is serialised (see eventPayload). */
-const ENVELOPE_SLOT = { [`\u0001envelope-${randomBytes(9).toString('base64url')}`]: 0 };
-const ENVELOPE_SLOT_JSON = `"error":${JSON.stringify(ENVELOPE_SLOT)}`;
-const ERROR_KEY_JSON = '"error":';
-
-/**
- * The journal row's payload: the event without the four fields stored as columns (run_id, seq,
- * type, ts), which keeps the journal ~20% smaller than the whole event as JSON.
- *
- * An error envelope is in the payloads of `attemptFailed`, `errorOccurred` and `taskFailed` and
- * in the rows of its attempt and task, and it is about half of the journal's bytes: its JSON is
- * made once (`rememberedJson`) and put in the place of a stand-in object with a random key, so
- * the text is exactly `JSON.stringify(body)`.
- */
-export function eventPayload(event: HivewatchEvent): string {
-  const { runId: _runId, seq: _seq, type: _type, ts: _ts, ...body } = event;
-  const error = (body as { error?: unknown }).error;
-  if (typeof error !== 'object' || error === null) return JSON.stringify(body);
-  (body as { error: unknown }).error = ENVELOPE_SLOT;
-  const text = JSON.stringify(body);
-  const at = text.indexOf(ENVELOPE_SLOT_JSON);
-  return `${text.slice(0, at + ERROR_KEY_JSON.length)}${rememberedJson(error)}${text.slice(at + ENVELOPE_SLOT_JSON.length)}`;
-}
-
-/**
- * An event's wall-clock time as journaled. The engine stamps `ts` from the run's clock: on a real
- * clock that is the wall time (the column stays NULL: no extra bytes); on a virtual clock it is
- * not, and the writer stores the commit time from its injected `now` (see `wallOf`).
- */
-export function wallFromRow(row: { ts: number; wall: number | null }): number {
-  return row.wall ?? row.ts;
-}
-
-/**
- * The wall time the writer journals for an event: its ts unless the run runs on a virtual
- * clock, then the commit time (`batchNow`, one reading of the store's clock per batch).
- */
-export function wallOf(event: HivewatchEvent, clock: string | null, batchNow: number): number {
-  const runClock = event.type === 'runStarted' ? event.options.clock : clock;
-  return runClock === 'virtual' ? batchNow : event.ts;
-}
-
-export function eventFromRow(row: { run_id: string; seq: number; type: string; ts: number; payload: string }): HivewatchEvent {
-  const body = JSON.parse(row.payload) as Record<string, unknown>;
-  return { runId: row.run_id, seq: row.seq, ts: row.ts, type: row.type, ...body } as unknown as HivewatchEvent;
-}
-
-/**
- * The writes of a batch, in the order they run: the journal rows (events and their serialised
- * payloads), then statements with their parameters (an array binds as the anonymous parameters).
- */
-class WriteQueue {
-  private events: HivewatchEvent[] = [];
-  private payloads: string[] = [];
-  private walls: (number | null)[] = [];
-  private statements: Stmt[] = [];
-  private params: unknown[][] = [];
-
-  /** The commit sequence numbers the events written by `run` got, in order (read after commit). */
-  commitSeqs: number[] = [];
-
-  constructor(
-    private readonly insertEvent: Stmt,
-    private readonly claimCommitSeqs: Stmt,
-  ) {}
-
-  /** `wall` is null when it equals the event's ts (a real clock: nothing more to store). */
-  addEvent(event: HivewatchEvent, payload: string, wall: number | null): void {
-    this.events.push(event);
-    this.payloads.push(payload);
-    this.walls.push(wall);
-  }
-
-  add(statement: Stmt, params: unknown[]): void {
-    this.statements.push(statement);
-    this.params.push(params);
-  }
-
-  run(): void {
-    const { events, payloads, walls, statements, params, insertEvent } = this;
-    if (events.length > 0) {
-      // Inside the write transaction: the counter's order is the order of commit (one writer at a time).
-      const last = (this.claimCommitSeqs.get(events.length) as { commit_seq: number }).commit_seq;
-      const first = last - events.length + 1;
-      for (let i = 0; i < events.length; i += 1) {
-        const e = events[i] as HivewatchEvent;
-        insertEvent.run(e.runId, e.seq, e.type, e.ts, payloads[i], walls[i], first + i);
-        this.commitSeqs.push(first + i);
-      }
-    }
-    for (let i = 0; i < statements.length; i += 1) (statements[i] as Stmt).run(params[i]);
-    this.clear();
-  }
-
-  /** Empties the queue (fresh arrays: what it held becomes garbage at once). */
-  clear(): void {
-    if (this.events.length > 0) {
-      this.events = [];
-      this.payloads = [];
-      this.walls = [];
-    }
-    if (this.statements.length > 0) {
-      this.statements = [];
-      this.params = [];
-    }
-  }
-}
-
-/** Runs whose state the writer keeps between batches (live runs; a run past it is reloaded). */
-export const DEFAULT_CACHED_RUNS = 256;
 
 /**
  * The ingest path: one IMMEDIATE transaction per batch inserts the events, reduces them into the
@@ -331,7 +221,6 @@ export class JournalWriter {
    * in memory, and evicting a run from memory runs the queue first.
    */
   private write(events: readonly HivewatchEvent[], importedWalls: readonly number[] | undefined): Set<RunState> {
-    const touched = new Set<RunState>();
     const emitted = emptyEmitted();
     this.batchEmitted = emitted;
     const batchStates = this.batchStates;
@@ -341,34 +230,13 @@ export class JournalWriter {
     for (const event of events) validateEvent(event);
     checkImportedWalls(events, importedWalls);
     const batchNow = this.now();
-    const walls: number[] = [];
+    const { walls, touched } = reduceBatch(events, importedWalls, batchNow, {
+      runs: this.batchRuns(queue, batchNow),
+      loader: this.loader,
+      emitted,
+      states: batchStates,
+    });
     this.batchWalls = walls;
-    for (const event of events) {
-      const runId = event.runId;
-      let before = batchStates.get(runId);
-      if (before === undefined) {
-        before = this.stateOf(runId);
-        if (before) batchStates.set(runId, before);
-      }
-      const expected = (before?.seq ?? 0) + 1;
-      if (event.seq !== expected) {
-        throw seqMismatch(event, expected);
-      }
-      const wall = importedWalls?.[walls.length] ?? wallOf(event, before?.run.clock ?? null, batchNow);
-      walls.push(wall);
-      queue.addEvent(event, eventPayload(event), wall === event.ts ? null : wall);
-      const state = applyEvent(before, event, this.loader, emitted, wall);
-      if (!before) {
-        this.remember(state);
-        batchStates.set(runId, state);
-      }
-      touched.add(state);
-      if (event.type === 'runStarted') {
-        queue.add(this.claimHost, [runId, this.owner.pid, this.owner.hostname, this.owner.instance, batchNow]);
-      } else if (isTerminalStatus(state.run.status)) {
-        queue.add(this.releaseHost, [runId]);
-      }
-    }
     for (const state of touched) this.flushRows(state);
 
     for (const error of emitted.errors) queue.add(this.insertError, rowParams(ERRORS, error));
@@ -379,6 +247,22 @@ export class JournalWriter {
     this.rollups.applyAggregates(aggregateBatch(emitted));
     this.batchEmitted = emptyEmitted();
     return touched;
+  }
+
+  /** SQLite's side of the shared loop: states from memory or the database, journal rows and run hosts queued. */
+  private batchRuns(queue: WriteQueue, batchNow: number): BatchRuns {
+    return {
+      stateOf: (runId) => this.stateOf(runId),
+      created: (state) => this.remember(state),
+      reduced: (event, state, wall) => {
+        queue.addEvent(event, eventPayload(event), wall === event.ts ? null : wall);
+        if (event.type === 'runStarted') {
+          queue.add(this.claimHost, [event.runId, this.owner.pid, this.owner.hostname, this.owner.instance, batchNow]);
+        } else if (isTerminalStatus(state.run.status)) {
+          queue.add(this.releaseHost, [event.runId]);
+        }
+      },
+    };
   }
 
   /** Queues the rows of a run that changed since they were last written (each once). */

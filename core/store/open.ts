@@ -1,7 +1,8 @@
 import type { HivewatchStore } from './contract.js';
 import { isPostgresUrl, redactUrl } from './postgres/url.js';
 import { SqliteContractStore } from './sqlite-async.js';
-import { openSqliteStore, type OpenStoreOptions } from './store.js';
+import type { OpenStoreOptions } from './sqlite-store.js';
+import { openSqliteStore } from './store.js';
 
 export { isPostgresUrl };
 

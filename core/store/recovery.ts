@@ -1,3 +1,4 @@
+import { storableText } from './storable.js';
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import type { HivewatchEvent, LeftoverProcessGroup } from '../engine/events.js';
@@ -5,7 +6,8 @@ import { resumePointFromEvents, type ResumePoint, type TaskOutcome } from '../en
 import { HivewatchError } from '../errors/hivewatch-error.js';
 import { judgeHost, leaseOf, localProbe, type HostProbe, type HostVerdict, type LeaseColumns, type WithoutLease } from './host-liveness.js';
 import type { RunOwner } from './hosts.js';
-import { eventFromRow, type JournalWriter } from './journal.js';
+import { eventFromRow } from './journal-codec.js';
+import type { JournalWriter } from './journal.js';
 import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, type EndLeftoverOptions } from './leftover-processes.js';
 import { allEvents } from './queries/events.js';
 import { get, type Dialect, type Query } from './queries/plan.js';
@@ -55,7 +57,8 @@ export interface ChosenRun {
 export function chooseRuns(candidates: readonly Candidate[], now: number, options: RecoverOptions, withoutLease: WithoutLease): ChosenRun[] {
   const chosen: ChosenRun[] = [];
   for (const run of candidates) {
-    if (options.runId !== undefined && run.id !== options.runId) continue;
+    // The id as the journal keeps it (storable.ts), as PostgreSQL's recovery compares it.
+    if (options.runId !== undefined && run.id !== storableText(options.runId)) continue;
     const owner =
       run.pid === null || run.hostname === null || run.instance === null
         ? undefined

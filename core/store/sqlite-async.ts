@@ -14,7 +14,7 @@ import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from '.
 import type { RecoveredRun, RecoverOptions } from './recovery.js';
 import type { AggregateReport, ReplayReport } from './replay.js';
 import type { RunRow } from './schema.js';
-import type { SqliteStore } from './store.js';
+import type { SqliteStore } from './sqlite-store.js';
 
 /**
  * The SQLite engine behind the store contract. better-sqlite3 is synchronous, so each method does

@@ -2,8 +2,7 @@ import type Database from 'better-sqlite3';
 import { notifyCommitted } from './listeners.js';
 import type { HivewatchEvent, RunStatus } from '../engine/events.js';
 import type { ResumePoint } from '../engine/resume.js';
-import { openDatabase, type Synchronous } from './database.js';
-import type { HostLeaseOptions } from './host-lease.js';
+import { openDatabase } from './database.js';
 import { judgeHost } from './host-liveness.js';
 import { newInstance, releaseInstance, type HostIdentity } from './hosts.js';
 import { SqliteHostLease } from './sqlite-lease.js';
@@ -58,127 +57,8 @@ import { RunTakenError, StoreError } from './store-error.js';
 import { storableBatch } from './storable.js';
 import type { RunRow } from './schema.js';
 import type { AppendOptions, CommittedListener, RunHost, StoreStats } from './contract.js';
+import type { OpenStoreOptions, SqliteStore } from './sqlite-store.js';
 
-export interface OpenStoreOptions {
-  /**
-   * A file path (its directory is created), ':memory:', or (for `openStore` only) a PostgreSQL
-   * URL (`postgres://…`). See `defaultDatabasePath()`.
-   */
-  path: string;
-  /** The clock of the store's own events (recovery) and of prune's cutoff. Default Date.now. */
-  now?: () => number;
-  /** better-sqlite3 native build for another ABI (Electron). */
-  nativeBinding?: string;
-  /** Open for reading only: no migration, no recovery, no writes. */
-  readonly?: boolean;
-  /** Default NORMAL (see database.ts for what that means for durability). */
-  synchronous?: Synchronous;
-  busyTimeoutMs?: number;
-  /** Run start-up recovery on open (default true unless readonly). */
-  recover?: boolean;
-  /** Where a subscriber's exception goes (default: rethrown on a microtask, like an uncaught error). */
-  onListenerError?: (error: unknown) => void;
-  /** This host's lease (host-lease.ts): its length and the heartbeat's timer (tests inject one). */
-  heartbeat?: Pick<HostLeaseOptions, 'leaseMs' | 'scheduler'>;
-}
-
-
-/**
- * The SQLite engine: the journal (append-only events), the projections derived from it in the
- * same transaction, and the queries. One instance per connection; synchronous (better-sqlite3),
- * so every method's result is consistent with one snapshot. Callers outside the store use the
- * engine-neutral contract (`HivewatchStore`, contract.ts) through `openStore`; this interface is
- * for SQLite's own tools and tests (integrity pragmas, benchmarks, fault injection).
- */
-export interface SqliteStore {
-  readonly path: string;
-  readonly readonly: boolean;
-  /** Runs start-up recovery marked interrupted when this store opened. */
-  readonly recovered: readonly RecoveredRun[];
-  /** The raw connection, for benchmarks, integrity checks and tests. */
-  readonly database: Database.Database;
-
-  /** Journals a batch in one transaction (events, projections, rollups, groups). All or nothing. */
-  appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): void;
-  /**
-   * Journals the events of one ingested telemetry payload (core/otel) through `appendEvents`,
-   * with its digest and the sessions' bookkeeping, in one transaction. False (nothing written)
-   * when a payload with this digest was ingested before.
-   */
-  ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): boolean;
-  /** An external session's bookkeeping (null when never seen). */
-  externalSession(sessionKey: string): ExternalSessionRow | null;
-  /** Open external sessions whose latest event is older than `before` (wall ms). */
-  quietExternalSessions(before: number): ExternalSessionRow[];
-  /** The external runs (agent telemetry) sent from within the attempts of a run. */
-  attemptTelemetry(runId: string): AttemptTelemetryLink[];
-  /** Called after each committed batch, in commit order, with that batch. Returns unsubscribe. */
-  subscribe(listener: CommittedListener): () => void;
-
-  listRuns(query?: ListRunsQuery): RunPage;
-  /** Runs matching the filters, per status and per flow (each breakdown ignores its own filter). */
-  countRuns(query?: RunFilters): RunCounts;
-  getRun(runId: string): RunDetail | null;
-  getRunRow(runId: string): RunRow | null;
-  runsInStatus(runIds: readonly string[], status: RunStatus): string[];
-  /** Runs retried or resumed from this one, and the flow's previous run; null for an unknown run. */
-  runLineage(runId: string): RunLineage | null;
-  getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[];
-  /** `getEvents` with each event's journaled wall time (`walls[i]` for `events[i]`). */
-  getJournalPage(runId: string, afterSeq?: number, limit?: number): { events: HivewatchEvent[]; walls: number[] };
-  /**
-   * Events any connection committed after commit position `afterCommit`, in commit order (at most
-   * `limit`, default 1,000): the journal's tail. Positions are gap-free across the database.
-   */
-  eventsAfterCommit(afterCommit: number, limit?: number): CommittedEvent[];
-  /** The newest commit position (0 for an empty journal). */
-  journalHead(): number;
-
-  /** Journals a command for a run another process hosts (see commands.ts). */
-  enqueueCommand(command: { commandId: string; runId: string; kind: RunCommandKind; taskId?: string | null; reason?: string | null }): void;
-  /** Pending commands of these runs, oldest first. */
-  pendingCommands(runIds: readonly string[]): RunCommand[];
-  /** Records a command's outcome; false when it was done already. */
-  completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): boolean;
-  getCommand(commandId: string): RunCommand | null;
-  /** The process recorded as hosting the run, and whether it is still alive (null: none recorded). */
-  runHost(runId: string): RunHost | null;
-  /** This connection's host lease (null when read-only). */
-  readonly lease: SqliteHostLease | null;
-  errorCounts(query: ErrorCountsQuery): ErrorCount[];
-  errorSeries(query: ErrorSeriesQuery): ErrorSeries;
-  failureCounts(query: FailureCountsQuery): FailureCounts;
-  errorGroups(query?: ErrorGroupsQuery): ErrorGroup[];
-  /** Per-bucket counts of several groups in one read (the groups table's sparklines). */
-  groupTrends(query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> };
-  /** Counts of several groups in equal bins of a window, from the errors (windows under the rollups' hour). */
-  groupBins(query: GroupBinsQuery): Map<string, number[]>;
-  listErrors(query?: ListErrorsQuery): ErrorPage;
-
-  /** A setting of this database (null when unset). */
-  getSetting(key: string): string | null;
-  setSetting(key: string, value: string): void;
-  /**
-   * A secret kept with the database, created by `create()` the first time any process asks for
-   * it (the browser shell's token; an ingest token): it outlives restarts.
-   */
-  secret(key: string, create: () => string): string;
-
-  recoverInterrupted(options?: RecoverOptions): RecoveredRun[];
-  resumePointForRun(runId: string): ResumePoint;
-  replayRun(runId: string): ReplayReport;
-  verifyAggregates(): AggregateReport;
-  prune(options: PruneOptions): PruneReport;
-  /**
-   * Changes whenever another connection (another process: a CLI run while the app is open)
-   * commits to the database; `subscribe` only sees this store's own commits. Cheap to poll.
-   */
-  dataVersion(): number;
-  /** `PRAGMA integrity_check` rows (['ok'] when healthy). */
-  integrityCheck(): string[];
-  stats(): StoreStats;
-  close(): void;
-}
 
 class SqliteConnectionStore implements SqliteStore {
   readonly recovered: readonly RecoveredRun[];

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get, run } from '../queries/plan.js';
-import { inSnapshot, SNAPSHOT_BEGIN } from './execution.js';
+import { get, run, runAsync } from '../queries/plan.js';
+import { executorOf, inSnapshot, SNAPSHOT_BEGIN } from './execution.js';
 import { postgresBinaries, postgresMissing, TestDatabases } from './test-databases.js';
 import { skipTitle } from '../../testing/skip.js';
 
@@ -49,5 +49,22 @@ describe.skipIf(!postgresBinaries)(skipTitle('reads in one snapshot on PostgreSQ
     );
     const { rows } = await pool.query("SELECT count(*)::int AS n FROM settings WHERE key = 'probe'");
     expect(rows).toEqual([{ n: 0 }]);
+  });
+
+  it('numbers only the real placeholders: a ? in a literal, an identifier, a dollar quote or a comment stays text on the server', async () => {
+    const pool = bases.pool(await bases.fresh('placeholders'));
+    // Parameters that look like SQL and like placeholders must come back as they were sent.
+    const params = ["'; DROP TABLE runs; --", '$1', '?'];
+    const row = await runAsync(
+      executorOf(pool),
+      get<Record<string, string>>(
+        `SELECT '?' AS literal, 'it''s ?' AS doubled, $q$ ? $q$ AS dollar, ? AS first, -- a comment ? here
+           ? AS second, /* and ? here */ ? AS third, 1 AS "what?"`,
+        params,
+      ),
+    );
+    expect(row).toEqual({ literal: '?', doubled: "it's ?", dollar: ' ? ', first: params[0], second: '$1', third: '?', 'what?': 1 });
+    const tables = await pool.query("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'runs'");
+    expect(tables.rows).toEqual([{ n: 1 }]);
   });
 });

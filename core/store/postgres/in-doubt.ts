@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../engine/events.js';
-import { eventPayload } from '../journal.js';
+import { eventPayload } from '../journal-codec.js';
 
 /**
  * Batches whose COMMIT may have happened though this host saw its connection die: a server

@@ -1,3 +1,4 @@
+import { storableText } from '../storable.js';
 import type pg from 'pg';
 import { notifyCommitted } from '../listeners.js';
 import type { HivewatchEvent, RunStatus } from '../../engine/events.js';
@@ -296,7 +297,7 @@ export class PostgresStore implements HivewatchStore {
     await this.serialized(async (client) => {
       await runAsync(executorOf(client), enqueueCommand(Dialect.postgres, command, this.now()));
       // Hosts watching the channel pick the command up without waiting for their next poll.
-      const payload = `command:${command.commandId}`;
+      const payload = `command:${storableText(command.commandId)}`;
       await client.query('SELECT pg_notify($1, $2)', [JOURNAL_CHANNEL, payload]);
       this.expectOwn(payload);
     });

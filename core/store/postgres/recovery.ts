@@ -1,6 +1,7 @@
+import { storableText } from '../storable.js';
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../engine/events.js';
-import { eventFromRow } from '../journal.js';
+import { eventFromRow } from '../journal-codec.js';
 import { chooseRuns, interruptionEvents, interruptionMessage, leftoverGroups, type Candidate, type ChosenRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { ACTIVE_RUN_STATUSES } from '../schema.js';
 import { inTransaction } from './transaction.js';
@@ -54,7 +55,7 @@ export async function recoverInterruptedPg(
   return inTransaction(
     pool,
     async (client) => {
-      const candidates = await client.query<Candidate>(CANDIDATES, [ACTIVE_RUN_STATUSES, options.runId ?? null]);
+      const candidates = await client.query<Candidate>(CANDIDATES, [ACTIVE_RUN_STATUSES, options.runId === undefined ? null : storableText(options.runId)]);
       const chosen = new Map<string, ChosenRun>(chooseRuns(candidates.rows.map(numeric), now(), options, 'gone').map((c) => [c.run.id, c]));
       const runs: RecoveredRun[] = [];
       const events: HivewatchEvent[] = [];

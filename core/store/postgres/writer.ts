@@ -1,10 +1,11 @@
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../engine/events.js';
-import { checkImportedWalls, isTerminalStatus, seqMismatch, validateEvent } from '../event-checks.js';
+import { checkImportedWalls, isTerminalStatus, validateEvent } from '../event-checks.js';
 import type { RunOwner } from '../hosts.js';
 import { aggregateBatch } from '../batch-aggregates.js';
-import { DEFAULT_CACHED_RUNS, eventPayload, wallOf } from '../journal.js';
-import { applyEvent, emptyEmitted, NO_ROWS, stampedRun, type Emitted, type RunState } from '../projections.js';
+import { DEFAULT_CACHED_RUNS, reduceBatch } from '../batch-reducer.js';
+import { eventPayload } from '../journal-codec.js';
+import { emptyEmitted, NO_ROWS, stampedRun, type Emitted, type RunState } from '../projections.js';
 import { StoreError } from '../store-error.js';
 import { ATTEMPTS, CHECKPOINTS, ERRORS, rowParams, RUNS, STEPS, TASKS, type TableSpec } from '../schema.js';
 import { byKey, specInsert, specUpsert, writeRows, type MultiRow, type Queryable } from './multi-row.js';
@@ -178,30 +179,28 @@ export class PostgresJournalWriter {
       batchNow,
       recounts: false,
     };
-    const states = new Map<string, RunState>();
     /** Each run's flow and status before the batch ('' for a run the batch creates). */
     const counted = new Map<string, string>();
-    for (const event of events) {
-      const runId = event.runId;
-      let before = states.get(runId);
-      if (before === undefined) {
-        before = this.cache.get(runId);
-        if (before) states.set(runId, before);
-        if (!counted.has(runId)) counted.set(runId, before ? countKey(before) : '');
-      }
-      const expected = (before?.seq ?? 0) + 1;
-      if (event.seq !== expected) throw seqMismatch(event, expected);
-      const wall = importedWalls?.[batch.walls.length] ?? wallOf(event, before?.run.clock ?? null, batchNow);
-      batch.walls.push(wall);
-      batch.payloads.push(eventPayload(event));
-      const state = applyEvent(before, event, NO_ROWS, batch.emitted, wall);
-      if (!before) {
-        states.set(runId, state);
-        this.cache.set(runId, state);
-      }
-      batch.touched.add(state);
-      if (event.type === 'runStarted') batch.started.add(runId);
-    }
+    const reduced = reduceBatch(events, importedWalls, batchNow, {
+      runs: {
+        // Called once per run and batch (this writer never evicts mid-batch): its counts key before.
+        stateOf: (runId) => {
+          const before = this.cache.get(runId);
+          counted.set(runId, before ? countKey(before) : '');
+          return before;
+        },
+        created: (state) => this.cache.set(state.run.id, state),
+        reduced: (event) => {
+          batch.payloads.push(eventPayload(event));
+          if (event.type === 'runStarted') batch.started.add(event.runId);
+        },
+      },
+      loader: NO_ROWS,
+      emitted: batch.emitted,
+      states: new Map(),
+    });
+    batch.walls = reduced.walls;
+    batch.touched = reduced.touched;
     for (const state of batch.touched) if (counted.get(state.run.id) !== countKey(state)) batch.recounts = true;
     return batch;
   }

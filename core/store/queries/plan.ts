@@ -1,3 +1,4 @@
+import { storableText } from '../storable.js';
 import type { StatementCache } from './sql.js';
 
 /**
@@ -33,11 +34,23 @@ export function* run(sql: string, params: readonly unknown[] = []): Query<{ chan
   return (yield { mode: 'run', sql, params }) as { changes: number };
 }
 
+/**
+ * A statement's parameters as the store keeps text (storable.ts rule 1: U+0000 and unpaired
+ * surrogates become U+FFFD), on both engines: a lookup compares with what a write stored, a
+ * PostgreSQL parameter never carries the U+0000 its text refuses, and an FTS5 phrase never ends
+ * at one. The same array when nothing changes (the common case allocates nothing).
+ */
+export function storableParams(params: readonly unknown[]): readonly unknown[] {
+  const changes = params.some((p) => typeof p === 'string' && storableText(p) !== p);
+  return changes ? params.map((p) => (typeof p === 'string' ? storableText(p) : p)) : params;
+}
+
 /** Runs a query over better-sqlite3 (prepared once per SQL text through the cache). */
 export function runSync<T>(cache: StatementCache, query: Query<T>): T {
   let step = query.next();
   while (!step.done) {
-    const { mode, sql, params } = step.value;
+    const { mode, sql } = step.value;
+    const params = storableParams(step.value.params);
     const statement = cache.get(sql);
     let answer: unknown;
     if (mode === 'all') answer = statement.all(...params);
@@ -51,6 +64,6 @@ export function runSync<T>(cache: StatementCache, query: Query<T>): T {
 /** Runs a query through an asynchronous executor (PostgreSQL), one statement at a time. */
 export async function runAsync<T>(execute: (step: SqlStep) => Promise<unknown>, query: Query<T>): Promise<T> {
   let step = query.next();
-  while (!step.done) step = query.next(await execute(step.value));
+  while (!step.done) step = query.next(await execute({ ...step.value, params: storableParams(step.value.params) }));
   return step.value;
 }
