@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { checkFlow } from '../core/flow/check.js';
 import type { FlowPlan } from '../core/flow/plan.js';
-import { VirtualClock } from '../core/engine/clock.js';
+import { VirtualClock } from '../core/base/clock.js';
 import { FlowRun } from '../core/engine/run.js';
-import type { EventSink } from '../core/engine/events.js';
+import type { EventSink } from '../core/base/events.js';
 import { createRuntimeRegistry } from '../core/runtimes/registry.js';
 import { bestOf, type Measurement } from './measure.js';
 

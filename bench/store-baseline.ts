@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HivewatchEvent } from '../core/engine/events.js';
+import type { HivewatchEvent } from '../core/base/events.js';
 import { openDatabase } from '../core/store/database.js';
 import { aggregateBatch } from '../core/store/batch-aggregates.js';
 import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, failureParams } from '../core/store/failure-rollups.js';

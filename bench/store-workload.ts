@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { HivewatchEvent } from '../core/engine/events.js';
+import type { HivewatchEvent } from '../core/base/events.js';
 import { DAY } from '../core/store/rollups.js';
 import {
   JournalBuilder,

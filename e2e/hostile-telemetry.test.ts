@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../core/engine/events.js';
+import type { HivewatchEvent } from '../core/base/events.js';
 import { apiFailureError } from '../core/otel/classify.js';
 import { hostilePayloads } from '../core/otel/hostile-payloads.js';
 import { openStore } from '../core/store/open.js';

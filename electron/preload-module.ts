@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { findPackageRoot } from '../server/paths.js';
+import { findPackageRoot } from '../shell-common/paths.js';
 import type * as Preload from './preload.cjs';
 
 /**

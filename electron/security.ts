@@ -1,5 +1,5 @@
 import { API_METHODS, IPC_PREFIX, type ApiMethod } from '../core/service/api.js';
-import { CONTENT_SECURITY_POLICY } from '../server/security.js';
+import { CONTENT_SECURITY_POLICY } from '../shell-common/content-policy.js';
 
 /**
  * The Electron window's security, as plain data and functions (no `electron` import) so a test

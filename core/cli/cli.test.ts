@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { groupAlive } from '../runtimes/process-group.js';
 import { until } from '../testing/until.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { canonicalJournal } from './canonical.js';
-import type { HivewatchEvent } from './events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { RacingRuntime, type ScriptedOutcome } from './racing-runtime.js';
 import { ofType, planOf, runPlan, runtimeError, ScriptedRuntime, scriptedRegistry } from './testing.js';
 

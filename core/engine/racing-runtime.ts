@@ -1,5 +1,5 @@
-import { HivewatchError } from '../errors/hivewatch-error.js';
-import type { ErrorCode } from '../errors/taxonomy.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { ErrorCode } from '../base/errors/taxonomy.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
 import { seededRandom } from '../testing/seeded-random.js';
 

@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import type { EventSink, HivewatchEvent } from './events.js';
+import type { EventSink, HivewatchEvent } from '../base/events.js';
 
 /** Keeps every event in memory: tests, and the CLI's summary. */
 export class MemorySink implements EventSink {

@@ -1,4 +1,4 @@
-import { NO_RETRY } from '../errors/retry.js';
+import { NO_RETRY } from '../base/errors/retry.js';
 import type { Diagnostic, ParallelStmt, Position, Program, SessionStmt, Statement, Template } from './ast.js';
 import { collectChannels } from './channels.js';
 import { BUILTIN_AGENTS, type AgentSpec, type ChannelSpec, type FlowPlan, type RepoSpec, type SessionSpec } from './plan.js';

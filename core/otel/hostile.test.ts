@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventOf, HivewatchEvent } from '../engine/events.js';
+import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { postgresBinaries, postgresMissing, TestDatabases } from '../store/postgres/test-databases.js';
 import { ADJUSTED_EVENT, FUTURE_SLACK_MS, SANE_TIME_MIN_MS } from './bounds.js';

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync, inflateSync } from 'node:zlib';
-import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../http-limits.js';
+import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../base/http-limits.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal, type TelemetryRecord } from './decode.js';
 import { OtelIngester, type IngesterOptions } from './ingest.js';
@@ -51,7 +51,7 @@ export interface OtlpReceiverOptions extends IngesterOptions {
   /** Where a failed sweep is reported (default stderr). */
   log?: (line: string) => void;
   maxQueuedRecords?: number;
-  /** Default HEADERS_TIMEOUT_MS (core/http-limits.ts); tests inject a small one. */
+  /** Default HEADERS_TIMEOUT_MS (core/base/http-limits.ts); tests inject a small one. */
   headersTimeoutMs?: number;
   /** Default REQUEST_TIMEOUT_MS (never below the headers timeout). */
   requestTimeoutMs?: number;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HivewatchEventBody } from '../engine/events.js';
+import type { HivewatchEventBody } from '../base/events.js';
 import type { ExternalSessionRow } from '../store/external.js';
 import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { apiFailureError, toolFailureError } from './classify.js';

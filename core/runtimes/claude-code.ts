@@ -1,7 +1,7 @@
-import { classifyObservation, malformedOutput, type RuntimeObservation } from '../errors/classify.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
-import { claudeCodeEnv, type TelemetryTarget } from '../otel/env.js';
+import { claudeCodeEnv, type TelemetryTarget } from './telemetry-env.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
 import {

@@ -1,6 +1,6 @@
-import { classifyObservation, malformedOutput, type RuntimeObservation } from '../errors/classify.js';
+import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
 import type { AgentSpec } from '../flow/plan.js';
-import { codexOtelOverrides, resourceAttributes } from '../otel/env.js';
+import { codexOtelOverrides, resourceAttributes } from './telemetry-env.js';
 import type { PresetTelemetryOptions } from './claude-code.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { HivewatchError } from '../errors/hivewatch-error.js';
+import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { FAKE_AGENT_PATH, FakeRuntime } from './fake.js';
 import { NoopRuntime } from './noop.js';
 import { runProcess } from './process.js';

@@ -1,5 +1,5 @@
-import { RealClock, type Clock } from '../engine/clock.js';
-import { isCancelled, toHivewatchError } from '../errors/hivewatch-error.js';
+import { RealClock, type Clock } from '../base/clock.js';
+import { isCancelled, toHivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 import { readFakeOutput, simulatedObservation, simulatedOutcome, timedOutObservation } from './simulated.js';
 

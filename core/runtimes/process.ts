@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
-import type { RuntimeObservation } from '../errors/classify.js';
+import type { RuntimeObservation } from '../base/errors/classify.js';
 import { groupAlive, groupMembers, processStartTime } from './process-group.js';
 import { inheritedEnv, Redactor } from './secrets.js';
 import { DEFAULT_CAPTURE_BYTES, TailBuffer } from './tail-buffer.js';

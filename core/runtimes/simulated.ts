@@ -1,5 +1,5 @@
-import { classifyObservation, malformedOutput, type RuntimeObservation } from '../errors/classify.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { outcomeForAttempt, parseSimulate, type SimulatedOutcome } from '../flow/simulate.js';
 import { isRecord, parseJson } from './json.js';
 import type { AttemptRequest, AttemptResult } from './runtime.js';

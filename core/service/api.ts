@@ -2,13 +2,13 @@
  * The one API every shell serves (in-process, HTTP + SSE, Electron IPC) and the renderer talks
  * to. Types only, plus plain constants: the renderer imports this file and nothing else of core/.
  */
-import type { ErrorEnvelope, Correlation } from '../errors/envelope.js';
-import type { FailureLink, HivewatchEvent, RunStatus } from '../engine/events.js';
+import type { ErrorEnvelope, Correlation } from '../base/errors/envelope.js';
+import type { FailureLink, HivewatchEvent, RunStatus } from '../base/events.js';
 import type { Diagnostic } from '../flow/ast.js';
 import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
 export type { ErrorEnvelope, Correlation, FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
-export type { ErrorCategory } from '../errors/taxonomy.js';
+export type { ErrorCategory } from '../base/errors/taxonomy.js';
 
 export const API_VERSION = 1;
 

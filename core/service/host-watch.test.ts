@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EventOf, HivewatchEvent } from '../engine/events.js';
+import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { groupAlive } from '../runtimes/process-group.js';
 import { openStore, type HivewatchStore, type RecoveredRun, type RunRow } from '../store/index.js';
 import { postgresBinaries, TestDatabases } from '../store/postgres/test-databases.js';

@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import type { HivewatchStore } from '../store/index.js';
 import type { LiveEvent } from './api.js';
 

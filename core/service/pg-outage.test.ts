@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openPostgresStore } from '../store/postgres/store.js';
 import { postgresBinaries, postgresMissing } from '../store/postgres/test-databases.js';

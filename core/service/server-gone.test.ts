@@ -3,7 +3,7 @@ import { until } from '../testing/until.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { openStore } from '../store/index.js';
 import { postgresBinaries, postgresMissing } from '../store/postgres/test-databases.js';
 import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';

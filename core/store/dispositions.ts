@@ -1,6 +1,6 @@
-import type { FailureLink, HivewatchEvent } from '../engine/events.js';
-import { causeOf, type ErrorEnvelope } from '../errors/envelope.js';
-import { MAX_CAUSE_DEPTH } from '../errors/hivewatch-error.js';
+import type { FailureLink, HivewatchEvent } from '../base/events.js';
+import { causeOf, type ErrorEnvelope } from '../base/errors/envelope.js';
+import { MAX_CAUSE_DEPTH } from '../base/errors/hivewatch-error.js';
 import { failureOf, type Failure } from './failure-rollups.js';
 import { fingerprintOf } from './fingerprint.js';
 import type { ErrorDisposition, ErrorRow, RunRow } from './schema.js';

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import type { RunOwner } from './hosts.js';
 import { aggregateBatch } from './batch-aggregates.js';
 import {

@@ -1,5 +1,5 @@
-import type { FailureLink, RunStatus } from '../engine/events.js';
-import type { ErrorEnvelope } from '../errors/envelope.js';
+import type { FailureLink, RunStatus } from '../base/events.js';
+import type { ErrorEnvelope } from '../base/errors/envelope.js';
 
 /**
  * The projection rows as the rest of the product sees them (camelCase), and the one generic

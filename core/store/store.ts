@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { notifyCommitted } from './listeners.js';
-import type { HivewatchEvent } from '../engine/events.js';
-import type { ResumePoint } from '../engine/resume.js';
+import type { HivewatchEvent } from '../base/events.js';
+import type { ResumePoint } from '../base/resume-point.js';
 import { openDatabase, type Synchronous } from './database.js';
 import type { HostLeaseOptions } from './host-lease.js';
 import { judgeHost } from './host-liveness.js';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 
 /** The real `hivewatch` binary (dist/, built by the suite's global setup) as a host in tests. */
 

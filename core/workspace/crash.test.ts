@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { DEFAULT_WORKTREE_ROOT } from './run-workspace.js';
 import { makeRepo, writeFakeCoder } from './testing.js';
 

@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { HivewatchError } from '../errors/hivewatch-error.js';
-import type { ErrorCode } from '../errors/taxonomy.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { ErrorCode } from '../base/errors/taxonomy.js';
 
 /**
  * git as a subprocess: the repository's own git, its hooks and its configuration, no library

@@ -1,10 +1,10 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { resolveAgent } from '../engine/agents.js';
 import type { AgentSpec, FlowPlan, RepoSpec } from '../flow/plan.js';
-import { planNeedsWorkspace } from './git-run-work.js';
+import { planNeedsWorkspace } from '../flow/workspace-mode.js';
 import { gitOrThrow, identityEnv, runGit } from './git.js';
 
 /**

@@ -1,4 +1,4 @@
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { runProcess, type ProcessResult } from '../runtimes/process.js';
 
 /**

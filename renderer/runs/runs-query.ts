@@ -10,7 +10,7 @@ import type { ListRunsInput, RunFilterInput, RunSort, RunStatus, RunSummary } fr
 /** Duplicated from core/service/api.ts (the renderer imports types only). */
 export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'];
 
-/** Duplicated from core/errors/taxonomy.ts. */
+/** Duplicated from core/base/errors/taxonomy.ts. */
 export const ERROR_CATEGORIES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
 
 export const SORT_KEYS = ['started', 'duration', 'status', 'flow', 'step', 'attempts', 'errors'] as const;

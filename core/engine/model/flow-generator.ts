@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { ErrorCode } from '../../errors/taxonomy.js';
+import type { ErrorCode } from '../../base/errors/taxonomy.js';
 import type { ScriptedOutcome } from '../racing-runtime.js';
 
 /**

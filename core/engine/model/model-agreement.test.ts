@@ -7,7 +7,7 @@ import type { FlowPlan } from '../../flow/plan.js';
 import { shortenPrompt } from '../../runtimes/simulated.js';
 import { createRuntimeRegistry } from '../../runtimes/registry.js';
 import { canonicalJournal } from '../canonical.js';
-import type { HivewatchEvent } from '../events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { RacingRuntime, type ScriptedOutcome } from '../racing-runtime.js';
 import type { RunResult } from '../run.js';
 import { ofType, runPlan, scriptedRegistry, startRun } from '../testing.js';

@@ -1,5 +1,5 @@
-import type { ErrorEnvelope } from '../../errors/envelope.js';
-import type { EventOf, HivewatchEvent } from '../events.js';
+import type { ErrorEnvelope } from '../../base/errors/envelope.js';
+import type { EventOf, HivewatchEvent } from '../../base/events.js';
 import type { ModelLink } from './model-failures.js';
 
 /**

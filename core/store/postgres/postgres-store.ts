@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { notifyCommitted } from '../listeners.js';
-import type { HivewatchEvent } from '../../engine/events.js';
-import type { ResumePoint } from '../../engine/resume.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { ResumePoint } from '../../base/resume-point.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand } from '../commands.js';
 import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from '../contract.js';
 import { StoreEngine } from '../contract.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { HostLease } from './hosts.js';
 import { recoverInterruptedPg } from './recovery.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { eventFromRow } from '../journal.js';
 import { chooseRuns, interruptionEvents, interruptionMessage, leftoverGroups, type Candidate, type ChosenRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { ACTIVE_RUN_STATUSES } from '../schema.js';

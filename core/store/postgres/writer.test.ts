@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { seededRandom } from '../../testing/seeded-random.js';
 import { openDatabase } from '../database.js';
 import { JournalWriter } from '../journal.js';

@@ -1,4 +1,4 @@
-import type { Correlation } from '../../errors/envelope.js';
+import type { Correlation } from '../../base/errors/envelope.js';
 import {
   GRAIN_MS,
   floorTo,

@@ -1,4 +1,4 @@
-import type { RunStatus } from '../../engine/events.js';
+import type { RunStatus } from '../../base/events.js';
 import { all, get, type Dialect, type Query } from './plan.js';
 
 /**

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import type { ExternalSessionRow } from '../external.js';
 import { JournalBuilder } from './journal-builder.js';
 

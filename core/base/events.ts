@@ -1,5 +1,4 @@
-import type { ErrorEnvelope } from '../errors/envelope.js';
-import type { AttemptEndTrace } from './attempt-trace.js';
+import type { ErrorEnvelope } from './errors/envelope.js';
 
 /**
  * The event contract: the engine's only output, the journal's rows, the UI's stream. Every
@@ -283,4 +282,17 @@ export interface EventSink {
   append(event: HivewatchEvent): void;
   /** Resolves once everything appended so far is durable. The engine awaits it between steps. */
   flush(): Promise<void>;
+}
+
+/**
+ * How an attempt's process ended, as journaled on its end event: bounded by the engine before it is
+ * emitted (core/engine/attempt-trace.ts keeps the budgets and the redaction).
+ */
+export interface AttemptEndTrace {
+  /** The agent's answer (a successful runtime result, also when agent work failed it afterwards). */
+  output?: string;
+  exitCode: number | null;
+  signal: string | null;
+  stdoutTail: string;
+  stderrTail: string;
 }
