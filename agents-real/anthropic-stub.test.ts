@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from '../core/testing/until.js';
 import { anthropic, startAnthropicStub } from './anthropic-stub.js';
 import type { ProviderStub } from './provider-stub.js';
 import { parseSse, readUntil } from './sse.js';
@@ -118,7 +117,7 @@ describe('the Anthropic Messages stub', () => {
     await s.reached(1);
     abort.abort();
     expect(await pending).toBe('AbortError');
-    await until('the stub to see the client go', () => s.requests[0]?.clientClosedEarly);
+    await expect.poll(() => s.requests[0]?.clientClosedEarly, { message: 'the stub to see the client go', timeout: 20_000 }).toBeTruthy();
     expect(s.requests[0]?.answer).toBe('hang');
   });
 
@@ -129,7 +128,7 @@ describe('the Anthropic Messages stub', () => {
     if (!body) throw new Error('no body');
     const text = await readUntil(body, (t) => t.includes('\n\n'));
     expect(parseSse(text).map((e) => e.event)).toEqual(['message_start']);
-    await until('the stub to see the client go', () => s.requests[0]?.clientClosedEarly);
+    await expect.poll(() => s.requests[0]?.clientClosedEarly, { message: 'the stub to see the client go', timeout: 20_000 }).toBeTruthy();
   });
 
   it('records the request body and headers, with the API key redacted', async () => {

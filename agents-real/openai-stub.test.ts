@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from '../core/testing/until.js';
 import { openai, startOpenAiStub, type OpenAiStep } from './openai-stub.js';
 import type { ProviderStub } from './provider-stub.js';
 import { parseSse, readUntil } from './sse.js';
@@ -110,7 +109,7 @@ describe('the OpenAI Responses stub', () => {
     await s.reached(2);
     abort.abort();
     expect(await pending).toBe('AbortError');
-    await until('both requests to be seen closed by the client', () => s.requests.every((r) => r.clientClosedEarly));
+    await expect.poll(() => s.requests.every((r) => r.clientClosedEarly), { message: 'both requests to be seen closed by the client', timeout: 20_000 }).toBeTruthy();
     expect(s.requests.map((r) => r.answer)).toEqual(['stall', 'hang']);
   });
 

@@ -2,7 +2,6 @@ import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExportLogsServiceRequest } from '../core/otel/schema.js';
-import { until } from '../core/testing/until.js';
 import { startOtlpCapture, type OtlpCapture } from './otlp-capture.js';
 import { logEntries, logName } from './telemetry.js';
 
@@ -69,7 +68,7 @@ describe('the OTLP capture', () => {
     const answered = new Promise<number>((resolve) => req.on('response', (res) => resolve(res.statusCode ?? 0)));
     const body = JSON.stringify(logsJson('cli.slow'));
     req.write(body.slice(0, 10));
-    await until('the capture to be reading the export', () => c.inFlight() === 1);
+    await expect.poll(() => c.inFlight() === 1, { message: 'the capture to be reading the export', timeout: 20_000 }).toBeTruthy();
     let idle = false;
     const waiting = c.idle().then(() => (idle = true));
     await new Promise((resolve) => setImmediate(resolve));

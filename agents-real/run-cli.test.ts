@@ -2,7 +2,6 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { procAvailable, readProcStat } from '../core/runtimes/process-group.js';
-import { until } from '../core/testing/until.js';
 import { baseEnv, makeTempHome, runCli, type TempHome } from './run-cli.js';
 
 const homes: TempHome[] = [];
@@ -64,14 +63,14 @@ describe('running a CLI', () => {
     const script = `const { spawn } = require('child_process'); const c = spawn('sleep', ['600'], { stdio: 'ignore' }); require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); setInterval(() => {}, 1000);`;
     let grandchild = 0;
     let startTime: string | null = null;
-    const started = until('the grandchild to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '').then(() => {
+    const started = expect.poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { message: 'the grandchild to start', timeout: 20_000 }).toBe(true).then(() => {
       grandchild = Number(readFileSync(pidFile, 'utf8'));
       startTime = readProcStat(grandchild)?.startTime ?? null;
     });
     const result = await runCli({ ...node(script), cwd: h.work, env: baseEnv(h), deadlineMs: 120_000, killWhen: started });
     expect(result).toMatchObject({ killedBy: 'harness', signal: 'SIGTERM', exitCode: null });
     expect(grandchild).toBeGreaterThan(0);
-    await until('the grandchild to be gone', () => !stillRuns(grandchild, startTime));
+    await expect.poll(() => !stillRuns(grandchild, startTime), { message: 'the grandchild to be gone', timeout: 20_000 }).toBeTruthy();
   });
 
   it('the deadline ends a CLI that never exits and says so', async () => {

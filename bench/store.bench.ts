@@ -71,6 +71,8 @@ interface IngestResult {
   rows: number;
   identical: boolean;
   mismatch: string[];
+  /** How many tables the content comparison hashed (store-baseline.ts `comparedTables`). */
+  tablesCompared: number;
 }
 
 function median(values: readonly number[]): number {
@@ -115,7 +117,7 @@ async function ingest(
   const workload = new Workload(seed, 'mixed', batching, target, interval, `${batching}-${seed}`);
   const result: IngestResult = {
     events: 0, batches: 0, errors: 0, storeMs: 0, sameRowsMs: 0, eventsOnlyMs: 0, storeCpuMs: 0, sameRowsCpuMs: 0,
-    chunkRatios: [], chunkEventRatios: [], rows: 0, identical: true, mismatch: [],
+    chunkRatios: [], chunkEventRatios: [], rows: 0, identical: true, mismatch: [], tablesCompared: 0,
   };
   let chunk = 0;
   for (;;) {
@@ -166,6 +168,7 @@ async function ingest(
     const b = contentHashes(base);
     for (const key of Object.keys(a)) if (a[key] !== b[key]) result.mismatch.push(`${key}: store ${a[key]}, baseline ${b[key]}`);
     result.identical = result.mismatch.length === 0;
+    result.tablesCompared = Object.keys(a).length;
     log(`content: ${JSON.stringify(a)}`);
   }
   base.close();
@@ -181,7 +184,7 @@ function ingestMeasurements(label: string, r: IngestResult, verified: boolean): 
   const eventsRatio = median(r.chunkEventRatios);
   const totalRatio = r.sameRowsMs / r.storeMs;
   const cpuRatio = r.sameRowsCpuMs / r.storeCpuMs;
-  const identity = verified ? (r.identical ? 'databases identical table by table' : `DATABASES DIFFER: ${r.mismatch.join('; ')}`) : 'content not compared';
+  const identity = verified ? (r.identical ? `databases identical in all ${r.tablesCompared} tables compared` : `DATABASES DIFFER: ${r.mismatch.join('; ')}`) : 'content not compared';
   return [
     {
       name: `ingest ${r.events} events, ${label}: store vs same rows raw`,

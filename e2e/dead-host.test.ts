@@ -2,11 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { HivewatchEvent } from '../core/base/events.js';
 import { groupAlive } from '../core/runtimes/process-group.js';
-import { until } from '../core/testing/until.js';
+import { waiting } from '../core/testing/waiting.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
 import { BACKOFF_AND_WORK } from './support/flows.js';
 import { BIN, eventsOf, ROOT, startServer, type ServerHandle } from './support/server.js';
@@ -54,9 +54,12 @@ describe('a host killed with kill -9: its run turns interrupted in the window by
     const exited = once(cli, 'exit');
     const printed: HivewatchEvent[] = [];
     createInterface({ input: cli.stdout as NodeJS.ReadableStream }).on('line', (line) => printed.push(JSON.parse(line) as HivewatchEvent));
-    const backoff = await until('the API task in its backoff', () => printed.find((e) => e.type === 'retryScheduled'));
-    const agent = await until('the long job\'s agent process', () =>
-      printed.find((e): e is Extract<HivewatchEvent, { type: 'attemptProcess' }> => e.type === 'attemptProcess' && e.taskId !== (backoff as { taskId: string }).taskId),
+    const backoff = await vi.waitFor(() => printed.find((e) => e.type === 'retryScheduled') ?? waiting('the API task in its backoff'), { timeout: 20_000 });
+    const agent = await vi.waitFor(
+      () =>
+        printed.find((e): e is Extract<HivewatchEvent, { type: 'attemptProcess' }> => e.type === 'attemptProcess' && e.taskId !== (backoff as { taskId: string }).taskId) ??
+        waiting("the long job's agent process"),
+      { timeout: 20_000 },
     );
     agentGroup = agent.pid;
     const runId = backoff.runId;
@@ -75,7 +78,7 @@ describe('a host killed with kill -9: its run turns interrupted in the window by
     await expect(row.locator('.badge.retrying').count()).resolves.toBe(0);
     await app.screenshot('dead-host-interrupted');
 
-    await until('the agent\'s process group to be gone', () => !groupAlive(agent.pid));
+    await expect.poll(() => !groupAlive(agent.pid), { message: 'the agent\'s process group to be gone', timeout: 20_000 }).toBeTruthy();
     const events = await eventsOf(server, runId);
     expect(events.filter((e) => e.type === 'runInterrupted')).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({

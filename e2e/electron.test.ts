@@ -6,6 +6,7 @@ import { _electron as electron, type ElectronApplication, type Page } from 'play
 import { detectElectron } from '../server/launcher.js';
 import { SCREENSHOTS } from './support/browser.js';
 import { ROOT, tempDir } from './support/server.js';
+import { skipTitle } from '../core/testing/skip.js';
 
 /**
  * The smoke journey through the desktop shell: start an example from Flows and watch it
@@ -18,7 +19,7 @@ const display = process.env.DISPLAY ?? (existsSync('/usr/bin/Xvfb') ? ':97' : nu
 const skipReason = !detected.ok ? detected.reason : display === null ? 'no display and no Xvfb to make one' : null;
 if (skipReason) console.warn(`[e2e] Electron journey skipped: ${skipReason}`);
 
-describe.skipIf(skipReason !== null)('the same journey in the Electron window', () => {
+describe.skipIf(skipReason !== null)(skipTitle('the same journey in the Electron window', skipReason), () => {
   let xvfb: ChildProcess | null = null;
   let appHandle: ElectronApplication;
   let page: Page;

@@ -10,6 +10,7 @@ import { openStore } from '../core/store/open.js';
 import { postgresBinaries, postgresMissing, TestDatabases } from '../core/store/postgres/test-databases.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
 import { BIN, ROOT, startServer, tempDir, type ServerHandle } from './support/server.js';
+import { skipTitle } from '../core/testing/skip.js';
 
 /**
  * Journey (issue #25 part 6): the window survives any data. The hostile OTLP set goes to the real
@@ -111,7 +112,7 @@ describe.each([{ make: postgresEngine }, { make: sqliteEngine }])('hostile telem
     await engine.stop();
   });
 
-  it.skipIf(engine.skip !== null)(`${engine.name}: the receiver answers every payload, and Runs, each run and Errors in every range render`, async () => {
+  it.skipIf(engine.skip !== null)(skipTitle(`${engine.name}: the receiver answers every payload, and Runs, each run and Errors in every range render`, engine.skip), async () => {
     const endpoint = /OTel:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())?.[1];
     expect(endpoint, server.output()).toBeDefined();
     const env = execFileSync(process.execPath, [BIN, 'otel-env', '--db', db], { cwd: ROOT, encoding: 'utf8' });
@@ -160,7 +161,7 @@ describe.each([{ make: postgresEngine }, { make: sqliteEngine }])('hostile telem
       await app.go(`#/errors?range=${range}`);
       await page.waitForFunction((r) => {
         const total = document.querySelector('[data-testid="errors-total"]')?.textContent ?? '';
-        return window.location.hash === `#/errors?range=${r}` && /^[\d,]+ errors?\b/.test(total) && !total.includes('refreshing') && document.querySelector('.state-loading') === null;
+        return window.location.hash === `#/errors?range=${r}` && /^[\d,]+ failures? · [\d,]+ occurrences?\b/.test(total) && !total.includes('refreshing') && document.querySelector('.state-loading') === null;
       }, range);
       await noErrorState(page, `Errors, range ${range}`);
     }

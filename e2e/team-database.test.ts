@@ -10,6 +10,7 @@ import { openStore } from '../core/store/open.js';
 import { postgresBinaries, postgresMissing, TestDatabases } from '../core/store/postgres/test-databases.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
 import { BIN, ROOT, startServer, tempDir, type ServerHandle } from './support/server.js';
+import { skipTitle } from '../core/testing/skip.js';
 
 /**
  * Journey (issue #13, "Done when"): two `hivewatch run` processes in terminals and one
@@ -161,7 +162,7 @@ describe.each(ENGINES)('a team database on $name: two CLI runs, one window', ({ 
     if (flowsDir) rmSync(flowsDir, { recursive: true, force: true });
   });
 
-  it.skipIf(engine.skip !== null)('shows both runs live, cancels one from the window, and counts the journal\'s errors', async () => {
+  it.skipIf(engine.skip !== null)(skipTitle('shows both runs live, cancels one from the window, and counts the journal\'s errors', engine.skip), async () => {
     const { page } = app;
     const navigations: string[] = [];
     const onNavigated = (frame: Frame): void => {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore, SCHEMA_VERSION } from '../../core/store/index.js';
@@ -137,19 +137,27 @@ export function bulkSeed(path: string, options: { runs: number; errors: number; 
 /**
  * The cached history of this size in the OS temp directory, generated once (into a temporary
  * name, renamed when complete, so an interrupted generation is never reused). Returns its path
- * and how long generating took (0 when cached). A cached database keeps its original times.
+ * and how long generating took (0 when cached). A cached database keeps its original times; one
+ * generated more than `maxAgeMs` ago is generated again.
  */
-export function cachedHistory(runs: number, errors: number): { path: string; generatedMs: number } {
+export function cachedHistory(runs: number, errors: number, maxAgeMs = Number.POSITIVE_INFINITY): { path: string; generatedMs: number } {
   const dir = join(tmpdir(), 'hivewatch-bench');
   mkdirSync(dir, { recursive: true });
   // Keyed by the schema: a cached history is never migrated in place (1,000,000 rows of backfill).
   const path = join(dir, `history-${runs}-runs-${errors}-errors-schema${SCHEMA_VERSION}.db`);
-  if (existsSync(path)) return { path, generatedMs: 0 };
+  // The history ends when it was generated (kept beside it: serve writes to the file, so its mtime
+  // says nothing): past maxAgeMs its newest range (1 h) would be empty.
+  const stamp = `${path}.generated-at`;
+  const generatedAt = existsSync(path) && existsSync(stamp) ? Number(readFileSync(stamp, 'utf8')) : Number.NaN;
+  if (Date.now() - generatedAt <= maxAgeMs) return { path, generatedMs: 0 };
+  for (const suffix of ['', '-wal', '-shm', '.generated-at']) rmSync(`${path}${suffix}`, { force: true });
   const partial = `${path}.partial`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
   const started = performance.now();
-  bulkSeed(partial, { runs, errors, now: Date.now() });
+  const now = Date.now();
+  bulkSeed(partial, { runs, errors, now });
   for (const suffix of ['-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
   renameSync(partial, path);
+  writeFileSync(stamp, String(now));
   return { path, generatedMs: Math.round(performance.now() - started) };
 }

@@ -1,90 +1,37 @@
 /// <reference lib="dom" />
-/// <reference lib="dom.iterable" />
-import type { ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { cachedHistory } from './bulk-seed.js';
-import { startServe } from './ui-perf.js';
+import { ERRORS_FILLED, FIRST_ROW, openAt, timeHashChange, waitMark } from './page-marks.js';
+import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
 
 /**
- * The window over a whole history, in Chromium against a real `hivewatch serve` on a bulk
- * history (1,000,000 runs and 1,000,000 errors; `--quick`: 20,000 of each), generated once and
- * cached in the OS temp directory. Reported next to issue #12's targets, never asserted:
- *  - Runs screen opened directly: first rows painted (median of 3 loads) — target < 500 ms;
- *  - a filter or sort change (hash change → first row of the server's answer painted), p95 over
- *    a fixed set of changes — target < 200 ms;
- *  - Errors screen opened directly: every panel filled (median of 3) — target < 800 ms;
- *  - renderer JS heap after paging the runs table and opening the errors screen — < 100 MB;
- *  - a live run: its row shows `completed` after its runCompleted was journaled (endedWall →
- *    painted, same machine clock), p95 over N runs — target < 100 ms.
- * The live runs are added to the cached history (a few per bench run).
+ * The window over a whole history (issue #24 part 1), in Chromium against a real `hivewatch
+ * serve` on a bulk history of 1,000,000 runs and 1,000,000 errors (`--quick`: 20,000 of each),
+ * generated in the OS temp directory and reused for an hour (its newest hour must hold errors).
+ * Nothing the bench times is primed:
+ *  - cold and warm opens: for each screen (Runs; Errors at 1 h, 24 h, 7 d, 30 d, all), every
+ *    sample starts a fresh `serve` on the history; its first open of the screen (a fresh browser
+ *    context) is the cold figure, a second open right after is the warm one. p95 of the samples:
+ *    Runs first rows painted < 300 ms, Errors every panel filled < 500 ms, each cold and warm;
+ *  - on one more fresh serve, filter, sort and text-search changes (hash change → the window
+ *    paints the first row of the answer the server gave it; nothing is asked beforehand), each
+ *    change asked `rounds` times in turn (the first round is the first time this serve answers
+ *    it): p95 < 200 ms; the renderer's JS heap after paging the table and opening Errors <
+ *    100 MB; a live run's row showing `completed` after its runCompleted was journaled
+ *    (endedWall → painted, one machine clock): p95 < 100 ms.
+ * Every missed target is printed as MISSED and makes the bench exit 1.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--enable-precise-memory-info'];
+const HOUR = 3_600_000;
+const ERROR_RANGES = [['1h', HOUR], ['24h', 24 * HOUR], ['7d', 7 * 24 * HOUR], ['30d', 30 * 24 * HOUR], ['all', Number.POSITIVE_INFINITY]] as const;
 
-interface Api {
-  get<T>(path: string): Promise<T>;
-  post<T>(path: string, body: unknown): Promise<T>;
-}
-
-function apiOf(url: string): Api {
-  const parsed = new URL(url);
-  const token = parsed.searchParams.get('token') ?? '';
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${parsed.origin}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
-  return { get: (path) => call('GET', path), post: (path, body) => call('POST', path, body) };
-}
-
-const quantile = (values: number[], q: number): number => {
-  const s = [...values].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0);
-};
-const median = (values: number[]): number => quantile(values, 0.5);
-
-/** Time from navigation start until a selector is in the DOM, sampled every frame. */
-function waitMark(page: Page, test: string): Promise<number> {
-  return page.evaluate(
-    (source) =>
-      new Promise<number>((done) => {
-        const check = new Function(`return (${source})`) as () => boolean;
-        const frame = (): void => {
-          if (check()) done(performance.now());
-          else requestAnimationFrame(frame);
-        };
-        frame();
-      }),
-    test,
-  );
-}
-
-const FIRST_ROW = "document.querySelector('.runs-table [data-run-id]') !== null";
-const ERRORS_FILLED = `document.querySelector('.errors-page') !== null
-  && document.querySelector('main .state-loading') === null
-  && document.querySelector('.groups-table svg.sparkline') !== null
-  && document.querySelector('.occurrence') !== null
-  && document.querySelector('[data-testid="errors-total"]')?.textContent !== ''`;
-
-async function openAt(browser: Browser, url: string, test: string): Promise<{ ms: number; fcp: number; page: Page; close: () => Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(url);
-  const ms = await waitMark(page, test);
-  // The floor every screen shares: the window's own first paint (HTML, CSS, the main bundle).
-  const fcp = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0);
-  return { ms, fcp, page, close: () => context.close() };
-}
-
-/** Filter and sort changes the operator makes, each answered when the server's first row paints. */
+/** Filter, sort and text-search changes an operator makes on the Runs screen. */
 const CHANGES = [
   'status=failed',
   'status=failed&code=RUNTIME_TIMEOUT',
@@ -97,47 +44,43 @@ const CHANGES = [
   'status=cancelled&range=7d',
   'q=merge%20conflict',
   'q=run_bulk00001',
+  'q=no-run-has-this-text',
   'status=completed,failed&sort=-attempts',
   '',
 ];
 
-function apiQuery(hashQuery: string): string {
-  const p = new URLSearchParams(hashQuery);
-  const out = new URLSearchParams();
-  for (const [k, v] of p) out.set(k === 'q' ? 'text' : k, v);
-  if (p.get('range') === '7d') {
-    out.delete('range');
-    out.set('since', String(Date.now() - 7 * 86_400_000));
-  }
-  out.set('limit', '1');
-  return out.toString();
+const quantile = (values: readonly number[], q: number): number => {
+  const s = [...values].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0);
+};
+
+interface Judged {
+  name: string;
+  value: number;
+  unit: string;
+  target: number;
+  detail: string;
 }
 
-async function filterChanges(page: Page, api: Api, rounds: number): Promise<{ change: string; ms: number }[]> {
-  const times: { change: string; ms: number }[] = [];
-  for (let round = 0; round < rounds; round++) {
-    for (const change of CHANGES) {
-      const answer = await api.get<{ items: { id: string }[] }>(`/api/runs?${apiQuery(change)}`);
-      const expected = answer.items[0]?.id ?? null;
-      const ms = await page.evaluate(
-        ({ hash, want }) =>
-          new Promise<number>((done) => {
-            const t0 = performance.now();
-            window.location.hash = hash;
-            const frame = (): void => {
-              const first = document.querySelector('.runs-table [data-run-id]')?.getAttribute('data-run-id') ?? null;
-              const empty = document.querySelector('.state-empty') !== null;
-              if ((want !== null && first === want) || (want === null && empty)) done(performance.now() - t0);
-              else requestAnimationFrame(frame);
-            };
-            requestAnimationFrame(frame);
-          }),
-        { hash: `#/runs${change ? `?${change}` : ''}`, want: expected },
-      );
-      times.push({ change: change || '(no filter)', ms: Math.round(ms) });
+/** Cold and warm opens of one screen, a fresh serve per sample. */
+async function coldAndWarm(browser: Browser, dbPath: string, hash: string, test: string, samples: number): Promise<{ cold: number[]; warm: number[] }> {
+  const cold: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    let serve: Serve | null = null;
+    try {
+      serve = await startServe(dbPath);
+      const base = serve.url.replace(/#.*$/, '');
+      for (const into of [cold, warm]) {
+        const opened = await openAt(browser, `${base}${hash}`, test);
+        into.push(opened.ms);
+        await opened.close();
+      }
+    } finally {
+      await stopServe(serve);
     }
   }
-  return times;
+  return { cold, warm };
 }
 
 async function heapMb(page: Page): Promise<number> {
@@ -149,17 +92,19 @@ async function heapMb(page: Page): Promise<number> {
   return Math.round((used / 1_048_576) * 10) / 10;
 }
 
-/** Scrolls the runs table to its end `pages` times (each loads the next keyset page). */
+/** Scrolls the runs table to its end until `pages` more keyset pages are in; returns the rows loaded. */
 async function pageThrough(page: Page, pages: number): Promise<number> {
+  // The virtual list is as tall as the rows it holds (44 px a row).
+  const rows = (): Promise<number> => page.evaluate(() => Math.round((document.querySelector('[data-testid="runs-scroll"]') as HTMLElement).scrollHeight / 44));
   for (let i = 0; i < pages; i++) {
-    const before = await page.getByRole('grid', { name: 'Runs' }).getAttribute('aria-rowcount');
+    const before = await page.evaluate(() => (document.querySelector('[data-testid="runs-scroll"]') as HTMLElement).scrollHeight);
     await page.evaluate(() => {
       const el = document.querySelector('[data-testid="runs-scroll"]') as HTMLElement;
       el.scrollTop = el.scrollHeight;
     });
-    await page.waitForFunction((n) => document.querySelector('[role="grid"][aria-label="Runs"]')?.getAttribute('aria-rowcount') !== n, before);
+    await page.waitForFunction((h) => (document.querySelector('[data-testid="runs-scroll"]') as HTMLElement).scrollHeight > h, before);
   }
-  return Number(await page.getByRole('grid', { name: 'Runs' }).getAttribute('aria-rowcount'));
+  return rows();
 }
 
 async function liveLatency(page: Page, api: Api, runs: number): Promise<number[]> {
@@ -185,81 +130,96 @@ async function liveLatency(page: Page, api: Api, runs: number): Promise<number[]
   return latencies;
 }
 
+/** Filter changes, the heap and live latency, on one fresh serve. */
+async function session(browser: Browser, dbPath: string, quick: boolean): Promise<Judged[]> {
+  let serve: Serve | null = null;
+  try {
+    serve = await startServe(dbPath);
+    const api = apiOf(serve.url);
+    const opened = await openAt(browser, `${serve.url.replace(/#.*$/, '')}#/runs`, FIRST_ROW);
+    const rounds = quick ? 2 : 3;
+    const answered: { change: string; ms: number }[] = [];
+    for (let round = 0; round < rounds; round++) {
+      for (const change of CHANGES) answered.push({ change: change || '(no filter)', ms: Math.round(await timeHashChange(opened.page, `#/runs${change ? `?${change}` : ''}`)) });
+    }
+    const firsts = answered.slice(0, CHANGES.length).map((a) => a.ms);
+    const slowest = [...answered].sort((a, b) => b.ms - a.ms).slice(0, 3);
+    await opened.page.evaluate(() => {
+      window.location.hash = '#/runs';
+    });
+    await waitMark(opened.page, FIRST_ROW);
+    const rowsLoaded = await pageThrough(opened.page, quick ? 3 : 10);
+    await opened.page.evaluate(() => {
+      window.location.hash = '#/errors';
+    });
+    await waitMark(opened.page, ERRORS_FILLED);
+    const heap = await heapMb(opened.page);
+    const latencies = await liveLatency(opened.page, api, quick ? 10 : 20);
+    await opened.close();
+    const all = answered.map((a) => a.ms);
+    return [
+      {
+        name: 'Runs filter / sort / text search answered and painted, p95',
+        value: quantile(all, 0.95), unit: 'ms', target: 200,
+        detail: `${all.length} changes (${CHANGES.length} × ${rounds} rounds); first round p95 ${quantile(firsts, 0.95)} ms, p50 overall ${quantile(all, 0.5)} ms; slowest: ${slowest.map((s) => `${s.change} ${s.ms} ms`).join(' · ')}`,
+      },
+      { name: 'renderer JS heap after paging Runs and opening Errors', value: heap, unit: 'MB', target: 100, detail: `about ${rowsLoaded} rows paged in` },
+      { name: 'live run, runCompleted journaled → row painted, p95', value: quantile(latencies, 0.95), unit: 'ms', target: 100, detail: `p50 ${quantile(latencies, 0.5)} ms over ${latencies.length} runs` },
+    ];
+  } finally {
+    await stopServe(serve);
+  }
+}
+
+/** Errors in each range of the history (read from the file, for the report: an empty range would time an empty screen). */
+function errorsPerRange(dbPath: string): Record<string, number> {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const count = db.prepare('SELECT COUNT(*) AS n FROM errors WHERE ts >= ?');
+    return Object.fromEntries(ERROR_RANGES.map(([range, ms]) => [range, (count.get(Number.isFinite(ms) ? Date.now() - ms : 0) as { n: number }).n]));
+  } finally {
+    db.close();
+  }
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const json = argv.includes('--json');
   const size = quick ? 20_000 : 1_000_000;
-  const history = cachedHistory(size, size);
-  let server: ChildProcess | null = null;
+  const samples = quick ? 5 : 20;
+  const history = cachedHistory(size, size, HOUR);
+  const inRange = errorsPerRange(history.path);
   let browser: Browser | null = null;
   try {
-    const started = await startServe(history.path);
-    server = started.child;
-    const api = apiOf(started.url);
     browser = await chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROME_ARGS });
-    const base = started.url.replace(/#.*$/, '');
-
-    const runLoads: number[] = [];
-    const paints: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const opened = await openAt(browser, `${base}#/runs`, FIRST_ROW);
-      runLoads.push(opened.ms);
-      paints.push(opened.fcp);
-      await opened.close();
+    const judged: Judged[] = [];
+    const opens: [string, string, string, number][] = [
+      ['Runs, first rows painted', '#/runs', FIRST_ROW, 300],
+      ...ERROR_RANGES.map(([range]) => [`Errors ${range} (${inRange[range]} errors), every panel filled`, `#/errors?range=${range}`, ERRORS_FILLED, 500] as [string, string, string, number]),
+    ];
+    for (const [name, hash, test, target] of opens) {
+      const { cold, warm } = await coldAndWarm(browser, history.path, hash, test, samples);
+      judged.push({ name: `${name}, cold p95`, value: quantile(cold, 0.95), unit: 'ms', target, detail: `first open on a fresh serve, ${cold.length} serves; p50 ${quantile(cold, 0.5)} ms` });
+      judged.push({ name: `${name}, warm p95`, value: quantile(warm, 0.95), unit: 'ms', target, detail: `second open on the same serve, ${warm.length} serves; p50 ${quantile(warm, 0.5)} ms` });
     }
-    const errorLoads: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const opened = await openAt(browser, `${base}#/errors`, ERRORS_FILLED);
-      errorLoads.push(opened.ms);
-      await opened.close();
-    }
-    const session = await openAt(browser, `${base}#/runs`, FIRST_ROW);
-    const answered = await filterChanges(session.page, api, quick ? 1 : 2);
-    const changes = answered.map((a) => a.ms);
-    const slowest = [...answered].sort((a, b) => b.ms - a.ms).slice(0, 3);
-    await session.page.evaluate(() => {
-      window.location.hash = '#/runs';
-    });
-    await waitMark(session.page, FIRST_ROW);
-    const rowsLoaded = await pageThrough(session.page, quick ? 3 : 10);
-    await session.page.evaluate(() => {
-      window.location.hash = '#/errors';
-    });
-    await waitMark(session.page, ERRORS_FILLED);
-    const heap = await heapMb(session.page);
-    const latencies = await liveLatency(session.page, api, quick ? 5 : 20);
-    await session.close();
-
-    const result = {
-      history: { runs: size, errors: size, db: history.path, generatedMs: history.generatedMs },
-      runsFirstRowsMs: { median: median(runLoads), target: 500, firstContentfulPaint: median(paints) },
-      filterChangeMs: { p50: median(changes), p95: quantile(changes, 0.95), changes: changes.length, target: 200, slowest },
-      errorsAllPanelsMs: { median: median(errorLoads), target: 800 },
-      heapMb: { value: heap, rowsLoaded, target: 100 },
-      liveLatencyMs: { p50: median(latencies), p95: quantile(latencies, 0.95), runs: latencies.length, target: 100 },
-    };
+    judged.push(...(await session(browser, history.path, quick)));
+    const missed = judged.filter((j) => j.value >= j.target);
+    const result = { history: { runs: size, errors: size, db: history.path, generatedMs: history.generatedMs, errorsPerRange: inRange }, samples, figures: judged, missed: missed.map((m) => m.name) };
     mkdirSync(join(ROOT, 'artifacts', 'perf'), { recursive: true });
     writeFileSync(join(ROOT, 'artifacts', 'perf', 'history-perf.json'), `${JSON.stringify(result, null, 2)}\n`);
     if (json) console.log(JSON.stringify(result, null, 2));
     else {
       const n = size.toLocaleString('en-US');
-      const mark = (value: number, target: number): string => `${value} ms (target < ${target} ms${value < target ? '' : ', MISSED'})`;
       console.log(`History of ${n} runs and ${n} errors (${history.generatedMs ? `generated in ${(history.generatedMs / 1000).toFixed(1)} s` : 'cached'}: ${history.path})`);
-      console.log(`  Runs screen, first rows:          ${mark(result.runsFirstRowsMs.median, 500)} median of 3 (first contentful paint ${result.runsFirstRowsMs.firstContentfulPaint} ms)`);
-      console.log(`  filter / sort change answered:    p95 ${mark(result.filterChangeMs.p95, 200)}, p50 ${result.filterChangeMs.p50} ms over ${changes.length}`);
-      console.log(`    slowest: ${slowest.map((s) => `${s.change} ${s.ms} ms`).join(' · ')}`);
-      console.log(`  Errors screen, all panels:        ${mark(result.errorsAllPanelsMs.median, 800)} median of 3`);
-      console.log(`  renderer JS heap:                 ${heap} MB (target < 100 MB) after ${rowsLoaded} rows paged in and the Errors screen`);
-      console.log(`  live run, event to screen:        p95 ${mark(result.liveLatencyMs.p95, 100)}, p50 ${result.liveLatencyMs.p50} ms over ${latencies.length} runs`);
+      for (const j of judged) {
+        console.log(`  ${`${j.name}:`.padEnd(66)} ${j.value} ${j.unit} (target < ${j.target} ${j.unit}${j.value < j.target ? '' : ', MISSED'})`);
+        console.log(`      ${j.detail}`);
+      }
+      console.log(missed.length === 0 ? `${judged.length} targets met` : `${missed.length} of ${judged.length} targets MISSED`);
     }
-    return 0;
+    return missed.length === 0 ? 0 : 1;
   } finally {
     await browser?.close();
-    if (server) {
-      const exited = new Promise((r) => server?.once('exit', r));
-      server.kill('SIGTERM');
-      await exited;
-    }
   }
 }
 

@@ -6,7 +6,6 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { groupAlive } from '../runtimes/process-group.js';
-import { until } from '../testing/until.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
 
@@ -137,7 +136,7 @@ session: stubborn
         child.kill('SIGINT');
       }
     });
-    await until('the agent to be spawned and to ignore SIGTERM', () => seen.some((e) => e.type === 'attemptProcess') && existsSync(ready));
+    await expect.poll(() => seen.some((e) => e.type === 'attemptProcess') && existsSync(ready), { message: 'the agent to be spawned and to ignore SIGTERM', timeout: 20_000 }).toBeTruthy();
     child.kill('SIGINT');
     const code = await closed;
     expect(code).toBe(3);

@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { groupAlive, groupLeadersWithEnvironment, signalGroupId } from '../runtimes/process-group.js';
 import { openStore } from '../store/index.js';
 import { seededRandom } from '../testing/seeded-random.js';
-import { until } from '../testing/until.js';
+import { waiting } from '../testing/waiting.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
 
@@ -117,8 +117,9 @@ describe('crash recovery: the fake runtime’s agents (issue #19)', () => {
     try {
       // The three fake agents, found by their prompts in /proc (real subprocesses in groups of their
       // own), once their processes are on record.
-      const agents = await until('three fake agents running and journaled', () =>
-        running().length === 3 && printed.filter((e) => e.type === 'attemptProcess').length === 3 ? running() : null,
+      const agents = await vi.waitFor(
+        () => (running().length === 3 && printed.filter((e) => e.type === 'attemptProcess').length === 3 ? running() : waiting('three fake agents running and journaled')),
+        { timeout: 20_000 },
       );
       child.kill('SIGKILL');
       await closed;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore, openStore } from '../store/index.js';
 import { randomJournals } from '../store/testing/journal-builder.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
-import { until } from '../testing/until.js';
+import { skipTitle } from '../testing/skip.js';
 
 const { binaries, reason } = findPostgres();
 if (!binaries) console.warn(`concurrent migrate suite skipped: ${reason}`);
@@ -39,7 +39,7 @@ function migrate(from: string, to: string): Promise<Exit> {
  * events. The loser must say what happened and that running the command again finishes the job
  * (docs: "a failed or repeated migrate is run again as is"), not die with a stack trace.
  */
-describe.skipIf(!binaries)('two hivewatch migrate at once (needs PostgreSQL)', () => {
+describe.skipIf(!binaries)(skipTitle('two hivewatch migrate at once (needs PostgreSQL)', reason), () => {
   let cluster: PostgresCluster;
   let dir: string;
   beforeAll(async () => {
@@ -68,12 +68,12 @@ describe.skipIf(!binaries)('two hivewatch migrate at once (needs PostgreSQL)', (
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE journal_head IN EXCLUSIVE MODE');
       const both = Promise.all([migrate(history, url), migrate(history, url)]);
-      await until('both migrates blocked inside their first write', async () => {
+      await expect.poll(async () => {
         const { rows } = await admin.query<{ waiting: number }>(
           "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = 'race' AND application_name = 'hivewatch' AND wait_event_type = 'Lock'",
         );
         return rows[0]!.waiting === 2;
-      }, 60_000);
+      }, { message: 'both migrates blocked inside their first write', timeout: 60_000 }).toBeTruthy();
       await holder.query('COMMIT');
       await holder.end();
       const exits = await both;

@@ -17,6 +17,7 @@ import { findPostgres, startPostgresCluster, type PostgresCluster } from '../tes
 import { copyHistory } from './history-copy.js';
 import type { CliIo } from './io.js';
 import { main } from './main.js';
+import { skipTitle } from '../testing/skip.js';
 
 const { binaries, reason } = findPostgres();
 if (!binaries) console.warn(`PostgreSQL suites skipped: ${reason}`);
@@ -143,7 +144,7 @@ async function journal(store: HivewatchStore): Promise<{ event: HivewatchEvent; 
   return (await store.eventsAfterCommit(0, 100_000)).map(({ event, wall }) => ({ event, wall }));
 }
 
-describe.skipIf(!binaries)('hivewatch migrate (SQLite file to PostgreSQL)', () => {
+describe.skipIf(!binaries)(skipTitle('hivewatch migrate (SQLite file to PostgreSQL)', reason), () => {
   let cluster: PostgresCluster;
   let admin: pg.Client;
   let databases = 0;

@@ -8,6 +8,7 @@ import { openPostgresStore } from '../store/postgres/store.js';
 import { postgresBinaries, postgresMissing } from '../store/postgres/test-databases.js';
 import { cliHost, type CliHost } from '../testing/cli-host.js';
 import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * Issue #25 part 1 with the real `hivewatch run` on a real PostgreSQL cluster: an agent whose
@@ -72,7 +73,7 @@ async function read<T>(url: string, read: (store: Awaited<ReturnType<typeof open
   }
 }
 
-describe.skipIf(!postgresBinaries)('hivewatch run journals what its agents print, on PostgreSQL', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('hivewatch run journals what its agents print, on PostgreSQL', postgresMissing), () => {
   it('an agent that prints a NUL byte: the run completes and its output reads back, marked', async () => {
     const { url, flow } = await setUp(`printf 'fine\\000bytes'\n`);
     const { code, host } = await run(['run', flow, '--json', '--db', url]);

@@ -9,7 +9,7 @@ import { postgresBinaries, postgresMissing } from '../store/postgres/test-databa
 import { cliHost, type CliHost } from '../testing/cli-host.js';
 import { outageFlow, type OutageFlow } from '../testing/outage-flow.js';
 import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
-import { until } from '../testing/until.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * Issue #25 part 2 with the real `hivewatch run` as the host: its PostgreSQL server stopped and
@@ -55,7 +55,7 @@ async function runUntilSessionTwo(url: string, flow: OutageFlow, retryWindowMs: 
   const host = cliHost(['run', flow.file, '--json', '--db', url], { HIVEWATCH_JOURNAL_RETRY_MS: String(retryWindowMs), HIVEWATCH_JOURNAL_WAIT_MS: '120000' });
   hosts.push(host);
   flow.go(1);
-  await until('session 2 at work', () => host.printed.some((e) => e.type === 'attemptProcess' && e.step === 2), 60_000);
+  await expect.poll(() => host.printed.some((e) => e.type === 'attemptProcess' && e.step === 2), { message: 'session 2 at work', timeout: 60_000 }).toBeTruthy();
   return host;
 }
 
@@ -74,13 +74,13 @@ function expectPrintedJournaled(printed: readonly HivewatchEvent[], journal: rea
   for (const event of printed) expect(journal[event.seq - 1], `printed seq ${event.seq} (${event.type})`).toEqual(event);
 }
 
-describe.skipIf(!postgresBinaries)('hivewatch run while its PostgreSQL server goes away', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('hivewatch run while its PostgreSQL server goes away', postgresMissing), () => {
   it('rides out an outage its retries outlast: exits 0 with the run completed and every printed event journaled', async () => {
     const { url, flow } = await freshDatabase();
     const host = await runUntilSessionTwo(url, flow, 120_000);
     cluster.halt();
     flow.go(2);
-    await until('session 2 answered during the outage', () => flow.answered(2));
+    await expect.poll(() => flow.answered(2), { message: 'session 2 answered during the outage', timeout: 20_000 }).toBeTruthy();
     cluster.restart();
     flow.go(3);
     expect(await host.exited, host.stderr()).toBe(0);
@@ -98,7 +98,7 @@ describe.skipIf(!postgresBinaries)('hivewatch run while its PostgreSQL server go
     const host = await runUntilSessionTwo(url, flow, 300);
     cluster.halt();
     flow.go(2);
-    await until('the host waiting for the database', () => /waiting up to \d+ s for the database to journal the last events of run /.test(host.stderr()), 60_000);
+    await expect.poll(() => /waiting up to \d+ s for the database to journal the last events of run /.test(host.stderr()), { message: 'the host waiting for the database', timeout: 60_000 }).toBeTruthy();
     cluster.restart();
     expect(await host.exited, host.stderr()).toBe(1);
     const runId = host.printed[0]!.runId;

@@ -10,6 +10,7 @@ import { bundledExamplesDir } from '../service/flow-keys.js';
 import { ERROR_DIMENSIONS, SERIES_DIMENSIONS } from '../service/api.js';
 import { openStore } from '../store/index.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * Issue #25 part 5: a secret planted in a flow (an `env:` value printed on stderr and in an
@@ -137,7 +138,7 @@ describe('a planted secret on SQLite', () => {
 
 const { binaries, reason } = findPostgres();
 
-describe.skipIf(binaries === null)(`a password in HIVEWATCH_DB (PostgreSQL; skipped when ${reason || 'never'})`, () => {
+describe.skipIf(binaries === null)(skipTitle('a password in HIVEWATCH_DB (PostgreSQL)', reason), () => {
   const PASSWORD = 'pw-PLANTED-91c3';
   let cluster: PostgresCluster;
   const dir = mkdtempSync(join(tmpdir(), 'hw-secrets-pg-'));

@@ -14,7 +14,9 @@ import { problemBeforeStepZero } from './preflight.js';
 import { resolveStep } from './resolve.js';
 import type { ResumePoint } from '../base/resume-point.js';
 import { ENGINE_SEMANTICS, resumeProblem } from './resume.js';
+import { RunCancellation } from './run-cancellation.js';
 import { RunChannels } from './run-channels.js';
+import { commitStep, settledInOrder } from './run-commit.js';
 import { newRunId } from '../base/ids.js';
 import { flowNameOf, type RunConfig, type RunResult } from './run-config.js';
 import { RunThreads } from './run-threads.js';
@@ -26,11 +28,6 @@ import type { RunWork } from './task-work.js';
 
 export type { RunConfig, RunResult, RunWorkspaceConfig } from './run-config.js';
 
-interface CancelCommand {
-  commandId: string;
-  reason: string;
-}
-
 /**
  * One execution of a flow: the superstep loop. Frontier → run tasks → judge them in ordinal
  * order → let the threads move on → commit the step's writes atomically → checkpoint, until the
@@ -38,6 +35,10 @@ interface CancelCommand {
  * commit the only wait is the threads moving on; the commit itself, with the outcomes it
  * journals, happens in one synchronous stretch after checking for a cancel, so a cancel that
  * lands before it leaves no commit-scoped event (rule 11).
+ *
+ * The roles live in files of their own: cancellation in run-cancellation.ts, the commit and the
+ * ordinal order it depends on in run-commit.ts, the threads in run-threads.ts, the channels in
+ * run-channels.ts; this file is the loop and the run's endings.
  */
 export class FlowRun {
   readonly runId: string;
@@ -45,12 +46,8 @@ export class FlowRun {
   private readonly maxSteps: number;
   private readonly limiter: Limiter;
   private seq = 0;
-  private epochValue = 0;
   private statusValue: RunStatus = 'queued';
-  private cancelCommand: CancelCommand | null = null;
-  private readonly cancelController = new AbortController();
-  /** Aborted by a second cancel while cancelling (rule 18): what still runs gets SIGKILL now. */
-  private readonly killNow = new AbortController();
+  private readonly cancellation = new RunCancellation();
   private readonly channels: RunChannels;
   private threads: RunThreads | null = null;
   private stepNumber = 0;
@@ -75,7 +72,7 @@ export class FlowRun {
   }
 
   get epoch(): number {
-    return this.epochValue;
+    return this.cancellation.epoch;
   }
 
   /** Events as they are appended, for live views; the sink remains the record. */
@@ -84,29 +81,18 @@ export class FlowRun {
     return () => this.listeners.delete(listener);
   }
 
-  /**
-   * Rules 9–11: journal the command, move to `cancelling`, bump the epoch, stop what runs. A
-   * second cancel while cancelling forces (rule 18, F8): in-flight agents get SIGKILL at once and
-   * the run ends with `runCancelled {forced: true}`; a third changes nothing.
-   */
+  /** Rules 9–11 and 18 (run-cancellation.ts): a run that ended takes no cancel. */
   cancel(options: { commandId?: string; reason?: string } = {}): { commandId: string; accepted: boolean } {
     const commandId = options.commandId ?? `cmd_${randomUUID().slice(0, 8)}`;
     const reason = options.reason ?? 'cancelled by operator';
     const terminal = this.statusValue === 'completed' || this.statusValue === 'failed' || this.statusValue === 'cancelled';
     if (terminal) return { commandId, accepted: false };
-    if (this.cancelCommand !== null) {
-      const forcing = !this.killNow.signal.aborted;
-      this.emit({ type: 'cancelRequested', commandId, reason, alreadyCancelling: true, ...(forcing ? { forced: true } : {}) });
-      if (forcing) this.killNow.abort(new CancelledError(reason));
-      return { commandId, accepted: false };
-    }
-    this.emit({ type: 'cancelRequested', commandId, reason, alreadyCancelling: false });
-    this.cancelCommand = { commandId, reason };
-    this.statusValue = 'cancelling';
-    this.epochValue++;
-    this.emit({ type: 'runCancelling', epoch: this.epochValue, commandId });
-    this.cancelController.abort(new CancelledError(reason));
-    return { commandId, accepted: true };
+    const accepted = this.cancellation.request(
+      { commandId, reason },
+      (body) => this.emit(body),
+      () => (this.statusValue = 'cancelling'),
+    );
+    return { commandId, accepted };
   }
 
   /** An operator's "retry now" for a task waiting in backoff. False when it is not waiting. */
@@ -191,7 +177,7 @@ export class FlowRun {
     await threads.settle();
     for (;;) {
       if (threads.root.settled) return this.finish(threads.root.error);
-      if (this.cancelCommand) return this.cancelled();
+      if (this.cancellation.requested) return this.cancelled();
       const frontier = threads.takeFrontier();
       if (frontier.length === 0) {
         return this.fail(new HivewatchError('SYSTEM_INVARIANT_VIOLATED', { message: 'the program is blocked with no ready session' }));
@@ -225,11 +211,11 @@ export class FlowRun {
       execution = { kind: 'settled', results: replayed.results };
     }
     if (execution.kind === 'cancelled') {
-      journalRunCancelled(record, frontier, execution.results, this.cancelReason());
+      journalRunCancelled(record, frontier, execution.results, this.cancellation.reason);
       return this.cancelled();
     }
     const { results } = execution;
-    const settled = frontier.map((task, i) => ({ ordinal: task.call.spec.ordinal, frames: task.call.frames, result: results[i]! }));
+    const settled = settledInOrder(frontier, results);
     const resolution = resolveStep(settled);
     if (resolution.unhandled) {
       if (live) journalOutcomes(record, frontier, results, resolution);
@@ -239,9 +225,9 @@ export class FlowRun {
     deliver(frontier, settled, resolution, this.channels);
     await threads.settle();
     const merge = live ? await this.mergeStep(step, frontier, results) : null;
-    if (this.cancelCommand && live) {
+    if (this.cancellation.requested && live) {
       // Rule 11: the step has not committed, so its tasks end cancelled; what they did stays on the record.
-      journalRunCancelled(record, frontier, results, this.cancelReason());
+      journalRunCancelled(record, frontier, results, this.cancellation.reason);
       return this.cancelled();
     }
     if (live) journalOutcomes(record, frontier, results, resolution);
@@ -256,6 +242,7 @@ export class FlowRun {
     }
     return null;
   }
+
   private recordEnv(step: number): StepRecordEnv {
     return {
       step,
@@ -269,17 +256,9 @@ export class FlowRun {
     };
   }
 
-  private cancelReason(): string {
-    return this.cancelCommand?.reason ?? 'cancelled';
-  }
-
   /** Applies the writes made since the last commit; returns the error that rejects them all, or null. */
   private commit(step: number, live: boolean, merge: StepMerge | null = null): HivewatchError | null {
-    const rejected = this.channels.commit(step, live ? (body) => this.emit(body) : null, () => {
-      if (!merge?.ok || this.work === null) return;
-      this.emit({ type: 'branchMerged', step, branch: this.work.branch, head: merge.head, merged: merge.merged });
-      this.work.advance(merge.head);
-    });
+    const rejected = commitStep({ step, channels: this.channels, work: this.work, emit: live ? (body) => this.emit(body) : null, merge });
     return rejected === null ? null : rejected.withCorrelation({ ...this.correlation(), step }, this.clock.now());
   }
 
@@ -293,9 +272,9 @@ export class FlowRun {
       clock: this.clock,
       limiter: this.limiter,
       sharedLimiter: this.config.sharedLimiter,
-      runSignal: this.cancelController.signal,
-      killNow: this.killNow.signal,
-      epoch: () => this.epochValue,
+      runSignal: this.cancellation.stop,
+      killNow: this.cancellation.killNow,
+      epoch: () => this.cancellation.epoch,
       emit: (body) => this.emit(body),
       agentFor: (call) => this.agentOfSpec(call.spec),
       retryPolicyFor: (call, agent) => retryPolicyFor(call.spec, agent),
@@ -329,7 +308,7 @@ export class FlowRun {
 
   private async finish(rootError: unknown): Promise<RunResult> {
     // The program ended; only writes it made since the last commit (a flow with no session) are left to commit.
-    if (this.cancelCommand && this.channels.uncommitted > 0) return this.cancelled();
+    if (this.cancellation.requested && this.channels.uncommitted > 0) return this.cancelled();
     if (rootError instanceof CancelledError) return this.cancelled();
     // Writes of a program that never reached a session (`let x = "a"` alone) are committed in a
     // step of their own, so the journal has no stepFinished without its stepStarted (issue #19).
@@ -370,15 +349,15 @@ export class FlowRun {
   }
 
   private async cancelled(): Promise<RunResult> {
-    const command = this.cancelCommand ?? { commandId: 'internal', reason: 'cancelled' };
+    const command = this.cancellation.requested ?? { commandId: 'internal', reason: 'cancelled' };
     this.statusValue = 'cancelled';
     this.threads?.takeRaised();
     this.channels.discardUncommitted();
     this.emit({
       type: 'runCancelled',
       cause: { commandId: command.commandId, reason: command.reason },
-      correlation: { run: this.runId, step: this.stepNumber || null, epoch: this.epochValue },
-      ...(this.killNow.signal.aborted ? { forced: true } : {}),
+      correlation: { run: this.runId, step: this.stepNumber || null, epoch: this.cancellation.epoch },
+      ...(this.cancellation.forced ? { forced: true } : {}),
     });
     return this.result('cancelled', null, await this.flushTerminal());
   }

@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RealClock } from '../base/clock.js';
 import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { FlowRun } from '../engine/run.js';
@@ -100,22 +101,35 @@ describe('hostile runtimes (real subprocesses, command runtime, real journal)', 
   });
 
   it('an agent flooding 200 MB to stdout completes with the last 1 MiB, in bounded memory', async () => {
+    // Memory is read at defined points, not on a timer: after every 20 MiB the flood stops (its
+    // pipe writes are synchronous, so all but a pipe's worth has been read by this process), says
+    // so with a file, and waits on a FIFO until the reading here is taken.
+    const gate = join(dir, 'flood.gate');
+    expect(spawnSync('mkfifo', [gate]).status).toBe(0);
     const flood = script(
       'flood.js',
-      "const b = Buffer.alloc(1024 * 1024, 120); let n = 0; const w = () => { while (n < 200) { n++; if (!process.stdout.write(b)) return process.stdout.once('drain', w); } process.stdout.write('END'); }; w();\n",
+      `const fs = require('fs'); const b = Buffer.alloc(1024 * 1024, 120); let n = 0;
+const w = () => { while (n < 200) { if (n > 0 && n % 20 === 0) { fs.writeFileSync(${JSON.stringify(dir)} + '/flood.at-' + n, ''); fs.readFileSync(${JSON.stringify(gate)}); }
+  n++; if (!process.stdout.write(b)) return process.stdout.once('drain', w); } process.stdout.write('END'); }; w();\n`,
     );
-    let peak = 0;
     const before = process.memoryUsage().rss;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-    const { status, events } = await runAgent('flood', `${process.execPath} ${flood}`);
-    clearInterval(sampler);
+    const samples: number[] = [];
+    const finished = runAgent('flood', `${process.execPath} ${flood}`);
+    for (let at = 20; at < 200; at += 20) {
+      await vi.waitFor(() => expect(existsSync(join(dir, `flood.at-${at}`)), `the flood at ${at} MiB`).toBe(true), { timeout: 30_000 });
+      samples.push(process.memoryUsage().rss - before);
+      writeFileSync(gate, 'go');
+    }
+    const { status, events } = await finished;
+    samples.push(process.memoryUsage().rss - before);
+    expect(samples).toHaveLength(10);
     expect(status).toBe('completed');
     const out = output(events);
     expect(out.endsWith('xxxEND')).toBe(true);
     expect(out.length).toBeLessThan(MiB + 100);
     expect(out).toContain(`${200 * MiB + 3 - MiB} bytes truncated`);
-    // 200 MiB went through; holding it would show here. The bound leaves room for GC lag.
-    expect(peak - before).toBeLessThan(150 * MiB);
+    // 200 MiB went through; holding it would show at the later points. The bound leaves room for GC lag.
+    expect(Math.max(...samples)).toBeLessThan(150 * MiB);
     expectNothingLeft(events);
   });
 

@@ -6,7 +6,6 @@ import { RealClock } from '../base/clock.js';
 import { FlowRun } from '../engine/run.js';
 import { MemorySink } from '../engine/sinks.js';
 import { ofType, planOf, typesOf } from '../engine/testing.js';
-import { until } from '../testing/until.js';
 import { groupAlive } from './process-group.js';
 import { createRuntimeRegistry } from './registry.js';
 
@@ -43,7 +42,7 @@ describe('answers that arrive after the stop (rules 12, F6)', () => {
   it('a run cancel: the subprocess exits 0 with output, journaled as receiptIgnoredStale with it; nothing changes', async () => {
     const agent = politeAgent('polite', 'late answer', 0);
     const { run, sink, done } = start(`agent polite:\n  command: "/bin/sh ${agent.script}"\nlet x = session: polite\n  prompt: "work"\n`);
-    await until('the agent to install its trap', () => existsSync(agent.ready));
+    await expect.poll(() => existsSync(agent.ready), { message: 'the agent to install its trap', timeout: 20_000 }).toBeTruthy();
     run.cancel({ commandId: 'cmd_stop' });
     const result = await done;
     expect(result.status).toBe('cancelled');
@@ -61,7 +60,7 @@ describe('answers that arrive after the stop (rules 12, F6)', () => {
   it('a run cancel: a subprocess that exits non-zero on its own leaves its error on the stale receipt, and no errorOccurred', async () => {
     const agent = politeAgent('grumpy', 'giving up', 7);
     const { run, sink, done } = start(`agent grumpy:\n  command: "/bin/sh ${agent.script}"\nsession: grumpy\n  prompt: "work"\n`);
-    await until('the agent to install its trap', () => existsSync(agent.ready));
+    await expect.poll(() => existsSync(agent.ready), { message: 'the agent to install its trap', timeout: 20_000 }).toBeTruthy();
     run.cancel();
     await done;
     const [stale] = ofType(sink.events, 'receiptIgnoredStale');

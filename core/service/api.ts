@@ -9,34 +9,28 @@ import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
 export type { ErrorEnvelope, Correlation, FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
 export type { ErrorCategory } from '../base/errors/taxonomy.js';
+// The error views' shapes have a file of their own; callers keep importing them from here.
+export { BUCKETS, ERROR_DIMENSIONS, ERROR_DISPOSITIONS, FAILURE_DIMENSIONS, HANDLED_KEYS, SERIES_DIMENSIONS } from './api-errors.js';
+export type {
+  Bucket,
+  ErrorCount,
+  ErrorDimension,
+  ErrorDisposition,
+  ErrorFilter,
+  ErrorGroup,
+  ErrorOccurrence,
+  ErrorSeries,
+  FailureCounts,
+  FailureDimension,
+  SeriesDimension,
+} from './api-errors.js';
+import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 
 export const API_VERSION = 1;
 
 export const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
 export const ERROR_CATEGORY_NAMES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
-export const ERROR_DIMENSIONS = ['category', 'origin', 'code', 'flow', 'handled', 'run', 'task'] as const;
-/**
- * An error occurrence's disposition (DESIGN rule 17, docs/semantics.md "The failure model"):
- * `unhandled` when it is in the cause chain of its run's ending error, `handled` otherwise;
- * `pending` while its run is live and the occurrence could still end up in a chain (a retried
- * attempt's error is `handled` at once: a chain never holds it).
- */
-export const ERROR_DISPOSITIONS = ['pending', 'handled', 'unhandled'] as const;
-export type ErrorDisposition = (typeof ERROR_DISPOSITIONS)[number];
-/** The keys of `errorCounts({ by: 'handled' })`: one per disposition. */
-export const HANDLED_KEYS = { handled: 'handled', unhandled: 'unhandled', pending: 'pending' } as const;
-/**
- * What `failureCounts` groups failures by: the ending error's code (rows carry the chain's root
- * cause code too), its root cause's code, category, origin, or the run's flow.
- */
-export const FAILURE_DIMENSIONS = ['code', 'rootCode', 'category', 'origin', 'flow'] as const;
-export type FailureDimension = (typeof FAILURE_DIMENSIONS)[number];
-export type ErrorDimension = (typeof ERROR_DIMENSIONS)[number];
-export const SERIES_DIMENSIONS = ['category', 'origin', 'code', 'flow'] as const;
-export type SeriesDimension = (typeof SERIES_DIMENSIONS)[number];
-export const BUCKETS = ['minute', 'hour', 'day'] as const;
-export type Bucket = (typeof BUCKETS)[number];
 export const RUN_SORTS = [
   '-started', 'started', '-ended', 'ended', '-duration', 'duration', '-errors', 'errors', '-attempts', 'attempts',
   '-step', 'step', 'status', '-status', 'flow', '-flow',
@@ -228,79 +222,6 @@ export interface SaveFlowInput {
 export interface NotificationSettings {
   /** Flow keys (a run's `flow`: `examples/…`, `user/…` or an absolute path), sorted. */
   mutedFlows: string[];
-}
-
-export interface ErrorCount {
-  key: string;
-  count: number;
-  /** A readable name for the key where there is one: the flow's name for `flow`, `run` and `task`. */
-  label?: string | null;
-}
-
-/** Failures (ending errors of runs that ended `failed`, one per run) in a window, by run end time. */
-export interface FailureCounts {
-  /** Equal to the runs that ended `failed` in the window (rule 17). */
-  total: number;
-  /** For `by: 'code'`: one row per (ending code, root cause code) pair, `rootCode` set. */
-  rows: { key: string; count: number; label?: string | null; rootCode?: string }[];
-}
-
-export interface ErrorSeries {
-  bucket: Bucket;
-  stackBy: SeriesDimension;
-  keys: string[];
-  points: { start: number; counts: Record<string, number> }[];
-}
-
-export interface ErrorGroup {
-  fingerprint: string;
-  category: string;
-  code: string;
-  origin: string;
-  message: string;
-  count: number;
-  /** Of `count`, the occurrences whose disposition is `unhandled` (links of a failed run's ending-error chain). */
-  unhandled: number;
-  /** First and last member over all time (whatever window `count` is for). */
-  firstSeen: number;
-  lastSeen: number;
-  /** The normalised message every member shares (numbers, ids and paths replaced). */
-  template?: string;
-  /** With `trendBins`: counts over the window in that many equal bins, from the hour/day rollups. */
-  trend?: number[];
-}
-
-export interface ErrorOccurrence {
-  /** The `errorOccurred` event's seq within its run: unique together with `runId`. */
-  id: number;
-  runId: string;
-  seq: number;
-  ts: number;
-  category: string;
-  code: string;
-  origin: string;
-  message: string;
-  fingerprint: string;
-  caught: boolean;
-  retrying: boolean;
-  /** Settled when the run ends (rule 17). */
-  disposition: ErrorDisposition;
-  /** This occurrence is its run's ending error (the head of the chain): it is the run's one failure. */
-  ending: boolean;
-  flow: string | null;
-  correlation: Correlation;
-  error: ErrorEnvelope;
-}
-
-/** Filters shared by error queries; times are ms since the epoch. */
-export interface ErrorFilter {
-  since?: number;
-  until?: number;
-  flow?: string;
-  category?: string;
-  origin?: string;
-  code?: string;
-  runId?: string;
 }
 
 export interface StartRunInput {

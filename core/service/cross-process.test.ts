@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { until } from '../testing/until.js';
+import { waiting } from '../testing/waiting.js';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
@@ -100,7 +100,7 @@ describe.each(engines)('on $name', (engine) => {
         cli.service.startRun({ flow: 'examples/02-rate-limited-api.prose' }),
       ]);
       await Promise.all([app.service.whenFinished(mine.runId), cli.service.whenFinished(theirs.runId)]);
-      await until('the other host\'s first events', () => seen.some((e) => e.event.runId === theirs.runId));
+      await expect.poll(() => seen.some((e) => e.event.runId === theirs.runId), { message: 'the other host\'s first events', timeout: 20_000 }).toBeTruthy();
       first.unsubscribe();
       const lastSeen = (seen[seen.length - 1] as LiveEvent).id;
 
@@ -110,7 +110,7 @@ describe.each(engines)('on $name', (engine) => {
       const second = app.service.subscribeLive({ afterId: lastSeen, onBatch: (batch) => seen.push(...batch) });
       expect(second.reset).toBe(false);
       const total = async (): Promise<number> => (await journalFrom(cli.store, start)).length;
-      await until('every committed event', async () => seen.length >= (await total()) && seen.some((e) => e.event.runId === again.runId && e.event.type === 'runCompleted'));
+      await expect.poll(async () => seen.length >= (await total()) && seen.some((e) => e.event.runId === again.runId && e.event.type === 'runCompleted'), { message: 'every committed event', timeout: 20_000 }).toBeTruthy();
       second.unsubscribe();
 
       const journal = await journalFrom(cli.store, start);
@@ -134,7 +134,7 @@ describe.each(engines)('on $name', (engine) => {
       const seen: LiveEvent[] = [];
       const sub = after.service.subscribeLive({ afterId: 2, instance, onBatch: (batch) => seen.push(...batch) });
       expect(sub).toMatchObject({ reset: false, startId: 2 });
-      await until('the backfilled events', async () => seen.length === await after.store.journalHead() - 2);
+      await expect.poll(async () => seen.length === await after.store.journalHead() - 2, { message: 'the backfilled events', timeout: 20_000 }).toBeTruthy();
       expect(seen.map((e) => e.id)).toEqual((await journalFrom(after.store, 2)).map((e) => e.id));
       sub.unsubscribe();
     });
@@ -152,7 +152,7 @@ describe.each(engines)('on $name', (engine) => {
       const [code] = (await once(child, 'close')) as [number];
       expect(code).toBe(0);
       const printed = stdout.trim().split('\n').map((line) => JSON.parse(line) as HivewatchEvent);
-      await until('the subprocess run\'s last event', () => seen.some((e) => e.event.type === 'runCompleted'));
+      await expect.poll(() => seen.some((e) => e.event.type === 'runCompleted'), { message: 'the subprocess run\'s last event', timeout: 20_000 }).toBeTruthy();
       sub.unsubscribe();
       expect(seen.map((e) => ({ id: e.id, key: key(e.event) }))).toEqual(await journalFrom(app.store, start));
       expect(seen.map((e) => key(e.event))).toEqual(printed.map(key));
@@ -174,7 +174,7 @@ describe.each(engines)('on $name', (engine) => {
       await new Promise((resolve) => setImmediate(resolve));
       expect(seen).toEqual([]);
       await service.probeJournal();
-      await until('the published batch', async () => seen.length > 0);
+      await expect.poll(async () => seen.length > 0, { message: 'the published batch', timeout: 20_000 }).toBeTruthy();
       expect(seen.map((e) => [e.id, key(e.event)])).toEqual(run.events.map((e, i) => [start + 1 + i, key(e)]));
       await service.probeJournal();
       await new Promise((resolve) => setImmediate(resolve));
@@ -183,7 +183,7 @@ describe.each(engines)('on $name', (engine) => {
       // A command for a run this service hosts is applied on the probe that sees it.
       const { runId } = await service.startRun({ flow: 'user/waits.prose' });
       const done = service.whenFinished(runId);
-      await until('the task waiting in backoff', async () => (await store.getEvents(runId, 0, 1_000)).some((e) => e.type === 'retryScheduled'));
+      await expect.poll(async () => (await store.getEvents(runId, 0, 1_000)).some((e) => e.type === 'retryScheduled'), { message: 'the task waiting in backoff', timeout: 20_000 }).toBeTruthy();
       await other.enqueueCommand({ commandId: 'cmd_from_other', runId, kind: 'cancel', reason: 'from elsewhere' });
       expect((await store.getEvents(runId, 0, 1_000)).some((e) => e.type === 'cancelRequested')).toBe(false);
       await service.probeJournal();
@@ -197,7 +197,7 @@ describe.each(engines)('on $name', (engine) => {
     const waitingRun = async (owner: HivewatchService, store: HivewatchStore): Promise<{ runId: string; taskId: string; done: Promise<unknown> }> => {
       const { runId } = await owner.startRun({ flow: 'user/waits.prose', virtualClock: false });
       const done = owner.whenFinished(runId) as Promise<unknown>;
-      const scheduled = await until('the task waiting in backoff', async () => (await store.getEvents(runId, 0, 1_000)).find((e) => e.type === 'retryScheduled'));
+      const scheduled = await vi.waitFor(async () => (await store.getEvents(runId, 0, 1_000)).find((e) => e.type === 'retryScheduled') ?? waiting('the task waiting in backoff'), { timeout: 20_000 });
       return { runId, taskId: (scheduled as Extract<HivewatchEvent, { type: 'retryScheduled' }>).taskId, done };
     };
     const statusOf = async (store: HivewatchStore, runId: string, done: Promise<unknown>): Promise<string | undefined> => {
@@ -268,9 +268,7 @@ describe.each(engines)('on $name', (engine) => {
       const window = await host();
       const child = spawn(process.execPath, [BIN, 'run', join(userFlowsDir, 'waits.prose'), '--json', '--db', dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
       const closed = once(child, 'close') as Promise<[number]>;
-      const runId = await until('the CLI run waiting in backoff', async () =>
-        waitingRunOf(window.store),
-      );
+      const runId = await vi.waitFor(async () => (await waitingRunOf(window.store)) ?? waiting('the CLI run waiting in backoff'), { timeout: 20_000 });
       const ack = await window.service.cancelRun({ runId, reason: 'stop from the window' });
       expect(ack).toEqual({ commandId: ack.commandId, accepted: true });
       expect(ack.message).toBeUndefined();

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { groupAlive } from '../runtimes/process-group.js';
 import { openStore, type HivewatchStore, type RecoveredRun, type RunRow } from '../store/index.js';
 import { postgresBinaries, TestDatabases } from '../store/postgres/test-databases.js';
-import { until } from '../testing/until.js';
+import { waiting } from '../testing/waiting.js';
 import type { LiveEvent } from './api.js';
 import { HostWatch } from './host-watch.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';
@@ -110,7 +110,7 @@ function cliRun(flow: string): CliRun {
     printed,
     exited: once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>,
     stderr: () => stderr,
-    waitFor: (what, match) => until(what, () => printed.find(match)),
+    waitFor: (what, match) => vi.waitFor(() => printed.find(match) ?? waiting(what), { timeout: 20_000 }),
   };
 }
 
@@ -183,8 +183,8 @@ describe.each(engines)('the host watch on $name', (engine) => {
       type: 'runInterrupted',
       error: { code: 'SYSTEM_RUN_INTERRUPTED', message: `run ${backoff.runId} was interrupted: its host (pid ${cli.child.pid} on ${journal.find(isType('attemptProcess'))!.hostname}) is gone` },
     });
-    await until('the agent\'s process group to be gone', () => !groupAlive(agent.pid));
-    await until('the window\'s live stream to carry the interruption', () => live.some((e) => e.event.runId === backoff.runId && e.event.type === 'runInterrupted'));
+    await expect.poll(() => !groupAlive(agent.pid), { message: 'the agent\'s process group to be gone', timeout: 20_000 }).toBeTruthy();
+    await expect.poll(() => live.some((e) => e.event.runId === backoff.runId && e.event.type === 'runInterrupted'), { message: 'the window\'s live stream to carry the interruption', timeout: 20_000 }).toBeTruthy();
     // Nothing left for a later pass.
     expect(await other.service.checkHosts()).toEqual({ recovered: [], taken: [] });
   }, 60_000);
@@ -224,7 +224,7 @@ describe.each(engines)('the host watch on $name', (engine) => {
     const [code] = await cli.exited;
     expect(code, cli.stderr()).toBe(1);
     expect(cli.stderr()).toContain(`run ${backoff.runId} was interrupted by another host while this one was not heard from; this host stopped it and journaled nothing more of it`);
-    await until('the returning host to have ended its agent', () => !groupAlive(agent.pid));
+    await expect.poll(() => !groupAlive(agent.pid), { message: 'the returning host to have ended its agent', timeout: 20_000 }).toBeTruthy();
     expect(await window.store.getEvents(backoff.runId)).toEqual(interrupted);
   }, 60_000);
 });

@@ -39,6 +39,25 @@ export interface JournalTailOptions {
   scheduler?: TailScheduler;
 }
 
+/** The journal head and change token a tail starts from. */
+export interface TailStart {
+  head: number;
+  token: string;
+}
+
+/** The journal's events with positions in (afterId, upToId], for a resume older than the live ring. */
+export async function readCommitted(store: HivewatchStore, afterId: number, upToId: number): Promise<LiveEvent[]> {
+  const out: LiveEvent[] = [];
+  let after = afterId;
+  while (after < upToId) {
+    const page = await store.eventsAfterCommit(after, Math.min(TAIL_BATCH, upToId - after));
+    if (page.length === 0) break;
+    for (const c of page) if (c.commitSeq <= upToId) out.push({ id: c.commitSeq, event: c.event });
+    after = (page[page.length - 1] as { commitSeq: number }).commitSeq;
+  }
+  return out;
+}
+
 export class JournalTail {
   private token: string;
   private readonly stopTimer: () => void;
@@ -50,11 +69,21 @@ export class JournalTail {
   private readAgain = false;
   private probing: Promise<boolean> | null = null;
 
-  /** Starts following the journal from its current head. */
-  static async open(options: JournalTailOptions): Promise<JournalTail> {
-    const head = await options.store.journalHead();
-    const token = await options.store.changeToken();
-    return new JournalTail(options, head, token);
+  /**
+   * Where the journal is now: read before the live hub is made, so the hub starts at the head
+   * the tail will follow from, and the tail starts (`follow`) only once its `publish` has somewhere
+   * to go. A commit delivered while the tail starts (this process's subscription, a NOTIFY) is then
+   * published into the hub instead of being skipped past.
+   */
+  static async startingPoint(store: HivewatchStore): Promise<TailStart> {
+    const head = await store.journalHead();
+    const token = await store.changeToken();
+    return { head, token };
+  }
+
+  /** Starts following the journal from `start` (synchronously: `publish` may be called at once). */
+  static follow(options: JournalTailOptions, start: TailStart): JournalTail {
+    return new JournalTail(options, start.head, start.token);
   }
 
   private constructor(
@@ -156,19 +185,6 @@ export class JournalTail {
       }
       if (read.length < TAIL_BATCH) return;
     }
-  }
-
-  /** The journal's events with positions in (afterId, upToId], for a resume older than the live ring. */
-  async read(afterId: number, upToId: number): Promise<LiveEvent[]> {
-    const out: LiveEvent[] = [];
-    let after = afterId;
-    while (after < upToId) {
-      const page = await this.options.store.eventsAfterCommit(after, Math.min(TAIL_BATCH, upToId - after));
-      if (page.length === 0) break;
-      for (const c of page) if (c.commitSeq <= upToId) out.push({ id: c.commitSeq, event: c.event });
-      after = (page[page.length - 1] as { commitSeq: number }).commitSeq;
-    }
-    return out;
   }
 
   /** Stops following; resolves once a catch-up in flight has finished. */

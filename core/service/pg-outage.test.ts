@@ -9,10 +9,10 @@ import { openPostgresStore } from '../store/postgres/store.js';
 import { postgresBinaries, postgresMissing } from '../store/postgres/test-databases.js';
 import { outageFlow, type OutageFlow } from '../testing/outage-flow.js';
 import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
-import { until } from '../testing/until.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';
 import { retryDelaysWithin } from './journal-env.js';
 import { createHivewatchService, type HivewatchService } from './service.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * Issue #25 part 2, a serve-like host (the service over a PostgreSQL store, in this process)
@@ -99,7 +99,7 @@ async function startHost(retryWindowMs: number): Promise<Host> {
 async function startRun(host: Host): Promise<string> {
   const { runId } = await host.service.startRun({ flow: 'user/outage.prose' });
   host.flow.go(1);
-  await until('session 2 at work', async () => (await host.store.getEvents(runId)).some((e) => e.type === 'attemptProcess' && e.step === 2));
+  await expect.poll(async () => (await host.store.getEvents(runId)).some((e) => e.type === 'attemptProcess' && e.step === 2), { message: 'session 2 at work', timeout: 20_000 }).toBeTruthy();
   return runId;
 }
 
@@ -118,14 +118,14 @@ function expectWhole(journal: readonly HivewatchEvent[], committed: readonly Hiv
   expect(journal).toEqual(committed.filter((e) => e.runId === runId));
 }
 
-describe.skipIf(!postgresBinaries)('a serve-like host whose PostgreSQL server goes away mid-run', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('a serve-like host whose PostgreSQL server goes away mid-run', postgresMissing), () => {
   it('rides out an outage its retries outlast: the run completes, nothing is lost, one log line each way', async () => {
     const host = await startHost(120_000);
     const runId = await startRun(host);
     cluster.halt();
     for (let i = 0; i < 3; i += 1) await expect(host.service.getRun({ runId })).rejects.toMatchObject({ status: 503, code: 'store_unavailable' });
     host.flow.go(2);
-    await until('a journal write failed during the outage', () => host.failedWrites() > 0);
+    await expect.poll(() => host.failedWrites() > 0, { message: 'a journal write failed during the outage', timeout: 20_000 }).toBeTruthy();
     cluster.restart();
     host.flow.go(3);
     const result = await host.service.whenFinished(runId);
@@ -149,7 +149,7 @@ describe.skipIf(!postgresBinaries)('a serve-like host whose PostgreSQL server go
     expect(result).toMatchObject({ status: 'failed', error: { code: 'SYSTEM_EVENT_WRITE_FAILED' }, unjournaled: { code: 'SYSTEM_EVENT_WRITE_FAILED' } });
     cluster.restart();
     // Only a store of the test's own reads: nothing asks the host to flush.
-    await until('the run journaled failed', async () => (await journalOf(host.url, runId)).at(-1)?.type === 'runFailed');
+    await expect.poll(async () => (await journalOf(host.url, runId)).at(-1)?.type === 'runFailed', { message: 'the run journaled failed', timeout: 20_000 }).toBeTruthy();
     const journal = await journalOf(host.url, runId);
     expect(journal.slice(0, before.length)).toEqual(before);
     expectWhole(journal, host.committed, runId);

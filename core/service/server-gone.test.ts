@@ -1,14 +1,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { until } from '../testing/until.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { openStore } from '../store/index.js';
 import { postgresBinaries, postgresMissing } from '../store/postgres/test-databases.js';
 import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';
 import { createHivewatchService } from './service.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * Issue #13: the team database goes away mid-run. The journal's writes are retried with bounded
@@ -44,7 +44,7 @@ afterAll(() => {
 
 if (!postgresBinaries) console.warn(`server-gone journey skipped: ${postgresMissing}`);
 
-describe.skipIf(!postgresBinaries)('the PostgreSQL server goes away mid-run', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('the PostgreSQL server goes away mid-run', postgresMissing), () => {
   it('retries within its bound, stops the run as SYSTEM_EVENT_WRITE_FAILED, loses nothing committed, and resumes once the server is back', async () => {
     const flows = join(dir, 'flows');
     mkdirSync(flows, { recursive: true });
@@ -65,7 +65,7 @@ describe.skipIf(!postgresBinaries)('the PostgreSQL server goes away mid-run', ()
       const committed: HivewatchEvent[] = [];
       store.subscribe((events) => committed.push(...events));
       const { runId } = await service.startRun({ flow: 'user/waits.prose' });
-      await until('the agent of step 2 at work', async () => (await store.getEvents(runId)).some((e) => e.type === 'attemptProcess'));
+      await expect.poll(async () => (await store.getEvents(runId)).some((e) => e.type === 'attemptProcess'), { message: 'the agent of step 2 at work', timeout: 20_000 }).toBeTruthy();
       const before = await store.getEvents(runId);
 
       cluster.halt();
@@ -80,7 +80,7 @@ describe.skipIf(!postgresBinaries)('the PostgreSQL server goes away mid-run', ()
 
       cluster.restart();
       // Nothing committed was lost: the journal starts with exactly what was committed before.
-      const after = await until('the server back', async () => store.getEvents(runId).catch(() => null));
+      const after = await vi.waitFor(() => store.getEvents(runId), { timeout: 20_000 });
       expect(after.slice(0, before.length)).toEqual(before);
       expect(committed.filter((e) => e.runId === runId).slice(0, before.length)).toEqual(before);
 
@@ -91,7 +91,7 @@ describe.skipIf(!postgresBinaries)('the PostgreSQL server goes away mid-run', ()
       expect(journal.at(-1)?.type).toBe('runFailed');
       expect((await store.getRunRow(runId))?.status).toBe('failed');
       await service.whenFinished(resumed.runId);
-      await until('the resumed run completed', async () => (await store.getRunRow(resumed.runId))?.status === 'completed');
+      await expect.poll(async () => (await store.getRunRow(resumed.runId))?.status === 'completed', { message: 'the resumed run completed', timeout: 20_000 }).toBeTruthy();
       expect(await store.replayRun(runId)).toMatchObject({ ok: true });
       expect(await store.replayRun(resumed.runId)).toMatchObject({ ok: true });
     } finally {

@@ -7,9 +7,10 @@ import { testEngines } from './testing/engines.js';
 import { retryLimit } from './testing/failure-journals.js';
 import { RunTakenError } from './store-error.js';
 import { hostileJournal, hostileSession, MEGABYTE } from './testing/hostile-journal.js';
-import { postgresBinaries } from './postgres/test-databases.js';
+import { postgresBinaries, postgresMissing } from './postgres/test-databases.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
 import { IDENTIFIER_MAX_BYTES, storableBatch, storableKey, type StorageChange } from './storable.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * The store contract (contract.ts), checked the same way on every engine, as LangGraph's
@@ -284,9 +285,10 @@ describe.each(engines)('the store contract on $name', (engine) => {
   });
 });
 
-describe.skipIf(!postgresBinaries)('hostile values on both engines (needs PostgreSQL)', () => {
-  it('read back identically on SQLite and PostgreSQL', () => {
-    expect([...readBack.keys()].sort()).toEqual(['PostgreSQL', 'SQLite']);
+describe.skipIf(!postgresBinaries)(skipTitle('hostile values on both engines (needs PostgreSQL)', postgresMissing), () => {
+  it('read back identically on SQLite and PostgreSQL (C and en-US)', () => {
+    expect([...readBack.keys()].sort()).toEqual(['PostgreSQL', 'PostgreSQL en-US', 'SQLite']);
     expect(readBack.get('PostgreSQL')).toBe(readBack.get('SQLite'));
+    expect(readBack.get('PostgreSQL en-US')).toBe(readBack.get('SQLite'));
   });
 });

@@ -8,6 +8,7 @@ import { failureCounts } from './queries/failures.js';
 import { Dialect, type Query, type SqlStep } from './queries/plan.js';
 import { countRuns, listRuns } from './queries/runs.js';
 import { randomJournals } from './testing/journal-builder.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * The failure model's reads go through indexes on both engines: the run list's ending-error
@@ -76,7 +77,7 @@ describe('the failure model’s reads use indexes on SQLite', () => {
 
 if (!postgresBinaries) console.warn(`PostgreSQL plan checks skipped: ${postgresMissing}`);
 
-describe.skipIf(!postgresBinaries)('the failure model’s reads can use indexes on PostgreSQL', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('the failure model’s reads can use indexes on PostgreSQL', postgresMissing), () => {
   const databases = new TestDatabases();
   let client: pg.Client;
   beforeAll(async () => {

@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { procAvailable, processStartTime, readProcStat } from '../runtimes/process-group.js';
-import { until } from '../testing/until.js';
 import { judgeHost, localProbe, type HostLeaseRow, type HostProbe } from './host-liveness.js';
 import { newInstance, releaseInstance, thisMachine } from './hosts.js';
+import { skipTitle } from '../testing/skip.js';
 
 /** A machine whose processes are a table the test writes (pid → start time), and nothing else runs. */
 function probe(processes: Record<number, string>, options: { machine?: string | null; open?: string[]; legacy?: boolean } = {}): HostProbe {
@@ -67,7 +67,7 @@ describe('judgeHost', () => {
   });
 });
 
-describe.skipIf(!procAvailable())('judgeHost on this machine (needs /proc)', () => {
+describe.skipIf(!procAvailable())(skipTitle('judgeHost on this machine', procAvailable() ? null : 'no /proc on this machine'), () => {
   it('sees a real process alive past its lease, and dead the moment it is killed, inside its lease', async () => {
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     try {
@@ -92,9 +92,9 @@ describe.skipIf(!procAvailable())('judgeHost on this machine (needs /proc)', () 
     try {
       const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
       const pid = Number(line.toString().trim());
-      await until('the shell to become sleep', () => readFileSync(`/proc/${parent.pid}/cmdline`, 'utf8').startsWith('sleep'));
+      await expect.poll(() => readFileSync(`/proc/${parent.pid}/cmdline`, 'utf8').startsWith('sleep'), { message: 'the shell to become sleep', timeout: 20_000 }).toBeTruthy();
       process.kill(pid, 'SIGKILL');
-      await until('the child to be a zombie', () => readProcStat(pid)?.state === 'Z');
+      await expect.poll(() => readProcStat(pid)?.state === 'Z', { message: 'the child to be a zombie', timeout: 20_000 }).toBeTruthy();
       const host = { pid, hostname: 'here', instance: 'zombie' };
       const row = { heartbeatAt: Date.now(), leaseMs: 12_000, machine: thisMachine(), startTime: readProcStat(pid)!.startTime };
       expect(judgeHost(host, row, Date.now(), localProbe)).toMatchObject({ alive: false, reason: `its host (pid ${pid} on here) is gone` });

@@ -6,8 +6,9 @@ import type { TelemetryRecord } from '../otel/decode.js';
 import { OtelIngester } from '../otel/ingest.js';
 import type { HivewatchStore } from './contract.js';
 import { openStore } from './open.js';
-import { postgresBinaries, TestDatabases } from './postgres/test-databases.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from './postgres/test-databases.js';
 import { FORTY_DIGITS, MEGABYTE } from './testing/hostile-journal.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * Issue #25 part 1, telemetry: on PostgreSQL a NUL in an exporter's payload, a 1 MB `session.id`
@@ -92,7 +93,7 @@ describe.each(engines)('hostile telemetry on $name', (engine) => {
   });
 });
 
-describe.skipIf(!postgresBinaries)('hostile telemetry on both engines (needs PostgreSQL)', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('hostile telemetry on both engines (needs PostgreSQL)', postgresMissing), () => {
   it('reads back identically', () => {
     expect([...readBack.keys()].sort()).toEqual(['PostgreSQL', 'SQLite']);
     expect(readBack.get('PostgreSQL')).toBe(readBack.get('SQLite'));

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from '../testing/until.js';
 import type { HivewatchEvent } from '../base/events.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { createDurableSink, openStore, type HivewatchStore } from './index.js';
@@ -207,13 +206,13 @@ describe('createDurableSink', () => {
     for (const event of b.events) sink.append(event);
     await expect(sink.flush()).rejects.toMatchObject({ code: 'SYSTEM_EVENT_WRITE_FAILED' });
     // One background try per wait, and nothing is lost while the database stays away.
-    await until('the first background wait', () => wakes.length === 1);
+    await expect.poll(() => wakes.length === 1, { message: 'the first background wait', timeout: 20_000 }).toBeTruthy();
     wakes.shift()!();
-    await until('the second background wait', () => wakes.length === 1);
+    await expect.poll(() => wakes.length === 1, { message: 'the second background wait', timeout: 20_000 }).toBeTruthy();
     expect(sink.pending).toBe(b.events.length);
     away = false;
     wakes.shift()!();
-    await until('the events written without a flush', () => sink.pending === 0);
+    await expect.poll(() => sink.pending === 0, { message: 'the events written without a flush', timeout: 20_000 }).toBeTruthy();
     expect(await store.getEvents('later')).toEqual(b.events);
     expect(wakes).toEqual([]);
     await sink.close();

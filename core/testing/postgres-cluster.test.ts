@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
+import { skipTitle } from './skip.js';
 
 const { binaries, reason } = findPostgres();
 // Never skipped silently: the reason is printed with the suite's output.
@@ -17,7 +18,7 @@ describe('findPostgres', () => {
   });
 });
 
-describe.skipIf(!binaries)('a throwaway PostgreSQL cluster', () => {
+describe.skipIf(!binaries)(skipTitle('a throwaway PostgreSQL cluster', reason), () => {
   let cluster: PostgresCluster;
 
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { assertProperty } from '../../testing/property.js';
 import { decideRetry, RESET_WAIT_CAP_MS, resetTimeDelay, type RetryPolicy, type RetryableFailure } from './retry.js';
 
 /** The wait for a runtime's reset time: a pure function of (policy, error, attempt), bounded by its own cap. */
@@ -22,8 +23,8 @@ const rateLimit = (timestamp: number, resetAt?: number): RetryableFailure => ({
 });
 
 describe('reset-time delay', () => {
-  it('never waits beyond its cap, nor below zero, whatever the policy says', () => {
-    fc.assert(
+  it('never waits beyond its cap, nor below zero, whatever the policy says', async () => {
+    await assertProperty(
       fc.property(policies, now, offset, (policy, t, d) => {
         const decision = decideRetry(policy, rateLimit(t, t + d), 1);
         expect(decision.retry).toBe(true);
@@ -31,22 +32,24 @@ describe('reset-time delay', () => {
         expect(decision.delayMs).toBeGreaterThanOrEqual(0);
         expect(decision.delayMs).toBeLessThanOrEqual(RESET_WAIT_CAP_MS);
       }),
+      { seed: 23001, numRuns: 100 },
     );
   });
 
-  it('equals reset-at minus the failure time when within the cap, even past max-delay', () => {
-    fc.assert(
+  it('equals reset-at minus the failure time when within the cap, even past max-delay', async () => {
+    await assertProperty(
       fc.property(policies, now, fc.integer({ min: 0, max: RESET_WAIT_CAP_MS }), fc.integer({ min: 1, max: 5 }), (policy, t, d, attempt) => {
         fc.pre(attempt <= policy.retries);
         const decision = decideRetry(policy, rateLimit(t, t + d), attempt);
         expect(decision.delayMs).toBe(d);
         expect(decision.reason).toBe(`waiting for the runtime's reset time ${new Date(t + d).toISOString()}`);
       }),
+      { seed: 23002, numRuns: 100 },
     );
   });
 
-  it("is the policy's own backoff when the error gives no reset time", () => {
-    fc.assert(
+  it("is the policy's own backoff when the error gives no reset time", async () => {
+    await assertProperty(
       fc.property(policies, now, fc.integer({ min: 1, max: 5 }), (policy, t, attempt) => {
         const withoutReset = decideRetry(policy, rateLimit(t), attempt);
         const bare = decideRetry(policy, { code: 'RUNTIME_RATE_LIMIT', recoverable: true }, attempt);
@@ -54,6 +57,7 @@ describe('reset-time delay', () => {
         expect(withoutReset.strategy).not.toBe('runtime_reset_time');
         expect(withoutReset).not.toHaveProperty('reason');
       }),
+      { seed: 23003, numRuns: 100 },
     );
   });
 

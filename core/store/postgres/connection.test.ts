@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import { connectionError, createPostgresPool, isPostgresUrl, postgresConfig, redactUrl } from './connection.js';
+import { skipTitle } from '../../testing/skip.js';
 
 const { binaries, reason } = findPostgres();
 if (!binaries) console.warn(`PostgreSQL suites skipped: ${reason}`);
@@ -119,7 +120,7 @@ describe('isPostgresUrl', () => {
   });
 });
 
-describe.skipIf(!binaries)('pools on a real cluster', () => {
+describe.skipIf(!binaries)(skipTitle('pools on a real cluster', reason), () => {
   let cluster: PostgresCluster;
   let admin: pg.Client;
   const password = 'pa$$ w@rd:/%?#';

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, run } from '../queries/plan.js';
 import { inSnapshot, SNAPSHOT_BEGIN } from './execution.js';
-import { postgresBinaries, TestDatabases } from './test-databases.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from './test-databases.js';
+import { skipTitle } from '../../testing/skip.js';
 
 const bases = new TestDatabases();
 
@@ -20,7 +21,7 @@ function recordStatements(pool: pg.Pool): string[] {
   return sent;
 }
 
-describe.skipIf(!postgresBinaries)('reads in one snapshot on PostgreSQL', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('reads in one snapshot on PostgreSQL', postgresMissing), () => {
   beforeAll(async () => bases.start());
   afterAll(async () => bases.stop());
 

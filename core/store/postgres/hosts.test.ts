@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LEASE_MS, HostLease, isLeaseAlive } from './hosts.js';
-import { postgresBinaries, TestDatabases, testOwner } from './test-databases.js';
+import { postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
+import { skipTitle } from '../../testing/skip.js';
 
 describe('isLeaseAlive', () => {
   it('holds from the last heartbeat for lease_ms (exclusive), and not at all without a row', () => {
@@ -18,7 +19,7 @@ describe('isLeaseAlive', () => {
 
 const bases = new TestDatabases();
 
-describe.skipIf(!postgresBinaries)('HostLease', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('HostLease', postgresMissing), () => {
   beforeAll(async () => bases.start());
   afterEach(async () => bases.endPools());
   afterAll(async () => bases.stop());

@@ -7,6 +7,7 @@ import { createPostgresClient, createPostgresPool, postgresConfig } from './conn
 import { openPostgresStore } from './store.js';
 import { PostgresStore } from './postgres-store.js';
 import { postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
+import { skipTitle } from '../../testing/skip.js';
 
 if (!postgresBinaries) console.warn(`in-doubt commit suite skipped: ${postgresMissing}`);
 
@@ -56,7 +57,7 @@ function lyingPool(pool: pg.Pool): { pool: pg.Pool; lies: () => number } {
   return { pool: lying, lies: () => lies };
 }
 
-describe.skipIf(!postgresBinaries)('a COMMIT whose outcome the host could not see', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('a COMMIT whose outcome the host could not see', postgresMissing), () => {
   it('is found committed when the sink writes the batch again: nothing twice, nothing refused, listeners told once', async () => {
     const url = await databases.fresh('in_doubt');
     const config = postgresConfig(url, {});

@@ -5,6 +5,7 @@ import { SCHEMA_VERSION } from '../migrations.js';
 import { createPostgresPool, postgresConfig } from './connection.js';
 import { migratePostgres, POSTGRES_SCHEMA_VERSION, postgresSchemaVersion } from './migrations.js';
 import { TEXT_INDEXED_COLUMNS } from './schema-sql.js';
+import { skipTitle } from '../../testing/skip.js';
 
 const { binaries, reason } = findPostgres();
 if (!binaries) console.warn(`PostgreSQL suites skipped: ${reason}`);
@@ -15,7 +16,7 @@ describe('PostgreSQL schema versions', () => {
   });
 });
 
-describe.skipIf(!binaries)('migratePostgres', () => {
+describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
   let cluster: PostgresCluster;
   let admin: pg.Client;
   const pools: pg.Pool[] = [];
@@ -52,7 +53,7 @@ describe.skipIf(!binaries)('migratePostgres', () => {
   it('creates the baseline at version 9 with SQLite\'s tables and applies the later versions, then finds nothing to do', async () => {
     const pool = await freshPool();
     const first = await migratePostgres(pool, () => 1_000);
-    expect(first).toEqual({ applied: [9, 10, 11], textIndexes: true, notes: [] });
+    expect(first).toEqual({ applied: [9, 10, 11, 12], textIndexes: true, notes: [] });
     const schema = await tables(pool);
     const second = await migratePostgres(pool, () => 2_000);
     expect(second).toEqual({ applied: [], textIndexes: true, notes: [] });
@@ -63,13 +64,22 @@ describe.skipIf(!binaries)('migratePostgres', () => {
       'failure_rollups_hour', 'hosts', 'journal_head', 'otel_payloads', 'run_commands', 'run_counts', 'run_hosts', 'runs',
       'schema_version', 'settings', 'steps', 'tasks',
     ]);
-    expect(await postgresSchemaVersion(pool)).toBe(11);
+    expect(await postgresSchemaVersion(pool)).toBe(12);
     const { rows } = await pool.query('SELECT version, applied_at FROM schema_version ORDER BY version');
     expect(rows).toEqual([
       { version: 9, applied_at: 1_000 },
       { version: 10, applied_at: 1_000 },
       { version: 11, applied_at: 1_000 },
+      { version: 12, applied_at: 1_000 },
     ]);
+    // Version 12: every text column of the store's tables compares bytewise, as SQLite's BINARY.
+    const collations = await pool.query<{ collation: string | null; count: number }>(
+      `SELECT collation_name AS collation, COUNT(*)::int AS count FROM information_schema.columns
+        WHERE table_schema = current_schema() AND data_type = 'text' AND table_name <> 'schema_version' GROUP BY 1`,
+    );
+    expect(collations.rows).toEqual([{ collation: 'C', count: expect.any(Number) as number }]);
+    const trigger = await pool.query("SELECT tgname FROM pg_trigger WHERE tgname = 'run_counts_update'");
+    expect(trigger.rowCount).toBe(1);
     const hostColumns = await pool.query<{ name: string }>(
       "SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'hosts' ORDER BY ordinal_position",
     );
@@ -83,9 +93,9 @@ describe.skipIf(!binaries)('migratePostgres', () => {
     const others = [0, 1, 2].map(() => createPostgresPool(postgresConfig(cluster.url(`migrations_${databases}`), {})));
     pools.push(...others);
     const results = await Promise.all([pool, ...others].map((each) => migratePostgres(each)));
-    expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9, 10, 11]]);
+    expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9, 10, 11, 12]]);
     const { rows } = await pool.query('SELECT COUNT(*) AS count FROM schema_version');
-    expect(rows).toEqual([{ count: 3 }]);
+    expect(rows).toEqual([{ count: 4 }]);
   });
 
   it('refuses a database newer than this build with the words SQLite uses', async () => {
@@ -141,7 +151,7 @@ describe.skipIf(!binaries)('migratePostgres', () => {
     pools.push(limited);
 
     const result = await migratePostgres(limited);
-    expect(result.applied).toEqual([9, 10, 11]);
+    expect(result.applied).toEqual([9, 10, 11, 12]);
     expect(result.textIndexes).toBe(false);
     expect(result.notes).toEqual([
       'text search scans without trigram indexes: CREATE EXTENSION pg_trgm failed (permission denied to create extension "pg_trgm")',

@@ -6,6 +6,7 @@ import type { ExternalSessionRow } from '../external.js';
 import { openSqliteStore, type SqliteStore } from '../store.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { openPostgresStore } from './store.js';
+import { skipTitle } from '../../testing/skip.js';
 
 /**
  * The same journal in both engines answers every read the same. Not the conformance suite (the
@@ -44,7 +45,7 @@ function journal(): HivewatchEvent[] {
   ];
 }
 
-describe.skipIf(!binaries)('the PostgreSQL store answers as the SQLite store does', () => {
+describe.skipIf(!binaries)(skipTitle('the PostgreSQL store answers as the SQLite store does', reason), () => {
   let cluster: PostgresCluster;
   let admin: pg.Client;
   let sqlite: SqliteStore;

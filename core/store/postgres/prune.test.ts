@@ -5,8 +5,9 @@ import { migrate } from '../migrations.js';
 import { prune } from '../prune.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
 import { prunePg } from './prune.js';
-import { bothTables, inTransaction, postgresBinaries, TestDatabases, testOwner } from './test-databases.js';
+import { bothTables, inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
+import { skipTitle } from '../../testing/skip.js';
 
 const bases = new TestDatabases();
 const start = Date.UTC(2026, 0, 1);
@@ -21,7 +22,7 @@ function history(): ReturnType<typeof randomJournals> {
   return journals;
 }
 
-describe.skipIf(!postgresBinaries)('prunePg', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('prunePg', postgresMissing), () => {
   beforeAll(async () => bases.start());
   afterEach(async () => bases.endPools());
   afterAll(async () => bases.stop());

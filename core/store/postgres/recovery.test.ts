@@ -4,8 +4,9 @@ import type { HivewatchEvent } from '../../base/events.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { HostLease } from './hosts.js';
 import { recoverInterruptedPg } from './recovery.js';
-import { inTransaction, postgresBinaries, TestDatabases, testOwner } from './test-databases.js';
+import { inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
+import { skipTitle } from '../../testing/skip.js';
 
 const bases = new TestDatabases();
 const LEASE = 15_000;
@@ -63,7 +64,7 @@ async function statuses(pool: pg.Pool): Promise<Record<string, string>> {
   return Object.fromEntries(rows.map((r) => [r.id, r.status]));
 }
 
-describe.skipIf(!postgresBinaries)('recoverInterruptedPg', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('recoverInterruptedPg', postgresMissing), () => {
   beforeAll(async () => bases.start());
   afterEach(async () => bases.endPools());
   afterAll(async () => bases.stop());

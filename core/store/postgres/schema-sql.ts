@@ -1,4 +1,4 @@
-import { STATUS_RANK_SQL } from '../migrations.js';
+import { STATUS_RANK_SQL } from '../schema-constants.js';
 
 /**
  * PostgreSQL's baseline schema: what SQLite's migrations 1-9 leave behind, created in one step.

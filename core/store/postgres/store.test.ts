@@ -6,6 +6,7 @@ import type { HivewatchStore } from '../contract.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { POSTGRES_SCHEMA_VERSION } from './migrations.js';
 import { openPostgresStore, type OpenPostgresStoreOptions } from './store.js';
+import { skipTitle } from '../../testing/skip.js';
 
 const { binaries, reason } = findPostgres();
 if (!binaries) console.warn(`PostgreSQL suites skipped: ${reason}`);
@@ -36,7 +37,7 @@ function nextCall(): { callback: () => void; called: () => number; next: () => P
   };
 }
 
-describe.skipIf(!binaries)('openPostgresStore', () => {
+describe.skipIf(!binaries)(skipTitle('openPostgresStore', reason), () => {
   let cluster: PostgresCluster;
   let admin: pg.Client;
   let databases = 0;

@@ -28,10 +28,15 @@ export class TestDatabases {
     await this.admin.connect();
   }
 
-  /** A new database at the current schema version; its URL. */
-  async fresh(prefix: string): Promise<string> {
+  /**
+   * A new database at the current schema version; its URL. The cluster's locale is C; `icuLocale`
+   * (e.g. 'en-US') makes the database's default collation an ICU one, as an operator's en_US
+   * server has: the store must sort the same on it (docs/decisions.md, "One collation on both engines").
+   */
+  async fresh(prefix: string, icuLocale?: string): Promise<string> {
     const name = `${prefix}_${++this.count}`;
-    await this.admin!.query(`CREATE DATABASE ${name}`);
+    const locale = icuLocale === undefined ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${icuLocale.replace(/[^A-Za-z-]/g, '')}'`;
+    await this.admin!.query(`CREATE DATABASE ${name}${locale}`);
     const url = this.cluster!.url(name);
     const pool = this.pool(url);
     await migratePostgres(pool, () => 0);

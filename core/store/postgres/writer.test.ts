@@ -8,8 +8,9 @@ import { migrate } from '../migrations.js';
 import { isStoreError } from '../store-error.js';
 import { failFast, rethrow, retryLimit } from '../testing/failure-journals.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
-import { bothTables, inTransaction, postgresBinaries, TestDatabases, testOwner } from './test-databases.js';
+import { bothTables, inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
+import { skipTitle } from '../../testing/skip.js';
 
 /**
  * Cuts journals into batches the way several runs of one host reach the store: events of
@@ -42,7 +43,7 @@ function interleave(journals: readonly HivewatchEvent[][], seed: number, maxBatc
 const bases = new TestDatabases();
 const start = Date.UTC(2026, 0, 1);
 
-describe.skipIf(!postgresBinaries)('PostgresJournalWriter', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('PostgresJournalWriter', postgresMissing), () => {
   beforeAll(async () => bases.start());
   afterEach(async () => bases.endPools());
   afterAll(async () => bases.stop());

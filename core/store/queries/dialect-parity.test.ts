@@ -20,6 +20,7 @@ import { runLineage } from './lineage.js';
 import { Dialect, runAsync, runSync, type Query, type SqlStep } from './plan.js';
 import { countRuns, getRun, listRuns, RUN_SORT_KEYS, type RunFilters, type RunSort } from './runs.js';
 import { StatementCache } from './sql.js';
+import { skipTitle } from '../../testing/skip.js';
 
 /**
  * The same query code answers the same on both engines: a SQLite store filled with realistic
@@ -55,7 +56,7 @@ async function mirror(db: Database.Database, client: pg.Client): Promise<void> {
   }
 }
 
-describe.skipIf(!binaries)('store queries answer the same on SQLite and PostgreSQL', () => {
+describe.skipIf(!binaries)(skipTitle('store queries answer the same on SQLite and PostgreSQL', reason), () => {
   let cluster: PostgresCluster;
   let client: pg.Client;
   let dir: string;

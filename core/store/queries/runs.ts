@@ -12,7 +12,7 @@ import {
   type StepRow,
   type TaskRow,
 } from '../schema.js';
-import { STATUS_RANK_SQL, TEXT_INDEX_MIN_CHARS } from '../migrations.js';
+import { STATUS_RANK_SQL, TEXT_INDEX_MIN_CHARS } from '../schema-constants.js';
 import { StoreError } from '../store-error.js';
 import {
   clampLimit,

@@ -8,7 +8,8 @@ import { postgresBinaries, TestDatabases } from '../postgres/test-databases.js';
 /**
  * The engines the store contract's suites run on (conformance.test.ts, failure-model.test.ts):
  * SQLite files in a temp folder and fresh databases of a throwaway PostgreSQL cluster (skipped,
- * with the reason printed, where PostgreSQL is not installed). Call `start` / `stop` in the
+ * with the reason printed, where PostgreSQL is not installed), twice: with the cluster's C locale
+ * and with an ICU en-US default collation (an operator's en_US server), which must answer alike. Call `start` / `stop` in the
  * suite's beforeAll / afterAll: `stop` removes every folder and the cluster.
  */
 export interface Engine {
@@ -42,18 +43,21 @@ export function testEngines(prefix: string): TestEngines {
     },
   };
   const databases = new TestDatabases();
-  const postgres: Engine = {
-    name: 'PostgreSQL',
-    fresh: () => databases.fresh(prefix.replace(/[^a-z0-9_]/g, '_')),
-    makeNewer: async (location) => {
-      const client = new pg.Client({ connectionString: location });
-      await client.connect();
-      await client.query("INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'from the future', 0)");
-      await client.end();
-    },
+  const makeNewerPostgres = async (location: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: location });
+    await client.connect();
+    await client.query("INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'from the future', 0)");
+    await client.end();
+  };
+  const databaseName = prefix.replace(/[^a-z0-9_]/g, '_');
+  const postgres: Engine = { name: 'PostgreSQL', fresh: () => databases.fresh(databaseName), makeNewer: makeNewerPostgres };
+  const postgresEnUs: Engine = {
+    name: 'PostgreSQL en-US',
+    fresh: () => databases.fresh(`${databaseName}_en_us`, 'en-US'),
+    makeNewer: makeNewerPostgres,
   };
   return {
-    engines: postgresBinaries ? [sqlite, postgres] : [sqlite],
+    engines: postgresBinaries ? [sqlite, postgres, postgresEnUs] : [sqlite],
     start: async () => {
       if (postgresBinaries) await databases.start();
     },

@@ -1,0 +1,98 @@
+import type { ErrorCount, ErrorGroup, RunSummary } from './api.js';
+import { withAttemptTelemetry } from './attempt-telemetry.js';
+import { withTrends } from './group-trends.js';
+import { errorCount, errorGroup, errorOccurrence, errorSeries, failureCounts, retryingOf, runDetail, runSummary } from './mapping.js';
+import { runErrorCounts, runErrorGroups, runErrorSeries, seriesWindow } from './run-errors.js';
+import { parseInput } from './schemas.js';
+import { guard, runRowOr404 } from './service-context.js';
+import type { HivewatchService } from './service-types.js';
+import type { HivewatchStore, RunRow } from '../store/index.js';
+
+/**
+ * The read API: runs, their events, and the error views, straight from the store and mapped to
+ * the API's shapes (mapping.ts). Nothing here writes; a run's own error views are computed from
+ * its journal (run-errors.ts), the history's from the store's rollups.
+ */
+
+type ReadApi = Pick<
+  HivewatchService,
+  'listRuns' | 'countRuns' | 'getRun' | 'getEvents' | 'errorCounts' | 'failureCounts' | 'errorSeries' | 'errorGroups' | 'listErrors'
+>;
+
+/** Run rows as summaries; a run waiting in backoff also says which task retries when. */
+function summaries(store: HivewatchStore, rows: readonly RunRow[]): Promise<RunSummary[]> {
+  return Promise.all(
+    rows.map(async (row) => {
+      if (row.nextAttemptAt === null) return runSummary(row, null);
+      const detail = await store.getRun(row.id);
+      return runSummary(row, detail ? retryingOf(detail.tasks, detail.attempts) : null);
+    }),
+  );
+}
+
+export function readApi(store: HivewatchStore): ReadApi {
+  return {
+    listRuns: (input) =>
+      guard(async () => {
+        const { cursor, ...query } = parseInput('listRuns', input);
+        const page = await store.listRuns({ ...query, ...(cursor !== undefined ? { cursor } : {}) });
+        return { items: await summaries(store, page.runs), nextCursor: page.nextCursor };
+      }),
+
+    countRuns: (input) => guard(() => store.countRuns(parseInput('countRuns', input))),
+
+    getRun: (input) =>
+      guard(async () => {
+        const args = parseInput('getRun', input);
+        const detail = await store.getRun(args.runId);
+        const lineage = await store.runLineage(args.runId);
+        return detail && lineage ? withAttemptTelemetry(runDetail(detail, lineage), store) : null;
+      }),
+
+    getEvents: (input) =>
+      guard(async () => {
+        const args = parseInput('getEvents', input);
+        await runRowOr404(store, args.runId);
+        const page = await store.getJournalPage(args.runId, args.afterSeq ?? 0, args.limit ?? 1_000);
+        return page.events.map((event, i) => ({ ...event, wall: page.walls[i] ?? event.ts }));
+      }),
+
+    errorCounts: (input) =>
+      guard(async (): Promise<ErrorCount[]> => {
+        const { by, limit, runId, ...filter } = parseInput('errorCounts', input);
+        if (runId === undefined) return (await store.errorCounts({ ...filter, by, ...(limit !== undefined ? { limit } : {}) })).map(errorCount);
+        return runErrorCounts(store, { ...filter, runId }, by, limit ?? 100);
+      }),
+
+    failureCounts: (input) =>
+      guard(async () => {
+        const { limit, ...filter } = parseInput('failureCounts', input);
+        return failureCounts(await store.failureCounts({ ...filter, ...(limit !== undefined ? { limit } : {}) }));
+      }),
+
+    errorSeries: (input) =>
+      guard(async () => {
+        const { bucket, stackBy, runId, since, until, ...filter } = parseInput('errorSeries', input);
+        const window = seriesWindow(bucket, since, until);
+        if (runId === undefined) return errorSeries(await store.errorSeries({ ...filter, ...window, bucket, stackBy }), stackBy);
+        return errorSeries(await runErrorSeries(store, { ...filter, runId }, window, bucket, stackBy), stackBy);
+      }),
+
+    errorGroups: (input) =>
+      guard(async (): Promise<ErrorGroup[]> => {
+        const { limit, runId, trendBins, ...filter } = parseInput('errorGroups', input);
+        if (runId === undefined) {
+          const groups = (await store.errorGroups({ ...filter, ...(limit !== undefined ? { limit } : {}) })).map(errorGroup);
+          return trendBins === undefined ? groups : withTrends(store, groups, filter, trendBins);
+        }
+        return runErrorGroups(store, { ...filter, runId }, limit ?? 50);
+      }),
+
+    listErrors: (input) =>
+      guard(async () => {
+        const args = parseInput('listErrors', input);
+        const page = await store.listErrors(args);
+        return { items: page.errors.map(errorOccurrence), nextCursor: page.nextCursor };
+      }),
+  };
+}
