@@ -28,8 +28,8 @@ const coreZones = Object.entries(CORE_LAYERS).map(([layer, below]) => ({
 }));
 // A shell's tests may drive the renderer's client against it (the conformance suites).
 const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', '**/*.suite.ts'];
-// Test doubles and fixtures beside the code they stand in for (issue #20 part 3 moves them out).
-const TEST_SUPPORT = ['core/testing/**', 'core/store/testing/**', '**/testing.ts', 'core/engine/racing-runtime.ts', 'core/store/postgres/test-databases.ts', 'core/runtimes/test-support.ts'];
+// Test doubles and fixtures: never compiled into dist/ (tsconfig.build.json excludes the same).
+const TEST_SUPPORT = ['**/testing/**', '**/testing.ts', 'core/engine/model/**'];
 
 /** Names no file of a folder may import. */
 const forbid = (patterns, message) => ({
@@ -38,7 +38,7 @@ const forbid = (patterns, message) => ({
 const UI_PACKAGES = ['react', 'react-dom', 'react/*', 'react-dom/*', 'recharts'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'renderer-dist/', 'artifacts/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', 'dist-dev/', 'renderer-dist/', 'artifacts/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { openPostgresStore } from '../store/postgres/store.js';
-import { postgresBinaries, postgresMissing } from '../store/postgres/test-databases.js';
+import { postgresBinaries, postgresMissing } from '../store/testing/test-databases.js';
 import { cliHost, type CliHost } from '../testing/cli-host.js';
 import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
 import { skipTitle } from '../testing/skip.js';

@@ -7,7 +7,7 @@ import { decideRetry } from '../base/errors/retry.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
-import { RacingRuntime, type ScriptedOutcome } from './racing-runtime.js';
+import { RacingRuntime, type ScriptedOutcome } from './model/racing-runtime.js';
 import { resumePointFromEvents } from '../base/resume-point.js';
 import { ENGINE_SEMANTICS } from './resume.js';
 import { FlowRun } from './run.js';

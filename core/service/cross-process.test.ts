@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { HivewatchEvent } from '../base/events.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { postgresBinaries, TestDatabases } from '../store/postgres/test-databases.js';
+import { postgresBinaries, TestDatabases } from '../store/testing/test-databases.js';
 import type { LiveEvent } from './api.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';
 import { createHivewatchService, type HivewatchService } from './service.js';

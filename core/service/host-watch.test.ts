@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { groupAlive } from '../runtimes/process-group.js';
 import { openStore, type HivewatchStore, type RecoveredRun, type RunRow } from '../store/index.js';
-import { postgresBinaries, TestDatabases } from '../store/postgres/test-databases.js';
+import { postgresBinaries, TestDatabases } from '../store/testing/test-databases.js';
 import { waiting } from '../testing/waiting.js';
 import type { LiveEvent } from './api.js';
 import { HostWatch } from './host-watch.js';

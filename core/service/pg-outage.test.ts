@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openPostgresStore } from '../store/postgres/store.js';
-import { postgresBinaries, postgresMissing } from '../store/postgres/test-databases.js';
+import { postgresBinaries, postgresMissing } from '../store/testing/test-databases.js';
 import { outageFlow, type OutageFlow } from '../testing/outage-flow.js';
 import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { openStore } from '../store/index.js';
-import { postgresBinaries, postgresMissing } from '../store/postgres/test-databases.js';
+import { postgresBinaries, postgresMissing } from '../store/testing/test-databases.js';
 import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';
 import { createHivewatchService } from './service.js';

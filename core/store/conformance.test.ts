@@ -7,7 +7,7 @@ import { testEngines } from './testing/engines.js';
 import { retryLimit } from './testing/failure-journals.js';
 import { RunTakenError } from './store-error.js';
 import { hostileJournal, hostileSession, MEGABYTE } from './testing/hostile-journal.js';
-import { postgresBinaries, postgresMissing } from './postgres/test-databases.js';
+import { postgresBinaries, postgresMissing } from './testing/test-databases.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
 import { IDENTIFIER_MAX_BYTES, storableBatch, storableKey, type StorageChange } from './storable.js';
 import { skipTitle } from '../testing/skip.js';

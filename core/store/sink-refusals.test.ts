@@ -8,7 +8,7 @@ import type { HivewatchEvent } from '../base/events.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { HivewatchStore } from './contract.js';
 import { openStore } from './open.js';
-import { postgresBinaries, TestDatabases } from './postgres/test-databases.js';
+import { postgresBinaries, TestDatabases } from './testing/test-databases.js';
 import { createDurableSink, type Refusal } from './sink.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 

@@ -6,7 +6,7 @@ import { JournalBuilder } from '../testing/journal-builder.js';
 import { createPostgresClient, createPostgresPool, postgresConfig } from './connection.js';
 import { openPostgresStore } from './store.js';
 import { PostgresStore } from './postgres-store.js';
-import { postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
+import { postgresBinaries, postgresMissing, TestDatabases, testOwner } from '../testing/test-databases.js';
 import { skipTitle } from '../../testing/skip.js';
 
 if (!postgresBinaries) console.warn(`in-doubt commit suite skipped: ${postgresMissing}`);

@@ -4,7 +4,7 @@ import type { HivewatchEvent } from '../../base/events.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { HostLease } from './hosts.js';
 import { recoverInterruptedPg } from './recovery.js';
-import { inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
+import { inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from '../testing/test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
 import { skipTitle } from '../../testing/skip.js';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { postgresBinaries, TestDatabases } from '../postgres/test-databases.js';
+import { postgresBinaries, TestDatabases } from './test-databases.js';
 
 /**
  * The engines the store contract's suites run on (conformance.test.ts, failure-model.test.ts):

@@ -1,7 +1,7 @@
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { ErrorCode } from '../base/errors/taxonomy.js';
-import type { AttemptRequest, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
-import { seededRandom } from '../testing/seeded-random.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import type { ErrorCode } from '../../base/errors/taxonomy.js';
+import type { AttemptRequest, AttemptResult, SessionRuntime } from '../../runtimes/runtime.js';
+import { seededRandom } from '../../testing/seeded-random.js';
 
 export { seededRandom };
 

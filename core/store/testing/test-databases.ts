@@ -2,10 +2,10 @@ import type Database from 'better-sqlite3';
 import pg from 'pg';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import type { RunOwner } from '../hosts.js';
-import { createPostgresPool, postgresConfig } from './connection.js';
-import { migratePostgres } from './migrations.js';
+import { createPostgresPool, postgresConfig } from '../postgres/connection.js';
+import { migratePostgres } from '../postgres/migrations.js';
 
-export { inTransaction } from './transaction.js';
+export { inTransaction } from '../postgres/transaction.js';
 
 /**
  * For the PostgreSQL suites of the write path: one throwaway cluster per test file, a fresh
