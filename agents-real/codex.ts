@@ -12,10 +12,10 @@ import type { RunSpec, ScenarioId } from './specs.js';
  */
 
 export const CODEX_STUB_API_KEY = 'sk-proj-hivewatch-stub-key-not-a-secret';
-export const CODEX_KEY_VARIABLE = 'HIVEWATCH_STUB_OPENAI_KEY';
-export const CODEX_PROVIDER_ID = 'hivewatch-stub';
+const CODEX_KEY_VARIABLE = 'HIVEWATCH_STUB_OPENAI_KEY';
+const CODEX_PROVIDER_ID = 'hivewatch-stub';
 
-export const CODEX_PROMPTS = {
+const CODEX_PROMPTS = {
   text: 'Say hello.',
   tool: 'Run the shell command `echo hivewatch-tool-ran` and tell me what it printed.',
 };

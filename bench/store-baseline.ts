@@ -189,7 +189,7 @@ const NOT_COMPARED: Readonly<Record<string, string>> = {
 const NARROWED: Readonly<Record<string, string>> = { run_hosts: 'run_id' };
 
 /** Every ordinary table of the schema: FTS shadow tables included (they are content too), virtual tables themselves excluded. */
-export function comparedTables(db: Database.Database): string[] {
+function comparedTables(db: Database.Database): string[] {
   const rows = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").all() as { name: string; sql: string | null }[];
   return rows.filter((r) => !/^CREATE VIRTUAL TABLE/i.test(r.sql ?? '') && !(r.name in NOT_COMPARED)).map((r) => r.name);
 }

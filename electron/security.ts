@@ -11,7 +11,7 @@ export { CONTENT_SECURITY_POLICY };
 /** The renderer is served from this privileged, standard, secure scheme (not file://). */
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'hivewatch';
-export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 export const APP_URL = `${APP_ORIGIN}/index.html`;
 
 /** The options of every Hivewatch window. `preload` must be the compiled CommonJS preload (preload.cjs). */

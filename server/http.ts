@@ -35,7 +35,7 @@ const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
  * socket (core/base/http-limits.ts: the OTLP receiver applies the same). The body limit is 1 MiB on
  * loopback, so both are generous.
  */
-export { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS };
+;
 
 export interface HttpShellOptions {
   service: HivewatchService;

@@ -53,7 +53,7 @@ export function checkBearer(header: string | undefined, token: string): TokenChe
  * Hivewatch still hold `hivewatch_token_<port>` cookies (30 days, Path=/api): any request that
  * carries one is answered with a `Set-Cookie` that expires it, and the cookie is never a credential.
  */
-export const LEGACY_TOKEN_COOKIE = /^hivewatch_token_\d+$/;
+const LEGACY_TOKEN_COOKIE = /^hivewatch_token_\d+$/;
 
 /** The names of the leftover access cookies in a `Cookie` header (empty when none). */
 export function legacyTokenCookies(header: string | undefined): string[] {

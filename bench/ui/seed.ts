@@ -32,7 +32,7 @@ function envelope(code: 'RUNTIME_RATE_LIMIT' | 'RUNTIME_TIMEOUT' | 'RUNTIME_CRAS
   };
 }
 
-export function journalOf(runId: string, flow: string, start: number, random: () => number): HivewatchEvent[] {
+function journalOf(runId: string, flow: string, start: number, random: () => number): HivewatchEvent[] {
   const events: HivewatchEvent[] = [];
   let ts = start;
   const add = (body: Record<string, unknown>): void => {

@@ -30,7 +30,7 @@ export interface CopyOptions {
   now?: () => number;
 }
 
-export interface CopyProgress {
+interface CopyProgress {
   runs: number;
   events: number;
   totalRuns: number;

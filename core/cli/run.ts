@@ -41,7 +41,7 @@ function killGraceFlag(args: ParsedArgs): number | undefined {
   return parsed.ms;
 }
 
-export function exitCodeOf(result: HostedRunResult): number {
+function exitCodeOf(result: HostedRunResult): number {
   if (result.unjournaled || result.takenOver !== undefined) return ExitCode.failed;
   if (result.status === 'completed') return ExitCode.ok;
   if (result.status === 'cancelled') return ExitCode.cancelled;

@@ -17,8 +17,8 @@ import type { AttemptEndTrace } from '../base/events.js';
 export const JOURNAL_PROMPT_CHARS = 16_000;
 /** Each argument of a command line (the `{prompt}` argument is the long one). */
 export const JOURNAL_ARG_CHARS = 4_000;
-/** The whole command line: the same budget as a prompt. */
-export const JOURNAL_ARGV_CHARS = JOURNAL_PROMPT_CHARS;
+/** The whole command line: the same budget as a prompt (JOURNAL_PROMPT_CHARS), its own name for its own limit. */
+export const JOURNAL_ARGV_CHARS = 16_000;
 /** The agent's output, kept from its beginning (an answer reads from the top). */
 export const JOURNAL_OUTPUT_CHARS = 8_000;
 /** stdout and stderr, each: their end is kept (where the error usually is). */

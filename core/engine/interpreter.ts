@@ -109,7 +109,7 @@ interface Ctx {
   handling: FlowFailure | null;
 }
 
-export function errorView(error: HivewatchError): Record<string, unknown> {
+function errorView(error: HivewatchError): Record<string, unknown> {
   return {
     message: error.message,
     code: error.code,

@@ -31,7 +31,7 @@ export type TaskResult =
   | { kind: 'failed'; error: HivewatchError; chain: FailureChain; attempts: number; journalEnd?: (cancelledBySibling: boolean) => void }
   | { kind: 'cancelled'; attempts: number };
 
-export class SkipBackoff extends Error {
+class SkipBackoff extends Error {
   constructor(readonly commandId: string) {
     super('backoff skipped');
   }

@@ -61,7 +61,7 @@ export interface RunWorkOptions {
 }
 
 /** Bounds of what a retry is told (the prompt must stay a prompt). */
-export const FEEDBACK_TAIL_CHARS = 2_000;
+const FEEDBACK_TAIL_CHARS = 2_000;
 
 const tail = (text: string): string => (text.length <= FEEDBACK_TAIL_CHARS ? text : `…${text.slice(text.length - FEEDBACK_TAIL_CHARS + 1)}`);
 

@@ -37,16 +37,6 @@ export interface SessionWork {
   checkTimeoutMs: number | null;
 }
 
-export const NO_WORK: SessionWork = Object.freeze({
-  workspace: null,
-  scope: null,
-  expectChanges: false,
-  checks: [],
-  verifier: null,
-  verifierPos: null,
-  checkTimeoutMs: null,
-});
-
 export const DEFAULT_CHECK_TIMEOUT_MS = 10 * 60_000;
 
 /** Whether a session asks for anything that only a workspace can give. */

@@ -24,7 +24,7 @@ import { agentCommandProblems } from './command-safety.js';
 
 /** From declarations to the specs of FlowPlan: agents, and the per-session properties. */
 
-export const SESSION_NAME_MAX = 60;
+const SESSION_NAME_MAX = 60;
 
 export function buildAgentSpec(decl: AgentDecl, report: Report): AgentSpec {
   const props = indexProperties(decl.properties, AGENT_PROPERTIES, `agent "${decl.name}"`, report);

@@ -17,7 +17,7 @@ import { templateRefs } from './template.js';
  */
 
 /** What `{err.<field>}` may read of a caught error (the envelope fields a prompt can use). */
-export const ERROR_FIELDS: readonly string[] = ['message', 'code', 'category', 'origin', 'recoverable'];
+const ERROR_FIELDS: readonly string[] = ['message', 'code', 'category', 'origin', 'recoverable'];
 
 export interface ValidateOptions {
   /** Names that lines dropped by parse recovery would have declared: not reported as unknown. */

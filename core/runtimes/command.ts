@@ -119,7 +119,7 @@ export function processTrace(observation: ProcessResult): ProcessTrace {
 }
 
 /** The plain reader: a failed process is classified, a successful one's stdout (trimmed) is the output. */
-export function readPlainOutput(observation: ProcessResult): AttemptResult {
+function readPlainOutput(observation: ProcessResult): AttemptResult {
   const error = classifyObservation(observation);
   if (error) return { kind: 'failed', error };
   const output = observation.stdout.trim();

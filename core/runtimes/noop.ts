@@ -11,7 +11,7 @@ import { readFakeOutput, simulatedObservation, simulatedOutcome, timedOutObserva
  * Waits (`slow:<d>`, and a timeout cutting one short) go through the injected clock.
  */
 
-export const NOOP = 'noop';
+const NOOP = 'noop';
 
 export interface NoopRuntimeOptions {
   /** Default: a RealClock. Engine tests pass their VirtualClock. */

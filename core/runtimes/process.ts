@@ -25,7 +25,7 @@ import { DEFAULT_CAPTURE_BYTES, TailBuffer } from './tail-buffer.js';
  *   memory however much the child writes.
  */
 
-export const DEFAULT_KILL_GRACE_MS = 2_000;
+const DEFAULT_KILL_GRACE_MS = 2_000;
 
 /** How often to look whether an ended attempt's group is gone (no event tells of a grandchild's death). */
 const GROUP_POLL_MS = 20;
@@ -59,7 +59,7 @@ export interface ProcessOptions {
   redactor?: Redactor | undefined;
 }
 
-export interface ProcessStarted {
+interface ProcessStarted {
   /** The child leads its own group, so this is also the group id. */
   pid: number;
   /** Field 22 of /proc/<pid>/stat; null where /proc is not available. */
@@ -86,7 +86,7 @@ function errnoCode(error: unknown): string {
 }
 
 /** Says what went wrong in operator terms, naming the command (the raw `spawn x ENOENT` does not help). */
-export function describeSpawnError(command: string, error: unknown): SpawnError {
+function describeSpawnError(command: string, error: unknown): SpawnError {
   const code = errnoCode(error);
   const raw = error instanceof Error ? error.message : String(error);
   switch (code) {

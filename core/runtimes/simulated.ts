@@ -11,7 +11,7 @@ import type { AttemptRequest, AttemptResult } from './runtime.js';
  */
 
 export const DEFAULT_SIMULATE = 'ok';
-export const RATE_LIMIT_STDERR = 'Error: 429 Too Many Requests (rate limit exceeded)';
+const RATE_LIMIT_STDERR = 'Error: 429 Too Many Requests (rate limit exceeded)';
 const PROMPT_CHARS = 80;
 
 /** The prompt as `ok` echoes it: at most 80 characters, an ellipsis marking a cut (as fake-agent.js). */

@@ -16,7 +16,7 @@ import { Collector, COMMIT_SCOPED, EXAMPLES_DIR, TERMINAL, TEST_FLOWS, type ApiH
  * conformance-commands.suite.ts.
  */
 
-export { Collector, EXAMPLES_DIR, TEST_FLOWS, type ApiHarness, type HarnessOptions } from './testing.js';
+export {  EXAMPLES_DIR,  type ApiHarness, type HarnessOptions } from './testing.js';
 
 /** Registers the suite; a transport that cannot run on this machine is simply not registered. */
 export function apiConformanceSuite(name: string, makeHarness: (options: HarnessOptions) => Promise<ApiHarness>): void {

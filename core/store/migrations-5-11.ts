@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { TEXT_INDEX_MIN_CHARS } from './schema-constants.js';
 
 /**
  * The schema's versions 5 to 9 and 11 (core/store/migrations.ts lists every version and runs

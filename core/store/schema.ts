@@ -25,7 +25,7 @@ export const DISPOSITIONS = ['pending', 'handled', 'unhandled'] as const;
 export type ErrorDisposition = (typeof DISPOSITIONS)[number];
 
 /** What an attempt reported after it was stopped (attemptCancelled.reported, receiptIgnoredStale). */
-export type LateResult = { outcome: 'succeeded'; output?: string } | { outcome: 'failed'; error?: ErrorEnvelope };
+type LateResult = { outcome: 'succeeded'; output?: string } | { outcome: 'failed'; error?: ErrorEnvelope };
 
 export interface RunRow {
   id: string;

@@ -23,7 +23,7 @@ export interface EventAppender {
 }
 
 /** How much of a refused event the ending error keeps (its JSON text). */
-export const REFUSED_EVENT_KEPT = 64_000;
+const REFUSED_EVENT_KEPT = 64_000;
 
 export interface Refusal {
   runId: string;

@@ -19,7 +19,7 @@ import { verdictError, verifierPrompt } from './verifier.js';
 /** Agent work over git: what the service gives each run it hosts (RunWorkspaceConfig.agentWork). */
 export const gitAgentWork: AgentWork = { open: (options) => openGitRunWork(options) };
 
-export async function openGitRunWork(options: RunWorkOptions): Promise<RunWork> {
+async function openGitRunWork(options: RunWorkOptions): Promise<RunWork> {
   const workspace = await RunWorkspace.open({
     runId: options.runId,
     repo: options.repo,

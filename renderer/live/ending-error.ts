@@ -103,7 +103,7 @@ function derivedChain(error: ErrorEnvelope, pending: readonly PendingOccurrence[
 }
 
 /** The ending error a chain (head first) makes: the head's fields, the root's code, the chain. */
-export function endingOfChain(chain: readonly FailureLink[]): EndingError | null {
+function endingOfChain(chain: readonly FailureLink[]): EndingError | null {
   const head = chain[0];
   const root = chain[chain.length - 1];
   if (!head || !root) return null;

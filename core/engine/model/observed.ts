@@ -23,7 +23,7 @@ function whereOf(error: ErrorEnvelope): string {
 }
 
 /** The envelope's causes, head first. */
-export function nestedLinks(envelope: ErrorEnvelope): ErrorEnvelope[] {
+function nestedLinks(envelope: ErrorEnvelope): ErrorEnvelope[] {
   const out: ErrorEnvelope[] = [];
   for (let e: ErrorEnvelope | undefined = envelope; e !== undefined; e = e.cause) out.push(e);
   return out;

@@ -3,7 +3,7 @@ import type { ErrorCode } from '../../base/errors/taxonomy.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from '../../runtimes/runtime.js';
 import { seededRandom } from '../../testing/seeded-random.js';
 
-export { seededRandom };
+;
 
 /**
  * A test runtime that misbehaves on purpose. Attempts do not end in the order they started: each

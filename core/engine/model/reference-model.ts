@@ -18,7 +18,7 @@ import type { Ctx, End, Fork, Gen, Input, Parked, Thread, Write, Yielded } from 
  * started, and every error occurrence that counts with its disposition (DESIGN rules 16–18).
  */
 
-export interface ModelError {
+interface ModelError {
   code: string;
   /** `task <ordinal>` for a session's failure, `line:col` of a `throw`, null for a run-level failure. */
   at: string | null;

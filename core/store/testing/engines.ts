@@ -12,7 +12,7 @@ import { postgresBinaries, TestDatabases } from './test-databases.js';
  * and with an ICU en-US default collation (an operator's en_US server), which must answer alike. Call `start` / `stop` in the
  * suite's beforeAll / afterAll: `stop` removes every folder and the cluster.
  */
-export interface Engine {
+interface Engine {
   name: string;
   /** A new, empty database's location (file path or URL). */
   fresh(): Promise<string>;

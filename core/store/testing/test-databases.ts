@@ -69,7 +69,7 @@ export function testOwner(name: string, hostname = `host-${name}`): RunOwner {
  * Every table the write path fills, with its key (the ORDER BY of a comparison): the tests compare
  * these table by table with what SQLite's writer and prune leave.
  */
-export const WRITTEN_TABLES: Readonly<Record<string, string>> = {
+const WRITTEN_TABLES: Readonly<Record<string, string>> = {
   events: 'run_id, seq',
   runs: 'id',
   steps: 'run_id, step',
