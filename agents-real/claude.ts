@@ -1,10 +1,10 @@
-import { claudeCodeEnv } from '../core/otel/env.js';
+import { claudeCodeEnv } from '../core/runtimes/telemetry-env.js';
 import { anthropic, type AnthropicStep } from './anthropic-stub.js';
 import type { RunSpec, ScenarioId } from './specs.js';
 
 /**
  * How the harness runs Claude Code: `claude -p <prompt>` (print mode) against the Anthropic stub,
- * telemetry on with exactly what `hivewatch otel-env` prints (core/otel/env.ts) plus traces, and
+ * telemetry on with exactly what `hivewatch otel-env` prints (core/runtimes/telemetry-env.ts) plus traces, and
  * everything that would leave the machine turned off. The settings are Claude Code's documented
  * environment variables (docs/real-agents.md lists them with their sources).
  */
@@ -13,7 +13,7 @@ import type { RunSpec, ScenarioId } from './specs.js';
 export const CLAUDE_STUB_API_KEY = 'sk-ant-api03-hivewatch-stub-key-not-a-secret';
 export const CLAUDE_STUB_OAUTH_TOKEN = 'sk-ant-oat01-hivewatch-stub-oauth-not-a-secret';
 
-export const CLAUDE_PROMPTS = {
+const CLAUDE_PROMPTS = {
   text: 'Say hello.',
   tool: 'Run the shell command `echo hivewatch-tool-ran` and tell me what it printed.',
 };
@@ -60,7 +60,7 @@ export interface ClaudeContext {
  * What keeps Claude Code on loopback: no update check, no vendor telemetry or error reports.
  * CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC alone was enough for 2.1.332 (docs/real-agents.md).
  */
-export const CLAUDE_QUIET_ENV: Readonly<Record<string, string>> = {
+const CLAUDE_QUIET_ENV: Readonly<Record<string, string>> = {
   DISABLE_AUTOUPDATER: '1',
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
   DISABLE_TELEMETRY: '1',

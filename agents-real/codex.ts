@@ -1,4 +1,4 @@
-import { codexOtelToml } from '../core/otel/env.js';
+import { codexOtelToml } from '../core/runtimes/telemetry-env.js';
 import { openai, type OpenAiStep } from './openai-stub.js';
 import type { RunSpec, ScenarioId } from './specs.js';
 
@@ -7,15 +7,15 @@ import type { RunSpec, ScenarioId } from './specs.js';
  * model provider (`[model_providers.<id>]` with `base_url`, `wire_api = "responses"`, `env_key`,
  * and the per-provider `request_max_retries`, `stream_max_retries`, `stream_idle_timeout_ms`),
  * telemetry on with the `[otel]` block `hivewatch otel-env --agent codex-cli` prints
- * (core/otel/env.ts) plus a trace exporter, and the features that reach the internet off.
+ * (core/runtimes/telemetry-env.ts) plus a trace exporter, and the features that reach the internet off.
  * Sources for every key: docs/real-agents.md.
  */
 
 export const CODEX_STUB_API_KEY = 'sk-proj-hivewatch-stub-key-not-a-secret';
-export const CODEX_KEY_VARIABLE = 'HIVEWATCH_STUB_OPENAI_KEY';
-export const CODEX_PROVIDER_ID = 'hivewatch-stub';
+const CODEX_KEY_VARIABLE = 'HIVEWATCH_STUB_OPENAI_KEY';
+const CODEX_PROVIDER_ID = 'hivewatch-stub';
 
-export const CODEX_PROMPTS = {
+const CODEX_PROMPTS = {
   text: 'Say hello.',
   tool: 'Run the shell command `echo hivewatch-tool-ran` and tell me what it printed.',
 };

@@ -33,7 +33,7 @@ const GZIP_ABOVE = 256 * 1024;
 const SECRETS = [CLAUDE_STUB_API_KEY, CLAUDE_STUB_OAUTH_TOKEN, CODEX_STUB_API_KEY, OTLP_TOKEN];
 
 /** Every made-up secret overwritten with as many X's: the same length, so protobuf stays valid. */
-export function redactSecrets(data: Buffer): Buffer {
+function redactSecrets(data: Buffer): Buffer {
   let out = data;
   for (const secret of SECRETS) {
     const needle = Buffer.from(secret);
@@ -52,7 +52,7 @@ export function containsSecret(data: Buffer): string | null {
   return SECRETS.find((s) => data.includes(Buffer.from(s))) ?? null;
 }
 
-export interface FixtureExport {
+interface FixtureExport {
   seq: number;
   path: string;
   signal: CapturedSignal;
@@ -94,7 +94,7 @@ export interface FixtureShape {
   seen: RunShape;
 }
 
-export function runDir(cli: CliName, id: string): string {
+function runDir(cli: CliName, id: string): string {
   return join(FIXTURES_DIR, cli, id);
 }
 

@@ -34,7 +34,7 @@ export function redactedHeaders(headers: IncomingMessage['headers']): Record<str
 }
 
 /** `Bearer abc` → `Bearer <redacted>`; anything else → `<redacted>`. */
-export function redactSecret(value: string): string {
+function redactSecret(value: string): string {
   const scheme = /^(Bearer|Basic)\s+/i.exec(value);
   return scheme ? `${scheme[1]} <redacted>` : '<redacted>';
 }

@@ -1,5 +1,5 @@
 import type { CliName } from './pins.js';
-import { runId, type OutputMode, type OtlpProtocol, type RunSpec, type ScenarioId } from './specs.js';
+import { type OutputMode, type OtlpProtocol, type RunSpec, type ScenarioId } from './specs.js';
 
 /**
  * Which runs the fixtures hold and the live suites repeat. Every scenario runs in the CLI's
@@ -79,9 +79,3 @@ export const MATRIX: Record<CliName, RunSpec[]> = {
   'codex-cli': specsOf('codex-cli', CODEX_ROWS),
 };
 
-/** The spec of a run id (throws on an id the matrix does not have: a typo in a test). */
-export function specById(cli: CliName, id: string): RunSpec {
-  const spec = MATRIX[cli].find((s) => runId(s) === id);
-  if (!spec) throw new Error(`no ${cli} run "${id}" in agents-real/matrix.ts`);
-  return spec;
-}

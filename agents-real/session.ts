@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resourceAttributes } from '../core/otel/env.js';
+import { resourceAttributes } from '../core/runtimes/telemetry-env.js';
 import { startAnthropicStub, type AnthropicStep } from './anthropic-stub.js';
 import { claudeArgs, claudeEnv, claudeSteps } from './claude.js';
 import { codexArgs, codexConfigToml, codexEnv, codexSteps } from './codex.js';
@@ -21,10 +21,10 @@ import { runId, type RunSpec } from './specs.js';
 export const OTLP_TOKEN = 'hivewatch-ingest-token-not-a-secret';
 
 /** The attempt a preset would name in OTEL_RESOURCE_ATTRIBUTES; the run id needs percent-encoding. */
-export const ATTEMPT_IDENTITY = { runId: 'run 7/a', taskId: 'task-1', attempt: 2 };
+const ATTEMPT_IDENTITY = { runId: 'run 7/a', taskId: 'task-1', attempt: 2 };
 
 /** How long after its hanging request the harness ends Codex, which no setting of its own bounds. */
-export const HANG_KILL_AFTER_MS = 6_000;
+const HANG_KILL_AFTER_MS = 6_000;
 
 export interface RunRecord {
   id: string;

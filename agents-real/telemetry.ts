@@ -21,7 +21,7 @@ export interface LogEntry {
   timeUnixNano: string;
 }
 
-export interface SpanEventEntry {
+interface SpanEventEntry {
   name: string;
   attributes: Attributes;
 }
@@ -51,7 +51,7 @@ function idText(value: unknown): string {
 }
 
 /** The export request as a plain object with the JSON mapping's field names, whatever its encoding. */
-export function exportDocument(capture: CapturedExport): Obj {
+function exportDocument(capture: CapturedExport): Obj {
   if (capture.encoding === 'json') {
     const parsed = JSON.parse(capture.payload.toString('utf8')) as unknown;
     if (!isObj(parsed)) throw new Error(`export ${capture.seq} (${capture.path}) is not a JSON object`);

@@ -1,4 +1,4 @@
-import { VirtualClock } from '../core/engine/clock.js';
+import { VirtualClock } from '../core/base/clock.js';
 import { FlowRun } from '../core/engine/run.js';
 import { checkFlow } from '../core/flow/check.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from '../core/runtimes/runtime.js';

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { EventOf, HivewatchEvent } from '../core/engine/events.js';
+import type { EventOf, HivewatchEvent } from '../core/base/events.js';
 import { groupAlive } from '../core/runtimes/process-group.js';
 import { DEFAULT_HOST_WATCH_MS } from '../core/service/host-watch.js';
 import { bundledExamplesDir } from '../core/service/flow-keys.js';

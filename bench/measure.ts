@@ -23,13 +23,6 @@ export async function timeIt(fn: () => Promise<unknown> | unknown): Promise<numb
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-/** Best of n: the least disturbed run of a noisy 2-core machine. */
-export async function bestOf(n: number, fn: () => Promise<unknown> | unknown): Promise<number> {
-  let best = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < n; i++) best = Math.min(best, await timeIt(fn));
-  return best;
-}
-
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { HivewatchEvent } from '../core/engine/events.js';
+import type { HivewatchEvent } from '../core/base/events.js';
 import type { HivewatchStore } from '../core/store/contract.js';
 import { POSTGRES_SCHEMA_VERSION } from '../core/store/postgres/migrations.js';
 import { openPostgresStore } from '../core/store/postgres/store.js';

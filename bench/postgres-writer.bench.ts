@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { HivewatchEvent } from '../core/engine/events.js';
+import type { HivewatchEvent } from '../core/base/events.js';
 import { createPostgresPool, postgresConfig } from '../core/store/postgres/connection.js';
 import { migratePostgres } from '../core/store/postgres/migrations.js';
 import { writeRows } from '../core/store/postgres/multi-row.js';

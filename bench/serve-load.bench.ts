@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pg from 'pg';
-import { REQUEST_TIMEOUT_MS } from '../core/http-limits.js';
+import { REQUEST_TIMEOUT_MS } from '../core/base/http-limits.js';
 import { MAX_OTLP_CONNECTIONS } from '../core/otel/receiver.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../core/testing/postgres-cluster.js';
 import { startServer, type RunningServer } from '../server/main.js';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HivewatchEvent } from '../core/engine/events.js';
+import type { HivewatchEvent } from '../core/base/events.js';
 import { openDatabase } from '../core/store/database.js';
 import { aggregateBatch } from '../core/store/batch-aggregates.js';
 import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, failureParams } from '../core/store/failure-rollups.js';
@@ -189,7 +189,7 @@ const NOT_COMPARED: Readonly<Record<string, string>> = {
 const NARROWED: Readonly<Record<string, string>> = { run_hosts: 'run_id' };
 
 /** Every ordinary table of the schema: FTS shadow tables included (they are content too), virtual tables themselves excluded. */
-export function comparedTables(db: Database.Database): string[] {
+function comparedTables(db: Database.Database): string[] {
   const rows = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").all() as { name: string; sql: string | null }[];
   return rows.filter((r) => !/^CREATE VIRTUAL TABLE/i.test(r.sql ?? '') && !(r.name in NOT_COMPARED)).map((r) => r.name);
 }

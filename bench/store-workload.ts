@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { HivewatchEvent } from '../core/engine/events.js';
+import type { HivewatchEvent } from '../core/base/events.js';
 import { DAY } from '../core/store/rollups.js';
 import {
   JournalBuilder,
@@ -57,7 +57,7 @@ const FLOWS: readonly (readonly [string, string])[] = [
 ];
 
 const FILES = ['src/app.ts', 'src/db/pool.ts', 'lib/parser.py', 'cmd/server/main.go', 'tests/test_api.py', 'README.md'];
-export const hex = (random: () => number, n: number): string =>
+const hex = (random: () => number, n: number): string =>
   Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('');
 const int = (random: () => number, lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
 

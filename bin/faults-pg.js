@@ -126,7 +126,7 @@ async function trial(context, kind, outage, index) {
 
 /** Runs every PostgreSQL outage trial; returns a tally per host kind (null when no server is installed). */
 export async function pgOutageTrials({ root, bin, kinds }) {
-  const dist = (path) => import(join(root, 'dist', ...path.split('/')));
+  const dist = (path) => import(join(root, 'dist-dev', ...path.split('/')));
   const { findPostgres, startPostgresCluster } = await dist('core/testing/postgres-cluster.js');
   const { binaries, reason } = findPostgres();
   if (!binaries) {

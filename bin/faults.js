@@ -6,7 +6,7 @@
 // serve: the /api/stream events) is in the journal as printed; after start-up recovery the run
 // is `interrupted` (or completed, when the kill came after its end); none of its agent processes
 // is left; `hivewatch resume` completes. Loopback only; each trial is bounded in time and ends
-// whatever it started. Needs dist/ (`npm run faults` builds it). Then, unless --quick, the
+// whatever it started. Needs dist/ and dist-dev/ (`npm run faults` builds both). Then, unless --quick, the
 // PostgreSQL outage trials (bin/faults-pg.js; `--only pg` for them alone).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -254,10 +254,11 @@ async function trial(kind, index, delayMs, openStore) {
 
 async function main() {
   const options = parse(process.argv.slice(2));
-  const entry = join(root, 'dist', 'core', 'store', 'index.js');
-  if (!existsSync(entry)) usage('dist/ is missing: run `npm run build` (npm run faults does)');
+  // The harness's own parts (seeded randomness, the store it reads) from dist-dev/; the processes it kills run dist/.
+  const entry = join(root, 'dist-dev', 'core', 'store', 'index.js');
+  if (!existsSync(entry)) usage('dist-dev/ is missing: run `npm run build:dev` (npm run faults does)');
   const { openStore } = await import(entry);
-  const { seededRandom } = await import(join(root, 'dist', 'core', 'testing', 'seeded-random.js'));
+  const { seededRandom } = await import(join(root, 'dist-dev', 'core', 'testing', 'seeded-random.js'));
   const random = seededRandom(options.seed);
   const started = Date.now();
   const figures = {};

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { HivewatchEvent } from '../core/engine/events.js';
+import type { HivewatchEvent } from '../core/base/events.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
 import { SLOW_PARALLEL } from './support/flows.js';
 import { BIN, eventsOf, ROOT, startServer, type ServerHandle } from './support/server.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { HivewatchEvent } from '../core/engine/events.js';
+import type { HivewatchEvent } from '../core/base/events.js';
 import { groupAlive } from '../core/runtimes/process-group.js';
 import { waiting } from '../core/testing/waiting.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';

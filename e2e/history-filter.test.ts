@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { ErrorEnvelope } from '../core/errors/envelope.js';
-import type { HivewatchEvent } from '../core/engine/events.js';
+import type { ErrorEnvelope } from '../core/base/errors/envelope.js';
+import type { HivewatchEvent } from '../core/base/events.js';
 import { openStore } from '../core/store/index.js';
 import { bulkSeed } from '../bench/ui/bulk-seed.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright-core';
 import type { ErrorCount, HivewatchEvent } from '../core/service/api.js';
 import { openStore } from '../core/store/open.js';
-import { postgresBinaries, postgresMissing, TestDatabases } from '../core/store/postgres/test-databases.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from '../core/store/testing/test-databases.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
 import { BIN, ROOT, startServer, tempDir, type ServerHandle } from './support/server.js';
 import { skipTitle } from '../core/testing/skip.js';

@@ -10,9 +10,9 @@ import { openStore } from '../core/store/index.js';
 import { skipTitle } from '../core/testing/skip.js';
 import { createIpcClient } from '../renderer/api/ipc-client.js';
 import { detectElectron } from '../server/launcher.js';
-import { findPackageRoot } from '../server/paths.js';
+import { findPackageRoot } from '../shell-common/paths.js';
 import { ipcChannels, registerIpc } from './ipc.js';
-import { loadCompiledPreload } from './preload-module.js';
+import { loadCompiledPreload } from './testing/preload-module.js';
 import { InMemoryIpc } from './testing.js';
 
 const { createBridge } = loadCompiledPreload();

@@ -3,7 +3,7 @@ import { API_METHODS } from '../core/service/api.js';
 import { API_METHODS as CLIENT_METHODS } from '../renderer/api/constants.js';
 import { electronSqliteBinding } from './native.js';
 import { failureNotifier, type FailureNote } from './notify.js';
-import { loadCompiledPreload } from './preload-module.js';
+import { loadCompiledPreload } from './testing/preload-module.js';
 import type { IpcRendererLike } from './preload.cjs';
 import {
   APP_URL,

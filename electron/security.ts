@@ -1,5 +1,5 @@
 import { API_METHODS, IPC_PREFIX, type ApiMethod } from '../core/service/api.js';
-import { CONTENT_SECURITY_POLICY } from '../server/security.js';
+import { CONTENT_SECURITY_POLICY } from '../shell-common/content-policy.js';
 
 /**
  * The Electron window's security, as plain data and functions (no `electron` import) so a test
@@ -11,7 +11,7 @@ export { CONTENT_SECURITY_POLICY };
 /** The renderer is served from this privileged, standard, secure scheme (not file://). */
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'hivewatch';
-export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 export const APP_URL = `${APP_ORIGIN}/index.html`;
 
 /** The options of every Hivewatch window. `preload` must be the compiled CommonJS preload (preload.cjs). */

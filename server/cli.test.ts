@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chromiumAppArgs, detectElectron, findChromium, hasDisplay } from './launcher.js';
-import { findPackageRoot } from './paths.js';
+import { findPackageRoot } from '../shell-common/paths.js';
 
 const root = findPackageRoot();
 const bin = join(root, 'bin', 'hivewatch.js');

@@ -5,7 +5,7 @@ import { ExitCode } from '../core/cli/io.js';
 import { otelPortOf } from '../core/otel/host.js';
 import { detectElectron } from './launcher.js';
 import { startServer, type RunningServer } from './main.js';
-import { packagePaths } from './paths.js';
+import { packagePaths } from '../shell-common/paths.js';
 
 /**
  * `hivewatch serve` and `hivewatch start` (bin/hivewatch.js sends both here, so core/ never

@@ -8,7 +8,8 @@ import { createHivewatchService, type HivewatchService } from '../core/service/s
 import { openStore, type HivewatchStore } from '../core/store/index.js';
 import { startHttpShell, type HttpShell } from './http.js';
 import { queryInput } from './routes.js';
-import { CONTENT_SECURITY_POLICY, checkBearer, isAllowedHost, isAllowedOrigin } from './security.js';
+import { CONTENT_SECURITY_POLICY } from '../shell-common/content-policy.js';
+import { checkBearer, isAllowedHost, isAllowedOrigin } from './security.js';
 
 interface Reply {
   status: number;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../core/http-limits.js';
+import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../core/base/http-limits.js';
 import { toWireError } from '../core/service/errors.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { matchRoute } from './routes.js';
@@ -13,10 +13,10 @@ import {
   legacyTokenCookies,
   LOOPBACK,
   newToken,
-  SECURITY_HEADERS,
 } from './security.js';
+import { SECURITY_HEADERS } from '../shell-common/content-policy.js';
 import { openStream, type OpenStream } from './sse.js';
-import { serveStatic } from './static.js';
+import { serveStatic } from '../shell-common/static-files.js';
 
 /**
  * The browser shell's HTTP server (node:http only). Order of checks on every request:
@@ -32,10 +32,10 @@ const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
 /**
  * Slow clients: the request line and headers must arrive within HEADERS_TIMEOUT_MS, the whole
  * request (headers and body) within REQUEST_TIMEOUT_MS, else Node answers 408 and closes the
- * socket (core/http-limits.ts: the OTLP receiver applies the same). The body limit is 1 MiB on
+ * socket (core/base/http-limits.ts: the OTLP receiver applies the same). The body limit is 1 MiB on
  * loopback, so both are generous.
  */
-export { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS };
+;
 
 export interface HttpShellOptions {
   service: HivewatchService;
@@ -182,7 +182,7 @@ function refusedToken(req: IncomingMessage, res: ServerResponse, token: string):
   return true;
 }
 
-/** The server with the slow-client limits (core/http-limits.ts); one bad connection never takes it down. */
+/** The server with the slow-client limits (core/base/http-limits.ts); one bad connection never takes it down. */
 function limitedServer(options: HttpShellOptions, onRequest: (req: IncomingMessage, res: ServerResponse) => void): Server {
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const server = createServer(

@@ -9,8 +9,8 @@ import { defaultDatabasePath, isPostgresUrl, openStore, type HivewatchStore } fr
 import { startHttpShell } from './http.js';
 import { newToken } from './security.js';
 import { findChromium, hasDisplay, openChromiumApp, type ChromiumWindow } from './launcher.js';
-import { packagePaths } from './paths.js';
-import { hasRenderer } from './static.js';
+import { packagePaths } from '../shell-common/paths.js';
+import { hasRenderer } from '../shell-common/static-files.js';
 
 /**
  * The browser shell in one call: open (or create) the database, start the service over it, serve

@@ -10,13 +10,13 @@ import { parseInput } from '../core/service/schemas.js';
  * schema, so the same message).
  */
 
-export interface RouteRequest {
+interface RouteRequest {
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
 }
 
-export interface RouteResult {
+interface RouteResult {
   status: number;
   body: unknown;
 }

@@ -6,33 +6,6 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
  * rebound to 127.0.0.1, is refused before anything else happens).
  */
 
-/**
- * The renderer's content security policy, the same in both shells: only the app's own scripts,
- * styles, images and connections; no inline script, no eval, no plugins, no framing, no forms.
- */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-/** Headers every response of the browser shell carries. */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'x-content-type-options': 'nosniff',
-  // The page's first URL carries the token: never send it anywhere as a referrer.
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-};
-
 export const LOOPBACK = '127.0.0.1';
 
 /** A fresh bearer token: 32 random bytes, base64url. */
@@ -80,7 +53,7 @@ export function checkBearer(header: string | undefined, token: string): TokenChe
  * Hivewatch still hold `hivewatch_token_<port>` cookies (30 days, Path=/api): any request that
  * carries one is answered with a `Set-Cookie` that expires it, and the cookie is never a credential.
  */
-export const LEGACY_TOKEN_COOKIE = /^hivewatch_token_\d+$/;
+const LEGACY_TOKEN_COOKIE = /^hivewatch_token_\d+$/;
 
 /** The names of the leftover access cookies in a `Cookie` header (empty when none). */
 export function legacyTokenCookies(header: string | undefined): string[] {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LiveEvent } from '../core/service/api.js';
 import { formatLiveId, parseLiveId } from '../core/service/live.js';
 import type { HivewatchService } from '../core/service/service.js';
-import { SECURITY_HEADERS } from './security.js';
+import { SECURITY_HEADERS } from '../shell-common/content-policy.js';
 
 /**
  * `GET /api/stream`: the live subscription as server-sent events.

@@ -1,5 +1,5 @@
-import type { ErrorEnvelope } from '../../core/errors/envelope.js';
-import type { HivewatchEvent } from '../../core/engine/events.js';
+import type { ErrorEnvelope } from '../../core/base/errors/envelope.js';
+import type { HivewatchEvent } from '../../core/base/events.js';
 import { openSqliteStore, type SqliteStore } from '../../core/store/index.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { ErrorEnvelope } from '../../core/errors/envelope.js';
-import type { HivewatchEvent } from '../../core/engine/events.js';
+import type { ErrorEnvelope } from '../../core/base/errors/envelope.js';
+import type { HivewatchEvent } from '../../core/base/events.js';
 import { openSqliteStore } from '../../core/store/index.js';
 import { seededRandom } from '../../core/testing/seeded-random.js';
 
@@ -32,7 +32,7 @@ function envelope(code: 'RUNTIME_RATE_LIMIT' | 'RUNTIME_TIMEOUT' | 'RUNTIME_CRAS
   };
 }
 
-export function journalOf(runId: string, flow: string, start: number, random: () => number): HivewatchEvent[] {
+function journalOf(runId: string, flow: string, start: number, random: () => number): HivewatchEvent[] {
   const events: HivewatchEvent[] = [];
   let ts = start;
   const add = (body: Record<string, unknown>): void => {

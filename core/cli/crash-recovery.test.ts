@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { groupAlive, groupLeadersWithEnvironment, signalGroupId } from '../runtimes/process-group.js';
 import { openStore } from '../store/index.js';
 import { seededRandom } from '../testing/seeded-random.js';

@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { EXTERNAL_FLOW_PREFIX, sessionKeyOf } from '../otel/mapping.js';
 import { ACTIVE_RUN_STATUSES, StoreError, type HivewatchStore, type RunRow } from '../store/index.js';
 import type { ExternalSessionRow } from '../store/external.js';
@@ -30,7 +30,7 @@ export interface CopyOptions {
   now?: () => number;
 }
 
-export interface CopyProgress {
+interface CopyProgress {
   runs: number;
   events: number;
   totalRuns: number;

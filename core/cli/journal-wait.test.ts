@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { StoreError } from '../store/store-error.js';
 import type { CliIo } from './io.js';
 import { journalLastEvents } from './journal-wait.js';

@@ -1,4 +1,4 @@
-import type { HivewatchError } from '../errors/hivewatch-error.js';
+import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { HivewatchService } from '../service/service.js';
 import { isStoreError } from '../store/store-error.js';
 import type { CliIo } from './io.js';

@@ -1,4 +1,4 @@
-import { VERSION } from '../version.js';
+import { VERSION } from '../base/version.js';
 import { StoreError } from '../store/store-error.js';
 import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { checkCommand } from './check.js';

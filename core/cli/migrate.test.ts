@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { decodeOtlp } from '../otel/decode.js';
 import { OtelIngester } from '../otel/ingest.js';
 import { sessionKeyOf } from '../otel/mapping.js';

@@ -20,7 +20,7 @@ import { ExitCode, type CliIo } from './io.js';
  * the agents of that machine were given), `otel.store_prompts` (whether prompt text may be kept
  * is the team database's privacy choice, not one operator's).
  */
-export const MIGRATED_SETTINGS = [MUTED_FLOWS_SETTING] as const;
+const MIGRATED_SETTINGS = [MUTED_FLOWS_SETTING] as const;
 
 /** Progress on stderr after every this many runs copied. */
 const PROGRESS_EVERY_RUNS = 100;

@@ -1,5 +1,5 @@
 import { otelPortOf } from '../otel/host.js';
-import { OTEL_AGENTS, otelEnvText, type OtelAgent } from '../otel/env.js';
+import { OTEL_AGENTS, otelEnvText, type OtelAgent } from '../runtimes/telemetry-env.js';
 import { STORE_PROMPTS_SETTING } from '../otel/ingest.js';
 import { otelToken } from '../otel/receiver.js';
 import { openStore } from '../store/index.js';

@@ -1,5 +1,5 @@
-import type { ErrorEnvelope } from '../errors/envelope.js';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { ErrorEnvelope } from '../base/errors/envelope.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { formatDuration } from '../flow/duration.js';
 
 /**

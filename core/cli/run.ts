@@ -1,8 +1,8 @@
 import { WorkspaceMode } from '../flow/agent-work.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import { parseDuration } from '../flow/duration.js';
-import type { EventSink } from '../engine/events.js';
-import type { ResumePoint } from '../engine/resume.js';
+import type { EventSink } from '../base/events.js';
+import type { ResumePoint } from '../base/resume-point.js';
 import type { HivewatchStore } from '../store/index.js';
 import { bundledExamplesDir, appFlowsDirOf } from '../service/flow-keys.js';
 import { createHivewatchService, type HostedRunResult } from '../service/service.js';
@@ -41,7 +41,7 @@ function killGraceFlag(args: ParsedArgs): number | undefined {
   return parsed.ms;
 }
 
-export function exitCodeOf(result: HostedRunResult): number {
+function exitCodeOf(result: HostedRunResult): number {
   if (result.unjournaled || result.takenOver !== undefined) return ExitCode.failed;
   if (result.status === 'completed') return ExitCode.ok;
   if (result.status === 'cancelled') return ExitCode.cancelled;

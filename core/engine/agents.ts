@@ -1,4 +1,4 @@
-import { NO_RETRY, type RetryPolicy } from '../errors/retry.js';
+import { NO_RETRY, type RetryPolicy } from '../base/errors/retry.js';
 import type { AgentSpec, FlowPlan, RuntimeKind, SessionSpec } from '../flow/plan.js';
 
 const builtin = (name: string, runtime: RuntimeKind): AgentSpec => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { endTrace, JOURNAL_ARG_CHARS, JOURNAL_ARGV_CHARS, JOURNAL_PROMPT_CHARS, JOURNAL_TAIL_CHARS, keepHead, keepTail, redactEnv, startTrace } from './attempt-trace.js';
-import { canonicalJournal } from './canonical.js';
+import { canonicalJournal } from './model/canonical.js';
 import { ofType, planOf, runPlan } from './testing.js';
 
 const SECRET = 'sk-live-0123456789';

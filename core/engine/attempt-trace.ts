@@ -1,5 +1,6 @@
 import type { AttemptResult, ProcessTrace } from '../runtimes/runtime.js';
 import { Redactor } from '../runtimes/secrets.js';
+import type { AttemptEndTrace } from '../base/events.js';
 
 /**
  * What the journal keeps of an attempt for the operator's inspector (issue #12 part 3): what it
@@ -16,21 +17,13 @@ import { Redactor } from '../runtimes/secrets.js';
 export const JOURNAL_PROMPT_CHARS = 16_000;
 /** Each argument of a command line (the `{prompt}` argument is the long one). */
 export const JOURNAL_ARG_CHARS = 4_000;
-/** The whole command line: the same budget as a prompt. */
-export const JOURNAL_ARGV_CHARS = JOURNAL_PROMPT_CHARS;
+/** The whole command line: the same budget as a prompt (JOURNAL_PROMPT_CHARS), its own name for its own limit. */
+export const JOURNAL_ARGV_CHARS = 16_000;
 /** The agent's output, kept from its beginning (an answer reads from the top). */
 export const JOURNAL_OUTPUT_CHARS = 8_000;
 /** stdout and stderr, each: their end is kept (where the error usually is). */
 export const JOURNAL_TAIL_CHARS = 4_000;
 
-export interface AttemptEndTrace {
-  /** The agent's answer (a successful runtime result, also when agent work failed it afterwards). */
-  output?: string;
-  exitCode: number | null;
-  signal: string | null;
-  stdoutTail: string;
-  stderrTail: string;
-}
 
 export function keepHead(text: string, max: number): string {
   if (text.length <= max) return text;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from './clock.js';
+import { VirtualClock } from '../base/clock.js';
 import { ofType, planOf, ScriptedRuntime, scriptedRegistry, startRun, typesOf } from './testing.js';
 
 const COMMIT_SCOPED = ['writeApplied', 'checkpointSaved', 'stepFinished'];

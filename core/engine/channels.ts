@@ -1,4 +1,4 @@
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { Position } from '../flow/ast.js';
 
 /**

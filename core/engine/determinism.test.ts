@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
-import { canonicalJournal } from './canonical.js';
-import { VirtualClock } from './clock.js';
-import { resumePointFromEvents } from './resume.js';
+import { canonicalJournal } from './model/canonical.js';
+import { VirtualClock } from '../base/clock.js';
+import { resumePointFromEvents } from '../base/resume-point.js';
 import { ofType, planOf, runPlan, ScriptedRuntime, scriptedRegistry, startRun, typesOf } from './testing.js';
 
 const FLOW = `

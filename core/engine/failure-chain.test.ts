@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HivewatchError, parseEnvelope } from '../errors/hivewatch-error.js';
+import { HivewatchError, parseEnvelope } from '../base/errors/hivewatch-error.js';
 import { FailureChain, Occurrence } from './failure-chain.js';
 
 const crash = (message: string): HivewatchError => new HivewatchError('RUNTIME_CRASHED', { message, origin: 'runtime:test' });

@@ -1,6 +1,6 @@
-import type { ErrorEnvelope } from '../errors/envelope.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
-import type { FailureLink } from './events.js';
+import type { ErrorEnvelope } from '../base/errors/envelope.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { FailureLink } from '../base/events.js';
 
 /**
  * A failure as the engine carries it (DESIGN rule 16): a chain of links, head first, each an

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
-import { canonicalJournal } from './canonical.js';
-import type { HivewatchEvent } from './events.js';
-import { RacingRuntime, type ScriptedOutcome } from './racing-runtime.js';
+import { canonicalJournal } from './model/canonical.js';
+import type { HivewatchEvent } from '../base/events.js';
+import { RacingRuntime, type ScriptedOutcome } from './model/racing-runtime.js';
 import { ofType, planOf, runPlan, runtimeError, ScriptedRuntime, scriptedRegistry } from './testing.js';
 
 /** The ending error and its cause chain (DESIGN rule 16, docs/semantics.md F1, F2, F6). */

@@ -30,15 +30,13 @@ export interface ParallelState {
   dead: boolean;
 }
 
-export const FailureReachKind = {
+type FailureReachKind =
   /** A `catch`, or a continue / ignore parallel, absorbs it. */
-  caught: 'caught',
+  | 'caught'
   /** A `finally` runs first; the failure goes on propagating after it. */
-  deferred: 'deferred',
+  | 'deferred'
   /** Nothing stands between the failure and the top of the program: the step aborts. */
-  unhandled: 'unhandled',
-} as const;
-export type FailureReachKind = (typeof FailureReachKind)[keyof typeof FailureReachKind];
+  | 'unhandled';
 
 export interface FailureReach {
   kind: FailureReachKind;

@@ -1,4 +1,4 @@
-import { CancelledError, HivewatchError } from '../errors/hivewatch-error.js';
+import { CancelledError, HivewatchError } from '../base/errors/hivewatch-error.js';
 import { programOrder, type BindStmt, type ParallelStmt, type Position, type Statement, type Template, type TryStmt } from '../flow/ast.js';
 import type { SessionSpec } from '../flow/plan.js';
 import { renderTemplate } from '../flow/template.js';
@@ -109,7 +109,7 @@ interface Ctx {
   handling: FlowFailure | null;
 }
 
-export function errorView(error: HivewatchError): Record<string, unknown> {
+function errorView(error: HivewatchError): Record<string, unknown> {
   return {
     message: error.message,
     code: error.code,

@@ -1,4 +1,4 @@
-import { CancelledError } from '../errors/hivewatch-error.js';
+import { CancelledError } from '../base/errors/hivewatch-error.js';
 
 /** Bounds how many tasks run at once: per run, and across runs when a service shares one. */
 export interface Limiter {

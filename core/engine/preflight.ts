@@ -1,5 +1,5 @@
-import { HivewatchError } from '../errors/hivewatch-error.js';
-import { validateRetryPolicy } from '../errors/retry.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import { validateRetryPolicy } from '../base/errors/retry.js';
 import type { FlowPlan } from '../flow/plan.js';
 import { resolveAgent, retryPolicyFor } from './agents.js';
 

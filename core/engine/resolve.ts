@@ -1,4 +1,4 @@
-import type { HivewatchError } from '../errors/hivewatch-error.js';
+import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { FailureChain } from './failure-chain.js';
 import { analyzeFailure, isInside, unwindsFinally, withPendingFinallies, type FailureReach, type Frame, type ParallelState } from './frames.js';
 import type { TaskResult } from './task-executor.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { flowDigest } from '../flow/digest.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
-import { resumePointFromEvents, resumeProblem } from './resume.js';
+import { resumePointFromEvents } from '../base/resume-point.js';
+import { resumeProblem } from './resume.js';
 import { FlowRun } from './run.js';
 import { MemorySink } from './sinks.js';
 import { ofType, planOf, runPlan } from './testing.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from './clock.js';
+import { VirtualClock } from '../base/clock.js';
 import { ofType, planOf, runPlan, runtimeError, ScriptedRuntime, scriptedRegistry, startRun, typesOf } from './testing.js';
 
 const delaysOf = (events: Parameters<typeof ofType>[0]): number[] => ofType(events, 'retryScheduled').map((e) => e.delayMs);

@@ -1,5 +1,5 @@
-import { CancelledError } from '../errors/hivewatch-error.js';
-import type { HivewatchEventBody } from './events.js';
+import { CancelledError } from '../base/errors/hivewatch-error.js';
+import type { HivewatchEventBody } from '../base/events.js';
 
 /**
  * A run's cancellation (rules 9–11, 18): the operator's command, the epoch it bumps, and the two

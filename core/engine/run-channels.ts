@@ -1,4 +1,4 @@
-import type { HivewatchError } from '../errors/hivewatch-error.js';
+import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import {
   commitWrites,
   emptyChannelState,
@@ -9,7 +9,7 @@ import {
   type Reducer,
   type UpdatePolicy,
 } from './channels.js';
-import type { HivewatchEventBody } from './events.js';
+import type { HivewatchEventBody } from '../base/events.js';
 import type { Frame } from './frames.js';
 import { WriteLog, type LoggedWrite } from './write-log.js';
 

@@ -1,5 +1,5 @@
-import type { HivewatchError } from '../errors/hivewatch-error.js';
-import type { HivewatchEventBody } from './events.js';
+import type { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { HivewatchEventBody } from '../base/events.js';
 import type { SettledTask } from './resolve.js';
 import type { RunChannels } from './run-channels.js';
 import type { StepMerge } from './run-work.js';

@@ -1,13 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import type { ErrorEnvelope } from '../errors/envelope.js';
+import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import type { WorkspaceMode } from '../flow/agent-work.js';
 import type { FlowPlan } from '../flow/plan.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
 import type { Reducer } from './channels.js';
-import type { Clock } from './clock.js';
-import type { EventSink } from './events.js';
+import type { Clock } from '../base/clock.js';
+import type { EventSink } from '../base/events.js';
 import type { Limiter } from './limiter.js';
-import type { ResumePoint } from './resume.js';
+import type { AgentWork } from './task-work.js';
+import type { ResumePoint } from '../base/resume-point.js';
 
 /** What a run is given (`FlowRun`) and what it answers. */
 
@@ -37,6 +37,8 @@ export interface RunConfig {
 export interface RunWorkspaceConfig {
   /** A folder inside the repository, or how to find one: asked only when a session needs it. */
   repo: string | (() => Promise<string | null>);
+  /** The implementation of agent work (core/workspace's `gitAgentWork`), given by the composition root. */
+  agentWork: AgentWork;
   /** The run's `--workspace`: where sessions work unless they or their agent say. */
   defaultMode?: WorkspaceMode | null;
   worktreeRoot?: string;
@@ -56,10 +58,6 @@ export interface RunResult {
    * disk): they wait in the sink's buffer, written by its next successful flush.
    */
   unjournaled?: ErrorEnvelope;
-}
-
-export function newRunId(): string {
-  return `run_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }
 
 /** `examples/01-happy-path.prose` → `01-happy-path`. */

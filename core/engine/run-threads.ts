@@ -1,4 +1,4 @@
-import type { HivewatchError } from '../errors/hivewatch-error.js';
+import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { Statement } from '../flow/ast.js';
 import type { SessionSpec } from '../flow/plan.js';
 import { FailureChain } from './failure-chain.js';

@@ -1,10 +1,11 @@
-import { HivewatchError, toHivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError, toHivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AgentSpec, FlowPlan, SessionSpec } from '../flow/plan.js';
+import { planNeedsWorkspace } from '../flow/workspace-mode.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
-import { openGitRunWork, planNeedsWorkspace } from '../workspace/git-run-work.js';
 import { resolveAgent } from './agents.js';
-import type { HivewatchEventBody } from './events.js';
-import { taskIdOf, type ResumePoint } from './resume.js';
+import type { HivewatchEventBody } from '../base/events.js';
+import type { ResumePoint } from '../base/resume-point.js';
+import { taskIdOf } from './resume.js';
 import type { RunWorkspaceConfig } from './run-config.js';
 import type { PendingTask } from './step.js';
 import type { TaskResult } from './task-executor.js';
@@ -28,14 +29,15 @@ export async function openRunWork(env: RunWorkEnv, resume: ResumePoint | null): 
   try {
     // A resumed run continues in the repository its source worked in, from its head.
     const repo = resume?.repo?.root ?? (typeof config?.repo === 'function' ? await config.repo() : (config?.repo ?? null));
-    if (repo === null) {
+    // Without a workspace configuration the run has no agent work to open it with (a bare FlowRun).
+    if (repo === null || !config) {
       const error = new HivewatchError('USER_INVALID_CONFIG', {
         message: 'sessions of this flow work in a git worktree (workspace, scope, verify or expect-changes): give the run a repository (--repo PATH, or repo: in the flow)',
         origin: 'user',
       });
       return { ok: false, error };
     }
-    const work = await openGitRunWork({
+    const work = await config.agentWork.open({
       runId: env.runId,
       repo,
       plan: env.plan,

@@ -1,22 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { CancelledError, HivewatchError, toHivewatchError } from '../errors/hivewatch-error.js';
-import type { ErrorEnvelope } from '../errors/envelope.js';
+import { CancelledError, HivewatchError, toHivewatchError } from '../base/errors/hivewatch-error.js';
+import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import { flowDigest } from '../flow/digest.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import { Redactor } from '../runtimes/secrets.js';
 import { resolveAgent, retryPolicyFor } from './agents.js';
-import { RealClock, type Clock } from './clock.js';
-import type { HivewatchEvent, HivewatchEventBody, RunStatus } from './events.js';
+import { RealClock, type Clock } from '../base/clock.js';
+import type { HivewatchEvent, HivewatchEventBody, RunStatus } from '../base/events.js';
 import { FailureChain } from './failure-chain.js';
 import { FlowFailure } from './interpreter.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import { problemBeforeStepZero } from './preflight.js';
 import { resolveStep } from './resolve.js';
-import { ENGINE_SEMANTICS, resumeProblem, type ResumePoint } from './resume.js';
+import type { ResumePoint } from '../base/resume-point.js';
+import { ENGINE_SEMANTICS, resumeProblem } from './resume.js';
 import { RunCancellation } from './run-cancellation.js';
 import { RunChannels } from './run-channels.js';
 import { commitStep, settledInOrder } from './run-commit.js';
-import { flowNameOf, newRunId, type RunConfig, type RunResult } from './run-config.js';
+import { newRunId } from '../base/ids.js';
+import { flowNameOf, type RunConfig, type RunResult } from './run-config.js';
 import { RunThreads } from './run-threads.js';
 import { mergeStepWork, openRunWork, type StepMerge } from './run-work.js';
 import { executeStep, type PendingTask, type StepExecution } from './step.js';
@@ -24,8 +26,7 @@ import { deliver, journalOutcomes, journalRunCancelled, replayedResults, type St
 import type { TaskResult } from './task-executor.js';
 import type { RunWork } from './task-work.js';
 
-export { newRunId };
-export type { RunConfig, RunResult, RunWorkspaceConfig } from './run-config.js';
+export type { RunConfig, RunResult,  } from './run-config.js';
 
 /**
  * One execution of a flow: the superstep loop. Frontier → run tasks → judge them in ordinal

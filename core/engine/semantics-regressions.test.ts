@@ -1,13 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HivewatchError } from '../errors/hivewatch-error.js';
-import { decideRetry } from '../errors/retry.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import { decideRetry } from '../base/errors/retry.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
-import { RacingRuntime, type ScriptedOutcome } from './racing-runtime.js';
-import { ENGINE_SEMANTICS, resumePointFromEvents } from './resume.js';
+import { RacingRuntime, type ScriptedOutcome } from './model/racing-runtime.js';
+import { resumePointFromEvents } from '../base/resume-point.js';
+import { ENGINE_SEMANTICS } from './resume.js';
 import { FlowRun } from './run.js';
 import { MemorySink } from './sinks.js';
 import { ofType, planOf, runPlan, runtimeError, ScriptedRuntime, scriptedRegistry, startRun, typesOf } from './testing.js';

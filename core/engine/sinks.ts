@@ -1,5 +1,4 @@
-import { appendFileSync } from 'node:fs';
-import type { EventSink, HivewatchEvent } from './events.js';
+import type { EventSink, HivewatchEvent } from '../base/events.js';
 
 /** Keeps every event in memory: tests, and the CLI's summary. */
 export class MemorySink implements EventSink {
@@ -7,23 +6,6 @@ export class MemorySink implements EventSink {
 
   append(event: HivewatchEvent): void {
     this.events.push(event);
-  }
-
-  flush(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-/** One JSON object per line, to a file or a stream-like writer (stdout for `run --json`). */
-export class JsonLinesSink implements EventSink {
-  constructor(private readonly write: (line: string) => void) {}
-
-  static toFile(path: string): JsonLinesSink {
-    return new JsonLinesSink((line) => appendFileSync(path, line));
-  }
-
-  append(event: HivewatchEvent): void {
-    this.write(`${JSON.stringify(event)}\n`);
   }
 
   flush(): Promise<void> {

@@ -1,10 +1,11 @@
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { programOrder } from '../flow/ast.js';
-import type { HivewatchEventBody } from './events.js';
+import type { HivewatchEventBody } from '../base/events.js';
 import { FailureChain } from './failure-chain.js';
 import { BranchCancelled, FlowFailure, SIBLING_FAILED } from './interpreter.js';
 import { resumesThread, settledBeforeCancel, type SettledTask, type StepResolution } from './resolve.js';
-import { taskIdOf, type ResumePoint } from './resume.js';
+import type { ResumePoint } from '../base/resume-point.js';
+import { taskIdOf } from './resume.js';
 import type { PendingTask } from './step.js';
 import type { TaskResult } from './task-executor.js';
 import type { LoggedWrite } from './write-log.js';

@@ -1,9 +1,9 @@
-import { CancelledError, type HivewatchError } from '../errors/hivewatch-error.js';
-import type { RetryPolicy } from '../errors/retry.js';
+import { CancelledError, type HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { RetryPolicy } from '../base/errors/retry.js';
 import type { AgentSpec } from '../flow/plan.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
-import type { Clock } from './clock.js';
-import type { HivewatchEventBody } from './events.js';
+import type { Clock } from '../base/clock.js';
+import type { HivewatchEventBody } from '../base/events.js';
 import { analyzeFailure, isInside, type Frame, type ParallelState } from './frames.js';
 import { SIBLING_FAILED, type SessionCall } from './interpreter.js';
 import type { Limiter } from './limiter.js';

@@ -1,10 +1,10 @@
-import { CancelledError, HivewatchError } from '../errors/hivewatch-error.js';
-import { decideRetry, type RetryPolicy } from '../errors/retry.js';
+import { CancelledError, HivewatchError } from '../base/errors/hivewatch-error.js';
+import { decideRetry, type RetryPolicy } from '../base/errors/retry.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import type { AttemptProcessReport, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
 import { endTrace, JOURNAL_OUTPUT_CHARS, keepHead, redactEnv, startTrace } from './attempt-trace.js';
-import type { Clock } from './clock.js';
-import type { HivewatchEventBody } from './events.js';
+import type { Clock } from '../base/clock.js';
+import type { HivewatchEventBody } from '../base/events.js';
 import { FailureChain, Occurrence } from './failure-chain.js';
 import { feedbackFor, type TaskWork } from './task-work.js';
 
@@ -31,7 +31,7 @@ export type TaskResult =
   | { kind: 'failed'; error: HivewatchError; chain: FailureChain; attempts: number; journalEnd?: (cancelledBySibling: boolean) => void }
   | { kind: 'cancelled'; attempts: number };
 
-export class SkipBackoff extends Error {
+class SkipBackoff extends Error {
   constructor(readonly commandId: string) {
     super('backoff skipped');
   }

@@ -1,4 +1,7 @@
-import type { HivewatchError } from '../errors/hivewatch-error.js';
+import type { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { HivewatchEventBody } from '../base/events.js';
+import type { WorkspaceMode } from '../flow/agent-work.js';
+import type { AgentSpec, FlowPlan, SessionSpec } from '../flow/plan.js';
 
 /**
  * Agent work around an attempt (DESIGN §5b, issue #10), as the retry executor sees it: a clean
@@ -28,8 +31,37 @@ export interface RunWork {
   close(): Promise<void>;
 }
 
+/**
+ * How the engine gets a run's agent work without knowing git (issue #20): the engine owns this
+ * interface, core/workspace implements it (`gitAgentWork`), and the composition root
+ * (core/service) hands it to each run in `RunWorkspaceConfig.agentWork`.
+ */
+export interface AgentWork {
+  /** Opens the run's branch (emitting `workspaceReady`); throws HivewatchError when it cannot. */
+  open(options: RunWorkOptions): Promise<RunWork>;
+}
+
+/** What opening a run's agent work is told. */
+export interface RunWorkOptions {
+  runId: string;
+  repo: string;
+  plan: FlowPlan;
+  /** The agent a session runs with (its own, else the run's default). */
+  agentOf: (spec: SessionSpec) => AgentSpec;
+  /** The run's `--workspace` option, or null. */
+  defaultMode: WorkspaceMode | null;
+  emit: (body: HivewatchEventBody) => void;
+  /** Where the run branch starts; default the repository's HEAD (a resumed run: its source's head). */
+  baseCommit?: string | null;
+  worktreeRoot?: string;
+  gitEnv?: Record<string, string>;
+  killGraceMs?: number;
+  /** Runs the verifier agent once on a prompt in a worktree; resolves with its answer or its error. */
+  runVerifier?: (agent: string, prompt: string, cwd: string, signal: AbortSignal) => Promise<{ ok: true; output: string } | { ok: false; error: HivewatchError }>;
+}
+
 /** Bounds of what a retry is told (the prompt must stay a prompt). */
-export const FEEDBACK_TAIL_CHARS = 2_000;
+const FEEDBACK_TAIL_CHARS = 2_000;
 
 const tail = (text: string): string => (text.length <= FEEDBACK_TAIL_CHARS ? text : `…${text.slice(text.length - FEEDBACK_TAIL_CHARS + 1)}`);
 

@@ -1,11 +1,11 @@
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
 import type { FlowPlan } from '../flow/plan.js';
 import type { AttemptRequest, AttemptResult, RuntimeRegistry, SessionRuntime } from '../runtimes/runtime.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
-import { VirtualClock } from './clock.js';
-import type { HivewatchEvent } from './events.js';
+import { VirtualClock } from '../base/clock.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { FlowRun, type RunConfig, type RunResult } from './run.js';
 import { MemorySink } from './sinks.js';
 

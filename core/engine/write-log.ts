@@ -6,7 +6,7 @@ export interface LoggedWrite extends Omit<StagedWrite, 'forks'> {
   frames: readonly Frame[];
 }
 
-export function forksOf(frames: readonly Frame[]): ForkPoint[] {
+function forksOf(frames: readonly Frame[]): ForkPoint[] {
   return frames.flatMap((f) => (f.kind === 'parallel' ? [{ instance: f.state, branch: f.branch }] : []));
 }
 

@@ -1,7 +1,4 @@
-import type { Position, Property, PropertyValue } from './ast.js';
-import { describeValue } from './parse-properties.js';
-import { literalText, readBoolean, readDuration, type Report } from './properties.js';
-import { scopePatternProblem } from './scope.js';
+import type { Position } from './ast.js';
 
 /**
  * The properties of agent work on a repository (DESIGN §5b, issue #10): where an attempt works
@@ -17,7 +14,6 @@ export const WorkspaceMode = {
   none: 'none',
 } as const;
 export type WorkspaceMode = (typeof WorkspaceMode)[keyof typeof WorkspaceMode];
-const WORKSPACE_MODES: readonly string[] = Object.values(WorkspaceMode);
 
 export interface CheckSpec {
   /** `tests` in `verify: tests: "npm test"`: the check's origin is `check:tests`. */
@@ -41,101 +37,9 @@ export interface SessionWork {
   checkTimeoutMs: number | null;
 }
 
-export const NO_WORK: SessionWork = Object.freeze({
-  workspace: null,
-  scope: null,
-  expectChanges: false,
-  checks: [],
-  verifier: null,
-  verifierPos: null,
-  checkTimeoutMs: null,
-});
-
 export const DEFAULT_CHECK_TIMEOUT_MS = 10 * 60_000;
 
 /** Whether a session asks for anything that only a workspace can give. */
 export function needsWorkspace(work: SessionWork): boolean {
   return work.scope !== null || work.expectChanges || work.checks.length > 0 || work.verifier !== null;
-}
-
-export function readWorkspace(value: PropertyValue, report: Report): WorkspaceMode | null {
-  const text = literalText('workspace', value, `one of ${WORKSPACE_MODES.join(', ')}`, report);
-  if (text === null) return null;
-  if (!WORKSPACE_MODES.includes(text)) {
-    report(`workspace must be one of ${WORKSPACE_MODES.map((m) => `"${m}"`).join(', ')}, got ${describeValue(value)}`, value.pos);
-    return null;
-  }
-  return text as WorkspaceMode;
-}
-
-/** A shell command known before the run: a literal string. */
-export function readCommand(name: string, value: PropertyValue, report: Report): string | null {
-  if (value.kind !== 'string') {
-    report(`${name} must be a "command", got ${describeValue(value)}`, value.pos);
-    return null;
-  }
-  const text = literalText(name, value, 'a "command"', report);
-  if (text !== null && text.trim() === '') report(`${name} cannot be an empty command`, value.pos);
-  return text;
-}
-
-function readScope(value: PropertyValue, report: Report): string[] | null {
-  const items = value.kind === 'list' ? value.items : [value];
-  const patterns: string[] = [];
-  for (const item of items) {
-    if (item.kind !== 'string') {
-      report(`scope must be a list of "path patterns" such as ["src/**"], got ${describeValue(item)}`, item.pos);
-      continue;
-    }
-    const pattern = literalText('scope', item, '"path pattern"', report);
-    if (pattern === null) continue;
-    const problem = scopePatternProblem(pattern);
-    if (problem) report(problem, item.pos);
-    else patterns.push(pattern);
-  }
-  if (value.kind === 'list' && value.items.length === 0) report('scope must name at least one path pattern (an empty scope allows no change: use expect-changes: false instead)', value.pos);
-  return patterns;
-}
-
-function readChecks(value: PropertyValue, report: Report): CheckSpec[] {
-  if (value.kind !== 'block') {
-    report(`verify takes a block of checks, one per line (name: "command"), got ${describeValue(value)}`, value.pos);
-    return [];
-  }
-  const checks: CheckSpec[] = [];
-  const seen = new Map<string, Position>();
-  for (const property of value.properties) {
-    const first = seen.get(property.name);
-    if (first) {
-      report(`duplicate check "${property.name}": it is already defined at ${first.line}:${first.column}`, property.pos);
-      continue;
-    }
-    seen.set(property.name, property.pos);
-    if (!/^[A-Za-z0-9_.-]+$/.test(property.name)) {
-      report(`check names may use letters, digits, "_", "." and "-" (they become the origin check:<name>), got "${property.name}"`, property.pos);
-      continue;
-    }
-    const command = readCommand(`check "${property.name}"`, property.value, report);
-    if (command !== null) checks.push({ name: property.name, command, pos: property.pos });
-  }
-  return checks;
-}
-
-export function readSessionWork(props: ReadonlyMap<string, Property>, report: Report): SessionWork {
-  const value = (name: string): PropertyValue | undefined => props.get(name)?.value;
-  const workspace = value('workspace');
-  const scope = value('scope');
-  const expect = value('expect-changes');
-  const verify = value('verify');
-  const verifier = value('verifier');
-  const checkTimeout = value('check-timeout');
-  return {
-    workspace: workspace ? readWorkspace(workspace, report) : null,
-    scope: scope ? readScope(scope, report) : null,
-    expectChanges: (expect && readBoolean('expect-changes', expect, report)) ?? false,
-    checks: verify ? readChecks(verify, report) : [],
-    verifier: verifier ? literalText('verifier', verifier, 'an agent name', report) : null,
-    verifierPos: verifier?.pos ?? null,
-    checkTimeoutMs: (checkTimeout && readDuration('check-timeout', checkTimeout, report)) ?? null,
-  };
 }

@@ -9,7 +9,7 @@ export interface Position {
   column: number; // 1-based
 }
 
-export interface Located {
+interface Located {
   pos: Position;
 }
 

@@ -14,7 +14,7 @@ import type { TemplateRef } from './template.js';
  */
 
 /** Where each value goes instead, by name: the runtimes put these in every child's environment. */
-export const VALUE_ENV: Readonly<Record<string, string>> = { prompt: 'HIVEWATCH_PROMPT', model: 'HIVEWATCH_MODEL' };
+const VALUE_ENV: Readonly<Record<string, string>> = { prompt: 'HIVEWATCH_PROMPT', model: 'HIVEWATCH_MODEL' };
 
 export interface CommandProblem {
   message: string;
@@ -41,7 +41,7 @@ function scannerReason(construct: string): string {
 }
 
 /** The safe alternative, for the message. */
-export function safeAlternative(ref: TemplateRef): string {
+function safeAlternative(ref: TemplateRef): string {
   const name = ref.path.join('.');
   const variable = VALUE_ENV[name];
   if (variable === undefined) return 'Pass the value in an environment variable or on stdin instead';

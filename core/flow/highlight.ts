@@ -8,8 +8,7 @@ import { KEYWORDS } from './parser.js';
  * gets the spans with checkFlow / listFlows (the renderer runs no core code).
  */
 
-export const HIGHLIGHT_KINDS = ['keyword', 'property', 'name', 'string', 'number', 'comment', 'punct', 'invalid'] as const;
-export type HighlightKind = (typeof HIGHLIGHT_KINDS)[number];
+export type HighlightKind = 'keyword' | 'property' | 'name' | 'string' | 'number' | 'comment' | 'punct' | 'invalid';
 
 /** One coloured run of characters: 1-based line and column, length in UTF-16 units of that line. */
 export interface HighlightSpan {

@@ -1,4 +1,4 @@
-import type { RetryPolicy } from '../errors/retry.js';
+import type { RetryPolicy } from '../base/errors/retry.js';
 import type { SessionWork, WorkspaceMode } from './agent-work.js';
 import type { Diagnostic, Position, Program, Template } from './ast.js';
 

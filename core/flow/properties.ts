@@ -1,4 +1,4 @@
-import { NO_RETRY, validateRetryPolicy, type BackoffKind, type RetryPolicy } from '../errors/retry.js';
+import { NO_RETRY, validateRetryPolicy, type BackoffKind, type RetryPolicy } from '../base/errors/retry.js';
 import { OnFail, type Position, type Property, type PropertyValue, type Template } from './ast.js';
 import { parseDuration } from './duration.js';
 import { describeValue } from './parse-properties.js';

@@ -1,4 +1,4 @@
-import { NO_RETRY, type RetryPolicy } from '../errors/retry.js';
+import { NO_RETRY, type RetryPolicy } from '../base/errors/retry.js';
 import type { Diagnostic, Position, Program } from './ast.js';
 import { sortDiagnostics } from './diagnostics.js';
 import { RuntimeKind, type AgentSpec, type CheckResult, type FlowPlan, type SessionSpec } from './plan.js';

@@ -96,15 +96,6 @@ export function splitTemplateWords(template: Template): TemplateWord[] {
   return out.words;
 }
 
-/** The word's literal text with each placeholder as `{name}` (messages, matching program names). */
-export function wordText(word: TemplateWord): string {
-  return word.pieces.map((p) => (typeof p === 'string' ? p : `{${p.path.join('.')}}`)).join('');
-}
-
-export function wordRefs(word: TemplateWord): TemplateRef[] {
-  return word.pieces.filter((p): p is TemplateRef => typeof p !== 'string');
-}
-
 // ---- what the shell scan (`shell-scan.ts`) answers ----------------------------------------
 
 export type RefPlace = 'bare' | 'single' | 'double';

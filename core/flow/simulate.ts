@@ -14,7 +14,7 @@ export type SimulatedOutcome =
   | { kind: 'no_changes' }
   | { kind: 'slow'; ms: number };
 
-export const SIMULATED_KINDS = ['ok', 'ok:<text>', 'rate_limit', 'timeout', 'crash', 'exit:<n>', 'malformed', 'no_changes', 'slow:<duration>'] as const;
+const SIMULATED_KINDS = ['ok', 'ok:<text>', 'rate_limit', 'timeout', 'crash', 'exit:<n>', 'malformed', 'no_changes', 'slow:<duration>'] as const;
 
 export type SimulateParse = { ok: true; outcomes: SimulatedOutcome[] } | { ok: false; message: string };
 

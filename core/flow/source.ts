@@ -57,7 +57,7 @@ export function flowText(bytes: Uint8Array, file: string): FlowText {
   return { ok: true, source: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8') };
 }
 
-export function notTextDiagnostic(file: string, reason: string): Diagnostic {
+function notTextDiagnostic(file: string, reason: string): Diagnostic {
   return { file, line: 1, column: 1, message: `not a text flow file: ${file} (${reason})`, severity: 'error' };
 }
 

@@ -1,4 +1,4 @@
-import type { RetryPolicy } from '../errors/retry.js';
+import type { RetryPolicy } from '../base/errors/retry.js';
 import type { AgentDecl, SessionStmt, Template } from './ast.js';
 import { BUILTIN_AGENTS, type AgentSpec, type RuntimeKind } from './plan.js';
 import {
@@ -18,12 +18,13 @@ import {
   type Report,
 } from './properties.js';
 import { describeTemplate } from './template.js';
-import { readCommand, readSessionWork, readWorkspace, type SessionWork } from './agent-work.js';
+import type { SessionWork } from './agent-work.js';
+import { readCommand, readSessionWork, readWorkspace } from './read-agent-work.js';
 import { agentCommandProblems } from './command-safety.js';
 
 /** From declarations to the specs of FlowPlan: agents, and the per-session properties. */
 
-export const SESSION_NAME_MAX = 60;
+const SESSION_NAME_MAX = 60;
 
 export function buildAgentSpec(decl: AgentDecl, report: Report): AgentSpec {
   const props = indexProperties(decl.properties, AGENT_PROPERTIES, `agent "${decl.name}"`, report);

@@ -12,7 +12,7 @@ import type { Position, Template, TemplatePart } from './ast.js';
 
 export type TemplateRef = Extract<TemplatePart, { kind: 'ref' }>;
 
-export interface TemplateProblem {
+interface TemplateProblem {
   message: string;
   pos: Position;
 }

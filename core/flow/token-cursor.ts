@@ -22,7 +22,7 @@ export class ParseError extends Error {
  * How deep blocks and lists may nest. Parsing, checking and running all walk the tree
  * recursively; a bound far above any real flow keeps a hostile file from exhausting the stack.
  */
-export const MAX_NESTING = 64;
+const MAX_NESTING = 64;
 
 export class TokenCursor {
   private index = 0;

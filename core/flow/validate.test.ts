@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NO_RETRY } from '../errors/retry.js';
+import { NO_RETRY } from '../base/errors/retry.js';
 import { formatDiagnostic, type SessionStmt, type Statement } from './ast.js';
 import { checkFlow } from './check.js';
 import type { FlowPlan } from './plan.js';

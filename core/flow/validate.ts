@@ -1,4 +1,4 @@
-import { NO_RETRY } from '../errors/retry.js';
+import { NO_RETRY } from '../base/errors/retry.js';
 import type { Diagnostic, ParallelStmt, Position, Program, SessionStmt, Statement, Template } from './ast.js';
 import { collectChannels } from './channels.js';
 import { BUILTIN_AGENTS, type AgentSpec, type ChannelSpec, type FlowPlan, type RepoSpec, type SessionSpec } from './plan.js';
@@ -17,7 +17,7 @@ import { templateRefs } from './template.js';
  */
 
 /** What `{err.<field>}` may read of a caught error (the envelope fields a prompt can use). */
-export const ERROR_FIELDS: readonly string[] = ['message', 'code', 'category', 'origin', 'recoverable'];
+const ERROR_FIELDS: readonly string[] = ['message', 'code', 'category', 'origin', 'recoverable'];
 
 export interface ValidateOptions {
   /** Names that lines dropped by parse recovery would have declared: not reported as unknown. */

@@ -15,13 +15,13 @@ export const FUTURE_SLACK_MS = 24 * 60 * 60 * 1000;
 /** An API call's reported duration above this (or negative, or not a number) is not believed. */
 export const MAX_DURATION_MS = 24 * 60 * 60 * 1000;
 /** Ids (session, prompt, run and task of a parent) longer than this are shortened with a digest. */
-export const MAX_ID_CHARS = 256;
+const MAX_ID_CHARS = 256;
 /** The agent's name is part of the flow key `external:<agent>`: shorter still. */
 export const MAX_AGENT_CHARS = 64;
 /** Messages (an API error's text, a tool's output) longer than this are cut. */
-export const MAX_MESSAGE_CHARS = 16_384;
+const MAX_MESSAGE_CHARS = 16_384;
 /** What an adjustment quotes of the value that was sent, at most. */
-export const MAX_GIVEN_CHARS = 120;
+const MAX_GIVEN_CHARS = 120;
 /** The `externalEvent` that carries a record's adjustments, just before the record's own events. */
 export const ADJUSTED_EVENT = 'hivewatch.telemetry_adjusted';
 
@@ -47,7 +47,7 @@ export function cleanText(text: string): string {
 }
 
 /** A value as an adjustment quotes it. */
-export function quote(value: string): string {
+function quote(value: string): string {
   const clean = cleanText(value);
   return clean.length <= MAX_GIVEN_CHARS ? clean : `${cleanText(clean.slice(0, MAX_GIVEN_CHARS))}… (${clean.length} characters)`;
 }

@@ -1,5 +1,5 @@
-import type { Correlation } from '../errors/envelope.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import type { Correlation } from '../base/errors/envelope.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { firstLine, userErrorFromText } from '../runtimes/preset.js';
 
 /**

@@ -49,9 +49,9 @@ type Obj = Record<string, unknown>;
  * attribute value (kvlistValue → values → item → value). The same as protobufjs' own recursion
  * limit for the protobuf encoding. Checked without recursion, before any recursive walk.
  */
-export const MAX_JSON_DEPTH = 100;
+const MAX_JSON_DEPTH = 100;
 /** How deep attribute values (kvlistValue, arrayValue) may nest inside one another. */
-export const MAX_ATTRIBUTE_DEPTH = 16;
+const MAX_ATTRIBUTE_DEPTH = 16;
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -68,7 +68,7 @@ function hex(value: unknown): string {
 }
 
 /** An AnyValue (JSON: camelCase keys, 64-bit integers as strings or numbers) as a plain value. */
-export function anyValue(value: unknown, where = 'value', depth = 1): AttributeValue {
+function anyValue(value: unknown, where = 'value', depth = 1): AttributeValue {
   if (!isObj(value)) return null;
   if (depth > MAX_ATTRIBUTE_DEPTH) throw new OtlpDecodeError(`${where.slice(0, 200)}: attribute values nest deeper than ${MAX_ATTRIBUTE_DEPTH} levels`);
   if ('stringValue' in value) return String(value.stringValue);
@@ -141,7 +141,7 @@ function firstTime(...times: Time[]): Time {
 }
 
 /** An event name is a label: at most MAX_NAME_CHARS of clean text. */
-export const MAX_NAME_CHARS = 200;
+const MAX_NAME_CHARS = 200;
 const boundedName = (name: string): string => (name.length <= MAX_NAME_CHARS ? cleanText(name) : `${cleanText(name.slice(0, MAX_NAME_CHARS))}…`);
 
 function nameOf(eventName: unknown, attrs: Attributes, body: AttributeValue): string {

@@ -7,7 +7,7 @@ import { DEFAULT_OTEL_PORT, startOtlpReceiver, type OtlpReceiver } from './recei
  * app: the reason is logged and the window works without ingest.
  */
 
-export const OTEL_PORT_ENV = 'HIVEWATCH_OTEL_PORT';
+const OTEL_PORT_ENV = 'HIVEWATCH_OTEL_PORT';
 
 /** The port to listen on, or null for `off`. Throws a usage message for anything else. */
 export function otelPortOf(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): number | null {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventOf } from '../engine/events.js';
+import type { EventOf } from '../base/events.js';
 import { openSqliteStore, openStore, type HivewatchStore, type SqliteStore } from '../store/index.js';
 import { SqliteContractStore } from '../store/sqlite-async.js';
 import { decodeOtlp, type TelemetryRecord } from './decode.js';

@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import type { ExternalSessionRow } from '../store/external.js';
 import type { HivewatchStore } from '../store/contract.js';
 import type { TelemetryRecord } from './decode.js';

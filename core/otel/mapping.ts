@@ -7,8 +7,8 @@ import { own, type Attributes, type AttributeValue, type TelemetryRecord } from 
  * tool, or another event (known or not) that is kept as it is.
  */
 
-export const CLAUDE_CODE = 'claude-code';
-export const CODEX_CLI = 'codex-cli';
+const CLAUDE_CODE = 'claude-code';
+const CODEX_CLI = 'codex-cli';
 /** The flow key of external runs: `external:<agent>` (the Runs list shows it as the source). */
 export const EXTERNAL_FLOW_PREFIX = 'external:';
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync, inflateSync } from 'node:zlib';
-import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../http-limits.js';
+import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../base/http-limits.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal, type TelemetryRecord } from './decode.js';
 import { OtelIngester, type IngesterOptions } from './ingest.js';
@@ -17,12 +17,12 @@ import { OtelIngester, type IngesterOptions } from './ingest.js';
 /** The OTLP/HTTP default port (the OpenTelemetry spec's), so exporters' defaults nearly fit. */
 export const DEFAULT_OTEL_PORT = 4318;
 /** A request body larger than this, before or after gzip, is refused (400). */
-export const MAX_OTLP_BODY_BYTES = 8 * 1024 * 1024;
+const MAX_OTLP_BODY_BYTES = 8 * 1024 * 1024;
 /**
  * Decoded payloads waiting for their transaction, at most: past it the receiver answers 429 with
  * Retry-After (OTLP exporters retry that), so a flood waits at the exporter instead of in memory.
  */
-export const MAX_QUEUED_RECORDS = 50_000;
+const MAX_QUEUED_RECORDS = 50_000;
 /**
  * Open connections at most (issue #25 part 7): past it a new connection is closed at once, so a
  * burst of slow clients cannot hold the process's memory; exporters reconnect and retry. An
@@ -30,9 +30,9 @@ export const MAX_QUEUED_RECORDS = 50_000;
  */
 export const MAX_OTLP_CONNECTIONS = 256;
 /** The database secret that holds the ingest token. */
-export const OTEL_TOKEN_SECRET = 'otel.token';
+const OTEL_TOKEN_SECRET = 'otel.token';
 
-export const newOtelToken = (): string => randomBytes(24).toString('base64url');
+const newOtelToken = (): string => randomBytes(24).toString('base64url');
 
 /** The database's ingest token (made once, then the same for every process and restart). */
 export function otelToken(store: HivewatchStore): Promise<string> {
@@ -51,7 +51,7 @@ export interface OtlpReceiverOptions extends IngesterOptions {
   /** Where a failed sweep is reported (default stderr). */
   log?: (line: string) => void;
   maxQueuedRecords?: number;
-  /** Default HEADERS_TIMEOUT_MS (core/http-limits.ts); tests inject a small one. */
+  /** Default HEADERS_TIMEOUT_MS (core/base/http-limits.ts); tests inject a small one. */
   headersTimeoutMs?: number;
   /** Default REQUEST_TIMEOUT_MS (never below the headers timeout). */
   requestTimeoutMs?: number;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HivewatchEventBody } from '../engine/events.js';
+import type { HivewatchEventBody } from '../base/events.js';
 import type { ExternalSessionRow } from '../store/external.js';
 import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { apiFailureError, toolFailureError } from './classify.js';
@@ -14,7 +14,7 @@ import { eventName, EXTERNAL_FLOW_PREFIX, factOf, keptAttributes, sessionKeyOf, 
  */
 
 /** Every external run has one step: the session; its prompts are the step's tasks. */
-export const SESSION_STEP = 1;
+const SESSION_STEP = 1;
 
 export type PlannedEvent = HivewatchEventBody & { ts: number };
 
@@ -25,7 +25,7 @@ export interface PlanOptions {
   receivedAt: number;
 }
 
-export function externalRunId(session: SessionRef): string {
+function externalRunId(session: SessionRef): string {
   const digest = createHash('sha256').update(sessionKeyOf(session)).digest('hex').slice(0, 16);
   return `ext-${session.agent}-${digest}`;
 }

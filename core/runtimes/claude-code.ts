@@ -1,7 +1,7 @@
-import { classifyObservation, malformedOutput, type RuntimeObservation } from '../errors/classify.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
-import { claudeCodeEnv, type TelemetryTarget } from '../otel/env.js';
+import { claudeCodeEnv, type TelemetryTarget } from './telemetry-env.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
 import {
@@ -32,7 +32,7 @@ import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js
  * tool_use_id, tool_input}[]): see docs/presets.md.
  */
 
-export const CLAUDE_CODE = 'claude-code';
+const CLAUDE_CODE = 'claude-code';
 
 /** Claude Code retries failed API requests itself (10 times by default) unless told not to. */
 export const CLAUDE_CODE_RETRIES: PresetRetryOwnership = {
@@ -43,7 +43,7 @@ export const CLAUDE_CODE_RETRIES: PresetRetryOwnership = {
 /** The environment the preset adds: the engine is the only layer that retries (rule 3). */
 export const CLAUDE_CODE_ENV: Readonly<Record<string, string>> = { CLAUDE_CODE_MAX_RETRIES: '0' };
 
-export function claudeCodeArgs(prompt: string, model: string | null): string[] {
+function claudeCodeArgs(prompt: string, model: string | null): string[] {
   const modelArgs = model ? ['--model', model] : [];
   // A prompt that looks like an option goes last, after `--`.
   return prompt.startsWith('-')
@@ -123,7 +123,7 @@ export function parseClaudeCodeOutput(stdout: string): { ok: true; value: Claude
  * the user's configuration made invalid (never retried), 5xx a server error (retried). Null for
  * a status that says nothing more than the text.
  */
-export function errorFromApiStatus(runtimeName: string, status: number, text: string, context: Record<string, unknown>): HivewatchError | null {
+function errorFromApiStatus(runtimeName: string, status: number, text: string, context: Record<string, unknown>): HivewatchError | null {
   const origin = `runtime:${runtimeName}`;
   const detail = firstLine(text) || 'no details given';
   const ctx = { ...context, apiErrorStatus: status };

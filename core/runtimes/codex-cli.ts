@@ -1,6 +1,6 @@
-import { classifyObservation, malformedOutput, type RuntimeObservation } from '../errors/classify.js';
+import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
 import type { AgentSpec } from '../flow/plan.js';
-import { codexOtelOverrides, resourceAttributes } from '../otel/env.js';
+import { codexOtelOverrides, resourceAttributes } from './telemetry-env.js';
 import type { PresetTelemetryOptions } from './claude-code.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
@@ -21,7 +21,7 @@ import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js
  * (codex-rs/exec/src/exec_events.rs, CommandExecutionStatus::Declined; docs/presets.md).
  */
 
-export const CODEX_CLI = 'codex-cli';
+const CODEX_CLI = 'codex-cli';
 
 /**
  * Codex retries failed requests (request_max_retries, default 4) and dropped streams
@@ -34,7 +34,7 @@ export const CODEX_CLI_RETRIES: PresetRetryOwnership = {
   how: 'not configurable for the built-in openai provider: Codex retries requests (4) and streams (10) inside one attempt',
 };
 
-export function codexCliArgs(prompt: string, model: string | null): string[] {
+function codexCliArgs(prompt: string, model: string | null): string[] {
   return ['exec', '--json', ...(model ? ['--model', model] : []), ...positional(prompt)];
 }
 

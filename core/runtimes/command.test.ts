@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { shellQuote } from './command-line.js';
 import { CommandRuntime } from './command.js';
 import type { AttemptResult } from './runtime.js';
-import { agent, attempt, NEVER } from './test-support.js';
+import { agent, attempt, NEVER } from './testing.js';
 import { truncationMarker } from './tail-buffer.js';
 
 const NODE = shellQuote(process.execPath);

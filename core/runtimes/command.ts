@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
-import { classifyObservation } from '../errors/classify.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { classifyObservation } from '../base/errors/classify.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { agentCommandProblems } from '../flow/command-safety.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from './command-line.js';
@@ -119,7 +119,7 @@ export function processTrace(observation: ProcessResult): ProcessTrace {
 }
 
 /** The plain reader: a failed process is classified, a successful one's stdout (trimmed) is the output. */
-export function readPlainOutput(observation: ProcessResult): AttemptResult {
+function readPlainOutput(observation: ProcessResult): AttemptResult {
   const error = classifyObservation(observation);
   if (error) return { kind: 'failed', error };
   const output = observation.stdout.trim();

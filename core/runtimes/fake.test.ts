@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { HivewatchError } from '../errors/hivewatch-error.js';
+import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { FAKE_AGENT_PATH, FakeRuntime } from './fake.js';
 import { NoopRuntime } from './noop.js';
 import { runProcess } from './process.js';
 import type { AttemptResult } from './runtime.js';
-import { agent, attempt, NEVER } from './test-support.js';
+import { agent, attempt, NEVER } from './testing.js';
 
 const fake = new FakeRuntime({ killGraceMs: 300 });
 const fakeAgent = agent({ name: 'coder', runtime: 'fake' });

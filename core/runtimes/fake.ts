@@ -11,7 +11,7 @@ import { DEFAULT_SIMULATE, readFakeOutput, simulatedOutcome } from './simulated.
  * codes, signals, timeout, SIGTERM/SIGKILL on cancel) really happens; only the agent is scripted.
  */
 
-export const FAKE = 'fake';
+const FAKE = 'fake';
 
 /**
  * The script beside this module: core/runtimes/ when tests run the sources, dist/core/runtimes/
@@ -31,7 +31,7 @@ export interface FakeRuntimeOptions extends ProcessRuntimeOptions {
  * subprocess runtime gives (HIVEWATCH_RUN_ID…: start-up recovery finds a child spawned just
  * before its host died by them).
  */
-export function fakeAgentEnv(request: AttemptRequest): Record<string, string> {
+function fakeAgentEnv(request: AttemptRequest): Record<string, string> {
   return {
     ...attemptEnv(request),
     // Electron's binary behaves as plain Node with this set; Node ignores it.

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RealClock } from '../engine/clock.js';
-import type { EventOf, HivewatchEvent } from '../engine/events.js';
+import { RealClock } from '../base/clock.js';
+import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { FlowRun } from '../engine/run.js';
 import { planOf } from '../engine/testing.js';
 import { createDurableSink, openStore, type HivewatchStore } from '../store/index.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RealClock } from '../engine/clock.js';
+import { RealClock } from '../base/clock.js';
 import { FlowRun } from '../engine/run.js';
 import { MemorySink } from '../engine/sinks.js';
 import { ofType, planOf, typesOf } from '../engine/testing.js';

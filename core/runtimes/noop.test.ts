@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../engine/clock.js';
+import { VirtualClock } from '../base/clock.js';
 import { NoopRuntime } from './noop.js';
 import type { AttemptResult } from './runtime.js';
-import { agent, attempt, NEVER } from './test-support.js';
+import { agent, attempt, NEVER } from './testing.js';
 
 const noopAgent = agent({ name: 'bench', runtime: 'noop' });
 

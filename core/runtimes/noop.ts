@@ -1,5 +1,5 @@
-import { RealClock, type Clock } from '../engine/clock.js';
-import { isCancelled, toHivewatchError } from '../errors/hivewatch-error.js';
+import { RealClock, type Clock } from '../base/clock.js';
+import { isCancelled, toHivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 import { readFakeOutput, simulatedObservation, simulatedOutcome, timedOutObservation } from './simulated.js';
 
@@ -11,7 +11,7 @@ import { readFakeOutput, simulatedObservation, simulatedOutcome, timedOutObserva
  * Waits (`slow:<d>`, and a timeout cutting one short) go through the injected clock.
  */
 
-export const NOOP = 'noop';
+const NOOP = 'noop';
 
 export interface NoopRuntimeOptions {
   /** Default: a RealClock. Engine tests pass their VirtualClock. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CLAUDE_CODE_ENV, CLAUDE_CODE_RETRIES, ClaudeCodeRuntime, readClaudeCodeOutput } from './claude-code.js';
 import { CODEX_CLI_RETRIES, CodexCliRuntime, readCodexCliOutput } from './codex-cli.js';
 import { shellQuote } from './command-line.js';
-import { agent, attempt, failure, NEVER, observed } from './test-support.js';
+import { agent, attempt, failure, NEVER, observed } from './testing.js';
 import { checkFlow } from '../flow/check.js';
 import { CLAUDE_CODE_RETRIES_ENV } from '../flow/retry-owners.js';
 import { InnerRetries } from './preset.js';

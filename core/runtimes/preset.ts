@@ -1,5 +1,5 @@
-import { classifyObservation } from '../errors/classify.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { classifyObservation } from '../base/errors/classify.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate, templateHasRefs } from './command-line.js';
 import { agentConfigError, unsafeCommand } from './command.js';

@@ -3,7 +3,7 @@ import { ClaudeCodeRuntime, claudeCodeArgv, parseClaudeCodeOutput, readClaudeCod
 import { CodexCliRuntime, codexCliArgv, parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
 import { shellQuote } from './command-line.js';
 import { mentionsRateLimit } from './preset.js';
-import { agent, attempt, failure, NEVER, observed } from './test-support.js';
+import { agent, attempt, failure, NEVER, observed } from './testing.js';
 
 // Shapes as `claude -p ... --output-format json` prints them.
 const CLAUDE_OK = JSON.stringify({

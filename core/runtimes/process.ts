@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { RuntimeObservation } from '../errors/classify.js';
+import type { RuntimeObservation } from '../base/errors/classify.js';
 import { GroupEnding } from './process-kill.js';
 import { OutputTails } from './process-output.js';
 import { inheritedEnv, Redactor } from './secrets.js';
@@ -30,7 +30,7 @@ import { DEFAULT_CAPTURE_BYTES } from './tail-buffer.js';
  *   attempt's group is ended as above and the result carries an `ESPAWNER` spawn error.
  */
 
-export const DEFAULT_KILL_GRACE_MS = 2_000;
+const DEFAULT_KILL_GRACE_MS = 2_000;
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -61,7 +61,7 @@ export interface ProcessOptions {
   redactor?: Redactor | undefined;
 }
 
-export interface ProcessStarted {
+interface ProcessStarted {
   /** The child leads its own group, so this is also the group id. */
   pid: number;
   /** Field 22 of /proc/<pid>/stat; null where /proc is not available. */
@@ -88,7 +88,7 @@ function errnoCode(error: unknown): string {
 }
 
 /** Says what went wrong in operator terms, naming the command (the raw `spawn x ENOENT` does not help). */
-export function describeSpawnError(command: string, error: unknown): SpawnError {
+function describeSpawnError(command: string, error: unknown): SpawnError {
   const code = errnoCode(error);
   const message = (error as { message?: unknown } | null)?.message;
   const raw = typeof message === 'string' ? message : String(error);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../engine/clock.js';
+import { VirtualClock } from '../base/clock.js';
 import { RUNTIME_KINDS, type RuntimeKind } from '../flow/plan.js';
 import { createRuntimeRegistry } from './registry.js';
-import { agent, attempt, NEVER } from './test-support.js';
+import { agent, attempt, NEVER } from './testing.js';
 
 describe('createRuntimeRegistry', () => {
   it('maps every runtime kind an agent may name to its runtime', () => {

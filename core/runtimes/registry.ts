@@ -1,6 +1,6 @@
-import type { Clock } from '../engine/clock.js';
-import type { TelemetryTarget } from '../otel/env.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import type { Clock } from '../base/clock.js';
+import type { TelemetryTarget } from './telemetry-env.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AgentSpec, RuntimeKind } from '../flow/plan.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
 import { CodexCliRuntime } from './codex-cli.js';

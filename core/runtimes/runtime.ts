@@ -1,4 +1,4 @@
-import type { HivewatchError } from '../errors/hivewatch-error.js';
+import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
 
 /** Everything a runtime needs for one attempt of one session. */

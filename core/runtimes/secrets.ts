@@ -13,7 +13,7 @@
  * Each is also matched in its JSON-escaped form, as an agent's JSON output would carry it.
  */
 
-export const MIN_SECRET_CHARS = 6;
+const MIN_SECRET_CHARS = 6;
 
 /** Names that say "secret": *_KEY, *_TOKEN, *_SECRET, *PASSWORD, *_PASSPHRASE, *_CREDENTIALS, … */
 const SECRET_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?)$|PASSWORD|SECRET/i;

@@ -1,5 +1,5 @@
-import { classifyObservation, malformedOutput, type RuntimeObservation } from '../errors/classify.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { outcomeForAttempt, parseSimulate, type SimulatedOutcome } from '../flow/simulate.js';
 import { isRecord, parseJson } from './json.js';
 import type { AttemptRequest, AttemptResult } from './runtime.js';
@@ -11,7 +11,7 @@ import type { AttemptRequest, AttemptResult } from './runtime.js';
  */
 
 export const DEFAULT_SIMULATE = 'ok';
-export const RATE_LIMIT_STDERR = 'Error: 429 Too Many Requests (rate limit exceeded)';
+const RATE_LIMIT_STDERR = 'Error: 429 Too Many Requests (rate limit exceeded)';
 const PROMPT_CHARS = 80;
 
 /** The prompt as `ok` echoes it: at most 80 characters, an ellipsis marking a cut (as fake-agent.js). */

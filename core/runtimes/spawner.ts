@@ -55,7 +55,7 @@ export interface SpawnRequest {
   env: Record<string, string | undefined>;
 }
 
-export const SPAWNER_PATH = fileURLToPath(new URL('./spawner-child.js', import.meta.url));
+const SPAWNER_PATH = fileURLToPath(new URL('./spawner-child.js', import.meta.url));
 
 type SpawnerMessage =
   | { t: 'spawned'; id: number; pid: number; startTime: string | null }

@@ -3,7 +3,7 @@
  * groups and single occurrences, the filter they share, and the dimensions they group by. Types
  * and plain constants only, like api.ts.
  */
-import type { Correlation, ErrorEnvelope } from '../errors/envelope.js';
+import type { Correlation, ErrorEnvelope } from '../base/errors/envelope.js';
 
 export const ERROR_DIMENSIONS = ['category', 'origin', 'code', 'flow', 'handled', 'run', 'task'] as const;
 /**
@@ -12,8 +12,7 @@ export const ERROR_DIMENSIONS = ['category', 'origin', 'code', 'flow', 'handled'
  * `pending` while its run is live and the occurrence could still end up in a chain (a retried
  * attempt's error is `handled` at once: a chain never holds it).
  */
-export const ERROR_DISPOSITIONS = ['pending', 'handled', 'unhandled'] as const;
-export type ErrorDisposition = (typeof ERROR_DISPOSITIONS)[number];
+type ErrorDisposition = 'pending' | 'handled' | 'unhandled';
 /** The keys of `errorCounts({ by: 'handled' })`: one per disposition. */
 export const HANDLED_KEYS = { handled: 'handled', unhandled: 'unhandled', pending: 'pending' } as const;
 /**

@@ -2,31 +2,29 @@
  * The one API every shell serves (in-process, HTTP + SSE, Electron IPC) and the renderer talks
  * to. Types only, plus plain constants: the renderer imports this file and nothing else of core/.
  */
-import type { ErrorEnvelope, Correlation } from '../errors/envelope.js';
-import type { FailureLink, HivewatchEvent, RunStatus } from '../engine/events.js';
+import type { ErrorEnvelope } from '../base/errors/envelope.js';
+import type { FailureLink, HivewatchEvent, RunStatus } from '../base/events.js';
 import type { Diagnostic } from '../flow/ast.js';
 import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
-export type { ErrorEnvelope, Correlation, FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
-export type { ErrorCategory } from '../errors/taxonomy.js';
+export type { ErrorEnvelope,  FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
+;
 // The error views' shapes have a file of their own; callers keep importing them from here.
-export { BUCKETS, ERROR_DIMENSIONS, ERROR_DISPOSITIONS, FAILURE_DIMENSIONS, HANDLED_KEYS, SERIES_DIMENSIONS } from './api-errors.js';
+export { BUCKETS, ERROR_DIMENSIONS,  FAILURE_DIMENSIONS, HANDLED_KEYS, SERIES_DIMENSIONS } from './api-errors.js';
 export type {
   Bucket,
   ErrorCount,
   ErrorDimension,
-  ErrorDisposition,
+  
   ErrorFilter,
   ErrorGroup,
   ErrorOccurrence,
   ErrorSeries,
   FailureCounts,
-  FailureDimension,
+  
   SeriesDimension,
 } from './api-errors.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
-
-export const API_VERSION = 1;
 
 export const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
@@ -158,7 +156,7 @@ export interface RelatedRun {
 }
 
 /** The other direction of `retryOf` / `resumedFrom`, and the flow's run just before this one (to compare with). */
-export interface RunLineage {
+interface RunLineage {
   /** Runs started as retries of this one, oldest first (at most 50, the newest). */
   retries: RelatedRun[];
   /** Runs resumed from this one, oldest first (at most 50, the newest). */
@@ -205,7 +203,7 @@ export interface CheckResult {
 }
 
 /** A draft from the Flows screen saved as `user/<name>.prose` (it must check). */
-export interface SaveFlowInput {
+interface SaveFlowInput {
   /** A file name (letters, digits, . _ -; `.prose` added when missing), never a path. */
   name: string;
   source: string;
@@ -224,7 +222,7 @@ export interface NotificationSettings {
   mutedFlows: string[];
 }
 
-export interface StartRunInput {
+interface StartRunInput {
   flow: string;
   maxSteps?: number;
   concurrency?: number;

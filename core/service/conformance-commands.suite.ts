@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import type { HivewatchApi, LiveEvent } from './api.js';
-import { Collector, type ConformanceContext } from './conformance-support.js';
+import { Collector, type ConformanceContext } from './testing.js';
 
 /**
  * The conformance suite's cases for run commands (resume, retry, skipBackoff), resuming a

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchApi, HivewatchEvent, RunDetail } from './api.js';
 import { commandConformanceCases } from './conformance-commands.suite.js';
-import { Collector, COMMIT_SCOPED, EXAMPLES_DIR, TERMINAL, TEST_FLOWS, type ApiHarness, type ConformanceContext, type HarnessOptions } from './conformance-support.js';
+import { Collector, COMMIT_SCOPED, EXAMPLES_DIR, TERMINAL, TEST_FLOWS, type ApiHarness, type ConformanceContext, type HarnessOptions } from './testing.js';
 
 /**
  * The one API conformance suite. It is run against the service in-process, through the HTTP
@@ -16,7 +16,7 @@ import { Collector, COMMIT_SCOPED, EXAMPLES_DIR, TERMINAL, TEST_FLOWS, type ApiH
  * conformance-commands.suite.ts.
  */
 
-export { Collector, EXAMPLES_DIR, TEST_FLOWS, type ApiHarness, type HarnessOptions } from './conformance-support.js';
+export {  EXAMPLES_DIR,  type ApiHarness, type HarnessOptions } from './testing.js';
 
 /** Registers the suite; a transport that cannot run on this machine is simply not registered. */
 export function apiConformanceSuite(name: string, makeHarness: (options: HarnessOptions) => Promise<ApiHarness>): void {

@@ -21,7 +21,7 @@ export interface SaveFlowArgs {
 }
 
 /** `name` as typed, with or without `.prose`: the key the flow is saved under. */
-export function flowKeyOfName(name: string): string {
+function flowKeyOfName(name: string): string {
   return `${FLOW_FOLDERS.user}/${name.endsWith('.prose') ? name : `${name}.prose`}`;
 }
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { openSqliteStore, type SqliteStore } from '../store/index.js';
 import { SqliteContractStore } from '../store/sqlite-async.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';

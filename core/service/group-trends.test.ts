@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ErrorCode } from '../errors/taxonomy.js';
+import type { ErrorCode } from '../base/errors/taxonomy.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
 import { withTrends } from './group-trends.js';

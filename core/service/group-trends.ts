@@ -5,11 +5,11 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /** Sparklines are drawn from 2000-01-01 on (issue #25 part 6: stored rows may hold any time). */
-export const TREND_TIME_MIN_MS = Date.UTC(2000, 0, 1);
+const TREND_TIME_MIN_MS = Date.UTC(2000, 0, 1);
 /** …up to a day after now (telemetry dated later is not believed at ingest either). */
-export const TREND_FUTURE_MS = DAY;
+const TREND_FUTURE_MS = DAY;
 /** At most this many day buckets are read for one sparkline (24 bins need far fewer; the store refuses 10,000). */
-export const MAX_TREND_DAYS = 5_000;
+const MAX_TREND_DAYS = 5_000;
 
 /**
  * The window the sparklines cover: the filter's, or the groups' own first..last seen when open,
@@ -17,7 +17,7 @@ export const MAX_TREND_DAYS = 5_000;
  * otherwise ask for ~100,000 day buckets, and every range of the Errors screen would fail).
  * Null when nothing of it lies inside.
  */
-export function trendWindow(groups: readonly ErrorGroup[], filter: ErrorFilter, now: number): { since: number; until: number } | null {
+function trendWindow(groups: readonly ErrorGroup[], filter: ErrorFilter, now: number): { since: number; until: number } | null {
   const since = Math.max(filter.since ?? Math.min(...groups.map((g) => g.firstSeen)), TREND_TIME_MIN_MS);
   const until = Math.min(filter.until ?? Math.max(...groups.map((g) => g.lastSeen)) + 1, now + TREND_FUTURE_MS);
   if (!Number.isFinite(since) || !Number.isFinite(until) || until <= since) return null;

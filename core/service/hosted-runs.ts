@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
-import { RealClock, VirtualClock, type Clock } from '../engine/clock.js';
-import type { EventSink } from '../engine/events.js';
+import { RealClock, VirtualClock, type Clock } from '../base/clock.js';
+import type { EventSink } from '../base/events.js';
 import { createLimiter, type Limiter } from '../engine/limiter.js';
-import type { ResumePoint } from '../engine/resume.js';
+import type { ResumePoint } from '../base/resume-point.js';
 import { FlowRun } from '../engine/run.js';
 import { FanoutSink } from '../engine/sinks.js';
 import type { WorkspaceMode } from '../flow/agent-work.js';
 import type { FlowPlan } from '../flow/plan.js';
 import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
 import type { DurableSink, HivewatchStore, RunRow } from '../store/index.js';
+import { gitAgentWork } from '../workspace/git-run-work.js';
 import { resolveRunRepo } from '../workspace/repo.js';
 import { ApiError } from './errors.js';
 import { applyPendingCommands } from './remote-commands.js';
@@ -105,6 +106,7 @@ export class HostedRuns {
       resume: launch.resume ?? null,
       retryOf: launch.retryOf ?? null,
       workspace: {
+        agentWork: gitAgentWork,
         repo: () =>
           resolveRunRepo({
             explicit: launch.explicitRepo ?? null,

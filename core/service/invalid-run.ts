@@ -1,7 +1,7 @@
-import type { EventSink, FailureLink, HivewatchEvent, RunOptionsSnapshot } from '../engine/events.js';
+import type { EventSink, FailureLink, HivewatchEvent, RunOptionsSnapshot } from '../base/events.js';
 import { ENGINE_SEMANTICS } from '../engine/resume.js';
-import { newRunId } from '../engine/run.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { newRunId } from '../base/ids.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { formatDiagnostic } from '../flow/ast.js';
 import { flowDigest } from '../flow/digest.js';
 import type { CheckResult } from '../flow/plan.js';
@@ -11,7 +11,7 @@ import type { CheckResult } from '../flow/plan.js';
  * `hivewatch run`, the API's `startRun` and a retry whose file has become invalid journal
  * `runStarted`, `errorOccurred` and `runFailed` with USER_INVALID_FLOW, whose context holds the
  * diagnostics (file:line:col), and whose `runFailed.chain` is that one occurrence
- * (core/engine/events.ts `FailureLink`). So the failure is counted, grouped and alerted on, and
+ * (core/base/events.ts `FailureLink`). So the failure is counted, grouped and alerted on, and
  * `retry` runs the flow again once it is fixed. `hivewatch check` stays free of side effects.
  */
 

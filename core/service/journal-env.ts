@@ -13,8 +13,8 @@ import { StoreError } from '../store/store-error.js';
  *   the run does not stay `running` in the database after the server is back.
  */
 
-export const JOURNAL_RETRY_ENV = 'HIVEWATCH_JOURNAL_RETRY_MS';
-export const JOURNAL_WAIT_ENV = 'HIVEWATCH_JOURNAL_WAIT_MS';
+const JOURNAL_RETRY_ENV = 'HIVEWATCH_JOURNAL_RETRY_MS';
+const JOURNAL_WAIT_ENV = 'HIVEWATCH_JOURNAL_WAIT_MS';
 export const DEFAULT_JOURNAL_WAIT_MS = 5 * 60_000;
 const FIRST_DELAY_MS = 100;
 const LONGEST_DELAY_MS = 3_200;

@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import type { HivewatchStore } from '../store/index.js';
 import type { LiveEvent } from './api.js';
 
@@ -17,7 +17,7 @@ import type { LiveEvent } from './api.js';
  *   journal instead, which includes the batch: order is always the journal's.
  */
 
-export const DEFAULT_TAIL_INTERVAL_MS = 50;
+const DEFAULT_TAIL_INTERVAL_MS = 50;
 const TAIL_BATCH = 1_000;
 
 /** Runs `tick` every `ms` until stopped; the timer must not keep the process alive. */

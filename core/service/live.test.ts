@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import type { LiveEvent } from './api.js';
 import { formatLiveId, LiveHub, parseLiveId } from './live.js';
 

@@ -71,7 +71,7 @@ function attemptStatusOf(row: AttemptRow, task: TaskRow | undefined): AttemptSta
   }
 }
 
-export function attemptView(row: AttemptRow, task?: TaskRow): AttemptView {
+function attemptView(row: AttemptRow, task?: TaskRow): AttemptView {
   return {
     attempt: row.attempt,
     startedAt: row.startedAt,
@@ -86,7 +86,7 @@ export function attemptView(row: AttemptRow, task?: TaskRow): AttemptView {
   };
 }
 
-export function stepView(row: StepRow): StepView {
+function stepView(row: StepRow): StepView {
   return {
     step: row.step,
     status: row.status === 'interrupted' ? 'aborted' : row.status,

@@ -12,7 +12,7 @@ import type { CommandAck } from './api.js';
  */
 
 /** How long a caller waits for the hosting process's answer before saying it is on its way. */
-export const DEFAULT_ACK_TIMEOUT_MS = 2_000;
+const DEFAULT_ACK_TIMEOUT_MS = 2_000;
 const ACK_POLL_MS = 10;
 
 export type RemoteCommand =
@@ -22,7 +22,7 @@ export type RemoteCommand =
 const isTerminal = (status: string): boolean => (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
 
 /** What the host says about a command it applied (the same words as a local command). */
-export function applyCommand(run: FlowRun, command: Pick<RunCommand, 'kind' | 'commandId' | 'runId' | 'taskId' | 'reason'>): CommandAck {
+function applyCommand(run: FlowRun, command: Pick<RunCommand, 'kind' | 'commandId' | 'runId' | 'taskId' | 'reason'>): CommandAck {
   const { commandId, runId } = command;
   if (command.kind === RunCommandKind.cancel) {
     const before = run.status;

@@ -17,7 +17,7 @@ import { ApiError } from './errors.js';
  * written for an operator: `<field>: <what is wrong>`, several joined by "; ".
  */
 
-export const LIMITS = {
+const LIMITS = {
   maxListLimit: 1_000,
   maxEventsLimit: 1_000,
   maxSteps: 100_000,
@@ -65,8 +65,8 @@ const object = <S extends z.ZodRawShape>(shape: S) =>
     },
   });
 
-export const runIdSchema = text(128, 'must be a run id').regex(/^[A-Za-z0-9_.:-]+$/, 'must be a run id (letters, digits, _ . : -)');
-export const taskIdSchema = z
+const runIdSchema = text(128, 'must be a run id').regex(/^[A-Za-z0-9_.:-]+$/, 'must be a run id (letters, digits, _ . : -)');
+const taskIdSchema = z
   .string({ error: required('must be a task id') })
   .regex(/^\d{1,9}:\d{1,9}$/, 'must be a task id like "1:0" (step:ordinal)');
 /** Flow ids name a file in one of the two flow folders; no paths, so nothing outside them is reachable. */
@@ -166,7 +166,7 @@ export const schemas = {
 /** The subscription's own input (IPC and the service; SSE takes Last-Event-ID instead). */
 export const subscribeSchema = object({ afterId: int(0, Number.MAX_SAFE_INTEGER).optional() });
 
-export type Schemas = typeof schemas;
+type Schemas = typeof schemas;
 export type InputOf<M extends ApiMethod> = z.output<Schemas[M]>;
 
 function pathOf(path: readonly PropertyKey[]): string {
@@ -179,7 +179,7 @@ function pathOf(path: readonly PropertyKey[]): string {
 }
 
 /** The operator-readable message of a failed parse: `field: problem; other: problem`. */
-export function formatIssues(error: z.ZodError): string {
+function formatIssues(error: z.ZodError): string {
   return error.issues.map((issue) => (issue.path.length === 0 ? issue.message : `${pathOf(issue.path)}: ${issue.message}`)).join('; ');
 }
 
@@ -194,6 +194,3 @@ export function parseInput<M extends ApiMethod>(method: M, input: unknown): Inpu
   return parseWith(schemas[method] as z.ZodType, input) as InputOf<M>;
 }
 
-export function isApiMethod(value: unknown): value is ApiMethod {
-  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(schemas, value);
-}

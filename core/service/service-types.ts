@@ -1,10 +1,10 @@
-import type { Clock } from '../engine/clock.js';
-import type { EventSink } from '../engine/events.js';
-import type { ResumePoint } from '../engine/resume.js';
+import type { Clock } from '../base/clock.js';
+import type { EventSink } from '../base/events.js';
+import type { ResumePoint } from '../base/resume-point.js';
 import type { RunResult } from '../engine/run.js';
 import type { WorkspaceMode } from '../flow/agent-work.js';
 import type { Diagnostic } from '../flow/ast.js';
-import type { TelemetryTarget } from '../otel/env.js';
+import type { TelemetryTarget } from '../runtimes/telemetry-env.js';
 import type { HivewatchStore } from '../store/index.js';
 import type { HivewatchApi } from './api.js';
 import type { HostWatchPass } from './host-watch.js';

@@ -14,7 +14,7 @@ import { flushOr503, type ServiceContext } from './service-context.js';
 import type { CloseOptions, HivewatchService, HivewatchServiceOptions } from './service-types.js';
 import { subscriptions } from './subscriptions.js';
 
-export type { CloseOptions, HivewatchService, HivewatchServiceOptions, HostedRunResult, RunFileInput, RunFileResult } from './service-types.js';
+export type {  HivewatchService, HivewatchServiceOptions, HostedRunResult,   } from './service-types.js';
 
 /**
  * The Hivewatch service: HivewatchApi over the engine and the store, in one process. This is its

@@ -13,8 +13,7 @@ import { StoreError } from './store-error.js';
 export const RunCommandKind = { cancel: 'cancel', skipBackoff: 'skipBackoff' } as const;
 export type RunCommandKind = (typeof RunCommandKind)[keyof typeof RunCommandKind];
 
-export const RunCommandState = { pending: 'pending', done: 'done' } as const;
-export type RunCommandState = (typeof RunCommandState)[keyof typeof RunCommandState];
+type RunCommandState = 'pending' | 'done';
 
 export interface RunCommand {
   commandId: string;

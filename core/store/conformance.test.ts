@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import type { HivewatchStore } from './contract.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { openStore } from './open.js';
@@ -7,7 +7,7 @@ import { testEngines } from './testing/engines.js';
 import { retryLimit } from './testing/failure-journals.js';
 import { RunTakenError } from './store-error.js';
 import { hostileJournal, hostileSession, MEGABYTE } from './testing/hostile-journal.js';
-import { postgresBinaries, postgresMissing } from './postgres/test-databases.js';
+import { postgresBinaries, postgresMissing } from './testing/test-databases.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
 import { IDENTIFIER_MAX_BYTES, storableBatch, storableKey, type StorageChange } from './storable.js';
 import { skipTitle } from '../testing/skip.js';

@@ -1,6 +1,6 @@
-import type { FailureLink, HivewatchEvent } from '../engine/events.js';
-import { causeOf, type ErrorEnvelope } from '../errors/envelope.js';
-import { MAX_CAUSE_DEPTH } from '../errors/hivewatch-error.js';
+import type { FailureLink, HivewatchEvent } from '../base/events.js';
+import { causeOf, type ErrorEnvelope } from '../base/errors/envelope.js';
+import { MAX_CAUSE_DEPTH } from '../base/errors/hivewatch-error.js';
 import { failureOf, type Failure } from './failure-rollups.js';
 import { fingerprintOf } from './fingerprint.js';
 import type { ErrorDisposition, ErrorRow, RunRow } from './schema.js';
@@ -54,12 +54,12 @@ export function errorRowOf(event: ErrorOccurred, run: RunRow, wall: number = eve
   };
 }
 
-export function isEnded(status: RunRow['status']): boolean {
+function isEnded(status: RunRow['status']): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled' || status === 'interrupted';
 }
 
 /** A new occurrence's disposition (see the module comment). */
-export function dispositionAtInsert(event: ErrorOccurred, run: RunRow): ErrorDisposition {
+function dispositionAtInsert(event: ErrorOccurred, run: RunRow): ErrorDisposition {
   if (event.retrying) return 'handled';
   return isEnded(run.status) ? 'handled' : 'pending';
 }
@@ -201,7 +201,7 @@ function matchRow(pending: readonly ErrorRow[], envelope: ErrorEnvelope, used: S
  * Those were the only two ways an old journal linked errors, so `how` is exact for them. A head
  * whose occurrence a catch had caught went on to end the run: it was rethrown.
  */
-export function derivedChain(error: ErrorEnvelope, pending: readonly ErrorRow[]): FailureLink[] {
+function derivedChain(error: ErrorEnvelope, pending: readonly ErrorRow[]): FailureLink[] {
   const envelopes: ErrorEnvelope[] = [];
   for (let e: ErrorEnvelope | null = error; e !== null && envelopes.length < MAX_CAUSE_DEPTH; e = causeOf(e)) envelopes.push(e);
   const used = new Set<number>();

@@ -1,4 +1,4 @@
-import type { FailureLink } from '../engine/events.js';
+import type { FailureLink } from '../base/events.js';
 import type { RunRow } from './schema.js';
 
 /** A run's ending error as one object (the API's `EndingError`): its head link, root code and chain. */

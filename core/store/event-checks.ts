@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import type { RunRow } from './schema.js';
 import { StoreError } from './store-error.js';
 

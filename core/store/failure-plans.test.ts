@@ -4,7 +4,7 @@ import type { SqliteStore } from './sqlite-store.js';
 import { openSqliteStore } from './store.js';
 import { openStore } from './open.js';
 import { numberPlaceholders } from './postgres/placeholders.js';
-import { postgresBinaries, postgresMissing, TestDatabases } from './postgres/test-databases.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from './testing/test-databases.js';
 import { failureCounts } from './queries/failures.js';
 import { Dialect, type Query, type SqlStep } from './queries/plan.js';
 import { countRuns, listRuns } from './queries/runs.js';

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
  * `errors.fingerprint` and rebuilds `error_groups`.
  */
 
-export const TEMPLATE_MAX = 300;
+const TEMPLATE_MAX = 300;
 
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>`]+/gi;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;

@@ -6,7 +6,7 @@ import type { TelemetryRecord } from '../otel/decode.js';
 import { OtelIngester } from '../otel/ingest.js';
 import type { HivewatchStore } from './contract.js';
 import { openStore } from './open.js';
-import { postgresBinaries, postgresMissing, TestDatabases } from './postgres/test-databases.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from './testing/test-databases.js';
 import { FORTY_DIGITS, MEGABYTE } from './testing/hostile-journal.js';
 import { skipTitle } from '../testing/skip.js';
 

@@ -72,7 +72,7 @@ export function isOpenHere(instance: string): boolean {
   return openInstances.has(instance);
 }
 
-export function processExists(pid: number): boolean {
+function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

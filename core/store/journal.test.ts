@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { eventFromRow, eventPayload } from './journal-codec.js';
 import { randomJournals } from './testing/journal-builder.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { EventOf } from '../engine/events.js';
+import type { EventOf } from '../base/events.js';
 import { groupAlive, processStartTime } from '../runtimes/process-group.js';
 import { openSqliteStore, type SqliteStore } from './index.js';
 import { openAttemptProcesses } from './leftover-processes.js';

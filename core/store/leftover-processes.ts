@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { EventOf, HivewatchEvent, LeftoverProcessGroup } from '../engine/events.js';
+import type { EventOf, HivewatchEvent, LeftoverProcessGroup } from '../base/events.js';
 import { groupLeadersWithEnvironment, groupMembers, procAvailable, readProcStat, signalGroupId } from '../runtimes/process-group.js';
 
 /**

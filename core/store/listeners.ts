@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import type { CommittedListener } from './contract.js';
 
 /**

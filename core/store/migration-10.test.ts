@@ -9,7 +9,7 @@ import { openDatabase } from './database.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { openStore } from './open.js';
 import { migratePostgres } from './postgres/migrations.js';
-import { postgresBinaries, postgresMissing, TestDatabases } from './postgres/test-databases.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from './testing/test-databases.js';
 import { openSqliteStore } from './store.js';
 import { caughtAndCompleted, failFast, rethrow, retryLimit, thrownInCatch, type Scenario } from './testing/failure-journals.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';

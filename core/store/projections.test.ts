@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from './index.js';
-import { EMPTY_CORRELATION } from '../errors/envelope.js';
+import { EMPTY_CORRELATION } from '../base/errors/envelope.js';
 import { envelope, JournalBuilder } from './testing/journal-builder.js';
 
 let store: SqliteStore;

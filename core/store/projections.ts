@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import type {
   AttemptRow,
   CheckpointRow,
@@ -24,21 +24,8 @@ import {
 } from './reducers.js';
 
 // The row reducers live in reducers.ts; their public names stay importable from here.
-export {
-  closeAttempt,
-  closeStep,
-  closeTask,
-  copyAttempt,
-  copyRun,
-  copyStep,
-  copyTask,
-  emptyRun,
-  reduceAttempt,
-  reduceRun,
-  reduceStep,
-  reduceTask,
-} from './reducers.js';
-export { errorRowOf } from './dispositions.js';
+;
+;
 
 /**
  * Event → rows. The `reduce*` functions (reducers.ts) are pure: (current row or undefined,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunStatus } from '../engine/events.js';
+import type { RunStatus } from '../base/events.js';
 import { openSqliteStore, RUN_SORT_KEYS, type SqliteStore, type RunRow, type RunSort } from './index.js';
 import { JournalBuilder, prng } from './testing/journal-builder.js';
 import { checkpointStates, runOrderSql } from './queries/runs.js';

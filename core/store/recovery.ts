@@ -1,9 +1,9 @@
 import { storableText } from './storable.js';
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
-import type { HivewatchEvent, LeftoverProcessGroup } from '../engine/events.js';
-import { resumePointFromEvents, type ResumePoint, type TaskOutcome } from '../engine/resume.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import type { HivewatchEvent, LeftoverProcessGroup } from '../base/events.js';
+import { resumePointFromEvents, type ResumePoint, type TaskOutcome } from '../base/resume-point.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { judgeHost, leaseOf, localProbe, type HostProbe, type HostVerdict, type LeaseColumns, type WithoutLease } from './host-liveness.js';
 import type { RunOwner } from './hosts.js';
 import { eventFromRow } from './journal-codec.js';

@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import type {
   AttemptRow,
   AttemptStatus,
@@ -54,14 +54,14 @@ export function copyRun(r: RunRow): RunRow {
   };
 }
 
-export function copyStep(r: StepRow): StepRow {
+function copyStep(r: StepRow): StepRow {
   return {
     runId: r.runId, step: r.step, status: r.status, startedAt: r.startedAt, endedAt: r.endedAt,
     taskCount: r.taskCount, frontier: r.frontier, writes: r.writes, checkpointed: r.checkpointed,
   };
 }
 
-export function copyTask(r: TaskRow): TaskRow {
+function copyTask(r: TaskRow): TaskRow {
   return {
     runId: r.runId, taskId: r.taskId, step: r.step, ordinal: r.ordinal, name: r.name, agent: r.agent,
     status: r.status, maxAttempts: r.maxAttempts, attempts: r.attempts, startedAt: r.startedAt, endedAt: r.endedAt,
@@ -70,7 +70,7 @@ export function copyTask(r: TaskRow): TaskRow {
   };
 }
 
-export function copyAttempt(r: AttemptRow): AttemptRow {
+function copyAttempt(r: AttemptRow): AttemptRow {
   return {
     runId: r.runId, taskId: r.taskId, attempt: r.attempt, step: r.step, ordinal: r.ordinal, status: r.status,
     startedAt: r.startedAt, endedAt: r.endedAt, durationMs: r.durationMs, error: r.error, errorCode: r.errorCode,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { newInstance, releaseInstance } from './hosts.js';
 import { migrate, openDatabase, openSqliteStore, type SqliteStore } from './index.js';
 import { JournalWriter } from './journal.js';

@@ -75,7 +75,7 @@ export function parseRollupKey(text: string): RollupKey {
 }
 
 /** Pending count changes for one grain, keyed by rollupKeyString. */
-export type RollupDeltas = Map<string, number>;
+type RollupDeltas = Map<string, number>;
 
 export interface GrainDeltas {
   minute: RollupDeltas;
@@ -218,7 +218,7 @@ export function planCoarseWindow(since: number | undefined, until: number | unde
 }
 
 /** A half-open range [from, to) of bucket starts in one grain's table. */
-export interface BucketRange {
+interface BucketRange {
   grain: Grain;
   from: number;
   to: number;

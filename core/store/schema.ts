@@ -1,5 +1,5 @@
-import type { FailureLink, RunStatus } from '../engine/events.js';
-import type { ErrorEnvelope } from '../errors/envelope.js';
+import type { FailureLink, RunStatus } from '../base/events.js';
+import type { ErrorEnvelope } from '../base/errors/envelope.js';
 
 /**
  * The projection rows as the rest of the product sees them (camelCase), and the one generic
@@ -25,7 +25,7 @@ export const DISPOSITIONS = ['pending', 'handled', 'unhandled'] as const;
 export type ErrorDisposition = (typeof DISPOSITIONS)[number];
 
 /** What an attempt reported after it was stopped (attemptCancelled.reported, receiptIgnoredStale). */
-export type LateResult = { outcome: 'succeeded'; output?: string } | { outcome: 'failed'; error?: ErrorEnvelope };
+type LateResult = { outcome: 'succeeded'; output?: string } | { outcome: 'failed'; error?: ErrorEnvelope };
 
 export interface RunRow {
   id: string;

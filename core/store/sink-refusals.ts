@@ -1,5 +1,5 @@
-import type { HivewatchEvent } from '../engine/events.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import type { HivewatchEvent } from '../base/events.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { isRefusedWrite } from './write-errors.js';
 
 /**
@@ -23,7 +23,7 @@ export interface EventAppender {
 }
 
 /** How much of a refused event the ending error keeps (its JSON text). */
-export const REFUSED_EVENT_KEPT = 64_000;
+const REFUSED_EVENT_KEPT = 64_000;
 
 export interface Refusal {
   runId: string;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import type { HivewatchEvent } from '../base/events.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { createDurableSink, openStore, type HivewatchStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 

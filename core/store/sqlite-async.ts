@@ -1,5 +1,5 @@
-import type { HivewatchEvent, RunStatus } from '../engine/events.js';
-import type { ResumePoint } from '../engine/resume.js';
+import type { HivewatchEvent, RunStatus } from '../base/events.js';
+import type { ResumePoint } from '../base/resume-point.js';
 import type { RunCommand } from './commands.js';
 import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from './contract.js';
 import { StoreEngine } from './contract.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 
 /**
  * What the journal stores for values no database column can hold as they are (issue #25 part 1):
@@ -32,12 +32,12 @@ import type { HivewatchEvent } from '../engine/events.js';
  * original (JSON escapes keep it exact). An event that needs nothing is returned as it is.
  */
 
-export const STORAGE_CHANGES_FIELD = 'storageChanges';
+const STORAGE_CHANGES_FIELD = 'storageChanges';
 export const IDENTIFIER_MAX_BYTES = 512;
-export const IDENTIFIER_HEAD = 96;
+const IDENTIFIER_HEAD = 96;
 const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
 
-export type StorageRule = 'text' | 'identifier' | 'integer' | 'finite';
+type StorageRule = 'text' | 'identifier' | 'integer' | 'finite';
 
 export interface StorageChange {
   /** Where in the event: `output`, `error.message`, `frontier[0].taskId`. */
@@ -76,7 +76,7 @@ export function storableText(text: string): string {
 }
 
 /** Rule 2 on a text that satisfies rule 1. */
-export function storableIdentifier(text: string): string {
+function storableIdentifier(text: string): string {
   // A UTF-16 code unit is at most 3 bytes of UTF-8: short strings need no counting.
   if (text.length * 3 <= IDENTIFIER_MAX_BYTES || Buffer.byteLength(text, 'utf8') <= IDENTIFIER_MAX_BYTES) return text;
   let head = text.slice(0, IDENTIFIER_HEAD);

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { notifyCommitted } from './listeners.js';
-import type { HivewatchEvent, RunStatus } from '../engine/events.js';
-import type { ResumePoint } from '../engine/resume.js';
+import type { HivewatchEvent, RunStatus } from '../base/events.js';
+import type { ResumePoint } from '../base/resume-point.js';
 import { openDatabase } from './database.js';
 import { judgeHost } from './host-liveness.js';
 import { newInstance, releaseInstance, type HostIdentity } from './hosts.js';

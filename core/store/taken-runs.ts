@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { get, type Dialect, type Query } from './queries/plan.js';
 
 /**

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 
 /** The real `hivewatch` binary (dist/, built by the suite's global setup) as a host in tests. */
 
-export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
 
 export interface CliHost {
   /** The --json lines printed so far (each one journaled: the CLI prints an event once committed). */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * database while a given session is at work and know what the host still has to journal.
  */
 
-export const OUTAGE_SESSIONS = 3;
+const OUTAGE_SESSIONS = 3;
 
 export interface OutageFlow {
   /** The flow file (also under `flowsDir` as `outage.prose`, for a service's user flows). */

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -68,7 +68,7 @@ function runTool(bin: string, args: string[]): void {
   }
 }
 
-export async function freeLoopbackPort(): Promise<number> {
+async function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -186,7 +186,3 @@ export async function startPostgresCluster(binaries: PostgresBinaries, options: 
   }
 }
 
-/** Who the cluster's files belong to, for messages. */
-export function clusterOwner(): string {
-  return isRoot() ? 'postgres' : userInfo().username;
-}

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ofType, planOf, runPlan, startRun } from '../engine/testing.js';
+import { gitAgentWork } from './git-run-work.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { makeRepo, writeFakeCoder } from './testing.js';
 import { tempDirs } from '../testing/temp-dirs.js';
@@ -22,7 +23,7 @@ function setup() {
     runPlan(planOf(`${agent}${flow}`), {
       registry: createRuntimeRegistry(),
       defaultAgent: 'coder',
-      workspace: { repo: repo.root, gitEnv: repo.gitEnv, worktreeRoot },
+      workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, worktreeRoot },
     });
   const prompts = (): string[] => (existsSync(coder.promptLog) ? readFileSync(coder.promptLog, 'utf8').split('\n=====\n').filter(Boolean) : []);
   return { repo, run, prompts, worktreeRoot };
@@ -134,7 +135,7 @@ describe('agent work in git worktrees', () => {
     const agent = `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script} {prompt}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n`;
     const { run, done, sink } = startRun(
       planOf(`${agent}session: coder\n  prompt: "write src/value.txt right"\n  verify:\n    slow: "echo $$ > ${pidFile}; exec sleep 300"\n`),
-      { registry: createRuntimeRegistry({ killGraceMs: 200 }), defaultAgent: 'coder', workspace: { repo: repo.root, gitEnv: repo.gitEnv, killGraceMs: 200 } },
+      { registry: createRuntimeRegistry({ killGraceMs: 200 }), defaultAgent: 'coder', workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, killGraceMs: 200 } },
     );
     // Wait (without a timer) until the check is running, then cancel.
     while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') await new Promise((r) => setImmediate(r));
@@ -164,7 +165,7 @@ describe('verifier agents and setup', () => {
       `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script} {prompt}"\n  setup: "echo ran >> ${setupLog}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n` +
       `agent reviewer:\n  runtime: "command"\n  command: "sh ${reviewer}"\n`;
     const run = (flow: string) =>
-      runPlan(planOf(`${agents}${flow}`), { registry: createRuntimeRegistry(), defaultAgent: 'coder', workspace: { repo: repo.root, gitEnv: repo.gitEnv } });
+      runPlan(planOf(`${agents}${flow}`), { registry: createRuntimeRegistry(), defaultAgent: 'coder', workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv } });
     const setups = (): number => (existsSync(setupLog) ? readFileSync(setupLog, 'utf8').split('\n').filter(Boolean).length : 0);
     return { run, setups, repo };
   }
@@ -195,7 +196,7 @@ describe('verifier agents and setup', () => {
   it('a failing setup fails the attempt as RUNTIME_CRASHED from runtime:setup', async () => {
     const { repo } = setup();
     const { result } = await runPlan(planOf('agent coder:\n  runtime: "fake"\n  workspace: "worktree"\n  setup: "echo missing tool >&2; exit 7"\nsession: coder\n  prompt: "x"\n'), {
-      workspace: { repo: repo.root, gitEnv: repo.gitEnv },
+      workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv },
     });
     expect(result.error).toMatchObject({ code: 'RUNTIME_CRASHED', origin: 'runtime:setup', context: { exitCode: 7, outputTail: 'missing tool' } });
   });

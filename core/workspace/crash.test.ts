@@ -3,7 +3,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { DEFAULT_WORKTREE_ROOT } from './run-workspace.js';
 import { makeRepo, writeFakeCoder } from './testing.js';
 import { tempDirs } from '../testing/temp-dirs.js';

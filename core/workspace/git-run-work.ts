@@ -1,8 +1,8 @@
-import type { HivewatchEventBody } from '../engine/events.js';
-import type { Inspection, RunWork, TaskWork } from '../engine/task-work.js';
-import { HivewatchError } from '../errors/hivewatch-error.js';
-import { DEFAULT_CHECK_TIMEOUT_MS, needsWorkspace, WorkspaceMode } from '../flow/agent-work.js';
-import type { AgentSpec, FlowPlan, SessionSpec } from '../flow/plan.js';
+import type { AgentWork, Inspection, RunWork, RunWorkOptions, TaskWork } from '../engine/task-work.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import { DEFAULT_CHECK_TIMEOUT_MS, WorkspaceMode } from '../flow/agent-work.js';
+import { workspaceModeOf } from '../flow/workspace-mode.js';
+import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import { scopeMatcher } from '../flow/scope.js';
 import { RunWorkspace } from './run-workspace.js';
 import type { TaskWorktree } from './task-worktree.js';
@@ -15,39 +15,11 @@ import { verdictError, verifierPrompt } from './verifier.js';
  * changes, checks and verifier. Everything it learns goes to the journal through `emit`.
  */
 
-export interface GitRunWorkOptions {
-  runId: string;
-  repo: string;
-  plan: FlowPlan;
-  /** The agent a session runs with (its own, else the run's default). */
-  agentOf: (spec: SessionSpec) => AgentSpec;
-  /** The run's `--workspace` option, or null. */
-  defaultMode: WorkspaceMode | null;
-  emit: (body: HivewatchEventBody) => void;
-  /** Where the run branch starts; default the repository's HEAD (a resumed run: its source's head). */
-  baseCommit?: string | null;
-  worktreeRoot?: string;
-  gitEnv?: Record<string, string>;
-  killGraceMs?: number;
-  /** Runs the verifier agent once on a prompt in a worktree; resolves with its answer or its error. */
-  runVerifier?: (agent: string, prompt: string, cwd: string, signal: AbortSignal) => Promise<{ ok: true; output: string } | { ok: false; error: HivewatchError }>;
-}
 
-/**
- * Where a session works: its own `workspace:`, its agent's, the run's; work properties imply a
- * worktree. `agent` is null for a name the flow does not define (the check reports it as a
- * diagnostic; the Flows list still describes the file, and must not crash on it).
- */
-export function workspaceModeOf(spec: SessionSpec, agent: AgentSpec | null, defaultMode: WorkspaceMode | null): WorkspaceMode {
-  if (needsWorkspace(spec.work)) return WorkspaceMode.worktree;
-  return spec.work.workspace ?? agent?.workspace ?? defaultMode ?? WorkspaceMode.none;
-}
+/** Agent work over git: what the service gives each run it hosts (RunWorkspaceConfig.agentWork). */
+export const gitAgentWork: AgentWork = { open: (options) => openGitRunWork(options) };
 
-export function planNeedsWorkspace(plan: FlowPlan, agentOf: (spec: SessionSpec) => AgentSpec | null, defaultMode: WorkspaceMode | null): boolean {
-  return plan.sessions.some((spec) => workspaceModeOf(spec, agentOf(spec), defaultMode) === WorkspaceMode.worktree);
-}
-
-export async function openGitRunWork(options: GitRunWorkOptions): Promise<RunWork> {
+async function openGitRunWork(options: RunWorkOptions): Promise<RunWork> {
   const workspace = await RunWorkspace.open({
     runId: options.runId,
     repo: options.repo,
@@ -62,7 +34,7 @@ export async function openGitRunWork(options: GitRunWorkOptions): Promise<RunWor
 class GitRunWork implements RunWork {
   constructor(
     private readonly workspace: RunWorkspace,
-    private readonly options: GitRunWorkOptions,
+    private readonly options: RunWorkOptions,
   ) {}
 
   get branch(): string {
@@ -108,7 +80,7 @@ class GitTaskWork implements TaskWork {
   constructor(
     private readonly workspace: RunWorkspace,
     private readonly task: TaskIdentity,
-    private readonly options: GitRunWorkOptions,
+    private readonly options: RunWorkOptions,
   ) {}
 
   private ref(attempt: number) {

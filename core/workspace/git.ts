@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { HivewatchError } from '../errors/hivewatch-error.js';
-import type { ErrorCode } from '../errors/taxonomy.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { ErrorCode } from '../base/errors/taxonomy.js';
 
 /**
  * git as a subprocess: the repository's own git, its hooks and its configuration, no library
@@ -10,7 +10,7 @@ import type { ErrorCode } from '../errors/taxonomy.js';
  * machine has none).
  */
 
-export const FALLBACK_IDENTITY = { name: 'Hivewatch', email: 'hivewatch@localhost' } as const;
+const FALLBACK_IDENTITY = { name: 'Hivewatch', email: 'hivewatch@localhost' } as const;
 
 const BASE_ENV: Record<string, string> = {
   GIT_TERMINAL_PROMPT: '0',
@@ -60,7 +60,7 @@ export function runGitSync(args: readonly string[], options: GitOptions): GitRes
 }
 
 /** The last lines of git's complaint, for an error message. */
-export function gitComplaint(result: GitResult): string {
+function gitComplaint(result: GitResult): string {
   const text = (result.stderr || result.stdout).trim();
   return text.split('\n').slice(-4).join(' · ') || `git exited with code ${result.code}`;
 }

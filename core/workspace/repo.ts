@@ -1,10 +1,10 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { resolveAgent } from '../engine/agents.js';
 import type { FlowPlan, RepoSpec } from '../flow/plan.js';
-import { planNeedsWorkspace } from './git-run-work.js';
+import { planNeedsWorkspace } from '../flow/workspace-mode.js';
 import { gitOrThrow, identityEnv, runGit } from './git.js';
 
 /**
@@ -15,7 +15,7 @@ import { gitOrThrow, identityEnv, runGit } from './git.js';
  * that needs one fails before step 0 saying how to give it.
  */
 
-export const TEMPLATE_REPO_ROOT = join(tmpdir(), 'hivewatch-repos');
+const TEMPLATE_REPO_ROOT = join(tmpdir(), 'hivewatch-repos');
 
 export interface RepoChoice {
   explicit: string | null;
@@ -35,7 +35,7 @@ export async function resolveRunRepo(choice: RepoChoice): Promise<string | null>
 }
 
 /** A new repository holding a copy of `folder` as its first commit. */
-export async function repositoryFromTemplate(folder: string, gitEnv?: Record<string, string>): Promise<string> {
+async function repositoryFromTemplate(folder: string, gitEnv?: Record<string, string>): Promise<string> {
   if (!existsSync(folder) || !statSync(folder).isDirectory()) {
     throw new HivewatchError('USER_INVALID_CONFIG', { message: `the flow's repo template ${folder} is not a folder`, origin: 'user', context: { folder } });
   }

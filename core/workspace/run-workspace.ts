@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { gitError, gitOrThrow, identityEnv, runGit, runGitSync, type GitOptions } from './git.js';
 import { TaskWorktree } from './task-worktree.js';
 

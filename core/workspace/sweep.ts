@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HivewatchEvent } from '../engine/events.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { DEFAULT_WORKTREE_ROOT, removeRunWorktrees } from './run-workspace.js';
 
 /** What the sweep needs of the store. */

@@ -7,7 +7,7 @@ import { gitError, runGit, type GitOptions } from './git.js';
  * `setup:` installs, build output) are neither measured nor committed.
  */
 
-export interface ChangedPath {
+interface ChangedPath {
   path: string;
   /** git's letter: A added, M modified, D deleted, R renamed, … */
   status: string;

@@ -16,7 +16,7 @@ export interface TestRepo {
   git: (...args: string[]) => string;
 }
 
-export function isolatedGitEnv(dir: string): Record<string, string> {
+function isolatedGitEnv(dir: string): Record<string, string> {
   const config = join(dir, 'gitconfig');
   writeFileSync(config, '');
   return { GIT_CONFIG_GLOBAL: config, GIT_CONFIG_NOSYSTEM: '1' };
@@ -50,7 +50,7 @@ export function makeRepo(files: Record<string, string>, makeDir: (prefix: string
  * prefixed `attemptN` to apply only on attempt N. It logs every prompt it was given to
  * $PROMPT_LOG (one block per attempt).
  */
-export const FAKE_CODER = `#!/bin/sh
+const FAKE_CODER = `#!/bin/sh
 printf '%s\\n=====\\n' "$1" >> "$PROMPT_LOG"
 printf '%s\\n' "$1" | tr ';' '\\n' | while IFS= read -r line; do
   set -- $line

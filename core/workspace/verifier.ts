@@ -1,4 +1,4 @@
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 
 /**
  * A verifier agent reviews an attempt's work (hivemind-error-model.md §3.5): it answers with a

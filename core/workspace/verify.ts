@@ -1,4 +1,4 @@
-import { HivewatchError } from '../errors/hivewatch-error.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { runProcess, type ProcessResult } from '../runtimes/process.js';
 
 /**
@@ -19,7 +19,7 @@ export interface CommandRecord {
   outputTail: string;
 }
 
-export const OUTPUT_TAIL_CHARS = 4_000;
+const OUTPUT_TAIL_CHARS = 4_000;
 
 export function outputTail(stdout: string, stderr: string, limit = OUTPUT_TAIL_CHARS): string {
   const joined = [stdout.trimEnd(), stderr.trimEnd()].filter(Boolean).join('\n');

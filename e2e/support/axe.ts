@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 
 const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-export interface AxeNode {
+interface AxeNode {
   target: string[];
   html: string;
   failureSummary?: string;

@@ -11,7 +11,7 @@ import { ROOT, type ServerHandle } from './server.js';
 
 export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
 
-export const CHROME_ARGS = [
+const CHROME_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-background-networking',
@@ -20,7 +20,7 @@ export const CHROME_ARGS = [
   '--disable-sync',
 ];
 
-export function chromePath(): string {
+function chromePath(): string {
   const path = process.env.CHROME_PATH ?? '/usr/bin/chromium';
   if (!existsSync(path)) {
     throw new Error(

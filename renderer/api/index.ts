@@ -3,10 +3,10 @@ import { TOKEN_STORAGE_KEY } from './constants.js';
 import { createHttpClient } from './http-client.js';
 import { createIpcClient } from './ipc-client.js';
 
-export { ApiError } from './errors.js';
-export { createHttpClient, type HttpApiClient, type HttpClientOptions } from './http-client.js';
-export { createIpcClient } from './ipc-client.js';
-export { API_METHODS, TOKEN_STORAGE_KEY } from './constants.js';
+;
+;
+;
+;
 
 declare global {
   interface Window {

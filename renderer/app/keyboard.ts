@@ -15,7 +15,7 @@ export function dialogClosed(): void {
   openDialogs = Math.max(0, openDialogs - 1);
 }
 
-export function isTypingTarget(target: EventTarget | null): boolean {
+function isTypingTarget(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   if (target.isContentEditable) return true;
   const tag = target.tagName;
@@ -28,7 +28,7 @@ export function isTypingTarget(target: EventTarget | null): boolean {
 export type Bindings = Partial<Record<string, (event: KeyboardEvent) => void>>;
 
 /** The key name a binding uses: the character, or `Enter` / `Escape`. */
-export function keyOf(event: KeyboardEvent): string | null {
+function keyOf(event: KeyboardEvent): string | null {
   if (event.ctrlKey || event.metaKey || event.altKey) return null;
   return event.key;
 }

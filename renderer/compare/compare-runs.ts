@@ -37,7 +37,7 @@ const row = (key: string, label: string, left: string | null, right: string | nu
 });
 
 /** Time spent in attempts (backoffs not counted), or null while one runs. */
-export function attemptTime(task: TaskView): number | null {
+function attemptTime(task: TaskView): number | null {
   let total = 0;
   for (const a of task.attempts) {
     if (a.endedAt === null) return null;
@@ -47,7 +47,7 @@ export function attemptTime(task: TaskView): number | null {
 }
 
 /** Each failed attempt's code, in order: "RUNTIME_RATE_LIMIT, RUNTIME_RATE_LIMIT"; "none". */
-export function attemptErrors(task: TaskView): string {
+function attemptErrors(task: TaskView): string {
   const codes = task.attempts.flatMap((a) => (a.error ? [a.error.code] : []));
   return codes.length === 0 ? 'none' : codes.join(', ');
 }

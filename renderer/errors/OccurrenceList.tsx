@@ -14,7 +14,7 @@ const DISPOSITION_HINT: Record<ErrorOccurrence['disposition'], string> = {
  * What became of an occurrence (DESIGN rule 17): its disposition as the store settled it, and
  * "ending" on the one that is its run's failure (the head of the ending error's chain).
  */
-export function DispositionBadge({ occurrence }: { occurrence: Pick<ErrorOccurrence, 'disposition' | 'ending'> }) {
+function DispositionBadge({ occurrence }: { occurrence: Pick<ErrorOccurrence, 'disposition' | 'ending'> }) {
   return (
     <>
       <span className={`badge disposition disposition-${occurrence.disposition}`} title={DISPOSITION_HINT[occurrence.disposition]} data-disposition={occurrence.disposition}>

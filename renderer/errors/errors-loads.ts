@@ -97,7 +97,7 @@ interface Prefetched {
 
 let prefetched: Prefetched | null = null;
 
-export const overviewKey = (filter: ErrorFilter, bucket: ErrorSeries['bucket']): string => `${JSON.stringify(filter)}|${bucket}`;
+const overviewKey = (filter: ErrorFilter, bucket: ErrorSeries['bucket']): string => `${JSON.stringify(filter)}|${bucket}`;
 const sampleKey = (filter: ErrorFilter, group: string): string => `${JSON.stringify(filter)}|${group}`;
 
 /**

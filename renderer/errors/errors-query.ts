@@ -23,7 +23,7 @@ const RANGE_MS: Record<Exclude<Range, 'all'>, number> = {
   '30d': 30 * 86_400_000,
 };
 
-export const FILTER_KEYS = ['category', 'origin', 'code', 'flow', 'run'] as const;
+const FILTER_KEYS = ['category', 'origin', 'code', 'flow', 'run'] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 
 export interface ErrorsQuery {
@@ -80,8 +80,8 @@ export function serializeErrorsQuery(q: ErrorsQuery): URLSearchParams {
  * the rows hold (telemetry dated more than a day ahead is not believed at ingest either), and
  * never asks for more bars than it can draw.
  */
-export const SANE_TIME_MIN_MS = Date.UTC(2000, 0, 1);
-export const SANE_FUTURE_MS = 86_400_000;
+const SANE_TIME_MIN_MS = Date.UTC(2000, 0, 1);
+const SANE_FUTURE_MS = 86_400_000;
 /** The most bars a series chart draws (densify keeps the newest this many). */
 export const MAX_BARS = 400;
 

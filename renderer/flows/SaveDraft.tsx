@@ -7,7 +7,7 @@ import { useToast } from '../app/toasts.js';
 import { errorText } from '../lib/use-async.js';
 
 /** What the name field starts with: the operator's own flow keeps its name; an example gets a copy's. */
-export function suggestedName(flow: FlowInfo): string {
+function suggestedName(flow: FlowInfo): string {
   return flow.bundled ? `${flow.name}-copy` : flow.name;
 }
 

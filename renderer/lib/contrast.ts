@@ -20,7 +20,7 @@ function channel(value: number): number {
   return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
 }
 
-export function relativeLuminance(color: string | Rgb): number {
+function relativeLuminance(color: string | Rgb): number {
   const [r, g, b] = typeof color === 'string' ? parseHex(color) : color;
   return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
 }

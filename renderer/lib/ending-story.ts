@@ -89,7 +89,7 @@ export function chainParts(ending: EndingError, facts?: AttemptFacts): ChainPart
 }
 
 /** One part as plain text: "→ RUNTIME_CRASHED exit 2 in Deploy attempt 4 (caught, rethrown)". */
-export function partText(part: ChainPart): string {
+function partText(part: ChainPart): string {
   return [part.lead, part.what, part.where ? `in ${part.where.label}` : '', part.rethrown ? '(caught, rethrown)' : ''].filter((s) => s !== '').join(' ');
 }
 

@@ -54,7 +54,7 @@ export function useChartTheme(): ChartTheme {
 }
 
 /** One colour per error category, readable on both themes. */
-export const CATEGORY_COLORS: Record<string, string> = {
+const CATEGORY_COLORS: Record<string, string> = {
   system: '#8b5cf6',
   runtime: '#e5484d',
   agent: '#f5a524',

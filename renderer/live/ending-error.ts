@@ -22,10 +22,10 @@ export interface PendingOccurrence {
   caught: boolean;
 }
 
-/** How deep the store follows an envelope's causes (core/errors/hivewatch-error.ts MAX_CAUSE_DEPTH). */
+/** How deep the store follows an envelope's causes (core/base/errors/hivewatch-error.ts MAX_CAUSE_DEPTH). */
 const MAX_CAUSE_DEPTH = 32;
 
-/** The envelope's cause, also from journals written before `cause` existed (core/errors/envelope.ts causeOf). */
+/** The envelope's cause, also from journals written before `cause` existed (core/base/errors/envelope.ts causeOf). */
 function causeOf(envelope: ErrorEnvelope): ErrorEnvelope | null {
   if (envelope.cause !== undefined) return envelope.cause;
   const legacy = envelope.context.lastError ?? envelope.context.cause;
@@ -103,7 +103,7 @@ function derivedChain(error: ErrorEnvelope, pending: readonly PendingOccurrence[
 }
 
 /** The ending error a chain (head first) makes: the head's fields, the root's code, the chain. */
-export function endingOfChain(chain: readonly FailureLink[]): EndingError | null {
+function endingOfChain(chain: readonly FailureLink[]): EndingError | null {
   const head = chain[0];
   const root = chain[chain.length - 1];
   if (!head || !root) return null;

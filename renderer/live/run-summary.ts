@@ -20,8 +20,8 @@ export interface LiveRun {
   pending?: readonly PendingOccurrence[];
 }
 
-export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'interrupted'];
-export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
+const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'interrupted'];
+const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
 
 export function isTerminal(status: RunStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
@@ -43,7 +43,7 @@ function wallOf(clock: RunSummary['clock'], ts: number, receivedAt: number): num
 }
 
 /** The summary a run's first event describes. */
-export function summaryFromStart(event: Extract<HivewatchEvent, { type: 'runStarted' }>, receivedAt = event.ts): RunSummary {
+function summaryFromStart(event: Extract<HivewatchEvent, { type: 'runStarted' }>, receivedAt = event.ts): RunSummary {
   const clock = event.options.clock === 'virtual' ? 'virtual' : 'real';
   return {
     id: event.runId,

@@ -16,7 +16,7 @@ import { RunSequencer } from './sequencer.js';
  * a run whose position is unknown is re-read with getRun (which carries lastSeq) first.
  */
 
-export type LoadPhase = 'loading' | 'ready' | 'error';
+type LoadPhase = 'loading' | 'ready' | 'error';
 
 export interface RunsSnapshot {
   /** Bumped on every change: memoize derived views on it. */

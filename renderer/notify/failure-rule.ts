@@ -9,7 +9,7 @@ import type { HivewatchEvent } from '../../core/service/api.js';
  * holds the two together.
  */
 
-export const RETRIES_EXHAUSTED_CODE = 'POLICY_RETRY_LIMIT_EXCEEDED';
+const RETRIES_EXHAUSTED_CODE = 'POLICY_RETRY_LIMIT_EXCEEDED';
 
 export interface FailureAlert {
   runId: string;

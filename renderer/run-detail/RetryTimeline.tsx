@@ -39,7 +39,7 @@ const MAX_STRETCH = 2.5;
 const NO_WALLS: ReadonlyMap<string, AttemptWall> = new Map();
 
 /** Natural layout width → pixels: stretched to fill a wide panel (within reason), else scrolled. */
-export function timelineScale(layoutWidth: number, available: number): number {
+function timelineScale(layoutWidth: number, available: number): number {
   if (layoutWidth <= 0 || available <= layoutWidth) return 1;
   return Math.min(MAX_STRETCH, available / layoutWidth);
 }

@@ -33,7 +33,7 @@ export const ROLE_TEXT: Record<EndingRole, string> = {
 };
 
 /** What a stopped attempt answered anyway: "it had succeeded", "it had failed: RUNTIME_TIMEOUT". */
-export function lateResultText(late: LateResult): string {
+function lateResultText(late: LateResult): string {
   if (late.outcome === 'succeeded') return 'it had succeeded';
   return late.error ? `it had failed: ${late.error.code}` : 'it had failed';
 }

@@ -6,7 +6,7 @@ import type { HivewatchEvent } from '../../core/service/api.js';
  */
 
 type CheckFinished = Extract<HivewatchEvent, { type: 'checkFinished' }>;
-export type CheckView = Pick<CheckFinished, 'name' | 'kind' | 'ok' | 'exitCode' | 'signal' | 'timedOut' | 'durationMs' | 'outputTail'>;
+type CheckView = Pick<CheckFinished, 'name' | 'kind' | 'ok' | 'exitCode' | 'signal' | 'timedOut' | 'durationMs' | 'outputTail'>;
 
 export interface AttemptWork {
   checks: CheckView[];

@@ -46,7 +46,7 @@ interface Growth {
 const exponential = (name: string): Growth => ({ name, formula: (b) => `${b}·2ⁿ`, factor: (n) => 2 ** n });
 const linear = (name: string): Growth => ({ name, formula: (b) => `${b}·(n+1)`, factor: (n) => n + 1 });
 
-/** The strategy names of core/errors/retry.ts (RetryStrategy) that grow from a base delay. */
+/** The strategy names of core/base/errors/retry.ts (RetryStrategy) that grow from a base delay. */
 const GROWING: Readonly<Record<string, Growth>> = {
   rate_limit_exponential: exponential('rate limit → exponential'),
   exponential: exponential('exponential'),

@@ -15,10 +15,10 @@ import { explainBackoff, type ScheduledBackoff } from './backoff-explanation.js'
  */
 
 export const INSTANT = 30;
-export const GAP_MIN = 6;
-export const GAP_PER_SQRT_SECOND = 12;
+const GAP_MIN = 6;
+const GAP_PER_SQRT_SECOND = 12;
 
-export type SegmentKind = 'attempt' | 'backoff' | 'pending';
+type SegmentKind = 'attempt' | 'backoff' | 'pending';
 
 export interface TimelineSegment {
   kind: SegmentKind;
@@ -53,7 +53,7 @@ export interface StepBand {
   width: number;
 }
 
-export interface Tick {
+interface Tick {
   x: number;
   label: string;
 }
@@ -77,7 +77,7 @@ function gapWidth(ms: number): number {
 }
 
 /** Extra room where one step hands over to the next at the same instant. */
-export const STEP_GAP = 4;
+const STEP_GAP = 4;
 
 /**
  * A point of interest on the axis. Marks at the same time keep the run's order: by step, then

@@ -42,7 +42,7 @@ export function RetryingBadge({ retrying, clock }: { retrying: NonNullable<RunSu
  * root cause when that differs, which a code filter also finds); a cancelled or interrupted run's
  * quietly (neither is a failure). Nothing for a live or completed run.
  */
-export function EndingCode({ run }: { run: RunSummary }) {
+function EndingCode({ run }: { run: RunSummary }) {
   const ending = run.endingError;
   if (ending === null || (run.status !== 'failed' && run.status !== 'cancelled' && run.status !== 'interrupted')) return null;
   if (run.status !== 'failed') {

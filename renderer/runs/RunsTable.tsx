@@ -3,7 +3,7 @@ import { VirtualList } from '../components/VirtualList.js';
 import { RunRow, type RunRowProps } from './RunRow.js';
 import type { RunsSort, SortKey } from './runs-query.js';
 
-export const RUN_ROW_HEIGHT = 44;
+const RUN_ROW_HEIGHT = 44;
 
 const COLUMNS: { key: SortKey | null; label: string; className: string; title?: string }[] = [
   { key: 'status', label: 'Status', className: 'cell-status' },

@@ -1,4 +1,4 @@
-import type { ListRunsInput, RunFilterInput, RunSort, RunStatus, RunSummary } from '../../core/service/api.js';
+import type { RunFilterInput, RunSort, RunStatus, RunSummary } from '../../core/service/api.js';
 
 /**
  * The Runs table's filters and sort, as they live in the URL (`#/runs?status=failed,running&
@@ -10,10 +10,10 @@ import type { ListRunsInput, RunFilterInput, RunSort, RunStatus, RunSummary } fr
 /** Duplicated from core/service/api.ts (the renderer imports types only). */
 export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'];
 
-/** Duplicated from core/errors/taxonomy.ts. */
+/** Duplicated from core/base/errors/taxonomy.ts. */
 export const ERROR_CATEGORIES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
 
-export const SORT_KEYS = ['started', 'duration', 'status', 'flow', 'step', 'attempts', 'errors'] as const;
+const SORT_KEYS = ['started', 'duration', 'status', 'flow', 'step', 'attempts', 'errors'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
 /** Start-time windows the toolbar offers, relative to now. */
@@ -114,10 +114,6 @@ export function serverFilter(query: RunsQuery, now: number): RunFilterInput {
   const span = RANGES[query.range];
   if (span !== null) filter.since = now - span;
   return filter;
-}
-
-export function serverQuery(query: RunsQuery, now: number, limit: number): ListRunsInput {
-  return { ...serverFilter(query, now), sort: formatSort(query.sort), limit };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { ErrorEnvelope, HivewatchEvent } from '../../core/service/api.js';
 
 /**
  * Builders of journal events for the renderer's tests and for the synthetic backend of the
- * performance script. They follow the engine's event contract (core/engine/events.ts).
+ * performance script. They follow the engine's event contract (core/base/events.ts).
  */
 
 type Body = HivewatchEvent extends infer E ? (E extends HivewatchEvent ? Omit<E, 'runId' | 'seq' | 'ts'> : never) : never;

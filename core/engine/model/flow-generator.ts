@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { ErrorCode } from '../../errors/taxonomy.js';
-import type { ScriptedOutcome } from '../racing-runtime.js';
+import type { ErrorCode } from '../../base/errors/taxonomy.js';
+import type { ScriptedOutcome } from './racing-runtime.js';
 
 /**
  * Random valid flows for the model-agreement property: let / const / assignment / sessions with

@@ -1,5 +1,5 @@
-import type { HivewatchEvent } from '../events.js';
-import { TERMINAL_EVENT_TYPES } from '../events.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { TERMINAL_EVENT_TYPES } from '../../base/events.js';
 
 /**
  * What every journal must satisfy, whatever the flow and whatever happened: the checks run on

@@ -1,6 +1,6 @@
 import type { Position, Template } from '../../flow/ast.js';
 import type { FlowPlan } from '../../flow/plan.js';
-import { scriptedResult, type ScriptedOutcome } from '../racing-runtime.js';
+import { scriptedResult, type ScriptedOutcome } from './racing-runtime.js';
 
 /**
  * The reference model's failure model (DESIGN rules 16–18, docs/semantics.md F1–F7), written

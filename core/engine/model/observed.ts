@@ -1,5 +1,5 @@
-import type { ErrorEnvelope } from '../../errors/envelope.js';
-import type { EventOf, HivewatchEvent } from '../events.js';
+import type { ErrorEnvelope } from '../../base/errors/envelope.js';
+import type { EventOf, HivewatchEvent } from '../../base/events.js';
 import type { ModelLink } from './model-failures.js';
 
 /**
@@ -23,7 +23,7 @@ function whereOf(error: ErrorEnvelope): string {
 }
 
 /** The envelope's causes, head first. */
-export function nestedLinks(envelope: ErrorEnvelope): ErrorEnvelope[] {
+function nestedLinks(envelope: ErrorEnvelope): ErrorEnvelope[] {
   const out: ErrorEnvelope[] = [];
   for (let e: ErrorEnvelope | undefined = envelope; e !== undefined; e = e.cause) out.push(e);
   return out;

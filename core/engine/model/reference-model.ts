@@ -1,6 +1,6 @@
 import type { Statement, Template, TryStmt } from '../../flow/ast.js';
 import type { FlowPlan } from '../../flow/plan.js';
-import type { ScriptedOutcome } from '../racing-runtime.js';
+import type { ScriptedOutcome } from './racing-runtime.js';
 import { Cancel, causedByPending, concurrent, escapesParallel, Failure, inDead, rankOf, reach, runTask, unwindsFinally, view, withCleanups } from './model-failures.js';
 import type { Frame, Head, ModelLink, Occ, Par } from './model-failures.js';
 import { declaredKeys, format, keyOf, parentPath } from './model-names.js';
@@ -18,7 +18,7 @@ import type { Ctx, End, Fork, Gen, Input, Parked, Thread, Write, Yielded } from 
  * started, and every error occurrence that counts with its disposition (DESIGN rules 16–18).
  */
 
-export interface ModelError {
+interface ModelError {
   code: string;
   /** `task <ordinal>` for a session's failure, `line:col` of a `throw`, null for a run-level failure. */
   at: string | null;

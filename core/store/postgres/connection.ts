@@ -18,14 +18,14 @@ export { isPostgresUrl, redactUrl };
 
 export type PostgresEnv = Readonly<Record<string, string | undefined>>;
 
-export const SslMode = {
+const SslMode = {
   disable: 'disable',
   prefer: 'prefer',
   require: 'require',
   verifyCa: 'verify-ca',
   verifyFull: 'verify-full',
 } as const;
-export type SslMode = (typeof SslMode)[keyof typeof SslMode];
+type SslMode = (typeof SslMode)[keyof typeof SslMode];
 const SSL_MODES: readonly string[] = Object.values(SslMode);
 
 export interface PostgresConfig {
@@ -124,14 +124,14 @@ const NUMERIC_OID = 1700;
  * (SUM over BIGINT) arrive as JS numbers, as SQLite gives them. Per pool, never the driver's
  * global parsers, so other pg users in the same process keep strings.
  */
-export const postgresTypes: pg.CustomTypesConfig = {
+const postgresTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: string) => {
     if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
     return pg.types.getTypeParser(oid, format as 'text');
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-export const APPLICATION_NAME = 'hivewatch';
+const APPLICATION_NAME = 'hivewatch';
 
 export interface PoolOptions {
   max?: number;

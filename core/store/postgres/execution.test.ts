@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, run, runAsync } from '../queries/plan.js';
 import { executorOf, inSnapshot, SNAPSHOT_BEGIN } from './execution.js';
-import { postgresBinaries, postgresMissing, TestDatabases } from './test-databases.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from '../testing/test-databases.js';
 import { skipTitle } from '../../testing/skip.js';
 
 const bases = new TestDatabases();

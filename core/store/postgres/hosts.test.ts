@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LEASE_MS, HostLease, isLeaseAlive } from './hosts.js';
-import { postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
+import { postgresBinaries, postgresMissing, TestDatabases, testOwner } from '../testing/test-databases.js';
 import { skipTitle } from '../../testing/skip.js';
 
 describe('isLeaseAlive', () => {

@@ -18,7 +18,7 @@ const RENEW = `INSERT INTO hosts (instance, pid, hostname, started_at, heartbeat
   VALUES ($1, $2, $3, $4, $4, $5, $6, $7)
   ON CONFLICT (instance) DO UPDATE SET heartbeat_at = GREATEST(hosts.heartbeat_at, excluded.heartbeat_at)`;
 
-export function postgresLeaseRows(pool: pg.Pool): LeaseRows {
+function postgresLeaseRows(pool: pg.Pool): LeaseRows {
   return {
     async write(host, at, leaseMs, register) {
       await pool.query(register ? REGISTER : RENEW, [host.instance, host.pid, host.hostname, at, leaseMs, host.machine, host.startTime]);

@@ -1,12 +1,12 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { createDurableSink } from '../sink.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { createPostgresClient, createPostgresPool, postgresConfig } from './connection.js';
 import { openPostgresStore } from './store.js';
 import { PostgresStore } from './postgres-store.js';
-import { postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
+import { postgresBinaries, postgresMissing, TestDatabases, testOwner } from '../testing/test-databases.js';
 import { skipTitle } from '../../testing/skip.js';
 
 if (!postgresBinaries) console.warn(`in-doubt commit suite skipped: ${postgresMissing}`);

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { eventPayload } from '../journal-codec.js';
 
 /**

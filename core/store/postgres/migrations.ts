@@ -15,13 +15,13 @@ import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL }
  * transaction holding a transaction-scoped advisory lock, so the others wait, then read the
  * version the first one committed and find nothing left to do.
  */
-export interface PostgresMigration {
+interface PostgresMigration {
   version: number;
   name: string;
   up(client: pg.PoolClient): Promise<void>;
 }
 
-export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 9,
     name: 'baseline: the schema of SQLite version 9 (journal, projections, rollups, groups, commands, otel, hosts)',
@@ -93,7 +93,7 @@ function quoteIdentifier(name: string): string {
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
 
 /** "Hivewatch migrate" as an advisory lock key: the lock every migrating host queues on. */
-export const MIGRATION_LOCK_KEY = 0x4869_7665_6d67;
+const MIGRATION_LOCK_KEY = 0x4869_7665_6d67;
 
 export interface MigrateResult {
   /** Versions this call applied (empty when the database was current). */

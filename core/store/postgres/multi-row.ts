@@ -8,12 +8,12 @@ import { columnName, type TableSpec } from '../schema.js';
  */
 
 /** PostgreSQL's limit on bound parameters per statement (the wire protocol's int16 count). */
-export const MAX_PARAMS = 65_535;
+const MAX_PARAMS = 65_535;
 
 export type Queryable = Pick<pg.PoolClient, 'query'>;
 
 /** `($1, $2), ($3, $4)` for `rows` rows of `width` columns; `slot` may make a column's placeholder an expression. */
-export function valuesList(rows: number, width: number, slot?: (column: number, placeholder: string) => string): string {
+function valuesList(rows: number, width: number, slot?: (column: number, placeholder: string) => string): string {
   const groups = new Array<string>(rows);
   let n = 1;
   for (let r = 0; r < rows; r += 1) {

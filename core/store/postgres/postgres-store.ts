@@ -1,8 +1,8 @@
 import { storableText } from '../storable.js';
 import type pg from 'pg';
 import { notifyCommitted } from '../listeners.js';
-import type { HivewatchEvent, RunStatus } from '../../engine/events.js';
-import type { ResumePoint } from '../../engine/resume.js';
+import type { HivewatchEvent, RunStatus } from '../../base/events.js';
+import type { ResumePoint } from '../../base/resume-point.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand } from '../commands.js';
 import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from '../contract.js';
 import { StoreEngine } from '../contract.js';

@@ -5,7 +5,7 @@ import { migrate } from '../migrations.js';
 import { prune } from '../prune.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
 import { prunePg } from './prune.js';
-import { bothTables, inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
+import { bothTables, inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from '../testing/test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
 import { skipTitle } from '../../testing/skip.js';
 

@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { HostLease } from './hosts.js';
 import { recoverInterruptedPg } from './recovery.js';
-import { inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
+import { inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from '../testing/test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
 import { skipTitle } from '../../testing/skip.js';
 

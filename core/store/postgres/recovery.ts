@@ -1,6 +1,6 @@
 import { storableText } from '../storable.js';
 import type pg from 'pg';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { eventFromRow } from '../journal-codec.js';
 import { chooseRuns, interruptionEvents, interruptionMessage, leftoverGroups, type Candidate, type ChosenRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { ACTIVE_RUN_STATUSES } from '../schema.js';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inlineStatement, StatementBatch } from './statement-batch.js';
-import { inTransaction, postgresBinaries, TestDatabases } from './test-databases.js';
+import { inTransaction, postgresBinaries, TestDatabases } from '../testing/test-databases.js';
 
 /** Values a journal batch carries, at their most awkward: quotes, backslashes, `$1` inside text, non-BMP text, JSON. */
 const AWKWARD = ["it's", 'back\\slash \\x00 and \\\\', 'holds $1 and $2', '😀 ünïcode', '{"a": "\\"quoted\\""}', '', ' leading space'];

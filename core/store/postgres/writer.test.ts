@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { seededRandom } from '../../testing/seeded-random.js';
 import { openDatabase } from '../database.js';
 import { JournalWriter } from '../journal.js';
@@ -8,7 +8,7 @@ import { migrate } from '../migrations.js';
 import { isStoreError } from '../store-error.js';
 import { failFast, rethrow, retryLimit } from '../testing/failure-journals.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
-import { bothTables, inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from './test-databases.js';
+import { bothTables, inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from '../testing/test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
 import { skipTitle } from '../../testing/skip.js';
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { checkImportedWalls, isTerminalStatus, validateEvent } from '../event-checks.js';
 import type { RunOwner } from '../hosts.js';
 import { aggregateBatch } from '../batch-aggregates.js';

@@ -1,4 +1,4 @@
-import type { Correlation } from '../../errors/envelope.js';
+import type { Correlation } from '../../base/errors/envelope.js';
 import {
   GRAIN_MS,
   floorTo,
@@ -32,12 +32,10 @@ export interface ErrorFilters {
   disposition?: ErrorDisposition;
 }
 
-/** `handled` counts are by disposition: the keys HANDLED_KEY / UNHANDLED_KEY / PENDING_KEY. */
+/** `handled` counts are by disposition: the keys HANDLED_KEY / UNHANDLED_KEY and `pending`. */
 export type ErrorDimension = RollupDimension | 'handled' | 'run' | 'task';
 export const HANDLED_KEY = 'handled';
 export const UNHANDLED_KEY = 'unhandled';
-export const PENDING_KEY = 'pending';
-
 export interface ErrorCountsQuery extends ErrorFilters {
   by: ErrorDimension;
   /** Window on the error's journal time: since ≤ ts < until (either side open when absent). */
@@ -93,7 +91,7 @@ export interface ErrorPage {
   nextCursor: string | null;
 }
 
-export const MAX_SERIES_BUCKETS = 10_000;
+const MAX_SERIES_BUCKETS = 10_000;
 
 function isRollupDimension(value: string): value is RollupDimension {
   return (ROLLUP_DIMENSIONS as readonly string[]).includes(value);
@@ -115,7 +113,7 @@ export function dispositionFilter(value: unknown): ErrorDisposition | undefined 
  * Adds the exact-match filters, on a rollup table or on the errors table (aliased by `prefix`):
  * both have the dimension columns and `disposition`.
  */
-export function* addFilters(dialect: Dialect, c: Conditions, filters: ErrorFilters, prefix = ''): Query<Conditions> {
+function* addFilters(dialect: Dialect, c: Conditions, filters: ErrorFilters, prefix = ''): Query<Conditions> {
   for (const dim of ROLLUP_DIMENSIONS) {
     const value = optionalText(dim, filters[dim]);
     if (value === undefined) continue;

@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { eventFromRow, wallFromRow } from '../journal-codec.js';
 import { StoreError } from '../store-error.js';
 import { clampLimit } from './sql.js';

@@ -32,7 +32,7 @@ export interface FailureCountsQuery {
   limit?: number;
 }
 
-export interface FailureCountRow {
+interface FailureCountRow {
   key: string;
   count: number;
   /** For `flow`: the flow's latest name. */

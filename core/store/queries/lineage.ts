@@ -1,4 +1,4 @@
-import type { RunStatus } from '../../engine/events.js';
+import type { RunStatus } from '../../base/events.js';
 import { all, get, type Dialect, type Query } from './plan.js';
 
 /**
@@ -22,7 +22,7 @@ export interface RunLineage {
 }
 
 /** More than this many retries of one run is not a list anyone reads; the newest are kept. */
-export const LINEAGE_LIMIT = 50;
+const LINEAGE_LIMIT = 50;
 
 // snake_case names: PostgreSQL folds an unquoted alias like startedAt to lower case.
 const COLUMNS = 'id, status, started_at, started_wall';

@@ -40,7 +40,7 @@ export function* run(sql: string, params: readonly unknown[] = []): Query<{ chan
  * PostgreSQL parameter never carries the U+0000 its text refuses, and an FTS5 phrase never ends
  * at one. The same array when nothing changes (the common case allocates nothing).
  */
-export function storableParams(params: readonly unknown[]): readonly unknown[] {
+function storableParams(params: readonly unknown[]): readonly unknown[] {
   const changes = params.some((p) => typeof p === 'string' && storableText(p) !== p);
   return changes ? params.map((p) => (typeof p === 'string' ? storableText(p) : p)) : params;
 }

@@ -1,4 +1,4 @@
-import type { RunStatus } from '../../engine/events.js';
+import type { RunStatus } from '../../base/events.js';
 import {
   ATTEMPTS,
   CHECKPOINTS,
@@ -27,7 +27,7 @@ import { all, Dialect, get, type Query } from './plan.js';
 import { hinted, likeOperator } from './dialect-sql.js';
 
 export const RUN_SORT_KEYS = ['started', 'ended', 'duration', 'errors', 'attempts', 'step', 'status', 'flow'] as const;
-export type RunSortKey = (typeof RUN_SORT_KEYS)[number];
+type RunSortKey = (typeof RUN_SORT_KEYS)[number];
 export type RunSort = RunSortKey | `-${RunSortKey}`;
 
 /** What every run list and count filters by. */

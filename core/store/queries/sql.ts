@@ -49,8 +49,8 @@ export function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export const DEFAULT_LIMIT = 50;
-export const MAX_LIMIT = 1_000;
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 1_000;
 
 export function clampLimit(limit: number | undefined, fallback = DEFAULT_LIMIT, max = MAX_LIMIT): number {
   if (limit === undefined) return fallback;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { postgresBinaries, TestDatabases } from '../postgres/test-databases.js';
+import { postgresBinaries, TestDatabases } from './test-databases.js';
 
 /**
  * The engines the store contract's suites run on (conformance.test.ts, failure-model.test.ts):
@@ -12,7 +12,7 @@ import { postgresBinaries, TestDatabases } from '../postgres/test-databases.js';
  * and with an ICU en-US default collation (an operator's en_US server), which must answer alike. Call `start` / `stop` in the
  * suite's beforeAll / afterAll: `stop` removes every folder and the cluster.
  */
-export interface Engine {
+interface Engine {
   name: string;
   /** A new, empty database's location (file path or URL). */
   fresh(): Promise<string>;

@@ -1,6 +1,6 @@
-import type { FailureLink, HivewatchEvent } from '../../engine/events.js';
-import type { ErrorEnvelope } from '../../errors/envelope.js';
-import type { ErrorCode } from '../../errors/taxonomy.js';
+import type { FailureLink, HivewatchEvent } from '../../base/events.js';
+import type { ErrorEnvelope } from '../../base/errors/envelope.js';
+import type { ErrorCode } from '../../base/errors/taxonomy.js';
 import { envelope, JournalBuilder, type BuilderOptions } from './journal-builder.js';
 
 /**

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import type { HivewatchEvent } from '../../engine/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import type { ExternalSessionRow } from '../external.js';
 import { JournalBuilder } from './journal-builder.js';
 
@@ -14,7 +14,7 @@ export const MEGABYTE = 1 << 20;
 export const FORTY_DIGITS = Number('1234567890123456789012345678901234567890');
 
 /** What a subprocess printed: NUL, bytes that are no UTF-8 (decoded as the runtimes do: UTF-8, lossy). */
-export function subprocessOutput(): { utf8: string; utf16: string } {
+function subprocessOutput(): { utf8: string; utf16: string } {
   const printed = spawnSync('/bin/sh', ['-c', "printf 'fine\\000bytes \\377\\376 end'"]);
   // The same bytes read as UTF-16LE (as an agent's misdeclared encoding would be): a lone surrogate.
   const pairs = spawnSync('/bin/sh', ['-c', "printf 'A\\000\\000\\330B\\000'"]);

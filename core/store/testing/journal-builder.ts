@@ -1,7 +1,7 @@
-import type { HivewatchEvent, HivewatchEventBody } from '../../engine/events.js';
-import type { ErrorEnvelope } from '../../errors/envelope.js';
-import { HivewatchError } from '../../errors/hivewatch-error.js';
-import type { ErrorCode } from '../../errors/taxonomy.js';
+import type { HivewatchEvent, HivewatchEventBody } from '../../base/events.js';
+import type { ErrorEnvelope } from '../../base/errors/envelope.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import type { ErrorCode } from '../../base/errors/taxonomy.js';
 import { seededRandom } from '../../testing/seeded-random.js';
 
 /**

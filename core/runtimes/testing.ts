@@ -1,5 +1,5 @@
-import type { RuntimeObservation } from '../errors/classify.js';
-import type { HivewatchError } from '../errors/hivewatch-error.js';
+import type { RuntimeObservation } from '../base/errors/classify.js';
+import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { templateFromText } from './command-line.js';
 import type { AttemptRequest, AttemptResult } from './runtime.js';

@@ -10,7 +10,7 @@ export const BackoffKind = {
   exponential: 'exponential',
 } as const;
 export type BackoffKind = (typeof BackoffKind)[keyof typeof BackoffKind];
-export const BACKOFF_KINDS: readonly BackoffKind[] = Object.values(BackoffKind);
+const BACKOFF_KINDS: readonly BackoffKind[] = Object.values(BackoffKind);
 
 /** `retries` is how many times a failed attempt may be tried again: `retry: 3` means up to 4 attempts. */
 export interface RetryPolicy {
@@ -23,7 +23,7 @@ export interface RetryPolicy {
 
 export const NO_RETRY: RetryPolicy = Object.freeze({ retries: 0, backoff: null, baseDelayMs: null, maxDelayMs: null });
 
-export const RetryStrategy = {
+const RetryStrategy = {
   none: 'none',
   fixed: 'fixed',
   linear: 'linear',
@@ -36,13 +36,13 @@ export const RetryStrategy = {
   /** The runtime said when to try again (a usage limit's reset time, like a Retry-After). */
   resetTime: 'runtime_reset_time',
 } as const;
-export type RetryStrategy = (typeof RetryStrategy)[keyof typeof RetryStrategy];
+type RetryStrategy = (typeof RetryStrategy)[keyof typeof RetryStrategy];
 
-export const DEFAULT_BASE_DELAY_MS = 1_000;
-export const DEFAULT_MAX_DELAY_MS = 300_000;
-export const RATE_LIMIT_BASE_DELAY_MS = 30_000;
-export const RATE_LIMIT_MAX_DELAY_MS = 300_000;
-export const TRANSIENT_BASE_DELAY_MS = 5_000;
+const DEFAULT_BASE_DELAY_MS = 1_000;
+const DEFAULT_MAX_DELAY_MS = 300_000;
+const RATE_LIMIT_BASE_DELAY_MS = 30_000;
+const RATE_LIMIT_MAX_DELAY_MS = 300_000;
+const TRANSIENT_BASE_DELAY_MS = 5_000;
 
 /**
  * The longest wait for a reset time a runtime gave (context.resetAt). It has its own cap rather
@@ -72,7 +72,7 @@ export interface RetryDecision {
 }
 
 /** The reset time a failure carries (context.resetAt, epoch ms), or null. */
-export function resetTimeOf(failure: RetryableFailure): number | null {
+function resetTimeOf(failure: RetryableFailure): number | null {
   const resetAt = failure.context?.resetAt;
   return typeof resetAt === 'number' && Number.isFinite(resetAt) ? resetAt : null;
 }
@@ -107,7 +107,7 @@ const cap = (delay: number, max: number): number => Math.min(delay, max);
  * itself (`delay: "1h"` waits an hour; `backoff: [1s, 10m]` waits ten minutes), so a policy is
  * followed as written. Growth past the named delays (exponential, linear) stops at the default.
  */
-export function effectiveMaxDelay(policy: RetryPolicy, fallback: number): number {
+function effectiveMaxDelay(policy: RetryPolicy, fallback: number): number {
   if (policy.maxDelayMs !== null) return policy.maxDelayMs;
   const listed = Array.isArray(policy.backoff) ? (policy.backoff as readonly number[]) : [];
   return Math.max(fallback, policy.baseDelayMs ?? 0, ...listed);
@@ -167,8 +167,8 @@ export function retrySchedule(policy: RetryPolicy, failure: RetryableFailure): n
   }
 }
 
-export const MAX_RETRIES = 100;
-export const MAX_DELAY_MS = 24 * 3_600_000;
+const MAX_RETRIES = 100;
+const MAX_DELAY_MS = 24 * 3_600_000;
 
 /** Exact messages; the validator and its tests share them. Returns null for a valid policy. */
 export function validateRetryPolicy(policy: RetryPolicy): string | null {

@@ -21,7 +21,7 @@ const RATE_LIMIT_PATTERN =
   /\b(?:http|status|code|error)[\s:=]*(?:429|529)\b|\b429\b\s*[:-]?\s*(?:too many|\{)|rate[ _-]?limit|too many requests|\boverloaded\b|quota exceeded/i;
 
 /** Whether a runtime's words say it was rate limited (HTTP 429/529, "rate limit exceeded", "overloaded"). */
-export function isRateLimitText(text: string): boolean {
+function isRateLimitText(text: string): boolean {
   return RATE_LIMIT_PATTERN.test(text);
 }
 const TAIL = 400;

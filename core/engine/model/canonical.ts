@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from './events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 
 /**
  * The canonical form the project compares journals in. Tasks of one step run concurrently, so

@@ -135,7 +135,7 @@ export class HivewatchError extends Error {
  * is recoverable, an origin that does not belong to the category. Where a runtime's result is
  * received, this becomes a SYSTEM_INVARIANT_VIOLATED error, as the model requires.
  */
-export class ErrorModelViolation extends TypeError {
+class ErrorModelViolation extends TypeError {
   constructor(message: string) {
     super(`error model invariant violated: ${message}`);
     this.name = 'ErrorModelViolation';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { FALLBACK_CSS, FALLBACK_HTML, FALLBACK_JS } from './fallback-page.js';
-import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './security.js';
+import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './content-policy.js';
 
 /**
  * The page itself: the built renderer from renderer-dist/ on the same origin as the API (so the

@@ -1,9 +1,9 @@
-import { HivewatchError } from '../errors/hivewatch-error.js';
-import type { ErrorCode } from '../errors/taxonomy.js';
-import type { AttemptRequest, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
-import { seededRandom } from '../testing/seeded-random.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import type { ErrorCode } from '../../base/errors/taxonomy.js';
+import type { AttemptRequest, AttemptResult, SessionRuntime } from '../../runtimes/runtime.js';
+import { seededRandom } from '../../testing/seeded-random.js';
 
-export { seededRandom };
+;
 
 /**
  * A test runtime that misbehaves on purpose. Attempts do not end in the order they started: each

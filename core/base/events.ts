@@ -1,5 +1,4 @@
-import type { ErrorEnvelope } from '../errors/envelope.js';
-import type { AttemptEndTrace } from './attempt-trace.js';
+import type { ErrorEnvelope } from './errors/envelope.js';
 
 /**
  * The event contract: the engine's only output, the journal's rows, the UI's stream. Every
@@ -223,7 +222,7 @@ export interface FailureLink {
 }
 
 /** Where an external run comes from (docs/otel.md). */
-export interface ExternalRunSource {
+interface ExternalRunSource {
   /** `runtime:claude-code` / `runtime:codex-cli` (or `runtime:<service.name>`). */
   origin: string;
   /** The CLI's session id (`session.id`, Codex `conversation.id`). */
@@ -234,19 +233,17 @@ export interface ExternalRunSource {
   parent?: { runId: string; taskId: string; attempt: number };
 }
 
-export const LeftoverOutcome = {
+type LeftoverOutcome =
   /** The start time matched: the group was sent SIGKILL. */
-  ended: 'ended',
+  | 'ended'
   /** Nothing of the group runs any more. */
-  gone: 'gone',
+  | 'gone'
   /** The pid now belongs to another process (its start time differs): left alone. */
-  notOurs: 'notOurs',
+  | 'notOurs'
   /** Could not be checked (no /proc, no start time recorded, leader gone): left alone. */
-  unverified: 'unverified',
+  | 'unverified'
   /** Spawned on another machine: not reachable from here. */
-  otherHost: 'otherHost',
-} as const;
-export type LeftoverOutcome = (typeof LeftoverOutcome)[keyof typeof LeftoverOutcome];
+  | 'otherHost';
 
 export interface LeftoverProcessGroup {
   taskId: string;
@@ -257,11 +254,10 @@ export interface LeftoverProcessGroup {
 }
 
 export type HivewatchEvent = EventBase & HivewatchEventBody;
-export type EventType = HivewatchEvent['type'];
+type EventType = HivewatchEvent['type'];
 export type EventOf<T extends EventType> = Extract<HivewatchEvent, { type: T }>;
 
 export const TERMINAL_EVENT_TYPES = ['runCompleted', 'runFailed', 'runCancelled', 'runInterrupted'] as const;
-export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
 
 export function isTerminalEvent(event: HivewatchEvent): boolean {
   return (TERMINAL_EVENT_TYPES as readonly string[]).includes(event.type);
@@ -283,4 +279,17 @@ export interface EventSink {
   append(event: HivewatchEvent): void;
   /** Resolves once everything appended so far is durable. The engine awaits it between steps. */
   flush(): Promise<void>;
+}
+
+/**
+ * How an attempt's process ended, as journaled on its end event: bounded by the engine before it is
+ * emitted (core/engine/attempt-trace.ts keeps the budgets and the redaction).
+ */
+export interface AttemptEndTrace {
+  /** The agent's answer (a successful runtime result, also when agent work failed it afterwards). */
+  output?: string;
+  exitCode: number | null;
+  signal: string | null;
+  stdoutTail: string;
+  stderrTail: string;
 }

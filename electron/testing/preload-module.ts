@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { findPackageRoot } from '../server/paths.js';
-import type * as Preload from './preload.cjs';
+import { findPackageRoot } from '../../shell-common/paths.js';
+import type * as Preload from '../preload.cjs';
 
 /**
  * The compiled preload (dist/electron/preload.cjs), loaded the way Electron loads it: as

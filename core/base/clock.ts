@@ -1,4 +1,4 @@
-import { CancelledError } from '../errors/hivewatch-error.js';
+import { CancelledError } from './errors/hivewatch-error.js';
 
 /**
  * Time as the engine sees it. Backoff sleeps and event timestamps go through a Clock so that

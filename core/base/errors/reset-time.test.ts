@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assertProperty } from '../testing/property.js';
+import { assertProperty } from '../../testing/property.js';
 import { decideRetry, RESET_WAIT_CAP_MS, resetTimeDelay, type RetryPolicy, type RetryableFailure } from './retry.js';
 
 /** The wait for a runtime's reset time: a pure function of (policy, error, attempt), bounded by its own cap. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CancelledError } from '../errors/hivewatch-error.js';
+import { CancelledError } from './errors/hivewatch-error.js';
 import { VirtualClock } from './clock.js';
 
 describe('VirtualClock', () => {

@@ -3,8 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Where the package's own files are, whether this module runs from the sources (server/*.ts in
- * tests) or compiled (dist/server/*.js): the nearest folder above with hivewatch's package.json.
+ * Where the package's own files are, whether this module runs from the sources (shell-common/*.ts in
+ * tests) or compiled (dist/shell-common/*.js): the nearest folder above with hivewatch's package.json.
  */
 export function findPackageRoot(from: string = fileURLToPath(import.meta.url)): string {
   let dir = dirname(from);

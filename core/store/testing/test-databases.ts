@@ -2,10 +2,10 @@ import type Database from 'better-sqlite3';
 import pg from 'pg';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import type { RunOwner } from '../hosts.js';
-import { createPostgresPool, postgresConfig } from './connection.js';
-import { migratePostgres } from './migrations.js';
+import { createPostgresPool, postgresConfig } from '../postgres/connection.js';
+import { migratePostgres } from '../postgres/migrations.js';
 
-export { inTransaction } from './transaction.js';
+export { inTransaction } from '../postgres/transaction.js';
 
 /**
  * For the PostgreSQL suites of the write path: one throwaway cluster per test file, a fresh
@@ -69,7 +69,7 @@ export function testOwner(name: string, hostname = `host-${name}`): RunOwner {
  * Every table the write path fills, with its key (the ORDER BY of a comparison): the tests compare
  * these table by table with what SQLite's writer and prune leave.
  */
-export const WRITTEN_TABLES: Readonly<Record<string, string>> = {
+const WRITTEN_TABLES: Readonly<Record<string, string>> = {
   events: 'run_id, seq',
   runs: 'id',
   steps: 'run_id, step',

@@ -1,9 +1,0 @@
-export * from './events.js';
-export * from './clock.js';
-export * from './channels.js';
-export * from './limiter.js';
-export * from './resume.js';
-export * from './sinks.js';
-export * from './canonical.js';
-export { FlowRun, newRunId, type RunConfig, type RunResult } from './run.js';
-export { resolveAgent } from './agents.js';
