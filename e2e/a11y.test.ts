@@ -1,7 +1,9 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, runRow, SCREENSHOTS, type AppPage } from './support/browser.js';
 import { SLOW_PARALLEL } from './support/flows.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
@@ -12,6 +14,11 @@ const FLOWS = {
   'crashes.prose': `${FAKE}session: assistant\n  prompt: "Deploy"\n  simulate: "crash"\n`,
   'recovers.prose': `${FAKE}session: assistant (retry: 2, delay: "5s")\n  prompt: "Deploy"\n  simulate: "timeout, ok:deployed"\n`,
 };
+
+function screenshotPath(name: string): string {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return join(SCREENSHOTS, `${name}.png`);
+}
 
 interface Screen {
   name: string;
@@ -65,6 +72,24 @@ describe('every screen passes axe-core in both themes at 1440 and 900 px', () =>
     const found = seriousOrCritical(await runAxe(page));
     if (found.length > 0) failures.push(describeViolations(where, found));
   }
+
+  it('the page a browser without the token sees, in both themes', async () => {
+    const failures: string[] = [];
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({ viewport: { width: 900, height: 700 }, colorScheme, bypassCSP: true });
+      try {
+        const page = await context.newPage();
+        await page.goto(`${server.origin}/#/runs`);
+        await page.getByTestId('access-page').waitFor();
+        expect(await page.title()).toBe('Sign in · Hivewatch');
+        await scan(page, `access page (${colorScheme})`, failures);
+        await page.screenshot({ path: screenshotPath(`a11y-access-${colorScheme}`) });
+      } finally {
+        await context.close();
+      }
+    }
+    expect(failures, failures.join('\n\n')).toEqual([]);
+  });
 
   for (const colorScheme of ['light', 'dark'] as const) {
     for (const width of [1440, 900]) {
