@@ -184,29 +184,10 @@ const CLOSING: Partial<Record<HivewatchEvent['type'], 'aborted' | 'cancelled' | 
 };
 
 /**
- * Applies one event to a run's state (creating it on the run's first event), marking every
- * changed row dirty and pushing added rows to `emitted`. Deterministic in (state, event, rows
- * the loader returns); the loader only ever supplies rows that are already terminal.
+ * The step, task, attempt, checkpoint and error rows an event changes or adds (the run row is
+ * `applyEvent`'s): each changed row marked dirty, each added one pushed to `emitted`.
  */
-export function applyEvent(
-  state: RunState | undefined,
-  event: HivewatchEvent,
-  loader: RowLoader,
-  emitted: Emitted,
-  wall: number = event.ts,
-): RunState {
-  const s = state ?? newRunState(emptyRun(event.runId, event.ts, wall));
-  // The row before the event (reducing may change the state's own copy in place): what the run was.
-  const runBefore = changesEnding(event) ? copyRun(s.run) : null;
-  let run: RunRow;
-  if (!s.runOwned) {
-    run = reduceRun(s.run, event, wall);
-  } else {
-    // The same change reduceRun makes, on the state's own copy.
-    run = s.run;
-    if (changesRun(run, event)) setRunFields(run, event, wall);
-  }
-
+function applyToRows(s: RunState, event: HivewatchEvent, loader: RowLoader, emitted: Emitted, run: RunRow, wall: number): void {
   switch (event.type) {
     case 'stepStarted': {
       putStep(s, reduceStep(undefined, event), undefined);
@@ -290,6 +271,33 @@ export function applyEvent(
       }
     }
   }
+}
+
+/**
+ * Applies one event to a run's state (creating it on the run's first event), marking every
+ * changed row dirty and pushing added rows to `emitted`. Deterministic in (state, event, rows
+ * the loader returns); the loader only ever supplies rows that are already terminal.
+ */
+export function applyEvent(
+  state: RunState | undefined,
+  event: HivewatchEvent,
+  loader: RowLoader,
+  emitted: Emitted,
+  wall: number = event.ts,
+): RunState {
+  const s = state ?? newRunState(emptyRun(event.runId, event.ts, wall));
+  // The row before the event (reducing may change the state's own copy in place): what the run was.
+  const runBefore = changesEnding(event) ? copyRun(s.run) : null;
+  let run: RunRow;
+  if (!s.runOwned) {
+    run = reduceRun(s.run, event, wall);
+  } else {
+    // The same change reduceRun makes, on the state's own copy.
+    run = s.run;
+    if (changesRun(run, event)) setRunFields(run, event, wall);
+  }
+
+  applyToRows(s, event, loader, emitted, run, wall);
   if (runBefore !== null) {
     // `run` is a copy reduceRun just made or the state's own (every such event changes the run).
     settleRun(runBefore, run, event, s.pendingErrors, emitted);

@@ -122,3 +122,39 @@ export class ChangeWatcher {
     this.retryMs = Math.min(this.retryMs * 2, this.options.maxRetryMs ?? 5_000);
   }
 }
+
+/**
+ * What this store's own commits announce (journal heads, `command:<id>`), while anyone watches:
+ * watchers skip them. Notifications arrive in commit order, so a head also settles every smaller
+ * one (a notification lost while disconnected cannot leave entries behind).
+ */
+export class OwnNotifications {
+  private readonly payloads = new Set<string>();
+
+  /** `watching`: whether anyone listens (nothing is kept while nobody does). */
+  constructor(private readonly watching: () => boolean) {}
+
+  /** Marks what a commit will announce as this store's own, before the COMMIT that sends it. */
+  expect(payload: string): void {
+    if (this.watching()) this.payloads.add(payload);
+  }
+
+  /** A commit that did not happen (rolled back): nothing of it will arrive. */
+  forget(payload: string): void {
+    this.payloads.delete(payload);
+  }
+
+  clear(): void {
+    this.payloads.clear();
+  }
+
+  /** Whether `payload` is this store's own (and, for a journal head, settles the smaller ones). */
+  isOwn(payload: string): boolean {
+    const own = this.payloads.delete(payload);
+    const head = Number(payload);
+    if (Number.isSafeInteger(head)) {
+      for (const earlier of this.payloads) if (Number(earlier) < head) this.payloads.delete(earlier);
+    }
+    return own;
+  }
+}

@@ -1,23 +1,18 @@
-import { storableText } from '../storable.js';
 import type pg from 'pg';
 import { notifyCommitted } from '../listeners.js';
 import type { HivewatchEvent, RunStatus } from '../../base/events.js';
 import type { ResumePoint } from '../../base/resume-point.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand } from '../commands.js';
-import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from '../contract.js';
-import { StoreEngine } from '../contract.js';
-import { attemptTelemetry, externalSession, quietExternalSessions, rememberPayload, writeSessions } from '../external.js';
-import type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from '../external.js';
+import { StoreEngine, type AppendOptions, type CommittedListener, type HivewatchStore, type NewRunCommand, type RunHost, type StoreStats } from '../contract.js';
+import { attemptTelemetry, externalSession, quietExternalSessions, rememberPayload, writeSessions, type AttemptTelemetryLink, type ExternalBatch, type ExternalSessionRow } from '../external.js';
 import type { HostLeaseOptions } from '../host-lease.js';
 import { judgeHost } from '../host-liveness.js';
 import { releaseInstance, type HostIdentity } from '../hosts.js';
 import type { PruneOptions, PruneReport } from '../prune.js';
-import { errorCounts, errorSeries, listErrors } from '../queries/errors.js';
-import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQuery, ListErrorsQuery } from '../queries/errors.js';
+import { errorCounts, errorSeries, listErrors, type ErrorCount, type ErrorCountsQuery, type ErrorPage, type ErrorSeries, type ErrorSeriesQuery, type ListErrorsQuery } from '../queries/errors.js';
 import { eventsAfterCommit, getEvents, getJournalPage, journalHead, type CommittedEvent } from '../queries/events.js';
 import { failureCounts, type FailureCounts, type FailureCountsQuery } from '../queries/failures.js';
-import { errorGroups, groupBins, groupTrends } from '../queries/groups.js';
-import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from '../queries/groups.js';
+import { errorGroups, groupBins, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupBinsQuery, type GroupTrendsQuery } from '../queries/groups.js';
 import { runLineage, type RunLineage } from '../queries/lineage.js';
 import { Dialect, runAsync, type Query } from '../queries/plan.js';
 import { countRuns, getRun, getRunRow, listRuns, runsInStatus } from '../queries/runs.js';
@@ -27,10 +22,10 @@ import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../re
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
 import { ensureSetting, getSetting, setSetting } from '../settings.js';
 import { isStoreError, RunTakenError, StoreError } from '../store-error.js';
-import { storableBatch } from '../storable.js';
+import { storableBatch, storableText } from '../storable.js';
 import { takenRuns } from '../taken-runs.js';
 import { HostLease } from './hosts.js';
-import { ChangeWatcher } from './listen.js';
+import { ChangeWatcher, OwnNotifications } from './listen.js';
 import { Availability } from './availability.js';
 import { asUnavailable, isServerAway } from './connection.js';
 import { executorOf, inSnapshot, WriteQueue } from './execution.js';
@@ -55,12 +50,7 @@ export class PostgresStore implements HivewatchStore {
   private readonly writer: PostgresJournalWriter;
   private readonly watcher: ChangeWatcher;
   private readonly lease: HostLease | null;
-  /**
-   * What this store's own commits announce (journal heads, `command:<id>`), while anyone
-   * watches: watchers skip them. Notifications arrive in commit order, so a head also settles
-   * every smaller one (a notification lost while disconnected cannot leave entries behind).
-   */
-  private readonly ownPayloads = new Set<string>();
+  private readonly own = new OwnNotifications(() => this.watcher.active);
   private readonly writes = new WriteQueue();
   /** Batches whose COMMIT this host could not see the end of (in-doubt.ts). */
   private readonly inDoubt = new InDoubtBatches();
@@ -86,10 +76,10 @@ export class PostgresStore implements HivewatchStore {
       onWatcherError: onListenerError,
       onConnectionError: (error) =>
         isServerAway(error) ? this.availability.lost(error) : log(`PostgreSQL change notifications at ${location}: ${String((error as Error)?.message ?? error)}`),
-      isOwn: (payload) => this.isOwnNotification(payload),
+      isOwn: (payload) => this.own.isOwn(payload),
       onReconnect: () => {
         this.availability.reconnected();
-        this.ownPayloads.clear();
+        this.own.clear();
       },
     });
   }
@@ -143,20 +133,6 @@ export class PostgresStore implements HivewatchStore {
     notifyCommitted(this.listeners, this.onListenerError, events, walls, commitSeqs);
   }
 
-  private isOwnNotification(payload: string): boolean {
-    const own = this.ownPayloads.delete(payload);
-    const head = Number(payload);
-    if (Number.isSafeInteger(head)) {
-      for (const earlier of this.ownPayloads) if (Number(earlier) < head) this.ownPayloads.delete(earlier);
-    }
-    return own;
-  }
-
-  /** Marks what a commit will announce as this store's own, before the COMMIT that sends it. */
-  private expectOwn(payload: string): void {
-    if (this.watcher.active) this.ownPayloads.add(payload);
-  }
-
   private async journal(
     given: readonly HivewatchEvent[],
     before?: (client: pg.PoolClient) => Promise<boolean>,
@@ -171,13 +147,13 @@ export class PostgresStore implements HivewatchStore {
         if (before && !(await before(client))) return null;
         const appended = await this.writer.append(client, events, importedWalls);
         const head = appended.commitSeqs[appended.commitSeqs.length - 1];
-        if (head !== undefined) this.expectOwn((announced = String(head)));
+        if (head !== undefined) this.own.expect((announced = String(head)));
         return appended;
       });
     } catch (error) {
       // A failed COMMIT leaves the writer's states ahead of the database: reload them next time.
       this.writer.forget(runIds);
-      if (announced !== null) this.ownPayloads.delete(announced);
+      if (announced !== null) this.own.forget(announced);
       if (isStoreError(error, 'unavailable')) this.inDoubt.remember(events);
       committed = isStoreError(error, 'invalid_event') && this.inDoubt.covers(events) ? await this.reach(committedAlready(this.pool, events)) : null;
       if (committed === null) throw await this.takenOr(events, error);
@@ -299,7 +275,7 @@ export class PostgresStore implements HivewatchStore {
       // Hosts watching the channel pick the command up without waiting for their next poll.
       const payload = `command:${storableText(command.commandId)}`;
       await client.query('SELECT pg_notify($1, $2)', [JOURNAL_CHANNEL, payload]);
-      this.expectOwn(payload);
+      this.own.expect(payload);
     });
   }
 
