@@ -96,141 +96,235 @@ class Timers {
  * events for a later flush, or for the background retries. Events must not be mutated after `append`.
  */
 export function createDurableSink(store: EventAppender, options: DurableSinkOptions = {}): DurableSink {
-  const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? 1_000));
-  const retryDelays = options.retryDelaysMs ?? DEFAULT_WRITE_RETRY_DELAYS_MS;
-  const timers = new Timers();
-  const sleep = options.sleep ?? ((ms: number) => timers.sleep(ms));
-  const backgroundMs = options.backgroundRetryMs ?? null;
+  return new SinkWriter(store, options);
+}
+
+/** What a sink holds that is appended and not yet written (in append order), and whose runs it keeps. */
+class SinkBuffer {
   // Appended events not yet written, in chunks of at most maxBatch: taking a batch is O(1) however
   // large a storm's backlog (slicing one array per batch was quadratic).
-  const chunks: HivewatchEvent[][] = [];
-  let buffered = 0;
+  readonly chunks: HivewatchEvent[][] = [];
+  size = 0;
   /** Events ever appended, and each buffered event's place among them (what a flush waits for). */
-  let appended = 0;
-  const appendOrder = new WeakMap<HivewatchEvent, number>();
-  let inFlight: Promise<void> | null = null;
-  /** Events of the write in flight (out of the buffer, not committed yet). */
-  let writing = 0;
-  let scheduled: NodeJS.Immediate | null = null;
-  let closed = false;
-  let failed = false;
-  let lastError: unknown = null;
-  let flushing: Promise<void> = Promise.resolve();
-  let retryingInBackground = false;
+  private appended = 0;
+  private readonly appendOrder = new WeakMap<HivewatchEvent, number>();
   /** Runs whose journal was ended because the database refused their events, with that error. */
-  const refused = new Map<string, Refusal>();
+  readonly refused = new Map<string, Refusal>();
   /** The events that end a refused run (kept, unlike everything else of the run appended later). */
-  const endings = new WeakSet<HivewatchEvent>();
+  readonly endings = new WeakSet<HivewatchEvent>();
   /** Runs another host took (RunTakenError): nothing more of theirs is written. */
-  const dropped = new Set<string>();
-  const kept = (event: HivewatchEvent): boolean => !dropped.has(event.runId) && (!refused.has(event.runId) || endings.has(event));
+  readonly dropped = new Set<string>();
 
-  const drop = (runIds: readonly string[]): void => {
-    for (const runId of runIds) dropped.add(runId);
-    const left = chunks.flat().filter(kept);
-    chunks.length = 0;
-    for (let i = 0; i < left.length; i += maxBatch) chunks.push(left.slice(i, i + maxBatch));
-    buffered = left.length;
-  };
+  constructor(readonly maxBatch: number) {}
 
-  const putBack = (events: readonly HivewatchEvent[]): void => {
+  get appendedCount(): number {
+    return this.appended;
+  }
+
+  kept(event: HivewatchEvent): boolean {
+    return !this.dropped.has(event.runId) && (!this.refused.has(event.runId) || this.endings.has(event));
+  }
+
+  /** Whether events of this run are still journaled (not refused, not taken by another host). */
+  accepts(runId: string): boolean {
+    return !this.refused.has(runId) && !this.dropped.has(runId);
+  }
+
+  push(event: HivewatchEvent): void {
+    let last = this.chunks[this.chunks.length - 1];
+    if (last === undefined || last.length >= this.maxBatch) this.chunks.push((last = []));
+    last.push(event);
+    this.size += 1;
+    this.appendOrder.set(event, this.appended++);
+  }
+
+  drop(runIds: readonly string[]): void {
+    for (const runId of runIds) this.dropped.add(runId);
+    const left = this.chunks.flat().filter((event) => this.kept(event));
+    this.chunks.length = 0;
+    for (let i = 0; i < left.length; i += this.maxBatch) this.chunks.push(left.slice(i, i + this.maxBatch));
+    this.size = left.length;
+  }
+
+  putBack(events: readonly HivewatchEvent[]): void {
     if (events.length === 0) return;
-    chunks.unshift([...events]);
-    buffered += events.length;
-  };
+    this.chunks.unshift([...events]);
+    this.size += events.length;
+  }
 
-  const takeBatch = (): HivewatchEvent[] | null => {
-    for (let chunk = chunks.shift(); chunk !== undefined; chunk = chunks.shift()) {
-      buffered -= chunk.length;
-      const batch = refused.size === 0 && dropped.size === 0 ? chunk : chunk.filter(kept);
+  take(): HivewatchEvent[] | null {
+    for (let chunk = this.chunks.shift(); chunk !== undefined; chunk = this.chunks.shift()) {
+      this.size -= chunk.length;
+      const batch = this.refused.size === 0 && this.dropped.size === 0 ? chunk : chunk.filter((event) => this.kept(event));
       if (batch.length > 0) return batch;
     }
     return null;
-  };
+  }
+
+  /**
+   * Whether everything appended before append number `target` is out of the buffer. A failed
+   * write puts its events back in front, in append order: once the first buffered event was
+   * appended at or after `target`, everything before it is committed (or dropped with its run).
+   */
+  writtenUpTo(target: number): boolean {
+    const first = this.chunks[0]?.[0];
+    return first === undefined || (this.appendOrder.get(first) ?? target) >= target;
+  }
+}
+
+/** The durable sink (see createDurableSink): one write in flight at a time, flushes queued. */
+class SinkWriter implements DurableSink {
+  private readonly buffer: SinkBuffer;
+  private readonly retryDelays: readonly number[];
+  private readonly timers = new Timers();
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly backgroundMs: number | null;
+  private inFlight: Promise<void> | null = null;
+  /** Events of the write in flight (out of the buffer, not committed yet). */
+  private writing = 0;
+  private scheduled: NodeJS.Immediate | null = null;
+  private closed = false;
+  private failed = false;
+  private lastError: unknown = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private retryingInBackground = false;
+
+  constructor(
+    private readonly store: EventAppender,
+    private readonly options: DurableSinkOptions,
+  ) {
+    this.buffer = new SinkBuffer(Math.max(1, Math.floor(options.maxBatch ?? 1_000)));
+    this.retryDelays = options.retryDelaysMs ?? DEFAULT_WRITE_RETRY_DELAYS_MS;
+    this.sleep = options.sleep ?? ((ms: number) => this.timers.sleep(ms));
+    this.backgroundMs = options.backgroundRetryMs ?? null;
+  }
+
+  get pending(): number {
+    return this.buffer.size + this.writing;
+  }
+
+  append(event: HivewatchEvent): void {
+    // A refused run's journal has ended, a taken one is another host's: what is appended is not journaled.
+    if (!this.buffer.accepts(event.runId)) return;
+    this.buffer.push(event);
+    if (this.buffer.size >= this.buffer.maxBatch && !this.failed && this.inFlight === null) void this.startWrite();
+    this.schedule();
+  }
+
+  flush(): Promise<void> {
+    const next = this.queued(this.retryDelays);
+    next.catch(() => this.retryInBackground());
+    return next;
+  }
+
+  forRun(): EventSink {
+    let runId: string | null = null;
+    let ended = false;
+    return {
+      append: (event: HivewatchEvent): void => {
+        runId ??= event.runId;
+        if (isTerminalEvent(event)) ended = true;
+        this.append(event);
+      },
+      flush: async (): Promise<void> => {
+        await this.flush();
+        const refusal = runId === null ? undefined : this.buffer.refused.get(runId);
+        // Mid-run, the engine must stop; at its end, the run's end is journaled (unless that was refused too).
+        if (refusal !== undefined && (!ended || !refusal.journaled)) throw refusal.error;
+      },
+    };
+  }
+
+  drop(runIds: readonly string[]): void {
+    this.buffer.drop(runIds);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.timers.wakeAll();
+    await this.flush();
+  }
 
   /** Writes one batch; on a failure that is no refusal, puts back what is not written and throws. */
-  const writeBatch = async (batch: HivewatchEvent[]): Promise<void> => {
+  private async writeBatch(batch: HivewatchEvent[]): Promise<void> {
+    const buffer = this.buffer;
     try {
-      await store.appendEvents(batch);
+      await this.store.appendEvents(batch);
       return;
     } catch (error) {
       if (error instanceof RunTakenError) {
         // Not a failure of the journal: the rest of the batch goes out with the next write.
-        drop(error.runIds);
-        putBack(batch.filter(kept));
-        options.onRunTaken?.(error.runIds);
+        buffer.drop(error.runIds);
+        buffer.putBack(batch.filter((event) => buffer.kept(event)));
+        this.options.onRunTaken?.(error.runIds);
         return;
       }
       if (!isRefusedWrite(error)) {
-        putBack(batch);
+        buffer.putBack(batch);
         throw error;
       }
     }
-    const around = await writeAround(store, batch);
+    const around = await writeAround(this.store, batch);
     for (const refusal of around.refusals) {
-      refused.set(refusal.runId, refusal);
-      for (const event of refusal.ending) endings.add(event);
-      options.onRefused?.(refusal);
+      buffer.refused.set(refusal.runId, refusal);
+      for (const event of refusal.ending) buffer.endings.add(event);
+      this.options.onRefused?.(refusal);
     }
     if (around.away !== null) {
-      putBack(around.unwritten.filter(kept));
+      buffer.putBack(around.unwritten.filter((event) => buffer.kept(event)));
       throw around.away.error;
     }
-  };
+  }
 
   /** Starts writing what is buffered unless a write is in flight; resolves when that write settles. */
-  const startWrite = (): Promise<void> => {
-    if (inFlight !== null) return inFlight;
-    const batch = takeBatch();
+  private startWrite(): Promise<void> {
+    if (this.inFlight !== null) return this.inFlight;
+    const batch = this.buffer.take();
     if (batch === null) return Promise.resolve();
-    writing = batch.length;
-    const settled = writeBatch(batch).then(
+    this.writing = batch.length;
+    const settled = this.writeBatch(batch).then(
       () => {
-        failed = false;
-        lastError = null;
+        this.failed = false;
+        this.lastError = null;
       },
       (error: unknown) => {
-        failed = true;
-        lastError = error;
+        this.failed = true;
+        this.lastError = error;
       },
     );
-    inFlight = settled.finally(() => {
-      inFlight = null;
-      writing = 0;
+    this.inFlight = settled.finally(() => {
+      this.inFlight = null;
+      this.writing = 0;
       // What was appended while this batch was written goes next (not after a failure: flush
       // retries): a full batch at once, the rest on the next tick.
-      if (!failed && buffered >= maxBatch) void startWrite();
-      else if (!failed && buffered > 0) schedule();
+      if (!this.failed && this.buffer.size >= this.buffer.maxBatch) void this.startWrite();
+      else if (!this.failed && this.buffer.size > 0) this.schedule();
     });
-    return inFlight;
-  };
+    return this.inFlight;
+  }
 
-  const schedule = (): void => {
-    if (scheduled !== null || closed) return;
-    scheduled = setImmediate(() => {
-      scheduled = null;
-      void startWrite();
+  private schedule(): void {
+    if (this.scheduled !== null || this.closed) return;
+    this.scheduled = setImmediate(() => {
+      this.scheduled = null;
+      void this.startWrite();
     });
-  };
+  }
 
-  /** Writes until the buffer is empty; throws the last error once `delays` are spent. */
-  const drain = async (delays: readonly number[], target: number): Promise<void> => {
+  /** Writes until everything appended before `target` is out; throws the last error once `delays` are spent. */
+  private async drain(delays: readonly number[], target: number): Promise<void> {
     let retries = 0;
     for (;;) {
-      // A failed write puts its events back in front of the buffer, in append order: once the
-      // buffer's first event was appended at or after `target`, everything before it is
-      // committed (or dropped with its run), and later events are not this flush's to wait for.
-      while (inFlight !== null) await inFlight;
-      const first = chunks[0]?.[0];
-      if (first === undefined || (appendOrder.get(first) ?? target) >= target) return;
-      await startWrite();
-      if (!failed) continue;
+      while (this.inFlight !== null) await this.inFlight;
+      if (this.buffer.writtenUpTo(target)) return;
+      await this.startWrite();
+      if (!this.failed) continue;
       const delay = delays[retries];
-      if (delay === undefined) throw lastError;
+      if (delay === undefined) throw this.lastError;
       retries += 1;
-      await sleep(delay);
+      await this.sleep(delay);
     }
-  };
+  }
 
   /**
    * Flushes run one after another: each sees what the previous one left. A flush waits for the
@@ -238,85 +332,37 @@ export function createDurableSink(store: EventAppender, options: DurableSinkOpti
    * (issue #25 part 7: with many runs, "until the buffer is empty" could mean waiting for
    * everyone's later events); events commit in append order, so the earlier flushes cost nothing more.
    */
-  const queued = (delays: readonly number[]): Promise<void> => {
-    if (scheduled !== null) {
-      clearImmediate(scheduled);
-      scheduled = null;
+  private queued(delays: readonly number[]): Promise<void> {
+    if (this.scheduled !== null) {
+      clearImmediate(this.scheduled);
+      this.scheduled = null;
     }
-    const target = appended;
-    const next = flushing.then(() => drain(delays, target)).catch((error: unknown) => {
+    const target = this.buffer.appendedCount;
+    const next = this.flushing.then(() => this.drain(delays, target)).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       throw new HivewatchError('SYSTEM_EVENT_WRITE_FAILED', {
-        message: `could not journal ${buffered} event(s): ${message}`,
+        message: `could not journal ${this.buffer.size} event(s): ${message}`,
         origin: 'system',
-        context: { pending: buffered },
+        context: { pending: this.buffer.size },
         cause: error,
       });
     });
-    flushing = next.catch(() => undefined);
+    this.flushing = next.catch(() => undefined);
     return next;
-  };
+  }
 
   /** After a flush gave up: one try every `backgroundMs` until the buffer is written (or the sink closed). */
-  const retryInBackground = (): void => {
-    if (backgroundMs === null || retryingInBackground || closed) return;
-    retryingInBackground = true;
+  private retryInBackground(): void {
+    const backgroundMs = this.backgroundMs;
+    if (backgroundMs === null || this.retryingInBackground || this.closed) return;
+    this.retryingInBackground = true;
     void (async () => {
-      while (!closed && buffered + writing > 0) {
-        await sleep(backgroundMs);
-        if (!closed) await queued([]).catch(() => undefined);
+      while (!this.closed && this.pending > 0) {
+        await this.sleep(backgroundMs);
+        if (!this.closed) await this.queued([]).catch(() => undefined);
       }
     })().finally(() => {
-      retryingInBackground = false;
+      this.retryingInBackground = false;
     });
-  };
-
-  const flush = (): Promise<void> => {
-    const next = queued(retryDelays);
-    next.catch(() => retryInBackground());
-    return next;
-  };
-
-  const append = (event: HivewatchEvent): void => {
-    // A refused run's journal has ended, a taken one is another host's: what is appended is not journaled.
-    if (refused.has(event.runId) || dropped.has(event.runId)) return;
-    let last = chunks[chunks.length - 1];
-    if (last === undefined || last.length >= maxBatch) chunks.push((last = []));
-    last.push(event);
-    buffered += 1;
-    appendOrder.set(event, appended++);
-    if (buffered >= maxBatch && !failed && inFlight === null) void startWrite();
-    schedule();
-  };
-
-  return {
-    get pending() {
-      return buffered + writing;
-    },
-    append,
-    flush,
-    forRun(): EventSink {
-      let runId: string | null = null;
-      let ended = false;
-      return {
-        append(event: HivewatchEvent): void {
-          runId ??= event.runId;
-          if (isTerminalEvent(event)) ended = true;
-          append(event);
-        },
-        async flush(): Promise<void> {
-          await flush();
-          const refusal = runId === null ? undefined : refused.get(runId);
-          // Mid-run, the engine must stop; at its end, the run's end is journaled (unless that was refused too).
-          if (refusal !== undefined && (!ended || !refusal.journaled)) throw refusal.error;
-        },
-      };
-    },
-    drop,
-    async close(): Promise<void> {
-      closed = true;
-      timers.wakeAll();
-      await flush();
-    },
-  };
+  }
 }
