@@ -53,31 +53,12 @@ function ConnectionStatus() {
   );
 }
 
-/** The window: a top bar with the three screens, the page, and the shortcut sheet. */
-export function App() {
-  const route = useRoute();
-  const [sheet, setSheet] = useState(false);
-  const [ErrorsPage, setErrorsPage] = useState(lazyErrorsPage);
+/**
+ * The window's shortcuts: `?` the sheet, `/` the search, and `g` then r / e / f a screen (a
+ * second listener that acts only right after `g`).
+ */
+function useScreenShortcuts(setSheet: (update: (open: boolean) => boolean) => void): void {
   const goPending = useRef<number | null>(null);
-  const [section = 'runs', id = null] = route.path;
-
-  // The Errors screen's first queries start with the route, not after its chunk (charts) loaded.
-  const api = useApi();
-  useEffect(() => {
-    if (section === 'errors' && !errorsChunkLoaded) prefetchErrors(api, route.params);
-  }, [api, section, route.params]);
-
-  // An empty hash is the Runs screen.
-  useEffect(() => {
-    if (route.path.length === 0) navigate('#/runs', { replace: true });
-  }, [route.path.length]);
-
-  // Move the focus to the page on navigation, for screen readers and keyboard users.
-  const main = useRef<HTMLElement>(null);
-  useEffect(() => {
-    if (document.activeElement === document.body) main.current?.focus({ preventScroll: true });
-  }, [section, id]);
-
   const go = (key: string): void => {
     const tab = TABS.find((t) => t.key === key);
     if (tab) navigate(`#/${tab.path}`);
@@ -112,6 +93,33 @@ export function App() {
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);
   }, []);
+}
+
+/** The window: a top bar with the three screens, the page, and the shortcut sheet. */
+export function App() {
+  const route = useRoute();
+  const [sheet, setSheet] = useState(false);
+  const [ErrorsPage, setErrorsPage] = useState(lazyErrorsPage);
+  const [section = 'runs', id = null] = route.path;
+
+  // The Errors screen's first queries start with the route, not after its chunk (charts) loaded.
+  const api = useApi();
+  useEffect(() => {
+    if (section === 'errors' && !errorsChunkLoaded) prefetchErrors(api, route.params);
+  }, [api, section, route.params]);
+
+  // An empty hash is the Runs screen.
+  useEffect(() => {
+    if (route.path.length === 0) navigate('#/runs', { replace: true });
+  }, [route.path.length]);
+
+  // Move the focus to the page on navigation, for screen readers and keyboard users.
+  const main = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (document.activeElement === document.body) main.current?.focus({ preventScroll: true });
+  }, [section, id]);
+
+  useScreenShortcuts(setSheet);
 
   let page;
   if (section === 'runs' && id) page = <RunDetailPage key={id} runId={id} />;
