@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { pgOutageTrials } from './faults-pg.js';
 import { check, httpJson, killQuietly, openStream } from './faults-support.js';
@@ -30,24 +31,23 @@ function usage(message) {
   process.exit(2);
 }
 
+/** The flags, through node:util parseArgs like every command; mistakes keep this script's words. */
 function parse(argv) {
   const options = { trials: 20, seed: 20261123, only: null, quick: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--quick') {
+  const spec = { quick: { type: 'boolean' }, only: { type: 'string' }, trials: { type: 'string' }, seed: { type: 'string' } };
+  const { tokens } = parseArgs({ args: argv, options: spec, strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== 'option' || !(token.name in spec) || !token.rawName.startsWith('--')) usage(`unknown option ${argv[token.index]}`);
+    if (token.name === 'quick') {
       options.trials = 3;
       options.quick = true;
+    } else if (token.name === 'only') {
+      if (token.value !== 'run' && token.value !== 'serve' && token.value !== 'pg') usage('--only needs run, serve or pg');
+      options.only = token.value;
+    } else {
+      if (!/^\d+$/.test(token.value ?? '')) usage(`--${token.name} needs a whole number`);
+      options[token.name] = Number(token.value);
     }
-    else if (arg === '--only') {
-      const value = argv[++i];
-      if (value !== 'run' && value !== 'serve' && value !== 'pg') usage('--only needs run, serve or pg');
-      options.only = value;
-    }
-    else if (arg === '--trials' || arg === '--seed') {
-      const value = argv[++i];
-      if (!/^\d+$/.test(value ?? '')) usage(`${arg} needs a whole number`);
-      options[arg.slice(2)] = Number(value);
-    } else usage(`unknown option ${arg}`);
   }
   return options;
 }

@@ -1,4 +1,13 @@
-/** Tiny, strict argument parsing: unknown flags are errors with a clear message, not ignored. */
+import { parseArgs as parseWithNode } from 'node:util';
+
+/**
+ * The CLI's argument parsing, on `node:util` `parseArgs` like every other command (server/cli.ts,
+ * electron/main.ts): strict in what it accepts, with the CLI's own messages. Unknown flags are
+ * errors, not ignored; a boolean flag takes no value; a value flag needs a non-empty one (the next
+ * argument, whatever it looks like, or `--name=value`). Anything not starting with `--` is a
+ * positional (a lone `-`, or `-5`, is an argument, not a short option: the CLI has none). A `--`
+ * ends the flags: what follows it is positional.
+ */
 
 export interface ParsedArgs {
   positionals: string[];
@@ -8,25 +17,30 @@ export interface ParsedArgs {
 export class UsageError extends Error {}
 
 export function parseArgs(argv: readonly string[], spec: { booleans: readonly string[]; values: readonly string[] }): ParsedArgs {
+  const options = Object.fromEntries([
+    ...spec.booleans.map((name) => [name, { type: 'boolean' as const }]),
+    ...spec.values.map((name) => [name, { type: 'string' as const }]),
+  ]);
+  // Not strict: the tokens are checked here, so every mistake gets the CLI's words.
+  const { tokens } = parseWithNode({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith('--') || arg === '--') {
-      positionals.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    if (spec.booleans.includes(name)) {
-      if (eq !== -1) throw new UsageError(`--${name} takes no value`);
-      flags.set(name, true);
-    } else if (spec.values.includes(name)) {
-      const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
-      if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
-      flags.set(name, value);
+  let lastShort = -1;
+  for (const token of tokens) {
+    if (token.kind === 'positional') positionals.push(token.value);
+    else if (token.kind === 'option-terminator') continue;
+    else if (!token.rawName.startsWith('--')) {
+      // `-abc` comes as three short options of one argument: it is one positional.
+      if (token.index !== lastShort) positionals.push(argv[token.index] as string);
+      lastShort = token.index;
+    } else if (spec.booleans.includes(token.name)) {
+      if (token.inlineValue === true) throw new UsageError(`--${token.name} takes no value`);
+      flags.set(token.name, true);
+    } else if (spec.values.includes(token.name)) {
+      if (token.value === undefined || token.value === '') throw new UsageError(`--${token.name} needs a value`);
+      flags.set(token.name, token.value);
     } else {
-      throw new UsageError(`unknown option --${name}`);
+      throw new UsageError(`unknown option --${token.name}`);
     }
   }
   return { positionals, flags };

@@ -45,65 +45,78 @@ const within = (path: string, branch: string): boolean => path === branch || pat
 const branchPathOf = (parent: string, parallel: ParallelStmt, index: number): string =>
   `${parent}${parent ? '/' : ''}p${parallel.pos.line}:${parallel.pos.column}b${index}`;
 
-export function collectChannels(body: readonly Statement[], report: Report, assumeDeclared: ReadonlySet<string> = new Set()): ChannelDeclaration[] {
-  const declared = new Map<string, Declared>();
+/** One walk over a flow's statements: its declarations first, then its writes. */
+class ChannelCollector {
+  private readonly declared = new Map<string, Declared>();
+
+  constructor(
+    private readonly report: Report,
+    private readonly assumeDeclared: ReadonlySet<string>,
+  ) {}
+
+  collect(body: readonly Statement[]): ChannelDeclaration[] {
+    this.walkDeclarations(body, false, '');
+    this.walkWrites(body, '', []);
+    this.reportCollisions();
+    return [...this.declared.values()].map((d) => d.channel);
+  }
 
   /** The declaration a name resolves to from a thread: its own branch's, an enclosing branch's, then the global. */
-  const resolve = (name: string, path: string): Declared | undefined => {
+  private resolve(name: string, path: string): Declared | undefined {
     for (let p = path; ; p = p.slice(0, Math.max(0, p.lastIndexOf('/')))) {
-      const found = declared.get(keyOf(name, p));
+      const found = this.declared.get(keyOf(name, p));
       if (found || p === '') return found;
     }
-  };
+  }
 
-  const declare = (name: string, kind: DeclarationKind, pos: Position, inRepeat: boolean, path: string, parallel: object | null): void => {
+  private declare(name: string, kind: DeclarationKind, pos: Position, inRepeat: boolean, path: string, parallel: object | null): void {
     // A let / const inside a branch is local to it; a branch result lives where its parallel runs.
-    const first = kind === 'branch' ? declared.get(keyOf(name, path)) : (declared.get(name) ?? declared.get(keyOf(name, path)));
+    const first = kind === 'branch' ? this.declared.get(keyOf(name, path)) : (this.declared.get(name) ?? this.declared.get(keyOf(name, path)));
     if (!first) {
       const scope = path !== '' || kind === 'branch' ? 'branch' : 'global';
-      declared.set(keyOf(name, path), { channel: { name, constant: kind === 'const', scope, pos }, kind, path, parallel });
+      this.declared.set(keyOf(name, path), { channel: { name, constant: kind === 'const', scope, pos }, kind, path, parallel });
       // A repeat runs its body again, and a const may be written once per run.
-      if (kind === 'const' && inRepeat) report(`const "${name}" is inside a repeat, so it would be assigned on every iteration: use let`, pos);
+      if (kind === 'const' && inRepeat) this.report(`const "${name}" is inside a repeat, so it would be assigned on every iteration: use let`, pos);
       return;
     }
     const where = at(first.channel.pos);
     if (kind !== 'branch') {
-      report(
+      this.report(
         first.kind === 'branch'
           ? `"${name}" names the result of the parallel branch at ${where}: give the variable a name of its own`
           : `"${name}" is already declared at ${where}: assign it with ${name} = ... instead of declaring it again`,
         pos,
       );
     } else if (first.kind !== 'branch') {
-      report(`parallel branch "${name}" reuses the name of the variable declared at ${where}: give the branch a name of its own`, pos);
+      this.report(`parallel branch "${name}" reuses the name of the variable declared at ${where}: give the branch a name of its own`, pos);
     } else if (first.parallel === parallel) {
-      report(`duplicate branch name "${name}" in this parallel: the first is at ${where}`, pos);
+      this.report(`duplicate branch name "${name}" in this parallel: the first is at ${where}`, pos);
     }
-  };
+  }
 
-  const walkDeclarations = (statements: readonly Statement[] | Statement, inRepeat: boolean, path: string): void => {
+  private walkDeclarations(statements: readonly Statement[] | Statement, inRepeat: boolean, path: string): void {
     const visit = (statement: Statement): void => {
       switch (statement.kind) {
         case 'bind':
-          if (statement.binding !== 'assign') declare(statement.name, statement.binding, statement.namePos ?? statement.pos, inRepeat, path, null);
+          if (statement.binding !== 'assign') this.declare(statement.name, statement.binding, statement.namePos ?? statement.pos, inRepeat, path, null);
           if (statement.value.kind === 'parallel') visit(statement.value);
           return;
         case 'parallel':
           statement.branches.forEach((branch, index) => {
-            if (branch.name !== null) declare(branch.name, 'branch', branch.pos, inRepeat, path, statement);
-            walkDeclarations(branch.body, inRepeat, branchPathOf(path, statement, index));
+            if (branch.name !== null) this.declare(branch.name, 'branch', branch.pos, inRepeat, path, statement);
+            this.walkDeclarations(branch.body, inRepeat, branchPathOf(path, statement, index));
           });
           return;
         case 'try':
-          walkDeclarations(statement.body, inRepeat, path);
-          if (statement.catchClause) walkDeclarations(statement.catchClause.body, inRepeat, path);
-          if (statement.finallyBody) walkDeclarations(statement.finallyBody, inRepeat, path);
+          this.walkDeclarations(statement.body, inRepeat, path);
+          if (statement.catchClause) this.walkDeclarations(statement.catchClause.body, inRepeat, path);
+          if (statement.finallyBody) this.walkDeclarations(statement.finallyBody, inRepeat, path);
           return;
         case 'repeat':
-          walkDeclarations(statement.body, true, path);
+          this.walkDeclarations(statement.body, true, path);
           return;
         case 'do':
-          walkDeclarations(statement.body, inRepeat, path);
+          this.walkDeclarations(statement.body, inRepeat, path);
           return;
         case 'session':
         case 'throw':
@@ -112,59 +125,59 @@ export function collectChannels(body: readonly Statement[], report: Report, assu
     };
     if (Array.isArray(statements)) (statements as readonly Statement[]).forEach(visit);
     else visit(statements as Statement);
-  };
+  }
 
   /** Per parallel and outer key: the branches that write it, with the first write of each. */
-  const writers = new Map<ParallelStmt, Map<string, { name: string; writes: Map<number, Position> }>>();
+  private readonly writers = new Map<ParallelStmt, Map<string, { name: string; writes: Map<number, Position> }>>();
 
-  const noteWrite = (name: string, key: string, declaredIn: string, pos: Position, open: readonly OpenBranch[]): void => {
+  private noteWrite(name: string, key: string, declaredIn: string, pos: Position, open: readonly OpenBranch[]): void {
     for (const branch of open) {
       if (within(declaredIn, branch.path)) continue;
-      const byKey = writers.get(branch.parallel) ?? new Map<string, { name: string; writes: Map<number, Position> }>();
-      writers.set(branch.parallel, byKey);
+      const byKey = this.writers.get(branch.parallel) ?? new Map<string, { name: string; writes: Map<number, Position> }>();
+      this.writers.set(branch.parallel, byKey);
       const entry = byKey.get(key) ?? { name, writes: new Map<number, Position>() };
       byKey.set(key, entry);
       if (!entry.writes.has(branch.index)) entry.writes.set(branch.index, pos);
     }
-  };
+  }
 
-  const assign = (name: string, pos: Position, path: string, open: readonly OpenBranch[]): void => {
-    const target = resolve(name, path);
+  private assign(name: string, pos: Position, path: string, open: readonly OpenBranch[]): void {
+    const target = this.resolve(name, path);
     if (!target) {
-      if (!assumeDeclared.has(name)) {
-        report(`assignment to undeclared variable "${name}": declare it first with let ${name} = ... (or const)`, pos);
+      if (!this.assumeDeclared.has(name)) {
+        this.report(`assignment to undeclared variable "${name}": declare it first with let ${name} = ... (or const)`, pos);
       }
       return;
     }
     const where = at(target.channel.pos);
-    if (target.kind === 'const') report(`cannot assign to const "${name}": it is declared at ${where}`, pos);
-    else if (target.kind === 'branch') report(`"${name}" names the result of the parallel branch at ${where}: give the variable a name of its own`, pos);
-    else noteWrite(name, keyOf(name, target.path), target.path, pos, open);
-  };
+    if (target.kind === 'const') this.report(`cannot assign to const "${name}": it is declared at ${where}`, pos);
+    else if (target.kind === 'branch') this.report(`"${name}" names the result of the parallel branch at ${where}: give the variable a name of its own`, pos);
+    else this.noteWrite(name, keyOf(name, target.path), target.path, pos, open);
+  }
 
-  const walkWrites = (statements: readonly Statement[] | Statement, path: string, open: readonly OpenBranch[]): void => {
+  private walkWrites(statements: readonly Statement[] | Statement, path: string, open: readonly OpenBranch[]): void {
     const visit = (statement: Statement): void => {
       switch (statement.kind) {
         case 'bind':
           if (statement.value.kind === 'parallel') visit(statement.value);
-          if (statement.binding === 'assign') assign(statement.name, statement.namePos ?? statement.pos, path, open);
-          else noteWrite(statement.name, keyOf(statement.name, path), path, statement.pos, open);
+          if (statement.binding === 'assign') this.assign(statement.name, statement.namePos ?? statement.pos, path, open);
+          else this.noteWrite(statement.name, keyOf(statement.name, path), path, statement.pos, open);
           return;
         case 'parallel':
           statement.branches.forEach((branch, index) => {
             const branchPath = branchPathOf(path, statement, index);
-            if (branch.name !== null) noteWrite(branch.name, keyOf(branch.name, path), path, branch.pos, open);
-            walkWrites(branch.body, branchPath, [...open, { parallel: statement, index, path: branchPath }]);
+            if (branch.name !== null) this.noteWrite(branch.name, keyOf(branch.name, path), path, branch.pos, open);
+            this.walkWrites(branch.body, branchPath, [...open, { parallel: statement, index, path: branchPath }]);
           });
           return;
         case 'try':
-          walkWrites(statement.body, path, open);
-          if (statement.catchClause) walkWrites(statement.catchClause.body, path, open);
-          if (statement.finallyBody) walkWrites(statement.finallyBody, path, open);
+          this.walkWrites(statement.body, path, open);
+          if (statement.catchClause) this.walkWrites(statement.catchClause.body, path, open);
+          if (statement.finallyBody) this.walkWrites(statement.finallyBody, path, open);
           return;
         case 'repeat':
         case 'do':
-          walkWrites(statement.body, path, open);
+          this.walkWrites(statement.body, path, open);
           return;
         case 'session':
         case 'throw':
@@ -173,20 +186,24 @@ export function collectChannels(body: readonly Statement[], report: Report, assu
     };
     if (Array.isArray(statements)) (statements as readonly Statement[]).forEach(visit);
     else visit(statements as Statement);
-  };
+  }
 
-  walkDeclarations(body, false, '');
-  walkWrites(body, '', []);
-  for (const [parallel, byKey] of writers) {
-    for (const { name, writes } of byKey.values()) {
-      if (writes.size < 2) continue;
-      const [first, second] = [...writes.values()].sort((a, b) => a.line - b.line || a.column - b.column) as [Position, Position];
-      report(
-        `"${name}" is written by more than one branch of the parallel at ${at(parallel.pos)} (at ${at(first)} and ${at(second)}): ` +
-          'branches run concurrently, so their writes could collide; give each branch a variable of its own (a named branch, or a let inside the branch)',
-        second,
-      );
+  /** Writes of one outer variable by two branches of one parallel (rule 7). */
+  private reportCollisions(): void {
+    for (const [parallel, byKey] of this.writers) {
+      for (const { name, writes } of byKey.values()) {
+        if (writes.size < 2) continue;
+        const [first, second] = [...writes.values()].sort((a, b) => a.line - b.line || a.column - b.column) as [Position, Position];
+        this.report(
+          `"${name}" is written by more than one branch of the parallel at ${at(parallel.pos)} (at ${at(first)} and ${at(second)}): ` +
+            'branches run concurrently, so their writes could collide; give each branch a variable of its own (a named branch, or a let inside the branch)',
+          second,
+        );
+      }
     }
   }
-  return [...declared.values()].map((d) => d.channel);
+}
+
+export function collectChannels(body: readonly Statement[], report: Report, assumeDeclared: ReadonlySet<string> = new Set()): ChannelDeclaration[] {
+  return new ChannelCollector(report, assumeDeclared).collect(body);
 }

@@ -21,7 +21,8 @@ import { sortDiagnostics } from './diagnostics.js';
 import { describeToken, lex, type Token } from './lexer.js';
 import { describeValue, parseInlineProperties, parsePropertyLines, parseValue } from './parse-properties.js';
 import { describeTemplate, templateRefs } from './template.js';
-import { ParseError, TokenCursor } from './token-cursor.js';
+import { parseLines, recoveredNames } from './line-recovery.js';
+import { TokenCursor } from './token-cursor.js';
 
 /**
  * The grammar of DESIGN §3, by recursive descent over the lexer's tokens. Each line is parsed
@@ -91,47 +92,14 @@ class Parser {
     this.semantic.push({ file: this.file, line: pos.line, column: pos.column, message, severity: 'error' });
   }
 
-  /**
-   * The lines of one block (or of the file), each parsed by `parseOne` inside a recovery
-   * boundary. `quiet` tells `parseOne` that the previous line was a broken `try`, so a `catch`
-   * or `finally` after it is not reported a second time as having no `try`.
-   */
+  /** The lines of one block (or of the file), each inside a recovery boundary (line-recovery.ts). */
   private lines<T>(parseOne: (quiet: boolean) => T | null): T[] {
-    const items: T[] = [];
-    let afterBrokenTry = false;
-    while (!this.c.at('eof')) {
-      if (this.c.at('dedent')) break;
-      if (this.c.at('indent')) {
-        this.c.report('unexpected indentation: the line above opens no block', this.c.peek().pos);
-        this.c.next();
-        items.push(...this.lines(parseOne));
-        if (this.c.at('dedent')) this.c.next();
-        continue;
-      }
-      const start = this.c.mark;
-      try {
-        const item = parseOne(afterBrokenTry);
-        afterBrokenTry = false;
-        if (item !== null) items.push(item);
-      } catch (error) {
-        if (!(error instanceof ParseError)) throw error;
-        this.c.reportError(error);
-        afterBrokenTry = this.noteRecoveredNames(start);
-        this.c.skipLine();
-      }
-    }
-    return items;
-  }
-
-  /** Remembers what a skipped line declared; true when it was part of a try (see `lines`). */
-  private noteRecoveredNames(start: number): boolean {
-    const first = this.c.tokenAt(start);
-    const second = this.c.tokenAt(start + 1);
-    if (first?.kind !== 'word') return false;
-    if ((first.text === 'let' || first.text === 'const') && second?.kind === 'word') this.recoveredChannels.add(second.text);
-    else if (first.text === 'agent' && second?.kind === 'word') this.recoveredAgents.add(second.text);
-    else if (second?.kind === 'punct' && second.text === '=') this.recoveredChannels.add(first.text);
-    return first.text === 'try' || first.text === 'catch' || first.text === 'finally';
+    return parseLines(this.c, parseOne, (first, second) => {
+      const names = recoveredNames(first, second);
+      if (names.channel !== null) this.recoveredChannels.add(names.channel);
+      if (names.agent !== null) this.recoveredAgents.add(names.agent);
+      return names.partOfTry;
+    });
   }
 
   private statement(topLevel: boolean, quiet: boolean): Statement | null {

@@ -8,18 +8,15 @@ import type {
   ErrorSeries,
   FlowInfo,
   HivewatchApi,
-  HivewatchEvent,
   JournaledEvent,
-  LiveEvent,
   NotificationSettings,
   Page,
   RunCounts,
   RunDetail,
   RunSummary,
-  SubscribeOptions,
 } from '../../core/service/api.js';
 import { ApiError, apiErrorFrom } from './errors.js';
-import { SseParser } from './sse.js';
+import { subscribeLive, type LiveStreamEnv } from './live-stream.js';
 
 /**
  * HivewatchApi over the browser shell's HTTP routes: fetch with `Authorization: Bearer <token>`
@@ -68,25 +65,22 @@ function queryString(input: Query | undefined, omit: readonly string[] = []): st
 
 const seg = (value: string): string => encodeURIComponent(value);
 
-/** `<instance>.<id>` → parts; a bare number has no instance. */
-function splitLiveId(text: string | undefined): { instance: string | null; id: number } | null {
-  if (text === undefined) return null;
-  const match = /^(?:([0-9a-z]+)\.)?(\d+)$/.exec(text);
-  return match ? { instance: match[1] ?? null, id: Number(match[2]) } : null;
-}
-
 export function createHttpClient(options: HttpClientOptions): HttpApiClient {
   const base = (options.baseUrl ?? '').replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
   // No token (a browser that never opened the printed URL): send no header, so the server says
   // "missing token" (an empty "Bearer " would read as a wrong token).
   const auth: Record<string, string> = options.token === '' ? {} : { Authorization: `Bearer ${options.token}` };
-  const firstDelay = options.reconnectDelayMs ?? 500;
-  const maxDelay = options.maxReconnectDelayMs ?? 2_000;
-  const stallMs = options.stallMs ?? 4_000;
-  const closers = new Set<() => void>();
-  /** The server instance the last live id came from: afterId numbers are that instance's. */
-  let instance: string | null = null;
+  const stream: LiveStreamEnv = {
+    url: `${base}/api/stream`,
+    auth,
+    fetchImpl,
+    firstDelay: options.reconnectDelayMs ?? 500,
+    maxDelay: options.maxReconnectDelayMs ?? 2_000,
+    stallMs: options.stallMs ?? 4_000,
+    closers: new Set<() => void>(),
+    instance: null,
+  };
 
   async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { ...auth, Accept: 'application/json' };
@@ -148,115 +142,10 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     errorGroups: (input) => get<ErrorGroup[]>('/api/errors/groups', input),
     listErrors: (input) => get<Page<ErrorOccurrence>>('/api/errors', input),
 
-    subscribe(listener: (batch: LiveEvent[]) => void, subscribeOptions: SubscribeOptions = {}): () => void {
-      const controller = new AbortController();
-      let stopped = false;
-      const afterId = subscribeOptions.afterId ?? 0;
-      let lastId: string | null = afterId > 0 ? (instance !== null ? `${instance}.${afterId}` : String(afterId)) : null;
-
-      /** Whether the last connection reached `ready` (an outage is reported once, not per attempt). */
-      let connected = false;
-      const disconnected = (): void => {
-        if (stopped) return;
-        connected = false;
-        subscribeOptions.onDisconnect?.();
-      };
-
-      const consume = async (response: Response, connection: AbortController): Promise<void> => {
-        if (!response.body) throw new Error('the stream has no body');
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-        const parser = new SseParser();
-        // Silence longer than stallMs (no event, no heartbeat): the server or the path to it is gone.
-        let stall: ReturnType<typeof setTimeout> | undefined;
-        const arm = (): void => {
-          clearTimeout(stall);
-          stall = setTimeout(() => {
-            connection.abort();
-            // Ends a read that is waiting on a body the abort does not reach (a proxied stream).
-            reader.cancel().catch(() => undefined);
-          }, stallMs);
-        };
-        arm();
-        try {
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done || stopped) return;
-            arm();
-            let batch: LiveEvent[] = [];
-            const flush = (): void => {
-              if (batch.length > 0 && !stopped) listener(batch);
-              batch = [];
-            };
-            for (const message of parser.push(value)) {
-              const id = splitLiveId(message.id);
-              if (message.id !== undefined) lastId = message.id;
-              if (id?.instance) instance = id.instance;
-              if (message.event === 'hw' && id) {
-                batch.push({ id: id.id, event: JSON.parse(message.data) as HivewatchEvent });
-              } else if (message.event === 'reset') {
-                flush();
-                if (!stopped) subscribeOptions.onReset?.();
-              } else if (message.event === 'ready') {
-                flush();
-                connected = true;
-                if (!stopped) subscribeOptions.onReady?.(id?.id ?? 0);
-              }
-            }
-            flush();
-          }
-        } finally {
-          clearTimeout(stall);
-          reader.releaseLock();
-        }
-      };
-
-      const run = async (): Promise<void> => {
-        let delay = firstDelay;
-        let first = true;
-        while (!stopped) {
-          const connection = new AbortController();
-          const abort = (): void => connection.abort();
-          controller.signal.addEventListener('abort', abort, { once: true });
-          try {
-            const headers: Record<string, string> = { ...auth, Accept: 'text/event-stream' };
-            if (lastId !== null) headers['Last-Event-ID'] = lastId;
-            const response = await fetchImpl(`${base}/api/stream`, { headers, cache: 'no-store', signal: connection.signal });
-            if (!response.ok) {
-              const body: unknown = await response.json().catch(() => undefined);
-              throw apiErrorFrom(response.status, body, `GET /api/stream: HTTP ${response.status}`);
-            }
-            delay = firstDelay;
-            await consume(response, connection);
-          } catch {
-            // Dropped, refused, stalled or aborted: try again below unless stopped.
-          } finally {
-            controller.signal.removeEventListener('abort', abort);
-          }
-          if (stopped) return;
-          // Report the outage once: when a live connection ends, or when the very first attempt fails.
-          if (connected || first) disconnected();
-          first = false;
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, delay);
-            controller.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-          });
-          delay = Math.min(delay * 2, maxDelay);
-        }
-      };
-
-      const stop = (): void => {
-        if (stopped) return;
-        stopped = true;
-        controller.abort();
-        closers.delete(stop);
-      };
-      closers.add(stop);
-      void run();
-      return stop;
-    },
+    subscribe: (listener, subscribeOptions = {}) => subscribeLive(stream, listener, subscribeOptions),
 
     close(): void {
-      for (const stop of [...closers]) stop();
+      for (const stop of [...stream.closers]) stop();
     },
   };
   return client;

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
+import type { ErrorGroup } from '../../core/service/api.js';
 import { useRunsSnapshot } from '../app/api-context.js';
 import { useShortcuts } from '../app/keyboard.js';
 import { formatHash, navigate, useRoute } from '../app/router.js';
@@ -22,10 +23,11 @@ function useLiveErrors(): number {
   return useRunsSnapshot().liveErrors;
 }
 
-/** Counts, trend, groups, occurrences and their correlation; every filter lives in the URL. */
-export function ErrorsPage() {
-  const route = useRoute();
-  const query = useMemo(() => parseErrorsQuery(route.params), [route.params]);
+/**
+ * The page's clock and refresh count: new errors refresh it (throttled) and move relative windows
+ * forward; `reload` does the same at once (the `r` key).
+ */
+function useLiveRefresh(): { now: number; refresh: number; reload: () => void } {
   const [now, setNow] = useState(() => stableNow(Date.now()));
   const [refresh, setRefresh] = useState(0);
   const total = useLiveErrors();
@@ -41,6 +43,53 @@ export function ErrorsPage() {
     }, REFRESH_MS);
     return () => clearTimeout(id);
   }, [total]);
+  const reload = (): void => {
+    setNow(stableNow(Date.now()));
+    setRefresh((n) => n + 1);
+  };
+  return { now, refresh, reload };
+}
+
+interface OccurrencesPanelProps {
+  occurrences: ReturnType<typeof useOccurrences>;
+  selectedGroup: ErrorGroup | undefined;
+  group: string;
+  onAllGroups: () => void;
+}
+
+/** The occurrences of the selected group (or of every group shown). */
+function OccurrencesPanel({ occurrences, selectedGroup, group, onAllGroups }: OccurrencesPanelProps) {
+  return (
+    <section className="panel" aria-labelledby="occ-title">
+      <h2 id="occ-title">
+        Occurrences{' '}
+        <span className="muted">
+          {selectedGroup ? `of ${selectedGroup.code} (${selectedGroup.fingerprint.slice(0, 8)})` : group ? `of group ${group.slice(0, 8)}` : 'of every group shown'}
+        </span>
+        {group && (
+          <button type="button" className="link" onClick={onAllGroups}>
+            all groups
+          </button>
+        )}
+      </h2>
+      {occurrences.state === 'loading' && occurrences.items.length === 0 ? (
+        <Loading what="occurrences" />
+      ) : occurrences.state === 'error' ? (
+        <ErrorState title="Could not load the occurrences" error={occurrences.error ?? ''} />
+      ) : occurrences.items.length === 0 ? (
+        <p className="muted">None.</p>
+      ) : (
+        <OccurrenceList items={occurrences.items} hasMore={occurrences.hasMore} loadingMore={occurrences.loadingMore} onMore={occurrences.more} />
+      )}
+    </section>
+  );
+}
+
+/** Counts, trend, groups, occurrences and their correlation; every filter lives in the URL. */
+export function ErrorsPage() {
+  const route = useRoute();
+  const query = useMemo(() => parseErrorsQuery(route.params), [route.params]);
+  const { now, refresh, reload } = useLiveRefresh();
 
   const win = windowOf(query, now);
   const filter = useMemo(() => filterOf(query, now), [query, now]);
@@ -53,12 +102,7 @@ export function ErrorsPage() {
     navigate(formatHash(['errors'], serializeErrorsQuery(next)), options);
   const toggle = (key: FilterKey, value: string): void => setQuery({ ...query, [key]: query[key] === value ? '' : value, group: '' });
 
-  useShortcuts({
-    r: () => {
-      setNow(stableNow(Date.now()));
-      setRefresh((n) => n + 1);
-    },
-  });
+  useShortcuts({ r: reload });
 
   const counts = data ? headerCounts(data.byHandled, data.failures) : null;
   const totalInWindow = counts ? counts.occurrences + counts.failures : 0;
@@ -106,28 +150,7 @@ export function ErrorsPage() {
           )}
         </section>
         <div className="drill-row">
-          <section className="panel" aria-labelledby="occ-title">
-            <h2 id="occ-title">
-              Occurrences{' '}
-              <span className="muted">
-                {selectedGroup ? `of ${selectedGroup.code} (${selectedGroup.fingerprint.slice(0, 8)})` : query.group ? `of group ${query.group.slice(0, 8)}` : 'of every group shown'}
-              </span>
-              {query.group && (
-                <button type="button" className="link" onClick={() => setQuery({ ...query, group: '' })}>
-                  all groups
-                </button>
-              )}
-            </h2>
-            {occurrences.state === 'loading' && occurrences.items.length === 0 ? (
-              <Loading what="occurrences" />
-            ) : occurrences.state === 'error' ? (
-              <ErrorState title="Could not load the occurrences" error={occurrences.error ?? ''} />
-            ) : occurrences.items.length === 0 ? (
-              <p className="muted">None.</p>
-            ) : (
-              <OccurrenceList items={occurrences.items} hasMore={occurrences.hasMore} loadingMore={occurrences.loadingMore} onMore={occurrences.more} />
-            )}
-          </section>
+          <OccurrencesPanel occurrences={occurrences} selectedGroup={selectedGroup} group={query.group} onAllGroups={() => setQuery({ ...query, group: '' })} />
           <section className="panel" aria-labelledby="pivot-title">
             <h2 id="pivot-title">
               Where they happened <span className="muted">flow → run → task → attempt</span>

@@ -10,6 +10,65 @@ import { RecentRuns } from './RecentRuns.js';
 import { SaveDraft } from './SaveDraft.js';
 import { diagnosticSummary } from './source-lines.js';
 
+/** Start a run of the flow (virtual clock, max steps), mute its notifications, see where its agents work. */
+function StartPanel({ flow }: { flow: FlowInfo }) {
+  const api = useApi();
+  const toast = useToast();
+  const [virtualClock, setVirtualClock] = useState(flow.bundled);
+  const [maxSteps, setMaxSteps] = useState(100);
+  const [starting, setStarting] = useState(false);
+
+  const start = async (): Promise<void> => {
+    setStarting(true);
+    try {
+      const { runId } = await api.startRun({ flow: flow.id, virtualClock, maxSteps });
+      navigate(hrefToRun(runId));
+    } catch (error) {
+      toast(`Could not start ${flow.name}: ${errorText(error)}`, 'error');
+      setStarting(false);
+    }
+  };
+
+  return (
+    <div className="start-panel">
+      <button type="button" className="primary big" disabled={!flow.ok || starting} onClick={() => void start()} title={flow.ok ? 'start a run of this flow' : 'fix the diagnostics first'}>
+        {starting ? 'Starting…' : 'Start run'}
+      </button>
+      <label className="checkbox" title="backoff waits and timeouts take no real time; the journal keeps every delay">
+        <input type="checkbox" checked={virtualClock} onChange={(e) => setVirtualClock(e.currentTarget.checked)} /> Virtual clock
+        <span className="muted"> (waits take no real time)</span>
+      </label>
+      <label className="number">
+        Max steps{' '}
+        <input type="number" min={1} max={10_000} value={maxSteps} onChange={(e) => setMaxSteps(Math.max(1, Number(e.currentTarget.value) || 1))} />
+      </label>
+      <MuteToggle flowId={flow.id} />
+      {flow.repo && (
+        <p className="muted small-print flow-repo" data-testid="flow-repo" title="the repository its sessions work in (git worktrees on the branch hivewatch/<run id>)">
+          Agent work in {flow.repo}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The flow's (or the draft's) diagnostics, one line each. */
+function DiagnosticList({ diagnostics }: { diagnostics: CheckResult['diagnostics'] }) {
+  if (diagnostics.length === 0) return null;
+  return (
+    <ul className="diagnostic-list">
+      {diagnostics.map((d, i) => (
+        <li key={i} className={`diagnostic-${d.severity}`}>
+          <span className="mono">
+            {d.line}:{d.column}
+          </span>{' '}
+          {d.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /**
  * One flow: start it, read it highlighted with its diagnostics inline, edit a draft, check it
  * and save it to the operator's folder, see its recent runs, mute its failure notifications.
@@ -27,24 +86,10 @@ export function FlowView({
 }) {
   const api = useApi();
   const toast = useToast();
-  const [virtualClock, setVirtualClock] = useState(flow.bundled);
-  const [maxSteps, setMaxSteps] = useState(100);
-  const [starting, setStarting] = useState(false);
   const [editing, setEditing] = useState(startOpen);
   const [draft, setDraft] = useState(flow.source);
   const [checked, setChecked] = useState<(CheckResult & { source: string }) | null>(null);
   const [checking, setChecking] = useState(false);
-
-  const start = async (): Promise<void> => {
-    setStarting(true);
-    try {
-      const { runId } = await api.startRun({ flow: flow.id, virtualClock, maxSteps });
-      navigate(hrefToRun(runId));
-    } catch (error) {
-      toast(`Could not start ${flow.name}: ${errorText(error)}`, 'error');
-      setStarting(false);
-    }
-  };
 
   const check = async (source: string): Promise<void> => {
     setChecking(true);
@@ -83,25 +128,7 @@ export function FlowView({
         </div>
       </header>
 
-      <div className="start-panel">
-        <button type="button" className="primary big" disabled={!flow.ok || starting} onClick={() => void start()} title={flow.ok ? 'start a run of this flow' : 'fix the diagnostics first'}>
-          {starting ? 'Starting…' : 'Start run'}
-        </button>
-        <label className="checkbox" title="backoff waits and timeouts take no real time; the journal keeps every delay">
-          <input type="checkbox" checked={virtualClock} onChange={(e) => setVirtualClock(e.currentTarget.checked)} /> Virtual clock
-          <span className="muted"> (waits take no real time)</span>
-        </label>
-        <label className="number">
-          Max steps{' '}
-          <input type="number" min={1} max={10_000} value={maxSteps} onChange={(e) => setMaxSteps(Math.max(1, Number(e.currentTarget.value) || 1))} />
-        </label>
-        <MuteToggle flowId={flow.id} />
-        {flow.repo && (
-          <p className="muted small-print flow-repo" data-testid="flow-repo" title="the repository its sessions work in (git worktrees on the branch hivewatch/<run id>)">
-            Agent work in {flow.repo}
-          </p>
-        )}
-      </div>
+      <StartPanel flow={flow} />
 
       <RecentRuns flowId={flow.id} />
 
@@ -135,18 +162,7 @@ export function FlowView({
         </p>
       )}
       {editing && <SaveDraft flow={flow} draft={draft} checksOk={draftChecks} existing={existing} onSaved={onSaved} />}
-      {shown.diagnostics.length > 0 && (
-        <ul className="diagnostic-list">
-          {shown.diagnostics.map((d, i) => (
-            <li key={i} className={`diagnostic-${d.severity}`}>
-              <span className="mono">
-                {d.line}:{d.column}
-              </span>{' '}
-              {d.message}
-            </li>
-          ))}
-        </ul>
-      )}
+      <DiagnosticList diagnostics={shown.diagnostics} />
       <FlowSource source={shown.source} diagnostics={shown.diagnostics} highlight={shown.highlight} />
     </article>
   );

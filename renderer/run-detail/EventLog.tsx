@@ -22,6 +22,54 @@ function eventTimes(e: JournaledEvent, first: JournaledEvent | undefined, virtua
   return { offset, title };
 }
 
+/** A copy of `set` with `item` added, or removed when it was there. */
+function toggled<T>(set: ReadonlySet<T>, item: T): ReadonlySet<T> {
+  const next = new Set(set);
+  if (next.has(item)) next.delete(item);
+  else next.add(item);
+  return next;
+}
+
+interface EventTypeFilterProps {
+  counts: readonly (readonly [EventType, number])[];
+  tones: ReadonlyMap<EventType, string>;
+  hidden: ReadonlySet<EventType>;
+  setHidden: (update: ReadonlySet<EventType> | ((prev: ReadonlySet<EventType>) => ReadonlySet<EventType>)) => void;
+  follow: boolean;
+  setFollow: (follow: boolean) => void;
+}
+
+/** The event types as chips (click: show or hide; double-click: only this one), and "follow new events". */
+function EventTypeFilter({ counts, tones, hidden, setHidden, follow, setFollow }: EventTypeFilterProps) {
+  const only = (type: EventType): void => setHidden(new Set(counts.map(([t]) => t).filter((t) => t !== type)));
+  return (
+    <div className="event-filter" role="group" aria-label="Filter events by type">
+      {counts.map(([type, n]) => (
+        <button
+          key={type}
+          type="button"
+          className={`chip tone-${tones.get(type) ?? 'info'}${hidden.has(type) ? '' : ' on'}`}
+          aria-pressed={!hidden.has(type)}
+          onClick={() => setHidden((prev) => toggled(prev, type))}
+          onDoubleClick={() => only(type)}
+          title="Click to show or hide; double-click to show only this type"
+        >
+          {type}
+          <span className="chip-count">{n}</span>
+        </button>
+      ))}
+      {hidden.size > 0 && (
+        <button type="button" className="link" onClick={() => setHidden(new Set())}>
+          Show all
+        </button>
+      )}
+      <label className="follow">
+        <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} /> Follow new events
+      </label>
+    </div>
+  );
+}
+
 /**
  * The run's journal, virtualized: a line per event, filterable by type; a click (or Enter on
  * the selected line) expands the event as JSON.
@@ -48,23 +96,7 @@ export function EventLog({ events, version, virtual }: { events: readonly Journa
     [shown, json],
   );
 
-  const toggle = (seq: number): void =>
-    setExpanded((prev) => {
-      const next = new Set(prev);
-      if (next.has(seq)) next.delete(seq);
-      else next.add(seq);
-      return next;
-    });
-
-  const toggleType = (type: EventType): void =>
-    setHidden((prev) => {
-      const next = new Set(prev);
-      if (next.has(type)) next.delete(type);
-      else next.add(type);
-      return next;
-    });
-
-  const only = (type: EventType): void => setHidden(new Set(counts.map(([t]) => t).filter((t) => t !== type)));
+  const toggle = (seq: number): void => setExpanded((prev) => toggled(prev, seq));
 
   useShortcuts({
     j: () => setCursor((c) => Math.min(shown.length - 1, c + 1)),
@@ -79,30 +111,7 @@ export function EventLog({ events, version, virtual }: { events: readonly Journa
 
   return (
     <div className="event-log">
-      <div className="event-filter" role="group" aria-label="Filter events by type">
-        {counts.map(([type, n]) => (
-          <button
-            key={type}
-            type="button"
-            className={`chip tone-${tones.get(type) ?? 'info'}${hidden.has(type) ? '' : ' on'}`}
-            aria-pressed={!hidden.has(type)}
-            onClick={() => toggleType(type)}
-            onDoubleClick={() => only(type)}
-            title="Click to show or hide; double-click to show only this type"
-          >
-            {type}
-            <span className="chip-count">{n}</span>
-          </button>
-        ))}
-        {hidden.size > 0 && (
-          <button type="button" className="link" onClick={() => setHidden(new Set())}>
-            Show all
-          </button>
-        )}
-        <label className="follow">
-          <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} /> Follow new events
-        </label>
-      </div>
+      <EventTypeFilter counts={counts} tones={tones} hidden={hidden} setHidden={setHidden} follow={follow} setFollow={setFollow} />
       {shown.length === 0 ? (
         <p className="muted">{events.length === 0 ? 'No events yet.' : 'No events of the chosen types.'}</p>
       ) : (

@@ -61,6 +61,56 @@ function CompareLinks({ run, previous }: { run: RunSummary; previous: RelatedRun
   );
 }
 
+/** What can be done to the run: cancel, resume, retry (Hivewatch's own runs only), export. */
+function RunActionButtons({ run, onCancel, onRetry, onResume, onExport, exporting }: Pick<RunHeaderProps, 'onCancel' | 'onRetry' | 'onResume' | 'onExport' | 'exporting'> & { run: RunDetail['run'] }) {
+  return (
+    <div className="run-actions">
+      {isOperable(run) && canCancel(run.status) && (
+        <button type="button" className="danger" onClick={onCancel} title="c">
+          Cancel run
+        </button>
+      )}
+      {isOperable(run) && canResume(run.status) && (
+        <button type="button" className={run.status === 'interrupted' ? 'primary' : ''} onClick={onResume} title="continue from the last checkpoint">
+          Resume
+        </button>
+      )}
+      {isOperable(run) && canRetry(run.status) && (
+        <button type="button" className={run.status === 'interrupted' ? '' : 'primary'} onClick={onRetry} title="r: start a new run of this flow">
+          {run.status === 'completed' ? 'Run again' : 'Retry'}
+        </button>
+      )}
+      <button type="button" onClick={onExport} disabled={exporting} title="download every event of this run as JSON">
+        {exporting ? 'Exporting…' : 'Export journal'}
+      </button>
+    </div>
+  );
+}
+
+/** The runs this one came from: the run it retries, the run it resumes. */
+function LineageFacts({ run }: { run: RunDetail['run'] }) {
+  return (
+    <>
+      {run.retryOf && (
+        <div>
+          <dt>Retry of</dt>
+          <dd className="mono">
+            <a href={hrefToRun(run.retryOf)}>{run.retryOf}</a>
+          </dd>
+        </div>
+      )}
+      {run.resumedFrom && (
+        <div>
+          <dt>Resumed from</dt>
+          <dd className="mono">
+            <a href={hrefToRun(run.resumedFrom)}>{run.resumedFrom}</a>
+          </dd>
+        </div>
+      )}
+    </>
+  );
+}
+
 /** The run's identity, status and vital numbers, with what can be done to it. */
 export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, exporting, clock, workspace = null, onShowAttempt }: RunHeaderProps) {
   const run = detail.run;
@@ -75,26 +125,7 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         <h1>{run.flowName || run.flow}</h1>
         <StatusBadge status={run.status} />
         {run.retrying && run.status === 'running' && <RetryingBadge retrying={run.retrying} clock={run.clock} />}
-        <div className="run-actions">
-          {isOperable(run) && canCancel(run.status) && (
-            <button type="button" className="danger" onClick={onCancel} title="c">
-              Cancel run
-            </button>
-          )}
-          {isOperable(run) && canResume(run.status) && (
-            <button type="button" className={run.status === 'interrupted' ? 'primary' : ''} onClick={onResume} title="continue from the last checkpoint">
-              Resume
-            </button>
-          )}
-          {isOperable(run) && canRetry(run.status) && (
-            <button type="button" className={run.status === 'interrupted' ? '' : 'primary'} onClick={onRetry} title="r: start a new run of this flow">
-              {run.status === 'completed' ? 'Run again' : 'Retry'}
-            </button>
-          )}
-          <button type="button" onClick={onExport} disabled={exporting} title="download every event of this run as JSON">
-            {exporting ? 'Exporting…' : 'Export journal'}
-          </button>
-        </div>
+        <RunActionButtons run={run} onCancel={onCancel} onRetry={onRetry} onResume={onResume} onExport={onExport} exporting={exporting} />
       </div>
       <dl className="run-facts">
         <div>
@@ -161,22 +192,7 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
             </dd>
           </div>
         )}
-        {run.retryOf && (
-          <div>
-            <dt>Retry of</dt>
-            <dd className="mono">
-              <a href={hrefToRun(run.retryOf)}>{run.retryOf}</a>
-            </dd>
-          </div>
-        )}
-        {run.resumedFrom && (
-          <div>
-            <dt>Resumed from</dt>
-            <dd className="mono">
-              <a href={hrefToRun(run.resumedFrom)}>{run.resumedFrom}</a>
-            </dd>
-          </div>
-        )}
+        <LineageFacts run={run} />
         <RelatedRuns label="Retried as" runs={detail.lineage.retries} testId="run-retries" />
         <RelatedRuns label="Resumed as" runs={detail.lineage.resumes} testId="run-resumes" />
       </dl>

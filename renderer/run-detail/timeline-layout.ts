@@ -147,22 +147,9 @@ function attemptLabel(a: AttemptView): string {
   return `#${a.attempt}`;
 }
 
-/**
- * Builds the layout. `now` closes still-running attempts and steps. `reasons` (`taskId#attempt`
- * → retryScheduled.reason) lets a gap say why its delay is not the policy's own. `walls` (the
- * attempts' wall times, run-clock.ts) let it say when the next attempt ran: on a virtual clock
- * the scheduled time is the run's own clock, never a time of day.
- */
-export function layoutTimeline(
-  detail: RunDetail,
-  now: number,
-  reasons: ReadonlyMap<string, string> = new Map(),
-  walls: ReadonlyMap<string, AttemptWall> = new Map(),
-): TimelineLayout {
-  const virtual = detail.run.clock === 'virtual';
-  const tasks = [...detail.tasks].sort((a, b) => a.step - b.step || a.ordinal - b.ordinal);
+/** The instants the axis must place: attempts' starts and ends, a waiting task's next start, steps' bounds. */
+function timelineMarks(detail: RunDetail, tasks: readonly TaskView[], now: number, stepEnd: (st: StepView) => number): Mark[] {
   const marks: Mark[] = [];
-  const stepEnd = (st: StepView): number => st.endedAt ?? Math.max(st.startedAt, now);
   for (const task of tasks) {
     const last = task.attempts.at(-1);
     for (const a of task.attempts) {
@@ -178,6 +165,43 @@ export function layoutTimeline(
     marks.push({ t: stepEnd(st), step: st.step, order: STEP_END, width: 0 });
   }
   if (marks.length === 0) marks.push({ t: detail.run.startedAt, step: 0, order: 0, width: 0 });
+  return marks;
+}
+
+/** The next attempt of a task waiting in backoff, at the time it is due. */
+function pendingSegment(x: number, scheduled: number, a: AttemptView): TimelineSegment {
+  return {
+    kind: 'pending',
+    x,
+    width: INSTANT,
+    start: scheduled,
+    end: scheduled,
+    attempt: a.attempt + 1,
+    status: 'pending',
+    label: `#${a.attempt + 1}`,
+    error: null,
+    delayMs: a.delayAfterMs,
+    strategy: a.strategy,
+    why: null,
+  };
+}
+
+/**
+ * Builds the layout. `now` closes still-running attempts and steps. `reasons` (`taskId#attempt`
+ * → retryScheduled.reason) lets a gap say why its delay is not the policy's own. `walls` (the
+ * attempts' wall times, run-clock.ts) let it say when the next attempt ran: on a virtual clock
+ * the scheduled time is the run's own clock, never a time of day.
+ */
+export function layoutTimeline(
+  detail: RunDetail,
+  now: number,
+  reasons: ReadonlyMap<string, string> = new Map(),
+  walls: ReadonlyMap<string, AttemptWall> = new Map(),
+): TimelineLayout {
+  const virtual = detail.run.clock === 'virtual';
+  const tasks = [...detail.tasks].sort((a, b) => a.step - b.step || a.ordinal - b.ordinal);
+  const stepEnd = (st: StepView): number => st.endedAt ?? Math.max(st.startedAt, now);
+  const marks = timelineMarks(detail, tasks, now, stepEnd);
   const axis = new CompressedAxis(marks);
   const t0 = Math.min(...marks.map((m) => m.t));
 
@@ -239,20 +263,7 @@ export function layoutTimeline(
       });
       if (isWaiting) {
         waiting = { nextAttemptAt: scheduled, delayMs: a.delayAfterMs, attempt: a.attempt + 1 };
-        segments.push({
-          kind: 'pending',
-          x: axis.xBefore(scheduled, step, startOrder(a.attempt + 1)),
-          width: INSTANT,
-          start: scheduled,
-          end: scheduled,
-          attempt: a.attempt + 1,
-          status: 'pending',
-          label: `#${a.attempt + 1}`,
-          error: null,
-          delayMs: a.delayAfterMs,
-          strategy: a.strategy,
-          why: null,
-        });
+        segments.push(pendingSegment(axis.xBefore(scheduled, step, startOrder(a.attempt + 1)), scheduled, a));
       }
     });
     return { task, segments, waiting };

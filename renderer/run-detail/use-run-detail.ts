@@ -40,6 +40,32 @@ export async function fetchEvents(api: HivewatchApi, runId: string, afterSeq = 0
   }
 }
 
+/**
+ * `read` run one at a time: a call while it runs makes it run once more after (not once per call),
+ * while `alive`. A failed read is dropped: the next call reads again.
+ */
+function oneAtATime(read: () => Promise<void>, alive: () => boolean): () => Promise<void> {
+  let reading = false;
+  let again = false;
+  return async () => {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    try {
+      do {
+        again = false;
+        await read();
+      } while (again && alive());
+    } catch {
+      // The next event reads again.
+    } finally {
+      reading = false;
+    }
+  };
+}
+
 export function useRunDetail(runId: string): RunDetailState {
   const api = useApi();
   const store = useRunsStore();
@@ -55,8 +81,6 @@ export function useRunDetail(runId: string): RunDetailState {
     let alive = true;
     const sequencer = new RunSequencer<JournaledEvent>(0);
     events.current = [];
-    let reading = false;
-    let again = false;
     let catchingUp = false;
 
     const append = (ready: readonly JournaledEvent[]): void => {
@@ -66,25 +90,13 @@ export function useRunDetail(runId: string): RunDetailState {
       void refreshDetail();
     };
 
-    const refreshDetail = async (): Promise<void> => {
-      if (reading) {
-        again = true;
-        return;
-      }
-      reading = true;
-      try {
-        do {
-          again = false;
-          const next = await api.getRun({ runId });
-          if (!alive) return;
-          if (next) setDetail(next);
-        } while (again && alive);
-      } catch {
-        // The next event reads again.
-      } finally {
-        reading = false;
-      }
-    };
+    const refreshDetail = oneAtATime(
+      async () => {
+        const next = await api.getRun({ runId });
+        if (alive && next) setDetail(next);
+      },
+      () => alive,
+    );
 
     const catchUp = async (): Promise<void> => {
       if (catchingUp) return;

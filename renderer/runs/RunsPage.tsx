@@ -5,7 +5,7 @@ import { formatHash, hrefToRun, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { plural } from '../lib/format.js';
 import { BulkBar } from './BulkBar.js';
-import { useRunActions } from './run-actions.js';
+import { useRunActions, type RunActions } from './run-actions.js';
 import { EMPTY_FILTERS, isFiltered, nextSort, parseRunsQuery, serializeRunsQuery, type RunsQuery, type SortKey } from './runs-query.js';
 import { RunsTable } from './RunsTable.js';
 import { RunsToolbar } from './RunsToolbar.js';
@@ -14,32 +14,14 @@ import { useRunsView } from './use-runs-view.js';
 const NO_ROWS: readonly RunSummary[] = [];
 
 /**
- * The runs table over the whole history: the server filters, sorts and pages (the next page loads
- * as the table scrolls near its end), the live stream patches the loaded rows. Filters and sort
- * live in the URL; keyboard first; bulk actions.
+ * The table's selection: the keyboard cursor (it follows its run when rows move under it: live
+ * updates, re-sorts) and the ticked runs (shift-click ticks a range from the last one ticked).
  */
-export function RunsPage() {
-  const route = useRoute();
-  const actions = useRunActions();
-  const query = useMemo(() => parseRunsQuery(route.params), [route.params]);
-  const view = useRunsView(query);
-  const state = view.getState();
-  // While a new query is read, the last answer stays on screen (no spinner flash per key typed).
-  const lastAnswer = useRef<{ rows: readonly RunSummary[]; counts: typeof state.counts }>({ rows: NO_ROWS, counts: null });
-  if (state.phase === 'ready') lastAnswer.current = { rows: state.rows, counts: state.counts ?? lastAnswer.current.counts };
-  const stale = state.phase === 'loading' && lastAnswer.current.rows.length > 0;
-  const rows = stale ? lastAnswer.current.rows : state.rows.length > 0 ? state.rows : NO_ROWS;
-  const counts = state.counts ?? lastAnswer.current.counts;
-
-  // The keyboard cursor follows its run when rows move under it (live updates, re-sorts).
+function useRowSelection(rows: readonly RunSummary[]) {
   const [cursorId, setCursorId] = useState<string | null>(null);
   const cursor = useMemo(() => (cursorId === null ? -1 : rows.findIndex((r) => r.id === cursorId)), [rows, cursorId]);
   const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
   const anchor = useRef<string | null>(null);
-
-  const setQuery = useCallback((next: RunsQuery, options: { replace?: boolean } = {}) => {
-    navigate(formatHash(['runs'], serializeRunsQuery(next)), options);
-  }, []);
 
   // Row callbacks are stable (memoized rows re-render only when their run changes); they read
   // the current rows through a ref.
@@ -71,16 +53,6 @@ export function RunsPage() {
   // Ticked runs that are no longer shown (filtered out) are not acted upon.
   const checkedRows = useMemo(() => rows.filter((r) => checked.has(r.id)), [rows, checked]);
 
-  const onCancel = useCallback((run: RunSummary) => void actions.cancel([run]), [actions]);
-  const onRetry = useCallback((run: RunSummary) => void actions.retry([run]), [actions]);
-  const onResume = useCallback((run: RunSummary) => void actions.resume(run), [actions]);
-
-  const targets = (): RunSummary[] => {
-    if (checkedRows.length > 0) return checkedRows;
-    const current = rows[cursor];
-    return current ? [current] : [];
-  };
-
   // From the previous selection, not this render's: key presses faster than renders must all count.
   const move = (delta: number): void =>
     setCursorId((previous) => {
@@ -91,6 +63,30 @@ export function RunsPage() {
       return (list[next] as RunSummary).id;
     });
 
+  // Ticks on runs no longer shown (another query, filtered out live) are dropped.
+  useEffect(() => {
+    const shown = new Set(rows.map((r) => r.id));
+    if ([...checked].some((id) => !shown.has(id))) setChecked((prev) => new Set([...prev].filter((id) => shown.has(id))));
+  }, [rows, checked]);
+
+  return { cursor, setCursorId, checked, setChecked, rowsRef, onSelect, onCheck, onCheckAll, checkedRows, move };
+}
+
+interface RunsShortcuts {
+  rows: readonly RunSummary[];
+  cursor: number;
+  checked: ReadonlySet<string>;
+  move: (delta: number) => void;
+  onCheck: (runId: string, on: boolean, range: boolean) => void;
+  setChecked: (checked: ReadonlySet<string>) => void;
+  setCursorId: (id: string | null) => void;
+  actions: RunActions;
+  /** The ticked runs, else the one under the cursor. */
+  targets: () => RunSummary[];
+}
+
+/** j / k move, Enter opens, x ticks, c cancels, r retries, Escape clears the ticks (then the cursor). */
+function useRunsShortcuts({ rows, cursor, checked, move, onCheck, setChecked, setCursorId, actions, targets }: RunsShortcuts): void {
   useShortcuts({
     '/': () => focusSearchField(),
     j: () => move(1),
@@ -110,12 +106,43 @@ export function RunsPage() {
       else setCursorId(null);
     },
   });
+}
 
-  // Ticks on runs no longer shown (another query, filtered out live) are dropped.
-  useEffect(() => {
-    const shown = new Set(rows.map((r) => r.id));
-    if ([...checked].some((id) => !shown.has(id))) setChecked((prev) => new Set([...prev].filter((id) => shown.has(id))));
-  }, [rows, checked]);
+/**
+ * The runs table over the whole history: the server filters, sorts and pages (the next page loads
+ * as the table scrolls near its end), the live stream patches the loaded rows. Filters and sort
+ * live in the URL; keyboard first; bulk actions.
+ */
+export function RunsPage() {
+  const route = useRoute();
+  const actions = useRunActions();
+  const query = useMemo(() => parseRunsQuery(route.params), [route.params]);
+  const view = useRunsView(query);
+  const state = view.getState();
+  // While a new query is read, the last answer stays on screen (no spinner flash per key typed).
+  const lastAnswer = useRef<{ rows: readonly RunSummary[]; counts: typeof state.counts }>({ rows: NO_ROWS, counts: null });
+  if (state.phase === 'ready') lastAnswer.current = { rows: state.rows, counts: state.counts ?? lastAnswer.current.counts };
+  const stale = state.phase === 'loading' && lastAnswer.current.rows.length > 0;
+  const rows = stale ? lastAnswer.current.rows : state.rows.length > 0 ? state.rows : NO_ROWS;
+  const counts = state.counts ?? lastAnswer.current.counts;
+
+  const { cursor, setCursorId, checked, setChecked, rowsRef, onSelect, onCheck, onCheckAll, checkedRows, move } = useRowSelection(rows);
+
+  const setQuery = useCallback((next: RunsQuery, options: { replace?: boolean } = {}) => {
+    navigate(formatHash(['runs'], serializeRunsQuery(next)), options);
+  }, []);
+
+  const onCancel = useCallback((run: RunSummary) => void actions.cancel([run]), [actions]);
+  const onRetry = useCallback((run: RunSummary) => void actions.retry([run]), [actions]);
+  const onResume = useCallback((run: RunSummary) => void actions.resume(run), [actions]);
+
+  const targets = (): RunSummary[] => {
+    if (checkedRows.length > 0) return checkedRows;
+    const current = rows[cursor];
+    return current ? [current] : [];
+  };
+
+  useRunsShortcuts({ rows, cursor, checked, move, onCheck, setChecked, setCursorId, actions, targets });
 
   const filtered = isFiltered(query);
   const nearEnd = useCallback((index: number) => {

@@ -1,5 +1,5 @@
 import { useCallback } from 'react';
-import type { RunStatus, RunSummary } from '../../core/service/api.js';
+import type { CommandAck, RunStatus, RunSummary } from '../../core/service/api.js';
 import { useApi, useRunsStore } from '../app/api-context.js';
 import { useConfirm } from '../app/confirm.js';
 import { hrefToRun, navigate } from '../app/router.js';
@@ -47,6 +47,22 @@ export interface RunActions {
   resume(run: RunSummary): Promise<boolean>;
 }
 
+/** The runs whose cancel failed or was refused, with what was said about them. */
+function refusalsOf(ids: readonly string[], results: readonly PromiseSettledResult<CommandAck>[]): { refused: string[]; messages: string[] } {
+  const refused: string[] = [];
+  const messages: string[] = [];
+  results.forEach((result, i) => {
+    if (result.status === 'rejected') {
+      refused.push(ids[i] as string);
+      messages.push(errorText(result.reason));
+    } else if (!result.value.accepted) {
+      refused.push(ids[i] as string);
+      if (result.value.message) messages.push(result.value.message);
+    }
+  });
+  return { refused, messages };
+}
+
 export function useRunActions(): RunActions {
   const api = useApi();
   const store = useRunsStore();
@@ -77,17 +93,7 @@ export function useRunActions(): RunActions {
       const ids = runs.map((r) => r.id);
       store.markCancelling(ids);
       const results = await Promise.allSettled(ids.map((runId) => api.cancelRun({ runId, reason: 'cancelled by the operator' })));
-      const refused: string[] = [];
-      const messages: string[] = [];
-      results.forEach((result, i) => {
-        if (result.status === 'rejected') {
-          refused.push(ids[i] as string);
-          messages.push(errorText(result.reason));
-        } else if (!result.value.accepted) {
-          refused.push(ids[i] as string);
-          if (result.value.message) messages.push(result.value.message);
-        }
-      });
+      const { refused, messages } = refusalsOf(ids, results);
       if (refused.length > 0) {
         store.revert(refused);
         toast(`Could not cancel ${plural(refused.length, 'run')}: ${messages[0] ?? 'refused'}`, 'error');

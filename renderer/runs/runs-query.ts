@@ -131,7 +131,8 @@ function matchesAnyError(run: RunSummary, filter: RunFilterInput): boolean | nul
 /**
  * Whether a live run matches the server filter: true / false, or null when it cannot be told on
  * the client. `code` / `category` mean the run's ending error (its code or its root cause's, as
- * the store's query does), which the summary carries; `anyCode` / `anyCategory` any occurrence.
+ * the store's query does), which the summary carries; `anyCode` / `anyCategory` any occurrence;
+ * `text` the run's own fields and its task prompts, of which the summary has only the former.
  */
 export function matchesFilter(run: RunSummary, filter: RunFilterInput): boolean | null {
   if (filter.status && !filter.status.includes(run.status)) return false;
@@ -141,12 +142,26 @@ export function matchesFilter(run: RunSummary, filter: RunFilterInput): boolean 
   if (filter.category && ending?.category !== filter.category) return false;
   if (filter.since !== undefined && run.startedAt < filter.since) return false;
   if (filter.until !== undefined && run.startedAt >= filter.until) return false;
-  if (filter.text) {
-    const needle = filter.text.toLowerCase();
-    const hit = [run.id, run.flowName, run.flow, run.lastError?.message ?? ''].some((field) => field.toLowerCase().includes(needle));
-    if (!hit) return false;
-  }
+  const text = filter.text?.trim() ?? '';
+  if (text !== '' && !containsText(run, text)) return null;
   return matchesAnyError(run, filter);
+}
+
+/** Lower case for ASCII letters only: SQLite's LIKE folds nothing else. */
+const asciiLower = (text: string): string => text.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+
+/**
+ * Whether the store's text search surely finds the run by its own fields: the text (trimmed, as
+ * the store trims it) is in its id, flow file, flow name or last error message with ASCII letters
+ * folded. Every path of the store (SQLite's LIKE and trigram index, PostgreSQL's ILIKE) finds such
+ * a run. When the fields do not contain it, the store may still find the run through one of its
+ * task prompts, which a summary does not carry, or through a case folding wider than ASCII (the
+ * trigram index, ILIKE): the caller gets null, "cannot be told here", never a false the store
+ * would contradict (a run found by its prompt must not drop out of the list on its next event).
+ */
+function containsText(run: RunSummary, text: string): boolean {
+  const needle = asciiLower(text);
+  return [run.id, run.flowName, run.flow, run.lastError?.message ?? ''].some((field) => asciiLower(field).includes(needle));
 }
 
 /** Matches the store's STATUS_RANK_SQL (core/store/migrations.ts). */

@@ -15,8 +15,7 @@ import { failureCounts, type FailureCounts, type FailureCountsQuery } from '../q
 import { errorGroups, groupBins, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupBinsQuery, type GroupTrendsQuery } from '../queries/groups.js';
 import { runLineage, type RunLineage } from '../queries/lineage.js';
 import { Dialect, runAsync, type Query } from '../queries/plan.js';
-import { countRuns, getRun, getRunRow, listRuns, runsInStatus } from '../queries/runs.js';
-import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from '../queries/runs.js';
+import { countRuns, getRun, getRunRow, listRuns, runsInStatus, type ListRunsQuery, type RunCounts, type RunDetail, type RunFilters, type RunPage } from '../queries/runs.js';
 import type { RunRow } from '../schema.js';
 import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
@@ -298,7 +297,6 @@ export class PostgresStore implements HivewatchStore {
     const verdict = judgeHost(found.owner, found.lease, this.now(), undefined, 'gone');
     return { ...found.owner, alive: verdict.alive, reason: verdict.reason };
   }
-
 
   errorCounts(query: ErrorCountsQuery): Promise<ErrorCount[]> {
     return this.read(errorCounts(Dialect.postgres, query));
