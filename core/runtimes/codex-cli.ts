@@ -4,7 +4,7 @@ import { codexOtelOverrides, resourceAttributes } from '../otel/env.js';
 import type { PresetTelemetryOptions } from './claude-code.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
-import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, usageLimitFromText, userErrorFromText, type DeniedTool, type PresetRetryOwnership } from './preset.js';
+import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, statedError, type DeniedTool, type PresetRetryOwnership } from './preset.js';
 import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 
@@ -136,7 +136,7 @@ export function readCodexCliOutput(observation: RuntimeObservation, at: ReadCont
   const context = { exitCode: observation.exitCode, threadId: run.threadId };
   if (run.outcome === 'failed') {
     const text = run.failure ?? 'turn failed';
-    const stated = usageLimitFromText(name, text, context, at) ?? userErrorFromText(name, text, context);
+    const stated = statedError(name, text, context, at);
     if (stated) return { kind: 'failed', error: stated };
   }
   if (run.declined.length > 0) {
@@ -147,8 +147,7 @@ export function readCodexCliOutput(observation: RuntimeObservation, at: ReadCont
   }
   const processError = classifyObservation(observation);
   if (processError) {
-    const stated = usageLimitFromText(name, observation.stderr, context, at) ?? userErrorFromText(name, observation.stderr, context);
-    return { kind: 'failed', error: stated ?? processError };
+    return { kind: 'failed', error: statedError(name, observation.stderr, context, at) ?? processError };
   }
   if (run.message === null) {
     const reason = run.events === 0 ? 'no JSON events on stdout' : `no agent message among ${run.events} events`;

@@ -5,6 +5,7 @@ import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandT
 import { agentConfigError, unsafeCommand } from './command.js';
 import type { AttemptResult } from './runtime.js';
 import { agentOrigin } from './simulated.js';
+import { knownProviderFailure } from './provider-failure.js';
 import { parseUsageLimit, type ResetClock } from './usage-limit.js';
 
 /**
@@ -98,18 +99,24 @@ export function usageLimitFromText(runtimeName: string, text: string, context: R
 }
 
 /**
- * An error the tool itself reported (a JSON error result or event): a usage limit (with its reset
- * time), the user's error, a rate limit, or an unknown runtime failure.
+ * The cause a CLI's words (or the API status it reported) state: a provider failure the one
+ * classifier knows (provider-failure.ts: usage and rate limits, sign-in, refusals, timeouts, the
+ * provider's server errors, an untrusted directory), else a command line the CLI rejected; null
+ * when they state none.
+ */
+export function statedError(runtimeName: string, text: string, context: Record<string, unknown>, clock: ResetClock = {}, status: number | null = null): HivewatchError | null {
+  return knownProviderFailure({ runtime: runtimeName, status, message: text, context, clock }) ?? userErrorFromText(runtimeName, text, context);
+}
+
+/**
+ * An error the tool itself reported (a JSON error result or event): the cause it states, or an
+ * unknown runtime failure.
  */
 export function reportedError(runtimeName: string, text: string, context: Record<string, unknown>, clock: ResetClock = {}): HivewatchError {
-  const known = usageLimitFromText(runtimeName, text, context, clock) ?? userErrorFromText(runtimeName, text, context);
+  const known = statedError(runtimeName, text, context, clock);
   if (known) return known;
-  const origin = `runtime:${runtimeName}`;
   const detail = firstLine(text) || 'no details given';
-  if (mentionsRateLimit(text)) {
-    return new HivewatchError('RUNTIME_RATE_LIMIT', { message: `runtime ${runtimeName} was rate limited: ${detail}`, origin, context });
-  }
-  return new HivewatchError('RUNTIME_UNKNOWN', { message: `runtime ${runtimeName} reported an error: ${detail}`, origin, context });
+  return new HivewatchError('RUNTIME_UNKNOWN', { message: `runtime ${runtimeName} reported an error: ${detail}`, origin: `runtime:${runtimeName}`, context });
 }
 
 /** One tool call the CLI's permission layer refused. */

@@ -71,7 +71,7 @@ describe('claude-code preset', () => {
       expect(error.origin).toBe('runtime:claude-code');
     }
     expect(failure(readClaudeCodeOutput(observed('claude-code', CLAUDE_OVERLOADED))).message).toBe(
-      'runtime claude-code was rate limited: API Error: Overloaded',
+      'claude-code: the API is rate limited or overloaded: API Error: Overloaded',
     );
   });
 
@@ -99,7 +99,7 @@ describe('claude-code preset', () => {
   it('reads an invalid API key on stderr as the user\'s error, not a crash', () => {
     const error = failure(readClaudeCodeOutput(observed('claude-code', '', { exitCode: 1, stderr: 'Invalid API key' })));
     expect(error.code).toBe('USER_INVALID_CONFIG');
-    expect(error.message).toBe('runtime claude-code is not signed in or its API key was refused: Invalid API key');
+    expect(error.message).toBe('claude-code is not signed in or its API key was refused: Invalid API key');
   });
 
   it('runs the preset end to end with command: pointing at a stand-in executable', async () => {
@@ -152,7 +152,7 @@ describe('codex-cli preset', () => {
     const error = failure(readCodexCliOutput(observed('codex-cli', CODEX_RATE_LIMITED, { exitCode: 1 })));
     expect(error.code).toBe('RUNTIME_RATE_LIMIT');
     expect(error.origin).toBe('runtime:codex-cli');
-    expect(error.message).toBe('runtime codex-cli was rate limited: exceeded retry limit, last status: 429 Too Many Requests');
+    expect(error.message).toBe('codex-cli: the API is rate limited or overloaded (HTTP 429): exceeded retry limit, last status: 429 Too Many Requests');
   });
 
   it('turns another failed turn into RUNTIME_UNKNOWN', () => {
