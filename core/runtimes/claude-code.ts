@@ -4,7 +4,6 @@ import { claudeCodeEnv, type TelemetryTarget } from '../otel/env.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
 import {
-  firstLine,
   InnerRetries,
   permissionDenied,
   positional,

@@ -47,6 +47,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       await client.query('ALTER TABLE hosts ADD COLUMN machine TEXT, ADD COLUMN start_time TEXT');
     },
   },
+  {
+    version: 12,
+    name: "external sessions: the open prompt's attempt and outcome",
+    up: async (client) => {
+      await client.query('ALTER TABLE external_runs ADD COLUMN prompt_state TEXT');
+    },
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
