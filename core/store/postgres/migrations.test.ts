@@ -63,7 +63,7 @@ describe.skipIf(!binaries)('migratePostgres', () => {
       'failure_rollups_hour', 'hosts', 'journal_head', 'otel_payloads', 'run_commands', 'run_counts', 'run_hosts', 'runs',
       'schema_version', 'settings', 'steps', 'tasks',
     ]);
-    expect(await postgresSchemaVersion(pool)).toBe(11);
+    expect(await postgresSchemaVersion(pool)).toBe(12);
     const { rows } = await pool.query('SELECT version, applied_at FROM schema_version ORDER BY version');
     expect(rows).toEqual([
       { version: 9, applied_at: 1_000 },
@@ -85,7 +85,7 @@ describe.skipIf(!binaries)('migratePostgres', () => {
     const results = await Promise.all([pool, ...others].map((each) => migratePostgres(each)));
     expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9, 10, 11, 12]]);
     const { rows } = await pool.query('SELECT COUNT(*) AS count FROM schema_version');
-    expect(rows).toEqual([{ count: 3 }]);
+    expect(rows).toEqual([{ count: 4 }]);
   });
 
   it('refuses a database newer than this build with the words SQLite uses', async () => {
