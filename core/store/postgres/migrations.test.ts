@@ -69,6 +69,7 @@ describe.skipIf(!binaries)('migratePostgres', () => {
       { version: 9, applied_at: 1_000 },
       { version: 10, applied_at: 1_000 },
       { version: 11, applied_at: 1_000 },
+      { version: 12, applied_at: 1_000 },
     ]);
     const hostColumns = await pool.query<{ name: string }>(
       "SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'hosts' ORDER BY ordinal_position",
