@@ -22,6 +22,11 @@ export interface SessionRef {
   parent: { runId: string; taskId: string; attempt: number } | null;
   /** Values of the session's resource or attributes the receiver did not take as sent (bounds.ts). */
   adjustments: Adjustment[];
+  /**
+   * The record names no session (no `session.id`, `conversation.id` or Hivewatch attempt): it
+   * never starts a run of its own (ingest.ts attaches it to its agent's one open session, if any).
+   */
+  anonymous?: boolean;
 }
 
 type FactBody =
@@ -129,10 +134,23 @@ function attr(record: TelemetryRecord, key: string): AttributeValue | undefined 
   return own(record.attributes, key) ?? own(record.resource, key);
 }
 
+/**
+ * OTEL_RESOURCE_ATTRIBUTES values are percent-encoded (the OpenTelemetry spec); Claude Code
+ * decodes them, Codex 0.169.0 passes them as given (docs/real-agents.md): decoded here for both.
+ */
+function percentDecoded(value: string | null): string | null {
+  if (value === null || !/%[0-9A-Fa-f]{2}/.test(value)) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 /** The Hivewatch attempt a preset's child reports from (OTEL_RESOURCE_ATTRIBUTES, see presetTelemetryEnv). */
 function parentOf(record: TelemetryRecord, bounded: Bounded): SessionRef['parent'] {
-  const runId = bounded.id(str(own(record.resource, 'hivewatch.run_id')), 'resource.hivewatch.run_id');
-  const taskId = bounded.id(str(own(record.resource, 'hivewatch.task_id')), 'resource.hivewatch.task_id');
+  const runId = bounded.id(percentDecoded(str(own(record.resource, 'hivewatch.run_id'))), 'resource.hivewatch.run_id');
+  const taskId = bounded.id(percentDecoded(str(own(record.resource, 'hivewatch.task_id'))), 'resource.hivewatch.task_id');
   const attempt = bounded.integer(num(own(record.resource, 'hivewatch.attempt')), 'resource.hivewatch.attempt', 1, 1_000_000);
   return runId && taskId && attempt !== null ? { runId, taskId, attempt } : null;
 }
@@ -148,7 +166,8 @@ export function sessionOf(record: TelemetryRecord): SessionRef {
   const service = str(own(record.resource, 'service.name')) ?? agent;
   const version = str(own(record.resource, 'service.version')) ?? str(attr(record, 'app.version'));
   const source = bounded.text(version ? `${service} ${version}` : service, 'resource.service.name', 200) as string;
-  return { agent, origin: `runtime:${agent}`, sessionId, source, parent, adjustments: bounded.adjustments };
+  const anonymous = bySession === null && str(attr(record, 'conversation.id')) === null;
+  return { agent, origin: `runtime:${agent}`, sessionId, source, parent, adjustments: bounded.adjustments, ...(anonymous ? { anonymous } : {}) };
 }
 
 export const sessionKeyOf = (s: Pick<SessionRef, 'origin' | 'sessionId'>): string => `${s.origin}\n${s.sessionId}`;
