@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../errors/classify.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { codexOtelOverrides, resourceAttributes } from '../otel/env.js';
@@ -34,12 +36,24 @@ export const CODEX_CLI_RETRIES: PresetRetryOwnership = {
   how: 'not configurable for the built-in openai provider: Codex retries requests (4) and streams (10) inside one attempt',
 };
 
-export function codexCliArgs(prompt: string, model: string | null): string[] {
-  return ['exec', '--json', ...(model ? ['--model', model] : []), ...positional(prompt)];
+/**
+ * `skipGitRepoCheck`: the attempt runs outside any git repository, where Codex refuses to start
+ * ("Not inside a trusted directory and --skip-git-repo-check was not specified"; docs/presets.md).
+ */
+export function codexCliArgs(prompt: string, model: string | null, skipGitRepoCheck = false): string[] {
+  return ['exec', '--json', ...(skipGitRepoCheck ? ['--skip-git-repo-check'] : []), ...(model ? ['--model', model] : []), ...positional(prompt)];
 }
 
-export function codexCliArgv(agent: AgentSpec, prompt: string): string[] | AttemptResult {
-  return presetArgv(agent, prompt, ['codex'], codexCliArgs(prompt, agent.model));
+export function codexCliArgv(agent: AgentSpec, prompt: string, skipGitRepoCheck = false): string[] | AttemptResult {
+  return presetArgv(agent, prompt, ['codex'], codexCliArgs(prompt, agent.model, skipGitRepoCheck));
+}
+
+/** Whether `dir` or a folder above it holds `.git` (a repository, or a worktree's `.git` file). */
+export function insideGitRepository(dir: string): boolean {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    if (existsSync(join(at, '.git'))) return true;
+    if (dirname(at) === at) return false;
+  }
 }
 
 export interface CodexRun {
@@ -164,7 +178,8 @@ export class CodexCliRuntime implements SessionRuntime {
 
   async execute(request: AttemptRequest, signal: AbortSignal): Promise<AttemptResult> {
     if (signal.aborted) return { kind: 'cancelled' };
-    const argv = codexCliArgv(request.agent, request.prompt);
+    const cwd = request.cwd ?? request.agent.cwd ?? process.cwd();
+    const argv = codexCliArgv(request.agent, request.prompt, !insideGitRepository(cwd));
     if (!Array.isArray(argv)) return argv;
     // Codex takes its exporter from config (`-c` overrides, before the subcommand); the attempt's identity
     // rides on OTEL_RESOURCE_ATTRIBUTES (issue #11 part 5, docs/otel.md).

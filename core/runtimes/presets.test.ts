@@ -1,6 +1,9 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeCodeRuntime, claudeCodeArgv, parseClaudeCodeOutput, readClaudeCodeOutput } from './claude-code.js';
-import { CodexCliRuntime, codexCliArgv, parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
+import { CodexCliRuntime, codexCliArgv, insideGitRepository, parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
 import { shellQuote } from './command-line.js';
 import { mentionsRateLimit } from './preset.js';
 import { agent, attempt, failure, NEVER, observed } from './test-support.js';
@@ -135,6 +138,7 @@ describe('codex-cli preset', () => {
     expect(codexCliArgv(agent({ runtime: 'codex-cli' }), 'do it')).toEqual(['codex', 'exec', '--json', 'do it']);
     expect(codexCliArgv(agent({ runtime: 'codex-cli', model: 'o3' }), 'do it')).toEqual(['codex', 'exec', '--json', '--model', 'o3', 'do it']);
     expect(codexCliArgv(agent({ runtime: 'codex-cli' }), '-x')).toEqual(['codex', 'exec', '--json', '--', '-x']);
+    expect(codexCliArgv(agent({ runtime: 'codex-cli' }), 'do it', true)).toEqual(['codex', 'exec', '--json', '--skip-git-repo-check', 'do it']);
   });
 
   it('reads the last agent message of a completed turn', () => {
@@ -210,5 +214,24 @@ describe('mentionsRateLimit', () => {
     expect(mentionsRateLimit('Overloaded')).toBe(true);
     expect(mentionsRateLimit('rate_limit_error')).toBe(true);
     expect(mentionsRateLimit('Invalid API key')).toBe(false);
+  });
+});
+
+describe('codex-cli outside a git repository', () => {
+  it('is told --skip-git-repo-check only where no folder up from the attempt holds .git', () => {
+    const root = mkdtempSync(join(tmpdir(), 'hw-codex-git-'));
+    try {
+      mkdirSync(join(root, 'repo', '.git'), { recursive: true });
+      mkdirSync(join(root, 'repo', 'src'));
+      mkdirSync(join(root, 'plain'));
+      expect(insideGitRepository(join(root, 'repo', 'src'))).toBe(true);
+      // A worktree's .git is a file.
+      mkdirSync(join(root, 'worktree'));
+      writeFileSync(join(root, 'worktree', '.git'), 'gitdir: /elsewhere\n');
+      expect(insideGitRepository(join(root, 'worktree'))).toBe(true);
+      expect(insideGitRepository(join(root, 'plain'))).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
