@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { appFlowsDirOf } from '../core/service/flow-keys.js';
 import { startDemo } from '../core/service/demo.js';
-import { otelPortOf, startHostReceiver } from '../core/otel/host.js';
+import { DEFAULT_QUIET_MS } from '../core/otel/ingest.js';
+import { otelIdleOf, otelPortOf, startHostReceiver } from '../core/otel/host.js';
 import { readNotificationSettings } from '../core/service/notify-settings.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { defaultDatabasePath, openStore, printableLocation, type HivewatchStore } from '../core/store/index.js';
@@ -47,7 +48,7 @@ protocol.registerSchemesAsPrivileged([
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: flags } = parseArgs({
   args: process.argv.slice(app.isPackaged ? 1 : 2),
-  options: { db: { type: 'string' }, demo: { type: 'boolean', default: false }, 'otel-port': { type: 'string' } },
+  options: { db: { type: 'string' }, demo: { type: 'boolean', default: false }, 'otel-port': { type: 'string' }, 'otel-idle': { type: 'string' } },
   strict: false,
   allowPositionals: true,
 });
@@ -159,7 +160,13 @@ async function start(): Promise<void> {
     console.error(`Hivewatch: ${(error as Error).message}; no OpenTelemetry receiver`);
     otelPort = null;
   }
-  const otel = await startHostReceiver(store, otelPort, (line) => console.error(line));
+  let otelIdleMs = DEFAULT_QUIET_MS;
+  try {
+    otelIdleMs = otelIdleOf(typeof flags['otel-idle'] === 'string' ? flags['otel-idle'] : undefined);
+  } catch (error) {
+    console.error(`Hivewatch: ${(error as Error).message}; using the default quiet period`);
+  }
+  const otel = await startHostReceiver(store, otelPort, (line) => console.error(line), otelIdleMs);
   const service = await createHivewatchService({
     store,
     telemetry: () => (otel ? { endpoint: otel.endpoint, token: otel.token } : null),

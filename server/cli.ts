@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ExitCode } from '../core/cli/io.js';
-import { otelPortOf } from '../core/otel/host.js';
+import { otelIdleOf, otelPortOf } from '../core/otel/host.js';
 import { detectElectron } from './launcher.js';
 import { startServer, type RunningServer } from './main.js';
 import { packagePaths } from '../shell-common/paths.js';
@@ -30,8 +30,8 @@ const processIo: CliIo = {
 };
 
 const USAGE = `Usage:
-  hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off]
-  hivewatch start [--port N] [--db PATH] [--demo] [--browser] [--no-open] [--otel-port N|off]
+  hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off] [--otel-idle DURATION]
+  hivewatch start [--port N] [--db PATH] [--demo] [--browser] [--no-open] [--otel-port N|off] [--otel-idle DURATION]
 `;
 
 interface Flags {
@@ -39,6 +39,9 @@ interface Flags {
   /** The OTLP receiver's port (default HIVEWATCH_OTEL_PORT, else 4318), null for `off`. */
   otelPort: number | null;
   otelPortText: string | undefined;
+  /** The quiet period that ends an agent session (--otel-idle, else HIVEWATCH_OTEL_IDLE, else 10 minutes). */
+  otelIdleMs: number;
+  otelIdleText: string | undefined;
   db: string | undefined;
   demo: boolean;
   browser: boolean;
@@ -51,6 +54,7 @@ function parse(argv: readonly string[], command: 'serve' | 'start'): Flags {
     options: {
       port: { type: 'string' },
       'otel-port': { type: 'string' },
+      'otel-idle': { type: 'string' },
       db: { type: 'string' },
       demo: { type: 'boolean', default: false },
       ...(command === 'start' ? { browser: { type: 'boolean', default: false }, 'no-open': { type: 'boolean', default: false } } : {}),
@@ -68,10 +72,13 @@ function parse(argv: readonly string[], command: 'serve' | 'start'): Flags {
   const db = values.db === undefined ? undefined : String(values.db);
   if (db !== undefined && db.trim() === '') throw new Error('--db needs a file path or a postgres:// URL');
   const otelPortText = values['otel-port'] === undefined ? undefined : String(values['otel-port']);
+  const otelIdleText = values['otel-idle'] === undefined ? undefined : String(values['otel-idle']);
   return {
     port,
     otelPort: otelPortOf(otelPortText),
     otelPortText,
+    otelIdleMs: otelIdleOf(otelIdleText),
+    otelIdleText,
     db,
     demo: values.demo === true,
     browser: (values as Record<string, unknown>).browser === true,
@@ -148,6 +155,7 @@ async function browserShell(flags: Flags, io: CliIo, open: boolean, why: string 
       ...(flags.port !== undefined ? { port: flags.port } : {}),
       ...(dbPath !== undefined ? { dbPath } : {}),
       otelPort: flags.otelPort,
+      otelIdleMs: flags.otelIdleMs,
       demo: flags.demo,
       open,
       log: (line) => io.err(`${line}\n`),
@@ -171,6 +179,7 @@ async function electronShell(binary: string, flags: Flags, io: CliIo): Promise<n
   if (flags.db !== undefined) args.push('--db', flags.db);
   if (flags.demo) args.push('--demo');
   if (flags.otelPortText !== undefined) args.push('--otel-port', flags.otelPortText);
+  if (flags.otelIdleText !== undefined) args.push('--otel-idle', flags.otelIdleText);
   const env = { ...process.env };
   delete env.ELECTRON_RUN_AS_NODE;
   io.out(`Opening the Hivewatch window (Electron: ${binary})\n`);

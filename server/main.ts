@@ -39,6 +39,8 @@ export interface StartServerOptions {
   defaultAgent?: string | null;
   /** The OTLP receiver's port (docs/otel.md); null / absent: none (the `serve` command passes 4318 unless told). */
   otelPort?: number | null;
+  /** The quiet period that ends an agent session (docs/otel.md "Sessions"); default 10 minutes. */
+  otelIdleMs?: number;
   log?: (line: string) => void;
 }
 
@@ -85,7 +87,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   if (userFlowsDir !== null) mkdirSync(userFlowsDir, { recursive: true });
 
   // Before the service: the presets it runs send their telemetry here (issue #11 part 5).
-  const otel = await startHostReceiver(store, options.otelPort ?? null, log);
+  const otel = await startHostReceiver(store, options.otelPort ?? null, log, options.otelIdleMs);
   const service = await createHivewatchService({
     store,
     telemetry: () => (otel ? { endpoint: otel.endpoint, token: otel.token } : null),

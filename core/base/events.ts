@@ -192,8 +192,11 @@ export type HivewatchEventBody =
    * successful tool result) or that Hivewatch does not know (`known: false`): kept and shown.
    */
   | { type: 'externalEvent'; name: string; known: boolean; taskId: string | null; attributes: Record<string, unknown> }
-  /** An external run sent nothing for `quietMs`: it ends (status completed) until events resume. */
-  | { type: 'externalRunIdle'; quietMs: number; lastEventAt: number }
+  /**
+   * An external run sent nothing for `quietMs`: it ends until events resume, `completed`, or
+   * `failed` with `error` (and its `chain`, as runFailed's) when its last prompt failed.
+   */
+  | { type: 'externalRunIdle'; quietMs: number; lastEventAt: number; error?: ErrorEnvelope; chain?: FailureLink[] }
   /** Events resumed after `externalRunIdle`: the run is running again. */
   | { type: 'externalRunReopened'; idleSince: number };
 

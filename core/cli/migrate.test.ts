@@ -210,9 +210,10 @@ describe.skipIf(!binaries)(skipTitle('hivewatch migrate (SQLite file to PostgreS
     expect((await target.runLineage('chain-2'))).toEqual(await source.runLineage('chain-2'));
 
     // The agent session continues on the team database; the machine's own settings stay behind.
-    // The open one is copied as it is (running), not refused: no process of the laptop hosts it.
+    // The open one is copied as it is (running), not refused: no process of the laptop hosts it. The ended one's last prompt
+    // failed (a 401), so it ended failed.
     const external = (await source.listRuns({ text: 'session', limit: 10 })).runs;
-    expect(external.map((r) => [r.flow, r.status]).sort()).toEqual([['external:claude-code', 'completed'], ['external:codex-cli', 'running']]);
+    expect(external.map((r) => [r.flow, r.status]).sort()).toEqual([['external:claude-code', 'failed'], ['external:codex-cli', 'running']]);
     for (const run of external) {
       const started = (await source.getEvents(run.id, 0, 1))[0];
       const key = sessionKeyOf(started?.type === 'runStarted' && started.external ? started.external : { origin: '?', sessionId: '?' });

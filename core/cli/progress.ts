@@ -1,6 +1,6 @@
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import type { HivewatchEvent } from '../base/events.js';
-import { formatDuration } from '../flow/duration.js';
+import { formatDuration } from '../base/duration.js';
 
 /**
  * Human progress for `hivewatch run` on a terminal: one line per meaningful event, and on a TTY

@@ -1,6 +1,6 @@
 import { WorkspaceMode } from '../flow/agent-work.js';
 import { formatDiagnostic } from '../flow/ast.js';
-import { parseDuration } from '../flow/duration.js';
+import { parseDuration } from '../base/duration.js';
 import type { EventSink } from '../base/events.js';
 import type { ResumePoint } from '../base/resume-point.js';
 import type { HivewatchStore } from '../store/index.js';

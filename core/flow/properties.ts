@@ -1,6 +1,6 @@
 import { NO_RETRY, validateRetryPolicy, type BackoffKind, type RetryPolicy } from '../base/errors/retry.js';
 import { OnFail, type Position, type Property, type PropertyValue, type Template } from './ast.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../base/duration.js';
 import { describeValue } from './parse-properties.js';
 import { RUNTIME_KINDS, type RuntimeKind } from './plan.js';
 import { parseSimulate } from './simulate.js';

@@ -29,6 +29,8 @@ export interface TelemetryRecord {
   signal: OtlpSignal;
   /** The log body when it is text and not the name itself. */
   body: string | null;
+  /** A span event's span: its own attributes (an event's attribute of the same key hides the span's in `attributes`). */
+  spanAttributes?: Attributes;
 }
 
 export type OtlpSignal = 'logs' | 'traces';
@@ -206,6 +208,7 @@ function spanEvents(request: Obj): TelemetryRecord[] {
             resource,
             signal: 'traces',
             body: null,
+            spanAttributes: spanAttrs,
           });
         }
       }

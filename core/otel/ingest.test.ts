@@ -149,9 +149,14 @@ describe('OtelIngester: the quiet period', () => {
     now += 2;
     expect(await i.sweep()).toEqual([runId]);
     const ended = (await store.getRun(runId))!;
-    expect(ended.run.status).toBe('completed');
-    expect(ended.tasks.map((t) => t.status)).toEqual(['succeeded', 'succeeded']);
-    expect((await store.getEvents(runId)).at(-1)).toMatchObject({ type: 'externalRunIdle', quietMs: DEFAULT_QUIET_MS, lastEventAt: T0 + 200_000 });
+    // Its last prompt's last request failed (401) and nothing succeeded after it: the session failed, with that failure.
+    expect(ended.run).toMatchObject({ status: 'failed', endingCode: 'USER_INVALID_CONFIG', endingTaskId: 'prompt-2-p-2', endingAttempt: 2 });
+    expect(ended.tasks.map((t) => t.status)).toEqual(['succeeded', 'failed']);
+    expect((await store.getEvents(runId)).at(-1)).toMatchObject({ type: 'externalRunIdle', quietMs: DEFAULT_QUIET_MS, lastEventAt: T0 + 200_000, error: { code: 'USER_INVALID_CONFIG' } });
+    const dispositions = (await store.listErrors({ limit: 10 })).errors.map((e) => [e.code, e.disposition]);
+    expect(dispositions).toContainEqual(['USER_INVALID_CONFIG', 'unhandled']);
+    expect(dispositions.filter(([, d]) => d === 'unhandled')).toHaveLength(1);
+    expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
     expect(await i.sweep()).toEqual([]);
 
     now += 60_000;

@@ -28,6 +28,8 @@ export interface IngestResult {
   duplicate: boolean;
   /** The external runs the payload touched. */
   runIds: string[];
+  /** Records that named no session and found no one open session of their agent to join: not journaled. */
+  unattached: number;
 }
 
 function withSeq(runId: string, from: number, planned: readonly PlannedEvent[]): HivewatchEvent[] {
@@ -63,8 +65,15 @@ export class OtelIngester {
     const receivedAt = this.now();
     const storePrompts = (await this.store.getSetting(STORE_PROMPTS_SETTING)) === 'on';
     const bySession = new Map<string, { session: SessionRef; records: TelemetryRecord[] }>();
+    const joined = new Map<string, SessionRef | null>();
+    let unattached = 0;
     for (const record of records) {
-      const session = sessionOf(record);
+      const named = sessionOf(record);
+      const session = named.anonymous ? await this.openSessionOf(named, joined) : named;
+      if (session === null) {
+        unattached += 1;
+        continue;
+      }
       const key = sessionKeyOf(session);
       const group = bySession.get(key);
       if (group) group.records.push(record);
@@ -79,7 +88,26 @@ export class OtelIngester {
       rows.push({ ...plan.row, lastSeq: before.lastSeq + plan.events.length });
     }
     const fresh = await this.store.ingestExternal({ digest, records: records.length, receivedAt, sessions: rows }, events);
-    return { records: records.length, duplicate: !fresh, runIds: rows.map((r) => r.runId) };
+    return { records: records.length, duplicate: !fresh, runIds: rows.map((r) => r.runId), unattached };
+  }
+
+  /**
+   * The session a record that names none belongs to: its agent's one open session (Codex's
+   * "flushing OTEL metrics" record carries no conversation id), else none — it is not journaled,
+   * never a run of its own (docs/otel.md "Sessions"). Looked up once per agent and payload.
+   */
+  private async openSessionOf(given: SessionRef, joined: Map<string, SessionRef | null>): Promise<SessionRef | null> {
+    const parent = given.parent === null ? '' : `${given.parent.runId}\n${given.parent.taskId}\n${given.parent.attempt}`;
+    const key = `${given.origin}\n${parent}`;
+    if (!joined.has(key)) {
+      const open = (await this.store.quietExternalSessions(Number.MAX_SAFE_INTEGER)).filter((row) => row.origin === given.origin);
+      // The session of the same Hivewatch attempt when the record names one, else the agent's only open session.
+      const sameAttempt = open.filter((row) => given.parent !== null && row.parent !== null && JSON.stringify(row.parent) === JSON.stringify(given.parent));
+      const candidates = sameAttempt.length > 0 ? sameAttempt : open;
+      const only = candidates.length === 1 ? candidates[0] : undefined;
+      joined.set(key, only ? { ...given, sessionId: only.sessionId, parent: only.parent, adjustments: [], anonymous: false } : null);
+    }
+    return joined.get(key) ?? null;
   }
 
   /** Ends every session quiet for `quietMs` (status completed); returns their run ids. */

@@ -22,13 +22,32 @@ export interface SessionRef {
   parent: { runId: string; taskId: string; attempt: number } | null;
   /** Values of the session's resource or attributes the receiver did not take as sent (bounds.ts). */
   adjustments: Adjustment[];
+  /**
+   * The record names no session (no `session.id`, `conversation.id` or Hivewatch attempt): it
+   * never starts a run of its own (ingest.ts attaches it to its agent's one open session, if any).
+   */
+  anonymous?: boolean;
 }
 
 type FactBody =
   | { kind: 'prompt'; promptId: string | null }
+  /** A request that ended well (Claude Code's `api_request`). */
   | { kind: 'apiRequest'; promptId: string | null; durationMs: number }
-  | { kind: 'apiError'; promptId: string | null; status: number | null; message: string; reportedAttempt: number | null; durationMs: number; model: string | null }
+  /** A request the provider answered and whose stream is still to come (Codex's 2xx `api_request`). */
+  | { kind: 'requestOpened'; promptId: string | null; durationMs: number }
+  /** The open request's stream ended well (Codex's `response.completed` without an error). */
+  | { kind: 'streamCompleted'; promptId: string | null }
+  /** The answer reached the agent (Claude Code's `assistant_response`): the prompt's request succeeded. */
+  | { kind: 'responded'; promptId: string | null }
+  /**
+   * A failed request. `stream`: it failed inside an open request's stream (Codex's `sse_event`
+   * errors: the first of a stream is its failure, the ones after it repeat it).
+   */
+  | { kind: 'apiError'; promptId: string | null; status: number | null; message: string; reportedAttempt: number | null; durationMs: number; model: string | null; stream: boolean }
+  /** A try the CLI made again (Claude Code's trace event `gen_ai.request.attempt` n of the request's N). */
+  | { kind: 'retriedTry'; promptId: string | null; tryNumber: number; tries: number; status: number | null; message: string | null }
   | { kind: 'toolFailed'; promptId: string | null; tool: string; message: string }
+  | { kind: 'toolSucceeded'; promptId: string | null }
   | { kind: 'other'; promptId: string | null; known: boolean };
 
 /** A record's meaning, and the values of it the receiver did not take as sent. */
@@ -40,6 +59,9 @@ const KNOWN = new Set([
   'claude_code.tool_decision', 'claude_code.api_request_body', 'claude_code.api_response_body',
   'codex.conversation_starts', 'codex.api_request', 'codex.sse_event', 'codex.user_prompt',
   'codex.tool_decision', 'codex.tool_result', 'codex.websocket_request', 'codex.websocket_event', 'codex.turn_ttft',
+  // Seen from the real CLIs (docs/real-agents.md): Claude Code 2.1.332 and Codex 0.169.0.
+  'claude_code.api_retries_exhausted', 'claude_code.assistant_response', 'gen_ai.request.attempt',
+  'codex.startup_phase', 'codex.auth_recovery',
 ]);
 
 const str = (v: AttributeValue | undefined): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
@@ -112,10 +134,23 @@ function attr(record: TelemetryRecord, key: string): AttributeValue | undefined 
   return own(record.attributes, key) ?? own(record.resource, key);
 }
 
+/**
+ * OTEL_RESOURCE_ATTRIBUTES values are percent-encoded (the OpenTelemetry spec); Claude Code
+ * decodes them, Codex 0.169.0 passes them as given (docs/real-agents.md): decoded here for both.
+ */
+function percentDecoded(value: string | null): string | null {
+  if (value === null || !/%[0-9A-Fa-f]{2}/.test(value)) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 /** The Hivewatch attempt a preset's child reports from (OTEL_RESOURCE_ATTRIBUTES, see presetTelemetryEnv). */
 function parentOf(record: TelemetryRecord, bounded: Bounded): SessionRef['parent'] {
-  const runId = bounded.id(str(own(record.resource, 'hivewatch.run_id')), 'resource.hivewatch.run_id');
-  const taskId = bounded.id(str(own(record.resource, 'hivewatch.task_id')), 'resource.hivewatch.task_id');
+  const runId = bounded.id(percentDecoded(str(own(record.resource, 'hivewatch.run_id'))), 'resource.hivewatch.run_id');
+  const taskId = bounded.id(percentDecoded(str(own(record.resource, 'hivewatch.task_id'))), 'resource.hivewatch.task_id');
   const attempt = bounded.integer(num(own(record.resource, 'hivewatch.attempt')), 'resource.hivewatch.attempt', 1, 1_000_000);
   return runId && taskId && attempt !== null ? { runId, taskId, attempt } : null;
 }
@@ -131,7 +166,8 @@ export function sessionOf(record: TelemetryRecord): SessionRef {
   const service = str(own(record.resource, 'service.name')) ?? agent;
   const version = str(own(record.resource, 'service.version')) ?? str(attr(record, 'app.version'));
   const source = bounded.text(version ? `${service} ${version}` : service, 'resource.service.name', 200) as string;
-  return { agent, origin: `runtime:${agent}`, sessionId, source, parent, adjustments: bounded.adjustments };
+  const anonymous = bySession === null && str(attr(record, 'conversation.id')) === null;
+  return { agent, origin: `runtime:${agent}`, sessionId, source, parent, adjustments: bounded.adjustments, ...(anonymous ? { anonymous } : {}) };
 }
 
 export const sessionKeyOf = (s: Pick<SessionRef, 'origin' | 'sessionId'>): string => `${s.origin}\n${s.sessionId}`;
@@ -154,8 +190,11 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
   const promptId = bounded.id(str(a('prompt.id')), 'attributes.prompt.id');
   const durationMs = bounded.duration(num(a('duration_ms')), 'attributes.duration_ms');
   const model = bounded.text(str(a('model')), 'attributes.model', 200);
-  const reportedAttempt = num(a('attempt'));
   const message = (key: string): string | null => bounded.text(str(a(key)), `attributes.${key}`);
+  // Codex counts the tries of one stream attempt from 0; Claude Code counts requests from 1.
+  const given = num(a('attempt'));
+  const reportedAttempt = given !== null && name.startsWith('codex.') ? given + 1 : given;
+  const failure = { promptId, reportedAttempt, durationMs, model };
   switch (name) {
     case 'claude_code.user_prompt':
     case 'codex.user_prompt':
@@ -163,17 +202,22 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
     case 'claude_code.api_request':
       return { kind: 'apiRequest', promptId, durationMs };
     case 'claude_code.api_error':
-      return { kind: 'apiError', promptId, status: statusOf(record, bounded), message: message('error') ?? 'API error', reportedAttempt, durationMs, model };
+      return { kind: 'apiError', ...failure, status: statusOf(record, bounded), message: message('error') ?? 'API error', stream: false };
+    case 'claude_code.assistant_response':
+      return { kind: 'responded', promptId };
+    case 'gen_ai.request.attempt':
+      return retriedTry(record, promptId, bounded);
     case 'codex.api_request': {
       // Codex reports every request here, failed or not: an error message or a non-2xx status is a failure.
       const status = statusOf(record, bounded);
       const error = message('error.message');
-      if (error === null && (status === null || (status >= 200 && status < 300))) return { kind: 'apiRequest', promptId, durationMs };
-      return { kind: 'apiError', promptId, status, message: error ?? `HTTP ${status}`, reportedAttempt, durationMs, model };
+      if (error === null && (status === null || (status >= 200 && status < 300))) return { kind: 'requestOpened', promptId, durationMs };
+      return { kind: 'apiError', ...failure, status, message: error ?? `HTTP ${status}`, stream: false };
     }
     case 'codex.sse_event': {
       const error = message('error.message');
-      if (error !== null) return { kind: 'apiError', promptId, status: null, message: error, reportedAttempt, durationMs, model };
+      if (error !== null) return { kind: 'apiError', ...failure, status: null, message: error, stream: true };
+      if (str(a('event.kind')) === 'response.completed') return { kind: 'streamCompleted', promptId };
       return { kind: 'other', promptId, known: true };
     }
     case 'claude_code.tool_result':
@@ -182,11 +226,28 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
         const tool = bounded.text(str(a('tool_name')), 'attributes.tool_name', 200) ?? 'unknown';
         return { kind: 'toolFailed', promptId, tool, message: message('error') ?? message('output') ?? '' };
       }
-      return { kind: 'other', promptId, known: true };
+      return { kind: 'toolSucceeded', promptId };
     }
     default:
       return { kind: 'other', promptId, known: KNOWN.has(name) };
   }
+}
+
+/**
+ * Claude Code's trace event `gen_ai.request.attempt` {attempt n} on its `claude_code.llm_request`
+ * span {attempt N}: one per try of the request. Try N is the request the logs report
+ * (`api_request` or `api_error`); a try before it is one the CLI made again, and when the request
+ * failed in the end the span says why (its `status_code` and `error`).
+ */
+function retriedTry(record: TelemetryRecord, promptId: string | null, bounded: Bounded): FactBody {
+  const span = record.spanAttributes ?? {};
+  const tryNumber = num(own(record.attributes, 'attempt'));
+  const tries = num(own(span, 'attempt'));
+  if (tryNumber === null || tries === null || !Number.isInteger(tryNumber) || tryNumber >= tries || tryNumber < 1) return { kind: 'other', promptId, known: true };
+  const failed = bool(own(span, 'success')) === false;
+  const status = failed ? bounded.integer(num(own(span, 'status_code')), 'span.status_code', 100, 599) : null;
+  const message = failed ? bounded.text(str(own(span, 'error')), 'span.error') : null;
+  return { kind: 'retriedTry', promptId, tryNumber, tries, status, message };
 }
 
 /** The attributes journaled with a kept event: the prompt's text only when the operator allows it. */

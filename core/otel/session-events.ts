@@ -1,22 +1,20 @@
 import { createHash } from 'node:crypto';
-import type { HivewatchEventBody } from '../base/events.js';
 import type { ExternalSessionRow } from '../store/external.js';
 import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { apiFailureError, toolFailureError } from './classify.js';
+import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
 import type { TelemetryRecord } from './decode.js';
 import { eventName, EXTERNAL_FLOW_PREFIX, factOf, keptAttributes, sessionKeyOf, type Fact, type SessionRef } from './mapping.js';
 
 /**
  * The journal events of one session's records (pure, given the session's bookkeeping): the run
  * starts at the session's first record with one step that holds every prompt task; a prompt
- * starts a task (ending the previous one); each API request or error is an attempt of the open
- * task; an API error or a failed tool is an `errorOccurred`; everything else an `externalEvent`.
+ * starts a task (ending the previous one with its outcome); each API request the CLI reports,
+ * and each try it made again, is an attempt of the open task; an API error or a failed tool is
+ * an `errorOccurred`; everything else an `externalEvent` (docs/otel.md "Mapping").
  */
 
-/** Every external run has one step: the session; its prompts are the step's tasks. */
-const SESSION_STEP = 1;
-
-export type PlannedEvent = HivewatchEventBody & { ts: number };
+export { planIdle,  type PlannedEvent } from './session-journal.js';
 
 export interface PlanOptions {
   /** The operator allows prompt text in the journal (setting `otel.store_prompts`). */
@@ -35,7 +33,7 @@ const LABEL: Record<string, string> = { 'claude-code': 'Claude Code', 'codex-cli
 export function newSessionRow(session: SessionRef, at: number): ExternalSessionRow {
   return {
     sessionKey: sessionKeyOf(session), runId: externalRunId(session), origin: session.origin, sessionId: session.sessionId,
-    parent: session.parent, lastEventAt: at, idle: false, openTask: null, openTaskAttempts: 0, taskCount: 0, lastSeq: 0,
+    parent: session.parent, lastEventAt: at, idle: false, openTask: null, openTaskAttempts: 0, taskCount: 0, promptState: null, lastSeq: 0,
   };
 }
 
@@ -53,20 +51,17 @@ export function planSession(
   const first = records[0];
   plan.begin(first ? plan.timeOf(first).ts : options.receivedAt);
   for (const record of records) plan.add(record);
-  return { events: plan.events, row: plan.row };
+  return { events: plan.events, row: plan.finish() };
 }
 
 /** One payload's events of one session, and the session's bookkeeping as they leave it. */
-class SessionPlan {
-  readonly events: PlannedEvent[] = [];
-  readonly row: ExternalSessionRow;
-
+class SessionPlan extends SessionJournal {
   constructor(
     private readonly session: SessionRef,
     row: ExternalSessionRow,
     private readonly options: PlanOptions,
   ) {
-    this.row = { ...row };
+    super(row);
   }
 
   /** A record's time: its own when sane, else the payload's arrival (bounds.ts). */
@@ -78,7 +73,7 @@ class SessionPlan {
   begin(startTs: number): void {
     const { session, row: r } = this;
     if (r.lastSeq === 0) {
-      this.events.push({
+      this.push({
         type: 'runStarted', ts: startTs,
         flow: `${EXTERNAL_FLOW_PREFIX}${session.agent}`,
         flowName: `${LABEL[session.agent] ?? session.agent} session ${session.sessionId.slice(0, 8)}`,
@@ -89,11 +84,11 @@ class SessionPlan {
           ...(session.parent ? { parent: session.parent } : {}),
         },
       });
-      this.events.push({ type: 'stepStarted', ts: startTs, step: SESSION_STEP, frontier: [] });
+      this.push({ type: 'stepStarted', ts: startTs, step: SESSION_STEP, frontier: [] });
       // The session's own values (its id, its service's name) are noted once, when its run starts.
       this.noteAdjusted(startTs, 'session', session.adjustments);
     } else if (r.idle) {
-      this.events.push({ type: 'externalRunReopened', ts: startTs, idleSince: r.lastEventAt });
+      this.push({ type: 'externalRunReopened', ts: startTs, idleSince: r.lastEventAt });
     }
     r.idle = false;
   }
@@ -101,15 +96,18 @@ class SessionPlan {
   /** Values the receiver did not take as sent, journaled just before the events they belong to. */
   private noteAdjusted(ts: number, event: string, adjustments: readonly Adjustment[]): void {
     if (adjustments.length === 0) return;
-    this.events.push({ type: 'externalEvent', ts, name: ADJUSTED_EVENT, known: true, taskId: this.row.openTask, attributes: { event, adjustments: [...adjustments] } });
+    this.push({ type: 'externalEvent', ts, name: ADJUSTED_EVENT, known: true, taskId: this.row.openTask, attributes: { event, adjustments: [...adjustments] } });
   }
 
-  private closeOpenTask(ts: number): void {
+  /** Whether a record of `promptId` belongs to the open task (adopting the id when the task was opened without one). */
+  private belongs(promptId: string | null): boolean {
     const r = this.row;
-    if (r.openTask === null) return;
-    this.events.push({ type: 'taskSucceeded', ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask, attempts: r.openTaskAttempts, output: '' });
-    r.openTask = null;
-    r.openTaskAttempts = 0;
+    if (r.openTask === null) return false;
+    if (promptId === null || r.openTask === promptTaskId(promptId, r.taskCount) || this.state.promptId === promptId) return true;
+    if (!this.state.anonymous) return false;
+    this.state.anonymous = false;
+    this.state.promptId = promptId;
+    return true;
   }
 
   private openTask(promptId: string | null, ts: number): void {
@@ -117,7 +115,8 @@ class SessionPlan {
     this.closeOpenTask(ts);
     r.taskCount += 1;
     r.openTask = promptTaskId(promptId, r.taskCount);
-    this.events.push({
+    this.state = { promptId, anonymous: promptId === null, open: null, outcome: null, failure: null };
+    this.push({
       type: 'taskStarted', ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask,
       name: `prompt ${r.taskCount}`, agent: this.session.agent, maxAttempts: 0,
     });
@@ -125,14 +124,18 @@ class SessionPlan {
 
   /** The task an API or tool event belongs to: its prompt's (a new task when that prompt was not seen). */
   private taskFor(promptId: string | null, ts: number): { taskId: string; ordinal: number } {
-    const r = this.row;
-    if (r.openTask === null || (promptId !== null && r.openTask !== promptTaskId(promptId, r.taskCount))) this.openTask(promptId, ts);
-    return { taskId: r.openTask as string, ordinal: r.taskCount - 1 };
+    if (!this.belongs(promptId)) this.openTask(promptId, ts);
+    return { taskId: this.row.openTask as string, ordinal: this.row.taskCount - 1 };
+  }
+
+  /** A request was sent that nothing answered yet (a prompt, a tool's result the agent sends on). */
+  private awaiting(ts: number): void {
+    if (this.state.open === null) this.state.open = { attempt: null, since: ts };
   }
 
   /** One record's events. */
   add(record: TelemetryRecord): void {
-    const { session, row: r, events, options } = this;
+    const { row: r, options } = this;
     const { ts, adjustment } = this.timeOf(record);
     r.lastEventAt = Math.max(r.lastEventAt, options.receivedAt);
     const fact: Fact = factOf(record);
@@ -140,63 +143,114 @@ class SessionPlan {
     const adjustments = adjustment ? [adjustment, ...fact.adjustments] : fact.adjustments;
     this.noteAdjusted(ts, name || '(unnamed)', adjustments);
     const context = {
-      session: session.sessionId, prompt: fact.promptId, event: name,
-      ...(session.parent ? { hivewatch: session.parent } : {}),
+      session: this.session.sessionId, prompt: fact.promptId, event: name,
+      ...(this.session.parent ? { hivewatch: this.session.parent } : {}),
       ...(adjustments.length > 0 ? { adjustments } : {}),
     };
-    const flow = `${EXTERNAL_FLOW_PREFIX}${session.agent}`;
+    const kept = (known: boolean): void => {
+      this.push({ type: 'externalEvent', ts, name: name || '(unnamed)', known, taskId: r.openTask, attributes: keptAttributes(record.attributes, options.storePrompts) });
+    };
     switch (fact.kind) {
       case 'prompt':
         // A prompt event that arrives after its own API events (exporters batch independently) joins their task.
-        if (r.openTask === null || fact.promptId === null || r.openTask !== promptTaskId(fact.promptId, r.taskCount)) this.openTask(fact.promptId, ts);
-        events.push({ type: 'externalEvent', ts, name, known: true, taskId: r.openTask, attributes: keptAttributes(record.attributes, options.storePrompts) });
+        if (fact.promptId === null || !this.belongs(fact.promptId)) this.openTask(fact.promptId, ts);
+        this.awaiting(ts);
+        this.push({ type: 'externalEvent', ts, name, known: true, taskId: r.openTask, attributes: keptAttributes(record.attributes, options.storePrompts) });
         break;
       case 'apiRequest': {
-        const t = this.taskFor(fact.promptId, ts);
-        r.openTaskAttempts += 1;
-        const ref = { step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId, attempt: r.openTaskAttempts };
-        events.push({ type: 'attemptStarted', ts: ts - fact.durationMs, ...ref });
-        events.push({ type: 'attemptSucceeded', ts, ...ref, durationMs: fact.durationMs });
+        this.taskFor(fact.promptId, ts);
+        const ref = this.nextAttempt();
+        this.push({ type: 'attemptStarted', ts: ts - fact.durationMs, ...ref });
+        this.succeeded(ref, ts, fact.durationMs);
         break;
       }
-      case 'apiError': {
-        const t = this.taskFor(fact.promptId, ts);
-        r.openTaskAttempts += 1;
-        const ref = { step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId, attempt: r.openTaskAttempts };
-        const error = apiFailureError({
-          runtime: session.agent, status: fact.status, message: fact.message, timestamp: ts,
-          context: { ...context, model: fact.model, reportedAttempt: fact.reportedAttempt, durationMs: fact.durationMs },
-          correlation: { flow, run: r.runId, step: SESSION_STEP, task: t.taskId, attempt: ref.attempt },
-        }).toEnvelope();
-        events.push({ type: 'attemptStarted', ts: ts - fact.durationMs, ...ref });
-        // The CLI retries a recoverable API error itself: counted as handled (retrying), like the engine's retried attempts.
-        events.push({ type: 'errorOccurred', ts, error, caught: false, retrying: error.recoverable, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });
-        events.push({ type: 'attemptFailed', ts, ...ref, durationMs: fact.durationMs, error });
+      case 'requestOpened': {
+        this.taskFor(fact.promptId, ts);
+        const ref = this.nextAttempt();
+        this.push({ type: 'attemptStarted', ts: ts - fact.durationMs, ...ref });
+        this.state.open = { attempt: ref.attempt, since: ts - fact.durationMs };
         break;
       }
-      case 'toolFailed': {
-        const t = this.taskFor(fact.promptId, ts);
-        const error = toolFailureError(session.agent, fact.tool, fact.message, {
-          timestamp: ts, context,
-          correlation: { flow, run: r.runId, step: SESSION_STEP, task: t.taskId, attempt: r.openTaskAttempts || null },
-        }).toEnvelope();
-        // The agent sees the tool's failure and goes on: it handles it (caught), the session does not fail.
-        events.push({ type: 'errorOccurred', ts, error, caught: true, retrying: false, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });
+      case 'streamCompleted':
+      case 'responded': {
+        const open = this.state.open?.attempt ?? null;
+        if (open !== null && this.belongs(fact.promptId)) this.succeeded(this.openAttemptRef(open), ts, 0);
+        else if (this.belongs(fact.promptId)) this.state.outcome = this.state.outcome ?? 'succeeded';
+        kept(true);
         break;
       }
+      case 'apiError':
+        this.apiError(fact, ts, context, record);
+        break;
+      case 'retriedTry':
+        this.retriedTry(fact, ts, context);
+        kept(true);
+        break;
+      case 'toolFailed':
+        this.tool(fact, ts, context);
+        break;
+      case 'toolSucceeded':
+        this.tool(fact, ts, context);
+        kept(true);
+        break;
       case 'other':
-        events.push({ type: 'externalEvent', ts, name: name || '(unnamed)', known: fact.known, taskId: r.openTask, attributes: keptAttributes(record.attributes, options.storePrompts) });
+        kept(fact.known);
         break;
     }
   }
-}
 
-/** The events that end a quiet session: its open task succeeds, then the run goes idle. */
-export function planIdle(row: ExternalSessionRow, quietMs: number, now: number): { events: PlannedEvent[]; row: ExternalSessionRow } {
-  const events: PlannedEvent[] = [];
-  if (row.openTask !== null) {
-    events.push({ type: 'taskSucceeded', ts: now, step: SESSION_STEP, ordinal: row.taskCount - 1, taskId: row.openTask, attempts: row.openTaskAttempts, output: '' });
+  private apiError(fact: Extract<Fact, { kind: 'apiError' }>, ts: number, context: Record<string, unknown>, record: TelemetryRecord): void {
+    const open = this.state.open?.attempt ?? null;
+    // A stream's later error events repeat its failure (Codex sends two): kept, not counted again.
+    if (fact.stream && open === null && this.state.outcome === 'failed' && this.belongs(fact.promptId)) {
+      this.push({ type: 'externalEvent', ts, name: eventName(record), known: true, taskId: this.row.openTask, attributes: keptAttributes(record.attributes, this.options.storePrompts) });
+      return;
+    }
+    this.taskFor(fact.promptId, ts);
+    const ref = open !== null ? this.openAttemptRef(open) : this.nextAttempt();
+    if (open === null) this.push({ type: 'attemptStarted', ts: ts - fact.durationMs, ...ref });
+    const error = apiFailureError({
+      runtime: this.session.agent, status: fact.status, message: fact.message, timestamp: ts,
+      context: { ...context, model: fact.model, reportedAttempt: fact.reportedAttempt, durationMs: fact.durationMs },
+      correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: ref.taskId, attempt: ref.attempt },
+    }).toEnvelope();
+    // The CLI reports a request's error once it stopped trying it (Claude Code after its retries, Codex per
+    // request): not a retry in progress. It is the prompt's failure until something succeeds after it.
+    this.failed(ref, ts, fact.durationMs, error, false);
   }
-  events.push({ type: 'externalRunIdle', ts: now, quietMs, lastEventAt: row.lastEventAt });
-  return { events, row: { ...row, idle: true, openTask: null, openTaskAttempts: 0 } };
+
+  /** A try the CLI made again: a failed attempt, handled at once (the CLI retried it). */
+  private retriedTry(fact: Extract<Fact, { kind: 'retriedTry' }>, ts: number, context: Record<string, unknown>): void {
+    this.taskFor(fact.promptId, ts);
+    const ref = this.nextAttempt();
+    const why = fact.message ?? `${this.session.agent} retried the request (try ${fact.tryNumber} of ${fact.tries}); its telemetry does not say why`;
+    const error = apiFailureError({
+      runtime: this.session.agent, status: fact.status, message: why, timestamp: ts,
+      context: { ...context, reportedAttempt: fact.tryNumber, tries: fact.tries },
+      correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: ref.taskId, attempt: ref.attempt },
+    }).toEnvelope();
+    const open = this.state.open;
+    this.push({ type: 'attemptStarted', ts, ...ref });
+    this.failed(ref, ts, 0, error, true);
+    this.state.open = open;
+  }
+
+  private tool(fact: Extract<Fact, { kind: 'toolFailed' | 'toolSucceeded' }>, ts: number, context: Record<string, unknown>): void {
+    const t = this.taskFor(fact.promptId, ts);
+    if (fact.kind === 'toolFailed') {
+      const error = toolFailureError(this.session.agent, fact.tool, fact.message, {
+        timestamp: ts, context,
+        correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: t.taskId, attempt: this.row.openTaskAttempts || null },
+      }).toEnvelope();
+      // The agent sees the tool's failure and goes on: it handles it (caught); the prompt fails only when nothing succeeds after it.
+      const seq = this.push({ type: 'errorOccurred', ts, error, caught: true, retrying: false, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });
+      this.state.outcome = 'failed';
+      this.state.failure = { seq, error };
+    } else {
+      this.state.outcome = 'succeeded';
+      this.state.failure = null;
+    }
+    // The agent sends the tool's result on to the model: a request is in flight again.
+    this.awaiting(ts);
+  }
 }

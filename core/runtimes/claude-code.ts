@@ -1,18 +1,15 @@
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { claudeCodeEnv, type TelemetryTarget } from './telemetry-env.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
 import {
-  firstLine,
   InnerRetries,
   permissionDenied,
   positional,
   presetArgv,
   reportedError,
-  usageLimitFromText,
-  userErrorFromText,
+  statedError,
   type DeniedTool,
   type PresetRetryOwnership,
 } from './preset.js';
@@ -118,35 +115,8 @@ export function parseClaudeCodeOutput(stdout: string): { ok: true; value: Claude
 }
 
 /**
- * What an API status in the result says (the Agent SDK's `api_error_status`): 429 a rate limit,
- * 529 overloaded (waited out like a rate limit), 401/403 not signed in and other 4xx a request
- * the user's configuration made invalid (never retried), 5xx a server error (retried). Null for
- * a status that says nothing more than the text.
- */
-function errorFromApiStatus(runtimeName: string, status: number, text: string, context: Record<string, unknown>): HivewatchError | null {
-  const origin = `runtime:${runtimeName}`;
-  const detail = firstLine(text) || 'no details given';
-  const ctx = { ...context, apiErrorStatus: status };
-  if (status === 429) return new HivewatchError('RUNTIME_RATE_LIMIT', { message: `runtime ${runtimeName} was rate limited (HTTP 429): ${detail}`, origin, context: ctx });
-  if (status === 529) return new HivewatchError('RUNTIME_RATE_LIMIT', { message: `runtime ${runtimeName}: the API is overloaded (HTTP 529): ${detail}`, origin, context: ctx });
-  if (status === 401 || status === 403) {
-    return userErrorFromText(runtimeName, `unauthorized (HTTP ${status}): ${detail}`, ctx);
-  }
-  if (status === 400 || status === 404 || status === 413 || status === 422) {
-    return new HivewatchError('USER_INVALID_CONFIG', {
-      message: `runtime ${runtimeName}: the API rejected the request (HTTP ${status}): ${detail}`,
-      origin: 'user',
-      recoveryHint: "Check the agent's model: and prompt size",
-      context: { ...ctx, runtime: runtimeName },
-    });
-  }
-  if (status >= 500 && status <= 599) return new HivewatchError('RUNTIME_UNKNOWN', { message: `runtime ${runtimeName}: API server error (HTTP ${status}): ${detail}`, origin, context: ctx });
-  return null;
-}
-
-/**
  * Reads a finished `claude` process. Order: what ended the run for reasons outside the agent
- * (usage limit, API status, sign-in, bad arguments) first, then denied permissions (even in a
+ * (the provider's failure as the one classifier reads it, bad arguments) first, then denied permissions (even in a
  * "successful" result), then any other reported error, then the exit status, then the result.
  */
 export function readClaudeCodeOutput(observation: RuntimeObservation, at: ReadContext = {}): AttemptResult {
@@ -157,17 +127,14 @@ export function readClaudeCodeOutput(observation: RuntimeObservation, at: ReadCo
     // A failed process explains unparsable output better than the parse error does.
     if (processError === null) return { kind: 'failed', error: malformedOutput(name, parsed.reason, observation.stdout) };
     const context = { exitCode: observation.exitCode };
-    const stated = usageLimitFromText(name, observation.stderr, context, at) ?? userErrorFromText(name, observation.stderr, context);
-    return { kind: 'failed', error: stated ?? processError };
+    return { kind: 'failed', error: statedError(name, observation.stderr, context, at) ?? processError };
   }
   const r = parsed.value;
   const text = r.result ?? (r.errors.length > 0 ? r.errors.join('; ') : r.subtype ? `error result (${r.subtype})` : 'error result');
   const context = { subtype: r.subtype, exitCode: observation.exitCode, sessionId: r.sessionId };
   if (r.isError) {
-    const stated =
-      usageLimitFromText(name, text, context, at) ??
-      (r.apiErrorStatus === null ? null : errorFromApiStatus(name, r.apiErrorStatus, text, context)) ??
-      userErrorFromText(name, text, context);
+    // The API status it reported and its words, read by the classifier the ingest uses too.
+    const stated = statedError(name, text, { ...context, ...(r.apiErrorStatus === null ? {} : { apiErrorStatus: r.apiErrorStatus }) }, at, r.apiErrorStatus);
     if (stated) return { kind: 'failed', error: stated };
   }
   if (r.permissionDenials.length > 0) {

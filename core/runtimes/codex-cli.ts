@@ -1,10 +1,12 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { codexOtelOverrides, resourceAttributes } from './telemetry-env.js';
 import type { PresetTelemetryOptions } from './claude-code.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
-import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, usageLimitFromText, userErrorFromText, type DeniedTool, type PresetRetryOwnership } from './preset.js';
+import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, statedError, type DeniedTool, type PresetRetryOwnership } from './preset.js';
 import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 
@@ -34,12 +36,24 @@ export const CODEX_CLI_RETRIES: PresetRetryOwnership = {
   how: 'not configurable for the built-in openai provider: Codex retries requests (4) and streams (10) inside one attempt',
 };
 
-function codexCliArgs(prompt: string, model: string | null): string[] {
-  return ['exec', '--json', ...(model ? ['--model', model] : []), ...positional(prompt)];
+/**
+ * `skipGitRepoCheck`: the attempt runs outside any git repository, where Codex refuses to start
+ * ("Not inside a trusted directory and --skip-git-repo-check was not specified"; docs/presets.md).
+ */
+function codexCliArgs(prompt: string, model: string | null, skipGitRepoCheck = false): string[] {
+  return ['exec', '--json', ...(skipGitRepoCheck ? ['--skip-git-repo-check'] : []), ...(model ? ['--model', model] : []), ...positional(prompt)];
 }
 
-export function codexCliArgv(agent: AgentSpec, prompt: string): string[] | AttemptResult {
-  return presetArgv(agent, prompt, ['codex'], codexCliArgs(prompt, agent.model));
+export function codexCliArgv(agent: AgentSpec, prompt: string, skipGitRepoCheck = false): string[] | AttemptResult {
+  return presetArgv(agent, prompt, ['codex'], codexCliArgs(prompt, agent.model, skipGitRepoCheck));
+}
+
+/** Whether `dir` or a folder above it holds `.git` (a repository, or a worktree's `.git` file). */
+export function insideGitRepository(dir: string): boolean {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    if (existsSync(join(at, '.git'))) return true;
+    if (dirname(at) === at) return false;
+  }
 }
 
 export interface CodexRun {
@@ -136,7 +150,7 @@ export function readCodexCliOutput(observation: RuntimeObservation, at: ReadCont
   const context = { exitCode: observation.exitCode, threadId: run.threadId };
   if (run.outcome === 'failed') {
     const text = run.failure ?? 'turn failed';
-    const stated = usageLimitFromText(name, text, context, at) ?? userErrorFromText(name, text, context);
+    const stated = statedError(name, text, context, at);
     if (stated) return { kind: 'failed', error: stated };
   }
   if (run.declined.length > 0) {
@@ -147,8 +161,7 @@ export function readCodexCliOutput(observation: RuntimeObservation, at: ReadCont
   }
   const processError = classifyObservation(observation);
   if (processError) {
-    const stated = usageLimitFromText(name, observation.stderr, context, at) ?? userErrorFromText(name, observation.stderr, context);
-    return { kind: 'failed', error: stated ?? processError };
+    return { kind: 'failed', error: statedError(name, observation.stderr, context, at) ?? processError };
   }
   if (run.message === null) {
     const reason = run.events === 0 ? 'no JSON events on stdout' : `no agent message among ${run.events} events`;
@@ -165,7 +178,8 @@ export class CodexCliRuntime implements SessionRuntime {
 
   async execute(request: AttemptRequest, signal: AbortSignal): Promise<AttemptResult> {
     if (signal.aborted) return { kind: 'cancelled' };
-    const argv = codexCliArgv(request.agent, request.prompt);
+    const cwd = request.cwd ?? request.agent.cwd ?? process.cwd();
+    const argv = codexCliArgv(request.agent, request.prompt, !insideGitRepository(cwd));
     if (!Array.isArray(argv)) return argv;
     // Codex takes its exporter from config (`-c` overrides, before the subcommand); the attempt's identity
     // rides on OTEL_RESOURCE_ATTRIBUTES (issue #11 part 5, docs/otel.md).

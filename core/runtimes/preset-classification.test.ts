@@ -35,7 +35,7 @@ const claudeCases: Case[] = [
     category: 'runtime',
     recoverable: true,
     origin: 'runtime:claude-code',
-    message: 'runtime claude-code reached its usage limit: Claude AI usage limit reached|1795449600',
+    message: 'claude-code: reached its usage limit: Claude AI usage limit reached|1795449600',
     context: { usageLimit: true, resetAt: 1_795_449_600_000 },
   },
   {
@@ -44,7 +44,7 @@ const claudeCases: Case[] = [
     category: 'runtime',
     recoverable: true,
     origin: 'runtime:claude-code',
-    message: "runtime claude-code reached its usage limit: You've reached your session limit · resets 3pm (Europe/Copenhagen)",
+    message: "claude-code: reached its usage limit (HTTP 429): You've reached your session limit · resets 3pm (Europe/Copenhagen)",
     // 3pm in Copenhagen (UTC+1 in November) is 14:00 UTC, after the attempt's 12:00.
     context: { usageLimit: true, resetAt: Date.UTC(2026, 10, 23, 14, 0) },
   },
@@ -55,7 +55,7 @@ const claudeCases: Case[] = [
     recoverable: true,
     origin: 'runtime:claude-code',
     message:
-      'runtime claude-code was rate limited (HTTP 429): API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}',
+      'claude-code: the API is rate limited or overloaded (HTTP 429): API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}',
     context: { apiErrorStatus: 429 },
   },
   {
@@ -64,16 +64,16 @@ const claudeCases: Case[] = [
     category: 'runtime',
     recoverable: true,
     origin: 'runtime:claude-code',
-    message: 'runtime claude-code: the API is overloaded (HTTP 529): API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+    message: 'claude-code: the API is rate limited or overloaded (HTTP 529): API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
     context: { apiErrorStatus: 529 },
   },
   {
     file: 'claude-code/api-500.json',
-    code: 'RUNTIME_UNKNOWN',
+    code: 'RUNTIME_PROVIDER_ERROR',
     category: 'runtime',
     recoverable: true,
     origin: 'runtime:claude-code',
-    message: 'runtime claude-code: API server error (HTTP 500): API Error: 500 {"type":"error","error":{"type":"api_error","message":"Internal server error"}}',
+    message: `claude-code: the provider's API failed (HTTP 500): API Error: 500 {"type":"error","error":{"type":"api_error","message":"Internal server error"}}`,
     context: { apiErrorStatus: 500 },
   },
   {
@@ -82,7 +82,7 @@ const claudeCases: Case[] = [
     category: 'user',
     recoverable: false,
     origin: 'user',
-    message: 'runtime claude-code is not signed in or its API key was refused: unauthorized (HTTP 401): Invalid API key · Please run /login',
+    message: 'claude-code is not signed in or its API key was refused (HTTP 401): Invalid API key · Please run /login',
   },
   {
     file: 'claude-code/permission-denied.json',
@@ -128,7 +128,7 @@ const codexCases: Case[] = [
     recoverable: true,
     origin: 'runtime:codex-cli',
     message:
-      "runtime codex-cli reached its usage limit: You've hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro) or try again in 2 hours 30 minutes.",
+      "codex-cli: reached its usage limit: You've hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro) or try again in 2 hours 30 minutes.",
     context: { usageLimit: true, resetAt: NOW + 2.5 * 3_600_000 },
   },
   {
@@ -138,7 +138,7 @@ const codexCases: Case[] = [
     recoverable: true,
     origin: 'runtime:codex-cli',
     message:
-      "runtime codex-cli reached its usage limit: You've hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at 3:28 PM.",
+      "codex-cli: reached its usage limit: You've hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at 3:28 PM.",
     // No zone printed: the machine's (New York, UTC-5 in November), so 20:28 UTC.
     context: { usageLimit: true, resetAt: Date.UTC(2026, 10, 23, 20, 28) },
   },
@@ -149,7 +149,7 @@ const codexCases: Case[] = [
     recoverable: true,
     origin: 'runtime:codex-cli',
     message:
-      "runtime codex-cli reached its usage limit: You've hit your usage limit. To get more access now, send a request to your admin or try again in 3 days 6 hours 57 minutes.",
+      "codex-cli: reached its usage limit: You've hit your usage limit. To get more access now, send a request to your admin or try again in 3 days 6 hours 57 minutes.",
     context: { resetAt: NOW + 3 * 86_400_000 + 6 * 3_600_000 + 57 * 60_000 },
   },
   {
@@ -168,15 +168,15 @@ const codexCases: Case[] = [
     category: 'user',
     recoverable: false,
     origin: 'user',
-    message: 'runtime codex-cli is not signed in or its API key was refused: unexpected status 401 Unauthorized: Incorrect API key provided',
+    message: 'codex-cli is not signed in or its API key was refused (HTTP 401): unexpected status 401 Unauthorized: Incorrect API key provided',
   },
   {
     file: 'codex-cli/server-error.jsonl',
-    code: 'RUNTIME_UNKNOWN',
+    code: 'RUNTIME_PROVIDER_ERROR',
     category: 'runtime',
     recoverable: true,
     origin: 'runtime:codex-cli',
-    message: 'runtime codex-cli reported an error: exceeded retry limit, last status: 500 Internal Server Error',
+    message: "codex-cli: the provider's API failed (HTTP 500): exceeded retry limit, last status: 500 Internal Server Error",
   },
   {
     file: 'codex-cli/stderr-unexpected-argument.txt',

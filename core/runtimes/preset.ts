@@ -5,7 +5,8 @@ import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandT
 import { agentConfigError, unsafeCommand } from './command.js';
 import type { AttemptResult } from './runtime.js';
 import { agentOrigin } from './simulated.js';
-import { parseUsageLimit, type ResetClock } from './usage-limit.js';
+import { knownProviderFailure } from './provider-failure.js';
+import type { ResetClock } from './usage-limit.js';
 
 /**
  * What the agent-CLI presets (claude-code, codex-cli) share: how an agent's `command:` may
@@ -64,7 +65,7 @@ const NOT_SIGNED_IN = /invalid api key|please run \/login|not logged in|authenti
 const BAD_ARGUMENTS = /unknown option|unexpected argument|invalid value for|too many arguments|error: (?:option|argument) '[^']*'/i;
 
 /** The user's error a CLI's words report (not signed in, a bad command line), or null. */
-export function userErrorFromText(runtimeName: string, text: string, context: Record<string, unknown>): HivewatchError | null {
+function userErrorFromText(runtimeName: string, text: string, context: Record<string, unknown>): HivewatchError | null {
   const detail = firstLine(text) || 'no details given';
   if (NOT_SIGNED_IN.test(text)) {
     return new HivewatchError('USER_INVALID_CONFIG', {
@@ -85,31 +86,25 @@ export function userErrorFromText(runtimeName: string, text: string, context: Re
   return null;
 }
 
-/** A usage limit the CLI's words report, with its reset time in context.resetAt when one is readable. */
-export function usageLimitFromText(runtimeName: string, text: string, context: Record<string, unknown>, clock: ResetClock): HivewatchError | null {
-  const limit = parseUsageLimit(text, clock);
-  if (limit === null) return null;
-  const detail = firstLine(text) || 'no details given';
-  return new HivewatchError('RUNTIME_RATE_LIMIT', {
-    message: `runtime ${runtimeName} reached its usage limit: ${detail}`,
-    origin: `runtime:${runtimeName}`,
-    context: { ...context, usageLimit: true, ...(limit.resetAt === null ? {} : { resetAt: limit.resetAt }) },
-  });
+/**
+ * The cause a CLI's words (or the API status it reported) state: a provider failure the one
+ * classifier knows (provider-failure.ts: usage and rate limits, sign-in, refusals, timeouts, the
+ * provider's server errors, an untrusted directory), else a command line the CLI rejected; null
+ * when they state none.
+ */
+export function statedError(runtimeName: string, text: string, context: Record<string, unknown>, clock: ResetClock = {}, status: number | null = null): HivewatchError | null {
+  return knownProviderFailure({ runtime: runtimeName, status, message: text, context, clock }) ?? userErrorFromText(runtimeName, text, context);
 }
 
 /**
- * An error the tool itself reported (a JSON error result or event): a usage limit (with its reset
- * time), the user's error, a rate limit, or an unknown runtime failure.
+ * An error the tool itself reported (a JSON error result or event): the cause it states, or an
+ * unknown runtime failure.
  */
 export function reportedError(runtimeName: string, text: string, context: Record<string, unknown>, clock: ResetClock = {}): HivewatchError {
-  const known = usageLimitFromText(runtimeName, text, context, clock) ?? userErrorFromText(runtimeName, text, context);
+  const known = statedError(runtimeName, text, context, clock);
   if (known) return known;
-  const origin = `runtime:${runtimeName}`;
   const detail = firstLine(text) || 'no details given';
-  if (mentionsRateLimit(text)) {
-    return new HivewatchError('RUNTIME_RATE_LIMIT', { message: `runtime ${runtimeName} was rate limited: ${detail}`, origin, context });
-  }
-  return new HivewatchError('RUNTIME_UNKNOWN', { message: `runtime ${runtimeName} reported an error: ${detail}`, origin, context });
+  return new HivewatchError('RUNTIME_UNKNOWN', { message: `runtime ${runtimeName} reported an error: ${detail}`, origin: `runtime:${runtimeName}`, context });
 }
 
 /** One tool call the CLI's permission layer refused. */

@@ -1,6 +1,9 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeCodeRuntime, claudeCodeArgv, parseClaudeCodeOutput, readClaudeCodeOutput } from './claude-code.js';
-import { CodexCliRuntime, codexCliArgv, parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
+import { CodexCliRuntime, codexCliArgv, insideGitRepository, parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
 import { shellQuote } from './command-line.js';
 import { mentionsRateLimit } from './preset.js';
 import { agent, attempt, failure, NEVER, observed } from './testing.js';
@@ -71,7 +74,7 @@ describe('claude-code preset', () => {
       expect(error.origin).toBe('runtime:claude-code');
     }
     expect(failure(readClaudeCodeOutput(observed('claude-code', CLAUDE_OVERLOADED))).message).toBe(
-      'runtime claude-code was rate limited: API Error: Overloaded',
+      'claude-code: the API is rate limited or overloaded: API Error: Overloaded',
     );
   });
 
@@ -99,7 +102,7 @@ describe('claude-code preset', () => {
   it('reads an invalid API key on stderr as the user\'s error, not a crash', () => {
     const error = failure(readClaudeCodeOutput(observed('claude-code', '', { exitCode: 1, stderr: 'Invalid API key' })));
     expect(error.code).toBe('USER_INVALID_CONFIG');
-    expect(error.message).toBe('runtime claude-code is not signed in or its API key was refused: Invalid API key');
+    expect(error.message).toBe('claude-code is not signed in or its API key was refused: Invalid API key');
   });
 
   it('runs the preset end to end with command: pointing at a stand-in executable', async () => {
@@ -135,6 +138,7 @@ describe('codex-cli preset', () => {
     expect(codexCliArgv(agent({ runtime: 'codex-cli' }), 'do it')).toEqual(['codex', 'exec', '--json', 'do it']);
     expect(codexCliArgv(agent({ runtime: 'codex-cli', model: 'o3' }), 'do it')).toEqual(['codex', 'exec', '--json', '--model', 'o3', 'do it']);
     expect(codexCliArgv(agent({ runtime: 'codex-cli' }), '-x')).toEqual(['codex', 'exec', '--json', '--', '-x']);
+    expect(codexCliArgv(agent({ runtime: 'codex-cli' }), 'do it', true)).toEqual(['codex', 'exec', '--json', '--skip-git-repo-check', 'do it']);
   });
 
   it('reads the last agent message of a completed turn', () => {
@@ -152,7 +156,7 @@ describe('codex-cli preset', () => {
     const error = failure(readCodexCliOutput(observed('codex-cli', CODEX_RATE_LIMITED, { exitCode: 1 })));
     expect(error.code).toBe('RUNTIME_RATE_LIMIT');
     expect(error.origin).toBe('runtime:codex-cli');
-    expect(error.message).toBe('runtime codex-cli was rate limited: exceeded retry limit, last status: 429 Too Many Requests');
+    expect(error.message).toBe('codex-cli: the API is rate limited or overloaded (HTTP 429): exceeded retry limit, last status: 429 Too Many Requests');
   });
 
   it('turns another failed turn into RUNTIME_UNKNOWN', () => {
@@ -210,5 +214,24 @@ describe('mentionsRateLimit', () => {
     expect(mentionsRateLimit('Overloaded')).toBe(true);
     expect(mentionsRateLimit('rate_limit_error')).toBe(true);
     expect(mentionsRateLimit('Invalid API key')).toBe(false);
+  });
+});
+
+describe('codex-cli outside a git repository', () => {
+  it('is told --skip-git-repo-check only where no folder up from the attempt holds .git', () => {
+    const root = mkdtempSync(join(tmpdir(), 'hw-codex-git-'));
+    try {
+      mkdirSync(join(root, 'repo', '.git'), { recursive: true });
+      mkdirSync(join(root, 'repo', 'src'));
+      mkdirSync(join(root, 'plain'));
+      expect(insideGitRepository(join(root, 'repo', 'src'))).toBe(true);
+      // A worktree's .git is a file.
+      mkdirSync(join(root, 'worktree'));
+      writeFileSync(join(root, 'worktree', '.git'), 'gitdir: /elsewhere\n');
+      expect(insideGitRepository(join(root, 'worktree'))).toBe(true);
+      expect(insideGitRepository(join(root, 'plain'))).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

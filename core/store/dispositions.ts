@@ -102,8 +102,12 @@ export function settleRun(before: RunRow, run: RunRow, event: HivewatchEvent, pe
   let unhandled: ReadonlySet<number> = new Set();
   let head: number | null = null;
   switch (event.type) {
+    case 'externalRunIdle':
     case 'runFailed': {
-      const chain = event.chain !== undefined && event.chain.length > 0 ? event.chain : derivedChain(event.error, pending);
+      // A quiet external session whose last prompt failed ends like a failed run; otherwise it completed.
+      if (event.type === 'externalRunIdle' && event.error === undefined) break;
+      const error = event.error as ErrorEnvelope;
+      const chain = event.chain !== undefined && event.chain.length > 0 ? event.chain : derivedChain(error, pending);
       setEnding(run, chain);
       unhandled = new Set(chain.flatMap((link) => (link.seq === null ? [] : [link.seq])));
       head = chain[0]?.seq ?? null;

@@ -21,6 +21,11 @@ export interface ExternalSessionRow {
   openTask: string | null;
   openTaskAttempts: number;
   taskCount: number;
+  /**
+   * What the open prompt has come to (its open attempt, its last outcome, the failure that ended
+   * it), as JSON the ingest owns (core/otel/session-state.ts); null when nothing is known.
+   */
+  promptState?: string | null;
   /** The run's last journaled seq (read, never written here). */
   lastSeq: number;
 }
@@ -46,7 +51,7 @@ type Row = {
   session_key: string; run_id: string; origin: string; session_id: string;
   parent_run_id: string | null; parent_task_id: string | null; parent_attempt: number | null;
   last_event_at: number; idle: number; open_task: string | null; open_task_attempts: number; task_count: number;
-  last_seq: number | null;
+  prompt_state: string | null; last_seq: number | null;
 };
 
 const SELECT = `SELECT x.*, r.last_seq FROM external_runs AS x LEFT JOIN runs AS r ON r.id = x.run_id`;
@@ -66,6 +71,7 @@ function fromRow(r: Row): ExternalSessionRow {
     openTask: r.open_task,
     openTaskAttempts: r.open_task_attempts,
     taskCount: r.task_count,
+    promptState: r.prompt_state ?? null,
     lastSeq: r.last_seq ?? 0,
   };
 }
@@ -103,10 +109,11 @@ export function* rememberPayload(_dialect: Dialect, batch: ExternalBatch): Query
 
 // Positional parameters (not named ones): the PostgreSQL executor numbers `?` in order.
 const UPSERT_SESSION = `INSERT INTO external_runs (session_key, run_id, origin, session_id, parent_run_id, parent_task_id, parent_attempt,
-       last_event_at, idle, open_task, open_task_attempts, task_count)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       last_event_at, idle, open_task, open_task_attempts, task_count, prompt_state)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (session_key) DO UPDATE SET last_event_at = excluded.last_event_at, idle = excluded.idle,
-       open_task = excluded.open_task, open_task_attempts = excluded.open_task_attempts, task_count = excluded.task_count`;
+       open_task = excluded.open_task, open_task_attempts = excluded.open_task_attempts, task_count = excluded.task_count,
+       prompt_state = excluded.prompt_state`;
 
 export function* writeSessions(_dialect: Dialect, sessions: readonly ExternalSessionRow[]): Query<void> {
   for (const given of sessions) {
@@ -114,7 +121,7 @@ export function* writeSessions(_dialect: Dialect, sessions: readonly ExternalSes
     yield* run(UPSERT_SESSION, [
       s.sessionKey, s.runId, s.origin, s.sessionId,
       s.parent?.runId ?? null, s.parent?.taskId ?? null, s.parent?.attempt ?? null,
-      s.lastEventAt, s.idle ? 1 : 0, s.openTask, s.openTaskAttempts, s.taskCount,
+      s.lastEventAt, s.idle ? 1 : 0, s.openTask, s.openTaskAttempts, s.taskCount, s.promptState ?? null,
     ]);
   }
 }

@@ -45,7 +45,18 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'failure model: error dispositions, ending errors, failure rollups', up: failureModel },
   { version: 11, name: 'host leases: heartbeat, machine and process start time of every host', up: hostLeases },
   { version: 12, name: 'bytewise collation of every text column (PostgreSQL; SQLite already is)', up: bytewiseCollation },
+  { version: 13, name: "external sessions: the open prompt's attempt and outcome", up: externalPromptState },
 ];
+
+/**
+ * Version 13 (issue #21 part 2): what an external session's open prompt has come to, as JSON
+ * (core/otel/session-state.ts): the attempt a request opened and nothing ended yet, the prompt's
+ * last outcome and the failure that ended it, so the quiet period ends the session with the
+ * status its last prompt had. NULL for a session ingested before: nothing known, as before.
+ */
+function externalPromptState(db: Database.Database): void {
+  db.exec('ALTER TABLE external_runs ADD COLUMN prompt_state TEXT');
+}
 
 /** The newest version (the last migration's: versions increase but a branch may land after a later one). */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

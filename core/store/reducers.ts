@@ -182,9 +182,11 @@ export function setRunFields(r: RunRow, event: HivewatchEvent, wall: number = ev
       r.error = event.error;
       return;
     case 'externalRunIdle':
-      end(r, 'completed', event.ts, wall);
+      end(r, event.error ? 'failed' : 'completed', event.ts, wall);
+      if (event.error) r.error = event.error;
       return;
     case 'externalRunReopened':
+      r.error = null;
       r.status = 'running';
       r.endedAt = null;
       r.durationMs = null;

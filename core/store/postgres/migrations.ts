@@ -54,6 +54,14 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'bytewise collation of every text column, as SQLite compares',
     up: bytewiseTextColumns,
   },
+  {
+    version: 13,
+    name: "external sessions: the open prompt's attempt and outcome",
+    // Bytewise like every text column since version 12.
+    up: async (client) => {
+      await client.query('ALTER TABLE external_runs ADD COLUMN prompt_state TEXT COLLATE "C"');
+    },
+  },
 ];
 
 /**

@@ -1,0 +1,146 @@
+import type { FailureLink, HivewatchEventBody } from '../base/events.js';
+import type { ErrorEnvelope } from '../base/errors/envelope.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { ExternalSessionRow } from '../store/external.js';
+import { readPromptState, writePromptState, type PromptState } from './session-state.js';
+
+/**
+ * The events one session's run gets, planned against its bookkeeping (pure): how a prompt task
+ * ends (succeeded, or failed with the failure that ended its last request), how an attempt
+ * fails, and how the quiet period ends the session — with the status its last prompt had, and a
+ * request still in flight ended as RUNTIME_TIMEOUT (docs/otel.md "Sessions").
+ */
+
+/** Every external run has one step: the session; its prompts are the step's tasks. */
+export const SESSION_STEP = 1;
+
+export type PlannedEvent = HivewatchEventBody & { ts: number };
+
+export interface AttemptRef {
+  step: number;
+  ordinal: number;
+  taskId: string;
+  attempt: number;
+}
+
+export class SessionJournal {
+  readonly events: PlannedEvent[] = [];
+  readonly row: ExternalSessionRow;
+  state: PromptState;
+  /** The run's seq before this plan: the n-th planned event gets `baseSeq + n`. */
+  private readonly baseSeq: number;
+
+  constructor(row: ExternalSessionRow) {
+    this.row = { ...row };
+    this.baseSeq = row.lastSeq;
+    this.state = readPromptState(row.promptState);
+  }
+
+  /** The row as the plan leaves it, its prompt state included. */
+  finish(): ExternalSessionRow {
+    return { ...this.row, promptState: writePromptState(this.state) };
+  }
+
+  /** Pushes an event and returns the seq it will be journaled at. */
+  push(event: PlannedEvent): number {
+    this.events.push(event);
+    return this.baseSeq + this.events.length;
+  }
+
+  /** The next attempt of the open task (which must be open). */
+  nextAttempt(): AttemptRef {
+    const r = this.row;
+    r.openTaskAttempts += 1;
+    return { step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask as string, attempt: r.openTaskAttempts };
+  }
+
+  /** The attempt started earlier and still open (a stream in flight). */
+  openAttemptRef(attempt: number): AttemptRef {
+    return { step: SESSION_STEP, ordinal: this.row.taskCount - 1, taskId: this.row.openTask as string, attempt };
+  }
+
+  succeeded(ref: AttemptRef, ts: number, durationMs: number): void {
+    this.push({ type: 'attemptSucceeded', ts, ...ref, durationMs });
+    this.state.outcome = 'succeeded';
+    this.state.failure = null;
+    this.state.open = null;
+  }
+
+  /**
+   * A failed attempt (already started) and its error. `retrying`: the CLI tried the request
+   * again, so the failure is handled at once; otherwise it stays pending, and is the prompt's
+   * failure until something succeeds after it.
+   */
+  failed(ref: AttemptRef, ts: number, durationMs: number, error: ErrorEnvelope, retrying: boolean): void {
+    const seq = this.push({ type: 'errorOccurred', ts, error, caught: false, retrying, step: SESSION_STEP, ordinal: ref.ordinal, taskId: ref.taskId });
+    this.push({ type: 'attemptFailed', ts, ...ref, durationMs, error });
+    this.state.open = null;
+    if (!retrying) {
+      this.state.outcome = 'failed';
+      this.state.failure = { seq, error };
+    }
+  }
+
+  /** Ends the open task with its outcome; the next prompt starts afresh. */
+  closeOpenTask(ts: number): void {
+    endPromptTask(this, ts);
+  }
+}
+
+/** The open task's ending: failed with its last failure when its last request or tool failed, else succeeded. */
+function endPromptTask(j: SessionJournal, ts: number): void {
+  const r = j.row;
+  if (r.openTask !== null) {
+    const ref = { ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask, attempts: r.openTaskAttempts };
+    const failure = j.state.outcome === 'failed' ? j.state.failure : null;
+    if (failure) j.push({ type: 'taskFailed', ...ref, error: failure.error, cancelled: false });
+    else j.push({ type: 'taskSucceeded', ...ref, output: '' });
+  }
+  r.openTask = null;
+  r.openTaskAttempts = 0;
+}
+
+/** The link of a run's ending chain for the failure that ended its last prompt. */
+function linkOf(failure: { seq: number; error: ErrorEnvelope }): FailureLink {
+  const { error } = failure;
+  const c = error.correlation ?? {};
+  return {
+    seq: failure.seq, code: error.code, category: error.category, origin: error.origin, message: error.message,
+    step: c.step ?? null, taskId: c.task ?? null, attempt: c.attempt ?? null, how: null,
+  };
+}
+
+/** The RUNTIME_TIMEOUT of a request that was still in flight when the session went quiet. */
+function stalledError(j: SessionJournal, ref: AttemptRef, quietMs: number, now: number, runtime: string): ErrorEnvelope {
+  const minutes = Math.round(quietMs / 60_000);
+  const period = minutes >= 1 ? `${minutes} min` : `${Math.round(quietMs / 1000)} s`;
+  return new HivewatchError('RUNTIME_TIMEOUT', {
+    origin: `runtime:${runtime}`,
+    message: `${runtime}: no telemetry for ${period} (the quiet period) while a request was in flight: a stalled stream, or the CLI ended without reporting it`,
+    recoveryHint: 'Check the agent: it may still be waiting on the provider; the quiet period is hivewatch --otel-idle',
+    context: { quietMs, inFlightSince: j.state.open?.since ?? null },
+    correlation: { flow: `external:${runtime}`, run: j.row.runId, step: SESSION_STEP, task: ref.taskId, attempt: ref.attempt },
+    timestamp: now,
+  }).toEnvelope();
+}
+
+/**
+ * The events that end a quiet session: a request still in flight ends as RUNTIME_TIMEOUT, its
+ * open task ends with its outcome, and the run goes idle — failed with its last prompt's failure
+ * when that prompt failed, else completed.
+ */
+export function planIdle(row: ExternalSessionRow, quietMs: number, now: number): { events: PlannedEvent[]; row: ExternalSessionRow } {
+  const j = new SessionJournal(row);
+  const runtime = row.origin.startsWith('runtime:') ? row.origin.slice('runtime:'.length) : row.origin;
+  const open = j.state.open;
+  if (open !== null && row.openTask !== null) {
+    const ref = open.attempt !== null ? j.openAttemptRef(open.attempt) : j.nextAttempt();
+    if (open.attempt === null) j.push({ type: 'attemptStarted', ts: Math.min(open.since, now), ...ref });
+    j.failed(ref, now, Math.max(0, now - open.since), stalledError(j, ref, quietMs, now, runtime), false);
+  }
+  const failure = j.state.outcome === 'failed' ? j.state.failure : null;
+  endPromptTask(j, now);
+  j.push({ type: 'externalRunIdle', ts: now, quietMs, lastEventAt: row.lastEventAt, ...(failure ? { error: failure.error, chain: [linkOf(failure)] } : {}) });
+  j.state = { promptId: null, anonymous: false, open: null, outcome: null, failure: null };
+  return { events: j.events, row: { ...j.finish(), idle: true } };
+}

@@ -1,0 +1,51 @@
+import type { ErrorEnvelope } from '../base/errors/envelope.js';
+
+/**
+ * What an external session's open prompt has come to, kept between payloads (the
+ * `prompt_state` JSON of its `external_runs` row, migration 12): the request in flight, the
+ * prompt's last outcome, and the failure that gave it. The quiet period reads it to end the
+ * session with the status its last prompt had (docs/otel.md "Sessions").
+ */
+export interface PromptState {
+  /**
+   * The prompt id a task opened without one took on: Claude Code exports its traces (no prompt
+   * id) apart from its logs, and either may arrive first.
+   */
+  promptId: string | null;
+  /** The open task was opened by a record without a prompt id, and has not taken one on yet. */
+  anonymous: boolean;
+  /**
+   * A request in flight: sent (a prompt or a tool result was reported, nothing answered it yet;
+   * `attempt` null) or answered with its stream still open (`attempt` journaled as started).
+   */
+  open: { attempt: number | null; since: number } | null;
+  /** The prompt's last outcome so far (null: nothing ended yet). */
+  outcome: 'succeeded' | 'failed' | null;
+  /** The failure that made the outcome `failed`: its occurrence's seq and envelope. */
+  failure: { seq: number; error: ErrorEnvelope } | null;
+}
+
+const EMPTY_PROMPT_STATE: PromptState = Object.freeze({ promptId: null, anonymous: false, open: null, outcome: null, failure: null });
+
+/** The state a row holds (an unreadable or absent one is empty: nothing known, as before migration 12). */
+export function readPromptState(text: string | null | undefined): PromptState {
+  if (!text) return { ...EMPTY_PROMPT_STATE };
+  try {
+    const value = JSON.parse(text) as Partial<PromptState>;
+    return {
+      promptId: typeof value.promptId === 'string' ? value.promptId : null,
+      anonymous: value.anonymous === true,
+      open: value.open && typeof value.open.since === 'number' ? { attempt: typeof value.open.attempt === 'number' ? value.open.attempt : null, since: value.open.since } : null,
+      outcome: value.outcome === 'succeeded' || value.outcome === 'failed' ? value.outcome : null,
+      failure: value.failure && typeof value.failure.seq === 'number' && typeof value.failure.error === 'object' ? value.failure : null,
+    };
+  } catch {
+    return { ...EMPTY_PROMPT_STATE };
+  }
+}
+
+/** The row's text of a state (null for the empty state, so untouched rows stay as they were). */
+export function writePromptState(state: PromptState): string | null {
+  const empty = state.promptId === null && !state.anonymous && state.open === null && state.outcome === null && state.failure === null;
+  return empty ? null : JSON.stringify(state);
+}
