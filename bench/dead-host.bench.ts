@@ -18,7 +18,7 @@ import { findPostgres, startPostgresCluster } from '../core/testing/postgres-clu
 import { percentile, type Measurement } from './measure.js';
 
 /**
- * Issue #19 part 4 (DESIGN rule 19): how long after `kill -9` of a real `hivewatch run` its run
+ * Issue #19 part 4 (rule 19): how long after `kill -9` of a real `hivewatch run` its run
  * reads `interrupted` through the API of a window's service (the one `serve` runs, watching the
  * database's hosts on its real one-second timer). What is timed: from just before the SIGKILL
  * to the first `getRun` that answers `interrupted` (polled every 10 ms). Nothing is primed: each
@@ -117,7 +117,7 @@ function measurements(label: string, trials: Trial[], what: string, checkAgents:
       name: `${label}${what}: kill -9 → interrupted via the API (max)`,
       value: max,
       unit: 'ms',
-      target: '≤ 15000 ms (DESIGN rule 19)',
+      target: '≤ 15000 ms (rule 19)',
       pass: max <= TARGET_MS && (!checkAgents || agents === trials.length),
       note: `${trials.length} trials, each a fresh \`hivewatch run\` killed while one task waits 10 min in backoff and one agent works; watch every ${DEFAULT_HOST_WATCH_MS} ms, lease ${DEFAULT_LEASE_MS} ms${checkAgents ? `; agent group ended in ${agents}/${trials.length}` : ''}`,
     },

@@ -11,7 +11,7 @@ import { applyToLiveRun, type LiveRun } from '../renderer/live/run-summary.js';
 
 /**
  * The window's live row (renderer/live/run-summary.ts) says why a run ended exactly as the store
- * does (DESIGN rule 16): for journals the engine wrote here (fake-runtime subprocesses on the
+ * does (rule 16): for journals the engine wrote here (fake-runtime subprocesses on the
  * virtual clock), the ending error the renderer reduces from the events equals the one the store
  * projected; also for those journals with `runFailed.chain` taken out (the shape before the
  * failure model: the chain is derived from the envelope's causes and matched to occurrences),

@@ -201,7 +201,7 @@ export type HivewatchEventBody =
   | { type: 'externalRunReopened'; idleSince: number };
 
 /**
- * One link of an ending error's cause chain (DESIGN rule 16), head (the ending error) first, root
+ * One link of an ending error's cause chain (rule 16), head (the ending error) first, root
  * cause last. `how` says how this link led to the next one: `retry-limit` (the retry policy gave
  * up after the next link, the last attempt's error), `thrown-in-catch` (a `throw "message"` in the
  * catch that handled the next link), `finally-failed` (a `finally` failed while the next link was

@@ -3,7 +3,7 @@ import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { FailureLink } from '../base/events.js';
 
 /**
- * A failure as the engine carries it (DESIGN rule 16): a chain of links, head first, each an
+ * A failure as the engine carries it (rule 16): a chain of links, head first, each an
  * error with the `errorOccurred` that journaled it. The ending error of a run is the head of the
  * chain it fails with; the chain's envelope nests every link in the one before it (`cause`), and
  * `runFailed.chain` lists the same links flat with their seqs, so the store can tell the

@@ -5,7 +5,7 @@ import type { HivewatchEvent } from '../base/events.js';
 import { RacingRuntime, type ScriptedOutcome } from './model/racing-runtime.js';
 import { ofType, planOf, runPlan, runtimeError, ScriptedRuntime, scriptedRegistry } from './testing.js';
 
-/** The ending error and its cause chain (DESIGN rule 16, docs/semantics.md F1, F2, F6). */
+/** The ending error and its cause chain (rule 16, docs/semantics.md F1, F2, F6). */
 
 const errorEvents = (events: readonly HivewatchEvent[]): unknown[] =>
   ofType(events, 'errorOccurred').map((e) => [e.error.code, e.error.message, e.taskId, e.caught, e.retrying]);

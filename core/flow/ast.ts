@@ -123,7 +123,7 @@ export interface Program {
   source: string;
   agents: readonly AgentDecl[];
   body: readonly Statement[];
-  /** A top-level `repo: "path"`: the repository agent work runs in (DESIGN §5b), or null. */
+  /** A top-level `repo: "path"`: the repository agent work runs in (docs/rules.md §5b), or null. */
   repo?: { value: PropertyValue; pos: Position } | null;
 }
 

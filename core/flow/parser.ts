@@ -25,7 +25,7 @@ import { parseLines, recoveredNames } from './line-recovery.js';
 import { TokenCursor } from './token-cursor.js';
 
 /**
- * The grammar of DESIGN §3, by recursive descent over the lexer's tokens. Each line is parsed
+ * The grammar of docs/rules.md §3, by recursive descent over the lexer's tokens. Each line is parsed
  * inside a recovery boundary: a syntax error is reported, the line and the block under it are
  * skipped, and parsing goes on, so a file's every problem shows up in one `check`.
  */
@@ -140,7 +140,7 @@ class Parser {
     }
   }
 
-  /** `repo: "path"` at the top of a flow: where its agent work runs (DESIGN §5b). */
+  /** `repo: "path"` at the top of a flow: where its agent work runs (docs/rules.md §5b). */
   private repoDirective(topLevel: boolean): null {
     const keyword = this.c.next();
     this.c.next();

@@ -54,7 +54,7 @@ export interface SessionSpec {
   simulate: string | null;
   /** Channel names given by `context:`; their values are passed to the runtime. */
   context: readonly string[];
-  /** Workspace, scope, expected changes and checks (DESIGN §5b). */
+  /** Workspace, scope, expected changes and checks (docs/rules.md §5b). */
   work: SessionWork;
 }
 

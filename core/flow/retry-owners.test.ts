@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkFlow } from './check.js';
 import { checkedForDefaultAgent, CLAUDE_CODE_RETRIES_ENV } from './retry-owners.js';
 
-/** DESIGN rule 20 (docs/semantics.md F10): at most one layer retries a given failure class. */
+/** rule 20 (docs/semantics.md F10): at most one layer retries a given failure class. */
 
 const CODER = `agent coder:
   runtime: "claude-code"

@@ -5,7 +5,7 @@ import { RuntimeKind, type AgentSpec, type CheckResult, type FlowPlan, type Sess
 import { boundDiagnostics } from './source.js';
 
 /**
- * One retry owner per failure class (DESIGN rule 20, docs/semantics.md F10). The engine retries
+ * One retry owner per failure class (rule 20, docs/semantics.md F10). The engine retries
  * a session's failed attempts (`retry:`); an agent CLI may also retry failed API requests inside
  * one attempt. Both at once multiply: `retry: 3` over Claude Code's own 10 is up to 44 requests
  * for one rate limit, and the journal shows 4. So:

@@ -11,7 +11,7 @@ import type { AttemptRequest, AttemptResult, ProcessTrace, SessionRuntime } from
 /**
  * The `command` runtime: one subprocess per attempt, its trimmed stdout is the session's
  * output, its failures are classified by `classifyObservation`. It never retries: the engine
- * is the only layer that does (DESIGN rule 3). The presets (claude-code, codex-cli) reuse
+ * is the only layer that does (rule 3). The presets (claude-code, codex-cli) reuse
  * `runAttemptProcess` with their own command lines and output readers.
  */
 

@@ -1,12 +1,12 @@
 import { groupAlive, groupMembers } from './process-group.js';
 
 /**
- * Ending an attempt's process group (DESIGN rule 11): SIGTERM to the group, SIGKILL after a
+ * Ending an attempt's process group (rule 11): SIGTERM to the group, SIGKILL after a
  * grace period, and the group counted gone only once nothing of it runs, however it ended.
  *
  * - `terminate()` (timeout, cancel, a child that exited leaving `sleep 300 &` behind): SIGTERM,
  *   then SIGKILL after the grace if the group is still there.
- * - `kill()` (a forced cancel, DESIGN rule 18): SIGKILL at once, cutting any grace short.
+ * - `kill()` (a forced cancel, rule 18): SIGKILL at once, cutting any grace short.
  * - A member in uninterruptible sleep can outlive even SIGKILL: one grace period after it the
  *   wait stops, and the members still running are reported as survivors.
  * - The pid may arrive after a signal was asked for (the spawner answers asynchronously):

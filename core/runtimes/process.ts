@@ -16,8 +16,8 @@ import { DEFAULT_CAPTURE_BYTES } from './tail-buffer.js';
  * - The child leads its own process group (`detached: true`), so a kill reaches whatever it
  *   spawned (an agent CLI starting tools, `sh -c` starting a pipeline) via `kill(-pid, sig)`.
  * - Timeout and abort both stop it the same way: SIGTERM to the group, then SIGKILL after a
- *   grace period, so a child that ignores SIGTERM still goes away (DESIGN rule 11). `killNow`
- *   skips (or cuts short) the grace: SIGKILL at once (a forced cancel, DESIGN rule 18).
+ *   grace period, so a child that ignores SIGTERM still goes away (rule 11). `killNow`
+ *   skips (or cuts short) the grace: SIGKILL at once (a forced cancel, rule 18).
  * - When the child exits by itself (success or failure), whatever it left in its group
  *   (`sleep 300 &`) is ended the same way: the attempt settles once its group is gone and its
  *   pipes are closed, so nothing of an attempt outlives it. Output is drained until the pipes

@@ -25,7 +25,7 @@ export interface AttemptRequest {
    */
   reportProcess?: ((report: AttemptProcessReport) => void) | undefined;
   /**
-   * Aborted by a forced cancel (a second cancel while cancelling, DESIGN rule 18): a runtime with
+   * Aborted by a forced cancel (a second cancel while cancelling, rule 18): a runtime with
    * a subprocess ends its process group with SIGKILL at once, without the SIGTERM grace. The
    * execute signal has already been aborted by then. Absent: nobody forces.
    */

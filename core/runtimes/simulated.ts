@@ -81,7 +81,7 @@ export function timedOutObservation(runtimeName: string, timeoutMs: number): Run
  * failure (AGENT_NO_CHANGES), not the runtime's.
  *
  * `durationMs` is zeroed before classifying: error contexts are journaled, and a flow run twice
- * on the fake runtime must yield the same journal (DESIGN rule 15), which wall-clock durations
+ * on the fake runtime must yield the same journal (rule 15), which wall-clock durations
  * of real subprocesses would break.
  */
 export function readFakeOutput(observation: RuntimeObservation, agentName: string): AttemptResult {

@@ -7,7 +7,7 @@ import type { Correlation, ErrorEnvelope } from '../base/errors/envelope.js';
 
 export const ERROR_DIMENSIONS = ['category', 'origin', 'code', 'flow', 'handled', 'run', 'task'] as const;
 /**
- * An error occurrence's disposition (DESIGN rule 17, docs/semantics.md "The failure model"):
+ * An error occurrence's disposition (rule 17, docs/semantics.md "The failure model"):
  * `unhandled` when it is in the cause chain of its run's ending error, `handled` otherwise;
  * `pending` while its run is live and the occurrence could still end up in a chain (a retried
  * attempt's error is `handled` at once: a chain never holds it).

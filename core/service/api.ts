@@ -65,7 +65,7 @@ export interface RunSummary {
   /** The newest error occurrence of the run, whatever became of it (a live run's retry, say). */
   lastError: { code: string; message: string } | null;
   /**
-   * Why the run ended (DESIGN rule 16): set for a run that ended `failed` or `cancelled` (and
+   * Why the run ended (rule 16): set for a run that ended `failed` or `cancelled` (and
    * `interrupted`), null otherwise. This, not `lastError`, is what "why did it fail" shows.
    */
   endingError: EndingError | null;

@@ -3,7 +3,7 @@ import type { TailScheduler } from './journal-tail.js';
 import { intervalScheduler } from './journal-tail.js';
 
 /**
- * A live host's watch over the other hosts of its database (DESIGN rule 19, docs/semantics.md
+ * A live host's watch over the other hosts of its database (rule 19, docs/semantics.md
  * F9). Every `intervalMs` it runs the store's recovery, the one start-up runs: the runs of a host
  * that is gone (its process on this machine, or its lease elsewhere: core/store/host-liveness.ts)
  * become `interrupted` with SYSTEM_RUN_INTERRUPTED, their agents left on this machine are ended,

@@ -2,7 +2,7 @@ import { readProcStat } from '../runtimes/process-group.js';
 import { isOpenHere, isOwnerAlive, thisMachine, type RunOwner } from './hosts.js';
 
 /**
- * Whether a run's host is still alive (DESIGN rule 19, docs/semantics.md F9): the one judgement
+ * Whether a run's host is still alive (rule 19, docs/semantics.md F9): the one judgement
  * start-up recovery, the live host watch and run commands share, on both engines.
  *
  * What is sound, in order:

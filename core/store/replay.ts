@@ -30,7 +30,7 @@ import {
 } from './schema.js';
 
 /**
- * Replay parity (DESIGN rule 15): rebuild every projection row of a run from its journal with
+ * Replay parity (rule 15): rebuild every projection row of a run from its journal with
  * the live reducers, in memory, and compare with what is stored (error dispositions and the
  * run's ending error included). Rollups and groups mix runs, so for them the check is that the
  * stored count covers this run's contribution; the store-wide `verifyAggregates` checks them

@@ -17,7 +17,7 @@ export const RESUMABLE_RUN_STATUSES: readonly RunStatus[] = ['failed', 'cancelle
 export const OPEN_TASK_STATUSES: readonly TaskStatus[] = ['pending', 'running', 'backoff'];
 
 /**
- * An error occurrence's disposition (DESIGN rule 17, docs/semantics.md F3): `unhandled` when it is
+ * An error occurrence's disposition (rule 17, docs/semantics.md F3): `unhandled` when it is
  * a link of its run's ending-error chain, `handled` otherwise, `pending` until its run ends (a
  * retried attempt's error is `handled` at once). The same words as the API's `ERROR_DISPOSITIONS`.
  */
@@ -69,7 +69,7 @@ export interface RunRow {
   /** The terminal error of a failed or interrupted run. */
   error: ErrorEnvelope | null;
   /**
-   * The run's ending error (DESIGN rule 16): its head link's fields, the chain's root code and the
+   * The run's ending error (rule 16): its head link's fields, the chain's root code and the
    * whole chain, head first. Set by `runFailed`, `runCancelled` (SYSTEM_CANCELLED) and
    * `runInterrupted`; null while the run is live and for a completed one.
    */

@@ -6,7 +6,7 @@ import { gitError, gitOrThrow, identityEnv, runGit, runGitSync, type GitOptions 
 import { TaskWorktree } from './task-worktree.js';
 
 /**
- * A run's place in a repository (DESIGN §5b): the branch `hivewatch/<runId>` that collects the
+ * A run's place in a repository (docs/rules.md §5b): the branch `hivewatch/<runId>` that collects the
  * run's work, a worktree per task on a branch of its own, and a detached worktree where each
  * step's successful tasks are merged in ordinal order. The journal is the truth of the run's
  * head: `branchMerged` records it, and the branch ref follows (updated inside the synchronous

@@ -11,7 +11,7 @@ const DISPOSITION_HINT: Record<ErrorOccurrence['disposition'], string> = {
 };
 
 /**
- * What became of an occurrence (DESIGN rule 17): its disposition as the store settled it, and
+ * What became of an occurrence (rule 17): its disposition as the store settled it, and
  * "ending" on the one that is its run's failure (the head of the ending error's chain).
  */
 function DispositionBadge({ occurrence }: { occurrence: Pick<ErrorOccurrence, 'disposition' | 'ending'> }) {

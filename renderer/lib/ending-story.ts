@@ -1,7 +1,7 @@
 import type { EndingError, ErrorEnvelope, FailureLink, RunStatus, TaskView } from '../../core/service/api.js';
 
 /**
- * Why a run ended, in the operator's words (DESIGN rule 16, docs/semantics.md F1, F2): the
+ * Why a run ended, in the operator's words (rule 16, docs/semantics.md F1, F2): the
  * ending error's cause chain as a short list, head first ("retry limit after 4 attempts →
  * RUNTIME_CRASHED exit 2 in Deploy attempt 4"), and the sentence a cancelled or interrupted run
  * gets instead. Pure; the run header, the Runs list, Compare and the notifications read it.

@@ -1,7 +1,7 @@
 import type { EndingError, ErrorEnvelope, FailureLink, HivewatchEvent } from '../../core/service/api.js';
 
 /**
- * A run's ending error (DESIGN rule 16) from its live events, as the store settles it
+ * A run's ending error (rule 16) from its live events, as the store settles it
  * (core/store/dispositions.ts `settleRun`), so a row the stream keeps current says the same as
  * the row the server would send: `runFailed` ends with its chain (from `runFailed.chain`, or for
  * a journal written before the failure model derived from the envelope's causes and matched to

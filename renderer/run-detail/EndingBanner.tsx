@@ -13,7 +13,7 @@ function AttemptButton({ where, onShow }: { where: NonNullable<ChainPart['where'
 }
 
 /**
- * Why the run ended (DESIGN rule 16), in place of its newest error: "Failed because" the ending
+ * Why the run ended (rule 16), in place of its newest error: "Failed because" the ending
  * error, the attempt it happened in (one click to it in the timeline), and its cause chain as a
  * short list; a cancelled run says what cancelled it, an interrupted one that its host died. A
  * live or completed run has none.

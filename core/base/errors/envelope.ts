@@ -10,7 +10,7 @@ export interface Correlation {
   attempt: number | null;
 }
 
-/** The structured error every failure becomes (DESIGN rule 1). Plain JSON, safe to journal. */
+/** The structured error every failure becomes (rule 1). Plain JSON, safe to journal. */
 export interface ErrorEnvelope {
   category: ErrorCategory;
   code: ErrorCode;
@@ -22,7 +22,7 @@ export interface ErrorEnvelope {
   timestamp: number;
   correlation: Correlation;
   /**
-   * The error that led to this one (DESIGN rule 16), itself an envelope with its own task and
+   * The error that led to this one (rule 16), itself an envelope with its own task and
    * attempt: the last attempt's error under POLICY_RETRY_LIMIT_EXCEEDED, the caught error under a
    * `throw "message"` in a catch, the pending error under a failing `finally`. Absent on a root
    * cause and in journals older than the field (which kept it in `context.lastError` /

@@ -3,7 +3,7 @@ import type { FlowPlan } from '../../flow/plan.js';
 import { scriptedResult, type ScriptedOutcome } from './racing-runtime.js';
 
 /**
- * The reference model's failure model (DESIGN rules 16–18, docs/semantics.md F1–F7), written
+ * The reference model's failure model (rules (docs/rules.md) 16–18, docs/semantics.md F1–F7), written
  * from the documents: failures as chains of links, error occurrences, the handlers that stop a
  * failure on its way up, and one task through its retry policy.
  */
@@ -124,7 +124,7 @@ export function inDead(frames: readonly Frame[]): boolean {
   return frames.some((f, i) => i > cleanup && f.kind === 'par' && f.par.dead);
 }
 
-/** Who stops a failure on its way up: the walk of DESIGN rules 13–14 and 14b, and F5's cleanup. */
+/** Who stops a failure on its way up: the walk of rules (docs/rules.md) 13–14 and 14b, and F5's cleanup. */
 export function reach(frames: readonly Frame[], escalates: boolean): { kind: 'caught' | 'deferred' | 'unhandled'; killed: Par[] } {
   const killed: Par[] = [];
   for (const frame of [...frames].reverse()) {
@@ -159,7 +159,7 @@ export interface TaskRun {
   occurrences: Occ[];
 }
 
-/** One task through its retry policy: DESIGN rule 2 with the error deciding (no timing here). */
+/** One task through its retry policy: rule 2 with the error deciding (no timing here). */
 export function runTask(
   plan: FlowPlan,
   outcome: (ordinal: number, attempt: number, prompt: string) => ScriptedOutcome,

@@ -3,7 +3,7 @@ import type { EventOf, HivewatchEvent } from '../../base/events.js';
 import type { ModelLink } from './model-failures.js';
 
 /**
- * What a journal says about the failure model (DESIGN rules 16–17), in the reference model's
+ * What a journal says about the failure model (rules (docs/rules.md) 16–17), in the reference model's
  * terms: the ending error's chain, every error occurrence that counts with its disposition as the
  * store settles it from `runFailed.chain` (unhandled iff its seq is a link's), and the failures.
  */

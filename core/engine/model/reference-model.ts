@@ -8,14 +8,14 @@ import type { Ctx, End, Fork, Gen, Input, Parked, Thread, Write, Yielded } from 
 
 /**
  * A reference model of the flow language over scripted session outcomes: small, sequential and
- * written from DESIGN §3–4 and docs/semantics.md, not from the engine. Threads are generators
+ * written from docs/rules.md §3–4 and docs/semantics.md, not from the engine. Threads are generators
  * run one at a time from a queue; a step resolves every parked session at once, in ordinal
  * order. There is no time, no concurrency and no cancellation by the operator here: what it
  * predicts must hold whatever order the engine's attempts happen to finish in.
  *
  * Given a flow and each attempt's outcome it says: how the run ends, with which error (code and
  * where) and cause chain, the committed channel values at the end, which sessions each step
- * started, and every error occurrence that counts with its disposition (DESIGN rules 16–18).
+ * started, and every error occurrence that counts with its disposition (rules (docs/rules.md) 16–18).
  */
 
 interface ModelError {
