@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { groupAlive, readProcStat, signalGroupId } from './process-group.js';
 import { runProcess } from './process.js';
+import { skipTitle } from '../testing/skip.js';
 
 /**
  * The spawner (spawner.ts, spawner-child.js): agents are forked by a small helper process, not
@@ -38,7 +39,7 @@ afterEach(() => {
   for (const pgid of leftGroups.splice(0)) signalGroupId(pgid, 'SIGKILL');
 });
 
-describe.skipIf(!procAvailable)('the spawner (needs /proc)', () => {
+describe.skipIf(!procAvailable)(skipTitle('the spawner', procAvailable ? null : 'no /proc on this system'), () => {
   it('forks the agent, so the host never forks its own heap; output, exit status and group are the same', async () => {
     let started = 0;
     const r = await runProcess({

@@ -63,6 +63,22 @@ describe('prefetching the Errors screen', () => {
     expect(takePrefetchedSample(same.filter, 'some-group')).toBeNull();
     expect(takePrefetchedSample(same.filter, '')).not.toBeNull();
   });
+
+  it('never hands a round that failed to a screen mounting later (the server was away): that screen reads afresh', async () => {
+    const refused = () => Promise.reject(new Error('Failed to fetch'));
+    const down = { errorCounts: refused, failureCounts: refused, errorGroups: refused, errorSeries: refused, listErrors: refused } as unknown as HivewatchApi;
+    prefetchErrors(down, new URLSearchParams('range=7d'), NOW);
+    const { filter, bucket } = screenFilter('range=7d');
+    // Let both rejections settle, as they have by the time the chunk loads after a restart.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(takePrefetchedOverview(filter, bucket)).toBeNull();
+    expect(takePrefetchedSample(filter, '')).toBeNull();
+    // The route again once the server is back: a new round, which the screen takes.
+    const { api, reads } = errorsApi();
+    prefetchErrors(api, new URLSearchParams('range=7d'), NOW);
+    expect(reads.length).toBeGreaterThan(0);
+    await expect(takePrefetchedOverview(filter, bucket)).resolves.toBeDefined();
+  });
 });
 
 /**

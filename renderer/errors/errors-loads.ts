@@ -113,10 +113,18 @@ export function prefetchErrors(api: HivewatchApi, params: URLSearchParams, now =
   if (prefetched && prefetched.overview && prefetched.overviewKey === next.overviewKey && prefetched.sampleKey === next.sampleKey) return;
   const overview = loadOverview(api, filter, bucket);
   const sample = loadOccurrenceSample(api, filter, query.group);
-  // Nobody may take them (the operator navigated on): never an unhandled rejection.
-  overview.catch(() => undefined);
-  sample.catch(() => undefined);
-  prefetched = { ...next, overview, sample };
+  const round: Prefetched = { ...next, overview, sample };
+  // Nobody may take them (the operator navigated on): never an unhandled rejection. A round that
+  // failed (the server was away) is never handed to a screen that mounts later, e.g. once its
+  // chunk loads after the server came back: that screen would show the old failure with no
+  // recovery left to read again. It reads afresh instead.
+  overview.catch(() => {
+    if (round.overview === overview) round.overview = null;
+  });
+  sample.catch(() => {
+    if (round.sample === sample) round.sample = null;
+  });
+  prefetched = round;
 }
 
 export function takePrefetchedOverview(filter: ErrorFilter, bucket: ErrorSeries['bucket']): Promise<Overview> | null {

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inlineStatement, StatementBatch } from './statement-batch.js';
-import { inTransaction, postgresBinaries, TestDatabases } from '../testing/test-databases.js';
+import { inTransaction, postgresBinaries, postgresMissing, TestDatabases } from '../testing/test-databases.js';
+import { skipTitle } from '../../testing/skip.js';
 
 /** Values a journal batch carries, at their most awkward: quotes, backslashes, `$1` inside text, non-BMP text, JSON. */
 const AWKWARD = ["it's", 'back\\slash \\x00 and \\\\', 'holds $1 and $2', '😀 ünïcode', '{"a": "\\"quoted\\""}', '', ' leading space'];
@@ -29,7 +30,7 @@ describe('inlineStatement', () => {
 
 const bases = new TestDatabases();
 
-describe.skipIf(!postgresBinaries)('StatementBatch on PostgreSQL', () => {
+describe.skipIf(!postgresBinaries)(skipTitle('StatementBatch on PostgreSQL', postgresMissing), () => {
   let pool: pg.Pool;
   beforeAll(async () => {
     await bases.start();
