@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
 import type { AgentSpec } from '../flow/plan.js';
+import { codexHomeOf, configuredProvider, isApprovalRefusal, providerRetryOverrides, refusedCommands } from './codex-home.js';
 import { codexOtelOverrides, resourceAttributes } from './telemetry-env.js';
 import type { PresetTelemetryOptions } from './claude-code.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
@@ -26,14 +27,15 @@ import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js
 const CODEX_CLI = 'codex-cli';
 
 /**
- * Codex retries failed requests (request_max_retries, default 4) and dropped streams
- * (stream_max_retries, default 10) per model provider, and a user setting for a built-in
- * provider such as `openai` is ignored (built-ins win when the config is merged), so the preset
- * cannot turn them off: one attempt may contain several requests.
+ * Codex retries failed requests (request_max_retries, default 4) and restarts failed streams
+ * (stream_max_retries; 0.169.0 made 5) per model provider. The preset sets both to 0 with `-c`
+ * for the provider the user's config.toml selects (measured: one request per attempt), but a
+ * setting for a built-in provider such as `openai` is ignored (built-ins win when the config is
+ * merged): with it one attempt may still contain several requests, so the check still warns.
  */
 export const CODEX_CLI_RETRIES: PresetRetryOwnership = {
   innerRetries: InnerRetries.internal,
-  how: 'not configurable for the built-in openai provider: Codex retries requests (4) and streams (10) inside one attempt',
+  how: 'off (-c model_providers.<id>.request_max_retries=0, stream_max_retries=0) for a custom model provider; the built-in openai provider keeps its own (up to 6 requests per turn, 30 on a 5xx)',
 };
 
 /**
@@ -144,9 +146,14 @@ function readLegacyEvent(msg: Record<string, unknown>, run: CodexRun): void {
  * (usage limit, sign-in, bad arguments) first, then declined commands, then any other failed
  * turn, then the exit status (its stderr read for the same causes), then the last agent message.
  */
-export function readCodexCliOutput(observation: RuntimeObservation, at: ReadContext = {}): AttemptResult {
+export function readCodexCliOutput(observation: RuntimeObservation, at: ReadContext = {}, refused: (threadId: string) => DeniedTool[] = () => []): AttemptResult {
   const name = observation.runtimeName;
   const run = parseCodexEvents(observation.stdout);
+  // `codex exec` refuses a command its approval policy does not allow without printing an item for it; its
+  // rollout names the command, its log says why (docs/presets.md "codex-cli").
+  const fromRollout = run.threadId !== null ? refused(run.threadId) : [];
+  if (fromRollout.length === 0 && isApprovalRefusal(observation.stderr)) fromRollout.push({ tool: 'shell', detail: null });
+  run.declined.push(...fromRollout);
   const context = { exitCode: observation.exitCode, threadId: run.threadId };
   if (run.outcome === 'failed') {
     const text = run.failure ?? 'turn failed';
@@ -181,13 +188,16 @@ export class CodexCliRuntime implements SessionRuntime {
     const cwd = request.cwd ?? request.agent.cwd ?? process.cwd();
     const argv = codexCliArgv(request.agent, request.prompt, !insideGitRepository(cwd));
     if (!Array.isArray(argv)) return argv;
-    // Codex takes its exporter from config (`-c` overrides, before the subcommand); the attempt's identity
-    // rides on OTEL_RESOURCE_ATTRIBUTES (issue #11 part 5, docs/otel.md).
+    const codexHome = codexHomeOf({ ...process.env, ...request.agent.env });
+    // Codex takes its exporter and its provider's retry settings from config (`-c` overrides, before the
+    // subcommand); the attempt's identity rides on OTEL_RESOURCE_ATTRIBUTES, which Codex passes on as given
+    // (issue #21 part 3, docs/otel.md).
     const target = this.options.telemetry?.() ?? null;
     const identity = { runId: request.runId, taskId: request.taskId, attempt: request.attempt };
-    return runAttemptProcess(target ? [argv[0] as string, ...codexOtelOverrides(target), ...argv.slice(1)] : argv, request, signal, {
+    const overrides = [...providerRetryOverrides(configuredProvider(codexHome)), ...(target ? codexOtelOverrides(target) : [])];
+    return runAttemptProcess([argv[0] as string, ...overrides, ...argv.slice(1)], request, signal, {
       runtimeName: this.name,
-      read: (observation) => readCodexCliOutput(observation, presetClock(this.options, request)),
+      read: (observation) => readCodexCliOutput(observation, presetClock(this.options, request), (thread) => refusedCommands(codexHome, thread)),
       options: this.options,
       ...(target ? { env: { OTEL_RESOURCE_ATTRIBUTES: resourceAttributes(identity), ...attemptEnv(request) } } : {}),
     });

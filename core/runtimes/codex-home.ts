@@ -1,0 +1,120 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { isRecord, parseJson } from './json.js';
+import type { DeniedTool } from './preset.js';
+
+/**
+ * What the codex-cli preset reads from the Codex home of the CLI it starts (`$CODEX_HOME`, else
+ * `~/.codex`): the model provider its config.toml selects (so the preset can turn that
+ * provider's own retries off), and the session's rollout file (the only place `codex exec`
+ * 0.169.0 records which command its approval policy refused). Measured against the real CLI:
+ * docs/presets.md "codex-cli".
+ */
+
+/** Providers built into Codex: a user setting for them is ignored (built-ins win when Codex merges its config). */
+const BUILT_IN_PROVIDERS = new Set(['openai', 'oss', 'ollama', 'lmstudio']);
+
+/** The Codex home the CLI will use, given the environment it gets. */
+export function codexHomeOf(env: Readonly<Record<string, string | undefined>>): string {
+  const home = env.CODEX_HOME;
+  if (home !== undefined && home !== '') return home;
+  return join(env.HOME ?? homedir(), '.codex');
+}
+
+/**
+ * The top-level `model_provider = "id"` of config.toml (before its first table), or null. A
+ * line scan, not a TOML parser: only this one key is read, and anything unusual reads as none.
+ */
+export function configuredProvider(codexHome: string): string | null {
+  const file = join(codexHome, 'config.toml');
+  if (!existsSync(file)) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('[')) return null;
+    const match = /^model_provider\s*=\s*"([A-Za-z0-9_.-]+)"\s*(#.*)?$/.exec(line);
+    if (match) return match[1] ?? null;
+  }
+  return null;
+}
+
+/**
+ * `-c` overrides that turn off Codex's own request and stream retries for `provider`, so the
+ * engine is the one retry owner. None for a built-in provider (Codex ignores them there) or
+ * when the config selects none (the built-in `openai`).
+ */
+export function providerRetryOverrides(provider: string | null): string[] {
+  if (provider === null || BUILT_IN_PROVIDERS.has(provider)) return [];
+  return ['-c', `model_providers.${provider}.request_max_retries=0`, '-c', `model_providers.${provider}.stream_max_retries=0`];
+}
+
+/** Codex's words for a command its approval policy refused (the tool's output the model is sent). */
+const REFUSAL = /reject command|rejected by (the )?user|approval policy is never/i;
+
+export function isApprovalRefusal(text: string): boolean {
+  return REFUSAL.test(text);
+}
+
+/** The rollout file of a thread: `sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`. */
+function rolloutFile(codexHome: string, threadId: string): string | null {
+  const suffix = `-${threadId}.jsonl`;
+  const walk = (dir: string, depth: number): string | null => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return null;
+    }
+    // Newest first: the thread was just started.
+    for (const entry of entries.sort((a, b) => b.name.localeCompare(a.name))) {
+      if (entry.isFile() && entry.name.endsWith(suffix)) return join(dir, entry.name);
+      if (entry.isDirectory() && depth > 0) {
+        const found = walk(join(dir, entry.name), depth - 1);
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  return walk(join(codexHome, 'sessions'), 3);
+}
+
+function commandOf(name: string, args: string): string | null {
+  const parsed = parseJson(args);
+  if (!parsed.ok || !isRecord(parsed.value)) return null;
+  const v = parsed.value;
+  if (typeof v.cmd === 'string') return v.cmd;
+  if (Array.isArray(v.command)) return v.command.map(String).join(' ');
+  if (typeof v.command === 'string') return v.command;
+  return name;
+}
+
+/** The tool calls of a thread whose output says the approval policy refused them, with the command asked for. */
+export function refusedCommands(codexHome: string, threadId: string): DeniedTool[] {
+  const file = rolloutFile(codexHome, threadId);
+  if (file === null) return [];
+  const calls = new Map<string, { tool: string; detail: string | null }>();
+  const refused: DeniedTool[] = [];
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  for (const line of text.split('\n')) {
+    const parsed = parseJson(line);
+    if (!parsed.ok || !isRecord(parsed.value) || !isRecord(parsed.value.payload)) continue;
+    const p = parsed.value.payload;
+    if (p.type === 'function_call' && typeof p.call_id === 'string' && typeof p.name === 'string') {
+      calls.set(p.call_id, { tool: p.name, detail: typeof p.arguments === 'string' ? commandOf(p.name, p.arguments) : null });
+    } else if (p.type === 'function_call_output' && typeof p.call_id === 'string' && typeof p.output === 'string' && isApprovalRefusal(p.output)) {
+      refused.push(calls.get(p.call_id) ?? { tool: 'shell', detail: null });
+    }
+  }
+  return refused;
+}
