@@ -190,7 +190,8 @@ describe('OtelIngester: telemetry of an attempt Hivewatch ran (part 5)', () => {
     expect(await store.attemptTelemetry('run-42')).toEqual([
       { taskId: 'fix', attempt: 2, runId: run!.id, sessionId: '7f3c9a2e-1b4d-4e8a-9c6f-2d5e8b1a0c33', origin: 'runtime:claude-code' },
     ]);
-    const error = (await store.listErrors({ limit: 1 })).errors[0]!;
-    expect(error.context).toMatchObject({ hivewatch: { runId: 'run-42', taskId: 'fix', attempt: 2 } });
+    // Its API errors are the attempt's failed calls (linked-session.test.ts); the failed tool is an occurrence.
+    const error = (await store.listErrors({ limit: 5 })).errors[0]!;
+    expect(error).toMatchObject({ code: 'AGENT_TOOL_FAILED', context: { hivewatch: { runId: 'run-42', taskId: 'fix', attempt: 2 } } });
   });
 });

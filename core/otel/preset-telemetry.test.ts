@@ -61,14 +61,21 @@ describe('presets feed the receiver (part 5)', () => {
       [1, 'failed', 'RUNTIME_RATE_LIMIT'],
       [2, 'succeeded', null],
     ]);
-    const [error] = (await store.listErrors({ limit: 5 })).errors;
-    expect(error).toMatchObject({ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', context: { hivewatch: { runId, taskId: task.taskId, attempt: 1 } } });
+    expect(external.attempts[0]!.error).toMatchObject({ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', context: { hivewatch: { runId, taskId: task.taskId, attempt: 1 } } });
+    // The CLI's retry is part of the attempt (issue #21 part 3): no error occurrence of its own anywhere.
+    expect((await store.listErrors({ limit: 5 })).errors).toEqual([]);
     // The host's own run is untouched by the CLI's internal retry: one attempt, no error of its own.
     expect((await store.getRun(runId))!.run).toMatchObject({ attemptCount: 1, errorCount: 0 });
     // The window's run detail shows the CLI's calls inside the attempt.
     const detail = await service.getRun({ runId });
     expect(detail!.tasks[0]!.attempts[0]!.telemetry).toEqual([
-      { runId: links[0]!.runId, sessionId: links[0]!.sessionId, origin: 'runtime:claude-code', apiCalls: 2, errors: 1 },
+      {
+        runId: links[0]!.runId, sessionId: links[0]!.sessionId, origin: 'runtime:claude-code', apiCalls: 2, errors: 1,
+        calls: [
+          { n: 1, status: 'failed', code: 'RUNTIME_RATE_LIMIT', message: external.attempts[0]!.error!.message },
+          { n: 2, status: 'succeeded', code: null, message: null },
+        ],
+      },
     ]);
   });
 

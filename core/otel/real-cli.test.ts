@@ -7,7 +7,7 @@ import type { CliName } from '../../agents-real/pins.js';
 import { openSqliteStore } from '../store/index.js';
 import { SqliteContractStore } from '../store/sqlite-async.js';
 import type { HivewatchStore } from '../store/contract.js';
-import { decodeOtlp, type OtlpEncoding } from './decode.js';
+import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
 import { OtelIngester } from './ingest.js';
 
 /**
@@ -30,14 +30,23 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function replay(cli: CliName, id: string): Promise<{ ingester: OtelIngester; unattached: number }> {
+/**
+ * The recordings carry the `hivewatch.*` resource attributes a preset passes (docs/real-agents.md);
+ * replayed as a session `otel-env` pointed at Hivewatch unless `linked`, i.e. without them.
+ */
+function asSeen(records: TelemetryRecord[], linked: boolean): TelemetryRecord[] {
+  if (linked) return records;
+  return records.map((r) => ({ ...r, resource: Object.fromEntries(Object.entries(r.resource).filter(([k]) => !k.startsWith('hivewatch.'))) }));
+}
+
+async function replay(cli: CliName, id: string, linked = false): Promise<{ ingester: OtelIngester; unattached: number }> {
   const f = readFixture(cli, id);
   if (!f) throw new Error(`no recording ${cli}/${id}`);
   now = Date.parse(f.run.recordedAt) + 10 * 60_000;
   const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
   let unattached = 0;
   for (const e of f.exports) {
-    const records = decodeOtlp(e.signal as 'logs' | 'traces', e.encoding as OtlpEncoding, e.payload);
+    const records = asSeen(decodeOtlp(e.signal as 'logs' | 'traces', e.encoding as OtlpEncoding, e.payload), linked);
     unattached += (await ingester.ingest(records, `${id}#${e.seq}`)).unattached;
   }
   return { ingester, unattached };
@@ -90,9 +99,30 @@ describe('Claude Code 2.1.332 as recorded', () => {
     expect(detail.run).toMatchObject({ status: 'failed', endingCode: 'USER_INVALID_CONFIG' });
     expect(detail.tasks.map((t) => t.status)).toEqual(['failed']);
   });
+
+  it('the same 401 sent from inside a preset attempt (hivewatch.* as recorded) is that attempt\'s: a failed call, no failure of its own', async () => {
+    const { ingester } = await replay('claude-code', 'unauthorized.json-out.otlp-json.retries-0', true);
+    await endSessions(ingester);
+    const detail = await onlyRun();
+    expect(detail.run).toMatchObject({ status: 'completed', endingCode: null });
+    expect(detail.attempts.map((a) => [a.status, a.errorCode])).toEqual([['failed', 'USER_INVALID_CONFIG']]);
+    expect((await store.listErrors({ limit: 10 })).errors).toEqual([]);
+    expect((await store.failureCounts({ by: 'code' })).total).toBe(0);
+    // Codex passes the attribute values as given (percent-encoded); Claude Code decodes them: both link alike.
+    expect(await store.attemptTelemetry('run 7/a')).toMatchObject([{ taskId: 'task-1', attempt: 2, runId: detail.run.id }]);
+  });
 });
 
 describe('Codex 0.169.0 as recorded', () => {
+  it('a stall sent from inside a preset attempt links to it by the undecoded run id', async () => {
+    const { ingester } = await replay('codex-cli', 'stall.json-out.otlp-json.retries-0', true);
+    await endSessions(ingester);
+    const detail = await onlyRun();
+    expect(await store.attemptTelemetry('run 7/a')).toMatchObject([{ taskId: 'task-1', attempt: 2, runId: detail.run.id }]);
+    expect(detail.attempts.map((a) => [a.status, a.errorCode])).toEqual([['failed', 'RUNTIME_TIMEOUT']]);
+    expect((await store.listErrors({ limit: 10 })).errors).toEqual([]);
+  });
+
   it('a stalled stream: one attempt per stream with one RUNTIME_TIMEOUT each, the repeat of its failure kept, not counted', async () => {
     const { ingester } = await replay('codex-cli', 'stall.json-out.otlp-json.retries-0');
     await endSessions(ingester);

@@ -36,6 +36,11 @@ export class SessionJournal {
     this.state = readPromptState(row.promptState);
   }
 
+  /** The session was sent from inside a Hivewatch attempt (its `hivewatch.*` resource attributes). */
+  get linked(): boolean {
+    return this.row.parent !== null;
+  }
+
   /** The row as the plan leaves it, its prompt state included. */
   finish(): ExternalSessionRow {
     return { ...this.row, promptState: writePromptState(this.state) };
@@ -72,8 +77,11 @@ export class SessionJournal {
    * failure until something succeeds after it.
    */
   failed(ref: AttemptRef, ts: number, durationMs: number, error: ErrorEnvelope, retrying: boolean): void {
-    const seq = this.push({ type: 'errorOccurred', ts, error, caught: false, retrying, step: SESSION_STEP, ordinal: ref.ordinal, taskId: ref.taskId });
-    this.push({ type: 'attemptFailed', ts, ...ref, durationMs, error });
+    // A session sent from inside a Hivewatch attempt is part of that attempt: its request failures are shown
+    // there (the attempt's own result is the one failure, counted once), never error occurrences of their own.
+    const occurrence = this.linked ? null : this.push({ type: 'errorOccurred', ts, error, caught: false, retrying, step: SESSION_STEP, ordinal: ref.ordinal, taskId: ref.taskId });
+    const failedAt = this.push({ type: 'attemptFailed', ts, ...ref, durationMs, error });
+    const seq = occurrence ?? failedAt;
     this.state.open = null;
     if (!retrying) {
       this.state.outcome = 'failed';
@@ -140,7 +148,9 @@ export function planIdle(row: ExternalSessionRow, quietMs: number, now: number):
   }
   const failure = j.state.outcome === 'failed' ? j.state.failure : null;
   endPromptTask(j, now);
-  j.push({ type: 'externalRunIdle', ts: now, quietMs, lastEventAt: row.lastEventAt, ...(failure ? { error: failure.error, chain: [linkOf(failure)] } : {}) });
+  // A linked session's failure is its attempt's, which the engine counts: the session itself ends without one.
+  const ending = failure && !j.linked ? { error: failure.error, chain: [linkOf(failure)] } : {};
+  j.push({ type: 'externalRunIdle', ts: now, quietMs, lastEventAt: row.lastEventAt, ...ending });
   j.state = { promptId: null, anonymous: false, open: null, outcome: null, failure: null };
   return { events: j.events, row: { ...j.finish(), idle: true } };
 }

@@ -1,11 +1,11 @@
 import type { AttemptView, TaskView } from '../../core/service/api.js';
-import { hrefToRun } from '../app/router.js';
 import { OutcomeBadge } from '../components/StatusBadge.js';
 import type { AttemptWall } from '../lib/run-clock.js';
 import type { AttemptInspection } from './attempt-inspection.js';
 import { waitAfter, type EndingRole } from './attempt-notes.js';
 import type { AttemptWork } from './attempt-work.js';
 import { AttemptInspector } from './AttemptInspector.js';
+import { AttemptTelemetryNote } from './AttemptTelemetryNote.js';
 import { attemptOfLimit } from './task-title.js';
 
 /** The attempt the operator picked on the timeline: its heading, and everything the inspector knows of it. */
@@ -28,12 +28,7 @@ export function PickedAttempt(props: {
         {wait && <span className="muted picked-why">{wait}</span>}
       </h3>
       <AttemptInspector attempt={attempt} inspection={props.inspection} work={props.work} virtual={virtual} wall={props.wall} role={props.role} />
-      {attempt.telemetry?.map((t) => (
-        <p key={t.runId} className="attempt-telemetry">
-          Inside this attempt, {t.origin} reported {t.apiCalls} API call{t.apiCalls === 1 ? '' : 's'} and {t.errors} error{t.errors === 1 ? '' : 's'}:{' '}
-          <a href={hrefToRun(t.runId)}>session {t.sessionId.slice(0, 12)}</a>
-        </p>
-      ))}
+      {attempt.telemetry?.map((t) => <AttemptTelemetryNote key={t.runId} telemetry={t} />)}
     </div>
   );
 }
