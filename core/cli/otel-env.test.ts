@@ -35,6 +35,8 @@ describe('hivewatch otel-env', () => {
         'export CLAUDE_CODE_ENABLE_TELEMETRY=1',
         'export OTEL_LOGS_EXPORTER=otlp',
         'export OTEL_METRICS_EXPORTER=none',
+        'export OTEL_TRACES_EXPORTER=otlp',
+        'export CLAUDE_CODE_ENHANCED_TELEMETRY_BETA=1',
         'export OTEL_EXPORTER_OTLP_PROTOCOL=http/json',
         'export OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318',
         `export OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer ${token}"`,

@@ -221,6 +221,10 @@ class SessionPlan extends SessionJournal {
 
   /** A try the CLI made again: a failed attempt, handled at once (the CLI retried it). */
   private retriedTry(fact: Extract<Fact, { kind: 'retriedTry' }>, ts: number, context: Record<string, unknown>): void {
+    // A span event names no prompt, and Claude Code exports a run's traces before its logs: a try that comes
+    // when the open prompt's request already ended belongs to the next prompt, whose id its prompt event
+    // brings later (an anonymous task adopts it).
+    if (fact.promptId === null && this.row.openTask !== null && this.state.open === null && this.state.outcome !== null) this.openTask(null, ts);
     this.taskFor(fact.promptId, ts);
     const ref = this.nextAttempt();
     const why = fact.message ?? `${this.session.agent} retried the request (try ${fact.tryNumber} of ${fact.tries}); its telemetry does not say why`;

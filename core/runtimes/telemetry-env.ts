@@ -31,12 +31,18 @@ export function resourceAttributes(identity: AttemptIdentity): string {
   return pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join(',');
 }
 
-/** Claude Code's environment: events as OTLP/HTTP JSON logs to the receiver; no metrics (the receiver takes none). */
+/**
+ * Claude Code's environment: events as OTLP/HTTP JSON logs to the receiver; no metrics (the
+ * receiver takes none); traces with the enhanced-telemetry beta, whose `gen_ai.request.attempt`
+ * span events are the only report of a retry that later succeeded (docs/real-agents.md).
+ */
 export function claudeCodeEnv(target: TelemetryTarget, identity?: AttemptIdentity): Record<string, string> {
   return {
     CLAUDE_CODE_ENABLE_TELEMETRY: '1',
     OTEL_LOGS_EXPORTER: 'otlp',
     OTEL_METRICS_EXPORTER: 'none',
+    OTEL_TRACES_EXPORTER: 'otlp',
+    CLAUDE_CODE_ENHANCED_TELEMETRY_BETA: '1',
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_EXPORTER_OTLP_ENDPOINT: target.endpoint,
     OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${target.token}`,
