@@ -45,6 +45,8 @@ export class AlertEngine {
   private readonly timeoutMs: number;
   private readonly leaseMs: number;
   private readonly log: (message: string) => void;
+  /** Deliveries this host posted and recorded (any outcome): how a test sees two hosts share the work. */
+  posted = 0;
   private cursor: number | null = null;
   private pumping: Promise<void> | null = null;
   private again = false;
@@ -233,6 +235,7 @@ export class AlertEngine {
 
   private async finish(delivery: AlertDelivery, outcome: DeliveryOutcome): Promise<void> {
     const kept = await this.store.runStatements((d) => finishDelivery(d, delivery.id, this.host, outcome, this.now()));
+    if (kept) this.posted += 1;
     // Deliveries are logged by id and rule, never by URL (its path and query may be secrets).
     if (outcome.status !== DeliveryStatus.sent) this.log(`alert delivery ${delivery.id} (rule ${delivery.ruleId}) ${outcome.status}: ${outcome.error ?? ''}`);
     if (!kept) this.log(`alert delivery ${delivery.id}: the lease ran out before the receiver answered; another host may post it again`);

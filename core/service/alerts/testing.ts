@@ -43,6 +43,11 @@ export class TestReceiver {
     return this.requests.map((r) => r.body as T);
   }
 
+  /** Answers every request held by `hang` with `status` now. */
+  release(status = 200): void {
+    for (const response of this.hanging.splice(0)) response.writeHead(status).end();
+  }
+
   async stop(): Promise<void> {
     for (const response of this.hanging.splice(0)) response.destroy();
     const server = this.server;
