@@ -173,15 +173,17 @@ export function* enqueueDelivery(_dialect: Dialect, delivery: NewDelivery, throt
   return inserted.changes === 1;
 }
 
-/** Leases the next due delivery to `owner` until `now + leaseMs`, or null when none is due. One statement. */
-export function* claimDelivery(dialect: Dialect, owner: string, now: number, leaseMs: number): Query<AlertDelivery | null> {
-  const due = `status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`;
+/** Leases the next due delivery (or the one `onlyId` names) to `owner` until `now + leaseMs`; null when none is due. One statement. */
+export function* claimDelivery(dialect: Dialect, owner: string, now: number, leaseMs: number, onlyId?: string): Query<AlertDelivery | null> {
+  const one = onlyId === undefined ? '' : ' AND id = ?';
+  const due = `status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)${one}`;
+  const dueParams = onlyId === undefined ? [now, now] : [now, now, onlyId];
   const lock = dialect === Dialect.postgres ? ' FOR UPDATE SKIP LOCKED' : '';
   const row = yield* get<DeliveryRecord>(
     `UPDATE alert_deliveries SET lease_owner = ?, lease_until = ?, attempts = attempts + 1
       WHERE id = (SELECT id FROM alert_deliveries WHERE ${due} ORDER BY next_attempt_at, id LIMIT 1${lock}) AND ${due}
       RETURNING ${DELIVERY_COLUMNS}`,
-    [owner, now + leaseMs, now, now, now, now],
+    [owner, now + leaseMs, ...dueParams, ...dueParams],
   );
   return row ? deliveryOf(row) : null;
 }

@@ -107,7 +107,9 @@ export class AlertEngine {
       facts: { condition: rule.condition, text: title, at: this.now() },
     };
     await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now()));
-    await this.deliverDue();
+    // Only this delivery: `alerts test` in a CLI process posts its test, not other hosts' work.
+    const claimed = await this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs, id));
+    if (claimed) await this.deliver(claimed);
     return this.store.runStatements((d) => getDelivery(d, id));
   }
 
