@@ -161,6 +161,19 @@ export const schemas = {
     limit: limitSchema.optional(),
     cursor: cursorSchema.optional(),
   }),
+  listAlertRules: noInput,
+  addAlertRule: object({
+    when: text(100, 'must be a condition'),
+    webhook: text(2000, 'must be a URL'),
+    flow: text(500).optional(),
+    code: text(100).optional(),
+    category: text(100).optional(),
+    format: text(20).optional(),
+    throttle: text(20).optional(),
+  }),
+  removeAlertRule: object({ id: text(100, 'must be a rule id') }),
+  testAlertRule: object({ id: text(100, 'must be a rule id') }),
+  listAlertDeliveries: object({ limit: limitSchema.optional() }),
 } satisfies Record<ApiMethod, z.ZodType>;
 
 /** The subscription's own input (IPC and the service; SSE takes Last-Event-ID instead). */

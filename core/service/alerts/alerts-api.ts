@@ -1,44 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { HivewatchStore } from '../../store/contract.js';
 import { getRule, insertRule, listDeliveries, listRules, removeRule, type AlertDelivery } from './alert-queries.js';
-import { describeRule, redactWebhook, ruleFromInput, type AlertRule, type AlertRuleInput } from './rules.js';
+import { describeRule, redactWebhook, ruleFromInput, type AlertRule } from './rules.js';
+import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './views.js';
+
+export type { AlertDeliveryView, AlertRuleView };
 
 /**
  * Alert rules and the delivery log as the CLI, the API and the window see them: webhooks
  * redacted (scheme and host only), nothing that could carry a secret. One module so every
  * surface shows a rule the same way.
  */
-
-export interface AlertRuleView {
-  id: string;
-  condition: AlertRule['condition'];
-  /** The condition as `--when` writes it, with its filters: "retrying-longer-than=10m (flow a.prose)". */
-  description: string;
-  flow: string | null;
-  code: string | null;
-  category: string | null;
-  /** Scheme, credentials marker and host only (rules.ts `redactWebhook`). */
-  webhook: string;
-  format: AlertRule['format'];
-  throttleMs: number;
-  createdAt: number;
-  createdBy: string;
-}
-
-export interface AlertDeliveryView {
-  id: string;
-  ruleId: string;
-  kind: AlertDelivery['kind'];
-  title: string;
-  status: AlertDelivery['status'];
-  attempts: number;
-  responseCode: number | null;
-  lastError: string | null;
-  refersTo: string | null;
-  createdAt: number;
-  nextAttemptAt: number | null;
-  sentAt: number | null;
-}
 
 export function ruleView(rule: AlertRule): AlertRuleView {
   return {

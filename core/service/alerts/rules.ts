@@ -4,6 +4,8 @@
  * the tests assert (docs/triage.md, "Alerts").
  */
 
+import type { AlertConditionName, AlertRuleInput } from './views.js';
+
 export const ALERT_CONDITIONS = [
   'run-failed',
   'new-issue',
@@ -14,7 +16,7 @@ export const ALERT_CONDITIONS = [
   'running-longer-than',
   'usage-limit',
   'session-failed',
-] as const;
+] as const satisfies readonly AlertConditionName[];
 export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 
 /** Conditions that take a value after `=`: a duration, or a number of attempts. */
@@ -46,16 +48,7 @@ export interface AlertRule {
   createdBy: string;
 }
 
-/** A rule as the CLI and the API take it, before it is checked. */
-export interface AlertRuleInput {
-  when: string;
-  flow?: string | undefined;
-  code?: string | undefined;
-  category?: string | undefined;
-  webhook: string;
-  format?: string | undefined;
-  throttle?: string | undefined;
-}
+export type { AlertRuleInput };
 
 /** A rule the operator wrote wrongly: the message says what to write instead. */
 export class AlertInputError extends Error {
