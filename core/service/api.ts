@@ -25,7 +25,7 @@ export type {
   SeriesDimension,
 } from './api-errors.js';
 // Alert rules and their deliveries (issue #23 part 2), types of their own file.
-export type { AlertConditionName, AlertDeliveryStatus, AlertDeliveryView, AlertRuleInput, AlertRuleView } from './alerts/views.js';
+export type { AlertConditionName, AlertDeliveryView, AlertRuleView } from './alerts/views.js';
 import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './alerts/views.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 

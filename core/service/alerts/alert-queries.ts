@@ -14,7 +14,7 @@ export const DeliveryStatus = { pending: 'pending', sent: 'sent', failed: 'faile
 export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
 
 /** fire: the condition happened; resolve: the follow-up saying it is over; test: `alerts test`. */
-export type DeliveryKind = 'fire' | 'resolve' | 'test';
+type DeliveryKind = 'fire' | 'resolve' | 'test';
 
 /** What a delivery tells, kept as JSON: the body is rendered from it when it is sent. */
 export interface DeliveryFacts {

@@ -12,7 +12,7 @@ export type { AlertDeliveryView, AlertRuleView };
  * surface shows a rule the same way.
  */
 
-export function ruleView(rule: AlertRule): AlertRuleView {
+function ruleView(rule: AlertRule): AlertRuleView {
   return {
     id: rule.id,
     condition: rule.condition,

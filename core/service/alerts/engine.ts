@@ -31,8 +31,8 @@ export interface AlertEngineOptions {
 }
 
 /** Deliveries are retried as the engine retries a transient failure: exponential from 10 s, capped at 30 min, 8 tries in all. */
-export const DELIVERY_RETRY: RetryPolicy = Object.freeze({ retries: 7, backoff: 'exponential', baseDelayMs: 10_000, maxDelayMs: 30 * 60_000 });
-export const DELIVERY_TIMEOUT_MS = 5_000;
+const DELIVERY_RETRY: RetryPolicy = Object.freeze({ retries: 7, backoff: 'exponential', baseDelayMs: 10_000, maxDelayMs: 30 * 60_000 });
+const DELIVERY_TIMEOUT_MS = 5_000;
 const CURSOR_KEY = 'alerts.cursor';
 const EVENTS_PER_READ = 500;
 const DELIVERIES_PER_PUMP = 50;

@@ -6,7 +6,7 @@
 
 import type { AlertConditionName, AlertRuleInput } from './views.js';
 
-export const ALERT_CONDITIONS = [
+const ALERT_CONDITIONS = [
   'run-failed',
   'new-issue',
   'regression',
@@ -23,11 +23,11 @@ export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 const DURATION_CONDITIONS: readonly AlertCondition[] = ['retrying-longer-than', 'running-longer-than'];
 const COUNT_CONDITIONS: readonly AlertCondition[] = ['retrying-more-than'];
 
-export const ALERT_FORMATS = ['json', 'slack'] as const;
+const ALERT_FORMATS = ['json', 'slack'] as const;
 export type AlertFormat = (typeof ALERT_FORMATS)[number];
 
 /** One alert per rule and subject (a flow, an issue) per this interval unless the rule says otherwise. */
-export const DEFAULT_THROTTLE_MS = 10 * 60_000;
+const DEFAULT_THROTTLE_MS = 10 * 60_000;
 
 export interface AlertRule {
   id: string;

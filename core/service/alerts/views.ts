@@ -14,7 +14,7 @@ export type AlertConditionName =
   | 'usage-limit'
   | 'session-failed';
 
-export type AlertDeliveryStatus = 'pending' | 'sent' | 'failed' | 'given-up' | 'throttled';
+type AlertDeliveryStatus = 'pending' | 'sent' | 'failed' | 'given-up' | 'throttled';
 
 /** A rule as `hivewatch alerts add` and `addAlertRule` take it: `when` as `--when` writes it. */
 export interface AlertRuleInput {

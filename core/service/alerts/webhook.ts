@@ -18,7 +18,7 @@ export interface DeliveryContext {
 const hhmm = (ms: number): string => new Date(ms).toISOString().slice(11, 16);
 
 /** The one line every format carries. */
-export function deliveryText(delivery: AlertDelivery, context: DeliveryContext): string {
+function deliveryText(delivery: AlertDelivery, context: DeliveryContext): string {
   let text = delivery.kind === 'resolve' && context.refersTo ? `Resolved: ${context.refersTo.title}` : delivery.title;
   if (context.suppressed && context.suppressed.count > 0) text += ` (and ${context.suppressed.count} more since ${hhmm(context.suppressed.since)} UTC)`;
   return text;
