@@ -54,7 +54,7 @@ describe('alerts API', () => {
       status: 400,
       message: 'running-longer-than needs a duration like running-longer-than=10m, got "running-longer-than=1x"',
     });
-    await expect(service.removeAlertRule({ id: 'alr_none' })).rejects.toMatchObject({ status: 404, code: 'alert_rule_not_found' });
+    await expect(service.removeAlertRule({ id: 'alr_00000000' })).rejects.toMatchObject({ status: 404, code: 'alert_rule_not_found' });
     const rule = await service.addAlertRule({ when: 'run-failed', webhook: 'https://hooks.example.com/services/T1/B2/secret?token=t0ken' });
     expect(rule).toMatchObject({ webhook: 'https://hooks.example.com/…', createdBy: 'window', throttleMs: 600_000 });
     expect(JSON.stringify(await service.listAlertRules())).not.toMatch(/secret|t0ken|services/);
