@@ -32,6 +32,11 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'errorSeries',
   'errorGroups',
   'listErrors',
+  'listAlertRules',
+  'addAlertRule',
+  'removeAlertRule',
+  'testAlertRule',
+  'listAlertDeliveries',
 ];
 
 const PREFIX = 'hivewatch:';

@@ -135,6 +135,29 @@ export const ROUTES: readonly Route[] = [
     handle: async (s, r) => ok(await s.setFlowMuted(parseInput('setFlowMuted', bodyObject(r.body)))),
   },
   {
+    method: 'GET', path: '/api/alerts/rules', apiMethod: 'listAlertRules', body: false,
+    handle: async (s, r) => {
+      parseInput('listAlertRules', queryInput(r.query));
+      return ok(await s.listAlertRules());
+    },
+  },
+  {
+    method: 'POST', path: '/api/alerts/rules', apiMethod: 'addAlertRule', body: true,
+    handle: async (s, r) => ok(await s.addAlertRule(parseInput('addAlertRule', bodyObject(r.body))), 201),
+  },
+  {
+    method: 'POST', path: '/api/alerts/rules/:id/remove', apiMethod: 'removeAlertRule', body: true,
+    handle: async (s, r) => ok(await s.removeAlertRule(parseInput('removeAlertRule', { ...bodyObject(r.body), id: r.params.id }))),
+  },
+  {
+    method: 'POST', path: '/api/alerts/rules/:id/test', apiMethod: 'testAlertRule', body: true,
+    handle: async (s, r) => ok(await s.testAlertRule(parseInput('testAlertRule', { ...bodyObject(r.body), id: r.params.id }))),
+  },
+  {
+    method: 'GET', path: '/api/alerts/deliveries', apiMethod: 'listAlertDeliveries', body: false,
+    handle: async (s, r) => ok(await s.listAlertDeliveries(parseInput('listAlertDeliveries', queryInput(r.query, { numbers: ['limit'] })))),
+  },
+  {
     method: 'GET', path: '/api/errors/counts', apiMethod: 'errorCounts', body: false,
     handle: async (s, r) => ok(await s.errorCounts(parseInput('errorCounts', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },

@@ -1,5 +1,6 @@
 import { VERSION } from '../base/version.js';
 import { StoreError } from '../store/store-error.js';
+import { alertsCommand, ALERTS_VALUES } from './alerts.js';
 import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { checkCommand } from './check.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
@@ -41,6 +42,10 @@ Usage:
                                                  (N: events per transaction, default 2000; runs stay whole)
   hivewatch otel-env [--agent claude-code|codex-cli] [--db PATH] [--port N] [--store-prompts on|off]
                                                  print the settings that send an agent's telemetry to this database
+  hivewatch alerts add --when CONDITION --webhook URL [--flow F] [--code C] [--category C] [--format json|slack] [--throttle 10m]
+      CONDITION: run-failed | new-issue | regression | escalating | retrying-longer-than=10m | retrying-more-than=3
+                 | running-longer-than=1h | usage-limit | session-failed
+  hivewatch alerts list | remove ID | test ID | deliveries [--limit N]   (all with --json; webhooks shown redacted)
   hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off]   the browser shell alone, on 127.0.0.1
   hivewatch start [--browser] [--db PATH] [--demo]  the app: Electron where installed, else the browser shell
   hivewatch help
@@ -105,6 +110,11 @@ const COMMANDS: Record<string, Command> = {
     booleans: ['json'],
     values: ['db', 'older-than'],
     run: (args, io) => pruneCommand(args, io),
+  },
+  alerts: {
+    booleans: ['json'],
+    values: ALERTS_VALUES,
+    run: (args, io) => alertsCommand(args, io),
   },
   migrate: {
     booleans: ['json', 'dry-run'],

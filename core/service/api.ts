@@ -24,6 +24,9 @@ export type {
   
   SeriesDimension,
 } from './api-errors.js';
+// Alert rules and their deliveries (issue #23 part 2), types of their own file.
+export type { AlertConditionName, AlertDeliveryView, AlertRuleView } from './alerts/views.js';
+import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './alerts/views.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 
 export const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
@@ -316,6 +319,13 @@ export interface HivewatchApi {
   /** `trendBins`: every group's sparkline too, read from the rollups in one query. */
   errorGroups(input: ErrorFilter & { limit?: number; trendBins?: number }): Promise<ErrorGroup[]>;
   listErrors(input: ErrorFilter & { fingerprint?: string; limit?: number; cursor?: string }): Promise<Page<ErrorOccurrence>>;
+  listAlertRules(): Promise<AlertRuleView[]>;
+  /** Refused with 400 and the CLI's exact message for an unknown condition, a bad duration, a webhook that is not http(s). */
+  addAlertRule(input: AlertRuleInput): Promise<AlertRuleView>;
+  removeAlertRule(input: { id: string }): Promise<{ removed: boolean }>;
+  /** Posts a test delivery of the rule now; the delivery as it ended (sent, or failed and waiting for its retry). */
+  testAlertRule(input: { id: string }): Promise<AlertDeliveryView>;
+  listAlertDeliveries(input?: { limit?: number }): Promise<AlertDeliveryView[]>;
 
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
   subscribe(listener: (batch: LiveEvent[]) => void, options?: SubscribeOptions): () => void;
@@ -363,6 +373,11 @@ export const API_METHODS = [
   'errorSeries',
   'errorGroups',
   'listErrors',
+  'listAlertRules',
+  'addAlertRule',
+  'removeAlertRule',
+  'testAlertRule',
+  'listAlertDeliveries',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 

@@ -66,6 +66,7 @@ const object = <S extends z.ZodRawShape>(shape: S) =>
   });
 
 const runIdSchema = text(128, 'must be a run id').regex(/^[A-Za-z0-9_.:-]+$/, 'must be a run id (letters, digits, _ . : -)');
+const alertRuleIdSchema = text(64, 'must be an alert rule id').regex(/^alr_[0-9a-f]+$/, 'must be an alert rule id like alr_3f9a0c1b2d');
 const taskIdSchema = z
   .string({ error: required('must be a task id') })
   .regex(/^\d{1,9}:\d{1,9}$/, 'must be a task id like "1:0" (step:ordinal)');
@@ -161,6 +162,19 @@ export const schemas = {
     limit: limitSchema.optional(),
     cursor: cursorSchema.optional(),
   }),
+  listAlertRules: noInput,
+  addAlertRule: object({
+    when: text(100, 'must be a condition'),
+    webhook: text(2000, 'must be a URL'),
+    flow: text(500).optional(),
+    code: text(100).optional(),
+    category: text(100).optional(),
+    format: text(20).optional(),
+    throttle: text(20).optional(),
+  }),
+  removeAlertRule: object({ id: alertRuleIdSchema }),
+  testAlertRule: object({ id: alertRuleIdSchema }),
+  listAlertDeliveries: object({ limit: limitSchema.optional() }),
 } satisfies Record<ApiMethod, z.ZodType>;
 
 /** The subscription's own input (IPC and the service; SSE takes Last-Event-ID instead). */

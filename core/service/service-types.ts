@@ -7,6 +7,7 @@ import type { Diagnostic } from '../flow/ast.js';
 import type { TelemetryTarget } from '../runtimes/telemetry-env.js';
 import type { HivewatchStore } from '../store/index.js';
 import type { HivewatchApi } from './api.js';
+import type { AlertsHostOptions } from './alerts/alerts-host.js';
 import type { HostWatchPass } from './host-watch.js';
 import type { TailScheduler } from './journal-tail.js';
 import type { LiveSubscribeOptions, LiveSubscription } from './live.js';
@@ -56,6 +57,8 @@ export interface HivewatchServiceOptions {
    * (serve, the app, `hivewatch run`) turn it on; tests inject the timer and call `checkHosts()`.
    */
   watchHosts?: boolean | { intervalMs?: number; scheduler?: TailScheduler };
+  /** Alert rules and webhook deliveries (alerts/alerts-host.ts); `false` turns them off in this process. */
+  alerts?: AlertsHostOptions | false;
 }
 
 /** A flow file run from the command line (`hivewatch run` / `resume` / `retry`). */

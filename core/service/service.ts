@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, type DurableSink } from '../store/index.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
+import { startAlerts } from './alerts/alerts-host.js';
+import { alertsApi } from './alerts/alerts-service.js';
 import { commandRelay } from './command-relay.js';
 import { FlowCatalog } from './flows.js';
 import { flowsApi } from './flows-api.js';
@@ -70,6 +72,8 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   // Worktrees a killed host left behind (its runs are interrupted by now): removed in the background.
   const sweep = sweepLeftoverWorktrees(store, options.worktreeRoot).catch(() => []);
 
+  // Alerts run beside everything else: a slow receiver never holds a run or an ingest.
+  const alerts = startAlerts(store, options.alerts, liveHub.instance);
   const context: ServiceContext = { store, options, sink, runs, catalog, writePending: () => flushOr503(sink) };
   let closing = false;
   return {
@@ -80,6 +84,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     ...readApi(store),
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),
     ...subscriptions(liveHub),
+    ...alertsApi(store, () => alerts?.engine ?? null),
 
     flushJournal: () => sink.flush(),
 
@@ -97,6 +102,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
       closing = true;
       await runs.close(closeOptions.timeoutMs ?? 10_000);
       await hostWatch?.stop();
+      await alerts?.stop();
       await sink.close().catch(() => undefined);
       await sweep;
       await runs.drained();

@@ -6,6 +6,7 @@ import type { RunOwner } from './hosts.js';
 import type { PruneOptions, PruneReport } from './prune.js';
 import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQuery, ListErrorsQuery } from './queries/errors.js';
 import type { CommittedEvent } from './queries/events.js';
+import type { Dialect, Query } from './queries/plan.js';
 import type { FailureCounts, FailureCountsQuery } from './queries/failures.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from './queries/groups.js';
 import type { RunLineage } from './queries/lineage.js';
@@ -129,6 +130,12 @@ export interface HivewatchStore {
   setSetting(key: string, value: string): Promise<void>;
   /** A secret kept with the database, created by `create()` the first time any process asks for it. */
   secret(key: string, create: () => string): Promise<string>;
+
+  /**
+   * An engine-neutral query of a part outside the store (core/alerts), statement by statement:
+   * each statement commits by itself (a one-statement claim is atomic on both engines).
+   */
+  runStatements<T>(plan: (dialect: Dialect) => Query<T>): Promise<T>;
 
   recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]>;
   resumePointForRun(runId: string): Promise<ResumePoint>;

@@ -20,9 +20,9 @@ function dump(db: ReturnType<typeof openDatabase>, table: string, cols = '*'): u
 
 
 describe('migrations', () => {
-  it('are numbered 1..n without a gap, and the schema version is the last one', () => {
+  it('are numbered 1..n without a gap (but 14, which the issues branch of issue 23 lands), and the schema version is the last one', () => {
     const versions = MIGRATIONS.map((m) => m.version);
-    expect(versions).toEqual(versions.map((_, i) => i + 1));
+    expect(versions).toEqual([...Array.from({ length: 13 }, (_, i) => i + 1), 15]);
     expect(SCHEMA_VERSION).toBe(versions.at(-1));
   });
 

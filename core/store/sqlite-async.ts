@@ -7,6 +7,7 @@ import type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from './
 import type { PruneOptions, PruneReport } from './prune.js';
 import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQuery, ListErrorsQuery } from './queries/errors.js';
 import type { CommittedEvent } from './queries/events.js';
+import type { Dialect, Query } from './queries/plan.js';
 import type { FailureCounts, FailureCountsQuery } from './queries/failures.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from './queries/groups.js';
 import type { RunLineage } from './queries/lineage.js';
@@ -177,6 +178,11 @@ export class SqliteContractStore implements HivewatchStore {
 
   secret(key: string, create: () => string): Promise<string> {
     return this.answer(() => this.sqlite.secret(key, create));
+  }
+
+  runStatements<T>(plan: (dialect: Dialect) => Query<T>): Promise<T> {
+    // The mapped SqliteStore type cannot keep a generic method's T; the store answers with the plan's own result.
+    return this.answer(() => this.sqlite.runStatements(plan) as T);
   }
 
   recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]> {

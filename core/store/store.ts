@@ -50,7 +50,7 @@ import {
 } from './queries/runs.js';
 import { ensureSetting, getSetting, setSetting } from './settings.js';
 import { StatementCache } from './queries/sql.js';
-import { Dialect, runSync } from './queries/plan.js';
+import { Dialect, runSync, type Query } from './queries/plan.js';
 import { recoverInterrupted, resumePointForRun, type RecoveredRun, type RecoverOptions } from './recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from './replay.js';
 import { RunTakenError, StoreError } from './store-error.js';
@@ -269,6 +269,12 @@ class SqliteConnectionStore implements SqliteStore {
   listErrors(query?: ListErrorsQuery): ErrorPage {
     this.open();
     return runSync(this.cache, listErrors(Dialect.sqlite, query));
+  }
+
+  /** A query of a part outside the store (HivewatchStore.runStatements); the SQLite writer lock makes each statement atomic. */
+  runStatements<T>(plan: (dialect: Dialect) => Query<T>): T {
+    this.open();
+    return runSync(this.cache, plan(Dialect.sqlite));
   }
 
   getSetting(key: string): string | null {

@@ -24,6 +24,11 @@ export const API_METHODS: readonly ApiMethod[] = [
   'errorSeries',
   'errorGroups',
   'listErrors',
+  'listAlertRules',
+  'addAlertRule',
+  'removeAlertRule',
+  'testAlertRule',
+  'listAlertDeliveries',
 ];
 
 /** Where the browser shell's token lives once the page took it from `?token=`. */

@@ -1,4 +1,6 @@
 import type {
+  AlertDeliveryView,
+  AlertRuleView,
   CheckResult,
   CommandAck,
   ErrorCount,
@@ -141,6 +143,11 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     errorSeries: (input) => get<ErrorSeries>('/api/errors/series', input),
     errorGroups: (input) => get<ErrorGroup[]>('/api/errors/groups', input),
     listErrors: (input) => get<Page<ErrorOccurrence>>('/api/errors', input),
+    listAlertRules: () => get<AlertRuleView[]>('/api/alerts/rules'),
+    addAlertRule: (input) => post<AlertRuleView>('/api/alerts/rules', input),
+    removeAlertRule: (input) => post<{ removed: boolean }>(`/api/alerts/rules/${seg(input.id)}/remove`, rest(input, 'id')),
+    testAlertRule: (input) => post<AlertDeliveryView>(`/api/alerts/rules/${seg(input.id)}/test`, rest(input, 'id')),
+    listAlertDeliveries: (input) => get<AlertDeliveryView[]>('/api/alerts/deliveries', input),
 
     subscribe: (listener, subscribeOptions = {}) => subscribeLive(stream, listener, subscribeOptions),
 

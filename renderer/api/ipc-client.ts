@@ -32,6 +32,11 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     errorSeries: (input) => call('errorSeries', input),
     errorGroups: (input) => call('errorGroups', input),
     listErrors: (input) => call('listErrors', input),
+    listAlertRules: () => call('listAlertRules'),
+    addAlertRule: (input) => call('addAlertRule', input),
+    removeAlertRule: (input) => call('removeAlertRule', input),
+    testAlertRule: (input) => call('testAlertRule', input),
+    listAlertDeliveries: (input) => call('listAlertDeliveries', input),
     subscribe(listener: (batch: LiveEvent[]) => void, options: SubscribeOptions = {}): () => void {
       return bridge.subscribe(options.afterId ?? 0, (message) => {
         if (message.kind === 'batch') listener(message.events);

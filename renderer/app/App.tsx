@@ -5,6 +5,7 @@ import { ComparePage } from '../compare/ComparePage.js';
 import { FlowsPage } from '../flows/FlowsPage.js';
 import { RunDetailPage } from '../run-detail/RunDetailPage.js';
 import { RunsPage } from '../runs/RunsPage.js';
+import { AlertsPage } from '../settings/AlertsPage.js';
 import { useNow } from '../lib/use-now.js';
 import { NotificationsButton } from '../notify/NotificationsButton.js';
 import { connectionLabel, unreachableMessage } from '../live/connection.js';
@@ -164,6 +165,7 @@ export function App() {
       </Suspense>
     );
   else if (section === 'compare' && route.path.length === 3) page = <ComparePage left={route.path[1] ?? ''} right={route.path[2] ?? ''} />;
+  else if (section === 'settings' && id === 'alerts') page = <AlertsPage />;
   else if (section === 'flows') page = <FlowsPage flowId={route.path.length > 1 ? route.path.slice(1).join('/') : null} />;
   else page = <RunsPage />;
 
@@ -188,6 +190,9 @@ export function App() {
         <div className="topbar-right">
           <ConnectionStatus />
           <NotificationsButton />
+          <a className="topbar-settings" href="#/settings/alerts" aria-current={section === 'settings' ? 'page' : undefined}>
+            Alerts
+          </a>
           <button type="button" className="small ghost" onClick={() => setSheet(true)} title="keyboard shortcuts (?)">
             <kbd>?</kbd> Shortcuts
           </button>

@@ -21,6 +21,7 @@ export function routeTitle(route: Route): string | null {
   if (section === 'runs') return id ? null : 'Runs';
   if (section === 'errors') return 'Errors';
   if (section === 'compare') return 'Compare runs';
+  if (section === 'settings' && id === 'alerts') return 'Alerts · Settings';
   if (section === 'flows') return route.path.length > 1 ? `${route.path.slice(1).join('/')} · Flows` : 'Flows';
   return 'Runs';
 }

@@ -195,4 +195,19 @@ export class FakeApi implements HivewatchApi {
   listErrors(): Promise<never> {
     return this.unsupported('listErrors');
   }
+  listAlertRules(): Promise<never> {
+    return this.unsupported('listAlertRules');
+  }
+  addAlertRule(): Promise<never> {
+    return this.unsupported('addAlertRule');
+  }
+  removeAlertRule(): Promise<never> {
+    return this.unsupported('removeAlertRule');
+  }
+  testAlertRule(): Promise<never> {
+    return this.unsupported('testAlertRule');
+  }
+  listAlertDeliveries(): Promise<never> {
+    return this.unsupported('listAlertDeliveries');
+  }
 }

@@ -36,11 +36,8 @@ import { recoverInterruptedPg } from './recovery.js';
 import { JOURNAL_CHANNEL, PostgresJournalWriter } from './writer.js';
 
 /**
- * The store over PostgreSQL (issue #13): several hosts share one database. Reads run the shared
- * query plans (queries/*.ts) with PostgreSQL's dialect, each on one connection inside a
- * read-only REPEATABLE READ transaction, so a query's statements see one snapshot as they do on
- * SQLite. Writes go through h3's `PostgresJournalWriter` one batch at a time per store, so the
- * listeners see batches in commit order.
+ * The store over PostgreSQL (issue #13): several hosts share one database. Reads run the shared query plans (queries/*.ts)
+ * with PostgreSQL's dialect, in one read-only REPEATABLE READ transaction each (one snapshot, as on SQLite). Writes go through `PostgresJournalWriter` a batch at a time: listeners see commit order.
  */
 export class PostgresStore implements HivewatchStore {
   readonly engine = StoreEngine.postgres;
@@ -340,9 +337,12 @@ export class PostgresStore implements HivewatchStore {
       if (value === null) throw new StoreError('invalid_argument', `no ${key} in this database, and it is open read-only`);
       return value;
     }
-    // Statement by statement, READ COMMITTED: the insert keeps a value another host committed
-    // first (ON CONFLICT DO NOTHING waits for it), and the read after it sees that value.
+    // Statement by statement, READ COMMITTED: the insert keeps a value another host committed first (ON CONFLICT DO NOTHING waits for it), and the read after it sees it.
     return this.autocommit(ensureSetting(Dialect.postgres, key, create, this.now()));
+  }
+
+  runStatements<T>(plan: (dialect: Dialect) => Query<T>): Promise<T> {
+    return this.readonly ? this.read(plan(Dialect.postgres)) : this.autocommit(plan(Dialect.postgres));
   }
 
   async recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]> {

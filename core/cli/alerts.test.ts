@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestReceiver } from '../service/alerts/testing.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+import type { CliIo } from './io.js';
+import { main } from './main.js';
+
+/**
+ * `hivewatch alerts` on a SQLite database: the exact refusals of bad input (nothing written),
+ * webhooks redacted in every listing, `test` posting to a real receiver, the delivery log.
+ */
+
+const tempDir = tempDirs();
+let db = '';
+const receiver = new TestReceiver();
+let hook = '';
+
+beforeAll(async () => {
+  db = join(tempDir('hw-alerts-cli-'), 'hivewatch.db');
+  hook = await receiver.start();
+});
+afterAll(() => receiver.stop());
+
+async function hivewatch(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIo = { out: (t) => void (out += t), err: (t) => void (err += t), stdout: new PassThrough(), env: {} };
+  const code = await main([...argv, '--db', db], io);
+  return { code, out, err };
+}
+
+const SECRET_HOOK = 'https://bot:hunter2@hooks.slack.com/services/T000SECRET/B000SECRET/XXXXSECRET?token=querysecret';
+
+describe('hivewatch alerts', () => {
+  it.each([
+    [['--when', 'run-failed', '--webhook', 'ftp://bot:hunter2@example.com/x'], 'hivewatch alerts: --webhook must be an http or https URL, not ftp:\n'],
+    [['--when', 'run-failed', '--webhook', 'not a url'], 'hivewatch alerts: --webhook must be an http or https URL (the value given is not a URL)\n'],
+    [
+      ['--when', 'run-crashed', '--webhook', 'https://example.com/h'],
+      'hivewatch alerts: unknown alert condition "run-crashed" (one of: run-failed, new-issue, regression, escalating, retrying-longer-than, retrying-more-than, running-longer-than, usage-limit, session-failed)\n',
+    ],
+    [['--when', 'retrying-longer-than=ten', '--webhook', 'https://example.com/h'], 'hivewatch alerts: retrying-longer-than needs a duration like retrying-longer-than=10m, got "retrying-longer-than=ten"\n'],
+    [['--when', 'running-longer-than', '--webhook', 'https://example.com/h'], 'hivewatch alerts: running-longer-than needs a duration like running-longer-than=10m, got "running-longer-than"\n'],
+    [['--when', 'retrying-more-than=0', '--webhook', 'https://example.com/h'], 'hivewatch alerts: retrying-more-than needs a number of attempts from 1 to 1000 like retrying-more-than=3, got "retrying-more-than=0"\n'],
+    [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--throttle', 'soon'], 'hivewatch alerts: --throttle must be a duration like 10m (or 0 for none), got "soon"\n'],
+    [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--format', 'xml'], 'hivewatch alerts: --format must be json or slack, got "xml"\n'],
+    [['--webhook', 'https://example.com/h'], 'hivewatch alerts: alerts add needs --when CONDITION\n'],
+  ])('add %j is refused with its exact message, exit 64, nothing written', async (args, message) => {
+    const result = await hivewatch('alerts', 'add', ...args);
+    expect(result).toEqual({ code: 64, out: '', err: message });
+    expect(result.err).not.toContain('hunter2');
+    expect((await hivewatch('alerts', 'list', '--json')).out).toBe('{"rules":[]}\n');
+  });
+
+  it('add, list (text and --json), test against a real receiver, deliveries, remove; the webhook redacted throughout', async () => {
+    const added = await hivewatch('alerts', 'add', '--when', 'retrying-longer-than=10m', '--flow', 'flows/a.prose', '--webhook', SECRET_HOOK, '--format', 'slack', '--json');
+    expect(added.code, added.err).toBe(0);
+    const { rule } = JSON.parse(added.out) as { rule: { id: string; webhook: string; description: string } };
+    expect(rule).toMatchObject({ webhook: 'https://***@hooks.slack.com/…', description: 'retrying-longer-than=10m (flow flows/a.prose)' });
+    const listed = await hivewatch('alerts', 'list');
+    expect(listed.out).toMatch(new RegExp(`^ID +WHEN +WEBHOOK +FORMAT +THROTTLE +ADDED\\n${rule.id} +retrying-longer-than=10m \\(flow flows/a.prose\\) +https://\\*\\*\\*@hooks.slack.com/… +slack +10m +`));
+    for (const output of [added.out, listed.out, (await hivewatch('alerts', 'list', '--json')).out]) {
+      for (const secret of ['hunter2', 'SECRET', 'querysecret', 'services']) expect(output).not.toContain(secret);
+    }
+
+    const local = await hivewatch('alerts', 'add', '--when', 'run-failed', '--webhook', `${hook}/hooks/abc?key=1`, '--json');
+    const localId = (JSON.parse(local.out) as { rule: { id: string } }).rule.id;
+    const tested = await hivewatch('alerts', 'test', localId);
+    expect(tested.code, tested.err).toBe(0);
+    expect(tested.out).toMatch(/^test delivery dlv_[0-9a-f]{16}: sent \(HTTP 200\)\n$/);
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/hooks/abc?key=1']);
+    expect(receiver.bodies()[0]).toMatchObject({ kind: 'test', rule: { id: localId, condition: 'run-failed' } });
+
+    const log = JSON.parse((await hivewatch('alerts', 'deliveries', '--json')).out) as { deliveries: { ruleId: string; kind: string; status: string; responseCode: number; attempts: number }[] };
+    expect(log.deliveries.map((d) => [d.ruleId, d.kind, d.status, d.responseCode, d.attempts])).toEqual([[localId, 'test', 'sent', 200, 1]]);
+    expect((await hivewatch('alerts', 'deliveries')).out).toMatch(/^DELIVERY +RULE +KIND +STATUS +CODE +ATTEMPTS +CREATED +TITLE\ndlv_\w+ +alr_\w+ +test +sent +200 +1 +/);
+
+    expect(await hivewatch('alerts', 'remove', rule.id)).toEqual({ code: 0, out: `removed alert rule ${rule.id}\n`, err: '' });
+    expect(await hivewatch('alerts', 'remove', rule.id)).toEqual({ code: 1, out: '', err: `hivewatch alerts: no alert rule "${rule.id}" (see hivewatch alerts list)\n` });
+    expect(await hivewatch('alerts', 'test', 'alr_nothing')).toEqual({ code: 1, out: '', err: 'hivewatch alerts: no alert rule "alr_nothing" (see hivewatch alerts list)\n' });
+    expect((JSON.parse((await hivewatch('alerts', 'list', '--json')).out) as { rules: { id: string }[] }).rules.map((r) => r.id)).toEqual([localId]);
+  });
+
+  it('an unknown subcommand is a usage error', async () => {
+    expect(await hivewatch('alerts', 'mute')).toEqual({ code: 64, out: '', err: 'hivewatch alerts: expected add, list, remove ID, test ID or deliveries, got "mute"\n' });
+  });
+});

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import type { HivewatchStore } from '../../store/contract.js';
+import { getRule, insertRule, listDeliveries, listRules, removeRule, type AlertDelivery } from './alert-queries.js';
+import { describeRule, redactWebhook, ruleFromInput, type AlertRule } from './rules.js';
+import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './views.js';
+
+export type { AlertDeliveryView, AlertRuleView };
+
+/**
+ * Alert rules and the delivery log as the CLI, the API and the window see them: webhooks
+ * redacted (scheme and host only), nothing that could carry a secret. One module so every
+ * surface shows a rule the same way.
+ */
+
+function ruleView(rule: AlertRule): AlertRuleView {
+  return {
+    id: rule.id,
+    condition: rule.condition,
+    description: describeRule(rule),
+    flow: rule.flow,
+    code: rule.code,
+    category: rule.category,
+    webhook: redactWebhook(rule.webhook),
+    format: rule.format,
+    throttleMs: rule.throttleMs,
+    createdAt: rule.createdAt,
+    createdBy: rule.createdBy,
+  };
+}
+
+export function deliveryView(delivery: AlertDelivery): AlertDeliveryView {
+  const waiting = delivery.status === 'pending' || delivery.status === 'failed';
+  return {
+    id: delivery.id,
+    ruleId: delivery.ruleId,
+    kind: delivery.kind,
+    title: delivery.title,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    responseCode: delivery.responseCode,
+    lastError: delivery.lastError,
+    refersTo: delivery.refersTo,
+    createdAt: delivery.createdAt,
+    nextAttemptAt: waiting ? delivery.nextAttemptAt : null,
+    sentAt: delivery.sentAt,
+  };
+}
+
+/** Checks and stores a rule (AlertInputError for bad input); its view. */
+export async function addAlertRule(store: HivewatchStore, input: AlertRuleInput, by: string, now: number = Date.now()): Promise<AlertRuleView> {
+  const rule = ruleFromInput(input, `alr_${randomBytes(5).toString('hex')}`, now, by);
+  await store.runStatements((d) => insertRule(d, rule));
+  return ruleView(rule);
+}
+
+export async function listAlertRules(store: HivewatchStore): Promise<AlertRuleView[]> {
+  return (await store.runStatements((d) => listRules(d))).map(ruleView);
+}
+
+export async function alertRuleExists(store: HivewatchStore, id: string): Promise<boolean> {
+  return (await store.runStatements((d) => getRule(d, id))) !== null;
+}
+
+export function removeAlertRule(store: HivewatchStore, id: string, now: number = Date.now()): Promise<boolean> {
+  return store.runStatements((d) => removeRule(d, id, now));
+}
+
+export async function listAlertDeliveries(store: HivewatchStore, limit = 100): Promise<AlertDeliveryView[]> {
+  return (await store.runStatements((d) => listDeliveries(d, limit))).map(deliveryView);
+}

@@ -1,0 +1,63 @@
+import type { HivewatchStore } from '../../store/index.js';
+import type { HivewatchApi } from '../api.js';
+import { ApiError } from '../errors.js';
+import { parseInput } from '../schemas.js';
+import { guard } from '../service-context.js';
+import { addAlertRule, alertRuleExists, deliveryView, listAlertDeliveries, listAlertRules, removeAlertRule } from './alerts-api.js';
+import type { AlertEngine } from './engine.js';
+import { AlertInputError } from './rules.js';
+
+/**
+ * The alerts part of the API (issue #23 part 2): the window's Settings › Alerts screen. Input is
+ * checked by the shared schemas, then by the rule checker (rules.ts), whose messages become 400s
+ * word for word, as the CLI prints them.
+ */
+
+type AlertsApi = Pick<HivewatchApi, 'listAlertRules' | 'addAlertRule' | 'removeAlertRule' | 'testAlertRule' | 'listAlertDeliveries'>;
+
+const noRule = (id: string): ApiError => new ApiError(404, 'alert_rule_not_found', `no alert rule "${id}"`);
+
+export function alertsApi(store: HivewatchStore, engine: () => AlertEngine | null): AlertsApi {
+  return {
+    listAlertRules: (...input: unknown[]) =>
+      guard(() => {
+        parseInput('listAlertRules', input[0]);
+        return listAlertRules(store);
+      }),
+
+    addAlertRule: (input) =>
+      guard(async () => {
+        const args = parseInput('addAlertRule', input);
+        try {
+          return await addAlertRule(store, args, 'window');
+        } catch (error) {
+          if (error instanceof AlertInputError) throw new ApiError(400, 'invalid_input', error.message);
+          throw error;
+        }
+      }),
+
+    removeAlertRule: (input) =>
+      guard(async () => {
+        const { id } = parseInput('removeAlertRule', input);
+        if (!(await removeAlertRule(store, id))) throw noRule(id);
+        return { removed: true };
+      }),
+
+    testAlertRule: (input) =>
+      guard(async () => {
+        const { id } = parseInput('testAlertRule', input);
+        const running = engine();
+        if (!running) throw new ApiError(409, 'alerts_unavailable', 'alerts are not running in this process (the database is open read-only)');
+        if (!(await alertRuleExists(store, id))) throw noRule(id);
+        const delivery = await running.test(id);
+        if (!delivery) throw noRule(id);
+        return deliveryView(delivery);
+      }),
+
+    listAlertDeliveries: (input) =>
+      guard(() => {
+        const args = parseInput('listAlertDeliveries', input ?? {});
+        return listAlertDeliveries(store, args.limit ?? 100);
+      }),
+  };
+}

@@ -1,0 +1,249 @@
+import { randomBytes } from 'node:crypto';
+import { decideRetry, type RetryPolicy } from '../../base/errors/retry.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import { claimDelivery, DeliveryStatus, enqueueDelivery, finishDelivery, getDelivery, getRule, listRules, unresolvedFires, type AlertDelivery, type DeliveryOutcome, type NewDelivery } from './alert-queries.js';
+import { deliveryContext } from './delivery-context.js';
+import { issueOccurrence, type IssueTransition } from './issue-transitions.js';
+import { occurrencesOf, ruleMatches, runFactsOf, type Occurrence } from './occurrences.js';
+import type { AlertRule } from './rules.js';
+import { bodyOf, postWebhook, type PostResult, type WebhookPost } from './webhook.js';
+
+/**
+ * The alert engine of one host (issue #23 part 2). It follows the journal from a cursor kept in
+ * the database, turns events into occurrences, journals one delivery per (rule, subject,
+ * occurrence) whichever host sees it first, and posts due deliveries it claims. Nothing here runs
+ * on the write path: the service only nudges `pump` after a commit, and a receiver that fails or
+ * hangs costs this loop one bounded POST, never a run or an ingest.
+ */
+
+export interface AlertEngineOptions {
+  store: HivewatchStore;
+  /** Names this host in delivery leases (several hosts share one database). */
+  host?: string;
+  now?: () => number;
+  post?: WebhookPost;
+  /** Per POST; 5 s unless a test says otherwise. */
+  timeoutMs?: number;
+  /** How long a claimed delivery is this host's; longer than any POST. */
+  leaseMs?: number;
+  log?: (message: string) => void;
+}
+
+/** Deliveries are retried as the engine retries a transient failure: exponential from 10 s, capped at 30 min, 8 tries in all. */
+const DELIVERY_RETRY: RetryPolicy = Object.freeze({ retries: 7, backoff: 'exponential', baseDelayMs: 10_000, maxDelayMs: 30 * 60_000 });
+const DELIVERY_TIMEOUT_MS = 5_000;
+const CURSOR_KEY = 'alerts.cursor';
+const EVENTS_PER_READ = 500;
+const DELIVERIES_PER_PUMP = 50;
+
+export class AlertEngine {
+  private readonly store: HivewatchStore;
+  private readonly host: string;
+  private readonly now: () => number;
+  private readonly post: WebhookPost;
+  private readonly timeoutMs: number;
+  private readonly leaseMs: number;
+  private readonly log: (message: string) => void;
+  /** Deliveries this host posted and recorded (any outcome): how a test sees two hosts share the work. */
+  posted = 0;
+  private cursor: number | null = null;
+  private pumping: Promise<void> | null = null;
+  private again = false;
+
+  constructor(options: AlertEngineOptions) {
+    this.store = options.store;
+    this.host = options.host ?? `host-${randomBytes(4).toString('hex')}`;
+    this.now = options.now ?? Date.now;
+    this.post = options.post ?? postWebhook;
+    this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.leaseMs = options.leaseMs ?? Math.max(30_000, this.timeoutMs * 3);
+    this.log = options.log ?? (() => undefined);
+  }
+
+  /**
+   * Evaluates what was journaled since the last pump, then posts what is due. One pass at a time:
+   * a call during a pass makes that pass run once more and waits for it.
+   */
+  pump(): Promise<void> {
+    if (this.pumping) {
+      this.again = true;
+      return this.pumping;
+    }
+    this.pumping = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.evaluateJournal();
+          await this.checkRunning();
+          await this.deliverDue();
+        } while (this.again);
+      } finally {
+        this.pumping = null;
+      }
+    })();
+    return this.pumping;
+  }
+
+  /** An issue changed state (the issues engine calls this: branch t-issues wires it). */
+  async onIssueTransition(transition: IssueTransition): Promise<void> {
+    const rules = await this.rules();
+    if (transition.kind === 'resolved') {
+      await this.followUp([transition.fingerprint], `issue ${transition.fingerprint} resolved by ${transition.by}`, transition.at);
+      return;
+    }
+    const occurrence = issueOccurrence(transition);
+    if (occurrence) await this.enqueueMatching(rules, occurrence);
+  }
+
+  /** `alerts test ID`: a test delivery of the rule, posted now; the delivery as it ended. */
+  async test(ruleId: string): Promise<AlertDelivery | null> {
+    const rule = await this.store.runStatements((d) => getRule(d, ruleId));
+    if (!rule) return null;
+    const id = deliveryId();
+    const title = `Test alert of rule ${rule.id} (${rule.condition}) from Hivewatch`;
+    const delivery: NewDelivery = {
+      id, ruleId, subject: `test:${id}`, occurrence: 'test', throttleKey: `test:${id}`, kind: 'test', refersTo: null, title,
+      facts: { condition: rule.condition, text: title, at: this.now() },
+    };
+    await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now()));
+    // Only this delivery: `alerts test` in a CLI process posts its test, not other hosts' work.
+    const claimed = await this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs, id));
+    if (claimed) await this.deliver(claimed);
+    return this.store.runStatements((d) => getDelivery(d, id));
+  }
+
+  private rules(): Promise<AlertRule[]> {
+    return this.store.runStatements((d) => listRules(d));
+  }
+
+  private async startCursor(): Promise<number> {
+    if (this.cursor !== null) return this.cursor;
+    const stored = await this.store.getSetting(CURSOR_KEY);
+    // A database never alerted on starts at its head: history is not news.
+    this.cursor = stored !== null ? Number(stored) : await this.store.journalHead();
+    if (stored === null && !this.store.readonly) await this.store.setSetting(CURSOR_KEY, String(this.cursor));
+    return this.cursor;
+  }
+
+  private async evaluateJournal(): Promise<void> {
+    let cursor = await this.startCursor();
+    for (;;) {
+      const batch = await this.store.eventsAfterCommit(cursor, EVENTS_PER_READ);
+      if (batch.length === 0) break;
+      const rules = await this.rules();
+      for (const { event } of batch) if (rules.length > 0) await this.evaluateEvent(rules, event);
+      cursor = batch[batch.length - 1]!.commitSeq;
+      this.cursor = cursor;
+      await this.store.setSetting(CURSOR_KEY, String(cursor));
+      if (batch.length < EVENTS_PER_READ) break;
+    }
+  }
+
+  private async evaluateEvent(rules: AlertRule[], event: HivewatchEvent): Promise<void> {
+    if (event.type === 'runCompleted') {
+      await this.followUpRetriedRun(event.runId, event.ts);
+      return;
+    }
+    if (event.type !== 'runFailed' && event.type !== 'externalRunIdle' && event.type !== 'retryScheduled') return;
+    const facts = await runFactsOf(this.store, event.runId);
+    for (const occurrence of occurrencesOf(event, facts)) await this.enqueueMatching(rules, occurrence);
+  }
+
+  /** running-longer-than: checked on every pump against the runs running now. */
+  private async checkRunning(): Promise<void> {
+    const rules = (await this.rules()).filter((r) => r.condition === 'running-longer-than');
+    if (rules.length === 0) return;
+    const now = this.now();
+    const page = await this.store.listRuns({ status: ['running'], limit: 500 });
+    for (const run of page.runs) {
+      const runningMs = now - run.startedAt;
+      const title = `Run ${run.id} of ${run.flow} has been running for over ${Math.floor(runningMs / 60_000)} min`;
+      await this.enqueueMatching(rules, {
+        condition: 'running-longer-than', subject: run.id, occurrence: 'running-long', throttleKey: `flow:${run.flow}`, title,
+        flow: run.flow, code: null, category: null, runningMs,
+        facts: { condition: 'running-longer-than', text: title, runId: run.id, flow: run.flow, at: now },
+      });
+    }
+  }
+
+  private async enqueueMatching(rules: readonly AlertRule[], occurrence: Occurrence): Promise<void> {
+    for (const rule of rules) {
+      if (!ruleMatches(rule, occurrence)) continue;
+      const delivery: NewDelivery = {
+        id: deliveryId(), ruleId: rule.id, subject: occurrence.subject, occurrence: occurrence.occurrence, throttleKey: occurrence.throttleKey,
+        kind: 'fire', refersTo: null, title: occurrence.title, facts: occurrence.facts,
+      };
+      await this.store.runStatements((d) => enqueueDelivery(d, delivery, rule.throttleMs, this.now()));
+    }
+  }
+
+  /** A run that completed: the runs it retried or resumed, back to the first, get their follow-up. */
+  private async followUpRetriedRun(runId: string, at: number): Promise<void> {
+    const ancestors: string[] = [];
+    let row = await this.store.getRunRow(runId);
+    while (row && ancestors.length < 50) {
+      const parent = row.retryOf ?? row.resumedFrom;
+      if (parent === null || ancestors.includes(parent)) break;
+      ancestors.push(parent);
+      row = await this.store.getRunRow(parent);
+    }
+    if (ancestors.length > 0) await this.followUp(ancestors, `run ${runId} retried it to success`, at);
+  }
+
+  private async followUp(subjects: readonly string[], why: string, at: number): Promise<void> {
+    const fires = await this.store.runStatements((d) => unresolvedFires(d, subjects));
+    for (const fire of fires) {
+      const title = `Resolved: ${fire.title} (${why})`;
+      const delivery: NewDelivery = {
+        id: deliveryId(), ruleId: fire.ruleId, subject: fire.subject, occurrence: `resolved:${fire.id}`, throttleKey: fire.throttleKey,
+        kind: 'resolve', refersTo: fire.id, title, facts: { ...fire.facts, text: title, at },
+      };
+      await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now()));
+    }
+  }
+
+  private async deliverDue(): Promise<void> {
+    for (let i = 0; i < DELIVERIES_PER_PUMP; i++) {
+      const claimed = await this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs));
+      if (!claimed) return;
+      await this.deliver(claimed);
+    }
+  }
+
+  private async deliver(delivery: AlertDelivery): Promise<void> {
+    const rule = await this.store.runStatements((d) => getRule(d, delivery.ruleId));
+    if (!rule) {
+      await this.finish(delivery, { status: DeliveryStatus.givenUp, responseCode: null, error: 'the rule was removed', nextAttemptAt: this.now() });
+      return;
+    }
+    const context = await deliveryContext(this.store, delivery);
+    const headers = { 'x-hivewatch-delivery': delivery.id, 'x-hivewatch-attempt': String(delivery.attempts) };
+    const result = await this.post(rule.webhook, bodyOf(rule.format, rule, delivery, context), headers, this.timeoutMs);
+    await this.finish(delivery, this.outcomeOf(delivery, result));
+  }
+
+  /** 2xx: sent. A 4xx other than 408 and 429 will not get better: given up. Anything else is retried on the engine's schedule. */
+  private outcomeOf(delivery: AlertDelivery, result: PostResult): DeliveryOutcome {
+    const now = this.now();
+    const code = 'status' in result ? result.status : null;
+    if (code !== null && code >= 200 && code < 300) return { status: DeliveryStatus.sent, responseCode: code, error: null, nextAttemptAt: now };
+    const error = 'error' in result ? result.error : `the receiver answered ${code}`;
+    const permanent = code !== null && code >= 400 && code < 500 && code !== 408 && code !== 429;
+    const decision = decideRetry(DELIVERY_RETRY, { code: 'WEBHOOK_DELIVERY_FAILED', recoverable: !permanent }, delivery.attempts);
+    if (!decision.retry) return { status: DeliveryStatus.givenUp, responseCode: code, error, nextAttemptAt: now };
+    return { status: DeliveryStatus.failed, responseCode: code, error, nextAttemptAt: now + decision.delayMs };
+  }
+
+  private async finish(delivery: AlertDelivery, outcome: DeliveryOutcome): Promise<void> {
+    const kept = await this.store.runStatements((d) => finishDelivery(d, delivery.id, this.host, outcome, this.now()));
+    if (kept) this.posted += 1;
+    // Deliveries are logged by id and rule, never by URL (its path and query may be secrets).
+    if (outcome.status !== DeliveryStatus.sent) this.log(`alert delivery ${delivery.id} (rule ${delivery.ruleId}) ${outcome.status}: ${outcome.error ?? ''}`);
+    if (!kept) this.log(`alert delivery ${delivery.id}: the lease ran out before the receiver answered; another host may post it again`);
+  }
+}
+
+function deliveryId(): string {
+  return `dlv_${randomBytes(8).toString('hex')}`;
+}

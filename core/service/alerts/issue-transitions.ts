@@ -1,0 +1,57 @@
+import type { Occurrence } from './occurrences.js';
+import type { AlertCondition } from './rules.js';
+
+/**
+ * An error issue's change of state, as the issues engine (branch t-issues) journals it. Defined
+ * here with the same shape so the alert engine can be built and tested before the two meet;
+ * `AlertEngine.onIssueTransition` is the seam they are wired through.
+ */
+export interface IssueTransition {
+  fingerprint: string;
+  title: string;
+  kind: 'new' | 'regressed' | 'escalating' | 'resolved' | 'ignored' | 'reopened';
+  /** Wall ms. */
+  at: number;
+  /** Who changed it: `cli`, `window`, a host's name, or `hivewatch` for a change the engine saw. */
+  by: string;
+}
+
+const CONDITION_OF: Partial<Record<IssueTransition['kind'], AlertCondition>> = {
+  new: 'new-issue',
+  regressed: 'regression',
+  escalating: 'escalating',
+};
+
+const WORDS: Partial<Record<IssueTransition['kind'], string>> = {
+  new: 'New issue',
+  regressed: 'Regression',
+  escalating: 'Escalating issue',
+};
+
+/**
+ * The occurrence an issue transition makes, or null for one no condition alerts on (ignored,
+ * reopened; resolved makes follow-ups instead). Each transition is its own occurrence (kind and
+ * time): a second regression months later alerts again, the same one seen by two hosts once.
+ */
+export function issueOccurrence(transition: IssueTransition): Occurrence | null {
+  const condition = CONDITION_OF[transition.kind];
+  if (!condition) return null;
+  const title = `${WORDS[transition.kind]}: ${transition.title}`;
+  return {
+    condition,
+    subject: transition.fingerprint,
+    occurrence: `${transition.kind}@${transition.at}`,
+    throttleKey: `issue:${transition.fingerprint}`,
+    title,
+    flow: null,
+    code: codeOfTitle(transition.title),
+    category: null,
+    facts: { condition, text: title, fingerprint: transition.fingerprint, at: transition.at },
+  };
+}
+
+/** Issue titles lead with the error code ("RUNTIME_RATE_LIMIT · runtime fake was …"): a rule's --code matches it. */
+function codeOfTitle(title: string): string | null {
+  const match = /^([A-Z][A-Z0-9_]+)\s·/.exec(title);
+  return match ? match[1]! : null;
+}

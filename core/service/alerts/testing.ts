@@ -1,0 +1,68 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A real webhook receiver for the alert tests: an HTTP server on 127.0.0.1 that keeps every
+ * request and answers as the test scripts it (a status, or `hang`: never answer).
+ */
+export interface ReceivedRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+export type Answer = number | 'hang';
+
+export class TestReceiver {
+  readonly requests: ReceivedRequest[] = [];
+  /** Answers in order; when empty, 200. */
+  readonly answers: Answer[] = [];
+  private readonly hanging: ServerResponse[] = [];
+  private server: Server | null = null;
+
+  async start(): Promise<string> {
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        this.requests.push({ path: request.url ?? '', headers: request.headers, body: text === '' ? null : (JSON.parse(text) as unknown) });
+        const answer = this.answers.shift() ?? 200;
+        if (answer === 'hang') {
+          this.hanging.push(response);
+          return;
+        }
+        response.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : 'no');
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  bodies<T = Record<string, unknown>>(): T[] {
+    return this.requests.map((r) => r.body as T);
+  }
+
+  /** Answers every request held by `hang` with `status` now. */
+  release(status = 200): void {
+    for (const response of this.hanging.splice(0)) response.writeHead(status).end();
+  }
+
+  async stop(): Promise<void> {
+    for (const response of this.hanging.splice(0)) response.destroy();
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** A clock a test moves by hand: the engine's backoff is due when the test says so, not after a sleep. */
+export class ManualClock {
+  constructor(public value: number) {}
+  readonly now = (): number => this.value;
+  advance(ms: number): void {
+    this.value += ms;
+  }
+}

@@ -1,0 +1,113 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestReceiver } from '../core/service/alerts/testing.js';
+import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
+import { launchBrowser, openApp } from './support/browser.js';
+import { startServer, type ServerHandle } from './support/server.js';
+
+/**
+ * Settings › Alerts (issue #23 part 2) in Chromium against the real `serve`: a refused rule shows
+ * the service's exact message, an added rule is listed with its webhook redacted, "Send test"
+ * reaches a real receiver on 127.0.0.1 and the delivery log shows it sent with HTTP 200, and
+ * the rule is removed after a confirmation. Then both themes at 1400 and 900 px: a screenshot
+ * each, and no serious or critical axe violation.
+ */
+
+let server: ServerHandle;
+let browser: Browser;
+const receiver = new TestReceiver();
+let hook = '';
+
+beforeAll(async () => {
+  hook = await receiver.start();
+  server = await startServer();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await receiver.stop();
+});
+
+describe('Settings › Alerts', () => {
+  it('refuses a bad rule, adds one with its secret hidden, sends a test to a real receiver, shows it in the log', async () => {
+    const app = await openApp(browser, server, { hash: '#/settings/alerts' });
+    try {
+      const { page } = app;
+      await page.getByRole('heading', { name: 'Alerts', level: 1 }).waitFor();
+      expect(await page.title()).toBe('Alerts · Settings · Hivewatch');
+      await page.getByText('No alert rules yet').waitFor();
+
+      await page.getByLabel('Webhook URL').fill('ftp://bot:hunter2@example.com/hook');
+      await page.getByRole('button', { name: 'Add rule' }).click();
+      await expect.poll(() => page.locator('#alert-form-problem').textContent()).toBe('--webhook must be an http or https URL, not ftp:');
+
+      await page.getByLabel('When').selectOption('retrying-longer-than');
+      await page.getByLabel('Duration (e.g. 10m, 1h)').fill('ten');
+      await page.getByLabel('Webhook URL').fill(`${hook}/services/T0/B0/sekrit?token=t0ken`);
+      await page.getByRole('button', { name: 'Add rule' }).click();
+      await expect.poll(() => page.locator('#alert-form-problem').textContent()).toBe(
+        'retrying-longer-than needs a duration like retrying-longer-than=10m, got "retrying-longer-than=ten"',
+      );
+
+      await page.getByLabel('When').selectOption('run-failed');
+      await page.getByLabel('Body').selectOption('slack');
+      await page.getByRole('button', { name: 'Add rule' }).click();
+      const rules = page.getByTestId('alert-rules');
+      await rules.waitFor();
+      const row = rules.locator('tbody tr');
+      await expect.poll(() => row.count()).toBe(1);
+      const origin = new URL(hook).host;
+      expect(await row.locator('td').nth(2).textContent()).toBe(`http://${origin}/…`);
+      expect(await page.content()).not.toMatch(/sekrit|t0ken|hunter2/);
+
+      await page.getByRole('button', { name: /^Send test for rule alr_/ }).click();
+      await page.getByText(/^Test of alr_\w+: sent \(HTTP 200\)$/).waitFor();
+      expect(receiver.requests.map((r) => r.path)).toEqual(['/services/T0/B0/sekrit?token=t0ken']);
+      expect(Object.keys(receiver.bodies()[0]!).sort()).toEqual(['blocks', 'text']);
+      const log = page.getByTestId('alert-deliveries');
+      await log.waitFor();
+      expect(await log.locator('tbody tr td').nth(3).textContent()).toBe('sent');
+      expect(await log.locator('tbody tr td').nth(4).textContent()).toBe('200');
+      // The two refusals are 400 answers, which Chromium logs as failed loads; nothing else went wrong.
+      expect(app.problems.filter((p) => !p.includes('status of 400 (Bad Request)'))).toEqual([]);
+      expect(app.problems).toHaveLength(2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  for (const colorScheme of ['light', 'dark'] as const) {
+    for (const width of [1400, 900]) {
+      it(`${colorScheme} theme at ${width} px: screenshot, no serious or critical axe violation`, async () => {
+        const app = await openApp(browser, server, { colorScheme, hash: '#/settings/alerts', bypassCSP: true });
+        try {
+          const { page } = app;
+          await page.setViewportSize({ width, height: 900 });
+          await page.getByTestId('alert-deliveries').waitFor();
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          expect(overflow, 'the page does not scroll sideways').toBeLessThanOrEqual(0);
+          await app.screenshot(`alerts-${colorScheme}-${width}`);
+          await page.screenshot({ path: `/tmp/hw-alerts-${colorScheme}-${width}.png`, fullPage: true });
+          const serious = seriousOrCritical(await runAxe(page));
+          expect(serious, describeViolations(`alerts (${colorScheme}, ${width} px)`, serious)).toEqual([]);
+        } finally {
+          await app.close();
+        }
+      });
+    }
+  }
+
+  it('removes a rule after a confirmation; its deliveries stay in the log', async () => {
+    const app = await openApp(browser, server, { hash: '#/settings/alerts' });
+    try {
+      const { page } = app;
+      await page.getByRole('button', { name: /^Remove rule alr_/ }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+      await page.getByText('No alert rules yet').waitFor();
+      await expect.poll(() => page.getByTestId('alert-deliveries').locator('tbody tr').count()).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+});
