@@ -48,13 +48,19 @@ function timelineScale(layoutWidth: number, available: number): number {
  * Selects the drill-down target (a task, and an attempt), scrolls its row into view and focuses
  * the attempt's bar: once per target and request, not again on every live refresh of the detail.
  */
-function useFocusTarget(detail: RunDetail, props: Pick<RetryTimelineProps, 'focusTask' | 'focusAttempt' | 'focusRequest'>, pick: (p: { taskId: string; attempt: number }) => void) {
+function useFocusTarget(
+  detail: RunDetail,
+  props: Pick<RetryTimelineProps, 'focusTask' | 'focusAttempt' | 'focusRequest'>,
+  pick: (p: { taskId: string; attempt: number }) => void,
+  laidOut: boolean,
+) {
   const root = useRef<HTMLDivElement>(null);
   const applied = useRef<string | null>(null);
   const { focusTask, focusAttempt, focusRequest = 0 } = props;
   useEffect(() => {
     const key = `${focusTask}#${focusAttempt}#${focusRequest}`;
-    if (!focusTask || applied.current === key) return;
+    // Not before the track has its width: the bars move when the scale is known.
+    if (!focusTask || !laidOut || applied.current === key) return;
     const task = detail.tasks.find((t) => t.taskId === focusTask);
     if (!task) return;
     applied.current = key;
@@ -62,9 +68,16 @@ function useFocusTarget(detail: RunDetail, props: Pick<RetryTimelineProps, 'focu
     if (attempt === undefined) return;
     pick({ taskId: task.taskId, attempt });
     const row = [...(root.current?.querySelectorAll<HTMLElement>('.tl-row[data-task-id]') ?? [])].find((r) => r.dataset.taskId === task.taskId);
-    row?.scrollIntoView({ block: 'nearest' });
-    row?.querySelector<HTMLElement>(`.seg-attempt[data-attempt="${attempt}"]`)?.focus();
-  }, [focusTask, focusAttempt, focusRequest, detail.tasks, pick]);
+    const bar = row?.querySelector<HTMLElement>(`.seg-attempt[data-attempt="${attempt}"]`);
+    if (!bar) {
+      row?.scrollIntoView({ block: 'nearest' });
+      return;
+    }
+    // Both ways: a late attempt of a wide run sits far right of the panel (issue 24: x = 1991 px
+    // in a 1405 px window). Centred, clear of the pinned task column.
+    bar.focus({ preventScroll: true });
+    bar.scrollIntoView({ block: 'center', inline: 'center' });
+  }, [focusTask, focusAttempt, focusRequest, detail.tasks, pick, laidOut]);
   return root;
 }
 
@@ -76,8 +89,8 @@ export function RetryTimeline(props: RetryTimelineProps) {
   const layout = useMemo(() => layoutTimeline(detail, now, reasons, walls), [detail, now, reasons, walls]);
   const roles = useMemo(() => endingRoles(detail.run.endingError), [detail.run.endingError]);
   const [picked, setPicked] = useState<{ taskId: string; attempt: number } | null>(null);
-  const root = useFocusTarget(detail, props, setPicked);
   const [scrollRef, scrollWidth] = useWidth<HTMLDivElement>();
+  const root = useFocusTarget(detail, props, setPicked, scrollWidth > 0);
   const dark = useDarkMode();
   const virtual = detail.run.clock === 'virtual';
 
