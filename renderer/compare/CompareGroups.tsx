@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { prettyJson } from '../lib/json-text.js';
 import type { CompareGroup, CompareRow } from './compare-runs.js';
 import { viewGroups } from './compare-view.js';
 
@@ -6,7 +7,7 @@ function Cell({ row, side }: { row: CompareRow; side: 'left' | 'right' }) {
   const text = row[side];
   return (
     <td className={row.differs ? 'differs' : undefined} data-side={side}>
-      {text === null ? <span className="muted">not run</span> : row.block ? <pre>{text}</pre> : text}
+      {text === null ? <span className="muted">not run</span> : row.block ? <pre>{prettyJson(text).text}</pre> : text}
     </td>
   );
 }
