@@ -27,7 +27,7 @@ export function onTimelineKeyDown(event: ReactKeyboardEvent<HTMLElement>): void 
  * Ctrl/⌘ + wheel over the timeline zooms it (instead of the page), one level per wheel step.
  * A native listener: React's wheel listeners are passive, so they cannot stop the page zoom.
  */
-export function useWheelZoom(scroller: RefObject<HTMLElement | null>, ready: boolean, onZoom: (direction: 1 | -1) => void): void {
+function useWheelZoom(scroller: RefObject<HTMLElement | null>, ready: boolean, onZoom: (direction: 1 | -1) => void): void {
   const zoom = useRef(onZoom);
   zoom.current = onZoom;
   useEffect(() => {
