@@ -29,7 +29,7 @@ export function CompareGroups({ groups, differencesOnly }: { groups: readonly Co
               {collapsed && (
                 <>
                   <span className="muted compare-same"> — same in both: {summary}</span>{' '}
-                  <button type="button" className="small" onClick={() => setOpened(new Set(opened).add(g.key))} aria-label={`Show ${g.title}`}>
+                  <button type="button" className="small" onClick={() => setOpened((prev) => new Set(prev).add(g.key))} aria-label={`Show ${g.title}`}>
                     Show
                   </button>
                 </>
