@@ -62,6 +62,8 @@ export const SHORTCUTS: readonly { keys: string[]; what: string; where: string }
   { keys: ['x'], what: 'Tick the selected run for a bulk action', where: 'Runs' },
   { keys: ['c'], what: 'Cancel the selected or open run (asks first)', where: 'Runs, run detail' },
   { keys: ['r'], what: 'Retry the selected or open run (asks first)', where: 'Runs, run detail' },
+  { keys: ['+', '−'], what: 'Zoom the retry timeline in / out (also Ctrl/⌘ + wheel over it)', where: 'run detail' },
+  { keys: ['←', '→', '↑', '↓'], what: 'Move between attempts in the retry timeline (one Tab stop per task)', where: 'run detail' },
   { keys: ['g', 'r'], what: 'Go to Runs (g e: Errors, g f: Flows)', where: 'everywhere' },
   { keys: ['Esc'], what: 'Close a dialog, clear the selection', where: 'everywhere' },
   { keys: ['?'], what: 'Show or hide this sheet', where: 'everywhere' },

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { RunDetail } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { hrefToCompare, hrefToRun } from '../app/router.js';
@@ -5,16 +6,9 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime } from '../components/Time.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { useAsync } from '../lib/use-async.js';
-import { compareRuns, type CompareRow } from './compare-runs.js';
-
-function Cell({ row, side }: { row: CompareRow; side: 'left' | 'right' }) {
-  const text = row[side];
-  return (
-    <td className={row.differs ? 'differs' : undefined} data-side={side}>
-      {text === null ? <span className="muted">not run</span> : row.block ? <pre>{text}</pre> : text}
-    </td>
-  );
-}
+import { CompareGroups } from './CompareGroups.js';
+import { compareRuns } from './compare-runs.js';
+import { differingTasks } from './compare-view.js';
 
 function RunHead({ detail }: { detail: RunDetail }) {
   const run = detail.run;
@@ -34,6 +28,7 @@ function RunHead({ detail }: { detail: RunDetail }) {
 /** `#/compare/<a>/<b>`: two runs side by side, cells that differ marked. */
 export function ComparePage({ left, right }: { left: string; right: string }) {
   const api = useApi();
+  const [differencesOnly, setDifferencesOnly] = useState(false);
   const { state, reload } = useAsync(() => Promise.all([api.getRun({ runId: left }), api.getRun({ runId: right })]), [api, left, right]);
   if (state.status === 'error') return <ErrorState title="Could not load the runs" error={state.error} onRetry={reload} />;
   if (!state.data) return <Loading what="the two runs" />;
@@ -46,6 +41,7 @@ export function ComparePage({ left, right }: { left: string; right: string }) {
     );
   }
   const groups = compareRuns(a, b);
+  const tasks = differingTasks(groups);
   return (
     <section className="page compare" aria-label={`Compare ${left} with ${right}`}>
       <header className="run-header">
@@ -65,6 +61,13 @@ export function ComparePage({ left, right }: { left: string; right: string }) {
         )}
       </header>
       <section className="panel">
+        <label className="compare-toggle">
+          <input type="checkbox" checked={differencesOnly} onChange={(e) => setDifferencesOnly(e.currentTarget.checked)} data-testid="compare-differences-only" />
+          Differences only{' '}
+          <span className="muted">
+            ({tasks.differ} of {tasks.total} {tasks.total === 1 ? 'task differs' : 'tasks differ'}, times in attempts aside)
+          </span>
+        </label>
         <table className="compare-table" data-testid="compare-table">
           <thead>
             <tr>
@@ -73,24 +76,7 @@ export function ComparePage({ left, right }: { left: string; right: string }) {
               <RunHead detail={b} />
             </tr>
           </thead>
-          {groups.map((g) => (
-            <tbody key={g.key} data-group={g.key}>
-              <tr>
-                <th colSpan={3} scope="colgroup">
-                  {g.title}
-                </th>
-              </tr>
-              {g.rows.map((r) => (
-                <tr key={r.key} data-row={r.key}>
-                  <th className="compare-label" scope="row">
-                    {r.label}
-                  </th>
-                  <Cell row={r} side="left" />
-                  <Cell row={r} side="right" />
-                </tr>
-              ))}
-            </tbody>
-          ))}
+          <CompareGroups groups={groups} differencesOnly={differencesOnly} />
         </table>
       </section>
     </section>

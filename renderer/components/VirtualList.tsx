@@ -1,4 +1,5 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type UIEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type RefObject, type UIEvent } from 'react';
+import { anchorScroll } from './scroll-anchor.js';
 import { fixedWindow, scrollIntoView, variableWindow } from './window-math.js';
 
 /**
@@ -28,6 +29,17 @@ export interface VirtualListProps {
   height?: number;
   /** Told the index past the last mounted row whenever the window moves (load the next page near the end). */
   onWindowEnd?: (end: number) => void;
+  /**
+   * The rows' identities (fixed heights only). When given, rows that arrive above what the
+   * operator looks at (scrolled, or the pointer over the list) do not move it: the first visible
+   * row stays put and `onInsertedAbove` is told how many arrived (see scroll-anchor.ts).
+   */
+  anchorKeys?: readonly string[];
+  onInsertedAbove?: (count: number) => void;
+  /** Told when the list is scrolled back to its top (the new rows are in view). */
+  onReachedTop?: () => void;
+  /** The scroll container, for a caller that scrolls it (back to the top). */
+  scrollRef?: RefObject<HTMLDivElement | null>;
 }
 
 export function VirtualList({
@@ -43,8 +55,13 @@ export function VirtualList({
   testId,
   height,
   onWindowEnd,
+  anchorKeys,
+  onInsertedAbove,
+  onReachedTop,
+  scrollRef,
 }: VirtualListProps) {
-  const ref = useRef<HTMLDivElement>(null);
+  const ownRef = useRef<HTMLDivElement>(null);
+  const ref = scrollRef ?? ownRef;
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(600);
 
@@ -78,7 +95,13 @@ export function VirtualList({
     onWindowEnd?.(win.end);
   }, [onWindowEnd, win.end]);
 
-  const onScroll = (event: UIEvent<HTMLDivElement>): void => setScrollTop(event.currentTarget.scrollTop);
+  const pointerInside = useAnchoring(ref, { anchorKeys, rowHeight, onInsertedAbove, setScrollTop });
+
+  const onScroll = (event: UIEvent<HTMLDivElement>): void => {
+    const top = event.currentTarget.scrollTop;
+    setScrollTop(top);
+    if (top <= 0) onReachedTop?.();
+  };
 
   const rows: ReactNode[] = [];
   for (let i = win.start; i < win.end; i++) {
@@ -88,10 +111,44 @@ export function VirtualList({
   }
 
   return (
-    <div ref={ref} className={`virtual-list ${className}`} onScroll={onScroll} role={role} aria-label={ariaLabel} data-testid={testId} style={height !== undefined ? { height } : undefined}>
+    <div
+      ref={ref}
+      className={`virtual-list ${className}`}
+      onScroll={onScroll}
+      onPointerEnter={() => (pointerInside.current = true)}
+      onPointerLeave={() => (pointerInside.current = false)}
+      role={role} aria-label={ariaLabel} data-testid={testId} style={height !== undefined ? { height } : undefined}>
       <div className="virtual-spacer" role="presentation" style={{ height: win.totalHeight }}>
         {rows}
       </div>
     </div>
   );
+}
+
+/**
+ * Before the browser paints a change of rows: if the operator is looking at them (scrolled away
+ * from the top, or the pointer over the list), scroll by what arrived above so nothing moves
+ * under their eyes or pointer. At the top with the pointer elsewhere, new rows simply show.
+ */
+function useAnchoring(
+  ref: RefObject<HTMLDivElement | null>,
+  options: { anchorKeys: readonly string[] | undefined; rowHeight: number; onInsertedAbove: ((count: number) => void) | undefined; setScrollTop: (top: number) => void },
+): RefObject<boolean> {
+  const { anchorKeys, rowHeight, onInsertedAbove, setScrollTop } = options;
+  const previousKeys = useRef(anchorKeys);
+  const pointerInside = useRef(false);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    const before = previousKeys.current;
+    previousKeys.current = anchorKeys;
+    if (!el || !anchorKeys || !before || before === anchorKeys) return;
+    if (el.scrollTop <= 0 && !pointerInside.current) return;
+    const result = anchorScroll({ previousKeys: before, keys: anchorKeys, scrollTop: el.scrollTop, viewportHeight: el.clientHeight, rowHeight });
+    if (result.scrollTop !== el.scrollTop) {
+      el.scrollTop = result.scrollTop;
+      setScrollTop(el.scrollTop);
+    }
+    if (result.insertedAbove > 0) onInsertedAbove?.(result.insertedAbove);
+  }, [ref, anchorKeys, rowHeight, onInsertedAbove, setScrollTop]);
+  return pointerInside;
 }

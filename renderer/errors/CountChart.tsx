@@ -1,5 +1,6 @@
 import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ErrorCount } from '../../core/service/api.js';
+import { countTicks } from '../lib/axis-ticks.js';
 import { colorFor, useChartTheme } from '../lib/theme.js';
 
 /**
@@ -27,6 +28,7 @@ export function CountChart({
   const theme = useChartTheme();
   const data = counts.map((c) => ({ key: c.key, label: c.label ?? c.key, count: c.count }));
   const height = Math.max(120, data.length * 28 + 36);
+  const valueTicks = countTicks(Math.max(0, ...data.map((d) => d.count)));
   return (
     <figure className="chart-card" aria-label={`Errors by ${title}`}>
       <figcaption>
@@ -53,7 +55,7 @@ export function CountChart({
           <ResponsiveContainer width="100%" height={height}>
             <BarChart data={data} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 4 }} accessibilityLayer={false}>
               <CartesianGrid horizontal={false} stroke={theme.grid} />
-              <XAxis type="number" allowDecimals={false} tick={{ fill: theme.muted, fontSize: 11 }} stroke={theme.grid} />
+              <XAxis type="number" allowDecimals={false} domain={[0, valueTicks.at(-1) ?? 1]} ticks={valueTicks} interval={0} tick={{ fill: theme.muted, fontSize: 11 }} stroke={theme.grid} />
               <YAxis
                 type="category"
                 dataKey="label"

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { Bar, BarChart, Brush, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Bucket, ErrorSeries } from '../../core/service/api.js';
+import { countTicks, largestStack } from '../lib/axis-ticks.js';
 import { formatAbsolute } from '../lib/format.js';
 import { colorFor, useChartTheme } from '../lib/theme.js';
 import { BUCKET_MS } from './bins.js';
@@ -29,6 +30,8 @@ export function SeriesChart({ series, onZoom }: { series: ErrorSeries; onZoom: (
   const data = useMemo(() => series.points.map((p) => ({ start: p.start, ...p.counts })), [series]);
   const [brush, setBrush] = useState<{ startIndex: number; endIndex: number } | null>(null);
   const tick = tickOf(series.bucket);
+  // From 0 up to the tallest stack, in whole steps (never recharts' guess: issue 24's 4000 … 8500, 0).
+  const yTicks = useMemo(() => countTicks(largestStack(series.points)), [series]);
 
   if (data.length === 0) return <p className="muted chart-empty">No errors in this window.</p>;
 
@@ -56,7 +59,7 @@ export function SeriesChart({ series, onZoom }: { series: ErrorSeries; onZoom: (
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 4, left: 0 }} accessibilityLayer={false}>
           <CartesianGrid vertical={false} stroke={theme.grid} />
           <XAxis dataKey="start" tickFormatter={tick} tick={{ fill: theme.muted, fontSize: 11 }} stroke={theme.grid} minTickGap={24} />
-          <YAxis allowDecimals={false} tick={{ fill: theme.muted, fontSize: 11 }} stroke={theme.grid} width={36} />
+          <YAxis allowDecimals={false} domain={[0, yTicks.at(-1) ?? 1]} ticks={yTicks} interval={0} tick={{ fill: theme.muted, fontSize: 11 }} stroke={theme.grid} width={36} />
           <Tooltip
             cursor={{ fill: theme.cursor }}
             contentStyle={{ background: theme.tooltipBg, border: `1px solid ${theme.tooltipBorder}`, color: theme.text }}

@@ -7,6 +7,7 @@ import { stopNote, type EndingRole } from './attempt-notes.js';
 import type { AttemptWork } from './attempt-work.js';
 import { AttemptWorkView } from './AttemptWorkView.js';
 import { ErrorEnvelopeView } from './ErrorEnvelopeView.js';
+import { TextBlock } from './TextBlock.js';
 
 /** A captured text block, or a line saying why there is none. */
 function Captured({ label, text, testId, open }: { label: string; text: string | null | undefined; testId: string; open?: boolean }) {
@@ -83,17 +84,19 @@ export function AttemptInspector({
         {asked === null ? (
           <p className="muted">Not journaled (a run from before prompts were journaled).</p>
         ) : (
-          <pre className="inspector-text" data-testid={inspection?.argv ? 'attempt-argv' : 'attempt-prompt'}>
-            {asked}
-          </pre>
+          <TextBlock text={asked} what={inspection?.argv ? 'the command line' : 'the prompt'} testId={inspection?.argv ? 'attempt-argv' : 'attempt-prompt'} />
         )}
       </section>
       {trace?.output !== undefined && (
         <section className="inspector-answered">
           <h4>Output</h4>
-          <pre className="inspector-text" data-testid="attempt-output">
-            {trace.output === '' ? <span className="muted">(empty)</span> : trace.output}
-          </pre>
+          {trace.output === '' ? (
+            <pre className="inspector-text" data-testid="attempt-output">
+              <span className="muted">(empty)</span>
+            </pre>
+          ) : (
+            <TextBlock text={trace.output} what="the output" testId="attempt-output" />
+          )}
         </section>
       )}
       {attempt.error ? (

@@ -19,6 +19,8 @@ export interface TimelineRowProps {
   active: boolean;
   virtual: boolean;
   picked: { taskId: string; attempt: number } | null;
+  /** The row's one Tab stop (an attempt number); the arrow keys reach the others. */
+  tabStop: number | null;
   onPick: (taskId: string, attempt: number | null) => void;
   onSkipBackoff: (task: TaskView) => void;
   walls: ReadonlyMap<string, AttemptWall>;
@@ -39,7 +41,7 @@ function Waiting({ row, virtual }: { row: TimelineRow; virtual: boolean }) {
 }
 
 /** One task of the retry timeline: its name and outcome, then a bar per attempt and the gaps between them. */
-export function TimelineRowView({ row, tasks, steps, px, trackWidth, focused, active, virtual, picked, onPick, onSkipBackoff, walls, roles, work }: TimelineRowProps) {
+export function TimelineRowView({ row, tasks, steps, px, trackWidth, focused, active, virtual, picked, tabStop, onPick, onSkipBackoff, walls, roles, work }: TimelineRowProps) {
   const t = row.task;
   const endedRun = t.attempts.some((a) => roles.get(attemptWallKey(t.taskId, a.attempt)) === 'ended');
   return (
@@ -93,6 +95,7 @@ export function TimelineRowView({ row, tasks, steps, px, trackWidth, focused, ac
                 aria-label={role ? `${lines[0]}; its error ${ROLE_TEXT[role]}` : lines[0]}
                 data-attempt={s.attempt}
                 data-role={role}
+                tabIndex={s.attempt === tabStop ? 0 : -1}
                 onClick={() => onPick(t.taskId, isPicked ? null : s.attempt)}
               >
                 {s.label}

@@ -1,5 +1,7 @@
+import { useCallback, useMemo, useRef, useState } from 'react';
 import type { RunSummary } from '../../core/service/api.js';
 import { VirtualList } from '../components/VirtualList.js';
+import { NewRunsPill } from './NewRunsPill.js';
 import { RunRow, type RunRowProps } from './RunRow.js';
 import type { RunsSort, SortKey } from './runs-query.js';
 
@@ -31,73 +33,95 @@ export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top
 export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onRowsShown, loadingMore = false, ...handlers }: RunsTableProps) {
   const allChecked = rows.length > 0 && rows.every((r) => checked.has(r.id));
   const someChecked = !allChecked && rows.some((r) => checked.has(r.id));
+  const anchor = useNewRunsAnchor(rows);
   return (
-    <div className="table runs-table" role="grid" aria-label="Runs" aria-rowcount={rows.length + 1} tabIndex={-1} data-skip-target>
-      <div className="grid-header runs-grid" role="row" aria-rowindex={1}>
-        <div role="columnheader" className="cell-check">
-          <input
-            type="checkbox"
-            aria-label="Select all shown runs"
-            checked={allChecked}
-            ref={(el) => {
-              if (el) el.indeterminate = someChecked;
-            }}
-            onChange={(e) => onCheckAll(e.currentTarget.checked)}
-          />
-        </div>
-        {COLUMNS.map((c) => (
-          <div
-            key={c.label}
-            role="columnheader"
-            className={c.className}
-            aria-sort={c.key && sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : undefined}
-            title={c.title}
-          >
-            {c.key ? (
-              <button type="button" className="sort" onClick={() => onSort(c.key as SortKey)}>
-                {c.label}
-                <span className="sort-arrow" aria-hidden="true">
-                  {sort.key === c.key ? (sort.desc ? '▾' : '▴') : ''}
-                </span>
-              </button>
-            ) : (
-              c.label
-            )}
-          </div>
-        ))}
-        <div role="columnheader" className="cell-actions">
-          <span className="visually-hidden">Actions</span>
-        </div>
-      </div>
-      <VirtualList
-        count={rows.length}
-        rowHeight={RUN_ROW_HEIGHT}
-        ensureVisible={cursor >= 0 ? cursor : null}
-        className="grid-body"
-        role="rowgroup"
-        testId="runs-scroll"
-        {...(onRowsShown ? { onWindowEnd: onRowsShown } : {})}
-        renderRow={(index, top, height) => {
-          const run = rows[index] as RunSummary;
-          return (
-            <RunRow
-              key={run.id}
-              run={run}
-              index={index}
-              top={top}
-              height={height}
-              selected={index === cursor}
-              checked={checked.has(run.id)}
-              {...handlers}
+    <div className="runs-table-wrap">
+      <NewRunsPill count={anchor.newAbove} onShow={anchor.showNew} />
+      <div className="table runs-table" role="grid" aria-label="Runs" aria-rowcount={rows.length + 1} tabIndex={-1} data-skip-target>
+        <div className="grid-header runs-grid" role="row" aria-rowindex={1}>
+          <div role="columnheader" className="cell-check">
+            <input
+              type="checkbox"
+              aria-label="Select all shown runs"
+              checked={allChecked}
+              ref={(el) => {
+                if (el) el.indeterminate = someChecked;
+              }}
+              onChange={(e) => onCheckAll(e.currentTarget.checked)}
             />
-          );
-        }}
-      />
-      {loadingMore && (
-        <p className="muted small-print" role="status" data-testid="runs-loading-more">
-          Loading more runs…
-        </p>
-      )}
+          </div>
+          {COLUMNS.map((c) => (
+            <div
+              key={c.label}
+              role="columnheader"
+              className={c.className}
+              aria-sort={c.key && sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : undefined}
+              title={c.title}
+            >
+              {c.key ? (
+                <button type="button" className="sort" onClick={() => onSort(c.key as SortKey)}>
+                  {c.label}
+                  <span className="sort-arrow" aria-hidden="true">
+                    {sort.key === c.key ? (sort.desc ? '▾' : '▴') : ''}
+                  </span>
+                </button>
+              ) : (
+                c.label
+              )}
+            </div>
+          ))}
+          <div role="columnheader" className="cell-actions">
+            <span className="visually-hidden">Actions</span>
+          </div>
+        </div>
+        <VirtualList
+          count={rows.length}
+          rowHeight={RUN_ROW_HEIGHT}
+          ensureVisible={cursor >= 0 ? cursor : null}
+          className="grid-body"
+          role="rowgroup"
+          testId="runs-scroll"
+          anchorKeys={anchor.keys}
+          onInsertedAbove={anchor.onInsertedAbove}
+          onReachedTop={anchor.onReachedTop}
+          scrollRef={anchor.scrollRef}
+          {...(onRowsShown ? { onWindowEnd: onRowsShown } : {})}
+          renderRow={(index, top, height) => {
+            const run = rows[index] as RunSummary;
+            return (
+              <RunRow
+                key={run.id}
+                run={run}
+                index={index}
+                top={top}
+                height={height}
+                selected={index === cursor}
+                checked={checked.has(run.id)}
+                {...handlers}
+              />
+            );
+          }}
+        />
+        {loadingMore && (
+          <p className="muted small-print" role="status" data-testid="runs-loading-more">
+            Loading more runs…
+          </p>
+        )}
+      </div>
     </div>
   );
+}
+
+/** Live runs arriving above a scrolled table: counted for the pill, which scrolls back up to them. */
+function useNewRunsAnchor(rows: readonly RunSummary[]) {
+  const keys = useMemo(() => rows.map((r) => r.id), [rows]);
+  const [newAbove, setNewAbove] = useState(0);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const onInsertedAbove = useCallback((count: number) => setNewAbove((n) => n + count), []);
+  const onReachedTop = useCallback(() => setNewAbove(0), []);
+  const showNew = useCallback(() => {
+    scrollRef.current?.scrollTo({ top: 0 });
+    setNewAbove(0);
+  }, []);
+  return { keys, newAbove, scrollRef, onInsertedAbove, onReachedTop, showNew };
 }
