@@ -99,7 +99,13 @@ export function resolveGenAiSpans(records: readonly TelemetryRecord[], links: Re
   });
   // Child spans end before their parents; a tie on the end goes to the one that started later (the child).
   const finite = (...ms: (number | undefined)[]): number => ms.find((n): n is number => n !== undefined && Number.isFinite(n)) ?? 0;
-  const endOf = (r: TelemetryRecord): number => finite(r.span?.endMs, r.timeMs);
+  // An agent's span comes after every span of its task: SDKs time span ends on a monotonic clock
+  // anchored at the start, so a parent's end can read a few ms before its last child's (seen with
+  // @opentelemetry/sdk-trace 3.1), and its verdict must follow what it judges.
+  const lastEnd = new Map<string, number>();
+  for (const r of resolved) lastEnd.set(r.span.task.key, Math.max(lastEnd.get(r.span.task.key) ?? -Infinity, finite(r.span.endMs, r.timeMs)));
+  const isAgent = (r: TelemetryRecord): boolean => own(r.attributes, 'gen_ai.operation.name') === 'invoke_agent';
+  const endOf = (r: TelemetryRecord): number => (isAgent(r) ? (lastEnd.get(r.span?.task?.key ?? '') ?? 0) : finite(r.span?.endMs, r.timeMs));
   const startOf = (r: TelemetryRecord): number => finite(r.span?.startMs, r.timeMs);
   return resolved.sort((a, b) => endOf(a) - endOf(b) || startOf(b) - startOf(a));
 }
