@@ -10,7 +10,7 @@ import { GENAI_CLIENT_PINS, GENAI_SCENARIOS, installedGenAiClient, runGenAiClien
 import { startOpenAiChatStub } from './openai-chat-stub.js';
 
 /**
- * The GenAI-instrumented client as a real subprocess (agents-real/genai-client/agent.cjs: the
+ * The GenAI-instrumented client as a real subprocess (agents-real/genai-client/agent.mjs: the
  * official `openai` SDK traced by @opentelemetry/instrumentation-openai) talking to the Chat
  * Completions stub and exporting OTLP/HTTP to a real Hivewatch receiver on a real SQLite
  * journal: its failed and successful model calls become an external run's attempts with the

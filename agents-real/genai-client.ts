@@ -5,7 +5,7 @@ import { installCli, type CliInstall } from './install.js';
 import { openai, type OpenAiStep } from './openai-stub.js';
 
 /**
- * The GenAI-instrumented client (agents-real/genai-client/agent.cjs): a weather agent on the
+ * The GenAI-instrumented client (agents-real/genai-client/agent.mjs): a weather agent on the
  * official `openai` SDK, traced by `@opentelemetry/instrumentation-openai`, exporting OTLP/HTTP
  * JSON. Its packages are pinned here and installed like the agent CLIs (install.ts: once per
  * machine into ~/.cache/hivewatch-test-clis, never into the product's node_modules); a suite
@@ -25,7 +25,7 @@ export const GENAI_CLIENT_PINS = {
 } as const;
 
 /** From the repository's root: the compiled recorder runs from node_modules/.cache/. */
-const AGENT = join(repoRoot(), 'agents-real', 'genai-client', 'agent.cjs');
+const AGENT = join(repoRoot(), 'agents-real', 'genai-client', 'agent.mjs');
 
 /** What the provider stub answers in each recorded scenario (openai-chat-stub.ts), and what the agent then does. */
 export const GENAI_SCENARIOS: Record<string, readonly OpenAiStep[]> = {

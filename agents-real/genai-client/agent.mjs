@@ -14,8 +14,8 @@
 // It asks for the weather, runs the tool the model calls, retries a rate-limited call once
 // (the SDK's own retries are off, so each try is a span), and exits 1 when it gives up.
 
-const { join } = require('node:path');
-const { createRequire } = require('node:module');
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
 const load = createRequire(join(process.env.HIVEWATCH_GENAI_MODULES || process.cwd(), 'package.json'));
 const api = load('@opentelemetry/api');
@@ -33,7 +33,7 @@ const provider = new TracerProvider({
 api.trace.setGlobalTracerProvider(provider);
 api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 registerInstrumentations({ tracerProvider: provider, instrumentations: [new OpenAIInstrumentation()] });
-// Loaded after the instrumentation is registered: it patches the module as it is loaded.
+// Loaded (as CommonJS) after the instrumentation is registered: it patches the module as it is loaded.
 const { OpenAI } = load('openai');
 
 const tracer = api.trace.getTracer('weather-agent', '1.0.0');
