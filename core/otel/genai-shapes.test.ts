@@ -110,7 +110,7 @@ describe('GenAI span shapes', () => {
       'chat no-end': 'the span has no start or end time: its duration is unknown',
       backwards: 'the span ends before it starts',
       'provider only': 'the span names a GenAI provider or system but no gen_ai.operation.name',
-      dance: 'gen_ai.operation.name "dance" is none the GenAI conventions define',
+      dance: 'gen_ai.operation.name "dance" is none Hivewatch reads (chat, text_completion, generate_content, embeddings, execute_tool, invoke_agent, create_agent, invoke_workflow)',
     });
     // The negative token count is not taken, and is said so.
     const adjusted = ofType(events, 'externalEvent').find((e) => e.name === 'hivewatch.telemetry_adjusted');

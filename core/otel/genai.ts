@@ -14,8 +14,9 @@ import { Bounded, num, parentOf, safe, str, type Fact, type FactBody, type Sessi
 
 /** Operations that call a model: an attempt each, classified by the one classifier when they fail. */
 const MODEL_CALLS = new Set(['chat', 'text_completion', 'generate_content', 'embeddings']);
-/** Operations the conventions define that are kept as known events: they are no attempt of anything. */
-const KEPT_OPERATIONS = new Set(['create_agent']);
+/** Operations the conventions define that are kept as known events: they are no attempt of anything (yet). */
+const KEPT_OPERATIONS = new Set(['create_agent', 'invoke_workflow']);
+const MAPPED = [...MODEL_CALLS, 'execute_tool', 'invoke_agent', ...KEPT_OPERATIONS].join(', ');
 /** The largest token count taken as sent (a bound: larger is noted and ignored). */
 const MAX_TOKENS = 1e12;
 
@@ -106,7 +107,7 @@ function genAiFactBody(record: TelemetryRecord, bounded: Bounded): FactBody & { 
   }
   if (op === 'invoke_agent') return { kind: 'agentEnded', promptId, failure };
   if (KEPT_OPERATIONS.has(op)) return { kind: 'other', promptId, known: true };
-  return { kind: 'other', promptId, known: false, reason: `gen_ai.operation.name ${JSON.stringify(op.slice(0, 64))} is none the GenAI conventions define` };
+  return { kind: 'other', promptId, known: false, reason: `gen_ai.operation.name ${JSON.stringify(op.slice(0, 64))} is none Hivewatch reads (${MAPPED})` };
 }
 
 /** A GenAI span's meaning, with the task it opens named after its agent or trace. */
