@@ -186,11 +186,14 @@ function logRecords(request: Obj): TelemetryRecord[] {
   return out;
 }
 
-/** A span's ids, name and status (OTLP/JSON's status code is a number; an enum name is read too). */
-function spanFactsOf(span: Obj, where: string): SpanFacts {
+/**
+ * A span's ids, name and status (OTLP/JSON's status code is a number; an enum name is read too).
+ * Lenient: a status of the wrong shape reads as unset, never refusing a payload that was taken
+ * before spans were read (genai.ts says when a GenAI span cannot be read).
+ */
+function spanFactsOf(span: Obj): SpanFacts {
   const status = isObj(span.status) ? span.status : {};
   const code = status.code === 2 || status.code === 'STATUS_CODE_ERROR' ? 2 : status.code === 1 || status.code === 'STATUS_CODE_OK' ? 1 : 0;
-  if (status.message !== undefined && typeof status.message !== 'string') throw new OtlpDecodeError(`${where}.message must be a string`);
   return {
     name: typeof span.name === 'string' ? boundedName(span.name) : '',
     traceId: hex(span.traceId).toLowerCase(),
@@ -231,7 +234,7 @@ function spanEvents(request: Obj): TelemetryRecord[] {
         const where = `resourceSpans[${r}].scopeSpans[${s}].spans[${p}]`;
         if (!isObj(span)) throw new OtlpDecodeError(`${where} must be an object`);
         const spanAttrs = attributes(span.attributes, `${where}.attributes`);
-        const facts = spanFactsOf(span, `${where}.status`);
+        const facts = spanFactsOf(span);
         links.set(facts.spanId, { parentSpanId: facts.parentSpanId, attributes: spanAttrs });
         if (isGenAiSpan(facts.name, spanAttrs, resource)) genAi.push(genAiRecord(span, facts, spanAttrs, resource));
         for (const [e, event] of list(span.events, `${where}.events`).entries()) {

@@ -118,6 +118,20 @@ describe('GenAI span shapes', () => {
     expect(ofType(events, 'attemptSucceeded').map((e) => e.usage)).toEqual([undefined]);
   });
 
+  it('hostile values: a status of the wrong shape reads as unset (the payload is taken), a huge agent name is cut in the task id and name', async () => {
+    const name = 'n'.repeat(5000);
+    const raw = JSON.parse(payload('my-app', [{ name: 'invoke_agent x', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': name } }]).toString()) as {
+      resourceSpans: { scopeSpans: { spans: Record<string, unknown>[] }[] }[];
+    };
+    raw.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.status = { code: 'weird', message: 42 };
+    await ingester.ingest(decodeOtlp('traces', 'json', Buffer.from(JSON.stringify(raw))), null);
+    const events = await eventsOfOnlyRun();
+    const [task] = ofType(events, 'taskStarted');
+    expect(task!.taskId.length).toBeLessThan(400);
+    expect(task!.name.length).toBeLessThanOrEqual(201);
+    expect(ofType(events, 'errorOccurred')).toEqual([]);
+  });
+
   it("a chat span without a conversation joins its trace's invoke_agent conversation; another trace without one is a run of its own", async () => {
     const agent = 'b'.repeat(16);
     await ingest('my-app', [

@@ -86,7 +86,7 @@ function malformed(span: SpanFacts, operation: AttributeValue | undefined): stri
 
 function genAiFactBody(record: TelemetryRecord, bounded: Bounded): FactBody & { usage?: TokenUsage } {
   const span = record.span as SpanFacts;
-  const promptId = span.task?.key ?? null;
+  const promptId = bounded.id(span.task?.key ?? null, 'task');
   const operation = own(record.attributes, 'gen_ai.operation.name');
   const reason = malformed(span, operation);
   if (reason !== null) return { kind: 'other', promptId, known: false, reason };
@@ -114,6 +114,6 @@ function genAiFactBody(record: TelemetryRecord, bounded: Bounded): FactBody & { 
 export function genAiFactOf(record: TelemetryRecord): Fact {
   const bounded = new Bounded();
   const body = genAiFactBody(record, bounded);
-  const taskName = record.span?.task?.label;
+  const taskName = bounded.text(record.span?.task?.label ?? null, 'task name', 200);
   return { ...body, adjustments: bounded.adjustments, ...(taskName ? { taskName } : {}) };
 }
