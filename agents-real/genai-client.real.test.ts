@@ -7,7 +7,7 @@ import { startOtlpReceiver, type OtlpReceiver } from '../core/otel/receiver.js';
 import type { HivewatchStore } from '../core/store/contract.js';
 import { openStore } from '../core/store/index.js';
 import { GENAI_CLIENT_PINS, GENAI_SCENARIOS, installedGenAiClient, runGenAiClient } from './genai-client.js';
-import { startOpenAiChatStub } from './openai-chat-stub.js';
+import { CHAT_USAGE, startOpenAiChatStub } from './openai-chat-stub.js';
 
 /**
  * The GenAI-instrumented client as a real subprocess (agents-real/genai-client/agent.mjs: the
@@ -71,7 +71,7 @@ describe.skipIf(!install.ok)(title, () => {
       [2, 'succeeded', null],
     ]);
     const events = await env.store.getEvents(runId);
-    expect(ofType(events, 'attemptSucceeded')[0]?.usage).toEqual({ inputTokens: 17, outputTokens: 5, source: 'telemetry' });
+    expect(ofType(events, 'attemptSucceeded')[0]?.usage).toEqual({ inputTokens: CHAT_USAGE.prompt_tokens, outputTokens: CHAT_USAGE.completion_tokens, source: 'telemetry' });
     env.clock.now += QUIET_MS + 1;
     await env.receiver.ingester.sweep();
     expect((await env.store.getRun(runId))!.run.status).toBe('completed');

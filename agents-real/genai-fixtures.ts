@@ -11,7 +11,7 @@ import { FIXTURES_DIR } from './fixtures-io.js';
  * token is in a header, which run.json does not keep).
  */
 
-export const GENAI_FIXTURES_DIR = join(FIXTURES_DIR, 'genai-openai');
+const GENAI_FIXTURES_DIR = join(FIXTURES_DIR, 'genai-openai');
 
 export interface GenAiFixtureRun {
   scenario: string;

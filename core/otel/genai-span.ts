@@ -1,5 +1,3 @@
-import type { Attributes, AttributeValue, TelemetryRecord } from './decode.js';
-
 /**
  * Which spans of a traces payload follow the OpenTelemetry GenAI semantic conventions, and what
  * a payload tells about each beyond the span itself (docs/otel.md "OpenTelemetry GenAI agents"):
@@ -28,14 +26,24 @@ export interface SpanFacts {
   task: { key: string; label: string } | null;
 }
 
+/** Attributes as decode.ts reads them (declared here by shape: decode.ts imports this file). */
+type Attributes = Readonly<Record<string, unknown>>;
+
+/** What this file reads of a telemetry record (decode.ts's TelemetryRecord has it). */
+interface SpanRecord {
+  timeMs: number;
+  attributes: Attributes;
+  span?: SpanFacts;
+}
+
 /** A span of the payload, GenAI or not: the links `resolveGenAiSpans` walks to find a span's agent. */
 export interface SpanLink {
   parentSpanId: string;
   attributes: Attributes;
 }
 
-const own = (attrs: Attributes, key: string): AttributeValue | undefined => (Object.prototype.hasOwnProperty.call(attrs, key) ? attrs[key] : undefined);
-const text = (v: AttributeValue | undefined): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const own = (attrs: Attributes, key: string): unknown => (Object.prototype.hasOwnProperty.call(attrs, key) ? attrs[key] : undefined);
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /**
  * Whether a span is a GenAI span: it names a GenAI operation, provider or system. Claude Code's
@@ -76,7 +84,7 @@ function taskOf(span: SpanFacts, attrs: Attributes, links: ReadonlyMap<string, S
 }
 
 /** The conversation of each trace, when its GenAI spans in the payload name exactly one. */
-function conversationsOf(records: readonly TelemetryRecord[]): Map<string, string | null> {
+function conversationsOf(records: readonly SpanRecord[]): Map<string, string | null> {
   const byTrace = new Map<string, string | null>();
   for (const record of records) {
     const id = text(own(record.attributes, 'gen_ai.conversation.id'));
@@ -90,7 +98,7 @@ function conversationsOf(records: readonly TelemetryRecord[]): Map<string, strin
 }
 
 /** The GenAI span records of one payload, each with its conversation and task, in the order their spans ended. */
-export function resolveGenAiSpans(records: readonly TelemetryRecord[], links: ReadonlyMap<string, SpanLink>): TelemetryRecord[] {
+export function resolveGenAiSpans<R extends SpanRecord>(records: readonly R[], links: ReadonlyMap<string, SpanLink>): R[] {
   const conversations = conversationsOf(records);
   const resolved = records.map((record) => {
     const span = record.span as SpanFacts;
@@ -104,8 +112,8 @@ export function resolveGenAiSpans(records: readonly TelemetryRecord[], links: Re
   // @opentelemetry/sdk-trace 3.1), and its verdict must follow what it judges.
   const lastEnd = new Map<string, number>();
   for (const r of resolved) lastEnd.set(r.span.task.key, Math.max(lastEnd.get(r.span.task.key) ?? -Infinity, finite(r.span.endMs, r.timeMs)));
-  const isAgent = (r: TelemetryRecord): boolean => own(r.attributes, 'gen_ai.operation.name') === 'invoke_agent';
-  const endOf = (r: TelemetryRecord): number => (isAgent(r) ? (lastEnd.get(r.span?.task?.key ?? '') ?? 0) : finite(r.span?.endMs, r.timeMs));
-  const startOf = (r: TelemetryRecord): number => finite(r.span?.startMs, r.timeMs);
+  const isAgent = (r: R): boolean => own(r.attributes, 'gen_ai.operation.name') === 'invoke_agent';
+  const endOf = (r: R): number => (isAgent(r) ? (lastEnd.get(r.span?.task?.key ?? '') ?? 0) : finite(r.span?.endMs, r.timeMs));
+  const startOf = (r: R): number => finite(r.span?.startMs, r.timeMs);
   return resolved.sort((a, b) => endOf(a) - endOf(b) || startOf(b) - startOf(a));
 }

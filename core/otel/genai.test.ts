@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readGenAiFixture } from '../../agents-real/genai-fixtures.js';
+import { CHAT_USAGE } from '../../agents-real/openai-chat-stub.js';
 import type { HivewatchEvent } from '../base/events.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openSqliteStore } from '../store/index.js';
@@ -59,7 +60,7 @@ describe('a GenAI-instrumented OpenAI client as recorded', () => {
     expect(started?.external).toMatchObject({ origin: 'runtime:weather-agent', sessionId: 'conv-success', source: 'weather-agent 1.0.0' });
     expect(detail.tasks.map((t) => [t.name, t.status])).toEqual([['agent weather', 'succeeded']]);
     const [done] = ofType(events, 'attemptSucceeded');
-    expect(done?.usage).toEqual({ inputTokens: 17, outputTokens: 5, source: 'telemetry' });
+    expect(done?.usage).toEqual({ inputTokens: CHAT_USAGE.prompt_tokens, outputTokens: CHAT_USAGE.completion_tokens, source: 'telemetry' });
     const [start] = ofType(events, 'attemptStarted');
     expect(done!.durationMs).toBeGreaterThan(0);
     expect(done!.ts - start!.ts).toBe(done!.durationMs);
@@ -93,9 +94,9 @@ describe('a GenAI-instrumented OpenAI client as recorded', () => {
     expect(detail.tasks).toHaveLength(1);
     const succeeded = ofType(events, 'attemptSucceeded');
     expect(succeeded.map((e) => [e.attempt, e.usage?.inputTokens ?? null])).toEqual([
-      [1, 17],
+      [1, CHAT_USAGE.prompt_tokens],
       [2, null],
-      [3, 17],
+      [3, CHAT_USAGE.prompt_tokens],
     ]);
     expect(ofType(events, 'externalEvent').map((e) => [e.name, e.known])).toEqual([['invoke_agent weather', true]]);
   });
