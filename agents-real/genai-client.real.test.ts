@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../core/base/events.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../core/otel/receiver.js';
 import type { HivewatchStore } from '../core/store/contract.js';
 import { openStore } from '../core/store/index.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from '../core/store/testing/test-databases.js';
+import { skipTitle } from '../core/testing/skip.js';
 import { GENAI_CLIENT_PINS, GENAI_SCENARIOS, installedGenAiClient, runGenAiClient } from './genai-client.js';
 import { CHAT_USAGE, startOpenAiChatStub } from './openai-chat-stub.js';
 
@@ -19,18 +21,48 @@ import { CHAT_USAGE, startOpenAiChatStub } from './openai-chat-stub.js';
 
 const install = await installedGenAiClient();
 const pins = `@opentelemetry/instrumentation-openai ${GENAI_CLIENT_PINS['@opentelemetry/instrumentation-openai']} + openai ${GENAI_CLIENT_PINS.openai}`;
-const title = install.ok ? `${pins} exporting to a real receiver` : `${pins} — skipped: its packages could not be installed (${install.reason})`;
+const title = `${pins} exporting to a real receiver on $name`;
 
 const QUIET_MS = 60_000;
+
+/** Where the receiver journals: a SQLite file, or a fresh database of a throwaway PostgreSQL cluster. */
+interface Engine {
+  name: string;
+  skip: string | null;
+  open(name: string): Promise<HivewatchStore>;
+  stop(): Promise<void>;
+}
+
+function sqliteEngine(): Engine {
+  const dir = mkdtempSync(join(tmpdir(), 'hw-genai-real-'));
+  return {
+    name: 'SQLite', skip: null,
+    open: (name) => openStore({ path: join(dir, `${name}.db`) }),
+    stop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+  };
+}
+
+function postgresEngine(): Engine {
+  const databases = new TestDatabases();
+  return {
+    name: 'PostgreSQL', skip: postgresBinaries ? null : postgresMissing,
+    async open(name) {
+      await databases.start();
+      const url = await databases.fresh(name);
+      await databases.endPools();
+      return openStore({ path: url });
+    },
+    stop: () => databases.stop(),
+  };
+}
+
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function setup(): Promise<{ store: HivewatchStore; receiver: OtlpReceiver; clock: { now: number } }> {
-  const dir = mkdtempSync(join(tmpdir(), 'hw-genai-real-'));
-  closers.push(() => rmSync(dir, { recursive: true, force: true }));
-  const store = await openStore({ path: join(dir, 'hw.db') });
+async function setup(engine: Engine, name: string): Promise<{ store: HivewatchStore; receiver: OtlpReceiver; clock: { now: number } }> {
+  const store = await engine.open(name);
   closers.push(() => store.close());
   const clock = { now: Date.now() };
   const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0, now: () => clock.now, quietMs: QUIET_MS });
@@ -59,9 +91,16 @@ async function runScenario(env: Awaited<ReturnType<typeof setup>>, scenario: str
 const ofType = <T extends HivewatchEvent['type']>(events: readonly HivewatchEvent[], type: T): Extract<HivewatchEvent, { type: T }>[] =>
   events.filter((e): e is Extract<HivewatchEvent, { type: T }> => e.type === type);
 
-describe.skipIf(!install.ok)(title, () => {
-  it('429 then success: a failed RUNTIME_RATE_LIMIT attempt, a succeeded one with its tokens; the session completes when it goes quiet', async () => {
-    const env = await setup();
+describe.each([
+  { name: 'SQLite', make: sqliteEngine },
+  { name: 'PostgreSQL', make: postgresEngine },
+])(title, ({ make }) => {
+  const engine = make();
+  const skip = install.ok ? engine.skip : `the GenAI client's packages could not be installed (${install.reason})`;
+  afterAll(() => engine.stop());
+
+  it.skipIf(skip !== null)(skipTitle(`${engine.name}: 429 then success: a failed RUNTIME_RATE_LIMIT attempt, a succeeded one with its tokens; the session completes when it goes quiet`, skip), async () => {
+    const env = await setup(engine, 'genai_rl');
     const { result, stub, runId } = await runScenario(env, 'rate-limit-then-ok', 'conv-rl-then-ok');
     expect(result.exitCode, result.stderr).toBe(0);
     expect(stub.requests.map((r) => r.answer)).toEqual(['error 429', 'text']);
@@ -77,8 +116,8 @@ describe.skipIf(!install.ok)(title, () => {
     expect((await env.store.getRun(runId))!.run.status).toBe('completed');
   });
 
-  it('401: one failed attempt, USER_INVALID_CONFIG, and the session ends failed with it', async () => {
-    const env = await setup();
+  it.skipIf(skip !== null)(skipTitle(`${engine.name}: 401: one failed attempt, USER_INVALID_CONFIG, and the session ends failed with it`, skip), async () => {
+    const env = await setup(engine, 'genai_401');
     const { result, runId } = await runScenario(env, 'unauthorized', 'conv-unauthorized');
     expect(result.exitCode).toBe(1);
     const detail = (await env.store.getRun(runId))!;
