@@ -8,7 +8,7 @@ import type { HivewatchStore } from '../core/store/contract.js';
 import { openStore } from '../core/store/index.js';
 import { postgresBinaries, postgresMissing, TestDatabases } from '../core/store/testing/test-databases.js';
 import { skipTitle } from '../core/testing/skip.js';
-import { GENAI_CLIENT_PINS, GENAI_SCENARIOS, installedGenAiClient, runGenAiClient } from './genai-client.js';
+import { GENAI_CLIENT_PINS, GENAI_SCENARIOS, installedGenAiClient, runGenAiClient, type GenAiProtocol } from './genai-client.js';
 import { CHAT_USAGE, startOpenAiChatStub } from './openai-chat-stub.js';
 
 /**
@@ -71,11 +71,11 @@ async function setup(engine: Engine, name: string): Promise<{ store: HivewatchSt
 }
 
 /** Runs the client once against a stub scripted for `scenario`; returns the run its conversation became. */
-async function runScenario(env: Awaited<ReturnType<typeof setup>>, scenario: string, conversationId: string) {
+async function runScenario(env: Awaited<ReturnType<typeof setup>>, scenario: string, conversationId: string, protocol: GenAiProtocol = 'http/json') {
   if (!install.ok) throw new Error(install.reason);
   const stub = await startOpenAiChatStub(GENAI_SCENARIOS[scenario] ?? []);
   closers.push(() => stub.close());
-  const result = await runGenAiClient({ modules: install.dir, providerUrl: stub.url, otlpEndpoint: env.receiver.endpoint, token: env.receiver.token, conversationId });
+  const result = await runGenAiClient({ modules: install.dir, providerUrl: stub.url, otlpEndpoint: env.receiver.endpoint, token: env.receiver.token, conversationId, protocol });
   const runs = async () => (await env.store.listRuns({ limit: 20 })).runs.filter((r) => r.flow === 'external:weather-agent');
   // The receiver answers the export before its queue writes it: wait until the run has its agent's verdict.
   await vi.waitFor(async () => {
@@ -116,9 +116,9 @@ describe.each([
     expect((await env.store.getRun(runId))!.run.status).toBe('completed');
   });
 
-  it.skipIf(skip !== null)(skipTitle(`${engine.name}: 401: one failed attempt, USER_INVALID_CONFIG, and the session ends failed with it`, skip), async () => {
+  it.skipIf(skip !== null)(skipTitle(`${engine.name}: 401, exported as protobuf: one failed attempt, USER_INVALID_CONFIG, and the session ends failed with it`, skip), async () => {
     const env = await setup(engine, 'genai_401');
-    const { result, runId } = await runScenario(env, 'unauthorized', 'conv-unauthorized');
+    const { result, runId } = await runScenario(env, 'unauthorized', 'conv-unauthorized', 'http/protobuf');
     expect(result.exitCode).toBe(1);
     const detail = (await env.store.getRun(runId))!;
     expect(detail.attempts.map((a) => [a.status, a.errorCode])).toEqual([['failed', 'USER_INVALID_CONFIG']]);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { repoRoot } from './fixtures-io.js';
 import { installCli, type CliInstall } from './install.js';
@@ -22,7 +23,14 @@ export const GENAI_CLIENT_PINS = {
   '@opentelemetry/context-async-hooks': '3.1.0',
   '@opentelemetry/instrumentation': '0.300.0',
   '@opentelemetry/exporter-trace-otlp-http': '0.301.0',
+  '@opentelemetry/exporter-trace-otlp-proto': '0.301.0',
 } as const;
+
+/** How the client exports (OTEL_EXPORTER_OTLP_PROTOCOL): JSON or protobuf over HTTP. */
+export type GenAiProtocol = 'http/json' | 'http/protobuf';
+
+/** The scenarios recorded over protobuf as well (folder `<scenario>.protobuf`). */
+export const GENAI_PROTOBUF_SCENARIOS = ['rate-limit-then-ok'] as const;
 
 /** From the repository's root: the compiled recorder runs from node_modules/.cache/. */
 const AGENT = join(repoRoot(), 'agents-real', 'genai-client', 'agent.mjs');
@@ -43,12 +51,15 @@ let install: Promise<CliInstall> | null = null;
 
 /** The pinned packages, installed (or found) once per process. */
 export function installedGenAiClient(): Promise<CliInstall> {
-  const [first, ...rest] = Object.entries(GENAI_CLIENT_PINS).map(([pkg, version]) => `${pkg}@${version}`);
+  const specs = Object.entries(GENAI_CLIENT_PINS).map(([pkg, version]) => `${pkg}@${version}`);
+  const [first, ...rest] = specs;
+  // The cache folder is named after the first package; the digest of every pin makes a changed pin a new folder.
+  const digest = createHash('sha256').update(specs.join('\n')).digest('hex').slice(0, 8);
   install ??= installCli({
     name: 'genai-client',
     spec: first as string,
     with: rest,
-    version: GENAI_CLIENT_PINS['@opentelemetry/instrumentation-openai'],
+    version: `${GENAI_CLIENT_PINS['@opentelemetry/instrumentation-openai']}+${digest}`,
     // The one command the packages put in node_modules/.bin (the SDK's); there is no CLI to ask for a version.
     bin: 'openai',
     verify: false,
@@ -71,6 +82,8 @@ export interface GenAiClientOptions {
   otlpEndpoint: string;
   token: string;
   conversationId?: string;
+  /** Default http/json. */
+  protocol?: GenAiProtocol;
 }
 
 /** Runs the agent once to its end (it exports its spans before exiting). */
@@ -82,6 +95,7 @@ export function runGenAiClient(options: GenAiClientOptions): Promise<GenAiClient
     OPENAI_API_KEY: 'sk-stub-genai',
     OTEL_EXPORTER_OTLP_ENDPOINT: options.otlpEndpoint,
     OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${options.token}`,
+    OTEL_EXPORTER_OTLP_PROTOCOL: options.protocol ?? 'http/json',
     ...(options.conversationId ? { HIVEWATCH_GENAI_CONVERSATION: options.conversationId } : {}),
   };
   return new Promise((resolve) => {

@@ -10,6 +10,7 @@
 //   HIVEWATCH_GENAI_MODULES       the cache's folder (its node_modules holds the packages)
 //   OPENAI_BASE_URL, OPENAI_API_KEY   the provider (the local stub)
 //   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS   the receiver (read by the exporter)
+//   OTEL_EXPORTER_OTLP_PROTOCOL   http/json (default) or http/protobuf: which exporter package
 //   HIVEWATCH_GENAI_CONVERSATION  the conversation id the agent reports (optional)
 // It asks for the weather, runs the tool the model calls, retries a rate-limited call once
 // (the SDK's own retries are off, so each try is a span), and exits 1 when it gives up.
@@ -20,7 +21,9 @@ import { join } from 'node:path';
 const load = createRequire(join(process.env.HIVEWATCH_GENAI_MODULES || process.cwd(), 'package.json'));
 const api = load('@opentelemetry/api');
 const { TracerProvider, BatchSpanProcessor } = load('@opentelemetry/sdk-trace');
-const { OTLPTraceExporter } = load('@opentelemetry/exporter-trace-otlp-http');
+// The exporter the standard variable names: http/protobuf, else OTLP/HTTP JSON.
+const protobuf = process.env.OTEL_EXPORTER_OTLP_PROTOCOL === 'http/protobuf';
+const { OTLPTraceExporter } = load(protobuf ? '@opentelemetry/exporter-trace-otlp-proto' : '@opentelemetry/exporter-trace-otlp-http');
 const { AsyncLocalStorageContextManager } = load('@opentelemetry/context-async-hooks');
 const { resourceFromAttributes } = load('@opentelemetry/resources');
 const { registerInstrumentations } = load('@opentelemetry/instrumentation');

@@ -37,7 +37,8 @@ async function replayed(scenario: string) {
   if (!fixture) throw new Error(`no recording genai-openai/${scenario} (npm run record-genai-fixtures)`);
   now = Date.parse(fixture.run.recordedAt) + 60_000;
   const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
-  for (const [i, body] of fixture.bodies.entries()) await ingester.ingest(decodeOtlp('traces', 'json', body), `${scenario}#${i}`);
+  const encoding = fixture.run.protocol === 'http/protobuf' ? 'protobuf' : 'json';
+  for (const [i, body] of fixture.bodies.entries()) await ingester.ingest(decodeOtlp('traces', encoding, body), `${scenario}#${i}`);
   now += QUIET_MS + 1;
   await ingester.sweep();
   const runs = (await store.listRuns({ limit: 10 })).runs;
@@ -76,6 +77,14 @@ describe('a GenAI-instrumented OpenAI client as recorded', () => {
     expect(ofType(events, 'attemptSucceeded').map((e) => e.attempt)).toEqual([2]);
     expect(ofType(events, 'errorOccurred')[0]?.error.message).toContain('RateLimitError');
     expect((await store.listErrors({ limit: 10 })).errors.map((e) => [e.code, e.disposition])).toEqual([['RUNTIME_RATE_LIMIT', 'handled']]);
+  });
+
+  it('the same over OTLP/HTTP protobuf (@opentelemetry/exporter-trace-otlp-proto): the same attempts, codes and tokens', async () => {
+    const { fixture, events } = await replayed('rate-limit-then-ok.protobuf');
+    expect(fixture.run.exports.map((e) => e.contentType)).toEqual(['application/x-protobuf']);
+    expect(ofType(events, 'attemptFailed').map((e) => [e.attempt, e.error.code, e.error.context?.statusCode])).toEqual([[1, 'RUNTIME_RATE_LIMIT', 429]]);
+    expect(ofType(events, 'attemptSucceeded').map((e) => [e.attempt, e.usage?.inputTokens])).toEqual([[2, CHAT_USAGE.prompt_tokens]]);
+    expect(ofType(events, 'runStarted')[0]?.external?.sessionId).toBe('conv-rate-limit-then-ok');
   });
 
   it('401: the refused call is USER_INVALID_CONFIG; the agent span repeats it (no second error) and the session ends failed with it', async () => {
