@@ -21,7 +21,7 @@ import type { RunSpec } from './specs.js';
  */
 
 /** The repository's root: the first folder up from this file with a package.json (the compiled recorder runs from node_modules/.cache/). */
-function repoRoot(): string {
+export function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
   return dir;

@@ -23,6 +23,8 @@ export interface InstallRequest {
   name: string;
   /** What `npm install` is given: `pkg@version`, or a tarball path in the installer's own tests. */
   spec: string;
+  /** Packages installed beside it, pinned (`pkg@version`): an SDK with its peers. The cache is named after `spec`. */
+  with?: string[];
   version: string;
   /** The command in node_modules/.bin to run. */
   bin: string;
@@ -91,15 +93,16 @@ const lastLines = (text: string, n = 3): string =>
  */
 const INSTALL_SCRIPT = [
   'set -e',
-  'if [ -e "$1/' + MARKER + '" ]; then echo present; exit 0; fi',
-  'partial="$1.partial-$$"',
+  'dir="$1"; shift',
+  'if [ -e "$dir/' + MARKER + '" ]; then echo present; exit 0; fi',
+  'partial="$dir.partial-$$"',
   // A failed npm leaves nothing behind; after the rename there is nothing left to remove.
   'trap \'rm -rf "$partial"\' EXIT',
   'rm -rf "$partial"; mkdir -p "$partial"',
   // Scripts stay on: Claude Code's postinstall puts the platform binary in place of bin/claude.exe.
-  'npm install --prefix "$partial" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts=false --loglevel=error "$2" >&2',
-  'rm -rf "$1"; mv "$partial" "$1"',
-  'printf "%s\\n" "$2" > "$1/' + MARKER + '"',
+  'npm install --prefix "$partial" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts=false --loglevel=error "$@" >&2',
+  'rm -rf "$dir"; mv "$partial" "$dir"',
+  'printf "%s\\n" "$*" > "$dir/' + MARKER + '"',
   'echo installed',
 ].join('\n');
 
@@ -136,7 +139,7 @@ export async function installCli(request: InstallRequest): Promise<CliInstall> {
       return fail(`cannot create the CLI cache ${root}: ${(error as Error).message}`);
     }
     const lock = `${dir}.lock`;
-    const script = ['sh', '-c', INSTALL_SCRIPT, 'install-cli', dir, request.spec];
+    const script = ['sh', '-c', INSTALL_SCRIPT, 'install-cli', dir, request.spec, ...(request.with ?? [])];
     const [command, args] = (await hasFlock()) ? ['flock', ['-w', '1200', lock, ...script]] : [script[0] ?? 'sh', script.slice(1)];
     const ran = await run(command, args, { timeoutMs: request.timeoutMs ?? INSTALL_TIMEOUT_MS });
     if (ran.code !== 0) {

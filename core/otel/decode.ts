@@ -1,4 +1,5 @@
 import { cleanText } from './bounds.js';
+import { isGenAiSpan, resolveGenAiSpans, type SpanFacts, type SpanLink } from './genai-span.js';
 import { ExportLogsServiceRequest, ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from './schema.js';
 
 /**
@@ -31,6 +32,8 @@ export interface TelemetryRecord {
   body: string | null;
   /** A span event's span: its own attributes (an event's attribute of the same key hides the span's in `attributes`). */
   spanAttributes?: Attributes;
+  /** Set on the record made of a whole GenAI span (genai-span.ts): its ids, times and status. */
+  span?: SpanFacts;
 }
 
 export type OtlpSignal = 'logs' | 'traces';
@@ -183,8 +186,45 @@ function logRecords(request: Obj): TelemetryRecord[] {
   return out;
 }
 
+/**
+ * A span's ids, name and status (OTLP/JSON's status code is a number; an enum name is read too).
+ * Lenient: a status of the wrong shape reads as unset, never refusing a payload that was taken
+ * before spans were read (genai.ts says when a GenAI span cannot be read).
+ */
+function spanFactsOf(span: Obj): SpanFacts {
+  const status = isObj(span.status) ? span.status : {};
+  const code = status.code === 2 || status.code === 'STATUS_CODE_ERROR' ? 2 : status.code === 1 || status.code === 'STATUS_CODE_OK' ? 1 : 0;
+  return {
+    name: typeof span.name === 'string' ? boundedName(span.name) : '',
+    traceId: hex(span.traceId).toLowerCase(),
+    spanId: hex(span.spanId).toLowerCase(),
+    parentSpanId: hex(span.parentSpanId).toLowerCase(),
+    startMs: 0,
+    endMs: 0,
+    statusCode: code,
+    statusMessage: typeof status.message === 'string' && status.message !== '' ? status.message : null,
+    conversationId: null,
+    task: null,
+  };
+}
+
+/** The record of a whole GenAI span: timed at its end (when its outcome is known), its attributes its own. */
+function genAiRecord(span: Obj, facts: SpanFacts, attrs: Attributes, resource: Attributes): TelemetryRecord {
+  const start = timeOf(span.startTimeUnixNano, 'startTimeUnixNano');
+  const end = timeOf(span.endTimeUnixNano, 'endTimeUnixNano');
+  const at = firstTime(end, start);
+  return {
+    name: facts.name, timeMs: at.ms, timeGiven: at.given, timeField: at.field, attributes: attrs, resource,
+    signal: 'traces', body: null,
+    // NaN: the time was not sent (genai.ts keeps such a span as an unknown event, with the reason).
+    span: { ...facts, startMs: start.given === null ? Number.NaN : start.ms, endMs: end.given === null ? Number.NaN : end.ms },
+  };
+}
+
 function spanEvents(request: Obj): TelemetryRecord[] {
   const out: TelemetryRecord[] = [];
+  const genAi: TelemetryRecord[] = [];
+  const links = new Map<string, SpanLink>();
   for (const [r, rs] of list(request.resourceSpans, 'resourceSpans').entries()) {
     if (!isObj(rs)) throw new OtlpDecodeError(`resourceSpans[${r}] must be an object`);
     const resource = attributes(isObj(rs.resource) ? rs.resource.attributes : undefined, `resourceSpans[${r}].resource.attributes`);
@@ -194,6 +234,9 @@ function spanEvents(request: Obj): TelemetryRecord[] {
         const where = `resourceSpans[${r}].scopeSpans[${s}].spans[${p}]`;
         if (!isObj(span)) throw new OtlpDecodeError(`${where} must be an object`);
         const spanAttrs = attributes(span.attributes, `${where}.attributes`);
+        const facts = spanFactsOf(span);
+        links.set(facts.spanId, { parentSpanId: facts.parentSpanId, attributes: spanAttrs });
+        if (isGenAiSpan(facts.name, spanAttrs, resource)) genAi.push(genAiRecord(span, facts, spanAttrs, resource));
         for (const [e, event] of list(span.events, `${where}.events`).entries()) {
           if (!isObj(event)) throw new OtlpDecodeError(`${where}.events[${e}] must be an object`);
           // Spread copies own properties as data (a `__proto__` key stays a key).
@@ -214,7 +257,7 @@ function spanEvents(request: Obj): TelemetryRecord[] {
       }
     }
   }
-  return out;
+  return [...out, ...resolveGenAiSpans(genAi, links)];
 }
 
 function parseJson(body: Buffer): Obj {

@@ -2,6 +2,7 @@ import type { HivewatchEvent } from '../base/events.js';
 import type { ExternalSessionRow } from '../store/external.js';
 import type { HivewatchStore } from '../store/contract.js';
 import type { TelemetryRecord } from './decode.js';
+import { genAiSessionOf } from './genai.js';
 import { sessionKeyOf, sessionOf, type SessionRef } from './mapping.js';
 import { newSessionRow, planIdle, planSession, type PlannedEvent } from './session-events.js';
 
@@ -68,7 +69,8 @@ export class OtelIngester {
     const joined = new Map<string, SessionRef | null>();
     let unattached = 0;
     for (const record of records) {
-      const named = sessionOf(record);
+      // A GenAI span (genai-span.ts) names its session by its conversation or trace; the CLIs' records by theirs.
+      const named = record.span ? genAiSessionOf(record) : sessionOf(record);
       const session = named.anonymous ? await this.openSessionOf(named, joined) : named;
       if (session === null) {
         unattached += 1;

@@ -1,4 +1,5 @@
 import { boundedId, boundedText, MAX_AGENT_CHARS, saneDuration, type Adjustment } from './bounds.js';
+import type { TokenUsage } from '../base/usage.js';
 import { own, type Attributes, type AttributeValue, type TelemetryRecord } from './decode.js';
 
 /**
@@ -29,7 +30,7 @@ export interface SessionRef {
   anonymous?: boolean;
 }
 
-type FactBody =
+export type FactBody =
   | { kind: 'prompt'; promptId: string | null }
   /** A request that ended well (Claude Code's `api_request`). */
   | { kind: 'apiRequest'; promptId: string | null; durationMs: number }
@@ -48,10 +49,19 @@ type FactBody =
   | { kind: 'retriedTry'; promptId: string | null; tryNumber: number; tries: number; status: number | null; message: string | null }
   | { kind: 'toolFailed'; promptId: string | null; tool: string; message: string }
   | { kind: 'toolSucceeded'; promptId: string | null }
-  | { kind: 'other'; promptId: string | null; known: boolean };
+  /** A GenAI `execute_tool` span: an attempt of its own, failed when the span says so. */
+  | { kind: 'toolCall'; promptId: string | null; tool: string; durationMs: number; failure: string | null }
+  /** A GenAI `invoke_agent` span ended: the agent's own verdict on its task. */
+  | { kind: 'agentEnded'; promptId: string | null; failure: { status: number | null; message: string } | null }
+  /** Kept as it is; `reason`: why a record that looked like a known kind could not be read as one. */
+  | { kind: 'other'; promptId: string | null; known: boolean; reason?: string };
 
-/** A record's meaning, and the values of it the receiver did not take as sent. */
-export type Fact = FactBody & { adjustments: Adjustment[] };
+/**
+ * A record's meaning, and the values of it the receiver did not take as sent. `usage`: what the
+ * request consumed, as reported (a GenAI span's `gen_ai.usage.*`); `taskName`: the name a task
+ * it opens gets (default `prompt n`).
+ */
+export type Fact = FactBody & { adjustments: Adjustment[]; usage?: TokenUsage; taskName?: string };
 
 /** Events each catalog documents (docs/otel.md cites them); other names are kept as unknown. */
 const KNOWN = new Set([
@@ -64,9 +74,9 @@ const KNOWN = new Set([
   'codex.startup_phase', 'codex.auth_recovery',
 ]);
 
-const str = (v: AttributeValue | undefined): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+export const str = (v: AttributeValue | undefined): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 
-function num(v: AttributeValue | undefined): number | null {
+export function num(v: AttributeValue | undefined): number | null {
   if (typeof v === 'number' && Number.isFinite(v)) return v;
   if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v);
   return null;
@@ -79,10 +89,10 @@ function bool(v: AttributeValue | undefined): boolean | null {
   return null;
 }
 
-const safe = (text: string): string => text.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '') || 'unknown';
+export const safe = (text: string): string => text.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '') || 'unknown';
 
 /** Collects the adjustments of bounded values while reading them. */
-class Bounded {
+export class Bounded {
   readonly adjustments: Adjustment[] = [];
   private keep<T>(result: { adjustment: Adjustment | null }, value: T): T {
     if (result.adjustment) this.adjustments.push(result.adjustment);
@@ -148,7 +158,7 @@ function percentDecoded(value: string | null): string | null {
 }
 
 /** The Hivewatch attempt a preset's child reports from (OTEL_RESOURCE_ATTRIBUTES, see presetTelemetryEnv). */
-function parentOf(record: TelemetryRecord, bounded: Bounded): SessionRef['parent'] {
+export function parentOf(record: TelemetryRecord, bounded: Bounded): SessionRef['parent'] {
   const runId = bounded.id(percentDecoded(str(own(record.resource, 'hivewatch.run_id'))), 'resource.hivewatch.run_id');
   const taskId = bounded.id(percentDecoded(str(own(record.resource, 'hivewatch.task_id'))), 'resource.hivewatch.task_id');
   const attempt = bounded.integer(num(own(record.resource, 'hivewatch.attempt')), 'resource.hivewatch.attempt', 1, 1_000_000);

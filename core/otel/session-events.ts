@@ -4,6 +4,7 @@ import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { apiFailureError, toolFailureError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
 import type { TelemetryRecord } from './decode.js';
+import { genAiFactOf } from './genai.js';
 import { eventName, EXTERNAL_FLOW_PREFIX, factOf, keptAttributes, sessionKeyOf, type Fact, type SessionRef } from './mapping.js';
 
 /**
@@ -110,6 +111,9 @@ class SessionPlan extends SessionJournal {
     return true;
   }
 
+  /** The name the next task opened gets (a GenAI span's agent or trace; default `prompt n`). */
+  private taskName: string | undefined;
+
   private openTask(promptId: string | null, ts: number): void {
     const r = this.row;
     this.closeOpenTask(ts);
@@ -118,7 +122,7 @@ class SessionPlan extends SessionJournal {
     this.state = { promptId, anonymous: promptId === null, open: null, outcome: null, failure: null };
     this.push({
       type: 'taskStarted', ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask,
-      name: `prompt ${r.taskCount}`, agent: this.session.agent, maxAttempts: 0,
+      name: this.taskName ?? `prompt ${r.taskCount}`, agent: this.session.agent, maxAttempts: 0,
     });
   }
 
@@ -138,7 +142,8 @@ class SessionPlan extends SessionJournal {
     const { row: r, options } = this;
     const { ts, adjustment } = this.timeOf(record);
     r.lastEventAt = Math.max(r.lastEventAt, options.receivedAt);
-    const fact: Fact = factOf(record);
+    const fact: Fact = record.span ? genAiFactOf(record) : factOf(record);
+    this.taskName = fact.taskName;
     const name = eventName(record);
     const adjustments = adjustment ? [adjustment, ...fact.adjustments] : fact.adjustments;
     this.noteAdjusted(ts, name || '(unnamed)', adjustments);
@@ -147,8 +152,9 @@ class SessionPlan extends SessionJournal {
       ...(this.session.parent ? { hivewatch: this.session.parent } : {}),
       ...(adjustments.length > 0 ? { adjustments } : {}),
     };
-    const kept = (known: boolean): void => {
-      this.push({ type: 'externalEvent', ts, name: name || '(unnamed)', known, taskId: r.openTask, attributes: keptAttributes(record.attributes, options.storePrompts) });
+    const kept = (known: boolean, reason?: string): void => {
+      const attributes = keptAttributes(record.attributes, options.storePrompts);
+      this.push({ type: 'externalEvent', ts, name: name || '(unnamed)', known, taskId: r.openTask, attributes: reason ? { ...attributes, 'hivewatch.reason': reason } : attributes });
     };
     switch (fact.kind) {
       case 'prompt':
@@ -161,7 +167,7 @@ class SessionPlan extends SessionJournal {
         this.taskFor(fact.promptId, ts);
         const ref = this.nextAttempt();
         this.push({ type: 'attemptStarted', ts: ts - fact.durationMs, ...ref });
-        this.succeeded(ref, ts, fact.durationMs);
+        this.succeeded(ref, ts, fact.durationMs, fact.usage);
         break;
       }
       case 'requestOpened': {
@@ -193,8 +199,15 @@ class SessionPlan extends SessionJournal {
         this.tool(fact, ts, context);
         kept(true);
         break;
+      case 'toolCall':
+        this.toolCall(fact, ts, context);
+        break;
+      case 'agentEnded':
+        this.agentEnded(fact, ts, context);
+        kept(true);
+        break;
       case 'other':
-        kept(fact.known);
+        kept(fact.known, fact.reason);
         break;
     }
   }
@@ -216,7 +229,48 @@ class SessionPlan extends SessionJournal {
     }).toEnvelope();
     // The CLI reports a request's error once it stopped trying it (Claude Code after its retries, Codex per
     // request): not a retry in progress. It is the prompt's failure until something succeeds after it.
-    this.failed(ref, ts, fact.durationMs, error, false);
+    this.failed(ref, ts, fact.durationMs, error, false, fact.usage);
+  }
+
+  /** A GenAI tool call: an attempt; its failure is the agent's to handle (caught), the task's until something succeeds after it. */
+  private toolCall(fact: Extract<Fact, { kind: 'toolCall' }>, ts: number, context: Record<string, unknown>): void {
+    this.taskFor(fact.promptId, ts);
+    const ref = this.nextAttempt();
+    this.push({ type: 'attemptStarted', ts: ts - fact.durationMs, ...ref });
+    if (fact.failure === null) {
+      this.succeeded(ref, ts, fact.durationMs);
+      return;
+    }
+    const error = toolFailureError(this.session.agent, fact.tool, fact.failure, {
+      timestamp: ts, context,
+      correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: ref.taskId, attempt: ref.attempt },
+    }).toEnvelope();
+    const seq = this.push({ type: 'errorOccurred', ts, error, caught: true, retrying: false, step: SESSION_STEP, ordinal: ref.ordinal, taskId: ref.taskId });
+    this.push({ type: 'attemptFailed', ts, ...ref, durationMs: fact.durationMs, error });
+    this.state.outcome = 'failed';
+    this.state.failure = { seq, error };
+  }
+
+  /**
+   * A GenAI `invoke_agent` span ended: the agent's verdict on its task. Success clears a failure
+   * it recovered from; a failure after calls that went well is the task's own (classified), and
+   * after a failed call it repeats that call's failure, which stays the cause.
+   */
+  private agentEnded(fact: Extract<Fact, { kind: 'agentEnded' }>, ts: number, context: Record<string, unknown>): void {
+    const t = this.taskFor(fact.promptId, ts);
+    if (fact.failure === null) {
+      this.state.outcome = 'succeeded';
+      this.state.failure = null;
+      return;
+    }
+    if (this.state.outcome === 'failed') return;
+    const error = apiFailureError({
+      runtime: this.session.agent, status: fact.failure.status, message: fact.failure.message, timestamp: ts, context,
+      correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: t.taskId, attempt: this.row.openTaskAttempts || null },
+    }).toEnvelope();
+    const seq = this.push({ type: 'errorOccurred', ts, error, caught: false, retrying: false, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });
+    this.state.outcome = 'failed';
+    this.state.failure = { seq, error };
   }
 
   /** A try the CLI made again: a failed attempt, handled at once (the CLI retried it). */

@@ -1,4 +1,5 @@
 import type { FailureLink, HivewatchEventBody } from '../base/events.js';
+import type { TokenUsage } from '../base/usage.js';
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { ExternalSessionRow } from '../store/external.js';
@@ -64,8 +65,8 @@ export class SessionJournal {
     return { step: SESSION_STEP, ordinal: this.row.taskCount - 1, taskId: this.row.openTask as string, attempt };
   }
 
-  succeeded(ref: AttemptRef, ts: number, durationMs: number): void {
-    this.push({ type: 'attemptSucceeded', ts, ...ref, durationMs });
+  succeeded(ref: AttemptRef, ts: number, durationMs: number, usage?: TokenUsage): void {
+    this.push({ type: 'attemptSucceeded', ts, ...ref, durationMs, ...(usage ? { usage } : {}) });
     this.state.outcome = 'succeeded';
     this.state.failure = null;
     this.state.open = null;
@@ -76,11 +77,11 @@ export class SessionJournal {
    * again, so the failure is handled at once; otherwise it stays pending, and is the prompt's
    * failure until something succeeds after it.
    */
-  failed(ref: AttemptRef, ts: number, durationMs: number, error: ErrorEnvelope, retrying: boolean): void {
+  failed(ref: AttemptRef, ts: number, durationMs: number, error: ErrorEnvelope, retrying: boolean, usage?: TokenUsage): void {
     // A session sent from inside a Hivewatch attempt is part of that attempt: its request failures are shown
     // there (the attempt's own result is the one failure, counted once), never error occurrences of their own.
     const occurrence = this.linked ? null : this.push({ type: 'errorOccurred', ts, error, caught: false, retrying, step: SESSION_STEP, ordinal: ref.ordinal, taskId: ref.taskId });
-    const failedAt = this.push({ type: 'attemptFailed', ts, ...ref, durationMs, error });
+    const failedAt = this.push({ type: 'attemptFailed', ts, ...ref, durationMs, error, ...(usage ? { usage } : {}) });
     const seq = occurrence ?? failedAt;
     this.state.open = null;
     if (!retrying) {
