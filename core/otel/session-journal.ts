@@ -2,6 +2,7 @@ import type { FailureLink, HivewatchEventBody } from '../base/events.js';
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { ExternalSessionRow } from '../store/external.js';
+import type { TokenUsage } from '../base/usage.js';
 import { readPromptState, writePromptState, type PromptState } from './session-state.js';
 
 /**
@@ -59,8 +60,8 @@ export class SessionJournal {
     return { step: SESSION_STEP, ordinal: this.row.taskCount - 1, taskId: this.row.openTask as string, attempt };
   }
 
-  succeeded(ref: AttemptRef, ts: number, durationMs: number): void {
-    this.push({ type: 'attemptSucceeded', ts, ...ref, durationMs });
+  succeeded(ref: AttemptRef, ts: number, durationMs: number, usage?: TokenUsage): void {
+    this.push({ type: 'attemptSucceeded', ts, ...ref, durationMs, ...(usage ? { usage } : {}) });
     this.state.outcome = 'succeeded';
     this.state.failure = null;
     this.state.open = null;
@@ -71,9 +72,9 @@ export class SessionJournal {
    * again, so the failure is handled at once; otherwise it stays pending, and is the prompt's
    * failure until something succeeds after it.
    */
-  failed(ref: AttemptRef, ts: number, durationMs: number, error: ErrorEnvelope, retrying: boolean): void {
+  failed(ref: AttemptRef, ts: number, durationMs: number, error: ErrorEnvelope, retrying: boolean, usage?: TokenUsage): void {
     const seq = this.push({ type: 'errorOccurred', ts, error, caught: false, retrying, step: SESSION_STEP, ordinal: ref.ordinal, taskId: ref.taskId });
-    this.push({ type: 'attemptFailed', ts, ...ref, durationMs, error });
+    this.push({ type: 'attemptFailed', ts, ...ref, durationMs, error, ...(usage ? { usage } : {}) });
     this.state.open = null;
     if (!retrying) {
       this.state.outcome = 'failed';
