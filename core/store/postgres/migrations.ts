@@ -3,6 +3,7 @@ import { Dialect, runAsync } from '../queries/plan.js';
 import { settleHistory } from '../settle-history.js';
 import { StoreError } from '../store-error.js';
 import { executorOf } from './execution.js';
+import { usageRollupsSql } from '../migration-16.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 
 /**
@@ -60,6 +61,14 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // Bytewise like every text column since version 12.
     up: async (client) => {
       await client.query('ALTER TABLE external_runs ADD COLUMN prompt_state TEXT COLLATE "C"');
+    },
+  },
+  {
+    version: 16,
+    name: 'tokens and cost: attempt usage, run totals, flow totals per day',
+    // SQLite's migration 16 (core/store/migration-16.ts) in PostgreSQL's types; nothing to backfill.
+    up: async (client) => {
+      await client.query(usageRollupsSql(Dialect.postgres));
     },
   },
 ];
