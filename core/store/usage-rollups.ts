@@ -108,3 +108,28 @@ export function dayOf(wall: number): number {
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** What an attempt_usage row adds to a sum, as SUM_COLUMNS (for a GROUP BY over attempt_usage). */
+const GROUPED_SUMS = `COUNT(*) AS attempts, SUM(failed) AS failed_attempts, SUM(COALESCE(input_tokens, 0)) AS input_tokens,
+  SUM(COALESCE(output_tokens, 0)) AS output_tokens, SUM(COALESCE(cache_read_tokens, 0)) AS cache_read_tokens,
+  SUM(COALESCE(cache_write_tokens, 0)) AS cache_write_tokens, SUM(COALESCE(cost_usd, 0)) AS cost_usd,
+  SUM(CASE WHEN failed = 1 THEN COALESCE(cost_usd, 0) ELSE 0 END) AS failed_cost_usd,
+  SUM(CASE WHEN cost_usd IS NULL THEN 1 ELSE 0 END) AS unknown_cost_attempts`;
+
+/**
+ * Prune (both engines): the pruned runs' counted attempts leave their flow-days, and their usage
+ * rows go with them, as their failures leave the failure rollups. `inPruned` is the engine's
+ * predicate on `run_id` (a temp table on SQLite, an array parameter on PostgreSQL).
+ */
+export function pruneUsageSql(inPruned: string): string[] {
+  const day = `(wall / ${DAY_MS}) * ${DAY_MS}`;
+  const subtract = SUM_COLUMNS.map((c) => `${c} = usage_days.${c} - s.${c}`).join(', ');
+  return [
+    `UPDATE usage_days SET ${subtract}
+       FROM (SELECT flow, ${day} AS day, ${GROUPED_SUMS} FROM attempt_usage WHERE counted = 1 AND ${inPruned} GROUP BY flow, ${day}) AS s
+      WHERE usage_days.flow = s.flow AND usage_days.day = s.day`,
+    'DELETE FROM usage_days WHERE attempts <= 0',
+    `DELETE FROM attempt_usage WHERE ${inPruned}`,
+    `DELETE FROM run_usage WHERE ${inPruned}`,
+  ];
+}

@@ -124,6 +124,19 @@ describe.each(engines)('tokens and cost on $name', (engine) => {
     expect(await store.usage({ kind: 'flows', query: { flow: 'flows/none.prose' } })).toEqual([]);
   });
 
+  it('prune takes the pruned runs out of the flow totals and keeps the rest exact', async () => {
+    const now = DAY0 + 40 * DAY_MS;
+    const store = await openStore({ path: await engine.fresh(), now: () => now });
+    open.push(store);
+    await store.appendEvents(failedThenSucceeded('run-old', DAY0));
+    await store.appendEvents(failedThenSucceeded('run-new', now - DAY_MS));
+    const report = await store.prune({ olderThanMs: 30 * DAY_MS });
+    expect(report.runs).toBe(1);
+    const flows = await store.usage({ kind: 'flows' });
+    expect(flows.map((f) => [f.attempts, Number(f.costUsd.toFixed(6))])).toEqual([[2, 0.42]]);
+    expect([...(await store.usage({ kind: 'runs', runIds: ['run-old', 'run-new'] })).keys()]).toEqual(['run-new']);
+  });
+
   it('lists the costliest runs first', async () => {
     const store = await fresh();
     await store.appendEvents(failedThenSucceeded('run-a', DAY0));
