@@ -5,6 +5,11 @@
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import type { FailureLink, HivewatchEvent, RunStatus } from '../base/events.js';
 import type { Diagnostic } from '../flow/ast.js';
+import type { TokenUsage } from '../base/usage.js';
+import type { FlowUsageView, UsageView } from './api-usage.js';
+
+export type { TokenUsage } from '../base/usage.js';
+export type { FlowUsageView, UsageTotalsView, UsageView } from './api-usage.js';
 import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
 export type { ErrorEnvelope,  FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
@@ -74,6 +79,8 @@ export interface RunSummary {
    * `runtime:codex-cli`); absent for the runs Hivewatch executes. An external run cannot be cancelled from here.
    */
   source?: string;
+  /** Tokens and cost its attempts reported (issue 22); null when none reported any. */
+  usage?: UsageView | null;
 }
 
 /** A run's ending error: its head link's fields, where it happened, and the whole chain. */
@@ -115,6 +122,8 @@ export interface AttemptView {
    * external run, with the API calls and errors (the CLI's internal retries) it reported.
    */
   telemetry?: AttemptTelemetry[];
+  /** The tokens and cost the agent reported for this attempt (issue 22); absent when it reported none. */
+  usage?: TokenUsage;
 }
 
 export interface AttemptTelemetry {
@@ -304,6 +313,8 @@ export interface HivewatchApi {
   /** `trendBins`: every group's sparkline too, read from the rollups in one query. */
   errorGroups(input: ErrorFilter & { limit?: number; trendBins?: number }): Promise<ErrorGroup[]>;
   listErrors(input: ErrorFilter & { fingerprint?: string; limit?: number; cursor?: string }): Promise<Page<ErrorOccurrence>>;
+  /** Tokens and cost per flow of the attempts that ended in the window (issue 22), costliest first. */
+  usageByFlow(input: { since?: number; until?: number; flow?: string }): Promise<FlowUsageView[]>;
 
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
   subscribe(listener: (batch: LiveEvent[]) => void, options?: SubscribeOptions): () => void;
@@ -351,6 +362,7 @@ export const API_METHODS = [
   'errorSeries',
   'errorGroups',
   'listErrors',
+  'usageByFlow',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 

@@ -161,6 +161,7 @@ export const schemas = {
     limit: limitSchema.optional(),
     cursor: cursorSchema.optional(),
   }),
+  usageByFlow: object({ since: timeSchema.optional(), until: timeSchema.optional(), flow: text(1000).optional() }),
 } satisfies Record<ApiMethod, z.ZodType>;
 
 /** The subscription's own input (IPC and the service; SSE takes Last-Event-ID instead). */

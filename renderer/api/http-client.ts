@@ -7,6 +7,7 @@ import type {
   ErrorOccurrence,
   ErrorSeries,
   FlowInfo,
+  FlowUsageView,
   HivewatchApi,
   JournaledEvent,
   NotificationSettings,
@@ -141,6 +142,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     errorSeries: (input) => get<ErrorSeries>('/api/errors/series', input),
     errorGroups: (input) => get<ErrorGroup[]>('/api/errors/groups', input),
     listErrors: (input) => get<Page<ErrorOccurrence>>('/api/errors', input),
+    usageByFlow: (input) => get<FlowUsageView[]>('/api/usage/flows', input),
 
     subscribe: (listener, subscribeOptions = {}) => subscribeLive(stream, listener, subscribeOptions),
 

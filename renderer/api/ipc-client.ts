@@ -32,6 +32,7 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     errorSeries: (input) => call('errorSeries', input),
     errorGroups: (input) => call('errorGroups', input),
     listErrors: (input) => call('listErrors', input),
+    usageByFlow: (input) => call('usageByFlow', input),
     subscribe(listener: (batch: LiveEvent[]) => void, options: SubscribeOptions = {}): () => void {
       return bridge.subscribe(options.afterId ?? 0, (message) => {
         if (message.kind === 'batch') listener(message.events);

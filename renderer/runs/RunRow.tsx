@@ -5,6 +5,7 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
 import { chainText } from '../lib/ending-story.js';
 import { formatDelay, shortId } from '../lib/format.js';
+import { costLine, tokenLine } from '../lib/cost-format.js';
 import { canCancel, canResume, canRetry, isOperable } from './run-actions.js';
 
 export interface RunRowProps {
@@ -102,6 +103,11 @@ export const RunRow = memo(function RunRow({
           {run.flowName || run.flow}
         </a>
         <EndingCode run={run} />
+        {run.usage && (
+          <span className="cell-sub" data-testid="run-row-cost" title={`${tokenLine(run.usage)}${run.usage.unknownCostAttempts > 0 ? '; some attempts reported no cost' : ''}`}>
+            {costLine(run.usage)}
+          </span>
+        )}
         {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
         {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
         {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}

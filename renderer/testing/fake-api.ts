@@ -195,4 +195,7 @@ export class FakeApi implements HivewatchApi {
   listErrors(): Promise<never> {
     return this.unsupported('listErrors');
   }
+  usageByFlow(): Promise<never> {
+    return this.unsupported('usageByFlow');
+  }
 }

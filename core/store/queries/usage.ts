@@ -1,3 +1,4 @@
+import type { TokenUsage } from '../../base/usage.js';
 import { DAY_MS } from '../usage-rollups.js';
 import { all, type Query } from './plan.js';
 import { clampLimit, Conditions, optionalTime } from './sql.js';
@@ -142,19 +143,55 @@ export type CostlyRun = RunUsage & { flow: string; startedAt: number };
 export type UsageRead =
   | { kind: 'runs'; runIds: readonly string[] }
   | { kind: 'flows'; query?: UsageQuery }
-  | { kind: 'costliestRuns'; query?: UsageQuery & { limit?: number } };
+  | { kind: 'costliestRuns'; query?: UsageQuery & { limit?: number } }
+  | { kind: 'attempts'; runId: string };
 
 export interface UsageAnswers {
   runs: Map<string, RunUsage>;
   flows: FlowUsage[];
   costliestRuns: CostlyRun[];
+  attempts: AttemptUsage[];
+}
+
+/** One attempt's usage as its end event reported it. */
+export interface AttemptUsage {
+  taskId: string;
+  attempt: number;
+  usage: TokenUsage;
 }
 
 export type UsageAnswer<R extends UsageRead> = UsageAnswers[R['kind']];
 
 export function usageQuery<R extends UsageRead>(read: R): Query<UsageAnswer<R>> {
-  const query = read.kind === 'runs' ? runUsage(read.runIds) : read.kind === 'flows' ? flowUsage(read.query) : costliestRuns(read.query);
-  return query as Query<UsageAnswer<R>>;
+  switch (read.kind) {
+    case 'runs':
+      return runUsage(read.runIds) as Query<UsageAnswer<R>>;
+    case 'flows':
+      return flowUsage(read.query) as Query<UsageAnswer<R>>;
+    case 'costliestRuns':
+      return costliestRuns(read.query) as Query<UsageAnswer<R>>;
+    default:
+      return attemptUsage(read.runId) as Query<UsageAnswer<R>>;
+  }
+}
+
+function* attemptUsage(runId: string): Query<AttemptUsage[]> {
+  const rows = yield* all<SumRow>(
+    'SELECT task_id, attempt, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, source FROM attempt_usage WHERE run_id = ? ORDER BY task_id, attempt',
+    [runId],
+  );
+  return rows.map((row) => {
+    const usage: TokenUsage = { source: row.source === 'telemetry' ? 'telemetry' : 'result' };
+    const set = (field: 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'costUsd', value: unknown): void => {
+      if (value !== null && value !== undefined) usage[field] = Number(value);
+    };
+    set('inputTokens', row.input_tokens);
+    set('outputTokens', row.output_tokens);
+    set('cacheReadTokens', row.cache_read_tokens);
+    set('cacheWriteTokens', row.cache_write_tokens);
+    set('costUsd', row.cost_usd);
+    return { taskId: String(row.task_id), attempt: Number(row.attempt), usage };
+  });
 }
 
 /** Runs by what they cost (runs started in the window), most first; `limit` default 20. */
