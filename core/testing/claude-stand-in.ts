@@ -17,25 +17,32 @@ process.stdout.write(JSON.stringify(attempt === 1 ? failed : ok) + '\\n');
 process.exitCode = attempt === 1 ? 1 : 0;
 `;
 
-/** Writes the stand-in and a flow whose one session runs it through the claude-code preset; returns the flow's path. */
-export function writeCostFlow(dir: string, name = 'cost.prose'): string {
+/** Writes the stand-in into `dir`; returns the command line that runs it (a flow's `command:`). */
+export function writeClaudeStandIn(dir: string): string {
   const script = join(dir, 'claude-stand-in.cjs');
   writeFileSync(script, SCRIPT);
   chmodSync(script, 0o755);
+  return `${process.execPath} ${script}`;
+}
+
+/** A flow whose one session runs `command` through the claude-code preset, retried once. */
+export function costFlowSource(command: string): string {
+  return [
+    '# A claude-code session whose first attempt fails after spending $0.17 (core/testing/claude-stand-in.ts).',
+    'agent claude:',
+    '  runtime: "claude-code"',
+    `  command: "${command}"`,
+    '',
+    'session: claude',
+    '  prompt: "Summarise the open issues"',
+    '  retry: 1',
+    '',
+  ].join('\n');
+}
+
+/** Writes the stand-in and the flow that runs it into `dir`; returns the flow's path. */
+export function writeCostFlow(dir: string, name = 'cost.prose'): string {
   const flow = join(dir, name);
-  writeFileSync(
-    flow,
-    [
-      '# A claude-code session whose first attempt fails after spending $0.17 (core/testing/claude-stand-in.ts).',
-      'agent claude:',
-      '  runtime: "claude-code"',
-      `  command: "${process.execPath} ${script}"`,
-      '',
-      'session: claude',
-      '  prompt: "Summarise the open issues"',
-      '  retry: 1',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(flow, costFlowSource(writeClaudeStandIn(dir)));
   return flow;
 }
