@@ -166,6 +166,10 @@ export const ROUTES: readonly Route[] = [
     handle: async (s, r) => ok(await s.failureCounts(parseInput('failureCounts', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
+    method: 'GET', path: '/api/usage/flows', apiMethod: 'usageByFlow', body: false,
+    handle: async (s, r) => ok(await s.usageByFlow(parseInput('usageByFlow', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
+  },
+  {
     method: 'GET', path: '/api/errors/series', apiMethod: 'errorSeries', body: false,
     handle: async (s, r) => ok(await s.errorSeries(parseInput('errorSeries', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },

@@ -70,7 +70,10 @@ export type HivewatchEventBody =
   | (TaskRef & { type: 'attemptProcess'; attempt: number; pid: number; startTime: string | null; hostname: string })
   /** After the attempt's group was ended its output pipes stayed open: a process outside the group (setsid) outlives the attempt. */
   | (TaskRef & { type: 'attemptProcessEscaped'; attempt: number; pid: number; message: string })
-  /** `trace`: the agent's output and how its process ended, bounded (attempt-trace.ts); absent when the runtime reported neither. */
+  /**
+   * `trace`: the agent's output and how its process ended, bounded (attempt-trace.ts); absent when the runtime reported neither.
+   * `usage`: the tokens and cost the agent reported for this attempt (issue 22); absent when it reported none.
+   */
   | (TaskRef & { type: 'attemptSucceeded'; attempt: number; durationMs: number; trace?: AttemptEndTrace; usage?: TokenUsage })
   | (TaskRef & { type: 'attemptFailed'; attempt: number; durationMs: number; error: ErrorEnvelope; trace?: AttemptEndTrace; usage?: TokenUsage })
   | (TaskRef & {

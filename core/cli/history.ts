@@ -36,7 +36,10 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       limit: intFlag(args, 'limit', 1) ?? 50,
     });
     if (args.flags.has('json')) {
-      io.out(`${JSON.stringify({ runs: page.runs.map((r) => ({ ...r, endingError: endingErrorOf(r) })), nextCursor: page.nextCursor })}\n`);
+      // Tokens and cost (issue 22): null for a run whose attempts reported none.
+      const usage = await store.usage({ kind: 'runs', runIds: page.runs.map((r) => r.id) });
+      const runs = page.runs.map((r) => ({ ...r, endingError: endingErrorOf(r), usage: usage.get(r.id) ?? null }));
+      io.out(`${JSON.stringify({ runs, nextCursor: page.nextCursor })}\n`);
       return ExitCode.ok;
     }
     if (page.runs.length === 0) {

@@ -8,6 +8,7 @@ import { continueCommand, errorsCommand, pruneCommand, replayCommand, runsComman
 import { migrateCommand } from './migrate.js';
 import { otelEnvCommand } from './otel-env.js';
 import { runFlow } from './run.js';
+import { costCommand } from './cost.js';
 
 const HELP = `hivewatch ${VERSION} — run and watch agent flows
 
@@ -33,6 +34,8 @@ Usage:
                                                  failures: one per run that ended failed, by its ending
                                                  error (with its root cause); --json: {"total": N, "rows": [...]}
   hivewatch errors --groups [--since 24h] [--json]   errors grouped by fingerprint
+  hivewatch cost [--since 7d] [--by flow|run] [--flow F] [--limit N] [--json]
+                                                 tokens and cost per flow (or the costliest runs), failed attempts' share
   hivewatch replay <runId> [--json]              rebuild a run's projections from its journal; exit 1 on a difference
   hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
   hivewatch retry <runId> [run options]          run the same flow again, linked to the old run
@@ -85,6 +88,11 @@ const COMMANDS: Record<string, Command> = {
     booleans: ['json', 'groups', 'failures'],
     values: ['db', 'by', 'since', 'flow', 'category', 'origin', 'code', 'limit'],
     run: (args, io) => errorsCommand(args, io),
+  },
+  cost: {
+    booleans: ['json'],
+    values: ['db', 'since', 'by', 'flow', 'limit'],
+    run: (args, io) => costCommand(args, io),
   },
   replay: {
     booleans: ['json'],

@@ -5,6 +5,8 @@ import type { AttemptProcessReport, AttemptResult, SessionRuntime } from '../run
 import { endTrace, JOURNAL_OUTPUT_CHARS, keepHead, redactEnv, startTrace } from './attempt-trace.js';
 import type { Clock } from '../base/clock.js';
 import type { HivewatchEventBody } from '../base/events.js';
+import type { TokenUsage } from '../base/usage.js';
+import { usageProblem } from '../base/usage-check.js';
 import { FailureChain, Occurrence } from './failure-chain.js';
 import { feedbackFor, type TaskWork } from './task-work.js';
 
@@ -133,7 +135,9 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
     }
     const result = end.result.kind === 'cancelled' ? unaskedCancel(env) : end.result;
     const ended = end.answered ? endTrace(end.answered, env.agent.env) : null;
-    const trace = ended ? { trace: ended } : {};
+    // What the agent consumed is on the runtime's answer, also when agent work failed it afterwards.
+    const used = usageOfAnswer(end.answered ?? result);
+    const trace = { ...(ended ? { trace: ended } : {}), ...(used ? { usage: used } : {}) };
     if (result.kind === 'succeeded') {
       env.emit({ type: 'attemptSucceeded', ...ref, attempt, durationMs: end.durationMs, ...trace });
       return { kind: 'succeeded', output: result.output, attempts: attempt, ...(env.work ? { commit: end.commit } : {}) };
@@ -154,6 +158,12 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
     if (env.givesFeedback) feedback = feedbackFor(error, attempt);
     if (!(await backoff(env, ref, attempt, decision))) return { kind: 'cancelled', attempts: attempt };
   }
+}
+
+/** The answer's usage when it is one the journal accepts (a runtime's bad figures never refuse the batch). */
+function usageOfAnswer(answer: AttemptResult): TokenUsage | undefined {
+  if (answer.kind === 'cancelled' || answer.usage === undefined) return undefined;
+  return usageProblem(answer.usage) === null ? answer.usage : undefined;
 }
 
 /** Runs one attempt (agent work around it when the task has a workspace); never throws. */

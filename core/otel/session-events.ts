@@ -5,6 +5,8 @@ import { apiFailureError, toolFailureError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
 import type { TelemetryRecord } from './decode.js';
 import { genAiFactOf } from './genai.js';
+import type { TokenUsage } from '../base/usage.js';
+import { telemetryUsage, usageFollows } from './usage-mapping.js';
 import { eventName, EXTERNAL_FLOW_PREFIX, factOf, keptAttributes, sessionKeyOf, type Fact, type SessionRef } from './mapping.js';
 
 /**
@@ -51,7 +53,7 @@ export function planSession(
   const plan = new SessionPlan(session, row, options);
   const first = records[0];
   plan.begin(first ? plan.timeOf(first).ts : options.receivedAt);
-  for (const record of records) plan.add(record);
+  records.forEach((record, i) => plan.add(record, usageFollows(records, i)));
   return { events: plan.events, row: plan.finish() };
 }
 
@@ -137,13 +139,14 @@ class SessionPlan extends SessionJournal {
     if (this.state.open === null) this.state.open = { attempt: null, since: ts };
   }
 
-  /** One record's events. */
-  add(record: TelemetryRecord): void {
+  /** One record's events. `endsLater`: a record after it ends the same stream with its usage (usage-mapping.ts). */
+  add(record: TelemetryRecord, endsLater = false): void {
     const { row: r, options } = this;
     const { ts, adjustment } = this.timeOf(record);
     r.lastEventAt = Math.max(r.lastEventAt, options.receivedAt);
     const fact: Fact = record.span ? genAiFactOf(record) : factOf(record);
     this.taskName = fact.taskName;
+    const usage = fact.usage ?? telemetryUsage(record) ?? undefined;
     const name = eventName(record);
     const adjustments = adjustment ? [adjustment, ...fact.adjustments] : fact.adjustments;
     this.noteAdjusted(ts, name || '(unnamed)', adjustments);
@@ -167,7 +170,7 @@ class SessionPlan extends SessionJournal {
         this.taskFor(fact.promptId, ts);
         const ref = this.nextAttempt();
         this.push({ type: 'attemptStarted', ts: ts - fact.durationMs, ...ref });
-        this.succeeded(ref, ts, fact.durationMs, fact.usage);
+        this.succeeded(ref, ts, fact.durationMs, usage);
         break;
       }
       case 'requestOpened': {
@@ -179,14 +182,14 @@ class SessionPlan extends SessionJournal {
       }
       case 'streamCompleted':
       case 'responded': {
-        const open = this.state.open?.attempt ?? null;
-        if (open !== null && this.belongs(fact.promptId)) this.succeeded(this.openAttemptRef(open), ts, 0);
+        const open = endsLater ? null : (this.state.open?.attempt ?? null);
+        if (open !== null && this.belongs(fact.promptId)) this.succeeded(this.openAttemptRef(open), ts, 0, usage);
         else if (this.belongs(fact.promptId)) this.state.outcome = this.state.outcome ?? 'succeeded';
         kept(true);
         break;
       }
       case 'apiError':
-        this.apiError(fact, ts, context, record);
+        this.apiError(fact, ts, context, record, usage);
         break;
       case 'retriedTry':
         this.retriedTry(fact, ts, context);
@@ -212,7 +215,7 @@ class SessionPlan extends SessionJournal {
     }
   }
 
-  private apiError(fact: Extract<Fact, { kind: 'apiError' }>, ts: number, context: Record<string, unknown>, record: TelemetryRecord): void {
+  private apiError(fact: Extract<Fact, { kind: 'apiError' }>, ts: number, context: Record<string, unknown>, record: TelemetryRecord, usage?: TokenUsage): void {
     const open = this.state.open?.attempt ?? null;
     // A stream's later error events repeat its failure (Codex sends two): kept, not counted again.
     if (fact.stream && open === null && this.state.outcome === 'failed' && this.belongs(fact.promptId)) {
@@ -229,7 +232,7 @@ class SessionPlan extends SessionJournal {
     }).toEnvelope();
     // The CLI reports a request's error once it stopped trying it (Claude Code after its retries, Codex per
     // request): not a retry in progress. It is the prompt's failure until something succeeds after it.
-    this.failed(ref, ts, fact.durationMs, error, false, fact.usage);
+    this.failed(ref, ts, fact.durationMs, error, false, usage);
   }
 
   /** A GenAI tool call: an attempt; its failure is the agent's to handle (caught), the task's until something succeeds after it. */

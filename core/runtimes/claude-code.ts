@@ -15,6 +15,8 @@ import {
 } from './preset.js';
 import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
+import { claudeResultUsage, withUsage } from './preset-usage.js';
+import type { TokenUsage } from '../base/usage.js';
 
 /**
  * The `claude-code` preset: `claude -p <prompt> --output-format json [--model M]`.
@@ -64,6 +66,8 @@ export interface ClaudeCodeResult {
   /** Messages of an error subtype (`errors: string[]`). */
   errors: string[];
   permissionDenials: DeniedTool[];
+  /** Tokens and `total_cost_usd` (preset-usage.ts); null when the result carries neither. */
+  usage: TokenUsage | null;
 }
 
 function deniedTools(value: unknown): DeniedTool[] {
@@ -110,6 +114,7 @@ export function parseClaudeCodeOutput(stdout: string): { ok: true; value: Claude
       apiErrorStatus: typeof v.api_error_status === 'number' ? v.api_error_status : null,
       errors: Array.isArray(v.errors) ? v.errors.filter((e): e is string => typeof e === 'string') : [],
       permissionDenials: deniedTools(v.permission_denials),
+      usage: claudeResultUsage(v),
     },
   };
 }
@@ -120,8 +125,13 @@ export function parseClaudeCodeOutput(stdout: string): { ok: true; value: Claude
  * "successful" result), then any other reported error, then the exit status, then the result.
  */
 export function readClaudeCodeOutput(observation: RuntimeObservation, at: ReadContext = {}): AttemptResult {
-  const name = observation.runtimeName;
   const parsed = parseClaudeCodeOutput(observation.stdout);
+  // What the attempt cost counts whichever way it ended, a failure included (issue 22).
+  return withUsage(readParsedOutput(observation, parsed, at), parsed.ok ? parsed.value.usage : null);
+}
+
+function readParsedOutput(observation: RuntimeObservation, parsed: ReturnType<typeof parseClaudeCodeOutput>, at: ReadContext): AttemptResult {
+  const name = observation.runtimeName;
   const processError = classifyObservation(observation);
   if (!parsed.ok) {
     // A failed process explains unparsable output better than the parse error does.

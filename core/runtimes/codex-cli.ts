@@ -10,6 +10,9 @@ import { isRecord, parseJson } from './json.js';
 import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, statedError, type DeniedTool, type PresetRetryOwnership } from './preset.js';
 import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
+import { codexTurnUsage, withUsage } from './preset-usage.js';
+import type { TokenUsage } from '../base/usage.js';
+import { addUsage } from '../base/usage-check.js';
 
 /**
  * The `codex-cli` preset: `codex exec --json [--model M] <prompt>`.
@@ -66,6 +69,8 @@ export interface CodexRun {
   failure: string | null;
   threadId: string | null;
   usage: Record<string, unknown> | null;
+  /** Every completed turn's usage added up (preset-usage.ts); null when no turn reported one. */
+  tokens: TokenUsage | null;
   /** JSON events read; lines that are not JSON objects (a truncation marker, stray text) are skipped. */
   events: number;
   /** Commands the approval policy declined. */
@@ -79,7 +84,7 @@ function errorMessage(value: unknown, fallback: string): string {
 }
 
 export function parseCodexEvents(stdout: string): CodexRun {
-  const run: CodexRun = { message: null, outcome: null, failure: null, threadId: null, usage: null, events: 0, declined: [] };
+  const run: CodexRun = { message: null, outcome: null, failure: null, threadId: null, usage: null, tokens: null, events: 0, declined: [] };
   for (const raw of stdout.split('\n')) {
     const line = raw.trim();
     if (!line.startsWith('{')) continue;
@@ -108,7 +113,11 @@ export function parseCodexEvents(stdout: string): CodexRun {
       case 'turn.completed':
         run.outcome = 'completed';
         run.failure = null;
-        if (isRecord(event.usage)) run.usage = event.usage;
+        if (isRecord(event.usage)) {
+          run.usage = event.usage;
+          const turn = codexTurnUsage(event.usage);
+          if (turn) run.tokens = addUsage(run.tokens, turn);
+        }
         break;
       case 'turn.failed':
         run.outcome = 'failed';
@@ -147,13 +156,18 @@ function readLegacyEvent(msg: Record<string, unknown>, run: CodexRun): void {
  * turn, then the exit status (its stderr read for the same causes), then the last agent message.
  */
 export function readCodexCliOutput(observation: RuntimeObservation, at: ReadContext = {}, refused: (threadId: string) => DeniedTool[] = () => []): AttemptResult {
-  const name = observation.runtimeName;
   const run = parseCodexEvents(observation.stdout);
   // `codex exec` refuses a command its approval policy does not allow without printing an item for it; its
   // rollout names the command, its log says why (docs/presets.md "codex-cli").
   const fromRollout = run.threadId !== null ? refused(run.threadId) : [];
   if (fromRollout.length === 0 && isApprovalRefusal(observation.stderr)) fromRollout.push({ tool: 'shell', detail: null });
   run.declined.push(...fromRollout);
+  // Turns that completed before a later one failed were still paid for (issue 22).
+  return withUsage(readCodexRun(observation, run, at), run.tokens);
+}
+
+function readCodexRun(observation: RuntimeObservation, run: CodexRun, at: ReadContext): AttemptResult {
+  const name = observation.runtimeName;
   const context = { exitCode: observation.exitCode, threadId: run.threadId };
   if (run.outcome === 'failed') {
     const text = run.failure ?? 'turn failed';

@@ -59,6 +59,7 @@ describe('claude-code preset', () => {
       kind: 'succeeded',
       output: 'Implemented the plan.',
       meta: { sessionId: '3f1c9a52-8b1e-4c1e-9a8f-2b7d1e0c4a11', costUsd: 0.0421, numTurns: 3 },
+      usage: { source: 'result', inputTokens: 1200, outputTokens: 340, costUsd: 0.0421 },
     });
   });
 
@@ -149,6 +150,8 @@ describe('codex-cli preset', () => {
         threadId: '0199a213-81c0-7800-8aa1-bbab2a035a53',
         usage: { input_tokens: 24763, cached_input_tokens: 24448, output_tokens: 122 },
       },
+      // OpenAI's input_tokens include the cached ones: 24763 - 24448 were read afresh.
+      usage: { source: 'result', inputTokens: 315, cacheReadTokens: 24448, outputTokens: 122 },
     });
   });
 

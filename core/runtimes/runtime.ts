@@ -1,5 +1,6 @@
 import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
+import type { TokenUsage } from '../base/usage.js';
 
 /** Everything a runtime needs for one attempt of one session. */
 export interface AttemptRequest {
@@ -40,8 +41,9 @@ export type AttemptProcessReport =
 
 /** The outcome of one attempt. A runtime never retries by itself (rule 3): one call, one attempt. */
 export type AttemptResult =
-  | { kind: 'succeeded'; output: string; meta?: Record<string, unknown>; process?: ProcessTrace }
-  | { kind: 'failed'; error: HivewatchError; process?: ProcessTrace }
+  | { kind: 'succeeded'; output: string; meta?: Record<string, unknown>; process?: ProcessTrace; usage?: TokenUsage }
+  /** `usage`: a failed attempt's tokens and cost still count (what failures cost, issue 22). */
+  | { kind: 'failed'; error: HivewatchError; process?: ProcessTrace; usage?: TokenUsage }
   /** The attempt was stopped because `signal` aborted (cancel, fail-fast). */
   | { kind: 'cancelled' };
 

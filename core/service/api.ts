@@ -5,6 +5,11 @@
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import type { FailureLink, HivewatchEvent, RunStatus } from '../base/events.js';
 import type { Diagnostic } from '../flow/ast.js';
+import type { TokenUsage } from '../base/usage.js';
+import type { FlowUsageView, UsageView } from './api-usage.js';
+
+export type { TokenUsage } from '../base/usage.js';
+export type { FlowUsageView, UsageTotalsView, UsageView } from './api-usage.js';
 import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
 export type { ErrorEnvelope,  FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
@@ -77,6 +82,8 @@ export interface RunSummary {
    * `runtime:codex-cli`); absent for the runs Hivewatch executes. An external run cannot be cancelled from here.
    */
   source?: string;
+  /** Tokens and cost its attempts reported (issue 22); null when none reported any. */
+  usage?: UsageView | null;
 }
 
 /** A run's ending error: its head link's fields, where it happened, and the whole chain. */
@@ -118,6 +125,8 @@ export interface AttemptView {
    * external run, with the API calls and errors (the CLI's internal retries) it reported.
    */
   telemetry?: AttemptTelemetry[];
+  /** The tokens and cost the agent reported for this attempt (issue 22); absent when it reported none. */
+  usage?: TokenUsage;
 }
 
 export interface AttemptTelemetry {
@@ -326,6 +335,8 @@ export interface HivewatchApi {
   /** Posts a test delivery of the rule now; the delivery as it ended (sent, or failed and waiting for its retry). */
   testAlertRule(input: { id: string }): Promise<AlertDeliveryView>;
   listAlertDeliveries(input?: { limit?: number }): Promise<AlertDeliveryView[]>;
+  /** Tokens and cost per flow of the attempts that ended in the window (issue 22), costliest first. */
+  usageByFlow(input: { since?: number; until?: number; flow?: string }): Promise<FlowUsageView[]>;
 
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
   subscribe(listener: (batch: LiveEvent[]) => void, options?: SubscribeOptions): () => void;
@@ -378,6 +389,7 @@ export const API_METHODS = [
   'removeAlertRule',
   'testAlertRule',
   'listAlertDeliveries',
+  'usageByFlow',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 

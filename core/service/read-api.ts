@@ -1,6 +1,7 @@
 import type { ErrorCount, ErrorGroup, RunSummary } from './api.js';
 import { withAttemptTelemetry } from './attempt-telemetry.js';
 import { withTrends } from './group-trends.js';
+import { withDetailUsage, withRunUsage } from './usage-api.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, failureCounts, retryingOf, runDetail, runSummary } from './mapping.js';
 import { runErrorCounts, runErrorGroups, runErrorSeries, seriesWindow } from './run-errors.js';
 import { parseInput } from './schemas.js';
@@ -36,7 +37,7 @@ export function readApi(store: HivewatchStore): ReadApi {
       guard(async () => {
         const { cursor, ...query } = parseInput('listRuns', input);
         const page = await store.listRuns({ ...query, ...(cursor !== undefined ? { cursor } : {}) });
-        return { items: await summaries(store, page.runs), nextCursor: page.nextCursor };
+        return { items: await withRunUsage(store, await summaries(store, page.runs)), nextCursor: page.nextCursor };
       }),
 
     countRuns: (input) => guard(() => store.countRuns(parseInput('countRuns', input))),
@@ -46,7 +47,7 @@ export function readApi(store: HivewatchStore): ReadApi {
         const args = parseInput('getRun', input);
         const detail = await store.getRun(args.runId);
         const lineage = await store.runLineage(args.runId);
-        return detail && lineage ? withAttemptTelemetry(runDetail(detail, lineage), store) : null;
+        return detail && lineage ? withDetailUsage(store, await withAttemptTelemetry(runDetail(detail, lineage), store)) : null;
       }),
 
     getEvents: (input) =>

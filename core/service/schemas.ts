@@ -175,6 +175,7 @@ export const schemas = {
   removeAlertRule: object({ id: alertRuleIdSchema }),
   testAlertRule: object({ id: alertRuleIdSchema }),
   listAlertDeliveries: object({ limit: limitSchema.optional() }),
+  usageByFlow: object({ since: timeSchema.optional(), until: timeSchema.optional(), flow: text(1000).optional() }),
 } satisfies Record<ApiMethod, z.ZodType>;
 
 /** The subscription's own input (IPC and the service; SSE takes Last-Event-ID instead). */

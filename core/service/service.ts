@@ -11,6 +11,7 @@ import { HostedRuns } from './hosted-runs.js';
 import { JournalTail, readCommitted } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub } from './live.js';
 import { readApi } from './read-api.js';
+import { usageApi } from './usage-api.js';
 import { runHost } from './run-host.js';
 import { flushOr503, type ServiceContext } from './service-context.js';
 import type { CloseOptions, HivewatchService, HivewatchServiceOptions } from './service-types.js';
@@ -82,6 +83,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     ...runHost(context),
     ...commandRelay(context),
     ...readApi(store),
+    ...usageApi(store),
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),
     ...subscriptions(liveHub),
     ...alertsApi(store, () => alerts?.engine ?? null),

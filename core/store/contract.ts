@@ -13,6 +13,7 @@ import type { RunLineage } from './queries/lineage.js';
 import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from './queries/runs.js';
 import type { RecoveredRun, RecoverOptions } from './recovery.js';
 import type { RunRow } from './schema.js';
+import type { UsageAnswer, UsageRead } from './queries/usage.js';
 import type { AggregateReport, ReplayReport } from './replay.js';
 
 /**
@@ -125,6 +126,8 @@ export interface HivewatchStore {
   groupTrends(query: GroupTrendsQuery): Promise<{ buckets: number[]; trends: Map<string, number[]> }>;
   groupBins(query: GroupBinsQuery): Promise<Map<string, number[]>>;
   listErrors(query?: ListErrorsQuery): Promise<ErrorPage>;
+  /** Tokens and cost (issue 22): of runs, of flows over a window, the costliest runs (queries/usage.ts). */
+  usage<R extends UsageRead>(read: R): Promise<UsageAnswer<R>>;
 
   getSetting(key: string): Promise<string | null>;
   setSetting(key: string, value: string): Promise<void>;

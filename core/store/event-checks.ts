@@ -1,4 +1,5 @@
 import type { HivewatchEvent } from '../base/events.js';
+import { usageProblem } from '../base/usage-check.js';
 import type { RunRow } from './schema.js';
 import { StoreError } from './store-error.js';
 
@@ -17,6 +18,10 @@ export function validateEvent(event: HivewatchEvent): void {
   if (!Number.isSafeInteger(event.seq) || event.seq < 1) throw new StoreError('invalid_event', `event.seq must be a positive integer (run ${event.runId})`);
   if (typeof (event.type as unknown) !== 'string') throw new StoreError('invalid_event', `event.type must be a string (run ${event.runId})`);
   if (!Number.isFinite(event.ts)) throw new StoreError('invalid_event', `event.ts must be a number (run ${event.runId} seq ${event.seq})`);
+  if ((event.type === 'attemptSucceeded' || event.type === 'attemptFailed') && event.usage !== undefined) {
+    const problem = usageProblem(event.usage);
+    if (problem !== null) throw new StoreError('invalid_event', `${problem} (run ${event.runId} seq ${event.seq})`);
+  }
 }
 
 /** The message of a batch whose event does not follow its run's journal (a gap or a duplicate). */

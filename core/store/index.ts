@@ -34,3 +34,4 @@ export type { RecoveredRun,  } from './recovery.js';
 export { RunCommandKind,  } from './commands.js';
 export type { RunCommand } from './commands.js';
 ;
+export type { CostlyRun, FlowUsage, RunUsage, UsageTotals } from './queries/usage.js';

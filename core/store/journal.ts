@@ -34,6 +34,8 @@ import { checkImportedWalls, isTerminalStatus, validateEvent } from './event-che
 import { DEFAULT_CACHED_RUNS, reduceBatch, type BatchRuns } from './batch-reducer.js';
 import { eventPayload } from './journal-codec.js';
 import { WriteQueue } from './write-queue.js';
+import { UsageBatch } from './usage-rollups.js';
+import { SqliteUsageWriter } from './usage-writer.js';
 
 type Row = Record<string, unknown>;
 type Db = Database.Database;
@@ -64,6 +66,9 @@ export class JournalWriter {
   private readonly claimHost: Stmt;
   private readonly releaseHost: Stmt;
   private readonly rollups: RollupWriter;
+  private readonly usageWriter: SqliteUsageWriter;
+  /** The usage of the batch being written (tokens and cost, issue 22). */
+  private batchUsage = new UsageBatch();
   private readonly loader: RowLoader;
   private readonly loadRun: Stmt;
   private readonly maxTaskStep: Stmt;
@@ -98,6 +103,7 @@ export class JournalWriter {
     );
     this.releaseHost = db.prepare('DELETE FROM run_hosts WHERE run_id = ?');
     this.rollups = new RollupWriter(db);
+    this.usageWriter = new SqliteUsageWriter(db);
 
     this.loadRun = db.prepare('SELECT * FROM runs WHERE id = ?');
     this.maxTaskStep = db.prepare('SELECT MAX(step) AS step FROM tasks WHERE run_id = ?');
@@ -227,6 +233,7 @@ export class JournalWriter {
     const queue = this.queue;
     batchStates.clear();
     queue.clear();
+    this.batchUsage = new UsageBatch();
     for (const event of events) validateEvent(event);
     checkImportedWalls(events, importedWalls);
     const batchNow = this.now();
@@ -245,6 +252,7 @@ export class JournalWriter {
     for (const checkpoint of emitted.checkpoints) queue.add(this.upsertCheckpoint, rowParams(CHECKPOINTS, checkpoint));
     queue.run();
     this.rollups.applyAggregates(aggregateBatch(emitted));
+    this.usageWriter.apply(this.batchUsage);
     this.batchEmitted = emptyEmitted();
     return touched;
   }
@@ -256,6 +264,7 @@ export class JournalWriter {
       created: (state) => this.remember(state),
       reduced: (event, state, wall) => {
         queue.addEvent(event, eventPayload(event), wall === event.ts ? null : wall);
+        this.batchUsage.add(event, state.run.flow, wall);
         if (event.type === 'runStarted') {
           queue.add(this.claimHost, [event.runId, this.owner.pid, this.owner.hostname, this.owner.instance, batchNow]);
         } else if (isTerminalStatus(state.run.status)) {

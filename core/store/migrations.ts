@@ -3,6 +3,7 @@ import { checkpointDeltas, firstSchema, rollupGrainsGroupsAndOwners, wallClockHa
 import { commitOrderAndCommands, hostLeases, otelIngest, retryOfIndex, runCountsAndTextIndex, taskTextIndex } from './migrations-5-11.js';
 import { failureModel } from './migration-10.js';
 import { alertTables } from './migration-15.js';
+import { usageRollups } from './migration-16.js';
 import { StoreError } from './store-error.js';
 
 
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 12, name: 'bytewise collation of every text column (PostgreSQL; SQLite already is)', up: bytewiseCollation },
   { version: 13, name: "external sessions: the open prompt's attempt and outcome", up: externalPromptState },
   { version: 15, name: 'alert rules and their webhook deliveries', up: alertTables },
+  { version: 16, name: 'tokens and cost: attempt usage, run totals, flow totals per day', up: usageRollups },
 ];
 
 /**

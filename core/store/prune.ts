@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { FailureDeltas, failureOf } from './failure-rollups.js';
+import { pruneUsageSql } from './usage-rollups.js';
 import { RollupWriter } from './rollup-writer.js';
 import { addErrorContribution, emptyGrainDeltas } from './rollups.js';
 import { rowFromDb, RUNS, TERMINAL_RUN_STATUSES, type ErrorDisposition, type RunRow } from './schema.js';
@@ -97,6 +98,7 @@ export function prune(db: Database.Database, now: () => number, options: PruneOp
       }
 
       const inPruned = 'run_id IN (SELECT id FROM temp.prune_runs)';
+      for (const sql of pruneUsageSql(inPruned)) db.prepare(sql).run();
       for (const table of ['errors', 'attempts', 'tasks', 'steps', 'checkpoints', 'run_hosts']) {
         db.prepare(`DELETE FROM ${table} WHERE ${inPruned}`).run();
       }

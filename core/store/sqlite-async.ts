@@ -9,6 +9,7 @@ import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQ
 import type { CommittedEvent } from './queries/events.js';
 import type { Dialect, Query } from './queries/plan.js';
 import type { FailureCounts, FailureCountsQuery } from './queries/failures.js';
+import type { UsageAnswer, UsageRead } from './queries/usage.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from './queries/groups.js';
 import type { RunLineage } from './queries/lineage.js';
 import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from './queries/runs.js';
@@ -146,6 +147,11 @@ export class SqliteContractStore implements HivewatchStore {
 
   errorSeries(query: ErrorSeriesQuery): Promise<ErrorSeries> {
     return this.answer(() => this.sqlite.errorSeries(query));
+  }
+
+  usage<R extends UsageRead>(read: R): Promise<UsageAnswer<R>> {
+    // SqliteStore is a mapped type of the contract, which keeps no type parameters: the answer is the one `read` asks for.
+    return this.answer(() => this.sqlite.usage(read) as UsageAnswer<R>);
   }
 
   failureCounts(query: FailureCountsQuery): Promise<FailureCounts> {

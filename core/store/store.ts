@@ -23,6 +23,7 @@ import {
 } from './queries/errors.js';
 import { eventsAfterCommit, getEvents, getJournalPage, journalHead, type CommittedEvent } from './queries/events.js';
 import { failureCounts, type FailureCounts, type FailureCountsQuery } from './queries/failures.js';
+import { usageQuery, type UsageAnswer, type UsageRead } from './queries/usage.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand, type RunCommandKind } from './commands.js';
 import { runLineage, type RunLineage } from './queries/lineage.js';
 import { errorGroups, groupBins, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupBinsQuery, type GroupTrendsQuery } from './queries/groups.js';
@@ -244,6 +245,11 @@ class SqliteConnectionStore implements SqliteStore {
   errorSeries(query: ErrorSeriesQuery): ErrorSeries {
     this.open();
     return runSync(this.cache, errorSeries(Dialect.sqlite, query));
+  }
+
+  usage<R extends UsageRead>(read: R): UsageAnswer<R> {
+    this.open();
+    return runSync(this.cache, usageQuery(read));
   }
 
   failureCounts(query: FailureCountsQuery): FailureCounts {

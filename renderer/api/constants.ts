@@ -29,6 +29,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'removeAlertRule',
   'testAlertRule',
   'listAlertDeliveries',
+  'usageByFlow',
 ];
 
 /** Where the browser shell's token lives once the page took it from `?token=`. */

@@ -9,6 +9,7 @@ import type {
   ErrorOccurrence,
   ErrorSeries,
   FlowInfo,
+  FlowUsageView,
   HivewatchApi,
   JournaledEvent,
   NotificationSettings,
@@ -148,6 +149,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     removeAlertRule: (input) => post<{ removed: boolean }>(`/api/alerts/rules/${seg(input.id)}/remove`, rest(input, 'id')),
     testAlertRule: (input) => post<AlertDeliveryView>(`/api/alerts/rules/${seg(input.id)}/test`, rest(input, 'id')),
     listAlertDeliveries: (input) => get<AlertDeliveryView[]>('/api/alerts/deliveries', input),
+    usageByFlow: (input) => get<FlowUsageView[]>('/api/usage/flows', input),
 
     subscribe: (listener, subscribeOptions = {}) => subscribeLive(stream, listener, subscribeOptions),
 

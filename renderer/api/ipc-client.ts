@@ -37,6 +37,7 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     removeAlertRule: (input) => call('removeAlertRule', input),
     testAlertRule: (input) => call('testAlertRule', input),
     listAlertDeliveries: (input) => call('listAlertDeliveries', input),
+    usageByFlow: (input) => call('usageByFlow', input),
     subscribe(listener: (batch: LiveEvent[]) => void, options: SubscribeOptions = {}): () => void {
       return bridge.subscribe(options.afterId ?? 0, (message) => {
         if (message.kind === 'batch') listener(message.events);

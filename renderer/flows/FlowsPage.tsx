@@ -5,6 +5,7 @@ import { formatHash, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { useAsync } from '../lib/use-async.js';
 import { FlowView } from './FlowView.js';
+import { FlowCosts } from './FlowCosts.js';
 import { diagnosticSummary } from './source-lines.js';
 
 function folderOf(path: string): string {
@@ -109,6 +110,7 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
           )}
         </div>
       </div>
+      <FlowCosts flows={flows} />
     </section>
   );
 }

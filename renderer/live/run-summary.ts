@@ -1,5 +1,6 @@
 import type { HivewatchEvent, RunStatus, RunSummary } from '../../core/service/api.js';
 import { nextEndingError, nextPending, type PendingOccurrence } from './ending-error.js';
+import { addAttemptUsage } from './run-usage.js';
 
 /**
  * Keeps a run's table row current from its live events, the way the store's projection does
@@ -111,6 +112,9 @@ function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number)
       return { ...s, step: event.step };
     case 'attemptStarted':
       return { ...s, attempts: s.attempts + 1 };
+    case 'attemptSucceeded':
+    case 'attemptFailed':
+      return event.usage ? { ...s, usage: addAttemptUsage(s.usage ?? null, event.usage, event.type === 'attemptFailed') } : s;
     case 'errorOccurred':
       return { ...s, errorCount: s.errorCount + 1, lastError: { code: event.error.code, message: event.error.message } };
     case 'runCancelling':

@@ -7,6 +7,7 @@ import type { AttemptWork } from './attempt-work.js';
 import { AttemptInspector } from './AttemptInspector.js';
 import { AttemptTelemetryNote } from './AttemptTelemetryNote.js';
 import { attemptOfLimit } from './task-title.js';
+import { attemptUsageLine } from '../lib/cost-format.js';
 
 /** The attempt the operator picked on the timeline: its heading, and everything the inspector knows of it. */
 export function PickedAttempt(props: {
@@ -28,6 +29,11 @@ export function PickedAttempt(props: {
         {wait && <span className="muted picked-why">{wait}</span>}
       </h3>
       <AttemptInspector attempt={attempt} inspection={props.inspection} work={props.work} virtual={virtual} wall={props.wall} role={props.role} />
+      {attempt.usage && (
+        <p className="attempt-usage" data-testid="attempt-usage">
+          <span className="muted">Tokens and cost:</span> {attemptUsageLine(attempt.usage)}
+        </p>
+      )}
       {attempt.telemetry?.map((t) => <AttemptTelemetryNote key={t.runId} telemetry={t} />)}
     </div>
   );

@@ -6,6 +6,7 @@ import { canCancel, canResume, canRetry, isOperable } from '../runs/run-actions.
 import { RetryingBadge } from '../runs/RunRow.js';
 import type { RunWorkView } from './attempt-work.js';
 import { EndingBanner, type ShowAttempt } from './EndingBanner.js';
+import { CostFact } from './CostFact.js';
 
 export interface RunHeaderProps {
   detail: RunDetail;
@@ -183,6 +184,7 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
             {run.errorCount > 0 ? <a href={`#/errors?run=${encodeURIComponent(run.id)}&range=all`}>{run.errorCount}</a> : 0}
           </dd>
         </div>
+        <CostFact usage={run.usage ?? null} />
         {workspace && (
           <div>
             <dt>Branch</dt>

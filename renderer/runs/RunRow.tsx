@@ -5,6 +5,7 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
 import { chainText } from '../lib/ending-story.js';
 import { formatDelay, shortId } from '../lib/format.js';
+import { costLine, tokenLine } from '../lib/cost-format.js';
 import { canCancel, canResume, canRetry, isOperable } from './run-actions.js';
 
 export interface RunRowProps {
@@ -60,6 +61,19 @@ function EndingCode({ run }: { run: RunSummary }) {
   );
 }
 
+/** "$0.42 · $0.17 on failed attempts", its words after the amounts dropped where the column is narrow (cost.css). */
+function CostText({ usage }: { usage: NonNullable<RunSummary['usage']> }) {
+  const text = costLine(usage);
+  const cut = text.indexOf(' on failed attempts');
+  if (cut < 0) return <>{text}</>;
+  return (
+    <>
+      {text.slice(0, cut)}
+      <span className="cost-words">{text.slice(cut)}</span>
+    </>
+  );
+}
+
 /** One row of the runs table; memoized so a live event re-renders only the rows it changed. */
 export const RunRow = memo(function RunRow({
   run,
@@ -102,6 +116,11 @@ export const RunRow = memo(function RunRow({
           {run.flowName || run.flow}
         </a>
         <EndingCode run={run} />
+        {run.usage && (
+          <span className="cell-sub run-row-cost" data-testid="run-row-cost" title={`${costLine(run.usage)}; ${tokenLine(run.usage)}${run.usage.unknownCostAttempts > 0 ? '; some attempts reported no cost' : ''}`}>
+            <CostText usage={run.usage} />
+          </span>
+        )}
         {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
         {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
         {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}

@@ -210,4 +210,7 @@ export class FakeApi implements HivewatchApi {
   listAlertDeliveries(): Promise<never> {
     return this.unsupported('listAlertDeliveries');
   }
+  usageByFlow(): Promise<never> {
+    return this.unsupported('usageByFlow');
+  }
 }

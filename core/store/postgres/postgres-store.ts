@@ -14,6 +14,7 @@ import { eventsAfterCommit, getEvents, getJournalPage, journalHead, type Committ
 import { failureCounts, type FailureCounts, type FailureCountsQuery } from '../queries/failures.js';
 import { errorGroups, groupBins, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupBinsQuery, type GroupTrendsQuery } from '../queries/groups.js';
 import { runLineage, type RunLineage } from '../queries/lineage.js';
+import { usageQuery, type UsageAnswer, type UsageRead } from '../queries/usage.js';
 import { Dialect, runAsync, type Query } from '../queries/plan.js';
 import { countRuns, getRun, getRunRow, listRuns, runsInStatus, type ListRunsQuery, type RunCounts, type RunDetail, type RunFilters, type RunPage } from '../queries/runs.js';
 import type { RunRow } from '../schema.js';
@@ -51,6 +52,7 @@ export class PostgresStore implements HivewatchStore {
   /** Batches whose COMMIT this host could not see the end of (in-doubt.ts). */
   private readonly inDoubt = new InDoubtBatches();
   private closed = false;
+  readonly usage = <R extends UsageRead>(read: R): Promise<UsageAnswer<R>> => this.read(usageQuery(read));
 
   constructor(
     private readonly pool: pg.Pool,

@@ -6,6 +6,7 @@ import { rowFromDb, RUNS, TERMINAL_RUN_STATUSES, type ErrorDisposition, type Run
 import { StoreError } from '../store-error.js';
 import { addFailures, applyRollupDeltas } from './rollups.js';
 import { inTransaction } from './transaction.js';
+import { pruneUsageSql } from '../usage-rollups.js';
 
 /** Tables keyed by run whose rows go with a pruned run (events and runs are counted separately). */
 const RUN_TABLES = ['errors', 'attempts', 'tasks', 'steps', 'checkpoints', 'run_hosts'] as const;
@@ -63,6 +64,7 @@ async function pruneIn(client: pg.PoolClient, cutoff: number): Promise<PruneRepo
     if (failure) failures.add(failure, -1);
   }
 
+  for (const sql of pruneUsageSql('run_id = ANY($1::text[])')) await client.query(sql, sql.includes('$1') ? [ids] : []);
   for (const table of RUN_TABLES) await client.query(`DELETE FROM ${table} WHERE run_id = ANY($1::text[])`, [ids]);
   const events = await client.query('DELETE FROM events WHERE run_id = ANY($1::text[])', [ids]);
   const runs = await client.query('DELETE FROM runs WHERE id = ANY($1::text[])', [ids]);

@@ -12,6 +12,8 @@ import { byKey, specInsert, specUpsert, writeRows, type MultiRow, type Queryable
 import { addBatchAggregates } from './rollups.js';
 import { loadRunStates } from './run-states.js';
 import { StatementBatch } from './statement-batch.js';
+import { numberPlaceholders } from './placeholders.js';
+import { UsageBatch } from '../usage-rollups.js';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -80,6 +82,8 @@ interface Batch {
   batchNow: number;
   /** Some run of the batch is new or changes its flow or status (the `run_counts` trigger fires). */
   recounts: boolean;
+  /** Tokens and cost the batch's attempts reported (usage-rollups.ts). */
+  usage: UsageBatch;
 }
 
 /**
@@ -180,6 +184,7 @@ export class PostgresJournalWriter {
       started: new Set(),
       batchNow,
       recounts: false,
+      usage: new UsageBatch(),
     };
     /** Each run's flow and status before the batch ('' for a run the batch creates). */
     const counted = new Map<string, string>();
@@ -192,8 +197,9 @@ export class PostgresJournalWriter {
           return before;
         },
         created: (state) => this.cache.set(state.run.id, state),
-        reduced: (event) => {
+        reduced: (event, state, wall) => {
           batch.payloads.push(eventPayload(event));
+          batch.usage.add(event, state.run.flow, wall);
           if (event.type === 'runStarted') batch.started.add(event.runId);
         },
       },
@@ -234,6 +240,7 @@ export class PostgresJournalWriter {
     await upsertSpec(client, ERRORS, emitted.settled.map((s) => rowParams(ERRORS, s.after)));
     await upsertSpec(client, CHECKPOINTS, emitted.checkpoints.map((c) => rowParams(CHECKPOINTS, c)));
     await addBatchAggregates(client, aggregateBatch(emitted));
+    for (const write of batch.usage.writes()) await client.query(numberPlaceholders(write.sql), write.params);
     // The run rows come last of the projections (the other tables' keys to runs are checked at
     // commit), so the recount lock (see RECOUNT_LOCK) is held from here to commit only.
     if (batch.recounts) await client.query('SELECT pg_advisory_xact_lock($1)', [RECOUNT_LOCK]);

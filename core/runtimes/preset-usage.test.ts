@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RuntimeObservation } from '../base/errors/classify.js';
+import { usageProblem } from '../base/usage-check.js';
+import { parseClaudeCodeOutput, readClaudeCodeOutput } from './claude-code.js';
+import { parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
+
+/** Tokens and cost read from the real CLIs' recorded output (agents-real/fixtures, versions in each run.json). */
+
+const FIXTURES = join(import.meta.dirname, '..', '..', 'agents-real', 'fixtures');
+
+function recorded(cli: string, id: string): { stdout: string; cliVersion: string } {
+  const dir = join(FIXTURES, cli, id);
+  const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { cliVersion: string };
+  return { stdout: readFileSync(join(dir, 'stdout.txt'), 'utf8'), cliVersion: run.cliVersion };
+}
+
+function observation(stdout: string, exitCode = 0): RuntimeObservation {
+  return { runtimeName: 'test', exitCode, signal: null, timedOut: false, stdout, stderr: '', durationMs: 10 };
+}
+
+describe('claude-code result usage (recorded with the real CLI)', () => {
+  it('reads total_cost_usd and the four token kinds of a stream-json success', () => {
+    const { stdout, cliVersion } = recorded('claude-code', 'text.json-out.otlp-json.default-retries');
+    expect(cliVersion).toMatch(/^2\.1\./);
+    const result = readClaudeCodeOutput(observation(stdout));
+    expect(result.kind).toBe('succeeded');
+    expect(result.kind !== 'cancelled' && result.usage).toEqual({
+      source: 'result',
+      inputTokens: 12,
+      outputTokens: 9,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: 0.000228,
+    });
+  });
+
+  it('keeps the usage of a result after retries that recovered (--output-format json)', () => {
+    const { stdout } = recorded('claude-code', 'rate-limit-then-ok.result-json-out.otlp-json.default-retries');
+    const parsed = parseClaudeCodeOutput(stdout);
+    expect(parsed.ok && parsed.value.usage).toMatchObject({ costUsd: 0.000228, inputTokens: 12, outputTokens: 9 });
+  });
+
+  it('puts the usage on a failed attempt too: a failure has a cost (zero here, the API refused every request)', () => {
+    const { stdout } = recorded('claude-code', 'rate-limit.result-json-out.otlp-json.retries-2');
+    const result = readClaudeCodeOutput(observation(stdout, 1));
+    expect(result.kind).toBe('failed');
+    expect(result.kind === 'failed' && result.usage).toEqual({ source: 'result', inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 });
+  });
+
+  it('has no usage when the output cannot be read', () => {
+    const result = readClaudeCodeOutput(observation('not json', 1));
+    expect(result.kind === 'failed' && result.usage).toBeUndefined();
+  });
+
+  it('leaves the cost unknown when total_cost_usd is absent or not a number', () => {
+    const line = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'ok', total_cost_usd: 'n/a', usage: { input_tokens: 5, output_tokens: 2 } });
+    const parsed = parseClaudeCodeOutput(line);
+    expect(parsed.ok && parsed.value.usage).toEqual({ source: 'result', inputTokens: 5, outputTokens: 2 });
+  });
+});
+
+describe('codex-cli exec JSON usage (recorded with the real CLI)', () => {
+  it('reads turn.completed usage: tokens, cost unknown', () => {
+    const { stdout, cliVersion } = recorded('codex-cli', 'text.json-out.otlp-json.default-retries');
+    expect(cliVersion).toBe('0.169.0');
+    const result = readCodexCliOutput(observation(stdout));
+    expect(result.kind).toBe('succeeded');
+    expect(result.kind !== 'cancelled' && result.usage).toEqual({ source: 'result', inputTokens: 12, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  it('reads usage after a stream retry the CLI recovered from', () => {
+    const { stdout } = recorded('codex-cli', 'rate-limit-then-ok.json-out.otlp-json.default-retries');
+    expect(parseCodexEvents(stdout).tokens).toMatchObject({ inputTokens: 12, outputTokens: 9 });
+  });
+
+  it('a failed turn reports no usage, so the attempt has none', () => {
+    const { stdout } = recorded('codex-cli', 'unauthorized.json-out.otlp-json.default-retries');
+    const result = readCodexCliOutput(observation(stdout, 1));
+    expect(result.kind).toBe('failed');
+    expect(result.kind === 'failed' && result.usage).toBeUndefined();
+  });
+
+  it('takes cached input out of input_tokens and adds up several turns', () => {
+    const turn = (input: number, cached: number, output: number): string =>
+      JSON.stringify({ type: 'turn.completed', usage: { input_tokens: input, cached_input_tokens: cached, cache_write_input_tokens: 0, output_tokens: output, reasoning_output_tokens: 0 } });
+    const stdout = [turn(100, 60, 10), turn(50, 50, 5)].join('\n');
+    const tokens = parseCodexEvents(stdout).tokens;
+    expect(tokens).toEqual({ source: 'result', inputTokens: 40, cacheReadTokens: 110, cacheWriteTokens: 0, outputTokens: 15 });
+    expect(usageProblem(tokens)).toBeNull();
+  });
+});
+
+describe('usageProblem: what the journal refuses', () => {
+  it.each([
+    [{ source: 'result', inputTokens: -1 }, 'usage.inputTokens must be a non-negative integer'],
+    [{ source: 'result', outputTokens: 1.5 }, 'usage.outputTokens must be a non-negative integer'],
+    [{ source: 'result', costUsd: Number.NaN }, 'usage.costUsd must be a non-negative number'],
+    [{ source: 'guess', costUsd: 1 }, 'usage.source must be "telemetry" or "result"'],
+    [null, 'usage must be an object'],
+  ])('%j', (usage, message) => {
+    expect(usageProblem(usage)).toBe(message);
+  });
+
+  it('accepts a cost with no tokens and tokens with no cost', () => {
+    expect(usageProblem({ source: 'telemetry', costUsd: 0.1 })).toBeNull();
+    expect(usageProblem({ source: 'telemetry', inputTokens: 3 })).toBeNull();
+  });
+});

@@ -1,0 +1,48 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * A stand-in for the `claude` CLI that prints what Claude Code 2.1.x prints with
+ * `--output-format json` (the shape of agents-real/fixtures/claude-code/*.result-json-out*):
+ * attempt 1 (HIVEWATCH_ATTEMPT) ends with an API 500 after spending $0.17, attempt 2 succeeds for
+ * $0.25. The run it makes costs $0.42, $0.17 of it on a failed attempt (issue 22's journeys).
+ */
+const SCRIPT = `const attempt = Number(process.env.HIVEWATCH_ATTEMPT || '1');
+const usage = (input, output) => ({ input_tokens: input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: output });
+const failed = { type: 'result', subtype: 'success', is_error: true, api_error_status: 500, num_turns: 1, session_id: 'stand-in-1',
+  result: 'API Error: 500 {"type":"error","error":{"type":"api_error","message":"Internal server error"}}', total_cost_usd: 0.17, usage: usage(1200, 80), permission_denials: [] };
+const ok = { type: 'result', subtype: 'success', is_error: false, num_turns: 1, session_id: 'stand-in-2', result: 'Summarised 3 open issues.',
+  total_cost_usd: 0.25, usage: usage(1500, 240), permission_denials: [] };
+process.stdout.write(JSON.stringify(attempt === 1 ? failed : ok) + '\\n');
+process.exitCode = attempt === 1 ? 1 : 0;
+`;
+
+/** Writes the stand-in into `dir`; returns the command line that runs it (a flow's `command:`). */
+export function writeClaudeStandIn(dir: string): string {
+  const script = join(dir, 'claude-stand-in.cjs');
+  writeFileSync(script, SCRIPT);
+  chmodSync(script, 0o755);
+  return `${process.execPath} ${script}`;
+}
+
+/** A flow whose one session runs `command` through the claude-code preset, retried once. */
+export function costFlowSource(command: string): string {
+  return [
+    '# A claude-code session whose first attempt fails after spending $0.17 (core/testing/claude-stand-in.ts).',
+    'agent claude:',
+    '  runtime: "claude-code"',
+    `  command: "${command}"`,
+    '',
+    'session: claude',
+    '  prompt: "Summarise the open issues"',
+    '  retry: 1',
+    '',
+  ].join('\n');
+}
+
+/** Writes the stand-in and the flow that runs it into `dir`; returns the flow's path. */
+export function writeCostFlow(dir: string, name = 'cost.prose'): string {
+  const flow = join(dir, name);
+  writeFileSync(flow, costFlowSource(writeClaudeStandIn(dir)));
+  return flow;
+}

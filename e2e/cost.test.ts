@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { costFlowSource, writeClaudeStandIn } from '../core/testing/claude-stand-in.js';
+import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
+import { launchBrowser, openApp, runRow } from './support/browser.js';
+import { startServer, tempDir } from './support/server.js';
+
+/**
+ * Journey (issue 22): a claude-code run whose first attempt failed after spending $0.17 and whose
+ * second succeeded for $0.25 (the preset reading a stand-in CLI's result, core/testing/claude-stand-in.ts)
+ * shows its cost and failed share in the run header and the Runs list, each attempt's tokens and cost
+ * in the inspector, the flow's total on the Flows screen and the failures' cost on the Errors screen.
+ * Every screen is photographed at 1400 and 900 px in light and dark, and axe finds nothing serious.
+ */
+
+const SHOTS = '/tmp/hivewatch-cost-shots';
+
+async function photographAndCheck(page: Page, name: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1400, 900]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: `${SHOTS}/${name}-${width}-${scheme}.png` });
+      const serious = seriousOrCritical(await runAxe(page));
+      expect(serious, describeViolations(`${name} at ${width}px, ${scheme}`, serious)).toEqual([]);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+describe('what a run cost, failed attempts included', () => {
+  it('shows $0.42 · $0.17 on failed attempts in the header, the list, the inspector, Flows and Errors', async () => {
+    const dir = tempDir('cost');
+    const server = await startServer({ dir, flows: { 'cost.prose': costFlowSource(writeClaudeStandIn(dir)) } });
+    const browser = await launchBrowser();
+    const app = await openApp(browser, server, { bypassCSP: true });
+    try {
+      const { page } = app;
+      const runId = await server.startRun('user/cost.prose', { virtualClock: true });
+
+      await app.go(`#/runs/${runId}`);
+      await page.locator('.run-header .badge.status[data-status="completed"]').waitFor();
+      await expect.poll(() => page.getByTestId('run-cost').textContent()).toContain('$0.42 · $0.17 on failed attempts');
+      expect(await page.getByTestId('run-cost').textContent()).toContain('2,700 in · 320 out');
+      await page.locator('.tl-row .seg-attempt[data-attempt="1"]').first().click();
+      await expect.poll(() => page.getByTestId('attempt-usage').textContent()).toContain('$0.17');
+      expect(await page.getByTestId('attempt-usage').textContent()).toContain('1,200 in · 80 out');
+      await photographAndCheck(page, 'run-detail');
+
+      await app.go('#/runs');
+      const row = runRow(page, runId);
+      await expect.poll(() => row.getByTestId('run-row-cost').textContent()).toBe('$0.42 · $0.17 on failed attempts');
+      await photographAndCheck(page, 'runs-list');
+
+      await app.go('#/flows');
+      const costs = page.getByTestId('flow-costs');
+      await expect.poll(() => costs.locator('tr[data-flow="user/cost.prose"]').textContent()).toContain('$0.42 · $0.17 on failed attempts');
+      await costs.getByRole('button', { name: 'all' }).click();
+      await expect.poll(() => costs.locator('caption').textContent()).toContain('$0.42');
+      await photographAndCheck(page, 'flows-costs');
+
+      await app.go('#/errors');
+      await expect.poll(() => page.getByTestId('errors-failure-cost').textContent()).toContain('failed attempts cost $0.17');
+      await photographAndCheck(page, 'errors-cost');
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await browser.close();
+      await server.stop();
+    }
+  }, 180_000);
+});
