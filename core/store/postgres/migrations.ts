@@ -3,6 +3,7 @@ import { Dialect, runAsync } from '../queries/plan.js';
 import { settleHistory } from '../settle-history.js';
 import { StoreError } from '../store-error.js';
 import { executorOf } from './execution.js';
+import { USAGE_LIMIT_WAIT_SQL } from '../migration-17.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 
 /**
@@ -60,6 +61,13 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // Bytewise like every text column since version 12.
     up: async (client) => {
       await client.query('ALTER TABLE external_runs ADD COLUMN prompt_state TEXT COLLATE "C"');
+    },
+  },
+  {
+    version: 17,
+    name: 'usage-limit waits: the reset a task and its run wait for',
+    up: async (client) => {
+      for (const sql of USAGE_LIMIT_WAIT_SQL) await client.query(sql);
     },
   },
 ];
