@@ -3,6 +3,7 @@ import type { HivewatchStore } from './contract.js';
 import { openStore } from './open.js';
 import { testEngines } from './testing/engines.js';
 import { envelope, JournalBuilder } from './testing/journal-builder.js';
+import { LIMIT_REPORTED, usageLimitWait } from './testing/usage-limit-journal.js';
 
 /**
  * The `waiting-limit` state (issue #22 part 3) through the store contract on every engine: a
@@ -17,22 +18,11 @@ afterAll(stop);
 
 const T0 = Date.UTC(2026, 10, 26, 12, 0, 0);
 const RESET = Date.UTC(2026, 10, 26, 14, 5, 0);
-const REPORTED = "You've reached your session limit · resets 2:05pm (UTC)";
+const REPORTED = LIMIT_REPORTED;
 
-/** A run whose one task failed on a usage limit and waits for the reset (or a plain backoff with `usageLimit: false`). */
 function waiting(runId: string, options: { flow?: string; usageLimit?: boolean } = {}): JournalBuilder {
-  const b = new JournalBuilder(runId, { flow: options.flow ?? 'flows/a.prose', flowName: options.flow === undefined ? 'a' : 'b', start: T0 }).start();
-  const ref = { step: 1, ordinal: 0, taskId: '1:0' };
-  b.push({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 'Fix the bug' }] });
-  b.push({ type: 'taskStarted', ...ref, name: 'Fix the bug', agent: 'coder', maxAttempts: 3 });
-  b.push({ type: 'attemptStarted', ...ref, attempt: 1 });
-  const correlation = { project: null, flow: 'flows/a.prose', run: runId, step: 1, task: '1:0', attempt: 1 };
-  const error = { ...envelope({ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code' }, correlation, b.ts), context: { usageLimit: true, resetAt: RESET, resetReported: REPORTED } };
-  b.push({ type: 'attemptFailed', ...ref, attempt: 1, durationMs: 10, error });
-  b.push({ type: 'errorOccurred', error, caught: false, retrying: true, ...ref });
-  const usage = options.usageLimit === false ? {} : { usageLimit: { reported: REPORTED, resetAt: RESET } };
-  b.push({ type: 'retryScheduled', ...ref, attempt: 1, delayMs: RESET - b.ts, strategy: 'runtime_reset_time', nextAttemptAt: RESET, ...usage });
-  return b;
+  const flowName = options.flow === undefined ? 'a' : 'b';
+  return usageLimitWait(runId, { start: T0, resetAt: RESET, flowName, ...options });
 }
 
 describe.each(engines)('usage-limit waits in the store on $name', (engine) => {
