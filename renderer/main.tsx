@@ -18,6 +18,7 @@ import './styles/run-detail.css';
 import './styles/errors.css';
 import './styles/flows.css';
 import './styles/failures.css';
+import './styles/usage-limit.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
