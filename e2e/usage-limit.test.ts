@@ -76,7 +76,7 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     const row = runRow(page, runId);
     const badge = row.getByTestId('limit-wait');
     await badge.waitFor({ timeout: 45_000 });
-    expect(await badge.textContent()).toMatch(/^⏸waiting for limit · resets in (59 min|1 h)$/);
+    expect(await badge.textContent()).toMatch(/^limit resets in (59 min|1 h)$/);
     const chip = page.getByRole('button', { name: /waiting for limit/ });
     expect(await chip.getAttribute('aria-pressed')).toBe('true');
     expect(await chip.locator('.chip-count').textContent()).toBe('1');
@@ -104,7 +104,7 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     const notice = page.getByTestId('limit-wait-notice');
     await notice.waitFor();
     expect(await notice.getAttribute('aria-live')).toBe('polite');
-    expect(await notice.textContent()).toMatch(/^⏸Waiting for the usage limit to reset at \d{2}:\d{2} · resets in (59 min|1 h)\. Cancel ends the wait at once\.$/);
+    expect(await notice.textContent()).toMatch(/^Waiting for the usage limit to reset at \d{2}:\d{2} · resets in (59 min|1 h)\. Cancel ends the wait at once\.$/);
     expect(await notice.locator('time').getAttribute('datetime')).toBe(new Date(journaled?.nextAttemptAt as number).toISOString());
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const width of [1400, 900]) {

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSqliteStore } from '../store/index.js';
 import { usageLimitWait } from '../store/testing/usage-limit-journal.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
@@ -65,5 +65,37 @@ describe('hivewatch runs --status waiting-limit', () => {
     const bad = await hivewatch(['runs', '--status', 'waiting']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/unknown run status "waiting"/);
+  });
+});
+
+/** Claude Code's session-limit result with a reset an hour from now, as the claude-code preset reads it. */
+const STAND_IN = `
+const at = new Date(Date.now() + 3_600_000);
+const h = at.getUTCHours();
+const wall = (h % 12 === 0 ? 12 : h % 12) + ':' + String(at.getUTCMinutes()).padStart(2, '0') + (h < 12 ? 'am' : 'pm');
+const result = "You've reached your session limit · resets " + wall + ' (UTC)';
+process.stdout.write(JSON.stringify({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result, permission_denials: [] }));
+process.exitCode = 1;
+`;
+
+describe('hivewatch run waiting for a usage limit, cancelled from the terminal', () => {
+  it('says until when it waits, and Ctrl-C ends the run at once (exit 3), not at the reset', async () => {
+    const script = join(dir, 'claude-stand-in.js');
+    writeFileSync(script, STAND_IN);
+    const flow = join(dir, 'limited.prose');
+    writeFileSync(flow, `agent coder:\n  runtime: "claude-code"\n  command: "${process.execPath} ${script}"\n\nsession: coder (retry: 2)\n  prompt: "Fix the flaky test"\n`);
+    const child = spawn(process.execPath, [BIN, 'run', flow, '--db', join(dir, 'terminal.db')], { env: { ...process.env, HIVEWATCH_DB: '' } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await vi.waitFor(() => expect(out).toMatch(/⏸ .* waiting for the usage limit to reset at \S+ \(reported: "You've reached your session limit · resets .*"\); Ctrl-C cancels now/), {
+      timeout: 30_000,
+      interval: 50,
+    });
+    child.kill('SIGINT');
+    expect(await exited).toBe(3);
+    expect(out).toMatch(/■ cancelled/);
+    expect(out.match(/attempt \d\/3/g)).toEqual(['attempt 1/3']);
   });
 });

@@ -56,7 +56,7 @@ function ConnectionStatus() {
       {label.detail !== null && <span className="muted"> · {label.detail}</span>}
       {label.state === 'live' && active > 0 && <span className="muted"> · {active} active</span>}
       {label.state === 'live' && waitingLimit > 0 && (
-        <a className="muted" href="#/runs?status=waiting-limit" title="runs waiting for a usage limit to reset">
+        <a className="muted limit-count" href="#/runs?status=waiting-limit" title="runs waiting for a usage limit to reset">
           {' '}
           · {waitingLimit} waiting for limit
         </a>

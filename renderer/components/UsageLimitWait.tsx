@@ -15,15 +15,13 @@ export function limitWaitOf(run: RunSummary): number | null {
   return run.status === 'running' && run.waitingUntil != null ? run.waitingUntil : null;
 }
 
-/** The Runs list's badge: "waiting for limit · resets in 12 min". */
+/** The Runs list's badge: "limit resets in 12 min" (its title: the whole sentence). */
 export function LimitWaitBadge({ at, clock }: { at: number; clock: RunSummary['clock'] }) {
   const now = Math.max(useNow(), Date.now());
   return (
     <span className="badge limit-wait" title={`${waitingSentence(at, now)} (${formatAbsolute(at)})`} data-testid="limit-wait">
-      <span className="limit-icon" aria-hidden="true">
-        ⏸
-      </span>
-      waiting for limit · {clock === 'virtual' ? 'virtual clock' : formatResetCountdown(at, now)}
+      <span className="limit-icon" aria-hidden="true" />
+      limit {clock === 'virtual' ? 'resets on a virtual clock' : formatResetCountdown(at, now)}
     </span>
   );
 }
@@ -34,9 +32,7 @@ export function LimitWaitNotice({ at, clock }: { at: number; clock: RunSummary['
   const sentence = waitingSentence(at, now);
   return (
     <p className="limit-wait-notice" role="status" aria-live="polite" data-testid="limit-wait-notice">
-      <span className="limit-icon" aria-hidden="true">
-        ⏸
-      </span>
+      <span className="limit-icon" aria-hidden="true" />
       <time dateTime={new Date(at).toISOString()} title={formatAbsolute(at)}>
         {sentence.charAt(0).toUpperCase() + sentence.slice(1)}
       </time>
