@@ -26,7 +26,7 @@ export type {
 } from './api-errors.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 
-export const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
+const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 /** The run list's `status` filter: the run statuses and the derived `waiting-limit` (core/base/run-list-status.ts). */
 export const RUN_LIST_STATUSES = [...RUN_STATUSES, 'waiting-limit'] as const;
 export type { RunListStatus } from '../base/run-list-status.js';

@@ -8,6 +8,7 @@ import type {
   TaskRow,
   TaskStatus,
 } from './schema.js';
+import { outOfBackoff } from './task-backoff.js';
 
 /**
  * The pure row reducers of the projections: (current row or undefined, event) → new row, never
@@ -110,7 +111,6 @@ function end(r: RunRow, status: RunRow['status'], ts: number, wall: number): voi
   r.durationMs = ts - r.startedAt;
   r.endedWall = wall;
   r.nextAttemptAt = null;
-  r.waitingUntil = null;
 }
 
 /**
@@ -265,8 +265,7 @@ export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent):
       r = copyTask(task);
       r.status = 'running';
       r.attempts = Math.max(task.attempts, event.attempt);
-      r.nextAttemptAt = null;
-      r.waitingUntil = null;
+      outOfBackoff(r);
       return r;
     case 'attemptFailed':
       r = copyTask(task);
@@ -281,8 +280,7 @@ export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent):
       return r;
     case 'backoffSkipped':
       r = copyTask(task);
-      r.nextAttemptAt = null;
-      r.waitingUntil = null;
+      outOfBackoff(r);
       return r;
     case 'taskSucceeded':
       r = copyTask(task);
@@ -292,8 +290,7 @@ export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent):
       r.error = null;
       r.errorCode = null;
       r.endedAt = event.ts;
-      r.nextAttemptAt = null;
-      r.waitingUntil = null;
+      outOfBackoff(r);
       return r;
     case 'taskFailed':
       r = copyTask(task);
@@ -302,8 +299,7 @@ export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent):
       r.error = event.error;
       r.errorCode = event.error.code;
       r.endedAt = event.ts;
-      r.nextAttemptAt = null;
-      r.waitingUntil = null;
+      outOfBackoff(r);
       return r;
     case 'receiptIgnoredStale':
       r = copyTask(task);
@@ -390,8 +386,7 @@ export function closeTask(task: TaskRow, status: TaskStatus, ts: number): TaskRo
   const r = copyTask(task);
   r.status = status;
   r.endedAt = ts;
-  r.nextAttemptAt = null;
-  r.waitingUntil = null;
+  outOfBackoff(r);
   return r;
 }
 

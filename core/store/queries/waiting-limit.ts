@@ -9,7 +9,7 @@ import { all, get, type Query } from './plan.js';
  * statuses it widens the filter (`status=failed,waiting-limit` is either), as statuses do.
  */
 
-export const WAITING_LIMIT_SQL = 'waiting_until IS NOT NULL';
+const WAITING_LIMIT_SQL = 'waiting_until IS NOT NULL';
 
 /** The real statuses of a filter, and whether it names `waiting-limit`. */
 export function splitWaitingLimit(statuses: readonly string[]): { statuses: RunStatus[]; waitingLimit: boolean } {
