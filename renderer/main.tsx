@@ -19,6 +19,7 @@ import './styles/errors.css';
 import './styles/flows.css';
 import './styles/failures.css';
 import './styles/cost.css';
+import './styles/usage-limit.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');

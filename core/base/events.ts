@@ -84,6 +84,12 @@ export type HivewatchEventBody =
       nextAttemptAt: number;
       /** Why the delay is not the policy's own (a runtime's reset time); absent when the policy explains it. */
       reason?: string;
+      /**
+       * The failure was a subscription usage limit (issue #22 part 3): the line the CLI printed
+       * and the reset instant read from it (epoch ms, null when unreadable), as reported. The
+       * wait itself is `nextAttemptAt` (the reset, capped: docs/presets.md "Usage limits").
+       */
+      usageLimit?: { reported: string; resetAt: number | null };
     })
   | (TaskRef & { type: 'backoffSkipped'; attempt: number; commandId: string })
   | (TaskRef & { type: 'taskSucceeded'; attempts: number; output: string })

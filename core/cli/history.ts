@@ -46,12 +46,17 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       io.out('no runs yet: start one with `hivewatch run examples/01-happy-path.prose`\n');
       return ExitCode.ok;
     }
-    const rows = page.runs.map((r) => [r.id, r.status, r.flowName, when(r.startedAt), `${r.steps} steps`, `${r.attemptCount} attempts`, `${r.errorCount} errors`, errorOfRun(r)]);
+    const rows = page.runs.map((r) => [r.id, statusOfRun(r), r.flowName, when(r.startedAt), `${r.steps} steps`, `${r.attemptCount} attempts`, `${r.errorCount} errors`, errorOfRun(r)]);
     io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEPS', 'ATTEMPTS', 'ERRORS', 'ERROR'], ...rows]));
     return ExitCode.ok;
   } finally {
     await store.close();
   }
+}
+
+/** A run waiting out a usage limit says until when (its JSON carries `waitingUntil`). */
+function statusOfRun(run: RunRow): string {
+  return run.waitingUntil === null ? run.status : `${run.status}, waiting for the usage limit to reset at ${when(run.waitingUntil)} UTC`;
 }
 
 /**

@@ -28,6 +28,8 @@ Usage:
   hivewatch runs [--status S[,S]] [--flow F] [--text T] [--since 24h] [--limit N] [--json]
                                                  ERROR: an ended run's ending error (and its root cause),
                                                  a live run's newest error; --json carries endingError
+                                                 --status waiting-limit: runs waiting for a usage limit's
+                                                 reset (--json carries waitingUntil, epoch ms)
   hivewatch errors [--by category|origin|code|flow|handled|run|task] [--since 24h] [--flow F] [--category C] [--json]
                                                  error occurrences; --by handled: handled, unhandled, pending
   hivewatch errors --failures [--by code|rootCode|category|origin|flow] [--since 24h] [--json]

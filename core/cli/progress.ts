@@ -63,6 +63,10 @@ export class ProgressPrinter {
       case 'retryScheduled':
         this.waiting.set(event.taskId, { until: event.nextAttemptAt, label: this.label(event.taskId) });
         this.line(`  ↻ ${this.label(event.taskId)} · next attempt in ${formatDuration(event.delayMs)} (${event.strategy}${event.reason === undefined ? '' : `: ${event.reason}`})`);
+        if (event.usageLimit) {
+          const at = new Date(event.nextAttemptAt).toISOString();
+          this.line(`  ⏸ ${this.label(event.taskId)} · waiting for the usage limit to reset at ${at} (reported: "${event.usageLimit.reported}"); Ctrl-C cancels now`);
+        }
         this.startTicker();
         break;
       case 'attemptCancelled':

@@ -1,5 +1,6 @@
 import { CancelledError, HivewatchError } from '../base/errors/hivewatch-error.js';
 import { decideRetry, type RetryPolicy } from '../base/errors/retry.js';
+import { usageLimitWaitOf, type UsageLimitWait } from '../base/errors/usage-limit-wait.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import type { AttemptProcessReport, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
 import { endTrace, JOURNAL_OUTPUT_CHARS, keepHead, redactEnv, startTrace } from './attempt-trace.js';
@@ -156,7 +157,8 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
     env.emit(failed);
     env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught(error), retrying: true, ...ref });
     if (env.givesFeedback) feedback = feedbackFor(error, attempt);
-    if (!(await backoff(env, ref, attempt, decision))) return { kind: 'cancelled', attempts: attempt };
+    const usageLimit = usageLimitWaitOf(error);
+    if (!(await backoff(env, ref, attempt, usageLimit === null ? decision : { ...decision, usageLimit }))) return { kind: 'cancelled', attempts: attempt };
   }
 }
 
@@ -298,7 +300,12 @@ function lastFailure(
 }
 
 /** Journals the computed delay before sleeping (rule 2), then sleeps; false when a cancel ended the sleep. */
-async function backoff(env: TaskEnv, ref: Ref, attempt: number, decision: { delayMs: number; strategy: string; reason?: string }): Promise<boolean> {
+async function backoff(
+  env: TaskEnv,
+  ref: Ref,
+  attempt: number,
+  decision: { delayMs: number; strategy: string; reason?: string; usageLimit?: UsageLimitWait },
+): Promise<boolean> {
   env.emit({
     type: 'retryScheduled',
     ...ref,
@@ -307,6 +314,7 @@ async function backoff(env: TaskEnv, ref: Ref, attempt: number, decision: { dela
     strategy: decision.strategy,
     nextAttemptAt: env.clock.now() + decision.delayMs,
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    ...(decision.usageLimit === undefined ? {} : { usageLimit: decision.usageLimit }),
   });
   const sleep = new AbortController();
   const onAbort = (): void => sleep.abort(env.signal.reason ?? new CancelledError());

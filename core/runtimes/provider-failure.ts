@@ -75,14 +75,15 @@ export function classifyProviderFailure(f: ProviderFailure): HivewatchError {
   const http = s === null ? '' : ` (HTTP ${s})`;
   const detail = firstLine(message) || 'no details given';
   const context = { ...f.context, statusCode: s };
-  const usageLimit = parseUsageLimit(message, f.clock) !== null;
+  const usage = parseUsageLimit(message, f.clock);
+  const usageLimit = usage !== null;
   if (usageLimit || s === 429 || s === 529 || RATE_LIMITED.test(message)) {
     const resetAt = resetAtOf(f);
     const what = usageLimit ? 'reached its usage limit' : 'the API is rate limited or overloaded';
     return new HivewatchError('RUNTIME_RATE_LIMIT', {
       origin,
       message: `${runtime}: ${what}${http}: ${detail}`,
-      context: { ...context, ...(usageLimit ? { usageLimit: true } : {}), ...(resetAt === null ? {} : { resetAt }) },
+      context: { ...context, ...(usage ? { usageLimit: true, resetReported: usage.reported } : {}), ...(resetAt === null ? {} : { resetAt }) },
     });
   }
   if (UNTRUSTED_DIRECTORY.test(message)) {

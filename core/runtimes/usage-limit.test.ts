@@ -21,7 +21,11 @@ describe('usage-limit texts', () => {
   });
 
   it('reads an epoch reset time (seconds) without a clock', () => {
-    expect(parseUsageLimit('Claude AI usage limit reached|1795435200')).toEqual({ resetAt: 1_795_435_200_000 });
+    expect(parseUsageLimit('Claude AI usage limit reached|1795435200')).toEqual({ resetAt: 1_795_435_200_000, reported: 'Claude AI usage limit reached|1795435200' });
+  });
+
+  it('keeps the line that reports the limit, as written', () => {
+    expect(parseUsageLimit('API Error: 429\n  5-hour limit reached ∙ resets 3pm  \nmore')?.reported).toBe('5-hour limit reached ∙ resets 3pm');
   });
 
   it('reads "try again in …" against the given now', () => {
@@ -46,7 +50,7 @@ describe('usage-limit texts', () => {
   });
 
   it('gives no reset time when none can be read, or when a relative one has no clock', () => {
-    expect(parseUsageLimit("You've hit your usage limit. Try again later.", at)).toEqual({ resetAt: null });
+    expect(parseUsageLimit("You've hit your usage limit. Try again later.", at)).toEqual({ resetAt: null, reported: "You've hit your usage limit. Try again later." });
     expect(parseResetTime('try again in 45 minutes')).toBeNull();
     expect(parseResetTime('resets 3pm (Not/AZone)', at)).toBeNull();
     expect(parseUsageLimit('API Error: Overloaded', at)).toBeNull();

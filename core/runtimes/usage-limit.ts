@@ -22,6 +22,17 @@ export interface ResetClock {
 export interface UsageLimit {
   /** Epoch ms the limit resets at, or null when the text gives none we can read. */
   resetAt: number | null;
+  /** The line of the text that reports the limit, as the CLI wrote it (bounded): what the journal keeps beside `resetAt`. */
+  reported: string;
+}
+
+/** The longest reported line kept: a usage-limit notice is one sentence; a longer line is not read whole by anyone. */
+const REPORTED_MAX_CHARS = 300;
+
+/** The first line of a text that names a usage limit, trimmed and bounded. */
+function reportedLine(text: string): string {
+  const line = text.split('\n').find((l) => USAGE_LIMIT.test(l)) ?? text;
+  return line.trim().slice(0, REPORTED_MAX_CHARS);
 }
 
 const USAGE_LIMIT = /\busage limit\b|\b(?:session|5-hour|five-hour|weekly|daily|opus|sonnet) limit\b|\bhit your (?:usage )?limit\b/i;
@@ -34,7 +45,7 @@ export function isUsageLimitText(text: string): boolean {
 /** The usage limit a text reports, with its reset time when one is given; null when it reports none. */
 export function parseUsageLimit(text: string, clock: ResetClock = {}): UsageLimit | null {
   if (!isUsageLimitText(text)) return null;
-  return { resetAt: parseResetTime(text, clock) };
+  return { resetAt: parseResetTime(text, clock), reported: reportedLine(text) };
 }
 
 const EPOCH = /limit reached\|(\d{9,13})\b/i;

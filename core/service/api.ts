@@ -34,7 +34,11 @@ export type { AlertConditionName, AlertDeliveryView, AlertRuleView } from './ale
 import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './alerts/views.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 
-export const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
+const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
+/** The run list's `status` filter: the run statuses and the derived `waiting-limit` (core/base/run-list-status.ts). */
+export const RUN_LIST_STATUSES = [...RUN_STATUSES, 'waiting-limit'] as const;
+export type { RunListStatus } from '../base/run-list-status.js';
+import type { RunListStatus } from '../base/run-list-status.js';
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
 export const ERROR_CATEGORY_NAMES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
 export const RUN_SORTS = [
@@ -68,6 +72,12 @@ export interface RunSummary {
   errorCount: number;
   /** Set while a task waits in backoff: the "retrying" badge and its countdown. */
   retrying: { taskId: string; nextAttemptAt: number; delayMs: number } | null;
+  /**
+   * Set while a task waits out a subscription usage limit (issue #22 part 3): when its next
+   * attempt starts, the reset (capped, docs/presets.md "Usage limits"). The `waiting-limit` state.
+   * Always present from the service (null when not waiting); optional for older producers.
+   */
+  waitingUntil?: number | null;
   resumedFrom: string | null;
   retryOf: string | null;
   /** The newest error occurrence of the run, whatever became of it (a live run's retry, say). */
@@ -256,7 +266,8 @@ interface StartRunInput {
 
 /** What the run list filters by (each one server-side, over the whole history). */
 export interface RunFilterInput {
-  status?: RunStatus[];
+  /** Run statuses, or `waiting-limit`: the runs waiting for a usage-limit reset. */
+  status?: RunListStatus[];
   /** The flow file or its name. */
   flow?: string;
   /**
@@ -278,7 +289,8 @@ export interface RunFilterInput {
 /** Runs matching a filter: the status chips (every filter but status) and the flow picker (every filter but flow). */
 export interface RunCounts {
   total: number;
-  byStatus: Partial<Record<RunStatus, number>>;
+  /** `waiting-limit` counts runs that are also counted in their own status (`running`). */
+  byStatus: Partial<Record<RunListStatus, number>>;
   byFlow: { flow: string; flowName: string; count: number }[];
 }
 

@@ -131,6 +131,7 @@ export function runSummary(row: RunRow, retrying: Retrying): RunSummary {
     attempts: row.attemptCount,
     errorCount: row.errorCount,
     retrying: row.nextAttemptAt === null ? null : retrying,
+    waitingUntil: row.waitingUntil,
     resumedFrom: row.resumedFrom,
     retryOf: row.retryOf,
     lastError: row.lastErrorCode !== null ? { code: row.lastErrorCode, message: row.lastErrorMessage ?? '' } : null,

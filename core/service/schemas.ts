@@ -5,7 +5,7 @@ import {
   ERROR_DIMENSIONS,
   FAILURE_DIMENSIONS,
   RUN_SORTS,
-  RUN_STATUSES,
+  RUN_LIST_STATUSES,
   SERIES_DIMENSIONS,
   type ApiMethod,
 } from './api.js';
@@ -92,8 +92,8 @@ const errorFilterShape = {
 
 const runFilterShape = {
   status: z
-    .array(oneOf(RUN_STATUSES), { error: 'must be a list of run statuses' })
-    .max(RUN_STATUSES.length, `must list at most ${RUN_STATUSES.length} statuses`)
+    .array(oneOf(RUN_LIST_STATUSES), { error: 'must be a list of run statuses (or waiting-limit)' })
+    .max(RUN_LIST_STATUSES.length, `must list at most ${RUN_LIST_STATUSES.length} statuses`)
     .optional(),
   flow: text(300).optional(),
   code: errorFilterShape.code,

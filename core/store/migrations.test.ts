@@ -20,12 +20,12 @@ function dump(db: ReturnType<typeof openDatabase>, table: string, cols = '*'): u
 
 
 describe('migrations', () => {
-  // Versions are handed out to changes made side by side (issue 22's 16 may land before 14 and 15):
-  // they only ever increase, and 1..13 have no gap.
-  it('are numbered in increasing order, 1..13 without a gap, and the schema version is the last one', () => {
+  it('are numbered in increasing order from 1, and the schema version is the last one', () => {
+    // Versions are handed to parallel branches (issue #22's usage limits took 17 while 14 to 16
+    // were in flight), so a branch may land before the versions below its own: order, not density.
     const versions = MIGRATIONS.map((m) => m.version);
-    expect(versions.slice(0, 13)).toEqual(versions.slice(0, 13).map((_, i) => i + 1));
-    expect(versions.every((v, i) => i === 0 || v > versions[i - 1]!)).toBe(true);
+    expect(versions[0]).toBe(1);
+    expect(versions).toEqual([...new Set(versions)].sort((a, b) => a - b));
     expect(SCHEMA_VERSION).toBe(versions.at(-1));
   });
 

@@ -4,6 +4,7 @@ import { commitOrderAndCommands, hostLeases, otelIngest, retryOfIndex, runCounts
 import { failureModel } from './migration-10.js';
 import { alertTables } from './migration-15.js';
 import { usageRollups } from './migration-16.js';
+import { usageLimitWaits } from './migration-17.js';
 import { StoreError } from './store-error.js';
 
 
@@ -50,6 +51,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: "external sessions: the open prompt's attempt and outcome", up: externalPromptState },
   { version: 15, name: 'alert rules and their webhook deliveries', up: alertTables },
   { version: 16, name: 'tokens and cost: attempt usage, run totals, flow totals per day', up: usageRollups },
+  { version: 17, name: 'usage-limit waits: the reset a task and its run wait for', up: usageLimitWaits },
 ];
 
 /**

@@ -170,6 +170,16 @@ function earliestBackoff(state: RunState): number | null {
   return min;
 }
 
+/** The earliest usage-limit wait among the tasks in backoff (every one of them is an open row the state holds). */
+function earliestLimitWait(state: RunState): number | null {
+  let min: number | null = null;
+  for (const taskId of state.backoff.keys()) {
+    const at = state.tasks.get(taskId)?.waitingUntil ?? null;
+    if (at !== null && (min === null || at < min)) min = at;
+  }
+  return min;
+}
+
 /** The failed attempt a `retryScheduled` / `backoffSkipped` belongs to (see the conventions above). */
 function backoffAttempt(state: RunState, loader: RowLoader, taskId: string, attempt: number): AttemptRow | undefined {
   const named = getAttempt(state, loader, taskId, attempt);
@@ -306,10 +316,12 @@ export function applyEvent(
 
   const terminal = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'interrupted';
   const nextAttemptAt = terminal ? null : earliestBackoff(s);
-  if (run !== s.run || run.nextAttemptAt !== nextAttemptAt) {
+  const waitingUntil = terminal || nextAttemptAt === null ? null : earliestLimitWait(s);
+  if (run !== s.run || run.nextAttemptAt !== nextAttemptAt || run.waitingUntil !== waitingUntil) {
     // A row the reducer just made, or the state's own copy, is finished in place; a row the state was given is copied.
     const r = run === s.run && !s.runOwned ? copyRun(run) : run;
     r.nextAttemptAt = nextAttemptAt;
+    r.waitingUntil = waitingUntil;
     s.run = r;
     s.runOwned = true;
   }

@@ -8,6 +8,7 @@ import type {
   TaskRow,
   TaskStatus,
 } from './schema.js';
+import { outOfBackoff } from './task-backoff.js';
 
 /**
  * The pure row reducers of the projections: (current row or undefined, event) → new row, never
@@ -24,7 +25,7 @@ export function emptyRun(runId: string, ts: number, wall = ts): RunRow {
     updatedAt: ts, lastSeq: 0, maxSteps: null, concurrency: null, clock: null, defaultAgent: null,
     currentStep: 0, steps: 0, lastCheckpointStep: 0, taskCount: 0, attemptCount: 0, errorCount: 0,
     resumedFrom: null, retryOf: null, resumeStep: 0, lastErrorCode: null, lastErrorCategory: null,
-    lastErrorMessage: null, nextAttemptAt: null, cancelCommandId: null, cancelReason: null, epoch: 0, error: null,
+    lastErrorMessage: null, nextAttemptAt: null, waitingUntil: null, cancelCommandId: null, cancelReason: null, epoch: 0, error: null,
     endingCode: null, endingCategory: null, endingOrigin: null, endingMessage: null, endingStep: null,
     endingTaskId: null, endingAttempt: null, endingRootCode: null, endingChain: null,
   };
@@ -47,7 +48,7 @@ export function copyRun(r: RunRow): RunRow {
     steps: r.steps, lastCheckpointStep: r.lastCheckpointStep, taskCount: r.taskCount, attemptCount: r.attemptCount,
     errorCount: r.errorCount, resumedFrom: r.resumedFrom, retryOf: r.retryOf, resumeStep: r.resumeStep,
     lastErrorCode: r.lastErrorCode, lastErrorCategory: r.lastErrorCategory, lastErrorMessage: r.lastErrorMessage,
-    nextAttemptAt: r.nextAttemptAt, cancelCommandId: r.cancelCommandId, cancelReason: r.cancelReason,
+    nextAttemptAt: r.nextAttemptAt, waitingUntil: r.waitingUntil, cancelCommandId: r.cancelCommandId, cancelReason: r.cancelReason,
     epoch: r.epoch, error: r.error, endingCode: r.endingCode, endingCategory: r.endingCategory,
     endingOrigin: r.endingOrigin, endingMessage: r.endingMessage, endingStep: r.endingStep, endingTaskId: r.endingTaskId,
     endingAttempt: r.endingAttempt, endingRootCode: r.endingRootCode, endingChain: r.endingChain,
@@ -66,7 +67,7 @@ function copyTask(r: TaskRow): TaskRow {
     runId: r.runId, taskId: r.taskId, step: r.step, ordinal: r.ordinal, name: r.name, agent: r.agent,
     status: r.status, maxAttempts: r.maxAttempts, attempts: r.attempts, startedAt: r.startedAt, endedAt: r.endedAt,
     output: r.output, error: r.error, errorCode: r.errorCode, nextAttemptAt: r.nextAttemptAt,
-    staleReceipts: r.staleReceipts,
+    waitingUntil: r.waitingUntil, staleReceipts: r.staleReceipts,
   };
 }
 
@@ -243,7 +244,7 @@ export function reduceStep(current: StepRow | undefined, event: HivewatchEvent):
 export function blankTask(runId: string, taskId: string, step: number, ordinal: number, name: string): TaskRow {
   return {
     runId, taskId, step, ordinal, name, agent: null, status: 'pending', maxAttempts: null, attempts: 0,
-    startedAt: null, endedAt: null, output: null, error: null, errorCode: null, nextAttemptAt: null, staleReceipts: 0,
+    startedAt: null, endedAt: null, output: null, error: null, errorCode: null, nextAttemptAt: null, waitingUntil: null, staleReceipts: 0,
   };
 }
 
@@ -264,7 +265,7 @@ export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent):
       r = copyTask(task);
       r.status = 'running';
       r.attempts = Math.max(task.attempts, event.attempt);
-      r.nextAttemptAt = null;
+      outOfBackoff(r);
       return r;
     case 'attemptFailed':
       r = copyTask(task);
@@ -275,10 +276,11 @@ export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent):
       r = copyTask(task);
       r.status = 'backoff';
       r.nextAttemptAt = event.nextAttemptAt;
+      r.waitingUntil = event.usageLimit === undefined ? null : event.nextAttemptAt;
       return r;
     case 'backoffSkipped':
       r = copyTask(task);
-      r.nextAttemptAt = null;
+      outOfBackoff(r);
       return r;
     case 'taskSucceeded':
       r = copyTask(task);
@@ -288,7 +290,7 @@ export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent):
       r.error = null;
       r.errorCode = null;
       r.endedAt = event.ts;
-      r.nextAttemptAt = null;
+      outOfBackoff(r);
       return r;
     case 'taskFailed':
       r = copyTask(task);
@@ -297,7 +299,7 @@ export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent):
       r.error = event.error;
       r.errorCode = event.error.code;
       r.endedAt = event.ts;
-      r.nextAttemptAt = null;
+      outOfBackoff(r);
       return r;
     case 'receiptIgnoredStale':
       r = copyTask(task);
@@ -384,7 +386,7 @@ export function closeTask(task: TaskRow, status: TaskStatus, ts: number): TaskRo
   const r = copyTask(task);
   r.status = status;
   r.endedAt = ts;
-  r.nextAttemptAt = null;
+  outOfBackoff(r);
   return r;
 }
 

@@ -63,6 +63,12 @@ export interface RunRow {
   lastErrorMessage: string | null;
   /** Earliest scheduled retry among tasks in backoff: the "retrying" badge. */
   nextAttemptAt: number | null;
+  /**
+   * Earliest `nextAttemptAt` among tasks waiting out a subscription usage limit (their
+   * retryScheduled carries `usageLimit`): the derived state "waiting for the usage limit to
+   * reset" and the `waiting-limit` filter (issue #22 part 3, migration 17). Null otherwise.
+   */
+  waitingUntil: number | null;
   cancelCommandId: string | null;
   cancelReason: string | null;
   epoch: number;
@@ -112,6 +118,8 @@ export interface TaskRow {
   error: ErrorEnvelope | null;
   errorCode: string | null;
   nextAttemptAt: number | null;
+  /** `nextAttemptAt` while the backoff waits out a usage limit (see RunRow.waitingUntil), else null. */
+  waitingUntil: number | null;
   staleReceipts: number;
 }
 
@@ -211,7 +219,7 @@ export const RUNS: TableSpec<RunRow> = {
     ['startedWall', 'int'], ['endedWall', 'int'],
     ['endingCode', 'text'], ['endingCategory', 'text'], ['endingOrigin', 'text'], ['endingMessage', 'text'],
     ['endingStep', 'int'], ['endingTaskId', 'text'], ['endingAttempt', 'int'], ['endingRootCode', 'text'],
-    ['endingChain', 'json'],
+    ['endingChain', 'json'], ['waitingUntil', 'int'],
   ],
 };
 
@@ -230,7 +238,7 @@ export const TASKS: TableSpec<TaskRow> = {
   columns: [
     ['runId', 'text'], ['taskId', 'text'], ['step', 'int'], ['ordinal', 'int'], ['name', 'text'], ['agent', 'text'],
     ['status', 'text'], ['maxAttempts', 'int'], ['attempts', 'int'], ['startedAt', 'int'], ['endedAt', 'int'],
-    ['output', 'text'], ['error', 'json'], ['errorCode', 'text'], ['nextAttemptAt', 'int'], ['staleReceipts', 'int'],
+    ['output', 'text'], ['error', 'json'], ['errorCode', 'text'], ['nextAttemptAt', 'int'], ['staleReceipts', 'int'], ['waitingUntil', 'int'],
   ],
 };
 

@@ -44,7 +44,11 @@ function ConnectionStatus() {
   const { connection, downSince, lastEventAt, runs } = useRunsSnapshot();
   const now = useNow();
   let active = 0;
-  for (const r of runs.values()) if (r.status === 'running' || r.status === 'cancelling' || r.status === 'queued') active++;
+  let waitingLimit = 0;
+  for (const r of runs.values()) {
+    if (r.status === 'running' || r.status === 'cancelling' || r.status === 'queued') active++;
+    if (r.status === 'running' && r.waitingUntil != null) waitingLimit++;
+  }
   const label = connectionLabel({ connection, downSince, lastEventAt }, Math.max(now, downSince ?? 0));
   return (
     <span className={`connection ${label.state}`} title={label.title} data-testid="connection" data-state={label.state} role="status">
@@ -52,6 +56,12 @@ function ConnectionStatus() {
       {label.text}
       {label.detail !== null && <span className="muted"> · {label.detail}</span>}
       {label.state === 'live' && active > 0 && <span className="muted"> · {active} active</span>}
+      {label.state === 'live' && waitingLimit > 0 && (
+        <a className="muted limit-count" href="#/runs?status=waiting-limit" title="runs waiting for a usage limit to reset">
+          {' '}
+          · {waitingLimit} waiting for limit
+        </a>
+      )}
     </span>
   );
 }

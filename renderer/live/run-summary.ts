@@ -8,8 +8,8 @@ import { addAttemptUsage } from './run-usage.js';
  * Pure: returns a new summary (or the same object when nothing changed).
  */
 
-/** Tasks of a run waiting in backoff: taskId → when and how long. */
-export type Backoffs = ReadonlyMap<string, { nextAttemptAt: number; delayMs: number }>;
+/** Tasks of a run waiting in backoff: taskId → when and how long, and whether it waits out a usage limit. */
+export type Backoffs = ReadonlyMap<string, { nextAttemptAt: number; delayMs: number; usageLimit?: boolean }>;
 
 export interface LiveRun {
   summary: RunSummary;
@@ -75,7 +75,9 @@ function summaryFromStart(event: Extract<HivewatchEvent, { type: 'runStarted' }>
 export function backoffsOf(summary: RunSummary): Backoffs {
   if (!summary.retrying) return NO_BACKOFFS;
   const { taskId, nextAttemptAt, delayMs } = summary.retrying;
-  return new Map([[taskId, { nextAttemptAt, delayMs }]]);
+  // A summary's usage-limit wait is its earliest backoff's when they are the same instant.
+  const usageLimit = summary.waitingUntil != null && summary.waitingUntil === nextAttemptAt;
+  return new Map([[taskId, { nextAttemptAt, delayMs, ...(usageLimit ? { usageLimit } : {}) }]]);
 }
 
 function earliest(backoffs: Backoffs): RunSummary['retrying'] {
@@ -86,12 +88,19 @@ function earliest(backoffs: Backoffs): RunSummary['retrying'] {
   return best;
 }
 
+/** The earliest usage-limit wait (the store's runs.waiting_until, mirrored). */
+function earliestLimitWait(backoffs: Backoffs): number | null {
+  let at: number | null = null;
+  for (const b of backoffs.values()) if (b.usageLimit === true && (at === null || b.nextAttemptAt < at)) at = b.nextAttemptAt;
+  return at;
+}
+
 function sameRetrying(a: RunSummary['retrying'], b: RunSummary['retrying']): boolean {
   if (a === null || b === null) return a === b;
   return a.taskId === b.taskId && a.nextAttemptAt === b.nextAttemptAt && a.delayMs === b.delayMs;
 }
 
-function withBackoff(backoffs: Backoffs, taskId: string, value: { nextAttemptAt: number; delayMs: number } | null): Backoffs {
+function withBackoff(backoffs: Backoffs, taskId: string, value: { nextAttemptAt: number; delayMs: number; usageLimit?: boolean } | null): Backoffs {
   if (value === null && !backoffs.has(taskId)) return backoffs;
   const next = new Map(backoffs);
   if (value === null) next.delete(taskId);
@@ -145,7 +154,7 @@ function withEnding(before: RunSummary, after: RunSummary, event: HivewatchEvent
 function reduceBackoffs(backoffs: Backoffs, event: HivewatchEvent): Backoffs {
   switch (event.type) {
     case 'retryScheduled':
-      return withBackoff(backoffs, event.taskId, { nextAttemptAt: event.nextAttemptAt, delayMs: event.delayMs });
+      return withBackoff(backoffs, event.taskId, { nextAttemptAt: event.nextAttemptAt, delayMs: event.delayMs, usageLimit: event.usageLimit !== undefined });
     case 'taskStarted':
     case 'attemptStarted':
     case 'backoffSkipped':
@@ -176,6 +185,8 @@ export function applyToLiveRun(current: LiveRun | undefined, event: HivewatchEve
   const pending = nextPending(before, event, isTerminal(current.summary.status));
   const retrying = isTerminal(summary.status) ? null : earliest(backoffs);
   if (!sameRetrying(retrying, summary.retrying)) summary = { ...summary, retrying };
+  const waitingUntil = retrying === null ? null : earliestLimitWait(backoffs);
+  if (waitingUntil !== (summary.waitingUntil ?? null)) summary = { ...summary, waitingUntil };
   if (summary === current.summary && backoffs === current.backoffs && pending === before) return current;
   return { summary, backoffs, pending };
 }

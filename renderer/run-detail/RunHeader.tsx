@@ -4,6 +4,7 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime, RunDuration } from '../components/Time.js';
 import { canCancel, canResume, canRetry, isOperable } from '../runs/run-actions.js';
 import { RetryingBadge } from '../runs/RunRow.js';
+import { LimitWaitNotice, limitWaitOf } from '../components/UsageLimitWait.js';
 import type { RunWorkView } from './attempt-work.js';
 import { EndingBanner, type ShowAttempt } from './EndingBanner.js';
 import { CostFact } from './CostFact.js';
@@ -125,8 +126,9 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         </a>
         <h1>{run.flowName || run.flow}</h1>
         <StatusBadge status={run.status} />
-        {run.retrying && run.status === 'running' && <RetryingBadge retrying={run.retrying} clock={run.clock} />}
+        {run.retrying && run.status === 'running' && limitWaitOf(run) === null && <RetryingBadge retrying={run.retrying} clock={run.clock} />}
         <RunActionButtons run={run} onCancel={onCancel} onRetry={onRetry} onResume={onResume} onExport={onExport} exporting={exporting} />
+        {limitWaitOf(run) !== null && <LimitWaitNotice at={limitWaitOf(run) as number} clock={run.clock} />}
       </div>
       <dl className="run-facts">
         <div>

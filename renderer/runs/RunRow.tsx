@@ -2,6 +2,7 @@ import { memo } from 'react';
 import type { RunSummary } from '../../core/service/api.js';
 import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
+import { LimitWaitBadge, limitWaitOf } from '../components/UsageLimitWait.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
 import { chainText } from '../lib/ending-story.js';
 import { formatDelay, shortId } from '../lib/format.js';
@@ -109,7 +110,11 @@ export const RunRow = memo(function RunRow({
       </div>
       <div role="gridcell" className="cell-status">
         <StatusBadge status={run.status} />
-        {run.retrying && run.status !== 'cancelling' && <RetryingBadge retrying={run.retrying} clock={run.clock} />}
+        {limitWaitOf(run) !== null ? (
+          <LimitWaitBadge at={limitWaitOf(run) as number} clock={run.clock} />
+        ) : (
+          run.retrying && run.status !== 'cancelling' && <RetryingBadge retrying={run.retrying} clock={run.clock} />
+        )}
       </div>
       <div role="gridcell" className="cell-flow">
         <a href={hrefToRun(run.id)} className="run-link" title={run.flow}>

@@ -1,4 +1,4 @@
-import type { RunCounts, RunStatus } from '../../core/service/api.js';
+import type { RunCounts, RunListStatus } from '../../core/service/api.js';
 import { registerSearchField } from '../app/keyboard.js';
 import { EMPTY_FILTERS, ERROR_CATEGORIES, isFiltered, RANGES, RUN_STATUSES, type ErrorMatch, type RangeKey, type RunsQuery } from './runs-query.js';
 
@@ -8,6 +8,9 @@ export interface RunsToolbarProps {
   counts: RunCounts | null;
   onChange: (query: RunsQuery, options?: { replace?: boolean }) => void;
 }
+
+/** A chip reads as its status, except the derived one (core/base/run-list-status.ts). */
+const STATUS_CHIP_LABELS: Partial<Record<RunListStatus, string>> = { 'waiting-limit': 'waiting for limit' };
 
 const RANGE_LABELS: Record<RangeKey, string> = { '': 'Any time', '1h': 'Last hour', '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' };
 
@@ -19,7 +22,7 @@ const MATCH_LABELS: Record<ErrorMatch, string> = { ending: 'in the error that en
  * in the URL and is answered by the server.
  */
 export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
-  const toggleStatus = (status: RunStatus): void => {
+  const toggleStatus = (status: RunListStatus): void => {
     const has = query.status.includes(status);
     onChange({ ...query, status: has ? query.status.filter((s) => s !== status) : [...query.status, status] });
   };
@@ -51,7 +54,7 @@ export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
               onClick={() => toggleStatus(status)}
             >
               <span className="dot" aria-hidden="true" />
-              {status}
+              {STATUS_CHIP_LABELS[status] ?? status}
               <span className="chip-count">{counts ? (counts.byStatus[status] ?? 0).toLocaleString('en-US') : '…'}</span>
             </button>
           );

@@ -1,4 +1,4 @@
-import type { RunFilterInput, RunSort, RunStatus, RunSummary } from '../../core/service/api.js';
+import type { RunFilterInput, RunListStatus, RunSort, RunStatus, RunSummary } from '../../core/service/api.js';
 
 /**
  * The Runs table's filters and sort, as they live in the URL (`#/runs?status=failed,running&
@@ -7,8 +7,11 @@ import type { RunFilterInput, RunSort, RunStatus, RunSummary } from '../../core/
  * the rows already loaded (the server decides everything else).
  */
 
-/** Duplicated from core/service/api.ts (the renderer imports types only). */
-export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'];
+/**
+ * Duplicated from core/service/api.ts (the renderer imports types only): the run statuses and the
+ * derived `waiting-limit` (a running run waiting for a usage limit's reset), each a status chip.
+ */
+export const RUN_STATUSES: readonly RunListStatus[] = ['queued', 'running', 'waiting-limit', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'];
 
 /** Duplicated from core/base/errors/taxonomy.ts. */
 export const ERROR_CATEGORIES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
@@ -33,7 +36,7 @@ export interface RunsSort {
 export type ErrorMatch = 'ending' | 'any';
 
 export interface RunsQuery {
-  status: RunStatus[];
+  status: RunListStatus[];
   flow: string;
   text: string;
   /** An error code: of the ending error (or its root cause), or of any error with `match: any`. */
@@ -46,7 +49,7 @@ export interface RunsQuery {
 
 export const DEFAULT_SORT: RunsSort = { key: 'started', desc: true };
 
-export const EMPTY_FILTERS = { status: [] as RunStatus[], flow: '', text: '', code: '', category: '', match: 'ending' as ErrorMatch, range: '' as RangeKey };
+export const EMPTY_FILTERS = { status: [] as RunListStatus[], flow: '', text: '', code: '', category: '', match: 'ending' as ErrorMatch, range: '' as RangeKey };
 
 export function parseSort(text: string | null): RunsSort {
   if (!text) return DEFAULT_SORT;
@@ -63,7 +66,7 @@ export function parseRunsQuery(params: URLSearchParams): RunsQuery {
   const status = (params.get('status') ?? '')
     .split(',')
     .map((s) => s.trim())
-    .filter((s): s is RunStatus => (RUN_STATUSES as readonly string[]).includes(s));
+    .filter((s): s is RunListStatus => (RUN_STATUSES as readonly string[]).includes(s));
   const range = params.get('range') ?? '';
   const category = params.get('category') ?? '';
   return {
@@ -135,7 +138,7 @@ function matchesAnyError(run: RunSummary, filter: RunFilterInput): boolean | nul
  * `text` the run's own fields and its task prompts, of which the summary has only the former.
  */
 export function matchesFilter(run: RunSummary, filter: RunFilterInput): boolean | null {
-  if (filter.status && !filter.status.includes(run.status)) return false;
+  if (filter.status && !filter.status.includes(run.status) && !(filter.status.includes('waiting-limit') && run.waitingUntil != null)) return false;
   if (filter.flow && run.flow !== filter.flow && run.flowName !== filter.flow) return false;
   const ending = run.endingError;
   if (filter.code && ending?.code !== filter.code && ending?.rootCode !== filter.code) return false;

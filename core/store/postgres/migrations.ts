@@ -5,6 +5,7 @@ import { StoreError } from '../store-error.js';
 import { executorOf } from './execution.js';
 import { ALERT_TABLES_POSTGRES } from './alerts-sql.js';
 import { usageRollupsSql } from '../migration-16.js';
+import { USAGE_LIMIT_WAIT_SQL } from '../migration-17.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 
 /**
@@ -69,14 +70,21 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'alert rules and their webhook deliveries',
     up: async (client) => {
       await client.query(ALERT_TABLES_POSTGRES);
-      },
     },
-    {
+  },
+  {
     version: 16,
     name: 'tokens and cost: attempt usage, run totals, flow totals per day',
     // SQLite's migration 16 (core/store/migration-16.ts) in PostgreSQL's types; nothing to backfill.
     up: async (client) => {
       await client.query(usageRollupsSql(Dialect.postgres));
+    },
+  },
+  {
+    version: 17,
+    name: 'usage-limit waits: the reset a task and its run wait for',
+    up: async (client) => {
+      for (const sql of USAGE_LIMIT_WAIT_SQL) await client.query(sql);
     },
   },
 ];

@@ -25,6 +25,8 @@ import {
 } from './sql.js';
 import { all, Dialect, get, type Query } from './plan.js';
 import { hinted, likeOperator } from './dialect-sql.js';
+import { WAITING_LIMIT, type RunListStatus } from '../../base/run-list-status.js';
+import { addStatusesWithWaitingLimit, countWaitingLimit, isRunListStatus, splitWaitingLimit, waitingOutside } from './waiting-limit.js';
 
 export const RUN_SORT_KEYS = ['started', 'ended', 'duration', 'errors', 'attempts', 'step', 'status', 'flow'] as const;
 type RunSortKey = (typeof RUN_SORT_KEYS)[number];
@@ -32,7 +34,8 @@ export type RunSort = RunSortKey | `-${RunSortKey}`;
 
 /** What every run list and count filters by. */
 export interface RunFilters {
-  status?: RunStatus | readonly RunStatus[];
+  /** Run statuses, and the derived `waiting-limit` (core/base/run-list-status.ts). */
+  status?: RunListStatus | readonly RunListStatus[];
   /** The flow file or the flow's name. */
   flow?: string;
   /**
@@ -67,8 +70,8 @@ export interface RunPage {
 export interface RunCounts {
   /** Runs matching every filter. */
   total: number;
-  /** Per status, under every filter but the status one (what status chips show). */
-  byStatus: Partial<Record<RunStatus, number>>;
+  /** Per status, under every filter but the status one (what status chips show); `waiting-limit` counts runs also counted in their status. */
+  byStatus: Partial<Record<RunListStatus, number>>;
   /** Per flow file, under every filter but the flow one, largest first (the flow picker). */
   byFlow: { flow: string; flowName: string; count: number }[];
 }
@@ -87,7 +90,7 @@ const STATUSES = new Set<string>(['queued', 'running', 'cancelling', 'completed'
 function statusList(status: RunFilters['status']): readonly string[] | undefined {
   if (status === undefined) return undefined;
   const statuses: readonly string[] = typeof status === 'string' ? [status] : status;
-  for (const s of statuses) if (!STATUSES.has(s)) throw new StoreError('invalid_argument', `unknown run status "${String(s)}"`);
+  for (const s of statuses) if (!isRunListStatus(s, STATUSES)) throw new StoreError('invalid_argument', `unknown run status "${String(s)}"`);
   return statuses;
 }
 
@@ -151,7 +154,9 @@ export function* runFilters(
   const statuses = statusList(query.status);
   if (statuses !== undefined && omit !== 'status') {
     if (statuses.length === 0) return null;
-    c.add(`${hinted(dialect, 'status', yield* dense(dialect, 'status', statuses))} IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
+    const split = splitWaitingLimit(statuses);
+    if (split.waitingLimit) addStatusesWithWaitingLimit(c, split.statuses);
+    else c.add(`${hinted(dialect, 'status', yield* dense(dialect, 'status', statuses))} IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
   }
   const flow = optionalText('flow', query.flow);
   if (flow !== undefined && flow !== '' && omit !== 'flow') {
@@ -280,7 +285,7 @@ export function* countRuns(dialect: Dialect, query: RunFilters = {}): Query<RunC
   const statuses = statusList(query.status);
   const flow = optionalText('flow', query.flow);
   const files = flow !== undefined && flow !== '' ? new Set(yield* flowFiles(dialect, flow)) : null;
-  const byStatus: Partial<Record<RunStatus, number>> = {};
+  const byStatus: Partial<Record<RunListStatus, number>> = {};
   const flows = new Map<string, number>();
   let total = 0;
   // One pass over (flow, status) under the other filters gives both breakdowns; with no other
@@ -291,10 +296,20 @@ export function* countRuns(dialect: Dialect, query: RunFilters = {}): Query<RunC
     : `SELECT flow, status, COUNT(*) AS n FROM runs${base.where()} GROUP BY flow, status`;
   for (const r of yield* all<{ flow: string; status: RunStatus; n: number }>(sql, base.params)) {
     const flowMatches = files === null || files.has(r.flow);
-    const statusMatches = statuses === undefined || statuses.includes(r.status);
+    const statusMatches = statuses === undefined || (statuses as readonly string[]).includes(r.status);
     if (flowMatches) byStatus[r.status] = (byStatus[r.status] ?? 0) + r.n;
     if (statusMatches) flows.set(r.flow, (flows.get(r.flow) ?? 0) + r.n);
     if (flowMatches && statusMatches) total += r.n;
+  }
+  const withFlow = (yield* runFilters(dialect, { ...query, status: undefined }, undefined, 'count')) as Conditions;
+  const waiting = yield* countWaitingLimit(withFlow);
+  if (waiting > 0) byStatus[WAITING_LIMIT] = waiting;
+  if (statuses !== undefined && statuses.includes(WAITING_LIMIT)) {
+    // The waiting runs of statuses the filter does not list are in the list too (an OR).
+    for (const r of yield* waitingOutside(base, splitWaitingLimit(statuses).statuses)) {
+      flows.set(r.flow, (flows.get(r.flow) ?? 0) + r.n);
+      if (files === null || files.has(r.flow)) total += r.n;
+    }
   }
   const labelled: RunCounts['byFlow'] = [];
   for (const [file, count] of flows) {

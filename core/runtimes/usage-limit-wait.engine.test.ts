@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { CancelledError } from '../base/errors/hivewatch-error.js';
+import type { Clock } from '../base/clock.js';
+import { planOf, startRun } from '../engine/testing.js';
+import type { HivewatchStore } from '../store/contract.js';
+import { openStore } from '../store/open.js';
+import { createDurableSink, type DurableSink } from '../store/sink.js';
+import { ClaudeCodeRuntime } from './claude-code.js';
+import { shellQuote } from './command-line.js';
+
+/**
+ * A run waiting out a usage limit (issue #22 part 3), through the engine with a clock the test
+ * moves by hand (nothing passes until it says so) and a real journal: a claude-code agent (a
+ * real subprocess standing in for `claude`) reports the limit with a reset at 14:05; the run's
+ * row then says it waits until 14:05; moving the clock to 14:05 starts the next attempt; a
+ * cancel during the wait ends the run at once, the clock never moved.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'hivewatch-limit-wait-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const T0 = Date.UTC(2026, 10, 26, 12, 0, 0);
+const RESET = Date.UTC(2026, 10, 26, 14, 5, 0);
+const REPORTED = "You've reached your session limit · resets 2:05pm (UTC)";
+
+/** Time that moves only when the test moves it: a sleep ends when `advanceTo` passes its deadline, or its signal aborts. */
+class HandClock implements Clock {
+  readonly kind = 'virtual' as const;
+  private readonly sleeping = new Set<{ deadline: number; wake: () => void }>();
+  constructor(private current: number) {}
+  now(): number {
+    return this.current;
+  }
+  get sleepers(): number {
+    return this.sleeping.size;
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(new CancelledError());
+      const sleeper = { deadline: this.current + ms, wake: resolve };
+      this.sleeping.add(sleeper);
+      signal?.addEventListener('abort', () => {
+        this.sleeping.delete(sleeper);
+        reject(new CancelledError());
+      }, { once: true });
+    });
+  }
+  advanceTo(at: number): void {
+    this.current = Math.max(this.current, at);
+    for (const sleeper of [...this.sleeping]) {
+      if (sleeper.deadline > this.current) continue;
+      this.sleeping.delete(sleeper);
+      sleeper.wake();
+    }
+  }
+}
+
+function standIn(): string {
+  const script = join(dir, 'claude.js');
+  writeFileSync(
+    script,
+    [
+      `const limited = { type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: ${JSON.stringify(REPORTED)}, permission_denials: [] };`,
+      "const done = { type: 'result', subtype: 'success', is_error: false, result: 'fixed', permission_denials: [] };",
+      "const answer = process.env.HIVEWATCH_ATTEMPT === '1' ? limited : done;",
+      'process.stdout.write(JSON.stringify(answer));',
+      'process.exitCode = answer.is_error ? 1 : 0;',
+    ].join('\n'),
+  );
+  return `${shellQuote(process.execPath)} ${shellQuote(script)}`.replace(/"/g, '\\"');
+}
+
+const open: { store: HivewatchStore; sink: DurableSink }[] = [];
+afterEach(async () => {
+  for (const { store, sink } of open.splice(0)) {
+    await sink.close();
+    await store.close();
+  }
+});
+
+async function startLimited() {
+  const clock = new HandClock(T0);
+  const store = await openStore({ path: ':memory:', now: () => clock.now() });
+  const sink = createDurableSink(store);
+  open.push({ store, sink });
+  const runtime = new ClaudeCodeRuntime({ now: () => clock.now(), timeZone: 'UTC' });
+  const plan = planOf(`agent coder:\n  runtime: "claude-code"\n  command: "${standIn()}"\n\nsession "Fix the bug" (retry: 2)\n  agent: coder\n`);
+  const started = startRun(plan, { clock, registry: { forAgent: () => runtime }, sink });
+  // The run is waiting once its backoff sleeps and what it journaled is in the database.
+  await vi.waitFor(async () => {
+    expect(clock.sleepers).toBe(1);
+    await sink.flush();
+    expect((await store.getRunRow(started.run.runId))?.waitingUntil).toBe(RESET);
+  });
+  return { ...started, clock, store, sink };
+}
+
+describe('a run waiting for a usage-limit reset', () => {
+  it('journals the reset as reported, shows the wait on the run, and starts the next attempt at the reset', async () => {
+    const { run, clock, store, sink, done } = await startLimited();
+    const events = await store.getEvents(run.runId);
+    const scheduled = events.find((e) => e.type === 'retryScheduled');
+    expect(scheduled).toMatchObject({ nextAttemptAt: RESET, strategy: 'runtime_reset_time', usageLimit: { reported: REPORTED, resetAt: RESET } });
+    expect(events.find((e) => e.type === 'attemptFailed')).toMatchObject({ error: { context: { usageLimit: true, resetAt: RESET, resetReported: REPORTED } } });
+    expect(events.filter((e) => e.type === 'attemptStarted')).toHaveLength(1);
+    expect((await store.listRuns({ status: 'waiting-limit' })).runs.map((r) => r.id)).toEqual([run.runId]);
+
+    clock.advanceTo(RESET - 1);
+    expect(clock.sleepers).toBe(1); // a moment before the reset it still waits
+    clock.advanceTo(RESET);
+    expect((await done).status).toBe('completed');
+    await sink.flush();
+    const second = (await store.getEvents(run.runId)).filter((e) => e.type === 'attemptStarted')[1];
+    expect(second?.ts).toBe(RESET);
+    expect(await store.getRunRow(run.runId)).toMatchObject({ status: 'completed', waitingUntil: null });
+  });
+
+  it('a cancel during the wait ends the run at once, without waiting for the reset', async () => {
+    const { run, clock, store, sink, done } = await startLimited();
+    run.cancel({ commandId: 'cmd-stop', reason: 'operator' });
+    expect((await done).status).toBe('cancelled');
+    expect(clock.now()).toBe(T0);
+    expect(clock.sleepers).toBe(0);
+    await sink.flush();
+    const types = (await store.getEvents(run.runId)).map((e) => e.type);
+    expect(types.filter((t) => t === 'attemptStarted')).toHaveLength(1);
+    expect(types.at(-1)).toBe('runCancelled');
+    expect(await store.getRunRow(run.runId)).toMatchObject({ status: 'cancelled', waitingUntil: null });
+    expect((await store.listRuns({ status: 'waiting-limit' })).runs).toEqual([]);
+  });
+});

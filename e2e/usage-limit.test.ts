@@ -1,0 +1,138 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { HivewatchEvent } from '../core/service/api.js';
+import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
+import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
+import { eventsOf, startServer, tempDir, type ServerHandle } from './support/server.js';
+
+/**
+ * Journey (issue #22 part 3): a run whose agent (the claude-code preset running a stand-in that
+ * prints Claude Code's stream-json result) hits a usage limit that resets in an hour waits for
+ * the reset; the Runs list filtered to "waiting for limit" (status=waiting-limit) shows it with
+ * its countdown, the run header says until when, and Cancel from the window ends the run at once,
+ * an hour before the reset. Screens at 1400 and 900 px in both themes, axe on each.
+ */
+
+/** Prints the session-limit notice Claude Code ends with, its reset an hour from now as a wall time in UTC ("resets 7:40am (UTC)"). */
+const STAND_IN = `
+const at = new Date(Date.now() + 3_600_000);
+const h = at.getUTCHours();
+const wall = (h % 12 === 0 ? 12 : h % 12) + ':' + String(at.getUTCMinutes()).padStart(2, '0') + (h < 12 ? 'am' : 'pm');
+const result = "You've reached your session limit · resets " + wall + ' (UTC)';
+process.stdout.write(JSON.stringify({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result, permission_denials: [] }));
+process.exitCode = 1;
+`;
+
+const flowOf = (script: string): string => `# A coding session whose agent has hit its subscription's usage limit.
+agent coder:
+  runtime: "claude-code"
+  command: "${process.execPath} ${script}"
+
+session: coder (retry: 2)
+  prompt: "Fix the flaky test"
+`;
+
+/**
+ * The theme and width to look at. The page is loaded again: the timeline takes its colours from
+ * the theme when it renders, and axe must not look between the switch and that render.
+ */
+async function showAs(page: Page, colorScheme: 'light' | 'dark', width: number): Promise<void> {
+  await page.emulateMedia({ colorScheme });
+  await page.setViewportSize({ width, height: 900 });
+  await page.reload();
+  await page.locator('.topbar').waitFor();
+}
+
+async function scan(page: Page, where: string, failures: string[]): Promise<void> {
+  const serious = seriousOrCritical(await runAxe(page));
+  if (serious.length > 0) failures.push(describeViolations(where, serious));
+}
+
+describe('a run waiting for a usage-limit reset, seen and cancelled from the window', () => {
+  let server: ServerHandle;
+  let browser: Browser;
+  let app: AppPage;
+
+  beforeAll(async () => {
+    const dir = tempDir('usage-limit');
+    const script = join(dir, 'claude-stand-in.js');
+    writeFileSync(script, STAND_IN);
+    server = await startServer({ dir, flows: { 'usage-limit.prose': flowOf(script) } });
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('filters to the waiting run with its countdown, says until when in its header, and cancels it at once', async () => {
+    const runId = await server.startRun('user/usage-limit.prose');
+    app = await openApp(browser, server, { hash: '#/runs?status=waiting-limit', bypassCSP: true });
+    const { page } = app;
+    const row = runRow(page, runId);
+    const badge = row.getByTestId('limit-wait');
+    await badge.waitFor({ timeout: 45_000 });
+    expect(await badge.textContent()).toMatch(/^limit resets in (59 min|1 h)$/);
+    const chip = page.getByRole('button', { name: /waiting for limit/ });
+    expect(await chip.getAttribute('aria-pressed')).toBe('true');
+    expect(await chip.locator('.chip-count').textContent()).toBe('1');
+    expect(await page.getByTestId('connection').textContent()).toContain('1 waiting for limit');
+
+    const journaled = (await eventsOf(server, runId)).find((e): e is Extract<HivewatchEvent, { type: 'retryScheduled' }> => e.type === 'retryScheduled');
+    expect(journaled?.usageLimit?.reported).toMatch(/^You've reached your session limit · resets \d{1,2}:\d{2}[ap]m \(UTC\)$/);
+    const resetAt = journaled?.usageLimit?.resetAt as number;
+    // The wait is measured from the failure's time: the next attempt is due at the reset plus the
+    // moments the engine took to journal the backoff, never before it.
+    expect(journaled?.nextAttemptAt).toBeGreaterThanOrEqual(resetAt);
+    expect(journaled?.nextAttemptAt).toBeLessThan(resetAt + 60_000);
+
+    const failures: string[] = [];
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const width of [1400, 900]) {
+        await showAs(page, colorScheme, width);
+        await badge.waitFor();
+        await scan(page, `runs, waiting-limit (${colorScheme}, ${width} px)`, failures);
+        await app.screenshot(`usage-limit-runs-${colorScheme}-${width}`);
+      }
+    }
+
+    await row.locator('.run-link').click();
+    const notice = page.getByTestId('limit-wait-notice');
+    await notice.waitFor();
+    expect(await notice.getAttribute('aria-live')).toBe('polite');
+    expect(await notice.textContent()).toMatch(/^Waiting for the usage limit to reset at \d{2}:\d{2} · resets in (59 min|1 h)\. Cancel ends the wait at once\.$/);
+    expect(await notice.locator('time').getAttribute('datetime')).toBe(new Date(journaled?.nextAttemptAt as number).toISOString());
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const width of [1400, 900]) {
+        await showAs(page, colorScheme, width);
+        await notice.waitFor();
+        await page.locator('.tl-waiting').waitFor();
+        await scan(page, `run header, waiting (${colorScheme}, ${width} px)`, failures);
+        await app.screenshot(`usage-limit-run-${colorScheme}-${width}`);
+      }
+    }
+    expect(failures).toEqual([]);
+
+    await showAs(page, 'light', 1400);
+    await page.locator('.run-header').getByRole('button', { name: 'Cancel run' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cancel this run?' });
+    await dialog.getByRole('button', { name: 'Cancel run' }).click();
+    await page.locator('.run-header .badge.status[data-status="cancelled"]').waitFor();
+    await notice.waitFor({ state: 'detached' });
+    const detail = await server.waitForRun(runId, ['cancelled']);
+    // Ended now, not at the reset: no second attempt ever started.
+    expect(detail.run.endedWall).toBeLessThan(resetAt);
+    expect(detail.tasks[0]?.attempts).toHaveLength(1);
+    expect(detail.run.waitingUntil).toBeNull();
+    await app.screenshot('usage-limit-run-cancelled');
+
+    await app.go('#/runs?status=waiting-limit');
+    await page.getByText('No runs match these filters').waitFor();
+    expect(await row.count()).toBe(0);
+    expect(app.problems).toEqual([]);
+  });
+});
