@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
   BUCKETS,
+  BULK_ACTIONS,
+  BULK_MAX_RUNS,
   ERROR_CATEGORY_NAMES,
   ERROR_DIMENSIONS,
   FAILURE_DIMENSIONS,
@@ -161,6 +163,17 @@ export const schemas = {
     limit: limitSchema.optional(),
     cursor: cursorSchema.optional(),
   }),
+  bulkRuns: object({
+    action: oneOf(BULK_ACTIONS),
+    runIds: z
+      .array(runIdSchema, { error: 'must be a list of run ids' })
+      .min(1, 'must name at least one run')
+      .max(BULK_MAX_RUNS, `must name at most ${BULK_MAX_RUNS} runs`)
+      .optional(),
+    where: object(runFilterShape).optional(),
+    dryRun: z.boolean({ error: 'must be true or false' }).optional(),
+    reason: text(LIMITS.maxReason).optional(),
+  }).refine((input) => (input.runIds === undefined) !== (input.where === undefined), { message: 'give either runIds or where, not both and not neither' }),
 } satisfies Record<ApiMethod, z.ZodType>;
 
 /** The subscription's own input (IPC and the service; SSE takes Last-Event-ID instead). */

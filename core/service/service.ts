@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, type DurableSink } from '../store/index.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
+import { bulkApi } from './bulk.js';
 import { commandRelay } from './command-relay.js';
 import { FlowCatalog } from './flows.js';
 import { flowsApi } from './flows-api.js';
@@ -72,11 +73,14 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
 
   const context: ServiceContext = { store, options, sink, runs, catalog, writePending: () => flushOr503(sink) };
   let closing = false;
+  const hostApi = runHost(context);
+  const relayApi = commandRelay(context);
   return {
     store,
     instance: liveHub.instance,
-    ...runHost(context),
-    ...commandRelay(context),
+    ...hostApi,
+    ...relayApi,
+    ...bulkApi(context, { ...hostApi, ...relayApi }),
     ...readApi(store),
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),
     ...subscriptions(liveHub),

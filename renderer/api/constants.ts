@@ -24,6 +24,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'errorSeries',
   'errorGroups',
   'listErrors',
+  'bulkRuns',
 ];
 
 /** Where the browser shell's token lives once the page took it from `?token=`. */

@@ -1,5 +1,6 @@
 import type {
   CheckResult,
+  BulkResult,
   CommandAck,
   ErrorCount,
   FailureCounts,
@@ -122,6 +123,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
 
     listRuns: (input) => get<Page<RunSummary>>('/api/runs', input),
     countRuns: (input) => get<RunCounts>('/api/runs/counts', input),
+    bulkRuns: (input) => post<BulkResult>('/api/runs/bulk', input),
     getRun: async (input) => {
       try {
         return await get<RunDetail>(`/api/runs/${seg(input.runId)}`, input, ['runId']);
