@@ -9,7 +9,7 @@ import { parseAge } from './database.js';
  */
 
 /** The keys `--where` takes, in the order the error lists them. */
-export const WHERE_KEYS = ['status', 'flow', 'text', 'code', 'category', 'anyCode', 'anyCategory', 'since'] as const;
+const WHERE_KEYS = ['status', 'flow', 'text', 'code', 'category', 'anyCode', 'anyCategory', 'since'] as const;
 
 export function parseWhere(text: string, now: number): RunFilterInput {
   const params = new URLSearchParams(text);

@@ -17,7 +17,7 @@ import type { HivewatchService } from './service-types.js';
  */
 
 /** Runs acted on at once: their store reads and journal flushes overlap; then the loop gets a turn. */
-export const BULK_CHUNK = 50;
+const BULK_CHUNK = 50;
 
 type SingleActions = Pick<HivewatchService, 'cancelRun' | 'retryRun' | 'resumeRun' | 'skipBackoff'>;
 interface Request {
@@ -111,7 +111,7 @@ async function actOn(ctx: ServiceContext, single: SingleActions, request: Reques
 }
 
 /** The runs a filter matches now, newest first; more than BULK_MAX_RUNS is a 400 (act in parts). */
-export async function resolveFilter(store: HivewatchStore, where: RunFilterInput): Promise<string[]> {
+async function resolveFilter(store: HivewatchStore, where: RunFilterInput): Promise<string[]> {
   const { total } = await store.countRuns(where);
   if (total > BULK_MAX_RUNS) {
     throw new ApiError(400, 'too_many_runs', `the filter matches ${total} runs, more than ${BULK_MAX_RUNS} at once; narrow it (status, flow, since) and act in parts`);
