@@ -1,11 +1,11 @@
-import type { BulkRunResult } from '../../core/service/api.js';
+import type { BulkAction, BulkRunResult } from '../../core/service/api.js';
 import { hrefToRun } from '../app/router.js';
 import { shortId } from '../lib/format.js';
-import { progressText, summaryText } from './bulk-words.js';
+import { doneWord, progressText, summaryText } from './bulk-words.js';
 import type { BulkState } from './use-bulk-action.js';
 
 /** Refused runs first (they are what the operator reads), each with its reason. */
-function PerRunList({ results }: { results: readonly BulkRunResult[] }) {
+function PerRunList({ action, results }: { action: BulkAction; results: readonly BulkRunResult[] }) {
   const ordered = [...results.filter((r) => r.outcome === 'refused'), ...results.filter((r) => r.outcome === 'done')];
   return (
     <ul className="bulk-per-run" data-testid="bulk-per-run">
@@ -14,7 +14,7 @@ function PerRunList({ results }: { results: readonly BulkRunResult[] }) {
           <a href={hrefToRun(r.runId)} title={r.runId}>
             {shortId(r.runId)}
           </a>{' '}
-          <span className={r.outcome === 'refused' ? 'bulk-refused' : 'muted'}>{r.outcome === 'refused' ? 'refused' : 'done'}</span>
+          <span className={r.outcome === 'refused' ? 'bulk-refused' : 'muted'}>{r.outcome === 'refused' ? 'refused' : doneWord(action)}</span>
           {r.newRunId && (
             <>
               {' → '}
@@ -45,7 +45,7 @@ export function BulkStatus({ state, onDismiss }: { state: BulkState; onDismiss: 
         <>
           <details className="bulk-details">
             <summary>Per-run results ({state.result.results.length.toLocaleString('en-US')})</summary>
-            <PerRunList results={state.result.results} />
+            <PerRunList action={state.result.action} results={state.result.results} />
           </details>
           <button type="button" className="link" onClick={onDismiss}>
             Dismiss

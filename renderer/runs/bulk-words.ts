@@ -23,6 +23,11 @@ export const BULK_EFFECT: Record<BulkAction, string> = {
     'Running runs waiting out a retry backoff start their next attempt now instead of at the scheduled time. Runs not waiting in a backoff are left alone.',
 };
 
+/** What became of one run the action was done to ("cancelled", "retried"). */
+export function doneWord(action: BulkAction): string {
+  return DONE[action];
+}
+
 export function progressText(action: BulkAction, done: number, total: number): string {
   return `${DOING[action]}… ${done.toLocaleString('en-US')} of ${plural(total, 'run')}`;
 }
