@@ -32,6 +32,7 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'errorSeries',
   'errorGroups',
   'listErrors',
+  'bulkRuns',
 ];
 
 const PREFIX = 'hivewatch:';
