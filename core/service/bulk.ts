@@ -17,7 +17,7 @@ import type { HivewatchService } from './service-types.js';
  */
 
 /** Runs acted on at once: their store reads and journal flushes overlap; then the loop gets a turn. */
-const BULK_CHUNK = 50;
+const BULK_CHUNK = 20;
 
 type SingleActions = Pick<HivewatchService, 'cancelRun' | 'retryRun' | 'resumeRun' | 'skipBackoff'>;
 interface Request {
