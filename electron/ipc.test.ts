@@ -111,7 +111,7 @@ describe('ipc.ts', () => {
       'hivewatch:startRun', 'hivewatch:cancelRun', 'hivewatch:retryRun', 'hivewatch:resumeRun', 'hivewatch:skipBackoff',
       'hivewatch:listRuns', 'hivewatch:countRuns', 'hivewatch:getRun', 'hivewatch:getEvents', 'hivewatch:listFlows', 'hivewatch:checkFlow',
       'hivewatch:saveFlow', 'hivewatch:getNotificationSettings', 'hivewatch:setFlowMuted',
-      'hivewatch:errorCounts', 'hivewatch:failureCounts', 'hivewatch:errorSeries', 'hivewatch:errorGroups', 'hivewatch:listErrors',
+      'hivewatch:errorCounts', 'hivewatch:failureCounts', 'hivewatch:errorSeries', 'hivewatch:errorGroups', 'hivewatch:listErrors', 'hivewatch:bulkRuns',
       'hivewatch:subscribe', 'hivewatch:unsubscribe',
     ]);
     expect(await ipc.invoke('hivewatch:listRuns', { limit: 0 })).toEqual({

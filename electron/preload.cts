@@ -38,6 +38,7 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'testAlertRule',
   'listAlertDeliveries',
   'usageByFlow',
+  'bulkRuns',
 ];
 
 const PREFIX = 'hivewatch:';

@@ -78,6 +78,10 @@ export const ROUTES: readonly Route[] = [
     handle: async (s, r) => ok(await s.startRun(parseInput('startRun', bodyObject(r.body))), 201),
   },
   {
+    method: 'POST', path: '/api/runs/bulk', apiMethod: 'bulkRuns', body: true,
+    handle: async (s, r) => ok(await s.bulkRuns(parseInput('bulkRuns', bodyObject(r.body)))),
+  },
+  {
     method: 'GET', path: '/api/runs/:runId', apiMethod: 'getRun', body: false,
     handle: async (s, r) => {
       const input = parseInput('getRun', { ...queryInput(r.query), runId: r.params.runId });

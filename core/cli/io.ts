@@ -4,6 +4,8 @@ export interface CliIo {
   err(text: string): void;
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
+  /** Where a confirmation is read (bulk actions); absent or not a TTY: nothing is asked. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
 export const processIo: CliIo = {
@@ -11,6 +13,7 @@ export const processIo: CliIo = {
   err: (text) => process.stderr.write(text),
   stdout: process.stdout,
   env: process.env,
+  stdin: process.stdin,
 };
 
 /**

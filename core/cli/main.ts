@@ -2,6 +2,7 @@ import { VERSION } from '../base/version.js';
 import { StoreError } from '../store/store-error.js';
 import { alertsCommand, ALERTS_VALUES } from './alerts.js';
 import { parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { bulkCommand, isBulkCall } from './bulk.js';
 import { checkCommand } from './check.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
 import { continueCommand, errorsCommand, pruneCommand, replayCommand, runsCommand } from './history.js';
@@ -41,6 +42,11 @@ Usage:
   hivewatch replay <runId> [--json]              rebuild a run's projections from its journal; exit 1 on a difference
   hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
   hivewatch retry <runId> [run options]          run the same flow again, linked to the old run
+  hivewatch cancel|retry|resume --where 'status=running&flow=F' | RUN_ID… [--yes] [--json]
+                                                 one action on many runs (keys: status, flow, text, code,
+                                                 category, anyCode, anyCategory, since); more than one run
+                                                 needs --yes or a "y" at the prompt; retried and resumed
+                                                 runs run here until they end
   hivewatch prune --older-than 30d               delete finished runs (rollups stay exact)
   hivewatch migrate --from FILE --to postgres://… [--dry-run] [--json] [--batch N]
                                                  copy a SQLite history into a team PostgreSQL database
@@ -69,6 +75,8 @@ function onePositional(args: ParsedArgs, what: string): string {
 
 const RUN_BOOLEANS = ['json', 'virtual-clock'] as const;
 const RUN_VALUES = ['max-steps', 'concurrency', 'agent', 'db', 'repo', 'workspace', 'kill-grace'] as const;
+const BULK_BOOLEANS = ['yes'] as const;
+const BULK_VALUES = ['where'] as const;
 
 const COMMANDS: Record<string, Command> = {
   check: {
@@ -102,14 +110,19 @@ const COMMANDS: Record<string, Command> = {
     run: (args, io) => replayCommand(args, io, onePositional(args, 'run id')),
   },
   resume: {
-    booleans: RUN_BOOLEANS,
-    values: RUN_VALUES,
-    run: (args, io) => continueCommand('resume', args, io, onePositional(args, 'run id')),
+    booleans: [...RUN_BOOLEANS, ...BULK_BOOLEANS],
+    values: [...RUN_VALUES, ...BULK_VALUES],
+    run: (args, io) => (isBulkCall(args) ? bulkCommand('resume', args, io) : continueCommand('resume', args, io, onePositional(args, 'run id'))),
   },
   retry: {
-    booleans: RUN_BOOLEANS,
-    values: RUN_VALUES,
-    run: (args, io) => continueCommand('retry', args, io, onePositional(args, 'run id')),
+    booleans: [...RUN_BOOLEANS, ...BULK_BOOLEANS],
+    values: [...RUN_VALUES, ...BULK_VALUES],
+    run: (args, io) => (isBulkCall(args) ? bulkCommand('retry', args, io) : continueCommand('retry', args, io, onePositional(args, 'run id'))),
+  },
+  cancel: {
+    booleans: ['json', ...BULK_BOOLEANS],
+    values: ['db', ...BULK_VALUES],
+    run: (args, io) => bulkCommand('cancel', args, io),
   },
   'otel-env': {
     booleans: [],

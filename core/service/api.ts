@@ -315,6 +315,46 @@ export interface CommandAck {
   message?: string;
 }
 
+/** What a bulk action does to each run (docs/triage.md "Bulk actions"). */
+export const BULK_ACTIONS = ['cancel', 'retry', 'resume', 'retryNow'] as const;
+export type BulkAction = (typeof BULK_ACTIONS)[number];
+/** At most this many runs per bulk call: ids given, or runs a filter matches. */
+export const BULK_MAX_RUNS = 10_000;
+
+export interface BulkRunsInput {
+  action: BulkAction;
+  /** The runs, by id; or `where`, the Runs list's filter, resolved on the server when the call arrives. */
+  runIds?: string[];
+  where?: RunFilterInput;
+  /** Say what would happen to each run, and do nothing (the confirmation's preview). */
+  dryRun?: boolean;
+  /** A cancel's reason, journaled with each cancel. */
+  reason?: string;
+}
+
+export interface BulkRunResult {
+  runId: string;
+  /** `done`: the command was journaled / the new run started (in a dry run: would be). `refused`: nothing was done. */
+  outcome: 'done' | 'refused';
+  /** Why it was refused (or a note on what was done: "delivered to pid 123; it has not answered yet"). */
+  message?: string;
+  /** The journaled command's id (cancel, retryNow: one per run, as a single action). */
+  commandId?: string;
+  /** The run that retry or resume started. */
+  newRunId?: string;
+}
+
+export interface BulkResult {
+  action: BulkAction;
+  dryRun: boolean;
+  /** Runs named (ids) or matched (filter). */
+  matched: number;
+  done: number;
+  refused: number;
+  /** In the order the runs were named, or the list's order (newest first) for a filter. */
+  results: BulkRunResult[];
+}
+
 export interface HivewatchApi {
   startRun(input: StartRunInput): Promise<{ runId: string }>;
   cancelRun(input: { runId: string; reason?: string }): Promise<CommandAck>;
@@ -349,6 +389,8 @@ export interface HivewatchApi {
   listAlertDeliveries(input?: { limit?: number }): Promise<AlertDeliveryView[]>;
   /** Tokens and cost per flow of the attempts that ended in the window (issue 22), costliest first. */
   usageByFlow(input: { since?: number; until?: number; flow?: string }): Promise<FlowUsageView[]>;
+  /** One action on many runs (ids, or a filter resolved on the server): a result per run (docs/triage.md). */
+  bulkRuns(input: BulkRunsInput): Promise<BulkResult>;
 
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
   subscribe(listener: (batch: LiveEvent[]) => void, options?: SubscribeOptions): () => void;
@@ -402,6 +444,7 @@ export const API_METHODS = [
   'testAlertRule',
   'listAlertDeliveries',
   'usageByFlow',
+  'bulkRuns',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 

@@ -82,6 +82,23 @@ export function commandConformanceCases(context: ConformanceContext): void {
     await finished(slow);
   });
 
+  it('bulkRuns previews, then cancels the runs it names with a command each, and refuses an ended one with why', async () => {
+    const first = await start('user/slow.prose', { virtualClock: false });
+    const second = await start('user/slow.prose', { virtualClock: false });
+    const happy = await start('examples/01-happy-path.prose');
+    await finished(happy);
+    const runIds = [first, second, happy];
+    expect(await api.bulkRuns({ action: 'cancel', runIds, dryRun: true })).toMatchObject({ dryRun: true, matched: 3, done: 2, refused: 1 });
+    const result = await api.bulkRuns({ action: 'cancel', runIds });
+    expect(result.results.map((r) => r.outcome)).toEqual(['done', 'done', 'refused']);
+    expect(result.results[2]).toEqual({ runId: happy, outcome: 'refused', message: `run ${happy} is completed; nothing to cancel` });
+    await Promise.all([finished(first), finished(second)]);
+    for (const [i, runId] of [first, second].entries()) {
+      expect(live.ofRun(runId).find((e) => e.type === 'cancelRequested')).toMatchObject({ commandId: result.results[i]?.commandId });
+    }
+    await expect(api.bulkRuns({ action: 'cancel' })).rejects.toMatchObject({ status: 400, code: 'invalid_input', message: 'give either runIds or where, not both and not neither' });
+  });
+
   it('skipBackoff ends the wait of a task in backoff; the run shows it retrying until then', async () => {
     const runId = await start('user/backoff.prose', { virtualClock: false });
     const scheduled = (await live.waitFor((e) => e.runId === runId && e.type === 'retryScheduled')).event;

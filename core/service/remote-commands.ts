@@ -114,7 +114,7 @@ export async function deliverCommand(store: HivewatchStore, command: RemoteComma
 }
 
 /** Recovers the run when no live process hosts it; the ack to return then, else null. */
-async function recoverIfHostGone(store: HivewatchStore, command: RemoteCommand): Promise<CommandAck | null> {
+export async function recoverIfHostGone(store: HivewatchStore, command: RemoteCommand): Promise<CommandAck | null> {
   const { commandId, runId } = command;
   const host = await store.runHost(runId);
   if (host?.alive) return null;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
   BUCKETS,
+  BULK_ACTIONS,
+  BULK_MAX_RUNS,
   ERROR_CATEGORY_NAMES,
   ERROR_DIMENSIONS,
   FAILURE_DIMENSIONS,
@@ -176,6 +178,17 @@ export const schemas = {
   testAlertRule: object({ id: alertRuleIdSchema }),
   listAlertDeliveries: object({ limit: limitSchema.optional() }),
   usageByFlow: object({ since: timeSchema.optional(), until: timeSchema.optional(), flow: text(1000).optional() }),
+  bulkRuns: object({
+    action: oneOf(BULK_ACTIONS),
+    runIds: z
+      .array(runIdSchema, { error: 'must be a list of run ids' })
+      .min(1, 'must name at least one run')
+      .max(BULK_MAX_RUNS, `must name at most ${BULK_MAX_RUNS} runs`)
+      .optional(),
+    where: object(runFilterShape).optional(),
+    dryRun: z.boolean({ error: 'must be true or false' }).optional(),
+    reason: text(LIMITS.maxReason).optional(),
+  }).refine((input) => (input.runIds === undefined) !== (input.where === undefined), { message: 'give either runIds or where, not both and not neither' }),
 } satisfies Record<ApiMethod, z.ZodType>;
 
 /** The subscription's own input (IPC and the service; SSE takes Last-Event-ID instead). */

@@ -3,6 +3,7 @@ import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, type DurableSink } from
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import { startAlerts } from './alerts/alerts-host.js';
 import { alertsApi } from './alerts/alerts-service.js';
+import { bulkApi } from './bulk.js';
 import { commandRelay } from './command-relay.js';
 import { FlowCatalog } from './flows.js';
 import { flowsApi } from './flows-api.js';
@@ -77,11 +78,14 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   const alerts = startAlerts(store, options.alerts, liveHub.instance);
   const context: ServiceContext = { store, options, sink, runs, catalog, writePending: () => flushOr503(sink) };
   let closing = false;
+  const hostApi = runHost(context);
+  const relayApi = commandRelay(context);
   return {
     store,
     instance: liveHub.instance,
-    ...runHost(context),
-    ...commandRelay(context),
+    ...hostApi,
+    ...relayApi,
+    ...bulkApi(context, { ...hostApi, ...relayApi }),
     ...readApi(store),
     ...usageApi(store),
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),

@@ -30,6 +30,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'testAlertRule',
   'listAlertDeliveries',
   'usageByFlow',
+  'bulkRuns',
 ];
 
 /** Where the browser shell's token lives once the page took it from `?token=`. */

@@ -2,6 +2,7 @@ import type {
   AlertDeliveryView,
   AlertRuleView,
   CheckResult,
+  BulkResult,
   CommandAck,
   ErrorCount,
   FailureCounts,
@@ -125,6 +126,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
 
     listRuns: (input) => get<Page<RunSummary>>('/api/runs', input),
     countRuns: (input) => get<RunCounts>('/api/runs/counts', input),
+    bulkRuns: (input) => post<BulkResult>('/api/runs/bulk', input),
     getRun: async (input) => {
       try {
         return await get<RunDetail>(`/api/runs/${seg(input.runId)}`, input, ['runId']);

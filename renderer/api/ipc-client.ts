@@ -20,6 +20,7 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     skipBackoff: (input) => call('skipBackoff', input),
     listRuns: (input) => call('listRuns', input),
     countRuns: (input) => call('countRuns', input),
+    bulkRuns: (input) => call('bulkRuns', input),
     getRun: (input) => call('getRun', input),
     getEvents: (input) => call('getEvents', input),
     listFlows: () => call('listFlows'),

@@ -4,9 +4,9 @@ import { focusSearchField, useShortcuts } from '../app/keyboard.js';
 import { formatHash, hrefToRun, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { plural } from '../lib/format.js';
-import { BulkBar } from './BulkBar.js';
 import { useRunActions, type RunActions } from './run-actions.js';
 import { EMPTY_FILTERS, isFiltered, nextSort, parseRunsQuery, serializeRunsQuery, type RunsQuery, type SortKey } from './runs-query.js';
+import { RunsBulk } from './RunsBulk.js';
 import { RunsTable } from './RunsTable.js';
 import { RunsToolbar } from './RunsToolbar.js';
 import { useRunsView } from './use-runs-view.js';
@@ -194,12 +194,7 @@ export function RunsPage() {
         </span>
       </header>
       <RunsToolbar query={query} counts={counts} onChange={setQuery} />
-      <BulkBar
-        selected={checkedRows}
-        onCancel={() => void actions.cancel(checkedRows)}
-        onRetry={() => void actions.retry(checkedRows, { bulk: true })}
-        onClear={() => setChecked(new Set())}
-      />
+      <RunsBulk query={query} checkedRows={checkedRows} shownCount={rows.length} matchingTotal={counts?.total ?? null} clearTicks={() => setChecked(new Set())} />
       {body}
     </section>
   );

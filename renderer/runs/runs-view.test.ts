@@ -114,6 +114,23 @@ describe('RunsView', () => {
     expect(ids(view)).toEqual(['run_4', 'run_2', 'run_1', 'run_0']);
   });
 
+  it('loads the next page by itself when most shown rows leave the filter (a bulk cancel of running runs)', async () => {
+    const { api, store, make, frame } = setup({ status: ['running'] }, 4);
+    const runs = [1, 2, 3, 4, 5, 6].map((i) => history(`run_${i}`, i * 1_000, 'open'));
+    for (const j of runs) api.record(j.events);
+    store.start();
+    await settle();
+    const view = make();
+    view.start();
+    await settle();
+    expect(ids(view)).toEqual(['run_6', 'run_5', 'run_4', 'run_3']);
+    // Three of the four shown runs end: the one left is under half a page, so the next page comes.
+    api.emit(runs.slice(3).map((j) => j.add({ type: 'runCompleted', steps: 0 })));
+    await frame();
+    await settle();
+    expect(ids(view)).toEqual(['run_3', 'run_2', 'run_1']);
+  });
+
   it('moves a run whose sort value changed (sorted by status)', async () => {
     const { api, store, make, frame } = setup({ sort: { key: 'status', desc: false } }, 10);
     const open = history('run_a', 2_000, 'open');

@@ -188,6 +188,9 @@ export class RunsView {
     for (const [id, run] of changed) if (run && !shown.has(id)) rows.push(run);
     rows.sort(this.compare);
     this.set({ rows });
+    // Most loaded rows left the filter (a bulk cancel of "running" runs): the next page fills in,
+    // or the table would say nothing matches while the server holds more that do.
+    if (this.state.hasMore && rows.length < this.pageSize / 2) void this.more();
   }
 
   private set(patch: Partial<RunsViewState>): void {

@@ -156,6 +156,9 @@ export class FakeApi implements HivewatchApi {
   resumeRun(): Promise<{ runId: string }> {
     return this.unsupported('resumeRun');
   }
+  bulkRuns(): Promise<never> {
+    return this.unsupported('bulkRuns');
+  }
   skipBackoff(): Promise<never> {
     return this.unsupported('skipBackoff');
   }

@@ -1,0 +1,139 @@
+import { createInterface } from 'node:readline/promises';
+import type { BulkAction, BulkResult, BulkRunsInput } from '../service/api.js';
+import { ApiError } from '../service/errors.js';
+import { appFlowsDirOf, bundledExamplesDir } from '../service/flow-keys.js';
+import { createHivewatchService, type HivewatchService } from '../service/service.js';
+import { stringFlag, UsageError, type ParsedArgs } from './args.js';
+import { parseWhere } from './bulk-where.js';
+import { openCliStore } from './database.js';
+import { ExitCode, type CliIo } from './io.js';
+
+/**
+ * `hivewatch cancel|retry|resume --where QUERY | RUN_ID… [--yes] [--json]` (issue #23 part 4):
+ * the window's bulk actions from a terminal, through the same service method (`bulkRuns`). More
+ * than one run needs `--yes` or a "y" typed at the prompt; without a terminal to ask on, nothing
+ * is done and the hint says how. Retried and resumed runs are hosted by this process, which waits
+ * for them to end (Ctrl-C cancels them), as `hivewatch retry ID` does for one.
+ */
+
+type CliBulkAction = Extract<BulkAction, 'cancel' | 'retry' | 'resume'>;
+
+const DONE_WORD: Record<CliBulkAction, string> = { cancel: 'cancelled', retry: 'retried', resume: 'resumed' };
+const VERB: Record<CliBulkAction, string> = { cancel: 'Cancel', retry: 'Retry', resume: 'Resume' };
+
+/** Whether `retry` / `resume` were called the bulk way (else: one run, in the foreground, as before). */
+export function isBulkCall(args: ParsedArgs): boolean {
+  return args.flags.has('where') || args.flags.has('yes') || args.positionals.length > 1;
+}
+
+function targetOf(args: ParsedArgs): Pick<BulkRunsInput, 'runIds' | 'where'> {
+  const where = stringFlag(args, 'where');
+  if (where !== undefined && args.positionals.length > 0) throw new UsageError('give run ids or --where, not both');
+  if (where !== undefined) return { where: parseWhere(where, Date.now()) };
+  if (args.positionals.length === 0) throw new UsageError("expected run ids or --where 'status=running&flow=…'");
+  return { runIds: args.positionals };
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function summary(action: CliBulkAction, result: BulkResult): string {
+  return `${result.done} ${result.dryRun ? `would be ${DONE_WORD[action]}` : DONE_WORD[action]}, ${result.refused} refused`;
+}
+
+function printResults(action: CliBulkAction, result: BulkResult, io: CliIo): void {
+  for (const r of result.results) {
+    if (r.outcome === 'refused') io.out(`  refused    ${r.runId}: ${r.message ?? ''}\n`);
+    else io.out(`  ${(result.dryRun ? action : DONE_WORD[action]).padEnd(10)} ${r.runId}${r.newRunId ? ` → ${r.newRunId}` : ''}${r.message ? ` (${r.message})` : ''}\n`);
+  }
+  io.out(`${summary(action, result)}\n`);
+}
+
+async function askYes(io: CliIo, question: string): Promise<boolean> {
+  const stdin = io.stdin;
+  if (!stdin) return false;
+  const prompt = createInterface({ input: stdin, output: io.stdout, terminal: false });
+  try {
+    const answer = await prompt.question(question);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    prompt.close();
+  }
+}
+
+/**
+ * Previews, asks when it must, then acts. Null when nothing is to be done (the exit code is
+ * then the one returned in `exit`).
+ */
+async function confirmAndRun(action: CliBulkAction, args: ParsedArgs, io: CliIo, service: HivewatchService, target: Pick<BulkRunsInput, 'runIds' | 'where'>): Promise<BulkResult | { exit: number }> {
+  const json = args.flags.has('json');
+  const yes = args.flags.has('yes');
+  const reason = action === 'cancel' ? { reason: 'cancelled from the command line (bulk)' } : {};
+  // With --yes the filter is resolved when the action runs; otherwise the operator confirms the runs the preview named.
+  if (yes || (target.runIds?.length ?? 2) <= 1) return service.bulkRuns({ action, ...target, ...reason });
+  const preview = await service.bulkRuns({ action, ...target, dryRun: true });
+  if (preview.matched === 0) {
+    if (json) io.out(`${JSON.stringify(preview)}\n`);
+    else io.out(`no run matches; nothing to ${action}\n`);
+    return { exit: ExitCode.ok };
+  }
+  if (preview.matched > 1) {
+    if (json) io.out(`${JSON.stringify(preview)}\n`);
+    else printResults(action, preview, io);
+    if (!io.stdin?.isTTY) {
+      io.err(`hivewatch ${action}: ${preview.matched} runs match and stdin is not a terminal, so nothing was asked and nothing was done; add --yes to ${action} them\n`);
+      return { exit: ExitCode.usage };
+    }
+    if (!(await askYes(io, `${VERB[action]} ${plural(preview.done, 'run')} (${preview.refused} refused)? [y/N] `))) {
+      io.err(`hivewatch ${action}: nothing was done\n`);
+      return { exit: ExitCode.failed };
+    }
+  }
+  return service.bulkRuns({ action, runIds: preview.results.map((r) => r.runId), ...reason });
+}
+
+/** Waits for the runs this process started (retry, resume); Ctrl-C cancels them. Their endings by id. */
+async function waitForNewRuns(service: HivewatchService, result: BulkResult, io: CliIo, json: boolean): Promise<Record<string, string>> {
+  const started = result.results.flatMap((r) => (r.newRunId ? [r.newRunId] : []));
+  if (started.length === 0) return {};
+  if (!json) io.err(`waiting for ${plural(started.length, 'new run')} to end (Ctrl-C cancels them)\n`);
+  const onSigint = (): void => void service.bulkRuns({ action: 'cancel', runIds: started, reason: 'interrupted from the terminal (SIGINT)' }).catch(() => undefined);
+  process.on('SIGINT', onSigint);
+  try {
+    const endings = await Promise.all(started.map(async (runId) => [runId, (await service.whenFinished(runId))?.status ?? 'unknown'] as const));
+    return Object.fromEntries(endings);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+export async function bulkCommand(action: CliBulkAction, args: ParsedArgs, io: CliIo): Promise<number> {
+  const target = targetOf(args);
+  const json = args.flags.has('json');
+  const store = await openCliStore(args, io);
+  const service = await createHivewatchService({
+    store,
+    examplesDir: bundledExamplesDir(),
+    userFlowsDir: appFlowsDirOf(store.location),
+    // Retried and resumed runs run here, like `hivewatch retry ID`: this host watches the others.
+    watchHosts: action !== 'cancel',
+  });
+  try {
+    const outcome = await confirmAndRun(action, args, io, service, target);
+    if ('exit' in outcome) return outcome.exit;
+    const endings = await waitForNewRuns(service, outcome, io, json);
+    const ended = Object.values(endings);
+    if (json) io.out(`${JSON.stringify(ended.length > 0 ? { ...outcome, newRunEndings: endings } : outcome)}\n`);
+    else {
+      printResults(action, outcome, io);
+      if (ended.length > 0) io.out(`new runs: ${(['completed', 'failed', 'cancelled', 'interrupted'] as const).map((s) => `${ended.filter((e) => e === s).length} ${s}`).join(', ')}\n`);
+    }
+    return outcome.refused === 0 && ended.every((s) => s === 'completed') ? ExitCode.ok : ExitCode.failed;
+  } catch (error) {
+    // The service's 400 on a --where value (a status that does not exist) is the operator's to fix.
+    if (error instanceof ApiError && error.status === 400) throw new UsageError(error.message.replace(/^where\./, '--where: '));
+    throw error;
+  } finally {
+    await service.close({ timeoutMs: 10_000 });
+    await store.close();
+  }
+}

@@ -1,0 +1,48 @@
+import type { BulkAction, BulkResult } from '../../core/service/api.js';
+import { plural } from '../lib/format.js';
+
+/**
+ * The words of the bulk actions (docs/triage.md "Bulk actions"): what each does to which
+ * statuses, its progress and its summary. Pure, so the dialog, the status line and their tests
+ * say the same thing.
+ */
+
+export const BULK_LABEL: Record<BulkAction, string> = { cancel: 'Cancel', retry: 'Retry', resume: 'Resume', retryNow: 'Retry now' };
+const DOING: Record<BulkAction, string> = { cancel: 'Cancelling', retry: 'Retrying', resume: 'Resuming', retryNow: 'Retrying now' };
+const DONE: Record<BulkAction, string> = { cancel: 'cancelled', retry: 'retried', resume: 'resumed', retryNow: 'retried now' };
+
+/** What the action does, and to which statuses; everything else is refused, run by run. */
+export const BULK_EFFECT: Record<BulkAction, string> = {
+  cancel:
+    'Queued and running runs stop: tasks in flight are terminated, nothing of the current step is committed, and each run ends cancelled. Runs that already ended are left as they are.',
+  retry:
+    'Each failed, cancelled or interrupted run starts again from the beginning as a new run of the same flow, with the same options; the originals stay as they are. Active and completed runs are left alone.',
+  resume:
+    'Each failed, cancelled or interrupted run continues from its last checkpoint as a new run: committed steps are not run again. Other runs are left alone.',
+  retryNow:
+    'Running runs waiting out a retry backoff start their next attempt now instead of at the scheduled time. Runs not waiting in a backoff are left alone.',
+};
+
+/** What became of one run the action was done to ("cancelled", "retried"). */
+export function doneWord(action: BulkAction): string {
+  return DONE[action];
+}
+
+export function progressText(action: BulkAction, done: number, total: number): string {
+  return `${DOING[action]}… ${done.toLocaleString('en-US')} of ${plural(total, 'run')}`;
+}
+
+/** "198 cancelled, 2 refused". */
+export function summaryText(result: Pick<BulkResult, 'action' | 'done' | 'refused'>): string {
+  return `${result.done.toLocaleString('en-US')} ${DONE[result.action]}, ${result.refused.toLocaleString('en-US')} refused`;
+}
+
+/** The dialog's count line: how many of the runs the action will touch, how many it will refuse. */
+export function previewText(preview: Pick<BulkResult, 'action' | 'matched' | 'done' | 'refused'>): string {
+  const will = `${preview.done.toLocaleString('en-US')} of ${plural(preview.matched, 'run')} will be ${DONE[preview.action]}`;
+  return preview.refused === 0 ? `${will}.` : `${will}; ${preview.refused.toLocaleString('en-US')} will be refused:`;
+}
+
+export function confirmLabel(action: BulkAction, count: number): string {
+  return action === 'retryNow' ? `Retry ${plural(count, 'run')} now` : `${BULK_LABEL[action]} ${plural(count, 'run')}`;
+}
