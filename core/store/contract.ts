@@ -8,6 +8,7 @@ import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQ
 import type { CommittedEvent } from './queries/events.js';
 import type { FailureCounts, FailureCountsQuery } from './queries/failures.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from './queries/groups.js';
+import type { IssueStore } from './issues.js';
 import type { RunLineage } from './queries/lineage.js';
 import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from './queries/runs.js';
 import type { RecoveredRun, RecoverOptions } from './recovery.js';
@@ -124,6 +125,9 @@ export interface HivewatchStore {
   groupTrends(query: GroupTrendsQuery): Promise<{ buckets: number[]; trends: Map<string, number[]> }>;
   groupBins(query: GroupBinsQuery): Promise<Map<string, number[]>>;
   listErrors(query?: ListErrorsQuery): Promise<ErrorPage>;
+
+  /** Error issues (migration 14, issues.ts): their log of status changes and their facts. */
+  readonly issues: IssueStore;
 
   getSetting(key: string): Promise<string | null>;
   setSetting(key: string, value: string): Promise<void>;

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { checkpointDeltas, firstSchema, rollupGrainsGroupsAndOwners, wallClockHandledTrendsIndexesSettings } from './migrations-1-4.js';
 import { commitOrderAndCommands, hostLeases, otelIngest, retryOfIndex, runCountsAndTextIndex, taskTextIndex } from './migrations-5-11.js';
 import { failureModel } from './migration-10.js';
+import { issueLog } from './migration-14.js';
 import { StoreError } from './store-error.js';
 
 
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'host leases: heartbeat, machine and process start time of every host', up: hostLeases },
   { version: 12, name: 'bytewise collation of every text column (PostgreSQL; SQLite already is)', up: bytewiseCollation },
   { version: 13, name: "external sessions: the open prompt's attempt and outcome", up: externalPromptState },
+  { version: 14, name: 'error issues: the append-only log of their status changes', up: issueLog },
 ];
 
 /**

@@ -9,6 +9,7 @@ import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQ
 import type { CommittedEvent } from './queries/events.js';
 import type { FailureCounts, FailureCountsQuery } from './queries/failures.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from './queries/groups.js';
+import type { IssueStore } from './issues.js';
 import type { RunLineage } from './queries/lineage.js';
 import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from './queries/runs.js';
 import type { RecoveredRun, RecoverOptions } from './recovery.js';
@@ -32,6 +33,10 @@ export class SqliteContractStore implements HivewatchStore {
 
   get readonly(): boolean {
     return this.sqlite.readonly;
+  }
+
+  get issues(): IssueStore {
+    return this.sqlite.issues;
   }
 
   get recovered(): readonly RecoveredRun[] {

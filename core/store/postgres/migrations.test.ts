@@ -53,7 +53,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
   it('creates the baseline at version 9 with SQLite\'s tables and applies the later versions, then finds nothing to do', async () => {
     const pool = await freshPool();
     const first = await migratePostgres(pool, () => 1_000);
-    expect(first).toEqual({ applied: [9, 10, 11, 12, 13], textIndexes: true, notes: [] });
+    expect(first).toEqual({ applied: [9, 10, 11, 12, 13, 14], textIndexes: true, notes: [] });
     const schema = await tables(pool);
     const second = await migratePostgres(pool, () => 2_000);
     expect(second).toEqual({ applied: [], textIndexes: true, notes: [] });
@@ -61,10 +61,10 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
     expect(schema).toEqual([
       'attempts', 'checkpoints', 'error_group_trend_day', 'error_group_trend_hour', 'error_groups', 'error_rollups',
       'error_rollups_day', 'error_rollups_hour', 'errors', 'events', 'external_runs', 'failure_rollups', 'failure_rollups_day',
-      'failure_rollups_hour', 'hosts', 'journal_head', 'otel_payloads', 'run_commands', 'run_counts', 'run_hosts', 'runs',
+      'failure_rollups_hour', 'hosts', 'issue_log', 'journal_head', 'otel_payloads', 'run_commands', 'run_counts', 'run_hosts', 'runs',
       'schema_version', 'settings', 'steps', 'tasks',
     ]);
-    expect(await postgresSchemaVersion(pool)).toBe(13);
+    expect(await postgresSchemaVersion(pool)).toBe(14);
     const { rows } = await pool.query('SELECT version, applied_at FROM schema_version ORDER BY version');
     expect(rows).toEqual([
       { version: 9, applied_at: 1_000 },
@@ -72,6 +72,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
       { version: 11, applied_at: 1_000 },
       { version: 12, applied_at: 1_000 },
       { version: 13, applied_at: 1_000 },
+      { version: 14, applied_at: 1_000 },
     ]);
     // Version 12: every text column of the store's tables compares bytewise, as SQLite's BINARY
     // (and version 13's new column too).
@@ -95,9 +96,9 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
     const others = [0, 1, 2].map(() => createPostgresPool(postgresConfig(cluster.url(`migrations_${databases}`), {})));
     pools.push(...others);
     const results = await Promise.all([pool, ...others].map((each) => migratePostgres(each)));
-    expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9, 10, 11, 12, 13]]);
+    expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9, 10, 11, 12, 13, 14]]);
     const { rows } = await pool.query('SELECT COUNT(*) AS count FROM schema_version');
-    expect(rows).toEqual([{ count: 5 }]);
+    expect(rows).toEqual([{ count: 6 }]);
   });
 
   it('refuses a database newer than this build with the words SQLite uses', async () => {
@@ -153,7 +154,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
     pools.push(limited);
 
     const result = await migratePostgres(limited);
-    expect(result.applied).toEqual([9, 10, 11, 12, 13]);
+    expect(result.applied).toEqual([9, 10, 11, 12, 13, 14]);
     expect(result.textIndexes).toBe(false);
     expect(result.notes).toEqual([
       'text search scans without trigram indexes: CREATE EXTENSION pg_trgm failed (permission denied to create extension "pg_trgm")',

@@ -20,6 +20,7 @@ import type { RunRow } from '../schema.js';
 import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
 import { ensureSetting, getSetting, setSetting } from '../settings.js';
+import { issueStore } from '../issues.js';
 import { isStoreError, RunTakenError, StoreError } from '../store-error.js';
 import { storableBatch, storableText } from '../storable.js';
 import { takenRuns } from '../taken-runs.js';
@@ -54,6 +55,7 @@ export class PostgresStore implements HivewatchStore {
   /** Batches whose COMMIT this host could not see the end of (in-doubt.ts). */
   private readonly inDoubt = new InDoubtBatches();
   private closed = false;
+  readonly issues = issueStore(Dialect.postgres, (query) => this.read(query), (query) => this.autocommit(query));
 
   constructor(
     private readonly pool: pg.Pool,
@@ -335,14 +337,12 @@ export class PostgresStore implements HivewatchStore {
   }
 
   async secret(key: string, create: () => string): Promise<string> {
-    if (this.readonly) {
-      const value = await this.getSetting(key);
-      if (value === null) throw new StoreError('invalid_argument', `no ${key} in this database, and it is open read-only`);
-      return value;
-    }
     // Statement by statement, READ COMMITTED: the insert keeps a value another host committed
     // first (ON CONFLICT DO NOTHING waits for it), and the read after it sees that value.
-    return this.autocommit(ensureSetting(Dialect.postgres, key, create, this.now()));
+    if (!this.readonly) return this.autocommit(ensureSetting(Dialect.postgres, key, create, this.now()));
+    const value = await this.getSetting(key);
+    if (value === null) throw new StoreError('invalid_argument', `no ${key} in this database, and it is open read-only`);
+    return value;
   }
 
   async recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]> {
