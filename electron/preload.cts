@@ -32,6 +32,9 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'errorSeries',
   'errorGroups',
   'listErrors',
+  'listIssues',
+  'getIssue',
+  'setIssueStatus',
 ];
 
 const PREFIX = 'hivewatch:';

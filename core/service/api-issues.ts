@@ -7,13 +7,13 @@
 export type IssueStatus = 'unresolved' | 'resolved' | 'ignored';
 /** Of an unresolved issue: new (first seen < 72 h ago), ongoing, escalating, regressed. */
 export type IssueSubstatus = 'new' | 'ongoing' | 'escalating' | 'regressed';
+export const ISSUE_SORTS = ['last-seen', 'first-seen', 'failures', 'runs'] as const;
+export type IssueSort = (typeof ISSUE_SORTS)[number];
 /** The list's status filter: a status, or an unresolved issue's sub-state. */
-export type IssueStatusFilter = IssueStatus | 'regressed' | 'escalating' | 'new' | 'ongoing';
-export type IssueSort = 'last-seen' | 'first-seen' | 'failures' | 'runs';
-export type IssueAction = 'resolve' | 'ignore' | 'reopen';
-
-export const ISSUE_SORTS: readonly IssueSort[] = ['last-seen', 'first-seen', 'failures', 'runs'];
-export const ISSUE_STATUS_FILTERS: readonly IssueStatusFilter[] = ['unresolved', 'resolved', 'ignored', 'regressed', 'escalating', 'new', 'ongoing'];
+export const ISSUE_STATUS_FILTERS = ['unresolved', 'resolved', 'ignored', 'regressed', 'escalating', 'new', 'ongoing'] as const;
+export type IssueStatusFilter = (typeof ISSUE_STATUS_FILTERS)[number];
+export const ISSUE_ACTIONS = ['resolve', 'ignore', 'reopen'] as const;
+export type IssueAction = (typeof ISSUE_ACTIONS)[number];
 
 /** What an ignored issue waits for; all empty: ignored until someone reopens it. */
 export interface IssueIgnore {

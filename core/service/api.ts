@@ -25,6 +25,10 @@ export type {
   SeriesDimension,
 } from './api-errors.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
+// Error issues (issue #23) have a file of their own too.
+export { ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
+export type { Issue, IssueAction, IssueIgnore, IssueSort, IssueStatus, IssueStatusFilter, IssueSubstatus, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
+import type { Issue, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
 
 export const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
@@ -244,6 +248,8 @@ export interface RunFilterInput {
   category?: string;
   anyCode?: string;
   anyCategory?: string;
+  /** Runs with any occurrence of this issue (its fingerprint), whatever became of it. */
+  issue?: string;
   /** Substring of the run id, flow, flow name or last error message. */
   text?: string;
   /** Window on the start time. */
@@ -304,6 +310,12 @@ export interface HivewatchApi {
   /** `trendBins`: every group's sparkline too, read from the rollups in one query. */
   errorGroups(input: ErrorFilter & { limit?: number; trendBins?: number }): Promise<ErrorGroup[]>;
   listErrors(input: ErrorFilter & { fingerprint?: string; limit?: number; cursor?: string }): Promise<Page<ErrorOccurrence>>;
+  /** Error issues (api-issues.ts): filtered by status, sorted, a page at a time. */
+  listIssues(input: ListIssuesInput): Promise<Page<Issue>>;
+  /** One issue by its fingerprint or a unique prefix; 404 issue_not_found, 400 issue_ambiguous. */
+  getIssue(input: { id: string }): Promise<Issue>;
+  /** Resolve, ignore (with a condition) or reopen; journaled with who asked. The issue after it. */
+  setIssueStatus(input: SetIssueStatusInput): Promise<Issue>;
 
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
   subscribe(listener: (batch: LiveEvent[]) => void, options?: SubscribeOptions): () => void;
@@ -351,6 +363,9 @@ export const API_METHODS = [
   'errorSeries',
   'errorGroups',
   'listErrors',
+  'listIssues',
+  'getIssue',
+  'setIssueStatus',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 

@@ -6,6 +6,8 @@ import { FlowCatalog } from './flows.js';
 import { flowsApi } from './flows-api.js';
 import { HostWatch } from './host-watch.js';
 import { HostedRuns } from './hosted-runs.js';
+import { issuesApi } from './issues-api.js';
+import { IssueWatch } from './issue-watch.js';
 import { JournalTail, readCommitted } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub } from './live.js';
 import { readApi } from './read-api.js';
@@ -70,6 +72,11 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   // Worktrees a killed host left behind (its runs are interrupted by now): removed in the background.
   const sweep = sweepLeftoverWorktrees(store, options.worktreeRoot).catch(() => []);
 
+  // Error issues: the API, the hook, and the watch that journals their system transitions.
+  const issues = issuesApi(store, { onListenerError: (error) => console.error('an issue transition listener failed:', error) });
+  const issueWatch = new IssueWatch(issues.book, (error) => console.error('error issues: a check failed:', error));
+  if (!store.readonly) issueWatch.start(store, options.issueWatch ?? {});
+
   const context: ServiceContext = { store, options, sink, runs, catalog, writePending: () => flushOr503(sink) };
   let closing = false;
   return {
@@ -80,6 +87,9 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     ...readApi(store),
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),
     ...subscriptions(liveHub),
+    ...issues.api,
+    issueTransitions: issues.transitions,
+    checkIssues: () => issueWatch.check(),
 
     flushJournal: () => sink.flush(),
 
@@ -97,6 +107,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
       closing = true;
       await runs.close(closeOptions.timeoutMs ?? 10_000);
       await hostWatch?.stop();
+      await issueWatch.stop();
       await sink.close().catch(() => undefined);
       await sweep;
       await runs.drained();

@@ -24,6 +24,9 @@ export const API_METHODS: readonly ApiMethod[] = [
   'errorSeries',
   'errorGroups',
   'listErrors',
+  'listIssues',
+  'getIssue',
+  'setIssueStatus',
 ];
 
 /** Where the browser shell's token lives once the page took it from `?token=`. */

@@ -8,6 +8,7 @@ import type {
   ErrorSeries,
   FlowInfo,
   HivewatchApi,
+  Issue,
   JournaledEvent,
   NotificationSettings,
   Page,
@@ -141,6 +142,9 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     errorSeries: (input) => get<ErrorSeries>('/api/errors/series', input),
     errorGroups: (input) => get<ErrorGroup[]>('/api/errors/groups', input),
     listErrors: (input) => get<Page<ErrorOccurrence>>('/api/errors', input),
+    listIssues: (input) => get<Page<Issue>>('/api/issues', input),
+    getIssue: (input) => get<Issue>(`/api/issues/${seg(input.id)}`),
+    setIssueStatus: (input) => post<Issue>(`/api/issues/${seg(input.id)}/status`, rest(input, 'id')),
 
     subscribe: (listener, subscribeOptions = {}) => subscribeLive(stream, listener, subscribeOptions),
 

@@ -32,6 +32,9 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     errorSeries: (input) => call('errorSeries', input),
     errorGroups: (input) => call('errorGroups', input),
     listErrors: (input) => call('listErrors', input),
+    listIssues: (input) => call('listIssues', input),
+    getIssue: (input) => call('getIssue', input),
+    setIssueStatus: (input) => call('setIssueStatus', input),
     subscribe(listener: (batch: LiveEvent[]) => void, options: SubscribeOptions = {}): () => void {
       return bridge.subscribe(options.afterId ?? 0, (message) => {
         if (message.kind === 'batch') listener(message.events);

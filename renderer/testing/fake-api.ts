@@ -195,4 +195,13 @@ export class FakeApi implements HivewatchApi {
   listErrors(): Promise<never> {
     return this.unsupported('listErrors');
   }
+  listIssues(): Promise<never> {
+    return this.unsupported('listIssues');
+  }
+  getIssue(): Promise<never> {
+    return this.unsupported('getIssue');
+  }
+  setIssueStatus(): Promise<never> {
+    return this.unsupported('setIssueStatus');
+  }
 }
