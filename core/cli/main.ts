@@ -4,6 +4,7 @@ import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { checkCommand } from './check.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
 import { continueCommand, errorsCommand, pruneCommand, replayCommand, runsCommand } from './history.js';
+import { issuesCommand, ISSUES_FLAGS } from './issues.js';
 import { migrateCommand } from './migrate.js';
 import { otelEnvCommand } from './otel-env.js';
 import { runFlow } from './run.js';
@@ -32,6 +33,12 @@ Usage:
                                                  failures: one per run that ended failed, by its ending
                                                  error (with its root cause); --json: {"total": N, "rows": [...]}
   hivewatch errors --groups [--since 24h] [--json]   errors grouped by fingerprint
+  hivewatch issues [--status unresolved|resolved|ignored|regressed|escalating|new|ongoing]
+                  [--sort last-seen|first-seen|failures|runs] [--json]
+                                                 error issues: groups with a title, a status and counts
+  hivewatch issues resolve|reopen ID [--json]    ID: the issue's fingerprint, or the start of it
+  hivewatch issues ignore ID [--for 24h | --until-count N | --until-escalating] [--json]
+  hivewatch issues runs ID [--json]              the runs with any occurrence of the issue
   hivewatch replay <runId> [--json]              rebuild a run's projections from its journal; exit 1 on a difference
   hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
   hivewatch retry <runId> [run options]          run the same flow again, linked to the old run
@@ -80,6 +87,10 @@ const COMMANDS: Record<string, Command> = {
     booleans: ['json', 'groups', 'failures'],
     values: ['db', 'by', 'since', 'flow', 'category', 'origin', 'code', 'limit'],
     run: (args, io) => errorsCommand(args, io),
+  },
+  issues: {
+    ...ISSUES_FLAGS,
+    run: (args, io) => issuesCommand(args, io),
   },
   replay: {
     booleans: ['json'],
