@@ -6,6 +6,7 @@ import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { plural } from '../lib/format.js';
 import { BulkBar } from './BulkBar.js';
 import { useRunActions, type RunActions } from './run-actions.js';
+import { IssueFilterChip } from './IssueFilterChip.js';
 import { EMPTY_FILTERS, isFiltered, nextSort, parseRunsQuery, serializeRunsQuery, type RunsQuery, type SortKey } from './runs-query.js';
 import { RunsTable } from './RunsTable.js';
 import { RunsToolbar } from './RunsToolbar.js';
@@ -194,6 +195,7 @@ export function RunsPage() {
         </span>
       </header>
       <RunsToolbar query={query} counts={counts} onChange={setQuery} />
+      <IssueFilterChip query={query} onChange={setQuery} />
       <BulkBar
         selected={checkedRows}
         onCancel={() => void actions.cancel(checkedRows)}
