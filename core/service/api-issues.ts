@@ -4,7 +4,7 @@
  * renderer imports them through api.ts. docs/triage.md, "Issues", says what each one means.
  */
 
-export type IssueStatus = 'unresolved' | 'resolved' | 'ignored';
+type IssueStatus = 'unresolved' | 'resolved' | 'ignored';
 /** Of an unresolved issue: new (first seen < 72 h ago), ongoing, escalating, regressed. */
 export type IssueSubstatus = 'new' | 'ongoing' | 'escalating' | 'regressed';
 export const ISSUE_SORTS = ['last-seen', 'first-seen', 'failures', 'runs'] as const;
@@ -16,7 +16,7 @@ export const ISSUE_ACTIONS = ['resolve', 'ignore', 'reopen'] as const;
 export type IssueAction = (typeof ISSUE_ACTIONS)[number];
 
 /** What an ignored issue waits for; all empty: ignored until someone reopens it. */
-export interface IssueIgnore {
+interface IssueIgnore {
   /** Wall ms it returns to unresolved at. */
   until: number | null;
   /** Occurrences after the ignore that return it to unresolved. */

@@ -27,7 +27,7 @@ export type {
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 // Error issues (issue #23) have a file of their own too.
 export { ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
-export type { Issue, IssueAction, IssueIgnore, IssueSort, IssueStatus, IssueStatusFilter, IssueSubstatus, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
+export type { Issue, IssueAction, IssueSort, SetIssueStatusInput } from './api-issues.js';
 import type { Issue, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
 
 export const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;

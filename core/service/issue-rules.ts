@@ -10,9 +10,9 @@ import type { IssueSubstatus } from './api-issues.js';
 
 const HOUR = 3_600_000;
 /** An unresolved issue is `new` for its first 72 hours (Sentry's "new" lasts a week; Hivewatch runs are shorter-lived). */
-export const NEW_FOR_MS = 72 * HOUR;
+const NEW_FOR_MS = 72 * HOUR;
 /** A regression shows as `regressed` for 7 days, then as ongoing (Sentry's default). */
-export const REGRESSED_FOR_MS = 7 * 24 * HOUR;
+const REGRESSED_FOR_MS = 7 * 24 * HOUR;
 /** The default N of "escalating": the last hour's count over N times the weekly hourly average. */
 export const DEFAULT_ESCALATION_FACTOR = 3;
 

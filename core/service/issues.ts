@@ -29,7 +29,7 @@ export interface IssueBookOptions {
   escalationFactor?: number;
 }
 
-export const issueTitle = (group: Pick<ErrorGroup, 'code' | 'template'>): string => `${group.code} · ${group.template}`;
+const issueTitle = (group: Pick<ErrorGroup, 'code' | 'template'>): string => `${group.code} · ${group.template}`;
 
 const encodeCursor = (offset: number): string => `o${offset}`;
 function decodeCursor(cursor: string | undefined): number {

@@ -27,7 +27,7 @@ export function emptyIssueState(fingerprint: string): IssueState {
   return { fingerprint, status: 'unresolved', last: null, epoch: 0, resolved: null, ignored: null, announced: false };
 }
 
-export function applyIssueRow(state: IssueState, row: IssueLogRow): IssueState {
+function applyIssueRow(state: IssueState, row: IssueLogRow): IssueState {
   const by = row.actor === 'system' ? `host:${row.host}` : row.actor;
   const next: IssueState = { ...state, status: row.to, last: { id: row.id, kind: row.kind, at: row.at, by, reason: row.reason } };
   if (row.kind === 'new') next.announced = true;

@@ -8,10 +8,10 @@ import { all, get, type Dialect, type Query } from './queries/plan.js';
  * issue-state.ts, the rules that add system transitions core/service/issues-reconcile.ts.
  */
 
-export const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
+const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];
 
-export const ISSUE_CHANGE_KINDS = ['new', 'regressed', 'escalating', 'resolved', 'ignored', 'reopened'] as const;
+const ISSUE_CHANGE_KINDS = ['new', 'regressed', 'escalating', 'resolved', 'ignored', 'reopened'] as const;
 export type IssueChangeKind = (typeof ISSUE_CHANGE_KINDS)[number];
 
 /** Who changed an issue: an operator through the CLI or the window, or a host noticing it. */
@@ -72,7 +72,7 @@ const toRow = (r: LogRecord): IssueLogRow => ({
 });
 
 /** The log in id order: every issue's (small: one row per change), or one fingerprint's. */
-export function* issueLog(_dialect: Dialect, fingerprint?: string): Query<IssueLogRow[]> {
+function* issueLog(_dialect: Dialect, fingerprint?: string): Query<IssueLogRow[]> {
   const rows = fingerprint === undefined
     ? yield* all<LogRecord>(`SELECT ${LOG_COLUMNS} FROM issue_log ORDER BY id`)
     : yield* all<LogRecord>(`SELECT ${LOG_COLUMNS} FROM issue_log WHERE fingerprint = ? ORDER BY id`, [fingerprint]);
@@ -93,7 +93,7 @@ function checkChange(change: NewIssueChange): void {
  * another host (or an earlier try) journaled it first. One statement, so no engine holds a
  * transaction across the decision: the unique key is what makes it once.
  */
-export function* journalIssueChange(_dialect: Dialect, change: NewIssueChange): Query<IssueLogRow | null> {
+function* journalIssueChange(_dialect: Dialect, change: NewIssueChange): Query<IssueLogRow | null> {
   checkChange(change);
   const ignore = change.to === 'ignored' ? (change.ignore ?? { until: null, count: null, escalating: false }) : null;
   const rows = yield* all<LogRecord>(
@@ -107,7 +107,7 @@ export function* journalIssueChange(_dialect: Dialect, change: NewIssueChange): 
   return rows[0] ? toRow(rows[0]) : null;
 }
 
-export interface IssueFactsQuery {
+interface IssueFactsQuery {
   /** Only these issues; all groups when absent. */
   fingerprints?: readonly string[];
   /** Wall ms the last hour and the week before it end at. */
@@ -134,7 +134,7 @@ const WEEK = 7 * 24 * HOUR;
  * Facts per issue from its errors, through their `(fingerprint, ts)` index when fingerprints
  * are given; every group's (a scan of the errors) when sorting all issues by runs or failures.
  */
-export function* issueFacts(_dialect: Dialect, query: IssueFactsQuery): Query<IssueFacts[]> {
+function* issueFacts(_dialect: Dialect, query: IssueFactsQuery): Query<IssueFacts[]> {
   const hourStart = query.now - HOUR;
   const params: unknown[] = [hourStart, query.now, hourStart - WEEK, hourStart];
   let where = '';
@@ -153,13 +153,13 @@ export function* issueFacts(_dialect: Dialect, query: IssueFactsQuery): Query<Is
   );
 }
 
-export interface IssueCulprit {
+interface IssueCulprit {
   flowName: string;
   task: string | null;
 }
 
 /** Where the newest occurrence of each issue happened: its run's flow name and its task's name. */
-export function* issueCulprits(_dialect: Dialect, fingerprints: readonly string[]): Query<Map<string, IssueCulprit>> {
+function* issueCulprits(_dialect: Dialect, fingerprints: readonly string[]): Query<Map<string, IssueCulprit>> {
   const out = new Map<string, IssueCulprit>();
   for (const fingerprint of new Set(fingerprints)) {
     const row = yield* get<{ flow_name: string | null; flow: string; name: string | null; task_id: string | null }>(
@@ -181,7 +181,7 @@ export interface Occurrences {
 }
 
 /** Occurrences of one issue journaled after `after` (wall ms): what a regression or an ignore's count waits for. */
-export function* occurrencesAfter(_dialect: Dialect, fingerprint: string, after: number): Query<Occurrences> {
+function* occurrencesAfter(_dialect: Dialect, fingerprint: string, after: number): Query<Occurrences> {
   const row = yield* get<{ n: number }>('SELECT COUNT(*) AS n FROM errors WHERE fingerprint = ? AND ts > ?', [fingerprint, after]);
   const count = row?.n ?? 0;
   if (count === 0) return { count, first: null };

@@ -47,7 +47,7 @@ export const ISSUE_STATUS_CHOICES = ['unresolved', 'resolved', 'ignored', 'regre
 export type IssueStatusChoice = (typeof ISSUE_STATUS_CHOICES)[number];
 export const ISSUE_SORT_CHOICES: readonly IssueSort[] = ['last-seen', 'first-seen', 'failures', 'runs'];
 /** As Sentry opens on `is:unresolved`: what needs work. */
-export const DEFAULT_ISSUE_STATUS: IssueStatusChoice = 'unresolved';
+const DEFAULT_ISSUE_STATUS: IssueStatusChoice = 'unresolved';
 
 export const DEFAULT_RANGE: Range = '24h';
 
