@@ -1,3 +1,4 @@
+import { fingerprintOf } from '../store/fingerprint.js';
 import type { HivewatchStore } from '../store/index.js';
 import type { IssueBook } from './issues.js';
 
@@ -18,12 +19,14 @@ const realScheduler: IssueWatchScheduler = {
  * Keeps issues' system transitions journaled while the service runs: after every committed
  * batch with an error in it (a new issue, a regression, an ignore's count, an escalation), and
  * once a minute for what time alone brings (an ignore "for 24h" lapsing, and errors other hosts
- * journaled). Passes never overlap; one asked for during a pass runs after it. A pass that fails
- * (the database away) is reported and the next one tries again.
+ * journaled). A batch's pass looks at the issues its errors belong to; the minute's at all of them.
+ * Passes never overlap: what is asked for during a pass is gathered into the next one. A pass
+ * that fails (the database away) is reported and the next one tries again.
  */
 export class IssueWatch {
   private running: Promise<void> | null = null;
-  private again = false;
+  /** What the next pass looks at: these fingerprints, every issue, or nothing asked yet. */
+  private next: Set<string> | 'all' | null = null;
   private readonly stops: (() => void)[] = [];
 
   constructor(
@@ -33,22 +36,24 @@ export class IssueWatch {
 
   start(store: HivewatchStore, options: { intervalMs?: number; scheduler?: IssueWatchScheduler } = {}): void {
     this.stops.push(store.subscribe((events) => {
-      if (events.some((e) => e.type === 'errorOccurred')) void this.check();
+      const touched = new Set<string>();
+      for (const e of events) if (e.type === 'errorOccurred') touched.add(fingerprintOf(e.error.category, e.error.code, e.error.origin, e.error.message).fingerprint);
+      if (touched.size > 0) void this.check(touched);
     }));
     this.stops.push((options.scheduler ?? realScheduler).every(options.intervalMs ?? 60_000, () => void this.check()));
   }
 
-  /** One pass now (or after the running one); resolves when the passes asked for are done. */
-  check(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
+  /** A pass over these issues (all when absent) now, or after the running one; resolves when it is done. */
+  check(fingerprints?: ReadonlySet<string>): Promise<void> {
+    if (fingerprints === undefined || this.next === 'all') this.next = 'all';
+    else this.next = new Set([...(this.next ?? []), ...fingerprints]);
+    if (this.running) return this.running;
     this.running = (async () => {
-      do {
-        this.again = false;
-        await this.book.reconcile().catch(this.report);
-      } while (this.again);
+      while (this.next !== null) {
+        const only = this.next;
+        this.next = null;
+        await this.book.reconcile(only === 'all' ? undefined : [...only]).catch(this.report);
+      }
       this.running = null;
     })();
     return this.running;

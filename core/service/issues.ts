@@ -83,7 +83,7 @@ export class IssueBook {
     if (groups.length === 0) return [];
     const now = this.now();
     const states = foldIssueLog(await this.store.issues.log());
-    const facts = new Map((await this.store.issues.facts({ fingerprints: groups.map((g) => g.fingerprint), now })).map((f) => [f.fingerprint, f]));
+    const facts = new Map((await this.store.issues.facts({ fingerprints: groups.map((g) => g.fingerprint), now, ratesOnly: true })).map((f) => [f.fingerprint, f]));
     const journaled: IssueLogRow[] = [];
     for (const group of groups) {
       let state = states.get(group.fingerprint) ?? emptyIssueState(group.fingerprint);

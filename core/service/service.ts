@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, type DurableSink } from '../store/index.js';
+import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, isStoreError, type DurableSink } from '../store/index.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import { commandRelay } from './command-relay.js';
 import { FlowCatalog } from './flows.js';
@@ -74,7 +74,10 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
 
   // Error issues: the API, the hook, and the watch that journals their system transitions.
   const issues = issuesApi(store, { onListenerError: (error) => console.error('an issue transition listener failed:', error) });
-  const issueWatch = new IssueWatch(issues.book, (error) => console.error('error issues: a check failed:', error));
+  // A database that is away is not news here (the next pass tries again, as the host watch does).
+  const issueWatch = new IssueWatch(issues.book, (error) => {
+    if (!isStoreError(error) || error.kind !== 'unavailable') console.error('error issues: a check failed:', error);
+  });
   if (!store.readonly) issueWatch.start(store, options.issueWatch ?? {});
 
   const context: ServiceContext = { store, options, sink, runs, catalog, writePending: () => flushOr503(sink) };

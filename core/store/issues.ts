@@ -112,6 +112,11 @@ interface IssueFactsQuery {
   fingerprints?: readonly string[];
   /** Wall ms the last hour and the week before it end at. */
   now: number;
+  /**
+   * Only the last hour and the week (runs, failures and flows read as 0): what escalation needs,
+   * read from the errors of those 169 hours alone, never a hot group's whole history.
+   */
+  ratesOnly?: boolean;
 }
 
 export interface IssueFacts {
@@ -137,18 +142,24 @@ const WEEK = 7 * 24 * HOUR;
 function* issueFacts(_dialect: Dialect, query: IssueFactsQuery): Query<IssueFacts[]> {
   const hourStart = query.now - HOUR;
   const params: unknown[] = [hourStart, query.now, hourStart - WEEK, hourStart];
-  let where = '';
+  const where: string[] = [];
   if (query.fingerprints !== undefined) {
     const fingerprints = [...new Set(query.fingerprints)];
     if (fingerprints.length === 0) return [];
-    where = ` WHERE fingerprint IN (${fingerprints.map(() => '?').join(', ')})`;
+    where.push(`fingerprint IN (${fingerprints.map(() => '?').join(', ')})`);
     params.push(...fingerprints);
   }
+  if (query.ratesOnly === true) {
+    where.push('ts >= ?');
+    params.push(hourStart - WEEK);
+  }
+  const counts = query.ratesOnly === true
+    ? '0 AS runs, 0 AS failures, 0 AS flows'
+    : "COUNT(DISTINCT run_id) AS runs, SUM(CASE WHEN ending = 1 THEN 1 ELSE 0 END) AS failures, COUNT(DISTINCT flow) AS flows";
   return yield* all<IssueFacts>(
-    `SELECT fingerprint, COUNT(DISTINCT run_id) AS runs, SUM(CASE WHEN ending = 1 THEN 1 ELSE 0 END) AS failures,
-        COUNT(DISTINCT flow) AS flows, SUM(CASE WHEN ts >= ? AND ts < ? THEN 1 ELSE 0 END) AS "lastHour",
+    `SELECT fingerprint, ${counts}, SUM(CASE WHEN ts >= ? AND ts < ? THEN 1 ELSE 0 END) AS "lastHour",
         SUM(CASE WHEN ts >= ? AND ts < ? THEN 1 ELSE 0 END) AS week
-      FROM errors${where} GROUP BY fingerprint`,
+      FROM errors${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY fingerprint`,
     params,
   );
 }
