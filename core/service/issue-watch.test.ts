@@ -10,8 +10,8 @@ import { IssueBook } from './issues.js';
 
 /**
  * The service's issue watch on a real SQLite store: a committed batch with an error journals its
- * issue's `new` at once; time alone (an ignore "for 1h") needs the timer's pass; stopped, it
- * journals nothing more.
+ * issue's `new` at once; time alone (an ignore "for 1h") needs the timer's pass; stopped, its
+ * timer is gone and only a direct check (the service's checkIssues) journals.
  */
 
 const HOUR = 3_600_000;
