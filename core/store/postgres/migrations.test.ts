@@ -101,6 +101,21 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
     expect(rows).toEqual([{ count: 6 }]);
   });
 
+  it('version 14 announces every group stored before it, so no issue of history is new', async () => {
+    const pool = await freshPool();
+    await migratePostgres(pool, () => 1_000, 13);
+    await pool.query(
+      `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)
+        VALUES ('00aa', 'runtime', 'RUNTIME_TIMEOUT', 'runtime:fake', 't', 'm', 3, 0, 500, 900), ('00bb', 'agent', 'AGENT_REFUSED', 'agent', 't', 'm', 1, 1, 700, 700)`,
+    );
+    expect((await migratePostgres(pool, () => 2_000)).applied).toEqual([14]);
+    const { rows } = await pool.query('SELECT fingerprint, kind, to_status, actor, host, at, dedupe_key FROM issue_log ORDER BY id');
+    expect(rows).toEqual([
+      { fingerprint: '00aa', kind: 'new', to_status: 'unresolved', actor: 'system', host: 'migration-14', at: 500, dedupe_key: '00aa:new' },
+      { fingerprint: '00bb', kind: 'new', to_status: 'unresolved', actor: 'system', host: 'migration-14', at: 700, dedupe_key: '00bb:new' },
+    ]);
+  });
+
   it('refuses a database newer than this build with the words SQLite uses', async () => {
     const pool = await freshPool();
     await migratePostgres(pool);
