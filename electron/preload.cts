@@ -39,6 +39,9 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'listAlertDeliveries',
   'usageByFlow',
   'bulkRuns',
+  'listIssues',
+  'getIssue',
+  'setIssueStatus',
 ];
 
 const PREFIX = 'hivewatch:';

@@ -185,6 +185,18 @@ export const ROUTES: readonly Route[] = [
     method: 'GET', path: '/api/errors', apiMethod: 'listErrors', body: false,
     handle: async (s, r) => ok(await s.listErrors(parseInput('listErrors', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
+  {
+    method: 'GET', path: '/api/issues', apiMethod: 'listIssues', body: false,
+    handle: async (s, r) => ok(await s.listIssues(parseInput('listIssues', queryInput(r.query, { numbers: ['limit'] })))),
+  },
+  {
+    method: 'GET', path: '/api/issues/:id', apiMethod: 'getIssue', body: false,
+    handle: async (s, r) => ok(await s.getIssue(parseInput('getIssue', { ...queryInput(r.query), id: r.params.id }))),
+  },
+  {
+    method: 'POST', path: '/api/issues/:id/status', apiMethod: 'setIssueStatus', body: true,
+    handle: async (s, r) => ok(await s.setIssueStatus(parseInput('setIssueStatus', { ...bodyObject(r.body), id: r.params.id }))),
+  },
 ];
 
 interface Compiled {

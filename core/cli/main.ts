@@ -6,6 +6,7 @@ import { bulkCommand, isBulkCall } from './bulk.js';
 import { checkCommand } from './check.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
 import { continueCommand, errorsCommand, pruneCommand, replayCommand, runsCommand } from './history.js';
+import { issuesCommand, ISSUES_FLAGS } from './issues.js';
 import { migrateCommand } from './migrate.js';
 import { otelEnvCommand } from './otel-env.js';
 import { runFlow } from './run.js';
@@ -39,6 +40,12 @@ Usage:
   hivewatch errors --groups [--since 24h] [--json]   errors grouped by fingerprint
   hivewatch cost [--since 7d] [--by flow|run] [--flow F] [--limit N] [--json]
                                                  tokens and cost per flow (or the costliest runs), failed attempts' share
+  hivewatch issues [--status unresolved|resolved|ignored|regressed|escalating|new|ongoing]
+                  [--sort last-seen|first-seen|failures|runs] [--json]
+                                                 error issues: groups with a title, a status and counts
+  hivewatch issues resolve|reopen ID [--json]    ID: the issue's fingerprint, or the start of it
+  hivewatch issues ignore ID [--for 24h | --until-count N | --until-escalating] [--json]
+  hivewatch issues runs ID [--json]              the runs with any occurrence of the issue
   hivewatch replay <runId> [--json]              rebuild a run's projections from its journal; exit 1 on a difference
   hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
   hivewatch retry <runId> [run options]          run the same flow again, linked to the old run
@@ -103,6 +110,10 @@ const COMMANDS: Record<string, Command> = {
     booleans: ['json'],
     values: ['db', 'since', 'by', 'flow', 'limit'],
     run: (args, io) => costCommand(args, io),
+  },
+  issues: {
+    ...ISSUES_FLAGS,
+    run: (args, io) => issuesCommand(args, io),
   },
   replay: {
     booleans: ['json'],

@@ -33,6 +33,10 @@ export type {
 export type { AlertConditionName, AlertDeliveryView, AlertRuleView } from './alerts/views.js';
 import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './alerts/views.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
+// Error issues (issue #23) have a file of their own too.
+export { ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
+export type { Issue, IssueAction, IssueSort, SetIssueStatusInput } from './api-issues.js';
+import type { Issue, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
 
 const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 /** The run list's `status` filter: the run statuses and the derived `waiting-limit` (core/base/run-list-status.ts). */
@@ -279,6 +283,8 @@ export interface RunFilterInput {
   category?: string;
   anyCode?: string;
   anyCategory?: string;
+  /** Runs with any occurrence of this issue (its fingerprint), whatever became of it. */
+  issue?: string;
   /** Substring of the run id, flow, flow name or last error message. */
   text?: string;
   /** Window on the start time. */
@@ -391,6 +397,12 @@ export interface HivewatchApi {
   usageByFlow(input: { since?: number; until?: number; flow?: string }): Promise<FlowUsageView[]>;
   /** One action on many runs (ids, or a filter resolved on the server): a result per run (docs/triage.md). */
   bulkRuns(input: BulkRunsInput): Promise<BulkResult>;
+  /** Error issues (api-issues.ts): filtered by status, sorted, a page at a time. */
+  listIssues(input: ListIssuesInput): Promise<Page<Issue>>;
+  /** One issue by its fingerprint or a unique prefix; 404 issue_not_found, 400 issue_ambiguous. */
+  getIssue(input: { id: string }): Promise<Issue>;
+  /** Resolve, ignore (with a condition) or reopen; journaled with who asked. The issue after it. */
+  setIssueStatus(input: SetIssueStatusInput): Promise<Issue>;
 
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
   subscribe(listener: (batch: LiveEvent[]) => void, options?: SubscribeOptions): () => void;
@@ -445,6 +457,9 @@ export const API_METHODS = [
   'listAlertDeliveries',
   'usageByFlow',
   'bulkRuns',
+  'listIssues',
+  'getIssue',
+  'setIssueStatus',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchApi, HivewatchEvent, RunDetail } from './api.js';
 import { commandConformanceCases } from './conformance-commands.suite.js';
+import { issueConformanceCases } from './conformance-issues.suite.js';
 import { Collector, COMMIT_SCOPED, EXAMPLES_DIR, TERMINAL, TEST_FLOWS, type ApiHarness, type ConformanceContext, type HarnessOptions } from './testing.js';
 
 /**
@@ -266,5 +267,6 @@ export function apiConformanceSuite(name: string, makeHarness: (options: Harness
     });
 
     commandConformanceCases(context);
+    issueConformanceCases(context);
   });
 }

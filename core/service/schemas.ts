@@ -6,6 +6,9 @@ import {
   ERROR_CATEGORY_NAMES,
   ERROR_DIMENSIONS,
   FAILURE_DIMENSIONS,
+  ISSUE_ACTIONS,
+  ISSUE_SORTS,
+  ISSUE_STATUS_FILTERS,
   RUN_SORTS,
   RUN_LIST_STATUSES,
   SERIES_DIMENSIONS,
@@ -81,6 +84,8 @@ const agentSchema = text(64).regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'must be an agen
 const timeSchema = int(0, LIMITS.maxTime);
 const limitSchema = int(1, LIMITS.maxListLimit);
 const cursorSchema = text(LIMITS.maxCursor);
+/** An issue's fingerprint (16 hex digits) or a prefix of it. */
+const issueIdSchema = text(64, 'must be an issue id').regex(/^[0-9a-f]+$/, 'must be an issue id (its fingerprint, or the start of it: hex digits)');
 
 const errorFilterShape = {
   since: timeSchema.optional(),
@@ -102,9 +107,29 @@ const runFilterShape = {
   category: errorFilterShape.category,
   anyCode: errorFilterShape.code,
   anyCategory: errorFilterShape.category,
+  issue: issueIdSchema.optional(),
   text: z.string({ error: 'must be a string' }).max(LIMITS.maxText, `must be at most ${LIMITS.maxText} characters`).optional(),
   since: timeSchema.optional(),
   until: timeSchema.optional(),
+};
+
+const issueInputs = {
+  listIssues: object({
+    status: oneOf(ISSUE_STATUS_FILTERS).optional(),
+    sort: oneOf(ISSUE_SORTS).optional(),
+    limit: limitSchema.optional(),
+    cursor: cursorSchema.optional(),
+  }),
+  getIssue: object({ id: issueIdSchema }),
+  setIssueStatus: object({
+    id: issueIdSchema,
+    action: oneOf(ISSUE_ACTIONS),
+    forMs: int(60_000, 365 * 24 * 3_600_000).optional(),
+    untilCount: int(1, 1_000_000_000).optional(),
+    untilEscalating: z.boolean({ error: 'must be true or false' }).optional(),
+    by: oneOf(['window', 'cli']).optional(),
+    reason: text(500).optional(),
+  }),
 };
 
 const noInput = z.union([z.undefined(), object({})], { error: 'takes no input' });
@@ -189,6 +214,7 @@ export const schemas = {
     dryRun: z.boolean({ error: 'must be true or false' }).optional(),
     reason: text(LIMITS.maxReason).optional(),
   }).refine((input) => (input.runIds === undefined) !== (input.where === undefined), { message: 'give either runIds or where, not both and not neither' }),
+  ...issueInputs,
 } satisfies Record<ApiMethod, z.ZodType>;
 
 /** The subscription's own input (IPC and the service; SSE takes Last-Event-ID instead). */

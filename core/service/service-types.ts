@@ -9,6 +9,8 @@ import type { HivewatchStore } from '../store/index.js';
 import type { HivewatchApi } from './api.js';
 import type { AlertsHostOptions } from './alerts/alerts-host.js';
 import type { HostWatchPass } from './host-watch.js';
+import type { IssueTransitions } from '../store/issue-transitions.js';
+import type { IssueWatchScheduler } from './issue-watch.js';
 import type { TailScheduler } from './journal-tail.js';
 import type { LiveSubscribeOptions, LiveSubscription } from './live.js';
 
@@ -59,6 +61,8 @@ export interface HivewatchServiceOptions {
   watchHosts?: boolean | { intervalMs?: number; scheduler?: TailScheduler };
   /** Alert rules and webhook deliveries (alerts/alerts-host.ts); `false` turns them off in this process. */
   alerts?: AlertsHostOptions | false;
+  /** How often issues' time-bound transitions are checked (issue-watch.ts, default 60 s), and its timer. */
+  issueWatch?: { intervalMs?: number; scheduler?: IssueWatchScheduler };
 }
 
 /** A flow file run from the command line (`hivewatch run` / `resume` / `retry`). */
@@ -118,6 +122,10 @@ export interface HivewatchService extends HivewatchApi {
   whenFinished(runId: string): Promise<HostedRunResult> | null;
   /** One pass of the host watch now (host-watch.ts); nothing when `watchHosts` is off. */
   checkHosts(): Promise<HostWatchPass>;
+  /** Error issues' hook (core/store/issue-transitions.ts): the changes this process journals. */
+  readonly issueTransitions: IssueTransitions;
+  /** Journals the issue transitions due now (issue-watch.ts); resolves when done. */
+  checkIssues(): Promise<void>;
   /** Cancels the runs still executing, waits for them (bounded), flushes the journal. The store stays open. */
   close(options?: CloseOptions): Promise<void>;
 }

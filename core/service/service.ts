@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, type DurableSink } from '../store/index.js';
+import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, isStoreError, type DurableSink } from '../store/index.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import { startAlerts } from './alerts/alerts-host.js';
 import { alertsApi } from './alerts/alerts-service.js';
@@ -9,6 +9,8 @@ import { FlowCatalog } from './flows.js';
 import { flowsApi } from './flows-api.js';
 import { HostWatch } from './host-watch.js';
 import { HostedRuns } from './hosted-runs.js';
+import { issuesApi } from './issues-api.js';
+import { IssueWatch } from './issue-watch.js';
 import { JournalTail, readCommitted } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub } from './live.js';
 import { readApi } from './read-api.js';
@@ -76,6 +78,14 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
 
   // Alerts run beside everything else: a slow receiver never holds a run or an ingest.
   const alerts = startAlerts(store, options.alerts, liveHub.instance);
+  // Error issues: the API, the hook, and the watch that journals their system transitions.
+  const issues = issuesApi(store, { onListenerError: (error) => console.error('an issue transition listener failed:', error) });
+  // A database that is away is not news here (the next pass tries again, as the host watch does).
+  const issueWatch = new IssueWatch(issues.book, (error) => {
+    if (!isStoreError(error) || error.kind !== 'unavailable') console.error('error issues: a check failed:', error);
+  });
+  if (!store.readonly) issueWatch.start(store, options.issueWatch ?? {});
+
   const context: ServiceContext = { store, options, sink, runs, catalog, writePending: () => flushOr503(sink) };
   let closing = false;
   const hostApi = runHost(context);
@@ -91,6 +101,9 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),
     ...subscriptions(liveHub),
     ...alertsApi(store, () => alerts?.engine ?? null),
+    ...issues.api,
+    issueTransitions: issues.transitions,
+    checkIssues: () => issueWatch.check(),
 
     flushJournal: () => sink.flush(),
 
@@ -109,6 +122,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
       await runs.close(closeOptions.timeoutMs ?? 10_000);
       await hostWatch?.stop();
       await alerts?.stop();
+      await issueWatch.stop();
       await sink.close().catch(() => undefined);
       await sweep;
       await runs.drained();

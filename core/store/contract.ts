@@ -9,6 +9,7 @@ import type { CommittedEvent } from './queries/events.js';
 import type { Dialect, Query } from './queries/plan.js';
 import type { FailureCounts, FailureCountsQuery } from './queries/failures.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from './queries/groups.js';
+import type { IssueStore } from './issues.js';
 import type { RunLineage } from './queries/lineage.js';
 import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from './queries/runs.js';
 import type { RecoveredRun, RecoverOptions } from './recovery.js';
@@ -128,6 +129,9 @@ export interface HivewatchStore {
   listErrors(query?: ListErrorsQuery): Promise<ErrorPage>;
   /** Tokens and cost (issue 22): of runs, of flows over a window, the costliest runs (queries/usage.ts). */
   usage<R extends UsageRead>(read: R): Promise<UsageAnswer<R>>;
+
+  /** Error issues (migration 14, issues.ts): their log of status changes and their facts. */
+  readonly issues: IssueStore;
 
   getSetting(key: string): Promise<string | null>;
   setSetting(key: string, value: string): Promise<void>;

@@ -5,6 +5,7 @@ import { failureModel } from './migration-10.js';
 import { alertTables } from './migration-15.js';
 import { usageRollups } from './migration-16.js';
 import { usageLimitWaits } from './migration-17.js';
+import { issueLog } from './migration-14.js';
 import { StoreError } from './store-error.js';
 
 
@@ -49,6 +50,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'host leases: heartbeat, machine and process start time of every host', up: hostLeases },
   { version: 12, name: 'bytewise collation of every text column (PostgreSQL; SQLite already is)', up: bytewiseCollation },
   { version: 13, name: "external sessions: the open prompt's attempt and outcome", up: externalPromptState },
+  { version: 14, name: 'error issues: the append-only log of their status changes', up: issueLog },
   { version: 15, name: 'alert rules and their webhook deliveries', up: alertTables },
   { version: 16, name: 'tokens and cost: attempt usage, run totals, flow totals per day', up: usageRollups },
   { version: 17, name: 'usage-limit waits: the reset a task and its run wait for', up: usageLimitWaits },

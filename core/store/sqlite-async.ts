@@ -11,6 +11,7 @@ import type { Dialect, Query } from './queries/plan.js';
 import type { FailureCounts, FailureCountsQuery } from './queries/failures.js';
 import type { UsageAnswer, UsageRead } from './queries/usage.js';
 import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from './queries/groups.js';
+import type { IssueStore } from './issues.js';
 import type { RunLineage } from './queries/lineage.js';
 import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from './queries/runs.js';
 import type { RecoveredRun, RecoverOptions } from './recovery.js';
@@ -34,6 +35,10 @@ export class SqliteContractStore implements HivewatchStore {
 
   get readonly(): boolean {
     return this.sqlite.readonly;
+  }
+
+  get issues(): IssueStore {
+    return this.sqlite.issues;
   }
 
   get recovered(): readonly RecoveredRun[] {

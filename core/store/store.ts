@@ -50,6 +50,7 @@ import {
   type RunPage,
 } from './queries/runs.js';
 import { ensureSetting, getSetting, setSetting } from './settings.js';
+import { issueStore } from './issues.js';
 import { StatementCache } from './queries/sql.js';
 import { Dialect, runSync, type Query } from './queries/plan.js';
 import { recoverInterrupted, resumePointForRun, type RecoveredRun, type RecoverOptions } from './recovery.js';
@@ -69,6 +70,12 @@ class SqliteConnectionStore implements SqliteStore {
   readonly lease: SqliteHostLease | null;
   private readonly listeners = new Set<CommittedListener>();
   private closed = false;
+  /** Issues' queries (issues.ts), answered at once (a refusal as a rejected promise). */
+  readonly issues = issueStore(
+    Dialect.sqlite,
+    (query) => new Promise((resolve) => resolve(runSync(this.cache, (this.open(), query)))),
+    (query) => new Promise((resolve) => resolve(runSync(this.cache, (this.writable(), query)))),
+  );
 
   constructor(
     readonly database: Database.Database,

@@ -31,6 +31,9 @@ export const API_METHODS: readonly ApiMethod[] = [
   'listAlertDeliveries',
   'usageByFlow',
   'bulkRuns',
+  'listIssues',
+  'getIssue',
+  'setIssueStatus',
 ];
 
 /** Where the browser shell's token lives once the page took it from `?token=`. */

@@ -12,6 +12,7 @@ import type {
   FlowInfo,
   FlowUsageView,
   HivewatchApi,
+  Issue,
   JournaledEvent,
   NotificationSettings,
   Page,
@@ -152,6 +153,9 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     testAlertRule: (input) => post<AlertDeliveryView>(`/api/alerts/rules/${seg(input.id)}/test`, rest(input, 'id')),
     listAlertDeliveries: (input) => get<AlertDeliveryView[]>('/api/alerts/deliveries', input),
     usageByFlow: (input) => get<FlowUsageView[]>('/api/usage/flows', input),
+    listIssues: (input) => get<Page<Issue>>('/api/issues', input),
+    getIssue: (input) => get<Issue>(`/api/issues/${seg(input.id)}`),
+    setIssueStatus: (input) => post<Issue>(`/api/issues/${seg(input.id)}/status`, rest(input, 'id')),
 
     subscribe: (listener, subscribeOptions = {}) => subscribeLive(stream, listener, subscribeOptions),
 

@@ -39,6 +39,9 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     testAlertRule: (input) => call('testAlertRule', input),
     listAlertDeliveries: (input) => call('listAlertDeliveries', input),
     usageByFlow: (input) => call('usageByFlow', input),
+    listIssues: (input) => call('listIssues', input),
+    getIssue: (input) => call('getIssue', input),
+    setIssueStatus: (input) => call('setIssueStatus', input),
     subscribe(listener: (batch: LiveEvent[]) => void, options: SubscribeOptions = {}): () => void {
       return bridge.subscribe(options.afterId ?? 0, (message) => {
         if (message.kind === 'batch') listener(message.events);

@@ -11,10 +11,10 @@ import { FailureCost } from './FailureCost.js';
 import { CountChart } from './CountChart.js';
 import { ErrorsFilterBar } from './ErrorsFilterBar.js';
 import { filterOf, parseErrorsQuery, serializeErrorsQuery, stableNow, windowOf, type ErrorsQuery, type FilterKey } from './errors-query.js';
-import { GroupsTable } from './GroupsTable.js';
+import { IssuesPanel } from './IssuesPanel.js';
 import { OccurrenceList } from './OccurrenceList.js';
 import { SeriesChart } from './SeriesChart.js';
-import { sparklinesOf, useOccurrences, useOverview } from './use-errors-data.js';
+import { useOccurrences, useOverview } from './use-errors-data.js';
 
 /** Re-read the error views when new errors were journaled, at most this often. */
 const REFRESH_MS = 3_000;
@@ -96,7 +96,6 @@ export function ErrorsPage() {
   const filter = useMemo(() => filterOf(query, now), [query, now]);
   const overview = useOverview(filter, win.bucket, refresh);
   const data = overview.data;
-  const sparklines = useMemo(() => sparklinesOf(data?.groups), [data?.groups]);
   const occurrences = useOccurrences(filter, query.group, refresh);
 
   const setQuery = (next: ErrorsQuery, options: { replace?: boolean } = {}): void =>
@@ -135,21 +134,7 @@ export function ErrorsPage() {
           <CountChart title="code" counts={data.byCode} selected={query.code} onPick={(k) => toggle('code', k)} />
         </div>
         <SeriesChart series={data.series} onZoom={(since, until) => setQuery({ ...query, since, until })} />
-        <section className="panel" aria-labelledby="groups-title">
-          <h2 id="groups-title">
-            Error groups <span className="muted">({data.groups.length}; click one for its occurrences)</span>
-          </h2>
-          {data.groups.length === 0 ? (
-            <p className="muted">No groups.</p>
-          ) : (
-            <GroupsTable
-              groups={data.groups}
-              selected={query.group}
-              sparklines={sparklines}
-              onSelect={(fp) => setQuery({ ...query, group: query.group === fp ? '' : fp })}
-            />
-          )}
-        </section>
+        <IssuesPanel query={query} groups={data.groups} refresh={refresh} onQuery={setQuery} />
         <div className="drill-row">
           <OccurrencesPanel occurrences={occurrences} selectedGroup={selectedGroup} group={query.group} onAllGroups={() => setQuery({ ...query, group: '' })} />
           <section className="panel" aria-labelledby="pivot-title">

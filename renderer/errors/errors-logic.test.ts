@@ -10,16 +10,22 @@ const NOW = 1_800_000_000_000;
 describe('errors URL state', () => {
   it('defaults to the last 24 hours with no filter', () => {
     const q = parseErrorsQuery(new URLSearchParams(''));
-    expect(q).toEqual({ range: DEFAULT_RANGE, since: null, until: null, category: '', origin: '', code: '', flow: '', run: '', group: '' });
+    expect(q).toEqual({ range: DEFAULT_RANGE, since: null, until: null, category: '', origin: '', code: '', flow: '', run: '', group: '', issueStatus: 'unresolved', issueSort: 'last-seen' });
     expect(serializeErrorsQuery(q).toString()).toBe('');
   });
 
   it('round-trips filters, group and a zoom window', () => {
     const q: ErrorsQuery = {
       range: '7d', since: NOW - 5_000, until: NOW, category: 'runtime', origin: 'runtime:fake', code: 'RUNTIME_RATE_LIMIT',
-      flow: 'examples/02-rate-limited-api.prose', run: 'run_1', group: 'abc123',
+      flow: 'examples/02-rate-limited-api.prose', run: 'run_1', group: 'abc123', issueStatus: 'regressed', issueSort: 'failures',
     };
     expect(parseErrorsQuery(serializeErrorsQuery(q))).toEqual(q);
+    // Every status is `istatus=all`; the default (unresolved) and sort (last seen) are left out.
+    const every = { ...q, issueStatus: '' as const, issueSort: 'last-seen' as const };
+    expect(serializeErrorsQuery(every).get('istatus')).toBe('all');
+    expect(serializeErrorsQuery(every).has('isort')).toBe(false);
+    expect(parseErrorsQuery(serializeErrorsQuery(every))).toEqual(every);
+    expect(parseErrorsQuery(new URLSearchParams('istatus=archived&isort=count'))).toMatchObject({ issueStatus: 'unresolved', issueSort: 'last-seen' });
   });
 
   it('drops a nonsense range or an inverted zoom', () => {

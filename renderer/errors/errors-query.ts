@@ -1,4 +1,4 @@
-import type { Bucket, ErrorFilter } from '../../core/service/api.js';
+import type { Bucket, ErrorFilter, IssueSort } from '../../core/service/api.js';
 
 /**
  * The Errors screen's state in the URL: `#/errors?range=24h&category=runtime&code=…&group=…`.
@@ -37,7 +37,17 @@ export interface ErrorsQuery {
   run: string;
   /** The selected error group (fingerprint) whose occurrences are listed. */
   group: string;
+  /** The issues list's status filter ('' for every status) and sort (`istatus`, `isort`). */
+  issueStatus: IssueStatusChoice;
+  issueSort: IssueSort;
 }
+
+/** Duplicated from core/service/api-issues.ts (the renderer imports types only). */
+export const ISSUE_STATUS_CHOICES = ['unresolved', 'resolved', 'ignored', 'regressed', 'escalating', 'new', 'ongoing', ''] as const;
+export type IssueStatusChoice = (typeof ISSUE_STATUS_CHOICES)[number];
+export const ISSUE_SORT_CHOICES: readonly IssueSort[] = ['last-seen', 'first-seen', 'failures', 'runs'];
+/** As Sentry opens on `is:unresolved`: what needs work. */
+const DEFAULT_ISSUE_STATUS: IssueStatusChoice = 'unresolved';
 
 export const DEFAULT_RANGE: Range = '24h';
 
@@ -61,6 +71,16 @@ export function parseErrorsQuery(params: URLSearchParams): ErrorsQuery {
     flow: params.get('flow') ?? '',
     run: params.get('run') ?? '',
     group: params.get('group') ?? '',
+    ...parseIssueParams(params),
+  };
+}
+
+function parseIssueParams(params: URLSearchParams): Pick<ErrorsQuery, 'issueStatus' | 'issueSort'> {
+  const status = params.get('istatus');
+  const sort = params.get('isort') as IssueSort | null;
+  return {
+    issueStatus: status === 'all' ? '' : status !== null && (ISSUE_STATUS_CHOICES as readonly string[]).includes(status) ? (status as IssueStatusChoice) : DEFAULT_ISSUE_STATUS,
+    issueSort: sort !== null && ISSUE_SORT_CHOICES.includes(sort) ? sort : 'last-seen',
   };
 }
 
@@ -71,6 +91,8 @@ export function serializeErrorsQuery(q: ErrorsQuery): URLSearchParams {
   if (q.until !== null) params.set('until', String(q.until));
   for (const key of FILTER_KEYS) if (q[key]) params.set(key, q[key]);
   if (q.group) params.set('group', q.group);
+  if (q.issueStatus !== DEFAULT_ISSUE_STATUS) params.set('istatus', q.issueStatus || 'all');
+  if (q.issueSort !== 'last-seen') params.set('isort', q.issueSort);
   return params;
 }
 

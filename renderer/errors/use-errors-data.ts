@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries } from '../../core/service/api.js';
+import type { ErrorFilter, ErrorOccurrence, ErrorSeries } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { useAsync, type AsyncState } from '../lib/use-async.js';
 import { loadOccurrenceSample, loadOverview, takePrefetchedOverview, takePrefetchedSample, type Overview } from './errors-loads.js';
@@ -20,13 +20,6 @@ export function useOverview(filter: ErrorFilter, bucket: ErrorSeries['bucket'], 
     [api, key, bucket, refresh],
   );
   return { ...state, reload } as AsyncState<Overview> & { reload: () => void };
-}
-
-/** Each group's sparkline, as the groups query returned it (null when it has none). */
-export function sparklinesOf(groups: readonly ErrorGroup[] | undefined): ReadonlyMap<string, number[]> {
-  const lines = new Map<string, number[]>();
-  for (const g of groups ?? []) if (g.trend) lines.set(g.fingerprint, g.trend);
-  return lines;
 }
 
 export interface Occurrences {

@@ -5,6 +5,7 @@ import { formatHash, hrefToRun, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { plural } from '../lib/format.js';
 import { useRunActions, type RunActions } from './run-actions.js';
+import { IssueFilterChip } from './IssueFilterChip.js';
 import { EMPTY_FILTERS, isFiltered, nextSort, parseRunsQuery, serializeRunsQuery, type RunsQuery, type SortKey } from './runs-query.js';
 import { RunsBulk } from './RunsBulk.js';
 import { RunsTable } from './RunsTable.js';
@@ -194,6 +195,7 @@ export function RunsPage() {
         </span>
       </header>
       <RunsToolbar query={query} counts={counts} onChange={setQuery} />
+      <IssueFilterChip query={query} onChange={setQuery} />
       <RunsBulk query={query} checkedRows={checkedRows} shownCount={rows.length} matchingTotal={counts?.total ?? null} clearTicks={() => setChecked(new Set())} />
       {body}
     </section>

@@ -44,12 +44,14 @@ export interface RunsQuery {
   category: string;
   match: ErrorMatch;
   range: RangeKey;
+  /** An error issue (its fingerprint): runs with any occurrence of it (`issue=`, from the Errors screen). */
+  issue: string;
   sort: RunsSort;
 }
 
 export const DEFAULT_SORT: RunsSort = { key: 'started', desc: true };
 
-export const EMPTY_FILTERS = { status: [] as RunListStatus[], flow: '', text: '', code: '', category: '', match: 'ending' as ErrorMatch, range: '' as RangeKey };
+export const EMPTY_FILTERS = { status: [] as RunListStatus[], flow: '', text: '', code: '', category: '', match: 'ending' as ErrorMatch, range: '' as RangeKey, issue: '' };
 
 export function parseSort(text: string | null): RunsSort {
   if (!text) return DEFAULT_SORT;
@@ -77,6 +79,7 @@ export function parseRunsQuery(params: URLSearchParams): RunsQuery {
     category: (ERROR_CATEGORIES as readonly string[]).includes(category) ? category : '',
     match: params.get('match') === 'any' ? 'any' : 'ending',
     range: Object.prototype.hasOwnProperty.call(RANGES, range) ? (range as RangeKey) : '',
+    issue: /^[0-9a-f]{1,64}$/.test(params.get('issue') ?? '') ? (params.get('issue') as string) : '',
     sort: parseSort(params.get('sort')),
   };
 }
@@ -91,12 +94,13 @@ export function serializeRunsQuery(query: RunsQuery): URLSearchParams {
   if (query.category) params.set('category', query.category);
   if (query.match === 'any' && (query.code || query.category)) params.set('match', 'any');
   if (query.range) params.set('range', query.range);
+  if (query.issue) params.set('issue', query.issue);
   if (query.sort.key !== DEFAULT_SORT.key || query.sort.desc !== DEFAULT_SORT.desc) params.set('sort', formatSort(query.sort));
   return params;
 }
 
 export function isFiltered(query: RunsQuery): boolean {
-  return query.status.length > 0 || query.flow !== '' || query.text.trim() !== '' || query.code !== '' || query.category !== '' || query.range !== '';
+  return query.status.length > 0 || query.flow !== '' || query.text.trim() !== '' || query.code !== '' || query.category !== '' || query.range !== '' || query.issue !== '';
 }
 
 /** Clicking a column: the same key flips direction; a new key starts descending for numbers/time. */
@@ -116,6 +120,7 @@ export function serverFilter(query: RunsQuery, now: number): RunFilterInput {
   if (query.category) filter[query.match === 'any' ? 'anyCategory' : 'category'] = query.category;
   const span = RANGES[query.range];
   if (span !== null) filter.since = now - span;
+  if (query.issue) filter.issue = query.issue;
   return filter;
 }
 
@@ -125,6 +130,8 @@ export function serverFilter(query: RunsQuery, now: number): RunFilterInput {
  * summary).
  */
 function matchesAnyError(run: RunSummary, filter: RunFilterInput): boolean | null {
+  // An issue is a fingerprint the summary does not carry: a run with errors cannot be told here.
+  if (filter.issue) return run.errorCount === 0 ? false : null;
   if (!filter.anyCode && !filter.anyCategory) return true;
   if (run.errorCount === 0) return false;
   if (filter.anyCode && !filter.anyCategory && run.lastError?.code === filter.anyCode) return true;

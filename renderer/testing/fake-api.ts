@@ -216,4 +216,13 @@ export class FakeApi implements HivewatchApi {
   usageByFlow(): Promise<never> {
     return this.unsupported('usageByFlow');
   }
+  listIssues(): Promise<never> {
+    return this.unsupported('listIssues');
+  }
+  getIssue(): Promise<never> {
+    return this.unsupported('getIssue');
+  }
+  setIssueStatus(): Promise<never> {
+    return this.unsupported('setIssueStatus');
+  }
 }

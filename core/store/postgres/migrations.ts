@@ -7,6 +7,7 @@ import { ALERT_TABLES_POSTGRES } from './alerts-sql.js';
 import { usageRollupsSql } from '../migration-16.js';
 import { USAGE_LIMIT_WAIT_SQL } from '../migration-17.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
+import { ISSUE_LOG_SQL } from './migration-14.js';
 
 /**
  * PostgreSQL's schema history. Versions are SQLite's numbers (`core/store/migrations.ts`), so
@@ -63,6 +64,13 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // Bytewise like every text column since version 12.
     up: async (client) => {
       await client.query('ALTER TABLE external_runs ADD COLUMN prompt_state TEXT COLLATE "C"');
+    },
+  },
+  {
+    version: 14,
+    name: 'error issues: the append-only log of their status changes',
+    up: async (client) => {
+      await client.query(ISSUE_LOG_SQL);
     },
   },
   {

@@ -21,6 +21,7 @@ import type { RunRow } from '../schema.js';
 import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
 import { ensureSetting, getSetting, setSetting } from '../settings.js';
+import { issueStore } from '../issues.js';
 import { isStoreError, RunTakenError, StoreError } from '../store-error.js';
 import { storableBatch, storableText } from '../storable.js';
 import { takenRuns } from '../taken-runs.js';
@@ -53,6 +54,7 @@ export class PostgresStore implements HivewatchStore {
   private readonly inDoubt = new InDoubtBatches();
   private closed = false;
   readonly usage = <R extends UsageRead>(read: R): Promise<UsageAnswer<R>> => this.read(usageQuery(read));
+  readonly issues = issueStore(Dialect.postgres, (query) => this.read(query), (query) => this.autocommit(query));
 
   constructor(
     private readonly pool: pg.Pool,

@@ -47,6 +47,8 @@ export interface RunFilters {
   /** Any error occurrence of the run has this code / category, whatever became of it. */
   anyCode?: string;
   anyCategory?: string;
+  /** Any error occurrence of the run is in this error group (an issue: its fingerprint). */
+  issue?: string;
   /** Substring (case-insensitive) of the run id, flow, flow name or last error message (codes have `code`). */
   text?: string;
   /** Window on the start time: since ≤ startedAt < until. */
@@ -212,6 +214,9 @@ function addErrorFilters(c: Conditions, query: RunFilters): void {
       value,
     );
   }
+  const issue = optionalText('issue', query.issue);
+  // The errors' (fingerprint, ts) index holds each occurrence's run.
+  if (issue !== undefined && issue !== '') c.add('id IN (SELECT e.run_id FROM errors AS e WHERE e.fingerprint = ?)', issue);
 }
 
 /**

@@ -1,0 +1,133 @@
+import { printableLocation, type HivewatchStore } from '../store/index.js';
+import { IssueTransitions } from '../store/issue-transitions.js';
+import { ISSUE_SORTS, ISSUE_STATUS_FILTERS, type Issue, type IssueSort, type IssueStatusFilter } from '../service/api-issues.js';
+import { ApiError } from '../service/errors.js';
+import { thisIssueHost } from '../service/issues-api.js';
+import { IssueBook } from '../service/issues.js';
+import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
+import { openCliStore, parseAge } from './database.js';
+import { ExitCode, type CliIo } from './io.js';
+
+/**
+ * `hivewatch issues`: error issues from the command line (issue #23 part 4), the same book the
+ * window uses (core/service/issues.ts), journaled as `cli`. An ID is a fingerprint or a unique
+ * start of one. Exit codes: 0 done (also when nothing needed to change), 1 no such issue (as
+ * `replay` of an unknown run), 64 bad usage, an ambiguous ID included.
+ */
+
+export const ISSUES_FLAGS = { booleans: ['json', 'until-escalating'], values: ['db', 'status', 'sort', 'for', 'until-count', 'limit'] } as const;
+
+const SUBCOMMANDS = ['resolve', 'ignore', 'reopen', 'runs'] as const;
+type Subcommand = (typeof SUBCOMMANDS)[number];
+
+const when = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n') + '\n';
+}
+
+const statusWords = (issue: Issue): string => (issue.substatus ? `${issue.status} (${issue.substatus})` : issue.status);
+
+function oneOfFlag<T extends string>(args: ParsedArgs, name: string, values: readonly T[]): T | undefined {
+  const raw = stringFlag(args, name);
+  if (raw === undefined) return undefined;
+  if (!(values as readonly string[]).includes(raw)) throw new UsageError(`--${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+function noFlags(args: ParsedArgs, names: readonly string[], what: string): void {
+  const given = names.filter((n) => args.flags.has(n));
+  if (given.length > 0) throw new UsageError(`--${given[0]} does not apply to ${what}`);
+}
+
+export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number> {
+  const [sub, id, ...extra] = args.positionals;
+  if (sub !== undefined && !(SUBCOMMANDS as readonly string[]).includes(sub)) {
+    throw new UsageError(`unknown issues command "${sub}"; use resolve, ignore, reopen or runs (or none, to list them)`);
+  }
+  if (sub !== undefined && id === undefined) throw new UsageError(`issues ${sub} needs an issue id (its fingerprint, or the start of it)`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  if (sub === undefined) noFlags(args, ['for', 'until-count', 'until-escalating'], 'the list');
+  else noFlags(args, ['status', 'sort'], `issues ${sub}`);
+  if (sub !== 'ignore') noFlags(args, ['for', 'until-count', 'until-escalating'], sub === undefined ? 'the list' : `issues ${sub}`);
+  const store = await openCliStore(args, io);
+  try {
+    const book = new IssueBook({ store, hub: new IssueTransitions(), host: thisIssueHost() });
+    if (sub === undefined) return await listIssues(book, args, io);
+    return await oneIssue(store, book, sub as Subcommand, id as string, args, io);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'issue_not_found') {
+      io.err(`hivewatch issues: ${error.message} in ${printableLocation(store.location)}\n`);
+      return ExitCode.failed;
+    }
+    if (error instanceof ApiError && error.code === 'issue_ambiguous') throw new UsageError(error.message);
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+async function listIssues(book: IssueBook, args: ParsedArgs, io: CliIo): Promise<number> {
+  const status = oneOfFlag<IssueStatusFilter>(args, 'status', ISSUE_STATUS_FILTERS);
+  const sort = oneOfFlag<IssueSort>(args, 'sort', ISSUE_SORTS);
+  const page = await book.list({ ...(status ? { status } : {}), ...(sort ? { sort } : {}), limit: intFlag(args, 'limit', 1) ?? 50 });
+  if (args.flags.has('json')) {
+    io.out(`${JSON.stringify({ issues: page.items, nextCursor: page.nextCursor })}\n`);
+    return ExitCode.ok;
+  }
+  if (page.items.length === 0) {
+    io.out(status ? `no ${status} issues\n` : 'no issues: an error that happens in a run becomes one\n');
+    return ExitCode.ok;
+  }
+  const rows = page.items.map((i) => [i.id, statusWords(i), String(i.occurrences), String(i.failures), String(i.runs), when(i.lastSeen), i.title]);
+  io.out(table([['ISSUE', 'STATUS', 'EVENTS', 'FAILURES', 'RUNS', 'LAST SEEN', 'TITLE'], ...rows]));
+  return ExitCode.ok;
+}
+
+function ignoreOf(args: ParsedArgs): { forMs?: number; untilCount?: number; untilEscalating?: boolean; words: string } {
+  const given = ['for', 'until-count', 'until-escalating'].filter((n) => args.flags.has(n));
+  if (given.length > 1) throw new UsageError('give at most one of --for, --until-count and --until-escalating');
+  const forText = stringFlag(args, 'for');
+  if (forText !== undefined) {
+    const ms = parseAge(forText);
+    if (ms === null || ms < 60_000) throw new UsageError(`--for must be a duration of at least a minute like 30m, 24h or 7d, got "${forText}"`);
+    return { forMs: ms, words: ` for ${forText}` };
+  }
+  const count = intFlag(args, 'until-count', 1);
+  if (count !== undefined) return { untilCount: count, words: ` until ${count} more occurrence${count === 1 ? '' : 's'}` };
+  if (args.flags.has('until-escalating')) return { untilEscalating: true, words: ' until it escalates' };
+  return { words: '' };
+}
+
+async function oneIssue(store: HivewatchStore, book: IssueBook, sub: Subcommand, id: string, args: ParsedArgs, io: CliIo): Promise<number> {
+  const json = args.flags.has('json');
+  if (sub === 'runs') return issueRuns(store, book, id, json, io);
+  const ignore = sub === 'ignore' ? ignoreOf(args) : null;
+  const { words, ...condition } = ignore ?? { words: '' };
+  const { issue, changed } = await book.setStatus({ id, action: sub, by: 'cli', ...condition });
+  if (json) {
+    io.out(`${JSON.stringify({ changed, issue })}\n`);
+    return ExitCode.ok;
+  }
+  if (!changed) {
+    io.out(`${issue.id} is already ${issue.status} · ${issue.title}\n`);
+    return ExitCode.ok;
+  }
+  const done = sub === 'resolve' ? 'resolved' : sub === 'ignore' ? 'ignored' : 'reopened';
+  io.out(`${done} ${issue.id}${words} · ${issue.title}\n`);
+  return ExitCode.ok;
+}
+
+async function issueRuns(store: HivewatchStore, book: IssueBook, id: string, json: boolean, io: CliIo): Promise<number> {
+  const issue = await book.get(id);
+  const page = await store.listRuns({ issue: issue.id, limit: 100 });
+  if (json) {
+    io.out(`${JSON.stringify({ issue: issue.id, runs: page.runs, nextCursor: page.nextCursor })}\n`);
+    return ExitCode.ok;
+  }
+  io.out(`${issue.runs} run${issue.runs === 1 ? '' : 's'} hit ${issue.id} · ${issue.title}\n`);
+  const rows = page.runs.map((r) => [r.id, r.status, r.flowName, when(r.startedAt), r.endingCode ?? '']);
+  if (rows.length > 0) io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'ENDING ERROR'], ...rows]));
+  return ExitCode.ok;
+}

@@ -1,0 +1,45 @@
+import { beforeAll, expect, it } from 'vitest';
+import type { HivewatchApi } from './api.js';
+import type { ConformanceContext } from './testing.js';
+
+/**
+ * The conformance suite's cases for error issues (issue #23 parts 1 and 5), on every shell
+ * (in-process, HTTP, IPC): list, get by a prefix, resolve, the runs an issue hit, bad input.
+ * Registered by `apiConformanceSuite` (conformance.suite.ts) after its beforeAll.
+ */
+export function issueConformanceCases(context: ConformanceContext): void {
+  let api: HivewatchApi;
+  beforeAll(() => {
+    ({ api } = context);
+  });
+
+  it('an error becomes an issue with a title; resolving it is journaled as the window; Runs filter by it', async () => {
+    const runId = await context.start('examples/02-rate-limited-api.prose', { virtualClock: true });
+    await context.finished(runId);
+    const title = 'RUNTIME_RATE_LIMIT · runtime fake was rate limited: Error: <n> Too Many Requests (rate limit exceeded)';
+    const listed = await api.listIssues({ sort: 'runs' });
+    const issue = listed.items.find((i) => i.title === title);
+    expect(issue).toMatchObject({ status: 'unresolved', code: 'RUNTIME_RATE_LIMIT', culprit: expect.stringContaining('02-rate-limited-api › ') as string });
+    const id = issue!.id;
+    expect(issue!.trend).toHaveLength(24);
+    expect(await api.getIssue({ id: id.slice(0, 10) })).toMatchObject({ id, title });
+    expect(await api.setIssueStatus({ id, action: 'resolve', reason: 'fixed upstream' })).toMatchObject({ id, status: 'resolved', changedBy: 'window', reason: 'fixed upstream' });
+    expect((await api.listIssues({ status: 'resolved' })).items.map((i) => i.id)).toContain(id);
+    expect((await api.listRuns({ issue: id })).items.map((r) => r.id)).toContain(runId);
+    expect((await api.countRuns({ issue: id })).total).toBeGreaterThanOrEqual(1);
+    expect(await api.setIssueStatus({ id, action: 'reopen' })).toMatchObject({ status: 'unresolved', changedBy: 'window' });
+  });
+
+  it('refuses an unknown issue, an unknown action, a malformed id and a bad sort, with the field named', async () => {
+    const cases: [() => Promise<unknown>, number, string, string][] = [
+      [() => api.getIssue({ id: '0123abcd' }), 404, 'issue_not_found', 'no such issue "0123abcd"'],
+      [() => api.setIssueStatus({ id: '0123abcd', action: 'ignore', forMs: 3_600_000 }), 404, 'issue_not_found', 'no such issue "0123abcd"'],
+      [() => api.setIssueStatus({ id: '0123abcd', action: 'archive' as never }), 400, 'invalid_input', 'action: must be one of resolve, ignore, reopen'],
+      [() => api.getIssue({ id: 'not-hex' }), 400, 'invalid_input', 'id: must be an issue id (its fingerprint, or the start of it: hex digits)'],
+      [() => api.listIssues({ sort: 'count' as never }), 400, 'invalid_input', 'sort: must be one of last-seen, first-seen, failures, runs'],
+      [() => api.setIssueStatus({ id: '0123abcd', action: 'ignore', forMs: 5 }), 400, 'invalid_input', 'forMs: must be at least 60000'],
+      [() => api.listRuns({ issue: 'zz' }), 400, 'invalid_input', 'issue: must be an issue id (its fingerprint, or the start of it: hex digits)'],
+    ];
+    for (const [call, status, code, message] of cases) await expect(call()).rejects.toMatchObject({ status, code, message });
+  });
+}

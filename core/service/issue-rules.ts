@@ -1,0 +1,91 @@
+import type { IssueState } from '../store/issue-state.js';
+import type { IssueChangeKind, IssueFacts, IssueStatus, Occurrences } from '../store/issues.js';
+import type { IssueSubstatus } from './api-issues.js';
+
+/**
+ * The rules of an issue's sub-states and system transitions (pure; docs/triage.md "Issues").
+ * Every host applies them to the same log and errors, and keys each transition it finds so that
+ * only one host's insert lands.
+ */
+
+const HOUR = 3_600_000;
+/** An unresolved issue is `new` for its first 72 hours (Sentry's "new" lasts a week; Hivewatch runs are shorter-lived). */
+const NEW_FOR_MS = 72 * HOUR;
+/** A regression shows as `regressed` for 7 days, then as ongoing (Sentry's default). */
+const REGRESSED_FOR_MS = 7 * 24 * HOUR;
+/** The default N of "escalating": the last hour's count over N times the weekly hourly average. */
+export const DEFAULT_ESCALATION_FACTOR = 3;
+
+/**
+ * Escalating: the issue was first seen before the last hour (a rate needs something to compare
+ * with), and its last hour's occurrences exceed N × its hourly average over the week before that
+ * hour, that average counted as at least 1 (so a rare issue needs more than N in an hour, not 1).
+ */
+export function isEscalating(facts: Pick<IssueFacts, 'lastHour' | 'week'> | undefined, firstSeen: number, now: number, factor: number): boolean {
+  if (!facts || firstSeen >= now - HOUR) return false;
+  const hourly = Math.max(facts.week / (7 * 24), 1);
+  return facts.lastHour > factor * hourly;
+}
+
+export function substatusOf(state: IssueState, firstSeen: number, escalating: boolean, now: number): IssueSubstatus | null {
+  if (state.status !== 'unresolved') return null;
+  if (escalating) return 'escalating';
+  if (state.last?.kind === 'regressed' && now - state.last.at < REGRESSED_FOR_MS) return 'regressed';
+  return now - firstSeen < NEW_FOR_MS ? 'new' : 'ongoing';
+}
+
+/** A system transition a host found due, before its actor and host are added. */
+export interface DueTransition {
+  kind: IssueChangeKind;
+  from: IssueStatus | null;
+  to: IssueStatus;
+  at: number;
+  reason: string;
+  cause: string | null;
+  dedupeKey: string;
+}
+
+export interface RuleInput {
+  state: IssueState;
+  firstSeen: number;
+  escalating: boolean;
+  /** Occurrences after the resolve (while resolved) or the ignore (while ignored). */
+  since: Occurrences | null;
+  now: number;
+}
+
+function durationWords(ms: number): string {
+  if (ms % (24 * HOUR) === 0 && ms > 2 * 24 * HOUR) return `${ms / (24 * HOUR)}d`;
+  if (ms % HOUR === 0) return `${ms / HOUR}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${Math.round(ms / 1000)}s`;
+}
+
+/** The one transition due now, or null; applied, the next call may find another (a new issue that also escalates). */
+export function dueTransition(input: RuleInput): DueTransition | null {
+  const { state, now } = input;
+  const fp = state.fingerprint;
+  if (!state.announced) {
+    return { kind: 'new', from: null, to: 'unresolved', at: input.firstSeen, reason: 'first occurrence', cause: null, dedupeKey: `${fp}:new` };
+  }
+  if (state.status === 'resolved' && state.resolved && (input.since?.count ?? 0) > 0) {
+    // Keyed by the resolve it undoes: whichever occurrence a host saw first, one regression per resolve.
+    return { kind: 'regressed', from: 'resolved', to: 'unresolved', at: now, reason: 'seen again after it was resolved', cause: input.since?.first ?? null, dedupeKey: `${fp}:regressed:${state.resolved.id}` };
+  }
+  if (state.status === 'ignored' && state.ignored) {
+    const { condition, id, at } = state.ignored;
+    const lapse = (kind: IssueChangeKind, reason: string, cause: string | null): DueTransition =>
+      ({ kind, from: 'ignored', to: 'unresolved', at: now, reason, cause, dedupeKey: `${fp}:lapsed:${id}` });
+    if (condition.until !== null && now >= condition.until) return lapse('reopened', `ignored for ${durationWords(condition.until - at)}: the time is up`, null);
+    if (condition.count !== null && (input.since?.count ?? 0) >= condition.count) {
+      return lapse('reopened', `ignored until ${condition.count} more occurrences: they happened`, input.since?.first ?? null);
+    }
+    if (condition.escalating && input.escalating) return lapse('escalating', 'ignored until escalating: it escalates', null);
+    return null;
+  }
+  // Once per epoch: an `escalating` row (this rule's, or an ignore's lapse) ends it until the next change.
+  if (state.status === 'unresolved' && input.escalating && state.last?.kind !== 'escalating') {
+    return { kind: 'escalating', from: 'unresolved', to: 'unresolved', at: now, reason: 'the last hour is over its weekly rate', cause: null, dedupeKey: `${fp}:escalating:${state.epoch}` };
+  }
+  return null;
+}

@@ -1,0 +1,228 @@
+import { StoreError } from './store-error.js';
+import { all, get, type Dialect, type Query } from './queries/plan.js';
+
+/**
+ * Error issues in the store (migration 14): the append-only `issue_log` of status changes and
+ * the facts an issue shows that `error_groups` does not keep (runs affected, failures, flows,
+ * the last hour and week, the culprit). Engine-neutral; the fold of the log into a status is
+ * issue-state.ts, the rules that add system transitions core/service/issues-reconcile.ts.
+ */
+
+const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
+export type IssueStatus = (typeof ISSUE_STATUSES)[number];
+
+const ISSUE_CHANGE_KINDS = ['new', 'regressed', 'escalating', 'resolved', 'ignored', 'reopened'] as const;
+export type IssueChangeKind = (typeof ISSUE_CHANGE_KINDS)[number];
+
+/** Who changed an issue: an operator through the CLI or the window, or a host noticing it. */
+export type IssueActor = 'cli' | 'window' | 'system';
+
+/** What an `ignored` status waits for; every field null / false: ignored forever. */
+export interface IgnoreCondition {
+  /** Wall ms: the ignore lapses at this time (`--for 24h`). */
+  until: number | null;
+  /** The ignore lapses after this many more occurrences (`--until-count N`). */
+  count: number | null;
+  /** The ignore lapses when the issue escalates (`--until-escalating`). */
+  escalating: boolean;
+}
+
+export interface NewIssueChange {
+  fingerprint: string;
+  kind: IssueChangeKind;
+  from: IssueStatus | null;
+  to: IssueStatus;
+  actor: IssueActor;
+  /** The host that journaled it (its lease instance, or the CLI's process). */
+  host: string;
+  at: number;
+  reason: string | null;
+  ignore: IgnoreCondition | null;
+  /** The occurrence that caused a system transition (`runId#seq`), else null. */
+  cause: string | null;
+  /** Unique over the log: a second insert with the same key changes nothing. */
+  dedupeKey: string;
+}
+
+export interface IssueLogRow extends NewIssueChange {
+  id: number;
+}
+
+type LogRecord = {
+  id: number; fingerprint: string; kind: IssueChangeKind; from_status: IssueStatus | null; to_status: IssueStatus;
+  actor: IssueActor; host: string; at: number; reason: string | null; ignore_until: number | null; ignore_count: number | null;
+  ignore_escalating: number; cause: string | null; dedupe_key: string;
+};
+
+const LOG_COLUMNS = 'id, fingerprint, kind, from_status, to_status, actor, host, at, reason, ignore_until, ignore_count, ignore_escalating, cause, dedupe_key';
+
+const toRow = (r: LogRecord): IssueLogRow => ({
+  id: r.id,
+  fingerprint: r.fingerprint,
+  kind: r.kind,
+  from: r.from_status,
+  to: r.to_status,
+  actor: r.actor,
+  host: r.host,
+  at: r.at,
+  reason: r.reason,
+  ignore: r.to_status === 'ignored' ? { until: r.ignore_until, count: r.ignore_count, escalating: r.ignore_escalating === 1 } : null,
+  cause: r.cause,
+  dedupeKey: r.dedupe_key,
+});
+
+/** The log in id order: every issue's (small: one row per change), or one fingerprint's. */
+function* issueLog(_dialect: Dialect, fingerprint?: string): Query<IssueLogRow[]> {
+  const rows = fingerprint === undefined
+    ? yield* all<LogRecord>(`SELECT ${LOG_COLUMNS} FROM issue_log ORDER BY id`)
+    : yield* all<LogRecord>(`SELECT ${LOG_COLUMNS} FROM issue_log WHERE fingerprint = ? ORDER BY id`, [fingerprint]);
+  return rows.map(toRow);
+}
+
+function checkChange(change: NewIssueChange): void {
+  if (!(ISSUE_CHANGE_KINDS as readonly string[]).includes(change.kind)) throw new StoreError('invalid_argument', `unknown issue change "${String(change.kind)}"`);
+  if (!(ISSUE_STATUSES as readonly string[]).includes(change.to)) throw new StoreError('invalid_argument', `unknown issue status "${String(change.to)}"`);
+  if (typeof change.fingerprint !== 'string' || change.fingerprint === '' || change.fingerprint.length > 64) {
+    throw new StoreError('invalid_argument', 'an issue change needs its fingerprint');
+  }
+  if (!Number.isSafeInteger(change.at)) throw new StoreError('invalid_argument', 'an issue change needs its time in ms');
+}
+
+/**
+ * Appends a change unless one with its dedupe key is there: the row as stored, or null when
+ * another host (or an earlier try) journaled it first. One statement, so no engine holds a
+ * transaction across the decision: the unique key is what makes it once.
+ */
+function* journalIssueChange(_dialect: Dialect, change: NewIssueChange): Query<IssueLogRow | null> {
+  checkChange(change);
+  const ignore = change.to === 'ignored' ? (change.ignore ?? { until: null, count: null, escalating: false }) : null;
+  const rows = yield* all<LogRecord>(
+    `INSERT INTO issue_log (fingerprint, kind, from_status, to_status, actor, host, at, reason, ignore_until, ignore_count, ignore_escalating, cause, dedupe_key)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING RETURNING ${LOG_COLUMNS}`,
+    [
+      change.fingerprint, change.kind, change.from, change.to, change.actor, change.host, change.at, change.reason,
+      ignore?.until ?? null, ignore?.count ?? null, ignore?.escalating === true ? 1 : 0, change.cause, change.dedupeKey,
+    ],
+  );
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+interface IssueFactsQuery {
+  /** Only these issues; all groups when absent. */
+  fingerprints?: readonly string[];
+  /** Wall ms the last hour and the week before it end at. */
+  now: number;
+  /**
+   * Only the last hour and the week (runs, failures and flows read as 0): what escalation needs,
+   * read from the errors of those 169 hours alone, never a hot group's whole history.
+   */
+  ratesOnly?: boolean;
+}
+
+export interface IssueFacts {
+  fingerprint: string;
+  /** Distinct runs with an occurrence. */
+  runs: number;
+  /** Runs that ended failed with this group as their ending error (docs/semantics.md F1). */
+  failures: number;
+  flows: number;
+  /** Occurrences in [now − 1 h, now). */
+  lastHour: number;
+  /** Occurrences in the 7 × 24 hours before the last hour. */
+  week: number;
+}
+
+const HOUR = 3_600_000;
+const WEEK = 7 * 24 * HOUR;
+
+/**
+ * Facts per issue from its errors, through their `(fingerprint, ts)` index when fingerprints
+ * are given; every group's (a scan of the errors) when sorting all issues by runs or failures.
+ */
+function* issueFacts(_dialect: Dialect, query: IssueFactsQuery): Query<IssueFacts[]> {
+  const hourStart = query.now - HOUR;
+  const params: unknown[] = [hourStart, query.now, hourStart - WEEK, hourStart];
+  const where: string[] = [];
+  if (query.fingerprints !== undefined) {
+    const fingerprints = [...new Set(query.fingerprints)];
+    if (fingerprints.length === 0) return [];
+    where.push(`fingerprint IN (${fingerprints.map(() => '?').join(', ')})`);
+    params.push(...fingerprints);
+  }
+  if (query.ratesOnly === true) {
+    where.push('ts >= ?');
+    params.push(hourStart - WEEK);
+  }
+  const counts = query.ratesOnly === true
+    ? '0 AS runs, 0 AS failures, 0 AS flows'
+    : "COUNT(DISTINCT run_id) AS runs, SUM(CASE WHEN ending = 1 THEN 1 ELSE 0 END) AS failures, COUNT(DISTINCT flow) AS flows";
+  return yield* all<IssueFacts>(
+    `SELECT fingerprint, ${counts}, SUM(CASE WHEN ts >= ? AND ts < ? THEN 1 ELSE 0 END) AS "lastHour",
+        SUM(CASE WHEN ts >= ? AND ts < ? THEN 1 ELSE 0 END) AS week
+      FROM errors${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY fingerprint`,
+    params,
+  );
+}
+
+interface IssueCulprit {
+  flowName: string;
+  task: string | null;
+}
+
+/** Where the newest occurrence of each issue happened: its run's flow name and its task's name. */
+function* issueCulprits(_dialect: Dialect, fingerprints: readonly string[]): Query<Map<string, IssueCulprit>> {
+  const out = new Map<string, IssueCulprit>();
+  for (const fingerprint of new Set(fingerprints)) {
+    const row = yield* get<{ flow_name: string | null; flow: string; name: string | null; task_id: string | null }>(
+      `SELECT r.flow_name, e.flow, t.name, e.task_id FROM errors AS e
+        LEFT JOIN runs AS r ON r.id = e.run_id
+        LEFT JOIN tasks AS t ON t.run_id = e.run_id AND t.task_id = e.task_id
+        WHERE e.fingerprint = ? ORDER BY e.ts DESC, e.run_id DESC, e.seq DESC LIMIT 1`,
+      [fingerprint],
+    );
+    if (row) out.set(fingerprint, { flowName: row.flow_name ?? row.flow, task: row.name ?? row.task_id });
+  }
+  return out;
+}
+
+export interface Occurrences {
+  count: number;
+  /** The earliest occurrence after the time: `runId#seq`. */
+  first: string | null;
+}
+
+/** Occurrences of one issue journaled after `after` (wall ms): what a regression or an ignore's count waits for. */
+function* occurrencesAfter(_dialect: Dialect, fingerprint: string, after: number): Query<Occurrences> {
+  const row = yield* get<{ n: number }>('SELECT COUNT(*) AS n FROM errors WHERE fingerprint = ? AND ts > ?', [fingerprint, after]);
+  const count = row?.n ?? 0;
+  if (count === 0) return { count, first: null };
+  const first = yield* get<{ run_id: string; seq: number }>(
+    'SELECT run_id, seq FROM errors WHERE fingerprint = ? AND ts > ? ORDER BY ts, run_id, seq LIMIT 1',
+    [fingerprint, after],
+  );
+  return { count, first: first ? `${first.run_id}#${first.seq}` : null };
+}
+
+/** Issues' part of the store contract, the same queries over either engine. */
+export interface IssueStore {
+  /** The log in id order: all of it, or one fingerprint's. */
+  log(fingerprint?: string): Promise<IssueLogRow[]>;
+  /** Appends a status change unless its dedupe key is journaled: the stored row, or null. */
+  journal(change: NewIssueChange): Promise<IssueLogRow | null>;
+  facts(query: IssueFactsQuery): Promise<IssueFacts[]>;
+  culprits(fingerprints: readonly string[]): Promise<Map<string, IssueCulprit>>;
+  occurrencesAfter(fingerprint: string, after: number): Promise<Occurrences>;
+}
+
+type Runner = <T>(query: Query<T>) => Promise<T>;
+
+/** The contract's `issues` over an engine's way of running a read and a (writable) write. */
+export function issueStore(dialect: Dialect, read: Runner, write: Runner): IssueStore {
+  return {
+    log: (fingerprint) => read(issueLog(dialect, fingerprint)),
+    journal: (change) => write(journalIssueChange(dialect, change)),
+    facts: (query) => read(issueFacts(dialect, query)),
+    culprits: (fingerprints) => read(issueCulprits(dialect, fingerprints)),
+    occurrencesAfter: (fingerprint, after) => read(occurrencesAfter(dialect, fingerprint, after)),
+  };
+}

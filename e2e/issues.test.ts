@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { Issue } from '../core/service/api.js';
+import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
+import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
+import { startServer, type ServerHandle } from './support/server.js';
+
+/**
+ * Journey (issue #23 part 1): resolve an issue in the Errors screen, a new occurrence makes it
+ * regressed, then "N runs affected →" opens Runs filtered to the runs that hit it, with a chip
+ * naming it, and back. Both screens in both themes at 1400 and 900 px, axe-clean.
+ */
+describe('error issues in the window', () => {
+  let server: ServerHandle;
+  let browser: Browser;
+  let app: AppPage;
+  let firstRun: string;
+
+  beforeAll(async () => {
+    server = await startServer();
+    firstRun = await server.startRun('examples/02-rate-limited-api.prose', { virtualClock: true });
+    await server.waitForRun(firstRun, ['completed']);
+    browser = await launchBrowser();
+    app = await openApp(browser, server, { hash: '#/errors?range=all', bypassCSP: true });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const rateLimitRow = (page: Page) => page.locator('.issues-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) });
+
+  /** Screenshots at 1400 and 900 px in both themes of what changed (scrolled to), and axe on each whole page. */
+  async function lookAt(page: Page, name: string, changed: string): Promise<void> {
+    for (const width of [1400, 900]) {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.locator(changed).first().evaluate((e) => e.scrollIntoView({ block: 'start' }));
+        await app.screenshot(`issues-${name}-${width}-${scheme}`);
+        const serious = seriousOrCritical(await runAxe(page));
+        expect(serious, describeViolations(`${name} at ${width} px, ${scheme}`, serious)).toEqual([]);
+      }
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+
+  it('resolve, regress on a new occurrence, open the runs it hit and come back', async () => {
+    const { page } = app;
+    const row = rateLimitRow(page);
+    await row.waitFor();
+    expect(await row.getByTestId('issue-status').textContent()).toBe('new');
+    expect(await row.locator('.group-message').textContent()).toBe('runtime fake was rate limited: Error: <n> Too Many Requests (rate limit exceeded)');
+    expect(await row.getByTestId('issue-runs').textContent()).toBe('1 run affected →');
+    await lookAt(page, 'errors', '#groups-title');
+
+    // Resolve: the unresolved list (the default) no longer has it; the resolved one does.
+    await row.getByRole('button', { name: 'Resolve' }).click();
+    await row.waitFor({ state: 'detached' });
+    await page.getByLabel('Status').selectOption('resolved');
+    await page.waitForURL(/istatus=resolved/);
+    await expect.poll(() => rateLimitRow(page).getByTestId('issue-status').textContent()).toBe('resolved');
+    const id = (await rateLimitRow(page).getAttribute('data-fingerprint')) as string;
+    const resolved = await server.api<Issue>('GET', `/api/issues/${id}`);
+    expect(resolved).toMatchObject({ status: 'resolved', changedBy: 'window' });
+
+    // The same flow again: a new occurrence after the resolve is a regression, journaled by the server's watch.
+    const secondRun = await server.startRun('examples/02-rate-limited-api.prose', { virtualClock: true });
+    await server.waitForRun(secondRun, ['completed']);
+    await expect.poll(async () => (await server.api<Issue>('GET', `/api/issues/${id}`)).substatus).toBe('regressed');
+    await page.getByLabel('Status').selectOption('regressed');
+    await expect.poll(() => rateLimitRow(page).getByTestId('issue-status').textContent()).toBe('regressed');
+    await expect.poll(() => rateLimitRow(page).getByTestId('issue-runs').textContent()).toBe('2 runs affected →');
+    await lookAt(page, 'errors-regressed', '#groups-title');
+
+    // One click to the runs it hit: Runs filtered by the issue, a chip naming it.
+    await rateLimitRow(page).getByTestId('issue-runs').click();
+    await page.waitForURL(new RegExp(`#/runs\\?issue=${id}`));
+    const chip = page.getByTestId('issue-filter');
+    await expect.poll(() => chip.locator('strong').textContent()).toBe('RUNTIME_RATE_LIMIT · runtime fake was rate limited: Error: <n> Too Many Requests (rate limit exceeded)');
+    await runRow(page, firstRun).waitFor();
+    await runRow(page, secondRun).waitFor();
+    await expect.poll(() => page.getByTestId('runs-count').textContent()).toBe('2 runs match');
+    await lookAt(page, 'runs-filtered', '#runs-title');
+
+    // Back to the issue, then (forward again) the chip's × removes the filter.
+    await page.getByRole('link', { name: '← Back to the issue' }).click();
+    await page.waitForURL(new RegExp(`#/errors\\?.*group=${id}`));
+    await rateLimitRow(page).and(page.locator('tr.selected')).waitFor();
+    await page.goBack();
+    await chip.waitFor();
+    await page.getByRole('button', { name: 'Remove the issue filter' }).click();
+    await chip.waitFor({ state: 'detached' });
+    expect(page.url()).not.toContain('issue=');
+    expect(app.problems).toEqual([]);
+  });
+});
