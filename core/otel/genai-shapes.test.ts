@@ -148,6 +148,36 @@ describe('GenAI span shapes', () => {
     expect(ofType(events, 'attemptSucceeded')).toHaveLength(1);
   });
 
+  it('a failed tool is a failed attempt the agent handles (AGENT_TOOL_FAILED, caught); an agent that fails after calls that went well fails its task with its own classified error', async () => {
+    const agentA = 'e'.repeat(16);
+    const agentB = 'f'.repeat(16);
+    await ingest('my-app', [
+      { name: 'execute_tool search', attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'error.type': 'TimeoutError' }, status: { code: 2, message: 'no answer in 5 s' }, parentSpanId: agentA },
+      { name: 'chat m', attributes: { 'gen_ai.operation.name': 'chat' }, parentSpanId: agentA },
+      { name: 'invoke_agent a', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'a' }, spanId: agentA, startMs: T0 - 10 },
+      { name: 'chat n', attributes: { 'gen_ai.operation.name': 'chat' }, parentSpanId: agentB, startMs: T0 + 1000, endMs: T0 + 1100 },
+      { name: 'invoke_agent b', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'b' }, spanId: agentB, startMs: T0 + 900, endMs: T0 + 1200, status: { code: 2, message: 'plan exceeded 10 steps' } },
+    ]);
+    const quiet = new OtelIngester(store, { now: () => T0 + 60 * 60_000, quietMs: 60_000 });
+    await quiet.sweep();
+    const events = await eventsOfOnlyRun();
+    expect(ofType(events, 'attemptFailed').map((e) => [e.taskId, e.error.code, e.error.message])).toEqual([['prompt-1-agent-' + agentA, 'AGENT_TOOL_FAILED', 'my-app: tool search failed: TimeoutError: no answer in 5 s']]);
+    expect(ofType(events, 'errorOccurred').map((e) => [e.error.code, e.caught])).toEqual([
+      ['AGENT_TOOL_FAILED', true],
+      ['RUNTIME_UNKNOWN', false],
+    ]);
+    const runs = (await store.listRuns({ limit: 10 })).runs;
+    const detail = (await store.getRun(runs[0]!.id))!;
+    expect(detail.tasks.map((t) => [t.name, t.status])).toEqual([
+      ['agent a', 'succeeded'],
+      ['agent b', 'failed'],
+    ]);
+    expect(detail.run).toMatchObject({ status: 'failed', endingCode: 'RUNTIME_UNKNOWN' });
+    expect(detail.run.endingMessage).toContain('plan exceeded 10 steps');
+    expect(await store.replayRun(detail.run.id)).toMatchObject({ ok: true });
+    expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
+  });
+
   it("Claude Code's own spans carry gen_ai.* too: they are not read as GenAI (its logs are what is mapped), so nothing is counted twice", async () => {
     const result = await ingest('claude-code', [{ name: 'claude_code.llm_request', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'anthropic', 'session.id': 's1' } }]);
     expect(result.records).toBe(0);
