@@ -36,6 +36,8 @@ export interface VirtualListProps {
    */
   anchorKeys?: readonly string[];
   onInsertedAbove?: (count: number) => void;
+  /** Told when nothing that was on screen is listed any more (another query): the count starts over. */
+  onAnchorLost?: () => void;
   /** Told when the list is scrolled back to its top (the new rows are in view). */
   onReachedTop?: () => void;
   /** The scroll container, for a caller that scrolls it (back to the top). */
@@ -57,6 +59,7 @@ export function VirtualList({
   onWindowEnd,
   anchorKeys,
   onInsertedAbove,
+  onAnchorLost,
   onReachedTop,
   scrollRef,
 }: VirtualListProps) {
@@ -95,7 +98,7 @@ export function VirtualList({
     onWindowEnd?.(win.end);
   }, [onWindowEnd, win.end]);
 
-  const pointerInside = useAnchoring(ref, { anchorKeys, rowHeight, onInsertedAbove, setScrollTop });
+  const pointerInside = useAnchoring(ref, { anchorKeys, rowHeight, onInsertedAbove, onAnchorLost, setScrollTop });
 
   const onScroll = (event: UIEvent<HTMLDivElement>): void => {
     const top = event.currentTarget.scrollTop;
@@ -132,9 +135,15 @@ export function VirtualList({
  */
 function useAnchoring(
   ref: RefObject<HTMLDivElement | null>,
-  options: { anchorKeys: readonly string[] | undefined; rowHeight: number; onInsertedAbove: ((count: number) => void) | undefined; setScrollTop: (top: number) => void },
+  options: {
+    anchorKeys: readonly string[] | undefined;
+    rowHeight: number;
+    onInsertedAbove: ((count: number) => void) | undefined;
+    onAnchorLost: (() => void) | undefined;
+    setScrollTop: (top: number) => void;
+  },
 ): RefObject<boolean> {
-  const { anchorKeys, rowHeight, onInsertedAbove, setScrollTop } = options;
+  const { anchorKeys, rowHeight, onInsertedAbove, onAnchorLost, setScrollTop } = options;
   const previousKeys = useRef(anchorKeys);
   const pointerInside = useRef(false);
   useLayoutEffect(() => {
@@ -144,11 +153,15 @@ function useAnchoring(
     if (!el || !anchorKeys || !before || before === anchorKeys) return;
     if (el.scrollTop <= 0 && !pointerInside.current) return;
     const result = anchorScroll({ previousKeys: before, keys: anchorKeys, scrollTop: el.scrollTop, viewportHeight: el.clientHeight, rowHeight });
+    if (!result.anchored) {
+      onAnchorLost?.();
+      return;
+    }
     if (result.scrollTop !== el.scrollTop) {
       el.scrollTop = result.scrollTop;
       setScrollTop(el.scrollTop);
     }
     if (result.insertedAbove > 0) onInsertedAbove?.(result.insertedAbove);
-  }, [ref, anchorKeys, rowHeight, onInsertedAbove, setScrollTop]);
+  }, [ref, anchorKeys, rowHeight, onInsertedAbove, onAnchorLost, setScrollTop]);
   return pointerInside;
 }

@@ -18,10 +18,12 @@ export interface AnchorResult {
   scrollTop: number;
   /** Rows new to the list (not in `previousKeys`) now above the anchor: the "N new runs" count. */
   insertedAbove: number;
+  /** False when no row that was on screen is still listed (another query): nothing was held. */
+  anchored: boolean;
 }
 
 export function anchorScroll({ previousKeys, keys, scrollTop, viewportHeight, rowHeight }: AnchorInput): AnchorResult {
-  if (rowHeight <= 0 || previousKeys.length === 0) return { scrollTop, insertedAbove: 0 };
+  if (rowHeight <= 0 || previousKeys.length === 0) return { scrollTop, insertedAbove: 0, anchored: false };
   const first = Math.max(0, Math.floor(scrollTop / rowHeight));
   const last = Math.min(previousKeys.length - 1, Math.floor((scrollTop + Math.max(0, viewportHeight - 1)) / rowHeight));
   const at = new Map<string, number>();
@@ -33,8 +35,8 @@ export function anchorScroll({ previousKeys, keys, scrollTop, viewportHeight, ro
     const known = new Set(previousKeys);
     let insertedAbove = 0;
     for (let i = 0; i < index; i++) if (!known.has(keys[i] as string)) insertedAbove++;
-    return { scrollTop: Math.max(0, index * rowHeight + offset), insertedAbove };
+    return { scrollTop: Math.max(0, index * rowHeight + offset), insertedAbove, anchored: true };
   }
   // Nothing that was on screen is still listed (another query): nothing to hold on to.
-  return { scrollTop, insertedAbove: 0 };
+  return { scrollTop, insertedAbove: 0, anchored: false };
 }

@@ -83,6 +83,7 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
           testId="runs-scroll"
           anchorKeys={anchor.keys}
           onInsertedAbove={anchor.onInsertedAbove}
+        onAnchorLost={anchor.onReachedTop}
           onReachedTop={anchor.onReachedTop}
           scrollRef={anchor.scrollRef}
           {...(onRowsShown ? { onWindowEnd: onRowsShown } : {})}
