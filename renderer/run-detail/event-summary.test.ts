@@ -25,6 +25,10 @@ describe('describeEvent', () => {
       nextAttemptAt: 3 * 3_600_000,
     });
     expect(describeEvent(untilReset)).toBe('task 1:0 retries in 3h (runtime_reset_time: the usage limit resets at 15:00)');
+    const reported = j.add({ ...untilReset, usageLimit: { reported: '5-hour limit reached ∙ resets 3pm', resetAt: 3 * 3_600_000 } } as Parameters<typeof j.add>[0]);
+    expect(describeEvent(reported)).toBe(
+      'task 1:0 retries in 3h (runtime_reset_time: the usage limit resets at 15:00) · usage limit, reported: "5-hour limit reached ∙ resets 3pm"',
+    );
   });
 
   it('keeps markup in messages as literal text', () => {

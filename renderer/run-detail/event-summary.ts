@@ -27,7 +27,7 @@ export function describeEvent(e: HivewatchEvent): string {
     case 'attemptFailed':
       return `task ${e.taskId} attempt ${e.attempt} failed: ${e.error.code}: ${e.error.message}`;
     case 'retryScheduled':
-      return `task ${e.taskId} retries in ${formatDelay(e.delayMs)} (${e.strategy}${e.reason ? `: ${e.reason}` : ''})`;
+      return `task ${e.taskId} retries in ${formatDelay(e.delayMs)} (${e.strategy}${e.reason ? `: ${e.reason}` : ''})${e.usageLimit ? ` · usage limit, reported: "${e.usageLimit.reported}"` : ''}`;
     case 'backoffSkipped':
       return `task ${e.taskId}: backoff after attempt ${e.attempt} skipped by the operator`;
     case 'taskSucceeded':
