@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { installedCli } from './install.js';
 import { liveTitle } from './live.js';
 import { openai, type OpenAiStep } from './openai-stub.js';
-import { envList, linkedSessions, startPresetWorld, type PresetWorld } from './preset-harness.js';
+import { envList, startPresetWorld, type PresetWorld } from './preset-harness.js';
 
 /**
  * The `codex-cli` preset with the real Codex 0.169.0 (issue #21 parts 3 and 4): the engine is the
@@ -107,13 +107,18 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'the codex-cli pres
       [2, 'succeeded'],
     ]);
     expect(w.stub.requests.filter((r) => r.n > 0).map((r) => r.answer)).toEqual(['error 429', 'text']);
-    // Codex exits 1 without flushing its exporters: the failed attempt sent nothing; the one that succeeded did.
-    const [link] = await linkedSessions(w.store, runId, 1);
-    expect(link).toMatchObject({ taskId: detail.tasks[0]!.taskId, attempt: 2, origin: 'runtime:codex-cli' });
+    // Codex flushes at exit 0: the attempt that succeeded always sends its call. The failed one exits 1 without
+    // flushing, so it sends its call only when a periodic export (every second) caught it first: sometimes.
+    await vi.waitFor(async () => expect((await w.store.attemptTelemetry(runId)).map((l) => l.attempt)).toContain(2), { timeout: 30_000, interval: 100 });
+    const links = await w.store.attemptTelemetry(runId);
+    expect(links.every((l) => l.taskId === detail.tasks[0]!.taskId && l.origin === 'runtime:codex-cli')).toBe(true);
     const view = await w.service.getRun({ runId });
     expect(view!.tasks[0]!.attempts[1]!.telemetry).toEqual([
       expect.objectContaining({ apiCalls: 1, errors: 0, calls: [{ n: 1, status: 'succeeded', code: null, message: null }] }),
     ]);
+    for (const call of view!.tasks[0]!.attempts[0]!.telemetry?.flatMap((t) => t.calls ?? []) ?? []) {
+      expect(call).toMatchObject({ status: 'failed', code: 'RUNTIME_RATE_LIMIT' });
+    }
     expect((await w.store.failureCounts({ by: 'code' })).total).toBe(0);
   });
 

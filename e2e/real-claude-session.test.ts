@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../core/service/api.js';
@@ -129,17 +131,56 @@ describe('a real Claude Code session in the window', () => {
     expect(app.problems).toEqual([]);
     // Three CLI runs, then the quiet period and serve's once-a-minute sweep.
   }, 240_000);
+
+  it.skipIf(skip !== null)(skipTitle('a claude-code preset attempt shows the calls its CLI reported inside it', skip), async () => {
+    if (!install.ok) return;
+    // The preset turns the CLI's retries off: a 429 fails the attempt, the engine retries (virtual clock), then success.
+    const presetStub = await startAnthropicStub([anthropic.rateLimited(1), anthropic.text('Done.')]);
+    try {
+      const env = {
+        ...home.env(), ...guard.env(), CLAUDE_CONFIG_DIR: `${home.root}/.claude-preset`, ANTHROPIC_BASE_URL: presetStub.url, ANTHROPIC_API_KEY: CLAUDE_STUB_API_KEY,
+        DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1', CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS: '30000',
+      };
+      const agentEnv = `[${Object.entries(env).map(([k, v]) => JSON.stringify(`${k}=${v}`)).join(', ')}]`;
+      writeFileSync(
+        join(server.flowsDir, 'claude-preset.prose'),
+        `agent claude:\n  runtime: "claude-code"\n  command: ${JSON.stringify(install.bin)}\n  cwd: ${JSON.stringify(home.work)}\n  env: ${agentEnv}\n\nsession: claude (retry: 1)\n  prompt: "Say hello."\n`,
+      );
+      const runId = await server.startRun('user/claude-preset.prose', { virtualClock: true });
+      await server.waitForRun(runId, ['completed'], 120_000);
+      expect(presetStub.requests.filter((r) => r.n > 0).map((r) => r.answer)).toEqual(['error 429', 'text']);
+      // Each attempt's CLI session arrives when that CLI exits (Claude Code flushes at any exit).
+      await expect
+        .poll(async () => (await server.api<RunDetail>('GET', `/api/runs/${encodeURIComponent(runId)}`)).tasks[0]!.attempts.map((a) => a.telemetry?.[0]?.calls?.map((c) => c.status) ?? []), { timeout: 60_000 })
+        .toEqual([['failed'], ['succeeded']]);
+
+      app ??= await openApp(browser, server, { bypassCSP: true });
+      await app.go(`#/runs/${encodeURIComponent(runId)}`);
+      const { page } = app;
+      await page.locator('.run-header .badge.status[data-status="completed"]').waitFor();
+      await page.locator('.tl-row[data-task-id] .seg-attempt[data-attempt="1"]').click();
+      const calls = page.getByRole('list', { name: 'API calls runtime:claude-code reported inside this attempt' });
+      await calls.waitFor();
+      expect(await calls.locator('li').allTextContents()).toEqual([expect.stringMatching(/^failed: RUNTIME_RATE_LIMIT — /)]);
+      await calls.scrollIntoViewIfNeeded();
+      await shots(app, 'real-claude-preset-attempt-telemetry', async () => calls.scrollIntoViewIfNeeded());
+      expect(app.problems).toEqual([]);
+    } finally {
+      await presetStub.close();
+    }
+  }, 240_000);
 });
 
 /** The screen at 1400 and 900 px wide, light and dark, each with no serious or critical axe violation. */
-async function shots(app: AppPage, name: string): Promise<void> {
+async function shots(app: AppPage, name: string, frame: () => Promise<void> = async () => undefined): Promise<void> {
   for (const width of [1400, 900]) {
     for (const scheme of ['light', 'dark'] as const) {
       await app.page.setViewportSize({ width, height: 900 });
       await app.page.emulateMedia({ colorScheme: scheme });
+      await frame();
       await app.screenshot(`${name}-${width}-${scheme}`);
       const serious = (await runAxe(app.page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`), `${name} ${width}px ${scheme}`).toEqual([]);
+      expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`), `${name} ${width}px ${scheme}`).toEqual([]);
     }
   }
   await app.page.setViewportSize({ width: 1440, height: 900 });

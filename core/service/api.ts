@@ -152,15 +152,13 @@ export interface AttemptTelemetry {
   /** Those that failed, and failed tools: shown here, never counted as failures of their own (issue #21 part 3). */
   errors: number;
   /** Each reported request in order: its outcome and, when it failed, its code and message. */
-  calls?: TelemetryCall[];
-}
-
-export interface TelemetryCall {
-  n: number;
-  /** `open`: a request nothing has answered yet (a stream in flight). */
-  status: 'succeeded' | 'failed' | 'open';
-  code: string | null;
-  message: string | null;
+  calls?: {
+    n: number;
+    /** `open`: a request nothing has answered yet (a stream in flight). */
+    status: 'succeeded' | 'failed' | 'open';
+    code: string | null;
+    message: string | null;
+  }[];
 }
 
 export type TaskStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';

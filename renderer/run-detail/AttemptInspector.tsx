@@ -17,7 +17,8 @@ function Captured({ label, text, testId, open }: { label: string; text: string |
       <summary>
         {label} {text === '' && <span className="muted">(empty)</span>}
       </summary>
-      {text !== '' && <pre>{text}</pre>}
+      {/* Focusable: a long line scrolls sideways, and a keyboard must reach that too (axe scrollable-region-focusable). */}
+      {text !== '' && <pre tabIndex={0}>{text}</pre>}
     </details>
   );
 }
