@@ -34,4 +34,4 @@ export type { RecoveredRun,  } from './recovery.js';
 export { RunCommandKind,  } from './commands.js';
 export type { RunCommand } from './commands.js';
 ;
-export type { CostlyRun, FlowUsage, RunUsage, UsageTotals } from './queries/usage.js';
+export type { CostlyRun, FlowUsage } from './queries/usage.js';

@@ -103,7 +103,7 @@ export class UsageBatch {
 }
 
 /** The UTC day (its first millisecond) a wall time falls in. */
-export function dayOf(wall: number): number {
+function dayOf(wall: number): number {
   return Math.floor(wall / DAY_MS) * DAY_MS;
 }
 

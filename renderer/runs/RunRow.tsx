@@ -71,6 +71,9 @@ function CostText({ usage }: { usage: NonNullable<RunSummary['usage']> }) {
     <>
       {text.slice(0, cut)}
       <span className="cost-words">{text.slice(cut)}</span>
+      <span className="cost-short" aria-hidden="true">
+        {' failed'}
+      </span>
     </>
   );
 }

@@ -10,7 +10,7 @@ import { clampLimit, Conditions, optionalTime } from './sql.js';
  * count are summed (not those of a session a Hivewatch attempt ran: that attempt counts them).
  */
 
-export interface UsageTotals {
+interface UsageTotals {
   /** Attempts that reported usage. */
   attempts: number;
   failedAttempts: number;
@@ -26,7 +26,7 @@ export interface UsageTotals {
   unknownCostAttempts: number;
 }
 
-export interface RunUsage extends UsageTotals {
+interface RunUsage extends UsageTotals {
   runId: string;
   /** For an external session a Hivewatch attempt ran: that attempt, which counts this usage. */
   countedIn: { runId: string; taskId: string; attempt: number } | null;
@@ -36,7 +36,7 @@ export interface FlowUsage extends UsageTotals {
   flow: string;
 }
 
-export interface UsageQuery {
+interface UsageQuery {
   /** Window on the attempt's end wall time: since ≤ ended < until; absent bounds are open. */
   since?: number;
   until?: number;
@@ -71,18 +71,18 @@ function totalsOf(row: SumRow): UsageTotals {
   };
 }
 
-export function emptyTotals(): UsageTotals {
+function emptyTotals(): UsageTotals {
   return totalsOf({});
 }
 
-export function addTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
+function addTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
   const sum = emptyTotals();
   for (const key of Object.keys(sum) as (keyof UsageTotals)[]) sum[key] = a[key] + b[key];
   return sum;
 }
 
 /** The usage of these runs (runs without any are absent). */
-export function* runUsage(runIds: readonly string[]): Query<Map<string, RunUsage>> {
+function* runUsage(runIds: readonly string[]): Query<Map<string, RunUsage>> {
   const found = new Map<string, RunUsage>();
   if (runIds.length === 0) return found;
   const rows = yield* all<SumRow>(
@@ -102,7 +102,7 @@ const ceilDay = (t: number): number => Math.ceil(t / DAY_MS) * DAY_MS;
 const floorDay = (t: number): number => Math.floor(t / DAY_MS) * DAY_MS;
 
 /** Per flow, what its counted attempts used in the window, largest cost first. */
-export function* flowUsage(query: UsageQuery = {}): Query<FlowUsage[]> {
+function* flowUsage(query: UsageQuery = {}): Query<FlowUsage[]> {
   const since = optionalTime('since', query.since);
   const until = optionalTime('until', query.until);
   const byFlow = new Map<string, UsageTotals>();
@@ -146,7 +146,7 @@ export type UsageRead =
   | { kind: 'costliestRuns'; query?: UsageQuery & { limit?: number } }
   | { kind: 'attempts'; runId: string };
 
-export interface UsageAnswers {
+interface UsageAnswers {
   runs: Map<string, RunUsage>;
   flows: FlowUsage[];
   costliestRuns: CostlyRun[];
@@ -154,7 +154,7 @@ export interface UsageAnswers {
 }
 
 /** One attempt's usage as its end event reported it. */
-export interface AttemptUsage {
+interface AttemptUsage {
   taskId: string;
   attempt: number;
   usage: TokenUsage;
@@ -195,7 +195,7 @@ function* attemptUsage(runId: string): Query<AttemptUsage[]> {
 }
 
 /** Runs by what they cost (runs started in the window), most first; `limit` default 20. */
-export function* costliestRuns(query: UsageQuery & { limit?: number } = {}): Query<CostlyRun[]> {
+function* costliestRuns(query: UsageQuery & { limit?: number } = {}): Query<CostlyRun[]> {
   const c = new Conditions();
   const since = optionalTime('since', query.since);
   const until = optionalTime('until', query.until);
