@@ -43,12 +43,20 @@ function tokens(record: TelemetryRecord, bounded: Bounded, ...keys: string[]): n
   return undefined;
 }
 
+/**
+ * The conventions count cached input inside `gen_ai.usage.input_tokens`; TokenUsage's `inputTokens` is the
+ * input not served from or written to the cache (docs/presets.md "Tokens and cost"), so the cache counts are
+ * taken off it and the four kinds add up without counting a token twice.
+ */
 function usageOf(record: TelemetryRecord, bounded: Bounded): TokenUsage | undefined {
+  const input = tokens(record, bounded, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens');
+  const cacheReadTokens = tokens(record, bounded, 'gen_ai.usage.cache_read.input_tokens');
+  const cacheWriteTokens = tokens(record, bounded, 'gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_write.input_tokens');
   const usage: TokenUsage = {
-    inputTokens: tokens(record, bounded, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens'),
+    inputTokens: input === undefined ? undefined : Math.max(0, input - (cacheReadTokens ?? 0) - (cacheWriteTokens ?? 0)),
     outputTokens: tokens(record, bounded, 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens'),
-    cacheReadTokens: tokens(record, bounded, 'gen_ai.usage.cache_read.input_tokens'),
-    cacheWriteTokens: tokens(record, bounded, 'gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_write.input_tokens'),
+    cacheReadTokens,
+    cacheWriteTokens,
     source: 'telemetry',
   };
   const reported = Object.entries(usage).filter(([key, value]) => key !== 'source' && value !== undefined);
