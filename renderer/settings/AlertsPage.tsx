@@ -114,7 +114,7 @@ function RulesTable({ rules, onChanged }: { rules: AlertRuleView[]; onChanged: (
           {rules.map((rule) => (
             <tr key={rule.id}>
               <td className="mono">{rule.id}</td>
-              <td>{rule.description}</td>
+              <td className="alerts-when">{rule.description}</td>
               <td className="mono">{rule.webhook}</td>
               <td>{rule.format === 'slack' ? 'Slack' : 'JSON'}</td>
               <td>{throttleText(rule.throttleMs)}</td>

@@ -112,4 +112,21 @@ describe('alert conditions', () => {
     expect(bodies[1]!.refersTo).toEqual({ id: bodies[0]!.delivery, title: 'New issue: RUNTIME_TIMEOUT · agent timed out after <n>s' });
     expect(bodies[2]!.text).toBe('Regression: RUNTIME_TIMEOUT · agent timed out after <n>s');
   });
+
+  it('logs a failed delivery by id and rule, never with the webhook path or query', async () => {
+    const clock = new ManualClock(T0);
+    const store = await openStore({ path: join(tempDir('hw-alert-log-'), 'hivewatch.db'), now: clock.now });
+    const receiver = new TestReceiver();
+    opened.push({ store, receiver });
+    const url = await receiver.start();
+    const rule = await addAlertRule(store, { when: 'run-failed', webhook: `${url}/services/T0/B0/sekrit?token=t0ken`, throttle: '0' }, 'test', T0);
+    const lines: string[] = [];
+    const engine = new AlertEngine({ store, now: clock.now, host: 'host-a', log: (line) => lines.push(line) });
+    await engine.pump();
+    receiver.answers.push(503);
+    await store.appendEvents(new JournalBuilder('run_logged', { start: T0 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }]).fail().events);
+    await engine.pump();
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`^alert delivery dlv_[0-9a-f]{16} \\(rule ${rule.id}\\) failed: the receiver answered 503$`))]);
+    expect(lines.join('\n')).not.toMatch(/sekrit|t0ken|services/);
+  });
 });
