@@ -87,6 +87,8 @@ describe('Settings › Alerts', () => {
           await page.getByTestId('alert-deliveries').waitFor();
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
           expect(overflow, 'the page does not scroll sideways').toBeLessThanOrEqual(0);
+          const remove = await page.getByRole('button', { name: /^Remove rule alr_/ }).boundingBox();
+          expect(remove!.x + remove!.width, 'Remove is on screen').toBeLessThanOrEqual(width);
           await app.screenshot(`alerts-${colorScheme}-${width}`);
           await page.screenshot({ path: `/tmp/hw-alerts-${colorScheme}-${width}.png`, fullPage: true });
           const serious = seriousOrCritical(await runAxe(page));

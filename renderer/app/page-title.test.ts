@@ -8,6 +8,7 @@ describe('the page title', () => {
     expect(composeTitle(routeTitle(parseHash('#/errors?range=7d')), 0)).toBe('Errors · Hivewatch');
     expect(composeTitle(routeTitle(parseHash('#/flows/user/deploy.prose')), 0)).toBe('user/deploy.prose · Flows · Hivewatch');
     expect(composeTitle(routeTitle(parseHash('#/compare/run_a/run_b')), 0)).toBe('Compare runs · Hivewatch');
+    expect(composeTitle(routeTitle(parseHash('#/settings/alerts')), 0)).toBe('Alerts · Settings · Hivewatch');
   });
 
   it('leaves a run’s page to name its run and status', () => {

@@ -114,7 +114,7 @@ function RulesTable({ rules, onChanged }: { rules: AlertRuleView[]; onChanged: (
           {rules.map((rule) => (
             <tr key={rule.id}>
               <td className="mono">{rule.id}</td>
-              <td>{rule.description}</td>
+              <td className="alerts-when">{rule.description}</td>
               <td className="mono">{rule.webhook}</td>
               <td>{rule.format === 'slack' ? 'Slack' : 'JSON'}</td>
               <td>{throttleText(rule.throttleMs)}</td>
@@ -122,12 +122,14 @@ function RulesTable({ rules, onChanged }: { rules: AlertRuleView[]; onChanged: (
                 {formatAbsolute(rule.createdAt)} <span className="muted">by {rule.createdBy}</span>
               </td>
               <td className="alerts-actions">
-                <button type="button" className="small" onClick={() => void test(rule)} aria-label={`Send test for rule ${rule.id}`}>
-                  Send test
-                </button>
-                <button type="button" className="small danger-outline" onClick={() => void remove(rule)} aria-label={`Remove rule ${rule.id}`}>
-                  Remove
-                </button>
+                <div>
+                  <button type="button" className="small" onClick={() => void test(rule)} aria-label={`Send test for rule ${rule.id}`}>
+                    Send test
+                  </button>
+                  <button type="button" className="small danger-outline" onClick={() => void remove(rule)} aria-label={`Remove rule ${rule.id}`}>
+                    Remove
+                  </button>
+                </div>
               </td>
             </tr>
           ))}

@@ -176,12 +176,14 @@ export function* enqueueDelivery(_dialect: Dialect, delivery: NewDelivery, throt
 /** Leases the next due delivery (or the one `onlyId` names) to `owner` until `now + leaseMs`; null when none is due. One statement. */
 export function* claimDelivery(dialect: Dialect, owner: string, now: number, leaseMs: number, onlyId?: string): Query<AlertDelivery | null> {
   const one = onlyId === undefined ? '' : ' AND id = ?';
-  const due = `status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)${one}`;
+  // A follow-up waits for the delivery it refers to: a receiver never reads "resolved" before the alert.
+  const firstDone = `NOT EXISTS (SELECT 1 FROM alert_deliveries AS f WHERE f.id = alert_deliveries.refers_to AND f.status IN ('pending', 'failed'))`;
+  const due = `status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) AND ${firstDone}${one}`;
   const dueParams = onlyId === undefined ? [now, now] : [now, now, onlyId];
   const lock = dialect === Dialect.postgres ? ' FOR UPDATE SKIP LOCKED' : '';
   const row = yield* get<DeliveryRecord>(
     `UPDATE alert_deliveries SET lease_owner = ?, lease_until = ?, attempts = attempts + 1
-      WHERE id = (SELECT id FROM alert_deliveries WHERE ${due} ORDER BY next_attempt_at, id LIMIT 1${lock}) AND ${due}
+      WHERE id = (SELECT id FROM alert_deliveries WHERE ${due} ORDER BY next_attempt_at, created_at, id LIMIT 1${lock}) AND ${due}
       RETURNING ${DELIVERY_COLUMNS}`,
     [owner, now + leaseMs, ...dueParams, ...dueParams],
   );
