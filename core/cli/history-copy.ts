@@ -198,6 +198,11 @@ export async function copyHistory(source: HivewatchStore, target: HivewatchStore
   };
   if (options.dryRun || target === null) return report;
 
+  // Issues' status changes first (docs/triage.md): a host on the target watching the copied errors
+  // arrive finds their issues announced and their statuses as they were, not a storm of new ones.
+  // Dedupe keys make a second (or resumed) copy write nothing twice.
+  for (const { id: _id, ...change } of await source.issues.log()) await target.issues.journal(change);
+
   const copier = new BatchCopier(target, plan.copy, options.batchEvents ?? 2_000, { runs: plan.copy.size, events: plan.events }, options.onProgress);
   const readEvents = options.readEvents ?? 5_000;
   for (let after = 0; ; ) {

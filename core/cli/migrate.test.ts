@@ -110,6 +110,10 @@ async function buildHistory(path: string): Promise<void> {
   await ingester.ingest(decodeOtlp('logs', 'json', fixture('codex-cli-logs', 'json')), 'digest-2');
   sqlite.setSetting(MUTED_FLOWS_SETTING, JSON.stringify(['flows/a.prose']));
   sqlite.setSetting('http.token', 'laptop-token');
+  // Issues (docs/triage.md): every group announced, and one resolved by the operator.
+  const groups = sqlite.errorGroups({ limit: 1000 });
+  for (const g of groups) await store.issues.journal({ fingerprint: g.fingerprint, kind: 'new', from: null, to: 'unresolved', actor: 'system', host: 'laptop', at: g.firstSeen, reason: null, ignore: null, cause: null, dedupeKey: `${g.fingerprint}:new` });
+  await store.issues.journal({ fingerprint: groups[0]!.fingerprint, kind: 'resolved', from: 'unresolved', to: 'resolved', actor: 'cli', host: 'laptop', at: NOW, reason: 'fixed', ignore: null, cause: null, dedupeKey: 'resolve-1' });
   sqlite.close();
 }
 
@@ -199,6 +203,10 @@ describe.skipIf(!binaries)(skipTitle('hivewatch migrate (SQLite file to PostgreS
 
     expect(await readable(target)).toEqual(await readable(source));
     expect(await journal(target)).toEqual(await journal(source));
+    // Issues' status changes come along, in their order: statuses read the same, nothing is new again.
+    const changes = async (store: HivewatchStore) => (await store.issues.log()).map(({ id: _id, ...change }) => change);
+    expect(await changes(target)).toEqual(await changes(source));
+    expect((await changes(target)).filter((c) => c.kind === 'resolved')).toHaveLength(1);
     expect(await target.journalHead()).toBe(stats.events);
     expect(await target.verifyAggregates()).toEqual({ ok: true, diffs: [] });
     for (const { id } of (await target.listRuns({ limit: 500 })).runs) expect((await target.replayRun(id)).diffs).toEqual([]);
