@@ -2,6 +2,7 @@ import { printableLocation, type HivewatchStore } from '../store/index.js';
 import { IssueTransitions } from '../store/issue-transitions.js';
 import { ISSUE_SORTS, ISSUE_STATUS_FILTERS, type Issue, type IssueSort, type IssueStatusFilter } from '../service/api-issues.js';
 import { ApiError } from '../service/errors.js';
+import { AlertEngine } from '../service/alerts/engine.js';
 import { thisIssueHost } from '../service/issues-api.js';
 import { IssueBook } from '../service/issues.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
@@ -53,9 +54,17 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
   if (sub !== 'ignore') noFlags(args, ['for', 'until-count', 'until-escalating'], sub === undefined ? 'the list' : `issues ${sub}`);
   const store = await openCliStore(args, io);
   try {
-    const book = new IssueBook({ store, hub: new IssueTransitions(), host: thisIssueHost() });
+    const hub = new IssueTransitions();
+    // A resolve here owes the alerts it settles their follow-up: queued in the database now, posted
+    // by a serving host's alert engine (this process posts nothing; docs/triage.md "Alerts").
+    const queued: Promise<void>[] = [];
+    const alerts = store.readonly ? null : new AlertEngine({ store, host: `cli-${thisIssueHost()}` });
+    if (alerts) hub.subscribe((transition) => queued.push(alerts.onIssueTransition(transition)));
+    const book = new IssueBook({ store, hub, host: thisIssueHost() });
     if (sub === undefined) return await listIssues(book, args, io);
-    return await oneIssue(store, book, sub as Subcommand, id as string, args, io);
+    const code = await oneIssue(store, book, sub as Subcommand, id as string, args, io);
+    await Promise.all(queued);
+    return code;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'issue_not_found') {
       io.err(`hivewatch issues: ${error.message} in ${printableLocation(store.location)}\n`);

@@ -85,6 +85,16 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     if (!isStoreError(error) || error.kind !== 'unavailable') console.error('error issues: a check failed:', error);
   });
   if (!store.readonly) issueWatch.start(store, options.issueWatch ?? {});
+  // What this process journals about issues feeds the alert rules (new issue, regression, escalation,
+  // the resolve follow-up); a system transition is journaled by one host only, so it alerts once.
+  if (alerts) {
+    issues.transitions.subscribe((transition) => {
+      void alerts.engine
+        .onIssueTransition(transition)
+        .then(() => alerts.engine.pump())
+        .catch((error: unknown) => console.error('alerts: an issue transition was not queued:', error));
+    });
+  }
 
   const context: ServiceContext = { store, options, sink, runs, catalog, writePending: () => flushOr503(sink) };
   let closing = false;

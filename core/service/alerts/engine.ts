@@ -85,7 +85,7 @@ export class AlertEngine {
     return this.pumping;
   }
 
-  /** An issue changed state (the issues engine calls this: branch t-issues wires it). */
+  /** An issue changed state: the issues engine's hook calls this (service.ts; `hivewatch issues` for an operator's change there). */
   async onIssueTransition(transition: IssueTransition): Promise<void> {
     const rules = await this.rules();
     if (transition.kind === 'resolved') {

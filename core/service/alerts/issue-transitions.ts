@@ -1,20 +1,9 @@
 import type { Occurrence } from './occurrences.js';
 import type { AlertCondition } from './rules.js';
+import type { IssueTransition } from '../../store/issue-transitions.js';
 
-/**
- * An error issue's change of state, as the issues engine (branch t-issues) journals it. Defined
- * here with the same shape so the alert engine can be built and tested before the two meet;
- * `AlertEngine.onIssueTransition` is the seam they are wired through.
- */
-export interface IssueTransition {
-  fingerprint: string;
-  title: string;
-  kind: 'new' | 'regressed' | 'escalating' | 'resolved' | 'ignored' | 'reopened';
-  /** Wall ms. */
-  at: number;
-  /** Who changed it: `cli`, `window`, a host's name, or `hivewatch` for a change the engine saw. */
-  by: string;
-}
+/** An error issue's change of state, told by the issues engine's hook (service.ts wires the two). */
+export type { IssueTransition };
 
 const CONDITION_OF: Partial<Record<IssueTransition['kind'], AlertCondition>> = {
   new: 'new-issue',
