@@ -24,6 +24,10 @@ export type {
   
   SeriesDimension,
 } from './api-errors.js';
+// The bulk actions' shapes (docs/triage.md "Bulk actions") have a file of their own too.
+export { BULK_ACTIONS, BULK_MAX_RUNS } from './api-bulk.js';
+export type { BulkAction, BulkResult, BulkRunResult } from './api-bulk.js';
+import type { BulkAction, BulkResult } from './api-bulk.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 
 export const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
@@ -279,44 +283,15 @@ export interface CommandAck {
   message?: string;
 }
 
-/** What a bulk action does to each run (docs/triage.md "Bulk actions"). */
-export const BULK_ACTIONS = ['cancel', 'retry', 'resume', 'retryNow'] as const;
-export type BulkAction = (typeof BULK_ACTIONS)[number];
-/** At most this many runs per bulk call: ids given, or runs a filter matches. */
-export const BULK_MAX_RUNS = 10_000;
-
 export interface BulkRunsInput {
   action: BulkAction;
-  /** The runs, by id; or `where`, the Runs list's filter, resolved on the server when the call arrives. */
+  /** By id, or `where` (the Runs list's filter, resolved on the server when the call arrives). */
   runIds?: string[];
   where?: RunFilterInput;
   /** Say what would happen to each run, and do nothing (the confirmation's preview). */
   dryRun?: boolean;
   /** A cancel's reason, journaled with each cancel. */
   reason?: string;
-}
-
-export interface BulkRunResult {
-  runId: string;
-  /** `done`: the command was journaled / the new run started (in a dry run: would be). `refused`: nothing was done. */
-  outcome: 'done' | 'refused';
-  /** Why it was refused (or a note on what was done: "delivered to pid 123; it has not answered yet"). */
-  message?: string;
-  /** The journaled command's id (cancel, retryNow: one per run, as a single action). */
-  commandId?: string;
-  /** The run that retry or resume started. */
-  newRunId?: string;
-}
-
-export interface BulkResult {
-  action: BulkAction;
-  dryRun: boolean;
-  /** Runs named (ids) or matched (filter). */
-  matched: number;
-  done: number;
-  refused: number;
-  /** In the order the runs were named, or the list's order (newest first) for a filter. */
-  results: BulkRunResult[];
 }
 
 export interface HivewatchApi {
