@@ -117,6 +117,9 @@ export async function bulkCommand(action: CliBulkAction, args: ParsedArgs, io: C
     // Retried and resumed runs run here, like `hivewatch retry ID`: this host watches the others.
     watchHosts: action !== 'cancel',
   });
+  // A cancel of another process's run waits for its answer on unref'd timers (they never hold a
+  // server open); here nothing else keeps the process alive meanwhile, so this does.
+  const keepAlive = setInterval(() => undefined, 60_000);
   try {
     const outcome = await confirmAndRun(action, args, io, service, target);
     if ('exit' in outcome) return outcome.exit;
@@ -133,6 +136,7 @@ export async function bulkCommand(action: CliBulkAction, args: ParsedArgs, io: C
     if (error instanceof ApiError && error.status === 400) throw new UsageError(error.message.replace(/^where\./, '--where: '));
     throw error;
   } finally {
+    clearInterval(keepAlive);
     await service.close({ timeoutMs: 10_000 });
     await store.close();
   }

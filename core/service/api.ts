@@ -32,6 +32,10 @@ export type {
 // Alert rules and their deliveries (issue #23 part 2), types of their own file.
 export type { AlertConditionName, AlertDeliveryView, AlertRuleView } from './alerts/views.js';
 import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './alerts/views.js';
+// The bulk actions' shapes (docs/triage.md "Bulk actions") have a file of their own too.
+export { BULK_ACTIONS, BULK_MAX_RUNS } from './api-bulk.js';
+export type { BulkAction, BulkResult, BulkRunResult } from './api-bulk.js';
+import type { BulkAction, BulkResult } from './api-bulk.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 // Error issues (issue #23) have a file of their own too.
 export { ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
@@ -57,163 +61,9 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export interface RunSummary {
-  id: string;
-  flow: string;
-  flowName: string;
-  status: RunStatus;
-  /** The run's clock: `startedAt`, `endedAt` and `durationMs` are on it (virtual: runs ahead). */
-  clock: 'real' | 'virtual';
-  startedAt: number;
-  endedAt: number | null;
-  durationMs: number | null;
-  /** Wall-clock start and end (what "2 min ago" and a real duration are made of). */
-  startedWall: number;
-  endedWall: number | null;
-  step: number;
-  maxSteps: number;
-  attempts: number;
-  errorCount: number;
-  /** Set while a task waits in backoff: the "retrying" badge and its countdown. */
-  retrying: { taskId: string; nextAttemptAt: number; delayMs: number } | null;
-  /**
-   * Set while a task waits out a subscription usage limit (issue #22 part 3): when its next
-   * attempt starts, the reset (capped, docs/presets.md "Usage limits"). The `waiting-limit` state.
-   * Always present from the service (null when not waiting); optional for older producers.
-   */
-  waitingUntil?: number | null;
-  resumedFrom: string | null;
-  retryOf: string | null;
-  /** The newest error occurrence of the run, whatever became of it (a live run's retry, say). */
-  lastError: { code: string; message: string } | null;
-  /**
-   * Why the run ended (rule 16): set for a run that ended `failed` or `cancelled` (and
-   * `interrupted`), null otherwise. This, not `lastError`, is what "why did it fail" shows.
-   */
-  endingError: EndingError | null;
-  /**
-   * Where an external run comes from (an agent session seen through its telemetry: `runtime:claude-code`,
-   * `runtime:codex-cli`); absent for the runs Hivewatch executes. An external run cannot be cancelled from here.
-   */
-  source?: string;
-  /** Tokens and cost its attempts reported (issue 22); null when none reported any. */
-  usage?: UsageView | null;
-}
-
-/** A run's ending error: its head link's fields, where it happened, and the whole chain. */
-export interface EndingError {
-  code: string;
-  category: string;
-  origin: string;
-  message: string;
-  step: number | null;
-  taskId: string | null;
-  attempt: number | null;
-  /** The code of the chain's last link (the root cause); equal to `code` for a one-link chain. */
-  rootCode: string;
-  /** Head (the ending error) first, root cause last. */
-  chain: FailureLink[];
-}
-
-export type AttemptStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'stale';
-
-/** What an attempt answered after it was stopped: a result that raced a sibling's cancel, or one after the operator's (rule 12). */
-export type LateResult = { outcome: 'succeeded'; output?: string } | { outcome: 'failed'; error?: ErrorEnvelope };
-
-export interface AttemptView {
-  attempt: number;
-  startedAt: number;
-  endedAt: number | null;
-  status: AttemptStatus;
-  error: ErrorEnvelope | null;
-  /** The backoff journaled after this attempt, if another attempt followed. */
-  delayAfterMs: number | null;
-  strategy: string | null;
-  nextAttemptAt: number | null;
-  /** Present when a fail-fast sibling's failure stopped it (rule 18): cancelled, not an error of its own. */
-  cancelledBy?: 'sibling';
-  /** Present when it answered after it was stopped; acted on by nothing. */
-  lateResult?: LateResult;
-  /**
-   * The agent CLI's own telemetry sent from inside this attempt (issue #11 part 5): its session's
-   * external run, with the API calls and errors (the CLI's internal retries) it reported.
-   */
-  telemetry?: AttemptTelemetry[];
-  /** The tokens and cost the agent reported for this attempt (issue 22); absent when it reported none. */
-  usage?: TokenUsage;
-}
-
-export interface AttemptTelemetry {
-  runId: string;
-  sessionId: string;
-  origin: string;
-  /** The API requests the CLI reported (each try it made again included). */
-  apiCalls: number;
-  /** Those that failed, and failed tools: shown here, never counted as failures of their own (issue #21 part 3). */
-  errors: number;
-  /** Each reported request in order: its outcome and, when it failed, its code and message. */
-  calls?: {
-    n: number;
-    /** `open`: a request nothing has answered yet (a stream in flight). */
-    status: 'succeeded' | 'failed' | 'open';
-    code: string | null;
-    message: string | null;
-  }[];
-}
-
-export type TaskStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
-
-export interface TaskView {
-  taskId: string;
-  step: number;
-  ordinal: number;
-  name: string;
-  agent: string;
-  status: TaskStatus;
-  maxAttempts: number;
-  attempts: AttemptView[];
-  error: ErrorEnvelope | null;
-  output: string | null;
-}
-
-export interface StepView {
-  step: number;
-  status: 'running' | 'finished' | 'aborted' | 'cancelled';
-  startedAt: number;
-  endedAt: number | null;
-  taskIds: string[];
-}
-
-/** A run named from another one's lineage: enough for a link and its status. */
-export interface RelatedRun {
-  id: string;
-  status: RunStatus;
-  startedWall: number;
-}
-
-/** The other direction of `retryOf` / `resumedFrom`, and the flow's run just before this one (to compare with). */
-interface RunLineage {
-  /** Runs started as retries of this one, oldest first (at most 50, the newest). */
-  retries: RelatedRun[];
-  /** Runs resumed from this one, oldest first (at most 50, the newest). */
-  resumes: RelatedRun[];
-  previous: RelatedRun | null;
-}
-
-/**
- * A journal event as `getEvents` answers it: with `wall`, the wall-clock time it was journaled at.
- * On a real clock that is its `ts`; a virtual-clock run's `ts` is its own clock, which runs ahead
- * of the wall (it jumps over every backoff), so "when" is `wall`.
- */
-export type JournaledEvent = HivewatchEvent & { wall: number };
-
-export interface RunDetail {
-  run: RunSummary;
-  steps: StepView[];
-  tasks: TaskView[];
-  lastSeq: number;
-  lineage: RunLineage;
-}
+// A run's summary and detail have a file of their own (api-runs.ts).
+export type { RunSummary, EndingError, AttemptStatus, LateResult, AttemptView, AttemptTelemetry, TaskStatus, TaskView, StepView, RelatedRun, JournaledEvent, RunDetail } from './api-runs.js';
+import type { JournaledEvent, RunDetail, RunSummary } from './api-runs.js';
 
 export interface FlowInfo {
   /** Stable id: `examples/<file>` for bundled flows, `user/<file>` for the operator's folder. */
@@ -319,44 +169,15 @@ export interface CommandAck {
   message?: string;
 }
 
-/** What a bulk action does to each run (docs/triage.md "Bulk actions"). */
-export const BULK_ACTIONS = ['cancel', 'retry', 'resume', 'retryNow'] as const;
-export type BulkAction = (typeof BULK_ACTIONS)[number];
-/** At most this many runs per bulk call: ids given, or runs a filter matches. */
-export const BULK_MAX_RUNS = 10_000;
-
 export interface BulkRunsInput {
   action: BulkAction;
-  /** The runs, by id; or `where`, the Runs list's filter, resolved on the server when the call arrives. */
+  /** By id, or `where` (the Runs list's filter, resolved on the server when the call arrives). */
   runIds?: string[];
   where?: RunFilterInput;
   /** Say what would happen to each run, and do nothing (the confirmation's preview). */
   dryRun?: boolean;
   /** A cancel's reason, journaled with each cancel. */
   reason?: string;
-}
-
-export interface BulkRunResult {
-  runId: string;
-  /** `done`: the command was journaled / the new run started (in a dry run: would be). `refused`: nothing was done. */
-  outcome: 'done' | 'refused';
-  /** Why it was refused (or a note on what was done: "delivered to pid 123; it has not answered yet"). */
-  message?: string;
-  /** The journaled command's id (cancel, retryNow: one per run, as a single action). */
-  commandId?: string;
-  /** The run that retry or resume started. */
-  newRunId?: string;
-}
-
-export interface BulkResult {
-  action: BulkAction;
-  dryRun: boolean;
-  /** Runs named (ids) or matched (filter). */
-  matched: number;
-  done: number;
-  refused: number;
-  /** In the order the runs were named, or the list's order (newest first) for a filter. */
-  results: BulkRunResult[];
 }
 
 export interface HivewatchApi {
