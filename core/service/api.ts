@@ -5,15 +5,13 @@
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import type { FailureLink, HivewatchEvent, RunStatus } from '../base/events.js';
 import type { Diagnostic } from '../flow/ast.js';
-import type { TokenUsage } from '../base/usage.js';
-import type { FlowUsageView, UsageView } from './api-usage.js';
 
 export type { TokenUsage } from '../base/usage.js';
 export type { FlowUsageView, UsageTotalsView, UsageView } from './api-usage.js';
+import type { FlowUsageView } from './api-usage.js';
 import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
 export type { ErrorEnvelope,  FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
-;
 // The error views' shapes have a file of their own; callers keep importing them from here.
 export { BUCKETS, ERROR_DIMENSIONS,  FAILURE_DIMENSIONS, HANDLED_KEYS, SERIES_DIMENSIONS } from './api-errors.js';
 export type {

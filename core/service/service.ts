@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, isStoreError, type DurableSink } from '../store/index.js';
+import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, type DurableSink } from '../store/index.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
-import { startAlerts } from './alerts/alerts-host.js';
 import { alertsApi } from './alerts/alerts-service.js';
 import { bulkApi } from './bulk.js';
 import { commandRelay } from './command-relay.js';
@@ -9,8 +8,6 @@ import { FlowCatalog } from './flows.js';
 import { flowsApi } from './flows-api.js';
 import { HostWatch } from './host-watch.js';
 import { HostedRuns } from './hosted-runs.js';
-import { issuesApi } from './issues-api.js';
-import { IssueWatch } from './issue-watch.js';
 import { JournalTail, readCommitted } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub } from './live.js';
 import { readApi } from './read-api.js';
@@ -19,6 +16,7 @@ import { runHost } from './run-host.js';
 import { flushOr503, type ServiceContext } from './service-context.js';
 import type { CloseOptions, HivewatchService, HivewatchServiceOptions } from './service-types.js';
 import { subscriptions } from './subscriptions.js';
+import { startTriage } from './triage-host.js';
 
 export type {  HivewatchService, HivewatchServiceOptions, HostedRunResult,   } from './service-types.js';
 
@@ -76,25 +74,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   // Worktrees a killed host left behind (its runs are interrupted by now): removed in the background.
   const sweep = sweepLeftoverWorktrees(store, options.worktreeRoot).catch(() => []);
 
-  // Alerts run beside everything else: a slow receiver never holds a run or an ingest.
-  const alerts = startAlerts(store, options.alerts, liveHub.instance);
-  // Error issues: the API, the hook, and the watch that journals their system transitions.
-  const issues = issuesApi(store, { onListenerError: (error) => console.error('an issue transition listener failed:', error) });
-  // A database that is away is not news here (the next pass tries again, as the host watch does).
-  const issueWatch = new IssueWatch(issues.book, (error) => {
-    if (!isStoreError(error) || error.kind !== 'unavailable') console.error('error issues: a check failed:', error);
-  });
-  if (!store.readonly) issueWatch.start(store, options.issueWatch ?? {});
-  // What this process journals about issues feeds the alert rules (new issue, regression, escalation,
-  // the resolve follow-up); a system transition is journaled by one host only, so it alerts once.
-  if (alerts) {
-    issues.transitions.subscribe((transition) => {
-      void alerts.engine
-        .onIssueTransition(transition)
-        .then(() => alerts.engine.pump())
-        .catch((error: unknown) => console.error('alerts: an issue transition was not queued:', error));
-    });
-  }
+  const { alerts, issues, issueWatch, ...triage } = startTriage(store, options, liveHub.instance);
 
   const context: ServiceContext = { store, options, sink, runs, catalog, writePending: () => flushOr503(sink) };
   let closing = false;
@@ -131,8 +111,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
       closing = true;
       await runs.close(closeOptions.timeoutMs ?? 10_000);
       await hostWatch?.stop();
-      await alerts?.stop();
-      await issueWatch.stop();
+      await triage.stop();
       await sink.close().catch(() => undefined);
       await sweep;
       await runs.drained();

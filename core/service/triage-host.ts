@@ -1,0 +1,44 @@
+import { isStoreError, type HivewatchStore } from '../store/index.js';
+import { startAlerts, type AlertsHost } from './alerts/alerts-host.js';
+import { issuesApi, type IssueParts } from './issues-api.js';
+import { IssueWatch } from './issue-watch.js';
+import type { HivewatchServiceOptions } from './service-types.js';
+
+/** What a service runs for triage (issue #23): error issues, their watch, and the alert engine they feed. */
+export interface TriageHost {
+  alerts: AlertsHost | null;
+  issues: IssueParts;
+  issueWatch: IssueWatch;
+  stop(): Promise<void>;
+}
+
+export function startTriage(store: HivewatchStore, options: HivewatchServiceOptions, instance: string): TriageHost {
+  // Alerts run beside everything else: a slow receiver never holds a run or an ingest.
+  const alerts = startAlerts(store, options.alerts, instance);
+  // Error issues: the API, the hook, and the watch that journals their system transitions.
+  const issues = issuesApi(store, { onListenerError: (error) => console.error('an issue transition listener failed:', error) });
+  // A database that is away is not news here (the next pass tries again, as the host watch does).
+  const issueWatch = new IssueWatch(issues.book, (error) => {
+    if (!isStoreError(error) || error.kind !== 'unavailable') console.error('error issues: a check failed:', error);
+  });
+  if (!store.readonly) issueWatch.start(store, options.issueWatch ?? {});
+  // What this process journals about issues feeds the alert rules (new issue, regression, escalation,
+  // the resolve follow-up); a system transition is journaled by one host only, so it alerts once.
+  if (alerts) {
+    issues.transitions.subscribe((transition) => {
+      void alerts.engine
+        .onIssueTransition(transition)
+        .then(() => alerts.engine.pump())
+        .catch((error: unknown) => console.error('alerts: an issue transition was not queued:', error));
+    });
+  }
+  return {
+    alerts,
+    issues,
+    issueWatch,
+    async stop(): Promise<void> {
+      await alerts?.stop();
+      await issueWatch.stop();
+    },
+  };
+}
