@@ -38,8 +38,7 @@ import { recoverInterruptedPg } from './recovery.js';
 import { JOURNAL_CHANNEL, PostgresJournalWriter } from './writer.js';
 
 /**
- * The store over PostgreSQL (issue #13): several hosts share one database. Reads run the shared query plans (queries/*.ts)
- * with PostgreSQL's dialect, in one read-only REPEATABLE READ transaction each (one snapshot, as on SQLite). Writes go through `PostgresJournalWriter` a batch at a time: listeners see commit order.
+ * The store over PostgreSQL (issue #13): several hosts share one database. Reads run the shared query plans (queries/*.ts) with PostgreSQL's dialect, in one read-only REPEATABLE READ transaction each (one snapshot, as on SQLite); writes go through `PostgresJournalWriter` a batch at a time, so listeners see commit order.
  */
 export class PostgresStore implements HivewatchStore {
   readonly engine = StoreEngine.postgres;
@@ -55,6 +54,7 @@ export class PostgresStore implements HivewatchStore {
   private closed = false;
   readonly usage = <R extends UsageRead>(read: R): Promise<UsageAnswer<R>> => this.read(usageQuery(read));
   readonly issues = issueStore(Dialect.postgres, (query) => this.read(query), (query) => this.autocommit(query));
+  readonly runStatements = <T>(plan: (dialect: Dialect) => Query<T>): Promise<T> => (this.readonly ? this.read(plan(Dialect.postgres)) : this.autocommit(plan(Dialect.postgres)));
 
   constructor(
     private readonly pool: pg.Pool,
@@ -343,10 +343,6 @@ export class PostgresStore implements HivewatchStore {
     }
     // Statement by statement, READ COMMITTED: the insert keeps a value another host committed first (ON CONFLICT DO NOTHING waits for it), and the read after it sees it.
     return this.autocommit(ensureSetting(Dialect.postgres, key, create, this.now()));
-  }
-
-  runStatements<T>(plan: (dialect: Dialect) => Query<T>): Promise<T> {
-    return this.readonly ? this.read(plan(Dialect.postgres)) : this.autocommit(plan(Dialect.postgres));
   }
 
   async recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]> {
