@@ -111,7 +111,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
       `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)
         VALUES ('00aa', 'runtime', 'RUNTIME_TIMEOUT', 'runtime:fake', 't', 'm', 3, 0, 500, 900), ('00bb', 'agent', 'AGENT_REFUSED', 'agent', 't', 'm', 1, 1, 700, 700)`,
     );
-    expect((await migratePostgres(pool, () => 2_000)).applied).toEqual([14]);
+    expect((await migratePostgres(pool, () => 2_000)).applied).toEqual([14, 15, 16, 17]);
     const { rows } = await pool.query('SELECT fingerprint, kind, to_status, actor, host, at, dedupe_key FROM issue_log ORDER BY id');
     expect(rows).toEqual([
       { fingerprint: '00aa', kind: 'new', to_status: 'unresolved', actor: 'system', host: 'migration-14', at: 500, dedupe_key: '00aa:new' },
