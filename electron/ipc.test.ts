@@ -109,9 +109,12 @@ describe('ipc.ts', () => {
     const { ipc } = await setup();
     expect(ipcChannels()).toEqual([
       'hivewatch:startRun', 'hivewatch:cancelRun', 'hivewatch:retryRun', 'hivewatch:resumeRun', 'hivewatch:skipBackoff',
-      'hivewatch:listRuns', 'hivewatch:countRuns', 'hivewatch:getRun', 'hivewatch:getEvents', 'hivewatch:listFlows', 'hivewatch:checkFlow',
-      'hivewatch:saveFlow', 'hivewatch:getNotificationSettings', 'hivewatch:setFlowMuted',
-      'hivewatch:errorCounts', 'hivewatch:failureCounts', 'hivewatch:errorSeries', 'hivewatch:errorGroups', 'hivewatch:listErrors', 'hivewatch:bulkRuns',
+      'hivewatch:listRuns', 'hivewatch:countRuns', 'hivewatch:getRun', 'hivewatch:getEvents', 'hivewatch:listFlows',
+      'hivewatch:checkFlow', 'hivewatch:saveFlow', 'hivewatch:getNotificationSettings', 'hivewatch:setFlowMuted',
+      'hivewatch:errorCounts', 'hivewatch:failureCounts', 'hivewatch:errorSeries', 'hivewatch:errorGroups',
+      'hivewatch:listErrors', 'hivewatch:listAlertRules', 'hivewatch:addAlertRule', 'hivewatch:removeAlertRule',
+      'hivewatch:testAlertRule', 'hivewatch:listAlertDeliveries', 'hivewatch:usageByFlow', 'hivewatch:bulkRuns',
+      'hivewatch:listIssues', 'hivewatch:getIssue', 'hivewatch:setIssueStatus',
       'hivewatch:subscribe', 'hivewatch:unsubscribe',
     ]);
     expect(await ipc.invoke('hivewatch:listRuns', { limit: 0 })).toEqual({
