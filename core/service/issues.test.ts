@@ -2,6 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { IssueTransitions, type IssueTransition } from '../store/issue-transitions.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { testEngines } from '../store/testing/engines.js';
+import { postgresMissing } from '../store/testing/test-databases.js';
+import { skipTitle } from '../testing/skip.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
 import { IssueBook } from './issues.js';
 
@@ -124,7 +126,7 @@ describe.each(engines)('error issues on $name', (engine) => {
   });
 });
 
-describe.runIf(engines.length > 1)('two hosts of one PostgreSQL database', () => {
+describe.runIf(engines.length > 1)(skipTitle('two hosts of one PostgreSQL database', engines.length > 1 ? null : postgresMissing), () => {
   const postgres = engines[1]!;
   it('journal a regression once, and only the host that journaled it tells its hook', async () => {
     const location = await postgres.fresh();
