@@ -116,6 +116,9 @@ export async function bulkCommand(action: CliBulkAction, args: ParsedArgs, io: C
     userFlowsDir: appFlowsDirOf(store.location),
     // Retried and resumed runs run here, like `hivewatch retry ID`: this host watches the others.
     watchHosts: action !== 'cancel',
+    // A command line process delivers no alerts (a hanging receiver would hold its exit); it queues
+    // those of the issues it announces, and a serving host posts them (docs/triage.md "Alerts").
+    alerts: false,
   });
   // A cancel of another process's run waits for its answer on unref'd timers (they never hold a
   // server open); here nothing else keeps the process alive meanwhile, so this does.

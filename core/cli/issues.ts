@@ -61,8 +61,8 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
     const alerts = store.readonly ? null : new AlertEngine({ store, host: `cli-${thisIssueHost()}` });
     if (alerts) hub.subscribe((transition) => queued.push(alerts.onIssueTransition(transition)));
     const book = new IssueBook({ store, hub, host: thisIssueHost() });
-    if (sub === undefined) return await listIssues(book, args, io);
-    const code = await oneIssue(store, book, sub as Subcommand, id as string, args, io);
+    // The list reconciles too: a `new` or regressed row it journals owes its alert before the store closes.
+    const code = sub === undefined ? await listIssues(book, args, io) : await oneIssue(store, book, sub as Subcommand, id as string, args, io);
     await Promise.all(queued);
     return code;
   } catch (error) {

@@ -73,6 +73,9 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
     // another host interrupted while this process was not heard from is stopped here.
     watchHosts: true,
     journalRetryDelaysMs: retryDelays,
+    // A command line process delivers no alerts (a hanging receiver would hold its exit); it queues
+    // those of the issues it announces, and a serving host posts them (docs/triage.md "Alerts").
+    alerts: false,
   });
   let printer: ProgressPrinter | null = null;
   let runId: string | null = null;

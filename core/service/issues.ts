@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { emptyIssueState, foldIssueLog, type IssueState } from '../store/issue-state.js';
+import { emptyIssueState, foldIssueLog, isStaleRow, type IssueState } from '../store/issue-state.js';
 import type { IssueTransitions } from '../store/issue-transitions.js';
 import type { ErrorGroup, HivewatchStore } from '../store/index.js';
 import type { IssueActor, IssueFacts, IssueLogRow, NewIssueChange } from '../store/issues.js';
@@ -104,8 +104,15 @@ export class IssueBook {
 
   private async journal(group: ErrorGroup, change: NewIssueChange): Promise<IssueLogRow | null> {
     const row = await this.store.issues.journal(change);
+    if (row !== null && change.actor === 'system' && (await this.landedStale(row))) return null;
     if (row !== null) this.options.hub.emit({ fingerprint: row.fingerprint, title: issueTitle(group), kind: row.kind, at: row.at, by: row.actor === 'system' ? `host:${row.host}` : row.actor });
     return row;
+  }
+
+  /** Whether an operator's change landed before this system row (issue-state.ts isStaleRow): then it is not told. */
+  private async landedStale(row: IssueLogRow): Promise<boolean> {
+    const before = (await this.store.issues.log(row.fingerprint)).filter((r) => r.id < row.id);
+    return isStaleRow(foldIssueLog(before).get(row.fingerprint) ?? emptyIssueState(row.fingerprint), row);
   }
 
   async list(input: ListIssuesInput): Promise<{ items: Issue[]; nextCursor: string | null }> {

@@ -59,7 +59,11 @@ export interface HivewatchServiceOptions {
    * (serve, the app, `hivewatch run`) turn it on; tests inject the timer and call `checkHosts()`.
    */
   watchHosts?: boolean | { intervalMs?: number; scheduler?: TailScheduler };
-  /** Alert rules and webhook deliveries (alerts/alerts-host.ts); `false` turns them off in this process. */
+  /**
+   * Alert rules and webhook deliveries (alerts/alerts-host.ts); `false`: this process posts nothing
+   * and evaluates no journal (`hivewatch run`, bulk), but still queues the alerts of the issue
+   * transitions it journals, for a serving host to post.
+   */
   alerts?: AlertsHostOptions | false;
   /** How often issues' time-bound transitions are checked (issue-watch.ts, default 60 s), and its timer. */
   issueWatch?: { intervalMs?: number; scheduler?: IssueWatchScheduler };

@@ -1,5 +1,6 @@
 import { isStoreError, type HivewatchStore } from '../store/index.js';
 import { startAlerts, type AlertsHost } from './alerts/alerts-host.js';
+import { AlertEngine } from './alerts/engine.js';
 import { issuesApi, type IssueParts } from './issues-api.js';
 import { IssueWatch } from './issue-watch.js';
 import type { HivewatchServiceOptions } from './service-types.js';
@@ -24,12 +25,18 @@ export function startTriage(store: HivewatchStore, options: HivewatchServiceOpti
   if (!store.readonly) issueWatch.start(store, options.issueWatch ?? {});
   // What this process journals about issues feeds the alert rules (new issue, regression, escalation,
   // the resolve follow-up); a system transition is journaled by one host only, so it alerts once.
-  if (alerts) {
+  // A process that does not deliver (`alerts: false`: `hivewatch run`, bulk) still queues them in the
+  // database, as `hivewatch issues` does: no other host will be told of a row this one journaled.
+  const engine = alerts?.engine ?? (store.readonly ? null : new AlertEngine({ store, host: `${instance}-${process.pid}` }));
+  const queued = new Set<Promise<void>>();
+  if (engine) {
     issues.transitions.subscribe((transition) => {
-      void alerts.engine
+      const queuing = engine
         .onIssueTransition(transition)
-        .then(() => alerts.engine.pump())
-        .catch((error: unknown) => console.error('alerts: an issue transition was not queued:', error));
+        .then(() => (alerts ? alerts.engine.pump() : undefined))
+        .catch((error: unknown) => console.error('alerts: an issue transition was not queued:', error))
+        .finally(() => queued.delete(queuing));
+      queued.add(queuing);
     });
   }
   return {
@@ -37,8 +44,9 @@ export function startTriage(store: HivewatchStore, options: HivewatchServiceOpti
     issues,
     issueWatch,
     async stop(): Promise<void> {
-      await alerts?.stop();
       await issueWatch.stop();
+      await Promise.all([...queued]);
+      await alerts?.stop();
     },
   };
 }

@@ -27,7 +27,18 @@ export function emptyIssueState(fingerprint: string): IssueState {
   return { fingerprint, status: 'unresolved', last: null, epoch: 0, resolved: null, ignored: null, announced: false };
 }
 
+/**
+ * A system transition is decided on the state a host read; when another change (an operator's)
+ * landed between that read and its insert, the row's `from` is no longer the status it follows.
+ * Such a row is stale: it stays in the log and changes nothing, so an ignore or a resolve made
+ * meanwhile stands on every host and after every restart. `new` has no `from` and is never stale.
+ */
+export function isStaleRow(state: IssueState, row: IssueLogRow): boolean {
+  return row.actor === 'system' && row.kind !== 'new' && row.from !== state.status;
+}
+
 function applyIssueRow(state: IssueState, row: IssueLogRow): IssueState {
+  if (isStaleRow(state, row)) return state;
   const by = row.actor === 'system' ? `host:${row.host}` : row.actor;
   const next: IssueState = { ...state, status: row.to, last: { id: row.id, kind: row.kind, at: row.at, by, reason: row.reason } };
   if (row.kind === 'new') next.announced = true;

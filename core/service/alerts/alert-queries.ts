@@ -208,10 +208,16 @@ export function* finishDelivery(_dialect: Dialect, id: string, owner: string, ou
   return result.changes === 1;
 }
 
-/** Deliveries counted instead of sent for this rule and key since `since` (exclusive) up to `until`. */
+/**
+ * Deliveries counted instead of sent for this rule and key from the previous message (`since`,
+ * its created_at, inclusive) to this one (`until`, exclusive). A throttled row in the same
+ * millisecond as a message came after it (the message was not throttled, so nothing sent in its
+ * interval preceded it): it belongs to the period the message opened, not the one it ends. A
+ * storm evaluated in one pass shares one millisecond, so `> since` lost the whole count.
+ */
 export function* throttledSince(_dialect: Dialect, ruleId: string, throttleKey: string, since: number, until: number): Query<{ count: number; first: number | null }> {
   const row = yield* get<{ count: number; first: number | null }>(
-    `SELECT COUNT(*) AS count, MIN(created_at) AS first FROM alert_deliveries WHERE rule_id = ? AND throttle_key = ? AND status = 'throttled' AND created_at > ? AND created_at <= ?`,
+    `SELECT COUNT(*) AS count, MIN(created_at) AS first FROM alert_deliveries WHERE rule_id = ? AND throttle_key = ? AND status = 'throttled' AND created_at >= ? AND created_at < ?`,
     [ruleId, throttleKey, since, until],
   );
   return { count: Number(row?.count ?? 0), first: num(row?.first ?? null) };

@@ -41,6 +41,7 @@ export function startAlerts(store: HivewatchStore, options: AlertsHostOptions | 
       stopped = true;
       unsubscribe();
       cancelTimer();
+      engine.halt();
       await last;
     },
   };

@@ -114,6 +114,18 @@ for (const engine of harness.engines) {
       expect(next.text).toMatch(/ \(and 4 more since 14:06 UTC\)$/);
     });
 
+    it('throttle: a storm evaluated in one millisecond with its message is counted into the next message', async () => {
+      const s = await setup(await engine.fresh());
+      await addAlertRule(s.store, { when: 'run-failed', webhook: s.url, throttle: '10m' }, 'test', T0);
+      for (const id of ['run_s1', 'run_s2', 'run_s3', 'run_s4']) await s.store.appendEvents(failedRun(id).events);
+      await s.engine.pump();
+      s.clock.value = T0 + 11 * 60_000;
+      await s.store.appendEvents(failedRun('run_s5', { start: s.clock.value }).events);
+      await s.engine.pump();
+      expect(s.receiver.bodies().map((b) => b.subject)).toEqual(['run_s1', 'run_s5']);
+      expect(s.receiver.bodies()[1]!.suppressed).toEqual({ count: 3, since: T0 });
+    });
+
     it('resolve follow-up: a failed run retried to success gets a second delivery that refers to the first', async () => {
       const s = await setup(await engine.fresh());
       await addAlertRule(s.store, { when: 'run-failed', webhook: s.url, throttle: '0' }, 'test', T0);

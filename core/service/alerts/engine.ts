@@ -50,6 +50,7 @@ export class AlertEngine {
   private cursor: number | null = null;
   private pumping: Promise<void> | null = null;
   private again = false;
+  private halted = false;
 
   constructor(options: AlertEngineOptions) {
     this.store = options.store;
@@ -77,12 +78,20 @@ export class AlertEngine {
           await this.evaluateJournal();
           await this.checkRunning();
           await this.deliverDue();
-        } while (this.again);
+        } while (this.again && !this.halted);
       } finally {
         this.pumping = null;
       }
     })();
     return this.pumping;
+  }
+
+  /**
+   * The host is closing: the delivery being posted finishes (one bounded POST), no other starts.
+   * Without it, closing waited for every due delivery of the pass, each up to its timeout.
+   */
+  halt(): void {
+    this.halted = true;
   }
 
   /** An issue changed state: the issues engine's hook calls this (service.ts; `hivewatch issues` for an operator's change there). */
@@ -204,7 +213,7 @@ export class AlertEngine {
   }
 
   private async deliverDue(): Promise<void> {
-    for (let i = 0; i < DELIVERIES_PER_PUMP; i++) {
+    for (let i = 0; i < DELIVERIES_PER_PUMP && !this.halted; i++) {
       const claimed = await this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs));
       if (!claimed) return;
       await this.deliver(claimed);

@@ -73,9 +73,10 @@ export type WebhookPost = (url: string, body: string, headers: Record<string, st
  */
 export const postWebhook: WebhookPost = async (url, body, headers, timeoutMs) => {
   try {
-    const response = await fetch(url, {
+    const target = withoutCredentials(url);
+    const response = await fetch(target.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: { 'content-type': 'application/json', ...headers, ...target.authorization },
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
@@ -90,3 +91,18 @@ export const postWebhook: WebhookPost = async (url, body, headers, timeoutMs) =>
     return { error: cause ? `connection failed (${cause})` : 'connection failed' };
   }
 };
+
+/**
+ * fetch refuses a URL with `user:pass@` (the Fetch standard forbids credentials in a request's
+ * URL), so a receiver behind HTTP Basic authentication would never get a POST. The credentials
+ * go where RFC 7617 puts them instead: `Authorization: Basic base64(user:pass)`, decoded from
+ * the URL's percent-encoding first.
+ */
+export function withoutCredentials(text: string): { url: string; authorization: Record<string, string> } {
+  const url = new URL(text);
+  if (url.username === '' && url.password === '') return { url: text, authorization: {} };
+  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = '';
+  url.password = '';
+  return { url: url.href, authorization: { authorization: `Basic ${Buffer.from(pair, 'utf8').toString('base64')}` } };
+}

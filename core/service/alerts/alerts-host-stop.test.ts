@@ -1,0 +1,42 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openStore } from '../../store/index.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
+import { listDeliveries } from './alert-queries.js';
+import { addAlertRule } from './alerts-api.js';
+import { startAlerts } from './alerts-host.js';
+import { TestReceiver } from './testing.js';
+
+/**
+ * Closing a serving host while its receiver hangs: the POST in flight ends at its timeout and no
+ * other starts, so closing costs one bounded POST, not one per due delivery (up to 50 a pass).
+ * The deliveries not posted stay pending for the next host. A real receiver, a real SQLite file.
+ */
+
+const tempDir = tempDirs();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('the alerts host closing', () => {
+  it('waits for the POST in flight only; the other due deliveries stay pending', async () => {
+    const store = await openStore({ path: join(tempDir('hw-alerts-stop-'), 'hivewatch.db') });
+    const receiver = new TestReceiver();
+    const hook = await receiver.start();
+    cleanups.push(() => store.close(), () => receiver.stop());
+    await addAlertRule(store, { when: 'run-failed', webhook: hook, throttle: '0' }, 'test');
+    receiver.answers.push('hang', 'hang', 'hang');
+    const host = startAlerts(store, { timeoutMs: 100, scheduler: () => () => undefined }, 'test')!;
+    await host.engine.pump(); // alerting starts at the journal's head
+    // One batch: one pass evaluates the three failures, then starts posting them.
+    const failed = (id: string) => new JournalBuilder(id, { flow: 'flows/a.prose', start: Date.now() }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }]).fail().events;
+    await store.appendEvents([...failed('run_1'), ...failed('run_2'), ...failed('run_3')]);
+    await vi.waitFor(() => expect(receiver.requests).toHaveLength(1));
+    await host.stop();
+    expect(receiver.requests).toHaveLength(1);
+    const statuses = (await store.runStatements((d) => listDeliveries(d))).map((d) => d.status).sort();
+    expect(statuses).toEqual(['failed', 'pending', 'pending']);
+  });
+});
