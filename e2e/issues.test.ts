@@ -40,6 +40,12 @@ describe('error issues in the window', () => {
         await page.emulateMedia({ colorScheme: scheme });
         await page.locator(changed).first().evaluate((e) => e.scrollIntoView({ block: 'start' }));
         await app.screenshot(`issues-${name}-${width}-${scheme}`);
+        // No sideways scrolling, of the page or of the issues table (its actions stay in reach).
+        const overflow = await page.evaluate(() => {
+          const wrap = document.querySelector('.issues-table')?.parentElement;
+          return { page: document.documentElement.scrollWidth - document.documentElement.clientWidth, issues: wrap ? wrap.scrollWidth - wrap.clientWidth : 0 };
+        });
+        expect(overflow, `${name} at ${width} px`).toEqual({ page: 0, issues: 0 });
         const serious = seriousOrCritical(await runAxe(page));
         expect(serious, describeViolations(`${name} at ${width} px, ${scheme}`, serious)).toEqual([]);
       }
