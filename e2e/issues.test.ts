@@ -62,6 +62,14 @@ describe('error issues in the window', () => {
     expect(await row.locator('.group-message').textContent()).toBe('runtime fake was rate limited: Error: <n> Too Many Requests (rate limit exceeded)');
     expect(await row.getByTestId('issue-runs').textContent()).toBe('1 run affected →');
     await lookAt(page, 'errors', '#groups-title');
+    // A chart's tooltip on the dark theme: its items read in the theme's text colour, not black.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.locator('.recharts-bar-rectangle').first().hover();
+    await page.locator('.recharts-tooltip-item').first().waitFor();
+    const tooltip = seriousOrCritical(await runAxe(page));
+    expect(tooltip, describeViolations('a chart tooltip, dark', tooltip)).toEqual([]);
+    await page.mouse.move(0, 0);
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // Resolve: the unresolved list (the default) no longer has it; the resolved one does.
     await row.getByRole('button', { name: 'Resolve' }).click();
