@@ -40,6 +40,12 @@ describe('error issues in the window', () => {
         await page.emulateMedia({ colorScheme: scheme });
         await page.locator(changed).first().evaluate((e) => e.scrollIntoView({ block: 'start' }));
         await app.screenshot(`issues-${name}-${width}-${scheme}`);
+        // No sideways scrolling, of the page or of the issues table (its actions stay in reach).
+        const overflow = await page.evaluate(() => {
+          const wrap = document.querySelector('.issues-table')?.parentElement;
+          return { page: document.documentElement.scrollWidth - document.documentElement.clientWidth, issues: wrap ? wrap.scrollWidth - wrap.clientWidth : 0 };
+        });
+        expect(overflow, `${name} at ${width} px`).toEqual({ page: 0, issues: 0 });
         const serious = seriousOrCritical(await runAxe(page));
         expect(serious, describeViolations(`${name} at ${width} px, ${scheme}`, serious)).toEqual([]);
       }
@@ -56,6 +62,14 @@ describe('error issues in the window', () => {
     expect(await row.locator('.group-message').textContent()).toBe('runtime fake was rate limited: Error: <n> Too Many Requests (rate limit exceeded)');
     expect(await row.getByTestId('issue-runs').textContent()).toBe('1 run affected →');
     await lookAt(page, 'errors', '#groups-title');
+    // A chart's tooltip on the dark theme: its items read in the theme's text colour, not black.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.locator('.recharts-bar-rectangle').first().hover();
+    await page.locator('.recharts-tooltip-item').first().waitFor();
+    const tooltip = seriousOrCritical(await runAxe(page));
+    expect(tooltip, describeViolations('a chart tooltip, dark', tooltip)).toEqual([]);
+    await page.mouse.move(0, 0);
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // Resolve: the unresolved list (the default) no longer has it; the resolved one does.
     await row.getByRole('button', { name: 'Resolve' }).click();

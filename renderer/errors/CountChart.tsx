@@ -69,6 +69,8 @@ export function CountChart({
                 cursor={{ fill: theme.cursor }}
                 contentStyle={{ background: theme.tooltipBg, border: `1px solid ${theme.tooltipBorder}`, color: theme.text }}
                 labelStyle={{ color: theme.text }}
+            // Recharts paints an item in its series' colour, black where the bar has none (Cells): unreadable on the dark theme.
+            itemStyle={{ color: theme.text }}
                 formatter={(value) => [String(value), 'errors']}
               />
               <Bar

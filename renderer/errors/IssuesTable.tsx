@@ -98,9 +98,13 @@ export function IssuesTable({
               Failures
             </th>
             <th scope="col">Runs affected</th>
-            <th scope="col" className="col-first-seen">First seen</th>
+            <th scope="col" className="issue-wide-only">
+              First seen
+            </th>
             <th scope="col">Last seen</th>
-            <th scope="col" className="col-trend">Last 24 h</th>
+            <th scope="col" className="issue-wide-only">
+              Last 24 h
+            </th>
             <th scope="col">Actions</th>
           </tr>
         </thead>
@@ -138,13 +142,13 @@ export function IssuesTable({
                     {issue.runs.toLocaleString('en-US')} run{issue.runs === 1 ? '' : 's'} affected →
                   </a>
                 </td>
-                <td className="col-first-seen">
+                <td className="issue-wide-only">
                   <RelativeTime ts={issue.firstSeen} />
                 </td>
                 <td>
                   <RelativeTime ts={issue.lastSeen} />
                 </td>
-                <td className="col-trend">
+                <td className="issue-wide-only">
                   <Sparkline values={issue.trend} label={`occurrences of ${issue.code} per hour over the last 24 hours`} />
                 </td>
                 <td>

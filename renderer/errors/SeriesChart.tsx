@@ -64,6 +64,8 @@ export function SeriesChart({ series, onZoom }: { series: ErrorSeries; onZoom: (
             cursor={{ fill: theme.cursor }}
             contentStyle={{ background: theme.tooltipBg, border: `1px solid ${theme.tooltipBorder}`, color: theme.text }}
             labelStyle={{ color: theme.text }}
+            // Recharts paints an item in its series' colour, black where the bar has none (Cells): unreadable on the dark theme.
+            itemStyle={{ color: theme.text }}
             labelFormatter={(label) => formatAbsolute(Number(label)).slice(0, 16)}
           />
           <Legend wrapperStyle={{ fontSize: 12, color: theme.text }} />

@@ -58,7 +58,9 @@ export function FlowCosts({ flows }: { flows: readonly FlowInfo[] }) {
           <thead>
             <tr>
               <th scope="col">Flow</th>
-              <th scope="col">Attempts</th>
+              <th scope="col" className="num">
+                Attempts
+              </th>
               <th scope="col">Tokens</th>
               <th scope="col">Cost</th>
             </tr>

@@ -100,15 +100,18 @@ export function formatDuration(ms: number): string {
 export function formatDelay(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '—';
   if (ms === 0) return '0s';
-  if (ms % SECOND !== 0) return ms < SECOND ? `${ms}ms` : `${ms / SECOND}s`;
+  if (ms < SECOND) return `${ms}ms`;
   const parts: string[] = [];
   let rest = ms;
-  for (const [unit, size] of [['h', HOUR], ['m', MINUTE], ['s', SECOND]] as const) {
+  for (const [unit, size] of [['h', HOUR], ['m', MINUTE]] as const) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`);
       rest %= size;
     }
   }
+  // The seconds keep their milliseconds: a wait until a usage limit's reset is rarely whole
+  // (3,562,568 ms is "59m22.568s", not "3562.568s").
+  if (rest > 0) parts.push(`${rest / SECOND}s`);
   return parts.join('');
 }
 

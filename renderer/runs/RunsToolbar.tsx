@@ -95,7 +95,7 @@ export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
       </label>
       <label className="select">
         <span className="visually-hidden">Match the error code and category</span>
-        <select value={query.match} onChange={(e) => onChange({ ...query, match: e.currentTarget.value === 'any' ? 'any' : 'ending' })} data-testid="error-match">
+        <select className="error-match" value={query.match} onChange={(e) => onChange({ ...query, match: e.currentTarget.value === 'any' ? 'any' : 'ending' })} data-testid="error-match">
           {(Object.keys(MATCH_LABELS) as ErrorMatch[]).map((m) => (
             <option key={m} value={m}>
               {MATCH_LABELS[m]}

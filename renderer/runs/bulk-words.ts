@@ -1,4 +1,4 @@
-import type { BulkAction, BulkResult } from '../../core/service/api.js';
+import type { BulkAction, BulkResult, BulkRunResult } from '../../core/service/api.js';
 import { plural } from '../lib/format.js';
 
 /**
@@ -45,4 +45,29 @@ export function previewText(preview: Pick<BulkResult, 'action' | 'matched' | 'do
 
 export function confirmLabel(action: BulkAction, count: number): string {
   return action === 'retryNow' ? `Retry ${plural(count, 'run')} now` : `${BULK_LABEL[action]} ${plural(count, 'run')}`;
+}
+
+/** Refusals shown in full before the rest are counted. */
+const REFUSALS_SHOWN = 3;
+
+/**
+ * The refusals as lines: runs refused for the same reason (the server's message with the run's own
+ * id set aside) share one line, "… — and 4 more runs like it", so 200 completed runs do not read
+ * as 200 different reasons.
+ */
+export function refusalLines(results: readonly BulkRunResult[]): string[] {
+  const groups = new Map<string, { first: string; count: number }>();
+  for (const r of results) {
+    if (r.outcome !== 'refused') continue;
+    const message = r.message ?? `run ${r.runId} was refused`;
+    const key = message.split(r.runId).join('\u0000');
+    const group = groups.get(key);
+    if (group) group.count++;
+    else groups.set(key, { first: message, count: 1 });
+  }
+  const all = [...groups.values()];
+  const lines = all.slice(0, REFUSALS_SHOWN).map((g) => (g.count === 1 ? g.first : `${g.first} — and ${plural(g.count - 1, 'more run')} like it`));
+  const rest = all.slice(REFUSALS_SHOWN).reduce((sum, g) => sum + g.count, 0);
+  if (rest > 0) lines.push(`and ${plural(rest, 'more run')} refused for other reasons`);
+  return lines;
 }

@@ -92,6 +92,35 @@ describe('RunsView', () => {
     expect(view.getState().counts?.byStatus.running).toBe(2);
   });
 
+  it('re-reads the counts when a running run starts waiting for a usage limit (its status stays running)', async () => {
+    const { api, store, make, frame, timers } = setup();
+    const j = history('run_limited', 1_000, 'open');
+    api.record(j.events);
+    store.start();
+    await settle();
+    const view = make();
+    view.start();
+    await settle();
+    expect(view.getState().counts?.byStatus).toEqual({ running: 1 });
+    const ref = { step: 1, ordinal: 0, taskId: '1:0' };
+    const reset = 7_200_000;
+    api.emit([
+      j.add({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 'Code' }] }),
+      j.add({ type: 'taskStarted', ...ref, name: 'Code', agent: 'coder', maxAttempts: 3 }),
+      j.add({ type: 'attemptStarted', ...ref, attempt: 1 }),
+      j.add({ type: 'attemptFailed', ...ref, attempt: 1, durationMs: 5, error: envelope('RUNTIME_RATE_LIMIT', { message: 'usage limit' }) }),
+    ]);
+    await frame();
+    timers.splice(0).forEach((fire) => fire());
+    await settle();
+    const before = api.calls.filter((c) => c === 'countRuns').length;
+    const usageLimit = { reported: 'session limit · resets 3pm', resetAt: reset };
+    api.emit([j.add({ type: 'retryScheduled', ...ref, attempt: 1, delayMs: reset - 2_000, strategy: 'runtime_reset_time', nextAttemptAt: reset, usageLimit })]);
+    await frame();
+    expect(api.calls.filter((c) => c === 'countRuns').length).toBe(before + 1);
+    expect(view.getState().counts?.byStatus).toEqual({ running: 1, 'waiting-limit': 1 });
+  });
+
   it('updates a shown run in place, drops it when it leaves the filter, and leaves a run sorted past the loaded rows to its page', async () => {
     const { api, store, make, frame } = setup({ status: ['running'] });
     const runs = [1, 2, 3, 4].map((i) => history(`run_${i}`, i * 1_000, 'open'));

@@ -1,4 +1,4 @@
-import type { HivewatchApi, RunCounts, RunFilterInput, RunSort, RunStatus, RunSummary } from '../../core/service/api.js';
+import type { HivewatchApi, RunCounts, RunFilterInput, RunSort, RunSummary } from '../../core/service/api.js';
 import type { RunsStore } from '../live/runs-store.js';
 import { compareRuns, formatSort, matchesFilter, serverFilter, type RunsQuery } from './runs-query.js';
 
@@ -41,8 +41,12 @@ export class RunsView {
   private readonly filter: RunFilterInput;
   private readonly compare: (a: RunSummary, b: RunSummary) => number;
   private readonly sort: RunSort;
-  /** The status each live-changed run had when last seen: counts move only when one changes. */
-  private readonly statuses = new Map<string, RunStatus>();
+  /**
+   * What each live-changed run counted as when last seen (its status, and whether it waited for a
+   * usage limit): the chips move only when one changes. A run that starts or stops waiting keeps
+   * its status `running`, yet the "waiting for limit" chip counts it.
+   */
+  private readonly countedAs = new Map<string, string>();
   private readonly pageSize: number;
   private readonly countsEveryMs: number;
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
@@ -156,9 +160,11 @@ export class RunsView {
     const known = this.store.getSnapshot().runs;
     let recount = false;
     for (const id of ids) {
-      const status = known.get(id)?.status;
-      if (status !== undefined && this.statuses.get(id) !== status) {
-        this.statuses.set(id, status);
+      const run = known.get(id);
+      if (run === undefined) continue;
+      const counted = run.waitingUntil != null ? `${run.status}+waiting-limit` : run.status;
+      if (this.countedAs.get(id) !== counted) {
+        this.countedAs.set(id, counted);
         recount = true;
       }
     }

@@ -4,7 +4,7 @@ import { useApi, useRunsStore } from '../app/api-context.js';
 import { useConfirm } from '../app/confirm.js';
 import { useToast } from '../app/toasts.js';
 import { errorText } from '../lib/use-async.js';
-import { BULK_EFFECT, confirmLabel, previewText } from './bulk-words.js';
+import { BULK_EFFECT, confirmLabel, previewText, refusalLines } from './bulk-words.js';
 
 /**
  * One bulk action from the Runs screen: the server previews it (a dry run: which runs it will
@@ -27,15 +27,13 @@ const WINDOW_CHUNK = 50;
 const IDLE: BulkState = { phase: 'idle' };
 
 function RefusalList({ results }: { results: readonly BulkRunResult[] }) {
-  const refused = results.filter((r) => r.outcome === 'refused');
-  if (refused.length === 0) return null;
-  const reasons = [...new Set(refused.map((r) => r.message ?? 'refused'))];
+  const lines = refusalLines(results);
+  if (lines.length === 0) return null;
   return (
     <ul className="bulk-reasons">
-      {reasons.slice(0, 3).map((reason) => (
-        <li key={reason}>{reason}</li>
+      {lines.map((line) => (
+        <li key={line}>{line}</li>
       ))}
-      {reasons.length > 3 && <li>and {reasons.length - 3} other reasons</li>}
     </ul>
   );
 }

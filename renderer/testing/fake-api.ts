@@ -118,6 +118,8 @@ export class FakeApi implements HivewatchApi {
     for (const run of this.summaries()) {
       if (matchesFilter(run, rest) !== true) continue;
       byStatus[run.status] = (byStatus[run.status] ?? 0) + 1;
+      // As the store: a waiting run counts in its own status and in `waiting-limit`.
+      if (run.waitingUntil != null) byStatus['waiting-limit'] = (byStatus['waiting-limit'] ?? 0) + 1;
       if (!status || status.includes(run.status)) total++;
     }
     return { total, byStatus, byFlow: [] };
