@@ -1,11 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore } from '../../store/index.js';
 import { tempDirs } from '../../testing/temp-dirs.js';
 import { EXAMPLES_DIR } from '../testing.js';
 import { createHivewatchService, type HivewatchService } from '../service.js';
-import { TestReceiver } from './testing.js';
+import { failingFlowsDir, TestReceiver } from './testing.js';
 
 /**
  * Alerts through the service's API (what the window calls): the same refusals as the CLI, a
@@ -14,14 +13,6 @@ import { TestReceiver } from './testing.js';
  */
 
 const tempDir = tempDirs();
-const FAILING_FLOW = `agent worker:
-  runtime: "fake"
-
-session: worker
-  prompt: "Fail for good"
-  simulate: "crash"
-`;
-
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -29,9 +20,7 @@ afterEach(async () => {
 
 async function make(): Promise<{ service: HivewatchService; receiver: TestReceiver; hook: string }> {
   const dir = tempDir('hw-alerts-service-');
-  const userFlowsDir = join(dir, 'flows');
-  mkdirSync(userFlowsDir);
-  writeFileSync(join(userFlowsDir, 'fails.prose'), FAILING_FLOW);
+  const userFlowsDir = failingFlowsDir(dir);
   const store = await openStore({ path: join(dir, 'hivewatch.db') });
   // No timer: pumps follow this process's commits only, so nothing runs the test did not cause.
   const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: 'virtual', alerts: { scheduler: () => () => undefined } });

@@ -1,11 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore } from '../../store/index.js';
 import { tempDirs } from '../../testing/temp-dirs.js';
 import { EXAMPLES_DIR } from '../testing.js';
 import { createHivewatchService, type HivewatchService } from '../service.js';
-import { TestReceiver } from './testing.js';
+import { failingFlowsDir, TestReceiver } from './testing.js';
 
 /**
  * Issues and alerts meet in the service (issue #23): the issue watch journals a failing run's
@@ -15,14 +14,6 @@ import { TestReceiver } from './testing.js';
  */
 
 const tempDir = tempDirs();
-const FAILING_FLOW = `agent worker:
-  runtime: "fake"
-
-session: worker
-  prompt: "Fail for good"
-  simulate: "crash"
-`;
-
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -30,9 +21,7 @@ afterEach(async () => {
 
 async function make(): Promise<{ service: HivewatchService; receiver: TestReceiver; hook: string }> {
   const dir = tempDir('hw-issue-alerts-');
-  const userFlowsDir = join(dir, 'flows');
-  mkdirSync(userFlowsDir);
-  writeFileSync(join(userFlowsDir, 'fails.prose'), FAILING_FLOW);
+  const userFlowsDir = failingFlowsDir(dir);
   const store = await openStore({ path: join(dir, 'hivewatch.db') });
   // No timers: the alert pumps and the issue passes follow this process's commits only.
   const never = () => () => undefined;

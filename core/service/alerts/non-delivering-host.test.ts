@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore } from '../../store/index.js';
@@ -8,7 +7,7 @@ import { createHivewatchService } from '../service.js';
 import { listDeliveries } from './alert-queries.js';
 import { addAlertRule } from './alerts-api.js';
 import { AlertEngine } from './engine.js';
-import { TestReceiver } from './testing.js';
+import { failingFlowsDir, TestReceiver } from './testing.js';
 
 /**
  * A process that does not deliver (`alerts: false`, as `hivewatch run` and the bulk commands
@@ -19,14 +18,6 @@ import { TestReceiver } from './testing.js';
  */
 
 const tempDir = tempDirs();
-const FAILING_FLOW = `agent worker:
-  runtime: "fake"
-
-session: worker
-  prompt: "Fail for good"
-  simulate: "crash"
-`;
-
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -35,9 +26,7 @@ afterEach(async () => {
 describe('a host that does not deliver alerts', () => {
   it('queues the alert of the issue it announced, posts nothing, and a serving host posts each alert once', async () => {
     const dir = tempDir('hw-non-delivering-');
-    const userFlowsDir = join(dir, 'flows');
-    mkdirSync(userFlowsDir);
-    writeFileSync(join(userFlowsDir, 'fails.prose'), FAILING_FLOW);
+    const userFlowsDir = failingFlowsDir(dir);
     const store = await openStore({ path: join(dir, 'hivewatch.db') });
     const receiver = new TestReceiver();
     const hook = await receiver.start();

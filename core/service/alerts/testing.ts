@@ -1,5 +1,7 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 /**
  * A real webhook receiver for the alert tests: an HTTP server on 127.0.0.1 that keeps every
@@ -65,4 +67,21 @@ export class ManualClock {
   advance(ms: number): void {
     this.value += ms;
   }
+}
+
+/** A flow whose one task crashes on its only attempt: a run that fails for good (the fake runtime). */
+const FAILING_FLOW = `agent worker:
+  runtime: "fake"
+
+session: worker
+  prompt: "Fail for good"
+  simulate: "crash"
+`;
+
+/** Writes `flows/fails.prose` (FAILING_FLOW) under `dir`; the user flows folder, where `user/fails.prose` starts it. */
+export function failingFlowsDir(dir: string): string {
+  const userFlowsDir = join(dir, 'flows');
+  mkdirSync(userFlowsDir);
+  writeFileSync(join(userFlowsDir, 'fails.prose'), FAILING_FLOW);
+  return userFlowsDir;
 }
