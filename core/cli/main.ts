@@ -1,9 +1,10 @@
 import { VERSION } from '../base/version.js';
 import { StoreError } from '../store/store-error.js';
 import { alertsCommand, ALERTS_VALUES } from './alerts.js';
-import { parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { noPositionals, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { bulkCommand, isBulkCall } from './bulk.js';
 import { checkCommand } from './check.js';
+import { commandHelp, wantsHelp } from './help.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
 import { continueCommand, errorsCommand, pruneCommand, replayCommand, runsCommand } from './history.js';
 import { issuesCommand, ISSUES_FLAGS } from './issues.js';
@@ -99,17 +100,17 @@ const COMMANDS: Record<string, Command> = {
   runs: {
     booleans: ['json'],
     values: ['db', 'status', 'flow', 'text', 'since', 'limit'],
-    run: (args, io) => runsCommand(args, io),
+    run: (args, io) => runsCommand(noPositionals(args, 'runs'), io),
   },
   errors: {
     booleans: ['json', 'groups', 'failures'],
     values: ['db', 'by', 'since', 'flow', 'category', 'origin', 'code', 'limit'],
-    run: (args, io) => errorsCommand(args, io),
+    run: (args, io) => errorsCommand(noPositionals(args, 'errors'), io),
   },
   cost: {
     booleans: ['json'],
     values: ['db', 'since', 'by', 'flow', 'limit'],
-    run: (args, io) => costCommand(args, io),
+    run: (args, io) => costCommand(noPositionals(args, 'cost'), io),
   },
   issues: {
     ...ISSUES_FLAGS,
@@ -138,12 +139,12 @@ const COMMANDS: Record<string, Command> = {
   'otel-env': {
     booleans: [],
     values: ['agent', 'db', 'port', 'store-prompts'],
-    run: (args, io) => otelEnvCommand(args, io),
+    run: (args, io) => otelEnvCommand(noPositionals(args, 'otel-env'), io),
   },
   prune: {
     booleans: ['json'],
     values: ['db', 'older-than'],
-    run: (args, io) => pruneCommand(args, io),
+    run: (args, io) => pruneCommand(noPositionals(args, 'prune'), io),
   },
   alerts: {
     booleans: ['json'],
@@ -171,6 +172,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   if (!command) {
     io.err(`hivewatch: unknown command "${name}"\n\n${HELP}`);
     return ExitCode.usage;
+  }
+  if (wantsHelp(rest)) {
+    io.out(commandHelp(HELP, name));
+    return ExitCode.ok;
   }
   try {
     return await command.run(parseArgs(rest, command), io);
