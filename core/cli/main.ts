@@ -65,8 +65,10 @@ Usage:
       CONDITION: run-failed | new-issue | regression | escalating | retrying-longer-than=10m | retrying-more-than=3
                  | running-longer-than=1h | usage-limit | session-failed
   hivewatch alerts list | remove ID | test ID | deliveries [--limit N]   (all with --json; webhooks shown redacted)
-  hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off]   the browser shell alone, on 127.0.0.1
-  hivewatch start [--browser] [--db PATH] [--demo]  the app: Electron where installed, else the browser shell
+  hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off] [--otel-idle DURATION]
+                                                 the browser shell alone, on 127.0.0.1
+  hivewatch start [--port N] [--db PATH] [--demo] [--browser] [--no-open] [--otel-port N|off] [--otel-idle DURATION]
+                                                 the app: Electron where installed, else the browser shell
   hivewatch help
 `;
 
