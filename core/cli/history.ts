@@ -15,6 +15,8 @@ function table(rows: readonly (readonly string[])[]): string {
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n') + '\n';
 }
 
+const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 const when = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
 
 function since(args: ParsedArgs, now: number): number | undefined {
@@ -63,7 +65,7 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       io.out('no runs yet: start one with `hivewatch run examples/01-happy-path.prose`\n');
       return ExitCode.ok;
     }
-    const rows = page.runs.map((r) => [r.id, statusOfRun(r), r.flowName, when(r.startedAt), `${r.steps} steps`, `${r.attemptCount} attempts`, `${r.errorCount} errors`, errorOfRun(r)]);
+    const rows = page.runs.map((r) => [r.id, statusOfRun(r), r.flowName, when(r.startedAt), count(r.steps, 'step'), count(r.attemptCount, 'attempt'), count(r.errorCount, 'error'), errorOfRun(r)]);
     io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEPS', 'ATTEMPTS', 'ERRORS', 'ERROR'], ...rows]));
     return ExitCode.ok;
   } finally {
