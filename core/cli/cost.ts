@@ -26,7 +26,7 @@ export async function costCommand(args: ParsedArgs, io: CliIo, now = Date.now())
   if (by === 'flow' && args.flags.has('limit')) throw new UsageError('--limit applies to --by run (the costliest runs); --by flow lists every flow');
   const rawSince = stringFlag(args, 'since');
   const age = rawSince === undefined ? null : parseAge(rawSince);
-  if (rawSince !== undefined && age === null) throw new UsageError(`--since must be an age like 24h, 7d or 30d, got "${rawSince}"`);
+  if (rawSince !== undefined && age === null) throw new UsageError(`--since must be an age like 30m, 24h or 7d, got "${rawSince}"`);
   const query = { ...(age !== null ? { since: now - age } : {}), ...(stringFlag(args, 'flow') !== undefined ? { flow: stringFlag(args, 'flow') as string } : {}) };
   const store = await openCliStore(args, io);
   try {

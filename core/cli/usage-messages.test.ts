@@ -107,6 +107,8 @@ describe('options a command would drop', () => {
     expect((await cli(['cost', 'deploy'])).err).toBe('hivewatch cost: unexpected argument "deploy": cost takes only options (see hivewatch cost --help)\n');
     expect(await cli(['cost', '--limit', '3'])).toEqual({ code: ExitCode.usage, out: '', err: 'hivewatch cost: --limit applies to --by run (the costliest runs); --by flow lists every flow\n' });
     expect((await cli(['cost', '--by', 'run', '--limit', '3'])).code).toBe(ExitCode.ok);
+    // The same words as runs' and errors' --since.
+    expect((await cli(['cost', '--since', '7x'])).err).toBe('hivewatch cost: --since must be an age like 30m, 24h or 7d, got "7x"\n');
   });
 
   it('errors and prune refuse a stray argument too', async () => {
