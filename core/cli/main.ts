@@ -33,7 +33,8 @@ Usage:
                                                  a live run's newest error; --json carries endingError
                                                  --status waiting-limit: runs waiting for a usage limit's
                                                  reset (--json carries waitingUntil, epoch ms)
-  hivewatch errors [--by category|origin|code|flow|handled|run|task] [--since 24h] [--flow F] [--category C] [--json]
+  hivewatch errors [--by category|origin|code|flow|handled|run|task] [--since 24h] [--flow F] [--category C]
+                  [--origin O] [--code C] [--limit N] [--json]
                                                  error occurrences; --by handled: handled, unhandled, pending
   hivewatch errors --failures [--by code|rootCode|category|origin|flow] [--since 24h] [--json]
                                                  failures: one per run that ended failed, by its ending
@@ -42,7 +43,7 @@ Usage:
   hivewatch cost [--since 7d] [--by flow|run] [--flow F] [--limit N] [--json]
                                                  tokens and cost per flow (or the costliest runs), failed attempts' share
   hivewatch issues [--status unresolved|resolved|ignored|regressed|escalating|new|ongoing]
-                  [--sort last-seen|first-seen|failures|runs] [--json]
+                  [--sort last-seen|first-seen|failures|runs] [--limit N] [--json]
                                                  error issues: groups with a title, a status and counts
   hivewatch issues resolve|reopen ID [--json]    ID: the issue's fingerprint, or the start of it
   hivewatch issues ignore ID [--for 24h | --until-count N | --until-escalating] [--json]
@@ -55,7 +56,7 @@ Usage:
                                                  category, anyCode, anyCategory, since); more than one run
                                                  needs --yes or a "y" at the prompt; retried and resumed
                                                  runs run here until they end
-  hivewatch prune --older-than 30d               delete finished runs (rollups stay exact)
+  hivewatch prune --older-than 30d [--json]      delete finished runs (rollups stay exact)
   hivewatch migrate --from FILE --to postgres://… [--dry-run] [--json] [--batch N]
                                                  copy a SQLite history into a team PostgreSQL database
                                                  (N: events per transaction, default 2000; runs stay whole)
@@ -69,7 +70,10 @@ Usage:
                                                  the browser shell alone, on 127.0.0.1
   hivewatch start [--port N] [--db PATH] [--demo] [--browser] [--no-open] [--otel-port N|off] [--otel-idle DURATION]
                                                  the app: Electron where installed, else the browser shell
-  hivewatch help
+  hivewatch help                                 this text; COMMAND --help: that command's lines
+
+Every command that reads or writes the history takes --db PATH or postgres://… (default: HIVEWATCH_DB,
+else the OS data directory).
 `;
 
 interface Command {
@@ -159,6 +163,9 @@ const COMMANDS: Record<string, Command> = {
     run: (args, io) => migrateCommand(args, io),
   },
 };
+
+/** The commands `main` dispatches (serve and start go to server/cli.ts first); the help test walks them. */
+export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
 
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   const [name, ...rest] = argv;

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/index.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
 import { ExitCode, type CliIo } from './io.js';
-import { main } from './main.js';
+import { COMMAND_NAMES, main } from './main.js';
 
 /**
  * The command line tried as a newcomer would (the QA pass over issues 21–24's commands): `--help`
@@ -37,6 +37,19 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('--help after a command', () => {
+  it('every command has lines in the full help, and README\'s command-line block shows each one', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const block = /## The command line\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(COMMAND_NAMES.length).toBeGreaterThan(10);
+    for (const name of COMMAND_NAMES) {
+      const { code, out } = await cli([name, '--help']);
+      expect(code, name).toBe(ExitCode.ok);
+      expect(out.split('\n').filter((l) => l.startsWith('  hivewatch')).length, `hivewatch ${name} --help`).toBeGreaterThan(0);
+      // migrate has its own README section ("Moving history to a team database").
+      if (name !== 'migrate') expect(block, `README's command list lacks hivewatch ${name}`).toContain(`hivewatch ${name}`);
+    }
+  });
+
   it('prints that command\'s usage lines from the full help and exits 0 (was: "unknown option --help", 64)', async () => {
     const cost = await cli(['cost', '--help']);
     expect(cost).toMatchObject({ code: ExitCode.ok, err: '' });
