@@ -83,6 +83,20 @@ describe('hivewatch serve / start', () => {
     expect(result.stderr).toContain('hivewatch serve: --port needs a port number from 0 to 65535, got "abc"');
     const unknown = spawnSync(process.execPath, [bin, 'serve', '--bogus'], { cwd: root, encoding: 'utf8' });
     expect(unknown.status).toBe(64);
+    expect(unknown.stderr.split('\n')[0]).toBe('hivewatch serve: unknown option --bogus');
+  });
+
+  it('--help prints the usage and exits 0 without serving (was: node\'s "Unknown option" and 64)', () => {
+    for (const command of ['serve', 'start']) {
+      const result = spawnSync(process.execPath, [bin, command, '--help'], { cwd: root, encoding: 'utf8' });
+      expect(result.status).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe(
+        'Usage:\n' +
+          '  hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off] [--otel-idle DURATION]\n' +
+          '  hivewatch start [--port N] [--db PATH] [--demo] [--browser] [--no-open] [--otel-port N|off] [--otel-idle DURATION]\n',
+      );
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { wantsHelp } from '../core/cli/help.js';
 import { ExitCode } from '../core/cli/io.js';
 import { otelIdleOf, otelPortOf } from '../core/otel/host.js';
 import { detectElectron } from './launcher.js';
@@ -201,17 +202,30 @@ async function electronShell(binary: string, flags: Flags, io: CliIo): Promise<n
   }
 }
 
+/**
+ * node:util's words for an unknown option suggest passing it after `--` as a positional, which
+ * these commands never take; say what the core CLI says instead.
+ */
+function usageMessage(error: Error & { code?: string }): string {
+  const unknown = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /Unknown option '([^']+)'/.exec(error.message) : null;
+  return unknown ? `unknown option ${unknown[1] as string}` : error.message;
+}
+
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command !== 'serve' && command !== 'start') {
     io.err(USAGE);
     return ExitCode.usage;
   }
+  if (wantsHelp(rest)) {
+    io.out(USAGE);
+    return ExitCode.ok;
+  }
   let flags: Flags;
   try {
     flags = parse(rest, command);
   } catch (error) {
-    io.err(`hivewatch ${command}: ${(error as Error).message}\n${USAGE}`);
+    io.err(`hivewatch ${command}: ${usageMessage(error as Error)}\n${USAGE}`);
     return ExitCode.usage;
   }
   if (command === 'serve') return browserShell(flags, io, false, null);

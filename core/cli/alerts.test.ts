@@ -46,6 +46,14 @@ describe('hivewatch alerts', () => {
     [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--throttle', 'soon'], 'hivewatch alerts: --throttle must be a duration like 10m (or 0 for none), got "soon"\n'],
     [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--format', 'xml'], 'hivewatch alerts: --format must be json or slack, got "xml"\n'],
     [['--webhook', 'https://example.com/h'], 'hivewatch alerts: alerts add needs --when CONDITION\n'],
+    [
+      ['--when', 'run-failed', '--webhook', 'https://example.com/h', '--category', 'network'],
+      'hivewatch alerts: --category must be one of system, runtime, agent, scope, verification, git, user, policy, got "network"\n',
+    ],
+    [
+      ['--when', 'run-failed', '--webhook', 'https://example.com/h', '--code', 'RATE_LIMIT'],
+      'hivewatch alerts: --code must be an error code like RUNTIME_CRASHED or RUNTIME_RATE_LIMIT (hivewatch errors --by code lists those seen), got "RATE_LIMIT"\n',
+    ],
   ])('add %j is refused with its exact message, exit 64, nothing written', async (args, message) => {
     const result = await hivewatch('alerts', 'add', ...args);
     expect(result).toEqual({ code: 64, out: '', err: message });

@@ -58,3 +58,10 @@ export function stringFlag(args: ParsedArgs, name: string): string | undefined {
   const raw = args.flags.get(name);
   return typeof raw === 'string' ? raw : undefined;
 }
+
+/** A command that takes only options: a stray word (a run id after `runs`) is an error, not ignored. */
+export function noPositionals(args: ParsedArgs, command: string): ParsedArgs {
+  const stray = args.positionals[0];
+  if (stray !== undefined) throw new UsageError(`unexpected argument "${stray}": ${command} takes only options (see hivewatch ${command} --help)`);
+  return args;
+}

@@ -26,6 +26,15 @@ export function isBulkCall(args: ParsedArgs): boolean {
   return args.flags.has('where') || args.flags.has('yes') || args.positionals.length > 1;
 }
 
+/** Options of a single `retry ID` / `resume ID`; the bulk form would silently drop them. */
+const SINGLE_RUN_OPTIONS = ['virtual-clock', 'max-steps', 'concurrency', 'agent', 'repo', 'workspace', 'kill-grace'] as const;
+
+function refuseSingleRunOptions(action: CliBulkAction, args: ParsedArgs): void {
+  const given = SINGLE_RUN_OPTIONS.find((name) => args.flags.has(name));
+  if (given === undefined) return;
+  throw new UsageError(`--${given} applies to one run (hivewatch ${action} RUN_ID --${given} …); the runs of a bulk ${action} keep their original's settings`);
+}
+
 function targetOf(args: ParsedArgs): Pick<BulkRunsInput, 'runIds' | 'where'> {
   const where = stringFlag(args, 'where');
   if (where !== undefined && args.positionals.length > 0) throw new UsageError('give run ids or --where, not both');
@@ -107,6 +116,7 @@ async function waitForNewRuns(service: HivewatchService, result: BulkResult, io:
 }
 
 export async function bulkCommand(action: CliBulkAction, args: ParsedArgs, io: CliIo): Promise<number> {
+  refuseSingleRunOptions(action, args);
   const target = targetOf(args);
   const json = args.flags.has('json');
   const store = await openCliStore(args, io);

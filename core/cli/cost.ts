@@ -23,9 +23,10 @@ function table(rows: readonly (readonly string[])[]): string {
 export async function costCommand(args: ParsedArgs, io: CliIo, now = Date.now()): Promise<number> {
   const by = stringFlag(args, 'by') ?? 'flow';
   if (!(BY as readonly string[]).includes(by)) throw new UsageError(`--by must be flow or run, got "${by}"`);
+  if (by === 'flow' && args.flags.has('limit')) throw new UsageError('--limit applies to --by run (the costliest runs); --by flow lists every flow');
   const rawSince = stringFlag(args, 'since');
   const age = rawSince === undefined ? null : parseAge(rawSince);
-  if (rawSince !== undefined && age === null) throw new UsageError(`--since must be an age like 24h, 7d or 30d, got "${rawSince}"`);
+  if (rawSince !== undefined && age === null) throw new UsageError(`--since must be an age like 30m, 24h or 7d, got "${rawSince}"`);
   const query = { ...(age !== null ? { since: now - age } : {}), ...(stringFlag(args, 'flow') !== undefined ? { flow: stringFlag(args, 'flow') as string } : {}) };
   const store = await openCliStore(args, io);
   try {

@@ -96,7 +96,7 @@ describe('hivewatch errors --failures and runs: the failure model on the command
     // A completed run names no error code, whatever its handled errors were.
     const completed = table.stdout.split('\n').filter((line) => line.startsWith('run_recovered'));
     expect(completed).toHaveLength(1);
-    expect(completed[0]).toMatch(/ completed .* 1 errors\s*$/);
+    expect(completed[0]).toMatch(/ completed .* 1 error\s*$/);
     const json = JSON.parse((await hivewatch(['runs', '--json'])).stdout) as { runs: { id: string; status: string; endingError: { code: string; rootCode: string; chain: unknown[] } | null }[] };
     // Newest first: the example runs, then the run written as started a minute before them.
     expect(json.runs.map((r) => [r.status, r.endingError?.code ?? null, r.endingError?.rootCode ?? null, r.endingError?.chain.length ?? 0])).toEqual([

@@ -4,6 +4,7 @@ import { openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 import { FlowKeyError, FlowKeys, flowFoldersForDatabase } from '../service/flow-keys.js';
 import { runFlow } from './run.js';
+import { RUN_LIST_STATUSES, type RunListStatus } from '../service/api.js';
 
 /** `hivewatch runs | errors | replay | resume | retry | prune`: the history in the database. */
 
@@ -13,6 +14,8 @@ function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n') + '\n';
 }
+
+const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 const when = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
 
@@ -24,12 +27,24 @@ function since(args: ParsedArgs, now: number): number | undefined {
   return now - age;
 }
 
+/** `--status a,b`: each one a run-list status, or a usage error that lists them. */
+function statusFilter(args: ParsedArgs): RunListStatus[] | undefined {
+  const raw = stringFlag(args, 'status');
+  if (raw === undefined) return undefined;
+  const statuses = raw.split(',').map((s) => s.trim());
+  const bad = statuses.find((s) => !(RUN_LIST_STATUSES as readonly string[]).includes(s));
+  if (bad !== undefined) throw new UsageError(`--status must be one or more (comma-separated) of ${RUN_LIST_STATUSES.join(', ')}, got "${bad}"`);
+  return statuses as RunListStatus[];
+}
+
+/** Any filter narrows the list: an empty answer then means no match, not an empty history. */
+const RUN_FILTERS = ['status', 'flow', 'text', 'since'] as const;
+
 export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const store = await openCliStore(args, io);
   try {
-    const status = stringFlag(args, 'status');
     const page = await store.listRuns({
-      status: status === undefined ? undefined : (status.split(',') as never),
+      status: statusFilter(args),
       flow: stringFlag(args, 'flow'),
       text: stringFlag(args, 'text'),
       since: since(args, Date.now()),
@@ -42,11 +57,15 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       io.out(`${JSON.stringify({ runs, nextCursor: page.nextCursor })}\n`);
       return ExitCode.ok;
     }
+    if (page.runs.length === 0 && RUN_FILTERS.some((f) => args.flags.has(f))) {
+      io.out(`no run matches ${RUN_FILTERS.filter((f) => args.flags.has(f)).map((f) => `--${f} ${String(args.flags.get(f))}`).join(' ')}\n`);
+      return ExitCode.ok;
+    }
     if (page.runs.length === 0) {
       io.out('no runs yet: start one with `hivewatch run examples/01-happy-path.prose`\n');
       return ExitCode.ok;
     }
-    const rows = page.runs.map((r) => [r.id, statusOfRun(r), r.flowName, when(r.startedAt), `${r.steps} steps`, `${r.attemptCount} attempts`, `${r.errorCount} errors`, errorOfRun(r)]);
+    const rows = page.runs.map((r) => [r.id, statusOfRun(r), r.flowName, when(r.startedAt), count(r.steps, 'step'), count(r.attemptCount, 'attempt'), count(r.errorCount, 'error'), errorOfRun(r)]);
     io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEPS', 'ATTEMPTS', 'ERRORS', 'ERROR'], ...rows]));
     return ExitCode.ok;
   } finally {

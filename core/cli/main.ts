@@ -1,9 +1,10 @@
 import { VERSION } from '../base/version.js';
 import { StoreError } from '../store/store-error.js';
 import { alertsCommand, ALERTS_VALUES } from './alerts.js';
-import { parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { noPositionals, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { bulkCommand, isBulkCall } from './bulk.js';
 import { checkCommand } from './check.js';
+import { commandHelp, wantsHelp } from './help.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
 import { continueCommand, errorsCommand, pruneCommand, replayCommand, runsCommand } from './history.js';
 import { issuesCommand, ISSUES_FLAGS } from './issues.js';
@@ -32,7 +33,8 @@ Usage:
                                                  a live run's newest error; --json carries endingError
                                                  --status waiting-limit: runs waiting for a usage limit's
                                                  reset (--json carries waitingUntil, epoch ms)
-  hivewatch errors [--by category|origin|code|flow|handled|run|task] [--since 24h] [--flow F] [--category C] [--json]
+  hivewatch errors [--by category|origin|code|flow|handled|run|task] [--since 24h] [--flow F] [--category C]
+                  [--origin O] [--code C] [--limit N] [--json]
                                                  error occurrences; --by handled: handled, unhandled, pending
   hivewatch errors --failures [--by code|rootCode|category|origin|flow] [--since 24h] [--json]
                                                  failures: one per run that ended failed, by its ending
@@ -41,7 +43,7 @@ Usage:
   hivewatch cost [--since 7d] [--by flow|run] [--flow F] [--limit N] [--json]
                                                  tokens and cost per flow (or the costliest runs), failed attempts' share
   hivewatch issues [--status unresolved|resolved|ignored|regressed|escalating|new|ongoing]
-                  [--sort last-seen|first-seen|failures|runs] [--json]
+                  [--sort last-seen|first-seen|failures|runs] [--limit N] [--json]
                                                  error issues: groups with a title, a status and counts
   hivewatch issues resolve|reopen ID [--json]    ID: the issue's fingerprint, or the start of it
   hivewatch issues ignore ID [--for 24h | --until-count N | --until-escalating] [--json]
@@ -54,7 +56,7 @@ Usage:
                                                  category, anyCode, anyCategory, since); more than one run
                                                  needs --yes or a "y" at the prompt; retried and resumed
                                                  runs run here until they end
-  hivewatch prune --older-than 30d               delete finished runs (rollups stay exact)
+  hivewatch prune --older-than 30d [--json]      delete finished runs (rollups stay exact)
   hivewatch migrate --from FILE --to postgres://… [--dry-run] [--json] [--batch N]
                                                  copy a SQLite history into a team PostgreSQL database
                                                  (N: events per transaction, default 2000; runs stay whole)
@@ -64,9 +66,14 @@ Usage:
       CONDITION: run-failed | new-issue | regression | escalating | retrying-longer-than=10m | retrying-more-than=3
                  | running-longer-than=1h | usage-limit | session-failed
   hivewatch alerts list | remove ID | test ID | deliveries [--limit N]   (all with --json; webhooks shown redacted)
-  hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off]   the browser shell alone, on 127.0.0.1
-  hivewatch start [--browser] [--db PATH] [--demo]  the app: Electron where installed, else the browser shell
-  hivewatch help
+  hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off] [--otel-idle DURATION]
+                                                 the browser shell alone, on 127.0.0.1
+  hivewatch start [--port N] [--db PATH] [--demo] [--browser] [--no-open] [--otel-port N|off] [--otel-idle DURATION]
+                                                 the app: Electron where installed, else the browser shell
+  hivewatch help                                 this text; COMMAND --help: that command's lines
+
+Every command that reads or writes the history takes --db PATH or postgres://… (default: HIVEWATCH_DB,
+else the OS data directory).
 `;
 
 interface Command {
@@ -99,17 +106,17 @@ const COMMANDS: Record<string, Command> = {
   runs: {
     booleans: ['json'],
     values: ['db', 'status', 'flow', 'text', 'since', 'limit'],
-    run: (args, io) => runsCommand(args, io),
+    run: (args, io) => runsCommand(noPositionals(args, 'runs'), io),
   },
   errors: {
     booleans: ['json', 'groups', 'failures'],
     values: ['db', 'by', 'since', 'flow', 'category', 'origin', 'code', 'limit'],
-    run: (args, io) => errorsCommand(args, io),
+    run: (args, io) => errorsCommand(noPositionals(args, 'errors'), io),
   },
   cost: {
     booleans: ['json'],
     values: ['db', 'since', 'by', 'flow', 'limit'],
-    run: (args, io) => costCommand(args, io),
+    run: (args, io) => costCommand(noPositionals(args, 'cost'), io),
   },
   issues: {
     ...ISSUES_FLAGS,
@@ -138,12 +145,12 @@ const COMMANDS: Record<string, Command> = {
   'otel-env': {
     booleans: [],
     values: ['agent', 'db', 'port', 'store-prompts'],
-    run: (args, io) => otelEnvCommand(args, io),
+    run: (args, io) => otelEnvCommand(noPositionals(args, 'otel-env'), io),
   },
   prune: {
     booleans: ['json'],
     values: ['db', 'older-than'],
-    run: (args, io) => pruneCommand(args, io),
+    run: (args, io) => pruneCommand(noPositionals(args, 'prune'), io),
   },
   alerts: {
     booleans: ['json'],
@@ -156,6 +163,9 @@ const COMMANDS: Record<string, Command> = {
     run: (args, io) => migrateCommand(args, io),
   },
 };
+
+/** The commands `main` dispatches (serve and start go to server/cli.ts first); the help test walks them. */
+export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
 
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   const [name, ...rest] = argv;
@@ -171,6 +181,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   if (!command) {
     io.err(`hivewatch: unknown command "${name}"\n\n${HELP}`);
     return ExitCode.usage;
+  }
+  if (wantsHelp(rest)) {
+    io.out(commandHelp(HELP, name));
+    return ExitCode.ok;
   }
   try {
     return await command.run(parseArgs(rest, command), io);

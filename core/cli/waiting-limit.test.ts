@@ -63,8 +63,10 @@ describe('hivewatch runs --status waiting-limit', () => {
 
   it('refuses a status it does not know', async () => {
     const bad = await hivewatch(['runs', '--status', 'waiting']);
-    expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toMatch(/unknown run status "waiting"/);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toBe(
+      'hivewatch runs: --status must be one or more (comma-separated) of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, got "waiting"\n',
+    );
   });
 });
 

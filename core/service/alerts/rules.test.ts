@@ -26,6 +26,13 @@ describe('alert rules', () => {
     }
   });
 
+  it('refuses a --code or --category no error can have (the rule would never fire); accepts the taxonomy\'s', () => {
+    const base = { when: 'run-failed', webhook: 'https://example.com/' };
+    expect(ruleFromInput({ ...base, code: 'RUNTIME_TIMEOUT', category: 'runtime' }, 'alr_1', 0, 'test')).toMatchObject({ code: 'RUNTIME_TIMEOUT', category: 'runtime' });
+    expect(() => ruleFromInput({ ...base, category: 'Runtime' }, 'alr_1', 0, 'test')).toThrow('--category must be one of system, runtime, agent, scope, verification, git, user, policy, got "Runtime"');
+    expect(() => ruleFromInput({ ...base, code: 'runtime_timeout' }, 'alr_1', 0, 'test')).toThrow(/^--code must be an error code like RUNTIME_CRASHED .*, got "runtime_timeout"$/);
+  });
+
   it('redacts a webhook to scheme, credentials marker and host', () => {
     expect(redactWebhook('https://hooks.slack.com/services/T000/B000/XXXX')).toBe('https://hooks.slack.com/…');
     expect(redactWebhook('https://user:pass@example.com:8443/a?token=abc')).toBe('https://***@example.com:8443/…');

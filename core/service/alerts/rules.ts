@@ -4,6 +4,7 @@
  * the tests assert (docs/triage.md, "Alerts").
  */
 
+import { ERROR_CATEGORIES, isErrorCode } from '../../base/errors/taxonomy.js';
 import type { AlertConditionName, AlertRuleInput } from './views.js';
 
 const ALERT_CONDITIONS = [
@@ -129,6 +130,22 @@ function optionalText(value: string | undefined, what: string): string | null {
   return text;
 }
 
+/**
+ * Every error carries a known code and category (the taxonomy), so a filter on anything else
+ * would make a rule that never fires: refused when the rule is added.
+ */
+function checkedCode(value: string | undefined): string | null {
+  const code = optionalText(value, 'code');
+  if (code !== null && !isErrorCode(code)) throw new AlertInputError(`--code must be an error code like RUNTIME_CRASHED or RUNTIME_RATE_LIMIT (hivewatch errors --by code lists those seen), got "${code.slice(0, 100)}"`);
+  return code;
+}
+
+function checkedCategory(value: string | undefined): string | null {
+  const category = optionalText(value, 'category');
+  if (category !== null && !(ERROR_CATEGORIES as readonly string[]).includes(category)) throw new AlertInputError(`--category must be one of ${ERROR_CATEGORIES.join(', ')}, got "${category.slice(0, 100)}"`);
+  return category;
+}
+
 /** A checked rule from its input; `id`, `now` and `by` come from the caller. */
 export function ruleFromInput(input: AlertRuleInput, id: string, now: number, by: string): AlertRule {
   const when = parseWhen(input.when);
@@ -144,8 +161,8 @@ export function ruleFromInput(input: AlertRuleInput, id: string, now: number, by
     id,
     ...when,
     flow: optionalText(input.flow, 'flow'),
-    code: optionalText(input.code, 'code'),
-    category: optionalText(input.category, 'category'),
+    code: checkedCode(input.code),
+    category: checkedCategory(input.category),
     webhook: checkWebhook(input.webhook),
     format: format as AlertFormat,
     throttleMs,
