@@ -44,7 +44,8 @@ describe('error explorer', () => {
 
     // The rate-limit group → its occurrences (3 retried attempts of examples/02).
     const group = page.locator('.groups-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) });
-    await group.click();
+    // The title button selects it (the row's middle may be its "runs affected" link).
+    await group.locator('button.link').click();
     await page.waitForURL(/group=/);
     const occurrences = page.locator('.occurrence');
     // Wait until the list shows that group alone (the previous list stays up while it loads).

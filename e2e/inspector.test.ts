@@ -72,7 +72,8 @@ describe('attempt inspector, lineage and compare', () => {
   it('opens the inspector from an error occurrence: its link lands on the attempt', async () => {
     const { page } = app;
     await app.go(`#/errors?run=${encodeURIComponent(retry)}&range=all`);
-    await page.locator('.groups-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) }).click();
+    // The issue's title button selects it (the row's middle may be its "runs affected" link).
+    await page.locator('.groups-table tbody tr button.link', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) }).click();
     await page.waitForURL(/group=/);
     await page.locator('.occurrence .occurrence-line').first().click();
     await page.getByTestId('open-run').click();

@@ -93,7 +93,8 @@ describe('a secret printed by an agent is on no screen', () => {
     const group = page.locator('.groups-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_CRASHED' }) });
     await group.waitFor();
     await look('Errors');
-    await group.click();
+    // The title button selects it (the row's middle may be its "runs affected" link).
+    await group.locator('button.link').click();
     await page.waitForURL(/group=/);
     await page.locator('.occurrence .occurrence-line').first().waitFor();
     await page.locator('.occurrence .occurrence-line').first().click();
