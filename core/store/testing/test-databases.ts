@@ -22,7 +22,9 @@ export class TestDatabases {
   private readonly pools: pg.Pool[] = [];
   private count = 0;
 
+  /** Starts the cluster once: a second call keeps it (a second cluster would be orphaned, left running after stop()). */
   async start(): Promise<void> {
+    if (this.cluster !== null) return;
     this.cluster = await startPostgresCluster(postgresBinaries!);
     this.admin = new pg.Client({ connectionString: this.cluster.url() });
     await this.admin.connect();
@@ -57,7 +59,9 @@ export class TestDatabases {
   async stop(): Promise<void> {
     await this.endPools();
     await this.admin?.end();
+    this.admin = null;
     this.cluster?.stop();
+    this.cluster = null;
   }
 }
 
