@@ -128,6 +128,25 @@ function deliveryOf(row: DeliveryRecord): AlertDelivery {
   };
 }
 
+/** Where the alert engines have read the journal to (`settings`): one cursor for every host of a database. */
+export const ALERTS_CURSOR_KEY = 'alerts.cursor';
+
+/**
+ * Before the first rule goes in: the cursor moves to the journal's head, so the rule is evaluated
+ * against what is journaled from its creation on. With no rules the engines do not read the
+ * journal and leave the cursor behind (engine.ts); without this, the first rule would fire for
+ * everything journaled since the last rule was removed. One statement, so of two rules added at
+ * once both see "no rules" or one sees the other; either way the cursor is at a head of that time.
+ */
+export function* moveCursorToHeadIfNoRules(_dialect: Dialect, now: number): Query<void> {
+  yield* run(
+    `INSERT INTO settings (key, value, updated_at)
+       SELECT ?, CAST(commit_seq AS TEXT), ? FROM journal_head WHERE id = 1 AND NOT EXISTS (SELECT 1 FROM alert_rules)
+     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    [ALERTS_CURSOR_KEY, now],
+  );
+}
+
 export function* insertRule(_dialect: Dialect, rule: AlertRule): Query<void> {
   yield* run(`INSERT INTO alert_rules (${RULE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
     rule.id, rule.condition, rule.thresholdMs, rule.thresholdCount, rule.flow, rule.code, rule.category,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { HivewatchStore } from '../../store/contract.js';
-import { getRule, insertRule, listDeliveries, listRules, removeRule, type AlertDelivery } from './alert-queries.js';
+import { getRule, insertRule, listDeliveries, listRules, moveCursorToHeadIfNoRules, removeRule, type AlertDelivery } from './alert-queries.js';
 import { describeRule, redactWebhook, ruleFromInput, type AlertRule } from './rules.js';
 import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './views.js';
 
@@ -49,6 +49,7 @@ export function deliveryView(delivery: AlertDelivery): AlertDeliveryView {
 /** Checks and stores a rule (AlertInputError for bad input); its view. */
 export async function addAlertRule(store: HivewatchStore, input: AlertRuleInput, by: string, now: number = Date.now()): Promise<AlertRuleView> {
   const rule = ruleFromInput(input, `alr_${randomBytes(5).toString('hex')}`, now, by);
+  await store.runStatements((d) => moveCursorToHeadIfNoRules(d, now));
   await store.runStatements((d) => insertRule(d, rule));
   return ruleView(rule);
 }

@@ -1,10 +1,10 @@
 import type { HivewatchStore } from '../../store/index.js';
 import { intervalScheduler, type TailScheduler } from '../journal-tail.js';
-import { AlertEngine, type AlertEngineOptions } from './engine.js';
+import { AlertEngine, mayAlert, type AlertEngineOptions } from './engine.js';
 
 /**
- * The alert engine as a service runs it: a pump after each batch this process commits (soon, not
- * inside the commit), and on a timer for what the timer alone can see: other hosts' commits,
+ * The alert engine as a service runs it: a pump after each batch this process commits that holds
+ * an event an alert can come from (soon, not inside the commit), and on a timer for what the timer alone can see: other hosts' commits,
  * deliveries whose retry came due, runs that have now been running too long. A pump that fails
  * (the database away) is logged and tried again on the next tick.
  */
@@ -33,7 +33,10 @@ export function startAlerts(store: HivewatchStore, options: AlertsHostOptions | 
     if (stopped) return;
     last = engine.pump().catch((error: unknown) => log(`alerts: ${(error as Error).message}`));
   };
-  const unsubscribe = store.subscribe(() => queueMicrotask(pump));
+  // Only after a batch with an event an alert can come from: the timer's pass covers the rest.
+  const unsubscribe = store.subscribe((events) => {
+    if (mayAlert(events)) queueMicrotask(pump);
+  });
   const cancelTimer = (settings.scheduler ?? intervalScheduler)(pump, settings.intervalMs ?? DEFAULT_INTERVAL_MS);
   return {
     engine,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { decideRetry, type RetryPolicy } from '../../base/errors/retry.js';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
-import { claimDelivery, DeliveryStatus, enqueueDelivery, finishDelivery, getDelivery, getRule, listRules, unresolvedFires, type AlertDelivery, type DeliveryOutcome, type NewDelivery } from './alert-queries.js';
+import { ALERTS_CURSOR_KEY, claimDelivery, DeliveryStatus, enqueueDelivery, finishDelivery, getDelivery, getRule, listRules, unresolvedFires, type AlertDelivery, type DeliveryOutcome, type NewDelivery } from './alert-queries.js';
 import { deliveryContext } from './delivery-context.js';
 import { issueOccurrence, type IssueTransition } from './issue-transitions.js';
 import { occurrencesOf, ruleMatches, runFactsOf, type Occurrence } from './occurrences.js';
@@ -33,9 +33,19 @@ export interface AlertEngineOptions {
 /** Deliveries are retried as the engine retries a transient failure: exponential from 10 s, capped at 30 min, 8 tries in all. */
 const DELIVERY_RETRY: RetryPolicy = Object.freeze({ retries: 7, backoff: 'exponential', baseDelayMs: 10_000, maxDelayMs: 30 * 60_000 });
 const DELIVERY_TIMEOUT_MS = 5_000;
-const CURSOR_KEY = 'alerts.cursor';
 const EVENTS_PER_READ = 500;
 const DELIVERIES_PER_PUMP = 50;
+/** The event types `evaluateEvent` turns into occurrences or follow-ups; no other event can alert. */
+const ALERTING_TYPES: ReadonlySet<HivewatchEvent['type']> = new Set(['runFailed', 'externalRunIdle', 'retryScheduled', 'runCompleted']);
+
+/**
+ * Whether a committed batch holds an event an alert can come from. A batch without one needs no
+ * pass of its own (issue #25 part 7: a pass after every batch was five statements a batch): the
+ * next pass, after a batch that has one or on the timer, moves the cursor over it anyway.
+ */
+export function mayAlert(events: readonly HivewatchEvent[]): boolean {
+  return events.some((event) => ALERTING_TYPES.has(event.type));
+}
 
 export class AlertEngine {
   private readonly store: HivewatchStore;
@@ -75,8 +85,16 @@ export class AlertEngine {
       try {
         do {
           this.again = false;
-          await this.evaluateJournal();
-          await this.checkRunning();
+          const rules = await this.rules();
+          if (rules.length > 0) {
+            await this.evaluateJournal(rules);
+            await this.checkRunning(rules);
+          } else {
+            // Nothing to evaluate, so the journal is not read. The stored cursor stays where it
+            // is and is read again once there are rules: adding the first rule moves it to the
+            // journal's head (alert-queries.ts moveCursorToHeadIfNoRules).
+            this.cursor = null;
+          }
           await this.deliverDue();
         } while (this.again && !this.halted);
       } finally {
@@ -128,28 +146,27 @@ export class AlertEngine {
 
   private async startCursor(): Promise<number> {
     if (this.cursor !== null) return this.cursor;
-    const stored = await this.store.getSetting(CURSOR_KEY);
+    const stored = await this.store.getSetting(ALERTS_CURSOR_KEY);
     // A database never alerted on starts at its head: history is not news.
     this.cursor = stored !== null ? Number(stored) : await this.store.journalHead();
-    if (stored === null && !this.store.readonly) await this.store.setSetting(CURSOR_KEY, String(this.cursor));
+    if (stored === null && !this.store.readonly) await this.store.setSetting(ALERTS_CURSOR_KEY, String(this.cursor));
     return this.cursor;
   }
 
-  private async evaluateJournal(): Promise<void> {
+  private async evaluateJournal(rules: readonly AlertRule[]): Promise<void> {
     let cursor = await this.startCursor();
     for (;;) {
       const batch = await this.store.eventsAfterCommit(cursor, EVENTS_PER_READ);
       if (batch.length === 0) break;
-      const rules = await this.rules();
-      for (const { event } of batch) if (rules.length > 0) await this.evaluateEvent(rules, event);
+      for (const { event } of batch) await this.evaluateEvent(rules, event);
       cursor = batch[batch.length - 1]!.commitSeq;
       this.cursor = cursor;
-      await this.store.setSetting(CURSOR_KEY, String(cursor));
+      await this.store.setSetting(ALERTS_CURSOR_KEY, String(cursor));
       if (batch.length < EVENTS_PER_READ) break;
     }
   }
 
-  private async evaluateEvent(rules: AlertRule[], event: HivewatchEvent): Promise<void> {
+  private async evaluateEvent(rules: readonly AlertRule[], event: HivewatchEvent): Promise<void> {
     if (event.type === 'runCompleted') {
       await this.followUpRetriedRun(event.runId, event.ts);
       return;
@@ -160,8 +177,8 @@ export class AlertEngine {
   }
 
   /** running-longer-than: checked on every pump against the runs running now. */
-  private async checkRunning(): Promise<void> {
-    const rules = (await this.rules()).filter((r) => r.condition === 'running-longer-than');
+  private async checkRunning(all: readonly AlertRule[]): Promise<void> {
+    const rules = all.filter((r) => r.condition === 'running-longer-than');
     if (rules.length === 0) return;
     const now = this.now();
     const page = await this.store.listRuns({ status: ['running'], limit: 500 });
