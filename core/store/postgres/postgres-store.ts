@@ -27,6 +27,7 @@ import { storableBatch, storableText } from '../storable.js';
 import { takenRuns } from '../taken-runs.js';
 import { HostLease } from './hosts.js';
 import { ChangeWatcher, OwnNotifications } from './listen.js';
+import { ChangeToken } from './change-token.js';
 import { Availability } from './availability.js';
 import { asUnavailable, isServerAway } from './connection.js';
 import { executorOf, inSnapshot, WriteQueue } from './execution.js';
@@ -48,6 +49,7 @@ export class PostgresStore implements HivewatchStore {
   private readonly watcher: ChangeWatcher;
   private readonly lease: HostLease | null;
   private readonly own = new OwnNotifications(() => this.watcher.active);
+  private readonly token = new ChangeToken(); // its own commits do not change it
   private readonly writes = new WriteQueue();
   /** Batches whose COMMIT this host could not see the end of (in-doubt.ts). */
   private readonly inDoubt = new InDoubtBatches();
@@ -160,6 +162,7 @@ export class PostgresStore implements HivewatchStore {
     }
     this.inDoubt.forget(events);
     if (committed === null) return false;
+    this.token.committed(committed.commitSeqs);
     this.notify(events, committed.walls, committed.commitSeqs);
     return true;
   }
@@ -210,13 +213,7 @@ export class PostgresStore implements HivewatchStore {
   async changeToken(): Promise<string> {
     this.open();
     // Probed every 50 ms by each journal tail: the first to see the server back says so.
-    const { rows } = await this.reach(
-      this.pool.query<{ head: number; command: number }>(
-        'SELECT (SELECT commit_seq FROM journal_head WHERE id = 1) AS head, (SELECT COALESCE(MAX(id), 0) FROM run_commands) AS command',
-      ),
-    );
-    const row = rows[0];
-    return `${row?.head ?? 0}:${row?.command ?? 0}`;
+    return this.reach(this.token.read(this.pool));
   }
 
   watchChanges(onChange: () => void): () => void {

@@ -155,6 +155,24 @@ describe.skipIf(!binaries)(skipTitle('openPostgresStore', reason), () => {
     expect((await watching.pendingCommands(['theirs'])).map((c) => c.commandId)).toEqual(['cmd-0', 'cmd-1']);
   });
 
+  it('moves its change token with another store’s commits, not with its own', async () => {
+    const url = await freshUrl();
+    const [own, other] = [await open(url), await open(url, { recover: false })];
+    const start = await own.changeToken();
+    await own.appendEvents(smallRun('own').slice(0, 3));
+    await own.appendEvents(smallRun('own').slice(3, 5));
+    expect(await own.changeToken()).toBe(start);
+    // Another commit followed by an own one: the head read is the own one, and it still moves.
+    await other.appendEvents(smallRun('theirs').slice(0, 2));
+    await own.appendEvents(smallRun('own').slice(5, 6));
+    const afterTheirs = await own.changeToken();
+    expect(afterTheirs).not.toBe(start);
+    await own.appendEvents(smallRun('own').slice(6, 7));
+    expect(await own.changeToken()).toBe(afterTheirs);
+    await other.appendEvents(smallRun('theirs').slice(2, 3));
+    expect(await own.changeToken()).not.toBe(afterTheirs);
+  });
+
   it('listens again after its LISTEN connection is cut, and calls watchers once it is back', async () => {
     const url = await freshUrl();
     const watching = await open(url);
