@@ -45,7 +45,8 @@ function lyingPool(pool: pg.Pool): { pool: pg.Pool; lies: () => number } {
               ? undefined
               : async (...args: unknown[]) => {
                   const result = await (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
-                  if (args[0] === 'COMMIT' && lies === 0) {
+                  // The COMMIT alone, or at the end of a journal batch's text (transaction.ts WITH_COMMIT).
+                  if (typeof args[0] === 'string' && /(^|;\n)COMMIT$/.test(args[0]) && lies === 0) {
                     lies += 1;
                     throw new Error('Connection terminated unexpectedly');
                   }

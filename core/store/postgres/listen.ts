@@ -124,15 +124,24 @@ export class ChangeWatcher {
 }
 
 /**
- * What this store's own commits announce (journal heads, `command:<id>`), while anyone watches:
- * watchers skip them. Notifications arrive in commit order, so a head also settles every smaller
- * one (a notification lost while disconnected cannot leave entries behind).
+ * What this store's own commits announce, which watchers skip: a journal batch's head followed by
+ * the store's tag (`<head>:<tag>`, writer.ts CLAIM_POSITIONS), known by the tag alone, so the
+ * batch's COMMIT can go out with its statements (issue #25 part 7); and `command:<id>` (or a bare
+ * head, from a writer without a tag), expected before its commit while anyone watches.
+ * Notifications arrive in commit order, so a head also settles every smaller expected one (a
+ * notification lost while disconnected cannot leave entries behind).
  */
 export class OwnNotifications {
   private readonly payloads = new Set<string>();
 
-  /** `watching`: whether anyone listens (nothing is kept while nobody does). */
-  constructor(private readonly watching: () => boolean) {}
+  /**
+   * `watching`: whether anyone listens (nothing is kept while nobody does). `tag`: what follows
+   * the head in this store's journal notifications, `:` and a random word of its own.
+   */
+  constructor(
+    private readonly watching: () => boolean,
+    readonly tag = '',
+  ) {}
 
   /** Marks what a commit will announce as this store's own, before the COMMIT that sends it. */
   expect(payload: string): void {
@@ -150,6 +159,7 @@ export class OwnNotifications {
 
   /** Whether `payload` is this store's own (and, for a journal head, settles the smaller ones). */
   isOwn(payload: string): boolean {
+    if (this.tag !== '' && payload.endsWith(this.tag)) return true;
     const own = this.payloads.delete(payload);
     const head = Number(payload);
     if (Number.isSafeInteger(head)) {

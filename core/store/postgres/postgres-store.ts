@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { notifyCommitted } from '../listeners.js';
 import type { HivewatchEvent, RunStatus } from '../../base/events.js';
@@ -48,7 +49,7 @@ export class PostgresStore implements HivewatchStore {
   private readonly writer: PostgresJournalWriter;
   private readonly watcher: ChangeWatcher;
   private readonly lease: HostLease | null;
-  private readonly own = new OwnNotifications(() => this.watcher.active);
+  private readonly own = new OwnNotifications(() => this.watcher.active, `:${randomBytes(6).toString('hex')}`);
   private readonly token = new ChangeToken(); // its own commits do not change it
   private readonly writes = new WriteQueue();
   /** Batches whose COMMIT this host could not see the end of (in-doubt.ts). */
@@ -70,7 +71,7 @@ export class PostgresStore implements HivewatchStore {
     heartbeat: Pick<HostLeaseOptions, 'leaseMs' | 'scheduler'>,
     private readonly availability: Availability = new Availability(location, log),
   ) {
-    this.writer = new PostgresJournalWriter(owner, now);
+    this.writer = new PostgresJournalWriter(owner, now, undefined, this.own.tag);
     this.lease = readonly ? null : new HostLease(pool, owner, { now, ...heartbeat });
     this.watcher = new ChangeWatcher({
       channel: JOURNAL_CHANNEL,
@@ -143,19 +144,15 @@ export class PostgresStore implements HivewatchStore {
     const events = storableBatch(given);
     const runIds = events.map((event) => event.runId);
     let committed: { walls: number[]; commitSeqs: number[] } | null = null;
-    let announced: string | null = null;
     try {
+      // The batch's round trip carries its COMMIT; its NOTIFY names this store (OwnNotifications).
       committed = await this.serialized(async (client) => {
         if (before && !(await before(client))) return null;
-        const appended = await this.writer.append(client, events, importedWalls);
-        const head = appended.commitSeqs[appended.commitSeqs.length - 1];
-        if (head !== undefined) this.own.expect((announced = String(head)));
-        return appended;
+        return this.writer.append(client, events, importedWalls, { commit: true });
       });
     } catch (error) {
       // A failed COMMIT leaves the writer's states ahead of the database: reload them next time.
       this.writer.forget(runIds);
-      if (announced !== null) this.own.forget(announced);
       if (isStoreError(error, 'unavailable')) this.inDoubt.remember(events);
       committed = isStoreError(error, 'invalid_event') && this.inDoubt.covers(events) ? await this.reach(committedAlready(this.pool, events)) : null;
       if (committed === null) throw await this.takenOr(events, error);

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Queryable } from './multi-row.js';
+import { WITH_COMMIT } from './transaction.js';
 
 /**
  * A journal batch's writes in one round trip. node-postgres sends one statement and waits for
@@ -86,13 +87,20 @@ export class StatementBatch {
     return this.statements.length;
   }
 
-  /** Runs every collected statement in order on `client`; one answer per statement. */
-  async send(client: Queryable): Promise<pg.QueryResult[]> {
+  /**
+   * Runs every collected statement in order on `client`; one answer per statement. `commit`: the
+   * transaction's COMMIT goes in the same round trip (transaction.ts WITH_COMMIT), so a batch
+   * whose BEGIN went with it too is one wait in all. When the batch goes one statement at a time,
+   * the COMMIT is left to the transaction as before.
+   */
+  async send(client: Queryable, options: { commit?: boolean } = {}): Promise<pg.QueryResult[]> {
     if (this.statements.length === 0) return [];
     const inlined = this.statements.map((s) => inlineStatement(s.sql, s.params));
     if (inlined.some((text) => text === null)) return this.oneByOne(client);
-    const answer = (await client.query(inlined.join(';\n'))) as pg.QueryResult | pg.QueryResult[];
-    return Array.isArray(answer) ? answer : [answer];
+    const text = inlined.join(';\n');
+    const answer = (await client.query(options.commit === true ? `${text}${WITH_COMMIT}` : text)) as pg.QueryResult | pg.QueryResult[];
+    const answers = Array.isArray(answer) ? answer : [answer];
+    return options.commit === true ? answers.slice(0, this.statements.length) : answers;
   }
 
   private async oneByOne(client: Queryable): Promise<pg.QueryResult[]> {

@@ -10,7 +10,13 @@ import type pg from 'pg';
  * batch, statement-batch.ts): one round trip fewer per transaction, which on a busy machine is a
  * wait for the server's backend to be scheduled (issue #25 part 7). A transaction whose work
  * sent nothing is neither begun nor committed.
+ *
+ * Work whose last statement text ends with `WITH_COMMIT` commits in that round trip (a journal
+ * batch, statement-batch.ts): once it succeeded nothing more is sent. Should it fail, PostgreSQL
+ * skips the rest of the text, COMMIT included, and the ROLLBACK goes out as for any failure.
  */
+export const WITH_COMMIT = ';\nCOMMIT';
+
 export async function inTransaction<T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient) => Promise<T>,
@@ -21,11 +27,11 @@ export async function inTransaction<T>(
   const opening = new OpeningClient(client, begin);
   try {
     const result = await work(opening.client);
-    if (opening.begun) await client.query('COMMIT');
+    if (opening.begun && !opening.committed) await client.query('COMMIT');
     return result;
   } catch (error) {
     // A connection that broke cannot roll back; the server ends its transaction anyway.
-    if (opening.begun) await client.query('ROLLBACK').catch(() => undefined);
+    if (opening.begun && !opening.committed) await client.query('ROLLBACK').catch(() => undefined);
     onRollback?.();
     throw error;
   } finally {
@@ -36,6 +42,8 @@ export async function inTransaction<T>(
 /** The pool client as `work` sees it: its first statement opens the transaction. */
 class OpeningClient {
   begun = false;
+  /** A statement text that ends with WITH_COMMIT succeeded: the transaction is over. */
+  committed = false;
   readonly client: pg.PoolClient;
 
   constructor(
@@ -48,6 +56,12 @@ class OpeningClient {
   }
 
   private readonly query = async (...args: unknown[]): Promise<unknown> => {
+    const answer = await this.open(args);
+    if (typeof args[0] === 'string' && args[0].endsWith(WITH_COMMIT)) this.committed = true;
+    return answer;
+  };
+
+  private async open(args: unknown[]): Promise<unknown> {
     const send = this.target.query.bind(this.target) as (...a: unknown[]) => Promise<unknown>;
     if (this.begun) return send(...args);
     this.begun = true;
@@ -61,5 +75,5 @@ class OpeningClient {
     const answers = (await send(`${this.begin};\n${text}`)) as pg.QueryResult[];
     const rest = answers.slice(1);
     return rest.length === 1 ? rest[0] : rest;
-  };
+  }
 }

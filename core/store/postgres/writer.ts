@@ -52,10 +52,12 @@ const CLAIM_HOSTS: MultiRow = {
  * never sees a later position before an earlier one. (A sequence would not do this: nextval
  * hands out numbers in the order of calls, and the calls' transactions may commit in any order.)
  * The claim is the batch's last statement but one, so the lock is held for the shortest time.
- * NOTIFY is delivered at commit, and not at all on rollback.
+ * NOTIFY is delivered at commit, and not at all on rollback. Its payload is the head followed by
+ * the writer's `announceAs` tag, so the store that wrote it knows its own notification without
+ * having been told the head before its COMMIT went out (listen.ts OwnNotifications).
  */
 const CLAIM_POSITIONS = `UPDATE journal_head SET commit_seq = commit_seq + $1 WHERE id = 1
-  RETURNING commit_seq, pg_notify('${JOURNAL_CHANNEL}', commit_seq::text), set_config('hivewatch.batch_head', commit_seq::text, true)`;
+  RETURNING commit_seq, pg_notify('${JOURNAL_CHANNEL}', commit_seq::text || $2), set_config('hivewatch.batch_head', commit_seq::text, true)`;
 
 /**
  * The schema keeps `run_counts` (runs per flow and status) with a row trigger on `runs`: each
@@ -111,6 +113,8 @@ export class PostgresJournalWriter {
     private readonly owner: RunOwner,
     private readonly now: () => number,
     private readonly cachedRuns = DEFAULT_CACHED_RUNS,
+    /** Follows the head in the batch's NOTIFY payload (`<head>:<tag>`); empty: the head alone. */
+    private readonly announceAs = '',
   ) {}
 
   /** `importedWalls` (contract.ts AppendOptions): the walls another database journaled, kept instead of stamping new ones. */
@@ -118,6 +122,8 @@ export class PostgresJournalWriter {
     client: pg.PoolClient,
     events: readonly HivewatchEvent[],
     importedWalls?: readonly number[],
+    /** The batch's round trip ends the caller's transaction too (inTransaction; nothing may follow). */
+    options: { commit?: boolean } = {},
   ): Promise<{ walls: number[]; commitSeqs: number[] }> {
     if (events.length === 0) return { walls: [], commitSeqs: [] };
     for (const event of events) validateEvent(event);
@@ -131,7 +137,7 @@ export class PostgresJournalWriter {
       await this.writeRows(statements.collector, batch);
       const claimAt = statements.size;
       await this.writeEvents(statements.collector, batch);
-      const answers = await statements.send(client);
+      const answers = await statements.send(client, options);
       const commitSeqs = commitPositions(answers[claimAt], events.length);
       this.settle(batch.touched);
       return { walls: batch.walls, commitSeqs };
@@ -262,7 +268,7 @@ export class PostgresJournalWriter {
   /** Last: the commit positions (see CLAIM_POSITIONS), then the journal rows that carry them. */
   private async writeEvents(client: Queryable, batch: Batch): Promise<void> {
     const { events, walls, payloads } = batch;
-    await client.query(CLAIM_POSITIONS, [events.length]);
+    await client.query(CLAIM_POSITIONS, [events.length, this.announceAs]);
     const rows = new Array<unknown[]>(events.length);
     for (let i = 0; i < events.length; i += 1) {
       const e = events[i]!;
