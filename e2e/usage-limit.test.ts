@@ -205,7 +205,7 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     const detail = await server.waitForRun(runId, ['cancelled']);
     expect(detail.run.waitingUntil).toBeNull();
     const cancelled = (await eventsOf(server, runId)).find((e): e is Extract<HivewatchEvent, { type: 'runCancelled' }> => e.type === 'runCancelled');
-    expect(cancelled?.cause.reason).toBe('cancelled by the operator');
+    expect(cancelled?.cause.reason).toBe('the operator stopped watching this session (Hivewatch cannot stop the agent)');
     await app.screenshot('usage-limit-external-run-cancelled');
 
     await app.go('#/runs?status=waiting-limit');

@@ -70,6 +70,9 @@ function cancelQuestion(runs: readonly RunSummary[]) {
   };
 }
 
+/** The reason a stopped session's cancel journals: the agent goes on wherever it runs. */
+const STOP_WATCHING_REASON = 'the operator stopped watching this session (Hivewatch cannot stop the agent)';
+
 function describe(runs: readonly RunSummary[]): string {
   const first = runs[0];
   if (runs.length === 1 && first) return `${first.flowName} (${shortId(first.id)})`;
@@ -119,7 +122,7 @@ export function useRunActions(): RunActions {
       if (!ok) return false;
       const ids = runs.map((r) => r.id);
       store.markCancelling(ids);
-      const results = await Promise.allSettled(ids.map((runId) => api.cancelRun({ runId, reason: 'cancelled by the operator' })));
+      const results = await Promise.allSettled(runs.map((r) => api.cancelRun({ runId: r.id, reason: canStopWatching(r) ? STOP_WATCHING_REASON : 'cancelled by the operator' })));
       const { refused, messages } = refusalsOf(ids, results);
       if (refused.length > 0) {
         store.revert(refused);
