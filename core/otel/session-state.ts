@@ -30,7 +30,7 @@ export interface PromptState {
   limit?: SessionLimit | null;
 }
 
-export interface SessionLimit {
+interface SessionLimit {
   taskId: string;
   ordinal: number;
   at: number;
