@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import type { HivewatchEvent } from '../core/service/api.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
-import { eventsOf, startServer, tempDir, type ServerHandle } from './support/server.js';
+import { BIN, ROOT, eventsOf, startServer, tempDir, type ServerHandle } from './support/server.js';
+import { usageLimitSession } from '../core/testing/usage-limit-otlp.js';
 
 /**
  * Journey (issue #22 part 3): a run whose agent (the claude-code preset running a stand-in that
@@ -59,7 +61,8 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     const dir = tempDir('usage-limit');
     const script = join(dir, 'claude-stand-in.js');
     writeFileSync(script, STAND_IN);
-    server = await startServer({ dir, flows: { 'usage-limit.prose': flowOf(script) } });
+    // The receiver on a free port: the external session below is sent to it.
+    server = await startServer({ dir, flows: { 'usage-limit.prose': flowOf(script) }, args: ['--otel-port', '0'] });
     browser = await launchBrowser();
   });
 
@@ -133,6 +136,80 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     await app.go('#/runs?status=waiting-limit');
     await page.getByText('No runs match these filters').waitFor();
     expect(await row.count()).toBe(0);
+    expect(app.problems).toEqual([]);
+  });
+  it('shows an external Claude Code session stopped by its usage limit, filtered with its countdown, and stops watching it', async () => {
+    const endpoint = /OTel:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())?.[1];
+    expect(endpoint, server.output()).toBeDefined();
+    const env = execFileSync(process.execPath, [BIN, 'otel-env', '--db', server.dbPath], { cwd: ROOT, encoding: 'utf8' });
+    const token = /Authorization=Bearer ([A-Za-z0-9_-]+)/.exec(env)?.[1];
+    // The recorded session (core/testing/usage-limit-otlp.ts), its failure a minute ago: "resets 3:17am (UTC)" lies ahead.
+    const recorded = usageLimitSession();
+    const session = usageLimitSession(Date.now() - 60_000 - recorded.failedAt);
+    for (const payload of session.payloads) {
+      const response = await fetch(`${endpoint}/v1/${payload.signal}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: new Uint8Array(payload.body),
+      });
+      expect(response.status, await response.text()).toBe(200);
+    }
+
+    await app.go('#/runs?status=waiting-limit');
+    const { page } = app;
+    const row = page.locator('[role="row"][data-run-id^="ext-claude-code-"]');
+    const badge = row.getByTestId('limit-wait');
+    await badge.waitFor();
+    const runId = (await row.getAttribute('data-run-id')) as string;
+    expect(await badge.textContent()).toMatch(/^limit resets in (\d+ min|\d+ h( \d{2} min)?)$/);
+    expect(await badge.getAttribute('title')).toMatch(/^stopped by the usage limit until .+It continues when the agent sends telemetry again .+Hivewatch cannot restart it\.$/);
+    expect(await row.getByRole('button', { name: `Stop watching session ${runId}` }).count()).toBe(1);
+    expect(await page.getByTestId('connection').textContent()).toContain('1 waiting for limit');
+    const reached = (await eventsOf(server, runId)).find((e): e is Extract<HivewatchEvent, { type: 'externalLimitReached' }> => e.type === 'externalLimitReached');
+    expect(reached?.reported).toBe(session.reported);
+    expect(reached?.resetAt).toBeGreaterThan(Date.now());
+
+    const failures: string[] = [];
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const width of [1400, 900]) {
+        await showAs(page, colorScheme, width);
+        await badge.waitFor();
+        await scan(page, `runs, external session stopped (${colorScheme}, ${width} px)`, failures);
+        await app.screenshot(`usage-limit-external-runs-${colorScheme}-${width}`);
+      }
+    }
+
+    await row.locator('.run-link').click();
+    const notice = page.getByTestId('limit-wait-notice');
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(
+      /^Stopped by the usage limit until \d{2}:\d{2} · resets in .+\. It continues when the agent sends telemetry again \(you resume it, or the CLI waits for the reset itself\); Hivewatch cannot restart it\. Stop watching ends its run here\.$/,
+    );
+    expect(await notice.locator('time').getAttribute('datetime')).toBe(new Date(reached?.resetAt as number).toISOString());
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const width of [1400, 900]) {
+        await showAs(page, colorScheme, width);
+        await notice.waitFor();
+        await scan(page, `run header, external session stopped (${colorScheme}, ${width} px)`, failures);
+        await app.screenshot(`usage-limit-external-run-${colorScheme}-${width}`);
+      }
+    }
+    expect(failures).toEqual([]);
+
+    await showAs(page, 'light', 1400);
+    await page.locator('.run-header').getByRole('button', { name: 'Stop watching' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Stop watching this session?' });
+    await dialog.getByRole('button', { name: 'Stop watching' }).click();
+    await page.locator('.run-header .badge.status[data-status="cancelled"]').waitFor();
+    await notice.waitFor({ state: 'detached' });
+    const detail = await server.waitForRun(runId, ['cancelled']);
+    expect(detail.run.waitingUntil).toBeNull();
+    const cancelled = (await eventsOf(server, runId)).find((e): e is Extract<HivewatchEvent, { type: 'runCancelled' }> => e.type === 'runCancelled');
+    expect(cancelled?.cause.reason).toBe('the operator stopped watching this session (Hivewatch cannot stop the agent)');
+    await app.screenshot('usage-limit-external-run-cancelled');
+
+    await app.go('#/runs?status=waiting-limit');
+    await page.getByText('No runs match these filters').waitFor();
     expect(app.problems).toEqual([]);
   });
 });

@@ -208,7 +208,16 @@ export type HivewatchEventBody =
    */
   | { type: 'externalRunIdle'; quietMs: number; lastEventAt: number; error?: ErrorEnvelope; chain?: FailureLink[] }
   /** Events resumed after `externalRunIdle`: the run is running again. */
-  | { type: 'externalRunReopened'; idleSince: number };
+  | { type: 'externalRunReopened'; idleSince: number }
+  /**
+   * An external session's request failed with a subscription usage limit whose reset the CLI
+   * reported (`reported`: its words; `resetAt`: read from them): the session is stopped until
+   * then. Hivewatch cannot restart an external CLI; telemetry from it again lifts the stop
+   * (docs/otel.md "Usage limits of external sessions").
+   */
+  | (TaskRef & { type: 'externalLimitReached'; attempt: number; resetAt: number; reported: string })
+  /** Telemetry came again from a session stopped by its usage limit (before or after the reset): it runs again. */
+  | (TaskRef & { type: 'externalLimitLifted'; resetAt: number });
 
 /**
  * One link of an ending error's cause chain (rule 16), head (the ending error) first, root

@@ -5,6 +5,7 @@ import { ExitCode, type CliIo } from './io.js';
 import { FlowKeyError, FlowKeys, flowFoldersForDatabase } from '../service/flow-keys.js';
 import { runFlow } from './run.js';
 import { RUN_LIST_STATUSES, type RunListStatus } from '../service/api.js';
+import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 
 /** `hivewatch runs | errors | replay | resume | retry | prune`: the history in the database. */
 
@@ -73,9 +74,14 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
   }
 }
 
-/** A run waiting out a usage limit says until when (its JSON carries `waitingUntil`). */
+/**
+ * A run waiting out a usage limit says until when (its JSON carries `waitingUntil`); an external
+ * session stopped by its limit says what ends the stop, since Hivewatch does not resume it (docs/otel.md).
+ */
 function statusOfRun(run: RunRow): string {
-  return run.waitingUntil === null ? run.status : `${run.status}, waiting for the usage limit to reset at ${when(run.waitingUntil)} UTC`;
+  if (run.waitingUntil === null) return run.status;
+  if (run.flow.startsWith(EXTERNAL_FLOW_PREFIX)) return `${run.status}, stopped by the usage limit until ${when(run.waitingUntil)} UTC (it continues when the agent sends telemetry again)`;
+  return `${run.status}, waiting for the usage limit to reset at ${when(run.waitingUntil)} UTC`;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { TelemetryRecord } from './decode.js';
 import { genAiSessionOf } from './genai.js';
 import { sessionKeyOf, sessionOf, type SessionRef } from './mapping.js';
 import { newSessionRow, planIdle, planSession, type PlannedEvent } from './session-events.js';
+import { quietDeadline } from './session-limit.js';
 
 /**
  * Journals decoded telemetry: one payload = one `store.ingestExternal` = one transaction (its
@@ -119,7 +120,8 @@ export class OtelIngester {
 
   private async sweepNow(): Promise<string[]> {
     const now = this.now();
-    const quiet = await this.store.quietExternalSessions(now - this.quietMs);
+    // A session stopped by a usage limit is not quiet before its reset (session-limit.ts).
+    const quiet = (await this.store.quietExternalSessions(now - this.quietMs)).filter((row) => quietDeadline(row, this.quietMs) < now);
     if (quiet.length === 0) return [];
     const rows: ExternalSessionRow[] = [];
     const events: HivewatchEvent[] = [];

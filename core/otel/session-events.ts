@@ -3,6 +3,7 @@ import type { ExternalSessionRow } from '../store/external.js';
 import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { apiFailureError, toolFailureError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
+import { liftLimit, liftsLimit, stopAtUsageLimit } from './session-limit.js';
 import type { TelemetryRecord } from './decode.js';
 import { genAiFactOf } from './genai.js';
 import type { TokenUsage } from '../base/usage.js';
@@ -148,6 +149,7 @@ class SessionPlan extends SessionJournal {
     this.taskName = fact.taskName;
     const usage = fact.usage ?? telemetryUsage(record) ?? undefined;
     const name = eventName(record);
+    if ((this.state.limit ?? null) !== null && liftsLimit(this, ts, name, this.repeatsStreamFailure(fact))) liftLimit(this, ts);
     const adjustments = adjustment ? [adjustment, ...fact.adjustments] : fact.adjustments;
     this.noteAdjusted(ts, name || '(unnamed)', adjustments);
     const context = {
@@ -217,8 +219,7 @@ class SessionPlan extends SessionJournal {
 
   private apiError(fact: Extract<Fact, { kind: 'apiError' }>, ts: number, context: Record<string, unknown>, record: TelemetryRecord, usage?: TokenUsage): void {
     const open = this.state.open?.attempt ?? null;
-    // A stream's later error events repeat its failure (Codex sends two): kept, not counted again.
-    if (fact.stream && open === null && this.state.outcome === 'failed' && this.belongs(fact.promptId)) {
+    if (this.repeatsStreamFailure(fact)) {
       this.push({ type: 'externalEvent', ts, name: eventName(record), known: true, taskId: this.row.openTask, attributes: keptAttributes(record.attributes, this.options.storePrompts) });
       return;
     }
@@ -233,6 +234,12 @@ class SessionPlan extends SessionJournal {
     // The CLI reports a request's error once it stopped trying it (Claude Code after its retries, Codex per
     // request): not a retry in progress. It is the prompt's failure until something succeeds after it.
     this.failed(ref, ts, fact.durationMs, error, false, usage);
+    stopAtUsageLimit(this, ref, ts, error);
+  }
+
+  /** A stream's later error event that repeats its failure (Codex sends two): kept, not counted again. */
+  private repeatsStreamFailure(fact: Fact): boolean {
+    return fact.kind === 'apiError' && fact.stream && this.state.open === null && this.state.outcome === 'failed' && this.belongs(fact.promptId);
   }
 
   /** A GenAI tool call: an attempt; its failure is the agent's to handle (caught), the task's until something succeeds after it. */

@@ -23,6 +23,25 @@ export interface PromptState {
   outcome: 'succeeded' | 'failed' | null;
   /** The failure that made the outcome `failed`: its occurrence's seq and envelope. */
   failure: { seq: number; error: ErrorEnvelope } | null;
+  /**
+   * The session is stopped by a usage limit (`externalLimitReached`, session-limit.ts): the
+   * task and attempt it stopped, when (`at`, the failure's time) and until when the CLI said.
+   */
+  limit?: SessionLimit | null;
+}
+
+interface SessionLimit {
+  taskId: string;
+  ordinal: number;
+  at: number;
+  resetAt: number;
+}
+
+function readLimit(value: unknown): SessionLimit | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const v = value as Partial<SessionLimit>;
+  const numbers = typeof v.at === 'number' && typeof v.resetAt === 'number' && typeof v.ordinal === 'number';
+  return numbers && typeof v.taskId === 'string' ? { taskId: v.taskId, ordinal: v.ordinal as number, at: v.at as number, resetAt: v.resetAt as number } : null;
 }
 
 const EMPTY_PROMPT_STATE: PromptState = Object.freeze({ promptId: null, anonymous: false, open: null, outcome: null, failure: null });
@@ -38,6 +57,7 @@ export function readPromptState(text: string | null | undefined): PromptState {
       open: value.open && typeof value.open.since === 'number' ? { attempt: typeof value.open.attempt === 'number' ? value.open.attempt : null, since: value.open.since } : null,
       outcome: value.outcome === 'succeeded' || value.outcome === 'failed' ? value.outcome : null,
       failure: value.failure && typeof value.failure.seq === 'number' && typeof value.failure.error === 'object' ? value.failure : null,
+      limit: readLimit(value.limit),
     };
   } catch {
     return { ...EMPTY_PROMPT_STATE };
@@ -46,6 +66,6 @@ export function readPromptState(text: string | null | undefined): PromptState {
 
 /** The row's text of a state (null for the empty state, so untouched rows stay as they were). */
 export function writePromptState(state: PromptState): string | null {
-  const empty = state.promptId === null && !state.anonymous && state.open === null && state.outcome === null && state.failure === null;
+  const empty = state.promptId === null && !state.anonymous && state.open === null && state.outcome === null && state.failure === null && (state.limit ?? null) === null;
   return empty ? null : JSON.stringify(state);
 }

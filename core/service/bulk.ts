@@ -7,6 +7,7 @@ import { recoverIfHostGone } from './remote-commands.js';
 import { parseInput } from './schemas.js';
 import { externalRefusal, guard, isExternal, type ServiceContext } from './service-context.js';
 import type { HivewatchService } from './service-types.js';
+import { isStoppedExternalSession } from '../otel/stop-watching.js';
 
 /**
  * Bulk actions (issue #23 part 3): one action on many runs, named by id or by the Runs list's
@@ -42,7 +43,8 @@ const EXTERNAL_WHAT: Record<BulkAction, string> = {
 /** Why this run's status refuses the action, before anything is tried; null when it may go ahead. */
 function statusRefusal(action: BulkAction, row: RunRow): string | null {
   const { id, status } = row;
-  if (isExternal(row)) return externalRefusal(row, EXTERNAL_WHAT[action]);
+  // An external session stopped by its usage limit takes a cancel: Hivewatch stops watching it (command-relay.ts).
+  if (isExternal(row) && !(action === 'cancel' && isStoppedExternalSession(row))) return externalRefusal(row, EXTERNAL_WHAT[action]);
   switch (action) {
     case 'cancel':
       if (status === 'cancelling') return `run ${id} is already cancelling`;
@@ -63,7 +65,7 @@ function statusRefusal(action: BulkAction, row: RunRow): string | null {
  * for real it is recovered (interrupted, as the single cancel does) and reported refused.
  */
 async function deadHostRefusal(ctx: ServiceContext, row: RunRow, dryRun: boolean): Promise<string | null> {
-  if (ctx.runs.get(row.id) || !ACTIVE.includes(row.status)) return null;
+  if (ctx.runs.get(row.id) || !ACTIVE.includes(row.status) || isExternal(row)) return null;
   const host = await ctx.store.runHost(row.id);
   if (host?.alive) return null;
   if (dryRun) {

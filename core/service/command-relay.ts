@@ -6,6 +6,7 @@ import { deliverCommand, type RemoteCommand } from './remote-commands.js';
 import { parseInput } from './schemas.js';
 import { externalRefusal, guard, isExternal, runRowOr404, type ServiceContext } from './service-context.js';
 import type { HivewatchService } from './service-types.js';
+import { isStoppedExternalSession, stopWatchingSession } from '../otel/stop-watching.js';
 
 /**
  * The command relay: a command for a run goes to whoever executes it. A run this process hosts
@@ -43,11 +44,28 @@ async function relay(ctx: ServiceContext, route: CommandRoute): Promise<CommandA
     : { commandId, accepted: false, message: route.ended(row.status) };
 }
 
+/** The reason a cancel without one journals for a stopped external session. */
+const STOP_WATCHING_REASON = 'cancelled by the operator: Hivewatch stopped watching the session it could not stop';
+
+/**
+ * A cancel of an external session stopped by its usage limit: Hivewatch stops watching it (the
+ * run ends cancelled, core/otel/stop-watching.ts). Null for every other run, which the relay takes.
+ */
+async function stopWatchingIfStopped(ctx: ServiceContext, runId: string, reason: string | undefined): Promise<CommandAck | null> {
+  const row = await runRowOr404(ctx.store, runId);
+  if (!isExternal(row) || !isStoppedExternalSession(row)) return null;
+  const commandId = newCommandId();
+  const done = await stopWatchingSession(ctx.store, runId, { commandId, reason: reason ?? STOP_WATCHING_REASON }, Date.now());
+  return done ? { commandId, accepted: true } : null;
+}
+
 export function commandRelay(ctx: ServiceContext): Pick<HivewatchService, 'cancelRun' | 'skipBackoff'> {
   return {
     cancelRun: (input) =>
-      guard(() => {
+      guard(async () => {
         const { runId, reason } = parseInput('cancelRun', input);
+        const stopped = await stopWatchingIfStopped(ctx, runId, reason);
+        if (stopped) return stopped;
         return relay(ctx, {
           runId,
           remote: (commandId) => ({ kind: 'cancel', commandId, runId, reason }),

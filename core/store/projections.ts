@@ -222,7 +222,9 @@ function applyToRows(s: RunState, event: HivewatchEvent, loader: RowLoader, emit
       break;
     }
     case 'taskStarted':
-    case 'taskSucceeded': {
+    case 'taskSucceeded':
+    case 'externalLimitReached':
+    case 'externalLimitLifted': {
       const before = getTask(s, loader, event.taskId);
       putTask(s, reduceTask(before, event), before);
       break;

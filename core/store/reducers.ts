@@ -1,14 +1,6 @@
 import type { HivewatchEvent } from '../base/events.js';
-import type {
-  AttemptRow,
-  AttemptStatus,
-  RunRow,
-  StepRow,
-  StepStatus,
-  TaskRow,
-  TaskStatus,
-} from './schema.js';
-import { outOfBackoff } from './task-backoff.js';
+import type { AttemptRow, AttemptStatus, RunRow, StepRow, StepStatus, TaskRow, TaskStatus } from './schema.js';
+import { externalLimitTask, outOfBackoff } from './task-backoff.js';
 
 /**
  * The pure row reducers of the projections: (current row or undefined, event) → new row, never
@@ -282,6 +274,9 @@ export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent):
       r = copyTask(task);
       outOfBackoff(r);
       return r;
+    case 'externalLimitReached':
+    case 'externalLimitLifted':
+      return externalLimitTask(copyTask(task), event);
     case 'taskSucceeded':
       r = copyTask(task);
       r.status = 'succeeded';

@@ -1,6 +1,6 @@
 import type { RunSummary } from '../../core/service/api.js';
 import { formatAbsolute } from '../lib/format.js';
-import { formatResetCountdown, waitingSentence } from '../lib/usage-limit.js';
+import { formatResetCountdown, STOPPED_CONTINUES, stoppedSentence, waitingSentence } from '../lib/usage-limit.js';
 import { useNow } from '../lib/use-now.js';
 
 /**
@@ -15,21 +15,29 @@ export function limitWaitOf(run: RunSummary): number | null {
   return run.status === 'running' && run.waitingUntil != null ? run.waitingUntil : null;
 }
 
-/** The Runs list's badge: "limit resets in 12 min" (its title: the whole sentence). */
-export function LimitWaitBadge({ at, clock }: { at: number; clock: RunSummary['clock'] }) {
+/**
+ * The Runs list's badge: "limit resets in 12 min" (its title: the whole sentence). `external`: an
+ * agent session stopped by its limit, which Hivewatch does not resume (its title says so).
+ */
+export function LimitWaitBadge({ at, clock, external = false }: { at: number; clock: RunSummary['clock']; external?: boolean }) {
   const now = Math.max(useNow(), Date.now());
+  const title = external ? `${stoppedSentence(at, now)} (${formatAbsolute(at)}). ${STOPPED_CONTINUES}` : `${waitingSentence(at, now)} (${formatAbsolute(at)})`;
   return (
-    <span className="badge limit-wait" title={`${waitingSentence(at, now)} (${formatAbsolute(at)})`} data-testid="limit-wait">
+    <span className="badge limit-wait" title={title} data-testid="limit-wait">
       <span className="limit-icon" aria-hidden="true" />
       limit {clock === 'virtual' ? 'resets on a virtual clock' : formatResetCountdown(at, now)}
     </span>
   );
 }
 
-/** The run header's line: "Waiting for the usage limit to reset at 14:05 · resets in 12 min". */
-export function LimitWaitNotice({ at, clock }: { at: number; clock: RunSummary['clock'] }) {
+/**
+ * The run header's line: "Waiting for the usage limit to reset at 14:05 · resets in 12 min"; for
+ * an external session "Stopped by the usage limit until 14:05 · resets in 12 min. It continues
+ * when the agent sends telemetry again …".
+ */
+export function LimitWaitNotice({ at, clock, external = false }: { at: number; clock: RunSummary['clock']; external?: boolean }) {
   const now = Math.max(useNow(), Date.now());
-  const sentence = waitingSentence(at, now);
+  const sentence = external ? stoppedSentence(at, now) : waitingSentence(at, now);
   return (
     <p className="limit-wait-notice" role="status" aria-live="polite" data-testid="limit-wait-notice">
       <span className="limit-icon" aria-hidden="true" />
@@ -37,7 +45,7 @@ export function LimitWaitNotice({ at, clock }: { at: number; clock: RunSummary['
         {sentence.charAt(0).toUpperCase() + sentence.slice(1)}
       </time>
       {clock === 'virtual' ? ' (a virtual clock: no real wait)' : ` · ${formatResetCountdown(at, now)}`}
-      . Cancel ends the wait at once.
+      {external ? `. ${STOPPED_CONTINUES} Stop watching ends its run here.` : '. Cancel ends the wait at once.'}
     </p>
   );
 }

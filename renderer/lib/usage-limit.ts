@@ -31,3 +31,14 @@ export function formatResetCountdown(at: number, now: number): string {
 export function waitingSentence(at: number, now: number): string {
   return `waiting for the usage limit to reset at ${formatResetTime(at, now)}`;
 }
+
+/**
+ * The state of an external session stopped by its usage limit (issue 22 part 3): Hivewatch did not
+ * start the agent and cannot resume it, so the words say what happens instead.
+ */
+export function stoppedSentence(at: number, now: number): string {
+  return `stopped by the usage limit until ${formatResetTime(at, now)}`;
+}
+
+/** What follows the stop of an external session: it goes on when its agent does. */
+export const STOPPED_CONTINUES = 'It continues when the agent sends telemetry again (you resume it, or the CLI waits for the reset itself); Hivewatch cannot restart it.';

@@ -32,6 +32,22 @@ describe('applyToLiveRun', () => {
     expect(applyToLiveRun(undefined, external)?.summary.source).toBe('runtime:claude-code');
   });
 
+  it("shows an external session's usage-limit stop as its wait, until telemetry lifts it or the quiet period ends it, as the store does", () => {
+    const j = new JournalBuilder('ext-claude-code-1', 1_000);
+    const started = j.start('external:claude-code', 1) as Extract<HivewatchEvent, { type: 'runStarted' }>;
+    j.events[0] = { ...started, external: { origin: 'runtime:claude-code', sessionId: 's-1', source: 'claude-code 2.1.332' } };
+    j.add({ type: 'stepStarted', step: 1, frontier: [] });
+    j.add({ type: 'taskStarted', step: 1, ordinal: 0, taskId: 'prompt-1', name: 'prompt 1', agent: 'claude-code', maxAttempts: 0 });
+    const reached = { type: 'externalLimitReached', step: 1, ordinal: 0, taskId: 'prompt-1', attempt: 1, resetAt: 9_000_000, reported: "You've hit your 5-hour limit · resets 3:17am (UTC)" } as const;
+    j.add(reached);
+    expect(replay(j.events)?.summary).toMatchObject({ status: 'running', waitingUntil: 9_000_000 });
+    j.add({ type: 'externalLimitLifted', step: 1, ordinal: 0, taskId: 'prompt-1', resetAt: 9_000_000 });
+    expect(replay(j.events)?.summary.waitingUntil).toBeNull();
+    j.add(reached);
+    j.add({ type: 'externalRunIdle', quietMs: 600_000, lastEventAt: 1_000 });
+    expect(replay(j.events)?.summary).toMatchObject({ waitingUntil: null, retrying: null });
+  });
+
   it('creates the row from runStarted and ignores other first events', () => {
     const j = new JournalBuilder('run_a', 1_000);
     const started = j.start('examples/01-happy-path.prose', 7);

@@ -155,6 +155,9 @@ function reduceBackoffs(backoffs: Backoffs, event: HivewatchEvent): Backoffs {
   switch (event.type) {
     case 'retryScheduled':
       return withBackoff(backoffs, event.taskId, { nextAttemptAt: event.nextAttemptAt, delayMs: event.delayMs, usageLimit: event.usageLimit !== undefined });
+    case 'externalLimitReached':
+      return withBackoff(backoffs, event.taskId, { nextAttemptAt: event.resetAt, delayMs: Math.max(0, event.resetAt - event.ts), usageLimit: true });
+    case 'externalLimitLifted':
     case 'taskStarted':
     case 'attemptStarted':
     case 'backoffSkipped':
@@ -165,6 +168,7 @@ function reduceBackoffs(backoffs: Backoffs, event: HivewatchEvent): Backoffs {
     case 'runFailed':
     case 'runCancelled':
     case 'runInterrupted':
+    case 'externalRunIdle':
       return NO_BACKOFFS;
     default:
       return backoffs;

@@ -2,7 +2,7 @@ import type { RelatedRun, RunDetail, RunSummary } from '../../core/service/api.j
 import { hrefToCompare, hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime, RunDuration } from '../components/Time.js';
-import { canCancel, canResume, canRetry, isOperable } from '../runs/run-actions.js';
+import { canCancel, canResume, canRetry, canStopWatching, isOperable } from '../runs/run-actions.js';
 import { RetryingBadge } from '../runs/RunRow.js';
 import { LimitWaitNotice, limitWaitOf } from '../components/UsageLimitWait.js';
 import type { RunWorkView } from './attempt-work.js';
@@ -72,6 +72,11 @@ function RunActionButtons({ run, onCancel, onRetry, onResume, onExport, exportin
           Cancel run
         </button>
       )}
+      {canStopWatching(run) && (
+        <button type="button" className="danger" onClick={onCancel} title="c: end this session's run here; Hivewatch cannot stop the agent">
+          Stop watching
+        </button>
+      )}
       {isOperable(run) && canResume(run.status) && (
         <button type="button" className={run.status === 'interrupted' ? 'primary' : ''} onClick={onResume} title="continue from the last checkpoint">
           Resume
@@ -128,7 +133,7 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         <StatusBadge status={run.status} />
         {run.retrying && run.status === 'running' && limitWaitOf(run) === null && <RetryingBadge retrying={run.retrying} clock={run.clock} />}
         <RunActionButtons run={run} onCancel={onCancel} onRetry={onRetry} onResume={onResume} onExport={onExport} exporting={exporting} />
-        {limitWaitOf(run) !== null && <LimitWaitNotice at={limitWaitOf(run) as number} clock={run.clock} />}
+        {limitWaitOf(run) !== null && <LimitWaitNotice at={limitWaitOf(run) as number} clock={run.clock} external={run.source !== undefined} />}
       </div>
       <dl className="run-facts">
         <div>

@@ -74,6 +74,10 @@ export function describeEvent(e: HivewatchEvent): string {
       return `ended: no telemetry for ${formatDuration(e.quietMs)}`;
     case 'externalRunReopened':
       return 'telemetry resumed: running again';
+    case 'externalLimitReached':
+      return `task ${e.taskId} stopped by the usage limit until ${new Date(e.resetAt).toISOString()} · reported: "${e.reported}"; it continues when the agent sends telemetry again`;
+    case 'externalLimitLifted':
+      return `task ${e.taskId}: telemetry again after the usage limit stopped it: running again`;
   }
 }
 
@@ -113,6 +117,8 @@ export function toneOf(type: HivewatchEvent['type']): EventTone {
       return 'fail';
     case 'retryScheduled':
     case 'backoffSkipped':
+    case 'externalLimitReached':
+    case 'externalLimitLifted':
       return 'retry';
     case 'cancelRequested':
     case 'runCancelling':

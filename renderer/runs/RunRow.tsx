@@ -7,7 +7,7 @@ import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
 import { chainText } from '../lib/ending-story.js';
 import { formatDelay, shortId } from '../lib/format.js';
 import { costLine, tokenLine } from '../lib/cost-format.js';
-import { canCancel, canResume, canRetry, isOperable } from './run-actions.js';
+import { canCancel, canResume, canRetry, canStopWatching, isOperable } from './run-actions.js';
 
 export interface RunRowProps {
   run: RunSummary;
@@ -114,7 +114,7 @@ export const RunRow = memo(function RunRow({
       <div role="gridcell" className="cell-status">
         <StatusBadge status={run.status} />
         {limitWaitOf(run) !== null ? (
-          <LimitWaitBadge at={limitWaitOf(run) as number} clock={run.clock} />
+          <LimitWaitBadge at={limitWaitOf(run) as number} clock={run.clock} external={run.source !== undefined} />
         ) : (
           run.retrying && run.status !== 'cancelling' && <RetryingBadge retrying={run.retrying} clock={run.clock} />
         )}
@@ -156,6 +156,11 @@ export const RunRow = memo(function RunRow({
         {isOperable(run) && canCancel(run.status) && (
           <button type="button" className="small danger-outline" onClick={() => onCancel(run)} aria-label={`Cancel run ${run.id}`}>
             Cancel
+          </button>
+        )}
+        {canStopWatching(run) && (
+          <button type="button" className="small danger-outline" onClick={() => onCancel(run)} aria-label={`Stop watching session ${run.id}`}>
+            Stop watching
           </button>
         )}
         {isOperable(run) && canResume(run.status) && run.status === 'interrupted' && (

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunStatus } from '../../core/service/api.js';
-import { canBulkRetry, canRetry, isOperable } from './run-actions.js';
+import { canBulkRetry, canRetry, canStopWatching, isOperable } from './run-actions.js';
 
 const RUN_STATUSES: RunStatus[] = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'];
 
@@ -15,5 +15,15 @@ describe('which runs take commands at all', () => {
   it('leaves out an external run (an agent session seen through telemetry): it is watched, not run', () => {
     expect(isOperable({})).toBe(true);
     expect(isOperable({ source: 'runtime:claude-code' })).toBe(false);
+  });
+});
+
+describe('which external runs take a cancel (stop watching)', () => {
+  it('only a running session its usage limit stopped; not a running one, an ended one, nor a run of Hivewatch waiting for a limit', () => {
+    const reset = Date.UTC(2026, 10, 27, 3, 17);
+    expect(canStopWatching({ source: 'claude-code 2.1.332', status: 'running', waitingUntil: reset })).toBe(true);
+    expect(canStopWatching({ source: 'claude-code 2.1.332', status: 'running', waitingUntil: null })).toBe(false);
+    expect(canStopWatching({ source: 'claude-code 2.1.332', status: 'cancelled', waitingUntil: reset })).toBe(false);
+    expect(canStopWatching({ status: 'running', waitingUntil: reset })).toBe(false);
   });
 });

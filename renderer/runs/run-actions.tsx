@@ -32,6 +32,47 @@ export function isOperable(run: Pick<RunSummary, 'source'>): boolean {
   return run.source === undefined;
 }
 
+/**
+ * An external session stopped by its usage limit: the one external run a cancel acts on. Hivewatch
+ * cannot stop the agent CLI, so it stops watching: the run ends cancelled (docs/otel.md).
+ */
+export function canStopWatching(run: Pick<RunSummary, 'source' | 'status' | 'waitingUntil'>): boolean {
+  return run.source !== undefined && run.status === 'running' && run.waitingUntil != null;
+}
+
+/** The confirmation of a cancel: of Hivewatch's own runs, or of watched sessions it can only stop watching. */
+function cancelQuestion(runs: readonly RunSummary[]) {
+  if (!runs.every(canStopWatching)) {
+    return {
+      title: runs.length === 1 ? 'Cancel this run?' : `Cancel ${plural(runs.length, 'run')}?`,
+      body: (
+        <p>
+          {describe(runs)} will stop: tasks in flight are terminated, nothing of the current step is committed, and
+          the run ends <code>cancelled</code>. You can resume or retry it afterwards.
+        </p>
+      ),
+      confirmLabel: runs.length === 1 ? 'Cancel run' : `Cancel ${plural(runs.length, 'run')}`,
+      keepLabel: runs.length === 1 ? 'Keep running' : 'Keep them running',
+      danger: true,
+    };
+  }
+  return {
+    title: runs.length === 1 ? 'Stop watching this session?' : `Stop watching ${plural(runs.length, 'session')}?`,
+    body: (
+      <p>
+        {describe(runs)} is an agent session Hivewatch only watches: it cannot stop or restart the agent. Its run ends{' '}
+        <code>cancelled</code> here; if the agent sends telemetry again (you resume it), the run reopens.
+      </p>
+    ),
+    confirmLabel: 'Stop watching',
+    keepLabel: 'Keep watching',
+    danger: true,
+  };
+}
+
+/** The reason a stopped session's cancel journals: the agent goes on wherever it runs. */
+const STOP_WATCHING_REASON = 'the operator stopped watching this session (Hivewatch cannot stop the agent)';
+
 function describe(runs: readonly RunSummary[]): string {
   const first = runs[0];
   if (runs.length === 1 && first) return `${first.flowName} (${shortId(first.id)})`;
@@ -71,28 +112,17 @@ export function useRunActions(): RunActions {
 
   const cancel = useCallback<RunActions['cancel']>(
     async (candidates) => {
-      // An external run (agent telemetry) is not Hivewatch's to cancel: the service would refuse it.
-      const runs = candidates.filter((r) => canCancel(r.status) && isOperable(r));
+      // An external run (agent telemetry) is not Hivewatch's to cancel (the service refuses it), unless its usage limit stopped it.
+      const runs = candidates.filter((r) => (canCancel(r.status) && isOperable(r)) || canStopWatching(r));
       if (runs.length === 0) {
         toast('Nothing to cancel: only queued or running runs can be cancelled.', 'info');
         return false;
       }
-      const ok = await confirm({
-        title: runs.length === 1 ? 'Cancel this run?' : `Cancel ${plural(runs.length, 'run')}?`,
-        body: (
-          <p>
-            {describe(runs)} will stop: tasks in flight are terminated, nothing of the current step is committed, and
-            the run ends <code>cancelled</code>. You can resume or retry it afterwards.
-          </p>
-        ),
-        confirmLabel: runs.length === 1 ? 'Cancel run' : `Cancel ${plural(runs.length, 'run')}`,
-        keepLabel: runs.length === 1 ? 'Keep running' : 'Keep them running',
-        danger: true,
-      });
+      const ok = await confirm(cancelQuestion(runs));
       if (!ok) return false;
       const ids = runs.map((r) => r.id);
       store.markCancelling(ids);
-      const results = await Promise.allSettled(ids.map((runId) => api.cancelRun({ runId, reason: 'cancelled by the operator' })));
+      const results = await Promise.allSettled(runs.map((r) => api.cancelRun({ runId: r.id, reason: canStopWatching(r) ? STOP_WATCHING_REASON : 'cancelled by the operator' })));
       const { refused, messages } = refusalsOf(ids, results);
       if (refused.length > 0) {
         store.revert(refused);
