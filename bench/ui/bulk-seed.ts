@@ -95,13 +95,16 @@ export function bulkSeed(path: string, options: { runs: number; errors: number; 
              'message', ${message}, 'step', 1, 'taskId', '1:0', 'attempt', 1, 'how', NULL)) END
          FROM n`,
       ).run(runs, { from, step });
-      // Error k belongs to run (runs - 1 - k % runs): the newest runs get errors first.
+      // Error k belongs to run (runs - 1 - k % runs): the newest runs get errors first. better-sqlite3
+      // binds numbers as REAL, so k / runs is cast back to an integer: a fractional ts or seq (what
+      // this wrote before) is no time ingest ever stores, and every fraction made a rollup bucket
+      // of its own (a day table of 490,000 rows where ingest keeps 12,000).
       db.prepare(
         `WITH RECURSIVE n(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM n WHERE k + 1 < ?),
            e(k, i) AS (SELECT k, ? - 1 - k % ? FROM n)
          INSERT INTO errors (run_id, seq, ts, category, code, origin, message, fingerprint, caught, retrying, recoverable,
            recovery_hint, context, timestamp, project, flow, step, task_id, attempt, disposition, ending)
-         SELECT printf('run_bulk%07d', i), 5 + k / ?, @from + i * @step + 100 + k / ?, ${category}, ${code}, 'runtime:fake', ${message},
+         SELECT printf('run_bulk%07d', i), 5 + CAST(k / ? AS INTEGER), @from + i * @step + 100 + CAST(k / ? AS INTEGER), ${category}, ${code}, 'runtime:fake', ${message},
            ${code} || '_' || (i % 7), 0, NOT ${failed} OR k >= ?, 1, NULL, '{}', @from + i * @step, NULL, ${flow}, 1, '1:0', 1,
            CASE WHEN NOT ${failed} OR k >= ? THEN 'handled' ELSE 'unhandled' END, CASE WHEN NOT ${failed} OR k >= ? THEN 0 ELSE 1 END
          FROM e`,

@@ -1,5 +1,8 @@
 import { StoreError } from './store-error.js';
+import { issueCountsInWindow, issueFacts, type IssueFacts, type IssueFactsQuery } from './issue-facts.js';
 import { all, get, type Dialect, type Query } from './queries/plan.js';
+
+export type { IssueFacts } from './issue-facts.js';
 
 /**
  * Error issues in the store (migration 14): the append-only `issue_log` of status changes and
@@ -107,63 +110,6 @@ function* journalIssueChange(_dialect: Dialect, change: NewIssueChange): Query<I
   return rows[0] ? toRow(rows[0]) : null;
 }
 
-interface IssueFactsQuery {
-  /** Only these issues; all groups when absent. */
-  fingerprints?: readonly string[];
-  /** Wall ms the last hour and the week before it end at. */
-  now: number;
-  /**
-   * Only the last hour and the week (runs, failures and flows read as 0): what escalation needs,
-   * read from the errors of those 169 hours alone, never a hot group's whole history.
-   */
-  ratesOnly?: boolean;
-}
-
-export interface IssueFacts {
-  fingerprint: string;
-  /** Distinct runs with an occurrence. */
-  runs: number;
-  /** Runs that ended failed with this group as their ending error (docs/semantics.md F1). */
-  failures: number;
-  flows: number;
-  /** Occurrences in [now − 1 h, now). */
-  lastHour: number;
-  /** Occurrences in the 7 × 24 hours before the last hour. */
-  week: number;
-}
-
-const HOUR = 3_600_000;
-const WEEK = 7 * 24 * HOUR;
-
-/**
- * Facts per issue from its errors, through their `(fingerprint, ts)` index when fingerprints
- * are given; every group's (a scan of the errors) when sorting all issues by runs or failures.
- */
-function* issueFacts(_dialect: Dialect, query: IssueFactsQuery): Query<IssueFacts[]> {
-  const hourStart = query.now - HOUR;
-  const params: unknown[] = [hourStart, query.now, hourStart - WEEK, hourStart];
-  const where: string[] = [];
-  if (query.fingerprints !== undefined) {
-    const fingerprints = [...new Set(query.fingerprints)];
-    if (fingerprints.length === 0) return [];
-    where.push(`fingerprint IN (${fingerprints.map(() => '?').join(', ')})`);
-    params.push(...fingerprints);
-  }
-  if (query.ratesOnly === true) {
-    where.push('ts >= ?');
-    params.push(hourStart - WEEK);
-  }
-  const counts = query.ratesOnly === true
-    ? '0 AS runs, 0 AS failures, 0 AS flows'
-    : "COUNT(DISTINCT run_id) AS runs, SUM(CASE WHEN ending = 1 THEN 1 ELSE 0 END) AS failures, COUNT(DISTINCT flow) AS flows";
-  return yield* all<IssueFacts>(
-    `SELECT fingerprint, ${counts}, SUM(CASE WHEN ts >= ? AND ts < ? THEN 1 ELSE 0 END) AS "lastHour",
-        SUM(CASE WHEN ts >= ? AND ts < ? THEN 1 ELSE 0 END) AS week
-      FROM errors${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY fingerprint`,
-    params,
-  );
-}
-
 interface IssueCulprit {
   flowName: string;
   task: string | null;
@@ -191,14 +137,18 @@ export interface Occurrences {
   first: string | null;
 }
 
-/** Occurrences of one issue journaled after `after` (wall ms): what a regression or an ignore's count waits for. */
-function* occurrencesAfter(_dialect: Dialect, fingerprint: string, after: number): Query<Occurrences> {
-  const row = yield* get<{ n: number }>('SELECT COUNT(*) AS n FROM errors WHERE fingerprint = ? AND ts > ?', [fingerprint, after]);
-  const count = row?.n ?? 0;
+/**
+ * Occurrences of one issue journaled after `after` (wall ms): what a regression or an ignore's
+ * count waits for. The count comes from the rollups (issue-facts.ts), the first from the index.
+ */
+function* occurrencesAfter(dialect: Dialect, fingerprint: string, after: number): Query<Occurrences> {
+  // ts > after, for the integer ms every ts is.
+  const from = Math.floor(after) + 1;
+  const count = (yield* issueCountsInWindow(dialect, [fingerprint], from, undefined)).get(fingerprint) ?? 0;
   if (count === 0) return { count, first: null };
   const first = yield* get<{ run_id: string; seq: number }>(
-    'SELECT run_id, seq FROM errors WHERE fingerprint = ? AND ts > ? ORDER BY ts, run_id, seq LIMIT 1',
-    [fingerprint, after],
+    'SELECT run_id, seq FROM errors WHERE fingerprint = ? AND ts >= ? ORDER BY ts, run_id, seq LIMIT 1',
+    [fingerprint, from],
   );
   return { count, first: first ? `${first.run_id}#${first.seq}` : null };
 }

@@ -8,6 +8,7 @@ import { usageRollupsSql } from '../migration-16.js';
 import { USAGE_LIMIT_WAIT_SQL } from '../migration-17.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
+import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
 
 /**
  * PostgreSQL's schema history. Versions are SQLite's numbers (`core/store/migrations.ts`), so
@@ -93,6 +94,13 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'usage-limit waits: the reset a task and its run wait for',
     up: async (client) => {
       for (const sql of USAGE_LIMIT_WAIT_SQL) await client.query(sql);
+    },
+  },
+  {
+    version: 18,
+    name: "issue facts kept at commit: each issue's runs, flows and failures",
+    up: async (client) => {
+      await client.query(ERROR_GROUP_FACTS_SQL);
     },
   },
 ];
