@@ -105,6 +105,19 @@ describe.each([{ make: sqliteEngine }, { make: postgresEngine }])('an external s
     expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
   });
 
+  it.skipIf(engine.skip !== null)(title("its traces arriving after its logs (exporters batch apart) do not lift the stop: they are the failed request's own"), async () => {
+    const store = await engine.open('traces-last');
+    stores.push(store);
+    const session = usageLimitSession();
+    const ingester = new OtelIngester(store, { now: () => session.failedAt + 60_000, quietMs: QUIET_MS });
+    const reversed = [...session.payloads].reverse();
+    expect(reversed.map((p) => p.signal)).toEqual(['logs', 'traces']);
+    for (const [i, p] of reversed.entries()) await ingester.ingest(decodeOtlp(p.signal, 'json', p.body), `reversed#${i}`);
+    const runId = (await store.listRuns({ limit: 5 })).runs[0]!.id;
+    expect((await store.getRunRow(runId))!.waitingUntil).toBe(RESET_AT);
+    expect(ofType(await store.getEvents(runId), 'externalLimitLifted')).toEqual([]);
+  });
+
   it.skipIf(engine.skip !== null)(title('telemetry again before the reset (the user resumed the session) lifts the stop; the session then ends as its last prompt did'), async () => {
     const { store, ingester, session, runId, at } = await stopped('resumed');
     const resumedAt = session.failedAt + 30 * 60_000;
@@ -142,6 +155,19 @@ describe.each([{ make: sqliteEngine }, { make: postgresEngine }])('an external s
     expect((await store.getRunRow(runId))!.status).toBe('running');
     expect(ofType(await store.getEvents(runId), 'externalRunReopened')).toHaveLength(1);
     expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
+  });
+
+  it.skipIf(engine.skip !== null)(title("sent from inside a Hivewatch attempt (linked), it never stops: the attempt's own retry waits for the reset"), async () => {
+    const store = await engine.open('linked');
+    stores.push(store);
+    const session = usageLimitSession(0, true);
+    const ingester = new OtelIngester(store, { now: () => session.failedAt + 60_000, quietMs: QUIET_MS });
+    for (const [i, p] of session.payloads.entries()) await ingester.ingest(decodeOtlp(p.signal, 'json', p.body), `linked#${i}`);
+    const runId = (await store.listRuns({ limit: 5 })).runs[0]!.id;
+    expect((await store.getRunRow(runId))!.waitingUntil).toBeNull();
+    expect(ofType(await store.getEvents(runId), 'externalLimitReached')).toEqual([]);
+    // The failure itself is read as the usage limit it is.
+    expect(ofType(await store.getEvents(runId), 'attemptFailed')[0]?.error.context).toMatchObject({ usageLimit: true, resetAt: RESET_AT });
   });
 
   it.skipIf(engine.skip !== null)(title(`as recorded (${USAGE_LIMIT_RECORDING}), the telemetry names no reset: a plain rate limit, not stopped`), async () => {

@@ -49,25 +49,28 @@ function printedResult(stdout: string): string {
 
 const TIME_KEYS = new Set(['timeUnixNano', 'observedTimeUnixNano', 'startTimeUnixNano', 'endTimeUnixNano']);
 
-/** Drops the preset's resource attributes and shifts every time, in place. */
-function rewrite(value: unknown, shiftNs: bigint): void {
+/** Drops the preset's resource attributes (unless `linked`) and shifts every time, in place. */
+function rewrite(value: unknown, shiftNs: bigint, linked = false): void {
   if (Array.isArray(value)) {
-    for (const item of value) rewrite(item, shiftNs);
+    for (const item of value) rewrite(item, shiftNs, linked);
     return;
   }
   if (typeof value !== 'object' || value === null) return;
   const object = value as Json;
   for (const [key, child] of Object.entries(object)) {
     if (TIME_KEYS.has(key) && typeof child === 'string' && child !== '0') object[key] = String(BigInt(child) + shiftNs);
-    else if (key === 'resource' && typeof child === 'object' && child !== null) {
+    else if (key === 'resource' && !linked && typeof child === 'object' && child !== null) {
       const resource = child as { attributes?: { key: string }[] };
       resource.attributes = (resource.attributes ?? []).filter((a) => !a.key.startsWith('hivewatch.'));
-    } else rewrite(child, shiftNs);
+    } else rewrite(child, shiftNs, linked);
   }
 }
 
-/** The session's payloads; `shiftMs` moves every time (0: as recorded). */
-export function usageLimitSession(shiftMs = 0): UsageLimitSession {
+/**
+ * The session's payloads; `shiftMs` moves every time (0: as recorded). `linked`: keep the preset's
+ * `hivewatch.*` resource attributes, as the recording has them (a session sent from inside a Hivewatch attempt).
+ */
+export function usageLimitSession(shiftMs = 0, linked = false): UsageLimitSession {
   const f = readFixture('claude-code', USAGE_LIMIT_RECORDING);
   if (!f) throw new Error(`no recording claude-code/${USAGE_LIMIT_RECORDING}`);
   const reported = printedResult(f.stdout);
@@ -77,7 +80,7 @@ export function usageLimitSession(shiftMs = 0): UsageLimitSession {
   const payloads = f.exports.map((e) => {
     const text = e.payload.toString('utf8').split(JSON.stringify(recordedError).slice(1, -1)).join(JSON.stringify(reported).slice(1, -1));
     const json = JSON.parse(text) as Json;
-    rewrite(json, BigInt(shiftMs) * 1_000_000n);
+    rewrite(json, BigInt(shiftMs) * 1_000_000n, linked);
     const body = Buffer.from(JSON.stringify(json));
     const apiError = findApiError(json);
     if (apiError) ({ failedAt, sessionId } = apiError);
