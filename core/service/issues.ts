@@ -78,11 +78,11 @@ export class IssueBook {
    */
   async reconcile(only?: readonly string[]): Promise<IssueLogRow[]> {
     if (this.store.readonly) return [];
-    const wanted = only === undefined ? null : new Set(only);
-    const groups = (await this.groups()).filter((g) => wanted === null || wanted.has(g.fingerprint));
+    // A batch's pass reads only the issues it touched: their groups and their log rows.
+    const groups = only === undefined ? await this.groups() : only.length === 0 ? [] : await this.store.issues.groups(only);
     if (groups.length === 0) return [];
     const now = this.now();
-    const states = foldIssueLog(await this.store.issues.log());
+    const states = foldIssueLog(await this.store.issues.log(only === undefined ? undefined : groups.map((g) => g.fingerprint)));
     const facts = new Map((await this.store.issues.facts({ fingerprints: groups.map((g) => g.fingerprint), now, ratesOnly: true })).map((f) => [f.fingerprint, f]));
     const journaled: IssueLogRow[] = [];
     for (const group of groups) {

@@ -1,6 +1,7 @@
 import { StoreError } from './store-error.js';
 import { issueCountsInWindow, issueFacts, type IssueFacts, type IssueFactsQuery } from './issue-facts.js';
 import { all, get, type Dialect, type Query } from './queries/plan.js';
+import { toGroup, type ErrorGroup, type GroupRecord } from './queries/groups.js';
 
 export type { IssueFacts } from './issue-facts.js';
 
@@ -75,11 +76,36 @@ const toRow = (r: LogRecord): IssueLogRow => ({
 });
 
 /** The log in id order: every issue's (small: one row per change), or one fingerprint's. */
-function* issueLog(_dialect: Dialect, fingerprint?: string): Query<IssueLogRow[]> {
-  const rows = fingerprint === undefined
-    ? yield* all<LogRecord>(`SELECT ${LOG_COLUMNS} FROM issue_log ORDER BY id`)
-    : yield* all<LogRecord>(`SELECT ${LOG_COLUMNS} FROM issue_log WHERE fingerprint = ? ORDER BY id`, [fingerprint]);
-  return rows.map(toRow);
+function* issueLog(_dialect: Dialect, fingerprint?: string | readonly string[]): Query<IssueLogRow[]> {
+  if (fingerprint === undefined) return (yield* all<LogRecord>(`SELECT ${LOG_COLUMNS} FROM issue_log ORDER BY id`)).map(toRow);
+  const wanted = typeof fingerprint === 'string' ? [fingerprint] : [...new Set(fingerprint)];
+  const rows: IssueLogRow[] = [];
+  for (let i = 0; i < wanted.length; i += IN_LIST) {
+    const part = wanted.slice(i, i + IN_LIST);
+    const sql = `SELECT ${LOG_COLUMNS} FROM issue_log WHERE fingerprint IN (${part.map(() => '?').join(', ')}) ORDER BY id`;
+    rows.push(...(yield* all<LogRecord>(sql, part)).map(toRow));
+  }
+  return wanted.length <= IN_LIST ? rows : rows.sort((a, b) => a.id - b.id);
+}
+
+/** Fingerprints per `IN (…)` list: well under either engine's limit on parameters. */
+const IN_LIST = 500;
+
+/**
+ * The groups of these fingerprints that have members (error_groups, as `errorGroups` reads it
+ * without a window): what a pass over the issues a batch touched needs, instead of the 1,000
+ * most recent groups filtered down to a few (issue #25 part 7). Most recently seen first.
+ */
+function* issueGroups(_dialect: Dialect, fingerprints: readonly string[]): Query<ErrorGroup[]> {
+  const wanted = [...new Set(fingerprints)];
+  const groups: ErrorGroup[] = [];
+  for (let i = 0; i < wanted.length; i += IN_LIST) {
+    const part = wanted.slice(i, i + IN_LIST);
+    const sql = `SELECT fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen
+      FROM error_groups WHERE count > 0 AND fingerprint IN (${part.map(() => '?').join(', ')})`;
+    groups.push(...(yield* all<GroupRecord>(sql, part)).map(toGroup));
+  }
+  return groups.sort((a, b) => b.lastSeen - a.lastSeen || b.count - a.count || (a.fingerprint < b.fingerprint ? -1 : 1));
 }
 
 function checkChange(change: NewIssueChange): void {
@@ -155,8 +181,10 @@ function* occurrencesAfter(dialect: Dialect, fingerprint: string, after: number)
 
 /** Issues' part of the store contract, the same queries over either engine. */
 export interface IssueStore {
-  /** The log in id order: all of it, or one fingerprint's. */
-  log(fingerprint?: string): Promise<IssueLogRow[]>;
+  /** The log in id order: all of it, or these fingerprints'. */
+  log(fingerprint?: string | readonly string[]): Promise<IssueLogRow[]>;
+  /** The groups of these fingerprints (with members), most recently seen first. */
+  groups(fingerprints: readonly string[]): Promise<ErrorGroup[]>;
   /** Appends a status change unless its dedupe key is journaled: the stored row, or null. */
   journal(change: NewIssueChange): Promise<IssueLogRow | null>;
   facts(query: IssueFactsQuery): Promise<IssueFacts[]>;
@@ -170,6 +198,7 @@ type Runner = <T>(query: Query<T>) => Promise<T>;
 export function issueStore(dialect: Dialect, read: Runner, write: Runner): IssueStore {
   return {
     log: (fingerprint) => read(issueLog(dialect, fingerprint)),
+    groups: (fingerprints) => read(issueGroups(dialect, fingerprints)),
     journal: (change) => write(journalIssueChange(dialect, change)),
     facts: (query) => read(issueFacts(dialect, query)),
     culprits: (fingerprints) => read(issueCulprits(dialect, fingerprints)),

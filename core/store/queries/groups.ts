@@ -40,12 +40,12 @@ export interface GroupTrendsQuery {
   disposition?: ErrorDisposition;
 }
 
-type GroupRecord = {
+export type GroupRecord = {
   fingerprint: string; category: string; code: string; origin: string; template: string;
   last_message: string; count: number; unhandled: number; first_seen: number; last_seen: number;
 };
 
-const toGroup = (r: GroupRecord): ErrorGroup => ({
+export const toGroup = (r: GroupRecord): ErrorGroup => ({
   fingerprint: r.fingerprint,
   category: r.category,
   code: r.code,
