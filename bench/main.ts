@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,10 +49,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   if (only === 'ui' || only === 'history') {
-    // The UI figures measure the real window: build it first when it is missing.
-    if (!existsSync(join(ROOT, 'renderer-dist', 'index.html'))) {
-      spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
-    }
+    // The UI figures measure the real window: its production build (ui/renderer-build.ts).
+    const { ensureProductionRenderer } = await import('./ui/renderer-build.js');
+    ensureProductionRenderer(ROOT);
     const rest = argv.filter((arg) => arg !== '--only' && arg !== 'ui' && arg !== 'history');
     const { main: historyPerf } = await import('./ui/history-perf.js');
     if (only === 'history') return historyPerf(rest);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { cachedHistory } from './bulk-seed.js';
 import { ERRORS_FILLED, FIRST_ROW, openAt, timeHashChange, waitMark } from './page-marks.js';
+import { ensureProductionRenderer } from './renderer-build.js';
 import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
 
 /**
@@ -189,6 +190,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const size = quick ? 20_000 : 1_000_000;
   const samplesIndex = argv.indexOf('--samples');
   const samples = samplesIndex >= 0 ? Math.max(1, Number(argv[samplesIndex + 1]) || 1) : quick ? 5 : 20;
+  ensureProductionRenderer(ROOT);
   const history = cachedHistory(size, size, HOUR);
   const inRange = errorsPerRange(history.path);
   let browser: Browser | null = null;

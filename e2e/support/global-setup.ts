@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -22,10 +22,15 @@ export function rendererIsStale(root = process.cwd()): boolean {
   const built = join(root, 'renderer-dist', 'index.html');
   if (!existsSync(built)) return true;
   const sources = Math.max(newestMtime(join(root, 'renderer')), statSync(join(root, 'vite.config.ts')).mtimeMs);
-  return sources > statSync(built).mtimeMs;
+  if (sources > statSync(built).mtimeMs) return true;
+  // A development build (made under NODE_ENV=test before this setup set production) is stale too.
+  const assets = join(root, 'renderer-dist', 'assets');
+  return existsSync(assets) && readdirSync(assets).some((name) => name.endsWith('.js') && readFileSync(join(assets, name), 'utf8').includes('jsxDEV'));
 }
 
 export default function setup(): void {
   if (!rendererIsStale()) return;
-  execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
+  // Vitest sets NODE_ENV=test, which vite build would inherit and answer with React's development
+  // build: the journeys (and the benches, which reuse renderer-dist/) drive the production one.
+  execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn'], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
 }

@@ -1,6 +1,7 @@
 import { useApi } from '../app/api-context.js';
 import { formatUsd } from '../lib/cost-format.js';
 import { useAsync } from '../lib/use-async.js';
+import { takePrefetchedCost, usageInput } from './side-loads.js';
 
 /**
  * "· failed attempts cost $0.17" in the Errors header (issue 22): what the attempts that failed
@@ -10,7 +11,10 @@ import { useAsync } from '../lib/use-async.js';
 export function FailureCost({ since, until, flow, refresh }: { since?: number | undefined; until?: number | undefined; flow?: string | undefined; refresh: number }) {
   const api = useApi();
   const { state } = useAsync(
-    () => api.usageByFlow({ ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...(flow !== undefined ? { flow } : {}) }),
+    () => {
+      const ask = usageInput(since, until, flow);
+      return takePrefetchedCost(ask) ?? api.usageByFlow(ask);
+    },
     [api, since, until, flow, refresh],
   );
   const rows = state.data ?? [];

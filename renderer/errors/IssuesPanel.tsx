@@ -5,6 +5,7 @@ import { ErrorState, Loading } from '../components/states.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { ISSUE_SORT_CHOICES, ISSUE_STATUS_CHOICES, type ErrorsQuery, type IssueStatusChoice } from './errors-query.js';
 import { IssuesTable, type IssueChange } from './IssuesTable.js';
+import { issuesInput, takePrefetchedIssues } from './side-loads.js';
 
 const STATUS_LABELS: Record<IssueStatusChoice, string> = {
   unresolved: 'Unresolved',
@@ -45,7 +46,10 @@ export function IssuesPanel({
   const [busy, setBusy] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const { state, reload } = useAsync(
-    () => api.listIssues({ ...(query.issueStatus ? { status: query.issueStatus } : {}), sort: query.issueSort, limit: 1_000 }),
+    () => {
+      const ask = issuesInput(query);
+      return takePrefetchedIssues(ask) ?? api.listIssues(ask);
+    },
     [api, query.issueStatus, query.issueSort, refresh, changes],
   );
   const shown = new Set(groups.map((g) => g.fingerprint));

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ErrorOccurrence, ErrorSeries, HivewatchApi, Page } from '../../core/service/api.js';
 import { filterOf, parseErrorsQuery, stableNow, windowOf } from './errors-query.js';
 import { loadOverview, prefetchErrors, SAMPLE_SIZE, takePrefetchedOverview, takePrefetchedSample } from './errors-loads.js';
+import { issuesInput, takePrefetchedCost, takePrefetchedIssues, usageInput } from './side-loads.js';
 
 /**
- * Answers the Errors screen's five reads with empty results and records each call with its
+ * Answers the Errors screen's reads (the overview's, the occurrences, the issues, the cost) with empty results and records each call with its
  * input; any other method is missing, so an unexpected read fails the test.
  */
 function errorsApi(): { api: HivewatchApi; reads: { method: string; input: unknown }[] } {
@@ -21,6 +22,8 @@ function errorsApi(): { api: HivewatchApi; reads: { method: string; input: unkno
     errorGroups: answer('errorGroups', []),
     errorSeries: answer('errorSeries', series),
     listErrors: answer('listErrors', page),
+    listIssues: answer('listIssues', { items: [], nextCursor: null }),
+    usageByFlow: answer('usageByFlow', []),
   };
   return { api: api as unknown as HivewatchApi, reads };
 }
@@ -39,8 +42,10 @@ describe('prefetching the Errors screen', () => {
     prefetchErrors(api, new URLSearchParams('range=24h'), NOW);
     prefetchErrors(api, new URLSearchParams('range=24h'), NOW); // the same route again: no second round
     const methods = reads.map((r) => r.method).sort();
-    expect(methods).toEqual(['errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorGroups', 'errorSeries', 'failureCounts', 'listErrors']);
+    // The issues and the failed attempts' cost too: their panels mount only after the overview drew.
+    expect(methods).toEqual(['errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorGroups', 'errorSeries', 'failureCounts', 'listErrors', 'listIssues', 'usageByFlow']);
     expect(reads.find((r) => r.method === 'listErrors')?.input).toMatchObject({ limit: SAMPLE_SIZE });
+    expect(reads.find((r) => r.method === 'listIssues')?.input).toEqual({ status: 'unresolved', sort: 'last-seen', limit: 1_000 });
 
     const { filter, bucket } = screenFilter('range=24h');
     const overview = takePrefetchedOverview(filter, bucket);
@@ -51,6 +56,14 @@ describe('prefetching the Errors screen', () => {
     // Taken once: a refresh reads again.
     expect(takePrefetchedOverview(filter, bucket)).toBeNull();
     expect(takePrefetchedSample(filter, '')).toBeNull();
+    // The issues panel and the cost take theirs once, for the inputs they would ask.
+    const issues = issuesInput({ issueStatus: 'unresolved', issueSort: 'last-seen' });
+    const cost = usageInput(filter.since, filter.until, filter.flow);
+    expect(takePrefetchedIssues({ ...issues, sort: 'failures' })).toBeNull();
+    await expect(takePrefetchedIssues(issues)).resolves.toEqual({ items: [], nextCursor: null });
+    await expect(takePrefetchedCost(cost)).resolves.toEqual([]);
+    expect(takePrefetchedIssues(issues)).toBeNull();
+    expect(takePrefetchedCost(cost)).toBeNull();
   });
 
   it('gives nothing to a screen whose filter differs from the prefetched one', () => {
@@ -62,22 +75,30 @@ describe('prefetching the Errors screen', () => {
     const same = screenFilter('range=24h&category=runtime');
     expect(takePrefetchedSample(same.filter, 'some-group')).toBeNull();
     expect(takePrefetchedSample(same.filter, '')).not.toBeNull();
+    // The cost is by window and flow (the category does not narrow it).
+    expect(takePrefetchedCost(usageInput(same.filter.since, undefined, 'flows/other.prose'))).toBeNull();
+    expect(takePrefetchedCost(usageInput(same.filter.since, undefined, undefined))).not.toBeNull();
+    expect(takePrefetchedIssues(issuesInput({ issueStatus: 'unresolved', issueSort: 'last-seen' }))).not.toBeNull();
   });
 
   it('never hands a round that failed to a screen mounting later (the server was away): that screen reads afresh', async () => {
     const refused = () => Promise.reject(new Error('Failed to fetch'));
-    const down = { errorCounts: refused, failureCounts: refused, errorGroups: refused, errorSeries: refused, listErrors: refused } as unknown as HivewatchApi;
+    const down = { errorCounts: refused, failureCounts: refused, errorGroups: refused, errorSeries: refused, listErrors: refused, listIssues: refused, usageByFlow: refused } as unknown as HivewatchApi;
     prefetchErrors(down, new URLSearchParams('range=7d'), NOW);
     const { filter, bucket } = screenFilter('range=7d');
     // Let both rejections settle, as they have by the time the chunk loads after a restart.
     await new Promise((resolve) => setImmediate(resolve));
     expect(takePrefetchedOverview(filter, bucket)).toBeNull();
     expect(takePrefetchedSample(filter, '')).toBeNull();
+    const issues = issuesInput({ issueStatus: 'unresolved', issueSort: 'last-seen' });
+    expect(takePrefetchedIssues(issues)).toBeNull();
+    expect(takePrefetchedCost(usageInput(filter.since, undefined, undefined))).toBeNull();
     // The route again once the server is back: a new round, which the screen takes.
     const { api, reads } = errorsApi();
     prefetchErrors(api, new URLSearchParams('range=7d'), NOW);
     expect(reads.length).toBeGreaterThan(0);
     await expect(takePrefetchedOverview(filter, bucket)).resolves.toBeDefined();
+    await expect(takePrefetchedIssues(issues)).resolves.toEqual({ items: [], nextCursor: null });
   });
 });
 

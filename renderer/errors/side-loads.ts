@@ -1,0 +1,67 @@
+import type { FlowUsageView, HivewatchApi } from '../../core/service/api.js';
+import type { ErrorsQuery } from './errors-query.js';
+
+/**
+ * The Errors screen's two reads besides the overview: the issues list and the failed attempts'
+ * cost. Their panels mount only once the overview has drawn the page, so on their own they were
+ * a second round trip after the first (at a million errors, the slowest part of opening the
+ * screen). `prefetchSideLoads` starts them with the first round; each panel takes its answer
+ * once (`take*`), and every later read (a refresh, a status change) asks the server again.
+ */
+
+export type UsageInput = Parameters<HivewatchApi['usageByFlow']>[0];
+type ListIssuesInput = Parameters<HivewatchApi['listIssues']>[0];
+type IssuePage = Awaited<ReturnType<HivewatchApi['listIssues']>>;
+
+export function issuesInput(query: Pick<ErrorsQuery, 'issueStatus' | 'issueSort'>): ListIssuesInput {
+  return { ...(query.issueStatus ? { status: query.issueStatus } : {}), sort: query.issueSort, limit: 1_000 };
+}
+
+export function usageInput(since: number | undefined, until: number | undefined, flow: string | undefined): UsageInput {
+  return { ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...(flow !== undefined ? { flow } : {}) };
+}
+
+interface Waiting<T> {
+  key: string;
+  answer: Promise<T>;
+}
+
+let issues: Waiting<IssuePage> | null = null;
+let cost: Waiting<FlowUsageView[]> | null = null;
+
+/** A started read, forgotten if it fails (a panel that mounts later reads afresh, never an old failure). */
+function waiting<T>(key: string, answer: Promise<T>, forget: () => void): Waiting<T> {
+  answer.catch(forget);
+  return { key, answer };
+}
+
+export function prefetchSideLoads(api: HivewatchApi, issuesAsk: ListIssuesInput, usageAsk: UsageInput): void {
+  const issuesKey = JSON.stringify(issuesAsk);
+  const costKey = JSON.stringify(usageAsk);
+  if (issues?.key !== issuesKey) {
+    const round: Waiting<IssuePage> = waiting(issuesKey, api.listIssues(issuesAsk), () => {
+      if (issues === round) issues = null;
+    });
+    issues = round;
+  }
+  if (cost?.key !== costKey) {
+    const round: Waiting<FlowUsageView[]> = waiting(costKey, api.usageByFlow(usageAsk), () => {
+      if (cost === round) cost = null;
+    });
+    cost = round;
+  }
+}
+
+export function takePrefetchedIssues(ask: ListIssuesInput): Promise<IssuePage> | null {
+  if (issues?.key !== JSON.stringify(ask)) return null;
+  const taken = issues.answer;
+  issues = null;
+  return taken;
+}
+
+export function takePrefetchedCost(ask: UsageInput): Promise<FlowUsageView[]> | null {
+  if (cost?.key !== JSON.stringify(ask)) return null;
+  const taken = cost.answer;
+  cost = null;
+  return taken;
+}
