@@ -5,6 +5,7 @@ import { failureModel } from './migration-10.js';
 import { alertTables } from './migration-15.js';
 import { usageRollups } from './migration-16.js';
 import { usageLimitWaits } from './migration-17.js';
+import { runsAtScale } from './migration-18-runs.js';
 import { issueLog } from './migration-14.js';
 import { StoreError } from './store-error.js';
 
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 15, name: 'alert rules and their webhook deliveries', up: alertTables },
   { version: 16, name: 'tokens and cost: attempt usage, run totals, flow totals per day', up: usageRollups },
   { version: 17, name: 'usage-limit waits: the reset a task and its run wait for', up: usageLimitWaits },
+  { version: 18, name: 'runs at scale: run counts per hour, flow and status; flow list sorted by name', up: runsAtScale },
 ];
 
 /**

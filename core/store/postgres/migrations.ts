@@ -6,6 +6,7 @@ import { executorOf } from './execution.js';
 import { ALERT_TABLES_POSTGRES } from './alerts-sql.js';
 import { usageRollupsSql } from '../migration-16.js';
 import { USAGE_LIMIT_WAIT_SQL } from '../migration-17.js';
+import { runsAtScaleSql } from '../migration-18-runs.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
 
@@ -93,6 +94,14 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'usage-limit waits: the reset a task and its run wait for',
     up: async (client) => {
       for (const sql of USAGE_LIMIT_WAIT_SQL) await client.query(sql);
+    },
+  },
+  {
+    version: 18,
+    name: 'runs at scale: run counts per hour, flow and status; flow list sorted by name',
+    // SQLite's migration 18 (core/store/migration-18-runs.ts) in PostgreSQL's types, with the same backfill.
+    up: async (client) => {
+      for (const sql of runsAtScaleSql(Dialect.postgres)) await client.query(sql);
     },
   },
 ];

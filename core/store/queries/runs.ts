@@ -25,8 +25,8 @@ import {
 } from './sql.js';
 import { all, Dialect, get, type Query } from './plan.js';
 import { hinted, likeOperator } from './dialect-sql.js';
-import { WAITING_LIMIT, type RunListStatus } from '../../base/run-list-status.js';
-import { addStatusesWithWaitingLimit, countWaitingLimit, isRunListStatus, splitWaitingLimit, waitingOutside } from './waiting-limit.js';
+import type { RunListStatus } from '../../base/run-list-status.js';
+import { addStatusesWithWaitingLimit, isRunListStatus, splitWaitingLimit } from './waiting-limit.js';
 
 export const RUN_SORT_KEYS = ['started', 'ended', 'duration', 'errors', 'attempts', 'step', 'status', 'flow'] as const;
 type RunSortKey = (typeof RUN_SORT_KEYS)[number];
@@ -76,6 +76,11 @@ export interface RunCounts {
   byStatus: Partial<Record<RunListStatus, number>>;
   /** Per flow file, under every filter but the flow one, largest first (the flow picker). */
   byFlow: { flow: string; flowName: string; count: number }[];
+  /**
+   * Set when counting stopped at the cap (queries/run-counts.ts): more runs match than were
+   * counted, and `total`, `byStatus` and `byFlow` are lower bounds.
+   */
+  atLeast?: true;
 }
 
 export interface RunDetail {
@@ -89,7 +94,7 @@ export interface RunDetail {
 
 const STATUSES = new Set<string>(['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted']);
 
-function statusList(status: RunFilters['status']): readonly string[] | undefined {
+export function statusList(status: RunFilters['status']): readonly string[] | undefined {
   if (status === undefined) return undefined;
   const statuses: readonly string[] = typeof status === 'string' ? [status] : status;
   for (const s of statuses) if (!isRunListStatus(s, STATUSES)) throw new StoreError('invalid_argument', `unknown run status "${String(s)}"`);
@@ -150,7 +155,7 @@ export function* runFilters(
   dialect: Dialect,
   query: RunFilters,
   omit?: 'status' | 'flow',
-  purpose: 'page' | 'count' = 'page',
+  purpose: 'page' | 'page-by-flow' | 'count' = 'page',
 ): Query<Conditions | null> {
   const c = new Conditions();
   const statuses = statusList(query.status);
@@ -163,7 +168,10 @@ export function* runFilters(
   const flow = optionalText('flow', query.flow);
   if (flow !== undefined && flow !== '' && omit !== 'flow') {
     const files = yield* flowFiles(dialect, flow);
-    c.add(`${hinted(dialect, 'flow', yield* dense(dialect, 'flow', files))} IN (${files.map(() => '?').join(', ')})`, ...files);
+    // Sorted by flow name, a flow filter is one range of runs_flow_by_name (migration 18): walking
+    // the flow-name index instead would skip every run of the flows named before it.
+    const walkSort = purpose !== 'page-by-flow' && (yield* dense(dialect, 'flow', files));
+    c.add(`${hinted(dialect, 'flow', walkSort)} IN (${files.map(() => '?').join(', ')})`, ...files);
   }
   addErrorFilters(c, query);
   const text = optionalText('text', query.text)?.trim();
@@ -183,7 +191,9 @@ export function* runFilters(
     const like = likeOperator(dialect);
     c.add(
       `(id ${like} ? ESCAPE '\\' OR flow_name ${like} ? ESCAPE '\\' OR flow ${like} ? ESCAPE '\\' OR last_error_message ${like} ? ESCAPE '\\'` +
-        ` OR id IN (SELECT t.run_id FROM tasks AS t WHERE t.name ${like} ? ESCAPE '\\'))`,
+        // The run's own prompts, looked up per run: rows are read in the sort's order until a page is
+        // full, so a common text stops early instead of reading every task of the history first.
+        ` OR EXISTS (SELECT 1 FROM tasks AS t WHERE t.run_id = runs.id AND t.name ${like} ? ESCAPE '\\'))`,
       pattern, pattern, pattern, pattern, pattern,
     );
   }
@@ -261,7 +271,7 @@ export function* listRuns(dialect: Dialect, query: ListRunsQuery = {}): Query<Ru
   const { key, desc } = parseSort(query.sort);
   const { expr, ties } = SORTS[key];
   const tag = `${desc ? '-' : ''}${key}`;
-  const c = yield* runFilters(dialect, query);
+  const c = yield* runFilters(dialect, query, undefined, key === 'flow' ? 'page-by-flow' : 'page');
   if (c === null) return { runs: [], nextCursor: null };
   const tuple = ties === 'id' ? `(${expr}, id)` : ties === 'along' ? `(${expr}, started_at, id)` : `(${expr}, -started_at, id)`;
   const width = ties === 'id' ? 2 : 3;
@@ -283,47 +293,6 @@ export function* listRuns(dialect: Dialect, query: ListRunsQuery = {}): Query<Ru
     nextCursor = encodeCursor([tag, ...position]);
   }
   return { runs: page.map((r) => rowFromDb<RunRow>(RUNS, r)), nextCursor };
-}
-
-/** How many runs match, per status and per flow (each under the other filters). */
-export function* countRuns(dialect: Dialect, query: RunFilters = {}): Query<RunCounts> {
-  const statuses = statusList(query.status);
-  const flow = optionalText('flow', query.flow);
-  const files = flow !== undefined && flow !== '' ? new Set(yield* flowFiles(dialect, flow)) : null;
-  const byStatus: Partial<Record<RunListStatus, number>> = {};
-  const flows = new Map<string, number>();
-  let total = 0;
-  // One pass over (flow, status) under the other filters gives both breakdowns; with no other
-  // filter the per-(flow, status) counts kept by triggers (migration 7) are that pass.
-  const base = (yield* runFilters(dialect, { ...query, status: undefined, flow: undefined }, undefined, 'count')) as Conditions;
-  const sql = base.where() === ''
-    ? 'SELECT flow, status, count AS n FROM run_counts WHERE count > 0'
-    : `SELECT flow, status, COUNT(*) AS n FROM runs${base.where()} GROUP BY flow, status`;
-  for (const r of yield* all<{ flow: string; status: RunStatus; n: number }>(sql, base.params)) {
-    const flowMatches = files === null || files.has(r.flow);
-    const statusMatches = statuses === undefined || (statuses as readonly string[]).includes(r.status);
-    if (flowMatches) byStatus[r.status] = (byStatus[r.status] ?? 0) + r.n;
-    if (statusMatches) flows.set(r.flow, (flows.get(r.flow) ?? 0) + r.n);
-    if (flowMatches && statusMatches) total += r.n;
-  }
-  const withFlow = (yield* runFilters(dialect, { ...query, status: undefined }, undefined, 'count')) as Conditions;
-  const waiting = yield* countWaitingLimit(withFlow);
-  if (waiting > 0) byStatus[WAITING_LIMIT] = waiting;
-  if (statuses !== undefined && statuses.includes(WAITING_LIMIT)) {
-    // The waiting runs of statuses the filter does not list are in the list too (an OR).
-    for (const r of yield* waitingOutside(base, splitWaitingLimit(statuses).statuses)) {
-      flows.set(r.flow, (flows.get(r.flow) ?? 0) + r.n);
-      if (files === null || files.has(r.flow)) total += r.n;
-    }
-  }
-  const labelled: RunCounts['byFlow'] = [];
-  for (const [file, count] of flows) {
-    const label = yield* get<{ flow_name: string }>('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1', [file]);
-    labelled.push({ flow: file, flowName: label?.flow_name ?? file, count });
-  }
-  const byFlow = labelled
-    .sort((a, b) => b.count - a.count || (a.flowName < b.flowName ? -1 : 1));
-  return { total, byStatus, byFlow };
 }
 
 export function* getRunRow(_dialect: Dialect, runId: string): Query<RunRow | null> {
