@@ -162,6 +162,47 @@ describe.each(engines)(`run list at scale on $name (seed ${SEED}, replay with HW
     }
   }, 120_000);
 
+  it('an ending-error filter pages the same whether it walks the sort or reads its own index', async () => {
+    const random = seededRandom(SEED + 2);
+    const store = await openStore({ path: await engine.fresh(), recover: false });
+    try {
+      // 400 runs: most fail with a common code (SQLite walks the sort's index), a few with a rare one.
+      const events: HivewatchEvent[] = [];
+      for (let i = 0; i < 400; i++) {
+        const code = i % 80 === 3 ? 'RUNTIME_TIMEOUT' : random() < 0.8 ? 'AGENT_NO_CHANGES' : null;
+        const b = new JournalBuilder(`code-${String(i).padStart(3, '0')}`, { start: T0 + Math.floor(random() * 72 * HOUR) }).start();
+        if (code === null) b.runStep([{ attempts: ['ok'] }]).complete();
+        else b.runStep([{ attempts: [{ code, origin: code === 'RUNTIME_TIMEOUT' ? 'runtime:fake' : 'agent:coder', message: `${code} ${i}` }] }]).fail();
+        b.wait(Math.floor(random() * 5_000));
+        events.push(...b.events);
+      }
+      await store.appendEvents(events);
+      const rows = await everyRun(store);
+      const paged = async (query: Parameters<HivewatchStore['listRuns']>[0]): Promise<string[]> => {
+        const ids: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const page = await store.listRuns({ ...query, limit: 9, cursor });
+          ids.push(...page.runs.map((r) => r.id));
+          cursor = page.nextCursor;
+        } while (cursor !== null);
+        return ids;
+      };
+      const byStart = (a: RunRow, b: RunRow): number => b.startedAt - a.startedAt || (a.id < b.id ? 1 : -1);
+      const byErrors = (a: RunRow, b: RunRow): number => b.errorCount - a.errorCount || byStart(a, b);
+      for (const code of ['AGENT_NO_CHANGES', 'RUNTIME_TIMEOUT']) {
+        const matching = rows.filter((r) => r.endingCode === code || r.endingRootCode === code);
+        expect(matching.length, code).toBeGreaterThan(0);
+        expect(await paged({ code }), `${code} (seed ${SEED})`).toEqual([...matching].sort(byStart).map((r) => r.id));
+        expect(await paged({ code, sort: '-errors' }), `${code} by errors (seed ${SEED})`).toEqual([...matching].sort(byErrors).map((r) => r.id));
+        const category = rows.filter((r) => r.endingCategory === 'agent');
+        expect(await paged({ category: 'agent', sort: '-errors' }), `agent by errors (seed ${SEED})`).toEqual([...category].sort(byErrors).map((r) => r.id));
+      }
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+
   it('stops counting a text search at its cap and says the numbers are lower bounds', async () => {
     const store = await openStore({ path: await engine.fresh(), recover: false });
     try {

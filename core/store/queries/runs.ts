@@ -27,28 +27,18 @@ import { all, Dialect, get, type Query } from './plan.js';
 import { hinted, likeOperator } from './dialect-sql.js';
 import type { RunListStatus } from '../../base/run-list-status.js';
 import { addStatusesWithWaitingLimit, isRunListStatus, splitWaitingLimit } from './waiting-limit.js';
+import { addErrorFilters, type RunErrorFilters } from './run-error-filters.js';
 
 export const RUN_SORT_KEYS = ['started', 'ended', 'duration', 'errors', 'attempts', 'step', 'status', 'flow'] as const;
 type RunSortKey = (typeof RUN_SORT_KEYS)[number];
 export type RunSort = RunSortKey | `-${RunSortKey}`;
 
-/** What every run list and count filters by. */
-export interface RunFilters {
+/** What every run list and count filters by (the error filters: run-error-filters.ts). */
+export interface RunFilters extends RunErrorFilters {
   /** Run statuses, and the derived `waiting-limit` (core/base/run-list-status.ts). */
   status?: RunListStatus | readonly RunListStatus[];
   /** The flow file or the flow's name. */
   flow?: string;
-  /**
-   * The run's ending error (docs/semantics.md F1): its code or its root cause's code
-   * (`RUNTIME_CRASHED` finds a run that gave up after crashes), and its category.
-   */
-  code?: string;
-  category?: string;
-  /** Any error occurrence of the run has this code / category, whatever became of it. */
-  anyCode?: string;
-  anyCategory?: string;
-  /** Any error occurrence of the run is in this error group (an issue: its fingerprint). */
-  issue?: string;
   /** Substring (case-insensitive) of the run id, flow, flow name or last error message (codes have `code`). */
   text?: string;
   /** Window on the start time: since ≤ startedAt < until. */
@@ -111,6 +101,9 @@ export function* flowFiles(_dialect: Dialect, flow: string): Query<string[]> {
   return named.length > 0 ? named.map((r) => r.flow) : [flow];
 }
 
+/** The page size the index choices of a list are made for (the window's; clampLimit's default may differ). */
+const PAGE_HINT_LIMIT = 100;
+
 /** A status or flow filter matching at least this share of the runs is dense. */
 const DENSE_SHARE = 0.05;
 
@@ -155,7 +148,8 @@ export function* runFilters(
   dialect: Dialect,
   query: RunFilters,
   omit?: 'status' | 'flow',
-  purpose: 'page' | 'page-by-flow' | 'count' = 'page',
+  purpose: 'page' | 'count' = 'page',
+  sortKey: RunSortKey = 'started',
 ): Query<Conditions | null> {
   const c = new Conditions();
   const statuses = statusList(query.status);
@@ -170,10 +164,10 @@ export function* runFilters(
     const files = yield* flowFiles(dialect, flow);
     // Sorted by flow name, a flow filter is one range of runs_flow_by_name (migration 18): walking
     // the flow-name index instead would skip every run of the flows named before it.
-    const walkSort = purpose !== 'page-by-flow' && (yield* dense(dialect, 'flow', files));
+    const walkSort = sortKey !== 'flow' && (yield* dense(dialect, 'flow', files));
     c.add(`${hinted(dialect, 'flow', walkSort)} IN (${files.map(() => '?').join(', ')})`, ...files);
   }
-  addErrorFilters(c, query);
+  yield* addErrorFilters(dialect, c, query, purpose === 'page' ? { page: true, sortedByStart: sortKey === 'started', limit: PAGE_HINT_LIMIT } : { page: false });
   const text = optionalText('text', query.text)?.trim();
   const indexed = dialect === Dialect.sqlite && text !== undefined && [...text].length >= TEXT_INDEX_MIN_CHARS;
   const phrase = indexed ? `"${text.replace(/"/g, '""')}"` : null;
@@ -202,31 +196,6 @@ export function* runFilters(
   if (since !== undefined) c.add('started_at >= ?', since);
   if (until !== undefined) c.add('started_at < ?', until);
   return c;
-}
-
-/**
- * The error filters of a run list. `code` / `category` read the ending error's columns (indexed:
- * runs_ending_code, runs_ending_root_code, runs_ending_category). `anyCode` / `anyCategory` find
- * the runs with such an occurrence through the error groups (a code or category names its groups'
- * fingerprints) and the errors' `(fingerprint, ts)` index, which holds each error's run: no index
- * of its own on the hot errors table.
- */
-function addErrorFilters(c: Conditions, query: RunFilters): void {
-  const code = optionalText('code', query.code);
-  if (code !== undefined && code !== '') c.add('(ending_code = ? OR ending_root_code = ?)', code, code);
-  const category = optionalText('category', query.category);
-  if (category !== undefined && category !== '') c.add('ending_category = ?', category);
-  for (const [key, column] of [['anyCode', 'code'], ['anyCategory', 'category']] as const) {
-    const value = optionalText(key, query[key]);
-    if (value === undefined || value === '') continue;
-    c.add(
-      `id IN (SELECT e.run_id FROM errors AS e WHERE e.fingerprint IN (SELECT g.fingerprint FROM error_groups AS g WHERE g.${column} = ?))`,
-      value,
-    );
-  }
-  const issue = optionalText('issue', query.issue);
-  // The errors' (fingerprint, ts) index holds each occurrence's run.
-  if (issue !== undefined && issue !== '') c.add('id IN (SELECT e.run_id FROM errors AS e WHERE e.fingerprint = ?)', issue);
 }
 
 /**
@@ -271,7 +240,7 @@ export function* listRuns(dialect: Dialect, query: ListRunsQuery = {}): Query<Ru
   const { key, desc } = parseSort(query.sort);
   const { expr, ties } = SORTS[key];
   const tag = `${desc ? '-' : ''}${key}`;
-  const c = yield* runFilters(dialect, query, undefined, key === 'flow' ? 'page-by-flow' : 'page');
+  const c = yield* runFilters(dialect, query, undefined, 'page', key);
   if (c === null) return { runs: [], nextCursor: null };
   const tuple = ties === 'id' ? `(${expr}, id)` : ties === 'along' ? `(${expr}, started_at, id)` : `(${expr}, -started_at, id)`;
   const width = ties === 'id' ? 2 : 3;
