@@ -3,7 +3,7 @@ import { seededRandom } from '../testing/seeded-random.js';
 import type { HivewatchStore } from './contract.js';
 import type { HivewatchEvent } from '../base/events.js';
 import { openStore } from './open.js';
-import { TEXT_COUNT_CAP } from './queries/run-counts.js';
+import { TEXT_COUNT_CAP } from './queries/runs.js';
 import type { RunRow } from './schema.js';
 import { testEngines } from './testing/engines.js';
 import { JournalBuilder } from './testing/journal-builder.js';
@@ -212,6 +212,8 @@ describe.each(engines)(`run list at scale on $name (seed ${SEED}, replay with HW
       const counts = await store.countRuns({ text: 'capped-' });
       expect(counts.atLeast).toBe(true);
       expect(counts.total).toBe(TEXT_COUNT_CAP + 1);
+      // Under a window too: the runs in it, however many hits the index has outside it.
+      expect((await store.countRuns({ text: 'capped-', since: T0 + 1_990_000 })).total).toBe(11);
       // A text that matches fewer is exact; no text is exact at any size (run_counts).
       expect(await store.countRuns({ text: 'capped-20' })).toMatchObject({ total: 12 });
       expect((await store.countRuns({ text: 'capped-20' })).atLeast).toBeUndefined();

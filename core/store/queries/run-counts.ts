@@ -2,8 +2,9 @@ import type { RunStatus } from '../../base/events.js';
 import { WAITING_LIMIT, type RunListStatus } from '../../base/run-list-status.js';
 import { HOUR_MS } from '../migration-18-runs.js';
 import { Conditions, optionalText, optionalTime } from './sql.js';
-import { all, get, type Dialect, type Query } from './plan.js';
-import { flowFiles, runFilters, statusList, type RunCounts, type RunFilters } from './runs.js';
+import { all, Dialect, get, type Query } from './plan.js';
+import { TEXT_INDEX_MIN_CHARS } from '../schema-constants.js';
+import { flowFiles, runFilters, statusList, TEXT_COUNT_CAP, type RunCounts, type RunFilters } from './runs.js';
 import { countWaitingLimit, splitWaitingLimit, waitingOutside } from './waiting-limit.js';
 
 /**
@@ -20,11 +21,6 @@ import { countWaitingLimit, splitWaitingLimit, waitingOutside } from './waiting-
 
 /** Above this many matching runs a count that reads runs stops (and is a lower bound): the most a bulk action may take. */
 const RUN_COUNT_CAP = 10_000;
-/**
- * A text search's cap: each of its hits costs three index lookups (trigram document, its run id,
- * the run), about five times an error filter's, so it stops sooner for the same bounded time.
- */
-export const TEXT_COUNT_CAP = 2_000;
 
 interface Cell {
   flow: string;
@@ -62,8 +58,26 @@ function* windowCells(since: number | undefined, until: number | undefined): Que
   return cells;
 }
 
+/**
+ * Whether a text count read only the first TEXT_COUNT_CAP + 1 hits of either trigram index
+ * (runs.ts cuts them there): other filters (a time window) or several matching prompts of one
+ * run may then leave fewer runs than the cap counted while more match. SQLite only: PostgreSQL's
+ * ILIKE is not cut.
+ */
+function* textHitsCut(dialect: Dialect, query: RunFilters): Query<boolean> {
+  const text = query.text?.trim() ?? '';
+  if (dialect !== Dialect.sqlite || [...text].length < TEXT_INDEX_MIN_CHARS) return false;
+  const phrase = `"${text.replace(/"/g, '""')}"`;
+  const row = yield* get<{ runs: number; prompts: number }>(
+    'SELECT (SELECT COUNT(*) FROM (SELECT rowid FROM run_text WHERE run_text MATCH ? LIMIT ?)) AS runs,' +
+      ' (SELECT COUNT(*) FROM (SELECT rowid FROM task_text WHERE task_text MATCH ? LIMIT ?)) AS prompts',
+    [phrase, TEXT_COUNT_CAP + 1, phrase, TEXT_COUNT_CAP + 1],
+  );
+  return (row?.runs ?? 0) > TEXT_COUNT_CAP || (row?.prompts ?? 0) > TEXT_COUNT_CAP;
+}
+
 /** The (flow, status) counts under `base` (every filter but status and flow), and whether they stopped at the cap. */
-function* cellsUnder(query: RunFilters, base: Conditions): Query<{ cells: Cell[]; atLeast: boolean }> {
+function* cellsUnder(dialect: Dialect, query: RunFilters, base: Conditions): Query<{ cells: Cell[]; atLeast: boolean }> {
   if (base.where() === '') return { cells: yield* all<Cell>('SELECT flow, status, count AS n FROM run_counts WHERE count > 0'), atLeast: false };
   if (onlyTimeWindow(query)) {
     const cells = yield* windowCells(optionalTime('since', query.since), optionalTime('until', query.until));
@@ -74,7 +88,8 @@ function* cellsUnder(query: RunFilters, base: Conditions): Query<{ cells: Cell[]
     `SELECT flow, status, COUNT(*) AS n FROM (SELECT flow, status FROM runs${base.where()} LIMIT ?) AS capped GROUP BY flow, status`,
     [...base.params, cap + 1],
   );
-  return { cells, atLeast: cells.reduce((sum, cell) => sum + Number(cell.n), 0) > cap };
+  const counted = cells.reduce((sum, cell) => sum + Number(cell.n), 0);
+  return { cells, atLeast: counted > cap || (yield* textHitsCut(dialect, query)) };
 }
 
 /** How many runs match, per status and per flow (each under the other filters). */
@@ -87,7 +102,7 @@ export function* countRuns(dialect: Dialect, query: RunFilters = {}): Query<RunC
   let total = 0;
   // One pass over (flow, status) under the other filters gives both breakdowns.
   const base = (yield* runFilters(dialect, { ...query, status: undefined, flow: undefined }, undefined, 'count')) as Conditions;
-  const { cells, atLeast } = yield* cellsUnder(query, base);
+  const { cells, atLeast } = yield* cellsUnder(dialect, query, base);
   for (const cell of cells) {
     const n = Number(cell.n);
     const flowMatches = files === null || files.has(cell.flow);

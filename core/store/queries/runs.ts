@@ -123,6 +123,12 @@ function* dense(dialect: Dialect, column: 'status' | 'flow', values: readonly st
   return (row.total ?? 0) > 0 && (row.hits ?? 0) >= DENSE_SHARE * (row.total ?? 0);
 }
 
+/**
+ * A text search's count stops at this many runs (run-counts.ts): each hit costs three index
+ * lookups (trigram document, its run id, the run), so it stops sooner than other counts.
+ */
+export const TEXT_COUNT_CAP = 2_000;
+
 /** Above this many index hits a text is common: a LIKE filter along the sort's index finds a page sooner. */
 const COMMON_TEXT_HITS = 2_000;
 
@@ -175,9 +181,12 @@ export function* runFilters(
   if (phrase !== null && (purpose === 'count' || !(yield* commonText(dialect, phrase)))) {
     // The trigram indexes: the phrase is a case-insensitive substring of one of the four columns
     // or of one of the run's task prompts (names).
+    // A count stops at TEXT_COUNT_CAP runs (run-counts.ts): it needs no more hits than that from
+    // either index (every hit would be looked up before the count's own LIMIT applies).
+    const hits = purpose === 'count' ? ` LIMIT ${TEXT_COUNT_CAP + 1}` : '';
     c.add(
-      '(id IN (SELECT d.id FROM run_text_docs AS d WHERE d.doc IN (SELECT rowid FROM run_text WHERE run_text MATCH ?))' +
-        ' OR id IN (SELECT d.run_id FROM task_text_docs AS d WHERE d.doc IN (SELECT rowid FROM task_text WHERE task_text MATCH ?)))',
+      `(id IN (SELECT d.id FROM run_text_docs AS d WHERE d.doc IN (SELECT rowid FROM run_text WHERE run_text MATCH ?${hits}))` +
+        ` OR id IN (SELECT d.run_id FROM task_text_docs AS d WHERE d.doc IN (SELECT rowid FROM task_text WHERE task_text MATCH ?${hits})))`,
       phrase, phrase,
     );
   } else if (text !== undefined && text !== '') {
