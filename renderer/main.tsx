@@ -8,6 +8,8 @@ import { ConfirmProvider } from './app/confirm.js';
 import { APP_NAME, bindTitle, setUnseenCount } from './app/page-title.js';
 import { ToastProvider } from './app/toasts.js';
 import { RunsStore } from './live/runs-store.js';
+import { parseHash } from './app/router.js';
+import { prefetchFirstRuns } from './runs/first-page.js';
 import { AlertsProvider } from './notify/alerts-context.js';
 import { browserNotifications } from './notify/browser-port.js';
 import { FailureAlerts } from './notify/failure-alerts.js';
@@ -54,6 +56,9 @@ function startWindow(root: HTMLElement): void {
   runs.onLiveEvents(alerts.onLive);
   void alerts.load();
   runs.start();
+  // The Runs table's first page overlaps React's first render instead of waiting for it.
+  const route = parseHash(window.location.hash);
+  prefetchFirstRuns(api, route.path, route.params);
   // Coming back to the window (it was in the background, or another window had the focus) clears the title's count.
   window.addEventListener('focus', () => alerts.markSeen());
   document.addEventListener('visibilitychange', () => {

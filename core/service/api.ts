@@ -144,6 +144,11 @@ export interface RunCounts {
   /** `waiting-limit` counts runs that are also counted in their own status (`running`). */
   byStatus: Partial<Record<RunListStatus, number>>;
   byFlow: { flow: string; flowName: string; count: number }[];
+  /**
+   * Counting stopped at a cap (a text filter: 2,000 runs; an error or issue filter: 10,000): more
+   * runs match, and every number is a lower bound (core/store/queries/run-counts.ts).
+   */
+  atLeast?: true;
 }
 
 export interface ListRunsInput extends RunFilterInput {

@@ -161,6 +161,19 @@ function bulkSuite(engine: { fresh: () => Promise<string> }): void {
     expect(await statusOf('orphan')).toBe('interrupted');
   });
 
+  it('acts on a text filter past its count cap by its pages, and refuses it only past 10,000 runs', async () => {
+    const T0 = Date.UTC(2026, 0, 1);
+    const events = [];
+    for (let i = 0; i <= 10_000; i++) events.push(...new JournalBuilder(`hist-${i}`, { flow: 'user/slow.prose', flowName: 'slow', start: T0 + i * 1_000 }).start().complete().events);
+    await store.appendEvents(events);
+    // The count stops at 2,000 (atLeast): 10,001 runs are found by paging, and refused.
+    expect((await store.countRuns({ text: 'hist-' })).atLeast).toBe(true);
+    await expect(service.bulkRuns({ action: 'cancel', where: { text: 'hist-' }, dryRun: true })).rejects.toThrow('the filter matches more than 10000 runs');
+    // 3,000 of them (a capped count under a window) are taken whole.
+    const preview = await service.bulkRuns({ action: 'cancel', where: { text: 'hist-', since: T0 + 7_001_000 }, dryRun: true });
+    expect(preview).toMatchObject({ matched: 3_000, done: 0, refused: 3_000 });
+  }, 120_000);
+
   it('rejects input that names no runs, both ids and a filter, or an unknown action', async () => {
     await expect(service.bulkRuns({ action: 'cancel' })).rejects.toThrow('give either runIds or where, not both and not neither');
     await expect(service.bulkRuns({ action: 'cancel', runIds: ['a'], where: {} })).rejects.toThrow('give either runIds or where, not both and not neither');

@@ -114,10 +114,10 @@ async function actOn(ctx: ServiceContext, single: SingleActions, request: Reques
 
 /** The runs a filter matches now, newest first; more than BULK_MAX_RUNS is a 400 (act in parts). */
 async function resolveFilter(store: HivewatchStore, where: RunFilterInput): Promise<string[]> {
-  const { total } = await store.countRuns(where);
-  if (total > BULK_MAX_RUNS) {
-    throw new ApiError(400, 'too_many_runs', `the filter matches ${total} runs, more than ${BULK_MAX_RUNS} at once; narrow it (status, flow, since) and act in parts`);
-  }
+  const tooMany = (total: string): ApiError =>
+    new ApiError(400, 'too_many_runs', `the filter matches ${total} runs; a bulk action takes at most ${BULK_MAX_RUNS} at once; narrow it (status, flow, since) and act in parts`);
+  const { total, atLeast } = await store.countRuns(where);
+  if (total > BULK_MAX_RUNS) throw tooMany(atLeast ? `at least ${total}` : String(total));
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
@@ -125,6 +125,8 @@ async function resolveFilter(store: HivewatchStore, where: RunFilterInput): Prom
     for (const run of page.runs) ids.push(run.id);
     cursor = page.nextCursor;
   } while (cursor !== null && ids.length <= BULK_MAX_RUNS);
+  // A capped count (a text filter stops counting at 2,000) is a lower bound: the pages decide.
+  if (atLeast && ids.length > BULK_MAX_RUNS) throw tooMany(`more than ${BULK_MAX_RUNS}`);
   return ids.slice(0, BULK_MAX_RUNS);
 }
 

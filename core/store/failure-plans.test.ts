@@ -7,7 +7,8 @@ import { numberPlaceholders } from './postgres/placeholders.js';
 import { postgresBinaries, postgresMissing, TestDatabases } from './testing/test-databases.js';
 import { failureCounts } from './queries/failures.js';
 import { Dialect, type Query, type SqlStep } from './queries/plan.js';
-import { countRuns, listRuns } from './queries/runs.js';
+import { listRuns } from './queries/runs.js';
+import { countRuns } from './queries/run-counts.js';
 import { randomJournals } from './testing/journal-builder.js';
 import { skipTitle } from '../testing/skip.js';
 

@@ -38,7 +38,6 @@ import {
   type ExternalSessionRow,
 } from './external.js';
 import {
-  countRuns,
   getRun,
   getRunRow,
   runsInStatus,
@@ -49,6 +48,7 @@ import {
   type RunFilters,
   type RunPage,
 } from './queries/runs.js';
+import { countRuns } from './queries/run-counts.js';
 import { ensureSetting, getSetting, setSetting } from './settings.js';
 import { issueStore } from './issues.js';
 import { StatementCache } from './queries/sql.js';

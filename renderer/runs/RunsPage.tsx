@@ -3,7 +3,7 @@ import type { RunSummary } from '../../core/service/api.js';
 import { focusSearchField, useShortcuts } from '../app/keyboard.js';
 import { formatHash, hrefToRun, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
-import { plural } from '../lib/format.js';
+import { exactTotal, matchingLine } from './count-words.js';
 import { useRunActions, type RunActions } from './run-actions.js';
 import { IssueFilterChip } from './IssueFilterChip.js';
 import { EMPTY_FILTERS, isFiltered, nextSort, parseRunsQuery, serializeRunsQuery, type RunsQuery, type SortKey } from './runs-query.js';
@@ -191,12 +191,12 @@ export function RunsPage() {
       <header className="page-header">
         <h1 id="runs-title">Runs</h1>
         <span className="page-meta" data-testid="runs-count">
-          {counts !== null && (filtered ? `${plural(counts.total, 'run')} ${counts.total === 1 ? 'matches' : 'match'}` : plural(counts.total, 'run'))}
+          {counts !== null && matchingLine(counts, filtered)}
         </span>
       </header>
       <RunsToolbar query={query} counts={counts} onChange={setQuery} />
       <IssueFilterChip query={query} onChange={setQuery} />
-      <RunsBulk query={query} checkedRows={checkedRows} shownCount={rows.length} matchingTotal={counts?.total ?? null} clearTicks={() => setChecked(new Set())} />
+      <RunsBulk query={query} checkedRows={checkedRows} shownCount={rows.length} matchingTotal={exactTotal(counts)} clearTicks={() => setChecked(new Set())} />
       {body}
     </section>
   );

@@ -1,5 +1,6 @@
 import type { RunCounts, RunListStatus } from '../../core/service/api.js';
 import { registerSearchField } from '../app/keyboard.js';
+import { chipCount, countLabel } from './count-words.js';
 import { EMPTY_FILTERS, ERROR_CATEGORIES, isFiltered, RANGES, RUN_STATUSES, type ErrorMatch, type RangeKey, type RunsQuery } from './runs-query.js';
 
 export interface RunsToolbarProps {
@@ -55,7 +56,7 @@ export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
             >
               <span className="dot" aria-hidden="true" />
               {STATUS_CHIP_LABELS[status] ?? status}
-              <span className="chip-count">{counts ? (counts.byStatus[status] ?? 0).toLocaleString('en-US') : '…'}</span>
+              <span className="chip-count">{chipCount(counts, status)}</span>
             </button>
           );
         })}
@@ -67,7 +68,7 @@ export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
           {query.flow && !flows.some((f) => f.flow === query.flow) && <option value={query.flow}>{query.flow}</option>}
           {flows.map((f) => (
             <option key={f.flow} value={f.flow}>
-              {f.flowName} ({f.count.toLocaleString('en-US')})
+              {f.flowName} ({countLabel(counts, f.count)})
             </option>
           ))}
         </select>

@@ -1,5 +1,6 @@
 import type { HivewatchApi, RunCounts, RunFilterInput, RunSort, RunSummary } from '../../core/service/api.js';
 import type { RunsStore } from '../live/runs-store.js';
+import { RUNS_PAGE_SIZE, takeFirstRuns } from './first-page.js';
 import { compareRuns, formatSort, matchesFilter, serverFilter, type RunsQuery } from './runs-query.js';
 
 /**
@@ -50,6 +51,7 @@ export class RunsView {
   private readonly pageSize: number;
   private readonly countsEveryMs: number;
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
+  private readonly now: () => number;
   private cursor: string | null = null;
   private generation = 0;
   private stopped = false;
@@ -63,10 +65,11 @@ export class RunsView {
     private readonly query: RunsQuery,
     options: RunsViewOptions = {},
   ) {
-    this.pageSize = options.pageSize ?? 100;
+    this.pageSize = options.pageSize ?? RUNS_PAGE_SIZE;
     this.countsEveryMs = options.countsEveryMs ?? 1_000;
     this.setTimer = options.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
-    this.filter = serverFilter(query, (options.now ?? Date.now)());
+    this.now = options.now ?? Date.now;
+    this.filter = serverFilter(query, this.now());
     this.compare = compareRuns(query.sort);
     this.sort = formatSort(query.sort);
   }
@@ -96,7 +99,9 @@ export class RunsView {
     if (this.state.phase === 'error') this.set({ phase: 'loading', error: null });
     // Rows first: the server answers in order, and the rows are what the operator waits for.
     try {
-      const page = await this.api.listRuns({ ...this.filter, sort: this.sort, limit: this.pageSize });
+      const input = { ...this.filter, sort: this.sort, limit: this.pageSize };
+      // The window's start may have asked for this very page already (first-page.ts).
+      const page = await (takeFirstRuns(input, this.now()) ?? this.api.listRuns(input));
       if (this.stopped || mine !== this.generation) return;
       this.cursor = page.nextCursor;
       this.set({ phase: 'ready', error: null, rows: page.items.map((r) => this.fresher(r)), hasMore: page.nextCursor !== null, loadingMore: false });

@@ -6,6 +6,7 @@ import { executorOf } from './execution.js';
 import { ALERT_TABLES_POSTGRES } from './alerts-sql.js';
 import { usageRollupsSql } from '../migration-16.js';
 import { USAGE_LIMIT_WAIT_SQL } from '../migration-17.js';
+import { runsAtScaleSql } from '../migration-19.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
 import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
@@ -101,6 +102,14 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: "issue facts kept at commit: each issue's runs, flows and failures",
     up: async (client) => {
       await client.query(ERROR_GROUP_FACTS_SQL);
+    },
+  },
+  {
+    version: 19,
+    name: 'runs at scale: run counts per hour, flow and status; flow list sorted by name',
+    // SQLite's migration 19 (core/store/migration-19.ts) in PostgreSQL's types, with the same backfill.
+    up: async (client) => {
+      for (const sql of runsAtScaleSql(Dialect.postgres)) await client.query(sql);
     },
   },
 ];

@@ -17,7 +17,8 @@ import { errorGroups, groupBins, groupTrends, type ErrorGroup, type ErrorGroupsQ
 import { runLineage, type RunLineage } from '../queries/lineage.js';
 import { usageQuery, type UsageAnswer, type UsageRead } from '../queries/usage.js';
 import { Dialect, runAsync, type Query } from '../queries/plan.js';
-import { countRuns, getRun, getRunRow, listRuns, runsInStatus, type ListRunsQuery, type RunCounts, type RunDetail, type RunFilters, type RunPage } from '../queries/runs.js';
+import { getRun, getRunRow, listRuns, runsInStatus, type ListRunsQuery, type RunCounts, type RunDetail, type RunFilters, type RunPage } from '../queries/runs.js';
+import { countRuns } from '../queries/run-counts.js';
 import type { RunRow } from '../schema.js';
 import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
@@ -226,7 +227,6 @@ export class PostgresStore implements HivewatchStore {
   listRuns(query?: ListRunsQuery): Promise<RunPage> {
     return this.read(listRuns(Dialect.postgres, query));
   }
-
   countRuns(query?: RunFilters): Promise<RunCounts> {
     return this.read(countRuns(Dialect.postgres, query));
   }

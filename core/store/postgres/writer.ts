@@ -72,7 +72,8 @@ const CLAIM_POSITIONS = `UPDATE journal_head SET commit_seq = commit_seq + $1 WH
  */
 const RECOUNT_LOCK = 0x4869_7665_7263;
 
-const countKey = (state: RunState): string => `${state.run.flow}\u0000${state.run.status}`;
+// The start hour too: run_counts_hourly (migration 19) keys its rows by it.
+const countKey = (state: RunState): string => `${state.run.flow}\u0000${state.run.status}\u0000${Math.floor(state.run.startedAt / 3_600_000)}`;
 
 interface Batch {
   events: readonly HivewatchEvent[];

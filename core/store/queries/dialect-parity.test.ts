@@ -18,7 +18,8 @@ import { FAILURE_DIMENSIONS, failureCounts } from './failures.js';
 import { errorGroups, groupBins, groupTrends } from './groups.js';
 import { runLineage } from './lineage.js';
 import { Dialect, runAsync, runSync, type Query, type SqlStep } from './plan.js';
-import { countRuns, getRun, listRuns, RUN_SORT_KEYS, type RunFilters, type RunSort } from './runs.js';
+import { getRun, listRuns, RUN_SORT_KEYS, type RunFilters, type RunSort } from './runs.js';
+import { countRuns } from './run-counts.js';
 import { StatementCache } from './sql.js';
 import { skipTitle } from '../../testing/skip.js';
 

@@ -25,30 +25,20 @@ import {
 } from './sql.js';
 import { all, Dialect, get, type Query } from './plan.js';
 import { hinted, likeOperator } from './dialect-sql.js';
-import { WAITING_LIMIT, type RunListStatus } from '../../base/run-list-status.js';
-import { addStatusesWithWaitingLimit, countWaitingLimit, isRunListStatus, splitWaitingLimit, waitingOutside } from './waiting-limit.js';
+import type { RunListStatus } from '../../base/run-list-status.js';
+import { addStatusesWithWaitingLimit, isRunListStatus, splitWaitingLimit } from './waiting-limit.js';
+import { addErrorFilters, type RunErrorFilters } from './run-error-filters.js';
 
 export const RUN_SORT_KEYS = ['started', 'ended', 'duration', 'errors', 'attempts', 'step', 'status', 'flow'] as const;
 type RunSortKey = (typeof RUN_SORT_KEYS)[number];
 export type RunSort = RunSortKey | `-${RunSortKey}`;
 
-/** What every run list and count filters by. */
-export interface RunFilters {
+/** What every run list and count filters by (the error filters: run-error-filters.ts). */
+export interface RunFilters extends RunErrorFilters {
   /** Run statuses, and the derived `waiting-limit` (core/base/run-list-status.ts). */
   status?: RunListStatus | readonly RunListStatus[];
   /** The flow file or the flow's name. */
   flow?: string;
-  /**
-   * The run's ending error (docs/semantics.md F1): its code or its root cause's code
-   * (`RUNTIME_CRASHED` finds a run that gave up after crashes), and its category.
-   */
-  code?: string;
-  category?: string;
-  /** Any error occurrence of the run has this code / category, whatever became of it. */
-  anyCode?: string;
-  anyCategory?: string;
-  /** Any error occurrence of the run is in this error group (an issue: its fingerprint). */
-  issue?: string;
   /** Substring (case-insensitive) of the run id, flow, flow name or last error message (codes have `code`). */
   text?: string;
   /** Window on the start time: since ≤ startedAt < until. */
@@ -76,6 +66,11 @@ export interface RunCounts {
   byStatus: Partial<Record<RunListStatus, number>>;
   /** Per flow file, under every filter but the flow one, largest first (the flow picker). */
   byFlow: { flow: string; flowName: string; count: number }[];
+  /**
+   * Set when counting stopped at the cap (queries/run-counts.ts): more runs match than were
+   * counted, and `total`, `byStatus` and `byFlow` are lower bounds.
+   */
+  atLeast?: true;
 }
 
 export interface RunDetail {
@@ -89,7 +84,7 @@ export interface RunDetail {
 
 const STATUSES = new Set<string>(['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted']);
 
-function statusList(status: RunFilters['status']): readonly string[] | undefined {
+export function statusList(status: RunFilters['status']): readonly string[] | undefined {
   if (status === undefined) return undefined;
   const statuses: readonly string[] = typeof status === 'string' ? [status] : status;
   for (const s of statuses) if (!isRunListStatus(s, STATUSES)) throw new StoreError('invalid_argument', `unknown run status "${String(s)}"`);
@@ -105,6 +100,9 @@ export function* flowFiles(_dialect: Dialect, flow: string): Query<string[]> {
   const named = yield* all<{ flow: string }>('SELECT DISTINCT flow FROM runs WHERE flow_name = ?', [flow]);
   return named.length > 0 ? named.map((r) => r.flow) : [flow];
 }
+
+/** The page size the index choices of a list are made for (the window's; clampLimit's default may differ). */
+const PAGE_HINT_LIMIT = 100;
 
 /** A status or flow filter matching at least this share of the runs is dense. */
 const DENSE_SHARE = 0.05;
@@ -124,6 +122,12 @@ function* dense(dialect: Dialect, column: 'status' | 'flow', values: readonly st
   )) ?? { hits: null, total: null };
   return (row.total ?? 0) > 0 && (row.hits ?? 0) >= DENSE_SHARE * (row.total ?? 0);
 }
+
+/**
+ * A text search's count stops at this many runs (run-counts.ts): each hit costs three index
+ * lookups (trigram document, its run id, the run), so it stops sooner than other counts.
+ */
+export const TEXT_COUNT_CAP = 2_000;
 
 /** Above this many index hits a text is common: a LIKE filter along the sort's index finds a page sooner. */
 const COMMON_TEXT_HITS = 2_000;
@@ -151,6 +155,7 @@ export function* runFilters(
   query: RunFilters,
   omit?: 'status' | 'flow',
   purpose: 'page' | 'count' = 'page',
+  sortKey: RunSortKey = 'started',
 ): Query<Conditions | null> {
   const c = new Conditions();
   const statuses = statusList(query.status);
@@ -163,9 +168,12 @@ export function* runFilters(
   const flow = optionalText('flow', query.flow);
   if (flow !== undefined && flow !== '' && omit !== 'flow') {
     const files = yield* flowFiles(dialect, flow);
-    c.add(`${hinted(dialect, 'flow', yield* dense(dialect, 'flow', files))} IN (${files.map(() => '?').join(', ')})`, ...files);
+    // Sorted by flow name, a flow filter is one range of runs_flow_by_name (migration 19): walking
+    // the flow-name index instead would skip every run of the flows named before it.
+    const walkSort = sortKey !== 'flow' && (yield* dense(dialect, 'flow', files));
+    c.add(`${hinted(dialect, 'flow', walkSort)} IN (${files.map(() => '?').join(', ')})`, ...files);
   }
-  addErrorFilters(c, query);
+  yield* addErrorFilters(dialect, c, query, purpose === 'page' ? { page: true, sortedByStart: sortKey === 'started', limit: PAGE_HINT_LIMIT } : { page: false });
   const text = optionalText('text', query.text)?.trim();
   const indexed = dialect === Dialect.sqlite && text !== undefined && [...text].length >= TEXT_INDEX_MIN_CHARS;
   const phrase = indexed ? `"${text.replace(/"/g, '""')}"` : null;
@@ -173,9 +181,12 @@ export function* runFilters(
   if (phrase !== null && (purpose === 'count' || !(yield* commonText(dialect, phrase)))) {
     // The trigram indexes: the phrase is a case-insensitive substring of one of the four columns
     // or of one of the run's task prompts (names).
+    // A count stops at TEXT_COUNT_CAP runs (run-counts.ts): it needs no more hits than that from
+    // either index (every hit would be looked up before the count's own LIMIT applies).
+    const hits = purpose === 'count' ? ` LIMIT ${TEXT_COUNT_CAP + 1}` : '';
     c.add(
-      '(id IN (SELECT d.id FROM run_text_docs AS d WHERE d.doc IN (SELECT rowid FROM run_text WHERE run_text MATCH ?))' +
-        ' OR id IN (SELECT d.run_id FROM task_text_docs AS d WHERE d.doc IN (SELECT rowid FROM task_text WHERE task_text MATCH ?)))',
+      `(id IN (SELECT d.id FROM run_text_docs AS d WHERE d.doc IN (SELECT rowid FROM run_text WHERE run_text MATCH ?${hits}))` +
+        ` OR id IN (SELECT d.run_id FROM task_text_docs AS d WHERE d.doc IN (SELECT rowid FROM task_text WHERE task_text MATCH ?${hits})))`,
       phrase, phrase,
     );
   } else if (text !== undefined && text !== '') {
@@ -183,7 +194,9 @@ export function* runFilters(
     const like = likeOperator(dialect);
     c.add(
       `(id ${like} ? ESCAPE '\\' OR flow_name ${like} ? ESCAPE '\\' OR flow ${like} ? ESCAPE '\\' OR last_error_message ${like} ? ESCAPE '\\'` +
-        ` OR id IN (SELECT t.run_id FROM tasks AS t WHERE t.name ${like} ? ESCAPE '\\'))`,
+        // The run's own prompts, looked up per run: rows are read in the sort's order until a page is
+        // full, so a common text stops early instead of reading every task of the history first.
+        ` OR EXISTS (SELECT 1 FROM tasks AS t WHERE t.run_id = runs.id AND t.name ${like} ? ESCAPE '\\'))`,
       pattern, pattern, pattern, pattern, pattern,
     );
   }
@@ -192,31 +205,6 @@ export function* runFilters(
   if (since !== undefined) c.add('started_at >= ?', since);
   if (until !== undefined) c.add('started_at < ?', until);
   return c;
-}
-
-/**
- * The error filters of a run list. `code` / `category` read the ending error's columns (indexed:
- * runs_ending_code, runs_ending_root_code, runs_ending_category). `anyCode` / `anyCategory` find
- * the runs with such an occurrence through the error groups (a code or category names its groups'
- * fingerprints) and the errors' `(fingerprint, ts)` index, which holds each error's run: no index
- * of its own on the hot errors table.
- */
-function addErrorFilters(c: Conditions, query: RunFilters): void {
-  const code = optionalText('code', query.code);
-  if (code !== undefined && code !== '') c.add('(ending_code = ? OR ending_root_code = ?)', code, code);
-  const category = optionalText('category', query.category);
-  if (category !== undefined && category !== '') c.add('ending_category = ?', category);
-  for (const [key, column] of [['anyCode', 'code'], ['anyCategory', 'category']] as const) {
-    const value = optionalText(key, query[key]);
-    if (value === undefined || value === '') continue;
-    c.add(
-      `id IN (SELECT e.run_id FROM errors AS e WHERE e.fingerprint IN (SELECT g.fingerprint FROM error_groups AS g WHERE g.${column} = ?))`,
-      value,
-    );
-  }
-  const issue = optionalText('issue', query.issue);
-  // The errors' (fingerprint, ts) index holds each occurrence's run.
-  if (issue !== undefined && issue !== '') c.add('id IN (SELECT e.run_id FROM errors AS e WHERE e.fingerprint = ?)', issue);
 }
 
 /**
@@ -261,7 +249,7 @@ export function* listRuns(dialect: Dialect, query: ListRunsQuery = {}): Query<Ru
   const { key, desc } = parseSort(query.sort);
   const { expr, ties } = SORTS[key];
   const tag = `${desc ? '-' : ''}${key}`;
-  const c = yield* runFilters(dialect, query);
+  const c = yield* runFilters(dialect, query, undefined, 'page', key);
   if (c === null) return { runs: [], nextCursor: null };
   const tuple = ties === 'id' ? `(${expr}, id)` : ties === 'along' ? `(${expr}, started_at, id)` : `(${expr}, -started_at, id)`;
   const width = ties === 'id' ? 2 : 3;
@@ -283,47 +271,6 @@ export function* listRuns(dialect: Dialect, query: ListRunsQuery = {}): Query<Ru
     nextCursor = encodeCursor([tag, ...position]);
   }
   return { runs: page.map((r) => rowFromDb<RunRow>(RUNS, r)), nextCursor };
-}
-
-/** How many runs match, per status and per flow (each under the other filters). */
-export function* countRuns(dialect: Dialect, query: RunFilters = {}): Query<RunCounts> {
-  const statuses = statusList(query.status);
-  const flow = optionalText('flow', query.flow);
-  const files = flow !== undefined && flow !== '' ? new Set(yield* flowFiles(dialect, flow)) : null;
-  const byStatus: Partial<Record<RunListStatus, number>> = {};
-  const flows = new Map<string, number>();
-  let total = 0;
-  // One pass over (flow, status) under the other filters gives both breakdowns; with no other
-  // filter the per-(flow, status) counts kept by triggers (migration 7) are that pass.
-  const base = (yield* runFilters(dialect, { ...query, status: undefined, flow: undefined }, undefined, 'count')) as Conditions;
-  const sql = base.where() === ''
-    ? 'SELECT flow, status, count AS n FROM run_counts WHERE count > 0'
-    : `SELECT flow, status, COUNT(*) AS n FROM runs${base.where()} GROUP BY flow, status`;
-  for (const r of yield* all<{ flow: string; status: RunStatus; n: number }>(sql, base.params)) {
-    const flowMatches = files === null || files.has(r.flow);
-    const statusMatches = statuses === undefined || (statuses as readonly string[]).includes(r.status);
-    if (flowMatches) byStatus[r.status] = (byStatus[r.status] ?? 0) + r.n;
-    if (statusMatches) flows.set(r.flow, (flows.get(r.flow) ?? 0) + r.n);
-    if (flowMatches && statusMatches) total += r.n;
-  }
-  const withFlow = (yield* runFilters(dialect, { ...query, status: undefined }, undefined, 'count')) as Conditions;
-  const waiting = yield* countWaitingLimit(withFlow);
-  if (waiting > 0) byStatus[WAITING_LIMIT] = waiting;
-  if (statuses !== undefined && statuses.includes(WAITING_LIMIT)) {
-    // The waiting runs of statuses the filter does not list are in the list too (an OR).
-    for (const r of yield* waitingOutside(base, splitWaitingLimit(statuses).statuses)) {
-      flows.set(r.flow, (flows.get(r.flow) ?? 0) + r.n);
-      if (files === null || files.has(r.flow)) total += r.n;
-    }
-  }
-  const labelled: RunCounts['byFlow'] = [];
-  for (const [file, count] of flows) {
-    const label = yield* get<{ flow_name: string }>('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1', [file]);
-    labelled.push({ flow: file, flowName: label?.flow_name ?? file, count });
-  }
-  const byFlow = labelled
-    .sort((a, b) => b.count - a.count || (a.flowName < b.flowName ? -1 : 1));
-  return { total, byStatus, byFlow };
 }
 
 export function* getRunRow(_dialect: Dialect, runId: string): Query<RunRow | null> {
