@@ -9,7 +9,8 @@ import { randomJournals } from './testing/journal-builder.js';
  * Migration 18 on every engine: its backfill of the issue fact tables from stored errors gives
  * exactly what its triggers keep while the same history is written (ingest, settled endings).
  * The history is written once with the triggers, the tables read; then the tables and triggers
- * are dropped, the version set back to 17, and opening the store migrates again.
+ * are dropped, the version set back to 17, and opening the store migrates again. Migration 19
+ * (the run counts per hour) is undone first, since going back to 17 makes the store apply it again.
  */
 
 const { engines, start, stop } = testEngines('migration-18');
@@ -47,12 +48,15 @@ async function factTables(location: string): Promise<Record<string, unknown>[][]
 
 async function undoMigration18(location: string): Promise<void> {
   if (isPostgres(location)) {
-    await query(location, `DROP FUNCTION hivewatch_error_group_facts() CASCADE; DROP TABLE ${TABLES.join(', ')}; DELETE FROM schema_version WHERE version = 18`);
+    await query(location, `DROP FUNCTION hivewatch_run_counts_hourly() CASCADE; DROP TABLE run_counts_hourly; DROP INDEX runs_flow_by_name;
+      DROP FUNCTION hivewatch_error_group_facts() CASCADE; DROP TABLE ${TABLES.join(', ')}; DELETE FROM schema_version WHERE version IN (18, 19)`);
     return;
   }
   const db = new Database(location);
   try {
-    db.exec(`DROP TRIGGER error_group_facts_insert; DROP TRIGGER error_group_facts_delete; DROP TRIGGER error_group_facts_update;
+    db.exec(`DROP TRIGGER run_counts_hourly_insert; DROP TRIGGER run_counts_hourly_delete; DROP TRIGGER run_counts_hourly_update;
+      DROP TABLE run_counts_hourly; DROP INDEX runs_flow_by_name;
+      DROP TRIGGER error_group_facts_insert; DROP TRIGGER error_group_facts_delete; DROP TRIGGER error_group_facts_update;
       ${TABLES.map((t) => `DROP TABLE ${t};`).join(' ')}`);
     db.pragma('user_version = 17');
   } finally {
