@@ -22,7 +22,7 @@ function newestMtime(dir: string): number {
 }
 
 /** Whether renderer-dist/ holds React's development build (its JSX runtime's dev entry point). */
-export function isDevelopmentBuild(root: string): boolean {
+function isDevelopmentBuild(root: string): boolean {
   const assets = join(root, 'renderer-dist', 'assets');
   if (!existsSync(assets)) return false;
   return readdirSync(assets).some((name) => name.endsWith('.js') && readFileSync(join(assets, name), 'utf8').includes('jsxDEV'));
