@@ -189,6 +189,16 @@ export function* runFilters(
         ` OR id IN (SELECT d.run_id FROM task_text_docs AS d WHERE d.doc IN (SELECT rowid FROM task_text WHERE task_text MATCH ?${hits})))`,
       phrase, phrase,
     );
+  } else if (text !== undefined && text !== '' && dialect === Dialect.postgres) {
+    // Each column's trigram index answers its ILIKE (a miss reads no row), but not under an OR
+    // with a subquery on another table: the matching ids are gathered per table, each through its
+    // indexes (a BitmapOr), then the runs are walked in the sort's order against that set.
+    const pattern = likeContains(text);
+    c.add(
+      "id IN (SELECT r.id FROM runs AS r WHERE r.id ILIKE ? ESCAPE '\\' OR r.flow_name ILIKE ? ESCAPE '\\' OR r.flow ILIKE ? ESCAPE '\\'" +
+        " OR r.last_error_message ILIKE ? ESCAPE '\\' UNION SELECT t.run_id FROM tasks AS t WHERE t.name ILIKE ? ESCAPE '\\')",
+      pattern, pattern, pattern, pattern, pattern,
+    );
   } else if (text !== undefined && text !== '') {
     const pattern = likeContains(text);
     const like = likeOperator(dialect);
