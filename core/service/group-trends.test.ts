@@ -43,6 +43,18 @@ describe('group sparklines from the rollups', () => {
     expect(only?.trend).toEqual([3, 0, 1, 1]);
   });
 
+  it('runs a window open at its end to now and bins it by the hour rollups, whenever the last error came', async () => {
+    const now = T0 + 48 * HOUR;
+    store = await openStore({ path: ':memory:', recover: false, now: () => now });
+    await errorsAt([24.5, 30.5, 40.5]);
+    const filter = { since: now - 24 * HOUR };
+    const [only] = await withTrends(store, (await store.errorGroups(filter)).map(errorGroup), filter, 24, now);
+    // One bin an hour from since: hours 24, 30 and 40 of the history; nothing in the last 7 hours.
+    const expected = new Array<number>(24).fill(0);
+    for (const bin of [0, 6, 16]) expected[bin] = 1;
+    expect(only?.trend).toEqual(expected);
+  });
+
   it('spans an open window from the groups’ first to last error, and returns no groups unchanged', async () => {
     store = await openStore({ path: ':memory:', recover: false, now: () => T0 + 48 * HOUR });
     await errorsAt([2, 3, 9]);

@@ -12,14 +12,20 @@ const TREND_FUTURE_MS = DAY;
 const MAX_TREND_DAYS = 5_000;
 
 /**
- * The window the sparklines cover: the filter's, or the groups' own first..last seen when open,
+ * The window the sparklines cover: the filter's (to now when only its start is set), or the
+ * groups' own first..last seen when open,
  * planned inside sane bounds whatever the rows hold (a group last seen in the year 2300 would
  * otherwise ask for ~100,000 day buckets, and every range of the Errors screen would fail).
  * Null when nothing of it lies inside.
  */
 function trendWindow(groups: readonly ErrorGroup[], filter: ErrorFilter, now: number): { since: number; until: number } | null {
   const since = Math.max(filter.since ?? Math.min(...groups.map((g) => g.firstSeen)), TREND_TIME_MIN_MS);
-  const until = Math.min(filter.until ?? Math.max(...groups.map((g) => g.lastSeen)) + 1, now + TREND_FUTURE_MS);
+  const lastSeen = Math.max(...groups.map((g) => g.lastSeen)) + 1;
+  // A window open at its end ("the last 24 h") runs to now, as the page's other panels do: its
+  // bins are whole hours of the rollups, not a raw read of every error of the day (~33k rows at
+  // 1M errors) because the last error came a little before now.
+  const openEnd = filter.since !== undefined ? Math.max(now, lastSeen) : lastSeen;
+  const until = Math.min(filter.until ?? openEnd, now + TREND_FUTURE_MS);
   if (!Number.isFinite(since) || !Number.isFinite(until) || until <= since) return null;
   return { since: Math.max(since, until - MAX_TREND_DAYS * DAY), until };
 }

@@ -12,13 +12,36 @@ export function CorrelationPivot({ nodes, truncated }: { nodes: readonly PivotNo
   const openDepth = size(nodes) <= 40 ? 4 : 2;
   return (
     <div className="pivot">
-      <ul className="pivot-tree" aria-label="Errors by flow, run, task and attempt">
-        {nodes.map((n) => (
-          <PivotItem key={n.key} node={n} depth={0} openDepth={openDepth} />
-        ))}
-      </ul>
+      <PivotList nodes={nodes} depth={0} openDepth={openDepth} className="pivot-tree" label="Errors by flow, run, task and attempt" />
       {truncated && <p className="muted small-print">Built from the newest 500 occurrences.</p>}
     </div>
+  );
+}
+
+/**
+ * Siblings shown before a "show more" button. 500 occurrences spread over hundreds of runs drew
+ * ~8,500 elements (most of the Errors screen's DOM) before the page counted as filled; the
+ * largest come first, so the first few are the ones an operator reads, and the rest stay one
+ * click away.
+ */
+export const PIVOT_SIBLINGS_SHOWN = 10;
+
+function PivotList({ nodes, depth, openDepth, className, label }: { nodes: readonly PivotNode[]; depth: number; openDepth: number; className?: string; label?: string }) {
+  const [shown, setShown] = useState(PIVOT_SIBLINGS_SHOWN);
+  const hidden = nodes.length - shown;
+  return (
+    <ul className={className} aria-label={label}>
+      {nodes.slice(0, shown).map((n) => (
+        <PivotItem key={n.key} node={n} depth={depth} openDepth={openDepth} />
+      ))}
+      {hidden > 0 && (
+        <li className="pivot-more">
+          <button type="button" className="link" onClick={() => setShown((n) => n + PIVOT_SIBLINGS_SHOWN * 5)}>
+            Show {Math.min(hidden, PIVOT_SIBLINGS_SHOWN * 5)} more of {nodes.length} {nodes[0]?.level ?? ''}s
+          </button>
+        </li>
+      )}
+    </ul>
   );
 }
 
@@ -61,11 +84,7 @@ function PivotItem({ node, depth, openDepth }: { node: PivotNode; depth: number;
         <span className="pivot-codes muted">{node.codes.slice(0, 2).join(', ')}</span>
       </div>
       {hasChildren && open && (
-        <ul>
-          {node.children.map((c) => (
-            <PivotItem key={c.key} node={c} depth={depth + 1} openDepth={openDepth} />
-          ))}
-        </ul>
+        <PivotList nodes={node.children} depth={depth + 1} openDepth={openDepth} />
       )}
     </li>
   );

@@ -108,6 +108,26 @@ export function ErrorsPage() {
   const totalInWindow = counts ? counts.occurrences + counts.failures : 0;
   const selectedGroup = data?.groups.find((g) => g.fingerprint === query.group);
 
+  // The charts and issues depend on the overview and the query only: kept as the same elements
+  // while the occurrences (and the side loads) arrive, React leaves them — four recharts charts —
+  // alone instead of drawing them again for each answer.
+  const overviewPanels = useMemo(
+    () =>
+      data && (
+        <>
+          <div className="charts-row">
+            <CountChart title="category" counts={data.byCategory} selected={query.category} byCategory onPick={(k) => toggle('category', k)} />
+            <CountChart title="origin" counts={data.byOrigin} selected={query.origin} onPick={(k) => toggle('origin', k)} />
+            <CountChart title="code" counts={data.byCode} selected={query.code} onPick={(k) => toggle('code', k)} />
+          </div>
+          <SeriesChart series={data.series} onZoom={(since, until) => setQuery({ ...query, since, until })} />
+          <IssuesPanel query={query} groups={data.groups} refresh={refresh} onQuery={setQuery} />
+        </>
+      ),
+    // toggle and setQuery read only `query`.
+    [data, query, refresh],
+  );
+
   let content;
   if (overview.status === 'loading' && !data) content = <Loading what="errors" />;
   else if (overview.status === 'error' && !data) content = <ErrorState title="Could not load the errors" error={overview.error} onRetry={overview.reload} />;
@@ -128,13 +148,7 @@ export function ErrorsPage() {
   else if (data)
     content = (
       <>
-        <div className="charts-row">
-          <CountChart title="category" counts={data.byCategory} selected={query.category} byCategory onPick={(k) => toggle('category', k)} />
-          <CountChart title="origin" counts={data.byOrigin} selected={query.origin} onPick={(k) => toggle('origin', k)} />
-          <CountChart title="code" counts={data.byCode} selected={query.code} onPick={(k) => toggle('code', k)} />
-        </div>
-        <SeriesChart series={data.series} onZoom={(since, until) => setQuery({ ...query, since, until })} />
-        <IssuesPanel query={query} groups={data.groups} refresh={refresh} onQuery={setQuery} />
+        {overviewPanels}
         <div className="drill-row">
           <OccurrencesPanel occurrences={occurrences} selectedGroup={selectedGroup} group={query.group} onAllGroups={() => setQuery({ ...query, group: '' })} />
           <section className="panel" aria-labelledby="pivot-title">

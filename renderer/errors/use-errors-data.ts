@@ -53,8 +53,10 @@ export function useOccurrences(filter: ErrorFilter, group: string, refresh: numb
   useEffect(() => {
     generation.current++;
     if (sample.state.status !== 'ready') return;
+    // Unchanged state stays the same object: a fresh [] here re-rendered the whole screen (every
+    // chart) once more after the sample arrived.
     setShown(PAGE);
-    setExtra([]);
+    setExtra((prev) => (prev.length === 0 ? prev : []));
     setExtraCursor(undefined);
   }, [sample.state]);
 

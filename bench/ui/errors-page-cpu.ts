@@ -1,0 +1,92 @@
+/// <reference lib="dom" />
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { cachedHistory } from './bulk-seed.js';
+import { ERRORS_FILLED, waitMark } from './page-marks.js';
+import { ensureProductionRenderer } from './renderer-build.js';
+import { startServe, stopServe, type Serve } from './serve.js';
+
+/**
+ * The Errors screen's page-side work (issue #24 part 1): on a loaded machine wall times say
+ * little, so this reads what the renderer itself spent until every panel was filled — the main
+ * thread's script and task time (Chromium's Performance domain) and the time from the last API
+ * response to "filled". Each sample opens the screen cold on a fresh serve of the cached 1M
+ * history (any age: the 24 h range always holds errors). `--samples N` (default 5), `--range R`
+ * (default 24h), `--size N` (default 1,000,000).
+ */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+
+interface Sample {
+  filledMs: number;
+  afterLastResponseMs: number;
+  scriptMs: number;
+  taskMs: number;
+}
+
+const median = (values: readonly number[]): number => {
+  const s = [...values].sort((a, b) => a - b);
+  return Math.round(s[Math.floor(s.length / 2)] ?? 0);
+};
+
+async function openOnce(url: string): Promise<Sample> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROME_ARGS });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    await page.goto(url);
+    const filledMs = await waitMark(page, ERRORS_FILLED);
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const metric = (name: string): number => Math.round((metrics.find((m) => m.name === name)?.value ?? 0) * 1000);
+    const lastResponse = await page.evaluate(
+      (filled) =>
+        Math.max(
+          0,
+          ...performance
+            .getEntriesByType('resource')
+            .filter((e) => e.name.includes('/api/') && (e as PerformanceResourceTiming).responseEnd <= filled)
+            .map((e) => (e as PerformanceResourceTiming).responseEnd),
+        ),
+      filledMs,
+    );
+    return { filledMs: Math.round(filledMs), afterLastResponseMs: Math.round(filledMs - lastResponse), scriptMs: metric('ScriptDuration'), taskMs: metric('TaskDuration') };
+  } finally {
+    await browser.close();
+  }
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const option = (name: string, fallback: string): string => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? (argv[i + 1] ?? fallback) : fallback;
+  };
+  const samples = Math.max(1, Number(option('--samples', '5')) || 1);
+  const range = option('--range', '24h');
+  const size = Number(option('--size', '1000000')) || 1_000_000;
+  ensureProductionRenderer(ROOT);
+  const history = cachedHistory(size, size);
+  const taken: Sample[] = [];
+  for (let i = 0; i < samples; i++) {
+    let serve: Serve | null = null;
+    try {
+      serve = await startServe(history.path);
+      taken.push(await openOnce(`${serve.url.replace(/#.*$/, '')}#/errors?range=${range}`));
+    } finally {
+      await stopServe(serve);
+    }
+  }
+  for (const s of taken) console.log(`filled ${s.filledMs} ms · last response → filled ${s.afterLastResponseMs} ms · script ${s.scriptMs} ms · tasks ${s.taskMs} ms`);
+  const pick = (key: keyof Sample): number => median(taken.map((s) => s[key]));
+  console.log(
+    `Errors ${range}, ${samples} cold opens, median: filled ${pick('filledMs')} ms, last response → filled ${pick('afterLastResponseMs')} ms, renderer script ${pick('scriptMs')} ms, main-thread tasks ${pick('taskMs')} ms`,
+  );
+  return 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}
