@@ -79,9 +79,9 @@ describe.each([{ make: sqliteEngine }, { make: postgresEngine }])('an external s
     return { store, ingester, session, runId, at: (ms: number) => (now = ms), now: () => now };
   }
 
-  const title = (text: string): string => skipTitle(`${engine.name}: ${text}`, engine.skip);
+  const named = (text: string): string => `${engine.name}: ${text}`;
 
-  it.skipIf(engine.skip !== null)(title('waits in waiting-limit until the reported reset; the quiet period does not end it before; silence after ends it failed with the limit'), async () => {
+  it.skipIf(engine.skip !== null)(skipTitle(named('waits in waiting-limit until the reported reset; the quiet period does not end it before; silence after ends it failed with the limit'), engine.skip), async () => {
     const { store, ingester, session, runId, at } = await stopped('waits');
     const row = (await store.getRunRow(runId))!;
     expect({ status: row.status, waitingUntil: row.waitingUntil }).toEqual({ status: 'running', waitingUntil: RESET_AT });
@@ -105,7 +105,7 @@ describe.each([{ make: sqliteEngine }, { make: postgresEngine }])('an external s
     expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
   });
 
-  it.skipIf(engine.skip !== null)(title("its traces arriving after its logs (exporters batch apart) do not lift the stop: they are the failed request's own"), async () => {
+  it.skipIf(engine.skip !== null)(skipTitle(named("its traces arriving after its logs (exporters batch apart) do not lift the stop: they are the failed request's own"), engine.skip), async () => {
     const store = await engine.open('traces-last');
     stores.push(store);
     const session = usageLimitSession();
@@ -118,7 +118,7 @@ describe.each([{ make: sqliteEngine }, { make: postgresEngine }])('an external s
     expect(ofType(await store.getEvents(runId), 'externalLimitLifted')).toEqual([]);
   });
 
-  it.skipIf(engine.skip !== null)(title('telemetry again before the reset (the user resumed the session) lifts the stop; the session then ends as its last prompt did'), async () => {
+  it.skipIf(engine.skip !== null)(skipTitle(named('telemetry again before the reset (the user resumed the session) lifts the stop; the session then ends as its last prompt did'), engine.skip), async () => {
     const { store, ingester, session, runId, at } = await stopped('resumed');
     const resumedAt = session.failedAt + 30 * 60_000;
     at(resumedAt + 5_000);
@@ -138,7 +138,7 @@ describe.each([{ make: sqliteEngine }, { make: postgresEngine }])('an external s
     expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
   });
 
-  it.skipIf(engine.skip !== null)(title("the operator's cancel stops watching: the run ends cancelled, journaled; later telemetry reopens it"), async () => {
+  it.skipIf(engine.skip !== null)(skipTitle(named("the operator's cancel stops watching: the run ends cancelled, journaled; later telemetry reopens it"), engine.skip), async () => {
     const { store, ingester, session, runId, at, now } = await stopped('cancelled');
     const cause = { commandId: 'cmd-stop-1', reason: 'cancelled by the operator: Hivewatch stopped watching the session it could not stop' };
     expect(await stopWatchingSession(store, runId, cause, now())).toBe(true);
@@ -157,7 +157,7 @@ describe.each([{ make: sqliteEngine }, { make: postgresEngine }])('an external s
     expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
   });
 
-  it.skipIf(engine.skip !== null)(title("sent from inside a Hivewatch attempt (linked), it never stops: the attempt's own retry waits for the reset"), async () => {
+  it.skipIf(engine.skip !== null)(skipTitle(named("sent from inside a Hivewatch attempt (linked), it never stops: the attempt's own retry waits for the reset"), engine.skip), async () => {
     const store = await engine.open('linked');
     stores.push(store);
     const session = usageLimitSession(0, true);
@@ -170,7 +170,7 @@ describe.each([{ make: sqliteEngine }, { make: postgresEngine }])('an external s
     expect(ofType(await store.getEvents(runId), 'attemptFailed')[0]?.error.context).toMatchObject({ usageLimit: true, resetAt: RESET_AT });
   });
 
-  it.skipIf(engine.skip !== null)(title(`as recorded (${USAGE_LIMIT_RECORDING}), the telemetry names no reset: a plain rate limit, not stopped`), async () => {
+  it.skipIf(engine.skip !== null)(skipTitle(named(`as recorded (${USAGE_LIMIT_RECORDING}), the telemetry names no reset: a plain rate limit, not stopped`), engine.skip), async () => {
     const store = await engine.open('as-recorded');
     stores.push(store);
     const session = usageLimitSession();

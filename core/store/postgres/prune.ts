@@ -5,6 +5,7 @@ import { addErrorContribution, emptyGrainDeltas } from '../rollups.js';
 import { rowFromDb, RUNS, TERMINAL_RUN_STATUSES, type ErrorDisposition, type RunRow } from '../schema.js';
 import { StoreError } from '../store-error.js';
 import { addFailures, applyRollupDeltas } from './rollups.js';
+import { lockErrorFacts } from './fact-locks.js';
 import { inTransaction } from './transaction.js';
 import { pruneUsageSql } from '../usage-rollups.js';
 
@@ -64,6 +65,8 @@ async function pruneIn(client: pg.PoolClient, cutoff: number): Promise<PruneRepo
     if (failure) failures.add(failure, -1);
   }
 
+  // Deleting errors fires migration 18's triggers on rows writers share (fact-locks.ts).
+  await lockErrorFacts(client);
   for (const sql of pruneUsageSql('run_id = ANY($1::text[])')) await client.query(sql, sql.includes('$1') ? [ids] : []);
   for (const table of RUN_TABLES) await client.query(`DELETE FROM ${table} WHERE run_id = ANY($1::text[])`, [ids]);
   const events = await client.query('DELETE FROM events WHERE run_id = ANY($1::text[])', [ids]);

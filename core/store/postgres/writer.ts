@@ -14,6 +14,7 @@ import { loadRunStates } from './run-states.js';
 import { StatementBatch } from './statement-batch.js';
 import { numberPlaceholders } from './placeholders.js';
 import { UsageBatch } from '../usage-rollups.js';
+import { lockErrorFacts } from './fact-locks.js';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -242,6 +243,8 @@ export class PostgresJournalWriter {
     await upsertSpec(client, ATTEMPTS, attempts);
 
     const { emitted } = batch;
+    // Errors' triggers share per-issue rows across hosts: queue on their lock first (fact-locks.ts).
+    if (emitted.errors.length > 0 || emitted.settled.length > 0) await lockErrorFacts(client);
     await writeSorted(client, specInsert(ERRORS), ERRORS.key.length, emitted.errors.map((e) => rowParams(ERRORS, e)));
     // Occurrences of earlier batches that a terminal event settled: written again with their disposition.
     await upsertSpec(client, ERRORS, emitted.settled.map((s) => rowParams(ERRORS, s.after)));
