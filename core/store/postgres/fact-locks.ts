@@ -13,7 +13,7 @@ import type { Queryable } from './multi-row.js';
  * Lock order, the same in every transaction: ERROR_FACTS_LOCK, then RECOUNT_LOCK (writer.ts),
  * then `journal_head`. Any transaction takes a subset of these in this order, so no cycle forms.
  */
-export const ERROR_FACTS_LOCK = 0x4869_7665_6572;
+const ERROR_FACTS_LOCK = 0x4869_7665_6572;
 
 export async function lockErrorFacts(client: Queryable): Promise<void> {
   await client.query('SELECT pg_advisory_xact_lock($1)', [ERROR_FACTS_LOCK]);
