@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { DEFAULT_WORKTREE_ROOT } from './run-workspace.js';
 import { makeRepo, writeFakeCoder } from './testing.js';
@@ -11,6 +11,20 @@ import { tempDirs } from '../testing/temp-dirs.js';
 const tempDir = tempDirs();
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
+
+/** Processes whose command line names `path` (read from /proc: this suite runs on Linux). */
+function processesNaming(path: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      if (cmdline.includes(path)) found.push(`${pid}: ${cmdline}`);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return found;
+}
 
 /** kill -9 of `hivewatch run` during agent work: the next start removes the worktrees, resume continues from the run branch. */
 describe('agent work after a crash of the host', () => {
@@ -41,6 +55,10 @@ describe('agent work after a crash of the host', () => {
       });
       const runId = printed[0]?.runId as string;
       const worktrees = join(DEFAULT_WORKTREE_ROOT, runId);
+      // The kill lands on attemptStarted, while the host's `git worktree add` for that attempt may
+      // still run: killed with its parent it is not, so it finishes on its own. Reading the repo
+      // before it has ended raced its writes ("failed to read .git/worktrees/2-1/commondir").
+      await vi.waitFor(() => expect(processesNaming(worktrees)).toEqual([]), { timeout: 30_000, interval: 50 });
       expect(existsSync(worktrees)).toBe(true);
       expect(repo.git('worktree', 'list')).toContain(worktrees);
       const firstHead = printed.find((e) => e.type === 'branchMerged');
