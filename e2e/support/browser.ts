@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT, type ServerHandle } from './server.js';
@@ -31,8 +32,22 @@ function chromePath(): string {
   return path;
 }
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromePath(), args: CHROME_ARGS });
+/**
+ * Chromium gets a temp dir of its own, removed once it is gone: it keeps its shared-memory files
+ * (`.org.chromium.Chromium.*`) in TMPDIR and unlinks them right after creating them, so a browser
+ * ended in that instant left one in the suite's temp dir (CI: "tests left 1 entries").
+ */
+export async function launchBrowser(): Promise<Browser> {
+  const tmp = mkdtempSync(join(tmpdir(), 'hivewatch-chromium-'));
+  const removeTmp = (): void => rmSync(tmp, { recursive: true, force: true });
+  try {
+    const browser = await chromium.launch({ executablePath: chromePath(), args: CHROME_ARGS, env: { ...process.env, TMPDIR: tmp } });
+    browser.on('disconnected', removeTmp);
+    return browser;
+  } catch (error) {
+    removeTmp();
+    throw error;
+  }
 }
 
 export interface AppPage {
