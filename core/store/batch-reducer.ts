@@ -4,7 +4,7 @@ import { wallOf } from './journal-codec.js';
 import { applyEvent, type Emitted, type RowLoader, type RunState } from './projections.js';
 
 /** Runs whose state a writer keeps between batches (live runs; a run past it is reloaded). */
-export const DEFAULT_CACHED_RUNS = 256;
+export const DEFAULT_CACHED_RUNS = 2_048;
 
 /**
  * The per-event loop of a batch, the same for both engines' writers (SQLite's `JournalWriter`,

@@ -61,6 +61,29 @@ describe.skipIf(!postgresBinaries)(skipTitle('a journal batch with its COMMIT on
     expect(counting.sent.map((text) => text.split(';\n').at(-1))).toEqual([expect.stringMatching(/^INSERT INTO events/), 'COMMIT']);
   });
 
+  it('a run not in memory is read back in one round trip before its batch (five reads, one answer)', async () => {
+    const pool = bases.pool(await bases.fresh('reload_one_trip'));
+    const events = new JournalBuilder('run_back', { flow: 'flows/a.prose', start }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }, 'ok'] }]).complete().events;
+    const hostA = new PostgresJournalWriter(testOwner('a'), () => start);
+    await inTransaction(pool, (client) => hostA.append(client, events.slice(0, 4), undefined, { commit: true }));
+    // A writer that never saw the run (a restarted host, or one past its cache) goes on with it.
+    const counting = countingPool(pool);
+    const fresh = new PostgresJournalWriter(testOwner('a'), () => start);
+    await inTransaction(counting.pool, (client) => fresh.append(client, events.slice(4), undefined, { commit: true }));
+    expect(counting.sent).toHaveLength(2);
+    expect(counting.sent[0]!.split(';\n').map((text) => text.split(' WHERE')[0])).toEqual([
+      'BEGIN',
+      'SELECT * FROM runs',
+      'SELECT * FROM steps',
+      'SELECT * FROM tasks',
+      'SELECT * FROM attempts',
+      'SELECT * FROM errors',
+    ]);
+    expect(counting.sent[1]).toMatch(/;\nCOMMIT$/);
+    const { rows } = await pool.query<{ status: string; last: number }>("SELECT status, last_seq AS last FROM runs WHERE id = 'run_back'");
+    expect(rows[0]).toEqual({ status: 'completed', last: events.length });
+  });
+
   it('a batch that fails midway writes nothing, and the connection is out of its transaction', async () => {
     const pool = bases.pool(await bases.fresh('commit_fails'), 1);
     const events = new JournalBuilder('run_dup', { flow: 'flows/a.prose', start }).start().runStep([{ attempts: ['ok'] }]).complete().events;
