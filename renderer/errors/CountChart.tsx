@@ -3,7 +3,7 @@ import type { ErrorCount } from '../../core/service/api.js';
 import { countTicks } from '../lib/axis-ticks.js';
 import { colorFor, useChartTheme } from '../lib/theme.js';
 import { ChartTooltip } from './charts/ChartTooltip.js';
-import { pct, shorten, tickAnchor } from './charts/geometry.js';
+import { axisCount, pct, shorten, tickAnchor } from './charts/geometry.js';
 
 /**
  * The category axis: 22 characters of an 11 px label (an upper-case code runs ~6.6 px a
@@ -74,7 +74,7 @@ function CountBars({ rows, selected, byCategory, onPick }: { rows: readonly Row[
   const ticks = countTicks(Math.max(0, ...rows.map((d) => d.count)));
   const top = ticks.at(-1) ?? 1;
   const axisY = TOP + rows.length * ROW;
-  const height = Math.max(120, axisY + AXIS_ROOM);
+  const height = axisY + AXIS_ROOM;
   const rowY = (i: number): number => TOP + i * ROW;
   // The same hit area in the label column and the plot: hovering or clicking a label is the bar's.
   const hitRows = rows.map((d, i) => (
@@ -124,7 +124,7 @@ function CountBars({ rows, selected, byCategory, onPick }: { rows: readonly Row[
           ))}
           {ticks.map((t, i) => (
             <text key={t} className="chart-tick" x={pct(t / top)} y={axisY + 15} textAnchor={tickAnchor(i, ticks.length)} fill={theme.muted}>
-              {t.toLocaleString('en-US')}
+              {axisCount(t)}
             </text>
           ))}
         </svg>

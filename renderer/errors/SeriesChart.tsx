@@ -7,7 +7,7 @@ import { useWidth } from '../lib/use-width.js';
 import { BUCKET_MS } from './bins.js';
 import { seriesSummary } from './chart-text.js';
 import { ChartTooltip } from './charts/ChartTooltip.js';
-import { labelledBuckets, labelWidth, narrows, orderedSelection, pct, stackSegments, zoomWindow, type ZoomSelection } from './charts/geometry.js';
+import { axisCount, labelledBuckets, labelWidth, narrows, orderedSelection, pct, stackSegments, zoomWindow, type ZoomSelection } from './charts/geometry.js';
 import { ZoomControl } from './charts/ZoomControl.js';
 
 const Y_AXIS_WIDTH = 44;
@@ -104,7 +104,7 @@ function SeriesBars({
       <svg className="svg-chart" aria-hidden="true" width={Y_AXIS_WIDTH} height={HEIGHT}>
         {yTicks.map((t) => (
           <text key={t} className="chart-tick" x={Y_AXIS_WIDTH - 6} y={yOf(t)} textAnchor="end" dominantBaseline="central" fill={theme.muted}>
-            {t.toLocaleString('en-US')}
+            {axisCount(t)}
           </text>
         ))}
       </svg>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { labelledBuckets, labelWidth, narrows, orderedSelection, pct, shorten, stackSegments, tickAnchor, zoomWindow } from './geometry.js';
+import { axisCount, labelledBuckets, labelWidth, narrows, orderedSelection, pct, shorten, stackSegments, tickAnchor, zoomWindow } from './geometry.js';
 
 const HOUR = 3_600_000;
 
@@ -14,6 +14,10 @@ describe('chart geometry', () => {
 
   it('anchors the first tick label at its start and the last at its end, so both stay in the plot', () => {
     expect([0, 1, 2, 3].map((i) => tickAnchor(i, 4))).toEqual(['start', 'middle', 'middle', 'end']);
+  });
+
+  it('writes axis counts short enough for the Y axis', () => {
+    expect([0, 2_500, 9_500, 10_000, 25_000, 125_000, 1_000_000, 2_500_000].map(axisCount)).toEqual(['0', '2,500', '9,500', '10k', '25k', '125k', '1M', '2.5M']);
   });
 
   it('shortens a long label to the given length with an ellipsis', () => {

@@ -94,3 +94,10 @@ export function zoomWindow(starts: readonly number[], selection: ZoomSelection, 
   const last = starts[selection.to];
   return since === undefined || last === undefined ? null : { since, until: last + bucketMs };
 }
+
+/** A count axis' label, short enough for the 44 px Y axis: 9,500, then 25k, 1.5M (tick steps are round). */
+export function axisCount(value: number): string {
+  if (value >= 1_000_000) return `${Math.round(value / 100_000) / 10}M`;
+  if (value >= 10_000) return `${Math.round(value / 100) / 10}k`;
+  return value.toLocaleString('en-US');
+}
