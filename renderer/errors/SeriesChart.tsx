@@ -114,6 +114,7 @@ function SeriesBars({
             <line key={t} x1={0} x2="100%" y1={yOf(t)} y2={yOf(t)} stroke={theme.grid} />
           ))}
           {selection && <rect x={pct(selection.from / buckets)} y={PLOT_TOP} width={pct((selection.to - selection.from + 1) / buckets)} height={PLOT_HEIGHT} fill={theme.cursor} />}
+          {hover !== null && <rect x={pct(hover / buckets)} y={PLOT_TOP} width={pct(1 / buckets)} height={PLOT_HEIGHT} fill={theme.cursor} />}
           {points.map((p, i) => (
             <StackedBar key={p.start} counts={p.counts} keys={series.keys} index={i} buckets={buckets} top={top} dimmed={selection !== null && (i < selection.from || i > selection.to)} />
           ))}
@@ -125,7 +126,7 @@ function SeriesBars({
               y={PLOT_TOP}
               width={pct(1 / buckets)}
               height={PLOT_HEIGHT}
-              fill={hover === i ? theme.cursor : 'transparent'}
+              fill="transparent"
               onMouseEnter={() => {
                 setHover(i);
                 if (dragFrom.current !== null) onSelect(orderedSelection(dragFrom.current, i, buckets));
