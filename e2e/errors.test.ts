@@ -80,7 +80,7 @@ describe('error explorer', () => {
     expect(app.problems).toEqual([]);
   });
 
-  it('zooms the series chart from the keyboard: the two named sliders select a span, "Zoom to selection" makes it the window', async () => {
+  it('zooms the series chart: the two named sliders (keyboard) or a drag select a span, "Zoom to selection" makes it the window', async () => {
     const { page } = app;
     await page.emulateMedia({ colorScheme: 'light' });
     await app.go('#/errors?range=24h');
@@ -109,6 +109,20 @@ describe('error explorer', () => {
     // One hourly bucket: from its start to its end.
     expect(Number(params.get('until')) - Number(params.get('since'))).toBe(3_600_000);
     await expect.poll(() => page.getByTestId('errors-total').textContent()).toContain(`between ${picked} and `);
+
+    // The last hour in minutes (it holds this suite's errors): a drag across the bars selects too,
+    // and the sliders follow it.
+    await app.go('#/errors?range=1h');
+    await expect.poll(async () => Number(await to.getAttribute('max'))).toBeGreaterThan(20);
+    const buckets = page.locator('.series-chart .chart-hit');
+    await buckets.nth(20).hover();
+    await page.mouse.down();
+    await buckets.nth(15).hover();
+    await buckets.nth(10).hover();
+    await page.mouse.up();
+    await expect.poll(() => from.inputValue()).toBe('10');
+    expect(await to.inputValue()).toBe('20');
+    await page.getByRole('button', { name: 'Zoom to selection' }).waitFor();
     expect(app.problems).toEqual([]);
   });
 });
