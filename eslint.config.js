@@ -35,7 +35,7 @@ const TEST_SUPPORT = ['**/testing/**', '**/testing.ts', 'core/engine/model/**'];
 const forbid = (patterns, message) => ({
   'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message })) }],
 });
-const UI_PACKAGES = ['react', 'react-dom', 'react/*', 'react-dom/*', 'recharts'];
+const UI_PACKAGES = ['react', 'react-dom', 'react/*', 'react-dom/*'];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'dist-dev/', 'renderer-dist/', 'artifacts/', 'coverage/'] },

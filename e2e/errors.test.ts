@@ -31,7 +31,7 @@ describe('error explorer', () => {
   it('filters by category, drills into a group and an occurrence, and opens its run at the failed attempt', async () => {
     const { page } = app;
     await page.locator('.groups-table tbody tr').first().waitFor();
-    await page.locator('.recharts-bar-rectangle').first().waitFor();
+    await page.locator('.chart-bar').first().waitFor();
     await app.screenshot('errors-overview');
 
     // Category filter: in the URL, and every group left is a runtime error.
@@ -77,6 +77,52 @@ describe('error explorer', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.locator('.groups-table tbody tr.selected').waitFor();
     await app.screenshot('errors-drilldown-dark');
+    expect(app.problems).toEqual([]);
+  });
+
+  it('zooms the series chart: the two named sliders (keyboard) or a drag select a span, "Zoom to selection" makes it the window', async () => {
+    const { page } = app;
+    await page.emulateMedia({ colorScheme: 'light' });
+    await app.go('#/errors?range=24h');
+    await page.locator('.series-chart .chart-bar').first().waitFor();
+    const from = page.getByRole('slider', { name: 'Zoom from' });
+    const to = page.getByRole('slider', { name: 'Zoom to' });
+    // The previous answer (all time: one daily bar) stays up until the 24 h one arrives.
+    await expect.poll(async () => Number(await to.getAttribute('max'))).toBeGreaterThan(1);
+    const last = Number(await to.getAttribute('max'));
+    expect(await page.getByRole('button', { name: 'Zoom to selection' }).count()).toBe(0);
+    // "To" one bucket back, then "from" to the end: it stops at "to" (never passes it).
+    await to.focus();
+    await page.keyboard.press('ArrowLeft');
+    await from.focus();
+    await page.keyboard.press('End');
+    await expect.poll(() => from.inputValue()).toBe(String(last - 1));
+    expect(await to.inputValue()).toBe(String(last - 1));
+    const picked = (await from.getAttribute('aria-valuetext')) ?? '';
+    expect(picked).toMatch(/^\d{4}-\d\d-\d\d \d\d:00$/);
+    expect(await to.getAttribute('aria-valuetext')).toBe(picked);
+    // The selected bucket stays drawn at full strength, the others fade.
+    await app.screenshot('errors-zoom-selected');
+    await page.getByRole('button', { name: 'Zoom to selection' }).click();
+    await page.waitForURL(/since=\d+&until=\d+/);
+    const params = new URLSearchParams(page.url().split('?')[1]);
+    // One hourly bucket: from its start to its end.
+    expect(Number(params.get('until')) - Number(params.get('since'))).toBe(3_600_000);
+    await expect.poll(() => page.getByTestId('errors-total').textContent()).toContain(`between ${picked} and `);
+
+    // The last hour in minutes (it holds this suite's errors): a drag across the bars selects too,
+    // and the sliders follow it.
+    await app.go('#/errors?range=1h');
+    await expect.poll(async () => Number(await to.getAttribute('max'))).toBeGreaterThan(20);
+    const buckets = page.locator('.series-chart .chart-hit');
+    await buckets.nth(20).hover();
+    await page.mouse.down();
+    await buckets.nth(15).hover();
+    await buckets.nth(10).hover();
+    await page.mouse.up();
+    await expect.poll(() => from.inputValue()).toBe('10');
+    expect(await to.inputValue()).toBe('20');
+    await page.getByRole('button', { name: 'Zoom to selection' }).waitFor();
     expect(app.problems).toEqual([]);
   });
 });

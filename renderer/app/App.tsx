@@ -18,8 +18,8 @@ import { routeTitle, useScreenTitle } from './page-title.js';
 import { retryImport } from './retry-import.js';
 import { ShortcutSheet } from './ShortcutSheet.js';
 
-// The error explorer carries the charts library: loaded when first opened, so the Runs table
-// paints without it.
+// The error explorer is a chunk of its own, loaded when first opened, so the Runs table paints
+// without it.
 // A failed chunk load (the server restarting under the window) is tried again before the
 // screen's boundary shows it; "Try again" there makes a fresh lazy component (React keeps a
 // failed one failed).

@@ -109,7 +109,7 @@ export function ErrorsPage() {
   const selectedGroup = data?.groups.find((g) => g.fingerprint === query.group);
 
   // The charts and issues depend on the overview and the query only: kept as the same elements
-  // while the occurrences (and the side loads) arrive, React leaves them — four recharts charts —
+  // while the occurrences (and the side loads) arrive, React leaves them — four SVG charts —
   // alone instead of drawing them again for each answer.
   const overviewPanels = useMemo(
     () =>

@@ -2,7 +2,7 @@ import type { Bucket, ErrorFilter, IssueSort } from '../../core/service/api.js';
 
 /**
  * The Errors screen's state in the URL: `#/errors?range=24h&category=runtime&code=…&group=…`.
- * A brush zoom sets `since`/`until` (absolute, ms), which win over `range`.
+ * A chart zoom sets `since`/`until` (absolute, ms), which win over `range`.
  */
 
 export const RANGES = ['1h', '24h', '7d', '30d', 'all'] as const;

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { axisCount, labelledBuckets, labelWidth, narrows, orderedSelection, pct, shorten, stackSegments, tickAnchor, zoomWindow } from './geometry.js';
+
+const HOUR = 3_600_000;
+
+describe('chart geometry', () => {
+  it('writes fractions as clamped percentages', () => {
+    expect(pct(0)).toBe('0%');
+    expect(pct(0.125)).toBe('12.5%');
+    expect(pct(1 / 3)).toBe('33.333%');
+    expect(pct(1.5)).toBe('100%');
+    expect(pct(Number.NaN)).toBe('0%');
+  });
+
+  it('anchors the first tick label at its start and the last at its end, so both stay in the plot', () => {
+    expect([0, 1, 2, 3].map((i) => tickAnchor(i, 4))).toEqual(['start', 'middle', 'middle', 'end']);
+  });
+
+  it('writes axis counts short enough for the Y axis', () => {
+    expect([0, 2_500, 9_500, 10_000, 25_000, 125_000, 1_000_000, 2_500_000].map(axisCount)).toEqual(['0', '2,500', '9,500', '10k', '25k', '125k', '1M', '2.5M']);
+  });
+
+  it('shortens a long label to the given length with an ellipsis', () => {
+    expect(shorten('RUNTIME_RATE_LIMIT', 22)).toBe('RUNTIME_RATE_LIMIT');
+    expect(shorten('VERIFICATION_TESTS_FAILED_HARD', 22)).toBe('VERIFICATION_TESTS_FA…');
+    expect(shorten('VERIFICATION_TESTS_FAILED_HARD', 22)).toHaveLength(22);
+  });
+
+  it('stacks a bar bottom up in the keys order, each segment on the ones before it', () => {
+    // Axis top 100 over 200 px: 2 px a count.
+    const segments = stackSegments({ agent: 10, runtime: 30, git: 0 }, ['runtime', 'agent', 'git', 'user'], 100, 200);
+    expect(segments).toEqual([
+      { key: 'runtime', count: 30, y: 140, height: 60 },
+      { key: 'agent', count: 10, y: 120, height: 20 },
+    ]);
+    // The stack's top is its total; the segments touch, no gap and no overlap.
+    expect(segments[1]?.y).toBe(200 - 40 * 2);
+    expect((segments[1]?.y ?? 0) + (segments[1]?.height ?? 0)).toBe(segments[0]?.y);
+  });
+
+  it('draws nothing for an empty bar or an axis of zero', () => {
+    expect(stackSegments({}, ['runtime'], 10, 200)).toEqual([]);
+    expect(stackSegments({ runtime: 3 }, ['runtime'], 0, 200)).toEqual([{ key: 'runtime', count: 3, y: 200, height: 0 }]);
+  });
+
+  it('labels every n-th bucket so labels never overlap and none runs past the right edge', () => {
+    const labelPx = labelWidth('11-26 03h');
+    expect(labelPx).toBe(74);
+    // 24 hourly buckets over 960 px: 40 px a bucket, a label spans 2 buckets.
+    const wide = labelledBuckets(24, 960, labelPx);
+    expect(wide).toEqual([0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22]);
+    // At 480 px a label needs 4 buckets; the one at 22 would overrun the edge and at 20 just fits.
+    expect(labelledBuckets(24, 480, labelPx)).toEqual([0, 4, 8, 12, 16, 20]);
+    // 400 daily buckets over 600 px: one label in 50 (5-character labels: 47 px).
+    const days = labelledBuckets(400, 600, labelWidth('11-26'));
+    expect(days[1]).toBe(32);
+    for (let n = 1; n < days.length; n++) expect(((days[n] as number) - (days[n - 1] as number)) * (600 / 400)).toBeGreaterThanOrEqual(labelWidth('11-26'));
+    expect((400 - (days.at(-1) as number)) * (600 / 400)).toBeGreaterThanOrEqual(labelWidth('11-26'));
+  });
+
+  it('labels one bucket in eight before the plot width is known, and none for no buckets', () => {
+    expect(labelledBuckets(24, 0, 74)).toEqual([0, 3, 6, 9, 12, 15, 18, 21]);
+    expect(labelledBuckets(0, 800, 74)).toEqual([]);
+  });
+
+  it('orders and clamps a dragged selection, and tells a narrowing one from the whole span', () => {
+    expect(orderedSelection(9, 3, 24)).toEqual({ from: 3, to: 9 });
+    expect(orderedSelection(-2, 40, 24)).toEqual({ from: 0, to: 23 });
+    expect(narrows({ from: 0, to: 23 }, 24)).toBe(false);
+    expect(narrows({ from: 1, to: 23 }, 24)).toBe(true);
+    expect(narrows({ from: 0, to: 22 }, 24)).toBe(true);
+    expect(narrows(null, 24)).toBe(false);
+  });
+
+  it('turns a selection into the window from its first bucket start to its last bucket end', () => {
+    const starts = Array.from({ length: 24 }, (_, i) => 1_795_600_000_000 + i * HOUR);
+    expect(zoomWindow(starts, { from: 3, to: 5 }, HOUR)).toEqual({ since: starts[3], until: (starts[5] as number) + HOUR });
+    expect(zoomWindow(starts, { from: 7, to: 7 }, HOUR)).toEqual({ since: starts[7], until: (starts[7] as number) + HOUR });
+    expect(zoomWindow(starts, { from: 3, to: 30 }, HOUR)).toBeNull();
+  });
+});
