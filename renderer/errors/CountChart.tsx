@@ -124,7 +124,7 @@ function CountBars({ rows, selected, byCategory, onPick }: { rows: readonly Row[
           ))}
           {ticks.map((t, i) => (
             <text key={t} className="chart-tick" x={pct(t / top)} y={axisY + 15} textAnchor={tickAnchor(i, ticks.length)} fill={theme.muted}>
-              {axisCount(t)}
+              {axisCount(t, ticks.at(-1))}
             </text>
           ))}
         </svg>

@@ -104,7 +104,7 @@ function SeriesBars({
       <svg className="svg-chart" aria-hidden="true" width={Y_AXIS_WIDTH} height={HEIGHT}>
         {yTicks.map((t) => (
           <text key={t} className="chart-tick" x={Y_AXIS_WIDTH - 6} y={yOf(t)} textAnchor="end" dominantBaseline="central" fill={theme.muted}>
-            {axisCount(t)}
+            {axisCount(t, yTicks.at(-1))}
           </text>
         ))}
       </svg>

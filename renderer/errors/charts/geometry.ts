@@ -95,9 +95,13 @@ export function zoomWindow(starts: readonly number[], selection: ZoomSelection, 
   return since === undefined || last === undefined ? null : { since, until: last + bucketMs };
 }
 
-/** A count axis' label, short enough for the 44 px Y axis: 9,500, then 25k, 1.5M (tick steps are round). */
-export function axisCount(value: number): string {
-  if (value >= 1_000_000) return `${Math.round(value / 100_000) / 10}M`;
-  if (value >= 10_000) return `${Math.round(value / 100) / 10}k`;
+/**
+ * A count axis' label, short enough for the 44 px Y axis: 9,500, then 25k, 1.5M. One axis reads
+ * in one unit, that of its top tick (0, 5k, 10k, 15k — not 0, 5,000, 10k); tick steps are round.
+ */
+export function axisCount(value: number, top = value): string {
+  if (value === 0) return '0';
+  if (top >= 1_000_000) return `${Math.round(value / 100_000) / 10}M`;
+  if (top >= 10_000) return `${Math.round(value / 100) / 10}k`;
   return value.toLocaleString('en-US');
 }
