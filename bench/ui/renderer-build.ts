@@ -3,12 +3,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * The window the UI benches time must be the one operators get: a production build of the
- * renderer. `vite build` run under Vitest (the journeys' global setup) inherited
+ * The window the UI benches time and the journeys drive (e2e/support/global-setup.ts) must be
+ * the one operators get: a production build of the renderer. `vite build` run under Vitest (the journeys' global setup) inherited
  * NODE_ENV=test and wrote React's development build (jsxDEV, StrictMode's doubled effects, so
  * every request of a screen sent twice), and the benches reused whatever renderer-dist/ held.
- * Rebuilt here, with NODE_ENV=production, when it is missing, older than a renderer source, or a
- * development build.
+ * Rebuilt here, with NODE_ENV=production, when it is missing, older than a renderer source or the
+ * Vite config, or a development build; an unchanged tree costs nothing.
  */
 
 function newestMtime(dir: string): number {
@@ -28,10 +28,17 @@ function isDevelopmentBuild(root: string): boolean {
   return readdirSync(assets).some((name) => name.endsWith('.js') && readFileSync(join(assets, name), 'utf8').includes('jsxDEV'));
 }
 
-export function ensureProductionRenderer(root: string): void {
+/** Missing, older than a renderer source or the Vite config, or a development build. */
+function rendererIsStale(root: string): boolean {
   const index = join(root, 'renderer-dist', 'index.html');
-  const stale = !existsSync(index) || newestMtime(join(root, 'renderer')) > statSync(index).mtimeMs || isDevelopmentBuild(root);
-  if (!stale) return;
+  if (!existsSync(index)) return true;
+  const sources = Math.max(newestMtime(join(root, 'renderer')), statSync(join(root, 'vite.config.ts')).mtimeMs);
+  return sources > statSync(index).mtimeMs || isDevelopmentBuild(root);
+}
+
+/** Builds renderer-dist/ with NODE_ENV=production unless it is current; throws when the build fails. */
+export function ensureProductionRenderer(root: string): void {
+  if (!rendererIsStale(root)) return;
   const built = spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], {
     cwd: root,
     stdio: 'inherit',
