@@ -1,6 +1,5 @@
-import { lazy, Suspense, useEffect, useRef, useState, type MouseEvent } from 'react';
+import { useEffect, useRef, useState, type MouseEvent } from 'react';
 import { ScreenBoundary } from '../components/ScreenBoundary.js';
-import { Loading } from '../components/states.js';
 import { ComparePage } from '../compare/ComparePage.js';
 import { FlowsPage } from '../flows/FlowsPage.js';
 import { RunDetailPage } from '../run-detail/RunDetailPage.js';
@@ -15,24 +14,8 @@ import { prefetchErrors } from '../errors/errors-loads.js';
 import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboard.js';
 import { navigate, useRoute } from './router.js';
 import { routeTitle, useScreenTitle } from './page-title.js';
-import { retryImport } from './retry-import.js';
 import { ShortcutSheet } from './ShortcutSheet.js';
-
-// The error explorer is a chunk of its own, loaded when first opened, so the Runs table paints
-// without it.
-// A failed chunk load (the server restarting under the window) is tried again before the
-// screen's boundary shows it; "Try again" there makes a fresh lazy component (React keeps a
-// failed one failed).
-// Once the chunk is here the screen mounts at once and reads for itself; before, the window
-// starts its queries while the chunk loads (see the effect in App).
-let errorsChunkLoaded = false;
-const lazyErrorsPage = () =>
-  lazy(() =>
-    retryImport(() => import('../errors/ErrorsPage.js')).then((m) => {
-      errorsChunkLoaded = true;
-      return { default: m.ErrorsPage };
-    }),
-  );
+import { ErrorsScreen, errorsChunkLoaded } from './ErrorsScreen.js';
 
 const TABS = [
   { path: 'runs', label: 'Runs', key: 'r' },
@@ -141,7 +124,6 @@ function useAppShortcuts(setSheet: (update: (open: boolean) => boolean) => void)
 export function App() {
   const route = useRoute();
   const [sheet, setSheet] = useState(false);
-  const [ErrorsPage, setErrorsPage] = useState(lazyErrorsPage);
   const [section = 'runs', id = null] = route.path;
   useScreenTitle(routeTitle(route));
 
@@ -150,7 +132,7 @@ export function App() {
   const recoveries = useRecoveries();
   const tokenRefused = useTokenRefused();
   useEffect(() => {
-    if (section === 'errors' && !errorsChunkLoaded) prefetchErrors(api, route.params);
+    if (section === 'errors' && !errorsChunkLoaded()) prefetchErrors(api, route.params);
   }, [api, section, route.params]);
 
   // An empty hash is the Runs screen.
@@ -169,11 +151,7 @@ export function App() {
   let page;
   if (section === 'runs' && id) page = <RunDetailPage key={id} runId={id} />;
   else if (section === 'errors')
-    page = (
-      <Suspense fallback={<Loading what="the error explorer" />}>
-        <ErrorsPage />
-      </Suspense>
-    );
+    page = <ErrorsScreen />;
   else if (section === 'compare' && route.path.length === 3) page = <ComparePage left={route.path[1] ?? ''} right={route.path[2] ?? ''} />;
   else if (section === 'settings' && id === 'alerts') page = <AlertsPage />;
   else if (section === 'flows') page = <FlowsPage flowId={route.path.length > 1 ? route.path.slice(1).join('/') : null} />;
@@ -214,7 +192,6 @@ export function App() {
           key={`${section}/${id ?? ''}`}
           screen={section === 'runs' && id ? 'run' : section}
           recoveries={recoveries}
-          onRetry={() => setErrorsPage(lazyErrorsPage)}
         >
           {page}
         </ScreenBoundary>

@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { CorrelationPivot, PIVOT_SIBLINGS_SHOWN } from './CorrelationPivot.js';
+import { CorrelationPivot, PIVOT_OPEN_ALL_UP_TO, PIVOT_SIBLINGS_SHOWN } from './CorrelationPivot.js';
 import type { PivotNode } from './pivot.js';
 
 function node(level: PivotNode['level'], key: string, children: PivotNode[] = []): PivotNode {
@@ -29,5 +29,22 @@ describe('CorrelationPivot', () => {
     const html = renderToStaticMarkup(<CorrelationPivot nodes={flowWithRuns(PIVOT_SIBLINGS_SHOWN)} truncated={false} />);
     expect(runLinks(html)).toBe(PIVOT_SIBLINGS_SHOWN);
     expect(html).not.toContain('more of');
+  });
+
+  it('opens a large tree to its runs only: no task is drawn until its run is opened', () => {
+    const nodes = flowWithRuns(20);
+    const html = renderToStaticMarkup(<CorrelationPivot nodes={nodes} truncated={false} />);
+    expect(1 + 20 * 3).toBeGreaterThan(PIVOT_OPEN_ALL_UP_TO);
+    expect(runLinks(html)).toBe(PIVOT_SIBLINGS_SHOWN);
+    expect(html).not.toContain('task_0');
+    expect((html.match(/aria-expanded="true"/g) ?? []).length).toBe(1);
+    expect((html.match(/aria-expanded="false"/g) ?? []).length).toBe(PIVOT_SIBLINGS_SHOWN);
+  });
+
+  it('opens a small tree all the way down to its attempts', () => {
+    const html = renderToStaticMarkup(<CorrelationPivot nodes={flowWithRuns(2)} truncated={false} />);
+    expect(html).toContain('task_1');
+    expect(html).toContain('attempt_1');
+    expect(html).not.toContain('aria-expanded="false"');
   });
 });

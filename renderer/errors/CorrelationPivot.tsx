@@ -6,10 +6,15 @@ function size(nodes: readonly PivotNode[]): number {
   return nodes.reduce((n, node) => n + 1 + size(node.children), 0);
 }
 
+/** A tree of at most this many nodes opens all the way down. */
+export const PIVOT_OPEN_ALL_UP_TO = 40;
+
 export function CorrelationPivot({ nodes, truncated }: { nodes: readonly PivotNode[]; truncated: boolean }) {
   if (nodes.length === 0) return <p className="muted">No errors to correlate.</p>;
-  // A small tree (one group, one run) opens all the way down to its attempts.
-  const openDepth = size(nodes) <= 40 ? 4 : 2;
+  // A small tree (one group, one run) opens all the way down to its attempts; a large one opens
+  // its flows to their runs only, each run a click from its tasks (a run's tasks drew ~800 of the
+  // screen's elements at 1M errors before it counted as filled, all far below the fold).
+  const openDepth = size(nodes) <= PIVOT_OPEN_ALL_UP_TO ? 4 : 1;
   return (
     <div className="pivot">
       <PivotList nodes={nodes} depth={0} openDepth={openDepth} className="pivot-tree" label="Errors by flow, run, task and attempt" />
