@@ -18,7 +18,54 @@
 // and ends them (core/store/leftover-processes.ts).
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+
+/**
+ * Agents are background work: they run ten steps nicer than the host (at most 19). On Linux with
+ * autogroup scheduling (the desktop default) a process's nice only orders it within its session,
+ * and every agent leads a session of its own (it is started detached, for its process group), so
+ * each agent was a group as heavy as the host's whole session: eight busy agents on two cores
+ * made every journal round trip and API answer of the host wait behind them (500 starts through
+ * `serve` on PostgreSQL 10.4-13.9 s; with the agents' groups at nice 10, 1.6-1.9 s; issue #25
+ * part 7, docs/decisions.md). So both are set: this process's nice, which each agent inherits at
+ * the fork (what counts without autogroup), and each agent's group's nice, written to
+ * /proc/<pid>/autogroup once it started. An idle core still runs agents at full speed; nice only
+ * orders who waits. Where either cannot be set, agents keep what the host has.
+ */
+const AGENT_NICE_STEPS = 10;
+const MAX_NICE = 19;
+
+function nicer(nice) {
+  return Math.min(MAX_NICE, nice + AGENT_NICE_STEPS);
+}
+
+try {
+  setPriority(nicer(getPriority()));
+} catch {
+  // Not permitted or not supported: agents run at the host's priority.
+}
+
+/** The nice of the host's scheduling group ("/autogroup-123 nice 0"), null without autogroup. */
+function hostGroupNice() {
+  try {
+    const match = /nice (-?\d+)/.exec(readFileSync(`/proc/${process.ppid}/autogroup`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+const HOST_GROUP_NICE = hostGroupNice();
+
+function makeGroupNicer(pid) {
+  if (HOST_GROUP_NICE === null) return;
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(nicer(HOST_GROUP_NICE)));
+  } catch {
+    // Gone already, or not permitted: it runs at its group's default.
+  }
+}
 
 /** Messages not yet written to the parent past which the children's pipes are paused. */
 const MAX_UNSENT = 64;
@@ -92,6 +139,7 @@ function start(request) {
     return;
   }
   children.set(id, child);
+  makeGroupNicer(child.pid);
   // After a successful spawn, 'error' only means a failed kill, which the parent does itself.
   child.on('error', () => undefined);
   send({ t: 'spawned', id, pid: child.pid, startTime: startTimeOf(child.pid) });

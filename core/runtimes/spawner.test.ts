@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { groupAlive, readProcStat, signalGroupId } from './process-group.js';
@@ -20,6 +21,15 @@ const procAvailable = readProcStat(process.pid) !== null;
 function parentOf(pid: number): number {
   const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** The nice of a process's autogroup ("/autogroup-12 nice 10"), null where the kernel has none. */
+function groupNice(pid: number): number | null {
+  try {
+    return Number(/nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1]);
+  } catch {
+    return null;
+  }
 }
 
 const commandLine = (pid: number): string => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
@@ -58,6 +68,24 @@ describe.skipIf(!procAvailable)(skipTitle('the spawner', procAvailable ? null : 
     // The helper is this host's child, in a group of its own (a terminal's Ctrl-C does not reach it).
     expect(parentOf(parent)).toBe(process.pid);
     expect(readProcStat(parent)?.pgrp).toBe(parent);
+  });
+
+  it('runs agents ten steps nicer than the host (at most 19), their scheduling group too, so a busy machine serves the host first', async () => {
+    let agent = 0;
+    const pending = runProcess({ argv: ['/bin/sh', '-c', 'sleep 30'], runtimeName: 't', killGraceMs: 200, onStarted: ({ pid }) => (agent = pid) });
+    await vi.waitFor(() => expect(agent).toBeGreaterThan(0));
+    leftGroups.push(agent);
+    // Field 19 of /proc/<pid>/stat is the nice value; the spawner set its own, the agent inherited it.
+    expect(readProcStat(agent)).not.toBeNull();
+    const stat = readFileSync(`/proc/${agent}/stat`, 'utf8');
+    expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])).toBe(Math.min(19, getPriority() + 10));
+    // With autogroup scheduling the agent leads a group of its own: that group is made nicer too
+    // (written before the spawner reports the start, so it is there by now).
+    const hostGroup = groupNice(process.pid);
+    if (hostGroup === null) expect(groupNice(agent)).toBeNull();
+    else expect(groupNice(agent)).toBe(Math.min(19, hostGroup + 10));
+    signalGroupId(agent, 'SIGKILL');
+    await pending;
   });
 
   it('when the spawner dies mid-attempt, ends the agent\'s group and says why (ESPAWNER); the next attempt gets a new spawner', async () => {
