@@ -46,11 +46,16 @@ try {
   // Not permitted or not supported: agents run at the host's priority.
 }
 
-/** The nice of the host's scheduling group ("/autogroup-123 nice 0"), null without autogroup. */
+/**
+ * The nice of the host's scheduling group ("/autogroup-123 nice 0"), null without autogroup. An
+ * empty file means the host never left the root group (a session started by init or a daemon
+ * without setsid, as a CI runner may be): the root group's tasks weigh as nice 0 beside each
+ * agent's group, so the agents' groups still go ten steps nicer than that.
+ */
 function hostGroupNice() {
   try {
     const match = /nice (-?\d+)/.exec(readFileSync(`/proc/${process.ppid}/autogroup`, 'utf8'));
-    return match ? Number(match[1]) : null;
+    return match ? Number(match[1]) : 0;
   } catch {
     return null;
   }

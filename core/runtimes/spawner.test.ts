@@ -23,13 +23,19 @@ function parentOf(pid: number): number {
   return Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
-/** The nice of a process's autogroup ("/autogroup-12 nice 10"), null where the kernel has none. */
+/**
+ * The nice of a process's autogroup ("/autogroup-12 nice 10"); null where the kernel has none.
+ * An empty file is the root group (the session never called setsid), which weighs as nice 0.
+ */
 function groupNice(pid: number): number | null {
+  let text: string;
   try {
-    return Number(/nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1]);
+    text = readFileSync(`/proc/${pid}/autogroup`, 'utf8');
   } catch {
     return null;
   }
+  const match = /nice (-?\d+)/.exec(text);
+  return match ? Number(match[1]) : 0;
 }
 
 const commandLine = (pid: number): string => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
