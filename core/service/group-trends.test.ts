@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ErrorCode } from '../base/errors/taxonomy.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
@@ -52,6 +52,21 @@ describe('group sparklines from the rollups', () => {
     // One bin an hour from since: hours 24, 30 and 40 of the history; nothing in the last 7 hours.
     const expected = new Array<number>(24).fill(0);
     for (const bin of [0, 6, 16]) expected[bin] = 1;
+    expect(only?.trend).toEqual(expected);
+  });
+
+  it('reads the screen’s last 24 h (since = the end of this minute less a day) from the hour rollups, not from every error of the day', async () => {
+    // Mid-minute, as a window is opened: the screen's `since` is a minute boundary, so the
+    // window to the server's own now fell a few seconds short of 24 bins of an hour.
+    const now = T0 + 48 * HOUR + 20_000;
+    store = await openStore({ path: ':memory:', recover: false, now: () => now });
+    await errorsAt([24.5, 30.5, 47.5]);
+    const filter = { since: T0 + 48 * HOUR + 60_000 - 24 * HOUR };
+    const raw = vi.spyOn(store, 'groupBins');
+    const [only] = await withTrends(store, (await store.errorGroups(filter)).map(errorGroup), filter, 24, now);
+    expect(raw).not.toHaveBeenCalled();
+    const expected = new Array<number>(24).fill(0);
+    for (const bin of [0, 6, 23]) expected[bin] = 1;
     expect(only?.trend).toEqual(expected);
   });
 
