@@ -242,16 +242,42 @@ function count(value: string | undefined, option: string, fallback: number): num
   return n;
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+interface Options {
+  quick: boolean;
+  json: boolean;
+  size: number;
+  errorCount: number;
+  samples: number;
+  filterSamples: number;
+}
+
+function optionsOf(argv: readonly string[]): Options {
   const { values } = parseArgs({
     args: [...argv],
     options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, samples: { type: 'string' }, 'filter-samples': { type: 'string' }, errors: { type: 'string' } },
   });
   const quick = values.quick === true;
   const size = quick ? 20_000 : 1_000_000;
-  const errorCount = count(values.errors, 'errors', size);
-  const samples = count(values.samples, 'samples', quick ? 5 : 20);
-  const filterSamples = count(values['filter-samples'], 'filter-samples', quick ? 3 : 10);
+  return {
+    quick,
+    json: values.json === true,
+    size,
+    errorCount: count(values.errors, 'errors', size),
+    samples: count(values.samples, 'samples', quick ? 5 : 20),
+    filterSamples: count(values['filter-samples'], 'filter-samples', quick ? 3 : 10),
+  };
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let options: Options;
+  try {
+    options = optionsOf(argv);
+  } catch (error) {
+    // A mistyped option is refused before anything runs (exit 2), not reported as a missed target.
+    console.error(`history bench: ${error instanceof Error ? error.message : String(error)}`);
+    return 2;
+  }
+  const { quick, json, size, errorCount, samples, filterSamples } = options;
   ensureProductionRenderer(ROOT);
   const history = cachedHistory(size, errorCount, HOUR);
   const inScreen = errorsPerScreen(history.path);
@@ -271,7 +297,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const result = { history: { runs: size, errors: errorCount, db: history.path, generatedMs: history.generatedMs, errorsPerScreen: inScreen }, samples, filterSamples, figures: judged, notTimed: empty, missed: missed.map((m) => m.name) };
     mkdirSync(join(ROOT, 'artifacts', 'perf'), { recursive: true });
     writeFileSync(join(ROOT, 'artifacts', 'perf', 'history-perf.json'), `${JSON.stringify(result, null, 2)}\n`);
-    if (values.json === true) console.log(JSON.stringify(result, null, 2));
+    if (json) console.log(JSON.stringify(result, null, 2));
     else {
       console.log(`History of ${size.toLocaleString('en-US')} runs and ${errorCount.toLocaleString('en-US')} errors (${history.generatedMs ? `generated in ${(history.generatedMs / 1000).toFixed(1)} s` : 'cached'}: ${history.path})`);
       for (const j of judged) {
