@@ -140,6 +140,53 @@ async function sql(statement: string, params: unknown[]): Promise<void> {
   }
 }
 
+/** Whether no other connection is inside a write of the database right now. */
+async function noWriteInFlight(): Promise<boolean> {
+  if (location.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: location });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction', 'idle in transaction (aborted)')`,
+      );
+      return rows[0]?.n === 0;
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new Database(location, { timeout: 0 });
+  try {
+    db.exec('BEGIN IMMEDIATE; ROLLBACK');
+    return true;
+  } catch (error) {
+    if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) return false;
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Stops the host (SIGSTOP) at a moment it is inside no write. Stopped inside one, it would hold
+ * SQLite's write lock (or its PostgreSQL transaction) for as long as it is stopped, and every
+ * other writer would wait on it: on a busy machine the stop landed inside a lease renewal now
+ * and then, and the test's own UPDATE failed with "database is locked". A host that is merely
+ * not heard from is what these tests mean, so a stop that lands in a write is undone and tried
+ * again.
+ */
+async function pauseOutsideWrite(child: ChildProcess): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      child.kill('SIGSTOP');
+      if (await noWriteInFlight()) return;
+      child.kill('SIGCONT');
+      throw new Error('the host was stopped inside a write; continued, to be stopped again');
+    },
+    { timeout: 20_000, interval: 10 },
+  );
+}
+
 const engines = [
   { name: 'SQLite', fresh: () => Promise.resolve(join(dir, 'hivewatch.db')) },
   ...(postgresBinaries ? [{ name: 'PostgreSQL', fresh: () => databases.fresh('hostwatch') }] : []),
@@ -194,7 +241,7 @@ describe.each(engines)('the host watch on $name', (engine) => {
     const window = await watcher(() => Date.now() + 600_000);
     const cli = cliRun('short-work.prose');
     const started = await cli.waitFor('the job\'s agent process', isType('attemptProcess'));
-    cli.child.kill('SIGSTOP');
+    await pauseOutsideWrite(cli.child);
     expect(await window.service.checkHosts()).toEqual({ recovered: [], taken: [] });
     expect((await window.store.runHost(started.runId))?.alive).toBe(true);
     expect((await window.store.getRunRow(started.runId))?.status).toBe('running');
@@ -209,7 +256,7 @@ describe.each(engines)('the host watch on $name', (engine) => {
     const cli = cliRun('backoff-and-work.prose');
     const backoff = await cli.waitFor('the API task in its backoff', isType('retryScheduled'));
     const agent = await cli.waitFor('the long job\'s agent process', isType('attemptProcess', (e) => e.taskId !== backoff.taskId));
-    cli.child.kill('SIGSTOP');
+    await pauseOutsideWrite(cli.child);
     // As another machine sees it: not a process it can ask about, only a lease that ran out.
     await sql('UPDATE hosts SET machine = ? WHERE pid = ?', ['another-machine/pid:[1]', cli.child.pid]);
     const recovered = await window.store.recoverInterrupted({ processes: { hostname: 'another-machine' } });
