@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
 
 /**
@@ -10,7 +11,7 @@ import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
  * (serve writes to it; the copy keeps the original as it was generated). The first pass on a
  * fresh serve is the cold figure, a second pass right after the warm one.
  *
- *   node dist-dev/bench/ui/errors-requests.js <history.db> [--passes N]
+ *   node dist-dev/bench/ui/errors-requests.js <history.db> [--passes N] [--filter flow=…] [--range 30d]…
  *
  * The requests mirror renderer/errors/errors-loads.ts, IssuesPanel.tsx and FailureCost.tsx; the
  * window sends them at once, so the screen waits for about the slowest of them (on 2 cores,
@@ -29,8 +30,8 @@ interface Request {
 }
 
 /** The screen's requests for a window starting at `since` (null: all time) with its chart bucket. */
-function requestsFor(since: number | null, bucket: keyof typeof BUCKET_MS, now: number): Request[] {
-  const window = since === null ? '' : `since=${since}&`;
+function requestsFor(since: number | null, bucket: keyof typeof BUCKET_MS, now: number, filter: string): Request[] {
+  const window = `${since === null ? '' : `since=${since}&`}${filter === '' ? '' : `${filter}&`}`;
   const seriesSince = since ?? now - MAX_BARS * BUCKET_MS[bucket];
   return [
     { name: 'counts by category', path: `/api/errors/counts?${window}by=category` },
@@ -40,7 +41,7 @@ function requestsFor(since: number | null, bucket: keyof typeof BUCKET_MS, now: 
     { name: 'counts by handled', path: `/api/errors/counts?${window}by=handled` },
     { name: 'failure counts', path: `/api/failures/counts?${window}by=code&limit=1` },
     { name: 'groups + trends', path: `/api/errors/groups?${window}limit=100&trendBins=24` },
-    { name: 'series', path: `/api/errors/series?since=${Math.max(seriesSince, now - MAX_BARS * BUCKET_MS[bucket])}&bucket=${bucket}&stackBy=category` },
+    { name: 'series', path: `/api/errors/series?${filter === '' ? '' : `${filter}&`}since=${Math.max(seriesSince, now - MAX_BARS * BUCKET_MS[bucket])}&bucket=${bucket}&stackBy=category` },
     { name: 'occurrences (500)', path: `/api/errors?${window}limit=500` },
     { name: 'issues (unresolved)', path: '/api/issues?status=unresolved&sort=last-seen&limit=1000' },
     { name: 'failed-attempt cost', path: `/api/usage/flows${since === null ? '' : `?since=${since}`}` },
@@ -54,14 +55,20 @@ async function timed(api: Api, path: string): Promise<number> {
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
-  const source = argv[0];
-  if (source === undefined) throw new Error('usage: errors-requests.js <history.db> [--passes N]');
-  const passesAt = argv.indexOf('--passes');
-  const passes = passesAt >= 0 ? Math.max(2, Number(argv[passesAt + 1]) || 2) : 2;
+  const { positionals, values } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: { passes: { type: 'string', default: '2' }, filter: { type: 'string', default: '' }, range: { type: 'string', multiple: true } },
+  });
+  const source = positionals[0];
+  if (source === undefined) throw new Error('usage: errors-requests.js <history.db> [--passes N] [--filter name=value] [--range 1h|24h|7d|30d|all]…');
+  const passes = Math.max(2, Number(values.passes) || 2);
+  const filter = values.filter === '' ? '' : new URLSearchParams([values.filter.split('=', 2) as [string, string]]).toString();
   const dir = mkdtempSync(join(tmpdir(), 'hivewatch-errors-requests-'));
   const rows: string[] = [];
   try {
     for (const [range, span, bucket] of RANGES) {
+      if (values.range !== undefined && !values.range.includes(range)) continue;
       const copy = join(dir, `${range}.db`);
       copyFileSync(source, copy);
       let serve: Serve | null = null;
@@ -69,7 +76,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         serve = await startServe(copy);
         const api = apiOf(serve.url);
         const now = Math.ceil(Date.now() / 60_000) * 60_000;
-        const requests = requestsFor(span === null ? null : now - span, bucket, now);
+        const requests = requestsFor(span === null ? null : now - span, bucket, now, filter);
         const figures = new Map<string, number[]>(requests.map((r) => [r.name, []]));
         for (let pass = 0; pass < passes; pass++) {
           for (const request of requests) figures.get(request.name)?.push(await timed(api, request.path));

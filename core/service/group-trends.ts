@@ -36,10 +36,11 @@ function trendWindow(groups: readonly ErrorGroup[], filter: ErrorFilter, now: nu
 
 /**
  * Every group's sparkline in one read: the window (the filter's, or the groups' own first..last
- * seen when open) is read from the group trend rollups at hour grain when that is at most 2,000
- * buckets, else at day grain, each rollup bucket added to the bin its middle falls in. A window
- * with less than an hour per bin (shorter than `bins` hours) is binned from its errors instead
- * (one indexed read), the rollups being no finer than an hour.
+ * seen when open) is read from the group rollups at hour grain when that is at most 2,000
+ * buckets, else at day grain, each rollup bucket added to the bin its middle falls in (by the
+ * store, which sends back only the bins). A window with less than an hour per bin (shorter than
+ * `bins` hours) is binned from its errors instead (one indexed read), the rollups being no finer
+ * than an hour.
  */
 export async function withTrends(store: HivewatchStore, groups: ErrorGroup[], filter: ErrorFilter, bins: number, now = Date.now()): Promise<ErrorGroup[]> {
   if (groups.length === 0) return groups;
@@ -47,30 +48,16 @@ export async function withTrends(store: HivewatchStore, groups: ErrorGroup[], fi
   if (window === null) return groups.map((group) => ({ ...group, trend: new Array<number>(bins).fill(0) }));
   const { since, until } = window;
   const span = Math.max(1, until - since);
-  if (span < bins * HOUR) {
-    // Less than an hour per bin: the rollups are too coarse, the window's errors are few enough.
-    const counts = await store.groupBins({ fingerprints: groups.map((g) => g.fingerprint), since, until, bins, ...(filter.flow !== undefined ? { flow: filter.flow } : {}) });
-    return groups.map((group) => ({ ...group, trend: counts.get(group.fingerprint) ?? new Array<number>(bins).fill(0) }));
-  }
-  const grain = span / HOUR <= 2_000 ? 'hour' : 'day';
-  const { buckets, trends } = await store.groupTrends({
+  // Less than an hour per bin: the rollups are too coarse, and the window's errors are few enough
+  // to bin from themselves.
+  const grain = span < bins * HOUR ? undefined : span / HOUR <= 2_000 ? 'hour' : 'day';
+  const counts = await store.groupBins({
     fingerprints: groups.map((g) => g.fingerprint),
-    grain,
     since,
     until,
+    bins,
+    ...(grain !== undefined ? { grain } : {}),
     ...(filter.flow !== undefined ? { flow: filter.flow } : {}),
   });
-  const size = grain === 'hour' ? HOUR : DAY;
-  return groups.map((group) => {
-    const counts = trends.get(group.fingerprint) ?? [];
-    const trend = new Array<number>(bins).fill(0);
-    buckets.forEach((start, i) => {
-      const n = counts[i] ?? 0;
-      if (n === 0) return;
-      // A bucket that starts before the window (floored) counts in the first bin.
-      const at = Math.min(bins - 1, Math.max(0, Math.floor(((start + size / 2 - since) / span) * bins)));
-      trend[at] = (trend[at] ?? 0) + n;
-    });
-    return { ...group, trend };
-  });
+  return groups.map((group) => ({ ...group, trend: counts.get(group.fingerprint) ?? new Array<number>(bins).fill(0) }));
 }

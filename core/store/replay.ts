@@ -8,6 +8,8 @@ import {
   emptyGrainDeltas,
   GRAINS,
   GRAIN_MS,
+  GROUP_COUNT_TABLE,
+  GROUP_FLOW_COUNT_TABLE,
   GROUP_TREND_GRAINS,
   GROUP_TREND_TABLE,
   groupTrendKey,
@@ -16,6 +18,7 @@ import {
   ROLLUP_TABLE,
   rollupKeyString,
   type Grain,
+  type GroupTrendGrain,
 } from './rollups.js';
 import {
   ATTEMPTS,
@@ -237,6 +240,7 @@ export function* verifyAggregates(_dialect: Dialect): Query<AggregateReport> {
     }
   }
   for (const grain of GRAINS) yield* verifyFailures(grain, diffs);
+  for (const grain of GROUP_TREND_GRAINS) yield* verifyGroupCounts(grain, diffs);
   yield* verifySettled(diffs);
   return { ok: diffs.length === 0, diffs };
 }
@@ -260,6 +264,24 @@ function* verifyFailures(grain: Grain, diffs: string[]): Query<void> {
     expected.delete(key);
   }
   for (const r of expected.values()) diffs.push(`${label(r)}: stored row missing, failed runs ${r.n}`);
+}
+
+/**
+ * The group count tables (migration 20, kept by triggers) equal the trend table's sums over the
+ * keys they drop, and hold no row of count 0. The trend table is checked against the errors above.
+ */
+function* verifyGroupCounts(grain: GroupTrendGrain, diffs: string[]): Query<void> {
+  for (const [table, key] of [[GROUP_COUNT_TABLE[grain], 'fingerprint, bucket'], [GROUP_FLOW_COUNT_TABLE[grain], 'flow, fingerprint, bucket']] as const) {
+    const sql = `SELECT ${key}, SUM(stored) AS stored, SUM(trend) AS trend, MIN(stored_zero) AS stored_zero FROM (
+        SELECT ${key}, count AS stored, 0 AS trend, CASE WHEN count = 0 THEN 0 ELSE 1 END AS stored_zero FROM ${table}
+        UNION ALL SELECT ${key}, 0, count, 1 FROM ${GROUP_TREND_TABLE[grain]}
+      ) AS x GROUP BY ${key} HAVING SUM(stored) <> SUM(trend) OR MIN(stored_zero) = 0 ORDER BY ${key} LIMIT 100`;
+    type Row = { flow?: string; fingerprint: string; bucket: number; stored: number; trend: number };
+    for (const r of yield* all<Row>(sql)) {
+      const where = `${new Date(Number(r.bucket)).toISOString()} ${r.flow === undefined ? '' : `${r.flow}/`}${r.fingerprint}`;
+      diffs.push(`${table}[${where}].count: stored ${Number(r.stored)}${Number(r.stored) === 0 ? ' (a row of 0)' : ''}, trend rows ${Number(r.trend)}`);
+    }
+  }
 }
 
 /** Every occurrence of an ended run is settled, and every failed run has its ending error. */

@@ -40,6 +40,19 @@ export const GROUP_TREND_TABLE: Record<GroupTrendGrain, string> = {
   day: 'error_group_trend_day',
 };
 
+/**
+ * Each group's count per bucket over every flow and disposition, and per flow over every
+ * disposition (migration 20): the sparklines' reads, kept by triggers on the trend tables.
+ */
+export const GROUP_COUNT_TABLE: Record<GroupTrendGrain, string> = {
+  hour: 'error_group_count_hour',
+  day: 'error_group_count_day',
+};
+export const GROUP_FLOW_COUNT_TABLE: Record<GroupTrendGrain, string> = {
+  hour: 'error_group_flow_count_hour',
+  day: 'error_group_flow_count_day',
+};
+
 /** Far enough that every real timestamp is inside, small enough to stay an exact integer. */
 export const TIME_MIN = -8_640_000_000_000_000 + DAY;
 export const TIME_MAX = 8_640_000_000_000_000 - DAY;

@@ -7,6 +7,7 @@ import { ALERT_TABLES_POSTGRES } from './alerts-sql.js';
 import { usageRollupsSql } from '../migration-16.js';
 import { USAGE_LIMIT_WAIT_SQL } from '../migration-17.js';
 import { runsAtScaleSql } from '../migration-19.js';
+import { groupCountsSql } from '../migration-20.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
 import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
@@ -110,6 +111,14 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // SQLite's migration 19 (core/store/migration-19.ts) in PostgreSQL's types, with the same backfill.
     up: async (client) => {
       for (const sql of runsAtScaleSql(Dialect.postgres)) await client.query(sql);
+    },
+  },
+  {
+    version: 20,
+    name: "group counts per hour and day, over every flow and per flow: the sparklines' reads",
+    // SQLite's migration 20 (core/store/migration-20.ts): the same tables and backfill, plpgsql triggers.
+    up: async (client) => {
+      for (const sql of groupCountsSql(Dialect.postgres)) await client.query(sql);
     },
   },
 ];

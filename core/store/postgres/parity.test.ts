@@ -124,6 +124,17 @@ describe.skipIf(!binaries)(skipTitle('the PostgreSQL store answers as the SQLite
     const fingerprints = groups.map((g) => g.fingerprint);
     expect(await postgres.groupTrends({ fingerprints, grain: 'hour', ...window })).toEqual(sqlite.groupTrends({ fingerprints, grain: 'hour', ...window }));
     expect(await postgres.groupBins({ fingerprints, bins: 12, ...window })).toEqual(sqlite.groupBins({ fingerprints, bins: 12, ...window }));
+    // The rollup reads: each group's counts, per flow, and the trend rows themselves (a disposition).
+    for (const extra of [{}, { flow: 'alpha' }, { disposition: 'handled' }] as const) {
+      const trends = sqlite.groupTrends({ fingerprints, grain: 'hour', ...window, ...extra });
+      expect([...trends.trends.values()].flat().some((n) => n > 0), JSON.stringify(extra)).toBe(true);
+      expect(await postgres.groupTrends({ fingerprints, grain: 'hour', ...window, ...extra })).toEqual(trends);
+    }
+    for (const extra of [{ grain: 'hour', bins: 3 }, { grain: 'hour', bins: 3, flow: 'alpha' }, { grain: 'day', bins: 2 }] as const) {
+      const bins = sqlite.groupBins({ fingerprints, ...window, ...extra });
+      expect([...bins.values()].flat().some((n) => n > 0), JSON.stringify(extra)).toBe(true);
+      expect(await postgres.groupBins({ fingerprints, ...window, ...extra })).toEqual(bins);
+    }
     const page = sqlite.listErrors({ limit: 2 });
     expect(await postgres.listErrors({ limit: 2 })).toEqual(page);
     expect(await postgres.listErrors({ limit: 2, cursor: page.nextCursor })).toEqual(sqlite.listErrors({ limit: 2, cursor: page.nextCursor }));

@@ -1,4 +1,4 @@
-import { floorTo, GRAIN_MS, GROUP_TREND_TABLE, planCoarseWindow, type GroupTrendGrain } from '../rollups.js';
+import { floorTo, GRAIN_MS, GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, GROUP_TREND_TABLE, planCoarseWindow, type GroupTrendGrain } from '../rollups.js';
 import { StoreError } from '../store-error.js';
 import { clampLimit, Conditions, optionalText, optionalTime } from './sql.js';
 import { all, type Dialect, type Query } from './plan.js';
@@ -130,10 +130,30 @@ export function* errorGroups(dialect: Dialect, query: ErrorGroupsQuery = {}): Qu
 }
 
 /**
- * Counts per bucket of one grain for several groups, from the trend tables: every sparkline of
- * the groups table in one read. Buckets are whole buckets from floor(since) up to until.
+ * Where a trend read looks and what it matches besides the window: a disposition filter needs the
+ * trend tables themselves; a flow filter reads the per-flow counts (migration 20), the flow first
+ * in their key so one flow is one range; no filter reads each group's counts over everything.
  */
-export function* groupTrends(dialect: Dialect, query: GroupTrendsQuery): Query<{ buckets: number[]; trends: Map<string, number[]> }> {
+function* trendSource(dialect: Dialect, query: GroupTrendsQuery, first: number): Query<{ table: string; where: Conditions }> {
+  const fingerprints = [...new Set(query.fingerprints)];
+  const where = new Conditions();
+  const flow = optionalText('flow', query.flow);
+  const flows = flow === undefined ? undefined : yield* resolveFlows(dialect, flow);
+  if (flows !== undefined) where.add(`flow IN (${flows.map(() => '?').join(', ')})`, ...flows);
+  where
+    .add(`fingerprint IN (${fingerprints.map(() => '?').join(', ')})`, ...fingerprints)
+    .add('bucket >= ?', first)
+    .add('bucket < ?', query.until);
+  const disposition = dispositionFilter(query.disposition);
+  if (disposition !== undefined) {
+    where.add('disposition = ?', disposition);
+    return { table: GROUP_TREND_TABLE[query.grain], where };
+  }
+  return { table: (flows === undefined ? GROUP_COUNT_TABLE : GROUP_FLOW_COUNT_TABLE)[query.grain], where };
+}
+
+/** Checks a trend query's window and grain; returns the bucket size and the first bucket. */
+function trendWindow(query: GroupTrendsQuery): { size: number; first: number; count: number } {
   const since = optionalTime('since', query.since);
   const until = optionalTime('until', query.until);
   if (since === undefined || until === undefined) throw new StoreError('invalid_argument', 'groupTrends needs since and until');
@@ -142,29 +162,57 @@ export function* groupTrends(dialect: Dialect, query: GroupTrendsQuery): Query<{
   const first = floorTo(since, size);
   const count = until > first ? Math.ceil((until - first) / size) : 0;
   if (count > 10_000) throw new StoreError('invalid_argument', `${count} ${query.grain} buckets requested; at most 10000`);
+  return { size, first, count };
+}
+
+/**
+ * Counts per bucket of one grain for several groups, from the rollups: every sparkline of the
+ * groups table in one read. Buckets are whole buckets from floor(since) up to until.
+ */
+export function* groupTrends(dialect: Dialect, query: GroupTrendsQuery): Query<{ buckets: number[]; trends: Map<string, number[]> }> {
+  const { size, first, count } = trendWindow(query);
   const buckets = Array.from({ length: count }, (_, i) => first + i * size);
   const trends = new Map<string, number[]>();
   const fingerprints = [...new Set(query.fingerprints)];
   for (const fp of fingerprints) trends.set(fp, new Array<number>(count).fill(0));
   if (fingerprints.length === 0 || count === 0) return { buckets, trends };
-  const c = new Conditions()
-    .add(`fingerprint IN (${fingerprints.map(() => '?').join(', ')})`, ...fingerprints)
-    .add('bucket >= ?', first)
-    .add('bucket < ?', until);
-  const flow = optionalText('flow', query.flow);
-  if (flow !== undefined) {
-    const flows = yield* resolveFlows(dialect, flow);
-    c.add(`flow IN (${flows.map(() => '?').join(', ')})`, ...flows);
-  }
-  const disposition = dispositionFilter(query.disposition);
-  if (disposition !== undefined) c.add('disposition = ?', disposition);
-  const sql = `SELECT fingerprint, bucket, SUM(count) AS n FROM ${GROUP_TREND_TABLE[query.grain]}${c.where()} GROUP BY fingerprint, bucket`;
-  for (const r of yield* all<{ fingerprint: string; bucket: number; n: number }>(sql, c.params)) {
+  const { table, where } = yield* trendSource(dialect, query, first);
+  const sql = `SELECT fingerprint, bucket, SUM(count) AS n FROM ${table}${where.where()} GROUP BY fingerprint, bucket`;
+  for (const r of yield* all<{ fingerprint: string; bucket: number; n: number }>(sql, where.params)) {
     const series = trends.get(r.fingerprint);
     const index = Math.round((r.bucket - first) / size);
-    if (series && index >= 0 && index < count) series[index] = (series[index] ?? 0) + r.n;
+    if (series && index >= 0 && index < count) series[index] = (series[index] ?? 0) + Number(r.n);
   }
   return { buckets, trends };
+}
+
+/**
+ * The rollup rows `groupTrends` reads, summed into `bins` equal bins of [since, until) by the
+ * database: a 30-day window's sparklines are 720 hour buckets per group, and carrying each to
+ * JavaScript cost more than reading it (docs/benches.md). A bucket that starts before `since`
+ * (the first, floored) or whose middle lies past `until` counts in the first or last bin.
+ * Integer arithmetic on both engines (the bound numbers are cast: better-sqlite3 binds every
+ * number as a REAL), so the division truncates as `Math.floor` does on the non-negative values;
+ * the few negative ones are clamped here.
+ */
+function* rollupBins(dialect: Dialect, query: GroupTrendsQuery & { bins: number }): Query<Map<string, number[]>> {
+  const { size, first, count } = trendWindow(query);
+  const out = new Map<string, number[]>();
+  const fingerprints = [...new Set(query.fingerprints)];
+  for (const fp of fingerprints) out.set(fp, new Array<number>(query.bins).fill(0));
+  const since = Math.floor(query.since);
+  const span = Math.ceil(query.until) - since;
+  if (fingerprints.length === 0 || count === 0 || span <= 0) return out;
+  const { table, where } = yield* trendSource(dialect, query, first);
+  const bin = '(bucket + CAST(? AS BIGINT) - CAST(? AS BIGINT)) * CAST(? AS BIGINT) / CAST(? AS BIGINT)';
+  const sql = `SELECT fingerprint, ${bin} AS bin, SUM(count) AS n FROM ${table}${where.where()} GROUP BY 1, 2`;
+  const binParams = [size / 2, since, query.bins, span];
+  for (const r of yield* all<{ fingerprint: string; bin: number; n: number }>(sql, [...binParams, ...where.params])) {
+    const series = out.get(r.fingerprint);
+    const at = Math.min(query.bins - 1, Math.max(0, Number(r.bin)));
+    if (series) series[at] = (series[at] ?? 0) + Number(r.n);
+  }
+  return out;
 }
 
 export interface GroupBinsQuery {
@@ -173,17 +221,24 @@ export interface GroupBinsQuery {
   until: number;
   bins: number;
   flow?: string;
+  /** Read the group rollups of this grain (a bucket counts in the bin its middle falls in); without, the errors. */
+  grain?: GroupTrendGrain;
 }
 
 /**
- * Counts of several groups in `bins` equal bins of [since, until), read from the errors
- * themselves (their `(fingerprint, ts)` index) in one query: sparklines of a window shorter than
- * the rollups' hour, where hour buckets would put everything in one bin.
+ * Counts of several groups in `bins` equal bins of [since, until), in one query. With a `grain`,
+ * from the group rollups (`rollupBins`); without, from the errors themselves (their
+ * `(fingerprint, ts)` index): sparklines of a window shorter than the rollups' hour, where hour
+ * buckets would put everything in one bin.
  */
 export function* groupBins(dialect: Dialect, query: GroupBinsQuery): Query<Map<string, number[]>> {
+  if (!Number.isInteger(query.bins) || query.bins < 1 || query.bins > 1_000) throw new StoreError('invalid_argument', 'bins must be an integer from 1 to 1000');
+  if (query.grain !== undefined) {
+    const { grain, ...rest } = query;
+    return yield* rollupBins(dialect, { ...rest, grain });
+  }
   const since = optionalTime('since', query.since) as number;
   const until = optionalTime('until', query.until) as number;
-  if (!Number.isInteger(query.bins) || query.bins < 1 || query.bins > 1_000) throw new StoreError('invalid_argument', 'bins must be an integer from 1 to 1000');
   const out = new Map<string, number[]>();
   const fingerprints = [...new Set(query.fingerprints)];
   for (const fp of fingerprints) out.set(fp, new Array<number>(query.bins).fill(0));

@@ -1,0 +1,63 @@
+import Database from 'better-sqlite3';
+import pg from 'pg';
+
+/**
+ * Takes a migrated database back to an earlier version, so a test can open it again and watch a
+ * migration's backfill: the tables, indexes and triggers of each migration from 18 on, dropped
+ * newest first, and the version set back. Only what these migrations add; an older target is refused.
+ */
+
+const isPostgres = (location: string): boolean => location.startsWith('postgres');
+
+/** One statement batch on either engine; rows as the driver gives them. */
+export async function query(location: string, sql: string): Promise<Record<string, unknown>[]> {
+  if (!isPostgres(location)) {
+    const db = new Database(location);
+    try {
+      if (sql.trimStart().toUpperCase().startsWith('SELECT')) return db.prepare(sql).all() as Record<string, unknown>[];
+      db.exec(sql);
+      return [];
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: location });
+  await client.connect();
+  try {
+    return (await client.query<Record<string, unknown>>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const GROUP_COUNT_TABLES = 'error_group_count_hour, error_group_flow_count_hour, error_group_count_day, error_group_flow_count_day';
+const FACT_TABLES = 'error_group_runs, error_group_flows, error_group_stats';
+const triggers = (names: string): string => names.split(', ').map((name) => `DROP TRIGGER ${name};`).join(' ');
+const tables = (names: string): string => names.split(', ').map((name) => `DROP TABLE ${name};`).join(' ');
+
+const UNDO: Record<number, { sqlite: string; postgres: string }> = {
+  20: {
+    sqlite: `${triggers(['hour', 'day'].flatMap((g) => ['insert', 'delete', 'update'].map((op) => `error_group_trend_${g}_counts_${op}`)).join(', '))} ${tables(GROUP_COUNT_TABLES)}`,
+    postgres: `DROP FUNCTION hivewatch_error_group_trend_hour_counts() CASCADE; DROP FUNCTION hivewatch_error_group_trend_day_counts() CASCADE;
+      DROP TABLE ${GROUP_COUNT_TABLES};`,
+  },
+  19: {
+    sqlite: `${triggers('run_counts_hourly_insert, run_counts_hourly_delete, run_counts_hourly_update')} DROP TABLE run_counts_hourly; DROP INDEX runs_flow_by_name;`,
+    postgres: 'DROP FUNCTION hivewatch_run_counts_hourly() CASCADE; DROP TABLE run_counts_hourly; DROP INDEX runs_flow_by_name;',
+  },
+  18: {
+    sqlite: `${triggers('error_group_facts_insert, error_group_facts_delete, error_group_facts_update')} ${tables(FACT_TABLES)}`,
+    postgres: `DROP FUNCTION hivewatch_error_group_facts() CASCADE; DROP TABLE ${FACT_TABLES};`,
+  },
+};
+
+/** Undoes every migration after `version` (at least 17); opening the store applies them again. */
+export async function undoMigrationsAfter(location: string, version: number): Promise<void> {
+  const newest = Math.max(...Object.keys(UNDO).map(Number));
+  if (version < Math.min(...Object.keys(UNDO).map(Number)) - 1) throw new Error(`cannot undo migrations before ${version + 1}`);
+  const steps: string[] = [];
+  for (let v = newest; v > version; v--) steps.push(isPostgres(location) ? UNDO[v]!.postgres : UNDO[v]!.sqlite);
+  if (isPostgres(location)) steps.push(`DELETE FROM schema_version WHERE version > ${version}`);
+  else steps.push(`PRAGMA user_version = ${version}`);
+  await query(location, steps.join('\n'));
+}
