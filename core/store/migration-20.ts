@@ -80,8 +80,10 @@ function sqliteTriggers(grain: GroupTrendGrain): string {
 function postgresTriggers(grain: GroupTrendGrain): string {
   const trend = GROUP_TREND_TABLE[grain];
   const bumps = (side: Side, sign: 1 | -1): string => countTables(grain).map((t) => bumpSql(Dialect.postgres, t, side, sign)).join('\n');
-  // One function per trend table (their count tables differ); rows are written sorted by key, so
-  // concurrent writers lock the count rows, whose keys are prefixes of theirs, in one order too.
+  // One function per trend table (their count tables differ). The writers send trend rows sorted
+  // by key (fingerprint, bucket, flow, disposition); a count row's key is made of the leading
+  // three, so all the trend rows that feed one count row sort together, and concurrent writers
+  // touch the count rows in one order too (no deadlock where they meet).
   return `
   CREATE FUNCTION hivewatch_${trend}_counts() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
