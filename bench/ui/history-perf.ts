@@ -14,7 +14,8 @@ import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
  * The window over a whole history (issue #24 part 1), in Chromium against a real `hivewatch
  * serve` on a bulk history of 1,000,000 runs and 1,000,000 errors (`--quick`: 20,000 of each;
  * `--errors N` sets the errors, for the note at 10,000,000), generated in the OS temp directory
- * and reused for 20 minutes (its newest hour must still hold errors when the 1 h screens open). Nothing the bench times is primed:
+ * and reused for 20 minutes (its newest hour must still hold errors when the 1 h screens open).
+ * Nothing the bench times is primed:
  *  - cold and warm opens: for each screen (Runs; Errors at 1 h, 24 h, 7 d, 30 d, all; Errors in
  *    each range with one filter: a category, an origin, a code, a flow), every sample starts a
  *    fresh `serve` on the history; its first open of the screen (a fresh browser context) is the
