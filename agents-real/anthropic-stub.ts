@@ -41,8 +41,8 @@ export const anthropic = {
     type: 'permission_error',
     message: 'Your API key does not have permission to use the specified resource.',
   }),
-  /** A subscription's usage limit, resetting at `resetEpochSeconds`. */
-  usageLimit: (resetEpochSeconds: number): AnthropicStep => ({
+  /** A subscription's usage limit (its five-hour or weekly window), resetting at `resetEpochSeconds`. */
+  usageLimit: (resetEpochSeconds: number, claim: 'five_hour' | 'seven_day' = 'five_hour'): AnthropicStep => ({
     kind: 'error',
     status: 429,
     type: 'rate_limit_error',
@@ -50,7 +50,7 @@ export const anthropic = {
     headers: {
       'anthropic-ratelimit-unified-status': 'rejected',
       'anthropic-ratelimit-unified-reset': String(resetEpochSeconds),
-      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+      'anthropic-ratelimit-unified-representative-claim': claim,
     },
   }),
   /** A 200 stream that carries an `error` event after `message_start` (overloaded mid-stream). */

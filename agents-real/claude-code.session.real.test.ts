@@ -16,7 +16,7 @@ const install = await installedCli('claude-code');
 const VERSION = CLI_PINS['claude-code'].version;
 
 describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'sessions, timeouts, usage limit'), () => {
-  const runs = liveRuns('claude-code', install, ['text', 'tool', 'hang', 'stall', 'usage-limit']);
+  const runs = liveRuns('claude-code', install, ['text', 'tool', 'hang', 'stall', 'usage-limit', 'usage-limit-next-day']);
 
   it('stays on loopback and sends the configured Authorization header with every export', () => {
     for (const spec of runs.specs.filter((s) => !s.networkDefaults)) {
@@ -117,6 +117,15 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'sessions, timeou
     // The preset's parser (core/runtimes/usage-limit.ts) reads the wall-clock reset back to the header's instant.
     expect(parseUsageLimit(String(result.result), { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(reset * 1000);
     expect(logsNamed(record.otlp, 'claude_code.api_error')[0]?.attributes).toMatchObject({ status_code: 429, error: "This request would exceed your account's rate limit." });
+  });
+
+  it('weekly limit on another day: "You\'ve hit your weekly limit · resets <Mon D>, <time> (UTC)" that Hivewatch reads back', () => {
+    const record = runs.get('usage-limit-next-day.json-out.otlp-json.default-retries');
+    expect(record.apiRequests.map((r) => r.answer)).toEqual(['error 429']);
+    const reset = Number((record.script[0] as { headers: Record<string, string> }).headers['anthropic-ratelimit-unified-reset']);
+    const result = linesOfKind(record.result.stdout, 'result/success')[0] ?? {};
+    expect(result.result).toMatch(/^You've hit your weekly limit · resets [A-Z][a-z]{2} \d{1,2}, \d{1,2}(?::\d{2})?[ap]m \(UTC\)$/);
+    expect(parseUsageLimit(String(result.result), { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(reset * 1000);
   });
 
   shapeTests('claude-code', runs);

@@ -43,6 +43,9 @@ export function claudeSteps(scenario: ScenarioId, nowMs: number): AnthropicStep[
     case 'usage-limit':
       // Two hours ahead, on the minute: the CLI prints the reset as a wall-clock time.
       return [anthropic.usageLimit(Math.floor(nowMs / 60_000) * 60 + 2 * 3600)];
+    case 'usage-limit-next-day':
+      // Only a weekly limit resets more than five hours ahead.
+      return [anthropic.usageLimit(Math.floor(nowMs / 60_000) * 60 + 26 * 3600, 'seven_day')];
     case 'stream-error':
       return [anthropic.streamError()];
   }
@@ -79,7 +82,7 @@ function timeoutEnv(scenario: ScenarioId): Record<string, string> {
 export function claudeEnv(spec: RunSpec, context: ClaudeContext): Record<string, string> {
   const telemetry = claudeCodeEnv({ endpoint: context.otlpUrl, token: context.otlpToken });
   // A subscription's usage limit is read only when Claude Code signs in with an OAuth token.
-  const auth: Record<string, string> = spec.scenario === 'usage-limit' ? { CLAUDE_CODE_OAUTH_TOKEN: CLAUDE_STUB_OAUTH_TOKEN } : { ANTHROPIC_API_KEY: CLAUDE_STUB_API_KEY };
+  const auth: Record<string, string> = spec.scenario.startsWith('usage-limit') ? { CLAUDE_CODE_OAUTH_TOKEN: CLAUDE_STUB_OAUTH_TOKEN } : { ANTHROPIC_API_KEY: CLAUDE_STUB_API_KEY };
   const retries: Record<string, string> = spec.retries === 'default' ? {} : { CLAUDE_CODE_MAX_RETRIES: String(spec.retries) };
   return {
     ANTHROPIC_BASE_URL: context.stubUrl,

@@ -3,6 +3,7 @@ import { parseUsageLimit } from '../core/runtimes/usage-limit.js';
 import { installedCli } from './install.js';
 import { liveRuns, liveTitle, shapeTests } from './live.js';
 import { CLI_PINS } from './pins.js';
+import type { RunRecord } from './session.js';
 import { runId } from './specs.js';
 import { linesOfKind, logEntries, logName, logsNamed, spanEntries } from './telemetry.js';
 
@@ -16,7 +17,7 @@ const install = await installedCli('codex-cli');
 const VERSION = CLI_PINS['codex-cli'].version;
 
 describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'turns, timeouts, usage limit'), () => {
-  const runs = liveRuns('codex-cli', install, ['text', 'tool', 'hang', 'stall', 'usage-limit']);
+  const runs = liveRuns('codex-cli', install, ['text', 'tool', 'hang', 'stall', 'usage-limit', 'usage-limit-next-day']);
 
   it('stays on loopback, and every export it makes carries the configured Authorization header', () => {
     for (const spec of runs.specs.filter((s) => !s.networkDefaults)) {
@@ -105,14 +106,29 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'turns, timeouts, u
     expect(idle.length).toBeGreaterThan(0);
   });
 
+  // Codex prints the reset as a time when it falls on the day of the request in the CLI's zone
+  // (TZ=UTC), else as a date and a time: which one depends on the hour the suite runs.
+  const RESET_TIME = String.raw`\d{1,2}:\d{2} [AP]M`;
+  const RESET_DATE = String.raw`[A-Z][a-z]{2} \d{1,2}(?:st|nd|rd|th), \d{4}`;
+  const limitMessage = (record: RunRecord): string =>
+    String((linesOfKind(record.result.stdout, 'turn.failed')[0]?.error as { message?: string } | undefined)?.message);
+  const resetOf = (record: RunRecord): number => (record.script[0] as { error: { resets_at: number } }).error.resets_at * 1000;
+
   it('usage limit: one request, not retried, exit 1, "You’ve hit your usage limit … try again at <time>" that Hivewatch reads back', () => {
     const record = runs.get('usage-limit.json-out.otlp-json.default-retries');
     expect(record.apiRequests).toHaveLength(1);
     expect(record.result.exitCode).toBe(1);
-    const message = String((linesOfKind(record.result.stdout, 'turn.failed')[0]?.error as { message?: string } | undefined)?.message);
-    expect(message).toMatch(/^You’ve hit your usage limit\. .* try again at \d{1,2}:\d{2} [AP]M\.$/);
-    const reset = (record.script[0] as { error: { resets_at: number } }).error.resets_at;
-    expect(parseUsageLimit(message, { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(reset * 1000);
+    const message = limitMessage(record);
+    expect(message).toMatch(new RegExp(`^You’ve hit your usage limit\\. .* try again at (?:${RESET_DATE} )?${RESET_TIME}\\.$`));
+    expect(parseUsageLimit(message, { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(resetOf(record));
+  });
+
+  it('usage limit on another day: "… try again at <Mon Dth, YYYY> <time>" that Hivewatch reads back', () => {
+    const record = runs.get('usage-limit-next-day.json-out.otlp-json.default-retries');
+    expect(record.apiRequests).toHaveLength(1);
+    const message = limitMessage(record);
+    expect(message).toMatch(new RegExp(`^You’ve hit your usage limit\\. .* try again at ${RESET_DATE} ${RESET_TIME}\\.$`));
+    expect(parseUsageLimit(message, { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(resetOf(record));
   });
 
   shapeTests('codex-cli', runs);

@@ -45,6 +45,8 @@ export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
       return [openai.stall()];
     case 'usage-limit':
       return [openai.usageLimit(Math.floor(nowSeconds / 60) * 60 + 2 * 3600, nowSeconds)];
+    case 'usage-limit-next-day':
+      return [openai.usageLimit(Math.floor(nowSeconds / 60) * 60 + 26 * 3600, nowSeconds)];
     case 'stream-error':
       return [openai.failed()];
   }

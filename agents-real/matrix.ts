@@ -16,6 +16,8 @@ type Retries = RunSpec['retries'];
 interface Row {
   scenario: ScenarioId;
   retries: Retries;
+  /** Only the JSON stream with OTLP/JSON (a scenario that shows one printed text, not a format). */
+  jsonOnly?: boolean;
   /** Further runs of the scenario in the JSON stream with OTLP/JSON only. */
   also?: { retries: Retries; slow?: boolean; exportAtExit?: boolean; networkDefaults?: boolean }[];
 }
@@ -32,6 +34,7 @@ const CLAUDE_ROWS: Row[] = [
   { scenario: 'hang', retries: 0, also: [{ retries: 'default', slow: true }] },
   { scenario: 'stall', retries: 0, also: [{ retries: 'default', slow: true }] },
   { scenario: 'usage-limit', retries: 'default' },
+  { scenario: 'usage-limit-next-day', retries: 'default', jsonOnly: true },
   { scenario: 'stream-error', retries: 'default', also: [{ retries: 0 }] },
 ];
 
@@ -47,6 +50,7 @@ const CODEX_ROWS: Row[] = [
   { scenario: 'hang', retries: 'default' },
   { scenario: 'stall', retries: 0, also: [{ retries: 'default' }] },
   { scenario: 'usage-limit', retries: 'default' },
+  { scenario: 'usage-limit-next-day', retries: 'default', jsonOnly: true },
   { scenario: 'stream-error', retries: 'default', also: [{ retries: 0 }] },
 ];
 
@@ -65,7 +69,8 @@ const VARIANTS: Record<CliName, { output: OutputMode; protocol: OtlpProtocol }[]
 function specsOf(cli: CliName, rows: Row[]): RunSpec[] {
   const out: RunSpec[] = [];
   for (const row of rows) {
-    for (const variant of VARIANTS[cli]) out.push({ cli, scenario: row.scenario, ...variant, retries: row.retries });
+    const variants = row.jsonOnly ? VARIANTS[cli].filter((v) => v.output === 'json') : VARIANTS[cli];
+    for (const variant of variants) out.push({ cli, scenario: row.scenario, ...variant, retries: row.retries });
     for (const extra of row.also ?? []) {
       const flags = { ...(extra.slow ? { slow: true } : {}), ...(extra.exportAtExit ? { exportAtExit: true } : {}), ...(extra.networkDefaults ? { networkDefaults: true } : {}) };
       out.push({ cli, scenario: row.scenario, output: 'json', protocol: 'json', retries: extra.retries, ...flags });

@@ -24,14 +24,15 @@ import type { CliName } from './pins.js';
 const EXPECTED: Record<CliName, Record<string, string | null>> = {
   'claude-code': {
     text: null, tool: null, 'rate-limit-then-ok': null,
-    'rate-limit': 'RUNTIME_RATE_LIMIT', overloaded: 'RUNTIME_RATE_LIMIT', 'usage-limit': 'RUNTIME_RATE_LIMIT', 'stream-error': 'RUNTIME_RATE_LIMIT',
+    'rate-limit': 'RUNTIME_RATE_LIMIT', overloaded: 'RUNTIME_RATE_LIMIT', 'usage-limit': 'RUNTIME_RATE_LIMIT', 'usage-limit-next-day': 'RUNTIME_RATE_LIMIT',
+    'stream-error': 'RUNTIME_RATE_LIMIT',
     'server-error': 'RUNTIME_PROVIDER_ERROR', unauthorized: 'USER_INVALID_CONFIG', forbidden: 'USER_INVALID_CONFIG',
     hang: 'RUNTIME_TIMEOUT', stall: 'RUNTIME_TIMEOUT',
   },
   'codex-cli': {
     text: null, tool: null, 'rate-limit-then-ok': null,
     'rate-limit': 'RUNTIME_RATE_LIMIT', overloaded: 'RUNTIME_RATE_LIMIT', 'usage-limit': 'RUNTIME_RATE_LIMIT',
-    'server-error': 'RUNTIME_PROVIDER_ERROR', 'stream-error': 'RUNTIME_PROVIDER_ERROR',
+    'usage-limit-next-day': 'RUNTIME_RATE_LIMIT', 'server-error': 'RUNTIME_PROVIDER_ERROR', 'stream-error': 'RUNTIME_PROVIDER_ERROR',
     unauthorized: 'USER_INVALID_CONFIG', forbidden: 'USER_INVALID_CONFIG', stall: 'RUNTIME_TIMEOUT',
     // The harness killed it (Codex bounds nothing about a request without an answer): no CLI output for a
     // preset to read; its telemetry shows a request in flight when the session went quiet.

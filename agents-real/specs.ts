@@ -20,6 +20,7 @@ export type ScenarioId =
   | 'hang'
   | 'stall'
   | 'usage-limit'
+  | 'usage-limit-next-day'
   | 'stream-error';
 
 export const SCENARIOS: Record<ScenarioId, string> = {
@@ -33,7 +34,8 @@ export const SCENARIOS: Record<ScenarioId, string> = {
   forbidden: '403, on every request',
   hang: 'no answer at all (no status line)',
   stall: 'the stream starts (message_start / response.created), then nothing',
-  'usage-limit': "a subscription's usage limit with a reset time",
+  'usage-limit': "a subscription's usage limit with a reset time two hours ahead (the same day, unless that crosses midnight)",
+  'usage-limit-next-day': "a subscription's usage limit with a reset time 26 hours ahead: always another day, so the CLI prints a date too",
   'stream-error': 'a failure inside a 200 stream (Anthropic: an error event; OpenAI: response.failed)',
 };
 
