@@ -27,6 +27,8 @@ export class DeliveryDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private claiming: Promise<void> | null = null;
   private again = false;
+  /** Set by the first dispatch: only an engine that delivers claims more when a slot frees (`alerts test` in a CLI process posts its own delivery only). */
+  private delivering = false;
 
   constructor(private readonly parts: DispatcherParts) {
     this.slots = new ReceiverSlots(parts.limits);
@@ -34,6 +36,7 @@ export class DeliveryDispatcher {
 
   /** Claims and starts what is due while there are slots; resolves when claiming stops, not when the posts end. */
   dispatch(): Promise<void> {
+    this.delivering = true;
     if (this.claiming) {
       this.again = true;
       return this.claiming;
@@ -81,7 +84,7 @@ export class DeliveryDispatcher {
         release();
         this.inFlight.delete(posting);
         // A slot came free: what waited for it (this receiver's next delivery, or any other) goes now.
-        if (!this.parts.halted()) this.dispatch().catch((error: unknown) => this.parts.log(`alerts: ${(error as Error).message}`));
+        if (this.delivering && !this.parts.halted()) this.dispatch().catch((error: unknown) => this.parts.log(`alerts: ${(error as Error).message}`));
       });
     this.inFlight.add(posting);
     return posting;

@@ -35,7 +35,7 @@ export function parseHttpDate(text: string, now: number): number | null {
     return utc(year, match[2]!, Number(match[1]), Number(match[4]), Number(match[5]), Number(match[6]));
   }
   match = ASCTIME.exec(value);
-  if (match) return utc(Number(match[7]), match[1]!, Number(match[2]!.trim()), Number(match[3]), Number(match[4]), Number(match[5]));
+  if (match) return utc(Number(match[6]), match[1]!, Number(match[2]!.trim()), Number(match[3]), Number(match[4]), Number(match[5]));
   return null;
 }
 
@@ -67,7 +67,7 @@ export interface RetryWait {
  */
 export function retryWait(backoffMs: number, askedMs: number | null, capMs: number): RetryWait {
   if (askedMs === null) return { delayMs: backoffMs, note: null };
-  const asked = `asked to wait ${formatSeconds(askedMs)}`;
+  const asked = Number.isFinite(askedMs) ? `asked to wait ${formatSeconds(askedMs)}` : `asked to wait more than ${formatSeconds(capMs)}`;
   if (askedMs > capMs) return { delayMs: Math.max(backoffMs, capMs), note: `${asked}; waiting the ${formatSeconds(capMs)} cap` };
   return { delayMs: Math.max(backoffMs, askedMs), note: asked };
 }
