@@ -72,7 +72,7 @@ export class ManualClock {
 }
 
 /** A flow whose one task crashes on its only attempt: a run that fails for good (the fake runtime). */
-const FAILING_FLOW = `agent worker:
+export const FAILING_FLOW = `agent worker:
   runtime: "fake"
 
 session: worker
