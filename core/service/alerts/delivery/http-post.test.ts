@@ -9,7 +9,8 @@ import { StallingReceiver } from './testing.js';
  * One webhook POST against real receivers on 127.0.0.1: the status of an answer whose body never
  * ends, after at most a few kilobytes, with the socket closed by us; a receiver that never answers
  * costs one deadline and its socket is closed too (none accumulate); headers that never end are
- * refused at Node's header limit; a Retry-After comes back with the answer's Date.
+ * refused at Node's header limit; a request that cannot be made is an error, not a throw; a
+ * Retry-After comes back with the answer's Date.
  */
 
 const closers: (() => Promise<void>)[] = [];
@@ -81,6 +82,13 @@ describe('postWebhook', () => {
     await receiverGone();
     const result = await postWebhook(`http://127.0.0.1:${port}/services/T0/B0/sekrit`, '{}', {}, 5_000);
     expect(result).toEqual({ error: 'connection failed (ECONNREFUSED)' });
+  });
+
+  it('answers a request Node refuses, a URL that is not one and a scheme it does not post to with an error, not a throw', async () => {
+    const { url } = await stalling('hang');
+    expect(await postWebhook(url, '{}', { 'x-bad': 'a\nb' }, 5_000)).toEqual({ error: 'the request could not be made (ERR_INVALID_CHAR)' });
+    expect(await postWebhook('http://ops:%E0%A4%A@127.0.0.1/', '{}', {}, 5_000)).toEqual({ error: 'the webhook URL is not a valid URL' });
+    expect(await postWebhook('ftp://127.0.0.1/hook', '{}', {}, 5_000)).toEqual({ error: 'the webhook URL is not http or https (ftp:)' });
   });
 
   it('returns Retry-After and the answer\'s Date with a 429, and neither with an answer that does not ask', async () => {

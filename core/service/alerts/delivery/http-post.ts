@@ -28,37 +28,35 @@ const MAX_HEADER_BYTES = 16_384;
 /** Errors name what went wrong, never the URL (its path, query and credentials stay out of logs). */
 export const postWebhook: WebhookPost = (url, body, headers, timeoutMs) =>
   new Promise<PostResult>((resolve) => {
-    let target: URL;
-    let authorization: Record<string, string>;
-    try {
-      const parts = withoutCredentials(url);
-      target = new URL(parts.url);
-      authorization = parts.authorization;
-    } catch {
-      resolve({ error: 'the webhook URL is not a valid URL' });
-      return;
-    }
-    const send = target.protocol === 'https:' ? httpsRequest : target.protocol === 'http:' ? httpRequest : null;
-    if (!send) {
-      resolve({ error: `the webhook URL is not http or https (${target.protocol})` });
+    const target = targetOf(url);
+    if ('error' in target) {
+      resolve(target);
       return;
     }
     const payload = Buffer.from(body, 'utf8');
+    let request: ClientRequest;
+    try {
+      request = target.send(target.url, {
+        method: 'POST',
+        // A connection of this POST's own, closed when it ends: no pool, no keep-alive.
+        agent: false,
+        maxHeaderSize: MAX_HEADER_BYTES,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Hivewatch-Alerts',
+          ...headers,
+          ...target.authorization,
+          'content-length': String(payload.length),
+          connection: 'close',
+        },
+      });
+    } catch (error) {
+      // Node refuses some requests before any socket (a header it will not send): an outcome, not a throw.
+      const code = (error as { code?: string }).code;
+      resolve({ error: code ? `the request could not be made (${code})` : 'the request could not be made' });
+      return;
+    }
     let settled = false;
-    const request: ClientRequest = send(target, {
-      method: 'POST',
-      // A connection of this POST's own, closed when it ends: no pool, no keep-alive.
-      agent: false,
-      maxHeaderSize: MAX_HEADER_BYTES,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Hivewatch-Alerts',
-        ...headers,
-        ...authorization,
-        'content-length': String(payload.length),
-        connection: 'close',
-      },
-    });
     const finish = (result: PostResult): void => {
       if (settled) return;
       settled = true;
@@ -72,6 +70,22 @@ export const postWebhook: WebhookPost = (url, body, headers, timeoutMs) =>
     request.on('error', (error: Error & { code?: string }) => finish({ error: error.code ? `connection failed (${error.code})` : 'connection failed' }));
     request.end(payload);
   });
+
+type Sender = typeof httpRequest;
+
+/** Where to send: the URL without credentials, its Authorization header, and the client of its scheme. */
+function targetOf(url: string): { url: URL; authorization: Record<string, string>; send: Sender } | { error: string } {
+  let parts: ReturnType<typeof withoutCredentials>;
+  try {
+    parts = withoutCredentials(url);
+  } catch {
+    return { error: 'the webhook URL is not a valid URL' };
+  }
+  const target = new URL(parts.url);
+  if (target.protocol === 'https:') return { url: target, authorization: parts.authorization, send: httpsRequest as Sender };
+  if (target.protocol === 'http:') return { url: target, authorization: parts.authorization, send: httpRequest };
+  return { error: `the webhook URL is not http or https (${target.protocol})` };
+}
 
 /** Calls `done` once the body ended, broke off, or passed ANSWER_BYTES, whichever comes first. */
 function readBounded(response: IncomingMessage, done: () => void): void {

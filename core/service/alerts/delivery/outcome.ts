@@ -4,7 +4,7 @@ import type { PostResult } from './http-post.js';
 import { retryAfterMs, retryWait } from './retry-after.js';
 
 /** Deliveries are retried as the engine retries a transient failure: exponential from 10 s, capped at 30 min, 8 tries in all. */
-export const DELIVERY_RETRY: RetryPolicy = Object.freeze({ retries: 7, backoff: 'exponential', baseDelayMs: 10_000, maxDelayMs: 30 * 60_000 });
+const DELIVERY_RETRY: RetryPolicy = Object.freeze({ retries: 7, backoff: 'exponential', baseDelayMs: 10_000, maxDelayMs: 30 * 60_000 });
 
 /** The answers whose `Retry-After` is honoured: too many requests (RFC 6585 §4) and unavailable (RFC 9110 §15.6.4). */
 const ASKS_TO_WAIT: ReadonlySet<number> = new Set([429, 503]);

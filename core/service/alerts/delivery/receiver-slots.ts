@@ -14,7 +14,7 @@ export interface DeliveryLimits {
   overall: number;
 }
 
-export const DELIVERY_LIMITS: DeliveryLimits = Object.freeze({ perReceiver: 1, perServer: 4, overall: 16 });
+const DELIVERY_LIMITS: DeliveryLimits = Object.freeze({ perReceiver: 1, perServer: 4, overall: 16 });
 
 /** A URL's server; a value that is no URL (a row written by hand) is its own server. */
 function serverOf(webhook: string): string {
