@@ -33,7 +33,7 @@ export function startTriage(store: HivewatchStore, options: HivewatchServiceOpti
     issues.transitions.subscribe((transition) => {
       const queuing = engine
         .onIssueTransition(transition)
-        .then(() => (alerts ? alerts.engine.pump() : undefined))
+        .then(() => (alerts ? alerts.engine.pass() : undefined))
         .catch((error: unknown) => console.error('alerts: an issue transition was not queued:', error))
         .finally(() => queued.delete(queuing));
       queued.add(queuing);

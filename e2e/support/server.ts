@@ -19,6 +19,8 @@ export interface ServerHandle {
   origin: string;
   token: string;
   dir: string;
+  /** The `serve` process (its memory is read from /proc by journeys that bound it). */
+  pid: number;
   /** The database `serve` opened: a file path, or a postgres:// URL when `db` named one. */
   dbPath: string;
   flowsDir: string;
@@ -110,6 +112,7 @@ export async function startServer(
     origin,
     token,
     dir,
+    pid: child.pid!,
     dbPath,
     flowsDir,
     api,

@@ -192,13 +192,26 @@ export function* enqueueDelivery(_dialect: Dialect, delivery: NewDelivery, throt
   return inserted.changes === 1;
 }
 
-/** Leases the next due delivery (or the one `onlyId` names) to `owner` until `now + leaseMs`; null when none is due. One statement. */
-export function* claimDelivery(dialect: Dialect, owner: string, now: number, leaseMs: number, onlyId?: string): Query<AlertDelivery | null> {
-  const one = onlyId === undefined ? '' : ' AND id = ?';
+/** Which due delivery a claim may take: only the one `id` names, or any whose rule is not one of `notRules` (rules whose receiver is busy on this host). */
+interface ClaimScope {
+  id?: string;
+  notRules?: readonly string[];
+}
+
+/** Leases the next due delivery in `scope` to `owner` until `now + leaseMs`; null when none is due. One statement. */
+export function* claimDelivery(dialect: Dialect, owner: string, now: number, leaseMs: number, scope: ClaimScope = {}): Query<AlertDelivery | null> {
   // A follow-up waits for the delivery it refers to: a receiver never reads "resolved" before the alert.
   const firstDone = `NOT EXISTS (SELECT 1 FROM alert_deliveries AS f WHERE f.id = alert_deliveries.refers_to AND f.status IN ('pending', 'failed'))`;
-  const due = `status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) AND ${firstDone}${one}`;
-  const dueParams = onlyId === undefined ? [now, now] : [now, now, onlyId];
+  let due = `status IN ('pending', 'failed') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) AND ${firstDone}`;
+  const dueParams: unknown[] = [now, now];
+  if (scope.id !== undefined) {
+    due += ' AND id = ?';
+    dueParams.push(scope.id);
+  }
+  if (scope.notRules !== undefined && scope.notRules.length > 0) {
+    due += ` AND rule_id NOT IN (${scope.notRules.map(() => '?').join(', ')})`;
+    dueParams.push(...scope.notRules);
+  }
   const lock = dialect === Dialect.postgres ? ' FOR UPDATE SKIP LOCKED' : '';
   const row = yield* get<DeliveryRecord>(
     `UPDATE alert_deliveries SET lease_owner = ?, lease_until = ?, attempts = attempts + 1

@@ -3,13 +3,14 @@ import { intervalScheduler, type TailScheduler } from '../journal-tail.js';
 import { AlertEngine, mayAlert, type AlertEngineOptions } from './engine.js';
 
 /**
- * The alert engine as a service runs it: a pump after each batch this process commits that holds
+ * The alert engine as a service runs it: a pass after each batch this process commits that holds
  * an event an alert can come from (soon, not inside the commit), and on a timer for what the timer alone can see: other hosts' commits,
- * deliveries whose retry came due, runs that have now been running too long. A pump that fails
- * (the database away) is logged and tried again on the next tick.
+ * deliveries whose retry came due, runs that have now been running too long. A pass that fails
+ * (the database away) is logged and tried again on the next tick. A pass starts deliveries and
+ * does not wait for their POSTs, so a receiver that hangs never delays the next pass.
  */
 
-export interface AlertsHostOptions extends Pick<AlertEngineOptions, 'now' | 'post' | 'timeoutMs' | 'log'> {
+export interface AlertsHostOptions extends Pick<AlertEngineOptions, 'now' | 'post' | 'timeoutMs' | 'limits' | 'log'> {
   /** Default 5 s. */
   intervalMs?: number;
   scheduler?: TailScheduler;
@@ -31,7 +32,7 @@ export function startAlerts(store: HivewatchStore, options: AlertsHostOptions | 
   let last: Promise<void> = Promise.resolve();
   const pump = (): void => {
     if (stopped) return;
-    last = engine.pump().catch((error: unknown) => log(`alerts: ${(error as Error).message}`));
+    last = engine.pass().catch((error: unknown) => log(`alerts: ${(error as Error).message}`));
   };
   // Only after a batch with an event an alert can come from: the timer's pass covers the rest.
   const unsubscribe = store.subscribe((events) => {
@@ -46,6 +47,7 @@ export function startAlerts(store: HivewatchStore, options: AlertsHostOptions | 
       cancelTimer();
       engine.halt();
       await last;
+      await engine.idle();
     },
   };
 }

@@ -1,20 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { decideRetry, type RetryPolicy } from '../../base/errors/retry.js';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { ALERTS_CURSOR_KEY, claimDelivery, DeliveryStatus, enqueueDelivery, finishDelivery, getDelivery, getRule, listRules, unresolvedFires, type AlertDelivery, type DeliveryOutcome, type NewDelivery } from './alert-queries.js';
 import { deliveryContext } from './delivery-context.js';
+import { DeliveryDispatcher } from './delivery/dispatcher.js';
+import { postWebhook, type WebhookPost } from './delivery/http-post.js';
+import { outcomeOf } from './delivery/outcome.js';
+import type { DeliveryLimits } from './delivery/receiver-slots.js';
 import { issueOccurrence, type IssueTransition } from './issue-transitions.js';
 import { occurrencesOf, ruleMatches, runFactsOf, type Occurrence } from './occurrences.js';
 import type { AlertRule } from './rules.js';
-import { bodyOf, postWebhook, type PostResult, type WebhookPost } from './webhook.js';
+import { bodyOf } from './webhook.js';
 
 /**
  * The alert engine of one host (issue #23 part 2). It follows the journal from a cursor kept in
  * the database, turns events into occurrences, journals one delivery per (rule, subject,
- * occurrence) whichever host sees it first, and posts due deliveries it claims. Nothing here runs
- * on the write path: the service only nudges `pump` after a commit, and a receiver that fails or
- * hangs costs this loop one bounded POST, never a run or an ingest.
+ * occurrence) whichever host sees it first, and posts due deliveries it claims, side by side
+ * within per-receiver and overall bounds (delivery/dispatcher.ts). Nothing here runs on the write
+ * path: the service only nudges a pass after a commit, and a receiver that fails or hangs holds
+ * only its own deliveries, each for one bounded POST, never a pass, a run or an ingest.
  */
 
 export interface AlertEngineOptions {
@@ -23,18 +27,17 @@ export interface AlertEngineOptions {
   host?: string;
   now?: () => number;
   post?: WebhookPost;
-  /** Per POST; 5 s unless a test says otherwise. */
+  /** Per POST, from connecting to the last byte read; 5 s unless a test says otherwise. */
   timeoutMs?: number;
+  /** How many POSTs are in flight at once (delivery/receiver-slots.ts DELIVERY_LIMITS unless a test says otherwise). */
+  limits?: DeliveryLimits;
   /** How long a claimed delivery is this host's; longer than any POST. */
   leaseMs?: number;
   log?: (message: string) => void;
 }
 
-/** Deliveries are retried as the engine retries a transient failure: exponential from 10 s, capped at 30 min, 8 tries in all. */
-const DELIVERY_RETRY: RetryPolicy = Object.freeze({ retries: 7, backoff: 'exponential', baseDelayMs: 10_000, maxDelayMs: 30 * 60_000 });
 const DELIVERY_TIMEOUT_MS = 5_000;
 const EVENTS_PER_READ = 500;
-const DELIVERIES_PER_PUMP = 50;
 /** The event types `evaluateEvent` turns into occurrences or follow-ups; no other event can alert. */
 const ALERTING_TYPES: ReadonlySet<HivewatchEvent['type']> = new Set(['runFailed', 'externalRunIdle', 'retryScheduled', 'runCompleted']);
 
@@ -55,6 +58,7 @@ export class AlertEngine {
   private readonly timeoutMs: number;
   private readonly leaseMs: number;
   private readonly log: (message: string) => void;
+  private readonly dispatcher: DeliveryDispatcher;
   /** Deliveries this host posted and recorded (any outcome): how a test sees two hosts share the work. */
   posted = 0;
   private cursor: number | null = null;
@@ -70,13 +74,36 @@ export class AlertEngine {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? Math.max(30_000, this.timeoutMs * 3);
     this.log = options.log ?? (() => undefined);
+    this.dispatcher = new DeliveryDispatcher({
+      rules: () => this.rules(),
+      claim: (busyRules) => this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs, { notRules: busyRules })),
+      deliver: (delivery, rule) => this.deliver(delivery, rule),
+      halted: () => this.halted,
+      log: this.log,
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
   }
 
   /**
-   * Evaluates what was journaled since the last pump, then posts what is due. One pass at a time:
-   * a call during a pass makes that pass run once more and waits for it.
+   * A pass, then waits until every delivery in flight has been posted and recorded: what a caller
+   * that wants the outcome (a test, a CLI process) waits on.
    */
-  pump(): Promise<void> {
+  async pump(): Promise<void> {
+    await this.pass();
+    await this.dispatcher.idle();
+  }
+
+  /** Resolves when no delivery is in flight (a host that closes waits for its POSTs, each bounded). */
+  idle(): Promise<void> {
+    return this.dispatcher.idle();
+  }
+
+  /**
+   * Evaluates what was journaled since the last pass, then starts the due deliveries there are
+   * slots for; resolves once they are started, not posted, so a hanging receiver never holds the
+   * next pass. One pass at a time: a call during a pass makes that pass run once more and waits for it.
+   */
+  pass(): Promise<void> {
     if (this.pumping) {
       this.again = true;
       return this.pumping;
@@ -95,7 +122,7 @@ export class AlertEngine {
             // journal's head (alert-queries.ts moveCursorToHeadIfNoRules).
             this.cursor = null;
           }
-          await this.deliverDue();
+          await this.dispatcher.dispatch();
         } while (this.again && !this.halted);
       } finally {
         this.pumping = null;
@@ -105,8 +132,8 @@ export class AlertEngine {
   }
 
   /**
-   * The host is closing: the delivery being posted finishes (one bounded POST), no other starts.
-   * Without it, closing waited for every due delivery of the pass, each up to its timeout.
+   * The host is closing: the deliveries being posted finish (each one bounded POST), no other
+   * starts. Without it, closing waited for every due delivery, each up to its timeout.
    */
   halt(): void {
     this.halted = true;
@@ -135,8 +162,8 @@ export class AlertEngine {
     };
     await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now()));
     // Only this delivery: `alerts test` in a CLI process posts its test, not other hosts' work.
-    const claimed = await this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs, id));
-    if (claimed) await this.deliver(claimed);
+    const claimed = await this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs, { id }));
+    if (claimed) await this.dispatcher.deliverNow(claimed, rule);
     return this.store.runStatements((d) => getDelivery(d, id));
   }
 
@@ -229,16 +256,8 @@ export class AlertEngine {
     }
   }
 
-  private async deliverDue(): Promise<void> {
-    for (let i = 0; i < DELIVERIES_PER_PUMP && !this.halted; i++) {
-      const claimed = await this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs));
-      if (!claimed) return;
-      await this.deliver(claimed);
-    }
-  }
-
-  private async deliver(delivery: AlertDelivery): Promise<void> {
-    const rule = await this.store.runStatements((d) => getRule(d, delivery.ruleId));
+  private async deliver(delivery: AlertDelivery, listed: AlertRule | undefined): Promise<void> {
+    const rule = listed ?? (await this.store.runStatements((d) => getRule(d, delivery.ruleId)));
     if (!rule) {
       await this.finish(delivery, { status: DeliveryStatus.givenUp, responseCode: null, error: 'the rule was removed', nextAttemptAt: this.now() });
       return;
@@ -246,19 +265,7 @@ export class AlertEngine {
     const context = await deliveryContext(this.store, delivery);
     const headers = { 'x-hivewatch-delivery': delivery.id, 'x-hivewatch-attempt': String(delivery.attempts) };
     const result = await this.post(rule.webhook, bodyOf(rule.format, rule, delivery, context), headers, this.timeoutMs);
-    await this.finish(delivery, this.outcomeOf(delivery, result));
-  }
-
-  /** 2xx: sent. A 4xx other than 408 and 429 will not get better: given up. Anything else is retried on the engine's schedule. */
-  private outcomeOf(delivery: AlertDelivery, result: PostResult): DeliveryOutcome {
-    const now = this.now();
-    const code = 'status' in result ? result.status : null;
-    if (code !== null && code >= 200 && code < 300) return { status: DeliveryStatus.sent, responseCode: code, error: null, nextAttemptAt: now };
-    const error = 'error' in result ? result.error : `the receiver answered ${code}`;
-    const permanent = code !== null && code >= 400 && code < 500 && code !== 408 && code !== 429;
-    const decision = decideRetry(DELIVERY_RETRY, { code: 'WEBHOOK_DELIVERY_FAILED', recoverable: !permanent }, delivery.attempts);
-    if (!decision.retry) return { status: DeliveryStatus.givenUp, responseCode: code, error, nextAttemptAt: now };
-    return { status: DeliveryStatus.failed, responseCode: code, error, nextAttemptAt: now + decision.delayMs };
+    await this.finish(delivery, outcomeOf(delivery.attempts, result, this.now()));
   }
 
   private async finish(delivery: AlertDelivery, outcome: DeliveryOutcome): Promise<void> {

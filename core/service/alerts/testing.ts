@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 /**
  * A real webhook receiver for the alert tests: an HTTP server on 127.0.0.1 that keeps every
- * request and answers as the test scripts it (a status, or `hang`: never answer).
+ * request and answers as the test scripts it (a status, with headers, or `hang`: never answer).
  */
 export interface ReceivedRequest {
   path: string;
@@ -13,7 +13,8 @@ export interface ReceivedRequest {
   body: unknown;
 }
 
-export type Answer = number | 'hang';
+/** A status, a status with headers (`Retry-After`), or `hang`: never answer. */
+export type Answer = number | { status: number; headers: Record<string, string> } | 'hang';
 
 export class TestReceiver {
   readonly requests: ReceivedRequest[] = [];
@@ -34,7 +35,8 @@ export class TestReceiver {
           this.hanging.push(response);
           return;
         }
-        response.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : 'no');
+        const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
+        response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(status < 300 ? 'ok' : 'no');
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -70,7 +72,7 @@ export class ManualClock {
 }
 
 /** A flow whose one task crashes on its only attempt: a run that fails for good (the fake runtime). */
-const FAILING_FLOW = `agent worker:
+export const FAILING_FLOW = `agent worker:
   runtime: "fake"
 
 session: worker

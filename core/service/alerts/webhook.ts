@@ -2,10 +2,10 @@ import type { AlertDelivery } from './alert-queries.js';
 import type { AlertFormat, AlertRule } from './rules.js';
 
 /**
- * A delivery's HTTP request: the body in the rule's format and one POST with a bounded timeout.
- * Formats (docs/triage.md, "Alerts"): `json`, Hivewatch's own documented body; `slack`, a body
- * Slack's incoming webhooks accept, `{"text": …, "blocks": […]}` where `text` is the
- * notification's fallback and `blocks` a section of mrkdwn and a context line
+ * A delivery's body in the rule's format (the POST itself is delivery/http-post.ts). Formats
+ * (docs/triage.md, "Alerts"): `json`, Hivewatch's own documented body; `slack`, a body Slack's
+ * incoming webhooks accept, `{"text": …, "blocks": […]}` where `text` is the notification's
+ * fallback and `blocks` a section of mrkdwn and a context line
  * (https://api.slack.com/messaging/webhooks, https://api.slack.com/reference/block-kit/blocks).
  */
 
@@ -60,49 +60,4 @@ export function slackBody(rule: AlertRule, delivery: AlertDelivery, context: Del
 
 export function bodyOf(format: AlertFormat, rule: AlertRule, delivery: AlertDelivery, context: DeliveryContext): string {
   return JSON.stringify(format === 'slack' ? slackBody(rule, delivery, context) : jsonBody(rule, delivery, context));
-}
-
-/** A receiver's answer: its status code, or why there was none (a timeout, a refused connection). */
-export type PostResult = { status: number } | { error: string };
-
-export type WebhookPost = (url: string, body: string, headers: Record<string, string>, timeoutMs: number) => Promise<PostResult>;
-
-/**
- * One POST through Node's fetch, given up after `timeoutMs` (a hanging receiver costs one timeout,
- * never a stuck queue). Errors name what went wrong, never the URL (its secrets stay out of logs).
- */
-export const postWebhook: WebhookPost = async (url, body, headers, timeoutMs) => {
-  try {
-    const target = withoutCredentials(url);
-    const response = await fetch(target.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers, ...target.authorization },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    // The answer's body is not needed; reading it lets the connection be reused.
-    await response.arrayBuffer().catch(() => undefined);
-    return { status: response.status };
-  } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError') return { error: `no answer within ${timeoutMs} ms` };
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return { error: cause ? `connection failed (${cause})` : 'connection failed' };
-  }
-};
-
-/**
- * fetch refuses a URL with `user:pass@` (the Fetch standard forbids credentials in a request's
- * URL), so a receiver behind HTTP Basic authentication would never get a POST. The credentials
- * go where RFC 7617 puts them instead: `Authorization: Basic base64(user:pass)`, decoded from
- * the URL's percent-encoding first.
- */
-export function withoutCredentials(text: string): { url: string; authorization: Record<string, string> } {
-  const url = new URL(text);
-  if (url.username === '' && url.password === '') return { url: text, authorization: {} };
-  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  url.username = '';
-  url.password = '';
-  return { url: url.href, authorization: { authorization: `Basic ${Buffer.from(pair, 'utf8').toString('base64')}` } };
 }

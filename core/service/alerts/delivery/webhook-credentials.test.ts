@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { TestReceiver } from './testing.js';
-import { postWebhook, withoutCredentials } from './webhook.js';
+import { TestReceiver } from '../testing.js';
+import { postWebhook, withoutCredentials } from './http-post.js';
 
 /**
  * A webhook URL with `user:pass@` (a receiver behind HTTP Basic authentication; docs/triage.md,
- * "Secrets in webhook URLs" accepts it): Node's fetch refuses such a URL outright, so before the
- * credentials moved into an Authorization header every delivery of such a rule failed and was
- * retried until given up. Against a real receiver on 127.0.0.1.
+ * "Secrets in webhook URLs" accepts it): the credentials reach the receiver as an Authorization
+ * header, not in the request line. Against a real receiver on 127.0.0.1.
  */
 
 const receivers: TestReceiver[] = [];
