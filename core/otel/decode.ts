@@ -1,5 +1,5 @@
 import { cleanText } from './bounds.js';
-import { isGenAiSpan, resolveGenAiSpans, type SpanFacts, type SpanLink } from './genai-span.js';
+import { isGenAiSpan, resolveGenAiSpans, type SpanFacts, type SpanLink } from './genai/spans.js';
 import { ExportLogsServiceRequest, ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from './schema.js';
 
 /**
@@ -203,6 +203,7 @@ function spanFactsOf(span: Obj): SpanFacts {
     endMs: 0,
     statusCode: code,
     statusMessage: typeof status.message === 'string' && status.message !== '' ? status.message : null,
+    exceptionType: null,
     conversationId: null,
     task: null,
   };
@@ -235,12 +236,15 @@ function spanEvents(request: Obj): TelemetryRecord[] {
         if (!isObj(span)) throw new OtlpDecodeError(`${where} must be an object`);
         const spanAttrs = attributes(span.attributes, `${where}.attributes`);
         const facts = spanFactsOf(span);
-        links.set(facts.spanId, { parentSpanId: facts.parentSpanId, attributes: spanAttrs });
-        if (isGenAiSpan(facts.name, spanAttrs, resource)) genAi.push(genAiRecord(span, facts, spanAttrs, resource));
+        links.set(facts.spanId, { name: facts.name, parentSpanId: facts.parentSpanId, attributes: spanAttrs });
+        const genAiSpan = isGenAiSpan(facts.name, spanAttrs, resource);
         for (const [e, event] of list(span.events, `${where}.events`).entries()) {
           if (!isObj(event)) throw new OtlpDecodeError(`${where}.events[${e}] must be an object`);
+          const eventAttrs = attributes(event.attributes, `${where}.events[${e}].attributes`);
+          const thrown = own(eventAttrs, 'exception.type');
+          if (event.name === 'exception' && facts.exceptionType === null && typeof thrown === 'string' && thrown !== '') facts.exceptionType = boundedName(thrown);
           // Spread copies own properties as data (a `__proto__` key stays a key).
-          const attrs = { ...spanAttrs, ...attributes(event.attributes, `${where}.events[${e}].attributes`) };
+          const attrs = { ...spanAttrs, ...eventAttrs };
           const time = firstTime(timeOf(event.timeUnixNano, 'timeUnixNano'), timeOf(span.startTimeUnixNano, 'startTimeUnixNano'));
           out.push({
             name: typeof event.name === 'string' ? boundedName(event.name) : '',
@@ -254,6 +258,7 @@ function spanEvents(request: Obj): TelemetryRecord[] {
             spanAttributes: spanAttrs,
           });
         }
+        if (genAiSpan) genAi.push(genAiRecord(span, facts, spanAttrs, resource));
       }
     }
   }

@@ -51,8 +51,8 @@ export type FactBody =
   | { kind: 'toolSucceeded'; promptId: string | null }
   /** A GenAI `execute_tool` span: an attempt of its own, failed when the span says so. */
   | { kind: 'toolCall'; promptId: string | null; tool: string; durationMs: number; failure: string | null }
-  /** A GenAI `invoke_agent` span ended: the agent's own verdict on its task. */
-  | { kind: 'agentEnded'; promptId: string | null; failure: { status: number | null; message: string } | null }
+  /** A GenAI `invoke_agent` span (or an SDK's call around its model calls) ended: its verdict on its task; `ok`: its status is OK. */
+  | { kind: 'agentEnded'; promptId: string | null; failure: { status: number | null; message: string } | null; ok: boolean }
   /** Kept as it is; `reason`: why a record that looked like a known kind could not be read as one. */
   | { kind: 'other'; promptId: string | null; known: boolean; reason?: string };
 

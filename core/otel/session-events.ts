@@ -5,7 +5,7 @@ import { apiFailureError, toolFailureError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
 import { liftLimit, liftsLimit, stopAtUsageLimit } from './session-limit.js';
 import type { TelemetryRecord } from './decode.js';
-import { genAiFactOf } from './genai.js';
+import { genAiFactOf } from './genai/fact.js';
 import type { TokenUsage } from '../base/usage.js';
 import { telemetryUsage, usageFollows } from './usage-mapping.js';
 import { keptAttributes, senderOf } from './content/kept.js';
@@ -270,15 +270,18 @@ class SessionPlan extends SessionJournal {
   }
 
   /**
-   * A GenAI `invoke_agent` span ended: the agent's verdict on its task. Success clears a failure
-   * it recovered from; a failure after calls that went well is the task's own (classified), and
-   * after a failed call it repeats that call's failure, which stays the cause.
+   * A GenAI `invoke_agent` span (or an SDK's call around its model calls) ended: its verdict on its
+   * task. OK clears a failure it recovered from; UNSET (the default, and what instrumentation
+   * leaves on success) changes nothing; an error after calls that went well is the task's own
+   * (classified), and after a failed call it repeats that call's failure, which stays the cause.
    */
   private agentEnded(fact: Extract<Fact, { kind: 'agentEnded' }>, ts: number, context: Record<string, unknown>): void {
     const t = this.taskFor(fact.promptId, ts);
     if (fact.failure === null) {
-      this.state.outcome = 'succeeded';
-      this.state.failure = null;
+      if (fact.ok) {
+        this.state.outcome = 'succeeded';
+        this.state.failure = null;
+      }
       return;
     }
     if (this.state.outcome === 'failed') return;

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import type { HivewatchStore } from '../store/contract.js';
-import { openSqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite-async.js';
-import { decodeOtlp } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import { openSqliteStore } from '../../store/index.js';
+import { SqliteContractStore } from '../../store/sqlite-async.js';
+import { decodeOtlp } from '../decode.js';
+import { OtelIngester } from '../ingest.js';
 
 /**
  * The GenAI mapping on span shapes the recorded client does not send (docs/otel.md "OpenTelemetry
