@@ -112,7 +112,7 @@ export const AI_SDK: Scheme = {
 export const OPENINFERENCE: Scheme = {
   name: 'openinference',
   keys: [
-    'openinference.span.kind', 'llm.model_name', 'llm.provider', 'llm.system', 'input.mime_type', 'output.mime_type',
+    'openinference.span.kind', 'llm.model_name', 'llm.provider', 'llm.system', 'llm.finish_reason', 'input.mime_type', 'output.mime_type',
     'tool.name', 'tool.id', 'tool_call.id', 'tool_call.function.name', 'agent.name', 'graph.node.id', 'graph.node.name', 'graph.node.parent_id',
     'embedding.model_name', 'reranker.model_name',
   ],

@@ -1,7 +1,9 @@
 /**
  * Which GenAI operation a span is (docs/otel.md "What is mapped"), read the way each SDK exports
- * it: the conventions' `gen_ai.operation.name` first; else the Vercel AI SDK's `ai.operationId`
- * (its spans carry `gen_ai.system` and the usage, never the operation name); else a span name of
+ * it: the Vercel AI SDK's `ai.operationId` first (its spans carry `gen_ai.system` and the usage,
+ * never the operation name, and a processor that adds one may call its `ai.generateText` a `chat`
+ * too: Traceloop's writes `chat` for any span named after generateText); else the conventions'
+ * `gen_ai.operation.name`; else a span name of
  * the conventions' `{gen_ai.operation.name} {gen_ai.request.model}` form (`chat gpt-4o-mini`, as
  * Traceloop OpenLLMetry names spans) or an SDK's `<provider>.<operation>` (`openai.chat`); else
  * OpenLLMetry's `llm.request.type`.
@@ -49,11 +51,11 @@ function fromSpanName(name: string): string | null {
 }
 
 export function genAiOperationOf(spanName: string, attrs: Attributes): GenAiOperation {
-  const named = own(attrs, 'gen_ai.operation.name');
-  if (named !== undefined) return { value: named, from: 'gen_ai.operation.name' };
   const operationId = own(attrs, 'ai.operationId');
   const sdk = typeof operationId === 'string' ? fromAiSdk(operationId) : null;
   if (sdk !== null) return { value: sdk, from: 'ai.operationId' };
+  const named = own(attrs, 'gen_ai.operation.name');
+  if (named !== undefined) return { value: named, from: 'gen_ai.operation.name' };
   const byName = fromSpanName(spanName);
   if (byName !== null) return { value: byName, from: 'span name' };
   const requestType = own(attrs, 'llm.request.type');
