@@ -66,11 +66,11 @@ describe('a verdict span only clears with status OK', () => {
   it('an invoke_agent left UNSET keeps the 401 it contains: the session ends failed with it; one set OK clears it', async () => {
     await ingest([refused('a'.repeat(16), 'c1'), agent('a'.repeat(16), 'c1', undefined), refused('b'.repeat(16), 'c2'), agent('b'.repeat(16), 'c2', { code: 1 })]);
     const runs = await quietRuns();
-    const bySession = Object.fromEntries(runs.map((r) => [ofType(r.events, 'runStarted')[0]?.external?.sessionId, r]));
-    expect(bySession.c1?.detail.run).toMatchObject({ status: 'failed', endingCode: 'USER_INVALID_CONFIG' });
-    expect(bySession.c1?.detail.tasks.map((t) => t.status)).toEqual(['failed']);
-    expect(bySession.c2?.detail.run.status).toBe('completed');
-    expect(bySession.c2?.detail.tasks.map((t) => t.status)).toEqual(['succeeded']);
+    const bySession = new Map(runs.map((r) => [ofType(r.events, 'runStarted')[0]?.external?.sessionId, r.detail]));
+    expect(bySession.get('c1')?.run).toMatchObject({ status: 'failed', endingCode: 'USER_INVALID_CONFIG' });
+    expect(bySession.get('c1')?.tasks.map((t) => t.status)).toEqual(['failed']);
+    expect(bySession.get('c2')?.run.status).toBe('completed');
+    expect(bySession.get('c2')?.tasks.map((t) => t.status)).toEqual(['succeeded']);
     // Each refusal is one error; neither agent span adds one.
     expect(runs.map((r) => ofType(r.events, 'errorOccurred').length)).toEqual([1, 1]);
   });
@@ -85,7 +85,9 @@ describe('the operation of a span that does not name it', () => {
       { name: 'execute_tool get_weather', attributes: { 'gen_ai.system': 'openai', 'gen_ai.tool.name': 'get_weather' }, status: { code: 2, message: 'no station' } },
       { name: 'chat gpt-4o-mini', attributes: { 'gen_ai.provider.name': 'openai' }, status: { code: 2, message: "This model's maximum context length is 128000 tokens." }, events: [{ name: 'exception', attributes: { 'exception.type': 'context_length_exceeded' } }] },
     ]);
-    const [{ events }] = (await quietRuns()) as [{ events: HivewatchEvent[] }];
+    const runs = await quietRuns();
+    expect(runs).toHaveLength(1);
+    const { events } = runs[0]!;
     expect(ofType(events, 'attemptSucceeded').map((e) => [e.attempt, e.usage?.inputTokens, e.usage?.outputTokens])).toEqual([
       [1, 17, 5],
       [2, 11, 3],
@@ -105,7 +107,9 @@ describe('the operation of a span that does not name it', () => {
     await ingest([{ name: 'chat gpt-4o-mini', attributes: call, parentSpanId: root, status: failed, events: exception }]);
     now += 1_000;
     await ingest([{ name: 'chat gpt-4o-mini', attributes: { 'ai.operationId': 'ai.generateText', 'gen_ai.provider.name': 'openai' }, spanId: root, startMs: T0 - 10, endMs: T0 + 500, status: failed, events: exception }]);
-    const [{ detail, events }] = (await quietRuns()) as [{ detail: { run: { status: string; endingCode: string | null }; tasks: { status: string }[] }; events: HivewatchEvent[] }];
+    const runs = await quietRuns();
+    expect(runs).toHaveLength(1);
+    const { detail, events } = runs[0]!;
     expect(detail.tasks.map((t) => t.status)).toEqual(['failed']);
     expect(detail.run).toMatchObject({ status: 'failed', endingCode: 'USER_INVALID_CONFIG' });
     expect(ofType(events, 'attemptFailed').map((e) => [e.error.code, e.error.message])).toEqual([
