@@ -201,12 +201,20 @@ function spanFactsOf(span: Obj): SpanFacts {
     parentSpanId: hex(span.parentSpanId).toLowerCase(),
     startMs: 0,
     endMs: 0,
+    startPreciseMs: Number.NaN,
+    endPreciseMs: Number.NaN,
     statusCode: code,
     statusMessage: typeof status.message === 'string' && status.message !== '' ? status.message : null,
     exceptionType: null,
     conversationId: null,
     task: null,
   };
+}
+
+/** A time to the microsecond, in ms (a double holds it exactly until the year 2255); NaN when not sent or not sane. */
+function preciseMs(time: Time): number {
+  if (time.given === null || !Number.isFinite(time.ms)) return Number.NaN;
+  return Number(BigInt(time.given) / 1000n) / 1000;
 }
 
 /** The record of a whole GenAI span: timed at its end (when its outcome is known), its attributes its own. */
@@ -218,7 +226,13 @@ function genAiRecord(span: Obj, facts: SpanFacts, attrs: Attributes, resource: A
     name: facts.name, timeMs: at.ms, timeGiven: at.given, timeField: at.field, attributes: attrs, resource,
     signal: 'traces', body: null,
     // NaN: the time was not sent (genai.ts keeps such a span as an unknown event, with the reason).
-    span: { ...facts, startMs: start.given === null ? Number.NaN : start.ms, endMs: end.given === null ? Number.NaN : end.ms },
+    span: {
+      ...facts,
+      startMs: start.given === null ? Number.NaN : start.ms,
+      endMs: end.given === null ? Number.NaN : end.ms,
+      startPreciseMs: preciseMs(start),
+      endPreciseMs: preciseMs(end),
+    },
   };
 }
 

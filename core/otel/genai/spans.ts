@@ -19,6 +19,12 @@ export interface SpanFacts {
   /** Ms since the epoch; NaN when the span did not send the time. */
   startMs: number;
   endMs: number;
+  /**
+   * The same times to the microsecond (NaN when not sent), to order spans: sibling spans of an SDK
+   * often end within the same millisecond (the AI SDK's tool call and the model call before it).
+   */
+  startPreciseMs: number;
+  endPreciseMs: number;
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
   statusCode: number;
   statusMessage: string | null;
@@ -135,8 +141,8 @@ export function resolveGenAiSpans<R extends SpanRecord>(records: readonly R[], l
   });
   // Child spans end before their parents; a tie on the end goes to the one that started later (the child).
   const finite = (...ms: (number | undefined)[]): number => ms.find((n): n is number => n !== undefined && Number.isFinite(n)) ?? 0;
-  const lastEnd = verdictEnds(resolved, links, (r) => finite(r.span.endMs, r.timeMs));
-  const endOf = (r: R): number => Math.max(finite(r.span?.endMs, r.timeMs), lastEnd.get(r.span?.spanId ?? '') ?? -Infinity);
-  const startOf = (r: R): number => finite(r.span?.startMs, r.timeMs);
+  const lastEnd = verdictEnds(resolved, links, (r) => finite(r.span.endPreciseMs, r.span.endMs, r.timeMs));
+  const endOf = (r: R): number => Math.max(finite(r.span?.endPreciseMs, r.span?.endMs, r.timeMs), lastEnd.get(r.span?.spanId ?? '') ?? -Infinity);
+  const startOf = (r: R): number => finite(r.span?.startPreciseMs, r.span?.startMs, r.timeMs);
   return resolved.sort((a, b) => endOf(a) - endOf(b) || startOf(b) - startOf(a));
 }
