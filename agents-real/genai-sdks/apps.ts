@@ -73,7 +73,7 @@ export const APP_SCENARIOS: Record<AppName, Record<string, Scenario>> = {
 };
 
 /** The pinned packages of the cached apps (the first names the cache folder). */
-export const CACHED_APP_PINS: Record<Exclude<AppName, 'ai-sdk'>, Record<string, string>> = {
+const CACHED_APP_PINS: Record<Exclude<AppName, 'ai-sdk'>, Record<string, string>> = {
   traceloop: { '@traceloop/node-server-sdk': '0.27.0', openai: '6.30.1', ai: '6.0.325', '@ai-sdk/openai': '3.0.141', zod: '4.6.7' },
   openinference: {
     '@arizeai/openinference-instrumentation-openai': '4.2.7',

@@ -1,6 +1,6 @@
 /** OTLP/JSON trace payloads of hand-written spans, for the GenAI mapping's tests on shapes no recorded client sends. */
 
-export type SpanValue = string | number | boolean;
+type SpanValue = string | number | boolean;
 
 export interface SpanSpec {
   name: string;
