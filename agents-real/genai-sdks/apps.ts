@@ -13,7 +13,7 @@ import { openai, type OpenAiStep } from '../openai-stub.js';
  * - `ai-sdk`: the Vercel AI SDK (`ai` with `@ai-sdk/openai`, `experimental_telemetry`) under the
  *   OpenTelemetry Node SDK and its OTLP/HTTP exporter; the project's devDependencies.
  * - `traceloop`: Traceloop OpenLLMetry over the `openai` SDK and over the AI SDK; installed, pinned,
- *   into the test-CLI cache like the agent CLIs (install.ts), being some 300 packages.
+ *   into the test-CLI cache like the agent CLIs (install.ts), being some 260 packages.
  * - `openinference`: Arize OpenInference over the `openai` SDK; cached the same way.
  *
  * Every app talks to a local stub of the OpenAI API only (the Responses API for the AI SDK, Chat
