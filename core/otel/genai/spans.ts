@@ -1,3 +1,5 @@
+import { isAgentSpan, isVerdictSpan } from './operation.js';
+
 /**
  * Which spans of a traces payload follow the OpenTelemetry GenAI semantic conventions, and what
  * a payload tells about each beyond the span itself (docs/otel.md "OpenTelemetry GenAI agents"):
@@ -17,9 +19,17 @@ export interface SpanFacts {
   /** Ms since the epoch; NaN when the span did not send the time. */
   startMs: number;
   endMs: number;
+  /**
+   * The same times to the microsecond (NaN when not sent), to order spans: sibling spans of an SDK
+   * often end within the same millisecond (the AI SDK's tool call and the model call before it).
+   */
+  startPreciseMs: number;
+  endPreciseMs: number;
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
   statusCode: number;
   statusMessage: string | null;
+  /** The `exception.type` of the span's first `exception` event (the AI SDK's `AI_APICallError`), else null. */
+  exceptionType: string | null;
   /** The span's `gen_ai.conversation.id`, else the one other spans of its trace in the payload carry (one only). */
   conversationId: string | null;
   /** The task it belongs to: the nearest `invoke_agent` span, else its agent's name, else its trace. */
@@ -38,6 +48,7 @@ interface SpanRecord {
 
 /** A span of the payload, GenAI or not: the links `resolveGenAiSpans` walks to find a span's agent. */
 export interface SpanLink {
+  name: string;
   parentSpanId: string;
   attributes: Attributes;
 }
@@ -46,7 +57,9 @@ const own = (attrs: Attributes, key: string): unknown => (Object.prototype.hasOw
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /**
- * Whether a span is a GenAI span: it names a GenAI operation, provider or system. Claude Code's
+ * Whether a span is a GenAI span: it names a GenAI operation, provider or system, or it is the
+ * Vercel AI SDK's (`ai.operationId`: its calls around the model calls and its tool calls carry no
+ * `gen_ai.*` attribute at all). Claude Code's
  * and Codex's own spans carry `gen_ai.*` attributes too, but their log events are what
  * Hivewatch maps for them (docs/otel.md "Mapping"): reading their spans as well would count
  * every request twice.
@@ -54,6 +67,8 @@ const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ?
 export function isGenAiSpan(name: string, attrs: Attributes, resource: Attributes): boolean {
   const service = text(own(resource, 'service.name')) ?? '';
   if (name.startsWith('claude_code.') || name.startsWith('codex.') || service.startsWith('claude') || service.startsWith('codex')) return false;
+  const aiSdk = own(attrs, 'ai.operationId');
+  if (typeof aiSdk === 'string' && aiSdk.startsWith('ai.')) return true;
   return own(attrs, 'gen_ai.operation.name') !== undefined || own(attrs, 'gen_ai.provider.name') !== undefined || own(attrs, 'gen_ai.system') !== undefined;
 }
 
@@ -66,7 +81,7 @@ function agentSpanOf(spanId: string, links: ReadonlyMap<string, SpanLink>): { sp
   for (let depth = 0; depth < MAX_ANCESTRY && id !== ''; depth += 1) {
     const link = links.get(id);
     if (!link) return null;
-    if (own(link.attributes, 'gen_ai.operation.name') === 'invoke_agent') return { spanId: id, attributes: link.attributes };
+    if (isAgentSpan(link.name, link.attributes)) return { spanId: id, attributes: link.attributes };
     id = link.parentSpanId;
   }
   return null;
@@ -97,6 +112,25 @@ function conversationsOf(records: readonly SpanRecord[]): Map<string, string | n
   return byTrace;
 }
 
+/**
+ * When each verdict span (an `invoke_agent`, an SDK's call around its model calls) is placed: after
+ * every span of the payload under it. SDKs time span ends on a monotonic clock anchored at the
+ * start, so a parent's end can read a few ms before its last child's (seen with
+ * @opentelemetry/sdk-trace 3.1), and a verdict must follow what it judges.
+ */
+function verdictEnds<R extends SpanRecord>(records: readonly R[], links: ReadonlyMap<string, SpanLink>, endOf: (r: R) => number): Map<string, number> {
+  const verdicts = new Set(records.filter((r) => r.span && isVerdictSpan(r.span.name, r.attributes)).map((r) => (r.span as SpanFacts).spanId));
+  const lastEnd = new Map<string, number>();
+  for (const record of records) {
+    let id = record.span?.parentSpanId ?? '';
+    for (let depth = 0; depth < MAX_ANCESTRY && id !== ''; depth += 1) {
+      if (verdicts.has(id)) lastEnd.set(id, Math.max(lastEnd.get(id) ?? -Infinity, endOf(record)));
+      id = links.get(id)?.parentSpanId ?? '';
+    }
+  }
+  return lastEnd;
+}
+
 /** The GenAI span records of one payload, each with its conversation and task, in the order their spans ended. */
 export function resolveGenAiSpans<R extends SpanRecord>(records: readonly R[], links: ReadonlyMap<string, SpanLink>): R[] {
   const conversations = conversationsOf(records);
@@ -107,13 +141,8 @@ export function resolveGenAiSpans<R extends SpanRecord>(records: readonly R[], l
   });
   // Child spans end before their parents; a tie on the end goes to the one that started later (the child).
   const finite = (...ms: (number | undefined)[]): number => ms.find((n): n is number => n !== undefined && Number.isFinite(n)) ?? 0;
-  // An agent's span comes after every span of its task: SDKs time span ends on a monotonic clock
-  // anchored at the start, so a parent's end can read a few ms before its last child's (seen with
-  // @opentelemetry/sdk-trace 3.1), and its verdict must follow what it judges.
-  const lastEnd = new Map<string, number>();
-  for (const r of resolved) lastEnd.set(r.span.task.key, Math.max(lastEnd.get(r.span.task.key) ?? -Infinity, finite(r.span.endMs, r.timeMs)));
-  const isAgent = (r: R): boolean => own(r.attributes, 'gen_ai.operation.name') === 'invoke_agent';
-  const endOf = (r: R): number => (isAgent(r) ? (lastEnd.get(r.span?.task?.key ?? '') ?? 0) : finite(r.span?.endMs, r.timeMs));
-  const startOf = (r: R): number => finite(r.span?.startMs, r.timeMs);
+  const lastEnd = verdictEnds(resolved, links, (r) => finite(r.span.endPreciseMs, r.span.endMs, r.timeMs));
+  const endOf = (r: R): number => Math.max(finite(r.span?.endPreciseMs, r.span?.endMs, r.timeMs), lastEnd.get(r.span?.spanId ?? '') ?? -Infinity);
+  const startOf = (r: R): number => finite(r.span?.startPreciseMs, r.span?.startMs, r.timeMs);
   return resolved.sort((a, b) => endOf(a) - endOf(b) || startOf(b) - startOf(a));
 }

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import type { HivewatchStore } from '../store/contract.js';
-import { openSqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite-async.js';
-import { decodeOtlp } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import { openSqliteStore } from '../../store/index.js';
+import { SqliteContractStore } from '../../store/sqlite-async.js';
+import { decodeOtlp } from '../decode.js';
+import { OtelIngester } from '../ingest.js';
+import { spanPayload, type SpanSpec } from './testing.js';
 
 /**
  * The GenAI mapping on span shapes the recorded client does not send (docs/otel.md "OpenTelemetry
@@ -31,39 +32,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Value = string | number | boolean;
-interface SpanSpec {
-  name: string;
-  attributes: Record<string, Value>;
-  traceId?: string;
-  spanId?: string;
-  parentSpanId?: string;
-  startMs?: number | null;
-  endMs?: number | null;
-  status?: { code: number; message?: string };
-}
-
-const nanos = (ms: number): string => `${BigInt(ms) * 1_000_000n}`;
-const value = (v: Value) => (typeof v === 'string' ? { stringValue: v } : typeof v === 'boolean' ? { boolValue: v } : Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v });
-
-function payload(service: string, spans: SpanSpec[]): Buffer {
-  const otlpSpans = spans.map((s, i) => ({
-    traceId: s.traceId ?? 'a'.repeat(32),
-    spanId: s.spanId ?? `${i + 1}`.padStart(16, '0'),
-    ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
-    name: s.name,
-    kind: 3,
-    ...(s.startMs === null ? {} : { startTimeUnixNano: nanos(s.startMs ?? T0 + i * 100) }),
-    ...(s.endMs === null ? {} : { endTimeUnixNano: nanos(s.endMs ?? T0 + i * 100 + 50) }),
-    attributes: Object.entries(s.attributes).map(([key, v]) => ({ key, value: value(v) })),
-    status: s.status ?? {},
-  }));
-  const resource = { attributes: [{ key: 'service.name', value: { stringValue: service } }] };
-  return Buffer.from(JSON.stringify({ resourceSpans: [{ resource, scopeSpans: [{ scope: { name: 'test' }, spans: otlpSpans }] }] }));
-}
-
 async function ingest(service: string, spans: SpanSpec[]) {
-  return ingester.ingest(decodeOtlp('traces', 'json', payload(service, spans)), null);
+  return ingester.ingest(decodeOtlp('traces', 'json', spanPayload(service, spans, T0)), null);
 }
 
 async function eventsOfOnlyRun(): Promise<HivewatchEvent[]> {
@@ -110,7 +80,7 @@ describe('GenAI span shapes', () => {
     expect(Object.fromEntries(unknown.map((e) => [e.name, e.attributes['hivewatch.reason']]))).toEqual({
       'chat no-end': 'the span has no start or end time: its duration is unknown',
       backwards: 'the span ends before it starts',
-      'provider only': 'the span names a GenAI provider or system but no gen_ai.operation.name',
+      'provider only': 'the span names a GenAI provider or system but no operation (no gen_ai.operation.name, ai.operationId, "{operation} {model}" span name or llm.request.type)',
       dance: 'gen_ai.operation.name "dance" is none Hivewatch reads (chat, text_completion, generate_content, embeddings, execute_tool, invoke_agent, create_agent, invoke_workflow)',
     });
     // The negative token count is not taken, and is said so.
@@ -121,7 +91,7 @@ describe('GenAI span shapes', () => {
 
   it('hostile values: a status of the wrong shape reads as unset (the payload is taken), a huge agent name is cut in the task id and name', async () => {
     const name = 'n'.repeat(5000);
-    const raw = JSON.parse(payload('my-app', [{ name: 'invoke_agent x', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': name } }]).toString()) as {
+    const raw = JSON.parse(spanPayload('my-app', [{ name: 'invoke_agent x', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': name } }], T0).toString()) as {
       resourceSpans: { scopeSpans: { spans: Record<string, unknown>[] }[] }[];
     };
     raw.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.status = { code: 'weird', message: 42 };
