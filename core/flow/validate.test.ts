@@ -112,7 +112,7 @@ describe('the plan', () => {
       pos: { line: 1, column: 1 },
     });
     expect(result.agents.get('bot')).toEqual({
-      name: 'bot', runtime: 'fake', command: null, shell: false, timeoutMs: null, retry: null, model: null, cwd: null, env: {},
+      name: 'bot', runtime: 'fake', command: null, shell: false, timeoutMs: null, retry: null, model: null, cwd: null, env: {}, secrets: [],
       workspace: null, setup: null, pos: { line: 13, column: 1 },
     });
   });
