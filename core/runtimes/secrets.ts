@@ -1,7 +1,7 @@
 import { agentSecrets, hostSecrets, type SecretHolder } from './secret-names.js';
 import { RedactionStream } from './redaction-stream.js';
 
-export { inheritedEnv, isSecretName, urlPasswords, agentSecrets, hostSecrets, type SecretHolder } from './secret-names.js';
+export { inheritedEnv, agentSecrets, type SecretHolder } from './secret-names.js';
 
 /**
  * Secrets never leave the process that needs them. A secret (secret-names.ts says which values
