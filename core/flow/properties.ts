@@ -166,8 +166,11 @@ export function readSecrets(value: PropertyValue, env: Readonly<Record<string, s
   const names: string[] = [];
   const seen = new Map<string, Position>();
   for (const item of value.kind === 'list' ? value.items : [value]) {
-    const name = item.kind === 'word' || item.kind === 'string' ? literalText('secrets', item, 'a variable name', report) : null;
-    if (item.kind !== 'word' && item.kind !== 'string') report(`secrets must be a [list] of env: variable names, got ${describeValue(item)}`, item.pos);
+    if (item.kind !== 'word' && item.kind !== 'string') {
+      report(`secrets must be a [list] of env: variable names, got ${describeValue(item)}`, item.pos);
+      continue;
+    }
+    const name = literalText('secrets', item, 'a variable name', report);
     if (name === null) continue;
     if (!ENV_NAME.test(name)) {
       report(`secrets names variables of env:, such as API_BASE; ${JSON.stringify(name)} is not a variable name`, item.pos);

@@ -69,7 +69,10 @@ describe('the words of an operator are not secrets', () => {
 
 /** Name words: secret ones, words that only contain one, and ordinary ones. */
 const NAME_WORDS = ['API', 'KEY', 'TOKEN', 'SECRET', 'PASSWORD', 'AUTH', 'CREDENTIALS', 'TOKENIZER', 'AUTHOR', 'KEYBOARD', 'TOKENS', 'MODE', 'NODE', 'ENV', 'REGION', 'HOME', 'MODEL', 'PATH', 'DB'];
-const names = fc.array(fc.constantFrom(...NAME_WORDS), { minLength: 1, maxLength: 3 }).map((words) => words.join('_'));
+const names = fc.oneof(
+  fc.array(fc.constantFrom(...NAME_WORDS), { minLength: 1, maxLength: 3 }).map((words) => words.join('_')),
+  fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,14}$/),
+);
 /** Values: word characters (ASCII, accented, digits) with inner `-`, `.`, `~`; never starting or ending with a separator. */
 const WORD_CHARS = [...'abcxyzXYZ019_é'];
 const valueText = fc
