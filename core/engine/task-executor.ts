@@ -3,7 +3,7 @@ import { decideRetry, type RetryPolicy } from '../base/errors/retry.js';
 import { usageLimitWaitOf, type UsageLimitWait } from '../base/errors/usage-limit-wait.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import type { AttemptProcessReport, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
-import { endTrace, JOURNAL_OUTPUT_CHARS, keepHead, redactEnv, startTrace } from './attempt-trace.js';
+import { endTrace, JOURNAL_OUTPUT_CHARS, keepHead, redactSecrets, startTrace } from './attempt-trace.js';
 import type { Clock } from '../base/clock.js';
 import type { HivewatchEventBody } from '../base/events.js';
 import type { TokenUsage } from '../base/usage.js';
@@ -118,7 +118,7 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
     if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt - 1 };
     const startedEpoch = env.epoch();
     const prompt = env.prompt(feedback);
-    const asked = startTrace(prompt, commandLineOf(env, prompt), env.agent.env);
+    const asked = startTrace(prompt, commandLineOf(env, prompt), env.agent);
     env.emit({ type: 'attemptStarted', ...ref, attempt, ...(feedback !== null ? { feedback } : {}), ...asked });
     const started = env.clock.now();
     // A cancel may arrive from a listener of attemptStarted itself: then nothing is started.
@@ -135,7 +135,7 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
       return { kind: 'cancelled', attempts: attempt };
     }
     const result = end.result.kind === 'cancelled' ? unaskedCancel(env) : end.result;
-    const ended = end.answered ? endTrace(end.answered, env.agent.env) : null;
+    const ended = end.answered ? endTrace(end.answered, env.agent) : null;
     // What the agent consumed is on the runtime's answer, also when agent work failed it afterwards.
     const used = usageOfAnswer(end.answered ?? result);
     const trace = { ...(ended ? { trace: ended } : {}), ...(used ? { usage: used } : {}) };
@@ -229,7 +229,7 @@ function unaskedCancel(env: TaskEnv): AttemptResult {
 
 /** What an answer carried, bounded like an attempt trace (attempt-trace.ts), for the record only. */
 function carried(env: TaskEnv, attempt: number, answer: AttemptResult): { output?: string; error?: HivewatchError } | null {
-  if (answer.kind === 'succeeded') return { output: keepHead(redactEnv(answer.output, env.agent.env), JOURNAL_OUTPUT_CHARS) };
+  if (answer.kind === 'succeeded') return { output: keepHead(redactSecrets(answer.output, env.agent), JOURNAL_OUTPUT_CHARS) };
   if (answer.kind === 'failed') {
     const correlation = { project: env.project, flow: env.flow, run: env.runId, step: env.step, task: env.taskId, attempt };
     return { error: answer.error.withCorrelation(correlation, env.clock.now()) };

@@ -30,6 +30,8 @@ export interface AgentSpec {
   model: string | null;
   cwd: string | null;
   env: Record<string, string>;
+  /** Names of `env:` variables declared secret (`secrets:`): redacted whatever their names say. */
+  secrets: readonly string[];
   /** The default workspace of its sessions (null: none unless the session or the run asks). */
   workspace: WorkspaceMode | null;
   /** Run once in each new worktree before the first attempt (`/bin/sh -c`). */

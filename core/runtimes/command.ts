@@ -97,7 +97,7 @@ export async function runAttemptProcess(
     killNow: request.killNow,
     onStarted: (started) => request.reportProcess?.({ kind: 'started', ...started, hostname: hostname() }),
     // At the source: every message, tail and output below is made from already redacted text.
-    redactor: Redactor.forChild(request.agent.env),
+    redactor: Redactor.forChild(request.agent),
   });
   if (observation.outputHeldOpen && observation.pid !== null) request.reportProcess?.({ kind: 'outputHeldOpen', pid: observation.pid });
   if (observation.cancelled && !exitedByItself(observation)) return { kind: 'cancelled' };

@@ -94,7 +94,7 @@ interface SaveFlowInput {
   /** Replace an existing file of that name (the window asks the operator first). */
   overwrite?: boolean;
   /**
-   * The flow id the draft was made from. The window shows `env:` secrets as `[env NAME]`; the
+   * The flow id the draft was made from. The window shows `env:` secrets as `[secret NAME]`; the
    * save puts that flow's values back in their place (a marker nothing fills is refused).
    */
   from?: string;

@@ -171,7 +171,7 @@ export const schemas = {
       .min(1, 'must not be empty')
       .max(LIMITS.maxSourceChars, `must be at most ${LIMITS.maxSourceChars} characters`),
     overwrite: z.boolean({ error: 'must be true or false' }).optional(),
-    /** The flow the draft was made from: it fills in the `[env NAME]` markers the window showed. */
+    /** The flow the draft was made from: it fills in the `[secret NAME]` markers the window showed. */
     from: flowIdSchema.optional(),
   }),
   getNotificationSettings: noInput,
