@@ -27,7 +27,6 @@ function decode(part: string, whole: string): string {
 
 /** One `key=value` part, both decoded; refused when it is not one. */
 function splitPart(part: string): [string, string] {
-  if (part === '') throw new UsageError('--where: an empty condition (two "&" in a row, or one at either end); join key=value pairs with single "&"s');
   const at = part.indexOf('=');
   const key = decode(at < 0 ? part : part.slice(0, at), part);
   if (at < 0) throw new UsageError(`--where: "${key}" needs a value (${key}=…); ${KEY_LIST}`);
@@ -47,7 +46,9 @@ export function parseWhere(text: string, now: number): RunFilterInput {
   if (text.trim() === '') throw new UsageError(`--where needs at least one key=value; ${KEY_LIST}`);
   const filter: RunFilterInput = {};
   const seen = new Set<WhereKey>();
-  for (const part of text.split('&')) {
+  const parts = text.split('&');
+  if (parts.includes('')) throw new UsageError('--where: an empty condition (two "&" in a row, or one at either end); join key=value pairs with single "&"s');
+  for (const part of parts) {
     const [name, value] = splitPart(part);
     const key = name as WhereKey;
     if (seen.has(key)) throw new UsageError(`--where: "${key}" given more than once (list statuses with commas: status=failed,cancelled)`);

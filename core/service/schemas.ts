@@ -126,11 +126,16 @@ export const ignoreBoundsSchema = z.object(ignoreBoundsShape);
  * A bulk action's filter: the Runs filter with every value required to say something. An empty
  * text, flow or status list narrows nothing, so it is refused rather than read as "every run".
  */
+const saysSomething = (max: number) =>
+  z
+    .string({ error: required('must be a string') })
+    .max(max, `must be at most ${max} characters`)
+    .regex(/\S/, 'must not be empty or blank');
 const bulkWhereShape = {
   ...runFilterShape,
   status: runFilterShape.status.unwrap().min(1, 'must name at least one status').optional(),
-  flow: text(500).regex(/\S/, 'must not be blank').optional(),
-  text: text(LIMITS.maxText).regex(/\S/, 'must not be blank').optional(),
+  flow: saysSomething(500).optional(),
+  text: saysSomething(LIMITS.maxText).optional(),
 };
 
 const issueInputs = {
