@@ -11,7 +11,7 @@ import { ageFlag } from './database.js';
  */
 
 /** The keys `--where` takes, in the order the error lists them. */
-export const WHERE_KEYS = ['status', 'flow', 'text', 'code', 'category', 'anyCode', 'anyCategory', 'since'] as const;
+const WHERE_KEYS = ['status', 'flow', 'text', 'code', 'category', 'anyCode', 'anyCategory', 'since'] as const;
 type WhereKey = (typeof WHERE_KEYS)[number];
 
 const KEY_LIST = `allowed keys: ${WHERE_KEYS.join(', ')}`;

@@ -15,7 +15,7 @@ export async function openCliStore(args: ParsedArgs, io: CliIo, options: { reado
 }
 
 /** The longest age the CLI's time windows take (`--since`, `--older-than`, `since=`): 3650 days, about ten years. */
-export const MAX_AGE_MS = 3_650 * 86_400_000;
+const MAX_AGE_MS = 3_650 * 86_400_000;
 
 /**
  * Parses `30d`, `24h`, `15m`, `90s`, `2w` into milliseconds; the CLI's time windows. Null for
@@ -30,7 +30,7 @@ export function parseAge(text: string, max: number = MAX_AGE_MS): number | null 
 }
 
 /** How a bound reads: `3650d`, `365d`, `24h`. */
-export function formatAge(ms: number): string {
+function formatAge(ms: number): string {
   for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
   return `${Math.round(ms / 1_000)}s`;
 }

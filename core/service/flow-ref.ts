@@ -21,7 +21,7 @@ import { FlowKeys, type FlowFolders } from './flow-keys.js';
  * back, so the service can check what the command line already resolved.
  */
 
-export interface RecordedFlow {
+interface RecordedFlow {
   flow: string;
   flowName: string;
 }

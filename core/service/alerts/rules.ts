@@ -61,7 +61,7 @@ export class AlertInputError extends Error {
 const DURATION = /^(\d+)(s|m|h|d)$/;
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 /** The longest duration a rule takes (a condition's threshold, a throttle): a year, `365d`. */
-export const MAX_ALERT_DURATION_MS = 365 * 86_400_000;
+const MAX_ALERT_DURATION_MS = 365 * 86_400_000;
 
 /** `90s`, `10m`, `1h`, `2d` in ms; null for anything else (and for 0); Infinity past MAX_ALERT_DURATION_MS. */
 export function parseAlertDuration(text: string): number | null {
