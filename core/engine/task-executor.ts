@@ -26,7 +26,7 @@ import { feedbackFor, type TaskWork } from './task-work.js';
  */
 
 /** The step's verdict on a task's last failure (F6): exactly one of these is called, `cancelled` possibly after `counts` (a system error, live-judgment.ts). */
-export interface LastFailureJudge {
+interface LastFailureJudge {
   /** The failure counts: journals its errorOccurred (and the retry limit's), giving the chain's occurrences their seqs. */
   counts(): void;
   /** A lower sibling's failure makes the task count as cancelled: journals attemptJudgedCancelled. */
