@@ -11,24 +11,26 @@ import { startServer, tempDir, type ServerHandle } from './support/server.js';
 
 /**
  * Journey: a failure is on screen as it happens (docs/semantics.md "Event order within a step").
- * In a parallel, a fast session exits 3 while a slow one (branch 1, a real process blocked on a
- * FIFO this test writes to) still works: the fast attempt's failure is on the run's page at once.
- * In a fail-fast parallel its row says what it waits for ("exited 3 · waiting for branch 1 to
- * settle the step") until branch 1 ends; in a continue parallel nothing waits.
+ * In a parallel, branch 1 (slow) and branch 2 (fast) are real processes, each blocked on a FIFO
+ * this test writes its exit code to. With the run's page open and both running, branch 2 exits 3:
+ * its failure appears live while branch 1 still works. In a fail-fast parallel its row says what
+ * it waits for ("exited 3 · waiting for branch 1 to settle the step") until branch 1 ends; in a
+ * continue parallel nothing waits and its error counts at once.
  */
 
-const FAST = 'agent fast:\n  runtime: "fake"\n\n';
+type Policy = 'fail-fast' | 'continue';
 
-function flow(policy: 'fail-fast' | 'continue', script: string): string {
-  return `${FAST}agent slow:
-  command: "sh ${script}"
+function flow(policy: Policy, scripts: string): string {
+  return `agent slow:
+  command: "sh ${join(scripts, `${policy}-slow.sh`)}"
+agent fast:
+  command: "sh ${join(scripts, `${policy}-fast.sh`)}"
 
 parallel${policy === 'continue' ? ' (on-fail: "continue")' : ''}:
   session: slow
     prompt: "Review the release notes"
   session: fast
     prompt: "Check the links"
-    simulate: "exit:3"
 `;
 }
 
@@ -58,24 +60,26 @@ describe('a failure shown as it happens, the verdict when due', () => {
   let browser: Browser;
   let app: AppPage;
   let scripts: string;
-  const fifos = { 'fail-fast': '', continue: '' };
+  const fifos: Record<string, string> = {};
 
   beforeAll(async () => {
     scripts = tempDir('live-failure');
     for (const policy of ['fail-fast', 'continue'] as const) {
-      fifos[policy] = join(scripts, `${policy}.fifo`);
-      execFileSync('mkfifo', [fifos[policy]]);
-      writeFileSync(join(scripts, `${policy}.sh`), `read code < '${fifos[policy]}'\necho "notes reviewed"\nexit "$code"\n`);
+      for (const branch of ['slow', 'fast'] as const) {
+        const fifo = join(scripts, `${policy}-${branch}.fifo`);
+        fifos[`${policy}-${branch}`] = fifo;
+        execFileSync('mkfifo', [fifo]);
+        const says = branch === 'slow' ? 'echo "notes reviewed"' : 'echo "3 links are broken" >&2';
+        writeFileSync(join(scripts, `${policy}-${branch}.sh`), `read code < '${fifo}'\n${says}\nexit "$code"\n`);
+      }
     }
-    server = await startServer({
-      flows: { 'live-fail-fast.prose': flow('fail-fast', join(scripts, 'fail-fast.sh')), 'live-continue.prose': flow('continue', join(scripts, 'continue.sh')) },
-    });
+    server = await startServer({ flows: { 'live-fail-fast.prose': flow('fail-fast', scripts), 'live-continue.prose': flow('continue', scripts) } });
     browser = await launchBrowser();
     app = await openApp(browser, server, { bypassCSP: true });
   }, 60_000);
 
   afterAll(async () => {
-    for (const fifo of Object.values(fifos)) if (fifo) unblock(fifo);
+    for (const fifo of Object.values(fifos)) unblock(fifo);
     await app?.close();
     await browser?.close();
     await server?.stop();
@@ -102,24 +106,34 @@ describe('a failure shown as it happens, the verdict when due', () => {
     return findings;
   }
 
-  it('fail-fast: the fast attempt’s failure is on screen while branch 1 works, saying it waits for it; then it counts', async () => {
-    const { page } = app;
-    const runId = await server.startRun('user/live-fail-fast.prose');
+  /** Opens the run's page once both branches are at work; the page is live from then on. */
+  async function openRunning(page: Page, policy: Policy): Promise<string> {
+    const runId = await server.startRun(`user/live-${policy}.prose`);
     await app.go(`#/runs/${encodeURIComponent(runId)}`);
     const { slow, fast } = rows(page);
+    await slow.locator('.seg-attempt.outcome-running').waitFor();
+    await fast.locator('.seg-attempt.outcome-running').waitFor();
+    return runId;
+  }
 
+  it('fail-fast: branch 2’s failure appears while branch 1 works, saying it waits for it; then it counts', async () => {
+    const { page } = app;
+    const runId = await openRunning(page, 'fail-fast');
+    const { slow, fast } = rows(page);
+
+    await release(fifos['fail-fast-fast'] as string, 3);
+    await fast.locator('.seg-attempt.outcome-failed[data-attempt="1"]').waitFor();
     const wait = fast.locator('.tl-judgment');
     await wait.waitFor();
     expect(await wait.textContent()).toBe('exited 3 · waiting for branch 1 to settle the step');
     expect(await wait.getAttribute('title')).toContain('“Review the release notes” (1:0)');
-    await fast.locator('.seg-attempt.outcome-failed[data-attempt="1"]').waitFor();
-    // Branch 1 is still at work (it waits on the FIFO), and the run with it.
+    // Branch 1 is still at work (it waits on its FIFO), and the run with it.
     await slow.locator('.seg-attempt.outcome-running').waitFor();
     expect((await server.api<RunDetail>('GET', `/api/runs/${encodeURIComponent(runId)}`)).run.status).toBe('running');
     expect(await shootAndScan(page, 'fail-fast-waiting')).toEqual([]);
 
     // Branch 1 succeeds: the failure counts, ends the run, and the wait is gone.
-    await release(fifos['fail-fast'], 0);
+    await release(fifos['fail-fast-slow'] as string, 0);
     await page.locator('.run-header .badge.status[data-status="failed"]').waitFor();
     await slow.locator('.seg-attempt.outcome-succeeded').waitFor();
     await expect.poll(() => wait.count(), { message: 'the wait is gone once branch 1 ended', timeout: 15_000 }).toBe(0);
@@ -129,12 +143,12 @@ describe('a failure shown as it happens, the verdict when due', () => {
     expect(app.problems).toEqual([]);
   });
 
-  it('continue: the fast attempt’s failure and its error are on screen while branch 1 works, waiting for nothing', async () => {
+  it('continue: branch 2’s failure and its error appear while branch 1 works, waiting for nothing', async () => {
     const { page } = app;
-    const runId = await server.startRun('user/live-continue.prose');
-    await app.go(`#/runs/${encodeURIComponent(runId)}`);
+    const runId = await openRunning(page, 'continue');
     const { slow, fast } = rows(page);
 
+    await release(fifos['continue-fast'] as string, 3);
     await fast.locator('.seg-attempt.outcome-failed[data-attempt="1"]').waitFor();
     await slow.locator('.seg-attempt.outcome-running').waitFor();
     expect(await fast.locator('.tl-judgment').count()).toBe(0);
@@ -145,7 +159,7 @@ describe('a failure shown as it happens, the verdict when due', () => {
     expect((await server.api<RunDetail>('GET', `/api/runs/${encodeURIComponent(runId)}`)).run.status).toBe('running');
     expect(await shootAndScan(page, 'continue-running')).toEqual([]);
 
-    await release(fifos.continue, 0);
+    await release(fifos['continue-slow'] as string, 0);
     await page.locator('.run-header .badge.status[data-status="completed"]').waitFor();
     expect(app.problems).toEqual([]);
   });
