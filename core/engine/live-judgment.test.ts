@@ -7,7 +7,7 @@ import type { HivewatchEvent } from '../base/events.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { waiting } from '../testing/waiting.js';
-import { ofType, planOf, startRun, type TestRun } from './testing.js';
+import { ofType, planOf, runPlan, runtimeError, ScriptedRuntime, scriptedRegistry, startRun, type TestRun } from './testing.js';
 
 /**
  * Facts at once, judgments when due (docs/semantics.md "Event order within a step"): a fast
@@ -159,5 +159,40 @@ describe('an attempt’s end is journaled as it happens, whatever its siblings d
         ['1:1', true, 'failed'],
       ]);
     });
+  });
+});
+
+describe('a system error still cancels a failure that counted (F7)', () => {
+  it('continue: the higher failure counts at once; the lower sibling’s system error then cancels it, and its occurrence stays', async () => {
+    let bFailed!: () => void;
+    const afterB = new Promise<void>((resolve) => (bFailed = resolve));
+    const runtime = new ScriptedRuntime({
+      // A runtime that throws instead of answering breaks an invariant: a system error, which escapes continue.
+      A: async () => {
+        await afterB;
+        throw new Error('the runtime lost its process');
+      },
+      B: () => {
+        setImmediate(bFailed);
+        return runtimeError('RUNTIME_CRASHED', 'B exited 3');
+      },
+    });
+    const { result, events } = await runPlan(planOf('parallel (on-fail: "continue"):\n  session "A"\n  session "B"\n'), { registry: scriptedRegistry(runtime) });
+    const bError = ofType(events, 'errorOccurred').find((e) => e.taskId === '1:1');
+    const aError = ofType(events, 'errorOccurred').find((e) => e.taskId === '1:0');
+    // B's failure counted before A ended: caught by the continue parallel, nothing to wait for.
+    expect(bError).toMatchObject({ caught: true, retrying: false, error: { code: 'RUNTIME_CRASHED' } });
+    expect(ofType(events, 'attemptFailed').find((e) => e.taskId === '1:1')?.awaiting).toBeUndefined();
+    expect(bError?.seq).toBeLessThan(aError?.seq ?? 0);
+    // A's system error kills the continue parallel: B counts as cancelled after all, its verdict after its error.
+    const judged = ofType(events, 'attemptJudgedCancelled');
+    expect(judged.map((e) => e.taskId)).toEqual(['1:1']);
+    expect(judged[0]?.seq).toBeGreaterThan(bError?.seq ?? Infinity);
+    expect(ofType(events, 'taskFailed').map((e) => [e.taskId, e.cancelled])).toEqual([
+      ['1:0', false],
+      ['1:1', true],
+    ]);
+    expect(result.error).toMatchObject({ code: 'SYSTEM_INVARIANT_VIOLATED' });
+    expect(ofType(events, 'runFailed')[0]?.chain?.map((l) => l.taskId)).toEqual(['1:0']);
   });
 });
