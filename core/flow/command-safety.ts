@@ -20,7 +20,7 @@ import type { TemplateRef } from './template.js';
  */
 
 /** The values a command may use, and the environment variable every command child finds each in. */
-export const COMMAND_VALUES: Readonly<Record<string, string>> = { prompt: 'HIVEWATCH_PROMPT', model: 'HIVEWATCH_MODEL' };
+const COMMAND_VALUES: Readonly<Record<string, string>> = { prompt: 'HIVEWATCH_PROMPT', model: 'HIVEWATCH_MODEL' };
 
 /** printf formats that print their arguments exactly as given (written as in the template: `\n` is two characters). */
 const DATA_FORMATS: readonly string[] = ['%s', '%s\\n'];
@@ -86,14 +86,19 @@ function argvRefusal(words: readonly TemplateWord[], index: number): string | nu
   return null;
 }
 
-function argvProblems(template: Template): CommandProblem[] {
-  let words: TemplateWord[];
+/** The words of an argv command, or why it does not split (bad quoting). */
+function wordsOf(template: Template): TemplateWord[] | CommandProblem {
   try {
-    words = splitTemplateWords(template);
+    return splitTemplateWords(template);
   } catch (error) {
-    if (error instanceof TemplateSplitError) return [{ message: error.message, pos: template.pos }];
+    if (error instanceof TemplateSplitError) return { message: error.message, pos: template.pos };
     throw error;
   }
+}
+
+function argvProblems(template: Template): CommandProblem[] {
+  const words = wordsOf(template);
+  if (!Array.isArray(words)) return [words];
   const problems: CommandProblem[] = [];
   words.forEach((word, index) => {
     const refs = refsOf(word.pieces);
@@ -111,13 +116,8 @@ function presetProblems(template: Template, runtime: string, executable: string)
   const refs = refsOf(template.parts);
   const why = `runtime ${runtime} adds the prompt (last, after --) and --model itself, so its command: names only the executable`;
   if (refs.length > 0) return refs.map((ref) => refused(ref, why, executable));
-  let words: TemplateWord[];
-  try {
-    words = splitTemplateWords(template);
-  } catch (error) {
-    if (error instanceof TemplateSplitError) return [{ message: error.message, pos: template.pos }];
-    throw error;
-  }
+  const words = wordsOf(template);
+  if (!Array.isArray(words)) return [words];
   const path = words.length === 1 ? (literal(words[0] as TemplateWord) ?? '') : '';
   if (words.length === 0 || path.slice(path.lastIndexOf('/') + 1) === executable) return [];
   const given = words.map((w) => literal(w) ?? '').join(' ');

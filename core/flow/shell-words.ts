@@ -11,7 +11,7 @@ import type { TemplateRef } from './template.js';
  */
 
 /** A piece of one word: literal text (quotes removed) or a placeholder. */
-export type WordPiece = string | TemplateRef;
+type WordPiece = string | TemplateRef;
 
 export interface TemplateWord {
   pieces: WordPiece[];

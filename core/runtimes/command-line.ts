@@ -87,8 +87,3 @@ export function templateFromText(text: string): Template {
   if (last < text.length) parts.push({ kind: 'text', text: text.slice(last) });
   return { pos, parts };
 }
-
-/** Whether a template references any name (a command given in full) or is plain text (an executable). */
-export function templateHasRefs(template: Template): boolean {
-  return template.parts.some((p) => p.kind === 'ref');
-}
