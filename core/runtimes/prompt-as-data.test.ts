@@ -99,7 +99,8 @@ describe('the shapes check accepts: run with every payload, nothing runs and the
     const agent = agentOf(shape);
     const throughEnvironment = shape.shell === true || (shape.runtime === undefined && !shape.command.includes('{prompt}'));
 
-    it.each(PAYLOADS)('with %s', async (_name, payloadOf) => {
+    // Each payload has its own marker, so they run side by side: the time is the children's start-up.
+    it.concurrent.for(PAYLOADS)('with %s', async ([, payloadOf], { expect }) => {
       const marker = nextMarker();
       const payload = payloadOf(marker);
       const result = await run(agent, payload);
@@ -165,7 +166,13 @@ describe("through the engine, a prompt from another agent's output", () => {
     expect(ofType(events, 'attemptSucceeded').at(-1)?.trace?.output).toContain(`touch ${marker}`);
   });
 
-  it.each(REFUSED_SHAPES.filter((shape) => shape.exploit !== undefined && controlSkip(shape) === null))('$name: a flow that skipped check fails at the start', async (shape) => {
+  // Every refused shape meets the runtime's refusal above; here a few meet it through the engine.
+  const throughEngine = ['perl -e', 'a shell: a pipe to sh', 'node -e with the value after the script'].map((name) => {
+    const shape = REFUSED_SHAPES.find((s) => s.name === name);
+    if (shape === undefined) throw new Error(`no refused shape ${name}`);
+    return shape;
+  });
+  it.each(throughEngine)('$name: a flow that skipped check fails at the start', async (shape) => {
     const marker = nextMarker();
     writeFileSync(payloadFile, (shape.exploit as (m: string) => string)(marker));
     const { result } = await runPlan(planOf(source(shape), { allowInvalid: true }), { registry });
