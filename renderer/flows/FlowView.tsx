@@ -70,29 +70,14 @@ function DiagnosticList({ diagnostics, onReveal }: { diagnostics: readonly Diagn
 }
 
 /**
- * One flow: start it, read it in the editor (highlighted, its diagnostics in place), edit a
- * draft there, check it as it is typed and save it to the operator's folder, see its recent
- * runs, mute its failure notifications.
+ * The service's check of the draft, asked as the operator types (debounced). An answer for an
+ * older text than the last one asked (a slow one) is dropped; `forget` clears the last answer.
  */
-export function FlowView({
-  flow,
-  startOpen,
-  existing,
-  onSaved,
-}: {
-  flow: FlowInfo;
-  startOpen: boolean;
-  existing: ReadonlySet<string>;
-  onSaved: (saved: FlowInfo) => void;
-}) {
+function useDraftCheck(flow: FlowInfo, editing: boolean, draft: string) {
   const api = useApi();
   const toast = useToast();
-  const [editing, setEditing] = useState(startOpen);
-  const [draft, setDraft] = useState(flow.source);
   const [checked, setChecked] = useState<(CheckResult & { source: string }) | null>(null);
   const [checking, setChecking] = useState(false);
-  const editor = useRef<FlowEditorHandle | null>(null);
-  // The text last sent to check: an answer for an older text (a slow one) is dropped.
   const asked = useRef<string | null>(null);
 
   const check = async (source: string): Promise<void> => {
@@ -108,12 +93,40 @@ export function FlowView({
     }
   };
 
-  // Check the draft as the operator types (debounced).
   useEffect(() => {
     if (!editing) return;
     const id = setTimeout(() => void check(draft), 400);
     return () => clearTimeout(id);
   }, [draft, editing]);
+
+  const forget = (): void => {
+    asked.current = null;
+    setChecked(null);
+    setChecking(false);
+  };
+  return { checked, checking, forget };
+}
+
+/**
+ * One flow: start it, read it in the editor (highlighted, its diagnostics in place), edit a
+ * draft there, check it as it is typed and save it to the operator's folder, see its recent
+ * runs, mute its failure notifications.
+ */
+export function FlowView({
+  flow,
+  startOpen,
+  existing,
+  onSaved,
+}: {
+  flow: FlowInfo;
+  startOpen: boolean;
+  existing: ReadonlySet<string>;
+  onSaved: (saved: FlowInfo) => void;
+}) {
+  const [editing, setEditing] = useState(startOpen);
+  const [draft, setDraft] = useState(flow.source);
+  const { checked, checking, forget } = useDraftCheck(flow, editing, draft);
+  const editor = useRef<FlowEditorHandle | null>(null);
 
   const fromFile = useMemo(() => ({ ok: flow.ok, diagnostics: flow.diagnostics, source: flow.source, highlight: flow.highlight }), [flow]);
   const shown = editing && checked ? checked : fromFile;
@@ -145,7 +158,7 @@ export function FlowView({
           className="small"
           onClick={() => {
             setEditing(!editing);
-            setChecked(null);
+            forget();
             setDraft(flow.source);
           }}
         >

@@ -37,7 +37,12 @@ export const flowEditorTheme = EditorView.theme({
   // The message under a line: its caret is padded in the same font, so it stands under the column.
   '.cm-flow-diagnostic': {
     padding: '0 2px 0 6px',
-    whiteSpace: 'pre',
+    // A long message wraps at the editor's width instead of widening it (no width of its own, at
+    // least the lines' width); the caret keeps its column.
+    whiteSpace: 'pre-wrap',
+    boxSizing: 'border-box',
+    width: '0',
+    minWidth: '100%',
     color: 'var(--fail)',
     backgroundColor: 'var(--fail-soft)',
     fontFamily: 'var(--mono)',

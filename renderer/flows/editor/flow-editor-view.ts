@@ -47,8 +47,14 @@ export interface FlowEditorHandle {
 /** Marks a change the window made (a new file shown), not one the operator typed. */
 const external = Annotation.define<boolean>();
 
+/**
+ * Read-only or not, and the text's accessible name. The content says tabindex 0 (it is in the
+ * tab order as an editable element anyway): axe looks for a focusable element by that attribute
+ * inside a scrolled region, and a long line scrolls the editor sideways.
+ */
 function access(readOnly: boolean, label: string) {
-  return [EditorState.readOnly.of(readOnly), EditorView.contentAttributes.of(readOnly ? { 'aria-label': label, 'aria-readonly': 'true' } : { 'aria-label': label })];
+  const names = { 'aria-label': label, tabindex: '0' };
+  return [EditorState.readOnly.of(readOnly), EditorView.contentAttributes.of(readOnly ? { ...names, 'aria-readonly': 'true' } : names)];
 }
 
 function lintDiagnostics(text: string, diagnostics: readonly Diagnostic[]): LintDiagnostic[] {
