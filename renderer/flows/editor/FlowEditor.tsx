@@ -5,7 +5,7 @@ import { useDarkMode } from '../../lib/theme.js';
 import { syntaxColorVars } from '../syntax-colors.js';
 import type { CheckedSource, FlowEditorHandle, mountFlowEditor } from './flow-editor-view.js';
 
-export type { CheckedSource, FlowEditorHandle };
+export type { FlowEditorHandle };
 
 interface EditorModule {
   mountFlowEditor: typeof mountFlowEditor;
@@ -20,11 +20,6 @@ function loadEditor(): Promise<EditorModule> {
     throw error;
   });
   return editorModule;
-}
-
-/** Starts loading the editor's chunk (the Flows screen opened) so it is in by the time a flow shows. */
-export function preloadFlowEditor(): void {
-  loadEditor().catch(() => undefined);
 }
 
 export interface FlowEditorProps {
