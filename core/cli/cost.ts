@@ -1,7 +1,8 @@
 import { costSummary } from '../base/usage-format.js';
 import type { CostlyRun, FlowUsage } from '../store/index.js';
+import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { openCliStore, parseAge } from './database.js';
+import { ageFlag, openCliStore } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 
 /**
@@ -25,8 +26,7 @@ export async function costCommand(args: ParsedArgs, io: CliIo, now = Date.now())
   if (!(BY as readonly string[]).includes(by)) throw new UsageError(`--by must be flow or run, got "${by}"`);
   if (by === 'flow' && args.flags.has('limit')) throw new UsageError('--limit applies to --by run (the costliest runs); --by flow lists every flow');
   const rawSince = stringFlag(args, 'since');
-  const age = rawSince === undefined ? null : parseAge(rawSince);
-  if (rawSince !== undefined && age === null) throw new UsageError(`--since must be an age like 30m, 24h or 7d, got "${rawSince}"`);
+  const age = rawSince === undefined ? null : ageFlag(rawSince, '--since');
   const query = { ...(age !== null ? { since: now - age } : {}), ...(stringFlag(args, 'flow') !== undefined ? { flow: stringFlag(args, 'flow') as string } : {}) };
   const store = await openCliStore(args, io);
   try {
@@ -38,7 +38,7 @@ export async function costCommand(args: ParsedArgs, io: CliIo, now = Date.now())
       else io.out(table([['FLOW', 'ATTEMPTS', 'TOKENS', 'COST'], ...flows.map((f) => [f.flow, String(f.attempts), tokens(f), costSummary(f)])]));
       return ExitCode.ok;
     }
-    const runs = await store.usage({ kind: 'costliestRuns', query: { ...query, limit: intFlag(args, 'limit', 1) ?? 20 } });
+    const runs = await store.usage({ kind: 'costliestRuns', query: { ...query, limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 20 } });
     if (json) io.out(`${JSON.stringify({ since: query.since ?? null, runs })}\n`);
     else if (runs.length === 0) io.out('no run started in this range reported tokens or cost\n');
     else {
