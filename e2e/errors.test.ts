@@ -153,8 +153,8 @@ describe('error explorer', () => {
         }).observe(document, { subtree: true, childList: true });
       });
       await page.reload();
-      await expect.poll(() => page.locator('.chart-card .recharts-surface').count()).toBe(4);
-      await expect.poll(() => page.locator('.chart-card .chart-pending').count()).toBe(0);
+      await expect.poll(() => page.locator('.chart-card .recharts-surface').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(4);
+      await expect.poll(() => page.locator('.chart-card .chart-pending').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(0);
 
       // Hover: a count bar shows its whole label and count, the same as the card's list says.
       const codes = page.locator('.chart-card[aria-label="Errors by code"]');
