@@ -43,7 +43,7 @@ async function runClaude(script: AnthropicStep[], retry: number): Promise<{ w: P
     [
       'agent claude:',
       '  runtime: "claude-code"',
-      `  command: ${JSON.stringify(cliCommand(install.bin))}`,
+      `  command: ${JSON.stringify(cliCommand(install.bin, w.home.root))}`,
       `  cwd: ${JSON.stringify(w.home.work)}`,
       `  env: ${envList(env)}`,
       '',

@@ -1,7 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
+import { agentCommandProblems } from '../core/flow/command-safety.js';
+import { templateFromText } from '../core/runtimes/command-line.js';
 import { skipTitle } from '../core/testing/skip.js';
 import { tempDirs } from '../core/testing/temp-dirs.js';
 import { cliCommand, fakedClockEnv } from './faked-clock.js';
@@ -13,23 +16,32 @@ import { installedCli } from './install.js';
  * with Claude Code's binary, which cannot attach to that semaphore.
  */
 
+const tempDir = tempDirs();
 const FAKED = { LD_PRELOAD: '/usr/$LIB/faketime/libfaketime.so.1', FAKETIME: '+2d', FAKETIME_SHARED: '/faketime_sem_7 /faketime_shm_7', FAKETIME_DONT_FAKE_MONOTONIC: '1', PATH: '/usr/bin:/bin' };
 
 describe('the faked clock for a CLI: the environment and the command line', () => {
   it('outside libfaketime, neither adds anything', () => {
     expect(fakedClockEnv({ PATH: '/usr/bin', FAKETIME: '+2d' })).toEqual({});
     expect(fakedClockEnv({ LD_PRELOAD: '/usr/lib/libother.so', FAKETIME: '+2d' })).toEqual({});
-    expect(cliCommand('/opt/claude', { PATH: '/usr/bin' })).toBe('/opt/claude');
+    const folder = tempDir('hivewatch-faked-clock-');
+    expect(cliCommand('/opt/claude', folder, { PATH: '/usr/bin' })).toBe('/opt/claude');
+    expect(readdirSync(folder)).toEqual([]);
   });
 
   it('an environment built from nothing gets the preload and its settings, never the semaphore', () => {
     expect(fakedClockEnv(FAKED)).toEqual({ LD_PRELOAD: FAKED.LD_PRELOAD, FAKETIME: '+2d', FAKETIME_DONT_FAKE_MONOTONIC: '1' });
   });
 
-  it('a CLI started with the host environment starts without the inherited semaphore, its path one quoted word', () => {
-    expect(cliCommand("/opt/it's/claude", FAKED)).toBe(`/usr/bin/env -u FAKETIME_SHARED '/opt/it'\\''s/claude'`);
+  it('a CLI started with the host environment gets a wrapper of its own name that drops the inherited semaphore, its path one quoted word', () => {
+    const folder = tempDir('hivewatch-faked-clock-');
+    const wrapper = cliCommand("/opt/it's/claude", folder, FAKED);
+    // A preset's command: names the executable alone: the wrapper carries the CLI's name.
+    expect(wrapper).toBe(join(folder, 'faked-clock', 'claude'));
+    expect(readFileSync(wrapper, 'utf8')).toBe(`#!/bin/sh\nunset FAKETIME_SHARED\nexec '/opt/it'\\''s/claude' "$@"\n`);
+    expect(statSync(wrapper).mode & 0o111).toBe(0o111);
+    expect(agentCommandProblems({ runtime: 'claude-code', command: templateFromText(wrapper), shell: false })).toEqual([]);
     const { FAKETIME_SHARED: _shared, ...unshared } = FAKED;
-    expect(cliCommand('/opt/claude', unshared)).toBe('/opt/claude');
+    expect(cliCommand('/opt/claude', folder, unshared)).toBe('/opt/claude');
   });
 });
 
@@ -42,7 +54,6 @@ function libfaketime(): string | null {
   return found ?? null;
 }
 
-const tempDir = tempDirs();
 const library = libfaketime();
 const claude = await installedCli('claude-code');
 const TWO_DAYS = 2 * 86_400_000;
@@ -82,7 +93,7 @@ describe('a CLI beside a live process under libfaketime', () => {
     const host = await fakedHost(library!);
     const home = tempDir('hivewatch-faked-clock-');
     const env = { ...host, HOME: home, CLAUDE_CONFIG_DIR: `${home}/.claude`, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
-    const run = spawnSync('/bin/sh', ['-c', `${cliCommand(claude.bin, host)} --version`], { env, encoding: 'utf8' });
+    const run = spawnSync(cliCommand(claude.bin, home, host), ['--version'], { env, encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain(claude.version);

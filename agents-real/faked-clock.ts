@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { shellQuote } from '../core/runtimes/command-line.js';
 
 /**
@@ -27,8 +29,15 @@ export function fakedClockEnv(env: Env = process.env): Record<string, string> {
 
 /**
  * The `command:` for a CLI the product starts with its own environment (a preset's agent), which
- * passes FAKETIME_SHARED on: under libfaketime the CLI starts through `env -u FAKETIME_SHARED`.
+ * passes FAKETIME_SHARED on. A preset's `command:` names the CLI's executable alone, so under
+ * libfaketime it names a wrapper of the same name, written into `folder`, that drops the variable
+ * and execs the CLI (same pid, same arguments). Outside libfaketime it is the CLI itself.
  */
-export function cliCommand(bin: string, env: Env = process.env): string {
-  return underFaketime(env) && env.FAKETIME_SHARED !== undefined ? `/usr/bin/env -u FAKETIME_SHARED ${shellQuote(bin)}` : bin;
+export function cliCommand(bin: string, folder: string, env: Env = process.env): string {
+  if (!underFaketime(env) || env.FAKETIME_SHARED === undefined) return bin;
+  const dir = join(folder, 'faked-clock');
+  mkdirSync(dir, { recursive: true });
+  const wrapper = join(dir, basename(bin));
+  writeFileSync(wrapper, `#!/bin/sh\nunset FAKETIME_SHARED\nexec ${shellQuote(bin)} "$@"\n`, { mode: 0o755 });
+  return wrapper;
 }

@@ -145,7 +145,7 @@ describe('a real Claude Code session in the window', () => {
       const agentEnv = `[${Object.entries(env).map(([k, v]) => JSON.stringify(`${k}=${v}`)).join(', ')}]`;
       writeFileSync(
         join(server.flowsDir, 'claude-preset.prose'),
-        `agent claude:\n  runtime: "claude-code"\n  command: ${JSON.stringify(cliCommand(install.bin))}\n  cwd: ${JSON.stringify(home.work)}\n  env: ${agentEnv}\n\nsession: claude (retry: 1)\n  prompt: "Say hello."\n`,
+        `agent claude:\n  runtime: "claude-code"\n  command: ${JSON.stringify(cliCommand(install.bin, home.root))}\n  cwd: ${JSON.stringify(home.work)}\n  env: ${agentEnv}\n\nsession: claude (retry: 1)\n  prompt: "Say hello."\n`,
       );
       const runId = await server.startRun('user/claude-preset.prose', { virtualClock: true });
       await server.waitForRun(runId, ['completed'], 120_000);
