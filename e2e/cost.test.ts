@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { costFlowSource, writeClaudeStandIn } from '../core/testing/claude-stand-in.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, runRow } from './support/browser.js';
+import { launchBrowser, openApp, runRow, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, tempDir } from './support/server.js';
 
 /**
@@ -41,30 +41,30 @@ describe('what a run cost, failed attempts included', () => {
 
       await app.go(`#/runs/${runId}`);
       await page.locator('.run-header .badge.status[data-status="completed"]').waitFor();
-      await expect.poll(() => page.getByTestId('run-cost').textContent()).toContain('$0.42 · $0.17 on failed attempts');
+      await expect.poll(() => page.getByTestId('run-cost').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$0.42 · $0.17 on failed attempts');
       expect(await page.getByTestId('run-cost').textContent()).toContain('2,700 in · 320 out');
       await page.locator('.tl-row .seg-attempt[data-attempt="1"]').first().click();
-      await expect.poll(() => page.getByTestId('attempt-usage').textContent()).toContain('$0.17');
+      await expect.poll(() => page.getByTestId('attempt-usage').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$0.17');
       expect(await page.getByTestId('attempt-usage').textContent()).toContain('1,200 in · 80 out');
       await photographAndCheck(page, 'run-detail');
 
       await app.go('#/runs');
       const row = runRow(page, runId);
-      await expect.poll(() => row.getByTestId('run-row-cost').innerText()).toBe('$0.42 · $0.17 on failed attempts');
+      await expect.poll(() => row.getByTestId('run-row-cost').innerText(), { timeout: PAGE_TIMEOUT_MS }).toBe('$0.42 · $0.17 on failed attempts');
       // Where the column is narrow the row keeps the amounts (its title has the words).
       await page.setViewportSize({ width: 900, height: 900 });
-      await expect.poll(() => row.getByTestId('run-row-cost').innerText()).toBe('$0.42 · $0.17 failed');
+      await expect.poll(() => row.getByTestId('run-row-cost').innerText(), { timeout: PAGE_TIMEOUT_MS }).toBe('$0.42 · $0.17 failed');
       await photographAndCheck(page, 'runs-list');
 
       await app.go('#/flows');
       const costs = page.getByTestId('flow-costs');
-      await expect.poll(() => costs.locator('tr[data-flow="user/cost.prose"]').textContent()).toContain('$0.42 · $0.17 on failed attempts');
+      await expect.poll(() => costs.locator('tr[data-flow="user/cost.prose"]').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$0.42 · $0.17 on failed attempts');
       await costs.getByRole('button', { name: 'all' }).click();
-      await expect.poll(() => costs.locator('caption').textContent()).toContain('$0.42');
+      await expect.poll(() => costs.locator('caption').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$0.42');
       await photographAndCheck(page, 'flows-costs');
 
       await app.go('#/errors');
-      await expect.poll(() => page.getByTestId('errors-failure-cost').textContent()).toContain('failed attempts cost $0.17');
+      await expect.poll(() => page.getByTestId('errors-failure-cost').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('failed attempts cost $0.17');
       await photographAndCheck(page, 'errors-cost');
       expect(app.problems).toEqual([]);
     } finally {
