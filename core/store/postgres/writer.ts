@@ -15,6 +15,8 @@ import { StatementBatch } from './statement-batch.js';
 import { numberPlaceholders } from './placeholders.js';
 import { UsageBatch } from '../usage-rollups.js';
 import { lockErrorFacts } from './fact-locks.js';
+import { executorOf } from './execution.js';
+import { runAsync } from '../queries/plan.js';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -207,7 +209,7 @@ export class PostgresJournalWriter {
         created: (state) => this.cache.set(state.run.id, state),
         reduced: (event, state, wall) => {
           batch.payloads.push(eventPayload(event));
-          batch.usage.add(event, state.run.flow, wall);
+          batch.usage.add(event, state.run, wall);
           if (event.type === 'runStarted') batch.started.add(event.runId);
         },
       },
@@ -251,6 +253,7 @@ export class PostgresJournalWriter {
     await upsertSpec(client, CHECKPOINTS, emitted.checkpoints.map((c) => rowParams(CHECKPOINTS, c)));
     await addBatchAggregates(client, aggregateBatch(emitted));
     for (const write of batch.usage.writes()) await client.query(numberPlaceholders(write.sql), write.params);
+    await runAsync(executorOf(client as pg.PoolClient), batch.usage.costWrites());
     // The run rows come last of the projections (the other tables' keys to runs are checked at
     // commit), so the recount lock (see RECOUNT_LOCK) is held from here to commit only.
     if (batch.recounts) await client.query('SELECT pg_advisory_xact_lock($1)', [RECOUNT_LOCK]);
