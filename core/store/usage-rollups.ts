@@ -1,7 +1,7 @@
 import type { HivewatchEvent } from '../base/events.js';
 import type { TokenUsage } from '../base/usage.js';
 import { attemptErrorKeys, ATTEMPTS_WITH_FATE, COST_BUCKET_SQL, COST_GRAINS, COST_KEY, COST_SUMS, COST_TABLE, GROUPED_COST_SUMS, type CostKeys } from './outcomes/cost-keys.js';
-import { CostBatch } from './outcomes/cost-writes.js';
+import { CostBatch, type AddedAttempt, type SqlWrite } from './outcomes/cost-writes.js';
 import type { Query } from './queries/plan.js';
 import type { RunRow } from './schema.js';
 
@@ -18,10 +18,6 @@ import type { RunRow } from './schema.js';
 
 export const DAY_MS = 86_400_000;
 
-export interface SqlWrite {
-  sql: string;
-  params: unknown[];
-}
 
 interface AttemptUsage {
   runId: string;
@@ -78,13 +74,14 @@ export class UsageBatch {
   private readonly ended: AttemptUsage[] = [];
   private readonly cost = new CostBatch();
 
+  /** How many things the batch writes for usage and cost (0: nothing to read or write). */
   get size(): number {
-    return this.links.length + this.ended.length;
+    return this.links.length + this.ended.length + this.cost.size;
   }
 
   /** One reduced event of `run` (the run after it), journaled at `wall`. */
   add(event: HivewatchEvent, run: RunRow, wall: number): void {
-    let added: { taskId: string; attempt: number } | null = null;
+    let added: AddedAttempt | null = null;
     if (event.type === 'runStarted' && event.external?.parent) {
       const p = event.external.parent;
       this.links.push({ sql: LINK, params: [event.runId, p.runId, p.taskId, p.attempt] });
@@ -92,20 +89,20 @@ export class UsageBatch {
       const { runId, taskId, attempt, usage } = event;
       const error = event.type === 'attemptFailed' ? attemptErrorKeys(event.error) : null;
       this.ended.push({ runId, taskId, attempt, wall, flow: run.flow, failed: event.type === 'attemptFailed', usage, error });
-      added = { taskId, attempt };
+      added = { flow: run.flow, taskId, attempt, wall, failed: event.type === 'attemptFailed', error };
     }
     this.cost.track(event, run, added);
   }
 
-  /** The cost rollups' changes (outcomes/cost-writes.ts): run after `writes()`, in the same transaction. */
-  costWrites(): Query<void> {
-    return this.cost.writes();
+  /** What the cost rollups' writes read first (outcomes/cost-writes.ts): run before `writes()`, in the batch's transaction. */
+  costReads(): Query<void> {
+    return this.cost.reads();
   }
 
   /**
    * The batch's writes: links first (an attempt of the same batch reads them), then each
    * attempt's row and its run's sums, then the flow-day sums in key order (hosts writing the same
-   * days lock them in one order).
+   * days lock them in one order), then the cost rollups' (`costReads` ran first).
    */
   writes(): SqlWrite[] {
     const writes = [...this.links];
@@ -123,6 +120,7 @@ export class UsageBatch {
     }
     const byDay = [...this.ended].sort((x, y) => compare(x.flow, y.flow) || dayOf(x.wall) - dayOf(y.wall) || compare(x.runId, y.runId));
     for (const a of byDay) writes.push({ sql: ADD_TO_DAY, params: [dayOf(a.wall), a.runId, a.taskId, a.attempt] });
+    writes.push(...this.cost.writes());
     return writes;
   }
 }

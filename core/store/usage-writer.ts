@@ -12,7 +12,8 @@ export class SqliteUsageWriter {
   }
 
   apply(batch: UsageBatch): void {
-    if (batch.size > 0) for (const write of batch.writes()) this.statements.get(write.sql).run(...write.params);
-    runSync(this.statements, batch.costWrites());
+    if (batch.size === 0) return;
+    runSync(this.statements, batch.costReads());
+    for (const write of batch.writes()) this.statements.get(write.sql).run(...write.params);
   }
 }

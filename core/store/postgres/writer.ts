@@ -136,6 +136,8 @@ export class PostgresJournalWriter {
     try {
       await this.loadMissing(client, events);
       const batch = this.reduce(events, importedWalls);
+      // What moving a run's spend reads must come before the batch's one round trip (it cannot read).
+      if (batch.usage.size > 0) await runAsync(executorOf(client), batch.usage.costReads());
       // Every write of the batch in one round trip, the commit positions' claim last but one.
       const statements = new StatementBatch();
       await this.writeRows(statements.collector, batch);
@@ -253,7 +255,6 @@ export class PostgresJournalWriter {
     await upsertSpec(client, CHECKPOINTS, emitted.checkpoints.map((c) => rowParams(CHECKPOINTS, c)));
     await addBatchAggregates(client, aggregateBatch(emitted));
     for (const write of batch.usage.writes()) await client.query(numberPlaceholders(write.sql), write.params);
-    await runAsync(executorOf(client as pg.PoolClient), batch.usage.costWrites());
     // The run rows come last of the projections (the other tables' keys to runs are checked at
     // commit), so the recount lock (see RECOUNT_LOCK) is held from here to commit only.
     if (batch.recounts) await client.query('SELECT pg_advisory_xact_lock($1)', [RECOUNT_LOCK]);

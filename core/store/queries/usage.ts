@@ -1,6 +1,8 @@
 import type { TokenUsage } from '../../base/usage.js';
 import { DAY_MS } from '../usage-rollups.js';
-import { all, type Query } from './plan.js';
+import { costSplit, type CostSplitAnswer, type CostSplitQuery } from '../outcomes/cost-split.js';
+import { flowHealth, type FlowHealth, type FlowHealthQuery } from '../outcomes/flow-health.js';
+import { all, type Dialect, type Query } from './plan.js';
 import { clampLimit, Conditions, optionalTime } from './sql.js';
 
 /**
@@ -139,18 +141,26 @@ function* attemptSums(flow: string | undefined, from: number | undefined, to: nu
 
 export type CostlyRun = RunUsage & { flow: string; startedAt: number };
 
-/** The usage reads of the store's contract (`HivewatchStore.usage`), one method for all three. */
+/**
+ * The usage reads of the store's contract (`HivewatchStore.usage`), one method for all of them:
+ * what runs, attempts and flows spent, what failure costs (`costSplit`, outcomes/cost-split.ts)
+ * and each flow's health with its spend (`flowHealth`, outcomes/flow-health.ts).
+ */
 export type UsageRead =
   | { kind: 'runs'; runIds: readonly string[] }
   | { kind: 'flows'; query?: UsageQuery }
   | { kind: 'costliestRuns'; query?: UsageQuery & { limit?: number } }
-  | { kind: 'attempts'; runId: string };
+  | { kind: 'attempts'; runId: string }
+  | { kind: 'costSplit'; query?: CostSplitQuery }
+  | { kind: 'flowHealth'; query?: FlowHealthQuery };
 
 interface UsageAnswers {
   runs: Map<string, RunUsage>;
   flows: FlowUsage[];
   costliestRuns: CostlyRun[];
   attempts: AttemptUsage[];
+  costSplit: CostSplitAnswer;
+  flowHealth: FlowHealth[];
 }
 
 /** One attempt's usage as its end event reported it. */
@@ -162,8 +172,12 @@ interface AttemptUsage {
 
 export type UsageAnswer<R extends UsageRead> = UsageAnswers[R['kind']];
 
-export function usageQuery<R extends UsageRead>(read: R): Query<UsageAnswer<R>> {
+export function usageQuery<R extends UsageRead>(dialect: Dialect, read: R): Query<UsageAnswer<R>> {
   switch (read.kind) {
+    case 'costSplit':
+      return costSplit(dialect, read.query) as Query<UsageAnswer<R>>;
+    case 'flowHealth':
+      return flowHealth(dialect, read.query) as Query<UsageAnswer<R>>;
     case 'runs':
       return runUsage(read.runIds) as Query<UsageAnswer<R>>;
     case 'flows':
