@@ -64,6 +64,8 @@ export interface CostSplitQuery {
   code?: string;
   /** Only these issues (error fingerprints); an empty list matches nothing. */
   fingerprints?: readonly string[];
+  /** One run's attempts (read from its own rows, not the rollups). */
+  runId?: string;
 }
 
 /** The most buckets a trend returns (the newest kept). */
@@ -122,8 +124,8 @@ export function* costKeyFilters(dialect: Dialect, query: CostSplitQuery): Query<
 
 const SUMMED = COST_SUMS.map((c) => `SUM(${c}) AS ${c}`).join(', ');
 
-/** The attempts of [from, to) as cost rows (their bucket computed as the rollups keep it), for a window's edges. */
-function edgeSql(size: number): string {
+/** The attempts of [from, to) (of one run: `oneRun`) as cost rows, their bucket computed as the rollups keep it: a window's edges. */
+function edgeSql(size: number, oneRun = false): string {
   const columns = [
     `u.wall - (((u.wall % ${size}) + ${size}) % ${size}) AS bucket`, 'u.flow AS flow',
     ...Object.entries(COST_BUCKET_SQL).map(([name, sql]) => `${sql} AS ${name}`),
@@ -131,7 +133,7 @@ function edgeSql(size: number): string {
     'COALESCE(u.cache_read_tokens, 0) AS cache_read_tokens', 'COALESCE(u.cache_write_tokens, 0) AS cache_write_tokens',
     'COALESCE(u.cost_usd, 0) AS cost_usd', 'CASE WHEN u.cost_usd IS NULL THEN 1 ELSE 0 END AS unknown_cost_attempts',
   ];
-  return `(SELECT ${columns.join(', ')} FROM ${ATTEMPTS_WITH_FATE} WHERE u.counted = 1 AND u.wall >= ? AND u.wall < ?) AS edge`;
+  return `(SELECT ${columns.join(', ')} FROM ${ATTEMPTS_WITH_FATE} WHERE u.counted = 1 AND u.wall >= ? AND u.wall < ?${oneRun ? ' AND u.run_id = ?' : ''}) AS edge`;
 }
 
 /** The rows of one window, grouped by bucket (at `grain` or finer), flow and outcome. */
@@ -140,6 +142,13 @@ function* windowRows(dialect: Dialect, query: CostSplitQuery, grain: CostGrain):
   const until = optionalTime('until', query.until);
   const filters = yield* costKeyFilters(dialect, query);
   const rows: SumRow[] = [];
+  const runId = optionalText('runId', query.runId);
+  if (runId !== undefined) {
+    return yield* all<SumRow>(
+      `SELECT bucket, flow, outcome, ${SUMMED} FROM ${edgeSql(HOUR, true)}${filters.where()} GROUP BY bucket, flow, outcome`,
+      [since ?? Number.MIN_SAFE_INTEGER, until ?? Number.MAX_SAFE_INTEGER, runId, ...filters.params],
+    );
+  }
   const read = function* (table: string, from: number, to: number): Query<void> {
     if (to <= from) return;
     rows.push(

@@ -36,6 +36,8 @@ interface TrackedRun {
   added: AddedAttempt[];
   /** The batch holds an event that may have made the run failed, or no longer failed. */
   fateMayChange: boolean;
+  /** The batch starts the run: nothing of it is stored yet, so there is nothing to read or move. */
+  startsHere: boolean;
 }
 
 interface StoredAttempt {
@@ -137,6 +139,8 @@ export class CostBatch {
   get size(): number {
     return this.runs.size;
   }
+  /** Runs the batch starts (their first event is in it). */
+  private readonly startedHere = new Set<string>();
   /** What `reads` found for the runs whose failure may have changed: their stored fate and their earlier counted attempts. */
   private readonly stored = new Map<string, { fate: CostKeys | null; attempts: StoredAttempt[] }>();
 
@@ -145,8 +149,12 @@ export class CostBatch {
     let tracked = this.runs.get(event.runId);
     const changes = mayChangeFate(event);
     if (tracked === undefined) {
+      if (event.type === 'runStarted') {
+        this.startedHere.add(event.runId);
+        return;
+      }
       if (added === null && !changes) return;
-      tracked = { run, added: [], fateMayChange: false };
+      tracked = { run, added: [], fateMayChange: false, startsHere: this.startedHere.has(event.runId) };
       this.runs.set(event.runId, tracked);
     }
     tracked.run = run;
@@ -156,7 +164,7 @@ export class CostBatch {
 
   /** Reads what moving spend needs, before the batch's writes (a run's attempts of this batch are told apart by key). */
   *reads(): Query<void> {
-    const ids = [...this.runs].filter(([, t]) => t.fateMayChange).map(([id]) => id).sort(compareText);
+    const ids = [...this.runs].filter(([, t]) => t.fateMayChange && !t.startsHere).map(([id]) => id).sort(compareText);
     if (ids.length === 0) return;
     const fates = yield* all<Record<string, unknown>>(
       `SELECT run_id, fate_category, fate_origin, fate_code, fate_root_code, fate_fingerprint FROM run_usage WHERE run_id IN (${inList(ids.length)})`,
