@@ -139,7 +139,7 @@ function* attemptSums(flow: string | undefined, from: number | undefined, to: nu
   return yield* all<SumRow>(`SELECT flow, ${ATTEMPT_SUMS} FROM attempt_usage${c.where()} GROUP BY flow`, c.params);
 }
 
-export type CostlyRun = RunUsage & { flow: string; startedAt: number };
+export type CostlyRun = RunUsage & { flow: string; startedAt: number; status: string };
 
 /**
  * The usage reads of the store's contract (`HivewatchStore.usage`), one method for all of them:
@@ -218,7 +218,7 @@ function* costliestRuns(query: UsageQuery & { limit?: number } = {}): Query<Cost
   if (query.flow !== undefined) c.add('r.flow = ?', query.flow);
   const columns = SUM_COLUMNS.split(', ').map((col) => `u.${col}`).join(', ');
   const rows = yield* all<SumRow>(
-    `SELECT u.run_id, r.flow, r.started_at, u.parent_run_id, u.parent_task_id, u.parent_attempt, ${columns}
+    `SELECT u.run_id, r.flow, r.started_at, r.status, u.parent_run_id, u.parent_task_id, u.parent_attempt, ${columns}
        FROM run_usage AS u JOIN runs AS r ON r.id = u.run_id${c.where()}
       ORDER BY u.cost_usd DESC, u.run_id LIMIT ?`,
     [...c.params, clampLimit(query.limit, 20)],
@@ -227,6 +227,7 @@ function* costliestRuns(query: UsageQuery & { limit?: number } = {}): Query<Cost
     runId: String(row.run_id),
     flow: String(row.flow),
     startedAt: Number(row.started_at),
+    status: String(row.status),
     countedIn: row.parent_run_id === null ? null : { runId: String(row.parent_run_id), taskId: String(row.parent_task_id), attempt: Number(row.parent_attempt) },
     ...totalsOf(row),
   }));
