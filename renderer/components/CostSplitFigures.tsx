@@ -47,10 +47,11 @@ export function hasSpend(split: CostSplitView): boolean {
 
 /**
  * The three per bucket, stacked (failed runs, retried, successful from the bottom), the newest
- * at the right. Its summary is its label; each bar's figures are its tooltip.
+ * at the right; without successful work under an error filter. Its summary is its label; each
+ * bar's figures are its tooltip.
  */
-export function CostTrend({ trend }: { trend: CostSplitAnswerView['trend'] }) {
-  const points = trend.points;
+export function CostTrend({ trend, withSuccess = true }: { trend: CostSplitAnswerView['trend']; withSuccess?: boolean }) {
+  const points = withSuccess ? trend.points : trend.points.map((p) => ({ ...p, succeeded: 0 }));
   if (points.length < 2) return null;
   const width = 120;
   const height = 22;
@@ -71,7 +72,7 @@ export function CostTrend({ trend }: { trend: CostSplitAnswerView['trend'] }) {
         const succeeded = scale(p.succeeded);
         return (
           <g key={p.at}>
-            <title>{`${label(p.at)}: ${formatUsd(p.failed)} failed runs, ${formatUsd(p.retried)} retried, ${formatUsd(p.succeeded)} successful`}</title>
+            <title>{`${label(p.at)}: ${formatUsd(p.failed)} failed runs, ${formatUsd(p.retried)} retried${withSuccess ? `, ${formatUsd(p.succeeded)} successful` : ''}`}</title>
             <rect className="succeeded" x={x} width={w} y={height - failed - retried - succeeded} height={succeeded} />
             <rect className="retried" x={x} width={w} y={height - failed - retried} height={retried} />
             <rect className="failed" x={x} width={w} y={height - failed} height={failed} />

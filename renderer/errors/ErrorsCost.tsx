@@ -22,7 +22,7 @@ export function ErrorsCost({ filter, issueStatus, refresh }: { filter: ErrorFilt
   const errorFiltered = filter.category !== undefined || filter.origin !== undefined || filter.code !== undefined || issueStatus !== '';
   return (
     <span className="errors-cost" data-testid="errors-cost">
-      {' · '}cost: <CostSplitFigures split={answer.total} withSuccess={!errorFiltered} /> <CostTrend trend={answer.trend} />
+      {' · '}cost: <CostSplitFigures split={answer.total} withSuccess={!errorFiltered} /> <CostTrend trend={answer.trend} withSuccess={!errorFiltered} />
     </span>
   );
 }

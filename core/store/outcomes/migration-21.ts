@@ -116,8 +116,8 @@ function parseEnvelope(text: string | null): { category: string; code: string; o
   }
 }
 
-/** The cost rollups of every counted attempt stored so far (after the keys are backfilled). */
-function costBackfillSql(): string[] {
+/** The cost rollups of every counted attempt stored so far (after the keys are backfilled); the bench's bulk seed writes its own this way too. */
+export function costBackfillSql(): string[] {
   return COST_GRAINS.map((grain) => {
     const size = grain === 'day' ? DAY_MS : 3_600_000;
     const bucket = `(u.wall / ${size}) * ${size}`;
