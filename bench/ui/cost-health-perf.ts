@@ -16,12 +16,12 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /** The Flows screen with the health table's figures and the period's cost drawn. */
-export const FLOWS_FILLED = `document.querySelector('[data-testid="flow-health"] tr.flow-item[data-last-status="completed"], [data-testid="flow-health"] tr.flow-item[data-last-status="failed"]') !== null
+const FLOWS_FILLED = `document.querySelector('[data-testid="flow-health"] tr.flow-item[data-last-status="completed"], [data-testid="flow-health"] tr.flow-item[data-last-status="failed"]') !== null
   && document.querySelector('[data-testid="flow-cost"]') !== null
   && document.querySelector('[data-testid="flows-cost"] [data-testid="cost-split"]') !== null`;
 
 /** The Errors header's cost drawn (its three figures). */
-export const ERRORS_COST = `document.querySelector('[data-testid="errors-cost"] [data-testid="cost-split"]') !== null`;
+const ERRORS_COST = `document.querySelector('[data-testid="errors-cost"] [data-testid="cost-split"]') !== null`;
 
 export interface CostScreen {
   name: string;

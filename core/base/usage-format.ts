@@ -24,7 +24,7 @@ interface CostFigures extends Figures {
 }
 
 /** Nothing was consumed: no tokens and no cost (an attempt that reported only zeros reported nothing). */
-export function reportedNothing(u: Figures): boolean {
+function reportedNothing(u: Figures): boolean {
   return u.costUsd === 0 && u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens === 0;
 }
 

@@ -16,7 +16,7 @@ import { textTable } from './text-table.js';
  * the app's flows folder beside the database) without any.
  */
 
-export type CheckState = 'ok' | 'errors' | 'no file' | 'session';
+type CheckState = 'ok' | 'errors' | 'no file' | 'session';
 
 export interface FlowRow {
   flow: string;
@@ -53,7 +53,7 @@ const ORDER: Record<Sort, (a: FlowRow, b: FlowRow) => number> = {
   cost: (a, b) => total(b.health.cost) - total(a.health.cost),
 };
 
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   if (ms < 3_600_000) return `${(ms / 60_000).toFixed(1)} min`;
@@ -61,7 +61,7 @@ export function formatDuration(ms: number): string {
 }
 
 /** "$4.10 · 72% on failure" (failed runs and retried attempts); "cost unknown" when no attempt had a price. */
-export function costShare(s: CostSplit): string {
+function costShare(s: CostSplit): string {
   const n = attempts(s);
   if (n === 0) return '—';
   const unknown = s.failed.unknownCostAttempts + s.retried.unknownCostAttempts + s.succeeded.unknownCostAttempts;

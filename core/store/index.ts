@@ -35,5 +35,5 @@ export { RunCommandKind,  } from './commands.js';
 export type { RunCommand } from './commands.js';
 ;
 export type { CostlyRun, FlowUsage } from './queries/usage.js';
-export type { CostFigures, CostSplit, CostSplitAnswer, CostSplitQuery, CostTrendPoint } from './outcomes/cost-split.js';
+export type { CostSplit, CostSplitAnswer, CostSplitQuery } from './outcomes/cost-split.js';
 export type { FlowHealth } from './outcomes/flow-health.js';

@@ -43,7 +43,7 @@ const INSERT_ATTEMPT = `INSERT INTO attempt_usage (run_id, task_id, attempt, wal
  * An attempt whose report is all zeros reported nothing (Claude Code's result after a refused
  * request: no tokens, \`total_cost_usd\` 0): it is not usage, so no run shows "$0.00" for it.
  */
-export function reportedNothing(usage: TokenUsage): boolean {
+function reportedNothing(usage: TokenUsage): boolean {
   return (usage.inputTokens ?? 0) === 0 && (usage.outputTokens ?? 0) === 0 && (usage.cacheReadTokens ?? 0) === 0 && (usage.cacheWriteTokens ?? 0) === 0 && (usage.costUsd ?? 0) === 0;
 }
 

@@ -92,7 +92,7 @@ function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | 
 }
 
 /** The run's cost by outcome (as its header says it), or "none reported". */
-export function runCostText(d: RunDetail): string {
+function runCostText(d: RunDetail): string {
   const usage = d.run.usage ?? null;
   return (usage && runCostLine(usage, d.run.status)) ?? 'none reported';
 }

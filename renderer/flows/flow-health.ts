@@ -18,7 +18,7 @@ export interface FlowRow {
   health: FlowHealthView | null;
 }
 
-export const SORT_KEYS = ['name', 'check', 'last', 'success', 'failures', 'p50', 'cost'] as const;
+const SORT_KEYS = ['name', 'check', 'last', 'success', 'failures', 'p50', 'cost'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 export interface Sort {
   key: SortKey;

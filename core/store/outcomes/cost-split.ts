@@ -13,7 +13,7 @@ import { ATTEMPTS_WITH_FATE, COST_BUCKET_SQL, COST_OUTCOMES, COST_SUMS, COST_TAB
  * with a plain GROUP BY over the attempts on both engines).
  */
 
-export interface CostFigures {
+interface CostFigures {
   /** Attempts that reported usage. */
   attempts: number;
   inputTokens: number;
@@ -33,7 +33,7 @@ export interface CostSplit {
   succeeded: CostFigures;
 }
 
-export interface CostTrendPoint {
+interface CostTrendPoint {
   /** The bucket's start. */
   at: number;
   failed: number;
@@ -72,7 +72,7 @@ export interface CostSplitQuery {
 const MAX_TREND_POINTS = 400;
 const TWO_DAYS = 2 * DAY;
 
-export function emptyFigures(): CostFigures {
+function emptyFigures(): CostFigures {
   return { attempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unknownCostAttempts: 0 };
 }
 

@@ -14,7 +14,7 @@ import { ENDED_STATUSES, endedSql, RUN_OUTCOME_TABLE } from './run-outcomes-sql.
  * one lookup per flow in the flow's start-time index.
  */
 
-export type EndedStatus = (typeof ENDED_STATUSES)[number];
+type EndedStatus = (typeof ENDED_STATUSES)[number];
 
 export interface FlowHealth {
   flow: string;

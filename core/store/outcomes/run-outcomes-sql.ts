@@ -24,7 +24,7 @@ export function endedSql(row: string): string {
 }
 
 /** The floor of `wall` to a bucket of `size` ms (integer arithmetic, both engines). */
-export function bucketSql(wall: string, size: number): string {
+function bucketSql(wall: string, size: number): string {
   return `(${wall} - (((${wall} % ${size}) + ${size}) % ${size}))`;
 }
 

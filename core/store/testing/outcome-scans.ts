@@ -59,8 +59,3 @@ export function* runOutcomesByScan(since: number | undefined, until: number | un
   );
   return rows.map((r) => ({ flow: r.flow, status: r.status, durationBucket: Number(r.duration_bucket), runs: Number(r.runs) }));
 }
-
-/** Every ended run's duration in the window, per flow and status (what a health page without rollups reads). */
-export function* runDurationsByScan(since: number, until: number): Query<{ flow: string; status: string; duration_ms: number | null }[]> {
-  return yield* all(`SELECT flow, status, duration_ms FROM runs AS r WHERE ${endedSql('r')} AND r.ended_wall >= ? AND r.ended_wall < ?`, [since, until]);
-}
