@@ -18,8 +18,7 @@ export interface FlowRow {
   health: FlowHealthView | null;
 }
 
-const SORT_KEYS = ['name', 'check', 'last', 'success', 'failures', 'p50', 'cost'] as const;
-export type SortKey = (typeof SORT_KEYS)[number];
+export type SortKey = 'name' | 'check' | 'last' | 'success' | 'failures' | 'p50' | 'cost';
 export interface Sort {
   key: SortKey;
   /** Ascending in the key's own order (each key's first order puts what needs a look first, see `compare`). */
