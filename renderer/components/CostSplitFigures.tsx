@@ -64,6 +64,7 @@ export function CostTrend({ trend, withSuccess = true }: { trend: CostSplitAnswe
   const summary = `cost per ${trend.grain} over the period, highest ${formatUsd(peak.failed + peak.retried + peak.succeeded)} (${label(peak.at)})`;
   return (
     <svg className="cost-trend" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary} data-testid="cost-trend">
+      <line className="base" x1={0} x2={width} y1={height - 0.5} y2={height - 0.5} />
       {points.map((p, i) => {
         const x = i * step;
         const w = Math.max(1, step - 1);
