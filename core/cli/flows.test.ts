@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { openStore } from '../store/index.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
+import { undoMigrationsAfter } from '../store/testing/undo-migrations.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import type { CliIo } from './io.js';
 import { ExitCode } from './io.js';
@@ -72,6 +73,31 @@ describe('hivewatch flows', () => {
     const longAgo = await cli(['flows', '--db', db, '--since', '1m', '--sort', 'name', '--json']);
     const failing = (JSON.parse(longAgo.out) as { flows: FlowRow[] }).flows.find((f) => f.flow === 'user/failing.prose')!;
     expect(failing.health).toMatchObject({ lastRun: { status: 'failed' }, ended: { failed: 0 }, successRate: null });
+  });
+
+  // The command opens the store as every other command does (migrating it): a read-only open of a
+  // database an older version left has no outcome tables to read, and of a missing file fails.
+  it('reads a database an older version left, and one that does not exist yet', async () => {
+    const dir = tempDir('hw-cli-flows-');
+    const db = join(dir, 'hivewatch.db');
+    const store = await openStore({ path: db });
+    const b = new JournalBuilder('old-fail', { flow: 'user/old.prose', flowName: 'old', start: NOW - 600_000, tick: 1000 }).start();
+    b.runStep([{ attempts: [{ code: 'RUNTIME_CRASHED' }] }]);
+    await store.appendEvents(withUsage(b.fail().events, 0.75));
+    await store.close();
+    await undoMigrationsAfter(db, 20);
+
+    const old = await cli(['flows', '--db', db, '--since', '24h', '--json']);
+    expect(old.code, old.err).toBe(ExitCode.ok);
+    const row = (JSON.parse(old.out) as { flows: FlowRow[] }).flows.find((f) => f.flow === 'user/old.prose')!;
+    expect(row.health).toMatchObject({ lastRun: { status: 'failed', id: 'old-fail' }, ended: { failed: 1 }, successRate: 0 });
+    expect(row.health.cost.failed.costUsd).toBeCloseTo(0.75, 9);
+
+    const fresh = await cli(['flows', '--db', join(dir, 'new', 'hivewatch.db'), '--json']);
+    expect(fresh.code, fresh.err).toBe(ExitCode.ok);
+    const flows = (JSON.parse(fresh.out) as { flows: FlowRow[] }).flows;
+    expect(flows.length).toBeGreaterThan(0);
+    expect(flows.every((f) => f.health.lastRun === null)).toBe(true);
   });
 
   it('refuses a malformed --since or --sort with a usage error', async () => {

@@ -113,7 +113,7 @@ export async function flowsCommand(args: ParsedArgs, io: CliIo, now = Date.now()
   const sort = (stringFlag(args, 'sort') ?? 'attention') as Sort;
   if (!SORTS.includes(sort)) throw new UsageError(`--sort must be one of ${SORTS.join(', ')}, got "${sort}"`);
   const since = now - age;
-  const store = await openCliStore(args, io, { readonly: true });
+  const store = await openCliStore(args, io);
   try {
     const health = await store.usage({ kind: 'flowHealth', query: { since, now } });
     const catalog = new FlowCatalog({ examplesDir: bundledExamplesDir(), userFlowsDir: appFlowsDirOf(store.location) });
