@@ -111,7 +111,8 @@ function answerOpenAi(step: OpenAiStep, request: { body: Record<string, unknown>
   }
   const item = outputItem(step);
   const completed = { ...response, status: 'completed', output: [item], usage: USAGE };
-  if (request.stream === false) return jsonAnswer(step.kind, 200, completed, headers);
+  // The API streams only when asked to (`stream: true`; it defaults to false): Codex always asks, the AI SDK's generateText never does.
+  if (request.stream !== true) return jsonAnswer(step.kind, 200, completed, headers);
   const added = step.kind === 'text' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress', arguments: '' };
   return sseAnswer(
     step.kind,

@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,11 @@ const receiver = new TestReceiver();
 let hook = '';
 
 beforeAll(async () => {
-  db = join(tempDir('hw-alerts-cli-'), 'hivewatch.db');
+  const dir = tempDir('hw-alerts-cli-');
+  db = join(dir, 'hivewatch.db');
+  // The database's flows folder holds a.prose: `--flow user/a.prose` (or its path, or `a`) names it.
+  mkdirSync(join(dir, 'flows'));
+  writeFileSync(join(dir, 'flows', 'a.prose'), 'agent worker:\n  runtime: "fake"\n\nsession: worker\n  prompt: "a"\n');
   hook = await receiver.start();
 });
 afterAll(() => receiver.stop());
@@ -54,20 +59,29 @@ describe('hivewatch alerts', () => {
       ['--when', 'run-failed', '--webhook', 'https://example.com/h', '--code', 'RATE_LIMIT'],
       'hivewatch alerts: --code must be an error code like RUNTIME_CRASHED or RUNTIME_RATE_LIMIT (hivewatch errors --by code lists those seen), got "RATE_LIMIT"\n',
     ],
+    [['--when', 'running-longer-than=366d', '--webhook', 'https://example.com/h'], 'hivewatch alerts: running-longer-than must be at most 365d (a year), got "running-longer-than=366d"\n'],
+    [['--when', 'retrying-longer-than=9999999999999d', '--webhook', 'https://example.com/h'], 'hivewatch alerts: retrying-longer-than must be at most 365d (a year), got "retrying-longer-than=9999999999999d"\n'],
+    [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--throttle', '400d'], 'hivewatch alerts: --throttle must be at most 365d (a year), got "400d"\n'],
+    [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--flow', 'flows/b.prose'], expect.stringMatching(/^hivewatch alerts: --flow: no flow file flows\/b\.prose \(\/.*\/flows\/b\.prose\), and no run was started from it; give the name/) as unknown as string],
+    [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--flow', 'api'], 'hivewatch alerts: --flow: no flow is named "api": no run has that name and neither flows folder holds api.prose; give the name `hivewatch runs` shows, the flow file’s path, or its id (examples/<file>.prose, user/<file>.prose)\n'],
+    [['--when', 'new-issue', '--webhook', 'https://example.com/h', '--flow', 'a'], 'hivewatch alerts: --flow does not apply to new-issue: an issue spans runs and flows; filter it with --code\n'],
+    [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--throttle', '1e3m'], 'hivewatch alerts: --throttle must be a duration like 10m (or 0 for none), got "1e3m"\n'],
+    [['deliveries', '--limit', '99999999999999999999'], 'hivewatch alerts: --limit must be a whole number from 1 to 1000, got 99999999999999999999\n'],
   ])('add %j is refused with its exact message, exit 64, nothing written', async (args, message) => {
-    const result = await hivewatch('alerts', 'add', ...args);
+    const result = args[0] === 'deliveries' ? await hivewatch('alerts', ...args) : await hivewatch('alerts', 'add', ...args);
     expect(result).toEqual({ code: 64, out: '', err: message });
     expect(result.err).not.toContain('hunter2');
     expect((await hivewatch('alerts', 'list', '--json')).out).toBe('{"rules":[]}\n');
   });
 
   it('add, list (text and --json), test against a real receiver, deliveries, remove; the webhook redacted throughout', async () => {
-    const added = await hivewatch('alerts', 'add', '--when', 'retrying-longer-than=10m', '--flow', 'flows/a.prose', '--webhook', SECRET_HOOK, '--format', 'slack', '--json');
+    const added = await hivewatch('alerts', 'add', '--when', 'retrying-longer-than=10m', '--flow', join(db, '..', 'flows', 'a.prose'), '--webhook', SECRET_HOOK, '--format', 'slack', '--json');
     expect(added.code, added.err).toBe(0);
     const { rule } = JSON.parse(added.out) as { rule: { id: string; webhook: string; description: string } };
-    expect(rule).toMatchObject({ webhook: 'https://***@hooks.slack.com/…', description: 'retrying-longer-than=10m (flow flows/a.prose)' });
+    // The file's path is kept as the flow id a run of it records.
+    expect(rule).toMatchObject({ webhook: 'https://***@hooks.slack.com/…', description: 'retrying-longer-than=10m (flow user/a.prose)' });
     const listed = await hivewatch('alerts', 'list');
-    expect(listed.out).toMatch(new RegExp(`^ID +WHEN +WEBHOOK +FORMAT +THROTTLE +ADDED\\n${rule.id} +retrying-longer-than=10m \\(flow flows/a.prose\\) +https://\\*\\*\\*@hooks.slack.com/… +slack +10m +`));
+    expect(listed.out).toMatch(new RegExp(`^ID +WHEN +WEBHOOK +FORMAT +THROTTLE +ADDED\\n${rule.id} +retrying-longer-than=10m \\(flow user/a.prose\\) +https://\\*\\*\\*@hooks.slack.com/… +slack +10m +`));
     for (const output of [added.out, listed.out, (await hivewatch('alerts', 'list', '--json')).out]) {
       for (const secret of ['hunter2', 'SECRET', 'querysecret', 'services']) expect(output).not.toContain(secret);
     }

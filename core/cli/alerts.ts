@@ -1,6 +1,9 @@
 import { addAlertRule, alertRuleExists, deliveryView, listAlertDeliveries, listAlertRules, removeAlertRule, type AlertDeliveryView, type AlertRuleView } from '../service/alerts/alerts-api.js';
 import { AlertEngine } from '../service/alerts/engine.js';
 import { AlertInputError, formatAlertDuration, ruleFromInput, type AlertRuleInput } from '../service/alerts/rules.js';
+import { appFlowsDirOf, bundledExamplesDir } from '../service/flow-keys.js';
+import { flowRefScope } from '../service/flow-ref.js';
+import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { openCliStore } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
@@ -47,7 +50,11 @@ export async function alertsCommand(args: ParsedArgs, io: CliIo): Promise<number
   const store = await openCliStore(args, io);
   try {
     if (input) {
-      const rule = await addAlertRule(store, input, 'cli');
+      // `--flow` as the operator wrote it: a relative path is read from this directory (flow-ref.ts).
+      const flows = flowRefScope(store, { examplesDir: bundledExamplesDir(), userFlowsDir: appFlowsDirOf(store.location) }, process.cwd());
+      const rule = await addAlertRule(store, input, 'cli', Date.now(), flows).catch((error: unknown) => {
+        throw error instanceof AlertInputError ? new UsageError(error.message) : error;
+      });
       io.out(json ? `${JSON.stringify({ rule })}\n` : `added alert rule ${rule.id}: ${rule.description} → ${rule.webhook} (${rule.format})\n`);
       return ExitCode.ok;
     }
@@ -57,7 +64,7 @@ export async function alertsCommand(args: ParsedArgs, io: CliIo): Promise<number
       return ExitCode.ok;
     }
     if (sub === 'deliveries') {
-      const deliveries = await listAlertDeliveries(store, intFlag(args, 'limit', 1) ?? 100);
+      const deliveries = await listAlertDeliveries(store, intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 100);
       io.out(json ? `${JSON.stringify({ deliveries })}\n` : deliveries.length === 0 ? 'no alert deliveries yet\n' : deliveryRows(deliveries));
       return ExitCode.ok;
     }

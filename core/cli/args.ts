@@ -46,11 +46,14 @@ export function parseArgs(argv: readonly string[], spec: { booleans: readonly st
   return { positionals, flags };
 }
 
-export function intFlag(args: ParsedArgs, name: string, min: number): number | undefined {
+/** A whole-number flag from `min` to `max` (every count the CLI takes has a ceiling), or a usage error saying both. */
+export function intFlag(args: ParsedArgs, name: string, min: number, max: number): number | undefined {
   const raw = args.flags.get(name);
   if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (raw === true || !Number.isInteger(value) || value < min) throw new UsageError(`--${name} must be a whole number of at least ${min}, got ${String(raw)}`);
+  const value = typeof raw === 'string' && /^[+-]?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got ${String(raw)}`);
+  }
   return value;
 }
 

@@ -70,7 +70,7 @@ describe('hivewatch cancel|retry --where', () => {
     const bad = await hivewatch(['cancel', '--where', 'status=running&owner=me']);
     expect(bad).toMatchObject({ code: 64, stdout: '' });
     expect(bad.stderr).toBe(`hivewatch cancel: --where: unknown key "owner"; allowed keys: ${KEYS}\n`);
-    const status = await hivewatch(['cancel', '--where', 'status=sleeping', '--yes']);
+    const status = await hivewatch(['cancel', '--where', 'status=sleeping', '--all', '--yes']);
     expect(status.code).toBe(64);
     expect(status.stderr).toBe('hivewatch cancel: --where: status[0]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit\n');
   });

@@ -1,7 +1,10 @@
 import { createInterface } from 'node:readline/promises';
-import type { BulkAction, BulkResult, BulkRunsInput } from '../service/api.js';
+import type { BulkAction, BulkResult, BulkRunsInput, RunStatus } from '../service/api.js';
+import { everyRunOf, narrowingKeys } from '../service/bulk-filter.js';
 import { ApiError } from '../service/errors.js';
 import { appFlowsDirOf, bundledExamplesDir } from '../service/flow-keys.js';
+import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flow-ref.js';
+import type { HivewatchStore } from '../store/index.js';
 import { createHivewatchService, type HivewatchService } from '../service/service.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { parseWhere } from './bulk-where.js';
@@ -23,8 +26,11 @@ const VERB: Record<CliBulkAction, string> = { cancel: 'Cancel', retry: 'Retry', 
 
 /** Whether `retry` / `resume` were called the bulk way (else: one run, in the foreground, as before). */
 export function isBulkCall(args: ParsedArgs): boolean {
-  return args.flags.has('where') || args.flags.has('yes') || args.positionals.length > 1;
+  return args.flags.has('where') || args.flags.has('yes') || args.flags.has('all') || args.positionals.length > 1;
 }
+
+/** The statuses `--all` alone takes: those the action can act on (the others would only be refused). */
+const ALL_OF: Record<CliBulkAction, RunStatus[]> = { cancel: ['queued', 'running'], retry: ['failed', 'cancelled', 'interrupted'], resume: ['failed', 'cancelled', 'interrupted'] };
 
 /** Options of a single `retry ID` / `resume ID`; the bulk form would silently drop them. */
 const SINGLE_RUN_OPTIONS = ['virtual-clock', 'max-steps', 'concurrency', 'agent', 'repo', 'workspace', 'kill-grace'] as const;
@@ -35,12 +41,41 @@ function refuseSingleRunOptions(action: CliBulkAction, args: ParsedArgs): void {
   throw new UsageError(`--${given} applies to one run (hivewatch ${action} RUN_ID --${given} …); the runs of a bulk ${action} keep their original's settings`);
 }
 
-function targetOf(args: ParsedArgs): Pick<BulkRunsInput, 'runIds' | 'where'> {
+type Target = Pick<BulkRunsInput, 'runIds' | 'where' | 'all'>;
+
+/**
+ * Run ids, or a filter that narrows: a filter of statuses alone would take every run of them, so
+ * it needs `--all`, and says so (as does `--all` alone: every run the action can take).
+ */
+function targetOf(action: CliBulkAction, args: ParsedArgs): Target {
   const where = stringFlag(args, 'where');
-  if (where !== undefined && args.positionals.length > 0) throw new UsageError('give run ids or --where, not both');
-  if (where !== undefined) return { where: parseWhere(where, Date.now()) };
-  if (args.positionals.length === 0) throw new UsageError("expected run ids or --where 'status=running&flow=…'");
-  return { runIds: args.positionals };
+  const all = args.flags.has('all');
+  if (args.positionals.length > 0) {
+    if (where !== undefined || all) throw new UsageError(`give run ids or ${where !== undefined ? '--where' : '--all'}, not both`);
+    return { runIds: args.positionals };
+  }
+  if (where === undefined) {
+    if (all) return { where: { status: ALL_OF[action] }, all: true };
+    throw new UsageError("expected run ids or --where 'status=running&flow=…'");
+  }
+  const filter = parseWhere(where, Date.now());
+  if (!all && narrowingKeys(filter).length === 0) {
+    throw new UsageError(`--where '${where}' names no flow, text, error or time, so it would ${action} ${everyRunOf(filter.status)}; add --all if that is what you mean`);
+  }
+  return all ? { where: filter, all: true } : { where: filter };
+}
+
+/** The filter's `flow` in its one form, read from this directory (flow-ref.ts); a usage error when no run can have it. */
+async function withResolvedFlow(target: Target, store: HivewatchStore): Promise<Target> {
+  const flow = target.where?.flow;
+  if (flow === undefined) return target;
+  const scope = flowRefScope(store, { examplesDir: bundledExamplesDir(), userFlowsDir: appFlowsDirOf(store.location) }, process.cwd());
+  try {
+    return { ...target, where: { ...target.where, flow: await resolveFlowRef(flow, scope) } };
+  } catch (error) {
+    if (error instanceof FlowRefError) throw new UsageError(`--where: flow: ${error.message}`);
+    throw error;
+  }
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -73,7 +108,7 @@ async function askYes(io: CliIo, question: string): Promise<boolean> {
  * Previews, asks when it must, then acts. Null when nothing is to be done (the exit code is
  * then the one returned in `exit`).
  */
-async function confirmAndRun(action: CliBulkAction, args: ParsedArgs, io: CliIo, service: HivewatchService, target: Pick<BulkRunsInput, 'runIds' | 'where'>): Promise<BulkResult | { exit: number }> {
+async function confirmAndRun(action: CliBulkAction, args: ParsedArgs, io: CliIo, service: HivewatchService, target: Target): Promise<BulkResult | { exit: number }> {
   const json = args.flags.has('json');
   const yes = args.flags.has('yes');
   const reason = action === 'cancel' ? { reason: 'cancelled from the command line (bulk)' } : {};
@@ -117,9 +152,13 @@ async function waitForNewRuns(service: HivewatchService, result: BulkResult, io:
 
 export async function bulkCommand(action: CliBulkAction, args: ParsedArgs, io: CliIo): Promise<number> {
   refuseSingleRunOptions(action, args);
-  const target = targetOf(args);
+  const given = targetOf(action, args);
   const json = args.flags.has('json');
   const store = await openCliStore(args, io);
+  const target = await withResolvedFlow(given, store).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   const service = await createHivewatchService({
     store,
     examplesDir: bundledExamplesDir(),

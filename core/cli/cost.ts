@@ -1,7 +1,8 @@
 import { formatUsd, runCostSummary, splitSummary } from '../base/usage-format.js';
 import type { CostSplit, CostSplitAnswer, CostlyRun, FlowUsage, HivewatchStore } from '../store/index.js';
+import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { openCliStore, parseAge } from './database.js';
+import { ageFlag, openCliStore } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 import { textTable } from './text-table.js';
 
@@ -48,8 +49,7 @@ interface Window {
 
 function windowOf(args: ParsedArgs, now: number, by: string): Window {
   const rawSince = stringFlag(args, 'since');
-  const age = rawSince === undefined ? null : parseAge(rawSince);
-  if (rawSince !== undefined && age === null) throw new UsageError(`--since must be an age like 30m, 24h or 7d, got "${rawSince}"`);
+  const age = rawSince === undefined ? null : ageFlag(rawSince, '--since');
   const window: Window = age !== null ? { since: now - age } : {};
   for (const key of ['flow', 'category', 'origin', 'code'] as const) {
     const value = stringFlag(args, key);
@@ -91,7 +91,7 @@ export async function costCommand(args: ParsedArgs, io: CliIo, now = Date.now())
       return ExitCode.ok;
     }
     const query = { ...(window.since !== undefined ? { since: window.since } : {}), ...(window.flow !== undefined ? { flow: window.flow } : {}) };
-    const runs = await store.usage({ kind: 'costliestRuns', query: { ...query, limit: intFlag(args, 'limit', 1) ?? 20 } });
+    const runs = await store.usage({ kind: 'costliestRuns', query: { ...query, limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 20 } });
     if (json) io.out(`${JSON.stringify({ since: query.since ?? null, runs })}\n`);
     else if (runs.length === 0) io.out('no run started in this range reported tokens or cost\n');
     else io.out(textTable([['RUN', 'FLOW', 'STATUS', 'TOKENS', 'COST'], ...runs.map(runRow)]));

@@ -1,5 +1,5 @@
 import { defaultDatabasePath, openStore, type HivewatchStore } from '../store/index.js';
-import { stringFlag, type ParsedArgs } from './args.js';
+import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import type { CliIo } from './io.js';
 
 /** `--db PATH`, else `HIVEWATCH_DB`, else the OS data directory. */
@@ -14,10 +14,31 @@ export async function openCliStore(args: ParsedArgs, io: CliIo, options: { reado
   return store;
 }
 
-/** Parses `30d`, `24h`, `15m`, `90s` into milliseconds; the CLI's time windows. */
-export function parseAge(text: string): number | null {
+/** The longest age the CLI's time windows take (`--since`, `--older-than`, `since=`): 3650 days, about ten years. */
+const MAX_AGE_MS = 3_650 * 86_400_000;
+
+/**
+ * Parses `30d`, `24h`, `15m`, `90s`, `2w` into milliseconds; the CLI's time windows. Null for
+ * anything else; Infinity past `max` (so a caller can say the bound instead of "not an age").
+ */
+export function parseAge(text: string, max: number = MAX_AGE_MS): number | null {
   const match = /^(\d+)(s|m|h|d|w)$/.exec(text.trim());
   if (!match) return null;
   const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 's' | 'm' | 'h' | 'd' | 'w'];
-  return Number(match[1]) * unit;
+  const ms = Number(match[1]) * unit;
+  return ms > max ? Infinity : ms;
+}
+
+/** How a bound reads: `3650d`, `365d`, `24h`. */
+function formatAge(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${Math.round(ms / 1_000)}s`;
+}
+
+/** An age flag's milliseconds, or a usage error naming `label` (`--since`, `--where: since`) and the bound. */
+export function ageFlag(text: string, label: string, max: number = MAX_AGE_MS): number {
+  const ms = parseAge(text, max);
+  if (ms === null) throw new UsageError(`${label} must be an age like 30m, 24h or 7d, got "${text}"`);
+  if (ms === Infinity) throw new UsageError(`${label} must be at most ${formatAge(max)}, got "${text}"`);
+  return ms;
 }

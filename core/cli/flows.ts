@@ -3,7 +3,7 @@ import { bundledExamplesDir, appFlowsDirOf } from '../service/flow-keys.js';
 import { checkLoaded, FlowCatalog } from '../service/flows.js';
 import type { CostSplit, FlowHealth } from '../store/index.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { openCliStore, parseAge } from './database.js';
+import { ageFlag, openCliStore } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 import { textTable } from './text-table.js';
 
@@ -108,8 +108,7 @@ function rowsText(rows: readonly FlowRow[]): string {
 
 export async function flowsCommand(args: ParsedArgs, io: CliIo, now = Date.now()): Promise<number> {
   const rawSince = stringFlag(args, 'since') ?? DEFAULT_SINCE;
-  const age = parseAge(rawSince);
-  if (age === null) throw new UsageError(`--since must be an age like 30m, 24h or 7d, got "${rawSince}"`);
+  const age = ageFlag(rawSince, '--since');
   const sort = (stringFlag(args, 'sort') ?? 'attention') as Sort;
   if (!SORTS.includes(sort)) throw new UsageError(`--sort must be one of ${SORTS.join(', ')}, got "${sort}"`);
   const since = now - age;

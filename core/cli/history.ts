@@ -1,6 +1,7 @@
 import { endingErrorOf, FAILURE_DIMENSIONS, printableLocation, type ErrorDimension, type FailureCounts, type FailureDimension, type HivewatchStore, type RunRow } from '../store/index.js';
+import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { openCliStore, parseAge } from './database.js';
+import { ageFlag, openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 import { FlowKeyError, FlowKeys, flowFoldersForDatabase } from '../service/flow-keys.js';
 import { runFlow } from './run.js';
@@ -23,9 +24,7 @@ const when = (ms: number | null): string => (ms === null ? '-' : new Date(ms).to
 function since(args: ParsedArgs, now: number): number | undefined {
   const raw = stringFlag(args, 'since');
   if (raw === undefined) return undefined;
-  const age = parseAge(raw);
-  if (age === null) throw new UsageError(`--since must be an age like 30m, 24h or 7d, got "${raw}"`);
-  return now - age;
+  return now - ageFlag(raw, '--since');
 }
 
 /** `--status a,b`: each one a run-list status, or a usage error that lists them. */
@@ -49,7 +48,7 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       flow: stringFlag(args, 'flow'),
       text: stringFlag(args, 'text'),
       since: since(args, Date.now()),
-      limit: intFlag(args, 'limit', 1) ?? 50,
+      limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 50,
     });
     if (args.flags.has('json')) {
       // Tokens and cost (issue 22): null for a run whose attempts reported none.
@@ -126,7 +125,7 @@ export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number
       origin: stringFlag(args, 'origin'),
       code: stringFlag(args, 'code'),
       since: since(args, Date.now()),
-      limit: intFlag(args, 'limit', 1),
+      limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit),
     };
     const json = args.flags.has('json');
     if (args.flags.has('failures')) {
@@ -216,8 +215,8 @@ export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs
 
 export async function pruneCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const raw = stringFlag(args, 'older-than');
-  const age = raw === undefined ? null : parseAge(raw);
-  if (age === null) throw new UsageError('prune needs --older-than AGE, e.g. --older-than 30d');
+  if (raw === undefined || parseAge(raw) === null) throw new UsageError('prune needs --older-than AGE, e.g. --older-than 30d');
+  const age = ageFlag(raw, '--older-than');
   const store = await openCliStore(args, io);
   try {
     const report = await store.prune({ olderThanMs: age });

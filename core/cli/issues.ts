@@ -1,10 +1,11 @@
 import { printableLocation, type HivewatchStore } from '../store/index.js';
 import { IssueTransitions } from '../store/issue-transitions.js';
-import { ISSUE_SORTS, ISSUE_STATUS_FILTERS, type Issue, type IssueSort, type IssueStatusFilter } from '../service/api-issues.js';
+import { IGNORE_BOUNDS, ISSUE_SORTS, ISSUE_STATUS_FILTERS, type Issue, type IssueSort, type IssueStatusFilter } from '../service/api-issues.js';
 import { ApiError } from '../service/errors.js';
 import { AlertEngine } from '../service/alerts/engine.js';
 import { thisIssueHost } from '../service/issues-api.js';
 import { IssueBook } from '../service/issues.js';
+import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
@@ -80,7 +81,7 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
 async function listIssues(book: IssueBook, args: ParsedArgs, io: CliIo): Promise<number> {
   const status = oneOfFlag<IssueStatusFilter>(args, 'status', ISSUE_STATUS_FILTERS);
   const sort = oneOfFlag<IssueSort>(args, 'sort', ISSUE_SORTS);
-  const page = await book.list({ ...(status ? { status } : {}), ...(sort ? { sort } : {}), limit: intFlag(args, 'limit', 1) ?? 50 });
+  const page = await book.list({ ...(status ? { status } : {}), ...(sort ? { sort } : {}), limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 50 });
   if (args.flags.has('json')) {
     io.out(`${JSON.stringify({ issues: page.items, nextCursor: page.nextCursor })}\n`);
     return ExitCode.ok;
@@ -99,11 +100,12 @@ function ignoreOf(args: ParsedArgs): { forMs?: number; untilCount?: number; unti
   if (given.length > 1) throw new UsageError('give at most one of --for, --until-count and --until-escalating');
   const forText = stringFlag(args, 'for');
   if (forText !== undefined) {
-    const ms = parseAge(forText);
-    if (ms === null || ms < 60_000) throw new UsageError(`--for must be a duration of at least a minute like 30m, 24h or 7d, got "${forText}"`);
+    const ms = parseAge(forText, IGNORE_BOUNDS.maxForMs);
+    if (ms === null || ms < IGNORE_BOUNDS.minForMs) throw new UsageError(`--for must be a duration of at least a minute like 30m, 24h or 7d, got "${forText}"`);
+    if (ms === Infinity) throw new UsageError(`--for must be at most 365d (a year), got "${forText}"`);
     return { forMs: ms, words: ` for ${forText}` };
   }
-  const count = intFlag(args, 'until-count', 1);
+  const count = intFlag(args, 'until-count', 1, IGNORE_BOUNDS.maxCount);
   if (count !== undefined) return { untilCount: count, words: ` until ${count} more occurrence${count === 1 ? '' : 's'}` };
   if (args.flags.has('until-escalating')) return { untilEscalating: true, words: ' until it escalates' };
   return { words: '' };

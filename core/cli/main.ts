@@ -60,11 +60,12 @@ Usage:
   hivewatch replay <runId> [--json]              rebuild a run's projections from its journal; exit 1 on a difference
   hivewatch resume <runId> [run options]         continue a failed, cancelled or interrupted run from its last checkpoint
   hivewatch retry <runId> [run options]          run the same flow again, linked to the old run
-  hivewatch cancel|retry|resume --where 'status=running&flow=F' | RUN_ID… [--yes] [--json]
+  hivewatch cancel|retry|resume --where 'status=running&flow=F' | --all | RUN_ID… [--yes] [--json]
                                                  one action on many runs (keys: status, flow, text, code,
-                                                 category, anyCode, anyCategory, since); more than one run
-                                                 needs --yes or a "y" at the prompt; retried and resumed
-                                                 runs run here until they end
+                                                 category, anyCode, anyCategory, since); a filter of
+                                                 statuses alone takes every such run, so it needs --all;
+                                                 more than one run needs --yes or a "y" at the prompt;
+                                                 retried and resumed runs run here until they end
   hivewatch prune --older-than 30d [--json]      delete finished runs (rollups stay exact)
   hivewatch migrate --from FILE --to postgres://… [--dry-run] [--json] [--batch N]
                                                  copy a SQLite history into a team PostgreSQL database
@@ -98,7 +99,7 @@ function onePositional(args: ParsedArgs, what: string): string {
 
 const RUN_BOOLEANS = ['json', 'virtual-clock'] as const;
 const RUN_VALUES = ['max-steps', 'concurrency', 'agent', 'db', 'repo', 'workspace', 'kill-grace'] as const;
-const BULK_BOOLEANS = ['yes'] as const;
+const BULK_BOOLEANS = ['yes', 'all'] as const;
 const BULK_VALUES = ['where'] as const;
 
 const COMMANDS: Record<string, Command> = {

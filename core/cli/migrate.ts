@@ -24,6 +24,8 @@ const MIGRATED_SETTINGS = [MUTED_FLOWS_SETTING] as const;
 
 /** Progress on stderr after every this many runs copied. */
 const PROGRESS_EVERY_RUNS = 100;
+/** `--batch`: events per transaction, at most this many (a transaction is held in memory while it is built). */
+const MAX_BATCH_EVENTS = 1_000_000;
 
 /** The SQLite file, read-only, at this Hivewatch's schema version (a file is never changed by migrate). */
 function openSource(path: string): HivewatchStore {
@@ -90,7 +92,7 @@ export async function migrateCommand(args: ParsedArgs, io: CliIo): Promise<numbe
   const to = stringFlag(args, 'to');
   if (from === undefined || to === undefined) throw new UsageError('needs --from <sqlite file> and --to <postgres://… URL>');
   const dryRun = args.flags.has('dry-run');
-  const batchEvents = intFlag(args, 'batch', 1);
+  const batchEvents = intFlag(args, 'batch', 1, MAX_BATCH_EVENTS);
   const location = redactUrl(to);
 
   const source = openSource(from);

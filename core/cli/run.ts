@@ -7,6 +7,7 @@ import type { HivewatchStore } from '../store/index.js';
 import { bundledExamplesDir, appFlowsDirOf } from '../service/flow-keys.js';
 import { createHivewatchService, type HostedRunResult } from '../service/service.js';
 import { openCliStore } from './database.js';
+import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
 import { ProgressPrinter } from './progress.js';
@@ -55,8 +56,8 @@ function exitCodeOf(result: HostedRunResult): number {
  */
 export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): Promise<number> {
   const json = args.flags.has('json');
-  const maxSteps = intFlag(args, 'max-steps', 1) ?? 100;
-  const concurrency = intFlag(args, 'concurrency', 1) ?? 4;
+  const maxSteps = intFlag(args, 'max-steps', 1, LIMITS.maxSteps) ?? 100;
+  const concurrency = intFlag(args, 'concurrency', 1, LIMITS.maxConcurrency) ?? 4;
   const workspace = workspaceFlag(args);
   const killGraceMs = killGraceFlag(args);
   // Read before anything runs: a bad value is the operator's to fix, not a failed run.

@@ -28,10 +28,10 @@ const SECRETS = [TOKEN, SHORT];
 export const LEAKY_FLOW = [
   'agent talker:',
   `  command: "sh -c 'echo said $API_TOKEN $DB_PASSWORD'"`,
-  `  env: ["API_TOKEN=${TOKEN}", "DB_PASSWORD=${SHORT}"]`,
+  `  env: ["API_TOKEN=${TOKEN}", "DB_PASSWORD=${SHORT}", "MODE=timeout"]`,
   'agent leaky:',
   `  command: "sh -c 'echo out=$API_TOKEN; echo err=$API_TOKEN pw=$DB_PASSWORD >&2; exit 3'"`,
-  `  env: ["API_TOKEN=${TOKEN}", "DB_PASSWORD=${SHORT}"]`,
+  `  env: ["API_TOKEN=${TOKEN}", "DB_PASSWORD=${SHORT}", "MODE=timeout"]`,
   'let said = session: talker',
   '  prompt: "speak"',
   'try:',
@@ -120,7 +120,7 @@ describe('a planted secret on SQLite', () => {
     expect((await run('check', flow)).code).toBe(0);
     const first = await run('run', flow, '--virtual-clock');
     expect(first.code).toBe(1);
-    expect(first.out).toContain('[env API_TOKEN]'); // the failures are shown, with the secret named, not given
+    expect(first.out).toContain('[secret API_TOKEN]'); // the failures are shown, with the secret named, not given
     const json = await run('run', flow, '--json', '--virtual-clock');
     const runId = /"runId":"(run_[0-9a-f]+)"/.exec(json.out)?.[1] as string;
     for (const args of [['runs'], ['runs', '--json'], ['errors'], ['errors', '--by', 'code', '--json'], ['errors', '--by', 'run', '--json'], ['errors', '--groups'], ['errors', '--groups', '--json'], ['replay', runId, '--json']]) {
@@ -130,7 +130,8 @@ describe('a planted secret on SQLite', () => {
     for (const exit of outputs) expect(leaks(exit.out), exit.out).toEqual([]);
 
     const dump = sqliteDump(db);
-    expect(dump).toContain('[env API_TOKEN]'); // the journal kept the texts, without the values
+    expect(dump).toContain('[secret API_TOKEN]'); // the journal kept the texts, without the values
+    expect(dump).toContain('MODE=timeout'); // and the settings beside them as written
     expect(leaks(dump)).toEqual([]);
     expect(leaks(await apiDump(db, flows))).toEqual([]);
   });

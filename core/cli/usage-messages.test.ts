@@ -65,7 +65,7 @@ describe('--help after a command', () => {
     const retry = await cli(['retry', '-h']);
     expect(retry.code).toBe(ExitCode.ok);
     expect(retry.out).toContain('  hivewatch retry <runId> [run options]');
-    expect(retry.out).toContain("  hivewatch cancel|retry|resume --where 'status=running&flow=F' | RUN_ID… [--yes] [--json]");
+    expect(retry.out).toContain("  hivewatch cancel|retry|resume --where 'status=running&flow=F' | --all | RUN_ID… [--yes] [--json]");
     expect(retry.out).not.toContain('hivewatch resume <runId>');
   });
 

@@ -11,6 +11,7 @@ const builtin = (name: string, runtime: RuntimeKind): AgentSpec => ({
   model: null,
   cwd: null,
   env: {},
+  secrets: [],
   workspace: null,
   setup: null,
   pos: null,

@@ -1,5 +1,5 @@
 import type { AttemptResult, ProcessTrace } from '../runtimes/runtime.js';
-import { Redactor } from '../runtimes/secrets.js';
+import { Redactor, type SecretHolder } from '../runtimes/secrets.js';
 import type { AttemptEndTrace } from '../base/events.js';
 
 /**
@@ -9,8 +9,9 @@ import type { AttemptEndTrace } from '../base/events.js';
  *
  * Every piece is bounded, so a journal grows by a few KiB per attempt whatever an agent prints
  * (a runtime keeps 1 MiB per stream in memory; the journal keeps far less of it). The agent's
- * environment is never journaled; values of the agent's `env:` that show up in any journaled
- * text (a token pasted into a command line, echoed by a tool) are replaced by `[env NAME]`.
+ * environment is never journaled; the agent's secrets (core/runtimes/secret-names.ts) that show
+ * up in any journaled text (a token pasted into a command line, echoed by a tool) are replaced
+ * by `[secret NAME]`.
  */
 
 /** The rendered prompt: its beginning is kept (instructions come first). */
@@ -36,21 +37,21 @@ export function keepTail(text: string, max: number): string {
 }
 
 /**
- * Replaces every secret of the agent's environment by its name (`core/runtimes/secrets.ts`: values
- * of 6+ characters, secret-named ones whatever their length), before a text is cut to its bound
- * so that no part of a secret survives at a cut.
+ * Replaces every secret of the agent by its marker, before a text is cut to its bound so that
+ * no part of a secret survives at a cut.
  */
-export function redactEnv(text: string, env: Readonly<Record<string, string>>): string {
-  return Redactor.ofFlowEnv([env]).text(text);
+export function redactSecrets(text: string, agent: SecretHolder): string {
+  return Redactor.ofAgents([agent]).text(text);
 }
 
 /** The `attemptStarted` fields: argv for a runtime that runs a command line, else the prompt. */
-export function startTrace(prompt: string, argv: readonly string[] | null, env: Readonly<Record<string, string>>): { prompt: string } | { argv: string[] } {
-  if (argv === null) return { prompt: keepHead(redactEnv(prompt, env), JOURNAL_PROMPT_CHARS) };
+export function startTrace(prompt: string, argv: readonly string[] | null, agent: SecretHolder): { prompt: string } | { argv: string[] } {
+  const secrets = Redactor.ofAgents([agent]);
+  if (argv === null) return { prompt: keepHead(secrets.text(prompt), JOURNAL_PROMPT_CHARS) };
   const kept: string[] = [];
   let total = 0;
   for (const arg of argv) {
-    const text = keepHead(redactEnv(arg, env), JOURNAL_ARG_CHARS);
+    const text = keepHead(secrets.text(arg), JOURNAL_ARG_CHARS);
     if (total + text.length > JOURNAL_ARGV_CHARS) {
       kept.push(`[… ${argv.length - kept.length} more arguments not journaled …]`);
       break;
@@ -62,15 +63,16 @@ export function startTrace(prompt: string, argv: readonly string[] | null, env: 
 }
 
 /** The trace an attempt's end carries, or null when the runtime reported neither output nor a process. */
-export function endTrace(result: AttemptResult, env: Readonly<Record<string, string>>): AttemptEndTrace | null {
+export function endTrace(result: AttemptResult, agent: SecretHolder): AttemptEndTrace | null {
   const output = result.kind === 'succeeded' ? result.output : null;
   const process: ProcessTrace | undefined = result.kind === 'cancelled' ? undefined : result.process;
   if (output === null && !process) return null;
+  const secrets = Redactor.ofAgents([agent]);
   return {
-    ...(output !== null ? { output: keepHead(redactEnv(output, env), JOURNAL_OUTPUT_CHARS) } : {}),
+    ...(output !== null ? { output: keepHead(secrets.text(output), JOURNAL_OUTPUT_CHARS) } : {}),
     exitCode: process?.exitCode ?? null,
     signal: process?.signal ?? null,
-    stdoutTail: process ? keepTail(redactEnv(process.stdout, env), JOURNAL_TAIL_CHARS) : '',
-    stderrTail: process ? keepTail(redactEnv(process.stderr, env), JOURNAL_TAIL_CHARS) : '',
+    stdoutTail: process ? keepTail(secrets.text(process.stdout), JOURNAL_TAIL_CHARS) : '',
+    stderrTail: process ? keepTail(secrets.text(process.stderr), JOURNAL_TAIL_CHARS) : '',
   };
 }

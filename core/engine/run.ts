@@ -57,7 +57,7 @@ export class FlowRun {
   private readonly secrets: Redactor;
 
   constructor(private readonly config: RunConfig) {
-    this.secrets = Redactor.ofFlowEnv([...config.plan.agents.values()].map((agent) => agent.env));
+    this.secrets = Redactor.ofAgents(config.plan.agents.values());
     this.runId = config.runId ?? newRunId();
     this.clock = config.clock ?? new RealClock();
     this.maxSteps = config.maxSteps ?? 100;
@@ -103,7 +103,7 @@ export class FlowRun {
     return true;
   }
 
-  /** Journals an event (the boundary no env: value crosses, issue #25) and returns its seq for failure chains. */
+  /** Journals an event (the boundary no secret of the flow's agents crosses) and returns its seq for failure chains. */
   private emit(body: HivewatchEventBody): number {
     const event = { runId: this.runId, seq: ++this.seq, ts: this.clock.now(), ...this.secrets.deep(body) } as HivewatchEvent;
     this.config.sink.append(event);

@@ -20,7 +20,7 @@ export const SESSION_PROPERTIES = [
   'workspace', 'scope', 'expect-changes', 'verify', 'verifier', 'check-timeout',
 ] as const;
 export const AGENT_PROPERTIES = [
-  'runtime', 'command', 'timeout', 'retry', 'backoff', 'delay', 'max-delay', 'model', 'cwd', 'shell', 'env', 'workspace', 'setup',
+  'runtime', 'command', 'timeout', 'retry', 'backoff', 'delay', 'max-delay', 'model', 'cwd', 'shell', 'env', 'secrets', 'workspace', 'setup',
 ] as const;
 export const PARALLEL_PROPERTIES = ['on-fail'] as const;
 
@@ -153,6 +153,42 @@ export function readEnv(value: PropertyValue, report: Report): Record<string, st
     env[text.slice(0, eq)] = text.slice(eq + 1);
   }
   return env;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `secrets: [API_BASE, "SIGNING_SALT"]`: variables of the agent's `env:` whose values are secrets
+ * although their names do not say so. Each must be set by that `env:` (a name it does not set
+ * would protect nothing, silently) and named once.
+ */
+export function readSecrets(value: PropertyValue, env: Readonly<Record<string, string>>, report: Report): string[] {
+  const names: string[] = [];
+  const seen = new Map<string, Position>();
+  for (const item of value.kind === 'list' ? value.items : [value]) {
+    if (item.kind !== 'word' && item.kind !== 'string') {
+      report(`secrets must be a [list] of env: variable names, got ${describeValue(item)}`, item.pos);
+      continue;
+    }
+    const name = literalText('secrets', item, 'a variable name', report);
+    if (name === null) continue;
+    if (!ENV_NAME.test(name)) {
+      report(`secrets names variables of env:, such as API_BASE; ${JSON.stringify(name)} is not a variable name`, item.pos);
+      continue;
+    }
+    const first = seen.get(name);
+    if (first) {
+      report(`secrets already names ${name} at ${at(first)}`, item.pos);
+      continue;
+    }
+    seen.set(name, item.pos);
+    if (!(name in env)) {
+      report(`secrets names ${name}, which this agent's env: does not set: add "${name}=…" to env:, or remove it here`, item.pos);
+      continue;
+    }
+    names.push(name);
+  }
+  return names;
 }
 
 function readBackoff(value: PropertyValue, report: Report): RetryPolicy['backoff'] {

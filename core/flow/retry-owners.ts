@@ -54,7 +54,7 @@ function envEntryPosition(program: Program, agentName: string): Position | null 
 function builtinAgent(name: string): AgentSpec | null {
   const runtime = (Object.values(RuntimeKind) as string[]).includes(name) && name !== RuntimeKind.command ? (name as RuntimeKind) : null;
   if (runtime === null) return null;
-  return { name, runtime, command: null, shell: false, timeoutMs: null, retry: null, model: null, cwd: null, env: {}, workspace: null, setup: null, pos: null };
+  return { name, runtime, command: null, shell: false, timeoutMs: null, retry: null, model: null, cwd: null, env: {}, secrets: [], workspace: null, setup: null, pos: null };
 }
 
 function agentNamed(plan: FlowPlan, name: string): AgentSpec | null {

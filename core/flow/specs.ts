@@ -12,6 +12,7 @@ import {
   readEnv,
   readRetryPolicy,
   readRuntime,
+  readSecrets,
   readSimulate,
   readTemplate,
   type NameRef,
@@ -46,9 +47,11 @@ export function buildAgentSpec(decl: AgentDecl, report: Report): AgentSpec {
   const modelValue = value('model');
   const cwdValue = value('cwd');
   const envValue = value('env');
+  const secretsValue = value('secrets');
   const workspaceValue = value('workspace');
   const setupValue = value('setup');
   const shell = (shellValue && readBoolean('shell', shellValue, report)) ?? false;
+  const env = envValue ? readEnv(envValue, report) : {};
   // No placeholder where the command would run its value as code (issue #25 part 3).
   for (const problem of agentCommandProblems({ runtime: runtime ?? 'command', command, shell })) report(problem.message, problem.pos);
   return {
@@ -60,7 +63,8 @@ export function buildAgentSpec(decl: AgentDecl, report: Report): AgentSpec {
     retry: readRetryPolicy(props, report),
     model: modelValue ? literalText('model', modelValue, 'a model name', report) : null,
     cwd: cwdValue ? literalText('cwd', cwdValue, 'a "path"', report) : null,
-    env: envValue ? readEnv(envValue, report) : {},
+    env,
+    secrets: secretsValue ? readSecrets(secretsValue, env, report) : [],
     workspace: workspaceValue ? readWorkspace(workspaceValue, report) : null,
     setup: setupValue ? readCommand('setup', setupValue, report) : null,
     pos: decl.pos,

@@ -82,11 +82,11 @@ describe('the plan', () => {
     const result = plan(
       [
         'agent coder:',
-        '  command: "claude -p {prompt}"',
+        '  command: "printf \'%s\' {prompt}"',
         '  timeout: "10m"',
         '  model: opus',
         '  cwd: "/srv/app"',
-        '  shell: true',
+        '  shell: false',
         '  env: ["MODE=ci", "EMPTY="]',
         '  retry: 2',
         '  backoff: fixed',
@@ -100,8 +100,8 @@ describe('the plan', () => {
     expect(result.agents.get('coder')).toMatchObject({
       name: 'coder',
       runtime: 'command',
-      command: { parts: [{ kind: 'text', text: 'claude -p ' }, { kind: 'ref', path: ['prompt'] }] },
-      shell: true,
+      command: { parts: [{ kind: 'text', text: "printf '%s' " }, { kind: 'ref', path: ['prompt'] }] },
+      shell: false,
       timeoutMs: 600_000,
       retry: { retries: 2, backoff: 'fixed', baseDelayMs: 1_000, maxDelayMs: null },
       model: 'opus',
@@ -112,7 +112,7 @@ describe('the plan', () => {
       pos: { line: 1, column: 1 },
     });
     expect(result.agents.get('bot')).toEqual({
-      name: 'bot', runtime: 'fake', command: null, shell: false, timeoutMs: null, retry: null, model: null, cwd: null, env: {},
+      name: 'bot', runtime: 'fake', command: null, shell: false, timeoutMs: null, retry: null, model: null, cwd: null, env: {}, secrets: [],
       workspace: null, setup: null, pos: { line: 13, column: 1 },
     });
   });
@@ -293,6 +293,22 @@ describe('properties', () => {
       'f.prose:6:66: simulate must be a "string" of outcomes such as "rate_limit, ok", got 3',
       'f.prose:7:20: on-fail must be one of fail-fast, continue, ignore, got sometimes',
       'f.prose:7:31: unknown property "limit" for parallel: expected one of on-fail',
+    ]);
+  });
+
+  it('reads secrets: as env: names declared secret, and reports each bad one at its own position', () => {
+    const source = (secrets: string): string => ['agent a:', '  runtime: fake', '  env: ["SALT=pepper", "MODE=ci"]', `  secrets: ${secrets}`, 'session: a', '  prompt: "x"'].join('\n');
+    expect(plan(source('[SALT, "MODE"]')).agents.get('a')?.secrets).toEqual(['SALT', 'MODE']);
+    expect(plan(source('SALT')).agents.get('a')?.secrets).toEqual(['SALT']);
+    expect(problems(source('[SALT, PEPPER, "no such", 3, SALT, "{x}"]'))).toEqual([
+      'f.prose:4:19: secrets names PEPPER, which this agent\'s env: does not set: add "PEPPER=…" to env:, or remove it here',
+      'f.prose:4:27: secrets names variables of env:, such as API_BASE; "no such" is not a variable name',
+      'f.prose:4:38: secrets must be a [list] of env: variable names, got 3',
+      'f.prose:4:41: secrets already names SALT at 4:13',
+      'f.prose:4:48: secrets cannot use placeholders such as {x}: it is read before the run starts',
+    ]);
+    expect(problems(['agent a:', '  runtime: fake', '  secrets: [TOKEN]'].join('\n'))).toEqual([
+      'f.prose:3:13: secrets names TOKEN, which this agent\'s env: does not set: add "TOKEN=…" to env:, or remove it here',
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { cleanText } from './bounds.js';
-import { isGenAiSpan, resolveGenAiSpans, type SpanFacts, type SpanLink } from './genai-span.js';
+import { isGenAiSpan, resolveGenAiSpans, type SpanFacts, type SpanLink } from './genai/spans.js';
 import { ExportLogsServiceRequest, ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from './schema.js';
 
 /**
@@ -201,11 +201,20 @@ function spanFactsOf(span: Obj): SpanFacts {
     parentSpanId: hex(span.parentSpanId).toLowerCase(),
     startMs: 0,
     endMs: 0,
+    startPreciseMs: Number.NaN,
+    endPreciseMs: Number.NaN,
     statusCode: code,
     statusMessage: typeof status.message === 'string' && status.message !== '' ? status.message : null,
+    exceptionType: null,
     conversationId: null,
     task: null,
   };
+}
+
+/** A time to the microsecond, in ms (a double holds it exactly until the year 2255); NaN when not sent or not sane. */
+function preciseMs(time: Time): number {
+  if (time.given === null || !Number.isFinite(time.ms)) return Number.NaN;
+  return Number(BigInt(time.given) / 1000n) / 1000;
 }
 
 /** The record of a whole GenAI span: timed at its end (when its outcome is known), its attributes its own. */
@@ -217,7 +226,13 @@ function genAiRecord(span: Obj, facts: SpanFacts, attrs: Attributes, resource: A
     name: facts.name, timeMs: at.ms, timeGiven: at.given, timeField: at.field, attributes: attrs, resource,
     signal: 'traces', body: null,
     // NaN: the time was not sent (genai.ts keeps such a span as an unknown event, with the reason).
-    span: { ...facts, startMs: start.given === null ? Number.NaN : start.ms, endMs: end.given === null ? Number.NaN : end.ms },
+    span: {
+      ...facts,
+      startMs: start.given === null ? Number.NaN : start.ms,
+      endMs: end.given === null ? Number.NaN : end.ms,
+      startPreciseMs: preciseMs(start),
+      endPreciseMs: preciseMs(end),
+    },
   };
 }
 
@@ -235,12 +250,15 @@ function spanEvents(request: Obj): TelemetryRecord[] {
         if (!isObj(span)) throw new OtlpDecodeError(`${where} must be an object`);
         const spanAttrs = attributes(span.attributes, `${where}.attributes`);
         const facts = spanFactsOf(span);
-        links.set(facts.spanId, { parentSpanId: facts.parentSpanId, attributes: spanAttrs });
-        if (isGenAiSpan(facts.name, spanAttrs, resource)) genAi.push(genAiRecord(span, facts, spanAttrs, resource));
+        links.set(facts.spanId, { name: facts.name, parentSpanId: facts.parentSpanId, attributes: spanAttrs });
+        const genAiSpan = isGenAiSpan(facts.name, spanAttrs, resource);
         for (const [e, event] of list(span.events, `${where}.events`).entries()) {
           if (!isObj(event)) throw new OtlpDecodeError(`${where}.events[${e}] must be an object`);
+          const eventAttrs = attributes(event.attributes, `${where}.events[${e}].attributes`);
+          const thrown = own(eventAttrs, 'exception.type');
+          if (event.name === 'exception' && facts.exceptionType === null && typeof thrown === 'string' && thrown !== '') facts.exceptionType = boundedName(thrown);
           // Spread copies own properties as data (a `__proto__` key stays a key).
-          const attrs = { ...spanAttrs, ...attributes(event.attributes, `${where}.events[${e}].attributes`) };
+          const attrs = { ...spanAttrs, ...eventAttrs };
           const time = firstTime(timeOf(event.timeUnixNano, 'timeUnixNano'), timeOf(span.startTimeUnixNano, 'startTimeUnixNano'));
           out.push({
             name: typeof event.name === 'string' ? boundedName(event.name) : '',
@@ -254,6 +272,7 @@ function spanEvents(request: Obj): TelemetryRecord[] {
             spanAttributes: spanAttrs,
           });
         }
+        if (genAiSpan) genAi.push(genAiRecord(span, facts, spanAttrs, resource));
       }
     }
   }

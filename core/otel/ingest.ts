@@ -2,7 +2,7 @@ import type { HivewatchEvent } from '../base/events.js';
 import type { ExternalSessionRow } from '../store/external.js';
 import type { HivewatchStore } from '../store/contract.js';
 import type { TelemetryRecord } from './decode.js';
-import { genAiSessionOf } from './genai.js';
+import { genAiSessionOf } from './genai/fact.js';
 import { sessionKeyOf, sessionOf, type SessionRef } from './mapping.js';
 import { newSessionRow, planIdle, planSession, type PlannedEvent } from './session-events.js';
 import { quietDeadline } from './session-limit.js';

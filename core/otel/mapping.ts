@@ -1,6 +1,6 @@
 import { boundedId, boundedText, MAX_AGENT_CHARS, saneDuration, type Adjustment } from './bounds.js';
 import type { TokenUsage } from '../base/usage.js';
-import { own, type Attributes, type AttributeValue, type TelemetryRecord } from './decode.js';
+import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
 
 /**
  * What one telemetry record means to Hivewatch (pure; docs/otel.md "Mapping"): which agent
@@ -51,8 +51,8 @@ export type FactBody =
   | { kind: 'toolSucceeded'; promptId: string | null }
   /** A GenAI `execute_tool` span: an attempt of its own, failed when the span says so. */
   | { kind: 'toolCall'; promptId: string | null; tool: string; durationMs: number; failure: string | null }
-  /** A GenAI `invoke_agent` span ended: the agent's own verdict on its task. */
-  | { kind: 'agentEnded'; promptId: string | null; failure: { status: number | null; message: string } | null }
+  /** A GenAI `invoke_agent` span (or an SDK's call around its model calls) ended: its verdict on its task; `ok`: its status is OK. */
+  | { kind: 'agentEnded'; promptId: string | null; failure: { status: number | null; message: string } | null; ok: boolean }
   /** Kept as it is; `reason`: why a record that looked like a known kind could not be read as one. */
   | { kind: 'other'; promptId: string | null; known: boolean; reason?: string };
 
@@ -234,13 +234,22 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
     case 'codex.tool_result': {
       if (bool(a('success')) === false) {
         const tool = bounded.text(str(a('tool_name')), 'attributes.tool_name', 200) ?? 'unknown';
-        return { kind: 'toolFailed', promptId, tool, message: message('error') ?? message('output') ?? '' };
+        return { kind: 'toolFailed', promptId, tool, message: message('error') ?? exitOf(str(a('output'))) ?? '' };
       }
       return { kind: 'toolSucceeded', promptId };
     }
     default:
       return { kind: 'other', promptId, known: KNOWN.has(name) };
   }
+}
+
+/**
+ * Why a Codex tool failed, without its output (the tool's result is content, docs/otel.md "Content:
+ * what is kept"): the exit status its output states (`Process exited with code 1`), else nothing.
+ */
+function exitOf(output: string | null): string | null {
+  const exit = output === null ? null : /Process exited with code (-?\d+)/.exec(output);
+  return exit ? `exited with code ${exit[1]}` : null;
 }
 
 /**
@@ -258,11 +267,4 @@ function retriedTry(record: TelemetryRecord, promptId: string | null, bounded: B
   const status = failed ? bounded.integer(num(own(span, 'status_code')), 'span.status_code', 100, 599) : null;
   const message = failed ? bounded.text(str(own(span, 'error')), 'span.error') : null;
   return { kind: 'retriedTry', promptId, tryNumber, tries, status, message };
-}
-
-/** The attributes journaled with a kept event: the prompt's text only when the operator allows it. */
-export function keptAttributes(attributes: Attributes, storePrompts: boolean): Record<string, unknown> {
-  if (storePrompts || !('prompt' in attributes)) return attributes;
-  const { prompt: _prompt, ...rest } = attributes;
-  return { ...rest, prompt: '<not stored: set otel.store_prompts to on>' };
 }

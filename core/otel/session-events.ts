@@ -5,10 +5,12 @@ import { apiFailureError, toolFailureError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
 import { liftLimit, liftsLimit, stopAtUsageLimit } from './session-limit.js';
 import type { TelemetryRecord } from './decode.js';
-import { genAiFactOf } from './genai.js';
+import { genAiFactOf } from './genai/fact.js';
 import type { TokenUsage } from '../base/usage.js';
 import { telemetryUsage, usageFollows } from './usage-mapping.js';
-import { eventName, EXTERNAL_FLOW_PREFIX, factOf, keptAttributes, sessionKeyOf, type Fact, type SessionRef } from './mapping.js';
+import { keptAttributes, senderOf } from './content/kept.js';
+import { own } from './decode.js';
+import { eventName, EXTERNAL_FLOW_PREFIX, factOf, sessionKeyOf, str, type Fact, type SessionRef } from './mapping.js';
 
 /**
  * The journal events of one session's records (pure, given the session's bookkeeping): the run
@@ -97,6 +99,12 @@ class SessionPlan extends SessionJournal {
     r.idle = false;
   }
 
+  /** A record's attributes as the journal keeps them: its schemes' allow-list (content/kept.ts). */
+  private keptOf(record: TelemetryRecord): Record<string, unknown> {
+    const sender = senderOf(eventName(record), str(own(record.resource, 'service.name')) ?? '');
+    return keptAttributes(record.attributes, sender, this.options.storePrompts);
+  }
+
   /** Values the receiver did not take as sent, journaled just before the events they belong to. */
   private noteAdjusted(ts: number, event: string, adjustments: readonly Adjustment[]): void {
     if (adjustments.length === 0) return;
@@ -158,7 +166,7 @@ class SessionPlan extends SessionJournal {
       ...(adjustments.length > 0 ? { adjustments } : {}),
     };
     const kept = (known: boolean, reason?: string): void => {
-      const attributes = keptAttributes(record.attributes, options.storePrompts);
+      const attributes = this.keptOf(record);
       this.push({ type: 'externalEvent', ts, name: name || '(unnamed)', known, taskId: r.openTask, attributes: reason ? { ...attributes, 'hivewatch.reason': reason } : attributes });
     };
     switch (fact.kind) {
@@ -166,7 +174,7 @@ class SessionPlan extends SessionJournal {
         // A prompt event that arrives after its own API events (exporters batch independently) joins their task.
         if (fact.promptId === null || !this.belongs(fact.promptId)) this.openTask(fact.promptId, ts);
         this.awaiting(ts);
-        this.push({ type: 'externalEvent', ts, name, known: true, taskId: r.openTask, attributes: keptAttributes(record.attributes, options.storePrompts) });
+        this.push({ type: 'externalEvent', ts, name, known: true, taskId: r.openTask, attributes: this.keptOf(record) });
         break;
       case 'apiRequest': {
         this.taskFor(fact.promptId, ts);
@@ -220,7 +228,7 @@ class SessionPlan extends SessionJournal {
   private apiError(fact: Extract<Fact, { kind: 'apiError' }>, ts: number, context: Record<string, unknown>, record: TelemetryRecord, usage?: TokenUsage): void {
     const open = this.state.open?.attempt ?? null;
     if (this.repeatsStreamFailure(fact)) {
-      this.push({ type: 'externalEvent', ts, name: eventName(record), known: true, taskId: this.row.openTask, attributes: keptAttributes(record.attributes, this.options.storePrompts) });
+      this.push({ type: 'externalEvent', ts, name: eventName(record), known: true, taskId: this.row.openTask, attributes: this.keptOf(record) });
       return;
     }
     this.taskFor(fact.promptId, ts);
@@ -262,15 +270,18 @@ class SessionPlan extends SessionJournal {
   }
 
   /**
-   * A GenAI `invoke_agent` span ended: the agent's verdict on its task. Success clears a failure
-   * it recovered from; a failure after calls that went well is the task's own (classified), and
-   * after a failed call it repeats that call's failure, which stays the cause.
+   * A GenAI `invoke_agent` span (or an SDK's call around its model calls) ended: its verdict on its
+   * task. OK clears a failure it recovered from; UNSET (the default, and what instrumentation
+   * leaves on success) changes nothing; an error after calls that went well is the task's own
+   * (classified), and after a failed call it repeats that call's failure, which stays the cause.
    */
   private agentEnded(fact: Extract<Fact, { kind: 'agentEnded' }>, ts: number, context: Record<string, unknown>): void {
     const t = this.taskFor(fact.promptId, ts);
     if (fact.failure === null) {
-      this.state.outcome = 'succeeded';
-      this.state.failure = null;
+      if (fact.ok) {
+        this.state.outcome = 'succeeded';
+        this.state.failure = null;
+      }
       return;
     }
     if (this.state.outcome === 'failed') return;

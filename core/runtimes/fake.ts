@@ -1,6 +1,7 @@
 import { hostname, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { attemptEnv, exitedByItself, processTrace, type ProcessRuntimeOptions } from './command.js';
+import { Redactor } from './secrets.js';
 import { runProcess } from './process.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 import { DEFAULT_SIMULATE, readFakeOutput, simulatedOutcome } from './simulated.js';
@@ -67,6 +68,8 @@ export class FakeRuntime implements SessionRuntime {
       killNow: request.killNow,
       // A real subprocess like any agent's: journaled, so recovery ends it if the host dies first (issue #19).
       onStarted: (started) => request.reportProcess?.({ kind: 'started', ...started, hostname: hostname() }),
+      // It is given the agent's env: like any agent, what it prints is cleared of those secrets as it arrives.
+      redactor: Redactor.forChild(request.agent),
     });
     if (observation.outputHeldOpen && observation.pid !== null) request.reportProcess?.({ kind: 'outputHeldOpen', pid: observation.pid });
     if (observation.cancelled && !exitedByItself(observation)) return { kind: 'cancelled' };

@@ -25,7 +25,8 @@ import { DEFAULT_CAPTURE_BYTES } from './tail-buffer.js';
  *   no group signal reaches) can hold them open, and then reading stops one grace period after
  *   the group is gone and the result says so (`outputHeldOpen`).
  * - stdout and stderr keep only their last `maxCaptureBytes` each (process-output.ts): constant
- *   memory however much the child writes.
+ *   memory however much the child writes; secrets are taken out as the output arrives, before
+ *   anything of it is dropped.
  * - The spawner dying mid-attempt loses the output still to come and the exit status: the
  *   attempt's group is ended as above and the result carries an `ESPAWNER` spawn error.
  */
@@ -55,8 +56,8 @@ export interface ProcessOptions {
   /** Sees every chunk as it arrives (tests waiting for a child to be ready); raw, not redacted. */
   onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined;
   /**
-   * The secrets to take out of what the child printed before anyone reads it (issue #25 part
-   * 5); default: the secret-named variables of this process's environment, which it inherits.
+   * The secrets to take out of what the child printed, as it arrives (before anything is cut
+   * from it); default: the secrets of this process's environment, which the child inherits.
    */
   redactor?: Redactor | undefined;
 }
@@ -162,8 +163,8 @@ function refusal(options: ProcessOptions): Outcome | null {
 
 export async function runProcess(options: ProcessOptions): Promise<ProcessResult> {
   const started = performance.now();
-  const output = new OutputTails(options.maxCaptureBytes ?? DEFAULT_CAPTURE_BYTES, options.onOutput);
-  const redactor = options.redactor ?? Redactor.forChild({});
+  const redactor = options.redactor ?? Redactor.forChild({ env: {} });
+  const output = new OutputTails(options.maxCaptureBytes ?? DEFAULT_CAPTURE_BYTES, redactor, options.onOutput);
   const [command = '', ...args] = options.argv;
   const outcome =
     refusal(options) ??
@@ -185,7 +186,7 @@ export async function runProcess(options: ProcessOptions): Promise<ProcessResult
     signal: outcome.signal,
     timedOut: outcome.timedOut,
     spawnError: outcome.spawnError && { ...outcome.spawnError, message: redactor.text(outcome.spawnError.message) },
-    ...output.redacted(redactor),
+    ...output.finish(),
     durationMs: Math.round(performance.now() - started),
     timeoutMs: options.timeoutMs ?? undefined,
     cancelled: outcome.cancelled,

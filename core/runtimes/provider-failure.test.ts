@@ -20,6 +20,32 @@ describe('classifyProviderFailure', () => {
     [null, 'unexpected status 403 Forbidden: You are not allowed to sample from this model., url: …', 'USER_INVALID_CONFIG', 403],
     [400, 'invalid model', 'USER_INVALID_CONFIG', 400],
     [418, 'I am a teapot', 'RUNTIME_UNKNOWN', 418],
+    // Error types providers and SDKs name failures by (a span's error.type, an exception's type), alone or before the message.
+    [400, "context_length_exceeded: This model's maximum context length is 128000 tokens.", 'USER_INVALID_CONFIG', 400],
+    [null, 'context_length_exceeded', 'USER_INVALID_CONFIG', null],
+    [null, 'invalid_request_error: prompt is too long: 215000 tokens > 200000 maximum', 'USER_INVALID_CONFIG', null],
+    [null, 'request_too_large', 'USER_INVALID_CONFIG', null],
+    [null, 'rate_limit_exceeded', 'RUNTIME_RATE_LIMIT', null],
+    [null, 'RateLimitError', 'RUNTIME_RATE_LIMIT', null],
+    [null, 'rate_limit_error: Number of request tokens has exceeded your per-minute rate limit', 'RUNTIME_RATE_LIMIT', null],
+    [null, 'overloaded_error', 'RUNTIME_RATE_LIMIT', null],
+    [null, 'insufficient_quota: You exceeded your current quota, please check your plan and billing details.', 'RUNTIME_RATE_LIMIT', null],
+    [null, 'AuthenticationError', 'USER_INVALID_CONFIG', null],
+    [null, 'invalid_api_key', 'USER_INVALID_CONFIG', null],
+    [null, 'authentication_error: invalid x-api-key', 'USER_INVALID_CONFIG', null],
+    [null, 'AI_APICallError: Incorrect API key provided: stub-***.', 'USER_INVALID_CONFIG', null],
+    [null, 'AI_LoadAPIKeyError: OpenAI API key is missing. Pass it using the apiKey parameter.', 'USER_INVALID_CONFIG', null],
+    [null, 'PermissionDeniedError', 'USER_INVALID_CONFIG', null],
+    [null, 'permission_error', 'USER_INVALID_CONFIG', null],
+    [null, 'InternalServerError', 'RUNTIME_PROVIDER_ERROR', null],
+    [null, 'api_error: Internal server error', 'RUNTIME_PROVIDER_ERROR', null],
+    [null, 'APIConnectionError: Connection error.', 'RUNTIME_PROVIDER_ERROR', null],
+    [null, 'AI_APICallError: Cannot connect to API: connect ECONNREFUSED 127.0.0.1:9', 'RUNTIME_PROVIDER_ERROR', null],
+    [null, 'APIConnectionTimeoutError: Request timed out.', 'RUNTIME_TIMEOUT', null],
+    [null, 'BadRequestError', 'USER_INVALID_CONFIG', null],
+    [null, 'not_found_error: model: claude-nope', 'USER_INVALID_CONFIG', null],
+    [null, 'AI_RetryError: Failed after 3 attempts. Last error: Rate limit reached for requests per min.', 'RUNTIME_RATE_LIMIT', null],
+    [null, 'AI_APICallError: something odd', 'RUNTIME_UNKNOWN', null],
   ] as const)('%s %s → %s', (status, message, code, statusCode) => {
     const error = classify(status, message);
     expect(error.code).toBe(code);
@@ -31,6 +57,13 @@ describe('classifyProviderFailure', () => {
     expect(classify(401, 'Invalid API key')).toMatchObject({ recoverable: false, origin: 'user' });
     expect(classify(502, 'Bad gateway')).toMatchObject({ recoverable: true, origin: 'runtime:codex-cli' });
     expect(classify(504, '')).toMatchObject({ code: 'RUNTIME_TIMEOUT', recoverable: true });
+  });
+
+  it("a request larger than the model's context is the user's to shorten, never retried", () => {
+    const error = classify(400, "context_length_exceeded: This model's maximum context length is 128000 tokens.");
+    expect(error).toMatchObject({ code: 'USER_INVALID_CONFIG', recoverable: false, origin: 'user' });
+    expect(error.message).toContain("larger than the model's context window");
+    expect(error.recoveryHint).toContain('Shorten the prompt');
   });
 
   it('names --skip-git-repo-check when Codex refuses a directory that is not a trusted git repository', () => {

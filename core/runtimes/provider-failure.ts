@@ -11,12 +11,23 @@ import { parseUsageLimit, type ResetClock } from './usage-limit.js';
  *
  * - a subscription usage limit, 429, 529, "overloaded", "rate limit" → RUNTIME_RATE_LIMIT, with
  *   `context.resetAt` when the failure says when it clears (a reset time, a retry-after);
+ * - a request larger than the model's context (`context_length_exceeded`, "prompt is too long")
+ *   → USER_INVALID_CONFIG (retrying the same request cannot help);
  * - outside a trusted directory / not a git repository → USER_INVALID_CONFIG naming the flag;
- * - 401, 403, "not allowed", a refused API key → USER_INVALID_CONFIG (never retried);
+ * - 401, 403, "not allowed", a refused or missing API key → USER_INVALID_CONFIG (never retried);
  * - 408, 504, "timed out", an idle stream → RUNTIME_TIMEOUT;
- * - another 5xx, an internal server error, "high demand", a failed stream → RUNTIME_PROVIDER_ERROR;
+ * - another 5xx, an internal server error, "high demand", a failed stream, a provider that cannot
+ *   be reached → RUNTIME_PROVIDER_ERROR;
  * - 400, 404, 413, 422 → USER_INVALID_CONFIG (the request the configuration made);
  * - anything else → RUNTIME_UNKNOWN.
+ *
+ * The words include the error types providers and SDKs name failures by (an OpenTelemetry span's
+ * `error.type`, an exception's type): OpenAI's codes and its SDK's classes (`rate_limit_exceeded`,
+ * `RateLimitError`, `invalid_api_key`, `AuthenticationError`, `PermissionDeniedError`,
+ * `InternalServerError`, `BadRequestError`, `NotFoundError`, `APIConnectionError`), Anthropic's
+ * error types (`rate_limit_error`, `overloaded_error`, `authentication_error`, `permission_error`,
+ * `not_found_error`, `request_too_large`, `invalid_request_error`, `api_error`) and the Vercel AI
+ * SDK's (`AI_LoadAPIKeyError`, `AI_RetryError` quoting its last error).
  */
 
 export interface ProviderFailure {
@@ -35,12 +46,16 @@ export interface ProviderFailure {
 // Codex: "last status: 429 Too Many Requests", "unexpected status 401 Unauthorized"; Claude Code:
 // "API Error: 500 Internal server error", "Request rejected (429)", "API Error: 403 …".
 const STATUS_IN_TEXT = /(?:\bstatus(?:\s*code)?[\s:=]*|\bAPI Error:\s*|\brejected\s*\(|\bHTTP\s*)([1-5]\d\d)\b/i;
-const RATE_LIMITED = /overloaded|rate[ _-]?limit|too many requests|quota exceeded/i;
+const RATE_LIMITED = /overloaded|rate[ _-]?limit|too many requests|quota exceeded|insufficient_quota|exceeded your current quota/i;
+const TOO_LARGE = /context_length_exceeded|maximum context length|context window|prompt is too long|request_too_large|string_above_max_length/i;
 const UNTRUSTED_DIRECTORY = /not inside a trusted directory|skip-git-repo-check|not a git repository/i;
-const REFUSED = /not allowed|forbidden|permission_error|access denied/i;
-const NOT_SIGNED_IN = /invalid api key|please run \/login|not logged in|authentication_error|authentication_failed|invalid x-api-key|incorrect api key|oauth token has expired|unauthori[sz]ed/i;
+const REFUSED = /not allowed|forbidden|permission_error|permission[ _]?denied|access denied/i;
+const NOT_SIGNED_IN =
+  /invalid[ _]api[ _]key|please run \/login|not logged in|authentication_?error|authentication_failed|invalid x-api-key|incorrect api key|oauth token has expired|unauthori[sz]ed|api key is missing|LoadAPIKeyError/i;
 const TIMED_OUT = /timed?[ _-]?out|timeout|deadline exceeded/i;
-const PROVIDER_FAILED = /internal server error|server[ _]error|high demand|bad gateway|service unavailable|model failed to generate|response\.failed/i;
+const PROVIDER_FAILED =
+  /internal[ _]?server[ _]?error|server[ _]error|\bapi_error\b|high demand|bad gateway|service[ _]?unavailable|model failed to generate|response\.failed|APIConnectionError|cannot connect to api|ECONNREFUSED|ECONNRESET/i;
+const REJECTED = /BadRequestError|NotFoundError|UnprocessableEntityError|invalid_request_error|not_found_error|model_not_found/i;
 const RETRY_AFTER = /retry[ -]after[\s:=]*(\d+(?:\.\d+)?)\s*(ms|s|seconds?)?\b/i;
 
 /** The status a failure carries: the one reported, else the first one its message names. */
@@ -86,6 +101,14 @@ export function classifyProviderFailure(f: ProviderFailure): HivewatchError {
       context: { ...context, ...(usage ? { usageLimit: true, resetReported: usage.reported } : {}), ...(resetAt === null ? {} : { resetAt }) },
     });
   }
+  if (TOO_LARGE.test(message)) {
+    return new HivewatchError('USER_INVALID_CONFIG', {
+      origin: 'user',
+      message: `${runtime}: the request is larger than the model's context window${http}: ${detail}`,
+      recoveryHint: "Shorten the prompt or the conversation, or use a model with a larger context window: the same request fails again",
+      context: { ...context, runtime },
+    });
+  }
   if (UNTRUSTED_DIRECTORY.test(message)) {
     return new HivewatchError('USER_INVALID_CONFIG', {
       origin: 'user',
@@ -111,7 +134,7 @@ export function classifyProviderFailure(f: ProviderFailure): HivewatchError {
   if ((s !== null && s >= 500 && s <= 599) || PROVIDER_FAILED.test(message)) {
     return new HivewatchError('RUNTIME_PROVIDER_ERROR', { origin, message: `${runtime}: the provider's API failed${http}: ${detail}`, context });
   }
-  if (s === 400 || s === 404 || s === 413 || s === 422) {
+  if (s === 400 || s === 404 || s === 413 || s === 422 || (s === null && REJECTED.test(message))) {
     return new HivewatchError('USER_INVALID_CONFIG', {
       origin: 'user',
       recoveryHint: "Check the agent's model and prompt size",

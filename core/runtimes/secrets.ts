@@ -1,72 +1,72 @@
+import { agentSecrets, hostSecrets, type SecretHolder } from './secret-names.js';
+import { RedactionStream } from './redaction-stream.js';
+
+export { inheritedEnv, agentSecrets, type SecretHolder } from './secret-names.js';
+
 /**
- * Secrets never leave the process that needs them (issue #25 part 5). An agent's `env:` values
- * are given to its process and to nothing else: every text Hivewatch stores or shows that could
- * hold one (an error message, a stdout/stderr tail, an output, the journaled flow text, a channel
- * value) has each occurrence replaced by `[env NAME]`, where the text is made.
+ * Secrets never leave the process that needs them. A secret (secret-names.ts says which values
+ * are) is given to its agent's process and to nothing else: every text Hivewatch stores or shows
+ * that could hold one (an error message, a stdout/stderr tail, an output, the journaled flow
+ * text, a channel value) has each occurrence replaced by `[secret NAME]`, where the text is made.
  *
- * What counts as a secret (docs/decisions.md, "Secrets in texts"):
- * - every value of a flow's `env:` of 6 characters or more (shorter ones are everyday words);
- * - every value of a secret-named variable of a flow's `env:`, whatever its length;
- * - in the environment a child inherits from Hivewatch, the values (6+ characters) of
- *   secret-named variables (ANTHROPIC_API_KEY, GITHUB_TOKEN, PGPASSWORD, …);
- * - the password of a URL held by any of those variables (postgres://user:pw@host/db).
- * Each is also matched in its JSON-escaped form, as an agent's JSON output would carry it.
+ * A value is matched whole, as it stands in the text: where it begins with a letter, digit or
+ * underscore (of any script) the character before it must not be one, and where it ends with
+ * one the character after it must not be one. `timeout` is found in "a timeout." and in
+ * "claude-timeout", not in "timeouts" or "my_timeout". Each value is also matched in its
+ * JSON-escaped form, as an agent's JSON output carries it.
  */
-
-const MIN_SECRET_CHARS = 6;
-
-/** Names that say "secret": *_KEY, *_TOKEN, *_SECRET, *PASSWORD, *_PASSPHRASE, *_CREDENTIALS, … */
-const SECRET_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?)$|PASSWORD|SECRET/i;
-
-export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
-}
 
 /** The redaction marker: names the variable, never the value or anything derived from it. */
 export function secretMarker(name: string): string {
-  return `[env ${name}]`;
+  return `[secret ${name}]`;
+}
+
+/** Longest variable name a marker is recognised with (bounded, so a stream knows how much to hold back). */
+const MARKER_NAME_MAX = 128;
+const MARKER_NAME = `[A-Za-z_][A-Za-z0-9_]{0,${MARKER_NAME_MAX - 1}}`;
+
+/** A marker in a text, its variable name captured. */
+export function markerPattern(): RegExp {
+  return new RegExp(String.raw`\[secret (${MARKER_NAME})\]`, 'g');
 }
 
 /** A marker already in a text is left alone, so redacting twice changes nothing. */
-const MARKER_SOURCE = String.raw`\[env [A-Za-z_][A-Za-z0-9_]*\]`;
+const MARKER_SOURCE = String.raw`\[secret ${MARKER_NAME}\]`;
+const MARKER_MAX_CHARS = secretMarker('x').length - 1 + MARKER_NAME_MAX;
 
-/** The passwords in a URL, as written: `scheme://user:password@host…` and `?password=…`. */
-export function urlPasswords(value: string): string[] {
-  const found: string[] = [];
-  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(value.trim())?.[1];
-  const colon = userinfo?.indexOf(':') ?? -1;
-  if (userinfo !== undefined && colon >= 0 && colon < userinfo.length - 1) found.push(userinfo.slice(colon + 1));
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())) {
-    for (const match of value.matchAll(/[?&]password=([^&#]+)/gi)) found.push(match[1] as string);
-  }
-  return found;
+const WORD_CHAR = String.raw`[\p{L}\p{M}\p{N}_]`;
+const IS_WORD_CHAR = new RegExp(`^${WORD_CHAR}$`, 'u');
+
+/** Only the syntax characters: in a `u` pattern escaping anything else (`-`) is a syntax error. */
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** The pattern of one value: itself, bounded by non-word characters on the sides where it has word characters. */
+function wholeValue(value: string): string {
+  const chars = [...value];
+  const before = IS_WORD_CHAR.test(chars[0] as string) ? `(?<!${WORD_CHAR})` : '';
+  const after = IS_WORD_CHAR.test(chars.at(-1) as string) ? `(?!${WORD_CHAR})` : '';
+  return `${before}${escapeRegExp(value)}${after}`;
 }
 
-export type SecretSource = 'flow' | 'host';
-
-/** The secrets of one environment: `flow` for an agent's `env:`, `host` for what a child inherits. */
-export function secretsOf(env: Readonly<Record<string, string | undefined>>, source: SecretSource): Map<string, string> {
-  const secrets = new Map<string, string>();
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || value === '') continue;
-    const named = isSecretName(name);
-    const longEnough = value.length >= MIN_SECRET_CHARS;
-    if (source === 'flow' ? named || longEnough : named && longEnough) secrets.set(value, name);
-    for (const password of urlPasswords(value)) if (source === 'flow' || password.length >= MIN_SECRET_CHARS) secrets.set(password, name);
-  }
-  return secrets;
-}
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * Keys of journaled values that are Hivewatch's own vocabulary, never content: an error's
+ * `origin` (`agent:NAME`, `runtime:NAME`, `check:NAME`), its `code`, `category` and
+ * recovery hint. They are left as written, so no secret can rewrite what says where a failure
+ * came from or what to do about it.
+ */
+const VOCABULARY_KEYS: ReadonlySet<string> = new Set(['origin', 'code', 'category', 'recovery_hint', 'recoveryHint']);
 
 /** Replaces secrets in texts and in every string of a JSON-like value. Immutable once built. */
 export class Redactor {
   private readonly names = new Map<string, string>();
   private readonly pattern: RegExp | null;
+  /** The longest text one match can cover, in UTF-16 units. */
+  readonly longestMatch: number;
 
   constructor(...sources: ReadonlyMap<string, string>[]) {
     for (const secrets of sources) {
       for (const [value, name] of secrets) {
+        if (value === '') continue;
         this.names.set(value, name);
         const escaped = JSON.stringify(value).slice(1, -1);
         if (escaped !== value) this.names.set(escaped, name);
@@ -74,33 +74,46 @@ export class Redactor {
     }
     const values = [...this.names.keys()].sort((a, b) => b.length - a.length);
     // One pass, longest first; an existing marker matches first and is kept as it is.
-    this.pattern = values.length === 0 ? null : new RegExp(`${MARKER_SOURCE}|${values.map(escapeRegExp).join('|')}`, 'g');
+    this.pattern = values.length === 0 ? null : new RegExp(`${MARKER_SOURCE}|${values.map(wholeValue).join('|')}`, 'gu');
+    this.longestMatch = Math.max(MARKER_MAX_CHARS, values[0]?.length ?? 0);
   }
 
   static none(): Redactor {
     return new Redactor();
   }
 
-  /** The secrets of a flow's agents (their `env:`). */
-  static ofFlowEnv(envs: Iterable<Readonly<Record<string, string>>>): Redactor {
-    return new Redactor(...[...envs].map((env) => secretsOf(env, 'flow')));
+  /** The secrets of a flow's agents (their `env:` and `secrets:`). */
+  static ofAgents(agents: Iterable<SecretHolder>): Redactor {
+    return new Redactor(...[...agents].map(agentSecrets));
   }
 
-  /** What an agent's process is given: its `env:` and Hivewatch's own environment. */
-  static forChild(agentEnv: Readonly<Record<string, string>>, hostEnv: Readonly<Record<string, string | undefined>> = process.env): Redactor {
-    return new Redactor(secretsOf(agentEnv, 'flow'), secretsOf(hostEnv, 'host'));
+  /**
+   * What a child's output may hold: the secrets of its agent (or of every agent of the flow, for
+   * a check that runs in their worktrees) and of Hivewatch's own environment, which it inherits.
+   */
+  static forChild(agents: SecretHolder | Iterable<SecretHolder>, hostEnv: Readonly<Record<string, string | undefined>> = process.env): Redactor {
+    const holders = 'env' in agents ? [agents] : [...agents];
+    return new Redactor(...holders.map(agentSecrets), hostSecrets(hostEnv));
   }
 
   get empty(): boolean {
     return this.pattern === null;
   }
 
+  /** The pattern to scan with (one per caller: a global RegExp carries its position). */
+  scanner(): RegExp | null {
+    return this.pattern === null ? null : new RegExp(this.pattern.source, this.pattern.flags);
+  }
+
+  /** What replaces one match of the scanner: the marker of its variable, or a marker as it was. */
+  replacement(found: string): string {
+    const name = this.names.get(found);
+    return name === undefined ? found : secretMarker(name);
+  }
+
   text(text: string): string {
     if (this.pattern === null || text === '') return text;
-    return text.replace(this.pattern, (found) => {
-      const name = this.names.get(found);
-      return name === undefined ? found : secretMarker(name);
-    });
+    return text.replace(this.pattern, (found) => this.replacement(found));
   }
 
   /** Every string inside `value` (objects, arrays), redacted; other values as they are. */
@@ -109,23 +122,17 @@ export class Redactor {
     return this.walk(value) as T;
   }
 
+  /** A redactor for text that arrives in pieces (a child's output): see redaction-stream.ts. */
+  stream(sink: (text: string) => void): RedactionStream {
+    return new RedactionStream(this, sink);
+  }
+
   private walk(value: unknown): unknown {
     if (typeof value === 'string') return this.text(value);
     if (Array.isArray(value)) return value.map((item) => this.walk(item));
     if (value === null || typeof value !== 'object') return value;
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = this.walk(item);
+    for (const [key, item] of Object.entries(value)) out[key] = VOCABULARY_KEYS.has(key) && typeof item === 'string' ? item : this.walk(item);
     return out;
   }
-}
-
-/**
- * The environment a child inherits, without what it must not have: the database's password
- * (`PGPASSWORD`, a `HIVEWATCH_DB` URL carrying one). No agent needs Hivewatch's own database.
- */
-export function inheritedEnv(hostEnv: Readonly<Record<string, string | undefined>> = process.env): Record<string, string | undefined> {
-  const env = { ...hostEnv };
-  delete env.PGPASSWORD;
-  if (env.HIVEWATCH_DB !== undefined && urlPasswords(env.HIVEWATCH_DB).length > 0) delete env.HIVEWATCH_DB;
-  return env;
 }

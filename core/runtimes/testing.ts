@@ -21,6 +21,7 @@ export function agent(overrides: Partial<Omit<AgentSpec, 'command'>> & { command
     model: null,
     cwd: null,
     env: {},
+    secrets: [],
     workspace: null,
     setup: null,
     pos: null,

@@ -13,6 +13,11 @@ export type IssueSort = (typeof ISSUE_SORTS)[number];
 export const ISSUE_STATUS_FILTERS = ['unresolved', 'resolved', 'ignored', 'regressed', 'escalating', 'new', 'ongoing'] as const;
 export type IssueStatusFilter = (typeof ISSUE_STATUS_FILTERS)[number];
 export const ISSUE_ACTIONS = ['resolve', 'ignore', 'reopen'] as const;
+/**
+ * An ignore's bounds (docs/triage.md "Ignore conditions"): `--for` from a minute to a year, so the
+ * lapse time is an exact whole millisecond on both engines; `--until-count` from 1 to a billion.
+ */
+export const IGNORE_BOUNDS = { minForMs: 60_000, maxForMs: 365 * 24 * 3_600_000, maxCount: 1_000_000_000 } as const;
 export type IssueAction = (typeof ISSUE_ACTIONS)[number];
 
 /** What an ignored issue waits for; all empty: ignored until someone reopens it. */

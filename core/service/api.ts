@@ -36,7 +36,7 @@ export type { BulkAction, BulkResult, BulkRunResult } from './api-bulk.js';
 import type { BulkAction, BulkResult } from './api-bulk.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 // Error issues (issue #23) have a file of their own too.
-export { ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
+export { IGNORE_BOUNDS, ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
 export type { Issue, IssueAction, IssueSort, SetIssueStatusInput } from './api-issues.js';
 import type { Issue, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
 
@@ -94,7 +94,7 @@ interface SaveFlowInput {
   /** Replace an existing file of that name (the window asks the operator first). */
   overwrite?: boolean;
   /**
-   * The flow id the draft was made from. The window shows `env:` secrets as `[env NAME]`; the
+   * The flow id the draft was made from. The window shows `env:` secrets as `[secret NAME]`; the
    * save puts that flow's values back in their place (a marker nothing fills is refused).
    */
   from?: string;
@@ -177,6 +177,12 @@ export interface BulkRunsInput {
   /** By id, or `where` (the Runs list's filter, resolved on the server when the call arrives). */
   runIds?: string[];
   where?: RunFilterInput;
+  /**
+   * With `where`: the operator means every run of its statuses. A filter that names nothing but
+   * statuses (or nothing) is refused without it (400 `broad_filter`): a filter never widens to
+   * every run by accident, an empty text or a dropped key included (docs/triage.md "Bulk actions").
+   */
+  all?: boolean;
   /** Say what would happen to each run, and do nothing (the confirmation's preview). */
   dryRun?: boolean;
   /** A cancel's reason, journaled with each cancel. */

@@ -136,7 +136,8 @@ function bulkSuite(engine: { fresh: () => Promise<string> }): void {
     await service.bulkRuns({ action: 'cancel', runIds: running });
     for (const id of running) await service.whenFinished(id);
 
-    const retried = await service.bulkRuns({ action: 'retry', where: { status: ['cancelled'] } });
+    // A filter of a status alone takes every such run: said with `all`.
+    const retried = await service.bulkRuns({ action: 'retry', where: { status: ['cancelled'] }, all: true });
     expect(retried).toMatchObject({ matched: 2, done: 2, refused: 0 });
     const resumed = await service.bulkRuns({ action: 'resume', runIds: running });
     expect(resumed).toMatchObject({ matched: 2, done: 2, refused: 0 });
@@ -179,6 +180,19 @@ function bulkSuite(engine: { fresh: () => Promise<string> }): void {
     await expect(service.bulkRuns({ action: 'cancel', runIds: ['a'], where: {} })).rejects.toThrow('give either runIds or where, not both and not neither');
     await expect(service.bulkRuns({ action: 'stop' as never, runIds: ['a'] })).rejects.toThrow('action: must be one of cancel, retry, resume, retryNow');
     await expect(service.bulkRuns({ action: 'cancel', runIds: [] })).rejects.toThrow('runIds: must name at least one run');
+  });
+
+  it('refuses a filter that would widen: empty values, and statuses alone without all', async () => {
+    const refusal = (where: object, all?: boolean) => service.bulkRuns({ action: 'cancel', where, ...(all === undefined ? {} : { all }), dryRun: true }).then(() => 'accepted', (e: { status: number; code: string; message: string }) => `${e.status} ${e.code}: ${e.message}`);
+    expect(await refusal({ status: ['running'] })).toBe('400 broad_filter: where names no flow, text, error, issue or time, so it would act on every running run; send all: true if that is what you mean');
+    expect(await refusal({})).toBe('400 broad_filter: where names no flow, text, error, issue or time, so it would act on every run; send all: true if that is what you mean');
+    expect(await refusal({ status: ['running'], text: '' })).toBe('400 invalid_input: where.text: must not be empty or blank');
+    expect(await refusal({ status: ['running'], text: '   ' })).toBe('400 invalid_input: where.text: must not be empty or blank');
+    expect(await refusal({ flow: '' })).toBe('400 invalid_input: where.flow: must not be empty or blank');
+    expect(await refusal({ status: [], flow: 'user/slow.prose' })).toBe('400 invalid_input: where.status: must name at least one status');
+    expect(await refusal({ status: ['running'], owner: 'me' })).toBe('400 invalid_input: where: unknown field "owner"');
+    expect(await refusal({ status: ['running'] }, true)).toBe('accepted');
+    await expect(service.bulkRuns({ action: 'cancel', runIds: ['a'], all: true })).rejects.toThrow('all goes with where (every run of its statuses), not with runIds');
   });
 }
 

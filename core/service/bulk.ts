@@ -1,7 +1,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { HivewatchStore, RunRow } from '../store/index.js';
 import { BULK_MAX_RUNS, type BulkAction, type BulkResult, type BulkRunResult, type RunFilterInput } from './api.js';
+import { checkedBulkWhere } from './bulk-filter.js';
 import { ApiError, asApiError } from './errors.js';
+import { flowRefScope, type FlowRefScope } from './flow-ref.js';
 import { newCommandId } from './hosted-runs.js';
 import { recoverIfHostGone } from './remote-commands.js';
 import { parseInput } from './schemas.js';
@@ -11,7 +13,7 @@ import { isStoppedExternalSession } from '../otel/stop-watching.js';
 
 /**
  * Bulk actions (issue #23 part 3): one action on many runs, named by id or by the Runs list's
- * filter (resolved here, when the call arrives). Each run goes through the same service method as
+ * filter (checked by bulk-filter.ts, then resolved here, when the call arrives). Each run goes through the same service method as
  * its single action, so it journals the same command with its own id and is refused for the same
  * reasons; what is refused is said per run. Runs are taken in chunks, and the event loop gets a
  * turn between chunks, so a thousand runs never hold up the other requests (docs/triage.md).
@@ -130,6 +132,11 @@ async function resolveFilter(store: HivewatchStore, where: RunFilterInput): Prom
   return ids.slice(0, BULK_MAX_RUNS);
 }
 
+/** Where a filter's `flow` finds flow files: this service's folders; no directory (the API has none). */
+function flowsOf(ctx: ServiceContext): FlowRefScope {
+  return flowRefScope(ctx.store, { examplesDir: ctx.options.examplesDir, userFlowsDir: ctx.options.userFlowsDir ?? null }, null);
+}
+
 export function bulkApi(ctx: ServiceContext, single: SingleActions): Pick<HivewatchService, 'bulkRuns'> {
   return {
     bulkRuns: (input) =>
@@ -137,7 +144,7 @@ export function bulkApi(ctx: ServiceContext, single: SingleActions): Pick<Hivewa
         const args = parseInput('bulkRuns', input);
         // Statuses are read from the database: what this process journaled must be there first.
         await ctx.writePending();
-        const runIds = args.runIds ? [...new Set(args.runIds)] : await resolveFilter(ctx.store, args.where ?? {});
+        const runIds = args.runIds ? [...new Set(args.runIds)] : await resolveFilter(ctx.store, await checkedBulkWhere(args.where ?? {}, args.all === true, flowsOf(ctx)));
         const request: Request = { action: args.action, dryRun: args.dryRun ?? false, reason: args.reason ?? 'cancelled by the operator (bulk)' };
         const results: BulkRunResult[] = [];
         for (let at = 0; at < runIds.length; at += BULK_CHUNK) {

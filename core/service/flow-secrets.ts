@@ -1,18 +1,18 @@
 import { checkFlow } from '../flow/check.js';
 import type { FlowPlan } from '../flow/plan.js';
-import { Redactor, secretMarker, secretsOf } from '../runtimes/secrets.js';
+import { agentSecrets, markerPattern, Redactor, secretMarker } from '../runtimes/secrets.js';
 import { ApiError } from './errors.js';
 
 /**
- * The Flows screen shows a flow's text with its `env:` secrets replaced by `[env NAME]`
- * (issue #25 part 5): the window never shows a secret, not even the operator's own file. A
- * draft edited from that text carries the markers back; saving puts the values of the flow it
- * was made from back in their place, so editing a flow in the window loses nothing, and a marker
- * nothing can fill is refused rather than written into the file as if it were the value.
+ * The Flows screen shows a flow's text with its agents' secrets replaced by `[secret NAME]`:
+ * the window never shows a secret, not even the operator's own file. A draft edited from that
+ * text carries the markers back; saving puts the values of the flow it was made from back in
+ * their place, so editing a flow in the window loses nothing, and a marker nothing can fill is
+ * refused rather than written into the file as if it were the value.
  */
 
 export function flowRedactor(plan: FlowPlan | null): Redactor {
-  return Redactor.ofFlowEnv(plan ? [...plan.agents.values()].map((agent) => agent.env) : []);
+  return Redactor.ofAgents(plan ? plan.agents.values() : []);
 }
 
 /** The flow's text as the window may show it. */
@@ -20,13 +20,11 @@ export function shownSource(source: string, plan: FlowPlan | null): string {
   return flowRedactor(plan).text(source);
 }
 
-const MARKER = /\[env ([A-Za-z_][A-Za-z0-9_]*)\]/g;
-
 /** Each marker's value in the flow the draft came from; null for a name whose agents disagree. */
 function valuesByName(source: string, file: string): Map<string, string | null> {
   const byName = new Map<string, string | null>();
   for (const agent of checkFlow(source, file).plan?.agents.values() ?? []) {
-    for (const [value, name] of secretsOf(agent.env, 'flow')) {
+    for (const [value, name] of agentSecrets(agent)) {
       // In a flow's text a value stands whole in its env: entry, so its marker stands for it whole.
       if (value !== agent.env[name]) continue;
       const known = byName.get(name);
@@ -41,7 +39,7 @@ function valuesByName(source: string, file: string): Map<string, string | null> 
  * made from, its text as on disk). 400 `hidden_secret` when a marker stays unfilled.
  */
 export function restoreSecrets(draft: string, from: { source: string; id: string } | null): string {
-  const markers = [...draft.matchAll(MARKER)];
+  const markers = [...draft.matchAll(markerPattern())];
   if (markers.length === 0) return draft;
   const values = from ? valuesByName(from.source, from.id) : new Map<string, string | null>();
   const missing = [...new Set(markers.map((m) => m[1] as string).filter((name) => typeof values.get(name) !== 'string'))];
@@ -54,5 +52,5 @@ export function restoreSecrets(draft: string, from: { source: string; id: string
         'save it from the flow it was copied from, or write the value into the file yourself: the window never shows or guesses secrets',
     );
   }
-  return draft.replace(MARKER, (_found, name: string) => values.get(name) as string);
+  return draft.replace(markerPattern(), (_found, name: string) => values.get(name) as string);
 }

@@ -35,7 +35,7 @@ export function flowsApi(store: HivewatchStore, catalog: FlowCatalog, userFlowsD
     saveFlow: (input) =>
       guard(async () => {
         const args = parseInput('saveFlow', input);
-        // The window's text hides secrets as [env NAME]: the flow it came from fills them back in.
+        // The window's text hides secrets as [secret NAME]: the flow it came from fills them back in.
         const from = args.from === undefined ? null : await catalog.load(args.from);
         const key = await saveUserFlow(userFlowsDir, { ...args, source: restoreSecrets(args.source, from) });
         const saved = (await catalog.list()).find((f) => f.id === key);

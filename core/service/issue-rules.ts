@@ -13,6 +13,11 @@ const HOUR = 3_600_000;
 const NEW_FOR_MS = 72 * HOUR;
 /** A regression shows as `regressed` for 7 days, then as ongoing (Sentry's default). */
 const REGRESSED_FOR_MS = 7 * 24 * HOUR;
+/**
+ * An escalation (the rate rule's, or an ignore that lapsed into one) shows as `escalating` for 7
+ * days, then as ongoing, as Sentry moves escalating issues on (getsentry/sentry#52545).
+ */
+const ESCALATING_FOR_MS = 7 * 24 * HOUR;
 /** The default N of "escalating": the last hour's count over N times the weekly hourly average. */
 export const DEFAULT_ESCALATION_FACTOR = 3;
 
@@ -27,10 +32,18 @@ export function isEscalating(facts: Pick<IssueFacts, 'lastHour' | 'week'> | unde
   return facts.lastHour > factor * hourly;
 }
 
+/**
+ * The sub-state of an unresolved issue (docs/triage.md "Status"): escalating while its rate is, and
+ * for 7 days after an `escalating` row; regressed for 7 days after a regression; `new` only while
+ * nobody has acted on it and it is young; else ongoing. An issue that was ignored or resolved and
+ * came back is never new again (Sentry: ongoing is "marked as reviewed").
+ */
 export function substatusOf(state: IssueState, firstSeen: number, escalating: boolean, now: number): IssueSubstatus | null {
   if (state.status !== 'unresolved') return null;
-  if (escalating) return 'escalating';
-  if (state.last?.kind === 'regressed' && now - state.last.at < REGRESSED_FOR_MS) return 'regressed';
+  const last = state.last;
+  if (escalating || (last?.kind === 'escalating' && now - last.at < ESCALATING_FOR_MS)) return 'escalating';
+  if (last?.kind === 'regressed' && now - last.at < REGRESSED_FOR_MS) return 'regressed';
+  if (state.reviewed) return 'ongoing';
   return now - firstSeen < NEW_FOR_MS ? 'new' : 'ongoing';
 }
 
@@ -77,8 +90,11 @@ export function dueTransition(input: RuleInput): DueTransition | null {
     const lapse = (kind: IssueChangeKind, reason: string, cause: string | null): DueTransition =>
       ({ kind, from: 'ignored', to: 'unresolved', at: now, reason, cause, dedupeKey: `${fp}:lapsed:${id}` });
     if (condition.until !== null && now >= condition.until) return lapse('reopened', `ignored for ${durationWords(condition.until - at)}: the time is up`, null);
+    // The count came true: the issue got worse than the operator would accept, so it comes back
+    // escalating and fires the escalation rules (Sentry, getsentry/sentry#108084). Time running out
+    // says nothing about the issue: it comes back ongoing.
     if (condition.count !== null && (input.since?.count ?? 0) >= condition.count) {
-      return lapse('reopened', `ignored until ${condition.count} more occurrences: they happened`, input.since?.first ?? null);
+      return lapse('escalating', `ignored until ${condition.count} more occurrences: they happened`, input.since?.first ?? null);
     }
     if (condition.escalating && input.escalating) return lapse('escalating', 'ignored until escalating: it escalates', null);
     return null;

@@ -100,13 +100,13 @@ describe.each(engines)('error issues on $name', (engine) => {
     expect((await issues.get(id)).status).toBe('ignored');
     await store.appendEvents(failedRun('run-c', T0 + 3 * HOUR).events);
     clock.now = T0 + 4 * HOUR;
-    expect(await issues.get(id)).toMatchObject({ status: 'unresolved', changedBy: 'host:h1', reason: 'ignored until 2 more occurrences: they happened' });
+    expect(await issues.get(id)).toMatchObject({ status: 'unresolved', substatus: 'escalating', changedBy: 'host:h1', reason: 'ignored until 2 more occurrences: they happened' });
 
     await issues.setStatus({ id, action: 'ignore', forMs: 24 * HOUR });
     clock.now = T0 + 27 * HOUR;
     expect((await issues.get(id)).ignore).toEqual({ until: T0 + 28 * HOUR, count: null, escalating: false });
     clock.now = T0 + 28 * HOUR;
-    expect(await issues.get(id)).toMatchObject({ status: 'unresolved', substatus: 'new', reason: 'ignored for 24h: the time is up' });
+    expect(await issues.get(id)).toMatchObject({ status: 'unresolved', substatus: 'ongoing', reason: 'ignored for 24h: the time is up' });
 
     // A week later it comes back in a burst: 5 in an hour against a weekly average under 1 an hour.
     await issues.setStatus({ id, action: 'ignore', untilEscalating: true });
@@ -114,7 +114,7 @@ describe.each(engines)('error issues on $name', (engine) => {
     for (let i = 0; i < 5; i++) await store.appendEvents(failedRun(`run-burst-${i}`, burst + i * 60_000).events);
     clock.now = burst + 10 * 60_000;
     expect(await issues.get(id)).toMatchObject({ status: 'unresolved', substatus: 'escalating', reason: 'ignored until escalating: it escalates' });
-    expect(seen.map((t) => t.kind)).toEqual(['new', 'ignored', 'reopened', 'ignored', 'reopened', 'ignored', 'escalating']);
+    expect(seen.map((t) => t.kind)).toEqual(['new', 'ignored', 'escalating', 'ignored', 'reopened', 'ignored', 'escalating']);
     expect((await issues.list({ status: 'escalating' })).items.map((i) => i.id)).toEqual([id]);
   });
 

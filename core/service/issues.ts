@@ -5,6 +5,7 @@ import type { ErrorGroup, HivewatchStore } from '../store/index.js';
 import type { IssueActor, IssueFacts, IssueLogRow, NewIssueChange } from '../store/issues.js';
 import type { Issue, IssueSort, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
 import { ApiError } from './errors.js';
+import { ignoreBoundsSchema, parseWith } from './schemas.js';
 import { DEFAULT_ESCALATION_FACTOR, dueTransition, isEscalating, substatusOf } from './issue-rules.js';
 
 /**
@@ -141,6 +142,8 @@ export class IssueBook {
   }
 
   async setStatus(input: SetIssueStatusInput): Promise<{ issue: Issue; changed: boolean }> {
+    // Every caller's bounds (the CLI calls the book directly): nothing unbounded reaches the log.
+    parseWith(ignoreBoundsSchema, { forMs: input.forMs, untilCount: input.untilCount });
     const group = await this.resolveId(input.id);
     await this.reconcile([group.fingerprint]);
     const state = foldIssueLog(await this.store.issues.log(group.fingerprint)).get(group.fingerprint) ?? emptyIssueState(group.fingerprint);

@@ -6,6 +6,7 @@ import {
   ERROR_CATEGORY_NAMES,
   ERROR_DIMENSIONS,
   FAILURE_DIMENSIONS,
+  IGNORE_BOUNDS,
   ISSUE_ACTIONS,
   ISSUE_SORTS,
   ISSUE_STATUS_FILTERS,
@@ -22,7 +23,7 @@ import { ApiError } from './errors.js';
  * written for an operator: `<field>: <what is wrong>`, several joined by "; ".
  */
 
-const LIMITS = {
+export const LIMITS = {
   maxListLimit: 1_000,
   maxEventsLimit: 1_000,
   maxSteps: 100_000,
@@ -51,7 +52,8 @@ const text = (max: number, what = 'must be a string') =>
 const int = (min: number, max: number) =>
   z
     .number({ error: required('must be a number') })
-    .int('must be a whole number')
+    // One message for a value past what a double holds exactly, not that and "at most" too.
+    .int({ message: 'must be a whole number', abort: true })
     .min(min, `must be at least ${min}`)
     .max(max, `must be at most ${max}`);
 
@@ -113,6 +115,29 @@ const runFilterShape = {
   until: timeSchema.optional(),
 };
 
+/** An ignore's condition, bounded (IGNORE_BOUNDS): the API's input, and the book's own check of every caller's. */
+const ignoreBoundsShape = {
+  forMs: int(IGNORE_BOUNDS.minForMs, IGNORE_BOUNDS.maxForMs).optional(),
+  untilCount: int(1, IGNORE_BOUNDS.maxCount).optional(),
+};
+export const ignoreBoundsSchema = z.object(ignoreBoundsShape);
+
+/**
+ * A bulk action's filter: the Runs filter with every value required to say something. An empty
+ * text, flow or status list narrows nothing, so it is refused rather than read as "every run".
+ */
+const saysSomething = (max: number) =>
+  z
+    .string({ error: required('must be a string') })
+    .max(max, `must be at most ${max} characters`)
+    .regex(/\S/, 'must not be empty or blank');
+const bulkWhereShape = {
+  ...runFilterShape,
+  status: runFilterShape.status.unwrap().min(1, 'must name at least one status').optional(),
+  flow: saysSomething(500).optional(),
+  text: saysSomething(LIMITS.maxText).optional(),
+};
+
 const issueInputs = {
   listIssues: object({
     status: oneOf(ISSUE_STATUS_FILTERS).optional(),
@@ -124,8 +149,7 @@ const issueInputs = {
   setIssueStatus: object({
     id: issueIdSchema,
     action: oneOf(ISSUE_ACTIONS),
-    forMs: int(60_000, 365 * 24 * 3_600_000).optional(),
-    untilCount: int(1, 1_000_000_000).optional(),
+    ...ignoreBoundsShape,
     untilEscalating: z.boolean({ error: 'must be true or false' }).optional(),
     by: oneOf(['window', 'cli']).optional(),
     reason: text(500).optional(),
@@ -171,7 +195,7 @@ export const schemas = {
       .min(1, 'must not be empty')
       .max(LIMITS.maxSourceChars, `must be at most ${LIMITS.maxSourceChars} characters`),
     overwrite: z.boolean({ error: 'must be true or false' }).optional(),
-    /** The flow the draft was made from: it fills in the `[env NAME]` markers the window showed. */
+    /** The flow the draft was made from: it fills in the `[secret NAME]` markers the window showed. */
     from: flowIdSchema.optional(),
   }),
   getNotificationSettings: noInput,
@@ -216,10 +240,13 @@ export const schemas = {
       .min(1, 'must name at least one run')
       .max(BULK_MAX_RUNS, `must name at most ${BULK_MAX_RUNS} runs`)
       .optional(),
-    where: object(runFilterShape).optional(),
+    where: object(bulkWhereShape).optional(),
+    all: z.boolean({ error: 'must be true or false' }).optional(),
     dryRun: z.boolean({ error: 'must be true or false' }).optional(),
     reason: text(LIMITS.maxReason).optional(),
-  }).refine((input) => (input.runIds === undefined) !== (input.where === undefined), { message: 'give either runIds or where, not both and not neither' }),
+  })
+    .refine((input) => (input.runIds === undefined) !== (input.where === undefined), { message: 'give either runIds or where, not both and not neither' })
+    .refine((input) => input.all === undefined || input.where !== undefined, { message: 'all goes with where (every run of its statuses), not with runIds' }),
   ...issueInputs,
 } satisfies Record<ApiMethod, z.ZodType>;
 

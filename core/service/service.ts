@@ -92,7 +92,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     ...costApi(store, issues.book),
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),
     ...subscriptions(liveHub),
-    ...alertsApi(store, () => alerts?.engine ?? null),
+    ...alertsApi(store, () => alerts?.engine ?? null, { examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null }),
     ...issues.api,
     issueTransitions: issues.transitions,
     checkIssues: () => issueWatch.check(),

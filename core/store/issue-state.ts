@@ -21,10 +21,15 @@ export interface IssueState {
   ignored: { id: number; at: number; condition: IgnoreCondition } | null;
   /** Whether its `new` row is journaled. */
   announced: boolean;
+  /**
+   * Whether anyone has acted on it: resolved, ignored or reopened it (or it came back from one of
+   * those). Such an issue is never `new` again: it comes back `ongoing` (or regressed, escalating).
+   */
+  reviewed: boolean;
 }
 
 export function emptyIssueState(fingerprint: string): IssueState {
-  return { fingerprint, status: 'unresolved', last: null, epoch: 0, resolved: null, ignored: null, announced: false };
+  return { fingerprint, status: 'unresolved', last: null, epoch: 0, resolved: null, ignored: null, announced: false, reviewed: false };
 }
 
 /**
@@ -42,6 +47,7 @@ function applyIssueRow(state: IssueState, row: IssueLogRow): IssueState {
   const by = row.actor === 'system' ? `host:${row.host}` : row.actor;
   const next: IssueState = { ...state, status: row.to, last: { id: row.id, kind: row.kind, at: row.at, by, reason: row.reason } };
   if (row.kind === 'new') next.announced = true;
+  if (row.kind !== 'new' && row.kind !== 'escalating') next.reviewed = true;
   if (row.kind !== 'escalating') next.epoch = row.id;
   next.resolved = row.to === 'resolved' ? { id: row.id, at: row.at } : null;
   next.ignored = row.to === 'ignored' ? { id: row.id, at: row.at, condition: row.ignore ?? { until: null, count: null, escalating: false } } : null;

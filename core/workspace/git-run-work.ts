@@ -4,6 +4,7 @@ import { DEFAULT_CHECK_TIMEOUT_MS, WorkspaceMode } from '../flow/agent-work.js';
 import { workspaceModeOf } from '../flow/workspace-mode.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import { scopeMatcher } from '../flow/scope.js';
+import { Redactor } from '../runtimes/secrets.js';
 import { RunWorkspace } from './run-workspace.js';
 import type { TaskWorktree } from './task-worktree.js';
 import { checkError, runShell, type CommandRecord } from './verify.js';
@@ -91,6 +92,11 @@ class GitTaskWork implements TaskWork {
     return this.task.spec.work.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   }
 
+  /** How setup and checks run: in the worktree, bounded, their output cleared of every agent's secrets before it is cut. */
+  private shell(signal: AbortSignal, cwd: string) {
+    return { cwd, timeoutMs: this.timeoutMs, signal, killGraceMs: this.options.killGraceMs, redactor: Redactor.forChild(this.options.plan.agents.values()) };
+  }
+
   private record(attempt: number, name: string, kind: 'setup' | 'check' | 'verifier', record: CommandRecord): void {
     this.options.emit({
       type: 'checkFinished',
@@ -114,7 +120,7 @@ class GitTaskWork implements TaskWork {
     if (!fresh) await worktree.reset();
     const setup = this.task.agent.setup;
     if (setup !== null && !worktree.setupDone) {
-      const record = await runShell(setup, { cwd: worktree.path, timeoutMs: this.timeoutMs, signal, killGraceMs: this.options.killGraceMs });
+      const record = await runShell(setup, this.shell(signal, worktree.path));
       if (!record.cancelled) this.record(attempt, 'setup', 'setup', record);
       if (!record.ok) {
         throw new HivewatchError('RUNTIME_CRASHED', {
@@ -151,7 +157,7 @@ class GitTaskWork implements TaskWork {
     }
     // Scope was measured before the checks: what they write is neither checked nor committed.
     for (const check of work.checks) {
-      const record = await runShell(check.command, { cwd: worktree.path, timeoutMs: this.timeoutMs, signal, killGraceMs: this.options.killGraceMs });
+      const record = await runShell(check.command, this.shell(signal, worktree.path));
       if (record.cancelled) return failed(new HivewatchError('SYSTEM_CANCELLED', { message: `check ${check.name} was stopped by a cancel` }));
       this.record(attempt, check.name, 'check', record);
       if (!record.ok) {

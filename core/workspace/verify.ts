@@ -1,5 +1,6 @@
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { runProcess, type ProcessResult } from '../runtimes/process.js';
+import type { Redactor } from '../runtimes/secrets.js';
 
 /**
  * Shell commands run in a worktree: `setup:` (once per new worktree) and the `verify:` checks
@@ -32,6 +33,8 @@ export interface ShellOptions {
   signal: AbortSignal;
   killGraceMs?: number | undefined;
   env?: Record<string, string> | undefined;
+  /** The secrets its output may hold, taken out before its tail is cut; default: Hivewatch's own. */
+  redactor?: Redactor | undefined;
 }
 
 export async function runShell(command: string, options: ShellOptions): Promise<CommandRecord> {
@@ -44,6 +47,7 @@ export async function runShell(command: string, options: ShellOptions): Promise<
     killGraceMs: options.killGraceMs,
     signal: options.signal,
     maxCaptureBytes: 256 * 1024,
+    redactor: options.redactor,
   });
   return {
     ok: !result.cancelled && !result.timedOut && result.exitCode === 0 && !result.spawnError,

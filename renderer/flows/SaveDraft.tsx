@@ -14,7 +14,7 @@ function suggestedName(flow: FlowInfo): string {
 /**
  * Saves a draft that checks into the operator's flows folder (`user/<name>.prose`). Replacing
  * an existing file takes a confirmation; every refusal is the service's own message. `from`
- * names the flow the draft was made from: the window shows its env: secrets as `[env NAME]`,
+ * names the flow the draft was made from: the window shows its secrets as `[secret NAME]`,
  * and the service puts the values back when saving.
  */
 export function SaveDraft({

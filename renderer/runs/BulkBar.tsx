@@ -31,6 +31,8 @@ export interface BulkBarProps {
   matchingTotal: number | null;
   /** The selection is "every run matching this filter", not the ticked rows. */
   allMatching: boolean;
+  /** What "every run matching this filter" is when the filter names nothing but statuses ("every failed run"), else null. */
+  every: string | null;
   onSelectAllMatching: () => void;
   onAction: (action: BulkAction) => void;
   onClear: () => void;
@@ -39,7 +41,15 @@ export interface BulkBarProps {
 }
 
 /** Shown while runs are ticked: what the bulk actions will touch, and the actions. */
-export function BulkBar({ selected, allShownTicked, matchingTotal, allMatching, onSelectAllMatching, onAction, onClear, busy }: BulkBarProps) {
+/** The selection's line: the ticked runs, the filter's runs, or (a filter of statuses alone) every run of them, said as such. */
+function selectionText(selected: number, matchingTotal: number | null, allMatching: boolean, every: string | null): string {
+  if (!allMatching || matchingTotal === null) return `${plural(selected, 'run')} selected`;
+  return every === null ? `All ${plural(matchingTotal, 'run')} matching this filter selected` : `${capitalised(every)} selected: all ${plural(matchingTotal, 'run')}`;
+}
+
+const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+export function BulkBar({ selected, allShownTicked, matchingTotal, allMatching, every, onSelectAllMatching, onAction, onClear, busy }: BulkBarProps) {
   if (selected.length === 0) return null;
   const counts = fitting(selected);
   // Two ticked runs can be compared, the older on the left.
@@ -48,11 +58,11 @@ export function BulkBar({ selected, allShownTicked, matchingTotal, allMatching, 
   return (
     <div className="bulk-bar" role="region" aria-label="Bulk actions" data-testid="bulk-bar">
       <strong data-testid="bulk-selection">
-        {allMatching && matchingTotal !== null ? `All ${plural(matchingTotal, 'run')} matching this filter selected` : `${plural(selected.length, 'run')} selected`}
+        {selectionText(selected.length, matchingTotal, allMatching, every)}
       </strong>
       {more && (
         <button type="button" className="link" onClick={onSelectAllMatching} data-testid="select-all-matching">
-          Select all {plural(matchingTotal, 'run')} matching this filter
+          {every === null ? `Select all ${plural(matchingTotal, 'run')} matching this filter` : `Select ${every}: all ${plural(matchingTotal, 'run')} (the filter names no flow, text, error or time)`}
         </button>
       )}
       {ACTIONS.map((action) => (

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { BulkAction, RunSummary } from '../../core/service/api.js';
 import { BulkBar } from './BulkBar.js';
 import { BulkStatus } from './BulkStatus.js';
+import { everyRunOfFilter } from './bulk-words.js';
 import { serializeRunsQuery, serverFilter, type RunsQuery } from './runs-query.js';
 import { useBulkAction } from './use-bulk-action.js';
 
@@ -28,8 +29,12 @@ export function RunsBulk({
   const [allMatchingOf, setAllMatchingOf] = useState<string | null>(null);
   const allMatching = allMatchingOf === queryKey && checkedRows.length > 0;
 
+  // A filter of statuses alone takes every run of them: the bar and the dialog say so.
+  const every = everyRunOfFilter(serverFilter(query, 0));
+
   const onAction = (action: BulkAction): void => {
-    const target = allMatching ? { kind: 'filter' as const, filter: serverFilter(query, Date.now()) } : { kind: 'runs' as const, runs: checkedRows };
+    const filter = serverFilter(query, Date.now());
+    const target = allMatching ? { kind: 'filter' as const, filter, every: everyRunOfFilter(filter) } : { kind: 'runs' as const, runs: checkedRows };
     void bulk.run(action, target).then((acted) => {
       if (!acted) return;
       clearTicks();
@@ -44,6 +49,7 @@ export function RunsBulk({
         allShownTicked={checkedRows.length === shownCount}
         matchingTotal={matchingTotal}
         allMatching={allMatching}
+        every={every}
         onSelectAllMatching={() => setAllMatchingOf(queryKey)}
         onAction={onAction}
         onClear={() => {

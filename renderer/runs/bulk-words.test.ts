@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confirmLabel, previewText, progressText, refusalLines, summaryText } from './bulk-words.js';
+import { confirmLabel, everyRunOfFilter, previewText, progressText, refusalLines, summaryText } from './bulk-words.js';
 
 describe('the words of the bulk actions', () => {
   it('says the summary, the progress, the preview and the confirm button as the operator reads them', () => {
@@ -22,5 +22,14 @@ describe('the words of the bulk actions', () => {
     ]);
     const more = [...results, active('run_e', 'queued'), active('run_f', 'cancelling'), active('run_g', 'cancelling'), { runId: 'run_h', outcome: 'refused' as const }];
     expect(refusalLines(more).slice(2)).toEqual(['run run_e is queued; cancel it or let it finish before retrying', 'and 3 more runs refused for other reasons']);
+  });
+
+  it('names a filter of statuses alone for what it is, every run of them, and nothing for one that narrows', () => {
+    expect(everyRunOfFilter({ status: ['failed'] })).toBe('every failed run');
+    expect(everyRunOfFilter({ status: ['failed', 'cancelled', 'interrupted'] })).toBe('every failed, cancelled or interrupted run');
+    expect(everyRunOfFilter({})).toBe('every run');
+    expect(everyRunOfFilter({ status: ['running'], flow: 'user/a.prose' })).toBeNull();
+    expect(everyRunOfFilter({ since: 0 })).toBeNull();
+    expect(everyRunOfFilter({ issue: 'ab12' })).toBeNull();
   });
 });

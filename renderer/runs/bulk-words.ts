@@ -1,4 +1,4 @@
-import type { BulkAction, BulkResult, BulkRunResult } from '../../core/service/api.js';
+import type { BulkAction, BulkResult, BulkRunResult, RunFilterInput } from '../../core/service/api.js';
 import { plural } from '../lib/format.js';
 
 /**
@@ -70,4 +70,19 @@ export function refusalLines(results: readonly BulkRunResult[]): string[] {
   const rest = all.slice(REFUSALS_SHOWN).reduce((sum, g) => sum + g.count, 0);
   if (rest > 0) lines.push(`and ${plural(rest, 'more run')} refused for other reasons`);
   return lines;
+}
+
+/**
+ * What a filter that narrows the runs by nothing but their status takes: "every failed run",
+ * "every run"; null when it names a flow, a text, an error, an issue or a time. Acting on such a
+ * filter is acting on all of those runs, so the window says so and sends `all` (the server
+ * refuses such a filter without it).
+ */
+export function everyRunOfFilter(filter: RunFilterInput): string | null {
+  const narrows = Object.entries(filter).some(([key, value]) => key !== 'status' && value !== undefined);
+  if (narrows) return null;
+  const statuses = filter.status ?? [];
+  if (statuses.length === 0) return 'every run';
+  const last = statuses[statuses.length - 1] ?? '';
+  return `every ${statuses.length === 1 ? last : `${statuses.slice(0, -1).join(', ')} or ${last}`} run`;
 }

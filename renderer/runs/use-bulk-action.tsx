@@ -13,8 +13,17 @@ import { BULK_EFFECT, confirmLabel, previewText, refusalLines } from './bulk-wor
  * run's result (docs/triage.md "Bulk actions").
  */
 
-/** Ticked runs, or every run matching the Runs filter (resolved by the server). */
-export type BulkTarget = { kind: 'runs'; runs: readonly RunSummary[] } | { kind: 'filter'; filter: RunFilterInput };
+/**
+ * Ticked runs, or every run matching the Runs filter (resolved by the server). `every` is set when
+ * the filter names nothing but statuses ("every failed run"): the dialog says so and the request
+ * carries `all`, which the server asks for before it acts on such a filter.
+ */
+export type BulkTarget = { kind: 'runs'; runs: readonly RunSummary[] } | { kind: 'filter'; filter: RunFilterInput; every: string | null };
+
+function requestOf(target: BulkTarget): { runIds: string[] } | { where: RunFilterInput; all?: true } {
+  if (target.kind === 'runs') return { runIds: target.runs.map((r) => r.id) };
+  return target.every !== null ? { where: target.filter, all: true } : { where: target.filter };
+}
 
 export type BulkState =
   | { phase: 'idle' }
@@ -49,7 +58,7 @@ export function useBulkAction(): { state: BulkState; run: (action: BulkAction, t
     async (action: BulkAction, target: BulkTarget): Promise<boolean> => {
       let preview: BulkResult;
       try {
-        preview = await api.bulkRuns({ action, dryRun: true, ...(target.kind === 'runs' ? { runIds: target.runs.map((r) => r.id) } : { where: target.filter }) });
+        preview = await api.bulkRuns({ action, dryRun: true, ...requestOf(target) });
       } catch (error) {
         toast(`Could not prepare the bulk action: ${errorText(error)}`, 'error');
         return false;
@@ -63,6 +72,9 @@ export function useBulkAction(): { state: BulkState; run: (action: BulkAction, t
         body: (
           <div className="bulk-confirm" data-testid="bulk-confirm">
             <p>{BULK_EFFECT[action]}</p>
+            {target.kind === 'filter' && target.every !== null && (
+              <p data-testid="bulk-every">The filter names no flow, text, error or time: this takes {target.every}.</p>
+            )}
             <p>
               <strong>{previewText(preview)}</strong>
             </p>

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { HivewatchStore } from '../../store/contract.js';
 import { getRule, insertRule, listDeliveries, listRules, moveCursorToHeadIfNoRules, removeRule, type AlertDelivery } from './alert-queries.js';
-import { describeRule, redactWebhook, ruleFromInput, type AlertRule } from './rules.js';
+import { bundledExamplesDir } from '../flow-keys.js';
+import { FlowRefError, flowRefScope, resolveFlowRef, type FlowRefScope } from '../flow-ref.js';
+import { AlertInputError, describeRule, redactWebhook, ruleFromInput, type AlertRule } from './rules.js';
 import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './views.js';
 
 export type { AlertDeliveryView, AlertRuleView };
@@ -46,9 +48,22 @@ export function deliveryView(delivery: AlertDelivery): AlertDeliveryView {
   };
 }
 
-/** Checks and stores a rule (AlertInputError for bad input); its view. */
-export async function addAlertRule(store: HivewatchStore, input: AlertRuleInput, by: string, now: number = Date.now()): Promise<AlertRuleView> {
-  const rule = ruleFromInput(input, `alr_${randomBytes(5).toString('hex')}`, now, by);
+/** Where a rule's `--flow` is resolved when the caller names no folders: the bundled examples, no directory. */
+const defaultFlows = (store: HivewatchStore): FlowRefScope => flowRefScope(store, { examplesDir: bundledExamplesDir(), userFlowsDir: null }, null);
+
+/**
+ * Checks and stores a rule (AlertInputError for bad input); its view. `--flow` is kept in its one
+ * form (flow-ref.ts), so a rule fires for the runs a bulk filter with the same words acts on.
+ */
+export async function addAlertRule(store: HivewatchStore, input: AlertRuleInput, by: string, now: number = Date.now(), flows: FlowRefScope = defaultFlows(store)): Promise<AlertRuleView> {
+  let flow: string | undefined;
+  try {
+    flow = input.flow === undefined ? undefined : await resolveFlowRef(input.flow, flows);
+  } catch (error) {
+    if (error instanceof FlowRefError) throw new AlertInputError(`--flow: ${error.message}`);
+    throw error;
+  }
+  const rule = ruleFromInput({ ...input, flow }, `alr_${randomBytes(5).toString('hex')}`, now, by);
   await store.runStatements((d) => moveCursorToHeadIfNoRules(d, now));
   await store.runStatements((d) => insertRule(d, rule));
   return ruleView(rule);

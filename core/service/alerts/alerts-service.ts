@@ -3,6 +3,8 @@ import type { HivewatchApi } from '../api.js';
 import { ApiError } from '../errors.js';
 import { parseInput } from '../schemas.js';
 import { guard } from '../service-context.js';
+import type { FlowFolders } from '../flow-keys.js';
+import { flowRefScope } from '../flow-ref.js';
 import { addAlertRule, alertRuleExists, deliveryView, listAlertDeliveries, listAlertRules, removeAlertRule } from './alerts-api.js';
 import type { AlertEngine } from './engine.js';
 import { AlertInputError } from './rules.js';
@@ -17,7 +19,8 @@ type AlertsApi = Pick<HivewatchApi, 'listAlertRules' | 'addAlertRule' | 'removeA
 
 const noRule = (id: string): ApiError => new ApiError(404, 'alert_rule_not_found', `no alert rule "${id}"`);
 
-export function alertsApi(store: HivewatchStore, engine: () => AlertEngine | null): AlertsApi {
+/** `folders`: where a rule's `--flow` finds flow files (the API has no directory: no relative paths). */
+export function alertsApi(store: HivewatchStore, engine: () => AlertEngine | null, folders: FlowFolders): AlertsApi {
   return {
     listAlertRules: (...input: unknown[]) =>
       guard(() => {
@@ -29,7 +32,7 @@ export function alertsApi(store: HivewatchStore, engine: () => AlertEngine | nul
       guard(async () => {
         const args = parseInput('addAlertRule', input);
         try {
-          return await addAlertRule(store, args, 'window');
+          return await addAlertRule(store, args, 'window', Date.now(), flowRefScope(store, folders, null));
         } catch (error) {
           if (error instanceof AlertInputError) throw new ApiError(400, 'invalid_input', error.message);
           throw error;

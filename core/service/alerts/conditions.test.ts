@@ -53,8 +53,9 @@ describe('alert conditions', () => {
   });
 
   it('running-longer-than fires for a run still running past the duration, once', async () => {
-    const s = await setup([{ when: 'running-longer-than=1h', flow: 'examples/demo.prose' }]);
-    await s.store.appendEvents(new JournalBuilder('run_long', { start: T0 }).start().events);
+    // A rule names a flow before its run: a bundled example's id.
+    const s = await setup([{ when: 'running-longer-than=1h', flow: 'examples/01-happy-path.prose' }]);
+    await s.store.appendEvents(new JournalBuilder('run_long', { start: T0, flow: 'examples/01-happy-path.prose' }).start().events);
     await s.engine.pump();
     s.clock.advance(3_600_000);
     await s.engine.pump();
@@ -63,7 +64,7 @@ describe('alert conditions', () => {
     await s.engine.pump();
     await s.engine.pump();
     expect(s.conditions()).toEqual(['running-longer-than run_long']);
-    expect(s.receiver.bodies()[0]!.title).toBe('Run run_long of examples/demo.prose has been running for over 60 min');
+    expect(s.receiver.bodies()[0]!.title).toBe('Run run_long of examples/01-happy-path.prose has been running for over 60 min');
   });
 
   it('usage-limit fires on a retry timed by the runtime reset time; a policy backoff does not', async () => {

@@ -74,9 +74,10 @@ for (const engine of harness.engines) {
 
     it('run-failed with --flow and --code fires only for runs that match both', async () => {
       const s = await setup(await engine.fresh());
-      await addAlertRule(s.store, { when: 'run-failed', flow: 'flows/b.prose', code: 'RUNTIME_TIMEOUT', webhook: s.url, throttle: '0' }, 'test', T0);
-      await s.store.appendEvents(failedRun('run_a1', { flow: 'flows/a.prose' }).events);
-      await s.store.appendEvents(failedRun('run_b1', { flow: 'flows/b.prose' }).events);
+      // Flows a rule can name before any run of them: two bundled examples.
+      await addAlertRule(s.store, { when: 'run-failed', flow: 'examples/02-rate-limited-api.prose', code: 'RUNTIME_TIMEOUT', webhook: s.url, throttle: '0' }, 'test', T0);
+      await s.store.appendEvents(failedRun('run_a1', { flow: 'examples/01-happy-path.prose' }).events);
+      await s.store.appendEvents(failedRun('run_b1', { flow: 'examples/02-rate-limited-api.prose' }).events);
       await s.engine.pump();
       expect(s.receiver.bodies().map((b) => b.subject)).toEqual(['run_b1']);
     });

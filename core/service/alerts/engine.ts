@@ -214,7 +214,7 @@ export class AlertEngine {
       const title = `Run ${run.id} of ${run.flow} has been running for over ${Math.floor(runningMs / 60_000)} min`;
       await this.enqueueMatching(rules, {
         condition: 'running-longer-than', subject: run.id, occurrence: 'running-long', throttleKey: `flow:${run.flow}`, title,
-        flow: run.flow, code: null, category: null, runningMs,
+        flow: run.flow, flowName: run.flowName, code: null, category: null, runningMs,
         facts: { condition: 'running-longer-than', text: title, runId: run.id, flow: run.flow, at: now },
       });
     }

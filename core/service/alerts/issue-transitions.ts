@@ -33,6 +33,7 @@ export function issueOccurrence(transition: IssueTransition): Occurrence | null 
     throttleKey: `issue:${transition.fingerprint}`,
     title,
     flow: null,
+    flowName: null,
     code: codeOfTitle(transition.title),
     category: null,
     facts: { condition, text: title, fingerprint: transition.fingerprint, at: transition.at },

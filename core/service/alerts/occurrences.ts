@@ -1,5 +1,6 @@
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
+import { flowRefMatches } from '../flow-ref.js';
 import type { DeliveryFacts } from './alert-queries.js';
 import type { AlertCondition, AlertRule } from './rules.js';
 
@@ -19,6 +20,8 @@ export interface Occurrence {
   title: string;
   facts: DeliveryFacts;
   flow: string | null;
+  /** The run's flow name (what `hivewatch runs` shows): a rule's `--flow` may name it. */
+  flowName: string | null;
   code: string | null;
   category: string | null;
   /** retrying: how long the task has been retrying, and the number of its next attempt. */
@@ -31,6 +34,7 @@ export interface Occurrence {
 /** The run facts an event needs and does not carry (its flow; whether it is an agent's session). */
 export interface RunFacts {
   flow: string;
+  flowName: string;
   external: boolean;
   /** Task id → when the task's first attempt started (the start of its retrying). */
   taskStarts: Map<string, number>;
@@ -43,7 +47,7 @@ export async function runFactsOf(store: HivewatchStore, runId: string): Promise<
   const external = first?.type === 'runStarted' && first.external !== undefined;
   const taskStarts = new Map<string, number>();
   for (const task of detail.tasks) if (task.startedAt !== null) taskStarts.set(task.taskId, task.startedAt);
-  return { flow: detail.run.flow, external, taskStarts };
+  return { flow: detail.run.flow, flowName: detail.run.flowName, external, taskStarts };
 }
 
 /** The usage-limit wait: a retry timed by the runtime's reset time (core/base/errors/retry.ts `runtime_reset_time`). */
@@ -52,7 +56,7 @@ const RESET_TIME_STRATEGY = 'runtime_reset_time';
 /** The occurrences one event makes. `facts` is null when the run is not in the store (pruned). */
 export function occurrencesOf(event: HivewatchEvent, facts: RunFacts | null): Occurrence[] {
   if (!facts) return [];
-  const base = { flow: facts.flow, throttleKey: `flow:${facts.flow}` };
+  const base = { flow: facts.flow, flowName: facts.flowName, throttleKey: `flow:${facts.flow}` };
   if (event.type === 'runFailed' || (event.type === 'externalRunIdle' && event.error)) {
     const error = event.error!;
     const external = facts.external || event.type === 'externalRunIdle';
@@ -90,7 +94,7 @@ export function occurrencesOf(event: HivewatchEvent, facts: RunFacts | null): Oc
 
 export function ruleMatches(rule: AlertRule, occurrence: Occurrence): boolean {
   if (rule.condition !== occurrence.condition) return false;
-  if (rule.flow !== null && rule.flow !== occurrence.flow) return false;
+  if (rule.flow !== null && (occurrence.flow === null || !flowRefMatches(rule.flow, occurrence.flow, occurrence.flowName ?? ''))) return false;
   if (rule.code !== null && rule.code !== occurrence.code) return false;
   if (rule.category !== null && rule.category !== occurrence.category) return false;
   switch (rule.condition) {

@@ -23,6 +23,8 @@ export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 /** Conditions that take a value after `=`: a duration, or a number of attempts. */
 const DURATION_CONDITIONS: readonly AlertCondition[] = ['retrying-longer-than', 'running-longer-than'];
 const COUNT_CONDITIONS: readonly AlertCondition[] = ['retrying-more-than'];
+/** Conditions fired by an issue's transition: no flow or category of their own. */
+const ISSUE_CONDITIONS: readonly AlertCondition[] = ['new-issue', 'regression', 'escalating'];
 
 const ALERT_FORMATS = ['json', 'slack'] as const;
 export type AlertFormat = (typeof ALERT_FORMATS)[number];
@@ -58,14 +60,19 @@ export class AlertInputError extends Error {
 
 const DURATION = /^(\d+)(s|m|h|d)$/;
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** The longest duration a rule takes (a condition's threshold, a throttle): a year, `365d`. */
+const MAX_ALERT_DURATION_MS = 365 * 86_400_000;
 
-/** `90s`, `10m`, `1h`, `2d` in ms; null for anything else (and for 0). */
+/** `90s`, `10m`, `1h`, `2d` in ms; null for anything else (and for 0); Infinity past MAX_ALERT_DURATION_MS. */
 export function parseAlertDuration(text: string): number | null {
   const match = DURATION.exec(text.trim());
   if (!match) return null;
   const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
-  return ms > 0 && Number.isSafeInteger(ms) ? ms : null;
+  if (ms === 0) return null;
+  return ms > MAX_ALERT_DURATION_MS ? Infinity : ms;
 }
+
+const tooLong = (what: string, text: string): AlertInputError => new AlertInputError(`${what} must be at most 365d (a year), got "${text}"`);
 
 interface ParsedWhen {
   condition: AlertCondition;
@@ -80,6 +87,7 @@ export function parseWhen(when: string): ParsedWhen {
   if (DURATION_CONDITIONS.includes(condition)) {
     const ms = value === undefined || extra.length > 0 ? null : parseAlertDuration(value);
     if (ms === null) throw new AlertInputError(`${condition} needs a duration like ${condition}=10m, got "${when}"`);
+    if (ms === Infinity) throw tooLong(condition, when);
     return { condition, thresholdMs: ms, thresholdCount: null };
   }
   if (COUNT_CONDITIONS.includes(condition)) {
@@ -155,14 +163,21 @@ export function ruleFromInput(input: AlertRuleInput, id: string, now: number, by
   if (input.throttle !== undefined) {
     const ms = input.throttle.trim() === '0' ? 0 : parseAlertDuration(input.throttle);
     if (ms === null) throw new AlertInputError(`--throttle must be a duration like 10m (or 0 for none), got "${input.throttle}"`);
+    if (ms === Infinity) throw tooLong('--throttle', input.throttle);
     throttleMs = ms;
+  }
+  const flow = optionalText(input.flow, 'flow');
+  const category = checkedCategory(input.category);
+  if (ISSUE_CONDITIONS.includes(when.condition) && (flow !== null || category !== null)) {
+    // An issue's transition has no flow or category of its own (it spans runs): such a rule could never fire.
+    throw new AlertInputError(`--${flow !== null ? 'flow' : 'category'} does not apply to ${when.condition}: an issue spans runs and flows; filter it with --code`);
   }
   return {
     id,
     ...when,
-    flow: optionalText(input.flow, 'flow'),
+    flow,
     code: checkedCode(input.code),
-    category: checkedCategory(input.category),
+    category,
     webhook: checkWebhook(input.webhook),
     format: format as AlertFormat,
     throttleMs,

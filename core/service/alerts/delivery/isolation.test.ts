@@ -30,7 +30,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const failed = (runId: string, flow = 'flows/a.prose'): JournalBuilder =>
+const failed = (runId: string, flow = 'user/a.prose'): JournalBuilder =>
   new JournalBuilder(runId, { flow, start: T0 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }]).fail();
 
 async function setup(limits?: ConstructorParameters<typeof AlertEngine>[0]['limits']): Promise<{ store: HivewatchStore; engine: AlertEngine }> {
@@ -105,11 +105,13 @@ describe('deliveries that no receiver can stall', () => {
     const serverA = await receiver(new StallingReceiver('hang'));
     const serverB = await receiver(new StallingReceiver('hang'));
     const healthy = await receiver(new TestReceiver());
-    for (const path of ['/one', '/two', '/three']) await addAlertRule(store, { when: 'run-failed', flow: 'flows/stuck.prose', webhook: `${serverA.url}${path}`, throttle: '0' }, 'test', T0);
-    await addAlertRule(store, { when: 'run-failed', flow: 'flows/stuck.prose', webhook: serverB.url, throttle: '0' }, 'test', T0);
-    const healthyRule = await addAlertRule(store, { when: 'run-failed', flow: 'flows/ok.prose', webhook: healthy.url, throttle: '0' }, 'test', T0);
+    // A rule names a flow some run was started from (or a flow file): one earlier run each.
+    for (const flow of ['user/stuck.prose', 'user/ok.prose']) await store.appendEvents(new JournalBuilder(`run_before_${flow}`, { flow, start: T0 }).start().runStep([{ attempts: ['ok'] }]).complete().events);
+    for (const path of ['/one', '/two', '/three']) await addAlertRule(store, { when: 'run-failed', flow: 'user/stuck.prose', webhook: `${serverA.url}${path}`, throttle: '0' }, 'test', T0);
+    await addAlertRule(store, { when: 'run-failed', flow: 'user/stuck.prose', webhook: serverB.url, throttle: '0' }, 'test', T0);
+    const healthyRule = await addAlertRule(store, { when: 'run-failed', flow: 'user/ok.prose', webhook: healthy.url, throttle: '0' }, 'test', T0);
 
-    await store.appendEvents(failed('run_stuck', 'flows/stuck.prose').events);
+    await store.appendEvents(failed('run_stuck', 'user/stuck.prose').events);
     await engine.pass();
     await vi.waitFor(() => (serverA.receiver.connections.length === 2 && serverB.receiver.connections.length === 1) || waiting('two POSTs to server A, one to B'), { timeout: 10_000 });
     // Server A's third rule is not posted beside its two: it stays due and unleased.
@@ -117,7 +119,7 @@ describe('deliveries that no receiver can stall', () => {
     expect(all.map((d) => d.attempts).sort()).toEqual([0, 1, 1, 1]);
 
     // Three in flight: the overall bound. The healthy receiver's delivery is due and waits, unclaimed.
-    await store.appendEvents(failed('run_ok', 'flows/ok.prose').events);
+    await store.appendEvents(failed('run_ok', 'user/ok.prose').events);
     await engine.pass();
     const [queued] = await deliveriesOf(store, healthyRule.id);
     expect([queued!.status, queued!.attempts]).toEqual(['pending', 0]);
