@@ -118,8 +118,11 @@ describe('comparing two runs', () => {
     const run = groups[0]?.rows ?? [];
     expect(run.find((r) => r.key === 'cost')).toMatchObject({ left: '$1.72', right: '$2.58 · $0.86 retried · $1.72 successful', differs: true });
     expect(run.find((r) => r.key === 'tokens')).toMatchObject({ left: '1,000 in · 100 out', differs: false });
-    expect(groups[1]?.rows.find((r) => r.key === '1:0/cost')).toMatchObject({ left: '$1.72', right: '$2.58 · $0.86 on failed attempts', differs: true });
+    expect(groups[1]?.rows.find((r) => r.key === '1:0/cost')).toMatchObject({ left: '$1.72', right: '$2.58 · $0.86 retried · $1.72 successful', differs: true });
     expect(costDifference(groups)).toBe('$1.72 vs $2.58');
+    // A failed run's task spend is the failed run's, as its header says, not its attempts' split.
+    const lost = detail(summary('f', { status: 'failed', usage: usage(0.86, 0.86) }), [task('1:0', [withUsage(attempt(1, 0, 600, 'RUNTIME_RATE_LIMIT'), 0.86)])]);
+    expect(compareRuns(cheap, lost)[1]?.rows.find((r) => r.key === '1:0/cost')).toMatchObject({ left: '$1.72', right: '$0.86 · failed run' });
     expect(differingTasks(groups).differ).toBe(1);
     // The same spend on both sides: no difference said; no usage at all reads "none reported", never $0.00.
     expect(costDifference(compareRuns(cheap, cheap))).toBeNull();

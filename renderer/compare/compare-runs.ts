@@ -1,4 +1,4 @@
-import type { RunDetail, TaskView } from '../../core/service/api.js';
+import type { RunDetail, RunStatus, TaskView } from '../../core/service/api.js';
 import { formatUsd, reportedNothing, runCostLine, tokenLine } from '../lib/cost-format.js';
 import { chainText, endingKind, endingSentence, factsOf } from '../lib/ending-story.js';
 import { formatDuration } from '../lib/format.js';
@@ -53,17 +53,22 @@ function attemptErrors(task: TaskView): string {
   return codes.length === 0 ? 'none' : codes.join(', ');
 }
 
-/** What a task's attempts spent: "$0.42 · $0.17 on failed attempts", "cost unknown", "none reported". */
-function taskCost(task: TaskView): string {
+/**
+ * What a task's attempts spent, in the run's words: all of a failed run's spend is "failed run";
+ * otherwise its failed attempts are "retried" and the rest "successful". "cost unknown" for
+ * tokens without a price, "none reported" when nothing was consumed (never $0.00).
+ */
+function taskCost(task: TaskView, status: RunStatus): string {
   const used = task.attempts.flatMap((a) => (a.usage ? [{ usage: a.usage, failed: a.status === 'failed' }] : []));
   const tokens = used.reduce((n, u) => n + (u.usage.inputTokens ?? 0) + (u.usage.outputTokens ?? 0) + (u.usage.cacheReadTokens ?? 0) + (u.usage.cacheWriteTokens ?? 0), 0);
   const priced = used.filter((u) => u.usage.costUsd !== undefined);
   const cost = priced.reduce((n, u) => n + (u.usage.costUsd ?? 0), 0);
   if (used.length === 0 || (tokens === 0 && cost === 0)) return 'none reported';
   if (priced.length === 0) return 'cost unknown';
+  const total = `${formatUsd(cost)}${priced.length < used.length ? ' + unknown' : ''}`;
+  if (status === 'failed') return `${total} · failed run`;
   const failed = priced.filter((u) => u.failed).reduce((n, u) => n + (u.usage.costUsd ?? 0), 0);
-  const unknown = priced.length < used.length ? ' + unknown' : '';
-  return failed > 0 ? `${formatUsd(cost)}${unknown} · ${formatUsd(failed)} on failed attempts` : `${formatUsd(cost)}${unknown}`;
+  return failed > 0 ? `${total} · ${formatUsd(failed)} retried · ${formatUsd(cost - failed)} successful` : total;
 }
 
 /** A task's tokens: "2,700 in · 320 out"; "none reported". */
@@ -73,7 +78,8 @@ function taskTokens(task: TaskView): string {
   return sum.inputTokens + sum.outputTokens + sum.cacheReadTokens + sum.cacheWriteTokens === 0 ? 'none reported' : tokenLine(sum);
 }
 
-function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | undefined, virtual: boolean): CompareRow[] {
+function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | undefined, runs: { virtual: boolean; status: [RunStatus, RunStatus] }): CompareRow[] {
+  const virtual = runs.virtual;
   const of = (t: TaskView | undefined, f: (t: TaskView) => string): string | null => (t ? f(t) : null);
   const time = (t: TaskView): string => {
     const ms = attemptTime(t);
@@ -84,7 +90,7 @@ function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | 
     row(`${taskId}/attempts`, 'Attempts', of(left, (t) => `${t.attempts.length} of ${t.maxAttempts}`), of(right, (t) => `${t.attempts.length} of ${t.maxAttempts}`)),
     row(`${taskId}/time`, virtual ? 'Time in attempts (run clock)' : 'Time in attempts', of(left, time), of(right, time)),
     row(`${taskId}/errors`, 'Attempt errors', of(left, attemptErrors), of(right, attemptErrors)),
-    row(`${taskId}/cost`, 'Cost', of(left, taskCost), of(right, taskCost)),
+    row(`${taskId}/cost`, 'Cost', of(left, (t) => taskCost(t, runs.status[0])), of(right, (t) => taskCost(t, runs.status[1]))),
     row(`${taskId}/tokens`, 'Tokens', of(left, taskTokens), of(right, taskTokens)),
     row(`${taskId}/final-error`, 'Task error', of(left, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none')), of(right, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none'))),
     row(`${taskId}/output`, 'Output', of(left, (t) => t.output ?? '—'), of(right, (t) => t.output ?? '—'), true),
@@ -148,7 +154,7 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
     const l = leftTasks.get(id);
     const r = rightTasks.get(id);
     const names = [...new Set([l?.name, r?.name].filter((n): n is string => n !== undefined))];
-    groups.push({ key: `task-${id}`, title: `${names.join(' / ')} (task ${id})`, rows: taskRows(id, l, r, virtual) });
+    groups.push({ key: `task-${id}`, title: `${names.join(' / ')} (task ${id})`, rows: taskRows(id, l, r, { virtual, status: [a.status, b.status] }) });
   }
   return groups;
 }

@@ -124,8 +124,10 @@ export const RunRow = memo(function RunRow({
         <a href={hrefToRun(run.id)} className="run-link" title={run.flow}>
           {run.flowName || run.flow}
         </a>
-        <EndingCode run={run} />
-        <RowCost run={run} />
+        <span className="cell-flow-sub">
+          <EndingCode run={run} />
+          <RowCost run={run} />
+        </span>
         {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
         {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
         {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
