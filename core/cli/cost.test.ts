@@ -59,6 +59,10 @@ describe('hivewatch cost', () => {
     expect(split.total.retried!.costUsd).toBeCloseTo(0.17, 10);
     expect(split.total.succeeded!.costUsd).toBeCloseTo(0.25, 10);
     expect(split.total.failed!.costUsd).toBe(0);
+    // Under an error filter the row's attempts and tokens are those of the attempts that failed with it.
+    const runtime = await hivewatch(['cost', '--category', 'runtime']);
+    expect(runtime.stdout).toContain('$0.17 = $0.00 failed runs + $0.17 retried attempts + $0.00 successful work');
+    expect(runtime.stdout).toMatch(/cost\.prose\s+1\s+1200 in \/ 80 out\s+\$0\.00\s+\$0\.17\s+\$0\.00/);
     // A code the run never failed with: no failed or retried spend, and no successful work under an error filter.
     const filtered = await hivewatch(['cost', '--code', 'AGENT_NO_CHANGES', '--json']);
     expect((JSON.parse(filtered.stdout) as { split: { flows: unknown[] } }).split.flows).toEqual([]);

@@ -1,5 +1,5 @@
 import { formatUsd, runCostSummary, splitSummary } from '../base/usage-format.js';
-import type { CostSplit, CostSplitAnswer, CostlyRun, FlowUsage, HivewatchStore } from '../store/index.js';
+import type { CostSplit, CostSplitAnswer, CostlyRun, HivewatchStore } from '../store/index.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ageFlag, openCliStore } from './database.js';
@@ -22,11 +22,17 @@ const tokens = (u: { inputTokens: number; outputTokens: number; cacheReadTokens:
 
 const outcomeCost = (f: CostSplit['failed']): string => (f.attempts > 0 && f.unknownCostAttempts === f.attempts ? 'unknown' : formatUsd(f.costUsd));
 
-function splitTable(answer: CostSplitAnswer, usage: readonly FlowUsage[]): string {
-  const byFlow = new Map(usage.map((f) => [f.flow, f]));
+/** Attempts and tokens of the row's three parts: under an error filter, the attempts that failed with it. */
+function splitUsage(s: CostSplit): { attempts: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } {
+  const parts = [s.failed, s.retried, s.succeeded];
+  const sum = (key: 'attempts' | 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'): number => parts.reduce((n, p) => n + p[key], 0);
+  return { attempts: sum('attempts'), inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens'), cacheReadTokens: sum('cacheReadTokens'), cacheWriteTokens: sum('cacheWriteTokens') };
+}
+
+function splitTable(answer: CostSplitAnswer): string {
   const rows = answer.flows.map(({ flow, split }) => {
-    const u = byFlow.get(flow);
-    return [flow, String(u?.attempts ?? 0), u ? tokens(u) : '', outcomeCost(split.failed), outcomeCost(split.retried), outcomeCost(split.succeeded)];
+    const u = splitUsage(split);
+    return [flow, String(u.attempts), tokens(u), outcomeCost(split.failed), outcomeCost(split.retried), outcomeCost(split.succeeded)];
   });
   return textTable([['FLOW', 'ATTEMPTS', 'TOKENS', 'FAILED RUNS', 'RETRIED', 'SUCCESSFUL'], ...rows]);
 }
@@ -74,7 +80,7 @@ async function byFlow(store: HivewatchStore, io: CliIo, window: Window, now: num
     return;
   }
   io.out(`${splitSummary(split.total)}${errorFiltered ? ' (successful work has no error, so an error filter leaves it out)' : ''}\n\n`);
-  io.out(splitTable(split, flows));
+  io.out(splitTable(split));
   io.out(trendTable(split));
 }
 
