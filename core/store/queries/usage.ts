@@ -34,7 +34,7 @@ interface RunUsage extends UsageTotals {
   countedIn: { runId: string; taskId: string; attempt: number } | null;
 }
 
-export interface FlowUsage extends UsageTotals {
+interface FlowUsage extends UsageTotals {
   flow: string;
 }
 
