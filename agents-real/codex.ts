@@ -110,8 +110,8 @@ const CODEX_QUIET_TOML = [
 ];
 
 export function codexConfigToml(spec: RunSpec, context: CodexContext): string {
-  // The built-in provider takes its address from OPENAI_BASE_URL (codexEnv) and keeps its own retry settings.
-  const provider = spec.builtInProvider ? [] : [`model_provider = ${toml(CODEX_PROVIDER_ID)}`];
+  // The built-in provider takes its address from `openai_base_url` (0.171.0 no longer reads OPENAI_BASE_URL) and keeps its own retry settings.
+  const provider = spec.builtInProvider ? [`openai_base_url = ${toml(`${context.stubUrl}/v1`)}`] : [`model_provider = ${toml(CODEX_PROVIDER_ID)}`];
   return [
     ...provider,
     ...(spec.networkDefaults ? [''] : CODEX_QUIET_TOML),
@@ -124,7 +124,7 @@ export function codexConfigToml(spec: RunSpec, context: CodexContext): string {
 
 export function codexEnv(spec: RunSpec, context: CodexContext, codexHome: string): Record<string, string> {
   // The built-in provider signs in with an API key from the environment (`codex exec` reads CODEX_API_KEY).
-  const builtIn: Record<string, string> = spec.builtInProvider ? { OPENAI_BASE_URL: `${context.stubUrl}/v1`, CODEX_API_KEY: CODEX_STUB_API_KEY } : {};
+  const builtIn: Record<string, string> = spec.builtInProvider ? { CODEX_API_KEY: CODEX_STUB_API_KEY } : {};
   return {
     CODEX_HOME: codexHome,
     [CODEX_KEY_VARIABLE]: CODEX_STUB_API_KEY,
