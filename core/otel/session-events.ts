@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ExternalSessionRow } from '../store/external.js';
 import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
-import { apiFailureError, toolFailureError } from './classify.js';
+import { apiFailureError, toolFailureError, toolRefusedError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
 import { liftLimit, liftsLimit, stopAtUsageLimit } from './session-limit.js';
 import type { TelemetryRecord } from './decode.js';
@@ -212,6 +212,10 @@ class SessionPlan extends SessionJournal {
         this.tool(fact, ts, context);
         kept(true);
         break;
+      case 'toolRefused':
+        // Kept as sent too: a linked session's refusal is its attempt's failure, which the preset reports.
+        if (!this.refused(fact, ts, context)) kept(true);
+        break;
       case 'toolCall':
         this.toolCall(fact, ts, context);
         break;
@@ -312,6 +316,27 @@ class SessionPlan extends SessionJournal {
     this.push({ type: 'attemptStarted', ts, ...ref });
     this.failed(ref, ts, 0, error, true);
     this.state.open = open;
+  }
+
+  /**
+   * A tool call the CLI's permissions refused: AGENT_SCOPE_VIOLATION (the one classifier's), an
+   * occurrence the agent handles (it goes on), and its prompt's ending. A linked session adds none:
+   * its attempt's result reports the same refusal (false: nothing journaled).
+   */
+  private refused(fact: Extract<Fact, { kind: 'toolRefused' }>, ts: number, context: Record<string, unknown>): boolean {
+    const t = this.taskFor(fact.promptId, ts);
+    if (this.linked) return false;
+    const error = toolRefusedError(this.session.agent, { tool: fact.tool, detail: fact.detail }, {
+      timestamp: ts, context: { ...context, ...(fact.source === null ? {} : { source: fact.source }) },
+      correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: t.taskId, attempt: this.row.openTaskAttempts || null },
+    }).toEnvelope();
+    const seq = this.push({ type: 'errorOccurred', ts, error, caught: true, retrying: false, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });
+    this.state.outcome = 'failed';
+    this.state.failure = { seq, error };
+    this.state.refused = { seq, error };
+    // The agent is told of the refusal and goes on: a request is in flight again.
+    this.awaiting(ts);
+    return true;
   }
 
   private tool(fact: Extract<Fact, { kind: 'toolFailed' | 'toolSucceeded' }>, ts: number, context: Record<string, unknown>): void {

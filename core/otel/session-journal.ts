@@ -96,12 +96,17 @@ export class SessionJournal {
   }
 }
 
-/** The open task's ending: failed with its last failure when its last request or tool failed, else succeeded. */
+/** What ends the open prompt failed: a refused tool call, else its last failure when its last request or tool failed. */
+function promptFailure(j: SessionJournal): { seq: number; error: ErrorEnvelope } | null {
+  return j.state.refused ?? (j.state.outcome === 'failed' ? j.state.failure : null);
+}
+
+/** The open task's ending: failed with its failure (promptFailure), else succeeded. */
 function endPromptTask(j: SessionJournal, ts: number): void {
   const r = j.row;
   if (r.openTask !== null) {
     const ref = { ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask, attempts: r.openTaskAttempts };
-    const failure = j.state.outcome === 'failed' ? j.state.failure : null;
+    const failure = promptFailure(j);
     if (failure) j.push({ type: 'taskFailed', ...ref, error: failure.error, cancelled: false });
     else j.push({ type: 'taskSucceeded', ...ref, output: '' });
   }
@@ -147,7 +152,7 @@ export function planIdle(row: ExternalSessionRow, quietMs: number, now: number):
     if (open.attempt === null) j.push({ type: 'attemptStarted', ts: Math.min(open.since, now), ...ref });
     j.failed(ref, now, Math.max(0, now - open.since), stalledError(j, ref, quietMs, now, runtime), false);
   }
-  const failure = j.state.outcome === 'failed' ? j.state.failure : null;
+  const failure = promptFailure(j);
   endPromptTask(j, now);
   // A linked session's failure is its attempt's, which the engine counts: the session itself ends without one.
   const ending = failure && !j.linked ? { error: failure.error, chain: [linkOf(failure)] } : {};

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { isRecord, parseJson } from './json.js';
-import type { DeniedTool } from './preset.js';
+import { isToolRefusal, type DeniedTool } from './provider-failure.js';
 
 /**
  * What the codex-cli preset reads from the Codex home of the CLI it starts (`$CODEX_HOME`, else
@@ -58,11 +58,9 @@ export function providerRetryOverrides(provider: string | null): string[] {
   return ['-c', `model_providers.${provider}.request_max_retries=0`, '-c', `model_providers.${provider}.stream_max_retries=0`];
 }
 
-/** Codex's words for a command its approval policy refused (the tool's output the model is sent). */
-const REFUSAL = /reject command|rejected by (the )?user|approval policy is never/i;
-
+/** Codex's words for a command its approval policy refused (the tool's output the model is sent; the one classifier's). */
 export function isApprovalRefusal(text: string): boolean {
-  return REFUSAL.test(text);
+  return isToolRefusal(text);
 }
 
 /** The rollout file of a thread: `sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`. */
@@ -88,7 +86,8 @@ function rolloutFile(codexHome: string, threadId: string): string | null {
   return walk(join(codexHome, 'sessions'), 3);
 }
 
-function commandOf(name: string, args: string): string | null {
+/** The command line a tool call's arguments (JSON) ask for: Codex's `exec_command` {cmd}, `shell` {command: [..]}; else the tool's name. */
+export function commandOf(name: string, args: string): string | null {
   const parsed = parseJson(args);
   if (!parsed.ok || !isRecord(parsed.value)) return null;
   const v = parsed.value;
