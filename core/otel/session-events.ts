@@ -36,6 +36,21 @@ function externalRunId(session: SessionRef): string {
 
 const LABEL: Record<string, string> = { 'claude-code': 'Claude Code', 'codex-cli': 'Codex CLI' };
 
+/** A UUID whose leading digits are a timestamp (versions 1, 6, 7): Codex's conversation ids are version 7. */
+const TIME_ORDERED_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[167][0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The session's name in the Runs list: the CLI's label and the start of its session id, which
+ * the CLI shows too ("Claude Code session 7f3c9a2e"). A time-ordered id's start is its clock —
+ * sessions started within a minute share it — so it is followed by the id's last eight digits,
+ * which are random: "Codex CLI session 01a2242e…3f421be2".
+ */
+export function sessionName(agent: string, sessionId: string): string {
+  const label = LABEL[agent] ?? agent;
+  const short = TIME_ORDERED_UUID.test(sessionId) ? `${sessionId.slice(0, 8)}…${sessionId.slice(-8)}` : sessionId.slice(0, 8);
+  return `${label} session ${short}`;
+}
+
 export function newSessionRow(session: SessionRef, at: number): ExternalSessionRow {
   return {
     sessionKey: sessionKeyOf(session), runId: externalRunId(session), origin: session.origin, sessionId: session.sessionId,
@@ -82,7 +97,7 @@ class SessionPlan extends SessionJournal {
       this.push({
         type: 'runStarted', ts: startTs,
         flow: `${EXTERNAL_FLOW_PREFIX}${session.agent}`,
-        flowName: `${LABEL[session.agent] ?? session.agent} session ${session.sessionId.slice(0, 8)}`,
+        flowName: sessionName(session.agent, session.sessionId),
         options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: session.agent },
         resumedFrom: null, retryOf: null, resumeStep: 0,
         external: {
