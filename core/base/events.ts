@@ -230,8 +230,10 @@ export type HivewatchEventBody =
   /**
    * An external run sent nothing for `quietMs`: it ends until events resume, `completed`, or
    * `failed` with `error` (and its `chain`, as runFailed's) when its last prompt failed.
+   * `endedWith`: it was sent from inside this Hivewatch attempt, which ended: it ends with it
+   * rather than after the quiet period.
    */
-  | { type: 'externalRunIdle'; quietMs: number; lastEventAt: number; error?: ErrorEnvelope; chain?: FailureLink[] }
+  | { type: 'externalRunIdle'; quietMs: number; lastEventAt: number; error?: ErrorEnvelope; chain?: FailureLink[]; endedWith?: { runId: string; taskId: string; attempt: number } }
   /** Events resumed after `externalRunIdle`: the run is running again. */
   | { type: 'externalRunReopened'; idleSince: number }
   /**
