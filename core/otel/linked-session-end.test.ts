@@ -111,7 +111,7 @@ describe('a session linked to a preset attempt ends with it', () => {
     expect(await ingester.sweep()).toEqual([runId]);
   });
 
-  it("the receiver stopping ends it at once; a receiver started later ends one left open", async () => {
+  it('the receiver stopping ends it at once', async () => {
     const parent = await parentRun();
     // A timer that never fires within the test: only the start and the close sweep.
     const first = await startOtlpReceiver({ store, port: 0, token: 't', sweepEveryMs: 3_600_000, quietMs: QUIET_MS, now: () => now });
@@ -120,6 +120,22 @@ describe('a session linked to a preset attempt ends with it', () => {
     await first.close();
     expect((await store.getRunRow(runId))!.status).toBe('completed');
     expect(await idleOf(runId)).toMatchObject({ endedWith: PARENT });
+  });
+
+  it('stopped while its attempt still ran: it stays running, and the next receiver ends it when it starts', async () => {
+    const parent = await parentRun();
+    const first = await startOtlpReceiver({ store, port: 0, token: 't', sweepEveryMs: 3_600_000, quietMs: QUIET_MS, now: () => now });
+    const runId = (await first.ingester.ingest(claudeLogs(), null)).runIds[0]!;
+    await first.close();
+    expect((await store.getRunRow(runId))!.status).toBe('running');
+    await parent.end(null);
+    now += LINKED_GRACE_MS + 1;
+    const second = await startOtlpReceiver({ store, port: 0, token: 't', sweepEveryMs: 3_600_000, quietMs: QUIET_MS, now: () => now });
+    try {
+      await expect.poll(async () => (await store.getRunRow(runId))!.status, { timeout: 10_000 }).toBe('completed');
+    } finally {
+      await second.close();
+    }
   });
 
   it('a failed Codex attempt whose request never reached the telemetry: the session keeps the preset\'s reading, one call with its code', async () => {
