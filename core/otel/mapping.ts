@@ -22,6 +22,8 @@ export interface SessionRef {
   sessionId: string;
   /** service.name and version, as shown in the run's event log. */
   source: string;
+  /** service.name as sent (`claude-code`, `claude-code-desktop`, `codex_exec`, …), when it was. */
+  service?: string;
   parent: { runId: string; taskId: string; attempt: number } | null;
   /** Values of the session's resource or attributes the receiver did not take as sent (bounds.ts). */
   adjustments: Adjustment[];
@@ -185,7 +187,11 @@ export function sessionOf(record: TelemetryRecord): SessionRef {
   const version = str(own(record.resource, 'service.version')) ?? str(attr(record, 'app.version'));
   const source = bounded.text(version ? `${service} ${version}` : service, 'resource.service.name', 200) as string;
   const anonymous = bySession === null && str(attr(record, 'conversation.id')) === null;
-  return { agent, origin: `runtime:${agent}`, sessionId, source, parent, adjustments: bounded.adjustments, ...(anonymous ? { anonymous } : {}) };
+  const sent = str(own(record.resource, 'service.name'));
+  return {
+    agent, origin: `runtime:${agent}`, sessionId, source, parent, adjustments: bounded.adjustments,
+    ...(sent !== null ? { service: sent } : {}), ...(anonymous ? { anonymous } : {}),
+  };
 }
 
 export const sessionKeyOf = (s: Pick<SessionRef, 'origin' | 'sessionId'>): string => `${s.origin}\n${s.sessionId}`;

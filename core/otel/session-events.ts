@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ExternalSessionRow } from '../store/external.js';
 import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
+import { correlationKeysOf } from './correlation-keys.js';
 import { apiFailureError, toolFailureError, toolRefusedError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
 import { liftLimit, liftsLimit, stopAtUsageLimit } from './session-limit.js';
@@ -35,6 +36,8 @@ function externalRunId(session: SessionRef): string {
 }
 
 const LABEL: Record<string, string> = { 'claude-code': 'Claude Code', 'codex-cli': 'Codex CLI' };
+/** The Claude Code desktop app's Code tab reports as `claude-code-desktop`: the same events, its own name. */
+const DESKTOP_SERVICE = 'claude-code-desktop';
 
 /** A UUID whose leading digits are a timestamp (versions 1, 6, 7): Codex's conversation ids are version 7. */
 const TIME_ORDERED_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[167][0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -45,8 +48,8 @@ const TIME_ORDERED_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[167][0-9a-f]{3}-[0-9a-f]{4}
  * sessions started within a minute share it — so it is followed by the id's last eight digits,
  * which are random: "Codex CLI session 01a2242e…3f421be2".
  */
-export function sessionName(agent: string, sessionId: string): string {
-  const label = LABEL[agent] ?? agent;
+export function sessionName(agent: string, sessionId: string, service: string | null = null): string {
+  const label = agent === 'claude-code' && service === DESKTOP_SERVICE ? 'Claude Code desktop' : (LABEL[agent] ?? agent);
   const short = TIME_ORDERED_UUID.test(sessionId) ? `${sessionId.slice(0, 8)}…${sessionId.slice(-8)}` : sessionId.slice(0, 8);
   return `${label} session ${short}`;
 }
@@ -97,7 +100,7 @@ class SessionPlan extends SessionJournal {
       this.push({
         type: 'runStarted', ts: startTs,
         flow: `${EXTERNAL_FLOW_PREFIX}${session.agent}`,
-        flowName: sessionName(session.agent, session.sessionId),
+        flowName: sessionName(session.agent, session.sessionId, session.service ?? null),
         options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: session.agent },
         resumedFrom: null, retryOf: null, resumeStep: 0,
         external: {
@@ -176,7 +179,7 @@ class SessionPlan extends SessionJournal {
     const adjustments = adjustment ? [adjustment, ...fact.adjustments] : fact.adjustments;
     this.noteAdjusted(ts, name || '(unnamed)', adjustments);
     const context = {
-      session: this.session.sessionId, prompt: fact.promptId, event: name,
+      session: this.session.sessionId, prompt: fact.promptId, event: name, ...correlationKeysOf(record),
       ...(this.session.parent ? { hivewatch: this.session.parent } : {}),
       ...(adjustments.length > 0 ? { adjustments } : {}),
     };
