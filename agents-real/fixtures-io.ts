@@ -108,7 +108,7 @@ function runDir(cli: CliName, id: string, version?: string): string {
 }
 
 /** The older pins of a CLI whose recordings are kept (`<cli>@<version>/` folders), oldest first. */
-export function archivedVersions(cli: CliName): string[] {
+function archivedVersions(cli: CliName): string[] {
   if (!existsSync(FIXTURES_DIR)) return [];
   const prefix = `${cli}@`;
   return readdirSync(FIXTURES_DIR)

@@ -34,7 +34,7 @@ export const MAX_OTLP_CONNECTIONS = 256;
  * a session's final status comes at most this long after its quiet period, and a linked one
  * this long after LINKED_GRACE_MS. The look is one indexed query.
  */
-export const QUIET_CHECK_EVERY_MS = 5_000;
+const QUIET_CHECK_EVERY_MS = 5_000;
 
 /** The database secret that holds the ingest token. */
 const OTEL_TOKEN_SECRET = 'otel.token';

@@ -63,7 +63,7 @@ const MINUTE_MS = 60_000;
  * seconds between printing and reading; a time-only reset is never a day minus an hour ahead
  * (Codex prints a date for any reset not today, Claude Code for one more than a day ahead).
  */
-export const PASSED_TODAY_MS = 3_600_000;
+const PASSED_TODAY_MS = 3_600_000;
 
 const EPOCH = /limit reached\|(\d{9,13})\b/i;
 const UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
