@@ -80,8 +80,9 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     expect(await badge.textContent()).toMatch(/^limit resets in (1 h|1 h 01 min)$/);
     const chip = page.getByRole('button', { name: /waiting for limit/ });
     expect(await chip.getAttribute('aria-pressed')).toBe('true');
-    expect(await chip.locator('.chip-count').textContent()).toBe('1');
-    expect(await page.getByTestId('connection').textContent()).toContain('1 waiting for limit');
+    // The counts come from their own query, which may answer after the rows: waited for, not read once.
+    await expect.poll(() => chip.locator('.chip-count').textContent(), { timeout: 10_000 }).toBe('1');
+    await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('1 waiting for limit');
 
     const journaled = (await eventsOf(server, runId)).find((e): e is Extract<HivewatchEvent, { type: 'retryScheduled' }> => e.type === 'retryScheduled');
     expect(journaled?.usageLimit?.reported).toMatch(/^You've reached your session limit · resets \d{1,2}:\d{2}[ap]m \(UTC\)$/);
@@ -162,7 +163,7 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     expect(await badge.textContent()).toMatch(/^limit resets in (\d+ min|\d+ h( \d{2} min)?)$/);
     expect(await badge.getAttribute('title')).toMatch(/^stopped by the usage limit until .+It continues when the agent sends telemetry again .+Hivewatch cannot restart it\.$/);
     expect(await row.getByRole('button', { name: `Stop watching session ${runId}` }).count()).toBe(1);
-    expect(await page.getByTestId('connection').textContent()).toContain('1 waiting for limit');
+    await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('1 waiting for limit');
     const reached = (await eventsOf(server, runId)).find((e): e is Extract<HivewatchEvent, { type: 'externalLimitReached' }> => e.type === 'externalLimitReached');
     expect(reached?.reported).toBe(session.reported);
     expect(reached?.resetAt).toBeGreaterThan(Date.now());
