@@ -40,7 +40,7 @@ interface Flags {
   /** The OTLP receiver's port (default HIVEWATCH_OTEL_PORT, else 4318), null for `off`. */
   otelPort: number | null;
   otelPortText: string | undefined;
-  /** The quiet period that ends an agent session (--otel-idle, else HIVEWATCH_OTEL_IDLE, else 10 minutes). */
+  /** The quiet period that ends an agent session (--otel-idle, else HIVEWATCH_OTEL_IDLE, else 2 minutes). */
   otelIdleMs: number;
   otelIdleText: string | undefined;
   db: string | undefined;
