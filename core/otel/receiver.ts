@@ -92,7 +92,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
-      reject(new Refused(400, `payload too large: ${declared} bytes (the limit is ${limit})`));
+      reject(new Refused(413, `payload too large: ${declared} bytes (the limit is ${limit})`));
       return;
     }
     const chunks: Buffer[] = [];
@@ -103,9 +103,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
+      // Past the limit the rest is read and dropped (drainRefused), not paused on.
       if (size > limit) {
-        reject(new Refused(400, `payload too large: over ${limit} bytes (the limit)`));
-        req.pause();
+        reject(new Refused(413, `payload too large: over ${limit} bytes (the limit)`));
         return;
       }
       chunks.push(chunk);
@@ -113,6 +113,20 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/**
+ * The rest of a body refused as too large is read and dropped (up to four times the limit more,
+ * then the connection is cut), so an exporter still writing it reads the 413 rather than failing
+ * its write with EPIPE; the request timeout bounds a slow one.
+ */
+function drainRefused(req: IncomingMessage, limit: number): void {
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > 4 * limit) req.destroy();
+  });
+  req.resume();
 }
 
 function decompress(body: Buffer, contentEncoding: string | undefined, limit: number): Buffer {
@@ -123,7 +137,7 @@ function decompress(body: Buffer, contentEncoding: string | undefined, limit: nu
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_BUFFER_TOO_LARGE' || (error as Error).message.includes('maxOutputLength')) {
-      throw new Refused(400, `payload too large once decompressed: over ${limit} bytes (the limit)`);
+      throw new Refused(413, `payload too large once decompressed: over ${limit} bytes (the limit)`);
     }
     throw new Refused(400, `the body is not valid ${encoding}: ${(error as Error).message}`);
   }
@@ -242,7 +256,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
       if (error instanceof Refused) answer(res, error.status, encoding, error.message);
       else if (error instanceof OtlpDecodeError) answer(res, 400, encoding, `malformed OTLP payload: ${error.message}`);
       else answer(res, 500, encoding, `could not ingest the payload: ${(error as Error).message}`);
-      if (!req.complete) res.on('finish', () => req.destroy());
+      if (!req.complete) res.on('finish', () => (error instanceof Refused && error.status === 413 ? drainRefused(req, limit) : req.destroy()));
     }
   };
 
