@@ -88,11 +88,20 @@ function encodingOf(contentType: string | undefined): OtlpEncoding {
   throw new Refused(415, `unsupported Content-Type "${contentType ?? ''}": send application/json or application/x-protobuf`);
 }
 
+/**
+ * A body over the limit is answered 413 once it has all arrived (read and dropped, up to
+ * DRAINED_LIMITS times the limit): an exporter writes its whole batch before it reads the answer,
+ * and a connection cut while it writes fails its write with EPIPE and loses the answer. Past that
+ * bound (or declared past it) the answer goes at once and the connection is cut.
+ */
+const DRAINED_LIMITS = 4;
+
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      reject(new Refused(413, `payload too large: ${declared} bytes (the limit is ${limit})`));
+    let refusal = Number.isFinite(declared) && declared > limit ? new Refused(413, `payload too large: ${declared} bytes (the limit is ${limit})`) : null;
+    if (refusal !== null && declared > DRAINED_LIMITS * limit) {
+      reject(refusal);
       return;
     }
     const chunks: Buffer[] = [];
@@ -103,30 +112,13 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      // Past the limit the rest is read and dropped (drainRefused), not paused on.
-      if (size > limit) {
-        reject(new Refused(413, `payload too large: over ${limit} bytes (the limit)`));
-        return;
-      }
-      chunks.push(chunk);
+      if (size > limit) refusal ??= new Refused(413, `payload too large: over ${limit} bytes (the limit)`);
+      if (refusal === null) chunks.push(chunk);
+      else if (size > DRAINED_LIMITS * limit) reject(refusal);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => (refusal === null ? resolve(Buffer.concat(chunks)) : reject(refusal)));
     req.on('error', reject);
   });
-}
-
-/**
- * The rest of a body refused as too large is read and dropped (up to four times the limit more,
- * then the connection is cut), so an exporter still writing it reads the 413 rather than failing
- * its write with EPIPE; the request timeout bounds a slow one.
- */
-function drainRefused(req: IncomingMessage, limit: number): void {
-  let drained = 0;
-  req.on('data', (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > 4 * limit) req.destroy();
-  });
-  req.resume();
 }
 
 function decompress(body: Buffer, contentEncoding: string | undefined, limit: number): Buffer {
@@ -256,7 +248,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
       if (error instanceof Refused) answer(res, error.status, encoding, error.message);
       else if (error instanceof OtlpDecodeError) answer(res, 400, encoding, `malformed OTLP payload: ${error.message}`);
       else answer(res, 500, encoding, `could not ingest the payload: ${(error as Error).message}`);
-      if (!req.complete) res.on('finish', () => (error instanceof Refused && error.status === 413 ? drainRefused(req, limit) : req.destroy()));
+      if (!req.complete) res.on('finish', () => req.destroy());
     }
   };
 
