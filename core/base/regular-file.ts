@@ -14,14 +14,19 @@ export class NotReadableFile extends Error {
   override readonly name = 'NotReadableFile';
 }
 
-function kindOf(stats: Stats): string | null {
-  if (stats.isFile()) return null;
+/** What a special file is, in words ('a FIFO (named pipe)', 'a character device', …); null for a regular file or a directory. */
+export function specialFileKind(stats: Stats): string | null {
   if (stats.isFIFO()) return 'a FIFO (named pipe)';
   if (stats.isCharacterDevice()) return 'a character device';
   if (stats.isBlockDevice()) return 'a block device';
   if (stats.isSocket()) return 'a socket';
+  return null;
+}
+
+function kindOf(stats: Stats): string | null {
+  if (stats.isFile()) return null;
   if (stats.isDirectory()) return 'a directory';
-  return 'not a file';
+  return specialFileKind(stats) ?? 'not a file';
 }
 
 function tooLarge(maxBytes: number): NotReadableFile {

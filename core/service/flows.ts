@@ -148,6 +148,7 @@ export class FlowCatalog {
 function asCatalogError(error: unknown, id: string): unknown {
   if (error instanceof FlowKeyError) {
     if (error.problem === FlowKeyProblem.outsideFolder) return new ApiError(400, 'flow_outside_folder', error.message);
+    if (error.problem === FlowKeyProblem.notAFile) return new ApiError(400, 'flow_not_a_file', error.message);
     return new ApiError(404, 'flow_not_found', error.message);
   }
   if (isMissing(error)) return new ApiError(404, 'flow_not_found', `no flow ${id}`);
