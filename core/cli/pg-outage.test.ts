@@ -61,7 +61,7 @@ function anotherFlow(): OutageFlow {
  * works; `retryWindowMs` null leaves HIVEWATCH_JOURNAL_RETRY_MS unset (the product's default).
  */
 async function runUntilSessionTwo(url: string, flow: OutageFlow, retryWindowMs: number | null): Promise<CliHost> {
-  const window = retryWindowMs === null ? {} : { HIVEWATCH_JOURNAL_RETRY_MS: String(retryWindowMs) };
+  const window: Record<string, string> = retryWindowMs === null ? {} : { HIVEWATCH_JOURNAL_RETRY_MS: String(retryWindowMs) };
   const host = cliHost(['run', flow.file, '--json', '--db', url], { ...window, HIVEWATCH_JOURNAL_WAIT_MS: '120000' });
   hosts.push(host);
   flow.go(1);
