@@ -54,7 +54,7 @@ function fitsEnvironment(name: string, value: string): boolean {
  * USER_INVALID_PROMPT: the spawn would fail (E2BIG, a NUL Node refuses) or, were the prompt left
  * out of the environment, the agent would silently be given an empty one.
  */
-export function promptProblem(prompt: string): string | null {
+function promptProblem(prompt: string): string | null {
   const nul = prompt.indexOf('\0');
   if (nul !== -1) {
     return `the prompt holds a NUL character (at character ${nul}), which no process argument or environment variable can carry; remove it from what the prompt takes in (an earlier output, a file)`;
