@@ -1,5 +1,6 @@
 import { DEFAULT_LEASE_MS } from '../store/host-lease.js';
 import type { HivewatchStore, RecoveredRun } from '../store/index.js';
+import { isStoreError } from '../store/store-error.js';
 import type { TailScheduler } from './journal-tail.js';
 import { intervalScheduler } from './journal-tail.js';
 
@@ -54,6 +55,8 @@ export class HostWatch {
   private running: Promise<HostWatchPass> | null = null;
   /** A pass could not reach the database, and none has since. */
   private cutOff = false;
+  /** When a pass first found the database server away (wall ms), while none has reached it since. */
+  private awaySince: number | null = null;
   /** No host is judged before this (wall ms): a lease after the database came back. */
   private judgeFrom = 0;
 
@@ -77,24 +80,34 @@ export class HostWatch {
     const now = (this.options.now ?? Date.now)();
     // The store closed under us (shutting down) or the server is away: the next pass tries again.
     const judging = !this.cutOff && now >= this.judgeFrom;
-    const recovered = judging ? await store.recoverInterrupted().catch((): RecoveredRun[] => (this.lostContact(), [])) : [];
+    const recovered = judging ? await store.recoverInterrupted().catch((error: unknown): RecoveredRun[] => (this.lostContact(error, now), [])) : [];
     // Only recovery writes `interrupted`: a run this process still executes that reads so was
     // taken. One read for all of them: a busy host executes hundreds (issue #25 part 7).
     const taken = await store
       .runsInStatus(this.options.hosted(), 'interrupted')
       .then((ids) => (this.reached(now), ids))
-      .catch((): string[] => (this.lostContact(), []));
+      .catch((error: unknown): string[] => (this.lostContact(error, now), []));
     if (taken.length > 0 && !this.stopped) this.options.onTaken(taken);
     return { recovered, taken };
   }
 
-  private lostContact(): void {
+  /**
+   * Since when the database server has been away, as this watch's passes (once a second) saw it;
+   * null while it answers. What the window's "database unavailable" banner counts from.
+   */
+  get databaseAwaySince(): number | null {
+    return this.awaySince;
+  }
+
+  private lostContact(error: unknown, now: number): void {
     this.cutOff = true;
+    if (isStoreError(error, 'unavailable')) this.awaySince ??= now;
   }
 
   private reached(now: number): void {
     if (!this.cutOff) return;
     this.cutOff = false;
+    this.awaySince = null;
     this.judgeFrom = now + (this.options.regainMs ?? DEFAULT_LEASE_MS);
   }
 

@@ -107,6 +107,11 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
 
     checkHosts: () => hostWatch?.check() ?? Promise.resolve({ recovered: [], taken: [] }),
 
+    databaseStatus: () => {
+      const since = hostWatch?.databaseAwaySince ?? null;
+      return Promise.resolve({ unavailableForMs: since === null ? null : Math.max(0, Date.now() - since), waitingRuns: since === null ? 0 : runs.ids().length });
+    },
+
     async close(closeOptions: CloseOptions = {}): Promise<void> {
       if (closing) return;
       closing = true;
