@@ -42,6 +42,7 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'listIssues',
   'getIssue',
   'setIssueStatus',
+  'databaseStatus',
 ];
 
 const PREFIX = 'hivewatch:';

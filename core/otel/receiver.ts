@@ -95,11 +95,20 @@ function encodingOf(contentType: string | undefined): OtlpEncoding {
   throw new Refused(415, `unsupported Content-Type "${contentType ?? ''}": send application/json or application/x-protobuf`);
 }
 
+/**
+ * A body over the limit is answered 413 once it has all arrived (read and dropped, up to
+ * DRAINED_LIMITS times the limit): an exporter writes its whole batch before it reads the answer,
+ * and a connection cut while it writes fails its write with EPIPE and loses the answer. Past that
+ * bound (or declared past it) the answer goes at once and the connection is cut.
+ */
+const DRAINED_LIMITS = 4;
+
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      reject(new Refused(400, `payload too large: ${declared} bytes (the limit is ${limit})`));
+    let refusal = Number.isFinite(declared) && declared > limit ? new Refused(413, `payload too large: ${declared} bytes (the limit is ${limit})`) : null;
+    if (refusal !== null && declared > DRAINED_LIMITS * limit) {
+      reject(refusal);
       return;
     }
     const chunks: Buffer[] = [];
@@ -110,14 +119,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        reject(new Refused(400, `payload too large: over ${limit} bytes (the limit)`));
-        req.pause();
-        return;
-      }
-      chunks.push(chunk);
+      if (size > limit) refusal ??= new Refused(413, `payload too large: over ${limit} bytes (the limit)`);
+      if (refusal === null) chunks.push(chunk);
+      else if (size > DRAINED_LIMITS * limit) reject(refusal);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => (refusal === null ? resolve(Buffer.concat(chunks)) : reject(refusal)));
     req.on('error', reject);
   });
 }
@@ -130,7 +136,7 @@ function decompress(body: Buffer, contentEncoding: string | undefined, limit: nu
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_BUFFER_TOO_LARGE' || (error as Error).message.includes('maxOutputLength')) {
-      throw new Refused(400, `payload too large once decompressed: over ${limit} bytes (the limit)`);
+      throw new Refused(413, `payload too large once decompressed: over ${limit} bytes (the limit)`);
     }
     throw new Refused(400, `the body is not valid ${encoding}: ${(error as Error).message}`);
   }

@@ -236,8 +236,18 @@ export interface HivewatchApi {
   /** Resolve, ignore (with a condition) or reopen; journaled with who asked. The issue after it. */
   setIssueStatus(input: SetIssueStatusInput): Promise<Issue>;
 
+  /** Whether this host reaches its database, for the window's banner (docs/postgres.md "When the server goes away"). */
+  databaseStatus(): Promise<DatabaseStatus>;
+
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
   subscribe(listener: (batch: LiveEvent[]) => void, options?: SubscribeOptions): () => void;
+}
+
+export interface DatabaseStatus {
+  /** How long the database server has been away as this host sees it (ms), or null while it answers. */
+  unavailableForMs: number | null;
+  /** The runs this host executes, which wait for the database to take their events (0 while it answers). */
+  waitingRuns: number;
 }
 
 export interface SubscribeOptions {
@@ -294,6 +304,7 @@ export const API_METHODS = [
   'listIssues',
   'getIssue',
   'setIssueStatus',
+  'databaseStatus',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 

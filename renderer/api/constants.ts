@@ -36,6 +36,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'listIssues',
   'getIssue',
   'setIssueStatus',
+  'databaseStatus',
 ];
 
 /** Where the browser shell's token lives once the page took it from `?token=`. */
