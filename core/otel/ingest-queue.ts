@@ -11,20 +11,20 @@ import type { OtelIngester } from './ingest.js';
  */
 
 /** Decoded records waiting for their transaction, at most: about a second of writes on SQLite. */
-export const MAX_QUEUED_RECORDS = 10_000;
+const MAX_QUEUED_RECORDS = 10_000;
 /** Decompressed payload bytes waiting, at most (four payloads of the 8 MiB body limit). */
-export const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
+const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 /**
  * A request is answered within this, journaled or not: OTLP exporters give up on a request after
  * 10 s by default, and a request held open holds its exporter's connection and its batch.
  */
-export const ANSWER_WITHIN_MS = 900;
+const ANSWER_WITHIN_MS = 900;
 /**
  * The Retry-After of both refusals, in seconds: the queue holds about a second of writes, so a
  * second frees room; exporters give an export about 10 s in all, so one second leaves them several
  * tries before they drop the batch.
  */
-export const RETRY_AFTER_SECONDS = 1;
+const RETRY_AFTER_SECONDS = 1;
 
 /** The answer for a payload the queue did not journal: 429 (full) or 503 (not journaled in time). */
 export class IngestBusy extends Error {

@@ -7,7 +7,7 @@ import { Agent, request } from 'node:http';
  * Retry-After second lasts for it (tests shorten it; the header's value is what they check).
  */
 
-export const EXPORTER_TIMEOUT_MS = 10_000;
+const EXPORTER_TIMEOUT_MS = 10_000;
 
 export interface ExporterAnswer {
   /** 0: no answer (the connection failed or the 10 s timeout passed). */
