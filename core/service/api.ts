@@ -37,8 +37,11 @@ import type { BulkAction, BulkResult } from './api-bulk.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 // Error issues (issue #23) have a file of their own too.
 export { IGNORE_BOUNDS, ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
-export type { Issue, IssueAction, IssueSort, SetIssueStatusInput } from './api-issues.js';
+export type { Issue, IssueAction, IssueEscalation, IssuePeriod, IssueScope, IssueSort, IssueStatusFilter, SetIssueStatusInput } from './api-issues.js';
 import type { Issue, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
+// An issue's page has a file of its own too.
+export type { IssueActivity, IssueCost, IssueDetail, IssueDetailInput, IssueFlowChange, IssueFlowVersion } from './api-issue-page.js';
+import type { IssueDetail, IssueDetailInput } from './api-issue-page.js';
 
 const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 /** The run list's `status` filter: the run statuses and the derived `waiting-limit` (core/base/run-list-status.ts). */
@@ -231,6 +234,8 @@ export interface HivewatchApi {
   getIssue(input: { id: string }): Promise<Issue>;
   /** Resolve, ignore (with a condition) or reopen; journaled with who asked. The issue after it. */
   setIssueStatus(input: SetIssueStatusInput): Promise<Issue>;
+  /** Everything about one issue in a period and filters (api-issue-page.ts); 404 issue_not_found, 400 issue_ambiguous. */
+  getIssueDetail(input: IssueDetailInput): Promise<IssueDetail>;
 
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
   subscribe(listener: (batch: LiveEvent[]) => void, options?: SubscribeOptions): () => void;
@@ -288,6 +293,7 @@ export const API_METHODS = [
   'listIssues',
   'getIssue',
   'setIssueStatus',
+  'getIssueDetail',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 

@@ -86,7 +86,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     ...hostApi,
     ...relayApi,
     ...bulkApi(context, { ...hostApi, ...relayApi }),
-    ...readApi(store),
+    ...readApi(store, (status) => issues.book.statusScope(status)),
     ...usageApi(store),
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),
     ...subscriptions(liveHub),

@@ -34,6 +34,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'listIssues',
   'getIssue',
   'setIssueStatus',
+  'getIssueDetail',
 ];
 
 /** Where the browser shell's token lives once the page took it from `?token=`. */
