@@ -73,12 +73,24 @@ async function flowChangeOf(store: HivewatchStore, runId: string): Promise<Issue
   return { flow: run.flow, flowName: run.flowName, first, before, changed };
 }
 
+/**
+ * The newest occurrence, its envelope as journaled (the errors table keeps its fields, the
+ * journal's `errorOccurred` also its causes), and the chain: the envelope, then each cause.
+ */
+async function latestOf(store: HivewatchStore, fingerprint: string): Promise<IssueDetail['latest']> {
+  const newest = (await store.listErrors({ fingerprint, limit: 1 })).errors[0];
+  if (!newest) return null;
+  const occurrence = errorOccurrence(newest);
+  const [event] = await store.getEvents(newest.runId, newest.seq - 1, 1);
+  const journaled = event?.type === 'errorOccurred' && event.seq === newest.seq ? event.error : null;
+  return { occurrence: journaled ? { ...occurrence, error: journaled } : occurrence, chain: chainOf(journaled ?? occurrence.error) };
+}
+
 export async function issueDetail(book: IssueBook, store: HivewatchStore, input: IssueDetailInput): Promise<IssueDetail> {
   const { id, ...scope } = input;
   const issue = await book.get(id, scope);
   const fingerprint = issue.id;
-  const newest = (await store.listErrors({ fingerprint, limit: 1 })).errors[0];
-  const latest = newest ? errorOccurrence(newest) : null;
+  const latest = await latestOf(store, fingerprint);
   const firstRef = await store.issues.firstOccurrence(fingerprint);
   const activity = activityOf(
     issue,
@@ -88,7 +100,7 @@ export async function issueDetail(book: IssueBook, store: HivewatchStore, input:
   );
   return {
     issue,
-    latest: latest ? { occurrence: latest, chain: chainOf(latest.error) } : null,
+    latest,
     flows: await store.issues.flows(fingerprint),
     origins: [issue.origin],
     activity,
