@@ -2,7 +2,7 @@
  * How a cost reads to an operator (CLI; the window keeps its own copy, renderer imports no core
  * code): dollars with cents, and fractions of a cent where agent attempts cost that little.
  */
-function formatUsd(usd: number): string {
+export function formatUsd(usd: number): string {
   if (usd === 0) return '$0.00';
   if (usd < 0.01) return `$${usd.toFixed(4)}`;
   return `$${usd.toFixed(2)}`;

@@ -36,7 +36,7 @@ export function issueConformanceCases(context: ConformanceContext): void {
       [() => api.setIssueStatus({ id: '0123abcd', action: 'ignore', forMs: 3_600_000 }), 404, 'issue_not_found', 'no such issue "0123abcd"'],
       [() => api.setIssueStatus({ id: '0123abcd', action: 'archive' as never }), 400, 'invalid_input', 'action: must be one of resolve, ignore, reopen'],
       [() => api.getIssue({ id: 'not-hex' }), 400, 'invalid_input', 'id: must be an issue id (its fingerprint, or the start of it: hex digits)'],
-      [() => api.listIssues({ sort: 'count' as never }), 400, 'invalid_input', 'sort: must be one of last-seen, first-seen, failures, runs'],
+      [() => api.listIssues({ sort: 'count' as never }), 400, 'invalid_input', 'sort: must be one of last-seen, first-seen, events, failures, runs, trend'],
       [() => api.setIssueStatus({ id: '0123abcd', action: 'ignore', forMs: 5 }), 400, 'invalid_input', 'forMs: must be at least 60000'],
       [() => api.listRuns({ issue: 'zz' }), 400, 'invalid_input', 'issue: must be an issue id (its fingerprint, or the start of it: hex digits)'],
     ];
