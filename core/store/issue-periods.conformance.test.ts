@@ -33,10 +33,14 @@ type Counts = Record<string, { events: number; failures: number }>;
 async function groupBy(store: HivewatchStore, window: { since?: number; until?: number; flow?: string; runId?: string }): Promise<Counts> {
   const where: string[] = [];
   const params: unknown[] = [];
-  if (window.since !== undefined) (where.push('ts >= ?'), params.push(window.since));
-  if (window.until !== undefined) (where.push('ts < ?'), params.push(window.until));
-  if (window.flow !== undefined) (where.push('flow = ?'), params.push(window.flow));
-  if (window.runId !== undefined) (where.push('run_id = ?'), params.push(window.runId));
+  const add = (sql: string, value: unknown): void => {
+    where.push(sql);
+    params.push(value);
+  };
+  if (window.since !== undefined) add('ts >= ?', window.since);
+  if (window.until !== undefined) add('ts < ?', window.until);
+  if (window.flow !== undefined) add('flow = ?', window.flow);
+  if (window.runId !== undefined) add('run_id = ?', window.runId);
   const rows = await store.runStatements(() =>
     all<{ fingerprint: string; events: number; failures: number }>(
       `SELECT fingerprint, COUNT(*) AS events, SUM(CASE WHEN ending = 1 THEN 1 ELSE 0 END) AS failures FROM errors

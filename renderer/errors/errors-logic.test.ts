@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorOccurrence } from '../../core/service/api.js';
 import { envelope } from '../testing/events.js';
-import { binTimestamps, densify, sparklinePoints } from './bins.js';
+import { binTimestamps, densify } from './bins.js';
 import { bucketFor, DEFAULT_RANGE, filterOf, parseErrorsQuery, serializeErrorsQuery, windowOf, type ErrorsQuery } from './errors-query.js';
 import { buildPivot } from './pivot.js';
 
@@ -54,10 +54,6 @@ describe('sparkline bins', () => {
   it('counts timestamps per slice, clamping the edges', () => {
     expect(binTimestamps([0, 1, 5, 9, 10, -3, 99], 0, 10, 2)).toEqual([3, 4]);
     expect(binTimestamps([], 0, 10, 3)).toEqual([0, 0, 0]);
-  });
-  it('draws points scaled to the box', () => {
-    expect(sparklinePoints([0, 2, 1], 10, 10)).toBe('0.0,9.0 5.0,1.0 10.0,5.0');
-    expect(sparklinePoints([], 10, 10)).toBe('');
   });
 });
 
