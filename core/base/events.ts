@@ -75,7 +75,22 @@ export type HivewatchEventBody =
    * `usage`: the tokens and cost the agent reported for this attempt (issue 22); absent when it reported none.
    */
   | (TaskRef & { type: 'attemptSucceeded'; attempt: number; durationMs: number; trace?: AttemptEndTrace; usage?: TokenUsage })
-  | (TaskRef & { type: 'attemptFailed'; attempt: number; durationMs: number; error: ErrorEnvelope; trace?: AttemptEndTrace; usage?: TokenUsage })
+  /**
+   * Journaled the moment the attempt ends, whatever its siblings do (a fact). `awaiting`: on a
+   * task's last failure, the lower tasks of its step (task ids) that could still cancel it (rule 6)
+   * and had not ended yet; whether the failure counts comes once they have: `errorOccurred` when it
+   * does, `attemptJudgedCancelled` when it does not. Absent when nothing was awaited. Which tasks
+   * had ended is timing, so the canonical journal leaves it out (core/engine/model/canonical.ts).
+   */
+  | (TaskRef & {
+      type: 'attemptFailed';
+      attempt: number;
+      durationMs: number;
+      error: ErrorEnvelope;
+      trace?: AttemptEndTrace;
+      usage?: TokenUsage;
+      awaiting?: string[];
+    })
   | (TaskRef & {
       type: 'retryScheduled';
       attempt: number;
@@ -155,6 +170,15 @@ export type HivewatchEventBody =
       by: 'sibling';
       reported?: { outcome: 'succeeded'; output?: string } | { outcome: 'failed'; error: ErrorEnvelope };
     })
+  /**
+   * A judgment, not an end: the task's last attempt had already ended failed (its `attemptFailed`
+   * is the fact) and the step counts the task as cancelled by a lower sibling whose failure killed
+   * a fail-fast parallel around it (rules 6, 18). The failure is not an error of its own: no
+   * `errorOccurred` follows. Rarely it follows one: a lower sibling's system error, which escapes
+   * continue and ignore parallels (rule 14b), may cancel a task whose failure already counted;
+   * that occurrence stays on the record, handled (docs/semantics.md F7).
+   */
+  | (TaskRef & { type: 'attemptJudgedCancelled'; attempt: number; by: 'sibling' })
   | { type: 'runCompleted'; steps: number }
   /**
    * `error` is the run's ending error (rule 16), its envelope's `cause` nesting the chain. `chain`

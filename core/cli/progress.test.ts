@@ -63,3 +63,29 @@ describe('progress: the failure model (issue #19)', () => {
     expect(text).toContain('✘ failed: POLICY_RETRY_LIMIT_EXCEEDED — gave up after 3 attempts\n  ← RUNTIME_CRASHED — exit 11\n');
   });
 });
+
+describe('progress: facts at once, verdicts when due', () => {
+  const at = (ordinal: number) => ({ runId: 'run_1', ts: 0, step: 1, ordinal, taskId: `1:${ordinal}` });
+  const crashed = {
+    category: 'runtime' as const,
+    code: 'RUNTIME_CRASHED' as const,
+    message: 'runtime fake exited with code 3',
+    origin: 'runtime:fake',
+    recoverable: true,
+    recovery_hint: null,
+    context: {},
+    timestamp: 0,
+    correlation: { project: null, flow: null, run: 'run_1', step: 1, task: '1:1', attempt: 1 },
+  };
+
+  it('prints a failure as it happens with the branches its verdict waits for, then the verdict', () => {
+    const text = printed([
+      { type: 'taskStarted', ...at(0), seq: 1, name: 'Review the notes', agent: 'slow', maxAttempts: 1 },
+      { type: 'taskStarted', ...at(1), seq: 2, name: 'Check the links', agent: 'fast', maxAttempts: 1 },
+      { type: 'attemptFailed', ...at(1), seq: 3, attempt: 1, durationMs: 5, error: crashed, awaiting: ['1:0'] },
+      { type: 'attemptJudgedCancelled', ...at(1), seq: 4, attempt: 1, by: 'sibling' },
+    ]);
+    expect(text).toContain('  ✗ Check the links · attempt 1 failed: RUNTIME_CRASHED — runtime fake exited with code 3\n    whether it counts waits for Review the notes to end (rule 6)\n');
+    expect(text).toContain('  ⊘ Check the links · attempt 1 counts as cancelled: a lower sibling branch failed first\n');
+  });
+});

@@ -59,6 +59,10 @@ export class ProgressPrinter {
         break;
       case 'attemptFailed':
         this.line(`  ✗ ${this.label(event.taskId)} · attempt ${event.attempt} failed: ${event.error.code} — ${event.error.message}`);
+        if (event.awaiting?.length) this.line(`    whether it counts waits for ${event.awaiting.map((id) => this.label(id)).join(', ')} to end (rule 6)`);
+        break;
+      case 'attemptJudgedCancelled':
+        this.line(`  ⊘ ${this.label(event.taskId)} · attempt ${event.attempt} counts as cancelled: a lower sibling branch failed first`);
         break;
       case 'retryScheduled':
         this.waiting.set(event.taskId, { until: event.nextAttemptAt, label: this.label(event.taskId) });

@@ -73,20 +73,28 @@ describe('cancelled by a sibling is not an error (F6)', () => {
   it('three failing branches in any settle order journal one error, the earliest ordinal’s, and one journal', async () => {
     const seen = new Set<string>();
     const canonical = new Set<string>();
+    const shapes = new Set<string>();
     for (let seed = 1; seed <= 40; seed++) {
       const runtime = new RacingRuntime({ seed, outcome: (_o, _a, prompt) => codes[prompt] as ScriptedOutcome });
       const { events } = await runPlan(planOf(source), { registry: scriptedRegistry(runtime) });
       seen.add(JSON.stringify([errorEvents(events), chainOf(events)?.map((l) => [l.code, l.taskId])]));
       canonical.add(JSON.stringify(canonicalJournal(events)));
-      // Every attempt ends once: A failed, B and C cancelled by it, whatever they answered.
-      expect(ofType(events, 'attemptFailed').map((e) => e.ordinal)).toEqual([0]);
-      expect(ofType(events, 'attemptCancelled').map((e) => [e.ordinal, e.by]).sort()).toEqual([
-        [1, 'sibling'],
-        [2, 'sibling'],
-      ]);
+      // Every attempt ends once. B and C end as they happened: failed before A (the fact, then
+      // judged cancelled once A failed) or stopped by A's failure (attemptCancelled).
+      const ends = events.filter((e) => e.type === 'attemptFailed' || e.type === 'attemptCancelled').map((e) => `${e.type} ${(e as { ordinal: number }).ordinal}`);
+      expect(ends.filter((e) => e.endsWith(' 0'))).toEqual(['attemptFailed 0']);
+      for (const ordinal of [1, 2]) {
+        const mine = ends.filter((e) => e.endsWith(` ${ordinal}`));
+        const judged = ofType(events, 'attemptJudgedCancelled').filter((e) => e.ordinal === ordinal);
+        expect(mine).toHaveLength(1);
+        expect(judged.map((e) => e.by)).toEqual(mine[0]?.startsWith('attemptFailed') ? ['sibling'] : []);
+        shapes.add(mine[0]?.split(' ')[0] ?? '');
+      }
     }
     expect([...seen]).toEqual([JSON.stringify([[['RUNTIME_CRASHED', 'exit 11', '1:0', false, false]], [['RUNTIME_CRASHED', '1:0']]])]);
     expect(canonical.size).toBe(1);
+    // The seeds cover both: a sibling that failed before A, and one that A's failure stopped.
+    expect([...shapes].sort()).toEqual(['attemptCancelled', 'attemptFailed']);
   });
 
   it('with real fake-agent subprocesses on the virtual clock: exit 11 is the one error, five runs alike', async () => {

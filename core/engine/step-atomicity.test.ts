@@ -32,13 +32,18 @@ parallel:
       [0, 'RUNTIME_CRASHED', false, undefined],
       [1, 'SYSTEM_CANCELLED', true, { outcome: 'failed', error: expect.objectContaining({ code: 'RUNTIME_TIMEOUT' }) }],
     ]);
-    // B's failure is not an error of its own (F6): A's cancelled it, so only A's is journaled;
-    // B's attempt ends cancelled by its sibling, with what it reported on the record.
+    // B's end is a fact, journaled when it happened (before A's), waiting for A; its failure is
+    // not an error of its own (F6): A's cancelled it, so only A's errorOccurred is journaled, and
+    // B is judged cancelled by its sibling after A's end.
     expect(ofType(events, 'errorOccurred').map((e) => e.error.code)).toEqual(['RUNTIME_CRASHED']);
-    expect(ofType(events, 'attemptFailed').map((e) => e.ordinal)).toEqual([0]);
-    expect(ofType(events, 'attemptCancelled')).toEqual([
-      expect.objectContaining({ ordinal: 1, by: 'sibling', reported: { outcome: 'failed', error: expect.objectContaining({ code: 'RUNTIME_TIMEOUT' }) } }),
+    expect(ofType(events, 'attemptFailed').map((e) => [e.ordinal, e.error.code, e.awaiting])).toEqual([
+      [1, 'RUNTIME_TIMEOUT', ['1:0']],
+      [0, 'RUNTIME_CRASHED', undefined],
     ]);
+    expect(ofType(events, 'attemptCancelled')).toEqual([]);
+    const judged = ofType(events, 'attemptJudgedCancelled');
+    expect(judged.map((e) => [e.taskId, e.attempt, e.by])).toEqual([['1:1', 1, 'sibling']]);
+    expect(judged[0]?.seq).toBeGreaterThan(ofType(events, 'attemptFailed')[1]?.seq ?? Infinity);
     expect(typesOf(events).filter((t) => COMMIT_SCOPED.includes(t))).toEqual([]);
   });
 

@@ -12,26 +12,35 @@ import { FailureChain, Occurrence } from './failure-chain.js';
 import { feedbackFor, type TaskWork } from './task-work.js';
 
 /**
- * The retry executor: the one layer that retries a failed attempt (rule 3). Attempt events are
- * journaled live so an operator sees the timeline grow; the task's own outcome is reported to
- * the step, which journals it in ordinal order when the step settles.
+ * The retry executor: the one layer that retries a failed attempt (rule 3). Every attempt's end
+ * is journaled the moment it happens (a fact: exit code, signal, output tail, time), so an
+ * operator sees the timeline grow and a failure as it happens, whatever its siblings do; the
+ * task's own outcome is reported to the step, which journals it in ordinal order when the step
+ * settles.
  *
- * A task's last failure is different (F6): whether it counts depends on its lower siblings (a
- * fail-fast sibling's failure cancels it), so its attempt's end and its errors are handed to the
- * step (`journalEnd`), which journals them once no lower sibling can cancel the task any more:
- * as `attemptFailed` + `errorOccurred`, or as `attemptCancelled` when the step judged the task
- * cancelled. Whether an error counts never depends on which subprocess finished first.
+ * What a task's last failure means can depend on its lower siblings (a fail-fast sibling's failure
+ * makes it count as cancelled, rule 6), so that judgment is the step's (live-judgment.ts): it
+ * calls `judge.counts()` (the errorOccurred, then the retry limit's) or `judge.cancelled()`
+ * (`attemptJudgedCancelled`, no error of its own) once no lower sibling can change it. Whether an
+ * error counts never depends on which subprocess finished first; when it is known does.
  */
+
+/** The step's verdict on a task's last failure (F6): exactly one of these is called, `cancelled` possibly after `counts` (a system error, live-judgment.ts). */
+interface LastFailureJudge {
+  /** The failure counts: journals its errorOccurred (and the retry limit's), giving the chain's occurrences their seqs. */
+  counts(): void;
+  /** A lower sibling's failure makes the task count as cancelled: journals attemptJudgedCancelled. */
+  cancelled(): void;
+}
 
 export type TaskResult =
   /** `commit`: the task's work on its branch, merged at the step's commit (null: no workspace or no change). */
   | { kind: 'succeeded'; output: string; attempts: number; commit?: string | null }
   /**
-   * `error` is the chain's head with its causes nested. `journalEnd` journals the last attempt's
-   * end: `true` when a lower sibling's failure made the task count as cancelled. Absent for a
-   * failure that has nothing left to journal (a replayed step).
+   * `error` is the chain's head with its causes nested. `judge`: what the step calls once it knows
+   * whether the failure counts; absent for a failure with nothing left to journal (a replayed step).
    */
-  | { kind: 'failed'; error: HivewatchError; chain: FailureChain; attempts: number; journalEnd?: (cancelledBySibling: boolean) => void }
+  | { kind: 'failed'; error: HivewatchError; chain: FailureChain; attempts: number; judge?: LastFailureJudge }
   | { kind: 'cancelled'; attempts: number };
 
 class SkipBackoff extends Error {
@@ -67,6 +76,8 @@ export interface TaskEnv {
   epoch: () => number;
   /** Whether the flow catches a failure of this task (it depends on the error: system errors escalate). */
   caught: (error: HivewatchError) => boolean;
+  /** The lower tasks of the step (ids) that could still cancel this one, not ended yet: what its last failure waits for. */
+  awaiting?: (() => readonly string[]) | undefined;
   /** Journals an event; returns its seq. */
   emit: (body: HivewatchEventBody) => number;
   /** Makes what was emitted durable now (an attempt's process must be on record before a crash can orphan it). */
@@ -261,9 +272,10 @@ function journalCancelledBySibling(env: TaskEnv, ref: Ref, attempt: number, dura
 }
 
 /**
- * The task's last failure: its own error, or POLICY_RETRY_LIMIT_EXCEEDED caused by it (rule
- * 16). Nothing is journaled here: the step calls `journalEnd` once no lower sibling can cancel
- * the task, and the occurrences get their seqs then.
+ * The task's last failure: its own error, or POLICY_RETRY_LIMIT_EXCEEDED caused by it (rule 16).
+ * The attempt's end is journaled now, with the lower siblings it waits for; its errors are the
+ * step's to journal (`judge`), once no lower sibling can cancel the task, and the occurrences get
+ * their seqs then.
  */
 function lastFailure(
   env: TaskEnv,
@@ -271,6 +283,8 @@ function lastFailure(
   last: { attempt: number; error: HivewatchError; exhausted: boolean; failed: BodyOf<'attemptFailed'>; durationMs: number },
 ): TaskResult {
   const { attempt, error } = last;
+  const awaiting = env.awaiting?.() ?? [];
+  env.emit({ ...last.failed, ...(awaiting.length > 0 ? { awaiting: [...awaiting] } : {}) });
   const own = new Occurrence();
   let chain = FailureChain.of(error, own);
   const limit = new Occurrence();
@@ -284,19 +298,19 @@ function lastFailure(
     });
     chain = FailureChain.of(gaveUp, limit).causedBy('retry-limit', chain);
   }
-  const journalEnd = (cancelledBySibling: boolean): void => {
-    if (cancelledBySibling) {
-      env.emit({ type: 'attemptCancelled', ...ref, attempt, durationMs: last.durationMs, by: 'sibling', reported: { outcome: 'failed', error: error.toEnvelope() } });
-      return;
-    }
-    env.emit(last.failed);
-    own.seq = env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught(error), retrying: false, ...ref });
-    if (last.exhausted) {
-      const head = chain.head.error;
-      limit.seq = env.emit({ type: 'errorOccurred', error: chain.envelope(), caught: env.caught(head), retrying: false, ...ref });
-    }
+  const judge: LastFailureJudge = {
+    counts: () => {
+      own.seq = env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught(error), retrying: false, ...ref });
+      if (last.exhausted) {
+        const head = chain.head.error;
+        limit.seq = env.emit({ type: 'errorOccurred', error: chain.envelope(), caught: env.caught(head), retrying: false, ...ref });
+      }
+    },
+    cancelled: () => {
+      env.emit({ type: 'attemptJudgedCancelled', ...ref, attempt, by: 'sibling' });
+    },
   };
-  return { kind: 'failed', error: chain.error, chain, attempts: attempt, journalEnd };
+  return { kind: 'failed', error: chain.error, chain, attempts: attempt, judge };
 }
 
 /** Journals the computed delay before sleeping (rule 2), then sleeps; false when a cancel ended the sleep. */

@@ -3,7 +3,7 @@ import type { HivewatchEvent } from '../base/events.js';
 import type { HivewatchStore } from './contract.js';
 import { openStore } from './open.js';
 import { testEngines } from './testing/engines.js';
-import { caughtAndCompleted, failFast, finallyFailed, rethrow, retryLimit, thrownInCatch, type Scenario, type Shape } from './testing/failure-journals.js';
+import { caughtAndCompleted, failFast, finallyFailed, judgedCancelled, rethrow, retryLimit, thrownInCatch, type Scenario, type Shape } from './testing/failure-journals.js';
 import { envelope, JournalBuilder } from './testing/journal-builder.js';
 
 /**
@@ -114,6 +114,23 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
     expect(detail.attempts[0]).toMatchObject({ status: 'cancelled', cancelledBy: null, lateResult: { outcome: 'succeeded', output: 'done late' } });
     expect(detail.tasks[0]?.staleReceipts).toBe(1);
     expect((await store.replayRun('stale')).diffs).toEqual([]);
+  });
+
+  it('a failure journaled as it happened, then judged cancelled by a lower sibling: no failure of its own; its end and usage stay', async () => {
+    const store = await openAt();
+    const run = judgedCancelled('judged');
+    await endRun(store, run, ['crash']);
+    expect(await settled(store, run)).toEqual({ crash: ['unhandled', true] });
+    const b = (await store.getRun('judged'))!.attempts.find((a) => a.taskId === '1:1')!;
+    const fact = run.events.find((e) => e.type === 'attemptFailed' && e.taskId === '1:1')!;
+    // It reads as an attempt a sibling cancelled, with its failure reported; its end is the fact's, not the verdict's.
+    expect(b).toMatchObject({ status: 'cancelled', cancelledBy: 'sibling', error: null, errorCode: null, lateResult: { outcome: 'failed', error: { message: 'B exited with code 12' } } });
+    expect([b.endedAt, b.durationMs]).toEqual([fact.ts, 10]);
+    const row = (await store.getRunRow('judged'))!;
+    expect([row.endingCode, row.endingTaskId, row.errorCount]).toEqual(['RUNTIME_CRASHED', '1:0', 1]);
+    expect((await store.failureCounts({ by: 'code' })).rows).toEqual([{ key: 'RUNTIME_CRASHED', count: 1, label: null, rootCode: 'RUNTIME_CRASHED' }]);
+    expect((await store.replayRun('judged')).diffs).toEqual([]);
+    expect((await store.verifyAggregates()).diffs).toEqual([]);
   });
 
   it('a failing finally (chained): the new error ends the run, the pending one is its cause', async () => {

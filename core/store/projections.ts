@@ -11,17 +11,16 @@ import { changesEnding, errorRowOf, settleRun, type SettledError, type SettleOut
 import {
   blankTask,
   changesRun,
-  closeAttempt,
   closeStep,
   closeTask,
   copyRun,
   emptyRun,
-  reduceAttempt,
   reduceRun,
   reduceStep,
   reduceTask,
   setRunFields,
 } from './reducers.js';
+import { closeAttempt, reduceAttempt } from './attempt-reducer.js';
 
 // The row reducers live in reducers.ts; their public names stay importable from here.
 ;
@@ -236,7 +235,8 @@ function applyToRows(s: RunState, event: HivewatchEvent, loader: RowLoader, emit
       putAttempt(s, reduceAttempt(attemptBefore, event), attemptBefore);
       break;
     }
-    case 'attemptCancelled': {
+    case 'attemptCancelled':
+    case 'attemptJudgedCancelled': {
       const attemptBefore = getAttempt(s, loader, event.taskId, event.attempt);
       putAttempt(s, reduceAttempt(attemptBefore, event), attemptBefore);
       break;

@@ -1,12 +1,12 @@
 import type { HivewatchEvent } from '../base/events.js';
-import type { AttemptRow, AttemptStatus, RunRow, StepRow, StepStatus, TaskRow, TaskStatus } from './schema.js';
+import type { RunRow, StepRow, StepStatus, TaskRow, TaskStatus } from './schema.js';
 import { externalLimitTask, outOfBackoff } from './task-backoff.js';
 
 /**
  * The pure row reducers of the projections: (current row or undefined, event) → new row, never
  * mutating their input, plus the field-by-field row copies they make (a spread of rows built in
  * different ways is ~10× slower: see README "Performance"). `projections.ts` decides which rows
- * an event touches and runs these over a RunState.
+ * an event touches and runs these over a RunState. The attempt rows' are in attempt-reducer.ts.
  */
 
 /** The run row before its first event, or for a journal whose first event is not `runStarted`. */
@@ -60,15 +60,6 @@ function copyTask(r: TaskRow): TaskRow {
     status: r.status, maxAttempts: r.maxAttempts, attempts: r.attempts, startedAt: r.startedAt, endedAt: r.endedAt,
     output: r.output, error: r.error, errorCode: r.errorCode, nextAttemptAt: r.nextAttemptAt,
     waitingUntil: r.waitingUntil, staleReceipts: r.staleReceipts,
-  };
-}
-
-function copyAttempt(r: AttemptRow): AttemptRow {
-  return {
-    runId: r.runId, taskId: r.taskId, attempt: r.attempt, step: r.step, ordinal: r.ordinal, status: r.status,
-    startedAt: r.startedAt, endedAt: r.endedAt, durationMs: r.durationMs, error: r.error, errorCode: r.errorCode,
-    errorCategory: r.errorCategory, delayMs: r.delayMs, strategy: r.strategy, nextAttemptAt: r.nextAttemptAt,
-    backoffSkippedBy: r.backoffSkippedBy, cancelledBy: r.cancelledBy, lateResult: r.lateResult,
   };
 }
 
@@ -305,69 +296,6 @@ export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent):
   }
 }
 
-export function reduceAttempt(current: AttemptRow | undefined, event: HivewatchEvent): AttemptRow | undefined {
-  let r: AttemptRow;
-  switch (event.type) {
-    case 'attemptStarted':
-      return {
-        runId: event.runId, taskId: event.taskId, attempt: event.attempt, step: event.step, ordinal: event.ordinal,
-        status: 'running', startedAt: event.ts, endedAt: null, durationMs: null, error: null, errorCode: null,
-        errorCategory: null, delayMs: null, strategy: null, nextAttemptAt: null, backoffSkippedBy: null,
-        cancelledBy: null, lateResult: null,
-      };
-    case 'attemptSucceeded':
-      if (!current) return current;
-      r = copyAttempt(current);
-      r.status = 'succeeded';
-      r.durationMs = event.durationMs;
-      r.endedAt = event.ts;
-      return r;
-    case 'attemptFailed':
-      if (!current) return current;
-      r = copyAttempt(current);
-      r.status = 'failed';
-      r.durationMs = event.durationMs;
-      r.endedAt = event.ts;
-      r.error = event.error;
-      r.errorCode = event.error.code;
-      r.errorCategory = event.error.category;
-      return r;
-    case 'retryScheduled':
-      if (!current) return current;
-      r = copyAttempt(current);
-      r.delayMs = event.delayMs;
-      r.strategy = event.strategy;
-      r.nextAttemptAt = event.nextAttemptAt;
-      return r;
-    case 'backoffSkipped':
-      if (!current) return current;
-      r = copyAttempt(current);
-      r.backoffSkippedBy = event.commandId;
-      return r;
-    case 'attemptCancelled':
-      // Stopped by a fail-fast sibling (rule 18): cancelled, not failed; what it answered anyway is kept.
-      if (!current) return current;
-      r = copyAttempt(current);
-      r.status = 'cancelled';
-      r.durationMs = event.durationMs;
-      r.endedAt = event.ts;
-      r.cancelledBy = event.by;
-      r.lateResult = event.reported ?? null;
-      return r;
-    case 'receiptIgnoredStale':
-      // Older journals carry neither output nor error: the attempt row keeps nothing new then.
-      if (!current || (event.output === undefined && event.error === undefined)) return current;
-      r = copyAttempt(current);
-      r.lateResult =
-        event.outcome === 'succeeded'
-          ? { outcome: 'succeeded', ...(event.output !== undefined ? { output: event.output } : {}) }
-          : { outcome: 'failed', ...(event.error !== undefined ? { error: event.error } : {}) };
-      return r;
-    default:
-      return current;
-  }
-}
-
 export function closeStep(step: StepRow, status: StepStatus, ts: number): StepRow {
   if (step.status !== 'running') return step;
   const r = copyStep(step);
@@ -382,14 +310,5 @@ export function closeTask(task: TaskRow, status: TaskStatus, ts: number): TaskRo
   r.status = status;
   r.endedAt = ts;
   outOfBackoff(r);
-  return r;
-}
-
-export function closeAttempt(attempt: AttemptRow, status: AttemptStatus, ts: number): AttemptRow {
-  if (attempt.status !== 'running') return attempt;
-  const r = copyAttempt(attempt);
-  r.status = status;
-  r.endedAt = ts;
-  r.durationMs = ts - attempt.startedAt;
   return r;
 }

@@ -9,7 +9,7 @@ import { JournalWriter } from './journal.js';
 import { StatementCache } from './queries/sql.js';
 import { Dialect, runSync } from './queries/plan.js';
 import { replayRun, verifyAggregates } from './replay.js';
-import { failFast, rethrow, retryLimit, thrownInCatch } from './testing/failure-journals.js';
+import { failFast, judgedCancelled, rethrow, retryLimit, thrownInCatch } from './testing/failure-journals.js';
 import { JournalBuilder, prng, randomJournals } from './testing/journal-builder.js';
 
 let dir: string;
@@ -48,9 +48,10 @@ function journals(): Record<'completed' | 'failed' | 'cancelled' | 'cancelledBet
 
 /** Failing runs of both journal shapes (testing/failure-journals.ts). */
 function failureScenarios(): HivewatchEvent[][] {
-  return (['legacy', 'chained'] as const).flatMap((shape) =>
-    [retryLimit, rethrow, thrownInCatch, failFast].map((make) => make(`${make.name}-${shape}`, shape).events),
-  );
+  return [
+    ...(['legacy', 'chained'] as const).flatMap((shape) => [retryLimit, rethrow, thrownInCatch, failFast].map((make) => make(`${make.name}-${shape}`, shape).events)),
+    judgedCancelled('judged-cancelled').events,
+  ];
 }
 
 /** Appends the journals interleaved, in random batch sizes, as several engines would. */

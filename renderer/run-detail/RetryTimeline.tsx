@@ -7,6 +7,7 @@ import { attemptWallKey, type AttemptWall } from '../lib/run-clock.js';
 import { timelineColorVars } from '../lib/timeline-colors.js';
 import { attemptKey, type AttemptWork } from './attempt-work.js';
 import type { AttemptInspection } from './attempt-inspection.js';
+import type { JudgmentWait } from './judgment-wait.js';
 import { endingRoles, type EndingRole } from './attempt-notes.js';
 import { PickedAttempt } from './PickedAttempt.js';
 import { layoutTimeline, type TimelineLayout, type TimelineRow } from './timeline-layout.js';
@@ -34,6 +35,8 @@ export interface RetryTimelineProps {
   inspections?: ReadonlyMap<string, AttemptInspection>;
   /** Each attempt's wall times (run-clock.ts `attemptWalls`), from the journal. */
   walls?: ReadonlyMap<string, AttemptWall>;
+  /** taskId → its last failure's wait for lower branches (judgment-wait.ts), from the journal. */
+  judgmentWaits?: ReadonlyMap<string, JudgmentWait>;
 }
 
 /** Width of the task column and the track's side margins (timeline CSS). */
@@ -156,7 +159,7 @@ function useTabStops() {
 
 /** A row per task, a bar per attempt, the grey gap of each backoff labelled with its delay. */
 export function RetryTimeline(props: RetryTimelineProps) {
-  const { detail, active, focusTask, onSkipBackoff, work, reasons, walls = NO_WALLS } = props;
+  const { detail, active, focusTask, onSkipBackoff, work, reasons, walls = NO_WALLS, judgmentWaits } = props;
   const ticking = useNow();
   const now = active ? ticking : (detail.run.endedAt ?? detail.run.startedAt);
   const layout = useMemo(() => layoutTimeline(detail, now, reasons, walls), [detail, now, reasons, walls]);
@@ -231,6 +234,7 @@ export function RetryTimeline(props: RetryTimelineProps) {
                 walls={walls}
                 roles={roles}
                 work={work}
+                judgmentWait={judgmentWaits?.get(row.task.taskId)}
               />
             ))}
           </div>

@@ -14,6 +14,7 @@ import { EventLog } from './EventLog.js';
 import { exportJournal } from './export-journal.js';
 import { indexAttemptInspections } from './attempt-inspection.js';
 import { indexAttemptWork, runWorkOf } from './attempt-work.js';
+import { judgmentWaits } from './judgment-wait.js';
 import { backoffReasons } from './backoff-explanation.js';
 import { RetryTimeline } from './RetryTimeline.js';
 import { RunHeader } from './RunHeader.js';
@@ -97,6 +98,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
   const workspace = runWorkOf(state.events);
   const reasons = backoffReasons(state.events);
   const inspections = indexAttemptInspections(state.events);
+  const waits = judgmentWaits(state.events);
   const live = snapshot.runs.get(runId);
   // The table's live row is ahead of the detail's last read (and shows `cancelling` at once).
   // A run the detail already read as ended stays ended, whatever a lagging row says.
@@ -129,6 +131,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
           work={work}
           reasons={reasons}
           inspections={inspections}
+          judgmentWaits={waits}
         />
       </section>
       <section className="panel" aria-labelledby="steps-title">

@@ -5,6 +5,7 @@ import { formatDelay } from '../lib/format.js';
 import { attemptWallKey, type AttemptWall } from '../lib/run-clock.js';
 import { ROLE_TEXT, type EndingRole } from './attempt-notes.js';
 import { attemptKey, type AttemptWork } from './attempt-work.js';
+import { branchesText, waitTitle, type JudgmentWait } from './judgment-wait.js';
 import { attemptsUsed, taskTitle } from './task-title.js';
 import type { StepBand, TimelineRow } from './timeline-layout.js';
 import { segmentTitle } from './timeline-titles.js';
@@ -26,6 +27,8 @@ export interface TimelineRowProps {
   walls: ReadonlyMap<string, AttemptWall>;
   roles: ReadonlyMap<string, EndingRole>;
   work?: ReadonlyMap<string, AttemptWork>;
+  /** Set while the task's last failure waits for lower branches to settle the step (judgment-wait.ts). */
+  judgmentWait?: JudgmentWait | undefined;
 }
 
 /** "attempt 3 in 23s" while a task waits; on a virtual clock the wait takes no real time, so no countdown. */
@@ -41,7 +44,7 @@ function Waiting({ row, virtual }: { row: TimelineRow; virtual: boolean }) {
 }
 
 /** One task of the retry timeline: its name and outcome, then a bar per attempt and the gaps between them. */
-export function TimelineRowView({ row, tasks, steps, px, trackWidth, focused, active, virtual, picked, tabStop, onPick, onSkipBackoff, walls, roles, work }: TimelineRowProps) {
+export function TimelineRowView({ row, tasks, steps, px, trackWidth, focused, active, virtual, picked, tabStop, onPick, onSkipBackoff, walls, roles, work, judgmentWait }: TimelineRowProps) {
   const t = row.task;
   const endedRun = t.attempts.some((a) => roles.get(attemptWallKey(t.taskId, a.attempt)) === 'ended');
   return (
@@ -60,6 +63,11 @@ export function TimelineRowView({ row, tasks, steps, px, trackWidth, focused, ac
         {endedRun && (
           <div className="tl-role">
             <span className="badge ends-run">its error ended the run</span>
+          </div>
+        )}
+        {judgmentWait && (
+          <div className="tl-waiting tl-judgment" title={waitTitle(judgmentWait, tasks)} data-waiting-for={judgmentWait.waitingFor.join(' ')}>
+            {judgmentWait.fact} · waiting for {branchesText(judgmentWait.waitingFor, tasks)} to settle the step
           </div>
         )}
         {row.waiting && (

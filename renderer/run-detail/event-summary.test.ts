@@ -31,6 +31,14 @@ describe('describeEvent', () => {
     );
   });
 
+  it('says what a failure’s verdict waits for, and a verdict of cancelled as a cancellation', () => {
+    const waiting = j.add({ type: 'attemptFailed', step: 1, ordinal: 1, taskId: '1:1', attempt: 1, durationMs: 5, error: envelope('RUNTIME_CRASHED', { message: 'exit 3' }), awaiting: ['1:0'] });
+    expect(describeEvent(waiting)).toBe('task 1:1 attempt 1 failed: RUNTIME_CRASHED: exit 3 · whether it counts waits for 1:0 to end');
+    const judged = j.add({ type: 'attemptJudgedCancelled', step: 1, ordinal: 1, taskId: '1:1', attempt: 1, by: 'sibling' });
+    expect(describeEvent(judged)).toBe('task 1:1 attempt 1: counts as cancelled, a lower sibling branch failed first (its failure is not an error of its own)');
+    expect(eventTone(judged)).toBe('cancel');
+  });
+
   it('keeps markup in messages as literal text', () => {
     expect(describeEvent(failed)).toBe('task 1:0 attempt 2 failed: RUNTIME_RATE_LIMIT: <b>429</b>');
   });

@@ -25,7 +25,7 @@ export function describeEvent(e: HivewatchEvent): string {
     case 'attemptSucceeded':
       return `task ${e.taskId} attempt ${e.attempt} succeeded in ${formatDuration(e.durationMs)}`;
     case 'attemptFailed':
-      return `task ${e.taskId} attempt ${e.attempt} failed: ${e.error.code}: ${e.error.message}`;
+      return `task ${e.taskId} attempt ${e.attempt} failed: ${e.error.code}: ${e.error.message}${e.awaiting?.length ? ` · whether it counts waits for ${e.awaiting.join(', ')} to end` : ''}`;
     case 'retryScheduled':
       return `task ${e.taskId} retries in ${formatDelay(e.delayMs)} (${e.strategy}${e.reason ? `: ${e.reason}` : ''})${e.usageLimit ? ` · usage limit, reported: "${e.usageLimit.reported}"` : ''}`;
     case 'backoffSkipped':
@@ -50,6 +50,8 @@ export function describeEvent(e: HivewatchEvent): string {
       return `task ${e.taskId} attempt ${e.attempt}: a late ${e.outcome} result of epoch ${e.epoch} was ignored`;
     case 'attemptCancelled':
       return `task ${e.taskId} attempt ${e.attempt}: cancelled, a sibling branch failed${e.reported ? ` (it had ${e.reported.outcome})` : ''}`;
+    case 'attemptJudgedCancelled':
+      return `task ${e.taskId} attempt ${e.attempt}: counts as cancelled, a lower sibling branch failed first (its failure is not an error of its own)`;
     case 'runCompleted':
       return `completed after ${e.steps} step${e.steps === 1 ? '' : 's'}`;
     case 'runFailed':
@@ -124,6 +126,7 @@ export function toneOf(type: HivewatchEvent['type']): EventTone {
     case 'runCancelling':
     case 'runCancelled':
     case 'receiptIgnoredStale':
+    case 'attemptJudgedCancelled':
       return 'cancel';
     default:
       return 'info';

@@ -1,19 +1,31 @@
 import type { HivewatchEvent } from '../../base/events.js';
 
 /**
- * The canonical form the project compares journals in. Tasks of one step run concurrently, so
- * their attempt events interleave by timing; the canonical form orders each step's events by
- * (ordinal, attempt, event order within the attempt) and drops what measures real time (seq,
- * ts, durations, wall-clock deadlines).
+ * The canonical form the project compares journals in (rules 15, 18; docs/semantics.md "Event
+ * order within a step"). The journal's own order (seq) is the order things happened: the tasks of
+ * a step run concurrently, so an attempt's end lands where its process ended, between whatever
+ * its siblings journaled, and that order follows the machine's load. Every event that is about
+ * one task carries its step, ordinal and attempt, so the canonical form puts each step's events
+ * in a documented order that no timing can change:
+ *
+ *   by step; within a step `stepStarted` first, then task by task in ascending ordinal (the
+ *   task's `taskStarted`, `writeApplied` of its branch, then its attempts in order, each attempt's
+ *   events in the order the task journaled them: start, end, judgment, retry; the task's outcome
+ *   last), then what belongs to the step as a whole (commit, checkpoint, a throw's error).
+ *
+ * A task's own events are journaled in causal order (an attempt ends after it started, a judgment
+ * follows the end it judges), so the journal's order among them is already deterministic, and
+ * the form keeps it. It drops what measures real time (seq, ts, durations, wall-clock deadlines)
+ * and which lower siblings had not ended when a failure was journaled (`awaiting`).
  *
  * A task that counts as cancelled (a failed fail-fast sibling stopped it) did whatever it managed
  * before the cancel reached it: how many attempts, and whether it had finished, depend on timing.
  * The canonical form keeps that it was cancelled and drops what it did, so that two runs of a
  * flow on the fake runtime and the virtual clock are equal in this form whatever order their
- * attempts settled in (rule 15).
+ * attempts settled in and however loaded the machine was (rule 15).
  */
 
-const TIMING_FIELDS = new Set(['seq', 'ts', 'durationMs', 'nextAttemptAt', 'timestamp', 'runId', 'run']);
+const TIMING_FIELDS = new Set(['seq', 'ts', 'durationMs', 'nextAttemptAt', 'timestamp', 'runId', 'run', 'awaiting']);
 const RACE_FIELDS = new Set(['attempts', 'settled']);
 /** About the machine the attempt ran on (pids, start times), not about the flow. */
 const MACHINE_EVENTS = new Set(['attemptProcess', 'attemptProcessEscaped']);
@@ -22,6 +34,7 @@ const ATTEMPT_EVENTS = new Set([
   'attemptSucceeded',
   'attemptFailed',
   'attemptCancelled',
+  'attemptJudgedCancelled',
   'retryScheduled',
   'backoffSkipped',
   'receiptIgnoredStale',

@@ -19,9 +19,16 @@ export function journalProblems(events: readonly HivewatchEvent[]): string[] {
   if (events[0]?.type !== 'runStarted') problems.push('the journal does not start with runStarted');
 
   const errors = new Set(events.flatMap((e) => (e.type === 'errorOccurred' ? [`${e.taskId}#${e.error.correlation.attempt}`] : [])));
+  const judgedCancelled = new Set(events.flatMap((e) => (e.type === 'attemptJudgedCancelled' ? [`${e.taskId}#${e.attempt}`] : [])));
+  const failedAttempts = new Set<string>();
   const attemptEnds = new Map<string, number>();
   for (const e of events) {
-    if (e.type === 'attemptFailed' && !errors.has(`${e.taskId}#${e.attempt}`)) problems.push(`attemptFailed ${e.taskId}#${e.attempt} has no errorOccurred`);
+    // A failed attempt's end is a fact; the judgment follows it: it counts, or its task counts as cancelled (F6).
+    if (e.type === 'attemptFailed') failedAttempts.add(`${e.taskId}#${e.attempt}`);
+    if (e.type === 'attemptFailed' && !errors.has(`${e.taskId}#${e.attempt}`) && !judgedCancelled.has(`${e.taskId}#${e.attempt}`)) {
+      problems.push(`attemptFailed ${e.taskId}#${e.attempt} has neither an errorOccurred nor attemptJudgedCancelled`);
+    }
+    if (e.type === 'attemptJudgedCancelled' && !failedAttempts.has(`${e.taskId}#${e.attempt}`)) problems.push(`attemptJudgedCancelled ${e.taskId}#${e.attempt} judges no attemptFailed before it`);
     // Cancelled by a sibling is not an error of its own (F6).
     if (e.type === 'attemptCancelled' && errors.has(`${e.taskId}#${e.attempt}`)) problems.push(`attemptCancelled ${e.taskId}#${e.attempt} has an errorOccurred`);
     if (e.type === 'attemptSucceeded' || e.type === 'attemptFailed' || e.type === 'attemptCancelled') {

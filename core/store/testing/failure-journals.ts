@@ -191,6 +191,32 @@ export function failFast(runId: string, shape: Shape, options: BuilderOptions = 
   return s.done();
 }
 
+/**
+ * A fail-fast parallel in the order the engine journals facts (docs/semantics.md "Event order
+ * within a step"): B (ordinal 1) exits 12 first, its end journaled at once while it waits for A;
+ * A (ordinal 0) then exits 11, which counts and ends the run, and B is judged cancelled by it
+ * (`attemptJudgedCancelled`, no error of its own).
+ */
+export function judgedCancelled(runId: string, options: BuilderOptions = {}): Scenario {
+  const s = script(runId, options);
+  const [a, b] = s.step(['A', 'B']) as [TaskRef, TaskRef];
+  s.started(a, 'A');
+  s.started(b, 'B');
+  s.b.push({ type: 'attemptStarted', ...a, attempt: 1 });
+  s.b.push({ type: 'attemptStarted', ...b, attempt: 1 });
+  const twelve = s.error('RUNTIME_CRASHED', b, 1, { message: 'B exited with code 12' });
+  const usage = { inputTokens: 100, outputTokens: 20, costUsd: 0.01, source: 'result' as const };
+  s.b.push({ type: 'attemptFailed', ...b, attempt: 1, durationMs: 10, error: twelve, usage, awaiting: [a.taskId] });
+  const eleven = s.error('RUNTIME_CRASHED', a, 1, { message: 'A exited with code 11' });
+  s.b.push({ type: 'attemptFailed', ...a, attempt: 1, durationMs: 30, error: eleven });
+  s.occurred('crash', eleven, { ref: a });
+  s.b.push({ type: 'attemptJudgedCancelled', ...b, attempt: 1, by: 'sibling' });
+  s.b.push({ type: 'taskFailed', ...a, attempts: 1, error: eleven, cancelled: false });
+  s.b.push({ type: 'taskFailed', ...b, attempts: 1, error: s.error('SYSTEM_CANCELLED', b, null, { message: 'a sibling failed' }), cancelled: true, settled: { outcome: 'failed', error: twelve } });
+  s.fail(eleven, [s.link('crash', eleven, null)]);
+  return s.done();
+}
+
 /** A crash in a try with a finally whose session then times out: the timeout replaces the crash. */
 export function finallyFailed(runId: string, options: BuilderOptions = {}): Scenario {
   const s = script(runId, options);
