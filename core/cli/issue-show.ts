@@ -73,7 +73,7 @@ function flowChangeLine(detail: IssueDetail): string {
   return `flow      ${verdict}: ${change.flow} ${digest(change.first.digest)} (run ${change.first.runId}) after ${digest(change.before.digest)} (run ${change.before.runId})`;
 }
 
-export function issueText(detail: IssueDetail, label: string): string {
+function issueText(detail: IssueDetail, label: string): string {
   const { issue } = detail;
   const lines = [
     issue.title,

@@ -51,7 +51,7 @@ export interface IssueFlowChange {
 }
 
 /** What the runs that failed on this issue cost, from their usage totals. */
-export interface IssueCost {
+interface IssueCost {
   failedRuns: number;
   /** Of them, the runs that reported usage. */
   reported: number;

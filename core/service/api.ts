@@ -37,10 +37,10 @@ import type { BulkAction, BulkResult } from './api-bulk.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 // Error issues (issue #23) have a file of their own too.
 export { IGNORE_BOUNDS, ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
-export type { Issue, IssueAction, IssueEscalation, IssuePeriod, IssueScope, IssueSort, IssueStatusFilter, SetIssueStatusInput } from './api-issues.js';
+export type { Issue, IssueAction, IssuePeriod, IssueScope, IssueSort, IssueStatusFilter, SetIssueStatusInput } from './api-issues.js';
 import type { Issue, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
 // An issue's page has a file of its own too.
-export type { IssueActivity, IssueCost, IssueDetail, IssueDetailInput, IssueFlowChange, IssueFlowVersion } from './api-issue-page.js';
+export type { IssueActivity, IssueDetail } from './api-issue-page.js';
 import type { IssueDetail, IssueDetailInput } from './api-issue-page.js';
 
 const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;

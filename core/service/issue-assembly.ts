@@ -42,7 +42,7 @@ function forecastWords(escalation: IssueEscalation): string {
 }
 
 /** The status and sub-state in words, with the figures that made it so. */
-export function issueWhy(issue: Pick<Issue, 'status' | 'substatus' | 'escalation' | 'changedBy' | 'reason'>, state: IssueState, byRate: boolean): string {
+function issueWhy(issue: Pick<Issue, 'status' | 'substatus' | 'escalation' | 'changedBy' | 'reason'>, state: IssueState, byRate: boolean): string {
   const by = issue.changedBy ? ` by ${issue.changedBy}` : '';
   const reason = issue.reason ? `: ${issue.reason}` : '';
   if (issue.status === 'resolved') return `resolved${by}${reason}`;

@@ -27,7 +27,7 @@ export interface HourCount {
   count: number;
 }
 
-export type ForecastBasis = 'quiet' | 'sparse' | 'steady';
+type ForecastBasis = 'quiet' | 'sparse' | 'steady';
 
 export interface Forecast {
   /** An hour with more occurrences than this is escalating. */

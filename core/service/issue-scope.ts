@@ -81,7 +81,7 @@ export interface Trends {
 }
 
 /** The trend's buckets for a period: hours up to three days, else days; at least the last 24 hours. */
-export function trendBuckets(bounds: PeriodBounds, now: number): { start: number; bucketMs: number; count: number; partial: boolean } {
+function trendBuckets(bounds: PeriodBounds, now: number): { start: number; bucketMs: number; count: number; partial: boolean } {
   const end = Math.min(bounds.until, now);
   const span = bounds.since === null ? ALL_TIME_TREND_MS : Math.max(MIN_TREND_MS, end - bounds.since);
   const bucketMs = span <= HOURLY_UP_TO_MS ? HOUR : DAY;

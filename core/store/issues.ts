@@ -6,8 +6,8 @@ import { all, get, type Dialect, type Query } from './queries/plan.js';
 import { toGroup, type ErrorGroup, type GroupRecord } from './queries/groups.js';
 
 export type { IssueFacts } from './issue-facts.js';
-export type { FlowRun, IssueFailedRunsCost, IssueFlow, OccurrenceRef } from './issue-page-queries.js';
-export type { IssueWindowCount, IssueWindowQuery } from './issue-periods.js';
+export type { FlowRun } from './issue-page-queries.js';
+export type { IssueWindowCount } from './issue-periods.js';
 
 /**
  * Error issues in the store (migration 14): the append-only `issue_log` of status changes and

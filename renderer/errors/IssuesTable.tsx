@@ -10,7 +10,7 @@ import { changeText, changeTitle, changeTone } from '../issues/trend-words.js';
 export type { IssueChange } from '../issues/IssueActions.js';
 
 /** The issue's page, carrying the screen's window and filters: its counts follow them, and back returns to them. */
-export function issueHref(id: string, query: ErrorsQuery): string {
+function issueHref(id: string, query: ErrorsQuery): string {
   return formatHash(['issues', id], serializeErrorsQuery({ ...query, group: '' }));
 }
 

@@ -14,7 +14,7 @@ const IGNORE_CHOICES: { value: string; label: string; input: Omit<SetIssueStatus
 
 export type IssueChange = { action: IssueAction } & Omit<SetIssueStatusInput, 'id' | 'action'>;
 
-export function statusLabel(issue: Pick<Issue, 'status' | 'substatus'>): string {
+function statusLabel(issue: Pick<Issue, 'status' | 'substatus'>): string {
   if (issue.status === 'unresolved') return issue.substatus ?? 'unresolved';
   return issue.status;
 }

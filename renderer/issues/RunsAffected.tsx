@@ -97,8 +97,16 @@ export function RunsAffected({ issueId, total, refresh }: { issueId: string; tot
                 <td>
                   <RelativeTime ts={run.startedWall} />
                 </td>
-                {/* A run that reported no usage shows nothing: no "$0.00" it never spent. */}
-                <td>{run.usage ? costLine(run.usage) : ''}</td>
+                {/* A run that reported no usage shows a dash: no "$0.00" it never spent. */}
+                <td>
+                  {run.usage ? (
+                    costLine(run.usage)
+                  ) : (
+                    <span className="muted" title="this run reported no usage">
+                      —
+                    </span>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
