@@ -44,9 +44,12 @@ describe('errors URL state', () => {
     expect(bucketFor(2 * 86_400_000)).toBe('hour');
   });
 
-  it('builds the API filter, run included', () => {
+  it('builds the API filter, run and issue status included (unresolved unless the URL says otherwise)', () => {
     const q = parseErrorsQuery(new URLSearchParams('range=1h&category=runtime&run=run_9&group=g'));
-    expect(filterOf(q, NOW)).toEqual({ since: NOW - 3_600_000, category: 'runtime', runId: 'run_9' });
+    expect(filterOf(q, NOW)).toEqual({ since: NOW - 3_600_000, category: 'runtime', runId: 'run_9', issueStatus: 'unresolved' });
+    expect(filterOf(parseErrorsQuery(new URLSearchParams('range=1h&istatus=resolved')), NOW)).toEqual({ since: NOW - 3_600_000, issueStatus: 'resolved' });
+    // Every status: no issue-status filter at all.
+    expect(filterOf(parseErrorsQuery(new URLSearchParams('range=1h&istatus=all')), NOW)).toEqual({ since: NOW - 3_600_000 });
   });
 });
 
