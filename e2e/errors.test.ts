@@ -82,12 +82,15 @@ describe('error explorer', () => {
     expect(await page.locator('.picked-attempt .envelope-code').textContent()).toBe('RUNTIME_RATE_LIMIT');
     await app.screenshot('errors-followed-to-run');
 
-    // Back keeps the filters (they live in the URL).
+    // Back to the issue's page, and Esc from it to the table: the filters kept (they live in the URL).
     await page.goBack();
-    await page.waitForURL(/#\/errors\?.*category=runtime/);
+    await page.waitForURL(/#\/issues\/[0-9a-f]+\?.*category=runtime/);
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.locator('.groups-table tbody tr.selected').waitFor();
+    await page.locator('.issue-occurrences .occurrence').first().waitFor();
     await app.screenshot('errors-drilldown-dark');
+    await page.keyboard.press('Escape');
+    await page.waitForURL(/#\/errors\?.*category=runtime/);
+    await page.locator('.groups-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) }).waitFor();
     expect(app.problems).toEqual([]);
   });
 
