@@ -74,7 +74,7 @@ describe('error issues in the window', () => {
     // Resolve: the unresolved list (the default) no longer has it; the resolved one does.
     await row.getByRole('button', { name: 'Resolve' }).click();
     await row.waitFor({ state: 'detached' });
-    await page.getByLabel('Issue status', { exact: true }).selectOption('resolved');
+    await page.getByLabel('Issue status').selectOption('resolved');
     await page.waitForURL(/istatus=resolved/);
     await expect.poll(() => rateLimitRow(page).getByTestId('issue-status').textContent()).toBe('resolved');
     const id = (await rateLimitRow(page).getAttribute('data-fingerprint')) as string;
@@ -85,7 +85,7 @@ describe('error issues in the window', () => {
     const secondRun = await server.startRun('examples/02-rate-limited-api.prose', { virtualClock: true });
     await server.waitForRun(secondRun, ['completed']);
     await expect.poll(async () => (await server.api<Issue>('GET', `/api/issues/${id}`)).substatus).toBe('regressed');
-    await page.getByLabel('Issue status', { exact: true }).selectOption('regressed');
+    await page.getByLabel('Issue status').selectOption('regressed');
     await expect.poll(() => rateLimitRow(page).getByTestId('issue-status').textContent()).toBe('regressed');
     await expect.poll(() => rateLimitRow(page).getByTestId('issue-runs').textContent()).toBe('2 runs affected →');
     await lookAt(page, 'errors-regressed', '#groups-title');
