@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { cachedHistory } from './bulk-seed.js';
-import { ERRORS_CHARTS, ERRORS_NUMBERS, FIRST_ROW, ISSUE_NUMBERS, openAt, timeHashChange, waitMark } from './page-marks.js';
+import { costHealthQueries, costHealthScreens } from './cost-health-perf.js';
+import { ERRORS_CHARTS, ERRORS_NUMBERS, FIRST_ROW, openAt, timeHashChange, waitMark } from './page-marks.js';
 import { ensureProductionRenderer } from './renderer-build.js';
 import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
 
@@ -22,18 +23,20 @@ import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
  *    cold figure, a second open right after is the warm one. p95 of the samples: Runs first rows
  *    painted < 300 ms; Errors first numbers (totals, issues with sparklines, occurrences) < 500 ms
  *    and its four charts drawn by recharts (loaded as a chunk of their own) < 800 ms, both from
- *    the open's navigation start, each cold and warm; the issues table sorted by trend over 30
- *    days and the busiest issue's page (its counts, latest occurrence and runs affected), both
- *    read from rollups: < 500 ms cold, < 300 ms warm;
+ *    the open's navigation start, each cold and warm;
  *  - on one more fresh serve, filter, sort and text-search changes (hash change → the window
  *    paints the first row of the answer the server gave it; nothing is asked beforehand), each
  *    change asked `rounds` times in turn (the first round is the first time this serve answers
  *    it): p95 < 200 ms; the renderer's JS heap after paging the table and opening Errors <
  *    100 MB; a live run's row showing `completed` after its runCompleted was journaled
  *    (endedWall → painted, one machine clock): p95 < 100 ms.
+ * - what failure costs and how flows fare (cost-health-perf.ts): the Flows screen and the Errors
+ *   header's cost at 24 h, 7 d and 30 d opened cold and warm (< 500 ms cold, < 300 ms warm), and
+ *   the store's cost split and flow health against their rollup-free GROUP BYs on the same file.
  * Every missed target is printed as MISSED and makes the bench exit 1. `--samples N` sets the
  * cold / warm samples per unfiltered screen (default 20, `--quick` 5), `--filter-samples N` per
  * filtered Errors screen (default 10, `--quick` 3: twenty of them, each sample a fresh serve).
+ * `--screens cost` times only the cost and flow-health figures.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -89,8 +92,6 @@ interface Mark {
   label: string;
   test: string;
   target: number;
-  /** The warm open's target when it is stricter than the cold one's. */
-  warmTarget?: number;
 }
 
 /** Cold and warm opens of one screen, a fresh serve per sample; for each mark, its times in order. */
@@ -224,6 +225,23 @@ function errorsPerScreen(dbPath: string): Record<string, number> {
   }
 }
 
+/** The cost and flow-health screens cold and warm, then the store's reads beside their rollup-free baseline. */
+async function costAndHealth(browser: Browser, dbPath: string, samples: number): Promise<Judged[]> {
+  const judged: Judged[] = [];
+  for (const { name, hash, test, target, warmTarget } of costHealthScreens()) {
+    const timed = await coldAndWarm(browser, dbPath, hash, [{ label: 'drawn', test, target }], samples);
+    const [cold, warm] = [timed.cold[0] ?? [], timed.warm[0] ?? []];
+    judged.push({ name: `${name}, cold p95`, value: quantile(cold, 0.95), unit: 'ms', target, detail: `first open on a fresh serve, ${cold.length} serves; p50 ${quantile(cold, 0.5)} ms` });
+    judged.push({ name: `${name}, warm p95`, value: quantile(warm, 0.95), unit: 'ms', target: warmTarget, detail: `second open on the same serve, ${warm.length} serves; p50 ${quantile(warm, 0.5)} ms` });
+  }
+  for (const read of costHealthQueries(dbPath, Date.now(), samples)) {
+    const vs = (mine: number[], base: number[]): string => `rollup-free GROUP BY p95 ${quantile(base, 0.95)} ms (${(quantile(base, 0.95) / Math.max(1, quantile(mine, 0.95))).toFixed(0)}×)`;
+    judged.push({ name: `${read.name}, cold p95`, value: quantile(read.cold, 0.95), unit: 'ms', target: 500, detail: `a fresh connection's first read, ${read.cold.length} connections; ${vs(read.cold, read.baselineCold)}` });
+    judged.push({ name: `${read.name}, warm p95`, value: quantile(read.warm, 0.95), unit: 'ms', target: 300, detail: `its second read; ${vs(read.warm, read.baselineWarm)}` });
+  }
+  return judged;
+}
+
 interface Screen {
   name: string;
   hash: string;
@@ -238,33 +256,16 @@ const ERRORS_MARKS: readonly Mark[] = [
   { label: 'charts drawn (the four recharts charts)', test: ERRORS_CHARTS, target: 800 },
 ];
 
-/** The issue with the most occurrences: the page that reads the most rollup rows. */
-function busiestIssue(dbPath: string): string | null {
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    const row = db.prepare('SELECT fingerprint FROM error_groups ORDER BY count DESC, fingerprint LIMIT 1').get() as { fingerprint: string } | undefined;
-    return row?.fingerprint ?? null;
-  } finally {
-    db.close();
-  }
-}
-
-/** An issue's page and the issues table sorted by trend over 30 days: answered from rollups (< 500 ms cold, < 300 ms warm). */
-const ISSUE_MARKS: readonly Mark[] = [{ label: 'counts, latest occurrence and runs affected', test: ISSUE_NUMBERS, target: 500, warmTarget: 300 }];
-const TREND_MARKS: readonly Mark[] = [{ label: 'first numbers (totals, issues by trend, occurrences)', test: ERRORS_NUMBERS, target: 500, warmTarget: 300 }];
-
 /**
  * Every screen opened cold and warm: Runs, Errors in each range, then each range with each
  * filter. A filtered screen the history holds no errors for would time an empty page, so it is
  * left out and named in the report (only the `--quick` history's newest hour is that thin).
  */
-function screensToOpen(inScreen: Record<string, number>, issue: string | null, samples: number, filterSamples: number): Screen[] {
+function screensToOpen(inScreen: Record<string, number>, samples: number, filterSamples: number): Screen[] {
   const errors = (query: string, label: string, n: number): Screen => ({ name: `Errors ${label} (${inScreen[query]} errors)`, hash: `#/errors?${query}`, marks: ERRORS_MARKS, samples: n });
   return [
     { name: 'Runs', hash: '#/runs', marks: RUNS_MARKS, samples },
     ...ERROR_RANGES.map(([range]) => errors(`range=${range}`, range, samples)),
-    { name: `Errors 30d sorted by trend (${inScreen['range=30d']} errors)`, hash: '#/errors?range=30d&isort=trend', marks: TREND_MARKS, samples },
-    ...(issue === null ? [] : [{ name: `Issue page, the busiest issue, 24h`, hash: `#/issues/${issue}?range=24h`, marks: ISSUE_MARKS, samples }]),
     ...ERROR_RANGES.flatMap(([range]) => ERROR_FILTERS.map(([, query]) => errors(`range=${range}&${query}`, `${range}, ${decodeURIComponent(query)}`, filterSamples)))
       .filter((screen) => (inScreen[screen.hash.slice('#/errors?'.length)] ?? 0) > 0),
   ];
@@ -279,6 +280,8 @@ function count(value: string | undefined, option: string, fallback: number): num
 }
 
 interface Options {
+  /** Only the cost and flow-health figures. */
+  costOnly: boolean;
   quick: boolean;
   json: boolean;
   size: number;
@@ -290,11 +293,13 @@ interface Options {
 function optionsOf(argv: readonly string[]): Options {
   const { values } = parseArgs({
     args: [...argv],
-    options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, samples: { type: 'string' }, 'filter-samples': { type: 'string' }, errors: { type: 'string' } },
+    options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, samples: { type: 'string' }, 'filter-samples': { type: 'string' }, errors: { type: 'string' }, screens: { type: 'string' } },
   });
+  if (values.screens !== undefined && values.screens !== 'all' && values.screens !== 'cost') throw new Error(`--screens takes all or cost, not "${values.screens}"`);
   const quick = values.quick === true;
   const size = quick ? 20_000 : 1_000_000;
   return {
+    costOnly: values.screens === 'cost',
     quick,
     json: values.json === true,
     size,
@@ -313,7 +318,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.error(`history bench: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
-  const { quick, json, size, errorCount, samples, filterSamples } = options;
+  const { costOnly, quick, json, size, errorCount, samples, filterSamples } = options;
   ensureProductionRenderer(ROOT);
   // A cached history is used for 20 minutes: its newest hour must still hold errors when the
   // 1 h screens are opened, which is minutes into the run (about 7 at the defaults). Reused for
@@ -324,17 +329,18 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     browser = await chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROME_ARGS });
     const judged: Judged[] = [];
-    const screens = screensToOpen(inScreen, busiestIssue(history.path), samples, filterSamples);
+    const screens = costOnly ? [] : screensToOpen(inScreen, samples, filterSamples);
     const empty = Object.keys(inScreen).filter((query) => inScreen[query] === 0).map((query) => `#/errors?${decodeURIComponent(query)}`);
     for (const { name, hash, marks, samples: n } of screens) {
       const { cold, warm } = await coldAndWarm(browser, history.path, hash, marks, n);
-      marks.forEach(({ label, target, warmTarget }, m) => {
+      marks.forEach(({ label, target }, m) => {
         const [c, w] = [cold[m] ?? [], warm[m] ?? []];
         judged.push({ name: `${name}, ${label}, cold p95`, value: quantile(c, 0.95), unit: 'ms', target, detail: `navigation start → ${label}; first open on a fresh serve, ${c.length} serves; p50 ${quantile(c, 0.5)} ms` });
-        judged.push({ name: `${name}, ${label}, warm p95`, value: quantile(w, 0.95), unit: 'ms', target: warmTarget ?? target, detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms` });
+        judged.push({ name: `${name}, ${label}, warm p95`, value: quantile(w, 0.95), unit: 'ms', target, detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms` });
       });
     }
-    judged.push(...(await session(browser, history.path, quick)));
+    if (!costOnly) judged.push(...(await session(browser, history.path, quick)));
+    judged.push(...(await costAndHealth(browser, history.path, samples)));
     const missed = judged.filter((j) => j.value >= j.target);
     const result = { history: { runs: size, errors: errorCount, db: history.path, generatedMs: history.generatedMs, errorsPerScreen: inScreen }, samples, filterSamples, figures: judged, notTimed: empty, missed: missed.map((m) => m.name) };
     mkdirSync(join(ROOT, 'artifacts', 'perf'), { recursive: true });

@@ -21,11 +21,6 @@ export const ERRORS_CHARTS = `(${ERRORS_NUMBERS})
   && document.querySelectorAll('.chart-card').length === 4
   && [...document.querySelectorAll('.chart-card')].every((card) => card.querySelector('.chart-empty') !== null || card.querySelector('.recharts-bar-rectangle') !== null)`;
 
-/** An issue's page with its numbers: the period's counts, the latest occurrence and the first runs affected. */
-export const ISSUE_NUMBERS = `document.querySelector('[data-testid="issue-period-events"]') !== null
-  && document.querySelector('.issue-latest [data-testid="error-envelope"]') !== null
-  && document.querySelector('.issue-runs-table tbody tr') !== null`;
-
 const MARK_TIMEOUT_MS = 120_000;
 
 /** performance.now() of the first frame in which `test` holds (rejects after two minutes). */
