@@ -5,7 +5,7 @@ import { flowDigest } from '../core/flow/digest.js';
 import { openStore } from '../core/store/index.js';
 import { JournalBuilder, type ErrorSpec } from '../core/store/testing/journal-builder.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, type AppPage, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, tempDir, type ServerHandle } from './support/server.js';
 
 /**
@@ -100,7 +100,7 @@ describe('the issue page', () => {
     await rows(page).first().waitFor();
     await page.getByLabel('Sort by').selectOption('trend');
     await page.waitForURL(/isort=trend/);
-    await expect.poll(() => rows(page).first().locator('code').textContent()).toBe('GIT_MERGE_CONFLICT');
+    await expect.poll(() => rows(page).first().locator('code').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('GIT_MERGE_CONFLICT');
     const jumped = rows(page).first();
     expect(await jumped.getByTestId('issue-change').textContent()).toBe('+900 %');
     expect(await jumped.getByTestId('issue-events').textContent()).toBe('20');
@@ -113,14 +113,14 @@ describe('the issue page', () => {
     const id = (await jumped.getAttribute('data-fingerprint')) as string;
     await jumped.locator('.group-message').click();
     await page.waitForURL(new RegExp(`#/issues/${id}\\?.*isort=trend`));
-    await expect.poll(() => page.getByTestId('issue-why').textContent()).toMatch(/new: first seen less than 72 hours ago and nobody has acted on it; 0 events in the last hour, forecast 200/);
+    await expect.poll(() => page.getByTestId('issue-why').textContent(), { timeout: PAGE_TIMEOUT_MS }).toMatch(/new: first seen less than 72 hours ago and nobody has acted on it; 0 events in the last hour, forecast 200/);
     expect(await page.getByTestId('issue-period-events').textContent()).toMatch(/^20 \+900 % \(before: 2\)$/);
     // The trend drawn by recharts: the busiest hour carries its value, the current one reads "so far".
-    await expect.poll(() => page.locator('.issue-trend .trend-value').allTextContents()).toEqual(['20', '0 so far']);
+    await expect.poll(() => page.locator('.issue-trend .trend-value').allTextContents(), { timeout: PAGE_TIMEOUT_MS }).toEqual(['20', '0 so far']);
     // Its latest occurrence, with its envelope and a link to its attempt; the runs it hit.
     expect(await page.getByTestId('latest-attempt').getAttribute('href')).toBe('#/runs/run-conflict-19?task=1%3A0&attempt=1');
     expect(await page.locator('.issue-latest [data-testid="error-envelope"] .envelope-code').textContent()).toBe('GIT_MERGE_CONFLICT');
-    await expect.poll(() => page.locator('.issue-runs-table tbody tr').count()).toBe(20);
+    await expect.poll(() => page.locator('.issue-runs-table tbody tr').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(20);
     expect(await page.locator('.issue-runs-table tbody tr').first().getAttribute('data-run-id')).toBe('run-conflict-19');
     expect(await page.getByTestId('flow-change').getAttribute('data-changed')).toBe('true');
     expect(await page.getByTestId('flow-change').locator('strong').first().textContent()).toBe('First seen after 01-happy-path changed.');
@@ -138,8 +138,8 @@ describe('the issue page', () => {
 
     // Resolve it from its page: the why says who, and its activity has the change.
     await page.locator('.issue-header-actions').getByRole('button', { name: 'Resolve' }).click();
-    await expect.poll(() => page.getByTestId('issue-why').textContent()).toMatch(/resolved by window$/);
-    await expect.poll(() => page.getByTestId('issue-activity').locator('[data-kind="resolved"]').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('issue-why').textContent(), { timeout: PAGE_TIMEOUT_MS }).toMatch(/resolved by window$/);
+    await expect.poll(() => page.getByTestId('issue-activity').locator('[data-kind="resolved"]').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(1);
 
     // Esc: back to the table with the window and the sort; the unresolved list no longer has it.
     await page.keyboard.press('Escape');
@@ -152,10 +152,10 @@ describe('the issue page', () => {
     // Issue status Resolved: every panel shows only its occurrences.
     await page.getByLabel('Issue status').selectOption('resolved');
     await page.waitForURL(/istatus=resolved/);
-    await expect.poll(() => rows(page).count()).toBe(1);
+    await expect.poll(() => rows(page).count(), { timeout: PAGE_TIMEOUT_MS }).toBe(1);
     expect(await rows(page).first().getAttribute('data-fingerprint')).toBe(id);
-    await expect.poll(() => page.locator('.occurrence .occ-code').allTextContents()).toSatisfy((codes: string[]) => codes.length > 0 && codes.every((c) => c === 'GIT_MERGE_CONFLICT'));
-    await expect.poll(() => page.getByTestId('errors-total').textContent()).toBe('20 failures · 20 occurrences (0 handled, 20 unhandled)');
+    await expect.poll(() => page.locator('.occurrence .occ-code').allTextContents(), { timeout: PAGE_TIMEOUT_MS }).toSatisfy((codes: string[]) => codes.length > 0 && codes.every((c) => c === 'GIT_MERGE_CONFLICT'));
+    await expect.poll(() => page.getByTestId('errors-total').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('20 failures · 20 occurrences (0 handled, 20 unhandled)');
     expect(app.problems).toEqual([]);
     // Twelve looks (screenshot, overflow, axe) and 22 retried runs: more than the default minute on a shared machine.
   }, 240_000);

@@ -174,6 +174,14 @@ export const ROUTES: readonly Route[] = [
     handle: async (s, r) => ok(await s.usageByFlow(parseInput('usageByFlow', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
+    method: 'GET', path: '/api/usage/split', apiMethod: 'costSplit', body: false,
+    handle: async (s, r) => ok(await s.costSplit(parseInput('costSplit', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
+  },
+  {
+    method: 'GET', path: '/api/flows/health', apiMethod: 'flowHealth', body: false,
+    handle: async (s, r) => ok(await s.flowHealth(parseInput('flowHealth', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
+  },
+  {
     method: 'GET', path: '/api/errors/series', apiMethod: 'errorSeries', body: false,
     handle: async (s, r) => ok(await s.errorSeries(parseInput('errorSeries', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },

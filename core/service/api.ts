@@ -7,8 +7,8 @@ import type { FailureLink, HivewatchEvent, RunStatus } from '../base/events.js';
 import type { Diagnostic } from '../flow/ast.js';
 
 export type { TokenUsage } from '../base/usage.js';
-export type { FlowUsageView, UsageTotalsView, UsageView } from './api-usage.js';
-import type { FlowUsageView } from './api-usage.js';
+export type { CostFiguresView, CostSplitAnswerView, CostSplitInput, CostSplitView, FlowHealthView, FlowUsageView, UsageTotalsView, UsageView } from './api-usage.js';
+import type { CostSplitAnswerView, CostSplitInput, FlowHealthView, FlowUsageView } from './api-usage.js';
 import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
 export type { ErrorEnvelope,  FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
@@ -226,6 +226,10 @@ export interface HivewatchApi {
   listAlertDeliveries(input?: { limit?: number }): Promise<AlertDeliveryView[]>;
   /** Tokens and cost per flow of the attempts that ended in the window (issue 22), costliest first. */
   usageByFlow(input: { since?: number; until?: number; flow?: string }): Promise<FlowUsageView[]>;
+  /** What failure costs under the Errors screen's filters: failed runs, retried attempts, successful work, by flow, with a trend. */
+  costSplit(input: CostSplitInput): Promise<CostSplitAnswerView>;
+  /** Every flow with runs: newest run, runs ended by status, success rate, median duration and cost in the window. */
+  flowHealth(input: { since?: number; until?: number }): Promise<FlowHealthView[]>;
   /** One action on many runs (ids, or a filter resolved on the server): a result per run (docs/triage.md). */
   bulkRuns(input: BulkRunsInput): Promise<BulkResult>;
   /** Error issues (api-issues.ts): filtered by status, sorted, a page at a time. */
@@ -289,6 +293,8 @@ export const API_METHODS = [
   'testAlertRule',
   'listAlertDeliveries',
   'usageByFlow',
+  'costSplit',
+  'flowHealth',
   'bulkRuns',
   'listIssues',
   'getIssue',

@@ -38,7 +38,7 @@ interface Harness {
   fail: (id: string, at: number) => Promise<void>;
   /** The issue now, with the system transitions due journaled and their alerts posted. */
   issue: (id: string) => Promise<Issue>;
-  /** What the receiver was sent: the titles of the fired alerts (not the resolves' follow-ups), in order. */
+  /** What the receivers were sent: the titles of the fired alerts (not the resolves' follow-ups), in the order they were decided. */
   alerts: () => string[];
 }
 
@@ -76,7 +76,14 @@ async function harness(location: string): Promise<Harness> {
       await engine.pump();
       return issue;
     },
-    alerts: () => receiver.bodies<{ kind: string; title: string }>().filter((b) => b.kind === 'fire').map((b) => b.title.replace(/ · .*$/, '')),
+    // Three receivers are posted to side by side, in no set order; each body says when its alert
+    // was decided and its id sorts in the order of the decisions, which is the order asserted.
+    alerts: () =>
+      receiver
+        .bodies<{ kind: string; title: string; at: string; delivery: string }>()
+        .filter((b) => b.kind === 'fire')
+        .sort((a, b) => a.at.localeCompare(b.at) || a.delivery.localeCompare(b.delivery))
+        .map((b) => b.title.replace(/ · .*$/, '')),
   };
 }
 

@@ -232,6 +232,12 @@ export const schemas = {
   testAlertRule: object({ id: alertRuleIdSchema }),
   listAlertDeliveries: object({ limit: limitSchema.optional() }),
   usageByFlow: object({ since: timeSchema.optional(), until: timeSchema.optional(), flow: text(1000).optional() }),
+  costSplit: object({
+    ...errorFilterShape,
+    issueStatus: oneOf(ISSUE_STATUS_FILTERS).optional(),
+    issue: text(16, 'must be an issue id').regex(/^[0-9a-f]{16}$/, 'must be an issue id (its whole fingerprint: 16 hex digits)').optional(),
+  }),
+  flowHealth: object({ since: timeSchema.optional(), until: timeSchema.optional() }),
   bulkRuns: object({
     action: oneOf(BULK_ACTIONS),
     runIds: z

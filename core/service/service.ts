@@ -12,6 +12,7 @@ import { JournalTail, readCommitted } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub } from './live.js';
 import { readApi } from './read-api.js';
 import { usageApi } from './usage-api.js';
+import { costApi } from './cost-api.js';
 import { runHost } from './run-host.js';
 import { flushOr503, type ServiceContext } from './service-context.js';
 import type { CloseOptions, HivewatchService, HivewatchServiceOptions } from './service-types.js';
@@ -88,6 +89,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     ...bulkApi(context, { ...hostApi, ...relayApi }),
     ...readApi(store, (status) => issues.book.statusScope(status)),
     ...usageApi(store),
+    ...costApi(store, issues.book),
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),
     ...subscriptions(liveHub),
     ...alertsApi(store, () => alerts?.engine ?? null, { examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null }),

@@ -30,6 +30,8 @@ export const API_METHODS: readonly ApiMethod[] = [
   'testAlertRule',
   'listAlertDeliveries',
   'usageByFlow',
+  'costSplit',
+  'flowHealth',
   'bulkRuns',
   'listIssues',
   'getIssue',

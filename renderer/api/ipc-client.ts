@@ -39,6 +39,8 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     testAlertRule: (input) => call('testAlertRule', input),
     listAlertDeliveries: (input) => call('listAlertDeliveries', input),
     usageByFlow: (input) => call('usageByFlow', input),
+    costSplit: (input) => call('costSplit', input),
+    flowHealth: (input) => call('flowHealth', input),
     listIssues: (input) => call('listIssues', input),
     getIssue: (input) => call('getIssue', input),
     setIssueStatus: (input) => call('setIssueStatus', input),

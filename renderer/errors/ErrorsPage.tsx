@@ -7,7 +7,7 @@ import { formatAbsolute } from '../lib/format.js';
 import { useLiveRefresh } from '../lib/use-live-refresh.js';
 import { CorrelationPivot } from './CorrelationPivot.js';
 import { CountsLine, headerCounts } from './CountsLine.js';
-import { FailureCost } from './FailureCost.js';
+import { ErrorsCost } from './ErrorsCost.js';
 import { CountChart } from './CountChart.js';
 import { ErrorsFilterBar } from './ErrorsFilterBar.js';
 import { filterOf, parseErrorsQuery, serializeErrorsQuery, STATUS_LABELS, windowOf, type ErrorsQuery, type FilterKey } from './errors-query.js';
@@ -134,7 +134,7 @@ export function ErrorsPage() {
         <h1 id="errors-title">Errors</h1>
         <span className="page-meta" data-testid="errors-total">
           {counts && <CountsLine counts={counts} />}
-          <FailureCost since={filter.since} until={filter.until} flow={filter.flow} refresh={refresh} />
+          <ErrorsCost filter={filter} issueStatus={query.issueStatus} refresh={refresh} />
           {win.zoomed && ` between ${formatAbsolute(win.since ?? 0).slice(0, 16)} and ${win.until ? formatAbsolute(win.until).slice(0, 16) : 'now'}`}
           {overview.status === 'loading' && data && ' · refreshing…'}
         </span>

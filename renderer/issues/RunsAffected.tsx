@@ -5,7 +5,7 @@ import { formatHash, hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime } from '../components/Time.js';
 import { ErrorState, Loading } from '../components/states.js';
-import { costLine } from '../lib/cost-format.js';
+import { runCostLine } from '../lib/cost-format.js';
 import { shortId } from '../lib/format.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { BulkStatus } from '../runs/BulkStatus.js';
@@ -99,9 +99,7 @@ export function RunsAffected({ issueId, total, refresh }: { issueId: string; tot
                 </td>
                 {/* A run that reported no usage shows a dash: no "$0.00" it never spent. */}
                 <td>
-                  {run.usage ? (
-                    costLine(run.usage)
-                  ) : (
+                  {(run.usage && runCostLine(run.usage, run.status)) ?? (
                     <span className="muted" title="this run reported no usage">
                       —
                     </span>

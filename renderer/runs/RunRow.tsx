@@ -6,7 +6,7 @@ import { LimitWaitBadge, limitWaitOf } from '../components/UsageLimitWait.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
 import { chainText } from '../lib/ending-story.js';
 import { formatDelay, shortId } from '../lib/format.js';
-import { costLine, tokenLine } from '../lib/cost-format.js';
+import { runCost, tokenLine } from '../lib/cost-format.js';
 import { canCancel, canResume, canRetry, canStopWatching, isOperable } from './run-actions.js';
 
 export interface RunRowProps {
@@ -62,19 +62,20 @@ function EndingCode({ run }: { run: RunSummary }) {
   );
 }
 
-/** "$0.42 · $0.17 on failed attempts", its words after the amounts dropped where the column is narrow (cost.css). */
-function CostText({ usage }: { usage: NonNullable<RunSummary['usage']> }) {
-  const text = costLine(usage);
-  const cut = text.indexOf(' on failed attempts');
-  if (cut < 0) return <>{text}</>;
+/**
+ * What the run spent, by outcome: "$0.42 · $0.17 retried · $0.25 successful", "$2.58 · failed
+ * run"; nothing when it reported no usage. Where the column is narrow the successful share steps
+ * aside (cost.css); the title says it all.
+ */
+function RowCost({ run }: { run: RunSummary }) {
+  const cost = run.usage ? runCost(run.usage, run.status) : null;
+  if (cost === null || !run.usage) return null;
   return (
-    <>
-      {text.slice(0, cut)}
-      <span className="cost-words">{text.slice(cut)}</span>
-      <span className="cost-short" aria-hidden="true">
-        {' failed'}
-      </span>
-    </>
+    <span className="cell-sub run-row-cost" data-testid="run-row-cost" title={`${cost.sentence} ${tokenLine(run.usage)}.`}>
+      {cost.total}
+      {cost.failure !== null && <> · {cost.failure}</>}
+      {cost.success !== null && <span className="cost-success"> · {cost.success}</span>}
+    </span>
   );
 }
 
@@ -123,12 +124,10 @@ export const RunRow = memo(function RunRow({
         <a href={hrefToRun(run.id)} className="run-link" title={run.flow}>
           {run.flowName || run.flow}
         </a>
-        <EndingCode run={run} />
-        {run.usage && (
-          <span className="cell-sub run-row-cost" data-testid="run-row-cost" title={`${costLine(run.usage)}; ${tokenLine(run.usage)}${run.usage.unknownCostAttempts > 0 ? '; some attempts reported no cost' : ''}`}>
-            <CostText usage={run.usage} />
-          </span>
-        )}
+        <span className="cell-flow-sub">
+          <EndingCode run={run} />
+          <RowCost run={run} />
+        </span>
         {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
         {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
         {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}

@@ -218,6 +218,12 @@ export class FakeApi implements HivewatchApi {
   usageByFlow(): Promise<never> {
     return this.unsupported('usageByFlow');
   }
+  costSplit(): Promise<never> {
+    return this.unsupported('costSplit');
+  }
+  flowHealth(): Promise<never> {
+    return this.unsupported('flowHealth');
+  }
   listIssues(): Promise<never> {
     return this.unsupported('listIssues');
   }
