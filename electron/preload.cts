@@ -43,6 +43,7 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'getIssue',
   'setIssueStatus',
   'getIssueDetail',
+  'databaseStatus',
 ];
 
 const PREFIX = 'hivewatch:';

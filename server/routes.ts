@@ -113,6 +113,13 @@ export const ROUTES: readonly Route[] = [
       ok(await s.skipBackoff(parseInput('skipBackoff', { ...bodyObject(r.body), runId: r.params.runId, taskId: r.params.taskId }))),
   },
   {
+    method: 'GET', path: '/api/database', apiMethod: 'databaseStatus', body: false,
+    handle: async (s, r) => {
+      parseInput('databaseStatus', queryInput(r.query));
+      return ok(await s.databaseStatus());
+    },
+  },
+  {
     method: 'GET', path: '/api/flows', apiMethod: 'listFlows', body: false,
     handle: async (s, r) => {
       parseInput('listFlows', queryInput(r.query));

@@ -241,8 +241,18 @@ export interface HivewatchApi {
   /** Everything about one issue in a period and filters (api-issue-page.ts); 404 issue_not_found, 400 issue_ambiguous. */
   getIssueDetail(input: IssueDetailInput): Promise<IssueDetail>;
 
+  /** Whether this host reaches its database, for the window's banner (docs/postgres.md "When the server goes away"). */
+  databaseStatus(): Promise<DatabaseStatus>;
+
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
   subscribe(listener: (batch: LiveEvent[]) => void, options?: SubscribeOptions): () => void;
+}
+
+export interface DatabaseStatus {
+  /** How long the database server has been away as this host sees it (ms), or null while it answers. */
+  unavailableForMs: number | null;
+  /** The runs this host executes, which wait for the database to take their events (0 while it answers). */
+  waitingRuns: number;
 }
 
 export interface SubscribeOptions {
@@ -300,6 +310,7 @@ export const API_METHODS = [
   'getIssue',
   'setIssueStatus',
   'getIssueDetail',
+  'databaseStatus',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 

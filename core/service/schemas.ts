@@ -184,6 +184,7 @@ export const schemas = {
     limit: int(1, LIMITS.maxEventsLimit).optional(),
   }),
   listFlows: noInput,
+  databaseStatus: noInput,
   checkFlow: object({
     source: z
       .string({ error: required('must be a string') })

@@ -37,6 +37,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'getIssue',
   'setIssueStatus',
   'getIssueDetail',
+  'databaseStatus',
 ];
 
 /** Where the browser shell's token lives once the page took it from `?token=`. */

@@ -24,6 +24,7 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     getRun: (input) => call('getRun', input),
     getEvents: (input) => call('getEvents', input),
     listFlows: () => call('listFlows'),
+    databaseStatus: () => call('databaseStatus'),
     checkFlow: (input) => call('checkFlow', input),
     saveFlow: (input) => call('saveFlow', input),
     getNotificationSettings: () => call('getNotificationSettings'),

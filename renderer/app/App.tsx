@@ -11,6 +11,7 @@ import { NotificationsButton } from '../notify/NotificationsButton.js';
 import { connectionLabel, unreachableMessage } from '../live/connection.js';
 import { useApi, useRecoveries, useRunsSnapshot, useTokenRefused } from './api-context.js';
 import { AccessPage } from './AccessPage.js';
+import { DatabaseBanner } from './DatabaseBanner.js';
 import { prefetchErrors } from '../errors/errors-loads.js';
 import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboard.js';
 import { navigate, useRoute } from './router.js';
@@ -192,6 +193,7 @@ export function App() {
         </div>
       </header>
       <UnreachableBanner />
+      <DatabaseBanner />
       <main ref={main} tabIndex={-1} className="main">
         <ScreenBoundary
           key={`${section}/${id ?? ''}`}

@@ -1,4 +1,5 @@
 import type {
+  DatabaseStatus,
   HivewatchApi,
   HivewatchEvent,
   JournaledEvent,
@@ -164,6 +165,13 @@ export class FakeApi implements HivewatchApi {
   skipBackoff(): Promise<never> {
     return this.unsupported('skipBackoff');
   }
+  /** What `databaseStatus` answers (a test sets an outage). */
+  database: DatabaseStatus = { unavailableForMs: null, waitingRuns: 0 };
+
+  databaseStatus(): Promise<DatabaseStatus> {
+    return Promise.resolve({ ...this.database });
+  }
+
   listFlows(): Promise<never> {
     return this.unsupported('listFlows');
   }
