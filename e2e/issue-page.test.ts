@@ -152,8 +152,9 @@ describe('the issue page', () => {
     // Issue status Resolved: every panel shows only its occurrences.
     await page.getByLabel('Issue status').selectOption('resolved');
     await page.waitForURL(/istatus=resolved/);
-    await expect.poll(() => rows(page).count(), { timeout: PAGE_TIMEOUT_MS }).toBe(1);
-    expect(await rows(page).first().getAttribute('data-fingerprint')).toBe(id);
+    // The unresolved list stays up until the resolved one arrives: wait for the resolved issue itself.
+    await expect.poll(() => rows(page).first().getAttribute('data-fingerprint'), { timeout: PAGE_TIMEOUT_MS }).toBe(id);
+    expect(await rows(page).count()).toBe(1);
     await expect.poll(() => page.locator('.occurrence .occ-code').allTextContents(), { timeout: PAGE_TIMEOUT_MS }).toSatisfy((codes: string[]) => codes.length > 0 && codes.every((c) => c === 'GIT_MERGE_CONFLICT'));
     await expect.poll(() => page.getByTestId('errors-total').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('20 failures · 20 occurrences (0 handled, 20 unhandled)');
     expect(app.problems).toEqual([]);

@@ -41,7 +41,9 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'hw-cli-trend-'));
   db = join(dir, 'history.db');
   const store = openSqliteStore({ path: db });
-  const now = Date.now();
+  // Each batch starts on a clock hour, so its minutes stay in one hourly bucket (the forecast
+  // reads the busiest hour) whatever minute the test runs at.
+  const now = Math.floor(Date.now() / HOUR) * HOUR;
   store.appendEvents([
     ...failures('steady-before', now - 40 * HOUR, 5, STEADY),
     ...failures('steady-now', now - 10 * HOUR, 5, STEADY),
