@@ -122,6 +122,8 @@ describe('the issue page', () => {
     expect(await page.locator('.issue-latest [data-testid="error-envelope"] .envelope-code').textContent()).toBe('GIT_MERGE_CONFLICT');
     await expect.poll(() => page.locator('.issue-runs-table tbody tr').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(20);
     expect(await page.locator('.issue-runs-table tbody tr').first().getAttribute('data-run-id')).toBe('run-conflict-19');
+    // The runs reported no usage: the period's cost says so, never "$0.00".
+    await expect.poll(() => page.getByTestId('issue-period-cost').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('no usage reported');
     expect(await page.getByTestId('flow-change').getAttribute('data-changed')).toBe('true');
     expect(await page.getByTestId('flow-change').locator('strong').first().textContent()).toBe('First seen after 01-happy-path changed.');
     await lookAt(page, 'page', '#issue-title');

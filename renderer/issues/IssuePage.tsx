@@ -10,6 +10,7 @@ import { parseErrorsQuery, RANGE_LABELS, scopeOf, serializeErrorsQuery, STATUS_L
 import { formatAbsolute } from '../lib/format.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { useLiveRefresh } from '../lib/use-live-refresh.js';
+import { IssuePeriodCost } from './IssuePeriodCost.js';
 import { IssueActions, ignoreEnd, StatusChip, type IssueChange } from './IssueActions.js';
 import { IssueOccurrences } from './IssueOccurrences.js';
 import { FlowChange, IssueActivityList, IssueFacts, IssueWhere, LatestOccurrence } from './IssueSections.js';
@@ -131,7 +132,9 @@ export function IssuePage({ id }: { id: string }) {
           <IssueOccurrences issueId={issue.id} scope={scope} periodWords={words} refresh={refresh} />
         </div>
         <div className="issue-side">
-          <IssueFacts detail={detail} periodWords={words} />
+          <IssueFacts detail={detail} periodWords={words}>
+            <IssuePeriodCost issueId={issue.id} scope={scope} periodWords={words} refresh={refresh + changes} />
+          </IssueFacts>
           <FlowChange detail={detail} />
           <IssueWhere detail={detail} />
           <IssueActivityList detail={detail} />

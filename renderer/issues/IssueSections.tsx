@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { IssueActivity, IssueDetail } from '../../core/service/api.js';
 import { formatHash, hrefToCompare, hrefToRun } from '../app/router.js';
 import { RelativeTime } from '../components/Time.js';
@@ -11,8 +12,8 @@ import { changeText, changeTitle, changeTone } from './trend-words.js';
 
 const num = (n: number): string => n.toLocaleString('en-US');
 
-/** Counts in the period (with the change) and all time, and what its failed runs cost. */
-export function IssueFacts({ detail, periodWords }: { detail: IssueDetail; periodWords: string }) {
+/** Counts in the period (with the change) and all time, and what its failed runs cost; `children` are more rows of the period. */
+export function IssueFacts({ detail, periodWords, children }: { detail: IssueDetail; periodWords: string; children?: ReactNode }) {
   const { issue, cost } = detail;
   const p = issue.period;
   return (
@@ -29,6 +30,7 @@ export function IssueFacts({ detail, periodWords }: { detail: IssueDetail; perio
         </dd>
         <dt>Failures, {periodWords}</dt>
         <dd>{num(p.failures)}</dd>
+        {children}
         <dt>All time</dt>
         <dd>
           {num(issue.occurrences)} events · {num(issue.failures)} failures · {num(issue.runs)} runs affected · {num(issue.flows)} flow{issue.flows === 1 ? '' : 's'}
@@ -37,7 +39,7 @@ export function IssueFacts({ detail, periodWords }: { detail: IssueDetail; perio
         <dd>
           first <RelativeTime ts={issue.firstSeen} />, last <RelativeTime ts={issue.lastSeen} />
         </dd>
-        <dt>Cost of its failed runs</dt>
+        <dt>Cost of its failed runs, all time</dt>
         <dd data-testid="issue-cost">
           {cost.failedRuns === 0
             ? 'no run failed on it'
