@@ -1,4 +1,4 @@
-import { formatUsd } from '../base/usage-format.js';
+import { formatUsd, splitSummary } from '../base/usage-format.js';
 import type { HivewatchStore } from '../store/index.js';
 import type { IssueActivity, IssueDetail } from '../service/api-issue-page.js';
 import type { Issue, IssuePeriod } from '../service/api-issues.js';
@@ -73,7 +73,7 @@ function flowChangeLine(detail: IssueDetail): string {
   return `flow      ${verdict}: ${change.flow} ${digest(change.first.digest)} (run ${change.first.runId}) after ${digest(change.before.digest)} (run ${change.before.runId})`;
 }
 
-function issueText(detail: IssueDetail, label: string): string {
+function issueText(detail: IssueDetail, label: string, periodCost: string): string {
   const { issue } = detail;
   const lines = [
     issue.title,
@@ -82,6 +82,7 @@ function issueText(detail: IssueDetail, label: string): string {
     `seen      first ${when(issue.firstSeen)} · last ${when(issue.lastSeen)}${issue.culprit ? ` · in ${issue.culprit}` : ''}`,
     ...periodLines(issue, label),
     trendLine(issue),
+    `cost      ${issue.period.since === null ? 'all time' : `in the ${label}`}: ${periodCost}`,
     costLine(detail),
     `flows     ${detail.flows.map((f) => `${f.flowName} (${f.flow}) ${f.occurrences}`).join(' · ')}`,
     `origins   ${detail.origins.join(', ')}`,
@@ -97,15 +98,19 @@ function issueText(detail: IssueDetail, label: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function showIssue(store: HivewatchStore, book: IssueBook, id: string, scope: { since?: number; until?: number }, label: string, json: boolean, io: CliIo): Promise<number> {
+export async function showIssue(
+  store: HivewatchStore, book: IssueBook, id: string, scope: { since?: number; until?: number }, label: string, json: boolean, io: CliIo, now = Date.now(),
+): Promise<number> {
   const detail = await issueDetail(book, store, { id, ...scope });
+  // The period's split, as the window's issue page shows it: what its failed runs spent and its retried attempts cost.
+  const periodCost = await store.usage({ kind: 'costSplit', query: { ...scope, fingerprints: [detail.issue.id], now } });
   const page = await store.listRuns({ issue: detail.issue.id, limit: RUNS_SHOWN });
   const runs = await withRunUsage(store, page.runs.map((r) => runSummary(r, null)));
   if (json) {
-    io.out(`${JSON.stringify({ ...detail, runs, moreRuns: page.nextCursor !== null })}\n`);
+    io.out(`${JSON.stringify({ ...detail, periodCost: periodCost.total, runs, moreRuns: page.nextCursor !== null })}\n`);
     return ExitCode.ok;
   }
-  io.out(issueText(detail, label));
+  io.out(issueText(detail, label, splitSummary(periodCost.total)));
   if (runs.length === 0) return ExitCode.ok;
   io.out(`runs affected (newest ${runs.length} of ${detail.issue.runs}; all: hivewatch issues runs ${detail.issue.id})\n`);
   const rows = runs.map((r) => [r.id, r.status, r.flowName, when(r.startedAt), r.usage && r.usage.attempts > r.usage.unknownCostAttempts ? formatUsd(r.usage.costUsd) : '']);

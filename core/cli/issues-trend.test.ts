@@ -88,6 +88,8 @@ describe('hivewatch issues over a period', () => {
     expect(lines.find((l) => l.startsWith('trend'))).toMatch(/^trend {5}per hour from .*\(\* this hour so far\): (\d+ ){24}0\*$/);
     expect(lines.find((l) => l.startsWith('latest'))).toMatch(/^latest {4}.* run jumpy-now-19 task 1:0 attempt 1: merge conflict in src\/app.ts$/);
     expect(lines).toContain('chain     GIT_MERGE_CONFLICT (attempt 1)');
+    // Its runs reported no usage: the period's cost says so, never "$0.00".
+    expect(lines.find((l) => l.startsWith('cost      in'))).toBe('cost      in the last 24h: no usage reported');
     expect(lines).toContain('origins   git');
     expect(lines.find((l) => l.startsWith('flow '))).toMatch(/^flow {6}first seen in the first run of user\/api.prose|^flow {6}could not compare/);
     expect(lines.some((l) => /^ {2}\S+ \S+ {2}first seen \(jumpy-before-0#6\)$/.test(l))).toBe(true);
@@ -95,7 +97,8 @@ describe('hivewatch issues over a period', () => {
     expect(shown.out).toContain('runs affected (newest 10 of 22; all: hivewatch issues runs');
     expect(shown.out).toMatch(/RUN\s+STATUS\s+FLOW\s+STARTED\s+COST\njumpy-now-19\s+failed\s+api\s+/);
 
-    const json = JSON.parse((await cli(['issues', 'show', id, '--since', '24h', '--json'])).out) as IssueDetail & { runs: { id: string }[]; moreRuns: boolean };
+    const json = JSON.parse((await cli(['issues', 'show', id, '--since', '24h', '--json'])).out) as IssueDetail & { runs: { id: string }[]; moreRuns: boolean; periodCost: { failed: { costUsd: number } } };
+    expect(json.periodCost.failed.costUsd).toBe(0);
     expect(json.issue).toMatchObject({ id, period: { events: 20, previous: { events: 2 } } });
     expect(json.latest?.chain).toHaveLength(1);
     expect(json.runs).toHaveLength(10);
