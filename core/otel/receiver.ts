@@ -4,25 +4,22 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../base/http-limits.js';
 import type { HivewatchStore } from '../store/contract.js';
-import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal, type TelemetryRecord } from './decode.js';
+import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal } from './decode.js';
 import { OtelIngester, type IngesterOptions } from './ingest.js';
+import { IngestBusy, IngestQueue, type IngestQueueOptions } from './ingest-queue.js';
 
 /**
  * The loopback OTLP/HTTP receiver (`/v1/logs`, `/v1/traces`; JSON and protobuf; gzip), started by
  * `serve` and by the Electron main process (docs/otel.md "Receiver"). It answers 401 without the
  * database's ingest token, 400 with a reason for a payload it cannot take (nothing is written),
- * 200 once the payload is committed.
+ * 200 once the payload is committed, 429 / 503 with Retry-After when it cannot keep up
+ * (ingest-queue.ts): every request is answered within about a second.
  */
 
 /** The OTLP/HTTP default port (the OpenTelemetry spec's), so exporters' defaults nearly fit. */
 export const DEFAULT_OTEL_PORT = 4318;
 /** A request body larger than this, before or after gzip, is refused (400). */
 const MAX_OTLP_BODY_BYTES = 8 * 1024 * 1024;
-/**
- * Decoded payloads waiting for their transaction, at most: past it the receiver answers 429 with
- * Retry-After (OTLP exporters retry that), so a flood waits at the exporter instead of in memory.
- */
-const MAX_QUEUED_RECORDS = 50_000;
 /**
  * Open connections at most (issue #25 part 7): past it a new connection is closed at once, so a
  * burst of slow clients cannot hold the process's memory; exporters reconnect and retry. An
@@ -57,7 +54,8 @@ export interface OtlpReceiverOptions extends IngesterOptions {
   sweepEveryMs?: number;
   /** Where a failed sweep is reported (default stderr). */
   log?: (line: string) => void;
-  maxQueuedRecords?: number;
+  /** The ingest queue's bounds and answer deadline (defaults in ingest-queue.ts); `beforeWrite` is for tests. */
+  queue?: IngestQueueOptions;
   /** Default HEADERS_TIMEOUT_MS (core/base/http-limits.ts); tests inject a small one. */
   headersTimeoutMs?: number;
   /** Default REQUEST_TIMEOUT_MS (never below the headers timeout). */
@@ -72,6 +70,8 @@ export interface OtlpReceiver {
   port: number;
   token: string;
   ingester: OtelIngester;
+  /** What waits for its transaction now. */
+  readonly queued: { records: number; bytes: number };
   /** Connections closed at once because MAX_OTLP_CONNECTIONS were open. */
   readonly dropped: number;
   close(): Promise<void>;
@@ -163,45 +163,6 @@ function answer(res: ServerResponse, status: number, encoding: OtlpEncoding, mes
 }
 
 /**
- * The queue between decoding and the store: one payload's transaction per turn of the event
- * loop, so the window's API requests are answered between two payloads instead of behind every
- * payload that arrived together; past `maxQueued` waiting records it refuses with 429.
- */
-function ingestQueue(ingester: OtelIngester, maxQueued: number): (records: TelemetryRecord[], digest: string) => Promise<void> {
-  const queue: { records: TelemetryRecord[]; digest: string; done: (error: unknown) => void }[] = [];
-  let queuedRecords = 0;
-  let draining = false;
-  const drainOne = async (): Promise<void> => {
-    const next = queue.shift();
-    if (!next) {
-      draining = false;
-      return;
-    }
-    queuedRecords -= next.records.length;
-    try {
-      await ingester.ingest(next.records, next.digest);
-      next.done(null);
-    } catch (error) {
-      next.done(error);
-    }
-    setImmediate(() => void drainOne());
-  };
-  return (records, digest) => {
-    if (queuedRecords > 0 && queuedRecords + records.length > maxQueued) {
-      throw new Refused(429, `ingest is busy: ${queuedRecords} records are waiting; retry later`);
-    }
-    queuedRecords += records.length;
-    return new Promise<void>((resolve, reject) => {
-      queue.push({ records, digest, done: (error) => (error === null ? resolve() : reject(error as Error)) });
-      if (!draining) {
-        draining = true;
-        setImmediate(() => void drainOne());
-      }
-    });
-  };
-}
-
-/**
  * The HTTP server with the HTTP shell's limits, for every request whatever its token: a client
  * that trickles its headers or its body is answered 408 and closed, and past `maxConnections` a
  * new connection is closed at once (issue #25 part 7). One bad connection never takes it down.
@@ -231,7 +192,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
   const token = options.token ?? (await otelToken(options.store));
   const limit = options.maxBodyBytes ?? MAX_OTLP_BODY_BYTES;
   const ingester = new OtelIngester(options.store, options);
-  const enqueue = ingestQueue(ingester, options.maxQueuedRecords ?? MAX_QUEUED_RECORDS);
+  const queue = new IngestQueue(ingester, options.queue);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let encoding: OtlpEncoding = 'json';
@@ -248,11 +209,11 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
       const body = decompress(raw, req.headers['content-encoding'], limit);
       const records = decodeOtlp(signal, encoding, body);
       const digest = createHash('sha256').update(signal).update('\n').update(body).digest('hex');
-      await enqueue(records, digest);
+      await queue.enqueue(records, body.length, digest);
       answer(res, 200, encoding, null);
     } catch (error) {
-      if (error instanceof Refused && error.status === 429) res.setHeader('retry-after', '1');
-      if (error instanceof Refused) answer(res, error.status, encoding, error.message);
+      if (error instanceof IngestBusy) res.setHeader('retry-after', String(error.retryAfterSeconds));
+      if (error instanceof Refused || error instanceof IngestBusy) answer(res, error.status, encoding, error.message);
       else if (error instanceof OtlpDecodeError) answer(res, 400, encoding, `malformed OTLP payload: ${error.message}`);
       else answer(res, 500, encoding, `could not ingest the payload: ${(error as Error).message}`);
       if (!req.complete) res.on('finish', () => req.destroy());
@@ -294,6 +255,9 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     port,
     token,
     ingester,
+    get queued() {
+      return queue.queued;
+    },
     get dropped() {
       return dropped();
     },
