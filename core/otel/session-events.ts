@@ -4,6 +4,7 @@ import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { correlationKeysOf } from './correlation-keys.js';
 import { apiFailureError, toolFailureError, toolRefusedError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
+import { journalIncident } from './session-incidents.js';
 import { liftLimit, liftsLimit, stopAtUsageLimit } from './session-limit.js';
 import type { TelemetryRecord } from './decode.js';
 import { genAiFactOf } from './genai/fact.js';
@@ -240,6 +241,9 @@ class SessionPlan extends SessionJournal {
       case 'agentEnded':
         this.agentEnded(fact, ts, context);
         kept(true);
+        break;
+      case 'incident':
+        journalIncident(this, fact.incident, ts, context, this.session.agent);
         break;
       case 'other':
         kept(fact.known, fact.reason);
