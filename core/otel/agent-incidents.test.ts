@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
-import { decodeOtlp, type TelemetryRecord } from './decode.js';
+import type { TelemetryRecord } from './decode.js';
 import { OtelIngester } from './ingest.js';
+import { claudeCodeLogs } from './testing.js';
 
 /**
  * Claude Code's hook, compaction, refusal, internal-error and MCP-connection events, each sent as
@@ -33,21 +34,7 @@ afterEach(async () => {
 
 type Sent = [event: string, attributes: Record<string, string>];
 
-/** One OTLP/JSON logs request of Claude Code's records (`claude_code.<event>`, one second apart). */
-function claudeCode(records: readonly Sent[], session = SESSION): TelemetryRecord[] {
-  const logRecords = records.map(([event, attributes], i) => ({
-    timeUnixNano: `${(T0 + (i + 1) * 1000) * 1_000_000}`,
-    body: { stringValue: `claude_code.${event}` },
-    attributes: Object.entries({ 'event.name': event, 'session.id': session, ...attributes }).map(([key, value]) => ({ key, value: { stringValue: value } })),
-  }));
-  const body = {
-    resourceLogs: [{
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }, { key: 'service.version', value: { stringValue: '2.1.332' } }] },
-      scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords }],
-    }],
-  };
-  return decodeOtlp('logs', 'json', Buffer.from(JSON.stringify(body)));
-}
+const claudeCode = (records: readonly Sent[], session = SESSION): TelemetryRecord[] => claudeCodeLogs(records, session, T0);
 
 const prompt = (id: string): Sent => ['user_prompt', { 'prompt.id': id, prompt_length: '12' }];
 const apiRequest = (id: string): Sent => ['api_request', { 'prompt.id': id, model: 'claude-sonnet-4-5', duration_ms: '800', input_tokens: '10', output_tokens: '5', cost_usd: '0.001' }];

@@ -184,9 +184,9 @@ class SessionPlan extends SessionJournal {
       ...(this.session.parent ? { hivewatch: this.session.parent } : {}),
       ...(adjustments.length > 0 ? { adjustments } : {}),
     };
-    const kept = (known: boolean, reason?: string): void => {
+    const kept = (known: boolean, reason?: string): number => {
       const attributes = this.keptOf(record);
-      this.push({ type: 'externalEvent', ts, name: name || '(unnamed)', known, taskId: r.openTask, attributes: reason ? { ...attributes, 'hivewatch.reason': reason } : attributes });
+      return this.push({ type: 'externalEvent', ts, name: name || '(unnamed)', known, taskId: r.openTask, attributes: reason ? { ...attributes, 'hivewatch.reason': reason } : attributes });
     };
     switch (fact.kind) {
       case 'prompt':
@@ -233,7 +233,7 @@ class SessionPlan extends SessionJournal {
         break;
       case 'toolRefused':
         // Kept as sent too: a linked session's refusal is its attempt's failure, which the preset reports.
-        if (!this.refused(fact, ts, context)) kept(true);
+        if (!this.refused(fact, ts, context, name.endsWith('.tool_decision') ? () => kept(true) : null)) kept(true);
         break;
       case 'toolCall':
         this.toolCall(fact, ts, context);
@@ -342,14 +342,17 @@ class SessionPlan extends SessionJournal {
 
   /**
    * A tool call the CLI's permissions refused: AGENT_SCOPE_VIOLATION (the one classifier's), an
-   * occurrence the agent handles (it goes on), and its prompt's ending. A linked session adds none:
-   * its attempt's result reports the same refusal (false: nothing journaled).
+   * occurrence the agent handles (it goes on), and its prompt's ending; `decision` journals the
+   * decision that refused it first. A linked session adds none: its attempt's result reports the
+   * same refusal (false: nothing journaled).
    */
-  private refused(fact: Extract<Fact, { kind: 'toolRefused' }>, ts: number, context: Record<string, unknown>): boolean {
+  private refused(fact: Extract<Fact, { kind: 'toolRefused' }>, ts: number, context: Record<string, unknown>, decision: (() => number) | null): boolean {
     const t = this.taskFor(fact.promptId, ts);
     if (this.linked) return false;
+    // The decision is journaled as sent (who decided: its `source`), and the refusal's error points at it.
+    const decisionSeq = decision === null ? null : decision();
     const error = toolRefusedError(this.session.agent, { tool: fact.tool, detail: fact.detail }, {
-      timestamp: ts, context: { ...context, ...(fact.source === null ? {} : { source: fact.source }) },
+      timestamp: ts, context: { ...context, ...(fact.source === null ? {} : { source: fact.source }), ...(decisionSeq === null ? {} : { decisionSeq }) },
       correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: t.taskId, attempt: this.row.openTaskAttempts || null },
     }).toEnvelope();
     const seq = this.push({ type: 'errorOccurred', ts, error, caught: true, retrying: false, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });
