@@ -84,6 +84,15 @@ describe('Claude Code hooks', () => {
     expect(detail.run).toMatchObject({ status: 'failed', lastErrorCode: 'AGENT_HOOK_BLOCKED' });
   });
 
+  it('a PreToolUse block that Claude Code also reports as a tool_decision (source hook) is one error: the decision is kept beside it', async () => {
+    const runId = await ingest(claudeCode([
+      prompt('p-1'), apiRequest('p-1'), hookDone('p-1', 'PreToolUse:Bash', { blocking: 1 }),
+      ['tool_decision', { 'prompt.id': 'p-1', decision: 'reject', source: 'hook', tool_name: 'Bash', tool_use_id: 'toolu_01' }],
+    ]));
+    expect((await errorsOf(runId)).map((e) => e.error.code)).toEqual(['AGENT_HOOK_BLOCKED']);
+    expect((await keptOf(runId, 'claude_code.tool_decision')).map((e) => [e.attributes.decision, e.attributes.source])).toEqual([['reject', 'hook']]);
+  });
+
   it('a hook that failed without blocking, or was cancelled, is AGENT_HOOK_FAILED, handled: the prompt still succeeds', async () => {
     const runId = await ingest(claudeCode([
       prompt('p-1'), hookDone('p-1', 'PostToolUse:Edit', { failed: 1 }), hookDone('p-1', 'Stop', { cancelled: 1 }), apiRequest('p-1'),

@@ -348,7 +348,8 @@ class SessionPlan extends SessionJournal {
    */
   private refused(fact: Extract<Fact, { kind: 'toolRefused' }>, ts: number, context: Record<string, unknown>, decision: (() => number) | null): boolean {
     const t = this.taskFor(fact.promptId, ts);
-    if (this.linked) return false;
+    // A hook that blocked the call was reported just before (Claude Code sends both): that is the one error.
+    if (this.linked || (fact.source === 'hook' && this.state.refused?.error.code === 'AGENT_HOOK_BLOCKED')) return false;
     // The decision is journaled as sent (who decided: its `source`), and the refusal's error points at it.
     const decisionSeq = decision === null ? null : decision();
     const error = toolRefusedError(this.session.agent, { tool: fact.tool, detail: fact.detail }, {
