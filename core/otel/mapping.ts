@@ -3,6 +3,7 @@ import type { TokenUsage } from '../base/usage.js';
 import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
 import { commandOf } from '../runtimes/codex-home.js';
 import { isToolRefusal } from '../runtimes/provider-failure.js';
+import { INCIDENT_EVENTS, incidentOf, type AttributeReader, type Incident } from './agent-incidents.js';
 
 /**
  * What one telemetry record means to Hivewatch (pure; docs/otel.md "Mapping"): which agent
@@ -63,6 +64,8 @@ export type FactBody =
   | { kind: 'toolCall'; promptId: string | null; tool: string; durationMs: number; failure: string | null }
   /** A GenAI `invoke_agent` span (or an SDK's call around its model calls) ended: its verdict on its task; `ok`: its status is OK. */
   | { kind: 'agentEnded'; promptId: string | null; failure: { status: number | null; message: string } | null; ok: boolean }
+  /** A hook, compaction, refusal, internal error or MCP server that went wrong (agent-incidents.ts). */
+  | { kind: 'incident'; promptId: string | null; incident: Incident }
   /** Kept as it is; `reason`: why a record that looked like a known kind could not be read as one. */
   | { kind: 'other'; promptId: string | null; known: boolean; reason?: string };
 
@@ -82,6 +85,7 @@ const KNOWN = new Set([
   // Seen from the real CLIs (docs/real-agents.md): Claude Code 2.1.332 and Codex 0.169.0.
   'claude_code.api_retries_exhausted', 'claude_code.assistant_response', 'gen_ai.request.attempt',
   'codex.startup_phase', 'codex.auth_recovery',
+  ...INCIDENT_EVENTS,
 ]);
 
 export const str = (v: AttributeValue | undefined): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
@@ -264,9 +268,19 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
       }
       return { kind: 'toolSucceeded', promptId };
     }
-    default:
-      return { kind: 'other', promptId, known: KNOWN.has(name) };
+    default: {
+      const incident = incidentOf(name, reader(a, bounded));
+      return incident !== null ? { kind: 'incident', promptId, incident } : { kind: 'other', promptId, known: KNOWN.has(name) };
+    }
   }
+}
+
+/** Bounded reads of a record's attributes (a count: a whole number from 0). */
+function reader(a: (key: string) => AttributeValue | undefined, bounded: Bounded): AttributeReader {
+  return {
+    text: (key, max) => bounded.text(str(a(key)), `attributes.${key}`, max),
+    count: (key) => bounded.integer(num(a(key)), `attributes.${key}`, 0, Number.MAX_SAFE_INTEGER),
+  };
 }
 
 /**

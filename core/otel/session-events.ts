@@ -4,6 +4,7 @@ import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { correlationKeysOf } from './correlation-keys.js';
 import { apiFailureError, toolFailureError, toolRefusedError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
+import { journalIncident } from './session-incidents.js';
 import { liftLimit, liftsLimit, stopAtUsageLimit } from './session-limit.js';
 import type { TelemetryRecord } from './decode.js';
 import { genAiFactOf } from './genai/fact.js';
@@ -183,9 +184,9 @@ class SessionPlan extends SessionJournal {
       ...(this.session.parent ? { hivewatch: this.session.parent } : {}),
       ...(adjustments.length > 0 ? { adjustments } : {}),
     };
-    const kept = (known: boolean, reason?: string): void => {
+    const kept = (known: boolean, reason?: string): number => {
       const attributes = this.keptOf(record);
-      this.push({ type: 'externalEvent', ts, name: name || '(unnamed)', known, taskId: r.openTask, attributes: reason ? { ...attributes, 'hivewatch.reason': reason } : attributes });
+      return this.push({ type: 'externalEvent', ts, name: name || '(unnamed)', known, taskId: r.openTask, attributes: reason ? { ...attributes, 'hivewatch.reason': reason } : attributes });
     };
     switch (fact.kind) {
       case 'prompt':
@@ -232,7 +233,7 @@ class SessionPlan extends SessionJournal {
         break;
       case 'toolRefused':
         // Kept as sent too: a linked session's refusal is its attempt's failure, which the preset reports.
-        if (!this.refused(fact, ts, context)) kept(true);
+        if (!this.refused(fact, ts, context, name.endsWith('.tool_decision') ? () => kept(true) : null)) kept(true);
         break;
       case 'toolCall':
         this.toolCall(fact, ts, context);
@@ -240,6 +241,9 @@ class SessionPlan extends SessionJournal {
       case 'agentEnded':
         this.agentEnded(fact, ts, context);
         kept(true);
+        break;
+      case 'incident':
+        journalIncident(this, fact.incident, ts, context, this.session.agent);
         break;
       case 'other':
         kept(fact.known, fact.reason);
@@ -338,14 +342,18 @@ class SessionPlan extends SessionJournal {
 
   /**
    * A tool call the CLI's permissions refused: AGENT_SCOPE_VIOLATION (the one classifier's), an
-   * occurrence the agent handles (it goes on), and its prompt's ending. A linked session adds none:
-   * its attempt's result reports the same refusal (false: nothing journaled).
+   * occurrence the agent handles (it goes on), and its prompt's ending; `decision` journals the
+   * decision that refused it first. A linked session adds none: its attempt's result reports the
+   * same refusal (false: nothing journaled).
    */
-  private refused(fact: Extract<Fact, { kind: 'toolRefused' }>, ts: number, context: Record<string, unknown>): boolean {
+  private refused(fact: Extract<Fact, { kind: 'toolRefused' }>, ts: number, context: Record<string, unknown>, decision: (() => number) | null): boolean {
     const t = this.taskFor(fact.promptId, ts);
-    if (this.linked) return false;
+    // A hook that blocked the call was reported just before (Claude Code sends both): that is the one error.
+    if (this.linked || (fact.source === 'hook' && this.state.refused?.error.code === 'AGENT_HOOK_BLOCKED')) return false;
+    // The decision is journaled as sent (who decided: its `source`), and the refusal's error points at it.
+    const decisionSeq = decision === null ? null : decision();
     const error = toolRefusedError(this.session.agent, { tool: fact.tool, detail: fact.detail }, {
-      timestamp: ts, context: { ...context, ...(fact.source === null ? {} : { source: fact.source }) },
+      timestamp: ts, context: { ...context, ...(fact.source === null ? {} : { source: fact.source }), ...(decisionSeq === null ? {} : { decisionSeq }) },
       correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: t.taskId, attempt: this.row.openTaskAttempts || null },
     }).toEnvelope();
     const seq = this.push({ type: 'errorOccurred', ts, error, caught: true, retrying: false, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });

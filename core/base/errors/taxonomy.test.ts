@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CATEGORIES, ERROR_CODES, codeInfo, defaultOrigin, isErrorCode, isValidOrigin, type ErrorCode } from './taxonomy.js';
+import { ERROR_CATEGORIES, ERROR_CODES, codeInfo, defaultOrigin, invariantProblem, isErrorCode, isValidOrigin, type ErrorCode } from './taxonomy.js';
 
 const codes = Object.keys(ERROR_CODES) as ErrorCode[];
 
@@ -50,12 +50,19 @@ describe('error taxonomy', () => {
   });
 
   it('accepts the origins of the design and nothing else', () => {
-    for (const origin of ['system', 'runtime:claude-code', 'agent:worker-abc123', 'verifier', 'check:pytest', 'scope_enforcer', 'git', 'user', 'policy']) {
+    for (const origin of ['system', 'runtime:claude-code', 'agent:worker-abc123', 'verifier', 'check:pytest', 'scope_enforcer', 'git', 'user', 'policy', 'hook:PreToolUse-Bash', 'mcp:github']) {
       expect(isValidOrigin(origin), origin).toBe(true);
     }
-    for (const origin of ['', 'runtime', 'runtime:', 'agent:a b', 'Runtime:x', 'cli', 'system:x', 'check:a/b']) {
+    for (const origin of ['', 'runtime', 'runtime:', 'agent:a b', 'Runtime:x', 'cli', 'system:x', 'check:a/b', 'hook:', 'mcp:a b', 'hook:PreToolUse:Bash']) {
       expect(isValidOrigin(origin), origin).toBe(false);
     }
+  });
+
+  it('lets only agent errors come from a hook or an MCP server', () => {
+    expect(invariantProblem('agent', 'hook:PreToolUse-Bash', false)).toBeNull();
+    expect(invariantProblem('agent', 'mcp:github', true)).toBeNull();
+    expect(invariantProblem('runtime', 'hook:PreToolUse-Bash', true)).toBe('a runtime error must originate from "runtime:<adapter>", got "hook:PreToolUse-Bash"');
+    expect(invariantProblem('system', 'mcp:github', false)).toBe('a system error must originate from "system", got "mcp:github"');
   });
 
   it('gives every category a valid default origin', () => {

@@ -46,12 +46,24 @@ export const ERROR_CODES = {
   RUNTIME_UNKNOWN: code('runtime', true, 'Retry; inspect the runtime output'),
   /** The model provider's API answered with a server error (5xx): the command ran, the provider failed. */
   RUNTIME_PROVIDER_ERROR: code('runtime', true, "Retry later; check the provider's status page if it persists"),
+  /** The agent CLI reported an exception of its own (Claude Code's `internal_error`): the CLI failed, not the provider or the agent. */
+  RUNTIME_INTERNAL_ERROR: code('runtime', true, "Update the CLI; report the error name to its vendor if it repeats"),
 
   AGENT_SCOPE_VIOLATION: code('agent', false, 'Narrow the agent instructions to the allowed scope'),
   AGENT_NO_CHANGES: code('agent', true, 'Provide clearer success criteria'),
   AGENT_INVALID_OUTPUT: code('agent', true, 'Retry with a stricter output instruction'),
   /** A tool the agent called reported failure (telemetry's tool results). */
   AGENT_TOOL_FAILED: code('agent', true, "Inspect the tool's error; the agent may recover on its own"),
+  /** A hook of the agent stopped what it was run for (a blocking result): origin `hook:<name>`. */
+  AGENT_HOOK_BLOCKED: code('agent', false, "The hook stopped the action on purpose: read its reason, then change the request or the hook's rule"),
+  /** A hook of the agent failed without blocking, or was cancelled: the agent went on without it. Origin `hook:<name>`. */
+  AGENT_HOOK_FAILED: code('agent', true, "Run the hook's command by hand and fix it: the agent went on without it"),
+  /** An MCP server the agent is configured with could not be connected: its tools were missing. Origin `mcp:<server>`. */
+  AGENT_MCP_CONNECTION_FAILED: code('agent', true, "Check the MCP server's command or URL and its credentials (`claude mcp get <name>`)"),
+  /** The agent could not compact its context: the conversation goes on at full size, towards its context limit. */
+  AGENT_COMPACTION_FAILED: code('agent', true, 'Start a new session, or compact by hand (`/compact`), before the context runs out'),
+  /** The model declined to answer (the provider's refusal stop reason): trying the same request again gets the same answer. */
+  AGENT_MODEL_REFUSED: code('agent', false, "Rephrase the request; check it against the provider's usage policy"),
 
   SCOPE_VIOLATION_WRITE: code('scope', false, 'Abort and investigate the scope definition'),
   SCOPE_VIOLATION_READ: code('scope', false, 'Abort and investigate the scope definition'),
@@ -93,9 +105,13 @@ export function codeInfo(errorCode: ErrorCode): CodeInfo {
   return ERROR_CODES[errorCode];
 }
 
-const ORIGIN_PATTERN = /^(system|verifier|scope_enforcer|git|user|policy|(runtime|agent|check):[A-Za-z0-9_.-]+)$/;
+const ORIGIN_PATTERN = /^(system|verifier|scope_enforcer|git|user|policy|(runtime|agent|hook|mcp|check):[A-Za-z0-9_.-]+)$/;
 
-/** Origins: `system`, `runtime:<name>`, `agent:<name>`, `verifier`, `check:<name>`, `scope_enforcer`, `git`, `user`, `policy`. */
+/**
+ * Origins: `system`, `runtime:<name>`, `agent:<name>`, `hook:<name>` (a hook the agent ran),
+ * `mcp:<server>` (an MCP server the agent uses), `verifier`, `check:<name>`, `scope_enforcer`,
+ * `git`, `user`, `policy`.
+ */
 export function isValidOrigin(origin: string): boolean {
   return ORIGIN_PATTERN.test(origin);
 }
@@ -108,7 +124,8 @@ export function isValidOrigin(origin: string): boolean {
 const ORIGINS_OF: Record<ErrorCategory, { pattern: RegExp; describe: string }> = {
   system: { pattern: /^system$/, describe: '"system"' },
   runtime: { pattern: /^runtime:[A-Za-z0-9_.-]+$/, describe: '"runtime:<adapter>"' },
-  agent: { pattern: /^agent:[A-Za-z0-9_.-]+$/, describe: '"agent:<agent>"' },
+  // A hook or an MCP server is part of the agent's setup: its failures are the agent's, named precisely.
+  agent: { pattern: /^(agent|hook|mcp):[A-Za-z0-9_.-]+$/, describe: '"agent:<agent>", "hook:<name>" or "mcp:<server>"' },
   scope: { pattern: /^scope_enforcer$/, describe: '"scope_enforcer"' },
   verification: { pattern: /^(verifier|check:[A-Za-z0-9_.-]+)$/, describe: '"verifier" or "check:<name>"' },
   git: { pattern: /^git$/, describe: '"git"' },

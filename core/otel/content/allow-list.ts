@@ -39,6 +39,10 @@ export const CLAUDE_CODE: Scheme = {
     'tool_name', 'tool_name_safe', 'tool_use_id', 'tool_source', 'tool_input_size_bytes', 'tool_result_size_bytes',
     'decision', 'decision_type', 'decision_source', 'source', 'permission_mode', 'span.type', 'llm_request.context', 'interaction.sequence', 'interaction.duration_ms',
     'body_length',
+    // Hooks, compaction, refusals, internal errors, MCP servers (names and counts; never a hook's command or output).
+    'hook_event', 'hook_name', 'hook_source', 'num_hooks', 'num_success', 'num_blocking', 'num_non_blocking_error', 'num_cancelled', 'total_duration_ms',
+    'trigger', 'pre_tokens', 'post_tokens', 'category', 'error_name', 'error_code',
+    'status', 'server_name', 'transport_type', 'server_scope',
   ],
   promptKeys: ['prompt', 'prompt_text', 'user_prompt'],
 };
