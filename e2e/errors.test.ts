@@ -53,41 +53,44 @@ describe('error explorer', () => {
     expect(codes.length).toBeGreaterThan(0);
     for (const code of codes) expect(code).toMatch(/^RUNTIME_/);
 
-    // The rate-limit group → its occurrences (3 retried attempts of examples/02).
+    // The rate-limit group → its issue's page, with its occurrences (3 retried attempts of examples/02).
     const group = page.locator('.groups-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) });
-    // The issue's title button selects it (the row's middle may be its "runs affected" link).
-    await group.locator('button.link').click();
-    await page.waitForURL(/group=/);
-    const occurrences = page.locator('.occurrence');
-    // Wait until the list shows that group alone (the previous list stays up while it loads).
+    await group.locator('a.issue-link').click();
+    await page.waitForURL(/#\/issues\/[0-9a-f]+\?.*category=runtime/);
+    const occurrences = page.locator('.issue-occurrences .occurrence');
     await page.waitForFunction(() => {
-      const codes = [...document.querySelectorAll('.occurrence .occ-code')].map((e) => e.textContent);
+      const codes = [...document.querySelectorAll('.issue-occurrences .occurrence .occ-code')].map((e) => e.textContent);
       return codes.length === 3 && codes.every((c) => c === 'RUNTIME_RATE_LIMIT');
     });
-    // The pivot places them: flow → run → task 1:0 → attempts.
-    await page.locator('.pivot-tree .pivot-link', { hasText: rateLimitedRun }).waitFor();
+    // The runs it hit: the rate-limited run.
+    await page.locator(`.issue-runs-table tbody tr[data-run-id="${rateLimitedRun}"]`).waitFor();
 
     await occurrences.first().locator('.occurrence-line').click();
-    await page.getByTestId('error-envelope').waitFor();
+    // The opened occurrence's envelope (the page's latest occurrence has one of its own above).
+    const opened = page.locator('.issue-occurrences');
+    await opened.getByTestId('error-envelope').waitFor();
     await app.screenshot('errors-drilldown');
-    const href = await page.getByTestId('open-run').getAttribute('href');
+    const href = await opened.getByTestId('open-run').getAttribute('href');
     expect(href).toMatch(new RegExp(`^#/runs/${rateLimitedRun}\\?task=1%3A0&attempt=\\d$`));
     const attempt = /attempt=(\d)/.exec(href ?? '')?.[1];
 
     // Follow it: the run opens with that task's attempt selected on the timeline.
-    await page.getByTestId('open-run').click();
+    await opened.getByTestId('open-run').click();
     await page.waitForURL(new RegExp(`#/runs/${rateLimitedRun}`));
     await page.locator('.tl-row.focused[data-task-id="1:0"]').waitFor();
     await page.locator(`.tl-row[data-task-id="1:0"] .seg-attempt.picked[data-attempt="${attempt}"]`).waitFor();
     expect(await page.locator('.picked-attempt .envelope-code').textContent()).toBe('RUNTIME_RATE_LIMIT');
     await app.screenshot('errors-followed-to-run');
 
-    // Back keeps the filters (they live in the URL).
+    // Back to the issue's page, and Esc from it to the table: the filters kept (they live in the URL).
     await page.goBack();
-    await page.waitForURL(/#\/errors\?.*category=runtime/);
+    await page.waitForURL(/#\/issues\/[0-9a-f]+\?.*category=runtime/);
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.locator('.groups-table tbody tr.selected').waitFor();
+    await page.locator('.issue-occurrences .occurrence').first().waitFor();
     await app.screenshot('errors-drilldown-dark');
+    await page.keyboard.press('Escape');
+    await page.waitForURL(/#\/errors\?.*category=runtime/);
+    await page.locator('.groups-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) }).waitFor();
     expect(app.problems).toEqual([]);
   });
 

@@ -42,6 +42,7 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'listIssues',
   'getIssue',
   'setIssueStatus',
+  'getIssueDetail',
   'databaseStatus',
 ];
 

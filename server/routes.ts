@@ -202,11 +202,15 @@ export const ROUTES: readonly Route[] = [
   },
   {
     method: 'GET', path: '/api/issues', apiMethod: 'listIssues', body: false,
-    handle: async (s, r) => ok(await s.listIssues(parseInput('listIssues', queryInput(r.query, { numbers: ['limit'] })))),
+    handle: async (s, r) => ok(await s.listIssues(parseInput('listIssues', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
     method: 'GET', path: '/api/issues/:id', apiMethod: 'getIssue', body: false,
     handle: async (s, r) => ok(await s.getIssue(parseInput('getIssue', { ...queryInput(r.query), id: r.params.id }))),
+  },
+  {
+    method: 'GET', path: '/api/issues/:id/page', apiMethod: 'getIssueDetail', body: false,
+    handle: async (s, r) => ok(await s.getIssueDetail(parseInput('getIssueDetail', { ...queryInput(r.query, { numbers: FILTER_NUMBERS }), id: r.params.id }))),
   },
   {
     method: 'POST', path: '/api/issues/:id/status', apiMethod: 'setIssueStatus', body: true,

@@ -9,15 +9,21 @@ export function formatUsd(usd: number): string {
   return `$${usd.toFixed(2)}`;
 }
 
-interface Figures {
+/** What some attempts spent: the one shape of the store's cost split, the API's and the words below. */
+export interface SpendFigures {
+  /** Attempts that reported usage. */
   attempts: number;
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** The costs reported; a lower bound when `unknownCostAttempts` > 0. */
   costUsd: number;
+  /** Attempts that reported tokens but no cost (Hivewatch keeps no price tables). */
   unknownCostAttempts: number;
 }
+
+type Figures = SpendFigures;
 
 interface CostFigures extends Figures {
   failedCostUsd: number;

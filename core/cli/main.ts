@@ -52,8 +52,13 @@ Usage:
                                                  ended in the window, median duration, cost and its share
                                                  on failure; exit 0, or 64 for a bad --since / --sort
   hivewatch issues [--status unresolved|resolved|ignored|regressed|escalating|new|ongoing]
-                  [--sort last-seen|first-seen|failures|runs] [--limit N] [--json]
-                                                 error issues: groups with a title, a status and counts
+                  [--since 24h] [--sort last-seen|first-seen|events|failures|runs|trend] [--limit N] [--json]
+                                                 error issues: groups with a title, a status and counts;
+                                                 --since: events and failures in that period and the change
+                                                 against the period before (--sort trend: grew most first)
+  hivewatch issues show ID [--since 24h] [--json]
+                                                 everything about one issue: why its status, counts, trend,
+                                                 latest occurrence and its causes, activity, flow change, runs
   hivewatch issues resolve|reopen ID [--json]    ID: the issue's fingerprint, or the start of it
   hivewatch issues ignore ID [--for 24h | --until-count N | --until-escalating] [--json]
   hivewatch issues runs ID [--json]              the runs with any occurrence of the issue

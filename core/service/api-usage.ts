@@ -1,4 +1,5 @@
-/** The API's shapes of tokens and cost (issue 22), re-exported by api.ts. */
+/** The API's shapes of tokens and cost, re-exported by api.ts. */
+import type { SpendFigures } from '../base/usage-format.js';
 
 /**
  * Tokens and cost summed over attempts (issue 22). `costUsd` sums the costs reported; when
@@ -26,17 +27,7 @@ export interface FlowUsageView extends UsageTotalsView {
 }
 
 /** What some attempts spent (one outcome's share of a split). */
-export interface CostFiguresView {
-  attempts: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  /** The costs reported; a lower bound when `unknownCostAttempts` > 0. */
-  costUsd: number;
-  /** Attempts that reported tokens but no cost (Hivewatch keeps no price tables). */
-  unknownCostAttempts: number;
-}
+export type CostFiguresView = SpendFigures;
 
 /**
  * What failure costs (docs/triage.md "What failure costs"): spent by runs that ended failed, on

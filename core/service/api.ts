@@ -37,8 +37,11 @@ import type { BulkAction, BulkResult } from './api-bulk.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 // Error issues (issue #23) have a file of their own too.
 export { IGNORE_BOUNDS, ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
-export type { Issue, IssueAction, IssueSort, SetIssueStatusInput } from './api-issues.js';
+export type { Issue, IssueAction, IssuePeriod, IssueScope, IssueSort, IssueStatusFilter, SetIssueStatusInput } from './api-issues.js';
 import type { Issue, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
+// An issue's page has a file of its own too.
+export type { IssueActivity, IssueDetail } from './api-issue-page.js';
+import type { IssueDetail, IssueDetailInput } from './api-issue-page.js';
 
 const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 /** The run list's `status` filter: the run statuses and the derived `waiting-limit` (core/base/run-list-status.ts). */
@@ -235,6 +238,8 @@ export interface HivewatchApi {
   getIssue(input: { id: string }): Promise<Issue>;
   /** Resolve, ignore (with a condition) or reopen; journaled with who asked. The issue after it. */
   setIssueStatus(input: SetIssueStatusInput): Promise<Issue>;
+  /** Everything about one issue in a period and filters (api-issue-page.ts); 404 issue_not_found, 400 issue_ambiguous. */
+  getIssueDetail(input: IssueDetailInput): Promise<IssueDetail>;
 
   /** Whether this host reaches its database, for the window's banner (docs/postgres.md "When the server goes away"). */
   databaseStatus(): Promise<DatabaseStatus>;
@@ -304,6 +309,7 @@ export const API_METHODS = [
   'listIssues',
   'getIssue',
   'setIssueStatus',
+  'getIssueDetail',
   'databaseStatus',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];

@@ -36,6 +36,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'listIssues',
   'getIssue',
   'setIssueStatus',
+  'getIssueDetail',
   'databaseStatus',
 ];
 

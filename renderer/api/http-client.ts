@@ -16,6 +16,7 @@ import type {
   FlowHealthView,
   HivewatchApi,
   Issue,
+  IssueDetail,
   JournaledEvent,
   NotificationSettings,
   Page,
@@ -162,6 +163,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     listIssues: (input) => get<Page<Issue>>('/api/issues', input),
     getIssue: (input) => get<Issue>(`/api/issues/${seg(input.id)}`),
     setIssueStatus: (input) => post<Issue>(`/api/issues/${seg(input.id)}/status`, rest(input, 'id')),
+    getIssueDetail: (input) => get<IssueDetail>(`/api/issues/${seg(input.id)}/page`, rest(input, 'id')),
 
     subscribe: (listener, subscribeOptions = {}) => subscribeLive(stream, listener, subscribeOptions),
 

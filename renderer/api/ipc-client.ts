@@ -45,6 +45,7 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     listIssues: (input) => call('listIssues', input),
     getIssue: (input) => call('getIssue', input),
     setIssueStatus: (input) => call('setIssueStatus', input),
+    getIssueDetail: (input) => call('getIssueDetail', input),
     subscribe(listener: (batch: LiveEvent[]) => void, options: SubscribeOptions = {}): () => void {
       return bridge.subscribe(options.afterId ?? 0, (message) => {
         if (message.kind === 'batch') listener(message.events);

@@ -50,7 +50,9 @@ describe('prefetching the Errors screen', () => {
     // The cost follows every filter of the screen, the issues' status included.
     expect(reads.find((r) => r.method === 'costSplit')?.input).toEqual({ since: stableNow(NOW) - 86_400_000, issueStatus: 'unresolved' });
     expect(reads.find((r) => r.method === 'listErrors')?.input).toMatchObject({ limit: SAMPLE_SIZE });
-    expect(reads.find((r) => r.method === 'listIssues')?.input).toEqual({ status: 'unresolved', sort: 'last-seen', limit: 1_000 });
+    // The issues of the screen's window (and, like every panel, its issue status).
+    expect(reads.find((r) => r.method === 'listIssues')?.input).toEqual({ since: stableNow(NOW) - 86_400_000, status: 'unresolved', sort: 'last-seen', limit: 1_000 });
+    expect(reads.filter((r) => r.method !== 'listIssues' && r.method !== 'usageByFlow').every((r) => (r.input as { issueStatus?: string }).issueStatus === 'unresolved')).toBe(true);
 
     const { filter, bucket } = screenFilter('range=24h');
     const overview = takePrefetchedOverview(filter, bucket);
@@ -62,7 +64,7 @@ describe('prefetching the Errors screen', () => {
     expect(takePrefetchedOverview(filter, bucket)).toBeNull();
     expect(takePrefetchedSample(filter, '')).toBeNull();
     // The issues panel and the cost take theirs once, for the inputs they would ask.
-    const issues = issuesInput({ issueStatus: 'unresolved', issueSort: 'last-seen' });
+    const issues = issuesInput(parseErrorsQuery(new URLSearchParams('range=24h')), stableNow(NOW));
     const cost = costInput(filter, 'unresolved');
     expect(takePrefetchedIssues({ ...issues, sort: 'failures' })).toBeNull();
     await expect(takePrefetchedIssues(issues)).resolves.toEqual({ items: [], nextCursor: null });
@@ -83,7 +85,8 @@ describe('prefetching the Errors screen', () => {
     // The cost follows the category as every other figure does.
     expect(takePrefetchedCost(costInput(other.filter, 'unresolved'))).toBeNull();
     expect(takePrefetchedCost(costInput(same.filter, 'unresolved'))).not.toBeNull();
-    expect(takePrefetchedIssues(issuesInput({ issueStatus: 'unresolved', issueSort: 'last-seen' }))).not.toBeNull();
+    expect(takePrefetchedIssues(issuesInput(parseErrorsQuery(new URLSearchParams('range=24h')), stableNow(NOW)))).toBeNull();
+    expect(takePrefetchedIssues(issuesInput(parseErrorsQuery(new URLSearchParams('range=24h&category=runtime')), stableNow(NOW)))).not.toBeNull();
   });
 
   it('never hands a round that failed to a screen mounting later (the server was away): that screen reads afresh', async () => {
@@ -95,7 +98,7 @@ describe('prefetching the Errors screen', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(takePrefetchedOverview(filter, bucket)).toBeNull();
     expect(takePrefetchedSample(filter, '')).toBeNull();
-    const issues = issuesInput({ issueStatus: 'unresolved', issueSort: 'last-seen' });
+    const issues = issuesInput(parseErrorsQuery(new URLSearchParams('range=7d')), stableNow(NOW));
     expect(takePrefetchedIssues(issues)).toBeNull();
     expect(takePrefetchedCost(costInput(filter, 'unresolved'))).toBeNull();
     // The route again once the server is back: a new round, which the screen takes.

@@ -110,7 +110,7 @@ export function prefetchErrors(api: HivewatchApi, params: URLSearchParams, now =
   const at = stableNow(now);
   const filter = filterOf(query, at);
   const bucket = windowOf(query, at).bucket;
-  prefetchSideLoads(api, issuesInput(query), costInput(filter, query.issueStatus));
+  prefetchSideLoads(api, issuesInput(query, at), costInput(filter, query.issueStatus));
   const next = { overviewKey: overviewKey(filter, bucket), sampleKey: sampleKey(filter, query.group) };
   if (prefetched && prefetched.overview && prefetched.overviewKey === next.overviewKey && prefetched.sampleKey === next.sampleKey) return;
   const overview = loadOverview(api, filter, bucket);

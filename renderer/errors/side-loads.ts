@@ -1,5 +1,5 @@
 import type { CostSplitAnswerView, CostSplitInput, ErrorFilter, HivewatchApi } from '../../core/service/api.js';
-import type { ErrorsQuery } from './errors-query.js';
+import { scopeOf, type ErrorsQuery } from './errors-query.js';
 
 /**
  * The Errors screen's two reads besides the overview: the issues list and what failure cost
@@ -12,8 +12,9 @@ import type { ErrorsQuery } from './errors-query.js';
 type ListIssuesInput = Parameters<HivewatchApi['listIssues']>[0];
 type IssuePage = Awaited<ReturnType<HivewatchApi['listIssues']>>;
 
-export function issuesInput(query: Pick<ErrorsQuery, 'issueStatus' | 'issueSort'>): ListIssuesInput {
-  return { ...(query.issueStatus ? { status: query.issueStatus } : {}), sort: query.issueSort, limit: 1_000 };
+/** The issues of the screen's period and filters, in its status and order. */
+export function issuesInput(query: ErrorsQuery, now: number): ListIssuesInput {
+  return { ...scopeOf(query, now), ...(query.issueStatus ? { status: query.issueStatus } : {}), sort: query.issueSort, limit: 1_000 };
 }
 
 /** The cost's filters: every filter of the screen, the issues' status too (its figures follow what the screen shows). */

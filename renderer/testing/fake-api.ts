@@ -241,4 +241,7 @@ export class FakeApi implements HivewatchApi {
   setIssueStatus(): Promise<never> {
     return this.unsupported('setIssueStatus');
   }
+  getIssueDetail(): Promise<never> {
+    return this.unsupported('getIssueDetail');
+  }
 }

@@ -1,3 +1,4 @@
+import type { SpendFigures } from '../../base/usage-format.js';
 import { all, type Dialect, type Query } from '../queries/plan.js';
 import { flowFiles } from '../queries/runs.js';
 import { Conditions, optionalText, optionalTime } from '../queries/sql.js';
@@ -13,18 +14,7 @@ import { ATTEMPTS_WITH_FATE, COST_BUCKET_SQL, COST_OUTCOMES, COST_SUMS, COST_TAB
  * with a plain GROUP BY over the attempts on both engines).
  */
 
-interface CostFigures {
-  /** Attempts that reported usage. */
-  attempts: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  /** The costs reported; a lower bound when `unknownCostAttempts` > 0. */
-  costUsd: number;
-  /** Attempts that reported tokens but no cost. */
-  unknownCostAttempts: number;
-}
+type CostFigures = SpendFigures;
 
 /** The three outcomes; they add up to everything the window's counted attempts spent. */
 export interface CostSplit {

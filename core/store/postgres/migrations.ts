@@ -9,6 +9,7 @@ import { USAGE_LIMIT_WAIT_SQL } from '../migration-17.js';
 import { runsAtScaleSql } from '../migration-19.js';
 import { groupCountsSql } from '../migration-20.js';
 import { outcomesKeyBackfill, outcomesMigrationSql } from '../outcomes/migration-21.js';
+import { issueFailureRollupsSql } from '../migration-22.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
 import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
@@ -131,6 +132,14 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       for (const statement of sql.before) await client.query(statement);
       await runAsync(executorOf(client), outcomesKeyBackfill());
       for (const statement of sql.after) await client.query(statement);
+    },
+  },
+  {
+    version: 22,
+    name: "issue failures per hour and day: each issue's failures in a period from rollups",
+    // SQLite's migration 22 (core/store/migration-22.ts): the same tables and backfill, one plpgsql trigger function.
+    up: async (client) => {
+      for (const sql of issueFailureRollupsSql(Dialect.postgres)) await client.query(sql);
     },
   },
 ];

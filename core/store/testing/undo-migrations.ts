@@ -32,6 +32,7 @@ export async function query(location: string, sql: string): Promise<Record<strin
 
 const GROUP_COUNT_TABLES = 'error_group_count_hour, error_group_flow_count_hour, error_group_count_day, error_group_flow_count_day';
 const FACT_TABLES = 'error_group_runs, error_group_flows, error_group_stats';
+const FAILURE_TABLES = 'error_group_failure_hour, error_group_failure_day';
 const triggers = (names: string): string => names.split(', ').map((name) => `DROP TRIGGER ${name};`).join(' ');
 const tables = (names: string): string => names.split(', ').map((name) => `DROP TABLE ${name};`).join(' ');
 
@@ -42,6 +43,10 @@ const ADDED_COLUMNS = [
 ].join(' ');
 
 const UNDO: Record<number, { sqlite: string; postgres: string }> = {
+  22: {
+    sqlite: `${triggers('error_group_failures_insert, error_group_failures_delete, error_group_failures_update_out, error_group_failures_update_in')} ${tables(FAILURE_TABLES)} DROP INDEX errors_issue_endings;`,
+    postgres: `DROP FUNCTION hivewatch_error_group_failures() CASCADE; DROP TABLE ${FAILURE_TABLES}; DROP INDEX errors_issue_endings;`,
+  },
   21: {
     sqlite: `${triggers('run_outcomes_insert, run_outcomes_delete, run_outcomes_update_old, run_outcomes_update_new')} DROP INDEX runs_ended_wall; ${tables(OUTCOME_TABLES)} ${ADDED_COLUMNS}`,
     postgres: `DROP FUNCTION hivewatch_run_outcomes() CASCADE; DROP INDEX runs_ended_wall; DROP TABLE ${OUTCOME_TABLES}; ${ADDED_COLUMNS}`,
@@ -63,10 +68,11 @@ const UNDO: Record<number, { sqlite: string; postgres: string }> = {
 
 /** Undoes every migration after `version` (at least 17); opening the store applies them again. */
 export async function undoMigrationsAfter(location: string, version: number): Promise<void> {
-  const newest = Math.max(...Object.keys(UNDO).map(Number));
-  if (version < Math.min(...Object.keys(UNDO).map(Number)) - 1) throw new Error(`cannot undo migrations before ${version + 1}`);
+  const versions = Object.keys(UNDO).map(Number).sort((a, b) => b - a);
+  if (version < Math.min(...versions) - 1) throw new Error(`cannot undo migrations before ${version + 1}`);
   const steps: string[] = [];
-  for (let v = newest; v > version; v--) steps.push(isPostgres(location) ? UNDO[v]!.postgres : UNDO[v]!.sqlite);
+  // Newest first, each version that has an undo step.
+  for (const v of versions.filter((n) => n > version)) steps.push(isPostgres(location) ? UNDO[v]!.postgres : UNDO[v]!.sqlite);
   if (isPostgres(location)) steps.push(`DELETE FROM schema_version WHERE version > ${version}`);
   else steps.push(`PRAGMA user_version = ${version}`);
   await query(location, steps.join('\n'));
