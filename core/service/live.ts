@@ -62,7 +62,7 @@ export interface LiveHubOptions {
   maxBatch?: number;
 }
 
-export const DEFAULT_MAX_BATCH = 2_000;
+const DEFAULT_MAX_BATCH = 2_000;
 
 interface Subscriber {
   lastId: number;
