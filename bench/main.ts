@@ -5,6 +5,7 @@ import { bulkBenchmarks } from './bulk.bench.js';
 import { checkpointBenchmarks } from './checkpoint.bench.js';
 import { deadHostBenchmarks, deadHostPostgresBenchmarks } from './dead-host.bench.js';
 import { engineBenchmarks } from './engine.bench.js';
+import { fanoutBenchmarks } from './fanout.bench.js';
 import { liveBenchmarks, livePostgresBenchmarks } from './live.bench.js';
 import { missedTargets, report, type Measurement } from './measure.js';
 import { otelBenchmarks } from './otel.bench.js';
@@ -22,7 +23,7 @@ function repositoryRoot(): string {
 const ROOT = repositoryRoot();
 
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|live|otel|postgres|dead-host|serve-load|bulk|ui|history]`.
+ * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|live|otel|postgres|dead-host|serve-load|fanout|bulk|ui|history]`.
  * Every figure with a target is judged, and a missed one makes the run exit 1 — in every bench
  * and in each `--quick` form, which judges its own (smaller) workload against its own targets.
  * Figures without a target are printed as information and never fail the run.
@@ -35,7 +36,7 @@ const ROOT = repositoryRoot();
  */
 const BENCHES = [
   'engine', 'store', 'checkpoints', 'live', 'otel', 'postgres', 'postgres-live', 'postgres-writer', 'postgres-errors',
-  'dead-host', 'postgres-dead-host', 'serve-load', 'ui', 'history', 'bulk',
+  'dead-host', 'postgres-dead-host', 'serve-load', 'fanout', 'ui', 'history', 'bulk',
 ];
 
 export async function main(argv: readonly string[]): Promise<number> {
@@ -71,6 +72,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'dead-host') measurements.push(...(await deadHostBenchmarks({ quick })));
   if (only === null || only === 'postgres' || only === 'postgres-dead-host') measurements.push(...(await deadHostPostgresBenchmarks({ quick })));
   if (only === null || only === 'serve-load') measurements.push(...(await serveLoadBenchmarks({ quick })));
+  if (only === null || only === 'fanout') measurements.push(...(await fanoutBenchmarks({ quick })));
   if (only === null || only === 'bulk') measurements.push(...(await bulkBenchmarks({ quick })));
   report(measurements, json);
   return missedTargets(measurements).length === 0 ? 0 : 1;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LiveEvent } from '../core/service/api.js';
-import { formatLiveId, parseLiveId } from '../core/service/live.js';
+import { formatLiveId, parseLiveId, type LiveSubscription } from '../core/service/live.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { SECURITY_HEADERS } from '../shell-common/content-policy.js';
 
@@ -15,9 +15,26 @@ import { SECURITY_HEADERS } from '../shell-common/content-policy.js';
  * A reconnect with `Last-Event-ID` (or `?lastEventId=`) continues right after that id, with no
  * gap and no duplicate, as long as the id is in the service's live ring; an id of another
  * instance (a previous server), older than the ring, newer than the head or malformed gets
- * `reset`. Each batch of the service is one write. A client that stops reading is disconnected
- * once 8 MiB are queued for it; it reconnects and resumes (or resets) like any other.
+ * `reset`. Each batch of the service is one write, encoded once for every stream it goes to (the
+ * hub hands streams at the same position the same batch): a thousand streams cost one
+ * serialization and share one buffer. A stream whose socket buffer is full is paused: the hub
+ * keeps only its position and, on `drain`, sends what it missed from the ring (or a `reset` once
+ * that has left the ring), so a slow client holds no backlog of its own. A client whose queue
+ * still passes 8 MiB is disconnected; it reconnects and resumes (or resets) like any other.
  */
+
+/** One encoding per batch array; the arrays are frozen and shared by every stream at the same position. */
+const encoded = new WeakMap<readonly LiveEvent[], { instance: string; bytes: Buffer }>();
+
+function encodeBatch(instance: string, batch: readonly LiveEvent[]): Buffer {
+  const known = encoded.get(batch);
+  if (known !== undefined && known.instance === instance) return known.bytes;
+  let out = '';
+  for (const live of batch) out += message('hw', formatLiveId(instance, live.id), JSON.stringify(live.event));
+  const bytes = Buffer.from(out, 'utf8');
+  if (Object.isFrozen(batch)) encoded.set(batch, { instance, bytes });
+  return bytes;
+}
 
 export interface StreamOptions {
   heartbeatMs: number;
@@ -56,27 +73,34 @@ export function openStream(
   });
   res.flushHeaders();
 
-  const write = (chunk: string): void => {
+  let paused = false;
+  // Assigned once the hub has the subscription; a batch cannot arrive before (delivery is scheduled).
+  let subscription: LiveSubscription | null = null;
+  const write = (chunk: string | Buffer): void => {
     if (closed) return;
-    res.write(chunk);
+    if (!res.write(chunk) && !paused) {
+      paused = true;
+      subscription?.pause();
+      res.once('drain', () => {
+        paused = false;
+        subscription?.resume();
+      });
+    }
     if (res.writableLength > maxQueued) close();
   };
 
-  const subscription = service.subscribeLive({
+  subscription = service.subscribeLive({
     // A malformed id is an unknown one: ask for an impossible id so the hub resets.
     afterId: given === undefined ? undefined : parsed === null ? Number.MAX_SAFE_INTEGER : parsed.id,
     instance: parsed?.instance,
-    onBatch: (batch: LiveEvent[]) => {
-      let out = '';
-      for (const live of batch) out += message('hw', formatLiveId(instance, live.id), JSON.stringify(live.event));
-      write(out);
-    },
+    onBatch: (batch: LiveEvent[]) => write(encodeBatch(instance, batch)),
     onReset: (head) => write(message('reset', formatLiveId(instance, head), JSON.stringify({ instance, head }))),
   });
 
   let preamble = 'retry: 2000\n\n';
-  if (subscription.reset) preamble += message('reset', formatLiveId(instance, subscription.startId), JSON.stringify({ instance, head: subscription.startId }));
-  preamble += message('ready', formatLiveId(instance, subscription.startId), JSON.stringify({ instance, startId: subscription.startId }));
+  const started = subscription;
+  if (started.reset) preamble += message('reset', formatLiveId(instance, started.startId), JSON.stringify({ instance, head: started.startId }));
+  preamble += message('ready', formatLiveId(instance, started.startId), JSON.stringify({ instance, startId: started.startId }));
   write(preamble);
 
   const heartbeat = setInterval(() => write(': hb\n\n'), options.heartbeatMs);
@@ -86,7 +110,7 @@ export function openStream(
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
-    subscription.unsubscribe();
+    started.unsubscribe();
     res.end();
   }
   req.on('close', close);

@@ -4,8 +4,12 @@ import type { LiveEvent } from './api.js';
 
 /**
  * The live stream: committed events get a gap-free id in commit order, are kept in a ring of the
- * last `capacity` events, and are delivered to subscribers in batches, at most one per
- * subscriber per turn of the event loop (however many transactions committed in it). The
+ * last `capacity` events, and are delivered to subscribers in batches, at most one round per
+ * frame (`frameMs`; 0: per turn of the event loop) however many transactions committed in it.
+ * Subscribers at the same position get the same frozen batch array, so a shell can encode it
+ * once for all of them (server/sse.ts). A subscriber that cannot take more (`pause`) keeps only
+ * its position: on `resume` it gets what it missed from the ring in chunks of at most
+ * `maxBatch`, or a reset once its position has left the ring. The
  * service gives each event its journal commit position as id (`publish(events, firstId)`) and
  * names the instance after the database, so ids mean the same in every process and across
  * restarts (docs/decisions.md). A subscriber resumes after any id still in the ring, or one the
@@ -15,6 +19,12 @@ import type { LiveEvent } from './api.js';
  */
 
 export const DEFAULT_LIVE_CAPACITY = 50_000;
+/**
+ * One delivery round per frame: the window paints at most this often anyway, and with many
+ * subscribers each round costs a write per subscriber, so rounds per second, not commits per
+ * second, set the cost of watching (docs/architecture.md, live stream).
+ */
+export const DEFAULT_LIVE_FRAME_MS = 50;
 
 export interface LiveSubscribeOptions {
   /** Resume after this id; undefined or 0: from the head (only new events). */
@@ -35,6 +45,10 @@ export interface LiveSubscription {
   /** True when afterId could not be resumed: the caller should signal a reset. */
   readonly reset: boolean;
   unsubscribe(): void;
+  /** Holds deliveries (the consumer's buffer is full); the hub keeps only the position. */
+  pause(): void;
+  /** Delivers what was held since `pause`, from the ring (or a reset if it has left the ring). */
+  resume(): void;
 }
 
 export interface LiveHubOptions {
@@ -42,7 +56,13 @@ export interface LiveHubOptions {
   startId?: number;
   /** Reads the events with ids in (afterId, upToId] from the journal, for a resume older than the ring. */
   backfill?: (afterId: number, upToId: number) => Promise<LiveEvent[]>;
+  /** The shortest time between two delivery rounds (default 0: each turn of the event loop). */
+  frameMs?: number;
+  /** The most events in one batch (default DEFAULT_MAX_BATCH): a subscriber further behind gets several. */
+  maxBatch?: number;
 }
+
+const DEFAULT_MAX_BATCH = 2_000;
 
 interface Subscriber {
   lastId: number;
@@ -50,6 +70,8 @@ interface Subscriber {
   backlog: LiveEvent[];
   /** Its backlog is being read from the journal: nothing is delivered until it is in. */
   backfilling: boolean;
+  /** Its consumer asked to hold deliveries until it resumes. */
+  paused: boolean;
   onBatch: (batch: LiveEvent[]) => void;
   onReset: ((startId: number) => void) | undefined;
 }
@@ -62,7 +84,10 @@ export class LiveHub {
   private floorId: number;
   private readonly backfill: ((afterId: number, upToId: number) => Promise<LiveEvent[]>) | undefined;
   private readonly subscribers = new Set<Subscriber>();
-  private scheduled: NodeJS.Immediate | null = null;
+  private scheduled: { cancel(): void } | null = null;
+  private lastRound = Number.NEGATIVE_INFINITY;
+  private readonly frameMs: number;
+  private readonly maxBatch: number;
   private closed = false;
 
   constructor(readonly capacity: number = DEFAULT_LIVE_CAPACITY, instance?: string, options: LiveHubOptions = {}) {
@@ -72,6 +97,9 @@ export class LiveHub {
     this.headId = options.startId ?? 0;
     this.floorId = this.headId + 1;
     this.backfill = options.backfill;
+    this.frameMs = options.frameMs ?? 0;
+    this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) throw new RangeError(`live maxBatch must be a whole number of at least 1, got ${this.maxBatch}`);
   }
 
   /** The id of the newest event (0 before any). */
@@ -106,10 +134,10 @@ export class LiveHub {
     this.schedule();
   }
 
-  /** Events with ids in (afterId, head], assuming afterId + 1 ≥ oldest. */
-  private since(afterId: number): LiveEvent[] {
+  /** Events with ids in (afterId, upToId], assuming afterId + 1 ≥ oldest and upToId ≤ head. */
+  private range(afterId: number, upToId: number): LiveEvent[] {
     const out: LiveEvent[] = [];
-    for (let id = afterId + 1; id <= this.headId; id++) out.push(this.ring[id % this.capacity] as LiveEvent);
+    for (let id = afterId + 1; id <= upToId; id++) out.push(this.ring[id % this.capacity] as LiveEvent);
     return out;
   }
 
@@ -123,7 +151,7 @@ export class LiveHub {
     const backfilling = wanted !== 0 && !foreign && !this.resumable(wanted) && this.canBackfill(wanted);
     const reset = wanted !== 0 && (foreign || (!this.resumable(wanted) && !backfilling));
     const startId = wanted === 0 || reset ? this.headId : wanted;
-    const subscriber: Subscriber = { lastId: startId, backlog: [], backfilling, onBatch: options.onBatch, onReset: options.onReset };
+    const subscriber: Subscriber = { lastId: startId, backlog: [], backfilling, paused: false, onBatch: options.onBatch, onReset: options.onReset };
     if (!this.closed) this.subscribers.add(subscriber);
     if (backfilling) void this.fillBacklog(subscriber, wanted);
     else if (startId < this.headId) this.schedule();
@@ -132,6 +160,14 @@ export class LiveHub {
       reset,
       unsubscribe: () => {
         this.subscribers.delete(subscriber);
+      },
+      pause: () => {
+        subscriber.paused = true;
+      },
+      resume: () => {
+        if (!subscriber.paused) return;
+        subscriber.paused = false;
+        this.schedule();
       },
     };
   }
@@ -177,40 +213,72 @@ export class LiveHub {
 
   private schedule(): void {
     if (this.scheduled !== null || this.closed) return;
-    this.scheduled = setImmediate(() => {
+    const round = (): void => {
       this.scheduled = null;
       this.deliver();
-    });
+    };
+    const wait = this.lastRound + this.frameMs - performance.now();
+    if (wait > 0) {
+      const timer = setTimeout(round, wait);
+      this.scheduled = { cancel: () => clearTimeout(timer) };
+    } else {
+      const immediate = setImmediate(round);
+      this.scheduled = { cancel: () => clearImmediate(immediate) };
+    }
   }
 
-  /** Sends every subscriber what it has not seen yet, as one batch. */
+  /**
+   * Sends every subscriber that is not paused what it has not seen yet, in batches of at most
+   * `maxBatch`. Subscribers at the same position share one frozen batch array per chunk.
+   */
   deliver(): void {
+    this.lastRound = performance.now();
+    const shared = new Map<number, LiveEvent[]>();
     for (const subscriber of [...this.subscribers]) {
-      if (!this.subscribers.has(subscriber) || subscriber.backfilling) continue;
-      if (subscriber.lastId >= this.headId && subscriber.backlog.length === 0) continue;
-      if (!this.resumable(subscriber.lastId)) {
-        subscriber.lastId = this.headId;
-        subscriber.backlog = [];
-        this.signalReset(subscriber);
-        continue;
+      while (this.subscribers.has(subscriber) && !subscriber.backfilling && !subscriber.paused) {
+        if (subscriber.lastId >= this.headId && subscriber.backlog.length === 0) break;
+        if (!this.resumable(subscriber.lastId)) {
+          subscriber.lastId = this.headId;
+          subscriber.backlog = [];
+          this.signalReset(subscriber);
+          break;
+        }
+        this.send(subscriber, this.nextBatch(subscriber, shared));
       }
-      const batch = subscriber.backlog.length > 0 ? [...subscriber.backlog, ...this.since(subscriber.lastId)] : this.since(subscriber.lastId);
-      subscriber.backlog = [];
-      subscriber.lastId = this.headId;
-      try {
-        subscriber.onBatch(batch);
-      } catch (error) {
-        // One subscriber's failure must not starve the others.
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
+    }
+  }
+
+  /** The subscriber's next chunk (its backfilled backlog first), advancing its position past it. */
+  private nextBatch(subscriber: Subscriber, shared: Map<number, LiveEvent[]>): LiveEvent[] {
+    if (subscriber.backlog.length > 0) {
+      const batch = subscriber.backlog.slice(0, this.maxBatch);
+      subscriber.backlog = subscriber.backlog.slice(batch.length);
+      return batch;
+    }
+    const from = subscriber.lastId;
+    let batch = shared.get(from);
+    if (batch === undefined) {
+      batch = Object.freeze(this.range(from, Math.min(this.headId, from + this.maxBatch))) as LiveEvent[];
+      shared.set(from, batch);
+    }
+    subscriber.lastId = from + batch.length;
+    return batch;
+  }
+
+  private send(subscriber: Subscriber, batch: LiveEvent[]): void {
+    try {
+      subscriber.onBatch(batch);
+    } catch (error) {
+      // One subscriber's failure must not starve the others.
+      queueMicrotask(() => {
+        throw error;
+      });
     }
   }
 
   close(): void {
     this.closed = true;
-    if (this.scheduled !== null) clearImmediate(this.scheduled);
+    this.scheduled?.cancel();
     this.scheduled = null;
     this.subscribers.clear();
   }

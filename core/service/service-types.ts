@@ -30,6 +30,8 @@ export interface HivewatchServiceOptions {
   defaultAgent?: string | null;
   /** Live events kept for resuming subscribers (default 50,000). */
   liveCapacity?: number;
+  /** The shortest time between two live delivery rounds (default DEFAULT_LIVE_FRAME_MS; 0: every turn of the event loop). */
+  liveFrameMs?: number;
   /**
    * How often the journal is probed for other processes' commits and commands (default 50 ms),
    * and the timer that does it (tests inject one and call `probeJournal()`).

@@ -10,7 +10,7 @@ import { HostWatch } from './host-watch.js';
 import { HostedRuns } from './hosted-runs.js';
 import { DEFAULT_JOURNAL_RETRY_MS, retryDelaysWithin } from './journal-env.js';
 import { JournalTail, readCommitted } from './journal-tail.js';
-import { DEFAULT_LIVE_CAPACITY, LiveHub } from './live.js';
+import { DEFAULT_LIVE_CAPACITY, DEFAULT_LIVE_FRAME_MS, LiveHub } from './live.js';
 import { readApi } from './read-api.js';
 import { usageApi } from './usage-api.js';
 import { costApi } from './cost-api.js';
@@ -57,6 +57,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   const liveHub = new LiveHub(options.liveCapacity ?? DEFAULT_LIVE_CAPACITY, instance, {
     startId: start.head,
     backfill: (afterId, upToId) => readCommitted(store, afterId, upToId),
+    frameMs: options.liveFrameMs ?? DEFAULT_LIVE_FRAME_MS,
   });
   const tail = JournalTail.follow(
     {
