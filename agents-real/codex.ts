@@ -119,6 +119,12 @@ export function codexConfigToml(spec: RunSpec, context: CodexContext): string {
     '',
     ...otelToml(spec, context),
     '',
+    // The commands Codex runs for a tool call run in its sandbox, where libfaketime (the suite's
+    // midnight checks, docs/testing.md) cannot open the semaphore Codex's own preload made: the
+    // command would exit 1 before it starts. They need no faked clock, so they get none.
+    '[shell_environment_policy]',
+    'exclude = ["FAKETIME*", "LD_PRELOAD"]',
+    '',
   ].join('\n');
 }
 
