@@ -1,4 +1,4 @@
-import { endingErrorOf, FAILURE_DIMENSIONS, printableLocation, type ErrorDimension, type FailureCounts, type FailureDimension, type HivewatchStore, type RunRow } from '../store/index.js';
+import { endingErrorOf, endingSummary, FAILURE_DIMENSIONS, printableLocation, type ErrorDimension, type FailureCounts, type FailureDimension, type HivewatchStore, type RunRow } from '../store/index.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ageFlag, openCliStore, parseAge } from './database.js';
@@ -84,9 +84,10 @@ function statusOfRun(run: RunRow): string {
 }
 
 /**
- * The error a run row shows: why an ended run ended (its ending error, with the root cause when
- * the chain has one: docs/semantics.md F1), the newest occurrence for a live one, none for a run
- * that ended without failing.
+ * The error a run row shows: why a failed run failed (its root cause first, then how the run gave
+ * up on it: "RUNTIME_TIMEOUT · Request timed out. — gave up after 3 attempts", docs/semantics.md
+ * F1), the code that ended a cancelled or interrupted run, the newest occurrence for a live one,
+ * none for a run that completed.
  */
 function errorOfRun(run: RunRow): string {
   const ending = endingErrorOf(run);
@@ -94,7 +95,9 @@ function errorOfRun(run: RunRow): string {
   // its errors were all handled (or it was cancelled) and nothing ended it.
   const ended = run.status === 'completed' || run.status === 'cancelled' || run.status === 'failed';
   if (ending === null) return ended ? '' : (run.lastErrorCode ?? '');
-  return ending.rootCode === ending.code ? ending.code : `${ending.code} (root: ${ending.rootCode})`;
+  if (run.status !== 'failed') return ending.code;
+  // One table row per run: a message's line breaks would start new rows.
+  return endingSummary(ending).replace(/\s+/g, ' ');
 }
 
 /** `errors --failures`: one failure per run that ended failed, by its ending error (or flow). */

@@ -1,5 +1,6 @@
 import type { RunDetail, TaskView } from '../../core/service/api.js';
-import { chainText, endingKind, endingSentence, factsOf } from '../lib/ending-story.js';
+import { endingKind, endingSentence, factsOf } from '../lib/ending-story.js';
+import { failureSummary } from '../lib/failure-headline.js';
 import { formatDuration } from '../lib/format.js';
 
 /**
@@ -79,7 +80,7 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
     const kind = endingKind(d.run);
     if (kind === null || d.run.endingError === null) return 'none';
     if (kind !== 'failed') return endingSentence(kind, d.run.endingError);
-    return `${chainText(d.run.endingError, factsOf(d.tasks))}: ${d.run.endingError.message}`;
+    return failureSummary(d.run.endingError, factsOf(d.tasks));
   };
   const groups: CompareGroup[] = [
     {

@@ -3,7 +3,7 @@ import { useApi, useRunsSnapshot } from '../app/api-context.js';
 import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime, RunDuration } from '../components/Time.js';
-import { chainText } from '../lib/ending-story.js';
+import { failureHeadline, failureSummary } from '../lib/failure-headline.js';
 import { useAsync } from '../lib/use-async.js';
 
 const RECENT = 5;
@@ -41,8 +41,8 @@ export function RecentRuns({ flowId }: { flowId: string }) {
                 </span>
                 {/* Why it ended: a failure in red; a cancel or an interruption quietly; nothing for a completed run. */}
                 {run.endingError && run.status === 'failed' && (
-                  <span className="error-text recent-error" title={`${chainText(run.endingError)}: ${run.endingError.message}`} data-testid="recent-ending-code">
-                    {run.endingError.code}
+                  <span className="error-text recent-error" title={failureSummary(run.endingError)} data-testid="recent-ending-code">
+                    {failureHeadline(run.endingError).code}
                   </span>
                 )}
                 {run.endingError && (run.status === 'cancelled' || run.status === 'interrupted') && (

@@ -4,7 +4,7 @@ import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { LimitWaitBadge, limitWaitOf } from '../components/UsageLimitWait.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
-import { chainText } from '../lib/ending-story.js';
+import { failureHeadline, failureSummary } from '../lib/failure-headline.js';
 import { formatDelay, shortId } from '../lib/format.js';
 import { costLine, tokenLine } from '../lib/cost-format.js';
 import { canCancel, canResume, canRetry, canStopWatching, isOperable } from './run-actions.js';
@@ -40,9 +40,10 @@ export function RetryingBadge({ retrying, clock }: { retrying: NonNullable<RunSu
 }
 
 /**
- * Why an ended run ended, under its flow's name: a failed run's ending error in red (with its
- * root cause when that differs, which a code filter also finds); a cancelled or interrupted run's
- * quietly (neither is a failure). Nothing for a live or completed run.
+ * Why an ended run ended, under its flow's name: a failed run's root cause in red and how the
+ * run gave up on it ("RUNTIME_TIMEOUT · gave up after 3 attempts"; the tooltip has its message;
+ * a code filter finds the run by either code); a cancelled or interrupted run's quietly (neither
+ * is a failure). Nothing for a live or completed run.
  */
 function EndingCode({ run }: { run: RunSummary }) {
   const ending = run.endingError;
@@ -54,10 +55,12 @@ function EndingCode({ run }: { run: RunSummary }) {
       </span>
     );
   }
+  const h = failureHeadline(ending);
+  const endedAs = h.endedAs ? ` (the run ended with ${h.endedAs})` : '';
   return (
-    <span className="cell-sub error-text ending-code-cell" title={`${chainText(ending)}: ${ending.message}`} data-testid="run-ending-code">
-      {ending.code}
-      {ending.rootCode !== ending.code && <span className="ending-root"> ← {ending.rootCode}</span>}
+    <span className="cell-sub error-text ending-code-cell" title={`${failureSummary(ending)}${endedAs}`} data-testid="run-ending-code">
+      {h.code}
+      {h.gaveUp && <span className="ending-how"> · {h.gaveUp}</span>}
     </span>
   );
 }
