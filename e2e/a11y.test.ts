@@ -47,7 +47,7 @@ describe('every screen passes axe-core in both themes at 1440 and 900 px', () =>
     await server.waitForRun(recovered, ['completed']);
     screens = [
       { name: 'runs', hash: '#/runs', title: 'Runs · Hivewatch', ready: `.runs-table [data-run-id="${failed}"]` },
-      { name: 'run-detail', hash: `#/runs/${failed}`, title: `${failed.slice(0, 12)}… failed · Hivewatch`, ready: '.tl-row' },
+      { name: 'run-detail', hash: `#/runs/${failed}`, title: `Run …${failed.slice(-8)} failed · Hivewatch`, ready: '.tl-row' },
       {
         name: 'inspector',
         hash: `#/runs/${recovered}?task=1%3A0&attempt=1`,

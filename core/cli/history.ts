@@ -65,12 +65,22 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       io.out('no runs yet: start one with `hivewatch run examples/01-happy-path.prose`\n');
       return ExitCode.ok;
     }
-    const rows = page.runs.map((r) => [r.id, statusOfRun(r), r.flowName, when(r.startedAt), count(r.steps, 'step'), count(r.attemptCount, 'attempt'), count(r.errorCount, 'error'), errorOfRun(r)]);
-    io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEPS', 'ATTEMPTS', 'ERRORS', 'ERROR'], ...rows]));
+    const rows = page.runs.map((r) => [r.id, statusOfRun(r), r.flowName, when(r.startedAt), stepOfRun(r), count(r.attemptCount, 'attempt'), count(r.errorCount, 'error'), errorOfRun(r)]);
+    io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEP', 'ATTEMPTS', 'ERRORS', 'ERROR'], ...rows]));
     return ExitCode.ok;
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The step reached of the steps the flow takes, as the window says it (renderer/lib/step-words.ts):
+ * "3 of 5", "3 of 5–7" when catch blocks may add steps, the step alone when the count is unknown.
+ */
+function stepOfRun(run: RunRow): string {
+  if (run.flowSteps === null) return String(run.currentStep);
+  const most = run.flowStepsMost ?? run.flowSteps;
+  return most === run.flowSteps ? `${run.currentStep} of ${run.flowSteps}` : `${run.currentStep} of ${run.flowSteps}–${most}`;
 }
 
 /**

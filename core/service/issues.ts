@@ -196,6 +196,7 @@ export class IssueBook {
       return {
         ...issue,
         culprit: culprit ? (culprit.task !== null ? `${culprit.flowName} › ${culprit.task}` : culprit.flowName) : null,
+        ...(culprit?.task != null && culprit.template !== null ? { culpritTemplate: culprit.template } : {}),
         trend: trends.get(issue.id) ?? new Array<number>(24).fill(0),
       };
     });

@@ -4,6 +4,7 @@ import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime, RunDuration } from '../components/Time.js';
 import { failureHeadline, failureSummary } from '../lib/failure-headline.js';
+import { copyFullId, distinctTailLength, idTail } from '../lib/run-ids.js';
 import { useAsync } from '../lib/use-async.js';
 
 const RECENT = 5;
@@ -22,6 +23,7 @@ export function RecentRuns({ flowId }: { flowId: string }) {
   }, [runs, flowId]);
   const { state } = useAsync(() => api.listRuns({ flow: flowId, limit: RECENT, sort: '-started' }), [api, flowId, liveKey]);
   const items = state.data?.items ?? [];
+  const tail = distinctTailLength(items.map((r) => r.id));
 
   return (
     <section className="recent-runs" aria-labelledby="recent-runs-title" data-testid="recent-runs">
@@ -34,7 +36,9 @@ export function RecentRuns({ flowId }: { flowId: string }) {
             <li key={run.id} data-run-id={run.id}>
               <a href={hrefToRun(run.id)} className="recent-run">
                 <StatusBadge status={run.status} />
-                <span className="mono muted">{run.id.slice(0, 14)}</span>
+                <span className="mono muted" title={run.id} onCopy={(e) => copyFullId(e, run.id)}>
+                  {idTail(run.id, tail)}
+                </span>
                 <RelativeTime ts={run.startedWall} />
                 <span className="muted">
                   <RunDuration run={run} active={run.status === 'running' || run.status === 'cancelling' || run.status === 'queued'} compact />

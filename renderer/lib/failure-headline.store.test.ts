@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EndingError } from '../../core/service/api.js';
-import { endingErrorOf, endingSummary, openSqliteStore, type HivewatchStore } from '../../core/store/index.js';
+import { endingErrorOf, endingSummary, openSqliteStore } from '../../core/store/index.js';
 import { failFast, finallyFailed, rethrow, retryLimit, thrownInCatch } from '../../core/store/testing/failure-journals.js';
 import { failureSummary } from './failure-headline.js';
 
@@ -11,7 +11,7 @@ import { failureSummary } from './failure-headline.js';
  */
 
 describe('the window and the CLI word a failure alike', () => {
-  let store: HivewatchStore;
+  let store: ReturnType<typeof openSqliteStore>;
   beforeAll(() => {
     store = openSqliteStore({ path: ':memory:' });
     for (const scenario of [retryLimit('run_limit', 'chained'), rethrow('run_rethrow', 'chained'), thrownInCatch('run_thrown', 'chained'), finallyFailed('run_finally'), failFast('run_fast', 'chained'), retryLimit('run_legacy', 'legacy')]) {

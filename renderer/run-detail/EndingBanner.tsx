@@ -7,7 +7,12 @@ export type ShowAttempt = (taskId: string, attempt: number | null) => void;
 
 function AttemptButton({ where, onShow }: { where: NonNullable<ChainPart['where']>; onShow: ShowAttempt }) {
   return (
-    <button type="button" className="link ending-attempt" onClick={() => onShow(where.taskId, where.attempt)} title="show this attempt in the retry timeline">
+    <button
+      type="button"
+      className="link ending-attempt"
+      onClick={() => onShow(where.taskId, where.attempt)}
+      title={`${where.template !== undefined ? `prompt as written: ${where.template}\n` : ''}show this attempt in the retry timeline`}
+    >
       {where.label}
     </button>
   );

@@ -5,7 +5,9 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { LimitWaitBadge, limitWaitOf } from '../components/UsageLimitWait.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
 import { failureHeadline, failureSummary } from '../lib/failure-headline.js';
-import { formatDelay, shortId } from '../lib/format.js';
+import { formatDelay } from '../lib/format.js';
+import { copyFullId, idTail } from '../lib/run-ids.js';
+import { stepWords } from '../lib/step-words.js';
 import { costLine, tokenLine } from '../lib/cost-format.js';
 import { canCancel, canResume, canRetry, canStopWatching, isOperable } from './run-actions.js';
 
@@ -16,6 +18,8 @@ export interface RunRowProps {
   height: number;
   selected: boolean;
   checked: boolean;
+  /** How much of an id's tail tells the listed runs apart (lib/run-ids.ts). */
+  idTailLength: number;
   onSelect: (index: number) => void;
   onCheck: (runId: string, checked: boolean, range: boolean) => void;
   onCancel: (run: RunSummary) => void;
@@ -89,6 +93,7 @@ export const RunRow = memo(function RunRow({
   height,
   selected,
   checked,
+  idTailLength,
   onSelect,
   onCheck,
   onCancel,
@@ -123,21 +128,25 @@ export const RunRow = memo(function RunRow({
         )}
       </div>
       <div role="gridcell" className="cell-flow">
-        <a href={hrefToRun(run.id)} className="run-link" title={run.flow}>
-          {run.flowName || run.flow}
-        </a>
-        <EndingCode run={run} />
-        {run.usage && (
-          <span className="cell-sub run-row-cost" data-testid="run-row-cost" title={`${costLine(run.usage)}; ${tokenLine(run.usage)}${run.usage.unknownCostAttempts > 0 ? '; some attempts reported no cost' : ''}`}>
-            <CostText usage={run.usage} />
-          </span>
-        )}
-        {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
-        {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
-        {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
+        <div className="flow-line">
+          <a href={hrefToRun(run.id)} className="run-link" title={run.flow}>
+            {run.flowName || run.flow}
+          </a>
+          {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
+          {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
+          {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
+        </div>
+        <div className="flow-sub">
+          <EndingCode run={run} />
+          {run.usage && (
+            <span className="cell-sub run-row-cost" data-testid="run-row-cost" title={`${costLine(run.usage)}; ${tokenLine(run.usage)}${run.usage.unknownCostAttempts > 0 ? '; some attempts reported no cost' : ''}`}>
+              <CostText usage={run.usage} />
+            </span>
+          )}
+        </div>
       </div>
-      <div role="gridcell" className="cell-id col-secondary mono" title={run.id}>
-        {shortId(run.id)}
+      <div role="gridcell" className="cell-id col-secondary mono" title={run.id} onCopy={(e) => copyFullId(e, run.id)}>
+        {idTail(run.id, idTailLength)}
       </div>
       <div role="gridcell" className="cell-time">
         <RelativeTime ts={run.startedWall} />
@@ -145,14 +154,14 @@ export const RunRow = memo(function RunRow({
       <div role="gridcell" className="cell-num">
         <RunDuration run={run} active={run.status === 'running' || run.status === 'cancelling' || run.status === 'queued'} compact />
       </div>
-      <div role="gridcell" className="cell-num col-secondary" title={`step ${run.step} of at most ${run.maxSteps}`}>
-        {run.step} <span className="muted">/ {run.maxSteps}</span>
+      <div role="gridcell" className="cell-num col-secondary" title={stepWords(run).title}>
+        {stepWords(run).text}
       </div>
       <div role="gridcell" className="cell-num col-secondary">
         {run.attempts}
       </div>
       {/* Red means the run failed; a completed run's errors were all handled. */}
-      <div role="gridcell" className={`cell-num${run.errorCount === 0 ? ' muted' : run.status === 'failed' ? ' error-text' : ''}`}>
+      <div role="gridcell" className={`cell-num col-secondary${run.errorCount === 0 ? ' muted' : run.status === 'failed' ? ' error-text' : ''}`}>
         {run.errorCount}
       </div>
       <div role="gridcell" className="cell-actions">

@@ -1,11 +1,17 @@
 import { useCallback, useMemo, useRef, useState } from 'react';
 import type { RunSummary } from '../../core/service/api.js';
 import { VirtualList } from '../components/VirtualList.js';
+import { distinctTailLength } from '../lib/run-ids.js';
 import { NewRunsPill } from './NewRunsPill.js';
 import { RunRow, type RunRowProps } from './RunRow.js';
 import type { RunsSort, SortKey } from './runs-query.js';
 
-const RUN_ROW_HEIGHT = 44;
+/**
+ * Two lines whatever a row holds: the flow's name (and retry / resumed / source markers), then
+ * why it ended and its cost, each line cut with an ellipsis (the whole text on hover), so no
+ * row ever needs a third line at any width (docs/decisions.md "The Runs list's rows").
+ */
+const RUN_ROW_HEIGHT = 52;
 
 const COLUMNS: { key: SortKey | null; label: string; className: string; title?: string }[] = [
   { key: 'status', label: 'Status', className: 'cell-status' },
@@ -13,12 +19,12 @@ const COLUMNS: { key: SortKey | null; label: string; className: string; title?: 
   { key: null, label: 'Run', className: 'cell-id col-secondary' },
   { key: 'started', label: 'Started', className: 'cell-time' },
   { key: 'duration', label: 'Duration', className: 'cell-num' },
-  { key: 'step', label: 'Step', className: 'cell-num col-secondary', title: 'current step / max steps' },
+  { key: 'step', label: 'Step', className: 'cell-num col-secondary', title: 'the step reached, of the steps its flow takes' },
   { key: 'attempts', label: 'Attempts', className: 'cell-num col-secondary', title: 'attempts of all tasks, retries included' },
-  { key: 'errors', label: 'Errors', className: 'cell-num', title: 'errors journaled, retried or caught ones included' },
+  { key: 'errors', label: 'Errors', className: 'cell-num col-secondary', title: 'errors journaled, retried or caught ones included' },
 ];
 
-export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top' | 'height' | 'selected' | 'checked'> {
+export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top' | 'height' | 'selected' | 'checked' | 'idTailLength'> {
   rows: readonly RunSummary[];
   sort: RunsSort;
   onSort: (key: SortKey) => void;
@@ -34,6 +40,7 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
   const allChecked = rows.length > 0 && rows.every((r) => checked.has(r.id));
   const someChecked = !allChecked && rows.some((r) => checked.has(r.id));
   const anchor = useNewRunsAnchor(rows);
+  const idTailLength = useMemo(() => distinctTailLength(rows.map((r) => r.id)), [rows]);
   return (
     <div className="runs-table-wrap">
       <NewRunsPill count={anchor.newAbove} onShow={anchor.showNew} />
@@ -98,6 +105,7 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
                 height={height}
                 selected={index === cursor}
                 checked={checked.has(run.id)}
+                idTailLength={idTailLength}
                 {...handlers}
               />
             );

@@ -4,7 +4,8 @@ import { useApi, useRunsStore } from '../app/api-context.js';
 import { useConfirm } from '../app/confirm.js';
 import { hrefToRun, navigate } from '../app/router.js';
 import { useToast } from '../app/toasts.js';
-import { plural, shortId } from '../lib/format.js';
+import { plural } from '../lib/format.js';
+import { idTail } from '../lib/run-ids.js';
 import { errorText } from '../lib/use-async.js';
 
 /** What an operator may do with a run in a given status (mirrors the service's checks). */
@@ -75,7 +76,7 @@ const STOP_WATCHING_REASON = 'the operator stopped watching this session (Hivewa
 
 function describe(runs: readonly RunSummary[]): string {
   const first = runs[0];
-  if (runs.length === 1 && first) return `${first.flowName} (${shortId(first.id)})`;
+  if (runs.length === 1 && first) return `${first.flowName} (${idTail(first.id)})`;
   return plural(runs.length, 'run');
 }
 
