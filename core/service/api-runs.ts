@@ -132,6 +132,8 @@ export interface TaskView {
   agent: string;
   status: TaskStatus;
   maxAttempts: number;
+  /** While its backoff waits out a subscription usage limit: the reset its next attempt waits for. */
+  waitingUntil?: number;
   attempts: AttemptView[];
   error: ErrorEnvelope | null;
   output: string | null;

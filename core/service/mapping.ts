@@ -157,6 +157,7 @@ export function runDetail(detail: StoreRunDetail, lineage: StoreRunLineage): Run
     agent: task.agent ?? '',
     status: taskStatusOf(task),
     maxAttempts: task.maxAttempts ?? Math.max(1, task.attempts),
+    ...(task.waitingUntil !== null ? { waitingUntil: task.waitingUntil } : {}),
     attempts: (byTask.get(task.taskId) ?? []).map((a) => attemptView(a, task)),
     error: task.error,
     output: task.output,

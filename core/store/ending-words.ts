@@ -3,8 +3,9 @@ import type { RunEnding } from './ending.js';
 
 /**
  * A failed run's ending error in the words an operator reads first (the CLI's `runs`): the root
- * cause, then how the run gave up on it, then what failed after it — "RUNTIME_TIMEOUT · Request
- * timed out. — gave up after 3 attempts". The window says the same
+ * cause and where it happened, then how the run gave up on it, then what failed after it —
+ * "RUNTIME_TIMEOUT in task 2:1 attempt 3 · Request timed out. — gave up after 3 attempts". The
+ * window says the same
  * (renderer/lib/failure-headline.ts `failureSummary`, held equal by its store test); the
  * renderer sees only the API's types, so the rule is written in both places.
  */
@@ -20,7 +21,7 @@ export function rootCauseIndex(chain: readonly Pick<FailureLink, 'how'>[]): numb
 }
 
 const attempts = (n: number): string => `${n} attempt${n === 1 ? '' : 's'}`;
-const at = (link: FailureLink): string => (link.taskId === null ? '' : link.attempt === null ? ` in task ${link.taskId}` : ` in task ${link.taskId} attempt ${link.attempt}`);
+const at = (link: Pick<FailureLink, 'taskId' | 'attempt'>): string => (link.taskId === null ? '' : link.attempt === null ? ` in task ${link.taskId}` : ` in task ${link.taskId} attempt ${link.attempt}`);
 
 function stepOf(link: FailureLink): string {
   switch (link.how) {
@@ -35,12 +36,15 @@ function stepOf(link: FailureLink): string {
   }
 }
 
-/** "RUNTIME_TIMEOUT · Request timed out. — gave up after 3 attempts" (see the module comment). */
+/** "RUNTIME_TIMEOUT in task 2:1 attempt 3 · Request timed out. — gave up after 3 attempts" (see the module comment). */
 export function endingSummary(ending: RunEnding): string {
   const chain = ending.chain;
   const r = rootCauseIndex(chain);
   const root = chain[r];
-  if (root === undefined) return ending.message ? `${ending.code} · ${ending.message}` : ending.code;
+  if (root === undefined) {
+    const where = at(ending);
+    return `${ending.code}${where}${ending.message ? ` · ${ending.message}` : ''}`;
+  }
   const steps: string[] = [];
   if (root.rethrown === true) steps.push('caught and rethrown');
   for (let i = r - 1; i >= 0; i -= 1) {
@@ -50,6 +54,6 @@ export function endingSummary(ending: RunEnding): string {
     if (link.rethrown === true) steps.push('caught and rethrown');
   }
   for (const link of chain.slice(r + 1)) steps.push(`a cancelled branch’s cleanup then failed: ${link.code}${at(link)}`);
-  const head = root.message ? `${root.code} · ${root.message}` : root.code;
+  const head = `${root.code}${at(root)}${root.message ? ` · ${root.message}` : ''}`;
   return steps.length > 0 ? `${head} — ${steps.join('; ')}` : head;
 }

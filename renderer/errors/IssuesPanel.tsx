@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { ErrorGroup, Issue, IssueSort } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { ErrorState, Loading } from '../components/states.js';
+import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { ISSUE_SORT_CHOICES, ISSUE_STATUS_CHOICES, type ErrorsQuery, type IssueStatusChoice } from './errors-query.js';
 import { IssuesTable, type IssueChange } from './IssuesTable.js';
@@ -102,6 +103,7 @@ export function IssuesPanel({
           {failure}
         </p>
       )}
+      <StaleNote failed={failedRead(state)} stream={false} />
       {state.status === 'loading' && !state.data ? (
         <Loading what="issues" />
       ) : state.status === 'error' && !state.data ? (

@@ -3,6 +3,7 @@ import type { FlowInfo } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { formatHash, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { useAsync } from '../lib/use-async.js';
 import { FlowView } from './FlowView.js';
 import { FlowCosts } from './FlowCosts.js';
@@ -65,6 +66,7 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
           Reload
         </button>
       </header>
+      <StaleNote failed={failedRead(state)} />
       <div className="flows-layout">
         <nav className="flow-list" aria-label="Flows">
           <h2>Examples</h2>

@@ -29,9 +29,9 @@ describe('the window and the CLI word a failure alike', () => {
     expect(said).toHaveLength(6);
     for (const [id, window, cli] of said) expect(window, id ?? '').toBe(cli);
     const byId = new Map(said.map(([id, window]) => [id, window]));
-    expect(byId.get('run_limit')).toMatch(/^RUNTIME_TIMEOUT · .* — gave up after 3 attempts$/);
-    expect(byId.get('run_thrown')).toMatch(/^RUNTIME_CRASHED · .* — the catch threw “deploy failed”$/);
-    expect(byId.get('run_rethrow')).toMatch(/^RUNTIME_CRASHED · .* — caught and rethrown$/);
+    expect(byId.get('run_limit')).toMatch(/^RUNTIME_TIMEOUT in task \d+:\d+ attempt 3 · .* — gave up after 3 attempts$/);
+    expect(byId.get('run_thrown')).toMatch(/^RUNTIME_CRASHED in task .* · .* — the catch threw “deploy failed”$/);
+    expect(byId.get('run_rethrow')).toMatch(/^RUNTIME_CRASHED in task .* · .* — caught and rethrown$/);
     expect(byId.get('run_finally')).toMatch(/ — then a finally failed: /);
   });
 });

@@ -114,10 +114,13 @@ export function failureHeadline(ending: EndingError, facts?: AttemptFacts): Fail
   };
 }
 
-/** The headline on one line: "RUNTIME_TIMEOUT · Request timed out. — gave up after 3 attempts". */
+/**
+ * The headline on one line, with where the root cause happened: "RUNTIME_TIMEOUT in Smoke tests
+ * attempt 3 · Request timed out. — gave up after 3 attempts" (a tooltip, Compare, the CLI).
+ */
 export function failureSummary(ending: EndingError, facts?: AttemptFacts): string {
   const h = failureHeadline(ending, facts);
-  const head = `${h.code}${h.end ? ` ${h.end}` : ''}${h.message ? ` · ${h.message}` : ''}`;
+  const head = `${h.code}${h.end ? ` ${h.end}` : ''}${h.where ? ` in ${h.where.label}` : ''}${h.message ? ` · ${h.message}` : ''}`;
   const tail = [h.gaveUp, ...h.after].filter((s) => s !== '').join('; ');
   return tail ? `${head} — ${tail}` : head;
 }

@@ -3,6 +3,7 @@ import type { RunSummary } from '../../core/service/api.js';
 import { focusSearchField, useShortcuts } from '../app/keyboard.js';
 import { formatHash, hrefToRun, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { StaleNote } from '../components/StaleNote.js';
 import { exactTotal, matchingLine } from './count-words.js';
 import { useRunActions, type RunActions } from './run-actions.js';
 import { IssueFilterChip } from './IssueFilterChip.js';
@@ -194,6 +195,7 @@ export function RunsPage() {
           {counts !== null && matchingLine(counts, filtered)}
         </span>
       </header>
+      <StaleNote />
       <RunsToolbar query={query} counts={counts} onChange={setQuery} />
       <IssueFilterChip query={query} onChange={setQuery} />
       <RunsBulk query={query} checkedRows={checkedRows} shownCount={rows.length} matchingTotal={exactTotal(counts)} clearTicks={() => setChecked(new Set())} />
