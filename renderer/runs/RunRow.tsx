@@ -20,6 +20,11 @@ export interface RunRowProps {
   checked: boolean;
   /** How much of an id's tail tells the listed runs apart (lib/run-ids.ts). */
   idTailLength: number;
+  /**
+   * The grid's one Tab stop when it is in this row: which of the row's controls (0 the tick box,
+   * 1 the run's link, 2… its actions; a larger number means its last) takes Tab; null elsewhere.
+   */
+  tabItem: number | null;
   onSelect: (index: number) => void;
   onCheck: (runId: string, checked: boolean, range: boolean) => void;
   onCancel: (run: RunSummary) => void;
@@ -85,6 +90,23 @@ function CostText({ usage }: { usage: NonNullable<RunSummary['usage']> }) {
   );
 }
 
+interface RowAction {
+  label: string;
+  ariaLabel?: string;
+  className: string;
+  onClick: () => void;
+}
+
+/** What can be done to the run from its row, in the order the arrow keys reach it. */
+function rowActions(run: RunSummary, on: Pick<RunRowProps, 'onCancel' | 'onRetry' | 'onResume'>): RowAction[] {
+  const actions: RowAction[] = [];
+  if (isOperable(run) && canCancel(run.status)) actions.push({ label: 'Cancel', ariaLabel: `Cancel run ${run.id}`, className: 'small danger-outline', onClick: () => on.onCancel(run) });
+  if (canStopWatching(run)) actions.push({ label: 'Stop watching', ariaLabel: `Stop watching session ${run.id}`, className: 'small danger-outline', onClick: () => on.onCancel(run) });
+  if (isOperable(run) && canResume(run.status) && run.status === 'interrupted') actions.push({ label: 'Resume', className: 'small', onClick: () => on.onResume(run) });
+  if (isOperable(run) && canRetry(run.status) && run.status !== 'completed') actions.push({ label: 'Retry', ariaLabel: `Retry run ${run.id}`, className: 'small', onClick: () => on.onRetry(run) });
+  return actions;
+}
+
 /** One row of the runs table; memoized so a live event re-renders only the rows it changed. */
 export const RunRow = memo(function RunRow({
   run,
@@ -94,12 +116,16 @@ export const RunRow = memo(function RunRow({
   selected,
   checked,
   idTailLength,
+  tabItem,
   onSelect,
   onCheck,
   onCancel,
   onRetry,
   onResume,
 }: RunRowProps) {
+  const actions = rowActions(run, { onCancel, onRetry, onResume });
+  const last = actions.length + 1;
+  const tab = (item: number): number => (tabItem !== null && Math.min(tabItem, last) === item ? 0 : -1);
   return (
     <div
       className={`grid-row runs-grid${selected ? ' selected' : ''}${checked ? ' checked' : ''}`}
@@ -115,6 +141,8 @@ export const RunRow = memo(function RunRow({
         <input
           type="checkbox"
           checked={checked}
+          data-item={0}
+          tabIndex={tab(0)}
           aria-label={`Select run ${run.id}`}
           onChange={(e) => onCheck(run.id, e.currentTarget.checked, (e.nativeEvent as MouseEvent).shiftKey)}
         />
@@ -129,7 +157,7 @@ export const RunRow = memo(function RunRow({
       </div>
       <div role="gridcell" className="cell-flow">
         <div className="flow-line">
-          <a href={hrefToRun(run.id)} className="run-link" title={run.flow}>
+          <a href={hrefToRun(run.id)} className="run-link" title={run.flow} data-item={1} tabIndex={tab(1)}>
             {run.flowName || run.flow}
           </a>
           {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
@@ -165,26 +193,11 @@ export const RunRow = memo(function RunRow({
         {run.errorCount}
       </div>
       <div role="gridcell" className="cell-actions">
-        {isOperable(run) && canCancel(run.status) && (
-          <button type="button" className="small danger-outline" onClick={() => onCancel(run)} aria-label={`Cancel run ${run.id}`}>
-            Cancel
+        {actions.map((a, i) => (
+          <button key={a.label} type="button" className={a.className} onClick={a.onClick} aria-label={a.ariaLabel} data-item={i + 2} tabIndex={tab(i + 2)}>
+            {a.label}
           </button>
-        )}
-        {canStopWatching(run) && (
-          <button type="button" className="small danger-outline" onClick={() => onCancel(run)} aria-label={`Stop watching session ${run.id}`}>
-            Stop watching
-          </button>
-        )}
-        {isOperable(run) && canResume(run.status) && run.status === 'interrupted' && (
-          <button type="button" className="small" onClick={() => onResume(run)}>
-            Resume
-          </button>
-        )}
-        {isOperable(run) && canRetry(run.status) && run.status !== 'completed' && (
-          <button type="button" className="small" onClick={() => onRetry(run)} aria-label={`Retry run ${run.id}`}>
-            Retry
-          </button>
-        )}
+        ))}
       </div>
     </div>
   );

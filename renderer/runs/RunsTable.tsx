@@ -2,6 +2,7 @@ import { useCallback, useMemo, useRef, useState } from 'react';
 import type { RunSummary } from '../../core/service/api.js';
 import { VirtualList } from '../components/VirtualList.js';
 import { distinctTailLength } from '../lib/run-ids.js';
+import { useGridRoving } from './grid-roving.js';
 import { NewRunsPill } from './NewRunsPill.js';
 import { RunRow, type RunRowProps } from './RunRow.js';
 import type { RunsSort, SortKey } from './runs-query.js';
@@ -24,7 +25,10 @@ const COLUMNS: { key: SortKey | null; label: string; className: string; title?: 
   { key: 'errors', label: 'Errors', className: 'cell-num col-secondary', title: 'errors journaled, retried or caught ones included' },
 ];
 
-export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top' | 'height' | 'selected' | 'checked' | 'idTailLength'> {
+/** The header's sort buttons (the tick box before them is item 0). */
+const SORTABLE = COLUMNS.filter((c) => c.key !== null).length;
+
+export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top' | 'height' | 'selected' | 'checked' | 'idTailLength' | 'tabItem'> {
   rows: readonly RunSummary[];
   sort: RunsSort;
   onSort: (key: SortKey) => void;
@@ -40,16 +44,33 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
   const allChecked = rows.length > 0 && rows.every((r) => checked.has(r.id));
   const someChecked = !allChecked && rows.some((r) => checked.has(r.id));
   const anchor = useNewRunsAnchor(rows);
-  const idTailLength = useMemo(() => distinctTailLength(rows.map((r) => r.id)), [rows]);
+  const idTailLength = useMemo(() => distinctTailLength(anchor.keys), [anchor.keys]);
+  const roving = useGridRoving({ rowIds: anchor.keys, cursor, onSelect: handlers.onSelect });
+  const tabRow = cursor >= 0 ? cursor : 0;
+  // The header's controls: the tick box (0), then each sort button (1…).
+  const headerTab = (item: number): number => (roving.focus.header && Math.min(roving.focus.item, SORTABLE) === item ? 0 : -1);
+  let sortItem = 0;
   return (
     <div className="runs-table-wrap">
       <NewRunsPill count={anchor.newAbove} onShow={anchor.showNew} />
-      <div className="table runs-table" role="grid" aria-label="Runs" aria-rowcount={rows.length + 1} tabIndex={-1} data-skip-target>
+      <div
+        ref={roving.gridRef}
+        className="table runs-table"
+        role="grid"
+        aria-label="Runs"
+        aria-rowcount={rows.length + 1}
+        tabIndex={-1}
+        data-skip-target
+        onKeyDown={roving.onKeyDown}
+        onFocus={roving.onFocus}
+      >
         <div className="grid-header runs-grid" role="row" aria-rowindex={1}>
           <div role="columnheader" className="cell-check">
             <input
               type="checkbox"
               aria-label="Select all shown runs"
+              data-item={0}
+              tabIndex={headerTab(0)}
               checked={allChecked}
               ref={(el) => {
                 if (el) el.indeterminate = someChecked;
@@ -66,7 +87,7 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
               title={c.title}
             >
               {c.key ? (
-                <button type="button" className="sort" onClick={() => onSort(c.key as SortKey)}>
+                <button type="button" className="sort" onClick={() => onSort(c.key as SortKey)} data-item={++sortItem} tabIndex={headerTab(sortItem)}>
                   {c.label}
                   <span className="sort-arrow" aria-hidden="true">
                     {sort.key === c.key ? (sort.desc ? '▾' : '▴') : ''}
@@ -106,6 +127,7 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
                 selected={index === cursor}
                 checked={checked.has(run.id)}
                 idTailLength={idTailLength}
+                tabItem={index === tabRow && !roving.focus.header ? roving.focus.item : null}
                 {...handlers}
               />
             );
