@@ -11,7 +11,7 @@ import { startServer, tempDir, type ServerHandle } from './support/server.js';
  * "3 new runs" pill says what arrived, and a click on it scrolls to the top where they are.
  */
 
-const ROW_HEIGHT = 44;
+const ROW_HEIGHT = 52;
 
 /** The run id of the row under a point, and that row's top edge. */
 function rowAt(page: Page, x: number, y: number): Promise<{ id: string | null; top: number | null }> {

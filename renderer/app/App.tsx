@@ -141,9 +141,15 @@ export function App() {
     if (route.path.length === 0) navigate('#/runs', { replace: true });
   }, [route.path.length]);
 
-  // Move the focus to the page on navigation, for screen readers and keyboard users.
+  // Move the focus to the page on navigation, for screen readers and keyboard users. Not when the
+  // window opens: then the first Tab is the skip link, as on any page.
   const main = useRef<HTMLElement>(null);
+  const opened = useRef(false);
   useEffect(() => {
+    if (!opened.current) {
+      opened.current = true;
+      return;
+    }
     if (document.activeElement === document.body) main.current?.focus({ preventScroll: true });
   }, [section, id]);
 

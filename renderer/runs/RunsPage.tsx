@@ -144,7 +144,13 @@ export function RunsPage() {
     return current ? [current] : [];
   };
 
-  useRunsShortcuts({ rows, cursor, checked, move, onCheck, setChecked, setCursorId, actions, targets });
+  // j / k move the cursor and take the focus into the table with it: one key press from anywhere on the screen.
+  const [focusRequest, setFocusRequest] = useState(0);
+  const moveAndFocus = (delta: number): void => {
+    move(delta);
+    setFocusRequest((n) => n + 1);
+  };
+  useRunsShortcuts({ rows, cursor, checked, move: moveAndFocus, onCheck, setChecked, setCursorId, actions, targets });
 
   const filtered = isFiltered(query);
   const nearEnd = useCallback((index: number) => {
@@ -184,6 +190,7 @@ export function RunsPage() {
         onResume={onResume}
         onRowsShown={nearEnd}
         loadingMore={state.loadingMore}
+        focusRequest={focusRequest}
       />
     );
 

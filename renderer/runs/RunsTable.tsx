@@ -38,14 +38,16 @@ export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top
   /** Told the index past the last mounted row (the page loads more near the end). */
   onRowsShown?: (end: number) => void;
   loadingMore?: boolean;
+  /** Bumped when the cursor moved by j / k from outside the grid: the focus follows it in. */
+  focusRequest?: number;
 }
 
-export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onRowsShown, loadingMore = false, ...handlers }: RunsTableProps) {
+export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onRowsShown, loadingMore = false, focusRequest = 0, ...handlers }: RunsTableProps) {
   const allChecked = rows.length > 0 && rows.every((r) => checked.has(r.id));
   const someChecked = !allChecked && rows.some((r) => checked.has(r.id));
   const anchor = useNewRunsAnchor(rows);
   const idTailLength = useMemo(() => distinctTailLength(anchor.keys), [anchor.keys]);
-  const roving = useGridRoving({ rowIds: anchor.keys, cursor, onSelect: handlers.onSelect });
+  const roving = useGridRoving({ rowIds: anchor.keys, cursor, onSelect: handlers.onSelect, focusRequest });
   const tabRow = cursor >= 0 ? cursor : 0;
   // The header's controls: the tick box (0), then each sort button (1…).
   const headerTab = (item: number): number => (roving.focus.header && Math.min(roving.focus.item, SORTABLE) === item ? 0 : -1);

@@ -61,8 +61,12 @@ export function moveStop(key: string, ctrl: boolean, at: { focus: GridFocus; row
   }
 }
 
-export function useGridRoving(options: { rowIds: readonly string[]; cursor: number; onSelect: (index: number) => void }): Roving {
-  const { rowIds, cursor, onSelect } = options;
+/**
+ * `focusRequest`: bumped when the keyboard cursor moved from outside the grid (j / k anywhere on
+ * the screen): the focus follows it into the grid, so one key press reaches the table.
+ */
+export function useGridRoving(options: { rowIds: readonly string[]; cursor: number; onSelect: (index: number) => void; focusRequest: number }): Roving {
+  const { rowIds, cursor, onSelect, focusRequest } = options;
   const [focus, setFocus] = useState<GridFocus>({ header: false, item: 1 });
   const gridRef = useRef<HTMLDivElement>(null);
   const pending = useRef(false);
@@ -101,8 +105,13 @@ export function useGridRoving(options: { rowIds: readonly string[]; cursor: numb
     [rowIds, cursor, onSelect],
   );
 
+  const requested = useRef(focusRequest);
   // After a key moved the stop: focus it once its row is mounted (the list scrolls it into view first).
   useLayoutEffect(() => {
+    if (requested.current !== focusRequest) {
+      requested.current = focusRequest;
+      pending.current = true;
+    }
     if (!pending.current) return;
     let frames = 0;
     let handle = 0;
@@ -117,7 +126,7 @@ export function useGridRoving(options: { rowIds: readonly string[]; cursor: numb
     };
     place();
     return () => cancelAnimationFrame(handle);
-  }, [focus, row, rowIds]);
+  }, [focus, row, rowIds, focusRequest]);
 
   return { focus, gridRef, onKeyDown, onFocus };
 }
