@@ -73,6 +73,15 @@ describe('a scrolled Runs table under live inserts', () => {
       await page.setViewportSize({ width, height: 900 });
       await page.emulateMedia({ colorScheme: scheme });
       await app.screenshot(`runs-new-runs-pill-${width}-${scheme}`);
+      // The pill covers nothing: no row, no heading's button or tick box (it sits over the actions heading, which shows none).
+      const covered = await pill.evaluate((el) => {
+        const p = el.getBoundingClientRect();
+        const hits = (r: DOMRect): boolean => r.width > 0 && r.left < p.right && r.right > p.left && r.top < p.bottom && r.bottom > p.top;
+        return [...document.querySelectorAll('.runs-table [role="row"][data-run-id], .grid-header button, .grid-header input')]
+          .filter((other) => hits(other.getBoundingClientRect()))
+          .map((other) => other.getAttribute('data-run-id') ?? other.textContent ?? other.outerHTML.slice(0, 60));
+      });
+      expect(covered).toEqual([]);
       const bad = seriousOrCritical(await runAxe(page));
       expect(bad, describeViolations(`runs with the pill (${width} px, ${scheme})`, bad)).toEqual([]);
       // At 900 px too, every row shows its flow's name.
