@@ -12,7 +12,7 @@ import { BIN, ROOT, startServer, tempDir, type ServerHandle } from './support/se
  * ("Triage the incidents: {ctx}") times out three times and gives up; a flow with a catch block
  * takes one step more when it runs; a bulk import's runs share the front of their ids. Each label
  * is read where the operator reads it — the run header, the Runs list, the timeline, Compare,
- * the Errors issues, the CLI — in both themes at 1440 and 900 px, with axe on each.
+ * the Errors issues (an ignored one says until when), the CLI — in both themes at 1440 and 900 px, with axe on each.
  */
 
 const FAKE = 'agent assistant:\n  runtime: "fake"\n\n';
@@ -155,6 +155,48 @@ describe('labels that say what is true', () => {
     await culprit.waitFor();
     expect(await culprit.textContent()).toBe(`triage › ${RENDERED}`);
     expect(await culprit.getAttribute('title')).toBe(`prompt as written: ${TEMPLATE}`);
+  });
+
+  it('an ignored issue says until when, in the Errors issues and the CLI', async () => {
+    const { page } = app;
+    const row = () => page.locator('.issues-table tbody tr', { has: page.locator('.issue-culprit', { hasText: RENDERED }) });
+    await app.go('#/errors?range=24h&code=RUNTIME_TIMEOUT');
+    await row().waitFor();
+    const id = (await row().getAttribute('data-fingerprint')) as string;
+    const before = Date.now();
+    await row().getByLabel('Ignore RUNTIME_TIMEOUT').selectOption({ label: 'Ignore for 24 hours' });
+    await row().waitFor({ state: 'detached' });
+
+    await app.go('#/errors?range=24h&code=RUNTIME_TIMEOUT&istatus=ignored');
+    const chip = row().getByTestId('issue-status');
+    await chip.waitFor();
+    await look('ignored', () => chip.waitFor());
+    // The same time tomorrow: said with its date, the exact time on hover.
+    const title = (await chip.getAttribute('title')) as string;
+    const exact = /^ignored until (\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):\d{2}\.\d{3}, then unresolved again: changed by window$/.exec(title);
+    expect(exact, title).not.toBeNull();
+    const [, y, mo, d, h, mi] = (exact ?? []).map(Number);
+    const end = new Date(y ?? 0, (mo ?? 1) - 1, d, h, mi).getTime();
+    expect(end).toBeGreaterThanOrEqual(Math.floor((before + 86_400_000) / 60_000) * 60_000);
+    expect(end).toBeLessThanOrEqual(Date.now() + 86_400_000);
+    const month = new Date(end).toLocaleDateString('en-GB', { month: 'short' });
+    expect(await chip.textContent()).toBe(`ignored until ${d} ${month} ${String(h).padStart(2, '0')}:${String(mi).padStart(2, '0')}`);
+    const cliLine = () =>
+      execFileSync(process.execPath, [BIN, 'issues', '--db', server.dbPath, '--status', 'ignored'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, HIVEWATCH_DB: '' } })
+        .split('\n')
+        .find((l) => l.startsWith(id));
+    expect(cliLine()).toMatch(/^\S+ +ignored \(until \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\) +\d/);
+
+    // Reopened and ignored until ten more: the count is the end.
+    await row().getByRole('button', { name: 'Reopen' }).click();
+    await row().waitFor({ state: 'detached' });
+    await app.go('#/errors?range=24h&code=RUNTIME_TIMEOUT');
+    await row().getByLabel('Ignore RUNTIME_TIMEOUT').selectOption({ label: 'Ignore until 10 more' });
+    await row().waitFor({ state: 'detached' });
+    await app.go('#/errors?range=24h&code=RUNTIME_TIMEOUT&istatus=ignored');
+    await chip.waitFor();
+    expect(await chip.textContent()).toBe('ignored until 10 more occurrences');
+    expect(cliLine()).toMatch(/^\S+ +ignored \(until 10 more occurrences\) +\d/);
   });
 
   it('STEP is the step reached of the steps the flow takes, never of max-steps', async () => {

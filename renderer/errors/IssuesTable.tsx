@@ -2,6 +2,8 @@ import type { Issue, IssueAction, SetIssueStatusInput } from '../../core/service
 import { RelativeTime } from '../components/Time.js';
 import { formatHash } from '../app/router.js';
 import { colorFor } from '../lib/theme.js';
+import { useNow } from '../lib/use-now.js';
+import { ignoreWords } from './ignore-words.js';
 import { Sparkline } from './Sparkline.js';
 
 /** What the Ignore menu offers: the durations and conditions of `hivewatch issues ignore`. */
@@ -22,11 +24,23 @@ function statusLabel(issue: Issue): string {
   return issue.status;
 }
 
-function StatusChip({ issue }: { issue: Issue }) {
-  const label = statusLabel(issue);
-  const why = issue.changedBy ? `${issue.status}: changed by ${issue.changedBy}${issue.reason ? ` (${issue.reason})` : ''}` : issue.status;
+const changedBy = (issue: Issue): string => (issue.changedBy ? `: changed by ${issue.changedBy}${issue.reason ? ` (${issue.reason})` : ''}` : '');
+
+/** An ignored issue's chip says when the ignore ends: a time, a count of occurrences, or an escalation. */
+function IgnoredChip({ issue }: { issue: Issue }) {
+  const words = ignoreWords(issue.ignore, useNow());
   return (
-    <span className={`chip issue-status issue-${label}`} title={why} data-testid="issue-status">
+    <span className="chip issue-status issue-ignored" title={`${words.title}${changedBy(issue)}`} data-testid="issue-status">
+      <span className="issue-status-words">{words.label}</span>
+    </span>
+  );
+}
+
+function StatusChip({ issue }: { issue: Issue }) {
+  if (issue.status === 'ignored') return <IgnoredChip issue={issue} />;
+  const label = statusLabel(issue);
+  return (
+    <span className={`chip issue-status issue-${label}`} title={`${issue.status}${changedBy(issue)}`} data-testid="issue-status">
       {label}
     </span>
   );
