@@ -67,7 +67,7 @@ export default tseslint.config(
   {
     files: ['core/**/*.ts'],
     ignores: [...TEST_FILES, ...TEST_SUPPORT],
-    rules: { 'import-x/no-restricted-paths': ['error', { zones: coreZones }] },
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: coreZones }] },
   },
   {
     files: ['shell-common/**'],

@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
 import { launchBrowser, openApp, type AppPage } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
+
+/**
+ * The middle of bucket `index` of the series chart's `buckets`, in page pixels: the plot runs
+ * along recharts' X axis line, cut into equal bands.
+ */
+async function bucketPoint(page: Page, index: number, buckets: number): Promise<[number, number]> {
+  const axis = await page.locator('.series-chart .recharts-xAxis .recharts-cartesian-axis-line').boundingBox();
+  if (!axis) throw new Error('the series chart has no X axis drawn');
+  return [axis.x + ((index + 0.5) * axis.width) / buckets, axis.y - 40];
+}
 
 /** Journey: filter errors by category, drill down to one occurrence, follow it to its run. */
 describe('error explorer', () => {
@@ -117,15 +128,80 @@ describe('error explorer', () => {
     // loads, and a drag across it at bar 20 landed on bar 49 of the 61 that replaced it (CI).
     await expect.poll(async () => Number(await to.getAttribute('max'))).toBeGreaterThanOrEqual(59);
     await expect.poll(() => page.getByTestId('errors-total').textContent()).not.toMatch(/between|refreshing/);
-    const buckets = page.locator('.series-chart .chart-hit');
-    await buckets.nth(20).hover();
+    const buckets = Number(await to.getAttribute('max')) + 1;
+    await page.mouse.move(...(await bucketPoint(page, 20, buckets)));
     await page.mouse.down();
-    await buckets.nth(15).hover();
-    await buckets.nth(10).hover();
+    await page.mouse.move(...(await bucketPoint(page, 15, buckets)));
+    await page.mouse.move(...(await bucketPoint(page, 10, buckets)));
     await page.mouse.up();
     await expect.poll(() => from.inputValue()).toBe('10');
     expect(await to.inputValue()).toBe('20');
     await page.getByRole('button', { name: 'Zoom to selection' }).waitFor();
     expect(app.problems).toEqual([]);
+  });
+
+  it('draws the four charts with recharts once the numbers are up: values on hover, a click filters, no text measured, axe clean', async () => {
+    const looked = await openApp(browser, server, { hash: '#/errors?range=all', bypassCSP: true });
+    try {
+      const { page } = looked;
+      // Installed before the window's scripts: a reload then loads the screen cold with it watching.
+      await page.addInitScript(() => {
+        const w = window as unknown as { __atFirstChart?: { total: string; issues: number } };
+        new MutationObserver(() => {
+          if (w.__atFirstChart || !document.querySelector('.chart-card .recharts-surface')) return;
+          w.__atFirstChart = { total: document.querySelector('[data-testid="errors-total"]')?.textContent ?? '', issues: document.querySelectorAll('.groups-table tbody tr').length };
+        }).observe(document, { subtree: true, childList: true });
+      });
+      await page.reload();
+      await expect.poll(() => page.locator('.chart-card .recharts-surface').count()).toBe(4);
+      await expect.poll(() => page.locator('.chart-card .chart-pending').count()).toBe(0);
+
+      // Hover: a count bar shows its whole label and count, the same as the card's list says.
+      const codes = page.locator('.chart-card[aria-label="Errors by code"]');
+      await codes.locator('.chart-bar').first().hover();
+      const tip = codes.locator('.chart-tooltip');
+      await tip.waitFor();
+      const title = (await tip.locator('.chart-tooltip-title').textContent()) ?? '';
+      const count = (await tip.locator('.chart-tooltip-count').textContent()) ?? '';
+      expect(count).toMatch(/^\d[\d,]*$/);
+      expect(await codes.locator('ul.visually-hidden li').allTextContents()).toContain(`${title}: ${count}`);
+      // Over time: a bar's bucket, its time and each category's count.
+      await page.locator('.series-chart .chart-bar').last().hover();
+      const seriesTip = page.locator('.series-chart .chart-tooltip');
+      await seriesTip.waitFor();
+      expect(await seriesTip.locator('.chart-tooltip-title').textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+      expect(await seriesTip.locator('.chart-tooltip-row').count()).toBeGreaterThan(0);
+      await looked.screenshot('errors-recharts-hover');
+      // Fixed ticks, labels drawn as plain text: recharts never made its text-measuring element.
+      expect(await page.evaluate(() => document.getElementById('recharts_measurement_span'))).toBeNull();
+
+      await page.mouse.move(0, 0);
+      for (const width of [1440, 900]) {
+        for (const scheme of ['light', 'dark'] as const) {
+          await page.setViewportSize({ width, height: 900 });
+          await page.emulateMedia({ colorScheme: scheme });
+          await page.locator('.charts-row').scrollIntoViewIfNeeded();
+          await looked.screenshot(`errors-recharts-${width}-${scheme}`);
+          await page.locator('.series-chart').scrollIntoViewIfNeeded();
+          await looked.screenshot(`errors-recharts-series-${width}-${scheme}`);
+          const serious = seriousOrCritical(await runAxe(page));
+          expect(serious, describeViolations(`Errors with recharts at ${width} px, ${scheme}`, serious)).toEqual([]);
+          expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+        }
+      }
+
+      // A click on a bar filters by its key.
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await page.emulateMedia({ colorScheme: 'light' });
+      await codes.locator('.chart-bar').first().click();
+      await page.waitForURL(new RegExp(`code=${encodeURIComponent(title)}`));
+      // The drawing came after the counts and the issues were on the page.
+      const atFirst = await page.evaluate(() => (window as unknown as { __atFirstChart?: { total: string; issues: number } }).__atFirstChart);
+      expect(atFirst?.total).toMatch(/\d/);
+      expect(atFirst?.issues).toBeGreaterThan(0);
+      expect(looked.problems).toEqual([]);
+    } finally {
+      await looked.close();
+    }
   });
 });

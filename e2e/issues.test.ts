@@ -64,7 +64,7 @@ describe('error issues in the window', () => {
     await lookAt(page, 'errors', '#groups-title');
     // A chart's tooltip on the dark theme: its items read in the theme's text colour, not black.
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.locator('.bar-chart .chart-hit').first().hover();
+    await page.locator('.count-chart .chart-bar').first().hover();
     await page.locator('.chart-tooltip .chart-tooltip-row').first().waitFor();
     const tooltip = seriousOrCritical(await runAxe(page));
     expect(tooltip, describeViolations('a chart tooltip, dark', tooltip)).toEqual([]);

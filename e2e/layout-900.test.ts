@@ -112,20 +112,22 @@ describe('layout at 900 px wide', () => {
 
     await app.go('#/errors');
     await page.locator('.chart-bar').first().waitFor();
-    await page.locator('.svg-chart text').first().waitFor();
+    // recharts draws the four charts a frame after the numbers: wait for every one.
+    await expect.poll(() => page.locator('.chart-card svg.recharts-surface').count()).toBe(4);
     await app.screenshot('layout-900-errors');
     await page.locator('.chart-card').last().scrollIntoViewIfNeeded();
     await app.screenshot('layout-900-errors-series');
     expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
     // Every axis label lies inside its chart's drawing area.
-    const outside = await page.locator('.svg-chart text').evaluateAll((texts) =>
+    const labels = page.locator('.chart-card svg.recharts-surface text');
+    const outside = await labels.evaluateAll((texts) =>
       texts.flatMap((t) => {
         const svg = (t as SVGElement).ownerSVGElement?.getBoundingClientRect();
         const r = t.getBoundingClientRect();
         return svg && (r.left < svg.left - 0.5 || r.right > svg.right + 0.5 || r.top < svg.top - 0.5 || r.bottom > svg.bottom + 0.5) ? [t.textContent ?? ''] : [];
       }),
     );
-    expect(await page.locator('.svg-chart text').count()).toBeGreaterThan(0);
+    expect(await labels.count()).toBeGreaterThan(0);
     expect(outside).toEqual([]);
 
     await page.emulateMedia({ colorScheme: 'dark' });

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetail } from '../core/service/api.js';
 import { launchBrowser, openApp, type AppPage } from './support/browser.js';
+import { editorText, pasteOver } from './support/editor.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
 /** The flow of core/cli/secrets.test.ts: the secret goes to stdout, stderr, an output passed on, a caught and a thrown error. */
@@ -107,15 +108,15 @@ describe('a secret printed by an agent is on no screen', () => {
     const { page } = app;
     await app.go('#/flows/user/leak.prose');
     await page.locator('#flow-title', { hasText: 'leak' }).waitFor();
-    await page.locator('.source', { hasText: 'API_TOKEN=[secret API_TOKEN]' }).waitFor();
+    await page.locator('.cm-content', { hasText: 'API_TOKEN=[secret API_TOKEN]' }).waitFor();
     // A setting beside the secrets is shown as written: only secret-named or declared values are hidden.
-    expect(await page.locator('.source').textContent()).toContain('"MODE=timeout"');
+    expect(await page.locator('.cm-content').textContent()).toContain('"MODE=timeout"');
     await look('Flows');
     await page.getByRole('button', { name: 'Edit a draft and check it' }).click();
     const editor = page.getByRole('textbox', { name: 'Flow draft' });
-    const shown = await editor.inputValue();
+    const shown = await editorText(editor);
     expect(shown).toContain('"DB_PASSWORD=[secret DB_PASSWORD]"');
-    await editor.fill(`# edited in the window\n${shown}`);
+    await pasteOver(editor, `# edited in the window\n${shown}`);
     await page.locator('[data-testid="check-result"]', { hasText: '✓ The draft checks.' }).waitFor();
     await look('the draft editor');
     await page.getByRole('textbox', { name: 'Flow file name' }).fill('leak-edited');

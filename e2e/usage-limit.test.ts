@@ -1,6 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { HivewatchEvent } from '../core/service/api.js';
@@ -8,6 +6,7 @@ import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js'
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
 import { BIN, ROOT, eventsOf, startServer, tempDir, type ServerHandle } from './support/server.js';
 import { usageLimitSession } from '../core/testing/usage-limit-otlp.js';
+import { writeCliStandIn } from '../core/testing/cli-stand-in.js';
 
 /**
  * Journey (issue #22 part 3): a run whose agent (the claude-code preset running a stand-in that
@@ -27,10 +26,10 @@ process.stdout.write(JSON.stringify({ type: 'result', subtype: 'success', is_err
 process.exitCode = 1;
 `;
 
-const flowOf = (script: string): string => `# A coding session whose agent has hit its subscription's usage limit.
+const flowOf = (claude: string): string => `# A coding session whose agent has hit its subscription's usage limit.
 agent coder:
   runtime: "claude-code"
-  command: "${process.execPath} ${script}"
+  command: "${claude}"
 
 session: coder (retry: 2)
   prompt: "Fix the flaky test"
@@ -59,10 +58,9 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
 
   beforeAll(async () => {
     const dir = tempDir('usage-limit');
-    const script = join(dir, 'claude-stand-in.js');
-    writeFileSync(script, STAND_IN);
+    const claude = writeCliStandIn(dir, 'claude', STAND_IN);
     // The receiver on a free port: the external session below is sent to it.
-    server = await startServer({ dir, flows: { 'usage-limit.prose': flowOf(script) }, args: ['--otel-port', '0'] });
+    server = await startServer({ dir, flows: { 'usage-limit.prose': flowOf(claude) }, args: ['--otel-port', '0'] });
     browser = await launchBrowser();
   });
 

@@ -3,15 +3,16 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { cachedHistory } from './bulk-seed.js';
-import { ERRORS_FILLED, waitMark } from './page-marks.js';
+import { ERRORS_CHARTS, waitMark } from './page-marks.js';
 import { ensureProductionRenderer } from './renderer-build.js';
 import { startServe, stopServe, type Serve } from './serve.js';
 
 /**
  * The Errors screen's page-side work (issue #24 part 1): on a loaded machine wall times say
- * little, so this reads what the renderer itself spent until every panel was filled — the main
- * thread's script and task time (Chromium's Performance domain) and the time from the last API
- * response to "filled". Each sample opens the screen cold on a fresh serve of the cached 1M
+ * little, so this reads what the renderer itself spent until every panel was filled (the
+ * numbers and the four recharts charts drawn) — the main thread's script and task time
+ * (Chromium's Performance domain) and the time from the last API response to "filled". Each
+ * sample opens the screen cold on a fresh serve of the cached 1M
  * history (any age: the 24 h range always holds errors). `--samples N` (default 5), `--range R`
  * (default 24h), `--size N` (default 1,000,000).
  */
@@ -39,7 +40,7 @@ async function openOnce(url: string): Promise<Sample> {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
     await page.goto(url);
-    const filledMs = await waitMark(page, ERRORS_FILLED);
+    const filledMs = await waitMark(page, ERRORS_CHARTS);
     const { metrics } = await cdp.send('Performance.getMetrics');
     const metric = (name: string): number => Math.round((metrics.find((m) => m.name === name)?.value ?? 0) * 1000);
     const lastResponse = await page.evaluate(

@@ -5,48 +5,68 @@ import type { Browser, Page } from 'playwright-core';
 /** What the history bench waits for in the page, timed from inside it (every frame). */
 
 export const FIRST_ROW = "document.querySelector('.runs-table [data-run-id]') !== null";
-/** The Errors screen with every panel filled: totals, the chart, the groups with their sparklines, occurrences. */
-export const ERRORS_FILLED = `document.querySelector('.errors-page') !== null
+/**
+ * The Errors screen's numbers: the totals, the issues with their sparklines, the occurrences,
+ * nothing loading. The four charts may still be drawing (recharts comes in its own chunk and
+ * draws a frame after these paint).
+ */
+export const ERRORS_NUMBERS = `document.querySelector('.errors-page') !== null
   && document.querySelector('main .state-loading') === null
   && document.querySelector('.groups-table svg.sparkline') !== null
   && document.querySelector('.occurrence') !== null
   && document.querySelector('[data-testid="errors-total"]')?.textContent !== ''`;
 
+/** The numbers, and every one of the four charts drawn by recharts (its bars in the page), or saying it has none. */
+export const ERRORS_CHARTS = `(${ERRORS_NUMBERS})
+  && document.querySelectorAll('.chart-card').length === 4
+  && [...document.querySelectorAll('.chart-card')].every((card) => card.querySelector('.chart-empty') !== null || card.querySelector('.recharts-bar-rectangle') !== null)`;
+
 const MARK_TIMEOUT_MS = 120_000;
 
 /** performance.now() of the first frame in which `test` holds (rejects after two minutes). */
-export function waitMark(page: Page, test: string): Promise<number> {
+export async function waitMark(page: Page, test: string): Promise<number> {
+  const [at] = await waitMarks(page, [test]);
+  return at as number;
+}
+
+/** performance.now() of the first frame in which each of `tests` holds, all watched from one frame loop (rejects after two minutes). */
+function waitMarks(page: Page, tests: readonly string[]): Promise<number[]> {
   return page.evaluate(
-    ({ source, timeout }) =>
-      new Promise<number>((done, fail) => {
-        const check = new Function(`return (${source})`) as () => boolean;
+    ({ sources, timeout }) =>
+      new Promise<number[]>((done, fail) => {
+        const checks = sources.map((source) => new Function(`return (${source})`) as () => boolean);
+        const seen: (number | null)[] = sources.map(() => null);
         const until = performance.now() + timeout;
         const frame = (): void => {
-          if (check()) done(performance.now());
-          else if (performance.now() > until) fail(new Error(`not seen within ${timeout} ms: ${source}`));
+          const now = performance.now();
+          checks.forEach((check, i) => {
+            if (seen[i] === null && check()) seen[i] = now;
+          });
+          if (seen.every((at) => at !== null)) done(seen as number[]);
+          else if (now > until) fail(new Error(`not seen within ${timeout} ms: ${sources.filter((_, i) => seen[i] === null).join(' / ')}`));
           else requestAnimationFrame(frame);
         };
         frame();
       }),
-    { source: test, timeout: MARK_TIMEOUT_MS },
+    { sources: [...tests], timeout: MARK_TIMEOUT_MS },
   );
 }
 
 export interface Opened {
-  /** Navigation start → `test` first held. */
-  ms: number;
+  /** Navigation start → each test first held, in the order of the tests. */
+  marks: number[];
   page: Page;
   close: () => Promise<void>;
 }
 
-/** Opens `url` in a fresh browser context (no HTTP cache, no storage) and times it until `test` holds. */
-export async function openAt(browser: Browser, url: string, test: string): Promise<Opened> {
+/** Opens `url` in a fresh browser context (no HTTP cache, no storage) and times it until each of `tests` holds. */
+export async function openAt(browser: Browser, url: string, tests: readonly string[]): Promise<Opened> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   await page.addInitScript(recordRunPages);
   await page.goto(url);
-  const ms = await waitMark(page, test);
-  return { ms, page, close: () => context.close() };
+  const marks = await waitMarks(page, tests);
+  return { marks, page, close: () => context.close() };
 }
 
 /**

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSqliteStore } from '../store/index.js';
 import { usageLimitWait } from '../store/testing/usage-limit-journal.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
+import { writeCliStandIn } from '../testing/cli-stand-in.js';
 
 /**
  * `hivewatch runs --status waiting-limit` through the real binary (dist/, built by the test
@@ -82,10 +83,9 @@ process.exitCode = 1;
 
 describe('hivewatch run waiting for a usage limit, cancelled from the terminal', () => {
   it('says until when it waits, and Ctrl-C ends the run at once (exit 3), not at the reset', async () => {
-    const script = join(dir, 'claude-stand-in.js');
-    writeFileSync(script, STAND_IN);
+    const claude = writeCliStandIn(dir, 'claude', STAND_IN);
     const flow = join(dir, 'limited.prose');
-    writeFileSync(flow, `agent coder:\n  runtime: "claude-code"\n  command: "${process.execPath} ${script}"\n\nsession: coder (retry: 2)\n  prompt: "Fix the flaky test"\n`);
+    writeFileSync(flow, `agent coder:\n  runtime: "claude-code"\n  command: "${claude}"\n\nsession: coder (retry: 2)\n  prompt: "Fix the flaky test"\n`);
     const child = spawn(process.execPath, [BIN, 'run', flow, '--db', join(dir, 'terminal.db')], { env: { ...process.env, HIVEWATCH_DB: '' } });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -55,7 +55,7 @@ describe('attempt trace in the journal', () => {
       [
         'agent tool:',
         '  runtime: "command"',
-        `  command: "sh -c 'echo token=$TOKEN; echo \\"$1\\" >&2; exit 3' sh {prompt}"`,
+        `  command: "sh -c 'echo token=$TOKEN; echo \\"$HIVEWATCH_PROMPT\\" >&2; exit 3'"`,
         `  env: ["TOKEN=${SECRET}"]`,
         `session: tool`,
         `  prompt: "deploy now"`,
@@ -63,7 +63,7 @@ describe('attempt trace in the journal', () => {
     );
     const { events } = await runPlan(plan, { registry: createRuntimeRegistry() });
     const started = ofType(events, 'attemptStarted')[0];
-    expect(started?.argv).toEqual(['sh', '-c', 'echo token=$TOKEN; echo "$1" >&2; exit 3', 'sh', 'deploy now']);
+    expect(started?.argv).toEqual(['sh', '-c', 'echo token=$TOKEN; echo "$HIVEWATCH_PROMPT" >&2; exit 3']);
     expect(started?.prompt).toBeUndefined();
     const failed = ofType(events, 'attemptFailed')[0];
     expect(failed?.trace).toEqual({ exitCode: 3, signal: null, stdoutTail: 'token=[secret TOKEN]\n', stderrTail: 'deploy now\n' });

@@ -27,7 +27,7 @@ describe('parser: agents', () => {
       [
         'agent coder:',
         '  runtime: "command"',
-        '  command: "claude -p {prompt}"',
+        '  command: "printf \'%s\' {prompt}"',
         '  timeout: 10m',
         '  retry: 2',
         '  backoff: [1s, "5s"]',

@@ -20,7 +20,7 @@ export const BUILTIN_AGENTS: readonly string[] = ['fake', 'claude-code', 'codex-
 export interface AgentSpec {
   name: string;
   runtime: RuntimeKind;
-  /** For `command`: the command line template (`{prompt}` is substituted as one argument). */
+  /** The command line template: a value only where core/flow/command-safety.ts allows it, as one argument. */
   command: Template | null;
   /** Run `command` through `/bin/sh -c` instead of splitting it into argv. */
   shell: boolean;

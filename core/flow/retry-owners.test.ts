@@ -37,7 +37,7 @@ describe('one retry owner, checked', () => {
   });
 
   it('an agent whose own policy retries is reported once, at its declaration, however many sessions inherit it', () => {
-    const source = `agent helper:\n  runtime: "command"\n  command: "claude -p {prompt}"\n  retry: 2\n  env: ["FOO=1", "CLAUDE_CODE_MAX_RETRIES=5"]\n` +
+    const source = `agent helper:\n  runtime: "command"\n  command: "claude -p"\n  retry: 2\n  env: ["FOO=1", "CLAUDE_CODE_MAX_RETRIES=5"]\n` +
       'session: helper\n  prompt: "a"\nsession: helper\n  prompt: "b"\nsession: helper\n  prompt: "c"\n  retry: 0\n';
     expect(problems(source)).toEqual([
       '1:1 error: two layers retry the sessions of agent "helper": the engine (the agent\'s retry: 2) and Claude Code itself ' +

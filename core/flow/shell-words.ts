@@ -6,11 +6,12 @@ import type { TemplateRef } from './template.js';
  * quoting ('...', "...", backslash), keeping each `{name}` as a placeholder inside its word.
  * The check (`command-safety.ts`) reads the words to see where a placeholder lands, and the
  * runtime (`core/runtimes/command-line.ts`) fills the same words in: one splitter, so the two can
- * never disagree about which argument a value becomes.
+ * never disagree about which argument a value becomes. A value is never split: it is appended
+ * to its word verbatim.
  */
 
 /** A piece of one word: literal text (quotes removed) or a placeholder. */
-export type WordPiece = string | TemplateRef;
+type WordPiece = string | TemplateRef;
 
 export interface TemplateWord {
   pieces: WordPiece[];
@@ -24,7 +25,7 @@ export class TemplateSplitError extends Error {
 }
 
 /** Inside double quotes a backslash only escapes these (as in sh). */
-export const DOUBLE_QUOTE_ESCAPABLE = new Set(['"', '\\', '$', '`']);
+const DOUBLE_QUOTE_ESCAPABLE = new Set(['"', '\\', '$', '`']);
 const WHITESPACE = /\s/;
 
 class WordBuilder {
@@ -94,36 +95,4 @@ export function splitTemplateWords(template: Template): TemplateWord[] {
   if (quote !== null) throw new TemplateSplitError(`unterminated ${quote === "'" ? 'single' : 'double'} quote in command`);
   out.end();
   return out.words;
-}
-
-// ---- what the shell scan (`shell-scan.ts`) answers ----------------------------------------
-
-export type RefPlace = 'bare' | 'single' | 'double';
-
-/** A word of a top-level simple command. */
-export interface ScanWord {
-  pieces: WordPiece[];
-  /** Some of it was quoted or escaped (then it is never a reserved word or an assignment). */
-  quoted: boolean;
-  /** It contains an expansion ($x, $(…), `…`) whose value only the shell knows. */
-  expands: boolean;
-  /** The target of a redirection (`> file`). */
-  redirect: boolean;
-  /** Quoting began before any `=`: `"X=1"` is a command word, not an assignment. */
-  quotedName: boolean;
-}
-
-export interface ShellScan {
-  /** Refs at the top level, by object identity: how the renderer must quote each value. */
-  places: Map<TemplateRef, RefPlace>;
-  /** Refs the shell would parse again, with the construct they are in. */
-  refused: Map<TemplateRef, string>;
-  commands: ScanWord[][];
-  /** The script does not parse (an unterminated quote or construct): nothing may be rendered. */
-  broken: string | null;
-}
-
-/** The word's text with quotes removed and each placeholder as `\0` (for matching names and options). */
-export function literalOf(word: { pieces: readonly WordPiece[] }): string {
-  return word.pieces.map((p) => (typeof p === 'string' ? p : '\0')).join('');
 }

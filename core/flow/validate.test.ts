@@ -82,11 +82,11 @@ describe('the plan', () => {
     const result = plan(
       [
         'agent coder:',
-        '  command: "claude -p {prompt}"',
+        '  command: "printf \'%s\' {prompt}"',
         '  timeout: "10m"',
         '  model: opus',
         '  cwd: "/srv/app"',
-        '  shell: true',
+        '  shell: false',
         '  env: ["MODE=ci", "EMPTY="]',
         '  retry: 2',
         '  backoff: fixed',
@@ -100,8 +100,8 @@ describe('the plan', () => {
     expect(result.agents.get('coder')).toMatchObject({
       name: 'coder',
       runtime: 'command',
-      command: { parts: [{ kind: 'text', text: 'claude -p ' }, { kind: 'ref', path: ['prompt'] }] },
-      shell: true,
+      command: { parts: [{ kind: 'text', text: "printf '%s' " }, { kind: 'ref', path: ['prompt'] }] },
+      shell: false,
       timeoutMs: 600_000,
       retry: { retries: 2, backoff: 'fixed', baseDelayMs: 1_000, maxDelayMs: null },
       model: 'opus',

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAKE_AGENT_PATH } from '../runtimes/fake.js';
+import { writeCliStandIn } from '../testing/cli-stand-in.js';
 import { EXAMPLES_DIR } from '../service/conformance.suite.js';
 import { createHivewatchService } from '../service/service.js';
 import { openStore } from '../store/index.js';
@@ -35,10 +36,10 @@ async function setup() {
 
 describe('presets feed the receiver (part 5)', () => {
   it('links the API errors a claude-code attempt reported to that attempt', async () => {
-    const { flows, store } = await setup();
+    const { dir, flows, store } = await setup();
     writeFileSync(
       join(flows, 'claude.prose'),
-      `agent claude:\n  runtime: "claude-code"\n  command: "${process.execPath} ${FAKE_AGENT_PATH}"\n\nsession: claude\n  prompt: "fix it"\n`,
+      `agent claude:\n  runtime: "claude-code"\n  command: "${writeCliStandIn(dir, 'claude', { path: FAKE_AGENT_PATH })}"\n\nsession: claude\n  prompt: "fix it"\n`,
     );
     const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0 });
     closers.push(() => receiver.close());

@@ -19,7 +19,7 @@ import { claudeResultUsage, withUsage } from './preset-usage.js';
 import type { TokenUsage } from '../base/usage.js';
 
 /**
- * The `claude-code` preset: `claude -p <prompt> --output-format json [--model M]`.
+ * The `claude-code` preset: `claude -p --output-format json [--model M] -- <prompt>`.
  *
  * With `--output-format json` Claude Code prints one JSON object when the run ends:
  * `{"type":"result","subtype":"success"|"error_max_turns"|"error_during_execution",
@@ -43,11 +43,7 @@ export const CLAUDE_CODE_RETRIES: PresetRetryOwnership = {
 export const CLAUDE_CODE_ENV: Readonly<Record<string, string>> = { CLAUDE_CODE_MAX_RETRIES: '0' };
 
 function claudeCodeArgs(prompt: string, model: string | null): string[] {
-  const modelArgs = model ? ['--model', model] : [];
-  // A prompt that looks like an option goes last, after `--`.
-  return prompt.startsWith('-')
-    ? ['-p', '--output-format', 'json', ...modelArgs, ...positional(prompt)]
-    : ['-p', prompt, '--output-format', 'json', ...modelArgs];
+  return ['-p', '--output-format', 'json', ...(model ? ['--model', model] : []), ...positional(prompt)];
 }
 
 export function claudeCodeArgv(agent: AgentSpec, prompt: string): string[] | AttemptResult {

@@ -15,7 +15,7 @@ import type { TokenUsage } from '../base/usage.js';
 import { addUsage } from '../base/usage-check.js';
 
 /**
- * The `codex-cli` preset: `codex exec --json [--model M] <prompt>`.
+ * The `codex-cli` preset: `codex exec --json [--model M] -- <prompt>`.
  *
  * `codex exec --json` prints JSON lines, one event each: `thread.started {thread_id}`,
  * `turn.started`, `item.started|updated|completed {item: {id, type, ...}}` where an item of type
@@ -209,7 +209,9 @@ export class CodexCliRuntime implements SessionRuntime {
     const target = this.options.telemetry?.() ?? null;
     const identity = { runId: request.runId, taskId: request.taskId, attempt: request.attempt };
     const overrides = [...providerRetryOverrides(configuredProvider(codexHome)), ...(target ? codexOtelOverrides(target) : [])];
-    return runAttemptProcess([argv[0] as string, ...overrides, ...argv.slice(1)], request, signal, {
+    // A shell: true command is the operator's own script: it gets no arguments put into it.
+    const withOverrides = request.agent.shell ? argv : [argv[0] as string, ...overrides, ...argv.slice(1)];
+    return runAttemptProcess(withOverrides, request, signal, {
       runtimeName: this.name,
       read: (observation) => readCodexCliOutput(observation, presetClock(this.options, request), (thread) => refusedCommands(codexHome, thread)),
       options: this.options,

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { CommandLineError, commandValues, shellQuote, shellScriptFromTemplate, splitCommandTemplate, templateFromText } from './command-line.js';
 
 const split = (text: string, prompt = 'P', model: string | null = 'M'): string[] => splitCommandTemplate(templateFromText(text), commandValues(prompt, model));
-const script = (text: string, prompt: string): string => shellScriptFromTemplate(templateFromText(text), commandValues(prompt, null));
+const script = (text: string): string => shellScriptFromTemplate(templateFromText(text));
 const HOSTILE = `it's "quoted"; rm -rf ~ $(touch /tmp/pwned) \`id\` && echo | cat > x \\ {prompt}`;
 
+// The splitter alone: which templates may run at all is core/flow/command-safety.ts's to say.
 describe('splitCommandTemplate', () => {
   it('splits on whitespace and substitutes {prompt} and {model}', () => {
-    expect(split('claude -p {prompt}  --model {model}')).toEqual(['claude', '-p', 'P', '--model', 'M']);
+    expect(split("printf '%s\\n' {prompt}  {model}")).toEqual(['printf', '%s\\n', 'P', 'M']);
   });
 
   it('understands single quotes, double quotes and backslashes like sh', () => {
@@ -39,17 +40,15 @@ describe('splitCommandTemplate', () => {
 });
 
 describe('shellScriptFromTemplate', () => {
-  it('single-quotes a bare value', () => {
-    expect(script('echo {prompt}', "it's")).toBe(`echo 'it'\\''s'`);
+  it('is the template text, exactly', () => {
+    expect(script(`cd /tmp && printf '%s' "$HIVEWATCH_PROMPT" | tool --x='a b' | tee "out file"`)).toBe(`cd /tmp && printf '%s' "$HIVEWATCH_PROMPT" | tool --x='a b' | tee "out file"`);
+  });
+
+  it('never puts a value into a script', () => {
+    expect(() => script('echo {prompt}')).toThrow(new CommandLineError('{prompt} cannot be used in a shell: true command: read "$HIVEWATCH_PROMPT" / "$HIVEWATCH_MODEL" instead'));
+  });
+
+  it('shellQuote makes one word of any value (for tests and printed command lines)', () => {
     expect(shellQuote("a'b")).toBe(`'a'\\''b'`);
-  });
-
-  it('escapes a value for the quotes it lands in', () => {
-    expect(script("echo 'x{prompt}'", "it's")).toBe(`echo 'xit'\\''s'`);
-    expect(script('echo "x{prompt}"', 'a"$b`c\\')).toBe('echo "xa\\"\\$b\\`c\\\\"');
-  });
-
-  it('passes the author text through as shell code', () => {
-    expect(script('cd /tmp && tool {prompt} | tee "out file"', 'p')).toBe(`cd /tmp && tool 'p' | tee "out file"`);
   });
 });

@@ -1,5 +1,4 @@
 import type { Template } from '../flow/ast.js';
-import { shellTemplateSafety } from '../flow/command-safety.js';
 import { splitTemplateWords, TemplateSplitError } from '../flow/shell-words.js';
 
 /**
@@ -10,8 +9,9 @@ import { splitTemplateWords, TemplateSplitError } from '../flow/shell-words.js';
  * split into words first (sh-like quoting: '...', "...", backslash; `core/flow/shell-words.ts`,
  * the splitter `check` uses too), and a substituted value is then appended to the word it stands
  * in, verbatim. Whatever quotes, `;` or `$(...)` a prompt holds, it stays inside one argv
- * element. Where that element is code to the program that receives it (`sh -c '…'`), the
- * template is refused before anything runs (`core/flow/command-safety.ts`).
+ * element. Which program may get that element at all is decided before anything runs
+ * (`core/flow/command-safety.ts`): only one known to take it as data. A `shell: true` script
+ * never has a value put into its text.
  */
 
 export class CommandLineError extends Error {
@@ -59,31 +59,14 @@ export function shellQuote(value: string): string {
 }
 
 /**
- * For `shell: true` agents: the template as one `/bin/sh -c` script. The author's text is
- * shell code and passes through unchanged; each substituted value is escaped for the quoting
- * context the scan of the script finds it in (bare → single-quoted; inside '...' → break out
- * and back in; inside "..." → backslash-escape `"`, `\`, `$`, backquote), so a value is always
- * data. A placeholder anywhere else (backticks, $(…), a here-document, eval, sh -c '…', …) is
- * refused, never "escaped well enough": `command-safety.ts` says where and why.
+ * For `shell: true` agents: the script for `/bin/sh -c`, exactly the template's text. A value is
+ * never put into a script (the script reads "$HIVEWATCH_PROMPT"); `check` and the runtimes refuse
+ * a placeholder there before this is reached, and this refuses it again rather than render one.
  */
-export function shellScriptFromTemplate(template: Template, values: CommandValues): string {
-  const safety = shellTemplateSafety(template);
-  const problem = safety.problems[0];
-  if (problem) throw new CommandLineError(problem.pos === template.pos ? problem.message : `${problem.pos.line}:${problem.pos.column}: ${problem.message}`);
-  let script = '';
-  for (const part of template.parts) {
-    if (part.kind === 'text') {
-      script += part.text;
-      continue;
-    }
-    const value = valueOf(part.path, values);
-    const place = safety.places.get(part);
-    if (place === 'bare') script += shellQuote(value);
-    else if (place === 'single') script += value.replace(/'/g, `'\\''`);
-    else if (place === 'double') script += value.replace(/["\\$`]/g, '\\$&');
-    else throw new CommandLineError(`{${part.path.join('.')}} has no quoting context in the command`);
-  }
-  return script;
+export function shellScriptFromTemplate(template: Template): string {
+  const ref = template.parts.find((part) => part.kind === 'ref');
+  if (ref !== undefined) throw new CommandLineError(`{${ref.path.join('.')}} cannot be used in a shell: true command: read "$HIVEWATCH_PROMPT" / "$HIVEWATCH_MODEL" instead`);
+  return template.parts.map((part) => (part.kind === 'text' ? part.text : '')).join('');
 }
 
 /**
@@ -103,9 +86,4 @@ export function templateFromText(text: string): Template {
   }
   if (last < text.length) parts.push({ kind: 'text', text: text.slice(last) });
   return { pos, parts };
-}
-
-/** Whether a template references any name (a command given in full) or is plain text (an executable). */
-export function templateHasRefs(template: Template): boolean {
-  return template.parts.some((p) => p.kind === 'ref');
 }

@@ -28,20 +28,25 @@ describe('command runtime', () => {
     });
   });
 
-  it('passes the prompt as exactly one argv element, whatever it contains', async () => {
-    const result = await run(`${NODE} -e "console.log(JSON.stringify(process.argv.slice(1)))" {prompt} --last`, { prompt: HOSTILE });
-    expect(result.kind).toBe('succeeded');
-    expect(JSON.parse((result as { output: string }).output)).toEqual([HOSTILE, '--last']);
+  it("passes the prompt to printf '%s' as exactly one argv element, whatever it contains", async () => {
+    const result = await run(`printf '%s\\n' {prompt} --last`, { prompt: HOSTILE });
+    expect(result).toMatchObject({ kind: 'succeeded', output: `${HOSTILE}\n--last` });
   });
 
   it('substitutes {model}', async () => {
-    const result = await run(`${NODE} -e "console.log(process.argv[2])" x --model={model}`, {}, { model: 'opus' });
+    const result = await run(`printf '%s' --model={model}`, {}, { model: 'opus' });
     expect(result).toMatchObject({ kind: 'succeeded', output: '--model=opus' });
   });
 
-  it('with shell: true runs /bin/sh -c and the prompt is still data', async () => {
-    const result = await run(`printf '%s|' {prompt} "in double {prompt}" 'in single {prompt}' | tr -d '\\n'`, { prompt: HOSTILE }, { shell: true });
-    expect(result).toMatchObject({ kind: 'succeeded', output: `${HOSTILE}|in double ${HOSTILE}|in single ${HOSTILE}|` });
+  it('with shell: true runs /bin/sh -c, and the script reads the prompt from the environment as data', async () => {
+    const result = await run(`printf '%s|' "$HIVEWATCH_PROMPT" "in double $HIVEWATCH_PROMPT" | tr -d '\\n'`, { prompt: HOSTILE }, { shell: true });
+    expect(result).toMatchObject({ kind: 'succeeded', output: `${HOSTILE}|in double ${HOSTILE}|` });
+  });
+
+  it('refuses a value given to a program not known to take it as data, starting nothing', async () => {
+    const result = await run(`${NODE} -e "console.log(process.argv[1])" {prompt}`);
+    expect(failure(result).message).toMatch(/^agent "tester" \(runtime command\): command: \{prompt\} cannot be used here: it would be an argument of /);
+    expect(result.kind === 'failed' && result.process).toBeUndefined();
   });
 
   it('gives the child the agent env and the attempt in HIVEWATCH_* variables', async () => {
@@ -63,7 +68,7 @@ describe('command runtime', () => {
   });
 
   it('reports a missing command as RUNTIME_CONNECTION_FAILED naming it', async () => {
-    const error = failure(await run('nope-cli-hivewatch -p {prompt}'));
+    const error = failure(await run('nope-cli-hivewatch -p'));
     expect(error.code).toBe('RUNTIME_CONNECTION_FAILED');
     expect(error.message).toBe('could not start runtime command: command not found: "nope-cli-hivewatch" (ENOENT)');
     expect(error.recoverable).toBe(false);
@@ -91,9 +96,9 @@ describe('command runtime', () => {
   });
 
   it('explains a prompt too large for one argument instead of throwing', async () => {
-    const error = failure(await run(`${NODE} -e "" {prompt}`, { prompt: 'x'.repeat(200 * 1024) }));
+    const error = failure(await run(`printf '%s' {prompt}`, { prompt: 'x'.repeat(200 * 1024) }));
     expect(error.code).toBe('RUNTIME_CONNECTION_FAILED');
-    expect(error.message).toBe(`could not start runtime command: argument list too long for "${process.execPath}": one argument or environment value exceeds the system limit (E2BIG)`);
+    expect(error.message).toBe('could not start runtime command: argument list too long for "printf": one argument or environment value exceeds the system limit (E2BIG)');
   });
 
   it('does not start when already aborted', async () => {
@@ -117,9 +122,9 @@ describe('command runtime', () => {
     const noCommand = failure(await runtime.execute(attempt({ agent: agent({ name: 'coder' }) }), NEVER));
     expect(noCommand.code).toBe('USER_INVALID_CONFIG');
     expect(noCommand.origin).toBe('user');
-    expect(noCommand.message).toBe('agent "coder" (runtime command): no command: given; set command: "tool {prompt}"');
-    expect(failure(await run('tool "open')).message).toBe('agent "tester" (runtime command): unterminated double quote in command');
-    expect(failure(await run('tool --model {model}')).message).toBe('agent "tester" (runtime command): command uses {model} but the agent sets no model');
+    expect(noCommand.message).toBe('agent "coder" (runtime command): no command: given; set command: "tool" (it finds the prompt in $HIVEWATCH_PROMPT)');
+    expect(failure(await run('tool "open')).message).toBe('agent "tester" (runtime command): command: unterminated double quote in command');
+    expect(failure(await run("printf '%s' {model}")).message).toBe('agent "tester" (runtime command): command uses {model} but the agent sets no model');
     expect(failure(await run('   ')).message).toBe('agent "tester" (runtime command): command: is empty');
   });
 });

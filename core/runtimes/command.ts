@@ -50,11 +50,11 @@ function fitsEnvironment(name: string, value: string): boolean {
 
 /**
  * Names given to every command runtime child, so a script can tell attempts apart, and the
- * values a template may use as data: `HIVEWATCH_PROMPT` (the rendered prompt) and
- * `HIVEWATCH_MODEL` (the agent's model). Reading "$HIVEWATCH_PROMPT" is the safe way to hand the
- * prompt to anything that would parse it (a nested `sh -c`, a here-document), where `check`
- * refuses `{prompt}` (issue #25 part 3). A prompt too long for one environment string is left
- * out (docs/decisions.md); the agent's own `env:` cannot override these names.
+ * values themselves: `HIVEWATCH_PROMPT` (the rendered prompt) and `HIVEWATCH_MODEL` (the agent's
+ * model). The environment is how a prompt reaches any program but printf and the presets' CLIs:
+ * a script passes "$HIVEWATCH_PROMPT" on, or pipes it to a tool's stdin, and no shell ever reads
+ * it as script text (`core/flow/command-safety.ts`). A prompt too long for one environment string
+ * is left out (docs/decisions.md); the agent's own `env:` cannot override these names.
  */
 export function attemptEnv(request: AttemptRequest): Record<string, string> {
   const values: Record<string, string> = {};
@@ -129,8 +129,9 @@ function readPlainOutput(observation: ProcessResult): AttemptResult {
 }
 
 /**
- * A command whose placeholder would run as code is refused before anything starts, whatever
- * skipped `check` (a resumed journal, a plan built in code): the same judgement as `check`'s.
+ * A command that would give a value to anything not known to take it as data is refused before
+ * anything starts, whatever skipped `check` (a resumed journal, a plan built in code): the same
+ * judgement as `check`'s.
  */
 export function unsafeCommand(agent: AgentSpec): AttemptResult | null {
   const problem = agentCommandProblems(agent)[0];
@@ -144,12 +145,12 @@ export function unsafeCommand(agent: AgentSpec): AttemptResult | null {
  * instead of argv when the template cannot be used.
  */
 export function commandArgv(agent: AgentSpec, prompt: string): string[] | AttemptResult {
-  if (agent.command === null) return agentConfigError(agent, 'no command: given; set command: "tool {prompt}"');
+  if (agent.command === null) return agentConfigError(agent, 'no command: given; set command: "tool" (it finds the prompt in $HIVEWATCH_PROMPT)');
   const unsafe = unsafeCommand(agent);
   if (unsafe) return unsafe;
   const values = commandValues(prompt, agent.model);
   try {
-    if (agent.shell) return ['/bin/sh', '-c', shellScriptFromTemplate(agent.command, values)];
+    if (agent.shell) return ['/bin/sh', '-c', shellScriptFromTemplate(agent.command)];
     const argv = splitCommandTemplate(agent.command, values);
     return argv.length === 0 ? agentConfigError(agent, 'command: is empty') : argv;
   } catch (error) {

@@ -152,7 +152,7 @@ const w = () => { while (n < 200) { if (n > 0 && n % 20 === 0) { fs.writeFileSyn
   });
 
   it('a missing binary fails as RUNTIME_CONNECTION_FAILED naming the command, with no process journaled', async () => {
-    const { status, events } = await runAgent('missing', 'hivewatch-no-such-agent-cli {prompt}');
+    const { status, events } = await runAgent('missing', 'hivewatch-no-such-agent-cli -p');
     expect(status).toBe('failed');
     expect(failure(events)).toEqual({ code: 'RUNTIME_CONNECTION_FAILED', category: 'runtime' });
     const failed = events.find((e): e is EventOf<'runFailed'> => e.type === 'runFailed');

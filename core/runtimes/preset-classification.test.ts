@@ -2,14 +2,16 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_CODE_ENV, CLAUDE_CODE_RETRIES, ClaudeCodeRuntime, readClaudeCodeOutput } from './claude-code.js';
 import { CODEX_CLI_RETRIES, CodexCliRuntime, readCodexCliOutput } from './codex-cli.js';
-import { shellQuote } from './command-line.js';
 import { agent, attempt, failure, NEVER, observed } from './testing.js';
+import { writeCliStandIn } from '../testing/cli-stand-in.js';
+import { tempDirs } from '../testing/temp-dirs.js';
 import { checkFlow } from '../flow/check.js';
 import { CLAUDE_CODE_RETRIES_ENV } from '../flow/retry-owners.js';
 import { InnerRetries } from './preset.js';
 
 /** Each fixture (fixtures/README.md says where its shape comes from) and the error it must become. */
 
+const standIns = tempDirs()('hw-preset-classification-');
 const fixture = (path: string): string => readFileSync(new URL(`./fixtures/${path}`, import.meta.url), 'utf8');
 
 // 2026-11-23T12:00:00Z: the clock time the attempt finished at, as the runtime is given it.
@@ -241,7 +243,7 @@ describe('single retry owner', () => {
   });
 
   it('the claude process is started with CLAUDE_CODE_MAX_RETRIES=0, and an agent env: entry may override it', async () => {
-    const standIn = `${shellQuote(process.execPath)} -e "process.stdout.write(JSON.stringify({type: 'result', subtype: 'success', is_error: false, result: String(process.env.CLAUDE_CODE_MAX_RETRIES)}))" --`;
+    const standIn = writeCliStandIn(standIns, 'claude', "process.stdout.write(JSON.stringify({type: 'result', subtype: 'success', is_error: false, result: String(process.env.CLAUDE_CODE_MAX_RETRIES)}))");
     const run = (env: Record<string, string>) =>
       new ClaudeCodeRuntime().execute(attempt({ agent: agent({ runtime: 'claude-code', command: standIn, env }) }), NEVER);
     expect(await run({})).toMatchObject({ kind: 'succeeded', output: '0' });
@@ -250,7 +252,7 @@ describe('single retry owner', () => {
 
   it('resolves a relative reset time against the injected clock', async () => {
     const text = "You've hit your usage limit. Try again in 90 minutes.";
-    const standIn = `${shellQuote(process.execPath)} -e "console.log(JSON.stringify({type: 'turn.failed', error: {message: process.argv[1]}}))" {prompt}`;
+    const standIn = writeCliStandIn(standIns, 'codex', "console.log(JSON.stringify({type: 'turn.failed', error: {message: process.argv.at(-1)}}))");
     const runtime = new CodexCliRuntime({ now: () => NOW, timeZone: 'UTC' });
     const error = failure(await runtime.execute(attempt({ prompt: text, agent: agent({ runtime: 'codex-cli', command: standIn }) }), NEVER));
     expect(error.context).toMatchObject({ resetAt: NOW + 90 * 60_000 });

@@ -1,7 +1,7 @@
 import { classifyObservation } from '../base/errors/classify.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AgentSpec } from '../flow/plan.js';
-import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate, templateHasRefs } from './command-line.js';
+import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from './command-line.js';
 import { agentConfigError, unsafeCommand } from './command.js';
 import type { AttemptResult } from './runtime.js';
 import { agentOrigin } from './simulated.js';
@@ -14,21 +14,19 @@ import type { ResetClock } from './usage-limit.js';
  */
 
 /**
- * argv for a preset. Without `command:` the tool is run from PATH. A `command:` without `{...}`
- * names the executable and any leading arguments (`"/opt/bin/claude"`, `"npx @openai/codex"`)
- * and the preset appends its own arguments. A `command:` that uses `{prompt}` is the whole
- * command line (the preset then only reads the output), run like the command runtime runs it.
+ * argv for a preset. Without `command:` the tool is run from PATH. A `command:` names the
+ * executable (`"/opt/bin/claude"`), and the preset appends its own arguments, the prompt last
+ * after `--`. With `shell: true` the `command:` is the whole `/bin/sh` script instead, which
+ * passes the prompt on from the environment (`claude <flags> -- "$HIVEWATCH_PROMPT"`); the preset
+ * then only reads the output. Anything else is refused before it starts (`unsafeCommand`).
  */
 export function presetArgv(agent: AgentSpec, prompt: string, executable: readonly string[], presetArgs: readonly string[]): string[] | AttemptResult {
   if (agent.command === null) return [...executable, ...presetArgs];
   const unsafe = unsafeCommand(agent);
   if (unsafe) return unsafe;
-  const values = commandValues(prompt, agent.model);
   try {
-    if (templateHasRefs(agent.command)) {
-      return agent.shell ? ['/bin/sh', '-c', shellScriptFromTemplate(agent.command, values)] : splitCommandTemplate(agent.command, values);
-    }
-    const prefix = splitCommandTemplate(agent.command, values);
+    if (agent.shell) return ['/bin/sh', '-c', shellScriptFromTemplate(agent.command)];
+    const prefix = splitCommandTemplate(agent.command, commandValues(prompt, agent.model));
     return prefix.length === 0 ? [...executable, ...presetArgs] : [...prefix, ...presetArgs];
   } catch (error) {
     if (error instanceof CommandLineError) return agentConfigError(agent, error.message);
@@ -37,11 +35,13 @@ export function presetArgv(agent: AgentSpec, prompt: string, executable: readonl
 }
 
 /**
- * A positional prompt starting with `-` would be read as an option; `--` ends the options so it
- * cannot be (both tools' argument parsers honour it). Used only then, to keep the usual form.
+ * The prompt as the last arguments of a CLI: after `--`, so that nothing it holds is read as an
+ * option (`--settings=…` would configure hooks that run commands) or as a subcommand (Codex's
+ * `codex exec help`, `resume`, `review` run those, not a prompt). Both CLIs take every argument
+ * after `--` as the prompt (docs/presets.md, checked against the pinned CLIs).
  */
 export function positional(prompt: string): string[] {
-  return prompt.startsWith('-') ? ['--', prompt] : [prompt];
+  return ['--', prompt];
 }
 
 /**

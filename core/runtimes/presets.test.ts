@@ -4,9 +4,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeCodeRuntime, claudeCodeArgv, parseClaudeCodeOutput, readClaudeCodeOutput } from './claude-code.js';
 import { CodexCliRuntime, codexCliArgv, insideGitRepository, parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
-import { shellQuote } from './command-line.js';
+import { CLAUDE_ARGV_ECHO, CODEX_ARGV_ECHO, writeCliStandIn } from '../testing/cli-stand-in.js';
+import { tempDirs } from '../testing/temp-dirs.js';
 import { mentionsRateLimit } from './preset.js';
+import type { AttemptResult } from './runtime.js';
 import { agent, attempt, failure, NEVER, observed } from './testing.js';
+
+const standIns = tempDirs()('hw-presets-');
 
 // Shapes as `claude -p ... --output-format json` prints them.
 const CLAUDE_OK = JSON.stringify({
@@ -33,25 +37,22 @@ const CLAUDE_OVERLOADED = JSON.stringify({ type: 'result', subtype: 'success', i
 const CLAUDE_MAX_TURNS = JSON.stringify({ type: 'result', subtype: 'error_max_turns', is_error: false, num_turns: 10, session_id: 's-4' });
 
 describe('claude-code preset', () => {
-  it('builds `claude -p <prompt> --output-format json [--model M]`', () => {
-    expect(claudeCodeArgv(agent({ runtime: 'claude-code' }), 'do it')).toEqual(['claude', '-p', 'do it', '--output-format', 'json']);
-    expect(claudeCodeArgv(agent({ runtime: 'claude-code', model: 'opus' }), 'do it')).toEqual(['claude', '-p', 'do it', '--output-format', 'json', '--model', 'opus']);
+  it('builds `claude -p --output-format json [--model M] -- <prompt>`: the prompt last, after --, whatever it looks like', () => {
+    expect(claudeCodeArgv(agent({ runtime: 'claude-code' }), 'do it')).toEqual(['claude', '-p', '--output-format', 'json', '--', 'do it']);
+    expect(claudeCodeArgv(agent({ runtime: 'claude-code', model: 'opus' }), 'do it')).toEqual(['claude', '-p', '--output-format', 'json', '--model', 'opus', '--', 'do it']);
+    expect(claudeCodeArgv(agent({ runtime: 'claude-code' }), '--settings={"hooks":{}}')).toEqual(['claude', '-p', '--output-format', 'json', '--', '--settings={"hooks":{}}']);
+    expect(claudeCodeArgv(agent({ runtime: 'claude-code' }), 'update')).toEqual(['claude', '-p', '--output-format', 'json', '--', 'update']);
   });
 
-  it('puts a prompt that looks like an option last, after --', () => {
-    expect(claudeCodeArgv(agent({ runtime: 'claude-code' }), '--help me')).toEqual(['claude', '-p', '--output-format', 'json', '--', '--help me']);
+  it('lets command: name the executable, or be a whole shell: true script', () => {
+    expect(claudeCodeArgv(agent({ runtime: 'claude-code', command: '/opt/claude/bin/claude' }), 'x')).toEqual(['/opt/claude/bin/claude', '-p', '--output-format', 'json', '--', 'x']);
+    const script = 'claude -p --output-format json --verbose -- "$HIVEWATCH_PROMPT"';
+    expect(claudeCodeArgv(agent({ runtime: 'claude-code', command: script, shell: true }), 'x')).toEqual(['/bin/sh', '-c', script]);
   });
 
-  it('lets command: name the executable, or give the whole command line', () => {
-    expect(claudeCodeArgv(agent({ runtime: 'claude-code', command: '/opt/claude/bin/claude' }), 'x')).toEqual(['/opt/claude/bin/claude', '-p', 'x', '--output-format', 'json']);
-    expect(claudeCodeArgv(agent({ runtime: 'claude-code', command: 'claude --print {prompt} --output-format json --verbose' }), 'x')).toEqual([
-      'claude',
-      '--print',
-      'x',
-      '--output-format',
-      'json',
-      '--verbose',
-    ]);
+  it('refuses any other command:, starting nothing', () => {
+    expect(failure(claudeCodeArgv(agent({ runtime: 'claude-code', command: 'claude --print {prompt}' }), 'x') as AttemptResult).code).toBe('USER_INVALID_CONFIG');
+    expect(failure(claudeCodeArgv(agent({ runtime: 'claude-code', command: 'bash -c' }), 'x') as AttemptResult).message).toMatch(/names the claude executable alone/);
   });
 
   it('reads the result text of a successful run', () => {
@@ -108,11 +109,11 @@ describe('claude-code preset', () => {
 
   it('runs the preset end to end with command: pointing at a stand-in executable', async () => {
     // The stand-in answers like claude, with its own argv as the result: the preset's arguments are visible.
-    const standIn = `${shellQuote(process.execPath)} -e "process.stdout.write(JSON.stringify({type: 'result', subtype: 'success', is_error: false, result: JSON.stringify(process.argv.slice(1))}))" --`;
+    const standIn = writeCliStandIn(standIns, 'claude', CLAUDE_ARGV_ECHO);
     const runtime = new ClaudeCodeRuntime();
     const result = await runtime.execute(attempt({ prompt: 'say "hi"; $(x)', agent: agent({ runtime: 'claude-code', command: standIn, model: 'sonnet' }) }), NEVER);
     expect(result.kind).toBe('succeeded');
-    expect(JSON.parse((result as { output: string }).output)).toEqual(['-p', 'say "hi"; $(x)', '--output-format', 'json', '--model', 'sonnet']);
+    expect(JSON.parse((result as { output: string }).output)).toEqual(['-p', '--output-format', 'json', '--model', 'sonnet', '--', 'say "hi"; $(x)']);
   });
 });
 
@@ -135,11 +136,12 @@ const CODEX_RATE_LIMITED = [
 ].join('\n');
 
 describe('codex-cli preset', () => {
-  it('builds `codex exec --json [--model M] <prompt>`', () => {
-    expect(codexCliArgv(agent({ runtime: 'codex-cli' }), 'do it')).toEqual(['codex', 'exec', '--json', 'do it']);
-    expect(codexCliArgv(agent({ runtime: 'codex-cli', model: 'o3' }), 'do it')).toEqual(['codex', 'exec', '--json', '--model', 'o3', 'do it']);
+  it('builds `codex exec --json [--model M] -- <prompt>`: after --, a prompt such as help or resume is not a subcommand', () => {
+    expect(codexCliArgv(agent({ runtime: 'codex-cli' }), 'do it')).toEqual(['codex', 'exec', '--json', '--', 'do it']);
+    expect(codexCliArgv(agent({ runtime: 'codex-cli', model: 'o3' }), 'do it')).toEqual(['codex', 'exec', '--json', '--model', 'o3', '--', 'do it']);
     expect(codexCliArgv(agent({ runtime: 'codex-cli' }), '-x')).toEqual(['codex', 'exec', '--json', '--', '-x']);
-    expect(codexCliArgv(agent({ runtime: 'codex-cli' }), 'do it', true)).toEqual(['codex', 'exec', '--json', '--skip-git-repo-check', 'do it']);
+    expect(codexCliArgv(agent({ runtime: 'codex-cli' }), 'resume')).toEqual(['codex', 'exec', '--json', '--', 'resume']);
+    expect(codexCliArgv(agent({ runtime: 'codex-cli' }), 'do it', true)).toEqual(['codex', 'exec', '--json', '--skip-git-repo-check', '--', 'do it']);
   });
 
   it('reads the last agent message of a completed turn', () => {
@@ -197,17 +199,21 @@ describe('codex-cli preset', () => {
     expect(error.code).toBe('RUNTIME_CRASHED');
   });
 
-  it('runs end to end with a full command line from command:', async () => {
-    const standIn = `${shellQuote(process.execPath)} -e "console.log(JSON.stringify({type: 'item.completed', item: {type: 'agent_message', text: 'echo ' + process.argv[1]}})); console.log(JSON.stringify({type: 'turn.completed'}))" {prompt}`;
-    const result = await new CodexCliRuntime().execute(attempt({ prompt: 'the prompt', agent: agent({ runtime: 'codex-cli', command: standIn }) }), NEVER);
-    expect(result).toMatchObject({ kind: 'succeeded', output: 'echo the prompt' });
+  it('runs end to end with command: naming a stand-in executable, and with a shell: true script', async () => {
+    const standIn = writeCliStandIn(standIns, 'codex', CODEX_ARGV_ECHO);
+    const named = await new CodexCliRuntime().execute(attempt({ prompt: 'the prompt', agent: agent({ runtime: 'codex-cli', command: standIn }) }), NEVER);
+    expect(named.kind === 'succeeded' && (JSON.parse(named.output) as string[]).slice(-2)).toEqual(['--', 'the prompt']);
+    // The script is run as written: the preset adds no arguments (no -c overrides) to it.
+    const script = agent({ runtime: 'codex-cli', command: `${standIn} exec --json -- "$HIVEWATCH_PROMPT"`, shell: true });
+    const scripted = await new CodexCliRuntime().execute(attempt({ prompt: 'the prompt', agent: script }), NEVER);
+    expect(scripted.kind === 'succeeded' && JSON.parse(scripted.output)).toEqual(['exec', '--json', '--', 'the prompt']);
   });
 
   it('reports a missing codex as RUNTIME_CONNECTION_FAILED from runtime:codex-cli', async () => {
-    const result = await new CodexCliRuntime().execute(attempt({ agent: agent({ runtime: 'codex-cli', command: 'hivewatch-no-codex-here' }) }), NEVER);
+    const result = await new CodexCliRuntime().execute(attempt({ agent: agent({ runtime: 'codex-cli', command: '/hivewatch-no-such-dir/codex' }) }), NEVER);
     const error = failure(result);
     expect(error.code).toBe('RUNTIME_CONNECTION_FAILED');
-    expect(error.message).toBe('could not start runtime codex-cli: command not found: "hivewatch-no-codex-here" (ENOENT)');
+    expect(error.message).toBe('could not start runtime codex-cli: command not found: "/hivewatch-no-such-dir/codex" (ENOENT)');
   });
 });
 

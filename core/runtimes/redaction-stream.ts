@@ -1,4 +1,9 @@
-import type { Redactor } from './secrets.js';
+/** What a stream needs of a redactor: its scanner, how far a match can reach, and what replaces one. */
+export interface MatchRedactor {
+  readonly longestMatch: number;
+  scanner(): RegExp | null;
+  replacement(match: string): string;
+}
 
 /**
  * Redacts a text that arrives in pieces (a child's stdout), handing on what is redacted as soon
@@ -22,7 +27,7 @@ export class RedactionStream {
   private context = '';
 
   constructor(
-    private readonly redactor: Redactor,
+    private readonly redactor: MatchRedactor,
     private readonly sink: (text: string) => void,
   ) {
     this.scanner = redactor.scanner();

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -9,7 +9,7 @@ import type { HivewatchStore } from '../store/contract.js';
 import { openStore } from '../store/open.js';
 import { createDurableSink, type DurableSink } from '../store/sink.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
-import { shellQuote } from './command-line.js';
+import { writeCliStandIn } from '../testing/cli-stand-in.js';
 
 /**
  * A run waiting out a usage limit (issue #22 part 3), through the engine with a clock the test
@@ -59,9 +59,9 @@ class HandClock implements Clock {
 }
 
 function standIn(): string {
-  const script = join(dir, 'claude.js');
-  writeFileSync(
-    script,
+  return writeCliStandIn(
+    dir,
+    'claude',
     [
       `const limited = { type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: ${JSON.stringify(REPORTED)}, permission_denials: [] };`,
       "const done = { type: 'result', subtype: 'success', is_error: false, result: 'fixed', permission_denials: [] };",
@@ -70,7 +70,6 @@ function standIn(): string {
       'process.exitCode = answer.is_error ? 1 : 0;',
     ].join('\n'),
   );
-  return `${shellQuote(process.execPath)} ${shellQuote(script)}`.replace(/"/g, '\\"');
 }
 
 const open: { store: HivewatchStore; sink: DurableSink }[] = [];
@@ -94,7 +93,7 @@ async function startLimited() {
     expect(clock.sleepers).toBe(1);
     await sink.flush();
     expect((await store.getRunRow(started.run.runId))?.waitingUntil).toBe(RESET);
-  });
+  }, { timeout: 10_000 });
   return { ...started, clock, store, sink };
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { RESET_WAIT_CAP_MS } from '../base/errors/retry.js';
 import { createDurableSink } from '../store/sink.js';
 import { openStore } from '../store/open.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
-import { shellQuote } from './command-line.js';
+import { writeCliStandIn } from '../testing/cli-stand-in.js';
 import type { RuntimeRegistry } from './runtime.js';
 
 /**
@@ -26,9 +26,9 @@ const THREE_PM = Date.UTC(2026, 10, 23, 15, 0, 0);
 
 let scripts = 0;
 function standIn(firstResult: string): string {
-  const script = join(dir, `claude-${++scripts}.js`);
-  writeFileSync(
-    script,
+  return writeCliStandIn(
+    dir,
+    'claude',
     [
       `const first = ${JSON.stringify(firstResult)};`,
       "const answer = process.env.HIVEWATCH_ATTEMPT === '1'",
@@ -37,15 +37,15 @@ function standIn(firstResult: string): string {
       'process.stdout.write(JSON.stringify(answer));',
       "process.exitCode = answer.is_error ? 1 : 0;",
     ].join('\n'),
+    `attempt-${++scripts}`,
   );
-  return `${shellQuote(process.execPath)} ${shellQuote(script)}`;
 }
 
 async function runWithLimit(firstResult: string, sink?: ReturnType<typeof createDurableSink>) {
   const clock = new VirtualClock(NOON);
   const runtime = new ClaudeCodeRuntime({ now: () => clock.now(), timeZone: 'UTC' });
   const registry: RuntimeRegistry = { forAgent: () => runtime };
-  const command = standIn(firstResult).replace(/"/g, '\\"');
+  const command = standIn(firstResult);
   const plan = planOf(`agent coder:\n  runtime: "claude-code"\n  command: "${command}"\n\nsession "Fix the bug" (retry: 2)\n  agent: coder\n`);
   return runPlan(plan, { clock, registry, ...(sink === undefined ? {} : { sink }) });
 }

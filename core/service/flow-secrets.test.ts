@@ -4,7 +4,7 @@ import { restoreSecrets, shownSource } from './flow-secrets.js';
 
 const FLOW = [
   'agent a:',
-  '  command: "tool {prompt}"',
+  '  command: "tool"',
   '  env: ["API_TOKEN=tok-1234567", "PASSWORD=pw", "MODE=timeout", "SALT=pepper"]',
   '  secrets: [SALT]',
   'session: a',
@@ -28,9 +28,9 @@ describe('a flow as the window shows it, and a draft saved from it', () => {
 
   it('refuses a marker nothing can fill, rather than write it into the file as the value', () => {
     expect(() => restoreSecrets(shown, null)).toThrow(expect.objectContaining({ status: 400, code: 'hidden_secret' }));
-    const other = 'agent b:\n  command: "tool {prompt}"\n  env: ["API_TOKEN=another-value"]\n';
+    const other = 'agent b:\n  command: "tool"\n  env: ["API_TOKEN=another-value"]\n';
     expect(() => restoreSecrets(shown, { source: other, id: 'user/b.prose' })).toThrow(/\[secret PASSWORD\].*user\/b\.prose does not hold/);
-    const twice = 'agent b:\n  command: "t {prompt}"\n  env: ["PASSWORD=one"]\nagent c:\n  command: "t {prompt}"\n  env: ["PASSWORD=two"]\n';
+    const twice = 'agent b:\n  command: "t"\n  env: ["PASSWORD=one"]\nagent c:\n  command: "t"\n  env: ["PASSWORD=two"]\n';
     expect(() => restoreSecrets('x [secret PASSWORD]', { source: twice, id: 'user/b.prose' })).toThrow(/holds twice with different values/);
   });
 });

@@ -1,5 +1,6 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeCliStandIn } from './cli-stand-in.js';
 
 /**
  * A stand-in for the `claude` CLI that prints what Claude Code 2.1.x prints with
@@ -36,12 +37,9 @@ exportTelemetry().catch((e) => process.stderr.write('stand-in: ' + e.message + '
 });
 `;
 
-/** Writes the stand-in into `dir`; returns the command line that runs it (a flow's `command:`). */
+/** Writes the stand-in into `dir`; returns its executable, named `claude` (a flow's `command:`). */
 export function writeClaudeStandIn(dir: string): string {
-  const script = join(dir, 'claude-stand-in.cjs');
-  writeFileSync(script, SCRIPT);
-  chmodSync(script, 0o755);
-  return `${process.execPath} ${script}`;
+  return writeCliStandIn(dir, 'claude', SCRIPT, 'cost');
 }
 
 /** A flow whose one session runs `command` through the claude-code preset, retried once. */

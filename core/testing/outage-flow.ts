@@ -23,10 +23,10 @@ export function outageFlow(dir: string): OutageFlow {
   const flowsDir = join(dir, 'flows');
   mkdirSync(flowsDir, { recursive: true });
   const agent = join(dir, 'agent.sh');
-  writeFileSync(agent, `while [ ! -e "${dir}/go-$1" ]; do sleep 0.02; done\necho "session $1 done"\ntouch "${dir}/answered-$1"\n`);
+  writeFileSync(agent, `n="$HIVEWATCH_PROMPT"\nwhile [ ! -e "${dir}/go-$n" ]; do sleep 0.02; done\necho "session $n done"\ntouch "${dir}/answered-$n"\n`);
   const sessions = Array.from({ length: OUTAGE_SESSIONS }, (_, i) => `session "${i + 1}"\n  agent: waiter\n`).join('');
   const file = join(flowsDir, 'outage.prose');
-  writeFileSync(file, `agent waiter:\n  runtime: "command"\n  command: "/bin/sh ${agent} {prompt}"\n\n${sessions}`);
+  writeFileSync(file, `agent waiter:\n  runtime: "command"\n  command: "/bin/sh ${agent}"\n\n${sessions}`);
   return {
     file,
     flowsDir,

@@ -17,7 +17,7 @@ function setup() {
   const repo = makeRepo({ 'src/value.txt': 'start\n', 'README.md': 'readme\n' }, tempDir);
   const dir = tempDir('hivewatch-coder-');
   const coder = writeFakeCoder(dir);
-  const agent = `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script} {prompt}"\n  workspace: "worktree"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n`;
+  const agent = `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script}"\n  workspace: "worktree"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n`;
   const worktreeRoot = join(dir, 'worktrees');
   const run = (flow: string) =>
     runPlan(planOf(`${agent}${flow}`), {
@@ -132,7 +132,7 @@ describe('agent work in git worktrees', () => {
     const dir = tempDir('hivewatch-check-cancel-');
     const pidFile = join(dir, 'check.pid');
     const coder = writeFakeCoder(dir);
-    const agent = `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script} {prompt}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n`;
+    const agent = `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n`;
     const { run, done, sink } = startRun(
       planOf(`${agent}session: coder\n  prompt: "write src/value.txt right"\n  verify:\n    slow: "echo $$ > ${pidFile}; exec sleep 300"\n`),
       { registry: createRuntimeRegistry({ killGraceMs: 200 }), defaultAgent: 'coder', workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, killGraceMs: 200 } },
@@ -162,7 +162,7 @@ describe('verifier agents and setup', () => {
     writeFileSync(join(dir, 'verdicts'), verdicts.join('\n') + '\n');
     const setupLog = join(dir, 'setup.log');
     const agents =
-      `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script} {prompt}"\n  setup: "echo ran >> ${setupLog}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n` +
+      `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script}"\n  setup: "echo ran >> ${setupLog}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n` +
       `agent reviewer:\n  runtime: "command"\n  command: "sh ${reviewer}"\n`;
     const run = (flow: string) =>
       runPlan(planOf(`${agents}${flow}`), { registry: createRuntimeRegistry(), defaultAgent: 'coder', workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv } });

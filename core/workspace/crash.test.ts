@@ -37,7 +37,7 @@ describe('agent work after a crash of the host', () => {
     const flow = join(dir, 'flow.prose');
     writeFileSync(
       flow,
-      `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script} {prompt}"\n  workspace: "worktree"\n  env: ["PROMPT_LOG=${coder.promptLog}", "BLOCK_FILE=${block}"]\n` +
+      `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script}"\n  workspace: "worktree"\n  env: ["PROMPT_LOG=${coder.promptLog}", "BLOCK_FILE=${block}"]\n` +
         'session: coder\n  prompt: "write a.txt A"\nsession: coder\n  prompt: "block;write b.txt B"\n',
     );
     const db = join(dir, 'runs.db');

@@ -47,12 +47,13 @@ export function makeRepo(files: Record<string, string>, makeDir: (prefix: string
 /**
  * A fake coder: its prompt is a list of `;`-separated instructions, `write PATH TEXT` or `block`
  * (wait while the file $BLOCK_FILE exists), each optionally
- * prefixed `attemptN` to apply only on attempt N. It logs every prompt it was given to
- * $PROMPT_LOG (one block per attempt).
+ * prefixed `attemptN` to apply only on attempt N. It reads the prompt from $HIVEWATCH_PROMPT,
+ * as a real agent CLI behind a script would, and logs every prompt it was given to $PROMPT_LOG
+ * (one block per attempt).
  */
 const FAKE_CODER = `#!/bin/sh
-printf '%s\\n=====\\n' "$1" >> "$PROMPT_LOG"
-printf '%s\\n' "$1" | tr ';' '\\n' | while IFS= read -r line; do
+printf '%s\\n=====\\n' "$HIVEWATCH_PROMPT" >> "$PROMPT_LOG"
+printf '%s\\n' "$HIVEWATCH_PROMPT" | tr ';' '\\n' | while IFS= read -r line; do
   set -- $line
   case "$1" in
     attempt*) [ "$1" = "attempt$HIVEWATCH_ATTEMPT" ] || continue; shift ;;

@@ -1,5 +1,6 @@
 import { useEffect, useState, type ComponentType } from 'react';
 import { Loading } from '../components/states.js';
+import { preloadCharts } from '../errors/charts/load-charts.js';
 import { retryImport } from './retry-import.js';
 
 /**
@@ -22,6 +23,8 @@ export function errorsChunkLoaded(): boolean {
 }
 
 function loadErrorsPage(): Promise<ComponentType> {
+  // The charts' chunk (recharts) is asked for beside the page's, not after it.
+  preloadCharts();
   loading ??= retryImport(() => import('../errors/ErrorsPage.js')).then(
     (m) => (loaded = m.ErrorsPage),
     (error: unknown) => {

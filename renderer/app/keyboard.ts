@@ -39,7 +39,9 @@ export function useShortcuts(bindings: Bindings, active = true): void {
   useEffect(() => {
     if (!active) return;
     const onKey = (event: KeyboardEvent): void => {
-      if (event.defaultPrevented || openDialogs > 0 || isTypingTarget(event.target)) return;
+      // The innermost target: a field inside a shadow root (the flow editor) reaches the window
+      // with its host as event.target.
+      if (event.defaultPrevented || openDialogs > 0 || isTypingTarget(event.composedPath()[0] ?? event.target)) return;
       const key = keyOf(event);
       if (key === null) return;
       // Enter on a focused button or link is that control's own action.

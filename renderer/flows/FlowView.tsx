@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'react';
-import type { CheckResult, FlowInfo } from '../../core/service/api.js';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { CheckResult, Diagnostic, FlowInfo } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { hrefToRun, navigate } from '../app/router.js';
 import { useToast } from '../app/toasts.js';
 import { errorText } from '../lib/use-async.js';
-import { FlowSource } from './FlowSource.js';
+import { FlowEditor, type FlowEditorHandle } from './editor/FlowEditor.js';
 import { MuteToggle } from './MuteToggle.js';
 import { RecentRuns } from './RecentRuns.js';
 import { SaveDraft } from './SaveDraft.js';
@@ -52,16 +52,16 @@ function StartPanel({ flow }: { flow: FlowInfo }) {
   );
 }
 
-/** The flow's (or the draft's) diagnostics, one line each. */
-function DiagnosticList({ diagnostics }: { diagnostics: CheckResult['diagnostics'] }) {
+/** The flow's (or the draft's) diagnostics, one line each; each takes the editor to its place. */
+function DiagnosticList({ diagnostics, onReveal }: { diagnostics: readonly Diagnostic[]; onReveal: (d: Diagnostic) => void }) {
   if (diagnostics.length === 0) return null;
   return (
     <ul className="diagnostic-list">
       {diagnostics.map((d, i) => (
         <li key={i} className={`diagnostic-${d.severity}`}>
-          <span className="mono">
+          <button type="button" className="link mono" title="show it in the editor" onClick={() => onReveal(d)}>
             {d.line}:{d.column}
-          </span>{' '}
+          </button>{' '}
           {d.message}
         </li>
       ))}
@@ -70,8 +70,47 @@ function DiagnosticList({ diagnostics }: { diagnostics: CheckResult['diagnostics
 }
 
 /**
- * One flow: start it, read it highlighted with its diagnostics inline, edit a draft, check it
- * and save it to the operator's folder, see its recent runs, mute its failure notifications.
+ * The service's check of the draft, asked as the operator types (debounced). An answer for an
+ * older text than the last one asked (a slow one) is dropped; `forget` clears the last answer.
+ */
+function useDraftCheck(flow: FlowInfo, editing: boolean, draft: string) {
+  const api = useApi();
+  const toast = useToast();
+  const [checked, setChecked] = useState<(CheckResult & { source: string }) | null>(null);
+  const [checking, setChecking] = useState(false);
+  const asked = useRef<string | null>(null);
+
+  const check = async (source: string): Promise<void> => {
+    asked.current = source;
+    setChecking(true);
+    try {
+      const result = await api.checkFlow({ source, file: flow.path });
+      if (asked.current === source) setChecked({ ...result, source });
+    } catch (error) {
+      toast(`Could not check: ${errorText(error)}`, 'error');
+    } finally {
+      if (asked.current === source) setChecking(false);
+    }
+  };
+
+  useEffect(() => {
+    if (!editing) return;
+    const id = setTimeout(() => void check(draft), 400);
+    return () => clearTimeout(id);
+  }, [draft, editing]);
+
+  const forget = (): void => {
+    asked.current = null;
+    setChecked(null);
+    setChecking(false);
+  };
+  return { checked, checking, forget };
+}
+
+/**
+ * One flow: start it, read it in the editor (highlighted, its diagnostics in place), edit a
+ * draft there, check it as it is typed and save it to the operator's folder, see its recent
+ * runs, mute its failure notifications.
  */
 export function FlowView({
   flow,
@@ -84,33 +123,13 @@ export function FlowView({
   existing: ReadonlySet<string>;
   onSaved: (saved: FlowInfo) => void;
 }) {
-  const api = useApi();
-  const toast = useToast();
   const [editing, setEditing] = useState(startOpen);
   const [draft, setDraft] = useState(flow.source);
-  const [checked, setChecked] = useState<(CheckResult & { source: string }) | null>(null);
-  const [checking, setChecking] = useState(false);
+  const { checked, checking, forget } = useDraftCheck(flow, editing, draft);
+  const editor = useRef<FlowEditorHandle | null>(null);
 
-  const check = async (source: string): Promise<void> => {
-    setChecking(true);
-    try {
-      const result = await api.checkFlow({ source, file: flow.path });
-      setChecked({ ...result, source });
-    } catch (error) {
-      toast(`Could not check: ${errorText(error)}`, 'error');
-    } finally {
-      setChecking(false);
-    }
-  };
-
-  // Check the draft as the operator types (debounced).
-  useEffect(() => {
-    if (!editing) return;
-    const id = setTimeout(() => void check(draft), 400);
-    return () => clearTimeout(id);
-  }, [draft, editing]);
-
-  const shown = editing && checked ? checked : { ok: flow.ok, diagnostics: flow.diagnostics, source: flow.source, highlight: flow.highlight };
+  const fromFile = useMemo(() => ({ ok: flow.ok, diagnostics: flow.diagnostics, source: flow.source, highlight: flow.highlight }), [flow]);
+  const shown = editing && checked ? checked : fromFile;
   // Saving takes the draft exactly as it was checked: a change since waits for its check.
   const draftChecks = editing && checked !== null && checked.ok && checked.source === draft;
 
@@ -133,37 +152,39 @@ export function FlowView({
       <RecentRuns flowId={flow.id} />
 
       <div className="source-head">
-        <h3>{editing ? 'Draft (not saved: checked as you type)' : 'Source'}</h3>
+        <h3>{editing ? 'Flow draft (not saved: checked as you type)' : 'Flow source'}</h3>
         <button
           type="button"
           className="small"
           onClick={() => {
             setEditing(!editing);
-            setChecked(null);
+            forget();
             setDraft(flow.source);
           }}
         >
           {editing ? 'Back to the file' : 'Edit a draft and check it'}
         </button>
       </div>
-      {editing && (
-        <textarea
-          className="flow-editor mono"
-          aria-label="Flow draft"
-          spellCheck={false}
-          value={draft}
-          rows={Math.min(24, Math.max(8, draft.split('\n').length + 1))}
-          onChange={(e) => setDraft(e.currentTarget.value)}
-        />
-      )}
+      <DiagnosticList diagnostics={shown.diagnostics} onReveal={(d) => editor.current?.reveal(d.line, d.column)} />
+      <FlowEditor
+        value={editing ? draft : flow.source}
+        readOnly={!editing}
+        label={editing ? 'Flow draft' : 'Flow source'}
+        checked={shown}
+        onChange={setDraft}
+        onReady={(handle) => {
+          editor.current = handle;
+        }}
+      />
+      <p className="muted small-print editor-keys">
+        {editing ? 'Tab indents, Shift+Tab outdents; Escape then Tab leaves the editor. ' : ''}F8 goes to the next problem, Ctrl+Shift+M lists them.
+      </p>
       {editing && (
         <p className="muted small-print" role="status" data-testid="check-result">
           {checking ? 'Checking…' : checked ? (checked.ok ? '✓ The draft checks.' : `✗ ${diagnosticSummary(checked.diagnostics)}`) : ''}
         </p>
       )}
       {editing && <SaveDraft flow={flow} draft={draft} checksOk={draftChecks} existing={existing} onSaved={onSaved} />}
-      <DiagnosticList diagnostics={shown.diagnostics} />
-      <FlowSource source={shown.source} diagnostics={shown.diagnostics} highlight={shown.highlight} />
     </article>
   );
 }

@@ -3,7 +3,8 @@ import type { HighlightKind } from '../../core/service/api.js';
 /**
  * The colours of highlighted flow source, per theme. They live here rather than in the
  * stylesheet so a unit test can hold each one to WCAG's 4.5:1 on the source panel
- * (syntax-colors.test.ts); FlowSource hands them to its CSS as `--syn-*` properties.
+ * (syntax-colors.test.ts); FlowEditor sets them as `--syn-*` properties on its host, which the
+ * editor's theme reads.
  */
 
 export type SyntaxColors = Record<Exclude<HighlightKind, 'name' | 'invalid'>, string> & { panel: string };
@@ -16,7 +17,7 @@ export const SYNTAX_COLORS = {
     number: '#9a4d00',
     comment: '#5f6873',
     punct: '#5d6577',
-    // The theme's --surface-2, behind the source.
+    // The theme's --surface-2, the editor's background.
     panel: '#f1f3f6',
   },
   dark: {
@@ -30,7 +31,7 @@ export const SYNTAX_COLORS = {
   },
 } as const satisfies Record<'light' | 'dark', SyntaxColors>;
 
-/** The custom properties FlowSource sets on the source panel. */
+/** The custom properties FlowEditor sets on the editor's host. */
 export function syntaxColorVars(theme: 'light' | 'dark'): Record<string, string> {
   const c = SYNTAX_COLORS[theme];
   return {

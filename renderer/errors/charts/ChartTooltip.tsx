@@ -1,5 +1,3 @@
-import { pct } from './geometry.js';
-
 export interface TooltipRow {
   label: string;
   count: number;
@@ -7,14 +5,13 @@ export interface TooltipRow {
 }
 
 /**
- * The hover tooltip of a chart: plain HTML over the drawing (themed by CSS custom properties, so it
- * reads on both themes), placed by percentages of the chart's box. Past the middle it opens to the
- * left of its point so it stays inside the card.
+ * What a chart's hover shows: the whole label (or the bucket's time) and its counts, in plain
+ * HTML themed by CSS custom properties, so it reads on both themes. recharts' Tooltip places it
+ * beside the pointer (inside the chart's box) and renders it as its `content`.
  */
-export function ChartTooltip({ x, top, title, rows }: { x: number; top: number; title: string; rows: readonly TooltipRow[] }) {
-  const toLeft = x > 0.5;
+export function ChartTooltip({ title, rows }: { title: string; rows: readonly TooltipRow[] }) {
   return (
-    <div className="chart-tooltip" role="tooltip" style={{ left: pct(x), top, transform: toLeft ? 'translateX(-100%)' : undefined }}>
+    <div className="chart-tooltip" role="tooltip">
       <div className="chart-tooltip-title">{title}</div>
       {rows.map((row) => (
         <div key={row.label} className="chart-tooltip-row">

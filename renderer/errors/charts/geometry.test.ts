@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { axisCount, labelledBuckets, labelWidth, narrows, orderedSelection, pct, shorten, stackSegments, tickAnchor, zoomWindow } from './geometry.js';
+import { axisCount, bucketAt, gridPositions, labelledBuckets, labelWidth, narrows, orderedSelection, shorten, tickAnchor, zoomWindow } from './geometry.js';
 
 const HOUR = 3_600_000;
 
 describe('chart geometry', () => {
-  it('writes fractions as clamped percentages', () => {
-    expect(pct(0)).toBe('0%');
-    expect(pct(0.125)).toBe('12.5%');
-    expect(pct(1 / 3)).toBe('33.333%');
-    expect(pct(1.5)).toBe('100%');
-    expect(pct(Number.NaN)).toBe('0%');
-  });
-
   it('anchors the first tick label at its start and the last at its end, so both stay in the plot', () => {
     expect([0, 1, 2, 3].map((i) => tickAnchor(i, 4))).toEqual(['start', 'middle', 'middle', 'end']);
   });
@@ -30,21 +22,20 @@ describe('chart geometry', () => {
     expect(shorten('VERIFICATION_TESTS_FAILED_HARD', 22)).toHaveLength(22);
   });
 
-  it('stacks a bar bottom up in the keys order, each segment on the ones before it', () => {
-    // Axis top 100 over 200 px: 2 px a count.
-    const segments = stackSegments({ agent: 10, runtime: 30, git: 0 }, ['runtime', 'agent', 'git', 'user'], 100, 200);
-    expect(segments).toEqual([
-      { key: 'runtime', count: 30, y: 140, height: 60 },
-      { key: 'agent', count: 10, y: 120, height: 20 },
-    ]);
-    // The stack's top is its total; the segments touch, no gap and no overlap.
-    expect(segments[1]?.y).toBe(200 - 40 * 2);
-    expect((segments[1]?.y ?? 0) + (segments[1]?.height ?? 0)).toBe(segments[0]?.y);
+  it('finds the bucket under the pointer in equal bands, clamped to the first and the last', () => {
+    // 24 buckets over 480 px: 20 px each.
+    expect([0, 19.9, 20, 239, 479.9].map((x) => bucketAt(x, 480, 24))).toEqual([0, 0, 1, 11, 23]);
+    expect(bucketAt(-5, 480, 24)).toBe(0);
+    expect(bucketAt(9_999, 480, 24)).toBe(23);
+    expect(bucketAt(100, 0, 24)).toBe(0);
+    expect(bucketAt(100, 480, 0)).toBe(0);
   });
 
-  it('draws nothing for an empty bar or an axis of zero', () => {
-    expect(stackSegments({}, ['runtime'], 10, 200)).toEqual([]);
-    expect(stackSegments({ runtime: 3 }, ['runtime'], 0, 200)).toEqual([{ key: 'runtime', count: 3, y: 200, height: 0 }]);
+  it('puts one grid line per count tick across the plot, upward for a Y axis, none for an empty axis', () => {
+    expect(gridPositions([0, 10, 20, 30], 170, 300)).toEqual([170, 270, 370, 470]);
+    expect(gridPositions([0, 10, 20, 30, 40], 8, 200, true)).toEqual([208, 158, 108, 58, 8]);
+    expect(gridPositions([0], 0, 100)).toEqual([]);
+    expect(gridPositions([], 0, 100)).toEqual([]);
   });
 
   it('labels every n-th bucket so labels never overlap and none runs past the right edge', () => {

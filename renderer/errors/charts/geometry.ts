@@ -1,14 +1,8 @@
 /**
- * The arithmetic of the Errors screen's SVG charts, apart from React so it can be tested as is.
- * Horizontal positions are percentages of the plot's width (the browser scales them; nothing
- * is measured), vertical ones pixels of a plot of fixed height.
+ * The arithmetic of the Errors screen's charts, apart from React and recharts so it can be tested
+ * as is: which ticks the axes get (fixed sets handed to recharts, so it measures no text), how a
+ * tick reads, which bar the pointer is on, what a zoom selection spans.
  */
-
-/** A fraction of the plot's width as an SVG length ("12.5%"), rounded to keep the markup short. */
-export function pct(fraction: number): string {
-  const clamped = Math.min(1, Math.max(0, Number.isFinite(fraction) ? fraction : 0));
-  return `${Math.round(clamped * 100_000) / 1000}%`;
-}
 
 /** Where a tick's label sits: the first starts at its tick, the last ends at it, the others centre on it. */
 export function tickAnchor(index: number, count: number): 'start' | 'middle' | 'end' {
@@ -19,33 +13,6 @@ export function tickAnchor(index: number, count: number): 'start' | 'middle' | '
 /** A label cut to `max` characters with an ellipsis; the tooltip shows it whole. */
 export function shorten(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-export interface Segment {
-  key: string;
-  count: number;
-  /** Pixels from the plot's top to the segment's top, and the segment's height. */
-  y: number;
-  height: number;
-}
-
-/**
- * One bar's stack, bottom up in the order of `keys` (the legend's order): each key's segment sits on
- * the ones before it; keys with no count in the bar draw nothing. `top` is the axis' largest tick.
- */
-export function stackSegments(counts: Readonly<Record<string, number>>, keys: readonly string[], top: number, plotHeight: number): Segment[] {
-  const scale = top > 0 ? plotHeight / top : 0;
-  const segments: Segment[] = [];
-  let below = 0;
-  for (const key of keys) {
-    const count = counts[key] ?? 0;
-    if (count <= 0) continue;
-    const bottom = plotHeight - below * scale;
-    below += count;
-    const y = plotHeight - below * scale;
-    segments.push({ key, count, y, height: bottom - y });
-  }
-  return segments;
 }
 
 /** Pixels one time label needs: its characters at ~6.6 px (11 px text) plus a gap; no text is measured. */
@@ -93,6 +60,27 @@ export function zoomWindow(starts: readonly number[], selection: ZoomSelection, 
   const since = starts[selection.from];
   const last = starts[selection.to];
   return since === undefined || last === undefined ? null : { since, until: last + bucketMs };
+}
+
+/**
+ * The bucket (or row) under a pointer at `x` pixels into a plot of `width` pixels cut into
+ * `buckets` equal bands (recharts' band scale, no outer padding), clamped to the first and last.
+ */
+export function bucketAt(x: number, width: number, buckets: number): number {
+  if (buckets <= 0 || width <= 0) return 0;
+  return Math.min(buckets - 1, Math.max(0, Math.floor((x / width) * buckets)));
+}
+
+/**
+ * Where the grid lines of a count axis go, in pixels: one per tick over a plot that starts at
+ * `from` and runs `size` pixels, 0 at its start (`upward`: 0 at its end, as a Y axis). The
+ * charts hand these to recharts' grid, which would otherwise work out its own tick set (and
+ * measure its labels) for the grid alone.
+ */
+export function gridPositions(ticks: readonly number[], from: number, size: number, upward = false): number[] {
+  const top = ticks.at(-1) ?? 0;
+  if (top <= 0) return [];
+  return ticks.map((t) => from + size * (upward ? 1 - t / top : t / top));
 }
 
 /**
