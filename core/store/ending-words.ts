@@ -14,7 +14,7 @@ import type { RunEnding } from './ending.js';
 const CAUSED_BY: ReadonlySet<FailureLink['how']> = new Set(['retry-limit', 'thrown-in-catch', 'finally-failed']);
 
 /** The index of the root cause in a chain, head first: a cancelled branch's failing cleanup is never it. */
-export function rootCauseIndex(chain: readonly Pick<FailureLink, 'how'>[]): number {
+function rootCauseIndex(chain: readonly Pick<FailureLink, 'how'>[]): number {
   let i = 0;
   while (i < chain.length - 1 && CAUSED_BY.has(chain[i]?.how ?? null)) i += 1;
   return i;

@@ -8,7 +8,7 @@ import { usageLimitWaits } from './migration-17.js';
 import { errorGroupFacts } from './migration-18.js';
 import { runsAtScale } from './migration-19.js';
 import { groupCounts } from './migration-20.js';
-import { labelFacts } from './migration-21.js';
+import { labelFacts } from './migration-23.js';
 import { issueLog } from './migration-14.js';
 import { StoreError } from './store-error.js';
 
@@ -61,7 +61,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 18, name: "issue facts kept at commit: each issue's runs, flows and failures", up: errorGroupFacts },
   { version: 19, name: 'runs at scale: run counts per hour, flow and status; flow list sorted by name', up: runsAtScale },
   { version: 20, name: "group counts per hour and day, over every flow and per flow: the sparklines' reads", up: groupCounts },
-  { version: 21, name: "labels: the steps a run's flow takes, a task's prompt as written", up: labelFacts },
+  { version: 23, name: "labels: the steps a run's flow takes, a task's prompt as written", up: labelFacts },
 ];
 
 /**

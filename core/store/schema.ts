@@ -89,7 +89,7 @@ export interface RunRow {
   endingRootCode: string | null;
   endingChain: FailureLink[] | null;
   /**
-   * The steps its flow takes (runStarted.flowSteps, migration 21): when no session fails, and at
+   * The steps its flow takes (runStarted.flowSteps, migration 23): when no session fails, and at
    * most; null when timing decides it, for an external run and for a journal older than the field.
    */
   flowSteps: number | null;
@@ -115,7 +115,7 @@ export interface TaskRow {
   ordinal: number;
   /** Its prompt as run, filled in (taskStarted.name). */
   name: string;
-  /** Its prompt as the flow wrote it, when `name` filled in values (taskStarted.template, migration 21); else null. */
+  /** Its prompt as the flow wrote it, when `name` filled in values (taskStarted.template, migration 23); else null. */
   template: string | null;
   agent: string | null;
   status: TaskStatus;

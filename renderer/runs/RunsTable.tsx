@@ -2,7 +2,7 @@ import { useCallback, useMemo, useRef, useState } from 'react';
 import type { RunSummary } from '../../core/service/api.js';
 import { VirtualList } from '../components/VirtualList.js';
 import { distinctTailLength } from '../lib/run-ids.js';
-import { useGridRoving } from './grid-roving.js';
+import { useGridRoving, type GridFocus } from './grid-roving.js';
 import { NewRunsPill } from './NewRunsPill.js';
 import { RunRow, type RunRowProps } from './RunRow.js';
 import type { RunsSort, SortKey } from './runs-query.js';
@@ -49,9 +49,6 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
   const idTailLength = useMemo(() => distinctTailLength(anchor.keys), [anchor.keys]);
   const roving = useGridRoving({ rowIds: anchor.keys, cursor, onSelect: handlers.onSelect, focusRequest });
   const tabRow = cursor >= 0 ? cursor : 0;
-  // The header's controls: the tick box (0), then each sort button (1…).
-  const headerTab = (item: number): number => (roving.focus.header && Math.min(roving.focus.item, SORTABLE) === item ? 0 : -1);
-  let sortItem = 0;
   return (
     <div className="runs-table-wrap">
       <NewRunsPill count={anchor.newAbove} onShow={anchor.showNew} />
@@ -66,44 +63,7 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
         onKeyDown={roving.onKeyDown}
         onFocus={roving.onFocus}
       >
-        <div className="grid-header runs-grid" role="row" aria-rowindex={1}>
-          <div role="columnheader" className="cell-check">
-            <input
-              type="checkbox"
-              aria-label="Select all shown runs"
-              data-item={0}
-              tabIndex={headerTab(0)}
-              checked={allChecked}
-              ref={(el) => {
-                if (el) el.indeterminate = someChecked;
-              }}
-              onChange={(e) => onCheckAll(e.currentTarget.checked)}
-            />
-          </div>
-          {COLUMNS.map((c) => (
-            <div
-              key={c.label}
-              role="columnheader"
-              className={c.className}
-              aria-sort={c.key && sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : undefined}
-              title={c.title}
-            >
-              {c.key ? (
-                <button type="button" className="sort" onClick={() => onSort(c.key as SortKey)} data-item={++sortItem} tabIndex={headerTab(sortItem)}>
-                  {c.label}
-                  <span className="sort-arrow" aria-hidden="true">
-                    {sort.key === c.key ? (sort.desc ? '▾' : '▴') : ''}
-                  </span>
-                </button>
-              ) : (
-                c.label
-              )}
-            </div>
-          ))}
-          <div role="columnheader" className="cell-actions">
-            <span className="visually-hidden">Actions</span>
-          </div>
-        </div>
+        <RunsGridHeader sort={sort} onSort={onSort} allChecked={allChecked} someChecked={someChecked} onCheckAll={onCheckAll} focus={roving.focus} />
         <VirtualList
           count={rows.length}
           rowHeight={RUN_ROW_HEIGHT}
@@ -113,7 +73,7 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
           testId="runs-scroll"
           anchorKeys={anchor.keys}
           onInsertedAbove={anchor.onInsertedAbove}
-        onAnchorLost={anchor.onReachedTop}
+          onAnchorLost={anchor.onReachedTop}
           onReachedTop={anchor.onReachedTop}
           scrollRef={anchor.scrollRef}
           {...(onRowsShown ? { onWindowEnd: onRowsShown } : {})}
@@ -140,6 +100,59 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
             Loading more runs…
           </p>
         )}
+      </div>
+    </div>
+  );
+}
+
+/** The header row: the tick box (grid item 0), then each sort button (1…), one of them the grid's Tab stop when the focus is on the header. */
+function RunsGridHeader({
+  sort,
+  onSort,
+  allChecked,
+  someChecked,
+  onCheckAll,
+  focus,
+}: Pick<RunsTableProps, 'sort' | 'onSort' | 'onCheckAll'> & { allChecked: boolean; someChecked: boolean; focus: GridFocus }) {
+  const headerTab = (item: number): number => (focus.header && Math.min(focus.item, SORTABLE) === item ? 0 : -1);
+  let sortItem = 0;
+  return (
+    <div className="grid-header runs-grid" role="row" aria-rowindex={1}>
+      <div role="columnheader" className="cell-check">
+        <input
+          type="checkbox"
+          aria-label="Select all shown runs"
+          data-item={0}
+          tabIndex={headerTab(0)}
+          checked={allChecked}
+          ref={(el) => {
+            if (el) el.indeterminate = someChecked;
+          }}
+          onChange={(e) => onCheckAll(e.currentTarget.checked)}
+        />
+      </div>
+      {COLUMNS.map((c) => (
+        <div
+          key={c.label}
+          role="columnheader"
+          className={c.className}
+          aria-sort={c.key && sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : undefined}
+          title={c.title}
+        >
+          {c.key ? (
+            <button type="button" className="sort" onClick={() => onSort(c.key as SortKey)} data-item={++sortItem} tabIndex={headerTab(sortItem)}>
+              {c.label}
+              <span className="sort-arrow" aria-hidden="true">
+                {sort.key === c.key ? (sort.desc ? '▾' : '▴') : ''}
+              </span>
+            </button>
+          ) : (
+            c.label
+          )}
+        </div>
+      ))}
+      <div role="columnheader" className="cell-actions">
+        <span className="visually-hidden">Actions</span>
       </div>
     </div>
   );

@@ -8,7 +8,7 @@ import { usageRollupsSql } from '../migration-16.js';
 import { USAGE_LIMIT_WAIT_SQL } from '../migration-17.js';
 import { runsAtScaleSql } from '../migration-19.js';
 import { groupCountsSql } from '../migration-20.js';
-import { labelFactsSql } from '../migration-21.js';
+import { labelFactsSql } from '../migration-23.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
 import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
@@ -123,9 +123,9 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     },
   },
   {
-    version: 21,
+    version: 23,
     name: "labels: the steps a run's flow takes, a task's prompt as written",
-    // SQLite's migration 21 (core/store/migration-21.ts): the same columns.
+    // SQLite's migration 23 (core/store/migration-23.ts): the same columns.
     up: async (client) => {
       for (const sql of labelFactsSql(Dialect.postgres)) await client.query(sql);
     },

@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { MIGRATIONS } from '../migrations.js';
 
 /**
  * Takes a migrated database back to an earlier version, so a test can open it again and watch a
- * migration's backfill: the tables, indexes and triggers of each migration from 18 on, dropped
+ * migration's backfill: the tables, columns, indexes and triggers of each migration from 18 on, dropped
  * newest first, and the version set back. Only what these migrations add; an older target is refused.
  */
 
@@ -36,6 +37,10 @@ const triggers = (names: string): string => names.split(', ').map((name) => `DRO
 const tables = (names: string): string => names.split(', ').map((name) => `DROP TABLE ${name};`).join(' ');
 
 const UNDO: Record<number, { sqlite: string; postgres: string }> = {
+  23: {
+    sqlite: 'ALTER TABLE runs DROP COLUMN flow_steps; ALTER TABLE runs DROP COLUMN flow_steps_most; ALTER TABLE tasks DROP COLUMN template;',
+    postgres: 'ALTER TABLE runs DROP COLUMN flow_steps, DROP COLUMN flow_steps_most; ALTER TABLE tasks DROP COLUMN template;',
+  },
   20: {
     sqlite: `${triggers(['hour', 'day'].flatMap((g) => ['insert', 'delete', 'update'].map((op) => `error_group_trend_${g}_counts_${op}`)).join(', '))} ${tables(GROUP_COUNT_TABLES)}`,
     postgres: `DROP FUNCTION hivewatch_error_group_trend_hour_counts() CASCADE; DROP FUNCTION hivewatch_error_group_trend_day_counts() CASCADE;
@@ -51,12 +56,12 @@ const UNDO: Record<number, { sqlite: string; postgres: string }> = {
   },
 };
 
-/** Undoes every migration after `version` (at least 17); opening the store applies them again. */
+/** Undoes every migration after `version` (at least 17), newest first; opening the store applies them again. */
 export async function undoMigrationsAfter(location: string, version: number): Promise<void> {
-  const newest = Math.max(...Object.keys(UNDO).map(Number));
-  if (version < Math.min(...Object.keys(UNDO).map(Number)) - 1) throw new Error(`cannot undo migrations before ${version + 1}`);
-  const steps: string[] = [];
-  for (let v = newest; v > version; v--) steps.push(isPostgres(location) ? UNDO[v]!.postgres : UNDO[v]!.sqlite);
+  const undone = MIGRATIONS.map((m) => m.version).filter((v) => v > version).reverse();
+  const missing = undone.filter((v) => UNDO[v] === undefined);
+  if (missing.length > 0) throw new Error(`cannot undo migration ${missing.join(', ')}`);
+  const steps = undone.map((v) => (isPostgres(location) ? UNDO[v]!.postgres : UNDO[v]!.sqlite));
   if (isPostgres(location)) steps.push(`DELETE FROM schema_version WHERE version > ${version}`);
   else steps.push(`PRAGMA user_version = ${version}`);
   await query(location, steps.join('\n'));

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { Dialect } from './queries/plan.js';
 
 /**
- * Version 21 (exact labels in the window): what a run's and a task's labels are made of.
+ * Version 23 (exact labels in the window): what a run's and a task's labels are made of.
  *
  * - `runs.flow_steps`, `runs.flow_steps_most`: the steps the run's flow takes when no session
  *   fails and at most (runStarted.flowSteps, core/flow/step-count.ts), so the Step column reads
@@ -13,7 +13,7 @@ import { Dialect } from './queries/plan.js';
  *   task names are the written prompt.
  *
  * Not backfilled: journals written before carry neither field. The PostgreSQL twin is
- * postgres/migrations.ts version 21 (the same columns in its types, text bytewise).
+ * postgres/migrations.ts version 23 (the same columns in its types, text bytewise).
  */
 export function labelFactsSql(dialect: Dialect): string[] {
   // PostgreSQL's text columns compare bytewise as SQLite's do (migration 12).
