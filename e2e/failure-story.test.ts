@@ -232,7 +232,7 @@ describe('the window tells why each run ended', () => {
     await app.go(`#/compare/${runs.rethrow}/${runs.failFast}`);
     const row = page.locator('[data-row="ending-error"]');
     await row.waitFor();
-    expect(await row.locator('td[data-side="left"]').textContent()).toMatch(/^RUNTIME_CRASHED signal SIGSEGV in Deploy to staging attempt 1 · .+ — caught and rethrown$/);
+    expect(await row.locator('td[data-side="left"]').textContent()).toMatch(/^RUNTIME_CRASHED signal SIGSEGV in Deploy to staging attempt 1 · .+ — no retry was allowed; caught and rethrown$/);
     expect(await row.locator('td[data-side="right"]').textContent()).toMatch(/^RUNTIME_CRASHED exit 2 in Deploy attempt 1 · /);
     expect(await page.locator('tbody[data-group="run"]').textContent()).not.toContain('RUNTIME_TIMEOUT');
   });

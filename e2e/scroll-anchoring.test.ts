@@ -74,11 +74,19 @@ describe('a scrolled Runs table under live inserts', () => {
       await page.emulateMedia({ colorScheme: scheme });
       await app.screenshot(`runs-new-runs-pill-${width}-${scheme}`);
       // The pill covers nothing: no row, no heading's button or tick box (it sits over the actions heading, which shows none).
+      // A row is judged by the part of it the list shows: a row scrolled half out is clipped at the list's top.
       const covered = await pill.evaluate((el) => {
         const p = el.getBoundingClientRect();
-        const hits = (r: DOMRect): boolean => r.width > 0 && r.left < p.right && r.right > p.left && r.top < p.bottom && r.bottom > p.top;
+        const list = document.querySelector('[data-testid="runs-scroll"]')?.getBoundingClientRect();
+        const shown = (other: Element): { left: number; right: number; top: number; bottom: number } => {
+          const r = other.getBoundingClientRect();
+          if (!list || !other.matches('[data-run-id]')) return r;
+          return { left: r.left, right: r.right, top: Math.max(r.top, list.top), bottom: Math.min(r.bottom, list.bottom) };
+        };
+        const hits = (r: { left: number; right: number; top: number; bottom: number }): boolean =>
+          r.right > r.left && r.bottom > r.top && r.left < p.right && r.right > p.left && r.top < p.bottom && r.bottom > p.top;
         return [...document.querySelectorAll('.runs-table [role="row"][data-run-id], .grid-header button, .grid-header input')]
-          .filter((other) => hits(other.getBoundingClientRect()))
+          .filter((other) => hits(shown(other)))
           .map((other) => other.getAttribute('data-run-id') ?? other.textContent ?? other.outerHTML.slice(0, 60));
       });
       expect(covered).toEqual([]);
