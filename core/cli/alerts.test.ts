@@ -90,7 +90,7 @@ describe('hivewatch alerts', () => {
     const localId = (JSON.parse(local.out) as { rule: { id: string } }).rule.id;
     const tested = await hivewatch('alerts', 'test', localId);
     expect(tested.code, tested.err).toBe(0);
-    expect(tested.out).toMatch(/^test delivery dlv_[0-9a-f]{16}: sent \(HTTP 200\)\n$/);
+    expect(tested.out).toMatch(/^test delivery dlv_[0-9a-f]{22}: sent \(HTTP 200\)\n$/);
     expect(receiver.requests.map((r) => r.path)).toEqual(['/hooks/abc?key=1']);
     expect(receiver.bodies()[0]).toMatchObject({ kind: 'test', rule: { id: localId, condition: 'run-failed' } });
 

@@ -127,7 +127,7 @@ describe('alert conditions', () => {
     receiver.answers.push(503);
     await store.appendEvents(new JournalBuilder('run_logged', { start: T0 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }]).fail().events);
     await engine.pump();
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^alert delivery dlv_[0-9a-f]{16} \\(rule ${rule.id}\\) failed: the receiver answered 503$`))]);
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`^alert delivery dlv_[0-9a-f]{22} \\(rule ${rule.id}\\) failed: the receiver answered 503$`))]);
     expect(lines.join('\n')).not.toMatch(/sekrit|t0ken|services/);
   });
 });

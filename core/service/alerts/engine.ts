@@ -63,6 +63,8 @@ export class AlertEngine {
   posted = 0;
   private cursor: number | null = null;
   private pumping: Promise<void> | null = null;
+  /** The issue transitions enqueued so far, chained so each enqueues after the one before. */
+  private transitions: Promise<void> = Promise.resolve();
   private again = false;
   private halted = false;
 
@@ -140,7 +142,15 @@ export class AlertEngine {
   }
 
   /** An issue changed state: the issues engine's hook calls this (service.ts; `hivewatch issues` for an operator's change there). */
-  async onIssueTransition(transition: IssueTransition): Promise<void> {
+  onIssueTransition(transition: IssueTransition): Promise<void> {
+    // One at a time, in the order they happened: each reads the rules before it enqueues, and two
+    // transitions in flight together could otherwise enqueue "escalating" before "new".
+    const next = this.transitions.then(() => this.enqueueTransition(transition));
+    this.transitions = next.catch(() => undefined);
+    return next;
+  }
+
+  private async enqueueTransition(transition: IssueTransition): Promise<void> {
     const rules = await this.rules();
     if (transition.kind === 'resolved') {
       await this.followUp([transition.fingerprint], `issue ${transition.fingerprint} resolved by ${transition.by}`, transition.at);
@@ -277,6 +287,15 @@ export class AlertEngine {
   }
 }
 
+let deliveriesMade = 0;
+
+/**
+ * Deliveries due at the same time are claimed in id order (alert-queries.ts), and one receiver
+ * takes one at a time: so ids made in one process sort in the order they were made, and "New
+ * issue" reaches the receiver before the "Escalating issue" decided in the same pass. The random
+ * tail keeps ids of different hosts apart.
+ */
 function deliveryId(): string {
-  return `dlv_${randomBytes(8).toString('hex')}`;
+  deliveriesMade += 1;
+  return `dlv_${deliveriesMade.toString(16).padStart(10, '0')}${randomBytes(6).toString('hex')}`;
 }
