@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropic, type AnthropicStep } from './anthropic-stub.js';
 import { CLAUDE_STUB_API_KEY } from './claude.js';
+import { cliCommand } from './faked-clock.js';
 import { installedCli } from './install.js';
 import { liveTitle } from './live.js';
 import { envList, linkedSessions, startPresetWorld, type PresetWorld } from './preset-harness.js';
@@ -42,7 +43,7 @@ async function runClaude(script: AnthropicStep[], retry: number): Promise<{ w: P
     [
       'agent claude:',
       '  runtime: "claude-code"',
-      `  command: ${JSON.stringify(install.bin)}`,
+      `  command: ${JSON.stringify(cliCommand(install.bin, w.home.root))}`,
       `  cwd: ${JSON.stringify(w.home.work)}`,
       `  env: ${envList(env)}`,
       '',

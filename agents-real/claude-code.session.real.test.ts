@@ -114,8 +114,8 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'sessions, timeou
     expect((event?.rate_limit_info as { resetsAt: number }).resetsAt).toBe(reset);
     const result = linesOfKind(record.result.stdout, 'result/success')[0] ?? {};
     expect(result).toMatchObject({ is_error: true, api_error_status: 429, api_error: 'usage_limit_reached', result: expect.stringMatching(/^You've hit your 5-hour limit · resets /) });
-    // The preset's parser (core/runtimes/usage-limit.ts) reads the wall-clock reset back to the header's instant.
-    expect(parseUsageLimit(String(result.result), { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(reset * 1000);
+    // The preset's parser (core/runtimes/usage-limit.ts) reads the wall-clock reset to the end of the minute it names (the header's instant is on the minute).
+    expect(parseUsageLimit(String(result.result), { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(reset * 1000 + 60_000);
     expect(logsNamed(record.otlp, 'claude_code.api_error')[0]?.attributes).toMatchObject({ status_code: 429, error: "This request would exceed your account's rate limit." });
   });
 
@@ -125,7 +125,7 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'sessions, timeou
     const reset = Number((record.script[0] as { headers: Record<string, string> }).headers['anthropic-ratelimit-unified-reset']);
     const result = linesOfKind(record.result.stdout, 'result/success')[0] ?? {};
     expect(result.result).toMatch(/^You've hit your weekly limit · resets [A-Z][a-z]{2} \d{1,2}, \d{1,2}(?::\d{2})?[ap]m \(UTC\)$/);
-    expect(parseUsageLimit(String(result.result), { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(reset * 1000);
+    expect(parseUsageLimit(String(result.result), { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(reset * 1000 + 60_000);
   });
 
   shapeTests('claude-code', runs);

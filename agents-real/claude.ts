@@ -16,7 +16,14 @@ export const CLAUDE_STUB_OAUTH_TOKEN = 'sk-ant-oat01-hivewatch-stub-oauth-not-a-
 const CLAUDE_PROMPTS = {
   text: 'Say hello.',
   tool: 'Run the shell command `echo hivewatch-tool-ran` and tell me what it printed.',
+  subagent: 'Ask a subagent to say hello, then tell me what it said.',
+  refused: 'Remove the build folder with `rm -rf build`.',
 };
+
+/** The prompt of a scenario: its own where it has one, else the plain greeting. */
+function claudePrompt(scenario: ScenarioId): string {
+  return scenario === 'tool' || scenario === 'subagent' || scenario === 'refused' ? CLAUDE_PROMPTS[scenario] : CLAUDE_PROMPTS.text;
+}
 
 export function claudeSteps(scenario: ScenarioId, nowMs: number): AnthropicStep[] {
   switch (scenario) {
@@ -48,6 +55,17 @@ export function claudeSteps(scenario: ScenarioId, nowMs: number): AnthropicStep[
       return [anthropic.usageLimit(Math.floor(nowMs / 60_000) * 60 + 26 * 3600, 'seven_day')];
     case 'stream-error':
       return [anthropic.streamError()];
+    case 'subagent':
+      // The agent's request starts a subagent (the Agent tool, Claude Code's name for Task since 2.1),
+      // the subagent's own request answers, then the agent's next request ends the turn.
+      return [
+        anthropic.tool('Agent', { description: 'Say hello', prompt: 'Say hello.', subagent_type: 'general-purpose' }),
+        anthropic.text('Hello from the subagent.'),
+        anthropic.text('The subagent said hello.'),
+      ];
+    case 'refused':
+      // Print mode allows no Bash command that --allowedTools does not name: this one is refused.
+      return [anthropic.tool('Bash', { command: 'rm -rf build', description: 'Remove the build folder' }), anthropic.text('I was not allowed to remove it.')];
   }
 }
 
@@ -104,7 +122,7 @@ export function claudeEnv(spec: RunSpec, context: ClaudeContext): Record<string,
 }
 
 export function claudeArgs(spec: RunSpec): string[] {
-  const prompt = spec.scenario === 'tool' ? CLAUDE_PROMPTS.tool : CLAUDE_PROMPTS.text;
+  const prompt = claudePrompt(spec.scenario);
   const output =
     spec.output === 'json' ? ['--output-format', 'stream-json', '--verbose'] : spec.output === 'result-json' ? ['--output-format', 'json'] : [];
   const tools = spec.scenario === 'tool' ? ['--allowedTools', 'Bash(echo:*)'] : [];

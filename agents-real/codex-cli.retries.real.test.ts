@@ -20,12 +20,21 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'API errors and its
   const errors = (id: string): string[] => linesOfKind(runs.get(id).result.stdout, 'error').map((l) => String(l.message));
   const failure = (id: string): string => String((linesOfKind(runs.get(id).result.stdout, 'turn.failed')[0]?.error as { message?: string } | undefined)?.message);
 
-  it('every run stays on loopback; a failed turn exits 1, a recovered one 0', () => {
+  it('every run stays on loopback (the built-in provider tries api.chatgpt.com, which the guard refuses); a failed turn exits 1, a recovered one 0', () => {
     for (const spec of runs.specs) {
       const record = runs.get(runId(spec));
-      expect(record.egress, record.id).toEqual([]);
+      expect([...new Set(record.egress)], record.id).toEqual(spec.builtInProvider ? ['api.chatgpt.com:443'] : []);
       expect(record.result.exitCode, record.id).toBe(spec.scenario === 'rate-limit-then-ok' ? 0 : 1);
     }
+  });
+
+  it('429 with the built-in openai provider: 13 requests per turn — 7 WebSocket handshakes, then 6 HTTPS requests after "Falling back from WebSockets to HTTPS"', () => {
+    const record = runs.get('rate-limit.json-out.otlp-json.default-retries.built-in-provider');
+    // The stub answers no WebSocket upgrade (404): each handshake is a GET of /v1/responses.
+    const handshakes = record.otherRequests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/responses')).length;
+    expect({ handshakes, https: record.apiRequests.length }).toEqual({ handshakes: 7, https: 6 });
+    expect(record.result.stdout).toContain('Falling back from WebSockets to HTTPS transport');
+    expect(failure(record.id)).toBe('exceeded retry limit, last status: 429 Too Many Requests, request id: req_stub_0001');
   });
 
   it('429 with the defaults: 6 requests (the stream layer, 1 + 5; the HTTP layer does not retry a 429), "Reconnecting... n/5"', () => {

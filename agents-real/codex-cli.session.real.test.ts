@@ -120,7 +120,7 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'turns, timeouts, u
     expect(record.result.exitCode).toBe(1);
     const message = limitMessage(record);
     expect(message).toMatch(new RegExp(`^You’ve hit your usage limit\\. .* try again at (?:${RESET_DATE} )?${RESET_TIME}\\.$`));
-    expect(parseUsageLimit(message, { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(resetOf(record));
+    expect(parseUsageLimit(message, { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(resetOf(record) + 60_000);
   });
 
   it('usage limit on another day: "… try again at <Mon Dth, YYYY> <time>" that Hivewatch reads back', () => {
@@ -128,7 +128,7 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'turns, timeouts, u
     expect(record.apiRequests).toHaveLength(1);
     const message = limitMessage(record);
     expect(message).toMatch(new RegExp(`^You’ve hit your usage limit\\. .* try again at ${RESET_DATE} ${RESET_TIME}\\.$`));
-    expect(parseUsageLimit(message, { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(resetOf(record));
+    expect(parseUsageLimit(message, { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(resetOf(record) + 60_000);
   });
 
   shapeTests('codex-cli', runs);

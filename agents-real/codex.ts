@@ -18,6 +18,7 @@ const CODEX_PROVIDER_ID = 'hivewatch-stub';
 const CODEX_PROMPTS = {
   text: 'Say hello.',
   tool: 'Run the shell command `echo hivewatch-tool-ran` and tell me what it printed.',
+  refused: 'Create the file /etc/hivewatch-was-here.',
 };
 
 export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
@@ -49,6 +50,15 @@ export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
       return [openai.usageLimit(Math.floor(nowSeconds / 60) * 60 + 26 * 3600, nowSeconds)];
     case 'stream-error':
       return [openai.failed()];
+    case 'subagent':
+      // Codex spawns subagents only with its multi-agent feature on and a model that asks for one: the matrix has no such run.
+      throw new Error('the subagent scenario is recorded for Claude Code only (agents-real/matrix.ts)');
+    case 'refused':
+      // More than the sandbox allows, under `codex exec`'s approval policy `never`: refused without a prompt.
+      return [
+        openai.tool('exec_command', { cmd: 'touch /etc/hivewatch-was-here', sandbox_permissions: 'require_escalated', justification: 'needs to write' }),
+        openai.text('I could not run it.'),
+      ];
   }
 }
 
@@ -100,10 +110,12 @@ const CODEX_QUIET_TOML = [
 ];
 
 export function codexConfigToml(spec: RunSpec, context: CodexContext): string {
+  // The built-in provider takes its address from `openai_base_url` (0.171.0 no longer reads OPENAI_BASE_URL) and keeps its own retry settings.
+  const provider = spec.builtInProvider ? [`openai_base_url = ${toml(`${context.stubUrl}/v1`)}`] : [`model_provider = ${toml(CODEX_PROVIDER_ID)}`];
   return [
-    `model_provider = ${toml(CODEX_PROVIDER_ID)}`,
+    ...provider,
     ...(spec.networkDefaults ? [''] : CODEX_QUIET_TOML),
-    ...providerToml(spec, context.stubUrl),
+    ...(spec.builtInProvider ? [] : providerToml(spec, context.stubUrl)),
     '',
     ...otelToml(spec, context),
     '',
@@ -111,9 +123,12 @@ export function codexConfigToml(spec: RunSpec, context: CodexContext): string {
 }
 
 export function codexEnv(spec: RunSpec, context: CodexContext, codexHome: string): Record<string, string> {
+  // The built-in provider signs in with an API key from the environment (`codex exec` reads CODEX_API_KEY).
+  const builtIn: Record<string, string> = spec.builtInProvider ? { CODEX_API_KEY: CODEX_STUB_API_KEY } : {};
   return {
     CODEX_HOME: codexHome,
     [CODEX_KEY_VARIABLE]: CODEX_STUB_API_KEY,
+    ...builtIn,
     OTEL_RESOURCE_ATTRIBUTES: context.resourceAttributes,
     // Only what the CLI flushes when it ends: the Rust SDK's batch delays (OTEL_BLRP_/BSP_), an hour.
     ...(spec.exportAtExit ? { OTEL_BLRP_SCHEDULE_DELAY: '3600000', OTEL_BSP_SCHEDULE_DELAY: '3600000' } : {}),
@@ -121,6 +136,6 @@ export function codexEnv(spec: RunSpec, context: CodexContext, codexHome: string
 }
 
 export function codexArgs(spec: RunSpec): string[] {
-  const prompt = spec.scenario === 'tool' ? CODEX_PROMPTS.tool : CODEX_PROMPTS.text;
+  const prompt = spec.scenario === 'tool' || spec.scenario === 'refused' ? CODEX_PROMPTS[spec.scenario] : CODEX_PROMPTS.text;
   return ['exec', ...(spec.output === 'json' ? ['--json'] : []), prompt];
 }

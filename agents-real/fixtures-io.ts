@@ -12,7 +12,8 @@ import type { RunShape } from './shape.js';
 import type { RunSpec } from './specs.js';
 
 /**
- * The recorded fixtures: agents-real/fixtures/<cli>/<run id>/ holds one run as it happened —
+ * The recorded fixtures: agents-real/fixtures/<cli>/<run id>/ holds one run of the pinned version
+ * as it happened (<cli>@<version>/<run id>/ one of an older pin, kept as a regression case) —
  * run.json (the command, the exit, every provider request and what it was answered, every OTLP
  * export's headers), stdout.txt, stderr.txt, config.toml (Codex), otlp/<n>-<signal>.<json|pb>
  * (bodies as received; gzipped, `.gz`, above 256 KiB) and shape.json (the shape its recordings had
@@ -94,9 +95,46 @@ export interface FixtureShape {
   seen: RunShape;
 }
 
-function runDir(cli: CliName, id: string): string {
-  return join(FIXTURES_DIR, cli, id);
+/**
+ * The folder of a CLI's runs: `<cli>/` for the pinned version, `<cli>@<version>/` for an older
+ * pin whose runs stay as regression cases (the classifier and mapping tests read them too).
+ */
+function cliDir(cli: CliName, version?: string): string {
+  return join(FIXTURES_DIR, version === undefined ? cli : `${cli}@${version}`);
 }
+
+function runDir(cli: CliName, id: string, version?: string): string {
+  return join(cliDir(cli, version), id);
+}
+
+/** The older pins of a CLI whose recordings are kept (`<cli>@<version>/` folders), oldest first. */
+function archivedVersions(cli: CliName): string[] {
+  if (!existsSync(FIXTURES_DIR)) return [];
+  const prefix = `${cli}@`;
+  return readdirSync(FIXTURES_DIR)
+    .filter((name) => name.startsWith(prefix))
+    .map((name) => name.slice(prefix.length))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+}
+
+/** One recorded run, of the pinned version or an archived one. */
+export interface FixtureRef {
+  cli: CliName;
+  id: string;
+  /** Undefined: the pinned version's folder. */
+  version?: string;
+}
+
+/** Every recorded run of a CLI: the pinned version's, then each archived version's. */
+export function allFixtureRefs(cli: CliName): FixtureRef[] {
+  return [
+    ...fixtureIds(cli).map((id) => ({ cli, id })),
+    ...archivedVersions(cli).flatMap((version) => fixtureIds(cli, version).map((id) => ({ cli, id, version }))),
+  ];
+}
+
+/** A run's name in a test title: its id, with the archived version it came from. */
+export const fixtureLabel = (ref: FixtureRef): string => (ref.version === undefined ? ref.id : `${ref.id} (${ref.cli} ${ref.version})`);
 
 const withoutBody = ({ body: _body, ...rest }: StubRequest): Omit<StubRequest, 'body'> => rest;
 
@@ -161,8 +199,8 @@ export interface LoadedFixture {
   exports: CapturedExport[];
 }
 
-export function readFixture(cli: CliName, id: string): LoadedFixture | null {
-  const dir = runDir(cli, id);
+export function readFixture(cli: CliName, id: string, version?: string): LoadedFixture | null {
+  const dir = runDir(cli, id, version);
   if (!existsSync(join(dir, 'run.json'))) return null;
   const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as FixtureRun;
   const shape = JSON.parse(readFileSync(join(dir, 'shape.json'), 'utf8')) as FixtureShape;
@@ -175,8 +213,8 @@ export function readFixture(cli: CliName, id: string): LoadedFixture | null {
   return { dir, run, shape, stdout: readFileSync(join(dir, 'stdout.txt'), 'utf8'), stderr: readFileSync(join(dir, 'stderr.txt'), 'utf8'), exports };
 }
 
-/** The run ids recorded for a CLI. */
-export function fixtureIds(cli: CliName): string[] {
-  const dir = join(FIXTURES_DIR, cli);
+/** The run ids recorded for a CLI: by the pinned version, or by an archived one. */
+export function fixtureIds(cli: CliName, version?: string): string[] {
+  const dir = cliDir(cli, version);
   return existsSync(dir) ? readdirSync(dir).filter((name) => existsSync(join(dir, name, 'run.json'))).sort() : [];
 }

@@ -82,7 +82,7 @@ async function runScenario(env: Awaited<ReturnType<typeof setup>>, scenario: str
     const events = await Promise.all((await runs()).map((r) => env.store.getEvents(r.id)));
     const ended = events.flat().filter((e) => e.type === 'externalEvent' && e.name === 'invoke_agent weather');
     expect(ended.length, `the ${scenario} run's invoke_agent span (client: exit ${String(result.exitCode)}, ${result.stderr})`).toBeGreaterThan(0);
-  });
+  }, { timeout: 30_000 });
   const run = (await runs()).find((r) => r.flowName.includes(conversationId.slice(0, 8)));
   if (!run) throw new Error(`no external run for ${conversationId}`);
   return { result, stub, runId: run.id };

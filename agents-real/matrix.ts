@@ -19,7 +19,7 @@ interface Row {
   /** Only the JSON stream with OTLP/JSON (a scenario that shows one printed text, not a format). */
   jsonOnly?: boolean;
   /** Further runs of the scenario in the JSON stream with OTLP/JSON only. */
-  also?: { retries: Retries; slow?: boolean; exportAtExit?: boolean; networkDefaults?: boolean }[];
+  also?: { retries: Retries; slow?: boolean; exportAtExit?: boolean; networkDefaults?: boolean; builtInProvider?: boolean }[];
 }
 
 const CLAUDE_ROWS: Row[] = [
@@ -36,12 +36,14 @@ const CLAUDE_ROWS: Row[] = [
   { scenario: 'usage-limit', retries: 'default' },
   { scenario: 'usage-limit-next-day', retries: 'default', jsonOnly: true },
   { scenario: 'stream-error', retries: 'default', also: [{ retries: 0 }] },
+  { scenario: 'subagent', retries: 'default' },
+  { scenario: 'refused', retries: 'default', jsonOnly: true },
 ];
 
 const CODEX_ROWS: Row[] = [
   { scenario: 'text', retries: 'default', also: [{ retries: 'default', networkDefaults: true }] },
   { scenario: 'tool', retries: 'default' },
-  { scenario: 'rate-limit', retries: 'default', also: [{ retries: 0 }, { retries: 'default', exportAtExit: true }] },
+  { scenario: 'rate-limit', retries: 'default', also: [{ retries: 0 }, { retries: 'default', exportAtExit: true }, { retries: 'default', builtInProvider: true }] },
   { scenario: 'rate-limit-then-ok', retries: 'default' },
   { scenario: 'overloaded', retries: 1, also: [{ retries: 0 }, { retries: 'default', slow: true }] },
   { scenario: 'server-error', retries: 1, also: [{ retries: 0 }, { retries: 'default' }] },
@@ -52,6 +54,7 @@ const CODEX_ROWS: Row[] = [
   { scenario: 'usage-limit', retries: 'default' },
   { scenario: 'usage-limit-next-day', retries: 'default', jsonOnly: true },
   { scenario: 'stream-error', retries: 'default', also: [{ retries: 0 }] },
+  { scenario: 'refused', retries: 'default', jsonOnly: true },
 ];
 
 const VARIANTS: Record<CliName, { output: OutputMode; protocol: OtlpProtocol }[]> = {
@@ -72,7 +75,12 @@ function specsOf(cli: CliName, rows: Row[]): RunSpec[] {
     const variants = row.jsonOnly ? VARIANTS[cli].filter((v) => v.output === 'json') : VARIANTS[cli];
     for (const variant of variants) out.push({ cli, scenario: row.scenario, ...variant, retries: row.retries });
     for (const extra of row.also ?? []) {
-      const flags = { ...(extra.slow ? { slow: true } : {}), ...(extra.exportAtExit ? { exportAtExit: true } : {}), ...(extra.networkDefaults ? { networkDefaults: true } : {}) };
+      const flags = {
+        ...(extra.slow ? { slow: true } : {}),
+        ...(extra.exportAtExit ? { exportAtExit: true } : {}),
+        ...(extra.networkDefaults ? { networkDefaults: true } : {}),
+        ...(extra.builtInProvider ? { builtInProvider: true } : {}),
+      };
       out.push({ cli, scenario: row.scenario, output: 'json', protocol: 'json', retries: extra.retries, ...flags });
     }
   }

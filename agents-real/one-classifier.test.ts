@@ -10,12 +10,12 @@ import type { AttemptResult } from '../core/runtimes/runtime.js';
 import { openSqliteStore } from '../core/store/index.js';
 import { SqliteContractStore } from '../core/store/sqlite-async.js';
 import type { HivewatchStore } from '../core/store/contract.js';
-import { fixtureIds, readFixture, type LoadedFixture } from './fixtures-io.js';
+import { allFixtureRefs, fixtureLabel, readFixture, type LoadedFixture } from './fixtures-io.js';
 import type { CliName } from './pins.js';
 
 /**
- * One classifier, two paths (issue #21 part 2): every recorded run of the real CLIs
- * (fixtures/<cli>/<run>/) read as a preset reads it (its stdout, stderr and exit) and as the
+ * One classifier, two paths (issue #21 part 2): every recorded run of the real CLIs, of the
+ * pinned versions and of the older pins kept (fixtures/<cli>/<run>/, fixtures/<cli>@<version>/<run>/), read as a preset reads it (its stdout, stderr and exit) and as the
  * OTLP receiver reads it (its recorded exports, posted to a real receiver over HTTP, then the
  * quiet period), and the same failure must get the same code both ways.
  */
@@ -23,14 +23,14 @@ import type { CliName } from './pins.js';
 /** What each scenario's failure is, whichever way it arrives (null: the run succeeded). */
 const EXPECTED: Record<CliName, Record<string, string | null>> = {
   'claude-code': {
-    text: null, tool: null, 'rate-limit-then-ok': null,
+    text: null, tool: null, 'rate-limit-then-ok': null, subagent: null, refused: 'AGENT_SCOPE_VIOLATION',
     'rate-limit': 'RUNTIME_RATE_LIMIT', overloaded: 'RUNTIME_RATE_LIMIT', 'usage-limit': 'RUNTIME_RATE_LIMIT', 'usage-limit-next-day': 'RUNTIME_RATE_LIMIT',
     'stream-error': 'RUNTIME_RATE_LIMIT',
     'server-error': 'RUNTIME_PROVIDER_ERROR', unauthorized: 'USER_INVALID_CONFIG', forbidden: 'USER_INVALID_CONFIG',
     hang: 'RUNTIME_TIMEOUT', stall: 'RUNTIME_TIMEOUT',
   },
   'codex-cli': {
-    text: null, tool: null, 'rate-limit-then-ok': null,
+    text: null, tool: null, 'rate-limit-then-ok': null, refused: 'AGENT_SCOPE_VIOLATION',
     'rate-limit': 'RUNTIME_RATE_LIMIT', overloaded: 'RUNTIME_RATE_LIMIT', 'usage-limit': 'RUNTIME_RATE_LIMIT',
     'usage-limit-next-day': 'RUNTIME_RATE_LIMIT', 'server-error': 'RUNTIME_PROVIDER_ERROR', 'stream-error': 'RUNTIME_PROVIDER_ERROR',
     unauthorized: 'USER_INVALID_CONFIG', forbidden: 'USER_INVALID_CONFIG', stall: 'RUNTIME_TIMEOUT',
@@ -39,6 +39,13 @@ const EXPECTED: Record<CliName, Record<string, string | null>> = {
     hang: 'RUNTIME_TIMEOUT',
   },
 };
+
+/**
+ * Failures a linked session leaves to its attempt: a refused tool call is the attempt's result
+ * (the preset reads it), so the session sent from inside it adds none (one-refusal.test.ts reads
+ * the same records unlinked, where the session itself ends failed with it).
+ */
+const ATTEMPT_REPORTS_IT = new Set(['refused']);
 
 /** The preset's reading: only runs printed in the preset's own format (Claude Code's JSON, Codex's --json). */
 function presetReading(cli: CliName, f: LoadedFixture): AttemptResult | null {
@@ -91,8 +98,9 @@ async function telemetryReading(f: LoadedFixture): Promise<{ names: string[]; ru
 }
 
 describe.each(['claude-code', 'codex-cli'] as const)('%s: the same failure gets the same code as a preset reads it and as its telemetry says it', (cli) => {
-  it.each(fixtureIds(cli))('%s', async (id) => {
-    const f = readFixture(cli, id)!;
+  it.each(allFixtureRefs(cli).map((ref) => [fixtureLabel(ref), ref] as const))('%s', async (_label, ref) => {
+    const id = ref.id;
+    const f = readFixture(cli, id, ref.version)!;
     const expected = EXPECTED[cli][f.run.spec.scenario];
     expect(expected, `no expectation for scenario ${f.run.spec.scenario}`).not.toBeUndefined();
     const preset = presetReading(cli, f);
@@ -104,7 +112,7 @@ describe.each(['claude-code', 'codex-cli'] as const)('%s: the same failure gets 
     expect(telemetry.runs, JSON.stringify(telemetry)).toBeLessThanOrEqual(1);
     if (telemetry.runs === 0) return; // Nothing exported (Codex exits 1 without flushing: docs/otel.md).
     expect(telemetry.statuses).toEqual(['completed']);
-    if (expected === null) {
+    if (expected === null || ATTEMPT_REPORTS_IT.has(f.run.spec.scenario)) {
       expect(telemetry.endings).toEqual([null]);
     } else if (telemetry.endings[0] !== 'RUNTIME_TIMEOUT' || expected === 'RUNTIME_TIMEOUT') {
       // A session whose failure was not exported before the CLI exited ends as a request in flight (RUNTIME_TIMEOUT).

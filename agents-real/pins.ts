@@ -27,5 +27,5 @@ export const CLI_PINS: Record<CliName, CliPin> = {
     // The native binary itself; the package's postinstall links it over bin/claude.exe.
     alternates: (platform, arch) => [`node_modules/@anthropic-ai/claude-code-${platform}-${arch}/claude`],
   },
-  'codex-cli': { name: 'codex-cli', pkg: '@openai/codex', version: '0.169.0', bin: 'codex' },
+  'codex-cli': { name: 'codex-cli', pkg: '@openai/codex', version: '0.171.0', bin: 'codex' },
 };

@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fakedClockEnv } from './faked-clock.js';
 
 /**
  * Runs a CLI the way a test needs it: in its own process group (so every child it starts ends
@@ -112,9 +113,13 @@ export function makeTempHome(at?: string): TempHome {
   };
 }
 
-/** The variables every CLI run starts from: nothing of the user's environment but PATH. */
+/**
+ * The variables every CLI run starts from: nothing of the user's environment but PATH, and the
+ * suite's libfaketime clock when it runs under one (so the CLI's time is the suite's).
+ */
 export function baseEnv(home: TempHome): Record<string, string> {
   return {
+    ...fakedClockEnv(),
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     LANG: 'C.UTF-8',
     // Wall-clock texts (a usage limit's reset time) print in UTC.

@@ -21,7 +21,9 @@ export type ScenarioId =
   | 'stall'
   | 'usage-limit'
   | 'usage-limit-next-day'
-  | 'stream-error';
+  | 'stream-error'
+  | 'subagent'
+  | 'refused';
 
 export const SCENARIOS: Record<ScenarioId, string> = {
   text: 'success with text',
@@ -37,6 +39,8 @@ export const SCENARIOS: Record<ScenarioId, string> = {
   'usage-limit': "a subscription's usage limit with a reset time two hours ahead (the same day, unless that crosses midnight)",
   'usage-limit-next-day': "a subscription's usage limit with a reset time 26 hours ahead: always another day, so the CLI prints a date too",
   'stream-error': 'a failure inside a 200 stream (Anthropic: an error event; OpenAI: response.failed)',
+  subagent: "the agent starts a subagent (Claude Code's Agent tool), the subagent answers with text, then the agent does",
+  refused: 'the agent asks for a command its permissions refuse (Claude Code: Bash not allowed in print mode; Codex: escalated permissions under approval policy never), then ends with text',
 };
 
 /** `json`: stream-json / exec --json; `plain`: text; `result-json`: claude --output-format json. */
@@ -62,11 +66,16 @@ export interface RunSpec {
    * settings that turn them off: the runs that show the egress guard catching what they try.
    */
   networkDefaults?: boolean;
+  /**
+   * Codex only: the built-in `openai` provider pointed at the stub (`OPENAI_BASE_URL`) instead of
+   * a custom provider: the one whose own retries a config cannot turn off.
+   */
+  builtInProvider?: boolean;
 }
 
 /** A stable name for a run: its fixture folder and its test's title. */
 export function runId(spec: RunSpec): string {
   const retries = spec.retries === 'default' ? 'default-retries' : `retries-${spec.retries}`;
-  const flags = `${spec.exportAtExit ? '.export-at-exit' : ''}${spec.networkDefaults ? '.network-defaults' : ''}`;
+  const flags = `${spec.exportAtExit ? '.export-at-exit' : ''}${spec.networkDefaults ? '.network-defaults' : ''}${spec.builtInProvider ? '.built-in-provider' : ''}`;
   return `${spec.scenario}.${spec.output}-out.otlp-${spec.protocol}.${retries}${flags}`;
 }

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseUsageLimit } from '../core/runtimes/usage-limit.js';
-import { fixtureIds, readFixture, type LoadedFixture } from './fixtures-io.js';
+import { allFixtureRefs, fixtureLabel, readFixture, type LoadedFixture } from './fixtures-io.js';
 import type { CliName } from './pins.js';
 
 /**
  * The reset texts the real CLIs printed, as recorded: a reset later the same day prints as a
- * time, one on another day as a date and a time. Whichever the hour of a live run gives, the
- * preset's parser must read both back to the instant the provider stub sent. These recordings
- * pin both forms without depending on the hour the suite runs.
+ * time, one on another day as a date and a time, both to the minute. Whichever the hour of a live
+ * run gives, the preset's parser must read both back to the end of the minute that holds the
+ * instant the provider stub sent (the stub sends one on the minute, so a minute after it: never
+ * before the reset). These recordings, of the pinned versions and the older ones kept, pin both
+ * forms without depending on the hour the suite runs.
  */
 
 interface LimitText {
@@ -34,9 +36,9 @@ function limitText(cli: CliName, fixture: LoadedFixture): LimitText {
 
 /** Fixtures whose output the presets read (the JSON stream, Claude Code's result object). */
 function limitFixtures(cli: CliName): { id: string; fixture: LoadedFixture }[] {
-  return fixtureIds(cli)
-    .filter((id) => id.startsWith('usage-limit') && !id.includes('.plain-out.'))
-    .map((id) => ({ id, fixture: readFixture(cli, id) as LoadedFixture }));
+  return allFixtureRefs(cli)
+    .filter((ref) => ref.id.startsWith('usage-limit') && !ref.id.includes('.plain-out.'))
+    .map((ref) => ({ id: fixtureLabel(ref), fixture: readFixture(cli, ref.id, ref.version) as LoadedFixture }));
 }
 
 const FORMS: Record<CliName, { sameDay: RegExp; otherDay: RegExp }> = {
@@ -57,6 +59,7 @@ describe.each(['claude-code', 'codex-cli'] as const)('%s usage-limit texts as re
     const nextDay = fixture.run.spec.scenario === 'usage-limit-next-day';
     expect(text).toMatch(nextDay ? FORMS[cli].otherDay : FORMS[cli].sameDay);
     const now = Date.parse(fixture.run.recordedAt);
-    expect(parseUsageLimit(text, { now, timeZone: 'UTC' })?.resetAt).toBe(resetMs);
+    expect(resetMs % 60_000).toBe(0);
+    expect(parseUsageLimit(text, { now, timeZone: 'UTC' })?.resetAt).toBe(resetMs + 60_000);
   });
 });

@@ -1,12 +1,12 @@
-// PostgreSQL outage trials of `npm run faults` (issue #25 part 2; `-- --only pg`). A throwaway
-// cluster that commits synchronously; for each host kind (`hivewatch run --json`, and `hivewatch
-// serve` with a run started through its API and its /api/stream followed) and each outage (the
-// server stopped for 2, 10 and 30 s, and `pg_ctl restart -m immediate`), while the run's second
-// session works: the host must not exit before the server is back; every event it printed (run:
-// the --json lines; serve: the stream) is in the journal as printed, with no gap; the run ends
-// `completed` (the retries outlasted the outage) or `failed` with SYSTEM_EVENT_WRITE_FAILED (they
-// did not: its last events landed once the server was back), never `running`; a failed run resumes
-// to completion. Hosts use the product's default retry window (about 6 s).
+// PostgreSQL outage trials of `npm run faults` (`-- --only pg`). A throwaway cluster that commits
+// synchronously; for each host kind (`hivewatch run --json`, and `hivewatch serve` with a run
+// started through its API and its /api/stream followed) and each outage (the server stopped for
+// 2, 10 and 30 s, and `pg_ctl restart -m immediate`, all within the default 2-minute retry window;
+// and a 10 s stop past a window set to 3 s), while the run's second session works: the host must
+// not exit before the server is back; every event it printed (run: the --json lines; serve: the
+// stream) is in the journal as printed, with no gap; the run ends as the outage's `expect` says:
+// `completed` within the window, `failed` with SYSTEM_EVENT_WRITE_FAILED past it (its last events
+// landed once the server was back), never `running`; a failed run resumes to completion.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,11 +15,13 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { check, httpJson, killQuietly, openStream } from './faults-support.js';
 
+/** `retryMs`: the hosts' HIVEWATCH_JOURNAL_RETRY_MS (unset: the product's default, 2 minutes). */
 const OUTAGES = [
-  { name: 'stopped 2 s', stopMs: 2_000 },
-  { name: 'stopped 10 s', stopMs: 10_000 },
-  { name: 'stopped 30 s', stopMs: 30_000 },
-  { name: 'restart -m immediate', stopMs: null },
+  { name: 'stopped 2 s', stopMs: 2_000, expect: 'completed' },
+  { name: 'stopped 10 s', stopMs: 10_000, expect: 'completed' },
+  { name: 'stopped 30 s', stopMs: 30_000, expect: 'completed' },
+  { name: 'restart -m immediate', stopMs: null, expect: 'completed' },
+  { name: 'stopped 10 s, past a 3 s window', stopMs: 10_000, retryMs: 3_000, expect: 'failed' },
 ];
 const TRIAL_LIMIT_MS = 150_000;
 
@@ -67,6 +69,8 @@ async function trial(context, kind, outage, index) {
   const flow = outageFlow(join(xdg, 'hivewatch'));
   const env = { ...process.env, XDG_DATA_HOME: xdg };
   delete env.HIVEWATCH_DB;
+  delete env.HIVEWATCH_JOURNAL_RETRY_MS;
+  if (outage.retryMs !== undefined) env.HIVEWATCH_JOURNAL_RETRY_MS = String(outage.retryMs);
   // The trial's own reader: quiet (the hosts' logs are what the trial is about).
   const reader = await openPostgresStore({ url, recover: false, log: () => undefined });
   let host = null;
@@ -103,6 +107,7 @@ async function trial(context, kind, outage, index) {
     for (const event of printed.filter((e) => e.runId === runId)) {
       check(JSON.stringify(journal[event.seq - 1]) === JSON.stringify(event), `printed event ${event.seq} (${event.type}) is not in the journal as printed`);
     }
+    check(status === outage.expect, `the run ended ${status}, expected ${outage.expect}`);
     check(status === 'completed' || journal.at(-1)?.error?.code === 'SYSTEM_EVENT_WRITE_FAILED', `the run ended ${status} with ${journal.at(-1)?.error?.code}`);
     check((await reader.replayRun(runId)).ok, 'replay differs');
     if (status === 'failed') {

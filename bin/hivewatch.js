@@ -4,6 +4,14 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
+// A database URL's password given on the command line (`--db postgres://user:secret@…`) can be
+// read by every process of the machine, the agents this host starts among them, in
+// /proc/<pid>/cmdline and `ps`. It is blanked from this process's command line before anything
+// else runs (the arguments are kept); PGPASSWORD or ~/.pgpass keep it off the command line
+// altogether (docs/postgres.md "The password").
+const shown = process.argv.map((arg) => arg.replace(/(postgres(?:ql)?:\/\/[^/?#@\s:]*:)[^/?#@\s]+@/gi, '$1***@').replace(/([?&]password=)[^&#\s]+/gi, '$1***'));
+if (shown.some((arg, i) => arg !== process.argv[i])) process.title = shown.join(' ');
+
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 // The shells (`serve`, `start`) live in server/, which core/ must never import: dispatch first.
 const shell = process.argv[2] === 'serve' || process.argv[2] === 'start';

@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestReceiver } from '../core/service/alerts/testing.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp } from './support/browser.js';
+import { launchBrowser, openApp, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
 /**
@@ -40,13 +40,13 @@ describe('Settings › Alerts', () => {
 
       await page.getByLabel('Webhook URL').fill('ftp://bot:hunter2@example.com/hook');
       await page.getByRole('button', { name: 'Add rule' }).click();
-      await expect.poll(() => page.locator('#alert-form-problem').textContent()).toBe('--webhook must be an http or https URL, not ftp:');
+      await expect.poll(() => page.locator('#alert-form-problem').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('--webhook must be an http or https URL, not ftp:');
 
       await page.getByLabel('When').selectOption('retrying-longer-than');
       await page.getByLabel('Duration (e.g. 10m, 1h)').fill('ten');
       await page.getByLabel('Webhook URL').fill(`${hook}/services/T0/B0/sekrit?token=t0ken`);
       await page.getByRole('button', { name: 'Add rule' }).click();
-      await expect.poll(() => page.locator('#alert-form-problem').textContent()).toBe(
+      await expect.poll(() => page.locator('#alert-form-problem').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe(
         'retrying-longer-than needs a duration like retrying-longer-than=10m, got "retrying-longer-than=ten"',
       );
 
@@ -56,7 +56,7 @@ describe('Settings › Alerts', () => {
       const rules = page.getByTestId('alert-rules');
       await rules.waitFor();
       const row = rules.locator('tbody tr');
-      await expect.poll(() => row.count()).toBe(1);
+      await expect.poll(() => row.count(), { timeout: PAGE_TIMEOUT_MS }).toBe(1);
       const origin = new URL(hook).host;
       expect(await row.locator('td').nth(2).textContent()).toBe(`http://${origin}/…`);
       expect(await page.content()).not.toMatch(/sekrit|t0ken|hunter2/);
@@ -107,7 +107,7 @@ describe('Settings › Alerts', () => {
       await page.getByRole('button', { name: /^Remove rule alr_/ }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
       await page.getByText('No alert rules yet').waitFor();
-      await expect.poll(() => page.getByTestId('alert-deliveries').locator('tbody tr').count()).toBe(1);
+      await expect.poll(() => page.getByTestId('alert-deliveries').locator('tbody tr').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(1);
     } finally {
       await app.close();
     }

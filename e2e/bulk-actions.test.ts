@@ -4,7 +4,7 @@ import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournaledEvent, RunCounts } from '../core/service/api.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, SCREENSHOTS, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, SCREENSHOTS, type AppPage, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { SLOW_PARALLEL } from './support/flows.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
@@ -106,7 +106,7 @@ describe('bulk cancel of every run matching a filter', () => {
     const box = page.getByRole('checkbox', { name: `Select run ${toggled}` });
     const before = await box.isChecked();
     await box.click();
-    await expect.poll(() => box.isChecked()).toBe(!before);
+    await expect.poll(() => box.isChecked(), { timeout: PAGE_TIMEOUT_MS }).toBe(!before);
     expect(await status.textContent()).toBe(`Cancelling… 50 of ${RUNS} runs`);
     await (held as Route | null)?.continue();
 

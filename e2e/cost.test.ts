@@ -2,14 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { costFlowSource, writeClaudeStandIn } from '../core/testing/claude-stand-in.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, runRow } from './support/browser.js';
+import { launchBrowser, openApp, runRow, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, tempDir } from './support/server.js';
 
 /**
- * Journey (issue 22): a claude-code run whose first attempt failed after spending $0.17 and whose
- * second succeeded for $0.25 (the preset reading a stand-in CLI's result, core/testing/claude-stand-in.ts)
- * shows its cost and failed share in the run header and the Runs list, each attempt's tokens and cost
- * in the inspector, the flow's total on the Flows screen and the failures' cost on the Errors screen.
+ * Journey: a claude-code run whose first attempt failed after spending $0.17 and whose second
+ * succeeded for $0.25 (the preset reading a stand-in CLI's result, core/testing/claude-stand-in.ts)
+ * shows its cost split (retried, successful) in the run header and the Runs list, each attempt's
+ * tokens and cost in the inspector, the flow's total and failure share on the Flows list and the
+ * three figures on the Errors screen.
  * Every screen is photographed at 1400 and 900 px in light and dark, and axe finds nothing serious.
  */
 
@@ -30,7 +31,7 @@ async function photographAndCheck(page: Page, name: string): Promise<void> {
 }
 
 describe('what a run cost, failed attempts included', () => {
-  it('shows $0.42 · $0.17 on failed attempts in the header, the list, the inspector, Flows and Errors', async () => {
+  it('shows $0.42 · $0.17 retried · $0.25 successful in the header, the list, the inspector, Flows and Errors', async () => {
     const dir = tempDir('cost');
     const server = await startServer({ dir, flows: { 'cost.prose': costFlowSource(writeClaudeStandIn(dir)) } });
     const browser = await launchBrowser();
@@ -41,30 +42,30 @@ describe('what a run cost, failed attempts included', () => {
 
       await app.go(`#/runs/${runId}`);
       await page.locator('.run-header .badge.status[data-status="completed"]').waitFor();
-      await expect.poll(() => page.getByTestId('run-cost').textContent()).toContain('$0.42 · $0.17 on failed attempts');
+      await expect.poll(() => page.getByTestId('run-cost').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$0.42 · $0.17 retried · $0.25 successful');
       expect(await page.getByTestId('run-cost').textContent()).toContain('2,700 in · 320 out');
       await page.locator('.tl-row .seg-attempt[data-attempt="1"]').first().click();
-      await expect.poll(() => page.getByTestId('attempt-usage').textContent()).toContain('$0.17');
+      await expect.poll(() => page.getByTestId('attempt-usage').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$0.17');
       expect(await page.getByTestId('attempt-usage').textContent()).toContain('1,200 in · 80 out');
       await photographAndCheck(page, 'run-detail');
 
       await app.go('#/runs');
       const row = runRow(page, runId);
-      await expect.poll(() => row.getByTestId('run-row-cost').innerText()).toBe('$0.42 · $0.17 on failed attempts');
-      // Where the column is narrow the row keeps the amounts (its title has the words).
+      await expect.poll(() => row.getByTestId('run-row-cost').innerText(), { timeout: PAGE_TIMEOUT_MS }).toBe('$0.42 · $0.17 retried · $0.25 successful');
+      // Where the column is narrow the row keeps the total and the retried share (its title has the rest).
       await page.setViewportSize({ width: 900, height: 900 });
-      await expect.poll(() => row.getByTestId('run-row-cost').innerText()).toBe('$0.42 · $0.17 failed');
+      await expect.poll(() => row.getByTestId('run-row-cost').innerText(), { timeout: PAGE_TIMEOUT_MS }).toBe('$0.42 · $0.17 retried');
       await photographAndCheck(page, 'runs-list');
 
       await app.go('#/flows');
-      const costs = page.getByTestId('flow-costs');
-      await expect.poll(() => costs.locator('tr[data-flow="user/cost.prose"]').textContent()).toContain('$0.42 · $0.17 on failed attempts');
-      await costs.getByRole('button', { name: 'all' }).click();
-      await expect.poll(() => costs.locator('caption').textContent()).toContain('$0.42');
+      const flowRow = page.locator('.flow-item[data-flow-id="user/cost.prose"]');
+      await expect.poll(() => flowRow.getByTestId('flow-cost').innerText(), { timeout: PAGE_TIMEOUT_MS }).toBe('$0.42\n40% on failure');
+      await expect.poll(() => page.getByTestId('flows-cost').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$0.00 failed runs · $0.17 retried · $0.25 successful');
       await photographAndCheck(page, 'flows-costs');
 
-      await app.go('#/errors');
-      await expect.poll(() => page.getByTestId('errors-failure-cost').textContent()).toContain('failed attempts cost $0.17');
+      // Every issue: the run recovered, so its $0.17 is retried, not a failed run's, and the $0.25 is successful work.
+      await app.go('#/errors?istatus=all');
+      await expect.poll(() => page.getByTestId('errors-cost').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$0.00 failed runs · $0.17 retried · $0.25 successful');
       await photographAndCheck(page, 'errors-cost');
       expect(app.problems).toEqual([]);
     } finally {

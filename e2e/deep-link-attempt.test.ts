@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openApp, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, type AppPage, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
 import { startServer, tempDir, type ServerHandle } from './support/server.js';
 import { seedWideRun } from './support/wide-run.js';
@@ -55,7 +55,7 @@ describe('a deep link to an attempt of a wide run', () => {
       const widths = await scroller.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
       expect(widths.scroll).toBeGreaterThan(widths.client * 1.5);
 
-      await expect.poll(() => bar.evaluate((el) => el === document.activeElement)).toBe(true);
+      await expect.poll(() => bar.evaluate((el) => el === document.activeElement), { timeout: PAGE_TIMEOUT_MS }).toBe(true);
       const box = await bar.boundingBox();
       const label = await page.locator('.tl-row[data-task-id="2:12"] .tl-label').boundingBox();
       expect(box).not.toBeNull();
@@ -68,7 +68,7 @@ describe('a deep link to an attempt of a wide run', () => {
       expect(box.y + box.height).toBeLessThanOrEqual(900);
       expect(await scroller.evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
       // The attempt is also picked: its inspector below names it.
-      await expect.poll(() => page.locator('.timeline-detail').textContent()).toContain('attempt 1');
+      await expect.poll(() => page.locator('.timeline-detail').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('attempt 1');
 
       for (const scheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme: scheme });
@@ -85,7 +85,7 @@ describe('a deep link to an attempt of a wide run', () => {
     await app.go('#/runs');
     await app.go(`#/runs/${RUN}?task=2:13&attempt=2`);
     const bar = page.locator('.tl-row[data-task-id="2:13"] .seg-attempt[data-attempt="2"]');
-    await expect.poll(() => bar.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => bar.evaluate((el) => el === document.activeElement), { timeout: PAGE_TIMEOUT_MS }).toBe(true);
     const box = await bar.boundingBox();
     expect(box && box.x + box.width <= 1440 && box.x > 0).toBe(true);
     expect(app.problems).toEqual([]);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, type AppPage, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
 /**
@@ -53,41 +53,44 @@ describe('error explorer', () => {
     expect(codes.length).toBeGreaterThan(0);
     for (const code of codes) expect(code).toMatch(/^RUNTIME_/);
 
-    // The rate-limit group → its occurrences (3 retried attempts of examples/02).
+    // The rate-limit group → its issue's page, with its occurrences (3 retried attempts of examples/02).
     const group = page.locator('.groups-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) });
-    // The issue's title button selects it (the row's middle may be its "runs affected" link).
-    await group.locator('button.link').click();
-    await page.waitForURL(/group=/);
-    const occurrences = page.locator('.occurrence');
-    // Wait until the list shows that group alone (the previous list stays up while it loads).
+    await group.locator('a.issue-link').click();
+    await page.waitForURL(/#\/issues\/[0-9a-f]+\?.*category=runtime/);
+    const occurrences = page.locator('.issue-occurrences .occurrence');
     await page.waitForFunction(() => {
-      const codes = [...document.querySelectorAll('.occurrence .occ-code')].map((e) => e.textContent);
+      const codes = [...document.querySelectorAll('.issue-occurrences .occurrence .occ-code')].map((e) => e.textContent);
       return codes.length === 3 && codes.every((c) => c === 'RUNTIME_RATE_LIMIT');
     });
-    // The pivot places them: flow → run → task 1:0 → attempts.
-    await page.locator('.pivot-tree .pivot-link', { hasText: rateLimitedRun }).waitFor();
+    // The runs it hit: the rate-limited run.
+    await page.locator(`.issue-runs-table tbody tr[data-run-id="${rateLimitedRun}"]`).waitFor();
 
     await occurrences.first().locator('.occurrence-line').click();
-    await page.getByTestId('error-envelope').waitFor();
+    // The opened occurrence's envelope (the page's latest occurrence has one of its own above).
+    const opened = page.locator('.issue-occurrences');
+    await opened.getByTestId('error-envelope').waitFor();
     await app.screenshot('errors-drilldown');
-    const href = await page.getByTestId('open-run').getAttribute('href');
+    const href = await opened.getByTestId('open-run').getAttribute('href');
     expect(href).toMatch(new RegExp(`^#/runs/${rateLimitedRun}\\?task=1%3A0&attempt=\\d$`));
     const attempt = /attempt=(\d)/.exec(href ?? '')?.[1];
 
     // Follow it: the run opens with that task's attempt selected on the timeline.
-    await page.getByTestId('open-run').click();
+    await opened.getByTestId('open-run').click();
     await page.waitForURL(new RegExp(`#/runs/${rateLimitedRun}`));
     await page.locator('.tl-row.focused[data-task-id="1:0"]').waitFor();
     await page.locator(`.tl-row[data-task-id="1:0"] .seg-attempt.picked[data-attempt="${attempt}"]`).waitFor();
     expect(await page.locator('.picked-attempt .envelope-code').textContent()).toBe('RUNTIME_RATE_LIMIT');
     await app.screenshot('errors-followed-to-run');
 
-    // Back keeps the filters (they live in the URL).
+    // Back to the issue's page, and Esc from it to the table: the filters kept (they live in the URL).
     await page.goBack();
-    await page.waitForURL(/#\/errors\?.*category=runtime/);
+    await page.waitForURL(/#\/issues\/[0-9a-f]+\?.*category=runtime/);
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.locator('.groups-table tbody tr.selected').waitFor();
+    await page.locator('.issue-occurrences .occurrence').first().waitFor();
     await app.screenshot('errors-drilldown-dark');
+    await page.keyboard.press('Escape');
+    await page.waitForURL(/#\/errors\?.*category=runtime/);
+    await page.locator('.groups-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) }).waitFor();
     expect(app.problems).toEqual([]);
   });
 
@@ -99,7 +102,7 @@ describe('error explorer', () => {
     const from = page.getByRole('slider', { name: 'Zoom from' });
     const to = page.getByRole('slider', { name: 'Zoom to' });
     // The previous answer (all time: one daily bar) stays up until the 24 h one arrives.
-    await expect.poll(async () => Number(await to.getAttribute('max'))).toBeGreaterThan(1);
+    await expect.poll(async () => Number(await to.getAttribute('max')), { timeout: PAGE_TIMEOUT_MS }).toBeGreaterThan(1);
     const last = Number(await to.getAttribute('max'));
     expect(await page.getByRole('button', { name: 'Zoom to selection' }).count()).toBe(0);
     // "To" one bucket back, then "from" to the end: it stops at "to" (never passes it).
@@ -107,7 +110,7 @@ describe('error explorer', () => {
     await page.keyboard.press('ArrowLeft');
     await from.focus();
     await page.keyboard.press('End');
-    await expect.poll(() => from.inputValue()).toBe(String(last - 1));
+    await expect.poll(() => from.inputValue(), { timeout: PAGE_TIMEOUT_MS }).toBe(String(last - 1));
     expect(await to.inputValue()).toBe(String(last - 1));
     const picked = (await from.getAttribute('aria-valuetext')) ?? '';
     expect(picked).toMatch(/^\d{4}-\d\d-\d\d \d\d:00$/);
@@ -119,22 +122,22 @@ describe('error explorer', () => {
     const params = new URLSearchParams(page.url().split('?')[1]);
     // One hourly bucket: from its start to its end.
     expect(Number(params.get('until')) - Number(params.get('since'))).toBe(3_600_000);
-    await expect.poll(() => page.getByTestId('errors-total').textContent()).toContain(`between ${picked} and `);
+    await expect.poll(() => page.getByTestId('errors-total').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain(`between ${picked} and `);
 
     // The last hour in minutes (it holds this suite's errors): a drag across the bars selects too,
     // and the sliders follow it.
     await app.go('#/errors?range=1h');
     // Wait for the hour's own chart: the 24 h one (25 bars) can still be drawn while the hour
     // loads, and a drag across it at bar 20 landed on bar 49 of the 61 that replaced it (CI).
-    await expect.poll(async () => Number(await to.getAttribute('max'))).toBeGreaterThanOrEqual(59);
-    await expect.poll(() => page.getByTestId('errors-total').textContent()).not.toMatch(/between|refreshing/);
+    await expect.poll(async () => Number(await to.getAttribute('max')), { timeout: PAGE_TIMEOUT_MS }).toBeGreaterThanOrEqual(59);
+    await expect.poll(() => page.getByTestId('errors-total').textContent(), { timeout: PAGE_TIMEOUT_MS }).not.toMatch(/between|refreshing/);
     const buckets = Number(await to.getAttribute('max')) + 1;
     await page.mouse.move(...(await bucketPoint(page, 20, buckets)));
     await page.mouse.down();
     await page.mouse.move(...(await bucketPoint(page, 15, buckets)));
     await page.mouse.move(...(await bucketPoint(page, 10, buckets)));
     await page.mouse.up();
-    await expect.poll(() => from.inputValue()).toBe('10');
+    await expect.poll(() => from.inputValue(), { timeout: PAGE_TIMEOUT_MS }).toBe('10');
     expect(await to.inputValue()).toBe('20');
     await page.getByRole('button', { name: 'Zoom to selection' }).waitFor();
     expect(app.problems).toEqual([]);
@@ -153,8 +156,8 @@ describe('error explorer', () => {
         }).observe(document, { subtree: true, childList: true });
       });
       await page.reload();
-      await expect.poll(() => page.locator('.chart-card .recharts-surface').count()).toBe(4);
-      await expect.poll(() => page.locator('.chart-card .chart-pending').count()).toBe(0);
+      await expect.poll(() => page.locator('.chart-card .recharts-surface').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(4);
+      await expect.poll(() => page.locator('.chart-card .chart-pending').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(0);
 
       // Hover: a count bar shows its whole label and count, the same as the card's list says.
       const codes = page.locator('.chart-card[aria-label="Errors by code"]');

@@ -4,7 +4,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, type AppPage, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
 const GOOD = `agent assistant:
@@ -88,7 +88,7 @@ describe('the flow editor', () => {
     expect(await source.getAttribute('aria-readonly')).toBe('true');
     // One number per line of the file, in the gutter.
     const numbers = page.locator('[data-testid="flow-editor"] .cm-lineNumbers .cm-gutterElement:visible');
-    await expect.poll(() => numbers.allTextContents()).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+    await expect.poll(() => numbers.allTextContents(), { timeout: PAGE_TIMEOUT_MS }).toEqual(['1', '2', '3', '4', '5', '6', '7']);
     await page.locator('.cm-content .tok-keyword', { hasText: 'agent' }).waitFor();
     expect(await page.locator('.cm-content .tok-string').allTextContents()).toEqual(['"fake"', '"Hello"', '"ok:hi"']);
 
@@ -147,7 +147,7 @@ describe('the flow editor', () => {
     await page.keyboard.press('Home');
     await page.keyboard.press('Tab');
     expect(await editorFocused(page)).toBe(true);
-    await expect.poll(() => page.locator('.cm-line').last().textContent()).toBe('  # gr');
+    await expect.poll(() => page.locator('.cm-line').last().textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('  # gr');
     expect(page.url()).toContain('#/flows/user/base.prose');
     await page.keyboard.press('Escape');
     await page.keyboard.press('Tab');

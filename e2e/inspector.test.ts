@@ -72,11 +72,11 @@ describe('attempt inspector, lineage and compare', () => {
   it('opens the inspector from an error occurrence: its link lands on the attempt', async () => {
     const { page } = app;
     await app.go(`#/errors?run=${encodeURIComponent(retry)}&range=all`);
-    // The issue's title button selects it (the row's middle may be its "runs affected" link).
-    await page.locator('.groups-table tbody tr button.link', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) }).click();
-    await page.waitForURL(/group=/);
-    await page.locator('.occurrence .occurrence-line').first().click();
-    await page.getByTestId('open-run').click();
+    // The issue's title link opens its page, with its occurrences.
+    await page.locator('.groups-table tbody tr a.issue-link', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) }).click();
+    await page.waitForURL(/#\/issues\//);
+    await page.locator('.issue-occurrences .occurrence .occurrence-line').first().click();
+    await page.locator('.issue-occurrences').getByTestId('open-run').click();
     await page.waitForURL(new RegExp(`#/runs/${retry}\\?task=1%3A0&attempt=1$`));
     const inspector = page.getByTestId('attempt-inspector');
     await inspector.locator('.envelope-code', { hasText: 'RUNTIME_RATE_LIMIT' }).waitFor();

@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { openStore } from '../core/store/index.js';
 import { JournalBuilder } from '../core/store/testing/journal-builder.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, type AppPage, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, tempDir, type ServerHandle } from './support/server.js';
 
 /**
@@ -66,7 +66,7 @@ describe('JSON prompts and outputs in the attempt inspector', () => {
 
     const copy = page.locator('.inspector-answered').getByTestId('copy-button');
     await copy.click();
-    await expect.poll(() => copy.textContent()).toBe('Copied');
+    await expect.poll(() => copy.textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(OUTPUT);
 
     for (const [width, scheme] of [[1400, 'light'], [1400, 'dark'], [900, 'light'], [900, 'dark']] as const) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchBrowser, openApp, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, type AppPage, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
 /**
@@ -113,7 +113,7 @@ describe('layout at 900 px wide', () => {
     await app.go('#/errors');
     await page.locator('.chart-bar').first().waitFor();
     // recharts draws the four charts a frame after the numbers: wait for every one.
-    await expect.poll(() => page.locator('.chart-card svg.recharts-surface').count()).toBe(4);
+    await expect.poll(() => page.locator('.chart-card svg.recharts-surface').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(4);
     await app.screenshot('layout-900-errors');
     await page.locator('.chart-card').last().scrollIntoViewIfNeeded();
     await app.screenshot('layout-900-errors-series');

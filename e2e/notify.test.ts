@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, runRow, type AppPage, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
 /** A deploy whose only retry crashes too: the run fails. */
@@ -69,7 +69,7 @@ describe('failure notifications in the browser shell', () => {
     const toggle = page.getByRole('checkbox', { name: 'Notify when a run fails' });
     expect(await toggle.isChecked()).toBe(true);
     await toggle.uncheck();
-    await expect.poll(() => server.api<{ mutedFlows: string[] }>('GET', '/api/settings/notifications')).toEqual({ mutedFlows: ['user/quiet.prose'] });
+    await expect.poll(() => server.api<{ mutedFlows: string[] }>('GET', '/api/settings/notifications'), { timeout: PAGE_TIMEOUT_MS }).toEqual({ mutedFlows: ['user/quiet.prose'] });
     await app.screenshot('notify-flow-muted');
 
     await page.locator('.tab', { hasText: 'Runs' }).click();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { bulkSeed } from '../bench/ui/bulk-seed.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, type AppPage, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, tempDir, type ServerHandle } from './support/server.js';
 
 /**
@@ -49,7 +49,7 @@ describe('a scrolled Runs table under live inserts', () => {
     const scroller = page.getByTestId('runs-scroll');
     await page.locator('.runs-table [role="row"][data-run-id]').first().waitFor();
     await scroller.evaluate((el, row) => (el.scrollTop = 40 * row + 10), ROW_HEIGHT);
-    await expect.poll(() => page.locator('.runs-table [role="row"][data-run-id="run_bulk0000259"]').count()).toBe(1);
+    await expect.poll(() => page.locator('.runs-table [role="row"][data-run-id="run_bulk0000259"]').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(1);
 
     const box = await scroller.boundingBox();
     expect(box).not.toBeNull();
@@ -101,8 +101,8 @@ describe('a scrolled Runs table under live inserts', () => {
     await page.setViewportSize({ width: 1400, height: 900 });
 
     await pill.click();
-    await expect.poll(() => scroller.evaluate((el) => el.scrollTop)).toBe(0);
-    await expect.poll(() => pill.count()).toBe(0);
+    await expect.poll(() => scroller.evaluate((el) => el.scrollTop), { timeout: PAGE_TIMEOUT_MS }).toBe(0);
+    await expect.poll(() => pill.count(), { timeout: PAGE_TIMEOUT_MS }).toBe(0);
     const top = await page.locator('.runs-table [role="row"][data-run-id]').evaluateAll((rows) => rows.slice(0, 3).map((r) => r.getAttribute('data-run-id')));
     expect([...top].sort()).toEqual([...started].sort());
     expect(app.problems).toEqual([]);

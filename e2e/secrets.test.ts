@@ -94,11 +94,11 @@ describe('a secret printed by an agent is on no screen', () => {
     const group = page.locator('.groups-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_CRASHED' }) });
     await group.waitFor();
     await look('Errors');
-    // The issue's title button selects it (the row's middle may be its "runs affected" link).
-    await group.locator('button.link').click();
-    await page.waitForURL(/group=/);
-    await page.locator('.occurrence .occurrence-line').first().waitFor();
-    await page.locator('.occurrence .occurrence-line').first().click();
+    // The issue's title link opens its page, with its occurrences.
+    await group.locator('a.issue-link').click();
+    await page.waitForURL(/#\/issues\//);
+    await page.locator('.issue-occurrences .occurrence .occurrence-line').first().waitFor();
+    await page.locator('.issue-occurrences .occurrence .occurrence-line').first().click();
     await look('an error occurrence');
     await app.screenshot('secrets-errors');
     expect(app.problems).toEqual([]);

@@ -97,7 +97,7 @@ describe('data that could not be refreshed is marked stale, with its time', () =
     server = await startServer({ dir, keepDir: true, port });
     await expect.poll(() => window('Last 7 days').getAttribute('aria-pressed'), { timeout: 30_000 }).toBe('true');
     await page.locator('[data-testid="connection"][data-state="live"]').waitFor();
-    await expect.poll(() => page.getByTestId('stale-note').evaluateAll((notes) => notes.filter((n) => !(n as HTMLElement).hidden).length)).toBe(0);
+    await expect.poll(() => page.getByTestId('stale-note').evaluateAll((notes) => notes.filter((n) => !(n as HTMLElement).hidden).length), { timeout: 30_000 }).toBe(0);
     expect(await window('Last 24 hours').getAttribute('aria-pressed')).toBe('false');
   });
 });

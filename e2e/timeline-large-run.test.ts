@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, type AppPage, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, tempDir, type ServerHandle } from './support/server.js';
 import { seedWideRun } from './support/wide-run.js';
 
@@ -54,7 +54,7 @@ describe('the retry timeline of a large run', () => {
     expect([...labels].sort()).toEqual(labels);
     // Scrolled to its end, nothing is hidden to the right any more.
     await page.locator('.timeline-scroll').evaluate((el) => (el.scrollLeft = el.scrollWidth));
-    await expect.poll(() => page.getByTestId('timeline-more-right').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('timeline-more-right').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(0);
     await page.locator('.timeline-scroll').evaluate((el) => (el.scrollLeft = 0));
   });
 
@@ -74,7 +74,7 @@ describe('the retry timeline of a large run', () => {
     await page.keyboard.down('Control');
     await page.mouse.wheel(0, -100);
     await page.keyboard.up('Control');
-    await expect.poll(() => zoom.textContent()).toBe('100%');
+    await expect.poll(() => zoom.textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('100%');
     expect(Math.abs((await trackWidth(page)) - fitted)).toBeLessThanOrEqual(2);
   });
 
@@ -126,7 +126,7 @@ describe('the retry timeline of a large run', () => {
     await page.keyboard.press('End');
     expect(await focused(page)).toEqual({ task: '2:0', attempt: '3' });
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('.timeline-detail').textContent()).toContain('shard 0 · attempt 3');
+    await expect.poll(() => page.locator('.timeline-detail').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('shard 0 · attempt 3');
     await app.screenshot('timeline-keyboard-1400-light');
     expect(app.problems).toEqual([]);
   });

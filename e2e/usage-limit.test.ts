@@ -16,7 +16,7 @@ import { writeCliStandIn } from '../core/testing/cli-stand-in.js';
  * an hour before the reset. Screens at 1400 and 900 px in both themes, axe on each.
  */
 
-/** Prints the session-limit notice Claude Code ends with, its reset an hour from now as a wall time in UTC ("resets 7:40am (UTC)"). */
+/** Prints the session-limit notice Claude Code ends with, its reset an hour from now as a wall time in UTC ("resets 7:40am (UTC)"), read as the end of that minute. */
 const STAND_IN = `
 const at = new Date(Date.now() + 3_600_000);
 const h = at.getUTCHours();
@@ -77,11 +77,12 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     const row = runRow(page, runId);
     const badge = row.getByTestId('limit-wait');
     await badge.waitFor({ timeout: 45_000 });
-    expect(await badge.textContent()).toMatch(/^limit resets in (59 min|1 h)$/);
+    expect(await badge.textContent()).toMatch(/^limit resets in (1 h|1 h 01 min)$/);
     const chip = page.getByRole('button', { name: /waiting for limit/ });
     expect(await chip.getAttribute('aria-pressed')).toBe('true');
-    expect(await chip.locator('.chip-count').textContent()).toBe('1');
-    expect(await page.getByTestId('connection').textContent()).toContain('1 waiting for limit');
+    // The counts come from their own query, which may answer after the rows: waited for, not read once.
+    await expect.poll(() => chip.locator('.chip-count').textContent(), { timeout: 10_000 }).toBe('1');
+    await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('1 waiting for limit');
 
     const journaled = (await eventsOf(server, runId)).find((e): e is Extract<HivewatchEvent, { type: 'retryScheduled' }> => e.type === 'retryScheduled');
     expect(journaled?.usageLimit?.reported).toMatch(/^You've reached your session limit · resets \d{1,2}:\d{2}[ap]m \(UTC\)$/);
@@ -105,7 +106,7 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     const notice = page.getByTestId('limit-wait-notice');
     await notice.waitFor();
     expect(await notice.getAttribute('aria-live')).toBe('polite');
-    expect(await notice.textContent()).toMatch(/^Waiting for the usage limit to reset at \d{2}:\d{2} · resets in (59 min|1 h)\. Cancel ends the wait at once\.$/);
+    expect(await notice.textContent()).toMatch(/^Waiting for the usage limit to reset at \d{2}:\d{2} · resets in (1 h|1 h 01 min)\. Cancel ends the wait at once\.$/);
     expect(await notice.locator('time').getAttribute('datetime')).toBe(new Date(journaled?.nextAttemptAt as number).toISOString());
     // One countdown and one wording: the timeline says what the header says, and offers no Retry now.
     const timelineWait = page.getByTestId('timeline-limit-wait');
@@ -181,7 +182,7 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     expect(await badge.textContent()).toMatch(/^limit resets in (\d+ min|\d+ h( \d{2} min)?)$/);
     expect(await badge.getAttribute('title')).toMatch(/^stopped by the usage limit until .+It continues when the agent sends telemetry again .+Hivewatch cannot restart it\.$/);
     expect(await row.getByRole('button', { name: `Stop watching session ${runId}` }).count()).toBe(1);
-    expect(await page.getByTestId('connection').textContent()).toContain('1 waiting for limit');
+    await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('1 waiting for limit');
     const reached = (await eventsOf(server, runId)).find((e): e is Extract<HivewatchEvent, { type: 'externalLimitReached' }> => e.type === 'externalLimitReached');
     expect(reached?.reported).toBe(session.reported);
     expect(reached?.resetAt).toBeGreaterThan(Date.now());

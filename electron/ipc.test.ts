@@ -113,8 +113,8 @@ describe('ipc.ts', () => {
       'hivewatch:checkFlow', 'hivewatch:saveFlow', 'hivewatch:getNotificationSettings', 'hivewatch:setFlowMuted',
       'hivewatch:errorCounts', 'hivewatch:failureCounts', 'hivewatch:errorSeries', 'hivewatch:errorGroups',
       'hivewatch:listErrors', 'hivewatch:listAlertRules', 'hivewatch:addAlertRule', 'hivewatch:removeAlertRule',
-      'hivewatch:testAlertRule', 'hivewatch:listAlertDeliveries', 'hivewatch:usageByFlow', 'hivewatch:bulkRuns',
-      'hivewatch:listIssues', 'hivewatch:getIssue', 'hivewatch:setIssueStatus',
+      'hivewatch:testAlertRule', 'hivewatch:listAlertDeliveries', 'hivewatch:usageByFlow', 'hivewatch:costSplit', 'hivewatch:flowHealth', 'hivewatch:bulkRuns',
+      'hivewatch:listIssues', 'hivewatch:getIssue', 'hivewatch:setIssueStatus', 'hivewatch:getIssueDetail', 'hivewatch:databaseStatus',
       'hivewatch:subscribe', 'hivewatch:unsubscribe',
     ]);
     expect(await ipc.invoke('hivewatch:listRuns', { limit: 0 })).toEqual({

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { appFlowsDirOf } from '../core/service/flow-keys.js';
 import { startDemo } from '../core/service/demo.js';
+import { journalRetryDelays } from '../core/service/journal-env.js';
 import { DEFAULT_QUIET_MS } from '../core/otel/ingest.js';
 import { otelIdleOf, otelPortOf, startHostReceiver } from '../core/otel/host.js';
 import { readNotificationSettings } from '../core/service/notify-settings.js';
@@ -137,6 +138,16 @@ function createWindow(stateFile: string): BrowserWindow {
   return win;
 }
 
+/** HIVEWATCH_JOURNAL_RETRY_MS as `serve` reads it; a bad value is said and the default kept (the window still opens). */
+function journalRetryOf(env: NodeJS.ProcessEnv): { journalRetryDelaysMs?: readonly number[] } {
+  try {
+    return { journalRetryDelaysMs: journalRetryDelays(env) };
+  } catch (error) {
+    console.error(`Hivewatch: ${(error as Error).message}; using the default journal retry window`);
+    return {};
+  }
+}
+
 async function start(): Promise<void> {
   await app.whenReady();
   const paths = packagePaths(findPackageRoot(fileURLToPath(import.meta.url)));
@@ -173,6 +184,7 @@ async function start(): Promise<void> {
     examplesDir: paths.examplesDir,
     userFlowsDir: appFlowsDirOf(dbPath),
     defaultAgent: process.env.HIVEWATCH_AGENT ?? null,
+    ...journalRetryOf(process.env),
     // A dead host's runs turn interrupted in the window without a restart (issue #19 part 4).
     watchHosts: true,
   });

@@ -42,6 +42,8 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'listIssues',
   'getIssue',
   'setIssueStatus',
+  'getIssueDetail',
+  'databaseStatus',
 ];
 
 const PREFIX = 'hivewatch:';

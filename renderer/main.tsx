@@ -20,6 +20,7 @@ import './styles/layout.css';
 import './styles/runs.css';
 import './styles/run-detail.css';
 import './styles/errors.css';
+import './styles/issues.css';
 import './styles/charts.css';
 import './styles/flows.css';
 import './styles/failures.css';

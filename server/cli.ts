@@ -40,7 +40,7 @@ interface Flags {
   /** The OTLP receiver's port (default HIVEWATCH_OTEL_PORT, else 4318), null for `off`. */
   otelPort: number | null;
   otelPortText: string | undefined;
-  /** The quiet period that ends an agent session (--otel-idle, else HIVEWATCH_OTEL_IDLE, else 10 minutes). */
+  /** The quiet period that ends an agent session (--otel-idle, else HIVEWATCH_OTEL_IDLE, else 2 minutes). */
   otelIdleMs: number;
   otelIdleText: string | undefined;
   db: string | undefined;
@@ -163,7 +163,10 @@ async function browserShell(flags: Flags, io: CliIo, open: boolean, why: string 
     });
   } catch (error) {
     signals.release();
-    throw error;
+    if (flags.port === undefined || (error as NodeJS.ErrnoException | null)?.code !== 'EADDRINUSE') throw error;
+    // The operator asked for this port: one line with the way out, not a stack.
+    io.err(`hivewatch: port ${flags.port} on 127.0.0.1 is in use by another program (another Hivewatch?); stop it, or choose another with --port N (--port 0 takes a free one)\n`);
+    return ExitCode.failed;
   }
   io.out(banner(server, 'browser shell'));
   io.out(await listFlowsText(server));

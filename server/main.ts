@@ -39,7 +39,7 @@ export interface StartServerOptions {
   defaultAgent?: string | null;
   /** The OTLP receiver's port (docs/otel.md); null / absent: none (the `serve` command passes 4318 unless told). */
   otelPort?: number | null;
-  /** The quiet period that ends an agent session (docs/otel.md "Sessions"); default 10 minutes. */
+  /** The quiet period that ends an agent session (docs/otel.md "Sessions"); default 2 minutes. */
   otelIdleMs?: number;
   log?: (line: string) => void;
 }
@@ -161,8 +161,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         stopDemo?.();
         window?.close();
         await shell.close();
-        await otel?.close();
+        // The service first: its attempts end, so the receiver's last look ends the sessions linked to them.
         await service.close();
+        await otel?.close();
         await store.close();
       })();
       return closed;

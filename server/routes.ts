@@ -113,6 +113,13 @@ export const ROUTES: readonly Route[] = [
       ok(await s.skipBackoff(parseInput('skipBackoff', { ...bodyObject(r.body), runId: r.params.runId, taskId: r.params.taskId }))),
   },
   {
+    method: 'GET', path: '/api/database', apiMethod: 'databaseStatus', body: false,
+    handle: async (s, r) => {
+      parseInput('databaseStatus', queryInput(r.query));
+      return ok(await s.databaseStatus());
+    },
+  },
+  {
     method: 'GET', path: '/api/flows', apiMethod: 'listFlows', body: false,
     handle: async (s, r) => {
       parseInput('listFlows', queryInput(r.query));
@@ -174,6 +181,14 @@ export const ROUTES: readonly Route[] = [
     handle: async (s, r) => ok(await s.usageByFlow(parseInput('usageByFlow', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
+    method: 'GET', path: '/api/usage/split', apiMethod: 'costSplit', body: false,
+    handle: async (s, r) => ok(await s.costSplit(parseInput('costSplit', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
+  },
+  {
+    method: 'GET', path: '/api/flows/health', apiMethod: 'flowHealth', body: false,
+    handle: async (s, r) => ok(await s.flowHealth(parseInput('flowHealth', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
+  },
+  {
     method: 'GET', path: '/api/errors/series', apiMethod: 'errorSeries', body: false,
     handle: async (s, r) => ok(await s.errorSeries(parseInput('errorSeries', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
@@ -187,11 +202,15 @@ export const ROUTES: readonly Route[] = [
   },
   {
     method: 'GET', path: '/api/issues', apiMethod: 'listIssues', body: false,
-    handle: async (s, r) => ok(await s.listIssues(parseInput('listIssues', queryInput(r.query, { numbers: ['limit'] })))),
+    handle: async (s, r) => ok(await s.listIssues(parseInput('listIssues', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
     method: 'GET', path: '/api/issues/:id', apiMethod: 'getIssue', body: false,
     handle: async (s, r) => ok(await s.getIssue(parseInput('getIssue', { ...queryInput(r.query), id: r.params.id }))),
+  },
+  {
+    method: 'GET', path: '/api/issues/:id/page', apiMethod: 'getIssueDetail', body: false,
+    handle: async (s, r) => ok(await s.getIssueDetail(parseInput('getIssueDetail', { ...queryInput(r.query, { numbers: FILTER_NUMBERS }), id: r.params.id }))),
   },
   {
     method: 'POST', path: '/api/issues/:id/status', apiMethod: 'setIssueStatus', body: true,

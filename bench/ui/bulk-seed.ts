@@ -3,12 +3,14 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore, SCHEMA_VERSION } from '../../core/store/index.js';
+import { bulkUsage } from './bulk-usage.js';
 
 /**
  * A large history for the benches and the history journey, written in bulk: `runs` finished runs
  * over the last 30 days and `errors` error occurrences spread over them, as single INSERT …
  * SELECT statements over a counter (no journal replay), then the rollups, groups and trends
- * derived from the errors with the same SQL migration 4 backfills them with. The runs have no
+ * derived from the errors with the same SQL migration 4 backfills them with, and what the runs'
+ * agents spent (bulk-usage.ts); the run-outcome rollups come from migration 21's triggers. The runs have no
  * journal events (their detail shows an empty timeline); a journey that opens one writes that
  * run through the store as usual.
  *
@@ -95,6 +97,7 @@ export function bulkSeed(path: string, options: { runs: number; errors: number; 
              'message', ${message}, 'step', 1, 'taskId', '1:0', 'attempt', 1, 'how', NULL)) END
          FROM n`,
       ).run(runs, { from, step });
+      bulkUsage(db, runs, { flow, code, category, failed, started: '@from + i * @step' }, { from, step });
       // Error k belongs to run (runs - 1 - k % runs): the newest runs get errors first. better-sqlite3
       // binds numbers as REAL, so k / runs is cast back to an integer: a fractional ts or seq (what
       // this wrote before) is no time ingest ever stores, and every fraction made a rollup bucket

@@ -44,7 +44,7 @@ function requestsFor(since: number | null, bucket: keyof typeof BUCKET_MS, now: 
     { name: 'series', path: `/api/errors/series?${filter === '' ? '' : `${filter}&`}since=${Math.max(seriesSince, now - MAX_BARS * BUCKET_MS[bucket])}&bucket=${bucket}&stackBy=category` },
     { name: 'occurrences (500)', path: `/api/errors?${window}limit=500` },
     { name: 'issues (unresolved)', path: '/api/issues?status=unresolved&sort=last-seen&limit=1000' },
-    { name: 'failed-attempt cost', path: `/api/usage/flows${since === null ? '' : `?since=${since}`}` },
+    { name: 'cost split (unresolved issues)', path: `/api/usage/split?${window}issueStatus=unresolved` },
   ];
 }
 

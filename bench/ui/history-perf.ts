@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { cachedHistory } from './bulk-seed.js';
+import { costHealthQueries, costHealthScreens } from './cost-health-perf.js';
 import { ERRORS_CHARTS, ERRORS_NUMBERS, FIRST_ROW, openAt, timeHashChange, waitMark } from './page-marks.js';
 import { ensureProductionRenderer } from './renderer-build.js';
 import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
@@ -29,9 +30,13 @@ import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
  *    it): p95 < 200 ms; the renderer's JS heap after paging the table and opening Errors <
  *    100 MB; a live run's row showing `completed` after its runCompleted was journaled
  *    (endedWall → painted, one machine clock): p95 < 100 ms.
+ * - what failure costs and how flows fare (cost-health-perf.ts): the Flows screen and the Errors
+ *   header's cost at 24 h, 7 d and 30 d opened cold and warm (< 500 ms cold, < 300 ms warm), and
+ *   the store's cost split and flow health against their rollup-free GROUP BYs on the same file.
  * Every missed target is printed as MISSED and makes the bench exit 1. `--samples N` sets the
  * cold / warm samples per unfiltered screen (default 20, `--quick` 5), `--filter-samples N` per
  * filtered Errors screen (default 10, `--quick` 3: twenty of them, each sample a fresh serve).
+ * `--screens cost` times only the cost and flow-health figures.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -220,6 +225,23 @@ function errorsPerScreen(dbPath: string): Record<string, number> {
   }
 }
 
+/** The cost and flow-health screens cold and warm, then the store's reads beside their rollup-free baseline. */
+async function costAndHealth(browser: Browser, dbPath: string, samples: number): Promise<Judged[]> {
+  const judged: Judged[] = [];
+  for (const { name, hash, test, target, warmTarget } of costHealthScreens()) {
+    const timed = await coldAndWarm(browser, dbPath, hash, [{ label: 'drawn', test, target }], samples);
+    const [cold, warm] = [timed.cold[0] ?? [], timed.warm[0] ?? []];
+    judged.push({ name: `${name}, cold p95`, value: quantile(cold, 0.95), unit: 'ms', target, detail: `first open on a fresh serve, ${cold.length} serves; p50 ${quantile(cold, 0.5)} ms` });
+    judged.push({ name: `${name}, warm p95`, value: quantile(warm, 0.95), unit: 'ms', target: warmTarget, detail: `second open on the same serve, ${warm.length} serves; p50 ${quantile(warm, 0.5)} ms` });
+  }
+  for (const read of costHealthQueries(dbPath, Date.now(), samples)) {
+    const vs = (mine: number[], base: number[]): string => `rollup-free GROUP BY p95 ${quantile(base, 0.95)} ms (${(quantile(base, 0.95) / Math.max(1, quantile(mine, 0.95))).toFixed(0)}×)`;
+    judged.push({ name: `${read.name}, cold p95`, value: quantile(read.cold, 0.95), unit: 'ms', target: 500, detail: `a fresh connection's first read, ${read.cold.length} connections; ${vs(read.cold, read.baselineCold)}` });
+    judged.push({ name: `${read.name}, warm p95`, value: quantile(read.warm, 0.95), unit: 'ms', target: 300, detail: `its second read; ${vs(read.warm, read.baselineWarm)}` });
+  }
+  return judged;
+}
+
 interface Screen {
   name: string;
   hash: string;
@@ -258,6 +280,8 @@ function count(value: string | undefined, option: string, fallback: number): num
 }
 
 interface Options {
+  /** Only the cost and flow-health figures. */
+  costOnly: boolean;
   quick: boolean;
   json: boolean;
   size: number;
@@ -269,11 +293,13 @@ interface Options {
 function optionsOf(argv: readonly string[]): Options {
   const { values } = parseArgs({
     args: [...argv],
-    options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, samples: { type: 'string' }, 'filter-samples': { type: 'string' }, errors: { type: 'string' } },
+    options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, samples: { type: 'string' }, 'filter-samples': { type: 'string' }, errors: { type: 'string' }, screens: { type: 'string' } },
   });
+  if (values.screens !== undefined && values.screens !== 'all' && values.screens !== 'cost') throw new Error(`--screens takes all or cost, not "${values.screens}"`);
   const quick = values.quick === true;
   const size = quick ? 20_000 : 1_000_000;
   return {
+    costOnly: values.screens === 'cost',
     quick,
     json: values.json === true,
     size,
@@ -292,7 +318,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.error(`history bench: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
-  const { quick, json, size, errorCount, samples, filterSamples } = options;
+  const { costOnly, quick, json, size, errorCount, samples, filterSamples } = options;
   ensureProductionRenderer(ROOT);
   // A cached history is used for 20 minutes: its newest hour must still hold errors when the
   // 1 h screens are opened, which is minutes into the run (about 7 at the defaults). Reused for
@@ -303,7 +329,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     browser = await chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROME_ARGS });
     const judged: Judged[] = [];
-    const screens = screensToOpen(inScreen, samples, filterSamples);
+    const screens = costOnly ? [] : screensToOpen(inScreen, samples, filterSamples);
     const empty = Object.keys(inScreen).filter((query) => inScreen[query] === 0).map((query) => `#/errors?${decodeURIComponent(query)}`);
     for (const { name, hash, marks, samples: n } of screens) {
       const { cold, warm } = await coldAndWarm(browser, history.path, hash, marks, n);
@@ -313,7 +339,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         judged.push({ name: `${name}, ${label}, warm p95`, value: quantile(w, 0.95), unit: 'ms', target, detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms` });
       });
     }
-    judged.push(...(await session(browser, history.path, quick)));
+    if (!costOnly) judged.push(...(await session(browser, history.path, quick)));
+    judged.push(...(await costAndHealth(browser, history.path, samples)));
     const missed = judged.filter((j) => j.value >= j.target);
     const result = { history: { runs: size, errors: errorCount, db: history.path, generatedMs: history.generatedMs, errorsPerScreen: inScreen }, samples, filterSamples, figures: judged, notTimed: empty, missed: missed.map((m) => m.name) };
     mkdirSync(join(ROOT, 'artifacts', 'perf'), { recursive: true });

@@ -118,10 +118,11 @@ export type HivewatchEventBody =
       reason?: string;
       /**
        * The failure was a subscription usage limit (issue #22 part 3): the line the CLI printed
-       * and the reset instant read from it (epoch ms, null when unreadable), as reported. The
+       * and the reset instant read from it (epoch ms, null when unreadable), as reported;
+       * `movedFrom`: the reset the task waited for before, when the CLI now names another. The
        * wait itself is `nextAttemptAt` (the reset, capped: docs/presets.md "Usage limits").
        */
-      usageLimit?: { reported: string; resetAt: number | null };
+      usageLimit?: { reported: string; resetAt: number | null; movedFrom?: number };
     })
   | (TaskRef & { type: 'backoffSkipped'; attempt: number; commandId: string })
   | (TaskRef & { type: 'taskSucceeded'; attempts: number; output: string })
@@ -246,8 +247,10 @@ export type HivewatchEventBody =
   /**
    * An external run sent nothing for `quietMs`: it ends until events resume, `completed`, or
    * `failed` with `error` (and its `chain`, as runFailed's) when its last prompt failed.
+   * `endedWith`: it was sent from inside this Hivewatch attempt, which ended: it ends with it
+   * rather than after the quiet period.
    */
-  | { type: 'externalRunIdle'; quietMs: number; lastEventAt: number; error?: ErrorEnvelope; chain?: FailureLink[] }
+  | { type: 'externalRunIdle'; quietMs: number; lastEventAt: number; error?: ErrorEnvelope; chain?: FailureLink[]; endedWith?: { runId: string; taskId: string; attempt: number } }
   /** Events resumed after `externalRunIdle`: the run is running again. */
   | { type: 'externalRunReopened'; idleSince: number }
   /**

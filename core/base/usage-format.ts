@@ -1,24 +1,71 @@
 /**
  * How a cost reads to an operator (CLI; the window keeps its own copy, renderer imports no core
  * code): dollars with cents, and fractions of a cent where agent attempts cost that little.
+ * docs/triage.md "What failure costs" names the three figures.
  */
-function formatUsd(usd: number): string {
+export function formatUsd(usd: number): string {
   if (usd === 0) return '$0.00';
   if (usd < 0.01) return `$${usd.toFixed(4)}`;
   return `$${usd.toFixed(2)}`;
 }
 
-interface CostFigures {
+/** What some attempts spent: the one shape of the store's cost split, the API's and the words below. */
+export interface SpendFigures {
+  /** Attempts that reported usage. */
   attempts: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** The costs reported; a lower bound when `unknownCostAttempts` > 0. */
   costUsd: number;
-  failedCostUsd: number;
+  /** Attempts that reported tokens but no cost (Hivewatch keeps no price tables). */
   unknownCostAttempts: number;
 }
 
-/** "$0.42 · $0.17 on failed attempts", "cost unknown" when no attempt reported a cost, "+ unknown" when some did not. */
-export function costSummary(u: CostFigures): string {
-  if (u.attempts === 0) return 'no usage reported';
-  if (u.unknownCostAttempts === u.attempts) return 'cost unknown';
+type Figures = SpendFigures;
+
+interface CostFigures extends Figures {
+  failedCostUsd: number;
+}
+
+/** Nothing was consumed: no tokens and no cost (an attempt that reported only zeros reported nothing). */
+function reportedNothing(u: Figures): boolean {
+  return u.costUsd === 0 && u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens === 0;
+}
+
+/** "$0.42", "$0.42 + 1 attempt(s) of unknown cost", "cost unknown" (tokens without a price are never $0.00). */
+function amount(u: Figures): string {
+  if (u.attempts > 0 && u.unknownCostAttempts === u.attempts) return 'cost unknown';
   const unknown = u.unknownCostAttempts > 0 ? ` + ${u.unknownCostAttempts} attempt(s) of unknown cost` : '';
-  return `${formatUsd(u.costUsd)}${unknown} · ${formatUsd(u.failedCostUsd)} on failed attempts`;
+  return `${formatUsd(u.costUsd)}${unknown}`;
+}
+
+/**
+ * One run's spend by outcome: "$2.58 · failed run" (all of a failed run's spend is failure's),
+ * "$0.42 · $0.17 retried · $0.25 successful" (a run that went on after failed attempts), "$0.25".
+ */
+export function runCostSummary(u: CostFigures, status: string): string {
+  if (u.attempts === 0 || reportedNothing(u)) return 'no usage reported';
+  if (u.unknownCostAttempts === u.attempts) return 'cost unknown';
+  if (status === 'failed') return `${amount(u)} · failed run`;
+  if (u.failedCostUsd === 0) return amount(u);
+  return `${amount(u)} · ${formatUsd(u.failedCostUsd)} retried · ${formatUsd(u.costUsd - u.failedCostUsd)} successful`;
+}
+
+interface Split {
+  failed: Figures;
+  retried: Figures;
+  succeeded: Figures;
+}
+
+/** The three figures: "$48.09 = $14.08 failed runs + $4.01 retried attempts + $30.00 successful work". */
+export function splitSummary(s: Split): string {
+  const parts = [s.failed, s.retried, s.succeeded];
+  const total: Figures = {
+    attempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unknownCostAttempts: 0,
+  };
+  for (const part of parts) for (const key of Object.keys(total) as (keyof Figures)[]) total[key] += part[key];
+  if (total.attempts === 0 || reportedNothing(total)) return 'no usage reported';
+  return `${amount(total)} = ${amount(s.failed)} failed runs + ${amount(s.retried)} retried attempts + ${amount(s.succeeded)} successful work`;
 }

@@ -50,15 +50,29 @@ describe('hivewatch cost', () => {
   it('totals per flow, as text and as JSON', async () => {
     const text = await hivewatch(['cost', '--since', '7d']);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain('$0.42 · $0.17 on failed attempts');
+    // The run completed after a failed attempt: its $0.17 is a retried attempt's, not a failed run's.
+    expect(text.stdout).toContain('$0.42 = $0.00 failed runs + $0.17 retried attempts + $0.25 successful work');
+    expect(text.stdout).toMatch(/FLOW\s+ATTEMPTS\s+TOKENS\s+FAILED RUNS\s+RETRIED\s+SUCCESSFUL/);
     const json = await hivewatch(['cost', '--json']);
-    const { flows } = JSON.parse(json.stdout) as { flows: { flow: string; attempts: number }[] };
+    const { flows, split } = JSON.parse(json.stdout) as { flows: { flow: string; attempts: number }[]; split: { total: Record<string, { costUsd: number }> } };
     expect(flows.map((f) => [f.flow.endsWith('cost.prose'), f.attempts])).toEqual([[true, 2]]);
+    expect(split.total.retried!.costUsd).toBeCloseTo(0.17, 10);
+    expect(split.total.succeeded!.costUsd).toBeCloseTo(0.25, 10);
+    expect(split.total.failed!.costUsd).toBe(0);
+    // Under an error filter the row's attempts and tokens are those of the attempts that failed with it.
+    const runtime = await hivewatch(['cost', '--category', 'runtime']);
+    expect(runtime.stdout).toContain('$0.17 = $0.00 failed runs + $0.17 retried attempts + $0.00 successful work');
+    expect(runtime.stdout).toMatch(/cost\.prose\s+1\s+1200 in \/ 80 out\s+\$0\.00\s+\$0\.17\s+\$0\.00/);
+    // A code the run never failed with: no failed or retried spend, and no successful work under an error filter.
+    const filtered = await hivewatch(['cost', '--code', 'AGENT_NO_CHANGES', '--json']);
+    expect((JSON.parse(filtered.stdout) as { split: { flows: unknown[] } }).split.flows).toEqual([]);
   });
 
   it('lists the costliest runs with --by run, and refuses an unknown --by', async () => {
     const byRun = await hivewatch(['cost', '--by', 'run', '--json']);
     expect((JSON.parse(byRun.stdout) as { runs: unknown[] }).runs).toHaveLength(1);
+    const text = await hivewatch(['cost', '--by', 'run']);
+    expect(text.stdout).toContain('completed  2700 in / 320 out  $0.42 · $0.17 retried · $0.25 successful');
     const bad = await hivewatch(['cost', '--by', 'model']);
     expect(bad.code).toBe(ExitCode.usage);
     expect(bad.stderr).toContain('--by must be flow or run');

@@ -1,52 +1,113 @@
-import { costSummary } from '../base/usage-format.js';
-import type { CostlyRun, FlowUsage } from '../store/index.js';
+import { formatUsd, runCostSummary, splitSummary } from '../base/usage-format.js';
+import type { CostSplit, CostSplitAnswer, CostlyRun, HivewatchStore } from '../store/index.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ageFlag, openCliStore } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
+import { textTable } from './text-table.js';
 
 /**
- * `hivewatch cost [--since 7d] [--by flow|run] [--flow F] [--limit N] [--json]`: what agent
- * attempts cost (issue 22), failed attempts' share included. By flow: every attempt that ended
- * in the window; by run: the costliest runs started in it. A session a Hivewatch attempt ran is
- * counted through that attempt only (docs/presets.md "Tokens and cost").
+ * `hivewatch cost [--since 7d] [--by flow|run] [--flow F] [--category C] [--origin O] [--code C] [--limit N] [--json]`:
+ * what agent attempts spent, split three ways (docs/triage.md "What failure costs"): by runs that
+ * ended failed, on failed attempts of runs that did not (retried), by successful work. By flow:
+ * every attempt that ended in the window, with the split per flow and over time; by run: the
+ * costliest runs started in it. A session a Hivewatch attempt ran is counted through that attempt
+ * only (docs/presets.md "Tokens and cost").
  */
 
 const BY = ['flow', 'run'] as const;
 
-const tokens = (u: FlowUsage | CostlyRun): string => `${u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens} in / ${u.outputTokens} out`;
+const tokens = (u: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }): string =>
+  `${u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens} in / ${u.outputTokens} out`;
 
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n') + '\n';
+const outcomeCost = (f: CostSplit['failed']): string => (f.attempts > 0 && f.unknownCostAttempts === f.attempts ? 'unknown' : formatUsd(f.costUsd));
+
+/** Attempts and tokens of the row's three parts: under an error filter, the attempts that failed with it. */
+function splitUsage(s: CostSplit): { attempts: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } {
+  const parts = [s.failed, s.retried, s.succeeded];
+  const sum = (key: 'attempts' | 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'): number => parts.reduce((n, p) => n + p[key], 0);
+  return { attempts: sum('attempts'), inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens'), cacheReadTokens: sum('cacheReadTokens'), cacheWriteTokens: sum('cacheWriteTokens') };
+}
+
+function splitTable(answer: CostSplitAnswer): string {
+  const rows = answer.flows.map(({ flow, split }) => {
+    const u = splitUsage(split);
+    return [flow, String(u.attempts), tokens(u), outcomeCost(split.failed), outcomeCost(split.retried), outcomeCost(split.succeeded)];
+  });
+  return textTable([['FLOW', 'ATTEMPTS', 'TOKENS', 'FAILED RUNS', 'RETRIED', 'SUCCESSFUL'], ...rows]);
+}
+
+function trendTable(answer: CostSplitAnswer): string {
+  const points = answer.trend.points.filter((p) => p.failed + p.retried + p.succeeded > 0);
+  if (points.length === 0) return '';
+  const when = (at: number): string => new Date(at).toISOString().slice(0, answer.trend.grain === 'day' ? 10 : 13).replace('T', ' ') + (answer.trend.grain === 'hour' ? ':00' : '');
+  const rows = points.map((p) => [when(p.at), formatUsd(p.failed), formatUsd(p.retried), formatUsd(p.succeeded)]);
+  return `\nby ${answer.trend.grain} (UTC; ${answer.trend.points.length - points.length} empty ${answer.trend.grain}s left out):\n${textTable([[answer.trend.grain.toUpperCase(), 'FAILED RUNS', 'RETRIED', 'SUCCESSFUL'], ...rows])}`;
+}
+
+interface Window {
+  since?: number;
+  flow?: string;
+  category?: string;
+  origin?: string;
+  code?: string;
+}
+
+function windowOf(args: ParsedArgs, now: number, by: string): Window {
+  const rawSince = stringFlag(args, 'since');
+  const age = rawSince === undefined ? null : ageFlag(rawSince, '--since');
+  const window: Window = age !== null ? { since: now - age } : {};
+  for (const key of ['flow', 'category', 'origin', 'code'] as const) {
+    const value = stringFlag(args, key);
+    if (value === undefined) continue;
+    if (by === 'run' && key !== 'flow') throw new UsageError(`--${key} applies to --by flow (what failure costs); --by run lists the costliest runs`);
+    window[key] = value;
+  }
+  return window;
+}
+
+async function byFlow(store: HivewatchStore, io: CliIo, window: Window, now: number, json: boolean): Promise<void> {
+  const errorFiltered = window.category !== undefined || window.origin !== undefined || window.code !== undefined;
+  const usageQuery = { ...(window.since !== undefined ? { since: window.since } : {}), ...(window.flow !== undefined ? { flow: window.flow } : {}) };
+  const flows = errorFiltered ? [] : await store.usage({ kind: 'flows', query: usageQuery });
+  const split = await store.usage({ kind: 'costSplit', query: { ...window, now } });
+  if (json) {
+    io.out(`${JSON.stringify({ since: window.since ?? null, flows, split })}\n`);
+    return;
+  }
+  if (split.flows.length === 0) {
+    io.out('no attempt reported tokens or cost in this range\n');
+    return;
+  }
+  io.out(`${splitSummary(split.total)}${errorFiltered ? ' (successful work has no error, so an error filter leaves it out)' : ''}\n\n`);
+  io.out(splitTable(split));
+  io.out(trendTable(split));
 }
 
 export async function costCommand(args: ParsedArgs, io: CliIo, now = Date.now()): Promise<number> {
   const by = stringFlag(args, 'by') ?? 'flow';
   if (!(BY as readonly string[]).includes(by)) throw new UsageError(`--by must be flow or run, got "${by}"`);
   if (by === 'flow' && args.flags.has('limit')) throw new UsageError('--limit applies to --by run (the costliest runs); --by flow lists every flow');
-  const rawSince = stringFlag(args, 'since');
-  const age = rawSince === undefined ? null : ageFlag(rawSince, '--since');
-  const query = { ...(age !== null ? { since: now - age } : {}), ...(stringFlag(args, 'flow') !== undefined ? { flow: stringFlag(args, 'flow') as string } : {}) };
+  const window = windowOf(args, now, by);
   const store = await openCliStore(args, io);
   try {
     const json = args.flags.has('json');
     if (by === 'flow') {
-      const flows = await store.usage({ kind: 'flows', query });
-      if (json) io.out(`${JSON.stringify({ since: query.since ?? null, flows })}\n`);
-      else if (flows.length === 0) io.out('no attempt reported tokens or cost in this range\n');
-      else io.out(table([['FLOW', 'ATTEMPTS', 'TOKENS', 'COST'], ...flows.map((f) => [f.flow, String(f.attempts), tokens(f), costSummary(f)])]));
+      await byFlow(store, io, window, now, json);
       return ExitCode.ok;
     }
+    const query = { ...(window.since !== undefined ? { since: window.since } : {}), ...(window.flow !== undefined ? { flow: window.flow } : {}) };
     const runs = await store.usage({ kind: 'costliestRuns', query: { ...query, limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 20 } });
     if (json) io.out(`${JSON.stringify({ since: query.since ?? null, runs })}\n`);
     else if (runs.length === 0) io.out('no run started in this range reported tokens or cost\n');
-    else {
-      const rows = runs.map((r) => [r.runId, r.flow, tokens(r), r.countedIn ? `${costSummary(r)} (counted in ${r.countedIn.runId})` : costSummary(r)]);
-      io.out(table([['RUN', 'FLOW', 'TOKENS', 'COST'], ...rows]));
-    }
+    else io.out(textTable([['RUN', 'FLOW', 'STATUS', 'TOKENS', 'COST'], ...runs.map(runRow)]));
     return ExitCode.ok;
   } finally {
     await store.close();
   }
+}
+
+function runRow(r: CostlyRun): string[] {
+  const cost = runCostSummary(r, r.status);
+  return [r.runId, r.flow, r.status, tokens(r), r.countedIn ? `${cost} (counted in ${r.countedIn.runId})` : cost];
 }

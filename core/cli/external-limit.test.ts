@@ -16,8 +16,8 @@ import { usageLimitSession } from '../testing/usage-limit-otlp.js';
  */
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
-/** "resets 3:17am (UTC)", read against the recorded failure at 2026-11-26T01:17:43.528Z. */
-const RESET_AT = Date.parse('2026-11-26T03:17:00Z');
+/** "resets 3:17am (UTC)", read against the recorded failure at 2026-11-26T01:17:43.528Z: the end of that minute. */
+const RESET_AT = Date.parse('2026-11-26T03:18:00Z');
 
 let dir: string;
 let db: string;
@@ -54,7 +54,7 @@ describe('an external session stopped by its usage limit, from the CLI', () => {
     const runs = (JSON.parse(json.stdout) as { runs: { id: string; status: string; waitingUntil: number | null }[] }).runs;
     expect(runs.map((r) => [r.id, r.status, r.waitingUntil])).toEqual([[runId, 'running', RESET_AT]]);
     const table = await hivewatch(['runs', '--status', 'waiting-limit']);
-    expect(table.stdout).toContain('running, stopped by the usage limit until 2026-11-26 03:17:00 UTC (it continues when the agent sends telemetry again)');
+    expect(table.stdout).toContain('running, stopped by the usage limit until 2026-11-26 03:18:00 UTC (it continues when the agent sends telemetry again)');
   });
 
   it('cancel stops watching it: the run ends cancelled and leaves the waiting-limit list', async () => {

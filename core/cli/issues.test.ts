@@ -88,9 +88,9 @@ describe('hivewatch issues', () => {
     const cases: [string[], number, string][] = [
       [['issues', 'resolve', 'feedface'], 1, `hivewatch issues: no such issue "feedface" in ${db}\n`],
       [['issues', 'resolve'], 64, 'hivewatch issues: issues resolve needs an issue id (its fingerprint, or the start of it)\n'],
-      [['issues', 'archive', rateLimit], 64, 'hivewatch issues: unknown issues command "archive"; use resolve, ignore, reopen or runs (or none, to list them)\n'],
+      [['issues', 'archive', rateLimit], 64, 'hivewatch issues: unknown issues command "archive"; use show, resolve, ignore, reopen or runs (or none, to list them)\n'],
       [['issues', '--status', 'archived'], 64, 'hivewatch issues: --status must be one of unresolved, resolved, ignored, regressed, escalating, new, ongoing, got "archived"\n'],
-      [['issues', '--sort', 'count'], 64, 'hivewatch issues: --sort must be one of last-seen, first-seen, failures, runs, got "count"\n'],
+      [['issues', '--sort', 'count'], 64, 'hivewatch issues: --sort must be one of last-seen, first-seen, events, failures, runs, trend, got "count"\n'],
       [['issues', 'ignore', rateLimit, '--for', 'ever'], 64, 'hivewatch issues: --for must be a duration of at least a minute like 30m, 24h or 7d, got "ever"\n'],
       [['issues', 'ignore', rateLimit, '--for', '1h', '--until-count', '3'], 64, 'hivewatch issues: give at most one of --for, --until-count and --until-escalating\n'],
       [['issues', 'ignore', rateLimit, '--until-count', '0'], 64, 'hivewatch issues: --until-count must be a whole number from 1 to 1000000000, got 0\n'],

@@ -7,8 +7,9 @@ import { thisIssueHost } from '../service/issues-api.js';
 import { IssueBook } from '../service/issues.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { openCliStore, parseAge } from './database.js';
+import { ageFlag, openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
+import { changeWords, showIssue, table, when } from './issue-show.js';
 
 /**
  * `hivewatch issues`: error issues from the command line (issue #23 part 4), the same book the
@@ -17,16 +18,16 @@ import { ExitCode, type CliIo } from './io.js';
  * `replay` of an unknown run), 64 bad usage, an ambiguous ID included.
  */
 
-export const ISSUES_FLAGS = { booleans: ['json', 'until-escalating'], values: ['db', 'status', 'sort', 'for', 'until-count', 'limit'] } as const;
+export const ISSUES_FLAGS = { booleans: ['json', 'until-escalating'], values: ['db', 'status', 'sort', 'for', 'until-count', 'limit', 'since'] } as const;
 
-const SUBCOMMANDS = ['resolve', 'ignore', 'reopen', 'runs'] as const;
+const SUBCOMMANDS = ['resolve', 'ignore', 'reopen', 'runs', 'show'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
-const when = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
-
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n') + '\n';
+/** The period of `--since 24h` (until now), and how it reads: "last 24h"; all time without it. */
+function periodOf(args: ParsedArgs, now: number): { scope: { since?: number; until?: number }; label: string } {
+  const raw = stringFlag(args, 'since');
+  if (raw === undefined) return { scope: {}, label: 'all time' };
+  return { scope: { since: now - ageFlag(raw, '--since'), until: now }, label: `last ${raw.trim()}` };
 }
 
 /** The status column: with the substatus, and for an ignored issue when the ignore ends (the window's chip says the same). */
@@ -54,12 +55,14 @@ function noFlags(args: ParsedArgs, names: readonly string[], what: string): void
 export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const [sub, id, ...extra] = args.positionals;
   if (sub !== undefined && !(SUBCOMMANDS as readonly string[]).includes(sub)) {
-    throw new UsageError(`unknown issues command "${sub}"; use resolve, ignore, reopen or runs (or none, to list them)`);
+    throw new UsageError(`unknown issues command "${sub}"; use show, resolve, ignore, reopen or runs (or none, to list them)`);
   }
   if (sub !== undefined && id === undefined) throw new UsageError(`issues ${sub} needs an issue id (its fingerprint, or the start of it)`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   if (sub === undefined) noFlags(args, ['for', 'until-count', 'until-escalating'], 'the list');
   else noFlags(args, ['status', 'sort'], `issues ${sub}`);
+  if (sub !== undefined && sub !== 'show') noFlags(args, ['since'], `issues ${sub}`);
+  const period = periodOf(args, Date.now());
   if (sub !== 'ignore') noFlags(args, ['for', 'until-count', 'until-escalating'], sub === undefined ? 'the list' : `issues ${sub}`);
   const store = await openCliStore(args, io);
   try {
@@ -71,7 +74,12 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
     if (alerts) hub.subscribe((transition) => queued.push(alerts.onIssueTransition(transition)));
     const book = new IssueBook({ store, hub, host: thisIssueHost() });
     // The list reconciles too: a `new` or regressed row it journals owes its alert before the store closes.
-    const code = sub === undefined ? await listIssues(book, args, io) : await oneIssue(store, book, sub as Subcommand, id as string, args, io);
+    const code =
+      sub === undefined
+        ? await listIssues(book, args, period, io)
+        : sub === 'show'
+          ? await showIssue(store, book, id as string, period.scope, period.label, args.flags.has('json'), io)
+          : await oneIssue(store, book, sub as Exclude<Subcommand, 'show'>, id as string, args, io);
     await Promise.all(queued);
     return code;
   } catch (error) {
@@ -86,20 +94,31 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
   }
 }
 
-async function listIssues(book: IssueBook, args: ParsedArgs, io: CliIo): Promise<number> {
+/**
+ * The list. Without `--since` its counts are all time; with it, the period's events and failures
+ * and the change of the events against the period before (`--sort trend`: the largest growth first).
+ */
+async function listIssues(book: IssueBook, args: ParsedArgs, period: ReturnType<typeof periodOf>, io: CliIo): Promise<number> {
   const status = oneOfFlag<IssueStatusFilter>(args, 'status', ISSUE_STATUS_FILTERS);
   const sort = oneOfFlag<IssueSort>(args, 'sort', ISSUE_SORTS);
-  const page = await book.list({ ...(status ? { status } : {}), ...(sort ? { sort } : {}), limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 50 });
+  const page = await book.list({ ...period.scope, ...(status ? { status } : {}), ...(sort ? { sort } : {}), limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 50 });
   if (args.flags.has('json')) {
     io.out(`${JSON.stringify({ issues: page.items, nextCursor: page.nextCursor })}\n`);
     return ExitCode.ok;
   }
   if (page.items.length === 0) {
-    io.out(status ? `no ${status} issues\n` : 'no issues: an error that happens in a run becomes one\n');
+    const where = period.scope.since === undefined ? '' : ` in the ${period.label}`;
+    io.out(status ? `no ${status} issues${where}\n` : where ? `no issues${where}\n` : 'no issues: an error that happens in a run becomes one\n');
     return ExitCode.ok;
   }
-  const rows = page.items.map((i) => [i.id, statusWords(i), String(i.occurrences), String(i.failures), String(i.runs), when(i.lastSeen), i.title]);
-  io.out(table([['ISSUE', 'STATUS', 'EVENTS', 'FAILURES', 'RUNS', 'LAST SEEN', 'TITLE'], ...rows]));
+  if (period.scope.since === undefined) {
+    const rows = page.items.map((i) => [i.id, statusWords(i), String(i.occurrences), String(i.failures), String(i.runs), when(i.lastSeen), i.title]);
+    io.out(table([['ISSUE', 'STATUS', 'EVENTS', 'FAILURES', 'RUNS', 'LAST SEEN', 'TITLE'], ...rows]));
+    return ExitCode.ok;
+  }
+  io.out(`events and failures in the ${period.label}; change: events against the ${period.label.replace(/^last /, '')} before\n`);
+  const rows = page.items.map((i) => [i.id, statusWords(i), String(i.period.events), String(i.period.failures), changeWords(i.period), String(i.runs), when(i.lastSeen), i.title]);
+  io.out(table([['ISSUE', 'STATUS', 'EVENTS', 'FAILURES', 'CHANGE', 'RUNS', 'LAST SEEN', 'TITLE'], ...rows]));
   return ExitCode.ok;
 }
 
@@ -119,7 +138,7 @@ function ignoreOf(args: ParsedArgs): { forMs?: number; untilCount?: number; unti
   return { words: '' };
 }
 
-async function oneIssue(store: HivewatchStore, book: IssueBook, sub: Subcommand, id: string, args: ParsedArgs, io: CliIo): Promise<number> {
+async function oneIssue(store: HivewatchStore, book: IssueBook, sub: Exclude<Subcommand, 'show'>, id: string, args: ParsedArgs, io: CliIo): Promise<number> {
   const json = args.flags.has('json');
   if (sub === 'runs') return issueRuns(store, book, id, json, io);
   const ignore = sub === 'ignore' ? ignoreOf(args) : null;

@@ -12,6 +12,7 @@ import { migrateCommand } from './migrate.js';
 import { otelEnvCommand } from './otel-env.js';
 import { runFlow } from './run.js';
 import { costCommand } from './cost.js';
+import { flowsCommand } from './flows.js';
 
 const HELP = `hivewatch ${VERSION} — run and watch agent flows
 
@@ -40,11 +41,24 @@ Usage:
                                                  failures: one per run that ended failed, by its ending
                                                  error (with its root cause); --json: {"total": N, "rows": [...]}
   hivewatch errors --groups [--since 24h] [--json]   errors grouped by fingerprint
-  hivewatch cost [--since 7d] [--by flow|run] [--flow F] [--limit N] [--json]
-                                                 tokens and cost per flow (or the costliest runs), failed attempts' share
+  hivewatch cost [--since 7d] [--by flow|run] [--flow F] [--category C] [--origin O] [--code C] [--limit N] [--json]
+                                                 what agents spent, split three ways: by runs that ended
+                                                 failed, on retried attempts of runs that did not, by
+                                                 successful work; per flow and per hour or day (or the
+                                                 costliest runs); the filters are the Errors screen's
+  hivewatch flows [--since 7d] [--sort attention|name|failures|success|duration|cost] [--json]
+                                                 each flow's health: check ok / check errors (its file),
+                                                 newest run, success rate and failures of the runs that
+                                                 ended in the window, median duration, cost and its share
+                                                 on failure; exit 0, or 64 for a bad --since / --sort
   hivewatch issues [--status unresolved|resolved|ignored|regressed|escalating|new|ongoing]
-                  [--sort last-seen|first-seen|failures|runs] [--limit N] [--json]
-                                                 error issues: groups with a title, a status and counts
+                  [--since 24h] [--sort last-seen|first-seen|events|failures|runs|trend] [--limit N] [--json]
+                                                 error issues: groups with a title, a status and counts;
+                                                 --since: events and failures in that period and the change
+                                                 against the period before (--sort trend: grew most first)
+  hivewatch issues show ID [--since 24h] [--json]
+                                                 everything about one issue: why its status, counts, trend,
+                                                 latest occurrence and its causes, activity, flow change, runs
   hivewatch issues resolve|reopen ID [--json]    ID: the issue's fingerprint, or the start of it
   hivewatch issues ignore ID [--for 24h | --until-count N | --until-escalating] [--json]
   hivewatch issues runs ID [--json]              the runs with any occurrence of the issue
@@ -116,8 +130,13 @@ const COMMANDS: Record<string, Command> = {
   },
   cost: {
     booleans: ['json'],
-    values: ['db', 'since', 'by', 'flow', 'limit'],
+    values: ['db', 'since', 'by', 'flow', 'category', 'origin', 'code', 'limit'],
     run: (args, io) => costCommand(noPositionals(args, 'cost'), io),
+  },
+  flows: {
+    booleans: ['json'],
+    values: ['db', 'since', 'sort'],
+    run: (args, io) => flowsCommand(noPositionals(args, 'flows'), io),
   },
   issues: {
     ...ISSUES_FLAGS,

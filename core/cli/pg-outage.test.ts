@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { waiting } from '../testing/waiting.js';
@@ -46,14 +47,22 @@ async function freshDatabase(): Promise<{ url: string; flow: OutageFlow }> {
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const dir = mkdtempSync(join(tmpdir(), 'hw-cli-outage-'));
-  dirs.push(dir);
-  return { url: cluster.url(name), flow: outageFlow(dir) };
+  return { url: cluster.url(name), flow: anotherFlow() };
 }
 
-/** `hivewatch run --json` of the outage flow, once session 1 is journaled and session 2's agent works. */
-async function runUntilSessionTwo(url: string, flow: OutageFlow, retryWindowMs: number): Promise<CliHost> {
-  const host = cliHost(['run', flow.file, '--json', '--db', url], { HIVEWATCH_JOURNAL_RETRY_MS: String(retryWindowMs), HIVEWATCH_JOURNAL_WAIT_MS: '120000' });
+function anotherFlow(): OutageFlow {
+  const dir = mkdtempSync(join(tmpdir(), 'hw-cli-outage-'));
+  dirs.push(dir);
+  return outageFlow(dir);
+}
+
+/**
+ * `hivewatch run --json` of the outage flow, once session 1 is journaled and session 2's agent
+ * works; `retryWindowMs` null leaves HIVEWATCH_JOURNAL_RETRY_MS unset (the product's default).
+ */
+async function runUntilSessionTwo(url: string, flow: OutageFlow, retryWindowMs: number | null): Promise<CliHost> {
+  const window: Record<string, string> = retryWindowMs === null ? {} : { HIVEWATCH_JOURNAL_RETRY_MS: String(retryWindowMs) };
+  const host = cliHost(['run', flow.file, '--json', '--db', url], { ...window, HIVEWATCH_JOURNAL_WAIT_MS: '120000' });
   hosts.push(host);
   flow.go(1);
   // vi.waitFor, not expect.poll: this helper may run in a hook.
@@ -116,6 +125,29 @@ describe.skipIf(!postgresBinaries)(skipTitle('hivewatch run while its PostgreSQL
     expect(await resume.exited, resume.stderr()).toBe(0);
     expect(resume.printed.at(-1)?.type).toBe('runCompleted');
   });
+
+  it('three hosts with the default retry window ride out a 60 s stop: every run completes, every printed event journaled', async () => {
+    const { url, flow: first } = await freshDatabase();
+    const flows = [first, anotherFlow(), anotherFlow()];
+    const team = await Promise.all(flows.map((flow) => runUntilSessionTwo(url, flow, null)));
+    cluster.halt();
+    for (const flow of flows) flow.go(2);
+    await expect.poll(() => flows.every((flow) => flow.answered(2)), { message: 'every session 2 answered during the outage', timeout: 20_000 }).toBeTruthy();
+    await expect.poll(() => team.every((host) => / is unavailable /.test(host.stderr())), { message: 'every host saw the server go', timeout: 20_000 }).toBeTruthy();
+    // The fault itself: the server stays down for a minute of real time (a restart or failover).
+    await setTimeout(60_000);
+    cluster.restart();
+    for (const flow of flows) flow.go(3);
+    for (const host of team) {
+      expect(await host.exited, host.stderr()).toBe(0);
+      const { events, status } = await journalOf(url, host.printed[0]!.runId);
+      expect(status).toBe('completed');
+      expectPrintedJournaled(host.printed, events);
+      expect(host.printed).toHaveLength(events.length);
+      const away = Number(/ is back \(unavailable for about (\d+) s\)/.exec(host.stderr())?.[1]);
+      expect(away, host.stderr()).toBeGreaterThanOrEqual(60);
+    }
+  }, 180_000);
 
   it('survives pg_ctl restart -m immediate mid-run: exits 0, every printed event journaled', async () => {
     const { url, flow } = await freshDatabase();

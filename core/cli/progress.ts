@@ -69,7 +69,8 @@ export class ProgressPrinter {
         this.line(`  ↻ ${this.label(event.taskId)} · next attempt in ${formatDuration(event.delayMs)} (${event.strategy}${event.reason === undefined ? '' : `: ${event.reason}`})`);
         if (event.usageLimit) {
           const at = new Date(event.nextAttemptAt).toISOString();
-          this.line(`  ⏸ ${this.label(event.taskId)} · waiting for the usage limit to reset at ${at} (reported: "${event.usageLimit.reported}"); Ctrl-C cancels now`);
+          const moved = event.usageLimit.movedFrom === undefined ? '' : ` — it moved: the last wait was for ${new Date(event.usageLimit.movedFrom).toISOString()}`;
+          this.line(`  ⏸ ${this.label(event.taskId)} · waiting for the usage limit to reset at ${at}${moved} (reported: "${event.usageLimit.reported}"); Ctrl-C cancels now`);
         }
         this.startTicker();
         break;

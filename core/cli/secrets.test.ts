@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -182,6 +182,27 @@ describe.skipIf(binaries === null)(skipTitle('a password in HIVEWATCH_DB (Postgr
     } finally {
       await client.end();
     }
+  });
+
+  it('given on the command line (--db), is blanked from the host command line before an agent can read it there (/proc/<pid>/cmdline)', async () => {
+    const url = cluster.url().replace(`${cluster.user}@`, `${cluster.user}:${PASSWORD}@`);
+    const seen = join(dir, 'seen.txt');
+    const agent = join(dir, 'ancestors.sh');
+    // What an agent can read of the processes above it: each one's command line, up to init,
+    // written to a file (an agent's stdout is redacted on its way in; this is not).
+    const walk = ['pid=$$', 'while [ "$pid" -gt 1 ]; do', `  tr '\\000' ' ' < /proc/$pid/cmdline >> ${seen}; echo >> ${seen}`, "  pid=$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f2)", 'done'];
+    writeFileSync(agent, [...walk, `env >> ${seen}`, 'echo looked', ''].join('\n'));
+    const flow = join(dir, 'ancestors.prose');
+    writeFileSync(flow, ['agent walk:', `  command: "/bin/sh ${agent}"`, 'session: walk', '  prompt: "look"', ''].join('\n'));
+    const cwd = join(dir, 'cwd-cmdline');
+    mkdirSync(cwd);
+    const run = await hivewatch(['run', flow, '--db', url, '--virtual-clock'], { XDG_DATA_HOME: join(dir, 'data-cmdline'), PGPASSWORD: PASSWORD }, cwd);
+    expect(run.code, run.out).toBe(0);
+    const text = readFileSync(seen, 'utf8');
+    // The host's own line was read, with the URL in it, and its password blanked.
+    expect(text).toContain(`run ${flow} --db ${url.replace(PASSWORD, '***')}`);
+    expect(leaks(text, [PASSWORD])).toEqual([]);
+    expect(leaks(run.out, [PASSWORD])).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { CancelledError, HivewatchError } from '../base/errors/hivewatch-error.js';
 import { decideRetry, type RetryPolicy } from '../base/errors/retry.js';
-import { usageLimitWaitOf, type UsageLimitWait } from '../base/errors/usage-limit-wait.js';
+import { movedResetReason, nextUsageLimitWait, type UsageLimitWait } from '../base/errors/usage-limit-wait.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import type { AttemptProcessReport, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
 import { endTrace, JOURNAL_OUTPUT_CHARS, keepHead, redactSecrets, startTrace } from './attempt-trace.js';
@@ -125,6 +125,8 @@ interface AttemptEnd {
 export async function executeTask(env: TaskEnv): Promise<TaskResult> {
   const ref: Ref = { step: env.step, ordinal: env.ordinal, taskId: env.taskId };
   let feedback: string | null = null;
+  // The reset the last usage-limit wait was for: a resume that meets the limit again says whether it moved.
+  let waitedForReset: number | null = null;
   for (let attempt = 1; ; attempt++) {
     if (env.signal.aborted) return { kind: 'cancelled', attempts: attempt - 1 };
     const startedEpoch = env.epoch();
@@ -168,9 +170,17 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
     env.emit(failed);
     env.emit({ type: 'errorOccurred', error: error.toEnvelope(), caught: env.caught(error), retrying: true, ...ref });
     if (env.givesFeedback) feedback = feedbackFor(error, attempt);
-    const usageLimit = usageLimitWaitOf(error);
-    if (!(await backoff(env, ref, attempt, usageLimit === null ? decision : { ...decision, usageLimit }))) return { kind: 'cancelled', attempts: attempt };
+    const usageLimit = nextUsageLimitWait(error, waitedForReset);
+    waitedForReset = usageLimit?.resetAt ?? null;
+    if (!(await backoff(env, ref, attempt, usageLimit === null ? decision : withUsageLimit(decision, usageLimit)))) return { kind: 'cancelled', attempts: attempt };
   }
+}
+
+/** A retry decision after a usage limit: the wait journaled with it, and a reset that moved said first in its reason. */
+function withUsageLimit<D extends { reason?: string }>(decision: D, usageLimit: UsageLimitWait): D & { usageLimit: UsageLimitWait } {
+  const moved = movedResetReason(usageLimit);
+  if (moved === null) return { ...decision, usageLimit };
+  return { ...decision, usageLimit, reason: decision.reason === undefined ? moved : `${moved}; ${decision.reason}` };
 }
 
 /** The answer's usage when it is one the journal accepts (a runtime's bad figures never refuse the batch). */

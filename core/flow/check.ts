@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../base/regular-file.js';
 import type { Diagnostic } from './ast.js';
 import { sortDiagnostics } from './diagnostics.js';
-import { boundDiagnostics, flowText } from './source.js';
+import { boundDiagnostics, flowText, MAX_FLOW_FILE_BYTES } from './source.js';
 import { parseFlow } from './parser.js';
 import type { CheckResult } from './plan.js';
 import { validateProgram } from './validate.js';
@@ -26,11 +26,15 @@ export function checkFlow(source: string, file: string): CheckResult {
   };
 }
 
-/** A flow file's text, or the result of a check that could not read it as one (missing, binary, not UTF-8). */
+/**
+ * A flow file's text, or the result of a check that could not read it as one (missing, binary,
+ * not UTF-8, not a regular file, larger than MAX_FLOW_FILE_BYTES). Read synchronously: it is one
+ * bounded local file, and a FIFO or device is refused at the open rather than waited on.
+ */
 export async function readFlowFile(path: string, file = path): Promise<{ ok: true; source: string } | { ok: false; result: CheckResult }> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = readRegularFile(path, MAX_FLOW_FILE_BYTES);
   } catch (error) {
     const diagnostic: Diagnostic = { file, line: 1, column: 1, message: `cannot read the flow: ${readFailure(error)}`, severity: 'error' };
     return { ok: false, result: { ok: false, diagnostics: [diagnostic], errorCount: 1, plan: null } };

@@ -56,8 +56,10 @@ describe('one retry owner, checked', () => {
       [6, 1, 'warning'],
     ]);
     expect(result.diagnostics[0]?.message).toBe(
-      'two layers retry session #0: the engine (retry: 2) and codex-cli itself, which retries failed requests (4) and dropped streams (10) ' +
-        'inside each attempt and cannot be told not to; one engine attempt may hide several requests (docs/presets.md, "Retries inside one attempt")',
+      'two layers retry session #0: the engine (retry: 2) and codex-cli itself, which retries inside each attempt with the built-in openai provider ' +
+        'and cannot be told not to there (Codex 0.171.0: 13 requests for one turn answered 429, 7 WebSocket tries then 6 over HTTPS); ' +
+        "the preset turns a custom provider's retries off, but the check cannot see which provider config.toml selects: " +
+        'one engine attempt may hide several requests (docs/presets.md, "Retries inside one attempt")',
     );
     expect(problems('agent codex:\n  runtime: "codex-cli"\nsession: codex\n  prompt: "a"\n')).toEqual([]);
   });

@@ -23,6 +23,19 @@ export const CLAUDE_CODE_RETRIES_ENV = 'CLAUDE_CODE_MAX_RETRIES';
 
 const AT_MOST_ONE = 'at most one layer may retry a given failure class';
 
+/**
+ * What the pinned Codex made for one turn its built-in `openai` provider got 429 for, with its
+ * defaults (the recording `codex-cli/rate-limit…built-in-provider`, which a test reads): WebSocket
+ * handshakes first, then HTTPS requests after "Falling back from WebSockets to HTTPS transport".
+ */
+export const CODEX_BUILT_IN_RATE_LIMIT = { version: '0.171.0', websocket: 7, https: 6 } as const;
+
+/** The requests of that turn, as the check's warning and the preset's retry note quote them. */
+export function codexBuiltInRequests(): string {
+  const r = CODEX_BUILT_IN_RATE_LIMIT;
+  return `Codex ${r.version}: ${r.websocket + r.https} requests for one turn answered 429, ${r.websocket} WebSocket tries then ${r.https} over HTTPS`;
+}
+
 /** What an agent's CLI retries inside one attempt, when it does. */
 type InnerRetries =
   | { kind: 'enabled'; value: string; where: Position | null }
@@ -67,8 +80,9 @@ const at = (pos: Position): string => `${pos.line}:${pos.column}`;
 function ownersMessage(whose: string, engine: string, agent: AgentSpec, inner: InnerRetries, fix: string): string {
   if (inner.kind === 'unstoppable') {
     return (
-      `two layers retry ${whose}: the engine (${engine}) and codex-cli itself, which retries failed requests (4) and dropped streams (10) ` +
-      `inside each attempt and cannot be told not to; one engine attempt may hide several requests (docs/presets.md, "Retries inside one attempt")`
+      `two layers retry ${whose}: the engine (${engine}) and codex-cli itself, which retries inside each attempt with the built-in openai provider ` +
+      `and cannot be told not to there (${codexBuiltInRequests()}); the preset turns a custom provider's retries off, but the check cannot see ` +
+      `which provider config.toml selects: one engine attempt may hide several requests (docs/presets.md, "Retries inside one attempt")`
     );
   }
   const where = inner.where ? ` at ${at(inner.where)}` : '';

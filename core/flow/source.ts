@@ -48,6 +48,12 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   return -1;
 }
 
+/**
+ * The largest flow file read: four bytes for each of the 512 Ki characters the window may save
+ * (LIMITS.maxSourceChars), so every flow the window writes can be read back.
+ */
+export const MAX_FLOW_FILE_BYTES = 2 * 1024 * 1024;
+
 export type FlowText = { ok: true; source: string } | { ok: false; diagnostic: Diagnostic };
 
 /** The text of a flow file, or the one diagnostic that says it is not a text flow file. */

@@ -1,7 +1,7 @@
 import type { Correlation } from '../base/errors/envelope.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { firstLine } from '../runtimes/preset.js';
-import { classifyProviderFailure } from '../runtimes/provider-failure.js';
+import { classifyProviderFailure, toolRefusalError, type DeniedTool } from '../runtimes/provider-failure.js';
 
 /**
  * An API failure a CLI reported in its telemetry (docs/otel.md "Errors"), classified by the one
@@ -40,4 +40,9 @@ export function toolFailureError(runtime: string, tool: string, message: string,
     correlation: f.correlation,
     timestamp: f.timestamp,
   });
+}
+
+/** A tool call the CLI's permissions refused: the one classifier's code (AGENT_SCOPE_VIOLATION), as a preset gives it. */
+export function toolRefusedError(runtime: string, denied: DeniedTool, f: Omit<ApiFailure, 'runtime' | 'status' | 'message'>): HivewatchError {
+  return toolRefusalError({ runtime, agent: runtime, denied: [denied], context: f.context }).withCorrelation(f.correlation, f.timestamp);
 }

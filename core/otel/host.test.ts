@@ -3,9 +3,9 @@ import { otelIdleOf, OTEL_IDLE_ENV } from './host.js';
 import { DEFAULT_QUIET_MS } from './ingest.js';
 
 describe('otelIdleOf: the quiet period that ends an agent session', () => {
-  it('is 10 minutes unless --otel-idle or HIVEWATCH_OTEL_IDLE says otherwise; the flag wins', () => {
+  it('is 2 minutes unless --otel-idle or HIVEWATCH_OTEL_IDLE says otherwise; the flag wins', () => {
     expect(otelIdleOf(undefined, {})).toBe(DEFAULT_QUIET_MS);
-    expect(DEFAULT_QUIET_MS).toBe(600_000);
+    expect(DEFAULT_QUIET_MS).toBe(120_000);
     expect(otelIdleOf(undefined, { [OTEL_IDLE_ENV]: '90s' })).toBe(90_000);
     expect(otelIdleOf('2m', { [OTEL_IDLE_ENV]: '90s' })).toBe(120_000);
   });

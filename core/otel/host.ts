@@ -16,7 +16,7 @@ const MIN_QUIET_MS = 10_000;
 
 /**
  * The quiet period after which an agent session ends (ms): `--otel-idle`, else
- * HIVEWATCH_OTEL_IDLE, else 10 minutes. A duration such as `90s`, `10m`, `1h`.
+ * HIVEWATCH_OTEL_IDLE, else 2 minutes (DEFAULT_QUIET_MS). A duration such as `90s`, `10m`, `1h`.
  */
 export function otelIdleOf(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): number {
   const text = (flag ?? env[OTEL_IDLE_ENV] ?? '').trim();

@@ -13,8 +13,19 @@ import { quietDeadline } from './session-limit.js';
  * payload counts whole or not at all, and an exporter's retry of it counts once.
  */
 
-/** A session that sends nothing for this long ends (docs/decisions.md: the CLIs send no session end). */
-export const DEFAULT_QUIET_MS = 10 * 60_000;
+/**
+ * A session that sends nothing for this long ends (docs/otel.md "Sessions": the CLIs send no
+ * session end). Two minutes: longer than any pause a working CLI leaves in its exports (Claude
+ * Code sends logs every 5 s, Codex every second; a model call that streams keeps exporting), short
+ * enough that a finished session reads finished while the operator still looks at it.
+ */
+export const DEFAULT_QUIET_MS = 2 * 60_000;
+/**
+ * A session sent from inside a Hivewatch attempt ends this long after its attempt ended and its
+ * last telemetry arrived: both CLIs flush as they exit, before the attempt's end is journaled, so
+ * anything later is an export still in transit.
+ */
+export const LINKED_GRACE_MS = 5_000;
 /** The setting that lets prompt text into the journal: `hivewatch` stores it only when this is `on`. */
 export const STORE_PROMPTS_SETTING = 'otel.store_prompts';
 
@@ -113,20 +124,28 @@ export class OtelIngester {
     return joined.get(key) ?? null;
   }
 
-  /** Ends every session quiet for `quietMs` (status completed); returns their run ids. */
-  sweep(): Promise<string[]> {
-    return this.exclusive(() => this.sweepNow());
+  /**
+   * Ends every session quiet for `quietMs`, and every session linked to a Hivewatch attempt that
+   * ended (LINKED_GRACE_MS after its last telemetry; at once when `final`: the receiver stops, so
+   * nothing more can arrive); returns their run ids.
+   */
+  sweep(options: { final?: boolean } = {}): Promise<string[]> {
+    return this.exclusive(() => this.sweepNow(options.final === true));
   }
 
-  private async sweepNow(): Promise<string[]> {
+  private async sweepNow(final: boolean): Promise<string[]> {
     const now = this.now();
+    const graceBefore = final ? Number.MAX_SAFE_INTEGER : now - Math.min(this.quietMs, LINKED_GRACE_MS);
+    const open = await this.store.quietExternalSessions(graceBefore);
     // A session stopped by a usage limit is not quiet before its reset (session-limit.ts).
-    const quiet = (await this.store.quietExternalSessions(now - this.quietMs)).filter((row) => quietDeadline(row, this.quietMs) < now);
-    if (quiet.length === 0) return [];
+    const quiet = (row: ExternalSessionRow): boolean => row.lastEventAt < now - this.quietMs && quietDeadline(row, this.quietMs) < now;
+    const withAttempt = (row: ExternalSessionRow): boolean => row.parent !== null && (row.parentEnded ?? null) !== null;
+    const due = open.filter((row) => withAttempt(row) || quiet(row));
+    if (due.length === 0) return [];
     const rows: ExternalSessionRow[] = [];
     const events: HivewatchEvent[] = [];
-    for (const row of quiet) {
-      const plan = planIdle(row, this.quietMs, now);
+    for (const row of due) {
+      const plan = planIdle(row, this.quietMs, now, withAttempt(row));
       events.push(...withSeq(row.runId, row.lastSeq, plan.events));
       rows.push({ ...plan.row, lastSeq: row.lastSeq + plan.events.length });
     }

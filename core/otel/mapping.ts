@@ -1,6 +1,8 @@
 import { boundedId, boundedText, MAX_AGENT_CHARS, saneDuration, type Adjustment } from './bounds.js';
 import type { TokenUsage } from '../base/usage.js';
 import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
+import { commandOf } from '../runtimes/codex-home.js';
+import { isToolRefusal } from '../runtimes/provider-failure.js';
 
 /**
  * What one telemetry record means to Hivewatch (pure; docs/otel.md "Mapping"): which agent
@@ -20,6 +22,8 @@ export interface SessionRef {
   sessionId: string;
   /** service.name and version, as shown in the run's event log. */
   source: string;
+  /** service.name as sent (`claude-code`, `claude-code-desktop`, `codex_exec`, …), when it was. */
+  service?: string;
   parent: { runId: string; taskId: string; attempt: number } | null;
   /** Values of the session's resource or attributes the receiver did not take as sent (bounds.ts). */
   adjustments: Adjustment[];
@@ -48,6 +52,12 @@ export type FactBody =
   /** A try the CLI made again (Claude Code's trace event `gen_ai.request.attempt` n of the request's N). */
   | { kind: 'retriedTry'; promptId: string | null; tryNumber: number; tries: number; status: number | null; message: string | null }
   | { kind: 'toolFailed'; promptId: string | null; tool: string; message: string }
+  /**
+   * A tool call the CLI's permissions refused (Claude Code's `tool_decision` {decision: reject},
+   * Codex's `tool_result` whose output is its refusal): the one classifier's AGENT_SCOPE_VIOLATION.
+   * `detail`: the command asked for, when the record says; `source`: who refused (Claude Code's `source`).
+   */
+  | { kind: 'toolRefused'; promptId: string | null; tool: string; detail: string | null; source: string | null }
   | { kind: 'toolSucceeded'; promptId: string | null }
   /** A GenAI `execute_tool` span: an attempt of its own, failed when the span says so. */
   | { kind: 'toolCall'; promptId: string | null; tool: string; durationMs: number; failure: string | null }
@@ -177,7 +187,11 @@ export function sessionOf(record: TelemetryRecord): SessionRef {
   const version = str(own(record.resource, 'service.version')) ?? str(attr(record, 'app.version'));
   const source = bounded.text(version ? `${service} ${version}` : service, 'resource.service.name', 200) as string;
   const anonymous = bySession === null && str(attr(record, 'conversation.id')) === null;
-  return { agent, origin: `runtime:${agent}`, sessionId, source, parent, adjustments: bounded.adjustments, ...(anonymous ? { anonymous } : {}) };
+  const sent = str(own(record.resource, 'service.name'));
+  return {
+    agent, origin: `runtime:${agent}`, sessionId, source, parent, adjustments: bounded.adjustments,
+    ...(sent !== null ? { service: sent } : {}), ...(anonymous ? { anonymous } : {}),
+  };
 }
 
 export const sessionKeyOf = (s: Pick<SessionRef, 'origin' | 'sessionId'>): string => `${s.origin}\n${s.sessionId}`;
@@ -230,11 +244,23 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
       if (str(a('event.kind')) === 'response.completed') return { kind: 'streamCompleted', promptId };
       return { kind: 'other', promptId, known: true };
     }
+    case 'claude_code.tool_decision': {
+      if (str(a('decision')) !== 'reject') return { kind: 'other', promptId, known: true };
+      const tool = bounded.text(str(a('tool_name')), 'attributes.tool_name', 200) ?? 'unknown';
+      return { kind: 'toolRefused', promptId, tool, detail: null, source: bounded.text(str(a('source')), 'attributes.source', 200) };
+    }
     case 'claude_code.tool_result':
     case 'codex.tool_result': {
       if (bool(a('success')) === false) {
         const tool = bounded.text(str(a('tool_name')), 'attributes.tool_name', 200) ?? 'unknown';
-        return { kind: 'toolFailed', promptId, tool, message: message('error') ?? exitOf(str(a('output'))) ?? '' };
+        // The refusal's words are read to classify it, never kept (a tool's output is content: docs/otel.md).
+        const output = str(a('output'));
+        if (output !== null && isToolRefusal(output)) {
+          const args = str(a('arguments'));
+          const detail = args === null ? null : bounded.text(commandOf(tool, args), 'attributes.arguments', 500);
+          return { kind: 'toolRefused', promptId, tool, detail, source: null };
+        }
+        return { kind: 'toolFailed', promptId, tool, message: message('error') ?? exitOf(output) ?? '' };
       }
       return { kind: 'toolSucceeded', promptId };
     }

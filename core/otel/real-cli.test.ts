@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../agents-real/fixtures-io.js';
-import type { CliName } from '../../agents-real/pins.js';
+import { CLI_PINS, type CliName } from '../../agents-real/pins.js';
 import { openSqliteStore } from '../store/index.js';
 import { SqliteContractStore } from '../store/sqlite-async.js';
 import type { HivewatchStore } from '../store/contract.js';
@@ -11,8 +11,8 @@ import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js
 import { OtelIngester } from './ingest.js';
 
 /**
- * The ingest against what the real CLIs sent (agents-real/fixtures/, Claude Code 2.1.332 and
- * Codex 0.169.0; docs/real-agents.md): each recorded export ingested in the order it arrived,
+ * The ingest against what the real CLIs sent (agents-real/fixtures/, the pinned Claude Code and
+ * Codex; docs/real-agents.md): each recorded export ingested in the order it arrived,
  * then the quiet period.
  */
 
@@ -63,7 +63,7 @@ async function onlyRun() {
   return (await store.getRun(runs[0]!.id))!;
 }
 
-describe('Claude Code 2.1.332 as recorded', () => {
+describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded`, () => {
   it('a 429 that recovered: the retried try is a visible attempt, handled at once; the session completes', async () => {
     const { ingester } = await replay('claude-code', 'rate-limit-then-ok.json-out.otlp-json.default-retries');
     await endSessions(ingester);
@@ -113,7 +113,7 @@ describe('Claude Code 2.1.332 as recorded', () => {
   });
 });
 
-describe('Codex 0.169.0 as recorded', () => {
+describe(`Codex ${CLI_PINS['codex-cli'].version} as recorded`, () => {
   it('a stall sent from inside a preset attempt links to it by the undecoded run id', async () => {
     const { ingester } = await replay('codex-cli', 'stall.json-out.otlp-json.retries-0', true);
     await endSessions(ingester);

@@ -64,7 +64,7 @@ describe('OTLP receiver', () => {
     expect(await journal()).toEqual(before);
   });
 
-  it('answers 400 with a reason to malformed and oversized payloads and writes nothing', async () => {
+  it('answers 400 with a reason to malformed payloads, 413 to oversized ones, and writes nothing', async () => {
     const before = await journal();
     const malformed = await post('/v1/logs', '{"resourceLogs": [');
     expect(malformed.status).toBe(400);
@@ -73,9 +73,9 @@ describe('OTLP receiver', () => {
     expect(badPb.status).toBe(400);
     expect(JSON.parse(badPb.body).error).toMatch(/^malformed OTLP payload: the body is not a protobuf ExportLogsServiceRequest/);
     const oversized = await post('/v1/logs', Buffer.alloc(65 * 1024, 0x20));
-    expect(oversized).toEqual({ status: 400, body: JSON.stringify({ error: `payload too large: ${65 * 1024} bytes (the limit is ${64 * 1024})` }) });
+    expect(oversized).toEqual({ status: 413, body: JSON.stringify({ error: `payload too large: ${65 * 1024} bytes (the limit is ${64 * 1024})` }) });
     const bomb = await post('/v1/logs', gzipSync(Buffer.alloc(1024 * 1024, 0x20)), { 'content-encoding': 'gzip' });
-    expect(bomb).toEqual({ status: 400, body: JSON.stringify({ error: `payload too large once decompressed: over ${64 * 1024} bytes (the limit)` }) });
+    expect(bomb).toEqual({ status: 413, body: JSON.stringify({ error: `payload too large once decompressed: over ${64 * 1024} bytes (the limit)` }) });
     const notGzip = await post('/v1/logs', 'plain', { 'content-encoding': 'gzip' });
     expect(notGzip.status).toBe(400);
     expect(JSON.parse(notGzip.body).error).toMatch(/^the body is not valid gzip: /);

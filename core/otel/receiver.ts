@@ -29,6 +29,13 @@ const MAX_QUEUED_RECORDS = 50_000;
  * exporter keeps one or a few connections; this leaves room for hundreds of agents.
  */
 export const MAX_OTLP_CONNECTIONS = 256;
+/**
+ * How often the receiver looks for sessions to end (quiet ones, linked ones whose attempt ended):
+ * a session's final status comes at most this long after its quiet period, and a linked one
+ * this long after LINKED_GRACE_MS. The look is one indexed query.
+ */
+const QUIET_CHECK_EVERY_MS = 5_000;
+
 /** The database secret that holds the ingest token. */
 const OTEL_TOKEN_SECRET = 'otel.token';
 
@@ -46,7 +53,7 @@ export interface OtlpReceiverOptions extends IngesterOptions {
   /** Default the database's `otel.token`. */
   token?: string;
   maxBodyBytes?: number;
-  /** How often quiet sessions are ended (default one minute); 0: never on a timer (tests call sweep). */
+  /** How often quiet sessions are ended (default QUIET_CHECK_EVERY_MS); 0: never on a timer (tests call sweep). */
   sweepEveryMs?: number;
   /** Where a failed sweep is reported (default stderr). */
   log?: (line: string) => void;
@@ -88,11 +95,20 @@ function encodingOf(contentType: string | undefined): OtlpEncoding {
   throw new Refused(415, `unsupported Content-Type "${contentType ?? ''}": send application/json or application/x-protobuf`);
 }
 
+/**
+ * A body over the limit is answered 413 once it has all arrived (read and dropped, up to
+ * DRAINED_LIMITS times the limit): an exporter writes its whole batch before it reads the answer,
+ * and a connection cut while it writes fails its write with EPIPE and loses the answer. Past that
+ * bound (or declared past it) the answer goes at once and the connection is cut.
+ */
+const DRAINED_LIMITS = 4;
+
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      reject(new Refused(400, `payload too large: ${declared} bytes (the limit is ${limit})`));
+    let refusal = Number.isFinite(declared) && declared > limit ? new Refused(413, `payload too large: ${declared} bytes (the limit is ${limit})`) : null;
+    if (refusal !== null && declared > DRAINED_LIMITS * limit) {
+      reject(refusal);
       return;
     }
     const chunks: Buffer[] = [];
@@ -103,14 +119,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        reject(new Refused(400, `payload too large: over ${limit} bytes (the limit)`));
-        req.pause();
-        return;
-      }
-      chunks.push(chunk);
+      if (size > limit) refusal ??= new Refused(413, `payload too large: over ${limit} bytes (the limit)`);
+      if (refusal === null) chunks.push(chunk);
+      else if (size > DRAINED_LIMITS * limit) reject(refusal);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => (refusal === null ? resolve(Buffer.concat(chunks)) : reject(refusal)));
     req.on('error', reject);
   });
 }
@@ -123,7 +136,7 @@ function decompress(body: Buffer, contentEncoding: string | undefined, limit: nu
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_BUFFER_TOO_LARGE' || (error as Error).message.includes('maxOutputLength')) {
-      throw new Refused(400, `payload too large once decompressed: over ${limit} bytes (the limit)`);
+      throw new Refused(413, `payload too large once decompressed: over ${limit} bytes (the limit)`);
     }
     throw new Refused(400, `the body is not valid ${encoding}: ${(error as Error).message}`);
   }
@@ -265,13 +278,17 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const sweepEveryMs = options.sweepEveryMs ?? 60_000;
+  const sweepEveryMs = options.sweepEveryMs ?? QUIET_CHECK_EVERY_MS;
   const log = options.log ?? ((line: string) => console.error(line));
-  const sweep = (): void => {
-    ingester.sweep().catch((error: unknown) => log(`otel: ending quiet sessions failed: ${(error as Error).message}`));
-  };
-  const timer = sweepEveryMs > 0 ? setInterval(sweep, sweepEveryMs) : null;
+  const sweep = (final = false): Promise<void> =>
+    ingester.sweep({ final }).then(
+      () => undefined,
+      (error: unknown) => log(`otel: ending quiet sessions failed: ${(error as Error).message}`),
+    );
+  const timer = sweepEveryMs > 0 ? setInterval(() => void sweep(), sweepEveryMs) : null;
   timer?.unref();
+  // At once too: sessions left open when the last receiver stopped (their attempts ended meanwhile) end now.
+  if (timer) void sweep();
   return {
     endpoint: `http://127.0.0.1:${port}`,
     port,
@@ -280,11 +297,14 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     get dropped() {
       return dropped();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (timer) clearInterval(timer);
+    close: async () => {
+      if (timer) clearInterval(timer);
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      // Nothing more can arrive: sessions whose attempt ended end with it now, not at the next start's quiet period.
+      if (timer) await sweep(true);
+    },
   };
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ExternalSessionRow } from '../store/external.js';
 import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
-import { apiFailureError, toolFailureError } from './classify.js';
+import { correlationKeysOf } from './correlation-keys.js';
+import { apiFailureError, toolFailureError, toolRefusedError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
 import { liftLimit, liftsLimit, stopAtUsageLimit } from './session-limit.js';
 import type { TelemetryRecord } from './decode.js';
@@ -35,6 +36,23 @@ function externalRunId(session: SessionRef): string {
 }
 
 const LABEL: Record<string, string> = { 'claude-code': 'Claude Code', 'codex-cli': 'Codex CLI' };
+/** The Claude Code desktop app's Code tab reports as `claude-code-desktop`: the same events, its own name. */
+const DESKTOP_SERVICE = 'claude-code-desktop';
+
+/** A UUID whose leading digits are a timestamp (versions 1, 6, 7): Codex's conversation ids are version 7. */
+const TIME_ORDERED_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[167][0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The session's name in the Runs list: the CLI's label and the start of its session id, which
+ * the CLI shows too ("Claude Code session 7f3c9a2e"). A time-ordered id's start is its clock —
+ * sessions started within a minute share it — so it is followed by the id's last eight digits,
+ * which are random: "Codex CLI session 01a2242e…3f421be2".
+ */
+export function sessionName(agent: string, sessionId: string, service: string | null = null): string {
+  const label = agent === 'claude-code' && service === DESKTOP_SERVICE ? 'Claude Code desktop' : (LABEL[agent] ?? agent);
+  const short = TIME_ORDERED_UUID.test(sessionId) ? `${sessionId.slice(0, 8)}…${sessionId.slice(-8)}` : sessionId.slice(0, 8);
+  return `${label} session ${short}`;
+}
 
 export function newSessionRow(session: SessionRef, at: number): ExternalSessionRow {
   return {
@@ -82,7 +100,7 @@ class SessionPlan extends SessionJournal {
       this.push({
         type: 'runStarted', ts: startTs,
         flow: `${EXTERNAL_FLOW_PREFIX}${session.agent}`,
-        flowName: `${LABEL[session.agent] ?? session.agent} session ${session.sessionId.slice(0, 8)}`,
+        flowName: sessionName(session.agent, session.sessionId, session.service ?? null),
         options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: session.agent },
         resumedFrom: null, retryOf: null, resumeStep: 0,
         external: {
@@ -161,7 +179,7 @@ class SessionPlan extends SessionJournal {
     const adjustments = adjustment ? [adjustment, ...fact.adjustments] : fact.adjustments;
     this.noteAdjusted(ts, name || '(unnamed)', adjustments);
     const context = {
-      session: this.session.sessionId, prompt: fact.promptId, event: name,
+      session: this.session.sessionId, prompt: fact.promptId, event: name, ...correlationKeysOf(record),
       ...(this.session.parent ? { hivewatch: this.session.parent } : {}),
       ...(adjustments.length > 0 ? { adjustments } : {}),
     };
@@ -211,6 +229,10 @@ class SessionPlan extends SessionJournal {
       case 'toolSucceeded':
         this.tool(fact, ts, context);
         kept(true);
+        break;
+      case 'toolRefused':
+        // Kept as sent too: a linked session's refusal is its attempt's failure, which the preset reports.
+        if (!this.refused(fact, ts, context)) kept(true);
         break;
       case 'toolCall':
         this.toolCall(fact, ts, context);
@@ -312,6 +334,27 @@ class SessionPlan extends SessionJournal {
     this.push({ type: 'attemptStarted', ts, ...ref });
     this.failed(ref, ts, 0, error, true);
     this.state.open = open;
+  }
+
+  /**
+   * A tool call the CLI's permissions refused: AGENT_SCOPE_VIOLATION (the one classifier's), an
+   * occurrence the agent handles (it goes on), and its prompt's ending. A linked session adds none:
+   * its attempt's result reports the same refusal (false: nothing journaled).
+   */
+  private refused(fact: Extract<Fact, { kind: 'toolRefused' }>, ts: number, context: Record<string, unknown>): boolean {
+    const t = this.taskFor(fact.promptId, ts);
+    if (this.linked) return false;
+    const error = toolRefusedError(this.session.agent, { tool: fact.tool, detail: fact.detail }, {
+      timestamp: ts, context: { ...context, ...(fact.source === null ? {} : { source: fact.source }) },
+      correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: t.taskId, attempt: this.row.openTaskAttempts || null },
+    }).toEnvelope();
+    const seq = this.push({ type: 'errorOccurred', ts, error, caught: true, retrying: false, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });
+    this.state.outcome = 'failed';
+    this.state.failure = { seq, error };
+    this.state.refused = { seq, error };
+    // The agent is told of the refusal and goes on: a request is in flight again.
+    this.awaiting(ts);
+    return true;
   }
 
   private tool(fact: Extract<Fact, { kind: 'toolFailed' | 'toolSucceeded' }>, ts: number, context: Record<string, unknown>): void {

@@ -96,12 +96,17 @@ export class SessionJournal {
   }
 }
 
-/** The open task's ending: failed with its last failure when its last request or tool failed, else succeeded. */
+/** What ends the open prompt failed: a refused tool call, else its last failure when its last request or tool failed. */
+function promptFailure(j: SessionJournal): { seq: number; error: ErrorEnvelope } | null {
+  return j.state.refused ?? (j.state.outcome === 'failed' ? j.state.failure : null);
+}
+
+/** The open task's ending: failed with its failure (promptFailure), else succeeded. */
 function endPromptTask(j: SessionJournal, ts: number): void {
   const r = j.row;
   if (r.openTask !== null) {
     const ref = { ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask, attempts: r.openTaskAttempts };
-    const failure = j.state.outcome === 'failed' ? j.state.failure : null;
+    const failure = promptFailure(j);
     if (failure) j.push({ type: 'taskFailed', ...ref, error: failure.error, cancelled: false });
     else j.push({ type: 'taskSucceeded', ...ref, output: '' });
   }
@@ -134,24 +139,92 @@ function stalledError(j: SessionJournal, ref: AttemptRef, quietMs: number, now: 
 }
 
 /**
+ * The preset's reading of its attempt's failure, as the call of the linked session its telemetry
+ * never reported: the same code and words, marked `source: "preset-output"` (the CLI exited
+ * before its exporter sent the request: Codex exits 1 without flushing; docs/otel.md).
+ */
+function presetReadingOf(j: SessionJournal, ref: AttemptRef, error: ErrorEnvelope, now: number, runtime: string): ErrorEnvelope {
+  return {
+    ...error,
+    message: `${error.message} (from the CLI's output as the preset read it: its telemetry of this request never arrived)`,
+    context: { ...error.context, source: 'preset-output' },
+    correlation: { project: null, flow: `external:${runtime}`, run: j.row.runId, step: SESSION_STEP, task: ref.taskId, attempt: ref.attempt },
+    timestamp: now,
+  };
+}
+
+/**
+ * A request in flight when the attempt it was sent from was stopped (cancelled, aborted,
+ * interrupted): the CLI was stopped with it, so the request did not succeed.
+ */
+function stoppedError(j: SessionJournal, ref: AttemptRef, status: string, now: number, runtime: string): ErrorEnvelope {
+  // Hivewatch stopped it, not the CLI: a system error.
+  return new HivewatchError('SYSTEM_CANCELLED', {
+    origin: 'system',
+    message: `${runtime}: the attempt this session was sent from ended ${status} while this request was in flight`,
+    context: { attemptStatus: status, inFlightSince: j.state.open?.since ?? null },
+    correlation: { flow: `external:${runtime}`, run: j.row.runId, step: SESSION_STEP, task: ref.taskId, attempt: ref.attempt },
+    timestamp: now,
+  }).toEnvelope();
+}
+
+/** Whether the preset's failure says the CLI made an API request (the provider answered it: a status, a usage limit). */
+function madeARequest(error: ErrorEnvelope | null): error is ErrorEnvelope {
+  const c = error?.context ?? {};
+  return typeof c.statusCode === 'number' || c.usageLimit === true;
+}
+
+/**
+ * A linked session whose attempt ended: a request still in flight ends as the attempt did (its
+ * failure as the preset read it, else succeeded), and a session that reported no request while
+ * the preset's failure says the CLI made one gets that one, from the preset's reading.
+ */
+function endWithAttempt(j: SessionJournal, ended: NonNullable<ExternalSessionRow['parentEnded']>, now: number, runtime: string): void {
+  const open = j.state.open;
+  const failed = ended.status === 'failed' && ended.error !== null;
+  if (open !== null && j.row.openTask !== null) {
+    const ref = open.attempt !== null ? j.openAttemptRef(open.attempt) : j.nextAttempt();
+    if (open.attempt === null) j.push({ type: 'attemptStarted', ts: Math.min(open.since, now), ...ref });
+    const durationMs = Math.max(0, now - open.since);
+    if (failed) j.failed(ref, now, durationMs, presetReadingOf(j, ref, ended.error as ErrorEnvelope, now, runtime), false);
+    else if (ended.status === 'succeeded') j.succeeded(ref, now, durationMs);
+    else j.failed(ref, now, durationMs, stoppedError(j, ref, ended.status, now, runtime), false);
+    return;
+  }
+  if (!failed || !madeARequest(ended.error) || j.row.openTaskAttempts > 0 || (j.row.taskCount > 0 && j.row.openTask === null)) return;
+  if (j.row.openTask === null) {
+    j.row.taskCount += 1;
+    j.row.openTask = `prompt-${j.row.taskCount}`;
+    j.push({ type: 'taskStarted', ts: now, step: SESSION_STEP, ordinal: j.row.taskCount - 1, taskId: j.row.openTask, name: `prompt ${j.row.taskCount}`, agent: runtime, maxAttempts: 0 });
+  }
+  const ref = j.nextAttempt();
+  j.push({ type: 'attemptStarted', ts: now, ...ref });
+  j.failed(ref, now, 0, presetReadingOf(j, ref, ended.error, now, runtime), false);
+}
+
+/**
  * The events that end a quiet session: a request still in flight ends as RUNTIME_TIMEOUT, its
  * open task ends with its outcome, and the run goes idle — failed with its last prompt's failure
- * when that prompt failed, else completed.
+ * when that prompt failed, else completed. A linked session whose attempt ended (`row.parentEnded`,
+ * `withAttempt`) ends with it instead: its request in flight ends as the attempt did.
  */
-export function planIdle(row: ExternalSessionRow, quietMs: number, now: number): { events: PlannedEvent[]; row: ExternalSessionRow } {
+export function planIdle(row: ExternalSessionRow, quietMs: number, now: number, withAttempt = false): { events: PlannedEvent[]; row: ExternalSessionRow } {
   const j = new SessionJournal(row);
   const runtime = row.origin.startsWith('runtime:') ? row.origin.slice('runtime:'.length) : row.origin;
   const open = j.state.open;
-  if (open !== null && row.openTask !== null) {
+  const ended = withAttempt && row.parent !== null ? (row.parentEnded ?? null) : null;
+  if (ended !== null) endWithAttempt(j, ended, now, runtime);
+  else if (open !== null && row.openTask !== null) {
     const ref = open.attempt !== null ? j.openAttemptRef(open.attempt) : j.nextAttempt();
     if (open.attempt === null) j.push({ type: 'attemptStarted', ts: Math.min(open.since, now), ...ref });
     j.failed(ref, now, Math.max(0, now - open.since), stalledError(j, ref, quietMs, now, runtime), false);
   }
-  const failure = j.state.outcome === 'failed' ? j.state.failure : null;
+  const failure = promptFailure(j);
   endPromptTask(j, now);
   // A linked session's failure is its attempt's, which the engine counts: the session itself ends without one.
   const ending = failure && !j.linked ? { error: failure.error, chain: [linkOf(failure)] } : {};
-  j.push({ type: 'externalRunIdle', ts: now, quietMs, lastEventAt: row.lastEventAt, ...ending });
+  const endedWith = ended !== null && row.parent !== null ? { endedWith: { ...row.parent } } : {};
+  j.push({ type: 'externalRunIdle', ts: now, quietMs, lastEventAt: row.lastEventAt, ...ending, ...endedWith });
   j.state = { promptId: null, anonymous: false, open: null, outcome: null, failure: null };
   return { events: j.events, row: { ...j.finish(), idle: true } };
 }

@@ -24,6 +24,11 @@ export interface PromptState {
   /** The failure that made the outcome `failed`: its occurrence's seq and envelope. */
   failure: { seq: number; error: ErrorEnvelope } | null;
   /**
+   * A tool call of the prompt the CLI's permissions refused: the prompt ends failed with it even
+   * when requests after it succeeded (a refusal is not the work asked for, as a preset reads it).
+   */
+  refused?: { seq: number; error: ErrorEnvelope } | null;
+  /**
    * The session is stopped by a usage limit (`externalLimitReached`, session-limit.ts): the
    * task and attempt it stopped, when (`at`, the failure's time) and until when the CLI said.
    */
@@ -57,6 +62,7 @@ export function readPromptState(text: string | null | undefined): PromptState {
       open: value.open && typeof value.open.since === 'number' ? { attempt: typeof value.open.attempt === 'number' ? value.open.attempt : null, since: value.open.since } : null,
       outcome: value.outcome === 'succeeded' || value.outcome === 'failed' ? value.outcome : null,
       failure: value.failure && typeof value.failure.seq === 'number' && typeof value.failure.error === 'object' ? value.failure : null,
+      refused: value.refused && typeof value.refused.seq === 'number' && typeof value.refused.error === 'object' ? value.refused : null,
       limit: readLimit(value.limit),
     };
   } catch {
@@ -66,6 +72,8 @@ export function readPromptState(text: string | null | undefined): PromptState {
 
 /** The row's text of a state (null for the empty state, so untouched rows stay as they were). */
 export function writePromptState(state: PromptState): string | null {
-  const empty = state.promptId === null && !state.anonymous && state.open === null && state.outcome === null && state.failure === null && (state.limit ?? null) === null;
+  const empty =
+    state.promptId === null && !state.anonymous && state.open === null && state.outcome === null && state.failure === null &&
+    (state.refused ?? null) === null && (state.limit ?? null) === null;
   return empty ? null : JSON.stringify(state);
 }

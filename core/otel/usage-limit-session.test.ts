@@ -21,8 +21,8 @@ import { stopWatchingSession } from './stop-watching.js';
  */
 
 const QUIET_MS = 10 * 60_000;
-/** "resets 3:17am (UTC)", read against the recorded failure at 2026-11-26T01:17:43.528Z. */
-const RESET_AT = Date.parse('2026-11-26T03:17:00Z');
+/** "resets 3:17am (UTC)", read against the recorded failure at 2026-11-26T01:17:43.528Z: the end of that minute. */
+const RESET_AT = Date.parse('2026-11-26T03:18:00Z');
 
 interface Engine {
   name: string;

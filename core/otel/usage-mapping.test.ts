@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../agents-real/fixtures-io.js';
+import { CLI_PINS } from '../../agents-real/pins.js';
 import type { CliName } from '../../agents-real/pins.js';
 import type { HivewatchEvent } from '../base/events.js';
 import { openSqliteStore } from '../store/index.js';
@@ -13,7 +14,7 @@ import { OtelIngester } from './ingest.js';
 
 /**
  * Tokens and cost of external sessions, from what the real CLIs sent (agents-real/fixtures:
- * Claude Code 2.1.332, Codex 0.169.0, the version in each recording's run.json).
+ * the pinned Claude Code and Codex, the version in each recording's run.json).
  */
 
 let dir: string;
@@ -65,7 +66,7 @@ describe('Codex sse_event response.completed usage', () => {
     '%s: the attempt ends with the token counts of the second response.completed (cost unknown)',
     async (id) => {
       const { events, cliVersion } = await attemptEnds('codex-cli', id);
-      expect(cliVersion).toBe('0.169.0');
+      expect(cliVersion).toBe(CLI_PINS['codex-cli'].version);
       expect(events.map((e) => e.type)).toEqual(['attemptSucceeded']);
       expect(usageOf(events[0])).toEqual({ source: 'telemetry', inputTokens: 12, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0 });
     },

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
 import type { AgentSpec } from '../flow/plan.js';
+import { codexBuiltInRequests } from '../flow/retry-owners.js';
 import { codexHomeOf, configuredProvider, isApprovalRefusal, providerRetryOverrides, refusedCommands } from './codex-home.js';
 import { codexOtelOverrides, resourceAttributes } from './telemetry-env.js';
 import type { PresetTelemetryOptions } from './claude-code.js';
@@ -31,14 +32,14 @@ const CODEX_CLI = 'codex-cli';
 
 /**
  * Codex retries failed requests (request_max_retries, default 4) and restarts failed streams
- * (stream_max_retries; 0.169.0 made 5) per model provider. The preset sets both to 0 with `-c`
+ * (stream_max_retries, default 5) per model provider. The preset sets both to 0 with `-c`
  * for the provider the user's config.toml selects (measured: one request per attempt), but a
  * setting for a built-in provider such as `openai` is ignored (built-ins win when the config is
  * merged): with it one attempt may still contain several requests, so the check still warns.
  */
 export const CODEX_CLI_RETRIES: PresetRetryOwnership = {
   innerRetries: InnerRetries.internal,
-  how: 'off (-c model_providers.<id>.request_max_retries=0, stream_max_retries=0) for a custom model provider; the built-in openai provider keeps its own (up to 6 requests per turn, 30 on a 5xx)',
+  how: `off (-c model_providers.<id>.request_max_retries=0, stream_max_retries=0) for a custom model provider; the built-in openai provider keeps its own (${codexBuiltInRequests()})`,
 };
 
 /**

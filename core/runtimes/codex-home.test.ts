@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readCodexCliOutput } from './codex-cli.js';
+import { CodexCliRuntime, readCodexCliOutput } from './codex-cli.js';
+import { CODEX_ARGV_ECHO, writeCliStandIn } from '../testing/cli-stand-in.js';
+import { agent, attempt, NEVER } from './testing.js';
 import { codexHomeOf, configuredProvider, providerRetryOverrides, refusedCommands } from './codex-home.js';
 
 const made: string[] = [];
@@ -40,11 +42,38 @@ describe('the Codex home the codex-cli preset reads', () => {
     expect(codexHomeOf({ HOME: '/home/a' })).toBe('/home/a/.codex');
   });
 
-  it('reads the top-level model_provider only (not a table key, not a commented line)', () => {
+  it('reads the top-level model_provider (not a table key, not a commented line)', () => {
     expect(configuredProvider(codexHome('# mine\nmodel_provider = "corp-proxy" # comment\n[model_providers.corp-proxy]\nbase_url = "x"\n'))).toBe('corp-proxy');
     expect(configuredProvider(codexHome('[profiles.a]\nmodel_provider = "other"\n'))).toBeNull();
     expect(configuredProvider(codexHome('# model_provider = "x"\nmodel = "m"\n'))).toBeNull();
     expect(configuredProvider(codexHome(null))).toBeNull();
+  });
+
+  it('reads it in either TOML quote style, and from the active profile, as Codex does', () => {
+    expect(configuredProvider(codexHome("model_provider = 'stub'\n[model_providers.stub]\nbase_url = 'http://127.0.0.1:9/v1'\n"))).toBe('stub');
+    expect(configuredProvider(codexHome('model_provider = "stub"\n'))).toBe('stub');
+    expect(configuredProvider(codexHome('model_provider="stub"#no spaces\n'))).toBe('stub');
+    expect(configuredProvider(codexHome("model_provider = '''stub'''\n"))).toBe('stub');
+    expect(configuredProvider(codexHome('profile = "work"\nmodel_provider = "home"\n[profiles.work]\nmodel_provider = \'corp\'\n'))).toBe('corp');
+    expect(configuredProvider(codexHome('profile = "none-such"\nmodel_provider = "home"\n'))).toBe('home');
+  });
+
+  it.each([
+    ['double', 'model_provider = "stub"'],
+    ['single', "model_provider = 'stub'"],
+  ])('through the preset, a %s-quoted provider gets its own retries turned off with -c before exec', async (_style, line) => {
+    const home = codexHome(`${line}\n[model_providers.stub]\nbase_url = 'http://127.0.0.1:9/v1'\n`);
+    const standIn = writeCliStandIn(home, 'codex', CODEX_ARGV_ECHO);
+    const env = { CODEX_HOME: home };
+    const result = await new CodexCliRuntime().execute(attempt({ prompt: 'p', agent: agent({ runtime: 'codex-cli', command: standIn, env }) }), NEVER);
+    expect(result.kind).toBe('succeeded');
+    const argv = JSON.parse(result.kind === 'succeeded' ? result.output : '[]') as string[];
+    expect(argv.slice(0, argv.indexOf('exec'))).toEqual(['-c', 'model_providers.stub.request_max_retries=0', '-c', 'model_providers.stub.stream_max_retries=0']);
+  });
+
+  it('reads none from a config that is not TOML (Codex refuses to start with it)', () => {
+    expect(configuredProvider(codexHome('model_provider = "stub\n'))).toBeNull();
+    expect(configuredProvider(codexHome('model_provider = stub\n'))).toBeNull();
   });
 
   it('turns a custom provider\'s retries off with -c; a built-in provider\'s or none cannot be', () => {
@@ -53,6 +82,9 @@ describe('the Codex home the codex-cli preset reads', () => {
     ]);
     expect(providerRetryOverrides('openai')).toEqual([]);
     expect(providerRetryOverrides(null)).toEqual([]);
+    // A quoted TOML key may hold a dot or a space; a `-c` key path cannot name it.
+    expect(providerRetryOverrides('corp.gateway')).toEqual([]);
+    expect(providerRetryOverrides('corp gateway')).toEqual([]);
   });
 
   it('finds the commands a thread\'s approval policy refused in its rollout, with the command asked for', () => {

@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
 import { isRecord, parseJson } from './json.js';
-import type { DeniedTool } from './preset.js';
+import { isToolRefusal, type DeniedTool } from './provider-failure.js';
 
 /**
  * What the codex-cli preset reads from the Codex home of the CLI it starts (`$CODEX_HOME`, else
@@ -23,42 +24,43 @@ export function codexHomeOf(env: Readonly<Record<string, string | undefined>>): 
 }
 
 /**
- * The top-level `model_provider = "id"` of config.toml (before its first table), or null. A
- * line scan, not a TOML parser: only this one key is read, and anything unusual reads as none.
+ * The model provider config.toml selects, read with a TOML parser (any quoting TOML allows:
+ * `model_provider = 'stub'` too): the active profile's `model_provider` (`profile = "p"` and
+ * `[profiles.p]`, which Codex lets override the top level), else the top-level one; null when
+ * it names none, or the file is missing or not valid TOML (Codex itself refuses to start then).
  */
 export function configuredProvider(codexHome: string): string | null {
   const file = join(codexHome, 'config.toml');
   if (!existsSync(file)) return null;
-  let text: string;
+  let config: Record<string, unknown>;
   try {
-    text = readFileSync(file, 'utf8');
+    config = parseToml(readFileSync(file, 'utf8'));
   } catch {
     return null;
   }
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line.startsWith('[')) return null;
-    const match = /^model_provider\s*=\s*"([A-Za-z0-9_.-]+)"\s*(#.*)?$/.exec(line);
-    if (match) return match[1] ?? null;
-  }
-  return null;
+  const profiles = isRecord(config.profiles) ? config.profiles : {};
+  const profile = typeof config.profile === 'string' && isRecord(profiles[config.profile]) ? (profiles[config.profile] as Record<string, unknown>) : {};
+  const provider = profile.model_provider ?? config.model_provider;
+  return typeof provider === 'string' && provider !== '' ? provider : null;
 }
+
+/** A provider id a `-c model_providers.<id>.…` key can name: Codex splits the key on dots, with no quoting. */
+const OVERRIDABLE_ID = /^[A-Za-z0-9_-]+$/;
 
 /**
  * `-c` overrides that turn off Codex's own request and stream retries for `provider`, so the
- * engine is the one retry owner. None for a built-in provider (Codex ignores them there) or
- * when the config selects none (the built-in `openai`).
+ * engine is the one retry owner. None for a built-in provider (Codex ignores them there), when
+ * the config selects none (the built-in `openai`), or for an id a dotted key cannot name
+ * (`hivewatch check` warns about a codex-cli session that retries either way).
  */
 export function providerRetryOverrides(provider: string | null): string[] {
-  if (provider === null || BUILT_IN_PROVIDERS.has(provider)) return [];
+  if (provider === null || BUILT_IN_PROVIDERS.has(provider) || !OVERRIDABLE_ID.test(provider)) return [];
   return ['-c', `model_providers.${provider}.request_max_retries=0`, '-c', `model_providers.${provider}.stream_max_retries=0`];
 }
 
-/** Codex's words for a command its approval policy refused (the tool's output the model is sent). */
-const REFUSAL = /reject command|rejected by (the )?user|approval policy is never/i;
-
+/** Codex's words for a command its approval policy refused (the tool's output the model is sent; the one classifier's). */
 export function isApprovalRefusal(text: string): boolean {
-  return REFUSAL.test(text);
+  return isToolRefusal(text);
 }
 
 /** The rollout file of a thread: `sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`. */
@@ -84,7 +86,8 @@ function rolloutFile(codexHome: string, threadId: string): string | null {
   return walk(join(codexHome, 'sessions'), 3);
 }
 
-function commandOf(name: string, args: string): string | null {
+/** The command line a tool call's arguments (JSON) ask for: Codex's `exec_command` {cmd}, `shell` {command: [..]}; else the tool's name. */
+export function commandOf(name: string, args: string): string | null {
   const parsed = parseJson(args);
   if (!parsed.ok || !isRecord(parsed.value)) return null;
   const v = parsed.value;

@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../testing/temp-dirs.js';
 import { shellQuote } from './command-line.js';
 import { CommandRuntime } from './command.js';
 import type { AttemptResult } from './runtime.js';
@@ -7,6 +10,7 @@ import { truncationMarker } from './tail-buffer.js';
 
 const NODE = shellQuote(process.execPath);
 const runtime = new CommandRuntime({ killGraceMs: 300 });
+const dir = tempDirs()('hw-command-runtime-');
 const HOSTILE = `it's "quoted"; echo injected; $(echo sub) \`echo tick\` && rm -rf ~ | cat > x \\ {model} *`;
 
 function run(command: string, overrides: Parameters<typeof attempt>[0] = {}, agentOverrides: Parameters<typeof agent>[0] = {}, signal = NEVER): Promise<AttemptResult> {
@@ -95,10 +99,26 @@ describe('command runtime', () => {
     expect(await pending).toEqual({ kind: 'cancelled' });
   });
 
-  it('explains a prompt too large for one argument instead of throwing', async () => {
-    const error = failure(await run(`printf '%s' {prompt}`, { prompt: 'x'.repeat(200 * 1024) }));
-    expect(error.code).toBe('RUNTIME_CONNECTION_FAILED');
-    expect(error.message).toBe('could not start runtime command: argument list too long for "printf": one argument or environment value exceeds the system limit (E2BIG)');
+  it('refuses a prompt too large for one argument or environment string before it starts, as the user error it is', async () => {
+    const marker = join(dir, 'started');
+    for (const command of [`printf '%s' {prompt}`, `touch ${marker}`]) {
+      const error = failure(await run(command, { prompt: 'x'.repeat(200 * 1024) }));
+      expect(error.code).toBe('USER_INVALID_PROMPT');
+      expect(error.message).toBe(
+        'agent "tester" (runtime command): the prompt is 204800 bytes; an agent is given its prompt as HIVEWATCH_PROMPT or an argument, and Linux allows at most 131054 bytes there (128 KiB per string); pass less into it',
+      );
+    }
+    expect(existsSync(marker)).toBe(false);
+    // The largest prompt that fits still arrives whole, through the environment.
+    const largest = 'y'.repeat(131_054);
+    const fits = await run(`${NODE} -e "process.stdout.write(String(process.env.HIVEWATCH_PROMPT.length))"`, { prompt: largest });
+    expect(fits).toMatchObject({ kind: 'succeeded', output: '131054' });
+  });
+
+  it('refuses a prompt holding a NUL before it starts, with its own error rather than a failed start', async () => {
+    const error = failure(await run(`printf '%s' {prompt}`, { prompt: 'before\0after' }));
+    expect(error.code).toBe('USER_INVALID_PROMPT');
+    expect(error.message).toMatch(/^agent "tester" \(runtime command\): the prompt holds a NUL character \(at character 6\)/);
   });
 
   it('does not start when already aborted', async () => {

@@ -39,13 +39,40 @@ export function agentConfigError(agent: AgentSpec, problem: string): AttemptResu
 
 /**
  * Linux refuses an environment string (NAME=value and its NUL) longer than 32 pages
- * (MAX_ARG_STRLEN, 131,072 bytes): a longer prompt cannot be given this way, and E2BIG would
- * fail the attempt even for a command that never reads it.
+ * (MAX_ARG_STRLEN, 131,072 bytes; execve(2)), and no C string carries a NUL. A prompt that breaks
+ * either cannot reach the agent, as `$HIVEWATCH_PROMPT` or as an argument.
  */
 const MAX_ENV_STRING_BYTES = 131_072;
+const PROMPT_ENV = 'HIVEWATCH_PROMPT';
 
 function fitsEnvironment(name: string, value: string): boolean {
   return Buffer.byteLength(`${name}=${value}`) + 1 <= MAX_ENV_STRING_BYTES && !value.includes('\0');
+}
+
+/**
+ * Why this prompt cannot be given to an agent process, or null. Said before anything starts, as
+ * USER_INVALID_PROMPT: the spawn would fail (E2BIG, a NUL Node refuses) or, were the prompt left
+ * out of the environment, the agent would silently be given an empty one.
+ */
+function promptProblem(prompt: string): string | null {
+  const nul = prompt.indexOf('\0');
+  if (nul !== -1) {
+    return `the prompt holds a NUL character (at character ${nul}), which no process argument or environment variable can carry; remove it from what the prompt takes in (an earlier output, a file)`;
+  }
+  if (fitsEnvironment(PROMPT_ENV, prompt)) return null;
+  const bytes = Buffer.byteLength(prompt);
+  return `the prompt is ${bytes} bytes; an agent is given its prompt as ${PROMPT_ENV} or an argument, and Linux allows at most ${MAX_ENV_STRING_BYTES - PROMPT_ENV.length - 2} bytes there (128 KiB per string); pass less into it`;
+}
+
+function invalidPrompt(request: AttemptRequest, runtimeName: string, problem: string): AttemptResult {
+  return {
+    kind: 'failed',
+    error: new HivewatchError('USER_INVALID_PROMPT', {
+      message: `agent "${request.agent.name}" (runtime ${runtimeName}): ${problem}`,
+      origin: 'user',
+      context: { agent: request.agent.name, runtime: runtimeName, promptBytes: Buffer.byteLength(request.prompt) },
+    }),
+  };
 }
 
 /**
@@ -53,12 +80,12 @@ function fitsEnvironment(name: string, value: string): boolean {
  * values themselves: `HIVEWATCH_PROMPT` (the rendered prompt) and `HIVEWATCH_MODEL` (the agent's
  * model). The environment is how a prompt reaches any program but printf and the presets' CLIs:
  * a script passes "$HIVEWATCH_PROMPT" on, or pipes it to a tool's stdin, and no shell ever reads
- * it as script text (`core/flow/command-safety.ts`). A prompt too long for one environment string
- * is left out (docs/decisions.md); the agent's own `env:` cannot override these names.
+ * it as script text (`core/flow/command-safety.ts`). A prompt that cannot be an environment
+ * string never gets this far (`promptProblem`); the agent's own `env:` cannot override these names.
  */
 export function attemptEnv(request: AttemptRequest): Record<string, string> {
   const values: Record<string, string> = {};
-  if (fitsEnvironment('HIVEWATCH_PROMPT', request.prompt)) values.HIVEWATCH_PROMPT = request.prompt;
+  if (fitsEnvironment(PROMPT_ENV, request.prompt)) values[PROMPT_ENV] = request.prompt;
   if (request.agent.model !== null && fitsEnvironment('HIVEWATCH_MODEL', request.agent.model)) values.HIVEWATCH_MODEL = request.agent.model;
   return {
     ...request.agent.env,
@@ -85,6 +112,8 @@ export async function runAttemptProcess(
   signal: AbortSignal,
   how: { runtimeName: string; read: OutputReader; options?: ProcessRuntimeOptions | undefined; env?: Record<string, string> | undefined; cwd?: string | null | undefined },
 ): Promise<AttemptResult> {
+  const problem = promptProblem(request.prompt);
+  if (problem !== null) return invalidPrompt(request, how.runtimeName, problem);
   const observation = await runProcess({
     argv,
     runtimeName: how.runtimeName,

@@ -47,8 +47,8 @@ const claudeCases: Case[] = [
     recoverable: true,
     origin: 'runtime:claude-code',
     message: "claude-code: reached its usage limit (HTTP 429): You've reached your session limit · resets 3pm (Europe/Copenhagen)",
-    // 3pm in Copenhagen (UTC+1 in November) is 14:00 UTC, after the attempt's 12:00.
-    context: { usageLimit: true, resetAt: Date.UTC(2026, 10, 23, 14, 0) },
+    // 3pm in Copenhagen (UTC+1 in November) is 14:00 UTC, after the attempt's 12:00; printed to the minute, so its end.
+    context: { usageLimit: true, resetAt: Date.UTC(2026, 10, 23, 14, 1) },
   },
   {
     file: 'claude-code/api-429.json',
@@ -131,7 +131,8 @@ const codexCases: Case[] = [
     origin: 'runtime:codex-cli',
     message:
       "codex-cli: reached its usage limit: You've hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro) or try again in 2 hours 30 minutes.",
-    context: { usageLimit: true, resetAt: NOW + 2.5 * 3_600_000 },
+    // "2 hours 30 minutes", seconds not printed: the end of its last minute.
+    context: { usageLimit: true, resetAt: NOW + 2.5 * 3_600_000 + 60_000 },
   },
   {
     file: 'codex-cli/usage-limit-at.jsonl',
@@ -141,8 +142,8 @@ const codexCases: Case[] = [
     origin: 'runtime:codex-cli',
     message:
       "codex-cli: reached its usage limit: You've hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at 3:28 PM.",
-    // No zone printed: the machine's (New York, UTC-5 in November), so 20:28 UTC.
-    context: { usageLimit: true, resetAt: Date.UTC(2026, 10, 23, 20, 28) },
+    // No zone printed: the machine's (New York, UTC-5 in November), so 20:28 UTC, to the end of that minute.
+    context: { usageLimit: true, resetAt: Date.UTC(2026, 10, 23, 20, 29) },
   },
   {
     file: 'codex-cli/usage-limit-weekly.jsonl',
@@ -152,7 +153,7 @@ const codexCases: Case[] = [
     origin: 'runtime:codex-cli',
     message:
       "codex-cli: reached its usage limit: You've hit your usage limit. To get more access now, send a request to your admin or try again in 3 days 6 hours 57 minutes.",
-    context: { resetAt: NOW + 3 * 86_400_000 + 6 * 3_600_000 + 57 * 60_000 },
+    context: { resetAt: NOW + 3 * 86_400_000 + 6 * 3_600_000 + 58 * 60_000 },
   },
   {
     file: 'codex-cli/declined.jsonl',
@@ -255,6 +256,6 @@ describe('single retry owner', () => {
     const standIn = writeCliStandIn(standIns, 'codex', "console.log(JSON.stringify({type: 'turn.failed', error: {message: process.argv.at(-1)}}))");
     const runtime = new CodexCliRuntime({ now: () => NOW, timeZone: 'UTC' });
     const error = failure(await runtime.execute(attempt({ prompt: text, agent: agent({ runtime: 'codex-cli', command: standIn }) }), NEVER));
-    expect(error.context).toMatchObject({ resetAt: NOW + 90 * 60_000 });
+    expect(error.context).toMatchObject({ resetAt: NOW + 91 * 60_000 });
   });
 });

@@ -5,6 +5,7 @@ import type { RuntimeObservation } from '../base/errors/classify.js';
 import { usageProblem } from '../base/usage-check.js';
 import { parseClaudeCodeOutput, readClaudeCodeOutput } from './claude-code.js';
 import { parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
+import { CLI_PINS } from '../../agents-real/pins.js';
 
 /** Tokens and cost read from the real CLIs' recorded output (agents-real/fixtures, versions in each run.json). */
 
@@ -36,6 +37,30 @@ describe('claude-code result usage (recorded with the real CLI)', () => {
     });
   });
 
+  it("counts a subagent's tokens: modelUsage summed over its models, not the main conversation's usage; the cost is total_cost_usd", () => {
+    const { stdout, cliVersion } = recorded('claude-code', 'subagent.result-json-out.otlp-json.default-retries');
+    expect(cliVersion).toMatch(/^2\.1\./);
+    const raw = JSON.parse(stdout) as { usage: { input_tokens: number; output_tokens: number }; subagent_stats: { spawned: number } };
+    // The recording: one subagent; the result's `usage` is the main conversation's last call alone.
+    expect([raw.subagent_stats.spawned, raw.usage.input_tokens, raw.usage.output_tokens]).toEqual([1, 12, 9]);
+    const result = readClaudeCodeOutput(observation(stdout));
+    expect(result.kind).toBe('succeeded');
+    expect(result.kind !== 'cancelled' && result.usage).toEqual({ source: 'result', inputTokens: 48, outputTokens: 36, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.000912 });
+  });
+
+  it('sums modelUsage over several models (a subagent on another model)', () => {
+    const model = (input: number, output: number, read: number, write: number): Record<string, number> => ({
+      inputTokens: input, outputTokens: output, cacheReadInputTokens: read, cacheCreationInputTokens: write, costUSD: 0.5,
+    });
+    const stdout = JSON.stringify({
+      type: 'result', subtype: 'success', is_error: false, result: 'ok', total_cost_usd: 1.25,
+      usage: { input_tokens: 24, output_tokens: 16 },
+      modelUsage: { 'claude-opus-5-5': model(24, 16, 100, 7), 'claude-haiku-5': model(12, 7, 0, 3) },
+    });
+    const parsed = parseClaudeCodeOutput(stdout);
+    expect(parsed.ok && parsed.value.usage).toEqual({ source: 'result', inputTokens: 36, outputTokens: 23, cacheReadTokens: 100, cacheWriteTokens: 10, costUsd: 1.25 });
+  });
+
   it('keeps the usage of a result after retries that recovered (--output-format json)', () => {
     const { stdout } = recorded('claude-code', 'rate-limit-then-ok.result-json-out.otlp-json.default-retries');
     const parsed = parseClaudeCodeOutput(stdout);
@@ -64,7 +89,7 @@ describe('claude-code result usage (recorded with the real CLI)', () => {
 describe('codex-cli exec JSON usage (recorded with the real CLI)', () => {
   it('reads turn.completed usage: tokens, cost unknown', () => {
     const { stdout, cliVersion } = recorded('codex-cli', 'text.json-out.otlp-json.default-retries');
-    expect(cliVersion).toBe('0.169.0');
+    expect(cliVersion).toBe(CLI_PINS['codex-cli'].version);
     const result = readCodexCliOutput(observation(stdout));
     expect(result.kind).toBe('succeeded');
     expect(result.kind !== 'cancelled' && result.usage).toEqual({ source: 'result', inputTokens: 12, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0 });

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../base/usage.js';
-import { costAmount, tokenCount, usageOf } from '../base/usage-check.js';
+import { addUsage, costAmount, tokenCount, usageOf } from '../base/usage-check.js';
 import { isRecord } from './json.js';
 import type { AttemptResult } from './runtime.js';
 
@@ -11,10 +11,19 @@ import type { AttemptResult } from './runtime.js';
 
 /**
  * Claude Code's result object (`--output-format json`, or the last line of `stream-json`):
- * `total_cost_usd` and `usage` {input_tokens, output_tokens, cache_read_input_tokens,
- * cache_creation_input_tokens}. Anthropic's `input_tokens` already excludes cache reads and writes.
+ * `total_cost_usd`, `modelUsage` {<model>: {inputTokens, outputTokens, cacheReadInputTokens,
+ * cacheCreationInputTokens, costUSD, …}} and `usage` {input_tokens, output_tokens,
+ * cache_read_input_tokens, cache_creation_input_tokens}. `modelUsage` counts every call the
+ * process made, its subagents' (the Agent tool) included; `usage` only the main conversation's
+ * (2.1.332, recorded: a subagent's run reports 12 / 9 in `usage` and 48 / 36 in `modelUsage`). So
+ * the tokens are `modelUsage` summed over its models when it is there, else `usage`; the cost is
+ * `total_cost_usd`, which already covers every call. Anthropic's input tokens exclude cache reads
+ * and writes.
  */
 export function claudeResultUsage(result: Record<string, unknown>): TokenUsage | null {
+  const cost = costAmount(result.total_cost_usd);
+  const models = modelUsageTokens(result.modelUsage);
+  if (models !== null) return cost === undefined ? models : { ...models, costUsd: cost };
   const usage = isRecord(result.usage) ? result.usage : {};
   return usageOf(
     {
@@ -22,10 +31,30 @@ export function claudeResultUsage(result: Record<string, unknown>): TokenUsage |
       outputTokens: tokenCount(usage.output_tokens),
       cacheReadTokens: tokenCount(usage.cache_read_input_tokens),
       cacheWriteTokens: tokenCount(usage.cache_creation_input_tokens),
-      costUsd: costAmount(result.total_cost_usd),
+      costUsd: cost,
     },
     'result',
   );
+}
+
+/** `modelUsage`'s tokens summed over its models (no cost: `total_cost_usd` says it), or null when it holds none. */
+function modelUsageTokens(value: unknown): TokenUsage | null {
+  if (!isRecord(value)) return null;
+  let sum: TokenUsage | null = null;
+  for (const model of Object.values(value)) {
+    if (!isRecord(model)) continue;
+    const one = usageOf(
+      {
+        inputTokens: tokenCount(model.inputTokens),
+        outputTokens: tokenCount(model.outputTokens),
+        cacheReadTokens: tokenCount(model.cacheReadInputTokens),
+        cacheWriteTokens: tokenCount(model.cacheCreationInputTokens),
+      },
+      'result',
+    );
+    if (one !== null) sum = addUsage(sum, one);
+  }
+  return sum;
 }
 
 /**

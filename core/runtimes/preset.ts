@@ -4,8 +4,7 @@ import type { AgentSpec } from '../flow/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from './command-line.js';
 import { agentConfigError, unsafeCommand } from './command.js';
 import type { AttemptResult } from './runtime.js';
-import { agentOrigin } from './simulated.js';
-import { knownProviderFailure } from './provider-failure.js';
+import { knownProviderFailure, toolRefusalError, type DeniedTool } from './provider-failure.js';
 import type { ResetClock } from './usage-limit.js';
 
 /**
@@ -107,26 +106,16 @@ export function reportedError(runtimeName: string, text: string, context: Record
   return new HivewatchError('RUNTIME_UNKNOWN', { message: `runtime ${runtimeName} reported an error: ${detail}`, origin: `runtime:${runtimeName}`, context });
 }
 
-/** One tool call the CLI's permission layer refused. */
-export interface DeniedTool {
-  tool: string;
-  /** What was asked for (a command line, a file path), when the CLI says. */
-  detail: string | null;
-}
+export type { DeniedTool } from './provider-failure.js';
 
 /**
  * Denied permissions are not success: the agent tried to do something it was not allowed to,
  * so its result is not the work that was asked for. Fatal to the attempt (agent category, not
- * recoverable): the same prompt under the same permissions is denied again.
+ * recoverable): the same prompt under the same permissions is denied again. The one classifier's
+ * code for a refusal (provider-failure.ts), as the ingest gives it to the same refusal in telemetry.
  */
 export function permissionDenied(runtimeName: string, agentName: string, denied: readonly DeniedTool[], context: Record<string, unknown>): HivewatchError {
-  const tools = [...new Set(denied.map((d) => d.tool))];
-  return new HivewatchError('AGENT_SCOPE_VIOLATION', {
-    message: `agent ${agentName} (runtime ${runtimeName}) was denied permission to use ${tools.join(', ')}`,
-    origin: agentOrigin(agentName),
-    recoveryHint: "Grant the tool in the CLI's permission settings, or narrow the agent's instructions",
-    context: { ...context, deniedTools: tools, denials: denied.map((d) => ({ tool: d.tool, detail: d.detail })) },
-  });
+  return toolRefusalError({ runtime: runtimeName, agent: agentName, denied, context });
 }
 
 /**

@@ -239,6 +239,18 @@ function supervise(child: AgentProcess, command: string, options: ProcessOptions
       }
       finishIfDone();
     });
+    // The timeout bounds the agent's run: it starts once the process runs, not when it was asked
+    // for. Starting the spawner (a Node process ten nice steps down) took longer than a 300 ms
+    // timeout on a loaded machine, and the SIGTERM then reached the agent before its first line.
+    const startTimeout = (): void => {
+      if (timeoutMs === null || timeoutTimer !== undefined || settled) return;
+      // setTimeout fires after 1 ms for delays beyond 2^31-1 ms (~24.8 days): clamp, never shorten.
+      timeoutTimer = setTimeout(() => {
+        if (exit !== null || cancelled) return;
+        timedOut = true;
+        ending.terminate();
+      }, Math.min(timeoutMs, MAX_TIMER_MS));
+    };
     const onAbort = (): void => {
       if (exit !== null || settled) return;
       cancelled = true;
@@ -253,6 +265,7 @@ function supervise(child: AgentProcess, command: string, options: ProcessOptions
     child.on('output', (stream, chunk) => output.push(stream, chunk));
     child.on('spawn', (pid, startTime) => {
       ending.started(pid);
+      startTimeout();
       try {
         options.onStarted?.({ pid, startTime });
       } catch {
@@ -280,14 +293,6 @@ function supervise(child: AgentProcess, command: string, options: ProcessOptions
       ending.afterLeaderExit();
     });
 
-    if (timeoutMs !== null) {
-      // setTimeout fires after 1 ms for delays beyond 2^31-1 ms (~24.8 days): clamp, never shorten.
-      timeoutTimer = setTimeout(() => {
-        if (exit !== null || cancelled) return;
-        timedOut = true;
-        ending.terminate();
-      }, Math.min(timeoutMs, MAX_TIMER_MS));
-    }
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.killNow?.aborted) onKillNow();
     else options.killNow?.addEventListener('abort', onKillNow, { once: true });

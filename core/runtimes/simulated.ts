@@ -24,7 +24,7 @@ export function shortenPrompt(prompt: string): string {
  * An origin must match `agent:[A-Za-z0-9_.-]+`; an agent named otherwise still gets an
  * attributable origin instead of the error constructor throwing.
  */
-export function agentOrigin(agentName: string): string {
+function agentOrigin(agentName: string): string {
   const safe = agentName.replace(/[^A-Za-z0-9_.-]/g, '_');
   return `agent:${safe === '' ? 'default' : safe}`;
 }

@@ -79,7 +79,7 @@ describe.skipIf(!procAvailable)(skipTitle('the spawner', procAvailable ? null : 
   it('runs agents ten steps nicer than the host (at most 19), their scheduling group too, so a busy machine serves the host first', async () => {
     let agent = 0;
     const pending = runProcess({ argv: ['/bin/sh', '-c', 'sleep 30'], runtimeName: 't', killGraceMs: 200, onStarted: ({ pid }) => (agent = pid) });
-    await vi.waitFor(() => expect(agent).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(agent).toBeGreaterThan(0), { timeout: 30_000 });
     leftGroups.push(agent);
     // Field 19 of /proc/<pid>/stat is the nice value; the spawner set its own, the agent inherited it.
     expect(readProcStat(agent)).not.toBeNull();
@@ -97,7 +97,7 @@ describe.skipIf(!procAvailable)(skipTitle('the spawner', procAvailable ? null : 
   it('when the spawner dies mid-attempt, ends the agent\'s group and says why (ESPAWNER); the next attempt gets a new spawner', async () => {
     let agent = 0;
     const pending = runProcess({ argv: ['/bin/sh', '-c', 'sleep 30'], runtimeName: 't', killGraceMs: 200, onStarted: ({ pid }) => (agent = pid) });
-    await vi.waitFor(() => expect(agent).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(agent).toBeGreaterThan(0), { timeout: 30_000 });
     leftGroups.push(agent);
     const spawnerPid = parentOf(agent);
     expect(commandLine(spawnerPid)).toContain('spawner-child.js');

@@ -1,62 +1,32 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { CancelledError } from '../base/errors/hivewatch-error.js';
-import type { Clock } from '../base/clock.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { planOf, startRun } from '../engine/testing.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openStore } from '../store/open.js';
 import { createDurableSink, type DurableSink } from '../store/sink.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
 import { writeCliStandIn } from '../testing/cli-stand-in.js';
+import { HandClock } from '../testing/hand-clock.js';
 
 /**
- * A run waiting out a usage limit (issue #22 part 3), through the engine with a clock the test
- * moves by hand (nothing passes until it says so) and a real journal: a claude-code agent (a
- * real subprocess standing in for `claude`) reports the limit with a reset at 14:05; the run's
- * row then says it waits until 14:05; moving the clock to 14:05 starts the next attempt; a
- * cancel during the wait ends the run at once, the clock never moved.
+ * A run waiting out a usage limit, through the engine with a clock the test moves by hand
+ * (nothing passes until it says so) and a real journal: a claude-code agent (a real subprocess
+ * standing in for `claude`) reports the limit with a reset at 2:05pm; the run's row then says it
+ * waits until 14:06 (the end of that minute); moving the clock there starts the next attempt; a
+ * cancel during the wait ends the run at once, the clock never moved. The test waits for the
+ * engine's sleep itself (the clock tells it), so however long the subprocess takes to start,
+ * nothing is polled against time.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'hivewatch-limit-wait-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const T0 = Date.UTC(2026, 10, 26, 12, 0, 0);
-const RESET = Date.UTC(2026, 10, 26, 14, 5, 0);
+// "resets 2:05pm" is printed to the minute: the reset lies inside it, so the wait ends with it.
+const RESET = Date.UTC(2026, 10, 26, 14, 6, 0);
 const REPORTED = "You've reached your session limit · resets 2:05pm (UTC)";
-
-/** Time that moves only when the test moves it: a sleep ends when `advanceTo` passes its deadline, or its signal aborts. */
-class HandClock implements Clock {
-  readonly kind = 'virtual' as const;
-  private readonly sleeping = new Set<{ deadline: number; wake: () => void }>();
-  constructor(private current: number) {}
-  now(): number {
-    return this.current;
-  }
-  get sleepers(): number {
-    return this.sleeping.size;
-  }
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(new CancelledError());
-      const sleeper = { deadline: this.current + ms, wake: resolve };
-      this.sleeping.add(sleeper);
-      signal?.addEventListener('abort', () => {
-        this.sleeping.delete(sleeper);
-        reject(new CancelledError());
-      }, { once: true });
-    });
-  }
-  advanceTo(at: number): void {
-    this.current = Math.max(this.current, at);
-    for (const sleeper of [...this.sleeping]) {
-      if (sleeper.deadline > this.current) continue;
-      this.sleeping.delete(sleeper);
-      sleeper.wake();
-    }
-  }
-}
 
 function standIn(): string {
   return writeCliStandIn(
@@ -88,12 +58,13 @@ async function startLimited() {
   const runtime = new ClaudeCodeRuntime({ now: () => clock.now(), timeZone: 'UTC' });
   const plan = planOf(`agent coder:\n  runtime: "claude-code"\n  command: "${standIn()}"\n\nsession "Fix the bug" (retry: 2)\n  agent: coder\n`);
   const started = startRun(plan, { clock, registry: { forAgent: () => runtime }, sink });
-  // The run is waiting once its backoff sleeps and what it journaled is in the database.
-  await vi.waitFor(async () => {
-    expect(clock.sleepers).toBe(1);
-    await sink.flush();
-    expect((await store.getRunRow(started.run.runId))?.waitingUntil).toBe(RESET);
-  }, { timeout: 10_000 });
+  // The run is waiting once its backoff sleeps (it journals the wait before it sleeps); a run
+  // that ends first never sleeps, and says how it ended instead.
+  const endedFirst = await Promise.race([clock.firstSleep.then(() => null), started.done]);
+  if (endedFirst) throw new Error(`the run ended ${endedFirst.status} before it waited for the reset`);
+  expect(clock.sleepers).toBe(1);
+  await sink.flush();
+  expect((await store.getRunRow(started.run.runId))?.waitingUntil).toBe(RESET);
   return { ...started, clock, store, sink };
 }
 

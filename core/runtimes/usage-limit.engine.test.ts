@@ -13,8 +13,9 @@ import type { RuntimeRegistry } from './runtime.js';
 
 /**
  * Through the engine: a claude-code agent (a real subprocess standing in for `claude`) reports a
- * usage limit that resets at 3pm UTC; the attempt ended at noon on the virtual clock, so the
- * retry waits three hours (past the 300 s default max-delay: the reset time has its own cap),
+ * usage limit that resets at 3pm UTC (printed to the minute: the reset lies within 15:00, so the
+ * wait lasts to its end); the attempt ended at noon on the virtual clock, so the retry waits
+ * three hours and a minute (past the 300 s default max-delay: the reset time has its own cap),
  * and the journal says why.
  */
 
@@ -22,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'hivewatch-usage-limit-'));
 afterAll(async () => rmSync(dir, { recursive: true, force: true }));
 
 const NOON = Date.UTC(2026, 10, 23, 12, 0, 0);
-const THREE_PM = Date.UTC(2026, 10, 23, 15, 0, 0);
+const THREE_PM = Date.UTC(2026, 10, 23, 15, 1, 0);
 
 let scripts = 0;
 function standIn(firstResult: string): string {
@@ -58,9 +59,9 @@ describe('usage limit with a reset time, through the engine', () => {
     expect(failed.map((e) => [e.error.code, e.error.context.resetAt])).toEqual([['RUNTIME_RATE_LIMIT', THREE_PM]]);
     const scheduled = ofType(events, 'retryScheduled');
     expect(scheduled.map((e) => ({ delayMs: e.delayMs, strategy: e.strategy, reason: e.reason, nextAttemptAt: e.nextAttemptAt }))).toEqual([
-      { delayMs: 3 * 3_600_000, strategy: 'runtime_reset_time', reason: "waiting for the runtime's reset time 2026-11-23T15:00:00.000Z", nextAttemptAt: THREE_PM },
+      { delayMs: 3 * 3_600_000 + 60_000, strategy: 'runtime_reset_time', reason: "waiting for the runtime's reset time 2026-11-23T15:01:00.000Z", nextAttemptAt: THREE_PM },
     ]);
-    expect(clock.sleeps).toEqual([3 * 3_600_000]);
+    expect(clock.sleeps).toEqual([3 * 3_600_000 + 60_000]);
   });
 
   it('waits its own cap when the reset is further away, and without a reset time falls back to the policy', async () => {
@@ -82,7 +83,7 @@ describe('usage limit with a reset time, through the engine', () => {
       await sink.close();
       expect(result.status).toBe('completed');
       const journaled = (await store.getEvents(result.runId)).filter((e) => e.type === 'retryScheduled');
-      expect(journaled).toMatchObject([{ delayMs: 3 * 3_600_000, strategy: 'runtime_reset_time', reason: "waiting for the runtime's reset time 2026-11-23T15:00:00.000Z" }]);
+      expect(journaled).toMatchObject([{ delayMs: 3 * 3_600_000 + 60_000, strategy: 'runtime_reset_time', reason: "waiting for the runtime's reset time 2026-11-23T15:01:00.000Z" }]);
     } finally {
       await store.close();
     }

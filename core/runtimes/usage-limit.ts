@@ -8,8 +8,15 @@
  * 12:30 PM.` (docs/presets.md lists the sources; fixtures/ holds examples).
  *
  * Parsing never reads the clock: a relative or wall-clock reset time is resolved against the
- * `now` it is given (the attempt's clock time), in the given time zone when the text names none
- * (the CLI printed its local time, and it ran on this machine).
+ * `now` it is given — the instant the CLI printed the text (its attempt's end), never a later
+ * clock — in the given time zone when the text names none (the CLI printed its local time, and
+ * it ran on this machine).
+ *
+ * Both CLIs print a reset to the minute ("try again at 10:28 PM" for a reset at 22:28:40), so a
+ * time given to the minute means the END of that minute: retrying at its start fails again. A
+ * time of day is the next occurrence after the text was printed, except that one at most
+ * PASSED_TODAY_MS before it is today's (the reset is passing as the CLI speaks, or this machine's
+ * clock runs ahead of the provider's), never tomorrow's.
  */
 
 export interface ResetClock {
@@ -48,6 +55,16 @@ export function parseUsageLimit(text: string, clock: ResetClock = {}): UsageLimi
   return { resetAt: parseResetTime(text, clock), reported: reportedLine(text) };
 }
 
+const MINUTE_MS = 60_000;
+/**
+ * How long before the moment a reset time was printed it may lie and still be today's: the
+ * provider just said the limit holds until then, so a time a little behind the clock is the
+ * reset passing (or the clocks' difference), not one a day later. An hour covers any skew and the
+ * seconds between printing and reading; a time-only reset is never a day minus an hour ahead
+ * (Codex prints a date for any reset not today, Claude Code for one more than a day ahead).
+ */
+const PASSED_TODAY_MS = 3_600_000;
+
 const EPOCH = /limit reached\|(\d{9,13})\b/i;
 const UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
 const DURATION = /\b(?:try again|resets?|available again)\s+in\s+((?:\d+\s*[a-z]+[\s,]*(?:and\s+)?)+)/i;
@@ -73,10 +90,14 @@ export function parseResetTime(text: string, clock: ResetClock = {}): number | n
   const duration = DURATION.exec(text);
   if (duration) {
     let total = 0;
+    let smallest = Number.POSITIVE_INFINITY;
     for (const part of (duration[1] ?? '').matchAll(DURATION_PART)) {
-      total += Number(part[1]) * (UNIT_MS[(part[2] ?? 's').charAt(0).toLowerCase()] ?? 0);
+      const unit = UNIT_MS[(part[2] ?? 's').charAt(0).toLowerCase()] ?? 0;
+      total += Number(part[1]) * unit;
+      smallest = Math.min(smallest, unit);
     }
-    if (total > 0) return now + total;
+    // "… 9 minutes" is 9 to 10 minutes away (the seconds are not printed): the end of its last minute.
+    if (total > 0) return now + total + (smallest === MINUTE_MS ? MINUTE_MS : 0);
   }
   const dated = DATE_TIME.exec(text);
   const month = dated ? MONTHS.indexOf((dated[1] ?? '').slice(0, 3).toLowerCase()) : -1;
@@ -86,9 +107,9 @@ export function parseResetTime(text: string, clock: ResetClock = {}): number | n
     const today = wallDate(now, zone);
     if (today === null) return null;
     const year = dated[3] ? Number(dated[3]) : today.year;
-    const at = wallToEpoch(year, month, Number(dated[2]), hour, Number(dated[5] ?? 0), zone);
+    const at = endOfMinute(wallToEpoch(year, month, Number(dated[2]), hour, Number(dated[5] ?? 0), zone));
     // A date without a year that is already past is next year's.
-    return at !== null && !dated[3] && at < now - 86_400_000 ? wallToEpoch(year + 1, month, Number(dated[2]), hour, Number(dated[5] ?? 0), zone) : at;
+    return at !== null && !dated[3] && at < now - 86_400_000 ? endOfMinute(wallToEpoch(year + 1, month, Number(dated[2]), hour, Number(dated[5] ?? 0), zone)) : at;
   }
   const time = TIME_OF_DAY.exec(text);
   if (time) return nextWallTime(now, to24(Number(time[1]), time[3]), Number(time[2] ?? 0), time[4] ?? time[5] ?? clock.timeZone ?? 'UTC');
@@ -158,11 +179,19 @@ function wallToEpoch(year: number, month: number, day: number, hour: number, min
   return naive - (second ?? first);
 }
 
-/** The first instant after `now` whose wall clock in the zone reads hour:minute. */
+/** The end of the minute that starts at `at` (a reset printed to the minute lies somewhere inside it). */
+function endOfMinute(at: number | null): number | null {
+  return at === null ? null : at + MINUTE_MS;
+}
+
+/**
+ * The end of the minute hour:minute in the zone on the day the text was printed (`now`), unless
+ * that lies more than PASSED_TODAY_MS before `now`: then the next day's.
+ */
 function nextWallTime(now: number, hour: number, minute: number, zone: string): number | null {
   const today = wallDate(now, zone);
   if (today === null || hour > 23 || minute > 59) return null;
-  const at = wallToEpoch(today.year, today.month, today.day, hour, minute, zone);
+  const at = endOfMinute(wallToEpoch(today.year, today.month, today.day, hour, minute, zone));
   if (at === null) return null;
-  return at > now ? at : wallToEpoch(today.year, today.month, today.day + 1, hour, minute, zone);
+  return at > now - PASSED_TODAY_MS ? at : endOfMinute(wallToEpoch(today.year, today.month, today.day + 1, hour, minute, zone));
 }

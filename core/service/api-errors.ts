@@ -97,4 +97,9 @@ export interface ErrorFilter {
   origin?: string;
   code?: string;
   runId?: string;
+  /**
+   * Only occurrences of the issues in this status or sub-state (unresolved, resolved, ignored,
+   * new, ongoing, escalating, regressed), as the issues list filters them.
+   */
+  issueStatus?: 'unresolved' | 'resolved' | 'ignored' | 'regressed' | 'escalating' | 'new' | 'ongoing';
 }

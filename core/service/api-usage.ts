@@ -1,4 +1,5 @@
-/** The API's shapes of tokens and cost (issue 22), re-exported by api.ts. */
+/** The API's shapes of tokens and cost, re-exported by api.ts. */
+import type { SpendFigures } from '../base/usage-format.js';
 
 /**
  * Tokens and cost summed over attempts (issue 22). `costUsd` sums the costs reported; when
@@ -23,4 +24,54 @@ export interface UsageView extends UsageTotalsView {
 
 export interface FlowUsageView extends UsageTotalsView {
   flow: string;
+}
+
+/** What some attempts spent (one outcome's share of a split). */
+export type CostFiguresView = SpendFigures;
+
+/**
+ * What failure costs (docs/triage.md "What failure costs"): spent by runs that ended failed, on
+ * failed attempts of runs that did not, and by successful work. The three add up to everything
+ * the attempts counted spent.
+ */
+export interface CostSplitView {
+  failed: CostFiguresView;
+  retried: CostFiguresView;
+  succeeded: CostFiguresView;
+}
+
+export interface CostSplitAnswerView {
+  total: CostSplitView;
+  /** Each flow with spend, costliest first. */
+  flows: { flow: string; split: CostSplitView }[];
+  /** Cost per hour (a window of two days or less) or day, each bucket of the window. */
+  trend: { grain: 'hour' | 'day'; points: { at: number; failed: number; retried: number; succeeded: number }[] };
+}
+
+/** The Errors screen's filters, as far as cost has them: an issue status or one issue (its fingerprint) too. */
+export interface CostSplitInput {
+  since?: number;
+  until?: number;
+  flow?: string;
+  category?: string;
+  origin?: string;
+  code?: string;
+  runId?: string;
+  issueStatus?: 'unresolved' | 'resolved' | 'ignored' | 'regressed' | 'escalating' | 'new' | 'ongoing';
+  /** One issue: its whole fingerprint. */
+  issue?: string;
+}
+
+/** A flow's health over a window (docs/triage.md "Flow health"). */
+export interface FlowHealthView {
+  flow: string;
+  flowName: string;
+  lastRun: { id: string; status: 'queued' | 'running' | 'cancelling' | 'completed' | 'failed' | 'cancelled' | 'interrupted'; startedWall: number } | null;
+  /** Runs that ended in the window, by status. */
+  ended: { completed: number; failed: number; cancelled: number; interrupted: number };
+  /** Completed ÷ (completed + failed); null when no run reached either. */
+  successRate: number | null;
+  /** Median duration of the runs that completed in the window (within 5 %); null without any. */
+  p50DurationMs: number | null;
+  cost: CostSplitView;
 }

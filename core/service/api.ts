@@ -7,8 +7,8 @@ import type { FailureLink, HivewatchEvent, RunStatus } from '../base/events.js';
 import type { Diagnostic } from '../flow/ast.js';
 
 export type { TokenUsage } from '../base/usage.js';
-export type { FlowUsageView, UsageTotalsView, UsageView } from './api-usage.js';
-import type { FlowUsageView } from './api-usage.js';
+export type { CostFiguresView, CostSplitAnswerView, CostSplitInput, CostSplitView, FlowHealthView, FlowUsageView, UsageTotalsView, UsageView } from './api-usage.js';
+import type { CostSplitAnswerView, CostSplitInput, FlowHealthView, FlowUsageView } from './api-usage.js';
 import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
 export type { ErrorEnvelope,  FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
@@ -37,8 +37,11 @@ import type { BulkAction, BulkResult } from './api-bulk.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
 // Error issues (issue #23) have a file of their own too.
 export { IGNORE_BOUNDS, ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
-export type { Issue, IssueAction, IssueSort, SetIssueStatusInput } from './api-issues.js';
+export type { Issue, IssueAction, IssuePeriod, IssueScope, IssueSort, IssueStatusFilter, SetIssueStatusInput } from './api-issues.js';
 import type { Issue, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
+// An issue's page has a file of its own too.
+export type { IssueActivity, IssueDetail } from './api-issue-page.js';
+import type { IssueDetail, IssueDetailInput } from './api-issue-page.js';
 
 const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 /** The run list's `status` filter: the run statuses and the derived `waiting-limit` (core/base/run-list-status.ts). */
@@ -223,6 +226,10 @@ export interface HivewatchApi {
   listAlertDeliveries(input?: { limit?: number }): Promise<AlertDeliveryView[]>;
   /** Tokens and cost per flow of the attempts that ended in the window (issue 22), costliest first. */
   usageByFlow(input: { since?: number; until?: number; flow?: string }): Promise<FlowUsageView[]>;
+  /** What failure costs under the Errors screen's filters: failed runs, retried attempts, successful work, by flow, with a trend. */
+  costSplit(input: CostSplitInput): Promise<CostSplitAnswerView>;
+  /** Every flow with runs: newest run, runs ended by status, success rate, median duration and cost in the window. */
+  flowHealth(input: { since?: number; until?: number }): Promise<FlowHealthView[]>;
   /** One action on many runs (ids, or a filter resolved on the server): a result per run (docs/triage.md). */
   bulkRuns(input: BulkRunsInput): Promise<BulkResult>;
   /** Error issues (api-issues.ts): filtered by status, sorted, a page at a time. */
@@ -231,9 +238,21 @@ export interface HivewatchApi {
   getIssue(input: { id: string }): Promise<Issue>;
   /** Resolve, ignore (with a condition) or reopen; journaled with who asked. The issue after it. */
   setIssueStatus(input: SetIssueStatusInput): Promise<Issue>;
+  /** Everything about one issue in a period and filters (api-issue-page.ts); 404 issue_not_found, 400 issue_ambiguous. */
+  getIssueDetail(input: IssueDetailInput): Promise<IssueDetail>;
+
+  /** Whether this host reaches its database, for the window's banner (docs/postgres.md "When the server goes away"). */
+  databaseStatus(): Promise<DatabaseStatus>;
 
   /** Live events after `afterId` (0: only new ones), delivered in batches in global order. */
   subscribe(listener: (batch: LiveEvent[]) => void, options?: SubscribeOptions): () => void;
+}
+
+export interface DatabaseStatus {
+  /** How long the database server has been away as this host sees it (ms), or null while it answers. */
+  unavailableForMs: number | null;
+  /** The runs this host executes, which wait for the database to take their events (0 while it answers). */
+  waitingRuns: number;
 }
 
 export interface SubscribeOptions {
@@ -284,10 +303,14 @@ export const API_METHODS = [
   'testAlertRule',
   'listAlertDeliveries',
   'usageByFlow',
+  'costSplit',
+  'flowHealth',
   'bulkRuns',
   'listIssues',
   'getIssue',
   'setIssueStatus',
+  'getIssueDetail',
+  'databaseStatus',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 

@@ -1,4 +1,5 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
+import { specialFileKind } from '../base/regular-file.js';
 import { defaultDatabasePath } from '../store/database.js';
 import { isPostgresUrl } from '../store/open.js';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -34,6 +35,8 @@ export const FlowKeyProblem = {
   notFound: 'not_found',
   outsideFolder: 'outside_folder',
   notAKey: 'not_a_key',
+  /** A FIFO, device or socket: never read (a FIFO blocks the read, a device never ends). */
+  notAFile: 'not_a_file',
 } as const;
 export type FlowKeyProblem = (typeof FlowKeyProblem)[keyof typeof FlowKeyProblem];
 
@@ -178,7 +181,10 @@ export class FlowKeys {
   private realFile(key: string, path: string): string {
     try {
       const real = realpathSync.native(path);
-      if (!statSync(real).isFile()) throw new FlowKeyError(FlowKeyProblem.notFound, key, `no flow ${key}`);
+      const stats = statSync(real);
+      const special = specialFileKind(stats);
+      if (special !== null) throw new FlowKeyError(FlowKeyProblem.notAFile, key, `flow ${key} is ${special}, not a regular file; only regular files can be listed or run`);
+      if (!stats.isFile()) throw new FlowKeyError(FlowKeyProblem.notFound, key, `no flow ${key}`);
       return real;
     } catch (error) {
       if (isMissing(error)) throw new FlowKeyError(FlowKeyProblem.notFound, key, `no flow ${key}`);

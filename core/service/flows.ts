@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { NotReadableFile, readRegularFile } from '../base/regular-file.js';
 import type { Diagnostic } from '../flow/ast.js';
 import { checkFlow } from '../flow/check.js';
 import type { CheckResult } from '../flow/plan.js';
-import { flowText } from '../flow/source.js';
+import { flowText, MAX_FLOW_FILE_BYTES } from '../flow/source.js';
 import { highlightSpans } from '../flow/highlight.js';
 import { describeRunRepo } from '../workspace/repo.js';
 import type { FlowInfo } from './api.js';
@@ -29,7 +29,7 @@ export interface LoadedFlow {
   path: string;
   /** The file's text ('' when it is not text: see `notText`). */
   source: string;
-  /** Why the file is not a text flow file (binary, not UTF-8), or null. */
+  /** Why the file is not a text flow file (binary, not UTF-8, not a regular file, too large), or null. */
   notText: Diagnostic | null;
 }
 
@@ -38,9 +38,21 @@ export function checkLoaded(flow: LoadedFlow): CheckResult {
   return flow.notText ? { ok: false, diagnostics: [flow.notText], errorCount: 1, plan: null } : checkFlow(flow.source, flow.id);
 }
 
-/** Read synchronously: a start under load must not wait its turn on a busy event loop for a small file (issue #25 part 7). */
+/**
+ * Read synchronously: a start under load must not wait its turn on a busy event loop for a small
+ * file. A FIFO, device or socket linked into the folder, or a file past the bound, is listed with
+ * that one problem rather than read (a FIFO would block the read forever, /dev/zero never ends).
+ */
 function readLoaded(id: string, path: string, realPath: string): LoadedFlow {
-  const text = flowText(readFileSync(realPath), id);
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFile(realPath, MAX_FLOW_FILE_BYTES);
+  } catch (error) {
+    if (!(error instanceof NotReadableFile)) throw error;
+    const notText: Diagnostic = { file: id, line: 1, column: 1, message: `cannot read the flow: ${error.message}`, severity: 'error' };
+    return { id, path, source: '', notText };
+  }
+  const text = flowText(bytes, id);
   return text.ok ? { id, path, source: text.source, notText: null } : { id, path, source: '', notText: text.diagnostic };
 }
 
@@ -136,6 +148,7 @@ export class FlowCatalog {
 function asCatalogError(error: unknown, id: string): unknown {
   if (error instanceof FlowKeyError) {
     if (error.problem === FlowKeyProblem.outsideFolder) return new ApiError(400, 'flow_outside_folder', error.message);
+    if (error.problem === FlowKeyProblem.notAFile) return new ApiError(400, 'flow_not_a_file', error.message);
     return new ApiError(404, 'flow_not_found', error.message);
   }
   if (isMissing(error)) return new ApiError(404, 'flow_not_found', `no flow ${id}`);

@@ -315,20 +315,27 @@ describe('HostWatch (its timer and a store that misbehaves)', () => {
     expect(passes).toBe(2);
   });
 
-  it('a recovery or a read that fails (the server away, the store closing) is tried again next pass; this host\'s interrupted runs are handed over, others not', async () => {
+  it('a recovery or a read that fails (the server away, the store closing) is tried again; this host\'s interrupted runs are handed over, others not', async () => {
     let failing = true;
+    let clock = 1_000;
     const taken: string[][] = [];
     const statuses: Record<string, string | null> = { mine: 'interrupted', done: 'completed', going: 'running', unreadable: null, flaky: 'running' };
     const store = fakeStore({
       recover: () => (failing ? Promise.reject(new Error('server away')) : Promise.resolve([{ runId: 'theirs', pid: 7, processes: [] }])),
       status: (runId) => (runId === 'flaky' && failing ? Promise.reject(new Error('read failed')) : Promise.resolve(statuses[runId] ?? null)),
     });
-    const watch = new HostWatch({ store, hosted: () => ['mine', 'done', 'going', 'unreadable', 'flaky'], onTaken: (ids) => taken.push([...ids]), scheduler: never });
+    const watch = new HostWatch({ store, hosted: () => ['mine', 'done', 'going', 'unreadable', 'flaky'], onTaken: (ids) => taken.push([...ids]), scheduler: never, regainMs: 12_000, now: () => clock });
     // One read answers for every hosted run: when it fails, nothing is handed over this pass.
     expect(await watch.check()).toEqual({ recovered: [], taken: [] });
     failing = false;
+    // The database is back: this host's taken runs are handed over at once, but no other host is
+    // judged for a lease (no host could renew its lease while the database was away).
+    expect(await watch.check()).toEqual({ recovered: [], taken: ['mine'] });
+    clock += 11_999;
+    expect((await watch.check()).recovered).toEqual([]);
+    clock += 1;
     expect(await watch.check()).toEqual({ recovered: [{ runId: 'theirs', pid: 7, processes: [] }], taken: ['mine'] });
-    expect(taken).toEqual([['mine']]);
+    expect(taken).toEqual([['mine'], ['mine'], ['mine']]);
     await watch.stop();
   });
 

@@ -1,4 +1,6 @@
+import { DEFAULT_LEASE_MS } from '../store/host-lease.js';
 import type { HivewatchStore, RecoveredRun } from '../store/index.js';
+import { isStoreError } from '../store/store-error.js';
 import type { TailScheduler } from './journal-tail.js';
 import { intervalScheduler } from './journal-tail.js';
 
@@ -14,6 +16,11 @@ import { intervalScheduler } from './journal-tail.js';
  * It also looks at this host's own runs: one that the journal says another host interrupted
  * (this host was not heard from past its lease: paused, or cut off) is no longer ours, and
  * `onTaken` stops it without journaling anything more for it.
+ *
+ * After a pass that could not reach the database, it judges no host until it has reached the
+ * database again for one lease: while the database was away no host could renew its lease, so
+ * every lease on another machine reads expired the moment it is back, and judging then would
+ * interrupt the runs of hosts that only waited out the same outage (docs/postgres.md).
  */
 
 /**
@@ -30,6 +37,9 @@ export interface HostWatchOptions {
   onTaken: (runIds: readonly string[]) => void;
   intervalMs?: number;
   scheduler?: TailScheduler;
+  /** How long after the database is back hosts are judged again (default: a lease, DEFAULT_LEASE_MS). */
+  regainMs?: number;
+  now?: () => number;
 }
 
 export interface HostWatchPass {
@@ -43,6 +53,12 @@ export class HostWatch {
   private readonly stopTimer: () => void;
   private stopped = false;
   private running: Promise<HostWatchPass> | null = null;
+  /** A pass could not reach the database, and none has since. */
+  private cutOff = false;
+  /** When a pass first found the database server away (wall ms), while none has reached it since. */
+  private awaySince: number | null = null;
+  /** No host is judged before this (wall ms): a lease after the database came back. */
+  private judgeFrom = 0;
 
   constructor(private readonly options: HostWatchOptions) {
     const interval = options.intervalMs ?? DEFAULT_HOST_WATCH_MS;
@@ -61,13 +77,38 @@ export class HostWatch {
 
   private async pass(): Promise<HostWatchPass> {
     const { store } = this.options;
+    const now = (this.options.now ?? Date.now)();
     // The store closed under us (shutting down) or the server is away: the next pass tries again.
-    const recovered = await store.recoverInterrupted().catch((): RecoveredRun[] => []);
+    const judging = !this.cutOff && now >= this.judgeFrom;
+    const recovered = judging ? await store.recoverInterrupted().catch((error: unknown): RecoveredRun[] => (this.lostContact(error, now), [])) : [];
     // Only recovery writes `interrupted`: a run this process still executes that reads so was
     // taken. One read for all of them: a busy host executes hundreds (issue #25 part 7).
-    const taken = await store.runsInStatus(this.options.hosted(), 'interrupted').catch((): string[] => []);
+    const taken = await store
+      .runsInStatus(this.options.hosted(), 'interrupted')
+      .then((ids) => (this.reached(now), ids))
+      .catch((error: unknown): string[] => (this.lostContact(error, now), []));
     if (taken.length > 0 && !this.stopped) this.options.onTaken(taken);
     return { recovered, taken };
+  }
+
+  /**
+   * Since when the database server has been away, as this watch's passes (once a second) saw it;
+   * null while it answers. What the window's "database unavailable" banner counts from.
+   */
+  get databaseAwaySince(): number | null {
+    return this.awaySince;
+  }
+
+  private lostContact(error: unknown, now: number): void {
+    this.cutOff = true;
+    if (isStoreError(error, 'unavailable')) this.awaySince ??= now;
+  }
+
+  private reached(now: number): void {
+    if (!this.cutOff) return;
+    this.cutOff = false;
+    this.awaySince = null;
+    this.judgeFrom = now + (this.options.regainMs ?? DEFAULT_LEASE_MS);
   }
 
   /** Stops the timer; resolves once a pass in flight has finished. */

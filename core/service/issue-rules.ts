@@ -1,5 +1,5 @@
 import type { IssueState } from '../store/issue-state.js';
-import type { IssueChangeKind, IssueFacts, IssueStatus, Occurrences } from '../store/issues.js';
+import type { IssueChangeKind, IssueStatus, Occurrences } from '../store/issues.js';
 import type { IssueSubstatus } from './api-issues.js';
 
 /**
@@ -18,25 +18,21 @@ const REGRESSED_FOR_MS = 7 * 24 * HOUR;
  * days, then as ongoing, as Sentry moves escalating issues on (getsentry/sentry#52545).
  */
 const ESCALATING_FOR_MS = 7 * 24 * HOUR;
-/** The default N of "escalating": the last hour's count over N times the weekly hourly average. */
-export const DEFAULT_ESCALATION_FACTOR = 3;
-
 /**
- * Escalating: the issue was first seen before the last hour (a rate needs something to compare
- * with), and its last hour's occurrences exceed N × its hourly average over the week before that
- * hour, that average counted as at least 1 (so a rare issue needs more than N in an hour, not 1).
+ * New: first seen less than 72 hours ago and nobody has acted on it. Such an issue is `new`, not
+ * escalating, whatever its rate: its week is not known yet (a forecast from it would call every
+ * young issue's second hour a jump).
  */
-export function isEscalating(facts: Pick<IssueFacts, 'lastHour' | 'week'> | undefined, firstSeen: number, now: number, factor: number): boolean {
-  if (!facts || firstSeen >= now - HOUR) return false;
-  const hourly = Math.max(facts.week / (7 * 24), 1);
-  return facts.lastHour > factor * hourly;
+export function isNewIssue(state: IssueState, firstSeen: number, now: number): boolean {
+  return !state.reviewed && now - firstSeen < NEW_FOR_MS;
 }
 
 /**
- * The sub-state of an unresolved issue (docs/triage.md "Status"): escalating while its rate is, and
- * for 7 days after an `escalating` row; regressed for 7 days after a regression; `new` only while
- * nobody has acted on it and it is young; else ongoing. An issue that was ignored or resolved and
- * came back is never new again (Sentry: ongoing is "marked as reviewed").
+ * The sub-state of an unresolved issue (docs/triage.md "Status"): escalating while its last hour
+ * is over its forecast (`escalating`, which the caller computes only for an issue that is not
+ * new), and for 7 days after an `escalating` row; regressed for 7 days after a regression; `new`
+ * only while nobody has acted on it and it is young; else ongoing. An issue that was ignored or
+ * resolved and came back is never new again (Sentry: ongoing is "marked as reviewed").
  */
 export function substatusOf(state: IssueState, firstSeen: number, escalating: boolean, now: number): IssueSubstatus | null {
   if (state.status !== 'unresolved') return null;
@@ -61,7 +57,8 @@ export interface DueTransition {
 export interface RuleInput {
   state: IssueState;
   firstSeen: number;
-  escalating: boolean;
+  /** The last hour is over the forecast, in words with its figures (issue-forecast.ts); null when it is not. */
+  escalating: string | null;
   /** Occurrences after the resolve (while resolved) or the ignore (while ignored). */
   since: Occurrences | null;
   now: number;
@@ -96,12 +93,12 @@ export function dueTransition(input: RuleInput): DueTransition | null {
     if (condition.count !== null && (input.since?.count ?? 0) >= condition.count) {
       return lapse('escalating', `ignored until ${condition.count} more occurrences: they happened`, input.since?.first ?? null);
     }
-    if (condition.escalating && input.escalating) return lapse('escalating', 'ignored until escalating: it escalates', null);
+    if (condition.escalating && input.escalating !== null) return lapse('escalating', `ignored until escalating: it escalates, ${input.escalating}`, null);
     return null;
   }
   // Once per epoch: an `escalating` row (this rule's, or an ignore's lapse) ends it until the next change.
-  if (state.status === 'unresolved' && input.escalating && state.last?.kind !== 'escalating') {
-    return { kind: 'escalating', from: 'unresolved', to: 'unresolved', at: now, reason: 'the last hour is over its weekly rate', cause: null, dedupeKey: `${fp}:escalating:${state.epoch}` };
+  if (state.status === 'unresolved' && input.escalating !== null && state.last?.kind !== 'escalating') {
+    return { kind: 'escalating', from: 'unresolved', to: 'unresolved', at: now, reason: input.escalating, cause: null, dedupeKey: `${fp}:escalating:${state.epoch}` };
   }
   return null;
 }

@@ -44,14 +44,14 @@ describe('the issue watch', () => {
     watch.start(store, { intervalMs: 60_000, scheduler });
 
     await store.appendEvents(failedRun('run-a', T0).events);
-    await expect.poll(() => seen.map((t) => t.kind)).toEqual(['new']);
+    await expect.poll(() => seen.map((t) => t.kind), { timeout: 10_000 }).toEqual(['new']);
     const id = seen[0]!.fingerprint;
 
     await book.setStatus({ id, action: 'ignore', forMs: HOUR });
     clock.now = T0 + 2 * HOUR + 1;
     expect(ticks).toHaveLength(1);
     ticks[0]!();
-    await expect.poll(() => seen.map((t) => t.kind)).toEqual(['new', 'ignored', 'reopened']);
+    await expect.poll(() => seen.map((t) => t.kind), { timeout: 10_000 }).toEqual(['new', 'ignored', 'reopened']);
 
     await book.setStatus({ id, action: 'resolve' });
     await watch.stop();

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { HivewatchStore } from '../store/index.js';
 import { IssueTransitions } from '../store/issue-transitions.js';
 import type { HivewatchApi } from './api.js';
+import { issueDetail } from './issue-page.js';
 import { IssueBook } from './issues.js';
 import { parseInput } from './schemas.js';
 import { guard } from './service-context.js';
@@ -10,20 +11,19 @@ import { guard } from './service-context.js';
 export const thisIssueHost = (): string => `${hostname()}:${process.pid}`;
 
 export interface IssueParts {
-  api: Pick<HivewatchApi, 'listIssues' | 'getIssue' | 'setIssueStatus'>;
+  api: Pick<HivewatchApi, 'listIssues' | 'getIssue' | 'setIssueStatus' | 'getIssueDetail'>;
   book: IssueBook;
   transitions: IssueTransitions;
 }
 
 /** The issues API over one IssueBook (issues.ts), with the hook its changes are told to. */
-export function issuesApi(store: HivewatchStore, options: { now?: () => number; escalationFactor?: number; onListenerError?: (error: unknown) => void } = {}): IssueParts {
+export function issuesApi(store: HivewatchStore, options: { now?: () => number; onListenerError?: (error: unknown) => void } = {}): IssueParts {
   const transitions = new IssueTransitions(options.onListenerError);
   const book = new IssueBook({
     store,
     hub: transitions,
     host: thisIssueHost(),
     ...(options.now !== undefined ? { now: options.now } : {}),
-    ...(options.escalationFactor !== undefined ? { escalationFactor: options.escalationFactor } : {}),
   });
   return {
     book,
@@ -32,6 +32,7 @@ export function issuesApi(store: HivewatchStore, options: { now?: () => number; 
       listIssues: (input) => guard(() => book.list(parseInput('listIssues', input ?? {}))),
       getIssue: (input) => guard(() => book.get(parseInput('getIssue', input).id)),
       setIssueStatus: (input) => guard(async () => (await book.setStatus(parseInput('setIssueStatus', input))).issue),
+      getIssueDetail: (input) => guard(() => issueDetail(book, store, parseInput('getIssueDetail', input))),
     },
   };
 }

@@ -59,8 +59,14 @@ describe.each(engines)('error issues on $name', (engine) => {
 
     const issue = await first.book.get(id.slice(0, 6));
     expect(issue).toMatchObject({ id, title: TITLE, status: 'unresolved', substatus: 'new', occurrences: 2, runs: 2, failures: 1, flows: 2, culprit: 'other › task 0' });
-    expect(issue.trend).toHaveLength(24);
+    // All time: the last 30 days by day, the current day still filling.
+    expect(issue).toMatchObject({ trendBucketMs: 24 * HOUR, trendPartial: true, period: { since: null, events: 2, failures: 1, previous: null, change: null } });
+    expect(issue.trend).toHaveLength(31);
     expect(issue.trend.reduce((a, b) => a + b, 0)).toBe(2);
+    // The last 24 hours: by the hour, ending at this whole hour (no partial bucket).
+    const day = await first.book.get(id, { since: T0 + HOUR - 24 * HOUR });
+    expect(day).toMatchObject({ trendBucketMs: HOUR, trendStart: T0 + HOUR - 24 * HOUR, trendPartial: false, period: { events: 2, failures: 1, previous: { events: 0, failures: 0 }, change: null } });
+    expect(day.trend).toHaveLength(24);
 
     clock.now = T0 + 2 * HOUR;
     const resolved = await first.book.setStatus({ id, action: 'resolve', by: 'cli', reason: 'deployed the fix' });
@@ -108,12 +114,17 @@ describe.each(engines)('error issues on $name', (engine) => {
     clock.now = T0 + 28 * HOUR;
     expect(await issues.get(id)).toMatchObject({ status: 'unresolved', substatus: 'ongoing', reason: 'ignored for 24h: the time is up' });
 
-    // A week later it comes back in a burst: 5 in an hour against a weekly average under 1 an hour.
+    // A week later it comes back in a burst: 11 in an hour, over the forecast of a week seen in
+    // 3 of its hours, one occurrence each (10 × 1).
     await issues.setStatus({ id, action: 'ignore', untilEscalating: true });
     const burst = T0 + 7 * 24 * HOUR;
-    for (let i = 0; i < 5; i++) await store.appendEvents(failedRun(`run-burst-${i}`, burst + i * 60_000).events);
-    clock.now = burst + 10 * 60_000;
-    expect(await issues.get(id)).toMatchObject({ status: 'unresolved', substatus: 'escalating', reason: 'ignored until escalating: it escalates' });
+    for (let i = 0; i < 11; i++) await store.appendEvents(failedRun(`run-burst-${i}`, burst + i * 60_000).events);
+    clock.now = burst + 15 * 60_000;
+    expect(await issues.get(id)).toMatchObject({
+      status: 'unresolved',
+      substatus: 'escalating',
+      reason: "ignored until escalating: it escalates, 11 in the last hour, over its forecast of 10 (seen in 3 of the week's 168 hours, the busiest with 1: 10 × 1)",
+    });
     expect(seen.map((t) => t.kind)).toEqual(['new', 'ignored', 'escalating', 'ignored', 'reopened', 'ignored', 'escalating']);
     expect((await issues.list({ status: 'escalating' })).items.map((i) => i.id)).toEqual([id]);
   });

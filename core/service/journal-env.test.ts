@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WRITE_RETRY_DELAYS_MS } from '../store/sink.js';
-import { DEFAULT_JOURNAL_WAIT_MS, journalRetryDelays, journalWaitMs, retryDelaysWithin } from './journal-env.js';
+import { DEFAULT_JOURNAL_RETRY_MS, DEFAULT_JOURNAL_WAIT_MS, journalRetryDelays, journalWaitMs, retryDelaysWithin } from './journal-env.js';
 
 describe('the journal settings of a host (HIVEWATCH_JOURNAL_RETRY_MS, HIVEWATCH_JOURNAL_WAIT_MS)', () => {
   it('spreads a retry window over waits doubling from 100 ms to 3.2 s, the last one cut to fit', () => {
@@ -12,7 +12,10 @@ describe('the journal settings of a host (HIVEWATCH_JOURNAL_RETRY_MS, HIVEWATCH_
   });
 
   it('reads the variables, defaults when unset, and refuses what is no number of milliseconds', () => {
-    expect(journalRetryDelays({})).toBe(DEFAULT_WRITE_RETRY_DELAYS_MS);
+    // Unset: two minutes, an ordinary restart or failover (a run waits through it rather than fails).
+    expect(DEFAULT_JOURNAL_RETRY_MS).toBe(120_000);
+    expect(journalRetryDelays({}).reduce((a, b) => a + b, 0)).toBe(120_000);
+    expect(journalRetryDelays({ HIVEWATCH_JOURNAL_RETRY_MS: ' ' })).toEqual(journalRetryDelays({}));
     expect(journalRetryDelays({ HIVEWATCH_JOURNAL_RETRY_MS: '300' })).toEqual([100, 200]);
     expect(journalWaitMs({})).toBe(DEFAULT_JOURNAL_WAIT_MS);
     expect(journalWaitMs({ HIVEWATCH_JOURNAL_WAIT_MS: ' 1500 ' })).toBe(1_500);

@@ -1,4 +1,3 @@
-import { DEFAULT_WRITE_RETRY_DELAYS_MS } from '../store/sink.js';
 import { StoreError } from '../store/store-error.js';
 
 /**
@@ -6,8 +5,9 @@ import { StoreError } from '../store/store-error.js';
  * operator may set it for every host on a machine:
  *
  * - HIVEWATCH_JOURNAL_RETRY_MS: how long a running flow's journal writes are retried before the
- *   run stops as SYSTEM_EVENT_WRITE_FAILED (default about 6 s: 100 ms doubling to 3.2 s). A team
- *   whose database fails over in 30 s sets 30000 and its runs ride the failover out.
+ *   run stops as SYSTEM_EVENT_WRITE_FAILED (default 2 minutes, waits of 100 ms doubling to 3.2 s):
+ *   long enough for an ordinary restart, minor-version upgrade or failover, during which runs
+ *   wait at their next journal write rather than fail.
  * - HIVEWATCH_JOURNAL_WAIT_MS: how long `hivewatch run` / `resume` / `retry` wait, after such a
  *   stop, for the database to take the run's last events before exiting (default 5 minutes), so
  *   the run does not stay `running` in the database after the server is back.
@@ -15,6 +15,7 @@ import { StoreError } from '../store/store-error.js';
 
 const JOURNAL_RETRY_ENV = 'HIVEWATCH_JOURNAL_RETRY_MS';
 const JOURNAL_WAIT_ENV = 'HIVEWATCH_JOURNAL_WAIT_MS';
+export const DEFAULT_JOURNAL_RETRY_MS = 2 * 60_000;
 export const DEFAULT_JOURNAL_WAIT_MS = 5 * 60_000;
 const FIRST_DELAY_MS = 100;
 const LONGEST_DELAY_MS = 3_200;
@@ -39,10 +40,9 @@ export function retryDelaysWithin(totalMs: number): number[] {
   return delays;
 }
 
-/** The journal's retry waits from HIVEWATCH_JOURNAL_RETRY_MS (the sink's default when unset). */
+/** The journal's retry waits from HIVEWATCH_JOURNAL_RETRY_MS (DEFAULT_JOURNAL_RETRY_MS when unset). */
 export function journalRetryDelays(env: Env): readonly number[] {
-  const total = millisecondsOf(env, JOURNAL_RETRY_ENV);
-  return total === undefined ? DEFAULT_WRITE_RETRY_DELAYS_MS : retryDelaysWithin(total);
+  return retryDelaysWithin(millisecondsOf(env, JOURNAL_RETRY_ENV) ?? DEFAULT_JOURNAL_RETRY_MS);
 }
 
 /** How long the CLI waits for its run's last events to be journaled, from HIVEWATCH_JOURNAL_WAIT_MS. */

@@ -89,6 +89,8 @@ async function startHost(retryWindowMs: number): Promise<Host> {
     userFlowsDir: flow.flowsDir,
     clock: 'real',
     journalRetryDelaysMs: retryDelaysWithin(retryWindowMs),
+    // As serve and the app: its passes are how the host knows the database is away (databaseStatus).
+    watchHosts: true,
   });
   closers.push(() => store.close(), () => service.close({ timeoutMs: 5_000 }));
   const committed: HivewatchEvent[] = [];
@@ -128,7 +130,10 @@ describe.skipIf(!postgresBinaries)(skipTitle('a serve-like host whose PostgreSQL
     for (let i = 0; i < 3; i += 1) await expect(host.service.getRun({ runId })).rejects.toMatchObject({ status: 503, code: 'store_unavailable' });
     host.flow.go(2);
     await expect.poll(() => host.failedWrites() > 0, { message: 'a journal write failed during the outage', timeout: 20_000 }).toBeTruthy();
+    // What the window's banner shows: the database away, this host's run waiting.
+    await expect.poll(() => host.service.databaseStatus(), { message: 'the host saying the database is away', timeout: 20_000 }).toMatchObject({ unavailableForMs: expect.any(Number), waitingRuns: 1 });
     cluster.restart();
+    await expect.poll(() => host.service.databaseStatus(), { message: 'the host saying the database is back', timeout: 20_000 }).toEqual({ unavailableForMs: null, waitingRuns: 0 });
     host.flow.go(3);
     const result = await host.service.whenFinished(runId);
     expect(result).toMatchObject({ status: 'completed' });

@@ -1,4 +1,4 @@
-import type { ErrorCount, ErrorGroup, RunSummary } from './api.js';
+import type { ErrorCount, ErrorGroup, IssueStatusFilter, RunSummary } from './api.js';
 import { withAttemptTelemetry } from './attempt-telemetry.js';
 import { withTrends } from './group-trends.js';
 import { withDetailUsage, withRunUsage } from './usage-api.js';
@@ -31,7 +31,21 @@ function summaries(store: HivewatchStore, rows: readonly RunRow[]): Promise<RunS
   );
 }
 
-export function readApi(store: HivewatchStore): ReadApi {
+/**
+ * The fingerprints of the issues in a status (the issue book's), or null when every issue is in
+ * it (nothing to narrow: the unnarrowed views answer the same, from the error rollups).
+ */
+export type IssueStatusScope = (status: IssueStatusFilter) => Promise<readonly string[] | null>;
+
+/** An error view's input with its issue status resolved to the fingerprints it narrows to. */
+async function narrowed<T extends { issueStatus?: IssueStatusFilter | undefined }>(scope: IssueStatusScope, input: T): Promise<Omit<T, 'issueStatus'> & { fingerprints?: readonly string[] }> {
+  const { issueStatus, ...rest } = input;
+  if (issueStatus === undefined) return rest;
+  const fingerprints = await scope(issueStatus);
+  return fingerprints === null ? rest : { ...rest, fingerprints };
+}
+
+export function readApi(store: HivewatchStore, issueScope: IssueStatusScope): ReadApi {
   return {
     listRuns: (input) =>
       guard(async () => {
@@ -60,20 +74,20 @@ export function readApi(store: HivewatchStore): ReadApi {
 
     errorCounts: (input) =>
       guard(async (): Promise<ErrorCount[]> => {
-        const { by, limit, runId, ...filter } = parseInput('errorCounts', input);
+        const { by, limit, runId, ...filter } = await narrowed(issueScope, parseInput('errorCounts', input));
         if (runId === undefined) return (await store.errorCounts({ ...filter, by, ...(limit !== undefined ? { limit } : {}) })).map(errorCount);
         return runErrorCounts(store, { ...filter, runId }, by, limit ?? 100);
       }),
 
     failureCounts: (input) =>
       guard(async () => {
-        const { limit, ...filter } = parseInput('failureCounts', input);
+        const { limit, ...filter } = await narrowed(issueScope, parseInput('failureCounts', input));
         return failureCounts(await store.failureCounts({ ...filter, ...(limit !== undefined ? { limit } : {}) }));
       }),
 
     errorSeries: (input) =>
       guard(async () => {
-        const { bucket, stackBy, runId, since, until, ...filter } = parseInput('errorSeries', input);
+        const { bucket, stackBy, runId, since, until, ...filter } = await narrowed(issueScope, parseInput('errorSeries', input));
         const window = seriesWindow(bucket, since, until);
         if (runId === undefined) return errorSeries(await store.errorSeries({ ...filter, ...window, bucket, stackBy }), stackBy);
         return errorSeries(await runErrorSeries(store, { ...filter, runId }, window, bucket, stackBy), stackBy);
@@ -81,7 +95,7 @@ export function readApi(store: HivewatchStore): ReadApi {
 
     errorGroups: (input) =>
       guard(async (): Promise<ErrorGroup[]> => {
-        const { limit, runId, trendBins, ...filter } = parseInput('errorGroups', input);
+        const { limit, runId, trendBins, ...filter } = await narrowed(issueScope, parseInput('errorGroups', input));
         if (runId === undefined) {
           const groups = (await store.errorGroups({ ...filter, ...(limit !== undefined ? { limit } : {}) })).map(errorGroup);
           return trendBins === undefined ? groups : withTrends(store, groups, filter, trendBins);
@@ -91,7 +105,7 @@ export function readApi(store: HivewatchStore): ReadApi {
 
     listErrors: (input) =>
       guard(async () => {
-        const args = parseInput('listErrors', input);
+        const args = await narrowed(issueScope, parseInput('listErrors', input));
         const page = await store.listErrors(args);
         return { items: page.errors.map(errorOccurrence), nextCursor: page.nextCursor };
       }),

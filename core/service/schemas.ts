@@ -99,6 +99,9 @@ const errorFilterShape = {
   runId: runIdSchema.optional(),
 };
 
+/** The error views' filter: the error filter and the issue status whose occurrences they show. */
+const errorViewShape = { ...errorFilterShape, issueStatus: oneOf(ISSUE_STATUS_FILTERS).optional() };
+
 const runFilterShape = {
   status: z
     .array(oneOf(RUN_LIST_STATUSES), { error: 'must be a list of run statuses (or waiting-limit)' })
@@ -140,12 +143,14 @@ const bulkWhereShape = {
 
 const issueInputs = {
   listIssues: object({
+    ...errorFilterShape,
     status: oneOf(ISSUE_STATUS_FILTERS).optional(),
     sort: oneOf(ISSUE_SORTS).optional(),
     limit: limitSchema.optional(),
     cursor: cursorSchema.optional(),
   }),
   getIssue: object({ id: issueIdSchema }),
+  getIssueDetail: object({ ...errorFilterShape, id: issueIdSchema }),
   setIssueStatus: object({
     id: issueIdSchema,
     action: oneOf(ISSUE_ACTIONS),
@@ -179,6 +184,7 @@ export const schemas = {
     limit: int(1, LIMITS.maxEventsLimit).optional(),
   }),
   listFlows: noInput,
+  databaseStatus: noInput,
   checkFlow: object({
     source: z
       .string({ error: required('must be a string') })
@@ -203,12 +209,12 @@ export const schemas = {
     flow: text(1000, 'must be a flow'),
     muted: z.boolean({ error: required('must be true or false') }),
   }),
-  errorCounts: object({ ...errorFilterShape, by: oneOf(ERROR_DIMENSIONS), limit: limitSchema.optional() }),
-  failureCounts: object({ ...errorFilterShape, by: oneOf(FAILURE_DIMENSIONS), limit: limitSchema.optional() }),
-  errorSeries: object({ ...errorFilterShape, bucket: oneOf(BUCKETS), stackBy: oneOf(SERIES_DIMENSIONS) }),
-  errorGroups: object({ ...errorFilterShape, limit: limitSchema.optional(), trendBins: int(1, 200).optional() }),
+  errorCounts: object({ ...errorViewShape, by: oneOf(ERROR_DIMENSIONS), limit: limitSchema.optional() }),
+  failureCounts: object({ ...errorViewShape, by: oneOf(FAILURE_DIMENSIONS), limit: limitSchema.optional() }),
+  errorSeries: object({ ...errorViewShape, bucket: oneOf(BUCKETS), stackBy: oneOf(SERIES_DIMENSIONS) }),
+  errorGroups: object({ ...errorViewShape, limit: limitSchema.optional(), trendBins: int(1, 200).optional() }),
   listErrors: object({
-    ...errorFilterShape,
+    ...errorViewShape,
     fingerprint: text(200).optional(),
     limit: limitSchema.optional(),
     cursor: cursorSchema.optional(),
@@ -227,6 +233,12 @@ export const schemas = {
   testAlertRule: object({ id: alertRuleIdSchema }),
   listAlertDeliveries: object({ limit: limitSchema.optional() }),
   usageByFlow: object({ since: timeSchema.optional(), until: timeSchema.optional(), flow: text(1000).optional() }),
+  costSplit: object({
+    ...errorFilterShape,
+    issueStatus: oneOf(ISSUE_STATUS_FILTERS).optional(),
+    issue: text(16, 'must be an issue id').regex(/^[0-9a-f]{16}$/, 'must be an issue id (its whole fingerprint: 16 hex digits)').optional(),
+  }),
+  flowHealth: object({ since: timeSchema.optional(), until: timeSchema.optional() }),
   bulkRuns: object({
     action: oneOf(BULK_ACTIONS),
     runIds: z

@@ -36,7 +36,7 @@ export interface HivewatchServiceOptions {
    */
   tailIntervalMs?: number;
   tailScheduler?: TailScheduler;
-  /** Waits before each retry of a failed journal write (default: the sink's, about 6 s in all; tests pass []). */
+  /** Waits before each retry of a failed journal write (default: 2 minutes of them, journal-env.ts; tests pass []). */
   journalRetryDelaysMs?: readonly number[];
   /**
    * Once a journal flush gave up (the database away), how often the journal tries again by itself,

@@ -8,10 +8,12 @@ import { FlowCatalog } from './flows.js';
 import { flowsApi } from './flows-api.js';
 import { HostWatch } from './host-watch.js';
 import { HostedRuns } from './hosted-runs.js';
+import { DEFAULT_JOURNAL_RETRY_MS, retryDelaysWithin } from './journal-env.js';
 import { JournalTail, readCommitted } from './journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, LiveHub } from './live.js';
 import { readApi } from './read-api.js';
 import { usageApi } from './usage-api.js';
+import { costApi } from './cost-api.js';
 import { runHost } from './run-host.js';
 import { flushOr503, type ServiceContext } from './service-context.js';
 import type { CloseOptions, HivewatchService, HivewatchServiceOptions } from './service-types.js';
@@ -41,7 +43,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   // HostedRuns asks for the sink only when it launches a run, after this function returned.
   const runs = new HostedRuns(store, () => sink, options, () => flushOr503(sink));
   const sink: DurableSink = createDurableSink(store, {
-    ...(options.journalRetryDelaysMs !== undefined ? { retryDelaysMs: options.journalRetryDelaysMs } : {}),
+    retryDelaysMs: options.journalRetryDelaysMs ?? retryDelaysWithin(DEFAULT_JOURNAL_RETRY_MS),
     backgroundRetryMs: options.journalBackgroundRetryMs ?? DEFAULT_BACKGROUND_RETRY_MS,
     onRunTaken: (runIds) => runs.stopTaken(runIds),
   });
@@ -86,8 +88,9 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     ...hostApi,
     ...relayApi,
     ...bulkApi(context, { ...hostApi, ...relayApi }),
-    ...readApi(store),
+    ...readApi(store, (status) => issues.book.statusScope(status)),
     ...usageApi(store),
+    ...costApi(store, issues.book),
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),
     ...subscriptions(liveHub),
     ...alertsApi(store, () => alerts?.engine ?? null, { examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null }),
@@ -105,6 +108,11 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     },
 
     checkHosts: () => hostWatch?.check() ?? Promise.resolve({ recovered: [], taken: [] }),
+
+    databaseStatus: () => {
+      const since = hostWatch?.databaseAwaySince ?? null;
+      return Promise.resolve({ unavailableForMs: since === null ? null : Math.max(0, Date.now() - since), waitingRuns: since === null ? 0 : runs.ids().length });
+    },
 
     async close(closeOptions: CloseOptions = {}): Promise<void> {
       if (closing) return;

@@ -65,7 +65,7 @@ describe('service start-up order', () => {
     const seen: LiveEvent[] = [];
     const reset = service.subscribeLive({ afterId, instance: service.instance, onBatch: (batch) => seen.push(...batch) }).reset;
     expect(reset).toBe(false);
-    await expect.poll(() => seen.length).toBe(inFlight.length);
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(inFlight.length);
     expect(seen.map((e) => e.id)).toEqual(inFlight.map((c) => c.commitSeq));
     expect(seen.map((e) => e.event)).toEqual(inFlight.map((c) => c.event));
   });

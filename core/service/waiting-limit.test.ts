@@ -33,7 +33,7 @@ describe.each(engines)('the waiting-limit filter of the API on $name', (engine) 
       ...usageLimitWait('run-backoff', { start: T0, resetAt: RESET, usageLimit: false }).events,
       ...new JournalBuilder('run-done', { flow: 'flows/a.prose', flowName: 'a', start: T0 }).start().runStep([{ attempts: ['ok'] }]).complete().events,
     ]);
-    const api = readApi(store);
+    const api = readApi(store, () => Promise.resolve(null));
     const waiting = await api.listRuns({ status: ['waiting-limit'] });
     expect(waiting.items.map((r) => [r.id, r.status, r.waitingUntil, r.retrying?.nextAttemptAt])).toEqual([['run-limited', 'running', RESET, RESET]]);
     const every = await api.listRuns({});

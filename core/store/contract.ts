@@ -127,7 +127,7 @@ export interface HivewatchStore {
   groupTrends(query: GroupTrendsQuery): Promise<{ buckets: number[]; trends: Map<string, number[]> }>;
   groupBins(query: GroupBinsQuery): Promise<Map<string, number[]>>;
   listErrors(query?: ListErrorsQuery): Promise<ErrorPage>;
-  /** Tokens and cost (issue 22): of runs, of flows over a window, the costliest runs (queries/usage.ts). */
+  /** Tokens and cost: of runs, of flows over a window, the costliest runs, what failure costs, each flow's health (queries/usage.ts). */
   usage<R extends UsageRead>(read: R): Promise<UsageAnswer<R>>;
 
   /** Error issues (migration 14, issues.ts): their log of status changes and their facts. */

@@ -1,3 +1,4 @@
+import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import { all, get, run, type Dialect, type Query } from './queries/plan.js';
 import { storableCount, storableKey, storableText } from './storable.js';
 
@@ -28,6 +29,11 @@ export interface ExternalSessionRow {
   promptState?: string | null;
   /** The run's last journaled seq (read, never written here). */
   lastSeq: number;
+  /**
+   * How the Hivewatch attempt a linked session was sent from ended (its `attempts` row), once
+   * it has: the session ends with it (read, never written here; absent while it runs or unlinked).
+   */
+  parentEnded?: { status: string; error: ErrorEnvelope | null } | null;
 }
 
 export interface ExternalBatch {
@@ -52,9 +58,19 @@ type Row = {
   parent_run_id: string | null; parent_task_id: string | null; parent_attempt: number | null;
   last_event_at: number; idle: number; open_task: string | null; open_task_attempts: number; task_count: number;
   prompt_state: string | null; last_seq: number | null;
+  parent_status?: string | null; parent_error?: unknown; parent_ended_at?: number | null;
 };
 
-const SELECT = `SELECT x.*, r.last_seq FROM external_runs AS x LEFT JOIN runs AS r ON r.id = x.run_id`;
+const SELECT = `SELECT x.*, r.last_seq, a.status AS parent_status, a.error AS parent_error, a.ended_at AS parent_ended_at
+  FROM external_runs AS x LEFT JOIN runs AS r ON r.id = x.run_id
+  LEFT JOIN attempts AS a ON a.run_id = x.parent_run_id AND a.task_id = x.parent_task_id AND a.attempt = x.parent_attempt`;
+
+/** How the linked attempt ended, once it has (PostgreSQL hands a json column back parsed; SQLite keeps the text). */
+function parentEnded(r: Row): ExternalSessionRow['parentEnded'] {
+  if (r.parent_ended_at === null || r.parent_ended_at === undefined || typeof r.parent_status !== 'string') return null;
+  const error = typeof r.parent_error === 'string' ? (JSON.parse(r.parent_error) as ErrorEnvelope) : ((r.parent_error ?? null) as ErrorEnvelope | null);
+  return { status: r.parent_status, error };
+}
 
 function fromRow(r: Row): ExternalSessionRow {
   return {
@@ -73,6 +89,7 @@ function fromRow(r: Row): ExternalSessionRow {
     taskCount: r.task_count,
     promptState: r.prompt_state ?? null,
     lastSeq: r.last_seq ?? 0,
+    parentEnded: parentEnded(r),
   };
 }
 

@@ -48,7 +48,6 @@ function scannedFacts(occurrences: readonly ErrorOccurrence[], now: number): Iss
       failures: list.filter((o) => o.ending).length,
       flows: new Set(list.map((o) => o.flow)).size,
       lastHour: inWindow(list, now - HOUR, now),
-      week: inWindow(list, now - HOUR - 7 * DAY, now - HOUR),
     }))
     .sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
 }

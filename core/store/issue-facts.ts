@@ -13,7 +13,6 @@ import { all, type Dialect, type Query } from './queries/plan.js';
  */
 
 const HOUR = 3_600_000;
-const WEEK = 7 * 24 * HOUR;
 
 /** `fingerprint IN (?, …)` for a non-empty list, or no condition (every issue) for null. */
 function issueCondition(fingerprints: readonly string[] | null, column = 'fingerprint'): { sql: string; params: string[] } {
@@ -51,9 +50,9 @@ export function* issueCountsInWindow(_dialect: Dialect, fingerprints: readonly s
 export interface IssueFactsQuery {
   /** Only these issues; all groups when absent. */
   fingerprints?: readonly string[];
-  /** Wall ms the last hour and the week before it end at. */
+  /** Wall ms the last hour ends at. */
   now: number;
-  /** Only the last hour and the week (runs, failures and flows read as 0): what escalation needs. */
+  /** Only the last hour (runs, failures and flows read as 0): what escalation needs first. */
   ratesOnly?: boolean;
 }
 
@@ -66,8 +65,6 @@ export interface IssueFacts {
   flows: number;
   /** Occurrences in [now − 1 h, now). */
   lastHour: number;
-  /** Occurrences in the 7 × 24 hours before the last hour. */
-  week: number;
 }
 
 /** One row per issue (of those asked) that has an occurrence; a window's counts are 0 when it has none there. */
@@ -82,7 +79,6 @@ export function* issueFacts(dialect: Dialect, query: IssueFactsQuery): Query<Iss
   );
   const hourStart = query.now - HOUR;
   const lastHour = yield* issueCountsInWindow(dialect, fingerprints, hourStart, query.now);
-  const week = yield* issueCountsInWindow(dialect, fingerprints, hourStart - WEEK, hourStart);
   const rates = query.ratesOnly === true;
   return stats.map((s) => ({
     fingerprint: s.fingerprint,
@@ -90,6 +86,5 @@ export function* issueFacts(dialect: Dialect, query: IssueFactsQuery): Query<Iss
     failures: rates ? 0 : Number(s.failures),
     flows: rates ? 0 : Number(s.flows),
     lastHour: lastHour.get(s.fingerprint) ?? 0,
-    week: week.get(s.fingerprint) ?? 0,
   }));
 }

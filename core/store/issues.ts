@@ -1,15 +1,20 @@
 import { StoreError } from './store-error.js';
 import { issueCountsInWindow, issueFacts, type IssueFacts, type IssueFactsQuery } from './issue-facts.js';
+import { firstOccurrence, issueFailedRunsCost, issueFlows, runBefore, runOf, type FlowRun, type IssueFailedRunsCost, type IssueFlow, type OccurrenceRef } from './issue-page-queries.js';
+import { issueWindowCounts, type IssueWindowCount, type IssueWindowQuery } from './issue-periods.js';
 import { all, get, type Dialect, type Query } from './queries/plan.js';
 import { toGroup, type ErrorGroup, type GroupRecord } from './queries/groups.js';
 
 export type { IssueFacts } from './issue-facts.js';
+export type { FlowRun } from './issue-page-queries.js';
+export type { IssueWindowCount } from './issue-periods.js';
 
 /**
  * Error issues in the store (migration 14): the append-only `issue_log` of status changes and
  * the facts an issue shows that `error_groups` does not keep (runs affected, failures, flows,
- * the last hour and week, the culprit). Engine-neutral; the fold of the log into a status is
- * issue-state.ts, the rules that add system transitions core/service/issues-reconcile.ts.
+ * the last hour, the culprit, counts in a period, what its page reads). Engine-neutral; the fold
+ * of the log into a status is issue-state.ts, the rules that add system transitions
+ * core/service/issue-rules.ts.
  */
 
 const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
@@ -193,6 +198,14 @@ export interface IssueStore {
   facts(query: IssueFactsQuery): Promise<IssueFacts[]>;
   culprits(fingerprints: readonly string[]): Promise<Map<string, IssueCulprit>>;
   occurrencesAfter(fingerprint: string, after: number): Promise<Occurrences>;
+  /** Events and failures per issue in a window, from rollups (issue-periods.ts); issues with none are absent. */
+  windowCounts(query: IssueWindowQuery): Promise<Map<string, IssueWindowCount>>;
+  firstOccurrence(fingerprint: string): Promise<OccurrenceRef | null>;
+  run(runId: string): Promise<FlowRun | null>;
+  /** The run of the same flow started last before this one. */
+  runBefore(run: FlowRun): Promise<FlowRun | null>;
+  flows(fingerprint: string): Promise<IssueFlow[]>;
+  failedRunsCost(fingerprint: string): Promise<IssueFailedRunsCost>;
 }
 
 type Runner = <T>(query: Query<T>) => Promise<T>;
@@ -206,5 +219,11 @@ export function issueStore(dialect: Dialect, read: Runner, write: Runner): Issue
     facts: (query) => read(issueFacts(dialect, query)),
     culprits: (fingerprints) => read(issueCulprits(dialect, fingerprints)),
     occurrencesAfter: (fingerprint, after) => read(occurrencesAfter(dialect, fingerprint, after)),
+    windowCounts: (query) => read(issueWindowCounts(dialect, query)),
+    firstOccurrence: (fingerprint) => read(firstOccurrence(dialect, fingerprint)),
+    run: (runId) => read(runOf(dialect, runId)),
+    runBefore: (run) => read(runBefore(dialect, run)),
+    flows: (fingerprint) => read(issueFlows(dialect, fingerprint)),
+    failedRunsCost: (fingerprint) => read(issueFailedRunsCost(dialect, fingerprint)),
   };
 }

@@ -264,7 +264,7 @@ export class JournalWriter {
       created: (state) => this.remember(state),
       reduced: (event, state, wall) => {
         queue.addEvent(event, eventPayload(event), wall === event.ts ? null : wall);
-        this.batchUsage.add(event, state.run.flow, wall);
+        this.batchUsage.add(event, state.run, wall);
         if (event.type === 'runStarted') {
           queue.add(this.claimHost, [event.runId, this.owner.pid, this.owner.hostname, this.owner.instance, batchNow]);
         } else if (isTerminalStatus(state.run.status)) {

@@ -87,7 +87,7 @@ describe('start-up recovery of a dead host\'s attempt processes', () => {
       [{ taskId: '1:0', attempt: 1, pgid: pid, outcome: 'ended', message: `process group ${pid} of task 1:0 attempt 1 was still running and was ended (SIGKILL)` }],
     ]);
     await once(agent, 'exit');
-    await vi.waitFor(() => expect(groupAlive(pid)).toBe(false));
+    await vi.waitFor(() => expect(groupAlive(pid)).toBe(false), { timeout: 20_000 });
     const last = store.getEvents('r1').at(-1);
     expect(last).toMatchObject({ type: 'runInterrupted', processes: [{ pgid: pid, outcome: 'ended' }] });
     expect(store.replayRun('r1').diffs).toEqual([]);
@@ -164,7 +164,7 @@ describe('start-up recovery of a dead host\'s attempt processes', () => {
     await once(ours, 'exit');
     // SIGKILL reached the whole group, but its other member (the shell's sleep) may not have been
     // scheduled to die yet on a loaded machine: wait for the kernel, not for a fixed time.
-    await vi.waitFor(() => expect(groupAlive(pid)).toBe(false));
+    await vi.waitFor(() => expect(groupAlive(pid)).toBe(false), { timeout: 20_000 });
     expect(groupAlive(otherRun.pid as number)).toBe(true);
   });
 });

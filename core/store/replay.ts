@@ -1,5 +1,6 @@
 import { addGroupContribution, type GroupDelta } from './batch-aggregates.js';
 import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, FailureDeltas } from './failure-rollups.js';
+import { verifyIssueFailures } from './issue-periods.js';
 import { projectJournal } from './projections.js';
 import { allJournal } from './queries/events.js';
 import { all, get, type Dialect, type Query } from './queries/plan.js';
@@ -241,6 +242,7 @@ export function* verifyAggregates(_dialect: Dialect): Query<AggregateReport> {
   }
   for (const grain of GRAINS) yield* verifyFailures(grain, diffs);
   for (const grain of GROUP_TREND_GRAINS) yield* verifyGroupCounts(grain, diffs);
+  for (const grain of GROUP_TREND_GRAINS) yield* verifyIssueFailures(_dialect, grain, GRAIN_MS[grain], diffs);
   yield* verifySettled(diffs);
   return { ok: diffs.length === 0, diffs };
 }

@@ -256,7 +256,7 @@ class SqliteConnectionStore implements SqliteStore {
 
   usage<R extends UsageRead>(read: R): UsageAnswer<R> {
     this.open();
-    return runSync(this.cache, usageQuery(read));
+    return runSync(this.cache, usageQuery(Dialect.sqlite, read));
   }
 
   failureCounts(query: FailureCountsQuery): FailureCounts {

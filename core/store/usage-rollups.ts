@@ -1,5 +1,9 @@
 import type { HivewatchEvent } from '../base/events.js';
 import type { TokenUsage } from '../base/usage.js';
+import { attemptErrorKeys, ATTEMPTS_WITH_FATE, COST_BUCKET_SQL, COST_GRAINS, COST_KEY, COST_SUMS, COST_TABLE, GROUPED_COST_SUMS, type CostKeys } from './outcomes/cost-keys.js';
+import { CostBatch, type AddedAttempt, type SqlWrite } from './outcomes/cost-writes.js';
+import type { Query } from './queries/plan.js';
+import type { RunRow } from './schema.js';
 
 /**
  * The writes that keep the usage tables (migration-16.ts) for one batch, written once for both
@@ -14,10 +18,6 @@ import type { TokenUsage } from '../base/usage.js';
 
 export const DAY_MS = 86_400_000;
 
-export interface SqlWrite {
-  sql: string;
-  params: unknown[];
-}
 
 interface AttemptUsage {
   runId: string;
@@ -27,15 +27,25 @@ interface AttemptUsage {
   flow: string;
   failed: boolean;
   usage: TokenUsage;
+  /** A failed attempt's own error (what its spend is keyed by while its run has not failed). */
+  error: CostKeys | null;
 }
 
 const LINK = `INSERT INTO run_usage (run_id, parent_run_id, parent_task_id, parent_attempt) VALUES (?, ?, ?, ?)
   ON CONFLICT (run_id) DO UPDATE SET parent_run_id = excluded.parent_run_id, parent_task_id = excluded.parent_task_id, parent_attempt = excluded.parent_attempt`;
 
 const INSERT_ATTEMPT = `INSERT INTO attempt_usage (run_id, task_id, attempt, wall, flow, failed, counted,
-    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, source)
+    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, source, err_category, err_origin, err_code, err_fingerprint)
   VALUES (?, ?, ?, ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM run_usage WHERE run_id = ? AND parent_run_id IS NOT NULL) THEN 0 ELSE 1 END,
-    ?, ?, ?, ?, ?, ?)`;
+    ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * An attempt whose report is all zeros reported nothing (Claude Code's result after a refused
+ * request: no tokens, \`total_cost_usd\` 0): it is not usage, so no run shows "$0.00" for it.
+ */
+function reportedNothing(usage: TokenUsage): boolean {
+  return (usage.inputTokens ?? 0) === 0 && (usage.outputTokens ?? 0) === 0 && (usage.cacheReadTokens ?? 0) === 0 && (usage.cacheWriteTokens ?? 0) === 0 && (usage.costUsd ?? 0) === 0;
+}
 
 const SUM_COLUMNS = [
   'attempts', 'failed_attempts', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens',
@@ -62,26 +72,37 @@ const ADD_TO_DAY = `INSERT INTO usage_days (flow, day, ${SUM_COLUMNS.join(', ')}
 export class UsageBatch {
   private readonly links: SqlWrite[] = [];
   private readonly ended: AttemptUsage[] = [];
+  private readonly cost = new CostBatch();
 
+  /** How many things the batch writes for usage and cost (0: nothing to read or write). */
   get size(): number {
-    return this.links.length + this.ended.length;
+    return this.links.length + this.ended.length + this.cost.size;
   }
 
-  /** One reduced event of a run whose flow is `flow`, journaled at `wall`. */
-  add(event: HivewatchEvent, flow: string, wall: number): void {
+  /** One reduced event of `run` (the run after it), journaled at `wall`. */
+  add(event: HivewatchEvent, run: RunRow, wall: number): void {
+    let added: AddedAttempt | null = null;
     if (event.type === 'runStarted' && event.external?.parent) {
       const p = event.external.parent;
       this.links.push({ sql: LINK, params: [event.runId, p.runId, p.taskId, p.attempt] });
-    } else if ((event.type === 'attemptSucceeded' || event.type === 'attemptFailed') && event.usage) {
+    } else if ((event.type === 'attemptSucceeded' || event.type === 'attemptFailed') && event.usage && !reportedNothing(event.usage)) {
       const { runId, taskId, attempt, usage } = event;
-      this.ended.push({ runId, taskId, attempt, wall, flow, failed: event.type === 'attemptFailed', usage });
+      const error = event.type === 'attemptFailed' ? attemptErrorKeys(event.error) : null;
+      this.ended.push({ runId, taskId, attempt, wall, flow: run.flow, failed: event.type === 'attemptFailed', usage, error });
+      added = { flow: run.flow, taskId, attempt, wall, failed: event.type === 'attemptFailed', error };
     }
+    this.cost.track(event, run, added);
+  }
+
+  /** What the cost rollups' writes read first (outcomes/cost-writes.ts): run before `writes()`, in the batch's transaction. */
+  costReads(): Query<void> {
+    return this.cost.reads();
   }
 
   /**
    * The batch's writes: links first (an attempt of the same batch reads them), then each
    * attempt's row and its run's sums, then the flow-day sums in key order (hosts writing the same
-   * days lock them in one order).
+   * days lock them in one order), then the cost rollups' (`costReads` ran first).
    */
   writes(): SqlWrite[] {
     const writes = [...this.links];
@@ -92,12 +113,14 @@ export class UsageBatch {
         params: [
           a.runId, a.taskId, a.attempt, a.wall, a.flow, a.failed ? 1 : 0, a.runId,
           u.inputTokens ?? null, u.outputTokens ?? null, u.cacheReadTokens ?? null, u.cacheWriteTokens ?? null, u.costUsd ?? null, u.source,
+          a.error?.category ?? null, a.error?.origin ?? null, a.error?.code ?? null, a.error?.fingerprint ?? null,
         ],
       });
       writes.push({ sql: ADD_TO_RUN, params: [a.runId, a.taskId, a.attempt] });
     }
     const byDay = [...this.ended].sort((x, y) => compare(x.flow, y.flow) || dayOf(x.wall) - dayOf(y.wall) || compare(x.runId, y.runId));
     for (const a of byDay) writes.push({ sql: ADD_TO_DAY, params: [dayOf(a.wall), a.runId, a.taskId, a.attempt] });
+    writes.push(...this.cost.writes());
     return writes;
   }
 }
@@ -125,6 +148,7 @@ export function pruneUsageSql(inPruned: string): string[] {
   const day = `(wall / ${DAY_MS}) * ${DAY_MS}`;
   const subtract = SUM_COLUMNS.map((c) => `${c} = usage_days.${c} - s.${c}`).join(', ');
   return [
+    ...pruneCostSql(inPruned),
     `UPDATE usage_days SET ${subtract}
        FROM (SELECT flow, ${day} AS day, ${GROUPED_SUMS} FROM attempt_usage WHERE counted = 1 AND ${inPruned} GROUP BY flow, ${day}) AS s
       WHERE usage_days.flow = s.flow AND usage_days.day = s.day`,
@@ -132,4 +156,27 @@ export function pruneUsageSql(inPruned: string): string[] {
     `DELETE FROM attempt_usage WHERE ${inPruned}`,
     `DELETE FROM run_usage WHERE ${inPruned}`,
   ];
+}
+
+/**
+ * Prune's part of the cost rollups (outcomes/cost-keys.ts): the pruned runs' counted attempts
+ * leave the buckets they are in (their run's fate as stored), before their usage rows go.
+ */
+function pruneCostSql(inPruned: string): string[] {
+  const keys = [COST_BUCKET_SQL.outcome, COST_BUCKET_SQL.category, COST_BUCKET_SQL.origin, COST_BUCKET_SQL.code, COST_BUCKET_SQL.root_code, COST_BUCKET_SQL.fingerprint];
+  return COST_GRAINS.flatMap((grain) => {
+    const table = COST_TABLE[grain];
+    const size = grain === 'day' ? DAY_MS : 3_600_000;
+    const bucket = `(u.wall / ${size}) * ${size}`;
+    const names = COST_KEY.slice(2);
+    const match = ['bucket', 'flow', ...names].map((c) => `${table}.${c} = s.${c}`).join(' AND ');
+    return [
+      `UPDATE ${table} SET ${COST_SUMS.map((c) => `${c} = ${table}.${c} - s.${c}`).join(', ')}
+         FROM (SELECT ${bucket} AS bucket, u.flow AS flow, ${keys.map((k, i) => `${k} AS ${names[i] as string}`).join(', ')}, ${GROUPED_COST_SUMS}
+                 FROM ${ATTEMPTS_WITH_FATE} WHERE u.counted = 1 AND u.${inPruned}
+                GROUP BY ${bucket}, u.flow, ${keys.join(', ')}) AS s
+        WHERE ${match}`,
+      `DELETE FROM ${table} WHERE attempts <= 0`,
+    ];
+  });
 }

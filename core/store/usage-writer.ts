@@ -1,21 +1,19 @@
 import type Database from 'better-sqlite3';
+import { runSync } from './queries/plan.js';
+import { StatementCache } from './queries/sql.js';
 import type { UsageBatch } from './usage-rollups.js';
 
-/** SQLite's side of the usage writes (usage-rollups.ts): the batch's statements, each prepared once. */
+/** SQLite's side of the usage writes (usage-rollups.ts) and the cost rollups after them: each statement prepared once. */
 export class SqliteUsageWriter {
-  private readonly prepared = new Map<string, Database.Statement>();
+  private readonly statements: StatementCache;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(db: Database.Database) {
+    this.statements = new StatementCache(db);
+  }
 
   apply(batch: UsageBatch): void {
     if (batch.size === 0) return;
-    for (const write of batch.writes()) {
-      let statement = this.prepared.get(write.sql);
-      if (statement === undefined) {
-        statement = this.db.prepare(write.sql);
-        this.prepared.set(write.sql, statement);
-      }
-      statement.run(...write.params);
-    }
+    runSync(this.statements, batch.costReads());
+    for (const write of batch.writes()) this.statements.get(write.sql).run(...write.params);
   }
 }

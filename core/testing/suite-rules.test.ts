@@ -7,12 +7,29 @@ import { skipTitle } from './skip.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TEST_FOLDERS = ['core', 'server', 'electron', 'renderer', 'e2e', 'agents-real', 'bench'];
 
-function testFiles(dir: string): string[] {
+function filesIn(dir: string, name: RegExp): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(path);
-    return /\.(test|suite)\.tsx?$/.test(entry.name) ? [path] : [];
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : filesIn(path, name);
+    return name.test(entry.name) ? [path] : [];
   });
+}
+
+const testFiles = (dir: string): string[] => filesIn(dir, /\.(test|suite)\.tsx?$/);
+
+/** The text of each `vi.waitFor(…)` and `expect.poll(…)` call in `text`, parentheses balanced. */
+function waitCalls(text: string): { line: number; call: string }[] {
+  const calls: { line: number; call: string }[] = [];
+  for (const match of text.matchAll(/\b(?:vi\.waitFor|expect\.poll)\(/g)) {
+    let depth = 1;
+    let end = match.index + match[0].length;
+    for (; depth > 0 && end < text.length; end++) {
+      if ('([{'.includes(text[end]!)) depth++;
+      else if (')]}'.includes(text[end]!)) depth--;
+    }
+    calls.push({ line: text.slice(0, match.index).split('\n').length, call: text.slice(match.index, end) });
+  }
+  return calls;
 }
 
 // A skip whose title goes through skipTitle (or the live agents' liveTitle, which says the same)
@@ -35,6 +52,21 @@ describe('the suite tells the truth', () => {
       });
     }
     expect(unnamed).toEqual([]);
+  });
+
+  it('every vi.waitFor and expect.poll gives its own timeout (vitest\'s 1 s default is sized for a quiet machine)', () => {
+    const self = fileURLToPath(import.meta.url);
+    const files = TEST_FOLDERS.flatMap((folder) => filesIn(join(ROOT, folder), /\.tsx?$/)).filter((file) => file !== self);
+    const bare = files.flatMap((file) =>
+      waitCalls(readFileSync(file, 'utf8'))
+        .filter(({ call }) => !/\btimeout\b/.test(call))
+        .map(({ line, call }) => `${relative(ROOT, file)}:${line}: ${call.split('\n')[0]}`),
+    );
+    expect(bare).toEqual([]);
+    expect(waitCalls('await vi.waitFor(() => f(g(1)), { timeout: 5 });\nexpect.poll(() => x).toBe(1)').map((c) => c.call)).toEqual([
+      'vi.waitFor(() => f(g(1)), { timeout: 5 })',
+      'expect.poll(() => x)',
+    ]);
   });
 
   it('no test and no config retries a failing test (a flake is found and fixed, not hidden)', () => {

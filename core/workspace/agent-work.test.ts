@@ -1,15 +1,22 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ofType, planOf, runPlan, startRun } from '../engine/testing.js';
 import { gitAgentWork } from './git-run-work.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { makeRepo, writeFakeCoder } from './testing.js';
 import { tempDirs } from '../testing/temp-dirs.js';
+import { waiting } from '../testing/waiting.js';
+import { readProcStat } from '../runtimes/process-group.js';
 
 const tempDir = tempDirs();
 
-/** End to end through a fake command-line coder in real temporary git repositories (issue #10). */
+/**
+ * End to end through a fake command-line coder in real temporary git repositories. Every run
+ * keeps its worktrees under its own temp folder, never the product's default in the shared temp
+ * dir: every run here has the id run_test, and the default folder is shared with every other
+ * test run on the machine.
+ */
 
 const CHECK = 'test "$(cat src/value.txt)" = right || (echo "expected right, got $(cat src/value.txt)"; exit 1)';
 
@@ -128,18 +135,17 @@ describe('agent work in git worktrees', () => {
   });
 
   it('a cancel during a check stops the check and ends the run cancelled, committing nothing', async () => {
-    const { repo } = setup();
+    const { repo, worktreeRoot } = setup();
     const dir = tempDir('hivewatch-check-cancel-');
     const pidFile = join(dir, 'check.pid');
     const coder = writeFakeCoder(dir);
     const agent = `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n`;
     const { run, done, sink } = startRun(
       planOf(`${agent}session: coder\n  prompt: "write src/value.txt right"\n  verify:\n    slow: "echo $$ > ${pidFile}; exec sleep 300"\n`),
-      { registry: createRuntimeRegistry({ killGraceMs: 200 }), defaultAgent: 'coder', workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, killGraceMs: 200 } },
+      { registry: createRuntimeRegistry({ killGraceMs: 200 }), defaultAgent: 'coder', workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, killGraceMs: 200, worktreeRoot } },
     );
-    // Wait (without a timer) until the check is running, then cancel.
-    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') await new Promise((r) => setImmediate(r));
-    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    // Once the check is running, cancel.
+    const pid = await vi.waitFor(() => Number(existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '') || waiting('the check to write its pid'), { timeout: 30_000 });
     expect(alive(pid)).toBe(true);
     run.cancel({ reason: 'operator' });
     const result = await done;
@@ -153,7 +159,7 @@ describe('agent work in git worktrees', () => {
 
 describe('verifier agents and setup', () => {
   function withReviewer(verdicts: string[]) {
-    const { repo } = setup();
+    const { repo, worktreeRoot } = setup();
     const dir = tempDir('hivewatch-review-');
     const coder = writeFakeCoder(dir);
     const reviewer = join(dir, 'reviewer.sh');
@@ -165,7 +171,7 @@ describe('verifier agents and setup', () => {
       `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script}"\n  setup: "echo ran >> ${setupLog}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n` +
       `agent reviewer:\n  runtime: "command"\n  command: "sh ${reviewer}"\n`;
     const run = (flow: string) =>
-      runPlan(planOf(`${agents}${flow}`), { registry: createRuntimeRegistry(), defaultAgent: 'coder', workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv } });
+      runPlan(planOf(`${agents}${flow}`), { registry: createRuntimeRegistry(), defaultAgent: 'coder', workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, worktreeRoot } });
     const setups = (): number => (existsSync(setupLog) ? readFileSync(setupLog, 'utf8').split('\n').filter(Boolean).length : 0);
     return { run, setups, repo };
   }
@@ -194,19 +200,21 @@ describe('verifier agents and setup', () => {
   });
 
   it('a failing setup fails the attempt as RUNTIME_CRASHED from runtime:setup', async () => {
-    const { repo } = setup();
+    const { repo, worktreeRoot } = setup();
     const { result } = await runPlan(planOf('agent coder:\n  runtime: "fake"\n  workspace: "worktree"\n  setup: "echo missing tool >&2; exit 7"\nsession: coder\n  prompt: "x"\n'), {
-      workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv },
+      workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, worktreeRoot },
     });
     expect(result.error).toMatchObject({ code: 'RUNTIME_CRASHED', origin: 'runtime:setup', context: { exitCode: 7, outputTail: 'missing tool' } });
   });
 });
 
+/** Runs: kill(0) finds it and /proc does not show a zombie (ended, only waiting for its parent to reap it). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  const stat = readProcStat(pid);
+  return stat === null ? true : stat.state !== 'Z' && stat.state !== 'X';
 }

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
@@ -41,7 +41,10 @@ describe('agent work after a crash of the host', () => {
         'session: coder\n  prompt: "write a.txt A"\nsession: coder\n  prompt: "block;write b.txt B"\n',
     );
     const db = join(dir, 'runs.db');
-    const env = { ...process.env, ...repo.gitEnv };
+    // The CLI's own temp dir: its worktrees stay out of the temp dir other test runs share.
+    const cliTmp = join(dir, 'tmp');
+    mkdirSync(cliTmp);
+    const env = { ...process.env, ...repo.gitEnv, TMPDIR: cliTmp };
     const child = spawn(process.execPath, [BIN, 'run', flow, '--json', '--db', db, '--repo', repo.root], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     const printed: HivewatchEvent[] = [];
     try {
@@ -54,7 +57,7 @@ describe('agent work after a crash of the host', () => {
         child.on('close', () => resolve());
       });
       const runId = printed[0]?.runId as string;
-      const worktrees = join(DEFAULT_WORKTREE_ROOT, runId);
+      const worktrees = join(cliTmp, basename(DEFAULT_WORKTREE_ROOT), runId);
       // The kill lands on attemptStarted, while the host's `git worktree add` for that attempt may
       // still run: killed with its parent it is not, so it finishes on its own. Reading the repo
       // before it has ended raced its writes ("failed to read .git/worktrees/2-1/commondir").

@@ -12,6 +12,13 @@ import { ROOT, type ServerHandle } from './server.js';
 
 export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
 
+/**
+ * How long a journey polls (`expect.poll`) for the page to show what an action or the server
+ * changed: a fetch and a render. Vitest's default is 1 s, which a loaded machine (two busy loops
+ * beside the suite) overruns; Playwright's own waits allow 30 s, and so does this.
+ */
+export const PAGE_TIMEOUT_MS = 30_000;
+
 const CHROME_ARGS = [
   '--no-sandbox',
   '--disable-gpu',

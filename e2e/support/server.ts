@@ -66,9 +66,13 @@ export async function startServer(
   const dir = options.dir ?? tempDir('server');
   const flowsDir = writeFlows(dir, options.flows ?? {});
   const dbPath = options.db ?? join(dir, 'hivewatch.db');
+  // A temp dir of its own: what the product keeps in it (template repositories, worktrees) goes
+  // with `dir`, never into the temp dir that every other test run on the machine shares.
+  const serverTmp = join(dir, 'tmp');
+  mkdirSync(serverTmp, { recursive: true });
   const child = spawn(process.execPath, [BIN, 'serve', '--port', String(options.port ?? 0), '--db', dbPath, ...(options.args ?? [])], {
     cwd: ROOT,
-    env: { ...process.env, HIVEWATCH_SHELL: 'browser' },
+    env: { ...process.env, HIVEWATCH_SHELL: 'browser', TMPDIR: serverTmp },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

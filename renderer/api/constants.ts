@@ -30,10 +30,14 @@ export const API_METHODS: readonly ApiMethod[] = [
   'testAlertRule',
   'listAlertDeliveries',
   'usageByFlow',
+  'costSplit',
+  'flowHealth',
   'bulkRuns',
   'listIssues',
   'getIssue',
   'setIssueStatus',
+  'getIssueDetail',
+  'databaseStatus',
 ];
 
 /** Where the browser shell's token lives once the page took it from `?token=`. */

@@ -24,6 +24,7 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     getRun: (input) => call('getRun', input),
     getEvents: (input) => call('getEvents', input),
     listFlows: () => call('listFlows'),
+    databaseStatus: () => call('databaseStatus'),
     checkFlow: (input) => call('checkFlow', input),
     saveFlow: (input) => call('saveFlow', input),
     getNotificationSettings: () => call('getNotificationSettings'),
@@ -39,9 +40,12 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     testAlertRule: (input) => call('testAlertRule', input),
     listAlertDeliveries: (input) => call('listAlertDeliveries', input),
     usageByFlow: (input) => call('usageByFlow', input),
+    costSplit: (input) => call('costSplit', input),
+    flowHealth: (input) => call('flowHealth', input),
     listIssues: (input) => call('listIssues', input),
     getIssue: (input) => call('getIssue', input),
     setIssueStatus: (input) => call('setIssueStatus', input),
+    getIssueDetail: (input) => call('getIssueDetail', input),
     subscribe(listener: (batch: LiveEvent[]) => void, options: SubscribeOptions = {}): () => void {
       return bridge.subscribe(options.afterId ?? 0, (message) => {
         if (message.kind === 'batch') listener(message.events);

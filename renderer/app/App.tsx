@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type MouseEvent } from 'react';
 import { ScreenBoundary } from '../components/ScreenBoundary.js';
 import { ComparePage } from '../compare/ComparePage.js';
 import { FlowsPage } from '../flows/FlowsPage.js';
+import { IssuePage } from '../issues/IssuePage.js';
 import { RunDetailPage } from '../run-detail/RunDetailPage.js';
 import { RunsPage } from '../runs/RunsPage.js';
 import { AlertsPage } from '../settings/AlertsPage.js';
@@ -10,6 +11,7 @@ import { NotificationsButton } from '../notify/NotificationsButton.js';
 import { connectionLabel, unreachableMessage } from '../live/connection.js';
 import { useApi, useRecoveries, useRunsSnapshot, useTokenRefused } from './api-context.js';
 import { AccessPage } from './AccessPage.js';
+import { DatabaseBanner } from './DatabaseBanner.js';
 import { prefetchErrors } from '../errors/errors-loads.js';
 import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboard.js';
 import { navigate, useRoute } from './router.js';
@@ -22,6 +24,9 @@ const TABS = [
   { path: 'errors', label: 'Errors', key: 'e' },
   { path: 'flows', label: 'Flows', key: 'f' },
 ] as const;
+
+/** The tab a screen belongs to: an issue's page is part of Errors. */
+const tabOf = (section: string): string => (section === 'issues' ? 'errors' : section);
 
 function ConnectionStatus() {
   const { connection, downSince, lastEventAt, runs } = useRunsSnapshot();
@@ -159,6 +164,7 @@ export function App() {
   if (section === 'runs' && id) page = <RunDetailPage key={id} runId={id} />;
   else if (section === 'errors')
     page = <ErrorsScreen />;
+  else if (section === 'issues' && id) page = <IssuePage key={id} id={id} />;
   else if (section === 'compare' && route.path.length === 3) page = <ComparePage left={route.path[1] ?? ''} right={route.path[2] ?? ''} />;
   else if (section === 'settings' && id === 'alerts') page = <AlertsPage />;
   else if (section === 'flows') page = <FlowsPage flowId={route.path.length > 1 ? route.path.slice(1).join('/') : null} />;
@@ -179,7 +185,7 @@ export function App() {
           </a>
           <nav className="tabs" aria-label="Screens">
             {TABS.map((t) => (
-              <a key={t.path} href={`#/${t.path}`} className={`tab${section === t.path ? ' active' : ''}`} aria-current={section === t.path ? 'page' : undefined}>
+              <a key={t.path} href={`#/${t.path}`} className={`tab${tabOf(section) === t.path ? ' active' : ''}`} aria-current={tabOf(section) === t.path ? 'page' : undefined}>
                 {t.label}
               </a>
             ))}
@@ -196,11 +202,12 @@ export function App() {
           </div>
         </div>
         <UnreachableBanner />
+        <DatabaseBanner />
       </header>
       <main ref={main} tabIndex={-1} className="main">
         <ScreenBoundary
           key={`${section}/${id ?? ''}`}
-          screen={section === 'runs' && id ? 'run' : section}
+          screen={section === 'runs' && id ? 'run' : section === 'issues' ? 'issue' : section}
           recoveries={recoveries}
         >
           {page}

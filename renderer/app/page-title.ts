@@ -20,6 +20,8 @@ export function routeTitle(route: Route): string | null {
   const [section = 'runs', id] = route.path;
   if (section === 'runs') return id ? null : 'Runs';
   if (section === 'errors') return 'Errors';
+  // An issue's page names its own (it knows the issue's code).
+  if (section === 'issues') return id ? null : 'Errors';
   if (section === 'compare') return 'Compare runs';
   if (section === 'settings' && id === 'alerts') return 'Alerts · Settings';
   if (section === 'flows') return route.path.length > 1 ? `${route.path.slice(1).join('/')} · Flows` : 'Flows';

@@ -9,7 +9,7 @@ import { StaleNote } from '../components/StaleNote.js';
 import { useAsync } from '../lib/use-async.js';
 import { CompareGroups } from './CompareGroups.js';
 import { compareRuns } from './compare-runs.js';
-import { differingTasks } from './compare-view.js';
+import { costDifference, differingTasks } from './compare-view.js';
 
 function RunHead({ detail }: { detail: RunDetail }) {
   const run = detail.run;
@@ -43,6 +43,7 @@ export function ComparePage({ left, right }: { left: string; right: string }) {
   }
   const groups = compareRuns(a, b);
   const tasks = differingTasks(groups);
+  const costs = costDifference(groups);
   return (
     <section className="page compare" aria-label={`Compare ${left} with ${right}`}>
       <header className="run-header">
@@ -67,7 +68,8 @@ export function ComparePage({ left, right }: { left: string; right: string }) {
           <input type="checkbox" checked={differencesOnly} onChange={(e) => setDifferencesOnly(e.currentTarget.checked)} data-testid="compare-differences-only" />
           Differences only{' '}
           <span className="muted">
-            ({tasks.differ} of {tasks.total} {tasks.total === 1 ? 'task differs' : 'tasks differ'}, times in attempts aside)
+            ({tasks.differ} of {tasks.total} {tasks.total === 1 ? 'task differs' : 'tasks differ'}, times in attempts aside
+            {costs !== null && <span data-testid="compare-cost-differs">; the cost differs: {costs}</span>})
           </span>
         </label>
         <table className="compare-table" data-testid="compare-table">

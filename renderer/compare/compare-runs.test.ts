@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptView, ErrorEnvelope, RunDetail, RunSummary, TaskView } from '../../core/service/api.js';
 import { compareRuns } from './compare-runs.js';
+import { costDifference, differingTasks } from './compare-view.js';
 
 const summary = (id: string, over: Partial<RunSummary> = {}): RunSummary => ({
   id,
@@ -103,5 +104,29 @@ describe('comparing two runs', () => {
     });
     expect(endedBy(completed, completed)).toMatchObject({ left: 'none', right: 'none', differs: false });
     expect(compareRuns(failed, completed)[0]?.rows.some((row) => /RUNTIME_TIMEOUT|RUNTIME_RATE_LIMIT/.test(`${row.left} ${row.right}`))).toBe(false);
+  });
+
+  it('has cost and token rows: runs of the same tasks that cost $1.72 and $2.58 do not read "0 of 1 task differs" alone', () => {
+    const usage = (costUsd: number, failedCostUsd = 0) => ({
+      attempts: 2, failedAttempts: failedCostUsd > 0 ? 1 : 0, inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0,
+      costUsd, failedCostUsd, unknownCostAttempts: 0, countedIn: null,
+    });
+    const withUsage = (a: AttemptView, costUsd: number): AttemptView => ({ ...a, usage: { source: 'result', inputTokens: 500, outputTokens: 50, costUsd } });
+    const cheap = detail(summary('a', { usage: usage(1.72) }), [task('1:0', [withUsage(attempt(1, 0, 1_000), 1.72)])]);
+    const dear = detail(summary('b', { usage: usage(2.58, 0.86) }), [task('1:0', [withUsage(attempt(1, 0, 600, 'RUNTIME_RATE_LIMIT'), 0.86), withUsage(attempt(2, 600, 1_000), 1.72)])]);
+    const groups = compareRuns(cheap, dear);
+    const run = groups[0]?.rows ?? [];
+    expect(run.find((r) => r.key === 'cost')).toMatchObject({ left: '$1.72', right: '$2.58 · $0.86 retried · $1.72 successful', differs: true });
+    expect(run.find((r) => r.key === 'tokens')).toMatchObject({ left: '1,000 in · 100 out', differs: false });
+    expect(groups[1]?.rows.find((r) => r.key === '1:0/cost')).toMatchObject({ left: '$1.72', right: '$2.58 · $0.86 retried · $1.72 successful', differs: true });
+    expect(costDifference(groups)).toBe('$1.72 vs $2.58');
+    // A failed run's task spend is the failed run's, as its header says, not its attempts' split.
+    const lost = detail(summary('f', { status: 'failed', usage: usage(0.86, 0.86) }), [task('1:0', [withUsage(attempt(1, 0, 600, 'RUNTIME_RATE_LIMIT'), 0.86)])]);
+    expect(compareRuns(cheap, lost)[1]?.rows.find((r) => r.key === '1:0/cost')).toMatchObject({ left: '$1.72', right: '$0.86 · failed run' });
+    expect(differingTasks(groups).differ).toBe(1);
+    // The same spend on both sides: no difference said; no usage at all reads "none reported", never $0.00.
+    expect(costDifference(compareRuns(cheap, cheap))).toBeNull();
+    const none = detail(summary('c'), [task('1:0', [attempt(1, 0, 1_000)])]);
+    expect(compareRuns(none, none)[0]?.rows.find((r) => r.key === 'cost')).toMatchObject({ left: 'none reported', right: 'none reported' });
   });
 });

@@ -1,4 +1,5 @@
-import type { RunDetail, TaskView } from '../../core/service/api.js';
+import type { RunDetail, RunStatus, TaskView } from '../../core/service/api.js';
+import { formatUsd, reportedNothing, runCostLine, tokenLine } from '../lib/cost-format.js';
 import { endingKind, endingSentence, factsOf } from '../lib/ending-story.js';
 import { failureSummary } from '../lib/failure-headline.js';
 import { formatDuration } from '../lib/format.js';
@@ -56,7 +57,33 @@ function attemptErrors(task: TaskView): string {
   return codes.length === 0 ? 'none' : codes.join(', ');
 }
 
-function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | undefined, virtual: boolean): CompareRow[] {
+/**
+ * What a task's attempts spent, in the run's words: all of a failed run's spend is "failed run";
+ * otherwise its failed attempts are "retried" and the rest "successful". "cost unknown" for
+ * tokens without a price, "none reported" when nothing was consumed (never $0.00).
+ */
+function taskCost(task: TaskView, status: RunStatus): string {
+  const used = task.attempts.flatMap((a) => (a.usage ? [{ usage: a.usage, failed: a.status === 'failed' }] : []));
+  const tokens = used.reduce((n, u) => n + (u.usage.inputTokens ?? 0) + (u.usage.outputTokens ?? 0) + (u.usage.cacheReadTokens ?? 0) + (u.usage.cacheWriteTokens ?? 0), 0);
+  const priced = used.filter((u) => u.usage.costUsd !== undefined);
+  const cost = priced.reduce((n, u) => n + (u.usage.costUsd ?? 0), 0);
+  if (used.length === 0 || (tokens === 0 && cost === 0)) return 'none reported';
+  if (priced.length === 0) return 'cost unknown';
+  const total = `${formatUsd(cost)}${priced.length < used.length ? ' + unknown' : ''}`;
+  if (status === 'failed') return `${total} · failed run`;
+  const failed = priced.filter((u) => u.failed).reduce((n, u) => n + (u.usage.costUsd ?? 0), 0);
+  return failed > 0 ? `${total} · ${formatUsd(failed)} retried · ${formatUsd(cost - failed)} successful` : total;
+}
+
+/** A task's tokens: "2,700 in · 320 out"; "none reported". */
+function taskTokens(task: TaskView): string {
+  const sum = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  for (const a of task.attempts) for (const key of Object.keys(sum) as (keyof typeof sum)[]) sum[key] += a.usage?.[key] ?? 0;
+  return sum.inputTokens + sum.outputTokens + sum.cacheReadTokens + sum.cacheWriteTokens === 0 ? 'none reported' : tokenLine(sum);
+}
+
+function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | undefined, runs: { virtual: boolean; status: [RunStatus, RunStatus] }): CompareRow[] {
+  const virtual = runs.virtual;
   const of = (t: TaskView | undefined, f: (t: TaskView) => string): string | null => (t ? f(t) : null);
   const time = (t: TaskView): string => {
     const ms = attemptTime(t);
@@ -67,9 +94,22 @@ function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | 
     row(`${taskId}/attempts`, 'Attempts', of(left, (t) => `${t.attempts.length} of ${t.maxAttempts}`), of(right, (t) => `${t.attempts.length} of ${t.maxAttempts}`)),
     row(`${taskId}/time`, virtual ? 'Time in attempts (run clock)' : 'Time in attempts', of(left, time), of(right, time)),
     row(`${taskId}/errors`, 'Attempt errors', of(left, attemptErrors), of(right, attemptErrors)),
+    row(`${taskId}/cost`, 'Cost', of(left, (t) => taskCost(t, runs.status[0])), of(right, (t) => taskCost(t, runs.status[1]))),
+    row(`${taskId}/tokens`, 'Tokens', of(left, taskTokens), of(right, taskTokens)),
     row(`${taskId}/final-error`, 'Task error', of(left, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none')), of(right, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none'))),
     row(`${taskId}/output`, 'Output', of(left, (t) => t.output ?? '—'), of(right, (t) => t.output ?? '—'), true),
   ];
+}
+
+/** The run's cost by outcome (as its header says it), or "none reported". */
+function runCostText(d: RunDetail): string {
+  const usage = d.run.usage ?? null;
+  return (usage && runCostLine(usage, d.run.status)) ?? 'none reported';
+}
+
+function runTokens(d: RunDetail): string {
+  const usage = d.run.usage ?? null;
+  return usage === null || reportedNothing(usage) ? 'none reported' : tokenLine(usage);
 }
 
 export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
@@ -100,6 +140,8 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
         row('attempts', 'Attempts', String(a.attempts), String(b.attempts)),
         row('errors', 'Errors', String(a.errorCount), String(b.errorCount)),
         row('ending-error', 'Ended by', ending(left), ending(right)),
+        row('cost', 'Cost', runCostText(left), runCostText(right)),
+        row('tokens', 'Tokens', runTokens(left), runTokens(right)),
       ],
     },
   ];
@@ -119,7 +161,7 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
     const names = [...new Set([l?.name, r?.name].filter((n): n is string => n !== undefined))];
     const templates = [...new Set([l?.template, r?.template].filter((n): n is string => n !== undefined))];
     const hint = templates.length > 0 ? { hint: `prompt as written: ${templates.join(' / ')}` } : {};
-    groups.push({ key: `task-${id}`, title: `${names.join(' / ')} (task ${id})`, ...hint, rows: taskRows(id, l, r, virtual) });
+    groups.push({ key: `task-${id}`, title: `${names.join(' / ')} (task ${id})`, ...hint, rows: taskRows(id, l, r, { virtual, status: [a.status, b.status] }) });
   }
   return groups;
 }

@@ -57,6 +57,14 @@ export function viewGroups(groups: readonly CompareGroup[], options: { differenc
   return out;
 }
 
+/** The runs' costs when they differ ("$1.72 vs $2.58"), for the toggle's label; null when they are the same. */
+export function costDifference(groups: readonly CompareGroup[]): string | null {
+  const cost = groups.find((g) => g.key === 'run')?.rows.find((r) => r.key === 'cost');
+  if (!cost || !cost.differs) return null;
+  const total = (text: string | null): string => (text ?? 'none reported').split(' · ')[0] as string;
+  return `${total(cost.left)} vs ${total(cost.right)}`;
+}
+
 /** How many tasks differ, for the toggle's label: "12 of 200 tasks differ". */
 export function differingTasks(groups: readonly CompareGroup[]): { differ: number; total: number } {
   const tasks = groups.filter((g) => g.key !== 'run');

@@ -1,6 +1,6 @@
 import type { ErrorCount } from '../../core/service/api.js';
 import { formatAbsolute } from '../lib/format.js';
-import { RANGE_LABELS, RANGES, type ErrorsQuery } from './errors-query.js';
+import { ISSUE_STATUS_CHOICES, RANGE_LABELS, RANGES, STATUS_LABELS, type ErrorsQuery, type IssueStatusChoice } from './errors-query.js';
 import type { Overview } from './use-errors-data.js';
 
 function FilterSelect({
@@ -32,9 +32,10 @@ function FilterSelect({
 }
 
 /**
- * Time window and the category / origin / code / flow filters (a chart click sets them too). The
- * window lit is the one the figures on screen cover (`shown`); one chosen and not read yet (or
- * that could not be read) is marked pending beside it, never lit in its place.
+ * Time window, the category / origin / code / flow filters (a chart click sets them too) and the
+ * issue status: every panel of the screen follows each of them. The window lit is the one the
+ * figures on screen cover (`shown`); one chosen and not read yet (or that could not be read) is
+ * marked pending beside it, never lit in its place.
  */
 export function ErrorsFilterBar({ query, shown, data, onChange }: { query: ErrorsQuery; shown: ErrorsQuery | null; data: Overview | undefined; onChange: (q: ErrorsQuery) => void }) {
   const set = (patch: Partial<ErrorsQuery>): void => onChange({ ...query, ...patch, group: '' });
@@ -75,6 +76,16 @@ export function ErrorsFilterBar({ query, shown, data, onChange }: { query: Error
       <FilterSelect label="Origin" value={query.origin} counts={data?.byOrigin} onChange={(origin) => set({ origin })} />
       <FilterSelect label="Code" value={query.code} counts={data?.byCode} onChange={(code) => set({ code })} />
       <FilterSelect label="Flow" value={query.flow} counts={data?.byFlow} onChange={(flow) => set({ flow })} />
+      <label className="select labelled">
+        <span>Issue status</span>
+        <select value={query.issueStatus} onChange={(e) => set({ issueStatus: e.currentTarget.value as IssueStatusChoice })} title="every panel shows the occurrences of the issues in this status">
+          {ISSUE_STATUS_CHOICES.map((s) => (
+            <option key={s || 'all'} value={s}>
+              {STATUS_LABELS[s]}
+            </option>
+          ))}
+        </select>
+      </label>
       {query.run && (
         <span className="pill mono">
           run {query.run}

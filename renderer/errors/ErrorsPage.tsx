@@ -1,56 +1,21 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo } from 'react';
 import type { ErrorGroup } from '../../core/service/api.js';
-import { useRunsSnapshot } from '../app/api-context.js';
 import { useShortcuts } from '../app/keyboard.js';
 import { formatHash, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { formatAbsolute } from '../lib/format.js';
+import { useLiveRefresh } from '../lib/use-live-refresh.js';
 import { CorrelationPivot } from './CorrelationPivot.js';
 import { CountsLine, headerCounts } from './CountsLine.js';
-import { FailureCost } from './FailureCost.js';
+import { ErrorsCost } from './ErrorsCost.js';
 import { CountChart } from './CountChart.js';
 import { ErrorsFilterBar } from './ErrorsFilterBar.js';
-import { filterOf, parseErrorsQuery, RANGE_LABELS, serializeErrorsQuery, stableNow, windowOf, type ErrorsQuery, type FilterKey } from './errors-query.js';
+import { filterOf, parseErrorsQuery, RANGE_LABELS, serializeErrorsQuery, STATUS_LABELS, windowOf, type ErrorsQuery, type FilterKey } from './errors-query.js';
 import { IssuesPanel } from './IssuesPanel.js';
 import { OccurrenceList } from './OccurrenceList.js';
 import { SeriesChart } from './SeriesChart.js';
 import { useOccurrences, useOverview } from './use-errors-data.js';
-
-/** Re-read the error views when new errors were journaled, at most this often. */
-const REFRESH_MS = 3_000;
-
-/** Errors received live since the window opened: moves exactly when an error is journaled. */
-function useLiveErrors(): number {
-  return useRunsSnapshot().liveErrors;
-}
-
-/**
- * The page's clock and refresh count: new errors refresh it (throttled) and move relative windows
- * forward; `reload` does the same at once (the `r` key).
- */
-function useLiveRefresh(): { now: number; refresh: number; reload: () => void } {
-  const [now, setNow] = useState(() => stableNow(Date.now()));
-  const [refresh, setRefresh] = useState(0);
-  const total = useLiveErrors();
-  const lastTotal = useRef(total);
-
-  // New errors: refresh (throttled), and move relative windows forward.
-  useEffect(() => {
-    if (total === lastTotal.current) return;
-    const id = setTimeout(() => {
-      lastTotal.current = total;
-      setNow(stableNow(Date.now()));
-      setRefresh((r) => r + 1);
-    }, REFRESH_MS);
-    return () => clearTimeout(id);
-  }, [total]);
-  const reload = (): void => {
-    setNow(stableNow(Date.now()));
-    setRefresh((n) => n + 1);
-  };
-  return { now, refresh, reload };
-}
 
 interface OccurrencesPanelProps {
   occurrences: ReturnType<typeof useOccurrences>;
@@ -132,11 +97,11 @@ export function ErrorsPage() {
             <CountChart title="code" counts={data.byCode} selected={query.code} onPick={(k) => toggle('code', k)} />
           </div>
           <SeriesChart series={data.series} onZoom={(since, until) => setQuery({ ...query, since, until })} />
-          <IssuesPanel query={query} groups={data.groups} refresh={refresh} onQuery={setQuery} />
+          <IssuesPanel query={query} now={now} refresh={refresh} onQuery={setQuery} />
         </>
       ),
     // toggle and setQuery read only `query`.
-    [data, query, refresh],
+    [data, query, now, refresh],
   );
 
   let content;
@@ -144,7 +109,9 @@ export function ErrorsPage() {
   else if (overview.status === 'error' && !data) content = <ErrorState title="Could not load the errors" error={overview.error} onRetry={overview.reload} />;
   else if (data && totalInWindow === 0)
     content = (
-      <EmptyState title={`No errors ${win.zoomed ? 'in this zoomed window' : 'in this window'}${query.category || query.origin || query.code || query.flow || query.run ? ' with these filters' : ''}`}>
+      <EmptyState
+        title={`No errors ${win.zoomed ? 'in this zoomed window' : 'in this window'}${query.category || query.origin || query.code || query.flow || query.run ? ' with these filters' : ''}${query.issueStatus ? ` of ${STATUS_LABELS[query.issueStatus].toLowerCase()} issues` : ''}`}
+      >
         {query.range !== 'all' || win.zoomed ? (
           <button type="button" onClick={() => setQuery({ ...query, range: 'all', since: null, until: null })}>
             Show all time
@@ -178,7 +145,7 @@ export function ErrorsPage() {
         <h1 id="errors-title">Errors</h1>
         <span className="page-meta" data-testid="errors-total">
           {counts && <CountsLine counts={counts} />}
-          <FailureCost since={filter.since} until={filter.until} flow={filter.flow} refresh={refresh} />
+          <ErrorsCost filter={filter} issueStatus={query.issueStatus} refresh={refresh} />
           {win.zoomed && ` between ${formatAbsolute(win.since ?? 0).slice(0, 16)} and ${win.until ? formatAbsolute(win.until).slice(0, 16) : 'now'}`}
           {overview.status === 'loading' && data && ' · refreshing…'}
         </span>

@@ -1,60 +1,36 @@
 import { useState } from 'react';
-import type { ErrorGroup, Issue, IssueSort } from '../../core/service/api.js';
+import type { Issue, IssueSort } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { ErrorState, Loading } from '../components/states.js';
 import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { errorText, useAsync } from '../lib/use-async.js';
-import { ISSUE_SORT_CHOICES, ISSUE_STATUS_CHOICES, type ErrorsQuery, type IssueStatusChoice } from './errors-query.js';
+import { ISSUE_SORT_CHOICES, STATUS_LABELS, type ErrorsQuery } from './errors-query.js';
 import { IssuesTable, type IssueChange } from './IssuesTable.js';
 import { issuesInput, takePrefetchedIssues } from './side-loads.js';
-
-const STATUS_LABELS: Record<IssueStatusChoice, string> = {
-  unresolved: 'Unresolved',
-  resolved: 'Resolved',
-  ignored: 'Ignored',
-  regressed: 'Regressed',
-  escalating: 'Escalating',
-  new: 'New',
-  ongoing: 'Ongoing',
-  '': 'Every status',
-};
 
 const SORT_LABELS: Record<IssueSort, string> = {
   'last-seen': 'Last seen',
   'first-seen': 'First seen',
-  failures: 'Failures',
+  events: 'Events in the window',
+  failures: 'Failures in the window',
   runs: 'Runs affected',
+  trend: 'Trend (grew most)',
 };
 
 /**
- * The Errors screen's issues: the groups the page's window and filters show, as issues in the
- * status and order picked here (both in the URL), with Resolve / Ignore / Reopen. The list is
- * the server's (`listIssues`), kept to the groups in the window, in the server's order.
+ * The Errors screen's issues: those with events in the page's window and filters, in the status
+ * the page shows and the order picked here (both in the URL), each with its events and failures
+ * in the window and the change against the window before, with Resolve / Ignore / Reopen. The list
+ * is the server's (`listIssues` over the same period and filters). A row opens the issue's page.
  */
-export function IssuesPanel({
-  query,
-  groups,
-  refresh,
-  onQuery,
-}: {
-  query: ErrorsQuery;
-  groups: readonly ErrorGroup[];
-  refresh: number;
-  onQuery: (next: ErrorsQuery) => void;
-}) {
+export function IssuesPanel({ query, now, refresh, onQuery }: { query: ErrorsQuery; now: number; refresh: number; onQuery: (next: ErrorsQuery) => void }) {
   const api = useApi();
   const [changes, setChanges] = useState(0);
   const [busy, setBusy] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const { state, reload } = useAsync(
-    () => {
-      const ask = issuesInput(query);
-      return takePrefetchedIssues(ask) ?? api.listIssues(ask);
-    },
-    [api, query.issueStatus, query.issueSort, refresh, changes],
-  );
-  const shown = new Set(groups.map((g) => g.fingerprint));
-  const issues = (state.data?.items ?? []).filter((i) => shown.has(i.id));
+  const ask = issuesInput(query, now);
+  const { state, reload } = useAsync(() => takePrefetchedIssues(ask) ?? api.listIssues(ask), [api, JSON.stringify(ask), refresh, changes]);
+  const issues = state.data?.items ?? [];
 
   const change = (issue: Issue, next: IssueChange): void => {
     setBusy(issue.id);
@@ -74,19 +50,9 @@ export function IssuesPanel({
   return (
     <section className="panel" aria-labelledby="groups-title">
       <h2 id="groups-title">
-        Issues <span className="muted">({issues.length}; click one for its occurrences)</span>
+        Issues <span className="muted">({issues.length}; events and failures in this window, change against the window before; open one for everything about it)</span>
       </h2>
       <div className="toolbar issues-toolbar">
-        <label className="select labelled">
-          Status
-          <select value={query.issueStatus} onChange={(e) => onQuery({ ...query, issueStatus: e.currentTarget.value as IssueStatusChoice })}>
-            {ISSUE_STATUS_CHOICES.map((s) => (
-              <option key={s || 'all'} value={s}>
-                {STATUS_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </label>
         <label className="select labelled">
           Sort by
           <select value={query.issueSort} onChange={(e) => onQuery({ ...query, issueSort: e.currentTarget.value as IssueSort })}>
@@ -111,13 +77,7 @@ export function IssuesPanel({
       ) : issues.length === 0 ? (
         <p className="muted">No {query.issueStatus ? `${STATUS_LABELS[query.issueStatus].toLowerCase()} ` : ''}issues in this window.</p>
       ) : (
-        <IssuesTable
-          issues={issues}
-          selected={query.group}
-          busy={busy}
-          onSelect={(fp) => onQuery({ ...query, group: query.group === fp ? '' : fp })}
-          onChange={change}
-        />
+        <IssuesTable issues={issues} query={query} busy={busy} onChange={change} />
       )}
     </section>
   );

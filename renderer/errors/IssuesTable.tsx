@@ -1,103 +1,27 @@
-import type { Issue, IssueAction, SetIssueStatusInput } from '../../core/service/api.js';
+import type { Issue } from '../../core/service/api.js';
 import { RelativeTime } from '../components/Time.js';
-import { formatHash } from '../app/router.js';
+import { formatHash, navigate } from '../app/router.js';
 import { colorFor } from '../lib/theme.js';
-import { useNow } from '../lib/use-now.js';
-import { ignoreWords } from './ignore-words.js';
+import { serializeErrorsQuery, type ErrorsQuery } from './errors-query.js';
+import { IssueActions, StatusChip, type IssueChange } from '../issues/IssueActions.js';
 import { Sparkline } from './Sparkline.js';
+import { changeText, changeTitle, changeTone } from '../issues/trend-words.js';
 
-/** What the Ignore menu offers: the durations and conditions of `hivewatch issues ignore`. */
-const IGNORE_CHOICES: { value: string; label: string; input: Omit<SetIssueStatusInput, 'id' | 'action'> }[] = [
-  { value: 'forever', label: 'Ignore forever', input: {} },
-  { value: '1h', label: 'Ignore for 1 hour', input: { forMs: 3_600_000 } },
-  { value: '24h', label: 'Ignore for 24 hours', input: { forMs: 86_400_000 } },
-  { value: '7d', label: 'Ignore for 7 days', input: { forMs: 7 * 86_400_000 } },
-  { value: 'count10', label: 'Ignore until 10 more', input: { untilCount: 10 } },
-  { value: 'count100', label: 'Ignore until 100 more', input: { untilCount: 100 } },
-  { value: 'escalating', label: 'Ignore until escalating', input: { untilEscalating: true } },
-];
+export type { IssueChange } from '../issues/IssueActions.js';
 
-export type IssueChange = { action: IssueAction } & Omit<SetIssueStatusInput, 'id' | 'action'>;
-
-function statusLabel(issue: Issue): string {
-  if (issue.status === 'unresolved') return issue.substatus ?? 'unresolved';
-  return issue.status;
+/** The issue's page, carrying the screen's window and filters: its counts follow them, and back returns to them. */
+function issueHref(id: string, query: ErrorsQuery): string {
+  return formatHash(['issues', id], serializeErrorsQuery({ ...query, group: '' }));
 }
 
-const changedBy = (issue: Issue): string => (issue.changedBy ? `: changed by ${issue.changedBy}${issue.reason ? ` (${issue.reason})` : ''}` : '');
-
-/** An ignored issue's chip says when the ignore ends: a time, a count of occurrences, or an escalation. */
-function IgnoredChip({ issue }: { issue: Issue }) {
-  const words = ignoreWords(issue.ignore, useNow());
-  return (
-    <span className="chip issue-status issue-ignored" title={`${words.title}${changedBy(issue)}`} data-testid="issue-status">
-      <span className="issue-status-words">{words.label}</span>
-    </span>
-  );
-}
-
-function StatusChip({ issue }: { issue: Issue }) {
-  if (issue.status === 'ignored') return <IgnoredChip issue={issue} />;
-  const label = statusLabel(issue);
-  return (
-    <span className={`chip issue-status issue-${label}`} title={`${issue.status}${changedBy(issue)}`} data-testid="issue-status">
-      {label}
-    </span>
-  );
-}
-
-function Actions({ issue, busy, onChange }: { issue: Issue; busy: boolean; onChange: (change: IssueChange) => void }) {
-  if (issue.status !== 'unresolved') {
-    return (
-      <button type="button" className="issue-reopen" disabled={busy} onClick={() => onChange({ action: 'reopen' })}>
-        Reopen
-      </button>
-    );
-  }
-  return (
-    <span className="issue-actions">
-      <button type="button" disabled={busy} onClick={() => onChange({ action: 'resolve' })}>
-        Resolve
-      </button>
-      <label className="select">
-        <span className="visually-hidden">Ignore {issue.code}</span>
-        <select
-          value=""
-          disabled={busy}
-          onChange={(e) => {
-            const choice = IGNORE_CHOICES.find((c) => c.value === e.currentTarget.value);
-            if (choice) onChange({ action: 'ignore', ...choice.input });
-          }}
-        >
-          <option value="">Ignore…</option>
-          {IGNORE_CHOICES.map((c) => (
-            <option key={c.value} value={c.value}>
-              {c.label}
-            </option>
-          ))}
-        </select>
-      </label>
-    </span>
-  );
-}
+const num = (n: number): string => n.toLocaleString('en-US');
 
 /**
- * Issues: error groups with a title, a status an operator works, and the runs they hit. A row
- * still selects its group's occurrences below (the class names are the groups table's).
+ * Issues: error groups with a title, a status an operator works, their events and failures in the
+ * window and the change against the window before, and the runs they hit. A row opens the issue's
+ * page (its title is the link a keyboard reaches).
  */
-export function IssuesTable({
-  issues,
-  selected,
-  busy,
-  onSelect,
-  onChange,
-}: {
-  issues: readonly Issue[];
-  selected: string;
-  busy: string | null;
-  onSelect: (fingerprint: string) => void;
-  onChange: (issue: Issue, change: IssueChange) => void;
-}) {
+export function IssuesTable({ issues, query, busy, onChange }: { issues: readonly Issue[]; query: ErrorsQuery; busy: string | null; onChange: (issue: Issue, change: IssueChange) => void }) {
   return (
     <div className="groups-table-wrap">
       <table className="groups-table issues-table" tabIndex={-1} data-skip-target>
@@ -105,10 +29,13 @@ export function IssuesTable({
           <tr>
             <th scope="col">Issue</th>
             <th scope="col">Status</th>
-            <th scope="col" className="num" title="occurrences over all time">
+            <th scope="col" className="num" title="occurrences in this window">
               Events
             </th>
-            <th scope="col" className="num" title="runs that ended failed with this as their ending error">
+            <th scope="col" className="num" title="events against the window before">
+              Change
+            </th>
+            <th scope="col" className="num" title="runs that ended failed on this issue in this window">
               Failures
             </th>
             <th scope="col">Runs affected</th>
@@ -117,30 +44,30 @@ export function IssuesTable({
             </th>
             <th scope="col">Last seen</th>
             <th scope="col" className="issue-wide-only">
-              Last 24 h
+              Trend
             </th>
             <th scope="col">Actions</th>
           </tr>
         </thead>
         <tbody>
           {issues.map((issue) => {
-            const on = issue.id === selected;
+            const href = issueHref(issue.id, query);
+            const trend = { counts: issue.trend, start: issue.trendStart, bucketMs: issue.trendBucketMs, partial: issue.trendPartial };
             return (
               <tr
                 key={issue.id}
-                className={on ? 'selected' : ''}
-                aria-selected={on}
                 data-fingerprint={issue.id}
-                // The row selects its occurrences, except from its own link and actions.
+                className="issue-row"
+                // The row opens the issue, except from its own links and actions.
                 onClick={(e) => {
-                  if (!(e.target as HTMLElement).closest('a, .issue-actions, .issue-reopen')) onSelect(issue.id);
+                  if (!(e.target as HTMLElement).closest('a, button, select, label')) navigate(href);
                 }}
               >
                 <td className="group-error issue-title">
-                  <button type="button" className="link" aria-pressed={on} title={`issue ${issue.id}: show its occurrences`}>
+                  <a href={href} className="issue-link" title={`issue ${issue.id}: open its page`}>
                     <span className="cat-dot" style={{ background: colorFor(issue.category) }} aria-hidden="true" />
                     <code>{issue.code}</code>
-                  </button>
+                  </a>
                   <div className="group-message" title={issue.lastMessage}>
                     {issue.title.slice(issue.code.length + 3)}
                   </div>
@@ -153,11 +80,18 @@ export function IssuesTable({
                 <td>
                   <StatusChip issue={issue} />
                 </td>
-                <td className="num strong">{issue.occurrences.toLocaleString('en-US')}</td>
-                <td className={`num${issue.failures > 0 ? ' error-text' : ' muted'}`}>{issue.failures.toLocaleString('en-US')}</td>
+                <td className="num strong" data-testid="issue-events">
+                  {num(issue.period.events)}
+                </td>
+                <td className={`num issue-change change-${changeTone(issue.period)}`} title={changeTitle(issue.period)} data-testid="issue-change">
+                  {changeText(issue.period)}
+                </td>
+                <td className={`num${issue.period.failures > 0 ? ' error-text' : ' muted'}`} data-testid="issue-failures">
+                  {num(issue.period.failures)}
+                </td>
                 <td>
                   <a href={formatHash(['runs'], { issue: issue.id })} data-testid="issue-runs">
-                    {issue.runs.toLocaleString('en-US')} run{issue.runs === 1 ? '' : 's'} affected →
+                    {num(issue.runs)} run{issue.runs === 1 ? '' : 's'} affected →
                   </a>
                 </td>
                 <td className="issue-wide-only">
@@ -167,10 +101,10 @@ export function IssuesTable({
                   <RelativeTime ts={issue.lastSeen} />
                 </td>
                 <td className="issue-wide-only">
-                  <Sparkline values={issue.trend} label={`occurrences of ${issue.code} per hour over the last 24 hours`} />
+                  <Sparkline trend={trend} label={`${issue.code} per ${issue.trendBucketMs >= 86_400_000 ? 'day' : 'hour'}`} />
                 </td>
                 <td>
-                  <Actions issue={issue} busy={busy === issue.id} onChange={(change) => onChange(issue, change)} />
+                  <IssueActions issue={issue} busy={busy === issue.id} onChange={(change) => onChange(issue, change)} />
                 </td>
               </tr>
             );

@@ -10,16 +10,6 @@ export function binTimestamps(timestamps: readonly number[], start: number, end:
   return counts;
 }
 
-/** SVG polyline points for a sparkline of `values` in a width × height box (baseline at the bottom). */
-export function sparklinePoints(values: readonly number[], width: number, height: number): string {
-  if (values.length === 0) return '';
-  const max = Math.max(1, ...values);
-  const step = values.length === 1 ? 0 : width / (values.length - 1);
-  return values
-    .map((v, i) => `${(i * step).toFixed(1)},${(height - 1 - (v / max) * (height - 2)).toFixed(1)}`)
-    .join(' ');
-}
-
 export const BUCKET_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 
 /**

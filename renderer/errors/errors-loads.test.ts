@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { ErrorOccurrence, ErrorSeries, HivewatchApi, Page } from '../../core/service/api.js';
 import { filterOf, parseErrorsQuery, stableNow, windowOf } from './errors-query.js';
 import { loadOverview, prefetchErrors, SAMPLE_SIZE, takePrefetchedOverview, takePrefetchedSample } from './errors-loads.js';
-import { issuesInput, takePrefetchedCost, takePrefetchedIssues, usageInput } from './side-loads.js';
+import { costInput, issuesInput, takePrefetchedCost, takePrefetchedIssues } from './side-loads.js';
 
 /**
  * Answers the Errors screen's reads (the overview's, the occurrences, the issues, the cost) with empty results and records each call with its
  * input; any other method is missing, so an unexpected read fails the test.
  */
+const none = { attempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unknownCostAttempts: 0 };
+const EMPTY_COST = { total: { failed: none, retried: none, succeeded: none }, flows: [], trend: { grain: 'hour', points: [] } };
+
 function errorsApi(): { api: HivewatchApi; reads: { method: string; input: unknown }[] } {
   const reads: { method: string; input: unknown }[] = [];
   const answer = <T>(method: string, value: T) => (input: unknown): Promise<T> => {
@@ -23,7 +26,7 @@ function errorsApi(): { api: HivewatchApi; reads: { method: string; input: unkno
     errorSeries: answer('errorSeries', series),
     listErrors: answer('listErrors', page),
     listIssues: answer('listIssues', { items: [], nextCursor: null }),
-    usageByFlow: answer('usageByFlow', []),
+    costSplit: answer('costSplit', EMPTY_COST),
   };
   return { api: api as unknown as HivewatchApi, reads };
 }
@@ -42,10 +45,14 @@ describe('prefetching the Errors screen', () => {
     prefetchErrors(api, new URLSearchParams('range=24h'), NOW);
     prefetchErrors(api, new URLSearchParams('range=24h'), NOW); // the same route again: no second round
     const methods = reads.map((r) => r.method).sort();
-    // The issues and the failed attempts' cost too: their panels mount only after the overview drew.
-    expect(methods).toEqual(['errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorGroups', 'errorSeries', 'failureCounts', 'listErrors', 'listIssues', 'usageByFlow']);
+    // The issues and the cost too: their panels mount only after the overview drew.
+    expect(methods).toEqual(['costSplit', 'errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorGroups', 'errorSeries', 'failureCounts', 'listErrors', 'listIssues']);
+    // The cost follows every filter of the screen, the issues' status included.
+    expect(reads.find((r) => r.method === 'costSplit')?.input).toEqual({ since: stableNow(NOW) - 86_400_000, issueStatus: 'unresolved' });
     expect(reads.find((r) => r.method === 'listErrors')?.input).toMatchObject({ limit: SAMPLE_SIZE });
-    expect(reads.find((r) => r.method === 'listIssues')?.input).toEqual({ status: 'unresolved', sort: 'last-seen', limit: 1_000 });
+    // The issues of the screen's window (and, like every panel, its issue status).
+    expect(reads.find((r) => r.method === 'listIssues')?.input).toEqual({ since: stableNow(NOW) - 86_400_000, status: 'unresolved', sort: 'last-seen', limit: 1_000 });
+    expect(reads.filter((r) => r.method !== 'listIssues' && r.method !== 'usageByFlow').every((r) => (r.input as { issueStatus?: string }).issueStatus === 'unresolved')).toBe(true);
 
     const { filter, bucket } = screenFilter('range=24h');
     const overview = takePrefetchedOverview(filter, bucket);
@@ -57,11 +64,11 @@ describe('prefetching the Errors screen', () => {
     expect(takePrefetchedOverview(filter, bucket)).toBeNull();
     expect(takePrefetchedSample(filter, '')).toBeNull();
     // The issues panel and the cost take theirs once, for the inputs they would ask.
-    const issues = issuesInput({ issueStatus: 'unresolved', issueSort: 'last-seen' });
-    const cost = usageInput(filter.since, filter.until, filter.flow);
+    const issues = issuesInput(parseErrorsQuery(new URLSearchParams('range=24h')), stableNow(NOW));
+    const cost = costInput(filter, 'unresolved');
     expect(takePrefetchedIssues({ ...issues, sort: 'failures' })).toBeNull();
     await expect(takePrefetchedIssues(issues)).resolves.toEqual({ items: [], nextCursor: null });
-    await expect(takePrefetchedCost(cost)).resolves.toEqual([]);
+    await expect(takePrefetchedCost(cost)).resolves.toEqual(EMPTY_COST);
     expect(takePrefetchedIssues(issues)).toBeNull();
     expect(takePrefetchedCost(cost)).toBeNull();
   });
@@ -75,24 +82,25 @@ describe('prefetching the Errors screen', () => {
     const same = screenFilter('range=24h&category=runtime');
     expect(takePrefetchedSample(same.filter, 'some-group')).toBeNull();
     expect(takePrefetchedSample(same.filter, '')).not.toBeNull();
-    // The cost is by window and flow (the category does not narrow it).
-    expect(takePrefetchedCost(usageInput(same.filter.since, undefined, 'flows/other.prose'))).toBeNull();
-    expect(takePrefetchedCost(usageInput(same.filter.since, undefined, undefined))).not.toBeNull();
-    expect(takePrefetchedIssues(issuesInput({ issueStatus: 'unresolved', issueSort: 'last-seen' }))).not.toBeNull();
+    // The cost follows the category as every other figure does.
+    expect(takePrefetchedCost(costInput(other.filter, 'unresolved'))).toBeNull();
+    expect(takePrefetchedCost(costInput(same.filter, 'unresolved'))).not.toBeNull();
+    expect(takePrefetchedIssues(issuesInput(parseErrorsQuery(new URLSearchParams('range=24h')), stableNow(NOW)))).toBeNull();
+    expect(takePrefetchedIssues(issuesInput(parseErrorsQuery(new URLSearchParams('range=24h&category=runtime')), stableNow(NOW)))).not.toBeNull();
   });
 
   it('never hands a round that failed to a screen mounting later (the server was away): that screen reads afresh', async () => {
     const refused = () => Promise.reject(new Error('Failed to fetch'));
-    const down = { errorCounts: refused, failureCounts: refused, errorGroups: refused, errorSeries: refused, listErrors: refused, listIssues: refused, usageByFlow: refused } as unknown as HivewatchApi;
+    const down = { errorCounts: refused, failureCounts: refused, errorGroups: refused, errorSeries: refused, listErrors: refused, listIssues: refused, costSplit: refused } as unknown as HivewatchApi;
     prefetchErrors(down, new URLSearchParams('range=7d'), NOW);
     const { filter, bucket } = screenFilter('range=7d');
     // Let both rejections settle, as they have by the time the chunk loads after a restart.
     await new Promise((resolve) => setImmediate(resolve));
     expect(takePrefetchedOverview(filter, bucket)).toBeNull();
     expect(takePrefetchedSample(filter, '')).toBeNull();
-    const issues = issuesInput({ issueStatus: 'unresolved', issueSort: 'last-seen' });
+    const issues = issuesInput(parseErrorsQuery(new URLSearchParams('range=7d')), stableNow(NOW));
     expect(takePrefetchedIssues(issues)).toBeNull();
-    expect(takePrefetchedCost(usageInput(filter.since, undefined, undefined))).toBeNull();
+    expect(takePrefetchedCost(costInput(filter, 'unresolved'))).toBeNull();
     // The route again once the server is back: a new round, which the screen takes.
     const { api, reads } = errorsApi();
     prefetchErrors(api, new URLSearchParams('range=7d'), NOW);

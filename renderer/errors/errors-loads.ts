@@ -1,7 +1,7 @@
 import type { ErrorCount, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, HivewatchApi } from '../../core/service/api.js';
 import { BUCKET_MS, densify } from './bins.js';
 import { bucketFor, filterOf, MAX_BARS, parseErrorsQuery, saneSpan, seriesWindowOf, stableNow, windowOf } from './errors-query.js';
-import { issuesInput, prefetchSideLoads, usageInput } from './side-loads.js';
+import { costInput, issuesInput, prefetchSideLoads } from './side-loads.js';
 
 /**
  * What the Errors screen reads, as plain async functions, and a prefetch of it. This module is
@@ -110,7 +110,7 @@ export function prefetchErrors(api: HivewatchApi, params: URLSearchParams, now =
   const at = stableNow(now);
   const filter = filterOf(query, at);
   const bucket = windowOf(query, at).bucket;
-  prefetchSideLoads(api, issuesInput(query), usageInput(filter.since, filter.until, filter.flow));
+  prefetchSideLoads(api, issuesInput(query, at), costInput(filter, query.issueStatus));
   const next = { overviewKey: overviewKey(filter, bucket), sampleKey: sampleKey(filter, query.group) };
   if (prefetched && prefetched.overview && prefetched.overviewKey === next.overviewKey && prefetched.sampleKey === next.sampleKey) return;
   const overview = loadOverview(api, filter, bucket);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorOccurrence } from '../../core/service/api.js';
 import { envelope } from '../testing/events.js';
-import { binTimestamps, densify, sparklinePoints } from './bins.js';
+import { binTimestamps, densify } from './bins.js';
 import { bucketFor, DEFAULT_RANGE, filterOf, parseErrorsQuery, serializeErrorsQuery, windowOf, type ErrorsQuery } from './errors-query.js';
 import { buildPivot } from './pivot.js';
 
@@ -44,9 +44,12 @@ describe('errors URL state', () => {
     expect(bucketFor(2 * 86_400_000)).toBe('hour');
   });
 
-  it('builds the API filter, run included', () => {
+  it('builds the API filter, run and issue status included (unresolved unless the URL says otherwise)', () => {
     const q = parseErrorsQuery(new URLSearchParams('range=1h&category=runtime&run=run_9&group=g'));
-    expect(filterOf(q, NOW)).toEqual({ since: NOW - 3_600_000, category: 'runtime', runId: 'run_9' });
+    expect(filterOf(q, NOW)).toEqual({ since: NOW - 3_600_000, category: 'runtime', runId: 'run_9', issueStatus: 'unresolved' });
+    expect(filterOf(parseErrorsQuery(new URLSearchParams('range=1h&istatus=resolved')), NOW)).toEqual({ since: NOW - 3_600_000, issueStatus: 'resolved' });
+    // Every status: no issue-status filter at all.
+    expect(filterOf(parseErrorsQuery(new URLSearchParams('range=1h&istatus=all')), NOW)).toEqual({ since: NOW - 3_600_000 });
   });
 });
 
@@ -54,10 +57,6 @@ describe('sparkline bins', () => {
   it('counts timestamps per slice, clamping the edges', () => {
     expect(binTimestamps([0, 1, 5, 9, 10, -3, 99], 0, 10, 2)).toEqual([3, 4]);
     expect(binTimestamps([], 0, 10, 3)).toEqual([0, 0, 0]);
-  });
-  it('draws points scaled to the box', () => {
-    expect(sparklinePoints([0, 2, 1], 10, 10)).toBe('0.0,9.0 5.0,1.0 10.0,5.0');
-    expect(sparklinePoints([], 10, 10)).toBe('');
   });
 });
 

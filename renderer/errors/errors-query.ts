@@ -1,4 +1,4 @@
-import type { Bucket, ErrorFilter, IssueSort } from '../../core/service/api.js';
+import type { Bucket, ErrorFilter, IssueScope, IssueSort } from '../../core/service/api.js';
 
 /**
  * The Errors screen's state in the URL: `#/errors?range=24h&category=runtime&code=…&group=…`.
@@ -45,7 +45,17 @@ export interface ErrorsQuery {
 /** Duplicated from core/service/api-issues.ts (the renderer imports types only). */
 export const ISSUE_STATUS_CHOICES = ['unresolved', 'resolved', 'ignored', 'regressed', 'escalating', 'new', 'ongoing', ''] as const;
 export type IssueStatusChoice = (typeof ISSUE_STATUS_CHOICES)[number];
-export const ISSUE_SORT_CHOICES: readonly IssueSort[] = ['last-seen', 'first-seen', 'failures', 'runs'];
+export const ISSUE_SORT_CHOICES: readonly IssueSort[] = ['last-seen', 'first-seen', 'events', 'failures', 'runs', 'trend'];
+export const STATUS_LABELS: Record<IssueStatusChoice, string> = {
+  unresolved: 'Unresolved',
+  resolved: 'Resolved',
+  ignored: 'Ignored',
+  regressed: 'Regressed',
+  escalating: 'Escalating',
+  new: 'New',
+  ongoing: 'Ongoing',
+  '': 'Every status',
+};
 /** As Sentry opens on `is:unresolved`: what needs work. */
 const DEFAULT_ISSUE_STATUS: IssueStatusChoice = 'unresolved';
 
@@ -148,18 +158,29 @@ export function windowOf(q: ErrorsQuery, now: number): { since: number | null; u
   return { since: now - span, until: null, bucket: bucketFor(span), zoomed: false };
 }
 
-/** The API filter for a query (the group is a separate argument of listErrors). */
+/**
+ * The API filter for a query (the group is a separate argument of listErrors): the window, the
+ * filters, and the issue status, which every panel follows (only the occurrences of the issues in
+ * that status are counted, charted and listed).
+ */
 export function filterOf(q: ErrorsQuery, now: number): ErrorFilter {
-  const w = windowOf(q, now);
-  const filter: ErrorFilter = {};
-  if (w.since !== null) filter.since = w.since;
-  if (w.until !== null) filter.until = w.until;
-  if (q.category) filter.category = q.category;
-  if (q.origin) filter.origin = q.origin;
-  if (q.code) filter.code = q.code;
-  if (q.flow) filter.flow = q.flow;
-  if (q.run) filter.runId = q.run;
+  const filter: ErrorFilter = scopeOf(q, now);
+  if (q.issueStatus) filter.issueStatus = q.issueStatus;
   return filter;
+}
+
+/** The period and filters an issue list or page is read for: the screen's, without the status. */
+export function scopeOf(q: ErrorsQuery, now: number): IssueScope {
+  const w = windowOf(q, now);
+  const scope: IssueScope = {};
+  if (w.since !== null) scope.since = w.since;
+  if (w.until !== null) scope.until = w.until;
+  if (q.category) scope.category = q.category;
+  if (q.origin) scope.origin = q.origin;
+  if (q.code) scope.code = q.code;
+  if (q.flow) scope.flow = q.flow;
+  if (q.run) scope.runId = q.run;
+  return scope;
 }
 
 /** Rounds `now` so that relative windows stay stable across renders (one minute steps). */

@@ -1,24 +1,25 @@
-import type { FlowUsageView, HivewatchApi } from '../../core/service/api.js';
-import type { ErrorsQuery } from './errors-query.js';
+import type { CostSplitAnswerView, CostSplitInput, ErrorFilter, HivewatchApi } from '../../core/service/api.js';
+import { scopeOf, type ErrorsQuery } from './errors-query.js';
 
 /**
- * The Errors screen's two reads besides the overview: the issues list and the failed attempts'
- * cost. Their panels mount only once the overview has drawn the page, so on their own they were
+ * The Errors screen's two reads besides the overview: the issues list and what failure cost
+ * under the screen's filters. Their panels mount only once the overview has drawn the page, so on their own they were
  * a second round trip after the first (at a million errors, the slowest part of opening the
  * screen). `prefetchSideLoads` starts them with the first round; each panel takes its answer
  * once (`take*`), and every later read (a refresh, a status change) asks the server again.
  */
 
-export type UsageInput = Parameters<HivewatchApi['usageByFlow']>[0];
 type ListIssuesInput = Parameters<HivewatchApi['listIssues']>[0];
 type IssuePage = Awaited<ReturnType<HivewatchApi['listIssues']>>;
 
-export function issuesInput(query: Pick<ErrorsQuery, 'issueStatus' | 'issueSort'>): ListIssuesInput {
-  return { ...(query.issueStatus ? { status: query.issueStatus } : {}), sort: query.issueSort, limit: 1_000 };
+/** The issues of the screen's period and filters, in its status and order. */
+export function issuesInput(query: ErrorsQuery, now: number): ListIssuesInput {
+  return { ...scopeOf(query, now), ...(query.issueStatus ? { status: query.issueStatus } : {}), sort: query.issueSort, limit: 1_000 };
 }
 
-export function usageInput(since: number | undefined, until: number | undefined, flow: string | undefined): UsageInput {
-  return { ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...(flow !== undefined ? { flow } : {}) };
+/** The cost's filters: every filter of the screen, the issues' status too (its figures follow what the screen shows). */
+export function costInput(filter: ErrorFilter, issueStatus: ErrorsQuery['issueStatus']): CostSplitInput {
+  return { ...filter, ...(issueStatus ? { issueStatus } : {}) };
 }
 
 interface Waiting<T> {
@@ -27,7 +28,7 @@ interface Waiting<T> {
 }
 
 let issues: Waiting<IssuePage> | null = null;
-let cost: Waiting<FlowUsageView[]> | null = null;
+let cost: Waiting<CostSplitAnswerView> | null = null;
 
 /** A started read, forgotten if it fails (a panel that mounts later reads afresh, never an old failure). */
 function waiting<T>(key: string, answer: Promise<T>, forget: () => void): Waiting<T> {
@@ -35,9 +36,9 @@ function waiting<T>(key: string, answer: Promise<T>, forget: () => void): Waitin
   return { key, answer };
 }
 
-export function prefetchSideLoads(api: HivewatchApi, issuesAsk: ListIssuesInput, usageAsk: UsageInput): void {
+export function prefetchSideLoads(api: HivewatchApi, issuesAsk: ListIssuesInput, costAsk: CostSplitInput): void {
   const issuesKey = JSON.stringify(issuesAsk);
-  const costKey = JSON.stringify(usageAsk);
+  const costKey = JSON.stringify(costAsk);
   if (issues?.key !== issuesKey) {
     const round: Waiting<IssuePage> = waiting(issuesKey, api.listIssues(issuesAsk), () => {
       if (issues === round) issues = null;
@@ -45,7 +46,7 @@ export function prefetchSideLoads(api: HivewatchApi, issuesAsk: ListIssuesInput,
     issues = round;
   }
   if (cost?.key !== costKey) {
-    const round: Waiting<FlowUsageView[]> = waiting(costKey, api.usageByFlow(usageAsk), () => {
+    const round: Waiting<CostSplitAnswerView> = waiting(costKey, api.costSplit(costAsk), () => {
       if (cost === round) cost = null;
     });
     cost = round;
@@ -59,7 +60,7 @@ export function takePrefetchedIssues(ask: ListIssuesInput): Promise<IssuePage> |
   return taken;
 }
 
-export function takePrefetchedCost(ask: UsageInput): Promise<FlowUsageView[]> | null {
+export function takePrefetchedCost(ask: CostSplitInput): Promise<CostSplitAnswerView> | null {
   if (cost?.key !== JSON.stringify(ask)) return null;
   const taken = cost.answer;
   cost = null;

@@ -1,52 +1,59 @@
-import { useMemo } from 'react';
-import type { FlowInfo } from '../../core/service/api.js';
+import { useMemo, useState } from 'react';
 import { useApi } from '../app/api-context.js';
 import { formatHash, navigate, useRoute } from '../app/router.js';
+import { CostSplitFigures, CostTrend, hasSpend } from '../components/CostSplitFigures.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { useAsync } from '../lib/use-async.js';
+import { flowRows, sortRows, type Sort } from './flow-health.js';
+import { FlowHealthTable } from './FlowHealthTable.js';
 import { FlowView } from './FlowView.js';
-import { FlowCosts } from './FlowCosts.js';
-import { diagnosticSummary } from './source-lines.js';
 
-function folderOf(path: string): string {
-  const i = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
-  return i > 0 ? path.slice(0, i) : path;
+/** The period the health and cost figures cover (the Errors screen's ranges, but the hour: too few runs end in one). */
+const PERIODS = [
+  { key: '24h', label: '24 h', ms: 86_400_000 },
+  { key: '7d', label: '7 d', ms: 7 * 86_400_000 },
+  { key: '30d', label: '30 d', ms: 30 * 86_400_000 },
+] as const;
+type PeriodKey = (typeof PERIODS)[number]['key'];
+
+/** The flows' health and what they spent in the period; read again when the period changes or on Reload. */
+function useFlowHealth(period: PeriodKey, reloads: number) {
+  const api = useApi();
+  return useAsync(() => {
+    const since = Date.now() - (PERIODS.find((p) => p.key === period)?.ms ?? 0);
+    return Promise.all([api.flowHealth({ since }), api.costSplit({ since })]);
+  }, [api, period, reloads]);
 }
 
-/** A flow that does not check names its first error where it is listed: file:line:col and the message. */
-function FlowItem({ flow, selected }: { flow: FlowInfo; selected: boolean }) {
-  const problems = flow.diagnostics.filter((d) => d.severity === 'error').length;
-  const first = flow.diagnostics.find((d) => d.severity === 'error');
-  const where = first ? `${first.file}:${first.line}:${first.column}` : null;
+function PeriodPicker({ period, onChange }: { period: PeriodKey; onChange: (period: PeriodKey) => void }) {
   return (
-    <li>
-      <a href={formatHash(['flows', flow.id])} className={`flow-item${selected ? ' selected' : ''}`} aria-current={selected ? 'page' : undefined} data-flow-id={flow.id}>
-        <span className="flow-name">{flow.name}</span>
-        <span className="flow-meta">
-          {flow.sessions} session{flow.sessions === 1 ? '' : 's'}
-          {flow.ok ? <span className="ok-text"> · ok</span> : <span className="error-text"> · {problems > 0 ? diagnosticSummary(flow.diagnostics) : 'invalid'}</span>}
-        </span>
-        {first && (
-          <span className="flow-diagnostic error-text" data-testid="flow-diagnostic" title={`${where} ${first.message}`}>
-            <code>{where}</code> {first.message}
-          </span>
-        )}
-      </a>
-    </li>
+    <div className="segmented" role="group" aria-label="Period of the figures">
+      {PERIODS.map((p) => (
+        <button key={p.key} type="button" aria-pressed={period === p.key} className={period === p.key ? 'on' : ''} onClick={() => onChange(p.key)}>
+          {p.label}
+        </button>
+      ))}
+    </div>
   );
 }
 
 /** The bundled examples and the operator's own flows; pick one to read, check and start it. */
 export function FlowsPage({ flowId }: { flowId: string | null }) {
   const api = useApi();
-  const { state, reload } = useAsync(() => api.listFlows(), [api]);
+  const [reloads, setReloads] = useState(0);
+  const { state } = useAsync(() => api.listFlows(), [api, reloads]);
+  const [period, setPeriod] = useState<PeriodKey>('7d');
+  const [sort, setSort] = useState<Sort>({ key: 'last', descending: false });
+  const health = useFlowHealth(period, reloads).state;
   const { params } = useRoute();
   const flows = state.data;
   const bundled = useMemo(() => (flows ?? []).filter((f) => f.bundled), [flows]);
-  const own = useMemo(() => (flows ?? []).filter((f) => !f.bundled), [flows]);
   const ids = useMemo(() => new Set((flows ?? []).map((f) => f.id)), [flows]);
+  const rows = useMemo(() => sortRows(flowRows(flows ?? [], health.data?.[0] ?? []), sort), [flows, health.data, sort]);
   const selected = flows?.find((f) => f.id === flowId) ?? (flowId === null ? bundled[0] : undefined);
+  const reload = (): void => setReloads((n) => n + 1);
+  const split = health.data?.[1];
 
   if (state.status === 'loading' && !flows) return <Loading what="flows" />;
   if (state.status === 'error' && !flows) return <ErrorState title="Could not load the flows" error={state.error} onRetry={reload} />;
@@ -67,52 +74,44 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
         </button>
       </header>
       <StaleNote failed={failedRead(state)} />
-      <div className="flows-layout">
-        <nav className="flow-list" aria-label="Flows">
-          <h2>Examples</h2>
-          <ul>
-            {bundled.map((f) => (
-              <FlowItem key={f.id} flow={f} selected={f.id === selected?.id} />
-            ))}
-          </ul>
-          <h2>Your flows</h2>
-          {own.length === 0 ? (
-            <p className="muted small-print">
-              None yet. Edit a draft of any flow and save it here, or put <code>.prose</code> files in the <code>flows</code> folder next to your database (<code>hivewatch serve</code> prints where) and press Reload.
-            </p>
-          ) : (
-            <>
-              <p className="muted small-print mono" title="the folder these come from">
-                {folderOf(own[0]?.path ?? '')}
-              </p>
-              <ul>
-                {own.map((f) => (
-                  <FlowItem key={f.id} flow={f} selected={f.id === selected?.id} />
-                ))}
-              </ul>
-            </>
-          )}
-        </nav>
-        <div className="flow-main">
-          {selected ? (
-            <FlowView
-              key={selected.id}
-              flow={selected}
-              startOpen={params.get('edit') === '1'}
-              existing={ids}
-              onSaved={(saved) => {
-                reload();
-                navigate(formatHash(['flows', saved.id]));
-              }}
-            />
-          ) : (
-            <EmptyState title="No such flow">
-              <code>{flowId}</code> is not in the list. <a href="#/flows">Show the examples</a>
-            </EmptyState>
-          )}
+      <section className="flow-health-panel" aria-labelledby="flow-health-title">
+        <div className="flow-health-head">
+          <h2 id="flow-health-title">How each flow fares</h2>
+          <PeriodPicker period={period} onChange={setPeriod} />
+          <span className="small-print muted" data-testid="flows-cost">
+            {health.status === 'error' ? (
+              <span className="error-text">Could not load the runs' figures: {health.error}</span>
+            ) : split && hasSpend(split.total) ? (
+              <>
+                All flows spent <CostSplitFigures split={split.total} /> <CostTrend trend={split.trend} />
+              </>
+            ) : health.status === 'loading' ? (
+              'Loading the figures…'
+            ) : (
+              'No attempt in this period reported tokens or cost.'
+            )}
+          </span>
         </div>
+        <FlowHealthTable rows={rows} sort={sort} onSort={setSort} selectedId={selected?.id ?? null} />
+      </section>
+      <div className="flow-main">
+        {selected ? (
+          <FlowView
+            key={selected.id}
+            flow={selected}
+            startOpen={params.get('edit') === '1'}
+            existing={ids}
+            onSaved={(saved) => {
+              reload();
+              navigate(formatHash(['flows', saved.id]));
+            }}
+          />
+        ) : (
+          <EmptyState title="No such flow">
+            <code>{flowId}</code> is not in the list. <a href="#/flows">Show the examples</a>
+          </EmptyState>
+        )}
       </div>
-      <FlowCosts flows={flows} />
     </section>
   );
 }

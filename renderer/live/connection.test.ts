@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionLabel, OFFLINE_AFTER_MS, unreachableMessage } from './connection.js';
+import { connectionLabel, databaseMessage, OFFLINE_AFTER_MS, unreachableMessage } from './connection.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 
@@ -25,5 +25,14 @@ describe('connectionLabel', () => {
     expect(unreachableMessage({ ...down, connection: 'catching-up' }, http)).toBeNull();
     expect(unreachableMessage({ ...down, connection: 'live' }, http)).toBeNull();
     expect(unreachableMessage(down, { protocol: 'file:', host: '' })).toBeNull();
+  });
+});
+
+describe('databaseMessage', () => {
+  it('says how long the database has been away and how many runs wait, counting on from the last answer; nothing while it answers', () => {
+    expect(databaseMessage({ unavailableForMs: null, waitingRuns: 0 }, 5_000)).toBeNull();
+    expect(databaseMessage({ unavailableForMs: 41_200, waitingRuns: 3 }, 900)).toBe('Database unavailable for 42 s, 3 runs waiting');
+    expect(databaseMessage({ unavailableForMs: 2_000, waitingRuns: 1 }, 0)).toBe('Database unavailable for 2 s, 1 run waiting');
+    expect(databaseMessage({ unavailableForMs: 125_000, waitingRuns: 0 }, 0)).toBe('Database unavailable for 2 min 5 s, retrying');
   });
 });

@@ -1,3 +1,4 @@
+import type { DatabaseStatus } from '../../core/service/api.js';
 import { formatPast } from '../lib/format.js';
 
 /**
@@ -50,4 +51,18 @@ export function connectionLabel(s: ConnectionState, now: number): ConnectionLabe
     return { state: 'reconnecting', text: 'Reconnecting…', detail, title: 'the live stream dropped: reconnecting on its own; what you see may be out of date' };
   }
   return { state: 'offline', text: 'Offline', detail, title: `the server has not answered for ${formatPast(s.downSince ?? now, now).replace(' ago', '')}: retrying every 2 s; what you see may be out of date` };
+}
+
+/**
+ * While the host cannot reach its database (a restart, a failover), one line under the top bar:
+ * "Database unavailable for 42 s, 3 runs waiting". Runs wait through it (the journal's retry
+ * window, docs/postgres.md); the window's reads fail meanwhile and need no message of their own.
+ * `sinceAskedMs`: how long ago the host answered, so the count moves between two asks.
+ */
+export function databaseMessage(status: DatabaseStatus, sinceAskedMs: number): string | null {
+  if (status.unavailableForMs === null) return null;
+  const seconds = Math.floor((status.unavailableForMs + Math.max(0, sinceAskedMs)) / 1000);
+  const length = seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  const runs = status.waitingRuns === 0 ? 'retrying' : `${status.waitingRuns} ${status.waitingRuns === 1 ? 'run' : 'runs'} waiting`;
+  return `Database unavailable for ${length}, ${runs}`;
 }

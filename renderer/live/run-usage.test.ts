@@ -32,4 +32,11 @@ describe('live usage of a run row', () => {
     for (const event of events.map((e) => ('usage' in e ? { ...e, usage: undefined } : e)) as HivewatchEvent[]) live = applyToLiveRun(live, event);
     expect(live?.summary.usage).toBeUndefined();
   });
+
+  it('leaves a run whose attempts reported only zeros (a refused request) without usage: nothing shown, never $0.00', () => {
+    let live = undefined as ReturnType<typeof applyToLiveRun>;
+    const zeros = { source: 'result' as const, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
+    for (const event of events.map((e) => ('usage' in e ? { ...e, usage: zeros } : e)) as HivewatchEvent[]) live = applyToLiveRun(live, event);
+    expect(live?.summary.usage ?? null).toBeNull();
+  });
 });

@@ -192,7 +192,7 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
             {run.errorCount > 0 ? <a href={`#/errors?run=${encodeURIComponent(run.id)}&range=all`}>{run.errorCount}</a> : 0}
           </dd>
         </div>
-        <CostFact usage={run.usage ?? null} />
+        <CostFact usage={run.usage ?? null} status={run.status} />
         {workspace && (
           <div>
             <dt>Branch</dt>

@@ -22,7 +22,7 @@ export function IssueFilterChip({ query, onChange }: { query: RunsQuery; onChang
           ×
         </button>
       </span>
-      <a href={formatHash(['errors'], { range: 'all', istatus: 'all', group: query.issue })}>← Back to the issue</a>
+      <a href={formatHash(['issues', query.issue], { range: 'all', istatus: 'all' })}>← Back to the issue</a>
     </div>
   );
 }

@@ -8,7 +8,7 @@ import { failureHeadline, failureSummary } from '../lib/failure-headline.js';
 import { formatDelay } from '../lib/format.js';
 import { copyFullId, idTail } from '../lib/run-ids.js';
 import { stepWords } from '../lib/step-words.js';
-import { costLine, tokenLine } from '../lib/cost-format.js';
+import { runCost, tokenLine } from '../lib/cost-format.js';
 import { canCancel, canResume, canRetry, canStopWatching, isOperable } from './run-actions.js';
 
 export interface RunRowProps {
@@ -74,19 +74,20 @@ function EndingCode({ run }: { run: RunSummary }) {
   );
 }
 
-/** "$0.42 · $0.17 on failed attempts", its words after the amounts dropped where the column is narrow (cost.css). */
-function CostText({ usage }: { usage: NonNullable<RunSummary['usage']> }) {
-  const text = costLine(usage);
-  const cut = text.indexOf(' on failed attempts');
-  if (cut < 0) return <>{text}</>;
+/**
+ * What the run spent, by outcome: "$0.42 · $0.17 retried · $0.25 successful", "$2.58 · failed
+ * run"; nothing when it reported no usage. Where the column is narrow the successful share steps
+ * aside (cost.css); the title says it all.
+ */
+function RowCost({ run }: { run: RunSummary }) {
+  const cost = run.usage ? runCost(run.usage, run.status) : null;
+  if (cost === null || !run.usage) return null;
   return (
-    <>
-      {text.slice(0, cut)}
-      <span className="cost-words">{text.slice(cut)}</span>
-      <span className="cost-short" aria-hidden="true">
-        {' failed'}
-      </span>
-    </>
+    <span className="cell-sub run-row-cost" data-testid="run-row-cost" title={`${cost.sentence} ${tokenLine(run.usage)}.`}>
+      {cost.total}
+      {cost.failure !== null && <> · {cost.failure}</>}
+      {cost.success !== null && <span className="cost-success"> · {cost.success}</span>}
+    </span>
   );
 }
 
@@ -166,11 +167,7 @@ export const RunRow = memo(function RunRow({
         </div>
         <div className="flow-sub">
           <EndingCode run={run} />
-          {run.usage && (
-            <span className="cell-sub run-row-cost" data-testid="run-row-cost" title={`${costLine(run.usage)}; ${tokenLine(run.usage)}${run.usage.unknownCostAttempts > 0 ? '; some attempts reported no cost' : ''}`}>
-              <CostText usage={run.usage} />
-            </span>
-          )}
+          <RowCost run={run} />
         </div>
       </div>
       <div role="gridcell" className="cell-id col-secondary mono" title={run.id} onCopy={(e) => copyFullId(e, run.id)}>

@@ -77,7 +77,7 @@ describe.each(engines.engines)('the Runs text filter agrees with the store’s t
     const store = await openStore({ path: await engine.fresh() });
     try {
       await journal(store, runs);
-      const api = readApi(store);
+      const api = readApi(store, () => Promise.resolve(null));
       const summaries: RunSummary[] = (await api.listRuns({ limit: 1_000 })).items;
       expect(summaries).toHaveLength(RUNS);
       const told = { yes: 0, foundByPromptOrFolding: 0 };

@@ -1,4 +1,5 @@
 import type {
+  DatabaseStatus,
   HivewatchApi,
   HivewatchEvent,
   JournaledEvent,
@@ -164,6 +165,13 @@ export class FakeApi implements HivewatchApi {
   skipBackoff(): Promise<never> {
     return this.unsupported('skipBackoff');
   }
+  /** What `databaseStatus` answers (a test sets an outage). */
+  database: DatabaseStatus = { unavailableForMs: null, waitingRuns: 0 };
+
+  databaseStatus(): Promise<DatabaseStatus> {
+    return Promise.resolve({ ...this.database });
+  }
+
   listFlows(): Promise<never> {
     return this.unsupported('listFlows');
   }
@@ -218,6 +226,12 @@ export class FakeApi implements HivewatchApi {
   usageByFlow(): Promise<never> {
     return this.unsupported('usageByFlow');
   }
+  costSplit(): Promise<never> {
+    return this.unsupported('costSplit');
+  }
+  flowHealth(): Promise<never> {
+    return this.unsupported('flowHealth');
+  }
   listIssues(): Promise<never> {
     return this.unsupported('listIssues');
   }
@@ -226,5 +240,8 @@ export class FakeApi implements HivewatchApi {
   }
   setIssueStatus(): Promise<never> {
     return this.unsupported('setIssueStatus');
+  }
+  getIssueDetail(): Promise<never> {
+    return this.unsupported('getIssueDetail');
   }
 }

@@ -72,6 +72,8 @@ export const ERROR_CODES = {
   USER_INVALID_CONFIG: code('user', false, 'Fix the configuration file'),
   USER_INVALID_SCOPE: code('user', false, 'Fix the scope definition'),
   USER_MISSING_DEPENDENCY: code('user', false, 'Install the missing tool or name an agent with --agent'),
+  /** A rendered prompt no process can be given (a NUL character, more than 128 KiB): refused before the agent starts. */
+  USER_INVALID_PROMPT: code('user', false, 'Pass less into the prompt, or strip NUL characters from what it takes in'),
   USER_THROWN: code('user', false, null),
 
   POLICY_RETRY_LIMIT_EXCEEDED: code('policy', false, 'Raise the retry limit or fix the underlying failure'),

@@ -29,7 +29,8 @@ export const COMMON: Scheme = {
 export const CLAUDE_CODE: Scheme = {
   name: 'claude-code',
   keys: [
-    'prompt.id', 'app.version', 'terminal.type', 'message.uuid', 'request_id', 'query_source', 'query_source_safe',
+    'prompt.id', 'app.version', 'terminal.type', 'message.uuid', 'request_id', 'client_request_id', 'workflow.run_id', 'workflow.name',
+    'query_source', 'query_source_safe',
     'model', 'effort', 'speed', 'anthropic.provider', 'anthropic.custom_base_url',
     'prompt_length', 'user_prompt_length', 'response_length',
     'cost_usd', 'cost_usd_micros', 'duration_ms', 'ttft_ms', 'first_content_ms',

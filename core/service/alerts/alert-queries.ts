@@ -276,6 +276,16 @@ export function* unresolvedFires(_dialect: Dialect, subjects: readonly string[])
   return rows.map(deliveryOf);
 }
 
+/** The deliveries about one subject (an issue's fingerprint, a run), newest first, tests left out. */
+export function* deliveriesAbout(_dialect: Dialect, subject: string, limit = 50): Query<AlertDelivery[]> {
+  const n = Math.max(1, Math.min(1_000, Math.trunc(limit)));
+  const rows = yield* all<DeliveryRecord>(
+    `SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries WHERE subject = ? AND kind <> 'test' ORDER BY created_at DESC, id DESC LIMIT ${n}`,
+    [subject],
+  );
+  return rows.map(deliveryOf);
+}
+
 export function* listDeliveries(_dialect: Dialect, limit = 100): Query<AlertDelivery[]> {
   const n = Math.max(1, Math.min(1_000, Math.trunc(limit)));
   return (yield* all<DeliveryRecord>(`SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries ORDER BY created_at DESC, id DESC LIMIT ${n}`)).map(deliveryOf);

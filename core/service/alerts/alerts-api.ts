@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { HivewatchStore } from '../../store/contract.js';
-import { getRule, insertRule, listDeliveries, listRules, moveCursorToHeadIfNoRules, removeRule, type AlertDelivery } from './alert-queries.js';
+import { getRule, insertRule, deliveriesAbout, listDeliveries, listRules, moveCursorToHeadIfNoRules, removeRule, type AlertDelivery } from './alert-queries.js';
 import { bundledExamplesDir } from '../flow-keys.js';
 import { FlowRefError, flowRefScope, resolveFlowRef, type FlowRefScope } from '../flow-ref.js';
 import { AlertInputError, describeRule, redactWebhook, ruleFromInput, type AlertRule } from './rules.js';
@@ -79,6 +79,11 @@ export async function alertRuleExists(store: HivewatchStore, id: string): Promis
 
 export function removeAlertRule(store: HivewatchStore, id: string, now: number = Date.now()): Promise<boolean> {
   return store.runStatements((d) => removeRule(d, id, now));
+}
+
+/** The deliveries about an issue (its fingerprint) or a run, newest first. */
+export async function alertDeliveriesAbout(store: HivewatchStore, subject: string): Promise<AlertDeliveryView[]> {
+  return (await store.runStatements((d) => deliveriesAbout(d, subject))).map(deliveryView);
 }
 
 export async function listAlertDeliveries(store: HivewatchStore, limit = 100): Promise<AlertDeliveryView[]> {

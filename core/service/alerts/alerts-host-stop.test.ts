@@ -9,9 +9,13 @@ import { startAlerts } from './alerts-host.js';
 import { TestReceiver } from './testing.js';
 
 /**
- * Closing a serving host while its receiver hangs: the POST in flight ends at its timeout and no
- * other starts, so closing costs one bounded POST, not one per due delivery (up to 50 a pass).
+ * Closing a serving host while its receiver holds a POST: closing waits for that POST to end and
+ * starts no other, so it costs one bounded POST, not one per due delivery (up to 50 a pass).
  * The deliveries not posted stay pending for the next host. A real receiver, a real SQLite file.
+ *
+ * The receiver answers the held POST only once the host is closing: the order is set by events,
+ * not by a timeout racing the test (with a short POST timeout, a loaded machine let the first POST
+ * time out and the second start before the test got to close the host).
  */
 
 const tempDir = tempDirs();
@@ -28,13 +32,16 @@ describe('the alerts host closing', () => {
     cleanups.push(() => store.close(), () => receiver.stop());
     await addAlertRule(store, { when: 'run-failed', webhook: hook, throttle: '0' }, 'test');
     receiver.answers.push('hang', 'hang', 'hang');
-    const host = startAlerts(store, { timeoutMs: 100, scheduler: () => () => undefined }, 'test')!;
+    // A ceiling only: the held POST ends when the test answers it, long before.
+    const host = startAlerts(store, { timeoutMs: 120_000, scheduler: () => () => undefined }, 'test')!;
     await host.engine.pump(); // alerting starts at the journal's head
     // One batch: one pass evaluates the three failures, then starts posting them.
     const failed = (id: string) => new JournalBuilder(id, { flow: 'flows/a.prose', start: Date.now() }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }]).fail().events;
     await store.appendEvents([...failed('run_1'), ...failed('run_2'), ...failed('run_3')]);
-    await vi.waitFor(() => expect(receiver.requests).toHaveLength(1));
-    await host.stop();
+    await vi.waitFor(() => expect(receiver.requests).toHaveLength(1), { timeout: 30_000 });
+    const closing = host.stop();
+    receiver.release(503);
+    await closing;
     expect(receiver.requests).toHaveLength(1);
     const statuses = (await store.runStatements((d) => listDeliveries(d))).map((d) => d.status).sort();
     expect(statuses).toEqual(['failed', 'pending', 'pending']);

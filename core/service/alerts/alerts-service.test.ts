@@ -60,7 +60,7 @@ describe('alerts API', () => {
     const [pending] = await service.listAlertDeliveries({});
     expect(pending).toMatchObject({ status: 'pending', attempts: 1, ruleId: rule.id });
     receiver.release(204);
-    await vi.waitFor(async () => expect((await service.listAlertDeliveries({}))[0]).toMatchObject({ status: 'sent', responseCode: 204 }));
+    await vi.waitFor(async () => expect((await service.listAlertDeliveries({}))[0]).toMatchObject({ status: 'sent', responseCode: 204 }), { timeout: 10_000 });
     const tested = await service.testAlertRule({ id: rule.id });
     expect(tested).toMatchObject({ kind: 'test', status: 'sent', responseCode: 200 });
     expect(receiver.requests).toHaveLength(2);

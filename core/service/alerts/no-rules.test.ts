@@ -112,7 +112,7 @@ describe('the alerts host after a commit', () => {
       const failed = failedRun('run_bad');
       expect(mayAlert(failed)).toBe(true);
       await store.appendEvents(failed);
-      await vi.waitFor(() => expect(hook.bodies().map((b) => b.subject)).toEqual(['run_bad']));
+      await vi.waitFor(() => expect(hook.bodies().map((b) => b.subject)).toEqual(['run_bad']), { timeout: 10_000 });
       expect(asked).toBeGreaterThan(0);
     } finally {
       await host.stop();

@@ -49,7 +49,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('alerts with two hosts on one Postg
       // meanwhile, evaluates the same events (inserting nothing new) and skips the leased row.
       receiver.answers.push('hang');
       const pumpA = hostA.pump();
-      await vi.waitFor(() => expect(receiver.requests).toHaveLength(1));
+      await vi.waitFor(() => expect(receiver.requests).toHaveLength(1), { timeout: 10_000 });
       await Promise.all([hostB.pump(), hostB.pump()]);
       expect(hostB.posted).toBe(RUNS - 1);
       receiver.release(200);

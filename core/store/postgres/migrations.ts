@@ -8,6 +8,8 @@ import { usageRollupsSql } from '../migration-16.js';
 import { USAGE_LIMIT_WAIT_SQL } from '../migration-17.js';
 import { runsAtScaleSql } from '../migration-19.js';
 import { groupCountsSql } from '../migration-20.js';
+import { outcomesKeyBackfill, outcomesMigrationSql } from '../outcomes/migration-21.js';
+import { issueFailureRollupsSql } from '../migration-22.js';
 import { labelFactsSql } from '../migration-23.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
@@ -120,6 +122,25 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // SQLite's migration 20 (core/store/migration-20.ts): the same tables and backfill, plpgsql triggers.
     up: async (client) => {
       for (const sql of groupCountsSql(Dialect.postgres)) await client.query(sql);
+    },
+  },
+  {
+    version: 21,
+    name: 'what failure costs and how each flow fares: cost by outcome, runs ended per flow, status and duration',
+    // SQLite's migration 21 (core/store/outcomes/migration-21.ts): the same statements and key backfill, plpgsql triggers.
+    up: async (client) => {
+      const sql = outcomesMigrationSql(Dialect.postgres);
+      for (const statement of sql.before) await client.query(statement);
+      await runAsync(executorOf(client), outcomesKeyBackfill());
+      for (const statement of sql.after) await client.query(statement);
+    },
+  },
+  {
+    version: 22,
+    name: "issue failures per hour and day: each issue's failures in a period from rollups",
+    // SQLite's migration 22 (core/store/migration-22.ts): the same tables and backfill, one plpgsql trigger function.
+    up: async (client) => {
+      for (const sql of issueFailureRollupsSql(Dialect.postgres)) await client.query(sql);
     },
   },
   {

@@ -56,7 +56,7 @@ export class PostgresStore implements HivewatchStore {
   /** Batches whose COMMIT this host could not see the end of (in-doubt.ts). */
   private readonly inDoubt = new InDoubtBatches();
   private closed = false;
-  readonly usage = <R extends UsageRead>(read: R): Promise<UsageAnswer<R>> => this.read(usageQuery(read));
+  readonly usage = <R extends UsageRead>(read: R): Promise<UsageAnswer<R>> => this.read(usageQuery(Dialect.postgres, read));
   readonly issues = issueStore(Dialect.postgres, (query) => this.read(query), (query) => this.autocommit(query));
   readonly runStatements = <T>(plan: (dialect: Dialect) => Query<T>): Promise<T> => (this.readonly ? this.read(plan(Dialect.postgres)) : this.autocommit(plan(Dialect.postgres)));
 

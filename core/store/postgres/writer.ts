@@ -15,6 +15,8 @@ import { StatementBatch } from './statement-batch.js';
 import { numberPlaceholders } from './placeholders.js';
 import { UsageBatch } from '../usage-rollups.js';
 import { lockErrorFacts } from './fact-locks.js';
+import { executorOf } from './execution.js';
+import { runAsync } from '../queries/plan.js';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -134,6 +136,8 @@ export class PostgresJournalWriter {
     try {
       await this.loadMissing(client, events);
       const batch = this.reduce(events, importedWalls);
+      // What moving a run's spend reads must come before the batch's one round trip (it cannot read).
+      if (batch.usage.size > 0) await runAsync(executorOf(client), batch.usage.costReads());
       // Every write of the batch in one round trip, the commit positions' claim last but one.
       const statements = new StatementBatch();
       await this.writeRows(statements.collector, batch);
@@ -207,7 +211,7 @@ export class PostgresJournalWriter {
         created: (state) => this.cache.set(state.run.id, state),
         reduced: (event, state, wall) => {
           batch.payloads.push(eventPayload(event));
-          batch.usage.add(event, state.run.flow, wall);
+          batch.usage.add(event, state.run, wall);
           if (event.type === 'runStarted') batch.started.add(event.runId);
         },
       },

@@ -20,6 +20,26 @@ import {
   optionalTime,
 } from './sql.js';
 import { all, get, type Dialect, type Query } from './plan.js';
+import { scopedErrorCounts, scopedErrorSeries, type ScopedFilters } from './issue-scoped.js';
+
+/** `fingerprint IN (…)` of an issue filter on the errors table (aliased by `prefix`). */
+function addFingerprints(c: Conditions, fingerprints: readonly string[] | undefined, prefix: string): void {
+  if (fingerprints === undefined) return;
+  if (fingerprints.length === 0) c.add('1 = 0');
+  else c.add(`${prefix}fingerprint IN (${fingerprints.map(() => '?').join(', ')})`, ...fingerprints);
+}
+
+/** The filters of a view narrowed to issues, as issue-scoped.ts reads them. */
+function scoped(filters: ErrorFilters & { fingerprints: readonly string[] }): ScopedFilters {
+  const out: ScopedFilters = { fingerprints: filters.fingerprints };
+  for (const key of ['flow', 'category', 'origin', 'code'] as const) {
+    const value = optionalText(key, filters[key]);
+    if (value !== undefined) out[key] = value;
+  }
+  const disposition = dispositionFilter(filters.disposition);
+  if (disposition !== undefined) out.disposition = disposition;
+  return out;
+}
 
 /** Filters every error query accepts; each is an exact match. */
 export interface ErrorFilters {
@@ -30,6 +50,11 @@ export interface ErrorFilters {
   code?: string;
   /** Only occurrences of this disposition (pending, handled, unhandled: docs/semantics.md F3). */
   disposition?: ErrorDisposition;
+  /**
+   * Only occurrences of these issues (an issue-status filter, resolved to fingerprints by the
+   * service): counts and series then read the group rollups (issue-scoped.ts).
+   */
+  fingerprints?: readonly string[];
 }
 
 /** `handled` counts are by disposition: the keys HANDLED_KEY / UNHANDLED_KEY and `pending`. */
@@ -148,6 +173,7 @@ export function* errorCounts(dialect: Dialect, query: ErrorCountsQuery): Query<E
     throw new StoreError('invalid_argument', `unknown dimension "${String(query.by)}"; use category, origin, code, flow, handled, run or task`);
   }
   const c = yield* addFilters(dialect, new Conditions(), query, 'e.');
+  addFingerprints(c, query.fingerprints, 'e.');
   if (since !== undefined) c.add('e.ts >= ?', since);
   if (until !== undefined) c.add('e.ts < ?', until);
   if (query.by === 'task') c.add('e.task_id IS NOT NULL');
@@ -171,6 +197,13 @@ function* rollupCounts(
   until: number | undefined,
   limit: number,
 ): Query<ErrorCount[]> {
+  const { fingerprints } = filters;
+  if (fingerprints !== undefined) {
+    const rows = yield* scopedErrorCounts(dialect, scoped({ ...filters, fingerprints }), dim, since, until, limit);
+    const counts: ErrorCount[] = [];
+    for (const r of rows) counts.push({ key: r.k, count: r.n, label: dim === 'flow' ? yield* flowLabel(dialect, r.k) : null });
+    return counts;
+  }
   const plan = planWindow(since, until);
   const filter = yield* addFilters(dialect, new Conditions(), filters);
   const parts: string[] = [];
@@ -211,10 +244,16 @@ export function* errorSeries(dialect: Dialect, query: ErrorSeriesQuery): Query<E
     throw new StoreError('invalid_argument', `${count} ${query.bucket} buckets requested; at most ${MAX_SERIES_BUCKETS} (use a coarser bucket)`);
   }
   const buckets = Array.from({ length: count }, (_, i) => first + i * size);
-  const c = new Conditions().add('bucket >= ?', first).add('bucket < ?', until);
-  yield* addFilters(dialect, c, query);
-  const sql = `SELECT bucket, ${query.stackBy} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[query.bucket]}${c.where()} GROUP BY bucket, k`;
-  const rows = yield* all<{ bucket: number; k: string; n: number }>(sql, c.params);
+  const { fingerprints } = query;
+  let rows: { bucket: number; k: string; n: number }[];
+  if (fingerprints !== undefined) {
+    rows = yield* scopedErrorSeries(dialect, scoped({ ...query, fingerprints }), query.bucket, query.stackBy, first, until);
+  } else {
+    const c = new Conditions().add('bucket >= ?', first).add('bucket < ?', until);
+    yield* addFilters(dialect, c, query);
+    const sql = `SELECT bucket, ${query.stackBy} AS k, SUM(count) AS n FROM ${ROLLUP_TABLE[query.bucket]}${c.where()} GROUP BY bucket, k`;
+    rows = yield* all<{ bucket: number; k: string; n: number }>(sql, c.params);
+  }
   const byKey = new Map<string, { key: string; total: number; counts: number[] }>();
   for (const r of rows) {
     let s = byKey.get(r.k);
@@ -234,6 +273,7 @@ export function* errorSeries(dialect: Dialect, query: ErrorSeriesQuery): Query<E
 export function* listErrors(dialect: Dialect, query: ListErrorsQuery = {}): Query<ErrorPage> {
   const limit = clampLimit(query.limit);
   const c = yield* addFilters(dialect, new Conditions(), query, 'e.');
+  addFingerprints(c, query.fingerprints, 'e.');
   const fingerprint = optionalText('fingerprint', query.fingerprint);
   const runId = optionalText('runId', query.runId);
   const taskId = optionalText('taskId', query.taskId);

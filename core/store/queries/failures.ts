@@ -4,6 +4,7 @@ import { StoreError } from '../store-error.js';
 import { flowFiles } from './runs.js';
 import { all, Dialect, get, type Query } from './plan.js';
 import { clampLimit, Conditions, optionalText, optionalTime } from './sql.js';
+import { scopedFailureCounts } from './issue-scoped.js';
 
 /**
  * Failures (docs/semantics.md F4): one per run that ended `failed`, its ending error, counted in
@@ -28,6 +29,11 @@ export interface FailureCountsQuery {
   code?: string;
   /** One run's failure (0 or 1). */
   runId?: string;
+  /**
+   * Only failures on these issues (an issue-status filter), counted at their ending error's time
+   * from the issue failure rollups (issue-scoped.ts); by `rootCode` the ending code stands in.
+   */
+  fingerprints?: readonly string[];
   /** At most this many rows, largest counts first (default 100); `total` counts them all. */
   limit?: number;
 }
@@ -79,6 +85,7 @@ export function* failureCounts(dialect: Dialect, query: FailureCountsQuery): Que
   const until = optionalTime('until', query.until);
   const limit = clampLimit(query.limit, 100, 10_000);
   const runId = optionalText('runId', query.runId);
+  if (query.fingerprints !== undefined && runId === undefined) return yield* scopedFailures(dialect, query, query.fingerprints, since, until, limit);
   const byCode = query.by === 'code';
   const rollupFilter = yield* filters(dialect, query, 'rollup');
   const runsFilter = yield* filters(dialect, query, 'runs');
@@ -120,4 +127,16 @@ export function* failureCounts(dialect: Dialect, query: FailureCountsQuery): Que
     rows.push({ key: g.k, count: g.n, label, ...(byCode ? { rootCode: g.r } : {}) });
   }
   return { total, rows };
+}
+
+/** Failures on some issues, from the issue failure rollups. */
+function* scopedFailures(dialect: Dialect, query: FailureCountsQuery, fingerprints: readonly string[], since: number | undefined, until: number | undefined, limit: number): Query<FailureCounts> {
+  const filters = { fingerprints, ...(query.flow !== undefined ? { flow: query.flow } : {}), ...(query.category !== undefined ? { category: query.category } : {}), ...(query.origin !== undefined ? { origin: query.origin } : {}), ...(query.code !== undefined ? { code: query.code } : {}) };
+  const grouped = yield* scopedFailureCounts(dialect, filters, query.by, since, until);
+  const rows: FailureCountRow[] = [];
+  for (const g of grouped.slice(0, limit)) {
+    const label = query.by === 'flow' ? ((yield* get<{ flow_name: string }>('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1', [g.k]))?.flow_name ?? null) : null;
+    rows.push({ key: g.k, count: g.n, label, ...(query.by === 'code' ? { rootCode: g.k } : {}) });
+  }
+  return { total: grouped.reduce((sum, g) => sum + g.n, 0), rows };
 }

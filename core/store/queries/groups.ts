@@ -83,6 +83,10 @@ export function* errorGroups(dialect: Dialect, query: ErrorGroupsQuery = {}): Qu
     const value = optionalText(dim, query[dim]);
     if (value !== undefined) groupFilter.add(`g.${dim} = ?`, value);
   }
+  if (query.fingerprints !== undefined) {
+    if (query.fingerprints.length === 0) return [];
+    groupFilter.add(`g.fingerprint IN (${query.fingerprints.map(() => '?').join(', ')})`, ...query.fingerprints);
+  }
 
   if (since === undefined && until === undefined && flow === undefined && (disposition === undefined || disposition === 'unhandled')) {
     const count = disposition === undefined ? 'g.count' : 'g.unhandled';

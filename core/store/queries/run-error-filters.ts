@@ -69,6 +69,7 @@ export function* addErrorFilters(dialect: Dialect, c: Conditions, query: RunErro
     );
   }
   const issue = optionalText('issue', query.issue);
-  // The errors' (fingerprint, ts) index holds each occurrence's run.
-  if (issue !== undefined && issue !== '') c.add('id IN (SELECT e.run_id FROM errors AS e WHERE e.fingerprint = ?)', issue);
+  // One row per run the issue hit (migration 18), however many occurrences each had: a tenth of
+  // the issue's occurrences at ten errors a run.
+  if (issue !== undefined && issue !== '') c.add('id IN (SELECT g.run_id FROM error_group_runs AS g WHERE g.fingerprint = ?)', issue);
 }

@@ -1,6 +1,8 @@
 import type { TokenUsage } from '../../base/usage.js';
 import { DAY_MS } from '../usage-rollups.js';
-import { all, type Query } from './plan.js';
+import { costSplit, type CostSplitAnswer, type CostSplitQuery } from '../outcomes/cost-split.js';
+import { flowHealth, type FlowHealth, type FlowHealthQuery } from '../outcomes/flow-health.js';
+import { all, type Dialect, type Query } from './plan.js';
 import { clampLimit, Conditions, optionalTime } from './sql.js';
 
 /**
@@ -32,7 +34,7 @@ interface RunUsage extends UsageTotals {
   countedIn: { runId: string; taskId: string; attempt: number } | null;
 }
 
-export interface FlowUsage extends UsageTotals {
+interface FlowUsage extends UsageTotals {
   flow: string;
 }
 
@@ -137,20 +139,28 @@ function* attemptSums(flow: string | undefined, from: number | undefined, to: nu
   return yield* all<SumRow>(`SELECT flow, ${ATTEMPT_SUMS} FROM attempt_usage${c.where()} GROUP BY flow`, c.params);
 }
 
-export type CostlyRun = RunUsage & { flow: string; startedAt: number };
+export type CostlyRun = RunUsage & { flow: string; startedAt: number; status: string };
 
-/** The usage reads of the store's contract (`HivewatchStore.usage`), one method for all three. */
+/**
+ * The usage reads of the store's contract (`HivewatchStore.usage`), one method for all of them:
+ * what runs, attempts and flows spent, what failure costs (`costSplit`, outcomes/cost-split.ts)
+ * and each flow's health with its spend (`flowHealth`, outcomes/flow-health.ts).
+ */
 export type UsageRead =
   | { kind: 'runs'; runIds: readonly string[] }
   | { kind: 'flows'; query?: UsageQuery }
   | { kind: 'costliestRuns'; query?: UsageQuery & { limit?: number } }
-  | { kind: 'attempts'; runId: string };
+  | { kind: 'attempts'; runId: string }
+  | { kind: 'costSplit'; query?: CostSplitQuery }
+  | { kind: 'flowHealth'; query?: FlowHealthQuery };
 
 interface UsageAnswers {
   runs: Map<string, RunUsage>;
   flows: FlowUsage[];
   costliestRuns: CostlyRun[];
   attempts: AttemptUsage[];
+  costSplit: CostSplitAnswer;
+  flowHealth: FlowHealth[];
 }
 
 /** One attempt's usage as its end event reported it. */
@@ -162,8 +172,12 @@ interface AttemptUsage {
 
 export type UsageAnswer<R extends UsageRead> = UsageAnswers[R['kind']];
 
-export function usageQuery<R extends UsageRead>(read: R): Query<UsageAnswer<R>> {
+export function usageQuery<R extends UsageRead>(dialect: Dialect, read: R): Query<UsageAnswer<R>> {
   switch (read.kind) {
+    case 'costSplit':
+      return costSplit(dialect, read.query) as Query<UsageAnswer<R>>;
+    case 'flowHealth':
+      return flowHealth(dialect, read.query) as Query<UsageAnswer<R>>;
     case 'runs':
       return runUsage(read.runIds) as Query<UsageAnswer<R>>;
     case 'flows':
@@ -204,7 +218,7 @@ function* costliestRuns(query: UsageQuery & { limit?: number } = {}): Query<Cost
   if (query.flow !== undefined) c.add('r.flow = ?', query.flow);
   const columns = SUM_COLUMNS.split(', ').map((col) => `u.${col}`).join(', ');
   const rows = yield* all<SumRow>(
-    `SELECT u.run_id, r.flow, r.started_at, u.parent_run_id, u.parent_task_id, u.parent_attempt, ${columns}
+    `SELECT u.run_id, r.flow, r.started_at, r.status, u.parent_run_id, u.parent_task_id, u.parent_attempt, ${columns}
        FROM run_usage AS u JOIN runs AS r ON r.id = u.run_id${c.where()}
       ORDER BY u.cost_usd DESC, u.run_id LIMIT ?`,
     [...c.params, clampLimit(query.limit, 20)],
@@ -213,6 +227,7 @@ function* costliestRuns(query: UsageQuery & { limit?: number } = {}): Query<Cost
     runId: String(row.run_id),
     flow: String(row.flow),
     startedAt: Number(row.started_at),
+    status: String(row.status),
     countedIn: row.parent_run_id === null ? null : { runId: String(row.parent_run_id), taskId: String(row.parent_task_id), attempt: Number(row.parent_attempt) },
     ...totalsOf(row),
   }));

@@ -33,13 +33,28 @@ export async function query(location: string, sql: string): Promise<Record<strin
 
 const GROUP_COUNT_TABLES = 'error_group_count_hour, error_group_flow_count_hour, error_group_count_day, error_group_flow_count_day';
 const FACT_TABLES = 'error_group_runs, error_group_flows, error_group_stats';
+const FAILURE_TABLES = 'error_group_failure_hour, error_group_failure_day';
 const triggers = (names: string): string => names.split(', ').map((name) => `DROP TRIGGER ${name};`).join(' ');
 const tables = (names: string): string => names.split(', ').map((name) => `DROP TABLE ${name};`).join(' ');
+
+const OUTCOME_TABLES = 'cost_rollups_hour, cost_rollups_day, run_outcomes_hour, run_outcomes_day';
+const ADDED_COLUMNS = [
+  ...['err_category', 'err_origin', 'err_code', 'err_fingerprint'].map((c) => `ALTER TABLE attempt_usage DROP COLUMN ${c};`),
+  ...['fate_category', 'fate_origin', 'fate_code', 'fate_root_code', 'fate_fingerprint'].map((c) => `ALTER TABLE run_usage DROP COLUMN ${c};`),
+].join(' ');
 
 const UNDO: Record<number, { sqlite: string; postgres: string }> = {
   23: {
     sqlite: 'ALTER TABLE runs DROP COLUMN flow_steps; ALTER TABLE runs DROP COLUMN flow_steps_most; ALTER TABLE tasks DROP COLUMN template;',
     postgres: 'ALTER TABLE runs DROP COLUMN flow_steps, DROP COLUMN flow_steps_most; ALTER TABLE tasks DROP COLUMN template;',
+  },
+  22: {
+    sqlite: `${triggers('error_group_failures_insert, error_group_failures_delete, error_group_failures_update_out, error_group_failures_update_in')} ${tables(FAILURE_TABLES)} DROP INDEX errors_issue_endings;`,
+    postgres: `DROP FUNCTION hivewatch_error_group_failures() CASCADE; DROP TABLE ${FAILURE_TABLES}; DROP INDEX errors_issue_endings;`,
+  },
+  21: {
+    sqlite: `${triggers('run_outcomes_insert, run_outcomes_delete, run_outcomes_update_old, run_outcomes_update_new')} DROP INDEX runs_ended_wall; ${tables(OUTCOME_TABLES)} ${ADDED_COLUMNS}`,
+    postgres: `DROP FUNCTION hivewatch_run_outcomes() CASCADE; DROP INDEX runs_ended_wall; DROP TABLE ${OUTCOME_TABLES}; ${ADDED_COLUMNS}`,
   },
   20: {
     sqlite: `${triggers(['hour', 'day'].flatMap((g) => ['insert', 'delete', 'update'].map((op) => `error_group_trend_${g}_counts_${op}`)).join(', '))} ${tables(GROUP_COUNT_TABLES)}`,

@@ -19,3 +19,9 @@ export const SERIES_PLOT_TOP = 8;
 const SERIES_PLOT_HEIGHT = 200;
 export const SERIES_LABEL_ROOM = 24;
 export const SERIES_HEIGHT = SERIES_PLOT_TOP + SERIES_PLOT_HEIGHT + SERIES_LABEL_ROOM;
+
+/** An issue's trend (its page): a shorter plot, room above the bars for their values. */
+export const TREND_PLOT_TOP = 16;
+const TREND_PLOT_HEIGHT = 120;
+export const TREND_LABEL_ROOM = 24;
+export const TREND_HEIGHT = TREND_PLOT_TOP + TREND_PLOT_HEIGHT + TREND_LABEL_ROOM;

@@ -1,17 +1,19 @@
 import { useEffect, useState } from 'react';
 import { retryImport } from '../../app/retry-import.js';
-import type { CountBars, SeriesBars } from './recharts-charts.js';
+import type { CountBars, SeriesBars, TrendBars } from './recharts-charts.js';
 
 /**
- * recharts draws the Errors charts from a chunk of its own, asked for with the Errors screen's
- * chunk and first data (app/ErrorsScreen.tsx), so it never holds back the numbers: the counts,
- * issues and occurrences paint as their answers come, and each chart draws once this chunk is in
- * and the page has painted once (useDrawAfterPaint). docs/decisions.md, "The Errors charts".
+ * recharts draws the Errors charts and an issue's trend from a chunk of its own, asked for with
+ * the Errors screen's chunk and first data (app/ErrorsScreen.tsx) or by the issue page's trend
+ * when it mounts, so it never holds back the numbers: the counts, issues and occurrences paint
+ * as their answers come, and each chart draws once this chunk is in and the page has painted once
+ * (useDrawAfterPaint). docs/decisions.md, "The Errors charts".
  */
 
 interface ChartsModule {
   CountBars: typeof CountBars;
   SeriesBars: typeof SeriesBars;
+  TrendBars: typeof TrendBars;
 }
 
 let loading: Promise<ChartsModule> | null = null;

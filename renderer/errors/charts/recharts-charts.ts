@@ -4,3 +4,4 @@
  */
 export { CountBars } from './CountBars.js';
 export { SeriesBars } from './SeriesBars.js';
+export { TrendBars } from './TrendBars.js';

@@ -1,0 +1,122 @@
+import { useState } from 'react';
+import type { RunStatus, RunSummary } from '../../core/service/api.js';
+import { useApi } from '../app/api-context.js';
+import { formatHash, hrefToRun } from '../app/router.js';
+import { StatusBadge } from '../components/StatusBadge.js';
+import { RelativeTime } from '../components/Time.js';
+import { ErrorState, Loading } from '../components/states.js';
+import { runCostLine } from '../lib/cost-format.js';
+import { copyFullId, distinctTailLength, idTail } from '../lib/run-ids.js';
+import { errorText, useAsync } from '../lib/use-async.js';
+import { BulkStatus } from '../runs/BulkStatus.js';
+import { useBulkAction } from '../runs/use-bulk-action.js';
+
+/** What a bulk retry takes (its refusals say why it takes no other). */
+const RETRYABLE: RunStatus[] = ['failed', 'cancelled', 'interrupted'];
+const PAGE = 20;
+
+interface Loaded {
+  runs: RunSummary[];
+  next: string | null;
+  retryable: number;
+}
+
+/**
+ * The runs an issue hit, newest first (status, flow, when, cost, a link each), a page at a time,
+ * and "Retry these N runs": the failed, cancelled and interrupted ones among them, through the
+ * Runs screen's bulk retry (a dry run to confirm, then the runs by id; docs/triage.md "Bulk
+ * actions"). The filter names the issue, so it never widens to every failed run.
+ */
+export function RunsAffected({ issueId, total, refresh }: { issueId: string; total: number; refresh: number }) {
+  const api = useApi();
+  const bulk = useBulkAction();
+  const [more, setMore] = useState<{ runs: RunSummary[]; next: string | null } | null>(null);
+  const [moreError, setMoreError] = useState<string | null>(null);
+  const { state, reload } = useAsync(async (): Promise<Loaded> => {
+    const [page, counts] = [await api.listRuns({ issue: issueId, limit: PAGE }), await api.countRuns({ issue: issueId, status: RETRYABLE })];
+    setMore(null);
+    return { runs: page.items, next: page.nextCursor, retryable: counts.total };
+  }, [api, issueId, refresh]);
+  const data = state.data;
+  const runs = [...(data?.runs ?? []), ...(more?.runs ?? [])];
+  const tail = distinctTailLength(runs.map((r) => r.id));
+  const next = more ? more.next : (data?.next ?? null);
+
+  const loadMore = (): void => {
+    if (next === null) return;
+    setMoreError(null);
+    api.listRuns({ issue: issueId, limit: PAGE, cursor: next }).then(
+      (page) => setMore((m) => ({ runs: [...(m?.runs ?? []), ...page.items], next: page.nextCursor })),
+      (error: unknown) => setMoreError(errorText(error)),
+    );
+  };
+  const retry = (): void => {
+    void bulk.run('retry', { kind: 'filter', filter: { issue: issueId, status: RETRYABLE }, every: null }).then((done) => done && reload());
+  };
+
+  return (
+    <section className="panel issue-runs" aria-labelledby="issue-runs-title">
+      <h2 id="issue-runs-title">
+        Runs affected <span className="muted">({total.toLocaleString('en-US')})</span>
+      </h2>
+      <div className="toolbar">
+        {data && data.retryable > 0 && (
+          <button type="button" onClick={retry} data-testid="retry-affected">
+            Retry these {data.retryable.toLocaleString('en-US')} run{data.retryable === 1 ? '' : 's'}
+          </button>
+        )}
+        <a href={formatHash(['runs'], { issue: issueId })}>Open them in Runs →</a>
+      </div>
+      <BulkStatus state={bulk.state} onDismiss={bulk.dismiss} />
+      {state.status === 'loading' && !data ? (
+        <Loading what="the runs" />
+      ) : state.status === 'error' && !data ? (
+        <ErrorState title="Could not load the runs" error={state.error} onRetry={reload} />
+      ) : (
+        <table className="compact-table issue-runs-table">
+          <thead>
+            <tr>
+              <th scope="col">Run</th>
+              <th scope="col">Status</th>
+              <th scope="col">Flow</th>
+              <th scope="col">Started</th>
+              <th scope="col">Cost</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((run) => (
+              <tr key={run.id} data-run-id={run.id}>
+                <td>
+                  <a href={hrefToRun(run.id)} className="mono" title={run.id} onCopy={(e) => copyFullId(e, run.id)}>
+                    {idTail(run.id, tail)}
+                  </a>
+                </td>
+                <td>
+                  <StatusBadge status={run.status} />
+                </td>
+                <td>{run.flowName}</td>
+                <td>
+                  <RelativeTime ts={run.startedWall} />
+                </td>
+                {/* A run that reported no usage shows a dash: no "$0.00" it never spent. */}
+                <td>
+                  {(run.usage && runCostLine(run.usage, run.status)) ?? (
+                    <span className="muted" title="this run reported no usage">
+                      —
+                    </span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {moreError && <p className="error-text">Could not load more: {moreError}</p>}
+      {next !== null && (
+        <button type="button" onClick={loadMore}>
+          Load more
+        </button>
+      )}
+    </section>
+  );
+}
