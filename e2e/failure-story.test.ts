@@ -146,8 +146,9 @@ describe('the window tells why each run ended', () => {
     const ending = page.getByTestId('run-ending');
     await ending.and(page.locator('[data-kind="failed"]')).waitFor();
     expect(await ending.getByTestId('ending-code').textContent()).toBe('RUNTIME_CRASHED');
-    const text = (await ending.textContent()) ?? '';
-    expect(text).toMatch(/^Failed because RUNTIME_CRASHED exit 2 in Deploy attempt 1/);
+    // The root cause leads, with how its process ended and its message; then where it happened.
+    expect(await ending.getByTestId('ending-headline').textContent()).toMatch(/^Failed because RUNTIME_CRASHED exit 2 · \S/);
+    expect(await ending.locator('.run-ending-where').textContent()).toBe('In Deploy attempt 1');
     await app.screenshot('failure-header-fail-fast');
 
     await ending.getByRole('button', { name: 'Deploy attempt 1' }).click();
@@ -167,17 +168,21 @@ describe('the window tells why each run ended', () => {
     expect(await picked.getByTestId('attempt-stopped').textContent()).toMatch(/^Cancelled: a sibling branch failed/);
   });
 
-  it('a retry limit reads as its chain; a rethrown error says so; a cancelled run says what cancelled it', async () => {
+  it('a retry limit leads with the error it gave up on and says how; a rethrown error says so; a cancelled run says what cancelled it', async () => {
     const { page } = app;
     await app.go(`#/runs/${runs.exhausted}`);
-    const chain = page.getByTestId('ending-chain');
-    await chain.waitFor();
-    expect(await page.getByTestId('ending-code').textContent()).toBe('POLICY_RETRY_LIMIT_EXCEEDED');
-    expect((await chain.locator('li').allTextContents()).join(' ')).toBe('retry limit after 4 attempts → RUNTIME_CRASHED exit 2 in Deploy attempt 4');
+    const gaveUp = page.getByTestId('ending-gave-up');
+    await gaveUp.waitFor();
+    expect(await page.getByTestId('ending-code').textContent()).toBe('RUNTIME_CRASHED');
+    expect(await gaveUp.textContent()).toBe(' — gave up after 4 attempts');
+    expect(await page.getByTestId('ending-headline').textContent()).toMatch(/^Failed because RUNTIME_CRASHED exit 2 · .+ — gave up after 4 attempts$/);
+    expect(await page.locator('.run-ending-where').textContent()).toBe('In Deploy attempt 4 · the run ended with POLICY_RETRY_LIMIT_EXCEEDED');
+    // Every link of the chain is in the headline: no list repeats it.
+    expect(await page.getByTestId('ending-chain').count()).toBe(0);
     await app.screenshot('failure-header-retry-limit');
 
     await app.go(`#/runs/${runs.rethrow}`);
-    await page.getByTestId('run-ending').filter({ hasText: 'caught, rethrown' }).waitFor();
+    await page.getByTestId('ending-gave-up').filter({ hasText: 'caught and rethrown' }).waitFor();
     expect(await page.getByTestId('ending-code').textContent()).toBe('RUNTIME_CRASHED');
 
     await app.go(`#/runs/${runs.cancelled}`);
@@ -191,10 +196,11 @@ describe('the window tells why each run ended', () => {
     await app.go('#/runs');
     for (const id of [runs.failFast, runs.rethrow, runs.exhausted]) {
       await runRow(page, id).waitFor();
-      const code = run(id).endingError?.code as string;
-      expect(await runRow(page, id).textContent(), id).toContain(code);
+      // The root cause leads (POLICY_RETRY_LIMIT_EXCEEDED is how the exhausted run gave up on it).
+      const root = run(id).endingError?.rootCode as string;
+      expect(root).toBe('RUNTIME_CRASHED');
       expect(await runRow(page, id).textContent(), id).not.toContain('RUNTIME_TIMEOUT');
-      expect(await runRow(page, id).getByTestId('run-ending-code').textContent(), id).toMatch(new RegExp(`^${code}`));
+      expect(await runRow(page, id).getByTestId('run-ending-code').textContent(), id).toMatch(new RegExp(`^${root}`));
     }
     // A completed run shows no red code, however many errors it handled.
     expect(await runRow(page, runs.completed).locator('.error-text').count()).toBe(0);
@@ -226,8 +232,8 @@ describe('the window tells why each run ended', () => {
     await app.go(`#/compare/${runs.rethrow}/${runs.failFast}`);
     const row = page.locator('[data-row="ending-error"]');
     await row.waitFor();
-    expect(await row.locator('td[data-side="left"]').textContent()).toMatch(/^RUNTIME_CRASHED signal SIGSEGV in Deploy to staging attempt 1 \(caught, rethrown\)/);
-    expect(await row.locator('td[data-side="right"]').textContent()).toMatch(/^RUNTIME_CRASHED exit 2 in Deploy attempt 1/);
+    expect(await row.locator('td[data-side="left"]').textContent()).toMatch(/^RUNTIME_CRASHED signal SIGSEGV in Deploy to staging attempt 1 · .+ — no retry was allowed; caught and rethrown$/);
+    expect(await row.locator('td[data-side="right"]').textContent()).toMatch(/^RUNTIME_CRASHED exit 2 in Deploy attempt 1 · /);
     expect(await page.locator('tbody[data-group="run"]').textContent()).not.toContain('RUNTIME_TIMEOUT');
   });
 

@@ -31,11 +31,21 @@ describe('retry and resume', () => {
       const dialog = page.getByRole('dialog', { name: 'Retry this run?' });
       await dialog.waitFor();
       await dialog.getByRole('button', { name: 'Start new run' }).click();
-      await page.locator('.toast', { hasText: 'Started 1 new run' }).waitFor();
+      const toast = page.locator('.toast', { hasText: 'Started a new run:' });
+      await toast.waitFor();
 
       const runs = await server.api<ApiPage<RunSummary>>('GET', '/api/runs?limit=10');
       const retry = runs.items.find((r) => r.retryOf === failedId);
       expect(retry).toBeDefined();
+      // The notice links to the new run, by its id's tail (the whole id on hover).
+      const link = toast.getByRole('link');
+      expect(await link.textContent()).toBe(`…${retry!.id.slice(-8)}`);
+      expect(await link.getAttribute('title')).toBe(retry!.id);
+      await app.screenshot('runs-retry-toast');
+      await link.click();
+      await page.waitForURL(new RegExp(`#/runs/${retry!.id}$`));
+      await page.locator('.run-facts dt', { hasText: 'Retry of' }).waitFor();
+      await app.go('#/runs');
       const retryRow = runRow(page, retry!.id);
       await retryRow.and(page.locator('[data-status="failed"]')).waitFor();
       expect(await retryRow.locator('.cell-sub', { hasText: 'retry' }).count()).toBe(1);

@@ -45,9 +45,26 @@ export type HivewatchEventBody =
       flowText?: string;
       /** A run Hivewatch did not execute: an agent's session seen through its telemetry (core/otel). */
       external?: ExternalRunSource;
+      /**
+       * How many steps the flow takes (core/flow/step-count.ts): `expected` when no session
+       * fails, `most` with every catch block run; null when timing decides it; absent in journals
+       * older than the field and for external runs.
+       */
+      flowSteps?: { expected: number; most: number } | null;
     }
   | { type: 'stepStarted'; step: number; frontier: { ordinal: number; taskId: string; name: string }[] }
-  | (TaskRef & { type: 'taskStarted'; name: string; agent: string; maxAttempts: number })
+  | (TaskRef & {
+      type: 'taskStarted';
+      /**
+       * The task's prompt as its attempts run it, filled in and shortened (core/flow/specs.ts
+       * `sessionTitle`); in journals older than `template`, the prompt as written.
+       */
+      name: string;
+      /** The prompt as the flow wrote it, when `name` filled in values; absent when the two are the same. */
+      template?: string;
+      agent: string;
+      maxAttempts: number;
+    })
   | (TaskRef & {
       type: 'attemptStarted';
       attempt: number;

@@ -89,10 +89,14 @@ describe('hivewatch errors --failures and runs: the failure model on the command
     ]);
   });
 
-  it('runs shows the ending error (and its root) for ended runs; --json carries endingError', async () => {
+  it('runs leads a failed run with its root cause and how it gave up; --json carries endingError', async () => {
     const table = await hivewatch(['runs']);
     const gaveUp = table.stdout.split('\n').find((line) => line.startsWith('run_gave_up'));
-    expect(gaveUp).toMatch(/failed .* POLICY_RETRY_LIMIT_EXCEEDED \(root: RUNTIME_TIMEOUT\)$/);
+    expect(gaveUp).toMatch(/ failed .* RUNTIME_TIMEOUT in task 1:0 attempt 3 · runtime_timeout in 1:0 — gave up after 3 attempts$/);
+    // The rethrown crash of 05: caught, then thrown on by a bare `throw`.
+    const rethrown = table.stdout.split('\n').filter((line) => / failed /.test(line) && !line.startsWith('run_gave_up'));
+    expect(rethrown).toHaveLength(2);
+    for (const line of rethrown) expect(line).toMatch(/ RUNTIME_CRASHED in task \d+:\d+ attempt 1 · .* — caught and rethrown$/);
     // A completed run names no error code, whatever its handled errors were.
     const completed = table.stdout.split('\n').filter((line) => line.startsWith('run_recovered'));
     expect(completed).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { endingErrorOf, FAILURE_DIMENSIONS, printableLocation, type ErrorDimension, type FailureCounts, type FailureDimension, type HivewatchStore, type RunRow } from '../store/index.js';
+import { endingErrorOf, endingSummary, FAILURE_DIMENSIONS, printableLocation, type ErrorDimension, type FailureCounts, type FailureDimension, type HivewatchStore, type RunRow } from '../store/index.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ageFlag, openCliStore, parseAge } from './database.js';
@@ -65,12 +65,22 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       io.out('no runs yet: start one with `hivewatch run examples/01-happy-path.prose`\n');
       return ExitCode.ok;
     }
-    const rows = page.runs.map((r) => [r.id, statusOfRun(r), r.flowName, when(r.startedAt), count(r.steps, 'step'), count(r.attemptCount, 'attempt'), count(r.errorCount, 'error'), errorOfRun(r)]);
-    io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEPS', 'ATTEMPTS', 'ERRORS', 'ERROR'], ...rows]));
+    const rows = page.runs.map((r) => [r.id, statusOfRun(r), r.flowName, when(r.startedAt), stepOfRun(r), count(r.attemptCount, 'attempt'), count(r.errorCount, 'error'), errorOfRun(r)]);
+    io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEP', 'ATTEMPTS', 'ERRORS', 'ERROR'], ...rows]));
     return ExitCode.ok;
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The step reached of the steps the flow takes, as the window says it (renderer/lib/step-words.ts):
+ * "3 of 5", "3 of 5–7" when catch blocks may add steps, the step alone when the count is unknown.
+ */
+function stepOfRun(run: RunRow): string {
+  if (run.flowSteps === null) return String(run.currentStep);
+  const most = run.flowStepsMost ?? run.flowSteps;
+  return most === run.flowSteps ? `${run.currentStep} of ${run.flowSteps}` : `${run.currentStep} of ${run.flowSteps}–${most}`;
 }
 
 /**
@@ -84,9 +94,10 @@ function statusOfRun(run: RunRow): string {
 }
 
 /**
- * The error a run row shows: why an ended run ended (its ending error, with the root cause when
- * the chain has one: docs/semantics.md F1), the newest occurrence for a live one, none for a run
- * that ended without failing.
+ * The error a run row shows: why a failed run failed (its root cause first, then how the run gave
+ * up on it: "RUNTIME_TIMEOUT · Request timed out. — gave up after 3 attempts", docs/semantics.md
+ * F1), the code that ended a cancelled or interrupted run, the newest occurrence for a live one,
+ * none for a run that completed.
  */
 function errorOfRun(run: RunRow): string {
   const ending = endingErrorOf(run);
@@ -94,7 +105,9 @@ function errorOfRun(run: RunRow): string {
   // its errors were all handled (or it was cancelled) and nothing ended it.
   const ended = run.status === 'completed' || run.status === 'cancelled' || run.status === 'failed';
   if (ending === null) return ended ? '' : (run.lastErrorCode ?? '');
-  return ending.rootCode === ending.code ? ending.code : `${ending.code} (root: ${ending.rootCode})`;
+  if (run.status !== 'failed') return ending.code;
+  // One table row per run: a message's line breaks would start new rows.
+  return endingSummary(ending).replace(/\s+/g, ' ');
 }
 
 /** `errors --failures`: one failure per run that ended failed, by its ending error (or flow). */

@@ -66,9 +66,17 @@ describe('hivewatch issues', () => {
     expect(await cli(['issues', 'resolve', rateLimit])).toEqual({ code: 0, out: `${rateLimit} is already resolved · ${TITLE}\n`, err: '' });
     const resolved = JSON.parse((await cli(['issues', '--status', 'resolved', '--json'])).out) as { issues: { id: string; changedBy: string }[] };
     expect(resolved.issues.map((i) => [i.id, i.changedBy])).toEqual([[rateLimit, 'cli']]);
+    // The list says when each ignore ends.
+    const statusOf = async (): Promise<string | undefined> => /^\S+\s+(.+?)\s{2,}\d/.exec((await cli(['issues', '--status', 'ignored'])).out.split('\n')[1] ?? '')?.[1];
+    const before = Date.now();
     expect((await cli(['issues', 'ignore', rateLimit, '--for', '24h'])).out).toBe(`ignored ${rateLimit} for 24h · ${TITLE}\n`);
+    const until = /^ignored \(until (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) UTC\)$/.exec((await statusOf()) ?? '')?.[1];
+    expect(Date.parse(`${until}Z`)).toBeGreaterThanOrEqual(Math.floor((before + 86_400_000) / 1000) * 1000);
+    expect(Date.parse(`${until}Z`)).toBeLessThanOrEqual(Date.now() + 86_400_000);
     expect((await cli(['issues', 'ignore', rateLimit, '--until-count', '5'])).out).toBe(`ignored ${rateLimit} until 5 more occurrences · ${TITLE}\n`);
+    expect(await statusOf()).toBe('ignored (until 5 more occurrences)');
     expect((await cli(['issues', 'ignore', rateLimit, '--until-escalating'])).out).toBe(`ignored ${rateLimit} until it escalates · ${TITLE}\n`);
+    expect(await statusOf()).toBe('ignored (until it escalates)');
     expect((await cli(['issues', 'reopen', rateLimit])).out).toBe(`reopened ${rateLimit} · ${TITLE}\n`);
     const runs = await cli(['issues', 'runs', prefix]);
     expect(runs.out.split('\n').slice(0, 2)).toEqual([`2 runs hit ${rateLimit} · ${TITLE}`, expect.stringMatching(/^RUN\s+STATUS\s+FLOW\s+STARTED\s+ENDING ERROR$/) as string]);

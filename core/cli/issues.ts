@@ -30,7 +30,15 @@ function periodOf(args: ParsedArgs, now: number): { scope: { since?: number; unt
   return { scope: { since: now - ageFlag(raw, '--since'), until: now }, label: `last ${raw.trim()}` };
 }
 
-const statusWords = (issue: Issue): string => (issue.substatus ? `${issue.status} (${issue.substatus})` : issue.status);
+/** The status column: with the substatus, and for an ignored issue when the ignore ends (the window's chip says the same). */
+function statusWords(issue: Issue): string {
+  if (issue.substatus) return `${issue.status} (${issue.substatus})`;
+  const ignore = issue.status === 'ignored' ? issue.ignore : null;
+  if (ignore?.until != null) return `ignored (until ${when(ignore.until)} UTC)`;
+  if (ignore?.count != null) return `ignored (until ${ignore.count} more occurrence${ignore.count === 1 ? '' : 's'})`;
+  if (ignore?.escalating) return 'ignored (until it escalates)';
+  return issue.status;
+}
 
 function oneOfFlag<T extends string>(args: ParsedArgs, name: string, values: readonly T[]): T | undefined {
   const raw = stringFlag(args, name);

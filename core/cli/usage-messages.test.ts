@@ -110,8 +110,9 @@ describe('runs', () => {
   it('filters that match nothing say so, instead of "no runs yet" over a history that has runs', async () => {
     expect(await cli(['runs', '--status', 'waiting-limit'])).toEqual({ code: ExitCode.ok, out: 'no run matches --status waiting-limit\n', err: '' });
     const failed = (await cli(['runs', '--status', 'failed'])).out.split('\n')[1] ?? '';
-    // No step committed (it failed), one attempt, one error: 1 is singular ("1 errors" before).
-    expect(failed).toMatch(/^run-failed +failed +deploy +\S+ \S+ +0 steps +1 attempt +1 error +RUNTIME_CRASHED$/);
+    // Step 1 reached (a journal without the flow's step count: the step alone), one attempt, one
+    // error (1 is singular, "1 errors" before), the root cause and where it happened.
+    expect(failed).toMatch(/^run-failed +failed +deploy +\S+ \S+ +1 +1 attempt +1 error +RUNTIME_CRASHED in task 1:0 attempt 1 · runtime fake was killed by SIGSEGV$/);
   });
 });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CancelledError, HivewatchError, toHivewatchError } from '../base/errors/hivewatch-error.js';
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import { flowDigest } from '../flow/digest.js';
+import { flowSteps } from '../flow/step-count.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import { Redactor } from '../runtimes/secrets.js';
 import { resolveAgent, retryPolicyFor } from './agents.js';
@@ -132,6 +133,7 @@ export class FlowRun {
       semantics: ENGINE_SEMANTICS,
       flowDigest: flowDigest(plan.program.source),
       flowText: plan.program.source,
+      flowSteps: flowSteps(plan.program),
     });
     try {
       const problem = problemBeforeStepZero(plan, this.config.defaultAgent ?? null);
@@ -282,6 +284,7 @@ export class FlowRun {
       backoffs: this.backoffs,
       flush: () => this.config.sink.flush(),
       workFor: (taskId, ordinal) => this.work?.forTask(taskId, ordinal) ?? null,
+      redact: (text) => this.secrets.text(text),
     });
   }
 

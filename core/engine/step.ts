@@ -1,6 +1,7 @@
 import { CancelledError } from '../base/errors/hivewatch-error.js';
 import type { RetryPolicy } from '../base/errors/retry.js';
 import type { AgentSpec } from '../flow/plan.js';
+import { sessionTitle } from '../flow/specs.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
 import type { Clock } from '../base/clock.js';
 import type { HivewatchEventBody } from '../base/events.js';
@@ -49,6 +50,8 @@ export interface StepEnv {
   flush: () => Promise<void>;
   /** A task's agent work (issue #10), or null when its session runs without a workspace. */
   workFor: (taskId: string, ordinal: number) => TaskWork | null;
+  /** Replaces the flow's secrets in a text (what the journal boundary does), before a name cuts it. */
+  redact: (text: string) => string;
 }
 
 interface LiveTask {
@@ -60,6 +63,20 @@ interface LiveTask {
   retry: RetryPolicy;
   controller: AbortController;
   work: TaskWork | null;
+}
+
+/**
+ * A task's name: its prompt filled in with the values its attempts run with, which are known
+ * when its step starts (a step's writes are visible only once it commits). A lookup that throws
+ * leaves the written name: the attempt renders the prompt again and fails there, as a failure of
+ * the task, never of its name.
+ */
+function taskName(call: SessionCall, redact: (text: string) => string): string {
+  try {
+    return sessionTitle(call.spec.prompt, call.spec.ordinal, call.lookup, redact);
+  } catch {
+    return call.spec.name;
+  }
 }
 
 /** Runs one step's tasks to their end; journals stepStarted, taskStarted and the attempts, nothing after. */
@@ -82,18 +99,22 @@ export async function executeStep(env: StepEnv): Promise<StepExecution> {
       work: env.workFor(taskId, pending.call.spec.ordinal),
     };
   });
-  env.emit({ type: 'stepStarted', step, frontier: tasks.map((t) => ({ ordinal: t.ordinal, taskId: t.taskId, name: t.pending.call.spec.name })) });
-  for (const t of tasks) {
+  const names = tasks.map((t) => taskName(t.pending.call, env.redact));
+  env.emit({ type: 'stepStarted', step, frontier: tasks.map((t, i) => ({ ordinal: t.ordinal, taskId: t.taskId, name: names[i] as string })) });
+  tasks.forEach((t, i) => {
+    const name = names[i] as string;
+    const written = t.pending.call.spec.name;
     env.emit({
       type: 'taskStarted',
       step,
       ordinal: t.ordinal,
       taskId: t.taskId,
-      name: t.pending.call.spec.name,
+      name,
+      ...(name !== written ? { template: written } : {}),
       agent: t.agent.name,
       maxAttempts: Math.max(1, t.retry.retries + 1),
     });
-  }
+  });
   const onRunAbort = (): void => tasks.forEach((t) => t.controller.abort(env.runSignal.reason));
   env.runSignal.addEventListener('abort', onRunAbort, { once: true });
 

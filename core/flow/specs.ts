@@ -18,7 +18,7 @@ import {
   type NameRef,
   type Report,
 } from './properties.js';
-import { describeTemplate } from './template.js';
+import { describeTemplate, renderTemplate } from './template.js';
 import type { SessionWork } from './agent-work.js';
 import { readCommand, readSessionWork, readWorkspace } from './read-agent-work.js';
 import { agentCommandProblems } from './command-safety.js';
@@ -99,11 +99,33 @@ export function readSessionProperties(stmt: SessionStmt, report: Report): Sessio
   };
 }
 
-/** The label of a session in the UI and the journal: its prompt on one line, shortened; else its ordinal. */
+/** `{feedback}` is empty on a first attempt and says nothing of the task: names leave it out. */
+function withoutFeedback(prompt: Template | null): Template | null {
+  return prompt ? { ...prompt, parts: prompt.parts.filter((p) => !(p.kind === 'ref' && p.path.length === 1 && p.path[0] === 'feedback')) } : null;
+}
+
+/** Text on one line, cut to a name's length. */
+function asName(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= SESSION_NAME_MAX ? line : `${line.slice(0, SESSION_NAME_MAX - 1)}…`;
+}
+
+/** The label of a session in the flow: its prompt as written on one line, shortened; else its ordinal. */
 export function sessionName(prompt: Template | null, ordinal: number): string {
-  // `{feedback}` is empty on a first attempt and says nothing of the task: names leave it out.
-  const named = prompt ? { ...prompt, parts: prompt.parts.filter((p) => !(p.kind === 'ref' && p.path.length === 1 && p.path[0] === 'feedback')) } : null;
-  const text = named ? describeTemplate(named).replace(/\s+/g, ' ').trim() : '';
-  if (text === '') return `session #${ordinal}`;
-  return text.length <= SESSION_NAME_MAX ? text : `${text.slice(0, SESSION_NAME_MAX - 1)}…`;
+  const named = withoutFeedback(prompt);
+  const text = named ? asName(describeTemplate(named)) : '';
+  return text === '' ? `session #${ordinal}` : text;
+}
+
+/**
+ * The name of a session's task in a run: its prompt as its attempts run it, the template filled
+ * in with the run's values (`{feedback}` left out), on one line and shortened like
+ * `sessionName`, which it is for a prompt with nothing to fill in. `redact` runs on the whole
+ * text before the cut, so no part of a secret survives at the cut; an empty rendering falls back
+ * to the written name.
+ */
+export function sessionTitle(prompt: Template | null, ordinal: number, lookup: (path: readonly string[]) => unknown, redact: (text: string) => string): string {
+  const named = withoutFeedback(prompt);
+  const text = named ? asName(redact(renderTemplate(named, lookup))) : '';
+  return text === '' ? sessionName(prompt, ordinal) : text;
 }

@@ -77,8 +77,10 @@ export interface Issue {
   origin: string;
   /** The newest occurrence's message, as it was. */
   lastMessage: string;
-  /** "flow › task" of the newest occurrence (the flow alone when it had no task). */
+  /** "flow › task" of the newest occurrence (the flow alone when it had no task); the task named by the prompt it ran. */
   culprit: string | null;
+  /** That task's prompt as the flow wrote it, when its name filled in values (the culprit's tooltip). */
+  culpritTemplate?: string;
   status: IssueStatus;
   /** Set while unresolved. */
   substatus: IssueSubstatus | null;

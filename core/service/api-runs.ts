@@ -21,8 +21,15 @@ export interface RunSummary {
   /** Wall-clock start and end (what "2 min ago" and a real duration are made of). */
   startedWall: number;
   endedWall: number | null;
+  /** The step reached (the latest started; the resume step before a resumed run's first). */
   step: number;
   maxSteps: number;
+  /**
+   * How many steps the run's flow takes (core/flow/step-count.ts): `expected` when no session
+   * fails, `most` with every catch block run. Null when timing decides it, for an external run
+   * and for a run journaled before the count (the window then shows the step alone).
+   */
+  flowSteps?: { expected: number; most: number } | null;
   attempts: number;
   errorCount: number;
   /** Set while a task waits in backoff: the "retrying" badge and its countdown. */
@@ -118,10 +125,15 @@ export interface TaskView {
   taskId: string;
   step: number;
   ordinal: number;
+  /** Its prompt as its attempts ran it, the template filled in, shortened (in runs journaled before, as written). */
   name: string;
+  /** The prompt as the flow wrote it, when `name` filled in values; absent when they are the same. */
+  template?: string;
   agent: string;
   status: TaskStatus;
   maxAttempts: number;
+  /** While its backoff waits out a subscription usage limit: the reset its next attempt waits for. */
+  waitingUntil?: number;
   attempts: AttemptView[];
   error: ErrorEnvelope | null;
   output: string | null;

@@ -58,6 +58,8 @@ function statusRefusal(action: BulkAction, row: RunRow): string | null {
       return RESUMABLE.includes(status) ? null : `run ${id} is ${status}; only failed, cancelled or interrupted runs can be resumed`;
     case 'retryNow':
       if (status !== 'running') return `run ${id} is ${status}; only a running run waits in a backoff`;
+      // An attempt before the reset meets the same limit: the wait is not a backoff to cut short.
+      if (row.waitingUntil !== null) return `run ${id} waits for its usage limit to reset; an attempt now would meet the limit again (cancel it to stop waiting)`;
       return row.nextAttemptAt === null ? `run ${id} is not waiting in a backoff` : null;
   }
 }

@@ -262,6 +262,7 @@ export class IssueBook {
       return {
         ...issue,
         culprit: culprit ? (culprit.task !== null ? `${culprit.flowName} › ${culprit.task}` : culprit.flowName) : null,
+        ...(culprit?.task != null && culprit.template !== null ? { culpritTemplate: culprit.template } : {}),
         trend: trends.counts.get(issue.id) ?? [],
         trendStart: trends.start,
         trendBucketMs: trends.bucketMs,

@@ -19,6 +19,7 @@ export type {
 } from './schema.js';
 export { TERMINAL_RUN_STATUSES, ACTIVE_RUN_STATUSES,   } from './schema.js';
 export { endingErrorOf } from './ending.js';
+export { endingSummary } from './ending-words.js';
 export type {     RunDetail, RunSort,  } from './queries/runs.js';
 export { RUN_SORT_KEYS } from './queries/runs.js';
 export type { LineageRun, RunLineage } from './queries/lineage.js';

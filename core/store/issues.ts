@@ -143,21 +143,24 @@ function* journalIssueChange(_dialect: Dialect, change: NewIssueChange): Query<I
 
 interface IssueCulprit {
   flowName: string;
+  /** The task's name: its prompt as run, filled in. */
   task: string | null;
+  /** Its prompt as the flow wrote it, when the name filled in values. */
+  template: string | null;
 }
 
 /** Where the newest occurrence of each issue happened: its run's flow name and its task's name. */
 function* issueCulprits(_dialect: Dialect, fingerprints: readonly string[]): Query<Map<string, IssueCulprit>> {
   const out = new Map<string, IssueCulprit>();
   for (const fingerprint of new Set(fingerprints)) {
-    const row = yield* get<{ flow_name: string | null; flow: string; name: string | null; task_id: string | null }>(
-      `SELECT r.flow_name, e.flow, t.name, e.task_id FROM errors AS e
+    const row = yield* get<{ flow_name: string | null; flow: string; name: string | null; template: string | null; task_id: string | null }>(
+      `SELECT r.flow_name, e.flow, t.name, t.template, e.task_id FROM errors AS e
         LEFT JOIN runs AS r ON r.id = e.run_id
         LEFT JOIN tasks AS t ON t.run_id = e.run_id AND t.task_id = e.task_id
         WHERE e.fingerprint = ? ORDER BY e.ts DESC, e.run_id DESC, e.seq DESC LIMIT 1`,
       [fingerprint],
     );
-    if (row) out.set(fingerprint, { flowName: row.flow_name ?? row.flow, task: row.name ?? row.task_id });
+    if (row) out.set(fingerprint, { flowName: row.flow_name ?? row.flow, task: row.name ?? row.task_id, template: row.template });
   }
   return out;
 }

@@ -19,7 +19,7 @@ export function emptyRun(runId: string, ts: number, wall = ts): RunRow {
     resumedFrom: null, retryOf: null, resumeStep: 0, lastErrorCode: null, lastErrorCategory: null,
     lastErrorMessage: null, nextAttemptAt: null, waitingUntil: null, cancelCommandId: null, cancelReason: null, epoch: 0, error: null,
     endingCode: null, endingCategory: null, endingOrigin: null, endingMessage: null, endingStep: null,
-    endingTaskId: null, endingAttempt: null, endingRootCode: null, endingChain: null,
+    endingTaskId: null, endingAttempt: null, endingRootCode: null, endingChain: null, flowSteps: null, flowStepsMost: null,
   };
 }
 
@@ -44,6 +44,7 @@ export function copyRun(r: RunRow): RunRow {
     epoch: r.epoch, error: r.error, endingCode: r.endingCode, endingCategory: r.endingCategory,
     endingOrigin: r.endingOrigin, endingMessage: r.endingMessage, endingStep: r.endingStep, endingTaskId: r.endingTaskId,
     endingAttempt: r.endingAttempt, endingRootCode: r.endingRootCode, endingChain: r.endingChain,
+    flowSteps: r.flowSteps, flowStepsMost: r.flowStepsMost,
   };
 }
 
@@ -56,7 +57,7 @@ function copyStep(r: StepRow): StepRow {
 
 function copyTask(r: TaskRow): TaskRow {
   return {
-    runId: r.runId, taskId: r.taskId, step: r.step, ordinal: r.ordinal, name: r.name, agent: r.agent,
+    runId: r.runId, taskId: r.taskId, step: r.step, ordinal: r.ordinal, name: r.name, template: r.template, agent: r.agent,
     status: r.status, maxAttempts: r.maxAttempts, attempts: r.attempts, startedAt: r.startedAt, endedAt: r.endedAt,
     output: r.output, error: r.error, errorCode: r.errorCode, nextAttemptAt: r.nextAttemptAt,
     waitingUntil: r.waitingUntil, staleReceipts: r.staleReceipts,
@@ -118,6 +119,8 @@ export function setRunFields(r: RunRow, event: HivewatchEvent, wall: number = ev
       r.currentStep = event.resumeStep;
       r.steps = event.resumeStep;
       r.lastCheckpointStep = event.resumeStep;
+      r.flowSteps = event.flowSteps?.expected ?? null;
+      r.flowStepsMost = event.flowSteps?.most ?? null;
       return;
     case 'stepStarted':
       r.currentStep = event.step;
@@ -226,7 +229,7 @@ export function reduceStep(current: StepRow | undefined, event: HivewatchEvent):
 
 export function blankTask(runId: string, taskId: string, step: number, ordinal: number, name: string): TaskRow {
   return {
-    runId, taskId, step, ordinal, name, agent: null, status: 'pending', maxAttempts: null, attempts: 0,
+    runId, taskId, step, ordinal, name, template: null, agent: null, status: 'pending', maxAttempts: null, attempts: 0,
     startedAt: null, endedAt: null, output: null, error: null, errorCode: null, nextAttemptAt: null, waitingUntil: null, staleReceipts: 0,
   };
 }
@@ -239,6 +242,7 @@ export function reduceTask(current: TaskRow | undefined, event: HivewatchEvent):
     case 'taskStarted':
       r = copyTask(task);
       r.name = event.name;
+      r.template = event.template ?? null;
       r.agent = event.agent;
       r.status = 'running';
       r.maxAttempts = event.maxAttempts;

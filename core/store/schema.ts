@@ -88,6 +88,12 @@ export interface RunRow {
   endingAttempt: number | null;
   endingRootCode: string | null;
   endingChain: FailureLink[] | null;
+  /**
+   * The steps its flow takes (runStarted.flowSteps, migration 23): when no session fails, and at
+   * most; null when timing decides it, for an external run and for a journal older than the field.
+   */
+  flowSteps: number | null;
+  flowStepsMost: number | null;
 }
 
 export interface StepRow {
@@ -107,7 +113,10 @@ export interface TaskRow {
   taskId: string;
   step: number;
   ordinal: number;
+  /** Its prompt as run, filled in (taskStarted.name). */
   name: string;
+  /** Its prompt as the flow wrote it, when `name` filled in values (taskStarted.template, migration 23); else null. */
+  template: string | null;
   agent: string | null;
   status: TaskStatus;
   maxAttempts: number | null;
@@ -219,7 +228,7 @@ export const RUNS: TableSpec<RunRow> = {
     ['startedWall', 'int'], ['endedWall', 'int'],
     ['endingCode', 'text'], ['endingCategory', 'text'], ['endingOrigin', 'text'], ['endingMessage', 'text'],
     ['endingStep', 'int'], ['endingTaskId', 'text'], ['endingAttempt', 'int'], ['endingRootCode', 'text'],
-    ['endingChain', 'json'], ['waitingUntil', 'int'],
+    ['endingChain', 'json'], ['waitingUntil', 'int'], ['flowSteps', 'int'], ['flowStepsMost', 'int'],
   ],
 };
 
@@ -239,6 +248,7 @@ export const TASKS: TableSpec<TaskRow> = {
     ['runId', 'text'], ['taskId', 'text'], ['step', 'int'], ['ordinal', 'int'], ['name', 'text'], ['agent', 'text'],
     ['status', 'text'], ['maxAttempts', 'int'], ['attempts', 'int'], ['startedAt', 'int'], ['endedAt', 'int'],
     ['output', 'text'], ['error', 'json'], ['errorCode', 'text'], ['nextAttemptAt', 'int'], ['staleReceipts', 'int'], ['waitingUntil', 'int'],
+    ['template', 'text'],
   ],
 };
 

@@ -47,8 +47,13 @@ export function seriousOrCritical(violations: readonly AxeViolation[]): AxeViola
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
+/** Serious or critical, and `region` (content outside every landmark, moderate in axe): what the window allows none of. */
+export function seriousOrOutsideLandmarks(violations: readonly AxeViolation[]): AxeViolation[] {
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical' || v.id === 'region');
+}
+
 export function describeViolations(where: string, violations: readonly AxeViolation[]): string {
-  const lines = [`${where}: ${violations.length} serious or critical axe rule(s) violated`];
+  const lines = [`${where}: ${violations.length} axe rule(s) violated`];
   for (const v of violations) {
     lines.push(`- ${v.id} (${v.impact}): ${v.help} — ${v.nodes.length} node(s)`);
     for (const node of v.nodes.slice(0, 6)) {

@@ -66,14 +66,15 @@ function UnreachableBanner() {
 }
 
 /**
- * The first Tab stop: jumps past the top bar to the screen's table (the runs grid, the error
- * groups), or to the page when it has none. A button-like link, not `href="#…"`: the hash is the
- * route.
+ * The first Tab stop: jumps past the top bar into the screen's table — onto the runs grid's one
+ * Tab stop (the selected run's link, runs/grid-roving.ts), the error groups — or to the page when
+ * it has none. A button-like link, not `href="#…"`: the hash is the route.
  */
 function SkipLink() {
   const skip = (event: MouseEvent): void => {
     event.preventDefault();
-    const target = document.querySelector<HTMLElement>('main [data-skip-target]') ?? document.querySelector<HTMLElement>('main');
+    const table = document.querySelector<HTMLElement>('main [data-skip-target]');
+    const target = table?.querySelector<HTMLElement>('[role="row"][data-run-id] [tabindex="0"]') ?? table ?? document.querySelector<HTMLElement>('main');
     if (!target) return;
     if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
     target.focus();
@@ -145,9 +146,15 @@ export function App() {
     if (route.path.length === 0) navigate('#/runs', { replace: true });
   }, [route.path.length]);
 
-  // Move the focus to the page on navigation, for screen readers and keyboard users.
+  // Move the focus to the page on navigation, for screen readers and keyboard users. Not when the
+  // window opens: then the first Tab is the skip link, as on any page.
   const main = useRef<HTMLElement>(null);
+  const opened = useRef(false);
   useEffect(() => {
+    if (!opened.current) {
+      opened.current = true;
+      return;
+    }
     if (document.activeElement === document.body) main.current?.focus({ preventScroll: true });
   }, [section, id]);
 
@@ -166,34 +173,37 @@ export function App() {
   if (tokenRefused) return <AccessPage reason="wrong" />;
   return (
     <div className="app">
-      <SkipLink />
-      <header className="topbar">
-        <a className="brand" href="#/runs" aria-label="Hivewatch: runs">
-          <span className="brand-mark" aria-hidden="true">
-            ⬡
-          </span>
-          Hivewatch
-        </a>
-        <nav className="tabs" aria-label="Screens">
-          {TABS.map((t) => (
-            <a key={t.path} href={`#/${t.path}`} className={`tab${tabOf(section) === t.path ? ' active' : ''}`} aria-current={tabOf(section) === t.path ? 'page' : undefined}>
-              {t.label}
-            </a>
-          ))}
-        </nav>
-        <div className="topbar-right">
-          <ConnectionStatus />
-          <NotificationsButton />
-          <a className="topbar-settings" href="#/settings/alerts" aria-current={section === 'settings' ? 'page' : undefined}>
-            Alerts
+      {/* The banner landmark holds everything above the page, so no content lies outside a landmark (axe's `region`). */}
+      <header className="app-header">
+        <SkipLink />
+        <div className="topbar">
+          <a className="brand" href="#/runs" aria-label="Hivewatch: runs">
+            <span className="brand-mark" aria-hidden="true">
+              ⬡
+            </span>
+            Hivewatch
           </a>
-          <button type="button" className="small ghost" onClick={() => setSheet(true)} title="keyboard shortcuts (?)">
-            <kbd>?</kbd> Shortcuts
-          </button>
+          <nav className="tabs" aria-label="Screens">
+            {TABS.map((t) => (
+              <a key={t.path} href={`#/${t.path}`} className={`tab${tabOf(section) === t.path ? ' active' : ''}`} aria-current={tabOf(section) === t.path ? 'page' : undefined}>
+                {t.label}
+              </a>
+            ))}
+          </nav>
+          <div className="topbar-right">
+            <ConnectionStatus />
+            <NotificationsButton />
+            <a className="topbar-settings" href="#/settings/alerts" aria-current={section === 'settings' ? 'page' : undefined}>
+              Alerts
+            </a>
+            <button type="button" className="small ghost" onClick={() => setSheet(true)} title="keyboard shortcuts (?)">
+              <kbd>?</kbd> Shortcuts
+            </button>
+          </div>
         </div>
+        <UnreachableBanner />
+        <DatabaseBanner />
       </header>
-      <UnreachableBanner />
-      <DatabaseBanner />
       <main ref={main} tabIndex={-1} className="main">
         <ScreenBoundary
           key={`${section}/${id ?? ''}`}

@@ -59,7 +59,8 @@ export function useShortcuts(bindings: Bindings, active = true): void {
 /** The shortcut sheet's content: one source for the sheet and the docs. */
 export const SHORTCUTS: readonly { keys: string[]; what: string; where: string }[] = [
   { keys: ['/'], what: 'Search runs (or focus the page’s filter)', where: 'everywhere' },
-  { keys: ['j', 'k'], what: 'Move the selection down / up', where: 'Runs, event log' },
+  { keys: ['j', 'k'], what: 'Move the selection down / up (on Runs, the focus goes with it into the table)', where: 'Runs, event log' },
+  { keys: ['←', '→', '↑', '↓'], what: 'Move between a run’s controls and between runs (the table is one Tab stop)', where: 'Runs' },
   { keys: ['Enter'], what: 'Open the selected run', where: 'Runs' },
   { keys: ['x'], what: 'Tick the selected run for a bulk action', where: 'Runs' },
   { keys: ['c'], what: 'Cancel the selected or open run (asks first)', where: 'Runs, run detail' },

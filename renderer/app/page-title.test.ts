@@ -13,8 +13,8 @@ describe('the page title', () => {
 
   it('leaves a run’s page to name its run and status', () => {
     expect(routeTitle(parseHash('#/runs/run_18f2a9c0d1e2f3a4'))).toBeNull();
-    expect(composeTitle(runTitle('run_18f2a9c0d1e2f3a4', 'failed'), 0)).toBe('run_18f2a9c0… failed · Hivewatch');
-    expect(runTitle('run_18f2a9c0d1e2f3a4', null)).toBe('run_18f2a9c0…');
+    expect(composeTitle(runTitle('run_18f2a9c0d1e2f3a4', 'failed'), 0)).toBe('Run …d1e2f3a4 failed · Hivewatch');
+    expect(runTitle('run_18f2a9c0d1e2f3a4', null)).toBe('Run …d1e2f3a4');
   });
 
   it('keeps the unseen failures’ count in front', () => {

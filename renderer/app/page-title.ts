@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import type { Route } from './router.js';
-import { shortId } from '../lib/format.js';
+import { idTail } from '../lib/run-ids.js';
 
 /**
  * The tab's title names the screen (and on a run's page the run and its status), so a row of
@@ -28,9 +28,9 @@ export function routeTitle(route: Route): string | null {
   return 'Runs';
 }
 
-/** "run_18f2a9c0… failed"; only the short id while the run loads. */
+/** "Run …a9c0d1e2 failed" (an id's tail tells it apart, its front is the same for every run); only the id while the run loads. */
 export function runTitle(runId: string, status: string | null): string {
-  return status ? `${shortId(runId)} ${status}` : shortId(runId);
+  return status ? `Run ${idTail(runId)} ${status}` : `Run ${idTail(runId)}`;
 }
 
 let screen: string | null = null;

@@ -24,7 +24,7 @@ export function CompareGroups({ groups, differencesOnly }: { groups: readonly Co
       {views.map(({ group: g, rows, collapsed, summary }) => (
         <tbody key={g.key} data-group={g.key} data-collapsed={collapsed || undefined}>
           <tr>
-            <th colSpan={3} scope="colgroup">
+            <th colSpan={3} scope="colgroup" title={g.hint}>
               {g.title}
               {collapsed && (
                 <>

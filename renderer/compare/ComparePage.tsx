@@ -5,6 +5,7 @@ import { hrefToCompare, hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime } from '../components/Time.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { StaleNote } from '../components/StaleNote.js';
 import { useAsync } from '../lib/use-async.js';
 import { CompareGroups } from './CompareGroups.js';
 import { compareRuns } from './compare-runs.js';
@@ -57,6 +58,7 @@ export function ComparePage({ left, right }: { left: string; right: string }) {
             </a>
           </div>
         </div>
+        <StaleNote />
         {a.run.flow !== b.run.flow && (
           <p className="compare-note">These runs are of different flows: their tasks are matched by place (step and ordinal) only.</p>
         )}

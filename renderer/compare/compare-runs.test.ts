@@ -100,7 +100,7 @@ describe('comparing two runs', () => {
     const completed = detail(summary('c', { errorCount: 3, lastError: { code: 'RUNTIME_RATE_LIMIT', message: 'slow down' } }), []);
     const endedBy = (l: RunDetail, r: RunDetail) => compareRuns(l, r)[0]?.rows.find((row) => row.key === 'ending-error');
     expect(endedBy(failed, cancelled)).toMatchObject({
-      label: 'Ended by', left: 'RUNTIME_CRASHED exit 2 in Deploy attempt 1: exited with code 2', right: 'Cancelled during step 2: stopped from the window',
+      label: 'Ended by', left: 'RUNTIME_CRASHED exit 2 in Deploy attempt 1 · exited with code 2', right: 'Cancelled during step 2: stopped from the window',
     });
     expect(endedBy(completed, completed)).toMatchObject({ left: 'none', right: 'none', differs: false });
     expect(compareRuns(failed, completed)[0]?.rows.some((row) => /RUNTIME_TIMEOUT|RUNTIME_RATE_LIMIT/.test(`${row.left} ${row.right}`))).toBe(false);

@@ -1,7 +1,9 @@
 import type { RunDetail, RunStatus, TaskView } from '../../core/service/api.js';
 import { formatUsd, reportedNothing, runCostLine, tokenLine } from '../lib/cost-format.js';
-import { chainText, endingKind, endingSentence, factsOf } from '../lib/ending-story.js';
+import { endingKind, endingSentence, factsOf } from '../lib/ending-story.js';
+import { failureSummary } from '../lib/failure-headline.js';
 import { formatDuration } from '../lib/format.js';
+import { stepWords } from '../lib/step-words.js';
 
 /**
  * Two runs side by side (issue #12 part 3): the run's own facts, then one row group per task,
@@ -25,6 +27,8 @@ export interface CompareRow {
 export interface CompareGroup {
   key: string;
   title: string;
+  /** The title's tooltip: a task's prompt as the flow wrote it, when its name filled in values. */
+  hint?: string;
   rows: CompareRow[];
 }
 
@@ -119,7 +123,7 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
     const kind = endingKind(d.run);
     if (kind === null || d.run.endingError === null) return 'none';
     if (kind !== 'failed') return endingSentence(kind, d.run.endingError);
-    return `${chainText(d.run.endingError, factsOf(d.tasks))}: ${d.run.endingError.message}`;
+    return failureSummary(d.run.endingError, factsOf(d.tasks));
   };
   const groups: CompareGroup[] = [
     {
@@ -132,7 +136,7 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
         // A virtual clock jumps over backoffs: the real time is the other half of the story.
         ...(virtual ? [row('wall-duration', 'Duration (real)', wall(left), wall(right))] : []),
         row('clock', 'Clock', a.clock, b.clock),
-        row('steps', 'Steps', String(a.step), String(b.step)),
+        row('steps', 'Step reached', stepWords(a).text, stepWords(b).text),
         row('attempts', 'Attempts', String(a.attempts), String(b.attempts)),
         row('errors', 'Errors', String(a.errorCount), String(b.errorCount)),
         row('ending-error', 'Ended by', ending(left), ending(right)),
@@ -153,8 +157,11 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
   for (const id of ids) {
     const l = leftTasks.get(id);
     const r = rightTasks.get(id);
+    // Each run's task is named by the prompt it ran: two runs given other values read apart.
     const names = [...new Set([l?.name, r?.name].filter((n): n is string => n !== undefined))];
-    groups.push({ key: `task-${id}`, title: `${names.join(' / ')} (task ${id})`, rows: taskRows(id, l, r, { virtual, status: [a.status, b.status] }) });
+    const templates = [...new Set([l?.template, r?.template].filter((n): n is string => n !== undefined))];
+    const hint = templates.length > 0 ? { hint: `prompt as written: ${templates.join(' / ')}` } : {};
+    groups.push({ key: `task-${id}`, title: `${names.join(' / ')} (task ${id})`, ...hint, rows: taskRows(id, l, r, { virtual, status: [a.status, b.status] }) });
   }
   return groups;
 }

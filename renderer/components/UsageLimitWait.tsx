@@ -30,6 +30,16 @@ export function LimitWaitBadge({ at, clock, external = false }: { at: number; cl
   );
 }
 
+/** "resets in 12 min", live, with the reset's time of day on hover: the one countdown of a usage-limit wait. */
+export function ResetCountdown({ at }: { at: number }) {
+  const now = Math.max(useNow(), Date.now());
+  return (
+    <time dateTime={new Date(at).toISOString()} title={`the usage limit resets at ${formatAbsolute(at)}`}>
+      {formatResetCountdown(at, now)}
+    </time>
+  );
+}
+
 /**
  * The run header's line: "Waiting for the usage limit to reset at 14:05 · resets in 12 min"; for
  * an external session "Stopped by the usage limit until 14:05 · resets in 12 min. It continues

@@ -33,20 +33,36 @@ function FilterSelect({
 
 /**
  * Time window, the category / origin / code / flow filters (a chart click sets them too) and the
- * issue status: every panel of the screen follows each of them.
+ * issue status: every panel of the screen follows each of them. The window lit is the one the
+ * figures on screen cover (`shown`); one chosen and not read yet (or that could not be read) is
+ * marked pending beside it, never lit in its place.
  */
-export function ErrorsFilterBar({ query, data, onChange }: { query: ErrorsQuery; data: Overview | undefined; onChange: (q: ErrorsQuery) => void }) {
+export function ErrorsFilterBar({ query, shown, data, onChange }: { query: ErrorsQuery; shown: ErrorsQuery | null; data: Overview | undefined; onChange: (q: ErrorsQuery) => void }) {
   const set = (patch: Partial<ErrorsQuery>): void => onChange({ ...query, ...patch, group: '' });
   const zoomed = query.since !== null || query.until !== null;
+  const lit = shown ?? query;
+  const litZoomed = lit.since !== null || lit.until !== null;
   const any = query.category || query.origin || query.code || query.flow || query.run || zoomed;
   return (
     <div className="toolbar errors-toolbar">
       <div className="segmented" role="group" aria-label="Time window">
-        {RANGES.map((r) => (
-          <button key={r} type="button" aria-pressed={!zoomed && query.range === r} className={!zoomed && query.range === r ? 'on' : ''} onClick={() => set({ range: r, since: null, until: null })}>
-            {RANGE_LABELS[r]}
-          </button>
-        ))}
+        {RANGES.map((r) => {
+          const on = !litZoomed && lit.range === r;
+          const pending = !on && !zoomed && query.range === r;
+          return (
+            <button
+              key={r}
+              type="button"
+              aria-pressed={on}
+              className={on ? 'on' : pending ? 'pending' : ''}
+              data-pending={pending || undefined}
+              title={pending ? `${RANGE_LABELS[r]}: not read yet; the figures shown are of the window lit` : undefined}
+              onClick={() => set({ range: r, since: null, until: null })}
+            >
+              {RANGE_LABELS[r]}
+            </button>
+          );
+        })}
       </div>
       {zoomed && (
         <span className="pill">

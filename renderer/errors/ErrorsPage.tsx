@@ -3,6 +3,7 @@ import type { ErrorGroup } from '../../core/service/api.js';
 import { useShortcuts } from '../app/keyboard.js';
 import { formatHash, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { formatAbsolute } from '../lib/format.js';
 import { useLiveRefresh } from '../lib/use-live-refresh.js';
 import { CorrelationPivot } from './CorrelationPivot.js';
@@ -10,7 +11,7 @@ import { CountsLine, headerCounts } from './CountsLine.js';
 import { ErrorsCost } from './ErrorsCost.js';
 import { CountChart } from './CountChart.js';
 import { ErrorsFilterBar } from './ErrorsFilterBar.js';
-import { filterOf, parseErrorsQuery, serializeErrorsQuery, STATUS_LABELS, windowOf, type ErrorsQuery, type FilterKey } from './errors-query.js';
+import { filterOf, parseErrorsQuery, RANGE_LABELS, serializeErrorsQuery, STATUS_LABELS, windowOf, type ErrorsQuery, type FilterKey } from './errors-query.js';
 import { IssuesPanel } from './IssuesPanel.js';
 import { OccurrenceList } from './OccurrenceList.js';
 import { SeriesChart } from './SeriesChart.js';
@@ -51,6 +52,14 @@ function OccurrencesPanel({ occurrences, selectedGroup, group, onAllGroups }: Oc
   );
 }
 
+const sameWindow = (a: ErrorsQuery, b: ErrorsQuery): boolean => a.range === b.range && a.since === b.since && a.until === b.until;
+
+/** "Last 24 hours", or a zoomed window's bounds: what a set of figures covers. */
+function windowLabel(q: ErrorsQuery): string {
+  if (q.since === null && q.until === null) return `the figures of ${RANGE_LABELS[q.range].replace(/^L/, 'l')}`;
+  return `the figures of ${q.since !== null ? formatAbsolute(q.since).slice(5, 16) : 'the start'} → ${q.until !== null ? formatAbsolute(q.until).slice(5, 16) : 'now'}`;
+}
+
 /** Counts, trend, groups, occurrences and their correlation; every filter lives in the URL. */
 export function ErrorsPage() {
   const route = useRoute();
@@ -59,8 +68,10 @@ export function ErrorsPage() {
 
   const win = windowOf(query, now);
   const filter = useMemo(() => filterOf(query, now), [query, now]);
-  const overview = useOverview(filter, win.bucket, refresh);
+  const overview = useOverview(filter, win.bucket, refresh, query);
   const data = overview.data;
+  // The query the figures on screen answer: the one before while a new window is read or could not be.
+  const shown = overview.answers ?? null;
   const occurrences = useOccurrences(filter, query.group, refresh);
 
   const setQuery = (next: ErrorsQuery, options: { replace?: boolean } = {}): void =>
@@ -139,7 +150,8 @@ export function ErrorsPage() {
           {overview.status === 'loading' && data && ' · refreshing…'}
         </span>
       </header>
-      <ErrorsFilterBar query={query} data={data} onChange={setQuery} />
+      <StaleNote failed={failedRead(overview)} showing={shown && sameWindow(shown, query) ? null : shown && windowLabel(shown)} />
+      <ErrorsFilterBar query={query} shown={shown} data={data} onChange={setQuery} />
       {content}
     </section>
   );

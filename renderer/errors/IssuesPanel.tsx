@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { Issue, IssueSort } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { ErrorState, Loading } from '../components/states.js';
+import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { ISSUE_SORT_CHOICES, STATUS_LABELS, type ErrorsQuery } from './errors-query.js';
 import { IssuesTable, type IssueChange } from './IssuesTable.js';
@@ -68,6 +69,7 @@ export function IssuesPanel({ query, now, refresh, onQuery }: { query: ErrorsQue
           {failure}
         </p>
       )}
+      <StaleNote failed={failedRead(state)} stream={false} />
       {state.status === 'loading' && !state.data ? (
         <Loading what="issues" />
       ) : state.status === 'error' && !state.data ? (

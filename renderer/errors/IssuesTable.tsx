@@ -71,7 +71,11 @@ export function IssuesTable({ issues, query, busy, onChange }: { issues: readonl
                   <div className="group-message" title={issue.lastMessage}>
                     {issue.title.slice(issue.code.length + 3)}
                   </div>
-                  {issue.culprit && <div className="muted issue-culprit">{issue.culprit}</div>}
+                  {issue.culprit && (
+                    <div className="muted issue-culprit" title={issue.culpritTemplate !== undefined ? `prompt as written: ${issue.culpritTemplate}` : undefined}>
+                      {issue.culprit}
+                    </div>
+                  )}
                 </td>
                 <td>
                   <StatusChip issue={issue} />

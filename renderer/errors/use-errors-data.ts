@@ -12,14 +12,16 @@ export type { Overview } from './errors-loads.js';
 /** Occurrences shown per page of the list. */
 const PAGE = 50;
 
-export function useOverview(filter: ErrorFilter, bucket: ErrorSeries['bucket'], refresh: number): AsyncState<Overview> & { reload: () => void } {
+/**
+ * The overview for the filter. `asked` is what the screen asked for (its query): the answer
+ * carries it back as `answers`, so the screen knows which query the figures it shows are of,
+ * also while a later read is loading or has failed.
+ */
+export function useOverview<Q>(filter: ErrorFilter, bucket: ErrorSeries['bucket'], refresh: number, asked: Q): AsyncState<Overview> & { reload: () => void; answers: Q | undefined } {
   const api = useApi();
   const key = JSON.stringify(filter);
-  const { state, reload } = useAsync(
-    () => takePrefetchedOverview(filter, bucket) ?? loadOverview(api, filter, bucket),
-    [api, key, bucket, refresh],
-  );
-  return { ...state, reload } as AsyncState<Overview> & { reload: () => void };
+  const { state, reload } = useAsync(async () => ({ overview: await (takePrefetchedOverview(filter, bucket) ?? loadOverview(api, filter, bucket)), asked }), [api, key, bucket, refresh]);
+  return { ...state, data: state.data?.overview, answers: state.data?.asked, reload } as AsyncState<Overview> & { reload: () => void; answers: Q | undefined };
 }
 
 export interface Occurrences {

@@ -3,6 +3,7 @@ import { useApi } from '../app/api-context.js';
 import { formatHash, navigate, useRoute } from '../app/router.js';
 import { CostSplitFigures, CostTrend, hasSpend } from '../components/CostSplitFigures.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { useAsync } from '../lib/use-async.js';
 import { flowRows, sortRows, type Sort } from './flow-health.js';
 import { FlowHealthTable } from './FlowHealthTable.js';
@@ -72,6 +73,7 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
           Reload
         </button>
       </header>
+      <StaleNote failed={failedRead(state)} />
       <section className="flow-health-panel" aria-labelledby="flow-health-title">
         <div className="flow-health-head">
           <h2 id="flow-health-title">How each flow fares</h2>

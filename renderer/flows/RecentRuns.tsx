@@ -3,7 +3,8 @@ import { useApi, useRunsSnapshot } from '../app/api-context.js';
 import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime, RunDuration } from '../components/Time.js';
-import { chainText } from '../lib/ending-story.js';
+import { failureHeadline, failureSummary } from '../lib/failure-headline.js';
+import { copyFullId, distinctTailLength, idTail } from '../lib/run-ids.js';
 import { useAsync } from '../lib/use-async.js';
 
 const RECENT = 5;
@@ -22,6 +23,7 @@ export function RecentRuns({ flowId }: { flowId: string }) {
   }, [runs, flowId]);
   const { state } = useAsync(() => api.listRuns({ flow: flowId, limit: RECENT, sort: '-started' }), [api, flowId, liveKey]);
   const items = state.data?.items ?? [];
+  const tail = distinctTailLength(items.map((r) => r.id));
 
   return (
     <section className="recent-runs" aria-labelledby="recent-runs-title" data-testid="recent-runs">
@@ -34,15 +36,17 @@ export function RecentRuns({ flowId }: { flowId: string }) {
             <li key={run.id} data-run-id={run.id}>
               <a href={hrefToRun(run.id)} className="recent-run">
                 <StatusBadge status={run.status} />
-                <span className="mono muted">{run.id.slice(0, 14)}</span>
+                <span className="mono muted" title={run.id} onCopy={(e) => copyFullId(e, run.id)}>
+                  {idTail(run.id, tail)}
+                </span>
                 <RelativeTime ts={run.startedWall} />
                 <span className="muted">
                   <RunDuration run={run} active={run.status === 'running' || run.status === 'cancelling' || run.status === 'queued'} compact />
                 </span>
                 {/* Why it ended: a failure in red; a cancel or an interruption quietly; nothing for a completed run. */}
                 {run.endingError && run.status === 'failed' && (
-                  <span className="error-text recent-error" title={`${chainText(run.endingError)}: ${run.endingError.message}`} data-testid="recent-ending-code">
-                    {run.endingError.code}
+                  <span className="error-text recent-error" title={failureSummary(run.endingError)} data-testid="recent-ending-code">
+                    {failureHeadline(run.endingError).code}
                   </span>
                 )}
                 {run.endingError && (run.status === 'cancelled' || run.status === 'interrupted') && (

@@ -1,5 +1,7 @@
 import type { Issue, IssueAction, SetIssueStatusInput } from '../../core/service/api.js';
 import { formatAbsolute } from '../lib/format.js';
+import { useNow } from '../lib/use-now.js';
+import { ignoreWords } from './ignore-words.js';
 
 /** What the Ignore menu offers: the durations and conditions of `hivewatch issues ignore`. */
 const IGNORE_CHOICES: { value: string; label: string; input: Omit<SetIssueStatusInput, 'id' | 'action'> }[] = [
@@ -29,8 +31,21 @@ export function ignoreEnd(issue: Pick<Issue, 'ignore'>): string | null {
   return 'until someone reopens it';
 }
 
+const changedBy = (issue: Issue): string => (issue.changedBy ? `: changed by ${issue.changedBy}${issue.reason ? ` (${issue.reason})` : ''}` : '');
+
+/** An ignored issue's chip says when the ignore ends: a time, a count of occurrences, or an escalation. */
+function IgnoredChip({ issue }: { issue: Issue }) {
+  const words = ignoreWords(issue.ignore, useNow());
+  return (
+    <span className="chip issue-status issue-ignored" title={`${words.title}${changedBy(issue)}`} data-testid="issue-status">
+      <span className="issue-status-words">{words.label}</span>
+    </span>
+  );
+}
+
 /** The status and sub-state as a chip; its tooltip says why (with the figures behind it). */
 export function StatusChip({ issue }: { issue: Issue }) {
+  if (issue.status === 'ignored') return <IgnoredChip issue={issue} />;
   const label = statusLabel(issue);
   return (
     <span className={`chip issue-status issue-${label}`} title={issue.why} data-testid="issue-status">

@@ -3,7 +3,7 @@ import type { IssueActivity, IssueDetail } from '../../core/service/api.js';
 import { formatHash, hrefToCompare, hrefToRun } from '../app/router.js';
 import { RelativeTime } from '../components/Time.js';
 import { formatUsd } from '../lib/cost-format.js';
-import { shortId } from '../lib/format.js';
+import { copyFullId, distinctTailLength, idTail } from '../lib/run-ids.js';
 import { ErrorEnvelopeView } from '../run-detail/ErrorEnvelopeView.js';
 import { lineDiff } from './flow-diff.js';
 import { changeText, changeTitle, changeTone } from './trend-words.js';
@@ -70,7 +70,7 @@ export function LatestOccurrence({ detail }: { detail: IssueDetail }) {
               attempt: latest.occurrence.correlation.attempt !== null ? String(latest.occurrence.correlation.attempt) : undefined,
             })}
           >
-            Open its attempt in run {shortId(latest.occurrence.runId)} →
+            Open its attempt in run {idTail(latest.occurrence.runId)} →
           </a>
           <ErrorEnvelopeView error={latest.occurrence.error} when={latest.occurrence.ts} linkRun role={latest.occurrence.ending ? 'ended' : latest.occurrence.disposition === 'unhandled' ? 'cause' : null} />
           {latest.chain.length > 1 && (
@@ -114,6 +114,15 @@ export function IssueWhere({ detail }: { detail: IssueDetail }) {
   );
 }
 
+/** A run named by its id's tail, linked; the full id on hover and in a copy. */
+function RunRef({ id, tail }: { id: string; tail: number }) {
+  return (
+    <a href={hrefToRun(id)} title={id} onCopy={(e) => copyFullId(e, id)}>
+      run <span className="mono">{idTail(id, tail)}</span>
+    </a>
+  );
+}
+
 /** Whether it was first seen after its flow changed: both versions, their runs, and what changed. */
 export function FlowChange({ detail }: { detail: IssueDetail }) {
   const change = detail.flowChange;
@@ -124,6 +133,8 @@ export function FlowChange({ detail }: { detail: IssueDetail }) {
   else if (change.changed === null) verdict = 'Cannot tell: a run’s journal does not name its flow version.';
   else verdict = change.changed ? `First seen after ${change.flowName} changed.` : `${change.flowName} had not changed: first seen on the same version as the run before.`;
   const diff = change?.before && change.changed && change.before.text !== null && change.first.text !== null ? lineDiff(change.before.text, change.first.text) : null;
+  // The two runs' ids cut where they differ: a bulk import's ids share all but their ends.
+  const tail = distinctTailLength(change ? [change.first.runId, ...(change.before ? [change.before.runId] : [])] : []);
   return (
     <section className="panel issue-flow-change" aria-labelledby="issue-flow-change-title" data-testid="flow-change" data-changed={String(change?.changed ?? null)}>
       <h2 id="issue-flow-change-title">First seen after a flow change?</h2>
@@ -134,13 +145,13 @@ export function FlowChange({ detail }: { detail: IssueDetail }) {
         <dl className="facts">
           <dt>First seen in</dt>
           <dd>
-            <a href={hrefToRun(change.first.runId)}>run {shortId(change.first.runId)}</a>, version <code>{short(change.first.digest)}</code>
+            <RunRef id={change.first.runId} tail={tail} />, version <code>{short(change.first.digest)}</code>
           </dd>
           {change.before && (
             <>
               <dt>The run before</dt>
               <dd>
-                <a href={hrefToRun(change.before.runId)}>run {shortId(change.before.runId)}</a>, version <code>{short(change.before.digest)}</code>{' '}
+                <RunRef id={change.before.runId} tail={tail} />, version <code>{short(change.before.digest)}</code>{' '}
                 <a href={hrefToCompare(change.before.runId, change.first.runId)}>compare the two runs →</a>
               </dd>
             </>

@@ -6,7 +6,7 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime } from '../components/Time.js';
 import { ErrorState, Loading } from '../components/states.js';
 import { runCostLine } from '../lib/cost-format.js';
-import { shortId } from '../lib/format.js';
+import { copyFullId, distinctTailLength, idTail } from '../lib/run-ids.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { BulkStatus } from '../runs/BulkStatus.js';
 import { useBulkAction } from '../runs/use-bulk-action.js';
@@ -39,6 +39,7 @@ export function RunsAffected({ issueId, total, refresh }: { issueId: string; tot
   }, [api, issueId, refresh]);
   const data = state.data;
   const runs = [...(data?.runs ?? []), ...(more?.runs ?? [])];
+  const tail = distinctTailLength(runs.map((r) => r.id));
   const next = more ? more.next : (data?.next ?? null);
 
   const loadMore = (): void => {
@@ -86,8 +87,8 @@ export function RunsAffected({ issueId, total, refresh }: { issueId: string; tot
             {runs.map((run) => (
               <tr key={run.id} data-run-id={run.id}>
                 <td>
-                  <a href={hrefToRun(run.id)} className="mono" title={run.id}>
-                    {shortId(run.id)}
+                  <a href={hrefToRun(run.id)} className="mono" title={run.id} onCopy={(e) => copyFullId(e, run.id)}>
+                    {idTail(run.id, tail)}
                   </a>
                 </td>
                 <td>

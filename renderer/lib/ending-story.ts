@@ -12,6 +12,10 @@ export interface AttemptFacts {
   taskName(taskId: string): string | null;
   /** The error an attempt ended with (its envelope carries the exit code or signal). */
   attemptError(taskId: string, attempt: number): ErrorEnvelope | null;
+  /** How many attempts the task allowed (0: no limit of its own), or null when unknown. */
+  maxAttempts?(taskId: string): number | null;
+  /** The task's prompt as the flow wrote it, when its name filled in values. */
+  taskTemplate?(taskId: string): string | null;
 }
 
 /** The facts a run detail's tasks give. */
@@ -20,6 +24,8 @@ export function factsOf(tasks: readonly TaskView[]): AttemptFacts {
   return {
     taskName: (taskId) => byId.get(taskId)?.name ?? null,
     attemptError: (taskId, attempt) => byId.get(taskId)?.attempts.find((a) => a.attempt === attempt)?.error ?? null,
+    maxAttempts: (taskId) => byId.get(taskId)?.maxAttempts ?? null,
+    taskTemplate: (taskId) => byId.get(taskId)?.template ?? null,
   };
 }
 
@@ -32,8 +38,8 @@ export interface ChainPart {
   code: string;
   /** How the attempt's process ended, when its error says: "exit 2", "signal SIGSEGV", or ''. */
   end: string;
-  /** The attempt it happened in, when it names one: one click away in the timeline. */
-  where: { taskId: string; attempt: number | null; label: string } | null;
+  /** The attempt it happened in, when it names one: one click away in the timeline (`template`: the task's prompt as written). */
+  where: { taskId: string; attempt: number | null; label: string; template?: string } | null;
   rethrown: boolean;
 }
 
@@ -54,7 +60,7 @@ export function processEnd(error: ErrorEnvelope | null): string {
 }
 
 /** How the link's attempt's process ended, read from that attempt's own error when it is this link's. */
-function endOf(link: FailureLink, facts: AttemptFacts | undefined): string {
+export function endOf(link: FailureLink, facts: AttemptFacts | undefined): string {
   const error = link.taskId !== null && link.attempt !== null ? (facts?.attemptError(link.taskId, link.attempt) ?? null) : null;
   return error?.code === link.code ? processEnd(error) : '';
 }
@@ -65,11 +71,12 @@ function whatOf(link: FailureLink, end: string): string {
   return end ? `${link.code} ${end}` : link.code;
 }
 
-function whereOf(link: FailureLink, facts: AttemptFacts | undefined): ChainPart['where'] {
+export function whereOf(link: Pick<FailureLink, 'taskId' | 'attempt' | 'how'>, facts: AttemptFacts | undefined): ChainPart['where'] {
   // A retry limit names the same attempt as the error it gave up after: said once, on that one.
   if (link.taskId === null || link.how === 'retry-limit') return null;
   const name = facts?.taskName(link.taskId) ?? `task ${link.taskId}`;
-  return { taskId: link.taskId, attempt: link.attempt, label: link.attempt !== null ? `${name} attempt ${link.attempt}` : name };
+  const template = facts?.taskTemplate?.(link.taskId) ?? null;
+  return { taskId: link.taskId, attempt: link.attempt, label: link.attempt !== null ? `${name} attempt ${link.attempt}` : name, ...(template !== null ? { template } : {}) };
 }
 
 /** The chain, head first, as the parts of a short list. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAbsolute, formatCountdown, formatDelay, formatDuration, formatPast, formatRelative, formatRunDuration, isoTime, isShowableTime, plural, runDurationParts, shortId } from './format.js';
+import { formatAbsolute, formatCountdown, formatDelay, formatDuration, formatPast, formatRelative, formatRunDuration, isoTime, isShowableTime, plural, runDurationParts } from './format.js';
 
 const NOW = Date.UTC(2025, 10, 22, 12, 0, 0);
 
@@ -85,10 +85,6 @@ describe('formatCountdown', () => {
 });
 
 describe('small helpers', () => {
-  it('shortens long ids only', () => {
-    expect(shortId('run_1')).toBe('run_1');
-    expect(shortId('run_1fbe3beb78874914')).toBe('run_1fbe3beb…');
-  });
   it('pluralizes', () => {
     expect(plural(1, 'run')).toBe('1 run');
     expect(plural(10_000, 'run')).toBe('10,000 runs');

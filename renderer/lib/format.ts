@@ -125,11 +125,6 @@ export function formatCountdown(at: number, now: number): string {
   return `in ${Math.floor(seconds / 3600)}h ${pad(Math.floor((seconds % 3600) / 60))}m`;
 }
 
-/** A short form of a long id for tables: its first 12 characters (`run_1fbe3beb…`). */
-export function shortId(id: string): string {
-  return id.length <= 14 ? id : `${id.slice(0, 12)}…`;
-}
-
 /** "1 run", "3 runs". */
 export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`;

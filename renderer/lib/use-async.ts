@@ -1,11 +1,16 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useRecoveries } from '../app/api-context.js';
 
-/** A request's state for a screen: loading, its data, or its error; `reload` runs it again. */
-export type AsyncState<T> =
+/**
+ * A request's state for a screen: loading, its data, or its error; `reload` runs it again.
+ * `loadedAt` is the wall time `data` was read: when a later read fails, the data is kept and the
+ * screen says it is stale, as of then (components/StaleNote.tsx).
+ */
+export type AsyncState<T> = (
   | { status: 'loading'; data: T | undefined; error: null }
   | { status: 'ready'; data: T; error: null }
-  | { status: 'error'; data: T | undefined; error: string };
+  | { status: 'error'; data: T | undefined; error: string }
+) & { loadedAt: number | null };
 
 export interface AsyncResult<T> {
   state: AsyncState<T>;
@@ -24,7 +29,7 @@ export function errorText(error: unknown): string {
  * reloading (no flicker) and ignores answers to requests that were superseded.
  */
 export function useAsync<T>(load: () => Promise<T>, keys: readonly unknown[]): AsyncResult<T> {
-  const [state, setState] = useState<AsyncState<T>>({ status: 'loading', data: undefined, error: null });
+  const [state, setState] = useState<AsyncState<T>>({ status: 'loading', data: undefined, error: null, loadedAt: null });
   const [nonce, setNonce] = useState(0);
   const recoveries = useRecoveries();
   const generation = useRef(0);
@@ -33,13 +38,13 @@ export function useAsync<T>(load: () => Promise<T>, keys: readonly unknown[]): A
 
   useEffect(() => {
     const mine = ++generation.current;
-    setState((s) => ({ status: 'loading', data: s.data, error: null }));
+    setState((s) => ({ status: 'loading', data: s.data, error: null, loadedAt: s.loadedAt }));
     loadRef.current().then(
       (data) => {
-        if (generation.current === mine) setState({ status: 'ready', data, error: null });
+        if (generation.current === mine) setState({ status: 'ready', data, error: null, loadedAt: Date.now() });
       },
       (error: unknown) => {
-        if (generation.current === mine) setState((s) => ({ status: 'error', data: s.data, error: errorText(error) }));
+        if (generation.current === mine) setState((s) => ({ status: 'error', data: s.data, error: errorText(error), loadedAt: s.loadedAt }));
       },
     );
   }, [...keys, nonce, recoveries]);

@@ -59,6 +59,7 @@ function summaryFromStart(event: Extract<HivewatchEvent, { type: 'runStarted' }>
     endedWall: null,
     step: event.resumeStep,
     maxSteps: event.options.maxSteps,
+    flowSteps: event.flowSteps ?? null,
     attempts: 0,
     errorCount: 0,
     retrying: null,

@@ -6,6 +6,7 @@ import { runTitle, useScreenTitle } from '../app/page-title.js';
 import { hrefToRun, navigate, useRoute } from '../app/router.js';
 import { useToast } from '../app/toasts.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { StaleNote } from '../components/StaleNote.js';
 import { attemptWalls } from '../lib/run-clock.js';
 import { errorText } from '../lib/use-async.js';
 import { isActive, isTerminal } from '../live/run-summary.js';
@@ -107,6 +108,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
 
   return (
     <section className="page run-detail" aria-label={`Run ${run.id}`}>
+      <StaleNote />
       <RunHeader
         detail={{ ...detail, run }}
         onCancel={() => void actions.cancel([run])}

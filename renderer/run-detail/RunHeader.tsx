@@ -8,6 +8,7 @@ import { LimitWaitNotice, limitWaitOf } from '../components/UsageLimitWait.js';
 import type { RunWorkView } from './attempt-work.js';
 import { EndingBanner, type ShowAttempt } from './EndingBanner.js';
 import { CostFact } from './CostFact.js';
+import { stepWords } from '../lib/step-words.js';
 
 export interface RunHeaderProps {
   detail: RunDetail;
@@ -168,8 +169,8 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         )}
         <div>
           <dt>Step</dt>
-          <dd>
-            {run.step} <span className="muted">of at most {run.maxSteps}</span>
+          <dd title={stepWords(run).title} data-testid="run-step">
+            {stepWords(run).text}
           </dd>
         </div>
         <div>

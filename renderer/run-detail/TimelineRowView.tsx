@@ -1,6 +1,7 @@
 import type { TaskView } from '../../core/service/api.js';
 import { OutcomeBadge } from '../components/StatusBadge.js';
 import { Countdown } from '../components/Time.js';
+import { ResetCountdown } from '../components/UsageLimitWait.js';
 import { formatDelay } from '../lib/format.js';
 import { attemptWallKey, type AttemptWall } from '../lib/run-clock.js';
 import { ROLE_TEXT, type EndingRole } from './attempt-notes.js';
@@ -31,10 +32,21 @@ export interface TimelineRowProps {
   judgmentWait?: JudgmentWait | undefined;
 }
 
-/** "attempt 3 in 23s" while a task waits; on a virtual clock the wait takes no real time, so no countdown. */
+/**
+ * "attempt 3 in 23s" while a task waits; on a virtual clock the wait takes no real time, so no
+ * countdown. A wait for a usage limit's reset is said as the run header and the Runs list say it
+ * ("limit resets in 51 min", components/UsageLimitWait.tsx): one countdown, one wording.
+ */
 function Waiting({ row, virtual }: { row: TimelineRow; virtual: boolean }) {
   const waiting = row.waiting;
   if (!waiting) return null;
+  if (row.task.waitingUntil !== undefined && !virtual) {
+    return (
+      <span data-testid="timeline-limit-wait">
+        attempt {waiting.attempt} · limit <ResetCountdown at={row.task.waitingUntil} />
+      </span>
+    );
+  }
   return (
     <span>
       attempt {waiting.attempt}{' '}
@@ -73,7 +85,8 @@ export function TimelineRowView({ row, tasks, steps, px, trackWidth, focused, ac
         {row.waiting && (
           <div className="tl-waiting">
             <Waiting row={row} virtual={virtual} />
-            {active && (
+            {/* An attempt before a usage limit's reset meets the limit again: nothing to cut short. */}
+            {active && t.waitingUntil === undefined && (
               <button type="button" className="small primary" onClick={() => onSkipBackoff(t)}>
                 Retry now
               </button>

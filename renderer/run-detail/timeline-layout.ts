@@ -1,6 +1,7 @@
 import type { AttemptView, ErrorEnvelope, RunDetail, StepView, TaskView } from '../../core/service/api.js';
 import { formatDelay, formatDuration } from '../lib/format.js';
 import { attemptWallKey, type AttemptWall } from '../lib/run-clock.js';
+import { formatResetTime } from '../lib/usage-limit.js';
 import { explainBackoff, type ScheduledBackoff } from './backoff-explanation.js';
 
 /**
@@ -168,6 +169,20 @@ function timelineMarks(detail: RunDetail, tasks: readonly TaskView[], now: numbe
   return marks;
 }
 
+/** The strategy of a wait until a time the runtime named (a usage limit's reset: core/base/errors/retry.ts). */
+const RESET_TIME = 'runtime_reset_time';
+
+/**
+ * A gap's label: the policy's delay as the flow writes it ("30s", "2m"); a wait until a reset the
+ * runtime named reads as that time ("until 14:05", as the run header says it), since its
+ * length to the millisecond ("58m59.903s") is an accident of when the failure was seen. On a
+ * virtual clock, which has no time of day, its length in whole seconds.
+ */
+function backoffLabel(strategy: string | null, delayMs: number, scheduled: number, virtual: boolean): string {
+  if (strategy !== RESET_TIME) return formatDelay(delayMs);
+  return virtual ? formatDuration(delayMs) : `until ${formatResetTime(scheduled, scheduled)}`;
+}
+
 /** The next attempt of a task waiting in backoff, at the time it is due. */
 function pendingSegment(x: number, scheduled: number, a: AttemptView): TimelineSegment {
   return {
@@ -246,7 +261,7 @@ export function layoutTimeline(
         end: backoffEnd,
         attempt: a.attempt + 1,
         status: skipped ? 'skipped' : isWaiting ? 'waiting' : 'done',
-        label: skipped ? 'skipped' : formatDelay(a.delayAfterMs),
+        label: skipped ? 'skipped' : backoffLabel(a.strategy, a.delayAfterMs, scheduled, virtual),
         error: null,
         delayMs: a.delayAfterMs,
         strategy: a.strategy,

@@ -11,7 +11,8 @@ function fitting(selected: readonly RunSummary[]): Record<BulkAction, number> {
     cancel: operable.filter((r) => canCancel(r.status)).length,
     retry: operable.filter((r) => canBulkRetry(r.status)).length,
     resume: operable.filter((r) => canResume(r.status)).length,
-    retryNow: operable.filter((r) => r.status === 'running' && r.retrying !== null).length,
+    // A usage-limit wait is not cut short: an attempt before the reset meets the limit again.
+    retryNow: operable.filter((r) => r.status === 'running' && r.retrying !== null && r.waitingUntil == null).length,
   };
 }
 
@@ -19,7 +20,7 @@ const TITLES: Record<BulkAction, string> = {
   cancel: 'queued and running ones',
   retry: 'failed, cancelled and interrupted ones: each starts a new run (completed runs are not retried in bulk)',
   resume: 'failed, cancelled and interrupted ones: each continues from its last checkpoint as a new run',
-  retryNow: 'running ones waiting in a retry backoff: the next attempt starts now',
+  retryNow: 'running ones waiting in a retry backoff (not for a usage limit to reset): the next attempt starts now',
 };
 const ACTIONS: readonly BulkAction[] = ['cancel', 'retry', 'resume', 'retryNow'];
 

@@ -1,6 +1,6 @@
 import type { BulkAction, BulkRunResult } from '../../core/service/api.js';
 import { hrefToRun } from '../app/router.js';
-import { shortId } from '../lib/format.js';
+import { copyFullId, idTail } from '../lib/run-ids.js';
 import { doneWord, progressText, summaryText } from './bulk-words.js';
 import type { BulkState } from './use-bulk-action.js';
 
@@ -11,14 +11,16 @@ function PerRunList({ action, results }: { action: BulkAction; results: readonly
     <ul className="bulk-per-run" data-testid="bulk-per-run">
       {ordered.map((r) => (
         <li key={r.runId} data-outcome={r.outcome}>
-          <a href={hrefToRun(r.runId)} title={r.runId}>
-            {shortId(r.runId)}
+          <a href={hrefToRun(r.runId)} title={r.runId} onCopy={(e) => copyFullId(e, r.runId)}>
+            {idTail(r.runId)}
           </a>{' '}
           <span className={r.outcome === 'refused' ? 'bulk-refused' : 'muted'}>{r.outcome === 'refused' ? 'refused' : doneWord(action)}</span>
           {r.newRunId && (
             <>
               {' → '}
-              <a href={hrefToRun(r.newRunId)}>{shortId(r.newRunId)}</a>
+              <a href={hrefToRun(r.newRunId)} title={r.newRunId} onCopy={(e) => copyFullId(e, r.newRunId as string)}>
+                {idTail(r.newRunId)}
+              </a>
             </>
           )}
           {r.message && <span className="muted">: {r.message}</span>}

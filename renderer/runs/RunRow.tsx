@@ -4,8 +4,10 @@ import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { LimitWaitBadge, limitWaitOf } from '../components/UsageLimitWait.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
-import { chainText } from '../lib/ending-story.js';
-import { formatDelay, shortId } from '../lib/format.js';
+import { failureHeadline, failureSummary } from '../lib/failure-headline.js';
+import { formatDelay } from '../lib/format.js';
+import { copyFullId, idTail } from '../lib/run-ids.js';
+import { stepWords } from '../lib/step-words.js';
 import { runCost, tokenLine } from '../lib/cost-format.js';
 import { canCancel, canResume, canRetry, canStopWatching, isOperable } from './run-actions.js';
 
@@ -16,6 +18,13 @@ export interface RunRowProps {
   height: number;
   selected: boolean;
   checked: boolean;
+  /** How much of an id's tail tells the listed runs apart (lib/run-ids.ts). */
+  idTailLength: number;
+  /**
+   * The grid's one Tab stop when it is in this row: which of the row's controls (0 the tick box,
+   * 1 the run's link, 2… its actions; a larger number means its last) takes Tab; null elsewhere.
+   */
+  tabItem: number | null;
   onSelect: (index: number) => void;
   onCheck: (runId: string, checked: boolean, range: boolean) => void;
   onCancel: (run: RunSummary) => void;
@@ -40,9 +49,10 @@ export function RetryingBadge({ retrying, clock }: { retrying: NonNullable<RunSu
 }
 
 /**
- * Why an ended run ended, under its flow's name: a failed run's ending error in red (with its
- * root cause when that differs, which a code filter also finds); a cancelled or interrupted run's
- * quietly (neither is a failure). Nothing for a live or completed run.
+ * Why an ended run ended, under its flow's name: a failed run's root cause in red and how the
+ * run gave up on it ("RUNTIME_TIMEOUT · gave up after 3 attempts"; the tooltip has its message;
+ * a code filter finds the run by either code); a cancelled or interrupted run's quietly (neither
+ * is a failure). Nothing for a live or completed run.
  */
 function EndingCode({ run }: { run: RunSummary }) {
   const ending = run.endingError;
@@ -54,10 +64,12 @@ function EndingCode({ run }: { run: RunSummary }) {
       </span>
     );
   }
+  const h = failureHeadline(ending);
+  const endedAs = h.endedAs ? ` (the run ended with ${h.endedAs})` : '';
   return (
-    <span className="cell-sub error-text ending-code-cell" title={`${chainText(ending)}: ${ending.message}`} data-testid="run-ending-code">
-      {ending.code}
-      {ending.rootCode !== ending.code && <span className="ending-root"> ← {ending.rootCode}</span>}
+    <span className="cell-sub error-text ending-code-cell" title={`${failureSummary(ending)}${endedAs}`} data-testid="run-ending-code">
+      {h.code}
+      {h.gaveUp && <span className="ending-how"> · {h.gaveUp}</span>}
     </span>
   );
 }
@@ -79,6 +91,23 @@ function RowCost({ run }: { run: RunSummary }) {
   );
 }
 
+interface RowAction {
+  label: string;
+  ariaLabel?: string;
+  className: string;
+  onClick: () => void;
+}
+
+/** What can be done to the run from its row, in the order the arrow keys reach it. */
+function rowActions(run: RunSummary, on: Pick<RunRowProps, 'onCancel' | 'onRetry' | 'onResume'>): RowAction[] {
+  const actions: RowAction[] = [];
+  if (isOperable(run) && canCancel(run.status)) actions.push({ label: 'Cancel', ariaLabel: `Cancel run ${run.id}`, className: 'small danger-outline', onClick: () => on.onCancel(run) });
+  if (canStopWatching(run)) actions.push({ label: 'Stop watching', ariaLabel: `Stop watching session ${run.id}`, className: 'small danger-outline', onClick: () => on.onCancel(run) });
+  if (isOperable(run) && canResume(run.status) && run.status === 'interrupted') actions.push({ label: 'Resume', className: 'small', onClick: () => on.onResume(run) });
+  if (isOperable(run) && canRetry(run.status) && run.status !== 'completed') actions.push({ label: 'Retry', ariaLabel: `Retry run ${run.id}`, className: 'small', onClick: () => on.onRetry(run) });
+  return actions;
+}
+
 /** One row of the runs table; memoized so a live event re-renders only the rows it changed. */
 export const RunRow = memo(function RunRow({
   run,
@@ -87,12 +116,17 @@ export const RunRow = memo(function RunRow({
   height,
   selected,
   checked,
+  idTailLength,
+  tabItem,
   onSelect,
   onCheck,
   onCancel,
   onRetry,
   onResume,
 }: RunRowProps) {
+  const actions = rowActions(run, { onCancel, onRetry, onResume });
+  const last = actions.length + 1;
+  const tab = (item: number): number => (tabItem !== null && Math.min(tabItem, last) === item ? 0 : -1);
   return (
     <div
       className={`grid-row runs-grid${selected ? ' selected' : ''}${checked ? ' checked' : ''}`}
@@ -108,6 +142,8 @@ export const RunRow = memo(function RunRow({
         <input
           type="checkbox"
           checked={checked}
+          data-item={0}
+          tabIndex={tab(0)}
           aria-label={`Select run ${run.id}`}
           onChange={(e) => onCheck(run.id, e.currentTarget.checked, (e.nativeEvent as MouseEvent).shiftKey)}
         />
@@ -121,19 +157,21 @@ export const RunRow = memo(function RunRow({
         )}
       </div>
       <div role="gridcell" className="cell-flow">
-        <a href={hrefToRun(run.id)} className="run-link" title={run.flow}>
-          {run.flowName || run.flow}
-        </a>
-        <span className="cell-flow-sub">
+        <div className="flow-line">
+          <a href={hrefToRun(run.id)} className="run-link" title={run.flow} data-item={1} tabIndex={tab(1)}>
+            {run.flowName || run.flow}
+          </a>
+          {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
+          {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
+          {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
+        </div>
+        <div className="flow-sub">
           <EndingCode run={run} />
           <RowCost run={run} />
-        </span>
-        {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
-        {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
-        {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
+        </div>
       </div>
-      <div role="gridcell" className="cell-id col-secondary mono" title={run.id}>
-        {shortId(run.id)}
+      <div role="gridcell" className="cell-id col-secondary mono" title={run.id} onCopy={(e) => copyFullId(e, run.id)}>
+        {idTail(run.id, idTailLength)}
       </div>
       <div role="gridcell" className="cell-time">
         <RelativeTime ts={run.startedWall} />
@@ -141,37 +179,22 @@ export const RunRow = memo(function RunRow({
       <div role="gridcell" className="cell-num">
         <RunDuration run={run} active={run.status === 'running' || run.status === 'cancelling' || run.status === 'queued'} compact />
       </div>
-      <div role="gridcell" className="cell-num col-secondary" title={`step ${run.step} of at most ${run.maxSteps}`}>
-        {run.step} <span className="muted">/ {run.maxSteps}</span>
+      <div role="gridcell" className="cell-num col-secondary" title={stepWords(run).title}>
+        {stepWords(run).text}
       </div>
       <div role="gridcell" className="cell-num col-secondary">
         {run.attempts}
       </div>
       {/* Red means the run failed; a completed run's errors were all handled. */}
-      <div role="gridcell" className={`cell-num${run.errorCount === 0 ? ' muted' : run.status === 'failed' ? ' error-text' : ''}`}>
+      <div role="gridcell" className={`cell-num col-secondary${run.errorCount === 0 ? ' muted' : run.status === 'failed' ? ' error-text' : ''}`}>
         {run.errorCount}
       </div>
       <div role="gridcell" className="cell-actions">
-        {isOperable(run) && canCancel(run.status) && (
-          <button type="button" className="small danger-outline" onClick={() => onCancel(run)} aria-label={`Cancel run ${run.id}`}>
-            Cancel
+        {actions.map((a, i) => (
+          <button key={a.label} type="button" className={a.className} onClick={a.onClick} aria-label={a.ariaLabel} data-item={i + 2} tabIndex={tab(i + 2)}>
+            {a.label}
           </button>
-        )}
-        {canStopWatching(run) && (
-          <button type="button" className="small danger-outline" onClick={() => onCancel(run)} aria-label={`Stop watching session ${run.id}`}>
-            Stop watching
-          </button>
-        )}
-        {isOperable(run) && canResume(run.status) && run.status === 'interrupted' && (
-          <button type="button" className="small" onClick={() => onResume(run)}>
-            Resume
-          </button>
-        )}
-        {isOperable(run) && canRetry(run.status) && run.status !== 'completed' && (
-          <button type="button" className="small" onClick={() => onRetry(run)} aria-label={`Retry run ${run.id}`}>
-            Retry
-          </button>
-        )}
+        ))}
       </div>
     </div>
   );

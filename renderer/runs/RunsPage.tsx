@@ -3,6 +3,7 @@ import type { RunSummary } from '../../core/service/api.js';
 import { focusSearchField, useShortcuts } from '../app/keyboard.js';
 import { formatHash, hrefToRun, navigate, useRoute } from '../app/router.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { StaleNote } from '../components/StaleNote.js';
 import { exactTotal, matchingLine } from './count-words.js';
 import { useRunActions, type RunActions } from './run-actions.js';
 import { IssueFilterChip } from './IssueFilterChip.js';
@@ -143,7 +144,13 @@ export function RunsPage() {
     return current ? [current] : [];
   };
 
-  useRunsShortcuts({ rows, cursor, checked, move, onCheck, setChecked, setCursorId, actions, targets });
+  // j / k move the cursor and take the focus into the table with it: one key press from anywhere on the screen.
+  const [focusRequest, setFocusRequest] = useState(0);
+  const moveAndFocus = (delta: number): void => {
+    move(delta);
+    setFocusRequest((n) => n + 1);
+  };
+  useRunsShortcuts({ rows, cursor, checked, move: moveAndFocus, onCheck, setChecked, setCursorId, actions, targets });
 
   const filtered = isFiltered(query);
   const nearEnd = useCallback((index: number) => {
@@ -183,6 +190,7 @@ export function RunsPage() {
         onResume={onResume}
         onRowsShown={nearEnd}
         loadingMore={state.loadingMore}
+        focusRequest={focusRequest}
       />
     );
 
@@ -194,6 +202,7 @@ export function RunsPage() {
           {counts !== null && matchingLine(counts, filtered)}
         </span>
       </header>
+      <StaleNote />
       <RunsToolbar query={query} counts={counts} onChange={setQuery} />
       <IssueFilterChip query={query} onChange={setQuery} />
       <RunsBulk query={query} checkedRows={checkedRows} shownCount={rows.length} matchingTotal={exactTotal(counts)} clearTicks={() => setChecked(new Set())} />

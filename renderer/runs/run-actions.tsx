@@ -3,8 +3,9 @@ import type { CommandAck, RunStatus, RunSummary } from '../../core/service/api.j
 import { useApi, useRunsStore } from '../app/api-context.js';
 import { useConfirm } from '../app/confirm.js';
 import { hrefToRun, navigate } from '../app/router.js';
-import { useToast } from '../app/toasts.js';
-import { plural, shortId } from '../lib/format.js';
+import { useToast, type ToastLink } from '../app/toasts.js';
+import { plural } from '../lib/format.js';
+import { idTail } from '../lib/run-ids.js';
 import { errorText } from '../lib/use-async.js';
 
 /** What an operator may do with a run in a given status (mirrors the service's checks). */
@@ -75,8 +76,16 @@ const STOP_WATCHING_REASON = 'the operator stopped watching this session (Hivewa
 
 function describe(runs: readonly RunSummary[]): string {
   const first = runs[0];
-  if (runs.length === 1 && first) return `${first.flowName} (${shortId(first.id)})`;
+  if (runs.length === 1 && first) return `${first.flowName} (${idTail(first.id)})`;
   return plural(runs.length, 'run');
+}
+
+/** Links to runs an action started (at most MAX_LINKED; the rest are counted), each by its id's tail. */
+const MAX_LINKED = 5;
+export function runLinks(ids: readonly string[]): ToastLink[] {
+  const links: ToastLink[] = ids.slice(0, MAX_LINKED).map((id) => ({ href: hrefToRun(id), label: idTail(id), title: id }));
+  if (ids.length > MAX_LINKED) links.push({ href: '#/runs', label: `and ${ids.length - MAX_LINKED} more in Runs` });
+  return links;
 }
 
 export interface RunActions {
@@ -152,7 +161,7 @@ export function useRunActions(): RunActions {
       const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.runId] : []));
       const failed = results.flatMap((r) => (r.status === 'rejected' ? [errorText(r.reason)] : []));
       if (failed.length > 0) toast(`Could not retry ${plural(failed.length, 'run')}: ${failed[0]}`, 'error');
-      if (started.length > 0) toast(`Started ${plural(started.length, 'new run')}.`, 'success');
+      if (started.length > 0) toast(started.length === 1 ? 'Started a new run:' : `Started ${plural(started.length, 'new run')}:`, 'success', runLinks(started));
       const only = started[0];
       if (options.open && started.length === 1 && only) navigate(hrefToRun(only));
       return true;
@@ -174,7 +183,7 @@ export function useRunActions(): RunActions {
       if (!ok) return false;
       try {
         const { runId } = await api.resumeRun({ runId: run.id });
-        toast('Resumed from the last checkpoint.', 'success');
+        toast('Resumed from the last checkpoint as', 'success', runLinks([runId]));
         navigate(hrefToRun(runId));
       } catch (error) {
         toast(`Could not resume: ${errorText(error)}`, 'error');

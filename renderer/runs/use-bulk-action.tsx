@@ -3,7 +3,9 @@ import type { BulkAction, BulkResult, BulkRunResult, RunFilterInput, RunSummary 
 import { useApi, useRunsStore } from '../app/api-context.js';
 import { useConfirm } from '../app/confirm.js';
 import { useToast } from '../app/toasts.js';
+import { plural } from '../lib/format.js';
 import { errorText } from '../lib/use-async.js';
+import { runLinks } from './run-actions.js';
 import { BULK_EFFECT, confirmLabel, previewText, refusalLines } from './bulk-words.js';
 
 /**
@@ -106,6 +108,9 @@ export function useBulkAction(): { state: BulkState; run: (action: BulkAction, t
       const all = [...results.values()];
       const done = all.filter((r) => r.outcome === 'done').length;
       setState({ phase: 'finished', result: { action, dryRun: false, matched: all.length, done, refused: all.length - done, results: all } });
+      // A retry or resume made new runs: the notice links to them (the summary lists each one too).
+      const made = all.flatMap((r) => (r.outcome === 'done' && r.newRunId ? [r.newRunId] : []));
+      if (made.length > 0) toast(`${made.length === 1 ? 'Started a new run' : `Started ${plural(made.length, 'new run')}`}:`, 'success', runLinks(made));
       return true;
     },
     [api, store, confirm, toast],

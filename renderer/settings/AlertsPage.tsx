@@ -4,6 +4,7 @@ import { useApi } from '../app/api-context.js';
 import { useConfirm } from '../app/confirm.js';
 import { useToast } from '../app/toasts.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
+import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { formatAbsolute } from '../lib/format.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { AlertRuleForm } from './AlertRuleForm.js';
@@ -34,9 +35,10 @@ export function AlertsPage() {
       <p className="muted alerts-intro">
         Rules are kept in the database: every host of a shared database sees them, and each alert is delivered once.
       </p>
+      <StaleNote failed={failedRead(rules.state) ?? failedRead(deliveries.state)} />
       <section aria-labelledby="alert-rules-title" className="alerts-section">
         <h2 id="alert-rules-title">Rules</h2>
-        {rules.state.status === 'error' && <ErrorState title="Could not load the alert rules" error={rules.state.error} onRetry={rules.reload} />}
+        {rules.state.status === 'error' && rules.state.data === undefined && <ErrorState title="Could not load the alert rules" error={rules.state.error} onRetry={rules.reload} />}
         {rules.state.data === undefined && rules.state.status === 'loading' && <Loading what="alert rules" />}
         {rules.state.data !== undefined && <RulesTable rules={rules.state.data} onChanged={reloadAll} />}
       </section>
@@ -46,7 +48,7 @@ export function AlertsPage() {
       </section>
       <section aria-labelledby="alert-log-title" className="alerts-section">
         <h2 id="alert-log-title">Delivery log</h2>
-        {deliveries.state.status === 'error' && <ErrorState title="Could not load the delivery log" error={deliveries.state.error} onRetry={deliveries.reload} />}
+        {deliveries.state.status === 'error' && deliveries.state.data === undefined && <ErrorState title="Could not load the delivery log" error={deliveries.state.error} onRetry={deliveries.reload} />}
         {deliveries.state.data === undefined && deliveries.state.status === 'loading' && <Loading what="the delivery log" />}
         {deliveries.state.data !== undefined && <DeliveryLog deliveries={deliveries.state.data} onRefresh={deliveries.reload} />}
       </section>

@@ -10,6 +10,7 @@ import { runsAtScaleSql } from '../migration-19.js';
 import { groupCountsSql } from '../migration-20.js';
 import { outcomesKeyBackfill, outcomesMigrationSql } from '../outcomes/migration-21.js';
 import { issueFailureRollupsSql } from '../migration-22.js';
+import { labelFactsSql } from '../migration-23.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
 import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
@@ -140,6 +141,14 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // SQLite's migration 22 (core/store/migration-22.ts): the same tables and backfill, one plpgsql trigger function.
     up: async (client) => {
       for (const sql of issueFailureRollupsSql(Dialect.postgres)) await client.query(sql);
+    },
+  },
+  {
+    version: 23,
+    name: "labels: the steps a run's flow takes, a task's prompt as written",
+    // SQLite's migration 23 (core/store/migration-23.ts): the same columns.
+    up: async (client) => {
+      for (const sql of labelFactsSql(Dialect.postgres)) await client.query(sql);
     },
   },
 ];

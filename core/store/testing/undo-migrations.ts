@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { MIGRATIONS } from '../migrations.js';
 
 /**
  * Takes a migrated database back to an earlier version, so a test can open it again and watch a
- * migration's backfill: the tables, indexes and triggers of each migration from 18 on, dropped
+ * migration's backfill: the tables, columns, indexes and triggers of each migration from 18 on, dropped
  * newest first, and the version set back. Only what these migrations add; an older target is refused.
  */
 
@@ -43,6 +44,10 @@ const ADDED_COLUMNS = [
 ].join(' ');
 
 const UNDO: Record<number, { sqlite: string; postgres: string }> = {
+  23: {
+    sqlite: 'ALTER TABLE runs DROP COLUMN flow_steps; ALTER TABLE runs DROP COLUMN flow_steps_most; ALTER TABLE tasks DROP COLUMN template;',
+    postgres: 'ALTER TABLE runs DROP COLUMN flow_steps, DROP COLUMN flow_steps_most; ALTER TABLE tasks DROP COLUMN template;',
+  },
   22: {
     sqlite: `${triggers('error_group_failures_insert, error_group_failures_delete, error_group_failures_update_out, error_group_failures_update_in')} ${tables(FAILURE_TABLES)} DROP INDEX errors_issue_endings;`,
     postgres: `DROP FUNCTION hivewatch_error_group_failures() CASCADE; DROP TABLE ${FAILURE_TABLES}; DROP INDEX errors_issue_endings;`,
@@ -66,13 +71,12 @@ const UNDO: Record<number, { sqlite: string; postgres: string }> = {
   },
 };
 
-/** Undoes every migration after `version` (at least 17); opening the store applies them again. */
+/** Undoes every migration after `version` (at least 17), newest first; opening the store applies them again. */
 export async function undoMigrationsAfter(location: string, version: number): Promise<void> {
-  const versions = Object.keys(UNDO).map(Number).sort((a, b) => b - a);
-  if (version < Math.min(...versions) - 1) throw new Error(`cannot undo migrations before ${version + 1}`);
-  const steps: string[] = [];
-  // Newest first, each version that has an undo step.
-  for (const v of versions.filter((n) => n > version)) steps.push(isPostgres(location) ? UNDO[v]!.postgres : UNDO[v]!.sqlite);
+  const undone = MIGRATIONS.map((m) => m.version).filter((v) => v > version).reverse();
+  const missing = undone.filter((v) => UNDO[v] === undefined);
+  if (missing.length > 0) throw new Error(`cannot undo migration ${missing.join(', ')}`);
+  const steps = undone.map((v) => (isPostgres(location) ? UNDO[v]!.postgres : UNDO[v]!.sqlite));
   if (isPostgres(location)) steps.push(`DELETE FROM schema_version WHERE version > ${version}`);
   else steps.push(`PRAGMA user_version = ${version}`);
   await query(location, steps.join('\n'));
