@@ -1,5 +1,4 @@
 import type { Issue, IssueAction, SetIssueStatusInput } from '../../core/service/api.js';
-import { formatAbsolute } from '../lib/format.js';
 import { useNow } from '../lib/use-now.js';
 import { ignoreWords } from './ignore-words.js';
 
@@ -22,15 +21,6 @@ function statusLabel(issue: Pick<Issue, 'status' | 'substatus'>): string {
 }
 
 /** When an ignored issue comes back: "until 2026-11-29 14:00", "until 10 more", "until it escalates", "until reopened". */
-export function ignoreEnd(issue: Pick<Issue, 'ignore'>): string | null {
-  const ignore = issue.ignore;
-  if (!ignore) return null;
-  if (ignore.until !== null) return `until ${formatAbsolute(ignore.until).slice(0, 16)}`;
-  if (ignore.count !== null) return `until ${ignore.count.toLocaleString('en-US')} more occurrence${ignore.count === 1 ? '' : 's'}`;
-  if (ignore.escalating) return 'until it escalates';
-  return 'until someone reopens it';
-}
-
 const changedBy = (issue: Issue): string => (issue.changedBy ? `: changed by ${issue.changedBy}${issue.reason ? ` (${issue.reason})` : ''}` : '');
 
 /** An ignored issue's chip says when the ignore ends: a time, a count of occurrences, or an escalation. */

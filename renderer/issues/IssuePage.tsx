@@ -11,7 +11,8 @@ import { formatAbsolute } from '../lib/format.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { useLiveRefresh } from '../lib/use-live-refresh.js';
 import { IssuePeriodCost } from './IssuePeriodCost.js';
-import { IssueActions, ignoreEnd, StatusChip, type IssueChange } from './IssueActions.js';
+import { IssueActions, StatusChip, type IssueChange } from './IssueActions.js';
+import { ignoreWords } from './ignore-words.js';
 import { IssueOccurrences } from './IssueOccurrences.js';
 import { FlowChange, IssueActivityList, IssueFacts, IssueWhere, LatestOccurrence } from './IssueSections.js';
 import { RunsAffected } from './RunsAffected.js';
@@ -34,7 +35,8 @@ function filterWords(query: ErrorsQuery): string {
 
 function Header({ detail, backHref, busy, onChange }: { detail: IssueDetail; backHref: string; busy: boolean; onChange: (change: IssueChange) => void }) {
   const { issue } = detail;
-  const ignored = ignoreEnd(issue);
+  // The chip says when the ignore ends; the page says it whole (the exact time, what comes after).
+  const ignored = issue.status === 'ignored' ? ignoreWords(issue.ignore, Date.now()).title : null;
   return (
     <header className="page-header issue-header">
       <a href={backHref} className="back-link" data-testid="issue-back">
@@ -46,7 +48,7 @@ function Header({ detail, backHref, busy, onChange }: { detail: IssueDetail; bac
       <p className="issue-why" data-testid="issue-why">
         <StatusChip issue={issue} /> {issue.why}
       </p>
-      {ignored && <p data-testid="issue-ignore-end">Ignored {ignored}.</p>}
+      {ignored && <p data-testid="issue-ignore-end">{ignored.charAt(0).toUpperCase() + ignored.slice(1)}.</p>}
       <div className="issue-header-actions">
         <IssueActions issue={issue} busy={busy} onChange={onChange} />
         <CopyButton text={window.location.href} what="a link to this issue" />
