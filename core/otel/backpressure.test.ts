@@ -152,8 +152,8 @@ const engines: Engine[] = [
 
 describe.each(engines)('OTLP backpressure: a flood on $name', (engine) => {
   const PAYLOADS = 40;
-  it.skipIf(engine.skip !== null)(
-    skipTitle(`${engine.name}: every payload is answered 200, 429 or 503 (with Retry-After) and none waits for its exporter's timeout; none is lost or counted twice`, engine.skip),
+  const title = `${engine.name}: every payload is answered 200, 429 or 503 (with Retry-After) and none waits for its exporter's timeout; none is lost or counted twice`;
+  it.skipIf(engine.skip !== null)(skipTitle(title, engine.skip),
     async () => {
       const writer = heldWriter();
       // The default answer deadline: the one the receiver keeps in production.
