@@ -130,7 +130,11 @@ describe('agent work in git worktrees', () => {
     const failed = ofType(events, 'attemptFailed')[0];
     expect(failed?.error).toMatchObject({ code: 'GIT_COMMIT_FAILED', category: 'git', origin: 'git' });
     expect(ofType(events, 'errorOccurred')[0]).toMatchObject({ caught: true });
-    expect(ofType(events, 'taskStarted').map((t) => t.name)).toEqual(['write src/value.txt right', 'report {err.code}']);
+    // A task is named by the prompt it ran; the prompt as written is kept beside it.
+    expect(ofType(events, 'taskStarted').map((t) => [t.name, t.template])).toEqual([
+      ['write src/value.txt right', undefined],
+      ['report GIT_COMMIT_FAILED', 'report {err.code}'],
+    ]);
     expect(prompts().at(-1)?.trim()).toBe('report GIT_COMMIT_FAILED');
   });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { gitError, gitOrThrow, identityEnv, runGit, runGitSync, type GitOptions } from './git.js';
+import { oneAtATime } from './repo-lock.js';
 import { TaskWorktree } from './task-worktree.js';
 
 /**
@@ -97,7 +98,7 @@ export class RunWorkspace {
     if (existing) return existing;
     const path = this.pathFor(taskId);
     const branch = this.taskBranch(taskId);
-    const add = await runGit(['worktree', 'add', '--force', '-B', branch, path, this.head], this.git);
+    const add = await oneAtATime(this.root, () => runGit(['worktree', 'add', '--force', '-B', branch, path, this.head], this.git));
     if (add.code !== 0) throw gitError('GIT_WORKTREE_FAILED', `could not create the worktree of task ${taskId}`, add, { path, branch });
     const worktree = new TaskWorktree(path, branch, this.head, { cwd: path, env: this.git.env });
     this.tasks.set(taskId, worktree);
@@ -143,7 +144,7 @@ export class RunWorkspace {
   private async mergeWorktree(): Promise<string> {
     if (this.mergeTree) return this.mergeTree;
     const path = join(this.worktreeDir, '_merge');
-    const add = await runGit(['worktree', 'add', '--force', '--detach', path, this.head], this.git);
+    const add = await oneAtATime(this.root, () => runGit(['worktree', 'add', '--force', '--detach', path, this.head], this.git));
     if (add.code !== 0) throw gitError('GIT_WORKTREE_FAILED', 'could not create the merge worktree', add, { path });
     this.mergeTree = path;
     return path;
@@ -161,8 +162,11 @@ export class RunWorkspace {
  * Removes a run's worktrees and task branches: at the run's end, and at start-up for runs a dead
  * host left behind (their journals name the repository and the folder). Safe to repeat.
  */
-export async function removeRunWorktrees(repoRoot: string, runId: string, worktreeDir: string, env?: Record<string, string>): Promise<void> {
-  const git = { cwd: repoRoot, env };
+export function removeRunWorktrees(repoRoot: string, runId: string, worktreeDir: string, env?: Record<string, string>): Promise<void> {
+  return oneAtATime(repoRoot, () => removeWorktreesNow({ cwd: repoRoot, env }, runId, worktreeDir));
+}
+
+async function removeWorktreesNow(git: GitOptions, runId: string, worktreeDir: string): Promise<void> {
   const list = await runGit(['worktree', 'list', '--porcelain'], git);
   for (const line of list.stdout.split('\n')) {
     if (!line.startsWith('worktree ')) continue;
