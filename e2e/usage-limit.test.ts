@@ -117,9 +117,9 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     await expect
       .poll(async () => {
         const [header = '', timeline = ''] = await both();
-        return `${/resets in (59 min|1 h)/.exec(header)?.[0] ?? header} | ${timeline}`;
+        return `${/resets in (59 min|1 h 01 min|1 h)/.exec(header)?.[0] ?? header} | ${timeline}`;
       }, { timeout: 5_000 })
-      .toMatch(/^(resets in (?:59 min|1 h)) \| attempt 2 · limit \1$/);
+      .toMatch(/^(resets in (?:59 min|1 h 01 min|1 h)) \| attempt 2 · limit \1$/);
     expect(await page.locator('.tl-row').getByRole('button', { name: 'Retry now' }).count()).toBe(0);
     const resetAtText = /reset at (\d{2}:\d{2})/.exec((await notice.textContent()) ?? '')?.[1];
     expect(await page.locator('.tl-row .seg-backoff .seg-label').first().textContent()).toBe(`until ${resetAtText}`);
