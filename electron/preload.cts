@@ -38,6 +38,8 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'testAlertRule',
   'listAlertDeliveries',
   'usageByFlow',
+  'costSplit',
+  'flowHealth',
   'bulkRuns',
   'listIssues',
   'getIssue',
