@@ -55,8 +55,11 @@ describe('--help after a command', () => {
     expect(cost).toMatchObject({ code: ExitCode.ok, err: '' });
     expect(cost.out).toBe(
       'Usage:\n' +
-        '  hivewatch cost [--since 7d] [--by flow|run] [--flow F] [--limit N] [--json]\n' +
-        "                                                 tokens and cost per flow (or the costliest runs), failed attempts' share\n" +
+        '  hivewatch cost [--since 7d] [--by flow|run] [--flow F] [--category C] [--origin O] [--code C] [--limit N] [--json]\n' +
+        '                                                 what agents spent, split three ways: by runs that ended\n' +
+        '                                                 failed, on retried attempts of runs that did not, by\n' +
+        '                                                 successful work; per flow and per hour or day (or the\n' +
+        "                                                 costliest runs); the filters are the Errors screen's\n" +
         '\nEvery command: hivewatch help\n',
     );
   });
@@ -74,6 +77,7 @@ describe('--help after a command', () => {
     expect(issues.code).toBe(ExitCode.ok);
     expect(issues.out.split('\n').filter((l) => l.startsWith('  hivewatch'))).toEqual([
       '  hivewatch issues [--status unresolved|resolved|ignored|regressed|escalating|new|ongoing]',
+      '  hivewatch issues show ID [--since 24h] [--json]',
       '  hivewatch issues resolve|reopen ID [--json]    ID: the issue\'s fingerprint, or the start of it',
       '  hivewatch issues ignore ID [--for 24h | --until-count N | --until-escalating] [--json]',
       '  hivewatch issues runs ID [--json]              the runs with any occurrence of the issue',
