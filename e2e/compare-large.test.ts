@@ -45,7 +45,8 @@ describe('comparing two 200-task runs', () => {
     expect(await page.locator('.compare-toggle').textContent()).toContain(`(2 of ${TASKS + 1} tasks differ`);
     // Folded: one line per equal task; the two that differ are whole.
     expect(await table.locator('tbody[data-collapsed]').count()).toBe(TASKS + 1 - 2);
-    expect(await table.locator('tbody[data-group="task-2:11"] tr[data-row]').count()).toBe(6);
+    // Every row of a task: outcome, attempts, time in attempts, attempt errors, cost, tokens, task error, output.
+    expect(await table.locator('tbody[data-group="task-2:11"] tr[data-row]').count()).toBe(8);
     expect(await table.locator('tr[data-row="2:100/status"] td').allTextContents()).toEqual(['succeeded', 'failed']);
     // The table's own height (the page scrolls inside the window's main element, not the document).
     const height = (): Promise<number> => table.evaluate((el) => el.getBoundingClientRect().height);
@@ -73,7 +74,7 @@ describe('comparing two 200-task runs', () => {
 
     await page.getByTestId('compare-differences-only').uncheck();
     await table.getByRole('button', { name: /^Show shard 5 / }).click();
-    expect(await table.locator('tbody[data-group="task-2:5"] tr[data-row]').count()).toBe(6);
+    expect(await table.locator('tbody[data-group="task-2:5"] tr[data-row]').count()).toBe(8);
     expect(await table.locator('tbody[data-collapsed]').count()).toBe(TASKS + 1 - 3);
     await app.screenshot('compare-folded-1400-light');
     const bad = seriousOrCritical(await runAxe(page));

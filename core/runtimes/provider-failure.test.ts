@@ -78,7 +78,8 @@ describe('classifyProviderFailure', () => {
     expect(classify(429, 'Too Many Requests; retry-after: 12').context.resetAt).toBe(NOW + 12_000);
     expect(classify(429, 'Too Many Requests').context.resetAt).toBeUndefined();
     const usage = classify(null, 'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro) or try again at 2:38 AM.');
-    expect(usage.context).toMatchObject({ usageLimit: true, resetAt: Date.UTC(2026, 10, 26, 2, 38) });
+    // "2:38 AM" is printed to the minute: the reset lies inside it, so the wait ends with it.
+    expect(usage.context).toMatchObject({ usageLimit: true, resetAt: Date.UTC(2026, 10, 26, 2, 39) });
   });
 
   it('reads a status from the words when no field carries one', () => {
