@@ -59,9 +59,20 @@ function toolCommand(bin: string, args: string[]): [string, string[]] {
   return isRoot() ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
 }
 
+/**
+ * The environment of a server tool. Under libfaketime (the suite's midnight checks,
+ * docs/testing.md) the suite's processes share a semaphore named in FAKETIME_SHARED, made by
+ * root; the tools run as `postgres`, which may not open it, and libfaketime then ends them
+ * ("sem_open failed … Permission denied"). Without the variable they make their own.
+ */
+function toolEnv(): NodeJS.ProcessEnv {
+  const { FAKETIME_SHARED: _shared, ...env } = process.env;
+  return env;
+}
+
 function runTool(bin: string, args: string[]): void {
   const [command, fullArgs] = toolCommand(bin, args);
-  const result = spawnSync(command, fullArgs, { encoding: 'utf8' });
+  const result = spawnSync(command, fullArgs, { encoding: 'utf8', env: toolEnv() });
   if (result.status !== 0) {
     const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
     throw new Error(`${bin} ${args[0] ?? ''} failed (exit ${String(result.status)}): ${output || String(result.error)}`);
@@ -132,7 +143,7 @@ export async function startPostgresCluster(binaries: PostgresBinaries, options: 
       started = false;
       // `immediate`: a throwaway cluster needs no clean shutdown checkpoint; a kept one does.
       const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', kept === undefined ? 'immediate' : 'fast', '-w']);
-      spawnSync(command, args);
+      spawnSync(command, args, { env: toolEnv() });
     }
     if (kept === undefined) rmSync(dataDir, { recursive: true, force: true });
   };
@@ -159,7 +170,7 @@ export async function startPostgresCluster(binaries: PostgresBinaries, options: 
       // `fast`: every session is cut off at once, and what was committed is on disk (this cluster
       // commits asynchronously, so an immediate stop could drop the last commits).
       const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', 'fast', '-w']);
-      spawnSync(command, args);
+      spawnSync(command, args, { env: toolEnv() });
       started = false;
     },
     restart: start,
@@ -174,7 +185,7 @@ export async function startPostgresCluster(binaries: PostgresBinaries, options: 
     if (kept !== undefined && existsSync(join(dataDir, 'postmaster.pid'))) {
       // A kept cluster whose last user was killed may still be running: stop it before reuse.
       const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', 'fast', '-w']);
-      spawnSync(command, args);
+      spawnSync(command, args, { env: toolEnv() });
     }
     start();
     running.add(cluster);
