@@ -1,5 +1,5 @@
 import type { CostSplitQuery, HivewatchStore } from '../store/index.js';
-import type { CostFiguresView, CostSplitAnswerView, CostSplitInput, FlowHealthView } from './api-usage.js';
+import type { CostSplitAnswerView, CostSplitInput, FlowHealthView } from './api-usage.js';
 import type { IssueBook } from './issues.js';
 import { parseInput } from './schemas.js';
 import { guard } from './service-context.js';
@@ -11,19 +11,6 @@ import type { HivewatchService } from './service-types.js';
  * the issues that have it now (the issue book's fold of their logs), so the figures follow the
  * Errors screen's status filter as its issues do.
  */
-
-/** What one issue cost in a window: the runs that ended failed with it as their ending error, and the retried attempts it failed. */
-export interface IssueCost {
-  failedRuns: CostFiguresView;
-  retried: CostFiguresView;
-  trend: CostSplitAnswerView['trend'];
-}
-
-/** An issue's cost (the issue page's figure): its failed runs' spend, and what its retried attempts in runs that went on cost. */
-export async function issueCost(store: HivewatchStore, fingerprint: string, window: { since?: number; until?: number; now: number }): Promise<IssueCost> {
-  const answer = await store.usage({ kind: 'costSplit', query: { ...window, fingerprints: [fingerprint] } });
-  return { failedRuns: answer.total.failed, retried: answer.total.retried, trend: answer.trend };
-}
 
 /** The fingerprints of the issues with this status now (issues are at most the book's 1,000). */
 async function fingerprintsWith(book: IssueBook, status: NonNullable<CostSplitInput['issueStatus']>): Promise<string[]> {
