@@ -20,7 +20,7 @@ export interface CopyOptions {
   batchEvents?: number;
   /** Events read from the source at a time. Default 5,000. */
   readEvents?: number;
-  /** Settings copied where the target has none (see docs/decisions.md for which and why). */
+  /** Settings copied where the target has none (see docs/decisions/0028-moving-history-to-a-team-database.md for which and why). */
   settings?: readonly string[];
   /** Plan and check only: nothing is written. */
   dryRun?: boolean;

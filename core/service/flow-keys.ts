@@ -74,7 +74,7 @@ export function bundledExamplesDir(): string {
 export function appFlowsDirOf(dbPath: string): string | null {
   if (dbPath === ':memory:' || dbPath === '') return null;
   // A team database (PostgreSQL) has no folder: each machine keeps its own flows where its
-  // default database would be, and a run's key (user/x.prose) resolves there (docs/decisions.md).
+  // default database would be, and a run's key (user/x.prose) resolves there (docs/decisions/0024-one-query-code-two-engines.md).
   // Never the URL itself (its password would become a folder name): the default file's folder,
   // whatever HIVEWATCH_DB says (which is this very URL when the database came from it).
   if (isPostgresUrl(dbPath)) return join(dirname(defaultDatabasePath({ ...process.env, HIVEWATCH_DB: undefined })), 'flows');

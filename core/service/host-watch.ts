@@ -25,7 +25,7 @@ import { intervalScheduler } from './journal-tail.js';
 
 /**
  * Once a second: a host on this machine is seen dead within about a second of its death; one on
- * another machine within its lease (12 s) and a second (docs/decisions.md, "Dead hosts seen at once").
+ * another machine within its lease (12 s) and a second (docs/decisions/0026-host-leases-and-dead-hosts.md, "Dead hosts seen at once").
  */
 export const DEFAULT_HOST_WATCH_MS = 1_000;
 

@@ -31,7 +31,7 @@ export interface Migration {
  * Version 12 (issue #20 part 4, one collation on both engines): nothing changes in SQLite. Its
  * text columns already compare as BINARY (bytewise UTF-8, which is code point order); the
  * version exists so one number means one schema on both engines, and PostgreSQL's twin gives its
- * text columns the same order (`COLLATE "C"`, postgres/migrations.ts). docs/decisions.md, "One
+ * text columns the same order (`COLLATE "C"`, postgres/migrations.ts). docs/decisions/0024-one-query-code-two-engines.md, "One
  * collation on both engines".
  */
 function bytewiseCollation(): void {
