@@ -44,7 +44,7 @@ export interface ExternalBatch {
   sessions: readonly ExternalSessionRow[];
 }
 
-/** An external run sent by the CLI process of a Hivewatch attempt (issue #11 part 5). */
+/** An external run sent by the CLI process of a Hivewatch attempt. */
 export interface AttemptTelemetryLink {
   taskId: string;
   attempt: number;
