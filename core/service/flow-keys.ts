@@ -141,7 +141,7 @@ export class FlowKeys {
    * Where the file of `key` is; throws a FlowKeyError saying why when it cannot be reached.
    * Synchronous file system calls (each microseconds on the local folders these are): every
    * asynchronous one waits a turn of the event loop, and under load a start spent most of its
-   * time waiting those turns (issue #25 part 7). The promise settles within microtasks.
+   * time waiting those turns. The promise settles within microtasks.
    */
   async resolve(key: string): Promise<ResolvedFlow> {
     return this.resolveNow(key);

@@ -82,7 +82,7 @@ export class HostWatch {
     const judging = !this.cutOff && now >= this.judgeFrom;
     const recovered = judging ? await store.recoverInterrupted().catch((error: unknown): RecoveredRun[] => (this.lostContact(error, now), [])) : [];
     // Only recovery writes `interrupted`: a run this process still executes that reads so was
-    // taken. One read for all of them: a busy host executes hundreds (issue #25 part 7).
+    // taken. One read for all of them: a busy host executes hundreds.
     const taken = await store
       .runsInStatus(this.options.hosted(), 'interrupted')
       .then((ids) => (this.reached(now), ids))
