@@ -4,7 +4,7 @@ import { ACTIVE_RUN_STATUSES, StoreError, type HivewatchStore, type RunRow } fro
 import type { ExternalSessionRow } from '../store/external.js';
 
 /**
- * Copies one store's history into another (`hivewatch migrate`, issue #13 "Moving history"),
+ * Copies one store's history into another (`hivewatch migrate`),
  * through the store contract only, so it works between any two engines.
  *
  * The journal is the truth: the source's events are appended to the target in the source's
