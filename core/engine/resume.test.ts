@@ -9,7 +9,7 @@ import { ofType, planOf, runPlan } from './testing.js';
 
 const FLOW = 'session "build"\nsession "test"\n';
 
-describe('resume of a changed flow (issue #9, defect 2)', () => {
+describe('resume of a changed flow', () => {
   it('journals the digest and the text of the flow at runStarted', async () => {
     const { events } = await runPlan(planOf(FLOW));
     const started = ofType(events, 'runStarted')[0];
