@@ -8,7 +8,7 @@ import { startServer } from '../server/main.js';
 import { percentile, type Measurement } from './measure.js';
 
 /**
- * Issue #11: a flood of OTLP log records (10,000 per second for 30 s; `--quick`: 3 s) against the
+ * A flood of OTLP log records (10,000 per second for 30 s; `--quick`: 3 s) against the
  * receiver of a running `serve`, from another process. Checks that none is lost (every record is
  * an attempt in the store) and how `GET /api/runs` answers meanwhile: its p95 during the flood
  * against its p95 idle, measured in the same run.
