@@ -46,7 +46,7 @@ export function checkBearer(header: string | undefined, token: string): TokenChe
 }
 
 /**
- * No access cookie (issue #25 part 4): cookies are scoped by host and path but not by port, so a
+ * No access cookie: cookies are scoped by host and path but not by port, so a
  * cookie this server set would be sent to every other listener on 127.0.0.1. The window keeps the
  * token in its origin's localStorage (scoped by port) and sends it as `Authorization: Bearer`
  * (docs/decisions/0017-browser-shell-access.md, "The access credential stays on its port"). Browsers that ran an older
