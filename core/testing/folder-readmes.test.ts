@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,12 @@ describe('folder READMEs and the architecture match the tree', () => {
   it('every path in backticks in docs/architecture.md exists (a bare file name somewhere in the code)', () => {
     // Its table of core's rooms writes them from core/, and names files of any room bare.
     expect(missingPaths(ROOT, 'docs/architecture.md', { generated: GENERATED, from: ['core'], namesUnder: CODE_ROOTS })).toEqual([]);
+  });
+
+  it('every path a how-to names in backticks exists (a bare file name somewhere in the code)', () => {
+    const guides = readdirSync(join(ROOT, 'docs/howto')).filter((name) => name.endsWith('.md'));
+    expect(guides.length).toBeGreaterThanOrEqual(5);
+    expect(guides.flatMap((name) => missingPaths(ROOT, `docs/howto/${name}`, { namesUnder: CODE_ROOTS }))).toEqual([]);
   });
 
   it('every folder the architecture diagram names exists', () => {

@@ -17,7 +17,7 @@ const FOLDER_PATH = /^(?:\.{1,2}\/)*(?:[\w.-]+\/)+$/;
 const SKIPPED_FOLDERS = new Set(['node_modules', 'fixtures']);
 
 /** Every text between backticks in `text` (inline code spans; a span never crosses a line). */
-export function backticked(text: string): string[] {
+function backticked(text: string): string[] {
   return [...text.matchAll(/`([^`\n]+)`/g)].map((match) => match[1]!.trim());
 }
 
@@ -57,7 +57,7 @@ function namesBelow(dir: string, into = new Set<string>()): Set<string> {
 }
 
 /** Where `missingPaths` looks besides the doc's own folder and the root. */
-export interface PathBases {
+interface PathBases {
   /** Folders the build makes (not in a fresh checkout): a span under one of them is not checked. */
   generated?: readonly string[];
   /** Further folders a path may be written from (a doc's table of `core/`'s rooms). */
