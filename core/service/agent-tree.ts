@@ -54,7 +54,15 @@ export async function withAgentTree(detail: RunDetail, store: HivewatchStore): P
   if (rows.length <= 1) return detail;
   const usage = await store.usage({ kind: 'runs', runIds: rows.map((r) => r.runId) });
   const tree: AgentTreeView = { rootRunId: (rows[0] as AgentTreeRow).runId, nodes: treeNodes(rows, usage) };
-  return { ...detail, agentTree: tree };
+  // The run's own links, as the Runs list's summaries carry them (the window's live rows are re-read from here).
+  const self = rows.find((r) => r.runId === detail.run.id);
+  const subagents = rows.filter((r) => r.parentRunId === detail.run.id && r.runId !== detail.run.id).length;
+  const run = {
+    ...detail.run,
+    ...(self?.parentRunId ? { spawnedBy: self.parentRunId } : {}),
+    ...(subagents > 0 ? { subagents } : {}),
+  };
+  return { ...detail, run, agentTree: tree };
 }
 
 /** The summaries with the run that started each subagent's run and how many subagent runs each started. */
