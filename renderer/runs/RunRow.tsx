@@ -170,14 +170,14 @@ export const RunRow = memo(function RunRow({
           <a href={hrefToRun(run.id)} className="run-link" title={run.flow} data-item={1} tabIndex={tab(1)}>
             {run.flowName || run.flow}
           </a>
-          {fold === 1 && (
-            <SubagentToggle runId={run.id} count={run.subagents ?? 0} unfolded={unfolded} onToggle={onToggleSubagents as (runId: string) => void} tabIndex={tab(2)} />
-          )}
           {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
           {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
           {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
         </div>
         <div className="flow-sub">
+          {fold === 1 && (
+            <SubagentToggle runId={run.id} count={run.subagents ?? 0} unfolded={unfolded} onToggle={onToggleSubagents as (runId: string) => void} tabIndex={tab(2)} />
+          )}
           <EndingCode run={run} />
           <RowCost run={run} />
         </div>
