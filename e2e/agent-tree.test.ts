@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, type AppPage } from './support/browser.js';
 import { BIN, ROOT, startServer, type ServerHandle } from './support/server.js';
 
 /**
@@ -108,9 +108,9 @@ describe('a Claude Code session with two subagents, one failing', () => {
     await expect.poll(() => subagents.count(), { timeout: 10_000 }).toBe(2);
     expect(await session.getByRole('button', { name: `Hide 2 subagents of run ${sessionId}` }).getAttribute('aria-expanded')).toBe('true');
     const failed = page.locator('.runs-table [role="row"].run-subagent[data-status="failed"]');
-    expect(await failed.locator('.run-link').textContent()).toBe('Claude Code subagent general-purpose f05b7d2c');
+    expect(await failed.locator('.run-link').textContent()).toBe('general-purpose subagent f05b7d2c');
     expect(await failed.getByTestId('run-ending-code').textContent()).toContain('RUNTIME_PROVIDER_ERROR');
-    expect(await page.locator('.runs-table [role="row"].run-subagent[data-status="completed"] .run-link').textContent()).toBe('Claude Code subagent Explore a3c9e1f4');
+    expect(await page.locator('.runs-table [role="row"].run-subagent[data-status="completed"] .run-link').textContent()).toBe('Explore subagent a3c9e1f4');
     // The subagents sit right under their session.
     const order = await page.locator('.runs-table [role="row"][data-run-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')));
     expect(order.indexOf(sessionId)).toBe(order.length - 3);

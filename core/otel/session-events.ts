@@ -52,10 +52,12 @@ export function sessionName(agent: string, sessionId: string, service: string | 
   return `${label} session ${short}`;
 }
 
-/** A subagent's name in the Runs list: its kind and the start of its id ("Claude Code subagent general-purpose afbf5f61"). */
+/**
+ * A subagent's name in the Runs list: its kind first (what a narrow column keeps) and the start of
+ * its id ("general-purpose subagent afbf5f61"); the CLI's label when the kind is not named.
+ */
 export function subagentName(agent: string, spawnedBy: SpawnedBy): string {
-  const kind = spawnedBy.agentName === null ? '' : ` ${spawnedBy.agentName}`;
-  return `${LABEL[agent] ?? agent} subagent${kind} ${spawnedBy.agentId.slice(0, 8)}`;
+  return `${spawnedBy.agentName ?? LABEL[agent] ?? agent} subagent ${spawnedBy.agentId.slice(0, 8)}`;
 }
 
 export function newSessionRow(session: SessionRef, at: number): ExternalSessionRow {

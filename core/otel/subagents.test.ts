@@ -61,7 +61,7 @@ describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: one subage
     expect(all).toHaveLength(2);
     const child = all.find((r) => r.flowName.includes('subagent'))!;
     const main = all.find((r) => r !== child)!;
-    expect(child.flowName).toBe('Claude Code subagent general-purpose afbf5f61');
+    expect(child.flowName).toBe('general-purpose subagent afbf5f61');
     // The subagent reported it finished: its run ended then, while its session is still open.
     expect(child.status).toBe('completed');
     expect(main.status).toBe('running');
@@ -122,8 +122,8 @@ describe('nested subagents (hand-written records, after the recording)', () => {
     const nodes = await tree(main.id);
     expect(nodes.map((n) => [n.depth, n.agentId, n.name, n.status])).toEqual([
       [0, null, 'Claude Code session session-', 'completed'],
-      [1, 'agent-a', 'Claude Code subagent Explore agent-a', 'completed'],
-      [2, 'agent-b', 'Claude Code subagent general-purpose agent-b', 'failed'],
+      [1, 'agent-a', 'Explore subagent agent-a', 'completed'],
+      [2, 'agent-b', 'general-purpose subagent agent-b', 'failed'],
     ]);
     const [root, first, second] = nodes as [(typeof nodes)[0], (typeof nodes)[0], (typeof nodes)[0]];
     expect(second.errorCount).toBe(1);
