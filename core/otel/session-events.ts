@@ -56,7 +56,7 @@ export function sessionName(agent: string, sessionId: string, service: string | 
  * A subagent's name in the Runs list: its kind first (what a narrow column keeps) and the start of
  * its id ("general-purpose subagent afbf5f61"); the CLI's label when the kind is not named.
  */
-export function subagentName(agent: string, spawnedBy: SpawnedBy): string {
+function subagentName(agent: string, spawnedBy: SpawnedBy): string {
   return `${spawnedBy.agentName ?? LABEL[agent] ?? agent} subagent ${spawnedBy.agentId.slice(0, 8)}`;
 }
 

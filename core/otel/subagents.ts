@@ -16,7 +16,7 @@ import { externalRunId } from './session-run-id.js';
  *   `subagent_thread_spawn_<parent thread id>…` names the thread that spawned it.
  */
 
-export interface SubagentRef {
+interface SubagentRef {
   /** Claude Code's `agent_id`; Codex's thread (conversation) id. */
   agentId: string;
   /** The session the run of the agent that started this one is keyed by. */
@@ -26,7 +26,7 @@ export interface SubagentRef {
 }
 
 /** Claude Code's event that a subagent finished: its run ends then, not a quiet period later. */
-export const SUBAGENT_COMPLETED = 'claude_code.subagent_completed';
+const SUBAGENT_COMPLETED = 'claude_code.subagent_completed';
 
 const CODEX_SPAWN = /^subagent_thread_spawn_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/i;
 
@@ -43,9 +43,9 @@ function kindOfQuerySource(value: string | null): string | null {
 }
 
 /** The Claude Code subagent session of `sessionId` an agent id names. */
-export const claudeAgentSession = (sessionId: string, agentId: string): string => `${sessionId}/agent/${agentId}`;
+const claudeAgentSession = (sessionId: string, agentId: string): string => `${sessionId}/agent/${agentId}`;
 
-export function subagentOf(record: TelemetryRecord, session: SessionRef, bounded: Bounded): SubagentRef | null {
+function subagentOf(record: TelemetryRecord, session: SessionRef, bounded: Bounded): SubagentRef | null {
   const agentId = bounded.id(str(attribute(record, 'agent_id')), 'attributes.agent_id');
   if (agentId !== null && session.agent === 'claude-code') {
     const parentAgent = bounded.id(str(attribute(record, 'parent_agent_id')), 'attributes.parent_agent_id');

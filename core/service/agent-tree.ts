@@ -12,7 +12,7 @@ import type { AgentTreeNodeView, AgentTreeView, RunDetail, RunSummary, UsageTota
 const TOTAL_KEYS = ['attempts', 'failedAttempts', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'costUsd', 'failedCostUsd', 'unknownCostAttempts'] as const;
 
 /** Two sums added (null: neither reported anything). */
-export function addTotals(a: UsageTotalsView | null, b: UsageTotalsView | null): UsageTotalsView | null {
+function addTotals(a: UsageTotalsView | null, b: UsageTotalsView | null): UsageTotalsView | null {
   if (a === null) return b;
   if (b === null) return a;
   const sum = { ...a };
