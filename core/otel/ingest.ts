@@ -1,5 +1,7 @@
 import type { HivewatchEvent } from '../base/events.js';
-import type { ExternalSessionRow } from '../store/external.js';
+import { externalSessions, type ExternalSessionRow } from '../store/external.js';
+import { storableKey } from '../store/storable.js';
+import { isStoreError } from '../store/store-error.js';
 import type { HivewatchStore } from '../store/contract.js';
 import type { TelemetryRecord } from './decode.js';
 import { genAiSessionOf } from './genai/fact.js';
@@ -8,9 +10,10 @@ import { newSessionRow, planIdle, planSession, type PlannedEvent } from './sessi
 import { quietDeadline } from './session-limit.js';
 
 /**
- * Journals decoded telemetry: one payload = one `store.ingestExternal` = one transaction (its
- * digest, the sessions' bookkeeping and every event, through the store's `appendEvents`), so a
- * payload counts whole or not at all, and an exporter's retry of it counts once.
+ * Journals decoded telemetry: one `store.ingestExternal` = one transaction (the payloads'
+ * digests, the sessions' bookkeeping and every event, through the store's `appendEvents`), so a
+ * payload counts whole or not at all, and an exporter's retry of it counts once. The ingest queue
+ * hands several waiting payloads over at once (`ingestMany`): one transaction for them all.
  */
 
 /**
@@ -33,6 +36,12 @@ export interface IngesterOptions {
   /** Wall clock (ms). Default Date.now. */
   now?: () => number;
   quietMs?: number;
+}
+
+/** One payload's decoded records and its digest (null: no dedupe). */
+export interface Payload {
+  records: readonly TelemetryRecord[];
+  digest: string | null;
 }
 
 export interface IngestResult {
@@ -70,20 +79,85 @@ export class OtelIngester {
   }
 
   /** Ingests the records of one payload; `digest` identifies the payload (null: no dedupe). */
-  ingest(records: readonly TelemetryRecord[], digest: string | null): Promise<IngestResult> {
-    return this.exclusive(() => this.ingestNow(records, digest));
+  async ingest(records: readonly TelemetryRecord[], digest: string | null): Promise<IngestResult> {
+    const [outcome] = await this.ingestMany([{ records, digest }]);
+    if (outcome?.status !== 'fulfilled') throw outcome?.reason;
+    return outcome.value;
   }
 
-  private async ingestNow(records: readonly TelemetryRecord[], digest: string | null): Promise<IngestResult> {
+  /**
+   * Ingests several payloads in one transaction (the queue's group commit: one commit, one write
+   * of each session's run row and bookkeeping for all of them), each with its own outcome. When
+   * the group's transaction fails — a payload ingested before, a payload the store refuses — each
+   * is journaled in a transaction of its own, so one payload never decides another's answer; an
+   * unavailable database fails them all (one at a time would fail the same way).
+   */
+  ingestMany(payloads: readonly Payload[]): Promise<PromiseSettledResult<IngestResult>[]> {
+    return this.exclusive(async () => {
+      if (payloads.length <= 1) return Promise.allSettled(payloads.map((payload) => this.ingestNow([payload]).then(([result]) => result as IngestResult)));
+      try {
+        return (await this.ingestNow(payloads)).map((value) => ({ status: 'fulfilled', value }) as const);
+      } catch (error) {
+        if (isStoreError(error, 'unavailable')) return payloads.map(() => ({ status: 'rejected', reason: error }) as const);
+        const outcomes: PromiseSettledResult<IngestResult>[] = [];
+        for (const payload of payloads) {
+          outcomes.push(...(await Promise.allSettled([this.ingestNow([payload]).then(([result]) => result as IngestResult)])));
+        }
+        return outcomes;
+      }
+    });
+  }
+
+  /** One transaction for the payloads: each planned in turn against the sessions as the ones before it left them. */
+  private async ingestNow(payloads: readonly Payload[]): Promise<IngestResult[]> {
     const receivedAt = this.now();
     const storePrompts = (await this.store.getSetting(STORE_PROMPTS_SETTING)) === 'on';
+    const grouped = [];
+    // Sessions the batch's earlier payloads name: open once they are journaled, as they would be one payload at a time.
+    const earlier = new Map<string, SessionRef>();
+    for (const payload of payloads) {
+      const found = await this.bySession(payload.records, earlier);
+      grouped.push(found);
+      for (const [key, { session }] of found.bySession) earlier.set(key, session);
+    }
+    // Every session of the batch read in one statement (a round trip each on PostgreSQL).
+    const keys = [...new Set(grouped.flatMap(({ bySession }) => [...bySession.keys()]))];
+    const stored = await this.store.runStatements((dialect) => externalSessions(dialect, keys));
+    // Keyed as stored: a key too long for an index is kept hashed (storable.ts).
+    const rows = new Map<string, ExternalSessionRow>(stored.map((row) => [row.sessionKey, row]));
+    const written = new Map<string, ExternalSessionRow>();
+    const events: HivewatchEvent[] = [];
+    const results = grouped.map(({ bySession, unattached }, at): IngestResult => {
+      const runIds: string[] = [];
+      for (const [key, { session, records: own }] of bySession) {
+        const before = rows.get(storableKey(key)) ?? newSessionRow(session, receivedAt);
+        const plan = planSession(session, before, own, { storePrompts, receivedAt });
+        events.push(...withSeq(before.runId, before.lastSeq, plan.events));
+        const after = { ...plan.row, lastSeq: before.lastSeq + plan.events.length };
+        rows.set(storableKey(key), after);
+        written.set(key, after);
+        runIds.push(before.runId);
+      }
+      return { records: (payloads[at] as Payload).records.length, duplicate: false, runIds, unattached };
+    });
+    const single = payloads.length === 1 ? (payloads[0] as Payload) : null;
+    const batch = single
+      ? { digest: single.digest, records: single.records.length }
+      : { digest: null, records: 0, payloads: payloads.flatMap((p) => (p.digest === null ? [] : [{ digest: p.digest, records: p.records.length }])) };
+    const fresh = await this.store.ingestExternal({ ...batch, receivedAt, sessions: [...written.values()] }, events);
+    if (!fresh) return results.map((result) => ({ ...result, duplicate: true }));
+    return results;
+  }
+
+  /** A payload's records by the session each belongs to; those that find none are counted. */
+  private async bySession(records: readonly TelemetryRecord[], earlier: ReadonlyMap<string, SessionRef>): Promise<{ bySession: Map<string, { session: SessionRef; records: TelemetryRecord[] }>; unattached: number }> {
     const bySession = new Map<string, { session: SessionRef; records: TelemetryRecord[] }>();
     const joined = new Map<string, SessionRef | null>();
     let unattached = 0;
     for (const record of records) {
       // A GenAI span (genai-span.ts) names its session by its conversation or trace; the CLIs' records by theirs.
       const named = record.span ? genAiSessionOf(record) : sessionOf(record);
-      const session = named.anonymous ? await this.openSessionOf(named, joined) : named;
+      const session = named.anonymous ? await this.openSessionOf(named, joined, earlier) : named;
       if (session === null) {
         unattached += 1;
         continue;
@@ -93,16 +167,7 @@ export class OtelIngester {
       if (group) group.records.push(record);
       else bySession.set(key, { session, records: [record] });
     }
-    const rows: ExternalSessionRow[] = [];
-    const events: HivewatchEvent[] = [];
-    for (const [key, { session, records: own }] of bySession) {
-      const before = (await this.store.externalSession(key)) ?? newSessionRow(session, receivedAt);
-      const plan = planSession(session, before, own, { storePrompts, receivedAt });
-      events.push(...withSeq(before.runId, before.lastSeq, plan.events));
-      rows.push({ ...plan.row, lastSeq: before.lastSeq + plan.events.length });
-    }
-    const fresh = await this.store.ingestExternal({ digest, records: records.length, receivedAt, sessions: rows }, events);
-    return { records: records.length, duplicate: !fresh, runIds: rows.map((r) => r.runId), unattached };
+    return { bySession, unattached };
   }
 
   /**
@@ -110,14 +175,17 @@ export class OtelIngester {
    * "flushing OTEL metrics" record carries no conversation id), else none — it is not journaled,
    * never a run of its own (docs/otel.md "Sessions"). Looked up once per agent and payload.
    */
-  private async openSessionOf(given: SessionRef, joined: Map<string, SessionRef | null>): Promise<SessionRef | null> {
+  private async openSessionOf(given: SessionRef, joined: Map<string, SessionRef | null>, earlier: ReadonlyMap<string, SessionRef>): Promise<SessionRef | null> {
     const parent = given.parent === null ? '' : `${given.parent.runId}\n${given.parent.taskId}\n${given.parent.attempt}`;
     const key = `${given.origin}\n${parent}`;
     if (!joined.has(key)) {
-      const open = (await this.store.quietExternalSessions(Number.MAX_SAFE_INTEGER)).filter((row) => row.origin === given.origin);
+      const open = new Map<string, { sessionId: string; parent: SessionRef['parent']; origin: string }>();
+      for (const row of await this.store.quietExternalSessions(Number.MAX_SAFE_INTEGER)) open.set(row.sessionKey, row);
+      for (const [sessionKey, ref] of earlier) open.set(storableKey(sessionKey), ref);
+      const ofAgent = [...open.values()].filter((row) => row.origin === given.origin);
       // The session of the same Hivewatch attempt when the record names one, else the agent's only open session.
-      const sameAttempt = open.filter((row) => given.parent !== null && row.parent !== null && JSON.stringify(row.parent) === JSON.stringify(given.parent));
-      const candidates = sameAttempt.length > 0 ? sameAttempt : open;
+      const sameAttempt = ofAgent.filter((row) => given.parent !== null && row.parent !== null && JSON.stringify(row.parent) === JSON.stringify(given.parent));
+      const candidates = sameAttempt.length > 0 ? sameAttempt : ofAgent;
       const only = candidates.length === 1 ? candidates[0] : undefined;
       joined.set(key, only ? { ...given, sessionId: only.sessionId, parent: only.parent, adjustments: [], anonymous: false } : null);
     }
