@@ -159,9 +159,10 @@ export class IngestQueue {
       return;
     }
     const records = group.reduce((n, entry) => n + entry.records.length, 0);
-    const started = performance.now();
+    let started = performance.now();
     try {
       if (this.options.beforeWrite) await this.options.beforeWrite();
+      started = performance.now();
       const outcomes = await this.ingester.ingestMany(group.map((entry) => ({ records: entry.records, digest: entry.digest })));
       group.forEach((entry, at) => {
         const outcome = outcomes[at];
