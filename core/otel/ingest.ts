@@ -7,6 +7,8 @@ import type { TelemetryRecord } from './decode.js';
 import { genAiSessionOf } from './genai/fact.js';
 import { sessionKeyOf, sessionOf, type SessionRef } from './mapping.js';
 import { newSessionRow, planIdle, planSession, type PlannedEvent } from './session-events.js';
+import { agentSessionOf, completionOf } from './subagents.js';
+import { saneTime } from './bounds.js';
 import { quietDeadline } from './session-limit.js';
 
 /**
@@ -112,34 +114,29 @@ export class OtelIngester {
   private async ingestNow(payloads: readonly Payload[]): Promise<IngestResult[]> {
     const receivedAt = this.now();
     const storePrompts = (await this.store.getSetting(STORE_PROMPTS_SETTING)) === 'on';
-    const grouped = [];
-    // Sessions the batch's earlier payloads name: open once they are journaled, as they would be one payload at a time.
-    const earlier = new Map<string, SessionRef>();
-    for (const payload of payloads) {
-      const found = await this.bySession(payload.records, earlier);
-      grouped.push(found);
-      for (const [key, { session }] of found.bySession) earlier.set(key, session);
-    }
-    // Every session of the batch read in one statement (a round trip each on PostgreSQL).
-    const keys = [...new Set(grouped.flatMap(({ bySession }) => [...bySession.keys()]))];
-    const stored = await this.store.runStatements((dialect) => externalSessions(dialect, keys));
-    // Keyed as stored: a key too long for an index is kept hashed (storable.ts).
-    const rows = new Map<string, ExternalSessionRow>(stored.map((row) => [row.sessionKey, row]));
+    // Each session's row as the payloads before left it (else as stored), keyed as stored: a key
+    // too long for an index is kept hashed (storable.ts).
+    const rows = new Map<string, ExternalSessionRow>();
     const written = new Map<string, ExternalSessionRow>();
     const events: HivewatchEvent[] = [];
-    const results = grouped.map(({ bySession, unattached }, at): IngestResult => {
+    const results: IngestResult[] = [];
+    for (const payload of payloads) {
+      const { bySession, unattached } = await this.bySession(payload.records, rows);
+      // The sessions not read yet, in one statement (one round trip on PostgreSQL).
+      const unread = [...bySession.keys()].filter((key) => !rows.has(storableKey(key)));
+      for (const row of await this.store.runStatements((dialect) => externalSessions(dialect, unread))) rows.set(row.sessionKey, row);
       const runIds: string[] = [];
       for (const [key, { session, records: own }] of bySession) {
         const before = rows.get(storableKey(key)) ?? newSessionRow(session, receivedAt);
         const plan = planSession(session, before, own, { storePrompts, receivedAt });
         events.push(...withSeq(before.runId, before.lastSeq, plan.events));
-        const after = { ...plan.row, lastSeq: before.lastSeq + plan.events.length };
+        const after = this.endedIfDone(session, own, { ...plan.row, lastSeq: before.lastSeq + plan.events.length }, events, receivedAt);
         rows.set(storableKey(key), after);
         written.set(key, after);
         runIds.push(before.runId);
       }
-      return { records: (payloads[at] as Payload).records.length, duplicate: false, runIds, unattached };
-    });
+      results.push({ records: payload.records.length, duplicate: false, runIds, unattached });
+    }
     const single = payloads.length === 1 ? (payloads[0] as Payload) : null;
     const batch = single
       ? { digest: single.digest, records: single.records.length }
@@ -149,15 +146,25 @@ export class OtelIngester {
     return results;
   }
 
+  /** A subagent that reported it finished ends now, with the status its last request gave it (its ending events pushed to `events`). */
+  private endedIfDone(session: SessionRef, own: readonly TelemetryRecord[], row: ExternalSessionRow, events: HivewatchEvent[], receivedAt: number): ExternalSessionRow {
+    const done = session.spawnedBy ? completionOf(own) : null;
+    if (done === null) return row;
+    const at = saneTime(done.timeMs, done.timeGiven, done.timeField, receivedAt).ts;
+    const ending = planIdle(row, this.quietMs, at);
+    events.push(...withSeq(row.runId, row.lastSeq, ending.events));
+    return { ...ending.row, lastSeq: row.lastSeq + ending.events.length };
+  }
+
   /** A payload's records by the session each belongs to; those that find none are counted. */
-  private async bySession(records: readonly TelemetryRecord[], earlier: ReadonlyMap<string, SessionRef>): Promise<{ bySession: Map<string, { session: SessionRef; records: TelemetryRecord[] }>; unattached: number }> {
+  private async bySession(records: readonly TelemetryRecord[], planned: ReadonlyMap<string, ExternalSessionRow>): Promise<{ bySession: Map<string, { session: SessionRef; records: TelemetryRecord[] }>; unattached: number }> {
     const bySession = new Map<string, { session: SessionRef; records: TelemetryRecord[] }>();
     const joined = new Map<string, SessionRef | null>();
     let unattached = 0;
     for (const record of records) {
       // A GenAI span (genai-span.ts) names its session by its conversation or trace; the CLIs' records by theirs.
-      const named = record.span ? genAiSessionOf(record) : sessionOf(record);
-      const session = named.anonymous ? await this.openSessionOf(named, joined, earlier) : named;
+      const named = record.span ? genAiSessionOf(record) : agentSessionOf(sessionOf(record), record);
+      const session = named.anonymous ? await this.openSessionOf(named, joined, planned) : named;
       if (session === null) {
         unattached += 1;
         continue;
@@ -175,13 +182,17 @@ export class OtelIngester {
    * "flushing OTEL metrics" record carries no conversation id), else none — it is not journaled,
    * never a run of its own (docs/otel.md "Sessions"). Looked up once per agent and payload.
    */
-  private async openSessionOf(given: SessionRef, joined: Map<string, SessionRef | null>, earlier: ReadonlyMap<string, SessionRef>): Promise<SessionRef | null> {
+  private async openSessionOf(given: SessionRef, joined: Map<string, SessionRef | null>, planned: ReadonlyMap<string, ExternalSessionRow>): Promise<SessionRef | null> {
     const parent = given.parent === null ? '' : `${given.parent.runId}\n${given.parent.taskId}\n${given.parent.attempt}`;
     const key = `${given.origin}\n${parent}`;
     if (!joined.has(key)) {
-      const open = new Map<string, { sessionId: string; parent: SessionRef['parent']; origin: string }>();
+      const open = new Map<string, ExternalSessionRow>();
       for (const row of await this.store.quietExternalSessions(Number.MAX_SAFE_INTEGER)) open.set(row.sessionKey, row);
-      for (const [sessionKey, ref] of earlier) open.set(storableKey(sessionKey), ref);
+      // The batch's earlier payloads, as they left their sessions: open or ended, as they will be once journaled.
+      for (const [sessionKey, row] of planned) {
+        if (row.idle) open.delete(sessionKey);
+        else open.set(sessionKey, row);
+      }
       const ofAgent = [...open.values()].filter((row) => row.origin === given.origin);
       // The session of the same Hivewatch attempt when the record names one, else the agent's only open session.
       const sameAttempt = ofAgent.filter((row) => given.parent !== null && row.parent !== null && JSON.stringify(row.parent) === JSON.stringify(given.parent));
