@@ -13,6 +13,7 @@ import { postgresErrorCountBenchmarks } from './postgres-errors.bench.js';
 import { postgresWriterBenchmarks } from './postgres-writer.bench.js';
 import { serveLoadBenchmarks } from './serve-load.bench.js';
 import { storeBenchmarks } from './store.bench.js';
+import { triageBenchmarks } from './triage/triage.bench.js';
 
 /** The repository root, found from dist/bench/main.js and bench/main.ts alike. */
 function repositoryRoot(): string {
@@ -23,7 +24,7 @@ function repositoryRoot(): string {
 const ROOT = repositoryRoot();
 
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|live|otel|postgres|dead-host|serve-load|fanout|bulk|ui|history]`.
+ * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|live|otel|postgres|dead-host|serve-load|fanout|bulk|ui|history|triage]`.
  * Every figure with a target is judged, and a missed one makes the run exit 1 — in every bench
  * and in each `--quick` form, which judges its own (smaller) workload against its own targets.
  * Figures without a target are printed as information and never fail the run.
@@ -32,11 +33,13 @@ const ROOT = repositoryRoot();
  * (issue #24's targets on a bulk history of 1,000,000 runs and errors, `--quick`: 20,000).
  * `--only postgres` runs every PostgreSQL bench (each starts its own cluster; skipped with the
  * reason when no server is installed); `--only postgres-writer` / `postgres-errors` /
- * `postgres-live` / `postgres-dead-host` runs one of them. docs/benches.md says what each times.
+ * `postgres-live` / `postgres-dead-host` runs one of them. `--only triage` times the issue page,
+ * the trend sort and the cost figures at 10,000,000 errors against their rollup-free answers
+ * (`--samples N`, `--baseline-samples N`, `--errors N`). docs/benches.md says what each times.
  */
 const BENCHES = [
   'engine', 'store', 'checkpoints', 'live', 'otel', 'postgres', 'postgres-live', 'postgres-writer', 'postgres-errors',
-  'dead-host', 'postgres-dead-host', 'serve-load', 'fanout', 'ui', 'history', 'bulk',
+  'dead-host', 'postgres-dead-host', 'serve-load', 'fanout', 'ui', 'history', 'bulk', 'triage',
 ];
 
 export async function main(argv: readonly string[]): Promise<number> {
@@ -74,6 +77,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'serve-load') measurements.push(...(await serveLoadBenchmarks({ quick })));
   if (only === null || only === 'fanout') measurements.push(...(await fanoutBenchmarks({ quick })));
   if (only === null || only === 'bulk') measurements.push(...(await bulkBenchmarks({ quick })));
+  if (only === null || only === 'triage') measurements.push(...(await triageBenchmarks(argv)));
   report(measurements, json);
   return missedTargets(measurements).length === 0 ? 0 : 1;
 }
