@@ -37,6 +37,8 @@ export interface Ask {
   api: (api: Api) => Promise<unknown>;
   /** The rollup-free answer on a plain connection to the same file. */
   baseline: (db: Database.Database) => unknown;
+  /** The baseline's answer has something to compare (two empty answers would agree and prove nothing). */
+  holdsFigures: (answer: unknown) => boolean;
 }
 
 /** Money summed in another order differs in its last bits: compared to a hundredth of a cent. */
@@ -159,6 +161,12 @@ function healthByScan(db: Database.Database, window: Window): unknown {
   });
 }
 
+/** A cost answer with attempts in it. */
+const spent = (answer: unknown): boolean => {
+  const total = (answer as { total?: Record<string, { attempts?: number }> }).total ?? {};
+  return Object.values(total).some((figures) => (figures.attempts ?? 0) > 0);
+};
+
 /** The five figures, at the bench's fixed end `until` (every window ends there: both sides count the same errors). */
 export function triageAsks(fingerprint: string, until: number): Ask[] {
   const day: Window = { since: until - DAY, until };
@@ -172,6 +180,7 @@ export function triageAsks(fingerprint: string, until: number): Ask[] {
       ...targets,
       api: (api) => issuePageByApi(api, fingerprint, day),
       baseline: (db) => issuePageByScan(db, fingerprint, day),
+      holdsFigures: (answer) => (answer as PageFigures).period[0] > 0 && (answer as PageFigures).newestRuns.length > 0,
     },
     {
       name: 'issues sorted by trend, 30 d',
@@ -179,6 +188,7 @@ export function triageAsks(fingerprint: string, until: number): Ask[] {
       ...targets,
       api: async (api) => (await api.get<{ items: Issue[] }>(`/api/issues?${monthQuery}&sort=trend&limit=1000`)).items.map(trendRow),
       baseline: (db) => trendByScan(db, month),
+      holdsFigures: (answer) => (answer as TrendRow[]).length > 1,
     },
     {
       name: 'cost split, 30 d',
@@ -186,6 +196,7 @@ export function triageAsks(fingerprint: string, until: number): Ask[] {
       ...targets,
       api: (api) => api.get<CostSplitAnswerView>(`/api/usage/split?${monthQuery}`),
       baseline: (db) => scanned(db, () => costSplitByScan(Dialect.sqlite, month)),
+      holdsFigures: spent,
     },
     {
       name: 'issue cost, 30 d',
@@ -193,6 +204,7 @@ export function triageAsks(fingerprint: string, until: number): Ask[] {
       ...targets,
       api: (api) => api.get<CostSplitAnswerView>(`/api/usage/split?${monthQuery}&${query({ issue: fingerprint })}`),
       baseline: (db) => scanned(db, () => costSplitByScan(Dialect.sqlite, { ...month, fingerprints: [fingerprint] })),
+      holdsFigures: spent,
     },
     {
       name: 'flow health, 30 d',
@@ -200,6 +212,7 @@ export function triageAsks(fingerprint: string, until: number): Ask[] {
       ...targets,
       api: async (api) => healthByApi(await api.get<FlowHealthView[]>(`/api/flows/health?${monthQuery}`)),
       baseline: (db) => healthByScan(db, month),
+      holdsFigures: (answer) => (answer as unknown[]).length > 0,
     },
   ];
 }

@@ -123,12 +123,15 @@ function judged(ask: Ask, served: Timed, base: Timed): Measurement[] {
     };
   };
   const expected = base.answers[0];
+  const empty = expected === undefined || !ask.holdsFigures(expected);
   const answers = [...served.answers, ...base.answers];
   const wrong = answers.findIndex((answer) => !isDeepStrictEqual(answer, expected));
   const agree: Measurement = {
     name: `triage: ${ask.name}, the serve's answers equal the baseline's`,
-    value: wrong === -1 ? 1 : 0, unit: 'equal', target: 'every answer equal', pass: wrong === -1 && expected !== undefined,
-    note: wrong === -1
+    value: wrong === -1 && !empty ? 1 : 0, unit: 'equal', target: 'every answer equal', pass: wrong === -1 && !empty,
+    note: empty
+      ? 'the baseline found nothing to compare on this history (an empty window or no spend): the figure proves nothing'
+      : wrong === -1
       ? `${served.answers.length} answers from the serve and ${base.answers.length} from the baseline, compared whole (money to $0.0001)`
       : `answer ${wrong + 1} of ${answers.length} (the serve's first) differs from the baseline's: ${firstDifference(answers[wrong], expected)}`,
   };
