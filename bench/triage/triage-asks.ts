@@ -22,7 +22,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const RETRYABLE = 'failed,cancelled,interrupted';
 
-export interface Window {
+interface Window {
   since: number;
   until: number;
 }

@@ -40,7 +40,7 @@ function whole(value: string | undefined, option: string, fallback: number): num
   return n;
 }
 
-export function triageOptions(argv: readonly string[]): Options {
+function triageOptions(argv: readonly string[]): Options {
   const { values } = parseArgs({
     args: [...argv],
     options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, only: { type: 'string' }, samples: { type: 'string' }, 'baseline-samples': { type: 'string' }, errors: { type: 'string' } },
