@@ -172,7 +172,10 @@ export async function triageBenchmarks(argv: readonly string[]): Promise<Measure
     for (const ask of triageAsks(fingerprint, until)) {
       const served = await askServe(history.path, ask, options.samples);
       const base = askBaseline(history.path, ask, options.baselineSamples);
-      measurements.push(...judged(ask, served, base));
+      const figures = judged(ask, served, base);
+      // Each figure as it is taken (a full run takes many minutes; the report comes at its end).
+      for (const m of figures) process.stderr.write(`${m.name}: ${m.value} ${m.unit}${m.baseline === undefined ? '' : ` (baseline ${m.baseline} ms)`}${m.pass ? '' : ' MISSED'}\n`);
+      measurements.push(...figures);
     }
     measurements.push({ name: 'triage: history', value: options.errors, unit: 'errors', note: history.label });
     return measurements;
