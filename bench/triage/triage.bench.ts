@@ -43,7 +43,7 @@ function whole(value: string | undefined, option: string, fallback: number): num
 function triageOptions(argv: readonly string[]): Options {
   const { values } = parseArgs({
     args: [...argv],
-    options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, only: { type: 'string' }, samples: { type: 'string' }, 'baseline-samples': { type: 'string' }, errors: { type: 'string' } },
+    options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, samples: { type: 'string' }, 'baseline-samples': { type: 'string' }, errors: { type: 'string' } },
   });
   const quick = values.quick === true;
   const samples = whole(values.samples, 'samples', quick ? 3 : 20);
