@@ -8,6 +8,7 @@ import { medianOfBuckets } from '../../core/store/outcomes/durations.js';
 import { Dialect, runSync, type Query } from '../../core/store/queries/plan.js';
 import { StatementCache } from '../../core/store/queries/sql.js';
 import { costSplitByScan, runOutcomesByScan } from '../../core/store/testing/outcome-scans.js';
+import { isDeepStrictEqual } from 'node:util';
 import type { Api } from '../ui/serve.js';
 
 /**
@@ -37,6 +38,8 @@ export interface Ask {
   api: (api: Api) => Promise<unknown>;
   /** The rollup-free answer on a plain connection to the same file. */
   baseline: (db: Database.Database) => unknown;
+  /** Whether a served answer says what the baseline's does; deep equality when absent. */
+  agrees?: (served: unknown, baseline: unknown) => boolean;
   /** The baseline's answer has something to compare (two empty answers would agree and prove nothing). */
   holdsFigures: (answer: unknown) => boolean;
 }
@@ -66,7 +69,8 @@ interface PageFigures {
   failedRuns: { runs: number; costUsd: number };
   newestOccurrences: string[];
   newestRuns: string[];
-  retryable: number;
+  /** Exact, or (from the serve) a lower bound: run counts that read runs stop at 10,000 (run-counts.ts) and say so. */
+  retryable: number | { atLeast: number };
   periodCost: unknown;
 }
 
@@ -76,7 +80,7 @@ function issuePageByApi(api: Api, fingerprint: string, window: Window): Promise<
     api.get<IssueDetail>(`/api/issues/${fingerprint}/page?${scope}`),
     api.get<{ items: ErrorOccurrence[] }>(`/api/errors?${scope}&${query({ fingerprint, limit: 25 })}`),
     api.get<{ items: RunSummary[] }>(`/api/runs?${query({ issue: fingerprint, limit: 20 })}`),
-    api.get<{ total: number }>(`/api/runs/counts?${query({ issue: fingerprint, status: RETRYABLE })}`),
+    api.get<{ total: number; atLeast: boolean }>(`/api/runs/counts?${query({ issue: fingerprint, status: RETRYABLE })}`),
     api.get<CostSplitAnswerView>(`/api/usage/split?${scope}&${query({ issue: fingerprint })}`),
   ]).then(([page, occurrences, runs, retryable, cost]) => ({
     period: [page.issue.period.events, page.issue.period.failures],
@@ -86,9 +90,17 @@ function issuePageByApi(api: Api, fingerprint: string, window: Window): Promise<
     failedRuns: { runs: page.cost.failedRuns, costUsd: page.cost.costUsd },
     newestOccurrences: occurrences.items.map((o) => `${o.runId}#${o.seq}`),
     newestRuns: runs.items.map((r) => r.id),
-    retryable: retryable.total,
+    retryable: retryable.atLeast ? { atLeast: retryable.total } : retryable.total,
     periodCost: cost.total,
   }));
+}
+
+/** Equal figures, but a count the serve gives as "at least N" agrees with any exact count ≥ N. */
+function pageAgrees(served: unknown, baseline: unknown): boolean {
+  const [a, b] = [served as PageFigures, baseline as PageFigures];
+  const bound = (n: PageFigures['retryable']): [number, boolean] => (typeof n === 'number' ? [n, false] : [n.atLeast, true]);
+  const [[got, lower], [exact]] = [bound(a.retryable), bound(b.retryable)];
+  return isDeepStrictEqual({ ...a, retryable: 0 }, { ...b, retryable: 0 }) && (lower ? got <= exact : got === exact);
 }
 
 function issuePageByScan(db: Database.Database, fingerprint: string, window: Window): PageFigures {
@@ -180,6 +192,7 @@ export function triageAsks(fingerprint: string, until: number): Ask[] {
       ...targets,
       api: (api) => issuePageByApi(api, fingerprint, day),
       baseline: (db) => issuePageByScan(db, fingerprint, day),
+      agrees: pageAgrees,
       holdsFigures: (answer) => (answer as PageFigures).period[0] > 0 && (answer as PageFigures).newestRuns.length > 0,
     },
     {

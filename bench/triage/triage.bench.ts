@@ -125,7 +125,8 @@ function judged(ask: Ask, served: Timed, base: Timed): Measurement[] {
   const expected = base.answers[0];
   const empty = expected === undefined || !ask.holdsFigures(expected);
   const answers = [...served.answers, ...base.answers];
-  const wrong = answers.findIndex((answer) => !isDeepStrictEqual(answer, expected));
+  const agrees = ask.agrees ?? isDeepStrictEqual;
+  const wrong = answers.findIndex((answer) => !agrees(answer, expected));
   const agree: Measurement = {
     name: `triage: ${ask.name}, the serve's answers equal the baseline's`,
     value: wrong === -1 && !empty ? 1 : 0, unit: 'equal', target: 'every answer equal', pass: wrong === -1 && !empty,
