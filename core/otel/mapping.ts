@@ -3,6 +3,7 @@ import type { TokenUsage } from '../base/usage.js';
 import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
 import { commandOf } from '../runtimes/codex-home.js';
 import { isToolRefusal } from '../runtimes/provider-failure.js';
+import { BLOCKED_ON_USER_SPAN } from './approval-spans.js';
 import { INCIDENT_EVENTS, incidentOf, type AttributeReader, type Incident } from './agent-incidents.js';
 
 /**
@@ -84,7 +85,7 @@ const KNOWN = new Set([
   'codex.tool_decision', 'codex.tool_result', 'codex.websocket_request', 'codex.websocket_event', 'codex.turn_ttft',
   // Seen from the real CLIs (docs/real-agents.md): Claude Code 2.1.332 and Codex 0.169.0.
   'claude_code.api_retries_exhausted', 'claude_code.assistant_response', 'gen_ai.request.attempt',
-  'codex.startup_phase', 'codex.auth_recovery',
+  'codex.startup_phase', 'codex.auth_recovery', BLOCKED_ON_USER_SPAN,
   ...INCIDENT_EVENTS,
 ]);
 

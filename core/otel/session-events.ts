@@ -5,6 +5,8 @@ import { correlationKeysOf } from './correlation-keys.js';
 import { apiFailureError, toolFailureError, toolRefusedError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
 import { journalIncident } from './session-incidents.js';
+import { approvalSignalOf } from './approval-facts.js';
+import { journalApproval } from './session-approval.js';
 import { liftLimit, liftsLimit, stopAtUsageLimit } from './session-limit.js';
 import type { TelemetryRecord } from './decode.js';
 import { genAiFactOf } from './genai/fact.js';
@@ -149,7 +151,7 @@ class SessionPlan extends SessionJournal {
     this.closeOpenTask(ts);
     r.taskCount += 1;
     r.openTask = promptTaskId(promptId, r.taskCount);
-    this.state = { promptId, anonymous: promptId === null, open: null, outcome: null, failure: null };
+    this.state = { promptId, anonymous: promptId === null, open: null, outcome: null, failure: null, approval: this.state.approval ?? null };
     this.push({
       type: 'taskStarted', ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask,
       name: this.taskName ?? `prompt ${r.taskCount}`, agent: this.session.agent, maxAttempts: 0,
@@ -179,6 +181,7 @@ class SessionPlan extends SessionJournal {
     if ((this.state.limit ?? null) !== null && liftsLimit(this, ts, name, this.repeatsStreamFailure(fact))) liftLimit(this, ts);
     const adjustments = adjustment ? [adjustment, ...fact.adjustments] : fact.adjustments;
     this.noteAdjusted(ts, name || '(unnamed)', adjustments);
+    journalApproval(this, approvalSignalOf(name, record, ts), fact, ts, name || '(unnamed)');
     const context = {
       session: this.session.sessionId, prompt: fact.promptId, event: name, ...correlationKeysOf(record),
       ...(this.session.parent ? { hivewatch: this.session.parent } : {}),
