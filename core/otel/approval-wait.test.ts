@@ -33,7 +33,7 @@ const named = (events: HivewatchEvent[], name: string): External[] => events.fil
 /** A recorded run's telemetry, decoded in arrival order, as an unlinked session (its Hivewatch attempt attributes dropped). */
 function recorded(run: string): TelemetryRecord[] {
   const f = readFixture('claude-code', run)!;
-  const records = f.exports.flatMap((e) => decodeOtlp(e.signal, e.encoding, e.payload));
+  const records = f.exports.flatMap((e) => ((e.signal === 'logs' || e.signal === 'traces') && e.encoding !== 'other' ? decodeOtlp(e.signal, e.encoding, e.payload) : []));
   const unlinked = (attrs: TelemetryRecord['resource']) => Object.fromEntries(Object.entries(attrs).filter(([key]) => !key.startsWith('hivewatch.')));
   return records.map((r) => ({ ...r, resource: unlinked(r.resource), attributes: unlinked(r.attributes) }));
 }

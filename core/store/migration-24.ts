@@ -8,7 +8,8 @@ import { Dialect } from './queries/plan.js';
  * - `runs.approval_since`, `runs.approval_label`: the prompt open now (its start, what it asks
  *   for), NULL when none is; the partial index serves the `waiting-approval` filter, its count
  *   and the alert on prompts pending too long without reading the runs that do not wait.
- * - `runs.approval_wait_ms`: the total time the run waited on a person, 0 before.
+ * - `runs.approval_wait_ms`: the total time the run waited on a person, 0 before; the partial
+ *   index by end time serves each flow's time waited in a window (outcomes/approval-waits.ts).
  *
  * Not backfilled: runs journaled before carry no approval events. The PostgreSQL twin is
  * postgres/migrations.ts version 24 (the same statements in its types).
@@ -20,6 +21,7 @@ export function approvalWaitsSql(dialect: Dialect): string[] {
     `ALTER TABLE runs ADD COLUMN approval_label ${text}`,
     `ALTER TABLE runs ADD COLUMN approval_wait_ms ${int} NOT NULL DEFAULT 0`,
     'CREATE INDEX runs_approval_since ON runs (approval_since) WHERE approval_since IS NOT NULL',
+    'CREATE INDEX runs_approval_waited ON runs (ended_wall) WHERE approval_wait_ms > 0',
   ];
 }
 
