@@ -181,9 +181,6 @@ export function setRunFields(r: RunRow, event: HivewatchEvent, wall: number = ev
     case 'externalEvent':
       if (isApprovalEvent(event)) setApprovalFields(r, event);
       return;
-    case 'externalEvent':
-      if (isApprovalEvent(event)) setApprovalFields(r, event);
-      return;
     case 'externalRunReopened':
       r.error = null;
       r.status = 'running';
