@@ -34,6 +34,8 @@ Usage:
                                                  a live run's newest error; --json carries endingError
                                                  --status waiting-limit: runs waiting for a usage limit's
                                                  reset (--json carries waitingUntil, epoch ms)
+                                                 --status waiting-approval: agents blocked on a permission
+                                                 prompt (--json carries approvalSince, approvalLabel)
   hivewatch errors [--by category|origin|code|flow|handled|run|task] [--since 24h] [--flow F] [--category C]
                   [--origin O] [--code C] [--limit N] [--json]
                                                  error occurrences; --by handled: handled, unhandled, pending
