@@ -57,9 +57,10 @@ export type FactBody =
   /**
    * A tool call the CLI's permissions refused (Claude Code's `tool_decision` {decision: reject},
    * Codex's `tool_result` whose output is its refusal): the one classifier's AGENT_SCOPE_VIOLATION.
-   * `detail`: the command asked for, when the record says; `source`: who refused (Claude Code's `source`).
+   * `detail`: the command asked for, when the record says; `source`: who refused (Claude Code's `source`);
+   * `toolUseId`: the call's id (`tool_use_id`, Codex's `call_id`), which a preset's reading of the same refusal names too.
    */
-  | { kind: 'toolRefused'; promptId: string | null; tool: string; detail: string | null; source: string | null }
+  | { kind: 'toolRefused'; promptId: string | null; tool: string; detail: string | null; source: string | null; toolUseId: string | null }
   | { kind: 'toolSucceeded'; promptId: string | null }
   /** A GenAI `execute_tool` span: an attempt of its own, failed when the span says so. */
   | { kind: 'toolCall'; promptId: string | null; tool: string; durationMs: number; failure: string | null }
@@ -252,7 +253,7 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
     case 'claude_code.tool_decision': {
       if (str(a('decision')) !== 'reject') return { kind: 'other', promptId, known: true };
       const tool = bounded.text(str(a('tool_name')), 'attributes.tool_name', 200) ?? 'unknown';
-      return { kind: 'toolRefused', promptId, tool, detail: null, source: bounded.text(str(a('source')), 'attributes.source', 200) };
+      return { kind: 'toolRefused', promptId, tool, detail: null, source: bounded.text(str(a('source')), 'attributes.source', 200), toolUseId: bounded.id(str(a('tool_use_id')), 'attributes.tool_use_id') };
     }
     case 'claude_code.tool_result':
     case 'codex.tool_result': {
@@ -263,7 +264,7 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
         if (output !== null && isToolRefusal(output)) {
           const args = str(a('arguments'));
           const detail = args === null ? null : bounded.text(commandOf(tool, args), 'attributes.arguments', 500);
-          return { kind: 'toolRefused', promptId, tool, detail, source: null };
+          return { kind: 'toolRefused', promptId, tool, detail, source: null, toolUseId: bounded.id(str(a('tool_use_id')) ?? str(a('call_id')), 'attributes.call_id') };
         }
         return { kind: 'toolFailed', promptId, tool, message: message('error') ?? exitOf(output) ?? '' };
       }

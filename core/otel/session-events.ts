@@ -355,7 +355,7 @@ class SessionPlan extends SessionJournal {
     if (this.linked || (fact.source === 'hook' && this.state.refused?.error.code === 'AGENT_HOOK_BLOCKED')) return false;
     // The decision is journaled as sent (who decided: its `source`), and the refusal's error points at it.
     const decisionSeq = decision === null ? null : decision();
-    const error = toolRefusedError(this.session.agent, { tool: fact.tool, detail: fact.detail }, {
+    const error = toolRefusedError(this.session.agent, { tool: fact.tool, detail: fact.detail, toolUseId: fact.toolUseId }, {
       timestamp: ts, context: { ...context, ...(fact.source === null ? {} : { source: fact.source }), ...(decisionSeq === null ? {} : { decisionSeq }) },
       correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: t.taskId, attempt: this.row.openTaskAttempts || null },
     }).toEnvelope();

@@ -114,7 +114,7 @@ export function refusedCommands(codexHome: string, threadId: string): DeniedTool
     if (!parsed.ok || !isRecord(parsed.value) || !isRecord(parsed.value.payload)) continue;
     const p = parsed.value.payload;
     if (p.type === 'function_call' && typeof p.call_id === 'string' && typeof p.name === 'string') {
-      calls.set(p.call_id, { tool: p.name, detail: typeof p.arguments === 'string' ? commandOf(p.name, p.arguments) : null });
+      calls.set(p.call_id, { tool: p.name, detail: typeof p.arguments === 'string' ? commandOf(p.name, p.arguments) : null, toolUseId: p.call_id });
     } else if (p.type === 'function_call_output' && typeof p.call_id === 'string' && typeof p.output === 'string' && isApprovalRefusal(p.output)) {
       refused.push(calls.get(p.call_id) ?? { tool: 'shell', detail: null });
     }
