@@ -101,7 +101,7 @@ export function commandOf(name: string, args: string): string | null {
 export function refusedCommands(codexHome: string, threadId: string): DeniedTool[] {
   const file = rolloutFile(codexHome, threadId);
   if (file === null) return [];
-  const calls = new Map<string, { tool: string; detail: string | null }>();
+  const calls = new Map<string, DeniedTool>();
   const refused: DeniedTool[] = [];
   let text: string;
   try {
