@@ -84,6 +84,7 @@ describe('an agent session waiting for approval, seen in the window', () => {
     const runId = (await row.getAttribute('data-run-id')) as string;
     expect(await badge.textContent()).toMatch(/^waiting for approval of Bash · 1[23] min$/);
     expect(await badge.locator('code').textContent()).toBe('Bash');
+    expect(await row.getByTestId('approval-wait-badge').textContent()).toMatch(/^approval · 1[23] min$/);
     const chip = page.getByRole('button', { name: /waiting for approval/ });
     expect(await chip.getAttribute('aria-pressed')).toBe('true');
     await expect.poll(() => chip.locator('.chip-count').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('1');

@@ -15,16 +15,32 @@ export function approvalOf(run: RunSummary): { label: string; since: number } | 
   return (run.status === 'running' || run.status === 'cancelling') && run.approval ? run.approval : null;
 }
 
-/** The Runs list's badge: "waiting for approval of `Bash(rm -rf build)` · 12 min". */
+/**
+ * The Runs list's two marks: in the status column a short badge ("approval · 12 min"), in the
+ * flow's second line the sentence ("waiting for approval of `Bash(rm -rf build)` · 12 min"),
+ * cut with an ellipsis when the column is narrow (its title has it whole).
+ */
 export function ApprovalBadge({ approval }: { approval: { label: string; since: number } }) {
   const now = Math.max(useNow(), Date.now());
   return (
-    <span className="badge approval-wait" title={`Waiting for a person to approve ${approval.label} since ${formatAbsolute(approval.since)}`} data-testid="approval-wait">
+    <span className="badge approval-wait" title={sentenceOf(approval, now)} data-testid="approval-wait-badge">
       <span className="approval-icon" aria-hidden="true" />
+      approval · {waitedWords(now - approval.since)}
+    </span>
+  );
+}
+
+export function ApprovalLine({ approval }: { approval: { label: string; since: number } }) {
+  const now = Math.max(useNow(), Date.now());
+  return (
+    <span className="approval-line" title={sentenceOf(approval, now)} data-testid="approval-wait">
       waiting for approval of <code>{approval.label}</code> · {waitedWords(now - approval.since)}
     </span>
   );
 }
+
+const sentenceOf = (approval: { label: string; since: number }, now: number): string =>
+  `Waiting for a person to approve ${approval.label} for ${waitedWords(now - approval.since)}, since ${formatAbsolute(approval.since)}`;
 
 /** The run header's line: "Waiting for approval of `Bash(rm -rf build)` · 12 min. …". */
 export function ApprovalNotice({ approval, external }: { approval: { label: string; since: number }; external: boolean }) {

@@ -3,7 +3,7 @@ import type { RunSummary } from '../../core/service/api.js';
 import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { LimitWaitBadge, limitWaitOf } from '../components/UsageLimitWait.js';
-import { ApprovalBadge, approvalOf } from '../components/ApprovalWait.js';
+import { ApprovalBadge, ApprovalLine, approvalOf } from '../components/ApprovalWait.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
 import { failureHeadline, failureSummary } from '../lib/failure-headline.js';
 import { formatDelay } from '../lib/format.js';
@@ -168,6 +168,7 @@ export const RunRow = memo(function RunRow({
           {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
         </div>
         <div className="flow-sub">
+          {approvalOf(run) !== null && <ApprovalLine approval={approvalOf(run)!} />}
           <EndingCode run={run} />
           <RowCost run={run} />
         </div>
