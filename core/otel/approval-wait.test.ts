@@ -9,6 +9,7 @@ import { approvalSignalOf } from './approval-facts.js';
 import { BLOCKED_ON_USER_SPAN } from './approval-spans.js';
 import { decodeOtlp, type TelemetryRecord } from './decode.js';
 import { OtelIngester } from './ingest.js';
+import { APPROVAL_HOLD_MS } from './session-approval.js';
 import { eventName } from './mapping.js';
 import { claudeCodeLogs } from './testing.js';
 
@@ -131,7 +132,9 @@ describe('a prompt left pending', () => {
 
     // A second prompt nobody answers: the hold (24 h) passes, the session ends and the wait with it.
     await ingester.ingest(claudeCodeLogs([['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Write' }]], session, T0 + 10 * MINUTE), null);
-    clock.now = T0 + 10 * MINUTE + 1000 + 24 * 60 * MINUTE + 1;
+    clock.now = T0 + 10 * MINUTE + 1000 + APPROVAL_HOLD_MS - 1;
+    expect(await ingester.sweep()).toEqual([]);
+    clock.now = T0 + 10 * MINUTE + 1000 + APPROVAL_HOLD_MS + 1;
     expect(await ingester.sweep()).toEqual([runId]);
     const row = await store.getRunRow(runId);
     expect(row?.status).not.toBe('running');

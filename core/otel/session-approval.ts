@@ -31,7 +31,7 @@ export interface ApprovalState {
   seenAt: number | null;
 }
 
-export const noApproval = (): ApprovalState => ({ pending: null, lastWait: null, seenAt: null });
+const noApproval = (): ApprovalState => ({ pending: null, lastWait: null, seenAt: null });
 
 function ended(j: SessionJournal, at: number, fields: { tool: string; label: string; since: number; decision: string | null; source: string | null; via: string }): void {
   const approval = j.state.approval as ApprovalState;

@@ -10,7 +10,7 @@ import type { AlertRule } from './rules.js';
  * run alerts again and the same prompt never twice.
  */
 
-export const APPROVAL_PENDING = 'approval-pending-longer-than';
+const APPROVAL_PENDING = 'approval-pending-longer-than';
 
 /** How many waiting runs one pass reads: more than any operator answers prompts for. */
 const PAGE = 500;
