@@ -3,7 +3,7 @@ import type { EventOf, HivewatchEvent } from '../base/events.js';
 import type { RunRow } from './schema.js';
 
 /**
- * The run row's "waiting for approval" fields (migration 24) from the two approval events the
+ * The run row's "waiting for approval" fields (migration 25) from the two approval events the
  * telemetry mapping journals (core/base/approval-wait.ts): the prompt open now (its start and
  * label) and the total time the run waited on a person. A run that ends stops waiting.
  */

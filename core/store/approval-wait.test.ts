@@ -6,7 +6,7 @@ import { testEngines } from './testing/engines.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 /**
- * Waiting on a person through the store contract on every engine (migration 24): a journaled
+ * Waiting on a person through the store contract on every engine (migration 25): a journaled
  * prompt sets the run's `approvalSince` and label, its end clears them and adds the time waited
  * to `approvalWaitMs`; the run list filters and counts `waiting-approval` alone and beside real
  * statuses; a run that ends waits no more; flow health sums each flow's time waited; replay

@@ -70,7 +70,7 @@ export interface RunRow {
    */
   waitingUntil: number | null;
   /**
-   * Waiting on a person (migration 24, core/store/approval-reducer.ts): when the permission
+   * Waiting on a person (migration 25, core/store/approval-reducer.ts): when the permission
    * prompt open now opened and what it asks for (`Bash(rm -rf build)`), null when none is open;
    * the total ms the run waited on a person over its prompts that ended.
    */

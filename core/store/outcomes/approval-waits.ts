@@ -3,7 +3,7 @@ import { all, type Query } from '../queries/plan.js';
 /**
  * Each flow's time waiting on a person (core/store/approval-reducer.ts): what its runs that ended
  * in the window waited on permission prompts, how many of them waited at all, and how many of
- * its runs wait for approval now. Both reads go through migration 24's partial indexes, which
+ * its runs wait for approval now. Both reads go through migration 25's partial indexes, which
  * hold only the runs that waited or wait.
  */
 

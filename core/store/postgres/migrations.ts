@@ -11,7 +11,7 @@ import { groupCountsSql } from '../migration-20.js';
 import { outcomesKeyBackfill, outcomesMigrationSql } from '../outcomes/migration-21.js';
 import { issueFailureRollupsSql } from '../migration-22.js';
 import { labelFactsSql } from '../migration-23.js';
-import { approvalWaitsSql } from '../migration-24.js';
+import { approvalWaitsSql } from '../migration-25.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
 import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
@@ -153,9 +153,9 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     },
   },
   {
-    version: 24,
+    version: 25,
     name: 'waiting on a person: the permission prompt a run waits on, the time it waited',
-    // SQLite's migration 24 (core/store/migration-24.ts): the same columns and partial index.
+    // SQLite's migration 25 (core/store/migration-25.ts): the same columns and partial index.
     up: async (client) => {
       for (const sql of approvalWaitsSql(Dialect.postgres)) await client.query(sql);
     },

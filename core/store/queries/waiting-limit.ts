@@ -7,7 +7,7 @@ import { all, Dialect, get, type Query } from './plan.js';
 /**
  * The run list's derived states (core/base/run-list-status.ts): `waiting-limit`, runs whose
  * `waiting_until` is set (partial index of migration 17), and `waiting-approval`, runs whose
- * `approval_since` is set (partial index of migration 24). Listed beside real statuses a state
+ * `approval_since` is set (partial index of migration 25). Listed beside real statuses a state
  * widens the filter (`status=failed,waiting-limit` is either), as statuses do.
  */
 

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { Dialect } from './queries/plan.js';
 
 /**
- * Version 24 (waiting on a person): what a run's permission prompts come to
+ * Version 25 (waiting on a person): what a run's permission prompts come to
  * (core/store/approval-reducer.ts).
  *
  * - `runs.approval_since`, `runs.approval_label`: the prompt open now (its start, what it asks
@@ -12,7 +12,7 @@ import { Dialect } from './queries/plan.js';
  *   index by end time serves each flow's time waited in a window (outcomes/approval-waits.ts).
  *
  * Not backfilled: runs journaled before carry no approval events. The PostgreSQL twin is
- * postgres/migrations.ts version 24 (the same statements in its types).
+ * postgres/migrations.ts version 25 (the same statements in its types).
  */
 export function approvalWaitsSql(dialect: Dialect): string[] {
   const [int, text] = dialect === Dialect.postgres ? ['BIGINT', 'TEXT COLLATE "C"'] : ['INTEGER', 'TEXT'];
