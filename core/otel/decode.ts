@@ -1,5 +1,5 @@
 import { cleanText } from './bounds.js';
-import { BLOCKED_ON_USER_SPAN, blockedOnUserRecords, type BlockedSpan } from './approval-spans.js';
+import { BLOCKED_ON_USER_SPAN } from './approval-spans.js';
 import { isGenAiSpan, resolveGenAiSpans, type SpanFacts, type SpanLink } from './genai/spans.js';
 import { ExportLogsServiceRequest, ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from './schema.js';
 
@@ -241,11 +241,22 @@ function genAiRecord(span: Obj, facts: SpanFacts, attrs: Attributes, resource: A
   };
 }
 
+/** A blocked-on-user span as read so far (approval-spans.ts): its parent's attributes come once the payload's spans are all seen. */
+interface BlockedSpan {
+  record: TelemetryRecord;
+  parentSpanId: string;
+}
+
+/** The record of a blocked-on-user span: timed at its start, its end in `interval` (null: sent without one, still open). */
 function blockedSpan(span: Obj, facts: SpanFacts, attributes: Attributes, resource: Attributes): BlockedSpan {
   const start = timeOf(span.startTimeUnixNano, 'startTimeUnixNano');
   const end = timeOf(span.endTimeUnixNano, 'endTimeUnixNano');
   const endMs = end.given === null || !Number.isFinite(end.ms) || end.ms < start.ms ? null : end.ms;
-  return { attributes, resource, parentSpanId: facts.parentSpanId, startMs: start.ms, startGiven: start.given, endMs };
+  const record: TelemetryRecord = {
+    name: BLOCKED_ON_USER_SPAN, timeMs: start.ms, timeGiven: start.given, timeField: 'startTimeUnixNano', attributes, resource,
+    signal: 'traces', body: null, interval: { startMs: start.ms, endMs },
+  };
+  return { record, parentSpanId: facts.parentSpanId };
 }
 
 function spanEvents(request: Obj): TelemetryRecord[] {
@@ -290,7 +301,8 @@ function spanEvents(request: Obj): TelemetryRecord[] {
       }
     }
   }
-  return [...out, ...blockedOnUserRecords(blocked, links), ...resolveGenAiSpans(genAi, links)];
+  const blockedRecords = blocked.map((b) => ({ ...b.record, parentAttributes: links.get(b.parentSpanId)?.attributes ?? {} }));
+  return [...out, ...blockedRecords, ...resolveGenAiSpans(genAi, links)];
 }
 
 function parseJson(body: Buffer): Obj {

@@ -1,7 +1,8 @@
 import { APPROVAL_ENDED, APPROVAL_REQUESTED, isPersonSource } from '../base/approval-wait.js';
 import type { ApprovalSignal } from './approval-facts.js';
-import type { SessionJournal } from './session-journal.js';
+import type { HivewatchEventBody } from '../base/events.js';
 import type { Fact } from './mapping.js';
+import type { ApprovalState, PromptState } from './session-state.js';
 
 /**
  * A session's permission prompts as journal events (docs/otel.md "Waiting for approval"): a
@@ -22,13 +23,12 @@ const SAME_WAIT_MS = 1000;
 /** The facts an agent reports only once a decision let it go on. */
 const GOES_ON = new Set<Fact['kind']>(['prompt', 'apiRequest', 'requestOpened', 'apiError', 'toolFailed', 'toolSucceeded', 'toolCall', 'responded']);
 
-export interface ApprovalState {
-  /** The prompt open now. */
-  pending: { tool: string; label: string; since: number } | null;
-  /** The last wait journaled (a later report of it is not counted again). */
-  lastWait: { since: number; end: number } | null;
-  /** The latest time of the session's other records (where a person's decision's wait began). */
-  seenAt: number | null;
+
+/** What of a session's journal these read and write (session-journal.ts's SessionJournal). */
+interface SessionJournal {
+  state: PromptState;
+  readonly row: { openTask: string | null };
+  push(event: HivewatchEventBody & { ts: number }): number;
 }
 
 const noApproval = (): ApprovalState => ({ pending: null, lastWait: null, seenAt: null });

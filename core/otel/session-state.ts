@@ -1,5 +1,4 @@
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
-import type { ApprovalState } from './session-approval.js';
 
 /**
  * What an external session's open prompt has come to, kept between payloads (the
@@ -36,6 +35,16 @@ export interface PromptState {
   limit?: SessionLimit | null;
   /** The session's permission prompts: the one open now, the last wait journaled (session-approval.ts). */
   approval?: ApprovalState | null;
+}
+
+/** A session's permission prompts (session-approval.ts journals them). */
+export interface ApprovalState {
+  /** The prompt open now. */
+  pending: { tool: string; label: string; since: number } | null;
+  /** The last wait journaled (a later report of it is not counted again). */
+  lastWait: { since: number; end: number } | null;
+  /** The latest time of the session's other records (where a person's decision's wait began). */
+  seenAt: number | null;
 }
 
 interface SessionLimit {
