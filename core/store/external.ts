@@ -58,7 +58,7 @@ export class DuplicatePayloadError extends StoreError {
   }
 }
 
-/** An external run sent by the CLI process of a Hivewatch attempt (issue #11 part 5). */
+/** An external run sent by the CLI process of a Hivewatch attempt. */
 export interface AttemptTelemetryLink {
   taskId: string;
   attempt: number;
