@@ -1,9 +1,13 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { tempDirs } from './temp-dirs.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const tempDir = tempDirs();
 
 // Lints a file that does not exist (its text given) at a path under the root, from a process whose
 // working directory is elsewhere: the layer zones must hold however ESLint is started (an editor,
@@ -79,5 +83,31 @@ describe('the shared pure layer (core/common) is pure, and the only core code th
     expect(store).toEqual([expect.stringContaining('renderer/ imports core/common/ (the shared pure layer) and the types of core/service/api.ts')]);
     const base = zoneMessages('renderer/runs/layer-probe.ts', "import { causeOf } from '../../core/base/errors/envelope.js';\nexport const y = causeOf;\n");
     expect(base).toEqual([expect.stringContaining('renderer/ imports core/common/ (the shared pure layer)')]);
+  }, 60_000);
+});
+
+/**
+ * Compiles `text` as a file of the shared layer would be (tsconfig.common.json: ES2023, no Node
+ * or DOM types), from a temporary folder; answers tsc's exit status and output.
+ */
+function compileAsCommon(text: string): { status: number | null; output: string } {
+  const dir = tempDir('hivewatch-common-probe-');
+  const shared = relative(dir, join(ROOT, 'core/common/usage-format.js')).split('\\').join('/');
+  writeFileSync(join(dir, 'probe.ts'), text.replace('SHARED', shared));
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: join(ROOT, 'tsconfig.common.json'), include: ['probe.ts'] }));
+  const result = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+  return { status: result.status, output: result.stdout + result.stderr };
+}
+
+describe('tsconfig.common.json compiles the shared layer without either runtime', () => {
+  it('compiles pure code that imports the shared layer', () => {
+    expect(compileAsCommon("import { formatUsd } from 'SHARED';\nexport const y: string = formatUsd(0.5);\n")).toEqual({ status: 0, output: '' });
+  }, 60_000);
+
+  it('fails any name of the DOM or of Node, also those lint does not list', () => {
+    const { status, output } = compileAsCommon('export const y = new TextEncoder();\nexport const z = Buffer.from("x");\n');
+    expect(status).not.toBe(0);
+    expect(output).toContain("Cannot find name 'TextEncoder'");
+    expect(output).toContain("Cannot find name 'Buffer'");
   }, 60_000);
 });
