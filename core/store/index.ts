@@ -17,7 +17,6 @@ export { StoreError, isStoreError } from './store-error.js';
 export type {
   RunRow, StepRow, TaskRow, AttemptRow,     
 } from './schema.js';
-export { TERMINAL_RUN_STATUSES, ACTIVE_RUN_STATUSES,   } from './schema.js';
 export { endingErrorOf } from './ending.js';
 export { endingSummary } from './ending-words.js';
 export type {     RunDetail, RunSort,  } from './queries/runs.js';

@@ -1,5 +1,6 @@
 import type { HivewatchEvent, RunStatus, RunSummary } from '../../core/service/api.js';
-import { nextEndingError, nextPending, type PendingOccurrence } from './ending-error.js';
+import { changesEnding, endingChainAt, endingOfChain, nextPending, type PendingOccurrence } from '../../core/common/ending-chain.js';
+import { isTerminal } from '../../core/common/run-statuses.js';
 import { addAttemptUsage } from './run-usage.js';
 
 /**
@@ -19,17 +20,6 @@ export interface LiveRun {
    * store keeps `pending`); absent for a run loaded mid-way from a summary (none known).
    */
   pending?: readonly PendingOccurrence[];
-}
-
-const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'interrupted'];
-const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
-
-export function isTerminal(status: RunStatus): boolean {
-  return TERMINAL_STATUSES.includes(status);
-}
-
-export function isActive(status: RunStatus): boolean {
-  return ACTIVE_STATUSES.includes(status);
 }
 
 const NO_BACKOFFS: Backoffs = new Map();
@@ -146,10 +136,11 @@ function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number)
 
 const NO_PENDING: readonly PendingOccurrence[] = [];
 
-/** The summary with the ending error the event leaves (the store's settleRun, mirrored). */
-function withEnding(before: RunSummary, after: RunSummary, event: HivewatchEvent, pending: readonly PendingOccurrence[]): RunSummary {
-  const endingError = nextEndingError(before.endingError, event, pending);
-  return endingError === after.endingError ? after : { ...after, endingError };
+/** The summary with the ending error the event leaves (core/common/ending-chain.ts, as the store settles it). */
+function withEnding(after: RunSummary, event: HivewatchEvent, pending: readonly PendingOccurrence[]): RunSummary {
+  if (!changesEnding(event)) return after;
+  const chain = endingChainAt(event, pending);
+  return chain === undefined ? after : { ...after, endingError: endingOfChain(chain) };
 }
 
 function reduceBackoffs(backoffs: Backoffs, event: HivewatchEvent): Backoffs {
@@ -186,7 +177,7 @@ export function applyToLiveRun(current: LiveRun | undefined, event: HivewatchEve
   }
   const backoffs = reduceBackoffs(current.backoffs, event);
   const before = current.pending ?? NO_PENDING;
-  let summary = withEnding(current.summary, reduceSummary(current.summary, event, receivedAt), event, before);
+  let summary = withEnding(reduceSummary(current.summary, event, receivedAt), event, before);
   const pending = nextPending(before, event, isTerminal(current.summary.status));
   const retrying = isTerminal(summary.status) ? null : earliest(backoffs);
   if (!sameRetrying(retrying, summary.retrying)) summary = { ...summary, retrying };
