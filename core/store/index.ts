@@ -20,7 +20,6 @@ export type {
 export { endingErrorOf } from './ending.js';
 export { endingSummary } from './ending-words.js';
 export type {     RunDetail, RunSort,  } from './queries/runs.js';
-export { RUN_SORT_KEYS } from './queries/runs.js';
 export type { LineageRun, RunLineage } from './queries/lineage.js';
 export type {
    ErrorDimension,  ErrorCount, ErrorSeriesQuery, ErrorSeries, ListErrorsQuery,

@@ -6,7 +6,7 @@ import { JournalBuilder } from '../../core/store/testing/journal-builder.js';
 import { testEngines } from '../../core/store/testing/engines.js';
 import { propertySeed } from '../../core/testing/property.js';
 import { seededRandom } from '../../core/testing/seeded-random.js';
-import { matchesFilter } from './runs-query.js';
+import { matchesRunFilter } from '../../core/common/run-filter.js';
 
 /**
  * The Runs list's client-side text filter against the real store's text search (issue #20), on
@@ -86,7 +86,7 @@ describe.each(engines.engines)('the Runs text filter agrees with the store’s t
         if (text.trim() === '') continue;
         const found = new Set((await api.listRuns({ text, limit: 1_000 })).items.map((r) => r.id));
         for (const summary of summaries) {
-          const client = matchesFilter(summary, { text });
+          const client = matchesRunFilter(summary, { text });
           const where = `seed ${seed} (HIVEWATCH_FUZZ_SEED=${seed} replays it), text ${JSON.stringify(text)}, run ${JSON.stringify(summary.id)}`;
           if (client === true) expect(found.has(summary.id), `told true, the store does not find it: ${where}`).toBe(true);
           if (client === false) expect(found.has(summary.id), `told false, the store finds it: ${where}`).toBe(false);
