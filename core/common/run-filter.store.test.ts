@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../core/service/api.js';
-import { readApi } from '../../core/service/read-api.js';
-import { openStore, type HivewatchStore } from '../../core/store/index.js';
-import { JournalBuilder } from '../../core/store/testing/journal-builder.js';
-import { testEngines } from '../../core/store/testing/engines.js';
-import { propertySeed } from '../../core/testing/property.js';
-import { seededRandom } from '../../core/testing/seeded-random.js';
-import { matchesRunFilter } from '../../core/common/run-filter.js';
+import type { RunSummary } from '../service/api.js';
+import { readApi } from '../service/read-api.js';
+import { openStore, type HivewatchStore } from '../store/index.js';
+import { JournalBuilder } from '../store/testing/journal-builder.js';
+import { testEngines } from '../store/testing/engines.js';
+import { propertySeed } from '../testing/property.js';
+import { seededRandom } from '../testing/seeded-random.js';
+import { matchesRunFilter } from './run-filter.js';
 
 /**
  * The Runs list's client-side text filter against the real store's text search (issue #20), on
