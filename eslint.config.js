@@ -142,8 +142,8 @@ export default tseslint.config(
     },
   },
   {
-    // A test of the renderer's client-side twin of a store query checks it against the real
-    // store (runs-query.store.test.ts): only such tests may import core/ beyond api.ts.
+    // A test of a renderer rule against what the real store says (failure-headline.store.test.ts):
+    // only such tests may import core/ beyond core/common and api.ts.
     files: ['renderer/**/*.store.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['electron'], message: 'renderer/ runs in the browser sandbox' }] }],
