@@ -1,6 +1,6 @@
-import type { HivewatchEvent, RunStatus, RunSummary } from '../../core/service/api.js';
+import type { HivewatchEvent, RunSummary } from '../../core/service/api.js';
 import { changesEnding, endingChainAt, endingOfChain, nextPending, type PendingOccurrence } from '../../core/common/ending-chain.js';
-import { isTerminal } from '../../core/common/run-statuses.js';
+import { endedStatusOf, isTerminal } from '../../core/common/run-statuses.js';
 import { addAttemptUsage } from './run-usage.js';
 
 /**
@@ -99,9 +99,11 @@ function withBackoff(backoffs: Backoffs, taskId: string, value: { nextAttemptAt:
   return next;
 }
 
-function ended(summary: RunSummary, status: RunStatus, ts: number, receivedAt: number): RunSummary {
-  const endedWall = wallOf(summary.clock, ts, receivedAt);
-  return { ...summary, status, endedAt: ts, durationMs: ts - summary.startedAt, endedWall, retrying: null };
+/** The run ended by `event`, with the status the store's row gets (core/common/run-statuses.ts). */
+function ended(summary: RunSummary, event: HivewatchEvent, receivedAt: number): RunSummary {
+  const status = endedStatusOf(event) ?? summary.status;
+  const endedWall = wallOf(summary.clock, event.ts, receivedAt);
+  return { ...summary, status, endedAt: event.ts, durationMs: event.ts - summary.startedAt, endedWall, retrying: null };
 }
 
 function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number): RunSummary {
@@ -119,16 +121,17 @@ function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number)
       return { ...s, errorCount: s.errorCount + 1, lastError: { code: event.error.code, message: event.error.message } };
     case 'runCancelling':
       return { ...s, status: 'cancelling' };
-    case 'runCompleted':
-      return ended(s, 'completed', event.ts, receivedAt);
     // As in the store's projection, only errorOccurred sets the last error (a run-level failure
-    // journals one of its own); the ending error is applyToLiveRun's.
+    // journals one of its own); the ending error is applyToLiveRun's. A quiet external session
+    // ends like a run, and telemetry again reopens it, as the store's run row does.
+    case 'runCompleted':
     case 'runFailed':
-      return ended(s, 'failed', event.ts, receivedAt);
     case 'runCancelled':
-      return ended(s, 'cancelled', event.ts, receivedAt);
     case 'runInterrupted':
-      return ended(s, 'interrupted', event.ts, receivedAt);
+    case 'externalRunIdle':
+      return ended(s, event, receivedAt);
+    case 'externalRunReopened':
+      return { ...s, status: 'running', endedAt: null, durationMs: null, endedWall: null };
     default:
       return s;
   }
