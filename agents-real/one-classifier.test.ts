@@ -9,6 +9,7 @@ import { readCodexCliOutput } from '../core/runtimes/codex-cli.js';
 import type { AttemptResult } from '../core/runtimes/runtime.js';
 import { openSqliteStore } from '../core/store/index.js';
 import { SqliteContractStore } from '../core/store/sqlite-async.js';
+import { spawnLinks } from '../core/store/agent-tree.js';
 import type { HivewatchStore } from '../core/store/contract.js';
 import { allFixtureRefs, fixtureLabel, readFixture, type LoadedFixture } from './fixtures-io.js';
 import type { CliName } from './pins.js';
@@ -75,7 +76,7 @@ afterAll(async () => {
 });
 
 /** Posts a run's recorded exports to the receiver as the CLI sent them, ends its sessions, and returns the codes its runs ended with. */
-async function telemetryReading(f: LoadedFixture): Promise<{ names: string[]; runs: number; endings: (string | null)[]; statuses: string[] }> {
+async function telemetryReading(f: LoadedFixture): Promise<{ names: string[]; runs: number; endings: (string | null)[]; statuses: string[]; subagents: string[] }> {
   now = Date.parse(f.run.recordedAt) + 60 * 60_000;
   const before = new Set((await store.listRuns({ limit: 500 })).runs.map((r) => r.id));
   for (const e of f.exports) {
@@ -86,7 +87,11 @@ async function telemetryReading(f: LoadedFixture): Promise<{ names: string[]; ru
   }
   now += QUIET_MS + 1;
   await receiver.ingester.sweep();
-  const runs = (await store.listRuns({ limit: 500 })).runs.filter((r) => !before.has(r.id));
+  const fresh = (await store.listRuns({ limit: 500 })).runs.filter((r) => !before.has(r.id));
+  // A subagent's run is a child of its session's (docs/otel.md "Subagents"): the session is the run compared here.
+  const children = new Set((await store.runStatements((d) => spawnLinks(d, fresh.map((r) => r.id)))).parents.map((l) => l.runId));
+  const runs = fresh.filter((r) => !children.has(r.id));
+  const subagents = fresh.filter((r) => children.has(r.id)).map((r) => r.status);
   const details = await Promise.all(runs.map(async (r) => (await store.getRun(r.id))!));
   // The recordings carry the hivewatch.* resource attributes a preset passes, so each session is linked to that
   // attempt (issue #21 part 3): its failure is the code of its last call, and the session itself ends completed.
@@ -94,7 +99,7 @@ async function telemetryReading(f: LoadedFixture): Promise<{ names: string[]; ru
     const last = d.attempts.at(-1);
     return last?.status === 'failed' ? last.errorCode : null;
   };
-  return { names: runs.map((r) => r.flowName), runs: runs.length, endings: details.map(lastCall), statuses: details.map((d) => d.run.status) };
+  return { names: runs.map((r) => r.flowName), runs: runs.length, endings: details.map(lastCall), statuses: details.map((d) => d.run.status), subagents };
 }
 
 describe.each(['claude-code', 'codex-cli'] as const)('%s: the same failure gets the same code as a preset reads it and as its telemetry says it', (cli) => {
@@ -112,6 +117,8 @@ describe.each(['claude-code', 'codex-cli'] as const)('%s: the same failure gets 
     expect(telemetry.runs, JSON.stringify(telemetry)).toBeLessThanOrEqual(1);
     if (telemetry.runs === 0) return; // Nothing exported (Codex exits 1 without flushing: docs/otel.md).
     expect(telemetry.statuses).toEqual(['completed']);
+    // The subagent the scenario starts (Claude Code's Agent tool) is a child run of its own, ended as it reported.
+    expect(telemetry.subagents).toEqual(f.run.spec.scenario === 'subagent' ? ['completed'] : []);
     if (expected === null || ATTEMPT_REPORTS_IT.has(f.run.spec.scenario)) {
       expect(telemetry.endings).toEqual([null]);
     } else if (telemetry.endings[0] !== 'RUNTIME_TIMEOUT' || expected === 'RUNTIME_TIMEOUT') {

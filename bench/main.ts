@@ -7,6 +7,7 @@ import { deadHostBenchmarks, deadHostPostgresBenchmarks } from './dead-host.benc
 import { engineBenchmarks } from './engine.bench.js';
 import { fanoutBenchmarks } from './fanout.bench.js';
 import { liveBenchmarks, livePostgresBenchmarks } from './live.bench.js';
+import { BENCH_USAGE, BenchFlagError, parseBenchFlags, type BenchFlags } from './flags.js';
 import { missedTargets, report, type Measurement } from './measure.js';
 import { otelBenchmarks } from './otel.bench.js';
 import { postgresErrorCountBenchmarks } from './postgres-errors.bench.js';
@@ -23,42 +24,39 @@ function repositoryRoot(): string {
 const ROOT = repositoryRoot();
 
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only engine|store|checkpoints|live|otel|postgres|dead-host|serve-load|fanout|bulk|ui|history]`.
- * Every figure with a target is judged, and a missed one makes the run exit 1 — in every bench
- * and in each `--quick` form, which judges its own (smaller) workload against its own targets.
- * Figures without a target are printed as information and never fail the run.
+ * `npm run bench [-- --json] [-- --quick] [-- --only NAME]` (bench/flags.ts parses and refuses
+ * what it does not know). Every figure with a target is judged, and a missed one makes the run
+ * exit 1 — in every bench and in each `--quick` form, which judges its own (smaller) workload
+ * against its own targets. Figures without a target are printed as information and never fail.
  * The UI figures (Chromium, a built renderer-dist/) run only with `--only ui` (the 10,000-run
  * table and a live stream through a real `serve`, then the history figures) or `--only history`
- * (issue #24's targets on a bulk history of 1,000,000 runs and errors, `--quick`: 20,000).
+ * (a bulk history of 1,000,000 runs and errors, `--quick`: 20,000).
  * `--only postgres` runs every PostgreSQL bench (each starts its own cluster; skipped with the
- * reason when no server is installed); `--only postgres-writer` / `postgres-errors` /
- * `postgres-live` / `postgres-dead-host` runs one of them. docs/benches.md says what each times.
+ * reason when no server is installed). docs/benches.md says what each times.
  */
-const BENCHES = [
-  'engine', 'store', 'checkpoints', 'live', 'otel', 'postgres', 'postgres-live', 'postgres-writer', 'postgres-errors',
-  'dead-host', 'postgres-dead-host', 'serve-load', 'fanout', 'ui', 'history', 'bulk',
-];
-
 export async function main(argv: readonly string[]): Promise<number> {
-  const json = argv.includes('--json');
-  const quick = argv.includes('--quick');
-  const onlyIndex = argv.indexOf('--only');
-  const only = onlyIndex === -1 ? null : (argv[onlyIndex + 1] ?? '');
-  if (only !== null && !BENCHES.includes(only)) {
-    // A misspelt name would otherwise run nothing and exit 0: a bench that passes by measuring nothing.
-    process.stderr.write(`unknown bench "${only}": one of ${BENCHES.join(', ')}\n`);
+  let flags: BenchFlags;
+  try {
+    flags = parseBenchFlags(argv);
+  } catch (error) {
+    if (!(error instanceof BenchFlagError)) throw error;
+    process.stderr.write(`bench: ${error.message}\n${BENCH_USAGE}\n`);
     return 2;
   }
+  if (flags.kind === 'help') {
+    process.stdout.write(`${BENCH_USAGE}\n`);
+    return 0;
+  }
+  const { quick, json, only, browserArgs } = flags;
   if (only === 'ui' || only === 'history') {
     // The UI figures measure the real window: its production build (ui/renderer-build.ts).
     const { ensureProductionRenderer } = await import('./ui/renderer-build.js');
     ensureProductionRenderer(ROOT);
-    const rest = argv.filter((arg) => arg !== '--only' && arg !== 'ui' && arg !== 'history');
     const { main: historyPerf } = await import('./ui/history-perf.js');
-    if (only === 'history') return historyPerf(rest);
+    if (only === 'history') return historyPerf(browserArgs);
     const { main: uiPerf } = await import('./ui/ui-perf.js');
-    const code = await uiPerf(rest);
-    return (await historyPerf(rest)) || code;
+    const code = await uiPerf(browserArgs);
+    return (await historyPerf(browserArgs)) || code;
   }
   const measurements: Measurement[] = [];
   if (only === null || only === 'engine') measurements.push(...(await engineBenchmarks({ quick })));

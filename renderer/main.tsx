@@ -26,6 +26,7 @@ import './styles/flows.css';
 import './styles/failures.css';
 import './styles/cost.css';
 import './styles/usage-limit.css';
+import './styles/agent-tree.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');

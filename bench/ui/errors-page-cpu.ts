@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { cachedHistory } from './bulk-seed.js';
 import { ERRORS_CHARTS, waitMark } from './page-marks.js';
@@ -61,13 +62,21 @@ async function openOnce(url: string): Promise<Sample> {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
-  const option = (name: string, fallback: string): string => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? (argv[i + 1] ?? fallback) : fallback;
-  };
-  const samples = Math.max(1, Number(option('--samples', '5')) || 1);
-  const range = option('--range', '24h');
-  const size = Number(option('--size', '1000000')) || 1_000_000;
+  let values: { samples: string; range: string; size: string };
+  try {
+    // Strict: a misspelt option is refused rather than silently measuring the default workload.
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: { samples: { type: 'string', default: '5' }, range: { type: 'string', default: '24h' }, size: { type: 'string', default: '1000000' } },
+    }));
+  } catch (error) {
+    console.error(`errors-page-cpu: ${error instanceof Error ? error.message : String(error)}\nusage: errors-page-cpu.js [--samples N] [--range 1h|24h|7d|30d|all] [--size N]`);
+    return 2;
+  }
+  const samples = Math.max(1, Number(values.samples) || 1);
+  const range = values.range;
+  const size = Number(values.size) || 1_000_000;
   ensureProductionRenderer(ROOT);
   const history = cachedHistory(size, size);
   const taken: Sample[] = [];

@@ -57,6 +57,7 @@ async function timed(api: Api, path: string): Promise<number> {
 export async function main(argv: readonly string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: [...argv],
+    strict: true,
     allowPositionals: true,
     options: { passes: { type: 'string', default: '2' }, filter: { type: 'string', default: '' }, range: { type: 'string', multiple: true } },
   });

@@ -297,6 +297,15 @@ interface ExternalRunSource {
   source: string;
   /** Set when Hivewatch ran the CLI itself: the attempt whose process sent this telemetry. */
   parent?: { runId: string; taskId: string; attempt: number };
+  /** Set when the session is a subagent: the run of the agent that started it (docs/otel.md "Subagents"). */
+  spawnedBy?: SpawnedBy;
+}
+
+/** The agent that started a subagent's run: its run, and the subagent's own id and kind as the CLI named them. */
+export interface SpawnedBy {
+  runId: string;
+  agentId: string;
+  agentName: string | null;
 }
 
 type LeftoverOutcome =

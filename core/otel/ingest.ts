@@ -5,6 +5,8 @@ import type { TelemetryRecord } from './decode.js';
 import { genAiSessionOf } from './genai/fact.js';
 import { sessionKeyOf, sessionOf, type SessionRef } from './mapping.js';
 import { newSessionRow, planIdle, planSession, type PlannedEvent } from './session-events.js';
+import { agentSessionOf, completionOf } from './subagents.js';
+import { saneTime } from './bounds.js';
 import { quietDeadline } from './session-limit.js';
 
 /**
@@ -82,7 +84,7 @@ export class OtelIngester {
     let unattached = 0;
     for (const record of records) {
       // A GenAI span (genai-span.ts) names its session by its conversation or trace; the CLIs' records by theirs.
-      const named = record.span ? genAiSessionOf(record) : sessionOf(record);
+      const named = record.span ? genAiSessionOf(record) : agentSessionOf(sessionOf(record), record);
       const session = named.anonymous ? await this.openSessionOf(named, joined) : named;
       if (session === null) {
         unattached += 1;
@@ -99,7 +101,17 @@ export class OtelIngester {
       const before = (await this.store.externalSession(key)) ?? newSessionRow(session, receivedAt);
       const plan = planSession(session, before, own, { storePrompts, receivedAt });
       events.push(...withSeq(before.runId, before.lastSeq, plan.events));
-      rows.push({ ...plan.row, lastSeq: before.lastSeq + plan.events.length });
+      const row = { ...plan.row, lastSeq: before.lastSeq + plan.events.length };
+      const done = session.spawnedBy ? completionOf(own) : null;
+      if (done === null) {
+        rows.push(row);
+        continue;
+      }
+      // A subagent that reported it finished ends now, with the status its last request gave it.
+      const at = saneTime(done.timeMs, done.timeGiven, done.timeField, receivedAt).ts;
+      const ending = planIdle(row, this.quietMs, at);
+      events.push(...withSeq(row.runId, row.lastSeq, ending.events));
+      rows.push({ ...ending.row, lastSeq: row.lastSeq + ending.events.length });
     }
     const fresh = await this.store.ingestExternal({ digest, records: records.length, receivedAt, sessions: rows }, events);
     return { records: records.length, duplicate: !fresh, runIds: rows.map((r) => r.runId), unattached };

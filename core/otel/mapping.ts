@@ -1,5 +1,6 @@
 import { boundedId, boundedText, MAX_AGENT_CHARS, saneDuration, type Adjustment } from './bounds.js';
 import type { TokenUsage } from '../base/usage.js';
+import type { SpawnedBy } from '../base/events.js';
 import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
 import { commandOf } from '../runtimes/codex-home.js';
 import { isToolRefusal } from '../runtimes/provider-failure.js';
@@ -33,6 +34,8 @@ export interface SessionRef {
    * never starts a run of its own (ingest.ts attaches it to its agent's one open session, if any).
    */
   anonymous?: boolean;
+  /** A subagent's session: the run of the agent that started it (subagents.ts). */
+  spawnedBy?: SpawnedBy;
 }
 
 export type FactBody =
@@ -83,7 +86,7 @@ const KNOWN = new Set([
   'codex.conversation_starts', 'codex.api_request', 'codex.sse_event', 'codex.user_prompt',
   'codex.tool_decision', 'codex.tool_result', 'codex.websocket_request', 'codex.websocket_event', 'codex.turn_ttft',
   // Seen from the real CLIs (docs/real-agents.md): Claude Code 2.1.332 and Codex 0.169.0.
-  'claude_code.api_retries_exhausted', 'claude_code.assistant_response', 'gen_ai.request.attempt',
+  'claude_code.api_retries_exhausted', 'claude_code.assistant_response', 'claude_code.subagent_completed', 'gen_ai.request.attempt',
   'codex.startup_phase', 'codex.auth_recovery',
   ...INCIDENT_EVENTS,
 ]);

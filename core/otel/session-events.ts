@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { externalRunId } from './session-run-id.js';
+import type { SpawnedBy } from '../base/events.js';
 import type { ExternalSessionRow } from '../store/external.js';
 import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { correlationKeysOf } from './correlation-keys.js';
@@ -31,10 +32,6 @@ export interface PlanOptions {
   receivedAt: number;
 }
 
-function externalRunId(session: SessionRef): string {
-  const digest = createHash('sha256').update(sessionKeyOf(session)).digest('hex').slice(0, 16);
-  return `ext-${session.agent}-${digest}`;
-}
 
 const LABEL: Record<string, string> = { 'claude-code': 'Claude Code', 'codex-cli': 'Codex CLI' };
 /** The Claude Code desktop app's Code tab reports as `claude-code-desktop`: the same events, its own name. */
@@ -53,6 +50,14 @@ export function sessionName(agent: string, sessionId: string, service: string | 
   const label = agent === 'claude-code' && service === DESKTOP_SERVICE ? 'Claude Code desktop' : (LABEL[agent] ?? agent);
   const short = TIME_ORDERED_UUID.test(sessionId) ? `${sessionId.slice(0, 8)}…${sessionId.slice(-8)}` : sessionId.slice(0, 8);
   return `${label} session ${short}`;
+}
+
+/**
+ * A subagent's name in the Runs list: its kind first (what a narrow column keeps) and the start of
+ * its id ("general-purpose subagent afbf5f61"); the CLI's label when the kind is not named.
+ */
+function subagentName(agent: string, spawnedBy: SpawnedBy): string {
+  return `${spawnedBy.agentName ?? LABEL[agent] ?? agent} subagent ${spawnedBy.agentId.slice(0, 8)}`;
 }
 
 export function newSessionRow(session: SessionRef, at: number): ExternalSessionRow {
@@ -101,12 +106,13 @@ class SessionPlan extends SessionJournal {
       this.push({
         type: 'runStarted', ts: startTs,
         flow: `${EXTERNAL_FLOW_PREFIX}${session.agent}`,
-        flowName: sessionName(session.agent, session.sessionId, session.service ?? null),
+        flowName: session.spawnedBy ? subagentName(session.agent, session.spawnedBy) : sessionName(session.agent, session.sessionId, session.service ?? null),
         options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: session.agent },
         resumedFrom: null, retryOf: null, resumeStep: 0,
         external: {
           origin: session.origin, sessionId: session.sessionId, source: session.source,
           ...(session.parent ? { parent: session.parent } : {}),
+          ...(session.spawnedBy ? { spawnedBy: session.spawnedBy } : {}),
         },
       });
       this.push({ type: 'stepStarted', ts: startTs, step: SESSION_STEP, frontier: [] });

@@ -3,6 +3,7 @@ import type { HivewatchEvent, RunStatus } from '../base/events.js';
 import type { TokenUsage } from '../base/usage.js';
 import type { RunEnding } from '../common/ending-chain.js';
 import type { UsageView } from './api-usage.js';
+import type { AgentTreeView } from './api-agents.js';
 
 /**
  * A run as the API shows it: its summary in the Runs list, and its detail (steps, tasks,
@@ -57,6 +58,10 @@ export interface RunSummary {
   source?: string;
   /** Tokens and cost its attempts reported (issue 22); null when none reported any. */
   usage?: UsageView | null;
+  /** A subagent's run: the run of the agent that started it (the Runs list folds it under that run). */
+  spawnedBy?: string | null;
+  /** How many subagent runs this run started (0 or absent: none). */
+  subagents?: number;
 }
 
 /** A run's ending error: its head link's fields, where it happened, and the whole chain (core/common/ending-chain.ts). */
@@ -165,4 +170,6 @@ export interface RunDetail {
   tasks: TaskView[];
   lastSeq: number;
   lineage: RunLineage;
+  /** The agent tree the run belongs to, when it has subagents or is one (null: a run alone). */
+  agentTree?: AgentTreeView | null;
 }

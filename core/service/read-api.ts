@@ -1,4 +1,5 @@
 import type { ErrorCount, ErrorGroup, IssueStatusFilter, RunSummary } from './api.js';
+import { withAgentTree, withSpawnLinks } from './agent-tree.js';
 import { withAttemptTelemetry } from './attempt-telemetry.js';
 import { withTrends } from './group-trends.js';
 import { withDetailUsage, withRunUsage } from './usage-api.js';
@@ -51,7 +52,7 @@ export function readApi(store: HivewatchStore, issueScope: IssueStatusScope): Re
       guard(async () => {
         const { cursor, ...query } = parseInput('listRuns', input);
         const page = await store.listRuns({ ...query, ...(cursor !== undefined ? { cursor } : {}) });
-        return { items: await withRunUsage(store, await summaries(store, page.runs)), nextCursor: page.nextCursor };
+        return { items: await withSpawnLinks(store, await withRunUsage(store, await summaries(store, page.runs))), nextCursor: page.nextCursor };
       }),
 
     countRuns: (input) => guard(() => store.countRuns(parseInput('countRuns', input))),
@@ -61,7 +62,7 @@ export function readApi(store: HivewatchStore, issueScope: IssueStatusScope): Re
         const args = parseInput('getRun', input);
         const detail = await store.getRun(args.runId);
         const lineage = await store.runLineage(args.runId);
-        return detail && lineage ? withDetailUsage(store, await withAttemptTelemetry(runDetail(detail, lineage), store)) : null;
+        return detail && lineage ? withAgentTree(await withDetailUsage(store, await withAttemptTelemetry(runDetail(detail, lineage), store)), store) : null;
       }),
 
     getEvents: (input) =>

@@ -11,6 +11,7 @@ import { groupCounts } from './migration-20.js';
 import { runOutcomesAndCost } from './outcomes/migration-21.js';
 import { issueFailureRollups } from './migration-22.js';
 import { labelFacts } from './migration-23.js';
+import { agentSpawns } from './migration-24.js';
 import { issueLog } from './migration-14.js';
 import { StoreError } from './store-error.js';
 
@@ -66,6 +67,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 21, name: 'what failure costs and how each flow fares: cost by outcome, runs ended per flow, status and duration', up: runOutcomesAndCost },
   { version: 22, name: "issue failures per hour and day: each issue's failures in a period from rollups", up: issueFailureRollups },
   { version: 23, name: "labels: the steps a run's flow takes, a task's prompt as written", up: labelFacts },
+  { version: 24, name: 'agent trees: the run that started each subagent run', up: agentSpawns },
 ];
 
 /**

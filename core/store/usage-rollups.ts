@@ -3,6 +3,7 @@ import type { TokenUsage } from '../base/usage.js';
 import { attemptErrorKeys, ATTEMPTS_WITH_FATE, COST_BUCKET_SQL, COST_GRAINS, COST_KEY, COST_SUMS, COST_TABLE, GROUPED_COST_SUMS, type CostKeys } from './outcomes/cost-keys.js';
 import { CostBatch, type AddedAttempt, type SqlWrite } from './outcomes/cost-writes.js';
 import type { Query } from './queries/plan.js';
+import { pruneSpawnsSql, spawnWriteOf } from './agent-tree.js';
 import type { RunRow } from './schema.js';
 
 /**
@@ -82,6 +83,8 @@ export class UsageBatch {
   /** One reduced event of `run` (the run after it), journaled at `wall`. */
   add(event: HivewatchEvent, run: RunRow, wall: number): void {
     let added: AddedAttempt | null = null;
+    const spawn = spawnWriteOf(event);
+    if (spawn !== null) this.links.push(spawn);
     if (event.type === 'runStarted' && event.external?.parent) {
       const p = event.external.parent;
       this.links.push({ sql: LINK, params: [event.runId, p.runId, p.taskId, p.attempt] });
@@ -155,6 +158,7 @@ export function pruneUsageSql(inPruned: string): string[] {
     'DELETE FROM usage_days WHERE attempts <= 0',
     `DELETE FROM attempt_usage WHERE ${inPruned}`,
     `DELETE FROM run_usage WHERE ${inPruned}`,
+    pruneSpawnsSql(inPruned),
   ];
 }
 

@@ -59,6 +59,7 @@ function summaryFromStart(event: Extract<HivewatchEvent, { type: 'runStarted' }>
     endingError: null,
     // As the service's summary says it: an external run (agent telemetry) is watched, not run.
     ...(event.external ? { source: event.external.origin } : {}),
+    ...(event.external?.spawnedBy ? { spawnedBy: event.external.spawnedBy.runId } : {}),
   };
 }
 

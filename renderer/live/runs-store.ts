@@ -280,6 +280,11 @@ export class RunsStore {
     const receivedAt = this.now();
     for (const event of events) live = applyToLiveRun(live, event, receivedAt);
     if (live) this.put(runId, live);
+    // A subagent's run started: its parent's count of subagents is the server's to say (re-read).
+    for (const event of events) {
+      const parent = event.type === 'runStarted' ? event.external?.spawnedBy?.runId : undefined;
+      if (parent !== undefined && this.summaries.has(parent)) void this.refresh(parent, true);
+    }
     const listeners = this.runListeners.get(runId);
     if (listeners) for (const listener of listeners) listener(events);
   }

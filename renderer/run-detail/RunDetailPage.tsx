@@ -11,6 +11,7 @@ import { attemptWalls } from '../lib/run-clock.js';
 import { errorText } from '../lib/use-async.js';
 import { isActive, isTerminal } from '../../core/common/run-statuses.js';
 import { useRunActions } from '../runs/run-actions.js';
+import { AgentTreePanel } from './AgentTreePanel.js';
 import { EventLog } from './EventLog.js';
 import { exportJournal } from './export-journal.js';
 import { indexAttemptInspections } from './attempt-inspection.js';
@@ -120,6 +121,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
         workspace={workspace}
         onShowAttempt={showAttempt}
       />
+      {detail.agentTree ? <AgentTreePanel tree={detail.agentTree} runId={run.id} /> : null}
       <section className="panel" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Retry timeline</h2>
         <RetryTimeline

@@ -10,6 +10,7 @@ import { copyFullId, idTail } from '../lib/run-ids.js';
 import { stepWords } from '../lib/step-words.js';
 import { runCost, tokenLine } from '../lib/cost-format.js';
 import { canCancel, canResume, canRetry, canStopWatching, isOperable } from './run-actions.js';
+import { SubagentToggle } from './SubagentToggle.js';
 
 export interface RunRowProps {
   run: RunSummary;
@@ -30,6 +31,10 @@ export interface RunRowProps {
   onCancel: (run: RunSummary) => void;
   onRetry: (run: RunSummary) => void;
   onResume: (run: RunSummary) => void;
+  /** The run's subagents are shown under it (subagent-folding.ts). */
+  unfolded?: boolean;
+  /** Folds or unfolds the run's subagents; absent: the list does not fold. */
+  onToggleSubagents?: (runId: string) => void;
 }
 
 /**
@@ -123,13 +128,17 @@ export const RunRow = memo(function RunRow({
   onCancel,
   onRetry,
   onResume,
+  unfolded = false,
+  onToggleSubagents,
 }: RunRowProps) {
   const actions = rowActions(run, { onCancel, onRetry, onResume });
-  const last = actions.length + 1;
+  // A run with subagents has its fold toggle after its link: the actions come after it.
+  const fold = (run.subagents ?? 0) > 0 && onToggleSubagents !== undefined ? 1 : 0;
+  const last = actions.length + 1 + fold;
   const tab = (item: number): number => (tabItem !== null && Math.min(tabItem, last) === item ? 0 : -1);
   return (
     <div
-      className={`grid-row runs-grid${selected ? ' selected' : ''}${checked ? ' checked' : ''}`}
+      className={`grid-row runs-grid${selected ? ' selected' : ''}${checked ? ' checked' : ''}${run.spawnedBy ? ' run-subagent' : ''}`}
       role="row"
       aria-selected={selected}
       aria-rowindex={index + 2}
@@ -166,6 +175,9 @@ export const RunRow = memo(function RunRow({
           {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
         </div>
         <div className="flow-sub">
+          {fold === 1 && (
+            <SubagentToggle runId={run.id} count={run.subagents ?? 0} unfolded={unfolded} onToggle={onToggleSubagents as (runId: string) => void} tabIndex={tab(2)} />
+          )}
           <EndingCode run={run} />
           <RowCost run={run} />
         </div>
@@ -191,7 +203,7 @@ export const RunRow = memo(function RunRow({
       </div>
       <div role="gridcell" className="cell-actions">
         {actions.map((a, i) => (
-          <button key={a.label} type="button" className={a.className} onClick={a.onClick} aria-label={a.ariaLabel} data-item={i + 2} tabIndex={tab(i + 2)}>
+          <button key={a.label} type="button" className={a.className} onClick={a.onClick} aria-label={a.ariaLabel} data-item={i + 2 + fold} tabIndex={tab(i + 2 + fold)}>
             {a.label}
           </button>
         ))}

@@ -10,6 +10,7 @@ import { IssueFilterChip } from './IssueFilterChip.js';
 import { EMPTY_FILTERS, isFiltered, nextSort, parseRunsQuery, serializeRunsQuery, type RunsQuery, type SortKey } from './runs-query.js';
 import { RunsBulk } from './RunsBulk.js';
 import { RunsTable } from './RunsTable.js';
+import { useSubagentFolding } from './subagent-folding.js';
 import { RunsToolbar } from './RunsToolbar.js';
 import { useRunsView } from './use-runs-view.js';
 
@@ -125,7 +126,9 @@ export function RunsPage() {
   const lastAnswer = useRef<{ rows: readonly RunSummary[]; counts: typeof state.counts }>({ rows: NO_ROWS, counts: null });
   if (state.phase === 'ready') lastAnswer.current = { rows: state.rows, counts: state.counts ?? lastAnswer.current.counts };
   const stale = state.phase === 'loading' && lastAnswer.current.rows.length > 0;
-  const rows = stale ? lastAnswer.current.rows : state.rows.length > 0 ? state.rows : NO_ROWS;
+  const loaded = stale ? lastAnswer.current.rows : state.rows.length > 0 ? state.rows : NO_ROWS;
+  const folding = useSubagentFolding(loaded);
+  const rows = folding.rows;
   const counts = state.counts ?? lastAnswer.current.counts;
 
   const { cursor, setCursorId, checked, setChecked, rowsRef, onSelect, onCheck, onCheckAll, checkedRows, move } = useRowSelection(rows);
@@ -191,6 +194,8 @@ export function RunsPage() {
         onRowsShown={nearEnd}
         loadingMore={state.loadingMore}
         focusRequest={focusRequest}
+        unfolded={folding.unfolded}
+        onToggleSubagents={folding.toggle}
       />
     );
 

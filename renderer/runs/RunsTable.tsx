@@ -28,7 +28,9 @@ const COLUMNS: { key: SortKey | null; label: string; className: string; title?: 
 /** The header's sort buttons (the tick box before them is item 0). */
 const SORTABLE = COLUMNS.filter((c) => c.key !== null).length;
 
-export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top' | 'height' | 'selected' | 'checked' | 'idTailLength' | 'tabItem'> {
+export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top' | 'height' | 'selected' | 'checked' | 'idTailLength' | 'tabItem' | 'unfolded'> {
+  /** The runs whose subagents are shown under them (subagent-folding.ts). */
+  unfolded?: ReadonlySet<string>;
   rows: readonly RunSummary[];
   sort: RunsSort;
   onSort: (key: SortKey) => void;
@@ -42,7 +44,7 @@ export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top
   focusRequest?: number;
 }
 
-export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onRowsShown, loadingMore = false, focusRequest = 0, ...handlers }: RunsTableProps) {
+export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onRowsShown, loadingMore = false, focusRequest = 0, unfolded, ...handlers }: RunsTableProps) {
   const allChecked = rows.length > 0 && rows.every((r) => checked.has(r.id));
   const someChecked = !allChecked && rows.some((r) => checked.has(r.id));
   const anchor = useNewRunsAnchor(rows);
@@ -88,6 +90,7 @@ export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onR
                 height={height}
                 selected={index === cursor}
                 checked={checked.has(run.id)}
+                unfolded={unfolded?.has(run.id) ?? false}
                 idTailLength={idTailLength}
                 tabItem={index === tabRow && !roving.focus.header ? roving.focus.item : null}
                 {...handlers}

@@ -11,6 +11,7 @@ import { groupCountsSql } from '../migration-20.js';
 import { outcomesKeyBackfill, outcomesMigrationSql } from '../outcomes/migration-21.js';
 import { issueFailureRollupsSql } from '../migration-22.js';
 import { labelFactsSql } from '../migration-23.js';
+import { agentSpawnsSql } from '../migration-24.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
 import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
@@ -149,6 +150,14 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // SQLite's migration 23 (core/store/migration-23.ts): the same columns.
     up: async (client) => {
       for (const sql of labelFactsSql(Dialect.postgres)) await client.query(sql);
+    },
+  },
+  {
+    version: 24,
+    name: 'agent trees: the run that started each subagent run',
+    // SQLite's migration 24 (core/store/migration-24.ts): the same table.
+    up: async (client) => {
+      for (const sql of agentSpawnsSql(Dialect.postgres)) await client.query(sql);
     },
   },
 ];

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { BenchFlagError, parseBenchFlags } from './flags.js';
+
+describe('bench flags', () => {
+  it('reads --quick, --json and --only', () => {
+    expect(parseBenchFlags(['--quick', '--only', 'store'])).toEqual({ kind: 'run', quick: true, json: false, only: 'store', browserArgs: ['--quick'] });
+    expect(parseBenchFlags([])).toEqual({ kind: 'run', quick: false, json: false, only: null, browserArgs: [] });
+  });
+
+  it('refuses a misspelt flag instead of running the full workload', () => {
+    expect(() => parseBenchFlags(['--quik'])).toThrow(BenchFlagError);
+    expect(() => parseBenchFlags(['--quik'])).toThrow("Unknown option '--quik'");
+  });
+
+  it('refuses an unknown bench name and a stray word', () => {
+    expect(() => parseBenchFlags(['--only', 'stor'])).toThrow('unknown bench "stor": one of engine, store,');
+    expect(() => parseBenchFlags(['store'])).toThrow(BenchFlagError);
+  });
+
+  it('passes the browser options on only to the browser benches', () => {
+    expect(parseBenchFlags(['--only', 'history', '--samples', '30', '--quick'])).toMatchObject({ only: 'history', browserArgs: ['--samples', '30', '--quick'] });
+    expect(() => parseBenchFlags(['--only', 'store', '--samples', '30'])).toThrow('--samples is read only by --only ui or --only history');
+  });
+
+  it('answers --help without running anything', () => {
+    expect(parseBenchFlags(['--help'])).toEqual({ kind: 'help' });
+    expect(parseBenchFlags(['-h'])).toEqual({ kind: 'help' });
+  });
+});
