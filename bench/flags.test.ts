@@ -3,8 +3,8 @@ import { BenchFlagError, parseBenchFlags } from './flags.js';
 
 describe('bench flags', () => {
   it('reads --quick, --json and --only', () => {
-    expect(parseBenchFlags(['--quick', '--only', 'store'])).toEqual({ kind: 'run', quick: true, json: false, only: 'store', browserArgs: ['--quick'] });
-    expect(parseBenchFlags([])).toEqual({ kind: 'run', quick: false, json: false, only: null, browserArgs: [] });
+    expect(parseBenchFlags(['--quick', '--only', 'store'])).toEqual({ kind: 'run', quick: true, json: false, only: 'store', benchArgs: ['--quick'] });
+    expect(parseBenchFlags([])).toEqual({ kind: 'run', quick: false, json: false, only: null, benchArgs: [] });
   });
 
   it('refuses a misspelt flag instead of running the full workload', () => {
@@ -17,9 +17,11 @@ describe('bench flags', () => {
     expect(() => parseBenchFlags(['store'])).toThrow(BenchFlagError);
   });
 
-  it('passes the browser options on only to the browser benches', () => {
-    expect(parseBenchFlags(['--only', 'history', '--samples', '30', '--quick'])).toMatchObject({ only: 'history', browserArgs: ['--samples', '30', '--quick'] });
-    expect(() => parseBenchFlags(['--only', 'store', '--samples', '30'])).toThrow('--samples is read only by --only ui or --only history');
+  it('passes each bench\'s own options on only to that bench', () => {
+    expect(parseBenchFlags(['--only', 'history', '--samples', '30', '--quick'])).toMatchObject({ only: 'history', benchArgs: ['--samples', '30', '--quick'] });
+    expect(() => parseBenchFlags(['--only', 'store', '--samples', '30'])).toThrow('--samples is read only by --only ui or --only history or --only triage');
+    expect(() => parseBenchFlags(['--only', 'history', '--baseline-samples', '3'])).toThrow('--baseline-samples is read only by --only triage');
+    expect(parseBenchFlags(['--only', 'triage', '--samples', '20', '--baseline-samples', '3'])).toMatchObject({ only: 'triage', benchArgs: ['--samples', '20', '--baseline-samples', '3'] });
   });
 
   it('answers --help without running anything', () => {

@@ -3,22 +3,29 @@ import { parseArgs } from 'node:util';
 /** The benches `--only` names, in the order a full run measures them. */
 const BENCHES = [
   'engine', 'store', 'checkpoints', 'live', 'otel', 'postgres', 'postgres-live', 'postgres-writer', 'postgres-errors',
-  'dead-host', 'postgres-dead-host', 'serve-load', 'fanout', 'ui', 'history', 'bulk',
+  'dead-host', 'postgres-dead-host', 'serve-load', 'fanout', 'ui', 'history', 'bulk', 'triage',
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
-/** Options the browser benches (`ui`, `history`) read themselves; every other bench refuses them. */
-const BROWSER_OPTIONS = ['samples', 'filter-samples', 'errors', 'screens'] as const;
+/** Options some benches read themselves, and which: every other bench refuses them. */
+const BENCH_OPTIONS: Record<string, readonly BenchName[]> = {
+  samples: ['ui', 'history', 'triage'],
+  'filter-samples': ['ui', 'history'],
+  errors: ['ui', 'history', 'triage'],
+  screens: ['ui', 'history'],
+  'baseline-samples': ['triage'],
+};
 
 export const BENCH_USAGE = `usage: npm run bench [-- --quick] [-- --json] [-- --only NAME]
   --quick   each bench's small workload, judged against its own targets (what CI runs)
   --json    the figures as JSON
   --only    one bench: ${BENCHES.join(', ')}
-  ui/history also take --samples N, --filter-samples N, --errors N, --screens all|cost`;
+  ui/history also take --samples N, --filter-samples N, --errors N, --screens all|cost
+  triage also takes --samples N, --baseline-samples N, --errors N`;
 
 export type BenchFlags =
   | { kind: 'help' }
-  | { kind: 'run'; quick: boolean; json: boolean; only: BenchName | null; browserArgs: string[] };
+  | { kind: 'run'; quick: boolean; json: boolean; only: BenchName | null; benchArgs: string[] };
 
 export class BenchFlagError extends Error {}
 
@@ -31,14 +38,14 @@ function isBench(name: string): name is BenchName {
  * the full workload or nothing at all and pass, so each is refused with the usage instead.
  */
 export function parseBenchFlags(argv: readonly string[]): BenchFlags {
-  const browserOptions = Object.fromEntries(BROWSER_OPTIONS.map((name) => [name, { type: 'string' as const }]));
+  const benchOptions = Object.fromEntries(Object.keys(BENCH_OPTIONS).map((name) => [name, { type: 'string' as const }]));
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...argv],
       strict: true,
       allowPositionals: false,
-      options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, only: { type: 'string' }, ...browserOptions },
+      options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, only: { type: 'string' }, ...benchOptions },
     }));
   } catch (error) {
     throw new BenchFlagError(error instanceof Error ? error.message : String(error));
@@ -47,16 +54,16 @@ export function parseBenchFlags(argv: readonly string[]): BenchFlags {
   const only = values.only;
   if (typeof only === 'string' && !isBench(only)) throw new BenchFlagError(`unknown bench "${only}": one of ${BENCHES.join(', ')}`);
   const chosen = typeof only === 'string' ? only : null;
-  const browserArgs: string[] = [];
-  for (const name of BROWSER_OPTIONS) {
+  const benchArgs: string[] = [];
+  for (const [name, readers] of Object.entries(BENCH_OPTIONS)) {
     const value = values[name];
     if (typeof value !== 'string') continue;
-    if (chosen !== 'ui' && chosen !== 'history') throw new BenchFlagError(`--${name} is read only by --only ui or --only history`);
-    browserArgs.push(`--${name}`, value);
+    if (chosen === null || !readers.includes(chosen)) throw new BenchFlagError(`--${name} is read only by ${readers.map((r) => `--only ${r}`).join(' or ')}`);
+    benchArgs.push(`--${name}`, value);
   }
   const quick = values.quick === true;
   const json = values.json === true;
-  if (quick) browserArgs.push('--quick');
-  if (json) browserArgs.push('--json');
-  return { kind: 'run', quick, json, only: chosen, browserArgs };
+  if (quick) benchArgs.push('--quick');
+  if (json) benchArgs.push('--json');
+  return { kind: 'run', quick, json, only: chosen, benchArgs };
 }

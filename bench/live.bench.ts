@@ -8,7 +8,7 @@ import { openStore, type HivewatchStore } from '../core/store/index.js';
 import { percentile, type Measurement } from './measure.js';
 
 /**
- * Issue #11: commit-to-subscriber latency across hosts. Two CLI-like hosts (each its own store
+ * Commit-to-subscriber latency across hosts. Two CLI-like hosts (each its own store
  * connection and service, as `hivewatch run` is) and the app's service share one database; the
  * app's live subscriber stamps each event when it arrives, each host stamps it when its commit
  * returns. Other hosts' events reach the app through the journal tail (data_version probe);
@@ -29,7 +29,7 @@ interface Host {
   service: HivewatchService;
 }
 
-/** On a PostgreSQL database (issue #13): `location` is its URL, and the figures are named after it. */
+/** On a PostgreSQL database: `location` is its URL, and the figures are named after it. */
 export interface LiveBenchOptions {
   quick?: boolean;
   location?: string;

@@ -14,6 +14,7 @@ import { postgresErrorCountBenchmarks } from './postgres-errors.bench.js';
 import { postgresWriterBenchmarks } from './postgres-writer.bench.js';
 import { serveLoadBenchmarks } from './serve-load.bench.js';
 import { storeBenchmarks } from './store.bench.js';
+import { triageBenchmarks } from './triage/triage.bench.js';
 
 /** The repository root, found from dist/bench/main.js and bench/main.ts alike. */
 function repositoryRoot(): string {
@@ -32,7 +33,9 @@ const ROOT = repositoryRoot();
  * table and a live stream through a real `serve`, then the history figures) or `--only history`
  * (a bulk history of 1,000,000 runs and errors, `--quick`: 20,000).
  * `--only postgres` runs every PostgreSQL bench (each starts its own cluster; skipped with the
- * reason when no server is installed). docs/benches.md says what each times.
+ * reason when no server is installed). `--only triage` times the issue page, the trend sort and
+ * the cost figures at 10,000,000 errors against their rollup-free answers. docs/benches.md says
+ * what each times.
  */
 export async function main(argv: readonly string[]): Promise<number> {
   let flags: BenchFlags;
@@ -47,16 +50,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${BENCH_USAGE}\n`);
     return 0;
   }
-  const { quick, json, only, browserArgs } = flags;
+  const { quick, json, only, benchArgs } = flags;
   if (only === 'ui' || only === 'history') {
     // The UI figures measure the real window: its production build (ui/renderer-build.ts).
     const { ensureProductionRenderer } = await import('./ui/renderer-build.js');
     ensureProductionRenderer(ROOT);
     const { main: historyPerf } = await import('./ui/history-perf.js');
-    if (only === 'history') return historyPerf(browserArgs);
+    if (only === 'history') return historyPerf(benchArgs);
     const { main: uiPerf } = await import('./ui/ui-perf.js');
-    const code = await uiPerf(browserArgs);
-    return (await historyPerf(browserArgs)) || code;
+    const code = await uiPerf(benchArgs);
+    return (await historyPerf(benchArgs)) || code;
   }
   const measurements: Measurement[] = [];
   if (only === null || only === 'engine') measurements.push(...(await engineBenchmarks({ quick })));
@@ -72,6 +75,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'serve-load') measurements.push(...(await serveLoadBenchmarks({ quick })));
   if (only === null || only === 'fanout') measurements.push(...(await fanoutBenchmarks({ quick })));
   if (only === null || only === 'bulk') measurements.push(...(await bulkBenchmarks({ quick })));
+  if (only === null || only === 'triage') measurements.push(...(await triageBenchmarks(benchArgs)));
   report(measurements, json);
   return missedTargets(measurements).length === 0 ? 0 : 1;
 }

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore, SCHEMA_VERSION } from '../../core/store/index.js';
+import { checkFingerprints, CODES, fingerprintSql, messageSql, ORIGIN, seedIssueLog, templateSql } from './bulk-issues.js';
 import { bulkUsage } from './bulk-usage.js';
 
 /**
@@ -10,7 +11,9 @@ import { bulkUsage } from './bulk-usage.js';
  * over the last 30 days and `errors` error occurrences spread over them, as single INSERT …
  * SELECT statements over a counter (no journal replay), then the rollups, groups and trends
  * derived from the errors with the same SQL migration 4 backfills them with, and what the runs'
- * agents spent (bulk-usage.ts); the run-outcome rollups come from migration 21's triggers. The runs have no
+ * agents spent (bulk-usage.ts); the run-outcome rollups come from migration 21's triggers. The
+ * errors carry the fingerprints the product computes for their messages, 42 issues each with
+ * its `new` log row (bulk-issues.ts), so the issue pages and the issues API open on it. The runs have no
  * journal events (their detail shows an empty timeline); a journey that opens one writes that
  * run through the store as usual.
  *
@@ -26,16 +29,6 @@ const FLOWS: readonly [string, string][] = [
   ['examples/05-try-catch-finally.prose', '05-try-catch-finally'],
 ];
 
-/** code, category, message; an error's group is its code and one of 7 message shapes. */
-const CODES: readonly [string, string, string][] = [
-  ['RUNTIME_RATE_LIMIT', 'runtime', 'runtime fake was rate limited: 429'],
-  ['RUNTIME_TIMEOUT', 'runtime', 'runtime fake reported a timeout (exit 124)'],
-  ['RUNTIME_CRASHED', 'runtime', 'runtime fake exited with code 2'],
-  ['AGENT_INVALID_OUTPUT', 'agent', 'agent answer did not parse as JSON'],
-  ['VERIFICATION_CHECK_FAILED', 'verification', 'npm test exited with code 1'],
-  ['GIT_MERGE_CONFLICT', 'git', 'merge conflict in src/app.ts'],
-];
-
 export interface BulkHistory {
   runs: number;
   errors: number;
@@ -45,6 +38,8 @@ export interface BulkHistory {
 }
 
 const DAY = 86_400_000;
+/** Raised when the seed writes different rows: the cache's key. */
+const SEED_REVISION = 2;
 
 /** SQL CASE over i % n choosing from a list of strings. */
 function pick(values: readonly string[], index: string): string {
@@ -71,7 +66,8 @@ export function bulkSeed(path: string, options: { runs: number; errors: number; 
     const flowName = pick(FLOWS.map((f) => f[1]), 'i');
     const code = pick(CODES.map((c) => c[0]), '(i / 12)');
     const category = pick(CODES.map((c) => c[1]), '(i / 12)');
-    const message = `${pick(CODES.map((c) => c[2]), '(i / 12)')} || ' (request ' || (i * 7919 % 100000) || ')'`;
+    const message = messageSql('i');
+    const fingerprint = fingerprintSql('i');
     const failed = '(i % 12 = 5)';
     const cancelled = '(i % 50 = 7)';
     db.transaction(() => {
@@ -90,25 +86,26 @@ export function bulkSeed(path: string, options: { runs: number; errors: number; 
            1 + i % 3 + (i % 5 = 0), ${errors >= runs ? 1 : 0} + (i % 5 = 0), NULL, NULL, 0,
            CASE WHEN ${failed} THEN ${code} END, CASE WHEN ${failed} THEN ${category} END, CASE WHEN ${failed} THEN ${message} END,
            NULL, NULL, NULL, 0, NULL, @from + i * @step, @from + i * @step + 500 + (i * 37 % 60000),
-           CASE WHEN ${failed} THEN ${code} END, CASE WHEN ${failed} THEN ${category} END, CASE WHEN ${failed} THEN 'runtime:fake' END,
+           CASE WHEN ${failed} THEN ${code} END, CASE WHEN ${failed} THEN ${category} END, CASE WHEN ${failed} THEN '${ORIGIN}' END,
            CASE WHEN ${failed} THEN ${message} END, CASE WHEN ${failed} THEN 1 END, CASE WHEN ${failed} THEN '1:0' END,
            CASE WHEN ${failed} THEN 1 END, CASE WHEN ${failed} THEN ${code} END,
-           CASE WHEN ${failed} THEN json_array(json_object('seq', 5, 'code', ${code}, 'category', ${category}, 'origin', 'runtime:fake',
+           CASE WHEN ${failed} THEN json_array(json_object('seq', 5, 'code', ${code}, 'category', ${category}, 'origin', '${ORIGIN}',
              'message', ${message}, 'step', 1, 'taskId', '1:0', 'attempt', 1, 'how', NULL)) END
          FROM n`,
       ).run(runs, { from, step });
-      bulkUsage(db, runs, { flow, code, category, failed, started: '@from + i * @step' }, { from, step });
-      // Error k belongs to run (runs - 1 - k % runs): the newest runs get errors first. better-sqlite3
+      bulkUsage(db, runs, { flow, code, category, fingerprint, failed, started: '@from + i * @step' }, { from, step }, fingerprintSql('CAST(substr(r.id, 9) AS INTEGER)'));
+      // Error k belongs to run (runs - 1 - k % runs): the newest runs get errors first (cast: a REAL
+      // run index would write "request 10097.0" into the messages). better-sqlite3
       // binds numbers as REAL, so k / runs is cast back to an integer: a fractional ts or seq (what
       // this wrote before) is no time ingest ever stores, and every fraction made a rollup bucket
       // of its own (a day table of 490,000 rows where ingest keeps 12,000).
       db.prepare(
         `WITH RECURSIVE n(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM n WHERE k + 1 < ?),
-           e(k, i) AS (SELECT k, ? - 1 - k % ? FROM n)
+           e(k, i) AS (SELECT k, CAST(? - 1 - k % ? AS INTEGER) FROM n)
          INSERT INTO errors (run_id, seq, ts, category, code, origin, message, fingerprint, caught, retrying, recoverable,
            recovery_hint, context, timestamp, project, flow, step, task_id, attempt, disposition, ending)
-         SELECT printf('run_bulk%07d', i), 5 + CAST(k / ? AS INTEGER), @from + i * @step + 100 + CAST(k / ? AS INTEGER), ${category}, ${code}, 'runtime:fake', ${message},
-           ${code} || '_' || (i % 7), 0, NOT ${failed} OR k >= ?, 1, NULL, '{}', @from + i * @step, NULL, ${flow}, 1, '1:0', 1,
+         SELECT printf('run_bulk%07d', i), 5 + CAST(k / ? AS INTEGER), @from + i * @step + 100 + CAST(k / ? AS INTEGER), ${category}, ${code}, '${ORIGIN}', ${message},
+           ${fingerprint}, 0, NOT ${failed} OR k >= ?, 1, NULL, '{}', @from + i * @step, NULL, ${flow}, 1, '1:0', 1,
            CASE WHEN NOT ${failed} OR k >= ? THEN 'handled' ELSE 'unhandled' END, CASE WHEN NOT ${failed} OR k >= ? THEN 0 ELSE 1 END
          FROM e`,
       ).run(errors, runs, runs, runs, runs, runs, runs, runs, { from, step });
@@ -130,9 +127,11 @@ export function bulkSeed(path: string, options: { runs: number; errors: number; 
           SELECT ${floor(size)}, fingerprint, flow, disposition, COUNT(*) FROM errors GROUP BY 1, 2, 3, 4`);
       }
       db.exec(`INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)
-        SELECT fingerprint, MIN(category), MIN(code), MIN(origin), MIN(message), MAX(message), COUNT(*), SUM(disposition = 'unhandled'), MIN(ts), MAX(ts)
+        SELECT fingerprint, MIN(category), MIN(code), MIN(origin), ${templateSql('fingerprint')}, MAX(message), COUNT(*), SUM(disposition = 'unhandled'), MIN(ts), MAX(ts)
         FROM errors GROUP BY fingerprint`);
+      seedIssueLog(db);
     })();
+    checkFingerprints(db, runs, 1_000);
     db.pragma('wal_checkpoint(TRUNCATE)');
     return { runs, errors, from, to: from + (runs - 1) * step };
   } finally {
@@ -149,8 +148,9 @@ export function bulkSeed(path: string, options: { runs: number; errors: number; 
 export function cachedHistory(runs: number, errors: number, maxAgeMs = Number.POSITIVE_INFINITY): { path: string; generatedMs: number } {
   const dir = join(tmpdir(), 'hivewatch-bench');
   mkdirSync(dir, { recursive: true });
-  // Keyed by the schema: a cached history is never migrated in place (1,000,000 rows of backfill).
-  const path = join(dir, `history-${runs}-runs-${errors}-errors-schema${SCHEMA_VERSION}.db`);
+  // Keyed by the schema: a cached history is never migrated in place (1,000,000 rows of backfill);
+  // and by what the seed writes, so a file from an older seed (made-up fingerprints) is not reused.
+  const path = join(dir, `history-${runs}-runs-${errors}-errors-schema${SCHEMA_VERSION}-seed${SEED_REVISION}.db`);
   // The history ends when it was generated (kept beside it: serve writes to the file, so its mtime
   // says nothing): past maxAgeMs its newest range (1 h) would be empty.
   const stamp = `${path}.generated-at`;

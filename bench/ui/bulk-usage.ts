@@ -14,6 +14,8 @@ export interface RunPicks {
   flow: string;
   code: string;
   category: string;
+  /** Run `i`'s errors' fingerprint (bulk-issues.ts). */
+  fingerprint: string;
   /** True when run `i` failed. */
   failed: string;
   /** Run `i`'s start time (ms). */
@@ -22,7 +24,7 @@ export interface RunPicks {
 
 const DAY = 86_400_000;
 
-export function bulkUsage(db: Database.Database, runs: number, picks: RunPicks, params: { from: number; step: number }): void {
+export function bulkUsage(db: Database.Database, runs: number, picks: RunPicks, params: { from: number; step: number }, fateFingerprint: string): void {
   const attempts = '(1 + (i % 5 = 0))';
   // Attempt a of run i: it failed when a later attempt followed, or when it was the run's last and the run failed.
   const failed = `(CASE WHEN a < ${attempts} OR ${picks.failed} THEN 1 ELSE 0 END)`;
@@ -35,16 +37,16 @@ export function bulkUsage(db: Database.Database, runs: number, picks: RunPicks, 
        200 + (i * 13 % 4000), 20 + (i * 7 % 600), i * 11 % 3000, 0,
        CASE WHEN i % 10 = 3 THEN NULL ELSE 0.002 + (i % 37) * 0.003 END, 'result',
        CASE WHEN ${failed} = 1 THEN ${picks.category} END, CASE WHEN ${failed} = 1 THEN 'runtime:fake' END,
-       CASE WHEN ${failed} = 1 THEN ${picks.code} END, CASE WHEN ${failed} = 1 THEN ${picks.code} || '_' || (i % 7) END
+       CASE WHEN ${failed} = 1 THEN ${picks.code} END, CASE WHEN ${failed} = 1 THEN ${picks.fingerprint} END
      FROM t`,
   ).run(runs, params);
   const sums = `COUNT(*), SUM(failed), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(cache_write_tokens),
     SUM(COALESCE(cost_usd, 0)), SUM(CASE WHEN failed = 1 THEN COALESCE(cost_usd, 0) ELSE 0 END), SUM(CASE WHEN cost_usd IS NULL THEN 1 ELSE 0 END)`;
   const columns = 'attempts, failed_attempts, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, failed_cost_usd, unknown_cost_attempts';
   db.exec(`INSERT INTO run_usage (run_id, ${columns}) SELECT run_id, ${sums} FROM attempt_usage GROUP BY run_id`);
-  // A failed run's fate: its ending error, as the errors' fingerprints name it (code and one of 7 message shapes).
+  // A failed run's fate: its ending error's issue (`fateFingerprint`: SQL over the run row `r`).
   db.exec(`UPDATE run_usage SET fate_category = r.ending_category, fate_origin = r.ending_origin, fate_code = r.ending_code,
-      fate_root_code = r.ending_root_code, fate_fingerprint = r.ending_code || '_' || (CAST(substr(r.id, 9) AS INTEGER) % 7)
+      fate_root_code = r.ending_root_code, fate_fingerprint = ${fateFingerprint}
     FROM runs AS r WHERE r.id = run_usage.run_id AND r.status = 'failed'`);
   db.exec(`INSERT INTO usage_days (flow, day, ${columns}) SELECT flow, (wall / ${DAY}) * ${DAY}, ${sums} FROM attempt_usage GROUP BY flow, (wall / ${DAY}) * ${DAY}`);
   for (const sql of costBackfillSql()) db.exec(sql);

@@ -18,8 +18,8 @@ import type { ErrorDisposition, ErrorRow, RunRow } from './schema.js';
  *   `unhandled` (the head is the run's `ending` row) and every other pending occurrence `handled`.
  * - `runCompleted`, `runCancelled`, `runInterrupted` and `externalRunIdle` without an error settle
  *   every pending occurrence `handled`. The `SYSTEM_RUN_INTERRUPTED` occurrence recovery journals
- *   is `handled` too: an interrupted run did not fail (docs/decisions.md, "The failure model in
- *   the store").
+ *   is `handled` too: an interrupted run did not fail (docs/decisions/0031-the-failure-model.md, "The failure
+ *   model in the store").
  */
 
 type ErrorOccurred = Extract<HivewatchEvent, { type: 'errorOccurred' }>;

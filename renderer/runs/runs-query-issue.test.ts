@@ -3,7 +3,7 @@ import type { RunSummary } from '../../core/service/api.js';
 import { EMPTY_FILTERS, isFiltered, parseRunsQuery, serializeRunsQuery, serverFilter } from './runs-query.js';
 import { matchesRunFilter } from '../../core/common/run-filter.js';
 
-/** The Runs screen's `issue=<fingerprint>` filter (issue #23): URL, server filter, live placement. */
+/** The Runs screen's `issue=<fingerprint>` filter: URL, server filter, live placement. */
 describe('runs filtered by an error issue', () => {
   const summary = (errorCount: number): RunSummary => ({ id: 'run_1', flow: 'f.prose', flowName: 'f', status: 'failed', errorCount } as RunSummary);
 
