@@ -11,14 +11,15 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
  */
 const CORE_LAYERS = {
   base: [],
-  flow: ['base'],
-  runtimes: ['base', 'flow'],
-  store: ['base', 'runtimes'],
-  otel: ['base', 'runtimes', 'store'],
-  engine: ['base', 'flow', 'runtimes'],
-  workspace: ['base', 'flow', 'runtimes', 'engine'],
-  service: ['base', 'flow', 'runtimes', 'store', 'otel', 'engine', 'workspace'],
-  cli: ['base', 'flow', 'runtimes', 'store', 'otel', 'engine', 'workspace', 'service'],
+  common: ['base'],
+  flow: ['base', 'common'],
+  runtimes: ['base', 'common', 'flow'],
+  store: ['base', 'common', 'runtimes'],
+  otel: ['base', 'common', 'runtimes', 'store'],
+  engine: ['base', 'common', 'flow', 'runtimes'],
+  workspace: ['base', 'common', 'flow', 'runtimes', 'engine'],
+  service: ['base', 'common', 'flow', 'runtimes', 'store', 'otel', 'engine', 'workspace'],
+  cli: ['base', 'common', 'flow', 'runtimes', 'store', 'otel', 'engine', 'workspace', 'service'],
 };
 const coreZones = Object.entries(CORE_LAYERS).map(([layer, below]) => ({
   target: `./core/${layer}`,
@@ -36,6 +37,16 @@ const forbid = (patterns, message) => ({
   'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message })) }],
 });
 const UI_PACKAGES = ['react', 'react-dom', 'react/*', 'react-dom/*'];
+const CORE_FORBIDDEN = ['electron', 'electron/*', ...UI_PACKAGES, '**/renderer/**', '**/electron/**', '**/server/**', '**/shell-common/**'];
+const CORE_FORBIDDEN_MESSAGE = 'core/ is the runtime core: it never imports electron, React, renderer/, electron/, server/ or shell-common/';
+/**
+ * What the shared pure layer may not touch: it runs in Node (the store, the service) and in the
+ * window's sandbox alike, so neither runtime's globals, and no I/O of any kind.
+ */
+const NOT_PURE_GLOBALS = [
+  'process', 'Buffer', 'require', '__dirname', '__filename', 'global', 'setImmediate',
+  'window', 'document', 'navigator', 'location', 'localStorage', 'sessionStorage', 'indexedDB', 'fetch', 'XMLHttpRequest', 'WebSocket',
+].map((name) => ({ name, message: 'core/common/ is pure: it runs in Node and in the window alike, so it uses neither runtime\'s globals and does no I/O' }));
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'dist-dev/', 'renderer-dist/', 'artifacts/', 'coverage/'] },
@@ -59,10 +70,27 @@ export default tseslint.config(
   },
   {
     files: ['core/**'],
-    rules: forbid(
-      ['electron', 'electron/*', ...UI_PACKAGES, '**/renderer/**', '**/electron/**', '**/server/**', '**/shell-common/**'],
-      'core/ is the runtime core: it never imports electron, React, renderer/, electron/, server/ or shell-common/',
-    ),
+    rules: forbid(CORE_FORBIDDEN, CORE_FORBIDDEN_MESSAGE),
+  },
+  {
+    // The shared pure layer (core/common/README.md): what the store and the window both apply.
+    // Relative imports only (core/base below it, by the zones), so no package, no Node module;
+    // tsconfig.common.json compiles it, and what it reaches of core/base, without Node or DOM types.
+    files: ['core/common/**/*.ts'],
+    ignores: [...TEST_FILES, ...TEST_SUPPORT],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: CORE_FORBIDDEN, message: CORE_FORBIDDEN_MESSAGE },
+            { regex: '^(?!\\.{1,2}/)', message: 'core/common/ is pure: it imports only core/common/ and core/base/ (no package, no Node module)' },
+          ],
+        },
+      ],
+      'import-x/no-nodejs-modules': 'error',
+      'no-restricted-globals': ['error', ...NOT_PURE_GLOBALS],
+    },
   },
   {
     files: ['core/**/*.ts'],
@@ -98,8 +126,8 @@ export default tseslint.config(
             {
               // A regex, not gitignore globs: a negated glob cannot re-include a file whose parent
               // folder an earlier glob excluded.
-              regex: '(^|/)core/(?!service/api(\\.js)?$)',
-              message: 'renderer/ sees only the types of core/service/api.ts',
+              regex: '(^|/)core/(?!common/|service/api(\\.js)?$)',
+              message: 'renderer/ imports core/common/ (the shared pure layer) and the types of core/service/api.ts, nothing else of core/',
             },
             {
               regex: '(^|/)core/service/api(\\.js)?$',
@@ -114,8 +142,8 @@ export default tseslint.config(
     },
   },
   {
-    // A test of the renderer's client-side twin of a store query checks it against the real
-    // store (runs-query.store.test.ts): only such tests may import core/ beyond api.ts.
+    // A test of a renderer rule against what the real store says (failure-headline.store.test.ts):
+    // only such tests may import core/ beyond core/common and api.ts.
     files: ['renderer/**/*.store.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['electron'], message: 'renderer/ runs in the browser sandbox' }] }],

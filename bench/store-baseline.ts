@@ -20,12 +20,12 @@ import {
   RUNS,
   STEPS,
   TASKS,
-  TERMINAL_RUN_STATUSES,
   upsertSql,
   type AttemptRow,
   type StepRow,
   type TaskRow,
 } from '../core/store/schema.js';
+import { TERMINAL_RUN_STATUSES } from '../core/common/run-statuses.js';
 
 /** The raw better-sqlite3 baselines: the same rows the store writes, and helpers to compare files. */
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * the one operators get: a production build of the renderer. `vite build` run under Vitest (the journeys' global setup) inherited
  * NODE_ENV=test and wrote React's development build (jsxDEV, StrictMode's doubled effects, so
  * every request of a screen sent twice), and the benches reused whatever renderer-dist/ held.
- * Rebuilt here, with NODE_ENV=production, when it is missing, older than a renderer source or the
+ * Rebuilt here, with NODE_ENV=production, when it is missing, older than a source it bundles or the
  * Vite config, or a development build; an unchanged tree costs nothing.
  */
 
@@ -28,11 +28,17 @@ function isDevelopmentBuild(root: string): boolean {
   return readdirSync(assets).some((name) => name.endsWith('.js') && readFileSync(join(assets, name), 'utf8').includes('jsxDEV'));
 }
 
-/** Missing, older than a renderer source or the Vite config, or a development build. */
+/**
+ * What the window's bundle is built from: its own sources and the shared pure layer it imports
+ * values from (core/common, and what that reaches of core/base).
+ */
+const BUNDLED = ['renderer', 'core/common', 'core/base'];
+
+/** Missing, older than a bundled source or the Vite config, or a development build. */
 function rendererIsStale(root: string): boolean {
   const index = join(root, 'renderer-dist', 'index.html');
   if (!existsSync(index)) return true;
-  const sources = Math.max(newestMtime(join(root, 'renderer')), statSync(join(root, 'vite.config.ts')).mtimeMs);
+  const sources = Math.max(...BUNDLED.map((dir) => newestMtime(join(root, dir))), statSync(join(root, 'vite.config.ts')).mtimeMs);
   return sources > statSync(index).mtimeMs || isDevelopmentBuild(root);
 }
 

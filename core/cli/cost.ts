@@ -1,4 +1,4 @@
-import { formatUsd, runCostSummary, splitSummary } from '../base/usage-format.js';
+import { formatUsd, runCostSummary, splitSummary } from '../common/usage-format.js';
 import type { CostSplit, CostSplitAnswer, CostlyRun, HivewatchStore } from '../store/index.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';

@@ -1,4 +1,4 @@
-import { formatUsd } from '../base/usage-format.js';
+import { formatUsd } from '../common/usage-format.js';
 import { bundledExamplesDir, appFlowsDirOf } from '../service/flow-keys.js';
 import { checkLoaded, FlowCatalog } from '../service/flows.js';
 import type { CostSplit, FlowHealth } from '../store/index.js';

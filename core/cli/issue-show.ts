@@ -1,4 +1,4 @@
-import { formatUsd, splitSummary } from '../base/usage-format.js';
+import { formatUsd, splitSummary } from '../common/usage-format.js';
 import type { HivewatchStore } from '../store/index.js';
 import type { IssueActivity, IssueDetail } from '../service/api-issue-page.js';
 import type { Issue, IssuePeriod } from '../service/api-issues.js';

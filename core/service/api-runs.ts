@@ -1,6 +1,7 @@
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
-import type { FailureLink, HivewatchEvent, RunStatus } from '../base/events.js';
+import type { HivewatchEvent, RunStatus } from '../base/events.js';
 import type { TokenUsage } from '../base/usage.js';
+import type { RunEnding } from '../common/ending-chain.js';
 import type { UsageView } from './api-usage.js';
 import type { AgentTreeView } from './api-agents.js';
 
@@ -71,20 +72,8 @@ export interface RunSummary {
   subagents?: number;
 }
 
-/** A run's ending error: its head link's fields, where it happened, and the whole chain. */
-export interface EndingError {
-  code: string;
-  category: string;
-  origin: string;
-  message: string;
-  step: number | null;
-  taskId: string | null;
-  attempt: number | null;
-  /** The code of the chain's last link (the root cause); equal to `code` for a one-link chain. */
-  rootCode: string;
-  /** Head (the ending error) first, root cause last. */
-  chain: FailureLink[];
-}
+/** A run's ending error: its head link's fields, where it happened, and the whole chain (core/common/ending-chain.ts). */
+export type EndingError = RunEnding;
 
 export type AttemptStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'stale';
 

@@ -1,5 +1,5 @@
 /** The API's shapes of tokens and cost, re-exported by api.ts. */
-import type { SpendFigures } from '../base/usage-format.js';
+import type { SpendFigures } from '../common/usage-format.js';
 
 /**
  * Tokens and cost summed over attempts. `costUsd` sums the costs reported; when

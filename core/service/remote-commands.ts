@@ -1,5 +1,6 @@
 import type { FlowRun } from '../engine/run.js';
-import { RunCommandKind, TERMINAL_RUN_STATUSES, type HivewatchStore, type RunCommand } from '../store/index.js';
+import { isTerminal } from '../common/run-statuses.js';
+import { RunCommandKind, type HivewatchStore, type RunCommand } from '../store/index.js';
 import type { CommandAck } from './api.js';
 
 /**
@@ -19,7 +20,6 @@ export type RemoteCommand =
   | { kind: typeof RunCommandKind.cancel; commandId: string; runId: string; reason?: string | undefined }
   | { kind: typeof RunCommandKind.skipBackoff; commandId: string; runId: string; taskId: string };
 
-const isTerminal = (status: string): boolean => (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
 
 /** What the host says about a command it applied (the same words as a local command). */
 function applyCommand(run: FlowRun, command: Pick<RunCommand, 'kind' | 'commandId' | 'runId' | 'taskId' | 'reason'>): CommandAck {

@@ -1,26 +1,25 @@
 import type { FailureLink, HivewatchEvent } from '../base/events.js';
-import { causeOf, type ErrorEnvelope } from '../base/errors/envelope.js';
-import { MAX_CAUSE_DEPTH } from '../base/errors/hivewatch-error.js';
+import { isTerminal } from '../common/run-statuses.js';
+import { endingChainAt, settlesPending, staysPending } from '../common/ending-chain.js';
 import { failureOf, type Failure } from './failure-rollups.js';
 import { fingerprintOf } from './fingerprint.js';
 import type { ErrorDisposition, ErrorRow, RunRow } from './schema.js';
 
 /**
  * The store's half of the failure model (docs/semantics.md F1–F4): each error occurrence's
- * disposition and its run's ending error, decided from the run's own events in seq order, so the
- * live writers (SQLite, PostgreSQL), replay and the migration that settles old journals all call
- * this one code.
+ * disposition and its run's ending error on the rows the store writes, so the live writers
+ * (SQLite, PostgreSQL), replay and the migration that settles old journals all call this one
+ * code. Which occurrences stay pending and which chain a run ends with is the rule the window
+ * applies too (core/common/ending-chain.ts); here it becomes dispositions:
  *
- * - An occurrence is `pending` from its `errorOccurred` until its run's terminal event, except a
- *   retried attempt's error (`handled` at once: a chain never holds it) and one journaled after the
- *   run already ended (`handled`: nothing can make it a link any more).
- * - `runFailed` makes the links of its chain `unhandled` (the head is the run's `ending` row) and
- *   every other pending occurrence `handled`. The chain is `runFailed.chain`; a journal written
- *   before the failure model has none, and the links are then derived from `runFailed.error`
- *   through `causeOf` and matched to the run's pending occurrences (see `derivedChain`).
- * - `runCompleted`, `runCancelled`, `runInterrupted` and `externalRunIdle` settle every pending
- *   occurrence `handled`. The `SYSTEM_RUN_INTERRUPTED` occurrence recovery journals is `handled`
- *   too: an interrupted run did not fail (docs/decisions/0031-the-failure-model.md, "The failure model in the store").
+ * - A pending occurrence stays `pending` until its run ends; one that is not pending at insert (a
+ *   retried attempt's, or one after the end) is `handled`.
+ * - A failure (`runFailed`, or `externalRunIdle` with an error) makes the links of its chain
+ *   `unhandled` (the head is the run's `ending` row) and every other pending occurrence `handled`.
+ * - `runCompleted`, `runCancelled`, `runInterrupted` and `externalRunIdle` without an error settle
+ *   every pending occurrence `handled`. The `SYSTEM_RUN_INTERRUPTED` occurrence recovery journals
+ *   is `handled` too: an interrupted run did not fail (docs/decisions/0031-the-failure-model.md, "The failure
+ *   model in the store").
  */
 
 type ErrorOccurred = Extract<HivewatchEvent, { type: 'errorOccurred' }>;
@@ -54,14 +53,9 @@ export function errorRowOf(event: ErrorOccurred, run: RunRow, wall: number = eve
   };
 }
 
-function isEnded(status: RunRow['status']): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled' || status === 'interrupted';
-}
-
 /** A new occurrence's disposition (see the module comment). */
 function dispositionAtInsert(event: ErrorOccurred, run: RunRow): ErrorDisposition {
-  if (event.retrying) return 'handled';
-  return isEnded(run.status) ? 'handled' : 'pending';
+  return staysPending(event, isTerminal(run.status)) ? 'pending' : 'handled';
 }
 
 /** A stored occurrence a terminal event settled: its counts move from `before`'s key to `after`'s. */
@@ -78,59 +72,19 @@ export interface SettleOutput {
   failures: { failure: Failure; sign: 1 | -1 }[];
 }
 
-/** The event types that end a run (and settle its pending occurrences) or reopen it. */
-export function changesEnding(event: HivewatchEvent): boolean {
-  switch (event.type) {
-    case 'runFailed':
-    case 'runCancelled':
-    case 'runInterrupted':
-    case 'runCompleted':
-    case 'externalRunIdle':
-    case 'externalRunReopened':
-      return true;
-    default:
-      return false;
-  }
-}
-
 /**
  * At an event `changesEnding` accepts: sets `run`'s ending error (the caller's own copy, already
  * reduced by the event), settles `pending` (the run's pending occurrences, which the caller then
  * forgets) and records the failure-rollup change. `before` is the run row before the event.
  */
 export function settleRun(before: RunRow, run: RunRow, event: HivewatchEvent, pending: readonly ErrorRow[], out: SettleOutput): void {
-  let unhandled: ReadonlySet<number> = new Set();
-  let head: number | null = null;
-  switch (event.type) {
-    case 'externalRunIdle':
-    case 'runFailed': {
-      // A quiet external session whose last prompt failed ends like a failed run; otherwise it completed.
-      if (event.type === 'externalRunIdle' && event.error === undefined) break;
-      const error = event.error as ErrorEnvelope;
-      const chain = event.chain !== undefined && event.chain.length > 0 ? event.chain : derivedChain(error, pending);
-      setEnding(run, chain);
-      unhandled = new Set(chain.flatMap((link) => (link.seq === null ? [] : [link.seq])));
-      head = chain[0]?.seq ?? null;
-      break;
-    }
-    case 'runCancelled':
-      setEnding(run, [
-        {
-          seq: null, code: 'SYSTEM_CANCELLED', category: 'system', origin: 'system', message: event.cause.reason,
-          step: event.correlation.step, taskId: null, attempt: null, how: null,
-        },
-      ]);
-      break;
-    case 'runInterrupted':
-      setEnding(run, [linkOf(event.error, matchRow(pending, event.error, new Set()), null)]);
-      break;
-    case 'externalRunReopened':
-      setEnding(run, null);
-      break;
-    default:
-      break;
-  }
-  if (event.type !== 'externalRunReopened') {
+  const chain = endingChainAt(event, pending);
+  if (chain !== undefined) setEnding(run, chain);
+  // A failure's links are unhandled; a cancel's or an interruption's one link is no occurrence's failure.
+  const failed = chain != null && (event.type === 'runFailed' || event.type === 'externalRunIdle');
+  const unhandled: ReadonlySet<number> = failed ? new Set(chain.flatMap((link) => (link.seq === null ? [] : [link.seq]))) : new Set();
+  const head = failed ? (chain[0]?.seq ?? null) : null;
+  if (settlesPending(event)) {
     for (const row of pending) settle(row, unhandled.has(row.seq) ? 'unhandled' : 'handled', row.seq === head, out);
   }
   const was = failureOf(before);
@@ -161,58 +115,4 @@ function setEnding(run: RunRow, chain: readonly FailureLink[] | null): void {
   run.endingAttempt = head?.attempt ?? null;
   run.endingRootCode = chain && chain.length > 0 ? (chain[chain.length - 1] as FailureLink).code : null;
   run.endingChain = chain && chain.length > 0 ? [...chain] : null;
-}
-
-function linkOf(envelope: ErrorEnvelope, row: ErrorRow | undefined, how: FailureLink['how']): FailureLink {
-  const c = envelope.correlation ?? {};
-  return {
-    seq: row?.seq ?? null,
-    code: envelope.code,
-    category: envelope.category,
-    origin: envelope.origin,
-    message: envelope.message,
-    step: c.step ?? null,
-    taskId: c.task ?? null,
-    attempt: c.attempt ?? null,
-    how,
-  };
-}
-
-/**
- * The occurrence an envelope of the chain was journaled as: a pending row of the same code, task
- * and attempt (the envelope's correlation), preferring one with the same message (a rethrown error
- * is the caught envelope itself), then the newest. Each row is one link at most.
- */
-function matchRow(pending: readonly ErrorRow[], envelope: ErrorEnvelope, used: Set<number>): ErrorRow | undefined {
-  const c = envelope.correlation ?? {};
-  let best: ErrorRow | undefined;
-  for (const row of pending) {
-    if (used.has(row.seq) || row.code !== envelope.code || row.taskId !== (c.task ?? null) || row.attempt !== (c.attempt ?? null)) continue;
-    const better =
-      best === undefined ||
-      (row.message === envelope.message && best.message !== envelope.message) ||
-      ((row.message === envelope.message) === (best.message === envelope.message) && row.seq > best.seq);
-    if (better) best = row;
-  }
-  if (best) used.add(best.seq);
-  return best;
-}
-
-/**
- * The chain of a `runFailed` journaled without one (before the failure model): the ending
- * envelope, then each cause `causeOf` finds (`context.lastError` of POLICY_RETRY_LIMIT_EXCEEDED,
- * `context.cause` of a `throw "message"` in a catch), each matched to its pending occurrence.
- * Those were the only two ways an old journal linked errors, so `how` is exact for them. A head
- * whose occurrence a catch had caught went on to end the run: it was rethrown.
- */
-function derivedChain(error: ErrorEnvelope, pending: readonly ErrorRow[]): FailureLink[] {
-  const envelopes: ErrorEnvelope[] = [];
-  for (let e: ErrorEnvelope | null = error; e !== null && envelopes.length < MAX_CAUSE_DEPTH; e = causeOf(e)) envelopes.push(e);
-  const used = new Set<number>();
-  return envelopes.map((envelope, i) => {
-    const row = matchRow(pending, envelope, used);
-    const how = i === envelopes.length - 1 ? null : envelope.code === 'POLICY_RETRY_LIMIT_EXCEEDED' ? 'retry-limit' : envelope.code === 'USER_THROWN' ? 'thrown-in-catch' : null;
-    const link = linkOf(envelope, row, how);
-    return i === 0 && row?.caught === true ? { ...link, rethrown: true } : link;
-  });
 }

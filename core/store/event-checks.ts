@@ -1,16 +1,11 @@
 import type { HivewatchEvent } from '../base/events.js';
 import { usageProblem } from '../base/usage-check.js';
-import type { RunRow } from './schema.js';
 import { StoreError } from './store-error.js';
 
 /**
  * Checks both journal writers (SQLite's JournalWriter, PostgreSQL's PostgresJournalWriter) make
  * on every batch, so the two engines accept and reject the same events with the same messages.
  */
-
-export function isTerminalStatus(status: RunRow['status']): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled' || status === 'interrupted';
-}
 
 export function validateEvent(event: HivewatchEvent): void {
   if (typeof event !== 'object' || (event as unknown) === null) throw new StoreError('invalid_event', 'an event must be an object');

@@ -17,11 +17,9 @@ export { StoreError, isStoreError } from './store-error.js';
 export type {
   RunRow, StepRow, TaskRow, AttemptRow,     
 } from './schema.js';
-export { TERMINAL_RUN_STATUSES, ACTIVE_RUN_STATUSES,   } from './schema.js';
 export { endingErrorOf } from './ending.js';
 export { endingSummary } from './ending-words.js';
 export type {     RunDetail, RunSort,  } from './queries/runs.js';
-export { RUN_SORT_KEYS } from './queries/runs.js';
 export type { LineageRun, RunLineage } from './queries/lineage.js';
 export type {
    ErrorDimension,  ErrorCount, ErrorSeriesQuery, ErrorSeries, ListErrorsQuery,

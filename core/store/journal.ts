@@ -30,7 +30,8 @@ import {
   type StepRow,
   type TaskRow,
 } from './schema.js';
-import { checkImportedWalls, isTerminalStatus, validateEvent } from './event-checks.js';
+import { isTerminal } from '../common/run-statuses.js';
+import { checkImportedWalls, validateEvent } from './event-checks.js';
 import { DEFAULT_CACHED_RUNS, reduceBatch, type BatchRuns } from './batch-reducer.js';
 import { eventPayload } from './journal-codec.js';
 import { WriteQueue } from './write-queue.js';
@@ -267,7 +268,7 @@ export class JournalWriter {
         this.batchUsage.add(event, state.run, wall);
         if (event.type === 'runStarted') {
           queue.add(this.claimHost, [event.runId, this.owner.pid, this.owner.hostname, this.owner.instance, batchNow]);
-        } else if (isTerminalStatus(state.run.status)) {
+        } else if (isTerminal(state.run.status)) {
           queue.add(this.releaseHost, [event.runId]);
         }
       },
@@ -290,7 +291,7 @@ export class JournalWriter {
 
   /** After commit: a finished run leaves the cache; a live one keeps only its open rows. */
   private settle(state: RunState): void {
-    if (isTerminalStatus(state.run.status)) {
+    if (isTerminal(state.run.status)) {
       this.cache.delete(state.run.id);
       return;
     }

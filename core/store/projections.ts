@@ -7,7 +7,9 @@ import type {
   StepRow,
   TaskRow,
 } from './schema.js';
-import { changesEnding, errorRowOf, settleRun, type SettledError, type SettleOutput } from './dispositions.js';
+import { changesEnding, settlesPending } from '../common/ending-chain.js';
+import { isTerminal } from '../common/run-statuses.js';
+import { errorRowOf, settleRun, type SettledError, type SettleOutput } from './dispositions.js';
 import {
   blankTask,
   changesRun,
@@ -313,10 +315,10 @@ export function applyEvent(
   if (runBefore !== null) {
     // `run` is a copy reduceRun just made or the state's own (every such event changes the run).
     settleRun(runBefore, run, event, s.pendingErrors, emitted);
-    if (event.type !== 'externalRunReopened') s.pendingErrors = [];
+    if (settlesPending(event)) s.pendingErrors = [];
   }
 
-  const terminal = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'interrupted';
+  const terminal = isTerminal(run.status);
   const nextAttemptAt = terminal ? null : earliestBackoff(s);
   const waitingUntil = terminal || nextAttemptAt === null ? null : earliestLimitWait(s);
   if (run !== s.run || run.nextAttemptAt !== nextAttemptAt || run.waitingUntil !== waitingUntil) {

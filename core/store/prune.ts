@@ -3,7 +3,8 @@ import { FailureDeltas, failureOf } from './failure-rollups.js';
 import { pruneUsageSql } from './usage-rollups.js';
 import { RollupWriter } from './rollup-writer.js';
 import { addErrorContribution, emptyGrainDeltas } from './rollups.js';
-import { rowFromDb, RUNS, TERMINAL_RUN_STATUSES, type ErrorDisposition, type RunRow } from './schema.js';
+import { TERMINAL_RUN_STATUSES } from '../common/run-statuses.js';
+import { rowFromDb, RUNS, type ErrorDisposition, type RunRow } from './schema.js';
 import { StoreError } from './store-error.js';
 
 export interface PruneOptions {

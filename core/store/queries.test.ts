@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunStatus } from '../base/events.js';
-import { openSqliteStore, RUN_SORT_KEYS, type SqliteStore, type RunRow, type RunSort } from './index.js';
+import { RUN_SORT_KEYS } from '../common/run-filter.js';
+import { openSqliteStore, type SqliteStore, type RunRow, type RunSort } from './index.js';
 import { JournalBuilder, prng } from './testing/journal-builder.js';
 import { checkpointStates, runOrderSql } from './queries/runs.js';
 

@@ -11,7 +11,8 @@ import type { JournalWriter } from './journal.js';
 import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, type EndLeftoverOptions } from './leftover-processes.js';
 import { allEvents } from './queries/events.js';
 import { get, type Dialect, type Query } from './queries/plan.js';
-import { ACTIVE_RUN_STATUSES, RESUMABLE_RUN_STATUSES } from './schema.js';
+import { ACTIVE_RUN_STATUSES } from '../common/run-statuses.js';
+import { RESUMABLE_RUN_STATUSES } from './schema.js';
 import { StoreError } from './store-error.js';
 
 export interface RecoverOptions {

@@ -2,6 +2,7 @@ import type { HivewatchEvent } from '../base/events.js';
 import type { RunRow, StepRow, StepStatus, TaskRow, TaskStatus } from './schema.js';
 import { externalLimitTask, outOfBackoff } from './task-backoff.js';
 import { endApprovalWait, isApprovalEvent, setApprovalFields } from './approval-reducer.js';
+import { endedStatusOf } from '../common/run-statuses.js';
 
 /**
  * The pure row reducers of the projections: (current row or undefined, event) → new row, never
@@ -94,8 +95,9 @@ export function changesRun(run: RunRow, event: HivewatchEvent): boolean {
   }
 }
 
-function end(r: RunRow, status: RunRow['status'], ts: number, wall: number): void {
-  r.status = status;
+/** The run ends with the status the shared rule gives the event (core/common/run-statuses.ts). */
+function end(r: RunRow, event: HivewatchEvent, ts: number, wall: number): void {
+  r.status = endedStatusOf(event) ?? r.status;
   r.endedAt = ts;
   r.durationMs = ts - r.startedAt;
   r.endedWall = wall;
@@ -158,24 +160,24 @@ export function setRunFields(r: RunRow, event: HivewatchEvent, wall: number = ev
       r.epoch = event.epoch;
       return;
     case 'runCompleted':
-      end(r, 'completed', event.ts, wall);
+      end(r, event, event.ts, wall);
       r.steps = event.steps;
       return;
     case 'runFailed':
-      end(r, 'failed', event.ts, wall);
+      end(r, event, event.ts, wall);
       r.error = event.error;
       return;
     case 'runCancelled':
-      end(r, 'cancelled', event.ts, wall);
+      end(r, event, event.ts, wall);
       r.cancelCommandId = event.cause.commandId;
       r.cancelReason = event.cause.reason;
       return;
     case 'runInterrupted':
-      end(r, 'interrupted', event.ts, wall);
+      end(r, event, event.ts, wall);
       r.error = event.error;
       return;
     case 'externalRunIdle':
-      end(r, event.error ? 'failed' : 'completed', event.ts, wall);
+      end(r, event, event.ts, wall);
       if (event.error) r.error = event.error;
       return;
     case 'externalEvent':

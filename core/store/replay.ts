@@ -29,9 +29,9 @@ import {
   RUNS,
   STEPS,
   TASKS,
-  TERMINAL_RUN_STATUSES,
   type TableSpec,
 } from './schema.js';
+import { TERMINAL_RUN_STATUSES } from '../common/run-statuses.js';
 
 /**
  * Replay parity (rule 15): rebuild every projection row of a run from its journal with

@@ -11,8 +11,6 @@ export type StepStatus = 'running' | 'finished' | 'aborted' | 'cancelled' | 'int
 export type TaskStatus = 'pending' | 'running' | 'backoff' | 'succeeded' | 'failed' | 'cancelled' | 'aborted' | 'interrupted';
 export type AttemptStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'aborted' | 'interrupted';
 
-export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'interrupted'];
-export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
 export const RESUMABLE_RUN_STATUSES: readonly RunStatus[] = ['failed', 'cancelled', 'interrupted'];
 export const OPEN_TASK_STATUSES: readonly TaskStatus[] = ['pending', 'running', 'backoff'];
 

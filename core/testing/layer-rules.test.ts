@@ -1,23 +1,29 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { tempDirs } from './temp-dirs.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const tempDir = tempDirs();
 
 // Lints a file that does not exist (its text given) at a path under the root, from a process whose
 // working directory is elsewhere: the layer zones must hold however ESLint is started (an editor,
 // `npx eslint` in a subfolder), not only from the root. Type-aware rules are off for the virtual
-// file because the project service cannot find it; the zone rule needs no types.
+// file because the project service cannot find it; the layer rules need no types. It answers the
+// messages of the rules that draw the layers, as "rule: message".
 const LINT_FROM_ELSEWHERE = `
 const [root, file, text] = process.argv.slice(1);
 const fromRoot = require('node:module').createRequire(root + '/package.json');
 const { ESLint } = fromRoot('eslint');
 const tseslint = fromRoot('typescript-eslint');
-const eslint = new ESLint({ cwd: root, overrideConfig: [{ files: ['**/*.ts'], ...tseslint.configs.disableTypeChecked }] });
+const eslint = new ESLint({ cwd: root, overrideConfig: [{ files: ['**/*.ts', '**/*.tsx'], ...tseslint.configs.disableTypeChecked }] });
 eslint.lintText(text, { filePath: require('node:path').join(root, file) }).then((results) => {
-  const messages = results.flatMap((result) => result.messages).filter((m) => m.ruleId === 'import-x/no-restricted-paths');
-  process.stdout.write(JSON.stringify(messages.map((m) => m.message)));
+  const layerRules = ['import-x/no-restricted-paths', 'no-restricted-imports', '@typescript-eslint/no-restricted-imports', 'import-x/no-nodejs-modules', 'no-restricted-globals'];
+  const messages = results.flatMap((result) => result.messages).filter((m) => layerRules.includes(m.ruleId));
+  process.stdout.write(JSON.stringify(messages.map((m) => m.ruleId + ': ' + m.message)));
 });
 `;
 
@@ -29,10 +35,79 @@ function zoneMessages(file: string, text: string): string[] {
 describe('the layer rules hold from any working directory', () => {
   it('refuses a store file that imports the service layer', () => {
     const messages = zoneMessages('core/store/layer-probe.ts', "import { x } from '../service/service.js';\nexport const y = x;\n");
-    expect(messages).toEqual([expect.stringContaining('core/store imports only core/{base,runtimes}')]);
+    expect(messages).toEqual([expect.stringContaining('core/store imports only core/{base,common,runtimes}')]);
   }, 60_000);
 
   it('lets a store file import what its layer allows', () => {
     expect(zoneMessages('core/store/layer-probe.ts', "import { x } from '../base/events.js';\nexport const y = x;\n")).toEqual([]);
+  }, 60_000);
+});
+
+describe('the shared pure layer (core/common) is pure, and the only core code the window takes', () => {
+  it('refuses a Node module in the shared layer', () => {
+    const messages = zoneMessages('core/common/layer-probe.ts', "import { readFileSync } from 'node:fs';\nexport const y = readFileSync;\n");
+    expect(messages).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^import-x\/no-nodejs-modules: /), expect.stringContaining('core/common/ is pure: it imports only core/common/ and core/base/')]),
+    );
+  }, 60_000);
+
+  it('refuses a package in the shared layer', () => {
+    const messages = zoneMessages('core/common/layer-probe.ts', "import { z } from 'zod';\nexport const y = z;\n");
+    expect(messages).toEqual([expect.stringContaining('core/common/ is pure: it imports only core/common/ and core/base/')]);
+  }, 60_000);
+
+  it("refuses either runtime's globals in the shared layer", () => {
+    const messages = zoneMessages('core/common/layer-probe.ts', 'export const home = process.env.HOME;\nexport const title = document.title;\n');
+    expect(messages).toEqual([
+      expect.stringMatching(/^no-restricted-globals: Unexpected use of 'process'\. core\/common\/ is pure/),
+      expect.stringMatching(/^no-restricted-globals: Unexpected use of 'document'\. core\/common\/ is pure/),
+    ]);
+  }, 60_000);
+
+  it('refuses the store (or any layer above base) in the shared layer', () => {
+    const messages = zoneMessages('core/common/layer-probe.ts', "import { openStore } from '../store/index.js';\nexport const y = openStore;\n");
+    expect(messages).toEqual([expect.stringMatching(/^import-x\/no-restricted-paths: .*"\.\.\/store\/index\.js".* core\/common imports only core\/\{base\}$/)]);
+  }, 60_000);
+
+  it('lets the shared layer import core/base, and the store import the shared layer', () => {
+    expect(zoneMessages('core/common/layer-probe.ts', "import { causeOf } from '../base/errors/envelope.js';\nexport const y = causeOf;\n")).toEqual([]);
+    expect(zoneMessages('core/store/layer-probe.ts', "import { formatUsd } from '../common/usage-format.js';\nexport const y = formatUsd;\n")).toEqual([]);
+  }, 60_000);
+
+  it('lets the window import values from the shared layer', () => {
+    expect(zoneMessages('renderer/runs/layer-probe.ts', "import { formatUsd } from '../../core/common/usage-format.js';\nexport const y = formatUsd;\n")).toEqual([]);
+  }, 60_000);
+
+  it('still refuses the window the store, and any value of the rest of core', () => {
+    const store = zoneMessages('renderer/runs/layer-probe.ts', "import { openStore } from '../../core/store/index.js';\nexport const y = openStore;\n");
+    expect(store).toEqual([expect.stringContaining('renderer/ imports core/common/ (the shared pure layer) and the types of core/service/api.ts')]);
+    const base = zoneMessages('renderer/runs/layer-probe.ts', "import { causeOf } from '../../core/base/errors/envelope.js';\nexport const y = causeOf;\n");
+    expect(base).toEqual([expect.stringContaining('renderer/ imports core/common/ (the shared pure layer)')]);
+  }, 60_000);
+});
+
+/**
+ * Compiles `text` as a file of the shared layer would be (tsconfig.common.json: ES2023, no Node
+ * or DOM types), from a temporary folder; answers tsc's exit status and output.
+ */
+function compileAsCommon(text: string): { status: number | null; output: string } {
+  const dir = tempDir('hivewatch-common-probe-');
+  const shared = relative(dir, join(ROOT, 'core/common/usage-format.js')).split('\\').join('/');
+  writeFileSync(join(dir, 'probe.ts'), text.replace('SHARED', shared));
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: join(ROOT, 'tsconfig.common.json'), include: ['probe.ts'] }));
+  const result = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+  return { status: result.status, output: result.stdout + result.stderr };
+}
+
+describe('tsconfig.common.json compiles the shared layer without either runtime', () => {
+  it('compiles pure code that imports the shared layer', () => {
+    expect(compileAsCommon("import { formatUsd } from 'SHARED';\nexport const y: string = formatUsd(0.5);\n")).toEqual({ status: 0, output: '' });
+  }, 60_000);
+
+  it('fails any name of the DOM or of Node, also those lint does not list', () => {
+    const { status, output } = compileAsCommon('export const y = new TextEncoder();\nexport const z = Buffer.from("x");\n');
+    expect(status).not.toBe(0);
+    expect(output).toContain("Cannot find name 'TextEncoder'");
+    expect(output).toContain("Cannot find name 'Buffer'");
   }, 60_000);
 });

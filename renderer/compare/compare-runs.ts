@@ -1,5 +1,6 @@
 import type { RunDetail, RunStatus, TaskView } from '../../core/service/api.js';
-import { formatUsd, reportedNothing, runCostLine, tokenLine } from '../lib/cost-format.js';
+import { formatUsd, reportedNothing } from '../../core/common/usage-format.js';
+import { runCostLine, tokenLine } from '../lib/cost-format.js';
 import { endingKind, endingSentence, factsOf } from '../lib/ending-story.js';
 import { failureSummary } from '../lib/failure-headline.js';
 import { formatDuration } from '../lib/format.js';

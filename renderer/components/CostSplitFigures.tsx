@@ -1,5 +1,6 @@
 import type { CostSplitAnswerView, CostSplitView } from '../../core/service/api.js';
-import { amountText, formatUsd, reportedNothing, splitTotal } from '../lib/cost-format.js';
+import { formatUsd, reportedNothing } from '../../core/common/usage-format.js';
+import { amountText, splitTotal } from '../lib/cost-format.js';
 import { formatAbsolute } from '../lib/format.js';
 
 /**

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import type { IssueActivity, IssueDetail } from '../../core/service/api.js';
 import { formatHash, hrefToCompare, hrefToRun } from '../app/router.js';
 import { RelativeTime } from '../components/Time.js';
-import { formatUsd } from '../lib/cost-format.js';
+import { formatUsd } from '../../core/common/usage-format.js';
 import { copyFullId, distinctTailLength, idTail } from '../lib/run-ids.js';
 import { ErrorEnvelopeView } from '../run-detail/ErrorEnvelopeView.js';
 import { lineDiff } from './flow-diff.js';

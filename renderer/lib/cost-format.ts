@@ -1,4 +1,5 @@
 import type { CostFiguresView, CostSplitView, RunSummary, TokenUsage, UsageTotalsView } from '../../core/service/api.js';
+import { formatUsd, reportedNothing, sumSpend, type SpendFigures } from '../../core/common/usage-format.js';
 
 /**
  * How tokens and cost read in the window (docs/triage.md "What failure costs"). Hivewatch keeps
@@ -6,27 +7,14 @@ import type { CostFiguresView, CostSplitView, RunSummary, TokenUsage, UsageTotal
  * instead of guessing; where nothing was consumed (no tokens, no cost), nothing is shown.
  */
 
-export function formatUsd(usd: number): string {
-  if (usd === 0) return '$0.00';
-  if (usd < 0.01) return `$${usd.toFixed(4)}`;
-  return `$${usd.toFixed(2)}`;
-}
-
 function formatTokens(n: number): string {
   if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
   if (n >= 10_000) return `${Math.round(n / 1000)}k`;
   return n.toLocaleString('en-US');
 }
 
-type Figures = Pick<UsageTotalsView, 'attempts' | 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'costUsd' | 'unknownCostAttempts'>;
-
-/** Nothing consumed: no attempt reported usage, or every report was zeros (a refused request). */
-export function reportedNothing(u: Figures): boolean {
-  return u.attempts === 0 || (u.costUsd === 0 && u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens === 0);
-}
-
 /** "$0.42", "$0.42 + unknown", "cost unknown" (tokens without a price are never $0.00). */
-export function amountText(u: Figures): string {
+export function amountText(u: SpendFigures): string {
   if (u.attempts > 0 && u.unknownCostAttempts === u.attempts) return 'cost unknown';
   return `${formatUsd(u.costUsd)}${u.unknownCostAttempts > 0 ? ' + unknown' : ''}`;
 }
@@ -65,14 +53,8 @@ export function runCostLine(u: UsageTotalsView, status: RunSummary['status']): s
   return cost === null ? null : [cost.total, cost.failure, cost.success].filter((s) => s !== null).join(' · ');
 }
 
-const sumFigures = (parts: readonly CostFiguresView[]): CostFiguresView => {
-  const sum: CostFiguresView = { attempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unknownCostAttempts: 0 };
-  for (const part of parts) for (const key of Object.keys(sum) as (keyof CostFiguresView)[]) sum[key] += part[key];
-  return sum;
-};
-
 export function splitTotal(s: CostSplitView): CostFiguresView {
-  return sumFigures([s.failed, s.retried, s.succeeded]);
+  return sumSpend([s.failed, s.retried, s.succeeded]);
 }
 
 /** The share spent on failure (failed runs and retried attempts) of what has a price, 0–1; null when nothing has one. */

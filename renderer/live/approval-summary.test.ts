@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../core/service/api.js';
 import { JournalBuilder } from '../testing/events.js';
-import { matchesFilter } from '../runs/runs-query.js';
+import { matchesRunFilter } from '../../core/common/run-filter.js';
 import { APPROVAL_ENDED, APPROVAL_REQUESTED } from './approval-summary.js';
 import { applyToLiveRun, type LiveRun } from './run-summary.js';
 
@@ -20,12 +20,12 @@ describe('waiting for approval, live', () => {
     j.add({ type: 'externalEvent', name: APPROVAL_REQUESTED, known: true, taskId: null, attributes: { tool: 'Bash', label: 'Bash(rm -rf build)', since: 1_500, via: 'claude_code.hook_execution_start' } });
     const waiting = replay(j.events)!;
     expect(waiting.summary.approval).toEqual({ label: 'Bash(rm -rf build)', since: 1_500 });
-    expect(matchesFilter(waiting.summary, { status: ['waiting-approval'] })).toBe(true);
+    expect(matchesRunFilter(waiting.summary, { status: ['waiting-approval'] })).toBe(true);
 
     j.add({ type: 'externalEvent', name: APPROVAL_ENDED, known: true, taskId: null, attributes: { tool: 'Bash', label: 'Bash(rm -rf build)', since: 1_500, waitedMs: 720_000, decision: 'reject', source: 'user_reject', via: 'claude_code.tool_decision' } });
     const answered = replay(j.events)!;
     expect([answered.summary.approval, answered.summary.approvalWaitMs]).toEqual([null, 720_000]);
-    expect(matchesFilter(answered.summary, { status: ['waiting-approval'] })).toBe(false);
+    expect(matchesRunFilter(answered.summary, { status: ['waiting-approval'] })).toBe(false);
 
     j.add({ type: 'externalEvent', name: APPROVAL_REQUESTED, known: true, taskId: null, attributes: { tool: 'Write', label: 'Write', since: 800_000, via: 'claude_code.hook_execution_start' } });
     j.add({ type: 'runCompleted', steps: 1 });

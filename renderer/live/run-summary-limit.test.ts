@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent, RunSummary } from '../../core/service/api.js';
 import { envelope, JournalBuilder } from '../testing/events.js';
 import { applyToLiveRun, backoffsOf, type LiveRun } from './run-summary.js';
-import { matchesFilter } from '../runs/runs-query.js';
+import { matchesRunFilter } from '../../core/common/run-filter.js';
 
 /** A live row's usage-limit wait follows the events as the store's runs.waiting_until does. */
 
@@ -33,11 +33,11 @@ describe('a live run waiting for a usage-limit reset', () => {
     const j = limited(true);
     const waiting = replay(j.events);
     expect(waiting?.summary).toMatchObject({ waitingUntil: RESET, retrying: { nextAttemptAt: RESET } });
-    expect(matchesFilter(waiting!.summary, { status: ['waiting-limit'] })).toBe(true);
+    expect(matchesRunFilter(waiting!.summary, { status: ['waiting-limit'] })).toBe(true);
     j.add({ type: 'attemptStarted', ...ref, attempt: 2 }, RESET);
     const resumed = replay(j.events.slice(-1), waiting);
     expect(resumed?.summary.waitingUntil).toBeNull();
-    expect(matchesFilter(resumed!.summary, { status: ['waiting-limit'] })).toBe(false);
+    expect(matchesRunFilter(resumed!.summary, { status: ['waiting-limit'] })).toBe(false);
     expect(replay(limited(false).events)?.summary.waitingUntil ?? null).toBeNull();
   });
 

@@ -48,6 +48,22 @@ describe('applyToLiveRun', () => {
     expect(replay(j.events)?.summary).toMatchObject({ waitingUntil: null, retrying: null });
   });
 
+  it("ends a quiet external session as the store's row does (failed with its ending error when its last prompt failed), and reopens it", () => {
+    const j = new JournalBuilder('ext-claude-code-2', 1_000);
+    j.start('external:claude-code', 1);
+    j.add({ type: 'stepStarted', step: 1, frontier: [] });
+    const error = envelope('RUNTIME_CRASHED', { message: 'the API refused the prompt', correlation: { project: null, flow: null, run: 'ext-claude-code-2', step: 1, task: 'prompt-1', attempt: 1 } });
+    const occurred = j.add({ type: 'errorOccurred', error, caught: false, retrying: false, step: 1, ordinal: 0, taskId: 'prompt-1' });
+    j.add({ type: 'externalRunIdle', quietMs: 600_000, lastEventAt: 1_000, error });
+    const idle = replay(j.events)?.summary;
+    expect(idle).toMatchObject({ status: 'failed', endingError: { code: 'RUNTIME_CRASHED', rootCode: 'RUNTIME_CRASHED', taskId: 'prompt-1', chain: [{ seq: occurred.seq }] } });
+    expect(idle?.endedAt).not.toBeNull();
+    j.add({ type: 'externalRunReopened', idleSince: 1_000 });
+    expect(replay(j.events)?.summary).toMatchObject({ status: 'running', endedAt: null, durationMs: null, endedWall: null, endingError: null });
+    j.add({ type: 'externalRunIdle', quietMs: 600_000, lastEventAt: 2_000 });
+    expect(replay(j.events)?.summary).toMatchObject({ status: 'completed', endingError: null });
+  });
+
   it('creates the row from runStarted and ignores other first events', () => {
     const j = new JournalBuilder('run_a', 1_000);
     const started = j.start('examples/01-happy-path.prose', 7);

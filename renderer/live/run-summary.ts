@@ -1,6 +1,7 @@
-import type { HivewatchEvent, RunStatus, RunSummary } from '../../core/service/api.js';
+import type { HivewatchEvent, RunSummary } from '../../core/service/api.js';
 import { withApproval } from './approval-summary.js';
-import { nextEndingError, nextPending, type PendingOccurrence } from './ending-error.js';
+import { changesEnding, endingChainAt, endingOfChain, nextPending, type PendingOccurrence } from '../../core/common/ending-chain.js';
+import { endedStatusOf, isTerminal } from '../../core/common/run-statuses.js';
 import { addAttemptUsage } from './run-usage.js';
 
 /**
@@ -20,17 +21,6 @@ export interface LiveRun {
    * store keeps `pending`); absent for a run loaded mid-way from a summary (none known).
    */
   pending?: readonly PendingOccurrence[];
-}
-
-const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'interrupted'];
-const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
-
-export function isTerminal(status: RunStatus): boolean {
-  return TERMINAL_STATUSES.includes(status);
-}
-
-export function isActive(status: RunStatus): boolean {
-  return ACTIVE_STATUSES.includes(status);
 }
 
 const NO_BACKOFFS: Backoffs = new Map();
@@ -111,9 +101,11 @@ function withBackoff(backoffs: Backoffs, taskId: string, value: { nextAttemptAt:
   return next;
 }
 
-function ended(summary: RunSummary, status: RunStatus, ts: number, receivedAt: number): RunSummary {
-  const endedWall = wallOf(summary.clock, ts, receivedAt);
-  return { ...summary, status, endedAt: ts, durationMs: ts - summary.startedAt, endedWall, retrying: null };
+/** The run ended by `event`, with the status the store's row gets (core/common/run-statuses.ts). */
+function ended(summary: RunSummary, event: HivewatchEvent, receivedAt: number): RunSummary {
+  const status = endedStatusOf(event) ?? summary.status;
+  const endedWall = wallOf(summary.clock, event.ts, receivedAt);
+  return { ...summary, status, endedAt: event.ts, durationMs: event.ts - summary.startedAt, endedWall, retrying: null };
 }
 
 function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number): RunSummary {
@@ -131,16 +123,17 @@ function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number)
       return { ...s, errorCount: s.errorCount + 1, lastError: { code: event.error.code, message: event.error.message } };
     case 'runCancelling':
       return { ...s, status: 'cancelling' };
-    case 'runCompleted':
-      return ended(s, 'completed', event.ts, receivedAt);
     // As in the store's projection, only errorOccurred sets the last error (a run-level failure
-    // journals one of its own); the ending error is applyToLiveRun's.
+    // journals one of its own); the ending error is applyToLiveRun's. A quiet external session
+    // ends like a run, and telemetry again reopens it, as the store's run row does.
+    case 'runCompleted':
     case 'runFailed':
-      return ended(s, 'failed', event.ts, receivedAt);
     case 'runCancelled':
-      return ended(s, 'cancelled', event.ts, receivedAt);
     case 'runInterrupted':
-      return ended(s, 'interrupted', event.ts, receivedAt);
+    case 'externalRunIdle':
+      return ended(s, event, receivedAt);
+    case 'externalRunReopened':
+      return { ...s, status: 'running', endedAt: null, durationMs: null, endedWall: null };
     default:
       return s;
   }
@@ -148,10 +141,11 @@ function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number)
 
 const NO_PENDING: readonly PendingOccurrence[] = [];
 
-/** The summary with the ending error the event leaves (the store's settleRun, mirrored). */
-function withEnding(before: RunSummary, after: RunSummary, event: HivewatchEvent, pending: readonly PendingOccurrence[]): RunSummary {
-  const endingError = nextEndingError(before.endingError, event, pending);
-  return endingError === after.endingError ? after : { ...after, endingError };
+/** The summary with the ending error the event leaves (core/common/ending-chain.ts, as the store settles it). */
+function withEnding(after: RunSummary, event: HivewatchEvent, pending: readonly PendingOccurrence[]): RunSummary {
+  if (!changesEnding(event)) return after;
+  const chain = endingChainAt(event, pending);
+  return chain === undefined ? after : { ...after, endingError: endingOfChain(chain) };
 }
 
 function reduceBackoffs(backoffs: Backoffs, event: HivewatchEvent): Backoffs {
@@ -188,7 +182,7 @@ export function applyToLiveRun(current: LiveRun | undefined, event: HivewatchEve
   }
   const backoffs = reduceBackoffs(current.backoffs, event);
   const before = current.pending ?? NO_PENDING;
-  let summary = withApproval(withEnding(current.summary, reduceSummary(current.summary, event, receivedAt), event, before), event);
+  let summary = withApproval(withEnding(reduceSummary(current.summary, event, receivedAt), event, before), event);
   const pending = nextPending(before, event, isTerminal(current.summary.status));
   const retrying = isTerminal(summary.status) ? null : earliest(backoffs);
   if (!sameRetrying(retrying, summary.retrying)) summary = { ...summary, retrying };

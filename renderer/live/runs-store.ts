@@ -1,6 +1,7 @@
 import type { HivewatchApi, HivewatchEvent, LiveEvent, RunSummary } from '../../core/service/api.js';
 import { createFrameBatcher, defaultScheduler, type FrameBatcher, type FrameScheduler } from './frame-batcher.js';
-import { applyToLiveRun, backoffsOf, isActive, type LiveRun } from './run-summary.js';
+import { isActive } from '../../core/common/run-statuses.js';
+import { applyToLiveRun, backoffsOf, type LiveRun } from './run-summary.js';
 import type { Connection } from './connection.js';
 import { RunSequencer } from './sequencer.js';
 

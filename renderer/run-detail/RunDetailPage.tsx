@@ -9,7 +9,7 @@ import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { StaleNote } from '../components/StaleNote.js';
 import { attemptWalls } from '../lib/run-clock.js';
 import { errorText } from '../lib/use-async.js';
-import { isActive, isTerminal } from '../live/run-summary.js';
+import { isActive, isTerminal } from '../../core/common/run-statuses.js';
 import { useRunActions } from '../runs/run-actions.js';
 import { AgentTreePanel } from './AgentTreePanel.js';
 import { EventLog } from './EventLog.js';

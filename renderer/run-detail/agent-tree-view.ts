@@ -1,5 +1,6 @@
 import type { AgentTreeNodeView, AgentTreeView, UsageTotalsView } from '../../core/service/api.js';
-import { amountText, reportedNothing } from '../lib/cost-format.js';
+import { reportedNothing } from '../../core/common/usage-format.js';
+import { amountText } from '../lib/cost-format.js';
 
 /**
  * The agent tree as the run page draws it (pure): each node with its children in the order the

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../core/service/api.js';
-import { EMPTY_FILTERS, isFiltered, matchesFilter, parseRunsQuery, serializeRunsQuery, serverFilter } from './runs-query.js';
+import { EMPTY_FILTERS, isFiltered, parseRunsQuery, serializeRunsQuery, serverFilter } from './runs-query.js';
+import { matchesRunFilter } from '../../core/common/run-filter.js';
 
 /** The Runs screen's `issue=<fingerprint>` filter: URL, server filter, live placement. */
 describe('runs filtered by an error issue', () => {
@@ -19,7 +20,7 @@ describe('runs filtered by an error issue', () => {
 
   it('places a live run without errors outside the filter and leaves one with errors to the server', () => {
     const filter = serverFilter(parseRunsQuery(new URLSearchParams('issue=ab09')), 0);
-    expect(matchesFilter(summary(0), filter)).toBe(false);
-    expect(matchesFilter(summary(3), filter)).toBeNull();
+    expect(matchesRunFilter(summary(0), filter)).toBe(false);
+    expect(matchesRunFilter(summary(3), filter)).toBeNull();
   });
 });

@@ -5,13 +5,13 @@ import {
   compareRuns,
   DEFAULT_SORT,
   EMPTY_FILTERS,
-  matchesFilter,
   nextSort,
   parseRunsQuery,
   serializeRunsQuery,
   serverFilter,
   type RunsQuery,
 } from './runs-query.js';
+import { matchesRunFilter } from '../../core/common/run-filter.js';
 
 function run(id: string, overrides: Partial<RunSummary> = {}): RunSummary {
   return {
@@ -96,7 +96,7 @@ describe('the server query and its client twin', () => {
   ];
   const base: RunsQuery = { ...EMPTY_FILTERS, sort: DEFAULT_SORT };
   const order = (query: RunsQuery): string[] => [...runs].sort(compareRuns(query.sort)).map((r) => r.id);
-  const matching = (query: RunsQuery): string[] => runs.filter((r) => matchesFilter(r, serverFilter(query, 10_000))).map((r) => r.id);
+  const matching = (query: RunsQuery): string[] => runs.filter((r) => matchesRunFilter(r, serverFilter(query, 10_000))).map((r) => r.id);
 
   it('turns the URL state into the server filter, the range from now', () => {
     expect(serverFilter({ ...base, status: ['failed'], text: '  rate ', code: 'X', category: 'agent', range: '1h' }, 10_000_000)).toEqual({
@@ -116,10 +116,12 @@ describe('the server query and its client twin', () => {
     expect(named.map((r) => r.id)).toEqual(['x2', 'x1']);
   });
 
-  it('matches like the store: status, flow file or name, the ending error’s code and category, text over id, flow and message', () => {
+  it('matches like the store: status, flow file (a name cannot be told), the ending error’s code and category, text over id, flow and message', () => {
     expect(matching({ ...base, status: ['failed', 'running'] })).toEqual(['run_a', 'run_b']);
     expect(matching({ ...base, flow: 'b.prose' })).toEqual(['run_a']);
-    expect(matching({ ...base, flow: 'beta' })).toEqual(['run_a']);
+    // By a flow's name the store matches only when no run has a file so named, which a summary
+    // cannot tell: null ("ask the server"), never a false the store could contradict.
+    expect(runs.map((r) => matchesRunFilter(r, { flow: 'beta' }))).toEqual([null, false, false, false]);
     // code / category mean the error that ended the run, not its newest one.
     expect(matching({ ...base, code: 'RUNTIME_CRASHED' })).toEqual(['run_b']);
     expect(matching({ ...base, code: 'RUNTIME_RATE_LIMIT' })).toEqual([]);
@@ -130,15 +132,15 @@ describe('the server query and its client twin', () => {
 
   it('a code filter finds a run by its ending error’s root cause too; "any error in the run" is told only where the summary knows', () => {
     const limit = run('run_l', { status: 'failed', errorCount: 5, endingError: ending('POLICY_RETRY_LIMIT_EXCEEDED', 'RUNTIME_TIMEOUT') });
-    expect(matchesFilter(limit, { code: 'RUNTIME_TIMEOUT' })).toBe(true);
-    expect(matchesFilter(limit, { code: 'POLICY_RETRY_LIMIT_EXCEEDED', category: 'policy' })).toBe(true);
-    expect(matchesFilter(limit, { category: 'runtime' })).toBe(false);
+    expect(matchesRunFilter(limit, { code: 'RUNTIME_TIMEOUT' })).toBe(true);
+    expect(matchesRunFilter(limit, { code: 'POLICY_RETRY_LIMIT_EXCEEDED', category: 'policy' })).toBe(true);
+    expect(matchesRunFilter(limit, { category: 'runtime' })).toBe(false);
     // Any occurrence: the newest is known, the others are not; a run without errors has none.
     expect(serverFilter({ ...base, code: 'RUNTIME_RATE_LIMIT', category: 'runtime', match: 'any' }, 0)).toEqual({ anyCode: 'RUNTIME_RATE_LIMIT', anyCategory: 'runtime' });
     expect(matching({ ...base, code: 'RUNTIME_RATE_LIMIT', match: 'any' })).toEqual(['run_b']);
-    expect(matchesFilter(runs[1] as RunSummary, { anyCode: 'RUNTIME_TIMEOUT' })).toBeNull();
-    expect(matchesFilter(runs[1] as RunSummary, { anyCategory: 'runtime' })).toBeNull();
-    expect(matchesFilter(runs[2] as RunSummary, { anyCode: 'RUNTIME_TIMEOUT' })).toBe(false);
+    expect(matchesRunFilter(runs[1] as RunSummary, { anyCode: 'RUNTIME_TIMEOUT' })).toBeNull();
+    expect(matchesRunFilter(runs[1] as RunSummary, { anyCategory: 'runtime' })).toBeNull();
+    expect(matchesRunFilter(runs[2] as RunSummary, { anyCode: 'RUNTIME_TIMEOUT' })).toBe(false);
     // The choice lives in the URL only while a code or category is set.
     expect(serializeRunsQuery({ ...base, code: 'X', match: 'any' }).toString()).toBe('code=X&match=any');
     expect(serializeRunsQuery({ ...base, match: 'any' }).toString()).toBe('');

@@ -1,10 +1,11 @@
-import type { RunFilterInput, RunListStatus, RunSort, RunStatus, RunSummary } from '../../core/service/api.js';
+import type { RunFilterInput, RunListStatus, RunSort } from '../../core/service/api.js';
+import { runComparator, type FilterableRun } from '../../core/common/run-filter.js';
 
 /**
  * The Runs table's filters and sort, as they live in the URL (`#/runs?status=failed,running&
- * flow=…&q=…&code=…&category=…&range=24h&sort=-started`), what they mean as a server query, and
- * the client-side twin of the server's filter and order, used only to place live changes inside
- * the rows already loaded (the server decides everything else).
+ * flow=…&q=…&code=…&category=…&range=24h&sort=-started`), and what they mean as a server query.
+ * Live changes are placed inside the rows already loaded by the store's own filter and order
+ * (core/common/run-filter.ts); the server decides everything else.
  */
 
 /**
@@ -124,98 +125,7 @@ export function serverFilter(query: RunsQuery, now: number): RunFilterInput {
   return filter;
 }
 
-/**
- * Whether a run has an error occurrence matching `anyCode` / `anyCategory`: false when it has no
- * error, true when its newest one has the code, else null (its other occurrences are not in the
- * summary).
- */
-function matchesAnyError(run: RunSummary, filter: RunFilterInput): boolean | null {
-  // An issue is a fingerprint the summary does not carry: a run with errors cannot be told here.
-  if (filter.issue) return run.errorCount === 0 ? false : null;
-  if (!filter.anyCode && !filter.anyCategory) return true;
-  if (run.errorCount === 0) return false;
-  if (filter.anyCode && !filter.anyCategory && run.lastError?.code === filter.anyCode) return true;
-  return null;
-}
-
-/**
- * Whether a live run matches the server filter: true / false, or null when it cannot be told on
- * the client. `code` / `category` mean the run's ending error (its code or its root cause's, as
- * the store's query does), which the summary carries; `anyCode` / `anyCategory` any occurrence;
- * `text` the run's own fields and its task prompts, of which the summary has only the former.
- */
-export function matchesFilter(run: RunSummary, filter: RunFilterInput): boolean | null {
-  const derived = (filter.status?.includes('waiting-limit') && run.waitingUntil != null) || (filter.status?.includes('waiting-approval') && run.approval != null);
-  if (filter.status && !filter.status.includes(run.status) && !derived) return false;
-  if (filter.flow && run.flow !== filter.flow && run.flowName !== filter.flow) return false;
-  const ending = run.endingError;
-  if (filter.code && ending?.code !== filter.code && ending?.rootCode !== filter.code) return false;
-  if (filter.category && ending?.category !== filter.category) return false;
-  if (filter.since !== undefined && run.startedAt < filter.since) return false;
-  if (filter.until !== undefined && run.startedAt >= filter.until) return false;
-  const text = filter.text?.trim() ?? '';
-  if (text !== '' && !containsText(run, text)) return null;
-  return matchesAnyError(run, filter);
-}
-
-/** Lower case for ASCII letters only: SQLite's LIKE folds nothing else. */
-const asciiLower = (text: string): string => text.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
-
-/**
- * Whether the store's text search surely finds the run by its own fields: the text (trimmed, as
- * the store trims it) is in its id, flow file, flow name or last error message with ASCII letters
- * folded. Every path of the store (SQLite's LIKE and trigram index, PostgreSQL's ILIKE) finds such
- * a run. When the fields do not contain it, the store may still find the run through one of its
- * task prompts, which a summary does not carry, or through a case folding wider than ASCII (the
- * trigram index, ILIKE): the caller gets null, "cannot be told here", never a false the store
- * would contradict (a run found by its prompt must not drop out of the list on its next event).
- */
-function containsText(run: RunSummary, text: string): boolean {
-  const needle = asciiLower(text);
-  return [run.id, run.flowName, run.flow, run.lastError?.message ?? ''].some((field) => asciiLower(field).includes(needle));
-}
-
-/** Matches the store's STATUS_RANK_SQL (core/store/migrations.ts). */
-const STATUS_RANK: Record<RunStatus, number> = { running: 0, cancelling: 1, queued: 2, failed: 3, interrupted: 4, cancelled: 5, completed: 6 };
-
-function byCode(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/**
- * The server's order (core/store/queries/runs.ts: SORTS) over summaries: the sort value, then
- * start time along the sort (newest first for status and flow), then id.
- */
-export function compareRuns(sort: RunsSort): (a: RunSummary, b: RunSummary) => number {
-  const dir = sort.desc ? -1 : 1;
-  const value = (run: RunSummary): number | string => {
-    switch (sort.key) {
-      case 'started':
-        return run.startedAt;
-      case 'duration':
-        return run.durationMs ?? -1;
-      case 'status':
-        return STATUS_RANK[run.status];
-      case 'flow':
-        return run.flowName;
-      case 'step':
-        return run.step;
-      case 'attempts':
-        return run.attempts;
-      case 'errors':
-        return run.errorCount;
-    }
-  };
-  const newestTies = sort.key === 'status' || sort.key === 'flow';
-  return (a, b) => {
-    const va = value(a);
-    const vb = value(b);
-    const primary = typeof va === 'number' && typeof vb === 'number' ? va - vb : byCode(String(va), String(vb));
-    if (primary !== 0) return dir * primary;
-    if (sort.key !== 'started') {
-      const time = newestTies ? b.startedAt - a.startedAt : a.startedAt - b.startedAt;
-      if (time !== 0) return dir * time;
-    }
-    return dir * byCode(a.id, b.id);
-  };
+/** The store's order of runs under the table's sort. */
+export function compareRuns(sort: RunsSort): (a: FilterableRun, b: FilterableRun) => number {
+  return runComparator(sort.key, sort.desc);
 }

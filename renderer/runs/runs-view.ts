@@ -1,7 +1,8 @@
 import type { HivewatchApi, RunCounts, RunFilterInput, RunSort, RunSummary } from '../../core/service/api.js';
 import type { RunsStore } from '../live/runs-store.js';
 import { RUNS_PAGE_SIZE, takeFirstRuns } from './first-page.js';
-import { compareRuns, formatSort, matchesFilter, serverFilter, type RunsQuery } from './runs-query.js';
+import { compareRuns, formatSort, serverFilter, type RunsQuery } from './runs-query.js';
+import { matchesRunFilter } from '../../core/common/run-filter.js';
 
 /**
  * The rows the Runs table shows for one query: keyset pages from the server (the first page, then
@@ -181,7 +182,7 @@ export class RunsView {
     for (const id of ids) {
       const run = known.get(id);
       if (!run) continue;
-      const match = matchesFilter(run, this.filter);
+      const match = matchesRunFilter(run, this.filter);
       if (shown.has(id)) {
         // A shown run whose match cannot be told (category) stays: the server put it here.
         changed.set(id, match === false ? null : run);

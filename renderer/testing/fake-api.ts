@@ -13,7 +13,8 @@ import type {
   SubscribeOptions,
 } from '../../core/service/api.js';
 import { applyToLiveRun, type LiveRun } from '../live/run-summary.js';
-import { compareRuns, matchesFilter, parseSort } from '../runs/runs-query.js';
+import { compareRuns, parseSort } from '../runs/runs-query.js';
+import { matchesRunFilter } from '../../core/common/run-filter.js';
 
 /**
  * An in-memory HivewatchApi over journals the test writes: runs are whatever their events say
@@ -104,7 +105,7 @@ export class FakeApi implements HivewatchApi {
     // Keyset, like the store: the cursor is the last row as it was listed.
     const after = cursor ? (JSON.parse(cursor) as RunSummary) : null;
     const all = this.summaries()
-      .filter((r) => matchesFilter(r, filter) === true && (after === null || order(r, after) > 0))
+      .filter((r) => matchesRunFilter(r, filter) === true && (after === null || order(r, after) > 0))
       .sort(order);
     const items = all.slice(0, limit);
     const last = items.at(-1);
@@ -117,7 +118,7 @@ export class FakeApi implements HivewatchApi {
     const byStatus: RunCounts['byStatus'] = {};
     let total = 0;
     for (const run of this.summaries()) {
-      if (matchesFilter(run, rest) !== true) continue;
+      if (matchesRunFilter(run, rest) !== true) continue;
       byStatus[run.status] = (byStatus[run.status] ?? 0) + 1;
       // As the store: a waiting run counts in its own status and in `waiting-limit`.
       if (run.waitingUntil != null) byStatus['waiting-limit'] = (byStatus['waiting-limit'] ?? 0) + 1;

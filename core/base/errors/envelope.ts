@@ -31,6 +31,9 @@ export interface ErrorEnvelope {
   cause?: ErrorEnvelope;
 }
 
+/** How deep a cause chain read from the wire or a journal may nest (and how far a chain is followed). */
+export const MAX_CAUSE_DEPTH = 32;
+
 /** The envelope's cause, also from journals written before `cause` existed. */
 export function causeOf(envelope: ErrorEnvelope): ErrorEnvelope | null {
   if (envelope.cause !== undefined) return envelope.cause;

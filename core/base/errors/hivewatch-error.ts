@@ -1,4 +1,4 @@
-import { EMPTY_CORRELATION, type Correlation, type ErrorEnvelope } from './envelope.js';
+import { EMPTY_CORRELATION, MAX_CAUSE_DEPTH, type Correlation, type ErrorEnvelope } from './envelope.js';
 import {
   ERROR_CATEGORIES,
   codeInfo,
@@ -168,9 +168,6 @@ export function toHivewatchError(error: unknown): HivewatchError {
 function fail(path: string, expected: string): never {
   throw new TypeError(`invalid error envelope: ${path} must be ${expected}`);
 }
-
-/** How deep a cause chain read from the wire or a journal may nest. */
-export const MAX_CAUSE_DEPTH = 32;
 
 /** Parses untrusted JSON (the wire, the journal) into an envelope, naming the first bad field. */
 export function parseEnvelope(value: unknown, depth = 0): ErrorEnvelope {

@@ -1,4 +1,4 @@
-import type { SpendFigures } from '../../base/usage-format.js';
+import type { SpendFigures } from '../../common/usage-format.js';
 import { all, type Dialect, type Query } from '../queries/plan.js';
 import { flowFiles } from '../queries/runs.js';
 import { Conditions, optionalText, optionalTime } from '../queries/sql.js';

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { HivewatchEvent } from '../../base/events.js';
 import { eventFromRow } from '../journal-codec.js';
 import { chooseRuns, interruptionEvents, interruptionMessage, leftoverGroups, type Candidate, type ChosenRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
-import { ACTIVE_RUN_STATUSES } from '../schema.js';
+import { ACTIVE_RUN_STATUSES } from '../../common/run-statuses.js';
 import { inTransaction } from './transaction.js';
 import type { PostgresJournalWriter } from './writer.js';
 

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../base/events.js';
-import { checkImportedWalls, isTerminalStatus, validateEvent } from '../event-checks.js';
+import { isTerminal } from '../../common/run-statuses.js';
+import { checkImportedWalls, validateEvent } from '../event-checks.js';
 import type { RunOwner } from '../hosts.js';
 import { aggregateBatch } from '../batch-aggregates.js';
 import { DEFAULT_CACHED_RUNS, reduceBatch } from '../batch-reducer.js';
@@ -264,7 +265,7 @@ export class PostgresJournalWriter {
     const released: string[] = [];
     for (const state of batch.touched) {
       const runId = state.run.id;
-      if (isTerminalStatus(state.run.status)) released.push(runId);
+      if (isTerminal(state.run.status)) released.push(runId);
       else if (batch.started.has(runId)) {
         claimed.push([runId, this.owner.pid, this.owner.hostname, this.owner.instance, batch.batchNow]);
       }
@@ -291,7 +292,7 @@ export class PostgresJournalWriter {
     for (const state of touched) {
       const runId = state.run.id;
       this.cache.delete(runId);
-      if (!isTerminalStatus(state.run.status)) this.cache.set(runId, state);
+      if (!isTerminal(state.run.status)) this.cache.set(runId, state);
     }
     for (const runId of this.cache.keys()) {
       if (this.cache.size <= this.cachedRuns) break;

@@ -13,7 +13,8 @@ import { FAILURE_DIMENSIONS, failureCounts } from './failures.js';
 import { errorGroups, groupBins, groupTrends } from './groups.js';
 import { runLineage } from './lineage.js';
 import { Dialect, type Query, type SqlStep } from './plan.js';
-import { flowFiles, getRun, getRunRow, listRuns, RUN_SORT_KEYS, runFilters, runsInStatus } from './runs.js';
+import { RUN_SORT_KEYS } from '../../common/run-filter.js';
+import { flowFiles, getRun, getRunRow, listRuns, runFilters, runsInStatus } from './runs.js';
 import { countRuns } from './run-counts.js';
 import { encodeCursor } from './sql.js';
 

@@ -28,9 +28,8 @@ import { hinted, likeOperator } from './dialect-sql.js';
 import type { RunListStatus } from '../../base/run-list-status.js';
 import { addStatusesWithDerived, isRunListStatus, splitDerived } from './waiting-limit.js';
 import { addErrorFilters, type RunErrorFilters } from './run-error-filters.js';
+import { RUN_SORT_KEYS, RUN_SORT_TIES, type RunSortKey } from '../../common/run-filter.js';
 
-export const RUN_SORT_KEYS = ['started', 'ended', 'duration', 'errors', 'attempts', 'step', 'status', 'flow'] as const;
-type RunSortKey = (typeof RUN_SORT_KEYS)[number];
 export type RunSort = RunSortKey | `-${RunSortKey}`;
 
 /** What every run list and count filters by (the error filters: run-error-filters.ts). */
@@ -219,26 +218,31 @@ export function* runFilters(
 
 /**
  * Sort keys → non-null SQL expressions, each with an index (migration 3) over (expression,
- * started_at, id): a page is a range scan whatever the history's size. Ties follow the sort's
- * direction (`along`), except for status and flow, whose ties are newest first when ascending
+ * started_at, id): a page is a range scan whatever the history's size. Ties follow the shared
+ * rule (core/common/run-filter.ts `RUN_SORT_TIES`, which the window orders live rows by): along
+ * the sort's direction, except for status and flow, whose ties are newest first when ascending
  * (their natural direction) through the `-started_at` of their index.
  */
-const SORTS: Record<RunSortKey, { expr: string; ties: 'along' | 'newest' | 'id' }> = {
-  started: { expr: 'started_at', ties: 'id' },
-  ended: { expr: 'COALESCE(ended_at, 9007199254740991)', ties: 'along' },
-  duration: { expr: 'COALESCE(duration_ms, -1)', ties: 'along' },
-  errors: { expr: 'error_count', ties: 'along' },
-  attempts: { expr: 'attempt_count', ties: 'along' },
-  step: { expr: 'current_step', ties: 'along' },
-  status: { expr: STATUS_RANK_SQL, ties: 'newest' },
-  flow: { expr: 'flow_name', ties: 'newest' },
+const SORT_EXPRESSIONS: Record<RunSortKey, string> = {
+  started: 'started_at',
+  ended: 'COALESCE(ended_at, 9007199254740991)',
+  duration: 'COALESCE(duration_ms, -1)',
+  errors: 'error_count',
+  attempts: 'attempt_count',
+  step: 'current_step',
+  status: STATUS_RANK_SQL,
+  flow: 'flow_name',
 };
+
+function sortOf(key: RunSortKey): { expr: string; ties: 'along' | 'newest' | 'id' } {
+  return { expr: SORT_EXPRESSIONS[key], ties: RUN_SORT_TIES[key] };
+}
 
 function parseSort(sort: RunSort | undefined): { key: RunSortKey; desc: boolean } {
   const text = sort ?? '-started';
   const desc = text.startsWith('-');
   const key = (desc ? text.slice(1) : text) as RunSortKey;
-  if (!Object.prototype.hasOwnProperty.call(SORTS, key)) {
+  if (!Object.prototype.hasOwnProperty.call(SORT_EXPRESSIONS, key)) {
     throw new StoreError('invalid_argument', `unknown sort "${String(sort)}"; use one of ${RUN_SORT_KEYS.join(', ')} (prefix - for descending)`);
   }
   return { key, desc };
@@ -247,7 +251,7 @@ function parseSort(sort: RunSort | undefined): { key: RunSortKey; desc: boolean 
 /** The ORDER BY of a sort (its index has the same terms, so a page never sorts the table). */
 export function runOrderSql(sort: RunSort | undefined): string {
   const { key, desc } = parseSort(sort);
-  const { expr, ties } = SORTS[key];
+  const { expr, ties } = sortOf(key);
   const dir = desc ? 'DESC' : 'ASC';
   if (ties === 'id') return `${expr} ${dir}, id ${dir}`;
   if (ties === 'along') return `${expr} ${dir}, started_at ${dir}, id ${dir}`;
@@ -257,7 +261,7 @@ export function runOrderSql(sort: RunSort | undefined): string {
 export function* listRuns(dialect: Dialect, query: ListRunsQuery = {}): Query<RunPage> {
   const limit = clampLimit(query.limit);
   const { key, desc } = parseSort(query.sort);
-  const { expr, ties } = SORTS[key];
+  const { expr, ties } = sortOf(key);
   const tag = `${desc ? '-' : ''}${key}`;
   const c = yield* runFilters(dialect, query, undefined, 'page', key);
   if (c === null) return { runs: [], nextCursor: null };

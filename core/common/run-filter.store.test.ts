@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../core/service/api.js';
-import { readApi } from '../../core/service/read-api.js';
-import { openStore, type HivewatchStore } from '../../core/store/index.js';
-import { JournalBuilder } from '../../core/store/testing/journal-builder.js';
-import { testEngines } from '../../core/store/testing/engines.js';
-import { propertySeed } from '../../core/testing/property.js';
-import { seededRandom } from '../../core/testing/seeded-random.js';
-import { matchesFilter } from './runs-query.js';
+import type { RunSummary } from '../service/api.js';
+import { readApi } from '../service/read-api.js';
+import { openStore, type HivewatchStore } from '../store/index.js';
+import { JournalBuilder } from '../store/testing/journal-builder.js';
+import { testEngines } from '../store/testing/engines.js';
+import { propertySeed } from '../testing/property.js';
+import { seededRandom } from '../testing/seeded-random.js';
+import { matchesRunFilter } from './run-filter.js';
 
 /**
- * The Runs list's client-side text filter against the real store's text search, on
+ * The shared runs filter's text rule (what the window tells from a summary) against the real
+ * store's text search, on
  * generated runs and texts: whatever the client tells (true / false) the store agrees with, and a
  * run the store finds is never told false (it would drop out of the list on its next live event).
  * Texts come from a small alphabet with both cases, LIKE's and FTS's special characters and a
@@ -86,7 +87,7 @@ describe.each(engines.engines)('the Runs text filter agrees with the store’s t
         if (text.trim() === '') continue;
         const found = new Set((await api.listRuns({ text, limit: 1_000 })).items.map((r) => r.id));
         for (const summary of summaries) {
-          const client = matchesFilter(summary, { text });
+          const client = matchesRunFilter(summary, { text });
           const where = `seed ${seed} (HIVEWATCH_FUZZ_SEED=${seed} replays it), text ${JSON.stringify(text)}, run ${JSON.stringify(summary.id)}`;
           if (client === true) expect(found.has(summary.id), `told true, the store does not find it: ${where}`).toBe(true);
           if (client === false) expect(found.has(summary.id), `told false, the store finds it: ${where}`).toBe(false);

@@ -1,7 +1,7 @@
 /**
- * How a cost reads to an operator (CLI; the window keeps its own copy, renderer imports no core
- * code): dollars with cents, and fractions of a cent where agent attempts cost that little.
- * docs/triage.md "What failure costs" names the three figures.
+ * How a cost reads to an operator, in the CLI and in the window alike (renderer/lib/cost-format.ts
+ * builds the window's wording on these): dollars with cents, and fractions of a cent where agent
+ * attempts cost that little. docs/triage.md "What failure costs" names the three figures.
  */
 export function formatUsd(usd: number): string {
   if (usd === 0) return '$0.00';
@@ -29,9 +29,18 @@ interface CostFigures extends Figures {
   failedCostUsd: number;
 }
 
-/** Nothing was consumed: no tokens and no cost (an attempt that reported only zeros reported nothing). */
-function reportedNothing(u: Figures): boolean {
-  return u.costUsd === 0 && u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens === 0;
+/** Nothing was consumed: no attempt reported usage, or every report was zeros (a refused request reports nothing). */
+export function reportedNothing(u: Figures): boolean {
+  return u.attempts === 0 || (u.costUsd === 0 && u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens === 0);
+}
+
+/** What some groups of attempts spent together. */
+export function sumSpend(parts: readonly SpendFigures[]): SpendFigures {
+  const total: SpendFigures = {
+    attempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unknownCostAttempts: 0,
+  };
+  for (const part of parts) for (const key of Object.keys(total) as (keyof SpendFigures)[]) total[key] += part[key];
+  return total;
 }
 
 /** "$0.42", "$0.42 + 1 attempt(s) of unknown cost", "cost unknown" (tokens without a price are never $0.00). */
@@ -46,7 +55,7 @@ function amount(u: Figures): string {
  * "$0.42 · $0.17 retried · $0.25 successful" (a run that went on after failed attempts), "$0.25".
  */
 export function runCostSummary(u: CostFigures, status: string): string {
-  if (u.attempts === 0 || reportedNothing(u)) return 'no usage reported';
+  if (reportedNothing(u)) return 'no usage reported';
   if (u.unknownCostAttempts === u.attempts) return 'cost unknown';
   if (status === 'failed') return `${amount(u)} · failed run`;
   if (u.failedCostUsd === 0) return amount(u);
@@ -61,11 +70,7 @@ interface Split {
 
 /** The three figures: "$48.09 = $14.08 failed runs + $4.01 retried attempts + $30.00 successful work". */
 export function splitSummary(s: Split): string {
-  const parts = [s.failed, s.retried, s.succeeded];
-  const total: Figures = {
-    attempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unknownCostAttempts: 0,
-  };
-  for (const part of parts) for (const key of Object.keys(total) as (keyof Figures)[]) total[key] += part[key];
-  if (total.attempts === 0 || reportedNothing(total)) return 'no usage reported';
+  const total = sumSpend([s.failed, s.retried, s.succeeded]);
+  if (reportedNothing(total)) return 'no usage reported';
   return `${amount(total)} = ${amount(s.failed)} failed runs + ${amount(s.retried)} retried attempts + ${amount(s.succeeded)} successful work`;
 }
