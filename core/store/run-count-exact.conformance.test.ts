@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { openStore } from './open.js';
 import { testEngines } from './testing/engines.js';
-import { JournalBuilder } from './testing/journal-builder.js';
+import { JournalBuilder, type ErrorSpec } from './testing/journal-builder.js';
 
 /**
  * The issue page's "Retry these N runs" count on both engines: an issue's runs past the count's
@@ -12,7 +12,7 @@ import { JournalBuilder } from './testing/journal-builder.js';
  */
 
 const T0 = Date.UTC(2026, 0, 1);
-const TIMEOUT = { code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake', message: 'runtime fake exceeded its timeout of 30000ms' };
+const TIMEOUT: ErrorSpec = { code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake', message: 'runtime fake exceeded its timeout of 30000ms' };
 const RECOVERED = 10_100;
 const FAILED = 237;
 const RETRYABLE = ['failed', 'cancelled', 'interrupted'] as const;

@@ -8,7 +8,7 @@ import { postgresBinaries, postgresMissing, TestDatabases } from './testing/test
 import { Dialect, type Query, type SqlStep } from './queries/plan.js';
 import { listRuns } from './queries/runs.js';
 import { flowHealth } from './outcomes/flow-health.js';
-import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
+import { JournalBuilder, randomJournals, type ErrorSpec } from './testing/journal-builder.js';
 import { skipTitle } from '../testing/skip.js';
 
 /**
@@ -52,7 +52,7 @@ const READS: Read[] = [
 
 /** Runs that each met one timeout and went on: with the random history, an issue on most runs. */
 function timedOutRuns(count: number): ReturnType<typeof randomJournals> {
-  const timeout = { code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake', message: 'runtime fake exceeded its timeout of 30000ms' };
+  const timeout: ErrorSpec = { code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake', message: 'runtime fake exceeded its timeout of 30000ms' };
   return Array.from({ length: count }, (_, i) =>
     new JournalBuilder(`timed-out-${i}`, { flow: 'flows/a.prose', flowName: 'a', start: T0 + i * 60_000 }).start().runStep([{ attempts: [timeout, 'ok'] }]).complete().events,
   );

@@ -1,4 +1,4 @@
-import { BULK_MAX_RUNS, type RunCounts } from '../../core/service/api.js';
+import type { BULK_MAX_RUNS, RunCounts } from '../../core/service/api.js';
 import { totalIsLowerBound } from '../runs/count-words.js';
 
 /**
@@ -8,6 +8,9 @@ import { totalIsLowerBound } from '../runs/count-words.js';
  * (or when the count stopped at its cap, so its number is only a lower bound) there is no button,
  * a note that says how many (at least) and where to act.
  */
+/** The most one bulk call takes: no value crosses into the renderer, so the type (the literal 10000) holds the two equal. */
+const BULK_MOST: typeof BULK_MAX_RUNS = 10_000;
+
 export type RetryOffer = { kind: 'none' } | { kind: 'retry'; runs: number; label: string } | { kind: 'tooMany'; note: string };
 
 export function retryOffer(counts: Pick<RunCounts, 'total' | 'atLeast' | 'totalExact'>): RetryOffer {
@@ -15,8 +18,8 @@ export function retryOffer(counts: Pick<RunCounts, 'total' | 'atLeast' | 'totalE
   const lowerBound = totalIsLowerBound(counts as RunCounts);
   if (runs === 0 && !lowerBound) return { kind: 'none' };
   const n = runs.toLocaleString('en-US');
-  if (runs > BULK_MAX_RUNS) {
-    return { kind: 'tooMany', note: `${lowerBound ? 'at least ' : ''}${n} runs to retry: more than one bulk retry takes (${BULK_MAX_RUNS.toLocaleString('en-US')}); narrow them in Runs and retry in parts` };
+  if (runs > BULK_MOST) {
+    return { kind: 'tooMany', note: `${lowerBound ? 'at least ' : ''}${n} runs to retry: more than one bulk retry takes (${BULK_MOST.toLocaleString('en-US')}); narrow them in Runs and retry in parts` };
   }
   if (lowerBound) return { kind: 'tooMany', note: `at least ${n} runs to retry; open them in Runs to retry them` };
   return { kind: 'retry', runs, label: `Retry these ${runs.toLocaleString('en-US')} run${runs === 1 ? '' : 's'}` };
