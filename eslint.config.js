@@ -123,7 +123,7 @@ export default tseslint.config(
     },
   },
   {
-    // Small files and functions (issue #20): no file over 400 lines, no function over 100,
+    // Small files and functions: no file over 400 lines, no function over 100,
     // counting every line (blank lines and comments too). Tests and suites keep the file bound;
     // their describe/it callbacks are lists of cases, so the function bound is not applied there.
     files: ['**/*.ts', '**/*.tsx'],

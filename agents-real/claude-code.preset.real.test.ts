@@ -7,8 +7,7 @@ import { liveTitle } from './live.js';
 import { envList, linkedSessions, startPresetWorld, type PresetWorld } from './preset-harness.js';
 
 /**
- * The `claude-code` preset with the real Claude Code 2.1.332 and its telemetry (issue #21 part
- * 3): Claude Code flushes its exporters whatever its exit code, so a failed attempt's failure
+ * The `claude-code` preset with the real Claude Code 2.1.332 and its telemetry: Claude Code flushes its exporters whatever its exit code, so a failed attempt's failure
  * arrives twice — as the preset's reading of the CLI's result and as the CLI's `api_error` — and
  * must count once, with one code; the CLI's calls show inside the attempt.
  */

@@ -7,7 +7,7 @@ import { openai, type OpenAiStep } from './openai-stub.js';
 import { envList, startPresetWorld, type PresetWorld } from './preset-harness.js';
 
 /**
- * The `codex-cli` preset with the real Codex 0.169.0 (issue #21 parts 3 and 4): the engine is the
+ * The `codex-cli` preset with the real Codex 0.169.0: the engine is the
  * one retry owner (the stub counts one request per engine attempt: the preset turned the
  * provider's own request and stream retries off), a 403 is a user error never retried, a
  * command the approval policy refuses is AGENT_SCOPE_VIOLATION naming it, the attempt runs

@@ -15,7 +15,7 @@ import { allFixtureRefs, fixtureLabel, readFixture, type LoadedFixture } from '.
 import type { CliName } from './pins.js';
 
 /**
- * One classifier, two paths (issue #21 part 2): every recorded run of the real CLIs, of the
+ * One classifier, two paths: every recorded run of the real CLIs, of the
  * pinned versions and of the older pins kept (fixtures/<cli>/<run>/, fixtures/<cli>@<version>/<run>/), read as a preset reads it (its stdout, stderr and exit) and as the
  * OTLP receiver reads it (its recorded exports, posted to a real receiver over HTTP, then the
  * quiet period), and the same failure must get the same code both ways.
@@ -94,7 +94,7 @@ async function telemetryReading(f: LoadedFixture): Promise<{ names: string[]; ru
   const subagents = fresh.filter((r) => children.has(r.id)).map((r) => r.status);
   const details = await Promise.all(runs.map(async (r) => (await store.getRun(r.id))!));
   // The recordings carry the hivewatch.* resource attributes a preset passes, so each session is linked to that
-  // attempt (issue #21 part 3): its failure is the code of its last call, and the session itself ends completed.
+  // attempt: its failure is the code of its last call, and the session itself ends completed.
   const lastCall = (d: (typeof details)[number]): string | null => {
     const last = d.attempts.at(-1);
     return last?.status === 'failed' ? last.errorCode : null;

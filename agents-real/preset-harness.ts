@@ -14,7 +14,7 @@ import type { ProviderStub } from './provider-stub.js';
 import { makeTempHome, type TempHome } from './run-cli.js';
 
 /**
- * A preset run with the real CLI, end to end (issue #21 parts 3 and 4): a flow whose agent runs
+ * A preset run with the real CLI, end to end: a flow whose agent runs
  * the pinned CLI through its preset (`runtime: "claude-code"` / `"codex-cli"`, `command:` the
  * cached binary), started by a real service on a real SQLite store, whose telemetry goes to a
  * real OTLP receiver of that store, against the provider stub, on loopback only (the egress

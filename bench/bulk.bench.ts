@@ -8,7 +8,7 @@ import { openStore } from '../core/store/index.js';
 import { timeIt, type Measurement } from './measure.js';
 
 /**
- * Issue #23 part 3: a bulk cancel of 1,000 running runs (200 with `--quick`) through the service,
+ * A bulk cancel of 1,000 running runs (200 with `--quick`) through the service,
  * on SQLite, as the window's "select all matching, cancel" sends it (a filter resolved on the
  * server). Timed: the `bulkRuns` call, which answers once every cancel is journaled with its
  * command id; and the event loop's longest stall meanwhile (what a request arriving during the

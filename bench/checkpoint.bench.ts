@@ -8,7 +8,7 @@ import type { Measurement } from './measure.js';
 import { removeDb, tempPath } from './store-baseline.js';
 
 /**
- * Journal size against what a run produced (issue #9, part 4): one session answers 1 MiB, then
+ * Journal size against what a run produced: one session answers 1 MiB, then
  * 30 more sessions run. Checkpoints that stored every channel at every step made this a 68.6 MB
  * database (measured before the change, `hivewatch run` with a command agent printing 1 MiB);
  * the ratio here is the database's bytes for the run over the bytes its sessions produced.

@@ -18,7 +18,7 @@ import { findPostgres, startPostgresCluster } from '../core/testing/postgres-clu
 import { percentile, type Measurement } from './measure.js';
 
 /**
- * Issue #19 part 4 (rule 19): how long after `kill -9` of a real `hivewatch run` its run
+ * Dead hosts (rule 19): how long after `kill -9` of a real `hivewatch run` its run
  * reads `interrupted` through the API of a window's service (the one `serve` runs, watching the
  * database's hosts on its real one-second timer). What is timed: from just before the SIGKILL
  * to the first `getRun` that answers `interrupted` (polled every 10 ms). Nothing is primed: each

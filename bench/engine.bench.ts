@@ -9,7 +9,7 @@ import { timeIt, type Measurement } from './measure.js';
 import { removeDb, tempPath } from './store-baseline.js';
 
 /**
- * Engine overhead (issue #20 part 5): what the engine adds to the work its sessions do, with the
+ * Engine overhead: what the engine adds to the work its sessions do, with the
  * events going where a real run's go — the durable sink into a SQLite journal (the store `serve`
  * and `hivewatch run` open) — against a bare loop doing the same work without the engine.
  *

@@ -8,7 +8,7 @@ import { openStore, type HivewatchStore } from '../core/store/index.js';
 import { percentile, type Measurement } from './measure.js';
 
 /**
- * Issue #11: commit-to-subscriber latency across hosts. Two CLI-like hosts (each its own store
+ * Commit-to-subscriber latency across hosts. Two CLI-like hosts (each its own store
  * connection and service, as `hivewatch run` is) and the app's service share one database; the
  * app's live subscriber stamps each event when it arrives, each host stamps it when its commit
  * returns. Other hosts' events reach the app through the journal tail (data_version probe);
@@ -29,7 +29,7 @@ interface Host {
   service: HivewatchService;
 }
 
-/** On a PostgreSQL database (issue #13): `location` is its URL, and the figures are named after it. */
+/** On a PostgreSQL database: `location` is its URL, and the figures are named after it. */
 export interface LiveBenchOptions {
   quick?: boolean;
   location?: string;
@@ -95,7 +95,7 @@ export async function liveBenchmarks(options: LiveBenchOptions = {}): Promise<Me
         note: `${foreign.length} events of 2 CLI-like hosts; baseline: the app's own commits (p50 ${ownP50.toFixed(2)} ms, p95 ${percentile(own, 95).toFixed(2)} ms, ${own.length} events); ${options.location ? 'NOTIFY, and a' : ''} probe every 50 ms`,
       },
       { name: `${label}commit → subscriber, other hosts (p95)`, value: percentile(foreign, 95), unit: 'ms', baseline: percentile(own, 95), ratio: percentile(foreign, 95) / percentile(own, 95) },
-      { name: `${label}commit → subscriber, other hosts (max)`, value: Math.max(...foreign), unit: 'ms', target: '≤ 250 ms (issues #11, #13)', pass: Math.max(...foreign) <= 250 },
+      { name: `${label}commit → subscriber, other hosts (max)`, value: Math.max(...foreign), unit: 'ms', target: '≤ 250 ms', pass: Math.max(...foreign) <= 250 },
     ];
   } finally {
     subscription.unsubscribe();

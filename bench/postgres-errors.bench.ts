@@ -12,7 +12,7 @@ import { percentile, type Measurement } from './measure.js';
 import { now, SPAN, START, Workload } from './store-workload.js';
 
 /**
- * Issue #13's read figure on PostgreSQL: error counts by category and by origin over 1,000,000
+ * The read figure on PostgreSQL: error counts by category and by origin over 1,000,000
  * stored errors (`--quick`: 100,000), for 24 h and 7 d windows ending at random instants, as
  * store.bench.ts measures them on SQLite: p50 / p95 of `store.errorCounts` (the shared rollup
  * query, in the store's read-only snapshot transaction) against a plain

@@ -10,7 +10,7 @@ import { findPostgres, startPostgresCluster } from '../core/testing/postgres-clu
 import type { Measurement } from './measure.js';
 
 /**
- * Issue #13's ingest figures for the PostgreSQL write path, on a throwaway cluster:
+ * The ingest figures for the PostgreSQL write path, on a throwaway cluster:
  * - the writer (reduce + upserts + commit positions, one transaction per batch of 1,000) against
  *   raw batched INSERTs of the same final rows of every table, in as many transactions, into an
  *   empty database of the same server (goal ≥ 0.6×), the median of three paired trials;
@@ -23,7 +23,7 @@ import type { Measurement } from './measure.js';
 /**
  * The goal: the writer at ≥ 0.6× raw INSERTs of the same rows. `--quick` (17 batches, what CI runs)
  * keeps a bound of its own, 0.5×: quiet, this machine measured 0.59–0.66 per trial in it, and the
- * regression it exists to catch (a scalar subquery per event row, issue #25 part 7's one-round-trip
+ * regression it exists to catch (a scalar subquery per event row, against the one-round-trip
  * batch) read 0.28–0.33, so the bound still catches that kind.
  */
 const RATIO_TARGET = 0.6;

@@ -14,7 +14,7 @@ import { startServer, type RunningServer } from '../server/main.js';
 import { percentile, type Measurement } from './measure.js';
 
 /**
- * Issue #25 part 7: `serve` under load, on SQLite and on PostgreSQL. The server runs in this
+ * `serve` under load, on SQLite and on PostgreSQL. The server runs in this
  * process (so its memory is this process's), its clients in child processes as an operator's
  * script or an agent's exporter would be. Each engine, on a fresh database:
  *
@@ -45,7 +45,7 @@ const NOOP_FLOW = 'user/three-noop-sessions.prose';
 const NOOP_SOURCE = 'agent inline:\n  runtime: "noop"\nsession: inline\n  prompt: "plan"\nsession: inline\n  prompt: "implement"\nsession: inline\n  prompt: "review"\n';
 const START_TARGET_MS = 10_000;
 /**
- * "Near its idle level" (issue #25 part 7), made a number: what `serve` may keep once the load
+ * "Near its idle level", made a number: what `serve` may keep once the load
  * is over. V8 keeps some heap it grew into and the allocator some pages; a leak of the 500
  * runs' state (~50 KB each) would exceed it.
  */

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 
 /**
- * A burst of slow OTLP clients for bench/serve-load.bench.ts (issue #25 part 7's probe): `count`
+ * A burst of slow OTLP clients for bench/serve-load.bench.ts (the load probe): `count`
  * connections to the receiver, each with the valid ingest token, announcing a 1 MB body and then
  * sending one byte of it every `everyMs`. Waits until the server has closed every one (or
  * `giveUpMs` passed) and prints one JSON line: how many were answered 408, closed without an

@@ -8,7 +8,7 @@ import { START, SPAN, gc, quiesce, now, type Batching, Workload } from './store-
 import { type Op, SameRows, tempPath, removeDb, rawDatabase, contentHashes } from './store-baseline.js';
 
 /**
- * Store benchmarks (issue 3, "Performance"), every ratio against a baseline measured in the same
+ * Store benchmarks (the store's performance targets, docs/benches.md), every ratio against a baseline measured in the same
  * process on the same data:
  *
  * 1. Ingest of 1,000,000 events through `appendEvents`, in the batches `createDurableSink`

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run faults [-- --quick] [--trials N] [--seed N]`: kill -9 trials (issue #9). For seeded
+// `npm run faults [-- --quick] [--trials N] [--seed N]`: kill -9 trials. For seeded
 // random moments it SIGKILLs `hivewatch run` (N trials) and `hivewatch serve` with a run started
 // through its API (N trials), both running a command agent that ignores SIGTERM, then checks:
 // PRAGMA integrity_check is ok; every event printed before the kill (run: the --json lines;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run lint` step: fails on any import circle between the project's own files, `import type`
 // included. ESLint's import-x/no-cycle skips type-only imports (they vanish at run time), but a
-// circle of types is still two rooms that cannot be read or moved apart (issue #20 part 1).
+// circle of types is still two rooms that cannot be read or moved apart.
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -30,7 +30,7 @@ interface Screen {
 }
 
 /**
- * Journey (issue #24 part 2): axe-core on every screen — Runs, a run's detail, the attempt
+ * Journey: axe-core on every screen — Runs, a run's detail, the attempt
  * inspector, Errors (drilled into a group and its correlation pivot), Flows, a flow, Compare and
  * the shortcut sheet — in both themes at 1440 px and 900 px: no serious or critical violation,
  * and no content outside a landmark (axe's `region`), the notices and the unreachable banner too.

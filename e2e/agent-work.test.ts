@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { launchBrowser, openApp, type AppPage } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
-/** Journey (issue #10): a coding agent's failed check, its retry told why, the commit on the run's branch. */
+/** Journey: a coding agent's failed check, its retry told why, the commit on the run's branch. */
 describe('agent work in the retry timeline', () => {
   let server: ServerHandle;
   let browser: Browser;

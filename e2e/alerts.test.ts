@@ -6,7 +6,7 @@ import { launchBrowser, openApp, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
 /**
- * Settings › Alerts (issue #23 part 2) in Chromium against the real `serve`: a refused rule shows
+ * Settings › Alerts in Chromium against the real `serve`: a refused rule shows
  * the service's exact message, an added rule is listed with its webhook redacted, "Send test"
  * reaches a real receiver on 127.0.0.1 and the delivery log shows it sent with HTTP 200, and
  * the rule is removed after a confirmation. Then both themes at 1400 and 900 px: a screenshot

@@ -21,7 +21,7 @@ session: assistant
 `;
 
 /**
- * Journey (issue #24 part 3): one flow file in the operator's folder names an unknown agent.
+ * Journey: one flow file in the operator's folder names an unknown agent.
  * `serve` starts and stays up, /api/flows answers, the Flows row of that file names its error at
  * file:line:col, starting it is refused with the reason, and every other flow still starts.
  */

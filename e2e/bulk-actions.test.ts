@@ -9,7 +9,7 @@ import { SLOW_PARALLEL } from './support/flows.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
 /**
- * Journey (issue #23 part 3): 200 running runs, "select all matching", cancel. The confirmation
+ * Journey: 200 running runs, "select all matching", cancel. The confirmation
  * names the count and is not confirmed by Enter; the window stays usable while the chunks go out
  * (the second chunk's request is held until a row has been toggled, so "while" is certain, not
  * timed); all 200 end cancelled, each with its own command id, and the summary says so. The bar,

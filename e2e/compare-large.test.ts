@@ -6,7 +6,7 @@ import { startServer, tempDir, type ServerHandle } from './support/server.js';
 import { seedWideRun } from './support/wide-run.js';
 
 /**
- * Journey (issue 24): two 200-task runs of one flow that differ in two tasks. Compare folds the
+ * Journey: two 200-task runs of one flow that differ in two tasks. Compare folds the
  * tasks that are the same to a line each (no 47,000 px table), "Differences only" leaves just
  * the two, and a folded task opens on demand.
  */

@@ -10,7 +10,7 @@ import { SLOW_PARALLEL } from './support/flows.js';
 import { BIN, eventsOf, ROOT, startServer, type ServerHandle } from './support/server.js';
 
 /**
- * Journey (issue #11): a `hivewatch run` in a terminal, on the window's database, appears live in
+ * Journey: a `hivewatch run` in a terminal, on the window's database, appears live in
  * the window with no reload, is cancelled from the window's cancel button, and the CLI exits 3
  * with `runCancelled` the last event of its journal.
  */

@@ -12,7 +12,7 @@ import { BACKOFF_AND_WORK } from './support/flows.js';
 import { BIN, eventsOf, ROOT, startServer, type ServerHandle } from './support/server.js';
 
 /**
- * Journey (issue #19 part 4, rule 19): a `hivewatch run` in a terminal on the window's
+ * Journey (rule 19): a `hivewatch run` in a terminal on the window's
  * database, one task waiting ten minutes in backoff and another with its agent at work, is
  * killed with `kill -9`. Without a reload or a click its row in Runs turns `interrupted` (the
  * window's `serve` watches the other hosts of its database), and the agent's process group it

@@ -6,7 +6,7 @@ import { startServer, tempDir, type ServerHandle } from './support/server.js';
 import { seedWideRun } from './support/wide-run.js';
 
 /**
- * Journey (issue 24): a link to one attempt of a wide run — `#/runs/<id>?task=2:12&attempt=1`
+ * Journey: a link to one attempt of a wide run — `#/runs/<id>?task=2:12&attempt=1`
  * — opens with that attempt scrolled into view both ways and focused, never off to the right.
  */
 

@@ -10,7 +10,7 @@ import { startServer, tempDir, type ServerHandle } from './support/server.js';
 const FAKE = 'agent assistant:\n  runtime: "fake"\n\n';
 
 /**
- * Issue #19's runs, made by the real product (subprocess agents, the virtual clock). In the
+ * The failure model's runs, made by the real product (subprocess agents, the virtual clock). In the
  * first two the newest error is not the one that ended the run: a retried timeout comes after
  * the crash that did.
  */
@@ -82,7 +82,7 @@ function timesOnPage(page: Page): Promise<number[]> {
 }
 
 /**
- * Journey (issue #19 parts 3 and 5): the run header, the Runs list and its code filter, Compare,
+ * Journey: the run header, the Runs list and its code filter, Compare,
  * the Errors screen and Flows › Recent runs all name the error that ended each run, never its
  * newest one; failures equal the failed runs; a completed run shows no red code; a virtual-clock
  * run's times of day are wall times, none in the future and no next attempt after the run ended.

@@ -13,7 +13,7 @@ import { BIN, ROOT, startServer, tempDir, type ServerHandle } from './support/se
 import { skipTitle } from '../core/testing/skip.js';
 
 /**
- * Journey (issue #25 part 6): the window survives any data. The hostile OTLP set goes to the real
+ * Journey: the window survives any data. The hostile OTLP set goes to the real
  * receiver of `hivewatch serve` (on a SQLite file and on a throwaway PostgreSQL cluster), and three
  * runs are journaled straight into the database with times no receiver would take now (after
  * Date's range, in 2300, before 1970: what an older version or another writer may have left).

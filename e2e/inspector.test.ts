@@ -16,7 +16,7 @@ session: assistant
   simulate: "rate_limit, ok:Queues hold work until a worker is free."
 `;
 
-/** Journey (issue #12 part 3): the attempt inspector, lineage links both ways, two runs compared. */
+/** Journey: the attempt inspector, lineage links both ways, two runs compared. */
 describe('attempt inspector, lineage and compare', () => {
   let server: ServerHandle;
   let browser: Browser;

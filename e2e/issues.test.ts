@@ -6,7 +6,7 @@ import { launchBrowser, openApp, runRow, type AppPage, PAGE_TIMEOUT_MS } from '.
 import { startServer, type ServerHandle } from './support/server.js';
 
 /**
- * Journey (issue #23 part 1): resolve an issue in the Errors screen, a new occurrence makes it
+ * Journey: resolve an issue in the Errors screen, a new occurrence makes it
  * regressed, then "N runs affected →" opens Runs filtered to the runs that hit it, with a chip
  * naming it, and back. Both screens in both themes at 1400 and 900 px, axe-clean.
  */

@@ -7,7 +7,7 @@ import { launchBrowser, openApp, type AppPage, PAGE_TIMEOUT_MS } from './support
 import { startServer, tempDir, type ServerHandle } from './support/server.js';
 
 /**
- * Journey (issue 24): an attempt asked with a JSON prompt that answered JSON. The inspector lays
+ * Journey: an attempt asked with a JSON prompt that answered JSON. The inspector lays
  * both out for reading (values exactly as journaled: the 20-digit id is not rounded) and copies
  * each as journaled.
  */

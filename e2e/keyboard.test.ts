@@ -125,7 +125,7 @@ describe('keyboard shortcuts', () => {
     const cancel = page.getByRole('dialog', { name: 'Cancel this run?' });
     await cancel.waitFor();
     await app.screenshot('keyboard-cancel-confirm');
-    // A destructive dialog opens on its safe button, and Enter never confirms it (issue #24):
+    // A destructive dialog opens on its safe button, and Enter never confirms it:
     // Tab to "Cancel run", Space confirms.
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Keep running');
     await page.keyboard.press('Tab');

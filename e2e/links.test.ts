@@ -10,7 +10,7 @@ import { useJourney } from './support/journey.js';
  * one the first tab stored in this origin's localStorage, live stream included; no cookie is
  * involved, see token-scope.test.ts); a browser that never had the token sees a page that says
  * how to get in (open the printed link, or paste the token) and gets in by pasting it; one with
- * another token is told its token is the wrong one (issue #24 part 3).
+ * another token is told its token is the wrong one.
  */
 describe('links that keep working', () => {
   const journey = useJourney({ hash: '#/runs' });

@@ -18,7 +18,7 @@ import { launchBrowser, openApp, type AppPage } from './support/browser.js';
 import { BIN, ROOT, startServer, type ServerHandle } from './support/server.js';
 
 /**
- * Journey (issue #21): the real Claude Code 2.1.332, pointed at a real `hivewatch serve` with
+ * Journey: the real Claude Code 2.1.332, pointed at a real `hivewatch serve` with
  * what `hivewatch otel-env` prints, runs one session of three prompts (`--resume` keeps its
  * session id) against the Anthropic stub with `CLAUDE_CODE_MAX_RETRIES=1`: a 429 the CLI
  * retried and recovered from, a 429 it retried and gave up on, and a 401 (retried once, then

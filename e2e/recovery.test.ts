@@ -25,7 +25,7 @@ async function recordBadgeStates(app: AppPage): Promise<void> {
 const badgeStates = (app: AppPage): Promise<string[]> => app.page.evaluate(() => (window as unknown as { __badge: string[] }).__badge);
 
 /**
- * Journey (issue #24 part 3): the server stops under three open windows and each is left on a
+ * Journey: the server stops under three open windows and each is left on a
  * screen that failed while it was away — Runs on "Could not load the runs", Errors on a chunk that
  * could not load, a run's page on "Could not load the run" — and each says "Hivewatch is not
  * reachable at 127.0.0.1:PORT — retrying". `serve` starts again on the same port and database:

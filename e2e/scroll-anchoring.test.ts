@@ -6,7 +6,7 @@ import { launchBrowser, openApp, type AppPage, PAGE_TIMEOUT_MS } from './support
 import { startServer, tempDir, type ServerHandle } from './support/server.js';
 
 /**
- * Journey (issue 24): an operator scrolled down a long Runs table, pointer on a row, while new
+ * Journey: an operator scrolled down a long Runs table, pointer on a row, while new
  * runs start. The row under the pointer stays where it is (no misclick on a moving Cancel), a
  * "3 new runs" pill says what arrived, and a click on it scrolls to the top where they are.
  */

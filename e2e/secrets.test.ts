@@ -36,7 +36,7 @@ async function pageText(page: Page): Promise<string> {
 }
 
 /**
- * Journey (issue #25 part 5): a run whose agents print an env: secret, looked at everywhere an
+ * Journey: a run whose agents print an env: secret, looked at everywhere an
  * operator looks — Runs, the run page, the attempt inspector, Errors (a group and its
  * occurrence), Flows (the flow's text) — shows the secret's name, never its value; a draft
  * edited from the shown text saves the real value back into the file.

@@ -13,7 +13,7 @@ import { BIN, ROOT, startServer, tempDir, type ServerHandle } from './support/se
 import { skipTitle } from '../core/testing/skip.js';
 
 /**
- * Journey (issue #13, "Done when"): two `hivewatch run` processes in terminals and one
+ * Journey ("Done when"): two `hivewatch run` processes in terminals and one
  * `hivewatch serve`, all on one database. Both runs are live in the window; one is cancelled from
  * its Cancel button (its CLI exits 3), the other is retried now from its timeline and completes;
  * the window's error count equals the journal's `errorOccurred` events. The same journey runs on

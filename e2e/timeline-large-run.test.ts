@@ -6,7 +6,7 @@ import { startServer, tempDir, type ServerHandle } from './support/server.js';
 import { seedWideRun } from './support/wide-run.js';
 
 /**
- * Journey (issue 24): the retry timeline of a 40-task fan-out. It says it goes on past the
+ * Journey: the retry timeline of a 40-task fan-out. It says it goes on past the
  * panel's edge, has a wall-time axis, zooms (buttons, keys, Ctrl-wheel), shows failed tasks
  * only, and is walked with the arrow keys from one Tab stop per task.
  */

@@ -6,7 +6,7 @@ import { runRow } from './support/browser.js';
 import { useJourney } from './support/journey.js';
 
 /**
- * Journey (issue #25 part 4): the window's access credential stays on its port. Another
+ * Journey: the window's access credential stays on its port. Another
  * listener on 127.0.0.1 (any other port: cookies ignore ports, storage does not) is visited by
  * the same browser while the window is open, and again after a copied link was opened in a new
  * tab; it must receive no cookie and no token (not in a header, not in its URL), and a page it

@@ -9,7 +9,7 @@ import { usageLimitSession } from '../core/testing/usage-limit-otlp.js';
 import { writeCliStandIn } from '../core/testing/cli-stand-in.js';
 
 /**
- * Journey (issue #22 part 3): a run whose agent (the claude-code preset running a stand-in that
+ * Journey: a run whose agent (the claude-code preset running a stand-in that
  * prints Claude Code's stream-json result) hits a usage limit that resets in an hour waits for
  * the reset; the Runs list filtered to "waiting for limit" (status=waiting-limit) shows it with
  * its countdown, the run header says until when, and Cancel from the window ends the run at once,

@@ -185,7 +185,7 @@ async function start(): Promise<void> {
     userFlowsDir: appFlowsDirOf(dbPath),
     defaultAgent: process.env.HIVEWATCH_AGENT ?? null,
     ...journalRetryOf(process.env),
-    // A dead host's runs turn interrupted in the window without a restart (issue #19 part 4).
+    // A dead host's runs turn interrupted in the window without a restart.
     watchHosts: true,
   });
   const stopDemo = flags.demo === true ? startDemo(service) : null;

@@ -9,7 +9,7 @@ import { failFast, rethrow, retryLimit } from '../core/store/testing/failure-jou
 import { startHttpShell, type HttpShell } from './http.js';
 
 /**
- * Issue #19's defects as an operator met them, through the HTTP API on a history of old-shape
+ * The failure model's defects as an operator met them, through the HTTP API on a history of old-shape
  * journals (as the engine wrote them before the failure model). Written with the calls that
  * existed before the failure model, so each fails on the code before it (d2ab4e2).
  * - `GET /api/runs?status=failed&code=RUNTIME_CRASHED` missed a fail-fast run whose branch B
@@ -43,7 +43,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('issue #19 regressions over HTTP', () => {
+describe('failure-model regressions over HTTP', () => {
   it('GET /api/runs?status=failed&code=RUNTIME_CRASHED finds the fail-fast run whose newest error is a retried timeout', async () => {
     const crashed = await get<{ items: { id: string; lastError: { code: string } | null }[] }>('/api/runs?status=failed&code=RUNTIME_CRASHED');
     expect(crashed.items.map((r) => r.id).sort()).toEqual(['fast', 'rethrown']);

@@ -8,7 +8,7 @@ import { createHivewatchService, type HivewatchService } from '../core/service/s
 import { openStore, type HivewatchStore } from '../core/store/index.js';
 import { startHttpShell, type HttpShell } from './http.js';
 
-/** Issue #9 part 6 over HTTP: `flows/evil.prose -> /etc/passwd` leaks nothing and starts nothing. */
+/** The flows folder as a boundary, over HTTP: `flows/evil.prose -> /etc/passwd` leaks nothing and starts nothing. */
 
 describe('the operator flows folder over HTTP', () => {
   let dir: string;

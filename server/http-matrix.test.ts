@@ -10,7 +10,7 @@ import { MAX_BODY_BYTES, startHttpShell, type HttpShell } from './http.js';
 import { ROUTES, type Route } from './routes.js';
 
 /**
- * Issue #9: the HTTP matrix. Every case is generated from the route table and the API's input
+ * The HTTP matrix. Every case is generated from the route table and the API's input
  * schemas, so a new route or field is covered without touching this file: for every route, every
  * field gets the values its own schema rejects; every route gets foreign Host / Origin, a bad
  * path parameter, a wrong method; every body route gets non-object, invalid, oversized and

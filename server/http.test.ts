@@ -113,7 +113,7 @@ describe('browser shell HTTP security and errors', () => {
     await stillServing();
   });
 
-  it('sets no cookie, takes no cookie as a credential, and expires the access cookies older versions left (issue #25 part 4)', async () => {
+  it('sets no cookie, takes no cookie as a credential, and expires the access cookies older versions left', async () => {
     const name = `hivewatch_token_${shell.port}`;
     const first = await get('/api/runs');
     expect(first.status).toBe(200);

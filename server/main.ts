@@ -86,7 +86,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   else userFlowsDir = appFlowsDirOf(dbPath);
   if (userFlowsDir !== null) mkdirSync(userFlowsDir, { recursive: true });
 
-  // Before the service: the presets it runs send their telemetry here (issue #11 part 5).
+  // Before the service: the presets it runs send their telemetry here.
   const otel = await startHostReceiver(store, options.otelPort ?? null, log, options.otelIdleMs);
   const service = await createHivewatchService({
     store,
@@ -95,7 +95,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     userFlowsDir,
     ...(options.globalConcurrency !== undefined ? { globalConcurrency: options.globalConcurrency } : {}),
     defaultAgent: options.defaultAgent ?? process.env.HIVEWATCH_AGENT ?? null,
-    // A dead host's runs turn interrupted in the window without a restart (issue #19 part 4).
+    // A dead host's runs turn interrupted in the window without a restart.
     watchHosts: true,
     journalRetryDelaysMs: journalRetryDelays(process.env),
   });

@@ -46,10 +46,10 @@ export function checkBearer(header: string | undefined, token: string): TokenChe
 }
 
 /**
- * No access cookie (issue #25 part 4): cookies are scoped by host and path but not by port, so a
+ * No access cookie: cookies are scoped by host and path but not by port, so a
  * cookie this server set would be sent to every other listener on 127.0.0.1. The window keeps the
  * token in its origin's localStorage (scoped by port) and sends it as `Authorization: Bearer`
- * (docs/decisions.md, "The access credential stays on its port"). Browsers that ran an older
+ * (docs/decisions/0017-browser-shell-access.md, "The access credential stays on its port"). Browsers that ran an older
  * Hivewatch still hold `hivewatch_token_<port>` cookies (30 days, Path=/api): any request that
  * carries one is answered with a `Set-Cookie` that expires it, and the cookie is never a credential.
  */

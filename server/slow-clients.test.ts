@@ -5,7 +5,7 @@ import { createHivewatchService, type HivewatchService } from '../core/service/s
 import { openStore, type HivewatchStore } from '../core/store/index.js';
 import { startHttpShell, type HttpShell } from './http.js';
 
-/** Issue #9 part 7: slow and vanishing clients, over real sockets on loopback. */
+/** Slow and vanishing clients, over real sockets on loopback. */
 
 let store: HivewatchStore | undefined;
 let service: HivewatchService | undefined;

@@ -9,7 +9,7 @@ import { ensureProductionRenderer } from './renderer-build.js';
 import { startServe, stopServe, type Serve } from './serve.js';
 
 /**
- * The Errors screen's page-side work (issue #24 part 1): on a loaded machine wall times say
+ * The Errors screen's page-side work: on a loaded machine wall times say
  * little, so this reads what the renderer itself spent until every panel was filled (the
  * numbers and the four recharts charts drawn) — the main thread's script and task time
  * (Chromium's Performance domain) and the time from the last API response to "filled". Each

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
 
 /**
- * Where the Errors screen's time goes (issue #24 part 1): each API request the screen makes for
+ * Where the Errors screen's time goes: each API request the screen makes for
  * a range, timed one at a time against a fresh `hivewatch serve` on a copy of a history file
  * (serve writes to it; the copy keeps the original as it was generated). The first pass on a
  * fresh serve is the cold figure, a second pass right after the warm one.

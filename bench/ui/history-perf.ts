@@ -12,7 +12,7 @@ import { ensureProductionRenderer } from './renderer-build.js';
 import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
 
 /**
- * The window over a whole history (issue #24 part 1), in Chromium against a real `hivewatch
+ * The window over a whole history, in Chromium against a real `hivewatch
  * serve` on a bulk history of 1,000,000 runs and 1,000,000 errors (`--quick`: 20,000 of each;
  * `--errors N` sets the errors, for the note at 10,000,000), generated in the OS temp directory
  * and reused for 20 minutes (its newest hour must still hold errors when the 1 h screens open).

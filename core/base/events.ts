@@ -68,10 +68,10 @@ export type HivewatchEventBody =
   | (TaskRef & {
       type: 'attemptStarted';
       attempt: number;
-      /** The previous attempt's failure as given to this one (issue #10); absent on first attempts. */
+      /** The previous attempt's failure as given to this one; absent on first attempts. */
       feedback?: string;
       /**
-       * What the attempt was asked (issue #12, attempt-trace.ts): the rendered prompt, or for a
+       * What the attempt was asked (attempt-trace.ts): the rendered prompt, or for a
        * runtime that runs the operator's command line its argv. Bounded, env values redacted;
        * absent in journals older than the fields.
        */
@@ -89,7 +89,7 @@ export type HivewatchEventBody =
   | (TaskRef & { type: 'attemptProcessEscaped'; attempt: number; pid: number; message: string })
   /**
    * `trace`: the agent's output and how its process ended, bounded (attempt-trace.ts); absent when the runtime reported neither.
-   * `usage`: the tokens and cost the agent reported for this attempt (issue 22); absent when it reported none.
+   * `usage`: the tokens and cost the agent reported for this attempt; absent when it reported none.
    */
   | (TaskRef & { type: 'attemptSucceeded'; attempt: number; durationMs: number; trace?: AttemptEndTrace; usage?: TokenUsage })
   /**
@@ -117,7 +117,7 @@ export type HivewatchEventBody =
       /** Why the delay is not the policy's own (a runtime's reset time); absent when the policy explains it. */
       reason?: string;
       /**
-       * The failure was a subscription usage limit (issue #22 part 3): the line the CLI printed
+       * The failure was a subscription usage limit: the line the CLI printed
        * and the reset instant read from it (epoch ms, null when unreadable), as reported;
        * `movedFrom`: the reset the task waited for before, when the CLI now names another. The
        * wait itself is `nextAttemptAt` (the reset, capped: docs/presets.md "Usage limits").
@@ -212,7 +212,7 @@ export type HivewatchEventBody =
       /** A forced cancel (a second cancel while cancelling, rule 18): in-flight agents got SIGKILL at once. */
       forced?: boolean;
     }
-  /** The run's place in a repository (agent work, issue #10): its branch starts at `base`. */
+  /** The run's place in a repository (agent work): its branch starts at `base`. */
   | { type: 'workspaceReady'; repo: string; branch: string; base: string; worktreeDir: string }
   /** What an attempt changed against its start, and what of it lies outside the session's scope. */
   | (TaskRef & { type: 'attemptChanges'; attempt: number; changed: { path: string; status: string }[]; diffStat: string; outsideScope: string[] })

@@ -1,7 +1,7 @@
 /**
  * Time limits every HTTP listener of Hivewatch applies (the browser shell, server/http.ts, and the
  * OTLP receiver, core/otel/receiver.ts), whatever credential a request carries: a slow client
- * holds a connection at most this long (issue #9 part 7, issue #25 part 7). Node answers 408 and
+ * holds a connection at most this long. Node answers 408 and
  * closes the socket when one is passed.
  */
 

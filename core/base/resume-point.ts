@@ -31,7 +31,7 @@ export interface ResumePoint {
   /** The digest of the flow text the run ran (`runStarted.flowDigest`); null in journals from before it. */
   flowDigest: string | null;
   /**
-   * Agent work (issue #10): the repository the run worked in and its branch's head at the
+   * Agent work: the repository the run worked in and its branch's head at the
    * checkpoint, where a resumed run's branch starts; null without a workspace.
    */
   repo: { root: string; head: string } | null;

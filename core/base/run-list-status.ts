@@ -1,8 +1,7 @@
 import type { RunStatus } from './events.js';
 
 /**
- * `waiting-limit`: a run whose task waits out a subscription usage limit until its reset (issue
- * #22 part 3). Not a status of the run's own (the run stays `running`, docs/semantics.md "Usage
+ * `waiting-limit`: a run whose task waits out a subscription usage limit until its reset. Not a status of the run's own (the run stays `running`, docs/semantics.md "Usage
  * limits"), but a state the run list filters and counts by like one: `status=waiting-limit` in
  * the window's URL, `hivewatch runs --status waiting-limit`, the API's `status` filter.
  */

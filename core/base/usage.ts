@@ -1,5 +1,5 @@
 /**
- * What one attempt of an agent consumed, as the agent itself reported it (issue 22). Every field
+ * What one attempt of an agent consumed, as the agent itself reported it. Every field
  * is optional because agents report different subsets: Claude Code reports tokens and a cost,
  * Codex and most OpenTelemetry GenAI clients report tokens only. `costUsd` absent means "cost
  * unknown", never zero: Hivewatch keeps no price tables.

@@ -9,7 +9,7 @@ import { openCliStore } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 
 /**
- * `hivewatch alerts add|list|remove|test|deliveries` (issue #23 part 4): alert rules and their
+ * `hivewatch alerts add|list|remove|test|deliveries`: alert rules and their
  * delivery log in the database (shared by every host of a PostgreSQL one). Webhooks are shown
  * redacted everywhere, `--json` included.
  */

@@ -8,7 +8,7 @@ import { MAX_LISTED_DIAGNOSTICS } from '../flow/source.js';
 import { openStore } from '../store/index.js';
 
 /**
- * Issue #19 part 7: bad input on every path of the command line gets one clear error, bounded
+ * Bad input on every path of the command line gets one clear error, bounded
  * output and a documented exit code, and an attempt to run a flow that does not check is on
  * record as a failed run (USER_INVALID_FLOW) while `check` writes nothing.
  */

@@ -13,7 +13,7 @@ import type { CliIo } from './io.js';
 import { main } from './main.js';
 
 /**
- * `hivewatch cancel|retry --where … | RUN_ID…` (issue #23 part 4) through the real binary, on a
+ * `hivewatch cancel|retry --where … | RUN_ID…` through the real binary, on a
  * database where this test's service hosts runs that stay running (a minute-long fake session),
  * so the CLI's cancels reach them through the journal as they would reach the app's runs. The
  * prompt is driven in-process, with a terminal-like stdin.

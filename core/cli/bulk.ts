@@ -12,7 +12,7 @@ import { openCliStore } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 
 /**
- * `hivewatch cancel|retry|resume --where QUERY | RUN_ID… [--yes] [--json]` (issue #23 part 4):
+ * `hivewatch cancel|retry|resume --where QUERY | RUN_ID… [--yes] [--json]`:
  * the window's bulk actions from a terminal, through the same service method (`bulkRuns`). More
  * than one run needs `--yes` or a "y" typed at the prompt; without a terminal to ask on, nothing
  * is done and the hint says how. Retried and resumed runs are hosted by this process, which waits

@@ -119,7 +119,7 @@ describe('crash recovery: kill -9 of a running `hivewatch run` loses no committe
   }
 });
 
-describe('crash recovery: the fake runtime’s agents (issue #19)', () => {
+describe('crash recovery: the fake runtime’s agents', () => {
   it('are journaled as attempt processes, so the next start ends them after kill -9 of their host', async () => {
     const dir = tempDir('hw-crash-fake-');
     const flow = join(dir, 'flow.prose');

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ExitCode } from './io.js';
 
 /**
- * Issue #19 part 7: every exit code of the command line is in README's "Exit codes" table, and
+ * Every exit code of the command line is in README's "Exit codes" table, and
  * every row of the table is one the code can end with. The codes come from `ExitCode`; a number
  * written anywhere else on the way out (`process.exit(N)`, `return N`, `resolve(N)`) must be one
  * of them too, so a new code cannot slip in undocumented.

@@ -12,7 +12,7 @@ import { usageLimitSession } from '../testing/usage-limit-otlp.js';
  * An external Claude Code session stopped by its usage limit (core/testing/usage-limit-otlp.ts,
  * from the Claude Code 2.1.332 recording) through the real binary (dist/, built by the test
  * setup): `runs --status waiting-limit` lists it with what ends the stop, and `cancel` stops
- * watching it (issue 22 part 3).
+ * watching it.
  */
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');

@@ -10,7 +10,7 @@ import type { CliIo } from './io.js';
 import { main } from './main.js';
 
 /**
- * Issue #9 part 3: a run the app started from its flows folder records `user/<file>`; the CLI's
+ * A run the app started from its flows folder records `user/<file>`; the CLI's
  * `resume` / `retry` with that app's database find the file in the app's folder, wherever the
  * command is run from, and never an unrelated `user/<file>` under the current directory.
  */

@@ -4,7 +4,7 @@ import { ACTIVE_RUN_STATUSES, StoreError, type HivewatchStore, type RunRow } fro
 import type { ExternalSessionRow } from '../store/external.js';
 
 /**
- * Copies one store's history into another (`hivewatch migrate`, issue #13 "Moving history"),
+ * Copies one store's history into another (`hivewatch migrate`),
  * through the store contract only, so it works between any two engines.
  *
  * The journal is the truth: the source's events are appended to the target in the source's
@@ -20,7 +20,7 @@ export interface CopyOptions {
   batchEvents?: number;
   /** Events read from the source at a time. Default 5,000. */
   readEvents?: number;
-  /** Settings copied where the target has none (see docs/decisions.md for which and why). */
+  /** Settings copied where the target has none (see docs/decisions/0028-moving-history-to-a-team-database.md for which and why). */
   settings?: readonly string[];
   /** Plan and check only: nothing is written. */
   dryRun?: boolean;

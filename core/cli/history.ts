@@ -51,7 +51,7 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 50,
     });
     if (args.flags.has('json')) {
-      // Tokens and cost (issue 22): null for a run whose attempts reported none.
+      // Tokens and cost: null for a run whose attempts reported none.
       const usage = await store.usage({ kind: 'runs', runIds: page.runs.map((r) => r.id) });
       const runs = page.runs.map((r) => ({ ...r, endingError: endingErrorOf(r), usage: usage.get(r.id) ?? null }));
       io.out(`${JSON.stringify({ runs, nextCursor: page.nextCursor })}\n`);

@@ -9,7 +9,7 @@ import type { CliIo } from './io.js';
 import { main } from './main.js';
 
 /**
- * `hivewatch issues` (issue #23 parts 4 and 5): the list, resolve / ignore / reopen journaled as
+ * `hivewatch issues`: the list, resolve / ignore / reopen journaled as
  * `cli`, the runs an issue hit, and bad input with its exact message and exit code. In-process
  * through `main` on a real SQLite file, and once through the real binary for the exit code.
  */

@@ -12,7 +12,7 @@ import { ExitCode, type CliIo } from './io.js';
 import { changeWords, showIssue, table, when } from './issue-show.js';
 
 /**
- * `hivewatch issues`: error issues from the command line (issue #23 part 4), the same book the
+ * `hivewatch issues`: error issues from the command line, the same book the
  * window uses (core/service/issues.ts), journaled as `cli`. An ID is a fingerprint or a unique
  * start of one. Exit codes: 0 done (also when nothing needed to change), 1 no such issue (as
  * `replay` of an unknown run), 64 bad usage, an ambiguous ID included.

@@ -6,7 +6,7 @@ import type { CliIo } from './io.js';
 /**
  * The end of `hivewatch run` (and resume, retry): the run's last events must reach the journal
  * before the process exits, or the run stays `running` in the database until some later start
- * marks it interrupted (issue #25 part 2: hosts exited mid-outage and left their runs open).
+ * marks it interrupted (hosts that exited mid-outage left their runs open).
  *
  * While the database is away (the store's `unavailable`) the CLI keeps trying, for up to
  * `waitMs`, saying so once; Ctrl-C stops waiting (the next start then marks the run interrupted).

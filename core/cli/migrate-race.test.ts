@@ -33,7 +33,7 @@ function migrate(from: string, to: string): Promise<Exit> {
 }
 
 /**
- * Issue #25 part 7: two `hivewatch migrate` into one database at once. Both plan the same runs;
+ * Two `hivewatch migrate` into one database at once. Both plan the same runs;
  * the test holds the journal's head row until both are inside their first write (so both did
  * plan the whole history), then lets them go: one commits, the other's batch meets the first's
  * events. The loser must say what happened and that running the command again finishes the job

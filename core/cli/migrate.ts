@@ -9,8 +9,8 @@ import { ExitCode, type CliIo } from './io.js';
 
 /**
  * `hivewatch migrate --from FILE --to postgres://…`: copies an operator's SQLite history into a
- * team database (history-copy.ts does the copying; decisions in docs/decisions.md, "Moving
- * history to a team database").
+ * team database (history-copy.ts does the copying; decisions in
+ * docs/decisions/0028-moving-history-to-a-team-database.md).
  */
 
 /**

@@ -11,7 +11,7 @@ import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-
 import { skipTitle } from '../testing/skip.js';
 
 /**
- * Issue #25 part 1 with the real `hivewatch run` on a real PostgreSQL cluster: an agent whose
+ * Refused writes with the real `hivewatch run` on a real PostgreSQL cluster: an agent whose
  * output holds a NUL byte made the run impossible to journal (after ~32 s: "invalid byte
  * sequence for encoding UTF8: 0x00", hinted "Check disk space"), the process exited leaving the
  * run `running`, and `resume` failed the same way. And a write the database refuses for another

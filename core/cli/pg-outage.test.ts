@@ -14,7 +14,7 @@ import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-
 import { skipTitle } from '../testing/skip.js';
 
 /**
- * Issue #25 part 2 with the real `hivewatch run` as the host: its PostgreSQL server stopped and
+ * A database that goes away, with the real `hivewatch run` as the host: its PostgreSQL server stopped and
  * started again (an outage the journal's retries outlast, and one they do not), or restarted
  * immediately. Every host used to exit with code 13 within a second of the server going away,
  * leaving its run `running`. Now: no host exits early, every printed (= committed) event is in

@@ -36,7 +36,7 @@ describe('progress: retryScheduled', () => {
   });
 });
 
-describe('progress: the failure model (issue #19)', () => {
+describe('progress: the failure model', () => {
   const ref = { runId: 'run_1', ts: 0, step: 1, ordinal: 1, taskId: '1:1' };
   const envelope = (code: 'RUNTIME_CRASHED' | 'POLICY_RETRY_LIMIT_EXCEEDED', message: string) => ({
     category: code === 'RUNTIME_CRASHED' ? ('runtime' as const) : ('policy' as const),

@@ -13,7 +13,7 @@ import { findPostgres, startPostgresCluster, type PostgresCluster } from '../tes
 import { skipTitle } from '../testing/skip.js';
 
 /**
- * Issue #25 part 5: a secret planted in a flow (an `env:` value printed on stderr and in an
+ * A secret planted in a flow (an `env:` value printed on stderr and in an
  * output, a short secret-named variable, the flow text itself) and a password in HIVEWATCH_DB
  * appear in no table of the database, no API answer and no output of any command.
  */

@@ -8,7 +8,7 @@ import { ExitCode, type CliIo } from './io.js';
 import { COMMAND_NAMES, main } from './main.js';
 
 /**
- * The command line tried as a newcomer would (the QA pass over issues 21–24's commands): `--help`
+ * The command line tried as a newcomer would (a QA pass over every command): `--help`
  * after a command, a stray argument, a bad `--status`, a filter that matches nothing, options a
  * command would silently drop. Each answer is pinned word for word with its exit code, in-process
  * through `main` on a real SQLite file holding one failed run.

@@ -3,7 +3,7 @@ import { Redactor, type SecretHolder } from '../runtimes/secrets.js';
 import type { AttemptEndTrace } from '../base/events.js';
 
 /**
- * What the journal keeps of an attempt for the operator's inspector (issue #12 part 3): what it
+ * What the journal keeps of an attempt for the operator's inspector: what it
  * was asked (the rendered prompt, or a command runtime's argv) and what it answered (the agent's
  * output, the process's exit and the tails of stdout / stderr).
  *

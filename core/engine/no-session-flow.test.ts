@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planOf, runPlan, typesOf } from './testing.js';
 
-/** Issue #19 part 7: a flow with no sessions journals a well-formed run. */
+/** A flow with no sessions journals a well-formed run. */
 describe('a flow that never reaches a session', () => {
   it('commits its writes in a step of its own: no stepFinished without its stepStarted', async () => {
     const { result, events } = await runPlan(planOf('let x = "a"\nlet y = "{x}b"\n'));

@@ -9,7 +9,7 @@ import { ofType, planOf, runPlan } from './testing.js';
 
 const FLOW = 'session "build"\nsession "test"\n';
 
-describe('resume of a changed flow (issue #9, defect 2)', () => {
+describe('resume of a changed flow', () => {
   it('journals the digest and the text of the flow at runStarted', async () => {
     const { events } = await runPlan(planOf(FLOW));
     const started = ofType(events, 'runStarted')[0];
@@ -38,7 +38,7 @@ describe('resume of a changed flow (issue #9, defect 2)', () => {
     );
   });
 
-  it('a journal from before the digest resumes as before (nothing to compare; docs/decisions.md)', async () => {
+  it('a journal from before the digest resumes as before (nothing to compare; docs/decisions/0005-resume.md)', async () => {
     const { events } = await runPlan(planOf(FLOW));
     const legacy = events.map((e) => (e.type === 'runStarted' ? { ...e, flowDigest: undefined, flowText: undefined } : e));
     const point = resumePointFromEvents('run_old', legacy);

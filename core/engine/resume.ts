@@ -6,9 +6,9 @@ import type { ResumePoint } from '../base/resume-point.js';
  * (`runStarted.semantics`; journals from before the field are version 1). Resuming replays a
  * journal through the interpreter, which is only sound under the rules that wrote it.
  *
- * 2: sequential assignments per thread, deterministic fail-fast (issue #8), finally on uncaught
+ * 2: sequential assignments per thread, deterministic fail-fast, finally on uncaught
  *    failures, escalating system errors.
- * 3: the failure model (issue #19): a branch that a fail-fast parallel cancels runs its
+ * 3: the failure model: a branch that a fail-fast parallel cancels runs its
  *    `finally` blocks before the parallel raises (F5), so threads land elsewhere than under 2.
  */
 export const ENGINE_SEMANTICS = 3;

@@ -30,7 +30,7 @@ export interface RunConfig {
   retryOf?: string | null;
   /** Custom reducers by channel name (the language's default replaces the value). */
   reducers?: Readonly<Record<string, Reducer>>;
-  /** The repository of agent work (issue #10); sessions that work in a worktree need it. */
+  /** The repository of agent work; sessions that work in a worktree need it. */
   workspace?: RunWorkspaceConfig | null;
 }
 

@@ -11,7 +11,7 @@ import type { PendingTask } from './step.js';
 import type { TaskResult } from './task-executor.js';
 import type { RunWork } from './task-work.js';
 
-/** A run's agent work (issue #10): its branch, opened before step 0 when a session needs one. */
+/** A run's agent work: its branch, opened before step 0 when a session needs one. */
 
 export interface RunWorkEnv {
   runId: string;

@@ -314,7 +314,7 @@ export class FlowRun {
     if (this.cancellation.requested && this.channels.uncommitted > 0) return this.cancelled();
     if (rootError instanceof CancelledError) return this.cancelled();
     // Writes of a program that never reached a session (`let x = "a"` alone) are committed in a
-    // step of their own, so the journal has no stepFinished without its stepStarted (issue #19).
+    // step of their own, so the journal has no stepFinished without its stepStarted.
     if (this.channels.uncommitted > 0 && this.stepNumber === 0) {
       this.stepNumber = 1;
       this.emit({ type: 'stepStarted', step: 1, frontier: [] });

@@ -16,7 +16,7 @@ import { tempDirs } from '../testing/temp-dirs.js';
 
 const tempDir = tempDirs();
 
-/** Regressions of issue #8: each defect found by trying the engine as a new user would. */
+/** Engine regressions: each defect found by trying the engine as a new user would. */
 
 const COMMIT_SCOPED = ['writeApplied', 'checkpointSaved', 'stepFinished'];
 const diagnostics = (source: string): string[] => checkFlow(source, 'f.prose').diagnostics.map(formatDiagnostic);

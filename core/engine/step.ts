@@ -48,7 +48,7 @@ export interface StepEnv {
   registry: RuntimeRegistry;
   backoffs: Map<string, (commandId: string) => void>;
   flush: () => Promise<void>;
-  /** A task's agent work (issue #10), or null when its session runs without a workspace. */
+  /** A task's agent work, or null when its session runs without a workspace. */
   workFor: (taskId: string, ordinal: number) => TaskWork | null;
   /** Replaces the flow's secrets in a text (what the journal boundary does), before a name cuts it. */
   redact: (text: string) => string;

@@ -62,7 +62,7 @@ export interface TaskEnv {
   retry: RetryPolicy;
   /** The rendered prompt; `feedback` is the previous attempt's failure for sessions that get it. */
   prompt: (feedback: string | null) => string;
-  /** Worktree, checks and commit around each attempt (issue #10), or null. */
+  /** Worktree, checks and commit around each attempt, or null. */
   work: TaskWork | null;
   /** Whether a retry is told the previous failure: sessions with a workspace, or a prompt with `{feedback}`. */
   givesFeedback: boolean;

@@ -4,7 +4,7 @@ import type { WorkspaceMode } from '../flow/agent-work.js';
 import type { AgentSpec, FlowPlan, SessionSpec } from '../flow/plan.js';
 
 /**
- * Agent work around an attempt (docs/rules.md §5b, issue #10), as the retry executor sees it: a clean
+ * Agent work around an attempt (docs/rules.md §5b), as the retry executor sees it: a clean
  * worktree before each attempt, an inspection after the agent succeeded (scope, expected changes,
  * checks, verifier, commit). Behind this interface the executor knows nothing of git.
  */
@@ -32,7 +32,7 @@ export interface RunWork {
 }
 
 /**
- * How the engine gets a run's agent work without knowing git (issue #20): the engine owns this
+ * How the engine gets a run's agent work without knowing git: the engine owns this
  * interface, core/workspace implements it (`gitAgentWork`), and the composition root
  * (core/service) hands it to each run in `RunWorkspaceConfig.agentWork`.
  */

@@ -1,7 +1,7 @@
 import type { Position } from './ast.js';
 
 /**
- * The properties of agent work on a repository (docs/rules.md §5b, issue #10): where an attempt works
+ * The properties of agent work on a repository (docs/rules.md §5b): where an attempt works
  * (`workspace`), what it may change (`scope`), whether it must change something
  * (`expect-changes`), how its work is checked (`verify`, `verifier`), and what a new worktree
  * needs first (`setup`, on an agent).

@@ -16,7 +16,7 @@ import type { TemplateRef } from './template.js';
  * runtime before anything starts: in a `shell: true` script (the shell would read the value as
  * script text), as an argument of any other program (it may run it, or read it as an option),
  * as the program itself. Whether some other program treats an argument as data is not judged at
- * all: docs/decisions.md, "Prompts are data, never code".
+ * all: docs/decisions/0029-prompts-are-data.md, "Prompts are data, never code".
  */
 
 /** The values a command may use, and the environment variable every command child finds each in. */

@@ -3,7 +3,7 @@ import type { Diagnostic } from './ast.js';
 /**
  * A flow file is UTF-8 text. Anything else (an executable given by mistake, a file in another
  * encoding) is refused with one diagnostic before the lexer sees it: decoded leniently it would
- * be read as thousands of lines of unknown tokens, one problem each (issue #19 part 7).
+ * be read as thousands of lines of unknown tokens, one problem each.
  */
 
 /** Why these bytes are not UTF-8 text, or null when they are. */

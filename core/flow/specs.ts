@@ -52,7 +52,7 @@ export function buildAgentSpec(decl: AgentDecl, report: Report): AgentSpec {
   const setupValue = value('setup');
   const shell = (shellValue && readBoolean('shell', shellValue, report)) ?? false;
   const env = envValue ? readEnv(envValue, report) : {};
-  // No placeholder where the command would run its value as code (issue #25 part 3).
+  // No placeholder where the command would run its value as code.
   for (const problem of agentCommandProblems({ runtime: runtime ?? 'command', command, shell })) report(problem.message, problem.pos);
   return {
     name: decl.name,

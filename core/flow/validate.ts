@@ -139,7 +139,7 @@ class Validator {
     const ordinal = this.sessions.length;
     stmt.ordinal = ordinal;
     const props = readSessionProperties(stmt, this.report);
-    // `{feedback}` places the previous attempt's failure in the prompt (issue #10).
+    // `{feedback}` places the previous attempt's failure in the prompt.
     if (stmt.prompt) this.templateNames(stmt.prompt, { ...scope, locals: new Map([...scope.locals, ['feedback', 'feedback']]) });
     for (const ref of props.context) {
       if (!this.channelNames.has(ref.name)) {

@@ -127,6 +127,29 @@ describe('OTLP backpressure: the bounded queue', () => {
   });
 });
 
+describe('OTLP ingest: group commit', () => {
+  it.each([
+    ['one transaction for the four payloads that waited', 5_000, [BATCH, 4 * BATCH]],
+    ['transactions of at most maxGroupRecords', 2 * BATCH, [BATCH, 2 * BATCH, 2 * BATCH]],
+  ])('%s', async (_title, maxGroupRecords, transactions) => {
+    const writer = heldWriter();
+    // A pace budget that never binds: the groups are what waited, cut at maxGroupRecords only.
+    const otlp = await start(sqlite, { maxGroupRecords, groupWithinMs: 3_600_000, answerWithinMs: 60_000, beforeWrite: writer.beforeWrite }, { maxTries: 1 });
+    const commits: number[] = [];
+    store!.subscribe((events) => commits.push(events.filter((event) => event.type === 'attemptStarted').length));
+    const first = exporter!.export(payload(0));
+    await vi.waitFor(() => expect(writer.waiting).toBe(1), { timeout: 10_000 });
+    const waiting = [1, 2, 3, 4].map((n) => exporter!.export(payload(n)));
+    await vi.waitFor(() => expect(otlp.queued.records).toBe(4 * BATCH), { timeout: 10_000 });
+    writer.open();
+    expect((await Promise.all([first, ...waiting])).map(statuses)).toEqual(['200', '200', '200', '200', '200']);
+    // Each API request is one attempt started: the records each transaction journaled.
+    expect(commits).toEqual(transactions);
+    expect(await attemptsIn(store!)).toBe(5 * BATCH);
+    expect(await store!.verifyAggregates()).toEqual({ ok: true, diffs: [] });
+  });
+});
+
 interface Engine {
   name: string;
   skip: string | null;

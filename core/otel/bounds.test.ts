@@ -3,7 +3,7 @@ import { boundedId, boundedText, cleanText, FUTURE_SLACK_MS, MAX_DURATION_MS, sa
 
 const ARRIVED = Date.UTC(2026, 10, 25, 12);
 
-describe('the receiver\'s bounds (issue #25 part 6)', () => {
+describe('the receiver\'s bounds', () => {
   it('keeps a sane time, and replaces one before 2000, more than a day ahead or past a fixed64 by the arrival time, saying why', () => {
     expect(saneTime(ARRIVED - 5_000, '1', 'timeUnixNano', ARRIVED)).toEqual({ ts: ARRIVED - 5_000, adjustment: null });
     expect(saneTime(ARRIVED + FUTURE_SLACK_MS, '1', 'timeUnixNano', ARRIVED).adjustment).toBeNull();

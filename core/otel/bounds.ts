@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The receiver's bounds on what telemetry may put into the journal (issue #25 part 6; docs/otel.md
+ * The receiver's bounds on what telemetry may put into the journal (docs/otel.md
  * "Bounds"). Telemetry comes from any process that holds the ingest token, so a record's time,
  * durations, ids and messages are checked here before they become events: a value outside its
  * bound is replaced by a sane one, and what was sent, what was used and why are kept beside the

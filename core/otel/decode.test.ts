@@ -57,7 +57,7 @@ describe('decodeOtlp', () => {
     expect(decodeOtlp('traces', 'protobuf', Buffer.alloc(0))).toEqual([]);
   });
 
-  it('refuses JSON nested past 100 levels with a reason, before any recursive walk (issue #25 part 6)', () => {
+  it('refuses JSON nested past 100 levels with a reason, before any recursive walk', () => {
     const levels = 10_000;
     const deep = `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"a","value":${'{"kvlistValue":{"values":[{"key":"k","value":'.repeat(levels)}{"stringValue":"x"}${'}]}}'.repeat(levels)}}]}]}]}]}`;
     expect(() => decodeOtlp('logs', 'json', Buffer.from(deep))).toThrow(new OtlpDecodeError('the JSON nests deeper than 100 levels (an OTLP request needs about 12, and 4 more per nested attribute value)'));
@@ -65,7 +65,7 @@ describe('decodeOtlp', () => {
     expect(nestsDeeperThan(JSON.parse(`${'['.repeat(100)}${']'.repeat(100)}`), 100)).toBe(false);
   });
 
-  it('keys named __proto__, constructor and prototype are data: own keys, never the object\'s prototype (issue #25 part 6)', () => {
+  it('keys named __proto__, constructor and prototype are data: own keys, never the object\'s prototype', () => {
     const smuggled = { kvlistValue: { values: [{ key: 'session.id', value: { stringValue: 'smuggled' } }] } };
     const [record] = decodeOtlp('logs', 'json', oneRecord({
       body: { stringValue: 'claude_code.api_error' },
@@ -79,7 +79,7 @@ describe('decodeOtlp', () => {
     expect(sessionOf(record!).sessionId).toBe('unknown');
   });
 
-  it('reads any unsigned time as given: past a fixed64 it is NaN (ingest replaces it), zero is unset (issue #25 part 6)', () => {
+  it('reads any unsigned time as given: past a fixed64 it is NaN (ingest replaces it), zero is unset', () => {
     const timeOf = (timeUnixNano: unknown, observedTimeUnixNano?: unknown) => {
       const [record] = decodeOtlp('logs', 'json', oneRecord({ timeUnixNano, observedTimeUnixNano, body: { stringValue: 'x.y' } }));
       return { ms: record!.timeMs, given: record!.timeGiven, field: record!.timeField };

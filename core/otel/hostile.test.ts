@@ -12,7 +12,7 @@ import { startOtlpReceiver, type OtlpReceiver } from './receiver.js';
 import { skipTitle } from '../testing/skip.js';
 
 /**
- * The hostile OTLP set (issue #25 part 6) sent to a real receiver over HTTP, on both engines: each
+ * The hostile OTLP set sent to a real receiver over HTTP, on both engines: each
  * payload gets the answer it must (200, or 400 with its reason), what is taken is journaled with
  * sane times and the reasons for what was changed, and nothing a payload sent under a prototype
  * key is read as if it were the record's own.

@@ -25,6 +25,10 @@ const ANSWER_WITHIN_MS = 900;
  * tries before they drop the batch.
  */
 const RETRY_AFTER_SECONDS = 1;
+/** Records journaled in one transaction at most (several payloads: the group commit of drainOne). */
+const MAX_GROUP_RECORDS = 5_000;
+/** How long one group's transaction may take, at the writer's recent pace (drainOne). */
+const GROUP_WITHIN_MS = 40;
 
 /** The answer for a payload the queue did not journal: 429 (full) or 503 (not journaled in time). */
 export class IngestBusy extends Error {
@@ -41,6 +45,10 @@ export interface IngestQueueOptions {
   maxRecords?: number;
   maxBytes?: number;
   answerWithinMs?: number;
+  /** Records in one group's transaction at most (default MAX_GROUP_RECORDS); 1: one payload a transaction. */
+  maxGroupRecords?: number;
+  /** A group's transaction takes about this long at the writer's recent pace (default GROUP_WITHIN_MS). */
+  groupWithinMs?: number;
   /** Awaited before each payload's transaction: tests hold or slow the writer with it. */
   beforeWrite?: () => Promise<void>;
 }
@@ -62,6 +70,9 @@ export class IngestQueue {
   private readonly maxRecords: number;
   private readonly maxBytes: number;
   private readonly answerWithinMs: number;
+  private readonly maxGroupRecords: number;
+  private readonly groupWithinMs: number;
+  private readonly pace = new WritePace();
 
   constructor(
     private readonly ingester: OtelIngester,
@@ -70,6 +81,8 @@ export class IngestQueue {
     this.maxRecords = options.maxRecords ?? MAX_QUEUED_RECORDS;
     this.maxBytes = options.maxBytes ?? MAX_QUEUED_BYTES;
     this.answerWithinMs = options.answerWithinMs ?? ANSWER_WITHIN_MS;
+    this.maxGroupRecords = options.maxGroupRecords ?? MAX_GROUP_RECORDS;
+    this.groupWithinMs = options.groupWithinMs ?? GROUP_WITHIN_MS;
   }
 
   /** What waits for its transaction now (the payload being written is not counted). */
@@ -107,6 +120,7 @@ export class IngestQueue {
       this.queuedBytes += bytes;
       if (!this.draining) {
         this.draining = true;
+        // A turn later: payloads that arrive meanwhile join this one's transaction.
         setImmediate(() => void this.drainOne());
       }
     });
@@ -131,21 +145,67 @@ export class IngestQueue {
     this.queuedBytes -= entry.bytes;
   }
 
-  /** One payload's transaction per turn of the event loop: the window's API requests are answered between two. */
+  /**
+   * The payloads waiting, as one transaction (group commit): one commit and one write of each
+   * session's rows for them all instead of one per payload. Bounded so that the transaction stays
+   * short — the window's API requests are answered between two, on the same event loop — at
+   * `maxGroupRecords`, or fewer when the last transactions took long per record (a slow disk or
+   * a busy machine): about `groupWithinMs` of writing. A payload larger than the bound goes alone.
+   */
   private async drainOne(): Promise<void> {
-    const next = this.waiting.shift();
-    if (!next) {
+    const group = this.nextGroup();
+    if (group.length === 0) {
       this.draining = false;
       return;
     }
-    this.forget(next);
+    const records = group.reduce((n, entry) => n + entry.records.length, 0);
+    let started = performance.now();
     try {
       if (this.options.beforeWrite) await this.options.beforeWrite();
-      await this.ingester.ingest(next.records, next.digest);
-      next.settle(null);
+      started = performance.now();
+      const outcomes = await this.ingester.ingestMany(group.map((entry) => ({ records: entry.records, digest: entry.digest })));
+      group.forEach((entry, at) => {
+        const outcome = outcomes[at];
+        entry.settle(outcome?.status === 'fulfilled' ? null : ((outcome?.reason as Error | undefined) ?? new Error('the payload had no outcome')));
+      });
     } catch (error) {
-      next.settle(error as Error);
+      for (const entry of group) entry.settle(error as Error);
     }
+    this.pace.observe(records, performance.now() - started);
     setImmediate(() => void this.drainOne());
+  }
+
+  private nextGroup(): Entry[] {
+    const budget = this.pace.recordsWithin(this.groupWithinMs, this.maxGroupRecords);
+    const group: Entry[] = [];
+    let records = 0;
+    for (let next = this.waiting[0]; next !== undefined; next = this.waiting[0]) {
+      if (group.length > 0 && records + next.records.length > budget) break;
+      this.waiting.shift();
+      this.forget(next);
+      group.push(next);
+      records += next.records.length;
+    }
+    return group;
+  }
+}
+
+/**
+ * How long the writer takes per record, from its recent transactions (an exponentially weighted
+ * mean): the group bound follows the machine instead of a fixed guess.
+ */
+class WritePace {
+  private msPerRecord: number | null = null;
+
+  observe(records: number, ms: number): void {
+    if (records === 0) return;
+    const sample = ms / records;
+    this.msPerRecord = this.msPerRecord === null ? sample : 0.7 * this.msPerRecord + 0.3 * sample;
+  }
+
+  /** Records that fit in `ms` at the recent pace, at most `max` (all of `max` before anything was measured: one payload). */
+  recordsWithin(ms: number, max: number): number {
+    if (this.msPerRecord === null) return 0;
+    return Math.min(max, Math.floor(ms / Math.max(this.msPerRecord, 1e-6)));
   }
 }

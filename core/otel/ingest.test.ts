@@ -179,7 +179,7 @@ describe('OtelIngester: the quiet period', () => {
   });
 });
 
-describe('OtelIngester: telemetry of an attempt Hivewatch ran (part 5)', () => {
+describe('OtelIngester: telemetry of an attempt Hivewatch ran', () => {
   it('links the session to the attempt named by the hivewatch.* resource attributes', async () => {
     const records = logs('claude-code-logs').map((r) => ({
       ...r,

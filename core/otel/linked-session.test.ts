@@ -8,7 +8,7 @@ import { OtelIngester } from './ingest.js';
 import { fixture } from './testing.js';
 
 /**
- * Issue #21 part 3: a session sent from inside a Hivewatch attempt (its `hivewatch.*` resource
+ * A session sent from inside a Hivewatch attempt (its `hivewatch.*` resource
  * attributes) is part of that attempt. Its failed requests are the attempt's failed calls, shown
  * in it; the attempt's own result is the one failure, so the session adds no error occurrence
  * and no failed run. The same records without the link are an ordinary external session that

@@ -13,7 +13,7 @@ import { startOtlpReceiver } from './receiver.js';
 import { fixture } from './testing.js';
 
 /**
- * Issue #11 part 5: a claude-code preset Hivewatch runs reports its telemetry to the host's
+ * A claude-code preset Hivewatch runs reports its telemetry to the host's
  * receiver, marked with the attempt (OTEL_RESOURCE_ATTRIBUTES), and the API errors it retried
  * internally are linked to that attempt. The CLI is the fake agent, a real subprocess exporting
  * OTLP/HTTP JSON as Claude Code would.
@@ -34,7 +34,7 @@ async function setup() {
   return { dir, flows, store };
 }
 
-describe('presets feed the receiver (part 5)', () => {
+describe('presets feed the receiver', () => {
   it('links the API errors a claude-code attempt reported to that attempt', async () => {
     const { dir, flows, store } = await setup();
     writeFileSync(
@@ -63,7 +63,7 @@ describe('presets feed the receiver (part 5)', () => {
       [2, 'succeeded', null],
     ]);
     expect(external.attempts[0]!.error).toMatchObject({ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', context: { hivewatch: { runId, taskId: task.taskId, attempt: 1 } } });
-    // The CLI's retry is part of the attempt (issue #21 part 3): no error occurrence of its own anywhere.
+    // The CLI's retry is part of the attempt: no error occurrence of its own anywhere.
     expect((await store.listErrors({ limit: 5 })).errors).toEqual([]);
     // The host's own run is untouched by the CLI's internal retry: one attempt, no error of its own.
     expect((await store.getRun(runId))!.run).toMatchObject({ attemptCount: 1, errorCount: 0 });

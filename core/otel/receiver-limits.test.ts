@@ -5,7 +5,7 @@ import { startOtlpReceiver, type OtlpReceiver, type OtlpReceiverOptions } from '
 import { fixture } from './testing.js';
 
 /**
- * Issue #25 part 7: the receiver holds no connection longer than the HTTP shell's limits, with or
+ * The receiver holds no connection longer than the HTTP shell's limits, with or
  * without the ingest token, and no more connections than its cap. Real sockets on loopback; the
  * limits are injected small, and the tests wait for the server to close, never for time.
  */

@@ -21,7 +21,7 @@ export const DEFAULT_OTEL_PORT = 4318;
 /** A request body larger than this, before or after gzip, is refused (400). */
 const MAX_OTLP_BODY_BYTES = 8 * 1024 * 1024;
 /**
- * Open connections at most (issue #25 part 7): past it a new connection is closed at once, so a
+ * Open connections at most: past it a new connection is closed at once, so a
  * burst of slow clients cannot hold the process's memory; exporters reconnect and retry. An
  * exporter keeps one or a few connections; this leaves room for hundreds of agents.
  */
@@ -165,7 +165,7 @@ function answer(res: ServerResponse, status: number, encoding: OtlpEncoding, mes
 /**
  * The HTTP server with the HTTP shell's limits, for every request whatever its token: a client
  * that trickles its headers or its body is answered 408 and closed, and past `maxConnections` a
- * new connection is closed at once (issue #25 part 7). One bad connection never takes it down.
+ * new connection is closed at once. One bad connection never takes it down.
  */
 function limitedServer(options: OtlpReceiverOptions, onRequest: (req: IncomingMessage, res: ServerResponse) => void): { server: Server; dropped: () => number } {
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;

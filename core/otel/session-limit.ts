@@ -7,7 +7,7 @@ import { readPromptState } from './session-state.js';
 import { EXTERNAL_FLOW_PREFIX } from './mapping.js';
 
 /**
- * An external session stopped by a subscription usage limit (issue 22 part 3; docs/otel.md
+ * An external session stopped by a subscription usage limit (docs/otel.md
  * "Usage limits of external sessions"). Hivewatch cannot restart a CLI it did not start, so the
  * stop is a state it shows, not a wait it ends: the session's task waits until the reset the CLI
  * reported (`externalLimitReached`, which the store projects like a usage-limit backoff: the run's

@@ -12,7 +12,7 @@ import { OtelIngester } from './ingest.js';
 import { stopWatchingSession } from './stop-watching.js';
 
 /**
- * An external Claude Code session stopped by its usage limit (issue 22 part 3), on both engines,
+ * An external Claude Code session stopped by its usage limit, on both engines,
  * from the recording core/testing/usage-limit-otlp.ts rewrites (Claude Code 2.1.332): it waits in
  * the `waiting-limit` state until the reset it reported, the quiet period does not end it before
  * the reset, telemetry again lifts it, silence past the reset and the quiet period ends it failed

@@ -4,8 +4,8 @@ import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
 import { eventName } from './mapping.js';
 
 /**
- * The tokens and cost a telemetry record reports for the request it describes (issue 22;
- * docs/otel.md "Tokens and cost"), in TokenUsage's terms: `inputTokens` is the input not served
+ * The tokens and cost a telemetry record reports for the request it describes
+ * (docs/otel.md "Tokens and cost"), in TokenUsage's terms: `inputTokens` is the input not served
  * from the prompt cache, whichever agent sent it.
  *
  * - Claude Code `claude_code.api_request` (and `api_error` where it carries them): `cost_usd`,

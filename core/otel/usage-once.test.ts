@@ -9,7 +9,7 @@ import { costFlowSource, writeClaudeStandIn } from '../testing/claude-stand-in.j
 import { startOtlpReceiver } from './receiver.js';
 
 /**
- * No double counting (issue 22): a claude-code preset attempt whose CLI (a stand-in subprocess,
+ * No double counting: a claude-code preset attempt whose CLI (a stand-in subprocess,
  * core/testing/claude-stand-in.ts) both prints its result with `total_cost_usd` and exports its
  * `api_request` with the same `cost_usd` to the host's receiver. The spend shows in the attempt and
  * in the linked session, and counts once: the flow totals hold the attempts' results only.

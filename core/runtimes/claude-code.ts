@@ -122,7 +122,7 @@ export function parseClaudeCodeOutput(stdout: string): { ok: true; value: Claude
  */
 export function readClaudeCodeOutput(observation: RuntimeObservation, at: ReadContext = {}): AttemptResult {
   const parsed = parseClaudeCodeOutput(observation.stdout);
-  // What the attempt cost counts whichever way it ended, a failure included (issue 22).
+  // What the attempt cost counts whichever way it ended, a failure included.
   return withUsage(readParsedOutput(observation, parsed, at), parsed.ok ? parsed.value.usage : null);
 }
 
@@ -169,7 +169,7 @@ export class ClaudeCodeRuntime implements SessionRuntime {
   async execute(request: AttemptRequest, signal: AbortSignal): Promise<AttemptResult> {
     if (signal.aborted) return { kind: 'cancelled' };
     const argv = claudeCodeArgv(request.agent, request.prompt);
-    // Its telemetry goes to the host's receiver, marked with this attempt (issue #11 part 5); the agent's own env: wins.
+    // Its telemetry goes to the host's receiver, marked with this attempt; the agent's own env: wins.
     const target = this.options.telemetry?.() ?? null;
     const telemetry = target ? claudeCodeEnv(target, { runId: request.runId, taskId: request.taskId, attempt: request.attempt }) : {};
     if (!Array.isArray(argv)) return argv;

@@ -163,7 +163,7 @@ export function readCodexCliOutput(observation: RuntimeObservation, at: ReadCont
   const fromRollout = run.threadId !== null ? refused(run.threadId) : [];
   if (fromRollout.length === 0 && isApprovalRefusal(observation.stderr)) fromRollout.push({ tool: 'shell', detail: null });
   run.declined.push(...fromRollout);
-  // Turns that completed before a later one failed were still paid for (issue 22).
+  // Turns that completed before a later one failed were still paid for.
   return withUsage(readCodexRun(observation, run, at), run.tokens);
 }
 
@@ -206,7 +206,7 @@ export class CodexCliRuntime implements SessionRuntime {
     const codexHome = codexHomeOf({ ...process.env, ...request.agent.env });
     // Codex takes its exporter and its provider's retry settings from config (`-c` overrides, before the
     // subcommand); the attempt's identity rides on OTEL_RESOURCE_ATTRIBUTES, which Codex passes on as given
-    // (issue #21 part 3, docs/otel.md).
+    // (docs/otel.md).
     const target = this.options.telemetry?.() ?? null;
     const identity = { runId: request.runId, taskId: request.taskId, attempt: request.attempt };
     const overrides = [...providerRetryOverrides(configuredProvider(codexHome)), ...(target ? codexOtelOverrides(target) : [])];

@@ -66,7 +66,7 @@ export class FakeRuntime implements SessionRuntime {
       maxCaptureBytes: this.options.maxCaptureBytes,
       signal,
       killNow: request.killNow,
-      // A real subprocess like any agent's: journaled, so recovery ends it if the host dies first (issue #19).
+      // A real subprocess like any agent's: journaled, so recovery ends it if the host dies first.
       onStarted: (started) => request.reportProcess?.({ kind: 'started', ...started, hostname: hostname() }),
       // It is given the agent's env: like any agent, what it prints is cleared of those secrets as it arrives.
       redactor: Redactor.forChild(request.agent),

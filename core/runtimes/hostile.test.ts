@@ -12,7 +12,7 @@ import { groupAlive, readProcStat } from './process-group.js';
 import { createRuntimeRegistry } from './registry.js';
 
 /**
- * The hostile runtime matrix (issue #9): real subprocesses through the command runtime and the
+ * The hostile runtime matrix: real subprocesses through the command runtime and the
  * real journal, each misbehaving in one way. Every case checks the run's outcome against the
  * taxonomy, that nothing of the attempt is left running (its group, and any grandchild it
  * names), and the flood case that memory stays bounded by the tail buffers.

@@ -4,7 +4,7 @@ import { isRecord } from './json.js';
 import type { AttemptResult } from './runtime.js';
 
 /**
- * What a preset's own result says an attempt consumed (issue 22; docs/presets.md "Tokens and
+ * What a preset's own result says an attempt consumed (docs/presets.md "Tokens and
  * cost"). `inputTokens` is the input NOT served from the prompt cache on every source, so the
  * four token kinds add up to what the model read and wrote without counting a token twice.
  */

@@ -2,7 +2,7 @@ import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { parseUsageLimit, type ResetClock } from './usage-limit.js';
 
 /**
- * The one classification of a model provider's failure (issue #21 part 2), whichever way it
+ * The one classification of a model provider's failure, whichever way it
  * reaches Hivewatch: a preset reading a CLI's result (Claude Code's `api_error_status` and
  * result text, Codex's `turn.failed` message, either one's stderr) and the OTLP ingest reading
  * the CLI's telemetry (`api_error`, `api_request` with a failed status, an `sse_event` error).

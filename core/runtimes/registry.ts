@@ -19,7 +19,7 @@ export interface RuntimeRegistryOptions {
   clock?: Clock | undefined;
   /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
   killGraceMs?: number | undefined;
-  /** Where the claude-code / codex-cli presets send their CLIs' telemetry (issue #11 part 5). */
+  /** Where the claude-code / codex-cli presets send their CLIs' telemetry. */
   telemetry?: (() => TelemetryTarget | null) | undefined;
 }
 

@@ -18,7 +18,7 @@ export interface AttemptRequest {
   timeoutMs: number | null;
   /** Values of the channels named by `context:`. */
   context: Record<string, unknown>;
-  /** The attempt's worktree when the session works in one (issue #10); it wins over the agent's `cwd`. */
+  /** The attempt's worktree when the session works in one; it wins over the agent's `cwd`. */
   cwd?: string;
   /**
    * Where a runtime that spawns a subprocess reports it, so the host journals the group to end
@@ -42,7 +42,7 @@ export type AttemptProcessReport =
 /** The outcome of one attempt. A runtime never retries by itself (rule 3): one call, one attempt. */
 export type AttemptResult =
   | { kind: 'succeeded'; output: string; meta?: Record<string, unknown>; process?: ProcessTrace; usage?: TokenUsage }
-  /** `usage`: a failed attempt's tokens and cost still count (what failures cost, issue 22). */
+  /** `usage`: a failed attempt's tokens and cost still count (what failures cost). */
   | { kind: 'failed'; error: HivewatchError; process?: ProcessTrace; usage?: TokenUsage }
   /** The attempt was stopped because `signal` aborted (cancel, fail-fast). */
   | { kind: 'cancelled' };

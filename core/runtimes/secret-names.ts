@@ -1,5 +1,5 @@
 /**
- * Which values are secrets (docs/decisions.md, "Secrets in texts"). A value is a secret because
+ * Which values are secrets (docs/decisions/0030-secrets-in-texts.md, "Secrets in texts"). A value is a secret because
  * of what the operator wrote about it, never because of what it looks like:
  * - its variable's name says so (`isSecretName`: API_KEY, GITHUB_TOKEN, PGPASSWORD, …);
  * - the flow declares it (`secrets: [NAME]` on the agent);

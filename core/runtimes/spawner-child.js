@@ -27,8 +27,8 @@ import { getPriority, setPriority } from 'node:os';
  * and every agent leads a session of its own (it is started detached, for its process group), so
  * each agent was a group as heavy as the host's whole session: eight busy agents on two cores
  * made every journal round trip and API answer of the host wait behind them (500 starts through
- * `serve` on PostgreSQL 10.4-13.9 s; with the agents' groups at nice 10, 1.6-1.9 s; issue #25
- * part 7, docs/decisions.md). So both are set: this process's nice, which each agent inherits at
+ * `serve` on PostgreSQL 10.4-13.9 s; with the agents' groups at nice 10, 1.6-1.9 s;
+ * docs/decisions/0011-http-limits-and-serve-under-load.md). So both are set: this process's nice, which each agent inherits at
  * the fork (what counts without autogroup), and each agent's group's nice, written to
  * /proc/<pid>/autogroup once it started. An idle core still runs agents at full speed; nice only
  * orders who waits. Where either cannot be set, agents keep what the host has.

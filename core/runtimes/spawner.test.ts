@@ -9,7 +9,7 @@ import { skipTitle } from '../testing/skip.js';
 
 /**
  * The spawner (spawner.ts, spawner-child.js): agents are forked by a small helper process, not
- * by the host (issue #25 part 7), and nothing of the helper changes what an attempt is: its
+ * by the host, and nothing of the helper changes what an attempt is: its
  * group, its output, its end, and what is left when a host or the helper dies.
  */
 

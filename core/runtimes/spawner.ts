@@ -8,8 +8,8 @@ import { inheritedEnv } from './secrets.js';
  * How an attempt's process is started: through the spawner (spawner-child.js), a small Node
  * process that forks agents so this one does not. Node's spawn() forks the caller and blocks it
  * until the child has exec()'d; from `serve` with a large heap under load that was ~20 ms of a
- * blocked event loop per agent, and it dominated starting runs through the API (issue #25
- * part 7, docs/semantics.md "Agent processes"). Where the spawner cannot run (no IPC, Windows)
+ * blocked event loop per agent, and it dominated starting runs through the API
+ * (docs/semantics.md "Agent processes"). Where the spawner cannot run (no IPC, Windows)
  * the process is spawned directly, as before.
  *
  * Either way the caller gets an AgentProcess: the same events a ChildProcess gives, the output

@@ -1,7 +1,7 @@
 /**
  * What points an agent CLI's telemetry at a Hivewatch receiver (docs/otel.md "Setup"): the
  * environment of Claude Code, the `[otel]` block of Codex's config.toml. `hivewatch otel-env`
- * prints them; the presets pass them to the CLIs Hivewatch runs itself (part 5), with the
+ * prints them; the presets pass them to the CLIs Hivewatch runs itself, with the
  * attempt's identity as resource attributes.
  */
 

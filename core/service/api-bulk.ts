@@ -1,5 +1,5 @@
 /**
- * The bulk actions' shapes (issue #23 part 3, docs/triage.md "Bulk actions"): one action on many
+ * The bulk actions' shapes (docs/triage.md "Bulk actions"): one action on many
  * runs, named by id or by the Runs list's filter. Types and plain constants only; callers import
  * them from api.ts.
  */

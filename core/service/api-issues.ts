@@ -1,5 +1,5 @@
 /**
- * Error issues in the API (issue #23 part 1): an error group (by fingerprint) with a title,
+ * Error issues in the API: an error group (by fingerprint) with a title,
  * counts from the failure model, a trend and a status an operator works. Types only: the
  * renderer imports them through api.ts. docs/triage.md, "Issues", says what each one means.
  */

@@ -36,7 +36,7 @@ export interface RunSummary {
   /** Set while a task waits in backoff: the "retrying" badge and its countdown. */
   retrying: { taskId: string; nextAttemptAt: number; delayMs: number } | null;
   /**
-   * Set while a task waits out a subscription usage limit (issue #22 part 3): when its next
+   * Set while a task waits out a subscription usage limit: when its next
    * attempt starts, the reset (capped, docs/presets.md "Usage limits"). The `waiting-limit` state.
    * Always present from the service (null when not waiting); optional for older producers.
    */
@@ -55,7 +55,7 @@ export interface RunSummary {
    * `runtime:codex-cli`); absent for the runs Hivewatch executes. An external run cannot be cancelled from here.
    */
   source?: string;
-  /** Tokens and cost its attempts reported (issue 22); null when none reported any. */
+  /** Tokens and cost its attempts reported; null when none reported any. */
   usage?: UsageView | null;
   /** A subagent's run: the run of the agent that started it (the Runs list folds it under that run). */
   spawnedBy?: string | null;
@@ -98,11 +98,11 @@ export interface AttemptView {
   /** Present when it answered after it was stopped; acted on by nothing. */
   lateResult?: LateResult;
   /**
-   * The agent CLI's own telemetry sent from inside this attempt (issue #11 part 5): its session's
+   * The agent CLI's own telemetry sent from inside this attempt: its session's
    * external run, with the API calls and errors (the CLI's internal retries) it reported.
    */
   telemetry?: AttemptTelemetry[];
-  /** The tokens and cost the agent reported for this attempt (issue 22); absent when it reported none. */
+  /** The tokens and cost the agent reported for this attempt; absent when it reported none. */
   usage?: TokenUsage;
 }
 
@@ -112,7 +112,7 @@ export interface AttemptTelemetry {
   origin: string;
   /** The API requests the CLI reported (each try it made again included). */
   apiCalls: number;
-  /** Those that failed, and failed tools: shown here, never counted as failures of their own (issue #21 part 3). */
+  /** Those that failed, and failed tools: shown here, never counted as failures of their own. */
   errors: number;
   /** Each reported request in order: its outcome and, when it failed, its code and message. */
   calls?: {

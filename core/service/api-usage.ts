@@ -2,7 +2,7 @@
 import type { SpendFigures } from '../base/usage-format.js';
 
 /**
- * Tokens and cost summed over attempts (issue 22). `costUsd` sums the costs reported; when
+ * Tokens and cost summed over attempts. `costUsd` sums the costs reported; when
  * `unknownCostAttempts` > 0 some attempts reported tokens but no cost, so the cost is a lower bound.
  */
 export interface UsageTotalsView {

@@ -27,7 +27,7 @@ export type {
   
   SeriesDimension,
 } from './api-errors.js';
-// Alert rules and their deliveries (issue #23 part 2), types of their own file.
+// Alert rules and their deliveries, types of their own file.
 export type { AlertConditionName, AlertDeliveryView, AlertRuleView } from './alerts/views.js';
 import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './alerts/views.js';
 // The bulk actions' shapes (docs/triage.md "Bulk actions") have a file of their own too.
@@ -35,7 +35,7 @@ export { BULK_ACTIONS, BULK_MAX_RUNS } from './api-bulk.js';
 export type { BulkAction, BulkResult, BulkRunResult } from './api-bulk.js';
 import type { BulkAction, BulkResult } from './api-bulk.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
-// Error issues (issue #23) have a file of their own too.
+// Error issues have a file of their own too.
 export { IGNORE_BOUNDS, ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
 export type { Issue, IssueAction, IssuePeriod, IssueScope, IssueSort, IssueStatusFilter, SetIssueStatusInput } from './api-issues.js';
 import type { Issue, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
@@ -77,7 +77,7 @@ export interface FlowInfo {
   ok: boolean;
   diagnostics: Diagnostic[];
   sessions: number;
-  /** Where its agent work happens (issue #10), in words; null when no session works in a worktree. */
+  /** Where its agent work happens, in words; null when no session works in a worktree. */
   repo: string | null;
   /** Syntax highlighting of `source`, from the checker's lexer. */
   highlight: HighlightSpan[];
@@ -227,7 +227,7 @@ export interface HivewatchApi {
   /** Posts a test delivery of the rule now; the delivery as it ended (sent, or failed and waiting for its retry). */
   testAlertRule(input: { id: string }): Promise<AlertDeliveryView>;
   listAlertDeliveries(input?: { limit?: number }): Promise<AlertDeliveryView[]>;
-  /** Tokens and cost per flow of the attempts that ended in the window (issue 22), costliest first. */
+  /** Tokens and cost per flow of the attempts that ended in the window, costliest first. */
   usageByFlow(input: { since?: number; until?: number; flow?: string }): Promise<FlowUsageView[]>;
   /** What failure costs under the Errors screen's filters: failed runs, retried attempts, successful work, by flow, with a trend. */
   costSplit(input: CostSplitInput): Promise<CostSplitAnswerView>;

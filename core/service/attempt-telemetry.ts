@@ -2,9 +2,9 @@ import type { HivewatchStore } from '../store/contract.js';
 import type { AttemptTelemetry, RunDetail } from './api.js';
 
 /**
- * Puts the agent telemetry sent from inside each attempt (issue #11 part 5: the external runs
+ * Puts the agent telemetry sent from inside each attempt (the external runs
  * whose `external_runs` row names the attempt) on the attempts of a run's detail: the requests
- * the CLI reported, its own retries among them (issue #21 part 3).
+ * the CLI reported, its own retries among them.
  */
 export async function withAttemptTelemetry(detail: RunDetail, store: HivewatchStore): Promise<RunDetail> {
   const links = await store.attemptTelemetry(detail.run.id);

@@ -11,7 +11,7 @@ import { EXAMPLES_DIR } from './conformance.suite.js';
 import { createHivewatchService, type HivewatchService } from './service.js';
 
 /**
- * Bulk actions (issue #23 part 3) on both engines: a filter resolved on the server, one journaled
+ * Bulk actions on both engines: a filter resolved on the server, one journaled
  * command per run with its own id, and a refusal with its reason for every run the action does
  * not fit. Runs that stay active use the real fake runtime: a minute-long session, or an hour in
  * backoff on the real clock; the suite cancels what it started.

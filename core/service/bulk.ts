@@ -12,7 +12,7 @@ import type { HivewatchService } from './service-types.js';
 import { isStoppedExternalSession } from '../otel/stop-watching.js';
 
 /**
- * Bulk actions (issue #23 part 3): one action on many runs, named by id or by the Runs list's
+ * Bulk actions: one action on many runs, named by id or by the Runs list's
  * filter (checked by bulk-filter.ts, then resolved here, when the call arrives). Each run goes through the same service method as
  * its single action, so it journals the same command with its own id and is refused for the same
  * reasons; what is refused is said per run. Runs are taken in chunks, and the event loop gets a

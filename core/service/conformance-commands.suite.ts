@@ -160,7 +160,7 @@ export function commandConformanceCases(context: ConformanceContext): void {
         () => api.startRun({ flow: 'user/bad.prose' }),
         400,
         'invalid_flow',
-        // The attempt is on record as a failed run (issue #19 part 7; pinned below).
+        // The attempt is on record as a failed run (pinned below).
         expect.stringMatching(/^user\/bad\.prose:1:1: session needs a prompt: write session "\.\.\." or name an agent with session: name \(and 1 more\); recorded as failed run run_\w+$/) as never,
       ],
       [() => api.startRun({ flow: 'examples/01-happy-path.prose', maxSteps: 0 }), 400, 'invalid_input', 'maxSteps: must be at least 1'],

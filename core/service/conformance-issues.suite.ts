@@ -3,7 +3,7 @@ import type { HivewatchApi } from './api.js';
 import type { ConformanceContext } from './testing.js';
 
 /**
- * The conformance suite's cases for error issues (issue #23 parts 1 and 5), on every shell
+ * The conformance suite's cases for error issues, on every shell
  * (in-process, HTTP, IPC): list, get by a prefix, resolve, the runs an issue hit, bad input.
  * Registered by `apiConformanceSuite` (conformance.suite.ts) after its beforeAll.
  */

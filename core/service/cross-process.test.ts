@@ -14,9 +14,9 @@ import { EXAMPLES_DIR } from './conformance.suite.js';
 import { createHivewatchService, type HivewatchService } from './service.js';
 
 /**
- * Issue #11: every process on one database is a host like any other. Two services on two
+ * Every process on one database is a host like any other. Two services on two
  * connections to one database stand for the app and a CLI (or, on PostgreSQL, two machines);
- * some tests run a real `hivewatch run`. Issue #13: the same journeys on both engines.
+ * some tests run a real `hivewatch run`. The same journeys run on both engines.
  */
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');

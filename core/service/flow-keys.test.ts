@@ -8,7 +8,7 @@ import { appFlowsDirOf, FlowKeys } from './flow-keys.js';
 import { FlowCatalog } from './flows.js';
 import { createHivewatchService, type HivewatchService } from './service.js';
 
-/** Issue #9 part 6: the operator's flows folder is a boundary, symlinks included. */
+/** The operator's flows folder is a boundary, symlinks included. */
 
 const FLOW = `agent worker:
   runtime: "fake"
@@ -98,7 +98,7 @@ describe('symlinks in the operator flows folder', () => {
     });
   });
 
-  it('loads a flow without waiting a turn of the event loop (issue #25 part 7: under load each turn cost milliseconds)', async () => {
+  it('loads a flow without waiting a turn of the event loop (under load each turn cost milliseconds)', async () => {
     const catalog = new FlowCatalog({ examplesDir: EXAMPLES_DIR, userFlowsDir: flows });
     const order: string[] = [];
     // A macrotask queued first: whatever waits for the file system's thread pool answers after it.
@@ -110,7 +110,7 @@ describe('symlinks in the operator flows folder', () => {
   });
 });
 
-describe('the flows folder of a team database (issue #25 part 5)', () => {
+describe('the flows folder of a team database', () => {
   const saved = process.env.HIVEWATCH_DB;
   afterEach(() => {
     if (saved === undefined) delete process.env.HIVEWATCH_DB;

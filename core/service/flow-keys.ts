@@ -74,7 +74,7 @@ export function bundledExamplesDir(): string {
 export function appFlowsDirOf(dbPath: string): string | null {
   if (dbPath === ':memory:' || dbPath === '') return null;
   // A team database (PostgreSQL) has no folder: each machine keeps its own flows where its
-  // default database would be, and a run's key (user/x.prose) resolves there (docs/decisions.md).
+  // default database would be, and a run's key (user/x.prose) resolves there (docs/decisions/0024-one-query-code-two-engines.md).
   // Never the URL itself (its password would become a folder name): the default file's folder,
   // whatever HIVEWATCH_DB says (which is this very URL when the database came from it).
   if (isPostgresUrl(dbPath)) return join(dirname(defaultDatabasePath({ ...process.env, HIVEWATCH_DB: undefined })), 'flows');
@@ -141,7 +141,7 @@ export class FlowKeys {
    * Where the file of `key` is; throws a FlowKeyError saying why when it cannot be reached.
    * Synchronous file system calls (each microseconds on the local folders these are): every
    * asynchronous one waits a turn of the event loop, and under load a start spent most of its
-   * time waiting those turns (issue #25 part 7). The promise settles within microtasks.
+   * time waiting those turns. The promise settles within microtasks.
    */
   async resolve(key: string): Promise<ResolvedFlow> {
     return this.resolveNow(key);

@@ -92,7 +92,7 @@ export class FlowCatalog {
           throw error;
         }
         const checked = checkLoaded(flow);
-        // What the window shows: no env: secret of the flow (issue #25 part 5).
+        // What the window shows: no env: secret of the flow.
         const secrets = flowRedactor(checked.plan);
         const source = secrets.text(flow.source);
         flows.push({

@@ -12,7 +12,7 @@ import { createHivewatchService } from './service.js';
  * A full disk, simulated with SQLite's own page limit (`PRAGMA max_page_count`, the same
  * SQLITE_FULL a full file system gives): the run stops as SYSTEM_EVENT_WRITE_FAILED, the service
  * keeps answering from what it has, nothing committed is lost, and once there is room the run's
- * last events land and resume completes it (issue #9; hivemind-error-model.md §3.1).
+ * last events land and resume completes it (hivemind-error-model.md §3.1).
  */
 
 const SESSIONS = 24;

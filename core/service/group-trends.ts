@@ -5,7 +5,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** Sparklines are drawn from 2000-01-01 on (issue #25 part 6: stored rows may hold any time). */
+/** Sparklines are drawn from 2000-01-01 on (stored rows may hold any time). */
 const TREND_TIME_MIN_MS = Date.UTC(2000, 0, 1);
 /** …up to a day after now (telemetry dated later is not believed at ingest either). */
 const TREND_FUTURE_MS = DAY;

@@ -19,7 +19,7 @@ import type { TailScheduler } from './journal-tail.js';
 import { createHivewatchService, type HivewatchService } from './service.js';
 
 /**
- * Issue #19 part 4 (rule 19): a real `hivewatch run` on the database, killed or paused,
+ * Dead hosts (rule 19): a real `hivewatch run` on the database, killed or paused,
  * and services in this process watching it. The watchers' timers are never fired: each test
  * calls `checkHosts()` when it wants a pass, so nothing depends on the wall clock.
  */

@@ -25,7 +25,7 @@ import { intervalScheduler } from './journal-tail.js';
 
 /**
  * Once a second: a host on this machine is seen dead within about a second of its death; one on
- * another machine within its lease (12 s) and a second (docs/decisions.md, "Dead hosts seen at once").
+ * another machine within its lease (12 s) and a second (docs/decisions/0026-host-leases-and-dead-hosts.md, "Dead hosts seen at once").
  */
 export const DEFAULT_HOST_WATCH_MS = 1_000;
 
@@ -82,7 +82,7 @@ export class HostWatch {
     const judging = !this.cutOff && now >= this.judgeFrom;
     const recovered = judging ? await store.recoverInterrupted().catch((error: unknown): RecoveredRun[] => (this.lostContact(error, now), [])) : [];
     // Only recovery writes `interrupted`: a run this process still executes that reads so was
-    // taken. One read for all of them: a busy host executes hundreds (issue #25 part 7).
+    // taken. One read for all of them: a busy host executes hundreds.
     const taken = await store
       .runsInStatus(this.options.hosted(), 'interrupted')
       .then((ids) => (this.reached(now), ids))

@@ -8,7 +8,7 @@ import { EXAMPLES_DIR } from './conformance.suite.js';
 import { INVALID_FLOW_TEXT_LIMIT, invalidFlowRunEvents } from './invalid-run.js';
 import { createHivewatchService } from './service.js';
 
-/** Issue #19 part 7: an attempt to run a flow that does not check is a failed run on record. */
+/** An attempt to run a flow that does not check is a failed run on record. */
 
 const options = { maxSteps: 100, concurrency: 4, clock: 'real' as const, defaultAgent: null };
 

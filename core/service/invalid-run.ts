@@ -7,7 +7,7 @@ import { flowDigest } from '../flow/digest.js';
 import type { CheckResult } from '../flow/plan.js';
 
 /**
- * An attempt to run a flow that does not check is a failed run like any other (issue #19 part 7):
+ * An attempt to run a flow that does not check is a failed run like any other:
  * `hivewatch run`, the API's `startRun` and a retry whose file has become invalid journal
  * `runStarted`, `errorOccurred` and `runFailed` with USER_INVALID_FLOW, whose context holds the
  * diagnostics (file:line:col), and whose `runFailed.chain` is that one occurrence

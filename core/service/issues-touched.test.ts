@@ -6,7 +6,7 @@ import { JournalBuilder } from '../store/testing/journal-builder.js';
 import { IssueBook } from './issues.js';
 
 /**
- * A batch's issue pass reads the issues its errors touched, not every issue (issue #25 part 7):
+ * A batch's issue pass reads the issues its errors touched, not every issue:
  * the store answers the groups and log rows of a few fingerprints exactly as the whole reads do,
  * filtered, on every engine; and `reconcile(only)` asks for those alone. Real stores, an
  * injected clock.

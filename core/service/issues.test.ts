@@ -8,7 +8,7 @@ import { JournalBuilder } from '../store/testing/journal-builder.js';
 import { IssueBook } from './issues.js';
 
 /**
- * Error issues on every engine (issue #23 part 1): system transitions journaled once, operator
+ * Error issues on every engine: system transitions journaled once, operator
  * changes, the status replayed after a restart, and two hosts of one PostgreSQL database
  * journaling one regression once. Real stores, an injected clock.
  */

@@ -4,7 +4,7 @@ import type { LiveEvent } from './api.js';
 
 /**
  * The service's view of the journal: every event any process commits to the database, exactly
- * once, in commit order, with its commit position as id (issue #11).
+ * once, in commit order, with its commit position as id.
  *
  * - This process's commits arrive through `store.subscribe` with their positions and are
  *   published at once (no read back) when they follow the cursor.

@@ -59,7 +59,7 @@ describe('LiveHub', () => {
   });
 });
 
-describe('LiveHub with journal positions (issue #11)', () => {
+describe('LiveHub with journal positions', () => {
   const live = (from: number, n: number): LiveEvent[] => events(n, from).map((event, i) => ({ id: from + i, event }));
 
   it('starts after the journal head and takes the ids it is given; a jump restarts the ring', async () => {

@@ -12,7 +12,7 @@ import type { LiveEvent } from './api.js';
  * `maxBatch`, or a reset once its position has left the ring. The
  * service gives each event its journal commit position as id (`publish(events, firstId)`) and
  * names the instance after the database, so ids mean the same in every process and across
- * restarts (docs/decisions.md). A subscriber resumes after any id still in the ring, or one the
+ * restarts (docs/decisions/0020-one-host-model-and-cross-process-commands.md). A subscriber resumes after any id still in the ring, or one the
  * `backfill` can still read within `capacity` of the head, without a gap or a duplicate; an id
  * older than that, newer than the head, or of another instance gets a reset instead: refetch,
  * then continue live.

@@ -2,7 +2,7 @@ import type { HivewatchStore } from '../store/index.js';
 import type { NotificationSettings } from './api.js';
 
 /**
- * Which flows do not notify when their runs fail (issue #12 part 3). Notifications are on by
+ * Which flows do not notify when their runs fail. Notifications are on by
  * default; an operator mutes a flow from the Flows screen. The mutes are this database's, kept
  * in its `settings` table (one JSON list, sorted), so both shells and every restart agree.
  */

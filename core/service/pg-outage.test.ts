@@ -16,7 +16,7 @@ import { createHivewatchService, type HivewatchService } from './service.js';
 import { skipTitle } from '../testing/skip.js';
 
 /**
- * Issue #25 part 2, a serve-like host (the service over a PostgreSQL store, in this process)
+ * A database that goes away, under a serve-like host (the service over a PostgreSQL store, in this process)
  * whose database goes away mid-run: a real cluster stopped and started again, or restarted
  * immediately (as a crash). The outage's length is set against the journal's retry window
  * (HIVEWATCH_JOURNAL_RETRY_MS's setting): one the retries outlast, one they do not. `npm run

@@ -3,7 +3,7 @@ import { RunCommandKind, TERMINAL_RUN_STATUSES, type HivewatchStore, type RunCom
 import type { CommandAck } from './api.js';
 
 /**
- * Run commands across processes (issue #11 part 3). The window's process journals a cancel or
+ * Run commands across processes. The window's process journals a cancel or
  * skipBackoff for a run another live process hosts; that host applies it on its next change
  * probe through its FlowRun, with the command's id, so the journal acknowledges it exactly as a
  * local command (`cancelRequested` / `backoffSkipped` carry the id; rules 9–12 unchanged), and

@@ -11,7 +11,7 @@ import { createHivewatchService } from './service.js';
 import { skipTitle } from '../testing/skip.js';
 
 /**
- * Issue #13: the team database goes away mid-run. The journal's writes are retried with bounded
+ * The team database goes away mid-run. The journal's writes are retried with bounded
  * backoff; past the bound the run stops as SYSTEM_EVENT_WRITE_FAILED; nothing committed is lost;
  * once the server is back the run's last events land and it resumes.
  */

@@ -49,7 +49,7 @@ export async function runRowOr404(store: HivewatchStore, runId: string): Promise
   return row;
 }
 
-/** An agent session seen through its telemetry (issue #11): watched, never run by Hivewatch. */
+/** An agent session seen through its telemetry: watched, never run by Hivewatch. */
 export const isExternal = (row: RunRow): boolean => row.flow.startsWith(EXTERNAL_FLOW_PREFIX);
 
 /** Why an external run cannot be acted on from here; `what` names the act and where it belongs. */

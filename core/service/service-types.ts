@@ -50,10 +50,10 @@ export interface HivewatchServiceOptions {
   /** SIGTERM → SIGKILL grace for subprocess runtimes (default 2000 ms). */
   killGraceMs?: number;
   project?: string | null;
-  /** Agent work (issue #10): where task worktrees go, and git's environment (tests isolate it). */
+  /** Agent work: where task worktrees go, and git's environment (tests isolate it). */
   worktreeRoot?: string;
   gitEnv?: Record<string, string>;
-  /** The OTLP receiver the presets' CLIs report to (issue #11 part 5): asked at each attempt, null for none. */
+  /** The OTLP receiver the presets' CLIs report to: asked at each attempt, null for none. */
   telemetry?: () => TelemetryTarget | null;
   /**
    * Watch the database's other hosts (host-watch.ts): a dead host's runs become interrupted

@@ -51,7 +51,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   // The hub is made before the tail starts: the tail publishes from the moment it follows the
   // journal (its subscription, a PostgreSQL NOTIFY), and a batch published into nothing would be
   // skipped past for good. Live ids are journal commit positions, so the instance is the
-  // database's: ids mean the same in every process on it and after a restart (docs/decisions.md).
+  // database's: ids mean the same in every process on it and after a restart (docs/decisions/0020-one-host-model-and-cross-process-commands.md).
   const instance = await store.secret('live_instance', () => randomBytes(6).toString('hex'));
   const start = await JournalTail.startingPoint(store);
   const liveHub = new LiveHub(options.liveCapacity ?? DEFAULT_LIVE_CAPACITY, instance, {

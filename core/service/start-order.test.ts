@@ -8,7 +8,7 @@ import { EXAMPLES_DIR } from './conformance.suite.js';
 import { createHivewatchService } from './service.js';
 
 /**
- * The start-up order (issue #20): the live hub must exist before the journal tail follows the
+ * The start-up order: the live hub must exist before the journal tail follows the
  * journal, because the tail publishes from the moment it subscribes. The store here is a real
  * SQLite store whose subscription delivers, at the moment the tail subscribes, a batch that
  * committed after the tail read the journal head: the order a commit racing the service's start

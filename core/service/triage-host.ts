@@ -5,7 +5,7 @@ import { issuesApi, type IssueParts } from './issues-api.js';
 import { IssueWatch } from './issue-watch.js';
 import type { HivewatchServiceOptions } from './service-types.js';
 
-/** What a service runs for triage (issue #23): error issues, their watch, and the alert engine they feed. */
+/** What a service runs for triage: error issues, their watch, and the alert engine they feed. */
 export interface TriageHost {
   alerts: AlertsHost | null;
   issues: IssueParts;

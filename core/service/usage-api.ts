@@ -5,7 +5,7 @@ import { guard } from './service-context.js';
 import type { HivewatchService } from './service-types.js';
 
 /**
- * Tokens and cost in the API (issue 22): on run summaries (the Runs list and the run header),
+ * Tokens and cost in the API: on run summaries (the Runs list and the run header),
  * on each attempt of a run's detail (the inspector), and per flow over a window (the Flows and
  * Errors screens). Read from the store's usage tables (migration 16), never from the journal.
  */

@@ -7,7 +7,7 @@ import { usageLimitWait } from '../store/testing/usage-limit-journal.js';
 import { readApi } from './read-api.js';
 
 /**
- * The API's `waiting-limit` filter (issue #22 part 3) over the store on every engine: the list
+ * The API's `waiting-limit` filter over the store on every engine: the list
  * and its counts, `waitingUntil` on every run summary, and a status the API does not know
  * refused with the same 400 as before.
  */

@@ -5,7 +5,7 @@ import { testEngines } from './testing/engines.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 /**
- * One collation on both engines (issue #20 part 4; docs/decisions.md, "One collation on both
+ * One collation on both engines (docs/decisions/0024-one-query-code-two-engines.md, "One collation on both
  * engines"): every ordered answer sorts text bytewise (UTF-8 bytes, i.e. code points), on SQLite
  * (BINARY), on a PostgreSQL database with the C locale, and on one whose default collation is
  * ICU en-US (which alone would put 'alpha' before 'Alpha' before 'ALPHA_beta', ignore the

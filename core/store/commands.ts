@@ -4,7 +4,7 @@ import type { RunOwner } from './hosts.js';
 import { StoreError } from './store-error.js';
 
 /**
- * Run commands for a run another process hosts (issue #11): the caller journals the command in
+ * Run commands for a run another process hosts: the caller journals the command in
  * `run_commands`; the hosting process reads its runs' pending commands on its change probe,
  * applies each through its FlowRun with the command's id (so `cancelRequested` /
  * `backoffSkipped` carry it) and records the outcome here, which the caller waits for.

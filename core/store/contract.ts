@@ -18,7 +18,7 @@ import type { UsageAnswer, UsageRead } from './queries/usage.js';
 import type { AggregateReport, ReplayReport } from './replay.js';
 
 /**
- * The store's contract (issue #13): what every process that runs or reads flows needs of the
+ * The store's contract: what every process that runs or reads flows needs of the
  * journal, whatever engine keeps it. Asynchronous, because PostgreSQL's driver is; the SQLite
  * engine answers at once. Nothing here exposes the engine: engine-specific tools (integrity
  * pragmas, benchmarks) open the engine directly (`openSqliteStore`, `openPostgresStore`).

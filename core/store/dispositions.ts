@@ -20,7 +20,7 @@ import type { ErrorDisposition, ErrorRow, RunRow } from './schema.js';
  *   through `causeOf` and matched to the run's pending occurrences (see `derivedChain`).
  * - `runCompleted`, `runCancelled`, `runInterrupted` and `externalRunIdle` settle every pending
  *   occurrence `handled`. The `SYSTEM_RUN_INTERRUPTED` occurrence recovery journals is `handled`
- *   too: an interrupted run did not fail (docs/decisions.md, "The failure model in the store").
+ *   too: an interrupted run did not fail (docs/decisions/0031-the-failure-model.md, "The failure model in the store").
  */
 
 type ErrorOccurred = Extract<HivewatchEvent, { type: 'errorOccurred' }>;

@@ -1,6 +1,7 @@
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
-import { all, get, run, type Dialect, type Query } from './queries/plan.js';
+import { all, Dialect, get, run, type Query } from './queries/plan.js';
 import { storableCount, storableKey, storableText } from './storable.js';
+import { StoreError } from './store-error.js';
 
 /**
  * Bookkeeping of external runs (agent sessions seen through OpenTelemetry, core/otel) and of
@@ -42,9 +43,22 @@ export interface ExternalBatch {
   records: number;
   receivedAt: number;
   sessions: readonly ExternalSessionRow[];
+  /**
+   * Several payloads journaled in one transaction (the ingest queue's group commit), each with
+   * its digest; `digest` is then null. One already ingested rolls the whole batch back with a
+   * DuplicatePayloadError (nothing written): the caller journals them one at a time instead.
+   */
+  payloads?: readonly { digest: string; records: number }[];
 }
 
-/** An external run sent by the CLI process of a Hivewatch attempt (issue #11 part 5). */
+/** A batch of several payloads held one ingested before (ExternalBatch.payloads). */
+export class DuplicatePayloadError extends StoreError {
+  constructor(readonly digest: string) {
+    super('invalid_argument', `payload ${digest} was ingested before: journal the batch's payloads one at a time`);
+  }
+}
+
+/** An external run sent by the CLI process of a Hivewatch attempt. */
 export interface AttemptTelemetryLink {
   taskId: string;
   attempt: number;
@@ -99,6 +113,20 @@ export function* externalSession(_dialect: Dialect, sessionKey: string): Query<E
   return row ? fromRow(row) : null;
 }
 
+/** The rows of the sessions with these keys (those that have one), in one read. */
+export function* externalSessions(_dialect: Dialect, sessionKeys: readonly string[]): Query<ExternalSessionRow[]> {
+  const found: ExternalSessionRow[] = [];
+  for (let at = 0; at < sessionKeys.length; at += KEYS_PER_READ) {
+    const keys = sessionKeys.slice(at, at + KEYS_PER_READ).map(storableKey);
+    const rows = yield* all<Row>(`${SELECT} WHERE x.session_key IN (${keys.map(() => '?').join(', ')})`, keys);
+    found.push(...rows.map(fromRow));
+  }
+  return found;
+}
+
+/** Keys per statement of `externalSessions`, well inside both engines' parameter limits. */
+const KEYS_PER_READ = 500;
+
 /** Open sessions whose latest event is older than `before` (wall ms), oldest first. */
 export function* quietExternalSessions(_dialect: Dialect, before: number): Query<ExternalSessionRow[]> {
   return (yield* all<Row>(`${SELECT} WHERE x.idle = 0 AND x.last_event_at < ? ORDER BY x.last_event_at`, [before])).map(fromRow);
@@ -113,33 +141,60 @@ export function* attemptTelemetry(_dialect: Dialect, runId: string): Query<Attem
   return rows.map((r) => ({ taskId: r.parent_task_id, attempt: r.parent_attempt, runId: r.run_id, sessionId: r.session_id, origin: r.origin }));
 }
 
-/** True when the digest was new (and is now remembered); false for a payload seen before. */
+/**
+ * True when the digest was new (and is now remembered); false for a payload seen before. A batch
+ * of several payloads remembers each, and throws DuplicatePayloadError (the caller's transaction
+ * rolls back) at one seen before.
+ */
 export function* rememberPayload(_dialect: Dialect, batch: ExternalBatch): Query<boolean> {
+  for (const payload of batch.payloads ?? []) {
+    const result = yield* run(REMEMBER_PAYLOAD, [payload.digest, batch.receivedAt, payload.records]);
+    if (result.changes !== 1) throw new DuplicatePayloadError(payload.digest);
+  }
   if (batch.digest === null) return true;
-  const result = yield* run('INSERT INTO otel_payloads (digest, received_at, records) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING', [
-    batch.digest,
-    batch.receivedAt,
-    batch.records,
-  ]);
+  const result = yield* run(REMEMBER_PAYLOAD, [batch.digest, batch.receivedAt, batch.records]);
   return result.changes === 1;
 }
 
+const REMEMBER_PAYLOAD = 'INSERT INTO otel_payloads (digest, received_at, records) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING';
+
 // Positional parameters (not named ones): the PostgreSQL executor numbers `?` in order.
-const UPSERT_SESSION = `INSERT INTO external_runs (session_key, run_id, origin, session_id, parent_run_id, parent_task_id, parent_attempt,
-       last_event_at, idle, open_task, open_task_attempts, task_count, prompt_state)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (session_key) DO UPDATE SET last_event_at = excluded.last_event_at, idle = excluded.idle,
+const SESSION_COLUMNS = `(session_key, run_id, origin, session_id, parent_run_id, parent_task_id, parent_attempt,
+       last_event_at, idle, open_task, open_task_attempts, task_count, prompt_state)`;
+const SESSION_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const SESSION_CONFLICT = `ON CONFLICT (session_key) DO UPDATE SET last_event_at = excluded.last_event_at, idle = excluded.idle,
        open_task = excluded.open_task, open_task_attempts = excluded.open_task_attempts, task_count = excluded.task_count,
        prompt_state = excluded.prompt_state`;
+/** Sessions per statement on PostgreSQL (13 parameters each: far inside its 65,535). */
+const SESSIONS_PER_STATEMENT = 200;
 
-export function* writeSessions(_dialect: Dialect, sessions: readonly ExternalSessionRow[]): Query<void> {
-  for (const given of sessions) {
-    const s = storableSession(given);
-    yield* run(UPSERT_SESSION, [
-      s.sessionKey, s.runId, s.origin, s.sessionId,
-      s.parent?.runId ?? null, s.parent?.taskId ?? null, s.parent?.attempt ?? null,
-      s.lastEventAt, s.idle ? 1 : 0, s.openTask, s.openTaskAttempts, s.taskCount, s.promptState ?? null,
-    ]);
+function sessionParams(given: ExternalSessionRow): unknown[] {
+  const s = storableSession(given);
+  return [
+    s.sessionKey, s.runId, s.origin, s.sessionId,
+    s.parent?.runId ?? null, s.parent?.taskId ?? null, s.parent?.attempt ?? null,
+    s.lastEventAt, s.idle ? 1 : 0, s.openTask, s.openTaskAttempts, s.taskCount, s.promptState ?? null,
+  ];
+}
+
+/**
+ * Writes the sessions' rows back. SQLite runs one cached statement per row (no round trip to
+ * save); PostgreSQL takes them in multi-row statements, each a round trip saved. A multi-row
+ * upsert may not touch one row twice, so a key given twice keeps its last row (what one
+ * statement per row leaves too).
+ */
+export function* writeSessions(dialect: Dialect, sessions: readonly ExternalSessionRow[]): Query<void> {
+  if (dialect === Dialect.sqlite) {
+    for (const given of sessions) yield* run(`INSERT INTO external_runs ${SESSION_COLUMNS} VALUES ${SESSION_ROW} ${SESSION_CONFLICT}`, sessionParams(given));
+    return;
+  }
+  const last = new Map<string, ExternalSessionRow>();
+  for (const given of sessions) last.set(storableKey(given.sessionKey), given);
+  // In key order, as the journal writer locks its rows: two hosts' batches never wait on each other in a cycle.
+  const rows = [...last.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  for (let at = 0; at < rows.length; at += SESSIONS_PER_STATEMENT) {
+    const chunk = rows.slice(at, at + SESSIONS_PER_STATEMENT);
+    yield* run(`INSERT INTO external_runs ${SESSION_COLUMNS} VALUES ${chunk.map(() => SESSION_ROW).join(', ')} ${SESSION_CONFLICT}`, chunk.flatMap(sessionParams));
   }
 }
 

@@ -9,7 +9,7 @@ import type { HostIdentity, RunOwner } from './hosts.js';
  * The lease outlives two missed heartbeats (a heartbeat every lease / 3), so one slow round trip
  * does not make a live host look dead. 12 s, so that a host on another machine is seen dead
  * within 15 s of its last heartbeat with a watch checking every second (rule 19; see
- * docs/decisions.md, "Dead hosts seen at once"). Clock readings come from the injected `now`;
+ * docs/decisions/0026-host-leases-and-dead-hosts.md, "Dead hosts seen at once"). Clock readings come from the injected `now`;
  * hosts are expected to keep their clocks in step (NTP) to well within a lease.
  */
 

@@ -11,7 +11,7 @@ import { FORTY_DIGITS, MEGABYTE } from './testing/hostile-journal.js';
 import { skipTitle } from '../testing/skip.js';
 
 /**
- * Issue #25 part 1, telemetry: on PostgreSQL a NUL in an exporter's payload, a 1 MB `session.id`
+ * Hostile telemetry: on PostgreSQL a NUL in an exporter's payload, a 1 MB `session.id`
  * ("index row requires 12048 bytes") and `1e308` or a 40-digit number ("invalid input syntax
  * for type bigint") each failed the whole payload (the receiver answered 500), where SQLite took
  * them. What reaches the store is decoded records (S3 bounds the payloads themselves): both

@@ -2,7 +2,7 @@ import { GROUP_TREND_TABLE, planCoarseWindow } from './rollups.js';
 import { all, type Dialect, type Query } from './queries/plan.js';
 
 /**
- * Issue facts read from what commit keeps (issue #24 part 1), never from every occurrence:
+ * Issue facts read from what commit keeps, never from every occurrence:
  *  - runs and failures from `error_group_stats`, flows from `error_group_flows` (migration 18,
  *    kept by triggers on `errors`);
  *  - occurrences in a window from the group trend rollups (whole days, whole hours) plus the

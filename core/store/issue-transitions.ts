@@ -1,7 +1,7 @@
 import type { IssueChangeKind } from './issues.js';
 
 /**
- * The in-process hook on error issues (issue #23 part 1): every status change this process
+ * The in-process hook on error issues: every status change this process
  * journaled, after it committed. Alert rules (new issue, regression, escalation, the resolve
  * follow-up) subscribe here.
  *

@@ -99,7 +99,7 @@ const IN_LIST = 500;
 /**
  * The groups of these fingerprints that have members (error_groups, as `errorGroups` reads it
  * without a window): what a pass over the issues a batch touched needs, instead of the 1,000
- * most recent groups filtered down to a few (issue #25 part 7). Most recently seen first.
+ * most recent groups filtered down to a few. Most recently seen first.
  */
 function* issueGroups(_dialect: Dialect, fingerprints: readonly string[]): Query<ErrorGroup[]> {
   const wanted = [...new Set(fingerprints)];

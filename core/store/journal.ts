@@ -67,7 +67,7 @@ export class JournalWriter {
   private readonly releaseHost: Stmt;
   private readonly rollups: RollupWriter;
   private readonly usageWriter: SqliteUsageWriter;
-  /** The usage of the batch being written (tokens and cost, issue 22). */
+  /** The usage of the batch being written (tokens and cost). */
   private batchUsage = new UsageBatch();
   private readonly loader: RowLoader;
   private readonly loadRun: Stmt;

@@ -6,7 +6,7 @@ import { GROUP_TREND_TABLE, ROLLUP_TABLE } from './rollups.js';
 import { settleHistory } from './settle-history.js';
 
 /**
- * Version 10 (issue #19, the failure model: docs/semantics.md F1–F4): error dispositions, the
+ * Version 10 (the failure model: docs/semantics.md F1–F4): error dispositions, the
  * run's ending error, failure rollups, and what a sibling-cancelled attempt reported.
  *
  * - `errors.disposition` (pending | handled | unhandled) and `errors.ending` (the head of its

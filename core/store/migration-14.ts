@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Version 14 (issue #23 part 1): error issues. `issue_log` is an append-only journal of every
+ * Version 14: error issues. `issue_log` is an append-only journal of every
  * status change of an issue (an error group, by fingerprint): an operator's resolve / ignore /
  * reopen from the CLI or the window, and the transitions the system notices (new, regressed,
  * escalating, an ignore that lapsed). An issue's status is the fold of its rows in id order

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Version 15 (issue #23 part 2): alert rules and their webhook deliveries, shared by every host
+ * Version 15: alert rules and their webhook deliveries, shared by every host
  * of a database (core/alerts). A delivery's `(rule_id, subject, occurrence)` is unique: the
  * insert of "this event fires rule R" is idempotent, so hosts that all see the same event
  * enqueue it once. `lease_owner` / `lease_until` are the claim of the host posting it.

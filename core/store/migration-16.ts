@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { Dialect } from './queries/plan.js';
 
 /**
- * Version 16 (issue 22 part 1, what agent work costs): the tokens and cost agents report per
+ * Version 16 (what agent work costs): the tokens and cost agents report per
  * attempt (`attemptSucceeded` / `attemptFailed` `usage`), and their sums, kept by the journal
  * writers of both engines (usage-rollups.ts) in the batch's transaction:
  *

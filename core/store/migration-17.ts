@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Version 17 (issue #22 part 3, usage limits you can see): `waiting_until` on tasks and runs,
+ * Version 17 (usage limits you can see): `waiting_until` on tasks and runs,
  * the reset a task's backoff waits out after a subscription usage limit and the earliest such
  * among a run's tasks (core/store/projections.ts). NULL for every row before: a run migrated
  * while it waited shows the plain "retrying" until its next retryScheduled. The partial index

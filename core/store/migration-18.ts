@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Version 18 (issue #24 part 1, the Errors screen at a million errors): the facts an issue shows
+ * Version 18 (the Errors screen at a million errors): the facts an issue shows
  * that `error_groups` does not keep (runs affected, failures, flows), kept at commit instead of
  * counted from every occurrence on each read (seconds at 1,000,000 errors):
  *  - `error_group_runs`: occurrences per (issue, run), so a run is counted once however many

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { Dialect } from './queries/plan.js';
 
 /**
- * Version 19 (issue #24 part 1, the Runs screen at a million runs): what the run list's counts
+ * Version 19 (the Runs screen at a million runs): what the run list's counts
  * and its flow sort need so that every answer is bounded work, whatever the history's size.
  *
  * - `run_counts_hourly`: runs per (hour of their start, flow, status), kept by triggers on

@@ -3,7 +3,7 @@ import { Dialect } from './queries/plan.js';
 import { GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, type GroupTrendGrain } from './rollups.js';
 
 /**
- * Version 20 (issue #24 part 1, the Errors screen's sparklines at a million errors): each group's
+ * Version 20 (the Errors screen's sparklines at a million errors): each group's
  * counts per hour and day without the trend tables' flow and disposition keys.
  *
  * - `error_group_count_{hour,day}`: (fingerprint, bucket) → count, every flow and disposition

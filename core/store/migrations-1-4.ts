@@ -149,7 +149,7 @@ export function rollupGrainsGroupsAndOwners(db: Database.Database): void {
 }
 
 /**
- * Version 3: checkpoints hold what a step changed instead of the whole state (issue #9). Rows
+ * Version 3: checkpoints hold what a step changed instead of the whole state. Rows
  * written before keep their whole state (delta = 0), as their journal's events do, so replay
  * parity holds and nothing old needs rewriting; `checkpointStates` reads both kinds.
  */

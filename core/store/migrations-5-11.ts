@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
  */
 
 /**
- * Issue #11: the journal's order of commit and cross-process run commands.
+ * Version 5: the journal's order of commit and cross-process run commands.
  *
  * `events.commit_seq` numbers every event in the order its transaction committed. It is taken
  * from the one-row `journal_head` counter inside the writer's IMMEDIATE transaction (SQLite has
@@ -48,7 +48,7 @@ export function commitOrderAndCommands(db: Database.Database): void {
 }
 
 /**
- * Version 6 (issue #12 part 3, lineage both ways): the runs retried from a run are found through
+ * Version 6 (lineage both ways): the runs retried from a run are found through
  * an index, as the runs resumed from one already are (version 2).
  */
 export function retryOfIndex(db: Database.Database): void {
@@ -56,7 +56,7 @@ export function retryOfIndex(db: Database.Database): void {
 }
 
 /**
- * Version 7 (issue #12 part 1): what the run list needs over a whole history.
+ * Version 7: what the run list needs over a whole history.
  *
  * - `run_counts`: runs per (flow, status), kept by triggers on `runs`: the status chips and the
  *   flow picker read it instead of counting the table when only status and flow are filtered;
@@ -115,7 +115,7 @@ export function runCountsAndTextIndex(db: Database.Database): void {
 }
 
 /**
- * Version 8: OpenTelemetry ingest (issue #11 part 4): `otel_payloads` remembers the digest of every ingested OTLP request so an
+ * Version 8: OpenTelemetry ingest: `otel_payloads` remembers the digest of every ingested OTLP request so an
  * exporter's retry of the same payload is not counted twice; `external_runs` is the bookkeeping
  * of each agent session seen through telemetry (its run, when it last sent something, whether it
  * went quiet, its open prompt task, and the Hivewatch attempt that ran it when there was one).
@@ -143,7 +143,7 @@ export function otelIngest(db: Database.Database): void {
 }
 
 /**
- * Version 9 (issue #12 part 1, text over prompts): a run is also found by the prompts of its
+ * Version 9 (text over prompts): a run is also found by the prompts of its
  * tasks. A task's name is its prompt as the flow wrote it (or its label), so `task_text` is a
  * trigram index (FTS5, contentless, case-insensitive) over task names, kept by triggers on
  * `tasks`, with our own document numbers (`task_text_docs`), as `run_text` has.
@@ -175,7 +175,7 @@ export function taskTextIndex(db: Database.Database): void {
 }
 
 /**
- * Version 11 (issue #19 part 4, dead hosts seen at once): every host keeps a lease in the
+ * Version 11 (dead hosts seen at once): every host keeps a lease in the
  * database, as PostgreSQL's have since its baseline: `hosts` with the heartbeat, and what tells
  * the host's process from a later one with its pid (`machine`: boot and pid namespace;
  * `start_time`: field 22 of /proc/<pid>/stat). See core/store/host-liveness.ts. Independent of

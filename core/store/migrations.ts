@@ -29,10 +29,10 @@ export interface Migration {
 }
 
 /**
- * Version 12 (issue #20 part 4, one collation on both engines): nothing changes in SQLite. Its
+ * Version 12 (one collation on both engines): nothing changes in SQLite. Its
  * text columns already compare as BINARY (bytewise UTF-8, which is code point order); the
  * version exists so one number means one schema on both engines, and PostgreSQL's twin gives its
- * text columns the same order (`COLLATE "C"`, postgres/migrations.ts). docs/decisions.md, "One
+ * text columns the same order (`COLLATE "C"`, postgres/migrations.ts). docs/decisions/0024-one-query-code-two-engines.md, "One
  * collation on both engines".
  */
 function bytewiseCollation(): void {
@@ -71,7 +71,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /**
- * Version 13 (issue #21 part 2): what an external session's open prompt has come to, as JSON
+ * Version 13: what an external session's open prompt has come to, as JSON
  * (core/otel/session-state.ts): the attempt a request opened and nothing ended yet, the prompt's
  * last outcome and the failure that ended it, so the quiet period ends the session with the
  * status its last prompt had. NULL for a session ingested before: nothing known, as before.

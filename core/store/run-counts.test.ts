@@ -9,7 +9,7 @@ import { testEngines } from './testing/engines.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 /**
- * Migration 19 and the bounded answers of the run list (issue #24 part 1), on both engines over
+ * Migration 19 and the bounded answers of the run list, on both engines over
  * generated histories: an indexed text search (SQLite's trigram tables, PostgreSQL's ILIKE over
  * pg_trgm) finds exactly what a LIKE scan of the runs finds, page by page; the counts of a
  * start-time window read from the hourly counts equal counting the runs, through status changes

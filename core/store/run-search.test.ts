@@ -80,7 +80,7 @@ describe('text search through the trigram index', () => {
     for (const text of ['no "changes"', 'NO "CHANGES"', 'run-001', 'alpha', '% of run 1', 'of run 2', 'ph', '"', '_', 'zzz', 'release notes', 'NOTES OF V12', 'v3']) {
       expect(search(text), text).toEqual(scan(text));
     }
-    // A prompt alone finds its run (issue #12: text over name, error message and prompt).
+    // A prompt alone finds its run (text search covers name, error message and prompt).
     expect(search('release notes of v12')).toEqual(['run-0012']);
     expect(store.countRuns({ text: 'release notes' }).total).toBe(14);
     expect(search('% of run 12')).toEqual(['run-0012']);

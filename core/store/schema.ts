@@ -66,7 +66,7 @@ export interface RunRow {
   /**
    * Earliest `nextAttemptAt` among tasks waiting out a subscription usage limit (their
    * retryScheduled carries `usageLimit`): the derived state "waiting for the usage limit to
-   * reset" and the `waiting-limit` filter (issue #22 part 3, migration 17). Null otherwise.
+   * reset" and the `waiting-limit` filter (migration 17). Null otherwise.
    */
   waitingUntil: number | null;
   cancelCommandId: string | null;

@@ -13,7 +13,7 @@ import { createDurableSink, type Refusal } from './sink.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 /**
- * A journal write the database refuses for what it holds (issue #25 part 1) ends that run's
+ * A journal write the database refuses for what it holds ends that run's
  * journal with SYSTEM_EVENT_REJECTED and lets every other run's events through, on both engines.
  * The refusals are the databases' own: a trigger's RAISE on SQLite, a CHECK constraint on
  * PostgreSQL, each refusing a task output that says "poison" (and, for one run, everything after

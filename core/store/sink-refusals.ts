@@ -3,8 +3,7 @@ import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { isRefusedWrite } from './write-errors.js';
 
 /**
- * What the durable sink does with a batch the database refused for what it holds (issue #25
- * part 1): no retry would write it, and while it sat at the front of the buffer nothing after it
+ * What the durable sink does with a batch the database refused for what it holds: no retry would write it, and while it sat at the front of the buffer nothing after it
  * (of any run) was journaled, the run it belonged to stayed `running`, and a "Check disk space"
  * hint named the wrong cause.
  *

@@ -243,7 +243,7 @@ describe('createDurableSink', () => {
     expect(await store.getEvents('two')).toEqual(runs[1]);
   });
 
-  it('a flush waits for the events appended before it, not for those appended while it waits (issue #25 part 7)', async () => {
+  it('a flush waits for the events appended before it, not for those appended while it waits', async () => {
     store = await openStore({ path: ':memory:' });
     // A store whose writes commit only when the test lets them: the later batch can be held forever.
     const held: { events: readonly HivewatchEvent[]; release: () => void }[] = [];

@@ -7,7 +7,7 @@ import { isRefusedWrite } from './write-errors.js';
 export type { EventAppender, Refusal } from './sink-refusals.js';
 
 /**
- * Waits between a failed journal write and the next try (issue #13: a database server that goes
+ * Waits between a failed journal write and the next try (a database server that goes
  * away mid-run). The sum bounds how long a run waits before it stops as SYSTEM_EVENT_WRITE_FAILED.
  */
 export const DEFAULT_WRITE_RETRY_DELAYS_MS: readonly number[] = [100, 200, 400, 800, 1_600, 3_200];
@@ -84,8 +84,8 @@ class Timers {
  * becomes transactions of `maxBatch` events, never one per event. One write is in flight at a
  * time, so batches commit in the order they were appended. `flush()` resolves once every event
  * appended before it was called is durable (not those appended while it waits: with many runs
- * appending, "until the buffer is empty" could mean waiting for everyone's later events, issue
- * #25 part 7): the engine awaits it between steps, so a step's events are journaled before the
+ * appending, "until the buffer is empty" could mean waiting for everyone's later events):
+ * the engine awaits it between steps, so a step's events are journaled before the
  * next step starts, and a started run is listed once `startRun` answers.
  *
  * A failed write rolls back completely. When the database refused the batch for what it holds
@@ -329,7 +329,7 @@ class SinkWriter implements DurableSink {
   /**
    * Flushes run one after another: each sees what the previous one left. A flush waits for the
    * events appended before it was called, not for those other runs append while it waits
-   * (issue #25 part 7: with many runs, "until the buffer is empty" could mean waiting for
+   * (with many runs, "until the buffer is empty" could mean waiting for
    * everyone's later events); events commit in append order, so the earlier flushes cost nothing more.
    */
   private queued(delays: readonly number[]): Promise<void> {

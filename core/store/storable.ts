@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { HivewatchEvent } from '../base/events.js';
 
 /**
- * What the journal stores for values no database column can hold as they are (issue #25 part 1):
+ * What the journal stores for values no database column can hold as they are:
  * the one place both engines' write paths (SQLite's `appendEvents` / `ingestExternal`,
  * PostgreSQL's `journal`) pass every event and every external session row through before a
  * writer sees them, so the two engines store the same thing for the same bytes

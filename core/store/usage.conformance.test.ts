@@ -8,7 +8,7 @@ import { JournalBuilder } from './testing/journal-builder.js';
 import { DAY_MS } from './usage-rollups.js';
 
 /**
- * Tokens and cost through the store's contract on every engine (issue 22, migration 16): per run
+ * Tokens and cost through the store's contract on every engine (migration 16): per run
  * with the failed share, per flow over any window (whole days from the rollup, partial edges
  * from the attempts), and a session whose telemetry a Hivewatch attempt produced counted once.
  */

@@ -6,7 +6,7 @@ import { envelope, JournalBuilder } from './testing/journal-builder.js';
 import { LIMIT_REPORTED, usageLimitWait } from './testing/usage-limit-journal.js';
 
 /**
- * The `waiting-limit` state (issue #22 part 3) through the store contract on every engine: a
+ * The `waiting-limit` state through the store contract on every engine: a
  * retryScheduled that carries `usageLimit` sets the task's and the run's `waitingUntil`; the
  * next attempt, a skipped backoff or a cancel clears them; the list filters and counts by it,
  * alone and beside real statuses; replay rebuilds the same rows.

@@ -1,7 +1,7 @@
 import { isStoreError } from './store-error.js';
 
 /**
- * Why a journal write failed, as the sink needs to know it (issue #25): was the batch *refused*
+ * Why a journal write failed, as the sink needs to know it: was the batch *refused*
  * for what it holds (the same events fail the same way however often they are written again),
  * or is the database unreachable, busy, full or read-only for now (writing them again later may
  * succeed)? A refused batch is written around (sink-refusals.ts); anything else is retried and

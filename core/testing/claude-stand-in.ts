@@ -6,7 +6,7 @@ import { writeCliStandIn } from './cli-stand-in.js';
  * A stand-in for the `claude` CLI that prints what Claude Code 2.1.x prints with
  * `--output-format json` (the shape of agents-real/fixtures/claude-code/*.result-json-out*):
  * attempt 1 (HIVEWATCH_ATTEMPT) ends with an API 500 after spending $0.17, attempt 2 succeeds for
- * $0.25. The run it makes costs $0.42, $0.17 of it on a failed attempt (issue 22's journeys).
+ * $0.25. The run it makes costs $0.42, $0.17 of it on a failed attempt (the usage and cost journeys).
  */
 const SCRIPT = `const attempt = Number(process.env.HIVEWATCH_ATTEMPT || '1');
 const usage = (input, output) => ({ input_tokens: input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: output });

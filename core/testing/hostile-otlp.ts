@@ -1,5 +1,5 @@
 /**
- * The hostile OTLP set (issue #25 part 6), for the tests that send it to a real receiver
+ * The hostile OTLP set, for the tests that send it to a real receiver
  * (core/otel/hostile.test.ts on both engines, e2e/hostile-telemetry.test.ts for the screens):
  * impossible timestamps, nesting past any sane depth, NUL and unpaired surrogates, megabyte ids,
  * values of the wrong type, and prototype keys. Each payload says what the receiver must answer.

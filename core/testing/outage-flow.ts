@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * A flow for the database-outage tests (issue #25 part 2): three sessions of a real command
+ * A flow for the database-outage tests: three sessions of a real command
  * agent, each of which works until the test lets it finish (`go(n)`), so a test can stop the
  * database while a given session is at work and know what the host still has to journal.
  */

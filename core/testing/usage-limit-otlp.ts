@@ -2,7 +2,7 @@ import { readFixture } from '../../agents-real/fixtures-io.js';
 
 /**
  * An external Claude Code session stopped by its usage limit, as OTLP/JSON payloads, for the
- * tests of issue 22 part 3 (core/otel/usage-limit-session.test.ts on both engines,
+ * usage-limit tests (core/otel/usage-limit-session.test.ts on both engines,
  * e2e/usage-limit.test.ts in the window).
  *
  * Built from the recording `claude-code/usage-limit.json-out.otlp-json.default-retries` (Claude

@@ -11,7 +11,7 @@ import { checkError, runShell, type CommandRecord } from './verify.js';
 import { verdictError, verifierPrompt } from './verifier.js';
 
 /**
- * Agent work over git (docs/rules.md §5b, issue #10): the engine's RunWork and TaskWork made of a
+ * Agent work over git (docs/rules.md §5b): the engine's RunWork and TaskWork made of a
  * RunWorkspace (the run branch, task worktrees, merges) and the session's scope, expected
  * changes, checks and verifier. Everything it learns goes to the journal through `emit`.
  */

@@ -4,7 +4,7 @@
  * `add` writing its own at that moment makes it fail ("failed to read
  * .git/worktrees/<name>/commondir"). The tasks of a parallel step create theirs together, so the
  * adds, removes and prunes of one repository wait their turn here. Two hosts working in one
- * repository are not serialised; docs/decisions.md says so.
+ * repository are not serialised; docs/decisions/0007-agent-work-in-worktrees.md says so.
  */
 const queues = new Map<string, Promise<void>>();
 

@@ -8,7 +8,7 @@ import { planNeedsWorkspace } from '../flow/workspace-mode.js';
 import { gitOrThrow, identityEnv, runGit } from './git.js';
 
 /**
- * Which repository a run's agents work in (issue #10): `--repo` when given; else the flow's own
+ * Which repository a run's agents work in: `--repo` when given; else the flow's own
  * `repo:` (a path relative to the flow's folder, or `template:<folder>`, a fresh repository made
  * from that folder for each run: demos and tests); else the git repository containing
  * `fallbackDir` (the CLI's current directory; the flow's folder for the app); else none, and a run

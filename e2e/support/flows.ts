@@ -30,7 +30,7 @@ session: assistant
 
 /**
  * One task waits ten minutes in backoff while another's agent works (a real process, journaled
- * as `attemptProcess`): what a host killed mid-run leaves behind (issue #19 part 4). The command
+ * as `attemptProcess`): what a host killed mid-run leaves behind. The command
  * runtime, as the agent CLIs' presets use it.
  */
 export const BACKOFF_AND_WORK = `# A rate-limited call waits 10 minutes while a long job runs.

@@ -31,7 +31,7 @@ import { subscribeLive, type LiveStreamEnv } from './live-stream.js';
  * HivewatchApi over the browser shell's HTTP routes: fetch with `Authorization: Bearer <token>`
  * for every call, and the live stream read from `GET /api/stream` with fetch + a ReadableStream
  * (EventSource cannot send the header, and the credential is never a cookie: cookies ignore
- * ports, docs/decisions.md "The access credential stays on its port"). The stream reconnects on its own with `Last-Event-ID`
+ * ports, docs/decisions/0017-browser-shell-access.md "The access credential stays on its port"). The stream reconnects on its own with `Last-Event-ID`
  * (the last id it saw, instance included), so a dropped connection loses nothing the server
  * still has; when the server cannot resume (restarted, or too far behind) it says `reset` and
  * `onReset` runs.

@@ -21,7 +21,7 @@ declare global {
  * localStorage is scoped by origin, and the origin includes the port: another tab of this
  * server (a copied link, which has no token) reads it, a page of any other port on 127.0.0.1
  * cannot, and nothing sends it anywhere but as this client's `Authorization` header (cookies,
- * which ignore ports, are not used: docs/decisions.md "The access credential stays on its port").
+ * which ignore ports, are not used: docs/decisions/0017-browser-shell-access.md "The access credential stays on its port").
  */
 export function takeToken(win: Window = window): string {
   const url = new URL(win.location.href);

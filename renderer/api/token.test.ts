@@ -3,7 +3,7 @@ import { TOKEN_STORAGE_KEY } from './constants.js';
 import { takeToken } from './index.js';
 
 /**
- * Where the browser shell keeps its token (issue #25 part 4): the origin's localStorage (scoped
+ * Where the browser shell keeps its token: the origin's localStorage (scoped
  * by port, unlike cookies), so a copied link in a new tab of the same server finds it; the
  * address bar loses it. A window here is the few parts takeToken reads, and its storage can
  * refuse like a browser with storage disabled.

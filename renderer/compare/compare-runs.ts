@@ -6,7 +6,7 @@ import { formatDuration } from '../lib/format.js';
 import { stepWords } from '../lib/step-words.js';
 
 /**
- * Two runs side by side (issue #12 part 3): the run's own facts, then one row group per task,
+ * Two runs side by side: the run's own facts, then one row group per task,
  * matched by task id (`<step>:<ordinal>`: the same place in the same flow), with what an
  * operator compares — outcome, attempts, time spent, errors, output. A cell that differs from
  * its other side is marked. Pure, for tests.

@@ -1,7 +1,7 @@
 import type { CompareGroup, CompareRow } from './compare-runs.js';
 
 /**
- * What Compare shows of two large runs (issue 24: a 200-task run was a 47,000 px table).
+ * What Compare shows of two large runs (unfolded, a 200-task run was a 47,000 px table).
  * A task "differs" when any fact but its time does: time in attempts differs between almost
  * any two real-clock runs and would make every task look changed; it is still shown, and
  * marked, inside a task that differs otherwise.

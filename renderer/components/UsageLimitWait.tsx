@@ -4,7 +4,7 @@ import { formatResetCountdown, STOPPED_CONTINUES, stoppedSentence, waitingSenten
 import { useNow } from '../lib/use-now.js';
 
 /**
- * A run waiting out a subscription usage limit (issue #22 part 3): in the Runs list a badge,
+ * A run waiting out a subscription usage limit: in the Runs list a badge,
  * in the run header the sentence with a live countdown. The countdown's words change once a
  * minute (renderer/lib/usage-limit.ts), so the header's polite live region speaks that often
  * at most. On a virtual clock the wait takes no real time: the reset is named, not counted down.

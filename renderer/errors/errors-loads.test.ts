@@ -133,7 +133,7 @@ function hostileHistoryApi(): { api: HivewatchApi; series: { since: number; unti
   return { api: api as unknown as HivewatchApi, series };
 }
 
-describe('planning the series window whatever the rows hold (issue #25 part 6)', () => {
+describe('planning the series window whatever the rows hold', () => {
   it.each(['range=1h', 'range=24h', 'range=7d', 'range=30d', 'range=all', 'since=0&until=8640000000000000', 'until=8640000000000000'])(
     '%s reads a series the server can answer, inside 2000 .. a day after now, at most 400 bars',
     async (hash) => {

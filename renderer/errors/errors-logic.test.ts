@@ -111,7 +111,7 @@ describe('densify', () => {
   it('is empty without points', () => {
     expect(densify([], 'day', 0, 10)).toEqual([]);
   });
-  it('ends, at most `max` buckets, for points past 2^53 where adding a bucket changes nothing (issue #25 part 6)', () => {
+  it('ends, at most `max` buckets, for points past 2^53 where adding a bucket changes nothing', () => {
     const out = densify([{ start: 1e31, counts: { a: 1 } }, { start: 0, counts: { a: 1 } }], 'day', null, null, 5);
     expect(out).toHaveLength(5);
     expect(densify([{ start: 0, counts: { a: 1 } }], 'day', -1e31, 1e31, 3)).toHaveLength(3);

@@ -107,7 +107,7 @@ export function serializeErrorsQuery(q: ErrorsQuery): URLSearchParams {
 }
 
 /**
- * The times a chart may span (issue #25 part 6): stored errors may carry any time (an older
+ * The times a chart may span: stored errors may carry any time (an older
  * version's ingest, another writer), so a chart's window is planned inside these bounds whatever
  * the rows hold (telemetry dated more than a day ahead is not believed at ingest either), and
  * never asks for more bars than it can draw.

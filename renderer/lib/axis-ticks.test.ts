@@ -21,7 +21,7 @@ const propertySeed = (fallback: number): number => {
 };
 
 describe('countTicks', () => {
-  it('reads 0 upward in a nice step for the 30-day chart of issue 24', () => {
+  it('reads 0 upward in a nice step for the 30-day Errors chart', () => {
     expect(countTicks(8_500)).toEqual([0, 2_500, 5_000, 7_500, 10_000]);
     expect(countTicks(7)).toEqual([0, 2, 4, 6, 8]);
     expect(countTicks(3)).toEqual([0, 1, 2, 3]);

@@ -2,7 +2,7 @@
  * Ticks of a count axis (errors per bar, per category): whole numbers from 0 upward in one
  * "nice" step (1, 2, 2.5 or 5 times a power of ten), the last one at or above the largest value.
  * Recharts' own tick choice from a domain it guesses (`auto`) could start above zero or read
- * out of order on a stacked chart at 30 days (4000, 5500, 7000, 8500, 0, issue 24); the charts
+ * out of order on a stacked chart at 30 days (4000, 5500, 7000, 8500, 0); the charts
  * hand it these instead, with the domain `[0, last tick]`.
  */
 export function countTicks(max: number, target = 5): number[] {

@@ -14,7 +14,7 @@ const MAX_TIME_VALUE = 8.64e15;
 /**
  * Whether `ts` is a time a Date can show. Stored data may hold any number (an older version's
  * ingest, another writer), and `new Date(ts).toISOString()` throws outside this range: every
- * formatter here answers a label instead of throwing (issue #25 part 6).
+ * formatter here answers a label instead of throwing.
  */
 export function isShowableTime(ts: number): boolean {
   return Number.isFinite(ts) && Math.abs(ts) <= MAX_TIME_VALUE;

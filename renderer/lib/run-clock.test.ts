@@ -23,7 +23,7 @@ function journal(): JournaledEvent[] {
   return j.events.map((e, i) => ({ ...e, wall: WALL + i * 100 }));
 }
 
-describe('wall times of a run (issue #19 part 5)', () => {
+describe('wall times of a run', () => {
   it('each attempt starts and ends when its events were journaled, not on the run’s virtual clock', () => {
     const walls = attemptWalls(journal());
     expect(walls.get('1:1#1')).toEqual({ started: WALL + 200, ended: WALL + 300 });

@@ -1,7 +1,7 @@
 import type { HivewatchEvent } from '../../core/service/api.js';
 
 /**
- * When things happened, in wall time (issue #19 part 5). An event's `ts` is on its run's clock:
+ * When things happened, in wall time. An event's `ts` is on its run's clock:
  * the wall clock for a real run, but a virtual-clock run's clock jumps over every backoff and
  * runs ahead of the wall, so its times are durations and delays ("virtual 30s"), never "when".
  * "When" is the wall time the journal stored for each event (`getEvents` answers it as `wall`);

@@ -1,5 +1,5 @@
 /**
- * The words of a usage-limit wait (issue #22 part 3): "waiting for the usage limit to reset at
+ * The words of a usage-limit wait: "waiting for the usage limit to reset at
  * 14:05" and "resets in 12 min". The countdown moves in whole minutes, so a screen reader told
  * of each change (aria-live polite) hears it at most once a minute, never every second.
  */
@@ -33,7 +33,7 @@ export function waitingSentence(at: number, now: number): string {
 }
 
 /**
- * The state of an external session stopped by its usage limit (issue 22 part 3): Hivewatch did not
+ * The state of an external session stopped by its usage limit: Hivewatch did not
  * start the agent and cannot resume it, so the words say what happens instead.
  */
 export function stoppedSentence(at: number, now: number): string {

@@ -4,7 +4,7 @@ import { envelope, JournalBuilder } from '../testing/events.js';
 import { applyToLiveRun, backoffsOf, type LiveRun } from './run-summary.js';
 import { matchesFilter } from '../runs/runs-query.js';
 
-/** A live row's usage-limit wait (issue #22 part 3) follows the events as the store's runs.waiting_until does. */
+/** A live row's usage-limit wait follows the events as the store's runs.waiting_until does. */
 
 const RESET = 7_200_000;
 const ref = { step: 1, ordinal: 0, taskId: '1:0' };

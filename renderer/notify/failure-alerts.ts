@@ -2,7 +2,7 @@ import type { HivewatchApi, LiveEvent } from '../../core/service/api.js';
 import { failureAlertOf, type FailureAlert } from './failure-rule.js';
 
 /**
- * The window's failure alerts (issue #12 part 3): every failure the live stream brings (see
+ * The window's failure alerts: every failure the live stream brings (see
  * failure-rule.ts) of a flow that is not muted counts in the document title ("(2) Hivewatch")
  * until the operator comes back to the window, and, in the browser shell, shows a browser
  * notification once the operator allowed them. In Electron the main process notifies

@@ -1,7 +1,7 @@
 import type { HivewatchEvent } from '../../core/service/api.js';
 
 /**
- * Which live events tell the operator that something failed (issue #12 part 3): a run that
+ * Which live events tell the operator that something failed: a run that
  * failed, and a task that exhausted its retries while the run went on (its error caught). A
  * task that exhausts its retries and is not caught fails the run, and that `runFailed` is the
  * one alert; it says `runFailed.error`, the run's ending error (rule 16, its message carries the

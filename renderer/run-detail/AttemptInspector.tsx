@@ -24,7 +24,7 @@ function Captured({ label, text, testId, open }: { label: string; text: string |
 }
 
 /**
- * Everything the journal knows of one attempt (issue #12 part 3): what it was asked (the
+ * Everything the journal knows of one attempt: what it was asked (the
  * rendered prompt, or the command line it ran), what it answered, how its process ended, its
  * error envelope, and the agent work around it (the feedback it was given, checks, changes).
  * Text only: the journal holds bounded tails, and this shows them as they are.

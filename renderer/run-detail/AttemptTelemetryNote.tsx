@@ -2,7 +2,7 @@ import type { AttemptTelemetry } from '../../core/service/api.js';
 import { hrefToRun } from '../app/router.js';
 
 /**
- * The agent CLI's own telemetry sent from inside one attempt (issue #21 part 3): the requests it
+ * The agent CLI's own telemetry sent from inside one attempt: the requests it
  * reported, in order, with the code of each that failed. They are part of this attempt and are
  * never counted as failures of their own (docs/otel.md "Presets feed the receiver").
  */

@@ -81,7 +81,7 @@ function useFocusTarget(
       row?.scrollIntoView({ block: 'nearest' });
       return;
     }
-    // Both ways: a late attempt of a wide run sits far right of the panel (issue 24: x = 1991 px
+    // Both ways: a late attempt of a wide run sits far right of the panel (measured: x = 1991 px
     // in a 1405 px window). Centred, clear of the pinned task column.
     bar.focus({ preventScroll: true });
     bar.scrollIntoView({ block: 'center', inline: 'center' });

@@ -19,7 +19,7 @@ export interface RunHeaderProps {
   exporting: boolean;
   /** From the run's runStarted event, once the journal is read. */
   clock: 'real' | 'virtual' | null;
-  /** The run's branch of agent work (issue #10), or null. */
+  /** The run's branch of agent work, or null. */
   workspace?: RunWorkView | null;
   /** Brings an attempt of the timeline into view (from the ending error's links). */
   onShowAttempt: ShowAttempt;

@@ -2,7 +2,7 @@ import type { HivewatchEvent } from '../../core/service/api.js';
 import { attemptKey } from './attempt-work.js';
 
 /**
- * What the journal says an attempt was asked and answered (issue #12 part 3), read from the
+ * What the journal says an attempt was asked and answered, read from the
  * run's events: attemptStarted carries the rendered prompt or a command runtime's argv, the
  * attempt's end its output and how its process ended. Journals from before these fields give
  * nulls, which the inspector says in words. Pure, for tests.

@@ -3,8 +3,7 @@ import { formatDelay } from '../lib/format.js';
 import { attemptKey } from './attempt-work.js';
 
 /**
- * What the timeline and the inspector say about an attempt beyond its outcome (issue #19 part
- * 3): whether its error ended the run or was a cause of the error that did (rule 16),
+ * What the timeline and the inspector say about an attempt beyond its outcome: whether its error ended the run or was a cause of the error that did (rule 16),
  * and why a stopped attempt stopped (rule 18: a fail-fast sibling's cancel is not an error of its
  * own; rule 12: a result after the operator's cancel changes nothing). Pure.
  */

@@ -1,7 +1,7 @@
 import type { HivewatchEvent } from '../../core/service/api.js';
 
 /**
- * What agent work (issue #10) journaled about each attempt, and the run's branch, read from the
+ * What agent work journaled about each attempt, and the run's branch, read from the
  * run's events: the timeline shows it beside the attempt's error. Pure, for tests.
  */
 

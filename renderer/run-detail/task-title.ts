@@ -19,7 +19,7 @@ export function taskTitle(task: TaskView, tasks: readonly TaskView[]): string {
 
 /**
  * "attempt 2 of 3", or "attempt 2" for a task with no limit of its own: an external run's prompt
- * (agent telemetry, issue #11) has as many attempts as the agent's CLI made, journaled with
+ * (agent telemetry) has as many attempts as the agent's CLI made, journaled with
  * maxAttempts 0.
  */
 export function attemptOfLimit(attempt: number, maxAttempts: number): string {

@@ -179,7 +179,7 @@ describe('layoutTimeline', () => {
     expect(layout.steps[1]!.x).toBeGreaterThan(layout.steps[0]!.x);
   });
 
-  it('keeps a gap to a time far from the others (2300, past what a Date shows) within GAP_MAX (issue #25 part 6)', () => {
+  it('keeps a gap to a time far from the others (2300, past what a Date shows) within GAP_MAX', () => {
     for (const far of [Date.UTC(2300, 0, 1), 9e15]) {
       const detail = rateLimited();
       const attempts = detail.tasks[0]!.attempts;
@@ -191,7 +191,7 @@ describe('layoutTimeline', () => {
   });
 });
 
-describe('when the next attempt ran, in wall time (issue #19 part 5)', () => {
+describe('when the next attempt ran, in wall time', () => {
   /** The same run on the virtual clock: its attempts ran within a second of wall time. */
   const virtualRun = (): RunDetail => {
     const d = rateLimited();

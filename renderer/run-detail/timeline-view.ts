@@ -3,7 +3,7 @@ import { formatAbsolute, formatDuration } from '../lib/format.js';
 import type { TimelineRow } from './timeline-layout.js';
 
 /**
- * What the operator changes about the retry timeline of a large run (issue 24): the zoom, which
+ * What the operator changes about the retry timeline of a large run: the zoom, which
  * tasks it shows, the time axis's labels, and where the arrow keys move inside it.
  */
 

@@ -10,7 +10,7 @@ import type { RunsSort, SortKey } from './runs-query.js';
 /**
  * Two lines whatever a row holds: the flow's name (and retry / resumed / source markers), then
  * why it ended and its cost, each line cut with an ellipsis (the whole text on hover), so no
- * row ever needs a third line at any width (docs/decisions.md "The Runs list's rows").
+ * row ever needs a third line at any width (docs/decisions/0018-window-labels-and-layout.md "The Runs list's rows").
  */
 const RUN_ROW_HEIGHT = 52;
 

@@ -5,7 +5,7 @@ import { formatSort, parseRunsQuery, serverFilter } from './runs-query.js';
  * The Runs table's first page, asked for as the window starts (main.tsx), before React renders:
  * the screen's own read starts only after its first render has been committed, about a frame
  * or two of a cold start later, so the request and that render overlap instead of adding up
- * (issue #24 part 1, "first rows < 300 ms"). The view takes it once when its own first read would
+ * ("first rows < 300 ms"). The view takes it once when its own first read would
  * ask the same (runs-view.ts); anything else, a time range (its `since` is the moment the query
  * is made) or a failed answer, reads afresh.
  */

@@ -27,7 +27,7 @@ export function canResume(status: RunStatus): boolean {
 }
 /**
  * Whether Hivewatch runs it and so can cancel, retry or resume it: an external run (an agent
- * session seen through its telemetry, issue #11) is watched only; the service refuses commands.
+ * session seen through its telemetry) is watched only; the service refuses commands.
  */
 export function isOperable(run: Pick<RunSummary, 'source'>): boolean {
   return run.source === undefined;

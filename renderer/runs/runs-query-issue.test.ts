@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../core/service/api.js';
 import { EMPTY_FILTERS, isFiltered, matchesFilter, parseRunsQuery, serializeRunsQuery, serverFilter } from './runs-query.js';
 
-/** The Runs screen's `issue=<fingerprint>` filter (issue #23): URL, server filter, live placement. */
+/** The Runs screen's `issue=<fingerprint>` filter: URL, server filter, live placement. */
 describe('runs filtered by an error issue', () => {
   const summary = (errorCount: number): RunSummary => ({ id: 'run_1', flow: 'f.prose', flowName: 'f', status: 'failed', errorCount } as RunSummary);
 

@@ -9,7 +9,7 @@ import { seededRandom } from '../../core/testing/seeded-random.js';
 import { matchesFilter } from './runs-query.js';
 
 /**
- * The Runs list's client-side text filter against the real store's text search (issue #20), on
+ * The Runs list's client-side text filter against the real store's text search, on
  * generated runs and texts: whatever the client tells (true / false) the store agrees with, and a
  * run the store finds is never told false (it would drop out of the list on its next live event).
  * Texts come from a small alphabet with both cases, LIKE's and FTS's special characters and a

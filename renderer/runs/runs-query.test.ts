@@ -89,7 +89,7 @@ describe('runs URL state', () => {
 describe('the server query and its client twin', () => {
   const runs = [
     run('run_a', { startedAt: 3_000, status: 'running', endedAt: null, durationMs: null, flowName: 'beta', flow: 'b.prose' }),
-    // Its newest error is a retried rate limit; it failed because of a crash (issue #19).
+    // Its newest error is a retried rate limit; it failed because of a crash.
     run('run_b', { startedAt: 1_000, status: 'failed', errorCount: 4, lastError: { code: 'RUNTIME_RATE_LIMIT', message: '429 Too Many' }, endingError: ending('RUNTIME_CRASHED') }),
     run('run_c', { startedAt: 2_000, durationMs: 50_000 }),
     run('run_d', { startedAt: 2_000, durationMs: 10 }),

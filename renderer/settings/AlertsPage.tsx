@@ -12,7 +12,7 @@ import { DeliveryLog } from './DeliveryLog.js';
 import '../styles/alerts.css';
 
 /**
- * Settings › Alerts (`#/settings/alerts`, issue #23 part 2): the database's alert rules (shared by
+ * Settings › Alerts (`#/settings/alerts`): the database's alert rules (shared by
  * every host of a PostgreSQL one), a form to add one, remove and "send test" per rule, and the
  * delivery log with each delivery's status and the receiver's response code. Webhooks are shown
  * as the API gives them: scheme and host only.

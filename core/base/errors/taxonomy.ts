@@ -32,7 +32,7 @@ const code = (category: ErrorCategory, recoverable: boolean, hint: string | null
 export const ERROR_CODES = {
   SYSTEM_STATE_CORRUPTION: code('system', false, 'Rebuild projections with `hivewatch replay` and investigate the journal'),
   SYSTEM_EVENT_WRITE_FAILED: code('system', false, 'Check that the database is reachable, has disk space and lets Hivewatch write; the unwritten events are written once it does'),
-  /** The database refused an event for what it held (issue #25): no retry writes it; the run's journal ends there. */
+  /** The database refused an event for what it held: no retry writes it; the run's journal ends there. */
   SYSTEM_EVENT_REJECTED: code('system', false, "The database refused an event of this run (the message says why): report it with the run's journal; resume continues from the last checkpoint"),
   SYSTEM_INVARIANT_VIOLATED: code('system', false, 'Report a bug with the run journal attached'),
   SYSTEM_RUN_INTERRUPTED: code('system', true, 'Resume the run from its last checkpoint'),

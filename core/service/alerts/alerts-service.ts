@@ -10,7 +10,7 @@ import type { AlertEngine } from './engine.js';
 import { AlertInputError } from './rules.js';
 
 /**
- * The alerts part of the API (issue #23 part 2): the window's Settings › Alerts screen. Input is
+ * The alerts part of the API: the window's Settings › Alerts screen. Input is
  * checked by the shared schemas, then by the rule checker (rules.ts), whose messages become 400s
  * word for word, as the CLI prints them.
  */

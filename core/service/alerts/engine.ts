@@ -13,7 +13,7 @@ import type { AlertRule } from './rules.js';
 import { bodyOf } from './webhook.js';
 
 /**
- * The alert engine of one host (issue #23 part 2). It follows the journal from a cursor kept in
+ * The alert engine of one host. It follows the journal from a cursor kept in
  * the database, turns events into occurrences, journals one delivery per (rule, subject,
  * occurrence) whichever host sees it first, and posts due deliveries it claims, side by side
  * within per-receiver and overall bounds (delivery/dispatcher.ts). Nothing here runs on the write
@@ -43,7 +43,7 @@ const ALERTING_TYPES: ReadonlySet<HivewatchEvent['type']> = new Set(['runFailed'
 
 /**
  * Whether a committed batch holds an event an alert can come from. A batch without one needs no
- * pass of its own (issue #25 part 7: a pass after every batch was five statements a batch): the
+ * pass of its own (a pass after every batch would cost five statements a batch): the
  * next pass, after a batch that has one or on the timer, moves the cursor over it anyway.
  */
 export function mayAlert(events: readonly HivewatchEvent[]): boolean {

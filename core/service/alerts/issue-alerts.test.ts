@@ -7,7 +7,7 @@ import { createHivewatchService, type HivewatchService } from '../service.js';
 import { failingFlowsDir, TestReceiver } from './testing.js';
 
 /**
- * Issues and alerts meet in the service (issue #23): the issue watch journals a failing run's
+ * Issues and alerts meet in the service: the issue watch journals a failing run's
  * error as a new issue, the hook hands the transition to the alert engine, and the rules for a new
  * issue, a regression and the resolve follow-up post to a real receiver. Each engine is tested
  * alone beside its code; this pins the wiring between them (service.ts).

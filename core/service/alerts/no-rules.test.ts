@@ -12,7 +12,7 @@ import { AlertEngine, mayAlert } from './engine.js';
 import { TestReceiver } from './testing.js';
 
 /**
- * A database without alert rules costs the write path nothing (issue #25 part 7): a pass does
+ * A database without alert rules costs the write path nothing: a pass does
  * not read the journal or move the cursor, a batch without an event an alert can come from
  * starts no pass, and a rule added later is evaluated from its creation on, not from wherever
  * the cursor was left. Real stores (SQLite, and PostgreSQL where installed), a real receiver.

@@ -1,5 +1,5 @@
 /**
- * Alert rules (issue #23 part 2): what an operator asks to be told about, and where. A rule is
+ * Alert rules: what an operator asks to be told about, and where. A rule is
  * checked here once, the same way for the CLI, the API and the window, with the exact messages
  * the tests assert (docs/triage.md, "Alerts").
  */

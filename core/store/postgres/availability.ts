@@ -1,5 +1,5 @@
 /**
- * Whether the PostgreSQL server is reachable, as the operator's log tells it (issue #25 part 2):
+ * Whether the PostgreSQL server is reachable, as the operator's log tells it:
  * one line when it goes away, one when it is back, however many requests, pooled connections,
  * notification reconnects and journal retries fail in between (each used to log, or print a
  * stack, on its own).

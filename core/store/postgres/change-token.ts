@@ -2,8 +2,7 @@ import type pg from 'pg';
 
 /**
  * The change token on PostgreSQL: the journal head and the newest run command. It changes when
- * another connection commits, not when this store does, as SQLite's `data_version` does (issue
- * #25 part 7). The head in the database moves with every commit, and a journal tail that took
+ * another connection commits, not when this store does, as SQLite's `data_version` does. The head in the database moves with every commit, and a journal tail that took
  * each move for another host's commit re-read the journal and the pending commands after
  * nearly every batch of its own: events it had already published, commands nobody had sent.
  *

@@ -6,7 +6,7 @@ import { skipTitle } from '../../testing/skip.js';
 import { PostgresJournalWriter } from './writer.js';
 
 /**
- * A journal batch carries its transaction's COMMIT (issue #25 part 7): BEGIN, every write and
+ * A journal batch carries its transaction's COMMIT: BEGIN, every write and
  * COMMIT in one round trip, so a start that waits for its batch waits for one answer of the
  * server, not two. Counted on the connection itself (under the transaction's own wrapper), on a
  * throwaway PostgreSQL cluster; a failing batch still writes nothing and leaves no transaction open.

@@ -11,7 +11,7 @@ export { isPostgresUrl, redactUrl };
  * reads the PG* variables from `process.env` only (we take the environment as an argument, so
  * tests and the CLI decide), and it maps `sslmode` differently from libpq (`require` verifies
  * the certificate there). So the URL is parsed here, the PG* variables fill what it leaves
- * out, and `sslmode` follows libpq's meaning (docs/decisions.md, "PostgreSQL URLs"). What the
+ * out, and `sslmode` follows libpq's meaning (docs/decisions/0025-postgresql-engine.md, "PostgreSQL URLs"). What the
  * URL and the environment both leave out is left to the driver's defaults (host localhost,
  * port 5432, user = the OS user, database = the user, password from ~/.pgpass).
  */

@@ -5,7 +5,7 @@ import { eventPayload } from '../journal-codec.js';
 /**
  * Batches whose COMMIT may have happened though this host saw its connection die: a server
  * killed or restarted during COMMIT leaves the outcome in doubt (`pg_ctl restart -m immediate`
- * mid-write, issue #25 part 2). The sink writes such a batch again, and if the first COMMIT did
+ * mid-write). The sink writes such a batch again, and if the first COMMIT did
  * land, the second meets the batch's own events ("already in the journal"). Only for a batch this
  * host had in doubt, and only when every event is in the journal exactly as this host wrote it,
  * does that mean "committed": the retry then succeeds without writing anything. Anything else

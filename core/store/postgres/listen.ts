@@ -126,7 +126,7 @@ export class ChangeWatcher {
 /**
  * What this store's own commits announce, which watchers skip: a journal batch's head followed by
  * the store's tag (`<head>:<tag>`, writer.ts CLAIM_POSITIONS), known by the tag alone, so the
- * batch's COMMIT can go out with its statements (issue #25 part 7); and `command:<id>` (or a bare
+ * batch's COMMIT can go out with its statements; and `command:<id>` (or a bare
  * head, from a writer without a tag), expected before its commit while anyone watches.
  * Notifications arrive in commit order, so a head also settles every smaller expected one (a
  * notification lost while disconnected cannot leave entries behind).

@@ -41,7 +41,7 @@ import { recoverInterruptedPg } from './recovery.js';
 import { JOURNAL_CHANNEL, PostgresJournalWriter } from './writer.js';
 
 /**
- * The store over PostgreSQL (issue #13): several hosts share one database. Reads run the shared query plans (queries/*.ts) with PostgreSQL's dialect, in one read-only REPEATABLE READ transaction each (one snapshot, as on SQLite); writes go through `PostgresJournalWriter` a batch at a time, so listeners see commit order.
+ * The store over PostgreSQL: several hosts share one database. Reads run the shared query plans (queries/*.ts) with PostgreSQL's dialect, in one read-only REPEATABLE READ transaction each (one snapshot, as on SQLite); writes go through `PostgresJournalWriter` a batch at a time, so listeners see commit order.
  */
 export class PostgresStore implements HivewatchStore {
   readonly engine = StoreEngine.postgres;

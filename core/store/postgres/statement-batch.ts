@@ -7,7 +7,7 @@ import { WITH_COMMIT } from './transaction.js';
  * its answer before the next, so a batch of a dozen statements (projections, rollups, run hosts,
  * commit positions, events) waited a dozen times for the server; on a busy machine each wait is
  * a scheduling delay of the server's backend too, and starting 500 runs through `serve` took
- * 73 s (issue #25 part 7). Collected here instead, the statements go out as one simple-protocol
+ * 73 s. Collected here instead, the statements go out as one simple-protocol
  * query, run in order inside the caller's transaction; a failing statement stops the rest and
  * aborts the transaction exactly as it did one at a time.
  *

@@ -8,7 +8,7 @@ import type pg from 'pg';
  *
  * The BEGIN travels with the work's first statement when that one has no parameters (a journal
  * batch, statement-batch.ts): one round trip fewer per transaction, which on a busy machine is a
- * wait for the server's backend to be scheduled (issue #25 part 7). A transaction whose work
+ * wait for the server's backend to be scheduled. A transaction whose work
  * sent nothing is neither begun nor committed.
  *
  * Work whose last statement text ends with `WITH_COMMIT` commits in that round trip (a journal

@@ -2,7 +2,7 @@ import type { RunStatus } from '../../base/events.js';
 import { all, get, type Dialect, type Query } from './plan.js';
 
 /**
- * A run's relatives (issue #12 part 3): the runs started as its retries or resumed from it (the
+ * A run's relatives: the runs started as its retries or resumed from it (the
  * other direction of `retryOf` / `resumedFrom`, each read through its partial index), and the run
  * of the same flow started just before it, which the run header offers to compare with.
  */

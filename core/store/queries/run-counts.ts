@@ -9,7 +9,7 @@ import { countWaitingLimit, splitWaitingLimit, waitingOutside } from './waiting-
 
 /**
  * The counts beside the run list (the "N runs match" line, the status chips, the flow picker),
- * each answer bounded work at any history size (issue #24 part 1):
+ * each answer bounded work at any history size:
  *  - no filter but status and flow: `run_counts` (one row per flow and status, migration 7);
  *  - a start-time window besides: the whole hours inside it from `run_counts_hourly`
  *    (migration 19) and the runs of its partial edge hours through `runs_started_counts`;

@@ -292,7 +292,7 @@ export function* getRunRow(_dialect: Dialect, runId: string): Query<RunRow | nul
 
 /**
  * Which of `runIds` are in `status` now: one statement however many ids (the host watch asks
- * about every run its host executes, each second; issue #25 part 7). The ids travel as one JSON
+ * about every run its host executes, each second). The ids travel as one JSON
  * array, so the statement's text is the same for any number of them.
  */
 export function* runsInStatus(dialect: Dialect, runIds: readonly string[], status: RunStatus): Query<string[]> {

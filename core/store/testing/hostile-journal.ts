@@ -4,7 +4,7 @@ import type { ExternalSessionRow } from '../external.js';
 import { JournalBuilder } from './journal-builder.js';
 
 /**
- * Values no column takes as they are (issue #25 part 1), in a run journal: what the conformance
+ * Values no column takes as they are, in a run journal: what the conformance
  * suite stores on every engine and reads back. The text with invalid bytes comes from a real
  * subprocess, decoded the way the runtimes decode an agent's output.
  */

@@ -33,7 +33,7 @@ export class TestDatabases {
   /**
    * A new database at the current schema version; its URL. The cluster's locale is C; `icuLocale`
    * (e.g. 'en-US') makes the database's default collation an ICU one, as an operator's en_US
-   * server has: the store must sort the same on it (docs/decisions.md, "One collation on both engines").
+   * server has: the store must sort the same on it (docs/decisions/0024-one-query-code-two-engines.md, "One collation on both engines").
    */
   async fresh(prefix: string, icuLocale?: string): Promise<string> {
     const name = `${prefix}_${++this.count}`;

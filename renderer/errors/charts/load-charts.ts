@@ -7,7 +7,7 @@ import type { CountBars, SeriesBars, TrendBars } from './recharts-charts.js';
  * the Errors screen's chunk and first data (app/ErrorsScreen.tsx) or by the issue page's trend
  * when it mounts, so it never holds back the numbers: the counts, issues and occurrences paint
  * as their answers come, and each chart draws once this chunk is in and the page has painted once
- * (useDrawAfterPaint). docs/decisions.md, "The Errors charts".
+ * (useDrawAfterPaint). docs/decisions/0016-errors-screen.md, "The Errors charts".
  */
 
 interface ChartsModule {
