@@ -153,6 +153,8 @@ export interface RunCounts {
    * runs match, and every number is a lower bound (core/store/queries/run-counts.ts).
    */
   atLeast?: true;
+  /** With `atLeast`: `total` alone is exact (counted again under every filter, status and flow included). */
+  totalExact?: true;
 }
 
 export interface ListRunsInput extends RunFilterInput {

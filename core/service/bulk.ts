@@ -120,8 +120,9 @@ async function actOn(ctx: ServiceContext, single: SingleActions, request: Reques
 async function resolveFilter(store: HivewatchStore, where: RunFilterInput): Promise<string[]> {
   const tooMany = (total: string): ApiError =>
     new ApiError(400, 'too_many_runs', `the filter matches ${total} runs; a bulk action takes at most ${BULK_MAX_RUNS} at once; narrow it (status, flow, since) and act in parts`);
-  const { total, atLeast } = await store.countRuns(where);
-  if (total > BULK_MAX_RUNS) throw tooMany(atLeast ? `at least ${total}` : String(total));
+  const { total, atLeast, totalExact } = await store.countRuns(where);
+  const lowerBound = atLeast === true && totalExact !== true;
+  if (total > BULK_MAX_RUNS) throw tooMany(lowerBound ? `at least ${total}` : String(total));
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
@@ -130,7 +131,7 @@ async function resolveFilter(store: HivewatchStore, where: RunFilterInput): Prom
     cursor = page.nextCursor;
   } while (cursor !== null && ids.length <= BULK_MAX_RUNS);
   // A capped count (a text filter stops counting at 2,000) is a lower bound: the pages decide.
-  if (atLeast && ids.length > BULK_MAX_RUNS) throw tooMany(`more than ${BULK_MAX_RUNS}`);
+  if (lowerBound && ids.length > BULK_MAX_RUNS) throw tooMany(`more than ${BULK_MAX_RUNS}`);
   return ids.slice(0, BULK_MAX_RUNS);
 }
 

@@ -10,6 +10,7 @@ import { copyFullId, distinctTailLength, idTail } from '../lib/run-ids.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { BulkStatus } from '../runs/BulkStatus.js';
 import { useBulkAction } from '../runs/use-bulk-action.js';
+import { retryOffer, type RetryOffer } from './retry-offer.js';
 
 /** What a bulk retry takes (its refusals say why it takes no other). */
 const RETRYABLE: RunStatus[] = ['failed', 'cancelled', 'interrupted'];
@@ -18,7 +19,7 @@ const PAGE = 20;
 interface Loaded {
   runs: RunSummary[];
   next: string | null;
-  retryable: number;
+  retry: RetryOffer;
 }
 
 /**
@@ -35,7 +36,7 @@ export function RunsAffected({ issueId, total, refresh }: { issueId: string; tot
   const { state, reload } = useAsync(async (): Promise<Loaded> => {
     const [page, counts] = [await api.listRuns({ issue: issueId, limit: PAGE }), await api.countRuns({ issue: issueId, status: RETRYABLE })];
     setMore(null);
-    return { runs: page.items, next: page.nextCursor, retryable: counts.total };
+    return { runs: page.items, next: page.nextCursor, retry: retryOffer(counts) };
   }, [api, issueId, refresh]);
   const data = state.data;
   const runs = [...(data?.runs ?? []), ...(more?.runs ?? [])];
@@ -60,10 +61,15 @@ export function RunsAffected({ issueId, total, refresh }: { issueId: string; tot
         Runs affected <span className="muted">({total.toLocaleString('en-US')})</span>
       </h2>
       <div className="toolbar">
-        {data && data.retryable > 0 && (
+        {data?.retry.kind === 'retry' && (
           <button type="button" onClick={retry} data-testid="retry-affected">
-            Retry these {data.retryable.toLocaleString('en-US')} run{data.retryable === 1 ? '' : 's'}
+            {data.retry.label}
           </button>
+        )}
+        {data?.retry.kind === 'tooMany' && (
+          <span className="muted" data-testid="retry-affected-too-many">
+            {data.retry.note}
+          </span>
         )}
         <a href={formatHash(['runs'], { issue: issueId })}>Open them in Runs →</a>
       </div>

@@ -7,11 +7,17 @@ import { plural } from '../lib/format.js';
  * is a lower bound, and says so: "at least 2,001 runs match", chips "1,204+".
  */
 
+/** Whether `total` is a lower bound (the breakdowns may be one while the total was counted exactly: `totalExact`). */
+export function totalIsLowerBound(counts: RunCounts): boolean {
+  return counts.atLeast === true && counts.totalExact !== true;
+}
+
 /** The line beside the title: "1,000,000 runs", "12 runs match", "at least 2,001 runs match". */
 export function matchingLine(counts: RunCounts, filtered: boolean): string {
   if (!filtered) return plural(counts.total, 'run');
-  const verb = counts.total === 1 && !counts.atLeast ? 'matches' : 'match';
-  return `${counts.atLeast ? 'at least ' : ''}${plural(counts.total, 'run')} ${verb}`;
+  const atLeast = totalIsLowerBound(counts);
+  const verb = counts.total === 1 && !atLeast ? 'matches' : 'match';
+  return `${atLeast ? 'at least ' : ''}${plural(counts.total, 'run')} ${verb}`;
 }
 
 /** A count on a status chip or in the flow picker; "…" before the first answer. */
@@ -30,5 +36,5 @@ export function chipCount(counts: RunCounts | null, status: RunListStatus): stri
 
 /** What "select every run matching this filter" may offer: only an exact count (a bulk action names how many it takes). */
 export function exactTotal(counts: RunCounts | null): number | null {
-  return counts === null || counts.atLeast ? null : counts.total;
+  return counts === null || totalIsLowerBound(counts) ? null : counts.total;
 }

@@ -18,9 +18,9 @@ const GRAIN_SIZE: Record<RunOutcomeGrain, number> = { hour: 3_600_000, day: 86_4
 export const ENDED_STATUSES = ['completed', 'failed', 'cancelled', 'interrupted'] as const;
 const ENDED_LIST = ENDED_STATUSES.map((s) => `'${s}'`).join(', ');
 
-/** SQL: this row (`old`, `new`, or a table alias) counts as an ended run. */
-export function endedSql(row: string): string {
-  return `${row}.ended_wall IS NOT NULL AND ${row}.status IN (${ENDED_LIST})`;
+/** SQL: this row (`old`, `new`, or a table alias) counts as an ended run; `status` may be the column written so it uses no index. */
+export function endedSql(row: string, status = `${row}.status`): string {
+  return `${row}.ended_wall IS NOT NULL AND ${status} IN (${ENDED_LIST})`;
 }
 
 /** The floor of `wall` to a bucket of `size` ms (integer arithmetic, both engines). */

@@ -70,6 +70,8 @@ export interface RunCounts {
    * counted, and `total`, `byStatus` and `byFlow` are lower bounds.
    */
   atLeast?: true;
+  /** With `atLeast`: `total` was counted again under every filter and is exact (byStatus and byFlow stay lower bounds). */
+  totalExact?: true;
 }
 
 export interface RunDetail {
