@@ -61,7 +61,7 @@ async function mirror(db: Database.Database, client: pg.Client): Promise<void> {
 describe.skipIf(!binaries)(skipTitle('store queries answer the same on SQLite and PostgreSQL', reason), () => {
   let cluster: PostgresCluster;
   let client: pg.Client;
-  let dir: string;
+  let dir: string | undefined;
   let db: Database.Database;
   let cache: StatementCache;
 
@@ -104,7 +104,7 @@ describe.skipIf(!binaries)(skipTitle('store queries answer the same on SQLite an
     await client?.end();
     cluster?.stop();
     db?.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
   it('lists and counts runs under every filter and sort, page after page', async () => {

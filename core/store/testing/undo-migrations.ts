@@ -44,6 +44,11 @@ const ADDED_COLUMNS = [
 ].join(' ');
 
 const UNDO: Record<number, { sqlite: string; postgres: string }> = {
+  25: {
+    sqlite: 'DROP INDEX runs_approval_since; DROP INDEX runs_approval_waited; ALTER TABLE runs DROP COLUMN approval_since; ALTER TABLE runs DROP COLUMN approval_label; ALTER TABLE runs DROP COLUMN approval_wait_ms;',
+    postgres: 'DROP INDEX runs_approval_since, runs_approval_waited; ALTER TABLE runs DROP COLUMN approval_since, DROP COLUMN approval_label, DROP COLUMN approval_wait_ms;',
+  },
+  24: { sqlite: 'DROP TABLE agent_spawns;', postgres: 'DROP TABLE agent_spawns;' },
   23: {
     sqlite: 'ALTER TABLE runs DROP COLUMN flow_steps; ALTER TABLE runs DROP COLUMN flow_steps_most; ALTER TABLE tasks DROP COLUMN template;',
     postgres: 'ALTER TABLE runs DROP COLUMN flow_steps, DROP COLUMN flow_steps_most; ALTER TABLE tasks DROP COLUMN template;',
