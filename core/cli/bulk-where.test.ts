@@ -111,7 +111,7 @@ describe('--where refuses what does not narrow', () => {
     ['status=failed', "--where 'status=failed' names no flow, text, error or time, so it would cancel every failed run; add --all if that is what you mean"],
     ['status=failed,cancelled', "--where 'status=failed,cancelled' names no flow, text, error or time, so it would cancel every failed or cancelled run; add --all if that is what you mean"],
     ['status=failed&flow=nope', '--where: flow: no flow is named "nope": no run has that name and neither flows folder holds nope.prose; give the name `hivewatch runs` shows, the flow file’s path, or its id (examples/<file>.prose, user/<file>.prose)'],
-    ['status=sleeping&flow=a', '--where: status[0]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit'],
+    ['status=sleeping&flow=a', '--where: status[0]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, waiting-approval'],
     ['code=nope&flow=a', '--where: code: must be an error code like RUNTIME_TIMEOUT'],
   ])('cancel --where %j: exit 64, and the line names what is wrong', async (where, message) => {
     expect(await hivewatch('cancel', '--where', where, '--yes')).toEqual({ code: 64, out: '', err: `hivewatch cancel: ${message}\n` });
