@@ -72,7 +72,7 @@ describe('hivewatch cancel|retry --where', () => {
     expect(bad.stderr).toBe(`hivewatch cancel: --where: unknown key "owner"; allowed keys: ${KEYS}\n`);
     const status = await hivewatch(['cancel', '--where', 'status=sleeping', '--all', '--yes']);
     expect(status.code).toBe(64);
-    expect(status.stderr).toBe('hivewatch cancel: --where: status[0]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit\n');
+    expect(status.stderr).toBe('hivewatch cancel: --where: status[0]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, waiting-approval\n');
   });
 
   it('without --yes and without a terminal, prints what it would do, does nothing, and says how to go ahead', async () => {
