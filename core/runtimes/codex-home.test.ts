@@ -92,7 +92,7 @@ describe('the Codex home the codex-cli preset reads', () => {
     const day = join(home, 'sessions', '2026', '11', '26');
     mkdirSync(day, { recursive: true });
     writeFileSync(join(day, `rollout-2026-11-26T06-07-15-${THREAD}.jsonl`), ROLLOUT);
-    expect(refusedCommands(home, THREAD)).toEqual([{ tool: 'exec_command', detail: 'touch /srv/x' }]);
+    expect(refusedCommands(home, THREAD)).toEqual([{ tool: 'exec_command', detail: 'touch /srv/x', toolUseId: 'call_1' }]);
     expect(refusedCommands(home, 'another-thread')).toEqual([]);
   });
 });
