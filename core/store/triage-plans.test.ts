@@ -95,6 +95,7 @@ describe('the triage reads use indexes on SQLite', () => {
   });
 });
 
+// Skipped, with the reason in its title, only where no PostgreSQL server is installed (CI installs one).
 describe.skipIf(!postgresBinaries)(skipTitle('the triage reads use indexes on PostgreSQL', postgresMissing), () => {
   const databases = new TestDatabases();
   let client: pg.Client;
