@@ -34,11 +34,12 @@ export function isOperable(run: Pick<RunSummary, 'source'>): boolean {
 }
 
 /**
- * An external session stopped by its usage limit: the one external run a cancel acts on. Hivewatch
- * cannot stop the agent CLI, so it stops watching: the run ends cancelled (docs/otel.md).
+ * An external session stopped by its usage limit or waiting for a person's approval: the external
+ * runs a cancel acts on. Hivewatch cannot stop the agent CLI, so it stops watching: the run ends
+ * cancelled, an open prompt with it (docs/otel.md).
  */
-export function canStopWatching(run: Pick<RunSummary, 'source' | 'status' | 'waitingUntil'>): boolean {
-  return run.source !== undefined && run.status === 'running' && run.waitingUntil != null;
+export function canStopWatching(run: Pick<RunSummary, 'source' | 'status' | 'waitingUntil' | 'approval'>): boolean {
+  return run.source !== undefined && run.status === 'running' && (run.waitingUntil != null || run.approval != null);
 }
 
 /** The confirmation of a cancel: of Hivewatch's own runs, or of watched sessions it can only stop watching. */
