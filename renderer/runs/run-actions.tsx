@@ -63,7 +63,7 @@ function cancelQuestion(runs: readonly RunSummary[]) {
     body: (
       <p>
         {describe(runs)} is an agent session Hivewatch only watches: it cannot stop or restart the agent. Its run ends{' '}
-        <code>cancelled</code> here; if the agent sends telemetry again (you resume it), the run reopens.
+        <code>cancelled</code> here, a permission prompt it waits on with it; if the agent sends telemetry again (you resume it, or a person answers its prompt), the run reopens.
       </p>
     ),
     confirmLabel: 'Stop watching',
