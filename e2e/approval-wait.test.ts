@@ -15,7 +15,8 @@ import { BIN, ROOT, startServer, tempDir, type ServerHandle } from './support/se
  * "waiting for approval" shows it with the time waited, the top bar counts it, the run header
  * says it; the person's refusal ends the wait live and the run keeps the 12 minutes waited.
  * A second session's time waited moves with the browser's injected clock, and the operator stops
- * watching it from its run page: the run ends cancelled, the prompt closed, the wait frozen.
+ * watching it from its run page: the run ends cancelled, the prompt closed, the wait frozen; the
+ * Flows screen says the flow's runs waiting now, then the time its ended run waited.
  * Screens at 1440 and 900 px in both themes, axe on each.
  */
 
@@ -158,6 +159,12 @@ describe('an agent session waiting for approval, seen in the window', () => {
     await expect.poll(minutes, { timeout: PAGE_TIMEOUT_MS }).toBe(first + 5);
     await expect(row.getByRole('button', { name: `Stop watching session ${runId}` }).count()).resolves.toBe(1);
 
+    // The Flows screen counts the session among the flow's runs waiting now.
+    await app.go('#/flows');
+    const sessions = page.locator('tr[data-flow-id="external:claude-code"]');
+    await expect.poll(() => sessions.getByTestId('flow-waited').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('1 waiting now');
+    expect(await sessions.getByRole('link', { name: '1 waiting now' }).getAttribute('href')).toBe('#/runs?flow=external%3Aclaude-code&status=waiting-approval');
+    await sessions.getByRole('link', { name: '1 waiting now' }).click();
     await row.locator('.run-link').click();
     const notice = page.getByTestId('approval-wait-notice');
     await notice.waitFor();
@@ -192,9 +199,23 @@ describe('an agent session waiting for approval, seen in the window', () => {
       }
     }
     expect(failures).toEqual([]);
+    expect(await page.getByTestId('run-approval-waited').textContent()).toBe(`${Math.floor(waited / MINUTE)} min`);
     // The wait no longer grows: a later read of the run says what the cancel closed it with.
     const later = await server.api<RunDetail>('GET', `/api/runs/${encodeURIComponent(runId)}`);
     expect(later.run.approvalWaitMs).toBe(waited);
+
+    // The Flows screen: the flow's ended run waited that long, and none waits now.
+    await app.go('#/flows');
+    await expect.poll(() => sessions.getByTestId('flow-waited').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe(`${Math.floor(waited / MINUTE)} minin 1 run`);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const width of [1440, 900]) {
+        await showAs(page, colorScheme, width);
+        await sessions.getByTestId('flow-waited').waitFor();
+        await scan(page, `flows, time waited (${colorScheme}, ${width} px)`, failures);
+        await app.screenshot(`approval-wait-flows-${colorScheme}-${width}`);
+      }
+    }
+    expect(failures).toEqual([]);
 
     await app.go('#/runs?status=waiting-approval');
     await page.getByText('No runs match these filters').waitFor({ timeout: PAGE_TIMEOUT_MS });

@@ -34,3 +34,12 @@ export async function stopWatchingSession(store: HivewatchStore, runId: string, 
     }
   }
 }
+
+/**
+ * The Hivewatch attempt that sent an external session (a preset run), or null for a session
+ * Hivewatch did not start: Hivewatch owns that process, so a cancel goes to the run of that attempt.
+ */
+export async function launchingAttemptOf(store: HivewatchStore, runId: string): Promise<{ runId: string; taskId: string; attempt: number } | null> {
+  const [first] = await store.getEvents(runId, 0, 1);
+  return first?.type === 'runStarted' ? (first.external?.parent ?? null) : null;
+}
