@@ -18,7 +18,7 @@ import { getSetting } from './settings.js';
  * plus one line here: the contract, the SQLite store, its asynchronous face and PostgreSQL's
  * store all follow.
  */
-export const READ_PLANS = {
+const READ_PLANS = {
   externalSession,
   /** Open external sessions last heard from before `before`. */
   quietExternalSessions,
