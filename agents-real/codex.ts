@@ -51,8 +51,11 @@ export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
     case 'stream-error':
       return [openai.failed()];
     case 'subagent':
+    case 'subagent-fails':
+    case 'subagent-nested':
+    case 'permission-hook-denies':
       // Codex spawns subagents only with its multi-agent feature on and a model that asks for one: the matrix has no such run.
-      throw new Error('the subagent scenario is recorded for Claude Code only (agents-real/matrix.ts)');
+      throw new Error(`the ${scenario} scenario is recorded for Claude Code only (agents-real/matrix.ts)`);
     case 'refused':
       // More than the sandbox allows, under `codex exec`'s approval policy `never`: refused without a prompt.
       return [
