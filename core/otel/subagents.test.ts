@@ -202,7 +202,7 @@ function codexLogs(records: readonly Record<string, string>[], t0: number): Tele
   return decodeOtlp('logs', 'json', Buffer.from(JSON.stringify(body)));
 }
 
-describe('Codex subagent threads (hand-written records)', () => {
+describe('Codex subagent threads (hand-written records: the matrix has no Codex run with its multi-agent feature)', () => {
   it("a thread whose session_source names a parent thread is that thread's child run", async () => {
     const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
     const parent = '01a22528-990a-74d3-a099-3499fd52c606';
