@@ -32,8 +32,11 @@ function claudePrompt(scenario: ScenarioId): string {
 const AGENT_SAYS_HELLO = anthropic.tool('Agent', { description: 'Say hello', prompt: 'Say hello.', subagent_type: 'general-purpose' });
 const NESTED_OUTER = 'Ask a subagent to ask a subagent to say hello.';
 const NESTED_MIDDLE = 'Ask a subagent to say hello.';
-/** An agent's turn right after starting a background subagent, before its result is in. */
-const WAITING = anthropic.text('Waiting for the subagent.');
+/**
+ * Every later turn of the session: the one right after its Agent call returned (the subagent runs
+ * in the background) and the one the subagent's notification starts.
+ */
+const SESSION_ANSWERS = anthropic.text('The subagent is on it, or has answered.');
 
 export function claudeSteps(scenario: ScenarioId, nowMs: number): AnthropicStep[] {
   switch (scenario) {
@@ -74,10 +77,10 @@ export function claudeSteps(scenario: ScenarioId, nowMs: number): AnthropicStep[
         anthropic.text('The subagent said hello.'),
       ];
     case 'subagent-fails':
-      // The subagent's one request fails (the CLI's retries off); the session waits for it, then ends with text.
+      // The subagent's one request fails (the CLI's retries off); the session's later turns answer with text.
       return [
         anthropic.byConversation([
-          { opensWith: CLAUDE_PROMPTS['subagent-fails'], steps: [AGENT_SAYS_HELLO, WAITING, anthropic.text('The subagent failed.')] },
+          { opensWith: CLAUDE_PROMPTS['subagent-fails'], steps: [AGENT_SAYS_HELLO, SESSION_ANSWERS] },
           { opensWith: 'Say hello.', steps: [anthropic.serverError()] },
         ]),
       ];
@@ -88,7 +91,7 @@ export function claudeSteps(scenario: ScenarioId, nowMs: number): AnthropicStep[
         anthropic.byConversation([
           {
             opensWith: CLAUDE_PROMPTS['subagent-nested'],
-            steps: [anthropic.tool('Agent', { description: 'Start a chain', prompt: NESTED_OUTER, subagent_type: 'general-purpose' }), WAITING, anthropic.text('The subagents said hello.')],
+            steps: [anthropic.tool('Agent', { description: 'Start a chain', prompt: NESTED_OUTER, subagent_type: 'general-purpose' }), SESSION_ANSWERS],
           },
           { opensWith: NESTED_OUTER, steps: [anthropic.tool('Agent', { description: 'Relay a hello', prompt: NESTED_MIDDLE, subagent_type: 'general-purpose' }), anthropic.text('The chain said hello.')] },
           { opensWith: NESTED_MIDDLE, steps: [AGENT_SAYS_HELLO, anthropic.text('The innermost subagent said hello.')] },
