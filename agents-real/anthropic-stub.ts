@@ -20,7 +20,18 @@ export type AnthropicStep =
   | { kind: 'error'; status: number; type: string; message: string; headers?: Record<string, string> }
   | { kind: 'stream-error'; type: string; message: string }
   | { kind: 'hang' }
-  | { kind: 'stall' };
+  | { kind: 'stall' }
+  | { kind: 'by-conversation'; conversations: readonly Conversation[] };
+
+/**
+ * One agent's conversation (the session's, or a subagent's) for `anthropic.byConversation`: told
+ * apart by the text its first user message opens with; its n-th request (n = the assistant turns
+ * it already holds) gets its n-th step, the last repeating.
+ */
+export interface Conversation {
+  opensWith: string;
+  steps: readonly AnthropicStep[];
+}
 
 export const anthropic = {
   text: (text = 'Hello from the Anthropic stub.'): AnthropicStep => ({ kind: 'text', text }),
@@ -57,7 +68,32 @@ export const anthropic = {
   streamError: (): AnthropicStep => ({ kind: 'stream-error', type: 'overloaded_error', message: 'Overloaded' }),
   hang: (): AnthropicStep => ({ kind: 'hang' }),
   stall: (): AnthropicStep => ({ kind: 'stall' }),
+  /**
+   * Answers each agent from its own script. Claude Code runs subagents in the background since
+   * 2.1 (the Agent tool returns "Async agent launched" at once), so a session's and its
+   * subagents' requests interleave in no fixed order: a single positional script cannot say
+   * which agent gets what; the request's own messages can.
+   */
+  byConversation: (conversations: readonly Conversation[]): AnthropicStep => ({ kind: 'by-conversation', conversations }),
 };
+
+/** The texts of a message's content (a string, or its text blocks). */
+function textsOf(message: unknown): string[] {
+  const content = (message as { content?: unknown } | null)?.content;
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((block) => (typeof (block as { text?: unknown }).text === 'string' ? [(block as { text: string }).text] : []));
+}
+
+/** The step of the conversation this request belongs to, or null when none opens its messages. */
+function conversationStep(conversations: readonly Conversation[], body: Record<string, unknown>): AnthropicStep | null {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const opening = textsOf(messages[0]).map((t) => t.trim());
+  const conversation = conversations.find((c) => opening.some((t) => t.startsWith(c.opensWith)));
+  if (!conversation) return null;
+  const turns = messages.filter((m) => (m as { role?: unknown }).role === 'assistant').length;
+  return conversation.steps[Math.min(turns, conversation.steps.length - 1)] ?? null;
+}
 
 const REQUEST_ID = 'req_stub_0001';
 
@@ -102,9 +138,12 @@ function blockFrames(step: AnthropicStep): string[] {
   ];
 }
 
-function answerAnthropic(step: AnthropicStep, request: { body: Record<string, unknown>; stream: boolean | null }): Answer {
+function answerAnthropic(scripted: AnthropicStep, request: { body: Record<string, unknown>; stream: boolean | null }): Answer {
   const model = request.body.model;
   const headers = { 'request-id': REQUEST_ID };
+  const step = scripted.kind === 'by-conversation' ? conversationStep(scripted.conversations, request.body) : scripted;
+  // A request of no scripted conversation is refused in the API's own terms, and recorded as such.
+  if (step === null) return jsonAnswer('unscripted', 400, { type: 'error', error: { type: 'invalid_request_error', message: 'the stub has no script for this conversation' }, request_id: REQUEST_ID }, headers);
   switch (step.kind) {
     case 'hang':
       return HANG;

@@ -17,13 +17,26 @@ const CLAUDE_PROMPTS = {
   text: 'Say hello.',
   tool: 'Run the shell command `echo hivewatch-tool-ran` and tell me what it printed.',
   subagent: 'Ask a subagent to say hello, then tell me what it said.',
+  'subagent-fails': 'Ask a subagent to say hello, then tell me what it said.',
+  'subagent-nested': 'Start a chain of three subagents, each asking the next, then tell me what the last one said.',
   refused: 'Remove the build folder with `rm -rf build`.',
+  'permission-hook-denies': 'Remove the build folder with `rm -rf build`.',
 };
 
 /** The prompt of a scenario: its own where it has one, else the plain greeting. */
 function claudePrompt(scenario: ScenarioId): string {
-  return scenario === 'tool' || scenario === 'subagent' || scenario === 'refused' ? CLAUDE_PROMPTS[scenario] : CLAUDE_PROMPTS.text;
+  return scenario in CLAUDE_PROMPTS ? CLAUDE_PROMPTS[scenario as keyof typeof CLAUDE_PROMPTS] : CLAUDE_PROMPTS.text;
 }
+
+/** The Agent tool call that starts a general-purpose subagent with the prompt "Say hello.". */
+const AGENT_SAYS_HELLO = anthropic.tool('Agent', { description: 'Say hello', prompt: 'Say hello.', subagent_type: 'general-purpose' });
+const NESTED_OUTER = 'Ask a subagent to ask a subagent to say hello.';
+const NESTED_MIDDLE = 'Ask a subagent to say hello.';
+/**
+ * Every later turn of the session: the one right after its Agent call returned (the subagent runs
+ * in the background) and the one the subagent's notification starts.
+ */
+const SESSION_ANSWERS = anthropic.text('The subagent is on it, or has answered.');
 
 export function claudeSteps(scenario: ScenarioId, nowMs: number): AnthropicStep[] {
   switch (scenario) {
@@ -63,7 +76,30 @@ export function claudeSteps(scenario: ScenarioId, nowMs: number): AnthropicStep[
         anthropic.text('Hello from the subagent.'),
         anthropic.text('The subagent said hello.'),
       ];
+    case 'subagent-fails':
+      // The subagent's one request fails (the CLI's retries off); the session's later turns answer with text.
+      return [
+        anthropic.byConversation([
+          { opensWith: CLAUDE_PROMPTS['subagent-fails'], steps: [AGENT_SAYS_HELLO, SESSION_ANSWERS] },
+          { opensWith: 'Say hello.', steps: [anthropic.serverError()] },
+        ]),
+      ];
+    case 'subagent-nested':
+      // Three levels: the session's subagent starts one, which starts one more. A subagent's own Agent call
+      // waits for its subagent (only the session's runs in the background), so its second turn is its last.
+      return [
+        anthropic.byConversation([
+          {
+            opensWith: CLAUDE_PROMPTS['subagent-nested'],
+            steps: [anthropic.tool('Agent', { description: 'Start a chain', prompt: NESTED_OUTER, subagent_type: 'general-purpose' }), SESSION_ANSWERS],
+          },
+          { opensWith: NESTED_OUTER, steps: [anthropic.tool('Agent', { description: 'Relay a hello', prompt: NESTED_MIDDLE, subagent_type: 'general-purpose' }), anthropic.text('The chain said hello.')] },
+          { opensWith: NESTED_MIDDLE, steps: [AGENT_SAYS_HELLO, anthropic.text('The innermost subagent said hello.')] },
+          { opensWith: 'Say hello.', steps: [anthropic.text('Hello from the innermost subagent.')] },
+        ]),
+      ];
     case 'refused':
+    case 'permission-hook-denies':
       // Print mode allows no Bash command that --allowedTools does not name: this one is refused.
       return [anthropic.tool('Bash', { command: 'rm -rf build', description: 'Remove the build folder' }), anthropic.text('I was not allowed to remove it.')];
   }
@@ -121,10 +157,26 @@ export function claudeEnv(spec: RunSpec, context: ClaudeContext): Record<string,
   };
 }
 
-export function claudeArgs(spec: RunSpec): string[] {
+/** How long the permission hook holds its prompt: more than one periodic log export (5 s), so the pending prompt is exported before its decision. */
+export const PERMISSION_HOOK_HOLD_S = 6;
+
+/**
+ * The settings file a scenario needs (`--settings`), or null. The permission hook answers in the
+ * form Claude Code's hooks reference gives for PermissionRequest (https://code.claude.com/docs/en/hooks):
+ * `hookSpecificOutput.decision.behavior` `deny` with a message. A fixed command: nothing in it comes from input.
+ */
+export function claudeSettings(scenario: ScenarioId): Record<string, unknown> | null {
+  if (scenario !== 'permission-hook-denies') return null;
+  const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the operator.' } } });
+  return { hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `sleep ${PERMISSION_HOOK_HOLD_S}; printf '%s' '${answer}'` }] }] } };
+}
+
+/** `settingsPath`: where the harness wrote claudeSettings(), when the scenario has any. */
+export function claudeArgs(spec: RunSpec, settingsPath?: string): string[] {
   const prompt = claudePrompt(spec.scenario);
   const output =
     spec.output === 'json' ? ['--output-format', 'stream-json', '--verbose'] : spec.output === 'result-json' ? ['--output-format', 'json'] : [];
   const tools = spec.scenario === 'tool' ? ['--allowedTools', 'Bash(echo:*)'] : [];
-  return ['-p', prompt, ...output, ...tools];
+  const settings = settingsPath === undefined ? [] : ['--settings', settingsPath];
+  return ['-p', prompt, ...output, ...tools, ...settings];
 }

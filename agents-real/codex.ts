@@ -51,8 +51,12 @@ export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
     case 'stream-error':
       return [openai.failed()];
     case 'subagent':
-      // Codex spawns subagents only with its multi-agent feature on and a model that asks for one: the matrix has no such run.
-      throw new Error('the subagent scenario is recorded for Claude Code only (agents-real/matrix.ts)');
+    case 'subagent-fails':
+    case 'subagent-nested':
+    case 'permission-hook-denies':
+      // Codex spawns subagents only with its multi-agent feature on and a model that asks for one, and the
+      // PermissionRequest hook is Claude Code's: the matrix has no such Codex run.
+      throw new Error(`the ${scenario} scenario is recorded for Claude Code only (agents-real/matrix.ts)`);
     case 'refused':
       // More than the sandbox allows, under `codex exec`'s approval policy `never`: refused without a prompt.
       return [

@@ -37,7 +37,10 @@ const CLAUDE_ROWS: Row[] = [
   { scenario: 'usage-limit-next-day', retries: 'default', jsonOnly: true },
   { scenario: 'stream-error', retries: 'default', also: [{ retries: 0 }] },
   { scenario: 'subagent', retries: 'default' },
+  { scenario: 'subagent-fails', retries: 0, jsonOnly: true },
+  { scenario: 'subagent-nested', retries: 'default', jsonOnly: true },
   { scenario: 'refused', retries: 'default', jsonOnly: true },
+  { scenario: 'permission-hook-denies', retries: 'default', jsonOnly: true },
 ];
 
 const CODEX_ROWS: Row[] = [

@@ -25,6 +25,8 @@ import type { CliName } from './pins.js';
 const EXPECTED: Record<CliName, Record<string, string | null>> = {
   'claude-code': {
     text: null, tool: null, 'rate-limit-then-ok': null, subagent: null, refused: 'AGENT_SCOPE_VIOLATION',
+    // A failing subagent fails its own run, never its session's (docs/otel.md "Subagents").
+    'subagent-fails': null, 'subagent-nested': null, 'permission-hook-denies': 'AGENT_SCOPE_VIOLATION',
     'rate-limit': 'RUNTIME_RATE_LIMIT', overloaded: 'RUNTIME_RATE_LIMIT', 'usage-limit': 'RUNTIME_RATE_LIMIT', 'usage-limit-next-day': 'RUNTIME_RATE_LIMIT',
     'stream-error': 'RUNTIME_RATE_LIMIT',
     'server-error': 'RUNTIME_PROVIDER_ERROR', unauthorized: 'USER_INVALID_CONFIG', forbidden: 'USER_INVALID_CONFIG',
@@ -46,7 +48,10 @@ const EXPECTED: Record<CliName, Record<string, string | null>> = {
  * (the preset reads it), so the session sent from inside it adds none (one-refusal.test.ts reads
  * the same records unlinked, where the session itself ends failed with it).
  */
-const ATTEMPT_REPORTS_IT = new Set(['refused']);
+const ATTEMPT_REPORTS_IT = new Set(['refused', 'permission-hook-denies']);
+
+/** The subagent runs each scenario starts (Claude Code's Agent tool), ended as they reported. */
+const SUBAGENTS: Record<string, string[]> = { subagent: ['completed'], 'subagent-fails': ['failed'], 'subagent-nested': ['completed', 'completed', 'completed'] };
 
 /** The preset's reading: only runs printed in the preset's own format (Claude Code's JSON, Codex's --json). */
 function presetReading(cli: CliName, f: LoadedFixture): AttemptResult | null {
@@ -117,8 +122,8 @@ describe.each(['claude-code', 'codex-cli'] as const)('%s: the same failure gets 
     expect(telemetry.runs, JSON.stringify(telemetry)).toBeLessThanOrEqual(1);
     if (telemetry.runs === 0) return; // Nothing exported (Codex exits 1 without flushing: docs/otel.md).
     expect(telemetry.statuses).toEqual(['completed']);
-    // The subagent the scenario starts (Claude Code's Agent tool) is a child run of its own, ended as it reported.
-    expect(telemetry.subagents).toEqual(f.run.spec.scenario === 'subagent' ? ['completed'] : []);
+    // The subagents the scenario starts are child runs of their own (one-classifier reads the session's ending).
+    expect(telemetry.subagents).toEqual(SUBAGENTS[f.run.spec.scenario] ?? []);
     if (expected === null || ATTEMPT_REPORTS_IT.has(f.run.spec.scenario)) {
       expect(telemetry.endings).toEqual([null]);
     } else if (telemetry.endings[0] !== 'RUNTIME_TIMEOUT' || expected === 'RUNTIME_TIMEOUT') {

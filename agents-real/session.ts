@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resourceAttributes } from '../core/runtimes/telemetry-env.js';
 import { startAnthropicStub, type AnthropicStep } from './anthropic-stub.js';
-import { claudeArgs, claudeEnv, claudeSteps } from './claude.js';
+import { claudeArgs, claudeEnv, claudeSettings, claudeSteps } from './claude.js';
 import { codexArgs, codexConfigToml, codexEnv, codexSteps } from './codex.js';
 import { startEgressGuard } from './egress-guard.js';
 import type { CliInstall } from './install.js';
@@ -82,7 +82,10 @@ export async function runSpec(cli: Extract<CliInstall, { ok: true }>, spec: RunS
     let configToml: string | null = null;
     if (spec.cli === 'claude-code') {
       extra = { ...claudeEnv(spec, context), CLAUDE_CONFIG_DIR: join(home.root, '.claude') };
-      args = claudeArgs(spec);
+      const settings = claudeSettings(spec.scenario);
+      const settingsPath = settings === null ? undefined : join(home.root, 'claude-settings.json');
+      if (settingsPath !== undefined) writeFileSync(settingsPath, JSON.stringify(settings));
+      args = claudeArgs(spec, settingsPath);
     } else {
       const codexHome = join(home.root, '.codex');
       mkdirSync(codexHome, { recursive: true });

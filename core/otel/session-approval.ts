@@ -41,6 +41,15 @@ function ended(j: SessionJournal, at: number, fields: { tool: string; label: str
   approval.lastWait = { since: fields.since, end: at };
 }
 
+/**
+ * When what a fact reports began: a request's end record (Claude Code logs `api_request` as its
+ * stream ends, after the tool call it carried may already be waiting) began `durationMs` earlier.
+ * Only what began after a prompt opened shows the agent went on past it.
+ */
+function begunAt(fact: Fact, ts: number): number {
+  return fact.kind === 'apiRequest' || fact.kind === 'requestOpened' || fact.kind === 'apiError' ? ts - Math.max(0, fact.durationMs) : ts;
+}
+
 const sameWait = (a: ApprovalState, since: number | null, at: number): boolean =>
   a.lastWait !== null && at >= a.lastWait.since && at <= a.lastWait.end + SAME_WAIT_MS && (since === null || since < a.lastWait.end);
 
@@ -48,7 +57,7 @@ const sameWait = (a: ApprovalState, since: number | null, at: number): boolean =
 export function journalApproval(j: SessionJournal, signal: ApprovalSignal | null, fact: Fact, ts: number, via: string): void {
   const a = (j.state.approval ??= noApproval());
   if (signal === null) {
-    if (a.pending !== null && GOES_ON.has(fact.kind) && ts > a.pending.since) ended(j, ts, { ...a.pending, decision: null, source: null, via });
+    if (a.pending !== null && GOES_ON.has(fact.kind) && begunAt(fact, ts) > a.pending.since) ended(j, ts, { ...a.pending, decision: null, source: null, via });
     if (GOES_ON.has(fact.kind)) a.seenAt = Math.max(a.seenAt ?? ts, ts);
     return;
   }

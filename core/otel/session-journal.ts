@@ -5,6 +5,7 @@ import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { ExternalSessionRow } from '../store/external.js';
 import { readPromptState, writePromptState, type PromptState } from './session-state.js';
 import { endPendingApproval } from './session-approval.js';
+import { isClaudeSubagentSession } from './subagents.js';
 
 /**
  * The events one session's run gets, planned against its bookkeeping (pure): how a prompt task
@@ -38,9 +39,14 @@ export class SessionJournal {
     this.state = readPromptState(row.promptState);
   }
 
-  /** The session was sent from inside a Hivewatch attempt (its `hivewatch.*` resource attributes). */
+  /**
+   * The session was sent from inside a Hivewatch attempt (its `hivewatch.*` resource attributes)
+   * and is the attempt's own agent, whose failures the attempt's result reports. A Claude Code
+   * subagent of it carries the same attributes, but no result reports its failures: they stay its
+   * own run's (it still ends with the attempt, `row.parent`).
+   */
   get linked(): boolean {
-    return this.row.parent !== null;
+    return this.row.parent !== null && !isClaudeSubagentSession(this.row.sessionId);
   }
 
   /** The row as the plan leaves it, its prompt state included. */

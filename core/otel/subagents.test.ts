@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFixture } from '../../agents-real/fixtures-io.js';
+import { readFixture, type LoadedFixture } from '../../agents-real/fixtures-io.js';
 import { CLI_PINS } from '../../agents-real/pins.js';
 import { treeNodes } from '../service/agent-tree.js';
 import { agentTree } from '../store/agent-tree.js';
@@ -14,10 +14,10 @@ import { OtelIngester } from './ingest.js';
 import { claudeCodeLogs } from './testing.js';
 
 /**
- * Subagents as child runs (docs/otel.md "Subagents"): against the real Claude Code's recording of
- * a session that started one subagent (agents-real/fixtures, Agent tool), and against records
- * written here, named as such, for what that recording does not show (nesting, a failing
- * subagent, Codex's spawned threads).
+ * Subagents as child runs (docs/otel.md "Subagents"): against the real Claude Code's recordings
+ * (agents-real/fixtures, Agent tool) of a session that started one subagent, one whose subagent
+ * failed, and three levels of subagents; and against records written here, named as such, for
+ * what no recording shows (a self-parenting record, Codex's spawned threads).
  */
 
 const QUIET_MS = 60_000;
@@ -92,52 +92,94 @@ describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: one subage
   });
 });
 
-/** Records written here after the recording's attribute names and values (Claude Code 2.1.332). */
+/** A recording's exports ingested in arrival order, the clock ten minutes after it was made. */
+async function ingestRecording(run: string): Promise<{ f: LoadedFixture; ingester: OtelIngester }> {
+  const f = readFixture('claude-code', run);
+  if (!f) throw new Error(`no recording ${run}`);
+  now = Date.parse(f.run.recordedAt) + 10 * 60_000;
+  const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
+  for (const e of f.exports) await ingester.ingest(unlinked(decodeOtlp(e.signal as 'logs' | 'traces', e.encoding as OtlpEncoding, e.payload)), `${f.run.id}#${e.seq}`);
+  return { f, ingester };
+}
+
+/** The CLI's own totals: its last result's modelUsage (one model here) and total_cost_usd, which include every subagent's. */
+function cliTotals(f: LoadedFixture): { inputTokens: number; outputTokens: number; costUsd: number } {
+  const results = f.stdout.trim().split('\n').filter((l) => l.includes('"total_cost_usd"'));
+  const result = JSON.parse(results.at(-1)!) as { total_cost_usd: number; modelUsage: Record<string, { inputTokens: number; outputTokens: number }> };
+  const models = Object.values(result.modelUsage);
+  expect(models).toHaveLength(1);
+  return { inputTokens: models[0]!.inputTokens, outputTokens: models[0]!.outputTokens, costUsd: result.total_cost_usd };
+}
+
+describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: a failing subagent, and three levels of subagents`, () => {
+  it("a subagent whose request got a 500 fails its own run only (it never reports subagent_completed: the quiet period ends it); the session's spend is the CLI's total", async () => {
+    const { f, ingester } = await ingestRecording('subagent-fails.json-out.otlp-json.retries-0');
+    expect(f.run.cliVersion).toBe(CLI_PINS['claude-code'].version);
+    const all = await runs();
+    expect(all).toHaveLength(2);
+    const main = all.find((r) => r.flowName.startsWith('Claude Code session'))!;
+    // Until the quiet period passes the subagent's run is open: the CLI sent no subagent_completed for it.
+    expect(all.map((r) => r.status)).toEqual(['running', 'running']);
+    now += QUIET_MS + 1;
+    await ingester.sweep();
+    const nodes = await tree(main.id);
+    expect(nodes.map((n) => [n.depth, n.agentName, n.status, n.errorCount])).toEqual([
+      [0, null, 'completed', 0],
+      [1, 'general-purpose', 'failed', 1],
+    ]);
+    const [root, sub] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
+    const failed = (await store.getRun(sub.runId))!;
+    expect(failed.run).toMatchObject({ endingCode: 'RUNTIME_PROVIDER_ERROR', lastErrorCode: 'RUNTIME_PROVIDER_ERROR' });
+    expect(failed.attempts.map((a) => [a.status, a.errorCode])).toEqual([['failed', 'RUNTIME_PROVIDER_ERROR']]);
+    // The failed request cost nothing: the session's three requests are all the spend, and the CLI's own total.
+    expect(sub.own?.costUsd ?? 0).toBe(0);
+    const cli = cliTotals(f);
+    expect([root.total?.inputTokens, root.total?.outputTokens]).toEqual([cli.inputTokens, cli.outputTokens]);
+    expect(root.total?.costUsd).toBeCloseTo(cli.costUsd, 9);
+    expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
+  });
+
+  it('nests by parent_agent_id to depth 3, each subagent ended by its subagent_completed; spend rolls up once per level to the CLI\'s total', async () => {
+    const { f, ingester } = await ingestRecording('subagent-nested.json-out.otlp-json.default-retries');
+    const all = await runs();
+    expect(all).toHaveLength(4);
+    const main = all.find((r) => r.flowName.startsWith('Claude Code session'))!;
+    // Every subagent reported it finished; the session is open until its quiet period.
+    expect(all.filter((r) => r !== main).map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
+    now += QUIET_MS + 1;
+    await ingester.sweep();
+    const nodes = await tree(main.id);
+    expect(nodes.map((n) => [n.depth, n.agentName, n.status, n.errorCount, n.parentRunId])).toEqual([
+      [0, null, 'completed', 0, null],
+      [1, 'general-purpose', 'completed', 0, nodes[0]!.runId],
+      [2, 'general-purpose', 'completed', 0, nodes[1]!.runId],
+      [3, 'general-purpose', 'completed', 0, nodes[2]!.runId],
+    ]);
+    // Requests per agent: the session 3, the outer two subagents 2 each (their Agent call, then their answer), the innermost 1.
+    expect(nodes.map((n) => n.own?.attempts)).toEqual([3, 2, 2, 1]);
+    expect(nodes.map((n) => n.own?.inputTokens)).toEqual([36, 24, 24, 12]);
+    const [root, outer, middle, inner] = nodes as [(typeof nodes)[0], (typeof nodes)[0], (typeof nodes)[0], (typeof nodes)[0]];
+    // Each level: its own spend, and its subagents' (theirs included) apart; every request counted once.
+    expect(inner.subagents).toBeNull();
+    expect(middle.subagents).toEqual(inner.total);
+    expect(outer.subagents).toEqual(middle.total);
+    expect(root.subagents).toEqual(outer.total);
+    expect(outer.total?.costUsd).toBeCloseTo(5 * 0.000228, 9);
+    const cli = cliTotals(f);
+    expect([root.total?.inputTokens, root.total?.outputTokens]).toEqual([cli.inputTokens, cli.outputTokens]);
+    expect(root.total?.costUsd).toBeCloseTo(cli.costUsd, 9);
+    // The tree reads the same from any of its runs.
+    expect((await tree(inner.runId)).map((n) => n.runId)).toEqual(nodes.map((n) => n.runId));
+    expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
+  });
+});
+
+/** A record written here after the recordings' attribute names and values (Claude Code 2.1.332). */
 function request(prompt: string, agent: Record<string, string>, cost: string): [string, Record<string, string>] {
   return ['api_request', { 'prompt.id': prompt, model: 'claude-opus-5-5', input_tokens: '100', output_tokens: '10', cost_usd: cost, duration_ms: '20', ...agent }];
 }
 
-describe('nested subagents (hand-written records, after the recording)', () => {
-  it('nests to depth 2 by parent_agent_id; a failing subagent fails its own run only; spend rolls up once per level', async () => {
-    const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
-    const a = { agent_id: 'agent-a', 'agent.name': 'Explore', query_source: 'agent:builtin:Explore' };
-    const b = { agent_id: 'agent-b', parent_agent_id: 'agent-a', query_source: 'agent:builtin:general-purpose' };
-    const records = claudeCodeLogs([
-      ['user_prompt', { 'prompt.id': 'p1' }],
-      request('p1', {}, '0.5'),
-      request('p1', a, '0.25'),
-      request('p1', b, '0.125'),
-      ['api_error', { 'prompt.id': 'p1', ...b, status_code: '500', error: 'Internal server error', duration_ms: '5', attempt: '1' }],
-      ['subagent_completed', { 'prompt.id': 'p1', agent_id: 'agent-b', agent_type: 'general-purpose' }],
-      ['subagent_completed', { 'prompt.id': 'p1', agent_id: 'agent-a', agent_type: 'Explore' }],
-      request('p1', {}, '0.5'),
-    ], 'session-nested', T0);
-    await ingester.ingest(records, 'nested');
-    now += QUIET_MS + 1;
-    await ingester.sweep();
-
-    const all = await runs();
-    expect(all).toHaveLength(3);
-    const main = all.find((r) => r.flowName.startsWith('Claude Code session'))!;
-    const nodes = await tree(main.id);
-    expect(nodes.map((n) => [n.depth, n.agentId, n.name, n.status])).toEqual([
-      [0, null, 'Claude Code session session-', 'completed'],
-      [1, 'agent-a', 'Explore subagent agent-a', 'completed'],
-      [2, 'agent-b', 'general-purpose subagent agent-b', 'failed'],
-    ]);
-    const [root, first, second] = nodes as [(typeof nodes)[0], (typeof nodes)[0], (typeof nodes)[0]];
-    expect(second.errorCount).toBe(1);
-    expect((await store.getRun(second.runId))!.run.endingCode).toBe('RUNTIME_PROVIDER_ERROR');
-    // Each level: its own spend, and its subagents' (theirs included) apart; every request counted once.
-    expect([root.own?.costUsd, root.subagents?.costUsd, root.total?.costUsd]).toEqual([1, 0.375, 1.375]);
-    expect([first.own?.costUsd, first.subagents?.costUsd, first.total?.costUsd]).toEqual([0.25, 0.125, 0.375]);
-    expect([second.own?.costUsd, second.subagents, second.total?.costUsd]).toEqual([0.125, null, 0.125]);
-    expect([root.own?.attempts, first.own?.attempts, second.own?.attempts]).toEqual([2, 1, 1]);
-    expect(root.total?.inputTokens).toBe(400);
-    // The tree reads the same from any of its runs.
-    expect((await tree(second.runId)).map((n) => n.runId)).toEqual(nodes.map((n) => n.runId));
-  });
-
+describe('a subagent naming itself as its parent (hand-written records: no CLI sends this)', () => {
   it('a subagent that names itself as its parent, or its session, is a child of the session, never its own', async () => {
     const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
     await ingester.ingest(claudeCodeLogs([
@@ -160,7 +202,7 @@ function codexLogs(records: readonly Record<string, string>[], t0: number): Tele
   return decodeOtlp('logs', 'json', Buffer.from(JSON.stringify(body)));
 }
 
-describe('Codex subagent threads (hand-written records)', () => {
+describe('Codex subagent threads (hand-written records: the matrix has no Codex run with its multi-agent feature)', () => {
   it("a thread whose session_source names a parent thread is that thread's child run", async () => {
     const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
     const parent = '01a22528-990a-74d3-a099-3499fd52c606';

@@ -42,8 +42,13 @@ function kindOfQuerySource(value: string | null): string | null {
   return last === '' ? null : last;
 }
 
+const CLAUDE_AGENT_SEGMENT = '/agent/';
+
 /** The Claude Code subagent session of `sessionId` an agent id names. */
-const claudeAgentSession = (sessionId: string, agentId: string): string => `${sessionId}/agent/${agentId}`;
+const claudeAgentSession = (sessionId: string, agentId: string): string => `${sessionId}${CLAUDE_AGENT_SEGMENT}${agentId}`;
+
+/** A Claude Code subagent's session key (its session's `session.id` is a UUID, never containing the segment). */
+export const isClaudeSubagentSession = (sessionId: string): boolean => sessionId.includes(CLAUDE_AGENT_SEGMENT);
 
 function subagentOf(record: TelemetryRecord, session: SessionRef, bounded: Bounded): SubagentRef | null {
   const agentId = bounded.id(str(attribute(record, 'agent_id')), 'attributes.agent_id');

@@ -4,14 +4,18 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
-import { decodeOtlp, type TelemetryRecord } from './decode.js';
+import { readFixture } from '../../agents-real/fixtures-io.js';
+import { CLI_PINS } from '../../agents-real/pins.js';
+import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
 import { OtelIngester } from './ingest.js';
 import { claudeCodeLogs } from './testing.js';
 
 /**
  * Permission decisions (Claude Code's and Codex's `tool_decision`) are journaled with who made
  * them (`source`), and a refusal's AGENT_SCOPE_VIOLATION points at the decision that refused
- * (docs/otel.md "Mapping"). Through the ingester into a real SQLite store.
+ * (docs/otel.md "Mapping"). Through the ingester into a real SQLite store: Claude Code 2.1.332's
+ * recording of a PermissionRequest hook's denial, and hand-written records for every source and
+ * decision no print-mode run can produce (a person's, Codex's).
  */
 
 let dir: string;
@@ -41,7 +45,7 @@ const decisionsOf = (events: HivewatchEvent[], name: string): (HivewatchEvent & 
 const errorsOf = (events: HivewatchEvent[]): (HivewatchEvent & EventOf<'errorOccurred'>)[] =>
   events.filter((e): e is HivewatchEvent & EventOf<'errorOccurred'> => e.type === 'errorOccurred');
 
-describe('Claude Code tool_decision', () => {
+describe('Claude Code tool_decision, every source and decision (hand-written: a print-mode run decides by its configuration or a hook, never by a person)', () => {
   it.each(['config', 'hook', 'user_permanent', 'user_temporary'])('an accepted call (source %s) is journaled with its source, and is no error', async (source) => {
     const events = await ingest(claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-1' }], decision('accept', source)], SESSION, T0));
     expect(decisionsOf(events, 'claude_code.tool_decision').map((e) => [e.known, e.attributes.decision, e.attributes.source, e.attributes.tool_name])).toEqual([
@@ -61,7 +65,24 @@ describe('Claude Code tool_decision', () => {
   });
 });
 
-describe('Codex tool_decision', () => {
+describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: a PermissionRequest hook that denies`, () => {
+  it('the denial is journaled with source hook, and its one AGENT_SCOPE_VIOLATION points at it (no AGENT_HOOK_BLOCKED: the CLI reports no hook_execution_complete for it)', async () => {
+    const f = readFixture('claude-code', 'permission-hook-denies.json-out.otlp-json.default-retries');
+    if (!f) throw new Error('no recording of the permission-hook-denies scenario');
+    const unlinked = (attrs: TelemetryRecord['resource']) => Object.fromEntries(Object.entries(attrs).filter(([key]) => !key.startsWith('hivewatch.')));
+    const records = f.exports
+      .filter((e) => e.signal === 'logs')
+      .flatMap((e) => decodeOtlp('logs', e.encoding as OtlpEncoding, e.payload))
+      .map((r) => ({ ...r, resource: unlinked(r.resource) }));
+    const events = await ingest(records);
+    const [decided, ...more] = decisionsOf(events, 'claude_code.tool_decision');
+    expect(more).toEqual([]);
+    expect(decided).toMatchObject({ known: true, attributes: { decision: 'reject', source: 'hook', tool_name: 'Bash' } });
+    expect(errorsOf(events).map((e) => [e.error.code, e.error.context.source, e.error.context.decisionSeq])).toEqual([['AGENT_SCOPE_VIOLATION', 'hook', decided!.seq]]);
+  });
+});
+
+describe('Codex tool_decision (hand-written: codex exec never asks a person)', () => {
   it.each([['approved', 'config'], ['approved_for_session', 'user'], ['denied', 'user'], ['abort', 'user']])('%s (source %s) is journaled with its source', async (decided, source) => {
     const body = {
       resourceLogs: [{
