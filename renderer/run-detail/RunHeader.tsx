@@ -6,6 +6,7 @@ import { canCancel, canResume, canRetry, canStopWatching, isOperable } from '../
 import { RetryingBadge } from '../runs/RunRow.js';
 import { LimitWaitNotice, limitWaitOf } from '../components/UsageLimitWait.js';
 import { ApprovalNotice, approvalOf } from '../components/ApprovalWait.js';
+import { SilenceNotice, silenceOfRun } from '../components/TelemetrySilence.js';
 import type { RunWorkView } from './attempt-work.js';
 import { EndingBanner, type ShowAttempt } from './EndingBanner.js';
 import { CostFact } from './CostFact.js';
@@ -137,6 +138,7 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         <RunActionButtons run={run} onCancel={onCancel} onRetry={onRetry} onResume={onResume} onExport={onExport} exporting={exporting} />
         {limitWaitOf(run) !== null && <LimitWaitNotice at={limitWaitOf(run) as number} clock={run.clock} external={run.source !== undefined} />}
         {approvalOf(run) !== null && <ApprovalNotice approval={approvalOf(run)!} external={run.source !== undefined} />}
+        {silenceOfRun(run) !== null && <SilenceNotice silence={silenceOfRun(run)!} />}
       </div>
       <dl className="run-facts">
         <div>
