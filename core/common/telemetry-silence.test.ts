@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectedEveryMs, silenceDuration, silenceOf, silenceWords } from './telemetry-silence.js';
+import { expectedEveryMs, SILENCE_READ, silenceDuration, silenceOf, silenceWords } from './telemetry-silence.js';
 
 /** Each source's interval, the twice-its-interval boundary, and the words the CLI and the window share. */
 
@@ -10,6 +10,11 @@ describe('telemetry silence', () => {
     expect(expectedEveryMs('runtime:claude-code')).toBe(5_000);
     expect(expectedEveryMs('runtime:codex-cli')).toBe(1_000);
     expect(expectedEveryMs('runtime:weather-agent')).toBe(5_000);
+  });
+
+  it("the store's read skips no source that could be silent: only the fast origin is read at its shorter interval", () => {
+    expect(expectedEveryMs(SILENCE_READ.fastOrigin)).toBe(SILENCE_READ.fastEveryMs);
+    for (const origin of ['runtime:claude-code', 'runtime:weather-agent', 'runtime:unknown']) expect(expectedEveryMs(origin)).toBeGreaterThanOrEqual(SILENCE_READ.othersEveryMs);
   });
 
   it('is silent only past twice the interval', () => {

@@ -16,8 +16,11 @@ const CODEX_EVERY_MS = 1_000;
  */
 const OTEL_SDK_EVERY_MS = 5_000;
 
-/** The shortest interval of any source: nothing seen more recently than twice it can be silent. */
-export const SHORTEST_EVERY_MS = Math.min(CLAUDE_CODE_EVERY_MS, CODEX_EVERY_MS, OTEL_SDK_EVERY_MS);
+/**
+ * What a reader of the store needs to read only the sources that could be silent now: the one
+ * origin with the shortest interval (Codex), and the interval every other origin has at least.
+ */
+export const SILENCE_READ = { fastOrigin: 'runtime:codex-cli', fastEveryMs: CODEX_EVERY_MS, othersEveryMs: Math.min(CLAUDE_CODE_EVERY_MS, OTEL_SDK_EVERY_MS) } as const;
 
 /** A source is silent once nothing came for this many of its intervals. */
 export const SILENT_AFTER_INTERVALS = 2;

@@ -12,7 +12,7 @@ import { silentSources } from './telemetry-health.js';
 
 /**
  * Telemetry health on every store engine, with an injected clock: an open session is silent only
- * once nothing came for more than twice its exporter's interval (Claude Code: 5 s), speaks again
+ * once nothing came for more than twice its exporter's interval (Claude Code: 5 s, Codex: 1 s), speaks again
  * with its next payload, and is not silent while a permission prompt explains it. A preset
  * attempt whose CLI's session went quiet (and was ended by the quiet period) while the attempt
  * still runs reads silent on the flow run, until the attempt ends. The runs API carries it.
@@ -61,6 +61,22 @@ for (const engine of harness.engines) {
       await ingester.ingest(claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-2', prompt_length: '5' }]], 's-1', now - 2_000), null);
       expect(await silentSources(store, now + 10_000)).toEqual([]);
       expect((await api.listRuns({})).items[0]!.telemetrySilence).toBeUndefined();
+    });
+
+    it("a Codex session is silent past 2 s (its exporter sends every second) while a Claude Code session as old is not", async () => {
+      let now = T0;
+      const store = await openStore({ path: await engine.fresh(), now: () => now });
+      open.push(store);
+      const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
+      const codex = prompt('c-1', T0 - 5_000).map((r) => ({ ...r, name: r.name.replace('claude_code.', 'codex.'), resource: { ...r.resource, 'service.name': 'codex_exec' }, attributes: { ...r.attributes, 'conversation.id': 'c-1' } }));
+      const codexRun = (await ingester.ingest(codex, null)).runIds[0]!;
+      await ingester.ingest(prompt('s-4', T0 - 5_000), null);
+      now = T0 + 2_000;
+      expect(await silentSources(store, now)).toEqual([]);
+      now = T0 + 2_001;
+      expect(await silentSources(store, now)).toMatchObject([{ runId: codexRun, origin: 'runtime:codex-cli', silentMs: 2_001, expectedEveryMs: 1_000 }]);
+      now = T0 + 9_000;
+      expect((await silentSources(store, now)).map((s) => s.origin)).toEqual(['runtime:codex-cli']);
     });
 
     it('a session waiting for approval is not silent: a person, not the exporter, holds it', async () => {

@@ -1,4 +1,4 @@
-import { SHORTEST_EVERY_MS, SILENT_AFTER_INTERVALS, silenceOf } from '../common/telemetry-silence.js';
+import { SILENCE_READ, SILENT_AFTER_INTERVALS, silenceOf } from '../common/telemetry-silence.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { telemetrySources, type TelemetrySource } from '../store/telemetry-sources.js';
 import type { RunDetail, RunSummary, RunTelemetrySilence } from './api.js';
@@ -17,9 +17,13 @@ export interface SilentSource extends RunTelemetrySilence {
 }
 
 export async function silentSources(store: HivewatchStore, now: number): Promise<SilentSource[]> {
-  // Only sources older than the shortest interval could be silent: the rest are not read.
-  const seenBefore = now - SILENT_AFTER_INTERVALS * SHORTEST_EVERY_MS;
-  const sources = await store.runStatements((d) => telemetrySources(d, seenBefore, now));
+  // Only sources older than twice their interval could be silent: the rest are not read.
+  const cutoffs = {
+    seenBefore: now - SILENT_AFTER_INTERVALS * SILENCE_READ.fastEveryMs,
+    fastOrigin: SILENCE_READ.fastOrigin,
+    othersSeenBefore: now - SILENT_AFTER_INTERVALS * SILENCE_READ.othersEveryMs,
+  };
+  const sources = await store.runStatements((d) => telemetrySources(d, cutoffs, now));
   return sources.flatMap((source: TelemetrySource) => {
     const silence = silenceOf(source.origin, source.lastSeenAt, source.lastSeenAt, now);
     return silence ? [{ ...silence, runId: source.runId, flow: source.flow, flowName: source.flowName, taskId: source.taskId, attempt: source.attempt }] : [];

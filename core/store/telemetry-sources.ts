@@ -36,17 +36,24 @@ const of = (r: SourceRow): TelemetrySource => ({
 });
 
 /**
- * Sources whose latest payload is older than `seenBefore` (wall ms), as of `now`. Read through the
- * quiet-check index (`idle, last_event_at`) for sessions, and from the running runs down for attempts.
+ * Sources whose latest payload is older than `seenBefore` (wall ms), as of `now`; those of any
+ * origin but `fastOrigin` only when older than `othersSeenBefore` too (the sources with a longer
+ * interval, read only once they could be silent). Read through the quiet-check index
+ * (`idle, last_event_at`) for sessions, and from the running runs down for attempts.
  */
-export function* telemetrySources(_dialect: Dialect, seenBefore: number, now: number): Query<TelemetrySource[]> {
+export function* telemetrySources(
+  _dialect: Dialect,
+  cutoffs: { seenBefore: number; fastOrigin: string; othersSeenBefore: number },
+  now: number,
+): Query<TelemetrySource[]> {
+  const { seenBefore, fastOrigin, othersSeenBefore } = cutoffs;
   const sessions = yield* all<SourceRow>(
     `SELECT x.run_id, r.flow, r.flow_name, x.origin, NULL AS task_id, NULL AS attempt, x.last_event_at AS last_seen_at
        FROM external_runs AS x JOIN runs AS r ON r.id = x.run_id
-      WHERE x.idle = 0 AND x.last_event_at < ? AND x.parent_run_id IS NULL AND r.status = 'running'
-        AND r.approval_since IS NULL AND (r.waiting_until IS NULL OR r.waiting_until <= ?)
+      WHERE x.idle = 0 AND x.last_event_at < ? AND (x.last_event_at < ? OR x.origin = ?) AND x.parent_run_id IS NULL
+        AND r.status = 'running' AND r.approval_since IS NULL AND (r.waiting_until IS NULL OR r.waiting_until <= ?)
       ORDER BY x.last_event_at, x.run_id`,
-    [seenBefore, now],
+    [seenBefore, othersSeenBefore, fastOrigin, now],
   );
   const attempts = yield* all<SourceRow>(
     `SELECT a.run_id, r.flow, r.flow_name, MIN(x.origin) AS origin, a.task_id, a.attempt, MAX(x.last_event_at) AS last_seen_at
@@ -55,9 +62,9 @@ export function* telemetrySources(_dialect: Dialect, seenBefore: number, now: nu
        JOIN external_runs AS x ON x.parent_run_id = a.run_id AND x.parent_task_id = a.task_id AND x.parent_attempt = a.attempt
       WHERE r.status = 'running'
       GROUP BY a.run_id, r.flow, r.flow_name, a.task_id, a.attempt
-     HAVING MAX(x.last_event_at) < ?
+     HAVING MAX(x.last_event_at) < ? AND (MAX(x.last_event_at) < ? OR MIN(x.origin) = ?)
       ORDER BY a.run_id, a.task_id, a.attempt`,
-    [seenBefore],
+    [seenBefore, othersSeenBefore, fastOrigin],
   );
   return [...sessions, ...attempts].map(of);
 }
