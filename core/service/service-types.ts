@@ -55,8 +55,6 @@ export interface HivewatchServiceOptions {
   gitEnv?: Record<string, string>;
   /** The OTLP receiver the presets' CLIs report to: asked at each attempt, null for none. */
   telemetry?: () => TelemetryTarget | null;
-  /** The wall clock a run's telemetry silence is judged by (docs/otel.md "Telemetry health"); default Date.now. */
-  wallNow?: () => number;
   /**
    * Watch the database's other hosts (host-watch.ts): a dead host's runs become interrupted
    * without a restart, and a run of this host another host interrupted is stopped. The shells

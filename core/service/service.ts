@@ -89,7 +89,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     ...hostApi,
     ...relayApi,
     ...bulkApi(context, { ...hostApi, ...relayApi }),
-    ...readApi(store, (status) => issues.book.statusScope(status), options.wallNow),
+    ...readApi(store, (status) => issues.book.statusScope(status)),
     ...usageApi(store),
     ...costApi(store, issues.book),
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),
