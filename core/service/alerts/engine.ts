@@ -238,7 +238,7 @@ export class AlertEngine {
   private async checkTelemetrySilence(rules: readonly AlertRule[]): Promise<void> {
     const silence = await telemetrySilentPass(this.store, rules, this.now());
     for (const occurrence of silence.occurrences) await this.enqueueMatching(rules, occurrence);
-    if (silence.spokeAgain.length > 0) await this.followUp(silence.spokeAgain, 'its telemetry arrived again, or its session or attempt ended', this.now());
+    for (const { subject, why } of silence.spokeAgain) await this.followUp([subject], why, this.now());
   }
 
   private async enqueueMatching(rules: readonly AlertRule[], occurrence: Occurrence): Promise<void> {

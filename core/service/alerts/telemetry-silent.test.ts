@@ -11,7 +11,8 @@ import { ManualClock, TestReceiver } from './testing.js';
  * `telemetry-silent-longer-than=N` against a real webhook receiver on 127.0.0.1, on every store
  * engine, with a clock the test moves (no sleeps): nothing while the session's source is within N,
  * one delivery once it has been silent past N, never twice for the same silence, a resolve once
- * the source sends again, and a new delivery for its next silence.
+ * the source sends again, a new delivery for its next silence, and a resolve naming the session's
+ * end when the quiet period ends it.
  */
 
 const harness = testEngines('telemetry_silent_alerts');
@@ -41,8 +42,8 @@ for (const engine of harness.engines) {
       const alerts = new AlertEngine({ store, now: clock.now, host: 'host-a' });
       await alerts.pump();
       await addAlertRule(store, { when: 'telemetry-silent-longer-than=30s', flow: 'external:claude-code', webhook: `${url}/hook`, throttle: '0' }, 'test', T0);
-      // The quiet period is longer than the test: the session stays open throughout.
-      const ingester = new OtelIngester(store, { now: clock.now, quietMs: 3_600_000 });
+      // Only the test's own sweep ends the session, after its two-minute quiet period.
+      const ingester = new OtelIngester(store, { now: clock.now, quietMs: 120_000 });
       const runId = (await ingester.ingest(promptAt('p-1', T0), null)).runIds[0]!;
 
       clock.value = T0 + 30 * SECOND;
@@ -63,7 +64,7 @@ for (const engine of harness.engines) {
       await alerts.pump();
       await alerts.pump();
       expect(receiver.bodies().map((b) => b.kind)).toEqual(['fire', 'resolve']);
-      expect(receiver.bodies()[1]!.title).toBe(`Resolved: ${receiver.bodies()[0]!.title} (its telemetry arrived again, or its session or attempt ended)`);
+      expect(receiver.bodies()[1]!.title).toBe(`Resolved: ${receiver.bodies()[0]!.title} (its telemetry arrived again)`);
 
       // Its next silence is news again.
       clock.value = T0 + 40 * SECOND + 30 * SECOND + 1;
@@ -73,6 +74,13 @@ for (const engine of harness.engines) {
         ['resolve', T0],
         ['fire', T0 + 40 * SECOND],
       ]);
+
+      // The quiet period ends the session (its prompt's request never answered: failed): resolved, saying so.
+      clock.value = T0 + 40 * SECOND + 120_001;
+      expect(await ingester.sweep()).toEqual([runId]);
+      await alerts.pump();
+      expect(receiver.bodies().map((b) => b.kind)).toEqual(['fire', 'resolve', 'fire', 'resolve']);
+      expect(receiver.bodies()[3]!.title).toBe(`Resolved: ${receiver.bodies()[2]!.title} (the session ended: failed)`);
     });
   });
 }

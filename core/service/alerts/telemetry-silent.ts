@@ -11,7 +11,7 @@ import type { AlertRule } from './rules.js';
  * "Telemetry health"). Checked on every pass, as approval-pending-longer-than is. One delivery per
  * silence: the occurrence is the silence's start (the source's last payload), so the same silence
  * never alerts twice and the next one alerts again. Once the source is no longer silent (it sent
- * again, or its session or attempt ended) its fire gets a resolve follow-up.
+ * again, or its session or attempt ended: the follow-up says which) its fire gets a resolve follow-up.
  */
 
 const TELEMETRY_SILENT = 'telemetry-silent-longer-than';
@@ -31,8 +31,8 @@ function titleOf(source: SilentSource): string {
 
 export interface TelemetrySilentPass {
   occurrences: Occurrence[];
-  /** Subjects fired for earlier whose source is no longer silent: each gets its resolve follow-up. */
-  spokeAgain: string[];
+  /** Subjects fired for earlier whose source is no longer silent, with why: each gets its resolve follow-up. */
+  spokeAgain: { subject: string; why: string }[];
 }
 
 export async function telemetrySilentPass(store: HivewatchStore, rules: readonly AlertRule[], now: number): Promise<TelemetrySilentPass> {
@@ -53,7 +53,21 @@ export async function telemetrySilentPass(store: HivewatchStore, rules: readonly
   });
   const stillSilent = new Set(occurrences.map((o) => o.subject));
   const fired = await store.runStatements((d) => unresolvedSilences(d, watching.map((r) => r.id)));
-  return { occurrences, spokeAgain: fired.filter((subject) => !stillSilent.has(subject)) };
+  const spokeAgain: TelemetrySilentPass['spokeAgain'] = [];
+  for (const subject of fired) if (!stillSilent.has(subject)) spokeAgain.push({ subject, why: await whyNoLongerSilent(store, subject) });
+  return { occurrences, spokeAgain };
+}
+
+/** Why a fired source is no longer silent: what it was waited for ended, else it sent again. */
+async function whyNoLongerSilent(store: HivewatchStore, subject: string): Promise<string> {
+  const [runId, taskId, attempt] = subject.slice(SUBJECT_PREFIX.length).split('/');
+  if (taskId === undefined) {
+    const row = await store.getRunRow(runId!);
+    return row && row.status !== 'running' ? `the session ended: ${row.status}` : 'its telemetry arrived again';
+  }
+  const detail = await store.getRun(runId!);
+  const ended = detail?.attempts.find((a) => a.taskId === taskId && String(a.attempt) === attempt)?.endedAt ?? null;
+  return detail === null || ended !== null ? 'the attempt ended' : 'its telemetry arrived again';
 }
 
 /** The subjects of this condition's fires (of these rules) that have no resolve follow-up yet. */
