@@ -11,20 +11,9 @@ import { eventPayload } from '../core/store/journal-codec.js';
 import { migrate } from '../core/store/migrations.js';
 import { applyEvent, emptyEmitted, NO_ROWS, stampedRun, type RunState } from '../core/store/projections.js';
 import { GRAINS, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, ROLLUP_TABLE } from '../core/store/rollups.js';
-import {
-  ATTEMPTS,
-  CHECKPOINTS,
-  ERRORS,
-  insertSql,
-  rowParams,
-  RUNS,
-  STEPS,
-  TASKS,
-  upsertSql,
-  type AttemptRow,
-  type StepRow,
-  type TaskRow,
-} from '../core/store/schema.js';
+import { type AttemptRow, type StepRow, type TaskRow } from '../core/store/schema.js';
+import { insertSql, rowParams, upsertSql } from '../core/store/row-codec.js';
+import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS } from '../core/store/table-specs.js';
 import { TERMINAL_RUN_STATUSES } from '../core/common/run-statuses.js';
 
 /** The raw better-sqlite3 baselines: the same rows the store writes, and helpers to compare files. */

@@ -14,17 +14,20 @@ import { BIN, ROOT, startServer, tempDir, type ServerHandle } from './support/se
  * then the PermissionRequest hook it runs as it shows the dialog). The Runs list filtered to
  * "waiting for approval" shows it with the time waited, the top bar counts it, the run header
  * says it; the person's refusal ends the wait live and the run keeps the 12 minutes waited.
+ * A second session's time waited moves with the browser's injected clock, and the operator stops
+ * watching it from its run page: the run ends cancelled, the prompt closed, the wait frozen; the
+ * Flows screen says the flow's runs waiting now, then the time its ended run waited.
  * Screens at 1440 and 900 px in both themes, axe on each.
  */
 
 const MINUTE = 60_000;
 const SESSION = '5b1c9e0a-4d2f-4c8e-9a7b-1e2d3c4b5a69';
 
-function logs(records: [event: string, at: number, attributes: Record<string, string>][]): Buffer {
+function logs(records: [event: string, at: number, attributes: Record<string, string>][], session = SESSION): Buffer {
   const logRecords = records.map(([event, at, attributes]) => ({
     timeUnixNano: `${at * 1_000_000}`,
     body: { stringValue: `claude_code.${event}` },
-    attributes: Object.entries({ 'event.name': event, 'session.id': SESSION, 'prompt.id': 'p-1', ...attributes }).map(([key, value]) => ({ key, value: { stringValue: value } })),
+    attributes: Object.entries({ 'event.name': event, 'session.id': session, 'prompt.id': 'p-1', ...attributes }).map(([key, value]) => ({ key, value: { stringValue: value } })),
   }));
   return Buffer.from(JSON.stringify({
     resourceLogs: [{
@@ -38,7 +41,8 @@ async function showAs(page: Page, colorScheme: 'light' | 'dark', width: number):
   await page.emulateMedia({ colorScheme });
   await page.setViewportSize({ width, height: 900 });
   await page.reload();
-  await page.locator('.topbar').waitFor();
+  // A reload on a machine the other suites load can take longer than one page wait.
+  await page.locator('.topbar').waitFor({ timeout: 2 * PAGE_TIMEOUT_MS });
 }
 
 async function scan(page: Page, where: string, failures: string[]): Promise<void> {
@@ -110,7 +114,7 @@ describe('an agent session waiting for approval, seen in the window', () => {
     const notice = page.getByTestId('approval-wait-notice');
     await notice.waitFor();
     expect(await notice.getAttribute('aria-live')).toBe('polite');
-    expect(await notice.textContent()).toMatch(/^Waiting for approval of Bash · 1[23] min\. The agent is blocked until a person answers its permission prompt in its own terminal or app\.$/);
+    expect(await notice.textContent()).toMatch(/^Waiting for approval of Bash · 1[23] min\. The agent is blocked until a person answers its permission prompt in its own terminal or app\. Stop watching ends its run here; Hivewatch cannot stop the agent\.$/);
     expect(await notice.locator('time').getAttribute('datetime')).toBe(new Date(opened).toISOString());
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const width of [1440, 900]) {
@@ -130,6 +134,97 @@ describe('an agent session waiting for approval, seen in the window', () => {
     expect(detail.run.approval ?? null).toBeNull();
     expect(detail.run.approvalWaitMs).toBe(decided - opened);
     await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: PAGE_TIMEOUT_MS }).not.toContain('waiting for approval');
+    expect(app.problems).toEqual([]);
+  });
+  it("ticks the time waited on the browser's injected clock, and ends by stopping watching from the window: cancelled, the prompt closed, the wait frozen", async () => {
+    const session = '0c7d2e4f-8a1b-4c3d-9e5f-6a7b8c9d0e1f';
+    const opened = Date.now() - 25 * MINUTE;
+    await send(logs([
+      ['user_prompt', opened - MINUTE, { prompt_length: '18' }],
+      ['hook_execution_start', opened, { hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Write', num_hooks: '1' }],
+    ], session));
+    await app?.close();
+    app = await openApp(browser, server, { hash: '#/runs?status=waiting-approval', bypassCSP: true });
+    const { page } = app;
+    // The browser's clock from here on is the test's: the time waited moves only when the test moves it.
+    await page.clock.install();
+    await page.reload();
+    const row = page.locator('[role="row"][data-run-id^="ext-claude-code-"]').filter({ has: page.locator('code', { hasText: 'Write' }) });
+    const badge = row.getByTestId('approval-wait-badge');
+    await badge.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    const runId = (await row.getAttribute('data-run-id')) as string;
+    const minutes = async (): Promise<number> => Number(/approval · (\d+) min/.exec((await badge.textContent()) ?? '')?.[1]);
+    const first = await minutes();
+    expect([25, 26]).toContain(first);
+    await page.clock.fastForward('05:00');
+    await expect.poll(minutes, { timeout: PAGE_TIMEOUT_MS }).toBe(first + 5);
+    await expect(row.getByRole('button', { name: `Stop watching session ${runId}` }).count()).resolves.toBe(1);
+
+    // The Flows screen counts the session among the flow's runs waiting now.
+    await app.go('#/flows');
+    const sessions = page.locator('tr[data-flow-id="external:claude-code"]');
+    // This session, and the first journey's if it stopped before its refusal was sent.
+    const waitingNow = (await server.api<{ items: { flow: string }[] }>('GET', '/api/runs?status=waiting-approval&limit=100')).items.filter((r) => r.flow === 'external:claude-code').length;
+    expect(waitingNow).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => sessions.getByTestId('flow-waited').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe(`${waitingNow} waiting now`);
+    const waitingLink = sessions.getByRole('link', { name: `${waitingNow} waiting now` });
+    expect(await waitingLink.getAttribute('href')).toBe('#/runs?flow=external%3Aclaude-code&status=waiting-approval');
+    await waitingLink.click();
+    await row.locator('.run-link').click();
+    const notice = page.getByTestId('approval-wait-notice');
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(/^Waiting for approval of Write · 3[01] min\. The agent is blocked until a person answers its permission prompt in its own terminal or app\. Stop watching ends its run here; Hivewatch cannot stop the agent\.$/);
+    await page.locator('.run-header').getByRole('button', { name: 'Stop watching' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Stop watching this session?' });
+    await dialog.waitFor();
+    const failures: string[] = [];
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await scan(page, `stop watching a waiting session, confirmation (${colorScheme})`, failures);
+      await app.screenshot(`approval-wait-stop-watching-${colorScheme}`);
+    }
+    expect(await dialog.textContent()).toContain('a permission prompt it waits on with it');
+    const cancelledBefore = Date.now();
+    await dialog.getByRole('button', { name: 'Stop watching' }).click();
+    await page.locator('.run-header .badge.status[data-status="cancelled"]').waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await notice.waitFor({ state: 'detached', timeout: PAGE_TIMEOUT_MS });
+
+    const detail = await server.waitForRun(runId, ['cancelled']);
+    expect(detail.run.approval ?? null).toBeNull();
+    const waited = detail.run.approvalWaitMs as number;
+    expect(waited).toBeGreaterThanOrEqual(cancelledBefore - opened);
+    expect(waited).toBeLessThanOrEqual(Date.now() - opened);
+    expect(detail.run.endingError?.code).toBe('SYSTEM_CANCELLED');
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const width of [1440, 900]) {
+        await showAs(page, colorScheme, width);
+        await page.locator('.run-header .badge.status[data-status="cancelled"]').waitFor();
+        await scan(page, `run header, stopped watching (${colorScheme}, ${width} px)`, failures);
+        await app.screenshot(`approval-wait-stopped-${colorScheme}-${width}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(await page.getByTestId('run-approval-waited').textContent()).toBe(`${Math.floor(waited / MINUTE)} min`);
+    // The wait no longer grows: a later read of the run says what the cancel closed it with.
+    const later = await server.api<RunDetail>('GET', `/api/runs/${encodeURIComponent(runId)}`);
+    expect(later.run.approvalWaitMs).toBe(waited);
+
+    // The Flows screen: the flow's ended run waited that long, and none waits now.
+    await app.go('#/flows');
+    const stillWaiting = waitingNow - 1;
+    await expect.poll(() => sessions.getByTestId('flow-waited').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe(`${Math.floor(waited / MINUTE)} minin 1 run${stillWaiting > 0 ? `${stillWaiting} waiting now` : ''}`);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const width of [1440, 900]) {
+        await showAs(page, colorScheme, width);
+        await sessions.getByTestId('flow-waited').waitFor();
+        await scan(page, `flows, time waited (${colorScheme}, ${width} px)`, failures);
+        await app.screenshot(`approval-wait-flows-${colorScheme}-${width}`);
+      }
+    }
+    expect(failures).toEqual([]);
+
+    await app.go('#/runs?status=waiting-approval');
+    await page.getByText('No runs match these filters').waitFor({ timeout: PAGE_TIMEOUT_MS });
     expect(app.problems).toEqual([]);
   });
 });

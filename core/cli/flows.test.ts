@@ -2,8 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { APPROVAL_ENDED, APPROVAL_REQUESTED } from '../base/approval-wait.js';
 import type { HivewatchEvent } from '../base/events.js';
 import { openStore } from '../store/index.js';
+import { OtelIngester } from '../otel/ingest.js';
+import { claudeCodeLogs } from '../otel/testing.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
 import { undoMigrationsAfter } from '../store/testing/undo-migrations.js';
 import { tempDirs } from '../testing/temp-dirs.js';
@@ -23,6 +26,7 @@ const tempDir = tempDirs();
 
 const GOOD = `agent worker:\n  runtime: "fake"\nsession: worker\n  prompt: "do it"\n`;
 const BROKEN = `agent worker:\n  runtime: "fake"\nsession: nobody\n  prompt: "do it"\n`;
+const SESSIONS = 'external:claude-code';
 // The command reads the real clock: the runs are placed against it.
 const NOW = Date.now();
 
@@ -98,6 +102,53 @@ describe('hivewatch flows', () => {
     const flows = (JSON.parse(fresh.out) as { flows: FlowRow[] }).flows;
     expect(flows.length).toBeGreaterThan(0);
     expect(flows.every((f) => f.health.lastRun === null)).toBe(true);
+  });
+
+  it("says each flow's time waited on a person's approval in the window, and how many of its runs wait now", async () => {
+    const dir = tempDir('hw-cli-flows-');
+    const db = join(dir, 'hivewatch.db');
+    const store = await openStore({ path: db });
+    const asking = (id: string, start: number): JournalBuilder => {
+      const run = new JournalBuilder(id, { flow: SESSIONS, start, tick: 1000 });
+      run.push({
+        type: 'runStarted', flow: SESSIONS, flowName: 'Claude Code session', resumedFrom: null, retryOf: null, resumeStep: 0,
+        options: { maxSteps: 100, concurrency: 1, clock: 'real', defaultAgent: 'claude-code' },
+        external: { origin: 'runtime:claude-code', sessionId: id, source: 'claude-code 2.1.332' },
+      });
+      run.push({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 'agent' }] });
+      run.push({ type: 'taskStarted', step: 1, ordinal: 0, taskId: '1:0', name: 'agent', agent: 'claude-code', maxAttempts: 1 });
+      run.push({ type: 'externalEvent', name: APPROVAL_REQUESTED, known: true, taskId: '1:0', attributes: { tool: 'Bash', label: 'Bash', since: run.ts, via: 'claude_code.hook_execution_start' } });
+      return run;
+    };
+    for (const [id, waitedMs, start] of [['asked-12', 12 * 60_000, NOW - 7_200_000], ['asked-3', 3 * 60_000, NOW - 5_400_000]] as const) {
+      const run = asking(id, start);
+      run.wait(waitedMs);
+      run.push({ type: 'externalEvent', name: APPROVAL_ENDED, known: true, taskId: '1:0', attributes: { tool: 'Bash', label: 'Bash', since: start, waitedMs, decision: 'accept', source: 'user_temporary', byPerson: true, via: 'claude_code.tool_decision' } });
+      run.push({ type: 'taskSucceeded', step: 1, ordinal: 0, taskId: '1:0', attempts: 0, output: '' });
+      await store.appendEvents(run.complete().events);
+    }
+    // A live session is one the receiver keeps (opening the store interrupts a run no host or receiver keeps): sent as Claude Code sends it.
+    const ingester = new OtelIngester(store, { now: () => NOW, quietMs: 10 * 60_000 });
+    await ingester.ingest(claudeCodeLogs([
+      ['user_prompt', { 'prompt.id': 'p-1' }],
+      ['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
+    ], '7e2a9c41-5b3d-4f6e-8a1c-2d3e4f5a6b7c', NOW - 600_000), null);
+    await store.close();
+
+    const text = await cli(['flows', '--db', db, '--since', '24h', '--sort', 'name']);
+    expect(text.code, text.err).toBe(ExitCode.ok);
+    const lines = text.out.split('\n');
+    const cells = (line: string | undefined): string[] => (line ?? '').trim().split(/ {2,}/);
+    expect(cells(lines[1])).toEqual(['FLOW', 'CHECK', 'LAST', 'SUCCESS', 'FAILURES', 'P50', 'WAITED', 'COST']);
+    const asks = cells(lines.find((l) => l.startsWith(`${SESSIONS} `)));
+    expect(asks).toEqual([SESSIONS, 'session', 'running', '100% (2/2)', '0', expect.stringMatching(/^\d+(\.\d)? min$/), '15.0 min (2 runs) · 1 waiting now', '—']);
+    // A flow none of whose runs waited says so, in the same column.
+    const others = lines.slice(2).filter((l) => l !== '' && !l.startsWith(`${SESSIONS} `)).map(cells);
+    expect(others.length).toBeGreaterThan(0);
+    for (const row of others) expect(row.at(-2), row.join(' | ')).toBe('—');
+
+    const json = JSON.parse((await cli(['flows', '--db', db, '--since', '24h', '--json'])).out) as { flows: FlowRow[] };
+    expect(json.flows.find((f) => f.flow === SESSIONS)!.health.approval).toEqual({ waitedMs: 15 * 60_000, runs: 2, waitingNow: 1 });
   });
 
   it('refuses a malformed --since or --sort with a usage error', async () => {

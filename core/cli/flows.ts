@@ -11,8 +11,8 @@ import { textTable } from './text-table.js';
  * `hivewatch flows [--since 7d] [--sort attention|name|failures|success|duration|cost] [--json]`:
  * each flow's health (docs/triage.md "Flow health"): whether its file checks (a badge of its
  * own: "check ok" says nothing about its runs), its newest run's status, the runs that ended in
- * the window, success rate, median duration of its completed runs, and what it spent with the
- * share spent on failure. Every flow with runs, and every flow of the catalog (the examples and
+ * the window, success rate, median duration of its completed runs, the time its runs waited on
+ * a person's approval (and how many wait now), and what it spent with the share spent on failure. Every flow with runs, and every flow of the catalog (the examples and
  * the app's flows folder beside the database) without any.
  */
 
@@ -71,6 +71,16 @@ function costShare(s: CostSplit): string {
   return `${formatUsd(spent)}${unknown > 0 ? ' + unknown' : ''} · ${share}% on failure`;
 }
 
+/**
+ * "12.0 min (2 runs) · 1 waiting now": what the flow's runs that ended in the window waited on a
+ * person's approval, and how many wait now; "—" when none did or does.
+ */
+function waitedText(a: FlowRow['health']['approval']): string {
+  const waited = a.runs > 0 ? `${formatDuration(a.waitedMs)} (${a.runs} run${a.runs === 1 ? '' : 's'})` : null;
+  const now = a.waitingNow > 0 ? `${a.waitingNow} waiting now` : null;
+  return [waited, now].filter((part) => part !== null).join(' · ') || '—';
+}
+
 async function catalogChecks(catalog: FlowCatalog, flows: readonly string[]): Promise<Map<string, { check: CheckState; problems: number; name: string }>> {
   const checks = new Map<string, { check: CheckState; problems: number; name: string }>();
   for (const info of await catalog.list()) {
@@ -100,10 +110,10 @@ function rowsText(rows: readonly FlowRow[]): string {
     return [
       r.flow, check, h.lastRun?.status ?? '—',
       h.successRate === null ? '—' : `${Math.round(h.successRate * 100)}% (${h.ended.completed}/${verdicts})`,
-      String(h.ended.failed), h.p50DurationMs === null ? '—' : formatDuration(h.p50DurationMs), costShare(h.cost),
+      String(h.ended.failed), h.p50DurationMs === null ? '—' : formatDuration(h.p50DurationMs), waitedText(h.approval), costShare(h.cost),
     ];
   });
-  return textTable([['FLOW', 'CHECK', 'LAST', 'SUCCESS', 'FAILURES', 'P50', 'COST'], ...lines]);
+  return textTable([['FLOW', 'CHECK', 'LAST', 'SUCCESS', 'FAILURES', 'P50', 'WAITED', 'COST'], ...lines]);
 }
 
 export async function flowsCommand(args: ParsedArgs, io: CliIo, now = Date.now()): Promise<number> {

@@ -3,7 +3,7 @@ import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { usageLimitWaitOf } from '../base/errors/usage-limit-wait.js';
 import type { ExternalSessionRow } from '../store/external.js';
 import { SESSION_STEP, SessionJournal, type AttemptRef, type PlannedEvent } from './session-journal.js';
-import { approvalHold } from './session-approval.js';
+import { approvalHold, endPendingApproval } from './session-approval.js';
 import { readPromptState } from './session-state.js';
 import { EXTERNAL_FLOW_PREFIX } from './mapping.js';
 
@@ -62,20 +62,36 @@ export function quietDeadline(row: ExternalSessionRow, quietMs: number): number 
   return Math.max(Math.max(row.lastEventAt, limit?.resetAt ?? 0) + quietMs, approvalHold(state.approval));
 }
 
-/** Whether the session is stopped by a usage limit now (what the operator's cancel acts on). */
-export function stoppedByLimit(row: ExternalSessionRow): boolean {
+/** Whether the session is stopped by a usage limit now. */
+function stoppedByLimit(row: ExternalSessionRow): boolean {
   return !row.idle && (readPromptState(row.promptState).limit ?? null) !== null;
 }
 
+/** Whether a permission prompt of the session waits on a person now. */
+function waitingOnPerson(row: ExternalSessionRow): boolean {
+  return !row.idle && (readPromptState(row.promptState).approval?.pending ?? null) !== null;
+}
+
 /**
- * The operator's cancel of a session stopped by its usage limit: Hivewatch cannot stop the CLI,
- * so it stops watching — the open task ends cancelled, the run `cancelled` (the cause names the
- * command and the reason), and the row is closed like a quiet one, so telemetry that comes later
- * reopens the run (`externalRunReopened`) rather than being lost.
+ * Whether the operator's cancel may stop watching the session now: it is paused on something only
+ * outside Hivewatch can end (a usage limit's reset, a person's answer), and Hivewatch did not start
+ * it. A session sent from a Hivewatch attempt ends with that attempt instead.
+ */
+export function stoppableSession(row: ExternalSessionRow): boolean {
+  return row.parent === null && (stoppedByLimit(row) || waitingOnPerson(row));
+}
+
+/**
+ * The operator's cancel of a session stopped by its usage limit or waiting on a person: Hivewatch
+ * cannot stop the CLI, so it stops watching — a prompt still open ends (its wait counted up to
+ * now, so the run's time waited stops growing), the open task ends cancelled, the run `cancelled`
+ * (the cause names the command and the reason), and the row is closed like a quiet one, so
+ * telemetry that comes later reopens the run (`externalRunReopened`) rather than being lost.
  */
 export function planStopWatching(row: ExternalSessionRow, now: number, cause: { commandId: string; reason: string }): { events: PlannedEvent[]; row: ExternalSessionRow } {
   const j = new SessionJournal(row);
   const r = j.row;
+  endPendingApproval(j, now, 'hivewatch.stopped_watching');
   if (r.openTask !== null) {
     const error = new HivewatchError('SYSTEM_CANCELLED', {
       message: cause.reason,
@@ -87,6 +103,7 @@ export function planStopWatching(row: ExternalSessionRow, now: number, cause: { 
   j.push({ type: 'runCancelled', ts: now, cause, correlation: { run: r.runId, step: SESSION_STEP, epoch: 0 } });
   r.openTask = null;
   r.openTaskAttempts = 0;
-  j.state = { promptId: null, anonymous: false, open: null, outcome: null, failure: null, limit: null };
+  // The last wait stays known: a late report of it after the session reopens is not counted again.
+  j.state = { promptId: null, anonymous: false, open: null, outcome: null, failure: null, limit: null, approval: j.state.approval ?? null };
   return { events: j.events, row: { ...j.finish(), idle: true } };
 }

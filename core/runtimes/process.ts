@@ -201,100 +201,137 @@ export async function runProcess(options: ProcessOptions): Promise<ProcessResult
  * signals (process-kill.ts), settled once it exited, its pipes closed and its group is gone.
  */
 function supervise(child: AgentProcess, command: string, options: ProcessOptions, output: OutputTails): Promise<Outcome> {
-  const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-  const timeoutMs = options.timeoutMs ?? null;
-  return new Promise<Outcome>((resolve) => {
-    let timedOut = false;
-    let cancelled = false;
-    let exit: { code: number | null; signal: string | null } | null = null;
-    let pipesClosed = false;
-    let outputHeldOpen = false;
-    let settled = false;
-    let lost = false;
-    let timeoutTimer: NodeJS.Timeout | undefined;
-    let heldTimer: NodeJS.Timeout | undefined;
+  return new Promise<Outcome>((resolve) => new Supervision(child, options, resolve).watch(command, output));
+}
 
-    const settle = (spawnError?: SpawnError): void => {
-      if (settled) return;
-      settled = true;
-      ending.dispose();
-      for (const timer of [timeoutTimer, heldTimer]) clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      options.killNow?.removeEventListener('abort', onKillNow);
-      const pid = child.pid ?? null;
-      resolve({ exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, cancelled, pid, outputHeldOpen, groupSurvivors: ending.survivors, spawnError: spawnError ?? (lost ? LOST_SPAWNER : undefined) });
-    };
-    const finishIfDone = (): void => {
-      if (exit !== null && pipesClosed && ending.isGone) settle();
-    };
-    const ending = new GroupEnding(grace, () => {
-      if (!pipesClosed) {
-        // Nothing in the group can write any more; what still holds the pipes is outside it.
-        heldTimer = setTimeout(() => {
-          outputHeldOpen = true;
-          child.releaseOutput();
-          pipesClosed = true;
-          finishIfDone();
-        }, grace);
-      }
-      finishIfDone();
-    });
-    // The timeout bounds the agent's run: it starts once the process runs, not when it was asked
-    // for. Starting the spawner (a Node process ten nice steps down) took longer than a 300 ms
-    // timeout on a loaded machine, and the SIGTERM then reached the agent before its first line.
-    const startTimeout = (): void => {
-      if (timeoutMs === null || timeoutTimer !== undefined || settled) return;
-      // setTimeout fires after 1 ms for delays beyond 2^31-1 ms (~24.8 days): clamp, never shorten.
-      timeoutTimer = setTimeout(() => {
-        if (exit !== null || cancelled) return;
-        timedOut = true;
-        ending.terminate();
-      }, Math.min(timeoutMs, MAX_TIMER_MS));
-    };
-    const onAbort = (): void => {
-      if (exit !== null || settled) return;
-      cancelled = true;
-      ending.terminate();
-    };
-    const onKillNow = (): void => {
-      if (settled || ending.isGone) return;
-      if (exit === null) cancelled = true;
-      ending.kill();
-    };
+/** One attempt's process from start to outcome: what has happened to it so far, and what ends it. */
+class Supervision {
+  private timedOut = false;
+  private cancelled = false;
+  private exit: { code: number | null; signal: string | null } | null = null;
+  private pipesClosed = false;
+  private outputHeldOpen = false;
+  private settled = false;
+  private lost = false;
+  private timeoutTimer: NodeJS.Timeout | undefined;
+  private heldTimer: NodeJS.Timeout | undefined;
+  private readonly grace: number;
+  private readonly ending: GroupEnding;
 
+  constructor(
+    private readonly child: AgentProcess,
+    private readonly options: ProcessOptions,
+    private readonly resolve: (outcome: Outcome) => void,
+  ) {
+    this.grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    this.ending = new GroupEnding(this.grace, () => this.groupGone());
+  }
+
+  /** Follows the child's events and the caller's abort signals until the outcome is known. */
+  watch(command: string, output: OutputTails): void {
+    const child = this.child;
     child.on('output', (stream, chunk) => output.push(stream, chunk));
-    child.on('spawn', (pid, startTime) => {
-      ending.started(pid);
-      startTimeout();
-      try {
-        options.onStarted?.({ pid, startTime });
-      } catch {
-        // The observer journals; its failure surfaces at the run's next flush, not here.
-      }
-    });
-    child.on('error', (failure: StartFailure) => settle(describeSpawnError(command, failure)));
+    child.on('spawn', (pid, startTime) => this.spawned(pid, startTime));
+    child.on('error', (failure: StartFailure) => this.settle(describeSpawnError(command, failure)));
     child.on('exit', (code, signal) => {
-      exit = { code, signal };
-      clearTimeout(timeoutTimer);
-      ending.afterLeaderExit();
+      this.exit = { code, signal };
+      clearTimeout(this.timeoutTimer);
+      this.ending.afterLeaderExit();
     });
     child.on('close', (code, signal) => {
-      exit ??= { code, signal };
-      pipesClosed = true;
-      clearTimeout(heldTimer);
-      finishIfDone();
+      this.exit ??= { code, signal };
+      this.pipesClosed = true;
+      clearTimeout(this.heldTimer);
+      this.finishIfDone();
     });
-    child.on('lost', () => {
-      // The spawner died: no more output or exit status will come; end whatever of the group runs.
-      lost = true;
-      exit = { code: null, signal: null };
-      pipesClosed = true;
-      clearTimeout(timeoutTimer);
-      ending.afterLeaderExit();
-    });
+    child.on('lost', () => this.spawnerLost());
 
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (options.killNow?.aborted) onKillNow();
-    else options.killNow?.addEventListener('abort', onKillNow, { once: true });
-  });
+    this.options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (this.options.killNow?.aborted) this.onKillNow();
+    else this.options.killNow?.addEventListener('abort', this.onKillNow, { once: true });
+  }
+
+  private spawned(pid: number, startTime: string | null): void {
+    this.ending.started(pid);
+    this.startTimeout();
+    try {
+      this.options.onStarted?.({ pid, startTime });
+    } catch {
+      // The observer journals; its failure surfaces at the run's next flush, not here.
+    }
+  }
+
+  /** The spawner died: no more output or exit status will come; end whatever of the group runs. */
+  private spawnerLost(): void {
+    this.lost = true;
+    this.exit = { code: null, signal: null };
+    this.pipesClosed = true;
+    clearTimeout(this.timeoutTimer);
+    this.ending.afterLeaderExit();
+  }
+
+  /**
+   * The timeout bounds the agent's run: it starts once the process runs, not when it was asked
+   * for. Starting the spawner (a Node process ten nice steps down) took longer than a 300 ms
+   * timeout on a loaded machine, and the SIGTERM then reached the agent before its first line.
+   */
+  private startTimeout(): void {
+    const timeoutMs = this.options.timeoutMs ?? null;
+    if (timeoutMs === null || this.timeoutTimer !== undefined || this.settled) return;
+    // setTimeout fires after 1 ms for delays beyond 2^31-1 ms (~24.8 days): clamp, never shorten.
+    this.timeoutTimer = setTimeout(() => {
+      if (this.exit !== null || this.cancelled) return;
+      this.timedOut = true;
+      this.ending.terminate();
+    }, Math.min(timeoutMs, MAX_TIMER_MS));
+  }
+
+  private readonly onAbort = (): void => {
+    if (this.exit !== null || this.settled) return;
+    this.cancelled = true;
+    this.ending.terminate();
+  };
+
+  private readonly onKillNow = (): void => {
+    if (this.settled || this.ending.isGone) return;
+    if (this.exit === null) this.cancelled = true;
+    this.ending.kill();
+  };
+
+  private groupGone(): void {
+    if (!this.pipesClosed) {
+      // Nothing in the group can write any more; what still holds the pipes is outside it.
+      this.heldTimer = setTimeout(() => {
+        this.outputHeldOpen = true;
+        this.child.releaseOutput();
+        this.pipesClosed = true;
+        this.finishIfDone();
+      }, this.grace);
+    }
+    this.finishIfDone();
+  }
+
+  private finishIfDone(): void {
+    if (this.exit !== null && this.pipesClosed && this.ending.isGone) this.settle();
+  }
+
+  private settle(spawnError?: SpawnError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.ending.dispose();
+    for (const timer of [this.timeoutTimer, this.heldTimer]) clearTimeout(timer);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.options.killNow?.removeEventListener('abort', this.onKillNow);
+    const { exit, timedOut, cancelled, outputHeldOpen } = this;
+    this.resolve({
+      exitCode: exit?.code ?? null,
+      signal: exit?.signal ?? null,
+      timedOut,
+      cancelled,
+      pid: this.child.pid ?? null,
+      outputHeldOpen,
+      groupSurvivors: this.ending.survivors,
+      spawnError: spawnError ?? (this.lost ? LOST_SPAWNER : undefined),
+    });
+  }
 }

@@ -6,7 +6,7 @@ import { deliverCommand, type RemoteCommand } from './remote-commands.js';
 import { parseInput } from './schemas.js';
 import { externalRefusal, guard, isExternal, runRowOr404, type ServiceContext } from './service-context.js';
 import type { HivewatchService } from './service-types.js';
-import { isStoppedExternalSession, stopWatchingSession } from '../otel/stop-watching.js';
+import { isStoppedExternalSession, launchingAttemptOf, stopWatchingSession } from '../otel/stop-watching.js';
 
 /**
  * The command relay: a command for a run goes to whoever executes it. A run this process hosts
@@ -48,13 +48,19 @@ async function relay(ctx: ServiceContext, route: CommandRoute): Promise<CommandA
 const STOP_WATCHING_REASON = 'cancelled by the operator: Hivewatch stopped watching the session it could not stop';
 
 /**
- * A cancel of an external session stopped by its usage limit: Hivewatch stops watching it (the
- * run ends cancelled, core/otel/stop-watching.ts). Null for every other run, which the relay takes.
+ * A cancel of an external session stopped by its usage limit or waiting for approval: Hivewatch
+ * stops watching it (the run ends cancelled, core/otel/stop-watching.ts). A session a Hivewatch
+ * attempt sent is refused with the run to cancel instead (cancelling that run stops the agent).
+ * Null for every other run, which the relay takes.
  */
 async function stopWatchingIfStopped(ctx: ServiceContext, runId: string, reason: string | undefined): Promise<CommandAck | null> {
   const row = await runRowOr404(ctx.store, runId);
   if (!isExternal(row) || !isStoppedExternalSession(row)) return null;
   const commandId = newCommandId();
+  const attempt = await launchingAttemptOf(ctx.store, runId);
+  if (attempt !== null) {
+    return { commandId, accepted: false, message: `run ${runId} is the telemetry of attempt ${attempt.attempt} of task ${attempt.taskId} of run ${attempt.runId}, which Hivewatch started: cancel run ${attempt.runId} to stop its agent` };
+  }
   const done = await stopWatchingSession(ctx.store, runId, { commandId, reason: reason ?? STOP_WATCHING_REASON }, Date.now());
   return done ? { commandId, accepted: true } : null;
 }

@@ -1,21 +1,14 @@
-import type { HivewatchEvent, RunStatus } from '../base/events.js';
-import type { ResumePoint } from '../base/resume-point.js';
-import type { RunCommand, RunCommandKind } from './commands.js';
-import type { AttemptTelemetryLink, ExternalBatch, ExternalSessionRow } from './external.js';
+import type { HivewatchEvent } from '../base/events.js';
+import type { RunCommandKind } from './commands.js';
+import type { ExternalBatch } from './external.js';
 import type { RunOwner } from './hosts.js';
 import type { PruneOptions, PruneReport } from './prune.js';
-import type { ErrorCount, ErrorCountsQuery, ErrorPage, ErrorSeries, ErrorSeriesQuery, ListErrorsQuery } from './queries/errors.js';
-import type { CommittedEvent } from './queries/events.js';
 import type { Dialect, Query } from './queries/plan.js';
-import type { FailureCounts, FailureCountsQuery } from './queries/failures.js';
-import type { ErrorGroup, ErrorGroupsQuery, GroupBinsQuery, GroupTrendsQuery } from './queries/groups.js';
 import type { IssueStore } from './issues.js';
-import type { RunLineage } from './queries/lineage.js';
-import type { ListRunsQuery, RunCounts, RunDetail, RunFilters, RunPage } from './queries/runs.js';
 import type { RecoveredRun, RecoverOptions } from './recovery.js';
-import type { RunRow } from './schema.js';
 import type { UsageAnswer, UsageRead } from './queries/usage.js';
 import type { AggregateReport, ReplayReport } from './replay.js';
+import type { ReadMethods } from './read-plans.js';
 
 /**
  * The store's contract: what every process that runs or reads flows needs of the
@@ -64,7 +57,11 @@ export interface AppendOptions {
   importedWalls?: readonly number[];
 }
 
-export interface HivewatchStore {
+/**
+ * The store. Its reads that are one query plan each (runs, errors, the journal's pages, commands,
+ * settings) come from the table in read-plans.ts; the rest are declared here.
+ */
+export interface HivewatchStore extends ReadMethods {
   readonly engine: StoreEngine;
   /** Where the data is, safe to print: a file path, or a PostgreSQL URL without its password. */
   readonly location: string;
@@ -80,10 +77,6 @@ export interface HivewatchStore {
    * digest was ingested before.
    */
   ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): Promise<boolean>;
-  externalSession(sessionKey: string): Promise<ExternalSessionRow | null>;
-  /** Open external sessions whose latest event is older than `before` (wall ms). */
-  quietExternalSessions(before: number): Promise<ExternalSessionRow[]>;
-  attemptTelemetry(runId: string): Promise<AttemptTelemetryLink[]>;
   /** Called after each batch this store committed, in commit order. Returns unsubscribe. */
   subscribe(listener: CommittedListener): () => void;
   /**
@@ -97,43 +90,16 @@ export interface HivewatchStore {
    */
   watchChanges(onChange: () => void): () => void;
 
-  listRuns(query?: ListRunsQuery): Promise<RunPage>;
-  countRuns(query?: RunFilters): Promise<RunCounts>;
-  getRun(runId: string): Promise<RunDetail | null>;
-  /** The run's row alone (no steps, tasks or attempts): the cheap read before a command. */
-  getRunRow(runId: string): Promise<RunRow | null>;
-  /** Which of these runs are in this status now (one read for all of them). */
-  runsInStatus(runIds: readonly string[], status: RunStatus): Promise<string[]>;
-  runLineage(runId: string): Promise<RunLineage | null>;
-  getEvents(runId: string, afterSeq?: number, limit?: number): Promise<HivewatchEvent[]>;
-  /** `getEvents` with each event's journaled wall time (`walls[i]` for `events[i]`). */
-  getJournalPage(runId: string, afterSeq?: number, limit?: number): Promise<{ events: HivewatchEvent[]; walls: number[] }>;
-  /** Events committed after commit position `afterCommit`, in commit order: the journal's tail. */
-  eventsAfterCommit(afterCommit: number, limit?: number): Promise<CommittedEvent[]>;
-  /** The newest commit position (0 for an empty journal). */
-  journalHead(): Promise<number>;
-
   enqueueCommand(command: NewRunCommand): Promise<void>;
-  pendingCommands(runIds: readonly string[]): Promise<RunCommand[]>;
   completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): Promise<boolean>;
-  getCommand(commandId: string): Promise<RunCommand | null>;
   runHost(runId: string): Promise<RunHost | null>;
 
-  errorCounts(query: ErrorCountsQuery): Promise<ErrorCount[]>;
-  /** Failures (one per run that ended failed, its ending error) in a window of end times: from the failure rollups. */
-  failureCounts(query: FailureCountsQuery): Promise<FailureCounts>;
-  errorSeries(query: ErrorSeriesQuery): Promise<ErrorSeries>;
-  errorGroups(query?: ErrorGroupsQuery): Promise<ErrorGroup[]>;
-  groupTrends(query: GroupTrendsQuery): Promise<{ buckets: number[]; trends: Map<string, number[]> }>;
-  groupBins(query: GroupBinsQuery): Promise<Map<string, number[]>>;
-  listErrors(query?: ListErrorsQuery): Promise<ErrorPage>;
   /** Tokens and cost: of runs, of flows over a window, the costliest runs, what failure costs, each flow's health (queries/usage.ts). */
   usage<R extends UsageRead>(read: R): Promise<UsageAnswer<R>>;
 
   /** Error issues (migration 14, issues.ts): their log of status changes and their facts. */
   readonly issues: IssueStore;
 
-  getSetting(key: string): Promise<string | null>;
   setSetting(key: string, value: string): Promise<void>;
   /** A secret kept with the database, created by `create()` the first time any process asks for it. */
   secret(key: string, create: () => string): Promise<string>;
@@ -145,7 +111,6 @@ export interface HivewatchStore {
   runStatements<T>(plan: (dialect: Dialect) => Query<T>): Promise<T>;
 
   recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]>;
-  resumePointForRun(runId: string): Promise<ResumePoint>;
   replayRun(runId: string): Promise<ReplayReport>;
   verifyAggregates(): Promise<AggregateReport>;
   prune(options: PruneOptions): Promise<PruneReport>;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { HivewatchEvent } from '../base/events.js';
-import { rememberedJson } from './schema.js';
+import { rememberedJson } from './row-codec.js';
 
 /**
  * The journal row's codec, the same on both engines: an event's payload text and back, and the

@@ -12,24 +12,9 @@ import {
   type RunState,
 } from './projections.js';
 import { RollupWriter } from './rollup-writer.js';
-import {
-  ATTEMPTS,
-  CHECKPOINTS,
-  ERRORS,
-  insertSql,
-  OPEN_TASK_STATUSES,
-  rowFromDb,
-  rowParams,
-  RUNS,
-  STEPS,
-  TASKS,
-  upsertSql,
-  type AttemptRow,
-  type ErrorRow,
-  type RunRow,
-  type StepRow,
-  type TaskRow,
-} from './schema.js';
+import { OPEN_TASK_STATUSES, type AttemptRow, type ErrorRow, type RunRow, type StepRow, type TaskRow } from './schema.js';
+import { insertSql, rowFromDb, rowParams, upsertSql } from './row-codec.js';
+import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS } from './table-specs.js';
 import { isTerminal } from '../common/run-statuses.js';
 import { checkImportedWalls, validateEvent } from './event-checks.js';
 import { DEFAULT_CACHED_RUNS, reduceBatch, type BatchRuns } from './batch-reducer.js';

@@ -10,18 +10,8 @@ import type {
 import { changesEnding, settlesPending } from '../common/ending-chain.js';
 import { isTerminal } from '../common/run-statuses.js';
 import { errorRowOf, settleRun, type SettledError, type SettleOutput } from './dispositions.js';
-import {
-  blankTask,
-  changesRun,
-  closeStep,
-  closeTask,
-  copyRun,
-  emptyRun,
-  reduceRun,
-  reduceStep,
-  reduceTask,
-  setRunFields,
-} from './reducers.js';
+import { blankTask, closeStep, closeTask, reduceStep, reduceTask } from './step-task-reducers.js';
+import { changesRun, copyRun, emptyRun, reduceRun, setRunFields } from './run-reducer.js';
 import { closeAttempt, reduceAttempt } from './attempt-reducer.js';
 
 // The row reducers live in reducers.ts; their public names stay importable from here.

@@ -4,7 +4,9 @@ import { pruneUsageSql } from './usage-rollups.js';
 import { RollupWriter } from './rollup-writer.js';
 import { addErrorContribution, emptyGrainDeltas } from './rollups.js';
 import { TERMINAL_RUN_STATUSES } from '../common/run-statuses.js';
-import { rowFromDb, RUNS, type ErrorDisposition, type RunRow } from './schema.js';
+import { type ErrorDisposition, type RunRow } from './schema.js';
+import { rowFromDb } from './row-codec.js';
+import { RUNS } from './table-specs.js';
 import { StoreError } from './store-error.js';
 
 export interface PruneOptions {

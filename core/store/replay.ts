@@ -21,16 +21,8 @@ import {
   type Grain,
   type GroupTrendGrain,
 } from './rollups.js';
-import {
-  ATTEMPTS,
-  CHECKPOINTS,
-  ERRORS,
-  rowFromDb,
-  RUNS,
-  STEPS,
-  TASKS,
-  type TableSpec,
-} from './schema.js';
+import { rowFromDb } from './row-codec.js';
+import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS, type TableSpec } from './table-specs.js';
 import { TERMINAL_RUN_STATUSES } from '../common/run-statuses.js';
 
 /**

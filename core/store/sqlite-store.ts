@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { HivewatchStore } from './contract.js';
+import type { Query } from './queries/plan.js';
 import type { Synchronous } from './database.js';
 import type { HostLeaseOptions } from './host-lease.js';
 import type { SqliteHostLease } from './sqlite-lease.js';
@@ -56,4 +57,6 @@ export type SqliteStore = { readonly [K in Exclude<keyof HivewatchStore, AsyncOn
    * commits to the database; `subscribe` only sees this store's own commits. Cheap to poll.
    */
   dataVersion(): number;
+  /** One read plan (read-plans.ts) on this connection, answered at once. */
+  readPlan<T>(query: Query<T>): T;
 };

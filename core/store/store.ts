@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
 import { notifyCommitted } from './listeners.js';
-import type { HivewatchEvent, RunStatus } from '../base/events.js';
-import type { ResumePoint } from '../base/resume-point.js';
+import type { HivewatchEvent } from '../base/events.js';
 import { openDatabase } from './database.js';
 import { judgeHost } from './host-liveness.js';
 import { newInstance, releaseInstance, type HostIdentity } from './hosts.js';
@@ -10,59 +9,23 @@ import { takenRuns } from './taken-runs.js';
 import { JournalWriter } from './journal.js';
 import { migrate, schemaVersion } from './migrations.js';
 import { prune, type PruneOptions, type PruneReport } from './prune.js';
-import {
-  errorCounts,
-  errorSeries,
-  listErrors,
-  type ErrorCount,
-  type ErrorCountsQuery,
-  type ErrorPage,
-  type ErrorSeries,
-  type ErrorSeriesQuery,
-  type ListErrorsQuery,
-} from './queries/errors.js';
-import { eventsAfterCommit, getEvents, getJournalPage, journalHead, type CommittedEvent } from './queries/events.js';
-import { failureCounts, type FailureCounts, type FailureCountsQuery } from './queries/failures.js';
 import { usageQuery, type UsageAnswer, type UsageRead } from './queries/usage.js';
-import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand, type RunCommandKind } from './commands.js';
-import { runLineage, type RunLineage } from './queries/lineage.js';
-import { errorGroups, groupBins, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupBinsQuery, type GroupTrendsQuery } from './queries/groups.js';
-import {
-  attemptTelemetry,
-  externalSession,
-  quietExternalSessions,
-  rememberPayload,
-  writeSessions,
-  type AttemptTelemetryLink,
-  type ExternalBatch,
-  type ExternalSessionRow,
-} from './external.js';
-import {
-  getRun,
-  getRunRow,
-  runsInStatus,
-  listRuns,
-  type ListRunsQuery,
-  type RunCounts,
-  type RunDetail,
-  type RunFilters,
-  type RunPage,
-} from './queries/runs.js';
-import { countRuns } from './queries/run-counts.js';
+import { completeCommand, enqueueCommand, runHost, type RunCommandKind } from './commands.js';
+import { rememberPayload, writeSessions, type ExternalBatch } from './external.js';
 import { ensureSetting, getSetting, setSetting } from './settings.js';
 import { issueStore } from './issues.js';
 import { StatementCache } from './queries/sql.js';
 import { Dialect, runSync, type Query } from './queries/plan.js';
-import { recoverInterrupted, resumePointForRun, type RecoveredRun, type RecoverOptions } from './recovery.js';
+import { recoverInterrupted, type RecoveredRun, type RecoverOptions } from './recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from './replay.js';
 import { RunTakenError, StoreError } from './store-error.js';
 import { storableBatch } from './storable.js';
-import type { RunRow } from './schema.js';
 import type { AppendOptions, CommittedListener, RunHost, StoreStats } from './contract.js';
 import type { OpenStoreOptions, SqliteStore } from './sqlite-store.js';
+import { answeredPlanReads } from './read-plans.js';
 
 
-class SqliteConnectionStore implements SqliteStore {
+class SqliteConnectionStore extends answeredPlanReads(Dialect.sqlite) implements SqliteStore {
   readonly recovered: readonly RecoveredRun[];
   private readonly cache: StatementCache;
   private readonly writer: JournalWriter | null;
@@ -86,6 +49,7 @@ class SqliteConnectionStore implements SqliteStore {
     private readonly onListenerError: (error: unknown) => void,
     heartbeat: OpenStoreOptions['heartbeat'],
   ) {
+    super();
     this.owner = newInstance();
     this.cache = new StatementCache(database);
     this.writer = readonly ? null : new JournalWriter(database, this.owner, now);
@@ -102,6 +66,12 @@ class SqliteConnectionStore implements SqliteStore {
 
   private open(): void {
     if (this.closed) throw new StoreError('closed', 'the store is closed');
+  }
+
+  /** One read plan (read-plans.ts) on this connection. */
+  readPlan<T>(query: Query<T>): T {
+    this.open();
+    return runSync(this.cache, query);
   }
 
   private writable(): JournalWriter {
@@ -144,21 +114,6 @@ class SqliteConnectionStore implements SqliteStore {
     return true;
   }
 
-  externalSession(sessionKey: string): ExternalSessionRow | null {
-    this.open();
-    return runSync(this.cache, externalSession(Dialect.sqlite, sessionKey));
-  }
-
-  quietExternalSessions(before: number): ExternalSessionRow[] {
-    this.open();
-    return runSync(this.cache, quietExternalSessions(Dialect.sqlite, before));
-  }
-
-  attemptTelemetry(runId: string): AttemptTelemetryLink[] {
-    this.open();
-    return runSync(this.cache, attemptTelemetry(Dialect.sqlite, runId));
-  }
-
   subscribe(listener: CommittedListener): () => void {
     this.listeners.add(listener);
     return () => {
@@ -166,74 +121,14 @@ class SqliteConnectionStore implements SqliteStore {
     };
   }
 
-  listRuns(query?: ListRunsQuery): RunPage {
-    this.open();
-    return runSync(this.cache, listRuns(Dialect.sqlite, query));
-  }
-
-  countRuns(query?: RunFilters): RunCounts {
-    this.open();
-    return runSync(this.cache, countRuns(Dialect.sqlite, query));
-  }
-
-  getRun(runId: string): RunDetail | null {
-    this.open();
-    return runSync(this.cache, getRun(Dialect.sqlite, runId));
-  }
-
-  getRunRow(runId: string): RunRow | null {
-    this.open();
-    return runSync(this.cache, getRunRow(Dialect.sqlite, runId));
-  }
-
-  runsInStatus(runIds: readonly string[], status: RunStatus): string[] {
-    this.open();
-    return runSync(this.cache, runsInStatus(Dialect.sqlite, runIds, status));
-  }
-
-  runLineage(runId: string): RunLineage | null {
-    this.open();
-    return runSync(this.cache, runLineage(Dialect.sqlite, runId));
-  }
-
-  getEvents(runId: string, afterSeq?: number, limit?: number): HivewatchEvent[] {
-    this.open();
-    return runSync(this.cache, getEvents(Dialect.sqlite, runId, afterSeq, limit));
-  }
-
-  getJournalPage(runId: string, afterSeq?: number, limit?: number): { events: HivewatchEvent[]; walls: number[] } {
-    this.open();
-    return runSync(this.cache, getJournalPage(Dialect.sqlite, runId, afterSeq, limit));
-  }
-
-  eventsAfterCommit(afterCommit: number, limit?: number): CommittedEvent[] {
-    this.open();
-    return runSync(this.cache, eventsAfterCommit(Dialect.sqlite, afterCommit, limit));
-  }
-
-  journalHead(): number {
-    this.open();
-    return runSync(this.cache, journalHead(Dialect.sqlite));
-  }
-
   enqueueCommand(command: { commandId: string; runId: string; kind: RunCommandKind; taskId?: string | null; reason?: string | null }): void {
     this.writable();
     runSync(this.cache, enqueueCommand(Dialect.sqlite, command, this.now()));
   }
 
-  pendingCommands(runIds: readonly string[]): RunCommand[] {
-    this.open();
-    return runSync(this.cache, pendingCommands(Dialect.sqlite, runIds));
-  }
-
   completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): boolean {
     this.writable();
     return runSync(this.cache, completeCommand(Dialect.sqlite, commandId, outcome, this.now()));
-  }
-
-  getCommand(commandId: string): RunCommand | null {
-    this.open();
-    return runSync(this.cache, getCommand(Dialect.sqlite, commandId));
   }
 
   runHost(runId: string): RunHost | null {
@@ -244,55 +139,15 @@ class SqliteConnectionStore implements SqliteStore {
     return { ...found.owner, alive: verdict.alive, reason: verdict.reason };
   }
 
-  errorCounts(query: ErrorCountsQuery): ErrorCount[] {
-    this.open();
-    return runSync(this.cache, errorCounts(Dialect.sqlite, query));
-  }
-
-  errorSeries(query: ErrorSeriesQuery): ErrorSeries {
-    this.open();
-    return runSync(this.cache, errorSeries(Dialect.sqlite, query));
-  }
-
   usage<R extends UsageRead>(read: R): UsageAnswer<R> {
     this.open();
     return runSync(this.cache, usageQuery(Dialect.sqlite, read));
-  }
-
-  failureCounts(query: FailureCountsQuery): FailureCounts {
-    this.open();
-    return runSync(this.cache, failureCounts(Dialect.sqlite, query));
-  }
-
-  errorGroups(query?: ErrorGroupsQuery): ErrorGroup[] {
-    this.open();
-    return runSync(this.cache, errorGroups(Dialect.sqlite, query));
-  }
-
-  groupTrends(query: GroupTrendsQuery): { buckets: number[]; trends: Map<string, number[]> } {
-    this.open();
-    return runSync(this.cache, groupTrends(Dialect.sqlite, query));
-  }
-
-  groupBins(query: GroupBinsQuery): Map<string, number[]> {
-    this.open();
-    return runSync(this.cache, groupBins(Dialect.sqlite, query));
-  }
-
-  listErrors(query?: ListErrorsQuery): ErrorPage {
-    this.open();
-    return runSync(this.cache, listErrors(Dialect.sqlite, query));
   }
 
   /** A query of a part outside the store (HivewatchStore.runStatements); the SQLite writer lock makes each statement atomic. */
   runStatements<T>(plan: (dialect: Dialect) => Query<T>): T {
     this.open();
     return runSync(this.cache, plan(Dialect.sqlite));
-  }
-
-  getSetting(key: string): string | null {
-    this.open();
-    return runSync(this.cache, getSetting(Dialect.sqlite, key));
   }
 
   setSetting(key: string, value: string): void {
@@ -315,11 +170,6 @@ class SqliteConnectionStore implements SqliteStore {
     const { runs, events } = recoverInterrupted(this.database, writer, this.now, options);
     this.notify(events, events.length > 0 ? writer.lastCommittedWalls() : [], events.length > 0 ? writer.lastCommittedSeqs() : []);
     return runs;
-  }
-
-  resumePointForRun(runId: string): ResumePoint {
-    this.open();
-    return runSync(this.cache, resumePointForRun(Dialect.sqlite, runId));
   }
 
   replayRun(runId: string): ReplayReport {

@@ -80,12 +80,13 @@ function deepProtobuf(levels: number): Buffer {
   return field(1, field(2, field(2, field(6, attribute))));
 }
 
-/** The set, with sane record times near `now` wherever a payload is not about time. */
-export function hostilePayloads(now: number): HostilePayload[] {
-  const recent = nanos(now - 60_000);
-  const json = (name: string, body: Buffer, expect: HostilePayload['expect'] = { status: 200 }): HostilePayload => ({
-    name, signal: 'logs', contentType: 'application/json', body, expect,
-  });
+/** A JSON log payload; taken unless `expect` says what refusal it must meet. */
+function json(name: string, body: Buffer, expect: HostilePayload['expect'] = { status: 200 }): HostilePayload {
+  return { name, signal: 'logs', contentType: 'application/json', body, expect };
+}
+
+/** Record times no agent writes: year 2300, the fixed64 maximum, 40 digits, before 2000, a JSON number. */
+function hostileTimes(): HostilePayload[] {
   return [
     json('time-year-2300', logs(claude, [apiError('hostile-time-2300', YEAR_2300_NS)])),
     json('time-max-fixed64', logs(claude, [apiError('hostile-time-max', MAX_FIXED64)])),
@@ -95,6 +96,12 @@ export function hostilePayloads(now: number): HostilePayload[] {
     ])),
     json('time-before-2000', logs(claude, [apiError('hostile-time-1970', '1000')])),
     json('time-json-number-1e25', logs(claude, [apiError('hostile-time-number', 1e25)])),
+  ];
+}
+
+/** Text and values a receiver must take without choking: NUL and lone surrogates, megabyte ids, values of the wrong type. */
+function hostileValues(recent: string): HostilePayload[] {
+  return [
     json('nul-and-surrogates', logs(claude, [
       apiError('hostile-nul\u0000session', recent, [kv('prompt.id', str('p\u0000\uD800')), kv('error', str('bad\u0000message \uDC00')), kv('note', str('a\u0000b'))]),
     ])),
@@ -107,6 +114,12 @@ export function hostilePayloads(now: number): HostilePayload[] {
         kv('model', { boolValue: 'yes' }), kv('weird', { bytesValue: { not: 'bytes' } }), kv('number-as-text', { stringValue: 5 }),
       ]),
     ])),
+  ];
+}
+
+/** Keys named like object internals (`__proto__`, `constructor`), in logs and in a trace's events: data, never properties. */
+function prototypeKeys(recent: string): HostilePayload[] {
+  return [
     json('prototype-keys', logs([...claude, kv('__proto__', { kvlistValue: { values: [kv('service.name', str('smuggled-service'))] } })], [{
       timeUnixNano: recent,
       body: str('claude_code.api_error'),
@@ -127,6 +140,12 @@ export function hostilePayloads(now: number): HostilePayload[] {
         events: [{ name: `codex.\u0000${'e'.repeat(5_000)}`, timeUnixNano: YEAR_2300_NS, attributes: [kv('__proto__', str('kept as data'))] }],
       }] }] }] })),
     },
+  ];
+}
+
+/** Payloads the receiver must refuse, each with the reason it must give: nesting too deep, fields of the wrong shape. */
+function refusedPayloads(recent: string): HostilePayload[] {
+  return [
     json('depth-json-10000', deepJson(10_000, recent),
       { status: 400, error: /^malformed OTLP payload: the JSON nests deeper than 100 levels/ }),
     json('depth-attributes-20', deepJson(20, recent),
@@ -142,6 +161,12 @@ export function hostilePayloads(now: number): HostilePayload[] {
     json('wrong-type-key', logs(claude, [{ timeUnixNano: recent, body: str('claude_code.api_request'), attributes: [{ key: 5, value: str('x') }] }]),
       { status: 400, error: /must be a \{key, value\} object$/ }),
   ];
+}
+
+/** The set, with sane record times near `now` wherever a payload is not about time. */
+export function hostilePayloads(now: number): HostilePayload[] {
+  const recent = nanos(now - 60_000);
+  return [...hostileTimes(), ...hostileValues(recent), ...prototypeKeys(recent), ...refusedPayloads(recent)];
 }
 
 /** The sessions of the accepted payloads whose runs must exist afterwards (the huge id is shortened, so it is matched by prefix). */

@@ -4,14 +4,15 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime } from '../components/Time.js';
 import { amountText, splitTotal } from '../lib/cost-format.js';
 import { formatDuration } from '../lib/format.js';
-import { ariaSort, nextSort, shareText, successText, type FlowRow, type FlowSection, type Sort, type SortKey } from './flow-health.js';
+import { ariaSort, nextSort, shareText, successText, waitedParts, type FlowRow, type FlowSection, type Sort, type SortKey } from './flow-health.js';
 import { diagnosticSummary } from './source-lines.js';
 
 /**
  * The Flows list (docs/triage.md "Flow health"): one row per flow with whether its file checks
  * (a badge of its own: "check ok" says nothing about its runs), its newest run, success rate and
- * failures of the runs that ended in the period, the median duration of its completed runs, and
- * what it spent with the share spent on failure. Sortable by every column; a row opens its flow.
+ * failures of the runs that ended in the period, the median duration of its completed runs, the
+ * time its runs waited on a person's approval (and how many wait now), and what it spent with the
+ * share spent on failure. Sortable by every column; a row opens its flow.
  */
 
 const COLUMNS: { key: SortKey; label: string; title: string; num?: boolean }[] = [
@@ -21,6 +22,7 @@ const COLUMNS: { key: SortKey; label: string; title: string; num?: boolean }[] =
   { key: 'success', label: 'Success', title: 'completed ÷ (completed + failed) of the runs that ended in the period; cancelled and interrupted runs are no verdict', num: true },
   { key: 'failures', label: 'Failures', title: 'runs that ended failed in the period', num: true },
   { key: 'p50', label: 'p50', title: 'median duration of the runs that completed in the period (within 5 %)', num: true },
+  { key: 'waited', label: 'Waited', title: "time its runs that ended in the period waited on a person's approval of a permission prompt, and how many of its runs wait for one now", num: true },
   { key: 'cost', label: 'Cost', title: 'what its agents spent in the period, and the share spent by failed runs and retried attempts', num: true },
 ];
 
@@ -57,6 +59,22 @@ function CostCell({ health }: { health: FlowHealthView | null }) {
     <span className="flow-cost" title={title} data-testid="flow-cost">
       {amountText(total)}
       {share !== null && <span className={`cell-sub${health.cost.failed.costUsd + health.cost.retried.costUsd > 0 ? ' error-text' : ' muted'}`}>{share}</span>}
+    </span>
+  );
+}
+
+function WaitedCell({ row }: { row: FlowRow }) {
+  const { waited, runs, now } = waitedParts(row.health);
+  if (waited === null && now === null) return <span className="muted">—</span>;
+  return (
+    <span className="flow-waited" data-testid="flow-waited">
+      {waited}
+      {runs !== null && <span className="cell-sub muted">{runs}</span>}
+      {now !== null && (
+        <a className="cell-sub" href={formatHash(['runs'], { flow: row.id, status: 'waiting-approval' })} title={`the runs of ${row.name} waiting for approval now`}>
+          {now}
+        </a>
+      )}
     </span>
   );
 }
@@ -115,6 +133,9 @@ function HealthRow({ row, selected }: { row: FlowRow; selected: boolean }) {
         {h?.ended.failed ?? 0}
       </td>
       <td className="num">{h?.p50DurationMs == null ? <span className="muted">—</span> : formatDuration(h.p50DurationMs)}</td>
+      <td className="num">
+        <WaitedCell row={row} />
+      </td>
       <td className="num">
         <CostCell health={h} />
       </td>

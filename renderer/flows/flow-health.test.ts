@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FlowHealthView, FlowInfo } from '../../core/service/api.js';
-import { ariaSort, flowRows, nextSort, sortRows, successText } from './flow-health.js';
+import { ariaSort, flowRows, nextSort, sortRows, successText, waitedParts } from './flow-health.js';
 
 /** The Flows list's rows: catalog flows with their health, flows with runs only, and the sorts. */
 
@@ -30,6 +30,27 @@ describe('the Flows list', () => {
     expect(sortRows(rows, { key: 'failures', descending: true })[0]?.id).not.toBe('user/nightly.prose');
     expect(successText(rows[0]?.health ?? null)).toBe('80% (4 of 5)');
     expect(successText(null)).toBe('—');
+  });
+
+  it("says the time a flow's runs waited on a person's approval and how many wait now, and sorts the flows waiting now first", () => {
+    const waits = (flow: string, waitedMs: number, runs: number, waitingNow: number): FlowHealthView => health(flow, { approval: { waitedMs, runs, waitingNow } });
+    const rows = flowRows([info('user/quiet.prose'), info('user/asks.prose'), info('user/old.prose')], [
+      waits('user/asks.prose', 12 * 60_000 + 59_000, 1, 0),
+      waits('user/old.prose', 0, 0, 2),
+      health('external:claude-code', { approval: { waitedMs: 3 * 3_600_000 + 5 * 60_000, runs: 4, waitingNow: 1 } }),
+    ]);
+    const parts = Object.fromEntries(rows.map((r) => [r.id, waitedParts(r.health)]));
+    expect(parts).toEqual({
+      'user/quiet.prose': { waited: null, runs: null, now: null },
+      'user/asks.prose': { waited: '12 min', runs: 'in 1 run', now: null },
+      'user/old.prose': { waited: null, runs: null, now: '2 waiting now' },
+      'external:claude-code': { waited: '3 h 5 min', runs: 'in 4 runs', now: '1 waiting now' },
+    });
+    // An older producer's health without the figure reads as none.
+    expect(waitedParts(health('user/x.prose'))).toEqual({ waited: null, runs: null, now: null });
+    expect(sortRows(rows, { key: 'waited', descending: false }).map((r) => r.id)).toEqual(['user/old.prose', 'external:claude-code', 'user/asks.prose', 'user/quiet.prose']);
+    expect(sortRows(rows, { key: 'waited', descending: true }).map((r) => r.id)).toEqual(['user/quiet.prose', 'user/asks.prose', 'external:claude-code', 'user/old.prose']);
+    expect(ariaSort({ key: 'waited', descending: false }, 'waited')).toBe('descending');
   });
 
   it('flips a column clicked twice and says the order to screen readers', () => {

@@ -1,5 +1,6 @@
 import type { CostSplitView, FlowHealthView, FlowInfo } from '../../core/service/api.js';
 import { failureShare, splitTotal } from '../lib/cost-format.js';
+import { waitedWords } from '../lib/waited-words.js';
 
 /**
  * The Flows list's rows (docs/triage.md "Flow health"): each flow of the catalog with its
@@ -18,7 +19,7 @@ export interface FlowRow {
   health: FlowHealthView | null;
 }
 
-export type SortKey = 'name' | 'check' | 'last' | 'success' | 'failures' | 'p50' | 'cost';
+export type SortKey = 'name' | 'check' | 'last' | 'success' | 'failures' | 'p50' | 'waited' | 'cost';
 export interface Sort {
   key: SortKey;
   /** Ascending in the key's own order (each key's first order puts what needs a look first, see `compare`). */
@@ -38,6 +39,8 @@ export function flowRows(flows: readonly FlowInfo[], health: readonly FlowHealth
 
 const cost = (s: CostSplitView | undefined): number => (s ? splitTotal(s).costUsd : 0);
 const checkRank = (row: FlowRow): number => (row.info === null ? 2 : row.info.ok ? 1 : 0);
+const waitingNow = (row: FlowRow): number => row.health?.approval?.waitingNow ?? 0;
+const waitedMs = (row: FlowRow): number => row.health?.approval?.waitedMs ?? 0;
 const lastRank = (row: FlowRow): number => (row.health?.lastRun ? (LAST_RANK[row.health.lastRun.status] ?? 7) : 8);
 
 /** Each key's natural order: what needs a look first (failing, broken, costly, slow), names A→Z. */
@@ -55,6 +58,8 @@ function compare(key: SortKey, a: FlowRow, b: FlowRow): number {
       return (b.health?.ended.failed ?? 0) - (a.health?.ended.failed ?? 0);
     case 'p50':
       return (b.health?.p50DurationMs ?? -1) - (a.health?.p50DurationMs ?? -1);
+    case 'waited':
+      return waitingNow(b) - waitingNow(a) || waitedMs(b) - waitedMs(a);
     default:
       return cost(b.health?.cost) - cost(a.health?.cost);
   }
@@ -70,6 +75,21 @@ export function successText(h: FlowHealthView | null): string {
   if (!h || h.successRate === null) return '—';
   const verdicts = h.ended.completed + h.ended.failed;
   return `${Math.round(h.successRate * 100)}% (${h.ended.completed} of ${verdicts})`;
+}
+
+/**
+ * The Waited cell: what the flow's runs that ended in the period waited on a person's approval
+ * ("42 min", "in 3 runs") and how many wait now ("1 waiting now"); null parts are not shown, a
+ * flow with neither shows "—".
+ */
+export function waitedParts(h: FlowHealthView | null): { waited: string | null; runs: string | null; now: string | null } {
+  const a = h?.approval;
+  if (!a) return { waited: null, runs: null, now: null };
+  return {
+    waited: a.runs > 0 ? waitedWords(a.waitedMs) : null,
+    runs: a.runs > 0 ? `in ${a.runs} run${a.runs === 1 ? '' : 's'}` : null,
+    now: a.waitingNow > 0 ? `${a.waitingNow} waiting now` : null,
+  };
 }
 
 /** "100% on failure", for the cost cell; null when nothing had a price. */

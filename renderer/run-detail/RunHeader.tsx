@@ -10,6 +10,7 @@ import { SilenceNotice, silenceOfRun } from '../components/TelemetrySilence.js';
 import type { RunWorkView } from './attempt-work.js';
 import { EndingBanner, type ShowAttempt } from './EndingBanner.js';
 import { CostFact } from './CostFact.js';
+import { waitedWords } from '../lib/waited-words.js';
 import { stepWords } from '../lib/step-words.js';
 
 export interface RunHeaderProps {
@@ -197,6 +198,14 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
           </dd>
         </div>
         <CostFact usage={run.usage ?? null} status={run.status} />
+        {(run.approvalWaitMs ?? 0) > 0 && (
+          <div>
+            <dt>Waited on a person</dt>
+            <dd data-testid="run-approval-waited" title="time the run waited on a person's answer to permission prompts that closed (a prompt open now is in the notice above)">
+              {waitedWords(run.approvalWaitMs ?? 0)}
+            </dd>
+          </div>
+        )}
         {workspace && (
           <div>
             <dt>Branch</dt>

@@ -13,6 +13,7 @@ import { RunsTable } from './RunsTable.js';
 import { useSubagentFolding } from './subagent-folding.js';
 import { RunsToolbar } from './RunsToolbar.js';
 import { useRunsView } from './use-runs-view.js';
+import type { RunsViewState } from './runs-view.js';
 
 const NO_ROWS: readonly RunSummary[] = [];
 
@@ -75,25 +76,30 @@ function useRowSelection(rows: readonly RunSummary[]) {
   return { cursor, setCursorId, checked, setChecked, rowsRef, onSelect, onCheck, onCheckAll, checkedRows, move };
 }
 
-interface RunsShortcuts {
-  rows: readonly RunSummary[];
-  cursor: number;
-  checked: ReadonlySet<string>;
-  move: (delta: number) => void;
-  onCheck: (runId: string, on: boolean, range: boolean) => void;
-  setChecked: (checked: ReadonlySet<string>) => void;
-  setCursorId: (id: string | null) => void;
-  actions: RunActions;
-  /** The ticked runs, else the one under the cursor. */
-  targets: () => RunSummary[];
-}
+type RowSelection = ReturnType<typeof useRowSelection>;
 
-/** j / k move, Enter opens, x ticks, c cancels, r retries, Escape clears the ticks (then the cursor). */
-function useRunsShortcuts({ rows, cursor, checked, move, onCheck, setChecked, setCursorId, actions, targets }: RunsShortcuts): void {
+/**
+ * j / k move, Enter opens, x ticks, c cancels, r retries, Escape clears the ticks (then the cursor).
+ * j / k also take the focus into the table with the cursor (one key press from anywhere on the
+ * screen): returns the count of such requests, for the table to follow.
+ */
+function useRunsShortcuts(rows: readonly RunSummary[], selection: RowSelection, actions: RunActions): number {
+  const { cursor, checked, checkedRows, move, onCheck, setChecked, setCursorId } = selection;
+  const [focusRequest, setFocusRequest] = useState(0);
+  const moveAndFocus = (delta: number): void => {
+    move(delta);
+    setFocusRequest((n) => n + 1);
+  };
+  // The ticked runs, else the one under the cursor.
+  const targets = (): RunSummary[] => {
+    if (checkedRows.length > 0) return checkedRows;
+    const current = rows[cursor];
+    return current ? [current] : [];
+  };
   useShortcuts({
     '/': () => focusSearchField(),
-    j: () => move(1),
-    k: () => move(-1),
+    j: () => moveAndFocus(1),
+    k: () => moveAndFocus(-1),
     Enter: () => {
       const run = rows[cursor];
       if (run) navigate(hrefToRun(run.id));
@@ -109,6 +115,45 @@ function useRunsShortcuts({ rows, cursor, checked, move, onCheck, setChecked, se
       else setCursorId(null);
     },
   });
+  return focusRequest;
+}
+
+/**
+ * The rows on screen: the view's answer with sub-agent runs folded under their parents. While a
+ * new query is read, the last answer stays on screen (no spinner flash per key typed): `stale`.
+ */
+function useShownRuns(query: RunsQuery) {
+  const view = useRunsView(query);
+  const state = view.getState();
+  const lastAnswer = useRef<{ rows: readonly RunSummary[]; counts: typeof state.counts }>({ rows: NO_ROWS, counts: null });
+  if (state.phase === 'ready') lastAnswer.current = { rows: state.rows, counts: state.counts ?? lastAnswer.current.counts };
+  const stale = state.phase === 'loading' && lastAnswer.current.rows.length > 0;
+  const loaded = stale ? lastAnswer.current.rows : state.rows.length > 0 ? state.rows : NO_ROWS;
+  const folding = useSubagentFolding(loaded);
+  return { view, state, stale, folding, rows: folding.rows, counts: state.counts ?? lastAnswer.current.counts };
+}
+
+/** What shows instead of the table, if anything: the first load, its error, no runs at all, or none matching the filters. */
+function stateInsteadOfTable({ state, stale, empty, filtered, onReload, onClearFilters }: { state: RunsViewState; stale: boolean; empty: boolean; filtered: boolean; onReload: () => void; onClearFilters: () => void }) {
+  if (state.phase === 'loading' && !stale) return <Loading what="runs" />;
+  if (state.phase === 'error') return <ErrorState title="Could not load the runs" error={state.error ?? ''} onRetry={onReload} />;
+  if (empty && !filtered) {
+    return (
+      <EmptyState title="No runs yet">
+        Start one from <a href="#/flows">Flows</a>: the bundled examples run offline in a second, and their retries and errors show up here live.
+      </EmptyState>
+    );
+  }
+  if (empty) {
+    return (
+      <EmptyState title="No runs match these filters">
+        <button type="button" onClick={onClearFilters}>
+          Clear filters
+        </button>
+      </EmptyState>
+    );
+  }
+  return null;
 }
 
 /**
@@ -120,18 +165,9 @@ export function RunsPage() {
   const route = useRoute();
   const actions = useRunActions();
   const query = useMemo(() => parseRunsQuery(route.params), [route.params]);
-  const view = useRunsView(query);
-  const state = view.getState();
-  // While a new query is read, the last answer stays on screen (no spinner flash per key typed).
-  const lastAnswer = useRef<{ rows: readonly RunSummary[]; counts: typeof state.counts }>({ rows: NO_ROWS, counts: null });
-  if (state.phase === 'ready') lastAnswer.current = { rows: state.rows, counts: state.counts ?? lastAnswer.current.counts };
-  const stale = state.phase === 'loading' && lastAnswer.current.rows.length > 0;
-  const loaded = stale ? lastAnswer.current.rows : state.rows.length > 0 ? state.rows : NO_ROWS;
-  const folding = useSubagentFolding(loaded);
-  const rows = folding.rows;
-  const counts = state.counts ?? lastAnswer.current.counts;
-
-  const { cursor, setCursorId, checked, setChecked, rowsRef, onSelect, onCheck, onCheckAll, checkedRows, move } = useRowSelection(rows);
+  const { view, state, stale, folding, rows, counts } = useShownRuns(query);
+  const selection = useRowSelection(rows);
+  const { cursor, checked, setChecked, rowsRef, onSelect, onCheck, onCheckAll, checkedRows } = selection;
 
   const setQuery = useCallback((next: RunsQuery, options: { replace?: boolean } = {}) => {
     navigate(formatHash(['runs'], serializeRunsQuery(next)), options);
@@ -140,64 +176,40 @@ export function RunsPage() {
   const onCancel = useCallback((run: RunSummary) => void actions.cancel([run]), [actions]);
   const onRetry = useCallback((run: RunSummary) => void actions.retry([run]), [actions]);
   const onResume = useCallback((run: RunSummary) => void actions.resume(run), [actions]);
-
-  const targets = (): RunSummary[] => {
-    if (checkedRows.length > 0) return checkedRows;
-    const current = rows[cursor];
-    return current ? [current] : [];
-  };
-
-  // j / k move the cursor and take the focus into the table with it: one key press from anywhere on the screen.
-  const [focusRequest, setFocusRequest] = useState(0);
-  const moveAndFocus = (delta: number): void => {
-    move(delta);
-    setFocusRequest((n) => n + 1);
-  };
-  useRunsShortcuts({ rows, cursor, checked, move: moveAndFocus, onCheck, setChecked, setCursorId, actions, targets });
+  const focusRequest = useRunsShortcuts(rows, selection, actions);
 
   const filtered = isFiltered(query);
   const nearEnd = useCallback((index: number) => {
     if (index >= rowsRef.current.length - 20) void view.more();
   }, [view]);
 
-  let body;
-  if (state.phase === 'loading' && !stale) body = <Loading what="runs" />;
-  else if (state.phase === 'error') body = <ErrorState title="Could not load the runs" error={state.error ?? ''} onRetry={() => void view.reload()} />;
-  else if (rows.length === 0 && !filtered)
-    body = (
-      <EmptyState title="No runs yet">
-        Start one from <a href="#/flows">Flows</a>: the bundled examples run offline in a second, and their retries and errors show up here live.
-      </EmptyState>
-    );
-  else if (rows.length === 0)
-    body = (
-      <EmptyState title="No runs match these filters">
-        <button type="button" onClick={() => setQuery({ ...query, ...EMPTY_FILTERS })}>
-          Clear filters
-        </button>
-      </EmptyState>
-    );
-  else
-    body = (
-      <RunsTable
-        rows={rows}
-        sort={query.sort}
-        onSort={(key: SortKey) => setQuery({ ...query, sort: nextSort(query.sort, key) }, { replace: true })}
-        cursor={cursor}
-        checked={checked}
-        onCheckAll={onCheckAll}
-        onSelect={onSelect}
-        onCheck={onCheck}
-        onCancel={onCancel}
-        onRetry={onRetry}
-        onResume={onResume}
-        onRowsShown={nearEnd}
-        loadingMore={state.loadingMore}
-        focusRequest={focusRequest}
-        unfolded={folding.unfolded}
-        onToggleSubagents={folding.toggle}
-      />
-    );
+  const body = stateInsteadOfTable({
+    state,
+    stale,
+    empty: rows.length === 0,
+    filtered,
+    onReload: () => void view.reload(),
+    onClearFilters: () => setQuery({ ...query, ...EMPTY_FILTERS }),
+  }) ?? (
+    <RunsTable
+      rows={rows}
+      sort={query.sort}
+      onSort={(key: SortKey) => setQuery({ ...query, sort: nextSort(query.sort, key) }, { replace: true })}
+      cursor={cursor}
+      checked={checked}
+      onCheckAll={onCheckAll}
+      onSelect={onSelect}
+      onCheck={onCheck}
+      onCancel={onCancel}
+      onRetry={onRetry}
+      onResume={onResume}
+      onRowsShown={nearEnd}
+      loadingMore={state.loadingMore}
+      focusRequest={focusRequest}
+      unfolded={folding.unfolded}
+      onToggleSubagents={folding.toggle}
+    />
+  );
 
   return (
     <section className="page runs-page" aria-labelledby="runs-title" aria-busy={stale || state.counts === null}>

@@ -26,4 +26,12 @@ describe('which external runs take a cancel (stop watching)', () => {
     expect(canStopWatching({ source: 'claude-code 2.1.332', status: 'cancelled', waitingUntil: reset })).toBe(false);
     expect(canStopWatching({ status: 'running', waitingUntil: reset })).toBe(false);
   });
+
+  it('a running session waiting for a person to approve a prompt; not once it ended, nor a run of Hivewatch', () => {
+    const approval = { label: 'Bash', since: Date.UTC(2026, 10, 29, 3, 0) };
+    expect(canStopWatching({ source: 'claude-code 2.1.332', status: 'running', waitingUntil: null, approval })).toBe(true);
+    expect(canStopWatching({ source: 'claude-code 2.1.332', status: 'running', waitingUntil: null, approval: null })).toBe(false);
+    expect(canStopWatching({ source: 'claude-code 2.1.332', status: 'cancelled', waitingUntil: null, approval })).toBe(false);
+    expect(canStopWatching({ status: 'running', waitingUntil: null, approval })).toBe(false);
+  });
 });

@@ -34,11 +34,12 @@ export function isOperable(run: Pick<RunSummary, 'source'>): boolean {
 }
 
 /**
- * An external session stopped by its usage limit: the one external run a cancel acts on. Hivewatch
- * cannot stop the agent CLI, so it stops watching: the run ends cancelled (docs/otel.md).
+ * An external session stopped by its usage limit or waiting for a person's approval: the external
+ * runs a cancel acts on. Hivewatch cannot stop the agent CLI, so it stops watching: the run ends
+ * cancelled, an open prompt with it (docs/otel.md).
  */
-export function canStopWatching(run: Pick<RunSummary, 'source' | 'status' | 'waitingUntil'>): boolean {
-  return run.source !== undefined && run.status === 'running' && run.waitingUntil != null;
+export function canStopWatching(run: Pick<RunSummary, 'source' | 'status' | 'waitingUntil' | 'approval'>): boolean {
+  return run.source !== undefined && run.status === 'running' && (run.waitingUntil != null || run.approval != null);
 }
 
 /** The confirmation of a cancel: of Hivewatch's own runs, or of watched sessions it can only stop watching. */
@@ -62,7 +63,7 @@ function cancelQuestion(runs: readonly RunSummary[]) {
     body: (
       <p>
         {describe(runs)} is an agent session Hivewatch only watches: it cannot stop or restart the agent. Its run ends{' '}
-        <code>cancelled</code> here; if the agent sends telemetry again (you resume it), the run reopens.
+        <code>cancelled</code> here, a permission prompt it waits on with it; if the agent sends telemetry again (you resume it, or a person answers its prompt), the run reopens.
       </p>
     ),
     confirmLabel: 'Stop watching',

@@ -1,28 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { notifyCommitted } from '../listeners.js';
-import type { HivewatchEvent, RunStatus } from '../../base/events.js';
-import type { ResumePoint } from '../../base/resume-point.js';
-import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost, type RunCommand } from '../commands.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { completeCommand, enqueueCommand, runHost } from '../commands.js';
 import { StoreEngine, type AppendOptions, type CommittedListener, type HivewatchStore, type NewRunCommand, type RunHost, type StoreStats } from '../contract.js';
-import { attemptTelemetry, externalSession, quietExternalSessions, rememberPayload, writeSessions, type AttemptTelemetryLink, type ExternalBatch, type ExternalSessionRow } from '../external.js';
+import { rememberPayload, writeSessions, type ExternalBatch } from '../external.js';
 import type { HostLeaseOptions } from '../host-lease.js';
 import { judgeHost } from '../host-liveness.js';
 import { releaseInstance, type HostIdentity } from '../hosts.js';
 import type { PruneOptions, PruneReport } from '../prune.js';
-import { errorCounts, errorSeries, listErrors, type ErrorCount, type ErrorCountsQuery, type ErrorPage, type ErrorSeries, type ErrorSeriesQuery, type ListErrorsQuery } from '../queries/errors.js';
-import { eventsAfterCommit, getEvents, getJournalPage, journalHead, type CommittedEvent } from '../queries/events.js';
-import { failureCounts, type FailureCounts, type FailureCountsQuery } from '../queries/failures.js';
-import { errorGroups, groupBins, groupTrends, type ErrorGroup, type ErrorGroupsQuery, type GroupBinsQuery, type GroupTrendsQuery } from '../queries/groups.js';
-import { runLineage, type RunLineage } from '../queries/lineage.js';
 import { usageQuery, type UsageAnswer, type UsageRead } from '../queries/usage.js';
 import { Dialect, runAsync, type Query } from '../queries/plan.js';
-import { getRun, getRunRow, listRuns, runsInStatus, type ListRunsQuery, type RunCounts, type RunDetail, type RunFilters, type RunPage } from '../queries/runs.js';
-import { countRuns } from '../queries/run-counts.js';
-import type { RunRow } from '../schema.js';
-import { resumePointForRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
+import { type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
-import { ensureSetting, getSetting, setSetting } from '../settings.js';
+import { ensureSetting, setSetting } from '../settings.js';
 import { issueStore } from '../issues.js';
 import { isStoreError, RunTakenError, StoreError } from '../store-error.js';
 import { storableBatch, storableText } from '../storable.js';
@@ -39,11 +30,12 @@ import { prunePg } from './prune.js';
 import { inTransaction } from './transaction.js';
 import { recoverInterruptedPg } from './recovery.js';
 import { JOURNAL_CHANNEL, PostgresJournalWriter } from './writer.js';
+import { planReads } from '../read-plans.js';
 
 /**
  * The store over PostgreSQL: several hosts share one database. Reads run the shared query plans (queries/*.ts) with PostgreSQL's dialect, in one read-only REPEATABLE READ transaction each (one snapshot, as on SQLite); writes go through `PostgresJournalWriter` a batch at a time, so listeners see commit order.
  */
-export class PostgresStore implements HivewatchStore {
+export class PostgresStore extends planReads(Dialect.postgres) implements HivewatchStore {
   readonly engine = StoreEngine.postgres;
   recovered: readonly RecoveredRun[] = [];
   private readonly listeners = new Set<CommittedListener>();
@@ -56,9 +48,9 @@ export class PostgresStore implements HivewatchStore {
   /** Batches whose COMMIT this host could not see the end of (in-doubt.ts). */
   private readonly inDoubt = new InDoubtBatches();
   private closed = false;
-  readonly usage = <R extends UsageRead>(read: R): Promise<UsageAnswer<R>> => this.read(usageQuery(Dialect.postgres, read));
-  readonly issues = issueStore(Dialect.postgres, (query) => this.read(query), (query) => this.autocommit(query));
-  readonly runStatements = <T>(plan: (dialect: Dialect) => Query<T>): Promise<T> => (this.readonly ? this.read(plan(Dialect.postgres)) : this.autocommit(plan(Dialect.postgres)));
+  readonly usage = <R extends UsageRead>(read: R): Promise<UsageAnswer<R>> => this.readPlan(usageQuery(Dialect.postgres, read));
+  readonly issues = issueStore(Dialect.postgres, (query) => this.readPlan(query), (query) => this.autocommit(query));
+  readonly runStatements = <T>(plan: (dialect: Dialect) => Query<T>): Promise<T> => (this.readonly ? this.readPlan(plan(Dialect.postgres)) : this.autocommit(plan(Dialect.postgres)));
 
   constructor(
     private readonly pool: pg.Pool,
@@ -72,6 +64,7 @@ export class PostgresStore implements HivewatchStore {
     heartbeat: Pick<HostLeaseOptions, 'leaseMs' | 'scheduler'>,
     private readonly availability: Availability = new Availability(location, log),
   ) {
+    super();
     this.writer = new PostgresJournalWriter(owner, now, undefined, this.own.tag);
     this.lease = readonly ? null : new HostLease(pool, owner, { now, ...heartbeat });
     this.watcher = new ChangeWatcher({
@@ -102,8 +95,8 @@ export class PostgresStore implements HivewatchStore {
     if (this.readonly) throw new StoreError('invalid_argument', 'the store was opened read-only');
   }
 
-  /** One query's statements in one snapshot. */
-  private async read<T>(query: Query<T>): Promise<T> {
+  /** One query's statements in one snapshot (also each read of read-plans.ts). */
+  async readPlan<T>(query: Query<T>): Promise<T> {
     this.open();
     return this.reach(inSnapshot(this.pool, query));
   }
@@ -189,18 +182,6 @@ export class PostgresStore implements HivewatchStore {
     });
   }
 
-  externalSession(sessionKey: string): Promise<ExternalSessionRow | null> {
-    return this.read(externalSession(Dialect.postgres, sessionKey));
-  }
-
-  quietExternalSessions(before: number): Promise<ExternalSessionRow[]> {
-    return this.read(quietExternalSessions(Dialect.postgres, before));
-  }
-
-  attemptTelemetry(runId: string): Promise<AttemptTelemetryLink[]> {
-    return this.read(attemptTelemetry(Dialect.postgres, runId));
-  }
-
   subscribe(listener: CommittedListener): () => void {
     this.listeners.add(listener);
     return () => {
@@ -224,45 +205,6 @@ export class PostgresStore implements HivewatchStore {
     return this.watcher.whenListening();
   }
 
-  listRuns(query?: ListRunsQuery): Promise<RunPage> {
-    return this.read(listRuns(Dialect.postgres, query));
-  }
-  countRuns(query?: RunFilters): Promise<RunCounts> {
-    return this.read(countRuns(Dialect.postgres, query));
-  }
-
-  getRun(runId: string): Promise<RunDetail | null> {
-    return this.read(getRun(Dialect.postgres, runId));
-  }
-
-  getRunRow(runId: string): Promise<RunRow | null> {
-    return this.read(getRunRow(Dialect.postgres, runId));
-  }
-
-  runsInStatus(runIds: readonly string[], status: RunStatus): Promise<string[]> {
-    return this.read(runsInStatus(Dialect.postgres, runIds, status));
-  }
-
-  runLineage(runId: string): Promise<RunLineage | null> {
-    return this.read(runLineage(Dialect.postgres, runId));
-  }
-
-  getEvents(runId: string, afterSeq?: number, limit?: number): Promise<HivewatchEvent[]> {
-    return this.read(getEvents(Dialect.postgres, runId, afterSeq, limit));
-  }
-
-  getJournalPage(runId: string, afterSeq?: number, limit?: number): Promise<{ events: HivewatchEvent[]; walls: number[] }> {
-    return this.read(getJournalPage(Dialect.postgres, runId, afterSeq, limit));
-  }
-
-  eventsAfterCommit(afterCommit: number, limit?: number): Promise<CommittedEvent[]> {
-    return this.read(eventsAfterCommit(Dialect.postgres, afterCommit, limit));
-  }
-
-  journalHead(): Promise<number> {
-    return this.read(journalHead(Dialect.postgres));
-  }
-
   async enqueueCommand(command: NewRunCommand): Promise<void> {
     await this.serialized(async (client) => {
       await runAsync(executorOf(client), enqueueCommand(Dialect.postgres, command, this.now()));
@@ -273,56 +215,16 @@ export class PostgresStore implements HivewatchStore {
     });
   }
 
-  pendingCommands(runIds: readonly string[]): Promise<RunCommand[]> {
-    return this.read(pendingCommands(Dialect.postgres, runIds));
-  }
-
   completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): Promise<boolean> {
     return this.autocommit(completeCommand(Dialect.postgres, commandId, outcome, this.now()));
   }
 
-  getCommand(commandId: string): Promise<RunCommand | null> {
-    return this.read(getCommand(Dialect.postgres, commandId));
-  }
-
   async runHost(runId: string): Promise<RunHost | null> {
-    const found = await this.read(runHost(Dialect.postgres, runId));
+    const found = await this.readPlan(runHost(Dialect.postgres, runId));
     if (!found) return null;
     // This store is its own host while open, whatever its heartbeat says (judgeHost asks isOpenHere).
     const verdict = judgeHost(found.owner, found.lease, this.now(), undefined, 'gone');
     return { ...found.owner, alive: verdict.alive, reason: verdict.reason };
-  }
-
-  errorCounts(query: ErrorCountsQuery): Promise<ErrorCount[]> {
-    return this.read(errorCounts(Dialect.postgres, query));
-  }
-
-  failureCounts(query: FailureCountsQuery): Promise<FailureCounts> {
-    return this.read(failureCounts(Dialect.postgres, query));
-  }
-
-  errorSeries(query: ErrorSeriesQuery): Promise<ErrorSeries> {
-    return this.read(errorSeries(Dialect.postgres, query));
-  }
-
-  errorGroups(query?: ErrorGroupsQuery): Promise<ErrorGroup[]> {
-    return this.read(errorGroups(Dialect.postgres, query));
-  }
-
-  groupTrends(query: GroupTrendsQuery): Promise<{ buckets: number[]; trends: Map<string, number[]> }> {
-    return this.read(groupTrends(Dialect.postgres, query));
-  }
-
-  groupBins(query: GroupBinsQuery): Promise<Map<string, number[]>> {
-    return this.read(groupBins(Dialect.postgres, query));
-  }
-
-  listErrors(query?: ListErrorsQuery): Promise<ErrorPage> {
-    return this.read(listErrors(Dialect.postgres, query));
-  }
-
-  getSetting(key: string): Promise<string | null> {
-    return this.read(getSetting(Dialect.postgres, key));
   }
 
   async setSetting(key: string, value: string): Promise<void> {
@@ -346,16 +248,12 @@ export class PostgresStore implements HivewatchStore {
     return runs;
   }
 
-  resumePointForRun(runId: string): Promise<ResumePoint> {
-    return this.read(resumePointForRun(Dialect.postgres, runId));
-  }
-
   replayRun(runId: string): Promise<ReplayReport> {
-    return this.read(replayRun(Dialect.postgres, runId));
+    return this.readPlan(replayRun(Dialect.postgres, runId));
   }
 
   verifyAggregates(): Promise<AggregateReport> {
-    return this.read(verifyAggregates(Dialect.postgres));
+    return this.readPlan(verifyAggregates(Dialect.postgres));
   }
 
   async prune(options: PruneOptions): Promise<PruneReport> {

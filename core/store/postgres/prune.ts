@@ -3,7 +3,9 @@ import { keepResumeSources, type PruneOptions, type PruneReport } from '../prune
 import { FailureDeltas, failureOf } from '../failure-rollups.js';
 import { addErrorContribution, emptyGrainDeltas } from '../rollups.js';
 import { TERMINAL_RUN_STATUSES } from '../../common/run-statuses.js';
-import { rowFromDb, RUNS, type ErrorDisposition, type RunRow } from '../schema.js';
+import { type ErrorDisposition, type RunRow } from '../schema.js';
+import { rowFromDb } from '../row-codec.js';
+import { RUNS } from '../table-specs.js';
 import { StoreError } from '../store-error.js';
 import { addFailures, applyRollupDeltas } from './rollups.js';
 import { lockErrorFacts } from './fact-locks.js';

@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import { attemptKey, newRunState, type RunState } from '../projections.js';
-import { ATTEMPTS, ERRORS, rowFromDb, RUNS, STEPS, TASKS, type AttemptRow, type ErrorRow, type RunRow, type StepRow, type TaskRow } from '../schema.js';
+import { type AttemptRow, type ErrorRow, type RunRow, type StepRow, type TaskRow } from '../schema.js';
+import { rowFromDb } from '../row-codec.js';
+import { ATTEMPTS, ERRORS, RUNS, STEPS, TASKS } from '../table-specs.js';
 import type { Queryable } from './multi-row.js';
 import { inlineStatement } from './statement-batch.js';
 

@@ -8,7 +8,9 @@ import {
   type Grain,
   type RollupDimension,
 } from '../rollups.js';
-import { DISPOSITIONS, ERRORS, rowFromDb, type ErrorDisposition, type ErrorRow } from '../schema.js';
+import { DISPOSITIONS, type ErrorDisposition, type ErrorRow } from '../schema.js';
+import { rowFromDb } from '../row-codec.js';
+import { ERRORS } from '../table-specs.js';
 import { flowFiles } from './runs.js';
 import { StoreError } from '../store-error.js';
 import {

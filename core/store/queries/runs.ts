@@ -1,17 +1,7 @@
 import type { RunStatus } from '../../base/events.js';
-import {
-  ATTEMPTS,
-  CHECKPOINTS,
-  RUNS,
-  rowFromDb,
-  STEPS,
-  TASKS,
-  type AttemptRow,
-  type CheckpointRow,
-  type RunRow,
-  type StepRow,
-  type TaskRow,
-} from '../schema.js';
+import { type AttemptRow, type CheckpointRow, type RunRow, type StepRow, type TaskRow } from '../schema.js';
+import { rowFromDb } from '../row-codec.js';
+import { ATTEMPTS, CHECKPOINTS, RUNS, STEPS, TASKS } from '../table-specs.js';
 import { STATUS_RANK_SQL, TEXT_INDEX_MIN_CHARS } from '../schema-constants.js';
 import { StoreError } from '../store-error.js';
 import {
