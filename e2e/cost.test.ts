@@ -10,7 +10,7 @@ import { startServer, tempDir } from './support/server.js';
  * succeeded for $0.25 (the preset reading a stand-in CLI's result, core/testing/claude-stand-in.ts)
  * shows its cost split (retried, successful) in the run header and the Runs list, each attempt's
  * tokens and cost in the inspector, the flow's total and failure share on the Flows list and the
- * three figures on the Errors screen.
+ * three figures on the Errors screen; the inspector says the figures are the CLI's own result.
  * Every screen is photographed at 1400 and 900 px in light and dark, and axe finds nothing serious.
  */
 
@@ -47,6 +47,8 @@ describe('what a run cost, failed attempts included', () => {
       await page.locator('.tl-row .seg-attempt[data-attempt="1"]').first().click();
       await expect.poll(() => page.getByTestId('attempt-usage').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$0.17');
       expect(await page.getByTestId('attempt-usage').textContent()).toContain('1,200 in · 80 out');
+      // The stand-in CLI sends no telemetry: the attempt says its figures are the CLI's own result.
+      expect(await page.getByTestId('attempt-figures').textContent()).toBe("Figures from the CLI's own result: no telemetry arrived from inside this attempt.");
       await photographAndCheck(page, 'run-detail');
 
       await app.go('#/runs');

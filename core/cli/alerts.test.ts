@@ -43,7 +43,7 @@ describe('hivewatch alerts', () => {
     [['--when', 'run-failed', '--webhook', 'not a url'], 'hivewatch alerts: --webhook must be an http or https URL (the value given is not a URL)\n'],
     [
       ['--when', 'run-crashed', '--webhook', 'https://example.com/h'],
-      'hivewatch alerts: unknown alert condition "run-crashed" (one of: run-failed, new-issue, regression, escalating, retrying-longer-than, retrying-more-than, running-longer-than, usage-limit, session-failed, approval-pending-longer-than)\n',
+      'hivewatch alerts: unknown alert condition "run-crashed" (one of: run-failed, new-issue, regression, escalating, retrying-longer-than, retrying-more-than, running-longer-than, usage-limit, session-failed, approval-pending-longer-than, telemetry-silent-longer-than)\n',
     ],
     [['--when', 'retrying-longer-than=ten', '--webhook', 'https://example.com/h'], 'hivewatch alerts: retrying-longer-than needs a duration like retrying-longer-than=10m, got "retrying-longer-than=ten"\n'],
     [['--when', 'running-longer-than', '--webhook', 'https://example.com/h'], 'hivewatch alerts: running-longer-than needs a duration like running-longer-than=10m, got "running-longer-than"\n'],

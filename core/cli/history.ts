@@ -7,6 +7,8 @@ import { FlowKeyError, FlowKeys, flowFoldersForDatabase } from '../service/flow-
 import { runFlow } from './run.js';
 import { RUN_LIST_STATUSES, type RunListStatus } from '../service/api.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
+import { silenceWords, type TelemetrySilence } from '../common/telemetry-silence.js';
+import { silentSources } from '../service/telemetry-health.js';
 
 /** `hivewatch runs | errors | replay | resume | retry | prune`: the history in the database. */
 
@@ -43,17 +45,19 @@ const RUN_FILTERS = ['status', 'flow', 'text', 'since'] as const;
 export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const store = await openCliStore(args, io);
   try {
+    const now = Date.now();
     const page = await store.listRuns({
       status: statusFilter(args),
       flow: stringFlag(args, 'flow'),
       text: stringFlag(args, 'text'),
-      since: since(args, Date.now()),
+      since: since(args, now),
       limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 50,
     });
+    const silent = await silenceByRun(store, page.runs, now);
     if (args.flags.has('json')) {
       // Tokens and cost: null for a run whose attempts reported none.
       const usage = await store.usage({ kind: 'runs', runIds: page.runs.map((r) => r.id) });
-      const runs = page.runs.map((r) => ({ ...r, endingError: endingErrorOf(r), usage: usage.get(r.id) ?? null }));
+      const runs = page.runs.map((r) => ({ ...r, endingError: endingErrorOf(r), usage: usage.get(r.id) ?? null, telemetrySilence: silent.get(r.id) ?? null }));
       io.out(`${JSON.stringify({ runs, nextCursor: page.nextCursor })}\n`);
       return ExitCode.ok;
     }
@@ -65,7 +69,7 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       io.out('no runs yet: start one with `hivewatch run examples/01-happy-path.prose`\n');
       return ExitCode.ok;
     }
-    const rows = page.runs.map((r) => [r.id, statusOfRun(r), r.flowName, when(r.startedAt), stepOfRun(r), count(r.attemptCount, 'attempt'), count(r.errorCount, 'error'), errorOfRun(r)]);
+    const rows = page.runs.map((r) => [r.id, withSilence(statusOfRun(r), silent.get(r.id)), r.flowName, when(r.startedAt), stepOfRun(r), count(r.attemptCount, 'attempt'), count(r.errorCount, 'error'), errorOfRun(r)]);
     io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEP', 'ATTEMPTS', 'ERRORS', 'ERROR'], ...rows]));
     return ExitCode.ok;
   } finally {
@@ -82,6 +86,18 @@ function stepOfRun(run: RunRow): string {
   const most = run.flowStepsMost ?? run.flowSteps;
   return most === run.flowSteps ? `${run.currentStep} of ${run.flowSteps}` : `${run.currentStep} of ${run.flowSteps}–${most}`;
 }
+
+/** Per running run, its telemetry silence (docs/otel.md "Telemetry health"); the longest when several. */
+async function silenceByRun(store: HivewatchStore, runs: readonly RunRow[], now: number): Promise<Map<string, TelemetrySilence>> {
+  const found = new Map<string, TelemetrySilence>();
+  if (!runs.some((r) => r.status === 'running')) return found;
+  for (const { runId, flow: _flow, flowName: _name, ...silence } of await silentSources(store, now)) {
+    if ((found.get(runId)?.silentMs ?? -1) < silence.silentMs) found.set(runId, silence);
+  }
+  return found;
+}
+
+const withSilence = (status: string, silence: TelemetrySilence | undefined): string => (silence ? `${status}, ${silenceWords(silence)}` : status);
 
 /**
  * A run waiting out a usage limit says until when (its JSON carries `waitingUntil`); an external

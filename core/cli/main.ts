@@ -82,7 +82,7 @@ Usage:
   hivewatch alerts add --when CONDITION --webhook URL [--flow F] [--code C] [--category C] [--format json|slack] [--throttle 10m]
       CONDITION: run-failed | new-issue | regression | escalating | retrying-longer-than=10m | retrying-more-than=3
                  | running-longer-than=1h | usage-limit | session-failed
-                 | approval-pending-longer-than=10m
+                 | approval-pending-longer-than=10m | telemetry-silent-longer-than=1m
   hivewatch alerts list | remove ID | test ID | deliveries [--limit N]   (all with --json; webhooks shown redacted)
   hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off] [--otel-idle DURATION]
                                                  the browser shell alone, on 127.0.0.1

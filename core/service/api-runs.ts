@@ -2,6 +2,7 @@ import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import type { HivewatchEvent, RunStatus } from '../base/events.js';
 import type { TokenUsage } from '../base/usage.js';
 import type { RunEnding } from '../common/ending-chain.js';
+import type { TelemetrySilence } from '../common/telemetry-silence.js';
 import type { UsageView } from './api-usage.js';
 import type { AgentTreeView } from './api-agents.js';
 
@@ -9,6 +10,12 @@ import type { AgentTreeView } from './api-agents.js';
  * A run as the API shows it: its summary in the Runs list, and its detail (steps, tasks,
  * attempts, the journal). Types only; callers import them from api.ts.
  */
+
+export interface RunTelemetrySilence extends TelemetrySilence {
+  /** A preset attempt's: which attempt's CLI went silent; null for a session's own run. */
+  taskId: string | null;
+  attempt: number | null;
+}
 
 export interface RunSummary {
   id: string;
@@ -50,6 +57,12 @@ export interface RunSummary {
   approval?: { label: string; since: number } | null;
   /** The time the run waited on a person over its prompts that ended (ms; 0 when none). */
   approvalWaitMs?: number;
+  /**
+   * Set while the run's telemetry source (its session, or the CLI of a preset attempt still
+   * running) has sent nothing for longer than twice its exporter's interval (docs/otel.md
+   * "Telemetry health"): "no telemetry for 4 min (expected every 5 s)". Absent otherwise.
+   */
+  telemetrySilence?: RunTelemetrySilence;
   resumedFrom: string | null;
   retryOf: string | null;
   /** The newest error occurrence of the run, whatever became of it (a live run's retry, say). */

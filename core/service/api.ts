@@ -64,7 +64,7 @@ export interface Page<T> {
 
 // A run's summary and detail have a file of their own (api-runs.ts).
 export type { AgentTreeNodeView, AgentTreeView } from './api-agents.js';
-export type { RunSummary, EndingError, AttemptStatus, LateResult, AttemptView, AttemptTelemetry, TaskStatus, TaskView, StepView, RelatedRun, JournaledEvent, RunDetail } from './api-runs.js';
+export type { RunSummary, RunTelemetrySilence, EndingError, AttemptStatus, LateResult, AttemptView, AttemptTelemetry, TaskStatus, TaskView, StepView, RelatedRun, JournaledEvent, RunDetail } from './api-runs.js';
 import type { JournaledEvent, RunDetail, RunSummary } from './api-runs.js';
 
 export interface FlowInfo {

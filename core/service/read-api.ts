@@ -1,6 +1,7 @@
 import type { ErrorCount, ErrorGroup, IssueStatusFilter, RunSummary } from './api.js';
 import { withAgentTree, withSpawnLinks } from './agent-tree.js';
 import { withAttemptTelemetry } from './attempt-telemetry.js';
+import { withDetailTelemetrySilence, withTelemetrySilence } from './telemetry-health.js';
 import { withTrends } from './group-trends.js';
 import { withDetailUsage, withRunUsage } from './usage-api.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, failureCounts, retryingOf, runDetail, runSummary } from './mapping.js';
@@ -46,13 +47,15 @@ async function narrowed<T extends { issueStatus?: IssueStatusFilter | undefined 
   return fingerprints === null ? rest : { ...rest, fingerprints };
 }
 
-export function readApi(store: HivewatchStore, issueScope: IssueStatusScope): ReadApi {
+/** `now`: the wall clock a run's telemetry silence is judged by (telemetry-health.ts). */
+export function readApi(store: HivewatchStore, issueScope: IssueStatusScope, now: () => number = Date.now): ReadApi {
   return {
     listRuns: (input) =>
       guard(async () => {
         const { cursor, ...query } = parseInput('listRuns', input);
         const page = await store.listRuns({ ...query, ...(cursor !== undefined ? { cursor } : {}) });
-        return { items: await withSpawnLinks(store, await withRunUsage(store, await summaries(store, page.runs))), nextCursor: page.nextCursor };
+        const items = await withSpawnLinks(store, await withRunUsage(store, await summaries(store, page.runs)));
+        return { items: await withTelemetrySilence(store, items, now()), nextCursor: page.nextCursor };
       }),
 
     countRuns: (input) => guard(() => store.countRuns(parseInput('countRuns', input))),
@@ -62,7 +65,9 @@ export function readApi(store: HivewatchStore, issueScope: IssueStatusScope): Re
         const args = parseInput('getRun', input);
         const detail = await store.getRun(args.runId);
         const lineage = await store.runLineage(args.runId);
-        return detail && lineage ? withAgentTree(await withDetailUsage(store, await withAttemptTelemetry(runDetail(detail, lineage), store)), store) : null;
+        if (!detail || !lineage) return null;
+        const shown = await withAgentTree(await withDetailUsage(store, await withAttemptTelemetry(runDetail(detail, lineage), store)), store);
+        return withDetailTelemetrySilence(store, shown, now());
       }),
 
     getEvents: (input) =>

@@ -1,5 +1,6 @@
 import type { HivewatchEvent, RunSummary } from '../../core/service/api.js';
 import { withApproval } from './approval-summary.js';
+import { withSilenceHeard } from './silence-summary.js';
 import { changesEnding, endingChainAt, endingOfChain, nextPending, type PendingOccurrence } from '../../core/common/ending-chain.js';
 import { endedStatusOf, isTerminal } from '../../core/common/run-statuses.js';
 import { addAttemptUsage } from './run-usage.js';
@@ -182,7 +183,7 @@ export function applyToLiveRun(current: LiveRun | undefined, event: HivewatchEve
   }
   const backoffs = reduceBackoffs(current.backoffs, event);
   const before = current.pending ?? NO_PENDING;
-  let summary = withApproval(withEnding(reduceSummary(current.summary, event, receivedAt), event, before), event);
+  let summary = withSilenceHeard(withApproval(withEnding(reduceSummary(current.summary, event, receivedAt), event, before), event), event);
   const pending = nextPending(before, event, isTerminal(current.summary.status));
   const retrying = isTerminal(summary.status) ? null : earliest(backoffs);
   if (!sameRetrying(retrying, summary.retrying)) summary = { ...summary, retrying };

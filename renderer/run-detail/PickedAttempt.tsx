@@ -8,6 +8,7 @@ import { AttemptInspector } from './AttemptInspector.js';
 import { AttemptTelemetryNote } from './AttemptTelemetryNote.js';
 import { attemptOfLimit } from './task-title.js';
 import { attemptUsageLine } from '../lib/cost-format.js';
+import { figuresSourceWords } from './attempt-figures.js';
 
 /** The attempt the operator picked on the timeline: its heading, and everything the inspector knows of it. */
 export function PickedAttempt(props: {
@@ -32,6 +33,11 @@ export function PickedAttempt(props: {
       {attempt.usage && (
         <p className="attempt-usage" data-testid="attempt-usage">
           <span className="muted">Tokens and cost:</span> {attemptUsageLine(attempt.usage)}
+        </p>
+      )}
+      {figuresSourceWords(attempt) !== null && (
+        <p className="muted attempt-figures" data-testid="attempt-figures">
+          {figuresSourceWords(attempt)}
         </p>
       )}
       {attempt.telemetry?.map((t) => <AttemptTelemetryNote key={t.runId} telemetry={t} />)}

@@ -6,6 +6,7 @@ import { canCancel, canResume, canRetry, canStopWatching, isOperable } from '../
 import { RetryingBadge } from '../runs/RunRow.js';
 import { LimitWaitNotice, limitWaitOf } from '../components/UsageLimitWait.js';
 import { ApprovalNotice, approvalOf } from '../components/ApprovalWait.js';
+import { SilenceNotice, silenceOfRun } from '../components/TelemetrySilence.js';
 import type { RunWorkView } from './attempt-work.js';
 import { EndingBanner, type ShowAttempt } from './EndingBanner.js';
 import { CostFact } from './CostFact.js';
@@ -121,6 +122,17 @@ function LineageFacts({ run }: { run: RunDetail['run'] }) {
   );
 }
 
+/** What the run waits on or lacks now, each its own line under the title: a usage limit, a person's approval, its telemetry. */
+function RunNotices({ run }: { run: RunDetail['run'] }) {
+  return (
+    <>
+      {limitWaitOf(run) !== null && <LimitWaitNotice at={limitWaitOf(run) as number} clock={run.clock} external={run.source !== undefined} />}
+      {approvalOf(run) !== null && <ApprovalNotice approval={approvalOf(run)!} external={run.source !== undefined} />}
+      {silenceOfRun(run) !== null && <SilenceNotice silence={silenceOfRun(run)!} />}
+    </>
+  );
+}
+
 /** The run's identity, status and vital numbers, with what can be done to it. */
 export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, exporting, clock, workspace = null, onShowAttempt }: RunHeaderProps) {
   const run = detail.run;
@@ -136,8 +148,7 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         <StatusBadge status={run.status} />
         {run.retrying && run.status === 'running' && limitWaitOf(run) === null && <RetryingBadge retrying={run.retrying} clock={run.clock} />}
         <RunActionButtons run={run} onCancel={onCancel} onRetry={onRetry} onResume={onResume} onExport={onExport} exporting={exporting} />
-        {limitWaitOf(run) !== null && <LimitWaitNotice at={limitWaitOf(run) as number} clock={run.clock} external={run.source !== undefined} />}
-        {approvalOf(run) !== null && <ApprovalNotice approval={approvalOf(run)!} external={run.source !== undefined} />}
+        <RunNotices run={run} />
       </div>
       <dl className="run-facts">
         <div>

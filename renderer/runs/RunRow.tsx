@@ -4,6 +4,7 @@ import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { LimitWaitBadge, limitWaitOf } from '../components/UsageLimitWait.js';
 import { ApprovalBadge, ApprovalLine, approvalOf } from '../components/ApprovalWait.js';
+import { SilenceLine, silenceOfRun } from '../components/TelemetrySilence.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
 import { failureHeadline, failureSummary } from '../lib/failure-headline.js';
 import { formatDelay } from '../lib/format.js';
@@ -181,6 +182,7 @@ export const RunRow = memo(function RunRow({
             <SubagentToggle runId={run.id} count={run.subagents ?? 0} unfolded={unfolded} onToggle={onToggleSubagents as (runId: string) => void} tabIndex={tab(2)} />
           )}
           {approvalOf(run) !== null && <ApprovalLine approval={approvalOf(run)!} />}
+          {silenceOfRun(run) !== null && <SilenceLine silence={silenceOfRun(run)!} />}
           <EndingCode run={run} />
           <RowCost run={run} />
         </div>

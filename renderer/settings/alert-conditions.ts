@@ -15,6 +15,7 @@ export const CONDITION_CHOICES = [
   { name: 'usage-limit', label: 'A usage limit was hit', value: null },
   { name: 'session-failed', label: 'An agent session failed', value: null },
   { name: 'approval-pending-longer-than', label: 'An agent has waited for approval longer than…', value: 'duration' },
+  { name: 'telemetry-silent-longer-than', label: "An agent's telemetry has been silent longer than…", value: 'duration' },
 ] as const satisfies readonly { name: AlertConditionName; label: string; value: 'duration' | 'count' | null }[];
 
 /** `--when` as the API takes it: the condition, and its value when it has one. */

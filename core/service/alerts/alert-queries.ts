@@ -29,6 +29,10 @@ export interface DeliveryFacts {
   /** approval-pending-longer-than: what the prompt asks for, and since when it waits. */
   tool?: string;
   pendingSince?: number;
+  /** telemetry-silent-longer-than: the silent source (`runtime:<agent>`), when it last sent, its interval. */
+  origin?: string;
+  lastSeenAt?: number | null;
+  expectedEveryMs?: number;
   at: number;
 }
 

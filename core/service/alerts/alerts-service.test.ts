@@ -36,7 +36,7 @@ describe('alerts API', () => {
     await expect(service.addAlertRule({ when: 'run-crashed', webhook: 'https://example.com/' })).rejects.toMatchObject({
       status: 400,
       code: 'invalid_input',
-      message: 'unknown alert condition "run-crashed" (one of: run-failed, new-issue, regression, escalating, retrying-longer-than, retrying-more-than, running-longer-than, usage-limit, session-failed, approval-pending-longer-than)',
+      message: 'unknown alert condition "run-crashed" (one of: run-failed, new-issue, regression, escalating, retrying-longer-than, retrying-more-than, running-longer-than, usage-limit, session-failed, approval-pending-longer-than, telemetry-silent-longer-than)',
     });
     await expect(service.addAlertRule({ when: 'run-failed', webhook: 'file:///etc/passwd' })).rejects.toMatchObject({ status: 400, message: '--webhook must be an http or https URL, not file:' });
     await expect(service.addAlertRule({ when: 'running-longer-than=1x', webhook: 'https://example.com/' })).rejects.toMatchObject({

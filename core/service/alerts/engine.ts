@@ -12,6 +12,7 @@ import { occurrencesOf, ruleMatches, runFactsOf, type Occurrence } from './occur
 import type { AlertRule } from './rules.js';
 import { bodyOf } from './webhook.js';
 import { approvalPendingOccurrences } from './approval-pending.js';
+import { telemetrySilentPass } from './telemetry-silent.js';
 
 /**
  * The alert engine of one host. It follows the journal from a cursor kept in
@@ -120,6 +121,7 @@ export class AlertEngine {
             await this.evaluateJournal(rules);
             await this.checkRunning(rules);
             for (const occurrence of await approvalPendingOccurrences(this.store, rules, this.now())) await this.enqueueMatching(rules, occurrence);
+            await this.checkTelemetrySilence(rules);
           } else {
             // Nothing to evaluate, so the journal is not read. The stored cursor stays where it
             // is and is read again once there are rules: adding the first rule moves it to the
@@ -230,6 +232,13 @@ export class AlertEngine {
         facts: { condition: 'running-longer-than', text: title, runId: run.id, flow: run.flow, at: now },
       });
     }
+  }
+
+  /** telemetry-silent-longer-than: each silence fires once, and is resolved once its source is no longer silent. */
+  private async checkTelemetrySilence(rules: readonly AlertRule[]): Promise<void> {
+    const silence = await telemetrySilentPass(this.store, rules, this.now());
+    for (const occurrence of silence.occurrences) await this.enqueueMatching(rules, occurrence);
+    for (const { subject, why } of silence.spokeAgain) await this.followUp([subject], why, this.now());
   }
 
   private async enqueueMatching(rules: readonly AlertRule[], occurrence: Occurrence): Promise<void> {

@@ -31,6 +31,8 @@ export interface Occurrence {
   runningMs?: number;
   /** approval-pending-longer-than: how long the run's permission prompt has waited. */
   approvalPendingMs?: number;
+  /** telemetry-silent-longer-than: how long the source has sent nothing. */
+  silentMs?: number;
 }
 
 /** The run facts an event needs and does not carry (its flow; whether it is an agent's session). */
@@ -108,6 +110,8 @@ export function ruleMatches(rule: AlertRule, occurrence: Occurrence): boolean {
       return (occurrence.runningMs ?? 0) > (rule.thresholdMs ?? Infinity);
     case 'approval-pending-longer-than':
       return (occurrence.approvalPendingMs ?? 0) > (rule.thresholdMs ?? Infinity);
+    case 'telemetry-silent-longer-than':
+      return (occurrence.silentMs ?? 0) > (rule.thresholdMs ?? Infinity);
     default:
       return true;
   }

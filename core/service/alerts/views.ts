@@ -13,7 +13,8 @@ export type AlertConditionName =
   | 'running-longer-than'
   | 'usage-limit'
   | 'session-failed'
-  | 'approval-pending-longer-than';
+  | 'approval-pending-longer-than'
+  | 'telemetry-silent-longer-than';
 
 type AlertDeliveryStatus = 'pending' | 'sent' | 'failed' | 'given-up' | 'throttled';
 
