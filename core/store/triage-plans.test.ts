@@ -26,11 +26,12 @@ type Read = { name: string; query: (d: Dialect, issues: Issues) => Query<unknown
 
 const READS: Read[] = [
   {
-    name: 'flow health edges',
+    // Its edges, and the runs waiting for approval now (the partial index, not every run by flow).
+    name: 'flow health',
     query: (d) => flowHealth(d, WINDOW),
-    sqlite: [/SEARCH r USING COVERING INDEX runs_ended_wall \(ended_wall>\? AND ended_wall<\?\)/],
-    postgres: [/Index Only Scan using runs_ended_wall on runs r|Index Cond: \(\(ended_wall >= /],
-    scans: /runs_status/,
+    sqlite: [/SEARCH r USING COVERING INDEX runs_ended_wall \(ended_wall>\? AND ended_wall<\?\)/, /SEARCH runs USING INDEX runs_approval_since/],
+    postgres: [/Index Only Scan using runs_ended_wall on runs r|Index Cond: \(\(ended_wall >= /, /runs_approval_since/],
+    scans: /runs_status|SCAN runs\b/,
   },
   {
     // An issue on most runs: the newest runs are walked, each probed in the issue's runs.

@@ -106,7 +106,7 @@ export function* flowHealth(dialect: Dialect, query: FlowHealthQuery = {}): Quer
   }
   const cost = yield* costSplit(dialect, { ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...(now !== undefined ? { now } : {}) });
   const costs = new Map(cost.flows.map((f) => [f.flow, f.split]));
-  const approvals = yield* approvalWaitsByFlow(since, until);
+  const approvals = yield* approvalWaitsByFlow(dialect, since, until);
   const answer: FlowHealth[] = [];
   for (const flow of flows) {
     const last = yield* get<{ id: string; status: RunStatus; started_wall: number | string; flow_name: string }>(
