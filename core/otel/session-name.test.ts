@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sessionName } from './session-events.js';
+import { sessionName } from './session-name.js';
 
 /**
  * A session's run is named after its CLI and its session id. Codex's conversation ids are UUID

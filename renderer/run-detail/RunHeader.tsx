@@ -133,11 +133,96 @@ function RunNotices({ run }: { run: RunDetail['run'] }) {
   );
 }
 
-/** The run's identity, status and vital numbers, with what can be done to it. */
-export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, exporting, clock, workspace = null, onShowAttempt }: RunHeaderProps) {
+/** The run's facts under its title: what, when, how far, what it spent and waited, where it came from. */
+function RunFacts({ detail, clock, workspace }: Pick<RunHeaderProps, 'detail' | 'clock' | 'workspace'>) {
   const run = detail.run;
   const failedTasks = detail.tasks.filter((t) => t.status === 'failed').length;
   const cancelledTasks = detail.tasks.filter((t) => t.status === 'cancelled').length;
+  return (
+    <dl className="run-facts">
+      <div>
+        <dt>Run</dt>
+        <dd className="mono" data-testid="run-id">
+          {run.id}
+        </dd>
+      </div>
+      <div>
+        <dt>Flow file</dt>
+        <dd className="mono">{run.flow}</dd>
+      </div>
+      <div>
+        <dt>Started</dt>
+        <dd>
+          <RelativeTime ts={run.startedWall} />
+        </dd>
+      </div>
+      <div>
+        <dt>Duration</dt>
+        <dd>
+          <RunDuration run={run} active={run.endedAt === null} />
+        </dd>
+      </div>
+      {clock && (
+        <div>
+          <dt>Clock</dt>
+          <dd title={clock === 'virtual' ? 'waits took no real time: times are the run’s own clock, which jumps over every backoff' : 'wall-clock time'}>
+            {clock}
+          </dd>
+        </div>
+      )}
+      <div>
+        <dt>Step</dt>
+        <dd title={stepWords(run).title} data-testid="run-step">
+          {stepWords(run).text}
+        </dd>
+      </div>
+      <div>
+        <dt>Tasks</dt>
+        <dd>
+          {detail.tasks.length}
+          {failedTasks > 0 && <span className="error-text"> · {failedTasks} failed</span>}
+          {cancelledTasks > 0 && <span className="muted"> · {cancelledTasks} cancelled</span>}
+        </dd>
+      </div>
+      <div>
+        <dt>Attempts</dt>
+        <dd>{run.attempts}</dd>
+      </div>
+      <div>
+        <dt>Errors</dt>
+        {/* Red means the run failed: a completed run's errors were all handled. */}
+        <dd className={run.errorCount > 0 && run.status === 'failed' ? 'error-text' : ''}>
+          {run.errorCount > 0 ? <a href={`#/errors?run=${encodeURIComponent(run.id)}&range=all`}>{run.errorCount}</a> : 0}
+        </dd>
+      </div>
+      <CostFact usage={run.usage ?? null} status={run.status} />
+      {(run.approvalWaitMs ?? 0) > 0 && (
+        <div>
+          <dt>Waited on a person</dt>
+          <dd data-testid="run-approval-waited" title="time the run waited on a person's answer to permission prompts that closed (a prompt open now is in the notice above)">
+            {waitedWords(run.approvalWaitMs ?? 0)}
+          </dd>
+        </div>
+      )}
+      {workspace && (
+        <div>
+          <dt>Branch</dt>
+          <dd className="mono" title={`in ${workspace.repo}, from ${workspace.base}`} data-testid="run-branch">
+            {workspace.branch} @ {workspace.head.slice(0, 10)}
+            <span className="muted"> ({workspace.merges === 0 ? 'nothing merged yet' : `${workspace.merges} merge${workspace.merges === 1 ? '' : 's'}`})</span>
+          </dd>
+        </div>
+      )}
+      <LineageFacts run={run} />
+      <RelatedRuns label="Retried as" runs={detail.lineage.retries} testId="run-retries" />
+      <RelatedRuns label="Resumed as" runs={detail.lineage.resumes} testId="run-resumes" />
+    </dl>
+  );
+}
+
+/** The run's identity, status and vital numbers, with what can be done to it. */
+export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, exporting, clock, workspace = null, onShowAttempt }: RunHeaderProps) {
+  const run = detail.run;
   return (
     <header className="run-header">
       <div className="run-title">
@@ -150,84 +235,7 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         <RunActionButtons run={run} onCancel={onCancel} onRetry={onRetry} onResume={onResume} onExport={onExport} exporting={exporting} />
         <RunNotices run={run} />
       </div>
-      <dl className="run-facts">
-        <div>
-          <dt>Run</dt>
-          <dd className="mono" data-testid="run-id">
-            {run.id}
-          </dd>
-        </div>
-        <div>
-          <dt>Flow file</dt>
-          <dd className="mono">{run.flow}</dd>
-        </div>
-        <div>
-          <dt>Started</dt>
-          <dd>
-            <RelativeTime ts={run.startedWall} />
-          </dd>
-        </div>
-        <div>
-          <dt>Duration</dt>
-          <dd>
-            <RunDuration run={run} active={run.endedAt === null} />
-          </dd>
-        </div>
-        {clock && (
-          <div>
-            <dt>Clock</dt>
-            <dd title={clock === 'virtual' ? 'waits took no real time: times are the run’s own clock, which jumps over every backoff' : 'wall-clock time'}>
-              {clock}
-            </dd>
-          </div>
-        )}
-        <div>
-          <dt>Step</dt>
-          <dd title={stepWords(run).title} data-testid="run-step">
-            {stepWords(run).text}
-          </dd>
-        </div>
-        <div>
-          <dt>Tasks</dt>
-          <dd>
-            {detail.tasks.length}
-            {failedTasks > 0 && <span className="error-text"> · {failedTasks} failed</span>}
-            {cancelledTasks > 0 && <span className="muted"> · {cancelledTasks} cancelled</span>}
-          </dd>
-        </div>
-        <div>
-          <dt>Attempts</dt>
-          <dd>{run.attempts}</dd>
-        </div>
-        <div>
-          <dt>Errors</dt>
-          {/* Red means the run failed: a completed run's errors were all handled. */}
-          <dd className={run.errorCount > 0 && run.status === 'failed' ? 'error-text' : ''}>
-            {run.errorCount > 0 ? <a href={`#/errors?run=${encodeURIComponent(run.id)}&range=all`}>{run.errorCount}</a> : 0}
-          </dd>
-        </div>
-        <CostFact usage={run.usage ?? null} status={run.status} />
-        {(run.approvalWaitMs ?? 0) > 0 && (
-          <div>
-            <dt>Waited on a person</dt>
-            <dd data-testid="run-approval-waited" title="time the run waited on a person's answer to permission prompts that closed (a prompt open now is in the notice above)">
-              {waitedWords(run.approvalWaitMs ?? 0)}
-            </dd>
-          </div>
-        )}
-        {workspace && (
-          <div>
-            <dt>Branch</dt>
-            <dd className="mono" title={`in ${workspace.repo}, from ${workspace.base}`} data-testid="run-branch">
-              {workspace.branch} @ {workspace.head.slice(0, 10)}
-              <span className="muted"> ({workspace.merges === 0 ? 'nothing merged yet' : `${workspace.merges} merge${workspace.merges === 1 ? '' : 's'}`})</span>
-            </dd>
-          </div>
-        )}
-        <LineageFacts run={run} />
-        <RelatedRuns label="Retried as" runs={detail.lineage.retries} testId="run-retries" />
-        <RelatedRuns label="Resumed as" runs={detail.lineage.resumes} testId="run-resumes" />
-      </dl>
+      <RunFacts detail={detail} clock={clock} workspace={workspace} />
       <CompareLinks run={run} previous={detail.lineage.previous} />
       <EndingBanner run={run} tasks={detail.tasks} onShowAttempt={onShowAttempt} />
     </header>

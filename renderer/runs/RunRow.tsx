@@ -115,6 +115,46 @@ function rowActions(run: RunSummary, on: Pick<RunRowProps, 'onCancel' | 'onRetry
   return actions;
 }
 
+/** The status cell: the run's status, and what it waits for (a usage limit, a retry, a person). */
+function StatusCell({ run }: { run: RunSummary }) {
+  return (
+    <div role="gridcell" className="cell-status">
+      <StatusBadge status={run.status} />
+      {limitWaitOf(run) !== null ? (
+        <LimitWaitBadge at={limitWaitOf(run) as number} clock={run.clock} external={run.source !== undefined} />
+      ) : (
+        run.retrying && run.status !== 'cancelling' && <RetryingBadge retrying={run.retrying} clock={run.clock} />
+      )}
+      {approvalOf(run) !== null && <ApprovalBadge approval={approvalOf(run)!} />}
+    </div>
+  );
+}
+
+/** The flow cell: the run's link and what it is (a session, a retry, a resume), then its fold toggle and facts. */
+function FlowCell({ run, fold, unfolded, onToggleSubagents, tab }: { run: RunSummary; fold: boolean; unfolded: boolean; onToggleSubagents: ((runId: string) => void) | undefined; tab: (item: number) => number }) {
+  return (
+    <div role="gridcell" className="cell-flow">
+      <div className="flow-line">
+        <a href={hrefToRun(run.id)} className="run-link" title={run.flow} data-item={1} tabIndex={tab(1)}>
+          {run.flowName || run.flow}
+        </a>
+        {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
+        {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
+        {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
+      </div>
+      <div className="flow-sub">
+        {fold && (
+          <SubagentToggle runId={run.id} count={run.subagents ?? 0} unfolded={unfolded} onToggle={onToggleSubagents as (runId: string) => void} tabIndex={tab(2)} />
+        )}
+        {approvalOf(run) !== null && <ApprovalLine approval={approvalOf(run)!} />}
+        {silenceOfRun(run) !== null && <SilenceLine silence={silenceOfRun(run)!} />}
+        <EndingCode run={run} />
+        <RowCost run={run} />
+      </div>
+    </div>
+  );
+}
+
 /** One row of the runs table; memoized so a live event re-renders only the rows it changed. */
 export const RunRow = memo(function RunRow({
   run,
@@ -159,34 +199,8 @@ export const RunRow = memo(function RunRow({
           onChange={(e) => onCheck(run.id, e.currentTarget.checked, (e.nativeEvent as MouseEvent).shiftKey)}
         />
       </div>
-      <div role="gridcell" className="cell-status">
-        <StatusBadge status={run.status} />
-        {limitWaitOf(run) !== null ? (
-          <LimitWaitBadge at={limitWaitOf(run) as number} clock={run.clock} external={run.source !== undefined} />
-        ) : (
-          run.retrying && run.status !== 'cancelling' && <RetryingBadge retrying={run.retrying} clock={run.clock} />
-        )}
-        {approvalOf(run) !== null && <ApprovalBadge approval={approvalOf(run)!} />}
-      </div>
-      <div role="gridcell" className="cell-flow">
-        <div className="flow-line">
-          <a href={hrefToRun(run.id)} className="run-link" title={run.flow} data-item={1} tabIndex={tab(1)}>
-            {run.flowName || run.flow}
-          </a>
-          {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
-          {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
-          {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
-        </div>
-        <div className="flow-sub">
-          {fold === 1 && (
-            <SubagentToggle runId={run.id} count={run.subagents ?? 0} unfolded={unfolded} onToggle={onToggleSubagents as (runId: string) => void} tabIndex={tab(2)} />
-          )}
-          {approvalOf(run) !== null && <ApprovalLine approval={approvalOf(run)!} />}
-          {silenceOfRun(run) !== null && <SilenceLine silence={silenceOfRun(run)!} />}
-          <EndingCode run={run} />
-          <RowCost run={run} />
-        </div>
-      </div>
+      <StatusCell run={run} />
+      <FlowCell run={run} fold={fold === 1} unfolded={unfolded} onToggleSubagents={onToggleSubagents} tab={tab} />
       <div role="gridcell" className="cell-id col-secondary mono" title={run.id} onCopy={(e) => copyFullId(e, run.id)}>
         {idTail(run.id, idTailLength)}
       </div>

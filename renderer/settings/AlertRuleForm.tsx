@@ -4,29 +4,32 @@ import { useToast } from '../app/toasts.js';
 import { errorText } from '../lib/use-async.js';
 import { CONDITION_CHOICES, whenText } from './alert-conditions.js';
 
-/**
- * The add form: a condition (with its duration or count), optional flow and code filters, the
- * webhook, its body format and the throttle. The service checks everything; a refusal is shown
- * under the form in the service's own words (the CLI prints the same).
- */
-export function AlertRuleForm({ onAdded }: { onAdded: () => void }) {
+interface RuleDraft {
+  condition: string;
+  value: string;
+  flow: string;
+  code: string;
+  webhook: string;
+  format: string;
+  throttle: string;
+}
+
+const EMPTY_DRAFT: RuleDraft = { condition: 'run-failed', value: '', flow: '', code: '', webhook: '', format: 'json', throttle: '10m' };
+
+/** The form's draft and its submission: the rule as the service takes it, the refusal in its words. */
+function useRuleDraft(onAdded: () => void) {
   const api = useApi();
   const toast = useToast();
-  const [condition, setCondition] = useState<string>('run-failed');
-  const [value, setValue] = useState('');
-  const [flow, setFlow] = useState('');
-  const [code, setCode] = useState('');
-  const [webhook, setWebhook] = useState('');
-  const [format, setFormat] = useState('json');
-  const [throttle, setThrottle] = useState('10m');
+  const [draft, setDraft] = useState<RuleDraft>(EMPTY_DRAFT);
   const [saving, setSaving] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  const needs = CONDITION_CHOICES.find((c) => c.name === condition)?.value ?? null;
+  const field = (key: keyof RuleDraft) => (value: string) => setDraft((d) => ({ ...d, [key]: value }));
 
   const submit = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
     setSaving(true);
     setProblem(null);
+    const { condition, value, flow, code, webhook, format, throttle } = draft;
     try {
       const rule = await api.addAlertRule({
         when: whenText(condition, value),
@@ -37,7 +40,7 @@ export function AlertRuleForm({ onAdded }: { onAdded: () => void }) {
         ...(code.trim() !== '' ? { code: code.trim() } : {}),
       });
       toast(`Added alert rule ${rule.id}`, 'success');
-      setWebhook('');
+      setDraft((d) => ({ ...d, webhook: '' }));
       onAdded();
     } catch (error) {
       setProblem(errorText(error));
@@ -45,13 +48,25 @@ export function AlertRuleForm({ onAdded }: { onAdded: () => void }) {
       setSaving(false);
     }
   };
+  return { draft, field, submit, saving, problem };
+}
+
+/**
+ * The add form: a condition (with its duration or count), optional flow and code filters, the
+ * webhook, its body format and the throttle. The service checks everything; a refusal is shown
+ * under the form in the service's own words (the CLI prints the same).
+ */
+export function AlertRuleForm({ onAdded }: { onAdded: () => void }) {
+  const { draft, field, submit, saving, problem } = useRuleDraft(onAdded);
+  const { condition, value, flow, code, webhook, format, throttle } = draft;
+  const needs = CONDITION_CHOICES.find((c) => c.name === condition)?.value ?? null;
 
   return (
     <form className="alert-form" onSubmit={(e) => void submit(e)} aria-describedby={problem ? 'alert-form-problem' : undefined}>
       <div className="alert-form-grid">
         <label>
           <span>When</span>
-          <select value={condition} onChange={(e) => setCondition(e.target.value)} name="condition">
+          <select value={condition} onChange={(e) => field('condition')(e.target.value)} name="condition">
             {CONDITION_CHOICES.map((c) => (
               <option key={c.name} value={c.name}>
                 {c.label}
@@ -62,31 +77,31 @@ export function AlertRuleForm({ onAdded }: { onAdded: () => void }) {
         {needs && (
           <label>
             <span>{needs === 'duration' ? 'Duration (e.g. 10m, 1h)' : 'Attempts'}</span>
-            <input type="text" value={value} onChange={(e) => setValue(e.target.value)} name="value" required placeholder={needs === 'duration' ? '10m' : '3'} />
+            <input type="text" value={value} onChange={(e) => field('value')(e.target.value)} name="value" required placeholder={needs === 'duration' ? '10m' : '3'} />
           </label>
         )}
         <label>
           <span>Flow (optional)</span>
-          <input type="text" value={flow} onChange={(e) => setFlow(e.target.value)} name="flow" placeholder="examples/02-rate-limited-api.prose" />
+          <input type="text" value={flow} onChange={(e) => field('flow')(e.target.value)} name="flow" placeholder="examples/02-rate-limited-api.prose" />
         </label>
         <label>
           <span>Error code (optional)</span>
-          <input type="text" value={code} onChange={(e) => setCode(e.target.value)} name="code" placeholder="RUNTIME_RATE_LIMIT" />
+          <input type="text" value={code} onChange={(e) => field('code')(e.target.value)} name="code" placeholder="RUNTIME_RATE_LIMIT" />
         </label>
         <label className="alert-form-wide">
           <span>Webhook URL</span>
-          <input type="text" inputMode="url" autoComplete="off" value={webhook} onChange={(e) => setWebhook(e.target.value)} name="webhook" required placeholder="https://hooks.slack.com/services/…" />
+          <input type="text" inputMode="url" autoComplete="off" value={webhook} onChange={(e) => field('webhook')(e.target.value)} name="webhook" required placeholder="https://hooks.slack.com/services/…" />
         </label>
         <label>
           <span>Body</span>
-          <select value={format} onChange={(e) => setFormat(e.target.value)} name="format">
+          <select value={format} onChange={(e) => field('format')(e.target.value)} name="format">
             <option value="json">Generic JSON</option>
             <option value="slack">Slack ({'{'}text, blocks{'}'})</option>
           </select>
         </label>
         <label>
           <span>Throttle (one alert per …)</span>
-          <input type="text" value={throttle} onChange={(e) => setThrottle(e.target.value)} name="throttle" placeholder="10m" />
+          <input type="text" value={throttle} onChange={(e) => field('throttle')(e.target.value)} name="throttle" placeholder="10m" />
         </label>
       </div>
       {problem && (
