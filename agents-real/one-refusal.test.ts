@@ -26,6 +26,8 @@ const REFUSED: Record<CliName, { tool: string; detail: string | null }> = {
   'claude-code': { tool: 'Bash', detail: 'rm -rf build' },
   'codex-cli': { tool: 'exec_command', detail: 'touch /etc/hivewatch-was-here' },
 };
+/** The refused call's id as each CLI recorded it (Claude Code's tool_use_id; Codex's call_id in its telemetry only). */
+const CALL_ID = 'toolu_stub_0001';
 
 const fixtureOf = (cli: CliName): LoadedFixture => readFixture(cli, 'refused.json-out.otlp-json.default-retries') as LoadedFixture;
 
@@ -78,14 +80,14 @@ describe.each(['claude-code', 'codex-cli'] as const)('%s: a refused tool call is
     const error = presetError(cli, f);
     expect(error).toMatchObject({ code: 'AGENT_SCOPE_VIOLATION', category: 'agent', recoverable: false, origin: 'agent:coder' });
     // Claude Code's result names the tool and its input; Codex's stdout nothing, its stderr the refusal (the rollout went with the run's home).
-    expect(error?.context.denials).toEqual(cli === 'claude-code' ? [REFUSED[cli]] : [{ tool: 'shell', detail: null }]);
+    expect(error?.context.denials).toEqual(cli === 'claude-code' ? [{ ...REFUSED[cli], toolUseId: CALL_ID }] : [{ tool: 'shell', detail: null }]);
   });
 
   it('through its telemetry, from outside Hivewatch: the same code naming the tool, and the session ends failed with it', async () => {
     const { errors, status, ending } = await telemetryErrors(f, false);
     expect(errors.map((e) => e.code)).toEqual(['AGENT_SCOPE_VIOLATION']);
     // Claude Code's tool_decision names the tool but not its input; Codex's tool_result both.
-    const named = cli === 'claude-code' ? { tool: REFUSED[cli].tool, detail: null } : REFUSED[cli];
+    const named = cli === 'claude-code' ? { tool: REFUSED[cli].tool, detail: null, toolUseId: CALL_ID } : REFUSED[cli];
     expect(errors[0]).toMatchObject({ category: 'agent', recoverable: false, origin: `agent:${cli}`, context: { denials: [named] } });
     expect({ status, ending }).toEqual({ status: 'failed', ending: 'AGENT_SCOPE_VIOLATION' });
   });
@@ -94,5 +96,17 @@ describe.each(['claude-code', 'codex-cli'] as const)('%s: a refused tool call is
     const { errors, status } = await telemetryErrors(f, true);
     expect(errors).toEqual([]);
     expect(status).toBe('completed');
+  });
+});
+
+describe('claude-code: the refusal and its decision', () => {
+  const f = fixtureOf('claude-code');
+
+  it("the preset's error names the call the journaled decision names: both paths give one answer", async () => {
+    now = Date.parse(f.run.recordedAt) + 60_000;
+    const { runIds } = await new OtelIngester(store, { now: () => now }).ingest(records(f, true), null);
+    const decisions = (await store.getEvents(runIds[0] as string)).flatMap((e) => (e.type === 'externalEvent' && e.name === 'claude_code.tool_decision' ? [e.attributes] : []));
+    expect(decisions.map((d) => [d.decision, d.source, d.tool_use_id])).toEqual([['reject', 'config', CALL_ID]]);
+    expect((presetError('claude-code', f)?.context.denials as { toolUseId?: string }[])[0]?.toolUseId).toBe(decisions[0]?.tool_use_id);
   });
 });

@@ -1,4 +1,5 @@
 import type { RunStatus } from './events.js';
+import type { WAITING_APPROVAL } from './approval-wait.js';
 
 /**
  * `waiting-limit`: a run whose task waits out a subscription usage limit until its reset. Not a status of the run's own (the run stays `running`, docs/semantics.md "Usage
@@ -7,5 +8,5 @@ import type { RunStatus } from './events.js';
  */
 export const WAITING_LIMIT = 'waiting-limit';
 
-/** What a run list's `status` filter takes: a run status, or the derived `waiting-limit`. */
-export type RunListStatus = RunStatus | typeof WAITING_LIMIT;
+/** What a run list's `status` filter takes: a run status, or a derived state (`waiting-limit`, `waiting-approval`: core/base/approval-wait.ts). */
+export type RunListStatus = RunStatus | typeof WAITING_LIMIT | typeof WAITING_APPROVAL;

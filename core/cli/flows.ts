@@ -37,7 +37,7 @@ const attempts = (s: CostSplit): number => s.failed.attempts + s.retried.attempt
 
 const emptyHealth = (): FlowRow['health'] => {
   const none = { attempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unknownCostAttempts: 0 };
-  return { lastRun: null, ended: { completed: 0, failed: 0, cancelled: 0, interrupted: 0 }, successRate: null, p50DurationMs: null, cost: { failed: { ...none }, retried: { ...none }, succeeded: { ...none } } };
+  return { lastRun: null, ended: { completed: 0, failed: 0, cancelled: 0, interrupted: 0 }, successRate: null, p50DurationMs: null, cost: { failed: { ...none }, retried: { ...none }, succeeded: { ...none } }, approval: { waitedMs: 0, runs: 0, waitingNow: 0 } };
 };
 
 /** What the list leads with: a newest run that failed, then most failures, then the lowest success rate. */

@@ -88,6 +88,7 @@ function stepOfRun(run: RunRow): string {
  * session stopped by its limit says what ends the stop, since Hivewatch does not resume it (docs/otel.md).
  */
 function statusOfRun(run: RunRow): string {
+  if (run.approvalSince !== null) return `${run.status}, waiting for approval of ${run.approvalLabel ?? 'a tool'} since ${when(run.approvalSince)} UTC`;
   if (run.waitingUntil === null) return run.status;
   if (run.flow.startsWith(EXTERNAL_FLOW_PREFIX)) return `${run.status}, stopped by the usage limit until ${when(run.waitingUntil)} UTC (it continues when the agent sends telemetry again)`;
   return `${run.status}, waiting for the usage limit to reset at ${when(run.waitingUntil)} UTC`;

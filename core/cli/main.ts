@@ -34,6 +34,8 @@ Usage:
                                                  a live run's newest error; --json carries endingError
                                                  --status waiting-limit: runs waiting for a usage limit's
                                                  reset (--json carries waitingUntil, epoch ms)
+                                                 --status waiting-approval: agents blocked on a permission
+                                                 prompt (--json carries approvalSince, approvalLabel)
   hivewatch errors [--by category|origin|code|flow|handled|run|task] [--since 24h] [--flow F] [--category C]
                   [--origin O] [--code C] [--limit N] [--json]
                                                  error occurrences; --by handled: handled, unhandled, pending
@@ -80,6 +82,7 @@ Usage:
   hivewatch alerts add --when CONDITION --webhook URL [--flow F] [--code C] [--category C] [--format json|slack] [--throttle 10m]
       CONDITION: run-failed | new-issue | regression | escalating | retrying-longer-than=10m | retrying-more-than=3
                  | running-longer-than=1h | usage-limit | session-failed
+                 | approval-pending-longer-than=10m
   hivewatch alerts list | remove ID | test ID | deliveries [--limit N]   (all with --json; webhooks shown redacted)
   hivewatch serve [--port N] [--db PATH] [--demo] [--otel-port N|off] [--otel-idle DURATION]
                                                  the browser shell alone, on 127.0.0.1

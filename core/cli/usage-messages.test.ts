@@ -107,7 +107,7 @@ describe('runs', () => {
     expect(await cli(['runs', '--status', 'failed,bogus'])).toEqual({
       code: ExitCode.usage,
       out: '',
-      err: 'hivewatch runs: --status must be one or more (comma-separated) of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, got "bogus"\n',
+      err: 'hivewatch runs: --status must be one or more (comma-separated) of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, waiting-approval, got "bogus"\n',
     });
   });
 

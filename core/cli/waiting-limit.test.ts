@@ -66,7 +66,7 @@ describe('hivewatch runs --status waiting-limit', () => {
     const bad = await hivewatch(['runs', '--status', 'waiting']);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toBe(
-      'hivewatch runs: --status must be one or more (comma-separated) of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, got "waiting"\n',
+      'hivewatch runs: --status must be one or more (comma-separated) of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, waiting-approval, got "waiting"\n',
     );
   });
 });

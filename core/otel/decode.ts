@@ -1,4 +1,5 @@
 import { cleanText } from './bounds.js';
+import { BLOCKED_ON_USER_SPAN } from './approval-spans.js';
 import { isGenAiSpan, resolveGenAiSpans, type SpanFacts, type SpanLink } from './genai/spans.js';
 import { ExportLogsServiceRequest, ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from './schema.js';
 
@@ -34,6 +35,10 @@ export interface TelemetryRecord {
   spanAttributes?: Attributes;
   /** Set on the record made of a whole GenAI span (genai-span.ts): its ids, times and status. */
   span?: SpanFacts;
+  /** Set on the record of a span read as a whole for its times (approval-spans.ts): its start, and its end unless still open. */
+  interval?: { startMs: number; endMs: number | null };
+  /** The attributes of the span's parent, when the payload had it (approval-spans.ts). */
+  parentAttributes?: Readonly<Record<string, unknown>>;
 }
 
 export type OtlpSignal = 'logs' | 'traces';
@@ -236,10 +241,29 @@ function genAiRecord(span: Obj, facts: SpanFacts, attrs: Attributes, resource: A
   };
 }
 
+/** A blocked-on-user span as read so far (approval-spans.ts): its parent's attributes come once the payload's spans are all seen. */
+interface BlockedSpan {
+  record: TelemetryRecord;
+  parentSpanId: string;
+}
+
+/** The record of a blocked-on-user span: timed at its start, its end in `interval` (null: sent without one, still open). */
+function blockedSpan(span: Obj, facts: SpanFacts, attributes: Attributes, resource: Attributes): BlockedSpan {
+  const start = timeOf(span.startTimeUnixNano, 'startTimeUnixNano');
+  const end = timeOf(span.endTimeUnixNano, 'endTimeUnixNano');
+  const endMs = end.given === null || !Number.isFinite(end.ms) || end.ms < start.ms ? null : end.ms;
+  const record: TelemetryRecord = {
+    name: BLOCKED_ON_USER_SPAN, timeMs: start.ms, timeGiven: start.given, timeField: 'startTimeUnixNano', attributes, resource,
+    signal: 'traces', body: null, interval: { startMs: start.ms, endMs },
+  };
+  return { record, parentSpanId: facts.parentSpanId };
+}
+
 function spanEvents(request: Obj): TelemetryRecord[] {
   const out: TelemetryRecord[] = [];
   const genAi: TelemetryRecord[] = [];
   const links = new Map<string, SpanLink>();
+  const blocked: BlockedSpan[] = [];
   for (const [r, rs] of list(request.resourceSpans, 'resourceSpans').entries()) {
     if (!isObj(rs)) throw new OtlpDecodeError(`resourceSpans[${r}] must be an object`);
     const resource = attributes(isObj(rs.resource) ? rs.resource.attributes : undefined, `resourceSpans[${r}].resource.attributes`);
@@ -273,10 +297,12 @@ function spanEvents(request: Obj): TelemetryRecord[] {
           });
         }
         if (genAiSpan) genAi.push(genAiRecord(span, facts, spanAttrs, resource));
+        if (facts.name === BLOCKED_ON_USER_SPAN) blocked.push(blockedSpan(span, facts, spanAttrs, resource));
       }
     }
   }
-  return [...out, ...resolveGenAiSpans(genAi, links)];
+  const blockedRecords = blocked.map((b) => ({ ...b.record, parentAttributes: links.get(b.parentSpanId)?.attributes ?? {} }));
+  return [...out, ...blockedRecords, ...resolveGenAiSpans(genAi, links)];
 }
 
 function parseJson(body: Buffer): Obj {

@@ -4,6 +4,7 @@ import type { SpawnedBy } from '../base/events.js';
 import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
 import { commandOf } from '../runtimes/codex-home.js';
 import { isToolRefusal } from '../runtimes/provider-failure.js';
+import { BLOCKED_ON_USER_SPAN } from './approval-spans.js';
 import { INCIDENT_EVENTS, incidentOf, type AttributeReader, type Incident } from './agent-incidents.js';
 
 /**
@@ -59,9 +60,10 @@ export type FactBody =
   /**
    * A tool call the CLI's permissions refused (Claude Code's `tool_decision` {decision: reject},
    * Codex's `tool_result` whose output is its refusal): the one classifier's AGENT_SCOPE_VIOLATION.
-   * `detail`: the command asked for, when the record says; `source`: who refused (Claude Code's `source`).
+   * `detail`: the command asked for, when the record says; `source`: who refused (Claude Code's `source`);
+   * `toolUseId`: the call's id (`tool_use_id`, Codex's `call_id`), which a preset's reading of the same refusal names too.
    */
-  | { kind: 'toolRefused'; promptId: string | null; tool: string; detail: string | null; source: string | null }
+  | { kind: 'toolRefused'; promptId: string | null; tool: string; detail: string | null; source: string | null; toolUseId: string | null }
   | { kind: 'toolSucceeded'; promptId: string | null }
   /** A GenAI `execute_tool` span: an attempt of its own, failed when the span says so. */
   | { kind: 'toolCall'; promptId: string | null; tool: string; durationMs: number; failure: string | null }
@@ -87,7 +89,7 @@ const KNOWN = new Set([
   'codex.tool_decision', 'codex.tool_result', 'codex.websocket_request', 'codex.websocket_event', 'codex.turn_ttft',
   // Seen from the real CLIs (docs/real-agents.md): Claude Code 2.1.332 and Codex 0.169.0.
   'claude_code.api_retries_exhausted', 'claude_code.assistant_response', 'claude_code.subagent_completed', 'gen_ai.request.attempt',
-  'codex.startup_phase', 'codex.auth_recovery',
+  'codex.startup_phase', 'codex.auth_recovery', BLOCKED_ON_USER_SPAN,
   ...INCIDENT_EVENTS,
 ]);
 
@@ -254,7 +256,7 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
     case 'claude_code.tool_decision': {
       if (str(a('decision')) !== 'reject') return { kind: 'other', promptId, known: true };
       const tool = bounded.text(str(a('tool_name')), 'attributes.tool_name', 200) ?? 'unknown';
-      return { kind: 'toolRefused', promptId, tool, detail: null, source: bounded.text(str(a('source')), 'attributes.source', 200) };
+      return { kind: 'toolRefused', promptId, tool, detail: null, source: bounded.text(str(a('source')), 'attributes.source', 200), toolUseId: bounded.id(str(a('tool_use_id')), 'attributes.tool_use_id') };
     }
     case 'claude_code.tool_result':
     case 'codex.tool_result': {
@@ -265,7 +267,7 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
         if (output !== null && isToolRefusal(output)) {
           const args = str(a('arguments'));
           const detail = args === null ? null : bounded.text(commandOf(tool, args), 'attributes.arguments', 500);
-          return { kind: 'toolRefused', promptId, tool, detail, source: null };
+          return { kind: 'toolRefused', promptId, tool, detail, source: null, toolUseId: bounded.id(str(a('tool_use_id')) ?? str(a('call_id')), 'attributes.call_id') };
         }
         return { kind: 'toolFailed', promptId, tool, message: message('error') ?? exitOf(output) ?? '' };
       }

@@ -6,6 +6,8 @@ import { correlationKeysOf } from './correlation-keys.js';
 import { apiFailureError, toolFailureError, toolRefusedError } from './classify.js';
 import { SESSION_STEP, SessionJournal, type PlannedEvent } from './session-journal.js';
 import { journalIncident } from './session-incidents.js';
+import { approvalSignalOf } from './approval-facts.js';
+import { journalApproval } from './session-approval.js';
 import { liftLimit, liftsLimit, stopAtUsageLimit } from './session-limit.js';
 import type { TelemetryRecord } from './decode.js';
 import { genAiFactOf } from './genai/fact.js';
@@ -155,7 +157,7 @@ class SessionPlan extends SessionJournal {
     this.closeOpenTask(ts);
     r.taskCount += 1;
     r.openTask = promptTaskId(promptId, r.taskCount);
-    this.state = { promptId, anonymous: promptId === null, open: null, outcome: null, failure: null };
+    this.state = { promptId, anonymous: promptId === null, open: null, outcome: null, failure: null, approval: this.state.approval ?? null };
     this.push({
       type: 'taskStarted', ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask,
       name: this.taskName ?? `prompt ${r.taskCount}`, agent: this.session.agent, maxAttempts: 0,
@@ -185,6 +187,7 @@ class SessionPlan extends SessionJournal {
     if ((this.state.limit ?? null) !== null && liftsLimit(this, ts, name, this.repeatsStreamFailure(fact))) liftLimit(this, ts);
     const adjustments = adjustment ? [adjustment, ...fact.adjustments] : fact.adjustments;
     this.noteAdjusted(ts, name || '(unnamed)', adjustments);
+    journalApproval(this, approvalSignalOf(name, record, ts), fact, ts, name || '(unnamed)');
     const context = {
       session: this.session.sessionId, prompt: fact.promptId, event: name, ...correlationKeysOf(record),
       ...(this.session.parent ? { hivewatch: this.session.parent } : {}),
@@ -358,7 +361,7 @@ class SessionPlan extends SessionJournal {
     if (this.linked || (fact.source === 'hook' && this.state.refused?.error.code === 'AGENT_HOOK_BLOCKED')) return false;
     // The decision is journaled as sent (who decided: its `source`), and the refusal's error points at it.
     const decisionSeq = decision === null ? null : decision();
-    const error = toolRefusedError(this.session.agent, { tool: fact.tool, detail: fact.detail }, {
+    const error = toolRefusedError(this.session.agent, { tool: fact.tool, detail: fact.detail, toolUseId: fact.toolUseId }, {
       timestamp: ts, context: { ...context, ...(fact.source === null ? {} : { source: fact.source }), ...(decisionSeq === null ? {} : { decisionSeq }) },
       correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: t.taskId, attempt: this.row.openTaskAttempts || null },
     }).toEnvelope();

@@ -4,6 +4,7 @@ import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { ExternalSessionRow } from '../store/external.js';
 import { readPromptState, writePromptState, type PromptState } from './session-state.js';
+import { endPendingApproval } from './session-approval.js';
 
 /**
  * The events one session's run gets, planned against its bookkeeping (pure): how a prompt task
@@ -219,12 +220,15 @@ export function planIdle(row: ExternalSessionRow, quietMs: number, now: number, 
     if (open.attempt === null) j.push({ type: 'attemptStarted', ts: Math.min(open.since, now), ...ref });
     j.failed(ref, now, Math.max(0, now - open.since), stalledError(j, ref, quietMs, now, runtime), false);
   }
+  endPendingApproval(j, now, 'hivewatch.session_ended');
   const failure = promptFailure(j);
   endPromptTask(j, now);
   // A linked session's failure is its attempt's, which the engine counts: the session itself ends without one.
   const ending = failure && !j.linked ? { error: failure.error, chain: [linkOf(failure)] } : {};
   const endedWith = ended !== null && row.parent !== null ? { endedWith: { ...row.parent } } : {};
   j.push({ type: 'externalRunIdle', ts: now, quietMs, lastEventAt: row.lastEventAt, ...ending, ...endedWith });
-  j.state = { promptId: null, anonymous: false, open: null, outcome: null, failure: null };
+  // The last wait stays known: a late report of it after the session reopens is not counted again.
+  const lastWait = j.state.approval?.lastWait ?? null;
+  j.state = { promptId: null, anonymous: false, open: null, outcome: null, failure: null, approval: lastWait ? { pending: null, lastWait, seenAt: null } : null };
   return { events: j.events, row: { ...j.finish(), idle: true } };
 }

@@ -3,6 +3,7 @@ import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { usageLimitWaitOf } from '../base/errors/usage-limit-wait.js';
 import type { ExternalSessionRow } from '../store/external.js';
 import { SESSION_STEP, SessionJournal, type AttemptRef, type PlannedEvent } from './session-journal.js';
+import { approvalHold } from './session-approval.js';
 import { readPromptState } from './session-state.js';
 import { EXTERNAL_FLOW_PREFIX } from './mapping.js';
 
@@ -55,8 +56,10 @@ export function liftLimit(j: SessionJournal, ts: number): void {
  * reset itself, or its user resume it then.
  */
 export function quietDeadline(row: ExternalSessionRow, quietMs: number): number {
-  const limit = readPromptState(row.promptState).limit ?? null;
-  return Math.max(row.lastEventAt, limit?.resetAt ?? 0) + quietMs;
+  const state = readPromptState(row.promptState);
+  const limit = state.limit ?? null;
+  // A person may take hours to answer a prompt: the session stays open while one is pending (up to APPROVAL_HOLD_MS).
+  return Math.max(Math.max(row.lastEventAt, limit?.resetAt ?? 0) + quietMs, approvalHold(state.approval));
 }
 
 /** Whether the session is stopped by a usage limit now (what the operator's cancel acts on). */

@@ -33,6 +33,18 @@ export interface PromptState {
    * task and attempt it stopped, when (`at`, the failure's time) and until when the CLI said.
    */
   limit?: SessionLimit | null;
+  /** The session's permission prompts: the one open now, the last wait journaled (session-approval.ts). */
+  approval?: ApprovalState | null;
+}
+
+/** A session's permission prompts (session-approval.ts journals them). */
+export interface ApprovalState {
+  /** The prompt open now. */
+  pending: { tool: string; label: string; since: number } | null;
+  /** The last wait journaled (a later report of it is not counted again). */
+  lastWait: { since: number; end: number } | null;
+  /** The latest time of the session's other records (where a person's decision's wait began). */
+  seenAt: number | null;
 }
 
 interface SessionLimit {
@@ -64,6 +76,7 @@ export function readPromptState(text: string | null | undefined): PromptState {
       failure: value.failure && typeof value.failure.seq === 'number' && typeof value.failure.error === 'object' ? value.failure : null,
       refused: value.refused && typeof value.refused.seq === 'number' && typeof value.refused.error === 'object' ? value.refused : null,
       limit: readLimit(value.limit),
+      approval: readApproval(value.approval),
     };
   } catch {
     return { ...EMPTY_PROMPT_STATE };
@@ -74,6 +87,22 @@ export function readPromptState(text: string | null | undefined): PromptState {
 export function writePromptState(state: PromptState): string | null {
   const empty =
     state.promptId === null && !state.anonymous && state.open === null && state.outcome === null && state.failure === null &&
-    (state.refused ?? null) === null && (state.limit ?? null) === null;
+    (state.refused ?? null) === null && (state.limit ?? null) === null && isEmptyApproval(state.approval);
   return empty ? null : JSON.stringify(state);
 }
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+function readApproval(value: unknown): ApprovalState | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const v = value as Partial<Record<keyof ApprovalState, Record<string, unknown> | number | null>>;
+  const p = typeof v.pending === 'object' && v.pending !== null ? v.pending : null;
+  const w = typeof v.lastWait === 'object' && v.lastWait !== null ? v.lastWait : null;
+  return {
+    pending: p && typeof p.tool === 'string' && typeof p.label === 'string' && isNumber(p.since) ? { tool: p.tool, label: p.label, since: p.since } : null,
+    lastWait: w && isNumber(w.since) && isNumber(w.end) ? { since: w.since, end: w.end } : null,
+    seenAt: isNumber(v.seenAt) ? v.seenAt : null,
+  };
+}
+
+const isEmptyApproval = (a: ApprovalState | null | undefined): boolean => !a || (a.pending === null && a.lastWait === null && a.seenAt === null);

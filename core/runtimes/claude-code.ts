@@ -72,7 +72,7 @@ function deniedTools(value: unknown): DeniedTool[] {
     if (!isRecord(d) || typeof d.tool_name !== 'string') return [];
     const input = isRecord(d.tool_input) ? d.tool_input : {};
     const detail = [input.command, input.file_path, input.path, input.url].find((v): v is string => typeof v === 'string') ?? null;
-    return [{ tool: d.tool_name, detail }];
+    return [{ tool: d.tool_name, detail, ...(typeof d.tool_use_id === 'string' ? { toolUseId: d.tool_use_id } : {}) }];
   });
 }
 

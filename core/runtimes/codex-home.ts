@@ -101,7 +101,7 @@ export function commandOf(name: string, args: string): string | null {
 export function refusedCommands(codexHome: string, threadId: string): DeniedTool[] {
   const file = rolloutFile(codexHome, threadId);
   if (file === null) return [];
-  const calls = new Map<string, { tool: string; detail: string | null }>();
+  const calls = new Map<string, DeniedTool>();
   const refused: DeniedTool[] = [];
   let text: string;
   try {
@@ -114,7 +114,7 @@ export function refusedCommands(codexHome: string, threadId: string): DeniedTool
     if (!parsed.ok || !isRecord(parsed.value) || !isRecord(parsed.value.payload)) continue;
     const p = parsed.value.payload;
     if (p.type === 'function_call' && typeof p.call_id === 'string' && typeof p.name === 'string') {
-      calls.set(p.call_id, { tool: p.name, detail: typeof p.arguments === 'string' ? commandOf(p.name, p.arguments) : null });
+      calls.set(p.call_id, { tool: p.name, detail: typeof p.arguments === 'string' ? commandOf(p.name, p.arguments) : null, toolUseId: p.call_id });
     } else if (p.type === 'function_call_output' && typeof p.call_id === 'string' && typeof p.output === 'string' && isApprovalRefusal(p.output)) {
       refused.push(calls.get(p.call_id) ?? { tool: 'shell', detail: null });
     }

@@ -155,6 +155,11 @@ export function knownProviderFailure(f: ProviderFailure): HivewatchError | null 
 export interface DeniedTool {
   tool: string;
   detail: string | null;
+  /**
+   * The CLI's id of the refused call (Claude Code's `tool_use_id`, Codex's `call_id`), when it
+   * says: the id its telemetry's decision event carries too, which links the two reports.
+   */
+  toolUseId?: string | null;
 }
 
 /**
@@ -193,6 +198,6 @@ export function toolRefusalError(r: ToolRefusal): HivewatchError {
     message: `agent ${r.agent}${runtime} was denied permission to use ${tools.join(', ')}`,
     origin: `agent:${safe}`,
     recoveryHint: "Grant the tool in the CLI's permission settings, or narrow the agent's instructions",
-    context: { ...r.context, deniedTools: tools, denials: r.denied.map((d) => ({ tool: d.tool, detail: d.detail })) },
+    context: { ...r.context, deniedTools: tools, denials: r.denied.map((d) => ({ tool: d.tool, detail: d.detail, ...(d.toolUseId ? { toolUseId: d.toolUseId } : {}) })) },
   });
 }

@@ -41,6 +41,14 @@ export interface RunSummary {
    * Always present from the service (null when not waiting); optional for older producers.
    */
   waitingUntil?: number | null;
+  /**
+   * Set while the run waits on a person's answer to a permission prompt (the `waiting-approval`
+   * state, docs/otel.md "Waiting for approval"): what the prompt asks for and since when.
+   * Absent when none is open.
+   */
+  approval?: { label: string; since: number } | null;
+  /** The time the run waited on a person over its prompts that ended (ms; 0 when none). */
+  approvalWaitMs?: number;
   resumedFrom: string | null;
   retryOf: string | null;
   /** The newest error occurrence of the run, whatever became of it (a live run's retry, say). */

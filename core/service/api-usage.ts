@@ -74,4 +74,10 @@ export interface FlowHealthView {
   /** Median duration of the runs that completed in the window (within 5 %); null without any. */
   p50DurationMs: number | null;
   cost: CostSplitView;
+  /**
+   * Time waiting on a person (docs/otel.md "Waiting for approval"): what its runs that ended in
+   * the window waited on permission prompts, how many waited, how many wait now. Optional for
+   * older producers.
+   */
+  approval?: { waitedMs: number; runs: number; waitingNow: number };
 }

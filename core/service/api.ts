@@ -44,8 +44,8 @@ export type { IssueActivity, IssueDetail } from './api-issue-page.js';
 import type { IssueDetail, IssueDetailInput } from './api-issue-page.js';
 
 const RUN_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
-/** The run list's `status` filter: the run statuses and the derived `waiting-limit` (core/base/run-list-status.ts). */
-export const RUN_LIST_STATUSES = [...RUN_STATUSES, 'waiting-limit'] as const;
+/** The run list's `status` filter: the run statuses and the derived `waiting-limit`, `waiting-approval` (core/base/run-list-status.ts). */
+export const RUN_LIST_STATUSES = [...RUN_STATUSES, 'waiting-limit', 'waiting-approval'] as const;
 export type { RunListStatus } from '../base/run-list-status.js';
 import type { RunListStatus } from '../base/run-list-status.js';
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];

@@ -172,7 +172,7 @@ export function commandConformanceCases(context: ConformanceContext): void {
         () => api.listRuns({ status: ['running', 'bogus' as never] }),
         400,
         'invalid_input',
-        'status[1]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit',
+        'status[1]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, waiting-approval',
       ],
       [() => api.listRuns({ sort: 'fastest' as never }), 400, 'invalid_input', 'sort: must be one of -started, started, -ended, ended, -duration, duration, -errors, errors, -attempts, attempts, -step, step, status, -status, flow, -flow'],
       [() => api.cancelRun({ runId: 'run_doesnotexist' }), 404, 'run_not_found', 'no run run_doesnotexist'],

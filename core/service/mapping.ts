@@ -133,6 +133,8 @@ export function runSummary(row: RunRow, retrying: Retrying): RunSummary {
     errorCount: row.errorCount,
     retrying: row.nextAttemptAt === null ? null : retrying,
     waitingUntil: row.waitingUntil,
+    ...(row.approvalSince !== null ? { approval: { label: row.approvalLabel ?? 'a tool', since: row.approvalSince } } : {}),
+    ...(row.approvalWaitMs > 0 ? { approvalWaitMs: row.approvalWaitMs } : {}),
     resumedFrom: row.resumedFrom,
     retryOf: row.retryOf,
     lastError: row.lastErrorCode !== null ? { code: row.lastErrorCode, message: row.lastErrorMessage ?? '' } : null,

@@ -104,7 +104,7 @@ const errorViewShape = { ...errorFilterShape, issueStatus: oneOf(ISSUE_STATUS_FI
 
 const runFilterShape = {
   status: z
-    .array(oneOf(RUN_LIST_STATUSES), { error: 'must be a list of run statuses (or waiting-limit)' })
+    .array(oneOf(RUN_LIST_STATUSES), { error: 'must be a list of run statuses (or waiting-limit, waiting-approval)' })
     .max(RUN_LIST_STATUSES.length, `must list at most ${RUN_LIST_STATUSES.length} statuses`)
     .optional(),
   flow: text(300).optional(),

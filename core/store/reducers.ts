@@ -1,6 +1,7 @@
 import type { HivewatchEvent } from '../base/events.js';
 import type { RunRow, StepRow, StepStatus, TaskRow, TaskStatus } from './schema.js';
 import { externalLimitTask, outOfBackoff } from './task-backoff.js';
+import { endApprovalWait, isApprovalEvent, setApprovalFields } from './approval-reducer.js';
 
 /**
  * The pure row reducers of the projections: (current row or undefined, event) → new row, never
@@ -20,6 +21,7 @@ export function emptyRun(runId: string, ts: number, wall = ts): RunRow {
     lastErrorMessage: null, nextAttemptAt: null, waitingUntil: null, cancelCommandId: null, cancelReason: null, epoch: 0, error: null,
     endingCode: null, endingCategory: null, endingOrigin: null, endingMessage: null, endingStep: null,
     endingTaskId: null, endingAttempt: null, endingRootCode: null, endingChain: null, flowSteps: null, flowStepsMost: null,
+    approvalSince: null, approvalLabel: null, approvalWaitMs: 0,
   };
 }
 
@@ -45,6 +47,7 @@ export function copyRun(r: RunRow): RunRow {
     endingOrigin: r.endingOrigin, endingMessage: r.endingMessage, endingStep: r.endingStep, endingTaskId: r.endingTaskId,
     endingAttempt: r.endingAttempt, endingRootCode: r.endingRootCode, endingChain: r.endingChain,
     flowSteps: r.flowSteps, flowStepsMost: r.flowStepsMost,
+    approvalSince: r.approvalSince, approvalLabel: r.approvalLabel, approvalWaitMs: r.approvalWaitMs,
   };
 }
 
@@ -84,6 +87,8 @@ export function changesRun(run: RunRow, event: HivewatchEvent): boolean {
       return true;
     case 'cancelRequested':
       return run.cancelCommandId === null;
+    case 'externalEvent':
+      return isApprovalEvent(event);
     default:
       return false;
   }
@@ -95,6 +100,7 @@ function end(r: RunRow, status: RunRow['status'], ts: number, wall: number): voi
   r.durationMs = ts - r.startedAt;
   r.endedWall = wall;
   r.nextAttemptAt = null;
+  endApprovalWait(r);
 }
 
 /**
@@ -171,6 +177,9 @@ export function setRunFields(r: RunRow, event: HivewatchEvent, wall: number = ev
     case 'externalRunIdle':
       end(r, event.error ? 'failed' : 'completed', event.ts, wall);
       if (event.error) r.error = event.error;
+      return;
+    case 'externalEvent':
+      if (isApprovalEvent(event)) setApprovalFields(r, event);
       return;
     case 'externalRunReopened':
       r.error = null;

@@ -69,6 +69,14 @@ export interface RunRow {
    * reset" and the `waiting-limit` filter (migration 17). Null otherwise.
    */
   waitingUntil: number | null;
+  /**
+   * Waiting on a person (migration 25, core/store/approval-reducer.ts): when the permission
+   * prompt open now opened and what it asks for (`Bash(rm -rf build)`), null when none is open;
+   * the total ms the run waited on a person over its prompts that ended.
+   */
+  approvalSince: number | null;
+  approvalLabel: string | null;
+  approvalWaitMs: number;
   cancelCommandId: string | null;
   cancelReason: string | null;
   epoch: number;
@@ -229,6 +237,7 @@ export const RUNS: TableSpec<RunRow> = {
     ['endingCode', 'text'], ['endingCategory', 'text'], ['endingOrigin', 'text'], ['endingMessage', 'text'],
     ['endingStep', 'int'], ['endingTaskId', 'text'], ['endingAttempt', 'int'], ['endingRootCode', 'text'],
     ['endingChain', 'json'], ['waitingUntil', 'int'], ['flowSteps', 'int'], ['flowStepsMost', 'int'],
+    ['approvalSince', 'int'], ['approvalLabel', 'text'], ['approvalWaitMs', 'int'],
   ],
 };
 

@@ -3,12 +3,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findPostgres, startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
+import { findPostgres, startPostgresCluster, toolEnv, type PostgresCluster } from './postgres-cluster.js';
 import { skipTitle } from './skip.js';
 
 const { binaries, reason } = findPostgres();
 // Never skipped silently: the reason is printed with the suite's output.
 if (!binaries) console.warn(`PostgreSQL suites skipped: ${reason}`);
+
+describe('toolEnv', () => {
+  it('runs the server tools without libfaketime, keeping every other variable and preloaded library', () => {
+    const env = {
+      PATH: '/usr/bin',
+      LD_PRELOAD: '/usr/lib/libother.so /usr/$LIB/faketime/libfaketime.so.1',
+      FAKETIME: '@2026-11-30 23:59:30',
+      FAKETIME_SHARED: '/faketime_sem_7 /faketime_shm_7',
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+    };
+    expect(toolEnv(env)).toEqual({ PATH: '/usr/bin', LD_PRELOAD: '/usr/lib/libother.so' });
+    expect(toolEnv({ PATH: '/usr/bin', LD_PRELOAD: '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1' })).toEqual({ PATH: '/usr/bin' });
+  });
+});
 
 describe('findPostgres', () => {
   it('names what is missing when no server is installed', () => {

@@ -60,14 +60,25 @@ function toolCommand(bin: string, args: string[]): [string, string[]] {
 }
 
 /**
- * The environment of a server tool. Under libfaketime (the suite's midnight checks,
- * docs/testing.md) the suite's processes share a semaphore named in FAKETIME_SHARED, made by
- * root; the tools run as `postgres`, which may not open it, and libfaketime then ends them
- * ("sem_open failed … Permission denied"). Without the variable they make their own.
+ * The environment of a server tool: the caller's, without libfaketime. Under the suite's clock
+ * checks (docs/testing.md) every process preloads libfaketime, which keeps a semaphore in
+ * /dev/shm named by pid. The tools run as `postgres`; a semaphore left by a killed root process
+ * whose pid a tool later reuses cannot be opened by it, and libfaketime ends the tool
+ * ("sem_open failed … Permission denied"). The server's own clock never reaches a stored time
+ * (the stores write the times their injected clock gives), so the tools keep the real one.
  */
-function toolEnv(): NodeJS.ProcessEnv {
-  const { FAKETIME_SHARED: _shared, ...env } = process.env;
-  return env;
+export function toolEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const kept: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (name.startsWith('FAKETIME')) continue;
+    if (name === 'LD_PRELOAD') {
+      const others = (value ?? '').split(/[\s:]+/).filter((lib) => lib !== '' && !lib.includes('faketime'));
+      if (others.length > 0) kept[name] = others.join(':');
+      continue;
+    }
+    kept[name] = value;
+  }
+  return kept;
 }
 
 function runTool(bin: string, args: string[]): void {

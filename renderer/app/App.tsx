@@ -33,7 +33,9 @@ function ConnectionStatus() {
   const now = useNow();
   let active = 0;
   let waitingLimit = 0;
+  let waitingApproval = 0;
   for (const r of runs.values()) {
+    if ((r.status === 'running' || r.status === 'cancelling') && r.approval) waitingApproval++;
     if (r.status === 'running' || r.status === 'cancelling' || r.status === 'queued') active++;
     if (r.status === 'running' && r.waitingUntil != null) waitingLimit++;
   }
@@ -48,6 +50,12 @@ function ConnectionStatus() {
         <a className="muted limit-count" href="#/runs?status=waiting-limit" title="runs waiting for a usage limit to reset">
           {' '}
           · {waitingLimit} waiting for limit
+        </a>
+      )}
+      {label.state === 'live' && waitingApproval > 0 && (
+        <a className="muted limit-count approval-count" href="#/runs?status=waiting-approval" title="agents waiting for a person to approve a tool call" data-testid="approval-count">
+          {' '}
+          · {waitingApproval} waiting for approval
         </a>
       )}
     </span>

@@ -3,6 +3,7 @@ import { formatUsd, reportedNothing, runCostLine, tokenLine } from '../lib/cost-
 import { endingKind, endingSentence, factsOf } from '../lib/ending-story.js';
 import { failureSummary } from '../lib/failure-headline.js';
 import { formatDuration } from '../lib/format.js';
+import { waitedWords } from '../lib/waited-words.js';
 import { stepWords } from '../lib/step-words.js';
 
 /**
@@ -112,6 +113,14 @@ function runTokens(d: RunDetail): string {
   return usage === null || reportedNothing(usage) ? 'none reported' : tokenLine(usage);
 }
 
+/** Time the run waited on a person's answer to permission prompts (docs/otel.md "Waiting for approval"): "12 min", "none", "+ waiting now". */
+function personWait(d: RunDetail): string {
+  const waited = d.run.approvalWaitMs ?? 0;
+  const total = waited > 0 ? waitedWords(waited) : 'none';
+  const live = d.run.status === 'running' || d.run.status === 'cancelling';
+  return live && d.run.approval ? `${total} · waiting for approval of ${d.run.approval.label} now` : total;
+}
+
 export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
   const a = left.run;
   const b = right.run;
@@ -142,6 +151,7 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
         row('ending-error', 'Ended by', ending(left), ending(right)),
         row('cost', 'Cost', runCostText(left), runCostText(right)),
         row('tokens', 'Tokens', runTokens(left), runTokens(right)),
+        row('approval-wait', 'Waiting on a person', personWait(left), personWait(right)),
       ],
     },
   ];

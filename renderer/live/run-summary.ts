@@ -1,4 +1,5 @@
 import type { HivewatchEvent, RunStatus, RunSummary } from '../../core/service/api.js';
+import { withApproval } from './approval-summary.js';
 import { nextEndingError, nextPending, type PendingOccurrence } from './ending-error.js';
 import { addAttemptUsage } from './run-usage.js';
 
@@ -187,7 +188,7 @@ export function applyToLiveRun(current: LiveRun | undefined, event: HivewatchEve
   }
   const backoffs = reduceBackoffs(current.backoffs, event);
   const before = current.pending ?? NO_PENDING;
-  let summary = withEnding(current.summary, reduceSummary(current.summary, event, receivedAt), event, before);
+  let summary = withApproval(withEnding(current.summary, reduceSummary(current.summary, event, receivedAt), event, before), event);
   const pending = nextPending(before, event, isTerminal(current.summary.status));
   const retrying = isTerminal(summary.status) ? null : earliest(backoffs);
   if (!sameRetrying(retrying, summary.retrying)) summary = { ...summary, retrying };

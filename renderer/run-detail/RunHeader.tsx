@@ -5,6 +5,7 @@ import { RelativeTime, RunDuration } from '../components/Time.js';
 import { canCancel, canResume, canRetry, canStopWatching, isOperable } from '../runs/run-actions.js';
 import { RetryingBadge } from '../runs/RunRow.js';
 import { LimitWaitNotice, limitWaitOf } from '../components/UsageLimitWait.js';
+import { ApprovalNotice, approvalOf } from '../components/ApprovalWait.js';
 import type { RunWorkView } from './attempt-work.js';
 import { EndingBanner, type ShowAttempt } from './EndingBanner.js';
 import { CostFact } from './CostFact.js';
@@ -135,6 +136,7 @@ export function RunHeader({ detail, onCancel, onRetry, onResume, onExport, expor
         {run.retrying && run.status === 'running' && limitWaitOf(run) === null && <RetryingBadge retrying={run.retrying} clock={run.clock} />}
         <RunActionButtons run={run} onCancel={onCancel} onRetry={onRetry} onResume={onResume} onExport={onExport} exporting={exporting} />
         {limitWaitOf(run) !== null && <LimitWaitNotice at={limitWaitOf(run) as number} clock={run.clock} external={run.source !== undefined} />}
+        {approvalOf(run) !== null && <ApprovalNotice approval={approvalOf(run)!} external={run.source !== undefined} />}
       </div>
       <dl className="run-facts">
         <div>

@@ -3,6 +3,7 @@ import type { RunSummary } from '../../core/service/api.js';
 import { hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { LimitWaitBadge, limitWaitOf } from '../components/UsageLimitWait.js';
+import { ApprovalBadge, ApprovalLine, approvalOf } from '../components/ApprovalWait.js';
 import { Countdown, RelativeTime, RunDuration } from '../components/Time.js';
 import { failureHeadline, failureSummary } from '../lib/failure-headline.js';
 import { formatDelay } from '../lib/format.js';
@@ -164,6 +165,7 @@ export const RunRow = memo(function RunRow({
         ) : (
           run.retrying && run.status !== 'cancelling' && <RetryingBadge retrying={run.retrying} clock={run.clock} />
         )}
+        {approvalOf(run) !== null && <ApprovalBadge approval={approvalOf(run)!} />}
       </div>
       <div role="gridcell" className="cell-flow">
         <div className="flow-line">
@@ -178,6 +180,7 @@ export const RunRow = memo(function RunRow({
           {fold === 1 && (
             <SubagentToggle runId={run.id} count={run.subagents ?? 0} unfolded={unfolded} onToggle={onToggleSubagents as (runId: string) => void} tabIndex={tab(2)} />
           )}
+          {approvalOf(run) !== null && <ApprovalLine approval={approvalOf(run)!} />}
           <EndingCode run={run} />
           <RowCost run={run} />
         </div>

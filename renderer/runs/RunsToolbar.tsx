@@ -11,7 +11,7 @@ export interface RunsToolbarProps {
 }
 
 /** A chip reads as its status, except the derived one (core/base/run-list-status.ts). */
-const STATUS_CHIP_LABELS: Partial<Record<RunListStatus, string>> = { 'waiting-limit': 'waiting for limit' };
+const STATUS_CHIP_LABELS: Partial<Record<RunListStatus, string>> = { 'waiting-limit': 'waiting for limit', 'waiting-approval': 'waiting for approval' };
 
 const RANGE_LABELS: Record<RangeKey, string> = { '': 'Any time', '1h': 'Last hour', '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' };
 

@@ -11,7 +11,7 @@ import type { RunFilterInput, RunListStatus, RunSort, RunStatus, RunSummary } fr
  * Duplicated from core/service/api.ts (the renderer imports types only): the run statuses and the
  * derived `waiting-limit` (a running run waiting for a usage limit's reset), each a status chip.
  */
-export const RUN_STATUSES: readonly RunListStatus[] = ['queued', 'running', 'waiting-limit', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'];
+export const RUN_STATUSES: readonly RunListStatus[] = ['queued', 'running', 'waiting-limit', 'waiting-approval', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'];
 
 /** Duplicated from core/base/errors/taxonomy.ts. */
 export const ERROR_CATEGORIES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
@@ -145,7 +145,8 @@ function matchesAnyError(run: RunSummary, filter: RunFilterInput): boolean | nul
  * `text` the run's own fields and its task prompts, of which the summary has only the former.
  */
 export function matchesFilter(run: RunSummary, filter: RunFilterInput): boolean | null {
-  if (filter.status && !filter.status.includes(run.status) && !(filter.status.includes('waiting-limit') && run.waitingUntil != null)) return false;
+  const derived = (filter.status?.includes('waiting-limit') && run.waitingUntil != null) || (filter.status?.includes('waiting-approval') && run.approval != null);
+  if (filter.status && !filter.status.includes(run.status) && !derived) return false;
   if (filter.flow && run.flow !== filter.flow && run.flowName !== filter.flow) return false;
   const ending = run.endingError;
   if (filter.code && ending?.code !== filter.code && ending?.rootCode !== filter.code) return false;

@@ -14,6 +14,7 @@ export const CONDITION_CHOICES = [
   { name: 'running-longer-than', label: 'A run has been running longer than…', value: 'duration' },
   { name: 'usage-limit', label: 'A usage limit was hit', value: null },
   { name: 'session-failed', label: 'An agent session failed', value: null },
+  { name: 'approval-pending-longer-than', label: 'An agent has waited for approval longer than…', value: 'duration' },
 ] as const satisfies readonly { name: AlertConditionName; label: string; value: 'duration' | 'count' | null }[];
 
 /** `--when` as the API takes it: the condition, and its value when it has one. */

@@ -121,6 +121,7 @@ export class FakeApi implements HivewatchApi {
       byStatus[run.status] = (byStatus[run.status] ?? 0) + 1;
       // As the store: a waiting run counts in its own status and in `waiting-limit`.
       if (run.waitingUntil != null) byStatus['waiting-limit'] = (byStatus['waiting-limit'] ?? 0) + 1;
+      if (run.approval != null) byStatus['waiting-approval'] = (byStatus['waiting-approval'] ?? 0) + 1;
       if (!status || status.includes(run.status)) total++;
     }
     return { total, byStatus, byFlow: [] };

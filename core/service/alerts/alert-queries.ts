@@ -26,6 +26,9 @@ export interface DeliveryFacts {
   fingerprint?: string;
   code?: string;
   category?: string;
+  /** approval-pending-longer-than: what the prompt asks for, and since when it waits. */
+  tool?: string;
+  pendingSince?: number;
   at: number;
 }
 

@@ -11,6 +11,7 @@ import { issueOccurrence, type IssueTransition } from './issue-transitions.js';
 import { occurrencesOf, ruleMatches, runFactsOf, type Occurrence } from './occurrences.js';
 import type { AlertRule } from './rules.js';
 import { bodyOf } from './webhook.js';
+import { approvalPendingOccurrences } from './approval-pending.js';
 
 /**
  * The alert engine of one host. It follows the journal from a cursor kept in
@@ -118,6 +119,7 @@ export class AlertEngine {
           if (rules.length > 0) {
             await this.evaluateJournal(rules);
             await this.checkRunning(rules);
+            for (const occurrence of await approvalPendingOccurrences(this.store, rules, this.now())) await this.enqueueMatching(rules, occurrence);
           } else {
             // Nothing to evaluate, so the journal is not read. The stored cursor stays where it
             // is and is read again once there are rules: adding the first rule moves it to the

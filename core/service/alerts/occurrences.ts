@@ -29,6 +29,8 @@ export interface Occurrence {
   nextAttempt?: number;
   /** running-longer-than: how long the run has been running. */
   runningMs?: number;
+  /** approval-pending-longer-than: how long the run's permission prompt has waited. */
+  approvalPendingMs?: number;
 }
 
 /** The run facts an event needs and does not carry (its flow; whether it is an agent's session). */
@@ -104,6 +106,8 @@ export function ruleMatches(rule: AlertRule, occurrence: Occurrence): boolean {
       return (occurrence.nextAttempt ?? 0) > (rule.thresholdCount ?? Infinity);
     case 'running-longer-than':
       return (occurrence.runningMs ?? 0) > (rule.thresholdMs ?? Infinity);
+    case 'approval-pending-longer-than':
+      return (occurrence.approvalPendingMs ?? 0) > (rule.thresholdMs ?? Infinity);
     default:
       return true;
   }

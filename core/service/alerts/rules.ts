@@ -17,11 +17,12 @@ const ALERT_CONDITIONS = [
   'running-longer-than',
   'usage-limit',
   'session-failed',
+  'approval-pending-longer-than',
 ] as const satisfies readonly AlertConditionName[];
 export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 
 /** Conditions that take a value after `=`: a duration, or a number of attempts. */
-const DURATION_CONDITIONS: readonly AlertCondition[] = ['retrying-longer-than', 'running-longer-than'];
+const DURATION_CONDITIONS: readonly AlertCondition[] = ['retrying-longer-than', 'running-longer-than', 'approval-pending-longer-than'];
 const COUNT_CONDITIONS: readonly AlertCondition[] = ['retrying-more-than'];
 /** Conditions fired by an issue's transition: no flow or category of their own. */
 const ISSUE_CONDITIONS: readonly AlertCondition[] = ['new-issue', 'regression', 'escalating'];
@@ -35,7 +36,7 @@ const DEFAULT_THROTTLE_MS = 10 * 60_000;
 export interface AlertRule {
   id: string;
   condition: AlertCondition;
-  /** retrying-longer-than / running-longer-than: the duration. */
+  /** retrying-longer-than / running-longer-than / approval-pending-longer-than: the duration. */
   thresholdMs: number | null;
   /** retrying-more-than: the number of attempts. */
   thresholdCount: number | null;

@@ -12,7 +12,8 @@ export type AlertConditionName =
   | 'retrying-more-than'
   | 'running-longer-than'
   | 'usage-limit'
-  | 'session-failed';
+  | 'session-failed'
+  | 'approval-pending-longer-than';
 
 type AlertDeliveryStatus = 'pending' | 'sent' | 'failed' | 'given-up' | 'throttled';
 

@@ -2,6 +2,7 @@ import type { RunStatus } from '../../base/events.js';
 import { all, get, type Dialect, type Query } from '../queries/plan.js';
 import { optionalTime } from '../queries/sql.js';
 import { planCoarseWindow } from '../rollups.js';
+import { approvalWaitsByFlow, noApprovalWaits, type FlowApprovalWaits } from './approval-waits.js';
 import { costSplit, emptySplit, type CostSplit } from './cost-split.js';
 import { durationBucketSql, medianOfBuckets } from './durations.js';
 import { ENDED_STATUSES, endedSql, RUN_OUTCOME_TABLE } from './run-outcomes-sql.js';
@@ -29,6 +30,8 @@ export interface FlowHealth {
   p50DurationMs: number | null;
   /** What its attempts spent in the window, by outcome. */
   cost: CostSplit;
+  /** Its time waiting on a person: runs that ended in the window, and runs waiting now (approval-waits.ts). */
+  approval: FlowApprovalWaits;
 }
 
 export interface FlowHealthQuery {
@@ -97,6 +100,7 @@ export function* flowHealth(dialect: Dialect, query: FlowHealthQuery = {}): Quer
   }
   const cost = yield* costSplit(dialect, { ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...(now !== undefined ? { now } : {}) });
   const costs = new Map(cost.flows.map((f) => [f.flow, f.split]));
+  const approvals = yield* approvalWaitsByFlow(since, until);
   const answer: FlowHealth[] = [];
   for (const flow of flows) {
     const last = yield* get<{ id: string; status: RunStatus; started_wall: number | string; flow_name: string }>(
@@ -113,6 +117,7 @@ export function* flowHealth(dialect: Dialect, query: FlowHealthQuery = {}): Quer
       successRate: verdicts === 0 ? null : counts.completed / verdicts,
       p50DurationMs: medianOfBuckets(completedDurations.get(flow) ?? new Map()),
       cost: costs.get(flow) ?? emptySplit(),
+      approval: approvals.get(flow) ?? noApprovalWaits(),
     });
   }
   return answer;

@@ -12,6 +12,7 @@ import { outcomesKeyBackfill, outcomesMigrationSql } from '../outcomes/migration
 import { issueFailureRollupsSql } from '../migration-22.js';
 import { labelFactsSql } from '../migration-23.js';
 import { agentSpawnsSql } from '../migration-24.js';
+import { approvalWaitsSql } from '../migration-25.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
 import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
@@ -158,6 +159,14 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // SQLite's migration 24 (core/store/migration-24.ts): the same table.
     up: async (client) => {
       for (const sql of agentSpawnsSql(Dialect.postgres)) await client.query(sql);
+    },
+  },
+  {
+    version: 25,
+    name: 'waiting on a person: the permission prompt a run waits on, the time it waited',
+    // SQLite's migration 25 (core/store/migration-25.ts): the same columns and partial index.
+    up: async (client) => {
+      for (const sql of approvalWaitsSql(Dialect.postgres)) await client.query(sql);
     },
   },
 ];

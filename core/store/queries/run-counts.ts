@@ -1,11 +1,11 @@
 import type { RunStatus } from '../../base/events.js';
-import { WAITING_LIMIT, type RunListStatus } from '../../base/run-list-status.js';
+import type { RunListStatus } from '../../base/run-list-status.js';
 import { HOUR_MS } from '../migration-19.js';
 import { Conditions, optionalText, optionalTime } from './sql.js';
 import { all, Dialect, get, type Query } from './plan.js';
 import { TEXT_INDEX_MIN_CHARS } from '../schema-constants.js';
 import { flowFiles, runFilters, statusList, TEXT_COUNT_CAP, type RunCounts, type RunFilters } from './runs.js';
-import { countWaitingLimit, splitWaitingLimit, waitingOutside } from './waiting-limit.js';
+import { countDerived, DERIVED_STATES, derivedOutside, splitDerived } from './waiting-limit.js';
 
 /**
  * The counts beside the run list (the "N runs match" line, the status chips, the flow picker),
@@ -112,11 +112,14 @@ export function* countRuns(dialect: Dialect, query: RunFilters = {}): Query<RunC
     if (flowMatches && statusMatches) total += n;
   }
   const withFlow = (yield* runFilters(dialect, { ...query, status: undefined }, undefined, 'count')) as Conditions;
-  const waiting = yield* countWaitingLimit(withFlow, dialect);
-  if (waiting > 0) byStatus[WAITING_LIMIT] = waiting;
-  if (statuses !== undefined && statuses.includes(WAITING_LIMIT)) {
-    // The waiting runs of statuses the filter does not list are in the list too (an OR).
-    for (const r of yield* waitingOutside(base, splitWaitingLimit(statuses).statuses, dialect)) {
+  for (const state of DERIVED_STATES) {
+    const waiting = yield* countDerived(withFlow, state, dialect);
+    if (waiting > 0) byStatus[state.name] = waiting;
+  }
+  if (statuses !== undefined) {
+    // The runs in a listed derived state whose status the filter does not list are in the list too (an OR).
+    const split = splitDerived(statuses);
+    for (const r of yield* derivedOutside(base, split.statuses, split.derived, dialect)) {
       flows.set(r.flow, (flows.get(r.flow) ?? 0) + r.n);
       if (files === null || files.has(r.flow)) total += r.n;
     }

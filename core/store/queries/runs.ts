@@ -26,7 +26,7 @@ import {
 import { all, Dialect, get, type Query } from './plan.js';
 import { hinted, likeOperator } from './dialect-sql.js';
 import type { RunListStatus } from '../../base/run-list-status.js';
-import { addStatusesWithWaitingLimit, isRunListStatus, splitWaitingLimit } from './waiting-limit.js';
+import { addStatusesWithDerived, isRunListStatus, splitDerived } from './waiting-limit.js';
 import { addErrorFilters, type RunErrorFilters } from './run-error-filters.js';
 
 export const RUN_SORT_KEYS = ['started', 'ended', 'duration', 'errors', 'attempts', 'step', 'status', 'flow'] as const;
@@ -35,7 +35,7 @@ export type RunSort = RunSortKey | `-${RunSortKey}`;
 
 /** What every run list and count filters by (the error filters: run-error-filters.ts). */
 export interface RunFilters extends RunErrorFilters {
-  /** Run statuses, and the derived `waiting-limit` (core/base/run-list-status.ts). */
+  /** Run statuses, and the derived `waiting-limit` and `waiting-approval` (core/base/run-list-status.ts). */
   status?: RunListStatus | readonly RunListStatus[];
   /** The flow file or the flow's name. */
   flow?: string;
@@ -161,8 +161,8 @@ export function* runFilters(
   const statuses = statusList(query.status);
   if (statuses !== undefined && omit !== 'status') {
     if (statuses.length === 0) return null;
-    const split = splitWaitingLimit(statuses);
-    if (split.waitingLimit) addStatusesWithWaitingLimit(c, split.statuses);
+    const split = splitDerived(statuses);
+    if (split.derived.length > 0) addStatusesWithDerived(c, split.statuses, split.derived);
     else c.add(`${hinted(dialect, 'status', yield* dense(dialect, 'status', statuses))} IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
   }
   const flow = optionalText('flow', query.flow);
