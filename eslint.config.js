@@ -44,9 +44,24 @@ const CORE_FORBIDDEN_MESSAGE = 'core/ is the runtime core: it never imports elec
  * window's sandbox alike, so neither runtime's globals, and no I/O of any kind.
  */
 const NOT_PURE_GLOBALS = [
-  'process', 'Buffer', 'require', '__dirname', '__filename', 'global', 'setImmediate',
-  'window', 'document', 'navigator', 'location', 'localStorage', 'sessionStorage', 'indexedDB', 'fetch', 'XMLHttpRequest', 'WebSocket',
-].map((name) => ({ name, message: 'core/common/ is pure: it runs in Node and in the window alike, so it uses neither runtime\'s globals and does no I/O' }));
+  'process',
+  'Buffer',
+  'require',
+  '__dirname',
+  '__filename',
+  'global',
+  'setImmediate',
+  'window',
+  'document',
+  'navigator',
+  'location',
+  'localStorage',
+  'sessionStorage',
+  'indexedDB',
+  'fetch',
+  'XMLHttpRequest',
+  'WebSocket',
+].map((name) => ({ name, message: "core/common/ is pure: it runs in Node and in the window alike, so it uses neither runtime's globals and does no I/O" }));
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'dist-dev/', 'renderer-dist/', 'artifacts/', 'coverage/'] },
@@ -112,7 +127,10 @@ export default tseslint.config(
   {
     files: ['server/**'],
     ignores: TEST_FILES,
-    rules: forbid(['electron', 'electron/*', ...UI_PACKAGES, '**/electron/**', '**/renderer/**'], 'server/ is one shell: it imports core/ and shell-common/, never electron/ or renderer/'),
+    rules: forbid(
+      ['electron', 'electron/*', ...UI_PACKAGES, '**/electron/**', '**/renderer/**'],
+      'server/ is one shell: it imports core/ and shell-common/, never electron/ or renderer/',
+    ),
   },
   {
     files: ['renderer/**'],
@@ -147,7 +165,10 @@ export default tseslint.config(
     files: ['renderer/**/*.store.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['electron'], message: 'renderer/ runs in the browser sandbox' }] }],
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)(shell-common|server|electron)/', message: 'renderer/ talks to the shells through its API client only' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)(shell-common|server|electron)/', message: 'renderer/ talks to the shells through its API client only' }] },
+      ],
     },
   },
   {
@@ -167,6 +188,8 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly', setInterval: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly', setInterval: 'readonly' },
+    },
   },
 );

@@ -12,7 +12,16 @@ export default defineConfig({
   },
   test: {
     root: '.',
-    include: ['core/**/*.test.ts', 'shell-common/**/*.test.ts', 'server/**/*.test.ts', 'electron/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'e2e/**/*.test.ts', 'agents-real/**/*.test.ts', 'bench/**/*.test.ts'],
+    include: [
+      'core/**/*.test.ts',
+      'shell-common/**/*.test.ts',
+      'server/**/*.test.ts',
+      'electron/**/*.test.ts',
+      'renderer/**/*.test.{ts,tsx}',
+      'e2e/**/*.test.ts',
+      'agents-real/**/*.test.ts',
+      'bench/**/*.test.ts',
+    ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -75,7 +75,15 @@ describe('the Anthropic Messages stub', () => {
     const response = await post(s.url, { stream: true });
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     const events = parseSse(await response.text());
-    expect(events.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(events.map((e) => e.event)).toEqual([
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
     expect(events.every((e) => (e.data as { type: string }).type === e.event)).toBe(true);
     expect(events[0]?.data).toMatchObject({ message: { role: 'assistant', model: 'claude-test', content: [], usage: { input_tokens: 12 } } });
     expect(events[3]?.data).toMatchObject({ delta: { type: 'text_delta', text: 'Hello there' } });
@@ -143,17 +151,21 @@ describe('the Anthropic Messages stub', () => {
     await expect(startAnthropicStub([])).rejects.toThrow('at least one step');
   });
   it('by conversation: each agent gets its own script by the text its first user message opens with, stepped by its assistant turns; an unclaimed one gets a 400', async () => {
-    const s = await start(anthropic.byConversation([
-      { opensWith: 'Ask a subagent', steps: [anthropic.tool('Agent', { prompt: 'Say hello.' }), anthropic.text('done')] },
-      { opensWith: 'Say hello.', steps: [anthropic.serverError()] },
-    ]));
+    const s = await start(
+      anthropic.byConversation([
+        { opensWith: 'Ask a subagent', steps: [anthropic.tool('Agent', { prompt: 'Say hello.' }), anthropic.text('done')] },
+        { opensWith: 'Say hello.', steps: [anthropic.serverError()] },
+      ]),
+    );
     const user = (...texts: string[]) => ({ role: 'user', content: texts.map((text) => ({ type: 'text', text })) });
     const session = [user('<system-reminder>context</system-reminder>', 'Ask a subagent to say hello.')];
     const answers = [];
     answers.push((await post(s.url, { messages: session })).status);
     answers.push((await post(s.url, { messages: [user('Say hello.')] })).status);
     answers.push((await post(s.url, { messages: [...session, { role: 'assistant', content: [] }, user('result')] })).status);
-    answers.push((await post(s.url, { messages: [...session, { role: 'assistant', content: [] }, user('a'), { role: 'assistant', content: [] }, user('b')] })).status);
+    answers.push(
+      (await post(s.url, { messages: [...session, { role: 'assistant', content: [] }, user('a'), { role: 'assistant', content: [] }, user('b')] })).status,
+    );
     answers.push((await post(s.url, { messages: [user('Something else.')] })).status);
     expect(answers).toEqual([200, 500, 200, 200, 400]);
     expect(s.requests.map((r) => r.answer)).toEqual(['tool', 'error 500', 'text', 'text', 'unscripted']);

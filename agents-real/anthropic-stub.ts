@@ -143,12 +143,23 @@ function answerAnthropic(scripted: AnthropicStep, request: { body: Record<string
   const headers = { 'request-id': REQUEST_ID };
   const step = scripted.kind === 'by-conversation' ? conversationStep(scripted.conversations, request.body) : scripted;
   // A request of no scripted conversation is refused in the API's own terms, and recorded as such.
-  if (step === null) return jsonAnswer('unscripted', 400, { type: 'error', error: { type: 'invalid_request_error', message: 'the stub has no script for this conversation' }, request_id: REQUEST_ID }, headers);
+  if (step === null)
+    return jsonAnswer(
+      'unscripted',
+      400,
+      { type: 'error', error: { type: 'invalid_request_error', message: 'the stub has no script for this conversation' }, request_id: REQUEST_ID },
+      headers,
+    );
   switch (step.kind) {
     case 'hang':
       return HANG;
     case 'error':
-      return jsonAnswer(`error ${step.status}`, step.status, { type: 'error', error: { type: step.type, message: step.message }, request_id: REQUEST_ID }, { ...headers, ...step.headers });
+      return jsonAnswer(
+        `error ${step.status}`,
+        step.status,
+        { type: 'error', error: { type: step.type, message: step.message }, request_id: REQUEST_ID },
+        { ...headers, ...step.headers },
+      );
     default:
       break;
   }
@@ -160,7 +171,9 @@ function answerAnthropic(scripted: AnthropicStep, request: { body: Record<string
   }
   if (step.kind === 'stream-error') {
     const error = sseFrame('error', { type: 'error', error: { type: step.type, message: step.message } });
-    return request.stream === true ? sseAnswer('stream-error', [start, error], { headers }) : jsonAnswer('error 529', 529, { type: 'error', error: { type: step.type, message: step.message } }, headers);
+    return request.stream === true
+      ? sseAnswer('stream-error', [start, error], { headers })
+      : jsonAnswer('error 529', 529, { type: 'error', error: { type: step.type, message: step.message } }, headers);
   }
   const stopReason = step.kind === 'tool' ? 'tool_use' : 'end_turn';
   if (request.stream !== true) return jsonAnswer(step.kind, 200, message(model, contentOf(step), stopReason, 9), headers);

@@ -43,19 +43,37 @@ beforeAll(async () => {
   const home = makeTempHome();
   try {
     const settings = join(home.root, 'hooks-settings.json');
-    writeFileSync(settings, JSON.stringify({
-      hooks: {
-        UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'exit 1' }] }],
-        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo "blocked by the hivewatch test" >&2; exit 2' }] }],
-      },
-    }));
-    const context = { stubUrl: stub.url, otlpUrl: capture.url, otlpToken: OTLP_TOKEN, resourceAttributes: resourceAttributes({ runId: 'run-h', taskId: 'task-1', attempt: 1 }) };
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        hooks: {
+          UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'exit 1' }] }],
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo "blocked by the hivewatch test" >&2; exit 2' }] }],
+        },
+      }),
+    );
+    const context = {
+      stubUrl: stub.url,
+      otlpUrl: capture.url,
+      otlpToken: OTLP_TOKEN,
+      resourceAttributes: resourceAttributes({ runId: 'run-h', taskId: 'task-1', attempt: 1 }),
+    };
     const env = claudeEnv({ cli: 'claude-code', scenario: 'tool', output: 'json', protocol: 'json', retries: 'default' }, context);
     // An unlinked session: the hook errors are its own (a linked one leaves its outcome to the attempt).
     delete env.OTEL_RESOURCE_ATTRIBUTES;
     result = await runCli({
       command: install.bin,
-      args: ['-p', 'Run the shell command `echo hivewatch-tool-ran` and tell me what it printed.', '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash(echo:*)', '--settings', settings],
+      args: [
+        '-p',
+        'Run the shell command `echo hivewatch-tool-ran` and tell me what it printed.',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--allowedTools',
+        'Bash(echo:*)',
+        '--settings',
+        settings,
+      ],
       cwd: home.work,
       env: { ...baseEnv(home), ...guard.env(), ...env, CLAUDE_CONFIG_DIR: join(home.root, '.claude') },
       deadlineMs: 120_000,
@@ -77,16 +95,18 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'hooks'), () => {
   it('exports hook_execution_complete with the counts its docs name: a non-blocking error, then a block', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     const done = logsNamed(exports, 'claude_code.hook_execution_complete').map((e) => e.attributes);
-    expect(done.map((a) => [a.hook_event, a.num_blocking, a.num_non_blocking_error, a.num_cancelled])).toEqual(expect.arrayContaining([
-      ['UserPromptSubmit', '0', '1', '0'],
-      ['PreToolUse', '1', '0', '0'],
-    ]));
+    expect(done.map((a) => [a.hook_event, a.num_blocking, a.num_non_blocking_error, a.num_cancelled])).toEqual(
+      expect.arrayContaining([
+        ['UserPromptSubmit', '0', '1', '0'],
+        ['PreToolUse', '1', '0', '0'],
+      ]),
+    );
     expect(logsNamed(exports, 'claude_code.hook_execution_start').length).toBeGreaterThanOrEqual(2);
     // The blocked call is reported as a permission decision too, made by the hook.
     expect(logsNamed(exports, 'claude_code.tool_decision').map((e) => [e.attributes.decision, e.attributes.source])).toEqual([['reject', 'hook']]);
   });
 
-  it('ingested: AGENT_HOOK_FAILED and AGENT_HOOK_BLOCKED from hook:<name> (the hook\'s decision no second error), and the prompt ends failed with the block', async () => {
+  it("ingested: AGENT_HOOK_FAILED and AGENT_HOOK_BLOCKED from hook:<name> (the hook's decision no second error), and the prompt ends failed with the block", async () => {
     // The CLI ran on the wall clock: its records are read against the time it ended.
     const endedAt = Date.now();
     const quietMs = 60_000;

@@ -55,7 +55,7 @@ async function runClaude(script: AnthropicStep[], retry: number): Promise<{ w: P
 }
 
 describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'the claude-code preset and its linked telemetry'), () => {
-  it('401: one attempt, one request, USER_INVALID_CONFIG once — the CLI\'s api_error is a failed call inside the attempt, not a second failure', async () => {
+  it("401: one attempt, one request, USER_INVALID_CONFIG once — the CLI's api_error is a failed call inside the attempt, not a second failure", async () => {
     const { w, runId } = await runClaude([anthropic.unauthorized()], 2);
     const detail = (await w.store.getRun(runId))!;
     expect(detail.attempts.map((a) => [a.status, a.errorCode])).toEqual([['failed', 'USER_INVALID_CONFIG']]);
@@ -69,7 +69,12 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'the claude-code 
     expect((await w.store.failureCounts({ by: 'code' })).rows.map((r) => [r.key, r.count])).toEqual([['USER_INVALID_CONFIG', 1]]);
     const view = await w.service.getRun({ runId });
     expect(view!.tasks[0]!.attempts[0]!.telemetry).toEqual([
-      expect.objectContaining({ runId: link!.runId, apiCalls: 1, errors: 1, calls: [expect.objectContaining({ n: 1, status: 'failed', code: 'USER_INVALID_CONFIG' })] }),
+      expect.objectContaining({
+        runId: link!.runId,
+        apiCalls: 1,
+        errors: 1,
+        calls: [expect.objectContaining({ n: 1, status: 'failed', code: 'USER_INVALID_CONFIG' })],
+      }),
     ]);
     expect(w.guard.attempts).toEqual([]);
   });

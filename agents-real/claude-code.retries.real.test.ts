@@ -13,7 +13,15 @@ import { linesOfKind, logsNamed, spansNamed } from './telemetry.js';
 const install = await installedCli('claude-code');
 
 describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'API errors and its own retries'), () => {
-  const runs = liveRuns('claude-code', install, ['rate-limit', 'rate-limit-then-ok', 'overloaded', 'server-error', 'unauthorized', 'forbidden', 'stream-error']);
+  const runs = liveRuns('claude-code', install, [
+    'rate-limit',
+    'rate-limit-then-ok',
+    'overloaded',
+    'server-error',
+    'unauthorized',
+    'forbidden',
+    'stream-error',
+  ]);
 
   const answers = (id: string): string[] => runs.get(id).apiRequests.map((r) => r.answer);
   const retryLines = (id: string): Record<string, unknown>[] => linesOfKind(runs.get(id).result.stdout, 'system/api_retry');
@@ -30,7 +38,9 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'API errors and i
   it('429 then success, default retries: 2 requests, exit 0, one api_retry line (max_retries 10), and no api_error event at all', () => {
     const id = 'rate-limit-then-ok.json-out.otlp-json.default-retries';
     expect(answers(id)).toEqual(['error 429', 'text']);
-    expect(retryLines(id)).toEqual([expect.objectContaining({ attempt: 1, max_retries: 10, error_status: 429, error: 'rate_limit', retry_delay_ms: expect.any(Number) })]);
+    expect(retryLines(id)).toEqual([
+      expect.objectContaining({ attempt: 1, max_retries: 10, error_status: 429, error: 'rate_limit', retry_delay_ms: expect.any(Number) }),
+    ]);
     expect(logsNamed(runs.get(id).otlp, 'claude_code.api_error')).toEqual([]);
     expect(logsNamed(runs.get(id).otlp, 'claude_code.api_request')).toHaveLength(1);
     // Only the trace shows the retried request: one gen_ai.request.attempt event per request.
@@ -60,7 +70,10 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'API errors and i
     for (const scenario of ['rate-limit', 'server-error', 'unauthorized', 'overloaded']) {
       const id = `${scenario}.json-out.otlp-json.retries-0`;
       expect(answers(id), id).toHaveLength(1);
-      expect(logsNamed(runs.get(id).otlp, 'claude_code.api_error').map((e) => e.attributes.attempt), id).toEqual([1]);
+      expect(
+        logsNamed(runs.get(id).otlp, 'claude_code.api_error').map((e) => e.attributes.attempt),
+        id,
+      ).toEqual([1]);
       expect(logsNamed(runs.get(id).otlp, 'claude_code.api_retries_exhausted'), id).toEqual([]);
     }
   });
@@ -117,7 +130,11 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'API errors and i
 
   it('plain text and --output-format json say the same as stream-json', () => {
     expect(runs.get('rate-limit.plain-out.otlp-protobuf.retries-2').result.stdout).toMatch(/^API Error: Request rejected \(429\)/);
-    expect(JSON.parse(runs.get('overloaded.result-json-out.otlp-json.default-retries').result.stdout)).toMatchObject({ type: 'result', is_error: true, api_error_status: 529 });
+    expect(JSON.parse(runs.get('overloaded.result-json-out.otlp-json.default-retries').result.stdout)).toMatchObject({
+      type: 'result',
+      is_error: true,
+      api_error_status: 529,
+    });
     expectSameRequests(runs, 'server-error', 'retries-2');
   });
 
@@ -126,6 +143,8 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'API errors and i
 
 /** The three output modes of one scenario made the same requests. */
 function expectSameRequests(runs: LiveRuns, scenario: string, retries: string): void {
-  const counts = ['json-out.otlp-json', 'plain-out.otlp-protobuf', 'result-json-out.otlp-json'].map((v) => runs.get(`${scenario}.${v}.${retries}`).apiRequests.length);
+  const counts = ['json-out.otlp-json', 'plain-out.otlp-protobuf', 'result-json-out.otlp-json'].map(
+    (v) => runs.get(`${scenario}.${v}.${retries}`).apiRequests.length,
+  );
   expect(new Set(counts).size, `${scenario}: ${counts.join(', ')} requests`).toBe(1);
 }

@@ -23,7 +23,10 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'sessions, timeou
       const record = runs.get(runId(spec));
       expect(record.egress, record.id).toEqual([]);
       expect(record.otlp.length, `${record.id} exported nothing`).toBeGreaterThan(0);
-      expect(record.otlp.every((e) => e.authorized), record.id).toBe(true);
+      expect(
+        record.otlp.every((e) => e.authorized),
+        record.id,
+      ).toBe(true);
       expect(new Set(record.otlp.map((e) => e.encoding)), record.id).toEqual(new Set([spec.protocol]));
     }
   });
@@ -51,7 +54,12 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'sessions, timeou
     expect(request?.body).toBe('claude_code.api_request');
     expect(request?.attributes['event.name']).toBe('api_request');
     expect(request?.eventName).toBe('');
-    expect(request?.resource).toMatchObject({ 'service.name': 'claude-code', 'service.version': VERSION, 'hivewatch.run_id': 'run 7/a', 'hivewatch.attempt': '2' });
+    expect(request?.resource).toMatchObject({
+      'service.name': 'claude-code',
+      'service.version': VERSION,
+      'hivewatch.run_id': 'run 7/a',
+      'hivewatch.attempt': '2',
+    });
     expect(request?.attributes).toMatchObject({ model: expect.any(String), duration_ms: expect.any(Number), request_id: 'req_stub_0001' });
   });
 
@@ -78,7 +86,11 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'sessions, timeou
     expect(JSON.stringify(record.apiRequests[1]?.body)).toMatch(/"tool_use_id":"toolu_stub_0001".*hivewatch-tool-ran/);
     expect(record.result.exitCode).toBe(0);
     expect(logsNamed(record.otlp, 'claude_code.tool_decision')[0]?.attributes).toMatchObject({ tool_name: 'Bash', decision: 'accept' });
-    expect(logsNamed(record.otlp, 'claude_code.tool_result')[0]?.attributes).toMatchObject({ tool_name: 'Bash', success: 'true', duration_ms: expect.any(String) });
+    expect(logsNamed(record.otlp, 'claude_code.tool_result')[0]?.attributes).toMatchObject({
+      tool_name: 'Bash',
+      success: 'true',
+      duration_ms: expect.any(String),
+    });
     expect(logsNamed(record.otlp, 'claude_code.api_request')).toHaveLength(2);
     expect(spansNamed(record.otlp, 'claude_code.tool')).toHaveLength(1);
   });
@@ -87,7 +99,11 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'sessions, timeou
     const record = runs.get('hang.json-out.otlp-json.retries-0');
     expect(record.apiRequests.map((r) => [r.answer, r.clientClosedEarly])).toEqual([['hang', true]]);
     expect(record.result).toMatchObject({ exitCode: 1, killedBy: null });
-    expect(linesOfKind(record.result.stdout, 'result/success')[0]).toMatchObject({ is_error: true, api_error_status: null, result: expect.stringMatching(/^Request timed out/) });
+    expect(linesOfKind(record.result.stdout, 'result/success')[0]).toMatchObject({
+      is_error: true,
+      api_error_status: null,
+      result: expect.stringMatching(/^Request timed out/),
+    });
     const [error] = logsNamed(record.otlp, 'claude_code.api_error');
     expect(error?.attributes).toMatchObject({ error: 'Request timed out.', attempt: 1 });
     expect(error?.attributes).not.toHaveProperty('status_code');
@@ -113,10 +129,18 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'sessions, timeou
     expect(event?.rate_limit_info).toMatchObject({ status: 'rejected', rateLimitType: 'five_hour' });
     expect((event?.rate_limit_info as { resetsAt: number }).resetsAt).toBe(reset);
     const result = linesOfKind(record.result.stdout, 'result/success')[0] ?? {};
-    expect(result).toMatchObject({ is_error: true, api_error_status: 429, api_error: 'usage_limit_reached', result: expect.stringMatching(/^You've hit your 5-hour limit · resets /) });
+    expect(result).toMatchObject({
+      is_error: true,
+      api_error_status: 429,
+      api_error: 'usage_limit_reached',
+      result: expect.stringMatching(/^You've hit your 5-hour limit · resets /),
+    });
     // The preset's parser (core/runtimes/usage-limit.ts) reads the wall-clock reset to the end of the minute it names (the header's instant is on the minute).
     expect(parseUsageLimit(String(result.result), { now: record.startedAtMs, timeZone: 'UTC' })?.resetAt).toBe(reset * 1000 + 60_000);
-    expect(logsNamed(record.otlp, 'claude_code.api_error')[0]?.attributes).toMatchObject({ status_code: 429, error: "This request would exceed your account's rate limit." });
+    expect(logsNamed(record.otlp, 'claude_code.api_error')[0]?.attributes).toMatchObject({
+      status_code: 429,
+      error: "This request would exceed your account's rate limit.",
+    });
   });
 
   it('weekly limit on another day: "You\'ve hit your weekly limit · resets <Mon D>, <time> (UTC)" that Hivewatch reads back', () => {

@@ -23,7 +23,10 @@ describe.skipIf(!install.ok)(liveTitle('claude-code', install, 'subagents and a 
       const record = runs.get(runId(spec));
       expect(record.egress, record.id).toEqual([]);
       expect(record.result.exitCode, record.id).toBe(0);
-      expect(record.apiRequests.map((r) => r.answer), record.id).not.toContain('unscripted');
+      expect(
+        record.apiRequests.map((r) => r.answer),
+        record.id,
+      ).not.toContain('unscripted');
     }
   });
 

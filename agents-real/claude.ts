@@ -43,7 +43,10 @@ export function claudeSteps(scenario: ScenarioId, nowMs: number): AnthropicStep[
     case 'text':
       return [anthropic.text()];
     case 'tool':
-      return [anthropic.tool('Bash', { command: 'echo hivewatch-tool-ran', description: 'Print a marker' }), anthropic.text('The command printed hivewatch-tool-ran.')];
+      return [
+        anthropic.tool('Bash', { command: 'echo hivewatch-tool-ran', description: 'Print a marker' }),
+        anthropic.text('The command printed hivewatch-tool-ran.'),
+      ];
     case 'rate-limit':
       return [anthropic.rateLimited(1)];
     case 'rate-limit-then-ok':
@@ -93,7 +96,13 @@ export function claudeSteps(scenario: ScenarioId, nowMs: number): AnthropicStep[
             opensWith: CLAUDE_PROMPTS['subagent-nested'],
             steps: [anthropic.tool('Agent', { description: 'Start a chain', prompt: NESTED_OUTER, subagent_type: 'general-purpose' }), SESSION_ANSWERS],
           },
-          { opensWith: NESTED_OUTER, steps: [anthropic.tool('Agent', { description: 'Relay a hello', prompt: NESTED_MIDDLE, subagent_type: 'general-purpose' }), anthropic.text('The chain said hello.')] },
+          {
+            opensWith: NESTED_OUTER,
+            steps: [
+              anthropic.tool('Agent', { description: 'Relay a hello', prompt: NESTED_MIDDLE, subagent_type: 'general-purpose' }),
+              anthropic.text('The chain said hello.'),
+            ],
+          },
           { opensWith: NESTED_MIDDLE, steps: [AGENT_SAYS_HELLO, anthropic.text('The innermost subagent said hello.')] },
           { opensWith: 'Say hello.', steps: [anthropic.text('Hello from the innermost subagent.')] },
         ]),
@@ -136,7 +145,9 @@ function timeoutEnv(scenario: ScenarioId): Record<string, string> {
 export function claudeEnv(spec: RunSpec, context: ClaudeContext): Record<string, string> {
   const telemetry = claudeCodeEnv({ endpoint: context.otlpUrl, token: context.otlpToken });
   // A subscription's usage limit is read only when Claude Code signs in with an OAuth token.
-  const auth: Record<string, string> = spec.scenario.startsWith('usage-limit') ? { CLAUDE_CODE_OAUTH_TOKEN: CLAUDE_STUB_OAUTH_TOKEN } : { ANTHROPIC_API_KEY: CLAUDE_STUB_API_KEY };
+  const auth: Record<string, string> = spec.scenario.startsWith('usage-limit')
+    ? { CLAUDE_CODE_OAUTH_TOKEN: CLAUDE_STUB_OAUTH_TOKEN }
+    : { ANTHROPIC_API_KEY: CLAUDE_STUB_API_KEY };
   const retries: Record<string, string> = spec.retries === 'default' ? {} : { CLAUDE_CODE_MAX_RETRIES: String(spec.retries) };
   return {
     ANTHROPIC_BASE_URL: context.stubUrl,
@@ -167,15 +178,18 @@ export const PERMISSION_HOOK_HOLD_S = 6;
  */
 export function claudeSettings(scenario: ScenarioId): Record<string, unknown> | null {
   if (scenario !== 'permission-hook-denies') return null;
-  const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the operator.' } } });
-  return { hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `sleep ${PERMISSION_HOOK_HOLD_S}; printf '%s' '${answer}'` }] }] } };
+  const answer = JSON.stringify({
+    hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the operator.' } },
+  });
+  return {
+    hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `sleep ${PERMISSION_HOOK_HOLD_S}; printf '%s' '${answer}'` }] }] },
+  };
 }
 
 /** `settingsPath`: where the harness wrote claudeSettings(), when the scenario has any. */
 export function claudeArgs(spec: RunSpec, settingsPath?: string): string[] {
   const prompt = claudePrompt(spec.scenario);
-  const output =
-    spec.output === 'json' ? ['--output-format', 'stream-json', '--verbose'] : spec.output === 'result-json' ? ['--output-format', 'json'] : [];
+  const output = spec.output === 'json' ? ['--output-format', 'stream-json', '--verbose'] : spec.output === 'result-json' ? ['--output-format', 'json'] : [];
   const tools = spec.scenario === 'tool' ? ['--allowedTools', 'Bash(echo:*)'] : [];
   const settings = settingsPath === undefined ? [] : ['--settings', settingsPath];
   return ['-p', prompt, ...output, ...tools, ...settings];

@@ -123,7 +123,11 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'the codex-cli pres
   });
 
   it('a command the approval policy refuses: AGENT_SCOPE_VIOLATION naming it, not retried', async () => {
-    const escalate = openai.tool('exec_command', { cmd: 'touch /etc/hivewatch-was-here', sandbox_permissions: 'require_escalated', justification: 'needs to write' });
+    const escalate = openai.tool('exec_command', {
+      cmd: 'touch /etc/hivewatch-was-here',
+      sandbox_permissions: 'require_escalated',
+      justification: 'needs to write',
+    });
     const { w, runId } = await runCodex([escalate, openai.text('I could not run it.')], 2);
     const detail = (await w.store.getRun(runId))!;
     expect(detail.attempts.map((a) => [a.status, a.errorCode])).toEqual([['failed', 'AGENT_SCOPE_VIOLATION']]);

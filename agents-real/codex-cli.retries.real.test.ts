@@ -18,7 +18,8 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'API errors and its
 
   const count = (id: string): number => runs.get(id).apiRequests.length;
   const errors = (id: string): string[] => linesOfKind(runs.get(id).result.stdout, 'error').map((l) => String(l.message));
-  const failure = (id: string): string => String((linesOfKind(runs.get(id).result.stdout, 'turn.failed')[0]?.error as { message?: string } | undefined)?.message);
+  const failure = (id: string): string =>
+    String((linesOfKind(runs.get(id).result.stdout, 'turn.failed')[0]?.error as { message?: string } | undefined)?.message);
 
   it('every run stays on loopback (the built-in provider tries api.chatgpt.com, which the guard refuses); a failed turn exits 1, a recovered one 0', () => {
     for (const spec of runs.specs) {
@@ -40,7 +41,9 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'API errors and its
   it('429 with the defaults: 6 requests (the stream layer, 1 + 5; the HTTP layer does not retry a 429), "Reconnecting... n/5"', () => {
     const id = 'rate-limit.json-out.otlp-json.default-retries';
     expect(count(id)).toBe(6);
-    expect(errors(id).slice(0, 5)).toEqual([1, 2, 3, 4, 5].map((n) => `Reconnecting... ${n}/5 (exceeded retry limit, last status: 429 Too Many Requests, request id: req_stub_0001)`));
+    expect(errors(id).slice(0, 5)).toEqual(
+      [1, 2, 3, 4, 5].map((n) => `Reconnecting... ${n}/5 (exceeded retry limit, last status: 429 Too Many Requests, request id: req_stub_0001)`),
+    );
     expect(failure(id)).toBe('exceeded retry limit, last status: 429 Too Many Requests, request id: req_stub_0001');
     // `attempt` counts the HTTP layer's tries of one stream attempt: always 0 here.
     const attempts = logsNamed(runs.get(id).otlp, 'codex.api_request').map((e) => [e.attributes.attempt, e.attributes['http.response.status_code']]);
@@ -80,7 +83,11 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'API errors and its
     expect(failure(id)).toBe('We’re currently experiencing high demand, which may cause temporary errors.');
     const attempts = new Set(logsNamed(runs.get(id).otlp, 'codex.api_request').map((e) => e.attributes.attempt));
     expect(attempts).toEqual(new Set([0, 1, 2, 3, 4]));
-    const layers = new Set(spanEntries(runs.get(id).otlp).flatMap((s) => s.events.filter((e) => e.attributes['event.name'] === 'codex.retry').map((e) => e.attributes['retry.layer'])));
+    const layers = new Set(
+      spanEntries(runs.get(id).otlp).flatMap((s) =>
+        s.events.filter((e) => e.attributes['event.name'] === 'codex.retry').map((e) => e.attributes['retry.layer']),
+      ),
+    );
     expect(layers).toEqual(new Set(['http', 'stream']));
   });
 
@@ -90,7 +97,9 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'API errors and its
       expect(count(id), id).toBe(4);
       expect(errors(id)[0], id).toMatch(/^Reconnecting\.\.\. 1\/1 /);
     }
-    expect(failure('overloaded.json-out.otlp-json.retries-1')).toMatch(/^unexpected status 529 <unknown status code>: Overloaded, url: http:\/\/127\.0\.0\.1:\d+\/v1\/responses/);
+    expect(failure('overloaded.json-out.otlp-json.retries-1')).toMatch(
+      /^unexpected status 529 <unknown status code>: Overloaded, url: http:\/\/127\.0\.0\.1:\d+\/v1\/responses/,
+    );
   });
 
   it('401 and 403 are retried by the stream layer too (6 requests each); a 401 logs codex.auth_recovery', () => {

@@ -23,7 +23,10 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'turns, timeouts, u
     for (const spec of runs.specs.filter((s) => !s.networkDefaults)) {
       const record = runs.get(runId(spec));
       expect(record.egress, record.id).toEqual([]);
-      expect(record.otlp.every((e) => e.authorized && e.encoding === spec.protocol), record.id).toBe(true);
+      expect(
+        record.otlp.every((e) => e.authorized && e.encoding === spec.protocol),
+        record.id,
+      ).toBe(true);
     }
   });
 
@@ -53,13 +56,24 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'turns, timeouts, u
     const [request] = logsNamed(runs.get('text.json-out.otlp-json.default-retries').otlp, 'codex.api_request');
     expect(request?.body).toBe('');
     expect(request?.eventName).toMatch(/^event [\w/]+\.rs:\d+$/);
-    expect(request?.attributes).toMatchObject({ 'event.name': 'codex.api_request', 'http.response.status_code': 200, attempt: 0, duration_ms: expect.any(String) });
+    expect(request?.attributes).toMatchObject({
+      'event.name': 'codex.api_request',
+      'http.response.status_code': 200,
+      attempt: 0,
+      duration_ms: expect.any(String),
+    });
     expect(request?.attributes).toHaveProperty('conversation.id');
   });
 
   it('the resource: service.name codex_exec, environment as env, OTEL_RESOURCE_ATTRIBUTES kept percent-encoded', () => {
     const [first] = logEntries(runs.get('text.json-out.otlp-json.default-retries').otlp);
-    expect(first?.resource).toMatchObject({ 'service.name': 'codex_exec', 'service.version': VERSION, env: 'hivewatch', 'hivewatch.run_id': 'run%207%2Fa', 'hivewatch.attempt': '2' });
+    expect(first?.resource).toMatchObject({
+      'service.name': 'codex_exec',
+      'service.version': VERSION,
+      env: 'hivewatch',
+      'hivewatch.run_id': 'run%207%2Fa',
+      'hivewatch.attempt': '2',
+    });
   });
 
   it('traces: the log events again as span events (named by source location, event.name inside)', () => {
@@ -81,8 +95,14 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'turns, timeouts, u
   it('tool: exec_command runs (item.started / item.completed command_execution), its output goes back in the 2nd request', () => {
     const record = runs.get('tool.json-out.otlp-json.default-retries');
     expect(record.apiRequests.map((r) => r.answer)).toEqual(['tool', 'text']);
-    expect(JSON.stringify(record.apiRequests[1]?.body)).toMatch(/"function_call_output".*"call_id":"call_stub_0001"|"call_id":"call_stub_0001".*"function_call_output"/);
-    expect(linesOfKind(record.result.stdout, 'item.completed/command_execution')[0]?.item).toMatchObject({ exit_code: 0, status: 'completed', aggregated_output: 'hivewatch-tool-ran\n' });
+    expect(JSON.stringify(record.apiRequests[1]?.body)).toMatch(
+      /"function_call_output".*"call_id":"call_stub_0001"|"call_id":"call_stub_0001".*"function_call_output"/,
+    );
+    expect(linesOfKind(record.result.stdout, 'item.completed/command_execution')[0]?.item).toMatchObject({
+      exit_code: 0,
+      status: 'completed',
+      aggregated_output: 'hivewatch-tool-ran\n',
+    });
     expect(logsNamed(record.otlp, 'codex.tool_decision')[0]?.attributes).toMatchObject({ tool_name: 'exec_command', decision: 'approved', source: 'Config' });
     expect(logsNamed(record.otlp, 'codex.tool_result')[0]?.attributes).toMatchObject({ tool_name: 'exec_command', success: 'true', call_id: 'call_stub_0001' });
   });
@@ -100,8 +120,12 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'turns, timeouts, u
     const record = runs.get('stall.json-out.otlp-json.default-retries');
     expect(record.apiRequests).toHaveLength(6);
     expect(record.result.exitCode).toBe(1);
-    expect(linesOfKind(record.result.stdout, 'turn.failed')[0]?.error).toEqual({ message: 'stream disconnected before completion: idle timeout waiting for SSE' });
-    expect(linesOfKind(record.result.stdout, 'error').map((l) => l.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^Reconnecting\.\.\. 1\/5 /)]));
+    expect(linesOfKind(record.result.stdout, 'turn.failed')[0]?.error).toEqual({
+      message: 'stream disconnected before completion: idle timeout waiting for SSE',
+    });
+    expect(linesOfKind(record.result.stdout, 'error').map((l) => l.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Reconnecting\.\.\. 1\/5 /)]),
+    );
     const idle = logsNamed(record.otlp, 'codex.sse_event').filter((e) => e.attributes['error.message'] === 'idle timeout waiting for SSE');
     expect(idle.length).toBeGreaterThan(0);
   });

@@ -17,7 +17,13 @@ import { installedCli } from './install.js';
  */
 
 const tempDir = tempDirs();
-const FAKED = { LD_PRELOAD: '/usr/$LIB/faketime/libfaketime.so.1', FAKETIME: '+2d', FAKETIME_SHARED: '/faketime_sem_7 /faketime_shm_7', FAKETIME_DONT_FAKE_MONOTONIC: '1', PATH: '/usr/bin:/bin' };
+const FAKED = {
+  LD_PRELOAD: '/usr/$LIB/faketime/libfaketime.so.1',
+  FAKETIME: '+2d',
+  FAKETIME_SHARED: '/faketime_sem_7 /faketime_shm_7',
+  FAKETIME_DONT_FAKE_MONOTONIC: '1',
+  PATH: '/usr/bin:/bin',
+};
 
 describe('the faked clock for a CLI: the environment and the command line', () => {
   it('outside libfaketime, neither adds anything', () => {
@@ -66,7 +72,10 @@ afterAll(() => {
 /** A Node process under libfaketime, two days ahead, alive until the file ends: its environment (with the FAKETIME_SHARED it made). */
 async function fakedHost(preload: string): Promise<Record<string, string>> {
   const script = "console.log(JSON.stringify(process.env)); process.stdin.on('data', () => {}); process.stdin.on('end', () => process.exit(0));";
-  const host = spawn(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LD_PRELOAD: preload, FAKETIME: '+2d' }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const host = spawn(process.execPath, ['-e', script], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LD_PRELOAD: preload, FAKETIME: '+2d' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   hosts.push(host);
   const [line] = await new Promise<string[]>((resolve) => createInterface({ input: host.stdout! }).once('line', (first) => resolve([first])));
   return JSON.parse(line ?? '{}') as Record<string, string>;
@@ -80,7 +89,10 @@ describe('a CLI beside a live process under libfaketime', () => {
     expect(host.FAKETIME_SHARED).toBeDefined();
     // The machine's own clock, read without any preload (this suite may itself run under faketime).
     const real = Number(spawnSync('/bin/date', ['+%s'], { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' }).stdout.trim()) * 1000;
-    const child = spawnSync(process.execPath, ['-e', 'console.log(Date.now())'], { env: { PATH: host.PATH ?? '/usr/bin:/bin', ...fakedClockEnv(host) }, encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['-e', 'console.log(Date.now())'], {
+      env: { PATH: host.PATH ?? '/usr/bin:/bin', ...fakedClockEnv(host) },
+      encoding: 'utf8',
+    });
     expect(child.status, child.stderr).toBe(0);
     const ahead = Number(child.stdout.trim()) - real;
     expect(ahead).toBeGreaterThanOrEqual(TWO_DAYS);

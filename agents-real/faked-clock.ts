@@ -23,7 +23,9 @@ function underFaketime(env: Env): boolean {
 /** What an environment built from nothing adds to keep the suite's faked clock: the preload and its settings, never the inherited semaphore. */
 export function fakedClockEnv(env: Env = process.env): Record<string, string> {
   if (!underFaketime(env)) return {};
-  const kept = Object.entries(env).filter(([name, value]) => value !== undefined && (name === 'LD_PRELOAD' || (name.startsWith('FAKETIME') && name !== 'FAKETIME_SHARED')));
+  const kept = Object.entries(env).filter(
+    ([name, value]) => value !== undefined && (name === 'LD_PRELOAD' || (name.startsWith('FAKETIME') && name !== 'FAKETIME_SHARED')),
+  );
   return Object.fromEntries(kept) as Record<string, string>;
 }
 

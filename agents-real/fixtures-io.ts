@@ -140,7 +140,9 @@ const withoutBody = ({ body: _body, ...rest }: StubRequest): Omit<StubRequest, '
 
 function modelOf(request: StubRequest): string {
   const body = request.body;
-  return typeof body === 'object' && body !== null && typeof (body as Record<string, unknown>).model === 'string' ? String((body as Record<string, unknown>).model) : '';
+  return typeof body === 'object' && body !== null && typeof (body as Record<string, unknown>).model === 'string'
+    ? String((body as Record<string, unknown>).model)
+    : '';
 }
 
 function exportFile(capture: CapturedExport): { name: string; data: Buffer } {
@@ -216,5 +218,9 @@ export function readFixture(cli: CliName, id: string, version?: string): LoadedF
 /** The run ids recorded for a CLI: by the pinned version, or by an archived one. */
 export function fixtureIds(cli: CliName, version?: string): string[] {
   const dir = cliDir(cli, version);
-  return existsSync(dir) ? readdirSync(dir).filter((name) => existsSync(join(dir, name, 'run.json'))).sort() : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => existsSync(join(dir, name, 'run.json')))
+        .sort()
+    : [];
 }

@@ -53,7 +53,11 @@ function row(cli: CliName, id: string): string {
 }
 
 export function writeFixturesReadme(): void {
-  const lines = [HEADER, '| CLI (version that made it) | run | scenario | output | OTLP | retries | exit | API requests | OTLP exports |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
+  const lines = [
+    HEADER,
+    '| CLI (version that made it) | run | scenario | output | OTLP | retries | exit | API requests | OTLP exports |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
   for (const cli of Object.keys(CLI_PINS) as CliName[]) {
     for (const id of fixtureIds(cli)) {
       const line = row(cli, id);

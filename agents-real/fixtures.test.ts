@@ -65,7 +65,9 @@ describe('the recorded CLI fixtures', () => {
         const prefix = cli === 'claude-code' ? 'claude_code.' : 'codex.';
         expect(decoded, `${cli} ${id}`).toEqual(meant.map((name) => (name.startsWith(prefix) ? name : '')));
         // The one record of another kind: Codex's metrics client, when [analytics] is on (text with the network defaults).
-        expect([...new Set(meant.filter((name) => !name.startsWith(prefix)))], `${cli} ${id}`).toEqual(id.endsWith('network-defaults') && cli === 'codex-cli' ? ['flushing OTEL metrics'] : []);
+        expect([...new Set(meant.filter((name) => !name.startsWith(prefix)))], `${cli} ${id}`).toEqual(
+          id.endsWith('network-defaults') && cli === 'codex-cli' ? ['flushing OTEL metrics'] : [],
+        );
       }
     }
   });
@@ -77,8 +79,14 @@ describe('the recorded CLI fixtures', () => {
       return [...new Set(logEntries(fixture?.exports ?? []).map(logName))].filter((n) => !timed.has(n)).sort();
     };
     const twins: [CliName, string, string][] = [
-      ...MATRIX['claude-code'].filter((s) => s.protocol === 'protobuf').map((s): [CliName, string, string] => ['claude-code', runId(s), runId({ ...s, output: 'json', protocol: 'json' })]),
-      ...['text', 'tool', 'rate-limit-then-ok'].map((scenario): [CliName, string, string] => ['codex-cli', `${scenario}.plain-out.otlp-protobuf.default-retries`, `${scenario}.json-out.otlp-json.default-retries`]),
+      ...MATRIX['claude-code']
+        .filter((s) => s.protocol === 'protobuf')
+        .map((s): [CliName, string, string] => ['claude-code', runId(s), runId({ ...s, output: 'json', protocol: 'json' })]),
+      ...['text', 'tool', 'rate-limit-then-ok'].map((scenario): [CliName, string, string] => [
+        'codex-cli',
+        `${scenario}.plain-out.otlp-protobuf.default-retries`,
+        `${scenario}.json-out.otlp-json.default-retries`,
+      ]),
     ];
     for (const [cli, protobuf, json] of twins) {
       expect(names(cli, protobuf), `${cli} ${protobuf} vs ${json}`).toEqual(names(cli, json));

@@ -36,7 +36,8 @@ interface Engine {
 function sqliteEngine(): Engine {
   const dir = mkdtempSync(join(tmpdir(), 'hw-genai-real-'));
   return {
-    name: 'SQLite', skip: null,
+    name: 'SQLite',
+    skip: null,
     open: (name) => openStore({ path: join(dir, `${name}.db`) }),
     stop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
   };
@@ -45,7 +46,8 @@ function sqliteEngine(): Engine {
 function postgresEngine(): Engine {
   const databases = new TestDatabases();
   return {
-    name: 'PostgreSQL', skip: postgresBinaries ? null : postgresMissing,
+    name: 'PostgreSQL',
+    skip: postgresBinaries ? null : postgresMissing,
     async open(name) {
       await databases.start();
       const url = await databases.fresh(name);
@@ -75,14 +77,24 @@ async function runScenario(env: Awaited<ReturnType<typeof setup>>, scenario: str
   if (!install.ok) throw new Error(install.reason);
   const stub = await startOpenAiChatStub(GENAI_SCENARIOS[scenario] ?? []);
   closers.push(() => stub.close());
-  const result = await runGenAiClient({ modules: install.dir, providerUrl: stub.url, otlpEndpoint: env.receiver.endpoint, token: env.receiver.token, conversationId, protocol });
+  const result = await runGenAiClient({
+    modules: install.dir,
+    providerUrl: stub.url,
+    otlpEndpoint: env.receiver.endpoint,
+    token: env.receiver.token,
+    conversationId,
+    protocol,
+  });
   const runs = async () => (await env.store.listRuns({ limit: 20 })).runs.filter((r) => r.flow === 'external:weather-agent');
   // The receiver answers the export before its queue writes it: wait until the run has its agent's verdict.
-  await vi.waitFor(async () => {
-    const events = await Promise.all((await runs()).map((r) => env.store.getEvents(r.id)));
-    const ended = events.flat().filter((e) => e.type === 'externalEvent' && e.name === 'invoke_agent weather');
-    expect(ended.length, `the ${scenario} run's invoke_agent span (client: exit ${String(result.exitCode)}, ${result.stderr})`).toBeGreaterThan(0);
-  }, { timeout: 30_000 });
+  await vi.waitFor(
+    async () => {
+      const events = await Promise.all((await runs()).map((r) => env.store.getEvents(r.id)));
+      const ended = events.flat().filter((e) => e.type === 'externalEvent' && e.name === 'invoke_agent weather');
+      expect(ended.length, `the ${scenario} run's invoke_agent span (client: exit ${String(result.exitCode)}, ${result.stderr})`).toBeGreaterThan(0);
+    },
+    { timeout: 30_000 },
+  );
   const run = (await runs()).find((r) => r.flowName.includes(conversationId.slice(0, 8)));
   if (!run) throw new Error(`no external run for ${conversationId}`);
   return { result, stub, runId: run.id };
@@ -99,31 +111,44 @@ describe.each([
   const skip = install.ok ? engine.skip : `the GenAI client's packages could not be installed (${install.reason})`;
   afterAll(() => engine.stop());
 
-  it.skipIf(skip !== null)(skipTitle(`${engine.name}: 429 then success: a failed RUNTIME_RATE_LIMIT attempt, a succeeded one with its tokens; the session completes when it goes quiet`, skip), async () => {
-    const env = await setup(engine, 'genai_rl');
-    const { result, stub, runId } = await runScenario(env, 'rate-limit-then-ok', 'conv-rl-then-ok');
-    expect(result.exitCode, result.stderr).toBe(0);
-    expect(stub.requests.map((r) => r.answer)).toEqual(['error 429', 'text']);
-    const detail = (await env.store.getRun(runId))!;
-    expect(detail.attempts.map((a) => [a.attempt, a.status, a.errorCode])).toEqual([
-      [1, 'failed', 'RUNTIME_RATE_LIMIT'],
-      [2, 'succeeded', null],
-    ]);
-    const events = await env.store.getEvents(runId);
-    expect(ofType(events, 'attemptSucceeded')[0]?.usage).toEqual({ inputTokens: CHAT_USAGE.prompt_tokens, outputTokens: CHAT_USAGE.completion_tokens, source: 'telemetry' });
-    env.clock.now += QUIET_MS + 1;
-    await env.receiver.ingester.sweep();
-    expect((await env.store.getRun(runId))!.run.status).toBe('completed');
-  });
+  it.skipIf(skip !== null)(
+    skipTitle(
+      `${engine.name}: 429 then success: a failed RUNTIME_RATE_LIMIT attempt, a succeeded one with its tokens; the session completes when it goes quiet`,
+      skip,
+    ),
+    async () => {
+      const env = await setup(engine, 'genai_rl');
+      const { result, stub, runId } = await runScenario(env, 'rate-limit-then-ok', 'conv-rl-then-ok');
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(stub.requests.map((r) => r.answer)).toEqual(['error 429', 'text']);
+      const detail = (await env.store.getRun(runId))!;
+      expect(detail.attempts.map((a) => [a.attempt, a.status, a.errorCode])).toEqual([
+        [1, 'failed', 'RUNTIME_RATE_LIMIT'],
+        [2, 'succeeded', null],
+      ]);
+      const events = await env.store.getEvents(runId);
+      expect(ofType(events, 'attemptSucceeded')[0]?.usage).toEqual({
+        inputTokens: CHAT_USAGE.prompt_tokens,
+        outputTokens: CHAT_USAGE.completion_tokens,
+        source: 'telemetry',
+      });
+      env.clock.now += QUIET_MS + 1;
+      await env.receiver.ingester.sweep();
+      expect((await env.store.getRun(runId))!.run.status).toBe('completed');
+    },
+  );
 
-  it.skipIf(skip !== null)(skipTitle(`${engine.name}: 401, exported as protobuf: one failed attempt, USER_INVALID_CONFIG, and the session ends failed with it`, skip), async () => {
-    const env = await setup(engine, 'genai_401');
-    const { result, runId } = await runScenario(env, 'unauthorized', 'conv-unauthorized', 'http/protobuf');
-    expect(result.exitCode).toBe(1);
-    const detail = (await env.store.getRun(runId))!;
-    expect(detail.attempts.map((a) => [a.status, a.errorCode])).toEqual([['failed', 'USER_INVALID_CONFIG']]);
-    env.clock.now += QUIET_MS + 1;
-    await env.receiver.ingester.sweep();
-    expect((await env.store.getRun(runId))!.run).toMatchObject({ status: 'failed', endingCode: 'USER_INVALID_CONFIG' });
-  });
+  it.skipIf(skip !== null)(
+    skipTitle(`${engine.name}: 401, exported as protobuf: one failed attempt, USER_INVALID_CONFIG, and the session ends failed with it`, skip),
+    async () => {
+      const env = await setup(engine, 'genai_401');
+      const { result, runId } = await runScenario(env, 'unauthorized', 'conv-unauthorized', 'http/protobuf');
+      expect(result.exitCode).toBe(1);
+      const detail = (await env.store.getRun(runId))!;
+      expect(detail.attempts.map((a) => [a.status, a.errorCode])).toEqual([['failed', 'USER_INVALID_CONFIG']]);
+      env.clock.now += QUIET_MS + 1;
+      await env.receiver.ingester.sweep();
+      expect((await env.store.getRun(runId))!.run).toMatchObject({ status: 'failed', endingCode: 'USER_INVALID_CONFIG' });
+    },
+  );
 });

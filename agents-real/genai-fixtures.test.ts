@@ -19,23 +19,30 @@ describe('the recorded GenAI client fixtures', () => {
       expect(fixture.bodies.length, id).toBeGreaterThan(0);
       const records = fixture.bodies.flatMap((body) => decodeOtlp('traces', fixture.run.protocol === 'http/protobuf' ? 'protobuf' : 'json', body));
       expect(records.length, id).toBeGreaterThan(0);
-      expect(records.every((r) => r.span?.conversationId === `conv-${fixture.run.scenario}` && r.span.task !== null), id).toBe(true);
+      expect(
+        records.every((r) => r.span?.conversationId === `conv-${fixture.run.scenario}` && r.span.task !== null),
+        id,
+      ).toBe(true);
     }
   });
 });
 
 describe('the recorded GenAI SDK apps (genai-sdks/apps.ts)', () => {
-  it.each(['ai-sdk', 'traceloop', 'openinference'] as const)('%s: every scenario is recorded, by the packages the app runs with now (bump one, then npm run record-genai-fixtures)', (app) => {
-    const family = `genai-${app}`;
-    expect(genAiFixtureIds(family)).toEqual(Object.keys(APP_SCENARIOS[app]).sort());
-    for (const id of genAiFixtureIds(family)) {
-      const fixture = readGenAiFixture(id, family)!;
-      expect(fixture.run.packages, id).toEqual(appPackages(app));
-      // A refused call through the openai SDK's instrumentations sent nothing (docs/otel.md); every other run sent spans.
-      if (id.endsWith('openai-unauthorized')) expect(fixture.bodies, id).toEqual([]);
-      else expect(fixture.bodies.length, id).toBeGreaterThan(0);
-      // Each export decodes (JSON or protobuf, as it was sent).
-      for (const [i, body] of fixture.bodies.entries()) expect(() => decodeOtlp('traces', fixture.run.exports[i]?.contentType.includes('protobuf') ? 'protobuf' : 'json', body), id).not.toThrow();
-    }
-  });
+  it.each(['ai-sdk', 'traceloop', 'openinference'] as const)(
+    '%s: every scenario is recorded, by the packages the app runs with now (bump one, then npm run record-genai-fixtures)',
+    (app) => {
+      const family = `genai-${app}`;
+      expect(genAiFixtureIds(family)).toEqual(Object.keys(APP_SCENARIOS[app]).sort());
+      for (const id of genAiFixtureIds(family)) {
+        const fixture = readGenAiFixture(id, family)!;
+        expect(fixture.run.packages, id).toEqual(appPackages(app));
+        // A refused call through the openai SDK's instrumentations sent nothing (docs/otel.md); every other run sent spans.
+        if (id.endsWith('openai-unauthorized')) expect(fixture.bodies, id).toEqual([]);
+        else expect(fixture.bodies.length, id).toBeGreaterThan(0);
+        // Each export decodes (JSON or protobuf, as it was sent).
+        for (const [i, body] of fixture.bodies.entries())
+          expect(() => decodeOtlp('traces', fixture.run.exports[i]?.contentType.includes('protobuf') ? 'protobuf' : 'json', body), id).not.toThrow();
+      }
+    },
+  );
 });

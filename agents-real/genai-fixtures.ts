@@ -59,5 +59,9 @@ export function readGenAiFixture(id: string, family = GENAI_OPENAI): LoadedGenAi
 
 export function genAiFixtureIds(family = GENAI_OPENAI): string[] {
   const dir = dirOf(family);
-  return existsSync(dir) ? readdirSync(dir).filter((name) => existsSync(join(dir, name, 'run.json'))).sort() : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => existsSync(join(dir, name, 'run.json')))
+        .sort()
+    : [];
 }

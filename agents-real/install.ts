@@ -48,7 +48,7 @@ export function testClisRoot(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 function cacheName(spec: string, version: string): string {
-  const pkg = spec.startsWith('@') ? spec.slice(0, spec.indexOf('@', 1)) : spec.split('@')[0] ?? spec;
+  const pkg = spec.startsWith('@') ? spec.slice(0, spec.indexOf('@', 1)) : (spec.split('@')[0] ?? spec);
   return `${pkg.replace(/[/\\:]/g, '+').replace(/^\+*/, '')}@${version}`;
 }
 
@@ -143,7 +143,9 @@ export async function installCli(request: InstallRequest): Promise<CliInstall> {
     const [command, args] = (await hasFlock()) ? ['flock', ['-w', '1200', lock, ...script]] : [script[0] ?? 'sh', script.slice(1)];
     const ran = await run(command, args, { timeoutMs: request.timeoutMs ?? INSTALL_TIMEOUT_MS });
     if (ran.code !== 0) {
-      return fail(`npm install ${request.spec} into ${root} failed (exit ${String(ran.code)}${ran.error ? `, ${ran.error}` : ''}): ${lastLines(ran.stderr) || 'no output'}`);
+      return fail(
+        `npm install ${request.spec} into ${root} failed (exit ${String(ran.code)}${ran.error ? `, ${ran.error}` : ''}): ${lastLines(ran.stderr) || 'no output'}`,
+      );
     }
     reused = ran.stdout.trim() === 'present';
   }
@@ -164,7 +166,13 @@ export function installedCli(name: CliName): Promise<CliInstall> {
   let install = installs.get(name);
   if (!install) {
     const pin = CLI_PINS[name];
-    install = installCli({ name, spec: `${pin.pkg}@${pin.version}`, version: pin.version, bin: pin.bin, alternates: pin.alternates?.(process.platform, process.arch) });
+    install = installCli({
+      name,
+      spec: `${pin.pkg}@${pin.version}`,
+      version: pin.version,
+      bin: pin.bin,
+      alternates: pin.alternates?.(process.platform, process.arch),
+    });
     installs.set(name, install);
   }
   return install;

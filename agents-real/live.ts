@@ -53,7 +53,7 @@ export function liveRuns(cli: CliName, install: CliInstall, scenarios: readonly 
     get(id) {
       const record = records.get(id);
       if (record) return record;
-      throw new Error(`run ${id} has no record: ${failures.get(id) ?? 'it is not among the suite\'s scenarios (agents-real/matrix.ts)'}`);
+      throw new Error(`run ${id} has no record: ${failures.get(id) ?? "it is not among the suite's scenarios (agents-real/matrix.ts)"}`);
     },
   };
 }

@@ -46,7 +46,11 @@ const CLAUDE_ROWS: Row[] = [
 const CODEX_ROWS: Row[] = [
   { scenario: 'text', retries: 'default', also: [{ retries: 'default', networkDefaults: true }] },
   { scenario: 'tool', retries: 'default' },
-  { scenario: 'rate-limit', retries: 'default', also: [{ retries: 0 }, { retries: 'default', exportAtExit: true }, { retries: 'default', builtInProvider: true }] },
+  {
+    scenario: 'rate-limit',
+    retries: 'default',
+    also: [{ retries: 0 }, { retries: 'default', exportAtExit: true }, { retries: 'default', builtInProvider: true }],
+  },
   { scenario: 'rate-limit-then-ok', retries: 'default' },
   { scenario: 'overloaded', retries: 1, also: [{ retries: 0 }, { retries: 'default', slow: true }] },
   { scenario: 'server-error', retries: 1, also: [{ retries: 0 }, { retries: 'default' }] },
@@ -94,4 +98,3 @@ export const MATRIX: Record<CliName, RunSpec[]> = {
   'claude-code': specsOf('claude-code', CLAUDE_ROWS),
   'codex-cli': specsOf('codex-cli', CODEX_ROWS),
 };
-

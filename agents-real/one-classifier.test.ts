@@ -24,19 +24,40 @@ import type { CliName } from './pins.js';
 /** What each scenario's failure is, whichever way it arrives (null: the run succeeded). */
 const EXPECTED: Record<CliName, Record<string, string | null>> = {
   'claude-code': {
-    text: null, tool: null, 'rate-limit-then-ok': null, subagent: null, refused: 'AGENT_SCOPE_VIOLATION',
+    text: null,
+    tool: null,
+    'rate-limit-then-ok': null,
+    subagent: null,
+    refused: 'AGENT_SCOPE_VIOLATION',
     // A failing subagent fails its own run, never its session's (docs/otel.md "Subagents").
-    'subagent-fails': null, 'subagent-nested': null, 'permission-hook-denies': 'AGENT_SCOPE_VIOLATION',
-    'rate-limit': 'RUNTIME_RATE_LIMIT', overloaded: 'RUNTIME_RATE_LIMIT', 'usage-limit': 'RUNTIME_RATE_LIMIT', 'usage-limit-next-day': 'RUNTIME_RATE_LIMIT',
+    'subagent-fails': null,
+    'subagent-nested': null,
+    'permission-hook-denies': 'AGENT_SCOPE_VIOLATION',
+    'rate-limit': 'RUNTIME_RATE_LIMIT',
+    overloaded: 'RUNTIME_RATE_LIMIT',
+    'usage-limit': 'RUNTIME_RATE_LIMIT',
+    'usage-limit-next-day': 'RUNTIME_RATE_LIMIT',
     'stream-error': 'RUNTIME_RATE_LIMIT',
-    'server-error': 'RUNTIME_PROVIDER_ERROR', unauthorized: 'USER_INVALID_CONFIG', forbidden: 'USER_INVALID_CONFIG',
-    hang: 'RUNTIME_TIMEOUT', stall: 'RUNTIME_TIMEOUT',
+    'server-error': 'RUNTIME_PROVIDER_ERROR',
+    unauthorized: 'USER_INVALID_CONFIG',
+    forbidden: 'USER_INVALID_CONFIG',
+    hang: 'RUNTIME_TIMEOUT',
+    stall: 'RUNTIME_TIMEOUT',
   },
   'codex-cli': {
-    text: null, tool: null, 'rate-limit-then-ok': null, refused: 'AGENT_SCOPE_VIOLATION',
-    'rate-limit': 'RUNTIME_RATE_LIMIT', overloaded: 'RUNTIME_RATE_LIMIT', 'usage-limit': 'RUNTIME_RATE_LIMIT',
-    'usage-limit-next-day': 'RUNTIME_RATE_LIMIT', 'server-error': 'RUNTIME_PROVIDER_ERROR', 'stream-error': 'RUNTIME_PROVIDER_ERROR',
-    unauthorized: 'USER_INVALID_CONFIG', forbidden: 'USER_INVALID_CONFIG', stall: 'RUNTIME_TIMEOUT',
+    text: null,
+    tool: null,
+    'rate-limit-then-ok': null,
+    refused: 'AGENT_SCOPE_VIOLATION',
+    'rate-limit': 'RUNTIME_RATE_LIMIT',
+    overloaded: 'RUNTIME_RATE_LIMIT',
+    'usage-limit': 'RUNTIME_RATE_LIMIT',
+    'usage-limit-next-day': 'RUNTIME_RATE_LIMIT',
+    'server-error': 'RUNTIME_PROVIDER_ERROR',
+    'stream-error': 'RUNTIME_PROVIDER_ERROR',
+    unauthorized: 'USER_INVALID_CONFIG',
+    forbidden: 'USER_INVALID_CONFIG',
+    stall: 'RUNTIME_TIMEOUT',
     // The harness killed it (Codex bounds nothing about a request without an answer): no CLI output for a
     // preset to read; its telemetry shows a request in flight when the session went quiet.
     hang: 'RUNTIME_TIMEOUT',
@@ -51,13 +72,23 @@ const EXPECTED: Record<CliName, Record<string, string | null>> = {
 const ATTEMPT_REPORTS_IT = new Set(['refused', 'permission-hook-denies']);
 
 /** The subagent runs each scenario starts (Claude Code's Agent tool), ended as they reported. */
-const SUBAGENTS: Record<string, string[]> = { subagent: ['completed'], 'subagent-fails': ['failed'], 'subagent-nested': ['completed', 'completed', 'completed'] };
+const SUBAGENTS: Record<string, string[]> = {
+  subagent: ['completed'],
+  'subagent-fails': ['failed'],
+  'subagent-nested': ['completed', 'completed', 'completed'],
+};
 
 /** The preset's reading: only runs printed in the preset's own format (Claude Code's JSON, Codex's --json). */
 function presetReading(cli: CliName, f: LoadedFixture): AttemptResult | null {
   if (f.run.spec.output === 'plain' || (cli === 'codex-cli' && f.run.spec.scenario === 'hang')) return null;
   const observation: RuntimeObservation = {
-    runtimeName: cli, exitCode: f.run.exitCode, signal: f.run.signal, timedOut: false, stdout: f.stdout, stderr: f.stderr, durationMs: f.run.durationMs,
+    runtimeName: cli,
+    exitCode: f.run.exitCode,
+    signal: f.run.signal,
+    timedOut: false,
+    stdout: f.stdout,
+    stderr: f.stderr,
+    durationMs: f.run.durationMs,
   };
   const at = { now: Date.parse(f.run.recordedAt) + f.run.durationMs, timeZone: 'UTC', agentName: 'coder' };
   return cli === 'claude-code' ? readClaudeCodeOutput(observation, at) : readCodexCliOutput(observation, at);
@@ -81,7 +112,9 @@ afterAll(async () => {
 });
 
 /** Posts a run's recorded exports to the receiver as the CLI sent them, ends its sessions, and returns the codes its runs ended with. */
-async function telemetryReading(f: LoadedFixture): Promise<{ names: string[]; runs: number; endings: (string | null)[]; statuses: string[]; subagents: string[] }> {
+async function telemetryReading(
+  f: LoadedFixture,
+): Promise<{ names: string[]; runs: number; endings: (string | null)[]; statuses: string[]; subagents: string[] }> {
   now = Date.parse(f.run.recordedAt) + 60 * 60_000;
   const before = new Set((await store.listRuns({ limit: 500 })).runs.map((r) => r.id));
   for (const e of f.exports) {
@@ -94,7 +127,16 @@ async function telemetryReading(f: LoadedFixture): Promise<{ names: string[]; ru
   await receiver.ingester.sweep();
   const fresh = (await store.listRuns({ limit: 500 })).runs.filter((r) => !before.has(r.id));
   // A subagent's run is a child of its session's (docs/otel.md "Subagents"): the session is the run compared here.
-  const children = new Set((await store.runStatements((d) => spawnLinks(d, fresh.map((r) => r.id)))).parents.map((l) => l.runId));
+  const children = new Set(
+    (
+      await store.runStatements((d) =>
+        spawnLinks(
+          d,
+          fresh.map((r) => r.id),
+        ),
+      )
+    ).parents.map((l) => l.runId),
+  );
   const runs = fresh.filter((r) => !children.has(r.id));
   const subagents = fresh.filter((r) => children.has(r.id)).map((r) => r.status);
   const details = await Promise.all(runs.map(async (r) => (await store.getRun(r.id))!));

@@ -33,7 +33,13 @@ const fixtureOf = (cli: CliName): LoadedFixture => readFixture(cli, 'refused.jso
 
 function presetError(cli: CliName, f: LoadedFixture): ErrorEnvelope | null {
   const observation: RuntimeObservation = {
-    runtimeName: cli, exitCode: f.run.exitCode, signal: f.run.signal, timedOut: false, stdout: f.stdout, stderr: f.stderr, durationMs: f.run.durationMs,
+    runtimeName: cli,
+    exitCode: f.run.exitCode,
+    signal: f.run.signal,
+    timedOut: false,
+    stdout: f.stdout,
+    stderr: f.stderr,
+    durationMs: f.run.durationMs,
   };
   const at = { now: Date.parse(f.run.recordedAt), timeZone: 'UTC', agentName: 'coder' };
   const result = cli === 'claude-code' ? readClaudeCodeOutput(observation, at) : readCodexCliOutput(observation, at);
@@ -105,7 +111,9 @@ describe('claude-code: the refusal and its decision', () => {
   it("the preset's error names the call the journaled decision names: both paths give one answer", async () => {
     now = Date.parse(f.run.recordedAt) + 60_000;
     const { runIds } = await new OtelIngester(store, { now: () => now }).ingest(records(f, true), null);
-    const decisions = (await store.getEvents(runIds[0] as string)).flatMap((e) => (e.type === 'externalEvent' && e.name === 'claude_code.tool_decision' ? [e.attributes] : []));
+    const decisions = (await store.getEvents(runIds[0] as string)).flatMap((e) =>
+      e.type === 'externalEvent' && e.name === 'claude_code.tool_decision' ? [e.attributes] : [],
+    );
     expect(decisions.map((d) => [d.decision, d.source, d.tool_use_id])).toEqual([['reject', 'config', CALL_ID]]);
     expect((presetError('claude-code', f)?.context.denials as { toolUseId?: string }[])[0]?.toolUseId).toBe(decisions[0]?.tool_use_id);
   });

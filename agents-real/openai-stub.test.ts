@@ -54,7 +54,12 @@ describe('the OpenAI Responses stub', () => {
     expect(events.every((e) => (e.data as { type: string }).type === e.event)).toBe(true);
     expect(events[4]?.data).toMatchObject({ delta: 'Hello', item_id: 'msg_stub_0001' });
     expect(events[8]?.data).toMatchObject({
-      response: { status: 'completed', model: 'gpt-test', usage: { input_tokens: 12, output_tokens: 9, total_tokens: 21 }, output: [{ type: 'message', content: [{ type: 'output_text', text: 'Hello' }] }] },
+      response: {
+        status: 'completed',
+        model: 'gpt-test',
+        usage: { input_tokens: 12, output_tokens: 9, total_tokens: 21 },
+        output: [{ type: 'message', content: [{ type: 'output_text', text: 'Hello' }] }],
+      },
     });
   });
 
@@ -72,7 +77,9 @@ describe('the OpenAI Responses stub', () => {
     const response = await post(s.url);
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('2');
-    expect(await response.json()).toEqual({ error: { message: expect.stringContaining('Rate limit reached'), type: 'requests', param: null, code: 'rate_limit_exceeded' } });
+    expect(await response.json()).toEqual({
+      error: { message: expect.stringContaining('Rate limit reached'), type: 'requests', param: null, code: 'rate_limit_exceeded' },
+    });
     for (const [step, status] of [
       [openai.overloaded(), 529],
       [openai.unauthorized(), 401],
@@ -109,7 +116,9 @@ describe('the OpenAI Responses stub', () => {
     await s.reached(2);
     abort.abort();
     expect(await pending).toBe('AbortError');
-    await expect.poll(() => s.requests.every((r) => r.clientClosedEarly), { message: 'both requests to be seen closed by the client', timeout: 20_000 }).toBeTruthy();
+    await expect
+      .poll(() => s.requests.every((r) => r.clientClosedEarly), { message: 'both requests to be seen closed by the client', timeout: 20_000 })
+      .toBeTruthy();
     expect(s.requests.map((r) => r.answer)).toEqual(['stall', 'hang']);
   });
 

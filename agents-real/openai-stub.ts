@@ -32,8 +32,16 @@ export const openai = {
     headers: { 'retry-after': String(retryAfterSeconds) },
   }),
   overloaded: (): OpenAiStep => ({ kind: 'error', status: 529, error: apiError('Overloaded', 'server_error', null) }),
-  serverError: (): OpenAiStep => ({ kind: 'error', status: 500, error: apiError('The server had an error while processing your request.', 'server_error', null) }),
-  unauthorized: (): OpenAiStep => ({ kind: 'error', status: 401, error: apiError('Incorrect API key provided: stub-***.', 'invalid_request_error', 'invalid_api_key') }),
+  serverError: (): OpenAiStep => ({
+    kind: 'error',
+    status: 500,
+    error: apiError('The server had an error while processing your request.', 'server_error', null),
+  }),
+  unauthorized: (): OpenAiStep => ({
+    kind: 'error',
+    status: 401,
+    error: apiError('Incorrect API key provided: stub-***.', 'invalid_request_error', 'invalid_api_key'),
+  }),
   forbidden: (): OpenAiStep => ({
     kind: 'error',
     status: 403,
@@ -55,11 +63,23 @@ export const openai = {
   stall: (): OpenAiStep => ({ kind: 'stall' }),
 };
 
-const USAGE = { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 21 };
+const USAGE = {
+  input_tokens: 12,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 9,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 21,
+};
 
 function outputItem(step: OpenAiStep): Record<string, unknown> | null {
   if (step.kind === 'text') {
-    return { id: 'msg_stub_0001', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: step.text, annotations: [] }] };
+    return {
+      id: 'msg_stub_0001',
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: step.text, annotations: [] }],
+    };
   }
   if (step.kind === 'tool') {
     return { id: 'fc_stub_0001', type: 'function_call', status: 'completed', call_id: 'call_stub_0001', name: step.name, arguments: JSON.stringify(step.args) };
@@ -76,7 +96,13 @@ function itemDeltas(step: OpenAiStep, next: () => number): string[] {
       sseFrame('response.content_part.added', { type: 'response.content_part.added', sequence_number: next(), ...item, content_index: 0, part }),
       sseFrame('response.output_text.delta', { type: 'response.output_text.delta', sequence_number: next(), ...item, content_index: 0, delta: step.text }),
       sseFrame('response.output_text.done', { type: 'response.output_text.done', sequence_number: next(), ...item, content_index: 0, text: step.text }),
-      sseFrame('response.content_part.done', { type: 'response.content_part.done', sequence_number: next(), ...item, content_index: 0, part: { ...part, text: step.text } }),
+      sseFrame('response.content_part.done', {
+        type: 'response.content_part.done',
+        sequence_number: next(),
+        ...item,
+        content_index: 0,
+        part: { ...part, text: step.text },
+      }),
     ];
   }
   if (step.kind !== 'tool') return [];

@@ -15,20 +15,33 @@ const logsJson = (name: string): Record<string, unknown> => ({
   resourceLogs: [
     {
       resource: { attributes: [{ key: 'service.name', value: { stringValue: 'test-cli' } }] },
-      scopeLogs: [{ scope: { name: 'test' }, logRecords: [{ timeUnixNano: '1', body: { stringValue: name }, attributes: [{ key: 'event.name', value: { stringValue: name.split('.')[1] } }] }] }],
+      scopeLogs: [
+        {
+          scope: { name: 'test' },
+          logRecords: [{ timeUnixNano: '1', body: { stringValue: name }, attributes: [{ key: 'event.name', value: { stringValue: name.split('.')[1] } }] }],
+        },
+      ],
     },
   ],
 });
 
 function send(url: string, path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; type: string; body: string }> {
-  return fetch(`${url}${path}`, { method: 'POST', headers, body: new Uint8Array(body) }).then(async (r) => ({ status: r.status, type: r.headers.get('content-type') ?? '', body: await r.text() }));
+  return fetch(`${url}${path}`, { method: 'POST', headers, body: new Uint8Array(body) }).then(async (r) => ({
+    status: r.status,
+    type: r.headers.get('content-type') ?? '',
+    body: await r.text(),
+  }));
 }
 
 describe('the OTLP capture', () => {
   it('keeps a JSON export with its headers, the Authorization value redacted and checked against the token; answers {}', async () => {
     capture = await startOtlpCapture({ token: 'tok' });
     const body = Buffer.from(JSON.stringify(logsJson('cli.started')));
-    expect(await send(capture.url, '/v1/logs', body, { 'content-type': 'application/json', authorization: 'Bearer tok' })).toEqual({ status: 200, type: 'application/json', body: '{}' });
+    expect(await send(capture.url, '/v1/logs', body, { 'content-type': 'application/json', authorization: 'Bearer tok' })).toEqual({
+      status: 200,
+      type: 'application/json',
+      body: '{}',
+    });
     await send(capture.url, '/v1/logs', body, { 'content-type': 'application/json', authorization: 'Bearer wrong' });
     expect(capture.exports.map((e) => [e.seq, e.signal, e.encoding, e.authorized, e.headers.authorization])).toEqual([
       [1, 'logs', 'json', true, 'Bearer <redacted>'],
@@ -42,7 +55,11 @@ describe('the OTLP capture', () => {
     capture = await startOtlpCapture({ token: 'tok' });
     const message = ExportLogsServiceRequest.fromObject(logsJson('cli.done'));
     const body = Buffer.from(ExportLogsServiceRequest.encode(message).finish());
-    expect(await send(capture.url, '/v1/logs', body, { 'content-type': 'application/x-protobuf' })).toEqual({ status: 200, type: 'application/x-protobuf', body: '' });
+    expect(await send(capture.url, '/v1/logs', body, { 'content-type': 'application/x-protobuf' })).toEqual({
+      status: 200,
+      type: 'application/x-protobuf',
+      body: '',
+    });
     const [entry] = logEntries(capture.exports);
     expect(entry).toMatchObject({ body: 'cli.done', attributes: { 'event.name': 'done' }, resource: { 'service.name': 'test-cli' }, scope: 'test' });
   });

@@ -55,7 +55,13 @@ export async function startPresetWorld(cli: 'claude-code' | 'codex-cli', script:
     telemetry: () => ({ endpoint: receiver.endpoint, token: receiver.token }),
   });
   return {
-    store, service, receiver, stub, guard, home, outside,
+    store,
+    service,
+    receiver,
+    stub,
+    guard,
+    home,
+    outside,
     async run(name, source) {
       writeFileSync(join(flows, `${name}.prose`), source);
       const { runId } = await service.startRun({ flow: `user/${name}.prose` });
@@ -75,14 +81,19 @@ export async function startPresetWorld(cli: 'claude-code' | 'codex-cli', script:
 
 /** `env: [...]` of a flow's agent: every value as one quoted entry. */
 export function envList(env: Record<string, string>): string {
-  return `[${Object.entries(env).map(([k, v]) => JSON.stringify(`${k}=${v}`)).join(', ')}]`;
+  return `[${Object.entries(env)
+    .map(([k, v]) => JSON.stringify(`${k}=${v}`))
+    .join(', ')}]`;
 }
 
 /** Waits (polling the store, never sleeping) until the telemetry of `runId`'s attempts is in. */
 export async function linkedSessions(store: HivewatchStore, runId: string, expected: number): Promise<Awaited<ReturnType<HivewatchStore['attemptTelemetry']>>> {
-  await vi.waitFor(async () => {
-    const links = await store.attemptTelemetry(runId);
-    if (links.length < expected) throw new Error(`${links.length} of ${expected} linked sessions so far`);
-  }, { timeout: 30_000, interval: 100 });
+  await vi.waitFor(
+    async () => {
+      const links = await store.attemptTelemetry(runId);
+      if (links.length < expected) throw new Error(`${links.length} of ${expected} linked sessions so far`);
+    },
+    { timeout: 30_000, interval: 100 },
+  );
   return store.attemptTelemetry(runId);
 }

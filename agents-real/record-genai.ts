@@ -20,7 +20,14 @@ async function recordScenario(scenario: string, protocol: GenAiProtocol, modules
   const stub = await startOpenAiChatStub(GENAI_SCENARIOS[scenario] ?? []);
   const capture = await startOtlpCapture({ token: TOKEN });
   try {
-    const result = await runGenAiClient({ modules, providerUrl: stub.url, otlpEndpoint: capture.url, token: TOKEN, conversationId: `conv-${scenario}`, protocol });
+    const result = await runGenAiClient({
+      modules,
+      providerUrl: stub.url,
+      otlpEndpoint: capture.url,
+      token: TOKEN,
+      conversationId: `conv-${scenario}`,
+      protocol,
+    });
     await capture.idle();
     const traces = capture.exports.filter((e) => e.signal === 'traces');
     const id = genAiFixtureId(scenario, protocol);
@@ -36,9 +43,17 @@ async function recordScenario(scenario: string, protocol: GenAiProtocol, modules
       stdout: result.stdout,
       stderr: result.stderr,
       apiRequests: stub.requests.map((r) => ({ n: r.n, path: r.path, answer: r.answer })),
-      exports: traces.map((e, i) => ({ seq: e.seq, path: e.path, contentType: e.contentType, file: `otlp/${String(i + 1).padStart(3, '0')}-traces.${extension}` })),
+      exports: traces.map((e, i) => ({
+        seq: e.seq,
+        path: e.path,
+        contentType: e.contentType,
+        file: `otlp/${String(i + 1).padStart(3, '0')}-traces.${extension}`,
+      })),
     };
-    writeGenAiFixture(run, traces.map((e) => e.payload));
+    writeGenAiFixture(
+      run,
+      traces.map((e) => e.payload),
+    );
     console.log(`${id}: exit ${String(result.exitCode)}, ${stub.apiRequestCount()} model requests, ${traces.length} trace exports`);
   } finally {
     await capture.close();
@@ -66,9 +81,18 @@ async function recordApp(app: AppName, scenario: string, modules: string): Promi
       stdout: result.stdout,
       stderr: result.stderr,
       apiRequests: stub.requests.map((r) => ({ n: r.n, path: r.path, answer: r.answer })),
-      exports: traces.map((e, i) => ({ seq: e.seq, path: e.path, contentType: e.contentType, file: `otlp/${String(i + 1).padStart(3, '0')}-traces.${e.encoding === 'protobuf' ? 'pb' : 'json'}` })),
+      exports: traces.map((e, i) => ({
+        seq: e.seq,
+        path: e.path,
+        contentType: e.contentType,
+        file: `otlp/${String(i + 1).padStart(3, '0')}-traces.${e.encoding === 'protobuf' ? 'pb' : 'json'}`,
+      })),
     };
-    writeGenAiFixture(run, traces.map((e) => e.payload), `genai-${app}`);
+    writeGenAiFixture(
+      run,
+      traces.map((e) => e.payload),
+      `genai-${app}`,
+    );
     console.log(`genai-${app}/${scenario}: exit ${String(result.exitCode)}, ${stub.apiRequestCount()} model requests, ${traces.length} trace exports`);
   } finally {
     await capture.close();

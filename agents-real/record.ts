@@ -60,7 +60,11 @@ async function recordSpec(spec: RunSpec, repeat: number): Promise<string> {
   const homeAt = join(RECORD_HOMES, spec.cli, id);
   const records: RunRecord[] = [];
   for (let n = 0; n < (spec.slow ? 1 : repeat); n++) records.push(await runSpec(cli, spec, { homeAt }));
-  const recorded = records.map((r) => ({ shape: shapeOf({ cli: spec.cli, stdout: r.result.stdout, otlp: r.otlp }), exitCode: r.result.exitCode, killedBy: r.result.killedBy }));
+  const recorded = records.map((r) => ({
+    shape: shapeOf({ cli: spec.cli, stdout: r.result.stdout, otlp: r.otlp }),
+    exitCode: r.result.exitCode,
+    killedBy: r.result.killedBy,
+  }));
   const first = records[0] as RunRecord;
   const shape = { repeats: records.length, required: requiredShape(spec.cli, recorded), seen: seenShape(recorded.map((r) => r.shape)) };
   writeFixture(first, shape);

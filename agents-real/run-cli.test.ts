@@ -63,10 +63,13 @@ describe('running a CLI', () => {
     const script = `const { spawn } = require('child_process'); const c = spawn('sleep', ['600'], { stdio: 'ignore' }); require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); setInterval(() => {}, 1000);`;
     let grandchild = 0;
     let startTime: string | null = null;
-    const started = expect.poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { message: 'the grandchild to start', timeout: 20_000 }).toBe(true).then(() => {
-      grandchild = Number(readFileSync(pidFile, 'utf8'));
-      startTime = readProcStat(grandchild)?.startTime ?? null;
-    });
+    const started = expect
+      .poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { message: 'the grandchild to start', timeout: 20_000 })
+      .toBe(true)
+      .then(() => {
+        grandchild = Number(readFileSync(pidFile, 'utf8'));
+        startTime = readProcStat(grandchild)?.startTime ?? null;
+      });
     const result = await runCli({ ...node(script), cwd: h.work, env: baseEnv(h), deadlineMs: 120_000, killWhen: started });
     expect(result).toMatchObject({ killedBy: 'harness', signal: 'SIGTERM', exitCode: null });
     expect(grandchild).toBeGreaterThan(0);
@@ -85,7 +88,8 @@ describe('running a CLI', () => {
     try {
       const env = baseEnv(h);
       expect(env).toMatchObject({ HOME: h.root, TZ: 'UTC', TMPDIR: join(h.root, 'tmp'), XDG_CONFIG_HOME: join(h.root, '.config') });
-      for (const dir of ['tmp', '.config', '.cache', '.local/share', '.local/state', 'work/.git']) expect(statSync(join(h.root, dir)).isDirectory(), dir).toBe(true);
+      for (const dir of ['tmp', '.config', '.cache', '.local/share', '.local/state', 'work/.git'])
+        expect(statSync(join(h.root, dir)).isDirectory(), dir).toBe(true);
     } finally {
       h.remove();
     }

@@ -70,8 +70,7 @@ function delay(ms: number): Promise<void> {
 export async function runSpec(cli: Extract<CliInstall, { ok: true }>, spec: RunSpec, options: RunOptions = {}): Promise<RunRecord> {
   const now = Date.now();
   const script = spec.cli === 'claude-code' ? claudeSteps(spec.scenario, now) : codexSteps(spec.scenario, now);
-  const stub: ProviderStub =
-    spec.cli === 'claude-code' ? await startAnthropicStub(script as AnthropicStep[]) : await startOpenAiStub(script as OpenAiStep[]);
+  const stub: ProviderStub = spec.cli === 'claude-code' ? await startAnthropicStub(script as AnthropicStep[]) : await startOpenAiStub(script as OpenAiStep[]);
   const capture = await startOtlpCapture({ token: OTLP_TOKEN });
   const guard = await startEgressGuard();
   const home = makeTempHome(options.homeAt);

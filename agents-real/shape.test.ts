@@ -4,7 +4,11 @@ import { commonShape, missingFrom, newIn, requiredShape, seenShape, shapeOf, typ
 
 type Attr = [string, Record<string, unknown>];
 
-function logsExport(seq: number, records: { body?: string; name: string; attrs?: Attr[] }[], resource: Attr[] = [['service.name', { stringValue: 'cli' }]]): CapturedExport {
+function logsExport(
+  seq: number,
+  records: { body?: string; name: string; attrs?: Attr[] }[],
+  resource: Attr[] = [['service.name', { stringValue: 'cli' }]],
+): CapturedExport {
   const doc = {
     resourceLogs: [
       {
@@ -22,7 +26,18 @@ function logsExport(seq: number, records: { body?: string; name: string; attrs?:
     ],
   };
   const body = Buffer.from(JSON.stringify(doc));
-  return { seq, path: '/v1/logs', signal: 'logs', encoding: 'json', contentType: 'application/json', contentEncoding: null, headers: {}, authorized: true, body, payload: body };
+  return {
+    seq,
+    path: '/v1/logs',
+    signal: 'logs',
+    encoding: 'json',
+    contentType: 'application/json',
+    contentEncoding: null,
+    headers: {},
+    authorized: true,
+    body,
+    payload: body,
+  };
 }
 
 function tracesExport(seq: number, spans: { name: string; events: { name: string; attrs: Attr[] }[] }[]): CapturedExport {
@@ -33,24 +48,52 @@ function tracesExport(seq: number, spans: { name: string; events: { name: string
         scopeSpans: [
           {
             scope: { name: 'tracer' },
-            spans: spans.map((s) => ({ name: s.name, attributes: [], events: s.events.map((e) => ({ name: e.name, attributes: e.attrs.map(([key, value]) => ({ key, value })) })) })),
+            spans: spans.map((s) => ({
+              name: s.name,
+              attributes: [],
+              events: s.events.map((e) => ({ name: e.name, attributes: e.attrs.map(([key, value]) => ({ key, value })) })),
+            })),
           },
         ],
       },
     ],
   };
   const body = Buffer.from(JSON.stringify(doc));
-  return { seq, path: '/v1/traces', signal: 'traces', encoding: 'json', contentType: 'application/json', contentEncoding: null, headers: {}, authorized: true, body, payload: body };
+  return {
+    seq,
+    path: '/v1/traces',
+    signal: 'traces',
+    encoding: 'json',
+    contentType: 'application/json',
+    contentEncoding: null,
+    headers: {},
+    authorized: true,
+    body,
+    payload: body,
+  };
 }
 
-const claudeStdout = ['{"type":"system","subtype":"init","cwd":"/x"}', '{"type":"result","subtype":"success","is_error":true,"result":"x"}', 'not json'].join('\n');
+const claudeStdout = ['{"type":"system","subtype":"init","cwd":"/x"}', '{"type":"result","subtype":"success","is_error":true,"result":"x"}', 'not json'].join(
+  '\n',
+);
 
 describe('run shapes', () => {
   it('names stdout lines by type/subtype or type/item type, logs by event name (Claude Code: the prefixed body), with typed attribute keys', () => {
     const shape = shapeOf({
       cli: 'claude-code',
       stdout: `${claudeStdout}\n{"type":"item.completed","item":{"type":"agent_message","text":"t"}}`,
-      otlp: [logsExport(1, [{ body: 'claude_code.api_error', name: 'api_error', attrs: [['status_code', { intValue: 429 }], ['error', { stringValue: 'x' }]] }])],
+      otlp: [
+        logsExport(1, [
+          {
+            body: 'claude_code.api_error',
+            name: 'api_error',
+            attrs: [
+              ['status_code', { intValue: 429 }],
+              ['error', { stringValue: 'x' }],
+            ],
+          },
+        ]),
+      ],
     });
     expect(Object.keys(shape.stdout)).toEqual(['item.completed/agent_message', 'result/success', 'system/init']);
     expect(shape.stdout['item.completed/agent_message']).toEqual(['item', 'item.text', 'item.type', 'type']);
@@ -58,14 +101,25 @@ describe('run shapes', () => {
     expect(shape.logResource).toEqual(['service.name:string']);
   });
 
-  it("Codex: span events are named by their event.name; only spans that carry events are in the shape", () => {
+  it('Codex: span events are named by their event.name; only spans that carry events are in the shape', () => {
     const shape = shapeOf({
       cli: 'codex-cli',
       stdout: '',
       otlp: [
         tracesExport(1, [
           { name: 'fs.read_file', events: [] },
-          { name: 'turn', events: [{ name: 'event core/src/x.rs:12', attrs: [['event.name', { stringValue: 'codex.retry' }], ['retry.layer', { stringValue: 'http' }]] }] },
+          {
+            name: 'turn',
+            events: [
+              {
+                name: 'event core/src/x.rs:12',
+                attrs: [
+                  ['event.name', { stringValue: 'codex.retry' }],
+                  ['retry.layer', { stringValue: 'http' }],
+                ],
+              },
+            ],
+          },
         ]),
       ],
     });
@@ -77,12 +131,30 @@ describe('run shapes', () => {
     const a: RunShape = { stdout: { x: ['a', 'b'] }, logs: { e: ['k:string'], f: [] }, logResource: ['r:string'], spans: {}, spanEvents: {} };
     const b: RunShape = { stdout: { x: ['b', 'c'] }, logs: { e: ['k:string', 'l:number'] }, logResource: [], spans: {}, spanEvents: {} };
     expect(commonShape([a, b])).toEqual({ stdout: { x: ['b'] }, logs: { e: ['k:string'] }, logResource: [], spans: {}, spanEvents: {} });
-    expect(seenShape([a, b])).toEqual({ stdout: { x: ['a', 'b', 'c'] }, logs: { e: ['k:string', 'l:number'], f: [] }, logResource: ['r:string'], spans: {}, spanEvents: {} });
+    expect(seenShape([a, b])).toEqual({
+      stdout: { x: ['a', 'b', 'c'] },
+      logs: { e: ['k:string', 'l:number'], f: [] },
+      logResource: ['r:string'],
+      spans: {},
+      spanEvents: {},
+    });
   });
 
   it('names every change a fresh run shows: a gone event, a gone key, a retyped key, a gone resource key; and new names apart', () => {
-    const required: RunShape = { stdout: { 'result/success': ['api_error_status', 'result'] }, logs: { 'x.api_error': ['status_code:number', 'attempt:number'], 'x.gone': [] }, logResource: ['service.name:string'], spans: {}, spanEvents: {} };
-    const fresh: RunShape = { stdout: { 'result/success': ['result'] }, logs: { 'x.api_error': ['status_code:string', 'attempt:number'], 'x.new': [] }, logResource: [], spans: {}, spanEvents: {} };
+    const required: RunShape = {
+      stdout: { 'result/success': ['api_error_status', 'result'] },
+      logs: { 'x.api_error': ['status_code:number', 'attempt:number'], 'x.gone': [] },
+      logResource: ['service.name:string'],
+      spans: {},
+      spanEvents: {},
+    };
+    const fresh: RunShape = {
+      stdout: { 'result/success': ['result'] },
+      logs: { 'x.api_error': ['status_code:string', 'attempt:number'], 'x.new': [] },
+      logResource: [],
+      spans: {},
+      spanEvents: {},
+    };
     expect(missingFrom(required, fresh)).toEqual([
       'stdout line "result/success": "api_error_status" is gone',
       'OTLP log event "x.api_error": "status_code:number" is now "status_code:string"',

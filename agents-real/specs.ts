@@ -45,8 +45,10 @@ export const SCENARIOS: Record<ScenarioId, string> = {
   subagent: "the agent starts a subagent (Claude Code's Agent tool), the subagent answers with text, then the agent does",
   'subagent-fails': "the agent starts a subagent, whose one request gets a 500 (the CLI's retries off), then the agent ends with text",
   'subagent-nested': 'three levels of subagents: the agent starts one, which starts one, which starts one; the innermost answers, then each above it',
-  refused: 'the agent asks for a command its permissions refuse (Claude Code: Bash not allowed in print mode; Codex: escalated permissions under approval policy never), then ends with text',
-  'permission-hook-denies': 'the agent asks for a command its permissions leave to a person; a PermissionRequest hook holds the prompt 6 s (a periodic log export happens meanwhile), then denies it; the agent ends with text',
+  refused:
+    'the agent asks for a command its permissions refuse (Claude Code: Bash not allowed in print mode; Codex: escalated permissions under approval policy never), then ends with text',
+  'permission-hook-denies':
+    'the agent asks for a command its permissions leave to a person; a PermissionRequest hook holds the prompt 6 s (a periodic log export happens meanwhile), then denies it; the agent ends with text',
 };
 
 /** `json`: stream-json / exec --json; `plain`: text; `result-json`: claude --output-format json. */

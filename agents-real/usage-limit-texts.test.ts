@@ -43,7 +43,10 @@ function limitFixtures(cli: CliName): { id: string; fixture: LoadedFixture }[] {
 
 const FORMS: Record<CliName, { sameDay: RegExp; otherDay: RegExp }> = {
   'claude-code': { sameDay: / · resets \d{1,2}(?::\d{2})?[ap]m \(UTC\)$/, otherDay: / · resets [A-Z][a-z]{2} \d{1,2}, \d{1,2}(?::\d{2})?[ap]m \(UTC\)$/ },
-  'codex-cli': { sameDay: / try again at \d{1,2}:\d{2} [AP]M\.$/, otherDay: / try again at [A-Z][a-z]{2} \d{1,2}(?:st|nd|rd|th), \d{4} \d{1,2}:\d{2} [AP]M\.$/ },
+  'codex-cli': {
+    sameDay: / try again at \d{1,2}:\d{2} [AP]M\.$/,
+    otherDay: / try again at [A-Z][a-z]{2} \d{1,2}(?:st|nd|rd|th), \d{4} \d{1,2}:\d{2} [AP]M\.$/,
+  },
 };
 
 describe.each(['claude-code', 'codex-cli'] as const)('%s usage-limit texts as recorded', (cli) => {

@@ -102,7 +102,8 @@ async function trial(service: HivewatchService, flow: string, location: string, 
     child.kill('SIGKILL');
     for (;;) {
       if ((await service.getRun({ runId }))?.run.status === 'interrupted') break;
-      if (performance.now() - killedAt > 4 * TARGET_MS) throw new Error(`dead-host bench: run ${runId} still not interrupted ${4 * TARGET_MS} ms after kill -9`);
+      if (performance.now() - killedAt > 4 * TARGET_MS)
+        throw new Error(`dead-host bench: run ${runId} still not interrupted ${4 * TARGET_MS} ms after kill -9`);
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
     const detectionMs = performance.now() - killedAt;

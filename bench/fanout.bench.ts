@@ -28,7 +28,8 @@ const START_TARGET_MS = 10_000;
 const SETTLED_RSS_MARGIN_MB = 40;
 const AGENT_FLOW = 'examples/01-happy-path.prose';
 const NOOP_FLOW = 'user/three-noop-sessions.prose';
-const NOOP_SOURCE = 'agent inline:\n  runtime: "noop"\nsession: inline\n  prompt: "plan"\nsession: inline\n  prompt: "implement"\nsession: inline\n  prompt: "review"\n';
+const NOOP_SOURCE =
+  'agent inline:\n  runtime: "noop"\nsession: inline\n  prompt: "plan"\nsession: inline\n  prompt: "implement"\nsession: inline\n  prompt: "review"\n';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 const fullGc = ((): (() => void) => {

@@ -17,11 +17,14 @@ describe('bench flags', () => {
     expect(() => parseBenchFlags(['store'])).toThrow(BenchFlagError);
   });
 
-  it('passes each bench\'s own options on only to that bench', () => {
+  it("passes each bench's own options on only to that bench", () => {
     expect(parseBenchFlags(['--only', 'history', '--samples', '30', '--quick'])).toMatchObject({ only: 'history', benchArgs: ['--samples', '30', '--quick'] });
     expect(() => parseBenchFlags(['--only', 'store', '--samples', '30'])).toThrow('--samples is read only by --only ui or --only history or --only triage');
     expect(() => parseBenchFlags(['--only', 'history', '--baseline-samples', '3'])).toThrow('--baseline-samples is read only by --only triage');
-    expect(parseBenchFlags(['--only', 'triage', '--samples', '20', '--baseline-samples', '3'])).toMatchObject({ only: 'triage', benchArgs: ['--samples', '20', '--baseline-samples', '3'] });
+    expect(parseBenchFlags(['--only', 'triage', '--samples', '20', '--baseline-samples', '3'])).toMatchObject({
+      only: 'triage',
+      benchArgs: ['--samples', '20', '--baseline-samples', '3'],
+    });
   });
 
   it('answers --help without running anything', () => {

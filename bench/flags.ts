@@ -2,8 +2,23 @@ import { parseArgs } from 'node:util';
 
 /** The benches `--only` names, in the order a full run measures them. */
 const BENCHES = [
-  'engine', 'store', 'checkpoints', 'live', 'otel', 'postgres', 'postgres-live', 'postgres-writer', 'postgres-errors',
-  'dead-host', 'postgres-dead-host', 'serve-load', 'fanout', 'ui', 'history', 'bulk', 'triage',
+  'engine',
+  'store',
+  'checkpoints',
+  'live',
+  'otel',
+  'postgres',
+  'postgres-live',
+  'postgres-writer',
+  'postgres-errors',
+  'dead-host',
+  'postgres-dead-host',
+  'serve-load',
+  'fanout',
+  'ui',
+  'history',
+  'bulk',
+  'triage',
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
@@ -23,9 +38,7 @@ export const BENCH_USAGE = `usage: npm run bench [-- --quick] [-- --json] [-- --
   ui/history also take --samples N, --filter-samples N, --errors N, --screens all|cost
   triage also takes --samples N, --baseline-samples N, --errors N`;
 
-export type BenchFlags =
-  | { kind: 'help' }
-  | { kind: 'run'; quick: boolean; json: boolean; only: BenchName | null; benchArgs: string[] };
+export type BenchFlags = { kind: 'help' } | { kind: 'run'; quick: boolean; json: boolean; only: BenchName | null; benchArgs: string[] };
 
 export class BenchFlagError extends Error {}
 

@@ -36,10 +36,14 @@ export function report(measurements: readonly Measurement[], json: boolean): voi
   for (const m of measurements) {
     const ratio = m.ratio === undefined ? '' : `  ratio ${m.ratio.toFixed(3)}`;
     const verdict = m.pass === undefined ? '' : m.pass ? '  ✓' : '  ✗';
-    process.stdout.write(`${m.name.padEnd(58)} ${m.value.toFixed(3).padStart(12)} ${m.unit.padEnd(8)}${ratio}${m.target ? `  (target ${m.target})` : ''}${verdict}\n`);
+    process.stdout.write(
+      `${m.name.padEnd(58)} ${m.value.toFixed(3).padStart(12)} ${m.unit.padEnd(8)}${ratio}${m.target ? `  (target ${m.target})` : ''}${verdict}\n`,
+    );
     if (m.note) process.stdout.write(`    ${m.note}\n`);
   }
   const missed = missedTargets(measurements);
   const judged = measurements.filter((m) => m.pass !== undefined).length;
-  process.stdout.write(missed.length === 0 ? `${judged} targets met\n` : `${missed.length} of ${judged} targets MISSED: ${missed.map((m) => m.name).join('; ')}\n`);
+  process.stdout.write(
+    missed.length === 0 ? `${judged} targets met\n` : `${missed.length} of ${judged} targets MISSED: ${missed.map((m) => m.name).join('; ')}\n`,
+  );
 }

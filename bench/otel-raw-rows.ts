@@ -37,9 +37,10 @@ function split(tables: readonly TableRows[], shares: number): unknown[][][][] {
 const FTS5_SHADOWS = ['data', 'idx', 'content', 'docsize', 'config'];
 
 function sqliteTables(db: Database.Database): TableRows[] {
-  const tables = db
-    .prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-    .all() as { name: string; sql: string | null }[];
+  const tables = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").all() as {
+    name: string;
+    sql: string | null;
+  }[];
   const virtual = tables.filter((t) => /^CREATE VIRTUAL TABLE/i.test(t.sql ?? '')).map((t) => t.name);
   const shadows = new Set(virtual.flatMap((name) => FTS5_SHADOWS.map((suffix) => `${name}_${suffix}`)));
   return tables
@@ -47,7 +48,8 @@ function sqliteTables(db: Database.Database): TableRows[] {
     .map((t) => {
       const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').all(t.name) as { name: string }[]).map((c) => c.name);
       // A full-text table is copied with its rowids (its rows' links to the runs and tasks they index).
-      if (virtual.includes(t.name)) return { table: t.name, columns: ['rowid', ...columns], rows: db.prepare(`SELECT rowid, * FROM "${t.name}"`).raw().all() as unknown[][] };
+      if (virtual.includes(t.name))
+        return { table: t.name, columns: ['rowid', ...columns], rows: db.prepare(`SELECT rowid, * FROM "${t.name}"`).raw().all() as unknown[][] };
       return { table: t.name, columns, rows: db.prepare(`SELECT * FROM "${t.name}"`).raw().all() as unknown[][] };
     })
     .filter((t) => t.rows.length > 0);

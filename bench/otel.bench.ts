@@ -62,7 +62,9 @@ async function probeRuns(origin: string, token: string, untilDone: () => boolean
 
 function runClient(endpoint: string, token: string, records: number): Promise<Sent> {
   const client = join(dirname(fileURLToPath(import.meta.url)), 'otel-ingest-client.js');
-  const child = spawn(process.execPath, [client, endpoint, token, String(records), String(BATCH), String(SESSIONS), String(CONNECTIONS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [client, endpoint, token, String(records), String(BATCH), String(SESSIONS), String(CONNECTIONS)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((resolve, reject) => {
@@ -75,7 +77,13 @@ function runClient(endpoint: string, token: string, records: number): Promise<Se
 }
 
 /** The ingest of `records` into a fresh `serve` on `dbPath`, then `raw` for the baseline (given the payload count). */
-async function engineIngest(engine: Engine, dbPath: string, records: number, quick: boolean, raw: (transactions: number) => Promise<RawCopy>): Promise<Measurement[]> {
+async function engineIngest(
+  engine: Engine,
+  dbPath: string,
+  records: number,
+  quick: boolean,
+  raw: (transactions: number) => Promise<RawCopy>,
+): Promise<Measurement[]> {
   const load = loadavg()[0] as number;
   const server = await startServer({ dbPath, port: 0, otelPort: 0, staticDir: null, examplesDir: join(tmpdir(), 'hw-no-examples'), log: () => undefined });
   let sent: Sent;
@@ -94,7 +102,9 @@ async function engineIngest(engine: Engine, dbPath: string, records: number, qui
     const floodProbe = probeRuns(server.origin, server.token, () => floodDone);
     sent = await runClient(otel.endpoint, otel.token, records).finally(() => (floodDone = true));
     flood = await floodProbe;
-    const attempts = await server.store.runStatements((_d) => get<{ n: number | string }>("SELECT COALESCE(SUM(attempt_count), 0) AS n FROM runs WHERE flow LIKE 'external:%'"));
+    const attempts = await server.store.runStatements((_d) =>
+      get<{ n: number | string }>("SELECT COALESCE(SUM(attempt_count), 0) AS n FROM runs WHERE flow LIKE 'external:%'"),
+    );
     counted = Number(attempts?.n ?? 0);
   } finally {
     await server.close();
@@ -149,7 +159,9 @@ async function sqliteIngest(quick: boolean): Promise<Measurement[]> {
   const dir = mkdtempSync(join(tmpdir(), 'hw-otel-bench-'));
   try {
     const dbPath = join(dir, 'ingest.db');
-    return await engineIngest('SQLite', dbPath, quick ? 30_000 : 200_000, quick, (transactions) => Promise.resolve(rawSqliteCopy(dbPath, join(dir, 'raw.db'), transactions)));
+    return await engineIngest('SQLite', dbPath, quick ? 30_000 : 200_000, quick, (transactions) =>
+      Promise.resolve(rawSqliteCopy(dbPath, join(dir, 'raw.db'), transactions)),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -169,7 +181,9 @@ async function postgresIngest(quick: boolean): Promise<Measurement[]> {
       await admin.end();
     }
     const url = cluster.url('otel_ingest');
-    return await engineIngest('PostgreSQL', url, quick ? 20_000 : 100_000, quick, (transactions) => rawPostgresCopy(url, cluster.url('otel_raw'), transactions));
+    return await engineIngest('PostgreSQL', url, quick ? 20_000 : 100_000, quick, (transactions) =>
+      rawPostgresCopy(url, cluster.url('otel_raw'), transactions),
+    );
   } finally {
     cluster.stop();
   }

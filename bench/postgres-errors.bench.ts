@@ -159,7 +159,8 @@ async function countQueries(
     const { rows } = await plain(w);
     times.plain.push(now() - t);
     const got = canonical(rows.map((r) => [String(r[by]), Number(r.n)]));
-    if (got !== expected[i]) throw new Error(`PostgreSQL error counts by ${by} differ from a plain GROUP BY for [${w.since}, ${w.until}): ${expected[i]} vs ${got}`);
+    if (got !== expected[i])
+      throw new Error(`PostgreSQL error counts by ${by} differ from a plain GROUP BY for [${w.since}, ${w.until}): ${expected[i]} vs ${got}`);
   }
   return times;
 }
@@ -214,10 +215,12 @@ export async function postgresErrorCountBenchmarks(options: { quick: boolean }):
       note:
         (generated
           ? `generated now: ${generated.events} events through appendEvents (batches of 1000) in ${(generated.ms / 1000).toFixed(1)} s, then VACUUM ANALYZE`
-          : `reused from ${CACHE_ROOT}/postgres-errors-${errorsWanted}`) +
-        `; ${stats.events} events, ${stats.runs} runs, database ${megabytes.toFixed(0)} MB`,
+          : `reused from ${CACHE_ROOT}/postgres-errors-${errorsWanted}`) + `; ${stats.events} events, ${stats.runs} runs, database ${megabytes.toFixed(0)} MB`,
     });
-    for (const [label, windowMs, plainQueries] of [['24 h window', DAY, 200], ['7 d window', 7 * DAY, 40]] as const) {
+    for (const [label, windowMs, plainQueries] of [
+      ['24 h window', DAY, 200],
+      ['7 d window', 7 * DAY, 40],
+    ] as const) {
       for (const by of ['category', 'origin'] as const) {
         const times = await countQueries(store, plainClient, by, windowMs, 200, plainQueries, by === 'category' ? 5 : 6);
         out.push(queryMeasurement(by, label, stats.errors, times, options.quick));

@@ -30,8 +30,20 @@ const RATIO_TARGET = 0.6;
 const QUICK_RATIO_TARGET = 0.5;
 
 const TABLES = [
-  'runs', 'steps', 'tasks', 'attempts', 'errors', 'checkpoints', 'error_rollups', 'error_rollups_hour', 'error_rollups_day',
-  'error_group_trend_hour', 'error_group_trend_day', 'error_groups', 'run_hosts', 'events',
+  'runs',
+  'steps',
+  'tasks',
+  'attempts',
+  'errors',
+  'checkpoints',
+  'error_rollups',
+  'error_rollups_hour',
+  'error_rollups_day',
+  'error_group_trend_hour',
+  'error_group_trend_day',
+  'error_groups',
+  'run_hosts',
+  'events',
 ];
 
 /** Every event of `runs` random runs, merged in time order (each run's own order kept), in batches of 1,000. */
@@ -135,7 +147,9 @@ export async function postgresWriterBenchmarks(options: { quick: boolean }): Pro
         unit: 'events/s',
         baseline: (events / rawMs) * 1000,
         ratio,
-        target: options.quick ? `≥ ${QUICK_RATIO_TARGET}× raw INSERTs of the same rows (--quick; ${RATIO_TARGET}× in the full run)` : `≥ ${RATIO_TARGET}× raw INSERTs of the same rows`,
+        target: options.quick
+          ? `≥ ${QUICK_RATIO_TARGET}× raw INSERTs of the same rows (--quick; ${RATIO_TARGET}× in the full run)`
+          : `≥ ${RATIO_TARGET}× raw INSERTs of the same rows`,
         pass: ratio >= (options.quick ? QUICK_RATIO_TARGET : RATIO_TARGET),
         note:
           `median of 3 paired trials (ratios ${ratios.map((r) => r.toFixed(3)).join(', ')}); in it writer ${writerMs.toFixed(0)} ms, ` +

@@ -42,7 +42,8 @@ const STARTS = 500;
 const FLOW = 'examples/01-happy-path.prose';
 /** The same three sessions, run in-process: what starting costs without agent processes. */
 const NOOP_FLOW = 'user/three-noop-sessions.prose';
-const NOOP_SOURCE = 'agent inline:\n  runtime: "noop"\nsession: inline\n  prompt: "plan"\nsession: inline\n  prompt: "implement"\nsession: inline\n  prompt: "review"\n';
+const NOOP_SOURCE =
+  'agent inline:\n  runtime: "noop"\nsession: inline\n  prompt: "plan"\nsession: inline\n  prompt: "implement"\nsession: inline\n  prompt: "review"\n';
 const START_TARGET_MS = 10_000;
 /**
  * "Near its idle level", made a number: what `serve` may keep once the load
@@ -108,7 +109,15 @@ interface Posted {
 }
 
 async function postMany(server: RunningServer, path: string, body: object, expected: number, inFlight = 1): Promise<Posted> {
-  const out = await child('start-runs-client.js', [server.origin, server.token, path, JSON.stringify(body), String(STARTS), String(inFlight), String(expected)]);
+  const out = await child('start-runs-client.js', [
+    server.origin,
+    server.token,
+    path,
+    JSON.stringify(body),
+    String(STARTS),
+    String(inFlight),
+    String(expected),
+  ]);
   const posted = JSON.parse(out) as Posted;
   if (posted.unexpected.length > 0) throw new Error(`${path}: unexpected answers: ${posted.unexpected.join('; ')}`);
   return posted;
@@ -219,7 +228,11 @@ async function slowOtlpFigures(engine: string, server: RunningServer, quick: boo
   const peak = peakMemory();
   const giveUpMs = REQUEST_TIMEOUT_MS + 20_000;
   const slow = JSON.parse(await child('slow-otlp-client.js', ['127.0.0.1', String(otel.port), otel.token, String(connections), '1000', String(giveUpMs)])) as {
-    answered408: number; refused: number; stillOpen: number; longestHeldMs: number; openedMs: number;
+    answered408: number;
+    refused: number;
+    stillOpen: number;
+    longestHeldMs: number;
+    openedMs: number;
   };
   const during = peak.stop();
   fullGc();

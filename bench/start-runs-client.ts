@@ -20,8 +20,14 @@ function post(): Promise<{ status: number; ms: number; text: string }> {
   const start = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));

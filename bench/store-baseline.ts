@@ -172,14 +172,17 @@ export function rawDatabase(path: string): Database.Database {
  */
 const NOT_COMPARED: Readonly<Record<string, string>> = {
   // Which process holds the lease and when it beat: the store's own identity, not rows of the journal.
-  hosts: 'the writer\'s host lease (pid, start time, heartbeat)',
+  hosts: "the writer's host lease (pid, start time, heartbeat)",
 };
 /** Columns compared where a table mixes journal content with the writer's identity. */
 const NARROWED: Readonly<Record<string, string>> = { run_hosts: 'run_id' };
 
 /** Every ordinary table of the schema: FTS shadow tables included (they are content too), virtual tables themselves excluded. */
 function comparedTables(db: Database.Database): string[] {
-  const rows = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").all() as { name: string; sql: string | null }[];
+  const rows = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").all() as {
+    name: string;
+    sql: string | null;
+  }[];
   return rows.filter((r) => !/^CREATE VIRTUAL TABLE/i.test(r.sql ?? '') && !(r.name in NOT_COMPARED)).map((r) => r.name);
 }
 
@@ -187,7 +190,8 @@ function comparedTables(db: Database.Database): string[] {
 export function contentHashes(db: Database.Database): Record<string, string> {
   const out: Record<string, string> = {};
   for (const table of comparedTables(db)) {
-    const columns = NARROWED[table] ?? (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((c) => `"${c.name}"`).join(', ');
+    const columns =
+      NARROWED[table] ?? (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((c) => `"${c.name}"`).join(', ');
     const hash = createHash('sha1');
     let n = 0;
     for (const row of db.prepare(`SELECT ${columns} FROM "${table}" ORDER BY ${columns}`).raw().iterate() as Iterable<unknown[]>) {

@@ -61,7 +61,8 @@ export function countQueries(
     const rows = plain.all(w.since, w.until - 1) as Record<string, unknown>[];
     times.plain.push(now() - t);
     const got = canonical(rows.map((r) => [String(r[by]), Number(r.n)]));
-    if (got !== expected.get(i)) throw new Error(`error counts by ${by} differ from a plain GROUP BY for [${w.since}, ${w.until}): ${expected.get(i)} vs ${got}`);
+    if (got !== expected.get(i))
+      throw new Error(`error counts by ${by} differ from a plain GROUP BY for [${w.since}, ${w.until}): ${expected.get(i)} vs ${got}`);
   });
   times.store.sort((a, b) => a - b);
   times.plain.sort((a, b) => a - b);

@@ -2,14 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { HivewatchEvent } from '../core/base/events.js';
 import { DAY } from '../core/store/rollups.js';
-import {
-  JournalBuilder,
-  pick,
-  prng,
-  type AttemptScript,
-  type ErrorSpec,
-  type TaskScript,
-} from '../core/store/testing/journal-builder.js';
+import { JournalBuilder, pick, prng, type AttemptScript, type ErrorSpec, type TaskScript } from '../core/store/testing/journal-builder.js';
 
 /** The benchmark data: realistic journals over 30 days, and how they are batched. */
 
@@ -57,25 +50,62 @@ const FLOWS: readonly (readonly [string, string])[] = [
 ];
 
 const FILES = ['src/app.ts', 'src/db/pool.ts', 'lib/parser.py', 'cmd/server/main.go', 'tests/test_api.py', 'README.md'];
-const hex = (random: () => number, n: number): string =>
-  Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('');
+const hex = (random: () => number, n: number): string => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('');
 const int = (random: () => number, lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
 
 /** Errors of every category, weighted like a busy installation (runtime and verification first). */
 const ERROR_MAKERS: readonly [number, (random: () => number) => ErrorSpec][] = [
-  [14, (r) => ({ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', message: `runtime claude-code was rate limited: 429 Too Many Requests, retry after ${int(r, 1, 90)}s` })],
-  [8, (r) => ({ code: 'RUNTIME_TIMEOUT', origin: pick(r, ['runtime:codex', 'runtime:claude-code']), message: `runtime exceeded its timeout of ${pick(r, [30_000, 60_000, 120_000])}ms` })],
-  [5, (r) => ({ code: 'RUNTIME_CRASHED', origin: 'runtime:command', message: `runtime command exited with code ${pick(r, [1, 137, 139])}: /tmp/hivewatch/run-${hex(r, 8)}/stderr.log` })],
+  [
+    14,
+    (r) => ({
+      code: 'RUNTIME_RATE_LIMIT',
+      origin: 'runtime:claude-code',
+      message: `runtime claude-code was rate limited: 429 Too Many Requests, retry after ${int(r, 1, 90)}s`,
+    }),
+  ],
+  [
+    8,
+    (r) => ({
+      code: 'RUNTIME_TIMEOUT',
+      origin: pick(r, ['runtime:codex', 'runtime:claude-code']),
+      message: `runtime exceeded its timeout of ${pick(r, [30_000, 60_000, 120_000])}ms`,
+    }),
+  ],
+  [
+    5,
+    (r) => ({
+      code: 'RUNTIME_CRASHED',
+      origin: 'runtime:command',
+      message: `runtime command exited with code ${pick(r, [1, 137, 139])}: /tmp/hivewatch/run-${hex(r, 8)}/stderr.log`,
+    }),
+  ],
   [3, (r) => ({ code: 'RUNTIME_OUTPUT_MALFORMED', origin: 'runtime:codex', message: `unexpected token at position ${int(r, 1, 4000)} in runtime output` })],
   [2, () => ({ code: 'RUNTIME_CONNECTION_FAILED', origin: 'runtime:command', message: 'spawn pytest ENOENT' })],
   [6, () => ({ code: 'AGENT_NO_CHANGES', origin: 'agent:coder', message: 'agent coder produced no changes' })],
-  [4, (r) => ({ code: 'AGENT_INVALID_OUTPUT', origin: 'agent:planner', message: `agent planner returned invalid JSON: expected "steps" at line ${int(r, 1, 200)}` })],
-  [10, (r) => ({ code: 'VERIFICATION_CHECK_FAILED', origin: 'check:pytest', message: `check pytest failed: ${int(r, 1, 9)} of ${int(r, 100, 400)} tests failed` })],
+  [
+    4,
+    (r) => ({
+      code: 'AGENT_INVALID_OUTPUT',
+      origin: 'agent:planner',
+      message: `agent planner returned invalid JSON: expected "steps" at line ${int(r, 1, 200)}`,
+    }),
+  ],
+  [
+    10,
+    (r) => ({ code: 'VERIFICATION_CHECK_FAILED', origin: 'check:pytest', message: `check pytest failed: ${int(r, 1, 9)} of ${int(r, 100, 400)} tests failed` }),
+  ],
   [5, (r) => ({ code: 'VERIFICATION_CHECK_FAILED', origin: 'check:eslint', message: `check eslint failed: ${int(r, 1, 40)} problems in ${pick(r, FILES)}` })],
   [3, (r) => ({ code: 'VERIFICATION_AGENT_REJECTED', origin: 'verifier', message: `verifier rejected the change: missing tests for handler_${hex(r, 6)}` })],
   [3, (r) => ({ code: 'GIT_MERGE_CONFLICT', origin: 'git', message: `merge conflict in ${pick(r, FILES)}` })],
   [2, (r) => ({ code: 'GIT_COMMIT_FAILED', origin: 'git', message: `git commit failed: pre-commit hook exited with code ${int(r, 1, 2)}` })],
-  [2, (r) => ({ code: 'SCOPE_VIOLATION_WRITE', origin: 'scope_enforcer', message: `wrote ${pick(r, ['/etc/hosts', '~/.ssh/config', '../outside/notes.txt'])} outside the scope` })],
+  [
+    2,
+    (r) => ({
+      code: 'SCOPE_VIOLATION_WRITE',
+      origin: 'scope_enforcer',
+      message: `wrote ${pick(r, ['/etc/hosts', '~/.ssh/config', '../outside/notes.txt'])} outside the scope`,
+    }),
+  ],
   [3, (r) => ({ code: 'USER_THROWN', origin: 'user', message: `thrown by the flow: ticket ${int(r, 1000, 99999)} is not ready` })],
   [1, (r) => ({ code: 'POLICY_RESOURCE_EXHAUSTED', origin: 'policy', message: `token budget exhausted after ${int(r, 100_000, 2_000_000)} tokens` })],
 ];

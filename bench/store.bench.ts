@@ -88,14 +88,7 @@ function timed(fn: () => void): { wall: number; cpu: number } {
   return { wall, cpu: (used.user + used.system) / 1000 };
 }
 
-async function ingest(
-  store: SqliteStore,
-  batching: Batching,
-  target: number,
-  seed: number,
-  chunkEvents: number,
-  verify: boolean,
-): Promise<IngestResult> {
+async function ingest(store: SqliteStore, batching: Batching, target: number, seed: number, chunkEvents: number, verify: boolean): Promise<IngestResult> {
   const basePath = tempPath(`same-rows-${batching}`);
   const eventsPath = tempPath(`events-only-${batching}`);
   const base = rawDatabase(basePath);
@@ -113,8 +106,20 @@ async function ingest(
   const interval = SPAN / (target / 41);
   const workload = new Workload(seed, 'mixed', batching, target, interval, `${batching}-${seed}`);
   const result: IngestResult = {
-    events: 0, batches: 0, errors: 0, storeMs: 0, sameRowsMs: 0, eventsOnlyMs: 0, storeCpuMs: 0, sameRowsCpuMs: 0,
-    chunkRatios: [], chunkEventRatios: [], rows: 0, identical: true, mismatch: [], tablesCompared: 0,
+    events: 0,
+    batches: 0,
+    errors: 0,
+    storeMs: 0,
+    sameRowsMs: 0,
+    eventsOnlyMs: 0,
+    storeCpuMs: 0,
+    sameRowsCpuMs: 0,
+    chunkRatios: [],
+    chunkEventRatios: [],
+    rows: 0,
+    identical: true,
+    mismatch: [],
+    tablesCompared: 0,
   };
   let chunk = 0;
   for (;;) {
@@ -158,7 +163,9 @@ async function ingest(
     result.chunkRatios.push(times.same.wall / times.store.wall);
     result.chunkEventRatios.push(times.journal.wall / times.store.wall);
     chunk += 1;
-    log(`${batching}: ${result.events} events, store ${result.storeMs.toFixed(0)} ms, same rows ${result.sameRowsMs.toFixed(0)} ms, events only ${result.eventsOnlyMs.toFixed(0)} ms; chunk ratio ${(times.same.wall / times.store.wall).toFixed(3)}`);
+    log(
+      `${batching}: ${result.events} events, store ${result.storeMs.toFixed(0)} ms, same rows ${result.sameRowsMs.toFixed(0)} ms, events only ${result.eventsOnlyMs.toFixed(0)} ms; chunk ratio ${(times.same.wall / times.store.wall).toFixed(3)}`,
+    );
   }
   if (verify) {
     const a = contentHashes(store.database);
@@ -181,7 +188,11 @@ function ingestMeasurements(label: string, r: IngestResult, verified: boolean): 
   const eventsRatio = median(r.chunkEventRatios);
   const totalRatio = r.sameRowsMs / r.storeMs;
   const cpuRatio = r.sameRowsCpuMs / r.storeCpuMs;
-  const identity = verified ? (r.identical ? `databases identical in all ${r.tablesCompared} tables compared` : `DATABASES DIFFER: ${r.mismatch.join('; ')}`) : 'content not compared';
+  const identity = verified
+    ? r.identical
+      ? `databases identical in all ${r.tablesCompared} tables compared`
+      : `DATABASES DIFFER: ${r.mismatch.join('; ')}`
+    : 'content not compared';
   return [
     {
       name: `ingest ${r.events} events, ${label}: store vs same rows raw`,
@@ -210,15 +221,29 @@ function ingestMeasurements(label: string, r: IngestResult, verified: boolean): 
 }
 
 /** 3. The database's bytes per stored error, and the process's memory after ingest and at the end. */
-function sizeMeasurements(store: SqliteStore, path: string, stats: { errors: number; events: number }, afterIngest: NodeJS.MemoryUsage, ingested: number): Measurement[] {
+function sizeMeasurements(
+  store: SqliteStore,
+  path: string,
+  stats: { errors: number; events: number },
+  afterIngest: NodeJS.MemoryUsage,
+  ingested: number,
+): Measurement[] {
   const measurements: Measurement[] = [];
   const fileBytes = statSync(path).size;
-  const perObject = store.database
-    .prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat WHERE aggregate = TRUE GROUP BY name")
-    .all() as { name: string; bytes: number }[];
+  const perObject = store.database.prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat WHERE aggregate = TRUE GROUP BY name').all() as {
+    name: string;
+    bytes: number;
+  }[];
   const bytesOf = (names: string[]): number => perObject.filter((o) => names.includes(o.name)).reduce((s, o) => s + o.bytes, 0);
   const errorBytes = bytesOf(['errors', 'errors_ts', 'errors_fingerprint']);
-  const aggregateBytes = bytesOf(['error_rollups', 'error_rollups_hour', 'error_rollups_day', 'error_groups', 'error_group_trend_hour', 'error_group_trend_day']);
+  const aggregateBytes = bytesOf([
+    'error_rollups',
+    'error_rollups_hour',
+    'error_rollups_day',
+    'error_groups',
+    'error_group_trend_hour',
+    'error_group_trend_day',
+  ]);
   measurements.push({
     name: `database bytes per stored error (${stats.errors} errors)`,
     value: fileBytes / stats.errors,
@@ -293,7 +318,10 @@ export async function storeBenchmarks(options: { quick: boolean }): Promise<Meas
     });
 
     const storeQueries = 200;
-    for (const [label, windowMs, plainQueries] of [['24 h', DAY, 200], ['7 d', 7 * DAY, 40]] as const) {
+    for (const [label, windowMs, plainQueries] of [
+      ['24 h', DAY, 200],
+      ['7 d', 7 * DAY, 40],
+    ] as const) {
       for (const by of ['category', 'origin'] as const) {
         const times = countQueries(store, by, windowMs, storeQueries, plainQueries, by === 'category' ? 5 : 6);
         out.push(queryMeasurement(by, label, stats.errors, times, options.quick));

@@ -48,7 +48,11 @@ function spawnHost(bin, args, env) {
 }
 
 async function startServeRun(host) {
-  const api = await until('the serve banner', () => host.lines.map((l) => /Bearer ([^"]+)" (http:\/\/127\.0\.0\.1:\d+)\/api\/runs/.exec(l)).find(Boolean), 30_000);
+  const api = await until(
+    'the serve banner',
+    () => host.lines.map((l) => /Bearer ([^"]+)" (http:\/\/127\.0\.0\.1:\d+)\/api\/runs/.exec(l)).find(Boolean),
+    30_000,
+  );
   const [, token, origin] = api;
   const printed = [];
   const stream = openStream(origin, token, printed);
@@ -76,7 +80,10 @@ async function trial(context, kind, outage, index) {
   let host = null;
   let stream = null;
   try {
-    host = kind === 'run' ? spawnHost(bin, ['run', flow.file, '--json', '--db', url], env) : spawnHost(bin, ['serve', '--port', '0', '--otel-port', 'off', '--db', url], env);
+    host =
+      kind === 'run'
+        ? spawnHost(bin, ['run', flow.file, '--json', '--db', url], env)
+        : spawnHost(bin, ['serve', '--port', '0', '--otel-port', 'off', '--db', url], env);
     let runId;
     let printed;
     if (kind === 'run') runId = JSON.parse(await until('the first --json line', () => host.lines[0])).runId;
@@ -93,17 +100,24 @@ async function trial(context, kind, outage, index) {
     if (outage.stopMs !== null) cluster.restart();
     flow.go(2);
     flow.go(3);
-    const status = await until('the run ended in the journal', async () => {
-      const row = await reader.getRunRow(runId).catch(() => null);
-      return row && row.status !== 'running' ? row.status : null;
-    }, 90_000);
+    const status = await until(
+      'the run ended in the journal',
+      async () => {
+        const row = await reader.getRunRow(runId).catch(() => null);
+        return row && row.status !== 'running' ? row.status : null;
+      },
+      90_000,
+    );
     if (kind === 'run') {
       const code = await host.exit;
       check(code === (status === 'completed' ? 0 : 1), `hivewatch run exited ${code} for a ${status} run: ${host.stderr.trim()}`);
       printed = host.lines.map((line) => JSON.parse(line));
     }
     const journal = await reader.getEvents(runId, 0, 100_000);
-    check(journal.every((e, i) => e.seq === i + 1), 'the journal has a gap');
+    check(
+      journal.every((e, i) => e.seq === i + 1),
+      'the journal has a gap',
+    );
     for (const event of printed.filter((e) => e.runId === runId)) {
       check(JSON.stringify(journal[event.seq - 1]) === JSON.stringify(event), `printed event ${event.seq} (${event.type}) is not in the journal as printed`);
     }
@@ -150,7 +164,9 @@ export async function pgOutageTrials({ root, bin, kinds }) {
         tally.trials++;
         let watchdog;
         try {
-          const limit = new Promise((_, reject) => (watchdog = setTimeout(() => reject(new Error(`trial took longer than ${TRIAL_LIMIT_MS} ms`)), TRIAL_LIMIT_MS)));
+          const limit = new Promise(
+            (_, reject) => (watchdog = setTimeout(() => reject(new Error(`trial took longer than ${TRIAL_LIMIT_MS} ms`)), TRIAL_LIMIT_MS)),
+          );
           const result = await Promise.race([trial({ bin, cluster, openPostgresStore, outageFlow }, kind, outage, index), limit]);
           tally[result.status]++;
           console.log(`pg ${kind}: ${outage.name}: ok (${result.printed} events printed, ${result.status})`);

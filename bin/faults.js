@@ -52,7 +52,6 @@ function parse(argv) {
   return options;
 }
 
-
 const FLOW = `agent stubborn:
   runtime: "command"
   command: "/bin/sh AGENT"
@@ -200,7 +199,10 @@ async function afterKill(setup, outcome, openStore) {
     const journal = await store.getEvents(outcome.runId, 0, 100_000);
     for (const event of outcome.printed) {
       const stored = journal[event.seq - 1];
-      check(stored !== undefined && JSON.stringify(stored) === JSON.stringify(event), `printed event ${event.seq} (${event.type}) is not in the journal as printed`);
+      check(
+        stored !== undefined && JSON.stringify(stored) === JSON.stringify(event),
+        `printed event ${event.seq} (${event.type}) is not in the journal as printed`,
+      );
     }
     status = (await store.getRunRow(outcome.runId))?.status;
     const completed = journal.some((e) => e.type === 'runCompleted');
@@ -212,11 +214,18 @@ async function afterKill(setup, outcome, openStore) {
   }
 
   const left = await survivors(agentPids(setup.pids));
-  check(left.length === 0, `agent processes left after recovery: ${left.join(', ')} (recovery: ${groups.map((g) => `${g.pgid} ${g.outcome}`).join('; ') || 'no group journaled'})`);
+  check(
+    left.length === 0,
+    `agent processes left after recovery: ${left.join(', ')} (recovery: ${groups.map((g) => `${g.pgid} ${g.outcome}`).join('; ') || 'no group journaled'})`,
+  );
   rmSync(setup.linger, { force: true });
   if (status === 'completed') return { status, ended, printed: outcome.printed.length };
 
-  const resumed = spawnSync(process.execPath, [BIN, 'resume', outcome.runId, '--json', '--db', setup.db], { cwd: tmpdir(), encoding: 'utf8', timeout: TRIAL_LIMIT_MS });
+  const resumed = spawnSync(process.execPath, [BIN, 'resume', outcome.runId, '--json', '--db', setup.db], {
+    cwd: tmpdir(),
+    encoding: 'utf8',
+    timeout: TRIAL_LIMIT_MS,
+  });
   check(resumed.status === 0, `hivewatch resume exited ${resumed.status ?? resumed.signal}: ${resumed.stderr.trim()}`);
   const last = resumed.stdout.trim().split('\n').at(-1);
   check(last !== undefined && JSON.parse(last).type === 'runCompleted', 'hivewatch resume did not complete the run');
@@ -273,7 +282,9 @@ async function main() {
         const result = await trial(kind, i, delayMs, openStore);
         tally[result.status]++;
         tally.agentsEnded += result.ended;
-        console.log(`${kind} #${i + 1}: kill -9 after ${delayMs} ms: ok (${result.printed} events printed, ${result.status}, ${result.ended} agent group(s) ended by recovery)`);
+        console.log(
+          `${kind} #${i + 1}: kill -9 after ${delayMs} ms: ok (${result.printed} events printed, ${result.status}, ${result.ended} agent group(s) ended by recovery)`,
+        );
       } catch (error) {
         tally.failures++;
         console.log(`${kind} #${i + 1}: kill -9 after ${delayMs} ms: FAILED: ${error instanceof Error ? error.message : String(error)}`);
@@ -284,10 +295,14 @@ async function main() {
   const outages = options.only === 'pg' || (options.only === null && !options.quick) ? await pgOutageTrials({ root, bin: BIN, kinds: ['run', 'serve'] }) : null;
   const wall = ((Date.now() - started) / 1000).toFixed(1);
   for (const [kind, t] of Object.entries(figures)) {
-    console.log(`faults: kill -9 of ${kind}: ${t.trials} trials, ${t.failures} failures (${t.interrupted} interrupted and resumed, ${t.completed} completed before the kill; ${t.agentsEnded} agent groups ended by recovery)`);
+    console.log(
+      `faults: kill -9 of ${kind}: ${t.trials} trials, ${t.failures} failures (${t.interrupted} interrupted and resumed, ${t.completed} completed before the kill; ${t.agentsEnded} agent groups ended by recovery)`,
+    );
   }
   for (const [kind, t] of Object.entries(outages ?? {})) {
-    console.log(`faults: PostgreSQL outages of ${kind}: ${t.trials} trials, ${t.failures} failures (${t.completed} completed, ${t.failed} failed as SYSTEM_EVENT_WRITE_FAILED and resumed)`);
+    console.log(
+      `faults: PostgreSQL outages of ${kind}: ${t.trials} trials, ${t.failures} failures (${t.completed} completed, ${t.failed} failed as SYSTEM_EVENT_WRITE_FAILED and resumed)`,
+    );
   }
   console.log(`faults: seed ${options.seed}, wall time ${wall} s`);
   process.exit([...Object.values(figures), ...Object.values(outages ?? {})].some((t) => t.failures > 0) ? 1 : 0);

@@ -61,7 +61,13 @@ for (const file of graph.keys()) if (!index.has(file)) visit(file);
 if (circles.length === 0) {
   console.log(`import-cycles: ${graph.size} files, no import circle (type imports included)`);
 } else {
-  for (const circle of circles) console.error(`import circle: ${circle.map((f) => relative(root, f)).sort().join(' ↔ ')}`);
+  for (const circle of circles)
+    console.error(
+      `import circle: ${circle
+        .map((f) => relative(root, f))
+        .sort()
+        .join(' ↔ ')}`,
+    );
   console.error(`import-cycles: ${circles.length} circle(s) among ${graph.size} files`);
   process.exit(1);
 }

@@ -38,7 +38,10 @@ function run(what, args) {
 
 // 1. dist/ (npm run build): absent, or older than any source it is compiled from.
 const distEntry = join(root, 'dist', 'server', 'cli.js');
-const sources = Math.max(...['core', 'shell-common', 'server', 'electron'].map((d) => newest(join(root, d), /\.(c?ts|js)$/)), mtime(join(root, 'tsconfig.build.json')));
+const sources = Math.max(
+  ...['core', 'shell-common', 'server', 'electron'].map((d) => newest(join(root, d), /\.(c?ts|js)$/)),
+  mtime(join(root, 'tsconfig.build.json')),
+);
 if (!existsSync(distEntry) || !existsSync(join(root, 'dist', 'electron', 'main.js')) || sources > mtime(distEntry)) {
   if (!run('building dist/ (tsc -p tsconfig.build.json)…', [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'])) {
     say('the build failed; fix the errors above and run `npm start` again');

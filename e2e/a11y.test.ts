@@ -195,7 +195,9 @@ describe('skip link and a destructive dialog from the keyboard', () => {
     await page.keyboard.press('j');
     expect(await focused()).toMatch(new RegExp(`^${done} `));
 
-    await runRow(page, runId).getByRole('button', { name: `Cancel run ${runId}` }).click();
+    await runRow(page, runId)
+      .getByRole('button', { name: `Cancel run ${runId}` })
+      .click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     const inDialog = (): Promise<string | null | undefined> => page.evaluate(() => document.activeElement?.textContent);
@@ -209,7 +211,9 @@ describe('skip link and a destructive dialog from the keyboard', () => {
     expect((await server.api<{ run: { status: string } }>('GET', `/api/runs/${runId}`)).run.status).toBe('running');
 
     // With the focus moved to "Cancel run", Enter still does nothing; Escape closes.
-    await runRow(page, runId).getByRole('button', { name: `Cancel run ${runId}` }).click();
+    await runRow(page, runId)
+      .getByRole('button', { name: `Cancel run ${runId}` })
+      .click();
     await dialog.waitFor();
     await page.keyboard.press('Tab');
     expect(await inDialog()).toBe('Cancel run');
@@ -220,7 +224,9 @@ describe('skip link and a destructive dialog from the keyboard', () => {
     expect((await server.api<{ run: { status: string } }>('GET', `/api/runs/${runId}`)).run.status).toBe('running');
 
     // Space (or a click) confirms.
-    await runRow(page, runId).getByRole('button', { name: `Cancel run ${runId}` }).click();
+    await runRow(page, runId)
+      .getByRole('button', { name: `Cancel run ${runId}` })
+      .click();
     await dialog.waitFor();
     await page.keyboard.press('Tab');
     await page.keyboard.press('Space');

@@ -24,12 +24,22 @@ function record(event: string, at: number, attributes: Record<string, string>) {
   return {
     timeUnixNano: `${at * 1_000_000}`,
     body: { stringValue: `claude_code.${event}` },
-    attributes: Object.entries({ 'event.name': event, 'session.id': SESSION, 'prompt.id': 'prompt-1', ...attributes }).map(([key, value]) => ({ key, value: { stringValue: value } })),
+    attributes: Object.entries({ 'event.name': event, 'session.id': SESSION, 'prompt.id': 'prompt-1', ...attributes }).map(([key, value]) => ({
+      key,
+      value: { stringValue: value },
+    })),
   };
 }
 
 const request = (cost: string, agent: Record<string, string> = {}): Record<string, string> => ({
-  model: 'claude-opus-5-5', input_tokens: '1200', output_tokens: '300', cache_read_tokens: '0', cache_creation_tokens: '0', cost_usd: cost, duration_ms: '900', ...agent,
+  model: 'claude-opus-5-5',
+  input_tokens: '1200',
+  output_tokens: '300',
+  cache_read_tokens: '0',
+  cache_creation_tokens: '0',
+  cost_usd: cost,
+  duration_ms: '900',
+  ...agent,
 });
 
 function sessionPayload(t0: number): Buffer {
@@ -41,15 +51,29 @@ function sessionPayload(t0: number): Buffer {
     record('api_request', t0 + 2_000, request('0.25', explore)),
     record('subagent_completed', t0 + 2_500, { agent_id: EXPLORE, agent_type: 'Explore', total_tokens: '1500' }),
     record('api_request', t0 + 3_000, request('0.125', review)),
-    record('api_error', t0 + 4_000, { ...review, model: 'claude-opus-5-5', status_code: '500', error: 'Internal server error', duration_ms: '400', attempt: '1' }),
+    record('api_error', t0 + 4_000, {
+      ...review,
+      model: 'claude-opus-5-5',
+      status_code: '500',
+      error: 'Internal server error',
+      duration_ms: '400',
+      attempt: '1',
+    }),
     record('subagent_completed', t0 + 4_500, { agent_id: REVIEW, agent_type: 'general-purpose', total_tokens: '1500' }),
     record('api_request', t0 + 5_000, request('0.25', { query_source: 'sdk' })),
   ];
   const body = {
-    resourceLogs: [{
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }, { key: 'service.version', value: { stringValue: '2.1.332' } }] },
-      scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords }],
-    }],
+    resourceLogs: [
+      {
+        resource: {
+          attributes: [
+            { key: 'service.name', value: { stringValue: 'claude-code' } },
+            { key: 'service.version', value: { stringValue: '2.1.332' } },
+          ],
+        },
+        scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords }],
+      },
+    ],
   };
   return Buffer.from(JSON.stringify(body));
 }

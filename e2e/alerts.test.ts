@@ -40,15 +40,17 @@ describe('Settings › Alerts', () => {
 
       await page.getByLabel('Webhook URL').fill('ftp://bot:hunter2@example.com/hook');
       await page.getByRole('button', { name: 'Add rule' }).click();
-      await expect.poll(() => page.locator('#alert-form-problem').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('--webhook must be an http or https URL, not ftp:');
+      await expect
+        .poll(() => page.locator('#alert-form-problem').textContent(), { timeout: PAGE_TIMEOUT_MS })
+        .toBe('--webhook must be an http or https URL, not ftp:');
 
       await page.getByLabel('When').selectOption('retrying-longer-than');
       await page.getByLabel('Duration (e.g. 10m, 1h)').fill('ten');
       await page.getByLabel('Webhook URL').fill(`${hook}/services/T0/B0/sekrit?token=t0ken`);
       await page.getByRole('button', { name: 'Add rule' }).click();
-      await expect.poll(() => page.locator('#alert-form-problem').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe(
-        'retrying-longer-than needs a duration like retrying-longer-than=10m, got "retrying-longer-than=ten"',
-      );
+      await expect
+        .poll(() => page.locator('#alert-form-problem').textContent(), { timeout: PAGE_TIMEOUT_MS })
+        .toBe('retrying-longer-than needs a duration like retrying-longer-than=10m, got "retrying-longer-than=ten"');
 
       await page.getByLabel('When').selectOption('run-failed');
       await page.getByLabel('Body').selectOption('slack');

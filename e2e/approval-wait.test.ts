@@ -27,14 +27,26 @@ function logs(records: [event: string, at: number, attributes: Record<string, st
   const logRecords = records.map(([event, at, attributes]) => ({
     timeUnixNano: `${at * 1_000_000}`,
     body: { stringValue: `claude_code.${event}` },
-    attributes: Object.entries({ 'event.name': event, 'session.id': session, 'prompt.id': 'p-1', ...attributes }).map(([key, value]) => ({ key, value: { stringValue: value } })),
+    attributes: Object.entries({ 'event.name': event, 'session.id': session, 'prompt.id': 'p-1', ...attributes }).map(([key, value]) => ({
+      key,
+      value: { stringValue: value },
+    })),
   }));
-  return Buffer.from(JSON.stringify({
-    resourceLogs: [{
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }, { key: 'service.version', value: { stringValue: '2.1.332' } }] },
-      scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords }],
-    }],
-  }));
+  return Buffer.from(
+    JSON.stringify({
+      resourceLogs: [
+        {
+          resource: {
+            attributes: [
+              { key: 'service.name', value: { stringValue: 'claude-code' } },
+              { key: 'service.version', value: { stringValue: '2.1.332' } },
+            ],
+          },
+          scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords }],
+        },
+      ],
+    }),
+  );
 }
 
 async function showAs(page: Page, colorScheme: 'light' | 'dark', width: number): Promise<void> {
@@ -63,7 +75,11 @@ describe('an agent session waiting for approval, seen in the window', () => {
     const env = execFileSync(process.execPath, [BIN, 'otel-env', '--db', server.dbPath], { cwd: ROOT, encoding: 'utf8' });
     const token = /Authorization=Bearer ([A-Za-z0-9_-]+)/.exec(env)?.[1];
     send = async (body) => {
-      const response = await fetch(`${endpoint}/v1/logs`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: new Uint8Array(body) });
+      const response = await fetch(`${endpoint}/v1/logs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: new Uint8Array(body),
+      });
       expect(response.status, await response.text()).toBe(200);
     };
   });
@@ -80,11 +96,13 @@ describe('an agent session waiting for approval, seen in the window', () => {
 
   it('filters to the waiting session with the time it waited, counts it in the top bar, says it in its header, and ends it live', async () => {
     const opened = Date.now() - 12 * MINUTE;
-    await send(logs([
-      ['user_prompt', opened - MINUTE, { prompt_length: '31' }],
-      ['api_request', opened - 30_000, { model: 'claude-opus-5-5', duration_ms: '900', input_tokens: '12', output_tokens: '9' }],
-      ['hook_execution_start', opened, { hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
-    ]));
+    await send(
+      logs([
+        ['user_prompt', opened - MINUTE, { prompt_length: '31' }],
+        ['api_request', opened - 30_000, { model: 'claude-opus-5-5', duration_ms: '900', input_tokens: '12', output_tokens: '9' }],
+        ['hook_execution_start', opened, { hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
+      ]),
+    );
 
     app = await openApp(browser, server, { hash: '#/runs?status=waiting-approval', bypassCSP: true });
     const { page } = app;
@@ -114,7 +132,9 @@ describe('an agent session waiting for approval, seen in the window', () => {
     const notice = page.getByTestId('approval-wait-notice');
     await notice.waitFor();
     expect(await notice.getAttribute('aria-live')).toBe('polite');
-    expect(await notice.textContent()).toMatch(/^Waiting for approval of Bash · 1[23] min\. The agent is blocked until a person answers its permission prompt in its own terminal or app\. Stop watching ends its run here; Hivewatch cannot stop the agent\.$/);
+    expect(await notice.textContent()).toMatch(
+      /^Waiting for approval of Bash · 1[23] min\. The agent is blocked until a person answers its permission prompt in its own terminal or app\. Stop watching ends its run here; Hivewatch cannot stop the agent\.$/,
+    );
     expect(await notice.locator('time').getAttribute('datetime')).toBe(new Date(opened).toISOString());
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const width of [1440, 900]) {
@@ -139,10 +159,15 @@ describe('an agent session waiting for approval, seen in the window', () => {
   it("ticks the time waited on the browser's injected clock, and ends by stopping watching from the window: cancelled, the prompt closed, the wait frozen", async () => {
     const session = '0c7d2e4f-8a1b-4c3d-9e5f-6a7b8c9d0e1f';
     const opened = Date.now() - 25 * MINUTE;
-    await send(logs([
-      ['user_prompt', opened - MINUTE, { prompt_length: '18' }],
-      ['hook_execution_start', opened, { hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Write', num_hooks: '1' }],
-    ], session));
+    await send(
+      logs(
+        [
+          ['user_prompt', opened - MINUTE, { prompt_length: '18' }],
+          ['hook_execution_start', opened, { hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Write', num_hooks: '1' }],
+        ],
+        session,
+      ),
+    );
     await app?.close();
     app = await openApp(browser, server, { hash: '#/runs?status=waiting-approval', bypassCSP: true });
     const { page } = app;
@@ -164,7 +189,9 @@ describe('an agent session waiting for approval, seen in the window', () => {
     await app.go('#/flows');
     const sessions = page.locator('tr[data-flow-id="external:claude-code"]');
     // This session, and the first journey's if it stopped before its refusal was sent.
-    const waitingNow = (await server.api<{ items: { flow: string }[] }>('GET', '/api/runs?status=waiting-approval&limit=100')).items.filter((r) => r.flow === 'external:claude-code').length;
+    const waitingNow = (await server.api<{ items: { flow: string }[] }>('GET', '/api/runs?status=waiting-approval&limit=100')).items.filter(
+      (r) => r.flow === 'external:claude-code',
+    ).length;
     expect(waitingNow).toBeGreaterThanOrEqual(1);
     await expect.poll(() => sessions.getByTestId('flow-waited').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe(`${waitingNow} waiting now`);
     const waitingLink = sessions.getByRole('link', { name: `${waitingNow} waiting now` });
@@ -173,7 +200,9 @@ describe('an agent session waiting for approval, seen in the window', () => {
     await row.locator('.run-link').click();
     const notice = page.getByTestId('approval-wait-notice');
     await notice.waitFor();
-    expect(await notice.textContent()).toMatch(/^Waiting for approval of Write · 3[01] min\. The agent is blocked until a person answers its permission prompt in its own terminal or app\. Stop watching ends its run here; Hivewatch cannot stop the agent\.$/);
+    expect(await notice.textContent()).toMatch(
+      /^Waiting for approval of Write · 3[01] min\. The agent is blocked until a person answers its permission prompt in its own terminal or app\. Stop watching ends its run here; Hivewatch cannot stop the agent\.$/,
+    );
     await page.locator('.run-header').getByRole('button', { name: 'Stop watching' }).click();
     const dialog = page.getByRole('dialog', { name: 'Stop watching this session?' });
     await dialog.waitFor();
@@ -212,7 +241,9 @@ describe('an agent session waiting for approval, seen in the window', () => {
     // The Flows screen: the flow's ended run waited that long, and none waits now.
     await app.go('#/flows');
     const stillWaiting = waitingNow - 1;
-    await expect.poll(() => sessions.getByTestId('flow-waited').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe(`${Math.floor(waited / MINUTE)} minin 1 run${stillWaiting > 0 ? `${stillWaiting} waiting now` : ''}`);
+    await expect
+      .poll(() => sessions.getByTestId('flow-waited').textContent(), { timeout: PAGE_TIMEOUT_MS })
+      .toBe(`${Math.floor(waited / MINUTE)} minin 1 run${stillWaiting > 0 ? `${stillWaiting} waiting now` : ''}`);
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const width of [1440, 900]) {
         await showAs(page, colorScheme, width);

@@ -29,7 +29,12 @@ describe('a bulk action on every run of a status', () => {
     const start = Date.now() - 3_600_000;
     for (let i = 0; i < RUNS; i++) {
       const run = new JournalBuilder(`failed-${String(i).padStart(3, '0')}`, { flow: 'user/fails.prose', flowName: 'fails', start: start + i * 1_000 });
-      await store.appendEvents(run.start().runStep([{ attempts: [{ code: 'RUNTIME_CRASHED', origin: 'runtime:fake' }] }]).fail().events);
+      await store.appendEvents(
+        run
+          .start()
+          .runStep([{ attempts: [{ code: 'RUNTIME_CRASHED', origin: 'runtime:fake' }] }])
+          .fail().events,
+      );
     }
     await store.close();
     server = await startServer({ dir, db });

@@ -53,7 +53,10 @@ describe('comparing two 200-task runs', () => {
     expect(await height()).toBeLessThan(12_000);
 
     await page.getByTestId('compare-differences-only').check();
-    expect(await table.locator('tbody[data-group^="task-"]').evaluateAll((groups) => groups.map((g) => g.getAttribute('data-group')))).toEqual(['task-2:11', 'task-2:100']);
+    expect(await table.locator('tbody[data-group^="task-"]').evaluateAll((groups) => groups.map((g) => g.getAttribute('data-group')))).toEqual([
+      'task-2:11',
+      'task-2:100',
+    ]);
     // Only the rows that differ (the run group keeps its differing facts too).
     expect(await table.locator('tbody[data-group="task-2:11"] tr[data-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-row')))).toEqual([
       '2:11/status',
@@ -62,7 +65,12 @@ describe('comparing two 200-task runs', () => {
       '2:11/output',
     ]);
     expect(await height()).toBeLessThan(3_000);
-    for (const [width, scheme] of [[1400, 'light'], [1400, 'dark'], [900, 'light'], [900, 'dark']] as const) {
+    for (const [width, scheme] of [
+      [1400, 'light'],
+      [1400, 'dark'],
+      [900, 'light'],
+      [900, 'dark'],
+    ] as const) {
       await page.setViewportSize({ width, height: 900 });
       await page.emulateMedia({ colorScheme: scheme });
       await app.screenshot(`compare-differences-only-${width}-${scheme}`);

@@ -75,7 +75,8 @@ describe('what failure costs and which flows are healthy', () => {
       expect(await broken.getByTestId('flow-check').textContent()).toBe('check errors (1)');
       expect(await broken.getAttribute('data-last-status')).toBe('completed');
       // Failing first by default (the newest run's status), in its section.
-      const order = (): Promise<(string | null)[]> => page.locator('tbody[data-section="yours"] tr.flow-item').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-flow-id')));
+      const order = (): Promise<(string | null)[]> =>
+        page.locator('tbody[data-section="yours"] tr.flow-item').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-flow-id')));
       expect((await order())[0]).toBe(COST_FLOWS.failing);
       await page.getByRole('button', { name: /^Cost/ }).click();
       await expect.poll(order, { timeout: PAGE_TIMEOUT_MS }).toEqual([COST_FLOWS.failing, COST_FLOWS.steady, COST_FLOWS.broken]);
@@ -83,7 +84,9 @@ describe('what failure costs and which flows are healthy', () => {
       await page.getByRole('button', { name: /^Cost/ }).click();
       await expect.poll(order, { timeout: PAGE_TIMEOUT_MS }).toEqual([COST_FLOWS.broken, COST_FLOWS.steady, COST_FLOWS.failing]);
       // The period's three figures: $3.60 of failed runs, $0.17 × 4 retried, $0.25 × 8 successful.
-      await expect.poll(() => page.getByTestId('flows-cost').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$3.60 failed runs · $0.68 retried · $2.00 successful');
+      await expect
+        .poll(() => page.getByTestId('flows-cost').textContent(), { timeout: PAGE_TIMEOUT_MS })
+        .toContain('$3.60 failed runs · $0.68 retried · $2.00 successful');
       await failing.click();
       await page.locator('#flow-title', { hasText: 'nightly-triage' }).waitFor();
       await photographAndCheck(page, 'flows');
@@ -127,7 +130,9 @@ describe('what failure costs and which flows are healthy', () => {
       await refused.waitFor();
       expect(await refused.getByTestId('run-row-cost').count()).toBe(0);
       expect(await refused.textContent()).not.toContain('$');
-      await expect.poll(() => runRow(page, history.recoveredRun).getByTestId('run-row-cost').innerText(), { timeout: PAGE_TIMEOUT_MS }).toBe('$0.42 · $0.17 retried · $0.25 successful');
+      await expect
+        .poll(() => runRow(page, history.recoveredRun).getByTestId('run-row-cost').innerText(), { timeout: PAGE_TIMEOUT_MS })
+        .toBe('$0.42 · $0.17 retried · $0.25 successful');
       await photographAndCheck(page, 'runs');
     });
   });
@@ -136,7 +141,12 @@ describe('what failure costs and which flows are healthy', () => {
     await withApp(`#/compare/${history.recoveredRun}/${history.failedRun}`, async ({ page }) => {
       await expect.poll(() => page.getByTestId('compare-cost-differs').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('; the cost differs: $0.42 vs $0.60');
       const table = page.getByTestId('compare-table');
-      expect(await table.locator('tr', { has: page.locator('th', { hasText: /^Cost$/ }) }).first().textContent()).toContain('$0.42 · $0.17 retried · $0.25 successful');
+      expect(
+        await table
+          .locator('tr', { has: page.locator('th', { hasText: /^Cost$/ }) })
+          .first()
+          .textContent(),
+      ).toContain('$0.42 · $0.17 retried · $0.25 successful');
       await photographAndCheck(page, 'compare');
     });
   });

@@ -62,12 +62,16 @@ describe('what a run cost, failed attempts included', () => {
       await app.go('#/flows');
       const flowRow = page.locator('.flow-item[data-flow-id="user/cost.prose"]');
       await expect.poll(() => flowRow.getByTestId('flow-cost').innerText(), { timeout: PAGE_TIMEOUT_MS }).toBe('$0.42\n40% on failure');
-      await expect.poll(() => page.getByTestId('flows-cost').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$0.00 failed runs · $0.17 retried · $0.25 successful');
+      await expect
+        .poll(() => page.getByTestId('flows-cost').textContent(), { timeout: PAGE_TIMEOUT_MS })
+        .toContain('$0.00 failed runs · $0.17 retried · $0.25 successful');
       await photographAndCheck(page, 'flows-costs');
 
       // Every issue: the run recovered, so its $0.17 is retried, not a failed run's, and the $0.25 is successful work.
       await app.go('#/errors?istatus=all');
-      await expect.poll(() => page.getByTestId('errors-cost').textContent(), { timeout: PAGE_TIMEOUT_MS }).toContain('$0.00 failed runs · $0.17 retried · $0.25 successful');
+      await expect
+        .poll(() => page.getByTestId('errors-cost').textContent(), { timeout: PAGE_TIMEOUT_MS })
+        .toContain('$0.00 failed runs · $0.17 retried · $0.25 successful');
       await photographAndCheck(page, 'errors-cost');
       expect(app.problems).toEqual([]);
     } finally {

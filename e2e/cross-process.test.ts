@@ -14,7 +14,7 @@ import { BIN, eventsOf, ROOT, startServer, type ServerHandle } from './support/s
  * the window with no reload, is cancelled from the window's cancel button, and the CLI exits 3
  * with `runCancelled` the last event of its journal.
  */
-describe('a CLI run on the app\'s database, live and cancellable from the window', () => {
+describe("a CLI run on the app's database, live and cancellable from the window", () => {
   let server: ServerHandle;
   let browser: Browser;
   let app: AppPage;

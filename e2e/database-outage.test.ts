@@ -52,10 +52,14 @@ describe.skipIf(!postgresBinaries)(skipTitle('the window while its database is a
     const runId = await server.startRun('user/outage.prose');
     flow.go(1);
     await expect
-      .poll(async () => (await server.api<HivewatchEvent[]>('GET', `/api/runs/${runId}/events?limit=1000`)).some((e) => e.type === 'attemptProcess' && e.step === 2), {
-        message: 'session 2 at work',
-        timeout: 30_000,
-      })
+      .poll(
+        async () =>
+          (await server.api<HivewatchEvent[]>('GET', `/api/runs/${runId}/events?limit=1000`)).some((e) => e.type === 'attemptProcess' && e.step === 2),
+        {
+          message: 'session 2 at work',
+          timeout: 30_000,
+        },
+      )
       .toBeTruthy();
     const banner = page.getByTestId('database-unavailable');
     expect(await banner.isVisible()).toBe(false);
@@ -63,9 +67,13 @@ describe.skipIf(!postgresBinaries)(skipTitle('the window while its database is a
     cluster.halt();
     flow.go(2);
     await banner.waitFor({ state: 'visible', timeout: 30_000 });
-    await page.waitForFunction(() => /^Database unavailable for [1-9]\d* s, 1 run waiting$/.test(document.querySelector('[data-testid="database-unavailable"]')?.textContent ?? ''), null, {
-      timeout: 30_000,
-    });
+    await page.waitForFunction(
+      () => /^Database unavailable for [1-9]\d* s, 1 run waiting$/.test(document.querySelector('[data-testid="database-unavailable"]')?.textContent ?? ''),
+      null,
+      {
+        timeout: 30_000,
+      },
+    );
     expect(await page.locator('.toast').count()).toBe(0);
     const serious = seriousOrCritical(await runAxe(page));
     expect(serious, describeViolations('the runs screen with the database banner', serious)).toEqual([]);

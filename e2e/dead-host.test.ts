@@ -57,8 +57,9 @@ describe('a host killed with kill -9: its run turns interrupted in the window by
     const backoff = await vi.waitFor(() => printed.find((e) => e.type === 'retryScheduled') ?? waiting('the API task in its backoff'), { timeout: 20_000 });
     const agent = await vi.waitFor(
       () =>
-        printed.find((e): e is Extract<HivewatchEvent, { type: 'attemptProcess' }> => e.type === 'attemptProcess' && e.taskId !== (backoff as { taskId: string }).taskId) ??
-        waiting("the long job's agent process"),
+        printed.find(
+          (e): e is Extract<HivewatchEvent, { type: 'attemptProcess' }> => e.type === 'attemptProcess' && e.taskId !== (backoff as { taskId: string }).taskId,
+        ) ?? waiting("the long job's agent process"),
       { timeout: 20_000 },
     );
     agentGroup = agent.pid;
@@ -81,7 +82,7 @@ describe('a host killed with kill -9: its run turns interrupted in the window by
     await expect(row.locator('.badge.retrying').count()).resolves.toBe(0);
     await app.screenshot('dead-host-interrupted');
 
-    await expect.poll(() => !groupAlive(agent.pid), { message: 'the agent\'s process group to be gone', timeout: 20_000 }).toBeTruthy();
+    await expect.poll(() => !groupAlive(agent.pid), { message: "the agent's process group to be gone", timeout: 20_000 }).toBeTruthy();
     const events = await eventsOf(server, runId);
     expect(events.filter((e) => e.type === 'runInterrupted')).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({

@@ -152,7 +152,10 @@ describe('error explorer', () => {
         const w = window as unknown as { __atFirstChart?: { total: string; issues: number } };
         new MutationObserver(() => {
           if (w.__atFirstChart || !document.querySelector('.chart-card .recharts-surface')) return;
-          w.__atFirstChart = { total: document.querySelector('[data-testid="errors-total"]')?.textContent ?? '', issues: document.querySelectorAll('.groups-table tbody tr').length };
+          w.__atFirstChart = {
+            total: document.querySelector('[data-testid="errors-total"]')?.textContent ?? '',
+            issues: document.querySelectorAll('.groups-table tbody tr').length,
+          };
         }).observe(document, { subtree: true, childList: true });
       });
       await page.reload();

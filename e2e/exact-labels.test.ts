@@ -120,9 +120,15 @@ describe('labels that say what is true', () => {
       'RUNTIME_TIMEOUT in task 2:1 attempt 3 · runtime fake reported a timeout (exit 124) — gave up after 3 attempts (the run ended with POLICY_RETRY_LIMIT_EXCEEDED)',
     );
 
-    const cli = execFileSync(process.execPath, [BIN, 'runs', '--db', server.dbPath, '--limit', '5'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, HIVEWATCH_DB: '' } });
+    const cli = execFileSync(process.execPath, [BIN, 'runs', '--db', server.dbPath, '--limit', '5'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, HIVEWATCH_DB: '' },
+    });
     const line = cli.split('\n').find((l) => l.startsWith(triage));
-    expect(line).toMatch(/ failed +triage +\S+ \S+ +2 of 2 +4 attempts +4 errors +RUNTIME_TIMEOUT in task 2:1 attempt 3 · runtime fake reported a timeout \(exit 124\) — gave up after 3 attempts$/);
+    expect(line).toMatch(
+      / failed +triage +\S+ \S+ +2 of 2 +4 attempts +4 errors +RUNTIME_TIMEOUT in task 2:1 attempt 3 · runtime fake reported a timeout \(exit 124\) — gave up after 3 attempts$/,
+    );
   });
 
   it('names tasks by the prompt they ran, the template on hover: header, timeline, Compare, Errors', async () => {
@@ -182,7 +188,11 @@ describe('labels that say what is true', () => {
     const month = new Date(end).toLocaleDateString('en-GB', { month: 'short' });
     expect(await chip.textContent()).toBe(`ignored until ${d} ${month} ${String(h).padStart(2, '0')}:${String(mi).padStart(2, '0')}`);
     const cliLine = () =>
-      execFileSync(process.execPath, [BIN, 'issues', '--db', server.dbPath, '--status', 'ignored'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, HIVEWATCH_DB: '' } })
+      execFileSync(process.execPath, [BIN, 'issues', '--db', server.dbPath, '--status', 'ignored'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, HIVEWATCH_DB: '' },
+      })
         .split('\n')
         .find((l) => l.startsWith(id));
     expect(cliLine()).toMatch(/^\S+ +ignored \(until \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\) +\d/);
@@ -209,7 +219,9 @@ describe('labels that say what is true', () => {
     // Its catch ran: one step more than a run where nothing fails.
     expect(await stepOf(catching).textContent()).toBe('3 of 2–3');
     expect(await stepOf(catching).getAttribute('title')).toBe('step 3: its flow takes 2 steps when nothing fails, up to 3 when its catch blocks run');
-    expect(await page.locator('.grid-header [role="columnheader"]', { hasText: 'Step' }).getAttribute('title')).toBe('the step reached, of the steps its flow takes');
+    expect(await page.locator('.grid-header [role="columnheader"]', { hasText: 'Step' }).getAttribute('title')).toBe(
+      'the step reached, of the steps its flow takes',
+    );
     expect(await page.locator('.runs-table').textContent()).not.toContain('/ 100');
     await app.go(`#/runs/${catching}`);
     const fact = page.getByTestId('run-step');
@@ -221,9 +233,11 @@ describe('labels that say what is true', () => {
     const { page } = app;
     await app.go('#/runs');
     await page.locator('.runs-table [role="row"][data-run-id^="run_bulk"]').first().waitFor();
-    const ids = await page.locator('.runs-table [role="row"][data-run-id] .cell-id').evaluateAll((cells) =>
-      cells.map((c) => ({ shown: c.textContent ?? '', full: c.getAttribute('title') ?? '', row: c.closest('[data-run-id]')?.getAttribute('data-run-id') })),
-    );
+    const ids = await page
+      .locator('.runs-table [role="row"][data-run-id] .cell-id')
+      .evaluateAll((cells) =>
+        cells.map((c) => ({ shown: c.textContent ?? '', full: c.getAttribute('title') ?? '', row: c.closest('[data-run-id]')?.getAttribute('data-run-id') })),
+      );
     expect(ids.length).toBeGreaterThan(10);
     for (const { shown, full, row } of ids) {
       expect(full).toBe(row);
@@ -258,7 +272,9 @@ describe('labels that say what is true', () => {
       await runRow(page, triage).waitFor();
       expect(await overflowingRows(page)).toEqual([]);
       // The flow's name keeps room, whatever the width.
-      const names = await page.locator('.runs-table [role="row"][data-run-id] .run-link').evaluateAll((links) => links.map((a) => a.getBoundingClientRect().width));
+      const names = await page
+        .locator('.runs-table [role="row"][data-run-id] .run-link')
+        .evaluateAll((links) => links.map((a) => a.getBoundingClientRect().width));
       expect(names.filter((w) => w < 40)).toEqual([]);
     });
 

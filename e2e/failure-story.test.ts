@@ -91,7 +91,13 @@ describe('the window tells why each run ended', () => {
   let server: ServerHandle;
   let browser: Browser;
   let app: AppPage;
-  const runs: Record<'failFast' | 'rethrow' | 'exhausted' | 'completed' | 'cancelled', string> = { failFast: '', rethrow: '', exhausted: '', completed: '', cancelled: '' };
+  const runs: Record<'failFast' | 'rethrow' | 'exhausted' | 'completed' | 'cancelled', string> = {
+    failFast: '',
+    rethrow: '',
+    exhausted: '',
+    completed: '',
+    cancelled: '',
+  };
   const details = new Map<string, RunDetail>();
 
   beforeAll(async () => {
@@ -210,13 +216,16 @@ describe('the window tells why each run ended', () => {
     const shown = async (hash: string, expected: string[]): Promise<void> => {
       await app.go(hash);
       const want = [...expected].sort();
-      await page.waitForFunction(
-        (ids) => JSON.stringify([...document.querySelectorAll('.runs-table [role="row"][data-run-id]')].map((r) => r.getAttribute('data-run-id')).sort()) === ids,
-        JSON.stringify(want),
-      ).catch(async () => {
-        const seen = await page.locator('.runs-table [role="row"][data-run-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')).sort());
-        expect(seen, hash).toEqual(want);
-      });
+      await page
+        .waitForFunction(
+          (ids) =>
+            JSON.stringify([...document.querySelectorAll('.runs-table [role="row"][data-run-id]')].map((r) => r.getAttribute('data-run-id')).sort()) === ids,
+          JSON.stringify(want),
+        )
+        .catch(async () => {
+          const seen = await page.locator('.runs-table [role="row"][data-run-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')).sort());
+          expect(seen, hash).toEqual(want);
+        });
     };
     // The server's answer and the list agree, and neither counts the newest error.
     const byCode = await server.api<ApiPage<RunSummary>>('GET', '/api/runs?code=RUNTIME_CRASHED');
@@ -232,7 +241,9 @@ describe('the window tells why each run ended', () => {
     await app.go(`#/compare/${runs.rethrow}/${runs.failFast}`);
     const row = page.locator('[data-row="ending-error"]');
     await row.waitFor();
-    expect(await row.locator('td[data-side="left"]').textContent()).toMatch(/^RUNTIME_CRASHED signal SIGSEGV in Deploy to staging attempt 1 · .+ — no retry was allowed; caught and rethrown$/);
+    expect(await row.locator('td[data-side="left"]').textContent()).toMatch(
+      /^RUNTIME_CRASHED signal SIGSEGV in Deploy to staging attempt 1 · .+ — no retry was allowed; caught and rethrown$/,
+    );
     expect(await row.locator('td[data-side="right"]').textContent()).toMatch(/^RUNTIME_CRASHED exit 2 in Deploy attempt 1 · /);
     expect(await page.locator('tbody[data-group="run"]').textContent()).not.toContain('RUNTIME_TIMEOUT');
   });
@@ -291,9 +302,13 @@ describe('the window tells why each run ended', () => {
     for (const t of times) expect(t).toBeLessThanOrEqual(now);
     for (const t of times) expect(t).toBeGreaterThanOrEqual(detail.run.startedWall);
     // "next attempt at …" in each backoff's explanation is when that attempt ran: within the run.
-    const nextAt = await page.locator('.seg-backoff').evaluateAll((els) =>
-      els.map((el) => /next attempt at (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(el.getAttribute('aria-label') ?? '')).map((m) => (m ? Date.parse(`${m[1]}T${m[2]}`) : null)),
-    );
+    const nextAt = await page
+      .locator('.seg-backoff')
+      .evaluateAll((els) =>
+        els
+          .map((el) => /next attempt at (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(el.getAttribute('aria-label') ?? ''))
+          .map((m) => (m ? Date.parse(`${m[1]}T${m[2]}`) : null)),
+      );
     expect(nextAt).toHaveLength(3);
     for (const t of nextAt) {
       expect(t).not.toBeNull();
@@ -302,9 +317,14 @@ describe('the window tells why each run ended', () => {
     expect(await page.locator('.seg-backoff').first().getAttribute('title')).toContain('virtual');
     // The event log's times are when each event was journaled (its tooltip's first line).
     await page.getByTestId('event-log').locator('.event-time').last().waitFor();
-    const logged = await page.getByTestId('event-log').locator('.event-time').evaluateAll((els) =>
-      els.map((el) => /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(el.getAttribute('title') ?? '')).map((m) => (m ? Date.parse(`${m[1]}T${m[2]}`) : NaN)),
-    );
+    const logged = await page
+      .getByTestId('event-log')
+      .locator('.event-time')
+      .evaluateAll((els) =>
+        els
+          .map((el) => /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(el.getAttribute('title') ?? ''))
+          .map((m) => (m ? Date.parse(`${m[1]}T${m[2]}`) : NaN)),
+      );
     expect(logged.length).toBeGreaterThanOrEqual(10);
     for (const t of logged) {
       expect(t).toBeGreaterThanOrEqual(detail.run.startedWall);

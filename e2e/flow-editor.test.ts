@@ -37,15 +37,21 @@ async function selectLastWordOfLine(page: Page, line: number): Promise<void> {
 
 /** The left edge of the `^` in a diagnostic's line, and of the underlined text it points at. */
 async function caretAndUnderline(page: Page): Promise<{ caret: number; underline: number }> {
-  const caret = await page.locator('.cm-flow-diagnostic span[aria-hidden="true"]').first().evaluate((el) => {
-    const text = el.firstChild as Text;
-    const range = document.createRange();
-    const at = (text.textContent ?? '').indexOf('^');
-    range.setStart(text, at);
-    range.setEnd(text, at + 1);
-    return range.getBoundingClientRect().left;
-  });
-  const underline = await page.locator('.cm-lintRange-error').first().evaluate((el) => el.getBoundingClientRect().left);
+  const caret = await page
+    .locator('.cm-flow-diagnostic span[aria-hidden="true"]')
+    .first()
+    .evaluate((el) => {
+      const text = el.firstChild as Text;
+      const range = document.createRange();
+      const at = (text.textContent ?? '').indexOf('^');
+      range.setStart(text, at);
+      range.setEnd(text, at + 1);
+      return range.getBoundingClientRect().left;
+    });
+  const underline = await page
+    .locator('.cm-lintRange-error')
+    .first()
+    .evaluate((el) => el.getBoundingClientRect().left);
   return { caret, underline };
 }
 

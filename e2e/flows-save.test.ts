@@ -76,7 +76,12 @@ describe('save a draft as a flow of your own and start it', () => {
     const dark = await openApp(browser, server, { colorScheme: 'dark', hash: '#/flows/user/my-release.prose' });
     try {
       await dark.page.locator('.cm-content .tok-keyword').first().waitFor();
-      expect(await dark.page.locator('.cm-content .tok-keyword').first().evaluate((el) => getComputedStyle(el).color)).toBe('rgb(200, 162, 255)');
+      expect(
+        await dark.page
+          .locator('.cm-content .tok-keyword')
+          .first()
+          .evaluate((el) => getComputedStyle(el).color),
+      ).toBe('rgb(200, 162, 255)');
       await dark.screenshot('flows-highlight-dark');
       expect(dark.problems).toEqual([]);
     } finally {

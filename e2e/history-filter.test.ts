@@ -21,13 +21,27 @@ const NEEDLE = 'tokenizer overflow in shard 7';
 function oldFailure(start: number): HivewatchEvent[] {
   const flow = 'examples/02-rate-limited-api.prose';
   const error: ErrorEnvelope = {
-    category: 'agent', code: 'AGENT_INVALID_OUTPUT', message: `agent answer was cut: ${NEEDLE}`, origin: 'agent:assistant',
-    recoverable: true, recovery_hint: null, context: {}, timestamp: start + 2_000,
+    category: 'agent',
+    code: 'AGENT_INVALID_OUTPUT',
+    message: `agent answer was cut: ${NEEDLE}`,
+    origin: 'agent:assistant',
+    recoverable: true,
+    recovery_hint: null,
+    context: {},
+    timestamp: start + 2_000,
     correlation: { project: null, flow, run: OLD_RUN, step: 1, task: '1:0', attempt: 1 },
   };
   const ref = { step: 1, ordinal: 0, taskId: '1:0' };
   const bodies: Record<string, unknown>[] = [
-    { type: 'runStarted', flow, flowName: '02-rate-limited-api', options: { maxSteps: 100, concurrency: 4, clock: 'real', defaultAgent: null }, resumedFrom: null, retryOf: null, resumeStep: 0 },
+    {
+      type: 'runStarted',
+      flow,
+      flowName: '02-rate-limited-api',
+      options: { maxSteps: 100, concurrency: 4, clock: 'real', defaultAgent: null },
+      resumedFrom: null,
+      retryOf: null,
+      resumeStep: 0,
+    },
     { type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 'summarise' }] },
     { type: 'taskStarted', ...ref, name: 'summarise', agent: 'assistant', maxAttempts: 1 },
     { type: 'attemptStarted', ...ref, attempt: 1 },
@@ -64,7 +78,10 @@ describe('history: a failed run older than the newest 10,000', () => {
 
   it('shows the whole history count, newest first, one page at a time', async () => {
     const { page } = app;
-    await page.getByTestId('runs-count').filter({ hasText: `${(HISTORY + 1).toLocaleString('en-US')} runs` }).waitFor();
+    await page
+      .getByTestId('runs-count')
+      .filter({ hasText: `${(HISTORY + 1).toLocaleString('en-US')} runs` })
+      .waitFor();
     const first = await page.locator('.runs-table [role="row"][data-run-id]').first().getAttribute('data-run-id');
     expect(first).toBe(`run_bulk${String(HISTORY - 1).padStart(7, '0')}`);
     // Paged, not preloaded: far fewer rows than the history are in the table.
@@ -75,7 +92,10 @@ describe('history: a failed run older than the newest 10,000', () => {
 
   it('finds the old failed run by status and error code, then by its message, and opens it', async () => {
     const { page } = app;
-    await page.getByRole('group', { name: 'Filter by status' }).getByRole('button', { name: /^failed/ }).click();
+    await page
+      .getByRole('group', { name: 'Filter by status' })
+      .getByRole('button', { name: /^failed/ })
+      .click();
     await page.waitForURL(/status=failed/);
     await page.getByRole('textbox', { name: 'Filter by error code' }).fill('AGENT_INVALID_OUTPUT');
     await page.waitForURL(/code=AGENT_INVALID_OUTPUT/);
@@ -83,7 +103,10 @@ describe('history: a failed run older than the newest 10,000', () => {
     const failedChip = page.getByRole('group', { name: 'Filter by status' }).getByRole('button', { name: /^failed/ });
     const expected = await server.api<{ total: number }>('GET', '/api/runs/counts?status=failed&code=AGENT_INVALID_OUTPUT');
     expect(expected.total).toBeGreaterThan(1);
-    await page.getByTestId('runs-count').filter({ hasText: `${expected.total.toLocaleString('en-US')} runs match` }).waitFor();
+    await page
+      .getByTestId('runs-count')
+      .filter({ hasText: `${expected.total.toLocaleString('en-US')} runs match` })
+      .waitFor();
     expect(await failedChip.locator('.chip-count').textContent()).toBe(expected.total.toLocaleString('en-US'));
     await page.getByRole('searchbox', { name: 'Search runs' }).fill('shard 7');
     await page.waitForURL(/q=shard/);

@@ -30,8 +30,15 @@ const V2 = 'agent assistant:\n  runtime: "fake"\n\nsession: assistant\n  prompt:
 function run(id: string, at: number, text: string, error: ErrorSpec | null): HivewatchEvent[] {
   const b = new JournalBuilder(id, { start: at, flow: FLOW, flowName: '01-happy-path' });
   b.push({
-    type: 'runStarted', flow: FLOW, flowName: '01-happy-path', options: { maxSteps: 100, concurrency: 4, clock: 'real', defaultAgent: 'fake' },
-    resumedFrom: null, retryOf: null, resumeStep: 0, flowDigest: flowDigest(text), flowText: text,
+    type: 'runStarted',
+    flow: FLOW,
+    flowName: '01-happy-path',
+    options: { maxSteps: 100, concurrency: 4, clock: 'real', defaultAgent: 'fake' },
+    resumedFrom: null,
+    retryOf: null,
+    resumeStep: 0,
+    flowDigest: flowDigest(text),
+    flowText: text,
   });
   b.runStep([{ name: 'merge', attempts: [error ?? 'ok'] }]);
   return (error ? b.fail() : b.complete()).events;
@@ -80,7 +87,10 @@ describe('the issue page', () => {
       for (const scheme of ['light', 'dark'] as const) {
         await page.setViewportSize({ width, height: 900 });
         await page.emulateMedia({ colorScheme: scheme });
-        await page.locator(changed).first().evaluate((e) => e.scrollIntoView({ block: 'start' }));
+        await page
+          .locator(changed)
+          .first()
+          .evaluate((e) => e.scrollIntoView({ block: 'start' }));
         await app.screenshot(`issue-page-${name}-${width}-${scheme}`);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         expect(overflow, `${name} at ${width} px`).toBe(0);
@@ -106,14 +116,18 @@ describe('the issue page', () => {
     expect(await jumped.getByTestId('issue-events').textContent()).toBe('20');
     expect(await rows(page).nth(1).getByTestId('issue-change').textContent()).toBe('±0 %');
     // The sparkline carries its values: the current hour is "so far", not a finished hour.
-    expect(await jumped.getByTestId('sparkline').getAttribute('aria-label')).toMatch(/^GIT_MERGE_CONFLICT per hour, 20 events over 25 hours; busiest .*: 20 events; this hour so far 0$/);
+    expect(await jumped.getByTestId('sparkline').getAttribute('aria-label')).toMatch(
+      /^GIT_MERGE_CONFLICT per hour, 20 events over 25 hours; busiest .*: 20 events; this hour so far 0$/,
+    );
     await lookAt(page, 'table', '#groups-title');
 
     // One click on the row opens the issue's page, carrying the window and the sort.
     const id = (await jumped.getAttribute('data-fingerprint')) as string;
     await jumped.locator('.group-message').click();
     await page.waitForURL(new RegExp(`#/issues/${id}\\?.*isort=trend`));
-    await expect.poll(() => page.getByTestId('issue-why').textContent(), { timeout: PAGE_TIMEOUT_MS }).toMatch(/new: first seen less than 72 hours ago and nobody has acted on it; 0 events in the last hour, forecast 200/);
+    await expect
+      .poll(() => page.getByTestId('issue-why').textContent(), { timeout: PAGE_TIMEOUT_MS })
+      .toMatch(/new: first seen less than 72 hours ago and nobody has acted on it; 0 events in the last hour, forecast 200/);
     expect(await page.getByTestId('issue-period-events').textContent()).toMatch(/^20 \+900 % \(before: 2\)$/);
     // The trend drawn by recharts: the busiest hour carries its value, the current one reads "so far".
     await expect.poll(() => page.locator('.issue-trend .trend-value').allTextContents(), { timeout: PAGE_TIMEOUT_MS }).toEqual(['20', '0 so far']);
@@ -157,8 +171,12 @@ describe('the issue page', () => {
     // The unresolved list stays up until the resolved one arrives: wait for the resolved issue itself.
     await expect.poll(() => rows(page).first().getAttribute('data-fingerprint'), { timeout: PAGE_TIMEOUT_MS }).toBe(id);
     expect(await rows(page).count()).toBe(1);
-    await expect.poll(() => page.locator('.occurrence .occ-code').allTextContents(), { timeout: PAGE_TIMEOUT_MS }).toSatisfy((codes: string[]) => codes.length > 0 && codes.every((c) => c === 'GIT_MERGE_CONFLICT'));
-    await expect.poll(() => page.getByTestId('errors-total').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('20 failures · 20 occurrences (0 handled, 20 unhandled)');
+    await expect
+      .poll(() => page.locator('.occurrence .occ-code').allTextContents(), { timeout: PAGE_TIMEOUT_MS })
+      .toSatisfy((codes: string[]) => codes.length > 0 && codes.every((c) => c === 'GIT_MERGE_CONFLICT'));
+    await expect
+      .poll(() => page.getByTestId('errors-total').textContent(), { timeout: PAGE_TIMEOUT_MS })
+      .toBe('20 failures · 20 occurrences (0 handled, 20 unhandled)');
     expect(app.problems).toEqual([]);
     // Twelve looks (screenshot, overflow, axe) and 22 retried runs: more than the default minute on a shared machine.
   }, 240_000);

@@ -38,7 +38,10 @@ describe('error issues in the window', () => {
       for (const scheme of ['light', 'dark'] as const) {
         await page.setViewportSize({ width, height: 900 });
         await page.emulateMedia({ colorScheme: scheme });
-        await page.locator(changed).first().evaluate((e) => e.scrollIntoView({ block: 'start' }));
+        await page
+          .locator(changed)
+          .first()
+          .evaluate((e) => e.scrollIntoView({ block: 'start' }));
         await app.screenshot(`issues-${name}-${width}-${scheme}`);
         // No sideways scrolling, of the page or of the issues table (its actions stay in reach).
         const overflow = await page.evaluate(() => {
@@ -94,7 +97,9 @@ describe('error issues in the window', () => {
     await rateLimitRow(page).getByTestId('issue-runs').click();
     await page.waitForURL(new RegExp(`#/runs\\?issue=${id}`));
     const chip = page.getByTestId('issue-filter');
-    await expect.poll(() => chip.locator('strong').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('RUNTIME_RATE_LIMIT · runtime fake was rate limited: Error: <n> Too Many Requests (rate limit exceeded)');
+    await expect
+      .poll(() => chip.locator('strong').textContent(), { timeout: PAGE_TIMEOUT_MS })
+      .toBe('RUNTIME_RATE_LIMIT · runtime fake was rate limited: Error: <n> Too Many Requests (rate limit exceeded)');
     await runRow(page, firstRun).waitFor();
     await runRow(page, secondRun).waitFor();
     await expect.poll(() => page.getByTestId('runs-count').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('2 runs match');

@@ -22,7 +22,13 @@ async function seedJsonRun(dbPath: string): Promise<void> {
   b.push({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 'classify' }] });
   b.push({ type: 'taskStarted', ...ref, name: 'classify', agent: 'fake', maxAttempts: 1 });
   b.push({ type: 'attemptStarted', ...ref, attempt: 1, prompt: PROMPT });
-  b.push({ type: 'attemptSucceeded', ...ref, attempt: 1, durationMs: 40, trace: { output: OUTPUT, exitCode: 0, signal: null, stdoutTail: '', stderrTail: '' } });
+  b.push({
+    type: 'attemptSucceeded',
+    ...ref,
+    attempt: 1,
+    durationMs: 40,
+    trace: { output: OUTPUT, exitCode: 0, signal: null, stdoutTail: '', stderrTail: '' },
+  });
   b.push({ type: 'taskSucceeded', ...ref, attempts: 1, output: OUTPUT });
   b.push({ type: 'stepFinished', step: 1 });
   b.complete();
@@ -69,7 +75,12 @@ describe('JSON prompts and outputs in the attempt inspector', () => {
     await expect.poll(() => copy.textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(OUTPUT);
 
-    for (const [width, scheme] of [[1400, 'light'], [1400, 'dark'], [900, 'light'], [900, 'dark']] as const) {
+    for (const [width, scheme] of [
+      [1400, 'light'],
+      [1400, 'dark'],
+      [900, 'light'],
+      [900, 'dark'],
+    ] as const) {
       await page.setViewportSize({ width, height: 900 });
       await page.emulateMedia({ colorScheme: scheme });
       await page.locator('.inspector-asked').scrollIntoViewIfNeeded();

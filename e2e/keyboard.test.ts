@@ -40,7 +40,10 @@ describe('keyboard shortcuts', () => {
   /** Waits until the keyboard selection is on this run. */
   const selected = (id: string | null | undefined) => {
     if (!id) throw new Error('no run to select: the row order was read before the rows were there');
-    return app.page.waitForFunction((want) => document.querySelector('.runs-table [role="row"][aria-selected="true"]')?.getAttribute('data-run-id') === want, id);
+    return app.page.waitForFunction(
+      (want) => document.querySelector('.runs-table [role="row"][aria-selected="true"]')?.getAttribute('data-run-id') === want,
+      id,
+    );
   };
 
   /** The Runs table's row order, once all three runs are shown and the page is not loading. */

@@ -36,7 +36,9 @@ async function insideViewport(locator: Locator): Promise<Array<{ text: string; l
 
 /** Elements whose text does not fit their box (scrollWidth > clientWidth): cut labels. */
 async function clipped(locator: Locator): Promise<string[]> {
-  return locator.evaluateAll((els) => els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => `${(e.textContent ?? '').trim()} (${e.scrollWidth} > ${e.clientWidth})`));
+  return locator.evaluateAll((els) =>
+    els.filter((e) => e.scrollWidth > e.clientWidth).map((e) => `${(e.textContent ?? '').trim()} (${e.scrollWidth} > ${e.clientWidth})`),
+  );
 }
 
 async function pageOverflow(page: Page): Promise<number> {
@@ -124,7 +126,9 @@ describe('layout at 900 px wide', () => {
       texts.flatMap((t) => {
         const svg = (t as SVGElement).ownerSVGElement?.getBoundingClientRect();
         const r = t.getBoundingClientRect();
-        return svg && (r.left < svg.left - 0.5 || r.right > svg.right + 0.5 || r.top < svg.top - 0.5 || r.bottom > svg.bottom + 0.5) ? [t.textContent ?? ''] : [];
+        return svg && (r.left < svg.left - 0.5 || r.right > svg.right + 0.5 || r.top < svg.top - 0.5 || r.bottom > svg.bottom + 0.5)
+          ? [t.textContent ?? '']
+          : [];
       }),
     );
     expect(await labels.count()).toBeGreaterThan(0);
@@ -136,7 +140,12 @@ describe('layout at 900 px wide', () => {
     await page.locator('.tl-row[data-task-id="1:0"] .seg-attempt').nth(3).waitFor();
     await app.screenshot('layout-900-run-done-dark');
     // The dark theme's bar labels are dark on the bright bars (4.5:1 is checked in timeline-colors.test.ts).
-    expect(await page.locator('.tl-row[data-task-id="1:0"] .seg-attempt').first().evaluate((e) => getComputedStyle(e).color)).toBe('rgb(16, 19, 26)');
+    expect(
+      await page
+        .locator('.tl-row[data-task-id="1:0"] .seg-attempt')
+        .first()
+        .evaluate((e) => getComputedStyle(e).color),
+    ).toBe('rgb(16, 19, 26)');
     await app.go(`#/runs/${waiting}`);
     await countdown.waitFor();
     await app.screenshot('layout-900-run-waiting-dark');

@@ -70,7 +70,10 @@ describe('links that keep working', () => {
       try {
         const other = await wrong.newPage();
         await other.goto(`${server.origin}/?token=not-the-token#/runs`);
-        await other.getByTestId('access-page').getByText(/wrong token/).waitFor();
+        await other
+          .getByTestId('access-page')
+          .getByText(/wrong token/)
+          .waitFor();
         expect(await other.getByText(/missing token/).count()).toBe(0);
         await shot(other, 'links-token-wrong');
       } finally {

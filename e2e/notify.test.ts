@@ -69,7 +69,9 @@ describe('failure notifications in the browser shell', () => {
     const toggle = page.getByRole('checkbox', { name: 'Notify when a run fails' });
     expect(await toggle.isChecked()).toBe(true);
     await toggle.uncheck();
-    await expect.poll(() => server.api<{ mutedFlows: string[] }>('GET', '/api/settings/notifications'), { timeout: PAGE_TIMEOUT_MS }).toEqual({ mutedFlows: ['user/quiet.prose'] });
+    await expect
+      .poll(() => server.api<{ mutedFlows: string[] }>('GET', '/api/settings/notifications'), { timeout: PAGE_TIMEOUT_MS })
+      .toEqual({ mutedFlows: ['user/quiet.prose'] });
     await app.screenshot('notify-flow-muted');
 
     await page.locator('.tab', { hasText: 'Runs' }).click();

@@ -93,6 +93,11 @@ describe('every screen recovers by itself when the server comes back', () => {
     await errors.screenshot('recovery-back-errors');
     await detail.screenshot('recovery-back-run');
     // The refused connections while the server was down are the only console errors.
-    for (const app of apps) expect(app.problems.filter((p) => !/ERR_CONNECTION_REFUSED|Failed to load resource|Failed to fetch|dynamically imported module|the errors screen failed/i.test(p))).toEqual([]);
+    for (const app of apps)
+      expect(
+        app.problems.filter(
+          (p) => !/ERR_CONNECTION_REFUSED|Failed to load resource|Failed to fetch|dynamically imported module|the errors screen failed/i.test(p),
+        ),
+      ).toEqual([]);
   });
 });

@@ -69,7 +69,12 @@ describe('a scrolled Runs table under live inserts', () => {
     expect(await rowAt(page, x, y)).toEqual(before);
     expect(await scroller.evaluate((el) => el.scrollTop)).toBe(43 * ROW_HEIGHT + 10);
 
-    for (const [width, scheme] of [[1400, 'light'], [1400, 'dark'], [900, 'light'], [900, 'dark']] as const) {
+    for (const [width, scheme] of [
+      [1400, 'light'],
+      [1400, 'dark'],
+      [900, 'light'],
+      [900, 'dark'],
+    ] as const) {
       await page.setViewportSize({ width, height: 900 });
       await page.emulateMedia({ colorScheme: scheme });
       await app.screenshot(`runs-new-runs-pill-${width}-${scheme}`);
@@ -93,7 +98,9 @@ describe('a scrolled Runs table under live inserts', () => {
       const bad = seriousOrCritical(await runAxe(page));
       expect(bad, describeViolations(`runs with the pill (${width} px, ${scheme})`, bad)).toEqual([]);
       // At 900 px too, every row shows its flow's name.
-      const names = await page.locator('.runs-table [role="row"][data-run-id] .run-link').evaluateAll((links) => links.map((a) => a.getBoundingClientRect().width));
+      const names = await page
+        .locator('.runs-table [role="row"][data-run-id] .run-link')
+        .evaluateAll((links) => links.map((a) => a.getBoundingClientRect().width));
       expect(names.length).toBeGreaterThan(5);
       expect(names.filter((w) => w < 40)).toEqual([]);
     }

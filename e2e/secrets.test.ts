@@ -48,7 +48,10 @@ describe('a secret printed by an agent is on no screen', () => {
   let runId: string;
   const look = async (what: string): Promise<void> => {
     const text = await pageText(app.page);
-    expect([TOKEN, SHORT].filter((secret) => text.includes(secret)), `${what} shows a secret`).toEqual([]);
+    expect(
+      [TOKEN, SHORT].filter((secret) => text.includes(secret)),
+      `${what} shows a secret`,
+    ).toEqual([]);
   };
 
   beforeAll(async () => {

@@ -50,7 +50,10 @@ describe('data that could not be refreshed is marked stale, with its time', () =
     const port = Number(new URL(server!.origin).port);
     await server!.stop();
     server = undefined;
-    await page.getByTestId('unreachable').filter({ hasText: `not reachable at 127.0.0.1:${port}` }).waitFor();
+    await page
+      .getByTestId('unreachable')
+      .filter({ hasText: `not reachable at 127.0.0.1:${port}` })
+      .waitFor();
     await window('Last 7 days').click();
 
     await note.filter({ hasText: 'refreshing failed' }).waitFor();
@@ -97,7 +100,9 @@ describe('data that could not be refreshed is marked stale, with its time', () =
     server = await startServer({ dir, keepDir: true, port });
     await expect.poll(() => window('Last 7 days').getAttribute('aria-pressed'), { timeout: 30_000 }).toBe('true');
     await page.locator('[data-testid="connection"][data-state="live"]').waitFor();
-    await expect.poll(() => page.getByTestId('stale-note').evaluateAll((notes) => notes.filter((n) => !(n as HTMLElement).hidden).length), { timeout: 30_000 }).toBe(0);
+    await expect
+      .poll(() => page.getByTestId('stale-note').evaluateAll((notes) => notes.filter((n) => !(n as HTMLElement).hidden).length), { timeout: 30_000 })
+      .toBe(0);
     expect(await window('Last 24 hours').getAttribute('aria-pressed')).toBe('false');
   });
 });

@@ -162,7 +162,7 @@ describe.each(ENGINES)('a team database on $name: two CLI runs, one window', ({ 
     if (flowsDir) rmSync(flowsDir, { recursive: true, force: true });
   });
 
-  it.skipIf(engine.skip !== null)(skipTitle('shows both runs live, cancels one from the window, and counts the journal\'s errors', engine.skip), async () => {
+  it.skipIf(engine.skip !== null)(skipTitle("shows both runs live, cancels one from the window, and counts the journal's errors", engine.skip), async () => {
     const { page } = app;
     const navigations: string[] = [];
     const onNavigated = (frame: Frame): void => {

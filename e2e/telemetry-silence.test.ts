@@ -45,7 +45,14 @@ describe('an agent session whose telemetry stopped, seen in the window', () => {
     const store = await openStore({ path: db });
     lastSeenAt = Date.now() - 270_000;
     const ingester = new OtelIngester(store, { now: () => lastSeenAt, quietMs: 30 * 60_000 });
-    const records = claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-1', prompt_length: '31' }], ['api_request', { 'prompt.id': 'p-1', model: 'claude-opus-5-5', duration_ms: '900', input_tokens: '12', output_tokens: '9' }]], SESSION, lastSeenAt - 3_000);
+    const records = claudeCodeLogs(
+      [
+        ['user_prompt', { 'prompt.id': 'p-1', prompt_length: '31' }],
+        ['api_request', { 'prompt.id': 'p-1', model: 'claude-opus-5-5', duration_ms: '900', input_tokens: '12', output_tokens: '9' }],
+      ],
+      SESSION,
+      lastSeenAt - 3_000,
+    );
     runId = (await ingester.ingest(records, null)).runIds[0]!;
     await store.close();
     server = await startServer({ dir, db, flows: {}, args: ['--otel-port', '0', '--otel-idle', '30m'] });
@@ -80,7 +87,9 @@ describe('an agent session whose telemetry stopped, seen in the window', () => {
     const notice = page.getByTestId('telemetry-silence-notice');
     await notice.waitFor();
     expect(await notice.getAttribute('aria-live')).toBe('polite');
-    expect(await notice.textContent()).toMatch(/^No telemetry for \d+ min \(expected every 5 s\) from its claude-code exporter, last at .+\. Its exporter may have stopped/);
+    expect(await notice.textContent()).toMatch(
+      /^No telemetry for \d+ min \(expected every 5 s\) from its claude-code exporter, last at .+\. Its exporter may have stopped/,
+    );
     expect(await notice.locator('time').getAttribute('datetime')).toBe(new Date(lastSeenAt).toISOString());
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const width of [1440, 900]) {
@@ -97,16 +106,39 @@ describe('an agent session whose telemetry stopped, seen in the window', () => {
     const env = execFileSync(process.execPath, [BIN, 'otel-env', '--db', server.dbPath], { cwd: ROOT, encoding: 'utf8' });
     const token = /Authorization=Bearer ([A-Za-z0-9_-]+)/.exec(env)?.[1];
     const body = {
-      resourceLogs: [{
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }, { key: 'service.version', value: { stringValue: '2.1.332' } }] },
-        scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords: [{
-          timeUnixNano: `${Date.now() * 1_000_000}`,
-          body: { stringValue: 'claude_code.user_prompt' },
-          attributes: [['event.name', 'user_prompt'], ['session.id', SESSION], ['prompt.id', 'p-2'], ['prompt_length', '12']].map(([key, value]) => ({ key, value: { stringValue: value } })),
-        }] }],
-      }],
+      resourceLogs: [
+        {
+          resource: {
+            attributes: [
+              { key: 'service.name', value: { stringValue: 'claude-code' } },
+              { key: 'service.version', value: { stringValue: '2.1.332' } },
+            ],
+          },
+          scopeLogs: [
+            {
+              scope: { name: 'com.anthropic.claude_code.events' },
+              logRecords: [
+                {
+                  timeUnixNano: `${Date.now() * 1_000_000}`,
+                  body: { stringValue: 'claude_code.user_prompt' },
+                  attributes: [
+                    ['event.name', 'user_prompt'],
+                    ['session.id', SESSION],
+                    ['prompt.id', 'p-2'],
+                    ['prompt_length', '12'],
+                  ].map(([key, value]) => ({ key, value: { stringValue: value } })),
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
-    const response = await fetch(`${endpoint}/v1/logs`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${endpoint}/v1/logs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(response.status, await response.text()).toBe(200);
     await notice.waitFor({ state: 'detached', timeout: PAGE_TIMEOUT_MS });
     const detail = await server.api<RunDetail>('GET', `/api/runs/${encodeURIComponent(runId)}`);

@@ -83,10 +83,17 @@ describe('the retry timeline of a large run', () => {
     const toggle = page.getByLabel(/Failed tasks only/);
     expect(await page.locator('.failed-only').textContent()).toContain(`(${TASKS / 4} of ${TASKS + 1})`);
     await toggle.check();
-    const statuses = await page.locator('.tl-row[data-task-id]').evaluateAll((rows) => rows.map((r) => r.querySelector('[data-status]')?.getAttribute('data-status') ?? r.querySelector('.tl-meta')?.textContent ?? ''));
+    const statuses = await page
+      .locator('.tl-row[data-task-id]')
+      .evaluateAll((rows) => rows.map((r) => r.querySelector('[data-status]')?.getAttribute('data-status') ?? r.querySelector('.tl-meta')?.textContent ?? ''));
     expect(statuses).toHaveLength(TASKS / 4);
     for (const s of statuses) expect(s).toContain('failed');
-    for (const [width, scheme] of [[1400, 'light'], [1400, 'dark'], [900, 'light'], [900, 'dark']] as const) {
+    for (const [width, scheme] of [
+      [1400, 'light'],
+      [1400, 'dark'],
+      [900, 'light'],
+      [900, 'dark'],
+    ] as const) {
       await page.setViewportSize({ width, height: 900 });
       await page.emulateMedia({ colorScheme: scheme });
       await page.locator('.timeline').scrollIntoViewIfNeeded();

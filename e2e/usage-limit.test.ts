@@ -106,27 +106,40 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     const notice = page.getByTestId('limit-wait-notice');
     await notice.waitFor();
     expect(await notice.getAttribute('aria-live')).toBe('polite');
-    expect(await notice.textContent()).toMatch(/^Waiting for the usage limit to reset at \d{2}:\d{2} · resets in (1 h|1 h 01 min)\. Cancel ends the wait at once\.$/);
+    expect(await notice.textContent()).toMatch(
+      /^Waiting for the usage limit to reset at \d{2}:\d{2} · resets in (1 h|1 h 01 min)\. Cancel ends the wait at once\.$/,
+    );
     expect(await notice.locator('time').getAttribute('datetime')).toBe(new Date(journaled?.nextAttemptAt as number).toISOString());
     // One countdown and one wording: the timeline says what the header says, and offers no Retry now.
     const timelineWait = page.getByTestId('timeline-limit-wait');
     await timelineWait.waitFor();
     // Read together (polled: a minute may turn between the two renders of one tick).
     const both = (): Promise<string[]> =>
-      page.evaluate(() => [document.querySelector('[data-testid="limit-wait-notice"]')?.textContent ?? '', document.querySelector('[data-testid="timeline-limit-wait"]')?.textContent ?? '']);
+      page.evaluate(() => [
+        document.querySelector('[data-testid="limit-wait-notice"]')?.textContent ?? '',
+        document.querySelector('[data-testid="timeline-limit-wait"]')?.textContent ?? '',
+      ]);
     await expect
-      .poll(async () => {
-        const [header = '', timeline = ''] = await both();
-        return `${/resets in (59 min|1 h 01 min|1 h)/.exec(header)?.[0] ?? header} | ${timeline}`;
-      }, { timeout: 5_000 })
+      .poll(
+        async () => {
+          const [header = '', timeline = ''] = await both();
+          return `${/resets in (59 min|1 h 01 min|1 h)/.exec(header)?.[0] ?? header} | ${timeline}`;
+        },
+        { timeout: 5_000 },
+      )
       .toMatch(/^(resets in (?:59 min|1 h 01 min|1 h)) \| attempt 2 · limit \1$/);
     expect(await page.locator('.tl-row').getByRole('button', { name: 'Retry now' }).count()).toBe(0);
     const resetAtText = /reset at (\d{2}:\d{2})/.exec((await notice.textContent()) ?? '')?.[1];
     expect(await page.locator('.tl-row .seg-backoff .seg-label').first().textContent()).toBe(`until ${resetAtText}`);
     // Nor does a bulk "retry now" cut the wait short.
-    const bulk = await server.api<{ done: number; results: { outcome: string; message?: string }[] }>('POST', '/api/runs/bulk', { action: 'retryNow', runIds: [runId] });
+    const bulk = await server.api<{ done: number; results: { outcome: string; message?: string }[] }>('POST', '/api/runs/bulk', {
+      action: 'retryNow',
+      runIds: [runId],
+    });
     expect(bulk.done).toBe(0);
-    expect(bulk.results[0]?.message).toBe(`run ${runId} waits for its usage limit to reset; an attempt now would meet the limit again (cancel it to stop waiting)`);
+    expect(bulk.results[0]?.message).toBe(
+      `run ${runId} waits for its usage limit to reset; an attempt now would meet the limit again (cancel it to stop waiting)`,
+    );
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const width of [1400, 900]) {
         await showAs(page, colorScheme, width);
@@ -180,10 +193,14 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     await badge.waitFor();
     const runId = (await row.getAttribute('data-run-id')) as string;
     expect(await badge.textContent()).toMatch(/^limit resets in (\d+ min|\d+ h( \d{2} min)?)$/);
-    expect(await badge.getAttribute('title')).toMatch(/^stopped by the usage limit until .+It continues when the agent sends telemetry again .+Hivewatch cannot restart it\.$/);
+    expect(await badge.getAttribute('title')).toMatch(
+      /^stopped by the usage limit until .+It continues when the agent sends telemetry again .+Hivewatch cannot restart it\.$/,
+    );
     expect(await row.getByRole('button', { name: `Stop watching session ${runId}` }).count()).toBe(1);
     await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('1 waiting for limit');
-    const reached = (await eventsOf(server, runId)).find((e): e is Extract<HivewatchEvent, { type: 'externalLimitReached' }> => e.type === 'externalLimitReached');
+    const reached = (await eventsOf(server, runId)).find(
+      (e): e is Extract<HivewatchEvent, { type: 'externalLimitReached' }> => e.type === 'externalLimitReached',
+    );
     expect(reached?.reported).toBe(session.reported);
     expect(reached?.resetAt).toBeGreaterThan(Date.now());
 

@@ -37,7 +37,19 @@ const run = (argv) => execFileSync(argv[0], argv.slice(1), { cwd: copy, stdio: '
 let built = false;
 if (!fromSource) {
   try {
-    run([process.execPath, require.resolve('prebuild-install/bin.js'), '--runtime', 'electron', '--target', version, '--arch', process.arch, '--platform', process.platform, '--verbose']);
+    run([
+      process.execPath,
+      require.resolve('prebuild-install/bin.js'),
+      '--runtime',
+      'electron',
+      '--target',
+      version,
+      '--arch',
+      process.arch,
+      '--platform',
+      process.platform,
+      '--verbose',
+    ]);
     built = true;
   } catch {
     console.log('no prebuilt binary for this Electron; building from source');

@@ -71,11 +71,19 @@ async function launchInElectron(binary: string, display: string, { dbPath }: Har
       const id = ++nextId;
       listeners.set(id, onMessage);
       // A failed subscribe shows as the suite's Collector never getting `ready` (its hook times out).
-      page.evaluate(([subscription, after]) => {
-        const w = window as unknown as PageWindow;
-        w.hivewatchTestStops ??= new Map();
-        w.hivewatchTestStops.set(subscription, w.hivewatch.subscribe(after, (message) => w.hivewatchTestDeliver(subscription, message)));
-      }, [id, afterId] as const).catch(() => undefined);
+      page
+        .evaluate(
+          ([subscription, after]) => {
+            const w = window as unknown as PageWindow;
+            w.hivewatchTestStops ??= new Map();
+            w.hivewatchTestStops.set(
+              subscription,
+              w.hivewatch.subscribe(after, (message) => w.hivewatchTestDeliver(subscription, message)),
+            );
+          },
+          [id, afterId] as const,
+        )
+        .catch(() => undefined);
       return () => {
         listeners.delete(id);
         page.evaluate((subscription) => (window as unknown as PageWindow).hivewatchTestStops?.get(subscription)?.(), id).catch(() => undefined);
@@ -102,29 +110,68 @@ describe('ipc.ts', () => {
     const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual' });
     const ipc = new InMemoryIpc();
     const dispose = registerIpc(ipc, service, { isTrustedSender: (event) => event.senderFrame?.url.startsWith('app://hivewatch/') === true });
-    cleanups.push(() => store.close(), () => service.close(), dispose);
+    cleanups.push(
+      () => store.close(),
+      () => service.close(),
+      dispose,
+    );
     return { service, ipc };
   };
 
   it('answers on exactly the prefixed channels and validates every payload', async () => {
     const { ipc } = await setup();
     expect(ipcChannels()).toEqual([
-      'hivewatch:startRun', 'hivewatch:cancelRun', 'hivewatch:retryRun', 'hivewatch:resumeRun', 'hivewatch:skipBackoff',
-      'hivewatch:listRuns', 'hivewatch:countRuns', 'hivewatch:getRun', 'hivewatch:getEvents', 'hivewatch:listFlows',
-      'hivewatch:checkFlow', 'hivewatch:saveFlow', 'hivewatch:getNotificationSettings', 'hivewatch:setFlowMuted',
-      'hivewatch:errorCounts', 'hivewatch:failureCounts', 'hivewatch:errorSeries', 'hivewatch:errorGroups',
-      'hivewatch:listErrors', 'hivewatch:listAlertRules', 'hivewatch:addAlertRule', 'hivewatch:removeAlertRule',
-      'hivewatch:testAlertRule', 'hivewatch:listAlertDeliveries', 'hivewatch:usageByFlow', 'hivewatch:costSplit', 'hivewatch:flowHealth', 'hivewatch:bulkRuns',
-      'hivewatch:listIssues', 'hivewatch:getIssue', 'hivewatch:setIssueStatus', 'hivewatch:getIssueDetail', 'hivewatch:databaseStatus',
-      'hivewatch:subscribe', 'hivewatch:unsubscribe',
+      'hivewatch:startRun',
+      'hivewatch:cancelRun',
+      'hivewatch:retryRun',
+      'hivewatch:resumeRun',
+      'hivewatch:skipBackoff',
+      'hivewatch:listRuns',
+      'hivewatch:countRuns',
+      'hivewatch:getRun',
+      'hivewatch:getEvents',
+      'hivewatch:listFlows',
+      'hivewatch:checkFlow',
+      'hivewatch:saveFlow',
+      'hivewatch:getNotificationSettings',
+      'hivewatch:setFlowMuted',
+      'hivewatch:errorCounts',
+      'hivewatch:failureCounts',
+      'hivewatch:errorSeries',
+      'hivewatch:errorGroups',
+      'hivewatch:listErrors',
+      'hivewatch:listAlertRules',
+      'hivewatch:addAlertRule',
+      'hivewatch:removeAlertRule',
+      'hivewatch:testAlertRule',
+      'hivewatch:listAlertDeliveries',
+      'hivewatch:usageByFlow',
+      'hivewatch:costSplit',
+      'hivewatch:flowHealth',
+      'hivewatch:bulkRuns',
+      'hivewatch:listIssues',
+      'hivewatch:getIssue',
+      'hivewatch:setIssueStatus',
+      'hivewatch:getIssueDetail',
+      'hivewatch:databaseStatus',
+      'hivewatch:subscribe',
+      'hivewatch:unsubscribe',
     ]);
     expect(await ipc.invoke('hivewatch:listRuns', { limit: 0 })).toEqual({
-      ok: false, error: { status: 400, code: 'invalid_input', message: 'limit: must be at least 1' },
+      ok: false,
+      error: { status: 400, code: 'invalid_input', message: 'limit: must be at least 1' },
     });
-    expect(await ipc.invoke('hivewatch:getRun', 'run_1')).toEqual({ ok: false, error: { status: 400, code: 'invalid_input', message: 'input must be an object' } });
-    expect(await ipc.invoke('hivewatch:listRuns', {}, { extra: true })).toEqual({ ok: false, error: { status: 400, code: 'invalid_input', message: 'takes one input object' } });
+    expect(await ipc.invoke('hivewatch:getRun', 'run_1')).toEqual({
+      ok: false,
+      error: { status: 400, code: 'invalid_input', message: 'input must be an object' },
+    });
+    expect(await ipc.invoke('hivewatch:listRuns', {}, { extra: true })).toEqual({
+      ok: false,
+      error: { status: 400, code: 'invalid_input', message: 'takes one input object' },
+    });
     expect(await ipc.invoke('hivewatch:subscribe', { subscription: '../x' })).toEqual({
-      ok: false, error: { status: 400, code: 'invalid_input', message: 'subscription: must be a subscription id' },
+      ok: false,
+      error: { status: 400, code: 'invalid_input', message: 'subscription: must be a subscription id' },
     });
     await expect(ipc.invoke('hivewatch:shell', {})).rejects.toThrow(/No handler registered/);
     expect(await ipc.invoke('hivewatch:getRun', { runId: 'run_missing' })).toEqual({ ok: true, value: null });
@@ -133,7 +180,10 @@ describe('ipc.ts', () => {
   it('refuses calls from a frame that is not the app', async () => {
     const { ipc } = await setup();
     ipc.frameUrl = 'https://evil.example/';
-    expect(await ipc.invoke('hivewatch:listFlows')).toEqual({ ok: false, error: { status: 403, code: 'forbidden', message: 'this frame may not call the Hivewatch API' } });
+    expect(await ipc.invoke('hivewatch:listFlows')).toEqual({
+      ok: false,
+      error: { status: 403, code: 'forbidden', message: 'this frame may not call the Hivewatch API' },
+    });
   });
 
   it('stops a renderer’s subscriptions when it goes away', async () => {

@@ -42,9 +42,7 @@ import { fitToDisplays, loadWindowState, saveWindowState } from './window-state.
  *   electron dist/electron/main.js [--db PATH] [--demo]
  */
 
-protocol.registerSchemesAsPrivileged([
-  { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } },
-]);
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } }]);
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: flags } = parseArgs({
@@ -101,15 +99,18 @@ function hardenContents(contents: WebContents): void {
 function notifyFailures(service: HivewatchService): () => void {
   // The mutes as last read: refreshed before each batch is looked at (a setting read, cheap).
   let muted = new Set<string>();
-  const notify = failureNotifier((note) => {
-    if (!Notification.isSupported()) return;
-    const notification = new Notification({ title: note.title, body: note.body });
-    notification.on('click', () => {
-      mainWindow?.show();
-      mainWindow?.focus();
-    });
-    notification.show();
-  }, { isMuted: (flow) => muted.has(flow) });
+  const notify = failureNotifier(
+    (note) => {
+      if (!Notification.isSupported()) return;
+      const notification = new Notification({ title: note.title, body: note.body });
+      notification.on('click', () => {
+        mainWindow?.show();
+        mainWindow?.focus();
+      });
+      notification.show();
+    },
+    { isMuted: (flow) => muted.has(flow) },
+  );
   let turn: Promise<void> = Promise.resolve();
   return service.subscribe((batch) => {
     turn = turn.then(async () => {
@@ -120,7 +121,10 @@ function notifyFailures(service: HivewatchService): () => void {
 }
 
 function createWindow(stateFile: string): BrowserWindow {
-  const saved = fitToDisplays(loadWindowState(stateFile), screen.getAllDisplays().map((d) => d.workArea));
+  const saved = fitToDisplays(
+    loadWindowState(stateFile),
+    screen.getAllDisplays().map((d) => d.workArea),
+  );
   const { maximized, ...bounds } = saved;
   const win = new BrowserWindow(windowOptions(join(here, 'preload.cjs'), bounds));
   if (maximized) win.maximize();
@@ -159,7 +163,10 @@ async function start(): Promise<void> {
     store = await openStore({ path: dbPath, ...(nativeBinding !== undefined ? { nativeBinding } : {}) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    dialog.showErrorBox('Hivewatch cannot open its database', `${printableLocation(dbPath)}\n\n${message}\n\n${/NODE_MODULE_VERSION|was compiled against/.test(message) ? NATIVE_HELP : ''}`);
+    dialog.showErrorBox(
+      'Hivewatch cannot open its database',
+      `${printableLocation(dbPath)}\n\n${message}\n\n${/NODE_MODULE_VERSION|was compiled against/.test(message) ? NATIVE_HELP : ''}`,
+    );
     app.exit(1);
     return;
   }

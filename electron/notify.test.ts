@@ -4,18 +4,49 @@ import { failureAlertOf } from '../renderer/notify/failure-rule.js';
 import { desktopFailureOf, failureNotifier, type FailureNote } from './notify.js';
 
 const envelope = (code: string, flow: string | null, runId: string): ErrorEnvelope => ({
-  category: 'runtime', code: code as ErrorEnvelope['code'], message: `${code} happened`, origin: 'runtime:fake', recoverable: true, recovery_hint: null, context: {}, timestamp: 0,
+  category: 'runtime',
+  code: code as ErrorEnvelope['code'],
+  message: `${code} happened`,
+  origin: 'runtime:fake',
+  recoverable: true,
+  recovery_hint: null,
+  context: {},
+  timestamp: 0,
   correlation: { project: null, flow, run: runId, step: 1, task: '1:0', attempt: 3 },
 });
 
 const EVENTS: HivewatchEvent[] = [
   { runId: 'r1', seq: 9, ts: 0, type: 'runFailed', error: envelope('RUNTIME_CRASHED', 'examples/05.prose', 'r1') },
   { runId: 'r2', seq: 9, ts: 0, type: 'runFailed', error: envelope('RUNTIME_CRASHED', 'user/quiet.prose', 'r2') },
-  { runId: 'r3', seq: 5, ts: 0, type: 'errorOccurred', error: envelope('POLICY_RETRY_LIMIT_EXCEEDED', 'user/caught.prose', 'r3'), caught: true, retrying: false } as HivewatchEvent,
+  {
+    runId: 'r3',
+    seq: 5,
+    ts: 0,
+    type: 'errorOccurred',
+    error: envelope('POLICY_RETRY_LIMIT_EXCEEDED', 'user/caught.prose', 'r3'),
+    caught: true,
+    retrying: false,
+  } as HivewatchEvent,
   // Not caught: the run's own runFailed follows and is the one alert.
-  { runId: 'r4', seq: 5, ts: 0, type: 'errorOccurred', error: envelope('POLICY_RETRY_LIMIT_EXCEEDED', 'user/caught.prose', 'r4'), caught: false, retrying: false } as HivewatchEvent,
+  {
+    runId: 'r4',
+    seq: 5,
+    ts: 0,
+    type: 'errorOccurred',
+    error: envelope('POLICY_RETRY_LIMIT_EXCEEDED', 'user/caught.prose', 'r4'),
+    caught: false,
+    retrying: false,
+  } as HivewatchEvent,
   // A retried error is no alert.
-  { runId: 'r5', seq: 5, ts: 0, type: 'errorOccurred', error: envelope('RUNTIME_RATE_LIMITED', 'user/caught.prose', 'r5'), caught: false, retrying: true } as HivewatchEvent,
+  {
+    runId: 'r5',
+    seq: 5,
+    ts: 0,
+    type: 'errorOccurred',
+    error: envelope('RUNTIME_RATE_LIMITED', 'user/caught.prose', 'r5'),
+    caught: false,
+    retrying: true,
+  } as HivewatchEvent,
   { runId: 'r6', seq: 2, ts: 0, type: 'stepFinished', step: 1 },
   { runId: 'r7', seq: 9, ts: 0, type: 'runCancelled', reason: 'operator', commandId: 'c' } as unknown as HivewatchEvent,
 ];
@@ -30,14 +61,24 @@ describe('failure notifications: one rule in both shells', () => {
       );
     }
     expect(EVENTS.map((e) => desktopFailureOf(e)?.title ?? null)).toEqual([
-      'Run failed: examples/05.prose', 'Run failed: user/quiet.prose', 'Retries exhausted: user/caught.prose', null, null, null, null,
+      'Run failed: examples/05.prose',
+      'Run failed: user/quiet.prose',
+      'Retries exhausted: user/caught.prose',
+      null,
+      null,
+      null,
+      null,
     ]);
   });
 
   it('a muted flow never notifies; the others still do', () => {
     const notes: FailureNote[] = [];
     let clock = 0;
-    const notify = failureNotifier((n) => notes.push(n), { minIntervalMs: 10_000, now: () => (clock += 20_000), isMuted: (flow) => flow === 'user/quiet.prose' });
+    const notify = failureNotifier((n) => notes.push(n), {
+      minIntervalMs: 10_000,
+      now: () => (clock += 20_000),
+      isMuted: (flow) => flow === 'user/quiet.prose',
+    });
     for (const event of EVENTS) notify(event);
     expect(notes).toEqual([
       { title: 'Run failed: examples/05.prose', body: 'RUNTIME_CRASHED: RUNTIME_CRASHED happened', runId: 'r1' },

@@ -59,7 +59,7 @@ describe('Electron window security (no Electron binary needed)', () => {
       'frame-ancestors': "'none'",
     });
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-|\*|http:|https:/);
-    expect(withCsp({ 'content-type': ['text/html'], 'Content-Security-Policy': ["default-src *"] })).toEqual({
+    expect(withCsp({ 'content-type': ['text/html'], 'Content-Security-Policy': ['default-src *'] })).toEqual({
       'content-type': ['text/html'],
       'Content-Security-Policy': [CONTENT_SECURITY_POLICY],
     });
@@ -170,9 +170,21 @@ describe('failure notifications', () => {
     const notify = failureNotifier((n) => notes.push(n), { minIntervalMs: 10_000, now: () => clock });
     const failed = (runId: string) =>
       ({
-        runId, seq: 9, ts: 0, type: 'runFailed',
-        error: { category: 'runtime', code: 'RUNTIME_CRASHED', message: 'boom', origin: 'runtime:fake', recoverable: true, recovery_hint: null, context: {}, timestamp: 0,
-          correlation: { project: null, flow: 'examples/05.prose', run: runId, step: 1, task: null, attempt: null } },
+        runId,
+        seq: 9,
+        ts: 0,
+        type: 'runFailed',
+        error: {
+          category: 'runtime',
+          code: 'RUNTIME_CRASHED',
+          message: 'boom',
+          origin: 'runtime:fake',
+          recoverable: true,
+          recovery_hint: null,
+          context: {},
+          timestamp: 0,
+          correlation: { project: null, flow: 'examples/05.prose', run: runId, step: 1, task: null, attempt: null },
+        },
       }) as const;
     notify({ runId: 'r0', seq: 1, ts: 0, type: 'stepFinished', step: 1 });
     notify(failed('r1'));

@@ -17,7 +17,8 @@ function launch(args: string[], env: Record<string, string> = {}): Promise<{ chi
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
       const match = /Open:\s+(http:\/\/127\.0\.0\.1:\d+\/\?token=(\S+))/.exec(output);
-      if (match && output.includes('Press Ctrl+C to stop.')) resolve({ child, url: new URL(match[1] as string), token: decodeURIComponent(match[2] as string), output: () => output });
+      if (match && output.includes('Press Ctrl+C to stop.'))
+        resolve({ child, url: new URL(match[1] as string), token: decodeURIComponent(match[2] as string), output: () => output });
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
@@ -108,7 +109,10 @@ describe('launcher decisions', () => {
   });
 
   it('finds Chromium from CHROME_PATH or the usual places, and opens it as an app on a throwaway profile', () => {
-    const have = (...paths: string[]) => (p: string) => paths.includes(p);
+    const have =
+      (...paths: string[]) =>
+      (p: string) =>
+        paths.includes(p);
     expect(findChromium({}, 'linux', have('/usr/bin/chromium'))).toBe('/usr/bin/chromium');
     expect(findChromium({ CHROME_PATH: '/opt/chrome' }, 'linux', have('/opt/chrome', '/usr/bin/chromium'))).toBe('/opt/chrome');
     expect(findChromium({ CHROME_PATH: '/opt/missing' }, 'linux', have('/usr/bin/chromium'))).toBeNull();

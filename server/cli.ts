@@ -105,7 +105,11 @@ async function listFlowsText(server: RunningServer): Promise<string> {
   const bundled = flows.filter((f) => f.bundled);
   const own = flows.filter((f) => !f.bundled);
   const lines = [`Bundled examples (${bundled.length}):`, ...bundled.map((f) => `  ${f.id}${f.ok ? '' : '  (does not check)'}`)];
-  if (server.userFlowsDir !== null) lines.push(`Your flows (${own.length}) in ${server.userFlowsDir}${own.length ? ':' : ''}`, ...own.map((f) => `  ${f.id}${f.ok ? '' : '  (does not check)'}`));
+  if (server.userFlowsDir !== null)
+    lines.push(
+      `Your flows (${own.length}) in ${server.userFlowsDir}${own.length ? ':' : ''}`,
+      ...own.map((f) => `  ${f.id}${f.ok ? '' : '  (does not check)'}`),
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -165,7 +169,9 @@ async function browserShell(flags: Flags, io: CliIo, open: boolean, why: string 
     signals.release();
     if (flags.port === undefined || (error as NodeJS.ErrnoException | null)?.code !== 'EADDRINUSE') throw error;
     // The operator asked for this port: one line with the way out, not a stack.
-    io.err(`hivewatch: port ${flags.port} on 127.0.0.1 is in use by another program (another Hivewatch?); stop it, or choose another with --port N (--port 0 takes a free one)\n`);
+    io.err(
+      `hivewatch: port ${flags.port} on 127.0.0.1 is in use by another program (another Hivewatch?); stop it, or choose another with --port N (--port 0 takes a free one)\n`,
+    );
     return ExitCode.failed;
   }
   io.out(banner(server, 'browser shell'));

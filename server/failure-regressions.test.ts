@@ -59,6 +59,12 @@ describe('failure-model regressions over HTTP', () => {
     expect(byHandled).toEqual([{ key: 'unhandled', count: 1, label: null }]);
     const groups = await get<{ code: string; count: number; unhandled: number }[]>('/api/errors/groups?runId=fast');
     // B's crash ended the run; C's crash (killed when B failed) and A's retried timeouts did not.
-    expect(groups.map((g) => [g.code, g.count, g.unhandled]).sort()).toEqual([['RUNTIME_CRASHED', 1, 0], ['RUNTIME_CRASHED', 1, 1], ['RUNTIME_TIMEOUT', 2, 0]].sort());
+    expect(groups.map((g) => [g.code, g.count, g.unhandled]).sort()).toEqual(
+      [
+        ['RUNTIME_CRASHED', 1, 0],
+        ['RUNTIME_CRASHED', 1, 1],
+        ['RUNTIME_TIMEOUT', 2, 0],
+      ].sort(),
+    );
   });
 });

@@ -21,7 +21,11 @@ describe('HTTP client live subscription', () => {
     const store = await openStore({ path: ':memory:' });
     const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual' });
     const shell = await startHttpShell({ service, staticDir: null, ...options });
-    cleanups.push(() => store.close(), () => service.close(), () => shell.close());
+    cleanups.push(
+      () => store.close(),
+      () => service.close(),
+      () => shell.close(),
+    );
     return { shell, service };
   };
 

@@ -76,7 +76,13 @@ function pathWith(route: Route, bad?: string): string {
 const rejects = (schema: z.ZodType, value: unknown): boolean => !schema.safeParse(value).success;
 
 function queryRejects(schema: z.ZodType, text: string): boolean {
-  const forms: unknown[] = [text, text.split(',').map((v) => v.trim()).filter((v) => v !== '')];
+  const forms: unknown[] = [
+    text,
+    text
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== ''),
+  ];
   if (/^-?\d+(\.\d+)?$/.test(text)) forms.push(Number(text));
   return forms.every((form) => rejects(schema, form));
 }
@@ -91,16 +97,24 @@ function casesFor(route: Route, port: number): Case[] {
   cases.push({ name: 'foreign Origin', method: route.method, path, headers: { origin: 'http://evil.example' } });
   cases.push({ name: 'cross-site fetch', method: route.method, path, headers: { 'sec-fetch-site': 'cross-site' } });
   cases.push({ name: 'wrong method', method: route.method === 'GET' ? 'DELETE' : 'PUT', path });
-  for (const param of params) cases.push({ name: `bad ${param}`, method: route.method, path: pathWith(route, param), body: route.body ? '{}' : undefined, mentions: `${param}:` });
+  for (const param of params)
+    cases.push({ name: `bad ${param}`, method: route.method, path: pathWith(route, param), body: route.body ? '{}' : undefined, mentions: `${param}:` });
 
   if (route.body) {
     for (const [field, schema] of fields) {
       for (const value of JSON_CANDIDATES.filter((v) => rejects(schema, v))) {
-        cases.push({ name: `${field} = ${JSON.stringify(value).slice(0, 40)}`, method: 'POST', path, body: JSON.stringify({ [field]: value }), mentions: `${field}:` });
+        cases.push({
+          name: `${field} = ${JSON.stringify(value).slice(0, 40)}`,
+          method: 'POST',
+          path,
+          body: JSON.stringify({ [field]: value }),
+          mentions: `${field}:`,
+        });
       }
     }
     cases.push({ name: 'unknown field', method: 'POST', path, body: '{"surely_not_a_field":1}', mentions: 'surely_not_a_field' });
-    for (const body of ['[]', '"text"', '42', 'null', 'true']) cases.push({ name: `body ${body}`, method: 'POST', path, body, mentions: 'input must be an object' });
+    for (const body of ['[]', '"text"', '42', 'null', 'true'])
+      cases.push({ name: `body ${body}`, method: 'POST', path, body, mentions: 'input must be an object' });
     cases.push({ name: 'invalid JSON', method: 'POST', path, body: '{"a":', mentions: 'not valid JSON' });
     cases.push({ name: 'oversized body', method: 'POST', path, body: Buffer.alloc(MAX_BODY_BYTES + 1024, 0x20), mentions: 'larger than' });
     cases.push({ name: 'deeply nested array', method: 'POST', path, body: `{"x":${'['.repeat(DEEP)}${']'.repeat(DEEP)}}` });
@@ -111,7 +125,12 @@ function casesFor(route: Route, port: number): Case[] {
   } else {
     for (const [field, schema] of fields) {
       for (const value of QUERY_CANDIDATES.filter((v) => queryRejects(schema, v))) {
-        cases.push({ name: `?${field}=${value.slice(0, 20)}`, method: 'GET', path: `${path}?${new URLSearchParams({ [field]: value })}`, mentions: `${field}:` });
+        cases.push({
+          name: `?${field}=${value.slice(0, 20)}`,
+          method: 'GET',
+          path: `${path}?${new URLSearchParams({ [field]: value })}`,
+          mentions: `${field}:`,
+        });
       }
     }
     cases.push({ name: 'unknown query field', method: 'GET', path: `${path}?surely_not_a_field=1`, mentions: 'surely_not_a_field' });
@@ -177,7 +196,11 @@ describe('HTTP matrix: every route, every field, hostile bodies and headers', ()
     const all = ROUTES.flatMap((r) => casesFor(r, shell.port));
     for (const route of ROUTES) {
       const names = casesFor(route, shell.port).map((c) => c.name);
-      for (const field of Object.keys(shapeOf(route))) expect(names.some((n) => n.startsWith(`${field} `) || n.startsWith(`?${field}=`) || n === `bad ${field}`), `${route.path} ${field}`).toBe(true);
+      for (const field of Object.keys(shapeOf(route)))
+        expect(
+          names.some((n) => n.startsWith(`${field} `) || n.startsWith(`?${field}=`) || n === `bad ${field}`),
+          `${route.path} ${field}`,
+        ).toBe(true);
     }
     expect(all.length).toBeGreaterThan(ROUTES.length * 6);
   });
@@ -215,7 +238,12 @@ describe('HTTP matrix: every route, every field, hostile bodies and headers', ()
     expect(process.memoryUsage().rss - rssAfterFirst).toBeLessThan(96 * 1024 * 1024);
 
     // Still serving: a valid request succeeds after the matrix.
-    const started = await send(shell.port, shell.token, { name: 'valid', method: 'POST', path: '/api/runs', body: JSON.stringify({ flow: 'examples/01-happy-path.prose', virtualClock: true }) });
+    const started = await send(shell.port, shell.token, {
+      name: 'valid',
+      method: 'POST',
+      path: '/api/runs',
+      body: JSON.stringify({ flow: 'examples/01-happy-path.prose', virtualClock: true }),
+    });
     expect(started.status).toBe(201);
     const runId = (JSON.parse(started.text) as { runId: string }).runId;
     await service.whenFinished(runId);

@@ -22,10 +22,7 @@ interface Reply {
  * A raw request (node:http, so Host and Origin are exactly what the test says; fetch would set
  * its own). Resolves with whatever the server answered.
  */
-function raw(
-  port: number,
-  options: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
-): Promise<Reply> {
+function raw(port: number, options: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {}, setHost: false },
@@ -103,7 +100,12 @@ describe('browser shell HTTP security and errors', () => {
     }
     const wrong = await get('/api/runs', { authorization: 'Bearer not-the-token' });
     expect(wrong.status).toBe(401);
-    expect(wrong.json).toEqual({ error: { code: 'unauthorized', message: 'wrong token: this server uses another token (each database keeps its own: open the URL `hivewatch serve` printed)' } });
+    expect(wrong.json).toEqual({
+      error: {
+        code: 'unauthorized',
+        message: 'wrong token: this server uses another token (each database keeps its own: open the URL `hivewatch serve` printed)',
+      },
+    });
     expect((await get('/api/runs', { authorization: `Basic ${shell.token}` })).status).toBe(401);
     // The token in the query string is not a credential: only the header is.
     expect((await raw(shell.port, { path: `/api/runs?token=${shell.token}`, headers: { host } })).status).toBe(401);
@@ -129,7 +131,12 @@ describe('browser shell HTTP security and errors', () => {
       `${name}=; Path=/api; Max-Age=0; HttpOnly; SameSite=Strict`,
       `hivewatch_token_${shell.port + 1}=; Path=/api; Max-Age=0; HttpOnly; SameSite=Strict`,
     ]);
-    const started = await raw(shell.port, { method: 'POST', path: '/api/runs', headers: { ...cookieOnly, 'content-type': 'application/json' }, body: '{"flow":"examples/01-happy-path.prose"}' });
+    const started = await raw(shell.port, {
+      method: 'POST',
+      path: '/api/runs',
+      headers: { ...cookieOnly, 'content-type': 'application/json' },
+      body: '{"flow":"examples/01-happy-path.prose"}',
+    });
     expect(started.status).toBe(401);
     expect((await service.listRuns({})).items).toHaveLength(0);
     const stream = await new Promise<number>((resolve, reject) => {
@@ -154,7 +161,9 @@ describe('browser shell HTTP security and errors', () => {
   it('foreign Host or Origin → 403, even with the right token', async () => {
     const rebound = await get('/api/runs', { host: `evil.example:${shell.port}` });
     expect(rebound.status).toBe(403);
-    expect(rebound.json).toEqual({ error: { code: 'forbidden_host', message: `Host "evil.example:${shell.port}" is not allowed; use http://127.0.0.1:${shell.port}/` } });
+    expect(rebound.json).toEqual({
+      error: { code: 'forbidden_host', message: `Host "evil.example:${shell.port}" is not allowed; use http://127.0.0.1:${shell.port}/` },
+    });
     expect((await get('/api/runs', { host: '127.0.0.1:1' })).status).toBe(403);
     expect((await get('/', { host: 'evil.example' })).status).toBe(403);
 
@@ -182,7 +191,13 @@ describe('browser shell HTTP security and errors', () => {
     const notObject = await post('/api/runs/run_x/cancel', '[1, 2]');
     expect(notObject.json).toEqual({ error: { code: 'invalid_input', message: 'input must be an object' } });
     const query = await get('/api/runs?limit=abc&sort=fastest');
-    expect(query.json).toEqual({ error: { code: 'invalid_input', message: 'sort: must be one of -started, started, -ended, ended, -duration, duration, -errors, errors, -attempts, attempts, -step, step, status, -status, flow, -flow; limit: must be a number' } });
+    expect(query.json).toEqual({
+      error: {
+        code: 'invalid_input',
+        message:
+          'sort: must be one of -started, started, -ended, ended, -duration, duration, -errors, errors, -attempts, attempts, -step, step, status, -status, flow, -flow; limit: must be a number',
+      },
+    });
     const twice = await get('/api/errors/counts?by=code&by=flow');
     expect(twice.json).toEqual({ error: { code: 'invalid_input', message: 'by: given more than once' } });
     const extra = await get('/api/flows?color=red');
@@ -231,7 +246,7 @@ describe('browser shell HTTP security and errors', () => {
     expect(page.text).not.toMatch(/\son[a-z]+=/);
     const script = await raw(shell.port, { path: '/fallback.js', headers: { host } });
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
-    expect(script.text).toContain("localStorage.setItem(TOKEN_KEY");
+    expect(script.text).toContain('localStorage.setItem(TOKEN_KEY');
     expect(script.text).toContain('history.replaceState');
     expect((await raw(shell.port, { path: '/nope.js', headers: { host } })).status).toBe(404);
   });

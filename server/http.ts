@@ -4,16 +4,7 @@ import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } f
 import { toWireError } from '../core/service/errors.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { matchRoute } from './routes.js';
-import {
-  checkBearer,
-  expireCookies,
-  isAllowedFetchSite,
-  isAllowedHost,
-  isAllowedOrigin,
-  legacyTokenCookies,
-  LOOPBACK,
-  newToken,
-} from './security.js';
+import { checkBearer, expireCookies, isAllowedFetchSite, isAllowedHost, isAllowedOrigin, legacyTokenCookies, LOOPBACK, newToken } from './security.js';
 import { SECURITY_HEADERS } from '../shell-common/content-policy.js';
 import { openStream, type OpenStream } from './sse.js';
 import { serveStatic } from '../shell-common/static-files.js';
@@ -35,7 +26,6 @@ const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
  * socket (core/base/http-limits.ts: the OTLP receiver applies the same). The body limit is 1 MiB on
  * loopback, so both are generous.
  */
-;
 
 export interface HttpShellOptions {
   service: HivewatchService;
@@ -111,7 +101,9 @@ function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
       reject(
         new BodyError(
           ABORTED,
-          cut ? `cut off the request after ${size} bytes: its body passed ${MAX_DRAIN_BYTES} bytes` : `client aborted the request after ${size} bytes of its body`,
+          cut
+            ? `cut off the request after ${size} bytes: its body passed ${MAX_DRAIN_BYTES} bytes`
+            : `client aborted the request after ${size} bytes of its body`,
         ),
       );
     req.on('close', () => {
@@ -235,7 +227,9 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
     const match = matchRoute(method, url.pathname);
     if (match.kind === 'none') return sendError(res, 404, 'not_found', `no route ${method} ${url.pathname}`);
     if (match.kind === 'method') {
-      return sendError(res, 405, 'method_not_allowed', `${method} ${url.pathname} is not allowed; use ${match.allow.join(', ')}`, { allow: match.allow.join(', ') });
+      return sendError(res, 405, 'method_not_allowed', `${method} ${url.pathname} is not allowed; use ${match.allow.join(', ')}`, {
+        allow: match.allow.join(', '),
+      });
     }
     let body: unknown;
     if (match.route.body) {

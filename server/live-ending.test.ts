@@ -206,7 +206,14 @@ describe('the live row’s ending error equals the store’s (rule 16)', () => {
         expect({ status: liveSummary(stripped).status, endingError: liveSummary(stripped).endingError }, name).toEqual(await stored(legacy, runId));
       }
       // Scenario journals in both shapes, as core/store's failure-model tests write them.
-      for (const scenario of [retryLimit('l1', 'legacy'), rethrow('l2', 'legacy'), thrownInCatch('l3', 'legacy'), failFast('l4', 'legacy'), failFast('c4', 'chained'), finallyFailed('c5')]) {
+      for (const scenario of [
+        retryLimit('l1', 'legacy'),
+        rethrow('l2', 'legacy'),
+        thrownInCatch('l3', 'legacy'),
+        failFast('l4', 'legacy'),
+        failFast('c4', 'chained'),
+        finallyFailed('c5'),
+      ]) {
         await legacy.appendEvents(scenario.events);
         const runId = scenario.events[0]?.runId as string;
         expect(liveSummary(scenario.events).endingError, runId).toEqual((await stored(legacy, runId)).endingError);

@@ -34,7 +34,15 @@ describe('serve with the OTLP receiver', () => {
       const runs = (await (await fetch(`${server.origin}/api/runs`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as {
         items: { flow: string; flowName: string; status: string; errorCount: number; source: string | null }[];
       };
-      expect(runs.items).toEqual([expect.objectContaining({ source: 'runtime:claude-code', flow: 'external:claude-code', flowName: 'Claude Code session 7f3c9a2e', status: 'running', errorCount: 5 })]);
+      expect(runs.items).toEqual([
+        expect.objectContaining({
+          source: 'runtime:claude-code',
+          flow: 'external:claude-code',
+          flowName: 'Claude Code session 7f3c9a2e',
+          status: 'running',
+          errorCount: 5,
+        }),
+      ]);
     } finally {
       await server.close();
     }

@@ -43,7 +43,10 @@ export function queryInput(query: URLSearchParams, spec: { numbers?: readonly st
   for (const key of new Set(query.keys())) {
     const values = query.getAll(key);
     if (spec.lists?.includes(key)) {
-      input[key] = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+      input[key] = values
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
       continue;
     }
     if (values.length > 1) throw new ApiError(400, 'invalid_input', `${key}: given more than once`);
@@ -65,24 +68,39 @@ const ok = (body: unknown, status = 200): RouteResult => ({ status, body });
 
 export const ROUTES: readonly Route[] = [
   {
-    method: 'GET', path: '/api/runs', apiMethod: 'listRuns', body: false,
+    method: 'GET',
+    path: '/api/runs',
+    apiMethod: 'listRuns',
+    body: false,
     handle: async (s, r) => ok(await s.listRuns(parseInput('listRuns', queryInput(r.query, { numbers: FILTER_NUMBERS, lists: ['status'] })))),
   },
   {
     // Before /api/runs/:runId, which would take "counts" for a run id.
-    method: 'GET', path: '/api/runs/counts', apiMethod: 'countRuns', body: false,
+    method: 'GET',
+    path: '/api/runs/counts',
+    apiMethod: 'countRuns',
+    body: false,
     handle: async (s, r) => ok(await s.countRuns(parseInput('countRuns', queryInput(r.query, { numbers: ['since', 'until'], lists: ['status'] })))),
   },
   {
-    method: 'POST', path: '/api/runs', apiMethod: 'startRun', body: true,
+    method: 'POST',
+    path: '/api/runs',
+    apiMethod: 'startRun',
+    body: true,
     handle: async (s, r) => ok(await s.startRun(parseInput('startRun', bodyObject(r.body))), 201),
   },
   {
-    method: 'POST', path: '/api/runs/bulk', apiMethod: 'bulkRuns', body: true,
+    method: 'POST',
+    path: '/api/runs/bulk',
+    apiMethod: 'bulkRuns',
+    body: true,
     handle: async (s, r) => ok(await s.bulkRuns(parseInput('bulkRuns', bodyObject(r.body)))),
   },
   {
-    method: 'GET', path: '/api/runs/:runId', apiMethod: 'getRun', body: false,
+    method: 'GET',
+    path: '/api/runs/:runId',
+    apiMethod: 'getRun',
+    body: false,
     handle: async (s, r) => {
       const input = parseInput('getRun', { ...queryInput(r.query), runId: r.params.runId });
       const detail = await s.getRun(input);
@@ -91,129 +109,212 @@ export const ROUTES: readonly Route[] = [
     },
   },
   {
-    method: 'GET', path: '/api/runs/:runId/events', apiMethod: 'getEvents', body: false,
+    method: 'GET',
+    path: '/api/runs/:runId/events',
+    apiMethod: 'getEvents',
+    body: false,
     handle: async (s, r) =>
       ok(await s.getEvents(parseInput('getEvents', { ...queryInput(r.query, { numbers: ['afterSeq', 'limit'] }), runId: r.params.runId }))),
   },
   {
-    method: 'POST', path: '/api/runs/:runId/cancel', apiMethod: 'cancelRun', body: true,
+    method: 'POST',
+    path: '/api/runs/:runId/cancel',
+    apiMethod: 'cancelRun',
+    body: true,
     handle: async (s, r) => ok(await s.cancelRun(parseInput('cancelRun', { ...bodyObject(r.body), runId: r.params.runId }))),
   },
   {
-    method: 'POST', path: '/api/runs/:runId/retry', apiMethod: 'retryRun', body: true,
+    method: 'POST',
+    path: '/api/runs/:runId/retry',
+    apiMethod: 'retryRun',
+    body: true,
     handle: async (s, r) => ok(await s.retryRun(parseInput('retryRun', { ...bodyObject(r.body), runId: r.params.runId })), 201),
   },
   {
-    method: 'POST', path: '/api/runs/:runId/resume', apiMethod: 'resumeRun', body: true,
+    method: 'POST',
+    path: '/api/runs/:runId/resume',
+    apiMethod: 'resumeRun',
+    body: true,
     handle: async (s, r) => ok(await s.resumeRun(parseInput('resumeRun', { ...bodyObject(r.body), runId: r.params.runId })), 201),
   },
   {
-    method: 'POST', path: '/api/runs/:runId/tasks/:taskId/skip-backoff', apiMethod: 'skipBackoff', body: true,
-    handle: async (s, r) =>
-      ok(await s.skipBackoff(parseInput('skipBackoff', { ...bodyObject(r.body), runId: r.params.runId, taskId: r.params.taskId }))),
+    method: 'POST',
+    path: '/api/runs/:runId/tasks/:taskId/skip-backoff',
+    apiMethod: 'skipBackoff',
+    body: true,
+    handle: async (s, r) => ok(await s.skipBackoff(parseInput('skipBackoff', { ...bodyObject(r.body), runId: r.params.runId, taskId: r.params.taskId }))),
   },
   {
-    method: 'GET', path: '/api/database', apiMethod: 'databaseStatus', body: false,
+    method: 'GET',
+    path: '/api/database',
+    apiMethod: 'databaseStatus',
+    body: false,
     handle: async (s, r) => {
       parseInput('databaseStatus', queryInput(r.query));
       return ok(await s.databaseStatus());
     },
   },
   {
-    method: 'GET', path: '/api/flows', apiMethod: 'listFlows', body: false,
+    method: 'GET',
+    path: '/api/flows',
+    apiMethod: 'listFlows',
+    body: false,
     handle: async (s, r) => {
       parseInput('listFlows', queryInput(r.query));
       return ok(await s.listFlows());
     },
   },
   {
-    method: 'POST', path: '/api/flows/check', apiMethod: 'checkFlow', body: true,
+    method: 'POST',
+    path: '/api/flows/check',
+    apiMethod: 'checkFlow',
+    body: true,
     handle: async (s, r) => ok(await s.checkFlow(parseInput('checkFlow', bodyObject(r.body)))),
   },
   {
-    method: 'POST', path: '/api/flows', apiMethod: 'saveFlow', body: true,
+    method: 'POST',
+    path: '/api/flows',
+    apiMethod: 'saveFlow',
+    body: true,
     handle: async (s, r) => ok(await s.saveFlow(parseInput('saveFlow', bodyObject(r.body))), 201),
   },
   {
-    method: 'GET', path: '/api/settings/notifications', apiMethod: 'getNotificationSettings', body: false,
+    method: 'GET',
+    path: '/api/settings/notifications',
+    apiMethod: 'getNotificationSettings',
+    body: false,
     handle: async (s, r) => {
       parseInput('getNotificationSettings', queryInput(r.query));
       return ok(await s.getNotificationSettings());
     },
   },
   {
-    method: 'POST', path: '/api/settings/notifications/mute', apiMethod: 'setFlowMuted', body: true,
+    method: 'POST',
+    path: '/api/settings/notifications/mute',
+    apiMethod: 'setFlowMuted',
+    body: true,
     handle: async (s, r) => ok(await s.setFlowMuted(parseInput('setFlowMuted', bodyObject(r.body)))),
   },
   {
-    method: 'GET', path: '/api/alerts/rules', apiMethod: 'listAlertRules', body: false,
+    method: 'GET',
+    path: '/api/alerts/rules',
+    apiMethod: 'listAlertRules',
+    body: false,
     handle: async (s, r) => {
       parseInput('listAlertRules', queryInput(r.query));
       return ok(await s.listAlertRules());
     },
   },
   {
-    method: 'POST', path: '/api/alerts/rules', apiMethod: 'addAlertRule', body: true,
+    method: 'POST',
+    path: '/api/alerts/rules',
+    apiMethod: 'addAlertRule',
+    body: true,
     handle: async (s, r) => ok(await s.addAlertRule(parseInput('addAlertRule', bodyObject(r.body))), 201),
   },
   {
-    method: 'POST', path: '/api/alerts/rules/:id/remove', apiMethod: 'removeAlertRule', body: true,
+    method: 'POST',
+    path: '/api/alerts/rules/:id/remove',
+    apiMethod: 'removeAlertRule',
+    body: true,
     handle: async (s, r) => ok(await s.removeAlertRule(parseInput('removeAlertRule', { ...bodyObject(r.body), id: r.params.id }))),
   },
   {
-    method: 'POST', path: '/api/alerts/rules/:id/test', apiMethod: 'testAlertRule', body: true,
+    method: 'POST',
+    path: '/api/alerts/rules/:id/test',
+    apiMethod: 'testAlertRule',
+    body: true,
     handle: async (s, r) => ok(await s.testAlertRule(parseInput('testAlertRule', { ...bodyObject(r.body), id: r.params.id }))),
   },
   {
-    method: 'GET', path: '/api/alerts/deliveries', apiMethod: 'listAlertDeliveries', body: false,
+    method: 'GET',
+    path: '/api/alerts/deliveries',
+    apiMethod: 'listAlertDeliveries',
+    body: false,
     handle: async (s, r) => ok(await s.listAlertDeliveries(parseInput('listAlertDeliveries', queryInput(r.query, { numbers: ['limit'] })))),
   },
   {
-    method: 'GET', path: '/api/errors/counts', apiMethod: 'errorCounts', body: false,
+    method: 'GET',
+    path: '/api/errors/counts',
+    apiMethod: 'errorCounts',
+    body: false,
     handle: async (s, r) => ok(await s.errorCounts(parseInput('errorCounts', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
-    method: 'GET', path: '/api/failures/counts', apiMethod: 'failureCounts', body: false,
+    method: 'GET',
+    path: '/api/failures/counts',
+    apiMethod: 'failureCounts',
+    body: false,
     handle: async (s, r) => ok(await s.failureCounts(parseInput('failureCounts', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
-    method: 'GET', path: '/api/usage/flows', apiMethod: 'usageByFlow', body: false,
+    method: 'GET',
+    path: '/api/usage/flows',
+    apiMethod: 'usageByFlow',
+    body: false,
     handle: async (s, r) => ok(await s.usageByFlow(parseInput('usageByFlow', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
-    method: 'GET', path: '/api/usage/split', apiMethod: 'costSplit', body: false,
+    method: 'GET',
+    path: '/api/usage/split',
+    apiMethod: 'costSplit',
+    body: false,
     handle: async (s, r) => ok(await s.costSplit(parseInput('costSplit', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
-    method: 'GET', path: '/api/flows/health', apiMethod: 'flowHealth', body: false,
+    method: 'GET',
+    path: '/api/flows/health',
+    apiMethod: 'flowHealth',
+    body: false,
     handle: async (s, r) => ok(await s.flowHealth(parseInput('flowHealth', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
-    method: 'GET', path: '/api/errors/series', apiMethod: 'errorSeries', body: false,
+    method: 'GET',
+    path: '/api/errors/series',
+    apiMethod: 'errorSeries',
+    body: false,
     handle: async (s, r) => ok(await s.errorSeries(parseInput('errorSeries', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
-    method: 'GET', path: '/api/errors/groups', apiMethod: 'errorGroups', body: false,
+    method: 'GET',
+    path: '/api/errors/groups',
+    apiMethod: 'errorGroups',
+    body: false,
     handle: async (s, r) => ok(await s.errorGroups(parseInput('errorGroups', queryInput(r.query, { numbers: [...FILTER_NUMBERS, 'trendBins'] })))),
   },
   {
-    method: 'GET', path: '/api/errors', apiMethod: 'listErrors', body: false,
+    method: 'GET',
+    path: '/api/errors',
+    apiMethod: 'listErrors',
+    body: false,
     handle: async (s, r) => ok(await s.listErrors(parseInput('listErrors', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
-    method: 'GET', path: '/api/issues', apiMethod: 'listIssues', body: false,
+    method: 'GET',
+    path: '/api/issues',
+    apiMethod: 'listIssues',
+    body: false,
     handle: async (s, r) => ok(await s.listIssues(parseInput('listIssues', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
   },
   {
-    method: 'GET', path: '/api/issues/:id', apiMethod: 'getIssue', body: false,
+    method: 'GET',
+    path: '/api/issues/:id',
+    apiMethod: 'getIssue',
+    body: false,
     handle: async (s, r) => ok(await s.getIssue(parseInput('getIssue', { ...queryInput(r.query), id: r.params.id }))),
   },
   {
-    method: 'GET', path: '/api/issues/:id/page', apiMethod: 'getIssueDetail', body: false,
+    method: 'GET',
+    path: '/api/issues/:id/page',
+    apiMethod: 'getIssueDetail',
+    body: false,
     handle: async (s, r) => ok(await s.getIssueDetail(parseInput('getIssueDetail', { ...queryInput(r.query, { numbers: FILTER_NUMBERS }), id: r.params.id }))),
   },
   {
-    method: 'POST', path: '/api/issues/:id/status', apiMethod: 'setIssueStatus', body: true,
+    method: 'POST',
+    path: '/api/issues/:id/status',
+    apiMethod: 'setIssueStatus',
+    body: true,
     handle: async (s, r) => ok(await s.setIssueStatus(parseInput('setIssueStatus', { ...bodyObject(r.body), id: r.params.id }))),
   },
 ];
@@ -237,10 +338,7 @@ const COMPILED: Compiled[] = ROUTES.map((route) => {
   return { route, pattern: new RegExp(`^${source}$`), keys };
 });
 
-export type RouteMatch =
-  | { kind: 'found'; route: Route; params: Record<string, string> }
-  | { kind: 'method'; allow: string[] }
-  | { kind: 'none' };
+export type RouteMatch = { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'method'; allow: string[] } | { kind: 'none' };
 
 /** Finds the route for a method and path; path parameters are URL-decoded. */
 export function matchRoute(method: string, pathname: string): RouteMatch {

@@ -67,9 +67,18 @@ describe('server-sent events', () => {
 
   const serve = async (options: { liveCapacity?: number; heartbeatMs?: number } = {}): Promise<{ shell: HttpShell; service: HivewatchService }> => {
     const store = await openStore({ path: ':memory:' });
-    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual', ...(options.liveCapacity ? { liveCapacity: options.liveCapacity } : {}) });
+    const service = await createHivewatchService({
+      store,
+      examplesDir: EXAMPLES_DIR,
+      clock: 'virtual',
+      ...(options.liveCapacity ? { liveCapacity: options.liveCapacity } : {}),
+    });
     const shell = await startHttpShell({ service, staticDir: null, ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) });
-    cleanups.push(() => store.close(), () => service.close(), () => shell.close());
+    cleanups.push(
+      () => store.close(),
+      () => service.close(),
+      () => shell.close(),
+    );
     return { shell, service };
   };
 
@@ -105,7 +114,11 @@ describe('server-sent events', () => {
     const ids = [...before, ...after].map(idNumber);
     expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
     expect(new Set(ids).size).toBe(ids.length);
-    const seqsOf = (runId: string): number[] => [...before, ...after].map(eventOf).filter((e) => e.runId === runId).map((e) => e.seq);
+    const seqsOf = (runId: string): number[] =>
+      [...before, ...after]
+        .map(eventOf)
+        .filter((e) => e.runId === runId)
+        .map((e) => e.seq);
     expect(seqsOf(runA)).toEqual(Array.from({ length: seqsOf(runA).length }, (_, i) => i + 1));
     expect(seqsOf(runA).length).toBe((await service.getEvents({ runId: runA })).length);
     expect(seqsOf(runB).length).toBe((await service.getEvents({ runId: runB })).length);

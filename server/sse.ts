@@ -49,13 +49,7 @@ function message(event: string, id: string, data: string): string {
   return `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;
 }
 
-export function openStream(
-  req: IncomingMessage,
-  res: ServerResponse,
-  service: HivewatchService,
-  query: URLSearchParams,
-  options: StreamOptions,
-): OpenStream {
+export function openStream(req: IncomingMessage, res: ServerResponse, service: HivewatchService, query: URLSearchParams, options: StreamOptions): OpenStream {
   const header = req.headers['last-event-id'];
   const raw = (Array.isArray(header) ? header[0] : header) ?? query.get('lastEventId') ?? undefined;
   const given = raw === undefined || raw === '' ? undefined : raw;

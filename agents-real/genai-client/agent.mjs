@@ -51,7 +51,12 @@ function getWeather(args) {
 
 /** Runs one tool call in its execute_tool span (the GenAI agent conventions' attributes). */
 function runTool(call) {
-  const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.function.name, 'gen_ai.tool.call.id': call.id, 'gen_ai.tool.type': 'function' };
+  const attributes = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': call.function.name,
+    'gen_ai.tool.call.id': call.id,
+    'gen_ai.tool.type': 'function',
+  };
   return tracer.startActiveSpan(`execute_tool ${call.function.name}`, { kind: api.SpanKind.INTERNAL, attributes }, (span) => {
     try {
       return JSON.stringify(getWeather(JSON.parse(call.function.arguments)));
@@ -79,7 +84,11 @@ async function complete(messages) {
 
 const WEATHER_TOOL = {
   type: 'function',
-  function: { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'The weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 async function work() {

@@ -123,6 +123,8 @@ describe(`the Vercel AI SDK (ai ${packages.ai}, @ai-sdk/openai ${packages['@ai-s
       [4, 'AGENT_TOOL_FAILED', null, null],
       [5, 'succeeded', 12, 9],
     ]);
-    expect(errors.map((e) => [e.code, e.message])).toEqual([['AGENT_TOOL_FAILED', 'weather-app: tool get_weather failed: Error: the weather service has no station for Lyon']]);
+    expect(errors.map((e) => [e.code, e.message])).toEqual([
+      ['AGENT_TOOL_FAILED', 'weather-app: tool get_weather failed: Error: the weather service has no station for Lyon'],
+    ]);
   });
 });

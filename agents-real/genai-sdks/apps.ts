@@ -110,7 +110,14 @@ export function installedApp(app: AppName): Promise<CliInstall> {
     const [first, ...rest] = specs;
     const digest = createHash('sha256').update(specs.join('\n')).digest('hex').slice(0, 8);
     // The one command every set has in node_modules/.bin is the openai SDK's; there is no CLI to ask for a version.
-    install = installCli({ name: `genai-${app}`, spec: first as string, with: rest, version: `${first?.split('@').at(-1) ?? ''}+${digest}`, bin: 'openai', verify: false });
+    install = installCli({
+      name: `genai-${app}`,
+      spec: first as string,
+      with: rest,
+      version: `${first?.split('@').at(-1) ?? ''}+${digest}`,
+      bin: 'openai',
+      verify: false,
+    });
     installs.set(app, install);
   }
   return install;

@@ -31,16 +31,27 @@ const { OpenAI } = openaiModule;
 
 const scenario = process.env.HIVEWATCH_GENAI_SCENARIO ?? 'openai-text';
 const client = new OpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY, maxRetries: 0 });
-const WEATHER_TOOL = { type: 'function', function: { name: 'get_time', description: 'The local time in a city', parameters: { type: 'object', properties: { city: { type: 'string' }, note: { type: 'string' } }, required: ['city'] } } };
+const WEATHER_TOOL = {
+  type: 'function',
+  function: {
+    name: 'get_time',
+    description: 'The local time in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' }, note: { type: 'string' } }, required: ['city'] },
+  },
+};
 
 async function work() {
-  const messages = [{ role: 'system', content: process.env.HIVEWATCH_AI_SDK_SYSTEM }, { role: 'user', content: process.env.HIVEWATCH_AI_SDK_PROMPT }];
+  const messages = [
+    { role: 'system', content: process.env.HIVEWATCH_AI_SDK_SYSTEM },
+    { role: 'user', content: process.env.HIVEWATCH_AI_SDK_PROMPT },
+  ];
   const tools = scenario === 'openai-tool' ? { tools: [WEATHER_TOOL] } : {};
   for (let turn = 0; turn < 4; turn += 1) {
     const message = (await client.chat.completions.create({ model: 'gpt-4o-mini', messages, ...tools })).choices[0].message;
     messages.push(message);
     if (!message.tool_calls || message.tool_calls.length === 0) return message.content;
-    for (const call of message.tool_calls) messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify({ time: '14:05', note: process.env.HIVEWATCH_AI_SDK_TOOL_NOTE }) });
+    for (const call of message.tool_calls)
+      messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify({ time: '14:05', note: process.env.HIVEWATCH_AI_SDK_TOOL_NOTE }) });
   }
   throw new Error('no answer after 4 turns');
 }

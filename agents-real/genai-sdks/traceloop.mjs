@@ -35,14 +35,23 @@ const prompt = process.env.HIVEWATCH_AI_SDK_PROMPT;
 
 async function viaOpenAi() {
   const client = new OpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY, maxRetries: 0 });
-  const answer = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: system }, { role: 'user', content: prompt }] });
+  const answer = await client.chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: prompt },
+    ],
+  });
   return answer.choices[0].message.content;
 }
 
 async function viaAiSdk() {
   const model = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY })('gpt-4o-mini');
   const tools = {
-    get_time: tool({ inputSchema: z.object({ city: z.string(), note: z.string().optional() }), execute: async ({ city }) => ({ city, time: '14:05', note: process.env.HIVEWATCH_AI_SDK_TOOL_NOTE }) }),
+    get_time: tool({
+      inputSchema: z.object({ city: z.string(), note: z.string().optional() }),
+      execute: async ({ city }) => ({ city, time: '14:05', note: process.env.HIVEWATCH_AI_SDK_TOOL_NOTE }),
+    }),
     get_weather: tool({
       inputSchema: z.object({ city: z.string(), note: z.string().optional() }),
       execute: async ({ city }) => {

@@ -106,10 +106,16 @@ function pageAgrees(served: unknown, baseline: unknown): boolean {
 function issuePageByScan(db: Database.Database, fingerprint: string, window: Window): PageFigures {
   const span = window.until - window.since;
   const inWindow = (since: number, until: number): [number, number] => {
-    const row = db.prepare('SELECT COUNT(*) AS n, SUM(ending) AS f FROM errors WHERE fingerprint = ? AND ts >= ? AND ts < ?').get(fingerprint, since, until) as { n: number; f: number | null };
+    const row = db
+      .prepare('SELECT COUNT(*) AS n, SUM(ending) AS f FROM errors WHERE fingerprint = ? AND ts >= ? AND ts < ?')
+      .get(fingerprint, since, until) as { n: number; f: number | null };
     return [row.n, row.f ?? 0];
   };
-  const all = db.prepare('SELECT COUNT(*) AS n, COUNT(DISTINCT run_id) AS r, SUM(ending) AS f FROM errors WHERE fingerprint = ?').get(fingerprint) as { n: number; r: number; f: number | null };
+  const all = db.prepare('SELECT COUNT(*) AS n, COUNT(DISTINCT run_id) AS r, SUM(ending) AS f FROM errors WHERE fingerprint = ?').get(fingerprint) as {
+    n: number;
+    r: number;
+    f: number | null;
+  };
   const cost = db
     .prepare(`SELECT COUNT(*) AS n, SUM((SELECT SUM(COALESCE(u.cost_usd, 0)) FROM attempt_usage AS u WHERE u.run_id = e.run_id)) AS c
       FROM errors AS e WHERE e.fingerprint = ? AND e.ending = 1`)
@@ -118,11 +124,28 @@ function issuePageByScan(db: Database.Database, fingerprint: string, window: Win
     period: inWindow(window.since, window.until),
     previous: inWindow(window.since - span, window.since),
     allTime: { occurrences: all.n, runs: all.r, failures: all.f ?? 0 },
-    flows: (db.prepare('SELECT flow, COUNT(*) AS n FROM errors WHERE fingerprint = ? GROUP BY flow ORDER BY n DESC, flow').all(fingerprint) as { flow: string; n: number }[]).map((r) => [r.flow, r.n]),
+    flows: (
+      db.prepare('SELECT flow, COUNT(*) AS n FROM errors WHERE fingerprint = ? GROUP BY flow ORDER BY n DESC, flow').all(fingerprint) as {
+        flow: string;
+        n: number;
+      }[]
+    ).map((r) => [r.flow, r.n]),
     failedRuns: { runs: cost.n, costUsd: cost.c ?? 0 },
-    newestOccurrences: (db.prepare('SELECT run_id, seq FROM errors WHERE fingerprint = ? AND ts >= ? AND ts < ? ORDER BY ts DESC, run_id DESC, seq DESC LIMIT 25').all(fingerprint, window.since, window.until) as { run_id: string; seq: number }[]).map((r) => `${r.run_id}#${r.seq}`),
-    newestRuns: (db.prepare('SELECT id FROM runs WHERE id IN (SELECT run_id FROM errors WHERE fingerprint = ?) ORDER BY started_at DESC, id DESC LIMIT 20').all(fingerprint) as { id: string }[]).map((r) => r.id),
-    retryable: count(db, "SELECT COUNT(*) AS n FROM runs WHERE status IN ('failed', 'cancelled', 'interrupted') AND id IN (SELECT run_id FROM errors WHERE fingerprint = ?)", fingerprint),
+    newestOccurrences: (
+      db
+        .prepare('SELECT run_id, seq FROM errors WHERE fingerprint = ? AND ts >= ? AND ts < ? ORDER BY ts DESC, run_id DESC, seq DESC LIMIT 25')
+        .all(fingerprint, window.since, window.until) as { run_id: string; seq: number }[]
+    ).map((r) => `${r.run_id}#${r.seq}`),
+    newestRuns: (
+      db
+        .prepare('SELECT id FROM runs WHERE id IN (SELECT run_id FROM errors WHERE fingerprint = ?) ORDER BY started_at DESC, id DESC LIMIT 20')
+        .all(fingerprint) as { id: string }[]
+    ).map((r) => r.id),
+    retryable: count(
+      db,
+      "SELECT COUNT(*) AS n FROM runs WHERE status IN ('failed', 'cancelled', 'interrupted') AND id IN (SELECT run_id FROM errors WHERE fingerprint = ?)",
+      fingerprint,
+    ),
     periodCost: scanned(db, () => costSplitByScan(Dialect.sqlite, { fingerprints: [fingerprint], since: window.since, until: window.until })).total,
   };
 }
@@ -136,12 +159,36 @@ function trendByScan(db: Database.Database, window: Window): TrendRow[] {
     .prepare(`SELECT fingerprint, SUM(ts >= @since) AS events, SUM(CASE WHEN ts >= @since THEN ending ELSE 0 END) AS failures,
         SUM(ts < @since) AS prev_events, SUM(CASE WHEN ts < @since THEN ending ELSE 0 END) AS prev_failures
       FROM errors WHERE ts >= @before AND ts < @until GROUP BY fingerprint`)
-    .all({ since: window.since, until: window.until, before }) as { fingerprint: string; events: number; failures: number; prev_events: number; prev_failures: number }[];
-  const lastSeen = new Map((db.prepare('SELECT fingerprint, MAX(ts) AS ts FROM errors GROUP BY fingerprint').all() as { fingerprint: string; ts: number }[]).map((r) => [r.fingerprint, r.ts]));
-  const period = (r: (typeof rows)[number]) => ({ since: window.since, until: window.until, events: r.events, failures: r.failures, previous: { since: before, until: window.since, events: r.prev_events, failures: r.prev_failures }, change: null });
+    .all({ since: window.since, until: window.until, before }) as {
+    fingerprint: string;
+    events: number;
+    failures: number;
+    prev_events: number;
+    prev_failures: number;
+  }[];
+  const lastSeen = new Map(
+    (db.prepare('SELECT fingerprint, MAX(ts) AS ts FROM errors GROUP BY fingerprint').all() as { fingerprint: string; ts: number }[]).map((r) => [
+      r.fingerprint,
+      r.ts,
+    ]),
+  );
+  const period = (r: (typeof rows)[number]) => ({
+    since: window.since,
+    until: window.until,
+    events: r.events,
+    failures: r.failures,
+    previous: { since: before, until: window.since, events: r.prev_events, failures: r.prev_failures },
+    change: null,
+  });
   return rows
     .filter((r) => r.events > 0)
-    .sort((a, b) => growth(period(b)) - growth(period(a)) || b.events - a.events || (lastSeen.get(b.fingerprint) ?? 0) - (lastSeen.get(a.fingerprint) ?? 0) || a.fingerprint.localeCompare(b.fingerprint))
+    .sort(
+      (a, b) =>
+        growth(period(b)) - growth(period(a)) ||
+        b.events - a.events ||
+        (lastSeen.get(b.fingerprint) ?? 0) - (lastSeen.get(a.fingerprint) ?? 0) ||
+        a.fingerprint.localeCompare(b.fingerprint),
+    )
     .map((r) => [r.fingerprint, r.events, r.failures, r.prev_events, r.prev_failures]);
 }
 
@@ -149,7 +196,13 @@ const trendRow = (i: Issue): TrendRow => [i.id, i.period.events, i.period.failur
 
 /** Each flow's health as compared: its newest run, runs ended by status, p50, what it spent. */
 function healthByApi(flows: FlowHealthView[]): unknown {
-  return flows.map((f) => ({ flow: f.flow, last: f.lastRun ? `${f.lastRun.id} ${f.lastRun.status}` : null, ended: f.ended, p50: f.p50DurationMs, cost: f.cost }));
+  return flows.map((f) => ({
+    flow: f.flow,
+    last: f.lastRun ? `${f.lastRun.id} ${f.lastRun.status}` : null,
+    ended: f.ended,
+    p50: f.p50DurationMs,
+    cost: f.cost,
+  }));
 }
 
 function healthByScan(db: Database.Database, window: Window): unknown {
@@ -197,7 +250,7 @@ export function triageAsks(fingerprint: string, until: number): Ask[] {
     },
     {
       name: 'issues sorted by trend, 30 d',
-      timed: 'GET /api/issues over 30 d sorted by trend (every status, up to 1,000): each issue\'s events and failures in the period and the 30 d before',
+      timed: "GET /api/issues over 30 d sorted by trend (every status, up to 1,000): each issue's events and failures in the period and the 30 d before",
       ...targets,
       api: async (api) => (await api.get<{ items: Issue[] }>(`/api/issues?${monthQuery}&sort=trend&limit=1000`)).items.map(trendRow),
       baseline: (db) => trendByScan(db, month),
@@ -221,7 +274,7 @@ export function triageAsks(fingerprint: string, until: number): Ask[] {
     },
     {
       name: 'flow health, 30 d',
-      timed: 'GET /api/flows/health over 30 d: each flow\'s newest run, runs ended by status, p50 duration and cost split',
+      timed: "GET /api/flows/health over 30 d: each flow's newest run, runs ended by status, p50 duration and cost split",
       ...targets,
       api: async (api) => healthByApi(await api.get<FlowHealthView[]>(`/api/flows/health?${monthQuery}`)),
       baseline: (db) => healthByScan(db, month),

@@ -43,7 +43,13 @@ function whole(value: string | undefined, option: string, fallback: number): num
 function triageOptions(argv: readonly string[]): Options {
   const { values } = parseArgs({
     args: [...argv],
-    options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, samples: { type: 'string' }, 'baseline-samples': { type: 'string' }, errors: { type: 'string' } },
+    options: {
+      quick: { type: 'boolean' },
+      json: { type: 'boolean' },
+      samples: { type: 'string' },
+      'baseline-samples': { type: 'string' },
+      errors: { type: 'string' },
+    },
   });
   const quick = values.quick === true;
   const samples = whole(values.samples, 'samples', quick ? 3 : 20);
@@ -118,7 +124,12 @@ function judged(ask: Ask, served: Timed, base: Timed): Measurement[] {
     const what = side === 'cold' ? "a fresh serve's first answer" : 'its second answer';
     return {
       name: `triage: ${ask.name}, ${side} p95`,
-      value, unit: 'ms', baseline, ratio: baseline / Math.max(0.1, value), target: `< ${target} ms`, pass: value < target,
+      value,
+      unit: 'ms',
+      baseline,
+      ratio: baseline / Math.max(0.1, value),
+      target: `< ${target} ms`,
+      pass: value < target,
       note: `${ask.timed}; ${what}, ${served[side].length} serves, p50 ${round(percentile(served[side], 50))} ms. Baseline: the rollup-free GROUP BYs on a fresh connection (${side === 'cold' ? 'first' : 'second'} read), p95 ${baseline} ms over ${base[side].length}`,
     };
   };
@@ -129,12 +140,15 @@ function judged(ask: Ask, served: Timed, base: Timed): Measurement[] {
   const wrong = answers.findIndex((answer) => !agrees(answer, expected));
   const agree: Measurement = {
     name: `triage: ${ask.name}, the serve's answers equal the baseline's`,
-    value: wrong === -1 && !empty ? 1 : 0, unit: 'equal', target: 'every answer equal', pass: wrong === -1 && !empty,
+    value: wrong === -1 && !empty ? 1 : 0,
+    unit: 'equal',
+    target: 'every answer equal',
+    pass: wrong === -1 && !empty,
     note: empty
       ? 'the baseline found nothing to compare on this history (an empty window or no spend): the figure proves nothing'
       : wrong === -1
-      ? `${served.answers.length} answers from the serve and ${base.answers.length} from the baseline, compared whole (money to $0.0001)`
-      : `answer ${wrong + 1} of ${answers.length} (the serve's first) differs from the baseline's: ${firstDifference(answers[wrong], expected)}`,
+        ? `${served.answers.length} answers from the serve and ${base.answers.length} from the baseline, compared whole (money to $0.0001)`
+        : `answer ${wrong + 1} of ${answers.length} (the serve's first) differs from the baseline's: ${firstDifference(answers[wrong], expected)}`,
   };
   return [figure('cold', ask.coldTarget), figure('warm', ask.warmTarget), agree];
 }
@@ -159,7 +173,11 @@ function historyFor(options: Options): { path: string; cleanup: () => void; labe
     return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }), label: `${QUICK.runs} runs, ${options.errors} errors (seeded for this run)` };
   }
   const cached = cachedHistory(FULL.runs, options.errors, HISTORY_MAX_AGE_MS);
-  return { path: cached.path, cleanup: () => undefined, label: `${FULL.runs} runs, ${options.errors} errors (${cached.generatedMs ? `generated in ${(cached.generatedMs / 1000).toFixed(0)} s` : 'cached'}: ${cached.path})` };
+  return {
+    path: cached.path,
+    cleanup: () => undefined,
+    label: `${FULL.runs} runs, ${options.errors} errors (${cached.generatedMs ? `generated in ${(cached.generatedMs / 1000).toFixed(0)} s` : 'cached'}: ${cached.path})`,
+  };
 }
 
 export async function triageBenchmarks(argv: readonly string[]): Promise<Measurement[]> {
@@ -175,7 +193,8 @@ export async function triageBenchmarks(argv: readonly string[]): Promise<Measure
       const base = askBaseline(history.path, ask, options.baselineSamples);
       const figures = judged(ask, served, base);
       // Each figure as it is taken (a full run takes many minutes; the report comes at its end).
-      for (const m of figures) process.stderr.write(`${m.name}: ${m.value} ${m.unit}${m.baseline === undefined ? '' : ` (baseline ${m.baseline} ms)`}${m.pass ? '' : ' MISSED'}\n`);
+      for (const m of figures)
+        process.stderr.write(`${m.name}: ${m.value} ${m.unit}${m.baseline === undefined ? '' : ` (baseline ${m.baseline} ms)`}${m.pass ? '' : ' MISSED'}\n`);
       measurements.push(...figures);
     }
     measurements.push({ name: 'triage: history', value: options.errors, unit: 'errors', note: history.label });

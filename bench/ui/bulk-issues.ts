@@ -40,7 +40,9 @@ function pairs(): { code: number; shape: number; pair: number }[] {
 
 /** SQL: the message of run `index`'s errors, with its request number (the volatile part). */
 export function messageSql(index: string): string {
-  const cases = pairs().map(({ code, shape, pair }) => `WHEN ${pair} THEN ${quote(`${CODES[code]?.[2]} ${SHAPES[shape]} (request `)} || ((${index}) * 7919 % 100000) || ')'`);
+  const cases = pairs().map(
+    ({ code, shape, pair }) => `WHEN ${pair} THEN ${quote(`${CODES[code]?.[2]} ${SHAPES[shape]} (request `)} || ((${index}) * 7919 % 100000) || ')'`,
+  );
   return `(CASE ${pairOf(index)} ${cases.join(' ')} END)`;
 }
 
@@ -84,7 +86,8 @@ export function checkFingerprints(db: Database.Database, runs: number, sample: n
   for (let i = 0; i < runs; i += stride) {
     for (const row of read.all(`run_bulk${String(i).padStart(7, '0')}`) as Row[]) {
       const expected = fingerprintOf(row.category, row.code, row.origin, row.message).fingerprint;
-      if (row.fingerprint !== expected) throw new Error(`bulk seed: error ${row.run_id}#${row.seq} has fingerprint ${row.fingerprint}, the product computes ${expected} for "${row.message}"`);
+      if (row.fingerprint !== expected)
+        throw new Error(`bulk seed: error ${row.run_id}#${row.seq} has fingerprint ${row.fingerprint}, the product computes ${expected} for "${row.message}"`);
       checked++;
     }
   }

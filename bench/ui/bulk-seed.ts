@@ -55,10 +55,22 @@ interface SeedPicks extends RunPicks {
 
 function seedPicks(): SeedPicks {
   return {
-    flow: pick(FLOWS.map((f) => f[0]), 'i'),
-    flowName: pick(FLOWS.map((f) => f[1]), 'i'),
-    code: pick(CODES.map((c) => c[0]), '(i / 12)'),
-    category: pick(CODES.map((c) => c[1]), '(i / 12)'),
+    flow: pick(
+      FLOWS.map((f) => f[0]),
+      'i',
+    ),
+    flowName: pick(
+      FLOWS.map((f) => f[1]),
+      'i',
+    ),
+    code: pick(
+      CODES.map((c) => c[0]),
+      '(i / 12)',
+    ),
+    category: pick(
+      CODES.map((c) => c[1]),
+      '(i / 12)',
+    ),
     message: messageSql('i'),
     fingerprint: fingerprintSql('i'),
     failed: '(i % 12 = 5)',
@@ -121,17 +133,28 @@ function insertErrors(db: Database.Database, picks: SeedPicks, counts: { runs: n
 /** What the product derives from the errors and failed runs: the rollups per minute, hour and day, the issue trends and the error groups. */
 function insertDerived(db: Database.Database): void {
   const floor = (size: number): string => `ts - (((ts % ${size}) + ${size}) % ${size})`;
-  for (const [table, size] of [['error_rollups', 60_000], ['error_rollups_hour', 3_600_000], ['error_rollups_day', DAY]] as const) {
+  for (const [table, size] of [
+    ['error_rollups', 60_000],
+    ['error_rollups_hour', 3_600_000],
+    ['error_rollups_day', DAY],
+  ] as const) {
     db.exec(`INSERT INTO ${table} (bucket, category, origin, code, flow, disposition, count)
       SELECT ${floor(size)}, category, origin, code, flow, disposition, COUNT(*) FROM errors GROUP BY 1, 2, 3, 4, 5, 6`);
   }
   const endFloor = (size: number): string => `ended_wall - (((ended_wall % ${size}) + ${size}) % ${size})`;
-  for (const [table, size] of [['failure_rollups', 60_000], ['failure_rollups_hour', 3_600_000], ['failure_rollups_day', DAY]] as const) {
+  for (const [table, size] of [
+    ['failure_rollups', 60_000],
+    ['failure_rollups_hour', 3_600_000],
+    ['failure_rollups_day', DAY],
+  ] as const) {
     db.exec(`INSERT INTO ${table} (bucket, category, origin, code, root_code, flow, count)
       SELECT ${endFloor(size)}, ending_category, ending_origin, ending_code, ending_root_code, flow, COUNT(*)
       FROM runs WHERE status = 'failed' GROUP BY 1, 2, 3, 4, 5, 6`);
   }
-  for (const [table, size] of [['error_group_trend_hour', 3_600_000], ['error_group_trend_day', DAY]] as const) {
+  for (const [table, size] of [
+    ['error_group_trend_hour', 3_600_000],
+    ['error_group_trend_day', DAY],
+  ] as const) {
     db.exec(`INSERT INTO ${table} (bucket, fingerprint, flow, disposition, count)
       SELECT ${floor(size)}, fingerprint, flow, disposition, COUNT(*) FROM errors GROUP BY 1, 2, 3, 4`);
   }

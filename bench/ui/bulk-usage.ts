@@ -42,12 +42,15 @@ export function bulkUsage(db: Database.Database, runs: number, picks: RunPicks, 
   ).run(runs, params);
   const sums = `COUNT(*), SUM(failed), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(cache_write_tokens),
     SUM(COALESCE(cost_usd, 0)), SUM(CASE WHEN failed = 1 THEN COALESCE(cost_usd, 0) ELSE 0 END), SUM(CASE WHEN cost_usd IS NULL THEN 1 ELSE 0 END)`;
-  const columns = 'attempts, failed_attempts, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, failed_cost_usd, unknown_cost_attempts';
+  const columns =
+    'attempts, failed_attempts, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, failed_cost_usd, unknown_cost_attempts';
   db.exec(`INSERT INTO run_usage (run_id, ${columns}) SELECT run_id, ${sums} FROM attempt_usage GROUP BY run_id`);
   // A failed run's fate: its ending error's issue (`fateFingerprint`: SQL over the run row `r`).
   db.exec(`UPDATE run_usage SET fate_category = r.ending_category, fate_origin = r.ending_origin, fate_code = r.ending_code,
       fate_root_code = r.ending_root_code, fate_fingerprint = ${fateFingerprint}
     FROM runs AS r WHERE r.id = run_usage.run_id AND r.status = 'failed'`);
-  db.exec(`INSERT INTO usage_days (flow, day, ${columns}) SELECT flow, (wall / ${DAY}) * ${DAY}, ${sums} FROM attempt_usage GROUP BY flow, (wall / ${DAY}) * ${DAY}`);
+  db.exec(
+    `INSERT INTO usage_days (flow, day, ${columns}) SELECT flow, (wall / ${DAY}) * ${DAY}, ${sums} FROM attempt_usage GROUP BY flow, (wall / ${DAY}) * ${DAY}`,
+  );
   for (const sql of costBackfillSql()) db.exec(sql);
 }

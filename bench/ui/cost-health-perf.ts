@@ -33,9 +33,13 @@ export interface CostScreen {
 
 export function costHealthScreens(): CostScreen[] {
   return [
-    { name: 'Flows, every flow\'s health and the 7 d cost drawn', hash: '#/flows', test: FLOWS_FILLED, target: 500, warmTarget: 300 },
+    { name: "Flows, every flow's health and the 7 d cost drawn", hash: '#/flows', test: FLOWS_FILLED, target: 500, warmTarget: 300 },
     ...(['24h', '7d', '30d'] as const).map((range) => ({
-      name: `Errors ${range}, every issue status, the header's cost drawn`, hash: `#/errors?range=${range}&istatus=all`, test: ERRORS_COST, target: 500, warmTarget: 300,
+      name: `Errors ${range}, every issue status, the header's cost drawn`,
+      hash: `#/errors?range=${range}&istatus=all`,
+      test: ERRORS_COST,
+      target: 500,
+      warmTarget: 300,
     })),
   ];
 }
@@ -65,7 +69,11 @@ function* newestRunsByScan(): Query<unknown[]> {
  * and the rollup-free baseline's alternately on fresh connections to the same file.
  */
 export function costHealthQueries(dbPath: string, now: number, samples: number): Timed[] {
-  const windows = [['24 h', now - DAY], ['7 d', now - 7 * DAY], ['30 d', now - 30 * DAY]] as const;
+  const windows = [
+    ['24 h', now - DAY],
+    ['7 d', now - 7 * DAY],
+    ['30 d', now - 30 * DAY],
+  ] as const;
   const reads: { name: string; rollups: (store: SqliteStore) => void; baseline: (store: SqliteStore) => void }[] = windows.flatMap(([label, since]) => [
     {
       name: `cost split ${label}, store read`,
@@ -86,7 +94,10 @@ export function costHealthQueries(dbPath: string, now: number, samples: number):
   for (const read of reads) {
     const result: Timed = { name: read.name, cold: [], warm: [], baselineCold: [], baselineWarm: [] };
     for (let i = 0; i < samples; i++) {
-      for (const [run, cold, warm] of [[read.rollups, result.cold, result.warm], [read.baseline, result.baselineCold, result.baselineWarm]] as const) {
+      for (const [run, cold, warm] of [
+        [read.rollups, result.cold, result.warm],
+        [read.baseline, result.baselineCold, result.baselineWarm],
+      ] as const) {
         const store = openSqliteStore({ path: dbPath, readonly: true });
         try {
           for (const into of [cold, warm]) {

@@ -55,7 +55,12 @@ async function openOnce(url: string): Promise<Sample> {
         ),
       filledMs,
     );
-    return { filledMs: Math.round(filledMs), afterLastResponseMs: Math.round(filledMs - lastResponse), scriptMs: metric('ScriptDuration'), taskMs: metric('TaskDuration') };
+    return {
+      filledMs: Math.round(filledMs),
+      afterLastResponseMs: Math.round(filledMs - lastResponse),
+      scriptMs: metric('ScriptDuration'),
+      taskMs: metric('TaskDuration'),
+    };
   } finally {
     await browser.close();
   }
@@ -71,7 +76,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       options: { samples: { type: 'string', default: '5' }, range: { type: 'string', default: '24h' }, size: { type: 'string', default: '1000000' } },
     }));
   } catch (error) {
-    console.error(`errors-page-cpu: ${error instanceof Error ? error.message : String(error)}\nusage: errors-page-cpu.js [--samples N] [--range 1h|24h|7d|30d|all] [--size N]`);
+    console.error(
+      `errors-page-cpu: ${error instanceof Error ? error.message : String(error)}\nusage: errors-page-cpu.js [--samples N] [--range 1h|24h|7d|30d|all] [--size N]`,
+    );
     return 2;
   }
   const samples = Math.max(1, Number(values.samples) || 1);
@@ -89,7 +96,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       await stopServe(serve);
     }
   }
-  for (const s of taken) console.log(`filled ${s.filledMs} ms · last response → filled ${s.afterLastResponseMs} ms · script ${s.scriptMs} ms · tasks ${s.taskMs} ms`);
+  for (const s of taken)
+    console.log(`filled ${s.filledMs} ms · last response → filled ${s.afterLastResponseMs} ms · script ${s.scriptMs} ms · tasks ${s.taskMs} ms`);
   const pick = (key: keyof Sample): number => median(taken.map((s) => s[key]));
   console.log(
     `Errors ${range}, ${samples} cold opens, median: filled ${pick('filledMs')} ms, last response → filled ${pick('afterLastResponseMs')} ms, renderer script ${pick('scriptMs')} ms, main-thread tasks ${pick('taskMs')} ms`,

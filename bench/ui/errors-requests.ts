@@ -19,7 +19,13 @@ import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
  */
 
 const HOUR = 3_600_000;
-const RANGES = [['1h', HOUR, 'minute'], ['24h', 24 * HOUR, 'hour'], ['7d', 7 * 24 * HOUR, 'hour'], ['30d', 30 * 24 * HOUR, 'day'], ['all', null, 'day']] as const;
+const RANGES = [
+  ['1h', HOUR, 'minute'],
+  ['24h', 24 * HOUR, 'hour'],
+  ['7d', 7 * 24 * HOUR, 'hour'],
+  ['30d', 30 * 24 * HOUR, 'day'],
+  ['all', null, 'day'],
+] as const;
 /** The series chart draws at most this many bars (renderer/errors/errors-query.ts MAX_BARS). */
 const MAX_BARS = 400;
 const BUCKET_MS = { minute: 60_000, hour: HOUR, day: 24 * HOUR } as const;
@@ -41,7 +47,10 @@ function requestsFor(since: number | null, bucket: keyof typeof BUCKET_MS, now: 
     { name: 'counts by handled', path: `/api/errors/counts?${window}by=handled` },
     { name: 'failure counts', path: `/api/failures/counts?${window}by=code&limit=1` },
     { name: 'groups + trends', path: `/api/errors/groups?${window}limit=100&trendBins=24` },
-    { name: 'series', path: `/api/errors/series?${filter === '' ? '' : `${filter}&`}since=${Math.max(seriesSince, now - MAX_BARS * BUCKET_MS[bucket])}&bucket=${bucket}&stackBy=category` },
+    {
+      name: 'series',
+      path: `/api/errors/series?${filter === '' ? '' : `${filter}&`}since=${Math.max(seriesSince, now - MAX_BARS * BUCKET_MS[bucket])}&bucket=${bucket}&stackBy=category`,
+    },
     { name: 'occurrences (500)', path: `/api/errors?${window}limit=500` },
     { name: 'issues (unresolved)', path: '/api/issues?status=unresolved&sort=last-seen&limit=1000' },
     { name: 'cost split (unresolved issues)', path: `/api/usage/split?${window}issueStatus=unresolved` },
@@ -84,7 +93,11 @@ export async function main(argv: readonly string[]): Promise<void> {
         }
         for (const request of requests) {
           const [cold = 0, ...warm] = figures.get(request.name) ?? [];
-          rows.push(`${range.padEnd(4)} ${request.name.padEnd(22)} cold ${cold.toFixed(0).padStart(6)} ms   warm ${Math.max(...warm).toFixed(0).padStart(6)} ms`);
+          rows.push(
+            `${range.padEnd(4)} ${request.name.padEnd(22)} cold ${cold.toFixed(0).padStart(6)} ms   warm ${Math.max(...warm)
+              .toFixed(0)
+              .padStart(6)} ms`,
+          );
         }
       } finally {
         await stopServe(serve);

@@ -42,10 +42,24 @@ import { runsSession } from './runs-session.js';
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--enable-precise-memory-info'];
+const CHROME_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--enable-precise-memory-info',
+];
 const HOUR = 3_600_000;
 const HISTORY_MAX_AGE_MS = 20 * 60_000;
-const ERROR_RANGES = [['1h', HOUR], ['24h', 24 * HOUR], ['7d', 7 * 24 * HOUR], ['30d', 30 * 24 * HOUR], ['all', Number.POSITIVE_INFINITY]] as const;
+const ERROR_RANGES = [
+  ['1h', HOUR],
+  ['24h', 24 * HOUR],
+  ['7d', 7 * 24 * HOUR],
+  ['30d', 30 * 24 * HOUR],
+  ['all', Number.POSITIVE_INFINITY],
+] as const;
 
 /**
  * One filter at a time on the Errors screen, each a value the bulk history holds (bulk-seed.ts):
@@ -66,7 +80,13 @@ interface Mark {
 }
 
 /** Cold and warm opens of one screen, a fresh serve per sample; for each mark, its times in order. */
-async function coldAndWarm(browser: Browser, dbPath: string, hash: string, marks: readonly Mark[], samples: number): Promise<{ cold: number[][]; warm: number[][] }> {
+async function coldAndWarm(
+  browser: Browser,
+  dbPath: string,
+  hash: string,
+  marks: readonly Mark[],
+  samples: number,
+): Promise<{ cold: number[][]; warm: number[][] }> {
   const cold: number[][] = marks.map(() => []);
   const warm: number[][] = marks.map(() => []);
   for (let i = 0; i < samples; i++) {
@@ -75,7 +95,11 @@ async function coldAndWarm(browser: Browser, dbPath: string, hash: string, marks
       serve = await startServe(dbPath);
       const base = serve.url.replace(/#.*$/, '');
       for (const into of [cold, warm]) {
-        const opened = await openAt(browser, `${base}${hash}`, marks.map((m) => m.test));
+        const opened = await openAt(
+          browser,
+          `${base}${hash}`,
+          marks.map((m) => m.test),
+        );
         opened.marks.forEach((ms, m) => into[m]?.push(ms));
         await opened.close();
       }
@@ -99,7 +123,9 @@ function errorsPerScreen(dbPath: string): Record<string, number> {
       counted[`range=${range}`] = (db.prepare('SELECT COUNT(*) AS n FROM errors WHERE ts >= ?').get(since) as { n: number }).n;
       for (const [column, query] of ERROR_FILTERS) {
         const value = decodeURIComponent(query.slice(query.indexOf('=') + 1));
-        counted[`range=${range}&${query}`] = (db.prepare(`SELECT COUNT(*) AS n FROM errors WHERE ts >= ? AND ${column} = ?`).get(since, value) as { n: number }).n;
+        counted[`range=${range}&${query}`] = (
+          db.prepare(`SELECT COUNT(*) AS n FROM errors WHERE ts >= ? AND ${column} = ?`).get(since, value) as { n: number }
+        ).n;
       }
     }
     return counted;
@@ -114,13 +140,38 @@ async function costAndHealth(browser: Browser, dbPath: string, samples: number):
   for (const { name, hash, test, target, warmTarget } of costHealthScreens()) {
     const timed = await coldAndWarm(browser, dbPath, hash, [{ label: 'drawn', test, target }], samples);
     const [cold, warm] = [timed.cold[0] ?? [], timed.warm[0] ?? []];
-    judged.push({ name: `${name}, cold p95`, value: quantile(cold, 0.95), unit: 'ms', target, detail: `first open on a fresh serve, ${cold.length} serves; p50 ${quantile(cold, 0.5)} ms` });
-    judged.push({ name: `${name}, warm p95`, value: quantile(warm, 0.95), unit: 'ms', target: warmTarget, detail: `second open on the same serve, ${warm.length} serves; p50 ${quantile(warm, 0.5)} ms` });
+    judged.push({
+      name: `${name}, cold p95`,
+      value: quantile(cold, 0.95),
+      unit: 'ms',
+      target,
+      detail: `first open on a fresh serve, ${cold.length} serves; p50 ${quantile(cold, 0.5)} ms`,
+    });
+    judged.push({
+      name: `${name}, warm p95`,
+      value: quantile(warm, 0.95),
+      unit: 'ms',
+      target: warmTarget,
+      detail: `second open on the same serve, ${warm.length} serves; p50 ${quantile(warm, 0.5)} ms`,
+    });
   }
   for (const read of costHealthQueries(dbPath, Date.now(), samples)) {
-    const vs = (mine: number[], base: number[]): string => `rollup-free GROUP BY p95 ${quantile(base, 0.95)} ms (${(quantile(base, 0.95) / Math.max(1, quantile(mine, 0.95))).toFixed(0)}×)`;
-    judged.push({ name: `${read.name}, cold p95`, value: quantile(read.cold, 0.95), unit: 'ms', target: 500, detail: `a fresh connection's first read, ${read.cold.length} connections; ${vs(read.cold, read.baselineCold)}` });
-    judged.push({ name: `${read.name}, warm p95`, value: quantile(read.warm, 0.95), unit: 'ms', target: 300, detail: `its second read; ${vs(read.warm, read.baselineWarm)}` });
+    const vs = (mine: number[], base: number[]): string =>
+      `rollup-free GROUP BY p95 ${quantile(base, 0.95)} ms (${(quantile(base, 0.95) / Math.max(1, quantile(mine, 0.95))).toFixed(0)}×)`;
+    judged.push({
+      name: `${read.name}, cold p95`,
+      value: quantile(read.cold, 0.95),
+      unit: 'ms',
+      target: 500,
+      detail: `a fresh connection's first read, ${read.cold.length} connections; ${vs(read.cold, read.baselineCold)}`,
+    });
+    judged.push({
+      name: `${read.name}, warm p95`,
+      value: quantile(read.warm, 0.95),
+      unit: 'ms',
+      target: 300,
+      detail: `its second read; ${vs(read.warm, read.baselineWarm)}`,
+    });
   }
   return judged;
 }
@@ -145,12 +196,18 @@ const ERRORS_MARKS: readonly Mark[] = [
  * left out and named in the report (only the `--quick` history's newest hour is that thin).
  */
 function screensToOpen(inScreen: Record<string, number>, samples: number, filterSamples: number): Screen[] {
-  const errors = (query: string, label: string, n: number): Screen => ({ name: `Errors ${label} (${inScreen[query]} errors)`, hash: `#/errors?${query}`, marks: ERRORS_MARKS, samples: n });
+  const errors = (query: string, label: string, n: number): Screen => ({
+    name: `Errors ${label} (${inScreen[query]} errors)`,
+    hash: `#/errors?${query}`,
+    marks: ERRORS_MARKS,
+    samples: n,
+  });
   return [
     { name: 'Runs', hash: '#/runs', marks: RUNS_MARKS, samples },
     ...ERROR_RANGES.map(([range]) => errors(`range=${range}`, range, samples)),
-    ...ERROR_RANGES.flatMap(([range]) => ERROR_FILTERS.map(([, query]) => errors(`range=${range}&${query}`, `${range}, ${decodeURIComponent(query)}`, filterSamples)))
-      .filter((screen) => (inScreen[screen.hash.slice('#/errors?'.length)] ?? 0) > 0),
+    ...ERROR_RANGES.flatMap(([range]) =>
+      ERROR_FILTERS.map(([, query]) => errors(`range=${range}&${query}`, `${range}, ${decodeURIComponent(query)}`, filterSamples)),
+    ).filter((screen) => (inScreen[screen.hash.slice('#/errors?'.length)] ?? 0) > 0),
   ];
 }
 
@@ -176,9 +233,17 @@ interface Options {
 function optionsOf(argv: readonly string[]): Options {
   const { values } = parseArgs({
     args: [...argv],
-    options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, samples: { type: 'string' }, 'filter-samples': { type: 'string' }, errors: { type: 'string' }, screens: { type: 'string' } },
+    options: {
+      quick: { type: 'boolean' },
+      json: { type: 'boolean' },
+      samples: { type: 'string' },
+      'filter-samples': { type: 'string' },
+      errors: { type: 'string' },
+      screens: { type: 'string' },
+    },
   });
-  if (values.screens !== undefined && values.screens !== 'all' && values.screens !== 'cost') throw new Error(`--screens takes all or cost, not "${values.screens}"`);
+  if (values.screens !== undefined && values.screens !== 'all' && values.screens !== 'cost')
+    throw new Error(`--screens takes all or cost, not "${values.screens}"`);
   const quick = values.quick === true;
   const size = quick ? 20_000 : 1_000_000;
   return {
@@ -213,24 +278,47 @@ export async function main(argv: readonly string[]): Promise<number> {
     browser = await chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROME_ARGS });
     const judged: Judged[] = [];
     const screens = costOnly ? [] : screensToOpen(inScreen, samples, filterSamples);
-    const empty = Object.keys(inScreen).filter((query) => inScreen[query] === 0).map((query) => `#/errors?${decodeURIComponent(query)}`);
+    const empty = Object.keys(inScreen)
+      .filter((query) => inScreen[query] === 0)
+      .map((query) => `#/errors?${decodeURIComponent(query)}`);
     for (const { name, hash, marks, samples: n } of screens) {
       const { cold, warm } = await coldAndWarm(browser, history.path, hash, marks, n);
       marks.forEach(({ label, target }, m) => {
         const [c, w] = [cold[m] ?? [], warm[m] ?? []];
-        judged.push({ name: `${name}, ${label}, cold p95`, value: quantile(c, 0.95), unit: 'ms', target, detail: `navigation start → ${label}; first open on a fresh serve, ${c.length} serves; p50 ${quantile(c, 0.5)} ms` });
-        judged.push({ name: `${name}, ${label}, warm p95`, value: quantile(w, 0.95), unit: 'ms', target, detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms` });
+        judged.push({
+          name: `${name}, ${label}, cold p95`,
+          value: quantile(c, 0.95),
+          unit: 'ms',
+          target,
+          detail: `navigation start → ${label}; first open on a fresh serve, ${c.length} serves; p50 ${quantile(c, 0.5)} ms`,
+        });
+        judged.push({
+          name: `${name}, ${label}, warm p95`,
+          value: quantile(w, 0.95),
+          unit: 'ms',
+          target,
+          detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms`,
+        });
       });
     }
     if (!costOnly) judged.push(...(await runsSession(browser, history.path, quick)));
     judged.push(...(await costAndHealth(browser, history.path, samples)));
     const missed = judged.filter((j) => j.value >= j.target);
-    const result = { history: { runs: size, errors: errorCount, db: history.path, generatedMs: history.generatedMs, errorsPerScreen: inScreen }, samples, filterSamples, figures: judged, notTimed: empty, missed: missed.map((m) => m.name) };
+    const result = {
+      history: { runs: size, errors: errorCount, db: history.path, generatedMs: history.generatedMs, errorsPerScreen: inScreen },
+      samples,
+      filterSamples,
+      figures: judged,
+      notTimed: empty,
+      missed: missed.map((m) => m.name),
+    };
     mkdirSync(join(ROOT, 'artifacts', 'perf'), { recursive: true });
     writeFileSync(join(ROOT, 'artifacts', 'perf', 'history-perf.json'), `${JSON.stringify(result, null, 2)}\n`);
     if (json) console.log(JSON.stringify(result, null, 2));
     else {
-      console.log(`History of ${size.toLocaleString('en-US')} runs and ${errorCount.toLocaleString('en-US')} errors (${history.generatedMs ? `generated in ${(history.generatedMs / 1000).toFixed(1)} s` : 'cached'}: ${history.path})`);
+      console.log(
+        `History of ${size.toLocaleString('en-US')} runs and ${errorCount.toLocaleString('en-US')} errors (${history.generatedMs ? `generated in ${(history.generatedMs / 1000).toFixed(1)} s` : 'cached'}: ${history.path})`,
+      );
       for (const j of judged) {
         console.log(`  ${`${j.name}:`.padEnd(110)} ${j.value} ${j.unit} (target < ${j.target} ${j.unit}${j.value < j.target ? '' : ', MISSED'})`);
         console.log(`      ${j.detail}`);

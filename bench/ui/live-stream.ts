@@ -76,10 +76,21 @@ export function openLiveWriter(path: string, count: number): LiveWriter {
   const runs: StreamRun[] = Array.from({ length: count }, (_, i) => ({ id: `run_stream${String(i).padStart(4, '0')}`, seq: 0, inStep: STEP_EVENTS, step: 0 }));
   const now = Date.now();
   store.appendEvents(
-    runs.map((run) => ({
-      type: 'runStarted', runId: run.id, seq: ++run.seq, ts: now, flow: FLOW, flowName: '02-rate-limited-api',
-      options: { maxSteps: 1_000, concurrency: 4, clock: 'real', defaultAgent: null }, resumedFrom: null, retryOf: null, resumeStep: 0,
-    }) as HivewatchEvent),
+    runs.map(
+      (run) =>
+        ({
+          type: 'runStarted',
+          runId: run.id,
+          seq: ++run.seq,
+          ts: now,
+          flow: FLOW,
+          flowName: '02-rate-limited-api',
+          options: { maxSteps: 1_000, concurrency: 4, clock: 'real', defaultAgent: null },
+          resumedFrom: null,
+          retryOf: null,
+          resumeStep: 0,
+        }) as HivewatchEvent,
+    ),
   );
   const stream = (rate: number, seconds: number): Promise<number> =>
     new Promise((resolve, reject) => {

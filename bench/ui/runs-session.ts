@@ -85,7 +85,8 @@ export async function runsSession(browser: Browser, dbPath: string, quick: boole
     const rounds = quick ? 2 : 3;
     const answered: { change: string; ms: number }[] = [];
     for (let round = 0; round < rounds; round++) {
-      for (const change of CHANGES) answered.push({ change: change || '(no filter)', ms: Math.round(await timeHashChange(opened.page, `#/runs${change ? `?${change}` : ''}`)) });
+      for (const change of CHANGES)
+        answered.push({ change: change || '(no filter)', ms: Math.round(await timeHashChange(opened.page, `#/runs${change ? `?${change}` : ''}`)) });
     }
     const firsts = answered.slice(0, CHANGES.length).map((a) => a.ms);
     const slowest = [...answered].sort((a, b) => b.ms - a.ms).slice(0, 3);
@@ -105,11 +106,19 @@ export async function runsSession(browser: Browser, dbPath: string, quick: boole
     return [
       {
         name: 'Runs filter / sort / text search answered and painted, p95',
-        value: quantile(all, 0.95), unit: 'ms', target: 200,
+        value: quantile(all, 0.95),
+        unit: 'ms',
+        target: 200,
         detail: `${all.length} changes (${CHANGES.length} × ${rounds} rounds); first round p95 ${quantile(firsts, 0.95)} ms, p50 overall ${quantile(all, 0.5)} ms; slowest: ${slowest.map((s) => `${s.change} ${s.ms} ms`).join(' · ')}`,
       },
       { name: 'renderer JS heap after paging Runs and opening Errors', value: heap, unit: 'MB', target: 100, detail: `about ${rowsLoaded} rows paged in` },
-      { name: 'live run, runCompleted journaled → row painted, p95', value: quantile(latencies, 0.95), unit: 'ms', target: 100, detail: `p50 ${quantile(latencies, 0.5)} ms over ${latencies.length} runs` },
+      {
+        name: 'live run, runCompleted journaled → row painted, p95',
+        value: quantile(latencies, 0.95),
+        unit: 'ms',
+        target: 100,
+        detail: `p50 ${quantile(latencies, 0.5)} ms over ${latencies.length} runs`,
+      },
     ];
   } finally {
     await stopServe(serve);

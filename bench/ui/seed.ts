@@ -17,8 +17,14 @@ const FLOWS = [
   'examples/05-try-catch-finally.prose',
 ];
 
-
-function envelope(code: 'RUNTIME_RATE_LIMIT' | 'RUNTIME_TIMEOUT' | 'RUNTIME_CRASHED', runId: string, flow: string, step: number, attempt: number, ts: number): ErrorEnvelope {
+function envelope(
+  code: 'RUNTIME_RATE_LIMIT' | 'RUNTIME_TIMEOUT' | 'RUNTIME_CRASHED',
+  runId: string,
+  flow: string,
+  step: number,
+  attempt: number,
+  ts: number,
+): ErrorEnvelope {
   return {
     category: 'runtime',
     code,
@@ -38,7 +44,15 @@ function journalOf(runId: string, flow: string, start: number, random: () => num
   const add = (body: Record<string, unknown>): void => {
     events.push({ ...body, runId, seq: events.length + 1, ts } as HivewatchEvent);
   };
-  add({ type: 'runStarted', flow, flowName: flow.replace(/^.*\//, '').replace(/\.prose$/, ''), options: { maxSteps: 100, concurrency: 4, clock: 'real', defaultAgent: null }, resumedFrom: null, retryOf: null, resumeStep: 0 });
+  add({
+    type: 'runStarted',
+    flow,
+    flowName: flow.replace(/^.*\//, '').replace(/\.prose$/, ''),
+    options: { maxSteps: 100, concurrency: 4, clock: 'real', defaultAgent: null },
+    resumedFrom: null,
+    retryOf: null,
+    resumeStep: 0,
+  });
   const steps = 1 + Math.floor(random() * 3);
   const fate = random();
   for (let step = 1; step <= steps; step++) {

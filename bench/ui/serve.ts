@@ -13,7 +13,10 @@ export interface Serve {
 }
 
 export async function startServe(dbPath: string): Promise<Serve> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'hivewatch.js'), 'serve', '--port', '0', '--db', dbPath], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'hivewatch.js'), 'serve', '--port', '0', '--db', dbPath], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
   const url = await new Promise<string>((resolveUrl, reject) => {

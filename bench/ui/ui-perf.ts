@@ -97,7 +97,11 @@ async function scrollFrames(page: Page, frames: number): Promise<number[]> {
   }, frames);
 }
 
-async function loadTable(browser: Browser, url: string, oldestId: string): Promise<{ fcp: number; firstRows: number; allRows: number; scroll: FrameStats; longest: number }> {
+async function loadTable(
+  browser: Browser,
+  url: string,
+  oldestId: string,
+): Promise<{ fcp: number; firstRows: number; allRows: number; scroll: FrameStats; longest: number }> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   await page.addInitScript(installProbes, oldestId);
@@ -198,7 +202,8 @@ async function streamRun(browser: Browser, url: string, api: Api, writer: LiveWr
     const got = rows[want.id];
     const expected = { status: want.status, step: want.step, attempts: want.attempts, errorCount: want.errorCount };
     if (!got) mismatches.push(`${want.id}: not shown`);
-    else if (JSON.stringify(got) !== JSON.stringify(expected)) mismatches.push(`${want.id}: shows ${JSON.stringify(got)}, the store has ${JSON.stringify(expected)}`);
+    else if (JSON.stringify(got) !== JSON.stringify(expected))
+      mismatches.push(`${want.id}: shows ${JSON.stringify(got)}, the store has ${JSON.stringify(expected)}`);
   }
   await context.close();
   return {
@@ -268,8 +273,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       console.log(`  longest task while loading and scrolling: ${table.longestTaskDuringLoadAndScrollMs} ms`);
       console.log(`Live stream through the store, serve and SSE, ${RATE.toLocaleString('en-US')} events/s for ${seconds} s into ${STREAM_RUNS} running runs:`);
       console.log(`  written ${stream.written} events (${stream.eventsPerSecond}/s) · frames ${JSON.stringify(stream.frames)}`);
-      console.log(`  long tasks: ${stream.longTasks}, the longest ${stream.longestTaskMs} ms (target < ${LONG_TASK_TARGET_MS} ms${longTaskMet ? '' : ', MISSED'})`);
-      console.log(`  every streamed run's row shows what the store answers: ${stream.consistent ? 'yes' : 'NO'} (${stream.checkedRuns} runs)${stream.mismatches.length ? `\n  ${stream.mismatches.join('\n  ')}` : ''}`);
+      console.log(
+        `  long tasks: ${stream.longTasks}, the longest ${stream.longestTaskMs} ms (target < ${LONG_TASK_TARGET_MS} ms${longTaskMet ? '' : ', MISSED'})`,
+      );
+      console.log(
+        `  every streamed run's row shows what the store answers: ${stream.consistent ? 'yes' : 'NO'} (${stream.checkedRuns} runs)${stream.mismatches.length ? `\n  ${stream.mismatches.join('\n  ')}` : ''}`,
+      );
     }
     return stream.consistent && longTaskMet ? 0 : 1;
   } finally {

@@ -28,10 +28,13 @@ export class RealClock implements Clock {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(abortReason(signal));
       // Node fires timers above 2^31-1 ms at once; validation caps delays far below that anyway.
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.min(ms, MAX_TIMER_MS));
+      const timer = setTimeout(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.min(ms, MAX_TIMER_MS),
+      );
       const onAbort = (): void => {
         clearTimeout(timer);
         reject(abortReason(signal as AbortSignal));

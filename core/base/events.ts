@@ -250,7 +250,14 @@ export type HivewatchEventBody =
    * `endedWith`: it was sent from inside this Hivewatch attempt, which ended: it ends with it
    * rather than after the quiet period.
    */
-  | { type: 'externalRunIdle'; quietMs: number; lastEventAt: number; error?: ErrorEnvelope; chain?: FailureLink[]; endedWith?: { runId: string; taskId: string; attempt: number } }
+  | {
+      type: 'externalRunIdle';
+      quietMs: number;
+      lastEventAt: number;
+      error?: ErrorEnvelope;
+      chain?: FailureLink[];
+      endedWith?: { runId: string; taskId: string; attempt: number };
+    }
   /** Events resumed after `externalRunIdle`: the run is running again. */
   | { type: 'externalRunReopened'; idleSince: number }
   /**

@@ -11,9 +11,7 @@ import type { HivewatchEvent } from './events.js';
  * How a task of a committed step ended: what replay feeds back instead of running it again.
  * `cancelled`: a fail-fast sibling's failure stopped it.
  */
-export type TaskOutcome =
-  | { ok: true; output: string }
-  | { ok: false; error: ErrorEnvelope; cancelled?: boolean };
+export type TaskOutcome = { ok: true; output: string } | { ok: false; error: ErrorEnvelope; cancelled?: boolean };
 
 /**
  * Where a resumed run picks up: the interpreter is deterministic given task outcomes, so

@@ -45,10 +45,22 @@ describe('hivewatch alerts', () => {
       ['--when', 'run-crashed', '--webhook', 'https://example.com/h'],
       'hivewatch alerts: unknown alert condition "run-crashed" (one of: run-failed, new-issue, regression, escalating, retrying-longer-than, retrying-more-than, running-longer-than, usage-limit, session-failed, approval-pending-longer-than, telemetry-silent-longer-than)\n',
     ],
-    [['--when', 'retrying-longer-than=ten', '--webhook', 'https://example.com/h'], 'hivewatch alerts: retrying-longer-than needs a duration like retrying-longer-than=10m, got "retrying-longer-than=ten"\n'],
-    [['--when', 'running-longer-than', '--webhook', 'https://example.com/h'], 'hivewatch alerts: running-longer-than needs a duration like running-longer-than=10m, got "running-longer-than"\n'],
-    [['--when', 'retrying-more-than=0', '--webhook', 'https://example.com/h'], 'hivewatch alerts: retrying-more-than needs a number of attempts from 1 to 1000 like retrying-more-than=3, got "retrying-more-than=0"\n'],
-    [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--throttle', 'soon'], 'hivewatch alerts: --throttle must be a duration like 10m (or 0 for none), got "soon"\n'],
+    [
+      ['--when', 'retrying-longer-than=ten', '--webhook', 'https://example.com/h'],
+      'hivewatch alerts: retrying-longer-than needs a duration like retrying-longer-than=10m, got "retrying-longer-than=ten"\n',
+    ],
+    [
+      ['--when', 'running-longer-than', '--webhook', 'https://example.com/h'],
+      'hivewatch alerts: running-longer-than needs a duration like running-longer-than=10m, got "running-longer-than"\n',
+    ],
+    [
+      ['--when', 'retrying-more-than=0', '--webhook', 'https://example.com/h'],
+      'hivewatch alerts: retrying-more-than needs a number of attempts from 1 to 1000 like retrying-more-than=3, got "retrying-more-than=0"\n',
+    ],
+    [
+      ['--when', 'run-failed', '--webhook', 'https://example.com/h', '--throttle', 'soon'],
+      'hivewatch alerts: --throttle must be a duration like 10m (or 0 for none), got "soon"\n',
+    ],
     [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--format', 'xml'], 'hivewatch alerts: --format must be json or slack, got "xml"\n'],
     [['--webhook', 'https://example.com/h'], 'hivewatch alerts: alerts add needs --when CONDITION\n'],
     [
@@ -59,13 +71,36 @@ describe('hivewatch alerts', () => {
       ['--when', 'run-failed', '--webhook', 'https://example.com/h', '--code', 'RATE_LIMIT'],
       'hivewatch alerts: --code must be an error code like RUNTIME_CRASHED or RUNTIME_RATE_LIMIT (hivewatch errors --by code lists those seen), got "RATE_LIMIT"\n',
     ],
-    [['--when', 'running-longer-than=366d', '--webhook', 'https://example.com/h'], 'hivewatch alerts: running-longer-than must be at most 365d (a year), got "running-longer-than=366d"\n'],
-    [['--when', 'retrying-longer-than=9999999999999d', '--webhook', 'https://example.com/h'], 'hivewatch alerts: retrying-longer-than must be at most 365d (a year), got "retrying-longer-than=9999999999999d"\n'],
-    [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--throttle', '400d'], 'hivewatch alerts: --throttle must be at most 365d (a year), got "400d"\n'],
-    [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--flow', 'flows/b.prose'], expect.stringMatching(/^hivewatch alerts: --flow: no flow file flows\/b\.prose \(\/.*\/flows\/b\.prose\), and no run was started from it; give the name/) as unknown as string],
-    [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--flow', 'api'], 'hivewatch alerts: --flow: no flow is named "api": no run has that name and neither flows folder holds api.prose; give the name `hivewatch runs` shows, the flow file’s path, or its id (examples/<file>.prose, user/<file>.prose)\n'],
-    [['--when', 'new-issue', '--webhook', 'https://example.com/h', '--flow', 'a'], 'hivewatch alerts: --flow does not apply to new-issue: an issue spans runs and flows; filter it with --code\n'],
-    [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--throttle', '1e3m'], 'hivewatch alerts: --throttle must be a duration like 10m (or 0 for none), got "1e3m"\n'],
+    [
+      ['--when', 'running-longer-than=366d', '--webhook', 'https://example.com/h'],
+      'hivewatch alerts: running-longer-than must be at most 365d (a year), got "running-longer-than=366d"\n',
+    ],
+    [
+      ['--when', 'retrying-longer-than=9999999999999d', '--webhook', 'https://example.com/h'],
+      'hivewatch alerts: retrying-longer-than must be at most 365d (a year), got "retrying-longer-than=9999999999999d"\n',
+    ],
+    [
+      ['--when', 'run-failed', '--webhook', 'https://example.com/h', '--throttle', '400d'],
+      'hivewatch alerts: --throttle must be at most 365d (a year), got "400d"\n',
+    ],
+    [
+      ['--when', 'run-failed', '--webhook', 'https://example.com/h', '--flow', 'flows/b.prose'],
+      expect.stringMatching(
+        /^hivewatch alerts: --flow: no flow file flows\/b\.prose \(\/.*\/flows\/b\.prose\), and no run was started from it; give the name/,
+      ) as unknown as string,
+    ],
+    [
+      ['--when', 'run-failed', '--webhook', 'https://example.com/h', '--flow', 'api'],
+      'hivewatch alerts: --flow: no flow is named "api": no run has that name and neither flows folder holds api.prose; give the name `hivewatch runs` shows, the flow file’s path, or its id (examples/<file>.prose, user/<file>.prose)\n',
+    ],
+    [
+      ['--when', 'new-issue', '--webhook', 'https://example.com/h', '--flow', 'a'],
+      'hivewatch alerts: --flow does not apply to new-issue: an issue spans runs and flows; filter it with --code\n',
+    ],
+    [
+      ['--when', 'run-failed', '--webhook', 'https://example.com/h', '--throttle', '1e3m'],
+      'hivewatch alerts: --throttle must be a duration like 10m (or 0 for none), got "1e3m"\n',
+    ],
     [['deliveries', '--limit', '99999999999999999999'], 'hivewatch alerts: --limit must be a whole number from 1 to 1000, got 99999999999999999999\n'],
   ])('add %j is refused with its exact message, exit 64, nothing written', async (args, message) => {
     const result = args[0] === 'deliveries' ? await hivewatch('alerts', ...args) : await hivewatch('alerts', 'add', ...args);
@@ -75,13 +110,29 @@ describe('hivewatch alerts', () => {
   });
 
   it('add, list (text and --json), test against a real receiver, deliveries, remove; the webhook redacted throughout', async () => {
-    const added = await hivewatch('alerts', 'add', '--when', 'retrying-longer-than=10m', '--flow', join(db, '..', 'flows', 'a.prose'), '--webhook', SECRET_HOOK, '--format', 'slack', '--json');
+    const added = await hivewatch(
+      'alerts',
+      'add',
+      '--when',
+      'retrying-longer-than=10m',
+      '--flow',
+      join(db, '..', 'flows', 'a.prose'),
+      '--webhook',
+      SECRET_HOOK,
+      '--format',
+      'slack',
+      '--json',
+    );
     expect(added.code, added.err).toBe(0);
     const { rule } = JSON.parse(added.out) as { rule: { id: string; webhook: string; description: string } };
     // The file's path is kept as the flow id a run of it records.
     expect(rule).toMatchObject({ webhook: 'https://***@hooks.slack.com/…', description: 'retrying-longer-than=10m (flow user/a.prose)' });
     const listed = await hivewatch('alerts', 'list');
-    expect(listed.out).toMatch(new RegExp(`^ID +WHEN +WEBHOOK +FORMAT +THROTTLE +ADDED\\n${rule.id} +retrying-longer-than=10m \\(flow user/a.prose\\) +https://\\*\\*\\*@hooks.slack.com/… +slack +10m +`));
+    expect(listed.out).toMatch(
+      new RegExp(
+        `^ID +WHEN +WEBHOOK +FORMAT +THROTTLE +ADDED\\n${rule.id} +retrying-longer-than=10m \\(flow user/a.prose\\) +https://\\*\\*\\*@hooks.slack.com/… +slack +10m +`,
+      ),
+    );
     for (const output of [added.out, listed.out, (await hivewatch('alerts', 'list', '--json')).out]) {
       for (const secret of ['hunter2', 'SECRET', 'querysecret', 'services']) expect(output).not.toContain(secret);
     }
@@ -94,17 +145,33 @@ describe('hivewatch alerts', () => {
     expect(receiver.requests.map((r) => r.path)).toEqual(['/hooks/abc?key=1']);
     expect(receiver.bodies()[0]).toMatchObject({ kind: 'test', rule: { id: localId, condition: 'run-failed' } });
 
-    const log = JSON.parse((await hivewatch('alerts', 'deliveries', '--json')).out) as { deliveries: { ruleId: string; kind: string; status: string; responseCode: number; attempts: number }[] };
+    const log = JSON.parse((await hivewatch('alerts', 'deliveries', '--json')).out) as {
+      deliveries: { ruleId: string; kind: string; status: string; responseCode: number; attempts: number }[];
+    };
     expect(log.deliveries.map((d) => [d.ruleId, d.kind, d.status, d.responseCode, d.attempts])).toEqual([[localId, 'test', 'sent', 200, 1]]);
-    expect((await hivewatch('alerts', 'deliveries')).out).toMatch(/^DELIVERY +RULE +KIND +STATUS +CODE +ATTEMPTS +CREATED +TITLE\ndlv_\w+ +alr_\w+ +test +sent +200 +1 +/);
+    expect((await hivewatch('alerts', 'deliveries')).out).toMatch(
+      /^DELIVERY +RULE +KIND +STATUS +CODE +ATTEMPTS +CREATED +TITLE\ndlv_\w+ +alr_\w+ +test +sent +200 +1 +/,
+    );
 
     expect(await hivewatch('alerts', 'remove', rule.id)).toEqual({ code: 0, out: `removed alert rule ${rule.id}\n`, err: '' });
-    expect(await hivewatch('alerts', 'remove', rule.id)).toEqual({ code: 1, out: '', err: `hivewatch alerts: no alert rule "${rule.id}" (see hivewatch alerts list)\n` });
-    expect(await hivewatch('alerts', 'test', 'alr_nothing')).toEqual({ code: 1, out: '', err: 'hivewatch alerts: no alert rule "alr_nothing" (see hivewatch alerts list)\n' });
+    expect(await hivewatch('alerts', 'remove', rule.id)).toEqual({
+      code: 1,
+      out: '',
+      err: `hivewatch alerts: no alert rule "${rule.id}" (see hivewatch alerts list)\n`,
+    });
+    expect(await hivewatch('alerts', 'test', 'alr_nothing')).toEqual({
+      code: 1,
+      out: '',
+      err: 'hivewatch alerts: no alert rule "alr_nothing" (see hivewatch alerts list)\n',
+    });
     expect((JSON.parse((await hivewatch('alerts', 'list', '--json')).out) as { rules: { id: string }[] }).rules.map((r) => r.id)).toEqual([localId]);
   });
 
   it('an unknown subcommand is a usage error', async () => {
-    expect(await hivewatch('alerts', 'mute')).toEqual({ code: 64, out: '', err: 'hivewatch alerts: expected add, list, remove ID, test ID or deliveries, got "mute"\n' });
+    expect(await hivewatch('alerts', 'mute')).toEqual({
+      code: 64,
+      out: '',
+      err: 'hivewatch alerts: expected add, list, remove ID, test ID or deliveries, got "mute"\n',
+    });
   });
 });

@@ -1,4 +1,13 @@
-import { addAlertRule, alertRuleExists, deliveryView, listAlertDeliveries, listAlertRules, removeAlertRule, type AlertDeliveryView, type AlertRuleView } from '../service/alerts/alerts-api.js';
+import {
+  addAlertRule,
+  alertRuleExists,
+  deliveryView,
+  listAlertDeliveries,
+  listAlertRules,
+  removeAlertRule,
+  type AlertDeliveryView,
+  type AlertRuleView,
+} from '../service/alerts/alerts-api.js';
 import { AlertEngine } from '../service/alerts/engine.js';
 import { AlertInputError, formatAlertDuration, ruleFromInput, type AlertRuleInput } from '../service/alerts/rules.js';
 import { appFlowsDirOf, bundledExamplesDir } from '../service/flow-keys.js';
@@ -29,7 +38,16 @@ function ruleRows(rules: readonly AlertRuleView[]): string {
 }
 
 function deliveryRows(deliveries: readonly AlertDeliveryView[]): string {
-  const rows = deliveries.map((d) => [d.id, d.ruleId, d.kind, d.status, d.responseCode === null ? '-' : String(d.responseCode), String(d.attempts), when(d.createdAt), d.title]);
+  const rows = deliveries.map((d) => [
+    d.id,
+    d.ruleId,
+    d.kind,
+    d.status,
+    d.responseCode === null ? '-' : String(d.responseCode),
+    String(d.attempts),
+    when(d.createdAt),
+    d.title,
+  ]);
   return table([['DELIVERY', 'RULE', 'KIND', 'STATUS', 'CODE', 'ATTEMPTS', 'CREATED', 'TITLE'], ...rows]);
 }
 
@@ -60,7 +78,13 @@ export async function alertsCommand(args: ParsedArgs, io: CliIo): Promise<number
     }
     if (sub === 'list') {
       const rules = await listAlertRules(store);
-      io.out(json ? `${JSON.stringify({ rules })}\n` : rules.length === 0 ? 'no alert rules: add one with `hivewatch alerts add --when run-failed --webhook URL`\n' : ruleRows(rules));
+      io.out(
+        json
+          ? `${JSON.stringify({ rules })}\n`
+          : rules.length === 0
+            ? 'no alert rules: add one with `hivewatch alerts add --when run-failed --webhook URL`\n'
+            : ruleRows(rules),
+      );
       return ExitCode.ok;
     }
     if (sub === 'deliveries') {
@@ -117,6 +141,9 @@ async function testRule(store: Awaited<ReturnType<typeof openCliStore>>, id: str
   const delivery = await new AlertEngine({ store, host: `cli-${process.pid}` }).test(id);
   const view = delivery ? deliveryView(delivery) : null;
   if (json) io.out(`${JSON.stringify({ delivery: view })}\n`);
-  else if (view) io.out(`test delivery ${view.id}: ${view.status}${view.responseCode === null ? '' : ` (HTTP ${view.responseCode})`}${view.lastError ? `: ${view.lastError}` : ''}\n`);
+  else if (view)
+    io.out(
+      `test delivery ${view.id}: ${view.status}${view.responseCode === null ? '' : ` (HTTP ${view.responseCode})`}${view.lastError ? `: ${view.lastError}` : ''}\n`,
+    );
   return view?.status === 'sent' ? ExitCode.ok : ExitCode.failed;
 }

@@ -62,7 +62,9 @@ describe('bad input on the command line', () => {
     }
     const latin1 = join(dir, 'latin1.prose');
     writeFileSync(latin1, Buffer.from('session "caf\xe9"\n', 'latin1'));
-    expect((await hivewatch(['check', latin1])).stderr).toBe(`${latin1}:1:1: not a text flow file: ${latin1} (it is not UTF-8 (an invalid byte sequence at byte 12))\n1 error(s)\n`);
+    expect((await hivewatch(['check', latin1])).stderr).toBe(
+      `${latin1}:1:1: not a text flow file: ${latin1} (it is not UTF-8 (an invalid byte sequence at byte 12))\n1 error(s)\n`,
+    );
   });
 
   it('check of a large text that is not a flow lists the first problems and "… and N more", with the full count', async () => {
@@ -114,14 +116,19 @@ describe('bad input on the command line', () => {
     expect(journal[0]).toMatchObject({ type: 'runStarted', flow: file, flowName: 'broken', flowText: 'session "a" (retry: -1)\ncatch:\n  session "b"\n' });
     expect(journal[1]).toMatchObject({ type: 'errorOccurred', seq: 2, caught: false, retrying: false, error });
     expect(journal[2]).toEqual({
-      runId, seq: 3, ts: journal[1]!.ts, type: 'runFailed',
+      runId,
+      seq: 3,
+      ts: journal[1]!.ts,
+      type: 'runFailed',
       error: (journal[1] as { error: unknown }).error,
-      chain: [{ seq: 2, code: 'USER_INVALID_FLOW', category: 'user', origin: 'user', message: error.message, step: null, taskId: null, attempt: null, how: null }],
+      chain: [
+        { seq: 2, code: 'USER_INVALID_FLOW', category: 'user', origin: 'user', message: error.message, step: null, taskId: null, attempt: null, how: null },
+      ],
     });
 
     const again = await openStore({ path: join(dir, 'hivewatch.db') });
     try {
-      expect((await again.getRunRow(runId))).toMatchObject({ status: 'failed', lastErrorCode: 'USER_INVALID_FLOW', errorCount: 1 });
+      expect(await again.getRunRow(runId)).toMatchObject({ status: 'failed', lastErrorCode: 'USER_INVALID_FLOW', errorCount: 1 });
       expect(await again.errorCounts({ by: 'code' })).toEqual([{ key: 'USER_INVALID_FLOW', count: 1, label: null }]);
       expect((await again.replayRun(runId)).diffs).toEqual([]);
     } finally {
@@ -154,16 +161,22 @@ describe('one retry owner on the command line (rule 20)', () => {
     writeFileSync(both, 'agent coder:\n  runtime: "claude-code"\n  env: ["CLAUDE_CODE_MAX_RETRIES=10"]\nsession: coder\n  prompt: "fix"\n  retry: 3\n');
     const refused = await hivewatch(['check', both]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(new RegExp(`^${both}:4:1: two layers retry session #0: the engine \\(retry: 3\\) and Claude Code itself \\(agent "coder" sets CLAUDE_CODE_MAX_RETRIES=10 at 3:9\\); at most one layer may retry a given failure class\\.`));
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^${both}:4:1: two layers retry session #0: the engine \\(retry: 3\\) and Claude Code itself \\(agent "coder" sets CLAUDE_CODE_MAX_RETRIES=10 at 3:9\\); at most one layer may retry a given failure class\\.`,
+      ),
+    );
     const codex = join(dir, 'codex.prose');
     writeFileSync(codex, 'agent x:\n  runtime: "codex-cli"\nsession: x\n  prompt: "p"\n  retry: 2\n');
     const warned = await hivewatch(['check', codex]);
     expect(warned.code).toBe(0);
     expect(warned.stdout).toBe(`${codex}: ok (1 sessions)\n`);
-    expect(warned.stderr).toMatch(new RegExp(`^${codex}:3:1: two layers retry session #0: the engine \\(retry: 2\\) and codex-cli itself, .* \\(warning\\)\\n$`));
+    expect(warned.stderr).toMatch(
+      new RegExp(`^${codex}:3:1: two layers retry session #0: the engine \\(retry: 2\\) and codex-cli itself, .* \\(warning\\)\\n$`),
+    );
   });
 
-  it('run with --agent naming a flow agent that turns Claude Code\'s retries on: a session that retries makes it a failed run, exit 2', async () => {
+  it("run with --agent naming a flow agent that turns Claude Code's retries on: a session that retries makes it a failed run, exit 2", async () => {
     const file = join(dir, 'default-agent.prose');
     writeFileSync(file, 'agent coder:\n  runtime: "fake"\n  env: ["CLAUDE_CODE_MAX_RETRIES=10"]\nsession "fix" (retry: 2)\n');
     expect((await hivewatch(['check', file])).code).toBe(0);
@@ -172,7 +185,9 @@ describe('one retry owner on the command line (rule 20)', () => {
     const journal = eventsOf(result.stdout);
     expect(journal.map((e) => e.type)).toEqual(['runStarted', 'errorOccurred', 'runFailed']);
     expect(journal[0]).toMatchObject({ options: { defaultAgent: 'coder' } });
-    expect(journal[2]).toMatchObject({ error: { code: 'USER_INVALID_FLOW', message: expect.stringContaining(`${file}:4:1: two layers retry session #0 (run with default agent "coder")`) } });
+    expect(journal[2]).toMatchObject({
+      error: { code: 'USER_INVALID_FLOW', message: expect.stringContaining(`${file}:4:1: two layers retry session #0 (run with default agent "coder")`) },
+    });
     expect((await hivewatch(['run', file, '--json', '--agent', 'fake', '--virtual-clock'])).code).toBe(0);
   });
 });

@@ -35,7 +35,12 @@ for (const engine of harness.engines) {
       const store = await openStore({ path: location });
       let id = '';
       try {
-        await store.appendEvents(new JournalBuilder('run-1', { start: Date.now() - 60_000 }).start().runStep([{ attempts: [CRASH] }]).fail().events);
+        await store.appendEvents(
+          new JournalBuilder('run-1', { start: Date.now() - 60_000 })
+            .start()
+            .runStep([{ attempts: [CRASH] }])
+            .fail().events,
+        );
         id = (await store.errorGroups())[0]!.fingerprint;
       } finally {
         await store.close();
@@ -76,7 +81,10 @@ for (const engine of harness.engines) {
         [['prune', '--older-than', '99999999999w'], 'hivewatch prune: --older-than must be at most 3650d, got "99999999999w"'],
         [['runs', '--limit', '1001'], 'hivewatch runs: --limit must be a whole number from 1 to 1000, got 1001'],
         [['alerts', 'deliveries', '--limit', '0'], 'hivewatch alerts: --limit must be a whole number from 1 to 1000, got 0'],
-        [['alerts', 'add', '--when', 'running-longer-than=400d', '--webhook', 'https://example.com/h'], 'hivewatch alerts: running-longer-than must be at most 365d (a year), got "running-longer-than=400d"'],
+        [
+          ['alerts', 'add', '--when', 'running-longer-than=400d', '--webhook', 'https://example.com/h'],
+          'hivewatch alerts: running-longer-than must be at most 365d (a year), got "running-longer-than=400d"',
+        ],
       ];
       for (const [argv, message] of cases) expect(await cli(location, ...argv), argv.join(' ')).toEqual({ code: 64, out: '', err: `${message}\n` });
       expect((await cli(location, 'runs', '--since', '3650d', '--limit', '1000')).code).toBe(0);

@@ -56,8 +56,14 @@ beforeAll(async () => {
     else if (i % 4 !== 3) run.runStep([{ attempts: [{ code, message: `${code.toLowerCase()} in run ${i}`, origin: 'runtime:fake' }] }]).fail();
     await store.appendEvents(run.events);
   }
-  for (const [id, flow] of [['run-app', 'user/x.prose'], ['run-cli', join(dir, 'elsewhere', 'x.prose')]] as const) {
-    const failed = new JournalBuilder(id, { flow, flowName: 'x', start: T0 + 50 * 60_000 }).start().runStep([{ attempts: [{ code: 'RUNTIME_CRASHED', origin: 'runtime:fake' }] }]).fail();
+  for (const [id, flow] of [
+    ['run-app', 'user/x.prose'],
+    ['run-cli', join(dir, 'elsewhere', 'x.prose')],
+  ] as const) {
+    const failed = new JournalBuilder(id, { flow, flowName: 'x', start: T0 + 50 * 60_000 })
+      .start()
+      .runStep([{ attempts: [{ code: 'RUNTIME_CRASHED', origin: 'runtime:fake' }] }])
+      .fail();
     await store.appendEvents(failed.events);
   }
   service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: join(dir, 'flows'), clock: 'virtual', alerts: false });
@@ -84,7 +90,8 @@ async function matchedBy(where: string): Promise<string[] | null> {
   try {
     const filter = parseWhere(where, NOW);
     if (narrowingKeys(filter).length === 0) return null; // the CLI asks for --all
-    if (filter.flow !== undefined) filter.flow = await resolveFlowRef(filter.flow, flowRefScope(store, { examplesDir: EXAMPLES_DIR, userFlowsDir: join(dir, 'flows') }, dir));
+    if (filter.flow !== undefined)
+      filter.flow = await resolveFlowRef(filter.flow, flowRefScope(store, { examplesDir: EXAMPLES_DIR, userFlowsDir: join(dir, 'flows') }, dir));
     return (await service.bulkRuns({ action: 'cancel', where: filter, dryRun: true })).results.map((r) => r.runId);
   } catch (error) {
     if (error instanceof UsageError || error instanceof FlowRefError || (error instanceof ApiError && error.status === 400)) return null;
@@ -109,9 +116,18 @@ describe('--where refuses what does not narrow', () => {
     ['since=soon', '--where: since must be an age like 30m, 24h or 7d, got "soon"'],
     ['since=3651d', '--where: since must be at most 3650d, got "3651d"'],
     ['status=failed', "--where 'status=failed' names no flow, text, error or time, so it would cancel every failed run; add --all if that is what you mean"],
-    ['status=failed,cancelled', "--where 'status=failed,cancelled' names no flow, text, error or time, so it would cancel every failed or cancelled run; add --all if that is what you mean"],
-    ['status=failed&flow=nope', '--where: flow: no flow is named "nope": no run has that name and neither flows folder holds nope.prose; give the name `hivewatch runs` shows, the flow file’s path, or its id (examples/<file>.prose, user/<file>.prose)'],
-    ['status=sleeping&flow=a', '--where: status[0]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, waiting-approval'],
+    [
+      'status=failed,cancelled',
+      "--where 'status=failed,cancelled' names no flow, text, error or time, so it would cancel every failed or cancelled run; add --all if that is what you mean",
+    ],
+    [
+      'status=failed&flow=nope',
+      '--where: flow: no flow is named "nope": no run has that name and neither flows folder holds nope.prose; give the name `hivewatch runs` shows, the flow file’s path, or its id (examples/<file>.prose, user/<file>.prose)',
+    ],
+    [
+      'status=sleeping&flow=a',
+      '--where: status[0]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, waiting-approval',
+    ],
     ['code=nope&flow=a', '--where: code: must be an error code like RUNTIME_TIMEOUT'],
   ])('cancel --where %j: exit 64, and the line names what is wrong', async (where, message) => {
     expect(await hivewatch('cancel', '--where', where, '--yes')).toEqual({ code: 64, out: '', err: `hivewatch cancel: ${message}\n` });
@@ -123,7 +139,9 @@ describe('--where refuses what does not narrow', () => {
     const all = await hivewatch('cancel', '--all', '--json');
     expect(all.code).toBe(64);
     expect(all.err).toBe('hivewatch cancel: 10 runs match and stdin is not a terminal, so nothing was asked and nothing was done; add --yes to cancel them\n');
-    expect((JSON.parse(all.out) as BulkResult).results.map((r) => r.runId).sort()).toEqual([3, 7, 11, 15, 19, 23, 27, 31, 35, 39].map((i) => `run-${i}`).sort());
+    expect((JSON.parse(all.out) as BulkResult).results.map((r) => r.runId).sort()).toEqual(
+      [3, 7, 11, 15, 19, 23, 27, 31, 35, 39].map((i) => `run-${i}`).sort(),
+    );
     expect(await hivewatch('cancel', 'run-3', '--all')).toEqual({ code: 64, out: '', err: 'hivewatch cancel: give run ids or --all, not both\n' });
   });
 
@@ -133,18 +151,60 @@ describe('--where refuses what does not narrow', () => {
       return (JSON.parse(result.out.split('\n')[0] ?? '') as BulkResult).results.map((r) => r.runId).sort();
     };
     expect(await runsOf('x')).toEqual(['run-app', 'run-cli']);
-    for (const form of ['user/x.prose', join(dir, 'flows', 'x.prose'), 'flows/x.prose', './flows/x.prose']) expect(await runsOf(form), form).toEqual(['run-app']);
+    for (const form of ['user/x.prose', join(dir, 'flows', 'x.prose'), 'flows/x.prose', './flows/x.prose'])
+      expect(await runsOf(form), form).toEqual(['run-app']);
     for (const form of [join(dir, 'elsewhere', 'x.prose'), 'elsewhere/x.prose']) expect(await runsOf(form), form).toEqual(['run-cli']);
     expect((await runsOf('a')).length).toBe(10);
   });
 });
 
 describe('--where never widens: the property', () => {
-  const BASES = ['flow=a', 'flow=user/b.prose', 'text=run-1', 'code=RUNTIME_CRASHED', 'category=runtime', 'anyCode=RUNTIME_TIMEOUT', 'since=30m', 'status=failed&flow=a', 'status=running,failed&text=run-2', 'flow=x'];
-  const PIECES = ['status', 'flow', 'text', 'code', 'since', 'anyCategory', 'owner', '=', '&', '&&', ',', '%', '%2', '%20', '+', ' ', 'failed', 'running', 'a', 'x', 'RUNTIME_CRASHED', '5m', '0d', 'user/a.prose', '..', '/'];
+  const BASES = [
+    'flow=a',
+    'flow=user/b.prose',
+    'text=run-1',
+    'code=RUNTIME_CRASHED',
+    'category=runtime',
+    'anyCode=RUNTIME_TIMEOUT',
+    'since=30m',
+    'status=failed&flow=a',
+    'status=running,failed&text=run-2',
+    'flow=x',
+  ];
+  const PIECES = [
+    'status',
+    'flow',
+    'text',
+    'code',
+    'since',
+    'anyCategory',
+    'owner',
+    '=',
+    '&',
+    '&&',
+    ',',
+    '%',
+    '%2',
+    '%20',
+    '+',
+    ' ',
+    'failed',
+    'running',
+    'a',
+    'x',
+    'RUNTIME_CRASHED',
+    '5m',
+    '0d',
+    'user/a.prose',
+    '..',
+    '/',
+  ];
   // Any string; fragments of the syntax in any order; and key=value pairs, valid or not, that the filter may already have.
   const pair = fc
-    .tuple(fc.constantFrom('status', 'flow', 'text', 'code', 'category', 'anyCode', 'since', 'owner', ''), fc.constantFrom('failed', 'completed', 'running', 'a', 'b', 'x', 'run-3', 'RUNTIME_TIMEOUT', 'runtime', '20m', '', ' ', '%'))
+    .tuple(
+      fc.constantFrom('status', 'flow', 'text', 'code', 'category', 'anyCode', 'since', 'owner', ''),
+      fc.constantFrom('failed', 'completed', 'running', 'a', 'b', 'x', 'run-3', 'RUNTIME_TIMEOUT', 'runtime', '20m', '', ' ', '%'),
+    )
     .map(([key, value]) => `${key}=${value}`);
   const junk = fc.oneof(
     { arbitrary: fc.string({ maxLength: 12 }), weight: 1 },
@@ -169,7 +229,10 @@ describe('--where never widens: the property', () => {
         else {
           narrowed++;
           const allowed = baseline.get(base)!;
-          expect(runs.filter((id) => !allowed.has(id)), `${base} + ${JSON.stringify(bad)}`).toEqual([]);
+          expect(
+            runs.filter((id) => !allowed.has(id)),
+            `${base} + ${JSON.stringify(bad)}`,
+          ).toEqual([]);
         }
       }),
       { seed: 3_701, numRuns: 1_000 },

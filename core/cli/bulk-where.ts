@@ -38,7 +38,8 @@ function splitPart(part: string): [string, string] {
 
 function statusesOf(value: string): RunStatus[] {
   const statuses = value.split(',').map((s) => s.trim());
-  if (statuses.includes('')) throw new UsageError(`--where: status has an empty entry in "${value}"; list statuses with single commas: status=failed,cancelled`);
+  if (statuses.includes(''))
+    throw new UsageError(`--where: status has an empty entry in "${value}"; list statuses with single commas: status=failed,cancelled`);
   return statuses as RunStatus[];
 }
 

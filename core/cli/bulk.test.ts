@@ -72,14 +72,18 @@ describe('hivewatch cancel|retry --where', () => {
     expect(bad.stderr).toBe(`hivewatch cancel: --where: unknown key "owner"; allowed keys: ${KEYS}\n`);
     const status = await hivewatch(['cancel', '--where', 'status=sleeping', '--all', '--yes']);
     expect(status.code).toBe(64);
-    expect(status.stderr).toBe('hivewatch cancel: --where: status[0]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, waiting-approval\n');
+    expect(status.stderr).toBe(
+      'hivewatch cancel: --where: status[0]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, waiting-approval\n',
+    );
   });
 
   it('without --yes and without a terminal, prints what it would do, does nothing, and says how to go ahead', async () => {
     const ids = await running(2);
     const result = await hivewatch(['cancel', '--where', 'status=running&flow=user/slow.prose']);
     expect(result.code).toBe(64);
-    expect(result.stderr).toBe('hivewatch cancel: 2 runs match and stdin is not a terminal, so nothing was asked and nothing was done; add --yes to cancel them\n');
+    expect(result.stderr).toBe(
+      'hivewatch cancel: 2 runs match and stdin is not a terminal, so nothing was asked and nothing was done; add --yes to cancel them\n',
+    );
     for (const id of ids) expect(result.stdout).toContain(`  cancel     ${id}\n`);
     expect(result.stdout.endsWith('2 would be cancelled, 0 refused\n')).toBe(true);
     for (const id of ids) expect(await statusOf(id)).toBe('running');
@@ -88,12 +92,21 @@ describe('hivewatch cancel|retry --where', () => {
 
   it('--yes --json: one cancel per run with its command id, a refusal with its reason, exit 1 for the refusal', async () => {
     const ids = await running(2);
-    await store.appendEvents(new JournalBuilder('done-1', { flow: 'user/slow.prose', flowName: 'slow' }).start().runStep([{ attempts: ['ok'] }]).complete().events);
+    await store.appendEvents(
+      new JournalBuilder('done-1', { flow: 'user/slow.prose', flowName: 'slow' })
+        .start()
+        .runStep([{ attempts: ['ok'] }])
+        .complete().events,
+    );
     const result = await hivewatch(['cancel', ...ids, 'done-1', '--yes', '--json']);
     expect(result.code, result.stderr).toBe(1);
     const answer = JSON.parse(result.stdout) as BulkResult;
     expect(answer).toMatchObject({ action: 'cancel', dryRun: false, matched: 3, done: 2, refused: 1 });
-    expect(answer.results.map((r) => [r.runId, r.outcome])).toEqual([[ids[0], 'done'], [ids[1], 'done'], ['done-1', 'refused']]);
+    expect(answer.results.map((r) => [r.runId, r.outcome])).toEqual([
+      [ids[0], 'done'],
+      [ids[1], 'done'],
+      ['done-1', 'refused'],
+    ]);
     expect(answer.results[2]?.message).toBe('run done-1 is completed; nothing to cancel');
     for (const id of ids) await expect.poll(() => statusOf(id), { timeout: 20_000 }).toBe('cancelled');
     for (const r of answer.results.slice(0, 2)) {
@@ -117,7 +130,12 @@ describe('hivewatch cancel|retry --where', () => {
   });
 
   it('retry --where … --yes --json starts a new run of each match here and waits for it to end', async () => {
-    await store.appendEvents(new JournalBuilder('failed-1', { flow: 'user/quick.prose', flowName: 'quick', start: Date.now() }).start().runStep([{ attempts: [{ code: 'RUNTIME_CRASHED', origin: 'runtime:fake' }] }]).fail().events);
+    await store.appendEvents(
+      new JournalBuilder('failed-1', { flow: 'user/quick.prose', flowName: 'quick', start: Date.now() })
+        .start()
+        .runStep([{ attempts: [{ code: 'RUNTIME_CRASHED', origin: 'runtime:fake' }] }])
+        .fail().events,
+    );
     const result = await hivewatch(['retry', '--where', 'status=failed&flow=user/quick.prose', '--yes', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const answer = JSON.parse(result.stdout) as BulkResult & { newRunEndings: Record<string, string> };

@@ -30,7 +30,11 @@ export function isBulkCall(args: ParsedArgs): boolean {
 }
 
 /** The statuses `--all` alone takes: those the action can act on (the others would only be refused). */
-const ALL_OF: Record<CliBulkAction, RunStatus[]> = { cancel: ['queued', 'running'], retry: ['failed', 'cancelled', 'interrupted'], resume: ['failed', 'cancelled', 'interrupted'] };
+const ALL_OF: Record<CliBulkAction, RunStatus[]> = {
+  cancel: ['queued', 'running'],
+  retry: ['failed', 'cancelled', 'interrupted'],
+  resume: ['failed', 'cancelled', 'interrupted'],
+};
 
 /** Options of a single `retry ID` / `resume ID`; the bulk form would silently drop them. */
 const SINGLE_RUN_OPTIONS = ['virtual-clock', 'max-steps', 'concurrency', 'agent', 'repo', 'workspace', 'kill-grace'] as const;
@@ -60,7 +64,9 @@ function targetOf(action: CliBulkAction, args: ParsedArgs): Target {
   }
   const filter = parseWhere(where, Date.now());
   if (!all && narrowingKeys(filter).length === 0) {
-    throw new UsageError(`--where '${where}' names no flow, text, error or time, so it would ${action} ${everyRunOf(filter.status)}; add --all if that is what you mean`);
+    throw new UsageError(
+      `--where '${where}' names no flow, text, error or time, so it would ${action} ${everyRunOf(filter.status)}; add --all if that is what you mean`,
+    );
   }
   return all ? { where: filter, all: true } : { where: filter };
 }
@@ -87,7 +93,10 @@ function summary(action: CliBulkAction, result: BulkResult): string {
 function printResults(action: CliBulkAction, result: BulkResult, io: CliIo): void {
   for (const r of result.results) {
     if (r.outcome === 'refused') io.out(`  refused    ${r.runId}: ${r.message ?? ''}\n`);
-    else io.out(`  ${(result.dryRun ? action : DONE_WORD[action]).padEnd(10)} ${r.runId}${r.newRunId ? ` → ${r.newRunId}` : ''}${r.message ? ` (${r.message})` : ''}\n`);
+    else
+      io.out(
+        `  ${(result.dryRun ? action : DONE_WORD[action]).padEnd(10)} ${r.runId}${r.newRunId ? ` → ${r.newRunId}` : ''}${r.message ? ` (${r.message})` : ''}\n`,
+      );
   }
   io.out(`${summary(action, result)}\n`);
 }
@@ -108,7 +117,13 @@ async function askYes(io: CliIo, question: string): Promise<boolean> {
  * Previews, asks when it must, then acts. Null when nothing is to be done (the exit code is
  * then the one returned in `exit`).
  */
-async function confirmAndRun(action: CliBulkAction, args: ParsedArgs, io: CliIo, service: HivewatchService, target: Target): Promise<BulkResult | { exit: number }> {
+async function confirmAndRun(
+  action: CliBulkAction,
+  args: ParsedArgs,
+  io: CliIo,
+  service: HivewatchService,
+  target: Target,
+): Promise<BulkResult | { exit: number }> {
   const json = args.flags.has('json');
   const yes = args.flags.has('yes');
   const reason = action === 'cancel' ? { reason: 'cancelled from the command line (bulk)' } : {};
@@ -124,7 +139,9 @@ async function confirmAndRun(action: CliBulkAction, args: ParsedArgs, io: CliIo,
     if (json) io.out(`${JSON.stringify(preview)}\n`);
     else printResults(action, preview, io);
     if (!io.stdin?.isTTY) {
-      io.err(`hivewatch ${action}: ${preview.matched} runs match and stdin is not a terminal, so nothing was asked and nothing was done; add --yes to ${action} them\n`);
+      io.err(
+        `hivewatch ${action}: ${preview.matched} runs match and stdin is not a terminal, so nothing was asked and nothing was done; add --yes to ${action} them\n`,
+      );
       return { exit: ExitCode.usage };
     }
     if (!(await askYes(io, `${VERB[action]} ${plural(preview.done, 'run')} (${preview.refused} refused)? [y/N] `))) {
@@ -140,7 +157,8 @@ async function waitForNewRuns(service: HivewatchService, result: BulkResult, io:
   const started = result.results.flatMap((r) => (r.newRunId ? [r.newRunId] : []));
   if (started.length === 0) return {};
   if (!json) io.err(`waiting for ${plural(started.length, 'new run')} to end (Ctrl-C cancels them)\n`);
-  const onSigint = (): void => void service.bulkRuns({ action: 'cancel', runIds: started, reason: 'interrupted from the terminal (SIGINT)' }).catch(() => undefined);
+  const onSigint = (): void =>
+    void service.bulkRuns({ action: 'cancel', runIds: started, reason: 'interrupted from the terminal (SIGINT)' }).catch(() => undefined);
   process.on('SIGINT', onSigint);
   try {
     const endings = await Promise.all(started.map(async (runId) => [runId, (await service.whenFinished(runId))?.status ?? 'unknown'] as const));
@@ -180,7 +198,10 @@ export async function bulkCommand(action: CliBulkAction, args: ParsedArgs, io: C
     if (json) io.out(`${JSON.stringify(ended.length > 0 ? { ...outcome, newRunEndings: endings } : outcome)}\n`);
     else {
       printResults(action, outcome, io);
-      if (ended.length > 0) io.out(`new runs: ${(['completed', 'failed', 'cancelled', 'interrupted'] as const).map((s) => `${ended.filter((e) => e === s).length} ${s}`).join(', ')}\n`);
+      if (ended.length > 0)
+        io.out(
+          `new runs: ${(['completed', 'failed', 'cancelled', 'interrupted'] as const).map((s) => `${ended.filter((e) => e === s).length} ${s}`).join(', ')}\n`,
+        );
     }
     return outcome.refused === 0 && ended.every((s) => s === 'completed') ? ExitCode.ok : ExitCode.failed;
   } catch (error) {

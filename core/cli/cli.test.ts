@@ -137,7 +137,12 @@ session: stubborn
         child.kill('SIGINT');
       }
     });
-    await expect.poll(() => seen.some((e) => e.type === 'attemptProcess') && existsSync(ready), { message: 'the agent to be spawned and to ignore SIGTERM', timeout: 20_000 }).toBeTruthy();
+    await expect
+      .poll(() => seen.some((e) => e.type === 'attemptProcess') && existsSync(ready), {
+        message: 'the agent to be spawned and to ignore SIGTERM',
+        timeout: 20_000,
+      })
+      .toBeTruthy();
     child.kill('SIGINT');
     const code = await closed;
     expect(code).toBe(3);
@@ -150,7 +155,7 @@ session: stubborn
     expect(groupAlive(spawned?.type === 'attemptProcess' ? spawned.pid : -1)).toBe(false);
   });
 
-  it('resume and retry keep the run\'s own agent when no --agent is given', async () => {
+  it("resume and retry keep the run's own agent when no --agent is given", async () => {
     const file = flowFile('session "build"\nsession "release"\n  simulate: "crash"\n');
     const db = join(dirname(file), 'runs.db');
     const failed = await hivewatch(['run', file, '--json', '--virtual-clock', '--agent', 'fake', '--db', db]);
@@ -179,7 +184,9 @@ session: stubborn
     expect(resumed.code).toBe(1);
     expect(resumed.stdout).toBe('');
     expect(resumed.stderr).toMatch(
-      new RegExp(`^hivewatch resume: the flow changed since run ${runId} ran it \\(sha256:\\w{12} then, sha256:\\w{12} now\\); .* retry it instead \\(hivewatch retry ${runId}\\), which runs the file as it is now\\n$`),
+      new RegExp(
+        `^hivewatch resume: the flow changed since run ${runId} ran it \\(sha256:\\w{12} then, sha256:\\w{12} now\\); .* retry it instead \\(hivewatch retry ${runId}\\), which runs the file as it is now\\n$`,
+      ),
     );
 
     const retried = await hivewatch(['retry', runId, '--json', '--virtual-clock', '--db', db]);
@@ -191,7 +198,10 @@ session: stubborn
   it('--db with a database URL never creates a file: another scheme is refused, a PostgreSQL server that is not there is named without its password', async () => {
     const cwd = tempDir('hw-url-');
     const file = flowFile('session "a"\n');
-    for (const args of [['runs', '--db', 'mysql://user@db.example:3306/hive'], ['run', file, '--agent', 'fake', '--db', 'mysql://user@db.example:3306/hive']]) {
+    for (const args of [
+      ['runs', '--db', 'mysql://user@db.example:3306/hive'],
+      ['run', file, '--agent', 'fake', '--db', 'mysql://user@db.example:3306/hive'],
+    ]) {
       const result = await hivewatch(args, {}, cwd);
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(

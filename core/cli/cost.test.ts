@@ -37,7 +37,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('hivewatch cost', () => {
-  it('runs --json carries each run\'s totals with the failed share', async () => {
+  it("runs --json carries each run's totals with the failed share", async () => {
     const out = await hivewatch(['runs', '--json']);
     expect(out.code, out.stderr).toBe(0);
     const { runs } = JSON.parse(out.stdout) as { runs: { usage: Record<string, number> | null }[] };

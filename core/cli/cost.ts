@@ -26,7 +26,13 @@ const outcomeCost = (f: CostSplit['failed']): string => (f.attempts > 0 && f.unk
 function splitUsage(s: CostSplit): { attempts: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } {
   const parts = [s.failed, s.retried, s.succeeded];
   const sum = (key: 'attempts' | 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'): number => parts.reduce((n, p) => n + p[key], 0);
-  return { attempts: sum('attempts'), inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens'), cacheReadTokens: sum('cacheReadTokens'), cacheWriteTokens: sum('cacheWriteTokens') };
+  return {
+    attempts: sum('attempts'),
+    inputTokens: sum('inputTokens'),
+    outputTokens: sum('outputTokens'),
+    cacheReadTokens: sum('cacheReadTokens'),
+    cacheWriteTokens: sum('cacheWriteTokens'),
+  };
 }
 
 function splitTable(answer: CostSplitAnswer): string {
@@ -40,7 +46,11 @@ function splitTable(answer: CostSplitAnswer): string {
 function trendTable(answer: CostSplitAnswer): string {
   const points = answer.trend.points.filter((p) => p.failed + p.retried + p.succeeded > 0);
   if (points.length === 0) return '';
-  const when = (at: number): string => new Date(at).toISOString().slice(0, answer.trend.grain === 'day' ? 10 : 13).replace('T', ' ') + (answer.trend.grain === 'hour' ? ':00' : '');
+  const when = (at: number): string =>
+    new Date(at)
+      .toISOString()
+      .slice(0, answer.trend.grain === 'day' ? 10 : 13)
+      .replace('T', ' ') + (answer.trend.grain === 'hour' ? ':00' : '');
   const rows = points.map((p) => [when(p.at), formatUsd(p.failed), formatUsd(p.retried), formatUsd(p.succeeded)]);
   return `\nby ${answer.trend.grain} (UTC; ${answer.trend.points.length - points.length} empty ${answer.trend.grain}s left out):\n${textTable([[answer.trend.grain.toUpperCase(), 'FAILED RUNS', 'RETRIED', 'SUCCESSFUL'], ...rows])}`;
 }

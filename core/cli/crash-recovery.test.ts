@@ -29,7 +29,6 @@ session: worker
   prompt: "finish"
 `;
 
-
 interface Trial {
   runId: string;
   printed: HivewatchEvent[];
@@ -90,7 +89,11 @@ describe('crash recovery: kill -9 of a running `hivewatch run` loses no committe
     // A step's events are durable before the next step starts: every event up to the last
     // stepFinished before the last printed stepStarted must be in the journal.
     const lastStart = printed.map((e) => e.type).lastIndexOf('stepStarted');
-    const committedThrough = printed.slice(0, Math.max(0, lastStart)).filter((e) => e.type === 'stepFinished').at(-1)?.seq ?? 0;
+    const committedThrough =
+      printed
+        .slice(0, Math.max(0, lastStart))
+        .filter((e) => e.type === 'stepFinished')
+        .at(-1)?.seq ?? 0;
 
     const store = await openStore({ path: db });
     const journal = await store.getEvents(runId);
@@ -108,7 +111,10 @@ describe('crash recovery: kill -9 of a running `hivewatch run` loses no committe
     if (!finished) {
       const resumed = spawnSync(process.execPath, [BIN, 'resume', runId, '--json', '--virtual-clock', '--db', db], { encoding: 'utf8' });
       expect(resumed.status).toBe(0);
-      const events = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as HivewatchEvent);
+      const events = resumed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as HivewatchEvent);
       expect(events[0]).toMatchObject({ type: 'runStarted', resumedFrom: runId });
       expect(events.at(-1)?.type).toBe('runCompleted');
       const check = await openStore({ path: db });
@@ -136,7 +142,10 @@ describe('crash recovery: the fake runtime’s agents', () => {
       // The three fake agents, found by their prompts in /proc (real subprocesses in groups of their
       // own), once their processes are on record.
       const agents = await vi.waitFor(
-        () => (running().length === 3 && printed.filter((e) => e.type === 'attemptProcess').length === 3 ? running() : waiting('three fake agents running and journaled')),
+        () =>
+          running().length === 3 && printed.filter((e) => e.type === 'attemptProcess').length === 3
+            ? running()
+            : waiting('three fake agents running and journaled'),
         { timeout: 20_000 },
       );
       child.kill('SIGKILL');

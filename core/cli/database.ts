@@ -31,7 +31,12 @@ export function parseAge(text: string, max: number = MAX_AGE_MS): number | null 
 
 /** How a bound reads: `3650d`, `365d`, `24h`. */
 function formatAge(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size}${unit}`;
   return `${Math.round(ms / 1_000)}s`;
 }
 

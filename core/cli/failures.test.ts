@@ -60,9 +60,21 @@ describe('hivewatch errors --failures and runs: the failure model on the command
       ],
     });
     const byRoot = JSON.parse((await hivewatch(['errors', '--failures', '--by', 'rootCode', '--since', '24h', '--json'])).stdout) as unknown;
-    expect(byRoot).toEqual({ total: 3, rows: [{ key: 'RUNTIME_CRASHED', count: 2, label: null }, { key: 'RUNTIME_TIMEOUT', count: 1, label: null }] });
-    const byFlow = JSON.parse((await hivewatch(['errors', '--failures', '--by', 'flow', '--json'])).stdout) as { total: number; rows: { key: string; label: string }[] };
-    expect(byFlow.rows.map((r) => [r.key, r.label])).toEqual([['examples/05-try-catch-finally.prose', '05-try-catch-finally'], ['flows/failing.prose', 'failing']]);
+    expect(byRoot).toEqual({
+      total: 3,
+      rows: [
+        { key: 'RUNTIME_CRASHED', count: 2, label: null },
+        { key: 'RUNTIME_TIMEOUT', count: 1, label: null },
+      ],
+    });
+    const byFlow = JSON.parse((await hivewatch(['errors', '--failures', '--by', 'flow', '--json'])).stdout) as {
+      total: number;
+      rows: { key: string; label: string }[];
+    };
+    expect(byFlow.rows.map((r) => [r.key, r.label])).toEqual([
+      ['examples/05-try-catch-finally.prose', '05-try-catch-finally'],
+      ['flows/failing.prose', 'failing'],
+    ]);
     const policy = JSON.parse((await hivewatch(['errors', '--failures', '--category', 'policy', '--json'])).stdout) as { total: number };
     expect(policy.total).toBe(1);
   });
@@ -101,7 +113,9 @@ describe('hivewatch errors --failures and runs: the failure model on the command
     const completed = table.stdout.split('\n').filter((line) => line.startsWith('run_recovered'));
     expect(completed).toHaveLength(1);
     expect(completed[0]).toMatch(/ completed .* 1 error\s*$/);
-    const json = JSON.parse((await hivewatch(['runs', '--json'])).stdout) as { runs: { id: string; status: string; endingError: { code: string; rootCode: string; chain: unknown[] } | null }[] };
+    const json = JSON.parse((await hivewatch(['runs', '--json'])).stdout) as {
+      runs: { id: string; status: string; endingError: { code: string; rootCode: string; chain: unknown[] } | null }[];
+    };
     // Newest first: the example runs, then the run written as started a minute before them.
     expect(json.runs.map((r) => [r.status, r.endingError?.code ?? null, r.endingError?.rootCode ?? null, r.endingError?.chain.length ?? 0])).toEqual([
       ['completed', null, null, 0],

@@ -39,7 +39,9 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 const withUsage = (events: HivewatchEvent[], costUsd: number): HivewatchEvent[] =>
-  events.map((e) => (e.type === 'attemptFailed' || e.type === 'attemptSucceeded' ? { ...e, usage: { source: 'result', inputTokens: 10, outputTokens: 1, costUsd } } : e));
+  events.map((e) =>
+    e.type === 'attemptFailed' || e.type === 'attemptSucceeded' ? { ...e, usage: { source: 'result', inputTokens: 10, outputTokens: 1, costUsd } } : e,
+  );
 
 describe('hivewatch flows', () => {
   it('shows a failing flow as failing beside its check badge, and a broken file as check errors', async () => {
@@ -50,7 +52,10 @@ describe('hivewatch flows', () => {
     writeFileSync(join(dir, 'flows', 'broken.prose'), BROKEN);
     writeFileSync(join(dir, 'flows', 'idle.prose'), GOOD);
     const store = await openStore({ path: db });
-    const ok = new JournalBuilder('ok-1', { flow: 'user/broken.prose', flowName: 'broken', start: NOW - 3_600_000, tick: 2000 }).start().runStep([{ attempts: ['ok'] }]).complete();
+    const ok = new JournalBuilder('ok-1', { flow: 'user/broken.prose', flowName: 'broken', start: NOW - 3_600_000, tick: 2000 })
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     await store.appendEvents(withUsage(ok.events, 0.5));
     for (let i = 0; i < 6; i += 1) {
       const b = new JournalBuilder(`fail-${i}`, { flow: 'user/failing.prose', flowName: 'failing', start: NOW - 3_000_000 + i * 60_000, tick: 1000 }).start();
@@ -64,7 +69,10 @@ describe('hivewatch flows', () => {
     const { flows } = JSON.parse(json.out) as { flows: FlowRow[] };
     const byKey = new Map(flows.map((f) => [f.flow, f]));
     expect(flows[0]!.flow).toBe('user/failing.prose');
-    expect(byKey.get('user/failing.prose')).toMatchObject({ check: 'ok', health: { lastRun: { status: 'failed', id: 'fail-5' }, successRate: 0, ended: { failed: 6 } } });
+    expect(byKey.get('user/failing.prose')).toMatchObject({
+      check: 'ok',
+      health: { lastRun: { status: 'failed', id: 'fail-5' }, successRate: 0, ended: { failed: 6 } },
+    });
     expect(byKey.get('user/failing.prose')!.health.cost.failed.costUsd).toBeCloseTo(1.5, 9);
     expect(byKey.get('user/broken.prose')).toMatchObject({ check: 'errors', health: { lastRun: { status: 'completed' }, successRate: 1 } });
     expect(byKey.get('user/broken.prose')!.problems).toBeGreaterThan(0);
@@ -111,28 +119,64 @@ describe('hivewatch flows', () => {
     const asking = (id: string, start: number): JournalBuilder => {
       const run = new JournalBuilder(id, { flow: SESSIONS, start, tick: 1000 });
       run.push({
-        type: 'runStarted', flow: SESSIONS, flowName: 'Claude Code session', resumedFrom: null, retryOf: null, resumeStep: 0,
+        type: 'runStarted',
+        flow: SESSIONS,
+        flowName: 'Claude Code session',
+        resumedFrom: null,
+        retryOf: null,
+        resumeStep: 0,
         options: { maxSteps: 100, concurrency: 1, clock: 'real', defaultAgent: 'claude-code' },
         external: { origin: 'runtime:claude-code', sessionId: id, source: 'claude-code 2.1.332' },
       });
       run.push({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 'agent' }] });
       run.push({ type: 'taskStarted', step: 1, ordinal: 0, taskId: '1:0', name: 'agent', agent: 'claude-code', maxAttempts: 1 });
-      run.push({ type: 'externalEvent', name: APPROVAL_REQUESTED, known: true, taskId: '1:0', attributes: { tool: 'Bash', label: 'Bash', since: run.ts, via: 'claude_code.hook_execution_start' } });
+      run.push({
+        type: 'externalEvent',
+        name: APPROVAL_REQUESTED,
+        known: true,
+        taskId: '1:0',
+        attributes: { tool: 'Bash', label: 'Bash', since: run.ts, via: 'claude_code.hook_execution_start' },
+      });
       return run;
     };
-    for (const [id, waitedMs, start] of [['asked-12', 12 * 60_000, NOW - 7_200_000], ['asked-3', 3 * 60_000, NOW - 5_400_000]] as const) {
+    for (const [id, waitedMs, start] of [
+      ['asked-12', 12 * 60_000, NOW - 7_200_000],
+      ['asked-3', 3 * 60_000, NOW - 5_400_000],
+    ] as const) {
       const run = asking(id, start);
       run.wait(waitedMs);
-      run.push({ type: 'externalEvent', name: APPROVAL_ENDED, known: true, taskId: '1:0', attributes: { tool: 'Bash', label: 'Bash', since: start, waitedMs, decision: 'accept', source: 'user_temporary', byPerson: true, via: 'claude_code.tool_decision' } });
+      run.push({
+        type: 'externalEvent',
+        name: APPROVAL_ENDED,
+        known: true,
+        taskId: '1:0',
+        attributes: {
+          tool: 'Bash',
+          label: 'Bash',
+          since: start,
+          waitedMs,
+          decision: 'accept',
+          source: 'user_temporary',
+          byPerson: true,
+          via: 'claude_code.tool_decision',
+        },
+      });
       run.push({ type: 'taskSucceeded', step: 1, ordinal: 0, taskId: '1:0', attempts: 0, output: '' });
       await store.appendEvents(run.complete().events);
     }
     // A live session is one the receiver keeps (opening the store interrupts a run no host or receiver keeps): sent as Claude Code sends it.
     const ingester = new OtelIngester(store, { now: () => NOW, quietMs: 10 * 60_000 });
-    await ingester.ingest(claudeCodeLogs([
-      ['user_prompt', { 'prompt.id': 'p-1' }],
-      ['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
-    ], '7e2a9c41-5b3d-4f6e-8a1c-2d3e4f5a6b7c', NOW - 600_000), null);
+    await ingester.ingest(
+      claudeCodeLogs(
+        [
+          ['user_prompt', { 'prompt.id': 'p-1' }],
+          ['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
+        ],
+        '7e2a9c41-5b3d-4f6e-8a1c-2d3e4f5a6b7c',
+        NOW - 600_000,
+      ),
+      null,
+    );
     await store.close();
 
     const text = await cli(['flows', '--db', db, '--since', '24h', '--sort', 'name']);
@@ -141,9 +185,21 @@ describe('hivewatch flows', () => {
     const cells = (line: string | undefined): string[] => (line ?? '').trim().split(/ {2,}/);
     expect(cells(lines[1])).toEqual(['FLOW', 'CHECK', 'LAST', 'SUCCESS', 'FAILURES', 'P50', 'WAITED', 'COST']);
     const asks = cells(lines.find((l) => l.startsWith(`${SESSIONS} `)));
-    expect(asks).toEqual([SESSIONS, 'session', 'running', '100% (2/2)', '0', expect.stringMatching(/^\d+(\.\d)? min$/), '15.0 min (2 runs) · 1 waiting now', '—']);
+    expect(asks).toEqual([
+      SESSIONS,
+      'session',
+      'running',
+      '100% (2/2)',
+      '0',
+      expect.stringMatching(/^\d+(\.\d)? min$/),
+      '15.0 min (2 runs) · 1 waiting now',
+      '—',
+    ]);
     // A flow none of whose runs waited says so, in the same column.
-    const others = lines.slice(2).filter((l) => l !== '' && !l.startsWith(`${SESSIONS} `)).map(cells);
+    const others = lines
+      .slice(2)
+      .filter((l) => l !== '' && !l.startsWith(`${SESSIONS} `))
+      .map(cells);
     expect(others.length).toBeGreaterThan(0);
     for (const row of others) expect(row.at(-2), row.join(' | ')).toBe('—');
 

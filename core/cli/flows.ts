@@ -37,7 +37,14 @@ const attempts = (s: CostSplit): number => s.failed.attempts + s.retried.attempt
 
 const emptyHealth = (): FlowRow['health'] => {
   const none = { attempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unknownCostAttempts: 0 };
-  return { lastRun: null, ended: { completed: 0, failed: 0, cancelled: 0, interrupted: 0 }, successRate: null, p50DurationMs: null, cost: { failed: { ...none }, retried: { ...none }, succeeded: { ...none } }, approval: { waitedMs: 0, runs: 0, waitingNow: 0 } };
+  return {
+    lastRun: null,
+    ended: { completed: 0, failed: 0, cancelled: 0, interrupted: 0 },
+    successRate: null,
+    p50DurationMs: null,
+    cost: { failed: { ...none }, retried: { ...none }, succeeded: { ...none } },
+    approval: { waitedMs: 0, runs: 0, waitingNow: 0 },
+  };
 };
 
 /** What the list leads with: a newest run that failed, then most failures, then the lowest success rate. */
@@ -108,9 +115,14 @@ function rowsText(rows: readonly FlowRow[]): string {
     const verdicts = h.ended.completed + h.ended.failed;
     const check = r.check === 'errors' ? `check errors (${r.problems})` : r.check === 'ok' ? 'check ok' : r.check;
     return [
-      r.flow, check, h.lastRun?.status ?? '—',
+      r.flow,
+      check,
+      h.lastRun?.status ?? '—',
       h.successRate === null ? '—' : `${Math.round(h.successRate * 100)}% (${h.ended.completed}/${verdicts})`,
-      String(h.ended.failed), h.p50DurationMs === null ? '—' : formatDuration(h.p50DurationMs), waitedText(h.approval), costShare(h.cost),
+      String(h.ended.failed),
+      h.p50DurationMs === null ? '—' : formatDuration(h.p50DurationMs),
+      waitedText(h.approval),
+      costShare(h.cost),
     ];
   });
   return textTable([['FLOW', 'CHECK', 'LAST', 'SUCCESS', 'FAILURES', 'P50', 'WAITED', 'COST'], ...lines]);
@@ -126,7 +138,10 @@ export async function flowsCommand(args: ParsedArgs, io: CliIo, now = Date.now()
   try {
     const health = await store.usage({ kind: 'flowHealth', query: { since, now } });
     const catalog = new FlowCatalog({ examplesDir: bundledExamplesDir(), userFlowsDir: appFlowsDirOf(store.location) });
-    const checks = await catalogChecks(catalog, health.map((h) => h.flow));
+    const checks = await catalogChecks(
+      catalog,
+      health.map((h) => h.flow),
+    );
     const byFlow = new Map(health.map((h) => [h.flow, h]));
     const rows: FlowRow[] = [...new Set([...byFlow.keys(), ...checks.keys()])].map((flow) => {
       const found = byFlow.get(flow);

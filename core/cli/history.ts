@@ -1,4 +1,14 @@
-import { endingErrorOf, endingSummary, FAILURE_DIMENSIONS, printableLocation, type ErrorDimension, type FailureCounts, type FailureDimension, type HivewatchStore, type RunRow } from '../store/index.js';
+import {
+  endingErrorOf,
+  endingSummary,
+  FAILURE_DIMENSIONS,
+  printableLocation,
+  type ErrorDimension,
+  type FailureCounts,
+  type FailureDimension,
+  type HivewatchStore,
+  type RunRow,
+} from '../store/index.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ageFlag, openCliStore, parseAge } from './database.js';
@@ -62,14 +72,27 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       return ExitCode.ok;
     }
     if (page.runs.length === 0 && RUN_FILTERS.some((f) => args.flags.has(f))) {
-      io.out(`no run matches ${RUN_FILTERS.filter((f) => args.flags.has(f)).map((f) => `--${f} ${String(args.flags.get(f))}`).join(' ')}\n`);
+      io.out(
+        `no run matches ${RUN_FILTERS.filter((f) => args.flags.has(f))
+          .map((f) => `--${f} ${String(args.flags.get(f))}`)
+          .join(' ')}\n`,
+      );
       return ExitCode.ok;
     }
     if (page.runs.length === 0) {
       io.out('no runs yet: start one with `hivewatch run examples/01-happy-path.prose`\n');
       return ExitCode.ok;
     }
-    const rows = page.runs.map((r) => [r.id, withSilence(statusOfRun(r), silent.get(r.id)), r.flowName, when(r.startedAt), stepOfRun(r), count(r.attemptCount, 'attempt'), count(r.errorCount, 'error'), errorOfRun(r)]);
+    const rows = page.runs.map((r) => [
+      r.id,
+      withSilence(statusOfRun(r), silent.get(r.id)),
+      r.flowName,
+      when(r.startedAt),
+      stepOfRun(r),
+      count(r.attemptCount, 'attempt'),
+      count(r.errorCount, 'error'),
+      errorOfRun(r),
+    ]);
     io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEP', 'ATTEMPTS', 'ERRORS', 'ERROR'], ...rows]));
     return ExitCode.ok;
   } finally {
@@ -106,7 +129,8 @@ const withSilence = (status: string, silence: TelemetrySilence | undefined): str
 function statusOfRun(run: RunRow): string {
   if (run.approvalSince !== null) return `${run.status}, waiting for approval of ${run.approvalLabel ?? 'a tool'} since ${when(run.approvalSince)} UTC`;
   if (run.waitingUntil === null) return run.status;
-  if (run.flow.startsWith(EXTERNAL_FLOW_PREFIX)) return `${run.status}, stopped by the usage limit until ${when(run.waitingUntil)} UTC (it continues when the agent sends telemetry again)`;
+  if (run.flow.startsWith(EXTERNAL_FLOW_PREFIX))
+    return `${run.status}, stopped by the usage limit until ${when(run.waitingUntil)} UTC (it continues when the agent sends telemetry again)`;
   return `${run.status}, waiting for the usage limit to reset at ${when(run.waitingUntil)} UTC`;
 }
 
@@ -139,9 +163,10 @@ async function failuresOutput(store: HivewatchStore, args: ParsedArgs, filters: 
     return;
   }
   const name = (r: FailureCounts['rows'][number]): string => (r.label && r.label !== r.key ? `${r.key} (${r.label})` : r.key);
-  const rows = filters.by === 'code'
-    ? [['CODE', 'ROOT CAUSE', 'FAILURES'], ...counts.rows.map((r) => [r.key, r.rootCode ?? r.key, String(r.count)])]
-    : [[filters.by === 'rootCode' ? 'ROOT CAUSE' : filters.by.toUpperCase(), 'FAILURES'], ...counts.rows.map((r) => [name(r), String(r.count)])];
+  const rows =
+    filters.by === 'code'
+      ? [['CODE', 'ROOT CAUSE', 'FAILURES'], ...counts.rows.map((r) => [r.key, r.rootCode ?? r.key, String(r.count)])]
+      : [[filters.by === 'rootCode' ? 'ROOT CAUSE' : filters.by.toUpperCase(), 'FAILURES'], ...counts.rows.map((r) => [name(r), String(r.count)])];
   io.out(table(rows));
   io.out(`${counts.total} failure${counts.total === 1 ? '' : 's'} (one per run that ended failed)\n`);
 }
@@ -169,7 +194,10 @@ export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number
       const groups = await store.errorGroups(filters);
       if (json) io.out(`${JSON.stringify(groups)}\n`);
       else if (groups.length === 0) io.out('no errors recorded\n');
-      else io.out(table([['COUNT', 'CODE', 'ORIGIN', 'LAST SEEN', 'MESSAGE'], ...groups.map((g) => [String(g.count), g.code, g.origin, when(g.lastSeen), g.template])]));
+      else
+        io.out(
+          table([['COUNT', 'CODE', 'ORIGIN', 'LAST SEEN', 'MESSAGE'], ...groups.map((g) => [String(g.count), g.code, g.origin, when(g.lastSeen), g.template])]),
+        );
       return ExitCode.ok;
     }
     const by = (stringFlag(args, 'by') ?? 'category') as ErrorDimension;
@@ -251,7 +279,10 @@ export async function pruneCommand(args: ParsedArgs, io: CliIo): Promise<number>
   try {
     const report = await store.prune({ olderThanMs: age });
     if (args.flags.has('json')) io.out(`${JSON.stringify(report)}\n`);
-    else io.out(`pruned ${report.runs} run(s), ${report.events} event(s), ${report.errors} error(s) that ended before ${when(report.cutoff)}${report.keptForResume ? `; kept ${report.keptForResume} needed by resumed runs` : ''}\n`);
+    else
+      io.out(
+        `pruned ${report.runs} run(s), ${report.events} event(s), ${report.errors} error(s) that ended before ${when(report.cutoff)}${report.keptForResume ? `; kept ${report.keptForResume} needed by resumed runs` : ''}\n`,
+      );
     return ExitCode.ok;
   } finally {
     await store.close();

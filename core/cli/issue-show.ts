@@ -21,7 +21,16 @@ export const when = (ms: number): string => new Date(ms).toISOString().replace('
 
 export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** "+340 %", "−50 %", "new" (from nothing), "±0 %", or "—" without a previous period. */
@@ -60,7 +69,12 @@ function costLine(detail: IssueDetail): string {
 }
 
 function activityLine(a: IssueActivity): string {
-  const what = a.kind === 'first-seen' ? `first seen (${a.cause ?? ''})` : a.kind === 'alert' ? `alert ${a.alert?.kind ?? ''} ${a.alert?.status ?? ''}: ${a.text ?? ''}` : `${a.kind} by ${a.by ?? '?'}${a.text ? `: ${a.text}` : ''}`;
+  const what =
+    a.kind === 'first-seen'
+      ? `first seen (${a.cause ?? ''})`
+      : a.kind === 'alert'
+        ? `alert ${a.alert?.kind ?? ''} ${a.alert?.status ?? ''}: ${a.text ?? ''}`
+        : `${a.kind} by ${a.by ?? '?'}${a.text ? `: ${a.text}` : ''}`;
   return `  ${when(a.at)}  ${what}`;
 }
 
@@ -91,7 +105,9 @@ function issueText(detail: IssueDetail, label: string, periodCost: string): stri
   const latest = detail.latest;
   if (latest) {
     const c = latest.occurrence.correlation;
-    lines.push(`latest    ${when(latest.occurrence.ts)} run ${latest.occurrence.runId}${c.task ? ` task ${c.task}` : ''}${c.attempt !== null ? ` attempt ${c.attempt}` : ''}: ${latest.occurrence.message}`);
+    lines.push(
+      `latest    ${when(latest.occurrence.ts)} run ${latest.occurrence.runId}${c.task ? ` task ${c.task}` : ''}${c.attempt !== null ? ` attempt ${c.attempt}` : ''}: ${latest.occurrence.message}`,
+    );
     lines.push(`chain     ${latest.chain.map((e) => `${e.code}${e.correlation.attempt !== null ? ` (attempt ${e.correlation.attempt})` : ''}`).join(' ← ')}`);
   }
   lines.push('activity', ...detail.activity.map(activityLine));
@@ -99,13 +115,23 @@ function issueText(detail: IssueDetail, label: string, periodCost: string): stri
 }
 
 export async function showIssue(
-  store: HivewatchStore, book: IssueBook, id: string, scope: { since?: number; until?: number }, label: string, json: boolean, io: CliIo, now = Date.now(),
+  store: HivewatchStore,
+  book: IssueBook,
+  id: string,
+  scope: { since?: number; until?: number },
+  label: string,
+  json: boolean,
+  io: CliIo,
+  now = Date.now(),
 ): Promise<number> {
   const detail = await issueDetail(book, store, { id, ...scope });
   // The period's split, as the window's issue page shows it: what its failed runs spent and its retried attempts cost.
   const periodCost = await store.usage({ kind: 'costSplit', query: { ...scope, fingerprints: [detail.issue.id], now } });
   const page = await store.listRuns({ issue: detail.issue.id, limit: RUNS_SHOWN });
-  const runs = await withRunUsage(store, page.runs.map((r) => runSummary(r, null)));
+  const runs = await withRunUsage(
+    store,
+    page.runs.map((r) => runSummary(r, null)),
+  );
   if (json) {
     io.out(`${JSON.stringify({ ...detail, periodCost: periodCost.total, runs, moreRuns: page.nextCursor !== null })}\n`);
     return ExitCode.ok;
@@ -113,7 +139,13 @@ export async function showIssue(
   io.out(issueText(detail, label, splitSummary(periodCost.total)));
   if (runs.length === 0) return ExitCode.ok;
   io.out(`runs affected (newest ${runs.length} of ${detail.issue.runs}; all: hivewatch issues runs ${detail.issue.id})\n`);
-  const rows = runs.map((r) => [r.id, r.status, r.flowName, when(r.startedAt), r.usage && r.usage.attempts > r.usage.unknownCostAttempts ? formatUsd(r.usage.costUsd) : '']);
+  const rows = runs.map((r) => [
+    r.id,
+    r.status,
+    r.flowName,
+    when(r.startedAt),
+    r.usage && r.usage.attempts > r.usage.unknownCostAttempts ? formatUsd(r.usage.costUsd) : '',
+  ]);
   io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'COST'], ...rows]));
   return ExitCode.ok;
 }

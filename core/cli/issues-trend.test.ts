@@ -35,7 +35,14 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 
 /** `n` runs from `at`, a minute apart, each failing on `error`. */
 const failures = (prefix: string, at: number, n: number, error: ErrorSpec): HivewatchEvent[] =>
-  Array.from({ length: n }, (_, i) => new JournalBuilder(`${prefix}-${i}`, { start: at + i * 60_000, flow: 'user/api.prose', flowName: 'api' }).start().runStep([{ attempts: [error] }]).fail().events).flat();
+  Array.from(
+    { length: n },
+    (_, i) =>
+      new JournalBuilder(`${prefix}-${i}`, { start: at + i * 60_000, flow: 'user/api.prose', flowName: 'api' })
+        .start()
+        .runStep([{ attempts: [error] }])
+        .fail().events,
+  ).flat();
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'hw-cli-trend-'));
@@ -83,7 +90,9 @@ describe('hivewatch issues over a period', () => {
     const lines = shown.out.split('\n');
     expect(lines[0]).toBe('GIT_MERGE_CONFLICT · merge conflict in <path>');
     expect(lines).toContain(`id        ${id}`);
-    expect(lines.find((l) => l.startsWith('status'))).toBe('status    unresolved (new): new: first seen less than 72 hours ago and nobody has acted on it; 0 events in the last hour, forecast 200');
+    expect(lines.find((l) => l.startsWith('status'))).toBe(
+      'status    unresolved (new): new: first seen less than 72 hours ago and nobody has acted on it; 0 events in the last hour, forecast 200',
+    );
     expect(lines).toContain('events    20 in the last 24h (+900 % against the 24h before: 2) · 22 all time');
     expect(lines.find((l) => l.startsWith('trend'))).toMatch(/^trend {5}per hour from .*\(\* this hour so far\): (\d+ ){24}0\*$/);
     expect(lines.find((l) => l.startsWith('latest'))).toMatch(/^latest {4}.* run jumpy-now-19 task 1:0 attempt 1: merge conflict in src\/app.ts$/);
@@ -97,7 +106,11 @@ describe('hivewatch issues over a period', () => {
     expect(shown.out).toContain('runs affected (newest 10 of 22; all: hivewatch issues runs');
     expect(shown.out).toMatch(/RUN\s+STATUS\s+FLOW\s+STARTED\s+COST\njumpy-now-19\s+failed\s+api\s+/);
 
-    const json = JSON.parse((await cli(['issues', 'show', id, '--since', '24h', '--json'])).out) as IssueDetail & { runs: { id: string }[]; moreRuns: boolean; periodCost: { failed: { costUsd: number } } };
+    const json = JSON.parse((await cli(['issues', 'show', id, '--since', '24h', '--json'])).out) as IssueDetail & {
+      runs: { id: string }[];
+      moreRuns: boolean;
+      periodCost: { failed: { costUsd: number } };
+    };
     expect(json.periodCost.failed.costUsd).toBe(0);
     expect(json.issue).toMatchObject({ id, period: { events: 20, previous: { events: 2 } } });
     expect(json.latest?.chain).toHaveLength(1);
@@ -107,8 +120,17 @@ describe('hivewatch issues over a period', () => {
   });
 
   it('refuses a bad period and --since on a status change', async () => {
-    expect(await cli(['issues', '--since', 'yesterday'])).toMatchObject({ code: 64, err: expect.stringContaining('--since must be an age like 30m, 24h or 7d, got "yesterday"') as string });
-    expect(await cli(['issues', '--sort', 'hot'])).toMatchObject({ code: 64, err: expect.stringContaining('--sort must be one of last-seen, first-seen, events, failures, runs, trend, got "hot"') as string });
-    expect(await cli(['issues', 'resolve', 'abc', '--since', '24h'])).toMatchObject({ code: 64, err: expect.stringContaining('--since does not apply to issues resolve') as string });
+    expect(await cli(['issues', '--since', 'yesterday'])).toMatchObject({
+      code: 64,
+      err: expect.stringContaining('--since must be an age like 30m, 24h or 7d, got "yesterday"') as string,
+    });
+    expect(await cli(['issues', '--sort', 'hot'])).toMatchObject({
+      code: 64,
+      err: expect.stringContaining('--sort must be one of last-seen, first-seen, events, failures, runs, trend, got "hot"') as string,
+    });
+    expect(await cli(['issues', 'resolve', 'abc', '--since', '24h'])).toMatchObject({
+      code: 64,
+      err: expect.stringContaining('--since does not apply to issues resolve') as string,
+    });
   });
 });

@@ -36,9 +36,24 @@ beforeAll(() => {
   db = join(dir, 'history.db');
   const store = openSqliteStore({ path: db });
   const now = Date.now();
-  store.appendEvents(new JournalBuilder('run-limited', { start: now - 600_000, flowName: 'api' }).start().runStep([{ attempts: [RATE_LIMITED] }]).fail().events);
-  store.appendEvents(new JournalBuilder('run-retried', { start: now - 300_000, flowName: 'api' }).start().runStep([{ attempts: [RATE_LIMITED, 'ok'] }]).complete().events);
-  store.appendEvents(new JournalBuilder('run-slow', { start: now - 200_000, flowName: 'batch' }).start().runStep([{ attempts: [TIMEOUT] }]).fail().events);
+  store.appendEvents(
+    new JournalBuilder('run-limited', { start: now - 600_000, flowName: 'api' })
+      .start()
+      .runStep([{ attempts: [RATE_LIMITED] }])
+      .fail().events,
+  );
+  store.appendEvents(
+    new JournalBuilder('run-retried', { start: now - 300_000, flowName: 'api' })
+      .start()
+      .runStep([{ attempts: [RATE_LIMITED, 'ok'] }])
+      .complete().events,
+  );
+  store.appendEvents(
+    new JournalBuilder('run-slow', { start: now - 200_000, flowName: 'batch' })
+      .start()
+      .runStep([{ attempts: [TIMEOUT] }])
+      .fail().events,
+  );
   rateLimit = store.errorGroups().find((g) => g.code === 'RUNTIME_RATE_LIMIT')!.fingerprint;
   store.close();
 });
@@ -49,7 +64,9 @@ describe('hivewatch issues', () => {
   it('lists issues with titles, statuses and counts, sorted and filtered', async () => {
     const list = await cli(['issues', '--sort', 'runs', '--json']);
     expect(list.code, list.err).toBe(0);
-    const { issues } = JSON.parse(list.out) as { issues: { id: string; title: string; status: string; substatus: string; runs: number; failures: number; occurrences: number }[] };
+    const { issues } = JSON.parse(list.out) as {
+      issues: { id: string; title: string; status: string; substatus: string; runs: number; failures: number; occurrences: number }[];
+    };
     expect(issues.map((i) => [i.title, i.status, i.substatus, i.runs, i.failures, i.occurrences])).toEqual([
       [TITLE, 'unresolved', 'new', 2, 1, 2],
       ['RUNTIME_TIMEOUT · runtime fake timed out after <n>s', 'unresolved', 'new', 1, 1, 1],
@@ -67,7 +84,8 @@ describe('hivewatch issues', () => {
     const resolved = JSON.parse((await cli(['issues', '--status', 'resolved', '--json'])).out) as { issues: { id: string; changedBy: string }[] };
     expect(resolved.issues.map((i) => [i.id, i.changedBy])).toEqual([[rateLimit, 'cli']]);
     // The list says when each ignore ends.
-    const statusOf = async (): Promise<string | undefined> => /^\S+\s+(.+?)\s{2,}\d/.exec((await cli(['issues', '--status', 'ignored'])).out.split('\n')[1] ?? '')?.[1];
+    const statusOf = async (): Promise<string | undefined> =>
+      /^\S+\s+(.+?)\s{2,}\d/.exec((await cli(['issues', '--status', 'ignored'])).out.split('\n')[1] ?? '')?.[1];
     const before = Date.now();
     expect((await cli(['issues', 'ignore', rateLimit, '--for', '24h'])).out).toBe(`ignored ${rateLimit} for 24h · ${TITLE}\n`);
     const until = /^ignored \(until (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) UTC\)$/.exec((await statusOf()) ?? '')?.[1];
@@ -79,7 +97,10 @@ describe('hivewatch issues', () => {
     expect(await statusOf()).toBe('ignored (until it escalates)');
     expect((await cli(['issues', 'reopen', rateLimit])).out).toBe(`reopened ${rateLimit} · ${TITLE}\n`);
     const runs = await cli(['issues', 'runs', prefix]);
-    expect(runs.out.split('\n').slice(0, 2)).toEqual([`2 runs hit ${rateLimit} · ${TITLE}`, expect.stringMatching(/^RUN\s+STATUS\s+FLOW\s+STARTED\s+ENDING ERROR$/) as string]);
+    expect(runs.out.split('\n').slice(0, 2)).toEqual([
+      `2 runs hit ${rateLimit} · ${TITLE}`,
+      expect.stringMatching(/^RUN\s+STATUS\s+FLOW\s+STARTED\s+ENDING ERROR$/) as string,
+    ]);
     const json = JSON.parse((await cli(['issues', 'runs', rateLimit, '--json'])).out) as { runs: { id: string }[] };
     expect(json.runs.map((r) => r.id)).toEqual(['run-retried', 'run-limited']);
   });
@@ -88,13 +109,33 @@ describe('hivewatch issues', () => {
     const cases: [string[], number, string][] = [
       [['issues', 'resolve', 'feedface'], 1, `hivewatch issues: no such issue "feedface" in ${db}\n`],
       [['issues', 'resolve'], 64, 'hivewatch issues: issues resolve needs an issue id (its fingerprint, or the start of it)\n'],
-      [['issues', 'archive', rateLimit], 64, 'hivewatch issues: unknown issues command "archive"; use show, resolve, ignore, reopen or runs (or none, to list them)\n'],
-      [['issues', '--status', 'archived'], 64, 'hivewatch issues: --status must be one of unresolved, resolved, ignored, regressed, escalating, new, ongoing, got "archived"\n'],
+      [
+        ['issues', 'archive', rateLimit],
+        64,
+        'hivewatch issues: unknown issues command "archive"; use show, resolve, ignore, reopen or runs (or none, to list them)\n',
+      ],
+      [
+        ['issues', '--status', 'archived'],
+        64,
+        'hivewatch issues: --status must be one of unresolved, resolved, ignored, regressed, escalating, new, ongoing, got "archived"\n',
+      ],
       [['issues', '--sort', 'count'], 64, 'hivewatch issues: --sort must be one of last-seen, first-seen, events, failures, runs, trend, got "count"\n'],
-      [['issues', 'ignore', rateLimit, '--for', 'ever'], 64, 'hivewatch issues: --for must be a duration of at least a minute like 30m, 24h or 7d, got "ever"\n'],
-      [['issues', 'ignore', rateLimit, '--for', '1h', '--until-count', '3'], 64, 'hivewatch issues: give at most one of --for, --until-count and --until-escalating\n'],
+      [
+        ['issues', 'ignore', rateLimit, '--for', 'ever'],
+        64,
+        'hivewatch issues: --for must be a duration of at least a minute like 30m, 24h or 7d, got "ever"\n',
+      ],
+      [
+        ['issues', 'ignore', rateLimit, '--for', '1h', '--until-count', '3'],
+        64,
+        'hivewatch issues: give at most one of --for, --until-count and --until-escalating\n',
+      ],
       [['issues', 'ignore', rateLimit, '--until-count', '0'], 64, 'hivewatch issues: --until-count must be a whole number from 1 to 1000000000, got 0\n'],
-      [['issues', 'ignore', rateLimit, '--until-count', '99999999999999999999'], 64, 'hivewatch issues: --until-count must be a whole number from 1 to 1000000000, got 99999999999999999999\n'],
+      [
+        ['issues', 'ignore', rateLimit, '--until-count', '99999999999999999999'],
+        64,
+        'hivewatch issues: --until-count must be a whole number from 1 to 1000000000, got 99999999999999999999\n',
+      ],
       [['issues', 'ignore', rateLimit, '--until-count', '1e3'], 64, 'hivewatch issues: --until-count must be a whole number from 1 to 1000000000, got 1e3\n'],
       [['issues', 'ignore', rateLimit, '--for', '9999999999999d'], 64, 'hivewatch issues: --for must be at most 365d (a year), got "9999999999999d"\n'],
       [['issues', 'ignore', rateLimit, '--for', '366d'], 64, 'hivewatch issues: --for must be at most 365d (a year), got "366d"\n'],

@@ -101,7 +101,12 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
 async function listIssues(book: IssueBook, args: ParsedArgs, period: ReturnType<typeof periodOf>, io: CliIo): Promise<number> {
   const status = oneOfFlag<IssueStatusFilter>(args, 'status', ISSUE_STATUS_FILTERS);
   const sort = oneOfFlag<IssueSort>(args, 'sort', ISSUE_SORTS);
-  const page = await book.list({ ...period.scope, ...(status ? { status } : {}), ...(sort ? { sort } : {}), limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 50 });
+  const page = await book.list({
+    ...period.scope,
+    ...(status ? { status } : {}),
+    ...(sort ? { sort } : {}),
+    limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 50,
+  });
   if (args.flags.has('json')) {
     io.out(`${JSON.stringify({ issues: page.items, nextCursor: page.nextCursor })}\n`);
     return ExitCode.ok;
@@ -117,7 +122,16 @@ async function listIssues(book: IssueBook, args: ParsedArgs, period: ReturnType<
     return ExitCode.ok;
   }
   io.out(`events and failures in the ${period.label}; change: events against the ${period.label.replace(/^last /, '')} before\n`);
-  const rows = page.items.map((i) => [i.id, statusWords(i), String(i.period.events), String(i.period.failures), changeWords(i.period), String(i.runs), when(i.lastSeen), i.title]);
+  const rows = page.items.map((i) => [
+    i.id,
+    statusWords(i),
+    String(i.period.events),
+    String(i.period.failures),
+    changeWords(i.period),
+    String(i.runs),
+    when(i.lastSeen),
+    i.title,
+  ]);
   io.out(table([['ISSUE', 'STATUS', 'EVENTS', 'FAILURES', 'CHANGE', 'RUNS', 'LAST SEEN', 'TITLE'], ...rows]));
   return ExitCode.ok;
 }

@@ -29,11 +29,20 @@ describe('journalLastEvents (the end of hivewatch run)', () => {
     const h = harness([away, away, away]);
     let clock = 0;
     const waits: number[] = [];
-    const written = await journalLastEvents(h.service, h.io, 'run-1', { waitMs: 60_000, now: () => clock, sleep: (ms) => (waits.push(ms), (clock += ms), Promise.resolve()) });
+    const written = await journalLastEvents(h.service, h.io, 'run-1', {
+      waitMs: 60_000,
+      now: () => clock,
+      sleep: (ms) => (waits.push(ms), (clock += ms), Promise.resolve()),
+    });
     expect(written).toBe(true);
     expect(h.flushes()).toBe(4);
     expect(waits).toEqual([1_000, 1_000, 1_000]);
-    expect(h.err().split('\n').filter((l) => l.includes('waiting up to 60 s'))).toHaveLength(1);
+    expect(
+      h
+        .err()
+        .split('\n')
+        .filter((l) => l.includes('waiting up to 60 s')),
+    ).toHaveLength(1);
     expect(h.err()).toMatch(/the database is back: the last events of run run-1 are journaled\n$/);
   });
 

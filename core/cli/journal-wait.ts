@@ -40,12 +40,7 @@ export interface JournalWait {
 }
 
 /** Writes what the journal still holds; true when it is all journaled. */
-export async function journalLastEvents(
-  service: Pick<HivewatchService, 'flushJournal'>,
-  io: CliIo,
-  runId: string | null,
-  wait: JournalWait,
-): Promise<boolean> {
+export async function journalLastEvents(service: Pick<HivewatchService, 'flushJournal'>, io: CliIo, runId: string | null, wait: JournalWait): Promise<boolean> {
   const now = wait.now ?? Date.now;
   const sleep = wait.sleep ?? pause;
   const deadline = now() + wait.waitMs;

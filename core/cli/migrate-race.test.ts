@@ -68,12 +68,17 @@ describe.skipIf(!binaries)(skipTitle('two hivewatch migrate at once (needs Postg
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE journal_head IN EXCLUSIVE MODE');
       const both = Promise.all([migrate(history, url), migrate(history, url)]);
-      await expect.poll(async () => {
-        const { rows } = await admin.query<{ waiting: number }>(
-          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = 'race' AND application_name = 'hivewatch' AND wait_event_type = 'Lock'",
-        );
-        return rows[0]!.waiting === 2;
-      }, { message: 'both migrates blocked inside their first write', timeout: 60_000 }).toBeTruthy();
+      await expect
+        .poll(
+          async () => {
+            const { rows } = await admin.query<{ waiting: number }>(
+              "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = 'race' AND application_name = 'hivewatch' AND wait_event_type = 'Lock'",
+            );
+            return rows[0]!.waiting === 2;
+          },
+          { message: 'both migrates blocked inside their first write', timeout: 60_000 },
+        )
+        .toBeTruthy();
       await holder.query('COMMIT');
       await holder.end();
       const exits = await both;
@@ -82,11 +87,16 @@ describe.skipIf(!binaries)(skipTitle('two hivewatch migrate at once (needs Postg
       expect(exits.map((e) => e.code).sort()).toEqual([0, 1]);
       expect(winner!.out).toMatch(new RegExp(`^copied ${RUNS} runs, `));
       expect(loser!.out).toBe('');
-      expect(loser!.err).toMatch(/^hivewatch migrate: failed: .*already in the journal \(another host wrote it first\)\n {2}Runs copied before the failure are whole; run the same command again to copy the rest\.\n$/);
+      expect(loser!.err).toMatch(
+        /^hivewatch migrate: failed: .*already in the journal \(another host wrote it first\)\n {2}Runs copied before the failure are whole; run the same command again to copy the rest\.\n$/,
+      );
       expect(loser!.err).not.toMatch(/\n\s+at /);
 
       const again = await migrate(history, url);
-      expect(again).toMatchObject({ code: 0, out: expect.stringMatching(new RegExp(`^copied 0 runs, 0 events, 0 errors .*\\(skipped ${RUNS} runs already there\\)\n$`)) });
+      expect(again).toMatchObject({
+        code: 0,
+        out: expect.stringMatching(new RegExp(`^copied 0 runs, 0 events, 0 errors .*\\(skipped ${RUNS} runs already there\\)\n$`)),
+      });
       const [source, target] = [await openStore({ path: history, readonly: true }), await openStore({ path: url })];
       try {
         expect((await target.eventsAfterCommit(0, 100_000)).map((c) => c.event)).toEqual((await source.eventsAfterCommit(0, 100_000)).map((c) => c.event));

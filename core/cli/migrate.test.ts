@@ -113,13 +113,16 @@ describe.skipIf(!binaries)(skipTitle('hivewatch migrate (SQLite file to PostgreS
     const virtualWalls = (await journal(target)).filter((e) => e.event.runId === 'virtual-1').map((e) => e.wall);
     expect(new Set(virtualWalls)).toEqual(new Set([NOW, NOW + 1_234]));
     expect((await target.getRunRow('chain-2'))?.resumedFrom).toBe('chain-1');
-    expect((await target.runLineage('chain-2'))).toEqual(await source.runLineage('chain-2'));
+    expect(await target.runLineage('chain-2')).toEqual(await source.runLineage('chain-2'));
 
     // The agent session continues on the team database; the machine's own settings stay behind.
     // The open one is copied as it is (running), not refused: no process of the laptop hosts it. The ended one's last prompt
     // failed (a 401), so it ended failed.
     const external = (await source.listRuns({ text: 'session', limit: 10 })).runs;
-    expect(external.map((r) => [r.flow, r.status]).sort()).toEqual([['external:claude-code', 'failed'], ['external:codex-cli', 'running']]);
+    expect(external.map((r) => [r.flow, r.status]).sort()).toEqual([
+      ['external:claude-code', 'failed'],
+      ['external:codex-cli', 'running'],
+    ]);
     for (const run of external) {
       const started = (await source.getEvents(run.id, 0, 1))[0];
       const key = sessionKeyOf(started?.type === 'runStarted' && started.external ? started.external : { origin: '?', sessionId: '?' });
@@ -138,7 +141,9 @@ describe.skipIf(!binaries)(skipTitle('hivewatch migrate (SQLite file to PostgreS
     const stats = await (await open(history, true)).stats();
     const again = await cli(['migrate', '--from', history, '--to', url]);
     expect(again.code).toBe(0);
-    expect(again.out).toBe(`copied 0 runs, 0 events, 0 errors from ${history} to ${url.replace(PASSWORD, '***')} (skipped ${stats.runs} runs already there; 2 agent sessions)\n`);
+    expect(again.out).toBe(
+      `copied 0 runs, 0 events, 0 errors from ${history} to ${url.replace(PASSWORD, '***')} (skipped ${stats.runs} runs already there; 2 agent sessions)\n`,
+    );
     const target = await open(url);
     expect(await target.journalHead()).toBe(stats.events);
 
@@ -185,7 +190,12 @@ describe.skipIf(!binaries)(skipTitle('hivewatch migrate (SQLite file to PostgreS
   it('refuses a history with active runs until recovery has interrupted them', async () => {
     const file = join(dir, 'active.db');
     const laptop = openSqliteStore({ path: file });
-    laptop.appendEvents(new JournalBuilder('done-1', { start: NOW }).start().runStep([{ attempts: ['ok'] }]).complete().events);
+    laptop.appendEvents(
+      new JournalBuilder('done-1', { start: NOW })
+        .start()
+        .runStep([{ attempts: ['ok'] }])
+        .complete().events,
+    );
     laptop.appendEvents(new JournalBuilder('open-1', { start: NOW }).start().dieDuringStep([{ attempts: ['ok'] }]).events);
     const url = await freshUrl();
     // The app is still running (its store open): the run is live there.
@@ -212,8 +222,15 @@ describe.skipIf(!binaries)(skipTitle('hivewatch migrate (SQLite file to PostgreS
     expect(result.code).toBe(0);
     const stats = await (await open(history, true)).stats();
     expect(JSON.parse(result.out)).toEqual({
-      from: history, to: url.replace(PASSWORD, '***'),
-      runs: stats.runs, events: stats.events, errors: stats.errors, skippedRuns: 0, sessions: 2, settings: [MUTED_FLOWS_SETTING], dryRun: true,
+      from: history,
+      to: url.replace(PASSWORD, '***'),
+      runs: stats.runs,
+      events: stats.events,
+      errors: stats.errors,
+      skippedRuns: 0,
+      sessions: 2,
+      settings: [MUTED_FLOWS_SETTING],
+      dryRun: true,
     });
     const name = url.slice(url.lastIndexOf('/') + 1);
     const client = new pg.Client({ connectionString: cluster.url(name) });
@@ -232,14 +249,20 @@ describe.skipIf(!binaries)(skipTitle('hivewatch migrate (SQLite file to PostgreS
     const tooOld = await cli(['migrate', '--from', old, '--to', url]);
     expect(tooOld.code).toBe(1);
     expect(tooOld.err).toMatch(new RegExp(`^hivewatch migrate: ${old} is at schema version 4, and this Hivewatch copies version \\d+: open it once`));
-    expect(await cli(['migrate', '--from', join(dir, 'nope.db'), '--to', url])).toMatchObject({ code: 1, err: `hivewatch migrate: no such file: ${join(dir, 'nope.db')}\n` });
+    expect(await cli(['migrate', '--from', join(dir, 'nope.db'), '--to', url])).toMatchObject({
+      code: 1,
+      err: `hivewatch migrate: no such file: ${join(dir, 'nope.db')}\n`,
+    });
     const notDb = join(dir, 'notes.txt');
     writeFileSync(notDb, 'not a database, just notes\n'.repeat(100));
     expect(await cli(['migrate', '--from', notDb, '--to', url])).toMatchObject({
       code: 1,
       err: `hivewatch migrate: cannot read ${notDb} as a Hivewatch database: file is not a database\n`,
     });
-    expect(await cli(['migrate', '--from', history])).toMatchObject({ code: 64, err: 'hivewatch migrate: needs --from <sqlite file> and --to <postgres://… URL>\n' });
+    expect(await cli(['migrate', '--from', history])).toMatchObject({
+      code: 64,
+      err: 'hivewatch migrate: needs --from <sqlite file> and --to <postgres://… URL>\n',
+    });
     expect((await cli(['migrate', '--from', history, '--to', join(dir, 'x.db')])).err).toBe(
       'hivewatch migrate: --to must be a PostgreSQL URL (postgres://user@host:5432/database)\n',
     );

@@ -52,7 +52,10 @@ function openSource(path: string): HivewatchStore {
       );
     }
     if (version > SCHEMA_VERSION) {
-      throw new StoreError('invalid_argument', `${path} is at schema version ${version}, newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`);
+      throw new StoreError(
+        'invalid_argument',
+        `${path} is at schema version ${version}, newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`,
+      );
     }
   } catch (error) {
     sqlite.close();

@@ -52,7 +52,9 @@ describe('hivewatch otel-env', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^# Add to ~\/\.codex\/config\.toml/);
     expect(out).toContain('[otel]\n');
-    expect(out).toMatch(/exporter = \{ otlp-http = \{ endpoint = "http:\/\/127\.0\.0\.1:14318\/v1\/logs", protocol = "json", headers = \{ "Authorization" = "Bearer [A-Za-z0-9_-]{32}" \} \} \}/);
+    expect(out).toMatch(
+      /exporter = \{ otlp-http = \{ endpoint = "http:\/\/127\.0\.0\.1:14318\/v1\/logs", protocol = "json", headers = \{ "Authorization" = "Bearer [A-Za-z0-9_-]{32}" \} \} \}/,
+    );
   });
 
   it('turns prompt storage on and off for the database', async () => {

@@ -24,7 +24,8 @@ export async function otelEnvCommand(args: ParsedArgs, io: CliIo): Promise<numbe
   }
   if (port === null || port === 0) throw new UsageError('otel-env needs the fixed port the app listens on (not "off" or 0)');
   const storePrompts = stringFlag(args, 'store-prompts');
-  if (storePrompts !== undefined && storePrompts !== 'on' && storePrompts !== 'off') throw new UsageError(`--store-prompts must be on or off, got "${storePrompts}"`);
+  if (storePrompts !== undefined && storePrompts !== 'on' && storePrompts !== 'off')
+    throw new UsageError(`--store-prompts must be on or off, got "${storePrompts}"`);
   // No recovery: printing settings must not touch the runs of an app that has the database open.
   const store = await openStore({ path: databasePathOf(args, io), recover: false });
   try {

@@ -54,7 +54,10 @@ async function setUp(script: string): Promise<{ url: string; name: string; flow:
   dirs.push(dir);
   writeFileSync(join(dir, 'agent.sh'), script);
   const flow = join(dir, 'flow.prose');
-  writeFileSync(flow, `agent worker:\n  runtime: "command"\n  command: "/bin/sh ${join(dir, 'agent.sh')}"\n\nsession "speak"\n  agent: worker\nsession "then"\n  agent: worker\n`);
+  writeFileSync(
+    flow,
+    `agent worker:\n  runtime: "command"\n  command: "/bin/sh ${join(dir, 'agent.sh')}"\n\nsession "speak"\n  agent: worker\nsession "then"\n  agent: worker\n`,
+  );
   return { url, name, flow };
 }
 
@@ -92,7 +95,9 @@ describe.skipIf(!postgresBinaries)(skipTitle('hivewatch run journals what its ag
     const { code, host } = await run(['run', flow, '--db', url]);
     expect(code).toBe(1);
     const said = `${host.stdout()}${host.stderr()}`;
-    expect(said).toMatch(/failed: SYSTEM_EVENT_REJECTED — the database refused event seq \d+ \(taskSucceeded\) of run \S+: .*violates check constraint "no_poison"/);
+    expect(said).toMatch(
+      /failed: SYSTEM_EVENT_REJECTED — the database refused event seq \d+ \(taskSucceeded\) of run \S+: .*violates check constraint "no_poison"/,
+    );
     expect(said).not.toMatch(/disk space/);
     const runs = await read(url, (store) => store.listRuns());
     expect(runs.runs.map((r) => [r.status, r.lastErrorCode])).toEqual([['failed', 'SYSTEM_EVENT_REJECTED']]);

@@ -109,7 +109,12 @@ describe.skipIf(!postgresBinaries)(skipTitle('hivewatch run while its PostgreSQL
     const host = await runUntilSessionTwo(url, flow, 300);
     cluster.halt();
     flow.go(2);
-    await expect.poll(() => /waiting up to \d+ s for the database to journal the last events of run /.test(host.stderr()), { message: 'the host waiting for the database', timeout: 60_000 }).toBeTruthy();
+    await expect
+      .poll(() => /waiting up to \d+ s for the database to journal the last events of run /.test(host.stderr()), {
+        message: 'the host waiting for the database',
+        timeout: 60_000,
+      })
+      .toBeTruthy();
     cluster.restart();
     expect(await host.exited, host.stderr()).toBe(1);
     const runId = host.printed[0]!.runId;
@@ -133,7 +138,9 @@ describe.skipIf(!postgresBinaries)(skipTitle('hivewatch run while its PostgreSQL
     cluster.halt();
     for (const flow of flows) flow.go(2);
     await expect.poll(() => flows.every((flow) => flow.answered(2)), { message: 'every session 2 answered during the outage', timeout: 20_000 }).toBeTruthy();
-    await expect.poll(() => team.every((host) => / is unavailable /.test(host.stderr())), { message: 'every host saw the server go', timeout: 20_000 }).toBeTruthy();
+    await expect
+      .poll(() => team.every((host) => / is unavailable /.test(host.stderr())), { message: 'every host saw the server go', timeout: 20_000 })
+      .toBeTruthy();
     // The fault itself: the server stays down for a minute of real time (a restart or failover).
     await setTimeout(60_000);
     cluster.restart();

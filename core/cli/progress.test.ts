@@ -14,7 +14,7 @@ function printed(events: Parameters<ProgressPrinter['handle']>[0][]): string {
 describe('progress: retryScheduled', () => {
   const ref = { runId: 'run_1', seq: 1, ts: 0, step: 1, ordinal: 0, taskId: '1:0' };
 
-  it('says why a delay is not the policy\'s own (a runtime reset time)', () => {
+  it("says why a delay is not the policy's own (a runtime reset time)", () => {
     const text = printed([
       { type: 'taskStarted', ...ref, name: 'Fix the bug', agent: 'coder', maxAttempts: 3 },
       {
@@ -54,8 +54,22 @@ describe('progress: the failure model', () => {
     const text = printed([
       { type: 'attemptCancelled', ...ref, seq: 1, attempt: 1, durationMs: 5, by: 'sibling', reported: { outcome: 'succeeded' } },
       { type: 'cancelRequested', runId: 'run_1', seq: 2, ts: 0, commandId: 'c2', reason: 'again', alreadyCancelling: true, forced: true },
-      { type: 'runCancelled', runId: 'run_1', seq: 3, ts: 0, cause: { commandId: 'c1', reason: 'stop' }, correlation: { run: 'run_1', step: 1, epoch: 1 }, forced: true },
-      { type: 'runFailed', runId: 'run_2', seq: 9, ts: 0, error: { ...envelope('POLICY_RETRY_LIMIT_EXCEEDED', 'gave up after 3 attempts'), cause: envelope('RUNTIME_CRASHED', 'exit 11') } },
+      {
+        type: 'runCancelled',
+        runId: 'run_1',
+        seq: 3,
+        ts: 0,
+        cause: { commandId: 'c1', reason: 'stop' },
+        correlation: { run: 'run_1', step: 1, epoch: 1 },
+        forced: true,
+      },
+      {
+        type: 'runFailed',
+        runId: 'run_2',
+        seq: 9,
+        ts: 0,
+        error: { ...envelope('POLICY_RETRY_LIMIT_EXCEEDED', 'gave up after 3 attempts'), cause: envelope('RUNTIME_CRASHED', 'exit 11') },
+      },
     ]);
     expect(text).toContain('  ⊘ 1:1 · attempt 1 cancelled: a sibling branch failed (it had succeeded)\n');
     expect(text).toContain('■ cancel requested (c2) — forcing: running agents get SIGKILL now\n');
@@ -85,7 +99,9 @@ describe('progress: facts at once, verdicts when due', () => {
       { type: 'attemptFailed', ...at(1), seq: 3, attempt: 1, durationMs: 5, error: crashed, awaiting: ['1:0'] },
       { type: 'attemptJudgedCancelled', ...at(1), seq: 4, attempt: 1, by: 'sibling' },
     ]);
-    expect(text).toContain('  ✗ Check the links · attempt 1 failed: RUNTIME_CRASHED — runtime fake exited with code 3\n    whether it counts waits for Review the notes to end (rule 6)\n');
+    expect(text).toContain(
+      '  ✗ Check the links · attempt 1 failed: RUNTIME_CRASHED — runtime fake exited with code 3\n    whether it counts waits for Review the notes to end (rule 6)\n',
+    );
     expect(text).toContain('  ⊘ Check the links · attempt 1 counts as cancelled: a lower sibling branch failed first\n');
   });
 });

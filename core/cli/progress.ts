@@ -44,7 +44,9 @@ export class ProgressPrinter {
   handle(event: HivewatchEvent): void {
     switch (event.type) {
       case 'runStarted':
-        this.line(`▶ run ${event.runId} · ${event.flowName}${event.resumedFrom ? ` (resumed from ${event.resumedFrom} after step ${event.resumeStep})` : ''}${event.retryOf ? ` (retry of ${event.retryOf})` : ''}`);
+        this.line(
+          `▶ run ${event.runId} · ${event.flowName}${event.resumedFrom ? ` (resumed from ${event.resumedFrom} after step ${event.resumeStep})` : ''}${event.retryOf ? ` (retry of ${event.retryOf})` : ''}`,
+        );
         break;
       case 'stepStarted':
         this.line(`step ${event.step}/${this.maxSteps} · ${event.frontier.length} task(s): ${event.frontier.map((t) => t.name).join(', ')}`);
@@ -66,16 +68,23 @@ export class ProgressPrinter {
         break;
       case 'retryScheduled':
         this.waiting.set(event.taskId, { until: event.nextAttemptAt, label: this.label(event.taskId) });
-        this.line(`  ↻ ${this.label(event.taskId)} · next attempt in ${formatDuration(event.delayMs)} (${event.strategy}${event.reason === undefined ? '' : `: ${event.reason}`})`);
+        this.line(
+          `  ↻ ${this.label(event.taskId)} · next attempt in ${formatDuration(event.delayMs)} (${event.strategy}${event.reason === undefined ? '' : `: ${event.reason}`})`,
+        );
         if (event.usageLimit) {
           const at = new Date(event.nextAttemptAt).toISOString();
-          const moved = event.usageLimit.movedFrom === undefined ? '' : ` — it moved: the last wait was for ${new Date(event.usageLimit.movedFrom).toISOString()}`;
-          this.line(`  ⏸ ${this.label(event.taskId)} · waiting for the usage limit to reset at ${at}${moved} (reported: "${event.usageLimit.reported}"); Ctrl-C cancels now`);
+          const moved =
+            event.usageLimit.movedFrom === undefined ? '' : ` — it moved: the last wait was for ${new Date(event.usageLimit.movedFrom).toISOString()}`;
+          this.line(
+            `  ⏸ ${this.label(event.taskId)} · waiting for the usage limit to reset at ${at}${moved} (reported: "${event.usageLimit.reported}"); Ctrl-C cancels now`,
+          );
         }
         this.startTicker();
         break;
       case 'attemptCancelled':
-        this.line(`  ⊘ ${this.label(event.taskId)} · attempt ${event.attempt} cancelled: a sibling branch failed${event.reported ? ` (it had ${event.reported.outcome})` : ''}`);
+        this.line(
+          `  ⊘ ${this.label(event.taskId)} · attempt ${event.attempt} cancelled: a sibling branch failed${event.reported ? ` (it had ${event.reported.outcome})` : ''}`,
+        );
         break;
       case 'backoffSkipped':
         this.waiting.delete(event.taskId);
@@ -89,7 +98,9 @@ export class ProgressPrinter {
         this.line(`  ✗ ${this.label(event.taskId)} · ${event.cancelled ? 'cancelled' : `failed: ${event.error.code}`}`);
         break;
       case 'cancelRequested':
-        this.line(`■ cancel requested (${event.commandId})${event.forced ? ' — forcing: running agents get SIGKILL now' : event.alreadyCancelling ? ' — already cancelling' : ''}`);
+        this.line(
+          `■ cancel requested (${event.commandId})${event.forced ? ' — forcing: running agents get SIGKILL now' : event.alreadyCancelling ? ' — already cancelling' : ''}`,
+        );
         break;
       case 'receiptIgnoredStale':
         this.line(`  · late result of ${this.label(event.taskId)} ignored (epoch ${event.epoch} < ${event.currentEpoch})`);
@@ -100,7 +111,9 @@ export class ProgressPrinter {
         break;
       case 'runFailed':
         this.stop();
-        this.line(`✘ failed: ${event.error.code} — ${event.error.message}${causesOf(event.error)}${event.error.recovery_hint ? `\n  hint: ${event.error.recovery_hint}` : ''}`);
+        this.line(
+          `✘ failed: ${event.error.code} — ${event.error.message}${causesOf(event.error)}${event.error.recovery_hint ? `\n  hint: ${event.error.recovery_hint}` : ''}`,
+        );
         break;
       case 'runCancelled':
         this.stop();

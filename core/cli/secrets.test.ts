@@ -73,7 +73,17 @@ function sqliteDump(file: string): string {
   const db = new Database(file, { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    return tables.map(({ name }) => `${name}: ${asText(db.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}"`).raw().all())}`).join('\n');
+    return tables
+      .map(
+        ({ name }) =>
+          `${name}: ${asText(
+            db
+              .prepare(`SELECT * FROM "${name.replace(/"/g, '""')}"`)
+              .raw()
+              .all(),
+          )}`,
+      )
+      .join('\n');
   } finally {
     db.close();
   }
@@ -123,7 +133,16 @@ describe('a planted secret on SQLite', () => {
     expect(first.out).toContain('[secret API_TOKEN]'); // the failures are shown, with the secret named, not given
     const json = await run('run', flow, '--json', '--virtual-clock');
     const runId = /"runId":"(run_[0-9a-f]+)"/.exec(json.out)?.[1] as string;
-    for (const args of [['runs'], ['runs', '--json'], ['errors'], ['errors', '--by', 'code', '--json'], ['errors', '--by', 'run', '--json'], ['errors', '--groups'], ['errors', '--groups', '--json'], ['replay', runId, '--json']]) {
+    for (const args of [
+      ['runs'],
+      ['runs', '--json'],
+      ['errors'],
+      ['errors', '--by', 'code', '--json'],
+      ['errors', '--by', 'run', '--json'],
+      ['errors', '--groups'],
+      ['errors', '--groups', '--json'],
+      ['replay', runId, '--json'],
+    ]) {
       expect((await run(...args)).code, args.join(' ')).not.toBe(2);
     }
     await run('retry', runId, '--virtual-clock');
@@ -171,7 +190,9 @@ describe.skipIf(binaries === null)(skipTitle('a password in HIVEWATCH_DB (Postgr
     const client = new pg.Client({ connectionString: cluster.url() });
     await client.connect();
     try {
-      const tables = await client.query<{ name: string }>("SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) AS name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')");
+      const tables = await client.query<{ name: string }>(
+        "SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) AS name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')",
+      );
       expect(tables.rows.length).toBeGreaterThan(5);
       for (const { name } of tables.rows) {
         const rows = await client.query(`SELECT * FROM ${name}`);
@@ -190,7 +211,13 @@ describe.skipIf(binaries === null)(skipTitle('a password in HIVEWATCH_DB (Postgr
     const agent = join(dir, 'ancestors.sh');
     // What an agent can read of the processes above it: each one's command line, up to init,
     // written to a file (an agent's stdout is redacted on its way in; this is not).
-    const walk = ['pid=$$', 'while [ "$pid" -gt 1 ]; do', `  tr '\\000' ' ' < /proc/$pid/cmdline >> ${seen}; echo >> ${seen}`, "  pid=$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f2)", 'done'];
+    const walk = [
+      'pid=$$',
+      'while [ "$pid" -gt 1 ]; do',
+      `  tr '\\000' ' ' < /proc/$pid/cmdline >> ${seen}; echo >> ${seen}`,
+      "  pid=$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f2)",
+      'done',
+    ];
     writeFileSync(agent, [...walk, `env >> ${seen}`, 'echo looked', ''].join('\n'));
     const flow = join(dir, 'ancestors.prose');
     writeFileSync(flow, ['agent walk:', `  command: "/bin/sh ${agent}"`, 'session: walk', '  prompt: "look"', ''].join('\n'));

@@ -24,7 +24,9 @@ interface Exit {
 
 function hivewatch(args: string[], dir: string): Promise<Exit> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, HIVEWATCH_DB: join(dir, 'hivewatch.db'), XDG_DATA_HOME: join(dir, 'data') } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, HIVEWATCH_DB: join(dir, 'hivewatch.db'), XDG_DATA_HOME: join(dir, 'data') },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -96,7 +98,9 @@ describe('serve --port on a busy port', () => {
     const result = await hivewatch(['serve', '--port', String(port), '--otel-port', 'off'], dir);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`hivewatch: port ${port} on 127.0.0.1 is in use by another program (another Hivewatch?); stop it, or choose another with --port N (--port 0 takes a free one)\n`);
+    expect(result.stderr).toBe(
+      `hivewatch: port ${port} on 127.0.0.1 is in use by another program (another Hivewatch?); stop it, or choose another with --port N (--port 0 takes a free one)\n`,
+    );
   });
 });
 
@@ -134,7 +138,9 @@ describe('a prompt no process can be given', () => {
     expect(result.code, result.stderr).toBe(1);
     const failed = eventsOf(result.stdout).at(-1);
     expect(failed).toMatchObject({ type: 'runFailed', error: { code: 'USER_INVALID_PROMPT', origin: 'user' } });
-    expect((failed as { error: { message: string } }).error.message).toMatch(/^agent "second" \(runtime command\): the prompt holds a NUL character \(at character 6\)/);
+    expect((failed as { error: { message: string } }).error.message).toMatch(
+      /^agent "second" \(runtime command\): the prompt holds a NUL character \(at character 6\)/,
+    );
     expect(existsSync(join(dir, 'second-started'))).toBe(false);
   });
 

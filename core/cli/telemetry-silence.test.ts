@@ -36,7 +36,8 @@ beforeAll(async () => {
   const store = await openStore({ path: db });
   lastSeenAt = Date.now() - 270_000;
   const ingester = new OtelIngester(store, { now: () => lastSeenAt, quietMs: 3_600_000 });
-  runId = (await ingester.ingest(claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-1', prompt_length: '5' }]], 'session-quiet', lastSeenAt - 2_000), null)).runIds[0]!;
+  runId = (await ingester.ingest(claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-1', prompt_length: '5' }]], 'session-quiet', lastSeenAt - 2_000), null))
+    .runIds[0]!;
   await store.close();
 });
 
@@ -44,7 +45,11 @@ describe('hivewatch runs: a session whose telemetry stopped', () => {
   it('says how long it has been silent and how often its exporter sends', async () => {
     const json = await hivewatch(['runs', '--json']);
     expect(json.code, json.stderr).toBe(0);
-    const [run] = (JSON.parse(json.stdout) as { runs: { id: string; telemetrySilence: { lastSeenAt: number; silentMs: number; expectedEveryMs: number; origin: string } | null }[] }).runs;
+    const [run] = (
+      JSON.parse(json.stdout) as {
+        runs: { id: string; telemetrySilence: { lastSeenAt: number; silentMs: number; expectedEveryMs: number; origin: string } | null }[];
+      }
+    ).runs;
     expect(run).toMatchObject({ id: runId, telemetrySilence: { lastSeenAt, expectedEveryMs: 5_000, origin: 'runtime:claude-code' } });
     expect(run!.telemetrySilence!.silentMs).toBeGreaterThanOrEqual(270_000);
 

@@ -30,14 +30,19 @@ beforeAll(() => {
   db = join(dir, 'history.db');
   const store = openSqliteStore({ path: db });
   const crash = { code: 'RUNTIME_CRASHED' as const, message: 'runtime fake was killed by SIGSEGV', origin: 'runtime:fake' };
-  store.appendEvents(new JournalBuilder('run-failed', { start: Date.now() - 60_000, flowName: 'deploy' }).start().runStep([{ attempts: [crash] }]).fail().events);
+  store.appendEvents(
+    new JournalBuilder('run-failed', { start: Date.now() - 60_000, flowName: 'deploy' })
+      .start()
+      .runStep([{ attempts: [crash] }])
+      .fail().events,
+  );
   store.close();
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('--help after a command', () => {
-  it('every command has lines in the full help, and README\'s command-line block shows each one', async () => {
+  it("every command has lines in the full help, and README's command-line block shows each one", async () => {
     const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
     const block = /## The command line\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
     expect(COMMAND_NAMES.length).toBeGreaterThan(10);
@@ -78,7 +83,7 @@ describe('--help after a command', () => {
     expect(issues.out.split('\n').filter((l) => l.startsWith('  hivewatch'))).toEqual([
       '  hivewatch issues [--status unresolved|resolved|ignored|regressed|escalating|new|ongoing]',
       '  hivewatch issues show ID [--since 24h] [--json]',
-      '  hivewatch issues resolve|reopen ID [--json]    ID: the issue\'s fingerprint, or the start of it',
+      "  hivewatch issues resolve|reopen ID [--json]    ID: the issue's fingerprint, or the start of it",
       '  hivewatch issues ignore ID [--for 24h | --until-count N | --until-escalating] [--json]',
       '  hivewatch issues runs ID [--json]              the runs with any occurrence of the issue',
     ]);
@@ -116,21 +121,29 @@ describe('runs', () => {
     const failed = (await cli(['runs', '--status', 'failed'])).out.split('\n')[1] ?? '';
     // Step 1 reached (a journal without the flow's step count: the step alone), one attempt, one
     // error (1 is singular, "1 errors" before), the root cause and where it happened.
-    expect(failed).toMatch(/^run-failed +failed +deploy +\S+ \S+ +1 +1 attempt +1 error +RUNTIME_CRASHED in task 1:0 attempt 1 · runtime fake was killed by SIGSEGV$/);
+    expect(failed).toMatch(
+      /^run-failed +failed +deploy +\S+ \S+ +1 +1 attempt +1 error +RUNTIME_CRASHED in task 1:0 attempt 1 · runtime fake was killed by SIGSEGV$/,
+    );
   });
 });
 
 describe('options a command would drop', () => {
   it('cost: a stray argument, and --limit with --by flow (it only bounds --by run)', async () => {
     expect((await cli(['cost', 'deploy'])).err).toBe('hivewatch cost: unexpected argument "deploy": cost takes only options (see hivewatch cost --help)\n');
-    expect(await cli(['cost', '--limit', '3'])).toEqual({ code: ExitCode.usage, out: '', err: 'hivewatch cost: --limit applies to --by run (the costliest runs); --by flow lists every flow\n' });
+    expect(await cli(['cost', '--limit', '3'])).toEqual({
+      code: ExitCode.usage,
+      out: '',
+      err: 'hivewatch cost: --limit applies to --by run (the costliest runs); --by flow lists every flow\n',
+    });
     expect((await cli(['cost', '--by', 'run', '--limit', '3'])).code).toBe(ExitCode.ok);
     // The same words as runs' and errors' --since.
     expect((await cli(['cost', '--since', '7x'])).err).toBe('hivewatch cost: --since must be an age like 30m, 24h or 7d, got "7x"\n');
   });
 
   it('errors and prune refuse a stray argument too', async () => {
-    expect((await cli(['errors', 'RUNTIME_CRASHED'])).err).toBe('hivewatch errors: unexpected argument "RUNTIME_CRASHED": errors takes only options (see hivewatch errors --help)\n');
+    expect((await cli(['errors', 'RUNTIME_CRASHED'])).err).toBe(
+      'hivewatch errors: unexpected argument "RUNTIME_CRASHED": errors takes only options (see hivewatch errors --help)\n',
+    );
     expect((await cli(['prune', '30d'])).code).toBe(ExitCode.usage);
   });
 

@@ -38,7 +38,12 @@ beforeAll(() => {
   const store = openSqliteStore({ path: db });
   store.appendEvents(usageLimitWait('run_limited', { start: T0, resetAt: RESET }).events);
   store.appendEvents(usageLimitWait('run_backoff', { start: T0, resetAt: RESET, usageLimit: false }).events);
-  store.appendEvents(new JournalBuilder('run_done', { start: T0 }).start().runStep([{ attempts: ['ok'] }]).complete().events);
+  store.appendEvents(
+    new JournalBuilder('run_done', { start: T0 })
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete().events,
+  );
   store.close();
 });
 
@@ -91,10 +96,16 @@ describe('hivewatch run waiting for a usage limit, cancelled from the terminal',
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    await vi.waitFor(() => expect(out).toMatch(/⏸ .* waiting for the usage limit to reset at \S+ \(reported: "You've reached your session limit · resets .*"\); Ctrl-C cancels now/), {
-      timeout: 30_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () =>
+        expect(out).toMatch(
+          /⏸ .* waiting for the usage limit to reset at \S+ \(reported: "You've reached your session limit · resets .*"\); Ctrl-C cancels now/,
+        ),
+      {
+        timeout: 30_000,
+        interval: 50,
+      },
+    );
     child.kill('SIGINT');
     expect(await exited).toBe(3);
     expect(out).toMatch(/■ cancelled/);

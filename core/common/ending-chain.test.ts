@@ -34,14 +34,21 @@ describe('the ending chain, decided once for the store and the window', () => {
   ])('derives for a journal written before the failure model (%s) the chain the engine now journals', (_name, scenario) => {
     const chained = scenario('chained-run', 'chained');
     const legacy = scenario('legacy-run', 'legacy');
-    const expected = chainOf(chained).map((link) => ({ ...link, seq: link.seq === null ? null : legacy.seqs[Object.entries(chained.seqs).find(([, seq]) => seq === link.seq)?.[0] ?? ''] }));
+    const expected = chainOf(chained).map((link) => ({
+      ...link,
+      seq: link.seq === null ? null : legacy.seqs[Object.entries(chained.seqs).find(([, seq]) => seq === link.seq)?.[0] ?? ''],
+    }));
     expect(fold(legacy.events).ending?.chain).toEqual(expected);
     expect(fold(chained.events).ending).toMatchObject({ chain: chainOf(chained), code: chainOf(chained)[0]?.code, rootCode: chainOf(chained).at(-1)?.code });
   });
 
   it('ends a quiet external session whose last prompt failed with its error, matched to its occurrence', () => {
     const b = new JournalBuilder('session', { flow: 'external:claude-code', flowName: 'claude-code' }).start();
-    const error = envelope({ code: 'RUNTIME_CRASHED', message: 'the API refused the prompt' }, { project: null, flow: 'external:claude-code', run: 'session', step: 1, task: 't', attempt: 1 }, b.ts);
+    const error = envelope(
+      { code: 'RUNTIME_CRASHED', message: 'the API refused the prompt' },
+      { project: null, flow: 'external:claude-code', run: 'session', step: 1, task: 't', attempt: 1 },
+      b.ts,
+    );
     const occurred = b.push({ type: 'errorOccurred', error, caught: false, retrying: false, step: 1, ordinal: 0, taskId: 't' });
     b.push({ type: 'externalRunIdle', quietMs: 60_000, lastEventAt: b.ts, error });
     const { pending, ending } = fold(b.events);
@@ -63,7 +70,9 @@ describe('the ending chain, decided once for the store and the window', () => {
     const base = { runId: 'r', ts: 1, type: 'errorOccurred' as const, error, caught: false, step: 1, ordinal: 0, taskId: 't' };
     expect(nextPending([], { ...base, seq: 1, retrying: true }, false)).toEqual([]);
     expect(nextPending([], { ...base, seq: 2, retrying: false }, true)).toEqual([]);
-    expect(nextPending([], { ...base, seq: 3, retrying: false }, false)).toEqual([{ seq: 3, code: 'RUNTIME_TIMEOUT', message: 'slow', taskId: 't', attempt: 2, caught: false }]);
+    expect(nextPending([], { ...base, seq: 3, retrying: false }, false)).toEqual([
+      { seq: 3, code: 'RUNTIME_TIMEOUT', message: 'slow', taskId: 't', attempt: 2, caught: false },
+    ]);
     const old = { ...base, seq: 4, retrying: false, taskId: null, error: { ...error, correlation: undefined } } as unknown as HivewatchEvent;
     expect(nextPending([], old, false)).toEqual([{ seq: 4, code: 'RUNTIME_TIMEOUT', message: 'slow', taskId: null, attempt: null, caught: false }]);
   });

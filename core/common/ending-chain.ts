@@ -72,7 +72,14 @@ export function nextPending(pending: readonly PendingOccurrence[], event: Hivewa
   if (event.type === 'errorOccurred') {
     if (!staysPending(event, ended)) return pending;
     const c = event.error.correlation ?? {};
-    const occurrence = { seq: event.seq, code: event.error.code, message: event.error.message, taskId: event.taskId ?? c.task ?? null, attempt: c.attempt ?? null, caught: event.caught };
+    const occurrence = {
+      seq: event.seq,
+      code: event.error.code,
+      message: event.error.message,
+      taskId: event.taskId ?? c.task ?? null,
+      attempt: c.attempt ?? null,
+      caught: event.caught,
+    };
     return [...pending, occurrence];
   }
   return settlesPending(event) && pending.length > 0 ? [] : pending;
@@ -124,7 +131,14 @@ function derivedChain(error: ErrorEnvelope, pending: readonly PendingOccurrence[
   const used = new Set<number>();
   return envelopes.map((envelope, i) => {
     const row = matchPending(pending, envelope, used);
-    const how = i === envelopes.length - 1 ? null : envelope.code === 'POLICY_RETRY_LIMIT_EXCEEDED' ? 'retry-limit' : envelope.code === 'USER_THROWN' ? 'thrown-in-catch' : null;
+    const how =
+      i === envelopes.length - 1
+        ? null
+        : envelope.code === 'POLICY_RETRY_LIMIT_EXCEEDED'
+          ? 'retry-limit'
+          : envelope.code === 'USER_THROWN'
+            ? 'thrown-in-catch'
+            : null;
     const link = linkOf(envelope, row?.seq ?? null, how);
     return i === 0 && row?.caught === true ? { ...link, rethrown: true } : link;
   });
@@ -145,8 +159,15 @@ export function endingChainAt(event: HivewatchEvent, pending: readonly PendingOc
     case 'runCancelled':
       return [
         {
-          seq: null, code: 'SYSTEM_CANCELLED', category: 'system', origin: 'system', message: event.cause.reason,
-          step: event.correlation.step, taskId: null, attempt: null, how: null,
+          seq: null,
+          code: 'SYSTEM_CANCELLED',
+          category: 'system',
+          origin: 'system',
+          message: event.cause.reason,
+          step: event.correlation.step,
+          taskId: null,
+          attempt: null,
+          how: null,
         },
       ];
     case 'runInterrupted':

@@ -4,15 +4,30 @@ import { STATUS_RANK_SQL } from '../store/schema-constants.js';
 import { matchesRunFilter, RUN_SORT_KEYS, runComparator, STATUS_RANK, type FilterableRun } from './run-filter.js';
 
 const run = (id: string, over: Partial<FilterableRun> = {}): FilterableRun => ({
-  id, flow: 'flows/a.prose', flowName: 'a', status: 'completed', startedAt: 1_000, endedAt: 2_000, durationMs: 1_000,
-  step: 1, attempts: 1, errorCount: 0, waitingUntil: null, lastError: null, endingError: null, ...over,
+  id,
+  flow: 'flows/a.prose',
+  flowName: 'a',
+  status: 'completed',
+  startedAt: 1_000,
+  endedAt: 2_000,
+  durationMs: 1_000,
+  step: 1,
+  attempts: 1,
+  errorCount: 0,
+  waitingUntil: null,
+  lastError: null,
+  endingError: null,
+  ...over,
 });
 
 describe('the runs filter and order, as the store applies them', () => {
   it("ranks statuses as the store's frozen SQL does", () => {
     const ranks = Object.entries(STATUS_RANK).sort(([, a], [, b]) => a - b);
     const last = ranks.at(-1) as [RunStatus, number];
-    const cases = ranks.slice(0, -1).map(([status, rank]) => `WHEN '${status}' THEN ${rank}`).join(' ');
+    const cases = ranks
+      .slice(0, -1)
+      .map(([status, rank]) => `WHEN '${status}' THEN ${rank}`)
+      .join(' ');
     expect(STATUS_RANK_SQL).toBe(`(CASE status ${cases} ELSE ${last[1]} END)`);
   });
 
@@ -34,7 +49,12 @@ describe('the runs filter and order, as the store applies them', () => {
   });
 
   it('tells an ending code by the head or the root, and occurrences only by the newest', () => {
-    const failed = run('x', { status: 'failed', errorCount: 2, lastError: { code: 'RUNTIME_RATE_LIMIT', message: '429' }, endingError: { code: 'POLICY_RETRY_LIMIT_EXCEEDED', category: 'policy', rootCode: 'RUNTIME_TIMEOUT' } });
+    const failed = run('x', {
+      status: 'failed',
+      errorCount: 2,
+      lastError: { code: 'RUNTIME_RATE_LIMIT', message: '429' },
+      endingError: { code: 'POLICY_RETRY_LIMIT_EXCEEDED', category: 'policy', rootCode: 'RUNTIME_TIMEOUT' },
+    });
     expect(matchesRunFilter(failed, { code: 'RUNTIME_TIMEOUT', category: 'policy' })).toBe(true);
     expect(matchesRunFilter(failed, { code: 'RUNTIME_RATE_LIMIT' })).toBe(false);
     expect(matchesRunFilter(failed, { anyCode: 'RUNTIME_RATE_LIMIT' })).toBe(true);

@@ -20,7 +20,11 @@ const OTEL_SDK_EVERY_MS = 5_000;
  * What a reader of the store needs to read only the sources that could be silent now: the one
  * origin with the shortest interval (Codex), and the interval every other origin has at least.
  */
-export const SILENCE_READ = { fastOrigin: 'runtime:codex-cli', fastEveryMs: CODEX_EVERY_MS, othersEveryMs: Math.min(CLAUDE_CODE_EVERY_MS, OTEL_SDK_EVERY_MS) } as const;
+export const SILENCE_READ = {
+  fastOrigin: 'runtime:codex-cli',
+  fastEveryMs: CODEX_EVERY_MS,
+  othersEveryMs: Math.min(CLAUDE_CODE_EVERY_MS, OTEL_SDK_EVERY_MS),
+} as const;
 
 /** A source is silent once nothing came for this many of its intervals. */
 export const SILENT_AFTER_INTERVALS = 2;

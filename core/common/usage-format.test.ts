@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { formatUsd, reportedNothing, runCostSummary, splitSummary, sumSpend, type SpendFigures } from './usage-format.js';
 
 const spend = (over: Partial<SpendFigures>): SpendFigures => ({
-  attempts: 1, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unknownCostAttempts: 0, ...over,
+  attempts: 1,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costUsd: 0,
+  unknownCostAttempts: 0,
+  ...over,
 });
 
 describe('how a cost reads, the same in the CLI and the window', () => {
@@ -20,7 +27,15 @@ describe('how a cost reads, the same in the CLI and the window', () => {
   it('sums groups field by field', () => {
     const a = spend({ attempts: 2, inputTokens: 10, costUsd: 0.5, unknownCostAttempts: 1 });
     const b = spend({ attempts: 1, outputTokens: 7, cacheWriteTokens: 3, costUsd: 0.25 });
-    expect(sumSpend([a, b])).toEqual({ attempts: 3, inputTokens: 10, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 3, costUsd: 0.75, unknownCostAttempts: 1 });
+    expect(sumSpend([a, b])).toEqual({
+      attempts: 3,
+      inputTokens: 10,
+      outputTokens: 7,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 3,
+      costUsd: 0.75,
+      unknownCostAttempts: 1,
+    });
     expect(sumSpend([])).toEqual(spend({ attempts: 0 }));
   });
 

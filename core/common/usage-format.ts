@@ -37,7 +37,13 @@ export function reportedNothing(u: Figures): boolean {
 /** What some groups of attempts spent together. */
 export function sumSpend(parts: readonly SpendFigures[]): SpendFigures {
   const total: SpendFigures = {
-    attempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unknownCostAttempts: 0,
+    attempts: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costUsd: 0,
+    unknownCostAttempts: 0,
   };
   for (const part of parts) for (const key of Object.keys(total) as (keyof SpendFigures)[]) total[key] += part[key];
   return total;

@@ -4,7 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { DEFAULT_CAPTURE_BYTES } from '../runtimes/tail-buffer.js';
 import { tempDirs } from '../testing/temp-dirs.js';
-import { endTrace, JOURNAL_ARG_CHARS, JOURNAL_ARGV_CHARS, JOURNAL_PROMPT_CHARS, JOURNAL_TAIL_CHARS, keepHead, keepTail, redactSecrets, startTrace } from './attempt-trace.js';
+import {
+  endTrace,
+  JOURNAL_ARG_CHARS,
+  JOURNAL_ARGV_CHARS,
+  JOURNAL_PROMPT_CHARS,
+  JOURNAL_TAIL_CHARS,
+  keepHead,
+  keepTail,
+  redactSecrets,
+  startTrace,
+} from './attempt-trace.js';
 import { canonicalJournal } from './model/canonical.js';
 import { ofType, planOf, runPlan } from './testing.js';
 
@@ -44,7 +54,13 @@ describe('attempt trace bounds and redaction', () => {
   it('bounds the streams of an attempt end and keeps the output of a success only', () => {
     const stdout = `${'a'.repeat(JOURNAL_TAIL_CHARS)}END`;
     const trace = endTrace({ kind: 'succeeded', output: 'done', process: { exitCode: 0, signal: null, stdout, stderr: '' } }, NO_SECRETS);
-    expect(trace).toEqual({ output: 'done', exitCode: 0, signal: null, stdoutTail: `[… 3 earlier characters not journaled …]\n${'a'.repeat(JOURNAL_TAIL_CHARS - 3)}END`, stderrTail: '' });
+    expect(trace).toEqual({
+      output: 'done',
+      exitCode: 0,
+      signal: null,
+      stdoutTail: `[… 3 earlier characters not journaled …]\n${'a'.repeat(JOURNAL_TAIL_CHARS - 3)}END`,
+      stderrTail: '',
+    });
     expect(endTrace({ kind: 'cancelled' }, NO_SECRETS)).toBeNull();
   });
 });
@@ -70,7 +86,14 @@ describe('attempt trace in the journal', () => {
   });
 
   it('the fake agent journals the rendered prompt and its output; two runs give one canonical journal', async () => {
-    const source = ['agent assistant:', '  runtime: "fake"', 'let topic = "queues"', 'session: assistant', '  prompt: "Explain {topic}"', '  simulate: "ok:the answer"'].join('\n');
+    const source = [
+      'agent assistant:',
+      '  runtime: "fake"',
+      'let topic = "queues"',
+      'session: assistant',
+      '  prompt: "Explain {topic}"',
+      '  simulate: "ok:the answer"',
+    ].join('\n');
     const first = await runPlan(planOf(source), { registry: createRuntimeRegistry() });
     const second = await runPlan(planOf(source), { registry: createRuntimeRegistry() });
     expect(ofType(first.events, 'attemptStarted')[0]?.prompt).toBe('Explain queues');
@@ -92,7 +115,7 @@ describe('secrets in the journal', () => {
   const TOKEN = 'tok-FRONT-7c1e9a-BACK-44d2f0';
   const SECOND_HALF = TOKEN.slice(TOKEN.indexOf('-BACK'));
 
-  it("a secret cut in two by the 1 MiB output tail leaves no half in any event (a real child printing more than 1 MiB)", async () => {
+  it('a secret cut in two by the 1 MiB output tail leaves no half in any event (a real child printing more than 1 MiB)', async () => {
     const dir = tempDir('hw-tail-secret-');
     const script = join(dir, 'print.js');
     // What follows the secret's first half is exactly the capture: the cut falls inside the secret.

@@ -25,7 +25,6 @@ export const JOURNAL_OUTPUT_CHARS = 8_000;
 /** stdout and stderr, each: their end is kept (where the error usually is). */
 export const JOURNAL_TAIL_CHARS = 4_000;
 
-
 export function keepHead(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}\n[… ${text.length - max} more characters not journaled …]`;

@@ -89,8 +89,7 @@ parallel:
   it('a cancelled backoff sleep is cancellation, not an error', async () => {
     const plan = planOf(`session "api" (retry: 3)\n  simulate: "rate_limit"\n`);
     const clock = new VirtualClock(0);
-    clock.sleep = (_ms, signal) =>
-      new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    clock.sleep = (_ms, signal) => new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
     const { run, done, sink } = startRun(plan, { clock });
     run.onEvent((e) => {
       if (e.type === 'retryScheduled') queueMicrotask(() => run.cancel());

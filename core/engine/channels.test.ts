@@ -74,7 +74,10 @@ describe('commitWrites (pure commit)', () => {
   });
 
   it('branch-local keys of one name are distinct channels: one write per task each', () => {
-    const writes = [write('note@b0', 'left', { ordinal: 0, line: 1, forks: [branch(P, 0)] }), write('note@b1', 'right', { ordinal: 1, line: 2, forks: [branch(P, 1)] })];
+    const writes = [
+      write('note@b0', 'left', { ordinal: 0, line: 1, forks: [branch(P, 0)] }),
+      write('note@b1', 'right', { ordinal: 1, line: 2, forks: [branch(P, 1)] }),
+    ];
     expect(commitWrites(emptyChannelState(), writes, channels(def('note@b0'), def('note@b1'))).ok).toBe(true);
   });
 

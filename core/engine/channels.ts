@@ -61,9 +61,7 @@ export function emptyChannelState(): ChannelState {
   return { values: new Map(), written: new Set() };
 }
 
-export type CommitResult =
-  | { ok: true; state: ChannelState; applied: StagedWrite[] }
-  | { ok: false; error: HivewatchError; ordinal: number | null };
+export type CommitResult = { ok: true; state: ChannelState; applied: StagedWrite[] } | { ok: false; error: HivewatchError; ordinal: number | null };
 
 /**
  * True when two threads may run at the same time: they take different branches of one execution
@@ -95,11 +93,7 @@ function writerContext(write: StagedWrite): Record<string, unknown> {
 }
 
 /** Pure: the state after applying one step's writes (in the order given), or the one error that rejects them all. */
-export function commitWrites(
-  state: ChannelState,
-  writes: readonly StagedWrite[],
-  channels: ReadonlyMap<string, ChannelDef>,
-): CommitResult {
+export function commitWrites(state: ChannelState, writes: readonly StagedWrite[], channels: ReadonlyMap<string, ChannelDef>): CommitResult {
   const byRank = [...writes].sort((a, b) => rankOf(a) - rankOf(b));
 
   const unknown = byRank.find((w) => !channels.has(w.key));

@@ -110,7 +110,9 @@ const RUNS = 5;
 
 const FLOWS: Record<string, { source: string; concurrency?: number }> = {
   // Three failures: the earliest ordinal's is the one error, the others count as cancelled.
-  'fail-fast, three failures': { source: 'parallel:\n  session "A"\n    simulate: "exit:11"\n  session "B"\n    simulate: "exit:12"\n  session "C"\n    simulate: "exit:13"\n' },
+  'fail-fast, three failures': {
+    source: 'parallel:\n  session "A"\n    simulate: "exit:11"\n  session "B"\n    simulate: "exit:12"\n  session "C"\n    simulate: "exit:13"\n',
+  },
   // Two slots for three tasks: C starts when A or B has ended, before or after A's failure.
   'fail-fast, three failures, two slots': {
     source: 'parallel:\n  session "A"\n    simulate: "exit:11"\n  session "B"\n    simulate: "exit:12"\n  session "C"\n    simulate: "exit:13"\n',
@@ -122,7 +124,8 @@ const FLOWS: Record<string, { source: string; concurrency?: number }> = {
   },
   // Nothing waits: every failure counts as it happens; retries sleep on the virtual clock.
   'continue, a retry and a failure': {
-    source: 'let r = parallel (on-fail: "continue"):\n  a = session "A"\n    retry: 1\n    simulate: "rate_limit, ok:A"\n  b = session "B"\n    simulate: "exit:3"\n',
+    source:
+      'let r = parallel (on-fail: "continue"):\n  a = session "A"\n    retry: 1\n    simulate: "rate_limit, ok:A"\n  b = session "B"\n    simulate: "exit:3"\n',
   },
 };
 

@@ -19,7 +19,18 @@ describe('the ending error and its chain (F1, F2)', () => {
     expect(result.error).toMatchObject({ code: 'RUNTIME_CRASHED', message: 'deploy crashed' });
     expect(errorEvents(events)).toEqual([['RUNTIME_CRASHED', 'deploy crashed', '1:0', true, false]]);
     expect(chainOf(events)).toEqual([
-      { seq: seqOf(events, 'RUNTIME_CRASHED'), code: 'RUNTIME_CRASHED', category: 'runtime', origin: 'runtime:scripted', message: 'deploy crashed', step: 1, taskId: '1:0', attempt: 1, how: null, rethrown: true },
+      {
+        seq: seqOf(events, 'RUNTIME_CRASHED'),
+        code: 'RUNTIME_CRASHED',
+        category: 'runtime',
+        origin: 'runtime:scripted',
+        message: 'deploy crashed',
+        step: 1,
+        taskId: '1:0',
+        attempt: 1,
+        how: null,
+        rethrown: true,
+      },
     ]);
   });
 
@@ -56,9 +67,13 @@ describe('the ending error and its chain (F1, F2)', () => {
 
   it('a failure the run raises itself is a one-link chain with its errorOccurred', async () => {
     const { events } = await runPlan(planOf('repeat 3:\n  session "loop"\n'), { maxSteps: 2 });
-    expect(chainOf(events)).toEqual([expect.objectContaining({ code: 'POLICY_MAX_STEPS_EXCEEDED', seq: seqOf(events, 'POLICY_MAX_STEPS_EXCEEDED'), how: null })]);
+    expect(chainOf(events)).toEqual([
+      expect.objectContaining({ code: 'POLICY_MAX_STEPS_EXCEEDED', seq: seqOf(events, 'POLICY_MAX_STEPS_EXCEEDED'), how: null }),
+    ]);
     const missing = await runPlan(planOf('session "x"\n'), { defaultAgent: null });
-    expect(chainOf(missing.events)).toEqual([expect.objectContaining({ code: 'USER_MISSING_DEPENDENCY', seq: seqOf(missing.events, 'USER_MISSING_DEPENDENCY') })]);
+    expect(chainOf(missing.events)).toEqual([
+      expect.objectContaining({ code: 'USER_MISSING_DEPENDENCY', seq: seqOf(missing.events, 'USER_MISSING_DEPENDENCY') }),
+    ]);
   });
 });
 
@@ -81,7 +96,9 @@ describe('cancelled by a sibling is not an error (F6)', () => {
       canonical.add(JSON.stringify(canonicalJournal(events)));
       // Every attempt ends once. B and C end as they happened: failed before A (the fact, then
       // judged cancelled once A failed) or stopped by A's failure (attemptCancelled).
-      const ends = events.filter((e) => e.type === 'attemptFailed' || e.type === 'attemptCancelled').map((e) => `${e.type} ${(e as { ordinal: number }).ordinal}`);
+      const ends = events
+        .filter((e) => e.type === 'attemptFailed' || e.type === 'attemptCancelled')
+        .map((e) => `${e.type} ${(e as { ordinal: number }).ordinal}`);
       expect(ends.filter((e) => e.endsWith(' 0'))).toEqual(['attemptFailed 0']);
       for (const ordinal of [1, 2]) {
         const mine = ends.filter((e) => e.endsWith(` ${ordinal}`));
@@ -114,7 +131,8 @@ describe('cancelled by a sibling is not an error (F6)', () => {
     const runtime = new ScriptedRuntime({
       A: () => runtimeError('RUNTIME_CRASHED', 'A crashed'),
       // B answers after the abort, as a process that finished as it was told to stop would.
-      B: (_request, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'succeeded', output: 'B late' }), { once: true })),
+      B: (_request, signal) =>
+        new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'succeeded', output: 'B late' }), { once: true })),
       C: (_request, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'cancelled' }), { once: true })),
     });
     const { events } = await runPlan(planOf(source), { registry: scriptedRegistry(runtime) });

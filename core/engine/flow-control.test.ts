@@ -5,12 +5,12 @@ import { ofType, planOf, runPlan, runtimeError, ScriptedRuntime, scriptedRegistr
 const runtime = (): ScriptedRuntime =>
   new ScriptedRuntime({
     '*': (request) =>
-      request.prompt.startsWith('fail')
-        ? runtimeError('RUNTIME_CRASHED', `${request.prompt} crashed`)
-        : { kind: 'succeeded', output: `out:${request.prompt}` },
+      request.prompt.startsWith('fail') ? runtimeError('RUNTIME_CRASHED', `${request.prompt} crashed`) : { kind: 'succeeded', output: `out:${request.prompt}` },
   });
 
-async function run(source: string): Promise<{ prompts: string[]; result: Awaited<ReturnType<typeof runPlan>>['result']; events: Awaited<ReturnType<typeof runPlan>>['events'] }> {
+async function run(
+  source: string,
+): Promise<{ prompts: string[]; result: Awaited<ReturnType<typeof runPlan>>['result']; events: Awaited<ReturnType<typeof runPlan>>['events'] }> {
   const rt = runtime();
   const { result, events } = await runPlan(planOf(source), { registry: scriptedRegistry(rt) });
   return { prompts: rt.calls.map((c) => c.prompt), result, events };
@@ -124,8 +124,7 @@ catch err:
   it('parallel fail-fast: a branch failure fails the parallel and cancels the siblings in flight', async () => {
     const rt = new ScriptedRuntime({
       'fail A': () => runtimeError('RUNTIME_CRASHED', 'A crashed'),
-      B: (_request, signal) =>
-        new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'cancelled' }), { once: true })),
+      B: (_request, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'cancelled' }), { once: true })),
     });
     const { result, events } = await runPlan(
       planOf(`

@@ -84,7 +84,6 @@ export function isInside(frames: readonly Frame[], state: ParallelState): boolea
   return frames.some((f) => f.kind === 'parallel' && f.state === state);
 }
 
-
 /**
  * A failure that reaches the top from inside `finally` bodies with failures pending: what the
  * threads would have made of it, had they run on (rule 16): each pending failure, innermost

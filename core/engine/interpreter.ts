@@ -144,11 +144,7 @@ export class Interpreter {
       if (head === undefined) return undefined;
       const binding = scope.resolve(head);
       let value: unknown =
-        binding === undefined
-          ? this.host.readChannel(head, frames)
-          : binding.kind === 'local'
-            ? binding.value
-            : this.host.readChannel(binding.key, frames);
+        binding === undefined ? this.host.readChannel(head, frames) : binding.kind === 'local' ? binding.value : this.host.readChannel(binding.key, frames);
       for (const field of rest) {
         value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
       }
@@ -325,10 +321,7 @@ export class Interpreter {
       const frames: Frame[] = [...ctx.frames, { kind: 'parallel', onFail: statement.onFail, branch: index, state }];
       const branchCtx: Ctx = { scope, frames, handling: ctx.handling };
       const body = branch.body;
-      const run =
-        key !== null && body.kind === 'session'
-          ? this.host.submit(this.call(body.ordinal, branchCtx, key))
-          : this.statement(body, branchCtx);
+      const run = key !== null && body.kind === 'session' ? this.host.submit(this.call(body.ordinal, branchCtx, key)) : this.statement(body, branchCtx);
       // A failure leaving a branch kills the parallel at once: no later step starts one of its sessions.
       void run.catch((reason: unknown) => {
         if (reason instanceof FlowFailure && failsParallel(statement, reason)) state.dead = true;

@@ -177,7 +177,9 @@ describe('a system error still cancels a failure that counted (F7)', () => {
         return runtimeError('RUNTIME_CRASHED', 'B exited 3');
       },
     });
-    const { result, events } = await runPlan(planOf('parallel (on-fail: "continue"):\n  session "A"\n  session "B"\n'), { registry: scriptedRegistry(runtime) });
+    const { result, events } = await runPlan(planOf('parallel (on-fail: "continue"):\n  session "A"\n  session "B"\n'), {
+      registry: scriptedRegistry(runtime),
+    });
     const bError = ofType(events, 'errorOccurred').find((e) => e.taskId === '1:1');
     const aError = ofType(events, 'errorOccurred').find((e) => e.taskId === '1:0');
     // B's failure counted before A ended: caught by the continue parallel, nothing to wait for.

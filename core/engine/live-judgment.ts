@@ -60,7 +60,9 @@ export class LiveJudgment {
     const parallels = tasks.map((t) => parallelsOf(t.frames));
     const killedByOrdinary = tasks.map((t) => analyzeFailure(t.frames, false).killed);
     this.judges = tasks.map((_, k) => range(k).filter((j) => sharesParallel(parallels[j] as Set<ParallelState>, parallels[k] as Set<ParallelState>)));
-    this.ordinaryJudges = this.judges.map((judges, k) => judges.filter((j) => (killedByOrdinary[j] as ParallelState[]).some((p) => (parallels[k] as Set<ParallelState>).has(p))));
+    this.ordinaryJudges = this.judges.map((judges, k) =>
+      judges.filter((j) => (killedByOrdinary[j] as ParallelState[]).some((p) => (parallels[k] as Set<ParallelState>).has(p))),
+    );
     this.waiting = this.judges.map((judges) => judges.length);
     this.waitingOrdinary = this.ordinaryJudges.map((judges) => judges.length);
     this.judgeOf = inverse(this.judges, tasks.length);

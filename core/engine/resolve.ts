@@ -72,9 +72,7 @@ export function resolveStep(tasks: readonly SettledTask[]): StepResolution {
 
 /** Whether a branch that this failure cancels has a `finally` to run first (F5). */
 function cancelsIntoCleanup(failed: SettledTask, reach: FailureReach, tasks: readonly SettledTask[]): boolean {
-  return tasks.some(
-    (other) => other !== failed && reach.killed.some((parallel) => isInside(other.frames, parallel) && unwindsFinally(other.frames, parallel)),
-  );
+  return tasks.some((other) => other !== failed && reach.killed.some((parallel) => isInside(other.frames, parallel) && unwindsFinally(other.frames, parallel)));
 }
 
 /**

@@ -33,9 +33,9 @@ describe('resume of a changed flow', () => {
   it('the engine itself refuses to start a resume of changed text, whoever calls it', async () => {
     const { events } = await runPlan(planOf(FLOW));
     const point = resumePointFromEvents('run_a', events);
-    expect(() => new FlowRun({ plan: planOf('session "deploy to production"\n'), registry: createRuntimeRegistry(), sink: new MemorySink(), resume: point })).toThrow(
-      /^the flow changed since run run_a ran it/,
-    );
+    expect(
+      () => new FlowRun({ plan: planOf('session "deploy to production"\n'), registry: createRuntimeRegistry(), sink: new MemorySink(), resume: point }),
+    ).toThrow(/^the flow changed since run run_a ran it/);
   });
 
   it('a journal from before the digest resumes as before (nothing to compare; docs/decisions/0005-resume.md)', async () => {

@@ -121,8 +121,7 @@ session "bad count" (retry: -1)
     const plan = planOf(`session "api" (retry: 1, backoff: "fixed", delay: "1h")\n  simulate: "crash, ok"\n`);
     const clock = new VirtualClock(0);
     // A clock whose sleeps never end on their own: only the skip can end this one.
-    clock.sleep = (_ms, signal) =>
-      new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    clock.sleep = (_ms, signal) => new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
     const { run, done, sink } = startRun(plan, { clock });
     run.onEvent((e) => {
       if (e.type === 'retryScheduled') queueMicrotask(() => expect(run.skipBackoff(e.taskId, 'cmd_now')).toBe(true));

@@ -23,7 +23,10 @@ export interface RunWorkEnv {
 }
 
 /** Opens the run's branch when a session works in a worktree: the work (null when none is needed), or the error that prevents it. */
-export async function openRunWork(env: RunWorkEnv, resume: ResumePoint | null): Promise<{ ok: true; work: RunWork | null } | { ok: false; error: HivewatchError }> {
+export async function openRunWork(
+  env: RunWorkEnv,
+  resume: ResumePoint | null,
+): Promise<{ ok: true; work: RunWork | null } | { ok: false; error: HivewatchError }> {
   const config = env.workspace;
   if (!planNeedsWorkspace(env.plan, env.agentOf, config?.defaultMode ?? null)) return { ok: true, work: null };
   try {
@@ -32,7 +35,8 @@ export async function openRunWork(env: RunWorkEnv, resume: ResumePoint | null): 
     // Without a workspace configuration the run has no agent work to open it with (a bare FlowRun).
     if (repo === null || !config) {
       const error = new HivewatchError('USER_INVALID_CONFIG', {
-        message: 'sessions of this flow work in a git worktree (workspace, scope, verify or expect-changes): give the run a repository (--repo PATH, or repo: in the flow)',
+        message:
+          'sessions of this flow work in a git worktree (workspace, scope, verify or expect-changes): give the run a repository (--repo PATH, or repo: in the flow)',
         origin: 'user',
       });
       return { ok: false, error };
@@ -59,13 +63,26 @@ export async function openRunWork(env: RunWorkEnv, resume: ResumePoint | null): 
 /** One attempt of a verifier agent, outside the step's tasks: its answer is the verdict. */
 async function runVerifier(env: RunWorkEnv, agentName: string, prompt: string, cwd: string, signal: AbortSignal) {
   const agent = resolveAgent(env.plan, agentName);
-  if (agent === null) return { ok: false as const, error: new HivewatchError('USER_MISSING_DEPENDENCY', { message: `no verifier agent "${agentName}"`, origin: 'user' }) };
+  if (agent === null)
+    return { ok: false as const, error: new HivewatchError('USER_MISSING_DEPENDENCY', { message: `no verifier agent "${agentName}"`, origin: 'user' }) };
   const result = await env.registry.forAgent(agent).execute(
-    { runId: env.runId, taskId: `verifier:${agentName}`, ordinal: -1, attempt: 1, prompt, agent, simulate: null, timeoutMs: agent.timeoutMs, context: {}, cwd },
+    {
+      runId: env.runId,
+      taskId: `verifier:${agentName}`,
+      ordinal: -1,
+      attempt: 1,
+      prompt,
+      agent,
+      simulate: null,
+      timeoutMs: agent.timeoutMs,
+      context: {},
+      cwd,
+    },
     signal,
   );
   if (result.kind === 'succeeded') return { ok: true as const, output: result.output };
-  if (result.kind === 'cancelled') return { ok: false as const, error: new HivewatchError('SYSTEM_CANCELLED', { message: 'the verifier was stopped by a cancel' }) };
+  if (result.kind === 'cancelled')
+    return { ok: false as const, error: new HivewatchError('SYSTEM_CANCELLED', { message: 'the verifier was stopped by a cancel' }) };
   return { ok: false as const, error: result.error };
 }
 

@@ -27,7 +27,7 @@ import { deliver, journalOutcomes, journalRunCancelled, replayedResults, type St
 import type { TaskResult } from './task-executor.js';
 import type { RunWork } from './task-work.js';
 
-export type { RunConfig, RunResult,  } from './run-config.js';
+export type { RunConfig, RunResult } from './run-config.js';
 
 /**
  * One execution of a flow: the superstep loop. Frontier → run tasks → judge them in ordinal

@@ -84,7 +84,9 @@ describe('defect 2: the error of a failed fail-fast parallel does not depend on 
     // Branch 0 fails only once branch 1 has failed: the later failure has the lower ordinal.
     writeFileSync(join(dir, 'a.sh'), `while [ ! -f '${marker}' ]; do :; done\necho a >&2\nexit 11\n`);
     writeFileSync(join(dir, 'b.sh'), `echo b >&2\ntouch '${marker}'\nexit 12\n`);
-    const plan = planOf(`agent a:\n  command: "sh ${join(dir, 'a.sh')}"\nagent b:\n  command: "sh ${join(dir, 'b.sh')}"\nparallel:\n  session: a\n  session: b\n`);
+    const plan = planOf(
+      `agent a:\n  command: "sh ${join(dir, 'a.sh')}"\nagent b:\n  command: "sh ${join(dir, 'b.sh')}"\nparallel:\n  session: a\n  session: b\n`,
+    );
     const { result, events } = await runPlan(plan, { registry: createRuntimeRegistry() });
     expect(result.error?.message).toContain('code 11');
     expect(ofType(events, 'taskFailed').map((e) => [e.ordinal, e.cancelled])).toEqual([
@@ -312,9 +314,9 @@ describe('semantics version', () => {
     const old = events.map((e) => (e.type === 'runStarted' ? { ...e, semantics: undefined } : e));
     const point = resumePointFromEvents('run_old', old);
     expect(point.semantics).toBe(1);
-    expect(
-      () => new FlowRun({ plan: planOf('session "a"\n'), registry: createRuntimeRegistry(), sink: new MemorySink(), resume: point }),
-    ).toThrow(`run run_old was journaled under engine semantics 1 and this Hivewatch runs semantics ${ENGINE_SEMANTICS}`);
+    expect(() => new FlowRun({ plan: planOf('session "a"\n'), registry: createRuntimeRegistry(), sink: new MemorySink(), resume: point })).toThrow(
+      `run run_old was journaled under engine semantics 1 and this Hivewatch runs semantics ${ENGINE_SEMANTICS}`,
+    );
   });
 });
 
@@ -340,9 +342,12 @@ describe('finally on an uncaught failure (found by the reference model)', () => 
 describe('found by the generated flows (shrunk counterexamples)', () => {
   it('branches of two parallels that ran one after the other may write one variable in the same step', async () => {
     // Both writes land in step 1's commit: the first parallel's task and the second's assignment.
-    const { result } = await runPlan(planOf('let g0 = ""\nparallel:\n  do:\n    g0 = session "A"\n  session "B"\nparallel:\n  do:\n    g0 = "after {g0}"\n  session "C"\n'), {
-      registry: scriptedRegistry(new ScriptedRuntime({})),
-    });
+    const { result } = await runPlan(
+      planOf('let g0 = ""\nparallel:\n  do:\n    g0 = session "A"\n  session "B"\nparallel:\n  do:\n    g0 = "after {g0}"\n  session "C"\n'),
+      {
+        registry: scriptedRegistry(new ScriptedRuntime({})),
+      },
+    );
     expect(result.status).toBe('completed');
     expect(result.channels.g0).toBe('after out:A');
   });

@@ -139,12 +139,15 @@ session "after"
   });
 
   it('a failed step commits nothing even when other tasks of the step succeeded', async () => {
-    const plan = planOf(`
+    const plan = planOf(
+      `
 let kept = "before"
 parallel:
   kept = session "ok"
   b = session "fails"
-`, { allowInvalid: true });
+`,
+      { allowInvalid: true },
+    );
     const runtime = new ScriptedRuntime({ fails: () => runtimeError('RUNTIME_CRASHED', 'boom') });
     const { result } = await runPlan(plan, { registry: scriptedRegistry(runtime) });
     expect(result.status).toBe('failed');

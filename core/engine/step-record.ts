@@ -22,7 +22,9 @@ export interface StepRecordEnv {
   cancellation: (taskId: string, reason: string) => HivewatchError;
 }
 
-const envelopeOfSettled = (result: TaskResult | undefined): { outcome: 'succeeded' } | { outcome: 'failed'; error: ReturnType<HivewatchError['toEnvelope']> } | null => {
+const envelopeOfSettled = (
+  result: TaskResult | undefined,
+): { outcome: 'succeeded' } | { outcome: 'failed'; error: ReturnType<HivewatchError['toEnvelope']> } | null => {
   const settled = result ? settledBeforeCancel(result) : null;
   if (settled === null) return null;
   return settled.outcome === 'succeeded' ? settled : { outcome: 'failed', error: settled.error.toEnvelope() };
@@ -71,7 +73,12 @@ export function journalRunCancelled(env: StepRecordEnv, tasks: readonly PendingT
  * before any thread moves on) and resolved; failures travel up as FlowFailure; a thread inside
  * a parallel that died is cancelled, and unwinds through its `finally` blocks (F5, resolve.ts).
  */
-export function deliver(tasks: readonly PendingTask[], settled: readonly SettledTask[], resolution: StepResolution, log: { stage(write: LoggedWrite): void }): void {
+export function deliver(
+  tasks: readonly PendingTask[],
+  settled: readonly SettledTask[],
+  resolution: StepResolution,
+  log: { stage(write: LoggedWrite): void },
+): void {
   tasks.forEach((task, index) => {
     const outcome = resolution.outcomes[index];
     const { call } = task;
@@ -89,7 +96,11 @@ export function deliver(tasks: readonly PendingTask[], settled: readonly Settled
 }
 
 /** The results of a step a resumed run replays from its source's journal, or the state-corruption error when the journal does not fit the flow. */
-export function replayedResults(step: number, tasks: readonly PendingTask[], resume: ResumePoint): { ok: true; results: TaskResult[] } | { ok: false; error: HivewatchError } {
+export function replayedResults(
+  step: number,
+  tasks: readonly PendingTask[],
+  resume: ResumePoint,
+): { ok: true; results: TaskResult[] } | { ok: false; error: HivewatchError } {
   const results: TaskResult[] = [];
   for (const task of tasks) {
     const taskId = taskIdOf(step, task.call.spec.ordinal);
@@ -111,7 +122,9 @@ export function replayedResults(step: number, tasks: readonly PendingTask[], res
         const chain = FailureChain.fromEnvelope(outcome.error);
         results.push({ kind: 'failed', error: chain.error, chain, attempts: 0 });
       } catch (invalid) {
-        return corrupt(`the journal of ${resume.fromRunId} holds an invalid error for task ${taskId} (${invalid instanceof Error ? invalid.message : String(invalid)})`);
+        return corrupt(
+          `the journal of ${resume.fromRunId} holds an invalid error for task ${taskId} (${invalid instanceof Error ? invalid.message : String(invalid)})`,
+        );
       }
     }
   }

@@ -13,7 +13,8 @@ const runtime = (extra: ConstructorParameters<typeof ScriptedRuntime>[0] = {}): 
   new ScriptedRuntime({
     '*': (request, signal) => {
       if (request.prompt.startsWith('fail')) return runtimeError('RUNTIME_CRASHED', `${request.prompt} crashed`);
-      if (request.prompt.startsWith('wait')) return new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'cancelled' }), { once: true }));
+      if (request.prompt.startsWith('wait'))
+        return new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'cancelled' }), { once: true }));
       return { kind: 'succeeded', output: `out:${request.prompt}` };
     },
     ...extra,
@@ -88,7 +89,6 @@ parallel:
       [cleanup?.seq, 'fail B cleanup crashed', null],
     ]);
   });
-
 });
 
 describe('fail-fast unwinding (F5): where cancelled branches stand', () => {

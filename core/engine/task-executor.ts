@@ -172,7 +172,8 @@ export async function executeTask(env: TaskEnv): Promise<TaskResult> {
     if (env.givesFeedback) feedback = feedbackFor(error, attempt);
     const usageLimit = nextUsageLimitWait(error, waitedForReset);
     waitedForReset = usageLimit?.resetAt ?? null;
-    if (!(await backoff(env, ref, attempt, usageLimit === null ? decision : withUsageLimit(decision, usageLimit)))) return { kind: 'cancelled', attempts: attempt };
+    if (!(await backoff(env, ref, attempt, usageLimit === null ? decision : withUsageLimit(decision, usageLimit))))
+      return { kind: 'cancelled', attempts: attempt };
   }
 }
 
@@ -277,7 +278,11 @@ function journalStale(env: TaskEnv, ref: Ref, attempt: number, epoch: number, an
 function journalCancelledBySibling(env: TaskEnv, ref: Ref, attempt: number, durationMs: number, answer: AttemptResult): void {
   const what = carried(env, attempt, answer);
   const reported: BodyOf<'attemptCancelled'>['reported'] =
-    what === null ? undefined : what.error ? { outcome: 'failed', error: what.error.toEnvelope() } : { outcome: 'succeeded', ...(what.output !== undefined ? { output: what.output } : {}) };
+    what === null
+      ? undefined
+      : what.error
+        ? { outcome: 'failed', error: what.error.toEnvelope() }
+        : { outcome: 'succeeded', ...(what.output !== undefined ? { output: what.output } : {}) };
   env.emit({ type: 'attemptCancelled', ...ref, attempt, durationMs, by: 'sibling', ...(reported ? { reported } : {}) });
 }
 

@@ -12,7 +12,9 @@ const AGENT = 'agent a:\n  runtime: "noop"\n\n';
 
 describe('task names', () => {
   it('fill in the values a task runs with, and keep the written prompt beside them', async () => {
-    const plan = planOf(`${AGENT}let ctx = session: a\n  prompt: "Collect the open incidents"\nsession: a\n  prompt: "Triage the incidents: {ctx}\\n\\n{feedback}"\n`);
+    const plan = planOf(
+      `${AGENT}let ctx = session: a\n  prompt: "Collect the open incidents"\nsession: a\n  prompt: "Triage the incidents: {ctx}\\n\\n{feedback}"\n`,
+    );
     const runtime = new ScriptedRuntime({ 'Collect the open incidents': () => ({ kind: 'succeeded', output: 'disk full\non db-2' }) });
     const { events } = await runPlan(plan, { registry: scriptedRegistry(runtime) });
     const started = ofType(events, 'taskStarted');
@@ -20,7 +22,10 @@ describe('task names', () => {
       ['Collect the open incidents', undefined],
       ['Triage the incidents: disk full on db-2', 'Triage the incidents: {ctx}'],
     ]);
-    expect(ofType(events, 'stepStarted').map((e) => e.frontier.map((f) => f.name))).toEqual([['Collect the open incidents'], ['Triage the incidents: disk full on db-2']]);
+    expect(ofType(events, 'stepStarted').map((e) => e.frontier.map((f) => f.name))).toEqual([
+      ['Collect the open incidents'],
+      ['Triage the incidents: disk full on db-2'],
+    ]);
     // The name is what the attempt was asked, on one line.
     expect(runtime.calls[1]?.prompt).toBe('Triage the incidents: disk full\non db-2\n\n');
   });

@@ -24,7 +24,9 @@ export interface RunWork {
   /** The task's work, or null when its session runs without a workspace. */
   forTask(taskId: string, ordinal: number): TaskWork | null;
   /** Merges the step's task commits in ordinal order, without moving the branch. */
-  merge(candidates: readonly { taskId: string; ordinal: number; name: string; commit: string }[]): Promise<{ ok: true; head: string } | { ok: false; error: HivewatchError }>;
+  merge(
+    candidates: readonly { taskId: string; ordinal: number; name: string; commit: string }[],
+  ): Promise<{ ok: true; head: string } | { ok: false; error: HivewatchError }>;
   /** Moves the run branch to a merged head: synchronous, inside the commit's uninterrupted stretch. */
   advance(head: string): void;
   /** Removes the run's worktrees (the run branch stays: it holds the work). */
@@ -57,7 +59,12 @@ export interface RunWorkOptions {
   gitEnv?: Record<string, string>;
   killGraceMs?: number;
   /** Runs the verifier agent once on a prompt in a worktree; resolves with its answer or its error. */
-  runVerifier?: (agent: string, prompt: string, cwd: string, signal: AbortSignal) => Promise<{ ok: true; output: string } | { ok: false; error: HivewatchError }>;
+  runVerifier?: (
+    agent: string,
+    prompt: string,
+    cwd: string,
+    signal: AbortSignal,
+  ) => Promise<{ ok: true; output: string } | { ok: false; error: HivewatchError }>;
 }
 
 /** Bounds of what a retry is told (the prompt must stay a prompt). */

@@ -43,7 +43,10 @@ export function scriptedRegistry(runtime: SessionRuntime): RuntimeRegistry {
   return { forAgent: () => runtime };
 }
 
-export function runtimeError(code: 'RUNTIME_RATE_LIMIT' | 'RUNTIME_CRASHED' | 'RUNTIME_TIMEOUT' | 'RUNTIME_CONNECTION_FAILED', message: string = code): AttemptResult {
+export function runtimeError(
+  code: 'RUNTIME_RATE_LIMIT' | 'RUNTIME_CRASHED' | 'RUNTIME_TIMEOUT' | 'RUNTIME_CONNECTION_FAILED',
+  message: string = code,
+): AttemptResult {
   return { kind: 'failed', error: new HivewatchError(code, { message, origin: 'runtime:scripted' }) };
 }
 

@@ -55,4 +55,3 @@ export class WriteLog {
     this.writes = [];
   }
 }
-

@@ -153,7 +153,9 @@ describe('checkFlowFile', () => {
 
 describe('the example flows', () => {
   const examples = fileURLToPath(new URL('../../examples/', import.meta.url));
-  const files = readdirSync(examples).filter((f) => f.endsWith('.prose')).sort();
+  const files = readdirSync(examples)
+    .filter((f) => f.endsWith('.prose'))
+    .sort();
 
   it('are the six that ship', () => {
     expect(files).toEqual([

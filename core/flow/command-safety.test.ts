@@ -64,18 +64,27 @@ describe('what check refuses, at file:line:col, with the safe form', () => {
     ]);
     expect(checked(['  command: "echo {prompt}"'])[0]).toMatch(/^2:18: \{prompt\} cannot be used here: it would be an argument of echo, /);
     expect(checked(['  command: "cat {prompt}"'])[0]).toMatch(/^2:17: \{prompt\} cannot be used here: it would be an argument of cat, /);
-    expect(checked(['  command: "/usr/bin/printf \'%s\' {prompt}"'])[0]).toMatch(/^2:34: \{prompt\} cannot be used here: it would be an argument of \/usr\/bin\/printf, /);
+    expect(checked(['  command: "/usr/bin/printf \'%s\' {prompt}"'])[0]).toMatch(
+      /^2:34: \{prompt\} cannot be used here: it would be an argument of \/usr\/bin\/printf, /,
+    );
   });
 
   it('printf with any format but %s, or the value as the format', () => {
-    const printfReason = "printf prints a value as given only after the fixed format '%s' or '%s\\n' (printf '%s' {prompt}); as or after any other format, % directives and backslash escapes in it would be read";
-    expect(checked(['  command: "printf {prompt}"'])).toEqual([`2:20: {prompt} cannot be used here: ${printfReason}. ${ENV_FORMS('prompt', 'HIVEWATCH_PROMPT')}`]);
-    expect(checked(['  command: "printf %b {prompt}"'])).toEqual([`2:23: {prompt} cannot be used here: ${printfReason}. ${ENV_FORMS('prompt', 'HIVEWATCH_PROMPT')}`]);
+    const printfReason =
+      "printf prints a value as given only after the fixed format '%s' or '%s\\n' (printf '%s' {prompt}); as or after any other format, % directives and backslash escapes in it would be read";
+    expect(checked(['  command: "printf {prompt}"'])).toEqual([
+      `2:20: {prompt} cannot be used here: ${printfReason}. ${ENV_FORMS('prompt', 'HIVEWATCH_PROMPT')}`,
+    ]);
+    expect(checked(['  command: "printf %b {prompt}"'])).toEqual([
+      `2:23: {prompt} cannot be used here: ${printfReason}. ${ENV_FORMS('prompt', 'HIVEWATCH_PROMPT')}`,
+    ]);
     expect(problems("printf '%s%s' {prompt}")).toHaveLength(1);
   });
 
   it('the program itself', () => {
-    expect(checked(['  command: "{prompt} --help"'])).toEqual([`2:13: {prompt} cannot be used here: it would choose the program to run. ${ENV_FORMS('prompt', 'HIVEWATCH_PROMPT')}`]);
+    expect(checked(['  command: "{prompt} --help"'])).toEqual([
+      `2:13: {prompt} cannot be used here: it would choose the program to run. ${ENV_FORMS('prompt', 'HIVEWATCH_PROMPT')}`,
+    ]);
     expect(problems('./bin/{prompt}.sh')).toEqual([expect.stringContaining('it would choose the program to run')]);
   });
 
@@ -83,7 +92,9 @@ describe('what check refuses, at file:line:col, with the safe form', () => {
     expect(checked(['  runtime: "claude-code"', '  command: "bash -c"'])).toEqual([
       '3:12: command: of runtime claude-code names the claude executable alone (claude, or a path ending in /claude): the preset gives it the prompt, so "bash -c" would be handed the prompt too. To run claude with flags of your own, set shell: true and pass the prompt from the environment: claude <flags> -- "$HIVEWATCH_PROMPT"',
     ]);
-    expect(problems('node stand-in.js', false, 'codex-cli')).toEqual([expect.stringMatching(/^command: of runtime codex-cli names the codex executable alone .* "node stand-in.js" would be handed the prompt too/)]);
+    expect(problems('node stand-in.js', false, 'codex-cli')).toEqual([
+      expect.stringMatching(/^command: of runtime codex-cli names the codex executable alone .* "node stand-in.js" would be handed the prompt too/),
+    ]);
     expect(problems('claude --verbose', false, 'claude-code')).toHaveLength(1);
     expect(problems('/opt/claude-wrapper', false, 'claude-code')).toHaveLength(1);
   });

@@ -62,7 +62,9 @@ function safeForms(name: string, executable: string | undefined): string {
 
 function unknownName(ref: TemplateRef): CommandProblem | null {
   if (Object.hasOwn(COMMAND_VALUES, nameOf(ref))) return null;
-  const known = Object.keys(COMMAND_VALUES).map((k) => `{${k}}`).join(' and ');
+  const known = Object.keys(COMMAND_VALUES)
+    .map((k) => `{${k}}`)
+    .join(' and ');
   return { message: `{${nameOf(ref)}} is not a value a command can use: only ${known}`, pos: ref.pos };
 }
 

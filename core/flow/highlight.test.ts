@@ -5,7 +5,8 @@ import { highlightSpans, type HighlightSpan } from './highlight.js';
 function shown(source: string): string[][] {
   const lines = source.split('\n');
   const out: string[][] = lines.map(() => []);
-  for (const s of highlightSpans(source) as HighlightSpan[]) out[s.line - 1]?.push(`${s.kind}:${(lines[s.line - 1] ?? '').slice(s.column - 1, s.column - 1 + s.length)}`);
+  for (const s of highlightSpans(source) as HighlightSpan[])
+    out[s.line - 1]?.push(`${s.kind}:${(lines[s.line - 1] ?? '').slice(s.column - 1, s.column - 1 + s.length)}`);
   return out;
 }
 

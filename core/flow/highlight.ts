@@ -57,7 +57,11 @@ export function highlightSpans(source: string): HighlightSpan[] {
         const previous = tokens[index - 1];
         const next = tokens[index + 1];
         const first = previous === undefined || STARTS_LINE.has(previous.kind) || previous.pos.line !== line;
-        const kind: HighlightKind = KEYWORDS.has(token.text) ? 'keyword' : first && next?.kind === 'punct' && next.text === ':' && next.pos.line === line ? 'property' : 'name';
+        const kind: HighlightKind = KEYWORDS.has(token.text)
+          ? 'keyword'
+          : first && next?.kind === 'punct' && next.text === ':' && next.pos.line === line
+            ? 'property'
+            : 'name';
         spans.push({ line, column, length: token.text.length, kind });
         break;
       }

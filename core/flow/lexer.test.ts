@@ -25,38 +25,93 @@ describe('lexer', () => {
   it('turns indentation into INDENT and DEDENT, and skips blank and comment lines', () => {
     const source = ['try:', '  session "a"', '', '  # a comment', '    ', 'catch:', '  throw', ''].join('\n');
     expect(kinds(source)).toEqual([
-      'word:try', 'punct::', 'NEWLINE',
-      'INDENT', 'word:session', 'string:a', 'NEWLINE',
-      'DEDENT', 'word:catch', 'punct::', 'NEWLINE',
-      'INDENT', 'word:throw', 'NEWLINE',
-      'DEDENT', 'EOF',
+      'word:try',
+      'punct::',
+      'NEWLINE',
+      'INDENT',
+      'word:session',
+      'string:a',
+      'NEWLINE',
+      'DEDENT',
+      'word:catch',
+      'punct::',
+      'NEWLINE',
+      'INDENT',
+      'word:throw',
+      'NEWLINE',
+      'DEDENT',
+      'EOF',
     ]);
     expect(problems(source)).toEqual([]);
   });
 
   it('closes every open block at the end of the file', () => {
     expect(kinds('do:\n  do:\n    session "x"')).toEqual([
-      'word:do', 'punct::', 'NEWLINE', 'INDENT', 'word:do', 'punct::', 'NEWLINE',
-      'INDENT', 'word:session', 'string:x', 'NEWLINE', 'DEDENT', 'DEDENT', 'EOF',
+      'word:do',
+      'punct::',
+      'NEWLINE',
+      'INDENT',
+      'word:do',
+      'punct::',
+      'NEWLINE',
+      'INDENT',
+      'word:session',
+      'string:x',
+      'NEWLINE',
+      'DEDENT',
+      'DEDENT',
+      'EOF',
     ]);
   });
 
   it('reads words with dashes, numbers, durations, punctuation and trailing comments', () => {
     expect(kinds('session "x" (retry: -1, max-delay: 1.5s, on-fail: fail-fast, backoff: [1s, 500ms], n = 2.5) # note')).toEqual([
-      'word:session', 'string:x', 'punct:(',
-      'word:retry', 'punct::', 'number:-1', 'punct:,',
-      'word:max-delay', 'punct::', 'word:1.5s', 'punct:,',
-      'word:on-fail', 'punct::', 'word:fail-fast', 'punct:,',
-      'word:backoff', 'punct::', 'punct:[', 'word:1s', 'punct:,', 'word:500ms', 'punct:]', 'punct:,',
-      'word:n', 'punct:=', 'number:2.5', 'punct:)', 'NEWLINE', 'EOF',
+      'word:session',
+      'string:x',
+      'punct:(',
+      'word:retry',
+      'punct::',
+      'number:-1',
+      'punct:,',
+      'word:max-delay',
+      'punct::',
+      'word:1.5s',
+      'punct:,',
+      'word:on-fail',
+      'punct::',
+      'word:fail-fast',
+      'punct:,',
+      'word:backoff',
+      'punct::',
+      'punct:[',
+      'word:1s',
+      'punct:,',
+      'word:500ms',
+      'punct:]',
+      'punct:,',
+      'word:n',
+      'punct:=',
+      'number:2.5',
+      'punct:)',
+      'NEWLINE',
+      'EOF',
     ]);
   });
 
   it('gives numbers their value and every token its 1-based line and column', () => {
     const { tokens } = lex('let x = "a"\n  repeat 12', 'f.prose');
     expect(tokens.map((t) => [t.kind, t.pos.line, t.pos.column])).toEqual([
-      ['word', 1, 1], ['word', 1, 5], ['punct', 1, 7], ['string', 1, 9], ['newline', 1, 12],
-      ['indent', 2, 3], ['word', 2, 3], ['number', 2, 10], ['newline', 2, 12], ['dedent', 3, 1], ['eof', 3, 1],
+      ['word', 1, 1],
+      ['word', 1, 5],
+      ['punct', 1, 7],
+      ['string', 1, 9],
+      ['newline', 1, 12],
+      ['indent', 2, 3],
+      ['word', 2, 3],
+      ['number', 2, 10],
+      ['newline', 2, 12],
+      ['dedent', 3, 1],
+      ['eof', 3, 1],
     ]);
     const twelve = tokens.find((t) => t.kind === 'number');
     expect(twelve?.kind === 'number' && twelve.value).toBe(12);
@@ -104,9 +159,7 @@ describe('lexer', () => {
     expect(problems('do:\n  session "a"\n\tsession "b"')).toEqual([
       'f.prose:3:1: indentation mixes tabs and spaces: indent with one of them throughout the file',
     ]);
-    expect(problems('do:\n \tsession "a"')).toEqual([
-      'f.prose:2:2: indentation mixes tabs and spaces: indent with one of them throughout the file',
-    ]);
+    expect(problems('do:\n \tsession "a"')).toEqual(['f.prose:2:2: indentation mixes tabs and spaces: indent with one of them throughout the file']);
   });
 
   it('accepts a file indented with tabs only', () => {
@@ -120,9 +173,22 @@ describe('lexer', () => {
     ]);
     // The badly dedented lines stay in the try body, so the catch after them still has its try.
     expect(kinds(source).slice(0, 16)).toEqual([
-      'word:try', 'punct::', 'NEWLINE', 'INDENT', 'word:session', 'string:a', 'NEWLINE',
-      'word:session', 'string:b', 'NEWLINE', 'word:session', 'string:c', 'NEWLINE',
-      'DEDENT', 'word:catch', 'punct::',
+      'word:try',
+      'punct::',
+      'NEWLINE',
+      'INDENT',
+      'word:session',
+      'string:a',
+      'NEWLINE',
+      'word:session',
+      'string:b',
+      'NEWLINE',
+      'word:session',
+      'string:c',
+      'NEWLINE',
+      'DEDENT',
+      'word:catch',
+      'punct::',
     ]);
   });
 });

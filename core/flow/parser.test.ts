@@ -102,7 +102,14 @@ describe('parser: bindings', () => {
     expect(bind).toMatchObject({
       kind: 'bind',
       name: 'results',
-      value: { kind: 'parallel', onFail: 'continue', branches: [{ name: 'a', body: { kind: 'session' } }, { name: null, body: { kind: 'session' } }] },
+      value: {
+        kind: 'parallel',
+        onFail: 'continue',
+        branches: [
+          { name: 'a', body: { kind: 'session' } },
+          { name: null, body: { kind: 'session' } },
+        ],
+      },
     });
   });
 });
@@ -160,7 +167,18 @@ describe('parser: parallel, repeat, do', () => {
 
   it('each line under parallel is a branch; do: groups several statements into one', () => {
     const [parallel] = body(
-      ['parallel:', '  a = session "A"', '  do:', '    session "B1"', '    session "B2"', '  try:', '    session "C"', '  catch:', '    session "C failed"', '  let d = session "D"'].join('\n'),
+      [
+        'parallel:',
+        '  a = session "A"',
+        '  do:',
+        '    session "B1"',
+        '    session "B2"',
+        '  try:',
+        '    session "C"',
+        '  catch:',
+        '    session "C failed"',
+        '  let d = session "D"',
+      ].join('\n'),
     );
     expect(parallel).toMatchObject({
       kind: 'parallel',

@@ -31,7 +31,18 @@ import { TokenCursor } from './token-cursor.js';
  */
 
 export const KEYWORDS: ReadonlySet<string> = new Set([
-  'agent', 'session', 'let', 'const', 'try', 'catch', 'finally', 'throw', 'parallel', 'repeat', 'do', 'as',
+  'agent',
+  'session',
+  'let',
+  'const',
+  'try',
+  'catch',
+  'finally',
+  'throw',
+  'parallel',
+  'repeat',
+  'do',
+  'as',
 ]);
 
 const STATEMENT_KINDS = 'session, let, const, try, throw, parallel, repeat, do';

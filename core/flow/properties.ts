@@ -16,11 +16,37 @@ import { describeTemplate, templateRefs } from './template.js';
 export type Report = (message: string, pos: Position) => void;
 
 export const SESSION_PROPERTIES = [
-  'prompt', 'context', 'timeout', 'simulate', 'retry', 'backoff', 'delay', 'max-delay', 'agent',
-  'workspace', 'scope', 'expect-changes', 'verify', 'verifier', 'check-timeout',
+  'prompt',
+  'context',
+  'timeout',
+  'simulate',
+  'retry',
+  'backoff',
+  'delay',
+  'max-delay',
+  'agent',
+  'workspace',
+  'scope',
+  'expect-changes',
+  'verify',
+  'verifier',
+  'check-timeout',
 ] as const;
 export const AGENT_PROPERTIES = [
-  'runtime', 'command', 'timeout', 'retry', 'backoff', 'delay', 'max-delay', 'model', 'cwd', 'shell', 'env', 'secrets', 'workspace', 'setup',
+  'runtime',
+  'command',
+  'timeout',
+  'retry',
+  'backoff',
+  'delay',
+  'max-delay',
+  'model',
+  'cwd',
+  'shell',
+  'env',
+  'secrets',
+  'workspace',
+  'setup',
 ] as const;
 export const PARALLEL_PROPERTIES = ['on-fail'] as const;
 
@@ -30,12 +56,7 @@ const ENV_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const at = (pos: Position): string => `${pos.line}:${pos.column}`;
 
 /** Reports unknown and repeated property names; returns the first property of each name. */
-export function indexProperties(
-  properties: readonly Property[],
-  allowed: readonly string[],
-  owner: string,
-  report: Report,
-): Map<string, Property> {
+export function indexProperties(properties: readonly Property[], allowed: readonly string[], owner: string, report: Report): Map<string, Property> {
   const byName = new Map<string, Property>();
   for (const property of properties) {
     if (!allowed.includes(property.name)) {

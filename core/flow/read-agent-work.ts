@@ -46,7 +46,8 @@ function readScope(value: PropertyValue, report: Report): string[] | null {
     if (problem) report(problem, item.pos);
     else patterns.push(pattern);
   }
-  if (value.kind === 'list' && value.items.length === 0) report('scope must name at least one path pattern (an empty scope allows no change: use expect-changes: false instead)', value.pos);
+  if (value.kind === 'list' && value.items.length === 0)
+    report('scope must name at least one path pattern (an empty scope allows no change: use expect-changes: false instead)', value.pos);
   return patterns;
 }
 

@@ -9,16 +9,18 @@ const CODER = `agent coder:
   env: ["CLAUDE_CODE_MAX_RETRIES=10"]
 `;
 
-const problems = (source: string): string[] =>
-  checkFlow(source, 'f.prose').diagnostics.map((d) => `${d.line}:${d.column} ${d.severity}: ${d.message}`);
+const problems = (source: string): string[] => checkFlow(source, 'f.prose').diagnostics.map((d) => `${d.line}:${d.column} ${d.severity}: ${d.message}`);
 
 describe('one retry owner, checked', () => {
-  it('a session that retries while its agent turns Claude Code\'s own retries on is an error at its line:col naming both owners', () => {
+  it("a session that retries while its agent turns Claude Code's own retries on is an error at its line:col naming both owners", () => {
     const result = checkFlow(`${CODER}session: coder\n  prompt: "fix it"\n  retry: 3\n`, 'f.prose');
     expect(result.ok).toBe(false);
     expect(result.diagnostics).toEqual([
       {
-        file: 'f.prose', line: 4, column: 1, severity: 'error',
+        file: 'f.prose',
+        line: 4,
+        column: 1,
+        severity: 'error',
         message:
           'two layers retry session #0: the engine (retry: 3) and Claude Code itself (agent "coder" sets CLAUDE_CODE_MAX_RETRIES=10 at 3:9); ' +
           'at most one layer may retry a given failure class. Remove that env entry (the claude-code preset sets it to 0), ' +
@@ -27,17 +29,20 @@ describe('one retry owner, checked', () => {
     ]);
   });
 
-  it('one owner is fine: retry: 0 turns the engine\'s off, no retry leaves the CLI alone, =0 turns the CLI\'s off', () => {
+  it("one owner is fine: retry: 0 turns the engine's off, no retry leaves the CLI alone, =0 turns the CLI's off", () => {
     expect(problems(`${CODER}session: coder\n  prompt: "a"\n  retry: 0\n`)).toEqual([]);
     expect(problems(`${CODER}session: coder\n  prompt: "a"\n`)).toEqual([]);
-    expect(problems(`agent coder:\n  runtime: "claude-code"\n  env: ["${CLAUDE_CODE_RETRIES_ENV}=0"]\nsession: coder\n  prompt: "a"\n  retry: 3\n`)).toEqual([]);
+    expect(problems(`agent coder:\n  runtime: "claude-code"\n  env: ["${CLAUDE_CODE_RETRIES_ENV}=0"]\nsession: coder\n  prompt: "a"\n  retry: 3\n`)).toEqual(
+      [],
+    );
     // The preset turns Claude Code's retries off by itself.
     expect(problems('agent coder:\n  runtime: "claude-code"\nsession: coder\n  prompt: "a"\n  retry: 3\n')).toEqual([]);
     expect(problems('session "a" (retry: 3)\n  agent: claude-code\n')).toEqual([]);
   });
 
   it('an agent whose own policy retries is reported once, at its declaration, however many sessions inherit it', () => {
-    const source = `agent helper:\n  runtime: "command"\n  command: "claude -p"\n  retry: 2\n  env: ["FOO=1", "CLAUDE_CODE_MAX_RETRIES=5"]\n` +
+    const source =
+      `agent helper:\n  runtime: "command"\n  command: "claude -p"\n  retry: 2\n  env: ["FOO=1", "CLAUDE_CODE_MAX_RETRIES=5"]\n` +
       'session: helper\n  prompt: "a"\nsession: helper\n  prompt: "b"\nsession: helper\n  prompt: "c"\n  retry: 0\n';
     expect(problems(source)).toEqual([
       '1:1 error: two layers retry the sessions of agent "helper": the engine (the agent\'s retry: 2) and Claude Code itself ' +
@@ -49,7 +54,10 @@ describe('one retry owner, checked', () => {
   });
 
   it('codex-cli cannot be told not to retry: a session that retries on it is a warning, and the flow still checks', () => {
-    const result = checkFlow('agent codex:\n  runtime: "codex-cli"\nsession: codex\n  prompt: "a"\n  retry: 2\nsession "b" (retry: 1)\n  agent: codex-cli\n', 'f.prose');
+    const result = checkFlow(
+      'agent codex:\n  runtime: "codex-cli"\nsession: codex\n  prompt: "a"\n  retry: 2\nsession "b" (retry: 1)\n  agent: codex-cli\n',
+      'f.prose',
+    );
     expect(result.ok).toBe(true);
     expect(result.diagnostics.map((d) => [d.line, d.column, d.severity])).toEqual([
       [3, 1, 'warning'],
@@ -64,7 +72,7 @@ describe('one retry owner, checked', () => {
     expect(problems('agent codex:\n  runtime: "codex-cli"\nsession: codex\n  prompt: "a"\n')).toEqual([]);
   });
 
-  it('sessions that name no agent are judged against the run\'s default agent when one is given', () => {
+  it("sessions that name no agent are judged against the run's default agent when one is given", () => {
     const checked = checkFlow(`${CODER}session "a" (retry: 2)\nsession "b"\n`, 'f.prose');
     expect(checked.ok).toBe(true);
     const asCoder = checkedForDefaultAgent(checked, 'coder');

@@ -37,9 +37,7 @@ export function codexBuiltInRequests(): string {
 }
 
 /** What an agent's CLI retries inside one attempt, when it does. */
-type InnerRetries =
-  | { kind: 'enabled'; value: string; where: Position | null }
-  | { kind: 'unstoppable' };
+type InnerRetries = { kind: 'enabled'; value: string; where: Position | null } | { kind: 'unstoppable' };
 
 function innerRetriesOf(agent: AgentSpec, program: Program): InnerRetries | null {
   const value = agent.env[CLAUDE_CODE_RETRIES_ENV];
@@ -67,7 +65,21 @@ function envEntryPosition(program: Program, agentName: string): Position | null 
 function builtinAgent(name: string): AgentSpec | null {
   const runtime = (Object.values(RuntimeKind) as string[]).includes(name) && name !== RuntimeKind.command ? (name as RuntimeKind) : null;
   if (runtime === null) return null;
-  return { name, runtime, command: null, shell: false, timeoutMs: null, retry: null, model: null, cwd: null, env: {}, secrets: [], workspace: null, setup: null, pos: null };
+  return {
+    name,
+    runtime,
+    command: null,
+    shell: false,
+    timeoutMs: null,
+    retry: null,
+    model: null,
+    cwd: null,
+    env: {},
+    secrets: [],
+    workspace: null,
+    setup: null,
+    pos: null,
+  };
 }
 
 function agentNamed(plan: FlowPlan, name: string): AgentSpec | null {

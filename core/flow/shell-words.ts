@@ -75,7 +75,8 @@ export function splitTemplateWords(template: Template): TemplateWord[] {
       } else if (quote === '"') {
         if (ch === '"') quote = null;
         else if (ch === '\\' && i + 1 < text.length && DOUBLE_QUOTE_ESCAPABLE.has(text[i + 1] as string)) out.text(text[++i] as string);
-        else if (ch === '\\' && text[i + 1] === '\n') i++; // line continuation
+        else if (ch === '\\' && text[i + 1] === '\n')
+          i++; // line continuation
         else out.text(ch);
       } else if (WHITESPACE.test(ch)) {
         out.end();

@@ -44,7 +44,13 @@ describe('what a text flow file is', () => {
     // "café" in Latin-1: 0xe9 starts a 3-byte sequence that does not follow.
     expect(notTextReason(Buffer.from('caf\xe9 session "x"\n', 'latin1'))).toBe('it is not UTF-8 (an invalid byte sequence at byte 3)');
     // Overlong, surrogate and beyond-U+10FFFF forms are not UTF-8 either.
-    for (const bad of [[0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82]]) expect(firstInvalidUtf8(Uint8Array.from(bad))).toBe(0);
+    for (const bad of [
+      [0xc0, 0xaf],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xe2, 0x82],
+    ])
+      expect(firstInvalidUtf8(Uint8Array.from(bad))).toBe(0);
     expect(notTextReason(new TextEncoder().encode('session "héllo ✓ 🐝"\n'))).toBeNull();
     expect(flowText(Buffer.from('session "x"\n'), 'f.prose')).toEqual({ ok: true, source: 'session "x"\n' });
   });
@@ -63,7 +69,13 @@ describe('what a text flow file is', () => {
 });
 
 describe('how many problems a check lists', () => {
-  const problem = (line: number, severity: Diagnostic['severity'] = 'error'): Diagnostic => ({ file: 'f.prose', line, column: 1, message: `problem ${line}`, severity });
+  const problem = (line: number, severity: Diagnostic['severity'] = 'error'): Diagnostic => ({
+    file: 'f.prose',
+    line,
+    column: 1,
+    message: `problem ${line}`,
+    severity,
+  });
 
   it('at most the limit, then one "… and N more" at the first left out, counting its errors', () => {
     const many = Array.from({ length: 120 }, (_, i) => problem(i + 1, i % 3 === 0 ? 'warning' : 'error'));
@@ -71,11 +83,17 @@ describe('how many problems a check lists', () => {
     expect(bounded).toHaveLength(MAX_LISTED_DIAGNOSTICS + 1);
     expect(bounded.slice(0, MAX_LISTED_DIAGNOSTICS)).toEqual(many.slice(0, MAX_LISTED_DIAGNOSTICS));
     expect(bounded.at(-1)).toEqual({
-      file: 'f.prose', line: 51, column: 1, severity: 'error',
+      file: 'f.prose',
+      line: 51,
+      column: 1,
+      severity: 'error',
       message: `… and 70 more problems (47 errors; only the first ${MAX_LISTED_DIAGNOSTICS} are listed)`,
     });
     expect(boundDiagnostics(many.slice(0, MAX_LISTED_DIAGNOSTICS))).toEqual(many.slice(0, MAX_LISTED_DIAGNOSTICS));
-    expect(boundDiagnostics([...many.slice(0, 2), problem(3, 'warning')], 2).at(-1)).toMatchObject({ severity: 'warning', message: '… and 1 more problem (0 errors; only the first 2 are listed)' });
+    expect(boundDiagnostics([...many.slice(0, 2), problem(3, 'warning')], 2).at(-1)).toMatchObject({
+      severity: 'warning',
+      message: '… and 1 more problem (0 errors; only the first 2 are listed)',
+    });
   });
 
   it('a large text that is not a flow checks to a bounded list with the full count', () => {

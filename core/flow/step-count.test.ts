@@ -27,12 +27,20 @@ const stepsOf = (body: string) => flowSteps(planOf(`${FAKE}${body}`).program);
 describe('the steps a flow takes', () => {
   it('counts sequences, parallels (their longest branch), repeats and catch blocks', () => {
     expect(stepsOf('session: a\n  prompt: "one"\nsession: a\n  prompt: "two"\n')).toEqual({ expected: 2, most: 2 });
-    expect(stepsOf('let x = "no step"\nparallel:\n  do:\n    session: a\n      prompt: "p1"\n    session: a\n      prompt: "p2"\n  session: a\n    prompt: "q"\nsession: a\n  prompt: "after"\n')).toEqual({ expected: 3, most: 3 });
+    expect(
+      stepsOf(
+        'let x = "no step"\nparallel:\n  do:\n    session: a\n      prompt: "p1"\n    session: a\n      prompt: "p2"\n  session: a\n    prompt: "q"\nsession: a\n  prompt: "after"\n',
+      ),
+    ).toEqual({ expected: 3, most: 3 });
     expect(stepsOf('repeat 4:\n  session: a\n    prompt: "again"\n')).toEqual({ expected: 4, most: 4 });
     // A catch with sessions runs only when the try fails: one step more at most.
-    expect(stepsOf('try:\n  session: a\n    prompt: "deploy"\ncatch:\n  session: a\n    prompt: "roll back"\nfinally:\n  session: a\n    prompt: "unlock"\n')).toEqual({ expected: 2, most: 3 });
+    expect(
+      stepsOf('try:\n  session: a\n    prompt: "deploy"\ncatch:\n  session: a\n    prompt: "roll back"\nfinally:\n  session: a\n    prompt: "unlock"\n'),
+    ).toEqual({ expected: 2, most: 3 });
     // A throw the flow always reaches: its catch runs, what follows it in its block does not.
-    expect(stepsOf('try:\n  session: a\n    prompt: "one"\n  throw "stop"\n  session: a\n    prompt: "never"\ncatch:\n  session: a\n    prompt: "handle"\n')).toEqual({ expected: 2, most: 3 });
+    expect(
+      stepsOf('try:\n  session: a\n    prompt: "one"\n  throw "stop"\n  session: a\n    prompt: "never"\ncatch:\n  session: a\n    prompt: "handle"\n'),
+    ).toEqual({ expected: 2, most: 3 });
   });
 
   it('has no count for a fail-fast parallel whose branch always throws (timing decides where its siblings stop)', () => {

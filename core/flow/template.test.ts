@@ -28,11 +28,7 @@ describe('parseTemplate', () => {
   });
 
   it('allows names with dashes, index segments and spaces inside the braces', () => {
-    expect(templateRefs(templateFromString('{max-delay} {results.0} { plan }')).map((r) => r.path)).toEqual([
-      ['max-delay'],
-      ['results', '0'],
-      ['plan'],
-    ]);
+    expect(templateRefs(templateFromString('{max-delay} {results.0} { plan }')).map((r) => r.path)).toEqual([['max-delay'], ['results', '0'], ['plan']]);
   });
 
   it('reports an unclosed {, a lone } and an invalid placeholder at their columns', () => {

@@ -100,7 +100,12 @@ describe('the plan', () => {
     expect(result.agents.get('coder')).toMatchObject({
       name: 'coder',
       runtime: 'command',
-      command: { parts: [{ kind: 'text', text: "printf '%s' " }, { kind: 'ref', path: ['prompt'] }] },
+      command: {
+        parts: [
+          { kind: 'text', text: "printf '%s' " },
+          { kind: 'ref', path: ['prompt'] },
+        ],
+      },
       shell: false,
       timeoutMs: 600_000,
       retry: { retries: 2, backoff: 'fixed', baseDelayMs: 1_000, maxDelayMs: null },
@@ -112,8 +117,19 @@ describe('the plan', () => {
       pos: { line: 1, column: 1 },
     });
     expect(result.agents.get('bot')).toEqual({
-      name: 'bot', runtime: 'fake', command: null, shell: false, timeoutMs: null, retry: null, model: null, cwd: null, env: {}, secrets: [],
-      workspace: null, setup: null, pos: { line: 13, column: 1 },
+      name: 'bot',
+      runtime: 'fake',
+      command: null,
+      shell: false,
+      timeoutMs: null,
+      retry: null,
+      model: null,
+      cwd: null,
+      env: {},
+      secrets: [],
+      workspace: null,
+      setup: null,
+      pos: { line: 13, column: 1 },
     });
   });
 
@@ -297,7 +313,8 @@ describe('properties', () => {
   });
 
   it('reads secrets: as env: names declared secret, and reports each bad one at its own position', () => {
-    const source = (secrets: string): string => ['agent a:', '  runtime: fake', '  env: ["SALT=pepper", "MODE=ci"]', `  secrets: ${secrets}`, 'session: a', '  prompt: "x"'].join('\n');
+    const source = (secrets: string): string =>
+      ['agent a:', '  runtime: fake', '  env: ["SALT=pepper", "MODE=ci"]', `  secrets: ${secrets}`, 'session: a', '  prompt: "x"'].join('\n');
     expect(plan(source('[SALT, "MODE"]')).agents.get('a')?.secrets).toEqual(['SALT', 'MODE']);
     expect(plan(source('SALT')).agents.get('a')?.secrets).toEqual(['SALT']);
     expect(problems(source('[SALT, PEPPER, "no such", 3, SALT, "{x}"]'))).toEqual([
@@ -333,18 +350,7 @@ describe('properties', () => {
   });
 
   it('reports duplicate properties, a duplicate agent, an unknown runtime and a command agent without a command', () => {
-    expect(
-      problems(
-        [
-          'agent a:',
-          '  runtime: "docker"',
-          'agent a:',
-          '  timeout: 1m',
-          'session "x" (retry: 1)',
-          '  retry: 2',
-        ].join('\n'),
-      ),
-    ).toEqual([
+    expect(problems(['agent a:', '  runtime: "docker"', 'agent a:', '  timeout: 1m', 'session "x" (retry: 1)', '  retry: 2'].join('\n'))).toEqual([
       'f.prose:2:12: unknown runtime "docker": expected one of command, fake, claude-code, codex-cli, noop',
       'f.prose:3:1: agent "a" is already declared at 1:1',
       'f.prose:3:1: agent "a" uses the command runtime but has no command: add command: "..." or set runtime to one of fake, claude-code, codex-cli, noop',

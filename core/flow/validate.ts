@@ -110,7 +110,10 @@ class Validator {
       case 'throw':
         if (statement.message) this.templateNames(statement.message, scope);
         else if (!scope.inCatch) {
-          this.report('throw without a message rethrows the error being handled, so it must be inside a catch block; write throw "message" to raise a new error', statement.pos);
+          this.report(
+            'throw without a message rethrows the error being handled, so it must be inside a catch block; write throw "message" to raise a new error',
+            statement.pos,
+          );
         }
         return;
       case 'parallel':
@@ -147,10 +150,7 @@ class Validator {
       }
     }
     if (stmt.agent !== null && !isKnownAgent(stmt.agent, this.agents) && !this.options.assumeDeclared?.agents?.has(stmt.agent)) {
-      this.report(
-        `unknown agent "${stmt.agent}": declare it with agent ${stmt.agent}: or use one of ${BUILTIN_AGENTS.join(', ')}`,
-        stmt.agentPos ?? stmt.pos,
-      );
+      this.report(`unknown agent "${stmt.agent}": declare it with agent ${stmt.agent}: or use one of ${BUILTIN_AGENTS.join(', ')}`, stmt.agentPos ?? stmt.pos);
     }
     // The session's own policy wins; else its agent's; else one attempt. A session without an
     // agent gets the run's default agent later, whose policy the engine applies then.
@@ -170,7 +170,10 @@ class Validator {
     });
     const { verifier, verifierPos } = props.work;
     if (verifier !== null && !isKnownAgent(verifier, this.agents) && !this.options.assumeDeclared?.agents?.has(verifier)) {
-      this.report(`unknown verifier agent "${verifier}": declare it with agent ${verifier}: or use one of ${BUILTIN_AGENTS.join(', ')}`, verifierPos ?? stmt.pos);
+      this.report(
+        `unknown verifier agent "${verifier}": declare it with agent ${verifier}: or use one of ${BUILTIN_AGENTS.join(', ')}`,
+        verifierPos ?? stmt.pos,
+      );
     }
   }
 
@@ -189,10 +192,7 @@ class Validator {
       } else if (local === 'feedback') {
         if (field !== '') this.report(`"${head}" is the previous attempt's failure, a text, and has no field "${field}"`, ref.pos);
       } else if (!this.channelNames.has(head)) {
-        this.report(
-          `undefined name "${head}" in {${ref.path.join('.')}}: no variable, caught error or repeat index of that name is in scope here`,
-          ref.pos,
-        );
+        this.report(`undefined name "${head}" in {${ref.path.join('.')}}: no variable, caught error or repeat index of that name is in scope here`, ref.pos);
       }
     }
   }

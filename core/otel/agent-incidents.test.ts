@@ -37,14 +37,24 @@ type Sent = [event: string, attributes: Record<string, string>];
 const claudeCode = (records: readonly Sent[], session = SESSION): TelemetryRecord[] => claudeCodeLogs(records, session, T0);
 
 const prompt = (id: string): Sent => ['user_prompt', { 'prompt.id': id, prompt_length: '12' }];
-const apiRequest = (id: string): Sent => ['api_request', { 'prompt.id': id, model: 'claude-sonnet-4-5', duration_ms: '800', input_tokens: '10', output_tokens: '5', cost_usd: '0.001' }];
+const apiRequest = (id: string): Sent => [
+  'api_request',
+  { 'prompt.id': id, model: 'claude-sonnet-4-5', duration_ms: '800', input_tokens: '10', output_tokens: '5', cost_usd: '0.001' },
+];
 const hookDone = (id: string, hook: string, counts: { blocking?: number; failed?: number; cancelled?: number }): Sent => [
   'hook_execution_complete',
   {
-    'prompt.id': id, hook_event: hook.split(':')[0]!, hook_name: hook, num_hooks: '1',
+    'prompt.id': id,
+    hook_event: hook.split(':')[0]!,
+    hook_name: hook,
+    num_hooks: '1',
     num_success: String(1 - (counts.blocking ?? 0) - (counts.failed ?? 0) - (counts.cancelled ?? 0)),
-    num_blocking: String(counts.blocking ?? 0), num_non_blocking_error: String(counts.failed ?? 0), num_cancelled: String(counts.cancelled ?? 0),
-    total_duration_ms: '41', managed_only: 'false', hook_source: 'merged',
+    num_blocking: String(counts.blocking ?? 0),
+    num_non_blocking_error: String(counts.failed ?? 0),
+    num_cancelled: String(counts.cancelled ?? 0),
+    total_duration_ms: '41',
+    managed_only: 'false',
+    hook_source: 'merged',
   },
 ];
 
@@ -69,9 +79,13 @@ describe('Claude Code hooks', () => {
     const runId = await ingest(claudeCode([prompt('p-1'), apiRequest('p-1'), hookDone('p-1', 'PreToolUse:Bash', { blocking: 1 }), apiRequest('p-1')]));
     const [error] = await errorsOf(runId);
     expect(error).toMatchObject({
-      caught: true, taskId: 'prompt-1-p-1',
+      caught: true,
+      taskId: 'prompt-1-p-1',
       error: {
-        code: 'AGENT_HOOK_BLOCKED', category: 'agent', origin: 'hook:PreToolUse-Bash', recoverable: false,
+        code: 'AGENT_HOOK_BLOCKED',
+        category: 'agent',
+        origin: 'hook:PreToolUse-Bash',
+        recoverable: false,
         message: 'claude-code: hook PreToolUse:Bash blocked PreToolUse',
         context: { hook: 'PreToolUse:Bash', hookEvent: 'PreToolUse', blocking: 1, nonBlockingErrors: 0, cancelled: 0, hooks: 1, session: SESSION },
         correlation: { flow: 'external:claude-code', run: runId, task: 'prompt-1-p-1', attempt: 1 },
@@ -85,18 +99,22 @@ describe('Claude Code hooks', () => {
   });
 
   it('a PreToolUse block that Claude Code also reports as a tool_decision (source hook) is one error: the decision is kept beside it', async () => {
-    const runId = await ingest(claudeCode([
-      prompt('p-1'), apiRequest('p-1'), hookDone('p-1', 'PreToolUse:Bash', { blocking: 1 }),
-      ['tool_decision', { 'prompt.id': 'p-1', decision: 'reject', source: 'hook', tool_name: 'Bash', tool_use_id: 'toolu_01' }],
-    ]));
+    const runId = await ingest(
+      claudeCode([
+        prompt('p-1'),
+        apiRequest('p-1'),
+        hookDone('p-1', 'PreToolUse:Bash', { blocking: 1 }),
+        ['tool_decision', { 'prompt.id': 'p-1', decision: 'reject', source: 'hook', tool_name: 'Bash', tool_use_id: 'toolu_01' }],
+      ]),
+    );
     expect((await errorsOf(runId)).map((e) => e.error.code)).toEqual(['AGENT_HOOK_BLOCKED']);
     expect((await keptOf(runId, 'claude_code.tool_decision')).map((e) => [e.attributes.decision, e.attributes.source])).toEqual([['reject', 'hook']]);
   });
 
   it('a hook that failed without blocking, or was cancelled, is AGENT_HOOK_FAILED, handled: the prompt still succeeds', async () => {
-    const runId = await ingest(claudeCode([
-      prompt('p-1'), hookDone('p-1', 'PostToolUse:Edit', { failed: 1 }), hookDone('p-1', 'Stop', { cancelled: 1 }), apiRequest('p-1'),
-    ]));
+    const runId = await ingest(
+      claudeCode([prompt('p-1'), hookDone('p-1', 'PostToolUse:Edit', { failed: 1 }), hookDone('p-1', 'Stop', { cancelled: 1 }), apiRequest('p-1')]),
+    );
     expect((await errorsOf(runId)).map((e) => [e.error.code, e.error.origin, e.error.message, e.error.recoverable, e.caught])).toEqual([
       ['AGENT_HOOK_FAILED', 'hook:PostToolUse-Edit', 'claude-code: hook PostToolUse:Edit failed (a non-blocking error)', true, true],
       ['AGENT_HOOK_FAILED', 'hook:Stop', 'claude-code: hook Stop was cancelled', true, true],
@@ -108,11 +126,23 @@ describe('Claude Code hooks', () => {
   });
 
   it('a hook that ran clean, and a hook starting, are facts kept as sent (names and counts), not errors', async () => {
-    const runId = await ingest(claudeCode([
-      prompt('p-1'),
-      ['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PreToolUse', hook_name: 'PreToolUse:Read', num_hooks: '2', hook_source: 'merged', hook_definitions: '[{"command":"secret-check.sh"}]' }],
-      hookDone('p-1', 'PreToolUse:Read', {}),
-    ]));
+    const runId = await ingest(
+      claudeCode([
+        prompt('p-1'),
+        [
+          'hook_execution_start',
+          {
+            'prompt.id': 'p-1',
+            hook_event: 'PreToolUse',
+            hook_name: 'PreToolUse:Read',
+            num_hooks: '2',
+            hook_source: 'merged',
+            hook_definitions: '[{"command":"secret-check.sh"}]',
+          },
+        ],
+        hookDone('p-1', 'PreToolUse:Read', {}),
+      ]),
+    );
     expect(await errorsOf(runId)).toEqual([]);
     const [started] = await keptOf(runId, 'claude_code.hook_execution_start');
     expect(started).toMatchObject({ known: true, attributes: { hook_event: 'PreToolUse', hook_name: 'PreToolUse:Read', num_hooks: '2' } });
@@ -124,7 +154,13 @@ describe('Claude Code hooks', () => {
 
   it('two failures of the same hook are one issue; another hook is another', async () => {
     await ingest(claudeCode([prompt('p-1'), hookDone('p-1', 'PostToolUse:Edit', { failed: 1 })]), 'payload-a');
-    await ingest(claudeCode([prompt('p-9'), hookDone('p-9', 'PostToolUse:Edit', { failed: 1 }), hookDone('p-9', 'PostToolUse:Write', { failed: 1 })], '0b6f1d3e-2c4a-4e7b-8f90-1a2b3c4d5e6f'), 'payload-b');
+    await ingest(
+      claudeCode(
+        [prompt('p-9'), hookDone('p-9', 'PostToolUse:Edit', { failed: 1 }), hookDone('p-9', 'PostToolUse:Write', { failed: 1 })],
+        '0b6f1d3e-2c4a-4e7b-8f90-1a2b3c4d5e6f',
+      ),
+      'payload-b',
+    );
     const groups = (await store.errorGroups()).map((g) => [g.code, g.origin, g.template, g.count]);
     expect(groups).toHaveLength(2);
     expect(groups).toContainEqual(['AGENT_HOOK_FAILED', 'hook:PostToolUse-Edit', 'claude-code: hook PostToolUse:Edit failed (a non-blocking error)', 2]);
@@ -134,18 +170,40 @@ describe('Claude Code hooks', () => {
 
 describe('Claude Code compaction', () => {
   it('a compaction that worked is a journaled fact with its token counts, not an error', async () => {
-    const runId = await ingest(claudeCode([prompt('p-1'), ['compaction', { trigger: 'auto', success: 'true', duration_ms: '5200', pre_tokens: '156594', post_tokens: '12044' }], apiRequest('p-1')]));
+    const runId = await ingest(
+      claudeCode([
+        prompt('p-1'),
+        ['compaction', { trigger: 'auto', success: 'true', duration_ms: '5200', pre_tokens: '156594', post_tokens: '12044' }],
+        apiRequest('p-1'),
+      ]),
+    );
     expect(await errorsOf(runId)).toEqual([]);
     const [fact] = await keptOf(runId, 'claude_code.compaction');
-    expect(fact).toMatchObject({ known: true, taskId: 'prompt-1-p-1', attributes: { trigger: 'auto', success: 'true', pre_tokens: '156594', post_tokens: '12044', duration_ms: '5200' } });
+    expect(fact).toMatchObject({
+      known: true,
+      taskId: 'prompt-1-p-1',
+      attributes: { trigger: 'auto', success: 'true', pre_tokens: '156594', post_tokens: '12044', duration_ms: '5200' },
+    });
   });
 
   it('a compaction that failed is AGENT_COMPACTION_FAILED, handled (the session goes on)', async () => {
-    const runId = await ingest(claudeCode([prompt('p-1'), ['compaction', { trigger: 'auto', success: 'false', duration_ms: '900', pre_tokens: '181000', error: 'prompt_too_long' }], apiRequest('p-1')]));
+    const runId = await ingest(
+      claudeCode([
+        prompt('p-1'),
+        ['compaction', { trigger: 'auto', success: 'false', duration_ms: '900', pre_tokens: '181000', error: 'prompt_too_long' }],
+        apiRequest('p-1'),
+      ]),
+    );
     const [error] = await errorsOf(runId);
     expect(error).toMatchObject({
-      caught: true, taskId: 'prompt-1-p-1',
-      error: { code: 'AGENT_COMPACTION_FAILED', origin: 'agent:claude-code', message: 'claude-code: auto compaction of the context failed: prompt_too_long', context: { trigger: 'auto', preTokens: 181000 } },
+      caught: true,
+      taskId: 'prompt-1-p-1',
+      error: {
+        code: 'AGENT_COMPACTION_FAILED',
+        origin: 'agent:claude-code',
+        message: 'claude-code: auto compaction of the context failed: prompt_too_long',
+        context: { trigger: 'auto', preTokens: 181000 },
+      },
     });
     await goQuiet();
     expect((await store.getRun(runId))!.tasks.map((t) => t.status)).toEqual(['succeeded']);
@@ -154,7 +212,13 @@ describe('Claude Code compaction', () => {
 
 describe('Claude Code refusals and internal errors', () => {
   it('a refusal is AGENT_MODEL_REFUSED and its prompt ends failed with it, though the request itself succeeded', async () => {
-    const runId = await ingest(claudeCode([prompt('p-1'), ['api_refusal', { 'prompt.id': 'p-1', model: 'claude-sonnet-4-5', request_id: 'req_01', speed: 'normal', attempt: '1', category: 'cyber' }], apiRequest('p-1')]));
+    const runId = await ingest(
+      claudeCode([
+        prompt('p-1'),
+        ['api_refusal', { 'prompt.id': 'p-1', model: 'claude-sonnet-4-5', request_id: 'req_01', speed: 'normal', attempt: '1', category: 'cyber' }],
+        apiRequest('p-1'),
+      ]),
+    );
     expect((await errorsOf(runId)).map((e) => [e.error.code, e.error.origin, e.error.message, e.error.recoverable])).toEqual([
       ['AGENT_MODEL_REFUSED', 'agent:claude-code', 'claude-code: the model claude-sonnet-4-5 refused to answer (cyber)', false],
     ]);
@@ -174,18 +238,42 @@ describe('Claude Code refusals and internal errors', () => {
 
 describe('Claude Code MCP servers', () => {
   it('a server that failed to connect is AGENT_MCP_CONNECTION_FAILED from mcp:<server>, of no prompt when it failed at start-up', async () => {
-    const runId = await ingest(claudeCode([
-      ['mcp_server_connection', { status: 'failed', transport_type: 'stdio', server_scope: 'project', duration_ms: '30012', is_plugin: 'false', error_code: '-32000', server_name: 'github', error: 'Connection closed' }],
-      ['mcp_server_connection', { status: 'connected', transport_type: 'http', server_scope: 'user', duration_ms: '120', is_plugin: 'false', server_name: 'linear' }],
-      prompt('p-1'), apiRequest('p-1'),
-    ]));
+    const runId = await ingest(
+      claudeCode([
+        [
+          'mcp_server_connection',
+          {
+            status: 'failed',
+            transport_type: 'stdio',
+            server_scope: 'project',
+            duration_ms: '30012',
+            is_plugin: 'false',
+            error_code: '-32000',
+            server_name: 'github',
+            error: 'Connection closed',
+          },
+        ],
+        [
+          'mcp_server_connection',
+          { status: 'connected', transport_type: 'http', server_scope: 'user', duration_ms: '120', is_plugin: 'false', server_name: 'linear' },
+        ],
+        prompt('p-1'),
+        apiRequest('p-1'),
+      ]),
+    );
     const errors = await errorsOf(runId);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({
-      caught: true, taskId: null, ordinal: null,
+      caught: true,
+      taskId: null,
+      ordinal: null,
       error: {
-        code: 'AGENT_MCP_CONNECTION_FAILED', category: 'agent', origin: 'mcp:github', message: 'claude-code: MCP server github failed to connect: Connection closed',
-        context: { server: 'github', transport: 'stdio', errorCode: '-32000' }, correlation: { task: null, attempt: null },
+        code: 'AGENT_MCP_CONNECTION_FAILED',
+        category: 'agent',
+        origin: 'mcp:github',
+        message: 'claude-code: MCP server github failed to connect: Connection closed',
+        context: { server: 'github', transport: 'stdio', errorCode: '-32000' },
+        correlation: { task: null, attempt: null },
       },
     });
     const [connected] = await keptOf(runId, 'claude_code.mcp_server_connection');
@@ -195,7 +283,11 @@ describe('Claude Code MCP servers', () => {
   });
 
   it('a server Claude Code does not name (tool details off) is mcp:unnamed, and says why', async () => {
-    const runId = await ingest(claudeCode([['mcp_server_connection', { status: 'failed', transport_type: 'stdio', server_scope: 'local', duration_ms: '5', is_plugin: 'false', error_code: '1' }]]));
+    const runId = await ingest(
+      claudeCode([
+        ['mcp_server_connection', { status: 'failed', transport_type: 'stdio', server_scope: 'local', duration_ms: '5', is_plugin: 'false', error_code: '1' }],
+      ]),
+    );
     expect((await errorsOf(runId)).map((e) => [e.error.origin, e.error.message])).toEqual([
       ['mcp:unnamed', 'claude-code: MCP server (not named: OTEL_LOG_TOOL_DETAILS is off) failed to connect'],
     ]);

@@ -24,8 +24,12 @@ export interface AttributeReader {
 
 /** The events read here (Claude Code's names, `claude_code.` + the event). */
 export const INCIDENT_EVENTS: readonly string[] = [
-  'claude_code.hook_execution_start', 'claude_code.hook_execution_complete', 'claude_code.compaction',
-  'claude_code.api_refusal', 'claude_code.internal_error', 'claude_code.mcp_server_connection',
+  'claude_code.hook_execution_start',
+  'claude_code.hook_execution_complete',
+  'claude_code.compaction',
+  'claude_code.api_refusal',
+  'claude_code.internal_error',
+  'claude_code.mcp_server_connection',
 ];
 
 const NAME_MAX = 200;
@@ -46,8 +50,11 @@ export function incidentOf(name: string, read: AttributeReader): Incident | null
     case 'claude_code.mcp_server_connection':
       if (read.text('status') !== 'failed') return null;
       return {
-        kind: 'mcpFailed', server: read.text('server_name', NAME_MAX), transport: read.text('transport_type', NAME_MAX),
-        error: read.text('error'), errorCode: read.text('error_code', NAME_MAX),
+        kind: 'mcpFailed',
+        server: read.text('server_name', NAME_MAX),
+        transport: read.text('transport_type', NAME_MAX),
+        error: read.text('error'),
+        errorCode: read.text('error_code', NAME_MAX),
       };
     default:
       return null;
@@ -61,7 +68,15 @@ function hookIncident(read: AttributeReader): Incident | null {
   if (blocking <= 0 && failed <= 0 && cancelled <= 0) return null;
   const hookEvent = read.text('hook_event', NAME_MAX);
   const hook = read.text('hook_name', NAME_MAX) ?? hookEvent ?? 'unknown';
-  return { kind: 'hook', hook, hookEvent, blocking: Math.max(0, blocking), failed: Math.max(0, failed), cancelled: Math.max(0, cancelled), hooks: read.count('num_hooks') };
+  return {
+    kind: 'hook',
+    hook,
+    hookEvent,
+    blocking: Math.max(0, blocking),
+    failed: Math.max(0, failed),
+    cancelled: Math.max(0, cancelled),
+    hooks: read.count('num_hooks'),
+  };
 }
 
 /** Whether the incident stops what it happened in (a blocking hook, a refusal): the prompt ends failed with it. */

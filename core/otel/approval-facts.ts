@@ -51,7 +51,15 @@ export function approvalSignalOf(name: string, record: TelemetryRecord, ts: numb
     case 'claude_code.tool_decision':
     case 'codex.tool_decision': {
       const tool = a('tool_name') ?? 'a tool';
-      return { kind: 'decided', tool, label: approvalLabel(tool, commandOf(a('tool_parameters'))), since: null, at: ts, decision: a('decision'), source: a('source') };
+      return {
+        kind: 'decided',
+        tool,
+        label: approvalLabel(tool, commandOf(a('tool_parameters'))),
+        since: null,
+        at: ts,
+        decision: a('decision'),
+        source: a('source'),
+      };
     }
     case BLOCKED_ON_USER_SPAN: {
       const interval = record.interval;

@@ -56,7 +56,10 @@ function postgresEngine(): Engine {
 
 const ofType = <T extends HivewatchEvent['type']>(events: HivewatchEvent[], type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
 
-describe.each([{ name: 'SQLite', make: sqliteEngine }, { name: 'PostgreSQL', make: postgresEngine }])('a session waiting for approval, cancelled on $name', ({ name, make }) => {
+describe.each([
+  { name: 'SQLite', make: sqliteEngine },
+  { name: 'PostgreSQL', make: postgresEngine },
+])('a session waiting for approval, cancelled on $name', ({ name, make }) => {
   const engine = make();
   const stores: HivewatchStore[] = [];
   beforeAll(() => {
@@ -73,42 +76,51 @@ describe.each([{ name: 'SQLite', make: sqliteEngine }, { name: 'PostgreSQL', mak
     stores.push(store);
     const clock = { now: T0 + 3000 };
     const ingester = new OtelIngester(store, { now: () => clock.now, quietMs: QUIET_MS });
-    const opened = claudeCodeLogs([
-      ['user_prompt', { 'prompt.id': 'p-1' }],
-      ['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
-    ], SESSION, T0);
+    const opened = claudeCodeLogs(
+      [
+        ['user_prompt', { 'prompt.id': 'p-1' }],
+        ['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
+      ],
+      SESSION,
+      T0,
+    );
     const [runId] = (await ingester.ingest(opened, null)).runIds;
     return { store, ingester, clock, runId: runId! };
   }
 
-  it.skipIf(engine.skip !== null)(skipTitle('the cancel closes the prompt with the time waited, ends the run cancelled, and the wait stops growing', engine.skip), async () => {
-    const { store, ingester, clock, runId } = await waiting('cancelled');
-    const before = (await store.getRunRow(runId))!;
-    expect(before).toMatchObject({ status: 'running', approvalSince: T0 + 2000, approvalLabel: 'Bash', approvalWaitMs: 0 });
-    expect(isStoppedExternalSession(before)).toBe(true);
+  it.skipIf(engine.skip !== null)(
+    skipTitle('the cancel closes the prompt with the time waited, ends the run cancelled, and the wait stops growing', engine.skip),
+    async () => {
+      const { store, ingester, clock, runId } = await waiting('cancelled');
+      const before = (await store.getRunRow(runId))!;
+      expect(before).toMatchObject({ status: 'running', approvalSince: T0 + 2000, approvalLabel: 'Bash', approvalWaitMs: 0 });
+      expect(isStoppedExternalSession(before)).toBe(true);
 
-    clock.now = T0 + 12 * MINUTE;
-    expect(await stopWatchingSession(store, runId, CAUSE, clock.now)).toBe(true);
-    const waited = 12 * MINUTE - 2000;
-    const after = (await store.getRunRow(runId))!;
-    expect(after).toMatchObject({ status: 'cancelled', approvalSince: null, approvalLabel: null, approvalWaitMs: waited });
-    expect(isStoppedExternalSession(after)).toBe(false);
-    expect((await store.listRuns({ status: ['waiting-approval'] })).runs).toEqual([]);
+      clock.now = T0 + 12 * MINUTE;
+      expect(await stopWatchingSession(store, runId, CAUSE, clock.now)).toBe(true);
+      const waited = 12 * MINUTE - 2000;
+      const after = (await store.getRunRow(runId))!;
+      expect(after).toMatchObject({ status: 'cancelled', approvalSince: null, approvalLabel: null, approvalWaitMs: waited });
+      expect(isStoppedExternalSession(after)).toBe(false);
+      expect((await store.listRuns({ status: ['waiting-approval'] })).runs).toEqual([]);
 
-    const events = await store.getEvents(runId);
-    const ended = events.filter((e): e is EventOf<'externalEvent'> => e.type === 'externalEvent' && e.name === APPROVAL_ENDED);
-    expect(ended.map((e) => [e.ts, e.attributes.waitedMs, e.attributes.decision, e.attributes.via])).toEqual([[T0 + 12 * MINUTE, waited, null, 'hivewatch.stopped_watching']]);
-    expect(ofType(events, 'runCancelled').map((e) => e.cause)).toEqual([CAUSE]);
-    // The prompt closes before the run ends: the journal reads as the session went.
-    expect(events.findIndex((e) => e === ended[0])).toBeLessThan(events.findIndex((e) => e.type === 'runCancelled'));
+      const events = await store.getEvents(runId);
+      const ended = events.filter((e): e is EventOf<'externalEvent'> => e.type === 'externalEvent' && e.name === APPROVAL_ENDED);
+      expect(ended.map((e) => [e.ts, e.attributes.waitedMs, e.attributes.decision, e.attributes.via])).toEqual([
+        [T0 + 12 * MINUTE, waited, null, 'hivewatch.stopped_watching'],
+      ]);
+      expect(ofType(events, 'runCancelled').map((e) => e.cause)).toEqual([CAUSE]);
+      // The prompt closes before the run ends: the journal reads as the session went.
+      expect(events.findIndex((e) => e === ended[0])).toBeLessThan(events.findIndex((e) => e.type === 'runCancelled'));
 
-    // An hour on, the sweep leaves the ended session and its time waited is what it was at the cancel.
-    clock.now = T0 + 72 * MINUTE;
-    expect(await ingester.sweep()).toEqual([]);
-    expect(await store.getRunRow(runId)).toMatchObject({ status: 'cancelled', approvalWaitMs: waited });
-    expect(await stopWatchingSession(store, runId, CAUSE, clock.now)).toBe(false);
-    expect(await store.replayRun(runId)).toMatchObject({ ok: true, diffs: [] });
-  });
+      // An hour on, the sweep leaves the ended session and its time waited is what it was at the cancel.
+      clock.now = T0 + 72 * MINUTE;
+      expect(await ingester.sweep()).toEqual([]);
+      expect(await store.getRunRow(runId)).toMatchObject({ status: 'cancelled', approvalWaitMs: waited });
+      expect(await stopWatchingSession(store, runId, CAUSE, clock.now)).toBe(false);
+      expect(await store.replayRun(runId)).toMatchObject({ ok: true, diffs: [] });
+    },
+  );
 
   it.skipIf(engine.skip !== null)(skipTitle('a session answered before the cancel is no longer paused: the cancel does nothing', engine.skip), async () => {
     const { store, ingester, clock, runId } = await waiting('answered');

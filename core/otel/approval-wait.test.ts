@@ -41,7 +41,8 @@ function recordedExports(run: string): TelemetryRecord[][] {
   const f = readFixture('claude-code', run);
   if (!f) throw new Error(`no recording ${run}`);
   const unlinked = (attrs: TelemetryRecord['resource']) => Object.fromEntries(Object.entries(attrs).filter(([key]) => !key.startsWith('hivewatch.')));
-  return f.exports.map((e) => ((e.signal === 'logs' || e.signal === 'traces') && e.encoding !== 'other' ? decodeOtlp(e.signal, e.encoding, e.payload) : []))
+  return f.exports
+    .map((e) => ((e.signal === 'logs' || e.signal === 'traces') && e.encoding !== 'other' ? decodeOtlp(e.signal, e.encoding, e.payload) : []))
     .map((records) => records.map((r) => ({ ...r, resource: unlinked(r.resource), attributes: unlinked(r.attributes) })));
 }
 
@@ -61,7 +62,10 @@ function decidedByPerson(delayMs: number, source: string, open = false): Telemet
   });
 }
 
-async function ingested(records: TelemetryRecord[], now: number): Promise<{ store: HivewatchStore; ingester: OtelIngester; runId: string; clock: { now: number } }> {
+async function ingested(
+  records: TelemetryRecord[],
+  now: number,
+): Promise<{ store: HivewatchStore; ingester: OtelIngester; runId: string; clock: { now: number } }> {
   const store = await openStore({ path: join(tempDir('hw-approval-'), 'hw.db') });
   stores.push(store);
   const clock = { now };
@@ -76,10 +80,21 @@ describe('the recorded blocked-on-user span', () => {
     const span = recorded('refused.json-out.otlp-json.default-retries').find((r) => r.name === BLOCKED_ON_USER_SPAN)!;
     expect(span.interval).toEqual({ startMs: 1795920285419, endMs: 1795920285812 });
     expect(approvalSignalOf(span.name, span, span.timeMs)).toEqual({
-      kind: 'decided', tool: 'Bash', label: 'Bash(rm …)', since: 1795920285419, at: 1795920285812, decision: 'reject', source: 'config',
+      kind: 'decided',
+      tool: 'Bash',
+      label: 'Bash(rm …)',
+      since: 1795920285419,
+      at: 1795920285812,
+      decision: 'reject',
+      source: 'config',
     });
     const accepted = recorded('tool.json-out.otlp-json.default-retries').find((r) => r.name === BLOCKED_ON_USER_SPAN)!;
-    expect(approvalSignalOf(accepted.name, accepted, accepted.timeMs)).toMatchObject({ kind: 'decided', label: 'Bash(echo …)', decision: 'accept', source: 'config' });
+    expect(approvalSignalOf(accepted.name, accepted, accepted.timeMs)).toMatchObject({
+      kind: 'decided',
+      label: 'Bash(echo …)',
+      decision: 'accept',
+      source: 'config',
+    });
   });
 
   it('decided by the configuration, as recorded, is no wait on a person', async () => {
@@ -103,7 +118,7 @@ describe('the recorded blocked-on-user span', () => {
 const HOOK_RUN = 'permission-hook-denies.json-out.otlp-json.default-retries';
 
 describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: a PermissionRequest hook holds the prompt ${PERMISSION_HOOK_HOLD_S} s, then denies it`, () => {
-  it('pending from the export sent while the hook held it (listed under waiting-approval, open past the quiet period); the hook\'s denial ends it with its source and the time waited, counted once', async () => {
+  it("pending from the export sent while the hook held it (listed under waiting-approval, open past the quiet period); the hook's denial ends it with its source and the time waited, counted once", async () => {
     const exports = recordedExports(HOOK_RUN);
     const [held, ...rest] = exports as [TelemetryRecord[], ...TelemetryRecord[][]];
     const start = held.find((r) => eventName(r) === 'claude_code.hook_execution_start')!;
@@ -139,7 +154,7 @@ describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: a Permissi
 describe('a prompt left pending', () => {
   const T0 = Date.UTC(2026, 10, 29, 3, 0, 0);
 
-  it('an open span makes the run wait for approval; a person\'s later decision ends it with the time waited (the recorded refusal with its span left open: the CLI exports a span only once it ends)', async () => {
+  it("an open span makes the run wait for approval; a person's later decision ends it with the time waited (the recorded refusal with its span left open: the CLI exports a span only once it ends)", async () => {
     const records = decidedByPerson(0, 'user_reject', true);
     const span = records.find((r) => r.name === BLOCKED_ON_USER_SPAN)!;
     const start = span.interval!.startMs;
@@ -164,10 +179,14 @@ describe('a prompt left pending', () => {
 
   it("a prompt opened by a PermissionRequest hook that no decision closes: the agent going on ends it; the session's end ends one never answered (hand-written: the recorded hook always decides, and a 24-hour hold is not recorded)", async () => {
     const session = 'aa9e1c55-6d2a-4f0e-8b7c-9a1d2e3f4a5b';
-    const opened = claudeCodeLogs([
-      ['user_prompt', { 'prompt.id': 'p-1' }],
-      ['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
-    ], session, T0);
+    const opened = claudeCodeLogs(
+      [
+        ['user_prompt', { 'prompt.id': 'p-1' }],
+        ['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
+      ],
+      session,
+      T0,
+    );
     const { store, ingester, runId, clock } = await ingested(opened, T0 + 3000);
     expect(await store.getRunRow(runId)).toMatchObject({ approvalSince: T0 + 2000, approvalLabel: 'Bash' });
     // Five minutes later the tool's result comes without a decision event: the prompt was answered.
@@ -175,7 +194,14 @@ describe('a prompt left pending', () => {
     expect(await store.getRunRow(runId)).toMatchObject({ approvalSince: null, approvalWaitMs: 5 * MINUTE - 1000 });
 
     // A second prompt nobody answers: the hold (24 h) passes, the session ends and the wait with it.
-    await ingester.ingest(claudeCodeLogs([['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Write' }]], session, T0 + 10 * MINUTE), null);
+    await ingester.ingest(
+      claudeCodeLogs(
+        [['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Write' }]],
+        session,
+        T0 + 10 * MINUTE,
+      ),
+      null,
+    );
     clock.now = T0 + 10 * MINUTE + 1000 + APPROVAL_HOLD_MS - 1;
     expect(await ingester.sweep()).toEqual([]);
     clock.now = T0 + 10 * MINUTE + 1000 + APPROVAL_HOLD_MS + 1;
@@ -187,25 +213,43 @@ describe('a prompt left pending', () => {
   });
 
   it("Codex's decision by a person counts from the session's last record before it (hand-written: codex exec never asks a person)", async () => {
-    const codex = (records: [string, Record<string, string>, number][]): TelemetryRecord[] => decodeOtlp('logs', 'json', Buffer.from(JSON.stringify({
-      resourceLogs: [{
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'codex_exec' } }] },
-        scopeLogs: [{
-          scope: { name: 'codex_otel' },
-          logRecords: records.map(([name, attrs, at]) => ({
-            timeUnixNano: `${at * 1_000_000}`,
-            attributes: Object.entries({ 'event.name': name, 'conversation.id': 'c0de1c55-6d2a-4f0e-8b7c-9a1d2e3f4a5b', ...attrs }).map(([key, value]) => ({ key, value: { stringValue: value } })),
-          })),
-        }],
-      }],
-    })));
-    const { store, runId } = await ingested(codex([
-      ['codex.user_prompt', {}, T0],
-      ['codex.api_request', { 'http.response.status_code': '200', duration_ms: '400' }, T0 + 1000],
-      ['codex.tool_decision', { tool_name: 'shell', call_id: 'call_1', decision: 'denied', source: 'User' }, T0 + 1000 + 7 * MINUTE],
-      ['codex.tool_decision', { tool_name: 'shell', call_id: 'call_2', decision: 'approved', source: 'Config' }, T0 + 2000 + 7 * MINUTE],
-    ]), T0 + 8 * MINUTE);
-    expect(named(await store.getEvents(runId), APPROVAL_ENDED).map((e) => [e.attributes.tool, e.attributes.decision, e.attributes.waitedMs])).toEqual([['shell', 'denied', 7 * MINUTE]]);
+    const codex = (records: [string, Record<string, string>, number][]): TelemetryRecord[] =>
+      decodeOtlp(
+        'logs',
+        'json',
+        Buffer.from(
+          JSON.stringify({
+            resourceLogs: [
+              {
+                resource: { attributes: [{ key: 'service.name', value: { stringValue: 'codex_exec' } }] },
+                scopeLogs: [
+                  {
+                    scope: { name: 'codex_otel' },
+                    logRecords: records.map(([name, attrs, at]) => ({
+                      timeUnixNano: `${at * 1_000_000}`,
+                      attributes: Object.entries({ 'event.name': name, 'conversation.id': 'c0de1c55-6d2a-4f0e-8b7c-9a1d2e3f4a5b', ...attrs }).map(
+                        ([key, value]) => ({ key, value: { stringValue: value } }),
+                      ),
+                    })),
+                  },
+                ],
+              },
+            ],
+          }),
+        ),
+      );
+    const { store, runId } = await ingested(
+      codex([
+        ['codex.user_prompt', {}, T0],
+        ['codex.api_request', { 'http.response.status_code': '200', duration_ms: '400' }, T0 + 1000],
+        ['codex.tool_decision', { tool_name: 'shell', call_id: 'call_1', decision: 'denied', source: 'User' }, T0 + 1000 + 7 * MINUTE],
+        ['codex.tool_decision', { tool_name: 'shell', call_id: 'call_2', decision: 'approved', source: 'Config' }, T0 + 2000 + 7 * MINUTE],
+      ]),
+      T0 + 8 * MINUTE,
+    );
+    expect(named(await store.getEvents(runId), APPROVAL_ENDED).map((e) => [e.attributes.tool, e.attributes.decision, e.attributes.waitedMs])).toEqual([
+      ['shell', 'denied', 7 * MINUTE],
+    ]);
     expect((await store.getRunRow(runId))?.approvalWaitMs).toBe(7 * MINUTE);
   });
 });

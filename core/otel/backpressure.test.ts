@@ -89,7 +89,9 @@ describe('OTLP backpressure: the bounded queue', () => {
     const refused = await exporter!.export(payload(5));
     expect(refused.answers).toEqual([{ status: 429, retryAfter: '1', timedOut: false }]);
     const text = await fetch(`${otlp.endpoint}/v1/logs`, {
-      method: 'POST', headers: { authorization: `Bearer ${otlp.token}`, 'content-type': 'application/json' }, body: payload(6),
+      method: 'POST',
+      headers: { authorization: `Bearer ${otlp.token}`, 'content-type': 'application/json' },
+      body: payload(6),
     });
     expect(text.status).toBe(429);
     expect(((await text.json()) as { error: string }).error).toMatch(reason);
@@ -176,7 +178,8 @@ const engines: Engine[] = [
 describe.each(engines)('OTLP backpressure: a flood on $name', (engine) => {
   const PAYLOADS = 40;
   const title = `${engine.name}: every payload is answered 200, 429 or 503 (with Retry-After) and none waits for its exporter's timeout; none is lost or counted twice`;
-  it.skipIf(engine.skip !== null)(skipTitle(title, engine.skip),
+  it.skipIf(engine.skip !== null)(
+    skipTitle(title, engine.skip),
     async () => {
       const writer = heldWriter();
       // The default answer deadline: the one the receiver keeps in production.

@@ -3,7 +3,7 @@ import { boundedId, boundedText, cleanText, FUTURE_SLACK_MS, MAX_DURATION_MS, sa
 
 const ARRIVED = Date.UTC(2026, 10, 25, 12);
 
-describe('the receiver\'s bounds', () => {
+describe("the receiver's bounds", () => {
   it('keeps a sane time, and replaces one before 2000, more than a day ahead or past a fixed64 by the arrival time, saying why', () => {
     expect(saneTime(ARRIVED - 5_000, '1', 'timeUnixNano', ARRIVED)).toEqual({ ts: ARRIVED - 5_000, adjustment: null });
     expect(saneTime(ARRIVED + FUTURE_SLACK_MS, '1', 'timeUnixNano', ARRIVED).adjustment).toBeNull();
@@ -19,7 +19,12 @@ describe('the receiver\'s bounds', () => {
   it('counts a duration that is negative, not finite or longer than a day as 0 ms', () => {
     expect(saneDuration(1200.4, 'd')).toEqual({ ms: 1200, adjustment: null });
     expect(saneDuration(null, 'd')).toEqual({ ms: 0, adjustment: null });
-    for (const [given, reason] of [[-5, 'negative'], [1e308, 'longer than a day'], [Number.POSITIVE_INFINITY, 'not a finite number'], [MAX_DURATION_MS + 1, 'longer than a day']] as const) {
+    for (const [given, reason] of [
+      [-5, 'negative'],
+      [1e308, 'longer than a day'],
+      [Number.POSITIVE_INFINITY, 'not a finite number'],
+      [MAX_DURATION_MS + 1, 'longer than a day'],
+    ] as const) {
       expect(saneDuration(given, 'd')).toEqual({ ms: 0, adjustment: { field: 'd', given: String(given), used: 0, reason: `${reason}: counted as 0 ms` } });
     }
   });
@@ -38,7 +43,11 @@ describe('the receiver\'s bounds', () => {
     expect(first.value).toHaveLength(256);
     expect(boundedId(long, 'session.id').value).toBe(first.value);
     expect(boundedId(`${long}y`, 'session.id').value).not.toBe(first.value);
-    expect(first.adjustment).toMatchObject({ field: 'session.id', given: `${'x'.repeat(120)}… (1048576 characters)`, reason: 'longer than 256 characters: shortened, with its digest' });
+    expect(first.adjustment).toMatchObject({
+      field: 'session.id',
+      given: `${'x'.repeat(120)}… (1048576 characters)`,
+      reason: 'longer than 256 characters: shortened, with its digest',
+    });
     expect(boundedId('short', 'session.id')).toEqual({ value: 'short', adjustment: null });
     expect(boundedId('a\u0000b', 'session.id')).toMatchObject({ value: 'a\uFFFDb', adjustment: { reason: 'NUL or unpaired surrogate replaced by U+FFFD' } });
   });

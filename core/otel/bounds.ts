@@ -82,7 +82,8 @@ export function saneDuration(ms: number | null, field: string): { ms: number; ad
 export function boundedId(id: string, field: string, max = MAX_ID_CHARS): { value: string; adjustment: Adjustment | null } {
   const clean = cleanText(id);
   if (clean.length <= max && clean === id) return { value: id, adjustment: null };
-  if (clean.length <= max) return { value: clean, adjustment: { field, given: quote(id), used: clean, reason: 'NUL or unpaired surrogate replaced by U+FFFD' } };
+  if (clean.length <= max)
+    return { value: clean, adjustment: { field, given: quote(id), used: clean, reason: 'NUL or unpaired surrogate replaced by U+FFFD' } };
   const digest = createHash('sha256').update(id).digest('hex').slice(0, 32);
   const value = `${cleanText(clean.slice(0, max - 40))}.sha256-${digest}`;
   return { value, adjustment: { field, given: quote(id), used: value, reason: `longer than ${max} characters: shortened, with its digest` } };
@@ -92,7 +93,10 @@ export function boundedId(id: string, field: string, max = MAX_ID_CHARS): { valu
 export function boundedText(text: string, field: string, max = MAX_MESSAGE_CHARS): { value: string; adjustment: Adjustment | null } {
   const clean = cleanText(text);
   if (clean.length <= max) {
-    return { value: clean, adjustment: clean === text ? null : { field, given: quote(text), used: quote(clean), reason: 'NUL or unpaired surrogate replaced by U+FFFD' } };
+    return {
+      value: clean,
+      adjustment: clean === text ? null : { field, given: quote(text), used: quote(clean), reason: 'NUL or unpaired surrogate replaced by U+FFFD' },
+    };
   }
   const value = `${cleanText(clean.slice(0, max))}…`;
   return { value, adjustment: { field, given: quote(text), used: quote(value), reason: `longer than ${max} characters: cut` } };

@@ -50,7 +50,11 @@ export function toolRefusedError(runtime: string, denied: DeniedTool, f: Omit<Ap
 }
 
 /** An origin's name part: what the taxonomy's origins allow (`PreToolUse:Bash` → `PreToolUse-Bash`). */
-const originName = (text: string): string => text.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'unknown';
+const originName = (text: string): string =>
+  text
+    .replace(/[^A-Za-z0-9_.-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100) || 'unknown';
 
 /**
  * The one classifier's error for an incident around the model (agent-incidents.ts): a hook's
@@ -68,33 +72,40 @@ function incidentParts(runtime: string, i: Incident): { code: ErrorCode; origin:
     case 'hook': {
       const counts = { hook: i.hook, hookEvent: i.hookEvent, hooks: i.hooks, blocking: i.blocking, nonBlockingErrors: i.failed, cancelled: i.cancelled };
       const origin = `hook:${originName(i.hook)}`;
-      if (i.blocking > 0) return { code: 'AGENT_HOOK_BLOCKED', origin, message: `${runtime}: hook ${i.hook} blocked ${i.hookEvent ?? 'its event'}`, context: counts };
+      if (i.blocking > 0)
+        return { code: 'AGENT_HOOK_BLOCKED', origin, message: `${runtime}: hook ${i.hook} blocked ${i.hookEvent ?? 'its event'}`, context: counts };
       const what = i.failed > 0 ? 'failed (a non-blocking error)' : 'was cancelled';
       return { code: 'AGENT_HOOK_FAILED', origin, message: `${runtime}: hook ${i.hook} ${what}`, context: counts };
     }
     case 'compactionFailed': {
       const detail = i.error === null ? '' : `: ${firstLine(i.error)}`;
       return {
-        code: 'AGENT_COMPACTION_FAILED', origin: `agent:${runtime}`, message: `${runtime}: ${i.trigger ?? 'the'} compaction of the context failed${detail}`,
+        code: 'AGENT_COMPACTION_FAILED',
+        origin: `agent:${runtime}`,
+        message: `${runtime}: ${i.trigger ?? 'the'} compaction of the context failed${detail}`,
         context: { trigger: i.trigger, preTokens: i.preTokens },
       };
     }
     case 'refusal':
       return {
-        code: 'AGENT_MODEL_REFUSED', origin: `agent:${runtime}`,
+        code: 'AGENT_MODEL_REFUSED',
+        origin: `agent:${runtime}`,
         message: `${runtime}: the model${i.model === null ? '' : ` ${i.model}`} refused to answer${i.category === null ? '' : ` (${i.category})`}`,
         context: { model: i.model, category: i.category },
       };
     case 'internalError':
       return {
-        code: 'RUNTIME_INTERNAL_ERROR', origin: `runtime:${runtime}`, message: `${runtime}: internal error ${i.errorName}${i.errorCode === null ? '' : ` (${i.errorCode})`}`,
+        code: 'RUNTIME_INTERNAL_ERROR',
+        origin: `runtime:${runtime}`,
+        message: `${runtime}: internal error ${i.errorName}${i.errorCode === null ? '' : ` (${i.errorCode})`}`,
         context: { errorName: i.errorName, errorCode: i.errorCode },
       };
     case 'mcpFailed': {
       const server = i.server ?? 'unnamed';
       const detail = i.error === null ? '' : `: ${firstLine(i.error)}`;
       return {
-        code: 'AGENT_MCP_CONNECTION_FAILED', origin: `mcp:${originName(server)}`,
+        code: 'AGENT_MCP_CONNECTION_FAILED',
+        origin: `mcp:${originName(server)}`,
         message: `${runtime}: MCP server ${i.server ?? '(not named: OTEL_LOG_TOOL_DETAILS is off)'} failed to connect${detail}`,
         context: { server: i.server, transport: i.transport, errorCode: i.errorCode },
       };

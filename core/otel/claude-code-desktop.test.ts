@@ -26,7 +26,8 @@ function recorded(): TelemetryRecord[] {
   return f.exports.filter((e) => e.signal === 'logs').flatMap((e) => decodeOtlp('logs', 'json', e.payload));
 }
 
-const asDesktop = (records: TelemetryRecord[]): TelemetryRecord[] => records.map((r) => ({ ...r, resource: { ...r.resource, 'service.name': 'claude-code-desktop' } }));
+const asDesktop = (records: TelemetryRecord[]): TelemetryRecord[] =>
+  records.map((r) => ({ ...r, resource: { ...r.resource, 'service.name': 'claude-code-desktop' } }));
 
 async function ingested(records: TelemetryRecord[]): Promise<{ store: HivewatchStore; runId: string }> {
   const store = await openStore({ path: join(tempDir('hw-desktop-'), 'hw.db') });
@@ -59,13 +60,21 @@ describe('claude-code-desktop', () => {
   it("an error carries its request's ids: the provider's request id, the client's, and the workflow run it ran in", async () => {
     const records = asDesktop(recorded()).map((r) =>
       r.attributes['event.name'] === 'api_error'
-        ? { ...r, attributes: { ...r.attributes, client_request_id: 'cli-req-7' }, resource: { ...r.resource, 'workflow.run_id': '9123', 'workflow.name': 'nightly fix' } }
+        ? {
+            ...r,
+            attributes: { ...r.attributes, client_request_id: 'cli-req-7' },
+            resource: { ...r.resource, 'workflow.run_id': '9123', 'workflow.name': 'nightly fix' },
+          }
         : r,
     );
     const { store, runId } = await ingested(records);
     // The recording was sent from inside a preset attempt: its failed call is an attempt of the session, not an occurrence.
     const failed = (await store.getRun(runId))!.attempts.filter((a) => a.status === 'failed');
     expect(failed.map((a) => a.errorCode)).toEqual(['RUNTIME_RATE_LIMIT']);
-    expect(failed[0]!.error?.context).toMatchObject({ requestId: 'req_stub_0001', clientRequestId: 'cli-req-7', workflow: { runId: '9123', name: 'nightly fix' } });
+    expect(failed[0]!.error?.context).toMatchObject({
+      requestId: 'req_stub_0001',
+      clientRequestId: 'cli-req-7',
+      workflow: { runId: '9123', name: 'nightly fix' },
+    });
   });
 });

@@ -60,17 +60,30 @@ describe('decodeOtlp', () => {
   it('refuses JSON nested past 100 levels with a reason, before any recursive walk', () => {
     const levels = 10_000;
     const deep = `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"a","value":${'{"kvlistValue":{"values":[{"key":"k","value":'.repeat(levels)}{"stringValue":"x"}${'}]}}'.repeat(levels)}}]}]}]}]}`;
-    expect(() => decodeOtlp('logs', 'json', Buffer.from(deep))).toThrow(new OtlpDecodeError('the JSON nests deeper than 100 levels (an OTLP request needs about 12, and 4 more per nested attribute value)'));
+    expect(() => decodeOtlp('logs', 'json', Buffer.from(deep))).toThrow(
+      new OtlpDecodeError('the JSON nests deeper than 100 levels (an OTLP request needs about 12, and 4 more per nested attribute value)'),
+    );
     expect(nestsDeeperThan(JSON.parse(`${'['.repeat(101)}${']'.repeat(101)}`), 100)).toBe(true);
     expect(nestsDeeperThan(JSON.parse(`${'['.repeat(100)}${']'.repeat(100)}`), 100)).toBe(false);
   });
 
-  it('keys named __proto__, constructor and prototype are data: own keys, never the object\'s prototype', () => {
+  it("keys named __proto__, constructor and prototype are data: own keys, never the object's prototype", () => {
     const smuggled = { kvlistValue: { values: [{ key: 'session.id', value: { stringValue: 'smuggled' } }] } };
-    const [record] = decodeOtlp('logs', 'json', oneRecord({
-      body: { stringValue: 'claude_code.api_error' },
-      attributes: [{ key: '__proto__', value: smuggled }, { key: 'constructor', value: { stringValue: 'c' } }, { key: 'prototype', value: { stringValue: 'p' } }],
-    }, [{ key: '__proto__', value: smuggled }]));
+    const [record] = decodeOtlp(
+      'logs',
+      'json',
+      oneRecord(
+        {
+          body: { stringValue: 'claude_code.api_error' },
+          attributes: [
+            { key: '__proto__', value: smuggled },
+            { key: 'constructor', value: { stringValue: 'c' } },
+            { key: 'prototype', value: { stringValue: 'p' } },
+          ],
+        },
+        [{ key: '__proto__', value: smuggled }],
+      ),
+    );
     expect(Object.getPrototypeOf(record!.attributes)).toBe(Object.prototype);
     expect(Object.keys(record!.attributes)).toEqual(['__proto__', 'constructor', 'prototype']);
     expect(Object.getOwnPropertyDescriptor(record!.attributes, '__proto__')?.value).toEqual({ 'session.id': 'smuggled' });
@@ -95,4 +108,3 @@ describe('decodeOtlp', () => {
     expect(() => timeOf('x'.repeat(1000))).toThrow(/^a time must be an unsigned integer of nanoseconds, got "x{63}…$/);
   });
 });
-

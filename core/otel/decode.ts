@@ -228,8 +228,14 @@ function genAiRecord(span: Obj, facts: SpanFacts, attrs: Attributes, resource: A
   const end = timeOf(span.endTimeUnixNano, 'endTimeUnixNano');
   const at = firstTime(end, start);
   return {
-    name: facts.name, timeMs: at.ms, timeGiven: at.given, timeField: at.field, attributes: attrs, resource,
-    signal: 'traces', body: null,
+    name: facts.name,
+    timeMs: at.ms,
+    timeGiven: at.given,
+    timeField: at.field,
+    attributes: attrs,
+    resource,
+    signal: 'traces',
+    body: null,
     // NaN: the time was not sent (genai.ts keeps such a span as an unknown event, with the reason).
     span: {
       ...facts,
@@ -253,8 +259,15 @@ function blockedSpan(span: Obj, facts: SpanFacts, attributes: Attributes, resour
   const end = timeOf(span.endTimeUnixNano, 'endTimeUnixNano');
   const endMs = end.given === null || !Number.isFinite(end.ms) || end.ms < start.ms ? null : end.ms;
   const record: TelemetryRecord = {
-    name: BLOCKED_ON_USER_SPAN, timeMs: start.ms, timeGiven: start.given, timeField: 'startTimeUnixNano', attributes, resource,
-    signal: 'traces', body: null, interval: { startMs: start.ms, endMs },
+    name: BLOCKED_ON_USER_SPAN,
+    timeMs: start.ms,
+    timeGiven: start.given,
+    timeField: 'startTimeUnixNano',
+    attributes,
+    resource,
+    signal: 'traces',
+    body: null,
+    interval: { startMs: start.ms, endMs },
   };
   return { record, parentSpanId: facts.parentSpanId };
 }
@@ -280,7 +293,8 @@ function spanEvents(request: Obj): TelemetryRecord[] {
           if (!isObj(event)) throw new OtlpDecodeError(`${where}.events[${e}] must be an object`);
           const eventAttrs = attributes(event.attributes, `${where}.events[${e}].attributes`);
           const thrown = own(eventAttrs, 'exception.type');
-          if (event.name === 'exception' && facts.exceptionType === null && typeof thrown === 'string' && thrown !== '') facts.exceptionType = boundedName(thrown);
+          if (event.name === 'exception' && facts.exceptionType === null && typeof thrown === 'string' && thrown !== '')
+            facts.exceptionType = boundedName(thrown);
           // Spread copies own properties as data (a `__proto__` key stays a key).
           const attrs = { ...spanAttrs, ...eventAttrs };
           const time = firstTime(timeOf(event.timeUnixNano, 'timeUnixNano'), timeOf(span.startTimeUnixNano, 'startTimeUnixNano'));

@@ -11,7 +11,9 @@ describe('otelIdleOf: the quiet period that ends an agent session', () => {
   });
 
   it('refuses what is not a duration, and one shorter than a CLI export interval could be', () => {
-    expect(() => otelIdleOf('soon', {})).toThrow('the OTLP quiet period must be a duration of at least 10s such as "90s" or "10m", got "soon" (--otel-idle / HIVEWATCH_OTEL_IDLE)');
+    expect(() => otelIdleOf('soon', {})).toThrow(
+      'the OTLP quiet period must be a duration of at least 10s such as "90s" or "10m", got "soon" (--otel-idle / HIVEWATCH_OTEL_IDLE)',
+    );
     expect(() => otelIdleOf('5s', {})).toThrow('got "5s"');
     expect(otelIdleOf('10s', {})).toBe(10_000);
   });

@@ -39,23 +39,45 @@ const ingesterOf = (store: HivewatchStore): OtelIngester => new OtelIngester(sto
 /** A Claude Code API request that names no session: it joins its agent's one open session, if any. */
 function anonymousRequest(t: number): TelemetryRecord[] {
   const body = {
-    resourceLogs: [{
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
-      scopeLogs: [{ logRecords: [{
-        timeUnixNano: `${t * 1_000_000}`,
-        body: { stringValue: 'claude_code.api_request' },
-        attributes: [{ key: 'model', value: { stringValue: 'claude-sonnet-4-5' } }, { key: 'duration_ms', value: { stringValue: '120' } }],
-      }] }],
-    }],
+    resourceLogs: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
+        scopeLogs: [
+          {
+            logRecords: [
+              {
+                timeUnixNano: `${t * 1_000_000}`,
+                body: { stringValue: 'claude_code.api_request' },
+                attributes: [
+                  { key: 'model', value: { stringValue: 'claude-sonnet-4-5' } },
+                  { key: 'duration_ms', value: { stringValue: '120' } },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
   };
   return decodeOtlp('logs', 'json', Buffer.from(JSON.stringify(body)));
 }
 
 /** Three payloads: session A opens, an anonymous request (joins A), then A fails once and session B starts. */
 function payloads(): Payload[] {
-  const first = claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-1', prompt_length: '5' }], ['api_request', { model: 'claude-sonnet-4-5', duration_ms: '900', cost_usd: '0.01' }]], 'session-a', T0);
+  const first = claudeCodeLogs(
+    [
+      ['user_prompt', { 'prompt.id': 'p-1', prompt_length: '5' }],
+      ['api_request', { model: 'claude-sonnet-4-5', duration_ms: '900', cost_usd: '0.01' }],
+    ],
+    'session-a',
+    T0,
+  );
   const third = [
-    ...claudeCodeLogs([['api_error', { model: 'claude-sonnet-4-5', status_code: '529', error: 'Overloaded', attempt: '1', duration_ms: '40' }]], 'session-a', T0 + 10_000),
+    ...claudeCodeLogs(
+      [['api_error', { model: 'claude-sonnet-4-5', status_code: '529', error: 'Overloaded', attempt: '1', duration_ms: '40' }]],
+      'session-a',
+      T0 + 10_000,
+    ),
     ...claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-9', prompt_length: '3' }]], 'session-b', T0 + 11_000),
   ];
   return [
@@ -107,9 +129,30 @@ describe('OtelIngester.ingestMany: several payloads in one transaction', () => {
 
   it('the store refuses a batch of payloads one of which it took before, and writes none of it', async () => {
     const store = storeNamed('refused');
-    const session = { sessionKey: 'claude-code\nx', runId: 'ext-x', origin: 'runtime:claude-code', sessionId: 'x', parent: null, lastEventAt: T0, idle: false, openTask: null, openTaskAttempts: 0, taskCount: 0, lastSeq: 0 };
+    const session = {
+      sessionKey: 'claude-code\nx',
+      runId: 'ext-x',
+      origin: 'runtime:claude-code',
+      sessionId: 'x',
+      parent: null,
+      lastEventAt: T0,
+      idle: false,
+      openTask: null,
+      openTaskAttempts: 0,
+      taskCount: 0,
+      lastSeq: 0,
+    };
     expect(await store.ingestExternal({ digest: 'seen', records: 1, receivedAt: T0, sessions: [] }, [])).toBe(true);
-    const batch = { digest: null, records: 0, receivedAt: T0, sessions: [session], payloads: [{ digest: 'new', records: 1 }, { digest: 'seen', records: 1 }] };
+    const batch = {
+      digest: null,
+      records: 0,
+      receivedAt: T0,
+      sessions: [session],
+      payloads: [
+        { digest: 'new', records: 1 },
+        { digest: 'seen', records: 1 },
+      ],
+    };
     await expect(store.ingestExternal(batch, [])).rejects.toBeInstanceOf(DuplicatePayloadError);
     // Rolled back: the new digest was not remembered, nor the session written.
     expect(await store.externalSession('claude-code\nx')).toBeNull();

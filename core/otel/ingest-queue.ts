@@ -105,7 +105,11 @@ export class IngestQueue {
     }
     return new Promise<void>((resolve, reject) => {
       const entry: Entry = {
-        records, bytes, digest, settled: false, timer: null,
+        records,
+        bytes,
+        digest,
+        settled: false,
+        timer: null,
         settle: (error) => {
           if (entry.settled) return;
           entry.settled = true;
@@ -137,7 +141,12 @@ export class IngestQueue {
       this.waiting.splice(at, 1);
       this.forget(entry);
     }
-    entry.settle(new IngestBusy(503, `ingest is behind: the payload was not journaled within ${this.answerWithinMs} ms (the database is slow or unavailable); retry later`));
+    entry.settle(
+      new IngestBusy(
+        503,
+        `ingest is behind: the payload was not journaled within ${this.answerWithinMs} ms (the database is slow or unavailable); retry later`,
+      ),
+    );
   }
 
   private forget(entry: Entry): void {

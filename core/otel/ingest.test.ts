@@ -34,51 +34,64 @@ const counts = async (by: 'code' | 'origin' | 'category'): Promise<Record<string
 const externalRuns = async () => (await store.listRuns({ limit: 50 })).runs.filter((r) => r.flow.startsWith('external:'));
 
 describe('OtelIngester: documented Claude Code events', () => {
-  it.each(['json', 'protobuf'] as const)('a session (%s) becomes an external run: prompts are tasks, API calls attempts, errors classified', async (encoding) => {
-    const result = await ingester().ingest(logs('claude-code-logs', encoding), 'digest-1');
-    expect(result).toMatchObject({ records: 11, duplicate: false });
-    const [run] = await externalRuns();
-    expect(run).toMatchObject({ flow: 'external:claude-code', flowName: 'Claude Code session 7f3c9a2e', status: 'running', taskCount: 2, attemptCount: 5 });
-    const detail = (await store.getRun(run!.id))!;
-    expect(detail.tasks.map((t) => [t.taskId, t.status, t.attempts])).toEqual([
-      ['prompt-1-p-1', 'succeeded', 3],
-      ['prompt-2-p-2', 'running', 2],
-    ]);
-    expect(detail.attempts.map((a) => [a.taskId, a.attempt, a.status, a.errorCode])).toEqual([
-      ['prompt-1-p-1', 1, 'failed', 'RUNTIME_RATE_LIMIT'],
-      ['prompt-1-p-1', 2, 'failed', 'RUNTIME_PROVIDER_ERROR'],
-      ['prompt-1-p-1', 3, 'succeeded', null],
-      ['prompt-2-p-2', 1, 'failed', 'RUNTIME_TIMEOUT'],
-      ['prompt-2-p-2', 2, 'failed', 'USER_INVALID_CONFIG'],
-    ]);
-    expect(await counts('code')).toEqual({
-      RUNTIME_RATE_LIMIT: 1, RUNTIME_PROVIDER_ERROR: 1, RUNTIME_TIMEOUT: 1, USER_INVALID_CONFIG: 1, AGENT_TOOL_FAILED: 1,
-    });
-    expect(await counts('origin')).toEqual({ 'runtime:claude-code': 3, user: 1, 'agent:claude-code': 1 });
-    expect(await counts('category')).toEqual({ runtime: 3, user: 1, agent: 1 });
-    const groups = await store.errorGroups();
-    expect(groups).toHaveLength(5);
-    expect(groups.find((g) => g.code === 'AGENT_TOOL_FAILED')).toMatchObject({ origin: 'agent:claude-code', count: 1 });
+  it.each(['json', 'protobuf'] as const)(
+    'a session (%s) becomes an external run: prompts are tasks, API calls attempts, errors classified',
+    async (encoding) => {
+      const result = await ingester().ingest(logs('claude-code-logs', encoding), 'digest-1');
+      expect(result).toMatchObject({ records: 11, duplicate: false });
+      const [run] = await externalRuns();
+      expect(run).toMatchObject({ flow: 'external:claude-code', flowName: 'Claude Code session 7f3c9a2e', status: 'running', taskCount: 2, attemptCount: 5 });
+      const detail = (await store.getRun(run!.id))!;
+      expect(detail.tasks.map((t) => [t.taskId, t.status, t.attempts])).toEqual([
+        ['prompt-1-p-1', 'succeeded', 3],
+        ['prompt-2-p-2', 'running', 2],
+      ]);
+      expect(detail.attempts.map((a) => [a.taskId, a.attempt, a.status, a.errorCode])).toEqual([
+        ['prompt-1-p-1', 1, 'failed', 'RUNTIME_RATE_LIMIT'],
+        ['prompt-1-p-1', 2, 'failed', 'RUNTIME_PROVIDER_ERROR'],
+        ['prompt-1-p-1', 3, 'succeeded', null],
+        ['prompt-2-p-2', 1, 'failed', 'RUNTIME_TIMEOUT'],
+        ['prompt-2-p-2', 2, 'failed', 'USER_INVALID_CONFIG'],
+      ]);
+      expect(await counts('code')).toEqual({
+        RUNTIME_RATE_LIMIT: 1,
+        RUNTIME_PROVIDER_ERROR: 1,
+        RUNTIME_TIMEOUT: 1,
+        USER_INVALID_CONFIG: 1,
+        AGENT_TOOL_FAILED: 1,
+      });
+      expect(await counts('origin')).toEqual({ 'runtime:claude-code': 3, user: 1, 'agent:claude-code': 1 });
+      expect(await counts('category')).toEqual({ runtime: 3, user: 1, agent: 1 });
+      const groups = await store.errorGroups();
+      expect(groups).toHaveLength(5);
+      expect(groups.find((g) => g.code === 'AGENT_TOOL_FAILED')).toMatchObject({ origin: 'agent:claude-code', count: 1 });
 
-    const errors = (await store.listErrors({ limit: 10 })).errors;
-    const overloaded = errors.find((e) => e.code === 'RUNTIME_RATE_LIMIT')!;
-    expect(overloaded.message).toBe('claude-code: the API is rate limited or overloaded (HTTP 529): Overloaded');
-    expect(overloaded.context).toMatchObject({ session: '7f3c9a2e-1b4d-4e8a-9c6f-2d5e8b1a0c33', prompt: 'p-1', model: 'claude-sonnet-4-5', reportedAttempt: 1, statusCode: 529 });
-    expect(errors.find((e) => e.code === 'AGENT_TOOL_FAILED')!.message).toBe('claude-code: tool Bash failed: Exit code 1: npm test failed');
+      const errors = (await store.listErrors({ limit: 10 })).errors;
+      const overloaded = errors.find((e) => e.code === 'RUNTIME_RATE_LIMIT')!;
+      expect(overloaded.message).toBe('claude-code: the API is rate limited or overloaded (HTTP 529): Overloaded');
+      expect(overloaded.context).toMatchObject({
+        session: '7f3c9a2e-1b4d-4e8a-9c6f-2d5e8b1a0c33',
+        prompt: 'p-1',
+        model: 'claude-sonnet-4-5',
+        reportedAttempt: 1,
+        statusCode: 529,
+      });
+      expect(errors.find((e) => e.code === 'AGENT_TOOL_FAILED')!.message).toBe('claude-code: tool Bash failed: Exit code 1: npm test failed');
 
-    const kept = (await store.getEvents(run!.id)).filter((e): e is EventOf<'externalEvent'> => e.type === 'externalEvent');
-    expect(kept.map((e) => [e.name, e.known])).toEqual([
-      ['claude_code.user_prompt', true],
-      ['claude_code.tool_decision', true],
-      ['claude_code.tool_result', true],
-      ['claude_code.user_prompt', true],
-      ['claude_code.future_event', false],
-    ]);
-    // Prompt text is not stored unless the operator turns it on.
-    expect(JSON.stringify(await store.getEvents(run!.id))).not.toContain('fix the flaky test');
-    expect(await store.replayRun(run!.id)).toMatchObject({ ok: true, diffs: [] });
-    expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
-  });
+      const kept = (await store.getEvents(run!.id)).filter((e): e is EventOf<'externalEvent'> => e.type === 'externalEvent');
+      expect(kept.map((e) => [e.name, e.known])).toEqual([
+        ['claude_code.user_prompt', true],
+        ['claude_code.tool_decision', true],
+        ['claude_code.tool_result', true],
+        ['claude_code.user_prompt', true],
+        ['claude_code.future_event', false],
+      ]);
+      // Prompt text is not stored unless the operator turns it on.
+      expect(JSON.stringify(await store.getEvents(run!.id))).not.toContain('fix the flaky test');
+      expect(await store.replayRun(run!.id)).toMatchObject({ ok: true, diffs: [] });
+      expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
+    },
+  );
 
   it('stores prompt text once the operator sets otel.store_prompts to on', async () => {
     await store.setSetting(STORE_PROMPTS_SETTING, 'on');
@@ -128,9 +141,17 @@ describe('OtelIngester: idempotence and atomicity', () => {
       return id;
     })();
     sqlite.database.prepare("INSERT INTO events (run_id, seq, type, ts, payload) VALUES (?, 1, 'stepFinished', 0, '{}')").run(claudeRunId);
-    const before = { events: (await store.stats()).events, errors: (await store.stats()).errors, attempts: (await store.getRun((await externalRuns())[0]!.id))!.attempts.length };
+    const before = {
+      events: (await store.stats()).events,
+      errors: (await store.stats()).errors,
+      attempts: (await store.getRun((await externalRuns())[0]!.id))!.attempts.length,
+    };
     await expect(ingester().ingest(records, 'whole')).rejects.toThrow(/UNIQUE constraint failed/);
-    expect({ events: (await store.stats()).events, errors: (await store.stats()).errors, attempts: (await store.getRun((await externalRuns())[0]!.id))!.attempts.length }).toEqual(before);
+    expect({
+      events: (await store.stats()).events,
+      errors: (await store.stats()).errors,
+      attempts: (await store.getRun((await externalRuns())[0]!.id))!.attempts.length,
+    }).toEqual(before);
     sqlite.database.prepare('DELETE FROM events WHERE run_id = ?').run(claudeRunId);
     // The digest was not kept either: the exporter's retry goes through.
     expect((await ingester().ingest(records, 'whole')).duplicate).toBe(false);
@@ -152,7 +173,12 @@ describe('OtelIngester: the quiet period', () => {
     // Its last prompt's last request failed (401) and nothing succeeded after it: the session failed, with that failure.
     expect(ended.run).toMatchObject({ status: 'failed', endingCode: 'USER_INVALID_CONFIG', endingTaskId: 'prompt-2-p-2', endingAttempt: 2 });
     expect(ended.tasks.map((t) => t.status)).toEqual(['succeeded', 'failed']);
-    expect((await store.getEvents(runId)).at(-1)).toMatchObject({ type: 'externalRunIdle', quietMs: DEFAULT_QUIET_MS, lastEventAt: T0 + 200_000, error: { code: 'USER_INVALID_CONFIG' } });
+    expect((await store.getEvents(runId)).at(-1)).toMatchObject({
+      type: 'externalRunIdle',
+      quietMs: DEFAULT_QUIET_MS,
+      lastEventAt: T0 + 200_000,
+      error: { code: 'USER_INVALID_CONFIG' },
+    });
     const dispositions = (await store.listErrors({ limit: 10 })).errors.map((e) => [e.code, e.disposition]);
     expect(dispositions).toContainEqual(['USER_INVALID_CONFIG', 'unhandled']);
     expect(dispositions.filter(([, d]) => d === 'unhandled')).toHaveLength(1);
@@ -163,7 +189,13 @@ describe('OtelIngester: the quiet period', () => {
     await i.ingest(logs('claude-code-logs').slice(1, 2), 'b');
     const reopened = (await store.getRun(runId))!;
     expect(reopened.run).toMatchObject({ status: 'running', endedAt: null });
-    expect((await store.getEvents(runId)).map((e) => e.type).slice(-5)).toEqual(['externalRunReopened', 'taskStarted', 'attemptStarted', 'errorOccurred', 'attemptFailed']);
+    expect((await store.getEvents(runId)).map((e) => e.type).slice(-5)).toEqual([
+      'externalRunReopened',
+      'taskStarted',
+      'attemptStarted',
+      'errorOccurred',
+      'attemptFailed',
+    ]);
     expect(reopened.tasks.at(-1)).toMatchObject({ taskId: 'prompt-3-p-1', status: 'running', attempts: 1 });
     expect(await store.replayRun(runId)).toMatchObject({ ok: true });
   });

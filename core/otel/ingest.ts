@@ -147,7 +147,13 @@ export class OtelIngester {
   }
 
   /** A subagent that reported it finished ends now, with the status its last request gave it (its ending events pushed to `events`). */
-  private endedIfDone(session: SessionRef, own: readonly TelemetryRecord[], row: ExternalSessionRow, events: HivewatchEvent[], receivedAt: number): ExternalSessionRow {
+  private endedIfDone(
+    session: SessionRef,
+    own: readonly TelemetryRecord[],
+    row: ExternalSessionRow,
+    events: HivewatchEvent[],
+    receivedAt: number,
+  ): ExternalSessionRow {
     const done = session.spawnedBy ? completionOf(own) : null;
     if (done === null) return row;
     const at = saneTime(done.timeMs, done.timeGiven, done.timeField, receivedAt).ts;
@@ -157,7 +163,10 @@ export class OtelIngester {
   }
 
   /** A payload's records by the session each belongs to; those that find none are counted. */
-  private async bySession(records: readonly TelemetryRecord[], planned: ReadonlyMap<string, ExternalSessionRow>): Promise<{ bySession: Map<string, { session: SessionRef; records: TelemetryRecord[] }>; unattached: number }> {
+  private async bySession(
+    records: readonly TelemetryRecord[],
+    planned: ReadonlyMap<string, ExternalSessionRow>,
+  ): Promise<{ bySession: Map<string, { session: SessionRef; records: TelemetryRecord[] }>; unattached: number }> {
     const bySession = new Map<string, { session: SessionRef; records: TelemetryRecord[] }>();
     const joined = new Map<string, SessionRef | null>();
     let unattached = 0;
@@ -182,7 +191,11 @@ export class OtelIngester {
    * "flushing OTEL metrics" record carries no conversation id), else none — it is not journaled,
    * never a run of its own (docs/otel.md "Sessions"). Looked up once per agent and payload.
    */
-  private async openSessionOf(given: SessionRef, joined: Map<string, SessionRef | null>, planned: ReadonlyMap<string, ExternalSessionRow>): Promise<SessionRef | null> {
+  private async openSessionOf(
+    given: SessionRef,
+    joined: Map<string, SessionRef | null>,
+    planned: ReadonlyMap<string, ExternalSessionRow>,
+  ): Promise<SessionRef | null> {
     const parent = given.parent === null ? '' : `${given.parent.runId}\n${given.parent.taskId}\n${given.parent.attempt}`;
     const key = `${given.origin}\n${parent}`;
     if (!joined.has(key)) {

@@ -138,7 +138,7 @@ describe('a session linked to a preset attempt ends with it', () => {
     }
   });
 
-  it('a failed Codex attempt whose request never reached the telemetry: the session keeps the preset\'s reading, one call with its code', async () => {
+  it("a failed Codex attempt whose request never reached the telemetry: the session keeps the preset's reading, one call with its code", async () => {
     const parent = await parentRun();
     const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
     const runId = (await ingester.ingest(codexBeforeItsRequest(), null)).runIds[0]!;

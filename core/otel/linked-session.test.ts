@@ -46,7 +46,7 @@ async function ingestAndGoQuiet(records: TelemetryRecord[]): Promise<string> {
 }
 
 describe('a session linked to a Hivewatch attempt adds no failure of its own', () => {
-  it('control: unlinked, its last prompt\'s 401 fails the session, and every API error is an occurrence', async () => {
+  it("control: unlinked, its last prompt's 401 fails the session, and every API error is an occurrence", async () => {
     const runId = await ingestAndGoQuiet(logs());
     expect((await store.getRunRow(runId))!.status).toBe('failed');
     expect(await codes()).toEqual({ RUNTIME_RATE_LIMIT: 1, RUNTIME_PROVIDER_ERROR: 1, RUNTIME_TIMEOUT: 1, USER_INVALID_CONFIG: 1, AGENT_TOOL_FAILED: 1 });

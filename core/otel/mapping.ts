@@ -53,7 +53,16 @@ export type FactBody =
    * A failed request. `stream`: it failed inside an open request's stream (Codex's `sse_event`
    * errors: the first of a stream is its failure, the ones after it repeat it).
    */
-  | { kind: 'apiError'; promptId: string | null; status: number | null; message: string; reportedAttempt: number | null; durationMs: number; model: string | null; stream: boolean }
+  | {
+      kind: 'apiError';
+      promptId: string | null;
+      status: number | null;
+      message: string;
+      reportedAttempt: number | null;
+      durationMs: number;
+      model: string | null;
+      stream: boolean;
+    }
   /** A try the CLI made again (Claude Code's trace event `gen_ai.request.attempt` n of the request's N). */
   | { kind: 'retriedTry'; promptId: string | null; tryNumber: number; tries: number; status: number | null; message: string | null }
   | { kind: 'toolFailed'; promptId: string | null; tool: string; message: string }
@@ -83,13 +92,30 @@ export type Fact = FactBody & { adjustments: Adjustment[]; usage?: TokenUsage; t
 
 /** Events each catalog documents (docs/otel.md cites them); other names are kept as unknown. */
 const KNOWN = new Set([
-  'claude_code.user_prompt', 'claude_code.tool_result', 'claude_code.api_request', 'claude_code.api_error',
-  'claude_code.tool_decision', 'claude_code.api_request_body', 'claude_code.api_response_body',
-  'codex.conversation_starts', 'codex.api_request', 'codex.sse_event', 'codex.user_prompt',
-  'codex.tool_decision', 'codex.tool_result', 'codex.websocket_request', 'codex.websocket_event', 'codex.turn_ttft',
+  'claude_code.user_prompt',
+  'claude_code.tool_result',
+  'claude_code.api_request',
+  'claude_code.api_error',
+  'claude_code.tool_decision',
+  'claude_code.api_request_body',
+  'claude_code.api_response_body',
+  'codex.conversation_starts',
+  'codex.api_request',
+  'codex.sse_event',
+  'codex.user_prompt',
+  'codex.tool_decision',
+  'codex.tool_result',
+  'codex.websocket_request',
+  'codex.websocket_event',
+  'codex.turn_ttft',
   // Seen from the real CLIs (docs/real-agents.md): Claude Code 2.1.332 and Codex 0.169.0.
-  'claude_code.api_retries_exhausted', 'claude_code.assistant_response', 'claude_code.subagent_completed', 'gen_ai.request.attempt',
-  'codex.startup_phase', 'codex.auth_recovery', BLOCKED_ON_USER_SPAN,
+  'claude_code.api_retries_exhausted',
+  'claude_code.assistant_response',
+  'claude_code.subagent_completed',
+  'gen_ai.request.attempt',
+  'codex.startup_phase',
+  'codex.auth_recovery',
+  BLOCKED_ON_USER_SPAN,
   ...INCIDENT_EVENTS,
 ]);
 
@@ -198,8 +224,14 @@ export function sessionOf(record: TelemetryRecord): SessionRef {
   const anonymous = bySession === null && str(attr(record, 'conversation.id')) === null;
   const sent = str(own(record.resource, 'service.name'));
   return {
-    agent, origin: `runtime:${agent}`, sessionId, source, parent, adjustments: bounded.adjustments,
-    ...(sent !== null ? { service: sent } : {}), ...(anonymous ? { anonymous } : {}),
+    agent,
+    origin: `runtime:${agent}`,
+    sessionId,
+    source,
+    parent,
+    adjustments: bounded.adjustments,
+    ...(sent !== null ? { service: sent } : {}),
+    ...(anonymous ? { anonymous } : {}),
   };
 }
 
@@ -256,7 +288,14 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
     case 'claude_code.tool_decision': {
       if (str(a('decision')) !== 'reject') return { kind: 'other', promptId, known: true };
       const tool = bounded.text(str(a('tool_name')), 'attributes.tool_name', 200) ?? 'unknown';
-      return { kind: 'toolRefused', promptId, tool, detail: null, source: bounded.text(str(a('source')), 'attributes.source', 200), toolUseId: bounded.id(str(a('tool_use_id')), 'attributes.tool_use_id') };
+      return {
+        kind: 'toolRefused',
+        promptId,
+        tool,
+        detail: null,
+        source: bounded.text(str(a('source')), 'attributes.source', 200),
+        toolUseId: bounded.id(str(a('tool_use_id')), 'attributes.tool_use_id'),
+      };
     }
     case 'claude_code.tool_result':
     case 'codex.tool_result': {
@@ -267,7 +306,14 @@ function factBody(record: TelemetryRecord, bounded: Bounded): FactBody {
         if (output !== null && isToolRefusal(output)) {
           const args = str(a('arguments'));
           const detail = args === null ? null : bounded.text(commandOf(tool, args), 'attributes.arguments', 500);
-          return { kind: 'toolRefused', promptId, tool, detail, source: null, toolUseId: bounded.id(str(a('tool_use_id')) ?? str(a('call_id')), 'attributes.call_id') };
+          return {
+            kind: 'toolRefused',
+            promptId,
+            tool,
+            detail,
+            source: null,
+            toolUseId: bounded.id(str(a('tool_use_id')) ?? str(a('call_id')), 'attributes.call_id'),
+          };
         }
         return { kind: 'toolFailed', promptId, tool, message: message('error') ?? exitOf(output) ?? '' };
       }
@@ -307,7 +353,8 @@ function retriedTry(record: TelemetryRecord, promptId: string | null, bounded: B
   const span = record.spanAttributes ?? {};
   const tryNumber = num(own(record.attributes, 'attempt'));
   const tries = num(own(span, 'attempt'));
-  if (tryNumber === null || tries === null || !Number.isInteger(tryNumber) || tryNumber >= tries || tryNumber < 1) return { kind: 'other', promptId, known: true };
+  if (tryNumber === null || tries === null || !Number.isInteger(tryNumber) || tryNumber >= tries || tryNumber < 1)
+    return { kind: 'other', promptId, known: true };
   const failed = bool(own(span, 'success')) === false;
   const status = failed ? bounded.integer(num(own(span, 'status_code')), 'span.status_code', 100, 599) : null;
   const message = failed ? bounded.text(str(own(span, 'error')), 'span.error') : null;

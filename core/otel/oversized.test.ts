@@ -49,7 +49,9 @@ function exportBatch(bytes: number, declareLength: boolean): Promise<Outcome> {
     // 0x0a…: a protobuf field tag, so the bytes look like the start of an ExportLogsServiceRequest.
     const payload = Buffer.alloc(bytes, 0x0a);
     const framing = declareLength ? `Content-Length: ${bytes}` : 'Transfer-Encoding: chunked';
-    socket.write(`POST /v1/logs HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${receiver.token}\r\nContent-Type: application/x-protobuf\r\n${framing}\r\nConnection: close\r\n\r\n`);
+    socket.write(
+      `POST /v1/logs HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${receiver.token}\r\nContent-Type: application/x-protobuf\r\n${framing}\r\nConnection: close\r\n\r\n`,
+    );
     if (!declareLength) socket.write(`${bytes.toString(16)}\r\n`);
     socket.write(payload);
     socket.write(declareLength ? '' : '\r\n0\r\n\r\n', () => {

@@ -56,13 +56,25 @@ describe('presets feed the receiver', () => {
 
     const task = (await store.getRun(runId))!.tasks[0]!;
     const links = await store.attemptTelemetry(runId);
-    expect(links).toEqual([{ taskId: task.taskId, attempt: 1, runId: expect.stringMatching(/^ext-claude-code-/), sessionId: expect.stringMatching(/^fake-\d+$/), origin: 'runtime:claude-code' }]);
+    expect(links).toEqual([
+      {
+        taskId: task.taskId,
+        attempt: 1,
+        runId: expect.stringMatching(/^ext-claude-code-/),
+        sessionId: expect.stringMatching(/^fake-\d+$/),
+        origin: 'runtime:claude-code',
+      },
+    ]);
     const external = (await store.getRun(links[0]!.runId))!;
     expect(external.attempts.map((a) => [a.attempt, a.status, a.errorCode])).toEqual([
       [1, 'failed', 'RUNTIME_RATE_LIMIT'],
       [2, 'succeeded', null],
     ]);
-    expect(external.attempts[0]!.error).toMatchObject({ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', context: { hivewatch: { runId, taskId: task.taskId, attempt: 1 } } });
+    expect(external.attempts[0]!.error).toMatchObject({
+      code: 'RUNTIME_RATE_LIMIT',
+      origin: 'runtime:claude-code',
+      context: { hivewatch: { runId, taskId: task.taskId, attempt: 1 } },
+    });
     // The CLI's retry is part of the attempt: no error occurrence of its own anywhere.
     expect((await store.listErrors({ limit: 5 })).errors).toEqual([]);
     // The host's own run is untouched by the CLI's internal retry: one attempt, no error of its own.
@@ -71,7 +83,11 @@ describe('presets feed the receiver', () => {
     const detail = await service.getRun({ runId });
     expect(detail!.tasks[0]!.attempts[0]!.telemetry).toEqual([
       {
-        runId: links[0]!.runId, sessionId: links[0]!.sessionId, origin: 'runtime:claude-code', apiCalls: 2, errors: 1,
+        runId: links[0]!.runId,
+        sessionId: links[0]!.sessionId,
+        origin: 'runtime:claude-code',
+        apiCalls: 2,
+        errors: 1,
         calls: [
           { n: 1, status: 'failed', code: 'RUNTIME_RATE_LIMIT', message: external.attempts[0]!.error!.message },
           { n: 2, status: 'succeeded', code: null, message: null },

@@ -69,7 +69,10 @@ describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded`, () => {
     await endSessions(ingester);
     const detail = await onlyRun();
     expect(detail.run.status).toBe('completed');
-    expect(detail.attempts.map((a) => [a.attempt, a.status])).toEqual([[1, 'failed'], [2, 'succeeded']]);
+    expect(detail.attempts.map((a) => [a.attempt, a.status])).toEqual([
+      [1, 'failed'],
+      [2, 'succeeded'],
+    ]);
     expect((await store.listErrors({ limit: 10 })).errors.map((e) => e.disposition)).toEqual(['handled']);
     expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
   });
@@ -100,7 +103,7 @@ describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded`, () => {
     expect(detail.tasks.map((t) => t.status)).toEqual(['failed']);
   });
 
-  it('the same 401 sent from inside a preset attempt (hivewatch.* as recorded) is that attempt\'s: a failed call, no failure of its own', async () => {
+  it("the same 401 sent from inside a preset attempt (hivewatch.* as recorded) is that attempt's: a failed call, no failure of its own", async () => {
     const { ingester } = await replay('claude-code', 'unauthorized.json-out.otlp-json.retries-0', true);
     await endSessions(ingester);
     const detail = await onlyRun();

@@ -46,7 +46,10 @@ describe('OTLP receiver', () => {
     expect((await post('/v1/traces', fixture('codex-cli-traces', 'json'))).status).toBe(200);
     expect((await journal()).runs).toBe(3);
     expect((await store.errorCounts({ by: 'origin' })).map((c) => [c.key, c.count])).toEqual(
-      expect.arrayContaining([['runtime:claude-code', 3], ['runtime:codex-cli', 4]]),
+      expect.arrayContaining([
+        ['runtime:claude-code', 3],
+        ['runtime:codex-cli', 4],
+      ]),
     );
   });
 
@@ -86,9 +89,22 @@ describe('OTLP receiver', () => {
 
   it('keeps an unknown event, and counts a resent payload once', async () => {
     const unknown = JSON.stringify({
-      resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] }, scopeLogs: [{ logRecords: [
-        { timeUnixNano: '1763900000000000000', body: { stringValue: 'claude_code.brand_new' }, attributes: [{ key: 'session.id', value: { stringValue: 's-9' } }] },
-      ] }] }],
+      resourceLogs: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
+          scopeLogs: [
+            {
+              logRecords: [
+                {
+                  timeUnixNano: '1763900000000000000',
+                  body: { stringValue: 'claude_code.brand_new' },
+                  attributes: [{ key: 'session.id', value: { stringValue: 's-9' } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
     });
     expect((await post('/v1/logs', unknown)).status).toBe(200);
     expect((await post('/v1/logs', unknown)).status).toBe(200);

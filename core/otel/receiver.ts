@@ -167,7 +167,10 @@ function answer(res: ServerResponse, status: number, encoding: OtlpEncoding, mes
  * that trickles its headers or its body is answered 408 and closed, and past `maxConnections` a
  * new connection is closed at once. One bad connection never takes it down.
  */
-function limitedServer(options: OtlpReceiverOptions, onRequest: (req: IncomingMessage, res: ServerResponse) => void): { server: Server; dropped: () => number } {
+function limitedServer(
+  options: OtlpReceiverOptions,
+  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+): { server: Server; dropped: () => number } {
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const server: Server = createServer(
     {
@@ -181,7 +184,12 @@ function limitedServer(options: OtlpReceiverOptions, onRequest: (req: IncomingMe
   let dropped = 0;
   server.on('drop', () => (dropped += 1));
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const status =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? '408 Request Timeout'
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? '431 Request Header Fields Too Large'
+          : '400 Bad Request';
     if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     else socket.destroy();
   });
@@ -228,7 +236,9 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
       const port = options.port ?? DEFAULT_OTEL_PORT;
       reject(
         error.code === 'EADDRINUSE'
-          ? new Error(`the OTLP receiver cannot listen on 127.0.0.1:${port}: the port is taken (another collector?); choose another with --otel-port or HIVEWATCH_OTEL_PORT`)
+          ? new Error(
+              `the OTLP receiver cannot listen on 127.0.0.1:${port}: the port is taken (another collector?); choose another with --otel-port or HIVEWATCH_OTEL_PORT`,
+            )
           : error,
       );
     };

@@ -23,7 +23,6 @@ const SAME_WAIT_MS = 1000;
 /** The facts an agent reports only once a decision let it go on. */
 const GOES_ON = new Set<Fact['kind']>(['prompt', 'apiRequest', 'requestOpened', 'apiError', 'toolFailed', 'toolSucceeded', 'toolCall', 'responded']);
 
-
 /** What of a session's journal these read and write (session-journal.ts's SessionJournal). */
 interface SessionJournal {
   state: PromptState;
@@ -33,7 +32,11 @@ interface SessionJournal {
 
 const noApproval = (): ApprovalState => ({ pending: null, lastWait: null, seenAt: null });
 
-function ended(j: SessionJournal, at: number, fields: { tool: string; label: string; since: number; decision: string | null; source: string | null; via: string }): void {
+function ended(
+  j: SessionJournal,
+  at: number,
+  fields: { tool: string; label: string; since: number; decision: string | null; source: string | null; via: string },
+): void {
   const approval = j.state.approval as ApprovalState;
   const waitedMs = Math.max(0, at - fields.since);
   j.push({ type: 'externalEvent', ts: at, name: APPROVAL_ENDED, known: true, taskId: j.row.openTask, attributes: { ...fields, waitedMs, byPerson: true } });
@@ -70,7 +73,11 @@ export function journalApproval(j: SessionJournal, signal: ApprovalSignal | null
   const decided = { tool: signal.tool, decision: signal.decision, source: signal.source, via };
   if (a.pending !== null) {
     // The prompt's label names the tool as its opening said; the decision may name the command too.
-    ended(j, Math.max(signal.at, a.pending.since), { ...decided, label: signal.label.length > a.pending.label.length ? signal.label : a.pending.label, since: a.pending.since });
+    ended(j, Math.max(signal.at, a.pending.since), {
+      ...decided,
+      label: signal.label.length > a.pending.label.length ? signal.label : a.pending.label,
+      since: a.pending.since,
+    });
     return;
   }
   if (!isPersonSource(signal.source) || sameWait(a, signal.since, signal.at)) return;

@@ -22,22 +22,29 @@ import { eventName, EXTERNAL_FLOW_PREFIX, factOf, sessionKeyOf, type Fact, type 
  * an `errorOccurred`; everything else an `externalEvent` (docs/otel.md "Mapping").
  */
 
-export { planIdle,  type PlannedEvent } from './session-journal.js';
+export { planIdle, type PlannedEvent } from './session-journal.js';
 
 export interface PlanOptions extends FactOptions {
   /** Wall-clock ms the payload arrived (the time of records that carry none). */
   receivedAt: number;
 }
 
-
-
 export function newSessionRow(session: SessionRef, at: number): ExternalSessionRow {
   return {
-    sessionKey: sessionKeyOf(session), runId: externalRunId(session), origin: session.origin, sessionId: session.sessionId,
-    parent: session.parent, lastEventAt: at, idle: false, openTask: null, openTaskAttempts: 0, taskCount: 0, promptState: null, lastSeq: 0,
+    sessionKey: sessionKeyOf(session),
+    runId: externalRunId(session),
+    origin: session.origin,
+    sessionId: session.sessionId,
+    parent: session.parent,
+    lastEventAt: at,
+    idle: false,
+    openTask: null,
+    openTaskAttempts: 0,
+    taskCount: 0,
+    promptState: null,
+    lastSeq: 0,
   };
 }
-
 
 /** Plans `records` (all of one session, in order) against `row`; returns the events and the row after them. */
 export function planSession(
@@ -73,13 +80,18 @@ class SessionPlan extends SessionFacts {
     const { session, row: r } = this;
     if (r.lastSeq === 0) {
       this.push({
-        type: 'runStarted', ts: startTs,
+        type: 'runStarted',
+        ts: startTs,
         flow: `${EXTERNAL_FLOW_PREFIX}${session.agent}`,
         flowName: session.spawnedBy ? subagentName(session.agent, session.spawnedBy) : sessionName(session.agent, session.sessionId, session.service ?? null),
         options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: session.agent },
-        resumedFrom: null, retryOf: null, resumeStep: 0,
+        resumedFrom: null,
+        retryOf: null,
+        resumeStep: 0,
         external: {
-          origin: session.origin, sessionId: session.sessionId, source: session.source,
+          origin: session.origin,
+          sessionId: session.sessionId,
+          source: session.source,
           ...(session.parent ? { parent: session.parent } : {}),
           ...(session.spawnedBy ? { spawnedBy: session.spawnedBy } : {}),
         },
@@ -96,7 +108,14 @@ class SessionPlan extends SessionFacts {
   /** Values the receiver did not take as sent, journaled just before the events they belong to. */
   private noteAdjusted(ts: number, event: string, adjustments: readonly Adjustment[]): void {
     if (adjustments.length === 0) return;
-    this.push({ type: 'externalEvent', ts, name: ADJUSTED_EVENT, known: true, taskId: this.row.openTask, attributes: { event, adjustments: [...adjustments] } });
+    this.push({
+      type: 'externalEvent',
+      ts,
+      name: ADJUSTED_EVENT,
+      known: true,
+      taskId: this.row.openTask,
+      attributes: { event, adjustments: [...adjustments] },
+    });
   }
 
   /** One record's events. `endsLater`: a record after it ends the same stream with its usage (usage-mapping.ts). */
@@ -113,13 +132,23 @@ class SessionPlan extends SessionFacts {
     this.noteAdjusted(ts, name || '(unnamed)', adjustments);
     journalApproval(this, approvalSignalOf(name, record, ts), fact, ts, name || '(unnamed)');
     const context = {
-      session: this.session.sessionId, prompt: fact.promptId, event: name, ...correlationKeysOf(record),
+      session: this.session.sessionId,
+      prompt: fact.promptId,
+      event: name,
+      ...correlationKeysOf(record),
       ...(this.session.parent ? { hivewatch: this.session.parent } : {}),
       ...(adjustments.length > 0 ? { adjustments } : {}),
     };
     const kept = (known: boolean, reason?: string): number => {
       const attributes = this.keptOf(record);
-      return this.push({ type: 'externalEvent', ts, name: name || '(unnamed)', known, taskId: r.openTask, attributes: reason ? { ...attributes, 'hivewatch.reason': reason } : attributes });
+      return this.push({
+        type: 'externalEvent',
+        ts,
+        name: name || '(unnamed)',
+        known,
+        taskId: r.openTask,
+        attributes: reason ? { ...attributes, 'hivewatch.reason': reason } : attributes,
+      });
     };
     switch (fact.kind) {
       case 'prompt':

@@ -37,7 +37,6 @@ export abstract class SessionFacts extends SessionJournal {
     return keptAttributes(record.attributes, sender, this.factOptions.storePrompts);
   }
 
-
   /** Whether a record of `promptId` belongs to the open task (adopting the id when the task was opened without one). */
   protected belongs(promptId: string | null): boolean {
     const r = this.row;
@@ -59,8 +58,14 @@ export abstract class SessionFacts extends SessionJournal {
     r.openTask = promptTaskId(promptId, r.taskCount);
     this.state = { promptId, anonymous: promptId === null, open: null, outcome: null, failure: null, approval: this.state.approval ?? null };
     this.push({
-      type: 'taskStarted', ts, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask,
-      name: this.taskName ?? `prompt ${r.taskCount}`, agent: this.session.agent, maxAttempts: 0,
+      type: 'taskStarted',
+      ts,
+      step: SESSION_STEP,
+      ordinal: r.taskCount - 1,
+      taskId: r.openTask,
+      name: this.taskName ?? `prompt ${r.taskCount}`,
+      agent: this.session.agent,
+      maxAttempts: 0,
     });
   }
 
@@ -75,8 +80,13 @@ export abstract class SessionFacts extends SessionJournal {
     if (this.state.open === null) this.state.open = { attempt: null, since: ts };
   }
 
-
-  protected apiError(fact: Extract<Fact, { kind: 'apiError' }>, ts: number, context: Record<string, unknown>, record: TelemetryRecord, usage?: TokenUsage): void {
+  protected apiError(
+    fact: Extract<Fact, { kind: 'apiError' }>,
+    ts: number,
+    context: Record<string, unknown>,
+    record: TelemetryRecord,
+    usage?: TokenUsage,
+  ): void {
     const open = this.state.open?.attempt ?? null;
     if (this.repeatsStreamFailure(fact)) {
       this.push({ type: 'externalEvent', ts, name: eventName(record), known: true, taskId: this.row.openTask, attributes: this.keptOf(record) });
@@ -86,7 +96,10 @@ export abstract class SessionFacts extends SessionJournal {
     const ref = open !== null ? this.openAttemptRef(open) : this.nextAttempt();
     if (open === null) this.push({ type: 'attemptStarted', ts: ts - fact.durationMs, ...ref });
     const error = apiFailureError({
-      runtime: this.session.agent, status: fact.status, message: fact.message, timestamp: ts,
+      runtime: this.session.agent,
+      status: fact.status,
+      message: fact.message,
+      timestamp: ts,
       context: { ...context, model: fact.model, reportedAttempt: fact.reportedAttempt, durationMs: fact.durationMs },
       correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: ref.taskId, attempt: ref.attempt },
     }).toEnvelope();
@@ -111,7 +124,8 @@ export abstract class SessionFacts extends SessionJournal {
       return;
     }
     const error = toolFailureError(this.session.agent, fact.tool, fact.failure, {
-      timestamp: ts, context,
+      timestamp: ts,
+      context,
       correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: ref.taskId, attempt: ref.attempt },
     }).toEnvelope();
     const seq = this.push({ type: 'errorOccurred', ts, error, caught: true, retrying: false, step: SESSION_STEP, ordinal: ref.ordinal, taskId: ref.taskId });
@@ -137,8 +151,18 @@ export abstract class SessionFacts extends SessionJournal {
     }
     if (this.state.outcome === 'failed') return;
     const error = apiFailureError({
-      runtime: this.session.agent, status: fact.failure.status, message: fact.failure.message, timestamp: ts, context,
-      correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: t.taskId, attempt: this.row.openTaskAttempts || null },
+      runtime: this.session.agent,
+      status: fact.failure.status,
+      message: fact.failure.message,
+      timestamp: ts,
+      context,
+      correlation: {
+        flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`,
+        run: this.row.runId,
+        step: SESSION_STEP,
+        task: t.taskId,
+        attempt: this.row.openTaskAttempts || null,
+      },
     }).toEnvelope();
     const seq = this.push({ type: 'errorOccurred', ts, error, caught: false, retrying: false, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });
     this.state.outcome = 'failed';
@@ -155,7 +179,10 @@ export abstract class SessionFacts extends SessionJournal {
     const ref = this.nextAttempt();
     const why = fact.message ?? `${this.session.agent} retried the request (try ${fact.tryNumber} of ${fact.tries}); its telemetry does not say why`;
     const error = apiFailureError({
-      runtime: this.session.agent, status: fact.status, message: why, timestamp: ts,
+      runtime: this.session.agent,
+      status: fact.status,
+      message: why,
+      timestamp: ts,
       context: { ...context, reportedAttempt: fact.tryNumber, tries: fact.tries },
       correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: ref.taskId, attempt: ref.attempt },
     }).toEnvelope();
@@ -177,10 +204,21 @@ export abstract class SessionFacts extends SessionJournal {
     if (this.linked || (fact.source === 'hook' && this.state.refused?.error.code === 'AGENT_HOOK_BLOCKED')) return false;
     // The decision is journaled as sent (who decided: its `source`), and the refusal's error points at it.
     const decisionSeq = decision === null ? null : decision();
-    const error = toolRefusedError(this.session.agent, { tool: fact.tool, detail: fact.detail, toolUseId: fact.toolUseId }, {
-      timestamp: ts, context: { ...context, ...(fact.source === null ? {} : { source: fact.source }), ...(decisionSeq === null ? {} : { decisionSeq }) },
-      correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: t.taskId, attempt: this.row.openTaskAttempts || null },
-    }).toEnvelope();
+    const error = toolRefusedError(
+      this.session.agent,
+      { tool: fact.tool, detail: fact.detail, toolUseId: fact.toolUseId },
+      {
+        timestamp: ts,
+        context: { ...context, ...(fact.source === null ? {} : { source: fact.source }), ...(decisionSeq === null ? {} : { decisionSeq }) },
+        correlation: {
+          flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`,
+          run: this.row.runId,
+          step: SESSION_STEP,
+          task: t.taskId,
+          attempt: this.row.openTaskAttempts || null,
+        },
+      },
+    ).toEnvelope();
     const seq = this.push({ type: 'errorOccurred', ts, error, caught: true, retrying: false, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });
     this.state.outcome = 'failed';
     this.state.failure = { seq, error };
@@ -194,8 +232,15 @@ export abstract class SessionFacts extends SessionJournal {
     const t = this.taskFor(fact.promptId, ts);
     if (fact.kind === 'toolFailed') {
       const error = toolFailureError(this.session.agent, fact.tool, fact.message, {
-        timestamp: ts, context,
-        correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`, run: this.row.runId, step: SESSION_STEP, task: t.taskId, attempt: this.row.openTaskAttempts || null },
+        timestamp: ts,
+        context,
+        correlation: {
+          flow: `${EXTERNAL_FLOW_PREFIX}${this.session.agent}`,
+          run: this.row.runId,
+          step: SESSION_STEP,
+          task: t.taskId,
+          attempt: this.row.openTaskAttempts || null,
+        },
       }).toEnvelope();
       // The agent sees the tool's failure and goes on: it handles it (caught); the prompt fails only when nothing succeeds after it.
       const seq = this.push({ type: 'errorOccurred', ts, error, caught: true, retrying: false, step: SESSION_STEP, ordinal: t.ordinal, taskId: t.taskId });

@@ -18,9 +18,13 @@ export function journalIncident(j: SessionJournal, incident: Incident, ts: numbe
   const r = j.row;
   const taskId = r.openTask;
   const error = incidentError(runtime, incident, {
-    timestamp: ts, context,
+    timestamp: ts,
+    context,
     correlation: {
-      flow: `${EXTERNAL_FLOW_PREFIX}${runtime}`, run: r.runId, step: SESSION_STEP, task: taskId,
+      flow: `${EXTERNAL_FLOW_PREFIX}${runtime}`,
+      run: r.runId,
+      step: SESSION_STEP,
+      task: taskId,
       attempt: taskId !== null && r.openTaskAttempts > 0 ? r.openTaskAttempts : null,
     },
   }).toEnvelope();

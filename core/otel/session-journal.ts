@@ -87,7 +87,9 @@ export class SessionJournal {
   failed(ref: AttemptRef, ts: number, durationMs: number, error: ErrorEnvelope, retrying: boolean, usage?: TokenUsage): void {
     // A session sent from inside a Hivewatch attempt is part of that attempt: its request failures are shown
     // there (the attempt's own result is the one failure, counted once), never error occurrences of their own.
-    const occurrence = this.linked ? null : this.push({ type: 'errorOccurred', ts, error, caught: false, retrying, step: SESSION_STEP, ordinal: ref.ordinal, taskId: ref.taskId });
+    const occurrence = this.linked
+      ? null
+      : this.push({ type: 'errorOccurred', ts, error, caught: false, retrying, step: SESSION_STEP, ordinal: ref.ordinal, taskId: ref.taskId });
     const failedAt = this.push({ type: 'attemptFailed', ts, ...ref, durationMs, error, ...(usage ? { usage } : {}) });
     const seq = occurrence ?? failedAt;
     this.state.open = null;
@@ -126,8 +128,15 @@ function linkOf(failure: { seq: number; error: ErrorEnvelope }): FailureLink {
   const { error } = failure;
   const c = error.correlation ?? {};
   return {
-    seq: failure.seq, code: error.code, category: error.category, origin: error.origin, message: error.message,
-    step: c.step ?? null, taskId: c.task ?? null, attempt: c.attempt ?? null, how: null,
+    seq: failure.seq,
+    code: error.code,
+    category: error.category,
+    origin: error.origin,
+    message: error.message,
+    step: c.step ?? null,
+    taskId: c.task ?? null,
+    attempt: c.attempt ?? null,
+    how: null,
   };
 }
 
@@ -202,7 +211,16 @@ function endWithAttempt(j: SessionJournal, ended: NonNullable<ExternalSessionRow
   if (j.row.openTask === null) {
     j.row.taskCount += 1;
     j.row.openTask = `prompt-${j.row.taskCount}`;
-    j.push({ type: 'taskStarted', ts: now, step: SESSION_STEP, ordinal: j.row.taskCount - 1, taskId: j.row.openTask, name: `prompt ${j.row.taskCount}`, agent: runtime, maxAttempts: 0 });
+    j.push({
+      type: 'taskStarted',
+      ts: now,
+      step: SESSION_STEP,
+      ordinal: j.row.taskCount - 1,
+      taskId: j.row.openTask,
+      name: `prompt ${j.row.taskCount}`,
+      agent: runtime,
+      maxAttempts: 0,
+    });
   }
   const ref = j.nextAttempt();
   j.push({ type: 'attemptStarted', ts: now, ...ref });
@@ -235,6 +253,13 @@ export function planIdle(row: ExternalSessionRow, quietMs: number, now: number, 
   j.push({ type: 'externalRunIdle', ts: now, quietMs, lastEventAt: row.lastEventAt, ...ending, ...endedWith });
   // The last wait stays known: a late report of it after the session reopens is not counted again.
   const lastWait = j.state.approval?.lastWait ?? null;
-  j.state = { promptId: null, anonymous: false, open: null, outcome: null, failure: null, approval: lastWait ? { pending: null, lastWait, seenAt: null } : null };
+  j.state = {
+    promptId: null,
+    anonymous: false,
+    open: null,
+    outcome: null,
+    failure: null,
+    approval: lastWait ? { pending: null, lastWait, seenAt: null } : null,
+  };
   return { events: j.events, row: { ...j.finish(), idle: true } };
 }

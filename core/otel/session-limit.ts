@@ -26,7 +26,16 @@ export function stopAtUsageLimit(j: SessionJournal, ref: AttemptRef, ts: number,
   if (j.linked) return;
   const limit = usageLimitWaitOf(error);
   if (limit === null || limit.resetAt === null || limit.resetAt <= ts) return;
-  j.push({ type: 'externalLimitReached', ts, step: SESSION_STEP, ordinal: ref.ordinal, taskId: ref.taskId, attempt: ref.attempt, resetAt: limit.resetAt, reported: limit.reported });
+  j.push({
+    type: 'externalLimitReached',
+    ts,
+    step: SESSION_STEP,
+    ordinal: ref.ordinal,
+    taskId: ref.taskId,
+    attempt: ref.attempt,
+    resetAt: limit.resetAt,
+    reported: limit.reported,
+  });
   j.state.limit = { taskId: ref.taskId, ordinal: ref.ordinal, at: ts, resetAt: limit.resetAt };
 }
 
@@ -88,7 +97,11 @@ export function stoppableSession(row: ExternalSessionRow): boolean {
  * (the cause names the command and the reason), and the row is closed like a quiet one, so
  * telemetry that comes later reopens the run (`externalRunReopened`) rather than being lost.
  */
-export function planStopWatching(row: ExternalSessionRow, now: number, cause: { commandId: string; reason: string }): { events: PlannedEvent[]; row: ExternalSessionRow } {
+export function planStopWatching(
+  row: ExternalSessionRow,
+  now: number,
+  cause: { commandId: string; reason: string },
+): { events: PlannedEvent[]; row: ExternalSessionRow } {
   const j = new SessionJournal(row);
   const r = j.row;
   endPendingApproval(j, now, 'hivewatch.stopped_watching');
@@ -98,7 +111,16 @@ export function planStopWatching(row: ExternalSessionRow, now: number, cause: { 
       timestamp: now,
       correlation: { flow: `${EXTERNAL_FLOW_PREFIX}${r.origin.replace(/^runtime:/, '')}`, run: r.runId, step: SESSION_STEP, task: r.openTask },
     }).toEnvelope();
-    j.push({ type: 'taskFailed', ts: now, step: SESSION_STEP, ordinal: r.taskCount - 1, taskId: r.openTask, attempts: r.openTaskAttempts, error, cancelled: true });
+    j.push({
+      type: 'taskFailed',
+      ts: now,
+      step: SESSION_STEP,
+      ordinal: r.taskCount - 1,
+      taskId: r.openTask,
+      attempts: r.openTaskAttempts,
+      error,
+      cancelled: true,
+    });
   }
   j.push({ type: 'runCancelled', ts: now, cause, correlation: { run: r.runId, step: SESSION_STEP, epoch: 0 } });
   r.openTask = null;

@@ -19,7 +19,7 @@ const CODEX_IDS = [
 ];
 
 describe('session names', () => {
-  it('Codex sessions started within a minute get distinct names that keep the id\'s start', () => {
+  it("Codex sessions started within a minute get distinct names that keep the id's start", () => {
     const names = CODEX_IDS.map((id) => sessionName('codex-cli', id));
     expect(new Set(names).size).toBe(CODEX_IDS.length);
     expect(names[0]).toBe('Codex CLI session 01a2242e…3742c123');

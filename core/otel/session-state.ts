@@ -71,7 +71,10 @@ export function readPromptState(text: string | null | undefined): PromptState {
     return {
       promptId: typeof value.promptId === 'string' ? value.promptId : null,
       anonymous: value.anonymous === true,
-      open: value.open && typeof value.open.since === 'number' ? { attempt: typeof value.open.attempt === 'number' ? value.open.attempt : null, since: value.open.since } : null,
+      open:
+        value.open && typeof value.open.since === 'number'
+          ? { attempt: typeof value.open.attempt === 'number' ? value.open.attempt : null, since: value.open.since }
+          : null,
       outcome: value.outcome === 'succeeded' || value.outcome === 'failed' ? value.outcome : null,
       failure: value.failure && typeof value.failure.seq === 'number' && typeof value.failure.error === 'object' ? value.failure : null,
       refused: value.refused && typeof value.refused.seq === 'number' && typeof value.refused.error === 'object' ? value.refused : null,
@@ -86,8 +89,14 @@ export function readPromptState(text: string | null | undefined): PromptState {
 /** The row's text of a state (null for the empty state, so untouched rows stay as they were). */
 export function writePromptState(state: PromptState): string | null {
   const empty =
-    state.promptId === null && !state.anonymous && state.open === null && state.outcome === null && state.failure === null &&
-    (state.refused ?? null) === null && (state.limit ?? null) === null && isEmptyApproval(state.approval);
+    state.promptId === null &&
+    !state.anonymous &&
+    state.open === null &&
+    state.outcome === null &&
+    state.failure === null &&
+    (state.refused ?? null) === null &&
+    (state.limit ?? null) === null &&
+    isEmptyApproval(state.approval);
   return empty ? null : JSON.stringify(state);
 }
 

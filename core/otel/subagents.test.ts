@@ -50,12 +50,13 @@ async function runs() {
 }
 
 describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: one subagent (Agent tool)`, () => {
-  it("makes the subagent a child run, ended by subagent_completed, and splits the spend without counting a request twice", async () => {
+  it('makes the subagent a child run, ended by subagent_completed, and splits the spend without counting a request twice', async () => {
     const f = readFixture('claude-code', 'subagent.json-out.otlp-json.default-retries');
     if (!f) throw new Error('no recording of the subagent scenario');
     now = Date.parse(f.run.recordedAt) + 10 * 60_000;
     const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
-    for (const e of f.exports) await ingester.ingest(unlinked(decodeOtlp(e.signal as 'logs' | 'traces', e.encoding as OtlpEncoding, e.payload)), `${f.run.id}#${e.seq}`);
+    for (const e of f.exports)
+      await ingester.ingest(unlinked(decodeOtlp(e.signal as 'logs' | 'traces', e.encoding as OtlpEncoding, e.payload)), `${f.run.id}#${e.seq}`);
 
     const all = await runs();
     expect(all).toHaveLength(2);
@@ -82,8 +83,14 @@ describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: one subage
 
     // The CLI's own totals (its result: modelUsage over every model, total_cost_usd) include the subagent's:
     // the tree's total is exactly them, so the subagent's spend is neither left out nor counted twice.
-    const result = JSON.parse(f.stdout.trim().split('\n').filter((l) => l.includes('"total_cost_usd"'))[0]!) as {
-      total_cost_usd: number; modelUsage: Record<string, { inputTokens: number; outputTokens: number }>;
+    const result = JSON.parse(
+      f.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes('"total_cost_usd"'))[0]!,
+    ) as {
+      total_cost_usd: number;
+      modelUsage: Record<string, { inputTokens: number; outputTokens: number }>;
     };
     const model = Object.values(result.modelUsage)[0]!;
     expect([root.total?.inputTokens, root.total?.outputTokens]).toEqual([model.inputTokens, model.outputTokens]);
@@ -98,13 +105,17 @@ async function ingestRecording(run: string): Promise<{ f: LoadedFixture; ingeste
   if (!f) throw new Error(`no recording ${run}`);
   now = Date.parse(f.run.recordedAt) + 10 * 60_000;
   const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
-  for (const e of f.exports) await ingester.ingest(unlinked(decodeOtlp(e.signal as 'logs' | 'traces', e.encoding as OtlpEncoding, e.payload)), `${f.run.id}#${e.seq}`);
+  for (const e of f.exports)
+    await ingester.ingest(unlinked(decodeOtlp(e.signal as 'logs' | 'traces', e.encoding as OtlpEncoding, e.payload)), `${f.run.id}#${e.seq}`);
   return { f, ingester };
 }
 
 /** The CLI's own totals: its last result's modelUsage (one model here) and total_cost_usd, which include every subagent's. */
 function cliTotals(f: LoadedFixture): { inputTokens: number; outputTokens: number; costUsd: number } {
-  const results = f.stdout.trim().split('\n').filter((l) => l.includes('"total_cost_usd"'));
+  const results = f.stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.includes('"total_cost_usd"'));
   const result = JSON.parse(results.at(-1)!) as { total_cost_usd: number; modelUsage: Record<string, { inputTokens: number; outputTokens: number }> };
   const models = Object.values(result.modelUsage);
   expect(models).toHaveLength(1);
@@ -139,7 +150,7 @@ describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: a failing 
     expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
   });
 
-  it('nests by parent_agent_id to depth 3, each subagent ended by its subagent_completed; spend rolls up once per level to the CLI\'s total', async () => {
+  it("nests by parent_agent_id to depth 3, each subagent ended by its subagent_completed; spend rolls up once per level to the CLI's total", async () => {
     const { f, ingester } = await ingestRecording('subagent-nested.json-out.otlp-json.default-retries');
     const all = await runs();
     expect(all).toHaveLength(4);
@@ -176,19 +187,25 @@ describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: a failing 
 
 /** A record written here after the recordings' attribute names and values (Claude Code 2.1.332). */
 function request(prompt: string, agent: Record<string, string>, cost: string): [string, Record<string, string>] {
-  return ['api_request', { 'prompt.id': prompt, model: 'claude-opus-5-5', input_tokens: '100', output_tokens: '10', cost_usd: cost, duration_ms: '20', ...agent }];
+  return [
+    'api_request',
+    { 'prompt.id': prompt, model: 'claude-opus-5-5', input_tokens: '100', output_tokens: '10', cost_usd: cost, duration_ms: '20', ...agent },
+  ];
 }
 
 describe('a subagent naming itself as its parent (hand-written records: no CLI sends this)', () => {
   it('a subagent that names itself as its parent, or its session, is a child of the session, never its own', async () => {
     const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
-    await ingester.ingest(claudeCodeLogs([
-      request('p1', {}, '0.5'),
-      request('p1', { agent_id: 'loop', parent_agent_id: 'loop' }, '0.25'),
-    ], 'session-loop', T0), 'loop');
+    await ingester.ingest(
+      claudeCodeLogs([request('p1', {}, '0.5'), request('p1', { agent_id: 'loop', parent_agent_id: 'loop' }, '0.25')], 'session-loop', T0),
+      'loop',
+    );
     const all = await runs();
     const main = all.find((r) => r.flowName.startsWith('Claude Code session'))!;
-    expect((await tree(main.id)).map((n) => [n.depth, n.agentId])).toEqual([[0, null], [1, 'loop']]);
+    expect((await tree(main.id)).map((n) => [n.depth, n.agentId])).toEqual([
+      [0, null],
+      [1, 'loop'],
+    ]);
   });
 });
 
@@ -207,15 +224,24 @@ describe('Codex subagent threads (hand-written records: the matrix has no Codex 
     const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
     const parent = '01a22528-990a-74d3-a099-3499fd52c606';
     const child = '01a22529-0000-7000-8000-00000000c0de';
-    await ingester.ingest(codexLogs([
-      { 'event.name': 'codex.conversation_starts', 'conversation.id': parent },
-      { 'event.name': 'codex.conversation_starts', 'conversation.id': child, session_source: `subagent_thread_spawn_${parent}_depth_1` },
-      { 'event.name': 'codex.user_prompt', 'conversation.id': child },
-    ], T0), 'codex');
+    await ingester.ingest(
+      codexLogs(
+        [
+          { 'event.name': 'codex.conversation_starts', 'conversation.id': parent },
+          { 'event.name': 'codex.conversation_starts', 'conversation.id': child, session_source: `subagent_thread_spawn_${parent}_depth_1` },
+          { 'event.name': 'codex.user_prompt', 'conversation.id': child },
+        ],
+        T0,
+      ),
+      'codex',
+    );
     const all = await runs();
     expect(all).toHaveLength(2);
     const parentRun = all.find((r) => r.flowName.startsWith('Codex CLI session'))!;
     const nodes = await tree(parentRun.id);
-    expect(nodes.map((n) => [n.depth, n.agentId, n.name])).toEqual([[0, null, parentRun.flowName], [1, child, 'Codex CLI subagent 01a22529']]);
+    expect(nodes.map((n) => [n.depth, n.agentId, n.name])).toEqual([
+      [0, null, parentRun.flowName],
+      [1, child, 'Codex CLI subagent 01a22529'],
+    ]);
   });
 });

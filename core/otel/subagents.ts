@@ -55,7 +55,8 @@ function subagentOf(record: TelemetryRecord, session: SessionRef, bounded: Bound
   if (agentId !== null && session.agent === 'claude-code') {
     const parentAgent = bounded.id(str(attribute(record, 'parent_agent_id')), 'attributes.parent_agent_id');
     const name =
-      str(attribute(record, 'agent.name')) ?? str(attribute(record, 'agent_type')) ??
+      str(attribute(record, 'agent.name')) ??
+      str(attribute(record, 'agent_type')) ??
       kindOfQuerySource(str(attribute(record, 'query_source')) ?? str(attribute(record, 'query_source_safe')));
     return {
       agentId,

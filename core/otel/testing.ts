@@ -22,10 +22,17 @@ export function claudeCodeLogs(records: readonly [event: string, attributes: Rec
     attributes: Object.entries({ 'event.name': event, 'session.id': session, ...attributes }).map(([key, value]) => ({ key, value: { stringValue: value } })),
   }));
   const body = {
-    resourceLogs: [{
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }, { key: 'service.version', value: { stringValue: '2.1.332' } }] },
-      scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords }],
-    }],
+    resourceLogs: [
+      {
+        resource: {
+          attributes: [
+            { key: 'service.name', value: { stringValue: 'claude-code' } },
+            { key: 'service.version', value: { stringValue: '2.1.332' } },
+          ],
+        },
+        scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords }],
+      },
+    ],
   };
   return decodeOtlp('logs', 'json', Buffer.from(JSON.stringify(body)));
 }

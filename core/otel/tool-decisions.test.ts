@@ -38,7 +38,8 @@ async function ingest(records: TelemetryRecord[]): Promise<HivewatchEvent[]> {
 }
 
 const decision = (decided: string, source: string): [string, Record<string, string>] => [
-  'tool_decision', { 'prompt.id': 'p-1', decision: decided, source, tool_name: 'Bash', tool_use_id: 'toolu_01', tool_source: 'builtin' },
+  'tool_decision',
+  { 'prompt.id': 'p-1', decision: decided, source, tool_name: 'Bash', tool_use_id: 'toolu_01', tool_source: 'builtin' },
 ];
 const decisionsOf = (events: HivewatchEvent[], name: string): (HivewatchEvent & EventOf<'externalEvent'>)[] =>
   events.filter((e): e is HivewatchEvent & EventOf<'externalEvent'> => e.type === 'externalEvent' && e.name === name);
@@ -46,23 +47,29 @@ const errorsOf = (events: HivewatchEvent[]): (HivewatchEvent & EventOf<'errorOcc
   events.filter((e): e is HivewatchEvent & EventOf<'errorOccurred'> => e.type === 'errorOccurred');
 
 describe('Claude Code tool_decision, every source and decision (hand-written: a print-mode run decides by its configuration or a hook, never by a person)', () => {
-  it.each(['config', 'hook', 'user_permanent', 'user_temporary'])('an accepted call (source %s) is journaled with its source, and is no error', async (source) => {
-    const events = await ingest(claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-1' }], decision('accept', source)], SESSION, T0));
-    expect(decisionsOf(events, 'claude_code.tool_decision').map((e) => [e.known, e.attributes.decision, e.attributes.source, e.attributes.tool_name])).toEqual([
-      [true, 'accept', source, 'Bash'],
-    ]);
-    expect(errorsOf(events)).toEqual([]);
-  });
+  it.each(['config', 'hook', 'user_permanent', 'user_temporary'])(
+    'an accepted call (source %s) is journaled with its source, and is no error',
+    async (source) => {
+      const events = await ingest(claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-1' }], decision('accept', source)], SESSION, T0));
+      expect(
+        decisionsOf(events, 'claude_code.tool_decision').map((e) => [e.known, e.attributes.decision, e.attributes.source, e.attributes.tool_name]),
+      ).toEqual([[true, 'accept', source, 'Bash']]);
+      expect(errorsOf(events)).toEqual([]);
+    },
+  );
 
-  it.each(['config', 'hook', 'user_reject', 'user_abort'])('a refusal (source %s) is journaled with its source, and its AGENT_SCOPE_VIOLATION points at it', async (source) => {
-    const events = await ingest(claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-1' }], decision('reject', source)], SESSION, T0));
-    const [decided] = decisionsOf(events, 'claude_code.tool_decision');
-    expect(decided).toMatchObject({ known: true, taskId: 'prompt-1-p-1', attributes: { decision: 'reject', source } });
-    const errors = errorsOf(events);
-    expect(errors.map((e) => [e.error.code, e.error.context.source, e.error.context.decisionSeq])).toEqual([['AGENT_SCOPE_VIOLATION', source, decided!.seq]]);
-    // The decision comes first in the journal: the error points back at it.
-    expect(decided!.seq).toBeLessThan(errors[0]!.seq);
-  });
+  it.each(['config', 'hook', 'user_reject', 'user_abort'])(
+    'a refusal (source %s) is journaled with its source, and its AGENT_SCOPE_VIOLATION points at it',
+    async (source) => {
+      const events = await ingest(claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-1' }], decision('reject', source)], SESSION, T0));
+      const [decided] = decisionsOf(events, 'claude_code.tool_decision');
+      expect(decided).toMatchObject({ known: true, taskId: 'prompt-1-p-1', attributes: { decision: 'reject', source } });
+      const errors = errorsOf(events);
+      expect(errors.map((e) => [e.error.code, e.error.context.source, e.error.context.decisionSeq])).toEqual([['AGENT_SCOPE_VIOLATION', source, decided!.seq]]);
+      // The decision comes first in the journal: the error points back at it.
+      expect(decided!.seq).toBeLessThan(errors[0]!.seq);
+    },
+  );
 });
 
 describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: a PermissionRequest hook that denies`, () => {
@@ -78,24 +85,48 @@ describe(`Claude Code ${CLI_PINS['claude-code'].version} as recorded: a Permissi
     const [decided, ...more] = decisionsOf(events, 'claude_code.tool_decision');
     expect(more).toEqual([]);
     expect(decided).toMatchObject({ known: true, attributes: { decision: 'reject', source: 'hook', tool_name: 'Bash' } });
-    expect(errorsOf(events).map((e) => [e.error.code, e.error.context.source, e.error.context.decisionSeq])).toEqual([['AGENT_SCOPE_VIOLATION', 'hook', decided!.seq]]);
+    expect(errorsOf(events).map((e) => [e.error.code, e.error.context.source, e.error.context.decisionSeq])).toEqual([
+      ['AGENT_SCOPE_VIOLATION', 'hook', decided!.seq],
+    ]);
   });
 });
 
 describe('Codex tool_decision (hand-written: codex exec never asks a person)', () => {
-  it.each([['approved', 'config'], ['approved_for_session', 'user'], ['denied', 'user'], ['abort', 'user']])('%s (source %s) is journaled with its source', async (decided, source) => {
+  it.each([
+    ['approved', 'config'],
+    ['approved_for_session', 'user'],
+    ['denied', 'user'],
+    ['abort', 'user'],
+  ])('%s (source %s) is journaled with its source', async (decided, source) => {
     const body = {
-      resourceLogs: [{
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'codex_exec' } }, { key: 'service.version', value: { stringValue: '0.171.0' } }] },
-        scopeLogs: [{
-          scope: { name: 'codex_otel' },
-          logRecords: [{
-            timeUnixNano: `${(T0 + 1000) * 1_000_000}`,
-            attributes: Object.entries({ 'event.name': 'codex.tool_decision', 'conversation.id': SESSION, tool_name: 'shell', call_id: 'call_01', decision: decided, source })
-              .map(([key, value]) => ({ key, value: { stringValue: value } })),
-          }],
-        }],
-      }],
+      resourceLogs: [
+        {
+          resource: {
+            attributes: [
+              { key: 'service.name', value: { stringValue: 'codex_exec' } },
+              { key: 'service.version', value: { stringValue: '0.171.0' } },
+            ],
+          },
+          scopeLogs: [
+            {
+              scope: { name: 'codex_otel' },
+              logRecords: [
+                {
+                  timeUnixNano: `${(T0 + 1000) * 1_000_000}`,
+                  attributes: Object.entries({
+                    'event.name': 'codex.tool_decision',
+                    'conversation.id': SESSION,
+                    tool_name: 'shell',
+                    call_id: 'call_01',
+                    decision: decided,
+                    source,
+                  }).map(([key, value]) => ({ key, value: { stringValue: value } })),
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
     const events = await ingest(decodeOtlp('logs', 'json', Buffer.from(JSON.stringify(body))));
     expect(decisionsOf(events, 'codex.tool_decision').map((e) => [e.known, e.attributes.decision, e.attributes.source, e.attributes.call_id])).toEqual([

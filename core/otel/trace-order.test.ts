@@ -29,17 +29,39 @@ afterEach(async () => {
 });
 
 const log = (name: string, at: number, promptId: string, extra: Record<string, unknown> = {}): TelemetryRecord => ({
-  name, timeMs: T0 + at, timeGiven: null, timeField: 'timeUnixNano', signal: 'logs', body: null, resource,
+  name,
+  timeMs: T0 + at,
+  timeGiven: null,
+  timeField: 'timeUnixNano',
+  signal: 'logs',
+  body: null,
+  resource,
   attributes: { 'session.id': SESSION, 'prompt.id': promptId, 'event.name': name.replace('claude_code.', ''), ...extra },
 });
 /** Try `n` of a request that took `of` tries and failed with `status` (null: it succeeded in the end). */
 const tryOf = (n: number, of: number, at: number, status: number | null): TelemetryRecord => {
-  const span = { 'session.id': SESSION, 'span.type': 'llm_request', attempt: of, success: status === null, ...(status !== null ? { status_code: status, error: 'rate limited' } : {}) };
-  return { name: 'gen_ai.request.attempt', timeMs: T0 + at, timeGiven: null, timeField: 'timeUnixNano', signal: 'traces', body: null, resource, attributes: { ...span, attempt: n }, spanAttributes: span };
+  const span = {
+    'session.id': SESSION,
+    'span.type': 'llm_request',
+    attempt: of,
+    success: status === null,
+    ...(status !== null ? { status_code: status, error: 'rate limited' } : {}),
+  };
+  return {
+    name: 'gen_ai.request.attempt',
+    timeMs: T0 + at,
+    timeGiven: null,
+    timeField: 'timeUnixNano',
+    signal: 'traces',
+    body: null,
+    resource,
+    attributes: { ...span, attempt: n },
+    spanAttributes: span,
+  };
 };
 
 describe('a retried try exported before its prompt', () => {
-  it('joins the next prompt when the open prompt\'s request already ended', async () => {
+  it("joins the next prompt when the open prompt's request already ended", async () => {
     const ingester = new OtelIngester(store, { now: () => T0 + 60_000 });
     // First run: its trace, then its logs (a 429 retried, then success).
     await ingester.ingest([tryOf(1, 2, 100, null), tryOf(2, 2, 1200, null)], 'p1');
@@ -47,7 +69,10 @@ describe('a retried try exported before its prompt', () => {
     // Second run (--resume): its trace first, then its logs (two 429s: given up).
     await ingester.ingest([tryOf(1, 2, 5100, 429), tryOf(2, 2, 6200, 429)], 'p3');
     await ingester.ingest(
-      [log('claude_code.user_prompt', 5050, 'b'), log('claude_code.api_error', 6300, 'b', { status_code: 429, error: 'rate limited', attempt: 2, duration_ms: 100 })],
+      [
+        log('claude_code.user_prompt', 5050, 'b'),
+        log('claude_code.api_error', 6300, 'b', { status_code: 429, error: 'rate limited', attempt: 2, duration_ms: 100 }),
+      ],
       'p4',
     );
     const run = (await store.listRuns({ limit: 5 })).runs[0]!;

@@ -46,12 +46,15 @@ async function attemptEnds(cli: CliName, id: string): Promise<{ events: Hivewatc
 const usageOf = (e: HivewatchEvent | undefined): unknown => (e && (e.type === 'attemptSucceeded' || e.type === 'attemptFailed') ? e.usage : undefined);
 
 describe('Claude Code api_request usage', () => {
-  it.each(['text.json-out.otlp-json.default-retries', 'text.plain-out.otlp-protobuf.default-retries'])('%s: cost and the four token kinds on the attempt', async (id) => {
-    const { events, cliVersion } = await attemptEnds('claude-code', id);
-    expect(cliVersion).toBe('2.1.332');
-    expect(events.map((e) => e.type)).toEqual(['attemptSucceeded']);
-    expect(usageOf(events[0])).toEqual({ source: 'telemetry', inputTokens: 12, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.000228 });
-  });
+  it.each(['text.json-out.otlp-json.default-retries', 'text.plain-out.otlp-protobuf.default-retries'])(
+    '%s: cost and the four token kinds on the attempt',
+    async (id) => {
+      const { events, cliVersion } = await attemptEnds('claude-code', id);
+      expect(cliVersion).toBe('2.1.332');
+      expect(events.map((e) => e.type)).toEqual(['attemptSucceeded']);
+      expect(usageOf(events[0])).toEqual({ source: 'telemetry', inputTokens: 12, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.000228 });
+    },
+  );
 
   it('a request that failed after retries reports no usage: the failed attempt has none', async () => {
     const { events } = await attemptEnds('claude-code', 'rate-limit.json-out.otlp-json.retries-2');

@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 describe('a preset attempt and its own telemetry', () => {
-  it('count the attempt\'s spend once, through the attempt', async () => {
+  it("count the attempt's spend once, through the attempt", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hw-usage-once-'));
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const flows = join(dir, 'flows');
@@ -32,7 +32,10 @@ describe('a preset attempt and its own telemetry', () => {
     const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0 });
     closers.push(() => receiver.close());
     const service = await createHivewatchService({
-      store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows, telemetry: () => ({ endpoint: receiver.endpoint, token: receiver.token }),
+      store,
+      examplesDir: EXAMPLES_DIR,
+      userFlowsDir: flows,
+      telemetry: () => ({ endpoint: receiver.endpoint, token: receiver.token }),
     });
     closers.push(() => service.close());
     const { runId } = await service.startRun({ flow: 'user/cost.prose', virtualClock: true });

@@ -3,16 +3,7 @@ import type { AgentSpec } from '../flow/plan.js';
 import { claudeCodeEnv, type TelemetryTarget } from './telemetry-env.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
-import {
-  InnerRetries,
-  permissionDenied,
-  positional,
-  presetArgv,
-  reportedError,
-  statedError,
-  type DeniedTool,
-  type PresetRetryOwnership,
-} from './preset.js';
+import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, statedError, type DeniedTool, type PresetRetryOwnership } from './preset.js';
 import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 import { claudeResultUsage, withUsage } from './preset-usage.js';
@@ -144,7 +135,10 @@ function readParsedOutput(observation: RuntimeObservation, parsed: ReturnType<ty
     if (stated) return { kind: 'failed', error: stated };
   }
   if (r.permissionDenials.length > 0) {
-    return { kind: 'failed', error: permissionDenied(name, at.agentName ?? 'default', r.permissionDenials, { sessionId: r.sessionId, exitCode: observation.exitCode }) };
+    return {
+      kind: 'failed',
+      error: permissionDenied(name, at.agentName ?? 'default', r.permissionDenials, { sessionId: r.sessionId, exitCode: observation.exitCode }),
+    };
   }
   if (r.isError) return { kind: 'failed', error: reportedError(name, text, context, at) };
   if (processError) return { kind: 'failed', error: processError };

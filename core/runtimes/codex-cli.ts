@@ -156,7 +156,11 @@ function readLegacyEvent(msg: Record<string, unknown>, run: CodexRun): void {
  * (usage limit, sign-in, bad arguments) first, then declined commands, then any other failed
  * turn, then the exit status (its stderr read for the same causes), then the last agent message.
  */
-export function readCodexCliOutput(observation: RuntimeObservation, at: ReadContext = {}, refused: (threadId: string) => DeniedTool[] = () => []): AttemptResult {
+export function readCodexCliOutput(
+  observation: RuntimeObservation,
+  at: ReadContext = {},
+  refused: (threadId: string) => DeniedTool[] = () => [],
+): AttemptResult {
   const run = parseCodexEvents(observation.stdout);
   // `codex exec` refuses a command its approval policy does not allow without printing an item for it; its
   // rollout names the command, its log says why (docs/presets.md "codex-cli").

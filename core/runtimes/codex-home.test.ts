@@ -24,11 +24,20 @@ const ROLLOUT = [
   { type: 'session_meta', payload: { id: THREAD } },
   {
     type: 'response_item',
-    payload: { type: 'function_call', name: 'exec_command', call_id: 'call_1', arguments: JSON.stringify({ cmd: 'touch /srv/x', sandbox_permissions: 'require_escalated' }) },
+    payload: {
+      type: 'function_call',
+      name: 'exec_command',
+      call_id: 'call_1',
+      arguments: JSON.stringify({ cmd: 'touch /srv/x', sandbox_permissions: 'require_escalated' }),
+    },
   },
   {
     type: 'response_item',
-    payload: { type: 'function_call_output', call_id: 'call_1', output: 'approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never' },
+    payload: {
+      type: 'function_call_output',
+      call_id: 'call_1',
+      output: 'approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never',
+    },
   },
   { type: 'response_item', payload: { type: 'function_call', name: 'exec_command', call_id: 'call_2', arguments: '{"cmd":"echo ok"}' } },
   { type: 'response_item', payload: { type: 'function_call_output', call_id: 'call_2', output: 'Process exited with code 0\nOutput:\nok\n' } },
@@ -68,7 +77,12 @@ describe('the Codex home the codex-cli preset reads', () => {
     const result = await new CodexCliRuntime().execute(attempt({ prompt: 'p', agent: agent({ runtime: 'codex-cli', command: standIn, env }) }), NEVER);
     expect(result.kind).toBe('succeeded');
     const argv = JSON.parse(result.kind === 'succeeded' ? result.output : '[]') as string[];
-    expect(argv.slice(0, argv.indexOf('exec'))).toEqual(['-c', 'model_providers.stub.request_max_retries=0', '-c', 'model_providers.stub.stream_max_retries=0']);
+    expect(argv.slice(0, argv.indexOf('exec'))).toEqual([
+      '-c',
+      'model_providers.stub.request_max_retries=0',
+      '-c',
+      'model_providers.stub.stream_max_retries=0',
+    ]);
   });
 
   it('reads none from a config that is not TOML (Codex refuses to start with it)', () => {
@@ -76,9 +90,12 @@ describe('the Codex home the codex-cli preset reads', () => {
     expect(configuredProvider(codexHome('model_provider = stub\n'))).toBeNull();
   });
 
-  it('turns a custom provider\'s retries off with -c; a built-in provider\'s or none cannot be', () => {
+  it("turns a custom provider's retries off with -c; a built-in provider's or none cannot be", () => {
     expect(providerRetryOverrides('corp-proxy')).toEqual([
-      '-c', 'model_providers.corp-proxy.request_max_retries=0', '-c', 'model_providers.corp-proxy.stream_max_retries=0',
+      '-c',
+      'model_providers.corp-proxy.request_max_retries=0',
+      '-c',
+      'model_providers.corp-proxy.stream_max_retries=0',
     ]);
     expect(providerRetryOverrides('openai')).toEqual([]);
     expect(providerRetryOverrides(null)).toEqual([]);
@@ -87,7 +104,7 @@ describe('the Codex home the codex-cli preset reads', () => {
     expect(providerRetryOverrides('corp gateway')).toEqual([]);
   });
 
-  it('finds the commands a thread\'s approval policy refused in its rollout, with the command asked for', () => {
+  it("finds the commands a thread's approval policy refused in its rollout, with the command asked for", () => {
     const home = codexHome(null);
     const day = join(home, 'sessions', '2026', '11', '26');
     mkdirSync(day, { recursive: true });
@@ -117,7 +134,8 @@ describe('readCodexCliOutput: a refused command is AGENT_SCOPE_VIOLATION even wh
   });
 
   it('without a rollout, from the refusal Codex logs on stderr', () => {
-    const stderr = 'ERROR codex_core::tools::router: error=approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never';
+    const stderr =
+      'ERROR codex_core::tools::router: error=approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never';
     const result = readCodexCliOutput(observation(stderr), { agentName: 'coder' });
     expect(result.kind === 'failed' && result.error.code).toBe('AGENT_SCOPE_VIOLATION');
     expect(readCodexCliOutput(observation('Reading additional input from stdin...')).kind).toBe('succeeded');

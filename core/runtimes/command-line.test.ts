@@ -41,11 +41,15 @@ describe('splitCommandTemplate', () => {
 
 describe('shellScriptFromTemplate', () => {
   it('is the template text, exactly', () => {
-    expect(script(`cd /tmp && printf '%s' "$HIVEWATCH_PROMPT" | tool --x='a b' | tee "out file"`)).toBe(`cd /tmp && printf '%s' "$HIVEWATCH_PROMPT" | tool --x='a b' | tee "out file"`);
+    expect(script(`cd /tmp && printf '%s' "$HIVEWATCH_PROMPT" | tool --x='a b' | tee "out file"`)).toBe(
+      `cd /tmp && printf '%s' "$HIVEWATCH_PROMPT" | tool --x='a b' | tee "out file"`,
+    );
   });
 
   it('never puts a value into a script', () => {
-    expect(() => script('echo {prompt}')).toThrow(new CommandLineError('{prompt} cannot be used in a shell: true command: read "$HIVEWATCH_PROMPT" / "$HIVEWATCH_MODEL" instead'));
+    expect(() => script('echo {prompt}')).toThrow(
+      new CommandLineError('{prompt} cannot be used in a shell: true command: read "$HIVEWATCH_PROMPT" / "$HIVEWATCH_MODEL" instead'),
+    );
   });
 
   it('shellQuote makes one word of any value (for tests and printed command lines)', () => {

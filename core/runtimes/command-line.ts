@@ -65,7 +65,8 @@ export function shellQuote(value: string): string {
  */
 export function shellScriptFromTemplate(template: Template): string {
   const ref = template.parts.find((part) => part.kind === 'ref');
-  if (ref !== undefined) throw new CommandLineError(`{${ref.path.join('.')}} cannot be used in a shell: true command: read "$HIVEWATCH_PROMPT" / "$HIVEWATCH_MODEL" instead`);
+  if (ref !== undefined)
+    throw new CommandLineError(`{${ref.path.join('.')}} cannot be used in a shell: true command: read "$HIVEWATCH_PROMPT" / "$HIVEWATCH_MODEL" instead`);
   return template.parts.map((part) => (part.kind === 'text' ? part.text : '')).join('');
 }
 

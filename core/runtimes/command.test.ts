@@ -13,7 +13,12 @@ const runtime = new CommandRuntime({ killGraceMs: 300 });
 const dir = tempDirs()('hw-command-runtime-');
 const HOSTILE = `it's "quoted"; echo injected; $(echo sub) \`echo tick\` && rm -rf ~ | cat > x \\ {model} *`;
 
-function run(command: string, overrides: Parameters<typeof attempt>[0] = {}, agentOverrides: Parameters<typeof agent>[0] = {}, signal = NEVER): Promise<AttemptResult> {
+function run(
+  command: string,
+  overrides: Parameters<typeof attempt>[0] = {},
+  agentOverrides: Parameters<typeof agent>[0] = {},
+  signal = NEVER,
+): Promise<AttemptResult> {
   return runtime.execute(attempt({ agent: agent({ command, ...agentOverrides }), ...overrides }), signal);
 }
 
@@ -54,7 +59,11 @@ describe('command runtime', () => {
   });
 
   it('gives the child the agent env and the attempt in HIVEWATCH_* variables', async () => {
-    const result = await run(`${NODE} -e "const e = process.env; console.log([e.MY_VAR, e.HIVEWATCH_RUN_ID, e.HIVEWATCH_TASK_ID, e.HIVEWATCH_ATTEMPT].join('|'))"`, { attempt: 2 }, { env: { MY_VAR: 'mine' } });
+    const result = await run(
+      `${NODE} -e "const e = process.env; console.log([e.MY_VAR, e.HIVEWATCH_RUN_ID, e.HIVEWATCH_TASK_ID, e.HIVEWATCH_ATTEMPT].join('|'))"`,
+      { attempt: 2 },
+      { env: { MY_VAR: 'mine' } },
+    );
     expect(result).toMatchObject({ kind: 'succeeded', output: 'mine|run-1|task-1|2' });
   });
 

@@ -110,7 +110,13 @@ export async function runAttemptProcess(
   argv: readonly string[],
   request: AttemptRequest,
   signal: AbortSignal,
-  how: { runtimeName: string; read: OutputReader; options?: ProcessRuntimeOptions | undefined; env?: Record<string, string> | undefined; cwd?: string | null | undefined },
+  how: {
+    runtimeName: string;
+    read: OutputReader;
+    options?: ProcessRuntimeOptions | undefined;
+    env?: Record<string, string> | undefined;
+    cwd?: string | null | undefined;
+  },
 ): Promise<AttemptResult> {
   const problem = promptProblem(request.prompt);
   if (problem !== null) return invalidPrompt(request, how.runtimeName, problem);

@@ -113,14 +113,27 @@ async function exportTelemetry() {
     attributes: [str('event.name', name), str('session.id', session), str('prompt.id', 'fake-prompt'), ...Object.entries(attrs).map(([k, v]) => str(k, v))],
   });
   const body = {
-    resourceLogs: [{
-      resource: { attributes: [str('service.name', 'claude-code'), str('service.version', 'fake'), ...pairs(process.env.OTEL_RESOURCE_ATTRIBUTES).map(([k, v]) => str(k, v))] },
-      scopeLogs: [{ scope: { name: 'hivewatch.fake-agent' }, logRecords: [
-        record(0, 'user_prompt', { prompt_length: (process.env.HIVEWATCH_FAKE_PROMPT || '').length }),
-        record(1, 'api_error', { model: 'fake-model', error: 'Overloaded', status_code: '529', attempt: 1, duration_ms: 5 }),
-        record(2, 'api_request', { model: 'fake-model', duration_ms: 7, cost_usd: 0 }),
-      ] }],
-    }],
+    resourceLogs: [
+      {
+        resource: {
+          attributes: [
+            str('service.name', 'claude-code'),
+            str('service.version', 'fake'),
+            ...pairs(process.env.OTEL_RESOURCE_ATTRIBUTES).map(([k, v]) => str(k, v)),
+          ],
+        },
+        scopeLogs: [
+          {
+            scope: { name: 'hivewatch.fake-agent' },
+            logRecords: [
+              record(0, 'user_prompt', { prompt_length: (process.env.HIVEWATCH_FAKE_PROMPT || '').length }),
+              record(1, 'api_error', { model: 'fake-model', error: 'Overloaded', status_code: '529', attempt: 1, duration_ms: 5 }),
+              record(2, 'api_request', { model: 'fake-model', duration_ms: 7, cost_usd: 0 }),
+            ],
+          },
+        ],
+      },
+    ],
   };
   const headers = { 'content-type': 'application/json', ...Object.fromEntries(pairs(process.env.OTEL_EXPORTER_OTLP_HEADERS)) };
   try {

@@ -125,7 +125,14 @@ describe('fake runtime (a real subprocess)', () => {
   it('gives what noop gives, runtime name aside', async () => {
     const noop = new NoopRuntime();
     // noop spawns nothing: the fake's process trace is the one difference besides the name.
-    const swap = (result: AttemptResult): unknown => JSON.parse(JSON.stringify({ ...result, process: undefined }).replaceAll('runtime:fake', 'runtime:X').replaceAll('runtime fake', 'runtime X').replaceAll('runtime:noop', 'runtime:X').replaceAll('runtime noop', 'runtime X'));
+    const swap = (result: AttemptResult): unknown =>
+      JSON.parse(
+        JSON.stringify({ ...result, process: undefined })
+          .replaceAll('runtime:fake', 'runtime:X')
+          .replaceAll('runtime fake', 'runtime X')
+          .replaceAll('runtime:noop', 'runtime:X')
+          .replaceAll('runtime noop', 'runtime X'),
+      );
     for (const simulate of ['ok', 'ok:text', 'rate_limit', 'timeout', 'crash', 'exit:3', 'exit:0', 'malformed', 'no_changes']) {
       const request = attempt({ simulate, agent: fakeAgent });
       expect(swap(await noop.execute(request, NEVER)), simulate).toEqual(swap(await fake.execute(request, NEVER)));

@@ -73,10 +73,14 @@ describe('answers that arrive after the stop (rules 12, F6)', () => {
     const failing = join(dir, 'fail.sh');
     // Fails only once the sibling's trap is installed, so the stop reaches a process that answers.
     writeFileSync(failing, `while [ ! -e '${agent.ready}' ]; do sleep 0.01; done\necho broken >&2\nexit 3\n`);
-    const { sink, done } = start(`agent failing:\n  command: "/bin/sh ${failing}"\nagent sibling:\n  command: "/bin/sh ${agent.script}"\nparallel:\n  session: failing\n  session: sibling\n`);
+    const { sink, done } = start(
+      `agent failing:\n  command: "/bin/sh ${failing}"\nagent sibling:\n  command: "/bin/sh ${agent.script}"\nparallel:\n  session: failing\n  session: sibling\n`,
+    );
     const result = await done;
     expect(result.error?.code).toBe('RUNTIME_CRASHED');
-    expect(ofType(sink.events, 'attemptCancelled').map((e) => [e.taskId, e.by, e.reported])).toEqual([['1:1', 'sibling', { outcome: 'succeeded', output: 'partial work' }]]);
+    expect(ofType(sink.events, 'attemptCancelled').map((e) => [e.taskId, e.by, e.reported])).toEqual([
+      ['1:1', 'sibling', { outcome: 'succeeded', output: 'partial work' }],
+    ]);
     expect(ofType(sink.events, 'errorOccurred').map((e) => e.taskId)).toEqual(['1:0']);
   });
 });

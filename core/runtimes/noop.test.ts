@@ -13,7 +13,8 @@ function failure(result: AttemptResult) {
 
 describe('noop runtime (in process)', () => {
   const noop = new NoopRuntime({ clock: new VirtualClock() });
-  const play = (simulate: string | null, overrides: Parameters<typeof attempt>[0] = {}) => noop.execute(attempt({ simulate, agent: noopAgent, ...overrides }), NEVER);
+  const play = (simulate: string | null, overrides: Parameters<typeof attempt>[0] = {}) =>
+    noop.execute(attempt({ simulate, agent: noopAgent, ...overrides }), NEVER);
 
   it('interprets the simulated outcomes as the fake agent does, origins runtime:noop', async () => {
     expect(await play(null)).toEqual({ kind: 'succeeded', output: 'ok: Write the plan', meta: { changes: 1 } });

@@ -66,7 +66,8 @@ const claudeCases: Case[] = [
     category: 'runtime',
     recoverable: true,
     origin: 'runtime:claude-code',
-    message: 'claude-code: the API is rate limited or overloaded (HTTP 529): API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+    message:
+      'claude-code: the API is rate limited or overloaded (HTTP 529): API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
     context: { apiErrorStatus: 529 },
   },
   {
@@ -244,7 +245,11 @@ describe('single retry owner', () => {
   });
 
   it('the claude process is started with CLAUDE_CODE_MAX_RETRIES=0, and an agent env: entry may override it', async () => {
-    const standIn = writeCliStandIn(standIns, 'claude', "process.stdout.write(JSON.stringify({type: 'result', subtype: 'success', is_error: false, result: String(process.env.CLAUDE_CODE_MAX_RETRIES)}))");
+    const standIn = writeCliStandIn(
+      standIns,
+      'claude',
+      "process.stdout.write(JSON.stringify({type: 'result', subtype: 'success', is_error: false, result: String(process.env.CLAUDE_CODE_MAX_RETRIES)}))",
+    );
     const run = (env: Record<string, string>) =>
       new ClaudeCodeRuntime().execute(attempt({ agent: agent({ runtime: 'claude-code', command: standIn, env }) }), NEVER);
     expect(await run({})).toMatchObject({ kind: 'succeeded', output: '0' });

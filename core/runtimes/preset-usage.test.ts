@@ -45,20 +45,42 @@ describe('claude-code result usage (recorded with the real CLI)', () => {
     expect([raw.subagent_stats.spawned, raw.usage.input_tokens, raw.usage.output_tokens]).toEqual([1, 12, 9]);
     const result = readClaudeCodeOutput(observation(stdout));
     expect(result.kind).toBe('succeeded');
-    expect(result.kind !== 'cancelled' && result.usage).toEqual({ source: 'result', inputTokens: 48, outputTokens: 36, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.000912 });
+    expect(result.kind !== 'cancelled' && result.usage).toEqual({
+      source: 'result',
+      inputTokens: 48,
+      outputTokens: 36,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: 0.000912,
+    });
   });
 
   it('sums modelUsage over several models (a subagent on another model)', () => {
     const model = (input: number, output: number, read: number, write: number): Record<string, number> => ({
-      inputTokens: input, outputTokens: output, cacheReadInputTokens: read, cacheCreationInputTokens: write, costUSD: 0.5,
+      inputTokens: input,
+      outputTokens: output,
+      cacheReadInputTokens: read,
+      cacheCreationInputTokens: write,
+      costUSD: 0.5,
     });
     const stdout = JSON.stringify({
-      type: 'result', subtype: 'success', is_error: false, result: 'ok', total_cost_usd: 1.25,
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: 'ok',
+      total_cost_usd: 1.25,
       usage: { input_tokens: 24, output_tokens: 16 },
       modelUsage: { 'claude-opus-5-5': model(24, 16, 100, 7), 'claude-haiku-5': model(12, 7, 0, 3) },
     });
     const parsed = parseClaudeCodeOutput(stdout);
-    expect(parsed.ok && parsed.value.usage).toEqual({ source: 'result', inputTokens: 36, outputTokens: 23, cacheReadTokens: 100, cacheWriteTokens: 10, costUsd: 1.25 });
+    expect(parsed.ok && parsed.value.usage).toEqual({
+      source: 'result',
+      inputTokens: 36,
+      outputTokens: 23,
+      cacheReadTokens: 100,
+      cacheWriteTokens: 10,
+      costUsd: 1.25,
+    });
   });
 
   it('keeps the usage of a result after retries that recovered (--output-format json)', () => {
@@ -71,7 +93,14 @@ describe('claude-code result usage (recorded with the real CLI)', () => {
     const { stdout } = recorded('claude-code', 'rate-limit.result-json-out.otlp-json.retries-2');
     const result = readClaudeCodeOutput(observation(stdout, 1));
     expect(result.kind).toBe('failed');
-    expect(result.kind === 'failed' && result.usage).toEqual({ source: 'result', inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 });
+    expect(result.kind === 'failed' && result.usage).toEqual({
+      source: 'result',
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: 0,
+    });
   });
 
   it('has no usage when the output cannot be read', () => {
@@ -80,7 +109,14 @@ describe('claude-code result usage (recorded with the real CLI)', () => {
   });
 
   it('leaves the cost unknown when total_cost_usd is absent or not a number', () => {
-    const line = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'ok', total_cost_usd: 'n/a', usage: { input_tokens: 5, output_tokens: 2 } });
+    const line = JSON.stringify({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: 'ok',
+      total_cost_usd: 'n/a',
+      usage: { input_tokens: 5, output_tokens: 2 },
+    });
     const parsed = parseClaudeCodeOutput(line);
     expect(parsed.ok && parsed.value.usage).toEqual({ source: 'result', inputTokens: 5, outputTokens: 2 });
   });
@@ -92,7 +128,13 @@ describe('codex-cli exec JSON usage (recorded with the real CLI)', () => {
     expect(cliVersion).toBe(CLI_PINS['codex-cli'].version);
     const result = readCodexCliOutput(observation(stdout));
     expect(result.kind).toBe('succeeded');
-    expect(result.kind !== 'cancelled' && result.usage).toEqual({ source: 'result', inputTokens: 12, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(result.kind !== 'cancelled' && result.usage).toEqual({
+      source: 'result',
+      inputTokens: 12,
+      outputTokens: 9,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
   });
 
   it('reads usage after a stream retry the CLI recovered from', () => {
@@ -109,7 +151,10 @@ describe('codex-cli exec JSON usage (recorded with the real CLI)', () => {
 
   it('takes cached input out of input_tokens and adds up several turns', () => {
     const turn = (input: number, cached: number, output: number): string =>
-      JSON.stringify({ type: 'turn.completed', usage: { input_tokens: input, cached_input_tokens: cached, cache_write_input_tokens: 0, output_tokens: output, reasoning_output_tokens: 0 } });
+      JSON.stringify({
+        type: 'turn.completed',
+        usage: { input_tokens: input, cached_input_tokens: cached, cache_write_input_tokens: 0, output_tokens: output, reasoning_output_tokens: 0 },
+      });
     const stdout = [turn(100, 60, 10), turn(50, 50, 5)].join('\n');
     const tokens = parseCodexEvents(stdout).tokens;
     expect(tokens).toEqual({ source: 'result', inputTokens: 40, cacheReadTokens: 110, cacheWriteTokens: 0, outputTokens: 15 });

@@ -60,7 +60,8 @@ export function firstLine(text: string): string {
 // Words of a CLI that cannot authenticate (Claude Code: "Invalid API key · Please run /login";
 // the API's authentication_error) or that rejected its own command line (commander's "unknown
 // option", clap's "unexpected argument"). Retrying either repeats the same failure.
-const NOT_SIGNED_IN = /invalid api key|please run \/login|not logged in|authentication_error|invalid x-api-key|oauth token has expired|\b401\b\s*(?:unauthori[sz]ed|\{)|status[\s:=]*401\b|unauthori[sz]ed/i;
+const NOT_SIGNED_IN =
+  /invalid api key|please run \/login|not logged in|authentication_error|invalid x-api-key|oauth token has expired|\b401\b\s*(?:unauthori[sz]ed|\{)|status[\s:=]*401\b|unauthori[sz]ed/i;
 const BAD_ARGUMENTS = /unknown option|unexpected argument|invalid value for|too many arguments|error: (?:option|argument) '[^']*'/i;
 
 /** The user's error a CLI's words report (not signed in, a bad command line), or null. */
@@ -91,7 +92,13 @@ function userErrorFromText(runtimeName: string, text: string, context: Record<st
  * provider's server errors, an untrusted directory), else a command line the CLI rejected; null
  * when they state none.
  */
-export function statedError(runtimeName: string, text: string, context: Record<string, unknown>, clock: ResetClock = {}, status: number | null = null): HivewatchError | null {
+export function statedError(
+  runtimeName: string,
+  text: string,
+  context: Record<string, unknown>,
+  clock: ResetClock = {},
+  status: number | null = null,
+): HivewatchError | null {
   return knownProviderFailure({ runtime: runtimeName, status, message: text, context, clock }) ?? userErrorFromText(runtimeName, text, context);
 }
 

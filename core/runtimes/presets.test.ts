@@ -39,20 +39,47 @@ const CLAUDE_MAX_TURNS = JSON.stringify({ type: 'result', subtype: 'error_max_tu
 describe('claude-code preset', () => {
   it('builds `claude -p --output-format json [--model M] -- <prompt>`: the prompt last, after --, whatever it looks like', () => {
     expect(claudeCodeArgv(agent({ runtime: 'claude-code' }), 'do it')).toEqual(['claude', '-p', '--output-format', 'json', '--', 'do it']);
-    expect(claudeCodeArgv(agent({ runtime: 'claude-code', model: 'opus' }), 'do it')).toEqual(['claude', '-p', '--output-format', 'json', '--model', 'opus', '--', 'do it']);
-    expect(claudeCodeArgv(agent({ runtime: 'claude-code' }), '--settings={"hooks":{}}')).toEqual(['claude', '-p', '--output-format', 'json', '--', '--settings={"hooks":{}}']);
+    expect(claudeCodeArgv(agent({ runtime: 'claude-code', model: 'opus' }), 'do it')).toEqual([
+      'claude',
+      '-p',
+      '--output-format',
+      'json',
+      '--model',
+      'opus',
+      '--',
+      'do it',
+    ]);
+    expect(claudeCodeArgv(agent({ runtime: 'claude-code' }), '--settings={"hooks":{}}')).toEqual([
+      'claude',
+      '-p',
+      '--output-format',
+      'json',
+      '--',
+      '--settings={"hooks":{}}',
+    ]);
     expect(claudeCodeArgv(agent({ runtime: 'claude-code' }), 'update')).toEqual(['claude', '-p', '--output-format', 'json', '--', 'update']);
   });
 
   it('lets command: name the executable, or be a whole shell: true script', () => {
-    expect(claudeCodeArgv(agent({ runtime: 'claude-code', command: '/opt/claude/bin/claude' }), 'x')).toEqual(['/opt/claude/bin/claude', '-p', '--output-format', 'json', '--', 'x']);
+    expect(claudeCodeArgv(agent({ runtime: 'claude-code', command: '/opt/claude/bin/claude' }), 'x')).toEqual([
+      '/opt/claude/bin/claude',
+      '-p',
+      '--output-format',
+      'json',
+      '--',
+      'x',
+    ]);
     const script = 'claude -p --output-format json --verbose -- "$HIVEWATCH_PROMPT"';
     expect(claudeCodeArgv(agent({ runtime: 'claude-code', command: script, shell: true }), 'x')).toEqual(['/bin/sh', '-c', script]);
   });
 
   it('refuses any other command:, starting nothing', () => {
-    expect(failure(claudeCodeArgv(agent({ runtime: 'claude-code', command: 'claude --print {prompt}' }), 'x') as AttemptResult).code).toBe('USER_INVALID_CONFIG');
-    expect(failure(claudeCodeArgv(agent({ runtime: 'claude-code', command: 'bash -c' }), 'x') as AttemptResult).message).toMatch(/names the claude executable alone/);
+    expect(failure(claudeCodeArgv(agent({ runtime: 'claude-code', command: 'claude --print {prompt}' }), 'x') as AttemptResult).code).toBe(
+      'USER_INVALID_CONFIG',
+    );
+    expect(failure(claudeCodeArgv(agent({ runtime: 'claude-code', command: 'bash -c' }), 'x') as AttemptResult).message).toMatch(
+      /names the claude executable alone/,
+    );
   });
 
   it('reads the result text of a successful run', () => {
@@ -101,7 +128,7 @@ describe('claude-code preset', () => {
     expect(error.message).toBe('runtime claude-code exited with code 1: segfault in worker');
   });
 
-  it('reads an invalid API key on stderr as the user\'s error, not a crash', () => {
+  it("reads an invalid API key on stderr as the user's error, not a crash", () => {
     const error = failure(readClaudeCodeOutput(observed('claude-code', '', { exitCode: 1, stderr: 'Invalid API key' })));
     expect(error.code).toBe('USER_INVALID_CONFIG');
     expect(error.message).toBe('claude-code is not signed in or its API key was refused: Invalid API key');
@@ -111,7 +138,10 @@ describe('claude-code preset', () => {
     // The stand-in answers like claude, with its own argv as the result: the preset's arguments are visible.
     const standIn = writeCliStandIn(standIns, 'claude', CLAUDE_ARGV_ECHO);
     const runtime = new ClaudeCodeRuntime();
-    const result = await runtime.execute(attempt({ prompt: 'say "hi"; $(x)', agent: agent({ runtime: 'claude-code', command: standIn, model: 'sonnet' }) }), NEVER);
+    const result = await runtime.execute(
+      attempt({ prompt: 'say "hi"; $(x)', agent: agent({ runtime: 'claude-code', command: standIn, model: 'sonnet' }) }),
+      NEVER,
+    );
     expect(result.kind).toBe('succeeded');
     expect(JSON.parse((result as { output: string }).output)).toEqual(['-p', '--output-format', 'json', '--model', 'sonnet', '--', 'say "hi"; $(x)']);
   });
@@ -172,7 +202,8 @@ describe('codex-cli preset', () => {
   });
 
   it('treats an error followed by a completed turn as recovered', () => {
-    const stdout = '{"type":"error","message":"Reconnecting... 1/5"}\n{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"ok"}}\n{"type":"turn.completed","usage":{}}';
+    const stdout =
+      '{"type":"error","message":"Reconnecting... 1/5"}\n{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"ok"}}\n{"type":"turn.completed","usage":{}}';
     expect(readCodexCliOutput(observed('codex-cli', stdout))).toMatchObject({ kind: 'succeeded', output: 'ok' });
   });
 
@@ -182,7 +213,8 @@ describe('codex-cli preset', () => {
   });
 
   it('reads the older `msg` event format', () => {
-    const stdout = '{"id":"0","msg":{"type":"agent_message","message":"legacy answer"}}\n{"id":"0","msg":{"type":"task_complete","last_agent_message":"legacy answer"}}';
+    const stdout =
+      '{"id":"0","msg":{"type":"agent_message","message":"legacy answer"}}\n{"id":"0","msg":{"type":"task_complete","last_agent_message":"legacy answer"}}';
     expect(readCodexCliOutput(observed('codex-cli', stdout))).toMatchObject({ kind: 'succeeded', output: 'legacy answer' });
   });
 

@@ -186,7 +186,8 @@ describe('runProcess', () => {
   });
 
   it('reads everything a child writes before it exits, however it exits', async () => {
-    const script = "const b = Buffer.alloc(256 * 1024, 98); for (let i = 0; i < 8; i++) process.stdout.write(b); process.stdout.write('LAST'); process.exitCode = 4";
+    const script =
+      "const b = Buffer.alloc(256 * 1024, 98); for (let i = 0; i < 8; i++) process.stdout.write(b); process.stdout.write('LAST'); process.exitCode = 4";
     const r = await runProcess({ argv: [node, '-e', script], runtimeName: 't', maxCaptureBytes: 4 * MiB });
     expect(r).toMatchObject({ exitCode: 4, stdoutDroppedBytes: 0 });
     expect(r.stdout.length).toBe(2 * MiB + 4);

@@ -108,7 +108,8 @@ function describeSpawnError(command: string, error: unknown): SpawnError {
       return { code, message: `argument list too long for "${command}": one argument or environment value exceeds the system limit (E2BIG)` };
     case 'ERR_INVALID_ARG_VALUE':
       // Node's own message quotes the whole value (a prompt of any size): say what is wrong instead.
-      if (/null bytes/.test(raw)) return { code: 'EINVAL', message: `an argument of "${command}" contains a NUL character, which no process argument can carry (EINVAL)` };
+      if (/null bytes/.test(raw))
+        return { code: 'EINVAL', message: `an argument of "${command}" contains a NUL character, which no process argument can carry (EINVAL)` };
       return { code, message: `could not execute "${command}": an argument or environment value is invalid (${code})` };
     default:
       return { code, message: `could not execute "${command}": ${raw} (${code})` };
@@ -279,11 +280,14 @@ class Supervision {
     const timeoutMs = this.options.timeoutMs ?? null;
     if (timeoutMs === null || this.timeoutTimer !== undefined || this.settled) return;
     // setTimeout fires after 1 ms for delays beyond 2^31-1 ms (~24.8 days): clamp, never shorten.
-    this.timeoutTimer = setTimeout(() => {
-      if (this.exit !== null || this.cancelled) return;
-      this.timedOut = true;
-      this.ending.terminate();
-    }, Math.min(timeoutMs, MAX_TIMER_MS));
+    this.timeoutTimer = setTimeout(
+      () => {
+        if (this.exit !== null || this.cancelled) return;
+        this.timedOut = true;
+        this.ending.terminate();
+      },
+      Math.min(timeoutMs, MAX_TIMER_MS),
+    );
   }
 
   private readonly onAbort = (): void => {

@@ -56,7 +56,18 @@ function agentOf(shape: Shape): AgentSpec {
 }
 
 const run = (agent: AgentSpec, prompt: string): Promise<AttemptResult> => {
-  const request: AttemptRequest = { runId: 'run_data', taskId: '1:0', ordinal: 0, attempt: 1, prompt, agent, simulate: null, timeoutMs: 20_000, context: {}, cwd: dir };
+  const request: AttemptRequest = {
+    runId: 'run_data',
+    taskId: '1:0',
+    ordinal: 0,
+    attempt: 1,
+    prompt,
+    agent,
+    simulate: null,
+    timeoutMs: 20_000,
+    context: {},
+    cwd: dir,
+  };
   return registry.forAgent(agent).execute(request, new AbortController().signal);
 };
 
@@ -126,7 +137,9 @@ describe('the shapes check refuses: refused again by the runtime, and real attac
     it('check reports each placeholder, or the command, with the safe form', () => {
       const result = checkFlow(flowOf(shape), 'shape.prose');
       expect(result.ok).toBe(false);
-      expect(result.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/cannot be used here: .*HIVEWATCH_PROMPT|names the (claude|codex) executable alone/)]);
+      expect(result.diagnostics.map((d) => d.message)).toEqual([
+        expect.stringMatching(/cannot be used here: .*HIVEWATCH_PROMPT|names the (claude|codex) executable alone/),
+      ]);
     });
 
     it('the runtime refuses it before anything starts, whatever the payload', async () => {
@@ -153,7 +166,15 @@ describe('the shapes check refuses: refused again by the runtime, and real attac
 describe("through the engine, a prompt from another agent's output", () => {
   const payloadFile = join(dir, 'payload');
   const source = (shape: Shape): string =>
-    [`agent source:\n  command: ${flowString(`cat ${payloadFile}`)}`, flowOf(shape).replace(/session: sink\n {2}prompt: "x"\n$/, ''), 'let a = session: source', '  prompt: "speak"', 'session: sink', '  prompt: "{a}"', ''].join('\n');
+    [
+      `agent source:\n  command: ${flowString(`cat ${payloadFile}`)}`,
+      flowOf(shape).replace(/session: sink\n {2}prompt: "x"\n$/, ''),
+      'let a = session: source',
+      '  prompt: "speak"',
+      'session: sink',
+      '  prompt: "{a}"',
+      '',
+    ].join('\n');
 
   it.each(ACCEPTED_SHAPES.filter((shape) => shape.runtime === undefined))('$name: the next session gets it as data', async (shape) => {
     const marker = nextMarker();

@@ -4,7 +4,8 @@ import { classifyProviderFailure, statusOfFailure } from './provider-failure.js'
 /** The one classifier's table (docs/presets.md "One classifier"), with the words the real CLIs print (docs/real-agents.md). */
 
 const NOW = Date.UTC(2026, 10, 26, 2, 0, 0);
-const classify = (status: number | null, message: string) => classifyProviderFailure({ runtime: 'codex-cli', status, message, clock: { now: NOW, timeZone: 'UTC' } });
+const classify = (status: number | null, message: string) =>
+  classifyProviderFailure({ runtime: 'codex-cli', status, message, clock: { now: NOW, timeZone: 'UTC' } });
 
 describe('classifyProviderFailure', () => {
   it.each([
@@ -52,7 +53,7 @@ describe('classifyProviderFailure', () => {
     expect(error.context.statusCode).toBe(statusCode);
   });
 
-  it('a 401 or 403 is the user\'s, never retried; a 5xx and a timeout are retried', () => {
+  it("a 401 or 403 is the user's, never retried; a 5xx and a timeout are retried", () => {
     expect(classify(403, 'Forbidden')).toMatchObject({ recoverable: false, origin: 'user' });
     expect(classify(401, 'Invalid API key')).toMatchObject({ recoverable: false, origin: 'user' });
     expect(classify(502, 'Bad gateway')).toMatchObject({ recoverable: true, origin: 'runtime:codex-cli' });
@@ -72,7 +73,7 @@ describe('classifyProviderFailure', () => {
     expect(error.recoveryHint).toContain('--skip-git-repo-check');
   });
 
-  it('honours a retry-after (given or stated) and a usage limit\'s reset time as context.resetAt', () => {
+  it("honours a retry-after (given or stated) and a usage limit's reset time as context.resetAt", () => {
     const given = classifyProviderFailure({ runtime: 'claude-code', status: 429, message: 'rate limited', retryAfterMs: 30_000, clock: { now: NOW } });
     expect(given.context.resetAt).toBe(NOW + 30_000);
     expect(classify(429, 'Too Many Requests; retry-after: 12').context.resetAt).toBe(NOW + 12_000);

@@ -105,7 +105,7 @@ export function classifyProviderFailure(f: ProviderFailure): HivewatchError {
     return new HivewatchError('USER_INVALID_CONFIG', {
       origin: 'user',
       message: `${runtime}: the request is larger than the model's context window${http}: ${detail}`,
-      recoveryHint: "Shorten the prompt or the conversation, or use a model with a larger context window: the same request fails again",
+      recoveryHint: 'Shorten the prompt or the conversation, or use a model with a larger context window: the same request fails again',
       context: { ...context, runtime },
     });
   }
@@ -121,7 +121,9 @@ export function classifyProviderFailure(f: ProviderFailure): HivewatchError {
     const signIn = s === 401 || (s !== 403 && NOT_SIGNED_IN.test(message));
     return new HivewatchError('USER_INVALID_CONFIG', {
       origin: 'user',
-      message: signIn ? `${runtime} is not signed in or its API key was refused${http}: ${detail}` : `${runtime}: the provider refused the request${http}: ${detail}`,
+      message: signIn
+        ? `${runtime} is not signed in or its API key was refused${http}: ${detail}`
+        : `${runtime}: the provider refused the request${http}: ${detail}`,
       recoveryHint: signIn
         ? `Sign in to ${runtime} (or set its API key) on this machine, then retry`
         : "Check that the account may use the agent's model: the provider refuses it",
@@ -198,6 +200,10 @@ export function toolRefusalError(r: ToolRefusal): HivewatchError {
     message: `agent ${r.agent}${runtime} was denied permission to use ${tools.join(', ')}`,
     origin: `agent:${safe}`,
     recoveryHint: "Grant the tool in the CLI's permission settings, or narrow the agent's instructions",
-    context: { ...r.context, deniedTools: tools, denials: r.denied.map((d) => ({ tool: d.tool, detail: d.detail, ...(d.toolUseId ? { toolUseId: d.toolUseId } : {}) })) },
+    context: {
+      ...r.context,
+      deniedTools: tools,
+      denials: r.denied.map((d) => ({ tool: d.tool, detail: d.detail, ...(d.toolUseId ? { toolUseId: d.toolUseId } : {}) })),
+    },
   });
 }

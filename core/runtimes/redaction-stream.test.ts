@@ -6,7 +6,13 @@ import { Redactor } from './secrets.js';
 import { truncationMarker } from './tail-buffer.js';
 
 /** The private key is the longest pattern, so a stream's hold is measured by it. */
-const SECRETS = { API_KEY: 'sk-😀-42', DB_PASSWORD: 'pässwörd', SIGNING_SECRET: '-x-', GH_TOKEN: 'ghp_0123456789abcdef', PRIVATE_KEY: `MII${'Ab9_'.repeat(40)}Z` };
+const SECRETS = {
+  API_KEY: 'sk-😀-42',
+  DB_PASSWORD: 'pässwörd',
+  SIGNING_SECRET: '-x-',
+  GH_TOKEN: 'ghp_0123456789abcdef',
+  PRIVATE_KEY: `MII${'Ab9_'.repeat(40)}Z`,
+};
 const redactor = Redactor.ofAgents([{ env: SECRETS }]);
 
 /** Splits bytes at the given offsets (any byte, also inside a UTF-8 sequence). */

@@ -27,7 +27,12 @@ describe('createRuntimeRegistry', () => {
 
   it('fails an attempt of an unknown kind as a configuration error instead of throwing', async () => {
     const odd = agent({ runtime: 'gemini' as RuntimeKind, name: 'g' });
-    const result = await createRuntimeRegistry().forAgent(odd).execute(attempt({ agent: odd }), NEVER);
-    expect(result).toMatchObject({ kind: 'failed', error: { code: 'USER_INVALID_CONFIG', message: 'agent "g" names runtime "gemini", which this version does not have' } });
+    const result = await createRuntimeRegistry()
+      .forAgent(odd)
+      .execute(attempt({ agent: odd }), NEVER);
+    expect(result).toMatchObject({
+      kind: 'failed',
+      error: { code: 'USER_INVALID_CONFIG', message: 'agent "g" names runtime "gemini", which this version does not have' },
+    });
   });
 });

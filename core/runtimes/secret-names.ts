@@ -14,8 +14,22 @@
  * `MAX_TOKENS` are not secret-named although they contain `AUTH`, `KEY` or `TOKEN`.
  */
 const SECRET_WORDS: ReadonlySet<string> = new Set([
-  'KEY', 'APIKEY', 'TOKEN', 'SECRET', 'SECRETS', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'PWD',
-  'CREDENTIAL', 'CREDENTIALS', 'CREDS', 'AUTH', 'OAUTH', 'AUTHORIZATION', 'BEARER',
+  'KEY',
+  'APIKEY',
+  'TOKEN',
+  'SECRET',
+  'SECRETS',
+  'PASSWORD',
+  'PASSWD',
+  'PASSPHRASE',
+  'PWD',
+  'CREDENTIAL',
+  'CREDENTIALS',
+  'CREDS',
+  'AUTH',
+  'OAUTH',
+  'AUTHORIZATION',
+  'BEARER',
 ]);
 
 /** Words run together (`PGPASSWORD`, `GHTOKEN`, `OPENAIAPIKEY`): only endings no ordinary word has. */

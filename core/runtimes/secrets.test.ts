@@ -26,14 +26,19 @@ describe('Redactor', () => {
 
   it('matches whole values: not inside a longer word, wherever non-word characters bound it', () => {
     expect(redactor.text('secrets, secretly, my_secret, secret2, nosecret, ésecret')).toBe('secrets, secretly, my_secret, secret2, nosecret, ésecret');
-    expect(redactor.text('(secret) "secret" x-secret-y a.secret: =secret&')).toBe('([secret PASSWORD]) "[secret PASSWORD]" x-[secret PASSWORD]-y a.[secret PASSWORD]: =[secret PASSWORD]&');
+    expect(redactor.text('(secret) "secret" x-secret-y a.secret: =secret&')).toBe(
+      '([secret PASSWORD]) "[secret PASSWORD]" x-[secret PASSWORD]-y a.[secret PASSWORD]: =[secret PASSWORD]&',
+    );
     // A value that begins or ends with a non-word character needs no boundary on that side.
     const dashed = Redactor.ofAgents([{ env: { SIGNING_KEY: '-k9-' } }]);
     expect(dashed.text('a-k9-b and x-k9-')).toBe('a[secret SIGNING_KEY]b and x[secret SIGNING_KEY]');
   });
 
   it('redacts every string of a JSON-like value and keeps the rest', () => {
-    expect(redactor.deep({ a: ['tok-SEKRIT-123', 3, null], b: { c: true, d: 'x tok-SEKRIT-123' } })).toEqual({ a: ['[secret TOKEN]', 3, null], b: { c: true, d: 'x [secret TOKEN]' } });
+    expect(redactor.deep({ a: ['tok-SEKRIT-123', 3, null], b: { c: true, d: 'x tok-SEKRIT-123' } })).toEqual({
+      a: ['[secret TOKEN]', 3, null],
+      b: { c: true, d: 'x [secret TOKEN]' },
+    });
     const none = Redactor.none();
     const value = { a: 'tok-SEKRIT-123' };
     expect(none.deep(value)).toBe(value);
@@ -41,7 +46,11 @@ describe('Redactor', () => {
 
   it("leaves an error's origin, code, category and hint as written, and redacts its message and context", () => {
     const named = Redactor.ofAgents([{ env: { API_KEY: 'claude' } }]);
-    const envelope = new HivewatchError('RUNTIME_TIMEOUT', { message: 'claude said claude', origin: 'runtime:claude', context: { said: 'claude' } }).toEnvelope();
+    const envelope = new HivewatchError('RUNTIME_TIMEOUT', {
+      message: 'claude said claude',
+      origin: 'runtime:claude',
+      context: { said: 'claude' },
+    }).toEnvelope();
     const shown = named.deep(envelope);
     expect(shown).toMatchObject({ code: 'RUNTIME_TIMEOUT', category: 'runtime', origin: 'runtime:claude', recovery_hint: 'Retry with an extended timeout' });
     expect(shown.message).toBe('[secret API_KEY] said [secret API_KEY]');
@@ -68,7 +77,27 @@ describe('the words of an operator are not secrets', () => {
 });
 
 /** Name words: secret ones, words that only contain one, and ordinary ones. */
-const NAME_WORDS = ['API', 'KEY', 'TOKEN', 'SECRET', 'PASSWORD', 'AUTH', 'CREDENTIALS', 'TOKENIZER', 'AUTHOR', 'KEYBOARD', 'TOKENS', 'MODE', 'NODE', 'ENV', 'REGION', 'HOME', 'MODEL', 'PATH', 'DB'];
+const NAME_WORDS = [
+  'API',
+  'KEY',
+  'TOKEN',
+  'SECRET',
+  'PASSWORD',
+  'AUTH',
+  'CREDENTIALS',
+  'TOKENIZER',
+  'AUTHOR',
+  'KEYBOARD',
+  'TOKENS',
+  'MODE',
+  'NODE',
+  'ENV',
+  'REGION',
+  'HOME',
+  'MODEL',
+  'PATH',
+  'DB',
+];
 const names = fc.oneof(
   fc.array(fc.constantFrom(...NAME_WORDS), { minLength: 1, maxLength: 3 }).map((words) => words.join('_')),
   fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,14}$/),
@@ -76,7 +105,10 @@ const names = fc.oneof(
 /** Values: word characters (ASCII, accented, digits) with inner `-`, `.`, `~`; never starting or ending with a separator. */
 const WORD_CHARS = [...'abcxyzXYZ019_é'];
 const valueText = fc
-  .tuple(fc.array(fc.constantFrom(...WORD_CHARS), { minLength: 1, maxLength: 6 }), fc.array(fc.tuple(fc.constantFrom('-', '.', '~'), fc.array(fc.constantFrom(...WORD_CHARS), { minLength: 1, maxLength: 4 })), { maxLength: 2 }))
+  .tuple(
+    fc.array(fc.constantFrom(...WORD_CHARS), { minLength: 1, maxLength: 6 }),
+    fc.array(fc.tuple(fc.constantFrom('-', '.', '~'), fc.array(fc.constantFrom(...WORD_CHARS), { minLength: 1, maxLength: 4 })), { maxLength: 2 }),
+  )
   .map(([head, rest]) => head.join('') + rest.map(([sep, word]) => sep + word.join('')).join(''));
 const SEPARATORS = [' ', '\n', ', ', '(', ')', '"', ': ', '/'];
 
@@ -104,7 +136,9 @@ describe('redaction properties (seeded)', () => {
     await assertProperty(
       fc.property(variables, fc.array(fc.tuple(fc.nat(), use, fc.constantFrom(...SEPARATORS)), { minLength: 1, maxLength: 12 }), (vars, uses) => {
         const secret = (v: Variable): boolean => v.declared || (isSecretName(v.name) && !isSwitchValue(v.value));
-        const redactor = Redactor.ofAgents([{ env: Object.fromEntries(vars.map((v) => [v.name, v.value])), secrets: vars.filter((v) => v.declared).map((v) => v.name) }]);
+        const redactor = Redactor.ofAgents([
+          { env: Object.fromEntries(vars.map((v) => [v.name, v.value])), secrets: vars.filter((v) => v.declared).map((v) => v.name) },
+        ]);
         let text = '';
         let expected = '';
         for (const [index, how, separator] of uses) {
@@ -121,11 +155,17 @@ describe('redaction properties (seeded)', () => {
 
   it('redaction is idempotent and never grows a marker out of a marker', async () => {
     await assertProperty(
-      fc.property(variables, fc.array(fc.oneof(valueText, fc.constantFrom(' ', '[secret ', ']', '[secret API_KEY]', '"')), { maxLength: 20 }), (vars, pieces) => {
-        const redactor = Redactor.ofAgents([{ env: Object.fromEntries(vars.map((v) => [v.name, v.value])), secrets: vars.filter((v) => v.declared).map((v) => v.name) }]);
-        const once = redactor.text(pieces.join(''));
-        expect(redactor.text(once)).toBe(once);
-      }),
+      fc.property(
+        variables,
+        fc.array(fc.oneof(valueText, fc.constantFrom(' ', '[secret ', ']', '[secret API_KEY]', '"')), { maxLength: 20 }),
+        (vars, pieces) => {
+          const redactor = Redactor.ofAgents([
+            { env: Object.fromEntries(vars.map((v) => [v.name, v.value])), secrets: vars.filter((v) => v.declared).map((v) => v.name) },
+          ]);
+          const once = redactor.text(pieces.join(''));
+          expect(redactor.text(once)).toBe(once);
+        },
+      ),
       { seed: 3302, numRuns: 300 },
     );
   });

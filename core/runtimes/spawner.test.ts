@@ -94,7 +94,7 @@ describe.skipIf(!procAvailable)(skipTitle('the spawner', procAvailable ? null : 
     await pending;
   });
 
-  it('when the spawner dies mid-attempt, ends the agent\'s group and says why (ESPAWNER); the next attempt gets a new spawner', async () => {
+  it("when the spawner dies mid-attempt, ends the agent's group and says why (ESPAWNER); the next attempt gets a new spawner", async () => {
     let agent = 0;
     const pending = runProcess({ argv: ['/bin/sh', '-c', 'sleep 30'], runtimeName: 't', killGraceMs: 200, onStarted: ({ pid }) => (agent = pid) });
     await vi.waitFor(() => expect(agent).toBeGreaterThan(0), { timeout: 30_000 });
@@ -114,10 +114,18 @@ describe.skipIf(!procAvailable)(skipTitle('the spawner', procAvailable ? null : 
 
   it('keeps no host alive once its attempts ended, and goes away with a host that dies (kill -9) mid-attempt', async () => {
     // A host whose only work is one short attempt exits by itself, as it did when it forked the agent.
-    const quick = spawnSync(node, ['--input-type=module', '-e', `const { runProcess } = await import(${JSON.stringify(DIST_PROCESS)}); const r = await runProcess({ argv: ['/bin/echo', 'hi'], runtimeName: 't' }); console.log(r.stdout.trim());`], {
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const quick = spawnSync(
+      node,
+      [
+        '--input-type=module',
+        '-e',
+        `const { runProcess } = await import(${JSON.stringify(DIST_PROCESS)}); const r = await runProcess({ argv: ['/bin/echo', 'hi'], runtimeName: 't' }); console.log(r.stdout.trim());`,
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
     expect(quick.status, quick.stderr).toBe(0);
     expect(quick.stdout.trim()).toBe('hi');
 

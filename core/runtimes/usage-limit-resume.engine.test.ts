@@ -68,16 +68,21 @@ describe('a usage-limit wait resumes right after the real reset and re-reads it 
     open.push({ store, sink });
     const runtime = new CodexCliRuntime({ now: () => clock.now(), timeZone: 'UTC' });
     const env = JSON.stringify(`CODEX_HOME=${dir}`);
-    const plan = planOf(`agent coder:\n  runtime: "codex-cli"\n  command: "${standIn(dir)}"\n  env: [${env}]\n\nsession "Fix the bug" (retry: 3)\n  agent: coder\n`);
+    const plan = planOf(
+      `agent coder:\n  runtime: "codex-cli"\n  command: "${standIn(dir)}"\n  env: [${env}]\n\nsession "Fix the bug" (retry: 3)\n  agent: coder\n`,
+    );
     const { run, done } = startRun(plan, { clock, registry: { forAgent: () => runtime }, sink });
     const scheduled = async (n: number): Promise<Extract<HivewatchEvent, { type: 'retryScheduled' }>> => {
       let found: HivewatchEvent | undefined;
-      await vi.waitFor(async () => {
-        expect(clock.sleepers).toBe(1);
-        await sink.flush();
-        found = (await store.getEvents(run.runId)).filter((e) => e.type === 'retryScheduled')[n - 1];
-        expect(found).toBeDefined();
-      }, { timeout: 15_000 });
+      await vi.waitFor(
+        async () => {
+          expect(clock.sleepers).toBe(1);
+          await sink.flush();
+          found = (await store.getEvents(run.runId)).filter((e) => e.type === 'retryScheduled')[n - 1];
+          expect(found).toBeDefined();
+        },
+        { timeout: 15_000 },
+      );
       return found as Extract<HivewatchEvent, { type: 'retryScheduled' }>;
     };
 

@@ -36,7 +36,7 @@ function standIn(firstResult: string): string {
       "  ? { type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: first, permission_denials: [] }",
       "  : { type: 'result', subtype: 'success', is_error: false, result: 'fixed', permission_denials: [] };",
       'process.stdout.write(JSON.stringify(answer));',
-      "process.exitCode = answer.is_error ? 1 : 0;",
+      'process.exitCode = answer.is_error ? 1 : 0;',
     ].join('\n'),
     `attempt-${++scripts}`,
   );
@@ -59,7 +59,12 @@ describe('usage limit with a reset time, through the engine', () => {
     expect(failed.map((e) => [e.error.code, e.error.context.resetAt])).toEqual([['RUNTIME_RATE_LIMIT', THREE_PM]]);
     const scheduled = ofType(events, 'retryScheduled');
     expect(scheduled.map((e) => ({ delayMs: e.delayMs, strategy: e.strategy, reason: e.reason, nextAttemptAt: e.nextAttemptAt }))).toEqual([
-      { delayMs: 3 * 3_600_000 + 60_000, strategy: 'runtime_reset_time', reason: "waiting for the runtime's reset time 2026-11-23T15:01:00.000Z", nextAttemptAt: THREE_PM },
+      {
+        delayMs: 3 * 3_600_000 + 60_000,
+        strategy: 'runtime_reset_time',
+        reason: "waiting for the runtime's reset time 2026-11-23T15:01:00.000Z",
+        nextAttemptAt: THREE_PM,
+      },
     ]);
     expect(clock.sleeps).toEqual([3 * 3_600_000 + 60_000]);
   });
@@ -83,7 +88,9 @@ describe('usage limit with a reset time, through the engine', () => {
       await sink.close();
       expect(result.status).toBe('completed');
       const journaled = (await store.getEvents(result.runId)).filter((e) => e.type === 'retryScheduled');
-      expect(journaled).toMatchObject([{ delayMs: 3 * 3_600_000 + 60_000, strategy: 'runtime_reset_time', reason: "waiting for the runtime's reset time 2026-11-23T15:01:00.000Z" }]);
+      expect(journaled).toMatchObject([
+        { delayMs: 3 * 3_600_000 + 60_000, strategy: 'runtime_reset_time', reason: "waiting for the runtime's reset time 2026-11-23T15:01:00.000Z" },
+      ]);
     } finally {
       await store.close();
     }

@@ -21,7 +21,10 @@ describe('usage-limit texts', () => {
   });
 
   it('reads an epoch reset time (seconds) without a clock', () => {
-    expect(parseUsageLimit('Claude AI usage limit reached|1795435200')).toEqual({ resetAt: 1_795_435_200_000, reported: 'Claude AI usage limit reached|1795435200' });
+    expect(parseUsageLimit('Claude AI usage limit reached|1795435200')).toEqual({
+      resetAt: 1_795_435_200_000,
+      reported: 'Claude AI usage limit reached|1795435200',
+    });
   });
 
   it('keeps the line that reports the limit, as written', () => {
@@ -44,7 +47,7 @@ describe('usage-limit texts', () => {
     expect(parseResetTime('resets at 15:00 UTC', at)).toBe(Date.UTC(2026, 10, 23, 15, 1));
   });
 
-  it('a time of day well before the moment it was printed is tomorrow\'s; one just passed is today\'s, never tomorrow\'s', () => {
+  it("a time of day well before the moment it was printed is tomorrow's; one just passed is today's, never tomorrow's", () => {
     expect(parseResetTime('resets 10am', at)).toBe(Date.UTC(2026, 10, 24, 10, 1));
     expect(parseResetTime('resets 2:34am (UTC)', { now: Date.UTC(2026, 10, 23, 22, 0), timeZone: 'UTC' })).toBe(Date.UTC(2026, 10, 24, 2, 35));
     // The provider's reset 22:28:40, printed "10:28 PM"; the text read at 22:28:03 is not tomorrow's 22:28.
@@ -63,7 +66,10 @@ describe('usage-limit texts', () => {
   });
 
   it('gives no reset time when none can be read, or when a relative one has no clock', () => {
-    expect(parseUsageLimit("You've hit your usage limit. Try again later.", at)).toEqual({ resetAt: null, reported: "You've hit your usage limit. Try again later." });
+    expect(parseUsageLimit("You've hit your usage limit. Try again later.", at)).toEqual({
+      resetAt: null,
+      reported: "You've hit your usage limit. Try again later.",
+    });
     expect(parseResetTime('try again in 45 minutes')).toBeNull();
     expect(parseResetTime('resets 3pm (Not/AZone)', at)).toBeNull();
     expect(parseUsageLimit('API Error: Overloaded', at)).toBeNull();

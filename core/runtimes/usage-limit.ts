@@ -109,7 +109,9 @@ export function parseResetTime(text: string, clock: ResetClock = {}): number | n
     const year = dated[3] ? Number(dated[3]) : today.year;
     const at = endOfMinute(wallToEpoch(year, month, Number(dated[2]), hour, Number(dated[5] ?? 0), zone));
     // A date without a year that is already past is next year's.
-    return at !== null && !dated[3] && at < now - 86_400_000 ? endOfMinute(wallToEpoch(year + 1, month, Number(dated[2]), hour, Number(dated[5] ?? 0), zone)) : at;
+    return at !== null && !dated[3] && at < now - 86_400_000
+      ? endOfMinute(wallToEpoch(year + 1, month, Number(dated[2]), hour, Number(dated[5] ?? 0), zone))
+      : at;
   }
   const time = TIME_OF_DAY.exec(text);
   if (time) return nextWallTime(now, to24(Number(time[1]), time[3]), Number(time[2] ?? 0), time[4] ?? time[5] ?? clock.timeZone ?? 'UTC');

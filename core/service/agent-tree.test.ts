@@ -29,23 +29,36 @@ afterEach(async () => {
 });
 
 const request = (cost: string, agent: Record<string, string> = {}): [string, Record<string, string>] => [
-  'api_request', { 'prompt.id': 'p1', model: 'claude-opus-5-5', input_tokens: '100', output_tokens: '10', cost_usd: cost, duration_ms: '20', ...agent },
+  'api_request',
+  { 'prompt.id': 'p1', model: 'claude-opus-5-5', input_tokens: '100', output_tokens: '10', cost_usd: cost, duration_ms: '20', ...agent },
 ];
 
 describe('agent trees in the read API', () => {
   it('puts the tree on every run of it and the links on the Runs list; a run alone has neither', async () => {
     const ingester = new OtelIngester(store, { now: () => T0 + 60_000, quietMs: 60_000 });
-    await ingester.ingest(claudeCodeLogs([
-      request('0.5'),
-      request('0.25', { agent_id: 'agent-a', 'agent.name': 'Explore' }),
-      request('0.125', { agent_id: 'agent-b', parent_agent_id: 'agent-a' }),
-    ], 'tree0001', T0), 'tree');
+    await ingester.ingest(
+      claudeCodeLogs(
+        [
+          request('0.5'),
+          request('0.25', { agent_id: 'agent-a', 'agent.name': 'Explore' }),
+          request('0.125', { agent_id: 'agent-b', parent_agent_id: 'agent-a' }),
+        ],
+        'tree0001',
+        T0,
+      ),
+      'tree',
+    );
     await ingester.ingest(claudeCodeLogs([request('2')], 'solo0001', T0), 'alone');
     const api = readApi(store, () => Promise.resolve(null));
 
     const items = (await api.listRuns({ limit: 10 })).items;
     const byName = (prefix: string) => items.find((r) => r.flowName.startsWith(prefix))!;
-    const [main, a, b, alone] = [byName('Claude Code session tree0001'), byName('Explore subagent'), byName('Claude Code subagent agent-b'), byName('Claude Code session solo0001')];
+    const [main, a, b, alone] = [
+      byName('Claude Code session tree0001'),
+      byName('Explore subagent'),
+      byName('Claude Code subagent agent-b'),
+      byName('Claude Code session solo0001'),
+    ];
     expect([main.subagents, main.spawnedBy]).toEqual([1, undefined]);
     expect([a.subagents, a.spawnedBy]).toEqual([1, main.id]);
     expect([b.subagents, b.spawnedBy]).toEqual([undefined, a.id]);

@@ -9,7 +9,17 @@ import type { AgentTreeNodeView, AgentTreeView, RunDetail, RunSummary, UsageTota
  * run started a subagent's run and how many each started, so the window can fold them.
  */
 
-const TOTAL_KEYS = ['attempts', 'failedAttempts', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'costUsd', 'failedCostUsd', 'unknownCostAttempts'] as const;
+const TOTAL_KEYS = [
+  'attempts',
+  'failedAttempts',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'costUsd',
+  'failedCostUsd',
+  'unknownCostAttempts',
+] as const;
 
 /** Two sums added (null: neither reported anything). */
 function addTotals(a: UsageTotalsView | null, b: UsageTotalsView | null): UsageTotalsView | null {
@@ -33,10 +43,20 @@ function totalsOf(usage: UsageTotalsView | undefined): UsageTotalsView | null {
  */
 export function treeNodes(rows: readonly AgentTreeRow[], usage: ReadonlyMap<string, UsageTotalsView>): AgentTreeNodeView[] {
   const nodes: AgentTreeNodeView[] = rows.map((r) => ({
-    runId: r.runId, parentRunId: r.parentRunId, agentId: r.agentId, agentName: r.agentName, depth: r.depth,
-    name: r.run?.flowName ?? null, status: (r.run?.status ?? null) as RunStatus | null, startedAt: r.run?.startedAt ?? null, endedAt: r.run?.endedAt ?? null,
-    attempts: r.run?.attemptCount ?? 0, errorCount: r.run?.errorCount ?? 0,
-    own: totalsOf(usage.get(r.runId)), subagents: null, total: null,
+    runId: r.runId,
+    parentRunId: r.parentRunId,
+    agentId: r.agentId,
+    agentName: r.agentName,
+    depth: r.depth,
+    name: r.run?.flowName ?? null,
+    status: (r.run?.status ?? null) as RunStatus | null,
+    startedAt: r.run?.startedAt ?? null,
+    endedAt: r.run?.endedAt ?? null,
+    attempts: r.run?.attemptCount ?? 0,
+    errorCount: r.run?.errorCount ?? 0,
+    own: totalsOf(usage.get(r.runId)),
+    subagents: null,
+    total: null,
   }));
   const byId = new Map(nodes.map((n) => [n.runId, n]));
   // Rows come parents first (by depth): walking them backwards totals every child before its parent.

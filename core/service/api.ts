@@ -7,24 +7,31 @@ import type { FailureLink, HivewatchEvent, RunStatus } from '../base/events.js';
 import type { Diagnostic } from '../flow/ast.js';
 
 export type { TokenUsage } from '../base/usage.js';
-export type { CostFiguresView, CostSplitAnswerView, CostSplitInput, CostSplitView, FlowHealthView, FlowUsageView, UsageTotalsView, UsageView } from './api-usage.js';
+export type {
+  CostFiguresView,
+  CostSplitAnswerView,
+  CostSplitInput,
+  CostSplitView,
+  FlowHealthView,
+  FlowUsageView,
+  UsageTotalsView,
+  UsageView,
+} from './api-usage.js';
 import type { CostSplitAnswerView, CostSplitInput, FlowHealthView, FlowUsageView } from './api-usage.js';
 import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
-export type { ErrorEnvelope,  FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
+export type { ErrorEnvelope, FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
 // The error views' shapes have a file of their own; callers keep importing them from here.
-export { BUCKETS, ERROR_DIMENSIONS,  FAILURE_DIMENSIONS, HANDLED_KEYS, SERIES_DIMENSIONS } from './api-errors.js';
+export { BUCKETS, ERROR_DIMENSIONS, FAILURE_DIMENSIONS, HANDLED_KEYS, SERIES_DIMENSIONS } from './api-errors.js';
 export type {
   Bucket,
   ErrorCount,
   ErrorDimension,
-  
   ErrorFilter,
   ErrorGroup,
   ErrorOccurrence,
   ErrorSeries,
   FailureCounts,
-  
   SeriesDimension,
 } from './api-errors.js';
 // Alert rules and their deliveries, types of their own file.
@@ -34,7 +41,18 @@ import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './alerts/
 export { BULK_ACTIONS, BULK_MAX_RUNS } from './api-bulk.js';
 export type { BulkAction, BulkResult, BulkRunResult } from './api-bulk.js';
 import type { BulkAction, BulkResult } from './api-bulk.js';
-import type { Bucket, ErrorCount, ErrorDimension, ErrorFilter, ErrorGroup, ErrorOccurrence, ErrorSeries, FailureCounts, FailureDimension, SeriesDimension } from './api-errors.js';
+import type {
+  Bucket,
+  ErrorCount,
+  ErrorDimension,
+  ErrorFilter,
+  ErrorGroup,
+  ErrorOccurrence,
+  ErrorSeries,
+  FailureCounts,
+  FailureDimension,
+  SeriesDimension,
+} from './api-errors.js';
 // Error issues have a file of their own too.
 export { IGNORE_BOUNDS, ISSUE_ACTIONS, ISSUE_SORTS, ISSUE_STATUS_FILTERS } from './api-issues.js';
 export type { Issue, IssueAction, IssuePeriod, IssueScope, IssueSort, IssueStatusFilter, SetIssueStatusInput } from './api-issues.js';
@@ -51,8 +69,22 @@ import type { RunListStatus } from '../base/run-list-status.js';
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running', 'cancelling'];
 export const ERROR_CATEGORY_NAMES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
 export const RUN_SORTS = [
-  '-started', 'started', '-ended', 'ended', '-duration', 'duration', '-errors', 'errors', '-attempts', 'attempts',
-  '-step', 'step', 'status', '-status', 'flow', '-flow',
+  '-started',
+  'started',
+  '-ended',
+  'ended',
+  '-duration',
+  'duration',
+  '-errors',
+  'errors',
+  '-attempts',
+  'attempts',
+  '-step',
+  'step',
+  'status',
+  '-status',
+  'flow',
+  '-flow',
 ] as const;
 export type RunSort = (typeof RUN_SORTS)[number];
 
@@ -64,7 +96,21 @@ export interface Page<T> {
 
 // A run's summary and detail have a file of their own (api-runs.ts).
 export type { AgentTreeNodeView, AgentTreeView } from './api-agents.js';
-export type { RunSummary, RunTelemetrySilence, EndingError, AttemptStatus, LateResult, AttemptView, AttemptTelemetry, TaskStatus, TaskView, StepView, RelatedRun, JournaledEvent, RunDetail } from './api-runs.js';
+export type {
+  RunSummary,
+  RunTelemetrySilence,
+  EndingError,
+  AttemptStatus,
+  LateResult,
+  AttemptView,
+  AttemptTelemetry,
+  TaskStatus,
+  TaskView,
+  StepView,
+  RelatedRun,
+  JournaledEvent,
+  RunDetail,
+} from './api-runs.js';
 import type { JournaledEvent, RunDetail, RunSummary } from './api-runs.js';
 
 export interface FlowInfo {
@@ -321,15 +367,10 @@ export type ApiMethod = (typeof API_METHODS)[number];
 export const IPC_PREFIX = 'hivewatch:';
 
 /** An IPC call's answer: IPC loses error classes, so failures travel as data. */
-export type BridgeReply =
-  | { ok: true; value: unknown }
-  | { ok: false; error: { status: number; code: string; message: string } };
+export type BridgeReply = { ok: true; value: unknown } | { ok: false; error: { status: number; code: string; message: string } };
 
 /** What the live subscription sends over IPC. */
-export type BridgeMessage =
-  | { kind: 'batch'; events: LiveEvent[] }
-  | { kind: 'reset'; startId: number }
-  | { kind: 'ready'; startId: number };
+export type BridgeMessage = { kind: 'batch'; events: LiveEvent[] } | { kind: 'reset'; startId: number } | { kind: 'ready'; startId: number };
 
 /**
  * `window.hivewatch`: the one object Electron's preload exposes. `invoke` rejects a method that

@@ -20,10 +20,14 @@ const MINUTE = 60_000;
 const T0 = Date.now() - 10 * MINUTE;
 
 const opened = (session: string): ReturnType<typeof claudeCodeLogs> =>
-  claudeCodeLogs([
-    ['user_prompt', { 'prompt.id': 'p-1' }],
-    ['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
-  ], session, T0);
+  claudeCodeLogs(
+    [
+      ['user_prompt', { 'prompt.id': 'p-1' }],
+      ['hook_execution_start', { 'prompt.id': 'p-1', hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
+    ],
+    session,
+    T0,
+  );
 
 describe('cancelling a session waiting for approval through the service', () => {
   let store: HivewatchStore | null = null;
@@ -58,7 +62,8 @@ describe('cancelling a session waiting for approval through the service', () => 
   it('refuses a session a Hivewatch attempt sent, naming the run whose cancel stops its agent; nothing is journaled', async () => {
     const { store, service, ingester } = await setUp();
     const linked = opened('2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d').map((r) => ({
-      ...r, resource: { ...r.resource, 'hivewatch.run_id': 'run-preset', 'hivewatch.task_id': '1:0', 'hivewatch.attempt': 1 },
+      ...r,
+      resource: { ...r.resource, 'hivewatch.run_id': 'run-preset', 'hivewatch.task_id': '1:0', 'hivewatch.attempt': 1 },
     }));
     const [runId] = (await ingester.ingest(linked, null)).runIds;
     expect(await store.getRunRow(runId!)).toMatchObject({ status: 'running', approvalLabel: 'Bash' });

@@ -13,15 +13,24 @@ export async function withAttemptTelemetry(detail: RunDetail, store: HivewatchSt
   for (const link of links) {
     const session = await store.getRun(link.runId);
     const attempts = session?.attempts ?? [];
-    const calls = attempts.map((a, i) => ({ n: i + 1, status: a.status === 'succeeded' || a.status === 'failed' ? a.status : ('open' as const), code: a.errorCode, message: a.error?.message ?? null }));
+    const calls = attempts.map((a, i) => ({
+      n: i + 1,
+      status: a.status === 'succeeded' || a.status === 'failed' ? a.status : ('open' as const),
+      code: a.errorCode,
+      message: a.error?.message ?? null,
+    }));
     // A linked session journals its failed requests as failed attempts only (core/otel/session-journal.ts); its
     // error occurrences are the failed tools.
     const failedCalls = calls.filter((c) => c.status === 'failed').length;
     const key = `${link.taskId}\n${link.attempt}`;
     const list = byAttempt.get(key) ?? [];
     list.push({
-      runId: link.runId, sessionId: link.sessionId, origin: link.origin,
-      apiCalls: attempts.length, errors: failedCalls + (session?.run.errorCount ?? 0), calls,
+      runId: link.runId,
+      sessionId: link.sessionId,
+      origin: link.origin,
+      apiCalls: attempts.length,
+      errors: failedCalls + (session?.run.errorCount ?? 0),
+      calls,
     });
     byAttempt.set(key, list);
   }

@@ -83,7 +83,12 @@ function bulkSuite(engine: { fresh: () => Promise<string> }): void {
 
   it('resolves a filter on the server, previews without acting, then journals one cancel per run with its own command id', async () => {
     const running = await startRunning('user/slow.prose', 3);
-    await store.appendEvents(new JournalBuilder('done-1', { flow: 'user/slow.prose', flowName: 'slow' }).start().runStep([{ attempts: ['ok'] }]).complete().events);
+    await store.appendEvents(
+      new JournalBuilder('done-1', { flow: 'user/slow.prose', flowName: 'slow' })
+        .start()
+        .runStep([{ attempts: ['ok'] }])
+        .complete().events,
+    );
 
     const preview = await service.bulkRuns({ action: 'cancel', where: { flow: 'user/slow.prose' }, dryRun: true });
     expect(preview).toMatchObject({ action: 'cancel', dryRun: true, matched: 4, done: 3, refused: 1 });
@@ -106,7 +111,12 @@ function bulkSuite(engine: { fresh: () => Promise<string> }): void {
     const [slow] = await startRunning('user/slow.prose', 1);
     const [waits] = await startRunning('user/waits.prose', 1);
     await expect.poll(async () => (await store.getRunRow(waits as string))?.nextAttemptAt ?? null, { timeout: 20_000 }).not.toBeNull();
-    await store.appendEvents(new JournalBuilder('done-1', { flow: 'user/slow.prose', flowName: 'slow' }).start().runStep([{ attempts: ['ok'] }]).complete().events);
+    await store.appendEvents(
+      new JournalBuilder('done-1', { flow: 'user/slow.prose', flowName: 'slow' })
+        .start()
+        .runStep([{ attempts: ['ok'] }])
+        .complete().events,
+    );
     const ids = [slow as string, waits as string, 'done-1', 'no-such-run'];
 
     const resumed = byRun(await service.bulkRuns({ action: 'resume', runIds: ids }));
@@ -156,16 +166,25 @@ function bulkSuite(engine: { fresh: () => Promise<string> }): void {
     await gone.appendEvents(new JournalBuilder('orphan', { flow: 'user/slow.prose', flowName: 'slow', start: Date.now() }).start().events);
     await gone.close();
     const preview = await service.bulkRuns({ action: 'cancel', runIds: ['orphan'], dryRun: true });
-    expect(preview.results).toEqual([{ runId: 'orphan', outcome: 'refused', message: `run orphan is owned by a dead host (pid ${process.pid}); it would be marked interrupted, not cancelled` }]);
+    expect(preview.results).toEqual([
+      {
+        runId: 'orphan',
+        outcome: 'refused',
+        message: `run orphan is owned by a dead host (pid ${process.pid}); it would be marked interrupted, not cancelled`,
+      },
+    ]);
     const result = await service.bulkRuns({ action: 'cancel', runIds: ['orphan'] });
-    expect(result.results).toEqual([{ runId: 'orphan', outcome: 'refused', message: `run orphan was not cancelled but interrupted: its host process (pid ${process.pid}) is gone` }]);
+    expect(result.results).toEqual([
+      { runId: 'orphan', outcome: 'refused', message: `run orphan was not cancelled but interrupted: its host process (pid ${process.pid}) is gone` },
+    ]);
     expect(await statusOf('orphan')).toBe('interrupted');
   });
 
   it('acts on a text filter past its count cap by its pages, and refuses it only past 10,000 runs', async () => {
     const T0 = Date.UTC(2026, 0, 1);
     const events = [];
-    for (let i = 0; i <= 10_000; i++) events.push(...new JournalBuilder(`hist-${i}`, { flow: 'user/slow.prose', flowName: 'slow', start: T0 + i * 1_000 }).start().complete().events);
+    for (let i = 0; i <= 10_000; i++)
+      events.push(...new JournalBuilder(`hist-${i}`, { flow: 'user/slow.prose', flowName: 'slow', start: T0 + i * 1_000 }).start().complete().events);
     await store.appendEvents(events);
     // The count stops at 2,000 (atLeast): 10,001 runs are found by paging, and refused.
     expect((await store.countRuns({ text: 'hist-' })).atLeast).toBe(true);
@@ -183,16 +202,26 @@ function bulkSuite(engine: { fresh: () => Promise<string> }): void {
   });
 
   it('refuses a filter that would widen: empty values, and statuses alone without all', async () => {
-    const refusal = (where: object, all?: boolean) => service.bulkRuns({ action: 'cancel', where, ...(all === undefined ? {} : { all }), dryRun: true }).then(() => 'accepted', (e: { status: number; code: string; message: string }) => `${e.status} ${e.code}: ${e.message}`);
-    expect(await refusal({ status: ['running'] })).toBe('400 broad_filter: where names no flow, text, error, issue or time, so it would act on every running run; send all: true if that is what you mean');
-    expect(await refusal({})).toBe('400 broad_filter: where names no flow, text, error, issue or time, so it would act on every run; send all: true if that is what you mean');
+    const refusal = (where: object, all?: boolean) =>
+      service.bulkRuns({ action: 'cancel', where, ...(all === undefined ? {} : { all }), dryRun: true }).then(
+        () => 'accepted',
+        (e: { status: number; code: string; message: string }) => `${e.status} ${e.code}: ${e.message}`,
+      );
+    expect(await refusal({ status: ['running'] })).toBe(
+      '400 broad_filter: where names no flow, text, error, issue or time, so it would act on every running run; send all: true if that is what you mean',
+    );
+    expect(await refusal({})).toBe(
+      '400 broad_filter: where names no flow, text, error, issue or time, so it would act on every run; send all: true if that is what you mean',
+    );
     expect(await refusal({ status: ['running'], text: '' })).toBe('400 invalid_input: where.text: must not be empty or blank');
     expect(await refusal({ status: ['running'], text: '   ' })).toBe('400 invalid_input: where.text: must not be empty or blank');
     expect(await refusal({ flow: '' })).toBe('400 invalid_input: where.flow: must not be empty or blank');
     expect(await refusal({ status: [], flow: 'user/slow.prose' })).toBe('400 invalid_input: where.status: must name at least one status');
     expect(await refusal({ status: ['running'], owner: 'me' })).toBe('400 invalid_input: where: unknown field "owner"');
     expect(await refusal({ status: ['running'] }, true)).toBe('accepted');
-    await expect(service.bulkRuns({ action: 'cancel', runIds: ['a'], all: true })).rejects.toThrow('all goes with where (every run of its statuses), not with runIds');
+    await expect(service.bulkRuns({ action: 'cancel', runIds: ['a'], all: true })).rejects.toThrow(
+      'all goes with where (every run of its statuses), not with runIds',
+    );
   });
 }
 

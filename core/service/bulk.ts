@@ -59,7 +59,8 @@ function statusRefusal(action: BulkAction, row: RunRow): string | null {
     case 'retryNow':
       if (status !== 'running') return `run ${id} is ${status}; only a running run waits in a backoff`;
       // An attempt before the reset meets the same limit: the wait is not a backoff to cut short.
-      if (row.waitingUntil !== null) return `run ${id} waits for its usage limit to reset; an attempt now would meet the limit again (cancel it to stop waiting)`;
+      if (row.waitingUntil !== null)
+        return `run ${id} waits for its usage limit to reset; an attempt now would meet the limit again (cancel it to stop waiting)`;
       return row.nextAttemptAt === null ? `run ${id} is not waiting in a backoff` : null;
   }
 }
@@ -119,7 +120,11 @@ async function actOn(ctx: ServiceContext, single: SingleActions, request: Reques
 /** The runs a filter matches now, newest first; more than BULK_MAX_RUNS is a 400 (act in parts). */
 async function resolveFilter(store: HivewatchStore, where: RunFilterInput): Promise<string[]> {
   const tooMany = (total: string): ApiError =>
-    new ApiError(400, 'too_many_runs', `the filter matches ${total} runs; a bulk action takes at most ${BULK_MAX_RUNS} at once; narrow it (status, flow, since) and act in parts`);
+    new ApiError(
+      400,
+      'too_many_runs',
+      `the filter matches ${total} runs; a bulk action takes at most ${BULK_MAX_RUNS} at once; narrow it (status, flow, since) and act in parts`,
+    );
   const { total, atLeast, totalExact } = await store.countRuns(where);
   const lowerBound = atLeast === true && totalExact !== true;
   if (total > BULK_MAX_RUNS) throw tooMany(lowerBound ? `at least ${total}` : String(total));
@@ -147,7 +152,9 @@ export function bulkApi(ctx: ServiceContext, single: SingleActions): Pick<Hivewa
         const args = parseInput('bulkRuns', input);
         // Statuses are read from the database: what this process journaled must be there first.
         await ctx.writePending();
-        const runIds = args.runIds ? [...new Set(args.runIds)] : await resolveFilter(ctx.store, await checkedBulkWhere(args.where ?? {}, args.all === true, flowsOf(ctx)));
+        const runIds = args.runIds
+          ? [...new Set(args.runIds)]
+          : await resolveFilter(ctx.store, await checkedBulkWhere(args.where ?? {}, args.all === true, flowsOf(ctx)));
         const request: Request = { action: args.action, dryRun: args.dryRun ?? false, reason: args.reason ?? 'cancelled by the operator (bulk)' };
         const results: BulkRunResult[] = [];
         for (let at = 0; at < runIds.length; at += BULK_CHUNK) {

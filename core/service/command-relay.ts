@@ -59,7 +59,11 @@ async function stopWatchingIfStopped(ctx: ServiceContext, runId: string, reason:
   const commandId = newCommandId();
   const attempt = await launchingAttemptOf(ctx.store, runId);
   if (attempt !== null) {
-    return { commandId, accepted: false, message: `run ${runId} is the telemetry of attempt ${attempt.attempt} of task ${attempt.taskId} of run ${attempt.runId}, which Hivewatch started: cancel run ${attempt.runId} to stop its agent` };
+    return {
+      commandId,
+      accepted: false,
+      message: `run ${runId} is the telemetry of attempt ${attempt.attempt} of task ${attempt.taskId} of run ${attempt.runId}, which Hivewatch started: cancel run ${attempt.runId} to stop its agent`,
+    };
   }
   const done = await stopWatchingSession(ctx.store, runId, { commandId, reason: reason ?? STOP_WATCHING_REASON }, Date.now());
   return done ? { commandId, accepted: true } : null;

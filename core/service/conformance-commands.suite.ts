@@ -22,7 +22,10 @@ export function commandConformanceCases(context: ConformanceContext): void {
   it('resumeRun refuses a flow whose file changed since the run; retryRun runs the file as it is now', async () => {
     const file = join(dir, 'flows', 'release.prose');
     const agent = 'agent worker:\n  runtime: "fake"\n';
-    writeFileSync(file, `${agent}session: worker\n  prompt: "build"\nsession: worker\n  prompt: "test"\nsession: worker\n  prompt: "release"\n  simulate: "crash"\n`);
+    writeFileSync(
+      file,
+      `${agent}session: worker\n  prompt: "build"\nsession: worker\n  prompt: "test"\nsession: worker\n  prompt: "release"\n  simulate: "crash"\n`,
+    );
     const failedId = await start('user/release.prose');
     await finished(failedId);
     expect((await detail(failedId)).run.status).toBe('failed');
@@ -34,7 +37,9 @@ export function commandConformanceCases(context: ConformanceContext): void {
       status: 409,
       code: 'not_resumable',
       message: expect.stringMatching(
-        new RegExp(`^the flow changed since run ${failedId} ran it \\(sha256:[0-9a-f]{12} then, sha256:[0-9a-f]{12} now\\);.*retry it instead \\(hivewatch retry ${failedId}\\), which runs the file as it is now$`),
+        new RegExp(
+          `^the flow changed since run ${failedId} ran it \\(sha256:[0-9a-f]{12} then, sha256:[0-9a-f]{12} now\\);.*retry it instead \\(hivewatch retry ${failedId}\\), which runs the file as it is now$`,
+        ),
       ),
     });
 
@@ -42,7 +47,12 @@ export function commandConformanceCases(context: ConformanceContext): void {
     await finished(retried.runId);
     const retriedStart = live.ofRun(retried.runId).find((e) => e.type === 'runStarted');
     expect(retriedStart).toMatchObject({ retryOf: failedId, flowText: expect.stringContaining('deploy to production') });
-    expect(live.ofRun(retried.runId).filter((e) => e.type === 'taskStarted').map((e) => (e.type === 'taskStarted' ? e.name : ''))).toHaveLength(1);
+    expect(
+      live
+        .ofRun(retried.runId)
+        .filter((e) => e.type === 'taskStarted')
+        .map((e) => (e.type === 'taskStarted' ? e.name : '')),
+    ).toHaveLength(1);
     expect((await detail(retried.runId)).run.status).toBe('completed');
   });
 
@@ -96,7 +106,11 @@ export function commandConformanceCases(context: ConformanceContext): void {
     for (const [i, runId] of [first, second].entries()) {
       expect(live.ofRun(runId).find((e) => e.type === 'cancelRequested')).toMatchObject({ commandId: result.results[i]?.commandId });
     }
-    await expect(api.bulkRuns({ action: 'cancel' })).rejects.toMatchObject({ status: 400, code: 'invalid_input', message: 'give either runIds or where, not both and not neither' });
+    await expect(api.bulkRuns({ action: 'cancel' })).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_input',
+      message: 'give either runIds or where, not both and not neither',
+    });
   });
 
   it('skipBackoff ends the wait of a task in backoff; the run shows it retrying until then', async () => {
@@ -161,7 +175,9 @@ export function commandConformanceCases(context: ConformanceContext): void {
         400,
         'invalid_flow',
         // The attempt is on record as a failed run (pinned below).
-        expect.stringMatching(/^user\/bad\.prose:1:1: session needs a prompt: write session "\.\.\." or name an agent with session: name \(and 1 more\); recorded as failed run run_\w+$/) as never,
+        expect.stringMatching(
+          /^user\/bad\.prose:1:1: session needs a prompt: write session "\.\.\." or name an agent with session: name \(and 1 more\); recorded as failed run run_\w+$/,
+        ) as never,
       ],
       [() => api.startRun({ flow: 'examples/01-happy-path.prose', maxSteps: 0 }), 400, 'invalid_input', 'maxSteps: must be at least 1'],
       [() => api.startRun({ flow: 'examples/01-happy-path.prose', concurrency: 2.5 }), 400, 'invalid_input', 'concurrency: must be a whole number'],
@@ -174,7 +190,12 @@ export function commandConformanceCases(context: ConformanceContext): void {
         'invalid_input',
         'status[1]: must be one of queued, running, cancelling, completed, failed, cancelled, interrupted, waiting-limit, waiting-approval',
       ],
-      [() => api.listRuns({ sort: 'fastest' as never }), 400, 'invalid_input', 'sort: must be one of -started, started, -ended, ended, -duration, duration, -errors, errors, -attempts, attempts, -step, step, status, -status, flow, -flow'],
+      [
+        () => api.listRuns({ sort: 'fastest' as never }),
+        400,
+        'invalid_input',
+        'sort: must be one of -started, started, -ended, ended, -duration, duration, -errors, errors, -attempts, attempts, -step, step, status, -status, flow, -flow',
+      ],
       [() => api.cancelRun({ runId: 'run_doesnotexist' }), 404, 'run_not_found', 'no run run_doesnotexist'],
       [() => api.retryRun({ runId: 'run_doesnotexist' }), 404, 'run_not_found', 'no run run_doesnotexist'],
       [() => api.resumeRun({ runId: 'run doesnotexist' }), 400, 'invalid_input', 'runId: must be a run id (letters, digits, _ . : -)'],
@@ -182,11 +203,21 @@ export function commandConformanceCases(context: ConformanceContext): void {
       [() => api.skipBackoff({ runId: 'run_x', taskId: 'first' }), 400, 'invalid_input', 'taskId: must be a task id like "1:0" (step:ordinal)'],
       [() => api.errorCounts({ by: 'color' as never }), 400, 'invalid_input', 'by: must be one of category, origin, code, flow, handled, run, task'],
       [() => api.countRuns({ code: 'not a code' }), 400, 'invalid_input', 'code: must be an error code like RUNTIME_TIMEOUT'],
-      [() => api.listRuns({ anyCategory: 'weather' as never }), 400, 'invalid_input', 'anyCategory: must be one of system, runtime, agent, scope, verification, git, user, policy'],
+      [
+        () => api.listRuns({ anyCategory: 'weather' as never }),
+        400,
+        'invalid_input',
+        'anyCategory: must be one of system, runtime, agent, scope, verification, git, user, policy',
+      ],
       [() => api.failureCounts({ by: 'task' as never }), 400, 'invalid_input', 'by: must be one of code, rootCode, category, origin, flow'],
       [() => api.failureCounts({ by: 'code', limit: 0 }), 400, 'invalid_input', 'limit: must be at least 1'],
       [() => api.errorSeries({ bucket: 'week' as never, stackBy: 'code' }), 400, 'invalid_input', 'bucket: must be one of minute, hour, day'],
-      [() => api.errorSeries({ bucket: 'minute', stackBy: 'code', since: 0, until: 8.64e15 }), 400, 'invalid_input', expect.stringMatching(/buckets requested; at most 10000/) as never],
+      [
+        () => api.errorSeries({ bucket: 'minute', stackBy: 'code', since: 0, until: 8.64e15 }),
+        400,
+        'invalid_input',
+        expect.stringMatching(/buckets requested; at most 10000/) as never,
+      ],
       [() => api.listErrors({ cursor: 'garbage' }), 400, 'invalid_input', 'invalid cursor'],
       [() => api.checkFlow({ source: 42 } as never), 400, 'invalid_input', 'source: must be a string'],
     ];
@@ -205,11 +236,22 @@ export function commandConformanceCases(context: ConformanceContext): void {
     const runId = /recorded as failed run (run_\w+)$/.exec(refused?.message ?? '')?.[1] as string;
     expect((await finished(runId)).type).toBe('runFailed');
     const d = await detail(runId);
-    expect(d.run).toMatchObject({ flow: 'user/bad.prose', status: 'failed', maxSteps: 7, step: 0, attempts: 0, errorCount: 1, lastError: { code: 'USER_INVALID_FLOW' } });
+    expect(d.run).toMatchObject({
+      flow: 'user/bad.prose',
+      status: 'failed',
+      maxSteps: 7,
+      step: 0,
+      attempts: 0,
+      errorCount: 1,
+      lastError: { code: 'USER_INVALID_FLOW' },
+    });
     const events = await api.getEvents({ runId });
     expect(events.map((e) => e.type)).toEqual(['runStarted', 'errorOccurred', 'runFailed']);
     expect(events[1]).toMatchObject({
-      error: { code: 'USER_INVALID_FLOW', context: { errorCount: 2, diagnostics: [{ file: 'user/bad.prose', line: 1, column: 1, severity: 'error' }, { file: 'user/bad.prose' }] } },
+      error: {
+        code: 'USER_INVALID_FLOW',
+        context: { errorCount: 2, diagnostics: [{ file: 'user/bad.prose', line: 1, column: 1, severity: 'error' }, { file: 'user/bad.prose' }] },
+      },
     });
     expect(events[2]).toMatchObject({ type: 'runFailed', chain: [{ seq: 2, code: 'USER_INVALID_FLOW', how: null }] });
   });
@@ -223,16 +265,33 @@ export function commandConformanceCases(context: ConformanceContext): void {
     expect(await finished(runId)).toMatchObject({ type: 'runCompleted' });
 
     await expect(api.saveFlow({ name: 'my-draft.prose', source: draft.replace('saved draft', 'second') })).rejects.toMatchObject({
-      status: 409, code: 'flow_exists', message: 'user/my-draft.prose already exists; save with overwrite to replace it',
+      status: 409,
+      code: 'flow_exists',
+      message: 'user/my-draft.prose already exists; save with overwrite to replace it',
     });
     expect((await api.listFlows()).find((f) => f.id === 'user/my-draft.prose')?.source).toBe(draft);
     const replaced = await api.saveFlow({ name: 'my-draft.prose', source: draft.replace('saved draft', 'second'), overwrite: true });
     expect(replaced.source).toContain('second');
 
     const refusals: [() => Promise<unknown>, number, string, string][] = [
-      [() => api.saveFlow({ name: '../escape', source: draft }), 400, 'invalid_input', 'name: must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)'],
-      [() => api.saveFlow({ name: 'sub/dir', source: draft }), 400, 'invalid_input', 'name: must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)'],
-      [() => api.saveFlow({ name: '.hidden', source: draft }), 400, 'invalid_input', 'name: must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)'],
+      [
+        () => api.saveFlow({ name: '../escape', source: draft }),
+        400,
+        'invalid_input',
+        'name: must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)',
+      ],
+      [
+        () => api.saveFlow({ name: 'sub/dir', source: draft }),
+        400,
+        'invalid_input',
+        'name: must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)',
+      ],
+      [
+        () => api.saveFlow({ name: '.hidden', source: draft }),
+        400,
+        'invalid_input',
+        'name: must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)',
+      ],
       [() => api.saveFlow({ name: 'x'.repeat(65), source: draft }), 400, 'invalid_input', 'name: must be at most 64 characters'],
       [() => api.saveFlow({ name: 'empty', source: '' }), 400, 'invalid_input', 'source: must not be empty'],
       [() => api.saveFlow({ source: draft } as never), 400, 'invalid_input', 'name: is required'],
@@ -252,10 +311,16 @@ export function commandConformanceCases(context: ConformanceContext): void {
   it('notifications are on for every flow until muted; mutes are kept in the database', async () => {
     expect(await api.getNotificationSettings()).toEqual({ mutedFlows: [] });
     expect(await api.setFlowMuted({ flow: 'user/slow.prose', muted: true })).toEqual({ mutedFlows: ['user/slow.prose'] });
-    expect(await api.setFlowMuted({ flow: 'examples/03-flaky-tests.prose', muted: true })).toEqual({ mutedFlows: ['examples/03-flaky-tests.prose', 'user/slow.prose'] });
+    expect(await api.setFlowMuted({ flow: 'examples/03-flaky-tests.prose', muted: true })).toEqual({
+      mutedFlows: ['examples/03-flaky-tests.prose', 'user/slow.prose'],
+    });
     expect(await api.setFlowMuted({ flow: 'user/slow.prose', muted: false })).toEqual({ mutedFlows: ['examples/03-flaky-tests.prose'] });
     expect(await api.getNotificationSettings()).toEqual({ mutedFlows: ['examples/03-flaky-tests.prose'] });
-    await expect(api.setFlowMuted({ flow: 'user/slow.prose' } as never)).rejects.toMatchObject({ status: 400, code: 'invalid_input', message: 'muted: is required' });
+    await expect(api.setFlowMuted({ flow: 'user/slow.prose' } as never)).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_input',
+      message: 'muted: is required',
+    });
     await api.setFlowMuted({ flow: 'examples/03-flaky-tests.prose', muted: false });
   });
 
@@ -264,10 +329,18 @@ export function commandConformanceCases(context: ConformanceContext): void {
       ok: true,
       diagnostics: [],
       highlight: [
-        { line: 1, column: 1, length: 5, kind: 'keyword' }, { line: 1, column: 7, length: 1, kind: 'name' }, { line: 1, column: 8, length: 1, kind: 'punct' },
-        { line: 2, column: 3, length: 7, kind: 'property' }, { line: 2, column: 10, length: 1, kind: 'punct' }, { line: 2, column: 12, length: 6, kind: 'string' },
-        { line: 3, column: 1, length: 7, kind: 'keyword' }, { line: 3, column: 8, length: 1, kind: 'punct' }, { line: 3, column: 10, length: 1, kind: 'name' },
-        { line: 4, column: 3, length: 6, kind: 'property' }, { line: 4, column: 9, length: 1, kind: 'punct' }, { line: 4, column: 11, length: 4, kind: 'string' },
+        { line: 1, column: 1, length: 5, kind: 'keyword' },
+        { line: 1, column: 7, length: 1, kind: 'name' },
+        { line: 1, column: 8, length: 1, kind: 'punct' },
+        { line: 2, column: 3, length: 7, kind: 'property' },
+        { line: 2, column: 10, length: 1, kind: 'punct' },
+        { line: 2, column: 12, length: 6, kind: 'string' },
+        { line: 3, column: 1, length: 7, kind: 'keyword' },
+        { line: 3, column: 8, length: 1, kind: 'punct' },
+        { line: 3, column: 10, length: 1, kind: 'name' },
+        { line: 4, column: 3, length: 6, kind: 'property' },
+        { line: 4, column: 9, length: 1, kind: 'punct' },
+        { line: 4, column: 11, length: 4, kind: 'string' },
       ],
     });
     const bad = await api.checkFlow({ source: 'session "x" (retry: "many")\n' });

@@ -25,7 +25,12 @@ export function issueConformanceCases(context: ConformanceContext): void {
     expect(issue).toMatchObject({ trendBucketMs: 86_400_000, trendPartial: true });
     expect(issue!.trend).toHaveLength(31);
     expect(await api.getIssue({ id: id.slice(0, 10) })).toMatchObject({ id, title });
-    expect(await api.setIssueStatus({ id, action: 'resolve', reason: 'fixed upstream' })).toMatchObject({ id, status: 'resolved', changedBy: 'window', reason: 'fixed upstream' });
+    expect(await api.setIssueStatus({ id, action: 'resolve', reason: 'fixed upstream' })).toMatchObject({
+      id,
+      status: 'resolved',
+      changedBy: 'window',
+      reason: 'fixed upstream',
+    });
     expect((await api.listIssues({ status: 'resolved' })).items.map((i) => i.id)).toContain(id);
     expect((await api.listRuns({ issue: id })).items.map((r) => r.id)).toContain(runId);
     expect((await api.countRuns({ issue: id })).total).toBeGreaterThanOrEqual(1);
@@ -66,7 +71,12 @@ export function issueConformanceCases(context: ConformanceContext): void {
       [() => api.setIssueStatus({ id: '0123abcd', action: 'ignore', forMs: 5 }), 400, 'invalid_input', 'forMs: must be at least 60000'],
       [() => api.listRuns({ issue: 'zz' }), 400, 'invalid_input', 'issue: must be an issue id (its fingerprint, or the start of it: hex digits)'],
       [() => api.getIssueDetail({ id: '0123abcd' }), 404, 'issue_not_found', 'no such issue "0123abcd"'],
-      [() => api.errorCounts({ by: 'code', issueStatus: 'archived' as never }), 400, 'invalid_input', 'issueStatus: must be one of unresolved, resolved, ignored, regressed, escalating, new, ongoing'],
+      [
+        () => api.errorCounts({ by: 'code', issueStatus: 'archived' as never }),
+        400,
+        'invalid_input',
+        'issueStatus: must be one of unresolved, resolved, ignored, regressed, escalating, new, ongoing',
+      ],
     ];
     for (const [call, status, code, message] of cases) await expect(call()).rejects.toMatchObject({ status, code, message });
   });

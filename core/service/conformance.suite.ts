@@ -17,7 +17,7 @@ import { Collector, COMMIT_SCOPED, EXAMPLES_DIR, TERMINAL, TEST_FLOWS, type ApiH
  * conformance-commands.suite.ts.
  */
 
-export {  EXAMPLES_DIR,  type ApiHarness, type HarnessOptions } from './testing.js';
+export { EXAMPLES_DIR, type ApiHarness, type HarnessOptions } from './testing.js';
 
 /** Registers the suite; a transport that cannot run on this machine is simply not registered. */
 export function apiConformanceSuite(name: string, makeHarness: (options: HarnessOptions) => Promise<ApiHarness>): void {
@@ -27,8 +27,7 @@ export function apiConformanceSuite(name: string, makeHarness: (options: Harness
     let api: HivewatchApi;
     let live: Collector;
 
-    const finished = async (runId: string): Promise<HivewatchEvent> =>
-      (await live.waitFor((e) => e.runId === runId && TERMINAL.has(e.type))).event;
+    const finished = async (runId: string): Promise<HivewatchEvent> => (await live.waitFor((e) => e.runId === runId && TERMINAL.has(e.type))).event;
 
     const start = async (flow: string, extra: { virtualClock?: boolean } = { virtualClock: true }): Promise<string> =>
       (await api.startRun({ flow, ...extra })).runId;
@@ -100,11 +99,25 @@ export function apiConformanceSuite(name: string, makeHarness: (options: Harness
 
       const d = await detail(runId);
       expect(d.run).toMatchObject({
-        id: runId, flow: 'examples/01-happy-path.prose', flowName: '01-happy-path', status: 'completed',
-        step: 3, maxSteps: 100, attempts: 3, errorCount: 0, retrying: null, resumedFrom: null, retryOf: null, lastError: null,
+        id: runId,
+        flow: 'examples/01-happy-path.prose',
+        flowName: '01-happy-path',
+        status: 'completed',
+        step: 3,
+        maxSteps: 100,
+        attempts: 3,
+        errorCount: 0,
+        retrying: null,
+        resumedFrom: null,
+        retryOf: null,
+        lastError: null,
         endingError: null,
       });
-      expect(d.steps.map((s) => [s.step, s.status, s.taskIds])).toEqual([[1, 'finished', ['1:0']], [2, 'finished', ['2:1']], [3, 'finished', ['3:2']]]);
+      expect(d.steps.map((s) => [s.step, s.status, s.taskIds])).toEqual([
+        [1, 'finished', ['1:0']],
+        [2, 'finished', ['2:1']],
+        [3, 'finished', ['3:2']],
+      ]);
       expect(d.tasks.map((t) => [t.taskId, t.status, t.agent, t.attempts.map((a) => a.status)])).toEqual([
         ['1:0', 'succeeded', 'assistant', ['succeeded']],
         ['2:1', 'succeeded', 'assistant', ['succeeded']],
@@ -160,7 +173,13 @@ export function apiConformanceSuite(name: string, makeHarness: (options: Harness
       const d = await detail(runId);
       expect(d.run).toMatchObject({ status: 'failed', lastError: { code: 'RUNTIME_CRASHED' } });
       // The ending error (rule 16): the deploy's crash, carried on by the outer catch's bare `throw`.
-      expect(d.run.endingError).toMatchObject({ code: 'RUNTIME_CRASHED', category: 'runtime', origin: 'runtime:fake', rootCode: 'RUNTIME_CRASHED', taskId: expect.any(String) });
+      expect(d.run.endingError).toMatchObject({
+        code: 'RUNTIME_CRASHED',
+        category: 'runtime',
+        origin: 'runtime:fake',
+        rootCode: 'RUNTIME_CRASHED',
+        taskId: expect.any(String),
+      });
       expect(d.run.endingError?.chain).toEqual([expect.objectContaining({ code: 'RUNTIME_CRASHED', rethrown: true, seq: expect.any(Number) })]);
 
       const byCode = await api.errorCounts({ by: 'code', runId });
@@ -174,7 +193,9 @@ export function apiConformanceSuite(name: string, makeHarness: (options: Harness
       // The run list filters by the ending error's code and category on the server (anyCode: any
       // occurrence); counts follow the filters.
       expect((await api.listRuns({ code: 'RUNTIME_CRASHED', status: ['failed'] })).items.map((r) => r.id)).toContain(runId);
-      expect((await api.listRuns({ anyCode: 'RUNTIME_CRASHED', anyCategory: 'runtime', flow: '05-try-catch-finally' })).items.map((r) => r.id)).toContain(runId);
+      expect((await api.listRuns({ anyCode: 'RUNTIME_CRASHED', anyCategory: 'runtime', flow: '05-try-catch-finally' })).items.map((r) => r.id)).toContain(
+        runId,
+      );
       expect((await api.listRuns({ code: 'RUNTIME_TIMEOUT', flow: '05-try-catch-finally' })).items).toEqual([]);
       expect((await api.countRuns({ code: 'RUNTIME_CRASHED', flow: '05-try-catch-finally' })).byStatus.failed).toBeGreaterThanOrEqual(1);
       expect((await api.listRuns({ category: 'runtime', flow: '05-try-catch-finally', sort: '-errors', limit: 1 })).items[0]?.errorCount).toBe(2);
@@ -185,13 +206,19 @@ export function apiConformanceSuite(name: string, makeHarness: (options: Harness
       expect(counts.byFlow.map((f) => f.flowName)).toContain('01-happy-path');
       // Both were caught by a try of the flow, but the rethrown one ended the run: it is unhandled
       // (rule 17), the download's crash that the flow recovered from is handled.
-      expect((await api.errorCounts({ by: 'handled', runId })).map((c) => [c.key, c.count])).toEqual([['handled', 1], ['unhandled', 1]]);
+      expect((await api.errorCounts({ by: 'handled', runId })).map((c) => [c.key, c.count])).toEqual([
+        ['handled', 1],
+        ['unhandled', 1],
+      ]);
       const groups = await api.errorGroups({ runId });
       expect(groups.every((g) => g.code === 'RUNTIME_CRASHED' && g.category === 'runtime')).toBe(true);
       expect(groups.reduce((sum, g) => sum + g.count, 0)).toBe(2);
       expect(groups.reduce((sum, g) => sum + g.unhandled, 0)).toBe(1);
       // One failure for the run, however many occurrences it had.
-      expect(await api.failureCounts({ by: 'code', runId })).toEqual({ total: 1, rows: [{ key: 'RUNTIME_CRASHED', count: 1, label: null, rootCode: 'RUNTIME_CRASHED' }] });
+      expect(await api.failureCounts({ by: 'code', runId })).toEqual({
+        total: 1,
+        rows: [{ key: 'RUNTIME_CRASHED', count: 1, label: null, rootCode: 'RUNTIME_CRASHED' }],
+      });
       const everyFailure = await api.failureCounts({ by: 'flow' });
       expect(everyFailure.rows.find((r) => r.key === 'examples/05-try-catch-finally.prose')).toMatchObject({ label: '05-try-catch-finally' });
       expect(everyFailure.total).toBe((await api.countRuns({ status: ['failed'] })).total);
@@ -247,11 +274,19 @@ export function apiConformanceSuite(name: string, makeHarness: (options: Harness
       // after the cancel: a record of a process that did start (recovery needs it), not a step event.
       const afterCancel = events.slice(cancelAt).filter((e) => e.type !== 'attemptProcess');
       expect(afterCancel.map((e) => e.type)).toEqual(['cancelRequested', 'runCancelling', 'taskFailed', 'taskFailed', 'runCancelled']);
-      expect(events.filter((e) => e.type === 'attemptProcess').map((e) => (e as { ordinal?: number }).ordinal).sort()).toEqual([0, 1]);
+      expect(
+        events
+          .filter((e) => e.type === 'attemptProcess')
+          .map((e) => (e as { ordinal?: number }).ordinal)
+          .sort(),
+      ).toEqual([0, 1]);
       const [requested, cancelling, failA, failB, cancelled] = afterCancel;
       expect(requested).toMatchObject({ commandId: ack.commandId, reason: 'operator test', alreadyCancelling: false });
       expect(cancelling).toMatchObject({ epoch: 1, commandId: ack.commandId });
-      for (const [failed, ordinal] of [[failA, 0], [failB, 1]] as const) {
+      for (const [failed, ordinal] of [
+        [failA, 0],
+        [failB, 1],
+      ] as const) {
         expect(failed).toMatchObject({ ordinal, cancelled: true, error: { code: 'SYSTEM_CANCELLED' } });
       }
       expect(cancelled).toMatchObject({ cause: { commandId: ack.commandId, reason: 'operator test' }, correlation: { run: runId, step: 1, epoch: 1 } });
@@ -259,7 +294,10 @@ export function apiConformanceSuite(name: string, makeHarness: (options: Harness
 
       const d = await detail(runId);
       expect(d.run.status).toBe('cancelled');
-      expect(d.tasks.map((t) => [t.taskId, t.status])).toEqual([['1:0', 'cancelled'], ['1:1', 'cancelled']]);
+      expect(d.tasks.map((t) => [t.taskId, t.status])).toEqual([
+        ['1:0', 'cancelled'],
+        ['1:1', 'cancelled'],
+      ]);
       expect(d.steps.map((s) => s.status)).toEqual(['cancelled']);
 
       const again = await api.cancelRun({ runId });

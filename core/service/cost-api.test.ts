@@ -39,7 +39,7 @@ describe.each(engines)('cost in the API on $name', (engine) => {
     for (const store of open.splice(0)) await store.close();
   });
 
-  it("an issue costs its failed runs; the issue status and origin filters keep only theirs", async () => {
+  it('an issue costs its failed runs; the issue status and origin filters keep only theirs', async () => {
     const store = await openStore({ path: await engine.fresh() });
     open.push(store);
     await store.appendEvents(run('rate-failed', T0, RATE, [0.5, 0.25], false));
@@ -74,11 +74,18 @@ describe.each(engines)('cost in the API on $name', (engine) => {
     expect((await store.failureCounts({ by: 'code', origin: 'runtime:claude-code' })).total).toBe(0);
     const none = await api.costSplit({ origin: 'runtime:claude-code' });
     expect(none.total.failed.attempts + none.total.retried.attempts + none.total.succeeded.attempts).toBe(0);
-    await expect(api.costSplit({ issue: 'abc' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('issue: must be an issue id') as unknown });
+    await expect(api.costSplit({ issue: 'abc' })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('issue: must be an issue id') as unknown,
+    });
 
     const health = await api.flowHealth({ since: T0 - 1 });
     expect(health).toEqual([
-      expect.objectContaining({ flow: 'flows/api.prose', lastRun: expect.objectContaining({ id: 'crash-failed', status: 'failed' }) as unknown, ended: { completed: 1, failed: 2, cancelled: 0, interrupted: 0 } }),
+      expect.objectContaining({
+        flow: 'flows/api.prose',
+        lastRun: expect.objectContaining({ id: 'crash-failed', status: 'failed' }) as unknown,
+        ended: { completed: 1, failed: 2, cancelled: 0, interrupted: 0 },
+      }),
     ]);
     expect(health[0]!.successRate).toBeCloseTo(1 / 3, 9);
   });

@@ -49,7 +49,10 @@ afterEach(async () => {
 async function host(options: { clock?: 'real' | 'virtual' } = {}): Promise<{ service: HivewatchService; store: HivewatchStore }> {
   const store = await openStore({ path: dbPath });
   const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: options.clock ?? 'virtual', tailIntervalMs: 10 });
-  cleanups.push(() => store.close(), () => service.close({ timeoutMs: 5_000 }));
+  cleanups.push(
+    () => store.close(),
+    () => service.close({ timeoutMs: 5_000 }),
+  );
   return { service, store };
 }
 
@@ -111,7 +114,7 @@ describe.each(engines)('on $name', (engine) => {
         cli.service.startRun({ flow: 'examples/02-rate-limited-api.prose' }),
       ]);
       await Promise.all([app.service.whenFinished(mine.runId), cli.service.whenFinished(theirs.runId)]);
-      await expect.poll(() => seen.some((e) => e.event.runId === theirs.runId), { message: 'the other host\'s first events', timeout: 20_000 }).toBeTruthy();
+      await expect.poll(() => seen.some((e) => e.event.runId === theirs.runId), { message: "the other host's first events", timeout: 20_000 }).toBeTruthy();
       first.unsubscribe();
       const lastSeen = (seen[seen.length - 1] as LiveEvent).id;
 
@@ -121,16 +124,19 @@ describe.each(engines)('on $name', (engine) => {
       const second = app.service.subscribeLive({ afterId: lastSeen, onBatch: (batch) => seen.push(...batch) });
       expect(second.reset).toBe(false);
       const total = async (): Promise<number> => (await journalFrom(cli.store, start)).length;
-      await expect.poll(async () => seen.length >= (await total()) && seen.some((e) => e.event.runId === again.runId && e.event.type === 'runCompleted'), { message: 'every committed event', timeout: 20_000 }).toBeTruthy();
+      await expect
+        .poll(async () => seen.length >= (await total()) && seen.some((e) => e.event.runId === again.runId && e.event.type === 'runCompleted'), {
+          message: 'every committed event',
+          timeout: 20_000,
+        })
+        .toBeTruthy();
       second.unsubscribe();
 
       const journal = await journalFrom(cli.store, start);
       expect(seen.map((e) => ({ id: e.id, key: key(e.event) }))).toEqual(journal);
       expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
       for (const runId of [mine.runId, theirs.runId, again.runId]) {
-        expect(seen.filter((e) => e.event.runId === runId).map((e) => e.event.seq)).toEqual(
-          (await app.store.getEvents(runId, 0, 100_000)).map((e) => e.seq),
-        );
+        expect(seen.filter((e) => e.event.runId === runId).map((e) => e.event.seq)).toEqual((await app.store.getEvents(runId, 0, 100_000)).map((e) => e.seq));
       }
     });
 
@@ -145,7 +151,7 @@ describe.each(engines)('on $name', (engine) => {
       const seen: LiveEvent[] = [];
       const sub = after.service.subscribeLive({ afterId: 2, instance, onBatch: (batch) => seen.push(...batch) });
       expect(sub).toMatchObject({ reset: false, startId: 2 });
-      await expect.poll(async () => seen.length === await after.store.journalHead() - 2, { message: 'the backfilled events', timeout: 20_000 }).toBeTruthy();
+      await expect.poll(async () => seen.length === (await after.store.journalHead()) - 2, { message: 'the backfilled events', timeout: 20_000 }).toBeTruthy();
       expect(seen.map((e) => e.id)).toEqual((await journalFrom(after.store, 2)).map((e) => e.id));
       sub.unsubscribe();
     });
@@ -162,8 +168,11 @@ describe.each(engines)('on $name', (engine) => {
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       const [code] = (await once(child, 'close')) as [number];
       expect(code).toBe(0);
-      const printed = stdout.trim().split('\n').map((line) => JSON.parse(line) as HivewatchEvent);
-      await expect.poll(() => seen.some((e) => e.event.type === 'runCompleted'), { message: 'the subprocess run\'s last event', timeout: 20_000 }).toBeTruthy();
+      const printed = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as HivewatchEvent);
+      await expect.poll(() => seen.some((e) => e.event.type === 'runCompleted'), { message: "the subprocess run's last event", timeout: 20_000 }).toBeTruthy();
       sub.unsubscribe();
       expect(seen.map((e) => ({ id: e.id, key: key(e.event) }))).toEqual(await journalFrom(app.store, start));
       expect(seen.map((e) => key(e.event))).toEqual(printed.map(key));
@@ -171,14 +180,23 @@ describe.each(engines)('on $name', (engine) => {
   });
 
   describe('the probe (injected timer)', () => {
-    it('publishes another connection\'s commits only when probed, once, and applies its commands then', async () => {
+    it("publishes another connection's commits only when probed, once, and applies its commands then", async () => {
       const store = await openStore({ path: dbPath });
       // The probe alone: on PostgreSQL a NOTIFY also probes at once (journal-tail.ts), so a
       // notification delivered before an assertion below made it see the commit or command
       // early, now and then on a busy machine. That push has tests of its own.
       const probedOnly = withoutChangePush(store);
-      const service = await createHivewatchService({ store: probedOnly, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: 'real', tailScheduler: () => () => undefined });
-      cleanups.push(() => store.close(), () => service.close({ timeoutMs: 5_000 }));
+      const service = await createHivewatchService({
+        store: probedOnly,
+        examplesDir: EXAMPLES_DIR,
+        userFlowsDir,
+        clock: 'real',
+        tailScheduler: () => () => undefined,
+      });
+      cleanups.push(
+        () => store.close(),
+        () => service.close({ timeoutMs: 5_000 }),
+      );
       const other = await openStore({ path: dbPath });
       cleanups.push(() => other.close());
       const seen: LiveEvent[] = [];
@@ -198,12 +216,20 @@ describe.each(engines)('on $name', (engine) => {
       // A command for a run this service hosts is applied on the probe that sees it.
       const { runId } = await service.startRun({ flow: 'user/waits.prose' });
       const done = service.whenFinished(runId);
-      await expect.poll(async () => (await store.getEvents(runId, 0, 1_000)).some((e) => e.type === 'retryScheduled'), { message: 'the task waiting in backoff', timeout: 20_000 }).toBeTruthy();
+      await expect
+        .poll(async () => (await store.getEvents(runId, 0, 1_000)).some((e) => e.type === 'retryScheduled'), {
+          message: 'the task waiting in backoff',
+          timeout: 20_000,
+        })
+        .toBeTruthy();
       await other.enqueueCommand({ commandId: 'cmd_from_other', runId, kind: 'cancel', reason: 'from elsewhere' });
       expect((await store.getEvents(runId, 0, 1_000)).some((e) => e.type === 'cancelRequested')).toBe(false);
       await service.probeJournal();
       expect(await other.getCommand('cmd_from_other')).toMatchObject({ state: 'done', accepted: true });
-      expect((await store.getEvents(runId, 0, 1_000)).find((e) => e.type === 'cancelRequested')).toMatchObject({ commandId: 'cmd_from_other', reason: 'from elsewhere' });
+      expect((await store.getEvents(runId, 0, 1_000)).find((e) => e.type === 'cancelRequested')).toMatchObject({
+        commandId: 'cmd_from_other',
+        reason: 'from elsewhere',
+      });
       expect((await done)?.status).toBe('cancelled');
     });
   });
@@ -212,7 +238,10 @@ describe.each(engines)('on $name', (engine) => {
     const waitingRun = async (owner: HivewatchService, store: HivewatchStore): Promise<{ runId: string; taskId: string; done: Promise<unknown> }> => {
       const { runId } = await owner.startRun({ flow: 'user/waits.prose', virtualClock: false });
       const done = owner.whenFinished(runId) as Promise<unknown>;
-      const scheduled = await vi.waitFor(async () => (await store.getEvents(runId, 0, 1_000)).find((e) => e.type === 'retryScheduled') ?? waiting('the task waiting in backoff'), { timeout: 20_000 });
+      const scheduled = await vi.waitFor(
+        async () => (await store.getEvents(runId, 0, 1_000)).find((e) => e.type === 'retryScheduled') ?? waiting('the task waiting in backoff'),
+        { timeout: 20_000 },
+      );
       return { runId, taskId: (scheduled as Extract<HivewatchEvent, { type: 'retryScheduled' }>).taskId, done };
     };
     const statusOf = async (store: HivewatchStore, runId: string, done: Promise<unknown>): Promise<string | undefined> => {
@@ -228,13 +257,17 @@ describe.each(engines)('on $name', (engine) => {
       expect(ack).toEqual({ commandId: expect.stringMatching(/^cmd_/) as string, accepted: true });
       expect(await statusOf(owner.store, runId, done)).toBe('cancelled');
       const events = await window.store.getEvents(runId, 0, 1_000);
-      expect(events.find((e) => e.type === 'cancelRequested')).toMatchObject({ commandId: ack.commandId, reason: 'stop from the window', alreadyCancelling: false });
+      expect(events.find((e) => e.type === 'cancelRequested')).toMatchObject({
+        commandId: ack.commandId,
+        reason: 'stop from the window',
+        alreadyCancelling: false,
+      });
       expect(events.find((e) => e.type === 'runCancelling')).toMatchObject({ commandId: ack.commandId, epoch: 1 });
       expect(events[events.length - 1]?.type).toBe('runCancelled');
       expect(await window.store.getCommand(ack.commandId)).toMatchObject({ state: 'done', accepted: true });
     });
 
-    it('Retry now from another process skips the hosting service\'s backoff, acknowledged with the command id', async () => {
+    it("Retry now from another process skips the hosting service's backoff, acknowledged with the command id", async () => {
       const owner = await host({ clock: 'real' });
       const window = await host();
       const { runId, taskId, done } = await waitingRun(owner.service, owner.store);

@@ -66,7 +66,10 @@ async function world(location: string): Promise<World> {
 
 /** A failed run of `flow`, named as the engine names it (the file's name without `.prose`). */
 const failed = (id: string, flow: string, start = T0): JournalBuilder =>
-  new JournalBuilder(id, { flow, flowName: flowNameOf(flow), start }).start().runStep([{ attempts: [CRASH] }]).fail();
+  new JournalBuilder(id, { flow, flowName: flowNameOf(flow), start })
+    .start()
+    .runStep([{ attempts: [CRASH] }])
+    .fail();
 
 for (const engine of harness.engines) {
   describe(`flow forms on ${engine.name}`, () => {
@@ -101,8 +104,12 @@ for (const engine of harness.engines) {
       // The name means every flow file of that name, as the Runs list's filter does; a file means that file.
       expect(fired).toEqual(
         [
-          'x ← run-app', 'x ← run-cli',
-          'user/x.prose ← run-app', `${w.file} ← run-app`, 'flows/x.prose ← run-app', './flows/../flows/x.prose ← run-app',
+          'x ← run-app',
+          'x ← run-cli',
+          'user/x.prose ← run-app',
+          `${w.file} ← run-app`,
+          'flows/x.prose ← run-app',
+          './flows/../flows/x.prose ← run-app',
           `${w.elsewhere} ← run-cli`,
         ].sort(),
       );
@@ -114,15 +121,24 @@ for (const engine of harness.engines) {
         );
       const FORMS = 'give the name `hivewatch runs` shows, the flow file’s path, or its id (examples/<file>.prose, user/<file>.prose)';
       expect(await refused('nope')).toBe(`--flow: no flow is named "nope": no run has that name and neither flows folder holds nope.prose; ${FORMS}`);
-      expect(await refused('user/nope.prose')).toBe(`--flow: no flow user/nope.prose: no such file in the user folder, and no run was started from it; ${FORMS}`);
+      expect(await refused('user/nope.prose')).toBe(
+        `--flow: no flow user/nope.prose: no such file in the user folder, and no run was started from it; ${FORMS}`,
+      );
       expect(await refused('./nope.prose')).toBe(`--flow: no flow file ./nope.prose (${join(w.dir, 'nope.prose')}), and no run was started from it; ${FORMS}`);
       expect(await refused('   ')).toBe(`--flow: needs a flow; ${FORMS}`);
-      expect(await refused('external:claude code')).toBe('--flow: "external:claude code" is not an agent\'s sessions (external:<agent>, e.g. external:claude-code)');
+      expect(await refused('external:claude code')).toBe(
+        '--flow: "external:claude code" is not an agent\'s sessions (external:<agent>, e.g. external:claude-code)',
+      );
       // The window has no directory: a relative path is refused there, with the forms it takes.
       const api = flowRefScope(w.store, { examplesDir: EXAMPLES_DIR, userFlowsDir: join(w.dir, 'flows') }, null);
-      expect(await refused('flows/x.prose', api)).toBe(`--flow: "flows/x.prose" is a relative path, and only the command line has a directory to read it from; ${FORMS}`);
+      expect(await refused('flows/x.prose', api)).toBe(
+        `--flow: "flows/x.prose" is a relative path, and only the command line has a directory to read it from; ${FORMS}`,
+      );
       expect(await refused('x', api)).toBe('added');
-      await expect(w.service.addAlertRule({ when: 'run-failed', flow: 'nope', webhook: url })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^--flow: no flow is named "nope"/) as string });
+      await expect(w.service.addAlertRule({ when: 'run-failed', flow: 'nope', webhook: url })).rejects.toMatchObject({
+        status: 400,
+        message: expect.stringMatching(/^--flow: no flow is named "nope"/) as string,
+      });
       // An issue spans flows: a rule for one flow's issues could never fire.
       expect(await refusedIssue(w, url)).toBe('--flow does not apply to new-issue: an issue spans runs and flows; filter it with --code');
     });
@@ -141,8 +157,14 @@ for (const engine of harness.engines) {
       // A file in the flows folder that no run started yet: accepted, it matches nothing yet.
       expect(await matched('quiet')).toEqual([]);
       await expect(matched('nope')).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^where\.flow: no flow is named "nope"/) as string });
-      await expect(matched('flows/x.prose')).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^where\.flow: "flows\/x\.prose" is a relative path/) as string });
-      await expect(matched(join(w.dir, 'gone.prose'))).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^where\.flow: no flow file \//) as string });
+      await expect(matched('flows/x.prose')).rejects.toMatchObject({
+        status: 400,
+        message: expect.stringMatching(/^where\.flow: "flows\/x\.prose" is a relative path/) as string,
+      });
+      await expect(matched(join(w.dir, 'gone.prose'))).rejects.toMatchObject({
+        status: 400,
+        message: expect.stringMatching(/^where\.flow: no flow file \//) as string,
+      });
     });
   });
 }

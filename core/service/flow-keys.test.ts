@@ -104,7 +104,10 @@ describe('symlinks in the operator flows folder', () => {
     // A macrotask queued first: whatever waits for the file system's thread pool answers after it.
     setImmediate(() => order.push('next turn'));
     await catalog.load('user/own.prose').then((flow) => order.push(flow.source === FLOW ? 'loaded' : 'wrong source'));
-    await catalog.load('user/far.prose').then(() => order.push('far loaded'), (error: { code?: string }) => order.push(`far refused: ${error.code}`));
+    await catalog.load('user/far.prose').then(
+      () => order.push('far loaded'),
+      (error: { code?: string }) => order.push(`far refused: ${error.code}`),
+    );
     await new Promise((resolve) => setImmediate(resolve));
     expect(order).toEqual(['loaded', 'far refused: flow_outside_folder', 'next turn']);
   });

@@ -183,7 +183,8 @@ export class FlowKeys {
       const real = realpathSync.native(path);
       const stats = statSync(real);
       const special = specialFileKind(stats);
-      if (special !== null) throw new FlowKeyError(FlowKeyProblem.notAFile, key, `flow ${key} is ${special}, not a regular file; only regular files can be listed or run`);
+      if (special !== null)
+        throw new FlowKeyError(FlowKeyProblem.notAFile, key, `flow ${key} is ${special}, not a regular file; only regular files can be listed or run`);
       if (!stats.isFile()) throw new FlowKeyError(FlowKeyProblem.notFound, key, `no flow ${key}`);
       return real;
     } catch (error) {

@@ -17,9 +17,7 @@ import { createHivewatchService } from './service.js';
 
 const SESSIONS = 24;
 const padding = 'x'.repeat(1500);
-const FLOW =
-  'agent worker:\n  runtime: "fake"\n' +
-  Array.from({ length: SESSIONS }, (_, i) => `session: worker\n  prompt: "part ${i} ${padding}"\n`).join('');
+const FLOW = 'agent worker:\n  runtime: "fake"\n' + Array.from({ length: SESSIONS }, (_, i) => `session: worker\n  prompt: "part ${i} ${padding}"\n`).join('');
 
 const dirs: string[] = [];
 const closers: (() => Promise<void> | void)[] = [];

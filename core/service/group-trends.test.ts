@@ -88,7 +88,11 @@ describe('group sparklines from the rollups', () => {
     // The same error (one group) journaled in 2300 and in 1938, as an older ingest could have.
     const YEAR_2300_HOURS = (Date.UTC(2300, 0, 1) - T0) / HOUR;
     const YEAR_1938_HOURS = (-1e12 - T0) / HOUR;
-    await errorsAt([YEAR_2300_HOURS, YEAR_1938_HOURS].map((h) => Math.round(h)), 'RUNTIME_TIMEOUT', 'stored');
+    await errorsAt(
+      [YEAR_2300_HOURS, YEAR_1938_HOURS].map((h) => Math.round(h)),
+      'RUNTIME_TIMEOUT',
+      'stored',
+    );
     for (const filter of [{}, { since: T0 }, { since: now - 24 * HOUR }, { since: 0, until: 8.64e15 }]) {
       const groups = (await store.errorGroups(filter)).map(errorGroup);
       expect(groups, JSON.stringify(filter)).toHaveLength(1);

@@ -80,7 +80,10 @@ afterEach(async () => {
 async function watcher(now?: () => number): Promise<{ service: HivewatchService; store: HivewatchStore }> {
   const store = await openStore({ path: location, ...(now ? { now } : {}), heartbeat: { scheduler: never } });
   const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, tailScheduler: never, watchHosts: { scheduler: never } });
-  cleanups.push(() => store.close(), () => service.close({ timeoutMs: 5_000 }));
+  cleanups.push(
+    () => store.close(),
+    () => service.close({ timeoutMs: 5_000 }),
+  );
   return { service, store };
 }
 
@@ -126,7 +129,10 @@ async function sql(statement: string, params: unknown[]): Promise<void> {
     await client.connect();
     try {
       let placeholder = 0;
-      await client.query(statement.replace(/\?/g, () => `$${++placeholder}`), params);
+      await client.query(
+        statement.replace(/\?/g, () => `$${++placeholder}`),
+        params,
+      );
     } finally {
       await client.end();
     }
@@ -206,7 +212,10 @@ describe.each(engines)('the host watch on $name', (engine) => {
 
     const cli = cliRun('backoff-and-work.prose');
     const backoff = await cli.waitFor('the API task in its 10-minute backoff', isType('retryScheduled'));
-    const agent = await cli.waitFor('the long job\'s agent process', isType('attemptProcess', (e) => e.taskId !== backoff.taskId));
+    const agent = await cli.waitFor(
+      "the long job's agent process",
+      isType('attemptProcess', (e) => e.taskId !== backoff.taskId),
+    );
     expect(backoff.delayMs).toBe(600_000);
     expect((await window.service.getRun({ runId: backoff.runId }))?.run.status).toBe('running');
     // Nothing changes while the host lives.
@@ -219,19 +228,25 @@ describe.each(engines)('the host watch on $name', (engine) => {
     const passes = await Promise.all([window.service.checkHosts(), other.service.checkHosts()]);
     const recovered = passes.flatMap((p) => p.recovered);
     expect(recovered.map((r) => r.runId)).toEqual([backoff.runId]);
-    expect(recovered[0]!.processes).toEqual([
-      expect.objectContaining({ taskId: agent.taskId, pgid: agent.pid, outcome: 'ended' }),
-    ]);
+    expect(recovered[0]!.processes).toEqual([expect.objectContaining({ taskId: agent.taskId, pgid: agent.pid, outcome: 'ended' })]);
     const detail = await window.service.getRun({ runId: backoff.runId });
     expect(detail?.run.status).toBe('interrupted');
     const journal = await window.store.getEvents(backoff.runId);
     expect(journal.filter((e) => e.type === 'runInterrupted')).toHaveLength(1);
     expect(journal.at(-1)).toMatchObject({
       type: 'runInterrupted',
-      error: { code: 'SYSTEM_RUN_INTERRUPTED', message: `run ${backoff.runId} was interrupted: its host (pid ${cli.child.pid} on ${journal.find(isType('attemptProcess'))!.hostname}) is gone` },
+      error: {
+        code: 'SYSTEM_RUN_INTERRUPTED',
+        message: `run ${backoff.runId} was interrupted: its host (pid ${cli.child.pid} on ${journal.find(isType('attemptProcess'))!.hostname}) is gone`,
+      },
     });
-    await expect.poll(() => !groupAlive(agent.pid), { message: 'the agent\'s process group to be gone', timeout: 20_000 }).toBeTruthy();
-    await expect.poll(() => live.some((e) => e.event.runId === backoff.runId && e.event.type === 'runInterrupted'), { message: 'the window\'s live stream to carry the interruption', timeout: 20_000 }).toBeTruthy();
+    await expect.poll(() => !groupAlive(agent.pid), { message: "the agent's process group to be gone", timeout: 20_000 }).toBeTruthy();
+    await expect
+      .poll(() => live.some((e) => e.event.runId === backoff.runId && e.event.type === 'runInterrupted'), {
+        message: "the window's live stream to carry the interruption",
+        timeout: 20_000,
+      })
+      .toBeTruthy();
     // Nothing left for a later pass.
     expect(await other.service.checkHosts()).toEqual({ recovered: [], taken: [] });
   }, 60_000);
@@ -240,7 +255,7 @@ describe.each(engines)('the host watch on $name', (engine) => {
     // The watcher's clock is ten minutes ahead: every lease in the database looks long expired.
     const window = await watcher(() => Date.now() + 600_000);
     const cli = cliRun('short-work.prose');
-    const started = await cli.waitFor('the job\'s agent process', isType('attemptProcess'));
+    const started = await cli.waitFor("the job's agent process", isType('attemptProcess'));
     await pauseOutsideWrite(cli.child);
     expect(await window.service.checkHosts()).toEqual({ recovered: [], taken: [] });
     expect((await window.store.runHost(started.runId))?.alive).toBe(true);
@@ -255,14 +270,15 @@ describe.each(engines)('the host watch on $name', (engine) => {
     const window = await watcher(() => Date.now() + 600_000);
     const cli = cliRun('backoff-and-work.prose');
     const backoff = await cli.waitFor('the API task in its backoff', isType('retryScheduled'));
-    const agent = await cli.waitFor('the long job\'s agent process', isType('attemptProcess', (e) => e.taskId !== backoff.taskId));
+    const agent = await cli.waitFor(
+      "the long job's agent process",
+      isType('attemptProcess', (e) => e.taskId !== backoff.taskId),
+    );
     await pauseOutsideWrite(cli.child);
     // As another machine sees it: not a process it can ask about, only a lease that ran out.
     await sql('UPDATE hosts SET machine = ? WHERE pid = ?', ['another-machine/pid:[1]', cli.child.pid]);
     const recovered = await window.store.recoverInterrupted({ processes: { hostname: 'another-machine' } });
-    expect(recovered).toEqual([
-      { runId: backoff.runId, pid: cli.child.pid, processes: [expect.objectContaining({ pgid: agent.pid, outcome: 'otherHost' })] },
-    ]);
+    expect(recovered).toEqual([{ runId: backoff.runId, pid: cli.child.pid, processes: [expect.objectContaining({ pgid: agent.pid, outcome: 'otherHost' })] }]);
     const interrupted = await window.store.getEvents(backoff.runId);
     expect(interrupted.at(-1)).toMatchObject({ type: 'runInterrupted', error: { message: expect.stringContaining('let its lease expire') } });
     expect(groupAlive(agent.pid)).toBe(true);
@@ -270,7 +286,9 @@ describe.each(engines)('the host watch on $name', (engine) => {
     cli.child.kill('SIGCONT');
     const [code] = await cli.exited;
     expect(code, cli.stderr()).toBe(1);
-    expect(cli.stderr()).toContain(`run ${backoff.runId} was interrupted by another host while this one was not heard from; this host stopped it and journaled nothing more of it`);
+    expect(cli.stderr()).toContain(
+      `run ${backoff.runId} was interrupted by another host while this one was not heard from; this host stopped it and journaled nothing more of it`,
+    );
     await expect.poll(() => !groupAlive(agent.pid), { message: 'the returning host to have ended its agent', timeout: 20_000 }).toBeTruthy();
     expect(await window.store.getEvents(backoff.runId)).toEqual(interrupted);
   }, 60_000);
@@ -299,7 +317,13 @@ describe('HostWatch (its timer and a store that misbehaves)', () => {
       },
       status: () => Promise.resolve(null),
     });
-    const watch = new HostWatch({ store, hosted: () => [], onTaken: () => undefined, intervalMs: 250, scheduler: (tick, ms) => (ticks.push({ tick, ms }), () => undefined) });
+    const watch = new HostWatch({
+      store,
+      hosted: () => [],
+      onTaken: () => undefined,
+      intervalMs: 250,
+      scheduler: (tick, ms) => (ticks.push({ tick, ms }), () => undefined),
+    });
     expect(ticks.map((t) => t.ms)).toEqual([250]);
     ticks[0]!.tick();
     const asked = watch.check();
@@ -315,7 +339,7 @@ describe('HostWatch (its timer and a store that misbehaves)', () => {
     expect(passes).toBe(2);
   });
 
-  it('a recovery or a read that fails (the server away, the store closing) is tried again; this host\'s interrupted runs are handed over, others not', async () => {
+  it("a recovery or a read that fails (the server away, the store closing) is tried again; this host's interrupted runs are handed over, others not", async () => {
     let failing = true;
     let clock = 1_000;
     const taken: string[][] = [];
@@ -324,7 +348,14 @@ describe('HostWatch (its timer and a store that misbehaves)', () => {
       recover: () => (failing ? Promise.reject(new Error('server away')) : Promise.resolve([{ runId: 'theirs', pid: 7, processes: [] }])),
       status: (runId) => (runId === 'flaky' && failing ? Promise.reject(new Error('read failed')) : Promise.resolve(statuses[runId] ?? null)),
     });
-    const watch = new HostWatch({ store, hosted: () => ['mine', 'done', 'going', 'unreadable', 'flaky'], onTaken: (ids) => taken.push([...ids]), scheduler: never, regainMs: 12_000, now: () => clock });
+    const watch = new HostWatch({
+      store,
+      hosted: () => ['mine', 'done', 'going', 'unreadable', 'flaky'],
+      onTaken: (ids) => taken.push([...ids]),
+      scheduler: never,
+      regainMs: 12_000,
+      now: () => clock,
+    });
     // One read answers for every hosted run: when it fails, nothing is handed over this pass.
     expect(await watch.check()).toEqual({ recovered: [], taken: [] });
     failing = false;

@@ -15,32 +15,78 @@ const options = { maxSteps: 100, concurrency: 4, clock: 'real' as const, default
 describe('invalidFlowRunEvents', () => {
   it('journals runStarted, errorOccurred and runFailed whose chain is that one occurrence', () => {
     const source = 'session\n  bogus: 1\n';
-    const events = invalidFlowRunEvents({ flow: 'user/x.prose', source, checked: checkFlow(source, 'user/x.prose'), options, retryOf: 'run_before', project: 'p', now: 1_000, runId: 'run_x' });
+    const events = invalidFlowRunEvents({
+      flow: 'user/x.prose',
+      source,
+      checked: checkFlow(source, 'user/x.prose'),
+      options,
+      retryOf: 'run_before',
+      project: 'p',
+      now: 1_000,
+      runId: 'run_x',
+    });
     expect(events.map((e) => [e.seq, e.type, e.ts])).toEqual([
       [1, 'runStarted', 1_000],
       [2, 'errorOccurred', 1_000],
       [3, 'runFailed', 1_000],
     ]);
-    expect(events[0]).toMatchObject({ flow: 'user/x.prose', flowName: 'x', retryOf: 'run_before', resumedFrom: null, resumeStep: 0, flowText: source, flowDigest: expect.stringMatching(/^sha256:/) });
+    expect(events[0]).toMatchObject({
+      flow: 'user/x.prose',
+      flowName: 'x',
+      retryOf: 'run_before',
+      resumedFrom: null,
+      resumeStep: 0,
+      flowText: source,
+      flowDigest: expect.stringMatching(/^sha256:/),
+    });
     expect(events[1]).toMatchObject({
-      caught: false, retrying: false, step: null, ordinal: null, taskId: null,
+      caught: false,
+      retrying: false,
+      step: null,
+      ordinal: null,
+      taskId: null,
       error: { code: 'USER_INVALID_FLOW', correlation: { project: 'p', flow: 'user/x.prose', run: 'run_x', step: null }, context: { errorCount: 2 } },
     });
     const runFailed = events[2] as { error: { message: string }; chain: unknown[] };
     expect(runFailed.error).toEqual((events[1] as { error: unknown }).error);
     expect(runFailed.chain).toEqual([
-      { seq: 2, code: 'USER_INVALID_FLOW', category: 'user', origin: 'user', message: runFailed.error.message, step: null, taskId: null, attempt: null, how: null },
+      {
+        seq: 2,
+        code: 'USER_INVALID_FLOW',
+        category: 'user',
+        origin: 'user',
+        message: runFailed.error.message,
+        step: null,
+        taskId: null,
+        attempt: null,
+        how: null,
+      },
     ]);
   });
 
   it('keeps a large text out of the journal (saying so) and has neither text nor digest for a file that is not text', () => {
     const big = `session "x"\n${'#'.repeat(INVALID_FLOW_TEXT_LIMIT)}\n(`;
-    const [started, occurred] = invalidFlowRunEvents({ flow: 'big.prose', source: big, checked: checkFlow(big, 'big.prose'), options, retryOf: null, project: null, now: 1 });
+    const [started, occurred] = invalidFlowRunEvents({
+      flow: 'big.prose',
+      source: big,
+      checked: checkFlow(big, 'big.prose'),
+      options,
+      retryOf: null,
+      project: null,
+      now: 1,
+    });
     expect(started).not.toHaveProperty('flowText');
     expect(started).toHaveProperty('flowDigest');
-    expect(occurred).toMatchObject({ error: { context: { flowTextOmitted: `the flow's text (${Buffer.byteLength(big)} bytes) is larger than ${INVALID_FLOW_TEXT_LIMIT} bytes` } } });
+    expect(occurred).toMatchObject({
+      error: { context: { flowTextOmitted: `the flow's text (${Buffer.byteLength(big)} bytes) is larger than ${INVALID_FLOW_TEXT_LIMIT} bytes` } },
+    });
     const [binary] = invalidFlowRunEvents({
-      flow: 'a.out', source: null, options, retryOf: null, project: null, now: 1,
+      flow: 'a.out',
+      source: null,
+      options,
+      retryOf: null,
+      project: null,
+      now: 1,
       checked: { errorCount: 1, diagnostics: [{ file: 'a.out', line: 1, column: 1, message: 'not a text flow file: a.out (binary)', severity: 'error' }] },
     });
     expect(binary).not.toHaveProperty('flowText');
@@ -64,7 +110,10 @@ describe('the service records an attempt to run a flow that does not check', () 
     writeFileSync(file, 'agent a:\n  runtime: "fake"\nsession: a\n  prompt: "build"\n  simulate: "crash"\n');
     const store = await openStore({ path: join(dir, 'h.db') });
     const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: dir, clock: 'virtual' });
-    cleanups.push(() => store.close(), () => service.close());
+    cleanups.push(
+      () => store.close(),
+      () => service.close(),
+    );
     const { runId: first } = await service.startRun({ flow: 'user/job.prose' });
     expect((await service.whenFinished(first))?.status).toBe('failed');
 
@@ -84,11 +133,17 @@ describe('the service records an attempt to run a flow that does not check', () 
     writeFileSync(join(dir, 'tool.prose'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
     const store = await openStore({ path: join(dir, 'h.db') });
     const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: dir, clock: 'virtual' });
-    cleanups.push(() => store.close(), () => service.close());
+    cleanups.push(
+      () => store.close(),
+      () => service.close(),
+    );
     const listed = (await service.listFlows()).find((f) => f.id === 'user/tool.prose');
     const message = 'not a text flow file: user/tool.prose (it holds a NUL byte at byte 4, so it is binary)';
     expect(listed).toMatchObject({ ok: false, source: '', sessions: 0, diagnostics: [{ line: 1, column: 1, severity: 'error', message }] });
-    await expect(service.startRun({ flow: 'user/tool.prose' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining(`user/tool.prose:1:1: ${message}; recorded as failed run run_`) });
+    await expect(service.startRun({ flow: 'user/tool.prose' })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining(`user/tool.prose:1:1: ${message}; recorded as failed run run_`),
+    });
     expect((await store.listRuns()).runs).toMatchObject([{ status: 'failed', lastErrorCode: 'USER_INVALID_FLOW' }]);
   });
 });

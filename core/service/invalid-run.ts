@@ -56,7 +56,9 @@ export function invalidFlowRunEvents(input: InvalidRunInput): HivewatchEvent[] {
     context: {
       diagnostics: input.checked.diagnostics.map((d) => ({ file: d.file, line: d.line, column: d.column, message: d.message, severity: d.severity })),
       errorCount: input.checked.errorCount,
-      ...(source !== null && !keepText ? { flowTextOmitted: `the flow's text (${Buffer.byteLength(source)} bytes) is larger than ${INVALID_FLOW_TEXT_LIMIT} bytes` } : {}),
+      ...(source !== null && !keepText
+        ? { flowTextOmitted: `the flow's text (${Buffer.byteLength(source)} bytes) is larger than ${INVALID_FLOW_TEXT_LIMIT} bytes` }
+        : {}),
     },
     correlation: { project: input.project, flow: input.flow, run: runId, step: null },
   }).toEnvelope();
@@ -73,7 +75,10 @@ export function invalidFlowRunEvents(input: InvalidRunInput): HivewatchEvent[] {
   };
   return [
     {
-      runId, seq: 1, ts, type: 'runStarted',
+      runId,
+      seq: 1,
+      ts,
+      type: 'runStarted',
       flow: input.flow,
       flowName: flowNameOf(input.flow),
       options: input.options,
@@ -101,7 +106,12 @@ export async function journalInvalidRun(
   const { settings, ...rest } = input;
   const events = invalidFlowRunEvents({
     ...rest,
-    options: { maxSteps: settings.maxSteps, concurrency: settings.concurrency, clock: settings.virtual ? 'virtual' : 'real', defaultAgent: settings.defaultAgent },
+    options: {
+      maxSteps: settings.maxSteps,
+      concurrency: settings.concurrency,
+      clock: settings.virtual ? 'virtual' : 'real',
+      defaultAgent: settings.defaultAgent,
+    },
     now: Date.now(),
   });
   for (const event of events) sink.append(event);

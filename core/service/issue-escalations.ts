@@ -22,7 +22,13 @@ const quietHour = (lastHour: number): Escalation => ({
 });
 
 /** `lastHour`: each issue's occurrences in the last hour (issue facts); an issue not in it had none. */
-export async function issueEscalations(store: HivewatchStore, fingerprints: readonly string[], lastHour: ReadonlyMap<string, number>, now: number, always = false): Promise<Map<string, Escalation>> {
+export async function issueEscalations(
+  store: HivewatchStore,
+  fingerprints: readonly string[],
+  lastHour: ReadonlyMap<string, number>,
+  now: number,
+  always = false,
+): Promise<Map<string, Escalation>> {
   const out = new Map<string, Escalation>();
   if (fingerprints.length === 0) return out;
   const asked = fingerprints.filter((fp) => always || (lastHour.get(fp) ?? 0) > 0);
@@ -40,7 +46,15 @@ export async function issueEscalations(store: HivewatchStore, fingerprints: read
     const hour = lastHour.get(fp) ?? 0;
     const over = hour > forecast.limit;
     out.set(fp, {
-      view: { lastHour: hour, forecast: forecast.limit, basis: forecast.basis, hours: forecast.hours, max: forecast.max, mean: Math.round(forecast.mean * 100) / 100, over },
+      view: {
+        lastHour: hour,
+        forecast: forecast.limit,
+        basis: forecast.basis,
+        hours: forecast.hours,
+        max: forecast.max,
+        mean: Math.round(forecast.mean * 100) / 100,
+        over,
+      },
       words: over ? escalationWords(hour, forecast) : null,
     });
   }

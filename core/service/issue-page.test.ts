@@ -36,9 +36,15 @@ const CONFLICT: ErrorSpec = { code: 'GIT_MERGE_CONFLICT', origin: 'git', message
 function run(id: string, at: number, text: string, error: ErrorSpec | null, costUsd?: number): HivewatchEvent[] {
   const b = new JournalBuilder(id, { start: at, flow: 'user/api.prose', flowName: 'api' });
   b.push({
-    type: 'runStarted', flow: 'user/api.prose', flowName: 'api',
+    type: 'runStarted',
+    flow: 'user/api.prose',
+    flowName: 'api',
     options: { maxSteps: 100, concurrency: 4, clock: 'real', defaultAgent: 'fake' },
-    resumedFrom: null, retryOf: null, resumeStep: 0, flowDigest: flowDigest(text), flowText: text,
+    resumedFrom: null,
+    retryOf: null,
+    resumeStep: 0,
+    flowDigest: flowDigest(text),
+    flowText: text,
   });
   b.runStep([{ attempts: [error ?? 'ok'] }]);
   const events = (error ? b.fail() : b.complete()).events;
@@ -78,12 +84,20 @@ describe.each(engines)('the issue page on $name', (engine) => {
       changed: true,
     });
     // The conflict was first seen in the flow's first run: nothing before it to compare.
-    expect((await issueDetail(book, store, { id: conflict.id })).flowChange).toMatchObject({ first: { runId: 'run-1', digest: flowDigest(V1) }, before: null, changed: null });
+    expect((await issueDetail(book, store, { id: conflict.id })).flowChange).toMatchObject({
+      first: { runId: 'run-1', digest: flowDigest(V1) },
+      before: null,
+      changed: null,
+    });
 
     // A new failure in run-5 of the same version as run-4 before it: not after a change.
     await store.appendEvents(run('run-5', T0 + 4 * HOUR, V2, { code: 'AGENT_NO_CHANGES', origin: 'agent:coder', message: 'agent coder produced no changes' }));
     const noChanges = (await book.list({})).items.find((i) => i.code === 'AGENT_NO_CHANGES')!;
-    expect((await issueDetail(book, store, { id: noChanges.id })).flowChange).toMatchObject({ first: { runId: 'run-5' }, before: { runId: 'run-4' }, changed: false });
+    expect((await issueDetail(book, store, { id: noChanges.id })).flowChange).toMatchObject({
+      first: { runId: 'run-5' },
+      before: { runId: 'run-4' },
+      changed: false,
+    });
   });
 
   it('shows the latest occurrence with its cause chain, the activity with the alerts delivered, and what its failed runs cost', async () => {
@@ -120,13 +134,18 @@ describe.each(engines)('the issue page on $name', (engine) => {
     const cause = b.events.find((e) => e.type === 'errorOccurred')!.error as ErrorEnvelope;
     const head: ErrorEnvelope = { ...envelope(TIMEOUT, { ...cause.correlation, attempt: 2 }, b.ts), cause };
     b.push({ type: 'errorOccurred', error: head, caught: false, retrying: false, step: 1, ordinal: 0, taskId: '1:0' });
-    await store.appendEvents(b.fail(head).events.map((e) => (e.type === 'attemptFailed' ? { ...e, usage: { inputTokens: 10, costUsd: 0.5, source: 'result' as const } } : e)));
+    await store.appendEvents(
+      b.fail(head).events.map((e) => (e.type === 'attemptFailed' ? { ...e, usage: { inputTokens: 10, costUsd: 0.5, source: 'result' as const } } : e)),
+    );
     clock.now = T0 + 3 * HOUR;
     await settle();
 
     const page = await issueDetail(book, store, { id });
     expect(page.latest?.occurrence).toMatchObject({ runId: 'run-2', code: 'RUNTIME_TIMEOUT', correlation: { run: 'run-2', task: '1:0', attempt: 2 } });
-    expect(page.latest?.chain.map((e) => [e.code, e.correlation.attempt])).toEqual([['RUNTIME_TIMEOUT', 2], ['RUNTIME_TIMEOUT', 1]]);
+    expect(page.latest?.chain.map((e) => [e.code, e.correlation.attempt])).toEqual([
+      ['RUNTIME_TIMEOUT', 2],
+      ['RUNTIME_TIMEOUT', 1],
+    ]);
     expect(page.origins).toEqual(['runtime:fake']);
     expect(page.flows).toEqual([{ flow: 'user/api.prose', flowName: 'api', occurrences: 3 }]);
     // The new issue's alert, the resolve's follow-up to it, the regression's alert: each sent.

@@ -80,13 +80,29 @@ export function dueTransition(input: RuleInput): DueTransition | null {
   }
   if (state.status === 'resolved' && state.resolved && (input.since?.count ?? 0) > 0) {
     // Keyed by the resolve it undoes: whichever occurrence a host saw first, one regression per resolve.
-    return { kind: 'regressed', from: 'resolved', to: 'unresolved', at: now, reason: 'seen again after it was resolved', cause: input.since?.first ?? null, dedupeKey: `${fp}:regressed:${state.resolved.id}` };
+    return {
+      kind: 'regressed',
+      from: 'resolved',
+      to: 'unresolved',
+      at: now,
+      reason: 'seen again after it was resolved',
+      cause: input.since?.first ?? null,
+      dedupeKey: `${fp}:regressed:${state.resolved.id}`,
+    };
   }
   if (state.status === 'ignored' && state.ignored) {
     const { condition, id, at } = state.ignored;
-    const lapse = (kind: IssueChangeKind, reason: string, cause: string | null): DueTransition =>
-      ({ kind, from: 'ignored', to: 'unresolved', at: now, reason, cause, dedupeKey: `${fp}:lapsed:${id}` });
-    if (condition.until !== null && now >= condition.until) return lapse('reopened', `ignored for ${durationWords(condition.until - at)}: the time is up`, null);
+    const lapse = (kind: IssueChangeKind, reason: string, cause: string | null): DueTransition => ({
+      kind,
+      from: 'ignored',
+      to: 'unresolved',
+      at: now,
+      reason,
+      cause,
+      dedupeKey: `${fp}:lapsed:${id}`,
+    });
+    if (condition.until !== null && now >= condition.until)
+      return lapse('reopened', `ignored for ${durationWords(condition.until - at)}: the time is up`, null);
     // The count came true: the issue got worse than the operator would accept, so it comes back
     // escalating and fires the escalation rules (Sentry, getsentry/sentry#108084). Time running out
     // says nothing about the issue: it comes back ongoing.
@@ -98,7 +114,15 @@ export function dueTransition(input: RuleInput): DueTransition | null {
   }
   // Once per epoch: an `escalating` row (this rule's, or an ignore's lapse) ends it until the next change.
   if (state.status === 'unresolved' && input.escalating !== null && state.last?.kind !== 'escalating') {
-    return { kind: 'escalating', from: 'unresolved', to: 'unresolved', at: now, reason: input.escalating, cause: null, dedupeKey: `${fp}:escalating:${state.epoch}` };
+    return {
+      kind: 'escalating',
+      from: 'unresolved',
+      to: 'unresolved',
+      at: now,
+      reason: input.escalating,
+      cause: null,
+      dedupeKey: `${fp}:escalating:${state.epoch}`,
+    };
   }
   return null;
 }

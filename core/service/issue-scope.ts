@@ -41,7 +41,12 @@ export interface PeriodCounts {
 }
 
 /** Events and failures of these issues (every issue for null) in the period and the one before. */
-export async function periodCounts(store: HivewatchStore, fingerprints: readonly string[] | null, scope: IssueScope, bounds: PeriodBounds): Promise<PeriodCounts> {
+export async function periodCounts(
+  store: HivewatchStore,
+  fingerprints: readonly string[] | null,
+  scope: IssueScope,
+  bounds: PeriodBounds,
+): Promise<PeriodCounts> {
   const filters = { ...(scope.flow !== undefined ? { flow: scope.flow } : {}), ...(scope.runId !== undefined ? { runId: scope.runId } : {}) };
   const current = await store.issues.windowCounts({ fingerprints, since: bounds.since ?? undefined, until: bounds.until, ...filters });
   const previous = bounds.previous === null ? null : await store.issues.windowCounts({ fingerprints, ...bounds.previous, ...filters });
@@ -92,7 +97,13 @@ function trendBuckets(bounds: PeriodBounds, now: number): { start: number; bucke
 }
 
 /** Every issue's trend over the period, in one read of the group rollups (a flow filter reads that flow's). */
-export async function issueTrends(store: HivewatchStore, fingerprints: readonly string[], scope: IssueScope, bounds: PeriodBounds, now: number): Promise<Trends> {
+export async function issueTrends(
+  store: HivewatchStore,
+  fingerprints: readonly string[],
+  scope: IssueScope,
+  bounds: PeriodBounds,
+  now: number,
+): Promise<Trends> {
   const b = trendBuckets(bounds, now);
   const grain = b.bucketMs === HOUR ? 'hour' : 'day';
   const counts = new Map<string, number[]>();

@@ -66,9 +66,19 @@ async function harness(location: string): Promise<Harness> {
   });
   const book = new IssueBook({ store, hub, host: 'h1', now: () => clock.now });
   return {
-    store, book, engine, receiver, clock, seen,
+    store,
+    book,
+    engine,
+    receiver,
+    clock,
+    seen,
     fail: async (id, at) => {
-      await store.appendEvents(new JournalBuilder(id, { start: at, flow: 'user/api.prose', flowName: 'api' }).start().runStep([{ attempts: [CRASH] }]).fail().events);
+      await store.appendEvents(
+        new JournalBuilder(id, { start: at, flow: 'user/api.prose', flowName: 'api' })
+          .start()
+          .runStep([{ attempts: [CRASH] }])
+          .fail().events,
+      );
     },
     issue: async (id) => {
       const issue = await book.get(id);
@@ -126,7 +136,12 @@ describe.each(engines)('issue states on $name', (engine) => {
     h.clock.now = T0 + 4 * HOUR;
     const back = await h.issue(id);
     // Young (4 hours) and rare (3 in all: no rate escalation): only the lapse makes it escalating.
-    expect(back).toMatchObject({ status: 'unresolved', substatus: 'escalating', changedBy: 'host:h1', reason: 'ignored until 2 more occurrences: they happened' });
+    expect(back).toMatchObject({
+      status: 'unresolved',
+      substatus: 'escalating',
+      changedBy: 'host:h1',
+      reason: 'ignored until 2 more occurrences: they happened',
+    });
     expect(h.seen.map((t) => t.kind)).toEqual(['new', 'ignored', 'escalating']);
     expect(h.alerts()).toEqual(['New issue: RUNTIME_CRASHED', 'Escalating issue: RUNTIME_CRASHED']);
     expect(h.receiver.requests.map((r) => r.path)).toEqual(['/new-issue', '/escalating']);
@@ -184,7 +199,8 @@ describe.each(engines)('issue states on $name', (engine) => {
     expect(await h.issue(id)).toMatchObject({
       status: 'unresolved',
       substatus: 'escalating',
-      reason: "ignored until escalating: it escalates, 11 in the last hour, over its forecast of 10 (seen in 1 of the week's 168 hours, the busiest with 1: 10 × 1)",
+      reason:
+        "ignored until escalating: it escalates, 11 in the last hour, over its forecast of 10 (seen in 1 of the week's 168 hours, the busiest with 1: 10 × 1)",
     });
     // The same burst goes on: no second escalation in this epoch.
     for (let i = 11; i < 15; i++) await h.fail(`run-a-${i}`, burst + i * 60_000);
@@ -203,7 +219,12 @@ describe.each(engines)('issue states on $name', (engine) => {
     h.clock.now = later + 15 * 60_000;
     expect(stateOf(await h.issue(id))).toBe('unresolved/escalating');
     expect(h.seen.map((t) => t.kind)).toEqual(['new', 'ignored', 'escalating', 'resolved', 'regressed', 'escalating']);
-    expect(h.alerts()).toEqual(['New issue: RUNTIME_CRASHED', 'Escalating issue: RUNTIME_CRASHED', 'Regression: RUNTIME_CRASHED', 'Escalating issue: RUNTIME_CRASHED']);
+    expect(h.alerts()).toEqual([
+      'New issue: RUNTIME_CRASHED',
+      'Escalating issue: RUNTIME_CRASHED',
+      'Regression: RUNTIME_CRASHED',
+      'Escalating issue: RUNTIME_CRASHED',
+    ]);
   });
 
   it('refuses ignore durations and counts past their bounds, and stores nothing', async () => {

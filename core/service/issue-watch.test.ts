@@ -17,7 +17,11 @@ import { IssueBook } from './issues.js';
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 20, 12);
 const RATE_LIMITED = { code: 'RUNTIME_RATE_LIMIT' as const, message: 'runtime fake was rate limited: 429 Too Many Requests', origin: 'runtime:fake' };
-const failedRun = (id: string, at: number) => new JournalBuilder(id, { start: at }).start().runStep([{ attempts: [RATE_LIMITED] }]).fail();
+const failedRun = (id: string, at: number) =>
+  new JournalBuilder(id, { start: at })
+    .start()
+    .runStep([{ attempts: [RATE_LIMITED] }])
+    .fail();
 
 describe('the issue watch', () => {
   const dirs: string[] = [];

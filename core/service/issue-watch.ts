@@ -35,11 +35,14 @@ export class IssueWatch {
   ) {}
 
   start(store: HivewatchStore, options: { intervalMs?: number; scheduler?: IssueWatchScheduler } = {}): void {
-    this.stops.push(store.subscribe((events) => {
-      const touched = new Set<string>();
-      for (const e of events) if (e.type === 'errorOccurred') touched.add(fingerprintOf(e.error.category, e.error.code, e.error.origin, e.error.message).fingerprint);
-      if (touched.size > 0) void this.check(touched);
-    }));
+    this.stops.push(
+      store.subscribe((events) => {
+        const touched = new Set<string>();
+        for (const e of events)
+          if (e.type === 'errorOccurred') touched.add(fingerprintOf(e.error.category, e.error.code, e.error.origin, e.error.message).fingerprint);
+        if (touched.size > 0) void this.check(touched);
+      }),
+    );
     this.stops.push((options.scheduler ?? realScheduler).every(options.intervalMs ?? 60_000, () => void this.check()));
   }
 

@@ -22,7 +22,10 @@ const CODES = ['RUNTIME_RATE_LIMIT', 'RUNTIME_TIMEOUT', 'RUNTIME_CRASHED'] as co
 
 /** A run of flow `n` failing on CODES[n]. */
 const failedRun = (id: string, n: number, at: number): JournalBuilder =>
-  new JournalBuilder(id, { start: at, flow: `flows/f${n}.prose` }).start().runStep([{ attempts: [{ code: CODES[n]!, message: `failure ${n}`, origin: 'runtime:fake' }] }]).fail();
+  new JournalBuilder(id, { start: at, flow: `flows/f${n}.prose` })
+    .start()
+    .runStep([{ attempts: [{ code: CODES[n]!, message: `failure ${n}`, origin: 'runtime:fake' }] }])
+    .fail();
 
 describe.each(engines)('issues a batch touched, on $name', (engine) => {
   const open: HivewatchStore[] = [];
@@ -67,7 +70,8 @@ describe.each(engines)('issues a batch touched, on $name', (engine) => {
         if (property !== 'issues') return Reflect.get(target_, property, receiver) as unknown;
         return new Proxy(issues, {
           get(inner, key, innerReceiver) {
-            if (key === 'log') return (fingerprint?: string | readonly string[]) => (reads.push(fingerprint === undefined ? 'whole log' : 'some log'), issues.log(fingerprint));
+            if (key === 'log')
+              return (fingerprint?: string | readonly string[]) => (reads.push(fingerprint === undefined ? 'whole log' : 'some log'), issues.log(fingerprint));
             return Reflect.get(inner, key, innerReceiver) as unknown;
           },
         });

@@ -23,9 +23,16 @@ const RATE_LIMITED = { code: 'RUNTIME_RATE_LIMIT' as const, message: 'runtime fa
 const TITLE = 'RUNTIME_RATE_LIMIT · runtime fake was rate limited: <n> Too Many Requests';
 
 /** A run that fails on a rate limit at `at`, and one that hits it once and then succeeds. */
-const failedRun = (id: string, at: number): JournalBuilder => new JournalBuilder(id, { start: at, flow: 'flows/api.prose', flowName: 'api' }).start().runStep([{ attempts: [RATE_LIMITED] }]).fail();
+const failedRun = (id: string, at: number): JournalBuilder =>
+  new JournalBuilder(id, { start: at, flow: 'flows/api.prose', flowName: 'api' })
+    .start()
+    .runStep([{ attempts: [RATE_LIMITED] }])
+    .fail();
 const recoveredRun = (id: string, at: number): JournalBuilder =>
-  new JournalBuilder(id, { start: at, flow: 'flows/other.prose', flowName: 'other' }).start().runStep([{ attempts: [RATE_LIMITED, 'ok'] }]).complete();
+  new JournalBuilder(id, { start: at, flow: 'flows/other.prose', flowName: 'other' })
+    .start()
+    .runStep([{ attempts: [RATE_LIMITED, 'ok'] }])
+    .complete();
 
 describe.each(engines)('error issues on $name', (engine) => {
   const open: HivewatchStore[] = [];
@@ -58,19 +65,41 @@ describe.each(engines)('error issues on $name', (engine) => {
     const id = first.seen[0]!.fingerprint;
 
     const issue = await first.book.get(id.slice(0, 6));
-    expect(issue).toMatchObject({ id, title: TITLE, status: 'unresolved', substatus: 'new', occurrences: 2, runs: 2, failures: 1, flows: 2, culprit: 'other › task 0' });
+    expect(issue).toMatchObject({
+      id,
+      title: TITLE,
+      status: 'unresolved',
+      substatus: 'new',
+      occurrences: 2,
+      runs: 2,
+      failures: 1,
+      flows: 2,
+      culprit: 'other › task 0',
+    });
     // All time: the last 30 days by day, the current day still filling.
-    expect(issue).toMatchObject({ trendBucketMs: 24 * HOUR, trendPartial: true, period: { since: null, events: 2, failures: 1, previous: null, change: null } });
+    expect(issue).toMatchObject({
+      trendBucketMs: 24 * HOUR,
+      trendPartial: true,
+      period: { since: null, events: 2, failures: 1, previous: null, change: null },
+    });
     expect(issue.trend).toHaveLength(31);
     expect(issue.trend.reduce((a, b) => a + b, 0)).toBe(2);
     // The last 24 hours: by the hour, ending at this whole hour (no partial bucket).
     const day = await first.book.get(id, { since: T0 + HOUR - 24 * HOUR });
-    expect(day).toMatchObject({ trendBucketMs: HOUR, trendStart: T0 + HOUR - 24 * HOUR, trendPartial: false, period: { events: 2, failures: 1, previous: { events: 0, failures: 0 }, change: null } });
+    expect(day).toMatchObject({
+      trendBucketMs: HOUR,
+      trendStart: T0 + HOUR - 24 * HOUR,
+      trendPartial: false,
+      period: { events: 2, failures: 1, previous: { events: 0, failures: 0 }, change: null },
+    });
     expect(day.trend).toHaveLength(24);
 
     clock.now = T0 + 2 * HOUR;
     const resolved = await first.book.setStatus({ id, action: 'resolve', by: 'cli', reason: 'deployed the fix' });
-    expect(resolved).toMatchObject({ changed: true, issue: { status: 'resolved', substatus: null, changedBy: 'cli', changedAt: T0 + 2 * HOUR, reason: 'deployed the fix' } });
+    expect(resolved).toMatchObject({
+      changed: true,
+      issue: { status: 'resolved', substatus: null, changedBy: 'cli', changedAt: T0 + 2 * HOUR, reason: 'deployed the fix' },
+    });
     expect((await first.book.setStatus({ id, action: 'resolve', by: 'cli' })).changed).toBe(false);
     expect((await first.book.list({ status: 'resolved' })).items.map((i) => i.id)).toEqual([id]);
     expect((await first.book.list({ status: 'unresolved' })).items).toEqual([]);
@@ -78,7 +107,11 @@ describe.each(engines)('error issues on $name', (engine) => {
     await store.appendEvents(failedRun('run-c', T0 + 3 * HOUR).events);
     clock.now = T0 + 3 * HOUR + 60_000;
     await first.book.reconcile();
-    expect(first.seen.map((t) => [t.kind, t.by])).toEqual([['new', 'host:h1'], ['resolved', 'cli'], ['regressed', 'host:h1']]);
+    expect(first.seen.map((t) => [t.kind, t.by])).toEqual([
+      ['new', 'host:h1'],
+      ['resolved', 'cli'],
+      ['regressed', 'host:h1'],
+    ]);
 
     // Another process (or this one after a restart) folds the same log into the same status.
     await store.close();
@@ -106,7 +139,12 @@ describe.each(engines)('error issues on $name', (engine) => {
     expect((await issues.get(id)).status).toBe('ignored');
     await store.appendEvents(failedRun('run-c', T0 + 3 * HOUR).events);
     clock.now = T0 + 4 * HOUR;
-    expect(await issues.get(id)).toMatchObject({ status: 'unresolved', substatus: 'escalating', changedBy: 'host:h1', reason: 'ignored until 2 more occurrences: they happened' });
+    expect(await issues.get(id)).toMatchObject({
+      status: 'unresolved',
+      substatus: 'escalating',
+      changedBy: 'host:h1',
+      reason: 'ignored until 2 more occurrences: they happened',
+    });
 
     await issues.setStatus({ id, action: 'ignore', forMs: 24 * HOUR });
     clock.now = T0 + 27 * HOUR;
@@ -123,7 +161,8 @@ describe.each(engines)('error issues on $name', (engine) => {
     expect(await issues.get(id)).toMatchObject({
       status: 'unresolved',
       substatus: 'escalating',
-      reason: "ignored until escalating: it escalates, 11 in the last hour, over its forecast of 10 (seen in 3 of the week's 168 hours, the busiest with 1: 10 × 1)",
+      reason:
+        "ignored until escalating: it escalates, 11 in the last hour, over its forecast of 10 (seen in 3 of the week's 168 hours, the busiest with 1: 10 × 1)",
     });
     expect(seen.map((t) => t.kind)).toEqual(['new', 'ignored', 'escalating', 'ignored', 'reopened', 'ignored', 'escalating']);
     expect((await issues.list({ status: 'escalating' })).items.map((i) => i.id)).toEqual([id]);
@@ -147,7 +186,10 @@ describe.runIf(engines.length > 1)(skipTitle('two hosts of one PostgreSQL databa
       const hubs = [new IssueTransitions(), new IssueTransitions()];
       const seen: IssueTransition[] = [];
       for (const hub of hubs) hub.subscribe((t) => seen.push(t));
-      const books = [new IssueBook({ store: a, hub: hubs[0]!, host: 'h1', now: () => clock.now }), new IssueBook({ store: b, hub: hubs[1]!, host: 'h2', now: () => clock.now })];
+      const books = [
+        new IssueBook({ store: a, hub: hubs[0]!, host: 'h1', now: () => clock.now }),
+        new IssueBook({ store: b, hub: hubs[1]!, host: 'h2', now: () => clock.now }),
+      ];
       await a.appendEvents(failedRun('run-a', T0).events);
       await Promise.all(books.map((x) => x.reconcile()));
       const id = seen[0]!.fingerprint;

@@ -56,12 +56,17 @@ const sortIssues = (issues: Issue[], sort: IssueSort = 'last-seen'): Issue[] => 
 const narrowsOccurrences = (scope: IssueScope): boolean =>
   scope.since !== undefined || scope.until !== undefined || scope.flow !== undefined || scope.runId !== undefined;
 
-const matchesGroup = (scope: IssueScope) => (group: ErrorGroup): boolean =>
-  (scope.category === undefined || group.category === scope.category) &&
-  (scope.origin === undefined || group.origin === scope.origin) &&
-  (scope.code === undefined || group.code === scope.code);
+const matchesGroup =
+  (scope: IssueScope) =>
+  (group: ErrorGroup): boolean =>
+    (scope.category === undefined || group.category === scope.category) &&
+    (scope.origin === undefined || group.origin === scope.origin) &&
+    (scope.code === undefined || group.code === scope.code);
 
-const matchesStatus = (status: IssueStatusFilter) => (issue: Issue): boolean => issue.status === status || issue.substatus === status;
+const matchesStatus =
+  (status: IssueStatusFilter) =>
+  (issue: Issue): boolean =>
+    issue.status === status || issue.substatus === status;
 
 export class IssueBook {
   private readonly store: HivewatchStore;
@@ -84,7 +89,15 @@ export class IssueBook {
     if (exact) return exact;
     const matches = id === '' ? [] : groups.filter((g) => g.fingerprint.startsWith(id));
     if (matches.length === 0) throw new ApiError(404, 'issue_not_found', `no such issue "${id}"`);
-    if (matches.length > 1) throw new ApiError(400, 'issue_ambiguous', `"${id}" is the start of ${matches.length} issues (${matches.slice(0, 3).map((g) => g.fingerprint).join(', ')}${matches.length > 3 ? ', …' : ''}); give more of it`);
+    if (matches.length > 1)
+      throw new ApiError(
+        400,
+        'issue_ambiguous',
+        `"${id}" is the start of ${matches.length} issues (${matches
+          .slice(0, 3)
+          .map((g) => g.fingerprint)
+          .join(', ')}${matches.length > 3 ? ', …' : ''}); give more of it`,
+      );
     return matches[0] as ErrorGroup;
   }
 
@@ -129,7 +142,14 @@ export class IssueBook {
   private async journal(group: ErrorGroup, change: NewIssueChange): Promise<IssueLogRow | null> {
     const row = await this.store.issues.journal(change);
     if (row !== null && change.actor === 'system' && (await this.landedStale(row))) return null;
-    if (row !== null) this.options.hub.emit({ fingerprint: row.fingerprint, title: issueTitle(group), kind: row.kind, at: row.at, by: row.actor === 'system' ? `host:${row.host}` : row.actor });
+    if (row !== null)
+      this.options.hub.emit({
+        fingerprint: row.fingerprint,
+        title: issueTitle(group),
+        kind: row.kind,
+        at: row.at,
+        by: row.actor === 'system' ? `host:${row.host}` : row.actor,
+      });
     return row;
   }
 
@@ -148,7 +168,12 @@ export class IssueBook {
     let groups = (await this.groups()).filter(matchesGroup(scope));
     let counts: PeriodCounts | null = null;
     if (narrowsOccurrences(scope)) {
-      counts = await periodCounts(this.store, groups.map((g) => g.fingerprint), scope, bounds);
+      counts = await periodCounts(
+        this.store,
+        groups.map((g) => g.fingerprint),
+        scope,
+        bounds,
+      );
       const seen = counts.current;
       groups = groups.filter((g) => seen.has(g.fingerprint));
     }
@@ -165,9 +190,10 @@ export class IssueBook {
     const escalations = await this.escalations(fingerprints, facts, now, always);
     return groups.map((group) => {
       const fact = byFingerprint.get(group.fingerprint);
-      const period = counts === null
-        ? { since: null, until: bounds.until, events: group.count, failures: fact?.failures ?? 0, previous: null, change: null }
-        : periodOf(group.fingerprint, counts, bounds);
+      const period =
+        counts === null
+          ? { since: null, until: bounds.until, events: group.count, failures: fact?.failures ?? 0, previous: null, change: null }
+          : periodOf(group.fingerprint, counts, bounds);
       const state = states.get(group.fingerprint) ?? emptyIssueState(group.fingerprint);
       return toIssue({ group, state, facts: fact, period, escalation: (escalations.get(group.fingerprint) as Escalation).view, now });
     });
@@ -225,9 +251,10 @@ export class IssueBook {
     const state: IssueState = foldIssueLog(await this.store.issues.log(group.fingerprint)).get(group.fingerprint) ?? emptyIssueState(group.fingerprint);
     const now = this.now();
     const target = input.action === 'resolve' ? 'resolved' : input.action === 'ignore' ? 'ignored' : 'unresolved';
-    const ignore = input.action === 'ignore'
-      ? { until: input.forMs !== undefined ? now + input.forMs : null, count: input.untilCount ?? null, escalating: input.untilEscalating === true }
-      : null;
+    const ignore =
+      input.action === 'ignore'
+        ? { until: input.forMs !== undefined ? now + input.forMs : null, count: input.untilCount ?? null, escalating: input.untilEscalating === true }
+        : null;
     // Resolving a resolved issue, or reopening an unresolved one, changes nothing; ignoring again
     // replaces the condition (a new row), as an operator changing "for 1h" to "forever" expects.
     const changed = state.status !== target || input.action === 'ignore';

@@ -20,6 +20,8 @@ describe('the journal settings of a host (HIVEWATCH_JOURNAL_RETRY_MS, HIVEWATCH_
     expect(journalWaitMs({})).toBe(DEFAULT_JOURNAL_WAIT_MS);
     expect(journalWaitMs({ HIVEWATCH_JOURNAL_WAIT_MS: ' 1500 ' })).toBe(1_500);
     expect(() => journalWaitMs({ HIVEWATCH_JOURNAL_WAIT_MS: '5m' })).toThrow('HIVEWATCH_JOURNAL_WAIT_MS must be a whole number of milliseconds, got "5m"');
-    expect(() => journalRetryDelays({ HIVEWATCH_JOURNAL_RETRY_MS: '-1' })).toThrow('HIVEWATCH_JOURNAL_RETRY_MS must be a whole number of milliseconds, got "-1"');
+    expect(() => journalRetryDelays({ HIVEWATCH_JOURNAL_RETRY_MS: '-1' })).toThrow(
+      'HIVEWATCH_JOURNAL_RETRY_MS must be a whole number of milliseconds, got "-1"',
+    );
   });
 });

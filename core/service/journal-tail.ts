@@ -180,7 +180,10 @@ export class JournalTail {
         if (at !== undefined && at.commitSeq === (page[i - 1] as { commitSeq: number }).commitSeq + 1) continue;
         const first = (page[start] as { commitSeq: number }).commitSeq;
         this.cursor = first + (i - start) - 1;
-        this.options.publish(page.slice(start, i).map((c) => c.event), first);
+        this.options.publish(
+          page.slice(start, i).map((c) => c.event),
+          first,
+        );
         start = i;
       }
       if (read.length < TAIL_BATCH) return;

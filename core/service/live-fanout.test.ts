@@ -117,7 +117,10 @@ describe('LiveHub fan-out', () => {
     // Still inside the frame: held, not lost.
     expect(got).toHaveLength(1);
     hub.deliver();
-    expect(got.map((b) => b.map((e) => e.id))).toEqual([[1, 2], [3, 4, 5]]);
+    expect(got.map((b) => b.map((e) => e.id))).toEqual([
+      [1, 2],
+      [3, 4, 5],
+    ]);
     hub.close();
   });
 

@@ -102,7 +102,10 @@ describe('LiveHub with journal positions', () => {
     holey.publish(events(1), 101);
     const resets: number[] = [];
     const delivered: number[] = [];
-    expect(holey.subscribe({ afterId: 96, onBatch: (b) => delivered.push(b.length), onReset: (at) => resets.push(at) })).toMatchObject({ reset: false, startId: 96 });
+    expect(holey.subscribe({ afterId: 96, onBatch: (b) => delivered.push(b.length), onReset: (at) => resets.push(at) })).toMatchObject({
+      reset: false,
+      startId: 96,
+    });
     const failing = new LiveHub(10, 'db', { startId: 100, backfill: () => Promise.reject(new Error('server gone')) });
     failing.publish(events(1), 101);
     failing.subscribe({ afterId: 96, onBatch: (b) => delivered.push(b.length), onReset: (at) => resets.push(at) });

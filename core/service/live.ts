@@ -90,7 +90,11 @@ export class LiveHub {
   private readonly maxBatch: number;
   private closed = false;
 
-  constructor(readonly capacity: number = DEFAULT_LIVE_CAPACITY, instance?: string, options: LiveHubOptions = {}) {
+  constructor(
+    readonly capacity: number = DEFAULT_LIVE_CAPACITY,
+    instance?: string,
+    options: LiveHubOptions = {},
+  ) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`live capacity must be a whole number of at least 1, got ${capacity}`);
     this.instance = instance ?? randomBytes(6).toString('hex');
     this.ring = new Array<LiveEvent | undefined>(capacity);

@@ -74,10 +74,11 @@ async function startHost(retryWindowMs: number): Promise<Host> {
   const watched = new Proxy(store, {
     get(target, key) {
       if (key === 'appendEvents') {
-        return (...args: Parameters<HivewatchStore['appendEvents']>) => target.appendEvents(...args).catch((error: unknown) => {
-          failed += 1;
-          throw error;
-        });
+        return (...args: Parameters<HivewatchStore['appendEvents']>) =>
+          target.appendEvents(...args).catch((error: unknown) => {
+            failed += 1;
+            throw error;
+          });
       }
       const value = Reflect.get(target, key, target) as unknown;
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
@@ -92,7 +93,10 @@ async function startHost(retryWindowMs: number): Promise<Host> {
     // As serve and the app: its passes are how the host knows the database is away (databaseStatus).
     watchHosts: true,
   });
-  closers.push(() => store.close(), () => service.close({ timeoutMs: 5_000 }));
+  closers.push(
+    () => store.close(),
+    () => service.close({ timeoutMs: 5_000 }),
+  );
   const committed: HivewatchEvent[] = [];
   store.subscribe((events) => committed.push(...events));
   return { service, store, flow, committed, failedWrites: () => failed, log, url };
@@ -103,7 +107,9 @@ async function startRun(host: Host): Promise<string> {
   const { runId } = await host.service.startRun({ flow: 'user/outage.prose' });
   host.flow.go(1);
   // vi.waitFor, not expect.poll: this helper may run in a hook.
-  await vi.waitFor(async () => (await host.store.getEvents(runId)).some((e) => e.type === 'attemptProcess' && e.step === 2) || waiting('session 2 at work'), { timeout: 20_000 });
+  await vi.waitFor(async () => (await host.store.getEvents(runId)).some((e) => e.type === 'attemptProcess' && e.step === 2) || waiting('session 2 at work'), {
+    timeout: 20_000,
+  });
   return runId;
 }
 
@@ -131,9 +137,13 @@ describe.skipIf(!postgresBinaries)(skipTitle('a serve-like host whose PostgreSQL
     host.flow.go(2);
     await expect.poll(() => host.failedWrites() > 0, { message: 'a journal write failed during the outage', timeout: 20_000 }).toBeTruthy();
     // What the window's banner shows: the database away, this host's run waiting.
-    await expect.poll(() => host.service.databaseStatus(), { message: 'the host saying the database is away', timeout: 20_000 }).toMatchObject({ unavailableForMs: expect.any(Number), waitingRuns: 1 });
+    await expect
+      .poll(() => host.service.databaseStatus(), { message: 'the host saying the database is away', timeout: 20_000 })
+      .toMatchObject({ unavailableForMs: expect.any(Number), waitingRuns: 1 });
     cluster.restart();
-    await expect.poll(() => host.service.databaseStatus(), { message: 'the host saying the database is back', timeout: 20_000 }).toEqual({ unavailableForMs: null, waitingRuns: 0 });
+    await expect
+      .poll(() => host.service.databaseStatus(), { message: 'the host saying the database is back', timeout: 20_000 })
+      .toEqual({ unavailableForMs: null, waitingRuns: 0 });
     host.flow.go(3);
     const result = await host.service.whenFinished(runId);
     expect(result).toMatchObject({ status: 'completed' });
@@ -141,8 +151,14 @@ describe.skipIf(!postgresBinaries)(skipTitle('a serve-like host whose PostgreSQL
     const journal = await journalOf(host.url, runId);
     expectWhole(journal, host.committed, runId);
     expect(journal.at(-1)?.type).toBe('runCompleted');
-    expect(host.log.filter((l) => l.includes('is unavailable')), host.log.join('\n')).toHaveLength(1);
-    expect(host.log.filter((l) => l.includes('is back')), host.log.join('\n')).toHaveLength(1);
+    expect(
+      host.log.filter((l) => l.includes('is unavailable')),
+      host.log.join('\n'),
+    ).toHaveLength(1);
+    expect(
+      host.log.filter((l) => l.includes('is back')),
+      host.log.join('\n'),
+    ).toHaveLength(1);
     expect(host.log.join('\n')).not.toMatch(/\n\s+at /);
   });
 
@@ -156,7 +172,9 @@ describe.skipIf(!postgresBinaries)(skipTitle('a serve-like host whose PostgreSQL
     expect(result).toMatchObject({ status: 'failed', error: { code: 'SYSTEM_EVENT_WRITE_FAILED' }, unjournaled: { code: 'SYSTEM_EVENT_WRITE_FAILED' } });
     cluster.restart();
     // Only a store of the test's own reads: nothing asks the host to flush.
-    await expect.poll(async () => (await journalOf(host.url, runId)).at(-1)?.type === 'runFailed', { message: 'the run journaled failed', timeout: 20_000 }).toBeTruthy();
+    await expect
+      .poll(async () => (await journalOf(host.url, runId)).at(-1)?.type === 'runFailed', { message: 'the run journaled failed', timeout: 20_000 })
+      .toBeTruthy();
     const journal = await journalOf(host.url, runId);
     expect(journal.slice(0, before.length)).toEqual(before);
     expectWhole(journal, host.committed, runId);

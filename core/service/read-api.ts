@@ -40,7 +40,10 @@ function summaries(store: HivewatchStore, rows: readonly RunRow[]): Promise<RunS
 export type IssueStatusScope = (status: IssueStatusFilter) => Promise<readonly string[] | null>;
 
 /** An error view's input with its issue status resolved to the fingerprints it narrows to. */
-async function narrowed<T extends { issueStatus?: IssueStatusFilter | undefined }>(scope: IssueStatusScope, input: T): Promise<Omit<T, 'issueStatus'> & { fingerprints?: readonly string[] }> {
+async function narrowed<T extends { issueStatus?: IssueStatusFilter | undefined }>(
+  scope: IssueStatusScope,
+  input: T,
+): Promise<Omit<T, 'issueStatus'> & { fingerprints?: readonly string[] }> {
   const { issueStatus, ...rest } = input;
   if (issueStatus === undefined) return rest;
   const fingerprints = await scope(issueStatus);

@@ -20,7 +20,6 @@ export type RemoteCommand =
   | { kind: typeof RunCommandKind.cancel; commandId: string; runId: string; reason?: string | undefined }
   | { kind: typeof RunCommandKind.skipBackoff; commandId: string; runId: string; taskId: string };
 
-
 /** What the host says about a command it applied (the same words as a local command). */
 function applyCommand(run: FlowRun, command: Pick<RunCommand, 'kind' | 'commandId' | 'runId' | 'taskId' | 'reason'>): CommandAck {
   const { commandId, runId } = command;
@@ -28,7 +27,11 @@ function applyCommand(run: FlowRun, command: Pick<RunCommand, 'kind' | 'commandI
     const before = run.status;
     const ack = run.cancel({ commandId, ...(command.reason !== null ? { reason: command.reason } : {}) });
     if (ack.accepted) return { commandId, accepted: true };
-    return { commandId, accepted: false, message: before === 'cancelling' ? `run ${runId} is already cancelling` : `run ${runId} is ${before}; nothing to cancel` };
+    return {
+      commandId,
+      accepted: false,
+      message: before === 'cancelling' ? `run ${runId} is already cancelling` : `run ${runId} is ${before}; nothing to cancel`,
+    };
   }
   const taskId = command.taskId ?? '';
   return run.skipBackoff(taskId, commandId)
@@ -41,11 +44,7 @@ function applyCommand(run: FlowRun, command: Pick<RunCommand, 'kind' | 'commandI
  * outcome. `flush` makes the acknowledging events durable before the outcome is recorded, so a
  * caller that sees the outcome finds the events in the journal.
  */
-export async function applyPendingCommands(
-  store: HivewatchStore,
-  hosted: ReadonlyMap<string, FlowRun>,
-  flush: () => Promise<void>,
-): Promise<number> {
+export async function applyPendingCommands(store: HivewatchStore, hosted: ReadonlyMap<string, FlowRun>, flush: () => Promise<void>): Promise<number> {
   const pending = await store.pendingCommands([...hosted.keys()]);
   if (pending.length === 0) return 0;
   const outcomes: CommandAck[] = [];
@@ -91,9 +90,12 @@ export async function deliverCommand(store: HivewatchStore, command: RemoteComma
       // The host journals its acknowledging event (carrying the command id) before it records
       // the outcome: a run that ended because of this command has that event already.
       const applied = (await store.getEvents(runId, 0, 100_000)).some((e) => (e as { commandId?: unknown }).commandId === commandId);
-      const outcome = applied ? { accepted: true, message: null } : { accepted: false, message: `run ${runId} is ${status ?? 'gone'}; nothing to ${command.kind === RunCommandKind.cancel ? 'cancel' : 'skip'}` };
+      const outcome = applied
+        ? { accepted: true, message: null }
+        : { accepted: false, message: `run ${runId} is ${status ?? 'gone'}; nothing to ${command.kind === RunCommandKind.cancel ? 'cancel' : 'skip'}` };
       // Only if the host did not answer first (it records outcomes the same way).
-      if (await store.completeCommand(commandId, outcome)) return { commandId, accepted: outcome.accepted, ...(outcome.message !== null ? { message: outcome.message } : {}) };
+      if (await store.completeCommand(commandId, outcome))
+        return { commandId, accepted: outcome.accepted, ...(outcome.message !== null ? { message: outcome.message } : {}) };
       continue;
     }
     const recovered = await recoverIfHostGone(store, command);

@@ -1,4 +1,10 @@
-import type { ErrorOccurrence as StoreErrorOccurrence, ErrorSeries as StoreErrorSeries, ErrorSeriesQuery, HivewatchStore, ListErrorsQuery } from '../store/index.js';
+import type {
+  ErrorOccurrence as StoreErrorOccurrence,
+  ErrorSeries as StoreErrorSeries,
+  ErrorSeriesQuery,
+  HivewatchStore,
+  ListErrorsQuery,
+} from '../store/index.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorGroup } from './api.js';
 import { HANDLED_KEYS } from './api.js';
 import { ApiError } from './errors.js';
@@ -106,12 +112,17 @@ export async function runErrorGroups(store: HivewatchStore, filter: RunErrorFilt
     } else {
       // Newest first: the first member seen carries the group's latest message.
       groups.set(e.fingerprint, {
-        fingerprint: e.fingerprint, category: e.category, code: e.code, origin: e.origin, message: e.message,
-        count: 1, unhandled, firstSeen: e.ts, lastSeen: e.ts,
+        fingerprint: e.fingerprint,
+        category: e.category,
+        code: e.code,
+        origin: e.origin,
+        message: e.message,
+        count: 1,
+        unhandled,
+        firstSeen: e.ts,
+        lastSeen: e.ts,
       });
     }
   }
-  return [...groups.values()]
-    .sort((a, b) => b.count - a.count || b.lastSeen - a.lastSeen || (a.fingerprint < b.fingerprint ? -1 : 1))
-    .slice(0, limit);
+  return [...groups.values()].sort((a, b) => b.count - a.count || b.lastSeen - a.lastSeen || (a.fingerprint < b.fingerprint ? -1 : 1)).slice(0, limit);
 }

@@ -28,7 +28,10 @@ function checkedPlan(flow: LoadedFlow, defaultAgent: string | null): FlowPlan {
 }
 
 /** A new run's settings: what the caller asked, else the service's defaults. */
-function settingsOf(input: { maxSteps?: number | undefined; concurrency?: number | undefined; virtualClock?: boolean | undefined; agent?: string | null | undefined }, options: HivewatchServiceOptions): RunSettings {
+function settingsOf(
+  input: { maxSteps?: number | undefined; concurrency?: number | undefined; virtualClock?: boolean | undefined; agent?: string | null | undefined },
+  options: HivewatchServiceOptions,
+): RunSettings {
   return {
     maxSteps: input.maxSteps ?? 100,
     concurrency: input.concurrency ?? 4,

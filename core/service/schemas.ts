@@ -57,8 +57,7 @@ const int = (min: number, max: number) =>
     .min(min, `must be at least ${min}`)
     .max(max, `must be at most ${max}`);
 
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, { error: required(`must be one of ${values.join(', ')}`) });
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: required(`must be one of ${values.join(', ')}`) });
 
 /** `z.strictObject` with operator-readable messages for a non-object and for unknown fields. */
 const object = <S extends z.ZodRawShape>(shape: S) =>
@@ -74,9 +73,7 @@ const object = <S extends z.ZodRawShape>(shape: S) =>
 
 const runIdSchema = text(128, 'must be a run id').regex(/^[A-Za-z0-9_.:-]+$/, 'must be a run id (letters, digits, _ . : -)');
 const alertRuleIdSchema = text(64, 'must be an alert rule id').regex(/^alr_[0-9a-f]+$/, 'must be an alert rule id like alr_3f9a0c1b2d');
-const taskIdSchema = z
-  .string({ error: required('must be a task id') })
-  .regex(/^\d{1,9}:\d{1,9}$/, 'must be a task id like "1:0" (step:ordinal)');
+const taskIdSchema = z.string({ error: required('must be a task id') }).regex(/^\d{1,9}:\d{1,9}$/, 'must be a task id like "1:0" (step:ordinal)');
 /** Flow ids name a file in one of the two flow folders; no paths, so nothing outside them is reachable. */
 export const flowIdSchema = z
   .string({ error: required('must be a flow id') })
@@ -95,7 +92,9 @@ const errorFilterShape = {
   flow: text(300).optional(),
   category: oneOf(ERROR_CATEGORY_NAMES).optional(),
   origin: text(200).optional(),
-  code: text(100).regex(/^[A-Z][A-Z0-9_]*$/, 'must be an error code like RUNTIME_TIMEOUT').optional(),
+  code: text(100)
+    .regex(/^[A-Z][A-Z0-9_]*$/, 'must be an error code like RUNTIME_TIMEOUT')
+    .optional(),
   runId: runIdSchema.optional(),
 };
 
@@ -186,16 +185,17 @@ export const schemas = {
   listFlows: noInput,
   databaseStatus: noInput,
   checkFlow: object({
-    source: z
-      .string({ error: required('must be a string') })
-      .max(LIMITS.maxSourceChars, `must be at most ${LIMITS.maxSourceChars} characters`),
+    source: z.string({ error: required('must be a string') }).max(LIMITS.maxSourceChars, `must be at most ${LIMITS.maxSourceChars} characters`),
     file: text(260).optional(),
   }),
   saveFlow: object({
     name: z
       .string({ error: required('must be a file name') })
       .max(64, 'must be at most 64 characters')
-      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/, 'must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)'),
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/,
+        'must be a file name: letters, digits, _ - and dots, starting with a letter or digit (no folders)',
+      ),
     source: z
       .string({ error: required('must be a string') })
       .min(1, 'must not be empty')
@@ -236,7 +236,9 @@ export const schemas = {
   costSplit: object({
     ...errorFilterShape,
     issueStatus: oneOf(ISSUE_STATUS_FILTERS).optional(),
-    issue: text(16, 'must be an issue id').regex(/^[0-9a-f]{16}$/, 'must be an issue id (its whole fingerprint: 16 hex digits)').optional(),
+    issue: text(16, 'must be an issue id')
+      .regex(/^[0-9a-f]{16}$/, 'must be an issue id (its whole fingerprint: 16 hex digits)')
+      .optional(),
   }),
   flowHealth: object({ since: timeSchema.optional(), until: timeSchema.optional() }),
   bulkRuns: object({
@@ -286,4 +288,3 @@ export function parseWith<T extends z.ZodType>(schema: T, input: unknown): z.out
 export function parseInput<M extends ApiMethod>(method: M, input: unknown): InputOf<M> {
   return parseWith(schemas[method] as z.ZodType, input) as InputOf<M>;
 }
-

@@ -65,7 +65,9 @@ describe.skipIf(!postgresBinaries)(skipTitle('the PostgreSQL server goes away mi
       const committed: HivewatchEvent[] = [];
       store.subscribe((events) => committed.push(...events));
       const { runId } = await service.startRun({ flow: 'user/waits.prose' });
-      await expect.poll(async () => (await store.getEvents(runId)).some((e) => e.type === 'attemptProcess'), { message: 'the agent of step 2 at work', timeout: 20_000 }).toBeTruthy();
+      await expect
+        .poll(async () => (await store.getEvents(runId)).some((e) => e.type === 'attemptProcess'), { message: 'the agent of step 2 at work', timeout: 20_000 })
+        .toBeTruthy();
       const before = await store.getEvents(runId);
 
       cluster.halt();
@@ -91,7 +93,9 @@ describe.skipIf(!postgresBinaries)(skipTitle('the PostgreSQL server goes away mi
       expect(journal.at(-1)?.type).toBe('runFailed');
       expect((await store.getRunRow(runId))?.status).toBe('failed');
       await service.whenFinished(resumed.runId);
-      await expect.poll(async () => (await store.getRunRow(resumed.runId))?.status === 'completed', { message: 'the resumed run completed', timeout: 20_000 }).toBeTruthy();
+      await expect
+        .poll(async () => (await store.getRunRow(resumed.runId))?.status === 'completed', { message: 'the resumed run completed', timeout: 20_000 })
+        .toBeTruthy();
       expect(await store.replayRun(runId)).toMatchObject({ ok: true });
       expect(await store.replayRun(resumed.runId)).toMatchObject({ ok: true });
     } finally {

@@ -29,7 +29,10 @@ describe('service', () => {
   const make = async (liveCapacity?: number) => {
     const store = await openStore({ path: ':memory:' });
     const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual', ...(liveCapacity ? { liveCapacity } : {}) });
-    cleanups.push(() => store.close(), () => service.close());
+    cleanups.push(
+      () => store.close(),
+      () => service.close(),
+    );
     return service;
   };
 
@@ -70,7 +73,7 @@ describe('service', () => {
     });
     expect(reset).toBe(true);
     // Still in the ring: the last 8 ids resume without a reset.
-    const head = (service.subscribeLive({ onBatch: () => undefined })).startId;
+    const head = service.subscribeLive({ onBatch: () => undefined }).startId;
     const tail: number[] = [];
     await new Promise<void>((resolve) => {
       const off = service.subscribe(

@@ -20,7 +20,7 @@ import type { CloseOptions, HivewatchService, HivewatchServiceOptions } from './
 import { subscriptions } from './subscriptions.js';
 import { startTriage } from './triage-host.js';
 
-export type {  HivewatchService, HivewatchServiceOptions, HostedRunResult,   } from './service-types.js';
+export type { HivewatchService, HivewatchServiceOptions, HostedRunResult } from './service-types.js';
 
 /**
  * The Hivewatch service: HivewatchApi over the engine and the store, in one process. This is its
@@ -41,7 +41,12 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   const { store } = options;
   const catalog = new FlowCatalog({ examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null });
   // HostedRuns asks for the sink only when it launches a run, after this function returned.
-  const runs = new HostedRuns(store, () => sink, options, () => flushOr503(sink));
+  const runs = new HostedRuns(
+    store,
+    () => sink,
+    options,
+    () => flushOr503(sink),
+  );
   const sink: DurableSink = createDurableSink(store, {
     retryDelaysMs: options.journalRetryDelaysMs ?? retryDelaysWithin(DEFAULT_JOURNAL_RETRY_MS),
     backgroundRetryMs: options.journalBackgroundRetryMs ?? DEFAULT_BACKGROUND_RETRY_MS,
@@ -112,7 +117,10 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
 
     databaseStatus: () => {
       const since = hostWatch?.databaseAwaySince ?? null;
-      return Promise.resolve({ unavailableForMs: since === null ? null : Math.max(0, Date.now() - since), waitingRuns: since === null ? 0 : runs.ids().length });
+      return Promise.resolve({
+        unavailableForMs: since === null ? null : Math.max(0, Date.now() - since),
+        waitingRuns: since === null ? 0 : runs.ids().length,
+      });
     },
 
     async close(closeOptions: CloseOptions = {}): Promise<void> {

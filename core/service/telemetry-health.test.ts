@@ -32,7 +32,14 @@ afterEach(async () => {
 });
 
 const prompt = (session: string, t0: number): TelemetryRecord[] =>
-  claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-1', prompt_length: '5' }], ['api_request', { model: 'claude-sonnet-4-5', duration_ms: '900', cost_usd: '0.01' }]], session, t0);
+  claudeCodeLogs(
+    [
+      ['user_prompt', { 'prompt.id': 'p-1', prompt_length: '5' }],
+      ['api_request', { model: 'claude-sonnet-4-5', duration_ms: '900', cost_usd: '0.01' }],
+    ],
+    session,
+    t0,
+  );
 
 const linked = (records: TelemetryRecord[]): TelemetryRecord[] =>
   records.map((r) => ({ ...r, resource: { ...r.resource, 'hivewatch.run_id': PARENT.runId, 'hivewatch.task_id': PARENT.taskId, 'hivewatch.attempt': '1' } }));
@@ -45,13 +52,28 @@ for (const engine of harness.engines) {
       open.push(store);
       const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
       const runId = (await ingester.ingest(prompt('s-1', T0 - 5_000), null)).runIds[0]!;
-      const api = readApi(store, () => Promise.resolve(null), () => now);
+      const api = readApi(
+        store,
+        () => Promise.resolve(null),
+        () => now,
+      );
 
       now = T0 + 10_000;
       expect(await silentSources(store, now)).toEqual([]);
       now = T0 + 10_001;
       expect(await silentSources(store, now)).toEqual([
-        { runId, flow: 'external:claude-code', flowName: expect.any(String), origin: 'runtime:claude-code', taskId: null, attempt: null, lastSeenAt: T0, silentSince: T0, silentMs: 10_001, expectedEveryMs: 5_000 },
+        {
+          runId,
+          flow: 'external:claude-code',
+          flowName: expect.any(String),
+          origin: 'runtime:claude-code',
+          taskId: null,
+          attempt: null,
+          lastSeenAt: T0,
+          silentSince: T0,
+          silentMs: 10_001,
+          expectedEveryMs: 5_000,
+        },
       ]);
       now = T0 + 100_000;
       const [row] = (await api.listRuns({})).items;
@@ -63,12 +85,17 @@ for (const engine of harness.engines) {
       expect((await api.listRuns({})).items[0]!.telemetrySilence).toBeUndefined();
     });
 
-    it("a Codex session is silent past 2 s (its exporter sends every second) while a Claude Code session as old is not", async () => {
+    it('a Codex session is silent past 2 s (its exporter sends every second) while a Claude Code session as old is not', async () => {
       let now = T0;
       const store = await openStore({ path: await engine.fresh(), now: () => now });
       open.push(store);
       const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
-      const codex = prompt('c-1', T0 - 5_000).map((r) => ({ ...r, name: r.name.replace('claude_code.', 'codex.'), resource: { ...r.resource, 'service.name': 'codex_exec' }, attributes: { ...r.attributes, 'conversation.id': 'c-1' } }));
+      const codex = prompt('c-1', T0 - 5_000).map((r) => ({
+        ...r,
+        name: r.name.replace('claude_code.', 'codex.'),
+        resource: { ...r.resource, 'service.name': 'codex_exec' },
+        attributes: { ...r.attributes, 'conversation.id': 'c-1' },
+      }));
       const codexRun = (await ingester.ingest(codex, null)).runIds[0]!;
       await ingester.ingest(prompt('s-4', T0 - 5_000), null);
       now = T0 + 2_000;
@@ -84,7 +111,19 @@ for (const engine of harness.engines) {
       const store = await openStore({ path: await engine.fresh(), now: () => now });
       open.push(store);
       const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
-      const runId = (await ingester.ingest(claudeCodeLogs([['user_prompt', { 'prompt.id': 'p-1' }], ['hook_execution_start', { hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }]], 's-2', T0 - 5_000), null)).runIds[0]!;
+      const runId = (
+        await ingester.ingest(
+          claudeCodeLogs(
+            [
+              ['user_prompt', { 'prompt.id': 'p-1' }],
+              ['hook_execution_start', { hook_event: 'PermissionRequest', hook_name: 'PermissionRequest:Bash', num_hooks: '1' }],
+            ],
+            's-2',
+            T0 - 5_000,
+          ),
+          null,
+        )
+      ).runIds[0]!;
       const events = await store.getEvents(runId);
       expect(events.some((e) => e.type === 'externalEvent' && e.name === APPROVAL_REQUESTED)).toBe(true);
       now = T0 + 60_000;
@@ -108,10 +147,29 @@ for (const engine of harness.engines) {
       expect(await ingester.sweep()).toEqual([sessionRun]);
       now = T0 + 4 * 60_000;
       expect(await silentSources(store, now)).toEqual([
-        { runId: PARENT.runId, flow: expect.any(String), flowName: expect.any(String), origin: 'runtime:claude-code', taskId: PARENT.taskId, attempt: 1, lastSeenAt: T0, silentSince: T0, silentMs: 4 * 60_000, expectedEveryMs: 5_000 },
+        {
+          runId: PARENT.runId,
+          flow: expect.any(String),
+          flowName: expect.any(String),
+          origin: 'runtime:claude-code',
+          taskId: PARENT.taskId,
+          attempt: 1,
+          lastSeenAt: T0,
+          silentSince: T0,
+          silentMs: 4 * 60_000,
+          expectedEveryMs: 5_000,
+        },
       ]);
-      const api = readApi(store, () => Promise.resolve(null), () => now);
-      expect((await api.listRuns({})).items.find((r) => r.id === PARENT.runId)!.telemetrySilence).toMatchObject({ taskId: PARENT.taskId, attempt: 1, silentMs: 240_000 });
+      const api = readApi(
+        store,
+        () => Promise.resolve(null),
+        () => now,
+      );
+      expect((await api.listRuns({})).items.find((r) => r.id === PARENT.runId)!.telemetrySilence).toMatchObject({
+        taskId: PARENT.taskId,
+        attempt: 1,
+        silentMs: 240_000,
+      });
 
       const ended: HivewatchEvent = { type: 'attemptSucceeded', step: 1, ordinal: 0, taskId: PARENT.taskId, attempt: 1, durationMs: 1_000 } as HivewatchEvent;
       const before = run.events.length;

@@ -31,7 +31,10 @@ describe.each(engines)('the waiting-limit filter of the API on $name', (engine) 
     await store.appendEvents([
       ...usageLimitWait('run-limited', { start: T0, resetAt: RESET }).events,
       ...usageLimitWait('run-backoff', { start: T0, resetAt: RESET, usageLimit: false }).events,
-      ...new JournalBuilder('run-done', { flow: 'flows/a.prose', flowName: 'a', start: T0 }).start().runStep([{ attempts: ['ok'] }]).complete().events,
+      ...new JournalBuilder('run-done', { flow: 'flows/a.prose', flowName: 'a', start: T0 })
+        .start()
+        .runStep([{ attempts: ['ok'] }])
+        .complete().events,
     ]);
     const api = readApi(store, () => Promise.resolve(null));
     const waiting = await api.listRuns({ status: ['waiting-limit'] });

@@ -22,17 +22,34 @@ const T0 = Date.UTC(2026, 10, 20);
 function session(runId: string, at: number, costUsd: number, spawnedBy: SpawnedBy | null, fail = false): HivewatchEvent[] {
   const ref = { step: 1, ordinal: 0, taskId: 'prompt-1' };
   const usage = { source: 'telemetry' as const, inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd };
-  const error = { code: 'RUNTIME_PROVIDER_ERROR', category: 'runtime', origin: 'runtime:claude-code', message: 'HTTP 500', retryable: true, recoveryHint: null, context: {}, correlation: {}, timestamp: at };
+  const error = {
+    code: 'RUNTIME_PROVIDER_ERROR',
+    category: 'runtime',
+    origin: 'runtime:claude-code',
+    message: 'HTTP 500',
+    retryable: true,
+    recoveryHint: null,
+    context: {},
+    correlation: {},
+    timestamp: at,
+  };
   const bodies = [
     {
-      type: 'runStarted', flow: 'external:claude-code', flowName: `Claude Code session ${runId}`, resumedFrom: null, retryOf: null, resumeStep: 0,
+      type: 'runStarted',
+      flow: 'external:claude-code',
+      flowName: `Claude Code session ${runId}`,
+      resumedFrom: null,
+      retryOf: null,
+      resumeStep: 0,
       options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: 'claude-code' },
       external: { origin: 'runtime:claude-code', sessionId: runId, source: 'claude-code 2.1.332', ...(spawnedBy ? { spawnedBy } : {}) },
     },
     { type: 'stepStarted', step: 1, frontier: [] },
     { type: 'taskStarted', ...ref, name: 'prompt 1', agent: 'claude-code', maxAttempts: 0 },
     { type: 'attemptStarted', ...ref, attempt: 1 },
-    fail ? { type: 'attemptFailed', ...ref, attempt: 1, durationMs: 900, error, usage } : { type: 'attemptSucceeded', ...ref, attempt: 1, durationMs: 900, usage },
+    fail
+      ? { type: 'attemptFailed', ...ref, attempt: 1, durationMs: 900, error, usage }
+      : { type: 'attemptSucceeded', ...ref, attempt: 1, durationMs: 900, usage },
   ];
   return bodies.map((body, i) => ({ ...body, runId, seq: i + 1, ts: at + i * 1000 }) as HivewatchEvent);
 }
@@ -74,14 +91,23 @@ describe.each(engines)('agent trees on $name', (engine) => {
     expect((await store.runStatements((d) => agentTree(d, 'alone'))).map((r) => r.runId)).toEqual(['alone']);
 
     const links = await store.runStatements((d) => spawnLinks(d, ['main', 'sub-a', 'sub-b', 'alone']));
-    expect(links.parents.sort((x, y) => x.runId.localeCompare(y.runId))).toEqual([{ runId: 'sub-a', parentRunId: 'main' }, { runId: 'sub-b', parentRunId: 'sub-a' }]);
-    expect([...links.children.entries()].sort()).toEqual([['main', 2], ['sub-a', 1]]);
+    expect(links.parents.sort((x, y) => x.runId.localeCompare(y.runId))).toEqual([
+      { runId: 'sub-a', parentRunId: 'main' },
+      { runId: 'sub-b', parentRunId: 'sub-a' },
+    ]);
+    expect([...links.children.entries()].sort()).toEqual([
+      ['main', 2],
+      ['sub-a', 1],
+    ]);
   });
 
   it('keeps a subagent whose parent run has not arrived yet, and a cycle of spawns ends', async () => {
     const store = await fresh();
     await store.appendEvents(session('early', T0, 0.25, spawn('not-yet', 'agent-e')));
-    expect((await store.runStatements((d) => agentTree(d, 'early'))).map((r) => [r.runId, r.run === null])).toEqual([['not-yet', true], ['early', false]]);
+    expect((await store.runStatements((d) => agentTree(d, 'early'))).map((r) => [r.runId, r.run === null])).toEqual([
+      ['not-yet', true],
+      ['early', false],
+    ]);
 
     await store.appendEvents(session('x', T0, 0.1, spawn('y', 'agent-x')));
     await store.appendEvents(session('y', T0, 0.1, spawn('x', 'agent-y')));
@@ -90,12 +116,13 @@ describe.each(engines)('agent trees on $name', (engine) => {
     expect(rows.every((r) => r.depth <= MAX_TREE_DEPTH)).toBe(true);
   });
 
-  it('ignores a spawn that names its own run, and prune takes a pruned run\'s links with it', async () => {
+  it("ignores a spawn that names its own run, and prune takes a pruned run's links with it", async () => {
     const store = await fresh();
     await store.appendEvents(session('self', T0, 0.1, spawn('self', 'agent-s')));
     expect((await store.runStatements((d) => agentTree(d, 'self'))).map((r) => r.runId)).toEqual(['self']);
 
-    const ended = (runId: string, seq: number): HivewatchEvent => ({ type: 'externalRunIdle', runId, seq, ts: T0 + 60_000, quietMs: 60_000, lastEventAt: T0 }) as HivewatchEvent;
+    const ended = (runId: string, seq: number): HivewatchEvent =>
+      ({ type: 'externalRunIdle', runId, seq, ts: T0 + 60_000, quietMs: 60_000, lastEventAt: T0 }) as HivewatchEvent;
     await store.appendEvents([...session('old-main', T0, 1, null), ended('old-main', 6)]);
     await store.appendEvents([...session('old-sub', T0, 0.5, spawn('old-main', 'agent-o')), ended('old-sub', 6)]);
     expect(await store.runStatements((d) => agentTree(d, 'old-sub'))).toHaveLength(2);

@@ -46,9 +46,17 @@ export function pruneSpawnsSql(inPruned: string): string {
 }
 
 type TreeSqlRow = {
-  run_id: string; parent_run_id: string | null; agent_id: string | null; agent_name: string | null; depth: number | string;
-  flow_name: string | null; status: string | null; started_at: number | string | null; ended_at: number | string | null;
-  attempt_count: number | string | null; error_count: number | string | null;
+  run_id: string;
+  parent_run_id: string | null;
+  agent_id: string | null;
+  agent_name: string | null;
+  depth: number | string;
+  flow_name: string | null;
+  status: string | null;
+  started_at: number | string | null;
+  ended_at: number | string | null;
+  attempt_count: number | string | null;
+  error_count: number | string | null;
 };
 
 /** A text parameter in the collation of the schema's text columns (PostgreSQL's are bytewise, migration 12). */
@@ -95,11 +103,22 @@ export function* agentTree(dialect: Dialect, runId: string): Query<AgentTreeRow[
     if (seen.has(r.run_id)) continue;
     seen.add(r.run_id);
     tree.push({
-      runId: r.run_id, parentRunId: r.run_id === root ? null : r.parent_run_id, agentId: r.agent_id, agentName: r.agent_name, depth: Number(r.depth),
-      run: r.status === null || r.flow_name === null ? null : {
-        flowName: r.flow_name, status: r.status, startedAt: n(r.started_at) ?? 0, endedAt: n(r.ended_at),
-        attemptCount: n(r.attempt_count) ?? 0, errorCount: n(r.error_count) ?? 0,
-      },
+      runId: r.run_id,
+      parentRunId: r.run_id === root ? null : r.parent_run_id,
+      agentId: r.agent_id,
+      agentName: r.agent_name,
+      depth: Number(r.depth),
+      run:
+        r.status === null || r.flow_name === null
+          ? null
+          : {
+              flowName: r.flow_name,
+              status: r.status,
+              startedAt: n(r.started_at) ?? 0,
+              endedAt: n(r.ended_at),
+              attemptCount: n(r.attempt_count) ?? 0,
+              errorCount: n(r.error_count) ?? 0,
+            },
     });
   }
   return tree;

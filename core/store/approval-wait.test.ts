@@ -25,13 +25,34 @@ function waiting(runId: string, flow = 'flows/a.prose', label = 'Bash(rm -rf bui
   const run = new JournalBuilder(runId, { flow, flowName: flow.slice(6, -6), start: T0 }).start();
   run.push({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 'agent' }] });
   run.push({ type: 'taskStarted', step: 1, ordinal: 0, taskId: '1:0', name: 'agent', agent: 'claude-code', maxAttempts: 1 });
-  run.push({ type: 'externalEvent', name: APPROVAL_REQUESTED, known: true, taskId: '1:0', attributes: { tool: 'Bash', label, since: T0 + 1000, via: 'claude_code.tool.blocked_on_user' } });
+  run.push({
+    type: 'externalEvent',
+    name: APPROVAL_REQUESTED,
+    known: true,
+    taskId: '1:0',
+    attributes: { tool: 'Bash', label, since: T0 + 1000, via: 'claude_code.tool.blocked_on_user' },
+  });
   return run;
 }
 
 const ended = (run: JournalBuilder, waitedMs: number, decision: string | null = 'reject'): void => {
   run.wait(waitedMs);
-  run.push({ type: 'externalEvent', name: APPROVAL_ENDED, known: true, taskId: '1:0', attributes: { tool: 'Bash', label: 'Bash(rm -rf build)', since: T0 + 1000, waitedMs, decision, source: 'user_reject', byPerson: true, via: 'claude_code.tool_decision' } });
+  run.push({
+    type: 'externalEvent',
+    name: APPROVAL_ENDED,
+    known: true,
+    taskId: '1:0',
+    attributes: {
+      tool: 'Bash',
+      label: 'Bash(rm -rf build)',
+      since: T0 + 1000,
+      waitedMs,
+      decision,
+      source: 'user_reject',
+      byPerson: true,
+      via: 'claude_code.tool_decision',
+    },
+  });
 };
 
 describe.each(engines)('waiting for approval in the store on $name', (engine) => {
@@ -49,7 +70,12 @@ describe.each(engines)('waiting for approval in the store on $name', (engine) =>
     const store = await fresh();
     const run = waiting('run-wait');
     await store.appendEvents(run.events);
-    expect(await store.getRunRow('run-wait')).toMatchObject({ status: 'running', approvalSince: T0 + 1000, approvalLabel: 'Bash(rm -rf build)', approvalWaitMs: 0 });
+    expect(await store.getRunRow('run-wait')).toMatchObject({
+      status: 'running',
+      approvalSince: T0 + 1000,
+      approvalLabel: 'Bash(rm -rf build)',
+      approvalWaitMs: 0,
+    });
 
     const before = run.events.length;
     ended(run, 12 * MINUTE);
@@ -60,7 +86,10 @@ describe.each(engines)('waiting for approval in the store on $name', (engine) =>
 
   it('filters and counts waiting-approval alone and beside real statuses', async () => {
     const store = await fresh();
-    const done = new JournalBuilder('run-done', { flow: 'flows/a.prose', flowName: 'a', start: T0 - MINUTE }).start().runStep([{ attempts: ['ok'] }]).complete();
+    const done = new JournalBuilder('run-done', { flow: 'flows/a.prose', flowName: 'a', start: T0 - MINUTE })
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     const answered = waiting('run-answered');
     ended(answered, MINUTE);
     await store.appendEvents([...waiting('run-a').events, ...waiting('run-b', 'flows/b.prose').events, ...answered.events, ...done.events]);
@@ -78,7 +107,13 @@ describe.each(engines)('waiting for approval in the store on $name', (engine) =>
     const store = await fresh();
     const a = waiting('run-a');
     ended(a, 5 * MINUTE);
-    a.push({ type: 'externalEvent', name: APPROVAL_REQUESTED, known: true, taskId: '1:0', attributes: { tool: 'Write', label: 'Write', since: a.ts, via: 'claude_code.hook_execution_start' } });
+    a.push({
+      type: 'externalEvent',
+      name: APPROVAL_REQUESTED,
+      known: true,
+      taskId: '1:0',
+      attributes: { tool: 'Write', label: 'Write', since: a.ts, via: 'claude_code.hook_execution_start' },
+    });
     ended(a, 3 * MINUTE, null);
     a.push({ type: 'taskSucceeded', step: 1, ordinal: 0, taskId: '1:0', attempts: 0, output: '' });
     a.complete();

@@ -5,10 +5,24 @@ import type { AttemptRow, AttemptStatus } from './schema.js';
 
 function copyAttempt(r: AttemptRow): AttemptRow {
   return {
-    runId: r.runId, taskId: r.taskId, attempt: r.attempt, step: r.step, ordinal: r.ordinal, status: r.status,
-    startedAt: r.startedAt, endedAt: r.endedAt, durationMs: r.durationMs, error: r.error, errorCode: r.errorCode,
-    errorCategory: r.errorCategory, delayMs: r.delayMs, strategy: r.strategy, nextAttemptAt: r.nextAttemptAt,
-    backoffSkippedBy: r.backoffSkippedBy, cancelledBy: r.cancelledBy, lateResult: r.lateResult,
+    runId: r.runId,
+    taskId: r.taskId,
+    attempt: r.attempt,
+    step: r.step,
+    ordinal: r.ordinal,
+    status: r.status,
+    startedAt: r.startedAt,
+    endedAt: r.endedAt,
+    durationMs: r.durationMs,
+    error: r.error,
+    errorCode: r.errorCode,
+    errorCategory: r.errorCategory,
+    delayMs: r.delayMs,
+    strategy: r.strategy,
+    nextAttemptAt: r.nextAttemptAt,
+    backoffSkippedBy: r.backoffSkippedBy,
+    cancelledBy: r.cancelledBy,
+    lateResult: r.lateResult,
   };
 }
 
@@ -17,10 +31,24 @@ export function reduceAttempt(current: AttemptRow | undefined, event: HivewatchE
   switch (event.type) {
     case 'attemptStarted':
       return {
-        runId: event.runId, taskId: event.taskId, attempt: event.attempt, step: event.step, ordinal: event.ordinal,
-        status: 'running', startedAt: event.ts, endedAt: null, durationMs: null, error: null, errorCode: null,
-        errorCategory: null, delayMs: null, strategy: null, nextAttemptAt: null, backoffSkippedBy: null,
-        cancelledBy: null, lateResult: null,
+        runId: event.runId,
+        taskId: event.taskId,
+        attempt: event.attempt,
+        step: event.step,
+        ordinal: event.ordinal,
+        status: 'running',
+        startedAt: event.ts,
+        endedAt: null,
+        durationMs: null,
+        error: null,
+        errorCode: null,
+        errorCategory: null,
+        delayMs: null,
+        strategy: null,
+        nextAttemptAt: null,
+        backoffSkippedBy: null,
+        cancelledBy: null,
+        lateResult: null,
       };
     case 'attemptSucceeded':
       if (!current) return current;

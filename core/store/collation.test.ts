@@ -14,8 +14,29 @@ import { JournalBuilder } from './testing/journal-builder.js';
 
 /** Mixed case, accents, underscores, punctuation and digits: where a locale's order and the bytes' part. */
 const NAMES = [
-  'alpha', 'Alpha', 'ALPHA', 'alpha_beta', 'alphabeta', 'alpha-beta', 'alpha beta', '_alpha', 'Émile', 'emile',
-  'Emile', 'éclair', 'eclair', 'zeta', 'Zeta', 'ß', 'straße', 'strasse', 'Ωmega', '日本', 'a1', 'a10', 'a2',
+  'alpha',
+  'Alpha',
+  'ALPHA',
+  'alpha_beta',
+  'alphabeta',
+  'alpha-beta',
+  'alpha beta',
+  '_alpha',
+  'Émile',
+  'emile',
+  'Emile',
+  'éclair',
+  'eclair',
+  'zeta',
+  'Zeta',
+  'ß',
+  'straße',
+  'strasse',
+  'Ωmega',
+  '日本',
+  'a1',
+  'a10',
+  'a2',
 ];
 
 const bytewise = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));

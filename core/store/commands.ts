@@ -92,12 +92,7 @@ export function* pendingCommands(dialect: Dialect, runIds: readonly string[]): Q
 }
 
 /** Records a command's outcome; false when it was done already (another host cannot redo it). */
-export function* completeCommand(
-  _dialect: Dialect,
-  commandId: string,
-  outcome: { accepted: boolean; message?: string | null },
-  now: number,
-): Query<boolean> {
+export function* completeCommand(_dialect: Dialect, commandId: string, outcome: { accepted: boolean; message?: string | null }, now: number): Query<boolean> {
   const result = yield* run(`UPDATE run_commands SET state = 'done', accepted = ?, message = ?, done_at = ? WHERE command_id = ? AND state = 'pending'`, [
     outcome.accepted ? 1 : 0,
     outcome.message ?? null,

@@ -67,7 +67,10 @@ describe('the journal order of commit (migration 5)', () => {
     let now = Date.UTC(2026, 1, 1);
     const store = openSqliteStore({ path, now: () => now });
     opened.push(store);
-    const done = new JournalBuilder('done').start().runStep([{ attempts: ['ok'] }]).complete();
+    const done = new JournalBuilder('done')
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     store.appendEvents(done.events);
     const head = store.journalHead();
     now += 40 * 86_400_000;
@@ -83,7 +86,10 @@ describe('the journal order of commit (migration 5)', () => {
     migrate(db, 4);
     // A version-4 writer has no commit_seq: write the rows as it did.
     const insert = db.prepare('INSERT INTO events (run_id, seq, type, ts, payload, wall) VALUES (?, ?, ?, ?, ?, ?)');
-    const old = new JournalBuilder('old').start().runStep([{ attempts: ['ok'] }]).complete();
+    const old = new JournalBuilder('old')
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     for (const e of old.events) insert.run(e.runId, e.seq, e.type, e.ts, '{}', null);
     db.close();
     const store = open();

@@ -35,8 +35,7 @@ describe.each(engines)('the store contract on $name', (engine) => {
     for (const store of open.splice(0)) await store.close();
   });
 
-  const errorEvents = (journals: readonly HivewatchEvent[][]): HivewatchEvent[] =>
-    journals.flat().filter((e) => e.type === 'errorOccurred');
+  const errorEvents = (journals: readonly HivewatchEvent[][]): HivewatchEvent[] => journals.flat().filter((e) => e.type === 'errorOccurred');
 
   it('journals batches with their projections: a run reads back as its events made it', async () => {
     const store = await openAt(await engine.fresh());
@@ -50,7 +49,10 @@ describe.each(engines)('the store contract on $name', (engine) => {
     expect(await store.getEvents('run-a', 3, 2)).toEqual(run.events.slice(3, 5));
     const detail = (await store.getRun('run-a'))!;
     expect(detail.run).toMatchObject({ id: 'run-a', status: 'completed', flow: 'flows/a.prose', flowName: 'a', errorCount: 1, attemptCount: 3 });
-    expect(detail.tasks.map((t) => [t.status, t.attempts])).toEqual([['succeeded', 2], ['succeeded', 1]]);
+    expect(detail.tasks.map((t) => [t.status, t.attempts])).toEqual([
+      ['succeeded', 2],
+      ['succeeded', 1],
+    ]);
     expect(await store.getRunRow('run-a')).toEqual(detail.run);
     expect(await store.getRun('nope')).toBeNull();
     expect((await store.listRuns()).runs.map((r) => r.id)).toEqual(['run-a']);
@@ -60,7 +62,10 @@ describe.each(engines)('the store contract on $name', (engine) => {
 
   it('refuses a batch with a seq gap whole, with the exact reason, and keeps what was committed', async () => {
     const store = await openAt(await engine.fresh());
-    const run = new JournalBuilder('gap').start().runStep([{ attempts: ['ok'] }]).complete();
+    const run = new JournalBuilder('gap')
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     await store.appendEvents(run.events.slice(0, 2));
     const skipping = [run.events[2]!, run.events[4]!];
     await expect(store.appendEvents(skipping)).rejects.toThrow(`run gap: event seq 5 (${run.events[4]!.type}) but the journal expects 4`);
@@ -112,10 +117,21 @@ describe.each(engines)('the store contract on $name', (engine) => {
     const store = await openAt(await engine.fresh());
     const run = retryLimit('gave-up', 'chained');
     await store.appendEvents(run.events.slice(0, -1));
-    const dispositions = async (): Promise<string[]> => (await store.listErrors({ runId: 'gave-up' })).errors.map((e) => `${e.code}:${e.disposition}${e.ending ? ':ending' : ''}`);
-    expect(await dispositions()).toEqual(['POLICY_RETRY_LIMIT_EXCEEDED:pending', 'RUNTIME_TIMEOUT:pending', 'RUNTIME_TIMEOUT:handled', 'RUNTIME_TIMEOUT:handled']);
+    const dispositions = async (): Promise<string[]> =>
+      (await store.listErrors({ runId: 'gave-up' })).errors.map((e) => `${e.code}:${e.disposition}${e.ending ? ':ending' : ''}`);
+    expect(await dispositions()).toEqual([
+      'POLICY_RETRY_LIMIT_EXCEEDED:pending',
+      'RUNTIME_TIMEOUT:pending',
+      'RUNTIME_TIMEOUT:handled',
+      'RUNTIME_TIMEOUT:handled',
+    ]);
     await store.appendEvents(run.events.slice(-1));
-    expect(await dispositions()).toEqual(['POLICY_RETRY_LIMIT_EXCEEDED:unhandled:ending', 'RUNTIME_TIMEOUT:unhandled', 'RUNTIME_TIMEOUT:handled', 'RUNTIME_TIMEOUT:handled']);
+    expect(await dispositions()).toEqual([
+      'POLICY_RETRY_LIMIT_EXCEEDED:unhandled:ending',
+      'RUNTIME_TIMEOUT:unhandled',
+      'RUNTIME_TIMEOUT:handled',
+      'RUNTIME_TIMEOUT:handled',
+    ]);
     expect(await store.getRunRow('gave-up')).toMatchObject({ endingCode: 'POLICY_RETRY_LIMIT_EXCEEDED', endingRootCode: 'RUNTIME_TIMEOUT' });
     expect(await store.failureCounts({ by: 'rootCode' })).toEqual({ total: 1, rows: [{ key: 'RUNTIME_TIMEOUT', count: 1, label: null }] });
     expect((await store.listRuns({ code: 'RUNTIME_TIMEOUT' })).runs.map((r) => r.id)).toEqual(['gave-up']);
@@ -159,7 +175,10 @@ describe.each(engines)('the store contract on $name', (engine) => {
   it('recovers the runs a closed host left open, and leaves a live host’s runs alone', async () => {
     const location = await engine.fresh();
     const gone = await openAt(location);
-    const orphan = new JournalBuilder('orphan').start().runStep([{ attempts: ['ok'] }]).dieDuringStep([{ attempts: ['ok'] }]);
+    const orphan = new JournalBuilder('orphan')
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .dieDuringStep([{ attempts: ['ok'] }]);
     await gone.appendEvents(orphan.events);
     const live = await openAt(location, { recover: false });
     const kept = new JournalBuilder('kept').start();
@@ -179,8 +198,14 @@ describe.each(engines)('the store contract on $name', (engine) => {
   it('prunes ended runs older than the cutoff and their errors from every count', async () => {
     const t0 = Date.UTC(2026, 0, 1);
     const store = await openAt(await engine.fresh(), { now: () => t0 + 40 * 86_400_000 });
-    const old = new JournalBuilder('old', { start: t0 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake' }, 'ok'] }]).complete();
-    const recent = new JournalBuilder('recent', { start: t0 + 39 * 86_400_000 }).start().runStep([{ attempts: [{ code: 'RUNTIME_CRASHED', origin: 'runtime:fake' }, 'ok'] }]).complete();
+    const old = new JournalBuilder('old', { start: t0 })
+      .start()
+      .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake' }, 'ok'] }])
+      .complete();
+    const recent = new JournalBuilder('recent', { start: t0 + 39 * 86_400_000 })
+      .start()
+      .runStep([{ attempts: [{ code: 'RUNTIME_CRASHED', origin: 'runtime:fake' }, 'ok'] }])
+      .complete();
     await store.appendEvents([...old.events, ...recent.events]);
     const report = await store.prune({ olderThanMs: 30 * 86_400_000 });
     expect(report).toMatchObject({ runs: 1, events: old.events.length, errors: 1 });
@@ -193,7 +218,10 @@ describe.each(engines)('the store contract on $name', (engine) => {
     const location = await engine.fresh();
     const host = await openAt(location, { recover: false });
     const other = new JournalBuilder('other').start();
-    const taken = new JournalBuilder('taken').start().runStep([{ attempts: ['ok'] }]).dieDuringStep([{ attempts: ['ok'] }]);
+    const taken = new JournalBuilder('taken')
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .dieDuringStep([{ attempts: ['ok'] }]);
     const cut = taken.events.length - 2;
     await host.appendEvents([...taken.events.slice(0, cut), ...other.events]);
     // Another host interrupts it (forced: this host is open in this test process, so it looks alive).
@@ -225,7 +253,9 @@ describe.each(engines)('the store contract on $name', (engine) => {
     await (await openAt(location)).close();
     open.splice(0);
     await engine.makeNewer(location);
-    await expect(openStore({ path: location })).rejects.toThrow(`database schema version 99 is newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`);
+    await expect(openStore({ path: location })).rejects.toThrow(
+      `database schema version 99 is newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`,
+    );
   });
 
   it('stores hostile values (NUL, invalid UTF-8 and UTF-16, 1 MB identifiers, 1e308, 40 digits, -0, NaN) as storable.ts says, and reads them back', async () => {
@@ -239,14 +269,19 @@ describe.each(engines)('the store contract on $name', (engine) => {
     const shortFlow = storableKey(hostile.longFlow);
     expect(Buffer.byteLength(shortFlow)).toBeLessThanOrEqual(IDENTIFIER_MAX_BYTES);
     expect(shortFlow).toMatch(/^flows\/f+\.sha256-[0-9a-f]{32}$/);
-    const changes = (journal.find((e) => e.type === 'taskSucceeded') as unknown as { output: string; storageChanges: StorageChange[] });
+    const changes = journal.find((e) => e.type === 'taskSucceeded') as unknown as { output: string; storageChanges: StorageChange[] };
     expect(changes.output).toBe('fine\uFFFDbytes \uFFFD\uFFFD end');
     expect(changes.storageChanges).toEqual([{ path: 'output', rule: 'text', original: hostile.output }]);
     expect(hostile.output).toContain('\u0000');
 
     const detail = (await store.getRun('hostile'))!;
     expect(detail.run).toMatchObject({ flow: shortFlow, status: 'completed', errorCount: 1, flowName: 'name \uFFFD A\uFFFDB' });
-    expect(detail.tasks[0]).toMatchObject({ output: 'fine\uFFFDbytes \uFFFD\uFFFD end', maxAttempts: Number.MAX_SAFE_INTEGER, name: hostile.longTaskName, agent: storableKey('a'.repeat(MEGABYTE)) });
+    expect(detail.tasks[0]).toMatchObject({
+      output: 'fine\uFFFDbytes \uFFFD\uFFFD end',
+      maxAttempts: Number.MAX_SAFE_INTEGER,
+      name: hostile.longTaskName,
+      agent: storableKey('a'.repeat(MEGABYTE)),
+    });
     expect(detail.attempts.map((a) => a.durationMs)).toEqual([null, Number.MAX_SAFE_INTEGER]);
     const [error] = (await store.listErrors()).errors;
     expect(error).toMatchObject({ origin: storableKey(hostile.longOrigin), message: 'failed with A\uFFFDB and \uFFFD and fine\uFFFDbytes \uFFFD\uFFFD end' });
@@ -256,7 +291,10 @@ describe.each(engines)('the store contract on $name', (engine) => {
     expect(await store.verifyAggregates()).toMatchObject({ ok: true });
 
     // A 1 MB run id is a key: its runs are stored (and read) under the hashed id.
-    const longRun = new JournalBuilder('r'.repeat(MEGABYTE)).start().runStep([{ attempts: ['ok'] }]).complete();
+    const longRun = new JournalBuilder('r'.repeat(MEGABYTE))
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     await store.appendEvents(longRun.events);
     const shortRun = storableKey(longRun.runId);
     expect((await store.getEvents(shortRun)).map((e) => e.seq)).toEqual(longRun.events.map((e) => e.seq));

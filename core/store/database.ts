@@ -34,7 +34,10 @@ export function openDatabase(options: DatabaseOptions): Database.Database {
   if (DATABASE_URL.test(options.path)) {
     // Without this, SQLite would create a folder named after the scheme and report success.
     const scheme = options.path.slice(0, options.path.indexOf(':'));
-    throw new StoreError('invalid_argument', `"${scheme}://…" is a database server's address Hivewatch cannot use: give a SQLite file path or a PostgreSQL URL (postgres://user@host:5432/db)`);
+    throw new StoreError(
+      'invalid_argument',
+      `"${scheme}://…" is a database server's address Hivewatch cannot use: give a SQLite file path or a PostgreSQL URL (postgres://user@host:5432/db)`,
+    );
   }
   const memory = options.path === ':memory:';
   if (!memory && !options.readonly) mkdirSync(dirname(options.path), { recursive: true });

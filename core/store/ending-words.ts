@@ -21,7 +21,8 @@ function rootCauseIndex(chain: readonly Pick<FailureLink, 'how'>[]): number {
 }
 
 const attempts = (n: number): string => `${n} attempt${n === 1 ? '' : 's'}`;
-const at = (link: Pick<FailureLink, 'taskId' | 'attempt'>): string => (link.taskId === null ? '' : link.attempt === null ? ` in task ${link.taskId}` : ` in task ${link.taskId} attempt ${link.attempt}`);
+const at = (link: Pick<FailureLink, 'taskId' | 'attempt'>): string =>
+  link.taskId === null ? '' : link.attempt === null ? ` in task ${link.taskId}` : ` in task ${link.taskId} attempt ${link.attempt}`;
 
 function stepOf(link: FailureLink): string {
   switch (link.how) {

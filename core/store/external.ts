@@ -68,11 +68,23 @@ export interface AttemptTelemetryLink {
 }
 
 type Row = {
-  session_key: string; run_id: string; origin: string; session_id: string;
-  parent_run_id: string | null; parent_task_id: string | null; parent_attempt: number | null;
-  last_event_at: number; idle: number; open_task: string | null; open_task_attempts: number; task_count: number;
-  prompt_state: string | null; last_seq: number | null;
-  parent_status?: string | null; parent_error?: unknown; parent_ended_at?: number | null;
+  session_key: string;
+  run_id: string;
+  origin: string;
+  session_id: string;
+  parent_run_id: string | null;
+  parent_task_id: string | null;
+  parent_attempt: number | null;
+  last_event_at: number;
+  idle: number;
+  open_task: string | null;
+  open_task_attempts: number;
+  task_count: number;
+  prompt_state: string | null;
+  last_seq: number | null;
+  parent_status?: string | null;
+  parent_error?: unknown;
+  parent_ended_at?: number | null;
 };
 
 const SELECT = `SELECT x.*, r.last_seq, a.status AS parent_status, a.error AS parent_error, a.ended_at AS parent_ended_at
@@ -171,9 +183,19 @@ const SESSIONS_PER_STATEMENT = 200;
 function sessionParams(given: ExternalSessionRow): unknown[] {
   const s = storableSession(given);
   return [
-    s.sessionKey, s.runId, s.origin, s.sessionId,
-    s.parent?.runId ?? null, s.parent?.taskId ?? null, s.parent?.attempt ?? null,
-    s.lastEventAt, s.idle ? 1 : 0, s.openTask, s.openTaskAttempts, s.taskCount, s.promptState ?? null,
+    s.sessionKey,
+    s.runId,
+    s.origin,
+    s.sessionId,
+    s.parent?.runId ?? null,
+    s.parent?.taskId ?? null,
+    s.parent?.attempt ?? null,
+    s.lastEventAt,
+    s.idle ? 1 : 0,
+    s.openTask,
+    s.openTaskAttempts,
+    s.taskCount,
+    s.promptState ?? null,
   ];
 }
 
@@ -194,7 +216,10 @@ export function* writeSessions(dialect: Dialect, sessions: readonly ExternalSess
   const rows = [...last.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
   for (let at = 0; at < rows.length; at += SESSIONS_PER_STATEMENT) {
     const chunk = rows.slice(at, at + SESSIONS_PER_STATEMENT);
-    yield* run(`INSERT INTO external_runs ${SESSION_COLUMNS} VALUES ${chunk.map(() => SESSION_ROW).join(', ')} ${SESSION_CONFLICT}`, chunk.flatMap(sessionParams));
+    yield* run(
+      `INSERT INTO external_runs ${SESSION_COLUMNS} VALUES ${chunk.map(() => SESSION_ROW).join(', ')} ${SESSION_CONFLICT}`,
+      chunk.flatMap(sessionParams),
+    );
   }
 }
 

@@ -3,7 +3,17 @@ import type { HivewatchEvent } from '../base/events.js';
 import type { HivewatchStore } from './contract.js';
 import { openStore } from './open.js';
 import { testEngines } from './testing/engines.js';
-import { caughtAndCompleted, failFast, finallyFailed, judgedCancelled, rethrow, retryLimit, thrownInCatch, type Scenario, type Shape } from './testing/failure-journals.js';
+import {
+  caughtAndCompleted,
+  failFast,
+  finallyFailed,
+  judgedCancelled,
+  rethrow,
+  retryLimit,
+  thrownInCatch,
+  type Scenario,
+  type Shape,
+} from './testing/failure-journals.js';
 import { envelope, JournalBuilder } from './testing/journal-builder.js';
 
 /**
@@ -37,7 +47,9 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
     const rows = (await store.listErrors({ runId: scenario.builder.runId, limit: 1_000 })).errors;
     const bySeq = new Map(rows.map((r) => [r.seq, r]));
     expect(rows.length, 'one row per errorOccurred').toBe(scenario.events.filter((e) => e.type === 'errorOccurred').length);
-    return Object.fromEntries(Object.entries(scenario.seqs).map(([name, seq]) => [name, [bySeq.get(seq)?.disposition ?? 'missing', bySeq.get(seq)?.ending ?? false]]));
+    return Object.fromEntries(
+      Object.entries(scenario.seqs).map(([name, seq]) => [name, [bySeq.get(seq)?.disposition ?? 'missing', bySeq.get(seq)?.ending ?? false]]),
+    );
   }
 
   /** Journals all but the terminal event, checks what is pending, then the terminal event. */
@@ -45,7 +57,9 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
     const events = scenario.events;
     await store.appendEvents(events.slice(0, -1));
     const live = await settled(store, scenario);
-    const pending = Object.entries(live).filter(([, [d]]) => d === 'pending').map(([name]) => name);
+    const pending = Object.entries(live)
+      .filter(([, [d]]) => d === 'pending')
+      .map(([name]) => name);
     expect(pending.sort(), 'pending while the run is live').toEqual([...pendingBefore].sort());
     expect((await store.getRunRow(scenario.builder.runId))?.endingCode).toBeNull();
     await store.appendEvents(events.slice(-1));
@@ -56,11 +70,23 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
     const run = retryLimit('limit', shape);
     await endRun(store, run, ['timeout3', 'policy']);
     expect(await settled(store, run)).toEqual({
-      timeout1: ['handled', false], timeout2: ['handled', false], timeout3: ['unhandled', false], policy: ['unhandled', true],
+      timeout1: ['handled', false],
+      timeout2: ['handled', false],
+      timeout3: ['unhandled', false],
+      policy: ['unhandled', true],
     });
     const row = (await store.getRunRow('limit'))!;
-    expect([row.endingCode, row.endingCategory, row.endingRootCode, row.endingTaskId, row.endingAttempt]).toEqual(['POLICY_RETRY_LIMIT_EXCEEDED', 'policy', 'RUNTIME_TIMEOUT', '1:0', 3]);
-    expect(row.endingChain?.map((l) => [l.seq, l.code, l.how])).toEqual([[run.seqs.policy, 'POLICY_RETRY_LIMIT_EXCEEDED', 'retry-limit'], [run.seqs.timeout3, 'RUNTIME_TIMEOUT', null]]);
+    expect([row.endingCode, row.endingCategory, row.endingRootCode, row.endingTaskId, row.endingAttempt]).toEqual([
+      'POLICY_RETRY_LIMIT_EXCEEDED',
+      'policy',
+      'RUNTIME_TIMEOUT',
+      '1:0',
+      3,
+    ]);
+    expect(row.endingChain?.map((l) => [l.seq, l.code, l.how])).toEqual([
+      [run.seqs.policy, 'POLICY_RETRY_LIMIT_EXCEEDED', 'retry-limit'],
+      [run.seqs.timeout3, 'RUNTIME_TIMEOUT', null],
+    ]);
     expect((await store.replayRun('limit')).diffs).toEqual([]);
     expect((await store.verifyAggregates()).diffs).toEqual([]);
   });
@@ -83,7 +109,10 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
     expect(await settled(store, run)).toEqual({ crash: ['unhandled', false], thrown: ['unhandled', true] });
     const row = (await store.getRunRow('thrown'))!;
     expect([row.endingCode, row.endingRootCode, row.endingMessage]).toEqual(['USER_THROWN', 'RUNTIME_CRASHED', 'deploy failed']);
-    expect(row.endingChain?.map((l) => [l.seq, l.how])).toEqual([[run.seqs.thrown, 'thrown-in-catch'], [run.seqs.crash, null]]);
+    expect(row.endingChain?.map((l) => [l.seq, l.how])).toEqual([
+      [run.seqs.thrown, 'thrown-in-catch'],
+      [run.seqs.crash, null],
+    ]);
   });
 
   it.each(SHAPES)('fail-fast (%s): the failure that ended the run, not the newest occurrence; siblings are not failures', async (shape) => {
@@ -91,7 +120,9 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
     const run = failFast('fast', shape);
     await endRun(store, run, shape === 'legacy' ? ['crash', 'stopped'] : ['crash']);
     expect(await settled(store, run)).toEqual({
-      timeout1: ['handled', false], timeout2: ['handled', false], crash: ['unhandled', true],
+      timeout1: ['handled', false],
+      timeout2: ['handled', false],
+      crash: ['unhandled', true],
       ...(shape === 'legacy' ? { stopped: ['handled', false] } : {}),
     });
     const row = (await store.getRunRow('fast'))!;
@@ -106,9 +137,24 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
     const store = await openAt();
     await store.appendEvents(failFast('fast', 'chained').events);
     const c = (await store.getRun('fast'))!.attempts.find((a) => a.taskId === '1:2')!;
-    expect(c).toMatchObject({ status: 'cancelled', cancelledBy: 'sibling', error: null, lateResult: { outcome: 'failed', error: { code: 'RUNTIME_CRASHED' } } });
+    expect(c).toMatchObject({
+      status: 'cancelled',
+      cancelledBy: 'sibling',
+      error: null,
+      lateResult: { outcome: 'failed', error: { code: 'RUNTIME_CRASHED' } },
+    });
     const cancelled = new JournalBuilder('stale').start().cancelDuringStep([{ attempts: ['ok'] }]);
-    cancelled.push({ type: 'receiptIgnoredStale', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, epoch: 0, currentEpoch: 1, outcome: 'succeeded', output: 'done late' });
+    cancelled.push({
+      type: 'receiptIgnoredStale',
+      step: 1,
+      ordinal: 0,
+      taskId: '1:0',
+      attempt: 1,
+      epoch: 0,
+      currentEpoch: 1,
+      outcome: 'succeeded',
+      output: 'done late',
+    });
     await store.appendEvents(cancelled.events);
     const detail = (await store.getRun('stale'))!;
     expect(detail.attempts[0]).toMatchObject({ status: 'cancelled', cancelledBy: null, lateResult: { outcome: 'succeeded', output: 'done late' } });
@@ -124,7 +170,13 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
     const b = (await store.getRun('judged'))!.attempts.find((a) => a.taskId === '1:1')!;
     const fact = run.events.find((e) => e.type === 'attemptFailed' && e.taskId === '1:1')!;
     // It reads as an attempt a sibling cancelled, with its failure reported; its end is the fact's, not the verdict's.
-    expect(b).toMatchObject({ status: 'cancelled', cancelledBy: 'sibling', error: null, errorCode: null, lateResult: { outcome: 'failed', error: { message: 'B exited with code 12' } } });
+    expect(b).toMatchObject({
+      status: 'cancelled',
+      cancelledBy: 'sibling',
+      error: null,
+      errorCode: null,
+      lateResult: { outcome: 'failed', error: { message: 'B exited with code 12' } },
+    });
     expect([b.endedAt, b.durationMs]).toEqual([fact.ts, 10]);
     const row = (await store.getRunRow('judged'))!;
     expect([row.endingCode, row.endingTaskId, row.errorCount]).toEqual(['RUNTIME_CRASHED', '1:0', 1]);
@@ -163,7 +215,8 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
     const next = await openAt(location);
     expect(next.recovered.map((r) => r.runId)).toEqual(['left']);
 
-    const dispositions = async (runId: string): Promise<string[]> => (await next.listErrors({ runId })).errors.map((e) => `${e.code}:${e.disposition}:${e.ending}`);
+    const dispositions = async (runId: string): Promise<string[]> =>
+      (await next.listErrors({ runId })).errors.map((e) => `${e.code}:${e.disposition}:${e.ending}`);
     expect(await dispositions('completed')).toEqual(['RUNTIME_CRASHED:handled:false']);
     expect(await dispositions('cancelled')).toEqual(['RUNTIME_RATE_LIMIT:handled:false']);
     expect(await dispositions('left')).toEqual(['SYSTEM_RUN_INTERRUPTED:handled:false', 'RUNTIME_CRASHED:handled:false']);
@@ -199,8 +252,14 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
         { key: 'POLICY_RETRY_LIMIT_EXCEEDED', count: 2, label: null, rootCode: 'RUNTIME_TIMEOUT' },
       ],
     });
-    expect((await store.failureCounts({ by: 'rootCode' })).rows.map((r) => [r.key, r.count])).toEqual([['RUNTIME_CRASHED', 3], ['RUNTIME_TIMEOUT', 2]]);
-    expect((await store.failureCounts({ by: 'category' })).rows.map((r) => [r.key, r.count])).toEqual([['runtime', 3], ['policy', 2]]);
+    expect((await store.failureCounts({ by: 'rootCode' })).rows.map((r) => [r.key, r.count])).toEqual([
+      ['RUNTIME_CRASHED', 3],
+      ['RUNTIME_TIMEOUT', 2],
+    ]);
+    expect((await store.failureCounts({ by: 'category' })).rows.map((r) => [r.key, r.count])).toEqual([
+      ['runtime', 3],
+      ['policy', 2],
+    ]);
     expect((await store.failureCounts({ by: 'flow' })).rows.map((r) => [r.key, r.label, r.count])).toEqual([
       ['flows/deploy.prose', 'deploy', 3],
       ['flows/failing.prose', 'failing', 2],
@@ -228,7 +287,11 @@ describe.each(engines)('the failure model in the store on $name', (engine) => {
   it('a run a faulty journal ends twice counts as what it ended last: failures still equal the failed runs', async () => {
     const store = await openAt();
     const twice = rethrow('twice', 'chained');
-    twice.builder.push({ type: 'runCancelled', cause: { commandId: 'late', reason: 'after the failure' }, correlation: { run: 'twice', step: null, epoch: 1 } });
+    twice.builder.push({
+      type: 'runCancelled',
+      cause: { commandId: 'late', reason: 'after the failure' },
+      correlation: { run: 'twice', step: null, epoch: 1 },
+    });
     const again = retryLimit('again', 'chained');
     const failed = again.events.at(-1) as Extract<HivewatchEvent, { type: 'runFailed' }>;
     again.builder.push({ type: 'runFailed', error: failed.error });

@@ -31,7 +31,9 @@ export interface Failure {
 }
 
 /** The failure a run row stands for: one when it ended failed, else null. */
-export function failureOf(run: Pick<RunRow, 'status' | 'endedWall' | 'endingCategory' | 'endingOrigin' | 'endingCode' | 'endingRootCode' | 'flow'>): Failure | null {
+export function failureOf(
+  run: Pick<RunRow, 'status' | 'endedWall' | 'endingCategory' | 'endingOrigin' | 'endingCode' | 'endingRootCode' | 'flow'>,
+): Failure | null {
   if (run.status !== 'failed' || run.endedWall === null || run.endingCode === null) return null;
   return {
     wall: run.endedWall,
@@ -70,7 +72,16 @@ export class FailureDeltas {
       const map = this.grains[grain];
       const entry = map.get(key);
       if (entry) entry.count += sign;
-      else map.set(key, { bucket, category: failure.category, origin: failure.origin, code: failure.code, rootCode: failure.rootCode, flow: failure.flow, count: sign });
+      else
+        map.set(key, {
+          bucket,
+          category: failure.category,
+          origin: failure.origin,
+          code: failure.code,
+          rootCode: failure.rootCode,
+          flow: failure.flow,
+          count: sign,
+        });
     }
   }
 

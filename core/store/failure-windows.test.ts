@@ -31,7 +31,12 @@ function history(seed: number): HivewatchEvent[][] {
   const scenarios = [retryLimit, rethrow, thrownInCatch, failFast] as const;
   for (let i = 0; i < 24; i += 1) {
     const make = scenarios[i % scenarios.length]!;
-    const options = { start: T0 + Math.floor(random() * 3 * DAY), tick: 1 + Math.floor(random() * 90_000), flow: `flows/s${i % 3}.prose`, flowName: `s${i % 3}` };
+    const options = {
+      start: T0 + Math.floor(random() * 3 * DAY),
+      tick: 1 + Math.floor(random() * 90_000),
+      flow: `flows/s${i % 3}.prose`,
+      flowName: `s${i % 3}`,
+    };
     journals.push(make(`scenario-${i}`, Math.floor(i / scenarios.length) % 2 === 0 ? 'legacy' : 'chained', options).events);
   }
   // Virtual-clock runs whose clock ran weeks ahead: they end (and count) at the store's wall time.
@@ -67,12 +72,17 @@ describe.each(engines)('failures by window and the run list’s error filters on
       windows.push({ since: a, until: b });
     }
     for (const window of windows) {
-      const expected = failed.filter((r) => (window.since === undefined || r.endedWall! >= window.since) && (window.until === undefined || r.endedWall! < window.until)).length;
+      const expected = failed.filter(
+        (r) => (window.since === undefined || r.endedWall! >= window.since) && (window.until === undefined || r.endedWall! < window.until),
+      ).length;
       for (const by of FAILURE_DIMENSIONS) {
         const counts = await store.failureCounts({ by, ...window, limit: 10_000 });
         const label = `seed ${SEED}, by ${by}, window ${JSON.stringify(window)}`;
         expect(counts.total, label).toBe(expected);
-        expect(counts.rows.reduce((n, r) => n + r.count, 0), label).toBe(expected);
+        expect(
+          counts.rows.reduce((n, r) => n + r.count, 0),
+          label,
+        ).toBe(expected);
       }
     }
     expect((await store.verifyAggregates()).diffs, `seed ${SEED}`).toEqual([]);
@@ -125,8 +135,16 @@ describe.each(engines)('failures by window and the run list’s error filters on
       expect((await store.countRuns({ anyCode: code })).total, `countRuns anyCode=${code}`).toBe(any.length);
     }
     for (const category of ['runtime', 'policy', 'system']) {
-      expectIds(await ids({ category }), all.filter((r) => r.endingCategory === category), `category=${category}`);
-      expectIds(await ids({ anyCategory: category }), all.filter((r) => everyError.get(r.id)?.has(`category:${category}`)), `anyCategory=${category}`);
+      expectIds(
+        await ids({ category }),
+        all.filter((r) => r.endingCategory === category),
+        `category=${category}`,
+      );
+      expectIds(
+        await ids({ anyCategory: category }),
+        all.filter((r) => everyError.get(r.id)?.has(`category:${category}`)),
+        `anyCategory=${category}`,
+      );
     }
     // The brief's case: a fail-fast run whose newest occurrence is a retried timeout is found by its crash.
     const fast = failed.find((r) => r.id.startsWith('scenario-') && r.lastErrorCode === 'RUNTIME_TIMEOUT' && r.endingCode === 'RUNTIME_CRASHED');

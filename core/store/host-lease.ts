@@ -79,9 +79,12 @@ export class HostLease {
     await this.rows.write(this.host, this.now(), this.leaseMs, true);
     if (this.stopTimer === null) {
       const schedule = this.options.scheduler ?? intervalScheduler;
-      this.stopTimer = schedule(() => {
-        if (this.beating === null) this.beating = this.beat().finally(() => (this.beating = null));
-      }, Math.max(1, Math.floor(this.leaseMs / 3)));
+      this.stopTimer = schedule(
+        () => {
+          if (this.beating === null) this.beating = this.beat().finally(() => (this.beating = null));
+        },
+        Math.max(1, Math.floor(this.leaseMs / 3)),
+      );
     }
   }
 

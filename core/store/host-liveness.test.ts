@@ -18,7 +18,13 @@ function probe(processes: Record<number, string>, options: { machine?: string | 
 }
 
 const owner = { pid: 4242, hostname: 'box', instance: 'inst-1' };
-const lease = (at: number, extra: Partial<HostLeaseRow> = {}): HostLeaseRow => ({ heartbeatAt: at, leaseMs: 12_000, machine: 'boot-a/pid:[1]', startTime: '900', ...extra });
+const lease = (at: number, extra: Partial<HostLeaseRow> = {}): HostLeaseRow => ({
+  heartbeatAt: at,
+  leaseMs: 12_000,
+  machine: 'boot-a/pid:[1]',
+  startTime: '900',
+  ...extra,
+});
 
 describe('judgeHost', () => {
   it('a host on this machine is alive exactly while its process runs with the start time it registered, whatever its heartbeat', () => {
@@ -92,7 +98,9 @@ describe.skipIf(!procAvailable())(skipTitle('judgeHost on this machine', procAva
     try {
       const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
       const pid = Number(line.toString().trim());
-      await expect.poll(() => readFileSync(`/proc/${parent.pid}/cmdline`, 'utf8').startsWith('sleep'), { message: 'the shell to become sleep', timeout: 20_000 }).toBeTruthy();
+      await expect
+        .poll(() => readFileSync(`/proc/${parent.pid}/cmdline`, 'utf8').startsWith('sleep'), { message: 'the shell to become sleep', timeout: 20_000 })
+        .toBeTruthy();
       process.kill(pid, 'SIGKILL');
       await expect.poll(() => readProcStat(pid)?.state === 'Z', { message: 'the child to be a zombie', timeout: 20_000 }).toBeTruthy();
       const host = { pid, hostname: 'here', instance: 'zombie' };

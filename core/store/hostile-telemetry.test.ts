@@ -37,9 +37,7 @@ const firstPayload = [
   record('claude_code.api_error', FORTY_DIGITS, { error: 'overloaded \u0000 \ud800', status_code: 529, duration_ms: 1e308, attempt: Number.NaN }),
   record('claude_code.api_request', T0 + 1_000, { duration_ms: 12.5, cost_usd: Number.POSITIVE_INFINITY }),
 ];
-const secondPayload = [
-  record('claude_code.tool_result', T0 + 2_000, { success: 'false', tool_name: 'Bash\u0000', error: 'x'.repeat(MEGABYTE) }),
-];
+const secondPayload = [record('claude_code.tool_result', T0 + 2_000, { success: 'false', tool_name: 'Bash\u0000', error: 'x'.repeat(MEGABYTE) })];
 
 const dirs: string[] = [];
 const databases = new TestDatabases();
@@ -81,7 +79,10 @@ describe.each(engines)('hostile telemetry on $name', (engine) => {
       expect(runs).toHaveLength(1);
       expect(runs[0]).toMatchObject({ flow: 'external:claude-code', status: 'running', errorCount: 2 });
       const detail = (await store.getRun(runs[0]!.id))!;
-      expect(detail.attempts.map((a) => [a.status, a.errorCode])).toEqual([['failed', 'RUNTIME_RATE_LIMIT'], ['succeeded', null]]);
+      expect(detail.attempts.map((a) => [a.status, a.errorCode])).toEqual([
+        ['failed', 'RUNTIME_RATE_LIMIT'],
+        ['succeeded', null],
+      ]);
       const [failure] = (await store.listErrors({ limit: 10 })).errors.filter((e) => e.code === 'RUNTIME_RATE_LIMIT');
       expect(failure?.message).toContain('overloaded \uFFFD \uFFFD');
       expect(await store.replayRun(runs[0]!.id)).toMatchObject({ ok: true });

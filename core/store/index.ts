@@ -7,32 +7,35 @@ export { openSqliteStore } from './store.js';
 export type { SqliteStore } from './sqlite-store.js';
 export type { HivewatchStore } from './contract.js';
 export { defaultDatabasePath, openDatabase } from './database.js';
-export { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS,  } from './sink.js';
-export type { DurableSink,    } from './sink.js';
+export { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS } from './sink.js';
+export type { DurableSink } from './sink.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from './migrations.js';
 export { StoreError, isStoreError } from './store-error.js';
-;
-;
-;
 export type {
-  RunRow, StepRow, TaskRow, AttemptRow,     
+  RunRow,
+  StepRow,
+  TaskRow,
+  AttemptRow,
 } from './schema.js';
 export { endingErrorOf } from './ending.js';
 export { endingSummary } from './ending-words.js';
-export type {     RunDetail, RunSort,  } from './queries/runs.js';
+export type { RunDetail, RunSort } from './queries/runs.js';
 export type { LineageRun, RunLineage } from './queries/lineage.js';
 export type {
-   ErrorDimension,  ErrorCount, ErrorSeriesQuery, ErrorSeries, ListErrorsQuery,
-  ErrorOccurrence, 
+  ErrorDimension,
+  ErrorCount,
+  ErrorSeriesQuery,
+  ErrorSeries,
+  ListErrorsQuery,
+  ErrorOccurrence,
 } from './queries/errors.js';
-export type {  ErrorGroup,  } from './queries/groups.js';
-export { HANDLED_KEY, UNHANDLED_KEY,  } from './queries/errors.js';
+export type { ErrorGroup } from './queries/groups.js';
+export { HANDLED_KEY, UNHANDLED_KEY } from './queries/errors.js';
 export { FAILURE_DIMENSIONS } from './queries/failures.js';
-export type { FailureCounts,   FailureDimension } from './queries/failures.js';
-export type { RecoveredRun,  } from './recovery.js';
-export { RunCommandKind,  } from './commands.js';
+export type { FailureCounts, FailureDimension } from './queries/failures.js';
+export type { RecoveredRun } from './recovery.js';
+export { RunCommandKind } from './commands.js';
 export type { RunCommand } from './commands.js';
-;
 export type { CostlyRun } from './queries/usage.js';
 export type { CostSplit, CostSplitAnswer, CostSplitQuery } from './outcomes/cost-split.js';
 export type { FlowHealth } from './outcomes/flow-health.js';

@@ -13,9 +13,36 @@ import { JournalBuilder } from './testing/journal-builder.js';
  */
 
 const EVIL = [
-  "'", '"', "it's", '%', '_', '\\', ';', '?', '??', '$1', '$$', '$1$', '$tag$ ? $tag$', "E'\\''", '::text',
-  "' OR 1=1 --", '" OR ""="', "x'; DROP TABLE runs; --", 'DROP TABLE errors', '1); DELETE FROM events; --', '%_%',
-  '*/ SELECT * FROM runs /*', '-- ?', "'?'", 'a\u0000b', '\u0000', '\\%', '\\_', '[a-z]*', '"run_text" MATCH "*"',
+  "'",
+  '"',
+  "it's",
+  '%',
+  '_',
+  '\\',
+  ';',
+  '?',
+  '??',
+  '$1',
+  '$$',
+  '$1$',
+  '$tag$ ? $tag$',
+  "E'\\''",
+  '::text',
+  "' OR 1=1 --",
+  '" OR ""="',
+  "x'; DROP TABLE runs; --",
+  'DROP TABLE errors',
+  '1); DELETE FROM events; --',
+  '%_%',
+  '*/ SELECT * FROM runs /*',
+  '-- ?',
+  "'?'",
+  'a\u0000b',
+  '\u0000',
+  '\\%',
+  '\\_',
+  '[a-z]*',
+  '"run_text" MATCH "*"',
 ];
 
 const EVIL_ID = "evil'?$1; DROP TABLE runs; --";
@@ -111,14 +138,26 @@ async function expectNothingMatches(store: HivewatchStore, value: string): Promi
     expect((await store.listErrors({ [filter]: value })).errors, `listErrors ${filter}=${label}`).toEqual([]);
   }
   const trends = await store.groupTrends({ fingerprints: [value], grain: 'hour', ...window });
-  expect([...trends.trends.values()].flat().every((n) => n === 0), `groupTrends ${label}`).toBe(true);
+  expect(
+    [...trends.trends.values()].flat().every((n) => n === 0),
+    `groupTrends ${label}`,
+  ).toBe(true);
   const bins = await store.groupBins({ fingerprints: [value], ...window, bins: 4 });
-  expect([...bins.values()].flat().every((n) => n === 0), `groupBins ${label}`).toBe(true);
+  expect(
+    [...bins.values()].flat().every((n) => n === 0),
+    `groupBins ${label}`,
+  ).toBe(true);
   const fingerprint = (await store.errorGroups({}))[0]!.fingerprint;
   const flowTrends = await store.groupTrends({ fingerprints: [fingerprint], grain: 'hour', ...window, flow: value });
-  expect([...flowTrends.trends.values()].flat().every((n) => n === 0), `groupTrends flow=${label}`).toBe(true);
+  expect(
+    [...flowTrends.trends.values()].flat().every((n) => n === 0),
+    `groupTrends flow=${label}`,
+  ).toBe(true);
   const flowBins = await store.groupBins({ fingerprints: [fingerprint], ...window, bins: 4, flow: value });
-  expect([...flowBins.values()].flat().every((n) => n === 0), `groupBins flow=${label}`).toBe(true);
+  expect(
+    [...flowBins.values()].flat().every((n) => n === 0),
+    `groupBins flow=${label}`,
+  ).toBe(true);
 }
 
 describe.each(engines)('strings are data, never SQL, on $name', (engine) => {
@@ -139,15 +178,23 @@ describe.each(engines)('strings are data, never SQL, on $name', (engine) => {
 
   it('hostile values stored as data are found exactly, and LIKE wildcards and placeholders are literal', async () => {
     store = await seeded(await engine.fresh(), true);
-    const ids = async (query: Parameters<HivewatchStore['listRuns']>[0]): Promise<string[]> =>
-      (await store!.listRuns(query)).runs.map((r) => r.id).sort();
+    const ids = async (query: Parameters<HivewatchStore['listRuns']>[0]): Promise<string[]> => (await store!.listRuns(query)).runs.map((r) => r.id).sort();
     expect(await ids({ flow: EVIL_FLOW })).toEqual([EVIL_ID, EVIL_RETRY].sort());
     expect(await ids({ flow: EVIL_NAME })).toEqual([EVIL_ID, EVIL_RETRY].sort());
     const both = [EVIL_ID, EVIL_RETRY].sort();
     // The flow and its name are both runs'; the message is the failed run's, the task its prompt.
     const searches: [string, string[]][] = [
-      ['%', both], ['_', both], ["'", both], ['?', both], ['$1', both], ['$2', both], ['100%_done', both],
-      ['100%Xdone', []], ['\\ DROP', [EVIL_ID]], ["'%_?' then", [EVIL_ID]], ['plain', ['plain']],
+      ['%', both],
+      ['_', both],
+      ["'", both],
+      ['?', both],
+      ['$1', both],
+      ['$2', both],
+      ['100%_done', both],
+      ['100%Xdone', []],
+      ['\\ DROP', [EVIL_ID]],
+      ["'%_?' then", [EVIL_ID]],
+      ['plain', ['plain']],
     ];
     for (const [text, expected] of searches) expect(await ids({ text }), `text ${text}`).toEqual(expected);
     expect((await store.countRuns({ text: '?$1', flow: EVIL_FLOW })).total).toBe(2);

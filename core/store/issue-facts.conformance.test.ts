@@ -93,14 +93,17 @@ describe.each(engines)('issue facts from the rollups on $name', (engine) => {
     const occurrences = await everyOccurrence(store);
     const fingerprints = [...new Set(occurrences.map((o) => o.fingerprint))].slice(0, 4);
     for (const fingerprint of fingerprints) {
-      const mine = occurrences.filter((o) => o.fingerprint === fingerprint).sort((a, b) => a.ts - b.ts || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : a.seq - b.seq));
+      const mine = occurrences
+        .filter((o) => o.fingerprint === fingerprint)
+        .sort((a, b) => a.ts - b.ts || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : a.seq - b.seq));
       // Before everything, at an occurrence's own time (strictly after it), mid-hour, after all.
       const middle = mine[Math.floor(mine.length / 2)] as ErrorOccurrence;
       for (const after of [FROM - DAY, middle.ts, middle.ts + 1_234_567, NOW + SPAN]) {
         const later = mine.filter((o) => o.ts > after);
         const answer = await store.issues.occurrencesAfter(fingerprint, after);
         expect({ fingerprint, after, answer }).toEqual({
-          fingerprint, after,
+          fingerprint,
+          after,
           answer: { count: later.length, first: later[0] ? `${later[0].runId}#${later[0].seq}` : null },
         });
       }

@@ -24,7 +24,12 @@ function issueCondition(fingerprints: readonly string[] | null, column = 'finger
  * Occurrences per issue in [since, until) (either side open when undefined): exact, as
  * `COUNT(*) FROM errors` over the window would say. Issues with none are absent.
  */
-export function* issueCountsInWindow(_dialect: Dialect, fingerprints: readonly string[] | null, since: number | undefined, until: number | undefined): Query<Map<string, number>> {
+export function* issueCountsInWindow(
+  _dialect: Dialect,
+  fingerprints: readonly string[] | null,
+  since: number | undefined,
+  until: number | undefined,
+): Query<Map<string, number>> {
   const plan = planCoarseWindow(since, until);
   const only = issueCondition(fingerprints);
   const parts: string[] = [];

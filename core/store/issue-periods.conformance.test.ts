@@ -52,7 +52,13 @@ async function groupBy(store: HivewatchStore, window: { since?: number; until?: 
 }
 
 async function fromRollups(store: HivewatchStore, window: { since?: number; until?: number; flow?: string; runId?: string }): Promise<Counts> {
-  const counts = await store.issues.windowCounts({ fingerprints: null, since: window.since, until: window.until, ...(window.flow ? { flow: window.flow } : {}), ...(window.runId ? { runId: window.runId } : {}) });
+  const counts = await store.issues.windowCounts({
+    fingerprints: null,
+    since: window.since,
+    until: window.until,
+    ...(window.flow ? { flow: window.flow } : {}),
+    ...(window.runId ? { runId: window.runId } : {}),
+  });
   return Object.fromEntries([...counts].map(([fp, c]) => [fp, c]));
 }
 
@@ -111,7 +117,9 @@ describe.each(engines)('issue period counts from the rollups on $name', (engine)
         const previous = before[issue.id] ?? { events: 0, failures: 0 };
         const current = now[issue.id] as { events: number; failures: number };
         expect(issue.period).toEqual({
-          since, until: NOW, ...current,
+          since,
+          until: NOW,
+          ...current,
           previous: { since: since - span, until: since, ...previous },
           change: previous.events === 0 ? null : (current.events - previous.events) / previous.events,
         });

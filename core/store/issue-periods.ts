@@ -54,7 +54,8 @@ export function* issueWindowCounts(dialect: Dialect, query: IssueWindowQuery): Q
   const flows = query.flow === undefined ? undefined : yield* flowFiles(dialect, query.flow);
   for (const part of slices(query.fingerprints)) {
     if (part !== null && part.length === 0) continue;
-    const rows = query.runId !== undefined ? yield* runWindowCounts(dialect, query, part, query.runId, flows) : yield* rollupWindowCounts(dialect, query, part, flows);
+    const rows =
+      query.runId !== undefined ? yield* runWindowCounts(dialect, query, part, query.runId, flows) : yield* rollupWindowCounts(dialect, query, part, flows);
     for (const r of rows) out.set(r.fingerprint, { events: Number(r.e), failures: Number(r.f) });
   }
   return out;
@@ -62,7 +63,12 @@ export function* issueWindowCounts(dialect: Dialect, query: IssueWindowQuery): Q
 
 type CountRow = { fingerprint: string; e: number; f: number };
 
-function* rollupWindowCounts(_dialect: Dialect, query: IssueWindowQuery, fingerprints: readonly string[] | null, files: readonly string[] | undefined): Query<CountRow[]> {
+function* rollupWindowCounts(
+  _dialect: Dialect,
+  query: IssueWindowQuery,
+  fingerprints: readonly string[] | null,
+  files: readonly string[] | undefined,
+): Query<CountRow[]> {
   const plan = planCoarseWindow(query.since, query.until);
   const only = inList('fingerprint', fingerprints);
   const flows = inList('flow', files);
@@ -70,9 +76,13 @@ function* rollupWindowCounts(_dialect: Dialect, query: IssueWindowQuery, fingerp
   const parts: string[] = [];
   const params: unknown[] = [];
   const rollup = (grain: GroupTrendGrain, range: { from: number; to: number }): void => {
-    parts.push(`SELECT fingerprint, SUM(count) AS e, 0 AS f FROM ${eventTable(grain)} WHERE bucket >= ? AND bucket < ?${only.sql}${flows.sql} GROUP BY fingerprint`);
+    parts.push(
+      `SELECT fingerprint, SUM(count) AS e, 0 AS f FROM ${eventTable(grain)} WHERE bucket >= ? AND bucket < ?${only.sql}${flows.sql} GROUP BY fingerprint`,
+    );
     params.push(range.from, range.to, ...only.params, ...flows.params);
-    parts.push(`SELECT fingerprint, 0 AS e, SUM(count) AS f FROM ${ISSUE_FAILURE_TABLE[grain]} WHERE bucket >= ? AND bucket < ?${only.sql}${flows.sql} GROUP BY fingerprint`);
+    parts.push(
+      `SELECT fingerprint, 0 AS e, SUM(count) AS f FROM ${ISSUE_FAILURE_TABLE[grain]} WHERE bucket >= ? AND bucket < ?${only.sql}${flows.sql} GROUP BY fingerprint`,
+    );
     params.push(range.from, range.to, ...only.params, ...flows.params);
   };
   for (const range of plan.hours) rollup('hour', range);
@@ -89,7 +99,13 @@ function* rollupWindowCounts(_dialect: Dialect, query: IssueWindowQuery, fingerp
   );
 }
 
-function* runWindowCounts(_dialect: Dialect, query: IssueWindowQuery, fingerprints: readonly string[] | null, runId: string, files: readonly string[] | undefined): Query<CountRow[]> {
+function* runWindowCounts(
+  _dialect: Dialect,
+  query: IssueWindowQuery,
+  fingerprints: readonly string[] | null,
+  runId: string,
+  files: readonly string[] | undefined,
+): Query<CountRow[]> {
   const only = inList('fingerprint', fingerprints);
   const flows = inList('flow', files);
   const params: unknown[] = [runId];
@@ -122,6 +138,8 @@ export function* verifyIssueFailures(_dialect: Dialect, grain: GroupTrendGrain, 
     ) AS x GROUP BY fingerprint, bucket, flow HAVING SUM(stored) <> SUM(counted) OR MIN(nonzero) = 0 ORDER BY 1, 2, 3 LIMIT 100`;
   type Row = { fingerprint: string; bucket: number; flow: string; stored: number; counted: number };
   for (const r of yield* all<Row>(sql)) {
-    diffs.push(`${table}[${new Date(Number(r.bucket)).toISOString()} ${r.fingerprint}/${r.flow}].count: stored ${Number(r.stored)}, ending errors ${Number(r.counted)}`);
+    diffs.push(
+      `${table}[${new Date(Number(r.bucket)).toISOString()} ${r.fingerprint}/${r.flow}].count: stored ${Number(r.stored)}, ending errors ${Number(r.counted)}`,
+    );
   }
 }

@@ -1,6 +1,16 @@
 import { StoreError } from './store-error.js';
 import { issueCountsInWindow, issueFacts, type IssueFacts, type IssueFactsQuery } from './issue-facts.js';
-import { firstOccurrence, issueFailedRunsCost, issueFlows, runBefore, runOf, type FlowRun, type IssueFailedRunsCost, type IssueFlow, type OccurrenceRef } from './issue-page-queries.js';
+import {
+  firstOccurrence,
+  issueFailedRunsCost,
+  issueFlows,
+  runBefore,
+  runOf,
+  type FlowRun,
+  type IssueFailedRunsCost,
+  type IssueFlow,
+  type OccurrenceRef,
+} from './issue-page-queries.js';
 import { issueWindowCounts, type IssueWindowCount, type IssueWindowQuery } from './issue-periods.js';
 import { all, get, type Dialect, type Query } from './queries/plan.js';
 import { toGroup, type ErrorGroup, type GroupRecord } from './queries/groups.js';
@@ -58,9 +68,20 @@ export interface IssueLogRow extends NewIssueChange {
 }
 
 type LogRecord = {
-  id: number; fingerprint: string; kind: IssueChangeKind; from_status: IssueStatus | null; to_status: IssueStatus;
-  actor: IssueActor; host: string; at: number; reason: string | null; ignore_until: number | null; ignore_count: number | null;
-  ignore_escalating: number; cause: string | null; dedupe_key: string;
+  id: number;
+  fingerprint: string;
+  kind: IssueChangeKind;
+  from_status: IssueStatus | null;
+  to_status: IssueStatus;
+  actor: IssueActor;
+  host: string;
+  at: number;
+  reason: string | null;
+  ignore_until: number | null;
+  ignore_count: number | null;
+  ignore_escalating: number;
+  cause: string | null;
+  dedupe_key: string;
 };
 
 const LOG_COLUMNS = 'id, fingerprint, kind, from_status, to_status, actor, host, at, reason, ignore_until, ignore_count, ignore_escalating, cause, dedupe_key';
@@ -114,7 +135,8 @@ function* issueGroups(_dialect: Dialect, fingerprints: readonly string[]): Query
 }
 
 function checkChange(change: NewIssueChange): void {
-  if (!(ISSUE_CHANGE_KINDS as readonly string[]).includes(change.kind)) throw new StoreError('invalid_argument', `unknown issue change "${String(change.kind)}"`);
+  if (!(ISSUE_CHANGE_KINDS as readonly string[]).includes(change.kind))
+    throw new StoreError('invalid_argument', `unknown issue change "${String(change.kind)}"`);
   if (!(ISSUE_STATUSES as readonly string[]).includes(change.to)) throw new StoreError('invalid_argument', `unknown issue status "${String(change.to)}"`);
   if (typeof change.fingerprint !== 'string' || change.fingerprint === '' || change.fingerprint.length > 64) {
     throw new StoreError('invalid_argument', 'an issue change needs its fingerprint');
@@ -134,8 +156,19 @@ function* journalIssueChange(_dialect: Dialect, change: NewIssueChange): Query<I
     `INSERT INTO issue_log (fingerprint, kind, from_status, to_status, actor, host, at, reason, ignore_until, ignore_count, ignore_escalating, cause, dedupe_key)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING RETURNING ${LOG_COLUMNS}`,
     [
-      change.fingerprint, change.kind, change.from, change.to, change.actor, change.host, change.at, change.reason,
-      ignore?.until ?? null, ignore?.count ?? null, ignore?.escalating === true ? 1 : 0, change.cause, change.dedupeKey,
+      change.fingerprint,
+      change.kind,
+      change.from,
+      change.to,
+      change.actor,
+      change.host,
+      change.at,
+      change.reason,
+      ignore?.until ?? null,
+      ignore?.count ?? null,
+      ignore?.escalating === true ? 1 : 0,
+      change.cause,
+      change.dedupeKey,
     ],
   );
   return rows[0] ? toRow(rows[0]) : null;

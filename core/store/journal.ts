@@ -2,15 +2,7 @@ import type Database from 'better-sqlite3';
 import type { HivewatchEvent } from '../base/events.js';
 import type { RunOwner } from './hosts.js';
 import { aggregateBatch } from './batch-aggregates.js';
-import {
-  attemptKey,
-  emptyEmitted,
-  newRunState,
-  stampedRun,
-  type Emitted,
-  type RowLoader,
-  type RunState,
-} from './projections.js';
+import { attemptKey, emptyEmitted, newRunState, stampedRun, type Emitted, type RowLoader, type RunState } from './projections.js';
 import { RollupWriter } from './rollup-writer.js';
 import { OPEN_TASK_STATUSES, type AttemptRow, type ErrorRow, type RunRow, type StepRow, type TaskRow } from './schema.js';
 import { insertSql, rowFromDb, rowParams, upsertSql } from './row-codec.js';
@@ -26,7 +18,6 @@ import { SqliteUsageWriter } from './usage-writer.js';
 type Row = Record<string, unknown>;
 type Db = Database.Database;
 type Stmt = Database.Statement;
-
 
 /**
  * The ingest path: one IMMEDIATE transaction per batch inserts the events, reduces them into the
@@ -95,9 +86,7 @@ export class JournalWriter {
     this.maxTaskStep = db.prepare('SELECT MAX(step) AS step FROM tasks WHERE run_id = ?');
     this.loadOpen = {
       steps: db.prepare("SELECT * FROM steps WHERE run_id = ? AND status = 'running'"),
-      tasks: db.prepare(
-        `SELECT * FROM tasks WHERE run_id = ? AND status IN (${OPEN_TASK_STATUSES.map((s) => `'${s}'`).join(', ')})`,
-      ),
+      tasks: db.prepare(`SELECT * FROM tasks WHERE run_id = ? AND status IN (${OPEN_TASK_STATUSES.map((s) => `'${s}'`).join(', ')})`),
       attempts: db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running'"),
       pendingErrors: db.prepare("SELECT * FROM errors WHERE run_id = ? AND disposition = 'pending' ORDER BY seq"),
     };

@@ -65,7 +65,15 @@ function journalDeadRun(runId: string, processes: { pid: number; startTime: stri
 describe('openAttemptProcesses', () => {
   it('counts an attempt cancelled by a sibling or answered late as ended: only the one with no end is open', () => {
     const ref = { runId: 'r', ts: 0, step: 1, ordinal: 0, taskId: '1:0' };
-    const started = (attempt: number, seq: number) => ({ ...ref, seq, type: 'attemptProcess' as const, attempt, pid: 100 + attempt, startTime: '1', hostname: 'h' });
+    const started = (attempt: number, seq: number) => ({
+      ...ref,
+      seq,
+      type: 'attemptProcess' as const,
+      attempt,
+      pid: 100 + attempt,
+      startTime: '1',
+      hostname: 'h',
+    });
     const open = openAttemptProcesses([
       started(1, 1),
       { ...ref, seq: 2, type: 'attemptCancelled', attempt: 1, durationMs: 3, by: 'sibling' },
@@ -77,14 +85,22 @@ describe('openAttemptProcesses', () => {
   });
 });
 
-describe('start-up recovery of a dead host\'s attempt processes', () => {
+describe("start-up recovery of a dead host's attempt processes", () => {
   it('ends a leftover group whose start time matches, and journals it on runInterrupted', async () => {
     const agent = await agentGroup();
     const pid = agent.pid as number;
     journalDeadRun('r1', [{ pid, startTime: processStartTime(pid) }]);
     const store = open();
     expect(store.recovered.map((r) => r.processes)).toEqual([
-      [{ taskId: '1:0', attempt: 1, pgid: pid, outcome: 'ended', message: `process group ${pid} of task 1:0 attempt 1 was still running and was ended (SIGKILL)` }],
+      [
+        {
+          taskId: '1:0',
+          attempt: 1,
+          pgid: pid,
+          outcome: 'ended',
+          message: `process group ${pid} of task 1:0 attempt 1 was still running and was ended (SIGKILL)`,
+        },
+      ],
     ]);
     await once(agent, 'exit');
     await vi.waitFor(() => expect(groupAlive(pid)).toBe(false), { timeout: 20_000 });
@@ -100,7 +116,10 @@ describe('start-up recovery of a dead host\'s attempt processes', () => {
     const [recovered] = open().recovered;
     expect(recovered?.processes).toEqual([
       {
-        taskId: '1:0', attempt: 1, pgid: pid, outcome: 'notOurs',
+        taskId: '1:0',
+        attempt: 1,
+        pgid: pid,
+        outcome: 'notOurs',
         message: `process group ${pid} of task 1:0 attempt 1: pid ${pid} now belongs to another process (start time ${processStartTime(pid)}, ours was 1); left alone`,
       },
     ]);
@@ -113,7 +132,12 @@ describe('start-up recovery of a dead host\'s attempt processes', () => {
     journalDeadRun('r3', [{ pid, startTime: processStartTime(pid) }]);
     const store = open({ recover: false });
     const [recovered] = store.recoverInterrupted({ processes: { proc: false } });
-    expect(recovered?.processes).toMatchObject([{ outcome: 'unverified', message: `process group ${pid} of task 1:0 attempt 1: /proc is not available here, so it cannot be checked to be ours; left alone` }]);
+    expect(recovered?.processes).toMatchObject([
+      {
+        outcome: 'unverified',
+        message: `process group ${pid} of task 1:0 attempt 1: /proc is not available here, so it cannot be checked to be ours; left alone`,
+      },
+    ]);
     expect(groupAlive(pid)).toBe(true);
   });
 
@@ -149,7 +173,7 @@ describe('start-up recovery of a dead host\'s attempt processes', () => {
     expect(groupAlive(pid)).toBe(true);
   });
 
-  it('ends a group spawned before its attemptProcess was journaled, found by the attempt environment; leaves other runs\' alone', async () => {
+  it("ends a group spawned before its attemptProcess was journaled, found by the attempt environment; leaves other runs' alone", async () => {
     const ours = await agentGroup({ HIVEWATCH_RUN_ID: 'r5', HIVEWATCH_TASK_ID: '1:0', HIVEWATCH_ATTEMPT: '1' });
     const otherRun = await agentGroup({ HIVEWATCH_RUN_ID: 'r6', HIVEWATCH_TASK_ID: '1:0', HIVEWATCH_ATTEMPT: '1' });
     const pid = ours.pid as number;
@@ -157,7 +181,10 @@ describe('start-up recovery of a dead host\'s attempt processes', () => {
     const [recovered] = open().recovered;
     expect(recovered?.processes).toEqual([
       {
-        taskId: '1:0', attempt: 1, pgid: pid, outcome: 'ended',
+        taskId: '1:0',
+        attempt: 1,
+        pgid: pid,
+        outcome: 'ended',
         message: `process group ${pid} of task 1:0 attempt 1 (spawned as its host died, before it was journaled; found by its HIVEWATCH_RUN_ID environment) was still running and was ended (SIGKILL)`,
       },
     ]);

@@ -41,7 +41,10 @@ export function endUnjournaledGroups(runId: string, handled: ReadonlySet<number>
     const attempt = Number(value('HIVEWATCH_ATTEMPT') ?? 0);
     signalGroupId(pgid, 'SIGKILL');
     ended.push({
-      taskId, attempt, pgid, outcome: 'ended',
+      taskId,
+      attempt,
+      pgid,
+      outcome: 'ended',
       message: `process group ${pgid} of task ${taskId} attempt ${attempt} (spawned as its host died, before it was journaled; found by its HIVEWATCH_RUN_ID environment) was still running and was ended (SIGKILL)`,
     });
   }
@@ -61,7 +64,11 @@ export function endLeftoverGroup(started: AttemptProcess, options: EndLeftoverOp
   const here = options.hostname ?? hostname();
   const label = `process group ${pgid} of task ${started.taskId} attempt ${started.attempt}`;
   if (started.hostname !== here) {
-    return { ...base, outcome: 'otherHost', message: `${label} ran on ${started.hostname}, not on this machine (${here}): not reachable from here, left alone` };
+    return {
+      ...base,
+      outcome: 'otherHost',
+      message: `${label} ran on ${started.hostname}, not on this machine (${here}): not reachable from here, left alone`,
+    };
   }
   if (!(options.proc ?? procAvailable())) {
     return { ...base, outcome: 'unverified', message: `${label}: /proc is not available here, so it cannot be checked to be ours; left alone` };
@@ -80,7 +87,11 @@ export function endLeftoverGroup(started: AttemptProcess, options: EndLeftoverOp
     };
   }
   if (leader.startTime !== started.startTime) {
-    return { ...base, outcome: 'notOurs', message: `${label}: pid ${pgid} now belongs to another process (start time ${leader.startTime}, ours was ${started.startTime}); left alone` };
+    return {
+      ...base,
+      outcome: 'notOurs',
+      message: `${label}: pid ${pgid} now belongs to another process (start time ${leader.startTime}, ours was ${started.startTime}); left alone`,
+    };
   }
   signalGroupId(pgid, 'SIGKILL');
   // A leader that moved itself to another group is still ours (same start time).

@@ -7,7 +7,12 @@ let store: SqliteStore;
 const T0 = Date.UTC(2026, 0, 1);
 
 function run(id: string, at: number, options: { flow?: string; retryOf?: string; resumedFrom?: string } = {}): void {
-  const b = new JournalBuilder(id, { flow: options.flow ?? 'flows/a.prose', start: T0 + at, retryOf: options.retryOf ?? null, resumedFrom: options.resumedFrom ?? null }).start();
+  const b = new JournalBuilder(id, {
+    flow: options.flow ?? 'flows/a.prose',
+    start: T0 + at,
+    retryOf: options.retryOf ?? null,
+    resumedFrom: options.resumedFrom ?? null,
+  }).start();
   b.runStep([{ attempts: ['ok'] }]).complete();
   store.appendEvents(b.events);
 }

@@ -48,7 +48,9 @@ function writeV9(): void {
   const live = caughtAndCompleted('live', { start: T0 + 300_000 });
   scenarios.live = { ...live, events: live.events.slice(0, -1) };
   for (const s of Object.values(scenarios)) source.appendEvents(s.events);
-  source.appendEvents(new JournalBuilder('cancelled', { start: T0 + 360_000 }).start().cancelDuringStep([{ attempts: [{ code: 'RUNTIME_RATE_LIMIT' }] }]).events);
+  source.appendEvents(
+    new JournalBuilder('cancelled', { start: T0 + 360_000 }).start().cancelDuringStep([{ attempts: [{ code: 'RUNTIME_RATE_LIMIT' }] }]).events,
+  );
   source.appendEvents(new JournalBuilder('left', { start: T0 + 420_000 }).start().dieDuringStep([{ attempts: ['ok'] }]).events);
   for (const journal of randomJournals(10, 30, { start: T0 })) source.appendEvents(journal);
   source.recoverInterrupted({ runId: 'left', force: true });
@@ -64,15 +66,24 @@ function writeV9(): void {
   }
   // What version 9 counted: handled = retried or caught, in the rollups, the trends and the groups.
   const floor = (size: number): string => `ts - (((ts % ${size}) + ${size}) % ${size})`;
-  for (const [table, size] of [['error_rollups', 60_000], ['error_rollups_hour', 3_600_000], ['error_rollups_day', 86_400_000]] as const) {
+  for (const [table, size] of [
+    ['error_rollups', 60_000],
+    ['error_rollups_hour', 3_600_000],
+    ['error_rollups_day', 86_400_000],
+  ] as const) {
     v9.exec(`INSERT INTO main.${table} (bucket, category, origin, code, flow, handled, count)
       SELECT ${floor(size)}, category, origin, code, flow, (caught OR retrying), COUNT(*) FROM main.errors GROUP BY 1, 2, 3, 4, 5, 6`);
   }
-  for (const [table, size] of [['error_group_trend_hour', 3_600_000], ['error_group_trend_day', 86_400_000]] as const) {
+  for (const [table, size] of [
+    ['error_group_trend_hour', 3_600_000],
+    ['error_group_trend_day', 86_400_000],
+  ] as const) {
     v9.exec(`INSERT INTO main.${table} (bucket, fingerprint, flow, handled, count)
       SELECT ${floor(size)}, fingerprint, flow, (caught OR retrying), COUNT(*) FROM main.errors GROUP BY 1, 2, 3, 4`);
   }
-  v9.exec('UPDATE main.error_groups SET unhandled = (SELECT COUNT(*) FROM main.errors AS e WHERE e.fingerprint = error_groups.fingerprint AND NOT (e.caught OR e.retrying))');
+  v9.exec(
+    'UPDATE main.error_groups SET unhandled = (SELECT COUNT(*) FROM main.errors AS e WHERE e.fingerprint = error_groups.fingerprint AND NOT (e.caught OR e.retrying))',
+  );
   v9.exec('DETACH DATABASE src');
   // The defect version 9 had: the rethrown crash that failed its run counted as handled.
   const rethrown = v9.prepare("SELECT caught FROM errors WHERE run_id = 'rethrow'").get() as { caught: number };
@@ -90,7 +101,10 @@ async function copyToPostgres(pool: pg.Pool): Promise<void> {
     for (const table of tables) {
       for (const row of v9.prepare(`SELECT * FROM ${table}`).all() as Record<string, unknown>[]) {
         const names = Object.keys(row);
-        await pool.query(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`, names.map((n) => row[n]));
+        await pool.query(
+          `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
+          names.map((n) => row[n]),
+        );
       }
     }
   } finally {
@@ -124,16 +138,18 @@ const ENGINES: Opened[] = [
     },
   },
   ...(postgresBinaries
-    ? [{
-        name: 'PostgreSQL',
-        open: async () => {
-          const url = await databases.fresh('v9');
-          const pool = databases.pool(url);
-          await pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-          await copyToPostgres(pool);
-          return openStore({ path: url, recover: false });
+    ? [
+        {
+          name: 'PostgreSQL',
+          open: async () => {
+            const url = await databases.fresh('v9');
+            const pool = databases.pool(url);
+            await pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+            await copyToPostgres(pool);
+            return openStore({ path: url, recover: false });
+          },
         },
-      }]
+      ]
     : []),
 ];
 
@@ -147,10 +163,12 @@ describe.each(ENGINES)('migration 10 from a version-9 history on $name', ({ open
   const disposition = async (name: string): Promise<Record<string, string>> => {
     const s = scenarios[name]!;
     const rows = (await store.listErrors({ runId: s.builder.runId, limit: 100 })).errors;
-    return Object.fromEntries(Object.entries(s.seqs).map(([key, seq]) => {
-      const row = rows.find((r) => r.seq === seq);
-      return [key, `${row?.disposition}${row?.ending ? ' ending' : ''}`];
-    }));
+    return Object.fromEntries(
+      Object.entries(s.seqs).map(([key, seq]) => {
+        const row = rows.find((r) => r.seq === seq);
+        return [key, `${row?.disposition}${row?.ending ? ' ending' : ''}`];
+      }),
+    );
   };
 
   it('settles the old runs as the failure model says', async () => {

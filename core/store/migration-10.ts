@@ -22,8 +22,15 @@ import { settleHistory } from './settle-history.js';
  */
 export function failureModel(db: Database.Database): void {
   const endingColumns = [
-    'ending_code TEXT', 'ending_category TEXT', 'ending_origin TEXT', 'ending_message TEXT', 'ending_step INTEGER',
-    'ending_task_id TEXT', 'ending_attempt INTEGER', 'ending_root_code TEXT', 'ending_chain TEXT',
+    'ending_code TEXT',
+    'ending_category TEXT',
+    'ending_origin TEXT',
+    'ending_message TEXT',
+    'ending_step INTEGER',
+    'ending_task_id TEXT',
+    'ending_attempt INTEGER',
+    'ending_root_code TEXT',
+    'ending_chain TEXT',
   ];
   const rollup = (name: string): string => `
     DROP TABLE ${name};

@@ -21,7 +21,8 @@ const TABLES = ['error_group_runs', 'error_group_flows', 'error_group_stats'] as
 async function factTables(location: string): Promise<Record<string, unknown>[][]> {
   const out: Record<string, unknown>[][] = [];
   // Numbers as text: PostgreSQL's BIGINT comes back as a string, SQLite's INTEGER as a number.
-  for (const table of TABLES) out.push((await query(location, `SELECT * FROM ${table} ORDER BY 1, 2`)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)]))));
+  for (const table of TABLES)
+    out.push((await query(location, `SELECT * FROM ${table} ORDER BY 1, 2`)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)]))));
   return out;
 }
 

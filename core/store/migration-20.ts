@@ -63,7 +63,10 @@ function bumpSql(dialect: Dialect, table: CountTable, side: Side, sign: 1 | -1):
 
 function sqliteTriggers(grain: GroupTrendGrain): string {
   const trend = GROUP_TREND_TABLE[grain];
-  const bumps = (side: Side, sign: 1 | -1): string => countTables(grain).map((t) => bumpSql(Dialect.sqlite, t, side, sign)).join('\n');
+  const bumps = (side: Side, sign: 1 | -1): string =>
+    countTables(grain)
+      .map((t) => bumpSql(Dialect.sqlite, t, side, sign))
+      .join('\n');
   return `
   CREATE TRIGGER ${trend}_counts_insert AFTER INSERT ON ${trend} BEGIN
     ${bumps('new', 1)}
@@ -79,7 +82,10 @@ function sqliteTriggers(grain: GroupTrendGrain): string {
 
 function postgresTriggers(grain: GroupTrendGrain): string {
   const trend = GROUP_TREND_TABLE[grain];
-  const bumps = (side: Side, sign: 1 | -1): string => countTables(grain).map((t) => bumpSql(Dialect.postgres, t, side, sign)).join('\n');
+  const bumps = (side: Side, sign: 1 | -1): string =>
+    countTables(grain)
+      .map((t) => bumpSql(Dialect.postgres, t, side, sign))
+      .join('\n');
   // One function per trend table (their count tables differ). The writers send trend rows sorted
   // by key (fingerprint, bucket, flow, disposition); a count row's key is made of the leading
   // three, so all the trend rows that feed one count row sort together, and concurrent writers

@@ -37,7 +37,12 @@ async function rowsBefore23(location: string): Promise<string[]> {
   const runs = await query(location, 'SELECT * FROM runs ORDER BY id');
   const tasks = await query(location, 'SELECT * FROM tasks ORDER BY run_id, task_id');
   const text = (r: Record<string, unknown>): string =>
-    JSON.stringify(Object.entries(r).filter(([k]) => !['flow_steps', 'flow_steps_most', 'template'].includes(k)).map(([k, v]) => [k, v === null ? null : String(v)]).sort());
+    JSON.stringify(
+      Object.entries(r)
+        .filter(([k]) => !['flow_steps', 'flow_steps_most', 'template'].includes(k))
+        .map(([k, v]) => [k, v === null ? null : String(v)])
+        .sort(),
+    );
   return [...runs.map(text), ...tasks.map(text)];
 }
 

@@ -139,8 +139,14 @@ export function rollupGrainsGroupsAndOwners(db: Database.Database): void {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   type Group = {
-    fingerprint: string; category: string; code: string; origin: string; last_message: string;
-    count: number; first_seen: number; last_seen: number;
+    fingerprint: string;
+    category: string;
+    code: string;
+    origin: string;
+    last_message: string;
+    count: number;
+    first_seen: number;
+    last_seen: number;
   };
   for (const g of groups.all() as Group[]) {
     const template = fingerprintOf(g.category, g.code, g.origin, g.last_message).template;
@@ -234,4 +240,3 @@ export function wallClockHandledTrendsIndexesSettings(db: Database.Database): vo
     ) WITHOUT ROWID;
   `);
 }
-

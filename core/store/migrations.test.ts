@@ -18,7 +18,6 @@ function dump(db: ReturnType<typeof openDatabase>, table: string, cols = '*'): u
   return db.prepare(`SELECT ${cols} FROM ${table} ORDER BY 1, 2, 3`).all();
 }
 
-
 describe('migrations', () => {
   it('are numbered 1..n without a gap, and the schema version is the last one', () => {
     // Versions were handed to branches built side by side (14 to 17); on main they are dense again.
@@ -85,8 +84,11 @@ describe('migrations', () => {
       expect(store.database.prepare('SELECT COUNT(*) AS n FROM checkpoints WHERE delta <> 0').get()).toEqual({ n: 0 });
       // Rollups are rebuilt (bucketed by wall time, split by handled): verifyAggregates checks them.
       for (const table of V1_TABLES.filter((t) => t !== 'error_rollups')) {
-        const rows = (table === 'errors' ? dump(store.database, table, v1Cols[table]!).filter((r) => (r as { run_id: string }).run_id !== 'virtual-ahead')
-          : dump(store.database, table, v1Cols[table]!)) as Record<string, unknown>[];
+        const rows = (
+          table === 'errors'
+            ? dump(store.database, table, v1Cols[table]!).filter((r) => (r as { run_id: string }).run_id !== 'virtual-ahead')
+            : dump(store.database, table, v1Cols[table]!)
+        ) as Record<string, unknown>[];
         const expected = table === 'errors' ? (before[table] as { run_id: string }[]).filter((r) => r.run_id !== 'virtual-ahead') : before[table];
         expect(rows, table).toEqual(expected);
       }
@@ -95,7 +97,12 @@ describe('migrations', () => {
       expect(store.errorGroups({ limit: 1000 }).reduce((n, g) => n + g.count, 0)).toBe((before.errors as unknown[]).length);
       // Version 14: every stored group is announced already (by the migration), so no `new` fires for history.
       const announced = store.database.prepare("SELECT fingerprint, actor, host FROM issue_log WHERE kind = 'new' ORDER BY fingerprint").all();
-      expect(announced).toEqual(store.errorGroups({ limit: 1000 }).map((g) => ({ fingerprint: g.fingerprint, actor: 'system', host: 'migration-14' })).sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1)));
+      expect(announced).toEqual(
+        store
+          .errorGroups({ limit: 1000 })
+          .map((g) => ({ fingerprint: g.fingerprint, actor: 'system', host: 'migration-14' }))
+          .sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1)),
+      );
       // Projections still match their journals, and the store keeps working on the old rows.
       for (const { id } of store.listRuns({ limit: 1000 }).runs) expect(store.replayRun(id).diffs, id).toEqual([]);
       // v1 had no run owners: the run left open is recovered as interrupted.

@@ -16,7 +16,6 @@ import { approvalWaits } from './migration-25.js';
 import { issueLog } from './migration-14.js';
 import { StoreError } from './store-error.js';
 
-
 /**
  * The schema's history, one function per version (`PRAGMA user_version` is the number applied).
  * A migration is never edited once released: a change is a new migration at the end. Each runs
@@ -93,10 +92,7 @@ export function schemaVersion(db: Database.Database): number {
 export function migrate(db: Database.Database, target = SCHEMA_VERSION): number[] {
   const current = schemaVersion(db);
   if (current > SCHEMA_VERSION) {
-    throw new StoreError(
-      'corrupt',
-      `database schema version ${current} is newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`,
-    );
+    throw new StoreError('corrupt', `database schema version ${current} is newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`);
   }
   const applied: number[] = [];
   for (const migration of MIGRATIONS) {

@@ -93,13 +93,37 @@ describe('projections from a journal', () => {
   it('shows the retrying badge while a task is in backoff, and clears it after', () => {
     store = openSqliteStore({ path: ':memory:' });
     const b = new JournalBuilder('run-backoff').start();
-    b.push({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 'api' }, { ordinal: 1, taskId: '1:1', name: 'other' }] });
+    b.push({
+      type: 'stepStarted',
+      step: 1,
+      frontier: [
+        { ordinal: 0, taskId: '1:0', name: 'api' },
+        { ordinal: 1, taskId: '1:1', name: 'other' },
+      ],
+    });
     b.push({ type: 'taskStarted', step: 1, ordinal: 0, taskId: '1:0', name: 'api', agent: 'fake', maxAttempts: 3 });
     b.push({ type: 'attemptStarted', step: 1, ordinal: 0, taskId: '1:0', attempt: 1 });
-    b.push({ type: 'attemptFailed', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, durationMs: 5, error: envelope({ code: 'RUNTIME_RATE_LIMIT' }, EMPTY_CORRELATION, 0) });
+    b.push({
+      type: 'attemptFailed',
+      step: 1,
+      ordinal: 0,
+      taskId: '1:0',
+      attempt: 1,
+      durationMs: 5,
+      error: envelope({ code: 'RUNTIME_RATE_LIMIT' }, EMPTY_CORRELATION, 0),
+    });
     store.appendEvents(b.events.splice(0));
     // The retry is scheduled in a later batch: the failed attempt is read back from the database.
-    b.push({ type: 'retryScheduled', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, delayMs: 30_000, strategy: 'rate_limit_exponential', nextAttemptAt: 1_000_000 });
+    b.push({
+      type: 'retryScheduled',
+      step: 1,
+      ordinal: 0,
+      taskId: '1:0',
+      attempt: 1,
+      delayMs: 30_000,
+      strategy: 'rate_limit_exponential',
+      nextAttemptAt: 1_000_000,
+    });
     store.appendEvents(b.events.splice(0));
     let run = store.getRun('run-backoff')!;
     expect(run.run.nextAttemptAt).toBe(1_000_000);
@@ -120,7 +144,12 @@ describe('projections from a journal', () => {
       .runStep([{ attempts: ['ok'] }])
       .runStep([
         { attempts: [{ code: 'AGENT_NO_CHANGES', origin: 'agent:coder' }], caught: true },
-        { attempts: [{ code: 'RUNTIME_CRASHED', origin: 'runtime:command' }, { code: 'RUNTIME_CRASHED', origin: 'runtime:command' }] },
+        {
+          attempts: [
+            { code: 'RUNTIME_CRASHED', origin: 'runtime:command' },
+            { code: 'RUNTIME_CRASHED', origin: 'runtime:command' },
+          ],
+        },
       ])
       .fail();
     store.appendEvents(b.events);

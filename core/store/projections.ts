@@ -1,22 +1,12 @@
 import type { HivewatchEvent } from '../base/events.js';
-import type {
-  AttemptRow,
-  CheckpointRow,
-  ErrorRow,
-  RunRow,
-  StepRow,
-  TaskRow,
-} from './schema.js';
+import type { AttemptRow, CheckpointRow, ErrorRow, RunRow, StepRow, TaskRow } from './schema.js';
 import { changesEnding, settlesPending } from '../common/ending-chain.js';
 import { isTerminal } from '../common/run-statuses.js';
 import { errorRowOf, settleRun, type SettledError, type SettleOutput } from './dispositions.js';
 import { blankTask, closeStep, closeTask, reduceStep, reduceTask } from './step-task-reducers.js';
 import { changesRun, copyRun, emptyRun, reduceRun, setRunFields } from './run-reducer.js';
 import { closeAttempt, reduceAttempt } from './attempt-reducer.js';
-
 // The row reducers live in reducers.ts; their public names stay importable from here.
-;
-;
 
 /**
  * Event → rows. The `reduce*` functions (reducers.ts) are pure: (current row or undefined,
@@ -282,13 +272,7 @@ function applyToRows(s: RunState, event: HivewatchEvent, loader: RowLoader, emit
  * changed row dirty and pushing added rows to `emitted`. Deterministic in (state, event, rows
  * the loader returns); the loader only ever supplies rows that are already terminal.
  */
-export function applyEvent(
-  state: RunState | undefined,
-  event: HivewatchEvent,
-  loader: RowLoader,
-  emitted: Emitted,
-  wall: number = event.ts,
-): RunState {
+export function applyEvent(state: RunState | undefined, event: HivewatchEvent, loader: RowLoader, emitted: Emitted, wall: number = event.ts): RunState {
   const s = state ?? newRunState(emptyRun(event.runId, event.ts, wall));
   // The row before the event (reducing may change the state's own copy in place): what the run was.
   const runBefore = changesEnding(event) ? copyRun(s.run) : null;
@@ -344,10 +328,7 @@ export function stampedRun(state: RunState): RunRow {
  * Replays a whole journal (seq order) into a fresh state: what replay and tests compare against.
  * `walls[i]` is event i's journaled wall time (default: its ts, as on a real clock).
  */
-export function projectJournal(
-  events: readonly HivewatchEvent[],
-  walls?: readonly number[],
-): { state: RunState | undefined; emitted: Emitted } {
+export function projectJournal(events: readonly HivewatchEvent[], walls?: readonly number[]): { state: RunState | undefined; emitted: Emitted } {
   const emitted = emptyEmitted();
   let state: RunState | undefined;
   events.forEach((event, i) => {

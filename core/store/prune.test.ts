@@ -16,14 +16,24 @@ describe('prune', () => {
   it('deletes old terminal runs with every row, keeps the rest and the resume sources, and fixes aggregates', () => {
     let now = T0;
     store = openSqliteStore({ path: ':memory:', now: () => now, recover: false });
-    const old = new JournalBuilder('old', { start: T0 }).start().runStep([{ attempts: [timeout, 'ok'] }]).complete();
-    const source = new JournalBuilder('source', { start: T0 }).start().runStep([{ attempts: [timeout, 'ok'] }]).runStep([{ attempts: [timeout] }]).fail();
+    const old = new JournalBuilder('old', { start: T0 })
+      .start()
+      .runStep([{ attempts: [timeout, 'ok'] }])
+      .complete();
+    const source = new JournalBuilder('source', { start: T0 })
+      .start()
+      .runStep([{ attempts: [timeout, 'ok'] }])
+      .runStep([{ attempts: [timeout] }])
+      .fail();
     const resumed = new JournalBuilder('resumed', { start: T0 + 25 * DAY, resumedFrom: 'source', resumeStep: 1 })
       .start()
       .runStep([{ attempts: [timeout, 'ok'] }])
       .complete();
     const open = new JournalBuilder('open', { start: T0 }).start().runStep([{ attempts: [timeout, 'ok'] }]);
-    const recent = new JournalBuilder('recent', { start: T0 + 25 * DAY }).start().runStep([{ attempts: [timeout, 'ok'] }]).complete();
+    const recent = new JournalBuilder('recent', { start: T0 + 25 * DAY })
+      .start()
+      .runStep([{ attempts: [timeout, 'ok'] }])
+      .complete();
     for (const b of [old, source, resumed, open, recent]) store.appendEvents(b.events);
     const before = store.errorCounts({ by: 'code' });
     expect(before).toEqual([{ key: 'RUNTIME_TIMEOUT', count: 6, label: null }]);
@@ -55,8 +65,14 @@ describe('prune', () => {
   it('recomputes first/last seen of a group that keeps members', () => {
     let now = T0;
     store = openSqliteStore({ path: ':memory:', now: () => now });
-    const a = new JournalBuilder('a', { start: T0 }).start().runStep([{ attempts: [timeout, 'ok'] }]).complete();
-    const b = new JournalBuilder('b', { start: T0 + 10 * DAY }).start().runStep([{ attempts: [timeout, 'ok'] }]).complete();
+    const a = new JournalBuilder('a', { start: T0 })
+      .start()
+      .runStep([{ attempts: [timeout, 'ok'] }])
+      .complete();
+    const b = new JournalBuilder('b', { start: T0 + 10 * DAY })
+      .start()
+      .runStep([{ attempts: [timeout, 'ok'] }])
+      .complete();
     store.appendEvents(a.events);
     store.appendEvents(b.events);
     const [group] = store.errorGroups();

@@ -74,9 +74,12 @@ describe('listRuns', () => {
       store.listRuns({ flow: 'flows/beta.prose', limit: 1000 }).runs.map((r) => r.id),
     );
     expect(store.listRuns({ flow: 'beta', limit: 1000 }).runs).toHaveLength(19);
-    expect(store.listRuns({ text: 'RUN-1', limit: 1000 }).runs.map((r) => r.id).sort()).toEqual(
-      Array.from({ length: 10 }, (_, i) => `run-1${i}`),
-    );
+    expect(
+      store
+        .listRuns({ text: 'RUN-1', limit: 1000 })
+        .runs.map((r) => r.id)
+        .sort(),
+    ).toEqual(Array.from({ length: 10 }, (_, i) => `run-1${i}`));
     const withError = store.listRuns({ text: 'no changes', limit: 1000 }).runs;
     expect(withError.every((r) => r.lastErrorMessage?.includes('no changes'))).toBe(true);
     const window = store.listRuns({ since: T0 + 5 * 60_000, until: T0 + 7 * 60_000, sort: 'started', limit: 1000 }).runs;
@@ -123,9 +126,7 @@ describe('listRuns', () => {
   it('reads each sorted page from an index, without sorting the table', () => {
     for (const sort of RUN_SORT_KEYS.flatMap((k) => [k, `-${k}`] as const)) {
       const page = store.listRuns({ sort, limit: 2 });
-      const plan = store.database
-        .prepare(`EXPLAIN QUERY PLAN SELECT * FROM runs ORDER BY ${runOrderSql(sort)} LIMIT 3`)
-        .all() as { detail: string }[];
+      const plan = store.database.prepare(`EXPLAIN QUERY PLAN SELECT * FROM runs ORDER BY ${runOrderSql(sort)} LIMIT 3`).all() as { detail: string }[];
       expect(plan.map((p) => p.detail).join('; '), sort).not.toMatch(/TEMP B-TREE/);
       expect(page.runs).toHaveLength(2);
     }

@@ -34,7 +34,15 @@ function registerHost(
   store.database.prepare('UPDATE run_hosts SET pid = ?, instance = ?').run(host.pid, host.instance);
   store.database
     .prepare('INSERT INTO hosts (instance, pid, hostname, started_at, heartbeat_at, lease_ms, machine, start_time) VALUES (?, ?, ?, 0, ?, ?, ?, ?)')
-    .run(host.instance, host.pid, hostname(), host.heartbeatAt, host.leaseMs ?? 12_000, host.machine === undefined ? thisMachine() : host.machine, host.startTime);
+    .run(
+      host.instance,
+      host.pid,
+      hostname(),
+      host.heartbeatAt,
+      host.leaseMs ?? 12_000,
+      host.machine === undefined ? thisMachine() : host.machine,
+      host.startTime,
+    );
 }
 
 const crash = { code: 'RUNTIME_CRASHED', origin: 'runtime:command', message: 'exit 1' } as const;
@@ -42,11 +50,17 @@ const crash = { code: 'RUNTIME_CRASHED', origin: 'runtime:command', message: 'ex
 describe('recoverInterrupted', () => {
   it('marks runs of a closed (dead) host interrupted, through the journal, on open', () => {
     const a = open();
-    const running = new JournalBuilder('running').start().runStep([{ attempts: ['ok'] }]).dieDuringStep([{ attempts: ['ok'] }, { attempts: ['ok'] }]);
+    const running = new JournalBuilder('running')
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .dieDuringStep([{ attempts: ['ok'] }, { attempts: ['ok'] }]);
     const cancelling = new JournalBuilder('cancelling').start();
     cancelling.push({ type: 'cancelRequested', commandId: 'c1', reason: 'stop', alreadyCancelling: false });
     cancelling.push({ type: 'runCancelling', epoch: 1, commandId: 'c1' });
-    const done = new JournalBuilder('done').start().runStep([{ attempts: ['ok'] }]).complete();
+    const done = new JournalBuilder('done')
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     for (const b of [running, cancelling, done]) a.appendEvents(b.events);
     a.close();
 
@@ -129,7 +143,9 @@ describe('recoverInterrupted', () => {
     registerHost(store, { instance: 'reused-host', pid: process.ppid, heartbeatAt: Date.UTC(2026, 1, 1), startTime: 'not-its-start' });
     expect(store.recoverInterrupted().map((r) => r.runId)).toEqual(['reused']);
     expect(store.getEvents('reused').at(-1)).toMatchObject({
-      error: { message: `run reused was interrupted: its host (pid ${process.ppid} on ${hostname()}) is gone: pid ${process.ppid} now belongs to another process` },
+      error: {
+        message: `run reused was interrupted: its host (pid ${process.ppid} on ${hostname()}) is gone: pid ${process.ppid} now belongs to another process`,
+      },
     });
   });
 
@@ -145,7 +161,9 @@ describe('recoverInterrupted', () => {
     expect(b.recoverInterrupted().map((r) => r.runId)).toEqual(['remote']);
     expect(a.recoverInterrupted()).toEqual([]);
     expect(a.getEvents('remote').filter((e) => e.type === 'runInterrupted')).toHaveLength(1);
-    expect(a.getEvents('remote').at(-1)).toMatchObject({ error: { message: `run remote was interrupted: its host (pid 77 on ${hostname()}) let its lease expire` } });
+    expect(a.getEvents('remote').at(-1)).toMatchObject({
+      error: { message: `run remote was interrupted: its host (pid 77 on ${hostname()}) let its lease expire` },
+    });
   });
 
   it('recovers runs that have no owner row, and can be disabled', () => {
@@ -170,7 +188,12 @@ describe('recoverInterrupted', () => {
 describe('resumePointForRun', () => {
   it('refuses unknown and non-resumable runs', () => {
     const store = open();
-    store.appendEvents(new JournalBuilder('ok').start().runStep([{ attempts: ['ok'] }]).complete().events);
+    store.appendEvents(
+      new JournalBuilder('ok')
+        .start()
+        .runStep([{ attempts: ['ok'] }])
+        .complete().events,
+    );
     store.appendEvents(new JournalBuilder('live').start().events);
     expect(() => store.resumePointForRun('nope')).toThrow(/no run nope/);
     for (const id of ['ok', 'live']) {
@@ -198,7 +221,10 @@ describe('resumePointForRun', () => {
       .runStep([{ attempts: ['ok'] }, { attempts: ['ok'] }])
       .dieDuringStep([{ attempts: ['ok'] }]);
     // C resumes B after step 1 only (an older checkpoint): B's and A's steps > 1 must not leak in.
-    const c = new JournalBuilder('C', { resumedFrom: 'B', resumeStep: 1 }).start().runStep([{ attempts: [crash] }]).fail();
+    const c = new JournalBuilder('C', { resumedFrom: 'B', resumeStep: 1 })
+      .start()
+      .runStep([{ attempts: [crash] }])
+      .fail();
     for (const x of [a, b, c]) store.appendEvents(x.events);
     store.recoverInterrupted({ force: true });
 

@@ -61,9 +61,7 @@ export function chooseRuns(candidates: readonly Candidate[], now: number, option
     // The id as the journal keeps it (storable.ts), as PostgreSQL's recovery compares it.
     if (options.runId !== undefined && run.id !== storableText(options.runId)) continue;
     const owner =
-      run.pid === null || run.hostname === null || run.instance === null
-        ? undefined
-        : { pid: Number(run.pid), hostname: run.hostname, instance: run.instance };
+      run.pid === null || run.hostname === null || run.instance === null ? undefined : { pid: Number(run.pid), hostname: run.hostname, instance: run.instance };
     const verdict = judgeHost(owner, leaseOf(run), now, options.probe ?? localProbe, withoutLease);
     if (verdict.alive && !options.force) continue;
     chosen.push({ run, owner, verdict });
@@ -144,8 +142,16 @@ export function interruptionEvents(
   }).toEnvelope();
   return [
     {
-      runId: run.id, seq: run.last_seq + 1, ts, type: 'errorOccurred', error,
-      caught: false, retrying: false, step, ordinal: null, taskId: null,
+      runId: run.id,
+      seq: run.last_seq + 1,
+      ts,
+      type: 'errorOccurred',
+      error,
+      caught: false,
+      retrying: false,
+      step,
+      ordinal: null,
+      taskId: null,
     },
     { runId: run.id, seq: run.last_seq + 2, ts, type: 'runInterrupted', error, ...(processes.length > 0 ? { processes } : {}) },
   ];

@@ -41,15 +41,23 @@ function journals(): Record<'completed' | 'failed' | 'cancelled' | 'cancelledBet
       .start()
       .runStep([{ attempts: ['ok'] }])
       .cancelDuringStep([{ attempts: [{ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:fake' }] }, { attempts: ['ok'] }]).events,
-    cancelledBetween: new JournalBuilder('cancelled-between').start().runStep([{ attempts: ['ok'] }]).cancelBetweenSteps().events,
-    open: new JournalBuilder('open').start().runStep([{ attempts: ['ok'] }]).dieDuringStep([{ attempts: ['ok'] }, { attempts: ['ok'] }]).events,
+    cancelledBetween: new JournalBuilder('cancelled-between')
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .cancelBetweenSteps().events,
+    open: new JournalBuilder('open')
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .dieDuringStep([{ attempts: ['ok'] }, { attempts: ['ok'] }]).events,
   };
 }
 
 /** Failing runs of both journal shapes (testing/failure-journals.ts). */
 function failureScenarios(): HivewatchEvent[][] {
   return [
-    ...(['legacy', 'chained'] as const).flatMap((shape) => [retryLimit, rethrow, thrownInCatch, failFast].map((make) => make(`${make.name}-${shape}`, shape).events)),
+    ...(['legacy', 'chained'] as const).flatMap((shape) =>
+      [retryLimit, rethrow, thrownInCatch, failFast].map((make) => make(`${make.name}-${shape}`, shape).events),
+    ),
     judgedCancelled('judged-cancelled').events,
   ];
 }

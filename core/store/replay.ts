@@ -49,13 +49,7 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function compareRows<R>(
-  spec: TableSpec<R>,
-  label: (row: R) => string,
-  stored: readonly R[],
-  replayed: readonly R[],
-  diffs: string[],
-): void {
+function compareRows<R>(spec: TableSpec<R>, label: (row: R) => string, stored: readonly R[], replayed: readonly R[], diffs: string[]): void {
   const keyOf = (row: R): string => spec.key.map((k) => String(row[k])).join('\u0000');
   const storedByKey = new Map(stored.map((r) => [keyOf(r), r]));
   const replayedByKey = new Map(replayed.map((r) => [keyOf(r), r]));
@@ -128,7 +122,9 @@ export function* replayRun(dialect: Dialect, runId: string): Query<ReplayReport>
       const k = parseGroupTrendKey(text);
       const stored = (yield* get<{ count: number }>(sql, [k.bucket, k.fingerprint, k.flow, k.disposition]))?.count ?? 0;
       if (stored < contribution) {
-        diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.fingerprint}/${k.flow}].count: stored ${stored}, below this run's ${contribution}`);
+        diffs.push(
+          `${GROUP_TREND_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.fingerprint}/${k.flow}].count: stored ${stored}, below this run's ${contribution}`,
+        );
       }
     }
   }
@@ -143,7 +139,9 @@ export function* replayRun(dialect: Dialect, runId: string): Query<ReplayReport>
       if (stored.unhandled < g.unhandled) diffs.push(`error_groups[${g.fingerprint}].unhandled: stored ${stored.unhandled}, below this run's ${g.unhandled}`);
       if (stored.template !== g.template) diffs.push(`error_groups[${g.fingerprint}].template: stored ${show(stored.template)}, replayed ${show(g.template)}`);
       if (stored.first_seen > g.firstSeen || stored.last_seen < g.lastSeen) {
-        diffs.push(`error_groups[${g.fingerprint}]: stored seen [${stored.first_seen}, ${stored.last_seen}] does not cover this run's [${g.firstSeen}, ${g.lastSeen}]`);
+        diffs.push(
+          `error_groups[${g.fingerprint}]: stored seen [${stored.first_seen}, ${stored.last_seen}] does not cover this run's [${g.firstSeen}, ${g.lastSeen}]`,
+        );
       }
     }
   }
@@ -162,7 +160,9 @@ function* checkFailureCoverage(failures: ReturnType<typeof projectJournal>['emit
       if (e.count <= 0) continue;
       const stored = (yield* get<{ count: number }>(sql, [e.bucket, e.category, e.origin, e.code, e.rootCode, e.flow]))?.count ?? 0;
       if (stored < e.count) {
-        diffs.push(`${table}[${new Date(e.bucket).toISOString()} ${e.category}/${e.origin}/${e.code}/${e.rootCode}/${e.flow}].count: stored ${stored}, below this run's ${e.count}`);
+        diffs.push(
+          `${table}[${new Date(e.bucket).toISOString()} ${e.category}/${e.origin}/${e.code}/${e.rootCode}/${e.flow}].count: stored ${stored}, below this run's ${e.count}`,
+        );
       }
     }
   }
@@ -184,7 +184,8 @@ export function* verifyAggregates(_dialect: Dialect): Query<AggregateReport> {
     type Keyed = { bucket: number; category: string; origin: string; code: string; flow: string; disposition: string };
     for (const r of yield* all<Keyed & { n: number }>(direct)) expected.set(rollupKeyString(r), r.n);
     const stored = yield* all<Keyed & { count: number }>(`SELECT bucket, category, origin, code, flow, disposition, count FROM ${ROLLUP_TABLE[grain]}`);
-    const label = (k: Keyed): string => `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}/${k.disposition}]`;
+    const label = (k: Keyed): string =>
+      `${ROLLUP_TABLE[grain]}[${new Date(k.bucket).toISOString()} ${k.category}/${k.origin}/${k.code}/${k.flow}/${k.disposition}]`;
     for (const r of stored) {
       const key = rollupKeyString(r);
       const want = expected.get(key) ?? 0;
@@ -204,7 +205,8 @@ export function* verifyAggregates(_dialect: Dialect): Query<AggregateReport> {
     for (const r of stored) {
       const key = groupTrendKey(r);
       const want = expected.get(key) ?? 0;
-      if (want !== r.count) diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(r.bucket).toISOString()} ${r.fingerprint}/${r.flow}].count: stored ${r.count}, errors ${want}`);
+      if (want !== r.count)
+        diffs.push(`${GROUP_TREND_TABLE[grain]}[${new Date(r.bucket).toISOString()} ${r.fingerprint}/${r.flow}].count: stored ${r.count}, errors ${want}`);
       expected.delete(key);
     }
     for (const [key, n] of expected) {
@@ -221,8 +223,15 @@ export function* verifyAggregates(_dialect: Dialect): Query<AggregateReport> {
      FROM (${members}) AS x
      WHERE NOT EXISTS (SELECT 1 FROM error_groups AS g WHERE g.fingerprint = x.fingerprint)`;
   type GroupCheck = {
-    fingerprint: string; count: number | null; unhandled: number | null; first_seen: number | null; last_seen: number | null;
-    n: number | null; u: number | null; lo: number | null; hi: number | null;
+    fingerprint: string;
+    count: number | null;
+    unhandled: number | null;
+    first_seen: number | null;
+    last_seen: number | null;
+    n: number | null;
+    u: number | null;
+    lo: number | null;
+    hi: number | null;
   };
   for (const r of yield* all<GroupCheck>(groups)) {
     if (r.count !== (r.n ?? 0) || (r.unhandled ?? 0) !== (r.u ?? 0) || (r.n !== null && (r.first_seen !== r.lo || r.last_seen !== r.hi))) {
@@ -265,7 +274,10 @@ function* verifyFailures(grain: Grain, diffs: string[]): Query<void> {
  * keys they drop, and hold no row of count 0. The trend table is checked against the errors above.
  */
 function* verifyGroupCounts(grain: GroupTrendGrain, diffs: string[]): Query<void> {
-  for (const [table, key] of [[GROUP_COUNT_TABLE[grain], 'fingerprint, bucket'], [GROUP_FLOW_COUNT_TABLE[grain], 'flow, fingerprint, bucket']] as const) {
+  for (const [table, key] of [
+    [GROUP_COUNT_TABLE[grain], 'fingerprint, bucket'],
+    [GROUP_FLOW_COUNT_TABLE[grain], 'flow, fingerprint, bucket'],
+  ] as const) {
     const sql = `SELECT ${key}, SUM(stored) AS stored, SUM(trend) AS trend, MIN(stored_zero) AS stored_zero FROM (
         SELECT ${key}, count AS stored, 0 AS trend, CASE WHEN count = 0 THEN 0 ELSE 1 END AS stored_zero FROM ${table}
         UNION ALL SELECT ${key}, 0, count, 1 FROM ${GROUP_TREND_TABLE[grain]}

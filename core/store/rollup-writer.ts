@@ -45,9 +45,7 @@ export class RollupWriter {
         `INSERT INTO ${failures} (${FAILURE_KEY.join(', ')}, count) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (${FAILURE_KEY.join(', ')}) DO UPDATE SET count = count + excluded.count`,
       );
-      this.failureDeleteEmpty[grain] = db.prepare(
-        `DELETE FROM ${failures} WHERE ${FAILURE_KEY.map((k) => `${k} = ?`).join(' AND ')} AND count <= 0`,
-      );
+      this.failureDeleteEmpty[grain] = db.prepare(`DELETE FROM ${failures} WHERE ${FAILURE_KEY.map((k) => `${k} = ?`).join(' AND ')} AND count <= 0`);
     }
     for (const grain of GROUP_TREND_GRAINS) {
       const table = GROUP_TREND_TABLE[grain];
@@ -55,9 +53,7 @@ export class RollupWriter {
         `INSERT INTO ${table} (bucket, fingerprint, flow, disposition, count) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (fingerprint, bucket, flow, disposition) DO UPDATE SET count = count + excluded.count`,
       );
-      this.trendDeleteEmpty[grain] = db.prepare(
-        `DELETE FROM ${table} WHERE bucket = ? AND fingerprint = ? AND flow = ? AND disposition = ? AND count <= 0`,
-      );
+      this.trendDeleteEmpty[grain] = db.prepare(`DELETE FROM ${table} WHERE bucket = ? AND fingerprint = ? AND flow = ? AND disposition = ? AND count <= 0`);
     }
     this.upsertGroup = db.prepare(
       `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)

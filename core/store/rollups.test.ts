@@ -44,10 +44,18 @@ function directCounts(s: SqliteStore, dim: string, since?: number, until?: numbe
   return Object.fromEntries(rows.map((r) => [r.k, r.n]));
 }
 
-function storeCounts(s: SqliteStore, dim: (typeof ROLLUP_DIMENSIONS)[number], since?: number, until?: number, filter?: [string, string]): Record<string, number> {
+function storeCounts(
+  s: SqliteStore,
+  dim: (typeof ROLLUP_DIMENSIONS)[number],
+  since?: number,
+  until?: number,
+  filter?: [string, string],
+): Record<string, number> {
   const filters = filter ? { [filter[0]]: filter[1] } : {};
   return Object.fromEntries(
-    s.errorCounts({ by: dim, ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...filters, limit: 10_000 }).map((c) => [c.key, c.count]),
+    s
+      .errorCounts({ by: dim, ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...filters, limit: 10_000 })
+      .map((c) => [c.key, c.count]),
   );
 }
 
@@ -89,7 +97,9 @@ describe('planWindow', () => {
       const pieces = [
         ...plan.ranges.map((r) => ({ from: r.from, to: r.to, size: r.grain === 'minute' ? MINUTE : r.grain === 'hour' ? HOUR : DAY })),
         ...plan.edges.map((e) => ({ ...e, size: 1 })),
-      ].filter((p) => p.to > p.from).sort((x, y) => x.from - y.from);
+      ]
+        .filter((p) => p.to > p.from)
+        .sort((x, y) => x.from - y.from);
       let at = since;
       for (const p of pieces) {
         expect(p.from).toBe(at);
@@ -173,7 +183,13 @@ describe('errorCounts reads the rollups', () => {
     for (const j of randomJournals(77, 20, { start: START, spanMs: 2 * DAY })) store.appendEvents(j);
     const before = store.errorCounts({ by: 'category' });
     // Inflate one day bucket: an all-time count must move by exactly that much.
-    const row = store.database.prepare('SELECT * FROM error_rollups_day LIMIT 1').get() as { bucket: number; category: string; origin: string; code: string; flow: string };
+    const row = store.database.prepare('SELECT * FROM error_rollups_day LIMIT 1').get() as {
+      bucket: number;
+      category: string;
+      origin: string;
+      code: string;
+      flow: string;
+    };
     store.database
       .prepare('UPDATE error_rollups_day SET count = count + 1000 WHERE bucket = ? AND category = ? AND origin = ? AND code = ? AND flow = ?')
       .run(row.bucket, row.category, row.origin, row.code, row.flow);
@@ -203,7 +219,7 @@ describe('errorCounts reads the rollups', () => {
 describe('BatchRollups', () => {
   it('sums every grain like addErrorContribution, keys in first-occurrence order', () => {
     const random = prng(11);
-    const pickOf = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+    const pickOf = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
     const errors = Array.from({ length: 3_000 }, () => ({
       ts: START - DAY + Math.floor(random() * 3 * DAY),
       category: pickOf(['runtime', 'agent', 'git']),
@@ -231,7 +247,10 @@ describe('BatchRollups', () => {
       const expected = [...deltas[grain]].map(([key, count]) => ({ ...parseRollupKey(key), count }));
       expect([...batch.entries(grain)], grain).toEqual(expected);
     }
-    for (const [grain, map] of [['hour', deltas.trendHour], ['day', deltas.trendDay]] as const) {
+    for (const [grain, map] of [
+      ['hour', deltas.trendHour],
+      ['day', deltas.trendDay],
+    ] as const) {
       const expected = [...map].map(([key, count]) => ({ ...parseGroupTrendKey(key), count }));
       expect([...batch.trends(grain)], grain).toEqual(expected);
     }

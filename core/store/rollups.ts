@@ -136,7 +136,10 @@ export function addErrorContribution(deltas: GrainDeltas, error: RolledError, si
     const map = deltas[grain];
     map.set(key, (map.get(key) ?? 0) + sign);
   }
-  for (const [grain, map] of [['hour', deltas.trendHour], ['day', deltas.trendDay]] as const) {
+  for (const [grain, map] of [
+    ['hour', deltas.trendHour],
+    ['day', deltas.trendDay],
+  ] as const) {
     const key = groupTrendKey({ bucket: floorTo(error.ts, GRAIN_MS[grain]), fingerprint: error.fingerprint, flow: error.flow, disposition });
     map.set(key, (map.get(key) ?? 0) + sign);
   }
@@ -215,7 +218,10 @@ export class BatchRollups {
  * A window split for the group trend tables, which have hours and days only: whole days in the
  * middle, whole hours around them, and raw edges shorter than an hour at the two ends.
  */
-export function planCoarseWindow(since: number | undefined, until: number | undefined): { hours: { from: number; to: number }[]; days: { from: number; to: number }; edges: { from: number; to: number }[] } {
+export function planCoarseWindow(
+  since: number | undefined,
+  until: number | undefined,
+): { hours: { from: number; to: number }[]; days: { from: number; to: number }; edges: { from: number; to: number }[] } {
   const lo = since ?? TIME_MIN;
   const hi = until ?? TIME_MAX;
   const empty = { from: 0, to: 0 };
@@ -227,7 +233,14 @@ export function planCoarseWindow(since: number | undefined, until: number | unde
   const da = ceilTo(a, DAY);
   const db = floorTo(b, DAY);
   if (da >= db) return { hours: [{ from: a, to: b }, empty], days: empty, edges };
-  return { hours: [{ from: a, to: da }, { from: db, to: b }], days: { from: da, to: db }, edges };
+  return {
+    hours: [
+      { from: a, to: da },
+      { from: db, to: b },
+    ],
+    days: { from: da, to: db },
+    edges,
+  };
 }
 
 /** A half-open range [from, to) of bucket starts in one grain's table. */
@@ -256,8 +269,10 @@ export function planWindow(since: number | undefined, until: number | undefined)
   if (hi <= lo) {
     return {
       ranges: [
-        { grain: 'minute', ...empty }, { grain: 'minute', ...empty },
-        { grain: 'hour', ...empty }, { grain: 'hour', ...empty },
+        { grain: 'minute', ...empty },
+        { grain: 'minute', ...empty },
+        { grain: 'hour', ...empty },
+        { grain: 'hour', ...empty },
         { grain: 'day', ...empty },
       ],
       edges: [empty, empty],
@@ -269,24 +284,25 @@ export function planWindow(since: number | undefined, until: number | undefined)
     // Inside one minute: a single edge shorter than a minute.
     return {
       ranges: [
-        { grain: 'minute', ...empty }, { grain: 'minute', ...empty },
-        { grain: 'hour', ...empty }, { grain: 'hour', ...empty },
+        { grain: 'minute', ...empty },
+        { grain: 'minute', ...empty },
+        { grain: 'hour', ...empty },
+        { grain: 'hour', ...empty },
         { grain: 'day', ...empty },
       ],
       edges: [{ from: lo, to: hi }, empty],
     };
   }
-  const edges = [
-    lo < a ? { from: lo, to: a } : empty,
-    b < hi ? { from: b, to: hi } : empty,
-  ];
+  const edges = [lo < a ? { from: lo, to: a } : empty, b < hi ? { from: b, to: hi } : empty];
   const ha = ceilTo(a, HOUR);
   const hb = floorTo(b, HOUR);
   if (ha >= hb) {
     return {
       ranges: [
-        { grain: 'minute', from: a, to: b }, { grain: 'minute', ...empty },
-        { grain: 'hour', ...empty }, { grain: 'hour', ...empty },
+        { grain: 'minute', from: a, to: b },
+        { grain: 'minute', ...empty },
+        { grain: 'hour', ...empty },
+        { grain: 'hour', ...empty },
         { grain: 'day', ...empty },
       ],
       edges,
@@ -305,12 +321,7 @@ export function planWindow(since: number | undefined, until: number | undefined)
     };
   }
   return {
-    ranges: [
-      ...minutes,
-      { grain: 'hour', from: ha, to: da },
-      { grain: 'hour', from: db, to: hb },
-      { grain: 'day', from: da, to: db },
-    ],
+    ranges: [...minutes, { grain: 'hour', from: ha, to: da }, { grain: 'hour', from: db, to: hb }, { grain: 'day', from: da, to: db }],
     edges,
   };
 }

@@ -21,10 +21,20 @@ const RETRYABLE = ['failed', 'cancelled', 'interrupted'] as const;
 function history(): HivewatchEvent[] {
   const events: HivewatchEvent[] = [];
   for (let i = 0; i < RECOVERED; i++) {
-    events.push(...new JournalBuilder(`a-recovered-${i}`, { flow: 'flows/alpha.prose', flowName: 'alpha', start: T0 + i * 1_000 }).start().runStep([{ attempts: [TIMEOUT, 'ok'] }]).complete().events);
+    events.push(
+      ...new JournalBuilder(`a-recovered-${i}`, { flow: 'flows/alpha.prose', flowName: 'alpha', start: T0 + i * 1_000 })
+        .start()
+        .runStep([{ attempts: [TIMEOUT, 'ok'] }])
+        .complete().events,
+    );
   }
   for (let i = 0; i < FAILED; i++) {
-    events.push(...new JournalBuilder(`z-failed-${i}`, { flow: 'flows/alpha.prose', flowName: 'alpha', start: T0 + (RECOVERED + i) * 1_000 }).start().runStep([{ attempts: [TIMEOUT] }]).fail().events);
+    events.push(
+      ...new JournalBuilder(`z-failed-${i}`, { flow: 'flows/alpha.prose', flowName: 'alpha', start: T0 + (RECOVERED + i) * 1_000 })
+        .start()
+        .runStep([{ attempts: [TIMEOUT] }])
+        .fail().events,
+    );
   }
   return events;
 }

@@ -20,7 +20,11 @@ const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 1);
 const SEED = Number(process.env.HW_SEED ?? Date.now() % 1_000_000);
 const WORDS = ['merge', 'conflict', 'timeout', 'Deploy', 'schema', 'retry', 'café', 'ünïcode', '50%', 'under_score', 'quota'];
-const FLOWS: readonly [string, string][] = [['flows/alpha.prose', 'alpha'], ['flows/beta.prose', 'Beta Flow'], ['flows/gamma.prose', 'gamma']];
+const FLOWS: readonly [string, string][] = [
+  ['flows/alpha.prose', 'alpha'],
+  ['flows/beta.prose', 'Beta Flow'],
+  ['flows/gamma.prose', 'gamma'],
+];
 
 interface Generated {
   runs: Map<string, { prompts: string[] }>;
@@ -42,7 +46,8 @@ function generate(random: () => number, count: number, prefix: string): { events
     const b = new JournalBuilder(id, { flow, flowName, start: T0 + Math.floor(random() * 72 * HOUR) }).start();
     const prompts = [`Summarise ${phrase(random, 2)}`];
     const kind = random();
-    if (kind < 1 / 3) b.runStep([{ name: prompts[0], attempts: [{ code: 'AGENT_NO_CHANGES', origin: 'agent:coder', message: `failed: ${phrase(random, 3)}` }] }]).fail();
+    if (kind < 1 / 3)
+      b.runStep([{ name: prompts[0], attempts: [{ code: 'AGENT_NO_CHANGES', origin: 'agent:coder', message: `failed: ${phrase(random, 3)}` }] }]).fail();
     else if (kind < 2 / 3) b.runStep([{ name: prompts[0], attempts: ['ok'] }]).complete();
     else {
       b.runStep([{ name: prompts[0], attempts: ['ok'] }]);
@@ -86,7 +91,11 @@ async function searchPaged(store: HivewatchStore, text: string): Promise<string[
 }
 
 /** The counts a window's runs add up to, as countRuns answers them. */
-function countedIn(rows: readonly RunRow[], since: number | undefined, until: number | undefined): { total: number; byStatus: Record<string, number>; byFlow: Record<string, number> } {
+function countedIn(
+  rows: readonly RunRow[],
+  since: number | undefined,
+  until: number | undefined,
+): { total: number; byStatus: Record<string, number>; byFlow: Record<string, number> } {
   const inside = rows.filter((r) => (since === undefined || r.startedAt >= since) && (until === undefined || r.startedAt < until));
   const byStatus: Record<string, number> = {};
   const byFlow: Record<string, number> = {};
@@ -207,7 +216,8 @@ describe.each(engines)(`run list at scale on $name (seed ${SEED}, replay with HW
     const store = await openStore({ path: await engine.fresh(), recover: false });
     try {
       const events: HivewatchEvent[] = [];
-      for (let i = 0; i <= TEXT_COUNT_CAP; i++) events.push(...new JournalBuilder(`capped-${i}`, { flow: 'flows/alpha.prose', flowName: 'alpha', start: T0 + i * 1_000 }).start().complete().events);
+      for (let i = 0; i <= TEXT_COUNT_CAP; i++)
+        events.push(...new JournalBuilder(`capped-${i}`, { flow: 'flows/alpha.prose', flowName: 'alpha', start: T0 + i * 1_000 }).start().complete().events);
       await store.appendEvents(events);
       const counts = await store.countRuns({ text: 'capped-' });
       expect(counts.atLeast).toBe(true);
@@ -217,7 +227,11 @@ describe.each(engines)(`run list at scale on $name (seed ${SEED}, replay with HW
       // A text that matches fewer is exact; no text is exact at any size (run_counts).
       expect(await store.countRuns({ text: 'capped-20' })).toMatchObject({ total: 12 });
       expect((await store.countRuns({ text: 'capped-20' })).atLeast).toBeUndefined();
-      expect(await store.countRuns({})).toEqual({ total: TEXT_COUNT_CAP + 1, byStatus: { completed: TEXT_COUNT_CAP + 1 }, byFlow: [{ flow: 'flows/alpha.prose', flowName: 'alpha', count: TEXT_COUNT_CAP + 1 }] });
+      expect(await store.countRuns({})).toEqual({
+        total: TEXT_COUNT_CAP + 1,
+        byStatus: { completed: TEXT_COUNT_CAP + 1 },
+        byFlow: [{ flow: 'flows/alpha.prose', flowName: 'alpha', count: TEXT_COUNT_CAP + 1 }],
+      });
     } finally {
       await store.close();
     }

@@ -18,7 +18,11 @@ function open(now = () => T0 + 86_400_000): SqliteStore {
 }
 
 function countsInTable(): Record<string, number> {
-  const rows = store.database.prepare('SELECT flow, status, COUNT(*) AS n FROM runs GROUP BY flow, status').all() as { flow: string; status: string; n: number }[];
+  const rows = store.database.prepare('SELECT flow, status, COUNT(*) AS n FROM runs GROUP BY flow, status').all() as {
+    flow: string;
+    status: string;
+    n: number;
+  }[];
   return Object.fromEntries(rows.map((r) => [`${r.flow}|${r.status}`, r.n]));
 }
 
@@ -32,7 +36,7 @@ function scan(text: string): string[] {
   const needle = text.toLowerCase();
   const rows = store.database
     .prepare(
-      "SELECT r.id, r.flow, r.flow_name, r.last_error_message AS m, (SELECT group_concat(t.name, char(10)) FROM tasks AS t WHERE t.run_id = r.id) AS prompts FROM runs AS r ORDER BY r.started_at DESC, r.id DESC",
+      'SELECT r.id, r.flow, r.flow_name, r.last_error_message AS m, (SELECT group_concat(t.name, char(10)) FROM tasks AS t WHERE t.run_id = r.id) AS prompts FROM runs AS r ORDER BY r.started_at DESC, r.id DESC',
     )
     .all() as { id: string; flow: string; flow_name: string; m: string | null; prompts: string | null }[];
   return rows
@@ -48,7 +52,13 @@ function history(count: number, prefix = 'run'): void {
   for (let i = 0; i < count; i++) {
     const flow = ['flows/alpha.prose', 'flows/beta.prose'][i % 2] as string;
     const b = new JournalBuilder(`${prefix}-${String(i).padStart(4, '0')}`, { flow, flowName: flow.slice(6, -6), start: T0 + i * 1_000 }).start();
-    if (i % 3 === 0) b.runStep([{ name: `Summarise the release notes of v${i}`, attempts: [{ code: 'AGENT_NO_CHANGES', origin: 'agent:coder', message: `No "changes" in ${i}% of run ${i}` }] }]).fail();
+    if (i % 3 === 0)
+      b.runStep([
+        {
+          name: `Summarise the release notes of v${i}`,
+          attempts: [{ code: 'AGENT_NO_CHANGES', origin: 'agent:coder', message: `No "changes" in ${i}% of run ${i}` }],
+        },
+      ]).fail();
     else if (i % 3 === 1) b.complete();
     store.appendEvents(b.events);
   }
@@ -77,7 +87,21 @@ describe('text search through the trigram index', () => {
   it('finds what a LIKE scan finds: any case, quotes and LIKE wildcards taken literally, short texts too', () => {
     open();
     history(40);
-    for (const text of ['no "changes"', 'NO "CHANGES"', 'run-001', 'alpha', '% of run 1', 'of run 2', 'ph', '"', '_', 'zzz', 'release notes', 'NOTES OF V12', 'v3']) {
+    for (const text of [
+      'no "changes"',
+      'NO "CHANGES"',
+      'run-001',
+      'alpha',
+      '% of run 1',
+      'of run 2',
+      'ph',
+      '"',
+      '_',
+      'zzz',
+      'release notes',
+      'NOTES OF V12',
+      'v3',
+    ]) {
       expect(search(text), text).toEqual(scan(text));
     }
     // A prompt alone finds its run (text search covers name, error message and prompt).
@@ -100,8 +124,12 @@ describe('text search through the trigram index', () => {
     expect(search('DISK ON FIRE')).toEqual(['run-late']);
     store.prune({ olderThanMs: 1 });
     expect(search('of run 3')).toEqual([]);
-    expect(store.database.prepare('SELECT COUNT(*) AS n FROM run_text_docs').get()).toEqual({ n: (store.database.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n });
-    expect(store.database.prepare('SELECT COUNT(*) AS n FROM task_text_docs').get()).toEqual({ n: (store.database.prepare('SELECT COUNT(*) AS n FROM tasks').get() as { n: number }).n });
+    expect(store.database.prepare('SELECT COUNT(*) AS n FROM run_text_docs').get()).toEqual({
+      n: (store.database.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n,
+    });
+    expect(store.database.prepare('SELECT COUNT(*) AS n FROM task_text_docs').get()).toEqual({
+      n: (store.database.prepare('SELECT COUNT(*) AS n FROM tasks').get() as { n: number }).n,
+    });
   });
 
   it('answers a text most runs match (past the index threshold) by scanning, with the same rows and pages', () => {

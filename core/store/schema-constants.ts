@@ -7,4 +7,3 @@ export const STATUS_RANK_SQL =
 
 /** The smallest text the trigram index can answer (shorter needles scan with LIKE). */
 export const TEXT_INDEX_MIN_CHARS = 3;
-

@@ -34,8 +34,16 @@ export function* settleHistory(dialect: Dialect): Query<{ runs: number; occurren
       `UPDATE runs SET ending_code = ?, ending_category = ?, ending_origin = ?, ending_message = ?, ending_step = ?,
          ending_task_id = ?, ending_attempt = ?, ending_root_code = ?, ending_chain = ? WHERE id = ?`,
       [
-        r.endingCode, r.endingCategory, r.endingOrigin, r.endingMessage, r.endingStep,
-        r.endingTaskId, r.endingAttempt, r.endingRootCode, r.endingChain === null ? null : JSON.stringify(r.endingChain), id,
+        r.endingCode,
+        r.endingCategory,
+        r.endingOrigin,
+        r.endingMessage,
+        r.endingStep,
+        r.endingTaskId,
+        r.endingAttempt,
+        r.endingRootCode,
+        r.endingChain === null ? null : JSON.stringify(r.endingChain),
+        id,
       ],
     );
   }

@@ -67,8 +67,11 @@ const postgres: Engine = {
   name: 'PostgreSQL',
   fresh: () => databases.fresh('refusals'),
   refuse: (location) =>
-    onPostgres(location, `ALTER TABLE tasks ADD CONSTRAINT no_poison CHECK (output IS NULL OR output NOT LIKE '%poison%');
-      ALTER TABLE events ADD CONSTRAINT no_doomed CHECK (run_id <> 'doomed' OR seq <= 2)`),
+    onPostgres(
+      location,
+      `ALTER TABLE tasks ADD CONSTRAINT no_poison CHECK (output IS NULL OR output NOT LIKE '%poison%');
+      ALTER TABLE events ADD CONSTRAINT no_doomed CHECK (run_id <> 'doomed' OR seq <= 2)`,
+    ),
   accept: (location) => onPostgres(location, 'ALTER TABLE tasks DROP CONSTRAINT no_poison; ALTER TABLE events DROP CONSTRAINT no_doomed'),
   reason: /violates check constraint "no_poison"/,
 };
@@ -92,7 +95,9 @@ const runWith = (runId: string, output: string): HivewatchEvent[] =>
 
 /** Two runs' events interleaved as one host's engine would append them. */
 const interleave = (a: readonly HivewatchEvent[], b: readonly HivewatchEvent[]): HivewatchEvent[] =>
-  Array.from({ length: Math.max(a.length, b.length) }, (_, i) => [a[i], b[i]]).flat().filter((e): e is HivewatchEvent => e !== undefined);
+  Array.from({ length: Math.max(a.length, b.length) }, (_, i) => [a[i], b[i]])
+    .flat()
+    .filter((e): e is HivewatchEvent => e !== undefined);
 
 describe.each(postgresBinaries ? [sqlite, postgres] : [sqlite])('a write the database refuses, on $name', (engine) => {
   const open: HivewatchStore[] = [];
@@ -121,7 +126,10 @@ describe.each(postgresBinaries ? [sqlite, postgres] : [sqlite])('a write the dat
 
     const journal = await store.getEvents('bad');
     expect(journal.slice(0, poisoned)).toEqual(badRun.slice(0, poisoned));
-    expect(journal.slice(poisoned).map((e) => [e.seq, e.type])).toEqual([[poisoned + 1, 'errorOccurred'], [poisoned + 2, 'runFailed']]);
+    expect(journal.slice(poisoned).map((e) => [e.seq, e.type])).toEqual([
+      [poisoned + 1, 'errorOccurred'],
+      [poisoned + 2, 'runFailed'],
+    ]);
     const ending = journal.at(-1) as Extract<HivewatchEvent, { type: 'runFailed' }>;
     expect(ending.error.code).toBe('SYSTEM_EVENT_REJECTED');
     expect(ending.error.message).toMatch(new RegExp(`^the database refused event seq ${poisoned + 1} \\(taskSucceeded\\) of run bad: `));

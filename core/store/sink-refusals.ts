@@ -71,8 +71,24 @@ function endingEvents(refused: HivewatchEvent, error: HivewatchError): Hivewatch
   return [
     { runId, seq, ts, type: 'errorOccurred', error: envelope, caught: false, retrying: false, step, ordinal: null, taskId: null },
     {
-      runId, seq: seq + 1, ts, type: 'runFailed', error: envelope,
-      chain: [{ seq, code: envelope.code, category: envelope.category, origin: envelope.origin, message: envelope.message, step, taskId: null, attempt: null, how: null }],
+      runId,
+      seq: seq + 1,
+      ts,
+      type: 'runFailed',
+      error: envelope,
+      chain: [
+        {
+          seq,
+          code: envelope.code,
+          category: envelope.category,
+          origin: envelope.origin,
+          message: envelope.message,
+          step,
+          taskId: null,
+          attempt: null,
+          how: null,
+        },
+      ],
     },
   ];
 }

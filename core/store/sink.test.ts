@@ -122,7 +122,10 @@ describe('createDurableSink', () => {
     const b = new JournalBuilder('away').start().runStep([{ attempts: ['ok'] }]);
     for (const event of b.events) sink.append(event);
     // Five failures against three retries: the flush gives up after 4 tries, having waited each delay once.
-    const error = await sink.flush().then(() => null, (e: unknown) => e);
+    const error = await sink.flush().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((error as HivewatchError).code).toBe('SYSTEM_EVENT_WRITE_FAILED');
     expect((error as HivewatchError).message).toBe(`could not journal ${b.events.length} event(s): connect ECONNREFUSED 127.0.0.1:5432`);
     expect(waited).toEqual([10, 20, 40]);
@@ -198,11 +201,15 @@ describe('createDurableSink', () => {
     store = await openStore({ path: ':memory:' });
     let away = true;
     const flaky = {
-      appendEvents: (events: readonly HivewatchEvent[]) => (away ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : store!.appendEvents(events)),
+      appendEvents: (events: readonly HivewatchEvent[]) =>
+        away ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : store!.appendEvents(events),
     };
     const wakes: (() => void)[] = [];
     const sink = createDurableSink(flaky, { retryDelaysMs: [], backgroundRetryMs: 1_000, sleep: () => new Promise<void>((resolve) => wakes.push(resolve)) });
-    const b = new JournalBuilder('later').start().runStep([{ attempts: ['ok'] }]).complete();
+    const b = new JournalBuilder('later')
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     for (const event of b.events) sink.append(event);
     await expect(sink.flush()).rejects.toMatchObject({ code: 'SYSTEM_EVENT_WRITE_FAILED' });
     // One background try per wait, and nothing is lost while the database stays away.
@@ -283,4 +290,3 @@ describe('createDurableSink', () => {
     expect(await store.getEvents('later')).toHaveLength(1);
   });
 });
-

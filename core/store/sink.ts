@@ -338,15 +338,17 @@ class SinkWriter implements DurableSink {
       this.scheduled = null;
     }
     const target = this.buffer.appendedCount;
-    const next = this.flushing.then(() => this.drain(delays, target)).catch((error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
-      throw new HivewatchError('SYSTEM_EVENT_WRITE_FAILED', {
-        message: `could not journal ${this.buffer.size} event(s): ${message}`,
-        origin: 'system',
-        context: { pending: this.buffer.size },
-        cause: error,
+    const next = this.flushing
+      .then(() => this.drain(delays, target))
+      .catch((error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new HivewatchError('SYSTEM_EVENT_WRITE_FAILED', {
+          message: `could not journal ${this.buffer.size} event(s): ${message}`,
+          origin: 'system',
+          context: { pending: this.buffer.size },
+          cause: error,
+        });
       });
-    });
     this.flushing = next.catch(() => undefined);
     return next;
   }

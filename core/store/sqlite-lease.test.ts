@@ -46,7 +46,14 @@ describe('a SQLite host lease (migration 11)', () => {
     const store = openSqliteStore({ path: join(dir, 'h.db'), now: () => clock, heartbeat: { leaseMs: 6_000, scheduler } });
     const rows = (): HostRow[] => store.database.prepare('SELECT instance, pid, heartbeat_at, lease_ms, machine, start_time FROM hosts').all() as HostRow[];
     expect(rows()).toEqual([
-      { instance: expect.any(String), pid: process.pid, heartbeat_at: 1_000, lease_ms: 6_000, machine: thisMachine(), start_time: processStartTime(process.pid) },
+      {
+        instance: expect.any(String),
+        pid: process.pid,
+        heartbeat_at: 1_000,
+        lease_ms: 6_000,
+        machine: thisMachine(),
+        start_time: processStartTime(process.pid),
+      },
     ]);
     expect(ticks.map((t) => t.ms)).toEqual([2_000]);
     clock = 3_000;

@@ -10,17 +10,38 @@ import { externalLimitTask, outOfBackoff } from './task-backoff.js';
 
 function copyStep(r: StepRow): StepRow {
   return {
-    runId: r.runId, step: r.step, status: r.status, startedAt: r.startedAt, endedAt: r.endedAt,
-    taskCount: r.taskCount, frontier: r.frontier, writes: r.writes, checkpointed: r.checkpointed,
+    runId: r.runId,
+    step: r.step,
+    status: r.status,
+    startedAt: r.startedAt,
+    endedAt: r.endedAt,
+    taskCount: r.taskCount,
+    frontier: r.frontier,
+    writes: r.writes,
+    checkpointed: r.checkpointed,
   };
 }
 
 function copyTask(r: TaskRow): TaskRow {
   return {
-    runId: r.runId, taskId: r.taskId, step: r.step, ordinal: r.ordinal, name: r.name, template: r.template, agent: r.agent,
-    status: r.status, maxAttempts: r.maxAttempts, attempts: r.attempts, startedAt: r.startedAt, endedAt: r.endedAt,
-    output: r.output, error: r.error, errorCode: r.errorCode, nextAttemptAt: r.nextAttemptAt,
-    waitingUntil: r.waitingUntil, staleReceipts: r.staleReceipts,
+    runId: r.runId,
+    taskId: r.taskId,
+    step: r.step,
+    ordinal: r.ordinal,
+    name: r.name,
+    template: r.template,
+    agent: r.agent,
+    status: r.status,
+    maxAttempts: r.maxAttempts,
+    attempts: r.attempts,
+    startedAt: r.startedAt,
+    endedAt: r.endedAt,
+    output: r.output,
+    error: r.error,
+    errorCode: r.errorCode,
+    nextAttemptAt: r.nextAttemptAt,
+    waitingUntil: r.waitingUntil,
+    staleReceipts: r.staleReceipts,
   };
 }
 
@@ -61,8 +82,24 @@ export function reduceStep(current: StepRow | undefined, event: HivewatchEvent):
 
 export function blankTask(runId: string, taskId: string, step: number, ordinal: number, name: string): TaskRow {
   return {
-    runId, taskId, step, ordinal, name, template: null, agent: null, status: 'pending', maxAttempts: null, attempts: 0,
-    startedAt: null, endedAt: null, output: null, error: null, errorCode: null, nextAttemptAt: null, waitingUntil: null, staleReceipts: 0,
+    runId,
+    taskId,
+    step,
+    ordinal,
+    name,
+    template: null,
+    agent: null,
+    status: 'pending',
+    maxAttempts: null,
+    attempts: 0,
+    startedAt: null,
+    endedAt: null,
+    output: null,
+    error: null,
+    errorCode: null,
+    nextAttemptAt: null,
+    waitingUntil: null,
+    staleReceipts: 0,
   };
 }
 

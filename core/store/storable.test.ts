@@ -2,20 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertProperty } from '../testing/property.js';
 import type { HivewatchEvent } from '../base/events.js';
-import {
-  IDENTIFIER_MAX_BYTES,
-  storableBatch,
-  storableEvent,
-  storableInteger,
-  storableKey,
-  storableText,
-  type StorageChange,
-} from './storable.js';
+import { IDENTIFIER_MAX_BYTES, storableBatch, storableEvent, storableInteger, storableKey, storableText, type StorageChange } from './storable.js';
 import { hostileJournal } from './testing/hostile-journal.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 /** Any UTF-16 code units, NUL and unpaired surrogates included (what a lossy decode or a cut string gives). */
-const anyUnits = fc.array(fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.constantFrom(0, 0xd800, 0xdbff, 0xdc00, 0xdfff)), { maxLength: 60 })
+const anyUnits = fc
+  .array(fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.constantFrom(0, 0xd800, 0xdbff, 0xdc00, 0xdfff)), { maxLength: 60 })
   .map((codes) => String.fromCharCode(...codes));
 const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 
@@ -62,7 +55,11 @@ describe('storable text and keys', () => {
 
   it('integers: rounded, clamped to ±(2^53 − 1), NaN is null, −0 is 0', () => {
     expect([1e308, -1e308, Number('1'.repeat(40)), Infinity, -Infinity].map(storableInteger)).toEqual([
-      Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+      Number.MAX_SAFE_INTEGER,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
     ]);
     expect([1.5, 2.4, -0, -0.4, Number.NaN].map(storableInteger)).toEqual([2, 2, 0, 0, null]);
     expect(Object.is(storableInteger(-0.4), -0)).toBe(false);
@@ -71,7 +68,10 @@ describe('storable text and keys', () => {
 
 describe('storableEvent', () => {
   it('returns the very event (and batch) when nothing needs changing', () => {
-    const events = new JournalBuilder('plain').start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake' }, 'ok'] }]).complete().events;
+    const events = new JournalBuilder('plain')
+      .start()
+      .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake' }, 'ok'] }])
+      .complete().events;
     for (const event of events) expect(storableEvent(event)).toBe(event);
     expect(storableBatch(events)).toBe(events);
   });
@@ -80,7 +80,9 @@ describe('storableEvent', () => {
     const hostile = hostileJournal('h');
     const given = deepFreeze(hostile.events);
     const stored = storableBatch(given);
-    const changes = stored.flatMap((e) => ((e as unknown as { storageChanges?: StorageChange[] }).storageChanges ?? []).map((c) => `${e.type} ${c.path} ${c.rule}`));
+    const changes = stored.flatMap((e) =>
+      ((e as unknown as { storageChanges?: StorageChange[] }).storageChanges ?? []).map((c) => `${e.type} ${c.path} ${c.rule}`),
+    );
     expect(changes).toEqual([
       'runStarted flow identifier',
       'runStarted flowName text',
@@ -110,8 +112,18 @@ describe('storableEvent', () => {
   });
 
   it('keeps the changes an event already records and adds its own', () => {
-    const event = { runId: 'r', seq: 2, ts: 1, type: 'taskSucceeded', step: 1, ordinal: 0, taskId: '1:0', attempts: 1, output: 'a\0b',
-      storageChanges: [{ path: 'earlier', rule: 'text', original: 'x' }] } as unknown as HivewatchEvent;
+    const event = {
+      runId: 'r',
+      seq: 2,
+      ts: 1,
+      type: 'taskSucceeded',
+      step: 1,
+      ordinal: 0,
+      taskId: '1:0',
+      attempts: 1,
+      output: 'a\0b',
+      storageChanges: [{ path: 'earlier', rule: 'text', original: 'x' }],
+    } as unknown as HivewatchEvent;
     expect((storableEvent(event) as unknown as { storageChanges: StorageChange[] }).storageChanges).toEqual([
       { path: 'earlier', rule: 'text', original: 'x' },
       { path: 'output', rule: 'text', original: 'a\0b' },

@@ -49,15 +49,49 @@ export interface StorageChange {
 
 /** Keys whose string values are identifiers (rule 2), wherever they stand in a structured part. */
 const IDENTIFIER_KEYS = new Set([
-  'runId', 'taskId', 'flow', 'flowName', 'agent', 'defaultAgent', 'resumedFrom', 'retryOf', 'commandId',
-  'category', 'code', 'origin', 'run', 'task', 'project', 'channel',
+  'runId',
+  'taskId',
+  'flow',
+  'flowName',
+  'agent',
+  'defaultAgent',
+  'resumedFrom',
+  'retryOf',
+  'commandId',
+  'category',
+  'code',
+  'origin',
+  'run',
+  'task',
+  'project',
+  'channel',
 ]);
 
 /** Keys whose numbers are integers (rule 3). `seq` is not here: a seq that is no integer is refused (event-checks.ts). */
 const INTEGER_KEYS = new Set([
-  'ts', 'step', 'ordinal', 'attempt', 'attempts', 'maxAttempts', 'durationMs', 'delayMs', 'nextAttemptAt', 'epoch',
-  'currentEpoch', 'resumeStep', 'semantics', 'maxSteps', 'concurrency', 'steps', 'pid', 'pgid', 'exitCode', 'quietMs',
-  'lastEventAt', 'idleSince', 'timestamp',
+  'ts',
+  'step',
+  'ordinal',
+  'attempt',
+  'attempts',
+  'maxAttempts',
+  'durationMs',
+  'delayMs',
+  'nextAttemptAt',
+  'epoch',
+  'currentEpoch',
+  'resumeStep',
+  'semantics',
+  'maxSteps',
+  'concurrency',
+  'steps',
+  'pid',
+  'pgid',
+  'exitCode',
+  'quietMs',
+  'lastEventAt',
+  'idleSince',
+  'timestamp',
 ]);
 
 /** Subtrees stored as JSON only, as given (see above). */
@@ -99,8 +133,7 @@ export function storableKey(text: string): string {
 }
 
 /** `parent.key` or `parent[i]`: made only for a change, or to descend (most leaves need no path). */
-const pathOf = (parent: string, key: string | number): string =>
-  typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`;
+const pathOf = (parent: string, key: string | number): string => (typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`);
 
 class Walk {
   changes: StorageChange[] = [];

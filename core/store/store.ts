@@ -24,7 +24,6 @@ import type { AppendOptions, CommittedListener, RunHost, StoreStats } from './co
 import type { OpenStoreOptions, SqliteStore } from './sqlite-store.js';
 import { answeredPlanReads } from './read-plans.js';
 
-
 class SqliteConnectionStore extends answeredPlanReads(Dialect.sqlite) implements SqliteStore {
   readonly recovered: readonly RecoveredRun[];
   private readonly cache: StatementCache;

@@ -26,13 +26,23 @@ export interface TelemetrySource {
 }
 
 type SourceRow = {
-  run_id: string; flow: string; flow_name: string; origin: string;
-  task_id: string | null; attempt: number | null; last_seen_at: number | string;
+  run_id: string;
+  flow: string;
+  flow_name: string;
+  origin: string;
+  task_id: string | null;
+  attempt: number | null;
+  last_seen_at: number | string;
 };
 
 const of = (r: SourceRow): TelemetrySource => ({
-  runId: r.run_id, flow: r.flow, flowName: r.flow_name, origin: r.origin,
-  taskId: r.task_id, attempt: r.attempt === null ? null : Number(r.attempt), lastSeenAt: Number(r.last_seen_at),
+  runId: r.run_id,
+  flow: r.flow,
+  flowName: r.flow_name,
+  origin: r.origin,
+  taskId: r.task_id,
+  attempt: r.attempt === null ? null : Number(r.attempt),
+  lastSeenAt: Number(r.last_seen_at),
 });
 
 /**

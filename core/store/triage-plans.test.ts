@@ -54,8 +54,13 @@ const READS: Read[] = [
 /** Runs that each met one timeout and went on: with the random history, an issue on most runs. */
 function timedOutRuns(count: number): ReturnType<typeof randomJournals> {
   const timeout: ErrorSpec = { code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake', message: 'runtime fake exceeded its timeout of 30000ms' };
-  return Array.from({ length: count }, (_, i) =>
-    new JournalBuilder(`timed-out-${i}`, { flow: 'flows/a.prose', flowName: 'a', start: T0 + i * 60_000 }).start().runStep([{ attempts: [timeout, 'ok'] }]).complete().events,
+  return Array.from(
+    { length: count },
+    (_, i) =>
+      new JournalBuilder(`timed-out-${i}`, { flow: 'flows/a.prose', flowName: 'a', start: T0 + i * 60_000 })
+        .start()
+        .runStep([{ attempts: [timeout, 'ok'] }])
+        .complete().events,
   );
 }
 

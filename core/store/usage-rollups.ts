@@ -1,6 +1,16 @@
 import type { HivewatchEvent } from '../base/events.js';
 import type { TokenUsage } from '../base/usage.js';
-import { attemptErrorKeys, ATTEMPTS_WITH_FATE, COST_BUCKET_SQL, COST_GRAINS, COST_KEY, COST_SUMS, COST_TABLE, GROUPED_COST_SUMS, type CostKeys } from './outcomes/cost-keys.js';
+import {
+  attemptErrorKeys,
+  ATTEMPTS_WITH_FATE,
+  COST_BUCKET_SQL,
+  COST_GRAINS,
+  COST_KEY,
+  COST_SUMS,
+  COST_TABLE,
+  GROUPED_COST_SUMS,
+  type CostKeys,
+} from './outcomes/cost-keys.js';
 import { CostBatch, type AddedAttempt, type SqlWrite } from './outcomes/cost-writes.js';
 import type { Query } from './queries/plan.js';
 import { pruneSpawnsSql, spawnWriteOf } from './agent-tree.js';
@@ -18,7 +28,6 @@ import type { RunRow } from './schema.js';
  */
 
 export const DAY_MS = 86_400_000;
-
 
 interface AttemptUsage {
   runId: string;
@@ -45,12 +54,25 @@ const INSERT_ATTEMPT = `INSERT INTO attempt_usage (run_id, task_id, attempt, wal
  * request: no tokens, \`total_cost_usd\` 0): it is not usage, so no run shows "$0.00" for it.
  */
 function reportedNothing(usage: TokenUsage): boolean {
-  return (usage.inputTokens ?? 0) === 0 && (usage.outputTokens ?? 0) === 0 && (usage.cacheReadTokens ?? 0) === 0 && (usage.cacheWriteTokens ?? 0) === 0 && (usage.costUsd ?? 0) === 0;
+  return (
+    (usage.inputTokens ?? 0) === 0 &&
+    (usage.outputTokens ?? 0) === 0 &&
+    (usage.cacheReadTokens ?? 0) === 0 &&
+    (usage.cacheWriteTokens ?? 0) === 0 &&
+    (usage.costUsd ?? 0) === 0
+  );
 }
 
 const SUM_COLUMNS = [
-  'attempts', 'failed_attempts', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens',
-  'cost_usd', 'failed_cost_usd', 'unknown_cost_attempts',
+  'attempts',
+  'failed_attempts',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'cost_usd',
+  'failed_cost_usd',
+  'unknown_cost_attempts',
 ] as const;
 
 /** One attempt_usage row as the sums' columns (SUM_COLUMNS' order). */
@@ -114,9 +136,23 @@ export class UsageBatch {
       writes.push({
         sql: INSERT_ATTEMPT,
         params: [
-          a.runId, a.taskId, a.attempt, a.wall, a.flow, a.failed ? 1 : 0, a.runId,
-          u.inputTokens ?? null, u.outputTokens ?? null, u.cacheReadTokens ?? null, u.cacheWriteTokens ?? null, u.costUsd ?? null, u.source,
-          a.error?.category ?? null, a.error?.origin ?? null, a.error?.code ?? null, a.error?.fingerprint ?? null,
+          a.runId,
+          a.taskId,
+          a.attempt,
+          a.wall,
+          a.flow,
+          a.failed ? 1 : 0,
+          a.runId,
+          u.inputTokens ?? null,
+          u.outputTokens ?? null,
+          u.cacheReadTokens ?? null,
+          u.cacheWriteTokens ?? null,
+          u.costUsd ?? null,
+          u.source,
+          a.error?.category ?? null,
+          a.error?.origin ?? null,
+          a.error?.code ?? null,
+          a.error?.fingerprint ?? null,
         ],
       });
       writes.push({ sql: ADD_TO_RUN, params: [a.runId, a.taskId, a.attempt] });
@@ -167,7 +203,14 @@ export function pruneUsageSql(inPruned: string): string[] {
  * leave the buckets they are in (their run's fate as stored), before their usage rows go.
  */
 function pruneCostSql(inPruned: string): string[] {
-  const keys = [COST_BUCKET_SQL.outcome, COST_BUCKET_SQL.category, COST_BUCKET_SQL.origin, COST_BUCKET_SQL.code, COST_BUCKET_SQL.root_code, COST_BUCKET_SQL.fingerprint];
+  const keys = [
+    COST_BUCKET_SQL.outcome,
+    COST_BUCKET_SQL.category,
+    COST_BUCKET_SQL.origin,
+    COST_BUCKET_SQL.code,
+    COST_BUCKET_SQL.root_code,
+    COST_BUCKET_SQL.fingerprint,
+  ];
   return COST_GRAINS.flatMap((grain) => {
     const table = COST_TABLE[grain];
     const size = grain === 'day' ? DAY_MS : 3_600_000;

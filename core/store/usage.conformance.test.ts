@@ -30,7 +30,14 @@ function withUsage(events: readonly HivewatchEvent[], usages: readonly (TokenUsa
   });
 }
 
-const claude = (costUsd: number, inputTokens: number, outputTokens: number): TokenUsage => ({ source: 'result', inputTokens, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd });
+const claude = (costUsd: number, inputTokens: number, outputTokens: number): TokenUsage => ({
+  source: 'result',
+  inputTokens,
+  outputTokens,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costUsd,
+});
 
 /** A run of flows/a.prose at `at`: a failed attempt ($0.17), then one that succeeded ($0.25). */
 function failedThenSucceeded(runId: string, at: number): HivewatchEvent[] {
@@ -46,14 +53,25 @@ function linkedSession(runId: string, at: number, parent: { runId: string; taskI
   const ref = { step: 1, ordinal: 0, taskId: 'prompt-1' };
   const bodies = [
     {
-      type: 'runStarted', flow: 'external:claude-code', flowName: 'Claude Code session s1', resumedFrom: null, retryOf: null, resumeStep: 0,
+      type: 'runStarted',
+      flow: 'external:claude-code',
+      flowName: 'Claude Code session s1',
+      resumedFrom: null,
+      retryOf: null,
+      resumeStep: 0,
       options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: 'claude-code' },
       external: { origin: 'runtime:claude-code', sessionId: 's1', source: 'claude-code 2.1.332', parent },
     },
     { type: 'stepStarted', step: 1, frontier: [] },
     { type: 'taskStarted', ...ref, name: 'prompt 1', agent: 'claude-code', maxAttempts: 0 },
     { type: 'attemptStarted', ...ref, attempt: 1 },
-    { type: 'attemptSucceeded', ...ref, attempt: 1, durationMs: 900, usage: { source: 'telemetry', inputTokens: 200, outputTokens: 20, cacheReadTokens: 50, cacheWriteTokens: 0, costUsd: 0.25 } },
+    {
+      type: 'attemptSucceeded',
+      ...ref,
+      attempt: 1,
+      durationMs: 900,
+      usage: { source: 'telemetry', inputTokens: 200, outputTokens: 20, cacheReadTokens: 50, cacheWriteTokens: 0, costUsd: 0.25 },
+    },
   ];
   return bodies.map((body, i) => ({ ...body, runId, seq: i + 1, ts: at + i * 1000 }) as HivewatchEvent);
 }
@@ -72,15 +90,30 @@ describe.each(engines)('tokens and cost on $name', (engine) => {
   it('sums a run with its failed share, and says where the cost is unknown', async () => {
     const store = await fresh();
     await store.appendEvents(failedThenSucceeded('run-a', DAY0 + 3_600_000));
-    const codex = new JournalBuilder('run-b', { flow: 'flows/b.prose', flowName: 'b', start: DAY0 + 7_200_000 }).start().runStep([{ attempts: ['ok'] }]).complete();
+    const codex = new JournalBuilder('run-b', { flow: 'flows/b.prose', flowName: 'b', start: DAY0 + 7_200_000 })
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     await store.appendEvents(withUsage(codex.events, [{ source: 'result', inputTokens: 40, cacheReadTokens: 110, outputTokens: 15 }]));
-    const plain = new JournalBuilder('run-c', { flow: 'flows/b.prose', start: DAY0 }).start().runStep([{ attempts: ['ok'] }]).complete();
+    const plain = new JournalBuilder('run-c', { flow: 'flows/b.prose', start: DAY0 })
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     await store.appendEvents(plain.events);
 
     const runs = await store.usage({ kind: 'runs', runIds: ['run-a', 'run-b', 'run-c'] });
     expect(runs.get('run-a')).toEqual({
-      runId: 'run-a', countedIn: null, attempts: 2, failedAttempts: 1, inputTokens: 300, outputTokens: 30, cacheReadTokens: 50, cacheWriteTokens: 0,
-      costUsd: expect.closeTo(0.42, 10) as number, failedCostUsd: expect.closeTo(0.17, 10) as number, unknownCostAttempts: 0,
+      runId: 'run-a',
+      countedIn: null,
+      attempts: 2,
+      failedAttempts: 1,
+      inputTokens: 300,
+      outputTokens: 30,
+      cacheReadTokens: 50,
+      cacheWriteTokens: 0,
+      costUsd: expect.closeTo(0.42, 10) as number,
+      failedCostUsd: expect.closeTo(0.17, 10) as number,
+      unknownCostAttempts: 0,
     });
     expect(runs.get('run-b')).toMatchObject({ attempts: 1, costUsd: 0, unknownCostAttempts: 1, inputTokens: 40, cacheReadTokens: 110 });
     // A run whose attempts reported nothing has no usage at all (not a cost of zero).
@@ -100,7 +133,9 @@ describe.each(engines)('tokens and cost on $name', (engine) => {
     const session = (await store.usage({ kind: 'runs', runIds: ['ext-1'] })).get('ext-1');
     expect(session).toMatchObject({ countedIn: parent, attempts: 1, costUsd: 0.25 });
     const flows = await store.usage({ kind: 'flows' });
-    expect(flows.map((f) => [f.flow, f.attempts, Number(f.costUsd.toFixed(6)), Number(f.failedCostUsd.toFixed(6))])).toEqual([['flows/a.prose', 2, 0.42, 0.17]]);
+    expect(flows.map((f) => [f.flow, f.attempts, Number(f.costUsd.toFixed(6)), Number(f.failedCostUsd.toFixed(6))])).toEqual([
+      ['flows/a.prose', 2, 0.42, 0.17],
+    ]);
   });
 
   it('totals flows over any window: whole days from the rollup, the partial days at its edges from the attempts', async () => {
@@ -140,9 +175,15 @@ describe.each(engines)('tokens and cost on $name', (engine) => {
   it('lists the costliest runs first', async () => {
     const store = await fresh();
     await store.appendEvents(failedThenSucceeded('run-a', DAY0));
-    const cheap = new JournalBuilder('run-b', { flow: 'flows/b.prose', start: DAY0 + 1000 }).start().runStep([{ attempts: ['ok'] }]).complete();
+    const cheap = new JournalBuilder('run-b', { flow: 'flows/b.prose', start: DAY0 + 1000 })
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     await store.appendEvents(withUsage(cheap.events, [claude(0.01, 5, 1)]));
     const runs = await store.usage({ kind: 'costliestRuns', query: { since: DAY0, limit: 5 } });
-    expect(runs.map((r) => [r.runId, r.flow])).toEqual([['run-a', 'flows/a.prose'], ['run-b', 'flows/b.prose']]);
+    expect(runs.map((r) => [r.runId, r.flow])).toEqual([
+      ['run-a', 'flows/a.prose'],
+      ['run-b', 'flows/b.prose'],
+    ]);
   });
 });

@@ -62,7 +62,11 @@ describe.each(engines)('usage-limit waits in the store on $name', (engine) => {
     const ref = { step: 1, ordinal: 0, taskId: '1:0' };
     cancelled.push({ type: 'cancelRequested', commandId: 'cmd-1', reason: 'operator', alreadyCancelling: false });
     cancelled.push({ type: 'runCancelling', epoch: 1, commandId: 'cmd-1' });
-    const stop = envelope({ code: 'SYSTEM_CANCELLED' }, { project: null, flow: 'flows/a.prose', run: 'run-cancel', step: 1, task: '1:0', attempt: null }, cancelled.ts);
+    const stop = envelope(
+      { code: 'SYSTEM_CANCELLED' },
+      { project: null, flow: 'flows/a.prose', run: 'run-cancel', step: 1, task: '1:0', attempt: null },
+      cancelled.ts,
+    );
     cancelled.push({ type: 'taskFailed', ...ref, attempts: 1, error: stop, cancelled: true });
     cancelled.push({ type: 'runCancelled', cause: { commandId: 'cmd-1', reason: 'operator' }, correlation: { run: 'run-cancel', step: 1, epoch: 1 } });
     await store.appendEvents(cancelled.events);
@@ -72,7 +76,10 @@ describe.each(engines)('usage-limit waits in the store on $name', (engine) => {
 
   it('filters and counts waiting-limit alone and beside real statuses', async () => {
     const store = await fresh();
-    const done = new JournalBuilder('run-done', { flow: 'flows/a.prose', flowName: 'a', start: T0 - 60_000 }).start().runStep([{ attempts: ['ok'] }]).complete();
+    const done = new JournalBuilder('run-done', { flow: 'flows/a.prose', flowName: 'a', start: T0 - 60_000 })
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     await store.appendEvents([
       ...waiting('run-a').events,
       ...waiting('run-b', { flow: 'flows/b.prose' }).events,
@@ -92,7 +99,10 @@ describe.each(engines)('usage-limit waits in the store on $name', (engine) => {
     expect(all.total).toBe(4);
     const onlyWaiting = await store.countRuns({ status: ['waiting-limit'] });
     expect(onlyWaiting.total).toBe(2);
-    expect(onlyWaiting.byFlow.map((f) => [f.flow, f.count]).sort()).toEqual([['flows/a.prose', 1], ['flows/b.prose', 1]]);
+    expect(onlyWaiting.byFlow.map((f) => [f.flow, f.count]).sort()).toEqual([
+      ['flows/a.prose', 1],
+      ['flows/b.prose', 1],
+    ]);
     const widened = await store.countRuns({ status: ['completed', 'waiting-limit'], flow: 'flows/a.prose' });
     expect([widened.total, widened.byStatus['waiting-limit']]).toEqual([2, 1]);
     // Running already holds the waiting runs: they are not counted twice.

@@ -60,7 +60,10 @@ describe('wall time of a virtual-clock run', () => {
 
   it('a real-clock run stores no separate wall time: its ts is the wall time', () => {
     store = openSqliteStore({ path: ':memory:', now: () => NOW + 7 * HOUR });
-    const b = new JournalBuilder('r1', { start: NOW }).start().runStep([{ attempts: ['ok'] }]).complete();
+    const b = new JournalBuilder('r1', { start: NOW })
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     store.appendEvents(b.events);
     const run = store.getRun('r1')!.run;
     expect([run.startedWall, run.endedWall]).toEqual([run.startedAt, run.endedAt]);

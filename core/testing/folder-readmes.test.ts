@@ -14,7 +14,7 @@ const SHELL_COMMANDS = ['serve', 'start'];
 const tempDir = tempDirs();
 
 describe('folder READMEs and the architecture match the tree', () => {
-  it('finds the code folders\' READMEs (fixtures left out)', () => {
+  it("finds the code folders' READMEs (fixtures left out)", () => {
     const readmes = codeReadmes(ROOT, CODE_ROOTS);
     expect(readmes).toContain('core/store/README.md');
     expect(readmes).toContain('renderer/README.md');

@@ -30,10 +30,14 @@ export class HandClock implements Clock {
       const sleeper = { deadline: this.current + ms, wake: resolve };
       this.sleeping.add(sleeper);
       this.sleepStarted();
-      signal?.addEventListener('abort', () => {
-        this.sleeping.delete(sleeper);
-        reject(new CancelledError());
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.sleeping.delete(sleeper);
+          reject(new CancelledError());
+        },
+        { once: true },
+      );
     });
   }
   advanceTo(at: number): void {

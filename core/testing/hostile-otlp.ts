@@ -40,7 +40,14 @@ function apiError(session: string, time: unknown, extra: Value[] = []): Value {
   return {
     timeUnixNano: time,
     body: str('claude_code.api_error'),
-    attributes: [kv('session.id', str(session)), kv('prompt.id', str('p-1')), kv('error', str('Overloaded')), kv('status_code', str('529')), kv('duration_ms', int(1200)), ...extra],
+    attributes: [
+      kv('session.id', str(session)),
+      kv('prompt.id', str('p-1')),
+      kv('error', str('Overloaded')),
+      kv('status_code', str('529')),
+      kv('duration_ms', int(1200)),
+      ...extra,
+    ],
   };
 }
 
@@ -90,10 +97,21 @@ function hostileTimes(): HostilePayload[] {
   return [
     json('time-year-2300', logs(claude, [apiError('hostile-time-2300', YEAR_2300_NS)])),
     json('time-max-fixed64', logs(claude, [apiError('hostile-time-max', MAX_FIXED64)])),
-    json('time-40-digits', logs(claude, [
-      { timeUnixNano: FORTY_DIGITS, body: str('claude_code.user_prompt'), attributes: [kv('session.id', str('hostile-time-40')), kv('prompt.id', str('p-1'))] },
-      { timeUnixNano: FORTY_DIGITS, body: str('claude_code.api_request'), attributes: [kv('session.id', str('hostile-time-40')), kv('prompt.id', str('p-1')), kv('duration_ms', dbl(1e308))] },
-    ])),
+    json(
+      'time-40-digits',
+      logs(claude, [
+        {
+          timeUnixNano: FORTY_DIGITS,
+          body: str('claude_code.user_prompt'),
+          attributes: [kv('session.id', str('hostile-time-40')), kv('prompt.id', str('p-1'))],
+        },
+        {
+          timeUnixNano: FORTY_DIGITS,
+          body: str('claude_code.api_request'),
+          attributes: [kv('session.id', str('hostile-time-40')), kv('prompt.id', str('p-1')), kv('duration_ms', dbl(1e308))],
+        },
+      ]),
+    ),
     json('time-before-2000', logs(claude, [apiError('hostile-time-1970', '1000')])),
     json('time-json-number-1e25', logs(claude, [apiError('hostile-time-number', 1e25)])),
   ];
@@ -102,43 +120,96 @@ function hostileTimes(): HostilePayload[] {
 /** Text and values a receiver must take without choking: NUL and lone surrogates, megabyte ids, values of the wrong type. */
 function hostileValues(recent: string): HostilePayload[] {
   return [
-    json('nul-and-surrogates', logs(claude, [
-      apiError('hostile-nul\u0000session', recent, [kv('prompt.id', str('p\u0000\uD800')), kv('error', str('bad\u0000message \uDC00')), kv('note', str('a\u0000b'))]),
-    ])),
-    json('huge-ids', logs([kv('service.name', str(`svc-${'s'.repeat(MEGABYTE)}`))], [
-      { timeUnixNano: recent, body: str('custom.started'), attributes: [kv('session.id', str(`huge-${'x'.repeat(MEGABYTE)}`)), kv('prompt.id', str('y'.repeat(MEGABYTE)))] },
-    ])),
-    json('wrong-types', logs([...claude, kv('hivewatch.run_id', str('run-x')), kv('hivewatch.task_id', str('t')), kv('hivewatch.attempt', dbl(1e308))], [
-      apiError('hostile-types', recent, [
-        kv('status_code', int('99999999999999999999')), kv('duration_ms', str('-5')), kv('attempt', dbl(1e308)),
-        kv('model', { boolValue: 'yes' }), kv('weird', { bytesValue: { not: 'bytes' } }), kv('number-as-text', { stringValue: 5 }),
+    json(
+      'nul-and-surrogates',
+      logs(claude, [
+        apiError('hostile-nul\u0000session', recent, [
+          kv('prompt.id', str('p\u0000\uD800')),
+          kv('error', str('bad\u0000message \uDC00')),
+          kv('note', str('a\u0000b')),
+        ]),
       ]),
-    ])),
+    ),
+    json(
+      'huge-ids',
+      logs(
+        [kv('service.name', str(`svc-${'s'.repeat(MEGABYTE)}`))],
+        [
+          {
+            timeUnixNano: recent,
+            body: str('custom.started'),
+            attributes: [kv('session.id', str(`huge-${'x'.repeat(MEGABYTE)}`)), kv('prompt.id', str('y'.repeat(MEGABYTE)))],
+          },
+        ],
+      ),
+    ),
+    json(
+      'wrong-types',
+      logs(
+        [...claude, kv('hivewatch.run_id', str('run-x')), kv('hivewatch.task_id', str('t')), kv('hivewatch.attempt', dbl(1e308))],
+        [
+          apiError('hostile-types', recent, [
+            kv('status_code', int('99999999999999999999')),
+            kv('duration_ms', str('-5')),
+            kv('attempt', dbl(1e308)),
+            kv('model', { boolValue: 'yes' }),
+            kv('weird', { bytesValue: { not: 'bytes' } }),
+            kv('number-as-text', { stringValue: 5 }),
+          ]),
+        ],
+      ),
+    ),
   ];
 }
 
 /** Keys named like object internals (`__proto__`, `constructor`), in logs and in a trace's events: data, never properties. */
 function prototypeKeys(recent: string): HostilePayload[] {
   return [
-    json('prototype-keys', logs([...claude, kv('__proto__', { kvlistValue: { values: [kv('service.name', str('smuggled-service'))] } })], [{
-      timeUnixNano: recent,
-      body: str('claude_code.api_error'),
-      attributes: [
-        // No session.id of its own: one smuggled through the prototype must not be read.
-        kv('conversation.id', str('hostile-proto')),
-        kv('__proto__', { kvlistValue: { values: [kv('session.id', str('smuggled-session')), kv('prompt.id', str('smuggled-prompt'))] } }),
-        kv('constructor', str('data, not a property')),
-        kv('prototype', str('data too')),
-        kv('error', str('Overloaded')),
-      ],
-    }])),
+    json(
+      'prototype-keys',
+      logs(
+        [...claude, kv('__proto__', { kvlistValue: { values: [kv('service.name', str('smuggled-service'))] } })],
+        [
+          {
+            timeUnixNano: recent,
+            body: str('claude_code.api_error'),
+            attributes: [
+              // No session.id of its own: one smuggled through the prototype must not be read.
+              kv('conversation.id', str('hostile-proto')),
+              kv('__proto__', { kvlistValue: { values: [kv('session.id', str('smuggled-session')), kv('prompt.id', str('smuggled-prompt'))] } }),
+              kv('constructor', str('data, not a property')),
+              kv('prototype', str('data too')),
+              kv('error', str('Overloaded')),
+            ],
+          },
+        ],
+      ),
+    ),
     {
-      name: 'traces-hostile', signal: 'traces', contentType: 'application/json', expect: { status: 200 },
-      body: Buffer.from(JSON.stringify({ resourceSpans: [{ resource: { attributes: [kv('service.name', str('codex'))] }, scopeSpans: [{ spans: [{
-        startTimeUnixNano: FORTY_DIGITS,
-        attributes: [kv('conversation.id', str('hostile-trace'))],
-        events: [{ name: `codex.\u0000${'e'.repeat(5_000)}`, timeUnixNano: YEAR_2300_NS, attributes: [kv('__proto__', str('kept as data'))] }],
-      }] }] }] })),
+      name: 'traces-hostile',
+      signal: 'traces',
+      contentType: 'application/json',
+      expect: { status: 200 },
+      body: Buffer.from(
+        JSON.stringify({
+          resourceSpans: [
+            {
+              resource: { attributes: [kv('service.name', str('codex'))] },
+              scopeSpans: [
+                {
+                  spans: [
+                    {
+                      startTimeUnixNano: FORTY_DIGITS,
+                      attributes: [kv('conversation.id', str('hostile-trace'))],
+                      events: [{ name: `codex.\u0000${'e'.repeat(5_000)}`, timeUnixNano: YEAR_2300_NS, attributes: [kv('__proto__', str('kept as data'))] }],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        }),
+      ),
     },
   ];
 }
@@ -146,20 +217,27 @@ function prototypeKeys(recent: string): HostilePayload[] {
 /** Payloads the receiver must refuse, each with the reason it must give: nesting too deep, fields of the wrong shape. */
 function refusedPayloads(recent: string): HostilePayload[] {
   return [
-    json('depth-json-10000', deepJson(10_000, recent),
-      { status: 400, error: /^malformed OTLP payload: the JSON nests deeper than 100 levels/ }),
-    json('depth-attributes-20', deepJson(20, recent),
-      { status: 400, error: /^malformed OTLP payload: .*attribute values nest deeper than 16 levels$/ }),
+    json('depth-json-10000', deepJson(10_000, recent), { status: 400, error: /^malformed OTLP payload: the JSON nests deeper than 100 levels/ }),
+    json('depth-attributes-20', deepJson(20, recent), { status: 400, error: /^malformed OTLP payload: .*attribute values nest deeper than 16 levels$/ }),
     {
-      name: 'depth-protobuf-1000', signal: 'logs', contentType: 'application/x-protobuf', body: deepProtobuf(1_000),
+      name: 'depth-protobuf-1000',
+      signal: 'logs',
+      contentType: 'application/x-protobuf',
+      body: deepProtobuf(1_000),
       expect: { status: 400, error: /^malformed OTLP payload: the body is not a protobuf ExportLogsServiceRequest: max depth exceeded/ },
     },
-    json('wrong-type-attributes', logs(claude, [{ timeUnixNano: recent, body: str('claude_code.api_request'), attributes: 'not a list' }]),
-      { status: 400, error: /^malformed OTLP payload: resourceLogs\[0\]\.scopeLogs\[0\]\.logRecords\[0\]\.attributes must be an array$/ }),
-    json('wrong-type-time', logs(claude, [{ timeUnixNano: { later: true }, body: str('claude_code.api_request') }]),
-      { status: 400, error: /^malformed OTLP payload: a time must be an unsigned integer of nanoseconds, got \{"later":true\}$/ }),
-    json('wrong-type-key', logs(claude, [{ timeUnixNano: recent, body: str('claude_code.api_request'), attributes: [{ key: 5, value: str('x') }] }]),
-      { status: 400, error: /must be a \{key, value\} object$/ }),
+    json('wrong-type-attributes', logs(claude, [{ timeUnixNano: recent, body: str('claude_code.api_request'), attributes: 'not a list' }]), {
+      status: 400,
+      error: /^malformed OTLP payload: resourceLogs\[0\]\.scopeLogs\[0\]\.logRecords\[0\]\.attributes must be an array$/,
+    }),
+    json('wrong-type-time', logs(claude, [{ timeUnixNano: { later: true }, body: str('claude_code.api_request') }]), {
+      status: 400,
+      error: /^malformed OTLP payload: a time must be an unsigned integer of nanoseconds, got \{"later":true\}$/,
+    }),
+    json('wrong-type-key', logs(claude, [{ timeUnixNano: recent, body: str('claude_code.api_request'), attributes: [{ key: 5, value: str('x') }] }]), {
+      status: 400,
+      error: /must be a \{key, value\} object$/,
+    }),
   ];
 }
 
@@ -171,6 +249,13 @@ export function hostilePayloads(now: number): HostilePayload[] {
 
 /** The sessions of the accepted payloads whose runs must exist afterwards (the huge id is shortened, so it is matched by prefix). */
 export const HOSTILE_SESSIONS = [
-  'hostile-time-2300', 'hostile-time-max', 'hostile-time-40', 'hostile-time-1970', 'hostile-time-number',
-  'hostile-nul\uFFFDsession', 'hostile-types', 'hostile-proto', 'hostile-trace',
+  'hostile-time-2300',
+  'hostile-time-max',
+  'hostile-time-40',
+  'hostile-time-1970',
+  'hostile-time-number',
+  'hostile-nul\uFFFDsession',
+  'hostile-types',
+  'hostile-proto',
+  'hostile-trace',
 ] as const;

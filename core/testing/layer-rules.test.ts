@@ -47,7 +47,10 @@ describe('the shared pure layer (core/common) is pure, and the only core code th
   it('refuses a Node module in the shared layer', () => {
     const messages = zoneMessages('core/common/layer-probe.ts', "import { readFileSync } from 'node:fs';\nexport const y = readFileSync;\n");
     expect(messages).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^import-x\/no-nodejs-modules: /), expect.stringContaining('core/common/ is pure: it imports only core/common/ and core/base/')]),
+      expect.arrayContaining([
+        expect.stringMatching(/^import-x\/no-nodejs-modules: /),
+        expect.stringContaining('core/common/ is pure: it imports only core/common/ and core/base/'),
+      ]),
     );
   }, 60_000);
 
@@ -75,7 +78,9 @@ describe('the shared pure layer (core/common) is pure, and the only core code th
   }, 60_000);
 
   it('lets the window import values from the shared layer', () => {
-    expect(zoneMessages('renderer/runs/layer-probe.ts', "import { formatUsd } from '../../core/common/usage-format.js';\nexport const y = formatUsd;\n")).toEqual([]);
+    expect(
+      zoneMessages('renderer/runs/layer-probe.ts', "import { formatUsd } from '../../core/common/usage-format.js';\nexport const y = formatUsd;\n"),
+    ).toEqual([]);
   }, 60_000);
 
   it('still refuses the window the store, and any value of the rest of core', () => {

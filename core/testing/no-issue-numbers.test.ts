@@ -22,18 +22,14 @@ function files(dir: string): string[] {
 
 /** Lines of `text` that carry an issue number in a comment, a test title or (for Markdown) anywhere. */
 function numberedLines(text: string, markdown: boolean): number[] {
-  return text.split('\n').flatMap((line, index) =>
-    ISSUE_NUMBER.test(line) && (markdown || COMMENT.test(line) || TEST_TITLE.test(line)) ? [index + 1] : [],
-  );
+  return text.split('\n').flatMap((line, index) => (ISSUE_NUMBER.test(line) && (markdown || COMMENT.test(line) || TEST_TITLE.test(line)) ? [index + 1] : []));
 }
 
 describe('comments say why, not which issue', () => {
   it('no comment, test title, folder README or page of docs/ names an issue number', () => {
     const self = fileURLToPath(import.meta.url);
     const paths = [...[...CODE_ROOTS, 'docs'].flatMap((folder) => files(join(ROOT, folder))), join(ROOT, 'eslint.config.js')].filter((path) => path !== self);
-    const found = paths.flatMap((path) =>
-      numberedLines(readFileSync(path, 'utf8'), path.endsWith('.md')).map((line) => `${relative(ROOT, path)}:${line}`),
-    );
+    const found = paths.flatMap((path) => numberedLines(readFileSync(path, 'utf8'), path.endsWith('.md')).map((line) => `${relative(ROOT, path)}:${line}`));
     expect(found).toEqual([]);
   });
 

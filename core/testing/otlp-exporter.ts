@@ -56,10 +56,15 @@ export class TestExporter {
     return new Promise((resolve) => {
       const url = new URL('/v1/logs', this.endpoint);
       const headers = { 'content-type': 'application/json', authorization: `Bearer ${this.token}`, 'content-length': Buffer.byteLength(body) };
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: this.agent, headers, timeout: EXPORTER_TIMEOUT_MS }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: (res.headers['retry-after'] as string | undefined) ?? null, timedOut: false }));
-      });
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: this.agent, headers, timeout: EXPORTER_TIMEOUT_MS },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, retryAfter: (res.headers['retry-after'] as string | undefined) ?? null, timedOut: false }),
+          );
+        },
+      );
       req.on('timeout', () => {
         req.destroy();
         resolve({ status: 0, retryAfter: null, timedOut: true });

@@ -192,7 +192,8 @@ export async function startPostgresCluster(binaries: PostgresBinaries, options: 
     stop,
   };
   try {
-    if (!existsSync(join(dataDir, 'PG_VERSION'))) runTool(tool('initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--no-sync', '--locale=C']);
+    if (!existsSync(join(dataDir, 'PG_VERSION')))
+      runTool(tool('initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--no-sync', '--locale=C']);
     if (kept !== undefined && existsSync(join(dataDir, 'postmaster.pid'))) {
       // A kept cluster whose last user was killed may still be running: stop it before reuse.
       const [command, args] = toolCommand(tool('pg_ctl'), ['stop', '-D', dataDir, '-m', 'fast', '-w']);
@@ -207,4 +208,3 @@ export async function startPostgresCluster(binaries: PostgresBinaries, options: 
     throw error;
   }
 }
-

@@ -26,12 +26,18 @@ describe('seeded property tests', () => {
         seen.push(n);
         return n < 900;
       });
-    const first = await assertProperty(failing(), { seed: 12345, numRuns: 500 }).then(() => null, (error: unknown) => error as Error);
+    const first = await assertProperty(failing(), { seed: 12345, numRuns: 500 }).then(
+      () => null,
+      (error: unknown) => error as Error,
+    );
     expect(first?.message).toMatch(/^property failed with seed 12345 \(replay it with HIVEWATCH_FUZZ_SEED=12345\)\n/);
     const firstRun = [...seen];
     seen.length = 0;
     process.env[SEED_VARIABLE] = '12345';
-    const again = await assertProperty(failing(), { seed: 1, numRuns: 500 }).then(() => null, (error: unknown) => error as Error);
+    const again = await assertProperty(failing(), { seed: 1, numRuns: 500 }).then(
+      () => null,
+      (error: unknown) => error as Error,
+    );
     expect(again?.message).toContain('seed 12345');
     expect(seen).toEqual(firstRun);
   });

@@ -47,14 +47,16 @@ describe('the suite tells the truth', () => {
   it('no test file skips without saying why in the test’s name', () => {
     const unnamed: string[] = [];
     for (const file of TEST_FOLDERS.flatMap((folder) => testFiles(join(ROOT, folder)))) {
-      readFileSync(file, 'utf8').split('\n').forEach((line, index) => {
-        if (SKIP_CALL.test(line) && !NAMED.test(line) && !line.includes('SKIP_CALL')) unnamed.push(`${relative(ROOT, file)}:${index + 1}: ${line.trim()}`);
-      });
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          if (SKIP_CALL.test(line) && !NAMED.test(line) && !line.includes('SKIP_CALL')) unnamed.push(`${relative(ROOT, file)}:${index + 1}: ${line.trim()}`);
+        });
     }
     expect(unnamed).toEqual([]);
   });
 
-  it('every vi.waitFor and expect.poll gives its own timeout (vitest\'s 1 s default is sized for a quiet machine)', () => {
+  it("every vi.waitFor and expect.poll gives its own timeout (vitest's 1 s default is sized for a quiet machine)", () => {
     const self = fileURLToPath(import.meta.url);
     const files = TEST_FOLDERS.flatMap((folder) => filesIn(join(ROOT, folder), /\.tsx?$/)).filter((file) => file !== self);
     const bare = files.flatMap((file) =>

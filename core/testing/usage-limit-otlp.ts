@@ -111,10 +111,13 @@ export function resumedTelemetry(sessionId: string, at: number): { signal: 'logs
 
 /** The api_error record's time and session id. */
 function findApiError(json: Json): { failedAt: number; sessionId: string } | null {
-  const logs = (json.resourceLogs ?? []) as { scopeLogs: { logRecords: { timeUnixNano: string; attributes: { key: string; value: { stringValue?: string } }[] }[] }[] }[];
+  const logs = (json.resourceLogs ?? []) as {
+    scopeLogs: { logRecords: { timeUnixNano: string; attributes: { key: string; value: { stringValue?: string } }[] }[] }[];
+  }[];
   for (const record of logs.flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords))) {
     const attribute = (key: string): string | undefined => record.attributes.find((a) => a.key === key)?.value.stringValue;
-    if (attribute('event.name') === 'api_error') return { failedAt: Number(BigInt(record.timeUnixNano) / 1_000_000n), sessionId: attribute('session.id') ?? '' };
+    if (attribute('event.name') === 'api_error')
+      return { failedAt: Number(BigInt(record.timeUnixNano) / 1_000_000n), sessionId: attribute('session.id') ?? '' };
   }
   return null;
 }

@@ -146,10 +146,16 @@ describe('agent work in git worktrees', () => {
     const agent = `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n`;
     const { run, done, sink } = startRun(
       planOf(`${agent}session: coder\n  prompt: "write src/value.txt right"\n  verify:\n    slow: "echo $$ > ${pidFile}; exec sleep 300"\n`),
-      { registry: createRuntimeRegistry({ killGraceMs: 200 }), defaultAgent: 'coder', workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, killGraceMs: 200, worktreeRoot } },
+      {
+        registry: createRuntimeRegistry({ killGraceMs: 200 }),
+        defaultAgent: 'coder',
+        workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, killGraceMs: 200, worktreeRoot },
+      },
     );
     // Once the check is running, cancel.
-    const pid = await vi.waitFor(() => Number(existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '') || waiting('the check to write its pid'), { timeout: 30_000 });
+    const pid = await vi.waitFor(() => Number(existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '') || waiting('the check to write its pid'), {
+      timeout: 30_000,
+    });
     expect(alive(pid)).toBe(true);
     run.cancel({ reason: 'operator' });
     const result = await done;
@@ -175,7 +181,11 @@ describe('verifier agents and setup', () => {
       `agent coder:\n  runtime: "command"\n  command: "sh ${coder.script}"\n  setup: "echo ran >> ${setupLog}"\n  env: ["PROMPT_LOG=${coder.promptLog}"]\n` +
       `agent reviewer:\n  runtime: "command"\n  command: "sh ${reviewer}"\n`;
     const run = (flow: string) =>
-      runPlan(planOf(`${agents}${flow}`), { registry: createRuntimeRegistry(), defaultAgent: 'coder', workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, worktreeRoot } });
+      runPlan(planOf(`${agents}${flow}`), {
+        registry: createRuntimeRegistry(),
+        defaultAgent: 'coder',
+        workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, worktreeRoot },
+      });
     const setups = (): number => (existsSync(setupLog) ? readFileSync(setupLog, 'utf8').split('\n').filter(Boolean).length : 0);
     return { run, setups, repo };
   }
@@ -205,9 +215,12 @@ describe('verifier agents and setup', () => {
 
   it('a failing setup fails the attempt as RUNTIME_CRASHED from runtime:setup', async () => {
     const { repo, worktreeRoot } = setup();
-    const { result } = await runPlan(planOf('agent coder:\n  runtime: "fake"\n  workspace: "worktree"\n  setup: "echo missing tool >&2; exit 7"\nsession: coder\n  prompt: "x"\n'), {
-      workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, worktreeRoot },
-    });
+    const { result } = await runPlan(
+      planOf('agent coder:\n  runtime: "fake"\n  workspace: "worktree"\n  setup: "echo missing tool >&2; exit 7"\nsession: coder\n  prompt: "x"\n'),
+      {
+        workspace: { agentWork: gitAgentWork, repo: repo.root, gitEnv: repo.gitEnv, worktreeRoot },
+      },
+    );
     expect(result.error).toMatchObject({ code: 'RUNTIME_CRASHED', origin: 'runtime:setup', context: { exitCode: 7, outputTail: 'missing tool' } });
   });
 });

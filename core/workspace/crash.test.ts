@@ -70,7 +70,10 @@ describe('agent work after a crash of the host', () => {
 
       const resumed = spawnSync(process.execPath, [BIN, 'resume', runId, '--json', '--db', db], { env, encoding: 'utf8' });
       expect(resumed.status).toBe(0);
-      const events = resumed.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as HivewatchEvent);
+      const events = resumed.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as HivewatchEvent);
       const ready = events.find((e) => e.type === 'workspaceReady');
       expect(ready).toMatchObject({ repo: repo.root, base: firstHead?.type === 'branchMerged' ? firstHead.head : 'missing' });
       const newRun = events[0]?.runId as string;

@@ -16,7 +16,6 @@ import { verdictError, verifierPrompt } from './verifier.js';
  * changes, checks and verifier. Everything it learns goes to the journal through `emit`.
  */
 
-
 /** Agent work over git: what the service gives each run it hosts (RunWorkspaceConfig.agentWork). */
 export const gitAgentWork: AgentWork = { open: (options) => openGitRunWork(options) };
 
@@ -124,7 +123,9 @@ class GitTaskWork implements TaskWork {
       if (!record.cancelled) this.record(attempt, 'setup', 'setup', record);
       if (!record.ok) {
         throw new HivewatchError('RUNTIME_CRASHED', {
-          message: record.timedOut ? `setup (${setup}) ran past its timeout` : `setup (${setup}) failed with exit code ${String(record.exitCode ?? record.signal)}`,
+          message: record.timedOut
+            ? `setup (${setup}) ran past its timeout`
+            : `setup (${setup}) failed with exit code ${String(record.exitCode ?? record.signal)}`,
           origin: 'runtime:setup',
           context: { setup, exitCode: record.exitCode, signal: record.signal, outputTail: record.outputTail },
         });
@@ -153,7 +154,13 @@ class GitTaskWork implements TaskWork {
       );
     }
     if (work.expectChanges && changed.length === 0) {
-      return failed(new HivewatchError('AGENT_NO_CHANGES', { message: 'the agent finished without changing a file (expect-changes: true)', origin: `agent:${this.task.agent.name}`, context: changes }));
+      return failed(
+        new HivewatchError('AGENT_NO_CHANGES', {
+          message: 'the agent finished without changing a file (expect-changes: true)',
+          origin: `agent:${this.task.agent.name}`,
+          context: changes,
+        }),
+      );
     }
     // Scope was measured before the checks: what they write is neither checked nor committed.
     for (const check of work.checks) {

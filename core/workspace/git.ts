@@ -41,7 +41,7 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
       args as string[],
       { cwd: options.cwd, env: { ...process.env, ...BASE_ENV, ...options.env }, maxBuffer: MAX_OUTPUT, encoding: 'utf8' },
       (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : 127;
+        const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 127;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) || (error && code === 127 ? error.message : '') });
       },
     );
@@ -51,7 +51,12 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
 /** For the few ref updates that must happen inside a synchronous commit (see run-workspace.ts). */
 export function runGitSync(args: readonly string[], options: GitOptions): GitResult {
   try {
-    const stdout = execFileSync('git', args as string[], { cwd: options.cwd, env: { ...process.env, ...BASE_ENV, ...options.env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout = execFileSync('git', args as string[], {
+      cwd: options.cwd,
+      env: { ...process.env, ...BASE_ENV, ...options.env },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return { code: 0, stdout, stderr: '' };
   } catch (error) {
     const e = error as { status?: number | null; stdout?: string; stderr?: string; message?: string };
@@ -65,7 +70,12 @@ function gitComplaint(result: GitResult): string {
   return text.split('\n').slice(-4).join(' · ') || `git exited with code ${result.code}`;
 }
 
-export function gitError(code: Extract<ErrorCode, `GIT_${string}`>, what: string, result: GitResult | null, context: Record<string, unknown> = {}): HivewatchError {
+export function gitError(
+  code: Extract<ErrorCode, `GIT_${string}`>,
+  what: string,
+  result: GitResult | null,
+  context: Record<string, unknown> = {},
+): HivewatchError {
   return new HivewatchError(code, {
     message: result ? `${what}: ${gitComplaint(result)}` : what,
     origin: 'git',

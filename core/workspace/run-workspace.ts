@@ -70,7 +70,12 @@ export class RunWorkspace {
     const git: GitOptions = { cwd: root, env };
     const base =
       options.baseCommit ??
-      (await gitOrThrow(['rev-parse', '--verify', 'HEAD^{commit}'], git, { code: 'GIT_CHECKOUT_FAILED', what: `the repository ${root} has no commit to start from` })).trim();
+      (
+        await gitOrThrow(['rev-parse', '--verify', 'HEAD^{commit}'], git, {
+          code: 'GIT_CHECKOUT_FAILED',
+          what: `the repository ${root} has no commit to start from`,
+        })
+      ).trim();
     const branch = `hivewatch/${options.runId}`;
     await gitOrThrow(['branch', '--force', branch, base], git, { code: 'GIT_CHECKOUT_FAILED', what: `could not create the run branch ${branch}` });
     const worktreeDir = join(options.worktreeRoot ?? DEFAULT_WORKTREE_ROOT, options.runId);

@@ -31,7 +31,14 @@ export function makeRepo(files: Record<string, string>, makeDir: (prefix: string
   const git = (...args: string[]): string =>
     execFileSync('git', args, {
       cwd: root,
-      env: { ...process.env, ...gitEnv, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' },
+      env: {
+        ...process.env,
+        ...gitEnv,
+        GIT_AUTHOR_NAME: 'Test',
+        GIT_AUTHOR_EMAIL: 't@example.com',
+        GIT_COMMITTER_NAME: 'Test',
+        GIT_COMMITTER_EMAIL: 't@example.com',
+      },
       encoding: 'utf8',
     }).trim();
   git('init', '--quiet', '--initial-branch=main');

@@ -15,7 +15,12 @@ const record = (over: Partial<CommandRecord>): CommandRecord => ({
 describe('a failed check in the taxonomy (hivemind-error-model.md §3.5)', () => {
   it('exit ≠ 0 is a recoverable VERIFICATION_CHECK_FAILED from check:<name> with its output', () => {
     const error = checkError('tests', 'npm test', record({ exitCode: 2 }), 60_000);
-    expect(error).toMatchObject({ code: 'VERIFICATION_CHECK_FAILED', origin: 'check:tests', recoverable: true, message: 'check tests (npm test) failed with exit code 2' });
+    expect(error).toMatchObject({
+      code: 'VERIFICATION_CHECK_FAILED',
+      origin: 'check:tests',
+      recoverable: true,
+      message: 'check tests (npm test) failed with exit code 2',
+    });
     expect(error.context).toMatchObject({ check: 'tests', exitCode: 2, outputTail: 'boom' });
   });
 

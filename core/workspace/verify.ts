@@ -69,7 +69,11 @@ export function checkError(name: string, command: string, record: CommandRecord,
   const origin = `check:${name}`;
   const context = { check: name, command, exitCode: record.exitCode, signal: record.signal, outputTail: record.outputTail };
   if (record.timedOut) {
-    return new HivewatchError('VERIFICATION_TIMEOUT', { message: `check ${name} (${command}) ran past its ${Math.round(timeoutMs / 1000)} s timeout`, origin, context: { ...context, timeoutMs } });
+    return new HivewatchError('VERIFICATION_TIMEOUT', {
+      message: `check ${name} (${command}) ran past its ${Math.round(timeoutMs / 1000)} s timeout`,
+      origin,
+      context: { ...context, timeoutMs },
+    });
   }
   if (record.signal !== null) {
     return new HivewatchError('VERIFICATION_CRASH', { message: `check ${name} (${command}) was killed by ${record.signal}`, origin, context });

@@ -19,14 +19,7 @@ export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
  */
 export const PAGE_TIMEOUT_MS = 30_000;
 
-const CHROME_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-];
+const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 
 function chromePath(): string {
   const path = process.env.CHROME_PATH ?? '/usr/bin/chromium';

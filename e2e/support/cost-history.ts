@@ -55,10 +55,18 @@ export async function seedCostHistory(dir: string, now: number): Promise<CostHis
       b.runStep([{ attempts: [RATE, CRASH] }]);
       await store.appendEvents(withUsage(b.fail().events, [priced(0.25, 2000, 100), priced(0.35, 2600, 300)]));
     }
-    const old = new JournalBuilder('deploy-0', { flow: COST_FLOWS.broken, flowName: 'deploy', start: now - 6 * 3_600_000, tick: 3_000 }).start().runStep([{ attempts: ['ok'] }]).complete();
+    const old = new JournalBuilder('deploy-0', { flow: COST_FLOWS.broken, flowName: 'deploy', start: now - 6 * 3_600_000, tick: 3_000 })
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete();
     await store.appendEvents(old.events);
     for (let i = 0; i < 2; i += 1) {
-      const b = new JournalBuilder(`refused-${i}`, { flow: COST_FLOWS.steady, flowName: 'summarise', start: now - 30 * 60_000 + i * 60_000, tick: 1_000 }).start();
+      const b = new JournalBuilder(`refused-${i}`, {
+        flow: COST_FLOWS.steady,
+        flowName: 'summarise',
+        start: now - 30 * 60_000 + i * 60_000,
+        tick: 1_000,
+      }).start();
       b.runStep([{ attempts: [RATE, 'ok'] }]);
       await store.appendEvents(withUsage(b.complete().events, [zeros, zeros]));
     }

@@ -16,7 +16,9 @@ export async function seedWideRun(
   const limited: ErrorSpec = { code: 'RUNTIME_RATE_LIMIT', message: 'upstream said 429' };
   const fanOut: TaskScript[] = Array.from({ length: options.tasks }, (_, i) => ({
     name: `shard ${i}`,
-    attempts: failsForGood(i) ? Array.from({ length: options.failures + 1 }, () => limited) : [...Array.from({ length: options.failures }, () => limited), 'ok'],
+    attempts: failsForGood(i)
+      ? Array.from({ length: options.failures + 1 }, () => limited)
+      : [...Array.from({ length: options.failures }, () => limited), 'ok'],
     caught: failsForGood(i),
     delayMs: 20_000 + 5_000 * (i % 3),
   }));

@@ -126,8 +126,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     cancelRun: (input) => post<CommandAck>(`/api/runs/${seg(input.runId)}/cancel`, rest(input, 'runId')),
     retryRun: (input) => post<{ runId: string }>(`/api/runs/${seg(input.runId)}/retry`, rest(input, 'runId')),
     resumeRun: (input) => post<{ runId: string }>(`/api/runs/${seg(input.runId)}/resume`, rest(input, 'runId')),
-    skipBackoff: (input) =>
-      post<CommandAck>(`/api/runs/${seg(input.runId)}/tasks/${seg(input.taskId)}/skip-backoff`, rest(input, 'runId', 'taskId')),
+    skipBackoff: (input) => post<CommandAck>(`/api/runs/${seg(input.runId)}/tasks/${seg(input.taskId)}/skip-backoff`, rest(input, 'runId', 'taskId')),
 
     listRuns: (input) => get<Page<RunSummary>>('/api/runs', input),
     countRuns: (input) => get<RunCounts>('/api/runs/counts', input),

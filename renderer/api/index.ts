@@ -3,11 +3,6 @@ import { TOKEN_STORAGE_KEY } from './constants.js';
 import { createHttpClient } from './http-client.js';
 import { createIpcClient } from './ipc-client.js';
 
-;
-;
-;
-;
-
 declare global {
   interface Window {
     /** Present in the Electron window only (the preload's one object). */

@@ -31,10 +31,12 @@ export function AccessPage({ reason }: { reason: 'missing' | 'wrong' }) {
       <h2>To get in</h2>
       <ol>
         <li>
-          Open the link <code>hivewatch serve</code> printed in its terminal, the one after <strong>Open:</strong> that ends in{' '}
-          <code>?token=…</code>. Lost it? Run <code>hivewatch serve</code> again on the same database: it prints the same link.
+          Open the link <code>hivewatch serve</code> printed in its terminal, the one after <strong>Open:</strong> that ends in <code>?token=…</code>. Lost it?
+          Run <code>hivewatch serve</code> again on the same database: it prints the same link.
         </li>
-        <li>Or paste the token here (the part after <code>?token=</code>):</li>
+        <li>
+          Or paste the token here (the part after <code>?token=</code>):
+        </li>
       </ol>
       <form className="access-form" onSubmit={submit}>
         <label htmlFor="access-token">Access token</label>

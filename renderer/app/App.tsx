@@ -53,7 +53,12 @@ function ConnectionStatus() {
         </a>
       )}
       {label.state === 'live' && waitingApproval > 0 && (
-        <a className="muted limit-count approval-count" href="#/runs?status=waiting-approval" title="agents waiting for a person to approve a tool call" data-testid="approval-count">
+        <a
+          className="muted limit-count approval-count"
+          href="#/runs?status=waiting-approval"
+          title="agents waiting for a person to approve a tool call"
+          data-testid="approval-count"
+        >
           {' '}
           · {waitingApproval} waiting for approval
         </a>
@@ -170,8 +175,7 @@ export function App() {
 
   let page;
   if (section === 'runs' && id) page = <RunDetailPage key={id} runId={id} />;
-  else if (section === 'errors')
-    page = <ErrorsScreen />;
+  else if (section === 'errors') page = <ErrorsScreen />;
   else if (section === 'issues' && id) page = <IssuePage key={id} id={id} />;
   else if (section === 'compare' && route.path.length === 3) page = <ComparePage left={route.path[1] ?? ''} right={route.path[2] ?? ''} />;
   else if (section === 'settings' && id === 'alerts') page = <AlertsPage />;
@@ -193,7 +197,12 @@ export function App() {
           </a>
           <nav className="tabs" aria-label="Screens">
             {TABS.map((t) => (
-              <a key={t.path} href={`#/${t.path}`} className={`tab${tabOf(section) === t.path ? ' active' : ''}`} aria-current={tabOf(section) === t.path ? 'page' : undefined}>
+              <a
+                key={t.path}
+                href={`#/${t.path}`}
+                className={`tab${tabOf(section) === t.path ? ' active' : ''}`}
+                aria-current={tabOf(section) === t.path ? 'page' : undefined}
+              >
                 {t.label}
               </a>
             ))}

@@ -65,7 +65,12 @@ export function ComparePage({ left, right }: { left: string; right: string }) {
       </header>
       <section className="panel">
         <label className="compare-toggle">
-          <input type="checkbox" checked={differencesOnly} onChange={(e) => setDifferencesOnly(e.currentTarget.checked)} data-testid="compare-differences-only" />
+          <input
+            type="checkbox"
+            checked={differencesOnly}
+            onChange={(e) => setDifferencesOnly(e.currentTarget.checked)}
+            data-testid="compare-differences-only"
+          />
           Differences only{' '}
           <span className="muted">
             ({tasks.differ} of {tasks.total} {tasks.total === 1 ? 'task differs' : 'tasks differ'}, times in attempts aside

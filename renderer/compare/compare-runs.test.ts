@@ -32,7 +32,17 @@ const attempt = (n: number, start: number, end: number, code: ErrorEnvelope['cod
   endedAt: end,
   status: code ? 'failed' : 'succeeded',
   error: code
-    ? { category: 'runtime', code, message: 'slow down', origin: 'runtime:fake', recoverable: true, recovery_hint: null, context: {}, timestamp: end, correlation: { project: null, flow: null, run: null, step: null, task: null, attempt: n } }
+    ? {
+        category: 'runtime',
+        code,
+        message: 'slow down',
+        origin: 'runtime:fake',
+        recoverable: true,
+        recovery_hint: null,
+        context: {},
+        timestamp: end,
+        correlation: { project: null, flow: null, run: null, step: null, task: null, attempt: n },
+      }
     : null,
   delayAfterMs: null,
   strategy: null,
@@ -53,7 +63,13 @@ const task = (id: string, attempts: AttemptView[], over: Partial<TaskView> = {})
   ...over,
 });
 
-const detail = (run: RunSummary, tasks: TaskView[]): RunDetail => ({ run, steps: [], tasks, lastSeq: 1, lineage: { retries: [], resumes: [], previous: null } });
+const detail = (run: RunSummary, tasks: TaskView[]): RunDetail => ({
+  run,
+  steps: [],
+  tasks,
+  lastSeq: 1,
+  lineage: { retries: [], resumes: [], previous: null },
+});
 
 describe('comparing two runs', () => {
   it('matches tasks by id, marks what differs, and shows a task only one run has as absent on the other side', () => {
@@ -74,15 +90,39 @@ describe('comparing two runs', () => {
   });
 
   it('says why each run ended, never its newest error: a failure’s chain, a cancel’s reason, nothing for a completed run', () => {
-    const crash: ErrorEnvelope = { ...(attempt(1, 0, 1_000, 'RUNTIME_CRASHED').error as ErrorEnvelope), message: 'exited with code 2', context: { exitCode: 2 } };
+    const crash: ErrorEnvelope = {
+      ...(attempt(1, 0, 1_000, 'RUNTIME_CRASHED').error as ErrorEnvelope),
+      message: 'exited with code 2',
+      context: { exitCode: 2 },
+    };
     const failed = detail(
       summary('a', {
-        status: 'failed', errorCount: 2,
+        status: 'failed',
+        errorCount: 2,
         // The newest error is a retried timeout of a cleanup; the run failed because Deploy crashed.
         lastError: { code: 'RUNTIME_TIMEOUT', message: 'timed out' },
         endingError: {
-          code: 'RUNTIME_CRASHED', category: 'runtime', origin: 'runtime:fake', message: 'exited with code 2', step: 1, taskId: '1:0', attempt: 1, rootCode: 'RUNTIME_CRASHED',
-          chain: [{ seq: 9, code: 'RUNTIME_CRASHED', category: 'runtime', origin: 'runtime:fake', message: 'exited with code 2', step: 1, taskId: '1:0', attempt: 1, how: null }],
+          code: 'RUNTIME_CRASHED',
+          category: 'runtime',
+          origin: 'runtime:fake',
+          message: 'exited with code 2',
+          step: 1,
+          taskId: '1:0',
+          attempt: 1,
+          rootCode: 'RUNTIME_CRASHED',
+          chain: [
+            {
+              seq: 9,
+              code: 'RUNTIME_CRASHED',
+              category: 'runtime',
+              origin: 'runtime:fake',
+              message: 'exited with code 2',
+              step: 1,
+              taskId: '1:0',
+              attempt: 1,
+              how: null,
+            },
+          ],
         },
       }),
       [task('1:0', [{ ...attempt(1, 0, 1_000, 'RUNTIME_CRASHED'), error: crash }], { name: 'Deploy', status: 'failed' })],
@@ -91,8 +131,27 @@ describe('comparing two runs', () => {
       summary('b', {
         status: 'cancelled',
         endingError: {
-          code: 'SYSTEM_CANCELLED', category: 'system', origin: 'system', message: 'stopped from the window', step: 2, taskId: null, attempt: null, rootCode: 'SYSTEM_CANCELLED',
-          chain: [{ seq: null, code: 'SYSTEM_CANCELLED', category: 'system', origin: 'system', message: 'stopped from the window', step: 2, taskId: null, attempt: null, how: null }],
+          code: 'SYSTEM_CANCELLED',
+          category: 'system',
+          origin: 'system',
+          message: 'stopped from the window',
+          step: 2,
+          taskId: null,
+          attempt: null,
+          rootCode: 'SYSTEM_CANCELLED',
+          chain: [
+            {
+              seq: null,
+              code: 'SYSTEM_CANCELLED',
+              category: 'system',
+              origin: 'system',
+              message: 'stopped from the window',
+              step: 2,
+              taskId: null,
+              attempt: null,
+              how: null,
+            },
+          ],
         },
       }),
       [],
@@ -100,7 +159,9 @@ describe('comparing two runs', () => {
     const completed = detail(summary('c', { errorCount: 3, lastError: { code: 'RUNTIME_RATE_LIMIT', message: 'slow down' } }), []);
     const endedBy = (l: RunDetail, r: RunDetail) => compareRuns(l, r)[0]?.rows.find((row) => row.key === 'ending-error');
     expect(endedBy(failed, cancelled)).toMatchObject({
-      label: 'Ended by', left: 'RUNTIME_CRASHED exit 2 in Deploy attempt 1 · exited with code 2', right: 'Cancelled during step 2: stopped from the window',
+      label: 'Ended by',
+      left: 'RUNTIME_CRASHED exit 2 in Deploy attempt 1 · exited with code 2',
+      right: 'Cancelled during step 2: stopped from the window',
     });
     expect(endedBy(completed, completed)).toMatchObject({ left: 'none', right: 'none', differs: false });
     expect(compareRuns(failed, completed)[0]?.rows.some((row) => /RUNTIME_TIMEOUT|RUNTIME_RATE_LIMIT/.test(`${row.left} ${row.right}`))).toBe(false);
@@ -108,20 +169,36 @@ describe('comparing two runs', () => {
 
   it('has cost and token rows: runs of the same tasks that cost $1.72 and $2.58 do not read "0 of 1 task differs" alone', () => {
     const usage = (costUsd: number, failedCostUsd = 0) => ({
-      attempts: 2, failedAttempts: failedCostUsd > 0 ? 1 : 0, inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0,
-      costUsd, failedCostUsd, unknownCostAttempts: 0, countedIn: null,
+      attempts: 2,
+      failedAttempts: failedCostUsd > 0 ? 1 : 0,
+      inputTokens: 1000,
+      outputTokens: 100,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd,
+      failedCostUsd,
+      unknownCostAttempts: 0,
+      countedIn: null,
     });
     const withUsage = (a: AttemptView, costUsd: number): AttemptView => ({ ...a, usage: { source: 'result', inputTokens: 500, outputTokens: 50, costUsd } });
     const cheap = detail(summary('a', { usage: usage(1.72) }), [task('1:0', [withUsage(attempt(1, 0, 1_000), 1.72)])]);
-    const dear = detail(summary('b', { usage: usage(2.58, 0.86) }), [task('1:0', [withUsage(attempt(1, 0, 600, 'RUNTIME_RATE_LIMIT'), 0.86), withUsage(attempt(2, 600, 1_000), 1.72)])]);
+    const dear = detail(summary('b', { usage: usage(2.58, 0.86) }), [
+      task('1:0', [withUsage(attempt(1, 0, 600, 'RUNTIME_RATE_LIMIT'), 0.86), withUsage(attempt(2, 600, 1_000), 1.72)]),
+    ]);
     const groups = compareRuns(cheap, dear);
     const run = groups[0]?.rows ?? [];
     expect(run.find((r) => r.key === 'cost')).toMatchObject({ left: '$1.72', right: '$2.58 · $0.86 retried · $1.72 successful', differs: true });
     expect(run.find((r) => r.key === 'tokens')).toMatchObject({ left: '1,000 in · 100 out', differs: false });
-    expect(groups[1]?.rows.find((r) => r.key === '1:0/cost')).toMatchObject({ left: '$1.72', right: '$2.58 · $0.86 retried · $1.72 successful', differs: true });
+    expect(groups[1]?.rows.find((r) => r.key === '1:0/cost')).toMatchObject({
+      left: '$1.72',
+      right: '$2.58 · $0.86 retried · $1.72 successful',
+      differs: true,
+    });
     expect(costDifference(groups)).toBe('$1.72 vs $2.58');
     // A failed run's task spend is the failed run's, as its header says, not its attempts' split.
-    const lost = detail(summary('f', { status: 'failed', usage: usage(0.86, 0.86) }), [task('1:0', [withUsage(attempt(1, 0, 600, 'RUNTIME_RATE_LIMIT'), 0.86)])]);
+    const lost = detail(summary('f', { status: 'failed', usage: usage(0.86, 0.86) }), [
+      task('1:0', [withUsage(attempt(1, 0, 600, 'RUNTIME_RATE_LIMIT'), 0.86)]),
+    ]);
     expect(compareRuns(cheap, lost)[1]?.rows.find((r) => r.key === '1:0/cost')).toMatchObject({ left: '$1.72', right: '$0.86 · failed run' });
     expect(differingTasks(groups).differ).toBe(1);
     // The same spend on both sides: no difference said; no usage at all reads "none reported", never $0.00.

@@ -66,7 +66,10 @@ function attemptErrors(task: TaskView): string {
  */
 function taskCost(task: TaskView, status: RunStatus): string {
   const used = task.attempts.flatMap((a) => (a.usage ? [{ usage: a.usage, failed: a.status === 'failed' }] : []));
-  const tokens = used.reduce((n, u) => n + (u.usage.inputTokens ?? 0) + (u.usage.outputTokens ?? 0) + (u.usage.cacheReadTokens ?? 0) + (u.usage.cacheWriteTokens ?? 0), 0);
+  const tokens = used.reduce(
+    (n, u) => n + (u.usage.inputTokens ?? 0) + (u.usage.outputTokens ?? 0) + (u.usage.cacheReadTokens ?? 0) + (u.usage.cacheWriteTokens ?? 0),
+    0,
+  );
   const priced = used.filter((u) => u.usage.costUsd !== undefined);
   const cost = priced.reduce((n, u) => n + (u.usage.costUsd ?? 0), 0);
   if (used.length === 0 || (tokens === 0 && cost === 0)) return 'none reported';
@@ -84,7 +87,12 @@ function taskTokens(task: TaskView): string {
   return sum.inputTokens + sum.outputTokens + sum.cacheReadTokens + sum.cacheWriteTokens === 0 ? 'none reported' : tokenLine(sum);
 }
 
-function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | undefined, runs: { virtual: boolean; status: [RunStatus, RunStatus] }): CompareRow[] {
+function taskRows(
+  taskId: string,
+  left: TaskView | undefined,
+  right: TaskView | undefined,
+  runs: { virtual: boolean; status: [RunStatus, RunStatus] },
+): CompareRow[] {
   const virtual = runs.virtual;
   const of = (t: TaskView | undefined, f: (t: TaskView) => string): string | null => (t ? f(t) : null);
   const time = (t: TaskView): string => {
@@ -92,14 +100,40 @@ function taskRows(taskId: string, left: TaskView | undefined, right: TaskView | 
     return ms === null ? 'running' : formatDuration(ms);
   };
   return [
-    row(`${taskId}/status`, 'Outcome', of(left, (t) => t.status), of(right, (t) => t.status)),
-    row(`${taskId}/attempts`, 'Attempts', of(left, (t) => `${t.attempts.length} of ${t.maxAttempts}`), of(right, (t) => `${t.attempts.length} of ${t.maxAttempts}`)),
+    row(
+      `${taskId}/status`,
+      'Outcome',
+      of(left, (t) => t.status),
+      of(right, (t) => t.status),
+    ),
+    row(
+      `${taskId}/attempts`,
+      'Attempts',
+      of(left, (t) => `${t.attempts.length} of ${t.maxAttempts}`),
+      of(right, (t) => `${t.attempts.length} of ${t.maxAttempts}`),
+    ),
     row(`${taskId}/time`, virtual ? 'Time in attempts (run clock)' : 'Time in attempts', of(left, time), of(right, time)),
     row(`${taskId}/errors`, 'Attempt errors', of(left, attemptErrors), of(right, attemptErrors)),
-    row(`${taskId}/cost`, 'Cost', of(left, (t) => taskCost(t, runs.status[0])), of(right, (t) => taskCost(t, runs.status[1]))),
+    row(
+      `${taskId}/cost`,
+      'Cost',
+      of(left, (t) => taskCost(t, runs.status[0])),
+      of(right, (t) => taskCost(t, runs.status[1])),
+    ),
     row(`${taskId}/tokens`, 'Tokens', of(left, taskTokens), of(right, taskTokens)),
-    row(`${taskId}/final-error`, 'Task error', of(left, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none')), of(right, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none'))),
-    row(`${taskId}/output`, 'Output', of(left, (t) => t.output ?? '—'), of(right, (t) => t.output ?? '—'), true),
+    row(
+      `${taskId}/final-error`,
+      'Task error',
+      of(left, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none')),
+      of(right, (t) => (t.error ? `${t.error.code}: ${t.error.message}` : 'none')),
+    ),
+    row(
+      `${taskId}/output`,
+      'Output',
+      of(left, (t) => t.output ?? '—'),
+      of(right, (t) => t.output ?? '—'),
+      true,
+    ),
   ];
 }
 
@@ -172,7 +206,12 @@ export function compareRuns(left: RunDetail, right: RunDetail): CompareGroup[] {
     const names = [...new Set([l?.name, r?.name].filter((n): n is string => n !== undefined))];
     const templates = [...new Set([l?.template, r?.template].filter((n): n is string => n !== undefined))];
     const hint = templates.length > 0 ? { hint: `prompt as written: ${templates.join(' / ')}` } : {};
-    groups.push({ key: `task-${id}`, title: `${names.join(' / ')} (task ${id})`, ...hint, rows: taskRows(id, l, r, { virtual, status: [a.status, b.status] }) });
+    groups.push({
+      key: `task-${id}`,
+      title: `${names.join(' / ')} (task ${id})`,
+      ...hint,
+      rows: taskRows(id, l, r, { virtual, status: [a.status, b.status] }),
+    });
   }
   return groups;
 }

@@ -8,7 +8,11 @@ function task(id: string, { status = ['succeeded', 'succeeded'], time = ['1.0s',
   return {
     key: `task-${id}`,
     title: `task ${id}`,
-    rows: [row(`${id}/status`, status[0] as string, status[1] as string), row(`${id}/attempts`, '1 of 3', '1 of 3'), row(`${id}/time`, time[0] as string, time[1] as string)],
+    rows: [
+      row(`${id}/status`, status[0] as string, status[1] as string),
+      row(`${id}/attempts`, '1 of 3', '1 of 3'),
+      row(`${id}/time`, time[0] as string, time[1] as string),
+    ],
   };
 }
 
@@ -22,7 +26,12 @@ describe('taskDiffers', () => {
 });
 
 describe('viewGroups', () => {
-  const many = [runGroup, ...Array.from({ length: COLLAPSE_ABOVE_TASKS + 1 }, (_, i) => task(`2:${i}`, i === 3 ? { status: ['failed', 'succeeded'], time: ['1s', '3s'] } : { time: ['1s', '2s'] }))];
+  const many = [
+    runGroup,
+    ...Array.from({ length: COLLAPSE_ABOVE_TASKS + 1 }, (_, i) =>
+      task(`2:${i}`, i === 3 ? { status: ['failed', 'succeeded'], time: ['1s', '3s'] } : { time: ['1s', '2s'] }),
+    ),
+  ];
 
   it('differences only: the run, the differing tasks, only their differing rows (time included)', () => {
     const view = viewGroups(many, { differencesOnly: true, opened: new Set() });

@@ -52,7 +52,10 @@ export function ApprovalNotice({ approval, external }: { approval: { label: stri
       <time dateTime={new Date(approval.since).toISOString()} title={`since ${formatAbsolute(approval.since)}`}>
         {waitedWords(now - approval.since)}
       </time>
-      . {external ? 'The agent is blocked until a person answers its permission prompt in its own terminal or app. Stop watching ends its run here; Hivewatch cannot stop the agent.' : 'The agent is blocked until a person answers its permission prompt.'}
+      .{' '}
+      {external
+        ? 'The agent is blocked until a person answers its permission prompt in its own terminal or app. Stop watching ends its run here; Hivewatch cannot stop the agent.'
+        : 'The agent is blocked until a person answers its permission prompt.'}
     </p>
   );
 }

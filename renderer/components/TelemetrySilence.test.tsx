@@ -54,7 +54,15 @@ describe('telemetry silence in the window', () => {
     const flow = new JournalBuilder('run_b', 1_000);
     flow.start();
     const silence = silentFor(MINUTE, { taskId: 'fix', attempt: 1 });
-    const other = flow.add({ type: 'attemptFailed', step: 1, ordinal: 1, taskId: 'other', attempt: 1, durationMs: 5, error: null } as unknown as HivewatchEvent);
+    const other = flow.add({
+      type: 'attemptFailed',
+      step: 1,
+      ordinal: 1,
+      taskId: 'other',
+      attempt: 1,
+      durationMs: 5,
+      error: null,
+    } as unknown as HivewatchEvent);
     expect(replay(flow.events.slice(0, -1), { telemetrySilence: silence }, [other])!.summary.telemetrySilence).toEqual(silence);
     const ended = flow.add({ type: 'attemptSucceeded', step: 1, ordinal: 0, taskId: 'fix', attempt: 1, durationMs: 5 } as HivewatchEvent);
     expect(replay(flow.events.slice(0, 1), { telemetrySilence: silence }, [ended])!.summary.telemetrySilence).toBeUndefined();

@@ -15,7 +15,8 @@ export function silenceOfRun(run: RunSummary): RunTelemetrySilence | null {
   return (run.status === 'running' || run.status === 'cancelling') && run.telemetrySilence ? run.telemetrySilence : null;
 }
 
-const wordsAt = (silence: RunTelemetrySilence, now: number): string => silenceWords({ ...silence, silentMs: Math.max(silence.silentMs, now - silence.silentSince) });
+const wordsAt = (silence: RunTelemetrySilence, now: number): string =>
+  silenceWords({ ...silence, silentMs: Math.max(silence.silentMs, now - silence.silentSince) });
 
 const whose = (silence: RunTelemetrySilence): string => {
   const agent = silence.origin.replace(/^runtime:/, '');
@@ -23,7 +24,9 @@ const whose = (silence: RunTelemetrySilence): string => {
 };
 
 const titleOf = (silence: RunTelemetrySilence): string =>
-  silence.lastSeenAt === null ? `Nothing received from ${whose(silence)}` : `Nothing received from ${whose(silence)} since ${formatAbsolute(silence.lastSeenAt)}`;
+  silence.lastSeenAt === null
+    ? `Nothing received from ${whose(silence)}`
+    : `Nothing received from ${whose(silence)} since ${formatAbsolute(silence.lastSeenAt)}`;
 
 export function SilenceLine({ silence }: { silence: RunTelemetrySilence }) {
   const now = Math.max(useNow(), Date.now());

@@ -21,9 +21,12 @@ export function RunDuration({ run, active, compact = false }: { run: RunSummary;
   // A finished row without an end (a stale row) shows zero rather than a duration that grows.
   const shown = !active && run.endedAt === null ? { ...run, endedAt: run.startedAt, endedWall: run.startedWall } : run;
   const line = formatRunDuration(shown, now);
-  const title = run.clock === 'virtual'
-    ? `${line}: virtual is the run’s own clock, which jumps over every backoff; real is the wall-clock time it took`
-    : active ? 'still running' : undefined;
+  const title =
+    run.clock === 'virtual'
+      ? `${line}: virtual is the run’s own clock, which jumps over every backoff; real is the wall-clock time it took`
+      : active
+        ? 'still running'
+        : undefined;
   if (!compact || run.clock !== 'virtual') {
     return (
       <span title={title} data-clock={run.clock}>

@@ -120,7 +120,11 @@ export function VirtualList({
       onScroll={onScroll}
       onPointerEnter={() => (pointerInside.current = true)}
       onPointerLeave={() => (pointerInside.current = false)}
-      role={role} aria-label={ariaLabel} data-testid={testId} style={height !== undefined ? { height } : undefined}>
+      role={role}
+      aria-label={ariaLabel}
+      data-testid={testId}
+      style={height !== undefined ? { height } : undefined}
+    >
       <div className="virtual-spacer" role="presentation" style={{ height: win.totalHeight }}>
         {rows}
       </div>

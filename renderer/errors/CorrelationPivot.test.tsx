@@ -9,7 +9,9 @@ function node(level: PivotNode['level'], key: string, children: PivotNode[] = []
 
 /** One flow whose runs each hold one task with one attempt. */
 function flowWithRuns(runs: number): PivotNode[] {
-  const children = Array.from({ length: runs }, (_, i) => node('run', `run_${String(i).padStart(3, '0')}`, [node('task', `task_${i}`, [node('attempt', `attempt_${i}`)])]));
+  const children = Array.from({ length: runs }, (_, i) =>
+    node('run', `run_${String(i).padStart(3, '0')}`, [node('task', `task_${i}`, [node('attempt', `attempt_${i}`)])]),
+  );
   return [node('flow', 'examples/flow.prose', children)];
 }
 

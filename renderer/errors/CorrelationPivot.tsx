@@ -31,7 +31,19 @@ export function CorrelationPivot({ nodes, truncated }: { nodes: readonly PivotNo
  */
 export const PIVOT_SIBLINGS_SHOWN = 10;
 
-function PivotList({ nodes, depth, openDepth, className, label }: { nodes: readonly PivotNode[]; depth: number; openDepth: number; className?: string; label?: string }) {
+function PivotList({
+  nodes,
+  depth,
+  openDepth,
+  className,
+  label,
+}: {
+  nodes: readonly PivotNode[];
+  depth: number;
+  openDepth: number;
+  className?: string;
+  label?: string;
+}) {
   const [shown, setShown] = useState(PIVOT_SIBLINGS_SHOWN);
   const hidden = nodes.length - shown;
   return (
@@ -88,9 +100,7 @@ function PivotItem({ node, depth, openDepth }: { node: PivotNode; depth: number;
         <span className="pivot-count">{node.count}</span>
         <span className="pivot-codes muted">{node.codes.slice(0, 2).join(', ')}</span>
       </div>
-      {hasChildren && open && (
-        <PivotList nodes={node.children} depth={depth + 1} openDepth={openDepth} />
-      )}
+      {hasChildren && open && <PivotList nodes={node.children} depth={depth + 1} openDepth={openDepth} />}
     </li>
   );
 }

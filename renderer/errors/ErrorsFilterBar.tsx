@@ -37,7 +37,17 @@ function FilterSelect({
  * figures on screen cover (`shown`); one chosen and not read yet (or that could not be read) is
  * marked pending beside it, never lit in its place.
  */
-export function ErrorsFilterBar({ query, shown, data, onChange }: { query: ErrorsQuery; shown: ErrorsQuery | null; data: Overview | undefined; onChange: (q: ErrorsQuery) => void }) {
+export function ErrorsFilterBar({
+  query,
+  shown,
+  data,
+  onChange,
+}: {
+  query: ErrorsQuery;
+  shown: ErrorsQuery | null;
+  data: Overview | undefined;
+  onChange: (q: ErrorsQuery) => void;
+}) {
   const set = (patch: Partial<ErrorsQuery>): void => onChange({ ...query, ...patch, group: '' });
   const zoomed = query.since !== null || query.until !== null;
   const lit = shown ?? query;
@@ -66,7 +76,8 @@ export function ErrorsFilterBar({ query, shown, data, onChange }: { query: Error
       </div>
       {zoomed && (
         <span className="pill">
-          {query.since !== null ? formatAbsolute(query.since).slice(5, 16) : 'start'} → {query.until !== null ? formatAbsolute(query.until).slice(5, 16) : 'now'}
+          {query.since !== null ? formatAbsolute(query.since).slice(5, 16) : 'start'} →{' '}
+          {query.until !== null ? formatAbsolute(query.until).slice(5, 16) : 'now'}
           <button type="button" className="icon" aria-label="Reset zoom" onClick={() => set({ since: null, until: null })}>
             ×
           </button>
@@ -78,7 +89,11 @@ export function ErrorsFilterBar({ query, shown, data, onChange }: { query: Error
       <FilterSelect label="Flow" value={query.flow} counts={data?.byFlow} onChange={(flow) => set({ flow })} />
       <label className="select labelled">
         <span>Issue status</span>
-        <select value={query.issueStatus} onChange={(e) => set({ issueStatus: e.currentTarget.value as IssueStatusChoice })} title="every panel shows the occurrences of the issues in this status">
+        <select
+          value={query.issueStatus}
+          onChange={(e) => set({ issueStatus: e.currentTarget.value as IssueStatusChoice })}
+          title="every panel shows the occurrences of the issues in this status"
+        >
           {ISSUE_STATUS_CHOICES.map((s) => (
             <option key={s || 'all'} value={s}>
               {STATUS_LABELS[s]}
@@ -95,7 +110,11 @@ export function ErrorsFilterBar({ query, shown, data, onChange }: { query: Error
         </span>
       )}
       {any && (
-        <button type="button" className="link" onClick={() => onChange({ ...query, category: '', origin: '', code: '', flow: '', run: '', group: '', since: null, until: null })}>
+        <button
+          type="button"
+          className="link"
+          onClick={() => onChange({ ...query, category: '', origin: '', code: '', flow: '', run: '', group: '', since: null, until: null })}
+        >
           Clear filters
         </button>
       )}

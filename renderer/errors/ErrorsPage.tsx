@@ -31,7 +31,11 @@ function OccurrencesPanel({ occurrences, selectedGroup, group, onAllGroups }: Oc
       <h2 id="occ-title">
         Occurrences{' '}
         <span className="muted">
-          {selectedGroup ? `of ${selectedGroup.code} (${selectedGroup.fingerprint.slice(0, 8)})` : group ? `of group ${group.slice(0, 8)}` : 'of every group shown'}
+          {selectedGroup
+            ? `of ${selectedGroup.code} (${selectedGroup.fingerprint.slice(0, 8)})`
+            : group
+              ? `of group ${group.slice(0, 8)}`
+              : 'of every group shown'}
         </span>
         {group && (
           <button type="button" className="link" onClick={onAllGroups}>
@@ -74,8 +78,7 @@ export function ErrorsPage() {
   const shown = overview.answers ?? null;
   const occurrences = useOccurrences(filter, query.group, refresh);
 
-  const setQuery = (next: ErrorsQuery, options: { replace?: boolean } = {}): void =>
-    navigate(formatHash(['errors'], serializeErrorsQuery(next)), options);
+  const setQuery = (next: ErrorsQuery, options: { replace?: boolean } = {}): void => navigate(formatHash(['errors'], serializeErrorsQuery(next)), options);
   const toggle = (key: FilterKey, value: string): void => setQuery({ ...query, [key]: query[key] === value ? '' : value, group: '' });
 
   useShortcuts({ r: reload });

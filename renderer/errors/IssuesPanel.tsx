@@ -50,7 +50,8 @@ export function IssuesPanel({ query, now, refresh, onQuery }: { query: ErrorsQue
   return (
     <section className="panel" aria-labelledby="groups-title">
       <h2 id="groups-title">
-        Issues <span className="muted">({issues.length}; events and failures in this window, change against the window before; open one for everything about it)</span>
+        Issues{' '}
+        <span className="muted">({issues.length}; events and failures in this window, change against the window before; open one for everything about it)</span>
       </h2>
       <div className="toolbar issues-toolbar">
         <label className="select labelled">

@@ -67,7 +67,17 @@ function IssueTitleCell({ issue, href }: { issue: Issue; href: string }) {
 }
 
 /** One issue: its counts in the window, when it was seen, its trend and what an operator can do with it. */
-function IssueRow({ issue, query, busy, onChange }: { issue: Issue; query: ErrorsQuery; busy: boolean; onChange: (issue: Issue, change: IssueChange) => void }) {
+function IssueRow({
+  issue,
+  query,
+  busy,
+  onChange,
+}: {
+  issue: Issue;
+  query: ErrorsQuery;
+  busy: boolean;
+  onChange: (issue: Issue, change: IssueChange) => void;
+}) {
   const href = issueHref(issue.id, query);
   const trend = { counts: issue.trend, start: issue.trendStart, bucketMs: issue.trendBucketMs, partial: issue.trendPartial };
   return (
@@ -118,7 +128,17 @@ function IssueRow({ issue, query, busy, onChange }: { issue: Issue; query: Error
  * window and the change against the window before, and the runs they hit. A row opens the issue's
  * page (its title is the link a keyboard reaches).
  */
-export function IssuesTable({ issues, query, busy, onChange }: { issues: readonly Issue[]; query: ErrorsQuery; busy: string | null; onChange: (issue: Issue, change: IssueChange) => void }) {
+export function IssuesTable({
+  issues,
+  query,
+  busy,
+  onChange,
+}: {
+  issues: readonly Issue[];
+  query: ErrorsQuery;
+  busy: string | null;
+  onChange: (issue: Issue, change: IssueChange) => void;
+}) {
   return (
     <div className="groups-table-wrap">
       <table className="groups-table issues-table" tabIndex={-1} data-skip-target>

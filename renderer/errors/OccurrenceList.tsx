@@ -17,7 +17,11 @@ const DISPOSITION_HINT: Record<ErrorOccurrence['disposition'], string> = {
 function DispositionBadge({ occurrence }: { occurrence: Pick<ErrorOccurrence, 'disposition' | 'ending'> }) {
   return (
     <>
-      <span className={`badge disposition disposition-${occurrence.disposition}`} title={DISPOSITION_HINT[occurrence.disposition]} data-disposition={occurrence.disposition}>
+      <span
+        className={`badge disposition disposition-${occurrence.disposition}`}
+        title={DISPOSITION_HINT[occurrence.disposition]}
+        data-disposition={occurrence.disposition}
+      >
         {occurrence.disposition}
       </span>
       {occurrence.ending && (

@@ -22,9 +22,19 @@ export function Sparkline({ trend, label }: { trend: TrendView | null; label: st
   const last = n - 1;
   const slot = n === 1 ? WIDTH : step;
   return (
-    <svg className="sparkline" width={WIDTH} height={HEIGHT} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={trendSummary(trend, label)} data-testid="sparkline">
+    <svg
+      className="sparkline"
+      width={WIDTH}
+      height={HEIGHT}
+      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+      role="img"
+      aria-label={trendSummary(trend, label)}
+      data-testid="sparkline"
+    >
       {finished > 1 && <polyline points={solid} fill="none" strokeWidth="1.5" />}
-      {trend.partial && n > 1 && <polyline className="sparkline-partial" points={`${point(last - 1)} ${point(last)}`} fill="none" strokeWidth="1.5" strokeDasharray="2 2" />}
+      {trend.partial && n > 1 && (
+        <polyline className="sparkline-partial" points={`${point(last - 1)} ${point(last)}`} fill="none" strokeWidth="1.5" strokeDasharray="2 2" />
+      )}
       {trend.partial && <circle className="sparkline-now" cx={x(last)} cy={y(trend.counts[last] ?? 0)} r="2.2" />}
       {trend.counts.map((_, i) => (
         <rect key={i} className="sparkline-hit" x={Math.max(0, x(i) - slot / 2)} y={0} width={slot} height={HEIGHT}>

@@ -20,5 +20,7 @@ export function seriesSummary(series: ErrorSeries): string {
   if (total === 0) return 'No errors in this window.';
   const parts = [...totals].sort((a, b) => b[1] - a[1]).map(([key, count]) => `${key} ${count.toLocaleString('en-US')}`);
   const head = `${total.toLocaleString('en-US')} errors in ${series.points.length} bars of one ${series.bucket}, by ${series.stackBy}: ${parts.join(', ')}.`;
-  return busiest && busiest.count > 0 ? `${head} Most in one bar: ${busiest.count.toLocaleString('en-US')}, at ${formatAbsolute(busiest.start).slice(0, 16)}.` : head;
+  return busiest && busiest.count > 0
+    ? `${head} Most in one bar: ${busiest.count.toLocaleString('en-US')}, at ${formatAbsolute(busiest.start).slice(0, 16)}.`
+    : head;
 }

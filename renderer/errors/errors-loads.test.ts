@@ -13,10 +13,12 @@ const EMPTY_COST = { total: { failed: none, retried: none, succeeded: none }, fl
 
 function errorsApi(): { api: HivewatchApi; reads: { method: string; input: unknown }[] } {
   const reads: { method: string; input: unknown }[] = [];
-  const answer = <T>(method: string, value: T) => (input: unknown): Promise<T> => {
-    reads.push({ method, input });
-    return Promise.resolve(value);
-  };
+  const answer =
+    <T>(method: string, value: T) =>
+    (input: unknown): Promise<T> => {
+      reads.push({ method, input });
+      return Promise.resolve(value);
+    };
   const series = { bucket: 'hour', bucketMs: 3_600_000, points: [], keys: [] };
   const page: Page<ErrorOccurrence> = { items: [], nextCursor: null };
   const api = {
@@ -46,13 +48,34 @@ describe('prefetching the Errors screen', () => {
     prefetchErrors(api, new URLSearchParams('range=24h'), NOW); // the same route again: no second round
     const methods = reads.map((r) => r.method).sort();
     // The issues and the cost too: their panels mount only after the overview drew.
-    expect(methods).toEqual(['costSplit', 'errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorCounts', 'errorGroups', 'errorSeries', 'failureCounts', 'listErrors', 'listIssues']);
+    expect(methods).toEqual([
+      'costSplit',
+      'errorCounts',
+      'errorCounts',
+      'errorCounts',
+      'errorCounts',
+      'errorCounts',
+      'errorGroups',
+      'errorSeries',
+      'failureCounts',
+      'listErrors',
+      'listIssues',
+    ]);
     // The cost follows every filter of the screen, the issues' status included.
     expect(reads.find((r) => r.method === 'costSplit')?.input).toEqual({ since: stableNow(NOW) - 86_400_000, issueStatus: 'unresolved' });
     expect(reads.find((r) => r.method === 'listErrors')?.input).toMatchObject({ limit: SAMPLE_SIZE });
     // The issues of the screen's window (and, like every panel, its issue status).
-    expect(reads.find((r) => r.method === 'listIssues')?.input).toEqual({ since: stableNow(NOW) - 86_400_000, status: 'unresolved', sort: 'last-seen', limit: 1_000 });
-    expect(reads.filter((r) => r.method !== 'listIssues' && r.method !== 'usageByFlow').every((r) => (r.input as { issueStatus?: string }).issueStatus === 'unresolved')).toBe(true);
+    expect(reads.find((r) => r.method === 'listIssues')?.input).toEqual({
+      since: stableNow(NOW) - 86_400_000,
+      status: 'unresolved',
+      sort: 'last-seen',
+      limit: 1_000,
+    });
+    expect(
+      reads
+        .filter((r) => r.method !== 'listIssues' && r.method !== 'usageByFlow')
+        .every((r) => (r.input as { issueStatus?: string }).issueStatus === 'unresolved'),
+    ).toBe(true);
 
     const { filter, bucket } = screenFilter('range=24h');
     const overview = takePrefetchedOverview(filter, bucket);
@@ -91,7 +114,15 @@ describe('prefetching the Errors screen', () => {
 
   it('never hands a round that failed to a screen mounting later (the server was away): that screen reads afresh', async () => {
     const refused = () => Promise.reject(new Error('Failed to fetch'));
-    const down = { errorCounts: refused, failureCounts: refused, errorGroups: refused, errorSeries: refused, listErrors: refused, listIssues: refused, costSplit: refused } as unknown as HivewatchApi;
+    const down = {
+      errorCounts: refused,
+      failureCounts: refused,
+      errorGroups: refused,
+      errorSeries: refused,
+      listErrors: refused,
+      listIssues: refused,
+      costSplit: refused,
+    } as unknown as HivewatchApi;
     prefetchErrors(down, new URLSearchParams('range=7d'), NOW);
     const { filter, bucket } = screenFilter('range=7d');
     // Let both rejections settle, as they have by the time the chunk loads after a restart.
@@ -116,7 +147,18 @@ describe('prefetching the Errors screen', () => {
  */
 function hostileHistoryApi(): { api: HivewatchApi; series: { since: number; until: number | undefined; bucket: string }[] } {
   const series: { since: number; until: number | undefined; bucket: string }[] = [];
-  const group = { fingerprint: 'fp', category: 'runtime', code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', message: 'Overloaded', count: 3, unhandled: 0, firstSeen: -1e12, lastSeen: Date.UTC(2300, 0, 1), trend: null };
+  const group = {
+    fingerprint: 'fp',
+    category: 'runtime',
+    code: 'RUNTIME_RATE_LIMIT',
+    origin: 'runtime:claude-code',
+    message: 'Overloaded',
+    count: 3,
+    unhandled: 0,
+    firstSeen: -1e12,
+    lastSeen: Date.UTC(2300, 0, 1),
+    trend: null,
+  };
   const size: Record<string, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
   const api = {
     errorCounts: () => Promise.resolve([{ key: 'runtime', count: 3, label: null }]),
@@ -151,4 +193,3 @@ describe('planning the series window whatever the rows hold', () => {
     },
   );
 });
-

@@ -57,7 +57,16 @@ export async function loadOverview(api: HivewatchApi, filter: ErrorFilter, windo
   const failures = failureCounts.total;
   if (!open) {
     const points = windowed ? densify(windowed.points, windowBucket, bars?.since ?? null, bars?.until ?? null) : [];
-    return { byCategory, byOrigin, byCode, byFlow, byHandled, failures, series: windowed ? { ...windowed, bucket: windowBucket, points } : noSeries(windowBucket), groups };
+    return {
+      byCategory,
+      byOrigin,
+      byCode,
+      byFlow,
+      byHandled,
+      failures,
+      series: windowed ? { ...windowed, bucket: windowBucket, points } : noSeries(windowBucket),
+      groups,
+    };
   }
   // Without a start ("all time") the bars follow the data's own span, from first to last error,
   // inside the sane bounds (errors of virtual-clock runs can lie ahead of now; a row dated in
@@ -82,7 +91,6 @@ function trimEmpty<P extends { counts: Record<string, number> }>(points: readonl
   while (to > from && !nonEmpty(points[to] as P)) to--;
   return points.slice(from, to + 1);
 }
-
 
 export function loadOccurrenceSample(api: HivewatchApi, filter: ErrorFilter, group: string): Promise<OccurrenceSample> {
   return api.listErrors({ ...filter, ...(group ? { fingerprint: group } : {}), limit: SAMPLE_SIZE });

@@ -10,14 +10,35 @@ const NOW = 1_800_000_000_000;
 describe('errors URL state', () => {
   it('defaults to the last 24 hours with no filter', () => {
     const q = parseErrorsQuery(new URLSearchParams(''));
-    expect(q).toEqual({ range: DEFAULT_RANGE, since: null, until: null, category: '', origin: '', code: '', flow: '', run: '', group: '', issueStatus: 'unresolved', issueSort: 'last-seen' });
+    expect(q).toEqual({
+      range: DEFAULT_RANGE,
+      since: null,
+      until: null,
+      category: '',
+      origin: '',
+      code: '',
+      flow: '',
+      run: '',
+      group: '',
+      issueStatus: 'unresolved',
+      issueSort: 'last-seen',
+    });
     expect(serializeErrorsQuery(q).toString()).toBe('');
   });
 
   it('round-trips filters, group and a zoom window', () => {
     const q: ErrorsQuery = {
-      range: '7d', since: NOW - 5_000, until: NOW, category: 'runtime', origin: 'runtime:fake', code: 'RUNTIME_RATE_LIMIT',
-      flow: 'examples/02-rate-limited-api.prose', run: 'run_1', group: 'abc123', issueStatus: 'regressed', issueSort: 'failures',
+      range: '7d',
+      since: NOW - 5_000,
+      until: NOW,
+      category: 'runtime',
+      origin: 'runtime:fake',
+      code: 'RUNTIME_RATE_LIMIT',
+      flow: 'examples/02-rate-limited-api.prose',
+      run: 'run_1',
+      group: 'abc123',
+      issueStatus: 'regressed',
+      issueSort: 'failures',
     };
     expect(parseErrorsQuery(serializeErrorsQuery(q))).toEqual(q);
     // Every status is `istatus=all`; the default (unresolved) and sort (last seen) are left out.
@@ -63,8 +84,22 @@ describe('sparkline bins', () => {
 function occurrence(run: string, task: string | null, attempt: number | null, code = 'RUNTIME_TIMEOUT', flow = 'f.prose'): ErrorOccurrence {
   const error = envelope(code, { correlation: { project: null, flow, run, step: 1, task, attempt } });
   return {
-    id: 1, runId: run, seq: 1, ts: 0, category: error.category, code, origin: error.origin, message: error.message,
-    fingerprint: 'fp', caught: false, retrying: true, disposition: 'handled', ending: false, flow, correlation: error.correlation, error,
+    id: 1,
+    runId: run,
+    seq: 1,
+    ts: 0,
+    category: error.category,
+    code,
+    origin: error.origin,
+    message: error.message,
+    fingerprint: 'fp',
+    caught: false,
+    retrying: true,
+    disposition: 'handled',
+    ending: false,
+    flow,
+    correlation: error.correlation,
+    error,
   };
 }
 
@@ -96,7 +131,15 @@ describe('buildPivot', () => {
 describe('densify', () => {
   it('fills empty buckets across the window so time runs linearly', () => {
     const H = 3_600_000;
-    const out = densify([{ start: 2 * H, counts: { runtime: 3 } }, { start: 5 * H + 10, counts: { policy: 1 } }], 'hour', 0, 6 * H);
+    const out = densify(
+      [
+        { start: 2 * H, counts: { runtime: 3 } },
+        { start: 5 * H + 10, counts: { policy: 1 } },
+      ],
+      'hour',
+      0,
+      6 * H,
+    );
     expect(out.map((p) => p.start / H)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(out[2]!.counts).toEqual({ runtime: 3 });
     expect(out[5]!.counts).toEqual({ policy: 1 });
@@ -104,7 +147,16 @@ describe('densify', () => {
   });
   it('keeps the newest buckets beyond the cap', () => {
     const M = 60_000;
-    const out = densify([{ start: 0, counts: { a: 1 } }, { start: 999 * M, counts: { a: 2 } }], 'minute', null, null, 10);
+    const out = densify(
+      [
+        { start: 0, counts: { a: 1 } },
+        { start: 999 * M, counts: { a: 2 } },
+      ],
+      'minute',
+      null,
+      null,
+      10,
+    );
     expect(out).toHaveLength(10);
     expect(out.at(-1)).toEqual({ start: 999 * M, counts: { a: 2 } });
   });
@@ -112,7 +164,16 @@ describe('densify', () => {
     expect(densify([], 'day', 0, 10)).toEqual([]);
   });
   it('ends, at most `max` buckets, for points past 2^53 where adding a bucket changes nothing', () => {
-    const out = densify([{ start: 1e31, counts: { a: 1 } }, { start: 0, counts: { a: 1 } }], 'day', null, null, 5);
+    const out = densify(
+      [
+        { start: 1e31, counts: { a: 1 } },
+        { start: 0, counts: { a: 1 } },
+      ],
+      'day',
+      null,
+      null,
+      5,
+    );
     expect(out).toHaveLength(5);
     expect(densify([{ start: 0, counts: { a: 1 } }], 'day', -1e31, 1e31, 3)).toHaveLength(3);
   });

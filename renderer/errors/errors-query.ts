@@ -89,7 +89,12 @@ function parseIssueParams(params: URLSearchParams): Pick<ErrorsQuery, 'issueStat
   const status = params.get('istatus');
   const sort = params.get('isort') as IssueSort | null;
   return {
-    issueStatus: status === 'all' ? '' : status !== null && (ISSUE_STATUS_CHOICES as readonly string[]).includes(status) ? (status as IssueStatusChoice) : DEFAULT_ISSUE_STATUS,
+    issueStatus:
+      status === 'all'
+        ? ''
+        : status !== null && (ISSUE_STATUS_CHOICES as readonly string[]).includes(status)
+          ? (status as IssueStatusChoice)
+          : DEFAULT_ISSUE_STATUS,
     issueSort: sort !== null && ISSUE_SORT_CHOICES.includes(sort) ? sort : 'last-seen',
   };
 }

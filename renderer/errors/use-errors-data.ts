@@ -17,10 +17,18 @@ const PAGE = 50;
  * carries it back as `answers`, so the screen knows which query the figures it shows are of,
  * also while a later read is loading or has failed.
  */
-export function useOverview<Q>(filter: ErrorFilter, bucket: ErrorSeries['bucket'], refresh: number, asked: Q): AsyncState<Overview> & { reload: () => void; answers: Q | undefined } {
+export function useOverview<Q>(
+  filter: ErrorFilter,
+  bucket: ErrorSeries['bucket'],
+  refresh: number,
+  asked: Q,
+): AsyncState<Overview> & { reload: () => void; answers: Q | undefined } {
   const api = useApi();
   const key = JSON.stringify(filter);
-  const { state, reload } = useAsync(async () => ({ overview: await (takePrefetchedOverview(filter, bucket) ?? loadOverview(api, filter, bucket)), asked }), [api, key, bucket, refresh]);
+  const { state, reload } = useAsync(
+    async () => ({ overview: await (takePrefetchedOverview(filter, bucket) ?? loadOverview(api, filter, bucket)), asked }),
+    [api, key, bucket, refresh],
+  );
   return { ...state, data: state.data?.overview, answers: state.data?.asked, reload } as AsyncState<Overview> & { reload: () => void; answers: Q | undefined };
 }
 

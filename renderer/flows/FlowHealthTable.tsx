@@ -19,10 +19,20 @@ const COLUMNS: { key: SortKey; label: string; title: string; num?: boolean }[] =
   { key: 'name', label: 'Flow', title: 'the flow file, and its first problem when it does not check' },
   { key: 'check', label: 'Check', title: 'whether the flow file checks: nothing about its runs' },
   { key: 'last', label: 'Last run', title: 'the status of its newest run, whenever it started' },
-  { key: 'success', label: 'Success', title: 'completed ÷ (completed + failed) of the runs that ended in the period; cancelled and interrupted runs are no verdict', num: true },
+  {
+    key: 'success',
+    label: 'Success',
+    title: 'completed ÷ (completed + failed) of the runs that ended in the period; cancelled and interrupted runs are no verdict',
+    num: true,
+  },
   { key: 'failures', label: 'Failures', title: 'runs that ended failed in the period', num: true },
   { key: 'p50', label: 'p50', title: 'median duration of the runs that completed in the period (within 5 %)', num: true },
-  { key: 'waited', label: 'Waited', title: "time its runs that ended in the period waited on a person's approval of a permission prompt, and how many of its runs wait for one now", num: true },
+  {
+    key: 'waited',
+    label: 'Waited',
+    title: "time its runs that ended in the period waited on a person's approval of a permission prompt, and how many of its runs wait for one now",
+    num: true,
+  },
   { key: 'cost', label: 'Cost', title: 'what its agents spent in the period, and the share spent by failed runs and retried attempts', num: true },
 ];
 
@@ -32,7 +42,10 @@ function CheckBadge({ info, flowId }: { info: FlowInfo | null; flowId: string })
   if (info === null) {
     const session = flowId.startsWith('external:');
     return (
-      <span className="check-badge none" title={session ? 'an agent session seen through its telemetry: no flow file' : 'its file is not in the examples or your flows folder'}>
+      <span
+        className="check-badge none"
+        title={session ? 'an agent session seen through its telemetry: no flow file' : 'its file is not in the examples or your flows folder'}
+      >
         {session ? 'session' : 'no file'}
       </span>
     );
@@ -71,7 +84,11 @@ function WaitedCell({ row }: { row: FlowRow }) {
       {waited}
       {runs !== null && <span className="cell-sub muted">{runs}</span>}
       {now !== null && (
-        <a className="cell-sub" href={formatHash(['runs'], { flow: row.id, status: 'waiting-approval' })} title={`the runs of ${row.name} waiting for approval now`}>
+        <a
+          className="cell-sub"
+          href={formatHash(['runs'], { flow: row.id, status: 'waiting-approval' })}
+          title={`the runs of ${row.name} waiting for approval now`}
+        >
           {now}
         </a>
       )}
@@ -105,9 +122,14 @@ function FlowName({ row, selected }: { row: FlowRow; selected: boolean }) {
 function HealthRow({ row, selected }: { row: FlowRow; selected: boolean }) {
   const h = row.health;
   return (
-    <tr className={`flow-item${selected ? ' selected' : ''}`} data-flow-id={row.id} data-last-status={h?.lastRun?.status ?? 'none'} onClick={(e) => {
-      if ((e.target as HTMLElement).closest('a') === null) navigate(row.info ? formatHash(['flows', row.id]) : formatHash(['runs'], { flow: row.id }));
-    }}>
+    <tr
+      className={`flow-item${selected ? ' selected' : ''}`}
+      data-flow-id={row.id}
+      data-last-status={h?.lastRun?.status ?? 'none'}
+      onClick={(e) => {
+        if ((e.target as HTMLElement).closest('a') === null) navigate(row.info ? formatHash(['flows', row.id]) : formatHash(['runs'], { flow: row.id }));
+      }}
+    >
       <th scope="row" className="flow-cell">
         <FlowName row={row} selected={selected} />
       </th>
@@ -143,15 +165,32 @@ function HealthRow({ row, selected }: { row: FlowRow; selected: boolean }) {
   );
 }
 
-export function FlowHealthTable({ rows, sort, onSort, selectedId }: { rows: readonly FlowRow[]; sort: Sort; onSort: (sort: Sort) => void; selectedId: string | null }) {
-  const sections = (['examples', 'yours', 'others'] as const).map((section) => ({ section, rows: rows.filter((r) => r.section === section) })).filter((s) => s.section !== 'others' || s.rows.length > 0);
+export function FlowHealthTable({
+  rows,
+  sort,
+  onSort,
+  selectedId,
+}: {
+  rows: readonly FlowRow[];
+  sort: Sort;
+  onSort: (sort: Sort) => void;
+  selectedId: string | null;
+}) {
+  const sections = (['examples', 'yours', 'others'] as const)
+    .map((section) => ({ section, rows: rows.filter((r) => r.section === section) }))
+    .filter((s) => s.section !== 'others' || s.rows.length > 0);
   return (
     <table className="flow-health" data-testid="flow-health">
       <thead>
         <tr>
           {COLUMNS.map((c) => (
             <th key={c.key} scope="col" className={c.num ? 'num' : undefined} aria-sort={ariaSort(sort, c.key)}>
-              <button type="button" className="sort-header" title={`sort by ${c.label.toLowerCase()}: ${c.title}`} onClick={() => onSort(nextSort(sort, c.key))}>
+              <button
+                type="button"
+                className="sort-header"
+                title={`sort by ${c.label.toLowerCase()}: ${c.title}`}
+                onClick={() => onSort(nextSort(sort, c.key))}
+              >
                 {c.label}
                 <span aria-hidden="true">{sort.key === c.key ? (sort.descending ? ' ▴' : ' ▾') : ''}</span>
               </button>
@@ -169,7 +208,8 @@ export function FlowHealthTable({ rows, sort, onSort, selectedId }: { rows: read
           {sectionRows.length === 0 ? (
             <tr>
               <td colSpan={COLUMNS.length} className="muted small-print">
-                None yet. Edit a draft of any flow and save it here, or put <code>.prose</code> files in the <code>flows</code> folder next to your database (<code>hivewatch serve</code> prints where) and press Reload.
+                None yet. Edit a draft of any flow and save it here, or put <code>.prose</code> files in the <code>flows</code> folder next to your database (
+                <code>hivewatch serve</code> prints where) and press Reload.
               </td>
             </tr>
           ) : (

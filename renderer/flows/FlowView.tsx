@@ -31,7 +31,13 @@ function StartPanel({ flow }: { flow: FlowInfo }) {
 
   return (
     <div className="start-panel">
-      <button type="button" className="primary big" disabled={!flow.ok || starting} onClick={() => void start()} title={flow.ok ? 'start a run of this flow' : 'fix the diagnostics first'}>
+      <button
+        type="button"
+        className="primary big"
+        disabled={!flow.ok || starting}
+        onClick={() => void start()}
+        title={flow.ok ? 'start a run of this flow' : 'fix the diagnostics first'}
+      >
         {starting ? 'Starting…' : 'Start run'}
       </button>
       <label className="checkbox" title="backoff waits and timeouts take no real time; the journal keeps every delay">
@@ -39,12 +45,15 @@ function StartPanel({ flow }: { flow: FlowInfo }) {
         <span className="muted"> (waits take no real time)</span>
       </label>
       <label className="number">
-        Max steps{' '}
-        <input type="number" min={1} max={10_000} value={maxSteps} onChange={(e) => setMaxSteps(Math.max(1, Number(e.currentTarget.value) || 1))} />
+        Max steps <input type="number" min={1} max={10_000} value={maxSteps} onChange={(e) => setMaxSteps(Math.max(1, Number(e.currentTarget.value) || 1))} />
       </label>
       <MuteToggle flowId={flow.id} />
       {flow.repo && (
-        <p className="muted small-print flow-repo" data-testid="flow-repo" title="the repository its sessions work in (git worktrees on the branch hivewatch/<run id>)">
+        <p
+          className="muted small-print flow-repo"
+          data-testid="flow-repo"
+          title="the repository its sessions work in (git worktrees on the branch hivewatch/<run id>)"
+        >
           Agent work in {flow.repo}
         </p>
       )}

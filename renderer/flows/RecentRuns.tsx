@@ -29,7 +29,9 @@ export function RecentRuns({ flowId }: { flowId: string }) {
     <section className="recent-runs" aria-labelledby="recent-runs-title" data-testid="recent-runs">
       <h3 id="recent-runs-title">Recent runs</h3>
       {state.status === 'error' && <p className="error-text small-print">Could not load the runs of this flow: {state.error}</p>}
-      {state.status !== 'error' && items.length === 0 && <p className="muted small-print">{state.status === 'loading' ? 'Loading…' : 'No runs of this flow yet.'}</p>}
+      {state.status !== 'error' && items.length === 0 && (
+        <p className="muted small-print">{state.status === 'loading' ? 'Loading…' : 'No runs of this flow yet.'}</p>
+      )}
       {items.length > 0 && (
         <ul>
           {items.map((run) => (

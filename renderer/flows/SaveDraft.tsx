@@ -47,8 +47,8 @@ export function SaveDraft({
         title: `Replace ${file}?`,
         body: (
           <p>
-            <code>user/{file}</code> already exists in your flows folder. Saving replaces its text with this draft; runs already made
-            from it keep the text they ran.
+            <code>user/{file}</code> already exists in your flows folder. Saving replaces its text with this draft; runs already made from it keep the text they
+            ran.
           </p>
         ),
         confirmLabel: 'Replace',
@@ -91,7 +91,12 @@ export function SaveDraft({
         <input className="mono" aria-label="Flow file name" value={name} onChange={(e) => setName(e.currentTarget.value)} spellCheck={false} maxLength={64} />
         <span className="mono muted">.prose</span>
       </label>
-      <button type="submit" className="primary small" disabled={!checksOk || saving || name.trim() === ''} title={checksOk ? 'save into your flows folder' : 'only a draft that checks can be saved'}>
+      <button
+        type="submit"
+        className="primary small"
+        disabled={!checksOk || saving || name.trim() === ''}
+        title={checksOk ? 'save into your flows folder' : 'only a draft that checks can be saved'}
+      >
         {saving ? 'Saving…' : 'Save draft'}
       </button>
       {problem && (

@@ -31,7 +31,13 @@ const LAST_RANK: Record<string, number> = { failed: 0, interrupted: 1, cancelled
 
 export function flowRows(flows: readonly FlowInfo[], health: readonly FlowHealthView[]): FlowRow[] {
   const byFlow = new Map(health.map((h) => [h.flow, h]));
-  const rows: FlowRow[] = flows.map((info) => ({ id: info.id, name: info.name, section: info.bundled ? 'examples' : 'yours', info, health: byFlow.get(info.id) ?? null }));
+  const rows: FlowRow[] = flows.map((info) => ({
+    id: info.id,
+    name: info.name,
+    section: info.bundled ? 'examples' : 'yours',
+    info,
+    health: byFlow.get(info.id) ?? null,
+  }));
   const known = new Set(flows.map((f) => f.id));
   for (const h of health) if (!known.has(h.flow)) rows.push({ id: h.flow, name: h.flowName, section: 'others', info: null, health: h });
   return rows;

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../core/service/api.js';
 import { diagnosticSummary } from './source-lines.js';
 
-const d = (line: number, column: number, message = 'bad', severity: Diagnostic['severity'] = 'error'): Diagnostic => ({ file: 'f.prose', line, column, message, severity });
+const d = (line: number, column: number, message = 'bad', severity: Diagnostic['severity'] = 'error'): Diagnostic => ({
+  file: 'f.prose',
+  line,
+  column,
+  message,
+  severity,
+});
 
 describe('diagnosticSummary', () => {
   it('summarizes counts', () => {

@@ -5,5 +5,7 @@ export function diagnosticSummary(diagnostics: readonly Diagnostic[]): string {
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.length - errors;
   if (diagnostics.length === 0) return 'no problems';
-  return [errors ? `${errors} error${errors === 1 ? '' : 's'}` : '', warnings ? `${warnings} warning${warnings === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ');
+  return [errors ? `${errors} error${errors === 1 ? '' : 's'}` : '', warnings ? `${warnings} warning${warnings === 1 ? '' : 's'}` : '']
+    .filter(Boolean)
+    .join(', ');
 }

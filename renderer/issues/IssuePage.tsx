@@ -29,7 +29,11 @@ function periodWords(query: ErrorsQuery): string {
 
 /** What the screen's filters narrow the page to, besides the period ("flow api.prose · category git"). */
 function filterWords(query: ErrorsQuery): string {
-  const parts = [query.flow && `flow ${query.flow}`, query.run && `run ${query.run}`, query.issueStatus && `${STATUS_LABELS[query.issueStatus].toLowerCase()} issues`].filter(Boolean);
+  const parts = [
+    query.flow && `flow ${query.flow}`,
+    query.run && `run ${query.run}`,
+    query.issueStatus && `${STATUS_LABELS[query.issueStatus].toLowerCase()} issues`,
+  ].filter(Boolean);
   return parts.join(' · ');
 }
 
@@ -120,12 +124,19 @@ export function IssuePage({ id }: { id: string }) {
       <p role="status" aria-live="polite" className="issue-said">
         {said}
       </p>
-      {narrowed && <p className="muted">Counted {words}, for {narrowed} (the issues table’s filters).</p>}
+      {narrowed && (
+        <p className="muted">
+          Counted {words}, for {narrowed} (the issues table’s filters).
+        </p>
+      )}
       <div className="issue-grid">
         <div className="issue-main">
           <section className="panel" aria-labelledby="issue-trend-title">
             <h2 id="issue-trend-title">
-              Trend <span className="muted">{words}, per {issue.trendBucketMs >= 86_400_000 ? 'day' : 'hour'}</span>
+              Trend{' '}
+              <span className="muted">
+                {words}, per {issue.trendBucketMs >= 86_400_000 ? 'day' : 'hour'}
+              </span>
             </h2>
             <TrendChart trend={{ counts: issue.trend, start: issue.trendStart, bucketMs: issue.trendBucketMs, partial: issue.trendPartial }} />
           </section>

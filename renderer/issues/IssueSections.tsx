@@ -33,7 +33,8 @@ export function IssueFacts({ detail, periodWords, children }: { detail: IssueDet
         {children}
         <dt>All time</dt>
         <dd>
-          {num(issue.occurrences)} events · {num(issue.failures)} failures · {num(issue.runs)} runs affected · {num(issue.flows)} flow{issue.flows === 1 ? '' : 's'}
+          {num(issue.occurrences)} events · {num(issue.failures)} failures · {num(issue.runs)} runs affected · {num(issue.flows)} flow
+          {issue.flows === 1 ? '' : 's'}
         </dd>
         <dt>Seen</dt>
         <dd>
@@ -72,7 +73,12 @@ export function LatestOccurrence({ detail }: { detail: IssueDetail }) {
           >
             Open its attempt in run {idTail(latest.occurrence.runId)} →
           </a>
-          <ErrorEnvelopeView error={latest.occurrence.error} when={latest.occurrence.ts} linkRun role={latest.occurrence.ending ? 'ended' : latest.occurrence.disposition === 'unhandled' ? 'cause' : null} />
+          <ErrorEnvelopeView
+            error={latest.occurrence.error}
+            when={latest.occurrence.ts}
+            linkRun
+            role={latest.occurrence.ending ? 'ended' : latest.occurrence.disposition === 'unhandled' ? 'cause' : null}
+          />
           {latest.chain.length > 1 && (
             <>
               <h3>Cause chain</h3>
@@ -103,7 +109,8 @@ export function IssueWhere({ detail }: { detail: IssueDetail }) {
       <ul className="plain-list">
         {detail.flows.map((f) => (
           <li key={f.flow}>
-            <a href={formatHash(['runs'], { issue: detail.issue.id, flow: f.flow })}>{f.flowName}</a> <span className="muted mono">{f.flow}</span> · {num(f.occurrences)} events
+            <a href={formatHash(['runs'], { issue: detail.issue.id, flow: f.flow })}>{f.flowName}</a> <span className="muted mono">{f.flow}</span> ·{' '}
+            {num(f.occurrences)} events
           </li>
         ))}
       </ul>
@@ -131,12 +138,21 @@ export function FlowChange({ detail }: { detail: IssueDetail }) {
   if (change === null) verdict = 'Its first occurrence is gone (pruned).';
   else if (change.before === null) verdict = `First seen in the first run of ${change.flowName}.`;
   else if (change.changed === null) verdict = 'Cannot tell: a run’s journal does not name its flow version.';
-  else verdict = change.changed ? `First seen after ${change.flowName} changed.` : `${change.flowName} had not changed: first seen on the same version as the run before.`;
-  const diff = change?.before && change.changed && change.before.text !== null && change.first.text !== null ? lineDiff(change.before.text, change.first.text) : null;
+  else
+    verdict = change.changed
+      ? `First seen after ${change.flowName} changed.`
+      : `${change.flowName} had not changed: first seen on the same version as the run before.`;
+  const diff =
+    change?.before && change.changed && change.before.text !== null && change.first.text !== null ? lineDiff(change.before.text, change.first.text) : null;
   // The two runs' ids cut where they differ: a bulk import's ids share all but their ends.
   const tail = distinctTailLength(change ? [change.first.runId, ...(change.before ? [change.before.runId] : [])] : []);
   return (
-    <section className="panel issue-flow-change" aria-labelledby="issue-flow-change-title" data-testid="flow-change" data-changed={String(change?.changed ?? null)}>
+    <section
+      className="panel issue-flow-change"
+      aria-labelledby="issue-flow-change-title"
+      data-testid="flow-change"
+      data-changed={String(change?.changed ?? null)}
+    >
       <h2 id="issue-flow-change-title">First seen after a flow change?</h2>
       <p>
         <strong>{verdict}</strong>
@@ -203,7 +219,12 @@ export function IssueActivityList({ detail }: { detail: IssueDetail }) {
           <li key={i} data-kind={a.kind}>
             <RelativeTime ts={a.at} /> <strong>{KIND_WORDS[a.kind]}</strong>
             {a.by && <span className="muted"> by {a.by}</span>}
-            {a.kind === 'alert' && a.alert && <span className="muted"> ({a.alert.kind === 'resolve' ? 'follow-up' : 'alert'}, {a.alert.status})</span>}
+            {a.kind === 'alert' && a.alert && (
+              <span className="muted">
+                {' '}
+                ({a.alert.kind === 'resolve' ? 'follow-up' : 'alert'}, {a.alert.status})
+              </span>
+            )}
             {a.text && <span>: {a.text}</span>}
             {a.cause && <span className="muted"> · {occurrenceLink(a.cause)}</span>}
           </li>

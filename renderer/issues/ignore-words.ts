@@ -21,11 +21,13 @@ function endTime(at: number, now: number): string {
  */
 export function ignoreWords(ignore: Issue['ignore'], now: number): { label: string; title: string } {
   if (ignore === null) return { label: 'ignored', title: 'ignored until someone reopens it' };
-  if (ignore.until !== null) return { label: `ignored until ${endTime(ignore.until, now)}`, title: `ignored until ${formatAbsolute(ignore.until)}, then unresolved again` };
+  if (ignore.until !== null)
+    return { label: `ignored until ${endTime(ignore.until, now)}`, title: `ignored until ${formatAbsolute(ignore.until)}, then unresolved again` };
   if (ignore.count !== null) {
     const more = `${ignore.count.toLocaleString('en-US')} more occurrence${ignore.count === 1 ? '' : 's'}`;
     return { label: `ignored until ${more}`, title: `ignored until ${more} after the ignore, then unresolved again` };
   }
-  if (ignore.escalating) return { label: 'ignored until it escalates', title: 'ignored until it escalates (occurs much more often than before), then unresolved again' };
+  if (ignore.escalating)
+    return { label: 'ignored until it escalates', title: 'ignored until it escalates (occurs much more often than before), then unresolved again' };
   return { label: 'ignored', title: 'ignored until someone reopens it' };
 }

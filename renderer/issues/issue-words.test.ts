@@ -23,7 +23,12 @@ describe('the change against the period before', () => {
     expect(changeText(period(0, 0))).toBe('—');
     expect(changeText(period(12, null))).toBe('—');
     expect(changeText(period(2_500, 10))).toBe('+24,900 %');
-    expect([changeTone(period(44, 10)), changeTone(period(5, 10)), changeTone(period(3, 0)), changeTone(period(3, null))]).toEqual(['worse', 'better', 'worse', 'same']);
+    expect([changeTone(period(44, 10)), changeTone(period(5, 10)), changeTone(period(3, 0)), changeTone(period(3, null))]).toEqual([
+      'worse',
+      'better',
+      'worse',
+      'same',
+    ]);
   });
 });
 
@@ -37,7 +42,9 @@ describe('a trend in words', () => {
     expect(bucketText({ ...trend, partial: false }, 3)).toBe('16:00–17:00: 3 events');
   });
   it('sums it up for a screen reader: the total, the busiest bucket, the current one', () => {
-    expect(trendSummary(trend, 'RUNTIME_TIMEOUT per hour')).toBe('RUNTIME_TIMEOUT per hour, 46 events over 4 hours; busiest 14:00–15:00: 41 events; this hour so far 3');
+    expect(trendSummary(trend, 'RUNTIME_TIMEOUT per hour')).toBe(
+      'RUNTIME_TIMEOUT per hour, 46 events over 4 hours; busiest 14:00–15:00: 41 events; this hour so far 3',
+    );
     expect(trendSummary({ counts: [0, 0], start, bucketMs: 24 * HOUR, partial: false }, 'x')).toBe('x, 0 events over 2 days');
   });
 });

@@ -18,7 +18,10 @@ describe('the issue page’s retry offer', () => {
       note: 'at least 10,001 runs to retry: more than one bulk retry takes (10,000); narrow them in Runs and retry in parts',
     });
     expect(retryOffer({ total: 1_001, atLeast: true })).toEqual({ kind: 'tooMany', note: 'at least 1,001 runs to retry; open them in Runs to retry them' });
-    expect(retryOffer({ total: 10_001, atLeast: true, totalExact: true })).toMatchObject({ kind: 'tooMany', note: expect.stringMatching(/^10,001 runs to retry/) });
+    expect(retryOffer({ total: 10_001, atLeast: true, totalExact: true })).toMatchObject({
+      kind: 'tooMany',
+      note: expect.stringMatching(/^10,001 runs to retry/),
+    });
   });
 
   it('offers nothing when no run is to retry', () => {

@@ -19,7 +19,10 @@ export function retryOffer(counts: Pick<RunCounts, 'total' | 'atLeast' | 'totalE
   if (runs === 0 && !lowerBound) return { kind: 'none' };
   const n = runs.toLocaleString('en-US');
   if (runs > BULK_MOST) {
-    return { kind: 'tooMany', note: `${lowerBound ? 'at least ' : ''}${n} runs to retry: more than one bulk retry takes (${BULK_MOST.toLocaleString('en-US')}); narrow them in Runs and retry in parts` };
+    return {
+      kind: 'tooMany',
+      note: `${lowerBound ? 'at least ' : ''}${n} runs to retry: more than one bulk retry takes (${BULK_MOST.toLocaleString('en-US')}); narrow them in Runs and retry in parts`,
+    };
   }
   if (lowerBound) return { kind: 'tooMany', note: `at least ${n} runs to retry; open them in Runs to retry them` };
   return { kind: 'retry', runs, label: `Retry these ${runs.toLocaleString('en-US')} run${runs === 1 ? '' : 's'}` };

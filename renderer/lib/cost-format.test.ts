@@ -5,7 +5,15 @@ import { runCost, runCostLine } from './cost-format.js';
 /** A run's cost by outcome, and nothing where nothing was reported (docs/triage.md "What failure costs"). */
 
 const usage = (over: Partial<UsageTotalsView> = {}): UsageTotalsView => ({
-  attempts: 2, failedAttempts: 1, inputTokens: 2700, outputTokens: 320, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.42, failedCostUsd: 0.17, unknownCostAttempts: 0,
+  attempts: 2,
+  failedAttempts: 1,
+  inputTokens: 2700,
+  outputTokens: 320,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costUsd: 0.42,
+  failedCostUsd: 0.17,
+  unknownCostAttempts: 0,
   ...over,
 });
 

@@ -5,22 +5,54 @@ import { chainParts, chainText, endingKind, endingSentence, factsOf, failureLine
 
 /** Links shaped as the engine journals them (runFailed.chain of the journeys' runs). */
 const link = (code: string, over: Partial<FailureLink> = {}): FailureLink => ({
-  seq: 7, code, category: code.split('_')[0]?.toLowerCase() ?? 'runtime', origin: 'runtime:fake', message: `${code} message`,
-  step: 1, taskId: '1:0', attempt: 1, how: null, ...over,
+  seq: 7,
+  code,
+  category: code.split('_')[0]?.toLowerCase() ?? 'runtime',
+  origin: 'runtime:fake',
+  message: `${code} message`,
+  step: 1,
+  taskId: '1:0',
+  attempt: 1,
+  how: null,
+  ...over,
 });
 
 const ending = (chain: FailureLink[]): EndingError => {
   const head = chain[0] as FailureLink;
   return {
-    code: head.code, category: head.category, origin: head.origin, message: head.message, step: head.step, taskId: head.taskId,
-    attempt: head.attempt, rootCode: (chain.at(-1) as FailureLink).code, chain,
+    code: head.code,
+    category: head.category,
+    origin: head.origin,
+    message: head.message,
+    step: head.step,
+    taskId: head.taskId,
+    attempt: head.attempt,
+    rootCode: (chain.at(-1) as FailureLink).code,
+    chain,
   };
 };
 
 const exit2: ErrorEnvelope = envelope('RUNTIME_CRASHED', { context: { exitCode: 2, signal: null } });
 const task = (taskId: string, name: string, errors: (ErrorEnvelope | null)[]): TaskView => ({
-  taskId, step: 1, ordinal: 0, name, agent: 'a', status: 'failed', maxAttempts: errors.length, error: null, output: null,
-  attempts: errors.map((error, i) => ({ attempt: i + 1, startedAt: 0, endedAt: 0, status: 'failed', error, delayAfterMs: null, strategy: null, nextAttemptAt: null })),
+  taskId,
+  step: 1,
+  ordinal: 0,
+  name,
+  agent: 'a',
+  status: 'failed',
+  maxAttempts: errors.length,
+  error: null,
+  output: null,
+  attempts: errors.map((error, i) => ({
+    attempt: i + 1,
+    startedAt: 0,
+    endedAt: 0,
+    status: 'failed',
+    error,
+    delayAfterMs: null,
+    strategy: null,
+    nextAttemptAt: null,
+  })),
 });
 
 describe('the ending error in words', () => {
@@ -39,11 +71,19 @@ describe('the ending error in words', () => {
   });
 
   it('a rethrown error, a throw in a catch, a failing finally and a failing cleanup say how each link led on', () => {
-    const facts = factsOf([task('1:0', 'Deploy', [envelope('RUNTIME_CRASHED', { context: { exitCode: null, signal: 'SIGSEGV' } })]), task('2:1', 'Unlock', [exit2])]);
-    expect(chainText(ending([link('RUNTIME_CRASHED', { rethrown: true })]), facts)).toBe('RUNTIME_CRASHED signal SIGSEGV in Deploy attempt 1 (caught, rethrown)');
-    expect(chainText(ending([link('USER_THROWN', { how: 'thrown-in-catch', taskId: null, attempt: null, message: 'deploy failed' }), link('RUNTIME_CRASHED')]), facts)).toBe(
-      'USER_THROWN “deploy failed” → thrown while handling RUNTIME_CRASHED signal SIGSEGV in Deploy attempt 1',
+    const facts = factsOf([
+      task('1:0', 'Deploy', [envelope('RUNTIME_CRASHED', { context: { exitCode: null, signal: 'SIGSEGV' } })]),
+      task('2:1', 'Unlock', [exit2]),
+    ]);
+    expect(chainText(ending([link('RUNTIME_CRASHED', { rethrown: true })]), facts)).toBe(
+      'RUNTIME_CRASHED signal SIGSEGV in Deploy attempt 1 (caught, rethrown)',
     );
+    expect(
+      chainText(
+        ending([link('USER_THROWN', { how: 'thrown-in-catch', taskId: null, attempt: null, message: 'deploy failed' }), link('RUNTIME_CRASHED')]),
+        facts,
+      ),
+    ).toBe('USER_THROWN “deploy failed” → thrown while handling RUNTIME_CRASHED signal SIGSEGV in Deploy attempt 1');
     expect(chainText(ending([link('RUNTIME_CRASHED', { how: 'finally-failed', taskId: '2:1' }), link('RUNTIME_TIMEOUT')]), facts)).toBe(
       'RUNTIME_CRASHED exit 2 in Unlock attempt 1 → a finally failed over RUNTIME_TIMEOUT in Deploy attempt 1',
     );
@@ -66,7 +106,9 @@ describe('the ending error in words', () => {
     const cancel = ending([link('SYSTEM_CANCELLED', { taskId: null, attempt: null, step: 2, message: 'stopped from the window', seq: null })]);
     expect(endingSentence('cancelled', cancel)).toBe('Cancelled during step 2: stopped from the window');
     expect(endingSentence('cancelled', { ...cancel, step: null })).toBe('Cancelled between steps: stopped from the window');
-    expect(endingSentence('interrupted', ending([link('SYSTEM_RUN_INTERRUPTED', { message: 'host 4242 is gone' })]))).toMatch(/^Interrupted: its host stopped before the run ended \(host 4242 is gone\)/);
+    expect(endingSentence('interrupted', ending([link('SYSTEM_RUN_INTERRUPTED', { message: 'host 4242 is gone' })]))).toMatch(
+      /^Interrupted: its host stopped before the run ended \(host 4242 is gone\)/,
+    );
   });
 
   it('reads a process end from the envelope: an exit code, else a signal, else nothing', () => {

@@ -76,7 +76,12 @@ export function whereOf(link: Pick<FailureLink, 'taskId' | 'attempt' | 'how'>, f
   if (link.taskId === null || link.how === 'retry-limit') return null;
   const name = facts?.taskName(link.taskId) ?? `task ${link.taskId}`;
   const template = facts?.taskTemplate?.(link.taskId) ?? null;
-  return { taskId: link.taskId, attempt: link.attempt, label: link.attempt !== null ? `${name} attempt ${link.attempt}` : name, ...(template !== null ? { template } : {}) };
+  return {
+    taskId: link.taskId,
+    attempt: link.attempt,
+    label: link.attempt !== null ? `${name} attempt ${link.attempt}` : name,
+    ...(template !== null ? { template } : {}),
+  };
 }
 
 /** The chain, head first, as the parts of a short list. */

@@ -14,7 +14,14 @@ describe('the window and the CLI word a failure alike', () => {
   let store: ReturnType<typeof openSqliteStore>;
   beforeAll(() => {
     store = openSqliteStore({ path: ':memory:' });
-    for (const scenario of [retryLimit('run_limit', 'chained'), rethrow('run_rethrow', 'chained'), thrownInCatch('run_thrown', 'chained'), finallyFailed('run_finally'), failFast('run_fast', 'chained'), retryLimit('run_legacy', 'legacy')]) {
+    for (const scenario of [
+      retryLimit('run_limit', 'chained'),
+      rethrow('run_rethrow', 'chained'),
+      thrownInCatch('run_thrown', 'chained'),
+      finallyFailed('run_finally'),
+      failFast('run_fast', 'chained'),
+      retryLimit('run_legacy', 'legacy'),
+    ]) {
       store.appendEvents(scenario.events);
     }
   });

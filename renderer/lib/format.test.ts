@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { formatAbsolute, formatCountdown, formatDelay, formatDuration, formatPast, formatRelative, formatRunDuration, isoTime, isShowableTime, plural, runDurationParts } from './format.js';
+import {
+  formatAbsolute,
+  formatCountdown,
+  formatDelay,
+  formatDuration,
+  formatPast,
+  formatRelative,
+  formatRunDuration,
+  isoTime,
+  isShowableTime,
+  plural,
+  runDurationParts,
+} from './format.js';
 
 const NOW = Date.UTC(2025, 10, 22, 12, 0, 0);
 
@@ -125,4 +137,3 @@ describe('times no Date can show', () => {
     expect(formatRelative(Date.UTC(2300, 0, 1), NOW)).toMatch(/^2299-12-31|^2300-01-01/);
   });
 });
-

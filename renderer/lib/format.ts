@@ -103,7 +103,10 @@ export function formatDelay(ms: number): string {
   if (ms < SECOND) return `${ms}ms`;
   const parts: string[] = [];
   let rest = ms;
-  for (const [unit, size] of [['h', HOUR], ['m', MINUTE]] as const) {
+  for (const [unit, size] of [
+    ['h', HOUR],
+    ['m', MINUTE],
+  ] as const) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`);
       rest %= size;

@@ -10,7 +10,14 @@ function journal(): JournaledEvent[] {
   const j = new JournalBuilder('r1', WALL);
   const ref = (taskId: string) => ({ step: 1, ordinal: Number(taskId.split(':')[1]), taskId });
   j.start();
-  j.add({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 'Deploy' }, { ordinal: 1, taskId: '1:1', name: 'Smoke' }] });
+  j.add({
+    type: 'stepStarted',
+    step: 1,
+    frontier: [
+      { ordinal: 0, taskId: '1:0', name: 'Deploy' },
+      { ordinal: 1, taskId: '1:1', name: 'Smoke' },
+    ],
+  });
   j.add({ ...ref('1:1'), type: 'attemptStarted', attempt: 1 });
   j.add({ ...ref('1:1'), type: 'attemptFailed', attempt: 1, durationMs: 0, error: envelope('RUNTIME_TIMEOUT') });
   j.add({ ...ref('1:1'), type: 'retryScheduled', attempt: 1, delayMs: 30_000, strategy: 'transient_linear', nextAttemptAt: WALL + 30_000 });
@@ -37,7 +44,22 @@ describe('wall times of a run', () => {
   it('a live attempt has no end yet; a task’s end closes the attempts it left open', () => {
     const events = journal().slice(0, 3);
     expect(attemptWalls(events).get('1:1#1')).toEqual({ started: WALL + 200, ended: null });
-    const closed = [...events, { runId: 'r1', seq: 4, ts: WALL, wall: WALL + 450, type: 'taskFailed', step: 1, ordinal: 1, taskId: '1:1', attempts: 1, error: envelope('SYSTEM_CANCELLED'), cancelled: true } as JournaledEvent];
+    const closed = [
+      ...events,
+      {
+        runId: 'r1',
+        seq: 4,
+        ts: WALL,
+        wall: WALL + 450,
+        type: 'taskFailed',
+        step: 1,
+        ordinal: 1,
+        taskId: '1:1',
+        attempts: 1,
+        error: envelope('SYSTEM_CANCELLED'),
+        cancelled: true,
+      } as JournaledEvent,
+    ];
     expect(attemptWalls(closed).get('1:1#1')).toEqual({ started: WALL + 200, ended: WALL + 450 });
   });
 

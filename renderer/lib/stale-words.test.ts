@@ -9,7 +9,9 @@ describe('a screen that says its data is out of date, and since when', () => {
     expect(staleWords({ downSince: null, failed: { error: 'Failed to fetch', loadedAt: AT }, showing: 'Last 24 hours' }, NOW)).toBe(
       'Out of date: showing Last 24 hours read at 14:03:12; refreshing failed (Failed to fetch).',
     );
-    expect(staleWords({ downSince: null, failed: { error: 'Failed to fetch', loadedAt: AT } }, NOW)).toBe('Out of date: showing what was read at 14:03:12; refreshing failed (Failed to fetch).');
+    expect(staleWords({ downSince: null, failed: { error: 'Failed to fetch', loadedAt: AT } }, NOW)).toBe(
+      'Out of date: showing what was read at 14:03:12; refreshing failed (Failed to fetch).',
+    );
   });
 
   it('says since when it is not live while the stream is down; nothing while all is well', () => {

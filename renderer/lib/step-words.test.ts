@@ -13,7 +13,10 @@ describe('the step a run reached, of its flow’s steps', () => {
   });
 
   it('shows the step alone when the count is unknown (timing decides it, an external session, an older run)', () => {
-    expect(stepWords({ step: 3, maxSteps: 100, flowSteps: null })).toEqual({ text: '3', title: 'step 3; how many steps its flow takes is not known; it stops at 100 (max-steps)' });
+    expect(stepWords({ step: 3, maxSteps: 100, flowSteps: null })).toEqual({
+      text: '3',
+      title: 'step 3; how many steps its flow takes is not known; it stops at 100 (max-steps)',
+    });
     expect(stepWords({ step: 1, maxSteps: 0 }).title).toBe('step 1; how many steps its flow takes is not known');
   });
 });

@@ -13,7 +13,11 @@ function subscribe(listener: () => void): () => void {
 }
 
 export function useDarkMode(): boolean {
-  return useSyncExternalStore(subscribe, () => query?.matches ?? false, () => false);
+  return useSyncExternalStore(
+    subscribe,
+    () => query?.matches ?? false,
+    () => false,
+  );
 }
 
 export interface ChartTheme {

@@ -41,4 +41,5 @@ export function stoppedSentence(at: number, now: number): string {
 }
 
 /** What follows the stop of an external session: it goes on when its agent does. */
-export const STOPPED_CONTINUES = 'It continues when the agent sends telemetry again (you resume it, or the CLI waits for the reset itself); Hivewatch cannot restart it.';
+export const STOPPED_CONTINUES =
+  'It continues when the agent sends telemetry again (you resume it, or the CLI waits for the reset itself); Hivewatch cannot restart it.';

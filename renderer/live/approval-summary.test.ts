@@ -17,17 +17,43 @@ describe('waiting for approval, live', () => {
   it('a prompt sets the row waiting, its end clears it and adds the time waited; the filter follows; the run ending ends it', () => {
     const j = new JournalBuilder('run_a', 1_000);
     j.start('external:claude-code', 1);
-    j.add({ type: 'externalEvent', name: APPROVAL_REQUESTED, known: true, taskId: null, attributes: { tool: 'Bash', label: 'Bash(rm -rf build)', since: 1_500, via: 'claude_code.hook_execution_start' } });
+    j.add({
+      type: 'externalEvent',
+      name: APPROVAL_REQUESTED,
+      known: true,
+      taskId: null,
+      attributes: { tool: 'Bash', label: 'Bash(rm -rf build)', since: 1_500, via: 'claude_code.hook_execution_start' },
+    });
     const waiting = replay(j.events)!;
     expect(waiting.summary.approval).toEqual({ label: 'Bash(rm -rf build)', since: 1_500 });
     expect(matchesRunFilter(waiting.summary, { status: ['waiting-approval'] })).toBe(true);
 
-    j.add({ type: 'externalEvent', name: APPROVAL_ENDED, known: true, taskId: null, attributes: { tool: 'Bash', label: 'Bash(rm -rf build)', since: 1_500, waitedMs: 720_000, decision: 'reject', source: 'user_reject', via: 'claude_code.tool_decision' } });
+    j.add({
+      type: 'externalEvent',
+      name: APPROVAL_ENDED,
+      known: true,
+      taskId: null,
+      attributes: {
+        tool: 'Bash',
+        label: 'Bash(rm -rf build)',
+        since: 1_500,
+        waitedMs: 720_000,
+        decision: 'reject',
+        source: 'user_reject',
+        via: 'claude_code.tool_decision',
+      },
+    });
     const answered = replay(j.events)!;
     expect([answered.summary.approval, answered.summary.approvalWaitMs]).toEqual([null, 720_000]);
     expect(matchesRunFilter(answered.summary, { status: ['waiting-approval'] })).toBe(false);
 
-    j.add({ type: 'externalEvent', name: APPROVAL_REQUESTED, known: true, taskId: null, attributes: { tool: 'Write', label: 'Write', since: 800_000, via: 'claude_code.hook_execution_start' } });
+    j.add({
+      type: 'externalEvent',
+      name: APPROVAL_REQUESTED,
+      known: true,
+      taskId: null,
+      attributes: { tool: 'Write', label: 'Write', since: 800_000, via: 'claude_code.hook_execution_start' },
+    });
     j.add({ type: 'runCompleted', steps: 1 });
     expect(replay(j.events)!.summary).toMatchObject({ status: 'completed', approval: null, approvalWaitMs: 720_000 });
   });

@@ -5,7 +5,11 @@ const NOW = Date.UTC(2026, 0, 1, 12);
 
 describe('connectionLabel', () => {
   it('says live, reconnecting, then offline, with the time since the last event while down', () => {
-    expect(connectionLabel({ connection: 'live', downSince: null, lastEventAt: NOW - 60_000 }, NOW)).toMatchObject({ state: 'live', text: 'Live', detail: null });
+    expect(connectionLabel({ connection: 'live', downSince: null, lastEventAt: NOW - 60_000 }, NOW)).toMatchObject({
+      state: 'live',
+      text: 'Live',
+      detail: null,
+    });
     expect(connectionLabel({ connection: 'connecting', downSince: null, lastEventAt: null }, NOW).text).toBe('Connecting…');
     const down = { connection: 'reconnecting', downSince: NOW - 2_000, lastEventAt: NOW - 12_000 } as const;
     expect(connectionLabel(down, NOW)).toMatchObject({ state: 'reconnecting', text: 'Reconnecting…', detail: 'last event 12s ago' });

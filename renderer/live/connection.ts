@@ -43,14 +43,24 @@ export function unreachableMessage(s: ConnectionState, location: { protocol: str
 export function connectionLabel(s: ConnectionState, now: number): ConnectionLabel {
   if (s.connection === 'live') return { state: 'live', text: 'Live', detail: null, title: 'receiving live events' };
   if (s.connection === 'catching-up')
-    return { state: 'catching-up', text: 'Reconnecting…', detail: 'catching up', title: 'connected again: re-reading what the window shows before it says Live' };
+    return {
+      state: 'catching-up',
+      text: 'Reconnecting…',
+      detail: 'catching up',
+      title: 'connected again: re-reading what the window shows before it says Live',
+    };
   if (s.connection === 'connecting') return { state: 'connecting', text: 'Connecting…', detail: null, title: 'connecting to the live stream…' };
   const detail = s.lastEventAt === null ? 'no events received yet' : `last event ${formatPast(s.lastEventAt, now)}`;
   const down = s.downSince === null ? 0 : now - s.downSince;
   if (down < OFFLINE_AFTER_MS) {
     return { state: 'reconnecting', text: 'Reconnecting…', detail, title: 'the live stream dropped: reconnecting on its own; what you see may be out of date' };
   }
-  return { state: 'offline', text: 'Offline', detail, title: `the server has not answered for ${formatPast(s.downSince ?? now, now).replace(' ago', '')}: retrying every 2 s; what you see may be out of date` };
+  return {
+    state: 'offline',
+    text: 'Offline',
+    detail,
+    title: `the server has not answered for ${formatPast(s.downSince ?? now, now).replace(' ago', '')}: retrying every 2 s; what you see may be out of date`,
+  };
 }
 
 /**

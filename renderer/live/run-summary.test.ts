@@ -38,7 +38,15 @@ describe('applyToLiveRun', () => {
     j.events[0] = { ...started, external: { origin: 'runtime:claude-code', sessionId: 's-1', source: 'claude-code 2.1.332' } };
     j.add({ type: 'stepStarted', step: 1, frontier: [] });
     j.add({ type: 'taskStarted', step: 1, ordinal: 0, taskId: 'prompt-1', name: 'prompt 1', agent: 'claude-code', maxAttempts: 0 });
-    const reached = { type: 'externalLimitReached', step: 1, ordinal: 0, taskId: 'prompt-1', attempt: 1, resetAt: 9_000_000, reported: "You've hit your 5-hour limit · resets 3:17am (UTC)" } as const;
+    const reached = {
+      type: 'externalLimitReached',
+      step: 1,
+      ordinal: 0,
+      taskId: 'prompt-1',
+      attempt: 1,
+      resetAt: 9_000_000,
+      reported: "You've hit your 5-hour limit · resets 3:17am (UTC)",
+    } as const;
     j.add(reached);
     expect(replay(j.events)?.summary).toMatchObject({ status: 'running', waitingUntil: 9_000_000 });
     j.add({ type: 'externalLimitLifted', step: 1, ordinal: 0, taskId: 'prompt-1', resetAt: 9_000_000 });
@@ -52,11 +60,17 @@ describe('applyToLiveRun', () => {
     const j = new JournalBuilder('ext-claude-code-2', 1_000);
     j.start('external:claude-code', 1);
     j.add({ type: 'stepStarted', step: 1, frontier: [] });
-    const error = envelope('RUNTIME_CRASHED', { message: 'the API refused the prompt', correlation: { project: null, flow: null, run: 'ext-claude-code-2', step: 1, task: 'prompt-1', attempt: 1 } });
+    const error = envelope('RUNTIME_CRASHED', {
+      message: 'the API refused the prompt',
+      correlation: { project: null, flow: null, run: 'ext-claude-code-2', step: 1, task: 'prompt-1', attempt: 1 },
+    });
     const occurred = j.add({ type: 'errorOccurred', error, caught: false, retrying: false, step: 1, ordinal: 0, taskId: 'prompt-1' });
     j.add({ type: 'externalRunIdle', quietMs: 600_000, lastEventAt: 1_000, error });
     const idle = replay(j.events)?.summary;
-    expect(idle).toMatchObject({ status: 'failed', endingError: { code: 'RUNTIME_CRASHED', rootCode: 'RUNTIME_CRASHED', taskId: 'prompt-1', chain: [{ seq: occurred.seq }] } });
+    expect(idle).toMatchObject({
+      status: 'failed',
+      endingError: { code: 'RUNTIME_CRASHED', rootCode: 'RUNTIME_CRASHED', taskId: 'prompt-1', chain: [{ seq: occurred.seq }] },
+    });
     expect(idle?.endedAt).not.toBeNull();
     j.add({ type: 'externalRunReopened', idleSince: 1_000 });
     expect(replay(j.events)?.summary).toMatchObject({ status: 'running', endedAt: null, durationMs: null, endedWall: null, endingError: null });
@@ -177,11 +191,33 @@ describe('the live row’s ending error (rule 16; the engine journals are held a
     const crash = envelope('RUNTIME_CRASHED', { correlation: { project: null, flow: null, run: 'run_a', step: 1, task: '1:1', attempt: 1 } });
     const crashed = j.add({ type: 'errorOccurred', error: crash, caught: false, retrying: false, step: 1, ordinal: 1, taskId: '1:1' });
     j.add({ type: 'errorOccurred', error: envelope('RUNTIME_TIMEOUT'), caught: false, retrying: true, step: 2, ordinal: 2, taskId: '2:2' });
-    const chain = [{ seq: crashed.seq, code: 'RUNTIME_CRASHED', category: 'runtime', origin: 'runtime:fake', message: crash.message, step: 1, taskId: '1:1', attempt: 1, how: null }];
+    const chain = [
+      {
+        seq: crashed.seq,
+        code: 'RUNTIME_CRASHED',
+        category: 'runtime',
+        origin: 'runtime:fake',
+        message: crash.message,
+        step: 1,
+        taskId: '1:1',
+        attempt: 1,
+        how: null,
+      },
+    ];
     j.add({ type: 'runFailed', error: crash, chain });
     const summary = replay(j.events)?.summary;
     expect(summary?.lastError?.code).toBe('RUNTIME_TIMEOUT');
-    expect(summary?.endingError).toEqual({ code: 'RUNTIME_CRASHED', category: 'runtime', origin: 'runtime:fake', message: crash.message, step: 1, taskId: '1:1', attempt: 1, rootCode: 'RUNTIME_CRASHED', chain });
+    expect(summary?.endingError).toEqual({
+      code: 'RUNTIME_CRASHED',
+      category: 'runtime',
+      origin: 'runtime:fake',
+      message: crash.message,
+      step: 1,
+      taskId: '1:1',
+      attempt: 1,
+      rootCode: 'RUNTIME_CRASHED',
+      chain,
+    });
   });
 
   it('keeps only what could still become a link pending: not a retried error, not one after the end; an idle external run’s reopening clears its ending', () => {
@@ -192,7 +228,10 @@ describe('the live row’s ending error (rule 16; the engine journals are held a
     const event = j.add({ type: 'errorOccurred', error: caught, caught: true, retrying: false, step: 1, ordinal: 0, taskId: '1:0' });
     const pending = applyToLiveRun(live, event);
     expect(pending?.pending).toEqual([{ seq: event.seq, code: 'RUNTIME_CRASHED', message: caught.message, taskId: '1:0', attempt: 2, caught: true }]);
-    const cancelled = applyToLiveRun(pending, j.add({ type: 'runCancelled', cause: { commandId: 'c1', reason: 'stop' }, correlation: { run: 'run_a', step: 1, epoch: 1 } }));
+    const cancelled = applyToLiveRun(
+      pending,
+      j.add({ type: 'runCancelled', cause: { commandId: 'c1', reason: 'stop' }, correlation: { run: 'run_a', step: 1, epoch: 1 } }),
+    );
     expect(cancelled?.pending).toEqual([]);
     expect(cancelled?.summary.endingError).toMatchObject({ code: 'SYSTEM_CANCELLED', message: 'stop', step: 1, chain: [{ seq: null }] });
     const late = applyToLiveRun(cancelled, j.add({ type: 'errorOccurred', error: caught, caught: false, retrying: false, step: 1, ordinal: 0, taskId: '1:0' }));

@@ -6,11 +6,38 @@ import { applyToLiveRun } from './run-summary.js';
 
 const ref = { runId: 'r1', step: 1, ordinal: 0, taskId: '1:0' };
 const events: HivewatchEvent[] = [
-  { ...ref, seq: 1, ts: 1, type: 'runStarted', flow: 'f.prose', flowName: 'f', options: { maxSteps: 5, concurrency: 1, clock: 'real', defaultAgent: null }, resumedFrom: null, retryOf: null, resumeStep: 0 },
+  {
+    ...ref,
+    seq: 1,
+    ts: 1,
+    type: 'runStarted',
+    flow: 'f.prose',
+    flowName: 'f',
+    options: { maxSteps: 5, concurrency: 1, clock: 'real', defaultAgent: null },
+    resumedFrom: null,
+    retryOf: null,
+    resumeStep: 0,
+  },
   { ...ref, seq: 2, ts: 2, type: 'attemptStarted', attempt: 1 },
   {
-    ...ref, seq: 3, ts: 3, type: 'attemptFailed', attempt: 1, durationMs: 1,
-    error: { code: 'RUNTIME_PROVIDER_ERROR', category: 'runtime', origin: 'runtime:claude-code', message: 'HTTP 500', recoverable: true, recoveryHint: null, context: {}, timestamp: 3, correlation: {}, cause: null } as never,
+    ...ref,
+    seq: 3,
+    ts: 3,
+    type: 'attemptFailed',
+    attempt: 1,
+    durationMs: 1,
+    error: {
+      code: 'RUNTIME_PROVIDER_ERROR',
+      category: 'runtime',
+      origin: 'runtime:claude-code',
+      message: 'HTTP 500',
+      recoverable: true,
+      recoveryHint: null,
+      context: {},
+      timestamp: 3,
+      correlation: {},
+      cause: null,
+    } as never,
     usage: { source: 'result', inputTokens: 1200, outputTokens: 80, costUsd: 0.17 },
   },
   { ...ref, seq: 4, ts: 4, type: 'attemptStarted', attempt: 2 },
@@ -22,8 +49,16 @@ describe('live usage of a run row', () => {
     let live = undefined as ReturnType<typeof applyToLiveRun>;
     for (const event of events) live = applyToLiveRun(live, event);
     expect(live?.summary.usage).toEqual({
-      attempts: 2, failedAttempts: 1, inputTokens: 2700, outputTokens: 320, cacheReadTokens: 0, cacheWriteTokens: 0,
-      costUsd: 0.17, failedCostUsd: 0.17, unknownCostAttempts: 1, countedIn: null,
+      attempts: 2,
+      failedAttempts: 1,
+      inputTokens: 2700,
+      outputTokens: 320,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: 0.17,
+      failedCostUsd: 0.17,
+      unknownCostAttempts: 1,
+      countedIn: null,
     });
   });
 

@@ -2,7 +2,13 @@ import type { TokenUsage, UsageView } from '../../core/service/api.js';
 
 /** A report of nothing but zeros (Claude Code after a refused request) is no usage, as the store keeps it. */
 function reportsNothing(usage: TokenUsage): boolean {
-  return (usage.inputTokens ?? 0) === 0 && (usage.outputTokens ?? 0) === 0 && (usage.cacheReadTokens ?? 0) === 0 && (usage.cacheWriteTokens ?? 0) === 0 && (usage.costUsd ?? 0) === 0;
+  return (
+    (usage.inputTokens ?? 0) === 0 &&
+    (usage.outputTokens ?? 0) === 0 &&
+    (usage.cacheReadTokens ?? 0) === 0 &&
+    (usage.cacheWriteTokens ?? 0) === 0 &&
+    (usage.costUsd ?? 0) === 0
+  );
 }
 
 /**
@@ -12,8 +18,16 @@ function reportsNothing(usage: TokenUsage): boolean {
 export function addAttemptUsage(current: UsageView | null, usage: TokenUsage, failed: boolean): UsageView | null {
   if (reportsNothing(usage)) return current;
   const base: UsageView = current ?? {
-    attempts: 0, failedAttempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0,
-    costUsd: 0, failedCostUsd: 0, unknownCostAttempts: 0, countedIn: null,
+    attempts: 0,
+    failedAttempts: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costUsd: 0,
+    failedCostUsd: 0,
+    unknownCostAttempts: 0,
+    countedIn: null,
   };
   const cost = usage.costUsd ?? 0;
   return {

@@ -94,7 +94,17 @@ export class RunsStore {
     this.batcher = createFrameBatcher((items) => this.ingest(items), this.scheduler);
     this.maxKnown = options.maxKnown ?? 2_000;
     this.now = options.now ?? Date.now;
-    this.snapshot = { version: 0, phase: 'loading', error: null, runs: this.summaries, liveErrors: 0, connection: 'connecting', downSince: null, lastEventAt: null, resets: 0 };
+    this.snapshot = {
+      version: 0,
+      phase: 'loading',
+      error: null,
+      runs: this.summaries,
+      liveErrors: 0,
+      connection: 'connecting',
+      downSince: null,
+      lastEventAt: null,
+      resets: 0,
+    };
   }
 
   // ---- React binding (useSyncExternalStore) ------------------------------------------------
@@ -137,30 +147,33 @@ export class RunsStore {
   /** Subscribes first (events during the load are kept), then reads the active runs. */
   start(): void {
     this.stopped = false;
-    this.unsubscribe = this.api.subscribe((batch) => {
-      for (const listener of this.liveListeners) listener(batch);
-      this.batcher.pushAll(batch);
-    }, {
-      onReady: () => {
-        // Back after an outage: "Live" only once the window's data is current again.
-        if (this.snapshot.connection === 'reconnecting') void this.recover();
-        else if (this.snapshot.connection === 'connecting') this.update({ connection: 'live', downSince: null });
+    this.unsubscribe = this.api.subscribe(
+      (batch) => {
+        for (const listener of this.liveListeners) listener(batch);
+        this.batcher.pushAll(batch);
       },
-      onDisconnect: () => {
-        if (this.snapshot.connection === 'reconnecting') return;
-        // Dropped again while catching up: the outage goes on from when it began.
-        this.update({ connection: 'reconnecting', downSince: this.snapshot.connection === 'catching-up' ? this.snapshot.downSince : this.now() });
+      {
+        onReady: () => {
+          // Back after an outage: "Live" only once the window's data is current again.
+          if (this.snapshot.connection === 'reconnecting') void this.recover();
+          else if (this.snapshot.connection === 'connecting') this.update({ connection: 'live', downSince: null });
+        },
+        onDisconnect: () => {
+          if (this.snapshot.connection === 'reconnecting') return;
+          // Dropped again while catching up: the outage goes on from when it began.
+          this.update({ connection: 'reconnecting', downSince: this.snapshot.connection === 'catching-up' ? this.snapshot.downSince : this.now() });
+        },
+        onReset: () => {
+          // Events were lost between the last one delivered and now: apply what was queued, then
+          // re-read the list and every active run (their sequencers move to the fresh positions).
+          // After an outage the `ready` that follows does that once (recover).
+          this.batcher.flushNow();
+          if (this.snapshot.connection !== 'live') return;
+          this.update({ resets: this.snapshot.resets + 1 });
+          void this.resync();
+        },
       },
-      onReset: () => {
-        // Events were lost between the last one delivered and now: apply what was queued, then
-        // re-read the list and every active run (their sequencers move to the fresh positions).
-        // After an outage the `ready` that follows does that once (recover).
-        this.batcher.flushNow();
-        if (this.snapshot.connection !== 'live') return;
-        this.update({ resets: this.snapshot.resets + 1 });
-        void this.resync();
-      },
-    });
+    );
     void this.load();
   }
 

@@ -7,9 +7,21 @@ import { FailureAlerts, titleWithCount, type AlertPermission, type NotificationP
 const failed = (id: number, runId: string, flow: string): LiveEvent => ({
   id,
   event: {
-    runId, seq: 9, ts: 0, type: 'runFailed',
-    error: { category: 'runtime', code: 'RUNTIME_CRASHED', message: 'boom', origin: 'runtime:fake', recoverable: true, recovery_hint: null, context: {}, timestamp: 0,
-      correlation: { project: null, flow, run: runId, step: 1, task: null, attempt: null } },
+    runId,
+    seq: 9,
+    ts: 0,
+    type: 'runFailed',
+    error: {
+      category: 'runtime',
+      code: 'RUNTIME_CRASHED',
+      message: 'boom',
+      origin: 'runtime:fake',
+      recoverable: true,
+      recovery_hint: null,
+      context: {},
+      timestamp: 0,
+      correlation: { project: null, flow, run: runId, step: 1, task: null, attempt: null },
+    },
   } as HivewatchEvent,
 });
 const other = (id: number): LiveEvent => ({ id, event: { runId: 'r0', seq: 2, ts: 0, type: 'stepFinished', step: 1 } });
@@ -29,8 +41,12 @@ function setup(options: { desktop?: boolean; permission?: AlertPermission } = {}
     },
   };
   const alerts = new FailureAlerts({
-    api, desktop: options.desktop ?? false, notifications: options.desktop ? null : port,
-    baseTitle: 'Hivewatch', setTitle: (t) => titles.push(t), openRun: (runId) => opened.push(runId),
+    api,
+    desktop: options.desktop ?? false,
+    notifications: options.desktop ? null : port,
+    baseTitle: 'Hivewatch',
+    setTitle: (t) => titles.push(t),
+    openRun: (runId) => opened.push(runId),
   });
   return { api, alerts, shown, titles, opened };
 }
@@ -102,7 +118,11 @@ describe('muting', () => {
         getNotificationSettings: () => api.getNotificationSettings(),
         setFlowMuted: (input) => (fail ? Promise.reject(new Error('disk full')) : api.setFlowMuted(input)),
       },
-      desktop: true, notifications: null, baseTitle: 'Hivewatch', setTitle: () => undefined, openRun: () => undefined,
+      desktop: true,
+      notifications: null,
+      baseTitle: 'Hivewatch',
+      setTitle: () => undefined,
+      openRun: () => undefined,
     });
     await alerts.load();
     const pending = alerts.setMuted('user/a.prose', true);

@@ -13,9 +13,13 @@ function AgentNode({ item, current }: { item: AgentTreeItem; current: string }) 
     <li className="agent-node" data-run={node.runId} data-depth={node.depth}>
       <div className={`agent-row${here ? ' agent-here' : ''}`}>
         {here ? (
-          <span className="agent-name" aria-current="page">{nodeLabel(node)}</span>
+          <span className="agent-name" aria-current="page">
+            {nodeLabel(node)}
+          </span>
         ) : (
-          <a className="agent-name" href={hrefToRun(node.runId)}>{nodeLabel(node)}</a>
+          <a className="agent-name" href={hrefToRun(node.runId)}>
+            {nodeLabel(node)}
+          </a>
         )}
         {node.status !== null ? <StatusBadge status={node.status} /> : <span className="muted">no telemetry yet</span>}
         <span className="agent-facts muted">

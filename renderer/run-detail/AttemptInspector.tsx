@@ -57,7 +57,9 @@ export function AttemptInspector({
     <div className="attempt-inspector" data-testid="attempt-inspector">
       {role && (
         <p className={`attempt-role role-${role}`} data-testid="attempt-role">
-          {role === 'ended' ? 'This attempt’s error ended the run: it is the run’s ending error.' : 'This attempt’s error is a cause of the run’s ending error.'}
+          {role === 'ended'
+            ? 'This attempt’s error ended the run: it is the run’s ending error.'
+            : 'This attempt’s error is a cause of the run’s ending error.'}
         </p>
       )}
       {stopped && (
@@ -73,7 +75,9 @@ export function AttemptInspector({
         </div>
         <div>
           <dt>Duration</dt>
-          <dd data-testid="attempt-duration">{duration === null ? <span className="muted">running</span> : `${virtual ? 'virtual ' : ''}${formatDuration(duration)}`}</dd>
+          <dd data-testid="attempt-duration">
+            {duration === null ? <span className="muted">running</span> : `${virtual ? 'virtual ' : ''}${formatDuration(duration)}`}
+          </dd>
         </div>
         <div>
           <dt>Process</dt>

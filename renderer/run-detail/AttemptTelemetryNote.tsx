@@ -18,7 +18,11 @@ export function AttemptTelemetryNote({ telemetry: t }: { telemetry: AttemptTelem
         <ol className="attempt-telemetry-calls" aria-label={`API calls ${t.origin} reported inside this attempt`}>
           {calls.map((c) => (
             <li key={c.n}>
-              {c.status === 'failed' ? `failed: ${c.code ?? 'unknown'}${c.message ? ` — ${c.message}` : ''}` : c.status === 'succeeded' ? 'succeeded' : 'no answer yet'}
+              {c.status === 'failed'
+                ? `failed: ${c.code ?? 'unknown'}${c.message ? ` — ${c.message}` : ''}`
+                : c.status === 'succeeded'
+                  ? 'succeeded'
+                  : 'no answer yet'}
             </li>
           ))}
         </ol>

@@ -39,8 +39,16 @@ export function AttemptWorkView({ work }: { work: AttemptWork }) {
       {work.changed !== null && (
         <div className="work-changes">
           <h4>
-            Changes <span className="muted">({work.changed.length} file{work.changed.length === 1 ? '' : 's'})</span>
-            {work.outsideScope.length > 0 && <span className="error-text"> · {work.outsideScope.length} outside the scope: {work.outsideScope.join(', ')}</span>}
+            Changes{' '}
+            <span className="muted">
+              ({work.changed.length} file{work.changed.length === 1 ? '' : 's'})
+            </span>
+            {work.outsideScope.length > 0 && (
+              <span className="error-text">
+                {' '}
+                · {work.outsideScope.length} outside the scope: {work.outsideScope.join(', ')}
+              </span>
+            )}
           </h4>
           {work.diffStat ? <pre className="diffstat">{work.diffStat}</pre> : <p className="muted">No file changed.</p>}
         </div>

@@ -66,7 +66,10 @@ export function EndingBanner({ run, tasks, onShowAttempt }: { run: RunSummary; t
   return (
     <section className="run-ending run-ending-failed" aria-label="Why the run failed" data-testid="run-ending" data-kind="failed">
       <p className="run-ending-head" data-testid="ending-headline">
-        <span className="run-ending-label">Failed because</span> <code className="ending-code" data-testid="ending-code">{h.code}</code>
+        <span className="run-ending-label">Failed because</span>{' '}
+        <code className="ending-code" data-testid="ending-code">
+          {h.code}
+        </code>
         {h.end && <span className="chain-what"> {h.end}</span>}
         {h.message && (
           <span className="run-ending-message" data-testid="ending-message">

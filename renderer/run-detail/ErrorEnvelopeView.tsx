@@ -9,7 +9,17 @@ import { ROLE_TEXT, type EndingRole } from './attempt-notes.js';
  * clock runs ahead of the wall). An error that ended its run, or caused the one that did, says
  * so instead of whether its kind is recoverable: this one was not recovered from.
  */
-export function ErrorEnvelopeView({ error, when, linkRun = false, role = null }: { error: ErrorEnvelope; when: number | null; linkRun?: boolean; role?: EndingRole | null }) {
+export function ErrorEnvelopeView({
+  error,
+  when,
+  linkRun = false,
+  role = null,
+}: {
+  error: ErrorEnvelope;
+  when: number | null;
+  linkRun?: boolean;
+  role?: EndingRole | null;
+}) {
   const c = error.correlation;
   const hasContext = error.context && Object.keys(error.context).length > 0;
   return (
@@ -34,15 +44,18 @@ export function ErrorEnvelopeView({ error, when, linkRun = false, role = null }:
       )}
       <dl className="envelope-fields">
         <dt>When</dt>
-        <dd>
-          {when !== null ? <RelativeTime ts={when} /> : <span className="muted">—</span>}
-        </dd>
+        <dd>{when !== null ? <RelativeTime ts={when} /> : <span className="muted">—</span>}</dd>
         <dt>Where</dt>
         <dd className="mono">
           {c.flow && <span>flow {c.flow}</span>}
           {c.run && (
             <span>
-              {' › '}run {linkRun ? <a href={hrefToRun(c.run, c.task ? { task: c.task, attempt: c.attempt !== null ? String(c.attempt) : undefined } : undefined)}>{c.run}</a> : c.run}
+              {' › '}run{' '}
+              {linkRun ? (
+                <a href={hrefToRun(c.run, c.task ? { task: c.task, attempt: c.attempt !== null ? String(c.attempt) : undefined } : undefined)}>{c.run}</a>
+              ) : (
+                c.run
+              )}
             </span>
           )}
           {c.step !== null && <span> › step {c.step}</span>}

@@ -40,7 +40,9 @@ export function PickedAttempt(props: {
           {figuresSourceWords(attempt)}
         </p>
       )}
-      {attempt.telemetry?.map((t) => <AttemptTelemetryNote key={t.runId} telemetry={t} />)}
+      {attempt.telemetry?.map((t) => (
+        <AttemptTelemetryNote key={t.runId} telemetry={t} />
+      ))}
     </div>
   );
 }

@@ -101,15 +101,22 @@ function TimelineLegend({ virtual }: { virtual: boolean }) {
       <span className="swatch backoff" /> backoff (its delay)
       <span className="swatch pending" /> next attempt
       <span className="legend-note">
-        Time runs left to right, compressed: labels give the exact delays{virtual ? ', on the run’s virtual clock (it jumps over every wait)' : ''}. Arrow keys move
-        between attempts.
+        Time runs left to right, compressed: labels give the exact delays{virtual ? ', on the run’s virtual clock (it jumps over every wait)' : ''}. Arrow keys
+        move between attempts.
       </span>
     </div>
   );
 }
 
 /** The picked attempt's inspector under the timeline, or how to pick one. */
-function PickedPanel({ detail, layout, picked, virtual, props, roles }: {
+function PickedPanel({
+  detail,
+  layout,
+  picked,
+  virtual,
+  props,
+  roles,
+}: {
   detail: RunDetail;
   layout: TimelineLayout;
   picked: { taskId: string; attempt: number } | null;
@@ -153,7 +160,8 @@ function useTabStops() {
     if (taskId && Number.isInteger(attempt) && stops.get(taskId) !== attempt) setStops(new Map(stops).set(taskId, attempt));
   };
   const stopOf = (row: TimelineRow, picked: { taskId: string; attempt: number } | null): number | null =>
-    stops.get(row.task.taskId) ?? (picked?.taskId === row.task.taskId ? picked.attempt : (row.segments.filter((s) => s.kind === 'attempt').at(-1)?.attempt ?? null));
+    stops.get(row.task.taskId) ??
+    (picked?.taskId === row.task.taskId ? picked.attempt : (row.segments.filter((s) => s.kind === 'attempt').at(-1)?.attempt ?? null));
   return { onFocus, stopOf };
 }
 

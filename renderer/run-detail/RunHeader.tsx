@@ -53,7 +53,8 @@ function RelatedRuns({ label, runs, testId }: { label: string; runs: readonly Re
 function CompareLinks({ run, previous }: { run: RunSummary; previous: RelatedRun | null }) {
   const links: { href: string; label: string; testId: string }[] = [];
   if (run.retryOf) links.push({ href: hrefToCompare(run.retryOf, run.id), label: 'with the run it retries', testId: 'compare-retry-of' });
-  if (previous && previous.id !== run.retryOf) links.push({ href: hrefToCompare(previous.id, run.id), label: 'with the previous run of this flow', testId: 'compare-previous' });
+  if (previous && previous.id !== run.retryOf)
+    links.push({ href: hrefToCompare(previous.id, run.id), label: 'with the previous run of this flow', testId: 'compare-previous' });
   if (links.length === 0) return null;
   return (
     <p className="run-lineage">
@@ -68,7 +69,14 @@ function CompareLinks({ run, previous }: { run: RunSummary; previous: RelatedRun
 }
 
 /** What can be done to the run: cancel, resume, retry (Hivewatch's own runs only), export. */
-function RunActionButtons({ run, onCancel, onRetry, onResume, onExport, exporting }: Pick<RunHeaderProps, 'onCancel' | 'onRetry' | 'onResume' | 'onExport' | 'exporting'> & { run: RunDetail['run'] }) {
+function RunActionButtons({
+  run,
+  onCancel,
+  onRetry,
+  onResume,
+  onExport,
+  exporting,
+}: Pick<RunHeaderProps, 'onCancel' | 'onRetry' | 'onResume' | 'onExport' | 'exporting'> & { run: RunDetail['run'] }) {
   return (
     <div className="run-actions">
       {isOperable(run) && canCancel(run.status) && (
@@ -199,7 +207,10 @@ function RunFacts({ detail, clock, workspace }: Pick<RunHeaderProps, 'detail' | 
       {(run.approvalWaitMs ?? 0) > 0 && (
         <div>
           <dt>Waited on a person</dt>
-          <dd data-testid="run-approval-waited" title="time the run waited on a person's answer to permission prompts that closed (a prompt open now is in the notice above)">
+          <dd
+            data-testid="run-approval-waited"
+            title="time the run waited on a person's answer to permission prompts that closed (a prompt open now is in the notice above)"
+          >
             {waitedWords(run.approvalWaitMs ?? 0)}
           </dd>
         </div>

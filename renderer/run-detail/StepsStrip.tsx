@@ -3,7 +3,17 @@ import { Duration } from '../components/Time.js';
 import { stepLabel } from './step-label.js';
 
 /** The steps in order: each a chip with its status, task count and duration. */
-export function StepsStrip({ steps, tasks, maxSteps, virtual = false }: { steps: readonly StepView[]; tasks: readonly TaskView[]; maxSteps: number; virtual?: boolean }) {
+export function StepsStrip({
+  steps,
+  tasks,
+  maxSteps,
+  virtual = false,
+}: {
+  steps: readonly StepView[];
+  tasks: readonly TaskView[];
+  maxSteps: number;
+  virtual?: boolean;
+}) {
   if (steps.length === 0) return <p className="muted">No step has started yet.</p>;
   const failedIn = new Map<number, number>();
   for (const t of tasks) if (t.status === 'failed') failedIn.set(t.step, (failedIn.get(t.step) ?? 0) + 1);
@@ -22,7 +32,8 @@ export function StepsStrip({ steps, tasks, maxSteps, virtual = false }: { steps:
               <span className="step-number">Step {s.step}</span>
               <span className="step-status">{label.status}</span>
               <span className="step-meta">
-                {s.taskIds.length} task{s.taskIds.length === 1 ? '' : 's'} · {virtual && 'virtual '}<Duration start={s.startedAt} end={s.endedAt} />
+                {s.taskIds.length} task{s.taskIds.length === 1 ? '' : 's'} · {virtual && 'virtual '}
+                <Duration start={s.startedAt} end={s.endedAt} />
               </span>
             </li>
           );

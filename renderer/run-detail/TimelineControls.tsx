@@ -15,13 +15,27 @@ export function TimelineControls({ zoom, onZoom, failedOnly, onFailedOnly, faile
   return (
     <div className="timeline-controls" role="group" aria-label="Timeline view">
       <div className="zoom-buttons">
-        <button type="button" className="small" onClick={() => onZoom(zoom - 1)} disabled={zoom <= 0} aria-label="Zoom out" title="Zoom out (−, or Ctrl/⌘ + wheel)">
+        <button
+          type="button"
+          className="small"
+          onClick={() => onZoom(zoom - 1)}
+          disabled={zoom <= 0}
+          aria-label="Zoom out"
+          title="Zoom out (−, or Ctrl/⌘ + wheel)"
+        >
           −
         </button>
         <output className="zoom-level" aria-live="polite" aria-label="Zoom" data-testid="timeline-zoom">
           {Math.round(factor * 100)}%
         </output>
-        <button type="button" className="small" onClick={() => onZoom(zoom + 1)} disabled={zoom >= ZOOM_LEVELS.length - 1} aria-label="Zoom in" title="Zoom in (+, or Ctrl/⌘ + wheel)">
+        <button
+          type="button"
+          className="small"
+          onClick={() => onZoom(zoom + 1)}
+          disabled={zoom >= ZOOM_LEVELS.length - 1}
+          aria-label="Zoom in"
+          title="Zoom in (+, or Ctrl/⌘ + wheel)"
+        >
           +
         </button>
         <button type="button" className="small" onClick={() => onZoom(ZOOM_LEVELS.indexOf(1))} disabled={factor === 1}>
@@ -30,7 +44,10 @@ export function TimelineControls({ zoom, onZoom, failedOnly, onFailedOnly, faile
       </div>
       <label className="failed-only">
         <input type="checkbox" checked={failedOnly} onChange={(e) => onFailedOnly(e.currentTarget.checked)} disabled={failedCount === 0 && !failedOnly} />
-        Failed tasks only <span className="muted">({failedCount} of {taskCount})</span>
+        Failed tasks only{' '}
+        <span className="muted">
+          ({failedCount} of {taskCount})
+        </span>
       </label>
     </div>
   );

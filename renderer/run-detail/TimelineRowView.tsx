@@ -50,13 +50,25 @@ function Waiting({ row, virtual }: { row: TimelineRow; virtual: boolean }) {
   return (
     <span>
       attempt {waiting.attempt}{' '}
-      {virtual ? <span title="the virtual clock jumps over the wait">after a virtual {formatDelay(waiting.delayMs)} wait</span> : <Countdown at={waiting.nextAttemptAt} />}
+      {virtual ? (
+        <span title="the virtual clock jumps over the wait">after a virtual {formatDelay(waiting.delayMs)} wait</span>
+      ) : (
+        <Countdown at={waiting.nextAttemptAt} />
+      )}
     </span>
   );
 }
 
 /** The row's header: the task's name, outcome and attempts, whether its error ended the run, and what it is waiting for. */
-function TimelineRowLabel({ row, tasks, virtual, active, roles, judgmentWait, onSkipBackoff }: Pick<TimelineRowProps, 'row' | 'tasks' | 'virtual' | 'active' | 'roles' | 'judgmentWait' | 'onSkipBackoff'>) {
+function TimelineRowLabel({
+  row,
+  tasks,
+  virtual,
+  active,
+  roles,
+  judgmentWait,
+  onSkipBackoff,
+}: Pick<TimelineRowProps, 'row' | 'tasks' | 'virtual' | 'active' | 'roles' | 'judgmentWait' | 'onSkipBackoff'>) {
   const t = row.task;
   const endedRun = t.attempts.some((a) => roles.get(attemptWallKey(t.taskId, a.attempt)) === 'ended');
   return (
@@ -136,7 +148,13 @@ function SegmentView({ task: t, segment: s, px, ctx }: { task: TaskView; segment
   const { virtual, walls, roles, work } = ctx;
   const style = { left: px(s.x), width: Math.max(2, px(s.width)) };
   const attempt = t.attempts.find((a) => a.attempt === s.attempt);
-  const title = segmentTitle(t, s, { virtual, walls, roles, work: work?.get(attemptKey(t.taskId, s.attempt)), attempt: s.kind === 'attempt' ? attempt : undefined });
+  const title = segmentTitle(t, s, {
+    virtual,
+    walls,
+    roles,
+    work: work?.get(attemptKey(t.taskId, s.attempt)),
+    attempt: s.kind === 'attempt' ? attempt : undefined,
+  });
   if (s.kind === 'attempt') return <AttemptBar task={t} segment={s} attempt={attempt} style={style} title={title} ctx={ctx} />;
   if (s.kind === 'backoff') {
     return (

@@ -4,7 +4,17 @@ import type { TimeTick } from './timeline-view.js';
  * The time axis under the step bands: when each labelled attempt started, in wall time (time of
  * day) or, on a virtual clock, the run's own elapsed time — the row's name says which.
  */
-export function TimelineTimeAxis({ ticks, virtual, px, trackWidth }: { ticks: readonly TimeTick[]; virtual: boolean; px: (x: number) => number; trackWidth: number }) {
+export function TimelineTimeAxis({
+  ticks,
+  virtual,
+  px,
+  trackWidth,
+}: {
+  ticks: readonly TimeTick[];
+  virtual: boolean;
+  px: (x: number) => number;
+  trackWidth: number;
+}) {
   return (
     <div className="tl-row tl-axis tl-time-axis" role="row">
       <div className="tl-label" role="columnheader" title={virtual ? 'time on the run’s virtual clock, from its start' : 'time of day (wall clock)'}>

@@ -3,12 +3,30 @@ import type { AgentTreeNodeView, UsageTotalsView } from '../../core/service/api.
 import { nestTree, nodeLabel, spendWords } from './agent-tree-view.js';
 
 const usage = (costUsd: number): UsageTotalsView => ({
-  attempts: 1, failedAttempts: 0, inputTokens: 10, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd, failedCostUsd: 0, unknownCostAttempts: 0,
+  attempts: 1,
+  failedAttempts: 0,
+  inputTokens: 10,
+  outputTokens: 1,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costUsd,
+  failedCostUsd: 0,
+  unknownCostAttempts: 0,
 });
 const node = (runId: string, parentRunId: string | null, own: number | null, subagents: number | null = null): AgentTreeNodeView => ({
-  runId, parentRunId, agentId: parentRunId === null ? null : `agent-${runId}-0123456789`, agentName: runId === 'b' ? null : 'Explore', depth: 0,
-  name: `run ${runId}`, status: 'completed', startedAt: 0, endedAt: 1, attempts: 1, errorCount: 0,
-  own: own === null ? null : usage(own), subagents: subagents === null ? null : usage(subagents),
+  runId,
+  parentRunId,
+  agentId: parentRunId === null ? null : `agent-${runId}-0123456789`,
+  agentName: runId === 'b' ? null : 'Explore',
+  depth: 0,
+  name: `run ${runId}`,
+  status: 'completed',
+  startedAt: 0,
+  endedAt: 1,
+  attempts: 1,
+  errorCount: 0,
+  own: own === null ? null : usage(own),
+  subagents: subagents === null ? null : usage(subagents),
   total: own === null && subagents === null ? null : usage((own ?? 0) + (subagents ?? 0)),
 });
 
@@ -21,7 +39,7 @@ describe('the agent tree as drawn', () => {
     expect(nestTree({ rootRunId: 'none', nodes: [node('r', null, 1)] })).toBeNull();
   });
 
-  it('says its own spend and its subagents\' apart, their sum only when both spent', () => {
+  it("says its own spend and its subagents' apart, their sum only when both spent", () => {
     expect(spendWords(node('r', null, 1, 0.375))).toEqual({ own: '$1.00', subagents: '$0.38', total: '$1.38' });
     expect(spendWords(node('a', 'r', 0.5))).toEqual({ own: '$0.50', subagents: null, total: null });
     expect(spendWords(node('r', null, null, 0.25))).toEqual({ own: null, subagents: '$0.25', total: null });

@@ -8,7 +8,14 @@ describe('attempt inspection from the journal', () => {
   it('pairs each attempt’s prompt or argv with its end, and gives nulls for an old journal', () => {
     const events: HivewatchEvent[] = [
       { ...ref, seq: 1, type: 'attemptStarted', attempt: 1, prompt: 'Explain queues' },
-      { ...ref, seq: 2, type: 'attemptSucceeded', attempt: 1, durationMs: 40, trace: { output: 'the answer', exitCode: 0, signal: null, stdoutTail: '{}', stderrTail: '' } },
+      {
+        ...ref,
+        seq: 2,
+        type: 'attemptSucceeded',
+        attempt: 1,
+        durationMs: 40,
+        trace: { output: 'the answer', exitCode: 0, signal: null, stdoutTail: '{}', stderrTail: '' },
+      },
       { ...ref, taskId: '1:1', ordinal: 1, seq: 3, type: 'attemptStarted', attempt: 1, argv: ['sh', '-c', 'exit 3'] },
       { ...ref, taskId: '1:2', ordinal: 2, seq: 4, type: 'attemptStarted', attempt: 1 },
     ];

@@ -4,23 +4,57 @@ import { envelope } from '../testing/events.js';
 import { endingRoles, stopNote, waitAfter } from './attempt-notes.js';
 
 const link = (code: string, taskId: string | null, attempt: number | null, how: FailureLink['how'] = null): FailureLink => ({
-  seq: 1, code, category: 'runtime', origin: 'runtime:fake', message: code, step: 1, taskId, attempt, how,
+  seq: 1,
+  code,
+  category: 'runtime',
+  origin: 'runtime:fake',
+  message: code,
+  step: 1,
+  taskId,
+  attempt,
+  how,
 });
 const ending = (chain: FailureLink[]): EndingError => ({
-  code: chain[0]?.code ?? '', category: 'runtime', origin: 'runtime:fake', message: '', step: 1, taskId: chain[0]?.taskId ?? null,
-  attempt: chain[0]?.attempt ?? null, rootCode: chain.at(-1)?.code ?? '', chain,
+  code: chain[0]?.code ?? '',
+  category: 'runtime',
+  origin: 'runtime:fake',
+  message: '',
+  step: 1,
+  taskId: chain[0]?.taskId ?? null,
+  attempt: chain[0]?.attempt ?? null,
+  rootCode: chain.at(-1)?.code ?? '',
+  chain,
 });
 const attempt = (n: number, over: Partial<AttemptView> = {}): AttemptView => ({
-  attempt: n, startedAt: 0, endedAt: 0, status: 'failed', error: null, delayAfterMs: null, strategy: null, nextAttemptAt: null, ...over,
+  attempt: n,
+  startedAt: 0,
+  endedAt: 0,
+  status: 'failed',
+  error: null,
+  delayAfterMs: null,
+  strategy: null,
+  nextAttemptAt: null,
+  ...over,
 });
 const task = (attempts: AttemptView[], status: TaskView['status']): TaskView => ({
-  taskId: '1:0', step: 1, ordinal: 0, name: 'Deploy', agent: 'a', status, maxAttempts: 5, attempts, error: null, output: null,
+  taskId: '1:0',
+  step: 1,
+  ordinal: 0,
+  name: 'Deploy',
+  agent: 'a',
+  status,
+  maxAttempts: 5,
+  attempts,
+  error: null,
+  output: null,
 });
 
 describe('what an attempt was to its run', () => {
   it('the head’s attempt ended the run; the other attempts its chain names caused it', () => {
     // A retry limit names the attempt it gave up after, as its root does: one attempt, it ended the run.
-    expect([...endingRoles(ending([link('POLICY_RETRY_LIMIT_EXCEEDED', '1:0', 4, 'retry-limit'), link('RUNTIME_CRASHED', '1:0', 4)]))]).toEqual([['1:0#4', 'ended']]);
+    expect([...endingRoles(ending([link('POLICY_RETRY_LIMIT_EXCEEDED', '1:0', 4, 'retry-limit'), link('RUNTIME_CRASHED', '1:0', 4)]))]).toEqual([
+      ['1:0#4', 'ended'],
+    ]);
     // A failing finally: its attempt ended the run; the error it replaced is a cause.
     expect([...endingRoles(ending([link('RUNTIME_CRASHED', '2:1', 1, 'finally-failed'), link('RUNTIME_TIMEOUT', '1:0', 1)]))]).toEqual([
       ['2:1#1', 'ended'],
@@ -36,7 +70,9 @@ describe('what an attempt was to its run', () => {
     expect(stopNote(attempt(2, { status: 'cancelled', cancelledBy: 'sibling', lateResult: { outcome: 'failed', error: envelope('RUNTIME_TIMEOUT') } }))).toBe(
       'cancelled: a sibling branch failed (it had failed: RUNTIME_TIMEOUT; nothing acted on it)',
     );
-    expect(stopNote(attempt(1, { status: 'stale', lateResult: { outcome: 'succeeded', output: 'ok' } }))).toBe('answered after the run was cancelled (it had succeeded; nothing acted on it)');
+    expect(stopNote(attempt(1, { status: 'stale', lateResult: { outcome: 'succeeded', output: 'ok' } }))).toBe(
+      'answered after the run was cancelled (it had succeeded; nothing acted on it)',
+    );
     expect(stopNote(attempt(1, { status: 'cancelled' }))).toBe('cancelled with its run');
     expect(stopNote(attempt(1, { status: 'failed' }))).toBeNull();
   });

@@ -7,7 +7,19 @@ let seq = 0;
 const ev = (body: Record<string, unknown>): HivewatchEvent => ({ ...base, seq: ++seq, ...body }) as HivewatchEvent;
 const ref = { step: 1, ordinal: 0, taskId: '1:0' };
 const check = (attempt: number, ok: boolean, outputTail: string) =>
-  ev({ type: 'checkFinished', ...ref, attempt, name: 'tests', kind: 'check', ok, exitCode: ok ? 0 : 1, signal: null, timedOut: false, durationMs: 1200, outputTail });
+  ev({
+    type: 'checkFinished',
+    ...ref,
+    attempt,
+    name: 'tests',
+    kind: 'check',
+    ok,
+    exitCode: ok ? 0 : 1,
+    signal: null,
+    timedOut: false,
+    durationMs: 1200,
+    outputTail,
+  });
 
 const journal: HivewatchEvent[] = [
   ev({ type: 'workspaceReady', repo: '/repo', branch: 'hivewatch/r', base: 'aaaa', worktreeDir: '/tmp/w' }),
@@ -24,7 +36,11 @@ const journal: HivewatchEvent[] = [
 describe('attempt work from the journal', () => {
   it('collects checks, changes, feedback and the commit per attempt', () => {
     const index = indexAttemptWork(journal);
-    expect(index.get(attemptKey('1:0', 1))).toMatchObject({ checks: [{ name: 'tests', ok: false, outputTail: 'FAIL: expected 5' }], commit: null, feedback: null });
+    expect(index.get(attemptKey('1:0', 1))).toMatchObject({
+      checks: [{ name: 'tests', ok: false, outputTail: 'FAIL: expected 5' }],
+      commit: null,
+      feedback: null,
+    });
     expect(index.get(attemptKey('1:0', 2))).toMatchObject({ checks: [{ ok: true }], commit: 'bbbbbbbbbbbb', feedback: 'The previous attempt (1) failed' });
     expect(workSummary(index.get(attemptKey('1:0', 1)))).toBe('checks 0/1 passed · 1 file changed');
     expect(workSummary(index.get(attemptKey('1:0', 2)))).toBe('checks 1/1 passed · 1 file changed · committed bbbbbbbbbb');

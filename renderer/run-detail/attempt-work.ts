@@ -80,7 +80,10 @@ export function workSummary(work: AttemptWork | undefined): string | null {
   const parts: string[] = [];
   const checks = work.checks.filter((c) => c.kind !== 'setup');
   if (checks.length > 0) parts.push(`checks ${checks.filter((c) => c.ok).length}/${checks.length} passed`);
-  if (work.changed !== null) parts.push(`${work.changed.length} file${work.changed.length === 1 ? '' : 's'} changed${work.outsideScope.length ? `, ${work.outsideScope.length} outside scope` : ''}`);
+  if (work.changed !== null)
+    parts.push(
+      `${work.changed.length} file${work.changed.length === 1 ? '' : 's'} changed${work.outsideScope.length ? `, ${work.outsideScope.length} outside scope` : ''}`,
+    );
   if (work.commit) parts.push(`committed ${work.commit.slice(0, 10)}`);
   return parts.length ? parts.join(' · ') : null;
 }

@@ -13,9 +13,9 @@ function schedule(strategy: string, delays: number[]): ScheduledBackoff[] {
 describe('explainBackoff', () => {
   it('names the strategy, its formula with the base read from the schedule, the retry and the next attempt time', () => {
     const s = schedule('rate_limit_exponential', [30_000, 60_000, 120_000]);
-    expect(explainBackoff({ attempt: 3, delayMs: 120_000, strategy: 'rate_limit_exponential', maxAttempts: 6, schedule: s, nextAttemptAt: AT, skipped: false })).toBe(
-      `rate limit → exponential 30s·2ⁿ = 2m, retry 3 of 5; next attempt at ${formatAbsolute(AT)}`,
-    );
+    expect(
+      explainBackoff({ attempt: 3, delayMs: 120_000, strategy: 'rate_limit_exponential', maxAttempts: 6, schedule: s, nextAttemptAt: AT, skipped: false }),
+    ).toBe(`rate limit → exponential 30s·2ⁿ = 2m, retry 3 of 5; next attempt at ${formatAbsolute(AT)}`);
   });
 
   it('shows the cap when a delay is below its formula, and only then', () => {
@@ -47,7 +47,15 @@ describe('explainBackoff', () => {
 
   it('says a skipped backoff was skipped', () => {
     const s = schedule('rate_limit_exponential', [30_000]);
-    const text = explainBackoff({ attempt: 1, delayMs: 30_000, strategy: 'rate_limit_exponential', maxAttempts: 3, schedule: s, nextAttemptAt: AT, skipped: true });
+    const text = explainBackoff({
+      attempt: 1,
+      delayMs: 30_000,
+      strategy: 'rate_limit_exponential',
+      maxAttempts: 3,
+      schedule: s,
+      nextAttemptAt: AT,
+      skipped: true,
+    });
     expect(text).toBe('skipped: rate limit → exponential 30s·2ⁿ = 30s, retry 1 of 2, cut short by the operator');
   });
 });
@@ -57,7 +65,16 @@ describe('backoffReasons', () => {
     const base = { runId: 'r', seq: 1, ts: AT, step: 1, nodeId: 'n' };
     const events = [
       { ...base, type: 'retryScheduled', taskId: '1:0', attempt: 1, delayMs: 30_000, strategy: 'rate_limit_exponential', nextAttemptAt: AT },
-      { ...base, type: 'retryScheduled', taskId: '1:0', attempt: 2, delayMs: 9_000, strategy: 'runtime_reset_time', nextAttemptAt: AT, reason: 'reset at noon' },
+      {
+        ...base,
+        type: 'retryScheduled',
+        taskId: '1:0',
+        attempt: 2,
+        delayMs: 9_000,
+        strategy: 'runtime_reset_time',
+        nextAttemptAt: AT,
+        reason: 'reset at noon',
+      },
     ] as unknown as HivewatchEvent[];
     expect([...backoffReasons(events)]).toEqual([['1:0#2', 'reset at noon']]);
   });

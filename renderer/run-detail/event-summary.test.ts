@@ -5,9 +5,30 @@ import { chipTones, describeEvent, eventJson, eventTone, toneOf, typeCounts } fr
 describe('describeEvent', () => {
   const j = new JournalBuilder('run_1', 0);
   const started = j.start('examples/02-rate-limited-api.prose');
-  const retry = j.add({ type: 'retryScheduled', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, delayMs: 30_000, strategy: 'rate_limit_exponential', nextAttemptAt: 30_000 });
-  const failed = j.add({ type: 'attemptFailed', step: 1, ordinal: 0, taskId: '1:0', attempt: 2, durationMs: 12, error: envelope('RUNTIME_RATE_LIMIT', { message: '<b>429</b>' }) });
-  const cancelled = j.add({ type: 'runCancelled', cause: { commandId: 'c', reason: 'cancelled by the operator' }, correlation: { run: 'run_1', step: 2, epoch: 1 } });
+  const retry = j.add({
+    type: 'retryScheduled',
+    step: 1,
+    ordinal: 0,
+    taskId: '1:0',
+    attempt: 1,
+    delayMs: 30_000,
+    strategy: 'rate_limit_exponential',
+    nextAttemptAt: 30_000,
+  });
+  const failed = j.add({
+    type: 'attemptFailed',
+    step: 1,
+    ordinal: 0,
+    taskId: '1:0',
+    attempt: 2,
+    durationMs: 12,
+    error: envelope('RUNTIME_RATE_LIMIT', { message: '<b>429</b>' }),
+  });
+  const cancelled = j.add({
+    type: 'runCancelled',
+    cause: { commandId: 'c', reason: 'cancelled by the operator' },
+    correlation: { run: 'run_1', step: 2, epoch: 1 },
+  });
 
   it('reads as a sentence about the event', () => {
     expect(describeEvent(started)).toBe('02-rate-limited-api started, virtual clock, max 100 steps');
@@ -25,14 +46,25 @@ describe('describeEvent', () => {
       nextAttemptAt: 3 * 3_600_000,
     });
     expect(describeEvent(untilReset)).toBe('task 1:0 retries in 3h (runtime_reset_time: the usage limit resets at 15:00)');
-    const reported = j.add({ ...untilReset, usageLimit: { reported: '5-hour limit reached ∙ resets 3pm', resetAt: 3 * 3_600_000 } } as Parameters<typeof j.add>[0]);
+    const reported = j.add({ ...untilReset, usageLimit: { reported: '5-hour limit reached ∙ resets 3pm', resetAt: 3 * 3_600_000 } } as Parameters<
+      typeof j.add
+    >[0]);
     expect(describeEvent(reported)).toBe(
       'task 1:0 retries in 3h (runtime_reset_time: the usage limit resets at 15:00) · usage limit, reported: "5-hour limit reached ∙ resets 3pm"',
     );
   });
 
   it('says what a failure’s verdict waits for, and a verdict of cancelled as a cancellation', () => {
-    const waiting = j.add({ type: 'attemptFailed', step: 1, ordinal: 1, taskId: '1:1', attempt: 1, durationMs: 5, error: envelope('RUNTIME_CRASHED', { message: 'exit 3' }), awaiting: ['1:0'] });
+    const waiting = j.add({
+      type: 'attemptFailed',
+      step: 1,
+      ordinal: 1,
+      taskId: '1:1',
+      attempt: 1,
+      durationMs: 5,
+      error: envelope('RUNTIME_CRASHED', { message: 'exit 3' }),
+      awaiting: ['1:0'],
+    });
     expect(describeEvent(waiting)).toBe('task 1:1 attempt 1 failed: RUNTIME_CRASHED: exit 3 · whether it counts waits for 1:0 to end');
     const judged = j.add({ type: 'attemptJudgedCancelled', step: 1, ordinal: 1, taskId: '1:1', attempt: 1, by: 'sibling' });
     expect(describeEvent(judged)).toBe('task 1:1 attempt 1: counts as cancelled, a lower sibling branch failed first (its failure is not an error of its own)');
@@ -67,7 +99,15 @@ describe('describeEvent', () => {
 
   it('shows what happened to the agent processes: the group, one that escaped it, what recovery did', () => {
     const processStarted = j.add({ type: 'attemptProcess', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, pid: 4242, startTime: '777', hostname: 'box' });
-    const escaped = j.add({ type: 'attemptProcessEscaped', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, pid: 4242, message: 'a process outside the group kept its output open' });
+    const escaped = j.add({
+      type: 'attemptProcessEscaped',
+      step: 1,
+      ordinal: 0,
+      taskId: '1:0',
+      attempt: 1,
+      pid: 4242,
+      message: 'a process outside the group kept its output open',
+    });
     const interrupted = j.add({
       type: 'runInterrupted',
       error: envelope('SYSTEM_RUN_INTERRUPTED', { message: 'host gone' }),

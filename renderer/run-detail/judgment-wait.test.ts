@@ -64,7 +64,15 @@ describe('a failure waiting for lower branches to settle the step', () => {
     const j = new JournalBuilder('r1', 0);
     j.start();
     j.add({ ...ref('1:2'), type: 'attemptFailed', attempt: 1, durationMs: 5, error: envelope('RUNTIME_TIMEOUT'), awaiting: ['1:0', '1:1'] });
-    j.add({ ...ref('1:1'), type: 'attemptFailed', attempt: 1, durationMs: 5, error: envelope('RUNTIME_CRASHED'), trace: trace(null, 'SIGSEGV'), awaiting: ['1:0'] });
+    j.add({
+      ...ref('1:1'),
+      type: 'attemptFailed',
+      attempt: 1,
+      durationMs: 5,
+      error: envelope('RUNTIME_CRASHED'),
+      trace: trace(null, 'SIGSEGV'),
+      awaiting: ['1:0'],
+    });
     expect(judgmentWaits(j.events).get('1:2')).toEqual({ attempt: 1, fact: 'failed with RUNTIME_TIMEOUT', waitingFor: ['1:0'] });
     expect(judgmentWaits(j.events).get('1:1')).toEqual({ attempt: 1, fact: 'killed by SIGSEGV', waitingFor: ['1:0'] });
     // 1:0 fails at once, counted with nothing to wait for: it shows no wait, and once it has ended
@@ -77,7 +85,7 @@ describe('a failure waiting for lower branches to settle the step', () => {
   it('the tooltip names the branches it waits for and why', () => {
     const wait = judgmentWaits(waiting().events).get('1:2');
     expect(wait && waitTitle(wait, TASKS)).toBe(
-      'Attempt 1 exited 3. Whether that counts as this task\'s failure or as cancelled depends on “Review slowly” (1:0), “Lint” (1:1): a lower branch that fails first cancels it (fail-fast), so the step\'s verdict waits until they end.',
+      "Attempt 1 exited 3. Whether that counts as this task's failure or as cancelled depends on “Review slowly” (1:0), “Lint” (1:1): a lower branch that fails first cancels it (fail-fast), so the step's verdict waits until they end.",
     );
   });
 });

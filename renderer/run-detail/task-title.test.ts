@@ -10,7 +10,9 @@ function task(taskId: string, name: string): TaskView {
 describe('taskTitle', () => {
   it('gives the whole name and which parallel branch of its step a task is', () => {
     const tasks = [task('1:1', 'Summarise the release notes'), task('1:0', 'Fetch every open issue of the repository with its labels'), task('2:0', 'Report')];
-    expect(taskTitle(tasks[1]!, tasks)).toBe('Fetch every open issue of the repository with its labels\nagent assistant · task 1:0\nparallel branch 1 of 2 in step 1');
+    expect(taskTitle(tasks[1]!, tasks)).toBe(
+      'Fetch every open issue of the repository with its labels\nagent assistant · task 1:0\nparallel branch 1 of 2 in step 1',
+    );
     expect(taskTitle(tasks[0]!, tasks)).toBe('Summarise the release notes\nagent assistant · task 1:1\nparallel branch 2 of 2 in step 1');
   });
 

@@ -49,9 +49,25 @@ function rateLimited(): RunDetail {
   const end = t;
   return {
     run: {
-      id: 'run_1', flow: 'examples/02-rate-limited-api.prose', flowName: '02-rate-limited-api', status: 'completed',
-      clock: 'real', startedAt: T0, endedAt: end, durationMs: end - T0, startedWall: T0, endedWall: end, step: 1, maxSteps: 100, attempts: 4, errorCount: 3,
-      retrying: null, resumedFrom: null, retryOf: null, lastError: null, endingError: null,
+      id: 'run_1',
+      flow: 'examples/02-rate-limited-api.prose',
+      flowName: '02-rate-limited-api',
+      status: 'completed',
+      clock: 'real',
+      startedAt: T0,
+      endedAt: end,
+      durationMs: end - T0,
+      startedWall: T0,
+      endedWall: end,
+      step: 1,
+      maxSteps: 100,
+      attempts: 4,
+      errorCount: 3,
+      retrying: null,
+      resumedFrom: null,
+      retryOf: null,
+      lastError: null,
+      endingError: null,
     },
     steps: [{ step: 1, status: 'finished', startedAt: T0, endedAt: end, taskIds: ['1:0'] }],
     tasks: [task('1:0', 1, attempts)],
@@ -110,10 +126,7 @@ describe('layoutTimeline', () => {
     const detail = rateLimited();
     const skipped: TaskView = {
       ...detail.tasks[0]!,
-      attempts: [
-        attempt(1, T0, { delayAfterMs: 300_000, nextAttemptAt: T0 + 300_000 }),
-        attempt(2, T0 + 5_000, { status: 'succeeded', error: null }),
-      ],
+      attempts: [attempt(1, T0, { delayAfterMs: 300_000, nextAttemptAt: T0 + 300_000 }), attempt(2, T0 + 5_000, { status: 'succeeded', error: null })],
     };
     const row = layoutTimeline({ ...detail, tasks: [skipped] }, T0).rows[0]!;
     expect(row.segments[1]).toMatchObject({ kind: 'backoff', status: 'skipped', label: 'skipped', delayMs: 300_000, end: T0 + 5_000 });
@@ -124,7 +137,10 @@ describe('layoutTimeline', () => {
     const detail = rateLimited();
     const fetch = detail.tasks.find((t) => t.taskId === '1:0')!;
     const reasons = new Map([['1:0#1', 'reset at noon']]);
-    const whys = layoutTimeline(detail, T0, reasons).rows.find((r) => r.task.taskId === '1:0')!.segments.filter((s) => s.kind === 'backoff').map((s) => s.why);
+    const whys = layoutTimeline(detail, T0, reasons)
+      .rows.find((r) => r.task.taskId === '1:0')!
+      .segments.filter((s) => s.kind === 'backoff')
+      .map((s) => s.why);
     expect(whys[0]).toMatch(/^rate limit → exponential 30s·2ⁿ = 30s \(reset at noon\), retry 1 of 4; next attempt at /);
     expect(whys[1]).toMatch(/^rate limit → exponential 30s·2ⁿ = 1m, retry 2 of 4; next attempt at /);
     expect(fetch.attempts[0]?.strategy).toBe('rate_limit_exponential');
@@ -198,7 +214,10 @@ describe('when the next attempt ran, in wall time', () => {
     return { ...d, run: { ...d.run, clock: 'virtual', endedWall: T0 + 900 } };
   };
   const walls = new Map([1, 2, 3, 4].map((n) => [`1:0#${n}`, { started: T0 + n * 200, ended: T0 + n * 200 + 50 }]));
-  const whys = (d: RunDetail, w = walls) => layoutTimeline(d, T0, new Map(), w).rows[0]?.segments.filter((s) => s.kind === 'backoff').map((s) => s.why) ?? [];
+  const whys = (d: RunDetail, w = walls) =>
+    layoutTimeline(d, T0, new Map(), w)
+      .rows[0]?.segments.filter((s) => s.kind === 'backoff')
+      .map((s) => s.why) ?? [];
 
   it('a virtual-clock run’s gap names the wall time its next attempt started, never the run clock’s time', () => {
     const texts = whys(virtualRun());
@@ -214,7 +233,9 @@ describe('when the next attempt ran, in wall time', () => {
     const waiting: RunDetail = {
       ...d,
       run: { ...d.run, status: 'running', endedAt: null, endedWall: null },
-      tasks: [task('1:0', 1, [attempt(1, T0, { delayAfterMs: 30_000, strategy: 'rate_limit_exponential', nextAttemptAt: T0 + 30_000 })], { status: 'waiting' })],
+      tasks: [
+        task('1:0', 1, [attempt(1, T0, { delayAfterMs: 30_000, strategy: 'rate_limit_exponential', nextAttemptAt: T0 + 30_000 })], { status: 'waiting' }),
+      ],
     };
     const layout = layoutTimeline(waiting, T0, new Map(), walls);
     const gap = layout.rows[0]?.segments.find((s) => s.kind === 'backoff');

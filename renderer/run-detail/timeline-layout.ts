@@ -225,7 +225,9 @@ export function layoutTimeline(
     const attempts = [...task.attempts].sort((a, b) => a.attempt - b.attempt);
     const step = task.step;
     let waiting: TimelineRow['waiting'] = null;
-    const schedule: ScheduledBackoff[] = attempts.flatMap((a) => (a.delayAfterMs === null ? [] : [{ attempt: a.attempt, delayMs: a.delayAfterMs, strategy: a.strategy }]));
+    const schedule: ScheduledBackoff[] = attempts.flatMap((a) =>
+      a.delayAfterMs === null ? [] : [{ attempt: a.attempt, delayMs: a.delayAfterMs, strategy: a.strategy }],
+    );
     attempts.forEach((a, i) => {
       const end = attemptEnd(a, now);
       const x = axis.xBefore(a.startedAt, step, startOrder(a.attempt));

@@ -6,7 +6,20 @@ import { FITTED_ZOOM, isTimelineKey, moveFocus, shownRows, timeTicks, zoomFactor
 const T0 = Date.UTC(2026, 10, 26, 6, 0, 0);
 
 function attempt(x: number, start: number, n: number): TimelineSegment {
-  return { kind: 'attempt', x, width: 30, start, end: start, attempt: n, status: 'failed', label: `#${n}`, error: null, delayMs: null, strategy: null, why: null };
+  return {
+    kind: 'attempt',
+    x,
+    width: 30,
+    start,
+    end: start,
+    attempt: n,
+    status: 'failed',
+    label: `#${n}`,
+    error: null,
+    delayMs: null,
+    strategy: null,
+    why: null,
+  };
 }
 
 function row(taskId: string, status: TaskView['status'], segments: TimelineSegment[]): TimelineRow {

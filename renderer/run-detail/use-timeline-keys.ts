@@ -17,7 +17,11 @@ export function onTimelineKeyDown(event: ReactKeyboardEvent<HTMLElement>): void 
   const index = bars[row]?.indexOf(target) ?? -1;
   if (row < 0 || index < 0) return;
   event.preventDefault();
-  const next = moveFocus(bars.map((list) => list.map((b) => b.offsetLeft)), { row, index }, event.key);
+  const next = moveFocus(
+    bars.map((list) => list.map((b) => b.offsetLeft)),
+    { row, index },
+    event.key,
+  );
   const bar = next ? bars[next.row]?.[next.index] : undefined;
   bar?.focus({ preventScroll: true });
   bar?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
@@ -60,12 +64,16 @@ export function useTimelineView(root: RefObject<HTMLElement | null>, ready: bool
       return next;
     });
   }, []);
-  const step = useCallback((direction: 1 | -1) => setZoomLevel((current) => {
-    const next = zoomStep(current, direction);
-    const el = scroller.current;
-    if (next !== current && el && el.scrollWidth > 0) centre.current = (el.scrollLeft + el.clientWidth / 2) / el.scrollWidth;
-    return next;
-  }), []);
+  const step = useCallback(
+    (direction: 1 | -1) =>
+      setZoomLevel((current) => {
+        const next = zoomStep(current, direction);
+        const el = scroller.current;
+        if (next !== current && el && el.scrollWidth > 0) centre.current = (el.scrollLeft + el.clientWidth / 2) / el.scrollWidth;
+        return next;
+      }),
+    [],
+  );
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el || centre.current === null) return;

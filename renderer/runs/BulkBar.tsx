@@ -45,7 +45,9 @@ export interface BulkBarProps {
 /** The selection's line: the ticked runs, the filter's runs, or (a filter of statuses alone) every run of them, said as such. */
 function selectionText(selected: number, matchingTotal: number | null, allMatching: boolean, every: string | null): string {
   if (!allMatching || matchingTotal === null) return `${plural(selected, 'run')} selected`;
-  return every === null ? `All ${plural(matchingTotal, 'run')} matching this filter selected` : `${capitalised(every)} selected: all ${plural(matchingTotal, 'run')}`;
+  return every === null
+    ? `All ${plural(matchingTotal, 'run')} matching this filter selected`
+    : `${capitalised(every)} selected: all ${plural(matchingTotal, 'run')}`;
 }
 
 const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
@@ -58,12 +60,12 @@ export function BulkBar({ selected, allShownTicked, matchingTotal, allMatching, 
   const more = !allMatching && allShownTicked && matchingTotal !== null && matchingTotal > selected.length;
   return (
     <div className="bulk-bar" role="region" aria-label="Bulk actions" data-testid="bulk-bar">
-      <strong data-testid="bulk-selection">
-        {selectionText(selected.length, matchingTotal, allMatching, every)}
-      </strong>
+      <strong data-testid="bulk-selection">{selectionText(selected.length, matchingTotal, allMatching, every)}</strong>
       {more && (
         <button type="button" className="link" onClick={onSelectAllMatching} data-testid="select-all-matching">
-          {every === null ? `Select all ${plural(matchingTotal, 'run')} matching this filter` : `Select ${every}: all ${plural(matchingTotal, 'run')} (the filter names no flow, text, error or time)`}
+          {every === null
+            ? `Select all ${plural(matchingTotal, 'run')} matching this filter`
+            : `Select ${every}: all ${plural(matchingTotal, 'run')} (the filter names no flow, text, error or time)`}
         </button>
       )}
       {ACTIONS.map((action) => (
@@ -79,7 +81,12 @@ export function BulkBar({ selected, allShownTicked, matchingTotal, allMatching, 
         </button>
       ))}
       {pair && (
-        <a className="button-link" href={hrefToCompare(pair[0]?.id ?? '', pair[1]?.id ?? '')} data-testid="compare-selected" title="the two runs side by side: attempts, durations, errors, outputs">
+        <a
+          className="button-link"
+          href={hrefToCompare(pair[0]?.id ?? '', pair[1]?.id ?? '')}
+          data-testid="compare-selected"
+          title="the two runs side by side: attempts, durations, errors, outputs"
+        >
           Compare the two
         </a>
       )}

@@ -46,7 +46,10 @@ export interface RunRowProps {
 export function RetryingBadge({ retrying, clock }: { retrying: NonNullable<RunSummary['retrying']>; clock: RunSummary['clock'] }) {
   const virtual = clock === 'virtual';
   return (
-    <span className="badge retrying" title={`task ${retrying.taskId} waits ${virtual ? 'a virtual ' : ''}${formatDelay(retrying.delayMs)} before its next attempt`}>
+    <span
+      className="badge retrying"
+      title={`task ${retrying.taskId} waits ${virtual ? 'a virtual ' : ''}${formatDelay(retrying.delayMs)} before its next attempt`}
+    >
       <span className="retry-icon" aria-hidden="true">
         ↻
       </span>
@@ -108,10 +111,14 @@ interface RowAction {
 /** What can be done to the run from its row, in the order the arrow keys reach it. */
 function rowActions(run: RunSummary, on: Pick<RunRowProps, 'onCancel' | 'onRetry' | 'onResume'>): RowAction[] {
   const actions: RowAction[] = [];
-  if (isOperable(run) && canCancel(run.status)) actions.push({ label: 'Cancel', ariaLabel: `Cancel run ${run.id}`, className: 'small danger-outline', onClick: () => on.onCancel(run) });
-  if (canStopWatching(run)) actions.push({ label: 'Stop watching', ariaLabel: `Stop watching session ${run.id}`, className: 'small danger-outline', onClick: () => on.onCancel(run) });
-  if (isOperable(run) && canResume(run.status) && run.status === 'interrupted') actions.push({ label: 'Resume', className: 'small', onClick: () => on.onResume(run) });
-  if (isOperable(run) && canRetry(run.status) && run.status !== 'completed') actions.push({ label: 'Retry', ariaLabel: `Retry run ${run.id}`, className: 'small', onClick: () => on.onRetry(run) });
+  if (isOperable(run) && canCancel(run.status))
+    actions.push({ label: 'Cancel', ariaLabel: `Cancel run ${run.id}`, className: 'small danger-outline', onClick: () => on.onCancel(run) });
+  if (canStopWatching(run))
+    actions.push({ label: 'Stop watching', ariaLabel: `Stop watching session ${run.id}`, className: 'small danger-outline', onClick: () => on.onCancel(run) });
+  if (isOperable(run) && canResume(run.status) && run.status === 'interrupted')
+    actions.push({ label: 'Resume', className: 'small', onClick: () => on.onResume(run) });
+  if (isOperable(run) && canRetry(run.status) && run.status !== 'completed')
+    actions.push({ label: 'Retry', ariaLabel: `Retry run ${run.id}`, className: 'small', onClick: () => on.onRetry(run) });
   return actions;
 }
 
@@ -131,20 +138,50 @@ function StatusCell({ run }: { run: RunSummary }) {
 }
 
 /** The flow cell: the run's link and what it is (a session, a retry, a resume), then its fold toggle and facts. */
-function FlowCell({ run, fold, unfolded, onToggleSubagents, tab }: { run: RunSummary; fold: boolean; unfolded: boolean; onToggleSubagents: ((runId: string) => void) | undefined; tab: (item: number) => number }) {
+function FlowCell({
+  run,
+  fold,
+  unfolded,
+  onToggleSubagents,
+  tab,
+}: {
+  run: RunSummary;
+  fold: boolean;
+  unfolded: boolean;
+  onToggleSubagents: ((runId: string) => void) | undefined;
+  tab: (item: number) => number;
+}) {
   return (
     <div role="gridcell" className="cell-flow">
       <div className="flow-line">
         <a href={hrefToRun(run.id)} className="run-link" title={run.flow} data-item={1} tabIndex={tab(1)}>
           {run.flowName || run.flow}
         </a>
-        {run.source && <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">{run.source}</span>}
-        {run.retryOf && <span className="cell-sub" title={`a retry of ${run.retryOf}`}>retry</span>}
-        {run.resumedFrom && <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>resumed</span>}
+        {run.source && (
+          <span className="cell-sub" title="an agent session seen through its telemetry (not started by Hivewatch)">
+            {run.source}
+          </span>
+        )}
+        {run.retryOf && (
+          <span className="cell-sub" title={`a retry of ${run.retryOf}`}>
+            retry
+          </span>
+        )}
+        {run.resumedFrom && (
+          <span className="cell-sub" title={`resumed from ${run.resumedFrom}`}>
+            resumed
+          </span>
+        )}
       </div>
       <div className="flow-sub">
         {fold && (
-          <SubagentToggle runId={run.id} count={run.subagents ?? 0} unfolded={unfolded} onToggle={onToggleSubagents as (runId: string) => void} tabIndex={tab(2)} />
+          <SubagentToggle
+            runId={run.id}
+            count={run.subagents ?? 0}
+            unfolded={unfolded}
+            onToggle={onToggleSubagents as (runId: string) => void}
+            tabIndex={tab(2)}
+          />
         )}
         {approvalOf(run) !== null && <ApprovalLine approval={approvalOf(run)!} />}
         {silenceOfRun(run) !== null && <SilenceLine silence={silenceOfRun(run)!} />}
@@ -222,7 +259,15 @@ export const RunRow = memo(function RunRow({
       </div>
       <div role="gridcell" className="cell-actions">
         {actions.map((a, i) => (
-          <button key={a.label} type="button" className={a.className} onClick={a.onClick} aria-label={a.ariaLabel} data-item={i + 2 + fold} tabIndex={tab(i + 2 + fold)}>
+          <button
+            key={a.label}
+            type="button"
+            className={a.className}
+            onClick={a.onClick}
+            aria-label={a.ariaLabel}
+            data-item={i + 2 + fold}
+            tabIndex={tab(i + 2 + fold)}
+          >
             {a.label}
           </button>
         ))}

@@ -134,7 +134,21 @@ function useShownRuns(query: RunsQuery) {
 }
 
 /** What shows instead of the table, if anything: the first load, its error, no runs at all, or none matching the filters. */
-function stateInsteadOfTable({ state, stale, empty, filtered, onReload, onClearFilters }: { state: RunsViewState; stale: boolean; empty: boolean; filtered: boolean; onReload: () => void; onClearFilters: () => void }) {
+function stateInsteadOfTable({
+  state,
+  stale,
+  empty,
+  filtered,
+  onReload,
+  onClearFilters,
+}: {
+  state: RunsViewState;
+  stale: boolean;
+  empty: boolean;
+  filtered: boolean;
+  onReload: () => void;
+  onClearFilters: () => void;
+}) {
   if (state.phase === 'loading' && !stale) return <Loading what="runs" />;
   if (state.phase === 'error') return <ErrorState title="Could not load the runs" error={state.error ?? ''} onRetry={onReload} />;
   if (empty && !filtered) {
@@ -179,9 +193,12 @@ export function RunsPage() {
   const focusRequest = useRunsShortcuts(rows, selection, actions);
 
   const filtered = isFiltered(query);
-  const nearEnd = useCallback((index: number) => {
-    if (index >= rowsRef.current.length - 20) void view.more();
-  }, [view]);
+  const nearEnd = useCallback(
+    (index: number) => {
+      if (index >= rowsRef.current.length - 20) void view.more();
+    },
+    [view],
+  );
 
   const body = stateInsteadOfTable({
     state,

@@ -28,7 +28,8 @@ const COLUMNS: { key: SortKey | null; label: string; className: string; title?: 
 /** The header's sort buttons (the tick box before them is item 0). */
 const SORTABLE = COLUMNS.filter((c) => c.key !== null).length;
 
-export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top' | 'height' | 'selected' | 'checked' | 'idTailLength' | 'tabItem' | 'unfolded'> {
+export interface RunsTableProps
+  extends Omit<RunRowProps, 'run' | 'index' | 'top' | 'height' | 'selected' | 'checked' | 'idTailLength' | 'tabItem' | 'unfolded'> {
   /** The runs whose subagents are shown under them (subagent-folding.ts). */
   unfolded?: ReadonlySet<string>;
   rows: readonly RunSummary[];
@@ -44,7 +45,19 @@ export interface RunsTableProps extends Omit<RunRowProps, 'run' | 'index' | 'top
   focusRequest?: number;
 }
 
-export function RunsTable({ rows, sort, onSort, cursor, checked, onCheckAll, onRowsShown, loadingMore = false, focusRequest = 0, unfolded, ...handlers }: RunsTableProps) {
+export function RunsTable({
+  rows,
+  sort,
+  onSort,
+  cursor,
+  checked,
+  onCheckAll,
+  onRowsShown,
+  loadingMore = false,
+  focusRequest = 0,
+  unfolded,
+  ...handlers
+}: RunsTableProps) {
   const allChecked = rows.length > 0 && rows.every((r) => checked.has(r.id));
   const someChecked = !allChecked && rows.some((r) => checked.has(r.id));
   const anchor = useNewRunsAnchor(rows);

@@ -47,13 +47,7 @@ export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
         {RUN_STATUSES.map((status) => {
           const on = query.status.includes(status);
           return (
-            <button
-              key={status}
-              type="button"
-              className={`chip status-${status}${on ? ' on' : ''}`}
-              aria-pressed={on}
-              onClick={() => toggleStatus(status)}
-            >
+            <button key={status} type="button" className={`chip status-${status}${on ? ' on' : ''}`} aria-pressed={on} onClick={() => toggleStatus(status)}>
               <span className="dot" aria-hidden="true" />
               {STATUS_CHIP_LABELS[status] ?? status}
               <span className="chip-count">{chipCount(counts, status)}</span>
@@ -96,7 +90,12 @@ export function RunsToolbar({ query, counts, onChange }: RunsToolbarProps) {
       </label>
       <label className="select">
         <span className="visually-hidden">Match the error code and category</span>
-        <select className="error-match" value={query.match} onChange={(e) => onChange({ ...query, match: e.currentTarget.value === 'any' ? 'any' : 'ending' })} data-testid="error-match">
+        <select
+          className="error-match"
+          value={query.match}
+          onChange={(e) => onChange({ ...query, match: e.currentTarget.value === 'any' ? 'any' : 'ending' })}
+          data-testid="error-match"
+        >
           {(Object.keys(MATCH_LABELS) as ErrorMatch[]).map((m) => (
             <option key={m} value={m}>
               {MATCH_LABELS[m]}

@@ -1,7 +1,19 @@
 import { plural } from '../lib/format.js';
 
 /** "▸ 2 subagents": shows or hides a session's subagents under its row in the Runs list (grid item 2). */
-export function SubagentToggle({ runId, count, unfolded, onToggle, tabIndex }: { runId: string; count: number; unfolded: boolean; onToggle: (runId: string) => void; tabIndex: number }) {
+export function SubagentToggle({
+  runId,
+  count,
+  unfolded,
+  onToggle,
+  tabIndex,
+}: {
+  runId: string;
+  count: number;
+  unfolded: boolean;
+  onToggle: (runId: string) => void;
+  tabIndex: number;
+}) {
   return (
     <button
       type="button"

@@ -13,15 +13,32 @@ describe('the words of the bulk actions', () => {
   });
 
   it('puts runs refused for the same reason on one line, and counts the runs beyond three reasons', () => {
-    const completed = (id: string) => ({ runId: id, outcome: 'refused' as const, message: `run ${id} completed; a completed run is retried on its own, never in bulk` });
-    const active = (id: string, status: string) => ({ runId: id, outcome: 'refused' as const, message: `run ${id} is ${status}; cancel it or let it finish before retrying` });
+    const completed = (id: string) => ({
+      runId: id,
+      outcome: 'refused' as const,
+      message: `run ${id} completed; a completed run is retried on its own, never in bulk`,
+    });
+    const active = (id: string, status: string) => ({
+      runId: id,
+      outcome: 'refused' as const,
+      message: `run ${id} is ${status}; cancel it or let it finish before retrying`,
+    });
     const results = [completed('run_a'), { runId: 'run_ok', outcome: 'done' as const }, completed('run_b'), completed('run_c'), active('run_d', 'running')];
     expect(refusalLines(results)).toEqual([
       'run run_a completed; a completed run is retried on its own, never in bulk — and 2 more runs like it',
       'run run_d is running; cancel it or let it finish before retrying',
     ]);
-    const more = [...results, active('run_e', 'queued'), active('run_f', 'cancelling'), active('run_g', 'cancelling'), { runId: 'run_h', outcome: 'refused' as const }];
-    expect(refusalLines(more).slice(2)).toEqual(['run run_e is queued; cancel it or let it finish before retrying', 'and 3 more runs refused for other reasons']);
+    const more = [
+      ...results,
+      active('run_e', 'queued'),
+      active('run_f', 'cancelling'),
+      active('run_g', 'cancelling'),
+      { runId: 'run_h', outcome: 'refused' as const },
+    ];
+    expect(refusalLines(more).slice(2)).toEqual([
+      'run run_e is queued; cancel it or let it finish before retrying',
+      'and 3 more runs refused for other reasons',
+    ]);
   });
 
   it('names a filter of statuses alone for what it is, every run of them, and nothing for one that narrows', () => {

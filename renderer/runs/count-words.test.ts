@@ -3,7 +3,12 @@ import type { RunCounts } from '../../core/service/api.js';
 import { chipCount, countLabel, exactTotal, matchingLine } from './count-words.js';
 
 const exact: RunCounts = { total: 1, byStatus: { failed: 1 }, byFlow: [{ flow: 'a.prose', flowName: 'a', count: 1 }] };
-const capped: RunCounts = { total: 2_001, byStatus: { failed: 1_204, completed: 797 }, byFlow: [{ flow: 'a.prose', flowName: 'a', count: 2_001 }], atLeast: true };
+const capped: RunCounts = {
+  total: 2_001,
+  byStatus: { failed: 1_204, completed: 797 },
+  byFlow: [{ flow: 'a.prose', flowName: 'a', count: 2_001 }],
+  atLeast: true,
+};
 
 describe('the words of the run counts', () => {
   it('says an exact count as it is', () => {

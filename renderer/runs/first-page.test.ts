@@ -33,7 +33,7 @@ function setup() {
 }
 
 describe('the Runs first page asked for at start', () => {
-  it('is the view\'s first read when it asks the same, taken once', async () => {
+  it("is the view's first read when it asks the same, taken once", async () => {
     const { api, view, listed } = setup();
     prefetchFirstRuns(api, ['runs'], new URLSearchParams('status=completed&sort=-started'), NOW);
     expect(listed()).toBe(1);

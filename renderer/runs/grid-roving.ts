@@ -32,7 +32,11 @@ interface Roving {
  * `shown`: the controls of the focused row on screen, ascending (a narrow window hides some
  * columns, and ←/→ pass over their controls); `item` the focused one.
  */
-export function moveStop(key: string, ctrl: boolean, at: { focus: GridFocus; row: number; item: number; shown: readonly number[]; rows: number }): { focus: GridFocus; row: number } | null {
+export function moveStop(
+  key: string,
+  ctrl: boolean,
+  at: { focus: GridFocus; row: number; item: number; shown: readonly number[]; rows: number },
+): { focus: GridFocus; row: number } | null {
   const { focus, row, item, shown, rows } = at;
   const within = (r: number): number => Math.max(0, Math.min(rows - 1, r));
   const first = shown[0] ?? item;

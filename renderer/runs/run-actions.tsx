@@ -49,8 +49,8 @@ function cancelQuestion(runs: readonly RunSummary[]) {
       title: runs.length === 1 ? 'Cancel this run?' : `Cancel ${plural(runs.length, 'run')}?`,
       body: (
         <p>
-          {describe(runs)} will stop: tasks in flight are terminated, nothing of the current step is committed, and
-          the run ends <code>cancelled</code>. You can resume or retry it afterwards.
+          {describe(runs)} will stop: tasks in flight are terminated, nothing of the current step is committed, and the run ends <code>cancelled</code>. You can
+          resume or retry it afterwards.
         </p>
       ),
       confirmLabel: runs.length === 1 ? 'Cancel run' : `Cancel ${plural(runs.length, 'run')}`,
@@ -62,8 +62,8 @@ function cancelQuestion(runs: readonly RunSummary[]) {
     title: runs.length === 1 ? 'Stop watching this session?' : `Stop watching ${plural(runs.length, 'session')}?`,
     body: (
       <p>
-        {describe(runs)} is an agent session Hivewatch only watches: it cannot stop or restart the agent. Its run ends{' '}
-        <code>cancelled</code> here, a permission prompt it waits on with it; if the agent sends telemetry again (you resume it, or a person answers its prompt), the run reopens.
+        {describe(runs)} is an agent session Hivewatch only watches: it cannot stop or restart the agent. Its run ends <code>cancelled</code> here, a permission
+        prompt it waits on with it; if the agent sends telemetry again (you resume it, or a person answers its prompt), the run reopens.
       </p>
     ),
     confirmLabel: 'Stop watching',
@@ -132,7 +132,9 @@ export function useRunActions(): RunActions {
       if (!ok) return false;
       const ids = runs.map((r) => r.id);
       store.markCancelling(ids);
-      const results = await Promise.allSettled(runs.map((r) => api.cancelRun({ runId: r.id, reason: canStopWatching(r) ? STOP_WATCHING_REASON : 'cancelled by the operator' })));
+      const results = await Promise.allSettled(
+        runs.map((r) => api.cancelRun({ runId: r.id, reason: canStopWatching(r) ? STOP_WATCHING_REASON : 'cancelled by the operator' })),
+      );
       const { refused, messages } = refusalsOf(ids, results);
       if (refused.length > 0) {
         store.revert(refused);
@@ -149,7 +151,12 @@ export function useRunActions(): RunActions {
     async (candidates, options = {}) => {
       const runs = candidates.filter((r) => isOperable(r) && (options.bulk ? canBulkRetry(r.status) : canRetry(r.status)));
       if (runs.length === 0) {
-        toast(options.bulk ? 'Nothing to retry: only failed, cancelled or interrupted runs are retried together.' : 'Nothing to retry: a run can be retried once it has ended.', 'info');
+        toast(
+          options.bulk
+            ? 'Nothing to retry: only failed, cancelled or interrupted runs are retried together.'
+            : 'Nothing to retry: a run can be retried once it has ended.',
+          'info',
+        );
         return false;
       }
       const ok = await confirm({
@@ -162,7 +169,8 @@ export function useRunActions(): RunActions {
       const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.runId] : []));
       const failed = results.flatMap((r) => (r.status === 'rejected' ? [errorText(r.reason)] : []));
       if (failed.length > 0) toast(`Could not retry ${plural(failed.length, 'run')}: ${failed[0]}`, 'error');
-      if (started.length > 0) toast(started.length === 1 ? 'Started a new run:' : `Started ${plural(started.length, 'new run')}:`, 'success', runLinks(started));
+      if (started.length > 0)
+        toast(started.length === 1 ? 'Started a new run:' : `Started ${plural(started.length, 'new run')}:`, 'success', runLinks(started));
       const only = started[0];
       if (options.open && started.length === 1 && only) navigate(hrefToRun(only));
       return true;
@@ -174,11 +182,7 @@ export function useRunActions(): RunActions {
     async (run) => {
       const ok = await confirm({
         title: 'Resume this run?',
-        body: (
-          <p>
-            A new run continues {describe([run])} from its last checkpoint: committed steps are not run again.
-          </p>
-        ),
+        body: <p>A new run continues {describe([run])} from its last checkpoint: committed steps are not run again.</p>,
         confirmLabel: 'Resume',
       });
       if (!ok) return false;

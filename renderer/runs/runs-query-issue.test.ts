@@ -5,7 +5,7 @@ import { matchesRunFilter } from '../../core/common/run-filter.js';
 
 /** The Runs screen's `issue=<fingerprint>` filter: URL, server filter, live placement. */
 describe('runs filtered by an error issue', () => {
-  const summary = (errorCount: number): RunSummary => ({ id: 'run_1', flow: 'f.prose', flowName: 'f', status: 'failed', errorCount } as RunSummary);
+  const summary = (errorCount: number): RunSummary => ({ id: 'run_1', flow: 'f.prose', flowName: 'f', status: 'failed', errorCount }) as RunSummary;
 
   it('round-trips in the URL, is a filter Clear removes, and asks the server for it', () => {
     const query = parseRunsQuery(new URLSearchParams('issue=ab0922c62c57a5ed&status=failed'));

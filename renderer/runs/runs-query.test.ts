@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EndingError, FailureLink, RunSummary } from '../../core/service/api.js';
 import { formatHash, parseHash } from '../app/router.js';
-import {
-  compareRuns,
-  DEFAULT_SORT,
-  EMPTY_FILTERS,
-  nextSort,
-  parseRunsQuery,
-  serializeRunsQuery,
-  serverFilter,
-  type RunsQuery,
-} from './runs-query.js';
+import { compareRuns, DEFAULT_SORT, EMPTY_FILTERS, nextSort, parseRunsQuery, serializeRunsQuery, serverFilter, type RunsQuery } from './runs-query.js';
 import { matchesRunFilter } from '../../core/common/run-filter.js';
 
 function run(id: string, overrides: Partial<RunSummary> = {}): RunSummary {
@@ -41,9 +32,26 @@ function run(id: string, overrides: Partial<RunSummary> = {}): RunSummary {
 /** An ending error with a one- or two-link chain (head, root cause). */
 function ending(code: string, rootCode = code): EndingError {
   const category = code.split('_')[0]?.toLowerCase() ?? 'runtime';
-  const link = (c: string): FailureLink => ({ seq: 1, code: c, category: c.split('_')[0]?.toLowerCase() ?? '', origin: 'runtime:fake', message: c, step: 1, taskId: '1:0', attempt: 1, how: null });
+  const link = (c: string): FailureLink => ({
+    seq: 1,
+    code: c,
+    category: c.split('_')[0]?.toLowerCase() ?? '',
+    origin: 'runtime:fake',
+    message: c,
+    step: 1,
+    taskId: '1:0',
+    attempt: 1,
+    how: null,
+  });
   return {
-    code, category, origin: 'runtime:fake', message: code, step: 1, taskId: '1:0', attempt: 1, rootCode,
+    code,
+    category,
+    origin: 'runtime:fake',
+    message: code,
+    step: 1,
+    taskId: '1:0',
+    attempt: 1,
+    rootCode,
     chain: rootCode === code ? [link(code)] : [{ ...link(code), how: 'retry-limit' }, link(rootCode)],
   };
 }
@@ -59,14 +67,27 @@ describe('runs URL state', () => {
       text: 'rate limit',
       sort: { key: 'errors', desc: true },
     });
-    expect(parseRunsQuery(new URLSearchParams('code=RUNTIME_TIMEOUT&category=runtime&range=7d'))).toMatchObject({ code: 'RUNTIME_TIMEOUT', category: 'runtime', range: '7d' });
+    expect(parseRunsQuery(new URLSearchParams('code=RUNTIME_TIMEOUT&category=runtime&range=7d'))).toMatchObject({
+      code: 'RUNTIME_TIMEOUT',
+      category: 'runtime',
+      range: '7d',
+    });
     expect(parseRunsQuery(new URLSearchParams('category=weather&range=2y'))).toMatchObject({ category: '', range: '' });
     expect(parseRunsQuery(new URLSearchParams('sort=sideways')).sort).toEqual(DEFAULT_SORT);
   });
 
   it('serializes only what differs from the defaults, and round-trips', () => {
     expect(serializeRunsQuery({ ...EMPTY_FILTERS, sort: DEFAULT_SORT }).toString()).toBe('');
-    const query: RunsQuery = { ...EMPTY_FILTERS, status: ['failed', 'queued'], flow: 'f.prose', text: 'a&b=c #1', code: 'AGENT_CRASHED', category: 'agent', range: '24h', sort: { key: 'duration', desc: false } };
+    const query: RunsQuery = {
+      ...EMPTY_FILTERS,
+      status: ['failed', 'queued'],
+      flow: 'f.prose',
+      text: 'a&b=c #1',
+      code: 'AGENT_CRASHED',
+      category: 'agent',
+      range: '24h',
+      sort: { key: 'duration', desc: false },
+    };
     const params = serializeRunsQuery(query);
     expect(params.get('status')).toBe('queued,failed');
     const hash = formatHash(['runs'], params);
@@ -90,7 +111,13 @@ describe('the server query and its client twin', () => {
   const runs = [
     run('run_a', { startedAt: 3_000, status: 'running', endedAt: null, durationMs: null, flowName: 'beta', flow: 'b.prose' }),
     // Its newest error is a retried rate limit; it failed because of a crash.
-    run('run_b', { startedAt: 1_000, status: 'failed', errorCount: 4, lastError: { code: 'RUNTIME_RATE_LIMIT', message: '429 Too Many' }, endingError: ending('RUNTIME_CRASHED') }),
+    run('run_b', {
+      startedAt: 1_000,
+      status: 'failed',
+      errorCount: 4,
+      lastError: { code: 'RUNTIME_RATE_LIMIT', message: '429 Too Many' },
+      endingError: ending('RUNTIME_CRASHED'),
+    }),
     run('run_c', { startedAt: 2_000, durationMs: 50_000 }),
     run('run_d', { startedAt: 2_000, durationMs: 10 }),
   ];
@@ -100,7 +127,11 @@ describe('the server query and its client twin', () => {
 
   it('turns the URL state into the server filter, the range from now', () => {
     expect(serverFilter({ ...base, status: ['failed'], text: '  rate ', code: 'X', category: 'agent', range: '1h' }, 10_000_000)).toEqual({
-      status: ['failed'], text: 'rate', code: 'X', category: 'agent', since: 10_000_000 - 3_600_000,
+      status: ['failed'],
+      text: 'rate',
+      code: 'X',
+      category: 'agent',
+      since: 10_000_000 - 3_600_000,
     });
     expect(serverFilter(base, 0)).toEqual({});
   });
@@ -136,7 +167,10 @@ describe('the server query and its client twin', () => {
     expect(matchesRunFilter(limit, { code: 'POLICY_RETRY_LIMIT_EXCEEDED', category: 'policy' })).toBe(true);
     expect(matchesRunFilter(limit, { category: 'runtime' })).toBe(false);
     // Any occurrence: the newest is known, the others are not; a run without errors has none.
-    expect(serverFilter({ ...base, code: 'RUNTIME_RATE_LIMIT', category: 'runtime', match: 'any' }, 0)).toEqual({ anyCode: 'RUNTIME_RATE_LIMIT', anyCategory: 'runtime' });
+    expect(serverFilter({ ...base, code: 'RUNTIME_RATE_LIMIT', category: 'runtime', match: 'any' }, 0)).toEqual({
+      anyCode: 'RUNTIME_RATE_LIMIT',
+      anyCategory: 'runtime',
+    });
     expect(matching({ ...base, code: 'RUNTIME_RATE_LIMIT', match: 'any' })).toEqual(['run_b']);
     expect(matchesRunFilter(runs[1] as RunSummary, { anyCode: 'RUNTIME_TIMEOUT' })).toBeNull();
     expect(matchesRunFilter(runs[1] as RunSummary, { anyCategory: 'runtime' })).toBeNull();

@@ -12,7 +12,17 @@ import { runComparator, type FilterableRun } from '../../core/common/run-filter.
  * Duplicated from core/service/api.ts (the renderer imports types only): the run statuses and the
  * derived `waiting-limit` (a running run waiting for a usage limit's reset), each a status chip.
  */
-export const RUN_STATUSES: readonly RunListStatus[] = ['queued', 'running', 'waiting-limit', 'waiting-approval', 'cancelling', 'completed', 'failed', 'cancelled', 'interrupted'];
+export const RUN_STATUSES: readonly RunListStatus[] = [
+  'queued',
+  'running',
+  'waiting-limit',
+  'waiting-approval',
+  'cancelling',
+  'completed',
+  'failed',
+  'cancelled',
+  'interrupted',
+];
 
 /** Duplicated from core/base/errors/taxonomy.ts. */
 export const ERROR_CATEGORIES = ['system', 'runtime', 'agent', 'scope', 'verification', 'git', 'user', 'policy'] as const;
@@ -52,7 +62,16 @@ export interface RunsQuery {
 
 export const DEFAULT_SORT: RunsSort = { key: 'started', desc: true };
 
-export const EMPTY_FILTERS = { status: [] as RunListStatus[], flow: '', text: '', code: '', category: '', match: 'ending' as ErrorMatch, range: '' as RangeKey, issue: '' };
+export const EMPTY_FILTERS = {
+  status: [] as RunListStatus[],
+  flow: '',
+  text: '',
+  code: '',
+  category: '',
+  match: 'ending' as ErrorMatch,
+  range: '' as RangeKey,
+  issue: '',
+};
 
 export function parseSort(text: string | null): RunsSort {
   if (!text) return DEFAULT_SORT;
@@ -101,7 +120,15 @@ export function serializeRunsQuery(query: RunsQuery): URLSearchParams {
 }
 
 export function isFiltered(query: RunsQuery): boolean {
-  return query.status.length > 0 || query.flow !== '' || query.text.trim() !== '' || query.code !== '' || query.category !== '' || query.range !== '' || query.issue !== '';
+  return (
+    query.status.length > 0 ||
+    query.flow !== '' ||
+    query.text.trim() !== '' ||
+    query.code !== '' ||
+    query.category !== '' ||
+    query.range !== '' ||
+    query.issue !== ''
+  );
 }
 
 /** Clicking a column: the same key flips direction; a new key starts descending for numbers/time. */

@@ -42,7 +42,11 @@ export function foldSubagents(rows: readonly RunSummary[], unfolded: ReadonlySet
 }
 
 /** The folded rows and the toggle of one run's subagents. */
-export function useSubagentFolding(rows: readonly RunSummary[]): { rows: readonly RunSummary[]; unfolded: ReadonlySet<string>; toggle: (runId: string) => void } {
+export function useSubagentFolding(rows: readonly RunSummary[]): {
+  rows: readonly RunSummary[];
+  unfolded: ReadonlySet<string>;
+  toggle: (runId: string) => void;
+} {
   const [unfolded, setUnfolded] = useState<ReadonlySet<string>>(() => new Set());
   const toggle = useCallback((runId: string) => {
     setUnfolded((before) => {

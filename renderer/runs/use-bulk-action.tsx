@@ -27,10 +27,7 @@ function requestOf(target: BulkTarget): { runIds: string[] } | { where: RunFilte
   return target.every !== null ? { where: target.filter, all: true } : { where: target.filter };
 }
 
-export type BulkState =
-  | { phase: 'idle' }
-  | { phase: 'running'; action: BulkAction; done: number; total: number }
-  | { phase: 'finished'; result: BulkResult };
+export type BulkState = { phase: 'idle' } | { phase: 'running'; action: BulkAction; done: number; total: number } | { phase: 'finished'; result: BulkResult };
 
 /** Runs per request once confirmed: a progress step each. */
 const WINDOW_CHUNK = 50;

@@ -77,7 +77,14 @@ export function AlertRuleForm({ onAdded }: { onAdded: () => void }) {
         {needs && (
           <label>
             <span>{needs === 'duration' ? 'Duration (e.g. 10m, 1h)' : 'Attempts'}</span>
-            <input type="text" value={value} onChange={(e) => field('value')(e.target.value)} name="value" required placeholder={needs === 'duration' ? '10m' : '3'} />
+            <input
+              type="text"
+              value={value}
+              onChange={(e) => field('value')(e.target.value)}
+              name="value"
+              required
+              placeholder={needs === 'duration' ? '10m' : '3'}
+            />
           </label>
         )}
         <label>
@@ -90,13 +97,24 @@ export function AlertRuleForm({ onAdded }: { onAdded: () => void }) {
         </label>
         <label className="alert-form-wide">
           <span>Webhook URL</span>
-          <input type="text" inputMode="url" autoComplete="off" value={webhook} onChange={(e) => field('webhook')(e.target.value)} name="webhook" required placeholder="https://hooks.slack.com/services/…" />
+          <input
+            type="text"
+            inputMode="url"
+            autoComplete="off"
+            value={webhook}
+            onChange={(e) => field('webhook')(e.target.value)}
+            name="webhook"
+            required
+            placeholder="https://hooks.slack.com/services/…"
+          />
         </label>
         <label>
           <span>Body</span>
           <select value={format} onChange={(e) => field('format')(e.target.value)} name="format">
             <option value="json">Generic JSON</option>
-            <option value="slack">Slack ({'{'}text, blocks{'}'})</option>
+            <option value="slack">
+              Slack ({'{'}text, blocks{'}'})
+            </option>
           </select>
         </label>
         <label>

@@ -32,13 +32,13 @@ export function AlertsPage() {
         <span>Settings</span> <span aria-hidden="true">›</span> <span aria-current="page">Alerts</span>
       </nav>
       <h1>Alerts</h1>
-      <p className="muted alerts-intro">
-        Rules are kept in the database: every host of a shared database sees them, and each alert is delivered once.
-      </p>
+      <p className="muted alerts-intro">Rules are kept in the database: every host of a shared database sees them, and each alert is delivered once.</p>
       <StaleNote failed={failedRead(rules.state) ?? failedRead(deliveries.state)} />
       <section aria-labelledby="alert-rules-title" className="alerts-section">
         <h2 id="alert-rules-title">Rules</h2>
-        {rules.state.status === 'error' && rules.state.data === undefined && <ErrorState title="Could not load the alert rules" error={rules.state.error} onRetry={rules.reload} />}
+        {rules.state.status === 'error' && rules.state.data === undefined && (
+          <ErrorState title="Could not load the alert rules" error={rules.state.error} onRetry={rules.reload} />
+        )}
         {rules.state.data === undefined && rules.state.status === 'loading' && <Loading what="alert rules" />}
         {rules.state.data !== undefined && <RulesTable rules={rules.state.data} onChanged={reloadAll} />}
       </section>
@@ -48,7 +48,9 @@ export function AlertsPage() {
       </section>
       <section aria-labelledby="alert-log-title" className="alerts-section">
         <h2 id="alert-log-title">Delivery log</h2>
-        {deliveries.state.status === 'error' && deliveries.state.data === undefined && <ErrorState title="Could not load the delivery log" error={deliveries.state.error} onRetry={deliveries.reload} />}
+        {deliveries.state.status === 'error' && deliveries.state.data === undefined && (
+          <ErrorState title="Could not load the delivery log" error={deliveries.state.error} onRetry={deliveries.reload} />
+        )}
         {deliveries.state.data === undefined && deliveries.state.status === 'loading' && <Loading what="the delivery log" />}
         {deliveries.state.data !== undefined && <DeliveryLog deliveries={deliveries.state.data} onRefresh={deliveries.reload} />}
       </section>
@@ -89,7 +91,10 @@ function RulesTable({ rules, onChanged }: { rules: AlertRuleView[]; onChanged: (
     try {
       const delivery = await api.testAlertRule({ id: rule.id });
       const code = delivery.responseCode === null ? '' : ` (HTTP ${delivery.responseCode})`;
-      toast(`Test of ${rule.id}: ${delivery.status}${code}${delivery.lastError ? ` — ${delivery.lastError}` : ''}`, delivery.status === 'sent' ? 'success' : 'error');
+      toast(
+        `Test of ${rule.id}: ${delivery.status}${code}${delivery.lastError ? ` — ${delivery.lastError}` : ''}`,
+        delivery.status === 'sent' ? 'success' : 'error',
+      );
     } catch (error) {
       toast(`Could not test ${rule.id}: ${errorText(error)}`, 'error');
     }

@@ -132,7 +132,13 @@ export class FakeApi implements HivewatchApi {
     this.calls.push(`getRun:${runId}`);
     const live = this.project(runId);
     if (!live) return null;
-    return { run: live.summary, steps: [], tasks: [], lastSeq: this.journals.get(runId)?.at(-1)?.seq ?? 0, lineage: { retries: [], resumes: [], previous: null } };
+    return {
+      run: live.summary,
+      steps: [],
+      tasks: [],
+      lastSeq: this.journals.get(runId)?.at(-1)?.seq ?? 0,
+      lineage: { retries: [], resumes: [], previous: null },
+    };
   }
 
   /** Journaled wall times by `runId#seq` (a virtual-clock run's); an event without one was journaled at its ts. */

@@ -28,7 +28,9 @@ describe('classifyObservation', () => {
       expect(e?.recoverable).toBe(true);
     }
     expect(classify({ exitCode: 1, stdout: 'status 529 overloaded' })?.code).toBe('RUNTIME_RATE_LIMIT');
-    expect(classify({ exitCode: 1, stderr: 'Error: 429 Too Many Requests\nmore' })?.message).toBe('runtime command was rate limited: Error: 429 Too Many Requests');
+    expect(classify({ exitCode: 1, stderr: 'Error: 429 Too Many Requests\nmore' })?.message).toBe(
+      'runtime command was rate limited: Error: 429 Too Many Requests',
+    );
   });
 
   it('a timeout observed by the runtime → RUNTIME_TIMEOUT naming the limit', () => {

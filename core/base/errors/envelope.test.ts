@@ -16,7 +16,13 @@ const valid = (): Record<string, unknown> => JSON.parse(JSON.stringify(sample().
 describe('HivewatchError', () => {
   it('takes category, recoverability and hint from its code', () => {
     const e = new HivewatchError('RUNTIME_TIMEOUT', { message: 'late' });
-    expect(e).toMatchObject({ category: 'runtime', recoverable: true, recoveryHint: 'Retry with an extended timeout', origin: 'runtime:unknown', timestamp: 0 });
+    expect(e).toMatchObject({
+      category: 'runtime',
+      recoverable: true,
+      recoveryHint: 'Retry with an extended timeout',
+      origin: 'runtime:unknown',
+      timestamp: 0,
+    });
     expect(e.correlation).toEqual({ project: null, flow: null, run: null, step: null, task: null, attempt: null });
     expect(e).toBeInstanceOf(Error);
   });
@@ -26,8 +32,16 @@ describe('HivewatchError', () => {
   });
 
   it('gains correlation without losing anything', () => {
-    const e = new HivewatchError('AGENT_NO_CHANGES', { message: 'm', origin: 'agent:coder', correlation: { run: 'r' } }).withCorrelation({ step: 1, attempt: 2 }, 99);
-    expect(e.toEnvelope()).toMatchObject({ code: 'AGENT_NO_CHANGES', origin: 'agent:coder', timestamp: 99, correlation: { run: 'r', step: 1, attempt: 2, task: null } });
+    const e = new HivewatchError('AGENT_NO_CHANGES', { message: 'm', origin: 'agent:coder', correlation: { run: 'r' } }).withCorrelation(
+      { step: 1, attempt: 2 },
+      99,
+    );
+    expect(e.toEnvelope()).toMatchObject({
+      code: 'AGENT_NO_CHANGES',
+      origin: 'agent:coder',
+      timestamp: 99,
+      correlation: { run: 'r', step: 1, attempt: 2, task: null },
+    });
   });
 
   it('round-trips through JSON: toEnvelope → JSON → parseEnvelope → fromEnvelope', () => {
@@ -75,7 +89,10 @@ describe('parseEnvelope', () => {
   it('names the first bad field, exactly', () => {
     expect(() => parseEnvelope(null)).toThrow(new TypeError('invalid error envelope: envelope must be an object'));
     expect(() => parseEnvelope('text')).toThrow(new TypeError('invalid error envelope: envelope must be an object'));
-    rejects((v) => void (v.category = 'network'), 'invalid error envelope: category must be one of system, runtime, agent, scope, verification, git, user, policy');
+    rejects(
+      (v) => void (v.category = 'network'),
+      'invalid error envelope: category must be one of system, runtime, agent, scope, verification, git, user, policy',
+    );
     rejects((v) => void (v.code = 'RUNTIME_NOPE'), 'invalid error envelope: code must be a known error code');
     rejects((v) => void (v.code = 'USER_THROWN'), 'invalid error envelope: code must be a code of category runtime');
     rejects((v) => void (v.message = 42), 'invalid error envelope: message must be a string');

@@ -50,7 +50,19 @@ describe('error taxonomy', () => {
   });
 
   it('accepts the origins of the design and nothing else', () => {
-    for (const origin of ['system', 'runtime:claude-code', 'agent:worker-abc123', 'verifier', 'check:pytest', 'scope_enforcer', 'git', 'user', 'policy', 'hook:PreToolUse-Bash', 'mcp:github']) {
+    for (const origin of [
+      'system',
+      'runtime:claude-code',
+      'agent:worker-abc123',
+      'verifier',
+      'check:pytest',
+      'scope_enforcer',
+      'git',
+      'user',
+      'policy',
+      'hook:PreToolUse-Bash',
+      'mcp:github',
+    ]) {
       expect(isValidOrigin(origin), origin).toBe(true);
     }
     for (const origin of ['', 'runtime', 'runtime:', 'agent:a b', 'Runtime:x', 'cli', 'system:x', 'check:a/b', 'hook:', 'mcp:a b', 'hook:PreToolUse:Bash']) {
@@ -61,7 +73,9 @@ describe('error taxonomy', () => {
   it('lets only agent errors come from a hook or an MCP server', () => {
     expect(invariantProblem('agent', 'hook:PreToolUse-Bash', false)).toBeNull();
     expect(invariantProblem('agent', 'mcp:github', true)).toBeNull();
-    expect(invariantProblem('runtime', 'hook:PreToolUse-Bash', true)).toBe('a runtime error must originate from "runtime:<adapter>", got "hook:PreToolUse-Bash"');
+    expect(invariantProblem('runtime', 'hook:PreToolUse-Bash', true)).toBe(
+      'a runtime error must originate from "runtime:<adapter>", got "hook:PreToolUse-Bash"',
+    );
     expect(invariantProblem('system', 'mcp:github', false)).toBe('a system error must originate from "system", got "mcp:github"');
   });
 

@@ -31,9 +31,17 @@ const code = (category: ErrorCategory, recoverable: boolean, hint: string | null
 /** Every code the product can raise. The prefix of a code always names its category. */
 export const ERROR_CODES = {
   SYSTEM_STATE_CORRUPTION: code('system', false, 'Rebuild projections with `hivewatch replay` and investigate the journal'),
-  SYSTEM_EVENT_WRITE_FAILED: code('system', false, 'Check that the database is reachable, has disk space and lets Hivewatch write; the unwritten events are written once it does'),
+  SYSTEM_EVENT_WRITE_FAILED: code(
+    'system',
+    false,
+    'Check that the database is reachable, has disk space and lets Hivewatch write; the unwritten events are written once it does',
+  ),
   /** The database refused an event for what it held: no retry writes it; the run's journal ends there. */
-  SYSTEM_EVENT_REJECTED: code('system', false, "The database refused an event of this run (the message says why): report it with the run's journal; resume continues from the last checkpoint"),
+  SYSTEM_EVENT_REJECTED: code(
+    'system',
+    false,
+    "The database refused an event of this run (the message says why): report it with the run's journal; resume continues from the last checkpoint",
+  ),
   SYSTEM_INVARIANT_VIOLATED: code('system', false, 'Report a bug with the run journal attached'),
   SYSTEM_RUN_INTERRUPTED: code('system', true, 'Resume the run from its last checkpoint'),
   SYSTEM_CANCELLED: code('system', false, null),
@@ -47,7 +55,7 @@ export const ERROR_CODES = {
   /** The model provider's API answered with a server error (5xx): the command ran, the provider failed. */
   RUNTIME_PROVIDER_ERROR: code('runtime', true, "Retry later; check the provider's status page if it persists"),
   /** The agent CLI reported an exception of its own (Claude Code's `internal_error`): the CLI failed, not the provider or the agent. */
-  RUNTIME_INTERNAL_ERROR: code('runtime', true, "Update the CLI; report the error name to its vendor if it repeats"),
+  RUNTIME_INTERNAL_ERROR: code('runtime', true, 'Update the CLI; report the error name to its vendor if it repeats'),
 
   AGENT_SCOPE_VIOLATION: code('agent', false, 'Narrow the agent instructions to the allowed scope'),
   AGENT_NO_CHANGES: code('agent', true, 'Provide clearer success criteria'),

@@ -38,6 +38,7 @@ export function movedResetReason(wait: UsageLimitWait): string | null {
   if (wait.movedFrom === undefined || wait.resetAt === null) return null;
   const shift = wait.resetAt - wait.movedFrom;
   const minutes = Math.round(Math.abs(shift) / 60_000);
-  const amount = minutes >= 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : minutes >= 1 ? `${minutes} min` : `${Math.round(Math.abs(shift) / 1000)} s`;
+  const amount =
+    minutes >= 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : minutes >= 1 ? `${minutes} min` : `${Math.round(Math.abs(shift) / 1000)} s`;
   return `the usage limit's reset moved from ${new Date(wait.movedFrom).toISOString()} to ${new Date(wait.resetAt).toISOString()} (${amount} ${shift > 0 ? 'later' : 'earlier'})`;
 }

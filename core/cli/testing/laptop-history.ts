@@ -76,8 +76,33 @@ export async function buildHistory(path: string): Promise<void> {
   sqlite.setSetting('http.token', 'laptop-token');
   // Issues (docs/triage.md): every group announced, and one resolved by the operator.
   const groups = sqlite.errorGroups({ limit: 1000 });
-  for (const g of groups) await store.issues.journal({ fingerprint: g.fingerprint, kind: 'new', from: null, to: 'unresolved', actor: 'system', host: 'laptop', at: g.firstSeen, reason: null, ignore: null, cause: null, dedupeKey: `${g.fingerprint}:new` });
-  await store.issues.journal({ fingerprint: groups[0]!.fingerprint, kind: 'resolved', from: 'unresolved', to: 'resolved', actor: 'cli', host: 'laptop', at: NOW, reason: 'fixed', ignore: null, cause: null, dedupeKey: 'resolve-1' });
+  for (const g of groups)
+    await store.issues.journal({
+      fingerprint: g.fingerprint,
+      kind: 'new',
+      from: null,
+      to: 'unresolved',
+      actor: 'system',
+      host: 'laptop',
+      at: g.firstSeen,
+      reason: null,
+      ignore: null,
+      cause: null,
+      dedupeKey: `${g.fingerprint}:new`,
+    });
+  await store.issues.journal({
+    fingerprint: groups[0]!.fingerprint,
+    kind: 'resolved',
+    from: 'unresolved',
+    to: 'resolved',
+    actor: 'cli',
+    host: 'laptop',
+    at: NOW,
+    reason: 'fixed',
+    ignore: null,
+    cause: null,
+    dedupeKey: 'resolve-1',
+  });
   sqlite.close();
 }
 

@@ -66,22 +66,24 @@ export function canonicalJournal(events: readonly HivewatchEvent[]): unknown[] {
     return ATTEMPT_EVENTS.has(event.type) && typeof taskId === 'string' && cancelledTasks.has(taskId);
   };
   let currentStep = 0;
-  const keyed: Keyed[] = events.filter((event) => !raced(event) && !MACHINE_EVENTS.has(event.type)).map((event, index) => {
-    const e = event as unknown as Record<string, unknown>;
-    if (event.type === 'stepStarted') currentStep = event.step;
-    const step = typeof e.step === 'number' ? e.step : currentStep;
-    // Events that are not about one task keep their place relative to the step boundaries.
-    const ordinal = typeof e.ordinal === 'number' ? e.ordinal : event.type === 'stepStarted' ? -1 : Number.MAX_SAFE_INTEGER;
-    const attempt =
-      typeof e.attempt === 'number'
-        ? e.attempt
-        : event.type === 'errorOccurred'
-          ? (event.error.correlation.attempt ?? Number.MAX_SAFE_INTEGER)
-          : event.type === 'taskSucceeded' || event.type === 'taskFailed'
-            ? Number.MAX_SAFE_INTEGER
-            : 0;
-    return { event, index, step, ordinal, attempt };
-  });
+  const keyed: Keyed[] = events
+    .filter((event) => !raced(event) && !MACHINE_EVENTS.has(event.type))
+    .map((event, index) => {
+      const e = event as unknown as Record<string, unknown>;
+      if (event.type === 'stepStarted') currentStep = event.step;
+      const step = typeof e.step === 'number' ? e.step : currentStep;
+      // Events that are not about one task keep their place relative to the step boundaries.
+      const ordinal = typeof e.ordinal === 'number' ? e.ordinal : event.type === 'stepStarted' ? -1 : Number.MAX_SAFE_INTEGER;
+      const attempt =
+        typeof e.attempt === 'number'
+          ? e.attempt
+          : event.type === 'errorOccurred'
+            ? (event.error.correlation.attempt ?? Number.MAX_SAFE_INTEGER)
+            : event.type === 'taskSucceeded' || event.type === 'taskFailed'
+              ? Number.MAX_SAFE_INTEGER
+              : 0;
+      return { event, index, step, ordinal, attempt };
+    });
   keyed.sort((a, b) => a.step - b.step || a.ordinal - b.ordinal || a.attempt - b.attempt || a.index - b.index);
   return keyed.map((k) => {
     const cancelled = k.event.type === 'taskFailed' && k.event.cancelled;

@@ -28,9 +28,11 @@ export function journalProblems(events: readonly HivewatchEvent[]): string[] {
     if (e.type === 'attemptFailed' && !errors.has(`${e.taskId}#${e.attempt}`) && !judgedCancelled.has(`${e.taskId}#${e.attempt}`)) {
       problems.push(`attemptFailed ${e.taskId}#${e.attempt} has neither an errorOccurred nor attemptJudgedCancelled`);
     }
-    if (e.type === 'attemptJudgedCancelled' && !failedAttempts.has(`${e.taskId}#${e.attempt}`)) problems.push(`attemptJudgedCancelled ${e.taskId}#${e.attempt} judges no attemptFailed before it`);
+    if (e.type === 'attemptJudgedCancelled' && !failedAttempts.has(`${e.taskId}#${e.attempt}`))
+      problems.push(`attemptJudgedCancelled ${e.taskId}#${e.attempt} judges no attemptFailed before it`);
     // Cancelled by a sibling is not an error of its own (F6).
-    if (e.type === 'attemptCancelled' && errors.has(`${e.taskId}#${e.attempt}`)) problems.push(`attemptCancelled ${e.taskId}#${e.attempt} has an errorOccurred`);
+    if (e.type === 'attemptCancelled' && errors.has(`${e.taskId}#${e.attempt}`))
+      problems.push(`attemptCancelled ${e.taskId}#${e.attempt} has an errorOccurred`);
     if (e.type === 'attemptSucceeded' || e.type === 'attemptFailed' || e.type === 'attemptCancelled') {
       const key = `${e.taskId}#${e.attempt}`;
       attemptEnds.set(key, (attemptEnds.get(key) ?? 0) + 1);

@@ -75,7 +75,13 @@ export class Failure {
 }
 
 /** What `catch err:` binds. */
-export const view = (f: Head): Record<string, unknown> => ({ message: f.message, code: f.code, category: f.category, origin: f.origin, recoverable: f.recoverable });
+export const view = (f: Head): Record<string, unknown> => ({
+  message: f.message,
+  code: f.code,
+  category: f.category,
+  origin: f.origin,
+  recoverable: f.recoverable,
+});
 
 /** A failure leaving a branch fails the parallel: always in fail-fast, and a system error anywhere. */
 export const escapesParallel = (stmt: { onFail: string }, failure: Failure): boolean => stmt.onFail === 'fail-fast' || failure.escalates;
@@ -186,7 +192,13 @@ export function runTask(
     if (attempt > retries) {
       const limitOcc: Occ = { code: 'POLICY_RETRY_LIMIT_EXCEEDED', where: occ.where };
       occurrences.push(limitOcc);
-      const limit: Head = { code: 'POLICY_RETRY_LIMIT_EXCEEDED', category: 'policy', origin: 'policy', recoverable: false, message: `gave up after ${attempt} attempts: ${e.message}` };
+      const limit: Head = {
+        code: 'POLICY_RETRY_LIMIT_EXCEEDED',
+        category: 'policy',
+        origin: 'policy',
+        recoverable: false,
+        message: `gave up after ${attempt} attempts: ${e.message}`,
+      };
       return { result: { failure: Failure.root(limit, limitOcc, rank, at).causedBy('retry-limit', own) }, occurrences };
     }
   }

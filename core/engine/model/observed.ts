@@ -41,12 +41,14 @@ export function observedFailures(events: readonly HivewatchEvent[]): ObservedFai
     .sort();
   const nested = ending ? nestedLinks(ending.error) : [];
   const chain =
-    ending?.chain?.map((link, i): ModelLink => ({
-      code: link.code,
-      where: nested[i] ? whereOf(nested[i]) : '?',
-      how: link.how,
-      ...(link.rethrown ? { rethrown: true } : {}),
-    })) ?? null;
+    ending?.chain?.map(
+      (link, i): ModelLink => ({
+        code: link.code,
+        where: nested[i] ? whereOf(nested[i]) : '?',
+        how: link.how,
+        ...(link.rethrown ? { rethrown: true } : {}),
+      }),
+    ) ?? null;
   return { chain, occurrences, failures: failed.length };
 }
 
@@ -65,7 +67,8 @@ export function chainProblems(events: readonly HivewatchEvent[]): string[] {
     if (nested.length !== chain.length) problems.push(`the envelope nests ${nested.length} links, the chain lists ${chain.length}`);
     chain.forEach((link, i) => {
       const envelope = nested[i];
-      if (envelope && (envelope.code !== link.code || envelope.message !== link.message)) problems.push(`link ${i} is ${link.code}, the envelope says ${envelope.code}`);
+      if (envelope && (envelope.code !== link.code || envelope.message !== link.message))
+        problems.push(`link ${i} is ${link.code}, the envelope says ${envelope.code}`);
       if (link.how === null && i !== chain.length - 1) problems.push(`link ${i} has no how but is not the root`);
       const occurred = link.seq === null ? undefined : bySeq.get(link.seq);
       if (occurred?.type !== 'errorOccurred') {
@@ -74,7 +77,9 @@ export function chainProblems(events: readonly HivewatchEvent[]): string[] {
       }
       const { code, correlation } = occurred.error;
       if (code !== link.code || correlation.task !== link.taskId || correlation.attempt !== link.attempt) {
-        problems.push(`link ${i} (${link.code} ${String(link.taskId)}#${String(link.attempt)}) names seq ${link.seq}, which is ${code} ${String(correlation.task)}#${String(correlation.attempt)}`);
+        problems.push(
+          `link ${i} (${link.code} ${String(link.taskId)}#${String(link.attempt)}) names seq ${link.seq}, which is ${code} ${String(correlation.task)}#${String(correlation.attempt)}`,
+        );
       }
     });
   }

@@ -3,8 +3,6 @@ import type { ErrorCode } from '../../base/errors/taxonomy.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from '../../runtimes/runtime.js';
 import { seededRandom } from '../../testing/seeded-random.js';
 
-;
-
 /**
  * A test runtime that misbehaves on purpose. Attempts do not end in the order they started: each
  * macrotask, one pending attempt chosen by a seeded generator ends. A cancelled attempt may still
@@ -28,7 +26,6 @@ interface Pending {
   settle: (result: AttemptResult) => void;
   aborted: boolean;
 }
-
 
 /** The origin a scripted error gets: one the error model allows for its category. */
 function originFor(code: ErrorCode): string {

@@ -1,7 +1,20 @@
 import type { Statement, Template, TryStmt } from '../../flow/ast.js';
 import type { FlowPlan } from '../../flow/plan.js';
 import type { ScriptedOutcome } from './racing-runtime.js';
-import { Cancel, causedByPending, concurrent, escapesParallel, Failure, inDead, rankOf, reach, runTask, unwindsFinally, view, withCleanups } from './model-failures.js';
+import {
+  Cancel,
+  causedByPending,
+  concurrent,
+  escapesParallel,
+  Failure,
+  inDead,
+  rankOf,
+  reach,
+  runTask,
+  unwindsFinally,
+  view,
+  withCleanups,
+} from './model-failures.js';
 import type { Frame, Head, ModelLink, Occ, Par } from './model-failures.js';
 import { declaredKeys, format, keyOf, parentPath } from './model-names.js';
 import type { Ctx, End, Fork, Gen, Input, Parked, Thread, Write, Yielded } from './model-threads.js';

@@ -39,7 +39,10 @@ function sdkExports(family: string): RecordedExport[] {
 /** The recordings per scheme; the catalog example of Claude Code's logs too (the CLI recordings were made with prompts off). */
 export function recordedExports(): Record<string, RecordedExport[]> {
   return {
-    'claude-code': [...cliExports('claude-code'), { source: 'core/otel/fixtures/claude-code-logs.json', signal: 'logs', encoding: 'json', payload: fixture('claude-code-logs', 'json') }],
+    'claude-code': [
+      ...cliExports('claude-code'),
+      { source: 'core/otel/fixtures/claude-code-logs.json', signal: 'logs', encoding: 'json', payload: fixture('claude-code-logs', 'json') },
+    ],
     'codex-cli': cliExports('codex-cli'),
     'genai conventions': [...sdkExports('genai-openai'), ...sdkExports('genai-traceloop')],
     'ai-sdk': sdkExports('genai-ai-sdk'),
@@ -66,7 +69,11 @@ type Obj = Record<string, unknown>;
  * map (OpenInference's) still has its attributes reach the journal that way when it records an error.
  */
 export function withEventOnEverySpan(e: RecordedExport): Buffer {
-  const request = (e.encoding === 'json' ? JSON.parse(e.payload.toString('utf8')) : ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(e.payload), TO_OBJECT_OPTIONS)) as Obj;
+  const request = (
+    e.encoding === 'json'
+      ? JSON.parse(e.payload.toString('utf8'))
+      : ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(e.payload), TO_OBJECT_OPTIONS)
+  ) as Obj;
   for (const rs of (request.resourceSpans as Obj[] | undefined) ?? []) {
     for (const ss of (rs.scopeSpans as Obj[] | undefined) ?? []) {
       for (const span of (ss.spans as Obj[] | undefined) ?? []) {

@@ -17,7 +17,8 @@ import { Bounded, num, parentOf, safe, str, type Fact, type FactBody, type Sessi
 const KEPT_OPERATIONS = new Set(['create_agent', 'invoke_workflow']);
 const MAPPED = [...MODEL_CALLS, 'execute_tool', 'invoke_agent', ...KEPT_OPERATIONS].join(', ');
 /** The first of `keys` the span carries as text. */
-const firstText = (record: TelemetryRecord, ...keys: string[]): string | null => keys.map((key) => str(own(record.attributes, key))).find((v) => v !== null) ?? null;
+const firstText = (record: TelemetryRecord, ...keys: string[]): string | null =>
+  keys.map((key) => str(own(record.attributes, key))).find((v) => v !== null) ?? null;
 /** The largest token count taken as sent (a bound: larger is noted and ignored). */
 const MAX_TOKENS = 1e12;
 
@@ -53,7 +54,13 @@ function usageOf(record: TelemetryRecord, bounded: Bounded): TokenUsage | undefi
   const input = tokens(record, bounded, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens');
   // The AI SDK counts cached input inside its input tokens too (`ai.usage.inputTokenDetails.*`).
   const cacheReadTokens = tokens(record, bounded, 'gen_ai.usage.cache_read.input_tokens', 'ai.usage.inputTokenDetails.cacheReadTokens');
-  const cacheWriteTokens = tokens(record, bounded, 'gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_write.input_tokens', 'ai.usage.inputTokenDetails.cacheWriteTokens');
+  const cacheWriteTokens = tokens(
+    record,
+    bounded,
+    'gen_ai.usage.cache_creation.input_tokens',
+    'gen_ai.usage.cache_write.input_tokens',
+    'ai.usage.inputTokenDetails.cacheWriteTokens',
+  );
   const usage: TokenUsage = {
     inputTokens: input === undefined ? undefined : Math.max(0, input - (cacheReadTokens ?? 0) - (cacheWriteTokens ?? 0)),
     outputTokens: tokens(record, bounded, 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens'),
@@ -91,7 +98,8 @@ function failureOf(record: TelemetryRecord, bounded: Bounded): { status: number 
 
 /** Why a span that names a GenAI operation cannot be read as one; null when it can. */
 function malformed(span: SpanFacts, operation: GenAiOperation): string | null {
-  if (operation.from === 'none') return 'the span names a GenAI provider or system but no operation (no gen_ai.operation.name, ai.operationId, "{operation} {model}" span name or llm.request.type)';
+  if (operation.from === 'none')
+    return 'the span names a GenAI provider or system but no operation (no gen_ai.operation.name, ai.operationId, "{operation} {model}" span name or llm.request.type)';
   if (typeof operation.value !== 'string') return `gen_ai.operation.name is not text: ${JSON.stringify(operation.value as AttributeValue)}`;
   if (!Number.isFinite(span.startMs) || !Number.isFinite(span.endMs)) return 'the span has no start or end time: its duration is unknown';
   if (span.endMs < span.startMs) return 'the span ends before it starts';
@@ -109,7 +117,11 @@ function genAiFactBody(record: TelemetryRecord, bounded: Bounded): FactBody & { 
   const failure = failureOf(record, bounded);
   if (MODEL_CALLS.has(op)) {
     const usage = usageOf(record, bounded);
-    const model = bounded.text(firstText(record, 'gen_ai.response.model', 'gen_ai.request.model', 'ai.response.model', 'ai.model.id'), 'attributes.gen_ai.request.model', 200);
+    const model = bounded.text(
+      firstText(record, 'gen_ai.response.model', 'gen_ai.request.model', 'ai.response.model', 'ai.model.id'),
+      'attributes.gen_ai.request.model',
+      200,
+    );
     const body = failure
       ? ({ kind: 'apiError', promptId, status: failure.status, message: failure.message, reportedAttempt: null, durationMs, model, stream: false } as const)
       : ({ kind: 'apiRequest', promptId, durationMs } as const);

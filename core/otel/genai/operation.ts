@@ -40,7 +40,13 @@ function fromAiSdk(operationId: string): string | null {
   return null;
 }
 
-const LEGACY: Readonly<Record<string, string>> = { chat: 'chat', completion: 'text_completion', completions: 'text_completion', embedding: 'embeddings', embeddings: 'embeddings' };
+const LEGACY: Readonly<Record<string, string>> = {
+  chat: 'chat',
+  completion: 'text_completion',
+  completions: 'text_completion',
+  embedding: 'embeddings',
+  embeddings: 'embeddings',
+};
 
 /** `chat gpt-4o-mini`, `execute_tool get_weather`, `invoke_agent`; `openai.chat`, `anthropic.completion`. */
 function fromSpanName(name: string): string | null {

@@ -64,7 +64,12 @@ const agent = (spanId: string, conversation: string, status: SpanSpec['status'])
 
 describe('a verdict span only clears with status OK', () => {
   it('an invoke_agent left UNSET keeps the 401 it contains: the session ends failed with it; one set OK clears it', async () => {
-    await ingest([refused('a'.repeat(16), 'c1'), agent('a'.repeat(16), 'c1', undefined), refused('b'.repeat(16), 'c2'), agent('b'.repeat(16), 'c2', { code: 1 })]);
+    await ingest([
+      refused('a'.repeat(16), 'c1'),
+      agent('a'.repeat(16), 'c1', undefined),
+      refused('b'.repeat(16), 'c2'),
+      agent('b'.repeat(16), 'c2', { code: 1 }),
+    ]);
     const runs = await quietRuns();
     const bySession = new Map(runs.map((r) => [ofType(r.events, 'runStarted')[0]?.external?.sessionId, r.detail]));
     expect(bySession.get('c1')?.run).toMatchObject({ status: 'failed', endingCode: 'USER_INVALID_CONFIG' });
@@ -82,8 +87,17 @@ describe('the operation of a span that does not name it', () => {
       { name: 'chat gpt-4o-mini', attributes: { 'gen_ai.provider.name': 'openai', 'gen_ai.usage.input_tokens': 17, 'gen_ai.usage.output_tokens': 5 } },
       { name: 'openai.chat', attributes: { 'gen_ai.system': 'openai', 'gen_ai.usage.prompt_tokens': 11, 'gen_ai.usage.completion_tokens': 3 } },
       { name: 'embed the docs', attributes: { 'gen_ai.system': 'openai', 'llm.request.type': 'embedding', 'gen_ai.usage.prompt_tokens': 7 } },
-      { name: 'execute_tool get_weather', attributes: { 'gen_ai.system': 'openai', 'gen_ai.tool.name': 'get_weather' }, status: { code: 2, message: 'no station' } },
-      { name: 'chat gpt-4o-mini', attributes: { 'gen_ai.provider.name': 'openai' }, status: { code: 2, message: "This model's maximum context length is 128000 tokens." }, events: [{ name: 'exception', attributes: { 'exception.type': 'context_length_exceeded' } }] },
+      {
+        name: 'execute_tool get_weather',
+        attributes: { 'gen_ai.system': 'openai', 'gen_ai.tool.name': 'get_weather' },
+        status: { code: 2, message: 'no station' },
+      },
+      {
+        name: 'chat gpt-4o-mini',
+        attributes: { 'gen_ai.provider.name': 'openai' },
+        status: { code: 2, message: "This model's maximum context length is 128000 tokens." },
+        events: [{ name: 'exception', attributes: { 'exception.type': 'context_length_exceeded' } }],
+      },
     ]);
     const runs = await quietRuns();
     expect(runs).toHaveLength(1);
@@ -95,7 +109,11 @@ describe('the operation of a span that does not name it', () => {
     ]);
     expect(ofType(events, 'attemptFailed').map((e) => [e.attempt, e.error.code, e.error.message])).toEqual([
       [4, 'AGENT_TOOL_FAILED', 'my-app: tool get_weather failed: no station'],
-      [5, 'USER_INVALID_CONFIG', "my-app: the request is larger than the model's context window: context_length_exceeded: This model's maximum context length is 128000 tokens."],
+      [
+        5,
+        'USER_INVALID_CONFIG',
+        "my-app: the request is larger than the model's context window: context_length_exceeded: This model's maximum context length is 128000 tokens.",
+      ],
     ]);
   });
 
@@ -106,7 +124,17 @@ describe('the operation of a span that does not name it', () => {
     const exception = [{ name: 'exception', attributes: { 'exception.type': 'AI_APICallError', 'exception.message': failed.message } }];
     await ingest([{ name: 'chat gpt-4o-mini', attributes: call, parentSpanId: root, status: failed, events: exception }]);
     now += 1_000;
-    await ingest([{ name: 'chat gpt-4o-mini', attributes: { 'ai.operationId': 'ai.generateText', 'gen_ai.provider.name': 'openai' }, spanId: root, startMs: T0 - 10, endMs: T0 + 500, status: failed, events: exception }]);
+    await ingest([
+      {
+        name: 'chat gpt-4o-mini',
+        attributes: { 'ai.operationId': 'ai.generateText', 'gen_ai.provider.name': 'openai' },
+        spanId: root,
+        startMs: T0 - 10,
+        endMs: T0 + 500,
+        status: failed,
+        events: exception,
+      },
+    ]);
     const runs = await quietRuns();
     expect(runs).toHaveLength(1);
     const { detail, events } = runs[0]!;

@@ -57,7 +57,10 @@ async function replayed(family: string, scenario: string) {
 const ofType = <T extends HivewatchEvent['type']>(events: readonly HivewatchEvent[], type: T): Extract<HivewatchEvent, { type: T }>[] =>
   events.filter((e): e is Extract<HivewatchEvent, { type: T }> => e.type === type);
 const attempts = (events: readonly HivewatchEvent[]) =>
-  [...ofType(events, 'attemptSucceeded').map((e) => [e.attempt, 'succeeded', e.usage?.inputTokens ?? null, e.usage?.outputTokens ?? null] as const), ...ofType(events, 'attemptFailed').map((e) => [e.attempt, e.error.code, null, null] as const)].sort((a, b) => a[0] - b[0]);
+  [
+    ...ofType(events, 'attemptSucceeded').map((e) => [e.attempt, 'succeeded', e.usage?.inputTokens ?? null, e.usage?.outputTokens ?? null] as const),
+    ...ofType(events, 'attemptFailed').map((e) => [e.attempt, e.error.code, null, null] as const),
+  ].sort((a, b) => a[0] - b[0]);
 
 describe.each([
   { family: 'genai-ai-sdk', prefix: '', app: 'weather-app' },
@@ -74,7 +77,9 @@ describe.each([
     const { detail, events } = await replayed(family, `${prefix}unauthorized`);
     expect(detail.run).toMatchObject({ status: 'failed', endingCode: 'USER_INVALID_CONFIG' });
     expect(attempts(events)).toEqual([[1, 'USER_INVALID_CONFIG', null, null]]);
-    expect(ofType(events, 'errorOccurred').map((e) => e.error.message)).toEqual([`${app} is not signed in or its API key was refused: AI_APICallError: Incorrect API key provided: stub-***.`]);
+    expect(ofType(events, 'errorOccurred').map((e) => e.error.message)).toEqual([
+      `${app} is not signed in or its API key was refused: AI_APICallError: Incorrect API key provided: stub-***.`,
+    ]);
   });
 
   it('a failing tool: get_time succeeds, get_weather fails (AGENT_TOOL_FAILED, caught), the model answers after it: completed', async () => {
@@ -87,7 +92,9 @@ describe.each([
       [4, 'AGENT_TOOL_FAILED', null, null],
       [5, 'succeeded', 12, 9],
     ]);
-    expect(ofType(events, 'errorOccurred').map((e) => [e.error.message, e.caught])).toEqual([[`${app}: tool get_weather failed: Error: the weather service has no station for Lyon`, true]]);
+    expect(ofType(events, 'errorOccurred').map((e) => [e.error.message, e.caught])).toEqual([
+      [`${app}: tool get_weather failed: Error: the weather service has no station for Lyon`, true],
+    ]);
   });
 });
 

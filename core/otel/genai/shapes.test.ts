@@ -50,8 +50,20 @@ describe('GenAI span shapes', () => {
     await ingest('my-app', [
       { name: 'embeddings e5', attributes: { 'gen_ai.operation.name': 'embeddings', 'gen_ai.system': 'openai', 'gen_ai.usage.prompt_tokens': 40 } },
       { name: 'text_completion m', attributes: { 'gen_ai.operation.name': 'text_completion', 'error.type': '429' }, status: { code: 2 } },
-      { name: 'generate_content m', attributes: { 'gen_ai.operation.name': 'generate_content', 'http.response.status_code': 503, 'error.type': 'ServiceUnavailable' }, status: { code: 2, message: 'upstream down' } },
-      { name: 'chat m', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 20, 'gen_ai.usage.completion_tokens': 3, 'gen_ai.usage.cache_read.input_tokens': 8 } },
+      {
+        name: 'generate_content m',
+        attributes: { 'gen_ai.operation.name': 'generate_content', 'http.response.status_code': 503, 'error.type': 'ServiceUnavailable' },
+        status: { code: 2, message: 'upstream down' },
+      },
+      {
+        name: 'chat m',
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.usage.input_tokens': 20,
+          'gen_ai.usage.completion_tokens': 3,
+          'gen_ai.usage.cache_read.input_tokens': 8,
+        },
+      },
     ]);
     const events = await eventsOfOnlyRun();
     expect(ofType(events, 'runStarted')[0]?.external).toMatchObject({ origin: 'runtime:my-app', sessionId: `trace-${'a'.repeat(32)}` });
@@ -80,8 +92,10 @@ describe('GenAI span shapes', () => {
     expect(Object.fromEntries(unknown.map((e) => [e.name, e.attributes['hivewatch.reason']]))).toEqual({
       'chat no-end': 'the span has no start or end time: its duration is unknown',
       backwards: 'the span ends before it starts',
-      'provider only': 'the span names a GenAI provider or system but no operation (no gen_ai.operation.name, ai.operationId, "{operation} {model}" span name or llm.request.type)',
-      dance: 'gen_ai.operation.name "dance" is none Hivewatch reads (chat, text_completion, generate_content, embeddings, execute_tool, invoke_agent, create_agent, invoke_workflow)',
+      'provider only':
+        'the span names a GenAI provider or system but no operation (no gen_ai.operation.name, ai.operationId, "{operation} {model}" span name or llm.request.type)',
+      dance:
+        'gen_ai.operation.name "dance" is none Hivewatch reads (chat, text_completion, generate_content, embeddings, execute_tool, invoke_agent, create_agent, invoke_workflow)',
     });
     // The negative token count is not taken, and is said so.
     const adjusted = ofType(events, 'externalEvent').find((e) => e.name === 'hivewatch.telemetry_adjusted');
@@ -91,7 +105,9 @@ describe('GenAI span shapes', () => {
 
   it('hostile values: a status of the wrong shape reads as unset (the payload is taken), a huge agent name is cut in the task id and name', async () => {
     const name = 'n'.repeat(5000);
-    const raw = JSON.parse(spanPayload('my-app', [{ name: 'invoke_agent x', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': name } }], T0).toString()) as {
+    const raw = JSON.parse(
+      spanPayload('my-app', [{ name: 'invoke_agent x', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': name } }], T0).toString(),
+    ) as {
       resourceSpans: { scopeSpans: { spans: Record<string, unknown>[] }[] }[];
     };
     raw.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.status = { code: 'weird', message: 42 };
@@ -107,7 +123,13 @@ describe('GenAI span shapes', () => {
     const agent = 'b'.repeat(16);
     await ingest('my-app', [
       { name: 'chat m', attributes: { 'gen_ai.operation.name': 'chat' }, spanId: 'c'.repeat(16), parentSpanId: agent },
-      { name: 'invoke_agent planner', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner', 'gen_ai.conversation.id': 'conv-7' }, spanId: agent, startMs: T0 - 10, endMs: T0 + 60 },
+      {
+        name: 'invoke_agent planner',
+        attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner', 'gen_ai.conversation.id': 'conv-7' },
+        spanId: agent,
+        startMs: T0 - 10,
+        endMs: T0 + 60,
+      },
       { name: 'chat other', attributes: { 'gen_ai.operation.name': 'chat' }, traceId: 'd'.repeat(32) },
     ]);
     const runs = (await store.listRuns({ limit: 10 })).runs;
@@ -123,16 +145,30 @@ describe('GenAI span shapes', () => {
     const agentA = 'e'.repeat(16);
     const agentB = 'f'.repeat(16);
     await ingest('my-app', [
-      { name: 'execute_tool search', attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'error.type': 'TimeoutError' }, status: { code: 2, message: 'no answer in 5 s' }, parentSpanId: agentA },
+      {
+        name: 'execute_tool search',
+        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'error.type': 'TimeoutError' },
+        status: { code: 2, message: 'no answer in 5 s' },
+        parentSpanId: agentA,
+      },
       { name: 'chat m', attributes: { 'gen_ai.operation.name': 'chat' }, parentSpanId: agentA },
       { name: 'invoke_agent a', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'a' }, spanId: agentA, startMs: T0 - 10 },
       { name: 'chat n', attributes: { 'gen_ai.operation.name': 'chat' }, parentSpanId: agentB, startMs: T0 + 1000, endMs: T0 + 1100 },
-      { name: 'invoke_agent b', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'b' }, spanId: agentB, startMs: T0 + 900, endMs: T0 + 1200, status: { code: 2, message: 'plan exceeded 10 steps' } },
+      {
+        name: 'invoke_agent b',
+        attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'b' },
+        spanId: agentB,
+        startMs: T0 + 900,
+        endMs: T0 + 1200,
+        status: { code: 2, message: 'plan exceeded 10 steps' },
+      },
     ]);
     const quiet = new OtelIngester(store, { now: () => T0 + 60 * 60_000, quietMs: 60_000 });
     await quiet.sweep();
     const events = await eventsOfOnlyRun();
-    expect(ofType(events, 'attemptFailed').map((e) => [e.taskId, e.error.code, e.error.message])).toEqual([['prompt-1-agent-' + agentA, 'AGENT_TOOL_FAILED', 'my-app: tool search failed: TimeoutError: no answer in 5 s']]);
+    expect(ofType(events, 'attemptFailed').map((e) => [e.taskId, e.error.code, e.error.message])).toEqual([
+      ['prompt-1-agent-' + agentA, 'AGENT_TOOL_FAILED', 'my-app: tool search failed: TimeoutError: no answer in 5 s'],
+    ]);
     expect(ofType(events, 'errorOccurred').map((e) => [e.error.code, e.caught])).toEqual([
       ['AGENT_TOOL_FAILED', true],
       ['RUNTIME_UNKNOWN', false],
@@ -150,7 +186,9 @@ describe('GenAI span shapes', () => {
   });
 
   it("Claude Code's own spans carry gen_ai.* too: they are not read as GenAI (its logs are what is mapped), so nothing is counted twice", async () => {
-    const result = await ingest('claude-code', [{ name: 'claude_code.llm_request', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'anthropic', 'session.id': 's1' } }]);
+    const result = await ingest('claude-code', [
+      { name: 'claude_code.llm_request', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'anthropic', 'session.id': 's1' } },
+    ]);
     expect(result.records).toBe(0);
     expect((await store.listRuns({ limit: 10 })).runs).toEqual([]);
   });

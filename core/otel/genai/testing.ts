@@ -16,7 +16,8 @@ export interface SpanSpec {
 }
 
 const nanos = (ms: number): string => `${BigInt(ms) * 1_000_000n}`;
-const value = (v: SpanValue) => (typeof v === 'string' ? { stringValue: v } : typeof v === 'boolean' ? { boolValue: v } : Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v });
+const value = (v: SpanValue) =>
+  typeof v === 'string' ? { stringValue: v } : typeof v === 'boolean' ? { boolValue: v } : Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
 const attributes = (attrs: Record<string, SpanValue>) => Object.entries(attrs).map(([key, v]) => ({ key, value: value(v) }));
 
 /** One export request of `service`'s spans, as an SDK's OTLP/JSON exporter sends it. */
@@ -31,7 +32,9 @@ export function spanPayload(service: string, spans: readonly SpanSpec[], t0: num
     ...(s.endMs === null ? {} : { endTimeUnixNano: nanos(s.endMs ?? t0 + i * 100 + 50) }),
     attributes: attributes(s.attributes),
     status: s.status ?? {},
-    ...(s.events ? { events: s.events.map((e) => ({ name: e.name, timeUnixNano: nanos(s.endMs ?? t0 + i * 100 + 50), attributes: attributes(e.attributes) })) } : {}),
+    ...(s.events
+      ? { events: s.events.map((e) => ({ name: e.name, timeUnixNano: nanos(s.endMs ?? t0 + i * 100 + 50), attributes: attributes(e.attributes) })) }
+      : {}),
   }));
   const resource = { attributes: [{ key: 'service.name', value: { stringValue: service } }] };
   return Buffer.from(JSON.stringify({ resourceSpans: [{ resource, scopeSpans: [{ scope: { name: 'test' }, spans: otlpSpans }] }] }));

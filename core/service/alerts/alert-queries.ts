@@ -156,8 +156,18 @@ export function* moveCursorToHeadIfNoRules(_dialect: Dialect, now: number): Quer
 
 export function* insertRule(_dialect: Dialect, rule: AlertRule): Query<void> {
   yield* run(`INSERT INTO alert_rules (${RULE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-    rule.id, rule.condition, rule.thresholdMs, rule.thresholdCount, rule.flow, rule.code, rule.category,
-    rule.webhook, rule.format, rule.throttleMs, rule.createdAt, rule.createdBy,
+    rule.id,
+    rule.condition,
+    rule.thresholdMs,
+    rule.thresholdCount,
+    rule.flow,
+    rule.code,
+    rule.category,
+    rule.webhook,
+    rule.format,
+    rule.throttleMs,
+    rule.createdAt,
+    rule.createdBy,
   ]);
 }
 
@@ -174,7 +184,10 @@ export function* getRule(_dialect: Dialect, id: string): Query<AlertRule | null>
 export function* removeRule(_dialect: Dialect, id: string, now: number): Query<boolean> {
   const removed = yield* run('DELETE FROM alert_rules WHERE id = ?', [id]);
   if (removed.changes === 0) return false;
-  yield* run(`UPDATE alert_deliveries SET status = 'given-up', last_error = 'the rule was removed', next_attempt_at = ? WHERE rule_id = ? AND status IN ('pending', 'failed')`, [now, id]);
+  yield* run(
+    `UPDATE alert_deliveries SET status = 'given-up', last_error = 'the rule was removed', next_attempt_at = ? WHERE rule_id = ? AND status IN ('pending', 'failed')`,
+    [now, id],
+  );
   return true;
 }
 
@@ -184,17 +197,31 @@ export function* removeRule(_dialect: Dialect, id: string, now: number): Query<b
  * throttle key created within its interval; a resolve follow-up or a test is never throttled.
  */
 export function* enqueueDelivery(_dialect: Dialect, delivery: NewDelivery, throttleMs: number, now: number): Query<boolean> {
-  const throttled = delivery.kind === 'fire' && throttleMs > 0
-    ? yield* get<{ id: string }>(
-        `SELECT id FROM alert_deliveries WHERE rule_id = ? AND throttle_key = ? AND kind = 'fire' AND status <> 'throttled' AND created_at > ? LIMIT 1`,
-        [delivery.ruleId, delivery.throttleKey, now - throttleMs],
-      )
-    : undefined;
+  const throttled =
+    delivery.kind === 'fire' && throttleMs > 0
+      ? yield* get<{ id: string }>(
+          `SELECT id FROM alert_deliveries WHERE rule_id = ? AND throttle_key = ? AND kind = 'fire' AND status <> 'throttled' AND created_at > ? LIMIT 1`,
+          [delivery.ruleId, delivery.throttleKey, now - throttleMs],
+        )
+      : undefined;
   const status = throttled ? DeliveryStatus.throttled : DeliveryStatus.pending;
   const inserted = yield* run(
     `INSERT INTO alert_deliveries (id, rule_id, subject, occurrence, throttle_key, kind, refers_to, title, facts, status, created_at, next_attempt_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (rule_id, subject, occurrence) DO NOTHING`,
-    [delivery.id, delivery.ruleId, delivery.subject, delivery.occurrence, delivery.throttleKey, delivery.kind, delivery.refersTo, delivery.title, JSON.stringify(delivery.facts), status, now, now],
+    [
+      delivery.id,
+      delivery.ruleId,
+      delivery.subject,
+      delivery.occurrence,
+      delivery.throttleKey,
+      delivery.kind,
+      delivery.refersTo,
+      delivery.title,
+      JSON.stringify(delivery.facts),
+      status,
+      now,
+      now,
+    ],
   );
   return inserted.changes === 1;
 }
@@ -254,7 +281,13 @@ export function* finishDelivery(_dialect: Dialect, id: string, owner: string, ou
  * interval preceded it): it belongs to the period the message opened, not the one it ends. A
  * storm evaluated in one pass shares one millisecond, so `> since` lost the whole count.
  */
-export function* throttledSince(_dialect: Dialect, ruleId: string, throttleKey: string, since: number, until: number): Query<{ count: number; first: number | null }> {
+export function* throttledSince(
+  _dialect: Dialect,
+  ruleId: string,
+  throttleKey: string,
+  since: number,
+  until: number,
+): Query<{ count: number; first: number | null }> {
   const row = yield* get<{ count: number; first: number | null }>(
     `SELECT COUNT(*) AS count, MIN(created_at) AS first FROM alert_deliveries WHERE rule_id = ? AND throttle_key = ? AND status = 'throttled' AND created_at >= ? AND created_at < ?`,
     [ruleId, throttleKey, since, until],

@@ -55,7 +55,13 @@ const defaultFlows = (store: HivewatchStore): FlowRefScope => flowRefScope(store
  * Checks and stores a rule (AlertInputError for bad input); its view. `--flow` is kept in its one
  * form (flow-ref.ts), so a rule fires for the runs a bulk filter with the same words acts on.
  */
-export async function addAlertRule(store: HivewatchStore, input: AlertRuleInput, by: string, now: number = Date.now(), flows: FlowRefScope = defaultFlows(store)): Promise<AlertRuleView> {
+export async function addAlertRule(
+  store: HivewatchStore,
+  input: AlertRuleInput,
+  by: string,
+  now: number = Date.now(),
+  flows: FlowRefScope = defaultFlows(store),
+): Promise<AlertRuleView> {
   let flow: string | undefined;
   try {
     flow = input.flow === undefined ? undefined : await resolveFlowRef(input.flow, flows);

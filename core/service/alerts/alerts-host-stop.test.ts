@@ -29,14 +29,21 @@ describe('the alerts host closing', () => {
     const store = await openStore({ path: join(tempDir('hw-alerts-stop-'), 'hivewatch.db') });
     const receiver = new TestReceiver();
     const hook = await receiver.start();
-    cleanups.push(() => store.close(), () => receiver.stop());
+    cleanups.push(
+      () => store.close(),
+      () => receiver.stop(),
+    );
     await addAlertRule(store, { when: 'run-failed', webhook: hook, throttle: '0' }, 'test');
     receiver.answers.push('hang', 'hang', 'hang');
     // A ceiling only: the held POST ends when the test answers it, long before.
     const host = startAlerts(store, { timeoutMs: 120_000, scheduler: () => () => undefined }, 'test')!;
     await host.engine.pump(); // alerting starts at the journal's head
     // One batch: one pass evaluates the three failures, then starts posting them.
-    const failed = (id: string) => new JournalBuilder(id, { flow: 'flows/a.prose', start: Date.now() }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }]).fail().events;
+    const failed = (id: string) =>
+      new JournalBuilder(id, { flow: 'flows/a.prose', start: Date.now() })
+        .start()
+        .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }])
+        .fail().events;
     await store.appendEvents([...failed('run_1'), ...failed('run_2'), ...failed('run_3')]);
     await vi.waitFor(() => expect(receiver.requests).toHaveLength(1), { timeout: 30_000 });
     const closing = host.stop();

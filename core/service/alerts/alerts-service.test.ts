@@ -23,10 +23,20 @@ async function make(): Promise<{ service: HivewatchService; receiver: TestReceiv
   const userFlowsDir = failingFlowsDir(dir);
   const store = await openStore({ path: join(dir, 'hivewatch.db') });
   // No timer: pumps follow this process's commits only, so nothing runs the test did not cause.
-  const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: 'virtual', alerts: { scheduler: () => () => undefined } });
+  const service = await createHivewatchService({
+    store,
+    examplesDir: EXAMPLES_DIR,
+    userFlowsDir,
+    clock: 'virtual',
+    alerts: { scheduler: () => () => undefined },
+  });
   const receiver = new TestReceiver();
   const hook = await receiver.start();
-  cleanups.push(() => store.close(), () => service.close(), () => receiver.stop());
+  cleanups.push(
+    () => store.close(),
+    () => service.close(),
+    () => receiver.stop(),
+  );
   return { service, receiver, hook };
 }
 
@@ -36,9 +46,13 @@ describe('alerts API', () => {
     await expect(service.addAlertRule({ when: 'run-crashed', webhook: 'https://example.com/' })).rejects.toMatchObject({
       status: 400,
       code: 'invalid_input',
-      message: 'unknown alert condition "run-crashed" (one of: run-failed, new-issue, regression, escalating, retrying-longer-than, retrying-more-than, running-longer-than, usage-limit, session-failed, approval-pending-longer-than, telemetry-silent-longer-than)',
+      message:
+        'unknown alert condition "run-crashed" (one of: run-failed, new-issue, regression, escalating, retrying-longer-than, retrying-more-than, running-longer-than, usage-limit, session-failed, approval-pending-longer-than, telemetry-silent-longer-than)',
     });
-    await expect(service.addAlertRule({ when: 'run-failed', webhook: 'file:///etc/passwd' })).rejects.toMatchObject({ status: 400, message: '--webhook must be an http or https URL, not file:' });
+    await expect(service.addAlertRule({ when: 'run-failed', webhook: 'file:///etc/passwd' })).rejects.toMatchObject({
+      status: 400,
+      message: '--webhook must be an http or https URL, not file:',
+    });
     await expect(service.addAlertRule({ when: 'running-longer-than=1x', webhook: 'https://example.com/' })).rejects.toMatchObject({
       status: 400,
       message: 'running-longer-than needs a duration like running-longer-than=10m, got "running-longer-than=1x"',

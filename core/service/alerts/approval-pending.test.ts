@@ -28,7 +28,13 @@ afterEach(async () => {
 });
 
 function prompt(run: JournalBuilder, label: string, since: number): void {
-  run.push({ type: 'externalEvent', name: APPROVAL_REQUESTED, known: true, taskId: '1:0', attributes: { tool: label.split('(')[0], label, since, via: 'claude_code.hook_execution_start' } });
+  run.push({
+    type: 'externalEvent',
+    name: APPROVAL_REQUESTED,
+    known: true,
+    taskId: '1:0',
+    attributes: { tool: label.split('(')[0], label, since, via: 'claude_code.hook_execution_start' },
+  });
 }
 
 function waitingRun(runId: string, flow: string): JournalBuilder {
@@ -61,12 +67,34 @@ for (const engine of harness.engines) {
       clock.value = T0 + MINUTE + 10 * MINUTE + 1;
       await alerts.pump();
       await alerts.pump();
-      expect(receiver.bodies()).toMatchObject([{ kind: 'fire', rule: { condition: 'approval-pending-longer-than' }, subject: 'run-wait', facts: { runId: 'run-wait', tool: 'Bash(rm -rf build)', pendingSince: T0 + MINUTE } }]);
+      expect(receiver.bodies()).toMatchObject([
+        {
+          kind: 'fire',
+          rule: { condition: 'approval-pending-longer-than' },
+          subject: 'run-wait',
+          facts: { runId: 'run-wait', tool: 'Bash(rm -rf build)', pendingSince: T0 + MINUTE },
+        },
+      ]);
       expect(receiver.bodies()[0]!.title).toBe('Run run-wait of external:claude-code is waiting for approval of Bash(rm -rf build) for 10 min');
 
       // The prompt is answered; a second one waits 11 minutes: a second delivery.
       const before = run.events.length;
-      run.push({ type: 'externalEvent', name: APPROVAL_ENDED, known: true, taskId: '1:0', attributes: { tool: 'Bash', label: 'Bash(rm -rf build)', since: T0 + MINUTE, waitedMs: 11 * MINUTE, decision: 'accept', source: 'user_temporary', byPerson: true, via: 'claude_code.tool_decision' } });
+      run.push({
+        type: 'externalEvent',
+        name: APPROVAL_ENDED,
+        known: true,
+        taskId: '1:0',
+        attributes: {
+          tool: 'Bash',
+          label: 'Bash(rm -rf build)',
+          since: T0 + MINUTE,
+          waitedMs: 11 * MINUTE,
+          decision: 'accept',
+          source: 'user_temporary',
+          byPerson: true,
+          via: 'claude_code.tool_decision',
+        },
+      });
       prompt(run, 'Write', T0 + 20 * MINUTE);
       await store.appendEvents(run.events.slice(before));
       clock.value = T0 + 31 * MINUTE;

@@ -25,8 +25,16 @@ export async function approvalPendingOccurrences(store: HivewatchStore, rules: r
     const pendingMs = now - approval.since;
     const title = `Run ${run.id} of ${run.flowName} is waiting for approval of ${approval.label} for ${Math.floor(pendingMs / 60_000)} min`;
     found.push({
-      condition: APPROVAL_PENDING, subject: run.id, occurrence: `approval:${approval.since}`, throttleKey: `flow:${run.flow}`, title,
-      flow: run.flow, flowName: run.flowName, code: null, category: null, approvalPendingMs: pendingMs,
+      condition: APPROVAL_PENDING,
+      subject: run.id,
+      occurrence: `approval:${approval.since}`,
+      throttleKey: `flow:${run.flow}`,
+      title,
+      flow: run.flow,
+      flowName: run.flowName,
+      code: null,
+      category: null,
+      approvalPendingMs: pendingMs,
       facts: { condition: APPROVAL_PENDING, text: title, runId: run.id, flow: run.flow, at: now, tool: approval.label, pendingSince: approval.since },
     });
   }

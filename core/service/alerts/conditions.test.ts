@@ -74,22 +74,41 @@ describe('alert conditions', () => {
     run.push({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 'task 0' }] });
     run.push({ type: 'taskStarted', ...ref, name: 'task 0', agent: 'claude-code', maxAttempts: 3 });
     run.push({ type: 'retryScheduled', ...ref, attempt: 1, delayMs: 1_000, strategy: 'linear', nextAttemptAt: T0 + 1_000 });
-    run.push({ type: 'retryScheduled', ...ref, attempt: 2, delayMs: 3_600_000, strategy: 'runtime_reset_time', nextAttemptAt: T0 + 3_600_000, reason: "waiting for the runtime's reset time 2026-11-26T09:00:00.000Z" });
+    run.push({
+      type: 'retryScheduled',
+      ...ref,
+      attempt: 2,
+      delayMs: 3_600_000,
+      strategy: 'runtime_reset_time',
+      nextAttemptAt: T0 + 3_600_000,
+      reason: "waiting for the runtime's reset time 2026-11-26T09:00:00.000Z",
+    });
     await s.store.appendEvents(run.events);
     await s.engine.pump();
     expect(s.conditions()).toEqual(['usage-limit run_limit/1:0']);
-    expect(s.receiver.bodies()[0]!.title).toBe("Task 1:0 of run run_limit (examples/demo.prose) hit a usage limit: waiting for the runtime's reset time 2026-11-26T09:00:00.000Z");
+    expect(s.receiver.bodies()[0]!.title).toBe(
+      "Task 1:0 of run run_limit (examples/demo.prose) hit a usage limit: waiting for the runtime's reset time 2026-11-26T09:00:00.000Z",
+    );
   });
 
   it('session-failed fires for an agent session that went quiet failed, and run-failed does not', async () => {
     const s = await setup([{ when: 'session-failed' }, { when: 'run-failed' }]);
     const session = new JournalBuilder('ext_claude_1', { start: T0 });
     session.push({
-      type: 'runStarted', flow: 'agents/claude-code', flowName: 'claude-code session',
-      options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: null }, resumedFrom: null, retryOf: null, resumeStep: 0,
+      type: 'runStarted',
+      flow: 'agents/claude-code',
+      flowName: 'claude-code session',
+      options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: null },
+      resumedFrom: null,
+      retryOf: null,
+      resumeStep: 0,
       external: { origin: 'runtime:claude-code', sessionId: 's-1', source: 'claude-code 2.0' },
     });
-    const error = envelope({ code: 'RUNTIME_CRASHED', message: 'the agent exited' }, { project: null, flow: 'agents/claude-code', run: 'ext_claude_1', step: null, task: null, attempt: null }, T0);
+    const error = envelope(
+      { code: 'RUNTIME_CRASHED', message: 'the agent exited' },
+      { project: null, flow: 'agents/claude-code', run: 'ext_claude_1', step: null, task: null, attempt: null },
+      T0,
+    );
     session.push({ type: 'externalRunIdle', quietMs: 60_000, lastEventAt: T0, error });
     await s.store.appendEvents(session.events);
     await s.engine.pump();
@@ -99,7 +118,12 @@ describe('alert conditions', () => {
   it('an issue: new fires, resolved follows up the new-issue alert, regressed fires the regression rule', async () => {
     const s = await setup([{ when: 'new-issue' }, { when: 'regression' }]);
     const issue = { fingerprint: 'ab12cd34', title: 'RUNTIME_TIMEOUT · agent timed out after <n>s' };
-    for (const [kind, by] of [['new', 'host-a'], ['resolved', 'cli'], ['ignored', 'cli'], ['regressed', 'host-a']] as const) {
+    for (const [kind, by] of [
+      ['new', 'host-a'],
+      ['resolved', 'cli'],
+      ['ignored', 'cli'],
+      ['regressed', 'host-a'],
+    ] as const) {
       await s.engine.onIssueTransition({ ...issue, kind, at: s.clock.value, by });
       s.clock.advance(60_000);
     }
@@ -125,7 +149,12 @@ describe('alert conditions', () => {
     const engine = new AlertEngine({ store, now: clock.now, host: 'host-a', log: (line) => lines.push(line) });
     await engine.pump();
     receiver.answers.push(503);
-    await store.appendEvents(new JournalBuilder('run_logged', { start: T0 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }]).fail().events);
+    await store.appendEvents(
+      new JournalBuilder('run_logged', { start: T0 })
+        .start()
+        .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }])
+        .fail().events,
+    );
     await engine.pump();
     expect(lines).toEqual([expect.stringMatching(new RegExp(`^alert delivery dlv_[0-9a-f]{22} \\(rule ${rule.id}\\) failed: the receiver answered 503$`))]);
     expect(lines.join('\n')).not.toMatch(/sekrit|t0ken|services/);

@@ -49,7 +49,14 @@ async function setup(location: string, timeoutMs?: number): Promise<Setup> {
 function failedRun(runId: string, options: { flow?: string; retryOf?: string; start?: number } = {}): JournalBuilder {
   return new JournalBuilder(runId, { flow: options.flow ?? 'flows/a.prose', start: options.start ?? T0, retryOf: options.retryOf ?? null })
     .start()
-    .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT', message: 'agent timed out' }, { code: 'RUNTIME_TIMEOUT', message: 'agent timed out' }] }])
+    .runStep([
+      {
+        attempts: [
+          { code: 'RUNTIME_TIMEOUT', message: 'agent timed out' },
+          { code: 'RUNTIME_TIMEOUT', message: 'agent timed out' },
+        ],
+      },
+    ])
     .fail();
 }
 
@@ -59,13 +66,21 @@ for (const engine of harness.engines) {
       const s = await setup(await engine.fresh());
       await addAlertRule(s.store, { when: 'run-failed', webhook: `${s.url}/hook?token=abc`, throttle: '0' }, 'test', T0);
       await s.store.appendEvents(failedRun('run_bad').events);
-      const recovered = new JournalBuilder('run_ok', { flow: 'flows/a.prose', start: T0 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }, 'ok'] }]).complete();
+      const recovered = new JournalBuilder('run_ok', { flow: 'flows/a.prose', start: T0 })
+        .start()
+        .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }, 'ok'] }])
+        .complete();
       await s.store.appendEvents(recovered.events);
       await s.engine.pump();
       await s.engine.pump(); // a second pass finds nothing new to post
       expect(s.receiver.requests).toHaveLength(1);
       const [body] = s.receiver.bodies();
-      expect(body).toMatchObject({ kind: 'fire', rule: { condition: 'run-failed' }, subject: 'run_bad', facts: { runId: 'run_bad', code: 'RUNTIME_TIMEOUT', flow: 'flows/a.prose' } });
+      expect(body).toMatchObject({
+        kind: 'fire',
+        rule: { condition: 'run-failed' },
+        subject: 'run_bad',
+        facts: { runId: 'run_bad', code: 'RUNTIME_TIMEOUT', flow: 'flows/a.prose' },
+      });
       expect(s.receiver.requests[0]!.path).toBe('/hook?token=abc');
       expect(s.receiver.requests[0]!.headers['x-hivewatch-delivery']).toBe(body!.delivery);
       const log = await s.store.runStatements((d) => listDeliveries(d));
@@ -75,7 +90,12 @@ for (const engine of harness.engines) {
     it('run-failed with --flow and --code fires only for runs that match both', async () => {
       const s = await setup(await engine.fresh());
       // Flows a rule can name before any run of them: two bundled examples.
-      await addAlertRule(s.store, { when: 'run-failed', flow: 'examples/02-rate-limited-api.prose', code: 'RUNTIME_TIMEOUT', webhook: s.url, throttle: '0' }, 'test', T0);
+      await addAlertRule(
+        s.store,
+        { when: 'run-failed', flow: 'examples/02-rate-limited-api.prose', code: 'RUNTIME_TIMEOUT', webhook: s.url, throttle: '0' },
+        'test',
+        T0,
+      );
       await s.store.appendEvents(failedRun('run_a1', { flow: 'examples/01-happy-path.prose' }).events);
       await s.store.appendEvents(failedRun('run_b1', { flow: 'examples/02-rate-limited-api.prose' }).events);
       await s.engine.pump();
@@ -85,7 +105,13 @@ for (const engine of harness.engines) {
     it('new-issue through onIssueTransition: one Slack-compatible body, the same transition twice still one', async () => {
       const s = await setup(await engine.fresh());
       await addAlertRule(s.store, { when: 'new-issue', webhook: s.url, format: 'slack' }, 'test', T0);
-      const transition = { fingerprint: 'ff4c34b8', title: 'RUNTIME_RATE_LIMIT · runtime fake was rate limited: <n> Too Many Requests', kind: 'new', at: T0, by: 'host-a' } as const;
+      const transition = {
+        fingerprint: 'ff4c34b8',
+        title: 'RUNTIME_RATE_LIMIT · runtime fake was rate limited: <n> Too Many Requests',
+        kind: 'new',
+        at: T0,
+        by: 'host-a',
+      } as const;
       await s.engine.onIssueTransition(transition);
       await s.engine.onIssueTransition(transition);
       await s.engine.pump();
@@ -132,7 +158,10 @@ for (const engine of harness.engines) {
       await addAlertRule(s.store, { when: 'run-failed', webhook: s.url, throttle: '0' }, 'test', T0);
       await s.store.appendEvents(failedRun('run_first').events);
       await s.engine.pump();
-      const retried = new JournalBuilder('run_second', { flow: 'flows/a.prose', start: T0 + 60_000, retryOf: 'run_first' }).start().runStep([{ attempts: ['ok'] }]).complete();
+      const retried = new JournalBuilder('run_second', { flow: 'flows/a.prose', start: T0 + 60_000, retryOf: 'run_first' })
+        .start()
+        .runStep([{ attempts: ['ok'] }])
+        .complete();
       await s.store.appendEvents(retried.events);
       await s.engine.pump();
       const [fire, resolve] = s.receiver.bodies();

@@ -1,7 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
-import { ALERTS_CURSOR_KEY, claimDelivery, DeliveryStatus, enqueueDelivery, finishDelivery, getDelivery, getRule, listRules, unresolvedFires, type AlertDelivery, type DeliveryOutcome, type NewDelivery } from './alert-queries.js';
+import {
+  ALERTS_CURSOR_KEY,
+  claimDelivery,
+  DeliveryStatus,
+  enqueueDelivery,
+  finishDelivery,
+  getDelivery,
+  getRule,
+  listRules,
+  unresolvedFires,
+  type AlertDelivery,
+  type DeliveryOutcome,
+  type NewDelivery,
+} from './alert-queries.js';
 import { deliveryContext } from './delivery-context.js';
 import { DeliveryDispatcher } from './delivery/dispatcher.js';
 import { postWebhook, type WebhookPost } from './delivery/http-post.js';
@@ -171,7 +184,14 @@ export class AlertEngine {
     const id = deliveryId();
     const title = `Test alert of rule ${rule.id} (${rule.condition}) from Hivewatch`;
     const delivery: NewDelivery = {
-      id, ruleId, subject: `test:${id}`, occurrence: 'test', throttleKey: `test:${id}`, kind: 'test', refersTo: null, title,
+      id,
+      ruleId,
+      subject: `test:${id}`,
+      occurrence: 'test',
+      throttleKey: `test:${id}`,
+      kind: 'test',
+      refersTo: null,
+      title,
       facts: { condition: rule.condition, text: title, at: this.now() },
     };
     await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now()));
@@ -227,8 +247,16 @@ export class AlertEngine {
       const runningMs = now - run.startedAt;
       const title = `Run ${run.id} of ${run.flow} has been running for over ${Math.floor(runningMs / 60_000)} min`;
       await this.enqueueMatching(rules, {
-        condition: 'running-longer-than', subject: run.id, occurrence: 'running-long', throttleKey: `flow:${run.flow}`, title,
-        flow: run.flow, flowName: run.flowName, code: null, category: null, runningMs,
+        condition: 'running-longer-than',
+        subject: run.id,
+        occurrence: 'running-long',
+        throttleKey: `flow:${run.flow}`,
+        title,
+        flow: run.flow,
+        flowName: run.flowName,
+        code: null,
+        category: null,
+        runningMs,
         facts: { condition: 'running-longer-than', text: title, runId: run.id, flow: run.flow, at: now },
       });
     }
@@ -245,8 +273,15 @@ export class AlertEngine {
     for (const rule of rules) {
       if (!ruleMatches(rule, occurrence)) continue;
       const delivery: NewDelivery = {
-        id: deliveryId(), ruleId: rule.id, subject: occurrence.subject, occurrence: occurrence.occurrence, throttleKey: occurrence.throttleKey,
-        kind: 'fire', refersTo: null, title: occurrence.title, facts: occurrence.facts,
+        id: deliveryId(),
+        ruleId: rule.id,
+        subject: occurrence.subject,
+        occurrence: occurrence.occurrence,
+        throttleKey: occurrence.throttleKey,
+        kind: 'fire',
+        refersTo: null,
+        title: occurrence.title,
+        facts: occurrence.facts,
       };
       await this.store.runStatements((d) => enqueueDelivery(d, delivery, rule.throttleMs, this.now()));
     }
@@ -270,8 +305,15 @@ export class AlertEngine {
     for (const fire of fires) {
       const title = `Resolved: ${fire.title} (${why})`;
       const delivery: NewDelivery = {
-        id: deliveryId(), ruleId: fire.ruleId, subject: fire.subject, occurrence: `resolved:${fire.id}`, throttleKey: fire.throttleKey,
-        kind: 'resolve', refersTo: fire.id, title, facts: { ...fire.facts, text: title, at },
+        id: deliveryId(),
+        ruleId: fire.ruleId,
+        subject: fire.subject,
+        occurrence: `resolved:${fire.id}`,
+        throttleKey: fire.throttleKey,
+        kind: 'resolve',
+        refersTo: fire.id,
+        title,
+        facts: { ...fire.facts, text: title, at },
       };
       await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now()));
     }

@@ -26,13 +26,20 @@ async function make(): Promise<{ service: HivewatchService; receiver: TestReceiv
   // No timers: the alert pumps and the issue passes follow this process's commits only.
   const never = () => () => undefined;
   const service = await createHivewatchService({
-    store, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: 'virtual',
+    store,
+    examplesDir: EXAMPLES_DIR,
+    userFlowsDir,
+    clock: 'virtual',
     alerts: { scheduler: never },
     issueWatch: { scheduler: { every: never } },
   });
   const receiver = new TestReceiver();
   const hook = await receiver.start();
-  cleanups.push(() => store.close(), () => service.close(), () => receiver.stop());
+  cleanups.push(
+    () => store.close(),
+    () => service.close(),
+    () => receiver.stop(),
+  );
   return { service, receiver, hook };
 }
 

@@ -31,7 +31,10 @@ afterEach(async () => {
 });
 
 const failedRun = (runId: string): HivewatchEvent[] =>
-  new JournalBuilder(runId, { flow: 'flows/a.prose', start: T0 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }]).fail().events;
+  new JournalBuilder(runId, { flow: 'flows/a.prose', start: T0 })
+    .start()
+    .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }])
+    .fail().events;
 
 async function receiver(): Promise<{ receiver: TestReceiver; url: string }> {
   const r = new TestReceiver();

@@ -30,7 +30,10 @@ describe('a host that does not deliver alerts', () => {
     const store = await openStore({ path: join(dir, 'hivewatch.db') });
     const receiver = new TestReceiver();
     const hook = await receiver.start();
-    cleanups.push(() => store.close(), () => receiver.stop());
+    cleanups.push(
+      () => store.close(),
+      () => receiver.stop(),
+    );
     await addAlertRule(store, { when: 'new-issue', webhook: `${hook}/new`, throttle: '0' }, 'test');
     await addAlertRule(store, { when: 'run-failed', webhook: `${hook}/failed`, throttle: '0' }, 'test');
     // The serving host has been up: alerting starts here, before the run.
@@ -39,7 +42,12 @@ describe('a host that does not deliver alerts', () => {
 
     const never = () => () => undefined;
     const service = await createHivewatchService({
-      store, examplesDir: EXAMPLES_DIR, userFlowsDir, clock: 'virtual', alerts: false, issueWatch: { scheduler: { every: never } },
+      store,
+      examplesDir: EXAMPLES_DIR,
+      userFlowsDir,
+      clock: 'virtual',
+      alerts: false,
+      issueWatch: { scheduler: { every: never } },
     });
     const { runId } = await service.startRun({ flow: 'user/fails.prose' });
     await vi.waitFor(async () => expect((await service.getRun({ runId }))?.run.status).toBe('failed'), { timeout: 30_000 });

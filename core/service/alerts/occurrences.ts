@@ -67,10 +67,18 @@ export function occurrencesOf(event: HivewatchEvent, facts: RunFacts | null): Oc
     const condition: AlertCondition = external ? 'session-failed' : 'run-failed';
     const what = external ? 'Agent session' : 'Run';
     const title = `${what} ${event.runId} of ${facts.flow} failed: ${error.code} · ${error.message}`;
-    return [{
-      ...base, condition, subject: event.runId, occurrence: `failed:${event.seq}`, title, code: error.code, category: error.category,
-      facts: { condition, text: title, runId: event.runId, flow: facts.flow, code: error.code, category: error.category, at: event.ts },
-    }];
+    return [
+      {
+        ...base,
+        condition,
+        subject: event.runId,
+        occurrence: `failed:${event.seq}`,
+        title,
+        code: error.code,
+        category: error.category,
+        facts: { condition, text: title, runId: event.runId, flow: facts.flow, code: error.code, category: error.category, at: event.ts },
+      },
+    ];
   }
   if (event.type === 'retryScheduled') {
     const subject = `${event.runId}/${event.taskId}`;
@@ -80,14 +88,28 @@ export function occurrencesOf(event: HivewatchEvent, facts: RunFacts | null): Oc
     const nextAttempt = event.attempt + 1;
     const title = `Task ${event.taskId} of run ${event.runId} (${facts.flow}) is retrying: attempt ${nextAttempt} at ${new Date(event.nextAttemptAt).toISOString()}`;
     found.push({
-      ...base, condition: 'retrying-longer-than', subject, occurrence: 'retrying', title, code: null, category: null, retryingMs, nextAttempt,
+      ...base,
+      condition: 'retrying-longer-than',
+      subject,
+      occurrence: 'retrying',
+      title,
+      code: null,
+      category: null,
+      retryingMs,
+      nextAttempt,
       facts: { condition: 'retrying-longer-than', text: title, runId: event.runId, flow: facts.flow, taskId: event.taskId, at: event.ts },
     });
     found.push({ ...found[0]!, condition: 'retrying-more-than', facts: { ...found[0]!.facts, condition: 'retrying-more-than' } });
     if (event.strategy === RESET_TIME_STRATEGY) {
       const limitTitle = `Task ${event.taskId} of run ${event.runId} (${facts.flow}) hit a usage limit: ${event.reason ?? 'waiting for the reset time'}`;
       found.push({
-        ...base, condition: 'usage-limit', subject, occurrence: `usage-limit:${event.attempt}`, title: limitTitle, code: null, category: null,
+        ...base,
+        condition: 'usage-limit',
+        subject,
+        occurrence: `usage-limit:${event.attempt}`,
+        title: limitTitle,
+        code: null,
+        category: null,
         facts: { condition: 'usage-limit', text: limitTitle, runId: event.runId, flow: facts.flow, taskId: event.taskId, at: event.ts },
       });
     }

@@ -9,7 +9,9 @@ describe('alert rules', () => {
     expect(parseWhen('running-longer-than=2d')).toMatchObject({ thresholdMs: 172_800_000 });
     expect(parseWhen('usage-limit')).toEqual({ condition: 'usage-limit', thresholdMs: null, thresholdCount: null });
     expect(() => parseWhen('usage-limit=5')).toThrow('usage-limit takes no value, got "usage-limit=5"');
-    expect(() => parseWhen('running-longer-than=10m=1')).toThrow('running-longer-than needs a duration like running-longer-than=10m, got "running-longer-than=10m=1"');
+    expect(() => parseWhen('running-longer-than=10m=1')).toThrow(
+      'running-longer-than needs a duration like running-longer-than=10m, got "running-longer-than=10m=1"',
+    );
     expect(() => parseWhen('')).toThrow(/^unknown alert condition ""/);
     expect([parseAlertDuration('0m'), parseAlertDuration('1.5h'), parseAlertDuration('90s')]).toEqual([null, null, 90_000]);
   });
@@ -26,11 +28,18 @@ describe('alert rules', () => {
     }
   });
 
-  it('refuses a --code or --category no error can have (the rule would never fire); accepts the taxonomy\'s', () => {
+  it("refuses a --code or --category no error can have (the rule would never fire); accepts the taxonomy's", () => {
     const base = { when: 'run-failed', webhook: 'https://example.com/' };
-    expect(ruleFromInput({ ...base, code: 'RUNTIME_TIMEOUT', category: 'runtime' }, 'alr_1', 0, 'test')).toMatchObject({ code: 'RUNTIME_TIMEOUT', category: 'runtime' });
-    expect(() => ruleFromInput({ ...base, category: 'Runtime' }, 'alr_1', 0, 'test')).toThrow('--category must be one of system, runtime, agent, scope, verification, git, user, policy, got "Runtime"');
-    expect(() => ruleFromInput({ ...base, code: 'runtime_timeout' }, 'alr_1', 0, 'test')).toThrow(/^--code must be an error code like RUNTIME_CRASHED .*, got "runtime_timeout"$/);
+    expect(ruleFromInput({ ...base, code: 'RUNTIME_TIMEOUT', category: 'runtime' }, 'alr_1', 0, 'test')).toMatchObject({
+      code: 'RUNTIME_TIMEOUT',
+      category: 'runtime',
+    });
+    expect(() => ruleFromInput({ ...base, category: 'Runtime' }, 'alr_1', 0, 'test')).toThrow(
+      '--category must be one of system, runtime, agent, scope, verification, git, user, policy, got "Runtime"',
+    );
+    expect(() => ruleFromInput({ ...base, code: 'runtime_timeout' }, 'alr_1', 0, 'test')).toThrow(
+      /^--code must be an error code like RUNTIME_CRASHED .*, got "runtime_timeout"$/,
+    );
   });
 
   it('redacts a webhook to scheme, credentials marker and host', () => {
@@ -44,12 +53,32 @@ describe('alert rules', () => {
   it('builds the generic JSON body and the Slack body from one delivery', () => {
     const rule = ruleFromInput({ when: 'run-failed', webhook: 'https://example.com/' }, 'alr_1', 0, 'test');
     const delivery = {
-      id: 'dlv_1', ruleId: 'alr_1', subject: 'run_1', occurrence: 'failed:9', throttleKey: 'flow:a', kind: 'resolve' as const, refersTo: 'dlv_0',
-      title: 'Resolved: Run run_1 failed: A & <B>', facts: { condition: 'run-failed' as const, text: 'x', at: 0 }, status: 'pending' as const,
-      attempts: 1, responseCode: null, lastError: null, createdAt: Date.UTC(2026, 10, 26, 14, 5), nextAttemptAt: 0, sentAt: null,
+      id: 'dlv_1',
+      ruleId: 'alr_1',
+      subject: 'run_1',
+      occurrence: 'failed:9',
+      throttleKey: 'flow:a',
+      kind: 'resolve' as const,
+      refersTo: 'dlv_0',
+      title: 'Resolved: Run run_1 failed: A & <B>',
+      facts: { condition: 'run-failed' as const, text: 'x', at: 0 },
+      status: 'pending' as const,
+      attempts: 1,
+      responseCode: null,
+      lastError: null,
+      createdAt: Date.UTC(2026, 10, 26, 14, 5),
+      nextAttemptAt: 0,
+      sentAt: null,
     };
     const context = { suppressed: null, refersTo: { id: 'dlv_0', title: 'Run run_1 failed: A & <B>' } };
-    expect(jsonBody(rule, delivery, context)).toMatchObject({ version: 1, delivery: 'dlv_1', kind: 'resolve', text: 'Resolved: Run run_1 failed: A & <B>', refersTo: context.refersTo, at: '2026-11-26T14:05:00.000Z' });
+    expect(jsonBody(rule, delivery, context)).toMatchObject({
+      version: 1,
+      delivery: 'dlv_1',
+      kind: 'resolve',
+      text: 'Resolved: Run run_1 failed: A & <B>',
+      refersTo: context.refersTo,
+      at: '2026-11-26T14:05:00.000Z',
+    });
     expect(slackBody(rule, delivery, context)).toEqual({
       text: 'Resolved: Run run_1 failed: A &amp; &lt;B&gt;',
       blocks: [

@@ -23,7 +23,12 @@ const ALERT_CONDITIONS = [
 export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 
 /** Conditions that take a value after `=`: a duration, or a number of attempts. */
-const DURATION_CONDITIONS: readonly AlertCondition[] = ['retrying-longer-than', 'running-longer-than', 'approval-pending-longer-than', 'telemetry-silent-longer-than'];
+const DURATION_CONDITIONS: readonly AlertCondition[] = [
+  'retrying-longer-than',
+  'running-longer-than',
+  'approval-pending-longer-than',
+  'telemetry-silent-longer-than',
+];
 const COUNT_CONDITIONS: readonly AlertCondition[] = ['retrying-more-than'];
 /** Conditions fired by an issue's transition: no flow or category of their own. */
 const ISSUE_CONDITIONS: readonly AlertCondition[] = ['new-issue', 'regression', 'escalating'];
@@ -146,13 +151,17 @@ function optionalText(value: string | undefined, what: string): string | null {
  */
 function checkedCode(value: string | undefined): string | null {
   const code = optionalText(value, 'code');
-  if (code !== null && !isErrorCode(code)) throw new AlertInputError(`--code must be an error code like RUNTIME_CRASHED or RUNTIME_RATE_LIMIT (hivewatch errors --by code lists those seen), got "${code.slice(0, 100)}"`);
+  if (code !== null && !isErrorCode(code))
+    throw new AlertInputError(
+      `--code must be an error code like RUNTIME_CRASHED or RUNTIME_RATE_LIMIT (hivewatch errors --by code lists those seen), got "${code.slice(0, 100)}"`,
+    );
   return code;
 }
 
 function checkedCategory(value: string | undefined): string | null {
   const category = optionalText(value, 'category');
-  if (category !== null && !(ERROR_CATEGORIES as readonly string[]).includes(category)) throw new AlertInputError(`--category must be one of ${ERROR_CATEGORIES.join(', ')}, got "${category.slice(0, 100)}"`);
+  if (category !== null && !(ERROR_CATEGORIES as readonly string[]).includes(category))
+    throw new AlertInputError(`--category must be one of ${ERROR_CATEGORIES.join(', ')}, got "${category.slice(0, 100)}"`);
   return category;
 }
 
@@ -172,7 +181,9 @@ export function ruleFromInput(input: AlertRuleInput, id: string, now: number, by
   const category = checkedCategory(input.category);
   if (ISSUE_CONDITIONS.includes(when.condition) && (flow !== null || category !== null)) {
     // An issue's transition has no flow or category of its own (it spans runs): such a rule could never fire.
-    throw new AlertInputError(`--${flow !== null ? 'flow' : 'category'} does not apply to ${when.condition}: an issue spans runs and flows; filter it with --code`);
+    throw new AlertInputError(
+      `--${flow !== null ? 'flow' : 'category'} does not apply to ${when.condition}: an issue spans runs and flows; filter it with --code`,
+    );
   }
   return {
     id,
@@ -196,6 +207,11 @@ export function describeRule(rule: AlertRule): string {
 }
 
 export function formatAlertDuration(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size}${unit}`;
   return `${Math.round(ms / 1_000)}s`;
 }

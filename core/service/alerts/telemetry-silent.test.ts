@@ -54,7 +54,12 @@ for (const engine of harness.engines) {
       await alerts.pump();
       await alerts.pump();
       expect(receiver.bodies()).toMatchObject([
-        { kind: 'fire', rule: { condition: 'telemetry-silent-longer-than' }, subject: `telemetry:${runId}`, facts: { runId, origin: 'runtime:claude-code', lastSeenAt: T0, expectedEveryMs: 5_000 } },
+        {
+          kind: 'fire',
+          rule: { condition: 'telemetry-silent-longer-than' },
+          subject: `telemetry:${runId}`,
+          facts: { runId, origin: 'runtime:claude-code', lastSeenAt: T0, expectedEveryMs: 5_000 },
+        },
       ]);
       expect(receiver.bodies()[0]!.title).toBe(`Agent session ${runId} (external:claude-code): no telemetry for 30 s (expected every 5 s)`);
 

@@ -42,17 +42,36 @@ export async function telemetrySilentPass(store: HivewatchStore, rules: readonly
   const occurrences = silent.map((source): Occurrence => {
     const title = titleOf(source);
     return {
-      condition: TELEMETRY_SILENT, subject: subjectOf(source), occurrence: `silent:${source.silentSince}`, throttleKey: `flow:${source.flow}`, title,
-      flow: source.flow, flowName: source.flowName, code: null, category: null, silentMs: source.silentMs,
+      condition: TELEMETRY_SILENT,
+      subject: subjectOf(source),
+      occurrence: `silent:${source.silentSince}`,
+      throttleKey: `flow:${source.flow}`,
+      title,
+      flow: source.flow,
+      flowName: source.flowName,
+      code: null,
+      category: null,
+      silentMs: source.silentMs,
       facts: {
-        condition: TELEMETRY_SILENT, text: title, runId: source.runId, flow: source.flow, at: now,
+        condition: TELEMETRY_SILENT,
+        text: title,
+        runId: source.runId,
+        flow: source.flow,
+        at: now,
         ...(source.taskId !== null ? { taskId: source.taskId } : {}),
-        origin: source.origin, lastSeenAt: source.lastSeenAt, expectedEveryMs: source.expectedEveryMs,
+        origin: source.origin,
+        lastSeenAt: source.lastSeenAt,
+        expectedEveryMs: source.expectedEveryMs,
       },
     };
   });
   const stillSilent = new Set(occurrences.map((o) => o.subject));
-  const fired = await store.runStatements((d) => unresolvedSilences(d, watching.map((r) => r.id)));
+  const fired = await store.runStatements((d) =>
+    unresolvedSilences(
+      d,
+      watching.map((r) => r.id),
+    ),
+  );
   const spokeAgain: TelemetrySilentPass['spokeAgain'] = [];
   for (const subject of fired) if (!stillSilent.has(subject)) spokeAgain.push({ subject, why: await whyNoLongerSilent(store, subject) });
   return { occurrences, spokeAgain };

@@ -27,7 +27,10 @@ const T0 = Date.UTC(2026, 10, 26, 9, 0);
 const STORM = 30;
 
 const failed = (runId: string, start: number): JournalBuilder =>
-  new JournalBuilder(runId, { flow: 'flows/a.prose', start }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }]).fail();
+  new JournalBuilder(runId, { flow: 'flows/a.prose', start })
+    .start()
+    .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }])
+    .fail();
 
 describe.skipIf(!postgresBinaries)(skipTitle('alert throttle and follow-up with two hosts on one PostgreSQL database', postgresMissing), () => {
   it('counts each throttled failure once into the next message and follows a retried run up once', async () => {
@@ -48,7 +51,10 @@ describe.skipIf(!postgresBinaries)(skipTitle('alert throttle and follow-up with 
 
       clock.advance(11 * 60_000);
       await b.appendEvents(failed('run_late', clock.value).events);
-      const retried = new JournalBuilder('run_00_again', { flow: 'flows/a.prose', start: clock.value, retryOf: 'run_00' }).start().runStep([{ attempts: ['ok'] }]).complete();
+      const retried = new JournalBuilder('run_00_again', { flow: 'flows/a.prose', start: clock.value, retryOf: 'run_00' })
+        .start()
+        .runStep([{ attempts: ['ok'] }])
+        .complete();
       await a.appendEvents(retried.events);
       await Promise.all([hostA.pump(), hostB.pump(), hostA.pump(), hostB.pump()]);
 

@@ -40,12 +40,24 @@ export function fateOf(run: Pick<RunRow, 'status' | 'endingCode' | 'endingCatego
   const category = run.endingCategory ?? '';
   const origin = run.endingOrigin ?? '';
   const code = run.endingCode;
-  return { category, origin, code, rootCode: run.endingRootCode ?? code, fingerprint: fingerprintOf(category, code, origin, run.endingMessage ?? '').fingerprint };
+  return {
+    category,
+    origin,
+    code,
+    rootCode: run.endingRootCode ?? code,
+    fingerprint: fingerprintOf(category, code, origin, run.endingMessage ?? '').fingerprint,
+  };
 }
 
 /** A failed attempt's own error as its cost keys (the root code is its own code). */
 export function attemptErrorKeys(error: { category: string; code: string; origin: string; message: string }): CostKeys {
-  return { category: error.category, origin: error.origin, code: error.code, rootCode: error.code, fingerprint: fingerprintOf(error.category, error.code, error.origin, error.message).fingerprint };
+  return {
+    category: error.category,
+    origin: error.origin,
+    code: error.code,
+    rootCode: error.code,
+    fingerprint: fingerprintOf(error.category, error.code, error.origin, error.message).fingerprint,
+  };
 }
 
 export function sameFate(a: CostKeys | null, b: CostKeys | null): boolean {

@@ -40,23 +40,29 @@ function withRandomUsage(events: readonly HivewatchEvent[], random: () => number
   });
 }
 
-const rename = (events: readonly HivewatchEvent[], prefix: string): HivewatchEvent[] => events.map((e) => ({ ...e, runId: `${prefix}${e.runId}` }) as HivewatchEvent);
+const rename = (events: readonly HivewatchEvent[], prefix: string): HivewatchEvent[] =>
+  events.map((e) => ({ ...e, runId: `${prefix}${e.runId}` }) as HivewatchEvent);
 
 /** Costs to a tenth of a micro-dollar (floating sums in another order differ in the last bits). */
 function rounded(answer: CostSplitAnswer): unknown {
-  const split = (s: CostSplit): unknown =>
-    Object.fromEntries(Object.entries(s).map(([k, f]) => [k, { ...f, costUsd: Math.round(f.costUsd * 1e7) }]));
+  const split = (s: CostSplit): unknown => Object.fromEntries(Object.entries(s).map(([k, f]) => [k, { ...f, costUsd: Math.round(f.costUsd * 1e7) }]));
   return {
     total: split(answer.total),
     flows: answer.flows.map((f) => ({ flow: f.flow, split: split(f.split) })).sort((a, b) => (a.flow < b.flow ? -1 : 1)),
     trend: {
       grain: answer.trend.grain,
-      points: answer.trend.points.map((p) => ({ at: p.at, failed: Math.round(p.failed * 1e7), retried: Math.round(p.retried * 1e7), succeeded: Math.round(p.succeeded * 1e7) })),
+      points: answer.trend.points.map((p) => ({
+        at: p.at,
+        failed: Math.round(p.failed * 1e7),
+        retried: Math.round(p.retried * 1e7),
+        succeeded: Math.round(p.succeeded * 1e7),
+      })),
     },
   };
 }
 
-const sumOf = (s: CostSplit, key: 'attempts' | 'inputTokens' | 'outputTokens' | 'costUsd' | 'unknownCostAttempts'): number => s.failed[key] + s.retried[key] + s.succeeded[key];
+const sumOf = (s: CostSplit, key: 'attempts' | 'inputTokens' | 'outputTokens' | 'costUsd' | 'unknownCostAttempts'): number =>
+  s.failed[key] + s.retried[key] + s.succeeded[key];
 
 describe.each(engines)('what failure costs on $name', (engine) => {
   const open: HivewatchStore[] = [];
@@ -74,37 +80,46 @@ describe.each(engines)('what failure costs on $name', (engine) => {
     let round = 0;
     const seen = { failed: 0, retried: 0, succeeded: 0 };
     await assertProperty(
-      fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 0, max: 72 * 60 }), fc.integer({ min: 1, max: 96 * 60 }), fc.nat(6), async (seed, fromMinute, lengthMinutes, filterPick) => {
-        round += 1;
-        const random = seededRandom(seed);
-        // Each run in pieces, so a failure often lands in a later batch than the spend it moves.
-        for (const journal of randomJournals(seed, 8, { start: DAY0, spanMs: 3 * 86_400_000, openShare: 0.15 })) {
-          const events = rename(withRandomUsage(journal, random), `r${round}-`);
-          const cut = 1 + Math.floor(random() * (events.length - 1));
-          await store.appendEvents(events.slice(0, cut));
-          await store.appendEvents(events.slice(cut));
-        }
-        // Everything: the three outcomes are the usage tables' total, field by field.
-        const all = await store.usage({ kind: 'costSplit', query: {} });
-        const flows = await store.usage({ kind: 'flows' });
-        const usageTotal = (key: 'attempts' | 'inputTokens' | 'outputTokens' | 'costUsd' | 'unknownCostAttempts'): number => flows.reduce((n, f) => n + f[key], 0);
-        for (const key of ['attempts', 'inputTokens', 'outputTokens', 'unknownCostAttempts'] as const) expect(sumOf(all.total, key)).toBe(usageTotal(key));
-        expect(sumOf(all.total, 'costUsd')).toBeCloseTo(usageTotal('costUsd'), 6);
-        for (const outcome of ['failed', 'retried', 'succeeded'] as const) seen[outcome] += all.total[outcome].attempts;
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.integer({ min: 0, max: 72 * 60 }),
+        fc.integer({ min: 1, max: 96 * 60 }),
+        fc.nat(6),
+        async (seed, fromMinute, lengthMinutes, filterPick) => {
+          round += 1;
+          const random = seededRandom(seed);
+          // Each run in pieces, so a failure often lands in a later batch than the spend it moves.
+          for (const journal of randomJournals(seed, 8, { start: DAY0, spanMs: 3 * 86_400_000, openShare: 0.15 })) {
+            const events = rename(withRandomUsage(journal, random), `r${round}-`);
+            const cut = 1 + Math.floor(random() * (events.length - 1));
+            await store.appendEvents(events.slice(0, cut));
+            await store.appendEvents(events.slice(cut));
+          }
+          // Everything: the three outcomes are the usage tables' total, field by field.
+          const all = await store.usage({ kind: 'costSplit', query: {} });
+          const flows = await store.usage({ kind: 'flows' });
+          const usageTotal = (key: 'attempts' | 'inputTokens' | 'outputTokens' | 'costUsd' | 'unknownCostAttempts'): number =>
+            flows.reduce((n, f) => n + f[key], 0);
+          for (const key of ['attempts', 'inputTokens', 'outputTokens', 'unknownCostAttempts'] as const) expect(sumOf(all.total, key)).toBe(usageTotal(key));
+          expect(sumOf(all.total, 'costUsd')).toBeCloseTo(usageTotal('costUsd'), 6);
+          for (const outcome of ['failed', 'retried', 'succeeded'] as const) seen[outcome] += all.total[outcome].attempts;
 
-        // A window at any minute, and one filter the history has.
-        const since = DAY0 + fromMinute * 60_000 + 17;
-        const until = since + lengthMinutes * 60_000 + 3;
-        const windowed = await store.usage({ kind: 'flows', query: { since, until } });
-        const split = await store.usage({ kind: 'costSplit', query: { since, until } });
-        expect(sumOf(split.total, 'attempts')).toBe(windowed.reduce((n, f) => n + f.attempts, 0));
-        const filter = await someFilter(store, filterPick);
-        const query: CostSplitQuery = { since, until, now: until, ...filter };
-        const byRollups = await store.usage({ kind: 'costSplit', query });
-        const byScan = await store.runStatements((dialect) => costSplitByScan(dialect, query));
-        expect(rounded(byRollups)).toEqual(rounded(byScan));
-        expect(rounded(await store.usage({ kind: 'costSplit', query: filter }))).toEqual(rounded(await store.runStatements((d) => costSplitByScan(d, filter))));
-      }),
+          // A window at any minute, and one filter the history has.
+          const since = DAY0 + fromMinute * 60_000 + 17;
+          const until = since + lengthMinutes * 60_000 + 3;
+          const windowed = await store.usage({ kind: 'flows', query: { since, until } });
+          const split = await store.usage({ kind: 'costSplit', query: { since, until } });
+          expect(sumOf(split.total, 'attempts')).toBe(windowed.reduce((n, f) => n + f.attempts, 0));
+          const filter = await someFilter(store, filterPick);
+          const query: CostSplitQuery = { since, until, now: until, ...filter };
+          const byRollups = await store.usage({ kind: 'costSplit', query });
+          const byScan = await store.runStatements((dialect) => costSplitByScan(dialect, query));
+          expect(rounded(byRollups)).toEqual(rounded(byScan));
+          expect(rounded(await store.usage({ kind: 'costSplit', query: filter }))).toEqual(
+            rounded(await store.runStatements((d) => costSplitByScan(d, filter))),
+          );
+        },
+      ),
       { seed: 2101, numRuns: engine.name === 'SQLite' ? 12 : 5 },
     );
     // The generated histories reached every outcome (the property above was not about empty figures).
@@ -113,10 +128,17 @@ describe.each(engines)('what failure costs on $name', (engine) => {
     expect(seen.succeeded).toBeGreaterThan(0);
   }, 240_000);
 
-  it('moves a run\'s spend to failed when it fails, keyed by its ending error, and an issue costs its failed runs', async () => {
+  it("moves a run's spend to failed when it fails, keyed by its ending error, and an issue costs its failed runs", async () => {
     const store = await fresh();
     const b = new JournalBuilder('run-f', { flow: 'flows/a.prose', flowName: 'a', start: DAY0 + HOUR, tick: 1000 }).start();
-    b.runStep([{ attempts: [{ code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code' }, { code: 'RUNTIME_TIMEOUT', origin: 'runtime:claude-code' }] }]);
+    b.runStep([
+      {
+        attempts: [
+          { code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code' },
+          { code: 'RUNTIME_TIMEOUT', origin: 'runtime:claude-code' },
+        ],
+      },
+    ]);
     const usages = [claude(0.17), claude(0.2)];
     let n = 0;
     const events = b.events.map((e) => (e.type === 'attemptFailed' ? { ...e, usage: usages[n++] as TokenUsage } : e));
@@ -140,10 +162,12 @@ describe.each(engines)('what failure costs on $name', (engine) => {
     expect((await store.usage({ kind: 'costSplit', query: { fingerprints: ['0000000000000000'] } })).total.failed.attempts).toBe(0);
     // The root cause's code finds it too (the Errors screen's code filter means either).
     expect((await store.usage({ kind: 'costSplit', query: { code: ending.endingRootCode ?? '' } })).total.failed.attempts).toBe(2);
-    expect((await store.usage({ kind: 'costSplit', query: { origin: 'agent:nobody' } })).total).toEqual((await store.usage({ kind: 'costSplit', query: { fingerprints: [] } })).total);
+    expect((await store.usage({ kind: 'costSplit', query: { origin: 'agent:nobody' } })).total).toEqual(
+      (await store.usage({ kind: 'costSplit', query: { fingerprints: [] } })).total,
+    );
   });
 
-  it('moves a session\'s spend back when it comes back after failing, and forward again when it ends', async () => {
+  it("moves a session's spend back when it comes back after failing, and forward again when it ends", async () => {
     const store = await fresh();
     const external = externalSession('ext-1', DAY0 + 2 * HOUR);
     await store.appendEvents(external.slice(0, 6));
@@ -158,7 +182,7 @@ describe.each(engines)('what failure costs on $name', (engine) => {
     expect(rounded(done)).toEqual(rounded(await store.runStatements((d) => costSplitByScan(d, {}))));
   });
 
-  it('prune takes the pruned runs\' spend out of every outcome', async () => {
+  it("prune takes the pruned runs' spend out of every outcome", async () => {
     const now = DAY0 + 40 * 86_400_000;
     const store = await fresh(now);
     const random = seededRandom(7);
@@ -196,10 +220,24 @@ async function someFilter(store: HivewatchStore, pick: number): Promise<CostSpli
 /** A telemetry session: a failed prompt ($0.30) ends it failed; it comes back, a prompt succeeds ($0.10), it ends completed. */
 function externalSession(runId: string, at: number): HivewatchEvent[] {
   const ref = { step: 1, ordinal: 0, taskId: 'prompt-1' };
-  const error = { category: 'runtime', code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', message: 'rate limited', recoverable: true, timestamp: at, correlation: {}, context: {} };
+  const error = {
+    category: 'runtime',
+    code: 'RUNTIME_RATE_LIMIT',
+    origin: 'runtime:claude-code',
+    message: 'rate limited',
+    recoverable: true,
+    timestamp: at,
+    correlation: {},
+    context: {},
+  };
   const bodies = [
     {
-      type: 'runStarted', flow: 'external:claude-code', flowName: 'Claude Code session s1', resumedFrom: null, retryOf: null, resumeStep: 0,
+      type: 'runStarted',
+      flow: 'external:claude-code',
+      flowName: 'Claude Code session s1',
+      resumedFrom: null,
+      retryOf: null,
+      resumeStep: 0,
       options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: 'claude-code' },
       external: { origin: 'runtime:claude-code', sessionId: 's1', source: 'claude-code 2.1.332' },
     },

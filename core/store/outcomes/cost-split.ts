@@ -117,11 +117,16 @@ const SUMMED = COST_SUMS.map((c) => `SUM(${c}) AS ${c}`).join(', ');
 /** The attempts of [from, to) (of one run: `oneRun`) as cost rows, their bucket computed as the rollups keep it: a window's edges. */
 function edgeSql(size: number, oneRun = false): string {
   const columns = [
-    `u.wall - (((u.wall % ${size}) + ${size}) % ${size}) AS bucket`, 'u.flow AS flow',
+    `u.wall - (((u.wall % ${size}) + ${size}) % ${size}) AS bucket`,
+    'u.flow AS flow',
     ...Object.entries(COST_BUCKET_SQL).map(([name, sql]) => `${sql} AS ${name}`),
-    '1 AS attempts', 'COALESCE(u.input_tokens, 0) AS input_tokens', 'COALESCE(u.output_tokens, 0) AS output_tokens',
-    'COALESCE(u.cache_read_tokens, 0) AS cache_read_tokens', 'COALESCE(u.cache_write_tokens, 0) AS cache_write_tokens',
-    'COALESCE(u.cost_usd, 0) AS cost_usd', 'CASE WHEN u.cost_usd IS NULL THEN 1 ELSE 0 END AS unknown_cost_attempts',
+    '1 AS attempts',
+    'COALESCE(u.input_tokens, 0) AS input_tokens',
+    'COALESCE(u.output_tokens, 0) AS output_tokens',
+    'COALESCE(u.cache_read_tokens, 0) AS cache_read_tokens',
+    'COALESCE(u.cache_write_tokens, 0) AS cache_write_tokens',
+    'COALESCE(u.cost_usd, 0) AS cost_usd',
+    'CASE WHEN u.cost_usd IS NULL THEN 1 ELSE 0 END AS unknown_cost_attempts',
   ];
   return `(SELECT ${columns.join(', ')} FROM ${ATTEMPTS_WITH_FATE} WHERE u.counted = 1 AND u.wall >= ? AND u.wall < ?${oneRun ? ' AND u.run_id = ?' : ''}) AS edge`;
 }
@@ -134,10 +139,12 @@ function* windowRows(dialect: Dialect, query: CostSplitQuery, grain: CostGrain):
   const rows: SumRow[] = [];
   const runId = optionalText('runId', query.runId);
   if (runId !== undefined) {
-    return yield* all<SumRow>(
-      `SELECT bucket, flow, outcome, ${SUMMED} FROM ${edgeSql(HOUR, true)}${filters.where()} GROUP BY bucket, flow, outcome`,
-      [since ?? Number.MIN_SAFE_INTEGER, until ?? Number.MAX_SAFE_INTEGER, runId, ...filters.params],
-    );
+    return yield* all<SumRow>(`SELECT bucket, flow, outcome, ${SUMMED} FROM ${edgeSql(HOUR, true)}${filters.where()} GROUP BY bucket, flow, outcome`, [
+      since ?? Number.MIN_SAFE_INTEGER,
+      until ?? Number.MAX_SAFE_INTEGER,
+      runId,
+      ...filters.params,
+    ]);
   }
   const read = function* (table: string, from: number, to: number): Query<void> {
     if (to <= from) return;
@@ -156,7 +163,10 @@ function* windowRows(dialect: Dialect, query: CostSplitQuery, grain: CostGrain):
     if (a >= b) edges = [{ from: since, to: hi }];
     else {
       yield* read(COST_TABLE.hour, a, b);
-      edges = [{ from: since, to: a }, { from: b, to: hi }];
+      edges = [
+        { from: since, to: a },
+        { from: b, to: hi },
+      ];
     }
   } else {
     const plan = planCoarseWindow(since, until);
@@ -167,10 +177,11 @@ function* windowRows(dialect: Dialect, query: CostSplitQuery, grain: CostGrain):
   for (const edge of edges) {
     if (edge.to <= edge.from) continue;
     rows.push(
-      ...(yield* all<SumRow>(
-        `SELECT bucket, flow, outcome, ${SUMMED} FROM ${edgeSql(HOUR)}${filters.where()} GROUP BY bucket, flow, outcome`,
-        [edge.from, edge.to, ...filters.params],
-      )),
+      ...(yield* all<SumRow>(`SELECT bucket, flow, outcome, ${SUMMED} FROM ${edgeSql(HOUR)}${filters.where()} GROUP BY bucket, flow, outcome`, [
+        edge.from,
+        edge.to,
+        ...filters.params,
+      ])),
     );
   }
   return rows;

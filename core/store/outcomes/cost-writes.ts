@@ -84,7 +84,8 @@ function mayChangeFate(event: HivewatchEvent): boolean {
 }
 
 const COLUMNS = [...COST_KEY, ...COST_SUMS];
-const conflict = (table: string): string => `ON CONFLICT (${COST_KEY.join(', ')}) DO UPDATE SET ${COST_SUMS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')}`;
+const conflict = (table: string): string =>
+  `ON CONFLICT (${COST_KEY.join(', ')}) DO UPDATE SET ${COST_SUMS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')}`;
 
 /** A delta's row, upserted. */
 const UPSERT: Record<CostGrain, string> = {
@@ -117,16 +118,28 @@ function errorKeysOf(row: StoredAttempt): CostKeys | null {
 function storedFate(row: Record<string, unknown>): CostKeys | null {
   if (row.fate_fingerprint === null || row.fate_fingerprint === undefined) return null;
   const text = (key: string): string => String(row[key] ?? '');
-  return { category: text('fate_category'), origin: text('fate_origin'), code: text('fate_code'), rootCode: text('fate_root_code'), fingerprint: text('fate_fingerprint') };
+  return {
+    category: text('fate_category'),
+    origin: text('fate_origin'),
+    code: text('fate_code'),
+    rootCode: text('fate_root_code'),
+    fingerprint: text('fate_fingerprint'),
+  };
 }
 
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function compareKeys(a: CostRowKey, b: CostRowKey): number {
   return (
-    compareText(a.grain, b.grain) || a.bucket - b.bucket || compareText(a.flow, b.flow) || compareText(a.outcome, b.outcome) ||
-    compareText(a.keys.category, b.keys.category) || compareText(a.keys.origin, b.keys.origin) || compareText(a.keys.code, b.keys.code) ||
-    compareText(a.keys.rootCode, b.keys.rootCode) || compareText(a.keys.fingerprint, b.keys.fingerprint)
+    compareText(a.grain, b.grain) ||
+    a.bucket - b.bucket ||
+    compareText(a.flow, b.flow) ||
+    compareText(a.outcome, b.outcome) ||
+    compareText(a.keys.category, b.keys.category) ||
+    compareText(a.keys.origin, b.keys.origin) ||
+    compareText(a.keys.code, b.keys.code) ||
+    compareText(a.keys.rootCode, b.keys.rootCode) ||
+    compareText(a.keys.fingerprint, b.keys.fingerprint)
   );
 }
 
@@ -164,7 +177,10 @@ export class CostBatch {
 
   /** Reads what moving spend needs, before the batch's writes (a run's attempts of this batch are told apart by key). */
   *reads(): Query<void> {
-    const ids = [...this.runs].filter(([, t]) => t.fateMayChange && !t.startsHere).map(([id]) => id).sort(compareText);
+    const ids = [...this.runs]
+      .filter(([, t]) => t.fateMayChange && !t.startsHere)
+      .map(([id]) => id)
+      .sort(compareText);
     if (ids.length === 0) return;
     const fates = yield* all<Record<string, unknown>>(
       `SELECT run_id, fate_category, fate_origin, fate_code, fate_root_code, fate_fingerprint FROM run_usage WHERE run_id IN (${inList(ids.length)})`,
@@ -205,17 +221,27 @@ export class CostBatch {
         for (const grain of COST_GRAINS) {
           const key: CostRowKey = { grain, bucket: floorTo(added.wall, GRAIN_MS[grain]), flow: added.flow, outcome: bucket.outcome, keys: bucket.keys };
           const k = bucket.keys;
-          keyed.push({ key, sql: ADD_ROW[grain], params: [key.bucket, bucket.outcome, k.category, k.origin, k.code, k.rootCode, k.fingerprint, runId, added.taskId, added.attempt] });
+          keyed.push({
+            key,
+            sql: ADD_ROW[grain],
+            params: [key.bucket, bucket.outcome, k.category, k.origin, k.code, k.rootCode, k.fingerprint, runId, added.taskId, added.attempt],
+          });
         }
       }
       if ((stored !== undefined && !sameFate(stored.fate, after)) || (after !== null && tracked.added.length > 0)) {
-        fates.push({ sql: SET_FATE, params: [after?.category ?? null, after?.origin ?? null, after?.code ?? null, after?.rootCode ?? null, after?.fingerprint ?? null, runId] });
+        fates.push({
+          sql: SET_FATE,
+          params: [after?.category ?? null, after?.origin ?? null, after?.code ?? null, after?.rootCode ?? null, after?.fingerprint ?? null, runId],
+        });
       }
     }
     const moved = [...deltas.values()].filter((d) => d.sums.some((v) => v !== 0));
     for (const d of moved) keyed.push({ key: d, sql: UPSERT[d.grain], params: [...keyParams(d), ...d.sums] });
     keyed.sort((a, b) => compareKeys(a.key, b.key));
-    const emptied = moved.filter((d) => (d.sums[0] as number) < 0).sort(compareKeys).map((d) => ({ sql: DROP_EMPTY[d.grain], params: keyParams(d) }));
+    const emptied = moved
+      .filter((d) => (d.sums[0] as number) < 0)
+      .sort(compareKeys)
+      .map((d) => ({ sql: DROP_EMPTY[d.grain], params: keyParams(d) }));
     return [...keyed.map(({ sql, params }) => ({ sql, params })), ...emptied, ...fates];
   }
 }

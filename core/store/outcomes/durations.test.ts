@@ -6,7 +6,9 @@ import { durationBucket, medianOfBuckets, NO_DURATION } from './durations.js';
 /** The duration buckets the flow-health rollups keep, and the median read from them. */
 describe('duration buckets', () => {
   it('keeps two significant digits, and whole milliseconds under 100', () => {
-    expect([0, 7, 99, 100, 870, 999, 1000, 1049, 23_456, 60_000, 61_234_567].map(durationBucket)).toEqual([0, 7, 99, 100, 870, 990, 1000, 1000, 23_000, 60_000, 61_000_000]);
+    expect([0, 7, 99, 100, 870, 999, 1000, 1049, 23_456, 60_000, 61_234_567].map(durationBucket)).toEqual([
+      0, 7, 99, 100, 870, 990, 1000, 1000, 23_000, 60_000, 61_000_000,
+    ]);
     expect(durationBucket(null)).toBe(NO_DURATION);
     expect(durationBucket(-3)).toBe(NO_DURATION);
   });

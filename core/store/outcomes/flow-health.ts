@@ -104,7 +104,11 @@ export function* flowHealth(dialect: Dialect, query: FlowHealthQuery = {}): Quer
       completedDurations.set(row.flow, histogram);
     }
   }
-  const cost = yield* costSplit(dialect, { ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}), ...(now !== undefined ? { now } : {}) });
+  const cost = yield* costSplit(dialect, {
+    ...(since !== undefined ? { since } : {}),
+    ...(until !== undefined ? { until } : {}),
+    ...(now !== undefined ? { now } : {}),
+  });
   const costs = new Map(cost.flows.map((f) => [f.flow, f.split]));
   const approvals = yield* approvalWaitsByFlow(dialect, since, until);
   const answer: FlowHealth[] = [];

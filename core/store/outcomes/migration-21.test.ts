@@ -38,7 +38,15 @@ function withUsage(events: readonly HivewatchEvent[], random: () => number): Hiv
   return events.map((e) => {
     if ((e.type !== 'attemptSucceeded' && e.type !== 'attemptFailed') || random() < 0.25) return e;
     const priced = random() < 0.8;
-    return { ...e, usage: { source: 'result', inputTokens: 1 + Math.floor(random() * 900), outputTokens: Math.floor(random() * 90), ...(priced ? { costUsd: Math.round(random() * 300) / 100 } : {}) } };
+    return {
+      ...e,
+      usage: {
+        source: 'result',
+        inputTokens: 1 + Math.floor(random() * 900),
+        outputTokens: Math.floor(random() * 90),
+        ...(priced ? { costUsd: Math.round(random() * 300) / 100 } : {}),
+      },
+    };
   });
 }
 
@@ -64,10 +72,13 @@ describe.each(engines)('migration 21 on $name', (engine) => {
     const [victim] = await query(location, 'SELECT run_id, flow, wall FROM attempt_usage ORDER BY run_id, task_id, attempt LIMIT 1');
     const runId = String(victim!.run_id);
     const day = Math.floor(Number(victim!.wall) / DAY) * DAY;
-    await query(location, `INSERT INTO attempt_usage (run_id, task_id, attempt, wall, flow, failed, counted, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, source)
+    await query(
+      location,
+      `INSERT INTO attempt_usage (run_id, task_id, attempt, wall, flow, failed, counted, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, source)
       VALUES ('${runId}', 'zero-task', 1, ${Number(victim!.wall)}, '${String(victim!.flow)}', 1, 1, 0, 0, 0, 0, 0, 'result');
       UPDATE run_usage SET attempts = attempts + 1, failed_attempts = failed_attempts + 1 WHERE run_id = '${runId}';
-      UPDATE usage_days SET attempts = attempts + 1, failed_attempts = failed_attempts + 1 WHERE flow = '${String(victim!.flow)}' AND day = ${day};`);
+      UPDATE usage_days SET attempts = attempts + 1, failed_attempts = failed_attempts + 1 WHERE flow = '${String(victim!.flow)}' AND day = ${day};`,
+    );
     // Not recovered: the open runs' host is gone, and interrupting them now would add runs the first snapshot has not.
     const migrated = await openStore({ path: location, recover: false });
     await migrated.close();

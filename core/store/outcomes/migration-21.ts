@@ -52,7 +52,17 @@ function ddl(dialect: Dialect): string[] {
   ];
 }
 
-const USAGE_SUMS = ['attempts', 'failed_attempts', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cost_usd', 'failed_cost_usd', 'unknown_cost_attempts'] as const;
+const USAGE_SUMS = [
+  'attempts',
+  'failed_attempts',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'cost_usd',
+  'failed_cost_usd',
+  'unknown_cost_attempts',
+] as const;
 const PER_ATTEMPT: Record<(typeof USAGE_SUMS)[number], string> = {
   attempts: 'COUNT(*)',
   failed_attempts: 'SUM(failed)',
@@ -88,19 +98,39 @@ function* backfillKeys(): Query<void> {
     const error = parseEnvelope(row.error);
     if (error === null) continue;
     const keys = attemptErrorKeys(error);
-    yield* run('UPDATE attempt_usage SET err_category = ?, err_origin = ?, err_code = ?, err_fingerprint = ? WHERE run_id = ? AND task_id = ? AND attempt = ?', [
-      keys.category, keys.origin, keys.code, keys.fingerprint, row.run_id, row.task_id, Number(row.attempt),
-    ]);
+    yield* run(
+      'UPDATE attempt_usage SET err_category = ?, err_origin = ?, err_code = ?, err_fingerprint = ? WHERE run_id = ? AND task_id = ? AND attempt = ?',
+      [keys.category, keys.origin, keys.code, keys.fingerprint, row.run_id, row.task_id, Number(row.attempt)],
+    );
   }
-  const failed = yield* all<{ id: string; ending_code: string | null; ending_category: string | null; ending_origin: string | null; ending_message: string | null; ending_root_code: string | null }>(
+  const failed = yield* all<{
+    id: string;
+    ending_code: string | null;
+    ending_category: string | null;
+    ending_origin: string | null;
+    ending_message: string | null;
+    ending_root_code: string | null;
+  }>(
     `SELECT r.id, r.ending_code, r.ending_category, r.ending_origin, r.ending_message, r.ending_root_code
        FROM run_usage AS ru JOIN runs AS r ON r.id = ru.run_id WHERE r.status = 'failed'`,
   );
   for (const row of failed) {
-    const fate = fateOf({ status: 'failed', endingCode: row.ending_code, endingCategory: row.ending_category, endingOrigin: row.ending_origin, endingMessage: row.ending_message, endingRootCode: row.ending_root_code });
+    const fate = fateOf({
+      status: 'failed',
+      endingCode: row.ending_code,
+      endingCategory: row.ending_category,
+      endingOrigin: row.ending_origin,
+      endingMessage: row.ending_message,
+      endingRootCode: row.ending_root_code,
+    });
     if (fate === null) continue;
     yield* run('UPDATE run_usage SET fate_category = ?, fate_origin = ?, fate_code = ?, fate_root_code = ?, fate_fingerprint = ? WHERE run_id = ?', [
-      fate.category, fate.origin, fate.code, fate.rootCode, fate.fingerprint, row.id,
+      fate.category,
+      fate.origin,
+      fate.code,
+      fate.rootCode,
+      fate.fingerprint,
+      row.id,
     ]);
   }
 }
@@ -121,7 +151,14 @@ export function costBackfillSql(): string[] {
   return COST_GRAINS.map((grain) => {
     const size = grain === 'day' ? DAY_MS : 3_600_000;
     const bucket = `(u.wall / ${size}) * ${size}`;
-    const keys = [COST_BUCKET_SQL.outcome, COST_BUCKET_SQL.category, COST_BUCKET_SQL.origin, COST_BUCKET_SQL.code, COST_BUCKET_SQL.root_code, COST_BUCKET_SQL.fingerprint];
+    const keys = [
+      COST_BUCKET_SQL.outcome,
+      COST_BUCKET_SQL.category,
+      COST_BUCKET_SQL.origin,
+      COST_BUCKET_SQL.code,
+      COST_BUCKET_SQL.root_code,
+      COST_BUCKET_SQL.fingerprint,
+    ];
     return `INSERT INTO ${COST_TABLE[grain]} (${COST_KEY.join(', ')}, ${COST_SUMS.join(', ')})
       SELECT ${bucket}, u.flow, ${keys.join(', ')}, ${GROUPED_COST_SUMS}
         FROM ${ATTEMPTS_WITH_FATE} WHERE u.counted = 1

@@ -5,7 +5,11 @@ describe('Availability (the outage lines of a PostgreSQL store’s log)', () => 
   it('says once that the server went away and once that it is back, however many failures and answers come between', () => {
     const lines: string[] = [];
     let now = 0;
-    const availability = new Availability('postgres://db/x', (line) => lines.push(line), () => now);
+    const availability = new Availability(
+      'postgres://db/x',
+      (line) => lines.push(line),
+      () => now,
+    );
     availability.reached();
     availability.lost(new Error('terminating connection due to administrator command'));
     // A server shutting down still answers on a connection it has not ended yet: not "back".

@@ -29,7 +29,8 @@ function countingPool(pool: pg.Pool): { pool: pg.Pool; sent: string[] } {
       },
     });
   const counting = new Proxy(pool, {
-    get: (target, property, receiver) => (property === 'connect' ? async () => wrap(await target.connect()) : (Reflect.get(target, property, receiver) as unknown)),
+    get: (target, property, receiver) =>
+      property === 'connect' ? async () => wrap(await target.connect()) : (Reflect.get(target, property, receiver) as unknown),
   });
   return { pool: counting, sent };
 }
@@ -43,7 +44,10 @@ describe.skipIf(!postgresBinaries)(skipTitle('a journal batch with its COMMIT on
     const pool = bases.pool(await bases.fresh('commit_in_batch'));
     const counting = countingPool(pool);
     const writer = new PostgresJournalWriter(testOwner('commit'), () => start);
-    const events = new JournalBuilder('run_one', { flow: 'flows/a.prose', start }).start().runStep([{ attempts: ['ok'] }]).complete().events;
+    const events = new JournalBuilder('run_one', { flow: 'flows/a.prose', start })
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete().events;
     const { commitSeqs } = await inTransaction(counting.pool, (client) => writer.append(client, events, undefined, { commit: true }));
     expect(counting.sent).toHaveLength(1);
     expect(counting.sent[0]).toMatch(/^BEGIN;\n[\s\S]*;\nCOMMIT$/);
@@ -63,7 +67,10 @@ describe.skipIf(!postgresBinaries)(skipTitle('a journal batch with its COMMIT on
 
   it('a run not in memory is read back in one round trip before its batch (five reads, one answer)', async () => {
     const pool = bases.pool(await bases.fresh('reload_one_trip'));
-    const events = new JournalBuilder('run_back', { flow: 'flows/a.prose', start }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }, 'ok'] }]).complete().events;
+    const events = new JournalBuilder('run_back', { flow: 'flows/a.prose', start })
+      .start()
+      .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }, 'ok'] }])
+      .complete().events;
     const hostA = new PostgresJournalWriter(testOwner('a'), () => start);
     await inTransaction(pool, (client) => hostA.append(client, events.slice(0, 4), undefined, { commit: true }));
     // A writer that never saw the run (a restarted host, or one past its cache) goes on with it.
@@ -86,7 +93,10 @@ describe.skipIf(!postgresBinaries)(skipTitle('a journal batch with its COMMIT on
 
   it('a batch that fails midway writes nothing, and the connection is out of its transaction', async () => {
     const pool = bases.pool(await bases.fresh('commit_fails'), 1);
-    const events = new JournalBuilder('run_dup', { flow: 'flows/a.prose', start }).start().runStep([{ attempts: ['ok'] }]).complete().events;
+    const events = new JournalBuilder('run_dup', { flow: 'flows/a.prose', start })
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete().events;
     const hostA = new PostgresJournalWriter(testOwner('a'), () => start);
     const hostB = new PostgresJournalWriter(testOwner('b'), () => start);
     await inTransaction(pool, (client) => hostA.append(client, events.slice(0, 2), undefined, { commit: true }));

@@ -75,11 +75,20 @@ describe('postgresConfig', () => {
   it('says what is wrong with a bad URL without echoing its password', () => {
     const cases: [string, string][] = [
       ['mysql://u:hunter2@h/d', 'invalid PostgreSQL URL mysql://u:***@h/d: it must start with postgres:// or postgresql://'],
-      ['postgres://u:hunter2@h/d?sslmode=sometimes', 'invalid PostgreSQL URL postgres://u:***@h/d?sslmode=sometimes: sslmode "sometimes" is not one of disable, prefer, require, verify-ca, verify-full'],
+      [
+        'postgres://u:hunter2@h/d?sslmode=sometimes',
+        'invalid PostgreSQL URL postgres://u:***@h/d?sslmode=sometimes: sslmode "sometimes" is not one of disable, prefer, require, verify-ca, verify-full',
+      ],
       ['postgres://u:hunter2@h:99999/d', 'invalid PostgreSQL URL postgres://u:***@h:99999/d: port "99999" is not a number from 1 to 65535'],
       ['postgres://u:hunter2@h:port/d', 'invalid PostgreSQL URL postgres://u:***@h:port/d: port "port" is not a number from 1 to 65535'],
-      ['postgres://u:hunter2@h/d?pasword=x', 'invalid PostgreSQL URL postgres://u:***@h/d?pasword=x: unknown parameter "pasword" (known: sslmode, host, port, user, password, dbname)'],
-      ['postgres://u:hunter2@bad host/d', 'invalid PostgreSQL URL postgres://u:***@bad host/d: it is not a URL (percent-encode special characters in the user name and password)'],
+      [
+        'postgres://u:hunter2@h/d?pasword=x',
+        'invalid PostgreSQL URL postgres://u:***@h/d?pasword=x: unknown parameter "pasword" (known: sslmode, host, port, user, password, dbname)',
+      ],
+      [
+        'postgres://u:hunter2@bad host/d',
+        'invalid PostgreSQL URL postgres://u:***@bad host/d: it is not a URL (percent-encode special characters in the user name and password)',
+      ],
       ['postgres://u:hunter2%zz@h/d', 'invalid PostgreSQL URL postgres://u:***@h/d: the password is not valid percent-encoding'],
     ];
     for (const [url, message] of cases) {

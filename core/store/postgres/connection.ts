@@ -99,8 +99,7 @@ export function postgresConfig(url: string, env: PostgresEnv = process.env): Pos
   const host = params.get('host') || hostPart || env.PGHOST || undefined;
   const portText = params.get('port') || parsed.port || env.PGPORT;
   const user = params.get('user') || (parsed.username ? decode(url, parsed.username, 'the user name') : '') || env.PGUSER || undefined;
-  const password =
-    params.get('password') || (parsed.password ? decode(url, parsed.password, 'the password') : '') || env.PGPASSWORD || undefined;
+  const password = params.get('password') || (parsed.password ? decode(url, parsed.password, 'the password') : '') || env.PGPASSWORD || undefined;
   const path = parsed.pathname.replace(/^\//, '');
   const database = params.get('dbname') || (path ? decode(url, path, 'the database name') : '') || env.PGDATABASE || undefined;
   const modeText = params.get('sslmode') ?? env.PGSSLMODE ?? SslMode.prefer;

@@ -34,8 +34,14 @@ describe.skipIf(!postgresBinaries)(skipTitle('HostLease', postgresMissing), () =
     try {
       expect(await row()).toEqual([
         {
-          instance: owner.instance, pid: owner.pid, hostname: 'machine-1', started_at: 50_000, heartbeat_at: 50_000, lease_ms: 9_000,
-          machine: null, start_time: null,
+          instance: owner.instance,
+          pid: owner.pid,
+          hostname: 'machine-1',
+          started_at: 50_000,
+          heartbeat_at: 50_000,
+          lease_ms: 9_000,
+          machine: null,
+          start_time: null,
         },
       ]);
       clock = 53_000;

@@ -65,14 +65,27 @@ describe.skipIf(!postgresBinaries)(skipTitle('a COMMIT whose outcome the host co
     const real = createPostgresPool(config, { max: 2 });
     const { pool, lies } = lyingPool(real);
     const owner = { ...testOwner('doubt'), machine: null, startTime: null };
-    const store = new PostgresStore(pool, 'in-doubt-test', false, owner, Date.now, (error) => {
-      throw error;
-    }, () => undefined, () => createPostgresClient(config), {});
+    const store = new PostgresStore(
+      pool,
+      'in-doubt-test',
+      false,
+      owner,
+      Date.now,
+      (error) => {
+        throw error;
+      },
+      () => undefined,
+      () => createPostgresClient(config),
+      {},
+    );
     await store.start(false);
     try {
       const told: number[] = [];
       store.subscribe((_events, _walls, positions) => told.push(...positions));
-      const run = new JournalBuilder('doubt').start().runStep([{ attempts: ['ok'] }]).complete();
+      const run = new JournalBuilder('doubt')
+        .start()
+        .runStep([{ attempts: ['ok'] }])
+        .complete();
       const sink = createDurableSink(store, { retryDelaysMs: [0, 0], sleep: () => Promise.resolve() });
       const own = sink.forRun();
       for (const event of run.events) own.append(event);

@@ -44,13 +44,11 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
   }
 
   async function tables(pool: pg.Pool): Promise<string[]> {
-    const { rows } = await pool.query<{ name: string }>(
-      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
-    );
+    const { rows } = await pool.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1");
     return rows.map((row) => row.name);
   }
 
-  it('creates the baseline at version 9 with SQLite\'s tables and applies the later versions, then finds nothing to do', async () => {
+  it("creates the baseline at version 9 with SQLite's tables and applies the later versions, then finds nothing to do", async () => {
     const pool = await freshPool();
     const first = await migratePostgres(pool, () => 1_000);
     expect(first).toEqual({ applied: [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25], textIndexes: true, notes: [] });
@@ -58,12 +56,51 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
     const second = await migratePostgres(pool, () => 2_000);
     expect(second).toEqual({ applied: [], textIndexes: true, notes: [] });
     expect(await tables(pool)).toEqual(schema);
-    expect(schema).toEqual([
-      'attempt_usage', 'attempts', 'checkpoints', 'error_group_count_day', 'error_group_count_hour', 'error_group_failure_day', 'error_group_failure_hour', 'error_group_flow_count_day', 'error_group_flow_count_hour', 'error_group_flows', 'error_group_runs', 'error_group_stats', 'error_group_trend_day', 'error_group_trend_hour', 'error_groups', 'error_rollups',
-      'error_rollups_day', 'error_rollups_hour', 'errors', 'events', 'external_runs', 'failure_rollups', 'failure_rollups_day',
-      'failure_rollups_hour', 'hosts', 'issue_log', 'journal_head', 'otel_payloads', 'run_commands', 'run_counts', 'run_counts_hourly', 'run_hosts', 'run_usage', 'runs',
-      'schema_version', 'settings', 'steps', 'tasks', 'usage_days',
-    ].concat(['alert_deliveries', 'alert_rules'], ['cost_rollups_day', 'cost_rollups_hour', 'run_outcomes_day', 'run_outcomes_hour'], ['agent_spawns']).sort());
+    expect(schema).toEqual(
+      [
+        'attempt_usage',
+        'attempts',
+        'checkpoints',
+        'error_group_count_day',
+        'error_group_count_hour',
+        'error_group_failure_day',
+        'error_group_failure_hour',
+        'error_group_flow_count_day',
+        'error_group_flow_count_hour',
+        'error_group_flows',
+        'error_group_runs',
+        'error_group_stats',
+        'error_group_trend_day',
+        'error_group_trend_hour',
+        'error_groups',
+        'error_rollups',
+        'error_rollups_day',
+        'error_rollups_hour',
+        'errors',
+        'events',
+        'external_runs',
+        'failure_rollups',
+        'failure_rollups_day',
+        'failure_rollups_hour',
+        'hosts',
+        'issue_log',
+        'journal_head',
+        'otel_payloads',
+        'run_commands',
+        'run_counts',
+        'run_counts_hourly',
+        'run_hosts',
+        'run_usage',
+        'runs',
+        'schema_version',
+        'settings',
+        'steps',
+        'tasks',
+        'usage_days',
+      ]
+        .concat(['alert_deliveries', 'alert_rules'], ['cost_rollups_day', 'cost_rollups_hour', 'run_outcomes_day', 'run_outcomes_hour'], ['agent_spawns'])
+        .sort(),
+    );
     expect(await postgresSchemaVersion(pool)).toBe(25);
     const { rows } = await pool.query('SELECT version, applied_at FROM schema_version ORDER BY version');
     expect(rows).toEqual([

@@ -288,11 +288,7 @@ export async function migratePostgres(pool: pg.Pool, now: () => number = Date.no
       for (const migration of POSTGRES_MIGRATIONS) {
         if (migration.version <= current || migration.version > target) continue;
         await migration.up(client);
-        await client.query('INSERT INTO schema_version (version, name, applied_at) VALUES ($1, $2, $3)', [
-          migration.version,
-          migration.name,
-          now(),
-        ]);
+        await client.query('INSERT INTO schema_version (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, now()]);
         applied.push(migration.version);
       }
       const textIndexes = await ensureTextIndexes(client, notes);

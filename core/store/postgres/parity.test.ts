@@ -28,7 +28,10 @@ function journal(): HivewatchEvent[] {
   const limit = { code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:fake', message: 'rate limited, retry in 3s' } as const;
   const timeout = { code: 'RUNTIME_TIMEOUT', origin: 'runtime:fake', message: 'timed out after 30000 ms' } as const;
   return [
-    ...new JournalBuilder('r1', { ...alpha, start: T0 }).start().runStep([{ name: 'fetch the page', attempts: [limit, 'ok'] }]).complete().events,
+    ...new JournalBuilder('r1', { ...alpha, start: T0 })
+      .start()
+      .runStep([{ name: 'fetch the page', attempts: [limit, 'ok'] }])
+      .complete().events,
     ...new JournalBuilder('r2', { ...alpha, start: T0 + 20 * MINUTE })
       .start()
       .runStep([{ name: 'fetch the page', attempts: ['ok'] }])
@@ -36,9 +39,15 @@ function journal(): HivewatchEvent[] {
       .fail().events,
     ...new JournalBuilder('r3', { ...beta, start: T0 + 70 * MINUTE })
       .start()
-      .runStep([{ name: 'Deploy', attempts: [timeout], caught: true }, { name: 'notify', attempts: ['ok'] }])
+      .runStep([
+        { name: 'Deploy', attempts: [timeout], caught: true },
+        { name: 'notify', attempts: ['ok'] },
+      ])
       .complete().events,
-    ...new JournalBuilder('r4', { ...beta, start: T0 + 130 * MINUTE }).start().runStep([{ name: 'Deploy', attempts: ['ok'] }]).cancelBetweenSteps().events,
+    ...new JournalBuilder('r4', { ...beta, start: T0 + 130 * MINUTE })
+      .start()
+      .runStep([{ name: 'Deploy', attempts: ['ok'] }])
+      .cancelBetweenSteps().events,
     ...new JournalBuilder('r5', { ...alpha, start: T0 + 200 * MINUTE, retryOf: 'r2' })
       .start()
       .runStep([{ name: 'fetch the page', attempts: [limit, limit, 'ok'] }])
@@ -84,7 +93,20 @@ describe.skipIf(!binaries)(skipTitle('the PostgreSQL store answers as the SQLite
 
   it('run list, counts, detail, lineage and the journal', async () => {
     await both();
-    const lists = [{}, { sort: 'status' }, { sort: '-duration' }, { sort: 'errors' }, { sort: 'flow' }, { text: 'ALP' }, { text: 'deploy' }, { text: 'timed out' }, { status: 'failed' }, { flow: 'beta' }, { code: 'RUNTIME_TIMEOUT' }, { since: T0 + MINUTE, until: T0 + 150 * MINUTE }] as const;
+    const lists = [
+      {},
+      { sort: 'status' },
+      { sort: '-duration' },
+      { sort: 'errors' },
+      { sort: 'flow' },
+      { text: 'ALP' },
+      { text: 'deploy' },
+      { text: 'timed out' },
+      { status: 'failed' },
+      { flow: 'beta' },
+      { code: 'RUNTIME_TIMEOUT' },
+      { since: T0 + MINUTE, until: T0 + 150 * MINUTE },
+    ] as const;
     for (const query of lists) expect(await postgres.listRuns(query), JSON.stringify(query)).toEqual(sqlite.listRuns(query));
     const first = sqlite.listRuns({ limit: 2 });
     expect(await postgres.listRuns({ limit: 2 })).toEqual(first);
@@ -112,7 +134,9 @@ describe.skipIf(!binaries)(skipTitle('the PostgreSQL store answers as the SQLite
     const window = { since: T0, until: T0 + 5 * 60 * MINUTE };
     for (const by of ['code', 'category', 'origin', 'flow', 'handled', 'run', 'task'] as const) {
       expect(await postgres.errorCounts({ by, ...window }), by).toEqual(sqlite.errorCounts({ by, ...window }));
-      expect(await postgres.errorCounts({ by, flow: 'alpha', disposition: 'handled' }), by).toEqual(sqlite.errorCounts({ by, flow: 'alpha', disposition: 'handled' }));
+      expect(await postgres.errorCounts({ by, flow: 'alpha', disposition: 'handled' }), by).toEqual(
+        sqlite.errorCounts({ by, flow: 'alpha', disposition: 'handled' }),
+      );
     }
     for (const bucket of ['minute', 'hour'] as const) {
       const query = { bucket, stackBy: 'code', ...window } as const;
@@ -120,19 +144,31 @@ describe.skipIf(!binaries)(skipTitle('the PostgreSQL store answers as the SQLite
     }
     const groups = sqlite.errorGroups();
     expect(await postgres.errorGroups()).toEqual(groups);
-    expect(await postgres.errorGroups({ sort: 'last_seen', disposition: 'unhandled', ...window })).toEqual(sqlite.errorGroups({ sort: 'last_seen', disposition: 'unhandled', ...window }));
+    expect(await postgres.errorGroups({ sort: 'last_seen', disposition: 'unhandled', ...window })).toEqual(
+      sqlite.errorGroups({ sort: 'last_seen', disposition: 'unhandled', ...window }),
+    );
     const fingerprints = groups.map((g) => g.fingerprint);
     expect(await postgres.groupTrends({ fingerprints, grain: 'hour', ...window })).toEqual(sqlite.groupTrends({ fingerprints, grain: 'hour', ...window }));
     expect(await postgres.groupBins({ fingerprints, bins: 12, ...window })).toEqual(sqlite.groupBins({ fingerprints, bins: 12, ...window }));
     // The rollup reads: each group's counts, per flow, and the trend rows themselves (a disposition).
     for (const extra of [{}, { flow: 'alpha' }, { disposition: 'handled' }] as const) {
       const trends = sqlite.groupTrends({ fingerprints, grain: 'hour', ...window, ...extra });
-      expect([...trends.trends.values()].flat().some((n) => n > 0), JSON.stringify(extra)).toBe(true);
+      expect(
+        [...trends.trends.values()].flat().some((n) => n > 0),
+        JSON.stringify(extra),
+      ).toBe(true);
       expect(await postgres.groupTrends({ fingerprints, grain: 'hour', ...window, ...extra })).toEqual(trends);
     }
-    for (const extra of [{ grain: 'hour', bins: 3 }, { grain: 'hour', bins: 3, flow: 'alpha' }, { grain: 'day', bins: 2 }] as const) {
+    for (const extra of [
+      { grain: 'hour', bins: 3 },
+      { grain: 'hour', bins: 3, flow: 'alpha' },
+      { grain: 'day', bins: 2 },
+    ] as const) {
       const bins = sqlite.groupBins({ fingerprints, ...window, ...extra });
-      expect([...bins.values()].flat().some((n) => n > 0), JSON.stringify(extra)).toBe(true);
+      expect(
+        [...bins.values()].flat().some((n) => n > 0),
+        JSON.stringify(extra),
+      ).toBe(true);
       expect(await postgres.groupBins({ fingerprints, ...window, ...extra })).toEqual(bins);
     }
     const page = sqlite.listErrors({ limit: 2 });
@@ -155,9 +191,17 @@ describe.skipIf(!binaries)(skipTitle('the PostgreSQL store answers as the SQLite
     expect(await postgres.getSetting('port')).toBe('4455');
 
     const session: ExternalSessionRow = {
-      sessionKey: 'claude:s1', runId: 'ext-1', origin: 'claude-code', sessionId: 's1',
-      parent: { runId: 'r5', taskId: '1:0', attempt: 2 }, lastEventAt: T0 + 201 * MINUTE, idle: false,
-      openTask: null, openTaskAttempts: 0, taskCount: 1, lastSeq: 1,
+      sessionKey: 'claude:s1',
+      runId: 'ext-1',
+      origin: 'claude-code',
+      sessionId: 's1',
+      parent: { runId: 'r5', taskId: '1:0', attempt: 2 },
+      lastEventAt: T0 + 201 * MINUTE,
+      idle: false,
+      openTask: null,
+      openTaskAttempts: 0,
+      taskCount: 1,
+      lastSeq: 1,
     };
     const batch = { digest: 'sha256:abc', records: 3, receivedAt: T0 + 201 * MINUTE, sessions: [session] };
     const external = new JournalBuilder('ext-1', { flow: 'external:claude-code', flowName: 'claude-code', start: T0 + 200 * MINUTE }).start().events;

@@ -3,7 +3,15 @@ import type pg from 'pg';
 import { notifyCommitted } from '../listeners.js';
 import type { HivewatchEvent } from '../../base/events.js';
 import { completeCommand, enqueueCommand, runHost } from '../commands.js';
-import { StoreEngine, type AppendOptions, type CommittedListener, type HivewatchStore, type NewRunCommand, type RunHost, type StoreStats } from '../contract.js';
+import {
+  StoreEngine,
+  type AppendOptions,
+  type CommittedListener,
+  type HivewatchStore,
+  type NewRunCommand,
+  type RunHost,
+  type StoreStats,
+} from '../contract.js';
 import { rememberPayload, writeSessions, type ExternalBatch } from '../external.js';
 import type { HostLeaseOptions } from '../host-lease.js';
 import { judgeHost } from '../host-liveness.js';
@@ -49,8 +57,13 @@ export class PostgresStore extends planReads(Dialect.postgres) implements Hivewa
   private readonly inDoubt = new InDoubtBatches();
   private closed = false;
   readonly usage = <R extends UsageRead>(read: R): Promise<UsageAnswer<R>> => this.readPlan(usageQuery(Dialect.postgres, read));
-  readonly issues = issueStore(Dialect.postgres, (query) => this.readPlan(query), (query) => this.autocommit(query));
-  readonly runStatements = <T>(plan: (dialect: Dialect) => Query<T>): Promise<T> => (this.readonly ? this.readPlan(plan(Dialect.postgres)) : this.autocommit(plan(Dialect.postgres)));
+  readonly issues = issueStore(
+    Dialect.postgres,
+    (query) => this.readPlan(query),
+    (query) => this.autocommit(query),
+  );
+  readonly runStatements = <T>(plan: (dialect: Dialect) => Query<T>): Promise<T> =>
+    this.readonly ? this.readPlan(plan(Dialect.postgres)) : this.autocommit(plan(Dialect.postgres));
 
   constructor(
     private readonly pool: pg.Pool,
@@ -72,7 +85,9 @@ export class PostgresStore extends planReads(Dialect.postgres) implements Hivewa
       connect,
       onWatcherError: onListenerError,
       onConnectionError: (error) =>
-        isServerAway(error) ? this.availability.lost(error) : log(`PostgreSQL change notifications at ${location}: ${String((error as Error)?.message ?? error)}`),
+        isServerAway(error)
+          ? this.availability.lost(error)
+          : log(`PostgreSQL change notifications at ${location}: ${String((error as Error)?.message ?? error)}`),
       isOwn: (payload) => this.own.isOwn(payload),
       onReconnect: () => {
         this.availability.reconnected();

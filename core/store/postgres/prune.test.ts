@@ -13,7 +13,6 @@ const bases = new TestDatabases();
 const start = Date.UTC(2026, 0, 1);
 const DAY = 86_400_000;
 
-
 /** Three days of runs, and a late run resumed from the first (old) one, which prune must keep. */
 function history(): ReturnType<typeof randomJournals> {
   const journals = randomJournals(21, 60, { start, spanMs: 3 * DAY, openShare: 0.1 });
@@ -27,7 +26,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('prunePg', postgresMissing), () => 
   afterEach(async () => bases.endPools());
   afterAll(async () => bases.stop());
 
-  it('leaves exactly what SQLite\'s prune leaves (rows, rollups, groups) and reports the same', async () => {
+  it("leaves exactly what SQLite's prune leaves (rows, rollups, groups) and reports the same", async () => {
     const pool = bases.pool(await bases.fresh('same_prune'));
     const owner = testOwner('p');
     const now = (): number => start + 4 * DAY;

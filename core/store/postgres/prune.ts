@@ -37,20 +37,19 @@ export async function prunePg(pool: pg.Pool, now: () => number, options: PruneOp
 }
 
 async function pruneIn(client: pg.PoolClient, cutoff: number): Promise<PruneReport> {
-  const old = await client.query<{ id: string }>(
-    'SELECT id FROM runs WHERE status = ANY($1::text[]) AND ended_at < $2 ORDER BY id FOR UPDATE',
-    [TERMINAL_RUN_STATUSES, cutoff],
-  );
+  const old = await client.query<{ id: string }>('SELECT id FROM runs WHERE status = ANY($1::text[]) AND ended_at < $2 ORDER BY id FOR UPDATE', [
+    TERMINAL_RUN_STATUSES,
+    cutoff,
+  ]);
   const candidates = new Set(old.rows.map((r) => r.id));
   const links = await client.query<{ id: string; resumed_from: string }>('SELECT id, resumed_from FROM runs WHERE resumed_from IS NOT NULL');
   const keptForResume = keepResumeSources(candidates, links.rows);
   if (candidates.size === 0) return { cutoff, runs: 0, events: 0, errors: 0, keptForResume };
   const ids = [...candidates];
 
-  const doomed = await client.query<Doomed>(
-    'SELECT ts, category, origin, code, flow, fingerprint, disposition FROM errors WHERE run_id = ANY($1::text[])',
-    [ids],
-  );
+  const doomed = await client.query<Doomed>('SELECT ts, category, origin, code, flow, fingerprint, disposition FROM errors WHERE run_id = ANY($1::text[])', [
+    ids,
+  ]);
   const deltas = emptyGrainDeltas();
   const fingerprints = new Map<string, { count: number; unhandled: number }>();
   for (const e of doomed.rows) {

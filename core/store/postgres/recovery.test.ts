@@ -13,7 +13,10 @@ const LEASE = 15_000;
 
 /** A run whose host died with attempt 1 of its task's process group still journaled as running. */
 function diedWithAgent(runId: string, hostname: string): JournalBuilder {
-  const b = new JournalBuilder(runId).start().runStep([{ attempts: ['ok'] }]).dieDuringStep([{ attempts: ['ok'] }]);
+  const b = new JournalBuilder(runId)
+    .start()
+    .runStep([{ attempts: ['ok'] }])
+    .dieDuringStep([{ attempts: ['ok'] }]);
   b.push({ type: 'attemptProcess', step: b.step, ordinal: 0, taskId: `${b.step}:0`, attempt: 1, pid: 424_242, startTime: '777', hostname });
   return b;
 }
@@ -42,16 +45,17 @@ async function world(name: string): Promise<World> {
   const journals = {
     orphan: diedWithAgent('orphan', 'machine-a').events,
     waiting: new JournalBuilder('waiting').start().events,
-    finished: new JournalBuilder('finished').start().runStep([{ attempts: ['ok'] }]).complete().events,
+    finished: new JournalBuilder('finished')
+      .start()
+      .runStep([{ attempts: ['ok'] }])
+      .complete().events,
     external: new JournalBuilder('external').start().events,
     alive: diedWithAgent('alive', 'machine-b').events,
   };
   const writerA = new PostgresJournalWriter(ownerA, now);
   const writerB = new PostgresJournalWriter(ownerB, now);
   await inTransaction(poolA, (c) => writerA.append(c, [...journals.orphan, ...journals.waiting, ...journals.finished, ...journals.external]));
-  await poolA.query(
-    "INSERT INTO external_runs (session_key, run_id, origin, session_id, last_event_at) VALUES ('s', 'external', 'otel', 'session', 1)",
-  );
+  await poolA.query("INSERT INTO external_runs (session_key, run_id, origin, session_id, last_event_at) VALUES ('s', 'external', 'otel', 'session', 1)");
   await inTransaction(poolB, (c) => writerB.append(c, journals.alive));
   // A stops heartbeating (it died); B keeps its lease.
   clock.now = 1_000 + LEASE + 1;
@@ -83,7 +87,10 @@ describe.skipIf(!postgresBinaries)(skipTitle('recoverInterruptedPg', postgresMis
         pid: testOwner('a').pid,
         processes: [
           {
-            taskId: '2:0', attempt: 1, pgid: 424_242, outcome: 'otherHost',
+            taskId: '2:0',
+            attempt: 1,
+            pgid: 424_242,
+            outcome: 'otherHost',
             message: 'process group 424242 of task 2:0 attempt 1 ran on machine-a, not on this machine (machine-c): not reachable from here, left alone',
           },
         ],
@@ -104,7 +111,9 @@ describe.skipIf(!postgresBinaries)(skipTitle('recoverInterruptedPg', postgresMis
       ['waiting', 2, 'errorOccurred'],
       ['waiting', 3, 'runInterrupted'],
     ]);
-    const interruption = JSON.parse(rows.find((r) => r.run_id === 'orphan' && r.type === 'runInterrupted')!.payload) as { error: { code: string; message: string } };
+    const interruption = JSON.parse(rows.find((r) => r.run_id === 'orphan' && r.type === 'runInterrupted')!.payload) as {
+      error: { code: string; message: string };
+    };
     expect(interruption.error).toMatchObject({
       code: 'SYSTEM_RUN_INTERRUPTED',
       message: `run orphan was interrupted: its host (pid ${testOwner('a').pid} on machine-a) let its lease expire`,
@@ -113,7 +122,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('recoverInterruptedPg', postgresMis
     expect(all.length).toBe(4);
     const head = await pool.query<{ commit_seq: number; events: number }>('SELECT commit_seq, (SELECT COUNT(*) FROM events) AS events FROM journal_head');
     expect(head.rows[0]!.commit_seq).toBe(head.rows[0]!.events);
-    expect((await pool.query("SELECT run_id FROM run_hosts ORDER BY run_id")).rows).toEqual([{ run_id: 'alive' }, { run_id: 'external' }]);
+    expect((await pool.query('SELECT run_id FROM run_hosts ORDER BY run_id')).rows).toEqual([{ run_id: 'alive' }, { run_id: 'external' }]);
     const counted = await pool.query("SELECT SUM(count) AS n FROM error_rollups WHERE code = 'SYSTEM_RUN_INTERRUPTED'");
     expect(counted.rows).toEqual([{ n: 2 }]);
 
@@ -122,7 +131,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('recoverInterruptedPg', postgresMis
     expect(again.runs).toEqual([]);
   });
 
-  it('leaves a live host\'s runs alone until its lease runs out, and a forced recovery takes no agents from it', async () => {
+  it("leaves a live host's runs alone until its lease runs out, and a forced recovery takes no agents from it", async () => {
     const w = await world('live');
     const now = (): number => w.clock.now;
     const pool = bases.pool(w.url);
@@ -153,7 +162,10 @@ describe.skipIf(!postgresBinaries)(skipTitle('recoverInterruptedPg', postgresMis
     const result = await recoverInterruptedPg(pool, writer, now, { runId: 'orphan', processes: { hostname: 'machine-a', proc: false } });
     expect(result.runs[0]!.processes).toEqual([
       {
-        taskId: '2:0', attempt: 1, pgid: 424_242, outcome: 'unverified',
+        taskId: '2:0',
+        attempt: 1,
+        pgid: 424_242,
+        outcome: 'unverified',
         message: 'process group 424242 of task 2:0 attempt 1: /proc is not available here, so it cannot be checked to be ours; left alone',
       },
     ]);

@@ -2,7 +2,16 @@ import { storableText } from '../storable.js';
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../base/events.js';
 import { eventFromRow } from '../journal-codec.js';
-import { chooseRuns, interruptionEvents, interruptionMessage, leftoverGroups, type Candidate, type ChosenRun, type RecoveredRun, type RecoverOptions } from '../recovery.js';
+import {
+  chooseRuns,
+  interruptionEvents,
+  interruptionMessage,
+  leftoverGroups,
+  type Candidate,
+  type ChosenRun,
+  type RecoveredRun,
+  type RecoverOptions,
+} from '../recovery.js';
 import { ACTIVE_RUN_STATUSES } from '../../common/run-statuses.js';
 import { inTransaction } from './transaction.js';
 import type { PostgresJournalWriter } from './writer.js';

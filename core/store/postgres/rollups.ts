@@ -53,13 +53,23 @@ async function addBatchRollups(client: Queryable, batch: BatchRollups): Promise<
     const rows: unknown[][] = [];
     for (const e of batch.entries(grain)) if (e.count !== 0) rows.push([e.bucket, e.category, e.origin, e.code, e.flow, e.disposition, e.count]);
     await addRows(client, adding(ROLLUP_TABLE[grain], ROLLUP_KEY), rows);
-    await deleteEmpty(client, ROLLUP_TABLE[grain], ROLLUP_KEY, rows.filter((r) => (r[6] as number) < 0));
+    await deleteEmpty(
+      client,
+      ROLLUP_TABLE[grain],
+      ROLLUP_KEY,
+      rows.filter((r) => (r[6] as number) < 0),
+    );
   }
   for (const grain of GROUP_TREND_GRAINS) {
     const rows: unknown[][] = [];
     for (const e of batch.trends(grain)) if (e.count !== 0) rows.push([e.fingerprint, e.bucket, e.flow, e.disposition, e.count]);
     await addRows(client, adding(GROUP_TREND_TABLE[grain], TREND_KEY), rows);
-    await deleteEmpty(client, GROUP_TREND_TABLE[grain], TREND_KEY, rows.filter((r) => (r[4] as number) < 0));
+    await deleteEmpty(
+      client,
+      GROUP_TREND_TABLE[grain],
+      TREND_KEY,
+      rows.filter((r) => (r[4] as number) < 0),
+    );
   }
 }
 
@@ -69,7 +79,12 @@ export async function addFailures(client: Queryable, deltas: FailureDeltas): Pro
   for (const grain of GRAINS) {
     const rows = deltas.entries(grain).map(failureParams);
     await addRows(client, adding(FAILURE_ROLLUP_TABLE[grain], FAILURE_KEY), rows);
-    await deleteEmpty(client, FAILURE_ROLLUP_TABLE[grain], FAILURE_KEY, rows.filter((r) => (r[FAILURE_KEY.length] as number) < 0));
+    await deleteEmpty(
+      client,
+      FAILURE_ROLLUP_TABLE[grain],
+      FAILURE_KEY,
+      rows.filter((r) => (r[FAILURE_KEY.length] as number) < 0),
+    );
   }
 }
 
@@ -86,7 +101,12 @@ export async function applyRollupDeltas(client: Queryable, deltas: GrainDeltas):
       rows.push([k.bucket, k.category, k.origin, k.code, k.flow, k.disposition, delta]);
     }
     await addRows(client, adding(ROLLUP_TABLE[grain], ROLLUP_KEY), rows);
-    await deleteEmpty(client, ROLLUP_TABLE[grain], ROLLUP_KEY, rows.filter((r) => (r[6] as number) < 0));
+    await deleteEmpty(
+      client,
+      ROLLUP_TABLE[grain],
+      ROLLUP_KEY,
+      rows.filter((r) => (r[6] as number) < 0),
+    );
   }
   for (const grain of GROUP_TREND_GRAINS) {
     const rows: unknown[][] = [];
@@ -96,7 +116,12 @@ export async function applyRollupDeltas(client: Queryable, deltas: GrainDeltas):
       rows.push([k.fingerprint, k.bucket, k.flow, k.disposition, delta]);
     }
     await addRows(client, adding(GROUP_TREND_TABLE[grain], TREND_KEY), rows);
-    await deleteEmpty(client, GROUP_TREND_TABLE[grain], TREND_KEY, rows.filter((r) => (r[4] as number) < 0));
+    await deleteEmpty(
+      client,
+      GROUP_TREND_TABLE[grain],
+      TREND_KEY,
+      rows.filter((r) => (r[4] as number) < 0),
+    );
   }
 }
 
@@ -109,7 +134,11 @@ async function deleteEmpty(client: Queryable, table: string, key: readonly strin
     tail: `) AS d (${key.join(', ')}) WHERE ${key.map((k) => `t.${k} = d.${k}::${typeOf(k)}`).join(' AND ')} AND t.count <= 0`,
     width: key.length,
   };
-  await writeRows(client, shape, rows.map((r) => r.slice(0, key.length)));
+  await writeRows(
+    client,
+    shape,
+    rows.map((r) => r.slice(0, key.length)),
+  );
 }
 
 function typeOf(column: string): string {

@@ -67,7 +67,9 @@ describe.skipIf(!postgresBinaries)(skipTitle('StatementBatch on PostgreSQL', pos
     const parameterized = await pool.query('SELECT k, s, n::text, f, j FROM p ORDER BY k');
     expect(batched.rows).toEqual(parameterized.rows);
     expect(batched.rows.map((r: { s: string }) => r.s)).toEqual(AWKWARD);
-    const { answers: [deleted] } = await sendCounting((batch) => void batch.collector.query('DELETE FROM t WHERE s = ANY($1::text[]) RETURNING k', [AWKWARD.slice(0, 5)]));
+    const {
+      answers: [deleted],
+    } = await sendCounting((batch) => void batch.collector.query('DELETE FROM t WHERE s = ANY($1::text[]) RETURNING k', [AWKWARD.slice(0, 5)]));
     expect(deleted!.rows.map((r: { k: number }) => r.k).sort()).toEqual([0, 1, 2, 3, 4]);
   });
 

@@ -69,10 +69,9 @@ describe.skipIf(!binaries)(skipTitle('openPostgresStore', reason), () => {
   }
 
   async function hivewatchConnections(database: string): Promise<number> {
-    const { rows } = await admin.query<{ n: string }>(
-      "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE application_name = 'hivewatch' AND datname = $1",
-      [database],
-    );
+    const { rows } = await admin.query<{ n: string }>("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE application_name = 'hivewatch' AND datname = $1", [
+      database,
+    ]);
     return Number(rows[0]!.n);
   }
 
@@ -215,9 +214,7 @@ describe.skipIf(!binaries)(skipTitle('openPostgresStore', reason), () => {
 
   it('opens read-only: reads, refuses writes, and refuses a database without the schema', async () => {
     const url = await freshUrl();
-    await expect(openPostgresStore({ url, env: {}, readonly: true })).rejects.toThrow(
-      `${url} has no Hivewatch schema, and it is open read-only`,
-    );
+    await expect(openPostgresStore({ url, env: {}, readonly: true })).rejects.toThrow(`${url} has no Hivewatch schema, and it is open read-only`);
     const writer = await open(url);
     await writer.appendEvents(smallRun('read-me'));
     const reader = await open(url, { readonly: true });

@@ -45,7 +45,8 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
     readonly,
     // An idle connection the server dropped: an outage (said once), or something else worth a line.
     onIdleError: (error) => (isServerAway(error) ? availability.lost(error) : log(`PostgreSQL connection at ${location}: ${error.message}`)),
-    ...(options.poolSize !== undefined ? { max: options.poolSize } : {}) });
+    ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
+  });
   pool.on('connect', () => availability.connected());
   const owner = newInstance();
   try {
@@ -90,4 +91,3 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
     throw error;
   }
 }
-

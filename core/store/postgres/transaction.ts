@@ -17,12 +17,7 @@ import type pg from 'pg';
  */
 export const WITH_COMMIT = ';\nCOMMIT';
 
-export async function inTransaction<T>(
-  pool: pg.Pool,
-  work: (client: pg.PoolClient) => Promise<T>,
-  onRollback?: () => void,
-  begin = 'BEGIN',
-): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, onRollback?: () => void, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   const opening = new OpeningClient(client, begin);
   try {

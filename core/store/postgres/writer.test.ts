@@ -39,7 +39,6 @@ function interleave(journals: readonly HivewatchEvent[][], seed: number, maxBatc
   return batches;
 }
 
-
 const bases = new TestDatabases();
 const start = Date.UTC(2026, 0, 1);
 
@@ -48,14 +47,23 @@ describe.skipIf(!postgresBinaries)(skipTitle('PostgresJournalWriter', postgresMi
   afterEach(async () => bases.endPools());
   afterAll(async () => bases.stop());
 
-  it('writes every row exactly as SQLite\'s JournalWriter does for the same batches (runs reloaded past a 3-run cache)', async () => {
+  it("writes every row exactly as SQLite's JournalWriter does for the same batches (runs reloaded past a 3-run cache)", async () => {
     const pool = bases.pool(await bases.fresh('same_rows'));
     const journals = randomJournals(11, 40, { start, spanMs: 2 * 3_600_000, openShare: 0.2 });
     // A virtual-clock run: its wall times come from the writer's clock, not from its ts.
-    journals.push(new JournalBuilder('virtual', { clock: 'virtual', start: 5 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }, 'ok'] }]).complete().events);
+    journals.push(
+      new JournalBuilder('virtual', { clock: 'virtual', start: 5 })
+        .start()
+        .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }, 'ok'] }])
+        .complete().events,
+    );
     // Failing runs of both journal shapes: occurrences settled in later batches than they were written in.
     for (const shape of ['legacy', 'chained'] as const) {
-      journals.push(retryLimit(`limit-${shape}`, shape, { start }).events, failFast(`fast-${shape}`, shape, { start }).events, rethrow(`rethrow-${shape}`, shape, { start }).events);
+      journals.push(
+        retryLimit(`limit-${shape}`, shape, { start }).events,
+        failFast(`fast-${shape}`, shape, { start }).events,
+        rethrow(`rethrow-${shape}`, shape, { start }).events,
+      );
     }
     const batches = interleave(journals, 12, 60);
     const owner = testOwner('same');
@@ -225,9 +233,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('PostgresJournalWriter', postgresMi
       expect(await q(`SELECT SUM(count) AS n FROM ${table}`), table).toEqual([{ n: journaled!.n }]);
     }
     // Every minute bucket exact, and every group's count, unhandled, first and last seen.
-    expect(
-      await q(`SELECT bucket, category, origin, code, flow, disposition, count FROM error_rollups ORDER BY 1, 2, 3, 4, 5, 6`),
-    ).toEqual(
+    expect(await q(`SELECT bucket, category, origin, code, flow, disposition, count FROM error_rollups ORDER BY 1, 2, 3, 4, 5, 6`)).toEqual(
       await q(`SELECT ts - (((ts % 60000) + 60000) % 60000) AS bucket, category, origin, code, flow, disposition,
                  COUNT(*)::bigint AS count FROM errors GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`),
     );

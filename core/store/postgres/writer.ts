@@ -251,10 +251,23 @@ export class PostgresJournalWriter {
     const { emitted } = batch;
     // Errors' triggers share per-issue rows across hosts: queue on their lock first (fact-locks.ts).
     if (emitted.errors.length > 0 || emitted.settled.length > 0) await lockErrorFacts(client);
-    await writeSorted(client, specInsert(ERRORS), ERRORS.key.length, emitted.errors.map((e) => rowParams(ERRORS, e)));
+    await writeSorted(
+      client,
+      specInsert(ERRORS),
+      ERRORS.key.length,
+      emitted.errors.map((e) => rowParams(ERRORS, e)),
+    );
     // Occurrences of earlier batches that a terminal event settled: written again with their disposition.
-    await upsertSpec(client, ERRORS, emitted.settled.map((s) => rowParams(ERRORS, s.after)));
-    await upsertSpec(client, CHECKPOINTS, emitted.checkpoints.map((c) => rowParams(CHECKPOINTS, c)));
+    await upsertSpec(
+      client,
+      ERRORS,
+      emitted.settled.map((s) => rowParams(ERRORS, s.after)),
+    );
+    await upsertSpec(
+      client,
+      CHECKPOINTS,
+      emitted.checkpoints.map((c) => rowParams(CHECKPOINTS, c)),
+    );
     await addBatchAggregates(client, aggregateBatch(emitted));
     for (const write of batch.usage.writes()) await client.query(numberPlaceholders(write.sql), write.params);
     // The run rows come last of the projections (the other tables' keys to runs are checked at

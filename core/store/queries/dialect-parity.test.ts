@@ -48,12 +48,18 @@ async function mirror(db: Database.Database, client: pg.Client): Promise<void> {
     const columns = db.prepare(`PRAGMA table_info(${name})`).all() as { name: string; type: string; pk: number }[];
     const typed = columns.map((c) => `${c.name} ${/INT/i.test(c.type) ? 'BIGINT' : /REAL/i.test(c.type) ? 'DOUBLE PRECISION' : 'TEXT'}`);
     if (name === 'run_commands') typed.push('id BIGINT GENERATED ALWAYS AS IDENTITY');
-    const key = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
+    const key = columns
+      .filter((c) => c.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((c) => c.name);
     await client.query(`CREATE TABLE ${name} (${typed.join(', ')}${key.length > 0 ? `, PRIMARY KEY (${key.join(', ')})` : ''})`);
     // run_commands in insertion order, so its identity ids follow SQLite's rowids.
     for (const row of db.prepare(`SELECT * FROM ${name}${name === 'run_commands' ? ' ORDER BY rowid' : ''}`).all() as Record<string, unknown>[]) {
       const names = Object.keys(row);
-      await client.query(`INSERT INTO ${name} (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`, names.map((n) => row[n]));
+      await client.query(
+        `INSERT INTO ${name} (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
+        names.map((n) => row[n]),
+      );
     }
   }
 }
@@ -110,10 +116,21 @@ describe.skipIf(!binaries)(skipTitle('store queries answer the same on SQLite an
   it('lists and counts runs under every filter and sort, page after page', async () => {
     const first = db.prepare('SELECT started_at FROM runs ORDER BY started_at LIMIT 1 OFFSET 10').get() as { started_at: number };
     const filters: RunFilters[] = [
-      {}, { status: 'failed' }, { status: ['failed', 'completed'] }, { flow: 'a' }, { flow: 'flows/b.prose' },
+      {},
+      { status: 'failed' },
+      { status: ['failed', 'completed'] },
+      { flow: 'a' },
+      { flow: 'flows/b.prose' },
       // Upper case: PostgreSQL must search without case, as SQLite does.
-      { text: 'RUN-5-1' }, { text: 'ti' }, { text: 'timeout' }, { since: first.started_at }, { code: 'TOOL_TIMEOUT' },
-      { code: 'RUNTIME_TIMEOUT' }, { category: 'runtime' }, { anyCode: 'RUNTIME_TIMEOUT' }, { anyCategory: 'agent', status: 'completed' },
+      { text: 'RUN-5-1' },
+      { text: 'ti' },
+      { text: 'timeout' },
+      { since: first.started_at },
+      { code: 'TOOL_TIMEOUT' },
+      { code: 'RUNTIME_TIMEOUT' },
+      { category: 'runtime' },
+      { anyCode: 'RUNTIME_TIMEOUT' },
+      { anyCategory: 'agent', status: 'completed' },
     ];
     let matched = 0;
     for (const filter of filters) {
@@ -121,7 +138,10 @@ describe.skipIf(!binaries)(skipTitle('store queries answer the same on SQLite an
         for (const sort of [key, `-${key}`] as RunSort[]) {
           let cursor: string | null = null;
           for (let page = 0; page < 4; page += 1) {
-            const found: { nextCursor: string | null; runs: unknown[] } = await expectSame((d) => listRuns(d, { ...filter, sort, limit: 7, cursor }), JSON.stringify({ filter, sort, page }));
+            const found: { nextCursor: string | null; runs: unknown[] } = await expectSame(
+              (d) => listRuns(d, { ...filter, sort, limit: 7, cursor }),
+              JSON.stringify({ filter, sort, page }),
+            );
             matched += found.runs.length;
             cursor = found.nextCursor;
             if (cursor === null) break;
@@ -167,7 +187,9 @@ describe.skipIf(!binaries)(skipTitle('store queries answer the same on SQLite an
     }
     const whole = { since: span.lo, until: span.hi + 1 };
     await expectSame((d) => errorSeries(d, { bucket: 'hour', stackBy: 'code', ...whole, disposition: 'unhandled' }));
-    const fingerprints = (db.prepare('SELECT fingerprint FROM error_groups ORDER BY fingerprint LIMIT 5').all() as { fingerprint: string }[]).map((r) => r.fingerprint);
+    const fingerprints = (db.prepare('SELECT fingerprint FROM error_groups ORDER BY fingerprint LIMIT 5').all() as { fingerprint: string }[]).map(
+      (r) => r.fingerprint,
+    );
     await expectSame((d) => groupTrends(d, { fingerprints, grain: 'day', ...whole, disposition: 'handled' }));
     await expectSame((d) => groupBins(d, { fingerprints, ...whole, bins: 17, flow: 'a' }));
     expect((await expectSame((d) => verifyAggregates(d))).ok).toBe(true);
@@ -180,7 +202,8 @@ describe.skipIf(!binaries)(skipTitle('store queries answer the same on SQLite an
     let total = 0;
     for (const window of windows) {
       for (const filter of filters) {
-        for (const by of FAILURE_DIMENSIONS) total += (await expectSame((d) => failureCounts(d, { by, ...window, ...filter }), `${by} ${JSON.stringify({ window, filter })}`)).total;
+        for (const by of FAILURE_DIMENSIONS)
+          total += (await expectSame((d) => failureCounts(d, { by, ...window, ...filter }), `${by} ${JSON.stringify({ window, filter })}`)).total;
       }
     }
     expect(total).toBeGreaterThan(0);
@@ -197,6 +220,11 @@ describe.skipIf(!binaries)(skipTitle('store queries answer the same on SQLite an
     await expectSame((d) => getSetting(d, 'test.secret'));
     expect(await expectSame((d) => ensureSetting(d, 'test.secret', () => 'first', 1))).toBe('first');
     // A second process's candidate never replaces the value the first one stored.
-    expect(await runAsync(execute, ensureSetting(Dialect.postgres, 'test.secret', () => 'second', 2))).toBe('first');
+    expect(
+      await runAsync(
+        execute,
+        ensureSetting(Dialect.postgres, 'test.secret', () => 'second', 2),
+      ),
+    ).toBe('first');
   });
 });

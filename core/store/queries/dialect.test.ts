@@ -29,13 +29,55 @@ const DAY = 24 * HOUR;
 
 /** One row with every column the queries read, so their post-processing runs. */
 const ROW: Record<string, unknown> = {
-  id: 'r1', run_id: 'r1', flow: 'a.prose', flow_name: 'a', status: 'failed', started_at: 5, started_wall: 5,
-  sort_value: 5, n: 1, k: 'a.prose', bucket: 0, fingerprint: 'fp', label: 'a', task_id: 't', value: 'v',
-  count: 1, unhandled: 1, first_seen: 1, last_seen: 2, hits: 1, total: 1, commit_seq: 1, seq: 1, ts: 1, wall: null,
-  type: 'runStarted', payload: '{}', bin: 0, command_id: 'c1', kind: 'cancel', created_at: 1, state: 'pending',
-  accepted: null, message: null, session_key: 's', session_id: 's', origin: 'o', idle: 0, last_event_at: 1,
-  open_task: null, open_task_attempts: 0, task_count: 0, last_seq: 1, parent_run_id: null, parent_task_id: null,
-  parent_attempt: null, pid: 1, hostname: 'h', instance: 'i',
+  id: 'r1',
+  run_id: 'r1',
+  flow: 'a.prose',
+  flow_name: 'a',
+  status: 'failed',
+  started_at: 5,
+  started_wall: 5,
+  sort_value: 5,
+  n: 1,
+  k: 'a.prose',
+  bucket: 0,
+  fingerprint: 'fp',
+  label: 'a',
+  task_id: 't',
+  value: 'v',
+  count: 1,
+  unhandled: 1,
+  first_seen: 1,
+  last_seen: 2,
+  hits: 1,
+  total: 1,
+  commit_seq: 1,
+  seq: 1,
+  ts: 1,
+  wall: null,
+  type: 'runStarted',
+  payload: '{}',
+  bin: 0,
+  command_id: 'c1',
+  kind: 'cancel',
+  created_at: 1,
+  state: 'pending',
+  accepted: null,
+  message: null,
+  session_key: 's',
+  session_id: 's',
+  origin: 'o',
+  idle: 0,
+  last_event_at: 1,
+  open_task: null,
+  open_task_attempts: 0,
+  task_count: 0,
+  last_seq: 1,
+  parent_run_id: null,
+  parent_task_id: null,
+  parent_attempt: null,
+  pid: 1,
+  hostname: 'h',
+  instance: 'i',
 };
 
 type Answer = (step: SqlStep) => unknown;
@@ -116,8 +158,17 @@ const errorFilters = { flow: 'a', category: 'tool', origin: 'tool', code: 'TOOL_
 const window = { since: HOUR / 2, until: 3 * DAY + HOUR / 2 };
 const dimensions: ErrorDimension[] = ['category', 'origin', 'code', 'flow', 'handled', 'run', 'task'];
 const session = {
-  sessionKey: 's', runId: 'r1', origin: 'o', sessionId: 's', parent: { runId: 'r0', taskId: '1:0', attempt: 1 }, lastEventAt: 1,
-  idle: false, openTask: null, openTaskAttempts: 0, taskCount: 0, lastSeq: 0,
+  sessionKey: 's',
+  runId: 'r1',
+  origin: 'o',
+  sessionId: 's',
+  parent: { runId: 'r0', taskId: '1:0', attempt: 1 },
+  lastEventAt: 1,
+  idle: false,
+  openTask: null,
+  openTaskAttempts: 0,
+  taskCount: 0,
+  lastSeq: 0,
 };
 
 /** Every converted query with representative filters, as a function of the dialect. */
@@ -168,7 +219,10 @@ const QUERIES: Record<string, (d: Dialect) => SqlStep[]> = {
   setSetting: (d) => stepsOf(setSetting(d, 'http.token', 'v', 1)),
   'ensureSetting (new)': (d) => {
     let reads = 0;
-    return stepsOf(ensureSetting(d, 'http.token', () => 'v', 1), (s) => (s.mode === 'run' ? { changes: 1 } : reads++ === 0 ? undefined : { value: 'v' }));
+    return stepsOf(
+      ensureSetting(d, 'http.token', () => 'v', 1),
+      (s) => (s.mode === 'run' ? { changes: 1 } : reads++ === 0 ? undefined : { value: 'v' }),
+    );
   },
   replayRun: (d) => stepsOf(replayRun(d, 'r1'), empty),
   verifyAggregates: (d) => stepsOf(verifyAggregates(d)),
@@ -180,7 +234,10 @@ const QUERIES: Record<string, (d: Dialect) => SqlStep[]> = {
     return steps;
   },
   ...Object.fromEntries(
-    dimensions.map((by) => [`errorCounts (by ${by}, every filter, a window with edges)`, (d: Dialect) => stepsOf(errorCounts(d, { by, ...errorFilters, ...window }))]),
+    dimensions.map((by) => [
+      `errorCounts (by ${by}, every filter, a window with edges)`,
+      (d: Dialect) => stepsOf(errorCounts(d, { by, ...errorFilters, ...window })),
+    ]),
   ),
   'errorCounts (handled only)': (d) => stepsOf(errorCounts(d, { by: 'code', disposition: 'handled', ...window })),
   errorSeries: (d) => stepsOf(errorSeries(d, { bucket: 'hour', stackBy: 'code', ...errorFilters, ...window })),
@@ -190,12 +247,16 @@ const QUERIES: Record<string, (d: Dialect) => SqlStep[]> = {
   'errorGroups (window, flow, handled)': (d) => stepsOf(errorGroups(d, { ...window, flow: 'a', disposition: 'handled', code: 'X', sort: 'last_seen' })),
   groupTrends: (d) => stepsOf(groupTrends(d, { fingerprints: ['fp', 'fq'], grain: 'hour', ...window, flow: 'a', disposition: 'unhandled' })),
   ...Object.fromEntries(
-    FAILURE_DIMENSIONS.map((by) => [`failureCounts (by ${by}, every filter, a window with edges)`, (d: Dialect) => stepsOf(failureCounts(d, { by, ...errorFilters, ...window }))]),
+    FAILURE_DIMENSIONS.map((by) => [
+      `failureCounts (by ${by}, every filter, a window with edges)`,
+      (d: Dialect) => stepsOf(failureCounts(d, { by, ...errorFilters, ...window })),
+    ]),
   ),
   'failureCounts (one run)': (d) => stepsOf(failureCounts(d, { by: 'code', runId: 'r1', ...window })),
   'listRuns (ending and any-occurrence error filters)': (d) =>
     stepsOf(listRuns(d, { code: 'X', category: 'runtime', anyCode: 'Y', anyCategory: 'agent', sort: '-ended' })),
-  settleHistory: (d) => stepsOf(settleHistory(d), (s) => (s.mode === 'all' && s.sql.startsWith('SELECT id FROM runs') ? [{ id: 'r1' }] : s.mode === 'run' ? { changes: 1 } : [])),
+  settleHistory: (d) =>
+    stepsOf(settleHistory(d), (s) => (s.mode === 'all' && s.sql.startsWith('SELECT id FROM runs') ? [{ id: 'r1' }] : s.mode === 'run' ? { changes: 1 } : [])),
   groupBins: (d) => stepsOf(groupBins(d, { fingerprints: ['fp'], since: 0, until: HOUR, bins: 12, flow: 'a' })),
 };
 
@@ -246,7 +307,9 @@ describe('store queries on SQLite keep their tuned text', () => {
   });
 
   it('checks the rollups by disposition and the failure rollups against the failed runs', () => {
-    const sql = stepsOf(verifyAggregates(Dialect.sqlite), empty).map((s) => s.sql).join('\n');
+    const sql = stepsOf(verifyAggregates(Dialect.sqlite), empty)
+      .map((s) => s.sql)
+      .join('\n');
     expect(sql).toContain('code, flow, disposition, COUNT(*) AS n');
     expect(sql).toContain("SUM(CASE WHEN disposition = 'unhandled' THEN 1 ELSE 0 END) AS u");
     expect(sql).toContain("FROM runs WHERE status = 'failed' AND ending_code IS NOT NULL");

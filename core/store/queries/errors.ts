@@ -1,26 +1,11 @@
 import type { Correlation } from '../../base/errors/envelope.js';
-import {
-  GRAIN_MS,
-  floorTo,
-  planWindow,
-  ROLLUP_DIMENSIONS,
-  ROLLUP_TABLE,
-  type Grain,
-  type RollupDimension,
-} from '../rollups.js';
+import { GRAIN_MS, floorTo, planWindow, ROLLUP_DIMENSIONS, ROLLUP_TABLE, type Grain, type RollupDimension } from '../rollups.js';
 import { DISPOSITIONS, type ErrorDisposition, type ErrorRow } from '../schema.js';
 import { rowFromDb } from '../row-codec.js';
 import { ERRORS } from '../table-specs.js';
 import { flowFiles } from './runs.js';
 import { StoreError } from '../store-error.js';
-import {
-  clampLimit,
-  Conditions,
-  decodeCursor,
-  encodeCursor,
-  optionalText,
-  optionalTime,
-} from './sql.js';
+import { clampLimit, Conditions, decodeCursor, encodeCursor, optionalText, optionalTime } from './sql.js';
 import { all, get, type Dialect, type Query } from './plan.js';
 import { scopedErrorCounts, scopedErrorSeries, type ScopedFilters } from './issue-scoped.js';
 

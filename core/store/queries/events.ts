@@ -40,7 +40,9 @@ export function* allEvents(dialect: Dialect, runId: string): Query<HivewatchEven
 
 /** Every event of a run with the wall time it was journaled at (`walls[i]` for `events[i]`). */
 export function* allJournal(_dialect: Dialect, runId: string): Query<{ events: HivewatchEvent[]; walls: number[] }> {
-  const rows = yield* all<EventRecord & { wall: number | null }>('SELECT run_id, seq, type, ts, payload, wall FROM events WHERE run_id = ? ORDER BY seq', [runId]);
+  const rows = yield* all<EventRecord & { wall: number | null }>('SELECT run_id, seq, type, ts, payload, wall FROM events WHERE run_id = ? ORDER BY seq', [
+    runId,
+  ]);
   return { events: rows.map(eventFromRow), walls: rows.map(wallFromRow) };
 }
 

@@ -123,19 +123,38 @@ export function* failureCounts(dialect: Dialect, query: FailureCountsQuery): Que
   const total = grouped.reduce((sum, g) => sum + g.n, 0);
   const rows: FailureCountRow[] = [];
   for (const g of grouped.slice(0, limit)) {
-    const label = query.by === 'flow' ? ((yield* get<{ flow_name: string }>('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1', [g.k]))?.flow_name ?? null) : null;
+    const label =
+      query.by === 'flow'
+        ? ((yield* get<{ flow_name: string }>('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1', [g.k]))?.flow_name ?? null)
+        : null;
     rows.push({ key: g.k, count: g.n, label, ...(byCode ? { rootCode: g.r } : {}) });
   }
   return { total, rows };
 }
 
 /** Failures on some issues, from the issue failure rollups. */
-function* scopedFailures(dialect: Dialect, query: FailureCountsQuery, fingerprints: readonly string[], since: number | undefined, until: number | undefined, limit: number): Query<FailureCounts> {
-  const filters = { fingerprints, ...(query.flow !== undefined ? { flow: query.flow } : {}), ...(query.category !== undefined ? { category: query.category } : {}), ...(query.origin !== undefined ? { origin: query.origin } : {}), ...(query.code !== undefined ? { code: query.code } : {}) };
+function* scopedFailures(
+  dialect: Dialect,
+  query: FailureCountsQuery,
+  fingerprints: readonly string[],
+  since: number | undefined,
+  until: number | undefined,
+  limit: number,
+): Query<FailureCounts> {
+  const filters = {
+    fingerprints,
+    ...(query.flow !== undefined ? { flow: query.flow } : {}),
+    ...(query.category !== undefined ? { category: query.category } : {}),
+    ...(query.origin !== undefined ? { origin: query.origin } : {}),
+    ...(query.code !== undefined ? { code: query.code } : {}),
+  };
   const grouped = yield* scopedFailureCounts(dialect, filters, query.by, since, until);
   const rows: FailureCountRow[] = [];
   for (const g of grouped.slice(0, limit)) {
-    const label = query.by === 'flow' ? ((yield* get<{ flow_name: string }>('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1', [g.k]))?.flow_name ?? null) : null;
+    const label =
+      query.by === 'flow'
+        ? ((yield* get<{ flow_name: string }>('SELECT flow_name FROM runs WHERE flow = ? ORDER BY started_at DESC LIMIT 1', [g.k]))?.flow_name ?? null)
+        : null;
     rows.push({ key: g.k, count: g.n, label, ...(query.by === 'code' ? { rootCode: g.k } : {}) });
   }
   return { total: grouped.reduce((sum, g) => sum + g.n, 0), rows };

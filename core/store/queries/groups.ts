@@ -41,8 +41,16 @@ export interface GroupTrendsQuery {
 }
 
 export type GroupRecord = {
-  fingerprint: string; category: string; code: string; origin: string; template: string;
-  last_message: string; count: number; unhandled: number; first_seen: number; last_seen: number;
+  fingerprint: string;
+  category: string;
+  code: string;
+  origin: string;
+  template: string;
+  last_message: string;
+  count: number;
+  unhandled: number;
+  first_seen: number;
+  last_seen: number;
 };
 
 export const toGroup = (r: GroupRecord): ErrorGroup => ({

@@ -1,5 +1,15 @@
 import { ISSUE_FAILURE_TABLE } from '../migration-22.js';
-import { floorTo, GRAIN_MS, GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, GROUP_TREND_TABLE, planCoarseWindow, type Grain, type GroupTrendGrain, type RollupDimension } from '../rollups.js';
+import {
+  floorTo,
+  GRAIN_MS,
+  GROUP_COUNT_TABLE,
+  GROUP_FLOW_COUNT_TABLE,
+  GROUP_TREND_TABLE,
+  planCoarseWindow,
+  type Grain,
+  type GroupTrendGrain,
+  type RollupDimension,
+} from '../rollups.js';
 import { all, type Dialect, type Query } from './plan.js';
 import { flowFiles } from './runs.js';
 import { Conditions, optionalText } from './sql.js';
@@ -61,7 +71,14 @@ function* scopeOf(dialect: Dialect, filters: ScopedFilters): Query<Scope> {
  * and days, the errors' partial hours. `extra` is a column both have (flow, disposition, or a
  * bucket expression over `bucket` / `ts`).
  */
-function windowed(scope: Scope, since: number | undefined, until: number | undefined, needs: Needs, extra: { rollup: string; raw: string } | null, failures = false): { sql: string; params: unknown[] } {
+function windowed(
+  scope: Scope,
+  since: number | undefined,
+  until: number | undefined,
+  needs: Needs,
+  extra: { rollup: string; raw: string } | null,
+  failures = false,
+): { sql: string; params: unknown[] } {
   const plan = planCoarseWindow(since, until);
   const parts: string[] = [];
   const params: unknown[] = [];
@@ -75,7 +92,9 @@ function windowed(scope: Scope, since: number | undefined, until: number | undef
   for (const range of plan.hours) rollup('hour', range);
   rollup('day', plan.days);
   for (const edge of plan.edges) {
-    parts.push(`SELECT ${cols(extra?.raw ?? '')}, COUNT(*) AS n FROM errors WHERE ts >= ? AND ts < ?${failures ? ' AND ending = 1' : ''}${scope.rows.and()} GROUP BY ${groupBy}`);
+    parts.push(
+      `SELECT ${cols(extra?.raw ?? '')}, COUNT(*) AS n FROM errors WHERE ts >= ? AND ts < ?${failures ? ' AND ending = 1' : ''}${scope.rows.and()} GROUP BY ${groupBy}`,
+    );
     params.push(edge.from, edge.to, ...scope.rows.params);
   }
   return { sql: parts.join(' UNION ALL '), params };

@@ -52,7 +52,10 @@ function* windowCells(since: number | undefined, until: number | undefined): Que
   const c = new Conditions();
   if (first !== null) c.add('hour >= ?', first);
   if (end !== null) c.add('hour < ?', end);
-  const cells = yield* all<Cell>(`SELECT flow, status, SUM(count) AS n FROM run_counts_hourly${c.where()} GROUP BY flow, status HAVING SUM(count) > 0`, c.params);
+  const cells = yield* all<Cell>(
+    `SELECT flow, status, SUM(count) AS n FROM run_counts_hourly${c.where()} GROUP BY flow, status HAVING SUM(count) > 0`,
+    c.params,
+  );
   if (since !== undefined && first !== null) cells.push(...(yield* cellsBetween(since, first * HOUR_MS)));
   if (until !== undefined && end !== null) cells.push(...(yield* cellsBetween(end * HOUR_MS, until)));
   return cells;
@@ -146,7 +149,10 @@ function* totalUnderEvery(dialect: Dialect, query: RunFilters): Query<{ total: n
   const every = yield* runFilters(dialect, query, undefined, 'count');
   if (every === null) return { total: 0, exact: true };
   const cap = (query.text ?? '').trim() === '' ? RUN_COUNT_CAP : TEXT_COUNT_CAP;
-  const row = yield* get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs${every.where()} LIMIT ?) AS capped`, [...every.params, cap + 1]);
+  const row = yield* get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs${every.where()} LIMIT ?) AS capped`, [
+    ...every.params,
+    cap + 1,
+  ]);
   const n = Number(row?.n ?? 0);
   return { total: n, exact: n <= cap && !(yield* textHitsCut(dialect, query)) };
 }

@@ -60,13 +60,13 @@ export function* addErrorFilters(dialect: Dialect, c: Conditions, query: RunErro
     const walk = use.page && !use.sortedByStart && (yield* common(dialect, 'ending_category', category, use.limit));
     c.add(`${hinted(dialect, 'ending_category', walk)} = ?`, category);
   }
-  for (const [key, column] of [['anyCode', 'code'], ['anyCategory', 'category']] as const) {
+  for (const [key, column] of [
+    ['anyCode', 'code'],
+    ['anyCategory', 'category'],
+  ] as const) {
     const value = optionalText(key, query[key]);
     if (value === undefined || value === '') continue;
-    c.add(
-      `id IN (SELECT e.run_id FROM errors AS e WHERE e.fingerprint IN (SELECT g.fingerprint FROM error_groups AS g WHERE g.${column} = ?))`,
-      value,
-    );
+    c.add(`id IN (SELECT e.run_id FROM errors AS e WHERE e.fingerprint IN (SELECT g.fingerprint FROM error_groups AS g WHERE g.${column} = ?))`, value);
   }
   const issue = optionalText('issue', query.issue);
   // One row per run the issue hit (migration 18), however many occurrences each had: a tenth of

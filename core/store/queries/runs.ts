@@ -4,15 +4,7 @@ import { rowFromDb } from '../row-codec.js';
 import { ATTEMPTS, CHECKPOINTS, RUNS, STEPS, TASKS } from '../table-specs.js';
 import { STATUS_RANK_SQL, TEXT_INDEX_MIN_CHARS } from '../schema-constants.js';
 import { StoreError } from '../store-error.js';
-import {
-  clampLimit,
-  Conditions,
-  decodeCursor,
-  encodeCursor,
-  likeContains,
-  optionalText,
-  optionalTime,
-} from './sql.js';
+import { clampLimit, Conditions, decodeCursor, encodeCursor, likeContains, optionalText, optionalTime } from './sql.js';
 import { all, Dialect, get, type Query } from './plan.js';
 import { hinted, likeOperator } from './dialect-sql.js';
 import type { RunListStatus } from '../../base/run-list-status.js';
@@ -164,7 +156,12 @@ export function* runFilters(
     const walkSort = sortKey !== 'flow' && (yield* dense(dialect, 'flow', files));
     c.add(`${hinted(dialect, 'flow', walkSort)} IN (${files.map(() => '?').join(', ')})`, ...files);
   }
-  yield* addErrorFilters(dialect, c, query, purpose === 'page' ? { page: true, sortedByStart: sortKey === 'started', limit: PAGE_HINT_LIMIT } : { page: false });
+  yield* addErrorFilters(
+    dialect,
+    c,
+    query,
+    purpose === 'page' ? { page: true, sortedByStart: sortKey === 'started', limit: PAGE_HINT_LIMIT } : { page: false },
+  );
   const text = optionalText('text', query.text)?.trim();
   const indexed = dialect === Dialect.sqlite && text !== undefined && [...text].length >= TEXT_INDEX_MIN_CHARS;
   const phrase = indexed ? `"${text.replace(/"/g, '""')}"` : null;
@@ -178,7 +175,8 @@ export function* runFilters(
     c.add(
       `(id IN (SELECT d.id FROM run_text_docs AS d WHERE d.doc IN (SELECT rowid FROM run_text WHERE run_text MATCH ?${hits}))` +
         ` OR id IN (SELECT d.run_id FROM task_text_docs AS d WHERE d.doc IN (SELECT rowid FROM task_text WHERE task_text MATCH ?${hits})))`,
-      phrase, phrase,
+      phrase,
+      phrase,
     );
   } else if (text !== undefined && text !== '' && dialect === Dialect.postgres) {
     // Each column's trigram index answers its ILIKE (a miss reads no row), but not under an OR
@@ -188,7 +186,11 @@ export function* runFilters(
     c.add(
       "id IN (SELECT r.id FROM runs AS r WHERE r.id ILIKE ? ESCAPE '\\' OR r.flow_name ILIKE ? ESCAPE '\\' OR r.flow ILIKE ? ESCAPE '\\'" +
         " OR r.last_error_message ILIKE ? ESCAPE '\\' UNION SELECT t.run_id FROM tasks AS t WHERE t.name ILIKE ? ESCAPE '\\')",
-      pattern, pattern, pattern, pattern, pattern,
+      pattern,
+      pattern,
+      pattern,
+      pattern,
+      pattern,
     );
   } else if (text !== undefined && text !== '') {
     const pattern = likeContains(text);
@@ -198,7 +200,11 @@ export function* runFilters(
         // The run's own prompts, looked up per run: rows are read in the sort's order until a page is
         // full, so a common text stops early instead of reading every task of the history first.
         ` OR EXISTS (SELECT 1 FROM tasks AS t WHERE t.run_id = runs.id AND t.name ${like} ? ESCAPE '\\'))`,
-      pattern, pattern, pattern, pattern, pattern,
+      pattern,
+      pattern,
+      pattern,
+      pattern,
+      pattern,
     );
   }
   const since = optionalTime('since', query.since);

@@ -46,7 +46,8 @@ interface UsageQuery {
   flow?: string;
 }
 
-const SUM_COLUMNS = 'attempts, failed_attempts, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, failed_cost_usd, unknown_cost_attempts';
+const SUM_COLUMNS =
+  'attempts, failed_attempts, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, failed_cost_usd, unknown_cost_attempts';
 
 /** The sums of attempt_usage rows, as usage_days' columns. */
 const ATTEMPT_SUMS = `COUNT(*) AS attempts, SUM(failed) AS failed_attempts, SUM(COALESCE(input_tokens, 0)) AS input_tokens,
@@ -92,9 +93,10 @@ function* runUsage(runIds: readonly string[]): Query<Map<string, RunUsage>> {
     runIds,
   );
   for (const row of rows) {
-    const parent = row.parent_run_id === null || row.parent_run_id === undefined
-      ? null
-      : { runId: String(row.parent_run_id), taskId: String(row.parent_task_id), attempt: Number(row.parent_attempt) };
+    const parent =
+      row.parent_run_id === null || row.parent_run_id === undefined
+        ? null
+        : { runId: String(row.parent_run_id), taskId: String(row.parent_task_id), attempt: Number(row.parent_attempt) };
     found.set(String(row.run_id), { runId: String(row.run_id), countedIn: parent, ...totalsOf(row) });
   }
   return found;
@@ -123,7 +125,9 @@ function* flowUsage(query: UsageQuery = {}): Query<FlowUsage[]> {
     if (wholeFrom !== null) days.add('day >= ?', wholeFrom);
     if (wholeTo !== null) days.add('day < ?', wholeTo);
     if (query.flow !== undefined) days.add('flow = ?', query.flow);
-    const sums = SUM_COLUMNS.split(', ').map((c) => `SUM(${c}) AS ${c}`).join(', ');
+    const sums = SUM_COLUMNS.split(', ')
+      .map((c) => `SUM(${c}) AS ${c}`)
+      .join(', ');
     add(yield* all<SumRow>(`SELECT flow, ${sums} FROM usage_days${days.where()} GROUP BY flow`, days.params));
     if (since !== undefined && wholeFrom !== null && since < wholeFrom) add(yield* attemptSums(query.flow, since, wholeFrom));
     if (until !== undefined && wholeTo !== null && wholeTo < until) add(yield* attemptSums(query.flow, wholeTo, until));
@@ -216,7 +220,9 @@ function* costliestRuns(query: UsageQuery & { limit?: number } = {}): Query<Cost
   if (since !== undefined) c.add('r.started_at >= ?', since);
   if (until !== undefined) c.add('r.started_at < ?', until);
   if (query.flow !== undefined) c.add('r.flow = ?', query.flow);
-  const columns = SUM_COLUMNS.split(', ').map((col) => `u.${col}`).join(', ');
+  const columns = SUM_COLUMNS.split(', ')
+    .map((col) => `u.${col}`)
+    .join(', ');
   const rows = yield* all<SumRow>(
     `SELECT u.run_id, r.flow, r.started_at, r.status, u.parent_run_id, u.parent_task_id, u.parent_attempt, ${columns}
        FROM run_usage AS u JOIN runs AS r ON r.id = u.run_id${c.where()}
@@ -228,7 +234,8 @@ function* costliestRuns(query: UsageQuery & { limit?: number } = {}): Query<Cost
     flow: String(row.flow),
     startedAt: Number(row.started_at),
     status: String(row.status),
-    countedIn: row.parent_run_id === null ? null : { runId: String(row.parent_run_id), taskId: String(row.parent_task_id), attempt: Number(row.parent_attempt) },
+    countedIn:
+      row.parent_run_id === null ? null : { runId: String(row.parent_run_id), taskId: String(row.parent_task_id), attempt: Number(row.parent_attempt) },
     ...totalsOf(row),
   }));
 }

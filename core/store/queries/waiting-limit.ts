@@ -48,7 +48,10 @@ export function addStatusesWithDerived(c: Conditions, statuses: readonly RunStat
 /** How many runs under `base` (every filter but the status one) are in `state`. */
 export function* countDerived(base: Conditions, state: DerivedState, dialect: Dialect): Query<number> {
   const where = base.where();
-  const row = yield* get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${stateRuns(dialect, state)}${where === '' ? ' WHERE ' : `${where} AND `}${state.sql}`, base.params);
+  const row = yield* get<{ n: number | string }>(
+    `SELECT COUNT(*) AS n FROM ${stateRuns(dialect, state)}${where === '' ? ' WHERE ' : `${where} AND `}${state.sql}`,
+    base.params,
+  );
   return Number(row?.n ?? 0);
 }
 
@@ -60,7 +63,12 @@ export function isRunListStatus(value: string, known: ReadonlySet<string>): valu
  * Per flow, the runs under `base` in any of `derived` while in none of `listed`: what the derived
  * states in the status filter add to the counts of the listed statuses.
  */
-export function* derivedOutside(base: Conditions, listed: readonly RunStatus[], derived: readonly DerivedState[], dialect: Dialect): Query<{ flow: string; n: number }[]> {
+export function* derivedOutside(
+  base: Conditions,
+  listed: readonly RunStatus[],
+  derived: readonly DerivedState[],
+  dialect: Dialect,
+): Query<{ flow: string; n: number }[]> {
   if (derived.length === 0) return [];
   const where = base.where();
   const outside = listed.length === 0 ? '' : ` AND status NOT IN (${listed.map(() => '?').join(', ')})`;

@@ -32,7 +32,10 @@ class Script {
   readonly seqs: Record<string, number> = {};
   private stepNo = 0;
 
-  constructor(readonly b: JournalBuilder, private readonly flow: string) {}
+  constructor(
+    readonly b: JournalBuilder,
+    private readonly flow: string,
+  ) {}
 
   step(names: readonly string[]): TaskRef[] {
     this.stepNo += 1;
@@ -42,7 +45,12 @@ class Script {
     return refs;
   }
 
-  error(code: ErrorCode, ref: TaskRef | { step: number; taskId: null }, attempt: number | null, extra: { cause?: ErrorEnvelope; context?: Record<string, unknown>; message?: string } = {}): ErrorEnvelope {
+  error(
+    code: ErrorCode,
+    ref: TaskRef | { step: number; taskId: null },
+    attempt: number | null,
+    extra: { cause?: ErrorEnvelope; context?: Record<string, unknown>; message?: string } = {},
+  ): ErrorEnvelope {
     const e = envelope(
       { code, message: extra.message ?? `${code.toLowerCase()} in ${ref.taskId ?? 'the flow'}` },
       { project: null, flow: this.flow, run: this.b.runId, step: ref.step, task: ref.taskId, attempt },
@@ -54,8 +62,13 @@ class Script {
   occurred(name: string, error: ErrorEnvelope, flags: { caught?: boolean; retrying?: boolean; ref?: TaskRef }): void {
     const ref = flags.ref;
     const event = this.b.push({
-      type: 'errorOccurred', error, caught: flags.caught ?? false, retrying: flags.retrying ?? false,
-      step: error.correlation.step, ordinal: ref?.ordinal ?? null, taskId: ref?.taskId ?? null,
+      type: 'errorOccurred',
+      error,
+      caught: flags.caught ?? false,
+      retrying: flags.retrying ?? false,
+      step: error.correlation.step,
+      ordinal: ref?.ordinal ?? null,
+      taskId: ref?.taskId ?? null,
     });
     this.seqs[name] = event.seq;
   }
@@ -89,8 +102,16 @@ class Script {
   link(name: string, e: ErrorEnvelope, how: FailureLink['how'], rethrown = false): FailureLink {
     const c = e.correlation;
     return {
-      seq: this.seqs[name] ?? null, code: e.code, category: e.category, origin: e.origin, message: e.message,
-      step: c.step, taskId: c.task, attempt: c.attempt, how, ...(rethrown ? { rethrown } : {}),
+      seq: this.seqs[name] ?? null,
+      code: e.code,
+      category: e.category,
+      origin: e.origin,
+      message: e.message,
+      step: c.step,
+      taskId: c.task,
+      attempt: c.attempt,
+      how,
+      ...(rethrown ? { rethrown } : {}),
     };
   }
 
@@ -165,7 +186,12 @@ export function thrownInCatch(runId: string, shape: Shape, options: BuilderOptio
 export function failFast(runId: string, shape: Shape, options: BuilderOptions = {}): Scenario {
   const s = script(runId, options);
   const [a, b, c] = s.step(['A', 'B', 'C']) as [TaskRef, TaskRef, TaskRef];
-  for (const [ref, name] of [[a, 'A'], [b, 'B'], [c, 'C']] as const) s.started(ref, name, ref === a ? 3 : 1);
+  for (const [ref, name] of [
+    [a, 'A'],
+    [b, 'B'],
+    [c, 'C'],
+  ] as const)
+    s.started(ref, name, ref === a ? 3 : 1);
   s.failedAttempt('timeout1', a, 1, s.error('RUNTIME_TIMEOUT', a, 1), { retrying: true });
   const crash = s.error('RUNTIME_CRASHED', b, 1, { message: 'B exited with code 12' });
   s.b.push({ type: 'attemptStarted', ...b, attempt: 1 });
@@ -212,7 +238,14 @@ export function judgedCancelled(runId: string, options: BuilderOptions = {}): Sc
   s.occurred('crash', eleven, { ref: a });
   s.b.push({ type: 'attemptJudgedCancelled', ...b, attempt: 1, by: 'sibling' });
   s.b.push({ type: 'taskFailed', ...a, attempts: 1, error: eleven, cancelled: false });
-  s.b.push({ type: 'taskFailed', ...b, attempts: 1, error: s.error('SYSTEM_CANCELLED', b, null, { message: 'a sibling failed' }), cancelled: true, settled: { outcome: 'failed', error: twelve } });
+  s.b.push({
+    type: 'taskFailed',
+    ...b,
+    attempts: 1,
+    error: s.error('SYSTEM_CANCELLED', b, null, { message: 'a sibling failed' }),
+    cancelled: true,
+    settled: { outcome: 'failed', error: twelve },
+  });
   s.fail(eleven, [s.link('crash', eleven, null)]);
   return s.done();
 }

@@ -268,11 +268,7 @@ const RANDOM_ERRORS: readonly ErrorSpec[] = [
  * 1-4 steps of 1-3 tasks whose attempts fail with random errors, ending completed, failed or
  * cancelled (or left open when `openShare` allows).
  */
-export function randomJournals(
-  seed: number,
-  runs: number,
-  options: { start?: number; spanMs?: number; openShare?: number } = {},
-): HivewatchEvent[][] {
+export function randomJournals(seed: number, runs: number, options: { start?: number; spanMs?: number; openShare?: number } = {}): HivewatchEvent[][] {
   const random = seededRandom(seed);
   const start = options.start ?? Date.UTC(2026, 0, 1);
   const span = options.spanMs ?? 3 * 86_400_000;

@@ -34,8 +34,16 @@ export async function query(location: string, sql: string): Promise<Record<strin
 const GROUP_COUNT_TABLES = 'error_group_count_hour, error_group_flow_count_hour, error_group_count_day, error_group_flow_count_day';
 const FACT_TABLES = 'error_group_runs, error_group_flows, error_group_stats';
 const FAILURE_TABLES = 'error_group_failure_hour, error_group_failure_day';
-const triggers = (names: string): string => names.split(', ').map((name) => `DROP TRIGGER ${name};`).join(' ');
-const tables = (names: string): string => names.split(', ').map((name) => `DROP TABLE ${name};`).join(' ');
+const triggers = (names: string): string =>
+  names
+    .split(', ')
+    .map((name) => `DROP TRIGGER ${name};`)
+    .join(' ');
+const tables = (names: string): string =>
+  names
+    .split(', ')
+    .map((name) => `DROP TABLE ${name};`)
+    .join(' ');
 
 const OUTCOME_TABLES = 'cost_rollups_hour, cost_rollups_day, run_outcomes_hour, run_outcomes_day';
 const ADDED_COLUMNS = [
@@ -45,8 +53,10 @@ const ADDED_COLUMNS = [
 
 const UNDO: Record<number, { sqlite: string; postgres: string }> = {
   25: {
-    sqlite: 'DROP INDEX runs_approval_since; DROP INDEX runs_approval_waited; ALTER TABLE runs DROP COLUMN approval_since; ALTER TABLE runs DROP COLUMN approval_label; ALTER TABLE runs DROP COLUMN approval_wait_ms;',
-    postgres: 'DROP INDEX runs_approval_since, runs_approval_waited; ALTER TABLE runs DROP COLUMN approval_since, DROP COLUMN approval_label, DROP COLUMN approval_wait_ms;',
+    sqlite:
+      'DROP INDEX runs_approval_since; DROP INDEX runs_approval_waited; ALTER TABLE runs DROP COLUMN approval_since; ALTER TABLE runs DROP COLUMN approval_label; ALTER TABLE runs DROP COLUMN approval_wait_ms;',
+    postgres:
+      'DROP INDEX runs_approval_since, runs_approval_waited; ALTER TABLE runs DROP COLUMN approval_since, DROP COLUMN approval_label, DROP COLUMN approval_wait_ms;',
   },
   24: { sqlite: 'DROP TABLE agent_spawns;', postgres: 'DROP TABLE agent_spawns;' },
   23: {
@@ -78,7 +88,9 @@ const UNDO: Record<number, { sqlite: string; postgres: string }> = {
 
 /** Undoes every migration after `version` (at least 17), newest first; opening the store applies them again. */
 export async function undoMigrationsAfter(location: string, version: number): Promise<void> {
-  const undone = MIGRATIONS.map((m) => m.version).filter((v) => v > version).reverse();
+  const undone = MIGRATIONS.map((m) => m.version)
+    .filter((v) => v > version)
+    .reverse();
   const missing = undone.filter((v) => UNDO[v] === undefined);
   if (missing.length > 0) throw new Error(`cannot undo migration ${missing.join(', ')}`);
   const steps = undone.map((v) => (isPostgres(location) ? UNDO[v]!.postgres : UNDO[v]!.sqlite));

@@ -6,7 +6,15 @@ import type { ChartsState } from './load-charts.js';
  * the drawing's height (the numbers beside it are already there). A chunk that would not load
  * says so, with Try again; the card's text alternative and controls work without it.
  */
-export function ChartSlot({ charts, height, children }: { charts: ChartsState; height: number; children: (ready: Extract<ChartsState, { state: 'ready' }>['charts']) => ReactNode }) {
+export function ChartSlot({
+  charts,
+  height,
+  children,
+}: {
+  charts: ChartsState;
+  height: number;
+  children: (ready: Extract<ChartsState, { state: 'ready' }>['charts']) => ReactNode;
+}) {
   if (charts.state === 'ready') return <>{children(charts.charts)}</>;
   return (
     <div className="chart-pending" style={{ height }} data-state={charts.state}>

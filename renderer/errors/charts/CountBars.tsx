@@ -1,5 +1,17 @@
 import type { MouseEvent } from 'react';
-import { Bar, BarChart, CartesianGrid, Rectangle, Tooltip, XAxis, YAxis, type BarShapeProps, type TooltipContentProps, type XAxisTickContentProps, type YAxisTickContentProps } from 'recharts';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Rectangle,
+  Tooltip,
+  XAxis,
+  YAxis,
+  type BarShapeProps,
+  type TooltipContentProps,
+  type XAxisTickContentProps,
+  type YAxisTickContentProps,
+} from 'recharts';
 import { countTicks } from '../../lib/axis-ticks.js';
 import { colorFor, useChartTheme } from '../../lib/theme.js';
 import { ChartTooltip } from './ChartTooltip.js';
@@ -25,7 +37,17 @@ export interface CountRow {
  * a bar's row, its label included, filters by that key. Hidden from screen readers: the card
  * holds the same counts as a list.
  */
-export function CountBars({ rows, selected, byCategory, onPick }: { rows: readonly CountRow[]; selected: string; byCategory: boolean; onPick: (key: string) => void }) {
+export function CountBars({
+  rows,
+  selected,
+  byCategory,
+  onPick,
+}: {
+  rows: readonly CountRow[];
+  selected: string;
+  byCategory: boolean;
+  onPick: (key: string) => void;
+}) {
   const theme = useChartTheme();
   const ticks = countTicks(Math.max(0, ...rows.map((d) => d.count)));
   const top = ticks.at(-1) ?? 1;
@@ -50,7 +72,14 @@ export function CountBars({ rows, selected, byCategory, onPick }: { rows: readon
   );
   const shape = (props: BarShapeProps) => {
     const key = rows[props.index]?.key ?? '';
-    return <Rectangle {...props} className="chart-bar" fill={byCategory ? colorFor(key, props.index) : theme.accent} fillOpacity={selected && selected !== key ? 0.35 : 1} />;
+    return (
+      <Rectangle
+        {...props}
+        className="chart-bar"
+        fill={byCategory ? colorFor(key, props.index) : theme.accent}
+        fillOpacity={selected && selected !== key ? 0.35 : 1}
+      />
+    );
   };
   const tooltip = ({ active, payload }: TooltipContentProps) => {
     const row = payload?.[0]?.payload as CountRow | undefined;
@@ -74,7 +103,17 @@ export function CountBars({ rows, selected, byCategory, onPick }: { rows: readon
           horizontalCoordinatesGenerator={() => []}
           verticalCoordinatesGenerator={({ offset }) => gridPositions(ticks, offset.left, offset.width)}
         />
-        <XAxis type="number" domain={[0, top]} ticks={ticks} interval={0} height={AXIS_ROOM} tick={countTick} tickLine={false} stroke={theme.grid} allowDataOverflow />
+        <XAxis
+          type="number"
+          domain={[0, top]}
+          ticks={ticks}
+          interval={0}
+          height={AXIS_ROOM}
+          tick={countTick}
+          tickLine={false}
+          stroke={theme.grid}
+          allowDataOverflow
+        />
         <YAxis type="category" dataKey="key" width={AXIS_WIDTH} interval={0} tick={labelTick} tickLine={false} axisLine={false} />
         <Tooltip content={tooltip} cursor={{ fill: theme.cursor }} isAnimationActive={false} />
         <Bar dataKey="count" barSize={BAR} isAnimationActive={false} shape={shape} />

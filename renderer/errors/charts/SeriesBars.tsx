@@ -1,5 +1,18 @@
 import { useMemo, useRef, type MouseEvent } from 'react';
-import { Bar, BarChart, CartesianGrid, Rectangle, ReferenceArea, Tooltip, XAxis, YAxis, type BarShapeProps, type TooltipContentProps, type XAxisTickContentProps, type YAxisTickContentProps } from 'recharts';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Rectangle,
+  ReferenceArea,
+  Tooltip,
+  XAxis,
+  YAxis,
+  type BarShapeProps,
+  type TooltipContentProps,
+  type XAxisTickContentProps,
+  type YAxisTickContentProps,
+} from 'recharts';
 import type { ErrorSeries } from '../../../core/service/api.js';
 import { countTicks, largestStack } from '../../lib/axis-ticks.js';
 import { formatAbsolute } from '../../lib/format.js';
@@ -78,7 +91,9 @@ function bucketTooltipOf(series: ErrorSeries) {
   return ({ active, payload }: TooltipContentProps) => {
     const point = payload?.[0]?.payload as Point | undefined;
     if (!active || !point) return null;
-    const rows = series.keys.flatMap((key, k) => ((point.counts[key] ?? 0) > 0 ? [{ label: key, count: point.counts[key] ?? 0, color: colorFor(key, k) }] : []));
+    const rows = series.keys.flatMap((key, k) =>
+      (point.counts[key] ?? 0) > 0 ? [{ label: key, count: point.counts[key] ?? 0, color: colorFor(key, k) }] : [],
+    );
     return <ChartTooltip title={formatAbsolute(point.start).slice(0, 16)} rows={rows} />;
   };
 }
@@ -114,19 +129,56 @@ export function SeriesBars({
 
   return (
     <div className="series-chart" aria-hidden="true" ref={boxRef} {...drag}>
-      <BarChart data={points as Point[]} responsive style={{ width: '100%', height: SERIES_HEIGHT }} margin={{ top: PLOT_TOP, right: RIGHT, bottom: 0, left: 0 }} barCategoryGap="20%" accessibilityLayer={false} cursor="crosshair">
+      <BarChart
+        data={points as Point[]}
+        responsive
+        style={{ width: '100%', height: SERIES_HEIGHT }}
+        margin={{ top: PLOT_TOP, right: RIGHT, bottom: 0, left: 0 }}
+        barCategoryGap="20%"
+        accessibilityLayer={false}
+        cursor="crosshair"
+      >
         <CartesianGrid
           vertical={false}
           stroke={theme.grid}
           verticalCoordinatesGenerator={() => []}
           horizontalCoordinatesGenerator={({ offset }) => gridPositions(yTicks, offset.top, offset.height, true)}
         />
-        <XAxis dataKey="start" type="category" ticks={xTicks} interval={0} height={X_LABEL_ROOM} tick={timeTickOf(theme, tick)} tickLine={false} stroke={theme.grid} />
-        <YAxis type="number" domain={[0, top]} ticks={yTicks} interval={0} width={Y_AXIS_WIDTH} tick={countTickOf(theme, top)} tickLine={false} axisLine={false} allowDataOverflow />
+        <XAxis
+          dataKey="start"
+          type="category"
+          ticks={xTicks}
+          interval={0}
+          height={X_LABEL_ROOM}
+          tick={timeTickOf(theme, tick)}
+          tickLine={false}
+          stroke={theme.grid}
+        />
+        <YAxis
+          type="number"
+          domain={[0, top]}
+          ticks={yTicks}
+          interval={0}
+          width={Y_AXIS_WIDTH}
+          tick={countTickOf(theme, top)}
+          tickLine={false}
+          axisLine={false}
+          allowDataOverflow
+        />
         <Tooltip content={bucketTooltipOf(series)} cursor={{ fill: theme.cursor }} isAnimationActive={false} />
-        {selection && <ReferenceArea x1={points[selection.from]?.start} x2={points[selection.to]?.start} fill={theme.cursor} fillOpacity={1} ifOverflow="hidden" />}
+        {selection && (
+          <ReferenceArea x1={points[selection.from]?.start} x2={points[selection.to]?.start} fill={theme.cursor} fillOpacity={1} ifOverflow="hidden" />
+        )}
         {series.keys.map((key, k) => (
-          <Bar key={key} name={key} dataKey={(point: Point) => point.counts[key] ?? 0} stackId="errors" fill={colorFor(key, k)} isAnimationActive={false} shape={shape} />
+          <Bar
+            key={key}
+            name={key}
+            dataKey={(point: Point) => point.counts[key] ?? 0}
+            stackId="errors"
+            fill={colorFor(key, k)}
+            isAnimationActive={false}
+            shape={shape}
+          />
         ))}
       </BarChart>
     </div>

@@ -1,4 +1,18 @@
-import { Bar, BarChart, CartesianGrid, LabelList, Rectangle, Tooltip, XAxis, YAxis, type BarShapeProps, type LabelProps, type TooltipContentProps, type XAxisTickContentProps, type YAxisTickContentProps } from 'recharts';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  LabelList,
+  Rectangle,
+  Tooltip,
+  XAxis,
+  YAxis,
+  type BarShapeProps,
+  type LabelProps,
+  type TooltipContentProps,
+  type XAxisTickContentProps,
+  type YAxisTickContentProps,
+} from 'recharts';
 import { bucketLabel, type TrendView } from '../../issues/trend-words.js';
 import { countTicks } from '../../lib/axis-ticks.js';
 import { useChartTheme } from '../../lib/theme.js';
@@ -63,7 +77,16 @@ export function TrendBars({ trend }: { trend: TrendView }) {
   );
   const shape = (props: BarShapeProps) => {
     const partial = points[props.index]?.partial ?? false;
-    return <Rectangle {...props} className={partial ? 'chart-bar trend-partial' : 'chart-bar'} fill={theme.accent} fillOpacity={partial ? 0.35 : 1} stroke={partial ? theme.accent : undefined} strokeDasharray={partial ? '3 2' : undefined} />;
+    return (
+      <Rectangle
+        {...props}
+        className={partial ? 'chart-bar trend-partial' : 'chart-bar'}
+        fill={theme.accent}
+        fillOpacity={partial ? 0.35 : 1}
+        stroke={partial ? theme.accent : undefined}
+        strokeDasharray={partial ? '3 2' : undefined}
+      />
+    );
   };
   const valueLabel = ({ x, y, width: barWidth, value }: LabelProps) =>
     value ? (
@@ -74,12 +97,24 @@ export function TrendBars({ trend }: { trend: TrendView }) {
   const tooltip = ({ active, payload }: TooltipContentProps) => {
     const point = payload?.[0]?.payload as TrendPoint | undefined;
     if (!active || !point) return null;
-    return <ChartTooltip title={`${bucketLabel(point.start, trend.bucketMs)}${point.partial ? ' (so far)' : ''}`} rows={[{ label: point.partial ? 'events so far' : 'events', count: point.count }]} />;
+    return (
+      <ChartTooltip
+        title={`${bucketLabel(point.start, trend.bucketMs)}${point.partial ? ' (so far)' : ''}`}
+        rows={[{ label: point.partial ? 'events so far' : 'events', count: point.count }]}
+      />
+    );
   };
 
   return (
     <div className="series-chart trend-chart" aria-hidden="true" ref={boxRef} data-testid="trend-bars">
-      <BarChart data={points} responsive style={{ width: '100%', height: TREND_HEIGHT }} margin={{ top: PLOT_TOP, right: RIGHT, bottom: 0, left: 0 }} barCategoryGap="20%" accessibilityLayer={false}>
+      <BarChart
+        data={points}
+        responsive
+        style={{ width: '100%', height: TREND_HEIGHT }}
+        margin={{ top: PLOT_TOP, right: RIGHT, bottom: 0, left: 0 }}
+        barCategoryGap="20%"
+        accessibilityLayer={false}
+      >
         <CartesianGrid
           vertical={false}
           stroke={theme.grid}
@@ -87,7 +122,17 @@ export function TrendBars({ trend }: { trend: TrendView }) {
           horizontalCoordinatesGenerator={({ offset }) => gridPositions(yTicks, offset.top, offset.height, true)}
         />
         <XAxis dataKey="start" type="category" ticks={xTicks} interval={0} height={X_LABEL_ROOM} tick={timeTick} tickLine={false} stroke={theme.grid} />
-        <YAxis type="number" domain={[0, top]} ticks={yTicks} interval={0} width={Y_AXIS_WIDTH} tick={countTick} tickLine={false} axisLine={false} allowDataOverflow />
+        <YAxis
+          type="number"
+          domain={[0, top]}
+          ticks={yTicks}
+          interval={0}
+          width={Y_AXIS_WIDTH}
+          tick={countTick}
+          tickLine={false}
+          axisLine={false}
+          allowDataOverflow
+        />
         <Tooltip content={tooltip} cursor={{ fill: theme.cursor }} isAnimationActive={false} />
         <Bar dataKey="count" isAnimationActive={false} shape={shape} minPointSize={(value) => (Number(value) > 0 ? 1 : 0)}>
           <LabelList dataKey="label" content={valueLabel} />

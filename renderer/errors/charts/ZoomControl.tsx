@@ -1,12 +1,32 @@
 import type { ZoomSelection } from './geometry.js';
 
 /** One named slider over the chart's buckets, reading out the time it stands on. */
-function ZoomSlider({ label, last, value, timeOf, onChange }: { label: string; last: number; value: number; timeOf: (index: number) => string; onChange: (index: number) => void }) {
+function ZoomSlider({
+  label,
+  last,
+  value,
+  timeOf,
+  onChange,
+}: {
+  label: string;
+  last: number;
+  value: number;
+  timeOf: (index: number) => string;
+  onChange: (index: number) => void;
+}) {
   return (
     <>
       <label>
         {label}
-        <input type="range" min={0} max={last} step={1} value={value} aria-valuetext={timeOf(value)} onChange={(e) => onChange(Number(e.currentTarget.value))} />
+        <input
+          type="range"
+          min={0}
+          max={last}
+          step={1}
+          value={value}
+          aria-valuetext={timeOf(value)}
+          onChange={(e) => onChange(Number(e.currentTarget.value))}
+        />
       </label>
       <span className="zoom-time">{timeOf(value)}</span>
     </>
@@ -32,8 +52,20 @@ export function ZoomControl({
   const last = Math.max(0, buckets - 1);
   return (
     <div className="zoom-control">
-      <ZoomSlider label="Zoom from" last={last} value={selection.from} timeOf={timeOf} onChange={(from) => onSelect({ from: Math.min(from, selection.to), to: selection.to })} />
-      <ZoomSlider label="Zoom to" last={last} value={selection.to} timeOf={timeOf} onChange={(to) => onSelect({ from: selection.from, to: Math.max(to, selection.from) })} />
+      <ZoomSlider
+        label="Zoom from"
+        last={last}
+        value={selection.from}
+        timeOf={timeOf}
+        onChange={(from) => onSelect({ from: Math.min(from, selection.to), to: selection.to })}
+      />
+      <ZoomSlider
+        label="Zoom to"
+        last={last}
+        value={selection.to}
+        timeOf={timeOf}
+        onChange={(to) => onSelect({ from: selection.from, to: Math.max(to, selection.from) })}
+      />
     </div>
   );
 }

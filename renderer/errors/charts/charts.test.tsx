@@ -17,7 +17,9 @@ const noop = (): void => undefined;
 
 /** Every `<tag …>` opening of the markup, as a map of its attributes. */
 function elements(html: string, tag: string): Record<string, string>[] {
-  return [...html.matchAll(new RegExp(`<${tag}\\b([^>]*)>`, 'g'))].map((m) => Object.fromEntries([...(m[1] ?? '').matchAll(/([\w-]+)="([^"]*)"/g)].map((a) => [a[1] as string, a[2] as string])));
+  return [...html.matchAll(new RegExp(`<${tag}\\b([^>]*)>`, 'g'))].map((m) =>
+    Object.fromEntries([...(m[1] ?? '').matchAll(/([\w-]+)="([^"]*)"/g)].map((a) => [a[1] as string, a[2] as string])),
+  );
 }
 
 describe('CountChart', () => {
@@ -29,7 +31,9 @@ describe('CountChart', () => {
 
   it('lists every count whole for a screen reader and keeps the drawing box at its final height', () => {
     const html = renderToStaticMarkup(<CountChart title="code" counts={counts} selected="" onPick={noop} />);
-    expect(html).toContain('<ul class="visually-hidden" aria-label="Errors by code"><li>RUNTIME_RATE_LIMIT: 30</li><li>VERIFICATION_TESTS_FAILED_HARD: 12,500</li><li>GIT_MERGE_CONFLICT: 7</li></ul>');
+    expect(html).toContain(
+      '<ul class="visually-hidden" aria-label="Errors by code"><li>RUNTIME_RATE_LIMIT: 30</li><li>VERIFICATION_TESTS_FAILED_HARD: 12,500</li><li>GIT_MERGE_CONFLICT: 7</li></ul>',
+    );
     const box = elements(html, 'div').find((d) => d.class === 'chart-pending');
     expect(box?.style).toBe(`height:${countChartHeight(3)}px`);
     expect(countChartHeight(3)).toBe(4 + 3 * 28 + 24);

@@ -9,7 +9,16 @@ describe('chart geometry', () => {
   });
 
   it('writes axis counts short enough for the Y axis', () => {
-    expect([0, 2_500, 9_500, 10_000, 25_000, 125_000, 1_000_000, 2_500_000].map((v) => axisCount(v))).toEqual(['0', '2,500', '9,500', '10k', '25k', '125k', '1M', '2.5M']);
+    expect([0, 2_500, 9_500, 10_000, 25_000, 125_000, 1_000_000, 2_500_000].map((v) => axisCount(v))).toEqual([
+      '0',
+      '2,500',
+      '9,500',
+      '10k',
+      '25k',
+      '125k',
+      '1M',
+      '2.5M',
+    ]);
     // One axis, one unit: its top tick's.
     expect([0, 5_000, 10_000, 15_000, 20_000].map((v) => axisCount(v, 20_000))).toEqual(['0', '5k', '10k', '15k', '20k']);
     expect([0, 500_000, 1_000_000, 1_500_000].map((v) => axisCount(v, 1_500_000))).toEqual(['0', '0.5M', '1M', '1.5M']);

@@ -60,7 +60,14 @@ export function FlowEditor({ value, readOnly, label, checked, onChange, onReady 
         if (!mounted || !el) return;
         const root = el.shadowRoot ?? el.attachShadow({ mode: 'open' });
         const now = latest.current;
-        handle = module.mountFlowEditor({ root, doc: now.value, readOnly: now.readOnly, label: now.label, dark: now.dark, onChange: (doc) => latest.current.onChange(doc) });
+        handle = module.mountFlowEditor({
+          root,
+          doc: now.value,
+          readOnly: now.readOnly,
+          label: now.label,
+          dark: now.dark,
+          onChange: (doc) => latest.current.onChange(doc),
+        });
         setEditor(handle);
         now.onReady?.(handle);
       },

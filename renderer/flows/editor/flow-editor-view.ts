@@ -58,7 +58,13 @@ function access(readOnly: boolean, label: string) {
 }
 
 function lintDiagnostics(text: string, diagnostics: readonly Diagnostic[]): LintDiagnostic[] {
-  return placeDiagnostics(text, diagnostics).map((d) => ({ from: d.from, to: d.to, severity: d.severity, message: `${d.line}:${d.column} ${d.message}`, source: 'check' }));
+  return placeDiagnostics(text, diagnostics).map((d) => ({
+    from: d.from,
+    to: d.to,
+    severity: d.severity,
+    message: `${d.line}:${d.column} ${d.message}`,
+    source: 'check',
+  }));
 }
 
 export function mountFlowEditor(options: FlowEditorOptions): FlowEditorHandle {

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Diagnostic, HighlightSpan } from '../../../core/service/api.js';
 import { caretPadding, lineMap, offsetAt, placeDiagnostics, spanRanges } from './source-positions.js';
 
-const d = (line: number, column: number, message = 'bad', severity: Diagnostic['severity'] = 'error'): Diagnostic => ({ file: 'f.prose', line, column, message, severity });
+const d = (line: number, column: number, message = 'bad', severity: Diagnostic['severity'] = 'error'): Diagnostic => ({
+  file: 'f.prose',
+  line,
+  column,
+  message,
+  severity,
+});
 const span = (line: number, column: number, length: number, kind: HighlightSpan['kind']): HighlightSpan => ({ line, column, length, kind });
 
 describe('lineMap and offsetAt', () => {

@@ -71,7 +71,10 @@ export class DeliveryDispatcher {
       const busy = rules.filter((rule) => this.slots.busy(rule.webhook)).map((rule) => rule.id);
       const delivery = await this.parts.claim(busy);
       if (!delivery) return;
-      void this.start(delivery, rules.find((rule) => rule.id === delivery.ruleId));
+      void this.start(
+        delivery,
+        rules.find((rule) => rule.id === delivery.ruleId),
+      );
     }
   }
 

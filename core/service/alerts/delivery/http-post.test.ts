@@ -91,7 +91,7 @@ describe('postWebhook', () => {
     expect(await postWebhook('ftp://127.0.0.1/hook', '{}', {}, 5_000)).toEqual({ error: 'the webhook URL is not http or https (ftp:)' });
   });
 
-  it('returns Retry-After and the answer\'s Date with a 429, and neither with an answer that does not ask', async () => {
+  it("returns Retry-After and the answer's Date with a 429, and neither with an answer that does not ask", async () => {
     const receiver = new TestReceiver();
     const url = await receiver.start();
     closers.push(() => receiver.stop());

@@ -31,7 +31,10 @@ afterEach(async () => {
 });
 
 const failed = (runId: string, flow = 'user/a.prose'): JournalBuilder =>
-  new JournalBuilder(runId, { flow, start: T0 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }]).fail();
+  new JournalBuilder(runId, { flow, start: T0 })
+    .start()
+    .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }])
+    .fail();
 
 async function setup(limits?: ConstructorParameters<typeof AlertEngine>[0]['limits']): Promise<{ store: HivewatchStore; engine: AlertEngine }> {
   const clock = new ManualClock(T0);
@@ -76,10 +79,14 @@ describe('deliveries that no receiver can stall', () => {
       await store.appendEvents(failed(runId).events);
       // A pass starts the deliveries and returns; it never waits for a POST.
       await engine.pass();
-      await vi.waitFor(() => healthy.receiver.bodies().some((b) => b.subject === runId) || waiting(`the healthy receiver's alert for ${runId}`), { timeout: 10_000 });
+      await vi.waitFor(() => healthy.receiver.bodies().some((b) => b.subject === runId) || waiting(`the healthy receiver's alert for ${runId}`), {
+        timeout: 10_000,
+      });
       // The first hanging POST is still open: this alert did not wait behind it.
       expect(hanging.receiver.connections.map((c) => [c.subject, c.closed])).toEqual([['run_01', false]]);
-      await vi.waitFor(() => endless.receiver.connectionOf(runId)?.closed || waiting(`the endless answer to ${runId} closed by the sender`), { timeout: 10_000 });
+      await vi.waitFor(() => endless.receiver.connectionOf(runId)?.closed || waiting(`the endless answer to ${runId} closed by the sender`), {
+        timeout: 10_000,
+      });
       read();
     }
 
@@ -106,14 +113,24 @@ describe('deliveries that no receiver can stall', () => {
     const serverB = await receiver(new StallingReceiver('hang'));
     const healthy = await receiver(new TestReceiver());
     // A rule names a flow some run was started from (or a flow file): one earlier run each.
-    for (const flow of ['user/stuck.prose', 'user/ok.prose']) await store.appendEvents(new JournalBuilder(`run_before_${flow}`, { flow, start: T0 }).start().runStep([{ attempts: ['ok'] }]).complete().events);
-    for (const path of ['/one', '/two', '/three']) await addAlertRule(store, { when: 'run-failed', flow: 'user/stuck.prose', webhook: `${serverA.url}${path}`, throttle: '0' }, 'test', T0);
+    for (const flow of ['user/stuck.prose', 'user/ok.prose'])
+      await store.appendEvents(
+        new JournalBuilder(`run_before_${flow}`, { flow, start: T0 })
+          .start()
+          .runStep([{ attempts: ['ok'] }])
+          .complete().events,
+      );
+    for (const path of ['/one', '/two', '/three'])
+      await addAlertRule(store, { when: 'run-failed', flow: 'user/stuck.prose', webhook: `${serverA.url}${path}`, throttle: '0' }, 'test', T0);
     await addAlertRule(store, { when: 'run-failed', flow: 'user/stuck.prose', webhook: serverB.url, throttle: '0' }, 'test', T0);
     const healthyRule = await addAlertRule(store, { when: 'run-failed', flow: 'user/ok.prose', webhook: healthy.url, throttle: '0' }, 'test', T0);
 
     await store.appendEvents(failed('run_stuck', 'user/stuck.prose').events);
     await engine.pass();
-    await vi.waitFor(() => (serverA.receiver.connections.length === 2 && serverB.receiver.connections.length === 1) || waiting('two POSTs to server A, one to B'), { timeout: 10_000 });
+    await vi.waitFor(
+      () => (serverA.receiver.connections.length === 2 && serverB.receiver.connections.length === 1) || waiting('two POSTs to server A, one to B'),
+      { timeout: 10_000 },
+    );
     // Server A's third rule is not posted beside its two: it stays due and unleased.
     const all = await store.runStatements((d) => listDeliveries(d, 1_000));
     expect(all.map((d) => d.attempts).sort()).toEqual([0, 1, 1, 1]);
@@ -128,7 +145,9 @@ describe('deliveries that no receiver can stall', () => {
     // Server B drops its connection: that slot frees, and the next claim skips server A (at its
     // bound) and takes the healthy receiver's delivery.
     serverB.receiver.dropAll();
-    await vi.waitFor(() => healthy.receiver.bodies().some((b) => b.subject === 'run_ok') || waiting('the healthy alert after a slot freed'), { timeout: 10_000 });
+    await vi.waitFor(() => healthy.receiver.bodies().some((b) => b.subject === 'run_ok') || waiting('the healthy alert after a slot freed'), {
+      timeout: 10_000,
+    });
     expect(serverA.receiver.connections).toHaveLength(2);
     expect(serverA.receiver.open()).toBe(2);
   });

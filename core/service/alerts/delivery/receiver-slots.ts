@@ -49,7 +49,13 @@ export class ReceiverSlots {
    */
   take(webhook: string | null): () => void {
     this.total += 1;
-    const keys: [Map<string, number>, string][] = webhook === null ? [] : [[this.byReceiver, webhook], [this.byServer, serverOf(webhook)]];
+    const keys: [Map<string, number>, string][] =
+      webhook === null
+        ? []
+        : [
+            [this.byReceiver, webhook],
+            [this.byServer, serverOf(webhook)],
+          ];
     for (const [counts, key] of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
     let released = false;
     return () => {

@@ -27,7 +27,10 @@ afterEach(async () => {
 });
 
 /** A rule, a failed run whose delivery the receiver answers with `first`; returns what the next attempt needs. */
-async function firstAnswer(location: string, first: Answer): Promise<{ clock: ManualClock; engine: AlertEngine; receiver: TestReceiver; store: HivewatchStore }> {
+async function firstAnswer(
+  location: string,
+  first: Answer,
+): Promise<{ clock: ManualClock; engine: AlertEngine; receiver: TestReceiver; store: HivewatchStore }> {
   const clock = new ManualClock(T0);
   const store = await openStore({ path: location, now: clock.now });
   open.stores.push(store);
@@ -38,7 +41,10 @@ async function firstAnswer(location: string, first: Answer): Promise<{ clock: Ma
   await engine.pump();
   await addAlertRule(store, { when: 'run-failed', webhook: url, throttle: '0' }, 'test', T0);
   receiver.answers.push(first);
-  const run = new JournalBuilder('run_limited', { flow: 'flows/a.prose', start: T0 }).start().runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }]).fail();
+  const run = new JournalBuilder('run_limited', { flow: 'flows/a.prose', start: T0 })
+    .start()
+    .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }])
+    .fail();
   await store.appendEvents(run.events);
   await engine.pump();
   return { clock, engine, receiver, store };
@@ -66,13 +72,21 @@ for (const engine of harness.engines) {
     it('a 429 with Retry-After: 30 is tried again 30 s later, not at the 10 s backoff', async () => {
       const s = await firstAnswer(await engine.fresh(), { status: 429, headers: { 'retry-after': '30' } });
       const row = await onlyDelivery(s.store);
-      expect([row.status, row.responseCode, row.nextAttemptAt - T0, row.lastError]).toEqual(['failed', 429, 30_000, 'the receiver answered 429 and asked to wait 30 s']);
+      expect([row.status, row.responseCode, row.nextAttemptAt - T0, row.lastError]).toEqual([
+        'failed',
+        429,
+        30_000,
+        'the receiver answered 429 and asked to wait 30 s',
+      ]);
       await retriedExactlyAt(s, T0 + 30_000);
     });
 
     it("a 503 with an HTTP-date waits until that date by the receiver's own clock", async () => {
       // The receiver's clock reads 13:00 (an hour and five minutes behind ours); it asks for 13:02.
-      const s = await firstAnswer(await engine.fresh(), { status: 503, headers: { date: 'Thu, 26 Nov 2026 13:00:00 GMT', 'retry-after': 'Thu, 26 Nov 2026 13:02:00 GMT' } });
+      const s = await firstAnswer(await engine.fresh(), {
+        status: 503,
+        headers: { date: 'Thu, 26 Nov 2026 13:00:00 GMT', 'retry-after': 'Thu, 26 Nov 2026 13:02:00 GMT' },
+      });
       const row = await onlyDelivery(s.store);
       expect([row.status, row.responseCode, row.nextAttemptAt - T0]).toEqual(['failed', 503, 120_000]);
       await retriedExactlyAt(s, T0 + 120_000);

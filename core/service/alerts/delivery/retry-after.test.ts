@@ -24,7 +24,15 @@ describe('parseHttpDate', () => {
   });
 
   it('refuses what is not an HTTP-date, and dates that do not exist', () => {
-    for (const text of ['2026-11-26T14:05:00Z', 'Thu, 26 Nov 2026 14:05:00 UTC', 'Thu, 26 Nov 2026 14:05:00', 'tomorrow', '', 'Tue, 31 Feb 2026 10:00:00 GMT', 'Thu, 26 Nov 2026 24:00:00 GMT']) {
+    for (const text of [
+      '2026-11-26T14:05:00Z',
+      'Thu, 26 Nov 2026 14:05:00 UTC',
+      'Thu, 26 Nov 2026 14:05:00',
+      'tomorrow',
+      '',
+      'Tue, 31 Feb 2026 10:00:00 GMT',
+      'Thu, 26 Nov 2026 24:00:00 GMT',
+    ]) {
       expect(parseHttpDate(text, NOW), text).toBeNull();
     }
   });

@@ -30,6 +30,9 @@ describe('webhook URLs with credentials', () => {
   });
 
   it('leaves a URL without credentials as written and adds no header', () => {
-    expect(withoutCredentials('https://hooks.example/services/T1/B2/c3?token=z')).toEqual({ url: 'https://hooks.example/services/T1/B2/c3?token=z', authorization: {} });
+    expect(withoutCredentials('https://hooks.example/services/T1/B2/c3?token=z')).toEqual({
+      url: 'https://hooks.example/services/T1/B2/c3?token=z',
+      authorization: {},
+    });
   });
 });
