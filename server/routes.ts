@@ -235,6 +235,13 @@ export const ROUTES: readonly Route[] = [
   },
   {
     method: 'GET',
+    path: '/api/alerts/desktop',
+    apiMethod: 'listDesktopAlerts',
+    body: false,
+    handle: async (s, r) => ok(await s.listDesktopAlerts(parseInput('listDesktopAlerts', queryInput(r.query, { numbers: ['after'] })))),
+  },
+  {
+    method: 'GET',
     path: '/api/errors/counts',
     apiMethod: 'errorCounts',
     body: false,

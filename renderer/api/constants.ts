@@ -29,6 +29,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'removeAlertRule',
   'testAlertRule',
   'listAlertDeliveries',
+  'listDesktopAlerts',
   'usageByFlow',
   'costSplit',
   'flowHealth',

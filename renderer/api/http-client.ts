@@ -1,6 +1,7 @@
 import type {
   AlertDeliveryView,
   AlertRuleView,
+  DesktopAlertFeed,
   CheckResult,
   BulkResult,
   CommandAck,
@@ -156,6 +157,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     removeAlertRule: (input) => post<{ removed: boolean }>(`/api/alerts/rules/${seg(input.id)}/remove`, rest(input, 'id')),
     testAlertRule: (input) => post<AlertDeliveryView>(`/api/alerts/rules/${seg(input.id)}/test`, rest(input, 'id')),
     listAlertDeliveries: (input) => get<AlertDeliveryView[]>('/api/alerts/deliveries', input),
+    listDesktopAlerts: (input) => get<DesktopAlertFeed>('/api/alerts/desktop', input),
     usageByFlow: (input) => get<FlowUsageView[]>('/api/usage/flows', input),
     costSplit: (input) => get<CostSplitAnswerView>('/api/usage/split', input),
     flowHealth: (input) => get<FlowHealthView[]>('/api/flows/health', input),

@@ -39,6 +39,7 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     removeAlertRule: (input) => call('removeAlertRule', input),
     testAlertRule: (input) => call('testAlertRule', input),
     listAlertDeliveries: (input) => call('listAlertDeliveries', input),
+    listDesktopAlerts: (input) => call('listDesktopAlerts', input),
     usageByFlow: (input) => call('usageByFlow', input),
     costSplit: (input) => call('costSplit', input),
     flowHealth: (input) => call('flowHealth', input),

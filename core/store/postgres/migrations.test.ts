@@ -101,7 +101,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
         .concat(['alert_deliveries', 'alert_rules'], ['cost_rollups_day', 'cost_rollups_hour', 'run_outcomes_day', 'run_outcomes_hour'], ['agent_spawns'])
         .sort(),
     );
-    expect(await postgresSchemaVersion(pool)).toBe(25);
+    expect(await postgresSchemaVersion(pool)).toBe(26);
     const { rows } = await pool.query('SELECT version, applied_at FROM schema_version ORDER BY version');
     expect(rows).toEqual([
       { version: 9, applied_at: 1_000 },
@@ -121,6 +121,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
       { version: 23, applied_at: 1_000 },
       { version: 24, applied_at: 1_000 },
       { version: 25, applied_at: 1_000 },
+      { version: 26, applied_at: 1_000 },
     ]);
     // Version 12: every text column of the store's tables compares bytewise, as SQLite's BINARY
     // (and version 13's new column too).
