@@ -145,6 +145,7 @@ describe('ipc.ts', () => {
       'hivewatch:removeAlertRule',
       'hivewatch:testAlertRule',
       'hivewatch:listAlertDeliveries',
+      'hivewatch:listDesktopAlerts',
       'hivewatch:usageByFlow',
       'hivewatch:costSplit',
       'hivewatch:flowHealth',

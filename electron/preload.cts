@@ -37,6 +37,7 @@ export const BRIDGE_METHODS: readonly ApiMethod[] = [
   'removeAlertRule',
   'testAlertRule',
   'listAlertDeliveries',
+  'listDesktopAlerts',
   'usageByFlow',
   'costSplit',
   'flowHealth',

@@ -242,8 +242,8 @@ export class FakeApi implements HivewatchApi {
   listDesktopAlerts(input?: { after?: number }): Promise<DesktopAlertFeed> {
     this.calls.push(`listDesktopAlerts:${input?.after ?? ''}`);
     const after = input?.after;
-    // Like the service: nothing on the first read, then what is newer than `after` less the overlap.
-    const alerts = after === undefined ? [] : this.desktopAlerts.filter((a) => a.createdAt > after - FEED_OVERLAP_MS);
+    // Like the service: what is newer than `after` (the first read: now) less the overlap.
+    const alerts = this.desktopAlerts.filter((a) => a.createdAt > (after ?? this.desktopNow) - FEED_OVERLAP_MS);
     return Promise.resolve({ alerts, through: this.desktopNow });
   }
   usageByFlow(): Promise<never> {

@@ -11,10 +11,11 @@ import type { DesktopAlertFeed, DesktopAlertView } from './views.js';
  * shows notifications shows every firing, whichever host's engine journaled it (docs/triage.md,
  * "Desktop notifications").
  *
- * A read names `after`, the `through` of the read before (none on the first read, which only
- * gives the start: history is not news). It returns the deliveries created since `after` less an
- * overlap, so one created by a host whose clock lags, or committed just after the read, is not
- * missed; the reader drops the ids it has shown. At most the newest PER_READ a read: a storm
+ * A read names `after`, the `through` of the read before. It returns the deliveries created since
+ * `after` less an overlap, so one created by a host whose clock lags, or committed just after the
+ * read, is not missed; the reader drops the ids it has shown (core/common/desktop-alerts.ts). The
+ * first read names none and is read as if `after` were now: the reader takes its answer as already
+ * shown, since what fired before it started is not news. At most the newest PER_READ a read: a storm
  * beyond that is not worth a wall of notifications (the rules' throttle usually stops it first).
  */
 
@@ -54,9 +55,8 @@ export function desktopAlertOf(delivery: AlertDelivery): DesktopAlertView {
 }
 
 export async function desktopAlertFeed(store: HivewatchStore, after: number | undefined, now: number): Promise<DesktopAlertFeed> {
-  if (after === undefined) return { alerts: [], through: now };
   const rules = await store.runStatements((d) => listRules(d));
   const desktop = rules.filter((rule) => rule.desktop).map((rule) => rule.id);
-  const newestFirst = await store.runStatements((d) => deliveriesOfRulesAfter(d, desktop, after - DESKTOP_FEED_OVERLAP_MS, PER_READ));
+  const newestFirst = await store.runStatements((d) => deliveriesOfRulesAfter(d, desktop, (after ?? now) - DESKTOP_FEED_OVERLAP_MS, PER_READ));
   return { alerts: newestFirst.reverse().map(desktopAlertOf), through: now };
 }
