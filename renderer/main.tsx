@@ -43,9 +43,6 @@ if (!hasAccess()) {
   startWindow(root);
 }
 
-/** How often the window reads the desktop alert feed: the alert engine's pass interval (core/service/alerts/alerts-host.ts). */
-const DESKTOP_ALERTS_EVERY_MS = 5_000;
-
 function startWindow(root: HTMLElement): void {
   bindTitle((title) => (document.title = title));
   // A window opened on the Errors screen asks for its chunk before anything else takes one of
@@ -84,7 +81,9 @@ function startWindow(root: HTMLElement): void {
     if (document.visibilityState === 'visible') alerts.markSeen();
   });
 
-  // The alert rules' desktop channel: the feed is read on the alert engine's own beat (5 s).
+  // The alert rules' desktop channel: the feed is read on the alert engine's own beat (core/service/alerts/alerts-host.ts).
+  // (A constant here, not at module level: startWindow runs before the module's later lines.)
+  const DESKTOP_ALERTS_EVERY_MS = 5_000;
   const desktopAlerts = new DesktopAlerts({
     api,
     notifications,
