@@ -182,7 +182,11 @@ describe('hivewatch alerts', () => {
     expect(listed.out).toMatch(/\nalr_\w+ +run-failed +webhook \+ desktop +http:\/\/127\.0\.0\.1:\d+\/… +json +10m +/);
     const posts = receiver.requests.length;
     const tested = await hivewatch('alerts', 'test', id!);
-    expect(tested).toEqual({ code: 0, out: expect.stringMatching(/^test delivery dlv_\w+: for the desktop only \(every open Hivewatch window shows it\)\n$/) as string, err: '' });
+    expect(tested).toEqual({
+      code: 0,
+      out: expect.stringMatching(/^test delivery dlv_\w+: for the desktop only \(every open Hivewatch window shows it\)\n$/) as string,
+      err: '',
+    });
     expect(receiver.requests).toHaveLength(posts);
     expect(await hivewatch('alerts', 'list', '--desktop')).toEqual({ code: 64, out: '', err: 'hivewatch alerts: --desktop belongs to alerts add\n' });
   });

@@ -74,7 +74,8 @@ export async function alertsCommand(args: ParsedArgs, io: CliIo): Promise<number
   // `hivewatch alerts` alone lists the rules.
   const sub = args.positionals[0] ?? 'list';
   const json = args.flags.has('json');
-  if (!['add', 'list', 'remove', 'test', 'deliveries'].includes(sub)) throw new UsageError(`expected add, list, remove ID, test ID or deliveries, got "${sub}"`);
+  if (!['add', 'list', 'remove', 'test', 'deliveries'].includes(sub))
+    throw new UsageError(`expected add, list, remove ID, test ID or deliveries, got "${sub}"`);
   if (sub !== 'add' && args.flags.has('desktop')) throw new UsageError('--desktop belongs to alerts add');
   if (sub !== 'remove' && sub !== 'test' && args.positionals.length > 1) throw new UsageError(`alerts ${sub} takes no further arguments`);
   // Bad input is refused before the database is opened: nothing is written for a rule that cannot be.

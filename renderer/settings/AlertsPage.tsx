@@ -68,7 +68,8 @@ function RulesTable({ rules, onChanged }: { rules: AlertRuleView[]; onChanged: (
   const api = useApi();
   const confirm = useConfirm();
   const toast = useToast();
-  if (rules.length === 0) return <EmptyState title="No alert rules yet">Add one below: a webhook, the desktop or both get a message when its condition happens.</EmptyState>;
+  if (rules.length === 0)
+    return <EmptyState title="No alert rules yet">Add one below: a webhook, the desktop or both get a message when its condition happens.</EmptyState>;
 
   const remove = async (rule: AlertRuleView): Promise<void> => {
     const ok = await confirm({

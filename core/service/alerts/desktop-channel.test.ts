@@ -43,12 +43,7 @@ for (const engine of harness.engines) {
       const alerts = new AlertEngine({ store, now: clock.now, host: 'host-a' });
       await alerts.pump();
       const desktopOnly = await addAlertRule(store, { when: 'telemetry-silent-longer-than=30s', desktop: true, throttle: '0' }, 'test', T0);
-      const both = await addAlertRule(
-        store,
-        { when: 'telemetry-silent-longer-than=1m', webhook: `${url}/hook`, desktop: true, throttle: '0' },
-        'test',
-        T0 + 1,
-      );
+      const both = await addAlertRule(store, { when: 'telemetry-silent-longer-than=1m', webhook: `${url}/hook`, desktop: true, throttle: '0' }, 'test', T0 + 1);
       expect((await listAlertRules(store)).map((r) => [r.id, r.channels, r.webhook])).toEqual([
         [desktopOnly.id, 'desktop', null],
         [both.id, 'webhook + desktop', `${url}/…`],

@@ -40,7 +40,7 @@ const WORDS: Record<AlertCondition, string> = {
 
 const LEADS: Record<AlertDelivery['kind'], string> = { fire: 'Alert', resolve: 'Resolved', test: 'Test alert' };
 
-export function desktopAlertOf(delivery: AlertDelivery): DesktopAlertView {
+function desktopAlertOf(delivery: AlertDelivery): DesktopAlertView {
   return {
     id: delivery.id,
     firing: delivery.kind === 'resolve' && delivery.refersTo !== null ? delivery.refersTo : delivery.id,

@@ -168,7 +168,7 @@ function checkedCategory(value: string | undefined): string | null {
 }
 
 /** What a rule without any channel is told: it would fire into nothing. */
-export const NO_CHANNEL_MESSAGE = 'an alert rule needs somewhere to deliver: --webhook URL, --desktop, or both';
+const NO_CHANNEL_MESSAGE = 'an alert rule needs somewhere to deliver: --webhook URL, --desktop, or both';
 
 /** The webhook and desktop channels of an input: at least one. */
 function channelsOf(input: AlertRuleInput): { webhook: string | null; desktop: boolean } {
