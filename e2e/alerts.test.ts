@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestReceiver } from '../core/service/alerts/testing.js';
+import { FAILING_FLOW, TestReceiver } from '../core/service/alerts/testing.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
 import { launchBrowser, openApp, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
@@ -9,9 +9,17 @@ import { startServer, type ServerHandle } from './support/server.js';
  * Settings › Alerts in Chromium against the real `serve`: a refused rule shows
  * the service's exact message, an added rule is listed with its webhook redacted, "Send test"
  * reaches a real receiver on 127.0.0.1 and the delivery log shows it sent with HTTP 200, and
- * the rule is removed after a confirmation. Then both themes at 1400 and 900 px: a screenshot
- * each, and no serious or critical axe violation.
+ * the rule is removed after a confirmation. Then both themes at 1440 and 900 px: a screenshot
+ * each, and no serious or critical axe violation. Last, a rule for the desktop alone (no webhook):
+ * with the notifications permission granted, a failed run shows one browser notification for it
+ * (window.Notification wrapped before the page's scripts run), whose click opens the run.
  */
+
+declare global {
+  interface Window {
+    __alertNotes: { title: string; body: string; tag: string; click(): void }[];
+  }
+}
 
 let server: ServerHandle;
 let browser: Browser;
@@ -20,7 +28,7 @@ let hook = '';
 
 beforeAll(async () => {
   hook = await receiver.start();
-  server = await startServer();
+  server = await startServer({ flows: { 'fails.prose': FAILING_FLOW } });
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -80,7 +88,7 @@ describe('Settings › Alerts', () => {
   });
 
   for (const colorScheme of ['light', 'dark'] as const) {
-    for (const width of [1400, 900]) {
+    for (const width of [1440, 900]) {
       it(`${colorScheme} theme at ${width} px: screenshot, no serious or critical axe violation`, async () => {
         const app = await openApp(browser, server, { colorScheme, hash: '#/settings/alerts', bypassCSP: true });
         try {
@@ -110,6 +118,67 @@ describe('Settings › Alerts', () => {
       await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
       await page.getByText('No alert rules yet').waitFor();
       await expect.poll(() => page.getByTestId('alert-deliveries').locator('tbody tr').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a desktop-only rule: added without a webhook, its firing shows one browser notification whose click opens the run', async () => {
+    const app = await openApp(browser, server, { hash: '#/settings/alerts' });
+    try {
+      const { page } = app;
+      await app.context.grantPermissions(['notifications'], { origin: server.origin });
+      await page.addInitScript(() => {
+        const Real = window.Notification;
+        window.__alertNotes = [];
+        class Captured {
+          onclick: (() => void) | null = null;
+          constructor(title: string, options?: NotificationOptions) {
+            window.__alertNotes.push({ title, body: options?.body ?? '', tag: options?.tag ?? '', click: () => this.onclick?.() });
+          }
+          close(): void {}
+          static get permission(): NotificationPermission {
+            return Real.permission;
+          }
+          static requestPermission(): Promise<NotificationPermission> {
+            return Real.requestPermission();
+          }
+        }
+        window.Notification = Captured as unknown as typeof Notification;
+      });
+      await page.reload();
+      await page.getByRole('heading', { name: 'Alerts', level: 1 }).waitFor();
+      await page.locator('[data-testid="notifications-state"]', { hasText: 'Notifications on' }).waitFor();
+      const feedReads: string[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname === '/api/alerts/desktop') feedReads.push(request.url());
+      });
+
+      await page.getByLabel('Desktop notification').check();
+      expect(await page.getByLabel('Webhook URL (optional)').getAttribute('required')).toBeNull();
+      await page.getByRole('button', { name: 'Add rule' }).click();
+      const row = page.getByTestId('alert-rules').locator('tbody tr');
+      await expect.poll(() => row.count(), { timeout: PAGE_TIMEOUT_MS }).toBe(1);
+      expect(await row.locator('td').nth(2).textContent()).toBe('Desktop');
+      await app.screenshot('alerts-desktop-rule');
+
+      const runId = await server.startRun('user/fails.prose', { virtualClock: true });
+      const alertNotes = () =>
+        page.evaluate(() => window.__alertNotes.filter((n) => n.tag.startsWith('hivewatch-alert-')).map(({ title, body }) => ({ title, body })));
+      await expect
+        .poll(alertNotes, { timeout: 60_000 })
+        .toEqual([
+          { title: 'Alert: run failed', body: expect.stringMatching(new RegExp(`^Run ${runId} of user/fails\\.prose failed: `)) as unknown as string },
+        ]);
+      // Two more reads of the feed (each looks back past the one before): still one notification.
+      const readsThen = feedReads.length;
+      await expect.poll(() => feedReads.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(readsThen + 2);
+      expect(await alertNotes()).toHaveLength(1);
+
+      await page.evaluate(() => window.__alertNotes.find((n) => n.tag.startsWith('hivewatch-alert-'))!.click());
+      await expect.poll(() => page.evaluate(() => window.location.hash), { timeout: PAGE_TIMEOUT_MS }).toBe(`#/runs/${encodeURIComponent(runId)}`);
+      expect(receiver.requests).toHaveLength(1);
+      expect(app.problems).toEqual([]);
     } finally {
       await app.close();
     }

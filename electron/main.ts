@@ -17,7 +17,7 @@ import { findPackageRoot, packagePaths } from '../shell-common/paths.js';
 import { contentTypeOf, hasRenderer, resolveUnder } from '../shell-common/static-files.js';
 import { registerIpc } from './ipc.js';
 import { electronSqliteBinding, NATIVE_HELP } from './native.js';
-import { failureNotifier } from './notify.js';
+import { desktopAlertNotifier, failureNotifier } from './notify.js';
 import {
   APP_HOST,
   APP_SCHEME,
@@ -120,6 +120,39 @@ function notifyFailures(service: HivewatchService): () => void {
   });
 }
 
+/** The alert engine's pass interval (core/service/alerts/alerts-host.ts): the desktop feed is read on the same beat. */
+const DESKTOP_ALERTS_EVERY_MS = 5_000;
+
+function notifyDesktopAlerts(service: HivewatchService): () => void {
+  // The notification shown for each firing: its follow-up ("Resolved: …") closes it and takes its place.
+  const byFiring = new Map<string, Notification>();
+  const check = desktopAlertNotifier(
+    (after) => service.listDesktopAlerts(after === undefined ? {} : { after }),
+    (alert, route) => {
+      if (!Notification.isSupported()) return;
+      byFiring.get(alert.firing)?.close();
+      byFiring.delete(alert.firing);
+      const notification = new Notification({ title: alert.title, body: alert.body });
+      notification.on('click', () => {
+        if (!mainWindow) return;
+        mainWindow.show();
+        mainWindow.focus();
+        // A change of the fragment only: the window routes to it without reloading.
+        void mainWindow.loadURL(`${APP_URL}${route}`);
+      });
+      notification.on('close', () => {
+        if (byFiring.get(alert.firing) === notification) byFiring.delete(alert.firing);
+      });
+      byFiring.set(alert.firing, notification);
+      notification.show();
+    },
+  );
+  const tick = (): void => void check().catch((error: unknown) => console.error(`Hivewatch: desktop alerts: ${(error as Error).message}`));
+  tick();
+  const timer = setInterval(tick, DESKTOP_ALERTS_EVERY_MS);
+  return () => clearInterval(timer);
+}
+
 function createWindow(stateFile: string): BrowserWindow {
   const saved = fitToDisplays(
     loadWindowState(stateFile),
@@ -197,6 +230,7 @@ async function start(): Promise<void> {
   });
   const stopDemo = flags.demo === true ? startDemo(service) : null;
   const stopNotifications = notifyFailures(service);
+  const stopDesktopAlerts = notifyDesktopAlerts(service);
 
   const ses = session.defaultSession;
   ses.webRequest.onHeadersReceived((details, callback) => callback({ responseHeaders: withCsp(details.responseHeaders) }));
@@ -222,6 +256,7 @@ async function start(): Promise<void> {
     event.preventDefault();
     stopDemo?.();
     stopNotifications();
+    stopDesktopAlerts();
     disposeIpc();
     // Runs still going are cancelled and journaled; a later start can resume them.
     service

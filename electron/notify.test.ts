@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ErrorEnvelope, HivewatchEvent } from '../core/service/api.js';
+import type { DesktopAlertFeed, DesktopAlertView, ErrorEnvelope, HivewatchEvent } from '../core/service/api.js';
 import { failureAlertOf } from '../renderer/notify/failure-rule.js';
-import { desktopFailureOf, failureNotifier, type FailureNote } from './notify.js';
+import { desktopAlertNotifier, desktopFailureOf, failureNotifier, type FailureNote } from './notify.js';
 
 const envelope = (code: string, flow: string | null, runId: string): ErrorEnvelope => ({
   category: 'runtime',
@@ -83,6 +83,46 @@ describe('failure notifications: one rule in both shells', () => {
     expect(notes).toEqual([
       { title: 'Run failed: examples/05.prose', body: 'RUNTIME_CRASHED: RUNTIME_CRASHED happened', runId: 'r1' },
       { title: 'Retries exhausted: user/caught.prose', body: 'POLICY_RETRY_LIMIT_EXCEEDED happened', runId: 'r3' },
+    ]);
+  });
+});
+
+describe('desktop alert rules in Electron', () => {
+  const fired = (id: string, patch: Partial<DesktopAlertView> = {}): DesktopAlertView => ({
+    id,
+    firing: id,
+    kind: 'fire',
+    ruleId: 'alr_1',
+    title: 'Alert: telemetry silent',
+    body: 'Agent session s1 (external:claude-code): no telemetry for 30 s (expected every 5 s)',
+    runId: null,
+    issue: null,
+    createdAt: 0,
+    ...patch,
+  });
+
+  it('shows each firing of the feed once with the route its click opens; the first read is only the start', async () => {
+    const answers: DesktopAlertFeed[] = [
+      { alerts: [fired('dlv_before')], through: 1_000 },
+      { alerts: [fired('dlv_before'), fired('dlv_1', { runId: 's1' })], through: 6_000 },
+      { alerts: [fired('dlv_1', { runId: 's1' }), fired('dlv_2', { kind: 'resolve', firing: 'dlv_1', issue: 'abcdef0123456789' })], through: 11_000 },
+    ];
+    const reads: (number | undefined)[] = [];
+    const shown: [string, string, string][] = [];
+    const check = desktopAlertNotifier(
+      (after) => {
+        reads.push(after);
+        return Promise.resolve(answers.shift()!);
+      },
+      (alert, route) => shown.push([alert.id, alert.firing, route]),
+    );
+    await check();
+    await check();
+    await check();
+    expect(reads).toEqual([undefined, 1_000, 6_000]);
+    expect(shown).toEqual([
+      ['dlv_1', 'dlv_1', '#/runs/s1'],
+      ['dlv_2', 'dlv_1', '#/issues/abcdef0123456789'],
     ]);
   });
 });

@@ -1,4 +1,5 @@
-import type { HivewatchEvent } from '../core/service/api.js';
+import { DesktopAlertReading, desktopAlertRoute } from '../core/common/desktop-alerts.js';
+import type { DesktopAlertFeed, DesktopAlertView, HivewatchEvent } from '../core/service/api.js';
 
 /**
  * What the desktop shell tells the operator when a run fails, or a task exhausts its retries
@@ -53,5 +54,28 @@ export function failureNotifier(
     const more = suppressed > 0 ? ` (and ${suppressed} more failed run${suppressed > 1 ? 's' : ''} before it)` : '';
     suppressed = 0;
     show({ title: failure.title, body: failure.body.slice(0, 200) + more, runId: event.runId });
+  };
+}
+
+/**
+ * The alert rules' desktop channel in Electron: reads the service's desktop feed and shows each
+ * firing once (core/common/desktop-alerts.ts), with the window route a click opens. The window
+ * itself reads nothing here (renderer/notify/desktop-alerts.ts is the browser shell's), so each
+ * firing is one native notification. `check` runs one read at a time.
+ */
+export function desktopAlertNotifier(
+  read: (after: number | undefined) => Promise<DesktopAlertFeed>,
+  show: (alert: DesktopAlertView, route: string) => void,
+): () => Promise<void> {
+  const reading = new DesktopAlertReading<DesktopAlertView>();
+  let inFlight: Promise<void> | null = null;
+  const once = async (): Promise<void> => {
+    for (const alert of reading.next(await read(reading.after()))) show(alert, desktopAlertRoute(alert));
+  };
+  return () => {
+    inFlight ??= once().finally(() => {
+      inFlight = null;
+    });
+    return inFlight;
   };
 }

@@ -14,6 +14,7 @@ import { prefetchErrors } from './errors/errors-loads.js';
 import { prefetchFirstRuns } from './runs/first-page.js';
 import { AlertsProvider } from './notify/alerts-context.js';
 import { browserNotifications } from './notify/browser-port.js';
+import { DesktopAlerts } from './notify/desktop-alerts.js';
 import { FailureAlerts } from './notify/failure-alerts.js';
 import './styles/theme.css';
 import './styles/layout.css';
@@ -52,10 +53,11 @@ function startWindow(root: HTMLElement): void {
 
   const runs = new RunsStore(api);
   const desktop = window.hivewatch !== undefined;
+  const notifications = desktop ? null : browserNotifications();
   const alerts = new FailureAlerts({
     api,
     desktop,
-    notifications: desktop ? null : browserNotifications(),
+    notifications,
     // The title is the screen's (app/page-title.ts); the alerts' count goes in front of it below.
     baseTitle: APP_NAME,
     setTitle: () => undefined,
@@ -79,6 +81,17 @@ function startWindow(root: HTMLElement): void {
     if (document.visibilityState === 'visible') alerts.markSeen();
   });
 
+  // The alert rules' desktop channel: the feed is read on the alert engine's own beat (core/service/alerts/alerts-host.ts).
+  // (A constant here, not at module level: startWindow runs before the module's later lines.)
+  const DESKTOP_ALERTS_EVERY_MS = 5_000;
+  const desktopAlerts = new DesktopAlerts({
+    api,
+    notifications,
+    open: (route) => (window.location.hash = route),
+  });
+  // A read that fails (the server away) is tried again on the next beat; the banner says why.
+  void desktopAlerts.check().catch(() => undefined);
+  setInterval(() => void desktopAlerts.check().catch(() => undefined), DESKTOP_ALERTS_EVERY_MS);
   // An event lost on the way (a dropped connection) is re-read for runs that went quiet.
   setInterval(() => runs.checkQuietRuns(), 10_000);
   window.addEventListener('online', () => void runs.resync());

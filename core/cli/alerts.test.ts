@@ -63,6 +63,8 @@ describe('hivewatch alerts', () => {
     ],
     [['--when', 'run-failed', '--webhook', 'https://example.com/h', '--format', 'xml'], 'hivewatch alerts: --format must be json or slack, got "xml"\n'],
     [['--webhook', 'https://example.com/h'], 'hivewatch alerts: alerts add needs --when CONDITION\n'],
+    [['--when', 'run-failed'], 'hivewatch alerts: an alert rule needs somewhere to deliver: --webhook URL, --desktop, or both\n'],
+    [['--when', 'run-failed', '--desktop', '--webhook', 'gopher://example.com/'], 'hivewatch alerts: --webhook must be an http or https URL, not gopher:\n'],
     [
       ['--when', 'run-failed', '--webhook', 'https://example.com/h', '--category', 'network'],
       'hivewatch alerts: --category must be one of system, runtime, agent, scope, verification, git, user, policy, got "network"\n',
@@ -130,7 +132,7 @@ describe('hivewatch alerts', () => {
     const listed = await hivewatch('alerts', 'list');
     expect(listed.out).toMatch(
       new RegExp(
-        `^ID +WHEN +WEBHOOK +FORMAT +THROTTLE +ADDED\\n${rule.id} +retrying-longer-than=10m \\(flow user/a.prose\\) +https://\\*\\*\\*@hooks.slack.com/… +slack +10m +`,
+        `^ID +WHEN +CHANNELS +WEBHOOK +FORMAT +THROTTLE +ADDED\\n${rule.id} +retrying-longer-than=10m \\(flow user/a.prose\\) +webhook +https://\\*\\*\\*@hooks.slack.com/… +slack +10m +`,
       ),
     );
     for (const output of [added.out, listed.out, (await hivewatch('alerts', 'list', '--json')).out]) {
@@ -165,6 +167,28 @@ describe('hivewatch alerts', () => {
       err: 'hivewatch alerts: no alert rule "alr_nothing" (see hivewatch alerts list)\n',
     });
     expect((JSON.parse((await hivewatch('alerts', 'list', '--json')).out) as { rules: { id: string }[] }).rules.map((r) => r.id)).toEqual([localId]);
+  });
+
+  it('add --desktop without a webhook; `alerts` lists each rule’s channels; `test` of a desktop-only rule posts nothing', async () => {
+    const added = await hivewatch('alerts', 'add', '--when', 'approval-pending-longer-than=10m', '--desktop');
+    expect(added.code, added.err).toBe(0);
+    const id = /^added alert rule (alr_[0-9a-f]+): approval-pending-longer-than=10m → the desktop\n$/.exec(added.out)?.[1];
+    expect(id).toBeDefined();
+    const both = await hivewatch('alerts', 'add', '--when', 'run-failed', '--webhook', `${hook}/both`, '--desktop', '--json');
+    expect(JSON.parse(both.out)).toMatchObject({ rule: { desktop: true, channels: 'webhook + desktop', webhook: `${hook}/…` } });
+    const listed = await hivewatch('alerts');
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(new RegExp(`\\n${id} +approval-pending-longer-than=10m +desktop +- +- +10m +`));
+    expect(listed.out).toMatch(/\nalr_\w+ +run-failed +webhook \+ desktop +http:\/\/127\.0\.0\.1:\d+\/… +json +10m +/);
+    const posts = receiver.requests.length;
+    const tested = await hivewatch('alerts', 'test', id!);
+    expect(tested).toEqual({
+      code: 0,
+      out: expect.stringMatching(/^test delivery dlv_\w+: for the desktop only \(every open Hivewatch window shows it\)\n$/) as string,
+      err: '',
+    });
+    expect(receiver.requests).toHaveLength(posts);
+    expect(await hivewatch('alerts', 'list', '--desktop')).toEqual({ code: 64, out: '', err: 'hivewatch alerts: --desktop belongs to alerts add\n' });
   });
 
   it('an unknown subcommand is a usage error', async () => {

@@ -23,6 +23,7 @@ import { ExitCode, type CliIo } from './io.js';
  * redacted everywhere, `--json` included.
  */
 
+export const ALERTS_BOOLEANS = ['json', 'desktop'] as const;
 export const ALERTS_VALUES = ['db', 'when', 'flow', 'code', 'category', 'webhook', 'format', 'throttle', 'limit'] as const;
 
 const when = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
@@ -33,8 +34,16 @@ function table(rows: readonly (readonly string[])[]): string {
 }
 
 function ruleRows(rules: readonly AlertRuleView[]): string {
-  const rows = rules.map((r) => [r.id, r.description, r.webhook, r.format, r.throttleMs === 0 ? 'none' : formatAlertDuration(r.throttleMs), when(r.createdAt)]);
-  return table([['ID', 'WHEN', 'WEBHOOK', 'FORMAT', 'THROTTLE', 'ADDED'], ...rows]);
+  const rows = rules.map((r) => [
+    r.id,
+    r.description,
+    r.channels,
+    r.webhook ?? '-',
+    r.webhook === null ? '-' : r.format,
+    r.throttleMs === 0 ? 'none' : formatAlertDuration(r.throttleMs),
+    when(r.createdAt),
+  ]);
+  return table([['ID', 'WHEN', 'CHANNELS', 'WEBHOOK', 'FORMAT', 'THROTTLE', 'ADDED'], ...rows]);
 }
 
 function deliveryRows(deliveries: readonly AlertDeliveryView[]): string {
@@ -51,17 +60,23 @@ function deliveryRows(deliveries: readonly AlertDeliveryView[]): string {
   return table([['DELIVERY', 'RULE', 'KIND', 'STATUS', 'CODE', 'ATTEMPTS', 'CREATED', 'TITLE'], ...rows]);
 }
 
+/** Where an added rule delivers, in words: "https://host/… (slack) and the desktop". */
+function destinations(rule: AlertRuleView): string {
+  return [rule.webhook !== null && `${rule.webhook} (${rule.format})`, rule.desktop && 'the desktop'].filter(Boolean).join(' and ');
+}
+
 function oneId(args: ParsedArgs, sub: string): string {
   if (args.positionals.length !== 2) throw new UsageError(`alerts ${sub} needs exactly one rule id`);
   return args.positionals[1]!;
 }
 
 export async function alertsCommand(args: ParsedArgs, io: CliIo): Promise<number> {
-  const sub = args.positionals[0];
+  // `hivewatch alerts` alone lists the rules.
+  const sub = args.positionals[0] ?? 'list';
   const json = args.flags.has('json');
-  if (sub === undefined || !['add', 'list', 'remove', 'test', 'deliveries'].includes(sub)) {
-    throw new UsageError(`expected add, list, remove ID, test ID or deliveries${sub === undefined ? '' : `, got "${sub}"`}`);
-  }
+  if (!['add', 'list', 'remove', 'test', 'deliveries'].includes(sub))
+    throw new UsageError(`expected add, list, remove ID, test ID or deliveries, got "${sub}"`);
+  if (sub !== 'add' && args.flags.has('desktop')) throw new UsageError('--desktop belongs to alerts add');
   if (sub !== 'remove' && sub !== 'test' && args.positionals.length > 1) throw new UsageError(`alerts ${sub} takes no further arguments`);
   // Bad input is refused before the database is opened: nothing is written for a rule that cannot be.
   const input = sub === 'add' ? addInput(args) : null;
@@ -73,7 +88,7 @@ export async function alertsCommand(args: ParsedArgs, io: CliIo): Promise<number
       const rule = await addAlertRule(store, input, 'cli', Date.now(), flows).catch((error: unknown) => {
         throw error instanceof AlertInputError ? new UsageError(error.message) : error;
       });
-      io.out(json ? `${JSON.stringify({ rule })}\n` : `added alert rule ${rule.id}: ${rule.description} → ${rule.webhook} (${rule.format})\n`);
+      io.out(json ? `${JSON.stringify({ rule })}\n` : `added alert rule ${rule.id}: ${rule.description} → ${destinations(rule)}\n`);
       return ExitCode.ok;
     }
     if (sub === 'list') {
@@ -82,7 +97,7 @@ export async function alertsCommand(args: ParsedArgs, io: CliIo): Promise<number
         json
           ? `${JSON.stringify({ rules })}\n`
           : rules.length === 0
-            ? 'no alert rules: add one with `hivewatch alerts add --when run-failed --webhook URL`\n'
+            ? 'no alert rules: add one with `hivewatch alerts add --when run-failed --webhook URL` (or --desktop)\n'
             : ruleRows(rules),
       );
       return ExitCode.ok;
@@ -102,12 +117,11 @@ export async function alertsCommand(args: ParsedArgs, io: CliIo): Promise<number
 
 function addInput(args: ParsedArgs): AlertRuleInput {
   const whenText = stringFlag(args, 'when');
-  const webhook = stringFlag(args, 'webhook');
   if (whenText === undefined) throw new UsageError('alerts add needs --when CONDITION');
-  if (webhook === undefined) throw new UsageError('alerts add needs --webhook URL');
   const input: AlertRuleInput = {
     when: whenText,
-    webhook,
+    webhook: stringFlag(args, 'webhook'),
+    desktop: args.flags.has('desktop'),
     flow: stringFlag(args, 'flow'),
     code: stringFlag(args, 'code'),
     category: stringFlag(args, 'category'),
@@ -141,9 +155,10 @@ async function testRule(store: Awaited<ReturnType<typeof openCliStore>>, id: str
   const delivery = await new AlertEngine({ store, host: `cli-${process.pid}` }).test(id);
   const view = delivery ? deliveryView(delivery) : null;
   if (json) io.out(`${JSON.stringify({ delivery: view })}\n`);
+  else if (view?.status === 'desktop') io.out(`test delivery ${view.id}: for the desktop only (every open Hivewatch window shows it)\n`);
   else if (view)
     io.out(
       `test delivery ${view.id}: ${view.status}${view.responseCode === null ? '' : ` (HTTP ${view.responseCode})`}${view.lastError ? `: ${view.lastError}` : ''}\n`,
     );
-  return view?.status === 'sent' ? ExitCode.ok : ExitCode.failed;
+  return view?.status === 'sent' || view?.status === 'desktop' ? ExitCode.ok : ExitCode.failed;
 }

@@ -1,6 +1,6 @@
 import { VERSION } from '../base/version.js';
 import { StoreError } from '../store/store-error.js';
-import { alertsCommand, ALERTS_VALUES } from './alerts.js';
+import { alertsCommand, ALERTS_BOOLEANS, ALERTS_VALUES } from './alerts.js';
 import { noPositionals, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { bulkCommand, isBulkCall } from './bulk.js';
 import { checkCommand } from './check.js';
@@ -79,7 +79,7 @@ Usage:
                                                  (N: events per transaction, default 2000; runs stay whole)
   hivewatch otel-env [--agent claude-code|codex-cli] [--db PATH] [--port N] [--store-prompts on|off]
                                                  print the settings that send an agent's telemetry to this database
-  hivewatch alerts add --when CONDITION --webhook URL [--flow F] [--code C] [--category C] [--format json|slack] [--throttle 10m]
+  hivewatch alerts add --when CONDITION (--webhook URL | --desktop | both) [--flow F] [--code C] [--category C] [--format json|slack] [--throttle 10m]
       CONDITION: run-failed | new-issue | regression | escalating | retrying-longer-than=10m | retrying-more-than=3
                  | running-longer-than=1h | usage-limit | session-failed
                  | approval-pending-longer-than=10m | telemetry-silent-longer-than=1m
@@ -176,7 +176,7 @@ const COMMANDS: Record<string, Command> = {
     run: (args, io) => pruneCommand(noPositionals(args, 'prune'), io),
   },
   alerts: {
-    booleans: ['json'],
+    booleans: ALERTS_BOOLEANS,
     values: ALERTS_VALUES,
     run: (args, io) => alertsCommand(args, io),
   },

@@ -52,6 +52,7 @@ export const API_ROUTES = {
   removeAlertRule: { verb: 'POST', path: '/api/alerts/rules/:id/remove' },
   testAlertRule: { verb: 'POST', path: '/api/alerts/rules/:id/test' },
   listAlertDeliveries: { verb: 'GET', path: '/api/alerts/deliveries', numbers: ['limit'] },
+  listDesktopAlerts: { verb: 'GET', path: '/api/alerts/desktop', numbers: ['after'] },
   usageByFlow: { verb: 'GET', path: '/api/usage/flows', numbers: WINDOW_NUMBERS },
   costSplit: { verb: 'GET', path: '/api/usage/split', numbers: WINDOW_NUMBERS },
   flowHealth: { verb: 'GET', path: '/api/flows/health', numbers: WINDOW_NUMBERS },

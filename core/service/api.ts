@@ -36,8 +36,8 @@ export type {
   SeriesDimension,
 } from './api-errors.js';
 // Alert rules and their deliveries, types of their own file.
-export type { AlertConditionName, AlertDeliveryView, AlertRuleView } from './alerts/views.js';
-import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './alerts/views.js';
+export type { AlertConditionName, AlertDeliveryView, AlertRuleView, DesktopAlertFeed, DesktopAlertView } from './alerts/views.js';
+import type { AlertDeliveryView, AlertRuleInput, AlertRuleView, DesktopAlertFeed } from './alerts/views.js';
 // The bulk actions' shapes (docs/triage.md "Bulk actions") have a file of their own too.
 export { BULK_ACTIONS, BULK_MAX_RUNS } from './api-bulk.js';
 export type { BulkAction, BulkResult, BulkRunResult } from './api-bulk.js';
@@ -274,6 +274,8 @@ export interface HivewatchApi {
   /** Posts a test delivery of the rule now; the delivery as it ended (sent, or failed and waiting for its retry). */
   testAlertRule(input: { id: string }): Promise<AlertDeliveryView>;
   listAlertDeliveries(input?: { limit?: number }): Promise<AlertDeliveryView[]>;
+  /** The firings of desktop-channel rules since `after` (the previous answer's `through`); none without `after` (alerts/desktop-feed.ts). */
+  listDesktopAlerts(input?: { after?: number }): Promise<DesktopAlertFeed>;
   /** Tokens and cost per flow of the attempts that ended in the window, costliest first. */
   usageByFlow(input: { since?: number; until?: number; flow?: string }): Promise<FlowUsageView[]>;
   /** What failure costs under the Errors screen's filters: failed runs, retried attempts, successful work, by flow, with a trend. */

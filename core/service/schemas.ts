@@ -222,7 +222,8 @@ export const schemas = {
   listAlertRules: noInput,
   addAlertRule: object({
     when: text(100, 'must be a condition'),
-    webhook: text(2000, 'must be a URL'),
+    webhook: text(2000, 'must be a URL').optional(),
+    desktop: z.boolean({ error: 'must be true or false' }).optional(),
     flow: text(500).optional(),
     code: text(100).optional(),
     category: text(100).optional(),
@@ -232,6 +233,7 @@ export const schemas = {
   removeAlertRule: object({ id: alertRuleIdSchema }),
   testAlertRule: object({ id: alertRuleIdSchema }),
   listAlertDeliveries: object({ limit: limitSchema.optional() }),
+  listDesktopAlerts: object({ after: timeSchema.optional() }),
   usageByFlow: object({ since: timeSchema.optional(), until: timeSchema.optional(), flow: text(1000).optional() }),
   costSplit: object({
     ...errorFilterShape,

@@ -51,8 +51,9 @@ export class BrowserWindow {
 export class Notification {
   static isSupported(): boolean;
   constructor(options: { title: string; body: string });
-  on(event: 'click', listener: () => void): this;
+  on(event: 'click' | 'close', listener: () => void): this;
   show(): void;
+  close(): void;
 }
 
 export const app: {

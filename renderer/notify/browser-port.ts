@@ -7,9 +7,8 @@ export function browserNotifications(win: Window & typeof globalThis = window): 
   return {
     permission: () => N.permission as AlertPermission,
     request: async () => (await N.requestPermission()) as AlertPermission,
-    show(alert, onClick) {
-      // One tag: a burst of failures replaces one notification instead of stacking many.
-      const notification = new N(alert.title, { body: alert.body, tag: 'hivewatch-failure' });
+    show(note, onClick) {
+      const notification = new N(note.title, { body: note.body, tag: note.tag });
       notification.onclick = () => {
         win.focus();
         onClick();

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent, LiveEvent } from '../../core/service/api.js';
 import { FakeApi } from '../testing/fake-api.js';
-import type { FailureAlert } from './failure-rule.js';
-import { FailureAlerts, titleWithCount, type AlertPermission, type NotificationPort } from './failure-alerts.js';
+import { FailureAlerts, titleWithCount, type AlertPermission, type NotificationNote, type NotificationPort } from './failure-alerts.js';
 
 const failed = (id: number, runId: string, flow: string): LiveEvent => ({
   id,
@@ -28,16 +27,17 @@ const other = (id: number): LiveEvent => ({ id, event: { runId: 'r0', seq: 2, ts
 
 function setup(options: { desktop?: boolean; permission?: AlertPermission } = {}) {
   const api = new FakeApi();
-  const shown: FailureAlert[] = [];
+  const shown: NotificationNote[] = [];
+  const clicks: (() => void)[] = [];
   const titles: string[] = [];
   const opened: string[] = [];
   let permission: AlertPermission = options.permission ?? 'granted';
   const port: NotificationPort = {
     permission: () => permission,
     request: async () => (permission = 'granted'),
-    show: (alert, onClick) => {
-      shown.push(alert);
-      if (alert.runId === 'click-me') onClick();
+    show: (note, onClick) => {
+      shown.push(note);
+      clicks.push(onClick);
     },
   };
   const alerts = new FailureAlerts({
@@ -48,7 +48,7 @@ function setup(options: { desktop?: boolean; permission?: AlertPermission } = {}
     setTitle: (t) => titles.push(t),
     openRun: (runId) => opened.push(runId),
   });
-  return { api, alerts, shown, titles, opened };
+  return { api, alerts, shown, clicks, titles, opened };
 }
 
 describe('failure alerts in the window', () => {
@@ -62,9 +62,9 @@ describe('failure alerts in the window', () => {
     alerts.onLive([other(2), failed(3, 'r1', 'examples/a.prose')]);
     alerts.onLive([failed(4, 'r2', 'user/quiet.prose'), failed(5, 'r3', 'examples/b.prose')]);
     expect(titles).toEqual(['(1) Hivewatch', '(2) Hivewatch']);
-    expect(shown.map((a) => [a.runId, a.body])).toEqual([
-      ['r1', 'RUNTIME_CRASHED: boom'],
-      ['r3', 'RUNTIME_CRASHED: boom (2 failures since you last looked)'],
+    expect(shown).toEqual([
+      { title: 'Run failed: examples/a.prose', body: 'RUNTIME_CRASHED: boom', tag: 'hivewatch-failure' },
+      { title: 'Run failed: examples/b.prose', body: 'RUNTIME_CRASHED: boom (2 failures since you last looked)', tag: 'hivewatch-failure' },
     ]);
     alerts.markSeen();
     expect(titles.at(-1)).toBe('Hivewatch');
@@ -90,7 +90,8 @@ describe('failure alerts in the window', () => {
     await browser.alerts.requestPermission();
     expect(browser.alerts.getSnapshot().permission).toBe('granted');
     browser.alerts.onLive([failed(2, 'click-me', 'examples/a.prose')]);
-    expect(browser.shown.map((a) => a.runId)).toEqual(['click-me']);
+    expect(browser.shown.map((a) => a.title)).toEqual(['Run failed: examples/a.prose']);
+    browser.clicks.at(-1)!();
     // The click opens the run and counts as coming back.
     expect(browser.opened).toEqual(['click-me']);
     expect(browser.alerts.getSnapshot().unseen).toBe(0);

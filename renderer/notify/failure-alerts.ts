@@ -12,11 +12,21 @@ import { failureAlertOf, type FailureAlert } from './failure-rule.js';
 
 export type AlertPermission = 'granted' | 'denied' | 'default' | 'unsupported' | 'desktop';
 
+/** What one notification says; a later one with the same `tag` replaces it instead of stacking. */
+export interface NotificationNote {
+  title: string;
+  body: string;
+  tag: string;
+}
+
+/** One tag for every failure: a burst of failures replaces one notification instead of stacking many. */
+const FAILURE_TAG = 'hivewatch-failure';
+
 /** The browser's notifications, behind a port so tests (and Electron) can stand in for them. */
 export interface NotificationPort {
   permission(): AlertPermission;
   request(): Promise<AlertPermission>;
-  show(alert: FailureAlert, onClick: () => void): void;
+  show(note: NotificationNote, onClick: () => void): void;
 }
 
 export interface AlertsSnapshot {
@@ -95,7 +105,7 @@ export class FailureAlerts {
     if (!this.options.desktop && this.options.notifications?.permission() === 'granted') {
       const alert = last;
       const more = unseen > 1 ? ` (${unseen} failures since you last looked)` : '';
-      this.options.notifications.show({ ...alert, body: `${alert.body}${more}` }, () => {
+      this.options.notifications.show({ title: alert.title, body: `${alert.body}${more}`, tag: FAILURE_TAG }, () => {
         this.markSeen();
         this.options.openRun(alert.runId);
       });

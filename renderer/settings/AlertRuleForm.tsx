@@ -10,11 +10,14 @@ interface RuleDraft {
   flow: string;
   code: string;
   webhook: string;
+  /** Show each firing as a desktop notification in every Hivewatch window. */
+  desktop: boolean;
   format: string;
   throttle: string;
 }
 
-const EMPTY_DRAFT: RuleDraft = { condition: 'run-failed', value: '', flow: '', code: '', webhook: '', format: 'json', throttle: '10m' };
+const EMPTY_DRAFT: RuleDraft = { condition: 'run-failed', value: '', flow: '', code: '', webhook: '', desktop: false, format: 'json', throttle: '10m' };
+type TextField = Exclude<keyof RuleDraft, 'desktop'>;
 
 /** The form's draft and its submission: the rule as the service takes it, the refusal in its words. */
 function useRuleDraft(onAdded: () => void) {
@@ -23,17 +26,20 @@ function useRuleDraft(onAdded: () => void) {
   const [draft, setDraft] = useState<RuleDraft>(EMPTY_DRAFT);
   const [saving, setSaving] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  const field = (key: keyof RuleDraft) => (value: string) => setDraft((d) => ({ ...d, [key]: value }));
+  const field = (key: TextField) => (value: string) => setDraft((d) => ({ ...d, [key]: value }));
+  const setDesktop = (desktop: boolean) => setDraft((d) => ({ ...d, desktop }));
 
   const submit = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
     setSaving(true);
     setProblem(null);
-    const { condition, value, flow, code, webhook, format, throttle } = draft;
+    const { condition, value, flow, code, webhook, desktop, format, throttle } = draft;
     try {
       const rule = await api.addAlertRule({
         when: whenText(condition, value),
-        webhook: webhook.trim(),
+        // With the desktop ticked the webhook is optional: an empty field means none.
+        ...(webhook.trim() !== '' || !desktop ? { webhook: webhook.trim() } : {}),
+        ...(desktop ? { desktop } : {}),
         format,
         throttle: throttle.trim() === '' ? '0' : throttle.trim(),
         ...(flow.trim() !== '' ? { flow: flow.trim() } : {}),
@@ -48,17 +54,18 @@ function useRuleDraft(onAdded: () => void) {
       setSaving(false);
     }
   };
-  return { draft, field, submit, saving, problem };
+  return { draft, field, setDesktop, submit, saving, problem };
 }
 
 /**
- * The add form: a condition (with its duration or count), optional flow and code filters, the
- * webhook, its body format and the throttle. The service checks everything; a refusal is shown
+ * The add form: a condition (with its duration or count), optional flow and code filters, where
+ * it delivers (a webhook, a desktop notification in every Hivewatch window, or both: the webhook
+ * is optional once the desktop is ticked), the webhook's body format and the throttle. The service checks everything; a refusal is shown
  * under the form in the service's own words (the CLI prints the same).
  */
 export function AlertRuleForm({ onAdded }: { onAdded: () => void }) {
-  const { draft, field, submit, saving, problem } = useRuleDraft(onAdded);
-  const { condition, value, flow, code, webhook, format, throttle } = draft;
+  const { draft, field, setDesktop, submit, saving, problem } = useRuleDraft(onAdded);
+  const { condition, value, flow, code, webhook, desktop, format, throttle } = draft;
   const needs = CONDITION_CHOICES.find((c) => c.name === condition)?.value ?? null;
 
   return (
@@ -96,7 +103,7 @@ export function AlertRuleForm({ onAdded }: { onAdded: () => void }) {
           <input type="text" value={code} onChange={(e) => field('code')(e.target.value)} name="code" placeholder="RUNTIME_RATE_LIMIT" />
         </label>
         <label className="alert-form-wide">
-          <span>Webhook URL</span>
+          <span>{desktop ? 'Webhook URL (optional)' : 'Webhook URL'}</span>
           <input
             type="text"
             inputMode="url"
@@ -104,9 +111,13 @@ export function AlertRuleForm({ onAdded }: { onAdded: () => void }) {
             value={webhook}
             onChange={(e) => field('webhook')(e.target.value)}
             name="webhook"
-            required
+            required={!desktop}
             placeholder="https://hooks.slack.com/services/…"
           />
+        </label>
+        <label className="alert-form-check" title="Every open Hivewatch window shows the alert as a desktop notification">
+          <input type="checkbox" checked={desktop} onChange={(e) => setDesktop(e.target.checked)} name="desktop" />
+          <span>Desktop notification</span>
         </label>
         <label>
           <span>Body</span>

@@ -68,7 +68,8 @@ function RulesTable({ rules, onChanged }: { rules: AlertRuleView[]; onChanged: (
   const api = useApi();
   const confirm = useConfirm();
   const toast = useToast();
-  if (rules.length === 0) return <EmptyState title="No alert rules yet">Add one below: a webhook gets a message when its condition happens.</EmptyState>;
+  if (rules.length === 0)
+    return <EmptyState title="No alert rules yet">Add one below: a webhook, the desktop or both get a message when its condition happens.</EmptyState>;
 
   const remove = async (rule: AlertRuleView): Promise<void> => {
     const ok = await confirm({
@@ -108,7 +109,7 @@ function RulesTable({ rules, onChanged }: { rules: AlertRuleView[]; onChanged: (
           <tr>
             <th scope="col">Rule</th>
             <th scope="col">When</th>
-            <th scope="col">Webhook</th>
+            <th scope="col">Delivers to</th>
             <th scope="col">Format</th>
             <th scope="col">Throttle</th>
             <th scope="col">Added</th>
@@ -122,8 +123,12 @@ function RulesTable({ rules, onChanged }: { rules: AlertRuleView[]; onChanged: (
             <tr key={rule.id}>
               <td className="mono">{rule.id}</td>
               <td className="alerts-when">{rule.description}</td>
-              <td className="mono">{rule.webhook}</td>
-              <td>{rule.format === 'slack' ? 'Slack' : 'JSON'}</td>
+              <td>
+                {rule.webhook !== null && <span className="mono">{rule.webhook}</span>}
+                {rule.webhook !== null && rule.desktop && ' + '}
+                {rule.desktop && 'Desktop'}
+              </td>
+              <td>{rule.webhook === null ? <span className="muted">—</span> : rule.format === 'slack' ? 'Slack' : 'JSON'}</td>
               <td>{throttleText(rule.throttleMs)}</td>
               <td>
                 {formatAbsolute(rule.createdAt)} <span className="muted">by {rule.createdBy}</span>

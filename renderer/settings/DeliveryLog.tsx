@@ -9,6 +9,7 @@ const STATUS_TEXT: Record<AlertDeliveryView['status'], string> = {
   failed: 'failed, will retry',
   'given-up': 'given up',
   throttled: 'throttled (counted)',
+  desktop: 'desktop only',
 };
 
 const STATUS_TONE: Record<AlertDeliveryView['status'], string> = {
@@ -17,6 +18,7 @@ const STATUS_TONE: Record<AlertDeliveryView['status'], string> = {
   failed: 'tone-warn',
   'given-up': 'tone-fail',
   throttled: 'tone-idle',
+  desktop: 'tone-ok',
 };
 
 /** The newest deliveries: kind, status, the receiver's HTTP code, attempts, and the next retry of a failed one. */

@@ -1,5 +1,7 @@
 import type {
   DatabaseStatus,
+  DesktopAlertFeed,
+  DesktopAlertView,
   HivewatchApi,
   HivewatchEvent,
   JournaledEvent,
@@ -15,6 +17,9 @@ import type {
 import { applyToLiveRun, type LiveRun } from '../live/run-summary.js';
 import { compareRuns, parseSort } from '../runs/runs-query.js';
 import { matchesRunFilter } from '../../core/common/run-filter.js';
+
+/** The service's DESKTOP_FEED_OVERLAP_MS (core/service/alerts/desktop-feed.ts): a read looks back this far past `after`. */
+const FEED_OVERLAP_MS = 60_000;
 
 /**
  * An in-memory HivewatchApi over journals the test writes: runs are whatever their events say
@@ -230,6 +235,16 @@ export class FakeApi implements HivewatchApi {
   }
   listAlertDeliveries(): Promise<never> {
     return this.unsupported('listAlertDeliveries');
+  }
+  /** The desktop feed as a test scripts it: what `listDesktopAlerts` answers, and its clock. */
+  readonly desktopAlerts: DesktopAlertView[] = [];
+  desktopNow = 0;
+  listDesktopAlerts(input?: { after?: number }): Promise<DesktopAlertFeed> {
+    this.calls.push(`listDesktopAlerts:${input?.after ?? ''}`);
+    const after = input?.after;
+    // Like the service: what is newer than `after` (the first read: now) less the overlap.
+    const alerts = this.desktopAlerts.filter((a) => a.createdAt > (after ?? this.desktopNow) - FEED_OVERLAP_MS);
+    return Promise.resolve({ alerts, through: this.desktopNow });
   }
   usageByFlow(): Promise<never> {
     return this.unsupported('usageByFlow');

@@ -10,7 +10,15 @@ import type { AlertCondition, AlertFormat, AlertRule } from './rules.js';
  * second host skips the row instead of waiting for it; SQLite: the writer lock serialises them).
  */
 
-export const DeliveryStatus = { pending: 'pending', sent: 'sent', failed: 'failed', givenUp: 'given-up', throttled: 'throttled' } as const;
+/** `desktop`: a delivery of a rule without a webhook; the windows show it (desktop-feed.ts), nothing posts it. */
+export const DeliveryStatus = {
+  pending: 'pending',
+  sent: 'sent',
+  failed: 'failed',
+  givenUp: 'given-up',
+  throttled: 'throttled',
+  desktop: 'desktop',
+} as const;
 export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
 
 /** fire: the condition happened; resolve: the follow-up saying it is over; test: `alerts test`. */
@@ -65,7 +73,8 @@ interface RuleRecord {
   flow: string | null;
   code: string | null;
   category: string | null;
-  webhook: string;
+  webhook: string | null;
+  desktop: number;
   format: string;
   throttle_ms: number;
   created_at: number;
@@ -91,7 +100,7 @@ interface DeliveryRecord {
   sent_at: number | null;
 }
 
-const RULE_COLUMNS = 'id, condition, threshold_ms, threshold_count, flow, code, category, webhook, format, throttle_ms, created_at, created_by';
+const RULE_COLUMNS = 'id, condition, threshold_ms, threshold_count, flow, code, category, webhook, desktop, format, throttle_ms, created_at, created_by';
 const DELIVERY_COLUMNS =
   'id, rule_id, subject, occurrence, throttle_key, kind, refers_to, title, facts, status, attempts, response_code, last_error, created_at, next_attempt_at, sent_at';
 
@@ -107,6 +116,7 @@ function ruleOf(row: RuleRecord): AlertRule {
     code: row.code,
     category: row.category,
     webhook: row.webhook,
+    desktop: Number(row.desktop) === 1,
     format: row.format as AlertFormat,
     throttleMs: Number(row.throttle_ms),
     createdAt: Number(row.created_at),
@@ -155,7 +165,7 @@ export function* moveCursorToHeadIfNoRules(_dialect: Dialect, now: number): Quer
 }
 
 export function* insertRule(_dialect: Dialect, rule: AlertRule): Query<void> {
-  yield* run(`INSERT INTO alert_rules (${RULE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+  yield* run(`INSERT INTO alert_rules (${RULE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
     rule.id,
     rule.condition,
     rule.thresholdMs,
@@ -164,6 +174,7 @@ export function* insertRule(_dialect: Dialect, rule: AlertRule): Query<void> {
     rule.code,
     rule.category,
     rule.webhook,
+    rule.desktop ? 1 : 0,
     rule.format,
     rule.throttleMs,
     rule.createdAt,
@@ -195,8 +206,9 @@ export function* removeRule(_dialect: Dialect, id: string, now: number): Query<b
  * Journals "this occurrence fires rule R" once: true when this call inserted it. Throttled (no
  * post, counted into the next message) when the rule already has a delivery for the same
  * throttle key created within its interval; a resolve follow-up or a test is never throttled.
+ * `posted` false (a rule without a webhook): stored as `desktop`, which no claim takes.
  */
-export function* enqueueDelivery(_dialect: Dialect, delivery: NewDelivery, throttleMs: number, now: number): Query<boolean> {
+export function* enqueueDelivery(_dialect: Dialect, delivery: NewDelivery, throttleMs: number, now: number, posted = true): Query<boolean> {
   const throttled =
     delivery.kind === 'fire' && throttleMs > 0
       ? yield* get<{ id: string }>(
@@ -204,7 +216,7 @@ export function* enqueueDelivery(_dialect: Dialect, delivery: NewDelivery, throt
           [delivery.ruleId, delivery.throttleKey, now - throttleMs],
         )
       : undefined;
-  const status = throttled ? DeliveryStatus.throttled : DeliveryStatus.pending;
+  const status = throttled ? DeliveryStatus.throttled : posted ? DeliveryStatus.pending : DeliveryStatus.desktop;
   const inserted = yield* run(
     `INSERT INTO alert_deliveries (id, rule_id, subject, occurrence, throttle_key, kind, refers_to, title, facts, status, created_at, next_attempt_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (rule_id, subject, occurrence) DO NOTHING`,
@@ -334,4 +346,20 @@ export function* listDeliveries(_dialect: Dialect, limit = 100): Query<AlertDeli
 export function* getDelivery(_dialect: Dialect, id: string): Query<AlertDelivery | null> {
   const row = yield* get<DeliveryRecord>(`SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries WHERE id = ?`, [id]);
   return row ? deliveryOf(row) : null;
+}
+
+/**
+ * The newest `limit` deliveries of these rules created after `after`, newest first, throttled
+ * ones left out: what the windows show as desktop notifications (desktop-feed.ts). Served by the
+ * created_at index.
+ */
+export function* deliveriesOfRulesAfter(_dialect: Dialect, ruleIds: readonly string[], after: number, limit: number): Query<AlertDelivery[]> {
+  if (ruleIds.length === 0) return [];
+  const marks = ruleIds.map(() => '?').join(', ');
+  const rows = yield* all<DeliveryRecord>(
+    `SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries WHERE created_at > ? AND rule_id IN (${marks}) AND status <> 'throttled'
+      ORDER BY created_at DESC, id DESC LIMIT ${Math.max(1, Math.min(1_000, Math.trunc(limit)))}`,
+    [after, ...ruleIds],
+  );
+  return rows.map(deliveryOf);
 }

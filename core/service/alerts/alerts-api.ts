@@ -3,7 +3,7 @@ import type { HivewatchStore } from '../../store/contract.js';
 import { getRule, insertRule, deliveriesAbout, listDeliveries, listRules, moveCursorToHeadIfNoRules, removeRule, type AlertDelivery } from './alert-queries.js';
 import { bundledExamplesDir } from '../flow-keys.js';
 import { FlowRefError, flowRefScope, resolveFlowRef, type FlowRefScope } from '../flow-ref.js';
-import { AlertInputError, describeRule, redactWebhook, ruleFromInput, type AlertRule } from './rules.js';
+import { AlertInputError, describeChannels, describeRule, redactWebhook, ruleFromInput, type AlertRule } from './rules.js';
 import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './views.js';
 
 export type { AlertDeliveryView, AlertRuleView };
@@ -22,7 +22,9 @@ function ruleView(rule: AlertRule): AlertRuleView {
     flow: rule.flow,
     code: rule.code,
     category: rule.category,
-    webhook: redactWebhook(rule.webhook),
+    webhook: rule.webhook === null ? null : redactWebhook(rule.webhook),
+    desktop: rule.desktop,
+    channels: describeChannels(rule),
     format: rule.format,
     throttleMs: rule.throttleMs,
     createdAt: rule.createdAt,

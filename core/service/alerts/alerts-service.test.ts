@@ -57,9 +57,22 @@ describe('alerts API', () => {
       status: 400,
       message: 'running-longer-than needs a duration like running-longer-than=10m, got "running-longer-than=1x"',
     });
+    await expect(service.addAlertRule({ when: 'run-failed' })).rejects.toMatchObject({
+      status: 400,
+      message: 'an alert rule needs somewhere to deliver: --webhook URL, --desktop, or both',
+    });
+    await expect(service.addAlertRule({ when: 'run-failed', desktop: false, webhook: '' })).rejects.toMatchObject({
+      status: 400,
+      message: 'webhook: must not be empty',
+    });
+    const desktop = await service.addAlertRule({ when: 'approval-pending-longer-than=10m', desktop: true });
+    expect(desktop).toMatchObject({ webhook: null, desktop: true, channels: 'desktop' });
+    // A window's first read of the desktop feed is its start: nothing that fired before it opened.
+    expect(await service.listDesktopAlerts({})).toEqual({ alerts: [], through: expect.any(Number) as number });
+    await service.removeAlertRule({ id: desktop.id });
     await expect(service.removeAlertRule({ id: 'alr_00000000' })).rejects.toMatchObject({ status: 404, code: 'alert_rule_not_found' });
     const rule = await service.addAlertRule({ when: 'run-failed', webhook: 'https://hooks.example.com/services/T1/B2/secret?token=t0ken' });
-    expect(rule).toMatchObject({ webhook: 'https://hooks.example.com/…', createdBy: 'window', throttleMs: 600_000 });
+    expect(rule).toMatchObject({ webhook: 'https://hooks.example.com/…', desktop: false, channels: 'webhook', createdBy: 'window', throttleMs: 600_000 });
     expect(JSON.stringify(await service.listAlertRules())).not.toMatch(/secret|t0ken|services/);
   });
 

@@ -6,6 +6,7 @@ import { guard } from '../service-context.js';
 import type { FlowFolders } from '../flow-keys.js';
 import { flowRefScope } from '../flow-ref.js';
 import { addAlertRule, alertRuleExists, deliveryView, listAlertDeliveries, listAlertRules, removeAlertRule } from './alerts-api.js';
+import { desktopAlertFeed } from './desktop-feed.js';
 import type { AlertEngine } from './engine.js';
 import { AlertInputError } from './rules.js';
 
@@ -15,7 +16,7 @@ import { AlertInputError } from './rules.js';
  * word for word, as the CLI prints them.
  */
 
-type AlertsApi = Pick<HivewatchApi, 'listAlertRules' | 'addAlertRule' | 'removeAlertRule' | 'testAlertRule' | 'listAlertDeliveries'>;
+type AlertsApi = Pick<HivewatchApi, 'listAlertRules' | 'addAlertRule' | 'removeAlertRule' | 'testAlertRule' | 'listAlertDeliveries' | 'listDesktopAlerts'>;
 
 const noRule = (id: string): ApiError => new ApiError(404, 'alert_rule_not_found', `no alert rule "${id}"`);
 
@@ -61,6 +62,12 @@ export function alertsApi(store: HivewatchStore, engine: () => AlertEngine | nul
       guard(() => {
         const args = parseInput('listAlertDeliveries', input ?? {});
         return listAlertDeliveries(store, args.limit ?? 100);
+      }),
+
+    listDesktopAlerts: (input) =>
+      guard(() => {
+        const { after } = parseInput('listDesktopAlerts', input ?? {});
+        return desktopAlertFeed(store, after, Date.now());
       }),
   };
 }

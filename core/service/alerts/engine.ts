@@ -194,7 +194,7 @@ export class AlertEngine {
       title,
       facts: { condition: rule.condition, text: title, at: this.now() },
     };
-    await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now()));
+    await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now(), rule.webhook !== null));
     // Only this delivery: `alerts test` in a CLI process posts its test, not other hosts' work.
     const claimed = await this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs, { id }));
     if (claimed) await this.dispatcher.deliverNow(claimed, rule);
@@ -283,7 +283,7 @@ export class AlertEngine {
         title: occurrence.title,
         facts: occurrence.facts,
       };
-      await this.store.runStatements((d) => enqueueDelivery(d, delivery, rule.throttleMs, this.now()));
+      await this.store.runStatements((d) => enqueueDelivery(d, delivery, rule.throttleMs, this.now(), rule.webhook !== null));
     }
   }
 
@@ -303,6 +303,8 @@ export class AlertEngine {
   private async followUp(subjects: readonly string[], why: string, at: number): Promise<void> {
     const fires = await this.store.runStatements((d) => unresolvedFires(d, subjects));
     for (const fire of fires) {
+      // A follow-up goes where its alert went: posted if that was, only shown on the desktop if not.
+      const posted = fire.status !== DeliveryStatus.desktop;
       const title = `Resolved: ${fire.title} (${why})`;
       const delivery: NewDelivery = {
         id: deliveryId(),
@@ -315,7 +317,7 @@ export class AlertEngine {
         title,
         facts: { ...fire.facts, text: title, at },
       };
-      await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now()));
+      await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now(), posted));
     }
   }
 
@@ -323,6 +325,11 @@ export class AlertEngine {
     const rule = listed ?? (await this.store.runStatements((d) => getRule(d, delivery.ruleId)));
     if (!rule) {
       await this.finish(delivery, { status: DeliveryStatus.givenUp, responseCode: null, error: 'the rule was removed', nextAttemptAt: this.now() });
+      return;
+    }
+    if (rule.webhook === null) {
+      // The rule's webhook was never there: its deliveries are the desktop's (desktop-feed.ts).
+      await this.finish(delivery, { status: DeliveryStatus.desktop, responseCode: null, error: null, nextAttemptAt: this.now() });
       return;
     }
     const context = await deliveryContext(this.store, delivery);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkWebhook, parseAlertDuration, parseWhen, redactWebhook, ruleFromInput } from './rules.js';
+import { checkWebhook, describeChannels, parseAlertDuration, parseWhen, redactWebhook, ruleFromInput } from './rules.js';
 import { jsonBody, slackBody } from './webhook.js';
 
 describe('alert rules', () => {
@@ -26,6 +26,22 @@ describe('alert rules', () => {
         expect((error as Error).message).not.toContain('secret');
       }
     }
+  });
+
+  it('takes a webhook, the desktop, or both; refuses a rule with neither', () => {
+    const none = 'an alert rule needs somewhere to deliver: --webhook URL, --desktop, or both';
+    expect(() => ruleFromInput({ when: 'run-failed' }, 'alr_1', 0, 'test')).toThrow(none);
+    expect(() => ruleFromInput({ when: 'run-failed', desktop: false }, 'alr_1', 0, 'test')).toThrow(none);
+    expect(ruleFromInput({ when: 'run-failed', desktop: true }, 'alr_1', 0, 'test')).toMatchObject({ webhook: null, desktop: true });
+    // The window's form sends an empty webhook field when only the desktop is ticked.
+    expect(ruleFromInput({ when: 'run-failed', desktop: true, webhook: ' ' }, 'alr_1', 0, 'test')).toMatchObject({ webhook: null, desktop: true });
+    const both = ruleFromInput({ when: 'run-failed', desktop: true, webhook: 'https://example.com/h' }, 'alr_1', 0, 'test');
+    expect([both.webhook, both.desktop, describeChannels(both)]).toEqual(['https://example.com/h', true, 'webhook + desktop']);
+    expect(describeChannels(ruleFromInput({ when: 'run-failed', webhook: 'https://example.com/h' }, 'alr_1', 0, 'test'))).toBe('webhook');
+    // A webhook given is checked even beside the desktop.
+    expect(() => ruleFromInput({ when: 'run-failed', desktop: true, webhook: 'ftp://example.com/' }, 'alr_1', 0, 'test')).toThrow(
+      '--webhook must be an http or https URL, not ftp:',
+    );
   });
 
   it("refuses a --code or --category no error can have (the rule would never fire); accepts the taxonomy's", () => {

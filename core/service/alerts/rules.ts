@@ -49,8 +49,10 @@ export interface AlertRule {
   flow: string | null;
   code: string | null;
   category: string | null;
-  /** The full URL, secrets and all: never printed; `redactWebhook` is what anyone sees. */
-  webhook: string;
+  /** The full URL, secrets and all: never printed; `redactWebhook` is what anyone sees. Null: no webhook (desktop only). */
+  webhook: string | null;
+  /** Whether every Hivewatch window shows the rule's firings as a desktop notification (desktop-feed.ts). */
+  desktop: boolean;
   format: AlertFormat;
   throttleMs: number;
   createdAt: number;
@@ -165,6 +167,17 @@ function checkedCategory(value: string | undefined): string | null {
   return category;
 }
 
+/** What a rule without any channel is told: it would fire into nothing. */
+const NO_CHANNEL_MESSAGE = 'an alert rule needs somewhere to deliver: --webhook URL, --desktop, or both';
+
+/** The webhook and desktop channels of an input: at least one. */
+function channelsOf(input: AlertRuleInput): { webhook: string | null; desktop: boolean } {
+  const desktop = input.desktop === true;
+  const webhook = input.webhook === undefined || (desktop && input.webhook.trim() === '') ? null : checkWebhook(input.webhook);
+  if (webhook === null && !desktop) throw new AlertInputError(NO_CHANNEL_MESSAGE);
+  return { webhook, desktop };
+}
+
 /** A checked rule from its input; `id`, `now` and `by` come from the caller. */
 export function ruleFromInput(input: AlertRuleInput, id: string, now: number, by: string): AlertRule {
   const when = parseWhen(input.when);
@@ -191,12 +204,17 @@ export function ruleFromInput(input: AlertRuleInput, id: string, now: number, by
     flow,
     code: checkedCode(input.code),
     category,
-    webhook: checkWebhook(input.webhook),
+    ...channelsOf(input),
     format: format as AlertFormat,
     throttleMs,
     createdAt: now,
     createdBy: by,
   };
+}
+
+/** Where a rule delivers, as lists show it: `webhook`, `desktop` or `webhook + desktop`. */
+export function describeChannels(rule: Pick<AlertRule, 'webhook' | 'desktop'>): string {
+  return [rule.webhook !== null && 'webhook', rule.desktop && 'desktop'].filter(Boolean).join(' + ');
 }
 
 /** How a rule reads in a list: its condition with its value and filters. */

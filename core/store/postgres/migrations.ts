@@ -13,6 +13,7 @@ import { issueFailureRollupsSql } from '../migration-22.js';
 import { labelFactsSql } from '../migration-23.js';
 import { agentSpawnsSql } from '../migration-24.js';
 import { approvalWaitsSql } from '../migration-25.js';
+import { alertChannelsSql } from '../migration-26.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
 import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
@@ -167,6 +168,14 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // SQLite's migration 25 (core/store/migration-25.ts): the same columns and partial index.
     up: async (client) => {
       for (const sql of approvalWaitsSql(Dialect.postgres)) await client.query(sql);
+    },
+  },
+  {
+    version: 26,
+    name: 'alert channels: a rule delivers to a webhook, the desktop, or both',
+    // SQLite's migration 26 (core/store/migration-26.ts): the same columns and check, altered in place.
+    up: async (client) => {
+      for (const sql of alertChannelsSql(Dialect.postgres)) await client.query(sql);
     },
   },
 ];

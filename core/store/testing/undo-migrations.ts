@@ -51,7 +51,19 @@ const ADDED_COLUMNS = [
   ...['fate_category', 'fate_origin', 'fate_code', 'fate_root_code', 'fate_fingerprint'].map((c) => `ALTER TABLE run_usage DROP COLUMN ${c};`),
 ].join(' ');
 
+/** Migration 26 undone: the rules table of migration 15 again; a desktop-only rule has no place in it and goes. */
+const ALERT_RULES_15 = `CREATE TABLE alert_rules_15 (id TEXT PRIMARY KEY, condition TEXT NOT NULL, threshold_ms INTEGER, threshold_count INTEGER,
+  flow TEXT, code TEXT, category TEXT, webhook TEXT NOT NULL, format TEXT NOT NULL, throttle_ms INTEGER NOT NULL, created_at INTEGER NOT NULL, created_by TEXT NOT NULL);
+  INSERT INTO alert_rules_15 SELECT id, condition, threshold_ms, threshold_count, flow, code, category, webhook, format, throttle_ms, created_at, created_by
+    FROM alert_rules WHERE webhook IS NOT NULL;
+  DROP TABLE alert_rules; ALTER TABLE alert_rules_15 RENAME TO alert_rules;`;
+
 const UNDO: Record<number, { sqlite: string; postgres: string }> = {
+  26: {
+    sqlite: ALERT_RULES_15,
+    postgres:
+      'DELETE FROM alert_rules WHERE webhook IS NULL; ALTER TABLE alert_rules DROP CONSTRAINT alert_rules_channel, DROP COLUMN desktop, ALTER COLUMN webhook SET NOT NULL;',
+  },
   25: {
     sqlite:
       'DROP INDEX runs_approval_since; DROP INDEX runs_approval_waited; ALTER TABLE runs DROP COLUMN approval_since; ALTER TABLE runs DROP COLUMN approval_label; ALTER TABLE runs DROP COLUMN approval_wait_ms;',

@@ -68,7 +68,7 @@ export class DeliveryDispatcher {
     if (this.parts.halted() || this.slots.full()) return;
     const rules = await this.parts.rules();
     while (!this.parts.halted() && !this.slots.full()) {
-      const busy = rules.filter((rule) => this.slots.busy(rule.webhook)).map((rule) => rule.id);
+      const busy = rules.filter((rule) => rule.webhook !== null && this.slots.busy(rule.webhook)).map((rule) => rule.id);
       const delivery = await this.parts.claim(busy);
       if (!delivery) return;
       void this.start(
