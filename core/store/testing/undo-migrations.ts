@@ -52,6 +52,7 @@ const ADDED_COLUMNS = [
 ].join(' ');
 
 const UNDO: Record<number, { sqlite: string; postgres: string }> = {
+  27: { sqlite: 'ALTER TABLE attempts DROP COLUMN telemetry_origin;', postgres: 'ALTER TABLE attempts DROP COLUMN telemetry_origin;' },
   25: {
     sqlite:
       'DROP INDEX runs_approval_since; DROP INDEX runs_approval_waited; ALTER TABLE runs DROP COLUMN approval_since; ALTER TABLE runs DROP COLUMN approval_label; ALTER TABLE runs DROP COLUMN approval_wait_ms;',
