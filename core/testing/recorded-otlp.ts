@@ -9,7 +9,7 @@ import type { CliName } from '../../agents-real/pins.js';
  * attributes and figures are the CLI's.
  */
 
-export interface RecordedPayload {
+interface RecordedPayload {
   signal: 'logs' | 'traces';
   body: Buffer;
 }
