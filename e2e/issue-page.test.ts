@@ -119,6 +119,12 @@ describe('the issue page', () => {
     expect(await jumped.getByTestId('sparkline').getAttribute('aria-label')).toMatch(
       /^GIT_MERGE_CONFLICT per hour, 20 events over 25 hours; busiest .*: 20 events; this hour so far 0$/,
     );
+    // Each hour has its own hover target, drawn once a pointer reaches the line.
+    const spark = jumped.getByTestId('sparkline');
+    expect(await spark.locator('rect.sparkline-hit').count()).toBe(0);
+    await spark.hover();
+    await expect.poll(() => spark.locator('rect.sparkline-hit').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(25);
+    expect(await spark.locator('rect.sparkline-hit title').last().textContent()).toMatch(/ \(so far\): 0 events$/);
     await lookAt(page, 'table', '#groups-title');
 
     // One click on the row opens the issue's page, carrying the window and the sort.
