@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { costFlowSource, writeClaudeStandIn } from '../core/testing/claude-stand-in.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, runRow, PAGE_TIMEOUT_MS } from './support/browser.js';
+import { join } from 'node:path';
+import { launchBrowser, openApp, runRow, PAGE_TIMEOUT_MS, SCREENSHOTS } from './support/browser.js';
 import { startServer, tempDir } from './support/server.js';
 
 /**
@@ -14,7 +15,7 @@ import { startServer, tempDir } from './support/server.js';
  * Every screen is photographed at 1400 and 900 px in light and dark, and axe finds nothing serious.
  */
 
-const SHOTS = '/tmp/hivewatch-cost-shots';
+const SHOTS = join(SCREENSHOTS, 'cost');
 
 async function photographAndCheck(page: Page, name: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -83,7 +83,6 @@ interface Engine {
   skip: string | null;
   /** A fresh database for the journey: a postgres:// URL or a SQLite file path. */
   database(): Promise<string>;
-  screenshot: string | null;
   stop(): Promise<void>;
 }
 
@@ -99,7 +98,6 @@ function postgresEngine(): Engine {
       await databases.endPools();
       return url;
     },
-    screenshot: '/tmp/team-runs.png',
     // Safe before (or after a failed) start: it ends what exists.
     stop: () => databases.stop(),
   };
@@ -114,7 +112,6 @@ function sqliteEngine(): Engine {
       dir = tempDir('team-sqlite');
       return Promise.resolve(join(dir, 'hivewatch.db'));
     },
-    screenshot: null,
     stop() {
       if (dir) rmSync(dir, { recursive: true, force: true });
       return Promise.resolve();
@@ -186,8 +183,7 @@ describe.each(ENGINES)('a team database on $name: two CLI runs, one window', ({ 
       await row.and(page.locator('[data-status="running"]')).waitFor();
       await row.locator('.badge.retrying').waitFor();
     }
-    const shot = await app.screenshot(`team-${engine.name.toLowerCase()}-runs-live`);
-    if (engine.screenshot) copyFileSync(shot, engine.screenshot);
+    await app.screenshot(`team-${engine.name.toLowerCase()}-runs-live`);
     // Live means without a reload: the page did not navigate while the rows came and changed.
     page.off('framenavigated', onNavigated);
     expect(navigations).toEqual([]);

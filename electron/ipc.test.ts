@@ -118,69 +118,48 @@ describe('ipc.ts', () => {
     return { service, ipc };
   };
 
-  it('answers on exactly the prefixed channels and validates every payload', async () => {
+  it('answers on exactly three channels, only the API’s own method names, and validates every payload', async () => {
     const { ipc } = await setup();
-    expect(ipcChannels()).toEqual([
-      'hivewatch:startRun',
-      'hivewatch:cancelRun',
-      'hivewatch:retryRun',
-      'hivewatch:resumeRun',
-      'hivewatch:skipBackoff',
-      'hivewatch:listRuns',
-      'hivewatch:countRuns',
-      'hivewatch:getRun',
-      'hivewatch:getEvents',
-      'hivewatch:listFlows',
-      'hivewatch:checkFlow',
-      'hivewatch:saveFlow',
-      'hivewatch:getNotificationSettings',
-      'hivewatch:setFlowMuted',
-      'hivewatch:errorCounts',
-      'hivewatch:failureCounts',
-      'hivewatch:errorSeries',
-      'hivewatch:errorGroups',
-      'hivewatch:listErrors',
-      'hivewatch:listAlertRules',
-      'hivewatch:addAlertRule',
-      'hivewatch:removeAlertRule',
-      'hivewatch:testAlertRule',
-      'hivewatch:listAlertDeliveries',
-      'hivewatch:usageByFlow',
-      'hivewatch:costSplit',
-      'hivewatch:flowHealth',
-      'hivewatch:bulkRuns',
-      'hivewatch:listIssues',
-      'hivewatch:getIssue',
-      'hivewatch:setIssueStatus',
-      'hivewatch:getIssueDetail',
-      'hivewatch:databaseStatus',
-      'hivewatch:subscribe',
-      'hivewatch:unsubscribe',
-    ]);
-    expect(await ipc.invoke('hivewatch:listRuns', { limit: 0 })).toEqual({
+    expect(ipcChannels()).toEqual(['hivewatch:call', 'hivewatch:subscribe', 'hivewatch:unsubscribe']);
+    expect(await ipc.invoke('hivewatch:call', 'listRuns', { limit: 0 })).toEqual({
       ok: false,
       error: { status: 400, code: 'invalid_input', message: 'limit: must be at least 1' },
     });
-    expect(await ipc.invoke('hivewatch:getRun', 'run_1')).toEqual({
+    expect(await ipc.invoke('hivewatch:call', 'getRun', 'run_1')).toEqual({
       ok: false,
       error: { status: 400, code: 'invalid_input', message: 'input must be an object' },
     });
-    expect(await ipc.invoke('hivewatch:listRuns', {}, { extra: true })).toEqual({
+    expect(await ipc.invoke('hivewatch:call', 'listRuns', {}, { extra: true })).toEqual({
       ok: false,
-      error: { status: 400, code: 'invalid_input', message: 'takes one input object' },
+      error: { status: 400, code: 'invalid_input', message: 'takes a method name and one input object' },
     });
+    // An inherited key, a channel's name, anything that is not a string: none is a method.
+    for (const [method, shown] of [
+      ['constructor', 'constructor'],
+      ['__proto__', '__proto__'],
+      ['toString', 'toString'],
+      ['subscribe', 'subscribe'],
+      ['hivewatch:listRuns', 'hivewatch:listRuns'],
+      [42, '42'],
+    ] as const) {
+      expect(await ipc.invoke('hivewatch:call', method, {})).toEqual({
+        ok: false,
+        error: { status: 404, code: 'unknown_method', message: `no API method "${shown}"` },
+      });
+    }
     expect(await ipc.invoke('hivewatch:subscribe', { subscription: '../x' })).toEqual({
       ok: false,
       error: { status: 400, code: 'invalid_input', message: 'subscription: must be a subscription id' },
     });
-    await expect(ipc.invoke('hivewatch:shell', {})).rejects.toThrow(/No handler registered/);
-    expect(await ipc.invoke('hivewatch:getRun', { runId: 'run_missing' })).toEqual({ ok: true, value: null });
+    await expect(ipc.invoke('hivewatch:listRuns', {})).rejects.toThrow(/No handler registered/);
+    expect(await ipc.invoke('hivewatch:call', 'getRun', { runId: 'run_missing' })).toEqual({ ok: true, value: null });
+    expect(await ipc.invoke('hivewatch:call', 'listFlows')).toMatchObject({ ok: true });
   });
 
   it('refuses calls from a frame that is not the app', async () => {
     const { ipc } = await setup();
     ipc.frameUrl = 'https://evil.example/';
-    expect(await ipc.invoke('hivewatch:listFlows')).toEqual({
+    expect(await ipc.invoke('hivewatch:call', 'listFlows')).toEqual({
       ok: false,
       error: { status: 403, code: 'forbidden', message: 'this frame may not call the Hivewatch API' },
     });

@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { API_METHODS, type ApiMethod, type BridgeMessage, type BridgeReply } from '../core/service/api.js';
+import { API_ROUTES, isApiMethod } from '../core/common/api-routes.js';
+import type { BridgeMessage, BridgeReply } from '../core/service/api.js';
 import { ApiError, toWireError } from '../core/service/errors.js';
 import { parseInput, parseWith } from '../core/service/schemas.js';
 import type { HivewatchService } from '../core/service/service.js';
-import { channelOf, EVENTS_CHANNEL, SUBSCRIBE_CHANNEL, UNSUBSCRIBE_CHANNEL } from './security.js';
+import { CALL_CHANNEL, EVENTS_CHANNEL, SUBSCRIBE_CHANNEL, UNSUBSCRIBE_CHANNEL } from './security.js';
 
 /**
- * The API on IPC channels: `hivewatch:<method>` for each call (ipcMain.handle), and
+ * The API on IPC channels: every call on `hivewatch:call` with the method's name and its input
+ * (ipcMain.handle; a name that is not in the API's table is refused here), and
  * `hivewatch:subscribe` / `hivewatch:unsubscribe` with batches pushed on `hivewatch:events`.
  * Every payload is validated with the API's schemas before the service sees it; answers are
  * data (`{ok, value}` / `{ok: false, error}`) because IPC drops error classes. A sender that is
@@ -76,14 +78,15 @@ export function registerIpc(ipcMain: IpcMainLike, service: HivewatchService, opt
     return args[0];
   };
 
-  for (const method of API_METHODS) {
-    handle(channelOf(method), async (_event, args) => {
-      const input = parseInput(method, oneArgument(args));
-      const call = service[method] as (input?: unknown) => Promise<unknown>;
-      const value = await call.call(service, ...(method === 'listFlows' ? [] : [input]));
-      return { ok: true, value };
-    });
-  }
+  handle(CALL_CHANNEL, async (_event, args) => {
+    if (args.length > 2) throw new ApiError(400, 'invalid_input', 'takes a method name and one input object');
+    const [method, given] = args;
+    if (!isApiMethod(method)) throw new ApiError(404, 'unknown_method', `no API method ${JSON.stringify(String(method)).slice(0, 80)}`);
+    const input = parseInput(method, given);
+    const call = service[method] as (input?: unknown) => Promise<unknown>;
+    const noInput = (API_ROUTES[method] as { noInput?: true }).noInput === true;
+    return { ok: true, value: await call.call(service, ...(noInput ? [] : [input])) };
+  });
 
   const send = (sender: SenderLike, subscription: string, message: BridgeMessage): void => {
     if (!sender.isDestroyed()) sender.send(EVENTS_CHANNEL, { subscription, ...message });
@@ -129,5 +132,5 @@ export function registerIpc(ipcMain: IpcMainLike, service: HivewatchService, opt
 
 /** For tests and the preload: the channels registerIpc answers on. */
 export function ipcChannels(): string[] {
-  return [...API_METHODS.map((m: ApiMethod) => channelOf(m)), SUBSCRIBE_CHANNEL, UNSUBSCRIBE_CHANNEL];
+  return [CALL_CHANNEL, SUBSCRIBE_CHANNEL, UNSUBSCRIBE_CHANNEL];
 }

@@ -1,59 +1,29 @@
 /**
  * The preload of the Hivewatch window. It runs sandboxed (sandbox: true), where a preload must be
  * CommonJS and may require only a few built-ins (`electron` among them): so this file is
- * self-contained (.cts, compiled to preload.cjs) and repeats the list of API methods (a test
- * checks it against core/service/api.ts). It exposes exactly one object, `window.hivewatch`:
+ * self-contained (.cts, compiled to preload.cjs). It holds no list of API methods: every call goes
+ * on one channel with the method's name, and main answers only the names in the API's table
+ * (core/common/api-routes.ts). It exposes exactly one object, `window.hivewatch`:
  *
  *   invoke(method, input) → Promise<{ok: true, value} | {ok: false, error: {status, code, message}}>
  *   subscribe(afterId, onMessage) → unsubscribe     (messages: batch | reset | ready)
  *
- * `invoke` refuses any method that is not an API method, so the page can reach no other IPC
- * channel; main validates every payload again with the API's schemas.
+ * The page can reach no other IPC channel; `invoke` refuses a name that cannot be a method's, and
+ * main refuses an unknown name (404 `unknown_method`) and validates every input with the API's
+ * schemas.
  */
 import type { ApiMethod, BridgeMessage, BridgeReply, HivewatchBridge } from '../core/service/api.js';
 
-export const BRIDGE_METHODS: readonly ApiMethod[] = [
-  'startRun',
-  'cancelRun',
-  'retryRun',
-  'resumeRun',
-  'skipBackoff',
-  'listRuns',
-  'countRuns',
-  'getRun',
-  'getEvents',
-  'listFlows',
-  'checkFlow',
-  'saveFlow',
-  'getNotificationSettings',
-  'setFlowMuted',
-  'errorCounts',
-  'failureCounts',
-  'errorSeries',
-  'errorGroups',
-  'listErrors',
-  'listAlertRules',
-  'addAlertRule',
-  'removeAlertRule',
-  'testAlertRule',
-  'listAlertDeliveries',
-  'usageByFlow',
-  'costSplit',
-  'flowHealth',
-  'bulkRuns',
-  'listIssues',
-  'getIssue',
-  'setIssueStatus',
-  'getIssueDetail',
-  'databaseStatus',
-];
-
 const PREFIX = 'hivewatch:';
 export const BRIDGE_CHANNELS = {
+  call: `${PREFIX}call`,
   subscribe: `${PREFIX}subscribe`,
   unsubscribe: `${PREFIX}unsubscribe`,
   events: `${PREFIX}events`,
 } as const;
+
+/** The shape of a method's name; which names exist is main's check, against the API's table. */
+const METHOD_NAME = /^[A-Za-z]{1,64}$/;
 
 /** What the bridge needs of `ipcRenderer` (so tests can drive it without Electron). */
 export interface IpcRendererLike {
@@ -67,10 +37,10 @@ export function createBridge(ipc: IpcRendererLike): HivewatchBridge {
   let counter = 0;
   const bridge: HivewatchBridge = {
     invoke(method: ApiMethod, input?: unknown): Promise<BridgeReply> {
-      if (typeof method !== 'string' || !(BRIDGE_METHODS as readonly string[]).includes(method)) {
-        return Promise.reject(new Error(`hivewatch: "${String(method)}" is not an API method`));
+      if (typeof method !== 'string' || !METHOD_NAME.test(method)) {
+        return Promise.reject(new Error(`hivewatch: "${String(method).slice(0, 80)}" is not an API method name`));
       }
-      return ipc.invoke(`${PREFIX}${method}`, input) as Promise<BridgeReply>;
+      return ipc.invoke(BRIDGE_CHANNELS.call, method, input) as Promise<BridgeReply>;
     },
     subscribe(afterId: number, onMessage: (message: BridgeMessage) => void): () => void {
       if (!Number.isSafeInteger(afterId) || afterId < 0) throw new TypeError('hivewatch.subscribe: afterId must be a whole number ≥ 0');

@@ -1,19 +1,17 @@
 import { describe, expect, it, vi } from 'vitest';
-import { API_METHODS } from '../core/service/api.js';
-import { API_METHODS as CLIENT_METHODS } from '../renderer/api/constants.js';
 import { electronSqliteBinding } from './native.js';
 import { failureNotifier, type FailureNote } from './notify.js';
 import { loadCompiledPreload } from './testing/preload-module.js';
 import type { IpcRendererLike } from './preload.cjs';
 import {
   APP_URL,
+  CALL_CHANNEL,
   CONTENT_SECURITY_POLICY,
   EVENTS_CHANNEL,
   handleWillAttachWebview,
   handleWillNavigate,
   isAppUrl,
   isHivewatchChannel,
-  methodOfChannel,
   permissionRequestHandler,
   SUBSCRIBE_CHANNEL,
   UNSUBSCRIBE_CHANNEL,
@@ -23,7 +21,7 @@ import {
 } from './security.js';
 import { DEFAULT_WINDOW_STATE, fitToDisplays, parseWindowState } from './window-state.js';
 
-const { BRIDGE_CHANNELS, BRIDGE_METHODS, createBridge } = loadCompiledPreload();
+const { BRIDGE_CHANNELS, createBridge } = loadCompiledPreload();
 
 describe('Electron window security (no Electron binary needed)', () => {
   it('isolates the renderer: context isolation, sandbox, no Node, no webview', () => {
@@ -86,23 +84,23 @@ describe('Electron window security (no Electron binary needed)', () => {
     expect(granted).toEqual([false, false]);
   });
 
-  it('validates channel names', () => {
-    expect(methodOfChannel('hivewatch:startRun')).toBe('startRun');
-    for (const channel of ['startRun', 'hivewatch:', 'hivewatch:constructor', 'hivewatch:__proto__', 'hivewatch:startrun', 'other:startRun', 42, null]) {
-      expect(methodOfChannel(channel)).toBeNull();
-    }
-    expect([SUBSCRIBE_CHANNEL, UNSUBSCRIBE_CHANNEL, EVENTS_CHANNEL]).toEqual(['hivewatch:subscribe', 'hivewatch:unsubscribe', 'hivewatch:events']);
-    expect(isHivewatchChannel('hivewatch:events')).toBe(true);
-    expect(isHivewatchChannel('hivewatch:exec')).toBe(false);
+  it('names exactly four channels: the calls, and the live subscription’s three', () => {
+    expect([CALL_CHANNEL, SUBSCRIBE_CHANNEL, UNSUBSCRIBE_CHANNEL, EVENTS_CHANNEL]).toEqual([
+      'hivewatch:call',
+      'hivewatch:subscribe',
+      'hivewatch:unsubscribe',
+      'hivewatch:events',
+    ]);
+    for (const channel of [CALL_CHANNEL, SUBSCRIBE_CHANNEL, UNSUBSCRIBE_CHANNEL, EVENTS_CHANNEL]) expect(isHivewatchChannel(channel)).toBe(true);
+    for (const channel of ['hivewatch:startRun', 'hivewatch:exec', 'hivewatch:', 'call', 'other:call', 42, null])
+      expect(isHivewatchChannel(channel)).toBe(false);
   });
 
-  it('the preload and the renderer client know exactly the API methods', () => {
-    expect(BRIDGE_METHODS).toEqual(API_METHODS);
-    expect(CLIENT_METHODS).toEqual(API_METHODS);
-    expect(BRIDGE_CHANNELS).toEqual({ subscribe: SUBSCRIBE_CHANNEL, unsubscribe: UNSUBSCRIBE_CHANNEL, events: EVENTS_CHANNEL });
+  it('the preload uses the same channels as main', () => {
+    expect(BRIDGE_CHANNELS).toEqual({ call: CALL_CHANNEL, subscribe: SUBSCRIBE_CHANNEL, unsubscribe: UNSUBSCRIBE_CHANNEL, events: EVENTS_CHANNEL });
   });
 
-  it('the bridge is one frozen object that refuses anything but an API method', async () => {
+  it('the bridge is one frozen object that sends a method name and its input on the call channel, and nothing that cannot be a name', async () => {
     const calls: unknown[][] = [];
     const ipc: IpcRendererLike = {
       invoke: (...args) => (calls.push(args), Promise.resolve({ ok: true, value: 'x' })),
@@ -113,10 +111,10 @@ describe('Electron window security (no Electron binary needed)', () => {
     expect(Object.isFrozen(bridge)).toBe(true);
     expect(Object.keys(bridge).sort()).toEqual(['invoke', 'subscribe']);
     await expect(bridge.invoke('listRuns', { limit: 1 })).resolves.toEqual({ ok: true, value: 'x' });
-    for (const method of ['subscribe', 'hivewatch:listRuns', '../listRuns', 'constructor', 'toString']) {
-      await expect(bridge.invoke(method as never, {})).rejects.toThrow(`hivewatch: "${method}" is not an API method`);
+    for (const method of ['hivewatch:listRuns', '../listRuns', '', 'a'.repeat(65), 'list runs', 42, null]) {
+      await expect(bridge.invoke(method as never, {})).rejects.toThrow(`hivewatch: "${String(method).slice(0, 80)}" is not an API method name`);
     }
-    expect(calls).toEqual([['hivewatch:listRuns', { limit: 1 }]]);
+    expect(calls).toEqual([['hivewatch:call', 'listRuns', { limit: 1 }]]);
     expect(() => bridge.subscribe(-1, () => undefined)).toThrow(TypeError);
   });
 

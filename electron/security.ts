@@ -1,4 +1,4 @@
-import { API_METHODS, IPC_PREFIX, type ApiMethod } from '../core/service/api.js';
+import { IPC_PREFIX } from '../core/service/api.js';
 import { CONTENT_SECURITY_POLICY } from '../shell-common/content-policy.js';
 
 /**
@@ -99,22 +99,15 @@ export function withCsp(headers: Record<string, string[] | string> | undefined):
   return out;
 }
 
-/** The IPC channels: one per API method, plus the live subscription's three. */
+/**
+ * The four IPC channels: every API call on `hivewatch:call` (the method's name is data, checked in
+ * main against the API's table), and the live subscription's three.
+ */
+export const CALL_CHANNEL = `${IPC_PREFIX}call`;
 export const SUBSCRIBE_CHANNEL = `${IPC_PREFIX}subscribe`;
 export const UNSUBSCRIBE_CHANNEL = `${IPC_PREFIX}unsubscribe`;
 export const EVENTS_CHANNEL = `${IPC_PREFIX}events`;
 
-export function channelOf(method: ApiMethod): string {
-  return `${IPC_PREFIX}${method}`;
-}
-
-/** The API method a channel names, or null for any other channel. */
-export function methodOfChannel(channel: unknown): ApiMethod | null {
-  if (typeof channel !== 'string' || !channel.startsWith(IPC_PREFIX)) return null;
-  const name = channel.slice(IPC_PREFIX.length);
-  return (API_METHODS as readonly string[]).includes(name) ? (name as ApiMethod) : null;
-}
-
 export function isHivewatchChannel(channel: unknown): boolean {
-  return methodOfChannel(channel) !== null || channel === SUBSCRIBE_CHANNEL || channel === UNSUBSCRIBE_CHANNEL || channel === EVENTS_CHANNEL;
+  return channel === CALL_CHANNEL || channel === SUBSCRIBE_CHANNEL || channel === UNSUBSCRIBE_CHANNEL || channel === EVENTS_CHANNEL;
 }

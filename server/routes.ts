@@ -1,13 +1,13 @@
-import type { ApiMethod } from '../core/service/api.js';
+import { API_METHODS, API_ROUTES, pathParams, type ApiMethod, type ApiRoute } from '../core/common/api-routes.js';
 import { ApiError } from '../core/service/errors.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { parseInput } from '../core/service/schemas.js';
 
 /**
- * The JSON routes: one per API call. GET inputs come from the query string (numbers converted,
- * comma lists split); POST inputs from the JSON body, with ids from the path. Every input is
- * validated with the API's schemas here, before the service (which validates again: the same
- * schema, so the same message).
+ * The JSON routes: one per API method, derived from the API's table (core/common/api-routes.ts).
+ * GET inputs come from the query string (numbers converted, comma lists split); POST inputs from
+ * the JSON body, with ids from the path. Every input is validated with the API's schemas here,
+ * before the service (which validates again: the same schema, so the same message).
  */
 
 interface RouteRequest {
@@ -62,262 +62,36 @@ function bodyObject(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-const FILTER_NUMBERS = ['since', 'until', 'limit'] as const;
+/** A null answer's 404, in the words the service uses for a missing thing (`no run run_x`). */
+const NOT_FOUND_WORDS: Record<string, (input: Record<string, unknown>) => string> = {
+  run_not_found: (input) => `no run ${String(input.runId)}`,
+};
 
-const ok = (body: unknown, status = 200): RouteResult => ({ status, body });
+/** The route of one API method, as its table entry (core/common/api-routes.ts) says. */
+function routeOf(apiMethod: ApiMethod): Route {
+  const spec: ApiRoute = API_ROUTES[apiMethod];
+  const fromPath = pathParams(spec.path);
+  const body = spec.verb === 'POST';
+  return {
+    method: spec.verb,
+    path: spec.path,
+    apiMethod,
+    body,
+    async handle(service, request) {
+      const params = Object.fromEntries(fromPath.map((key) => [key, request.params[key]]));
+      const given = body ? bodyObject(request.body) : queryInput(request.query, spec);
+      const input = parseInput(apiMethod, { ...given, ...params }) as Record<string, unknown>;
+      const call = service[apiMethod] as (input?: unknown) => Promise<unknown>;
+      const value = await call.call(service, ...(spec.noInput ? [] : [input]));
+      if (value === null && spec.nullAs !== undefined) {
+        throw new ApiError(404, spec.nullAs, NOT_FOUND_WORDS[spec.nullAs]?.(input) ?? `${apiMethod}: not found`);
+      }
+      return { status: spec.created ? 201 : 200, body: value };
+    },
+  };
+}
 
-export const ROUTES: readonly Route[] = [
-  {
-    method: 'GET',
-    path: '/api/runs',
-    apiMethod: 'listRuns',
-    body: false,
-    handle: async (s, r) => ok(await s.listRuns(parseInput('listRuns', queryInput(r.query, { numbers: FILTER_NUMBERS, lists: ['status'] })))),
-  },
-  {
-    // Before /api/runs/:runId, which would take "counts" for a run id.
-    method: 'GET',
-    path: '/api/runs/counts',
-    apiMethod: 'countRuns',
-    body: false,
-    handle: async (s, r) => ok(await s.countRuns(parseInput('countRuns', queryInput(r.query, { numbers: ['since', 'until'], lists: ['status'] })))),
-  },
-  {
-    method: 'POST',
-    path: '/api/runs',
-    apiMethod: 'startRun',
-    body: true,
-    handle: async (s, r) => ok(await s.startRun(parseInput('startRun', bodyObject(r.body))), 201),
-  },
-  {
-    method: 'POST',
-    path: '/api/runs/bulk',
-    apiMethod: 'bulkRuns',
-    body: true,
-    handle: async (s, r) => ok(await s.bulkRuns(parseInput('bulkRuns', bodyObject(r.body)))),
-  },
-  {
-    method: 'GET',
-    path: '/api/runs/:runId',
-    apiMethod: 'getRun',
-    body: false,
-    handle: async (s, r) => {
-      const input = parseInput('getRun', { ...queryInput(r.query), runId: r.params.runId });
-      const detail = await s.getRun(input);
-      if (detail === null) throw new ApiError(404, 'run_not_found', `no run ${input.runId}`);
-      return ok(detail);
-    },
-  },
-  {
-    method: 'GET',
-    path: '/api/runs/:runId/events',
-    apiMethod: 'getEvents',
-    body: false,
-    handle: async (s, r) =>
-      ok(await s.getEvents(parseInput('getEvents', { ...queryInput(r.query, { numbers: ['afterSeq', 'limit'] }), runId: r.params.runId }))),
-  },
-  {
-    method: 'POST',
-    path: '/api/runs/:runId/cancel',
-    apiMethod: 'cancelRun',
-    body: true,
-    handle: async (s, r) => ok(await s.cancelRun(parseInput('cancelRun', { ...bodyObject(r.body), runId: r.params.runId }))),
-  },
-  {
-    method: 'POST',
-    path: '/api/runs/:runId/retry',
-    apiMethod: 'retryRun',
-    body: true,
-    handle: async (s, r) => ok(await s.retryRun(parseInput('retryRun', { ...bodyObject(r.body), runId: r.params.runId })), 201),
-  },
-  {
-    method: 'POST',
-    path: '/api/runs/:runId/resume',
-    apiMethod: 'resumeRun',
-    body: true,
-    handle: async (s, r) => ok(await s.resumeRun(parseInput('resumeRun', { ...bodyObject(r.body), runId: r.params.runId })), 201),
-  },
-  {
-    method: 'POST',
-    path: '/api/runs/:runId/tasks/:taskId/skip-backoff',
-    apiMethod: 'skipBackoff',
-    body: true,
-    handle: async (s, r) => ok(await s.skipBackoff(parseInput('skipBackoff', { ...bodyObject(r.body), runId: r.params.runId, taskId: r.params.taskId }))),
-  },
-  {
-    method: 'GET',
-    path: '/api/database',
-    apiMethod: 'databaseStatus',
-    body: false,
-    handle: async (s, r) => {
-      parseInput('databaseStatus', queryInput(r.query));
-      return ok(await s.databaseStatus());
-    },
-  },
-  {
-    method: 'GET',
-    path: '/api/flows',
-    apiMethod: 'listFlows',
-    body: false,
-    handle: async (s, r) => {
-      parseInput('listFlows', queryInput(r.query));
-      return ok(await s.listFlows());
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/flows/check',
-    apiMethod: 'checkFlow',
-    body: true,
-    handle: async (s, r) => ok(await s.checkFlow(parseInput('checkFlow', bodyObject(r.body)))),
-  },
-  {
-    method: 'POST',
-    path: '/api/flows',
-    apiMethod: 'saveFlow',
-    body: true,
-    handle: async (s, r) => ok(await s.saveFlow(parseInput('saveFlow', bodyObject(r.body))), 201),
-  },
-  {
-    method: 'GET',
-    path: '/api/settings/notifications',
-    apiMethod: 'getNotificationSettings',
-    body: false,
-    handle: async (s, r) => {
-      parseInput('getNotificationSettings', queryInput(r.query));
-      return ok(await s.getNotificationSettings());
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/settings/notifications/mute',
-    apiMethod: 'setFlowMuted',
-    body: true,
-    handle: async (s, r) => ok(await s.setFlowMuted(parseInput('setFlowMuted', bodyObject(r.body)))),
-  },
-  {
-    method: 'GET',
-    path: '/api/alerts/rules',
-    apiMethod: 'listAlertRules',
-    body: false,
-    handle: async (s, r) => {
-      parseInput('listAlertRules', queryInput(r.query));
-      return ok(await s.listAlertRules());
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/alerts/rules',
-    apiMethod: 'addAlertRule',
-    body: true,
-    handle: async (s, r) => ok(await s.addAlertRule(parseInput('addAlertRule', bodyObject(r.body))), 201),
-  },
-  {
-    method: 'POST',
-    path: '/api/alerts/rules/:id/remove',
-    apiMethod: 'removeAlertRule',
-    body: true,
-    handle: async (s, r) => ok(await s.removeAlertRule(parseInput('removeAlertRule', { ...bodyObject(r.body), id: r.params.id }))),
-  },
-  {
-    method: 'POST',
-    path: '/api/alerts/rules/:id/test',
-    apiMethod: 'testAlertRule',
-    body: true,
-    handle: async (s, r) => ok(await s.testAlertRule(parseInput('testAlertRule', { ...bodyObject(r.body), id: r.params.id }))),
-  },
-  {
-    method: 'GET',
-    path: '/api/alerts/deliveries',
-    apiMethod: 'listAlertDeliveries',
-    body: false,
-    handle: async (s, r) => ok(await s.listAlertDeliveries(parseInput('listAlertDeliveries', queryInput(r.query, { numbers: ['limit'] })))),
-  },
-  {
-    method: 'GET',
-    path: '/api/errors/counts',
-    apiMethod: 'errorCounts',
-    body: false,
-    handle: async (s, r) => ok(await s.errorCounts(parseInput('errorCounts', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
-  },
-  {
-    method: 'GET',
-    path: '/api/failures/counts',
-    apiMethod: 'failureCounts',
-    body: false,
-    handle: async (s, r) => ok(await s.failureCounts(parseInput('failureCounts', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
-  },
-  {
-    method: 'GET',
-    path: '/api/usage/flows',
-    apiMethod: 'usageByFlow',
-    body: false,
-    handle: async (s, r) => ok(await s.usageByFlow(parseInput('usageByFlow', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
-  },
-  {
-    method: 'GET',
-    path: '/api/usage/split',
-    apiMethod: 'costSplit',
-    body: false,
-    handle: async (s, r) => ok(await s.costSplit(parseInput('costSplit', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
-  },
-  {
-    method: 'GET',
-    path: '/api/flows/health',
-    apiMethod: 'flowHealth',
-    body: false,
-    handle: async (s, r) => ok(await s.flowHealth(parseInput('flowHealth', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
-  },
-  {
-    method: 'GET',
-    path: '/api/errors/series',
-    apiMethod: 'errorSeries',
-    body: false,
-    handle: async (s, r) => ok(await s.errorSeries(parseInput('errorSeries', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
-  },
-  {
-    method: 'GET',
-    path: '/api/errors/groups',
-    apiMethod: 'errorGroups',
-    body: false,
-    handle: async (s, r) => ok(await s.errorGroups(parseInput('errorGroups', queryInput(r.query, { numbers: [...FILTER_NUMBERS, 'trendBins'] })))),
-  },
-  {
-    method: 'GET',
-    path: '/api/errors',
-    apiMethod: 'listErrors',
-    body: false,
-    handle: async (s, r) => ok(await s.listErrors(parseInput('listErrors', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
-  },
-  {
-    method: 'GET',
-    path: '/api/issues',
-    apiMethod: 'listIssues',
-    body: false,
-    handle: async (s, r) => ok(await s.listIssues(parseInput('listIssues', queryInput(r.query, { numbers: FILTER_NUMBERS })))),
-  },
-  {
-    method: 'GET',
-    path: '/api/issues/:id',
-    apiMethod: 'getIssue',
-    body: false,
-    handle: async (s, r) => ok(await s.getIssue(parseInput('getIssue', { ...queryInput(r.query), id: r.params.id }))),
-  },
-  {
-    method: 'GET',
-    path: '/api/issues/:id/page',
-    apiMethod: 'getIssueDetail',
-    body: false,
-    handle: async (s, r) => ok(await s.getIssueDetail(parseInput('getIssueDetail', { ...queryInput(r.query, { numbers: FILTER_NUMBERS }), id: r.params.id }))),
-  },
-  {
-    method: 'POST',
-    path: '/api/issues/:id/status',
-    apiMethod: 'setIssueStatus',
-    body: true,
-    handle: async (s, r) => ok(await s.setIssueStatus(parseInput('setIssueStatus', { ...bodyObject(r.body), id: r.params.id }))),
-  },
-];
+export const ROUTES: readonly Route[] = API_METHODS.map(routeOf);
 
 interface Compiled {
   route: Route;
@@ -325,7 +99,10 @@ interface Compiled {
   keys: string[];
 }
 
-const COMPILED: Compiled[] = ROUTES.map((route) => {
+/** A path with fewer `:name` segments is tried first: `/api/runs/counts` before `/api/runs/:runId`. */
+const byFewerParams = (a: Route, b: Route): number => pathParams(a.path).length - pathParams(b.path).length;
+
+const COMPILED: Compiled[] = [...ROUTES].sort(byFewerParams).map((route) => {
   const keys: string[] = [];
   const source = route.path
     .split('/')
@@ -358,5 +135,5 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
     }
     return { kind: 'found', route, params };
   }
-  return allow.length > 0 ? { kind: 'method', allow } : { kind: 'none' };
+  return allow.length > 0 ? { kind: 'method', allow: [...new Set(allow)].sort() } : { kind: 'none' };
 }

@@ -3,6 +3,7 @@
  * to. Types only, plus plain constants: the renderer imports this file and nothing else of core/.
  */
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
+import type { ApiMethod as ApiMethodOfTable } from '../common/api-routes.js';
 import type { FailureLink, HivewatchEvent, RunStatus } from '../base/events.js';
 import type { Diagnostic } from '../flow/ast.js';
 
@@ -325,45 +326,14 @@ export interface SubscribeOptions {
   onDisconnect?: () => void;
 }
 
-/** Every API call by name, for the HTTP routes and the IPC channels. */
-export const API_METHODS = [
-  'startRun',
-  'cancelRun',
-  'retryRun',
-  'resumeRun',
-  'skipBackoff',
-  'listRuns',
-  'countRuns',
-  'getRun',
-  'getEvents',
-  'listFlows',
-  'checkFlow',
-  'saveFlow',
-  'getNotificationSettings',
-  'setFlowMuted',
-  'errorCounts',
-  'failureCounts',
-  'errorSeries',
-  'errorGroups',
-  'listErrors',
-  'listAlertRules',
-  'addAlertRule',
-  'removeAlertRule',
-  'testAlertRule',
-  'listAlertDeliveries',
-  'usageByFlow',
-  'costSplit',
-  'flowHealth',
-  'bulkRuns',
-  'listIssues',
-  'getIssue',
-  'setIssueStatus',
-  'getIssueDetail',
-  'databaseStatus',
-] as const;
-export type ApiMethod = (typeof API_METHODS)[number];
+export type { ApiMethod } from '../common/api-routes.js';
 
-/** The channel prefix of every IPC call (`hivewatch:<method>`) in the Electron shell. */
+/** The table (core/common/api-routes.ts) and this interface name the same methods: each fails to compile without the other. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const tableMatchesInterface: Same<ApiMethodOfTable, Exclude<keyof HivewatchApi, 'subscribe'>> = true;
+void tableMatchesInterface;
+
+/** The prefix of the Electron shell's IPC channels (`hivewatch:call`, `hivewatch:subscribe`, …). */
 export const IPC_PREFIX = 'hivewatch:';
 
 /** An IPC call's answer: IPC loses error classes, so failures travel as data. */
@@ -373,10 +343,11 @@ export type BridgeReply = { ok: true; value: unknown } | { ok: false; error: { s
 export type BridgeMessage = { kind: 'batch'; events: LiveEvent[] } | { kind: 'reset'; startId: number } | { kind: 'ready'; startId: number };
 
 /**
- * `window.hivewatch`: the one object Electron's preload exposes. `invoke` rejects a method that
- * is not in API_METHODS; `subscribe` returns its unsubscribe function.
+ * `window.hivewatch`: the one object Electron's preload exposes. `invoke` sends a method's name
+ * and input on one channel; main answers only the names of API_METHODS. `subscribe` returns its
+ * unsubscribe function.
  */
 export interface HivewatchBridge {
-  invoke(method: ApiMethod, input?: unknown): Promise<BridgeReply>;
+  invoke(method: ApiMethodOfTable, input?: unknown): Promise<BridgeReply>;
   subscribe(afterId: number, onMessage: (message: BridgeMessage) => void): () => void;
 }

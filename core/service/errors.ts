@@ -21,6 +21,8 @@ export type ApiErrorCode =
   | 'flow_outside_folder'
   | 'flow_exists'
   | 'no_flows_folder'
+  /** An IPC call naming a method the API does not have. */
+  | 'unknown_method'
   /** A command for an external run (agent telemetry): Hivewatch watches it, it does not run it. */
   | 'external_run';
 

@@ -1,35 +1,11 @@
-import type {
-  AlertDeliveryView,
-  AlertRuleView,
-  CheckResult,
-  BulkResult,
-  CommandAck,
-  ErrorCount,
-  FailureCounts,
-  ErrorGroup,
-  ErrorOccurrence,
-  ErrorSeries,
-  DatabaseStatus,
-  FlowInfo,
-  FlowUsageView,
-  CostSplitAnswerView,
-  FlowHealthView,
-  HivewatchApi,
-  Issue,
-  IssueDetail,
-  JournaledEvent,
-  NotificationSettings,
-  Page,
-  RunCounts,
-  RunDetail,
-  RunSummary,
-} from '../../core/service/api.js';
+import { API_METHODS, API_ROUTES, pathParams, type ApiMethod, type ApiRoute } from '../../core/common/api-routes.js';
+import type { HivewatchApi } from '../../core/service/api.js';
 import { ApiError, apiErrorFrom } from './errors.js';
 import { subscribeLive, type LiveStreamEnv } from './live-stream.js';
 
 /**
- * HivewatchApi over the browser shell's HTTP routes: fetch with `Authorization: Bearer <token>`
- * for every call, and the live stream read from `GET /api/stream` with fetch + a ReadableStream
+ * HivewatchApi over the browser shell's HTTP routes, each method as the API's table
+ * (core/common/api-routes.ts) says: fetch with `Authorization: Bearer <token>` for every call, and the live stream read from `GET /api/stream` with fetch + a ReadableStream
  * (EventSource cannot send the header, and the credential is never a cookie: cookies ignore
  * ports, docs/decisions/0017-browser-shell-access.md "The access credential stays on its port"). The stream reconnects on its own with `Last-Event-ID`
  * (the last id it saw, instance included), so a dropped connection loses nothing the server
@@ -61,11 +37,11 @@ export interface HttpApiClient extends HivewatchApi {
 
 type Query = Record<string, string | number | boolean | readonly string[] | null | undefined>;
 
-function queryString(input: Query | undefined, omit: readonly string[] = []): string {
+function queryString(input: Query | undefined): string {
   if (!input) return '';
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(input)) {
-    if (value === undefined || value === null || omit.includes(key)) continue;
+    if (value === undefined || value === null) continue;
     params.set(key, Array.isArray(value) ? value.join(',') : String(value));
   }
   const text = params.toString();
@@ -110,60 +86,25 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     return parsed as T;
   }
 
-  const get = <T>(path: string, input?: object, omit?: readonly string[]): Promise<T> =>
-    request<T>('GET', `${path}${queryString(input as Query | undefined, omit)}`);
-  const post = <T>(path: string, body?: object): Promise<T> => request<T>('POST', path, body);
-
-  /** Body fields other than the ids that went into the path. */
-  const rest = <I extends object>(input: I, ...keys: string[]): Record<string, unknown> => {
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(input ?? {})) if (!keys.includes(key)) out[key] = value;
-    return out;
-  };
-
-  const client: HttpApiClient = {
-    startRun: (input) => post<{ runId: string }>('/api/runs', input),
-    cancelRun: (input) => post<CommandAck>(`/api/runs/${seg(input.runId)}/cancel`, rest(input, 'runId')),
-    retryRun: (input) => post<{ runId: string }>(`/api/runs/${seg(input.runId)}/retry`, rest(input, 'runId')),
-    resumeRun: (input) => post<{ runId: string }>(`/api/runs/${seg(input.runId)}/resume`, rest(input, 'runId')),
-    skipBackoff: (input) => post<CommandAck>(`/api/runs/${seg(input.runId)}/tasks/${seg(input.taskId)}/skip-backoff`, rest(input, 'runId', 'taskId')),
-
-    listRuns: (input) => get<Page<RunSummary>>('/api/runs', input),
-    countRuns: (input) => get<RunCounts>('/api/runs/counts', input),
-    bulkRuns: (input) => post<BulkResult>('/api/runs/bulk', input),
-    getRun: async (input) => {
+  /** One API method over HTTP, as its table entry says: ids into the path, the rest as query or body. */
+  const call =
+    (method: ApiMethod) =>
+    async (input?: Record<string, unknown>): Promise<unknown> => {
+      const spec: ApiRoute = API_ROUTES[method];
+      const inPath = pathParams(spec.path);
+      const path = spec.path.replace(/:([A-Za-z]+)/g, (_, key: string) => seg(String(input?.[key])));
+      const rest: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(input ?? {})) if (!inPath.includes(key)) rest[key] = value;
       try {
-        return await get<RunDetail>(`/api/runs/${seg(input.runId)}`, input, ['runId']);
+        return spec.verb === 'GET' ? await request('GET', `${path}${queryString(rest as Query)}`) : await request('POST', path, rest);
       } catch (error) {
-        if (error instanceof ApiError && error.status === 404 && error.code === 'run_not_found') return null;
+        if (spec.nullAs !== undefined && error instanceof ApiError && error.status === 404 && error.code === spec.nullAs) return null;
         throw error;
       }
-    },
-    getEvents: (input) => get<JournaledEvent[]>(`/api/runs/${seg(input.runId)}/events`, input, ['runId']),
-    listFlows: () => get<FlowInfo[]>('/api/flows'),
-    databaseStatus: () => get<DatabaseStatus>('/api/database'),
-    checkFlow: (input) => post<CheckResult>('/api/flows/check', input),
-    saveFlow: (input) => post<FlowInfo>('/api/flows', input),
-    getNotificationSettings: () => get<NotificationSettings>('/api/settings/notifications'),
-    setFlowMuted: (input) => post<NotificationSettings>('/api/settings/notifications/mute', input),
-    errorCounts: (input) => get<ErrorCount[]>('/api/errors/counts', input),
-    failureCounts: (input) => get<FailureCounts>('/api/failures/counts', input),
-    errorSeries: (input) => get<ErrorSeries>('/api/errors/series', input),
-    errorGroups: (input) => get<ErrorGroup[]>('/api/errors/groups', input),
-    listErrors: (input) => get<Page<ErrorOccurrence>>('/api/errors', input),
-    listAlertRules: () => get<AlertRuleView[]>('/api/alerts/rules'),
-    addAlertRule: (input) => post<AlertRuleView>('/api/alerts/rules', input),
-    removeAlertRule: (input) => post<{ removed: boolean }>(`/api/alerts/rules/${seg(input.id)}/remove`, rest(input, 'id')),
-    testAlertRule: (input) => post<AlertDeliveryView>(`/api/alerts/rules/${seg(input.id)}/test`, rest(input, 'id')),
-    listAlertDeliveries: (input) => get<AlertDeliveryView[]>('/api/alerts/deliveries', input),
-    usageByFlow: (input) => get<FlowUsageView[]>('/api/usage/flows', input),
-    costSplit: (input) => get<CostSplitAnswerView>('/api/usage/split', input),
-    flowHealth: (input) => get<FlowHealthView[]>('/api/flows/health', input),
-    listIssues: (input) => get<Page<Issue>>('/api/issues', input),
-    getIssue: (input) => get<Issue>(`/api/issues/${seg(input.id)}`),
-    setIssueStatus: (input) => post<Issue>(`/api/issues/${seg(input.id)}/status`, rest(input, 'id')),
-    getIssueDetail: (input) => get<IssueDetail>(`/api/issues/${seg(input.id)}/page`, rest(input, 'id')),
+    };
 
+  const client: HttpApiClient = {
+    ...(Object.fromEntries(API_METHODS.map((method) => [method, call(method)])) as unknown as Omit<HivewatchApi, 'subscribe'>),
     subscribe: (listener, subscribeOptions = {}) => subscribeLive(stream, listener, subscribeOptions),
 
     close(): void {

@@ -1,8 +1,10 @@
-import type { ApiMethod, BridgeReply, HivewatchApi, HivewatchBridge, LiveEvent, SubscribeOptions } from '../../core/service/api.js';
+import { API_METHODS, type ApiMethod } from '../../core/common/api-routes.js';
+import type { BridgeReply, HivewatchApi, HivewatchBridge, LiveEvent, SubscribeOptions } from '../../core/service/api.js';
 import { ApiError } from './errors.js';
 
 /**
- * HivewatchApi over Electron's preload bridge (`window.hivewatch`). Calls come back as data
+ * HivewatchApi over Electron's preload bridge (`window.hivewatch`), one call per method of the
+ * API's table (core/common/api-routes.ts). Calls come back as data
  * (`{ok, value}` or `{ok: false, error}`) because IPC loses error classes; failures are turned
  * back into ApiError with the service's status, code and message.
  */
@@ -13,39 +15,7 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
     return reply.value as T;
   };
   return {
-    startRun: (input) => call('startRun', input),
-    cancelRun: (input) => call('cancelRun', input),
-    retryRun: (input) => call('retryRun', input),
-    resumeRun: (input) => call('resumeRun', input),
-    skipBackoff: (input) => call('skipBackoff', input),
-    listRuns: (input) => call('listRuns', input),
-    countRuns: (input) => call('countRuns', input),
-    bulkRuns: (input) => call('bulkRuns', input),
-    getRun: (input) => call('getRun', input),
-    getEvents: (input) => call('getEvents', input),
-    listFlows: () => call('listFlows'),
-    databaseStatus: () => call('databaseStatus'),
-    checkFlow: (input) => call('checkFlow', input),
-    saveFlow: (input) => call('saveFlow', input),
-    getNotificationSettings: () => call('getNotificationSettings'),
-    setFlowMuted: (input) => call('setFlowMuted', input),
-    errorCounts: (input) => call('errorCounts', input),
-    failureCounts: (input) => call('failureCounts', input),
-    errorSeries: (input) => call('errorSeries', input),
-    errorGroups: (input) => call('errorGroups', input),
-    listErrors: (input) => call('listErrors', input),
-    listAlertRules: () => call('listAlertRules'),
-    addAlertRule: (input) => call('addAlertRule', input),
-    removeAlertRule: (input) => call('removeAlertRule', input),
-    testAlertRule: (input) => call('testAlertRule', input),
-    listAlertDeliveries: (input) => call('listAlertDeliveries', input),
-    usageByFlow: (input) => call('usageByFlow', input),
-    costSplit: (input) => call('costSplit', input),
-    flowHealth: (input) => call('flowHealth', input),
-    listIssues: (input) => call('listIssues', input),
-    getIssue: (input) => call('getIssue', input),
-    setIssueStatus: (input) => call('setIssueStatus', input),
-    getIssueDetail: (input) => call('getIssueDetail', input),
+    ...(Object.fromEntries(API_METHODS.map((method) => [method, (input?: unknown) => call(method, input)])) as unknown as Omit<HivewatchApi, 'subscribe'>),
     subscribe(listener: (batch: LiveEvent[]) => void, options: SubscribeOptions = {}): () => void {
       return bridge.subscribe(options.afterId ?? 0, (message) => {
         if (message.kind === 'batch') listener(message.events);
