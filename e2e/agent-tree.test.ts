@@ -1,82 +1,29 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
+import type { RunSummary } from '../core/service/api.js';
+import { formatUsd } from '../core/common/usage-format.js';
+import { printedTotalCost, replayRecording, type Replay } from '../core/testing/recorded-otlp.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
 import { launchBrowser, openApp, type AppPage } from './support/browser.js';
 import { BIN, ROOT, startServer, type ServerHandle } from './support/server.js';
 
 /**
- * Journey: a Claude Code session that started two subagents, one of which failed, sent to
- * `serve`'s receiver as OTLP/JSON logs. The records are written here (hand-written, named as
- * such) with the attribute names and values the real Claude Code 2.1.332 sent in its recording
- * of a subagent (agents-real/fixtures/claude-code/subagent.*: `agent_id`, `agent.name`,
- * `query_source` "agent:builtin:<kind>", `subagent_completed`). The Runs list shows the session
- * with its subagents folded, unfolds them; the session's page draws the tree with each agent's
- * status and spend, its own and its subagents' apart. Both themes at 1440 and 900 px, axe.
+ * Journey: the real Claude Code 2.1.332's recorded telemetry of two sessions (agents-real/fixtures,
+ * Agent tool, against the provider stub) sent to `serve`'s receiver as it exported them, only the
+ * times moved to now (core/testing/recorded-otlp.ts): one whose subagent's request got a 500
+ * (`subagent-fails`), one with three levels of subagents (`subagent-nested`). The failed subagent
+ * never reports `subagent_completed`: the quiet period (10 s, the sweep once a minute) ends its run
+ * failed. The Runs list shows each session with its subagents folded and unfolds them level by
+ * level; the sessions' pages draw the trees with each agent's status and spend, its own and its
+ * subagents' apart, the root's in all equal to the CLI's own `total_cost_usd`. Both themes at 1440
+ * and 900 px, axe.
  */
 
-const SESSION = 'b7e0c6f2-5a41-4c1e-9d3a-2f6b8e1c0a97';
-const EXPLORE = 'a3c9e1f40b2d6e817';
-const REVIEW = 'f05b7d2c9e1a3b648';
-
-/** One Claude Code log record as its exporter sends it: every value text, `event.name` bare. */
-function record(event: string, at: number, attributes: Record<string, string>) {
-  return {
-    timeUnixNano: `${at * 1_000_000}`,
-    body: { stringValue: `claude_code.${event}` },
-    attributes: Object.entries({ 'event.name': event, 'session.id': SESSION, 'prompt.id': 'prompt-1', ...attributes }).map(([key, value]) => ({
-      key,
-      value: { stringValue: value },
-    })),
-  };
-}
-
-const request = (cost: string, agent: Record<string, string> = {}): Record<string, string> => ({
-  model: 'claude-opus-5-5',
-  input_tokens: '1200',
-  output_tokens: '300',
-  cache_read_tokens: '0',
-  cache_creation_tokens: '0',
-  cost_usd: cost,
-  duration_ms: '900',
-  ...agent,
-});
-
-function sessionPayload(t0: number): Buffer {
-  const explore = { agent_id: EXPLORE, 'agent.name': 'Explore', query_source: 'agent:builtin:Explore' };
-  const review = { agent_id: REVIEW, 'agent.name': 'general-purpose', query_source: 'agent:builtin:general-purpose' };
-  const logRecords = [
-    record('user_prompt', t0, { prompt_length: '42' }),
-    record('api_request', t0 + 1_000, request('0.25', { query_source: 'sdk' })),
-    record('api_request', t0 + 2_000, request('0.25', explore)),
-    record('subagent_completed', t0 + 2_500, { agent_id: EXPLORE, agent_type: 'Explore', total_tokens: '1500' }),
-    record('api_request', t0 + 3_000, request('0.125', review)),
-    record('api_error', t0 + 4_000, {
-      ...review,
-      model: 'claude-opus-5-5',
-      status_code: '500',
-      error: 'Internal server error',
-      duration_ms: '400',
-      attempt: '1',
-    }),
-    record('subagent_completed', t0 + 4_500, { agent_id: REVIEW, agent_type: 'general-purpose', total_tokens: '1500' }),
-    record('api_request', t0 + 5_000, request('0.25', { query_source: 'sdk' })),
-  ];
-  const body = {
-    resourceLogs: [
-      {
-        resource: {
-          attributes: [
-            { key: 'service.name', value: { stringValue: 'claude-code' } },
-            { key: 'service.version', value: { stringValue: '2.1.332' } },
-          ],
-        },
-        scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords }],
-      },
-    ],
-  };
-  return Buffer.from(JSON.stringify(body));
-}
+const FAILS = 'subagent-fails.json-out.otlp-json.retries-0';
+const NESTED = 'subagent-nested.json-out.otlp-json.default-retries';
+/** The shortest quiet period serve takes. */
+const QUIET = '10s';
 
 async function showAs(page: Page, colorScheme: 'light' | 'dark', width: number): Promise<void> {
   await page.emulateMedia({ colorScheme });
@@ -90,13 +37,39 @@ async function scan(page: Page, where: string, failures: string[]): Promise<void
   if (serious.length > 0) failures.push(describeViolations(where, serious));
 }
 
-describe('a Claude Code session with two subagents, one failing', () => {
+/** The recording's exports posted in the order the CLI sent them. */
+async function send(endpoint: string, token: string, replay: Replay): Promise<void> {
+  for (const { signal, body } of replay.payloads) {
+    const response = await fetch(`${endpoint}/v1/${signal}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: new Uint8Array(body),
+    });
+    expect(response.status, await response.text()).toBe(200);
+  }
+}
+
+/** Unfolds every level of subagents under `row` in the Runs list, deepest last. */
+async function unfoldAll(page: Page, sessionId: string, levels: number): Promise<void> {
+  let parent = sessionId;
+  for (let level = 0; level < levels; level++) {
+    const row = page.locator(`.runs-table [role="row"][data-run-id="${parent}"]`);
+    await row.getByRole('button', { name: `Show 1 subagent of run ${parent}` }).click();
+    const child = page.locator('.runs-table [role="row"].run-subagent').nth(level);
+    await child.waitFor();
+    parent = (await child.getAttribute('data-run-id')) as string;
+  }
+}
+
+const spend = (row: Locator, part: 'own' | 'subagents' | 'total') => row.locator(`.agent-spend [data-spend="${part}"]`).textContent();
+
+describe('real Claude Code sessions with subagents: one failing, three levels', () => {
   let server: ServerHandle;
   let browser: Browser;
   let app: AppPage;
 
   beforeAll(async () => {
-    server = await startServer({ args: ['--otel-port', '0'] });
+    server = await startServer({ args: ['--otel-port', '0', '--otel-idle', QUIET] });
     browser = await launchBrowser();
   });
 
@@ -106,68 +79,101 @@ describe('a Claude Code session with two subagents, one failing', () => {
     await server?.stop();
   });
 
-  it('folds the subagents under their session in Runs, and draws the tree with status and spend per agent', async () => {
+  it('folds the subagents under their sessions in Runs, and draws the trees with status and spend per agent', { timeout: 300_000 }, async () => {
     const endpoint = /OTel:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())?.[1];
     expect(endpoint, server.output()).toBeDefined();
     const env = execFileSync(process.execPath, [BIN, 'otel-env', '--db', server.dbPath], { cwd: ROOT, encoding: 'utf8' });
-    const token = /Authorization=Bearer ([A-Za-z0-9_-]+)/.exec(env)?.[1];
-    const response = await fetch(`${endpoint}/v1/logs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: new Uint8Array(sessionPayload(Date.now() - 60_000)),
-    });
-    expect(response.status, await response.text()).toBe(200);
+    const token = /Authorization=Bearer ([A-Za-z0-9_-]+)/.exec(env)?.[1] as string;
+    const fails = replayRecording('claude-code', FAILS, Date.now() - 120_000);
+    const nested = replayRecording('claude-code', NESTED, Date.now() - 60_000);
+    expect([fails.cliVersion, nested.cliVersion]).toEqual(['2.1.332', '2.1.332']);
+    await send(endpoint!, token, fails);
+    await send(endpoint!, token, nested);
+
+    // Every run ends once the quiet period has passed: the failed subagent's with its 500.
+    let runs: RunSummary[] = [];
+    await expect
+      .poll(
+        async () => {
+          runs = (await server.api<{ items: RunSummary[] }>('GET', '/api/runs?limit=20')).items;
+          return runs.map((r) => r.status).sort();
+        },
+        { timeout: 180_000, interval: 2_000 },
+      )
+      .toEqual(['completed', 'completed', 'completed', 'completed', 'completed', 'failed']);
+    const failsSession = runs.find((r) => r.flowName === 'Claude Code session e6917c83')!;
+    const nestedSession = runs.find((r) => r.flowName === 'Claude Code session 24822b40')!;
+    expect([failsSession.subagents, nestedSession.subagents]).toEqual([1, 1]);
 
     app = await openApp(browser, server, { hash: '#/runs', bypassCSP: true });
     const { page } = app;
-    const session = page.locator('.runs-table [role="row"]', { hasText: 'Claude Code session b7e0c6f2' });
-    await session.waitFor();
-    const sessionId = (await session.getAttribute('data-run-id')) as string;
-    // Folded: only the session is listed, with its two subagents behind the toggle.
-    const toggle = session.getByRole('button', { name: `Show 2 subagents of run ${sessionId}` });
-    await toggle.waitFor();
-    await expect.poll(() => page.locator('.runs-table [role="row"].run-subagent').count(), { timeout: 10_000 }).toBe(0);
-    await toggle.click();
+    const sessionRow = (id: string) => page.locator(`.runs-table [role="row"][data-run-id="${id}"]`);
     const subagents = page.locator('.runs-table [role="row"].run-subagent');
-    await expect.poll(() => subagents.count(), { timeout: 10_000 }).toBe(2);
-    expect(await session.getByRole('button', { name: `Hide 2 subagents of run ${sessionId}` }).getAttribute('aria-expanded')).toBe('true');
+    await sessionRow(nestedSession.id).waitFor();
+    // Folded: only the sessions are listed, each with its subagent behind the toggle.
+    await expect.poll(() => subagents.count(), { timeout: 10_000 }).toBe(0);
+    await sessionRow(failsSession.id)
+      .getByRole('button', { name: `Show 1 subagent of run ${failsSession.id}` })
+      .click();
     const failed = page.locator('.runs-table [role="row"].run-subagent[data-status="failed"]');
-    expect(await failed.locator('.run-link').textContent()).toBe('general-purpose subagent f05b7d2c');
+    await failed.waitFor();
+    expect(await failed.locator('.run-link').textContent()).toMatch(/^general-purpose subagent [0-9a-f]{8}$/);
     expect(await failed.getByTestId('run-ending-code').textContent()).toContain('RUNTIME_PROVIDER_ERROR');
-    expect(await page.locator('.runs-table [role="row"].run-subagent[data-status="completed"] .run-link').textContent()).toBe('Explore subagent a3c9e1f4');
-    // The subagents sit right under their session.
+    // The failed subagent sits right under its session.
     const order = await page.locator('.runs-table [role="row"][data-run-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')));
-    expect(order.indexOf(sessionId)).toBe(order.length - 3);
+    expect(order[order.indexOf(failsSession.id) + 1]).toBe(await failed.getAttribute('data-run-id'));
 
     const failures: string[] = [];
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const width of [1440, 900]) {
         await showAs(page, colorScheme, width);
-        await session.waitFor();
-        await session.getByRole('button', { name: /Show 2 subagents/ }).click();
-        await expect.poll(() => subagents.count(), { timeout: 10_000 }).toBe(2);
+        await sessionRow(nestedSession.id).waitFor();
+        // The nested session unfolded level by level (three subagents, each under the one that started it), then the failing one's.
+        await unfoldAll(page, nestedSession.id, 3);
+        await expect.poll(() => subagents.count(), { timeout: 10_000 }).toBe(3);
+        await sessionRow(failsSession.id)
+          .getByRole('button', { name: `Show 1 subagent of run ${failsSession.id}` })
+          .click();
+        await expect.poll(() => subagents.count(), { timeout: 10_000 }).toBe(4);
+        expect(await subagents.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')))).toEqual([
+          'completed',
+          'completed',
+          'completed',
+          'failed',
+        ]);
         await scan(page, `runs, subagents unfolded (${colorScheme}, ${width} px)`, failures);
         await app.screenshot(`agent-tree-runs-${colorScheme}-${width}`);
       }
     }
 
-    await app.go(`#/runs/${encodeURIComponent(sessionId)}`);
+    // The failing session's tree: its own spend is all the CLI spent (the failed request cost nothing).
+    await app.go(`#/runs/${encodeURIComponent(failsSession.id)}`);
     const tree = page.getByRole('region', { name: /Agents/ });
     await tree.waitFor();
-    expect(await tree.locator('h2').textContent()).toBe('Agents (2 subagents)');
-    const nodes = tree.locator('.agent-node');
-    expect(await nodes.count()).toBe(3);
-    const root = tree.locator(`.agent-node[data-run="${sessionId}"] > .agent-row`);
-    expect(await root.locator('[aria-current="page"]').textContent()).toBe('Claude Code session b7e0c6f2');
-    // The session's own spend ($0.50), its subagents' ($0.25 + $0.125) apart, and the two added: nothing counted twice.
-    expect(await root.locator('.agent-spend').textContent()).toBe('$0.50 own · $0.38 subagents · $0.88 in all');
-    const review = tree.locator('.agent-node[data-depth="1"]', { hasText: 'general-purpose' }).locator('> .agent-row');
-    expect(await review.locator('.badge.status').getAttribute('data-status')).toBe('failed');
-    expect(await review.locator('.agent-facts').textContent()).toBe('2 requests · 1 error');
-    expect(await review.locator('.agent-spend').textContent()).toBe('$0.13 own');
-    const explore = tree.locator('.agent-node[data-depth="1"]', { hasText: 'Explore' }).locator('> .agent-row');
-    expect(await explore.locator('.badge.status').getAttribute('data-status')).toBe('completed');
-    expect(await explore.locator('.agent-spend').textContent()).toBe('$0.25 own');
+    expect(await tree.locator('h2').textContent()).toBe('Agents (1 subagent)');
+    const failsRoot = tree.locator('.agent-node[data-depth="0"] > .agent-row');
+    expect(await spend(failsRoot, 'own')).toBe(`${formatUsd(printedTotalCost(fails.stdout))} own`);
+    const failedNode = tree.locator('.agent-node[data-depth="1"] > .agent-row');
+    expect(await failedNode.locator('.badge.status').getAttribute('data-status')).toBe('failed');
+    expect(await failedNode.locator('.agent-facts').textContent()).toBe('1 request · 1 error');
+
+    // The nested session's tree: four agents, each level's spend its own and its subagents' apart; in all, the CLI's total.
+    await app.go(`#/runs/${encodeURIComponent(nestedSession.id)}`);
+    await tree.locator(`.agent-node[data-run="${nestedSession.id}"]`).waitFor();
+    expect(await tree.locator('h2').textContent()).toBe('Agents (3 subagents)');
+    expect(await tree.locator('.agent-node').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-depth')))).toEqual(['0', '1', '2', '3']);
+    expect(await tree.locator('.agent-node .badge.status').evaluateAll((b) => b.map((x) => x.getAttribute('data-status')))).toEqual([
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+    ]);
+    const level = (depth: number) => tree.locator(`.agent-node[data-depth="${depth}"] > .agent-row`);
+    expect(await level(0).locator('[aria-current="page"]').textContent()).toBe('Claude Code session 24822b40');
+    expect(await spend(level(0), 'total')).toBe(` · ${formatUsd(printedTotalCost(nested.stdout))} in all`);
+    expect(await level(0).locator('.agent-spend').textContent()).toBe('$0.0007 own · $0.0011 subagents · $0.0018 in all');
+    expect(await level(0).locator('.agent-facts').textContent()).toBe('3 requests');
+    expect(await level(3).locator('.agent-spend').textContent()).toBe('$0.0002 own');
 
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const width of [1440, 900]) {
@@ -181,8 +187,8 @@ describe('a Claude Code session with two subagents, one failing', () => {
 
     // A subagent's node opens its run, whose page draws the same tree with itself marked.
     await showAs(page, 'light', 1440);
-    await review.locator('a.agent-name').click();
-    await tree.locator('.agent-node[data-depth="1"] [aria-current="page"]', { hasText: 'general-purpose' }).waitFor();
+    await level(3).locator('a.agent-name').click();
+    await tree.locator('.agent-node[data-depth="3"] [aria-current="page"]').waitFor();
     expect(app.problems).toEqual([]);
   });
 });

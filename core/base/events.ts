@@ -82,9 +82,11 @@ export type HivewatchEventBody =
    * The attempt's subprocess, journaled as soon as it is spawned: it leads its own process group
    * (pgid = pid), and `startTime` (field 22 of /proc/<pid>/stat, null without /proc) tells it
    * from a later process given the same pid. Start-up recovery ends the group of an attempt a
-   * dead host left running on this `hostname`.
+   * dead host left running on this `hostname`. `telemetry`: the origin (`runtime:<agent>`) whose
+   * exporter the child was started with, pointed at this host's receiver (a preset with the receiver
+   * on); from then on its silence is watched (docs/otel.md "Telemetry health"). Absent otherwise.
    */
-  | (TaskRef & { type: 'attemptProcess'; attempt: number; pid: number; startTime: string | null; hostname: string })
+  | (TaskRef & { type: 'attemptProcess'; attempt: number; pid: number; startTime: string | null; hostname: string; telemetry?: string })
   /** After the attempt's group was ended its output pipes stayed open: a process outside the group (setsid) outlives the attempt. */
   | (TaskRef & { type: 'attemptProcessEscaped'; attempt: number; pid: number; message: string })
   /**

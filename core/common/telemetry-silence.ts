@@ -69,9 +69,12 @@ export function silenceDuration(ms: number): string {
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
-/** "no telemetry for 4 min (expected every 5 s)"; "no telemetry yet after 4 min …" when none ever came. */
+/**
+ * "no telemetry for 4 min (expected every 5 s)"; when none ever came (only a preset attempt's CLI,
+ * expected from the attempt's start): "no telemetry since the attempt started 4 min ago (…)".
+ */
 export function silenceWords(silence: Pick<TelemetrySilence, 'lastSeenAt' | 'silentMs' | 'expectedEveryMs'>): string {
   const expected = `(expected every ${silenceDuration(silence.expectedEveryMs)})`;
   const lasted = silenceDuration(silence.silentMs);
-  return silence.lastSeenAt === null ? `no telemetry yet after ${lasted} ${expected}` : `no telemetry for ${lasted} ${expected}`;
+  return silence.lastSeenAt === null ? `no telemetry since the attempt started ${lasted} ago ${expected}` : `no telemetry for ${lasted} ${expected}`;
 }

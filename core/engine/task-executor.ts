@@ -88,7 +88,8 @@ export interface TaskEnv {
 
 function reportProcess(env: TaskEnv, ref: { step: number; ordinal: number; taskId: string }, attempt: number, report: AttemptProcessReport): void {
   if (report.kind === 'started') {
-    env.emit({ type: 'attemptProcess', ...ref, attempt, pid: report.pid, startTime: report.startTime, hostname: report.hostname });
+    const telemetry = report.telemetry !== undefined ? { telemetry: report.telemetry } : {};
+    env.emit({ type: 'attemptProcess', ...ref, attempt, pid: report.pid, startTime: report.startTime, hostname: report.hostname, ...telemetry });
     // The write itself is synchronous; a failure is the next flush's to report (it retries).
     env.flush?.().catch(() => undefined);
     return;

@@ -55,6 +55,9 @@ describe('presets feed the receiver', () => {
     expect(result?.status).toBe('completed');
 
     const task = (await store.getRun(runId))!.tasks[0]!;
+    // The exporter it was given is on record from the spawn: its silence is watched from the attempt's start.
+    expect((await store.getRun(runId))!.attempts[0]!.telemetryOrigin).toBe('runtime:claude-code');
+    expect((await store.getEvents(runId)).find((e) => e.type === 'attemptProcess')).toMatchObject({ telemetry: 'runtime:claude-code' });
     const links = await store.attemptTelemetry(runId);
     expect(links).toEqual([
       {
@@ -94,6 +97,32 @@ describe('presets feed the receiver', () => {
         ],
       },
     ]);
+  });
+
+  it("journals no exporter for a CLI started without one: no receiver, or the agent's env: turned its telemetry off", async () => {
+    const { dir, flows, store } = await setup();
+    const command = writeCliStandIn(dir, 'claude', { path: FAKE_AGENT_PATH });
+    writeFileSync(join(flows, 'plain.prose'), `agent claude:\n  runtime: "claude-code"\n  command: "${command}"\n\nsession: claude\n  prompt: "fix it"\n`);
+    writeFileSync(
+      join(flows, 'off.prose'),
+      `agent claude:\n  runtime: "claude-code"\n  command: "${command}"\n  env: ["CLAUDE_CODE_ENABLE_TELEMETRY=0"]\n\nsession: claude\n  prompt: "fix it"\n`,
+    );
+    const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0 });
+    closers.push(() => receiver.close());
+    let target: { endpoint: string; token: string } | null = null;
+    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows, telemetry: () => target });
+    closers.push(() => service.close());
+    const exporterOf = async (flow: string) => {
+      const { runId } = await service.startRun({ flow });
+      expect((await service.whenFinished(runId))?.status).toBe('completed');
+      const process = (await store.getEvents(runId)).find((e) => e.type === 'attemptProcess');
+      expect(process).toBeDefined();
+      return { row: (await store.getRun(runId))!.attempts[0]!.telemetryOrigin, event: process && 'telemetry' in process ? process.telemetry : undefined };
+    };
+    expect(await exporterOf('user/plain.prose')).toEqual({ row: null, event: undefined });
+    target = { endpoint: receiver.endpoint, token: receiver.token };
+    expect(await exporterOf('user/off.prose')).toEqual({ row: null, event: undefined });
+    expect(await exporterOf('user/plain.prose')).toEqual({ row: 'runtime:claude-code', event: 'runtime:claude-code' });
   });
 
   it('answers a cancel, Retry now, retry or resume of an external run clearly', async () => {

@@ -1,6 +1,6 @@
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
 import type { AgentSpec } from '../flow/plan.js';
-import { claudeCodeEnv, type TelemetryTarget } from './telemetry-env.js';
+import { claudeCodeEnv, claudeCodeExportsAsSet, type TelemetryTarget } from './telemetry-env.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
 import { isRecord, parseJson } from './json.js';
 import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, statedError, type DeniedTool, type PresetRetryOwnership } from './preset.js';
@@ -167,11 +167,13 @@ export class ClaudeCodeRuntime implements SessionRuntime {
     const target = this.options.telemetry?.() ?? null;
     const telemetry = target ? claudeCodeEnv(target, { runId: request.runId, taskId: request.taskId, attempt: request.attempt }) : {};
     if (!Array.isArray(argv)) return argv;
+    const env = { ...telemetry, ...CLAUDE_CODE_ENV, ...attemptEnv(request) };
     return runAttemptProcess(argv, request, signal, {
       runtimeName: this.name,
       read: (observation) => readClaudeCodeOutput(observation, presetClock(this.options, request)),
       options: this.options,
-      env: { ...telemetry, ...CLAUDE_CODE_ENV, ...attemptEnv(request) },
+      env,
+      telemetry: target && claudeCodeExportsAsSet(env, telemetry) ? `runtime:${CLAUDE_CODE}` : undefined,
     });
   }
 }

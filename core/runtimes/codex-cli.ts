@@ -216,11 +216,15 @@ export class CodexCliRuntime implements SessionRuntime {
     const overrides = [...providerRetryOverrides(configuredProvider(codexHome)), ...(target ? codexOtelOverrides(target) : [])];
     // A shell: true command is the operator's own script: it gets no arguments put into it.
     const withOverrides = request.agent.shell ? argv : [argv[0] as string, ...overrides, ...argv.slice(1)];
+    const env = target ? { OTEL_RESOURCE_ATTRIBUTES: resourceAttributes(identity), ...attemptEnv(request) } : undefined;
+    // The exporter rides on the overrides (a shell: true command gets none); records reach the attempt by its identity.
+    const exports = target !== null && !request.agent.shell && env?.OTEL_RESOURCE_ATTRIBUTES === resourceAttributes(identity);
     return runAttemptProcess(withOverrides, request, signal, {
       runtimeName: this.name,
       read: (observation) => readCodexCliOutput(observation, presetClock(this.options, request), (thread) => refusedCommands(codexHome, thread)),
       options: this.options,
-      ...(target ? { env: { OTEL_RESOURCE_ATTRIBUTES: resourceAttributes(identity), ...attemptEnv(request) } } : {}),
+      ...(env ? { env } : {}),
+      telemetry: exports ? `runtime:${CODEX_CLI}` : undefined,
     });
   }
 }

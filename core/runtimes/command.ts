@@ -116,6 +116,8 @@ export async function runAttemptProcess(
     options?: ProcessRuntimeOptions | undefined;
     env?: Record<string, string> | undefined;
     cwd?: string | null | undefined;
+    /** The origin whose exporter `env` / argv point at Hivewatch's receiver, journaled with the process. */
+    telemetry?: string | undefined;
   },
 ): Promise<AttemptResult> {
   const problem = promptProblem(request.prompt);
@@ -130,7 +132,8 @@ export async function runAttemptProcess(
     maxCaptureBytes: how.options?.maxCaptureBytes,
     signal,
     killNow: request.killNow,
-    onStarted: (started) => request.reportProcess?.({ kind: 'started', ...started, hostname: hostname() }),
+    onStarted: (started) =>
+      request.reportProcess?.({ kind: 'started', ...started, hostname: hostname(), ...(how.telemetry !== undefined ? { telemetry: how.telemetry } : {}) }),
     // At the source: every message, tail and output below is made from already redacted text.
     redactor: Redactor.forChild(request.agent),
   });

@@ -34,8 +34,11 @@ export interface AttemptRequest {
 }
 
 export type AttemptProcessReport =
-  /** Right after the spawn: the group id (= the child's pid), its start time and the machine. */
-  | { kind: 'started'; pid: number; startTime: string | null; hostname: string }
+  /**
+   * Right after the spawn: the group id (= the child's pid), its start time and the machine;
+   * `telemetry`, the origin whose exporter the child was pointed at Hivewatch's receiver with.
+   */
+  | { kind: 'started'; pid: number; startTime: string | null; hostname: string; telemetry?: string }
   /** After the attempt: its pipes stayed open once its group was gone (a `setsid` descendant). */
   | { kind: 'outputHeldOpen'; pid: number };
 

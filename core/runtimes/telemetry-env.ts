@@ -50,6 +50,27 @@ export function claudeCodeEnv(target: TelemetryTarget, identity?: AttemptIdentit
   };
 }
 
+/** Names that, set by the agent's own `env:`, send Claude Code's logs elsewhere than the receiver. */
+const LOGS_ELSEWHERE = ['OTEL_EXPORTER_OTLP_LOGS_ENDPOINT', 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL', 'OTEL_EXPORTER_OTLP_LOGS_HEADERS'];
+/** What takes Claude Code's logs to the receiver, marked with the attempt they belong to. */
+const LOGS_HERE = [
+  'CLAUDE_CODE_ENABLE_TELEMETRY',
+  'OTEL_LOGS_EXPORTER',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_RESOURCE_ATTRIBUTES',
+];
+
+/**
+ * Whether Claude Code started with `env` sends its logs where `ours` (claudeCodeEnv) points them,
+ * marked with the attempt: the agent's own `env:` wins over what Hivewatch sets, so an agent that
+ * turned telemetry off or sent it elsewhere is not expected to be heard from.
+ */
+export function claudeCodeExportsAsSet(env: Readonly<Record<string, string>>, ours: Readonly<Record<string, string>>): boolean {
+  return LOGS_HERE.every((name) => env[name] === ours[name]) && LOGS_ELSEWHERE.every((name) => env[name] === undefined);
+}
+
 const tomlString = (text: string): string => JSON.stringify(text);
 
 /** Codex's `[otel]` table for ~/.codex/config.toml: its log exporter over OTLP/HTTP JSON. */

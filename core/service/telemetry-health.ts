@@ -25,7 +25,7 @@ export async function silentSources(store: HivewatchStore, now: number): Promise
   };
   const sources = await store.runStatements((d) => telemetrySources(d, cutoffs, now));
   return sources.flatMap((source: TelemetrySource) => {
-    const silence = silenceOf(source.origin, source.lastSeenAt, source.lastSeenAt, now);
+    const silence = silenceOf(source.origin, source.lastSeenAt, source.expectedSince, now);
     return silence ? [{ ...silence, runId: source.runId, flow: source.flow, flowName: source.flowName, taskId: source.taskId, attempt: source.attempt }] : [];
   });
 }

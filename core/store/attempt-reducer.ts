@@ -23,6 +23,7 @@ function copyAttempt(r: AttemptRow): AttemptRow {
     backoffSkippedBy: r.backoffSkippedBy,
     cancelledBy: r.cancelledBy,
     lateResult: r.lateResult,
+    telemetryOrigin: r.telemetryOrigin,
   };
 }
 
@@ -49,7 +50,14 @@ export function reduceAttempt(current: AttemptRow | undefined, event: HivewatchE
         backoffSkippedBy: null,
         cancelledBy: null,
         lateResult: null,
+        telemetryOrigin: null,
       };
+    case 'attemptProcess':
+      // Only a child pointed at the receiver changes the row: the others' process is the recovery's (events).
+      if (!current || event.telemetry === undefined) return current;
+      r = copyAttempt(current);
+      r.telemetryOrigin = event.telemetry;
+      return r;
     case 'attemptSucceeded':
       if (!current) return current;
       r = copyAttempt(current);

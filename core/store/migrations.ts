@@ -14,6 +14,7 @@ import { labelFacts } from './migration-23.js';
 import { agentSpawns } from './migration-24.js';
 import { approvalWaits } from './migration-25.js';
 import { alertChannels } from './migration-26.js';
+import { attemptTelemetry } from './migration-27.js';
 import { issueLog } from './migration-14.js';
 import { StoreError } from './store-error.js';
 
@@ -71,6 +72,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 24, name: 'agent trees: the run that started each subagent run', up: agentSpawns },
   { version: 25, name: 'waiting on a person: the permission prompt a run waits on, the time it waited', up: approvalWaits },
   { version: 26, name: 'alert channels: a rule delivers to a webhook, the desktop, or both', up: alertChannels },
+  { version: 27, name: "telemetry expected from a preset attempt: the origin its CLI's exporter was pointed at the receiver with", up: attemptTelemetry },
 ];
 
 /**

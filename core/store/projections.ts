@@ -242,6 +242,12 @@ function applyToRows(s: RunState, event: HivewatchEvent, loader: RowLoader, emit
       putAttempt(s, reduceAttempt(before, event), before);
       break;
     }
+    case 'attemptProcess': {
+      if (event.telemetry === undefined) break;
+      const before = getAttempt(s, loader, event.taskId, event.attempt);
+      putAttempt(s, reduceAttempt(before, event), before);
+      break;
+    }
     case 'retryScheduled':
     case 'backoffSkipped': {
       const taskBefore = getTask(s, loader, event.taskId);

@@ -161,6 +161,11 @@ export interface AttemptRow {
   cancelledBy: 'sibling' | null;
   /** What it answered after it was stopped (a result racing the cancel); acted on by nothing. */
   lateResult: LateResult | null;
+  /**
+   * `runtime:<agent>` when its CLI was started with its exporter pointed at the receiver
+   * (`attemptProcess.telemetry`): its silence is watched from the attempt's start on.
+   */
+  telemetryOrigin: string | null;
 }
 
 /** One `errorOccurred`: the unit every error count is made of. */

@@ -138,6 +138,7 @@ export const ATTEMPTS: TableSpec<AttemptRow> = {
     ['backoffSkippedBy', 'text'],
     ['cancelledBy', 'text'],
     ['lateResult', 'json'],
+    ['telemetryOrigin', 'text'],
   ],
 };
 

@@ -1,4 +1,5 @@
 import { readFixture } from '../../agents-real/fixtures-io.js';
+import { rewriteRecorded } from './recorded-otlp.js';
 
 /**
  * An external Claude Code session stopped by its usage limit, as OTLP/JSON payloads, for the
@@ -47,25 +48,6 @@ function printedResult(stdout: string): string {
   throw new Error('the recording printed no result');
 }
 
-const TIME_KEYS = new Set(['timeUnixNano', 'observedTimeUnixNano', 'startTimeUnixNano', 'endTimeUnixNano']);
-
-/** Drops the preset's resource attributes (unless `linked`) and shifts every time, in place. */
-function rewrite(value: unknown, shiftNs: bigint, linked = false): void {
-  if (Array.isArray(value)) {
-    for (const item of value) rewrite(item, shiftNs, linked);
-    return;
-  }
-  if (typeof value !== 'object' || value === null) return;
-  const object = value as Json;
-  for (const [key, child] of Object.entries(object)) {
-    if (TIME_KEYS.has(key) && typeof child === 'string' && child !== '0') object[key] = String(BigInt(child) + shiftNs);
-    else if (key === 'resource' && !linked && typeof child === 'object' && child !== null) {
-      const resource = child as { attributes?: { key: string }[] };
-      resource.attributes = (resource.attributes ?? []).filter((a) => !a.key.startsWith('hivewatch.'));
-    } else rewrite(child, shiftNs, linked);
-  }
-}
-
 /**
  * The session's payloads; `shiftMs` moves every time (0: as recorded). `linked`: keep the preset's
  * `hivewatch.*` resource attributes, as the recording has them (a session sent from inside a Hivewatch attempt).
@@ -80,7 +62,7 @@ export function usageLimitSession(shiftMs = 0, linked = false): UsageLimitSessio
   const payloads = f.exports.map((e) => {
     const text = e.payload.toString('utf8').split(JSON.stringify(recordedError).slice(1, -1)).join(JSON.stringify(reported).slice(1, -1));
     const json = JSON.parse(text) as Json;
-    rewrite(json, BigInt(shiftMs) * 1_000_000n, linked);
+    rewriteRecorded(json, BigInt(shiftMs) * 1_000_000n, linked);
     const body = Buffer.from(JSON.stringify(json));
     const apiError = findApiError(json);
     if (apiError) ({ failedAt, sessionId } = apiError);
@@ -104,7 +86,7 @@ export function resumedTelemetry(sessionId: string, at: number): { signal: 'logs
   const first = Math.min(...f.exports.map((e) => Number(/"timeUnixNano":"(\d+)"/.exec(e.payload.toString('utf8'))?.[1] ?? Infinity) / 1e6));
   return f.exports.map((e) => {
     const json = JSON.parse(e.payload.toString('utf8').split(recordedId).join(sessionId)) as Json;
-    rewrite(json, BigInt(Math.round(at - first)) * 1_000_000n);
+    rewriteRecorded(json, BigInt(Math.round(at - first)) * 1_000_000n);
     return { signal: e.signal as 'logs' | 'traces', body: Buffer.from(JSON.stringify(json)) };
   });
 }

@@ -35,7 +35,11 @@ describe('telemetry silence in the window', () => {
     expect(notice).toContain('role="status"');
     expect(notice).toMatch(/No telemetry for 4 min \(expected every 5 s\) from the claude-code CLI of task fix, attempt 2, last at <time dateTime="[^"]+">/);
     const never = renderToStaticMarkup(<SilenceLine silence={{ ...silentFor(90_000), lastSeenAt: null }} />);
-    expect(never).toContain('no telemetry yet after 1 min (expected every 5 s)');
+    expect(never).toContain('no telemetry since the attempt started 1 min ago (expected every 5 s)');
+    const neverNotice = renderToStaticMarkup(<SilenceNotice silence={{ ...silentFor(90_000), lastSeenAt: null, taskId: 'fix', attempt: 1 }} />);
+    expect(neverNotice).toContain('No telemetry since the attempt started 1 min ago (expected every 5 s) from the claude-code CLI of task fix, attempt 1');
+    expect(neverNotice).toContain('Its exporter may not have started');
+    expect(neverNotice).not.toContain('<time');
   });
 
   it('shows only on a live run', () => {

@@ -50,7 +50,9 @@ export function SilenceNotice({ silence }: { silence: RunTelemetrySilence }) {
           , last at <time dateTime={new Date(silence.lastSeenAt).toISOString()}>{formatAbsolute(silence.lastSeenAt)}</time>
         </>
       )}
-      . Its exporter may have stopped (a quiet agent sends nothing either): the figures here are what arrived before.
+      {silence.lastSeenAt === null
+        ? '. Its exporter may not have started (a CLI that has not logged anything yet sends nothing either): nothing has arrived from it.'
+        : '. Its exporter may have stopped (a quiet agent sends nothing either): the figures here are what arrived before.'}
     </p>
   );
 }

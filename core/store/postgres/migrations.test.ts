@@ -51,7 +51,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
   it("creates the baseline at version 9 with SQLite's tables and applies the later versions, then finds nothing to do", async () => {
     const pool = await freshPool();
     const first = await migratePostgres(pool, () => 1_000);
-    expect(first).toEqual({ applied: [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26], textIndexes: true, notes: [] });
+    expect(first).toEqual({ applied: [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27], textIndexes: true, notes: [] });
     const schema = await tables(pool);
     const second = await migratePostgres(pool, () => 2_000);
     expect(second).toEqual({ applied: [], textIndexes: true, notes: [] });
@@ -101,7 +101,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
         .concat(['alert_deliveries', 'alert_rules'], ['cost_rollups_day', 'cost_rollups_hour', 'run_outcomes_day', 'run_outcomes_hour'], ['agent_spawns'])
         .sort(),
     );
-    expect(await postgresSchemaVersion(pool)).toBe(26);
+    expect(await postgresSchemaVersion(pool)).toBe(27);
     const { rows } = await pool.query('SELECT version, applied_at FROM schema_version ORDER BY version');
     expect(rows).toEqual([
       { version: 9, applied_at: 1_000 },
@@ -122,6 +122,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
       { version: 24, applied_at: 1_000 },
       { version: 25, applied_at: 1_000 },
       { version: 26, applied_at: 1_000 },
+      { version: 27, applied_at: 1_000 },
     ]);
     // Version 12: every text column of the store's tables compares bytewise, as SQLite's BINARY
     // (and version 13's new column too).
@@ -145,9 +146,9 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
     const others = [0, 1, 2].map(() => createPostgresPool(postgresConfig(cluster.url(`migrations_${databases}`), {})));
     pools.push(...others);
     const results = await Promise.all([pool, ...others].map((each) => migratePostgres(each)));
-    expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26]]);
+    expect(results.map((result) => result.applied).sort()).toEqual([[], [], [], [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27]]);
     const { rows } = await pool.query('SELECT COUNT(*) AS count FROM schema_version');
-    expect(rows).toEqual([{ count: 18 }]);
+    expect(rows).toEqual([{ count: 19 }]);
   });
 
   it('version 14 announces every group stored before it, so no issue of history is new', async () => {
@@ -157,7 +158,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
       `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)
         VALUES ('00aa', 'runtime', 'RUNTIME_TIMEOUT', 'runtime:fake', 't', 'm', 3, 0, 500, 900), ('00bb', 'agent', 'AGENT_REFUSED', 'agent', 't', 'm', 1, 1, 700, 700)`,
     );
-    expect((await migratePostgres(pool, () => 2_000)).applied).toEqual([14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26]);
+    expect((await migratePostgres(pool, () => 2_000)).applied).toEqual([14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27]);
     const { rows } = await pool.query('SELECT fingerprint, kind, to_status, actor, host, at, dedupe_key FROM issue_log ORDER BY id');
     expect(rows).toEqual([
       { fingerprint: '00aa', kind: 'new', to_status: 'unresolved', actor: 'system', host: 'migration-14', at: 500, dedupe_key: '00aa:new' },
@@ -218,7 +219,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
     pools.push(limited);
 
     const result = await migratePostgres(limited);
-    expect(result.applied).toEqual([9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26]);
+    expect(result.applied).toEqual([9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27]);
     expect(result.textIndexes).toBe(false);
     expect(result.notes).toEqual([
       'text search scans without trigram indexes: CREATE EXTENSION pg_trgm failed (permission denied to create extension "pg_trgm")',

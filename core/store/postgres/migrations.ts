@@ -14,6 +14,7 @@ import { labelFactsSql } from '../migration-23.js';
 import { agentSpawnsSql } from '../migration-24.js';
 import { approvalWaitsSql } from '../migration-25.js';
 import { alertChannelsSql } from '../migration-26.js';
+import { attemptTelemetrySql } from '../migration-27.js';
 import { BASELINE_SQL, FAILURE_MODEL_SQL, TEXT_INDEXED_COLUMNS, TEXT_INDEX_SQL } from './schema-sql.js';
 import { ISSUE_LOG_SQL } from './migration-14.js';
 import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
@@ -176,6 +177,14 @@ const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // SQLite's migration 26 (core/store/migration-26.ts): the same columns and check, altered in place.
     up: async (client) => {
       for (const sql of alertChannelsSql(Dialect.postgres)) await client.query(sql);
+    },
+  },
+  {
+    version: 27,
+    name: "telemetry expected from a preset attempt: the origin its CLI's exporter was pointed at the receiver with",
+    // SQLite's migration 27 (core/store/migration-27.ts): the same column.
+    up: async (client) => {
+      for (const sql of attemptTelemetrySql(Dialect.postgres)) await client.query(sql);
     },
   },
 ];

@@ -59,6 +59,7 @@ const ALERT_RULES_15 = `CREATE TABLE alert_rules_15 (id TEXT PRIMARY KEY, condit
   DROP TABLE alert_rules; ALTER TABLE alert_rules_15 RENAME TO alert_rules;`;
 
 const UNDO: Record<number, { sqlite: string; postgres: string }> = {
+  27: { sqlite: 'ALTER TABLE attempts DROP COLUMN telemetry_origin;', postgres: 'ALTER TABLE attempts DROP COLUMN telemetry_origin;' },
   26: {
     sqlite: ALERT_RULES_15,
     postgres:
