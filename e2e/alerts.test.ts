@@ -1,8 +1,9 @@
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAILING_FLOW, TestReceiver } from '../core/service/alerts/testing.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
-import { launchBrowser, openApp, PAGE_TIMEOUT_MS } from './support/browser.js';
+import { launchBrowser, openApp, PAGE_TIMEOUT_MS, SCREENSHOTS } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
 
 /**
@@ -100,7 +101,7 @@ describe('Settings › Alerts', () => {
           const remove = await page.getByRole('button', { name: /^Remove rule alr_/ }).boundingBox();
           expect(remove!.x + remove!.width, 'Remove is on screen').toBeLessThanOrEqual(width);
           await app.screenshot(`alerts-${colorScheme}-${width}`);
-          await page.screenshot({ path: `/tmp/hw-alerts-${colorScheme}-${width}.png`, fullPage: true });
+          await page.screenshot({ path: join(SCREENSHOTS, `alerts-${colorScheme}-${width}.png`), fullPage: true });
           const serious = seriousOrCritical(await runAxe(page));
           expect(serious, describeViolations(`alerts (${colorScheme}, ${width} px)`, serious)).toEqual([]);
         } finally {
