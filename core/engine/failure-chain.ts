@@ -85,8 +85,17 @@ export class FailureChain {
     return nested as ErrorEnvelope;
   }
 
-  /** This chain, led to by `cause`: its root now points at cause's head (`how`), cause's links follow. */
+  /**
+   * This chain, led to by `cause`: its root now points at cause's head (`how`), cause's links
+   * follow. When its root already is cause's head (a `throw "msg"` in a catch whose finally was
+   * pending the same caught error, rethrown), the two meet there: one occurrence is one link.
+   */
   causedBy(how: Exclude<LinkHow, null>, cause: FailureChain): FailureChain {
+    const root = this.root;
+    if (root.occurrence === cause.head.occurrence) {
+      const met = { ...cause.head, rethrown: root.rethrown || cause.head.rethrown };
+      return new FailureChain([...this.links.slice(0, -1), met, ...cause.links.slice(1)]);
+    }
     const own = this.links.map((link, i) => (i === this.links.length - 1 ? { ...link, how } : link));
     return new FailureChain([...own, ...cause.links]);
   }

@@ -65,6 +65,21 @@ describe('the ending error and its chain (F1, F2)', () => {
     ]);
   });
 
+  it('one occurrence reached two ways is one link: a throw in a catch whose finally was pending the caught error, rethrown', async () => {
+    // `throw "cleanup failed"` is both thrown in the catch of "first" and raised by a finally that
+    // was pending "first" (rethrown): its cause is that one occurrence, named once.
+    const source = 'try:\n  throw "first"\ncatch err:\n  try:\n    throw\n  finally:\n    throw "cleanup failed"\n';
+    const { result, events } = await runPlan(planOf(source));
+    expect(result.error).toMatchObject({ code: 'USER_THROWN', message: 'cleanup failed', cause: { code: 'USER_THROWN', message: 'first' } });
+    expect(result.error?.cause?.cause).toBeUndefined();
+    const thrown = ofType(events, 'errorOccurred').map((e) => [e.error.message, e.seq]);
+    expect(thrown.map(([message]) => message)).toEqual(['first', 'cleanup failed']);
+    expect(chainOf(events)?.map((l) => [l.message, l.how, l.rethrown ?? false, l.seq])).toEqual([
+      ['cleanup failed', 'thrown-in-catch', false, thrown[1]?.[1]],
+      ['first', null, true, thrown[0]?.[1]],
+    ]);
+  });
+
   it('a failure the run raises itself is a one-link chain with its errorOccurred', async () => {
     const { events } = await runPlan(planOf('repeat 3:\n  session "loop"\n'), { maxSteps: 2 });
     expect(chainOf(events)).toEqual([

@@ -54,8 +54,17 @@ export class Failure {
     return this.head.category === 'system';
   }
 
-  /** This failure led to by `cause`: its root points at cause's head, cause's links follow. */
+  /**
+   * This failure led to by `cause`: its root points at cause's head, cause's links follow; where
+   * its root is cause's head (one occurrence reached two ways), they meet in one link.
+   */
   causedBy(how: Exclude<LinkHow, null>, cause: Failure): Failure {
+    const root = this.links[this.links.length - 1] as Link;
+    const [causeHead, ...causeRest] = cause.links as [Link, ...Link[]];
+    if (root.occ === causeHead.occ) {
+      const met: Link = { ...causeHead, ...(root.rethrown || causeHead.rethrown ? { rethrown: true } : {}) };
+      return new Failure(this.head, [...this.links.slice(0, -1), met, ...causeRest], this.rank, this.at);
+    }
     const own = this.links.map((l, i) => (i === this.links.length - 1 ? { ...l, how } : l));
     return new Failure(this.head, [...own, ...cause.links], this.rank, this.at);
   }
