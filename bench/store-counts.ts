@@ -1,4 +1,4 @@
-import { DAY, HOUR } from '../core/store/rollups.js';
+import { DAY, HOUR } from '../core/store/rollups/rollups.js';
 import type { SqliteStore } from '../core/store/sqlite/types.js';
 import { prng } from '../core/store/testing/journal-builder.js';
 import type { Measurement } from './measure.js';

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { DAY } from '../core/store/rollups.js';
+import { DAY } from '../core/store/rollups/rollups.js';
 import type { SqliteStore } from '../core/store/sqlite/types.js';
 import { openSqliteStore } from '../core/store/sqlite/store.js';
 import type { Measurement } from './measure.js';

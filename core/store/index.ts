@@ -16,9 +16,9 @@ export type {
   StepRow,
   TaskRow,
   AttemptRow,
-} from './schema.js';
-export { endingErrorOf } from './ending.js';
-export { endingSummary } from './ending-words.js';
+} from './projection/schema.js';
+export { endingErrorOf } from './projection/ending.js';
+export { endingSummary } from './projection/ending-words.js';
 export type { RunDetail, RunSort } from './queries/runs.js';
 export type { LineageRun, RunLineage } from './queries/lineage.js';
 export type {

@@ -1,4 +1,4 @@
-import { GROUP_TREND_TABLE, planCoarseWindow } from './rollups.js';
+import { GROUP_TREND_TABLE, planCoarseWindow } from './rollups/rollups.js';
 import { all, type Dialect, type Query } from './queries/plan.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from './index.js';
-import { DAY } from './rollups.js';
+import { DAY } from './rollups/rollups.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 
 let store: SqliteStore | undefined;

@@ -1,7 +1,7 @@
-import { addGroupContribution, type GroupDelta } from './batch-aggregates.js';
-import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, FailureDeltas } from './failure-rollups.js';
+import { addGroupContribution, type GroupDelta } from './rollups/batch-aggregates.js';
+import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, FailureDeltas } from './rollups/failure-rollups.js';
 import { verifyIssueFailures } from './issue-periods.js';
-import { projectJournal } from './projections.js';
+import { projectJournal } from './projection/projections.js';
 import { allJournal } from './queries/events.js';
 import { all, get, type Dialect, type Query } from './queries/plan.js';
 import {
@@ -20,9 +20,9 @@ import {
   rollupKeyString,
   type Grain,
   type GroupTrendGrain,
-} from './rollups.js';
-import { rowFromDb } from './row-codec.js';
-import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS, type TableSpec } from './table-specs.js';
+} from './rollups/rollups.js';
+import { rowFromDb } from './projection/row-codec.js';
+import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS, type TableSpec } from './projection/table-specs.js';
 import { TERMINAL_RUN_STATUSES } from '../common/run-statuses.js';
 
 /**

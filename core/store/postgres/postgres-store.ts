@@ -24,7 +24,7 @@ import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } 
 import { ensureSetting, setSetting } from '../settings.js';
 import { issueStore } from '../issues.js';
 import { isStoreError, RunTakenError, StoreError } from '../store-error.js';
-import { storableBatch, storableText } from '../storable.js';
+import { storableBatch, storableText } from '../projection/storable.js';
 import { takenRuns } from '../taken-runs.js';
 import { HostLease } from './hosts.js';
 import { ChangeWatcher, OwnNotifications } from './listen.js';

@@ -1,7 +1,7 @@
-import { storableText } from '../storable.js';
+import { storableText } from '../projection/storable.js';
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../base/events.js';
-import { eventFromRow } from '../journal-codec.js';
+import { eventFromRow } from '../projection/journal-codec.js';
 import {
   chooseRuns,
   interruptionEvents,

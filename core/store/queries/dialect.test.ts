@@ -8,7 +8,7 @@ import { takenRuns } from '../taken-runs.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { errorCounts, errorSeries, listErrors, type ErrorDimension } from './errors.js';
 import { allEvents, allJournal, eventsAfterCommit, getEvents, getJournalPage, journalHead } from './events.js';
-import { settleHistory } from '../settle-history.js';
+import { settleHistory } from '../projection/settle-history.js';
 import { FAILURE_DIMENSIONS, failureCounts } from './failures.js';
 import { errorGroups, groupBins, groupTrends } from './groups.js';
 import { runLineage } from './lineage.js';

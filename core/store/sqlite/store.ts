@@ -19,7 +19,7 @@ import { Dialect, runSync, type Query } from '../queries/plan.js';
 import { recoverInterrupted, type RecoveredRun, type RecoverOptions } from '../recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
 import { RunTakenError, StoreError } from '../store-error.js';
-import { storableBatch } from '../storable.js';
+import { storableBatch } from '../projection/storable.js';
 import type { AppendOptions, CommittedListener, RunHost, StoreStats } from '../contract.js';
 import type { OpenStoreOptions, SqliteStore } from './types.js';
 import { answeredPlanReads } from '../read-plans.js';

@@ -1,5 +1,5 @@
-import type { FailureLink, RunStatus } from '../base/events.js';
-import type { ErrorEnvelope } from '../base/errors/envelope.js';
+import type { FailureLink, RunStatus } from '../../base/events.js';
+import type { ErrorEnvelope } from '../../base/errors/envelope.js';
 
 /**
  * The projection rows as the rest of the product sees them (camelCase), and the one generic
@@ -68,7 +68,7 @@ export interface RunRow {
    */
   waitingUntil: number | null;
   /**
-   * Waiting on a person (migration 25, core/store/approval-reducer.ts): when the permission
+   * Waiting on a person (migration 25, core/store/projection/approval-reducer.ts): when the permission
    * prompt open now opened and what it asks for (`Bash(rm -rf build)`), null when none is open;
    * the total ms the run waited on a person over its prompts that ended.
    */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore, type SqliteStore } from './index.js';
-import { EMPTY_CORRELATION } from '../base/errors/envelope.js';
-import { envelope, JournalBuilder } from './testing/journal-builder.js';
+import { openSqliteStore, type SqliteStore } from '../index.js';
+import { EMPTY_CORRELATION } from '../../base/errors/envelope.js';
+import { envelope, JournalBuilder } from '../testing/journal-builder.js';
 
 let store: SqliteStore;
 afterEach(() => store?.close());

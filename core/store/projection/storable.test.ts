@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assertProperty } from '../testing/property.js';
-import type { HivewatchEvent } from '../base/events.js';
+import { assertProperty } from '../../testing/property.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { IDENTIFIER_MAX_BYTES, storableBatch, storableEvent, storableInteger, storableKey, storableText, type StorageChange } from './storable.js';
-import { hostileJournal } from './testing/hostile-journal.js';
-import { JournalBuilder } from './testing/journal-builder.js';
+import { hostileJournal } from '../testing/hostile-journal.js';
+import { JournalBuilder } from '../testing/journal-builder.js';
 
 /** Any UTF-16 code units, NUL and unpaired surrogates included (what a lossy decode or a cut string gives). */
 const anyUnits = fc

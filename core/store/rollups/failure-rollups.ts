@@ -1,5 +1,5 @@
 import { floorTo, GRAIN_MS, GRAINS, type Grain } from './rollups.js';
-import type { RunRow } from './schema.js';
+import type { RunRow } from '../projection/schema.js';
 
 /**
  * Failure rollups (docs/semantics.md F4): one failure per run that ended `failed`, counted in the

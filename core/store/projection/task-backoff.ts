@@ -1,4 +1,4 @@
-import type { EventOf } from '../base/events.js';
+import type { EventOf } from '../../base/events.js';
 import type { TaskRow } from './schema.js';
 
 /** A task leaves its backoff (its next attempt started, it was skipped, or the task ended): no retry due, no usage-limit wait. */

@@ -1,5 +1,5 @@
-import type { HivewatchEvent } from '../base/events.js';
-import type { TokenUsage } from '../base/usage.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { TokenUsage } from '../../base/usage.js';
 import {
   attemptErrorKeys,
   ATTEMPTS_WITH_FATE,
@@ -10,11 +10,11 @@ import {
   COST_TABLE,
   GROUPED_COST_SUMS,
   type CostKeys,
-} from './outcomes/cost-keys.js';
-import { CostBatch, type AddedAttempt, type SqlWrite } from './outcomes/cost-writes.js';
-import type { Query } from './queries/plan.js';
-import { pruneSpawnsSql, spawnWriteOf } from './agent-tree.js';
-import type { RunRow } from './schema.js';
+} from '../outcomes/cost-keys.js';
+import { CostBatch, type AddedAttempt, type SqlWrite } from '../outcomes/cost-writes.js';
+import type { Query } from '../queries/plan.js';
+import { pruneSpawnsSql, spawnWriteOf } from '../agent-tree.js';
+import type { RunRow } from '../projection/schema.js';
 
 /**
  * The writes that keep the usage tables (migration-16.ts) for one batch, written once for both

@@ -1,6 +1,6 @@
-import type { HivewatchEvent } from '../base/events.js';
-import { usageProblem } from '../base/usage-check.js';
-import { StoreError } from './store-error.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { usageProblem } from '../../base/usage-check.js';
+import { StoreError } from '../store-error.js';
 
 /**
  * Checks both journal writers (SQLite's JournalWriter, PostgreSQL's PostgresJournalWriter) make

@@ -1,5 +1,5 @@
-import type { FailureLink } from '../base/events.js';
-import type { RunEnding } from '../common/ending-chain.js';
+import type { FailureLink } from '../../base/events.js';
+import type { RunEnding } from '../../common/ending-chain.js';
 
 /**
  * A failed run's ending error in the words an operator reads first (the CLI's `runs`): the root

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { runSync } from './queries/plan.js';
-import { StatementCache } from './queries/sql.js';
+import { runSync } from '../queries/plan.js';
+import { StatementCache } from '../queries/sql.js';
 import type { UsageBatch } from './usage-rollups.js';
 
 /** SQLite's side of the usage writes (usage-rollups.ts) and the cost rollups after them: each statement prepared once. */

@@ -1,7 +1,7 @@
-import type { FailureLink, HivewatchEvent } from '../base/events.js';
-import { isTerminal } from '../common/run-statuses.js';
-import { endingChainAt, settlesPending, staysPending } from '../common/ending-chain.js';
-import { failureOf, type Failure } from './failure-rollups.js';
+import type { FailureLink, HivewatchEvent } from '../../base/events.js';
+import { isTerminal } from '../../common/run-statuses.js';
+import { endingChainAt, settlesPending, staysPending } from '../../common/ending-chain.js';
+import { failureOf, type Failure } from '../rollups/failure-rollups.js';
 import { fingerprintOf } from './fingerprint.js';
 import type { ErrorDisposition, ErrorRow, RunRow } from './schema.js';
 

@@ -1,4 +1,4 @@
-import type { ErrorRow } from './schema.js';
+import type { ErrorRow } from '../projection/schema.js';
 
 /**
  * Error rollups: counts per (bucket × category × origin × code × flow), kept at three grains

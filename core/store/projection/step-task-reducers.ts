@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../base/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import type { StepRow, StepStatus, TaskRow, TaskStatus } from './schema.js';
 import { externalLimitTask, outOfBackoff } from './task-backoff.js';
 

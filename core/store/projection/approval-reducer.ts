@@ -1,5 +1,5 @@
-import { APPROVAL_ENDED, APPROVAL_REQUESTED } from '../base/approval-wait.js';
-import type { EventOf, HivewatchEvent } from '../base/events.js';
+import { APPROVAL_ENDED, APPROVAL_REQUESTED } from '../../base/approval-wait.js';
+import type { EventOf, HivewatchEvent } from '../../base/events.js';
 import type { RunRow } from './schema.js';
 
 /**

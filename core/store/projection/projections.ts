@@ -1,7 +1,7 @@
-import type { HivewatchEvent } from '../base/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import type { AttemptRow, CheckpointRow, ErrorRow, RunRow, StepRow, TaskRow } from './schema.js';
-import { changesEnding, settlesPending } from '../common/ending-chain.js';
-import { isTerminal } from '../common/run-statuses.js';
+import { changesEnding, settlesPending } from '../../common/ending-chain.js';
+import { isTerminal } from '../../common/run-statuses.js';
 import { errorRowOf, settleRun, type SettledError, type SettleOutput } from './dispositions.js';
 import { blankTask, closeStep, closeTask, reduceStep, reduceTask } from './step-task-reducers.js';
 import { changesRun, copyRun, emptyRun, reduceRun, setRunFields } from './run-reducer.js';

@@ -1,4 +1,4 @@
-import type { RunEnding } from '../common/ending-chain.js';
+import type { RunEnding } from '../../common/ending-chain.js';
 import type { RunRow } from './schema.js';
 
 /** The ending error a run row holds; null for a live or completed run. */

@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../base/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { seqMismatch } from './event-checks.js';
 import { wallOf } from './journal-codec.js';
 import { applyEvent, type Emitted, type RowLoader, type RunState } from './projections.js';

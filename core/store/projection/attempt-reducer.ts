@@ -1,4 +1,4 @@
-import type { HivewatchEvent } from '../base/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import type { AttemptRow, AttemptStatus } from './schema.js';
 
 /** The attempt rows' pure reducers (the others are in reducers.ts, with the same rules: never mutate, copy field by field). */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore, type SqliteStore } from './index.js';
+import { openSqliteStore, type SqliteStore } from '../index.js';
 import {
   addErrorContribution,
   BatchRollups,
@@ -17,7 +17,7 @@ import {
   TIME_MAX,
   TIME_MIN,
 } from './rollups.js';
-import { prng, randomJournals } from './testing/journal-builder.js';
+import { prng, randomJournals } from '../testing/journal-builder.js';
 
 let store: SqliteStore | undefined;
 afterEach(() => {

@@ -1,8 +1,8 @@
-import type { SettleOutput } from './dispositions.js';
+import type { SettleOutput } from '../projection/dispositions.js';
 import { FailureDeltas } from './failure-rollups.js';
-import { fingerprintOf } from './fingerprint.js';
+import { fingerprintOf } from '../projection/fingerprint.js';
 import { BatchRollups, TIME_MAX, TIME_MIN } from './rollups.js';
-import type { ErrorRow } from './schema.js';
+import type { ErrorRow } from '../projection/schema.js';
 
 /**
  * Everything a batch adds to the aggregates, summed once for both writers (SQLite's

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HivewatchEvent } from '../base/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 
 /**
  * What the journal stores for values no database column can hold as they are:

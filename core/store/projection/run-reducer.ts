@@ -1,7 +1,7 @@
-import type { HivewatchEvent } from '../base/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import type { RunRow } from './schema.js';
 import { endApprovalWait, isApprovalEvent, setApprovalFields } from './approval-reducer.js';
-import { endedStatusOf } from '../common/run-statuses.js';
+import { endedStatusOf } from '../../common/run-statuses.js';
 
 /**
  * The run row's reducer: (current row or undefined, event) → new row, never mutating its input,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { eventFromRow, eventPayload } from './journal-codec.js';
-import { randomJournals } from './testing/journal-builder.js';
+import { randomJournals } from '../testing/journal-builder.js';
 
 describe('eventPayload', () => {
   it('is exactly the event without run_id, seq, type and ts as JSON (envelopes included once)', () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { HivewatchEvent } from '../base/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 import { rememberedJson } from './row-codec.js';
 
 /**

@@ -1,8 +1,8 @@
 import { projectJournal } from './projections.js';
-import { allJournal } from './queries/events.js';
-import { all, run, type Dialect, type Query } from './queries/plan.js';
-import { FAILURE_KEY, FAILURE_ROLLUP_TABLE } from './failure-rollups.js';
-import { GRAIN_MS, GRAINS, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, ROLLUP_TABLE } from './rollups.js';
+import { allJournal } from '../queries/events.js';
+import { all, run, type Dialect, type Query } from '../queries/plan.js';
+import { FAILURE_KEY, FAILURE_ROLLUP_TABLE } from '../rollups/failure-rollups.js';
+import { GRAIN_MS, GRAINS, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, ROLLUP_TABLE } from '../rollups/rollups.js';
 
 /**
  * Migration 10's backfill, one code for both engines (SQLite runs it inside its migration's
