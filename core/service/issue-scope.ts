@@ -1,5 +1,5 @@
 import type { HivewatchStore } from '../store/index.js';
-import type { IssueWindowCount } from '../store/issues.js';
+import type { IssueWindowCount } from '../store/issues/issues.js';
 import type { IssuePeriod, IssueScope } from './api-issues.js';
 
 /**

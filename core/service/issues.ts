@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { emptyIssueState, foldIssueLog, isStaleRow, type IssueState } from '../store/issue-state.js';
-import type { IssueTransitions } from '../store/issue-transitions.js';
+import { emptyIssueState, foldIssueLog, isStaleRow, type IssueState } from '../store/issues/issue-state.js';
+import type { IssueTransitions } from '../store/issues/issue-transitions.js';
 import type { ErrorGroup, HivewatchStore } from '../store/index.js';
-import type { IssueActor, IssueFacts, IssueLogRow, NewIssueChange } from '../store/issues.js';
+import type { IssueActor, IssueFacts, IssueLogRow, NewIssueChange } from '../store/issues/issues.js';
 import type { Issue, IssueScope, IssueSort, IssueStatusFilter, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
 import { ApiError } from '../common/api-errors.js';
 import { ignoreBoundsSchema, parseWith } from './schemas.js';

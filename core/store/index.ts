@@ -33,7 +33,7 @@ export type { ErrorGroup } from './queries/groups.js';
 export { HANDLED_KEY, UNHANDLED_KEY } from './queries/errors.js';
 export { FAILURE_DIMENSIONS } from './queries/failures.js';
 export type { FailureCounts, FailureDimension } from './queries/failures.js';
-export type { RecoveredRun } from './recovery.js';
+export type { RecoveredRun } from './hosts/recovery.js';
 export { RunCommandKind } from './commands.js';
 export type { RunCommand } from './commands.js';
 export type { CostlyRun } from './queries/usage.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
-import { newInstance, releaseInstance } from './hosts.js';
+import { newInstance, releaseInstance } from './hosts/hosts.js';
 import { migrate, openDatabase, openSqliteStore, type SqliteStore } from './index.js';
 import { JournalWriter } from './sqlite/journal-writer.js';
 import { StatementCache } from './queries/sql.js';

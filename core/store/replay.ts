@@ -1,6 +1,6 @@
 import { addGroupContribution, type GroupDelta } from './rollups/batch-aggregates.js';
 import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, FailureDeltas } from './rollups/failure-rollups.js';
-import { verifyIssueFailures } from './issue-periods.js';
+import { verifyIssueFailures } from './issues/issue-periods.js';
 import { projectJournal } from './projection/projections.js';
 import { allJournal } from './queries/events.js';
 import { all, get, type Dialect, type Query } from './queries/plan.js';

@@ -11,7 +11,7 @@ import {
   type ChosenRun,
   type RecoveredRun,
   type RecoverOptions,
-} from '../recovery.js';
+} from '../hosts/recovery.js';
 import { ACTIVE_RUN_STATUSES } from '../../common/run-statuses.js';
 import { inTransaction } from './transaction.js';
 import type { PostgresJournalWriter } from './writer.js';

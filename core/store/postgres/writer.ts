@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { HivewatchEvent } from '../../base/events.js';
 import { isTerminal } from '../../common/run-statuses.js';
 import { checkImportedWalls, validateEvent } from '../projection/event-checks.js';
-import type { RunOwner } from '../hosts.js';
+import type { RunOwner } from '../hosts/hosts.js';
 import { aggregateBatch } from '../rollups/batch-aggregates.js';
 import { DEFAULT_CACHED_RUNS, reduceBatch } from '../projection/batch-reducer.js';
 import { eventPayload } from '../projection/journal-codec.js';

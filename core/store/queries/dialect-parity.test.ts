@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost } from '../commands.js';
 import { attemptTelemetry, externalSession, quietExternalSessions } from '../external.js';
-import { resumePointForRun } from '../recovery.js';
+import { resumePointForRun } from '../hosts/recovery.js';
 import { replayRun, verifyAggregates } from '../replay.js';
 import { ensureSetting, getSetting } from '../settings.js';
 import { openSqliteStore } from '../sqlite/store.js';

@@ -6,8 +6,8 @@ import type { PruneOptions, PruneReport } from '../prune.js';
 import { Dialect, type Query } from '../queries/plan.js';
 import { planReads } from '../read-plans.js';
 import type { UsageAnswer, UsageRead } from '../queries/usage.js';
-import type { IssueStore } from '../issues.js';
-import type { RecoveredRun, RecoverOptions } from '../recovery.js';
+import type { IssueStore } from '../issues/issues.js';
+import type { RecoveredRun, RecoverOptions } from '../hosts/recovery.js';
 import type { AggregateReport, ReplayReport } from '../replay.js';
 import type { SqliteStore } from './types.js';
 

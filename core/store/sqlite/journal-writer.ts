@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { HivewatchEvent } from '../../base/events.js';
-import type { RunOwner } from '../hosts.js';
+import type { RunOwner } from '../hosts/hosts.js';
 import { aggregateBatch } from '../rollups/batch-aggregates.js';
 import { attemptKey, emptyEmitted, newRunState, stampedRun, type Emitted, type RowLoader, type RunState } from '../projection/projections.js';
 import { RollupWriter } from '../rollups/rollup-writer.js';

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { HivewatchStore } from '../contract.js';
 import type { Query } from '../queries/plan.js';
 import type { Synchronous } from './database.js';
-import type { HostLeaseOptions } from '../host-lease.js';
+import type { HostLeaseOptions } from '../hosts/host-lease.js';
 import type { SqliteHostLease } from './lease.js';
 
 /**

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { IssueTransitions } from './issue-transitions.js';
-import type { HivewatchStore } from './contract.js';
-import { openStore } from './open.js';
-import { all } from './queries/plan.js';
-import { testEngines } from './testing/engines.js';
-import { randomJournals } from './testing/journal-builder.js';
-import { IssueBook } from '../service/issues.js';
+import type { HivewatchStore } from '../contract.js';
+import { openStore } from '../open.js';
+import { all } from '../queries/plan.js';
+import { testEngines } from '../testing/engines.js';
+import { randomJournals } from '../testing/journal-builder.js';
+import { IssueBook } from '../../service/issues.js';
 
 /**
  * Each issue's events and failures in a period, read from rollups (issue-periods.ts), equal

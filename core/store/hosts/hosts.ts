@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { processStartTime } from '../runtimes/process-group.js';
+import { processStartTime } from '../../runtimes/process-group.js';
 
 /**
  * Which process hosts a run. A run is written by one process only (the one that started it);

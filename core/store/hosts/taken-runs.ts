@@ -1,5 +1,5 @@
-import type { HivewatchEvent } from '../base/events.js';
-import { get, type Dialect, type Query } from './queries/plan.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { get, type Dialect, type Query } from '../queries/plan.js';
 
 /**
  * After a batch was refused: which of its runs another host interrupted meanwhile. A run is

@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { processStartTime } from '../runtimes/process-group.js';
+import { processStartTime } from '../../runtimes/process-group.js';
 import { thisMachine } from './hosts.js';
-import { isStoreError, openSqliteStore, type SqliteStore } from './index.js';
-import { JournalBuilder } from './testing/journal-builder.js';
+import { isStoreError, openSqliteStore, type SqliteStore } from '../index.js';
+import { JournalBuilder } from '../testing/journal-builder.js';
 
 let dir: string;
 let path: string;

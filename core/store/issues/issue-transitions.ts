@@ -7,7 +7,7 @@ import type { IssueChangeKind } from './issues.js';
  *
  * What one process sees: the changes it journaled itself, each once. A system transition (new,
  * regressed, escalating, an ignore that lapsed) is journaled by exactly one host of a database
- * (its dedupe key, core/store/issues.ts), so across the hosts of one shared database it is
+ * (its dedupe key, core/store/issues/issues.ts), so across the hosts of one shared database it is
  * emitted exactly once, by the host that journaled it; an operator's change is emitted by the
  * process it was made in (the window's service, or `hivewatch issues` for the CLI).
  */

@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { procAvailable, processStartTime, readProcStat } from '../runtimes/process-group.js';
+import { procAvailable, processStartTime, readProcStat } from '../../runtimes/process-group.js';
 import { judgeHost, localProbe, type HostLeaseRow, type HostProbe } from './host-liveness.js';
 import { newInstance, releaseInstance, thisMachine } from './hosts.js';
-import { skipTitle } from '../testing/skip.js';
+import { skipTitle } from '../../testing/skip.js';
 
 /** A machine whose processes are a table the test writes (pid → start time), and nothing else runs. */
 function probe(processes: Record<number, string>, options: { machine?: string | null; open?: string[]; legacy?: boolean } = {}): HostProbe {

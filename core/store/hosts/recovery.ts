@@ -1,19 +1,19 @@
-import { storableText } from './projection/storable.js';
+import { storableText } from '../projection/storable.js';
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
-import type { HivewatchEvent, LeftoverProcessGroup } from '../base/events.js';
-import { resumePointFromEvents, type ResumePoint, type TaskOutcome } from '../base/resume-point.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { HivewatchEvent, LeftoverProcessGroup } from '../../base/events.js';
+import { resumePointFromEvents, type ResumePoint, type TaskOutcome } from '../../base/resume-point.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import { judgeHost, leaseOf, localProbe, type HostProbe, type HostVerdict, type LeaseColumns, type WithoutLease } from './host-liveness.js';
 import type { RunOwner } from './hosts.js';
-import { eventFromRow } from './projection/journal-codec.js';
-import type { JournalWriter } from './sqlite/journal-writer.js';
-import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, type EndLeftoverOptions } from './leftover-processes.js';
-import { allEvents } from './queries/events.js';
-import { get, type Dialect, type Query } from './queries/plan.js';
-import { ACTIVE_RUN_STATUSES } from '../common/run-statuses.js';
-import { RESUMABLE_RUN_STATUSES } from './projection/schema.js';
-import { StoreError } from './store-error.js';
+import { eventFromRow } from '../projection/journal-codec.js';
+import type { JournalWriter } from '../sqlite/journal-writer.js';
+import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, type EndLeftoverOptions } from '../leftover-processes.js';
+import { allEvents } from '../queries/events.js';
+import { get, type Dialect, type Query } from '../queries/plan.js';
+import { ACTIVE_RUN_STATUSES } from '../../common/run-statuses.js';
+import { RESUMABLE_RUN_STATUSES } from '../projection/schema.js';
+import { StoreError } from '../store-error.js';
 
 export interface RecoverOptions {
   /** Interrupt every non-terminal run, even one whose host process still looks alive. */

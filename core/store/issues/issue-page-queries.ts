@@ -1,4 +1,4 @@
-import { all, get, type Dialect, type Query } from './queries/plan.js';
+import { all, get, type Dialect, type Query } from '../queries/plan.js';
 
 /**
  * What an issue's page reads besides its counts, each an indexed read bounded by one issue:

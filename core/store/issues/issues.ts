@@ -1,4 +1,4 @@
-import { StoreError } from './store-error.js';
+import { StoreError } from '../store-error.js';
 import { issueCountsInWindow, issueFacts, type IssueFacts, type IssueFactsQuery } from './issue-facts.js';
 import {
   firstOccurrence,
@@ -12,8 +12,8 @@ import {
   type OccurrenceRef,
 } from './issue-page-queries.js';
 import { issueWindowCounts, type IssueWindowCount, type IssueWindowQuery } from './issue-periods.js';
-import { all, get, type Dialect, type Query } from './queries/plan.js';
-import { toGroup, type ErrorGroup, type GroupRecord } from './queries/groups.js';
+import { all, get, type Dialect, type Query } from '../queries/plan.js';
+import { toGroup, type ErrorGroup, type GroupRecord } from '../queries/groups.js';
 
 export type { IssueFacts } from './issue-facts.js';
 export type { FlowRun } from './issue-page-queries.js';

@@ -1,5 +1,5 @@
-import { GROUP_TREND_TABLE, planCoarseWindow } from './rollups/rollups.js';
-import { all, type Dialect, type Query } from './queries/plan.js';
+import { GROUP_TREND_TABLE, planCoarseWindow } from '../rollups/rollups.js';
+import { all, type Dialect, type Query } from '../queries/plan.js';
 
 /**
  * Issue facts read from what commit keeps, never from every occurrence:

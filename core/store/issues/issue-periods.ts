@@ -1,7 +1,7 @@
-import { ISSUE_FAILURE_TABLE } from './migration-22.js';
-import { all, type Dialect, type Query } from './queries/plan.js';
-import { flowFiles } from './queries/runs.js';
-import { GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, planCoarseWindow, type GroupTrendGrain } from './rollups/rollups.js';
+import { ISSUE_FAILURE_TABLE } from '../migration-22.js';
+import { all, type Dialect, type Query } from '../queries/plan.js';
+import { flowFiles } from '../queries/runs.js';
+import { GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, planCoarseWindow, type GroupTrendGrain } from '../rollups/rollups.js';
 
 /**
  * Each issue's events and failures in a window, from rollups: the group count tables of

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchStore } from './contract.js';
+import type { HivewatchStore } from '../contract.js';
 import type { IssueFacts } from './issue-facts.js';
-import { openStore } from './open.js';
-import type { ErrorOccurrence } from './queries/errors.js';
-import { testEngines } from './testing/engines.js';
-import { randomJournals } from './testing/journal-builder.js';
+import { openStore } from '../open.js';
+import type { ErrorOccurrence } from '../queries/errors.js';
+import { testEngines } from '../testing/engines.js';
+import { randomJournals } from '../testing/journal-builder.js';
 
 /**
  * Issue facts read from what commit keeps (migration 18's tables, the group trend rollups) equal
