@@ -7,8 +7,8 @@ export { openSqliteStore } from './sqlite/store.js';
 export type { SqliteStore } from './sqlite/types.js';
 export type { HivewatchStore } from './contract.js';
 export { defaultDatabasePath, openDatabase } from './sqlite/database.js';
-export { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS } from './sink.js';
-export type { DurableSink } from './sink.js';
+export { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS } from './sink/sink.js';
+export type { DurableSink } from './sink/sink.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from './migrations.js';
 export { StoreError, isStoreError } from './store-error.js';
 export type {

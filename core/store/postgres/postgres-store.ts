@@ -16,11 +16,11 @@ import { rememberPayload, writeSessions, type ExternalBatch } from '../external.
 import type { HostLeaseOptions } from '../hosts/host-lease.js';
 import { judgeHost } from '../hosts/host-liveness.js';
 import { releaseInstance, type HostIdentity } from '../hosts/hosts.js';
-import type { PruneOptions, PruneReport } from '../prune.js';
+import type { PruneOptions, PruneReport } from '../maintenance/prune.js';
 import { usageQuery, type UsageAnswer, type UsageRead } from '../queries/usage.js';
 import { Dialect, runAsync, type Query } from '../queries/plan.js';
 import { type RecoveredRun, type RecoverOptions } from '../hosts/recovery.js';
-import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
+import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../maintenance/replay.js';
 import { ensureSetting, setSetting } from '../settings.js';
 import { issueStore } from '../issues/issues.js';
 import { isStoreError, RunTakenError, StoreError } from '../store-error.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { keepResumeSources, type PruneOptions, type PruneReport } from '../prune.js';
+import { keepResumeSources, type PruneOptions, type PruneReport } from '../maintenance/prune.js';
 import { FailureDeltas, failureOf } from '../rollups/failure-rollups.js';
 import { addErrorContribution, emptyGrainDeltas } from '../rollups/rollups.js';
 import { TERMINAL_RUN_STATUSES } from '../../common/run-statuses.js';

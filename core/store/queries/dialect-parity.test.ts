@@ -8,7 +8,7 @@ import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost } from '../commands.js';
 import { attemptTelemetry, externalSession, quietExternalSessions } from '../external.js';
 import { resumePointForRun } from '../hosts/recovery.js';
-import { replayRun, verifyAggregates } from '../replay.js';
+import { replayRun, verifyAggregates } from '../maintenance/replay.js';
 import { ensureSetting, getSetting } from '../settings.js';
 import { openSqliteStore } from '../sqlite/store.js';
 import { randomJournals } from '../testing/journal-builder.js';

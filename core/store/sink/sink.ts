@@ -1,7 +1,7 @@
-import { isTerminalEvent, type EventSink, type HivewatchEvent } from '../base/events.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import { isTerminalEvent, type EventSink, type HivewatchEvent } from '../../base/events.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import { writeAround, type EventAppender, type Refusal } from './sink-refusals.js';
-import { RunTakenError } from './store-error.js';
+import { RunTakenError } from '../store-error.js';
 import { isRefusedWrite } from './write-errors.js';
 
 export type { EventAppender, Refusal } from './sink-refusals.js';

@@ -1,4 +1,4 @@
-import { isStoreError } from './store-error.js';
+import { isStoreError } from '../store-error.js';
 
 /**
  * Why a journal write failed, as the sink needs to know it: was the batch *refused*

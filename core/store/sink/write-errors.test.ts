@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { StoreError } from './store-error.js';
+import { StoreError } from '../store-error.js';
 import { isRefusedWrite } from './write-errors.js';
 
 /** What the databases and drivers throw, told apart: refused for what the batch holds, or "not now". */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore, type SqliteStore } from './index.js';
-import { DAY } from './rollups/rollups.js';
-import { JournalBuilder } from './testing/journal-builder.js';
+import { openSqliteStore, type SqliteStore } from '../index.js';
+import { DAY } from '../rollups/rollups.js';
+import { JournalBuilder } from '../testing/journal-builder.js';
 
 let store: SqliteStore | undefined;
 afterEach(() => {

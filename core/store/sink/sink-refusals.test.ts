@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { HivewatchStore } from './contract.js';
-import { openStore } from './open.js';
-import { postgresBinaries, TestDatabases } from './testing/test-databases.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import type { HivewatchStore } from '../contract.js';
+import { openStore } from '../open.js';
+import { postgresBinaries, TestDatabases } from '../testing/test-databases.js';
 import { createDurableSink, type Refusal } from './sink.js';
-import { JournalBuilder } from './testing/journal-builder.js';
+import { JournalBuilder } from '../testing/journal-builder.js';
 
 /**
  * A journal write the database refuses for what it holds ends that run's

@@ -1,9 +1,9 @@
-import { addGroupContribution, type GroupDelta } from './rollups/batch-aggregates.js';
-import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, FailureDeltas } from './rollups/failure-rollups.js';
-import { verifyIssueFailures } from './issues/issue-periods.js';
-import { projectJournal } from './projection/projections.js';
-import { allJournal } from './queries/events.js';
-import { all, get, type Dialect, type Query } from './queries/plan.js';
+import { addGroupContribution, type GroupDelta } from '../rollups/batch-aggregates.js';
+import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, FailureDeltas } from '../rollups/failure-rollups.js';
+import { verifyIssueFailures } from '../issues/issue-periods.js';
+import { projectJournal } from '../projection/projections.js';
+import { allJournal } from '../queries/events.js';
+import { all, get, type Dialect, type Query } from '../queries/plan.js';
 import {
   addErrorContribution,
   emptyGrainDeltas,
@@ -20,10 +20,10 @@ import {
   rollupKeyString,
   type Grain,
   type GroupTrendGrain,
-} from './rollups/rollups.js';
-import { rowFromDb } from './projection/row-codec.js';
-import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS, type TableSpec } from './projection/table-specs.js';
-import { TERMINAL_RUN_STATUSES } from '../common/run-statuses.js';
+} from '../rollups/rollups.js';
+import { rowFromDb } from '../projection/row-codec.js';
+import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS, type TableSpec } from '../projection/table-specs.js';
+import { TERMINAL_RUN_STATUSES } from '../../common/run-statuses.js';
 
 /**
  * Replay parity (rule 15): rebuild every projection row of a run from its journal with

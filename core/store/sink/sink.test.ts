@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { createDurableSink, openStore, type HivewatchStore } from './index.js';
-import { JournalBuilder } from './testing/journal-builder.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import { createDurableSink, openStore, type HivewatchStore } from '../index.js';
+import { JournalBuilder } from '../testing/journal-builder.js';
 
 let store: HivewatchStore | undefined;
 afterEach(async () => {
@@ -180,7 +180,7 @@ describe('createDurableSink', () => {
     // A real process whose only pending work is the sink's retry: with an unref'd timer Node
     // exits before the flush settles (exit 13, "unsettled top-level await"). dist/ is built by the
     // suite's global setup.
-    const sink = pathToFileURL(join(import.meta.dirname, '..', '..', 'dist', 'core', 'store', 'sink.js')).href;
+    const sink = pathToFileURL(join(import.meta.dirname, '..', '..', '..', 'dist', 'core', 'store', 'sink', 'sink.js')).href;
     const script = `
       import { createDurableSink } from ${JSON.stringify(sink)};
       let failures = 3;

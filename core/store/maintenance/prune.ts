@@ -1,13 +1,13 @@
 import type Database from 'better-sqlite3';
-import { FailureDeltas, failureOf } from './rollups/failure-rollups.js';
-import { pruneUsageSql } from './rollups/usage-rollups.js';
-import { RollupWriter } from './rollups/rollup-writer.js';
-import { addErrorContribution, emptyGrainDeltas } from './rollups/rollups.js';
-import { TERMINAL_RUN_STATUSES } from '../common/run-statuses.js';
-import { type ErrorDisposition, type RunRow } from './projection/schema.js';
-import { rowFromDb } from './projection/row-codec.js';
-import { RUNS } from './projection/table-specs.js';
-import { StoreError } from './store-error.js';
+import { FailureDeltas, failureOf } from '../rollups/failure-rollups.js';
+import { pruneUsageSql } from '../rollups/usage-rollups.js';
+import { RollupWriter } from '../rollups/rollup-writer.js';
+import { addErrorContribution, emptyGrainDeltas } from '../rollups/rollups.js';
+import { TERMINAL_RUN_STATUSES } from '../../common/run-statuses.js';
+import { type ErrorDisposition, type RunRow } from '../projection/schema.js';
+import { rowFromDb } from '../projection/row-codec.js';
+import { RUNS } from '../projection/table-specs.js';
+import { StoreError } from '../store-error.js';
 
 export interface PruneOptions {
   /** Delete terminal runs that ended more than this long before now. */

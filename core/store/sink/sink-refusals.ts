@@ -1,5 +1,5 @@
-import type { HivewatchEvent } from '../base/events.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import { isRefusedWrite } from './write-errors.js';
 
 /**
