@@ -1,5 +1,5 @@
 import type { HivewatchEvent } from '../base/events.js';
-import { externalSessions, type ExternalSessionRow } from '../store/external.js';
+import { externalSessions, type ExternalSessionRow } from '../store/queries/external.js';
 import { storableKey } from '../store/projection/storable.js';
 import { isStoreError } from '../store/store-error.js';
 import type { HivewatchStore } from '../store/contract.js';

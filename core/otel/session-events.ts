@@ -1,5 +1,5 @@
 import { externalRunId } from './session-run-id.js';
-import type { ExternalSessionRow } from '../store/external.js';
+import type { ExternalSessionRow } from '../store/queries/external.js';
 import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { correlationKeysOf } from './correlation-keys.js';
 import { SESSION_STEP, type PlannedEvent } from './session-journal.js';

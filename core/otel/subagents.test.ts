@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture, type LoadedFixture } from '../../agents-real/fixtures-io.js';
 import { CLI_PINS } from '../../agents-real/pins.js';
 import { treeNodes } from '../service/agent-tree.js';
-import { agentTree } from '../store/agent-tree.js';
+import { agentTree } from '../store/queries/agent-tree.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openSqliteStore } from '../store/index.js';
 import { SqliteContractStore } from '../store/sqlite/async-store.js';

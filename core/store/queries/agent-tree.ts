@@ -1,5 +1,5 @@
-import type { HivewatchEvent } from '../base/events.js';
-import { all, type Dialect, type Query } from './queries/plan.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { all, type Dialect, type Query } from './plan.js';
 
 /**
  * Agent trees (migration 24): a session's run and the runs of the subagents it started, nested
