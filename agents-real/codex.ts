@@ -51,6 +51,9 @@ export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
     case 'stream-error':
       return [openai.failed()];
     case 'subagent':
+      // The agent calls spawn_agent (the multi_agent feature, on by default); the child thread's one request and
+      // the agent's next both get text (the last step repeats), in whichever order they come.
+      return [openai.tool('spawn_agent', { task_name: 'greeter', message: CODEX_PROMPTS.text }, 'collaboration'), openai.text('The subagent said hello.')];
     case 'subagent-fails':
     case 'subagent-nested':
     case 'permission-hook-denies':
@@ -96,7 +99,9 @@ function otelToml(spec: RunSpec, context: CodexContext): string[] {
   const protocol = spec.protocol === 'json' ? 'json' : 'binary';
   const logs = codexOtelToml({ endpoint: context.otlpUrl, token: context.otlpToken }).replace('protocol = "json"', `protocol = ${toml(protocol)}`);
   const traces = `trace_exporter = { otlp-http = { endpoint = ${toml(`${context.otlpUrl}/v1/traces`)}, protocol = ${toml(protocol)}, headers = { "Authorization" = ${toml(`Bearer ${context.otlpToken}`)} } } }`;
-  return [logs.trimEnd(), traces];
+  // Codex reports which thread spawned which only in its metrics (docs/otel.md "Subagents").
+  const metrics = `metrics_exporter = { otlp-http = { endpoint = ${toml(`${context.otlpUrl}/v1/metrics`)}, protocol = ${toml(protocol)}, headers = { "Authorization" = ${toml(`Bearer ${context.otlpToken}`)} } } }`;
+  return [logs.trimEnd(), traces, ...(spec.scenario === 'subagent' ? [metrics] : [])];
 }
 
 /** What keeps Codex on loopback (docs/real-agents.md: what each one stopped). */

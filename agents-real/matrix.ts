@@ -62,6 +62,7 @@ const CODEX_ROWS: Row[] = [
   { scenario: 'usage-limit-next-day', retries: 'default', jsonOnly: true },
   { scenario: 'stream-error', retries: 'default', also: [{ retries: 0 }] },
   { scenario: 'refused', retries: 'default', jsonOnly: true },
+  { scenario: 'subagent', retries: 'default' },
 ];
 
 const VARIANTS: Record<CliName, { output: OutputMode; protocol: OtlpProtocol }[]> = {
