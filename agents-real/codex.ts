@@ -51,9 +51,14 @@ export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
     case 'stream-error':
       return [openai.failed()];
     case 'subagent':
-      // The agent calls spawn_agent (the multi_agent feature, on by default); the child thread's one request and
-      // the agent's next both get text (the last step repeats), in whichever order they come.
-      return [openai.tool('spawn_agent', { task_name: 'greeter', message: CODEX_PROMPTS.text }, 'collaboration'), openai.text('The subagent said hello.')];
+      // The agent calls spawn_agent (multi_agent, on by default; Codex lists it in its `collaboration` namespace),
+      // then wait_agent, so `codex exec` does not end before the child thread's request (its next one waits for
+      // the child's). The child starts after the agent's wait (it builds its context first) and gets text, as does the agent then.
+      return [
+        openai.tool('spawn_agent', { task_name: 'greeter', message: CODEX_PROMPTS.text }, 'collaboration'),
+        openai.tool('wait_agent', { timeout_ms: 30_000 }, 'collaboration'),
+        openai.text('The subagent said hello.'),
+      ];
     case 'subagent-fails':
     case 'subagent-nested':
     case 'permission-hook-denies':
