@@ -112,6 +112,8 @@ const KNOWN = new Set([
   'codex.turn_ttft',
   // Seen from Codex 0.171.0 (its subagent recording): a message between two of its threads.
   'codex.agent_communication',
+  // Codex 0.171.0's metric point of a thread a thread spawned, journaled on the spawner's run (metrics/codex.ts).
+  'codex.thread.started',
   // Seen from the real CLIs (docs/real-agents.md): Claude Code 2.1.332 and Codex 0.169.0.
   'claude_code.api_retries_exhausted',
   'claude_code.assistant_response',

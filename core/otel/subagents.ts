@@ -102,12 +102,26 @@ function codexSpawnedSession(session: SessionRef, record: TelemetryRecord): Sess
 }
 
 /**
+ * The spawning thread's session, for Codex's metric point of a thread it started (metrics/codex.ts):
+ * the point names that thread only.
+ */
+function codexSpawnerSession(session: SessionRef, record: TelemetryRecord): SessionRef | null {
+  if (record.signal !== 'metrics' || session.agent !== 'codex-cli') return null;
+  const spawn = CODEX_SPAWN.exec(str(own(record.attributes, 'session_source')) ?? '');
+  if (!spawn) return null;
+  const { anonymous: _named, ...rest } = session;
+  return { ...rest, sessionId: (spawn[1] as string).toLowerCase() };
+}
+
+/**
  * The session a record belongs to once its agent is known: the session itself for the main
  * agent, else the subagent's, with the run of the agent that started it.
  */
 export function agentSessionOf(session: SessionRef, record: TelemetryRecord): SessionRef {
   const spawned = codexSpawnedSession(session, record);
   if (spawned !== null) return spawned;
+  const spawner = codexSpawnerSession(session, record);
+  if (spawner !== null) return spawner;
   const bounded = new Bounded();
   const sub = subagentOf(record, session, bounded);
   if (sub === null) return session;
