@@ -84,7 +84,15 @@ function outputItem(step: OpenAiStep): Record<string, unknown> | null {
   }
   if (step.kind === 'tool') {
     const namespace = step.namespace === undefined ? {} : { namespace: step.namespace };
-    return { id: 'fc_stub_0001', type: 'function_call', status: 'completed', call_id: 'call_stub_0001', name: step.name, ...namespace, arguments: JSON.stringify(step.args) };
+    return {
+      id: 'fc_stub_0001',
+      type: 'function_call',
+      status: 'completed',
+      call_id: 'call_stub_0001',
+      name: step.name,
+      ...namespace,
+      arguments: JSON.stringify(step.args),
+    };
   }
   return null;
 }

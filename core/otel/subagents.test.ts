@@ -241,7 +241,7 @@ describe('Codex subagent threads (hand-written records: the matrix has no Codex 
     const nodes = await tree(parentRun.id);
     expect(nodes.map((n) => [n.depth, n.agentId, n.name])).toEqual([
       [0, null, parentRun.flowName],
-      [1, child, 'Codex CLI subagent 01a22529'],
+      [1, child, 'Codex CLI subagent 01a22529…0000c0de'],
     ]);
   });
 });

@@ -20,7 +20,12 @@ function cliExports(cli: 'claude-code' | 'codex-cli'): RecordedExport[] {
     const f = readFixture(cli, id);
     return (f?.exports ?? [])
       .filter((e) => e.signal === 'logs' || e.signal === 'traces')
-      .map((e) => ({ source: `${cli}/${id}#${e.seq}`, signal: e.signal as Exclude<OtlpSignal, 'metrics'>, encoding: e.encoding as OtlpEncoding, payload: e.payload }));
+      .map((e) => ({
+        source: `${cli}/${id}#${e.seq}`,
+        signal: e.signal as Exclude<OtlpSignal, 'metrics'>,
+        encoding: e.encoding as OtlpEncoding,
+        payload: e.payload,
+      }));
   });
 }
 
