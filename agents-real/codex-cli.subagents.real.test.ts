@@ -30,7 +30,10 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'a spawned subagent
       expect(record.egress, record.id).toEqual([]);
       expect(record.result.exitCode, record.id).toBe(0);
       // The agent's spawn_agent and wait_agent, the thread's text, the agent's text.
-      expect(record.apiRequests.map((r) => r.answer), record.id).toEqual(['tool', 'tool', 'text', 'text']);
+      expect(
+        record.apiRequests.map((r) => r.answer),
+        record.id,
+      ).toEqual(['tool', 'tool', 'text', 'text']);
     }
   });
 
@@ -52,12 +55,18 @@ describe.skipIf(!install.ok)(liveTitle('codex-cli', install, 'a spawned subagent
   it('exports its metrics once, as it exits; codex.thread.started names the parent thread only, and no point names the child', () => {
     for (const spec of runs.specs) {
       const record = runs.get(runId(spec));
-      expect(record.otlp.filter((e) => e.signal === 'metrics'), record.id).toHaveLength(1);
+      expect(
+        record.otlp.filter((e) => e.signal === 'metrics'),
+        record.id,
+      ).toHaveLength(1);
       const points = metricPoints(record);
       const sources = points.filter((p) => p.metric === 'codex.thread.started').map((p) => p.attributes.session_source);
       expect(sources.sort(), record.id).toEqual(['exec', expect.stringMatching(/^subagent_thread_spawn_[0-9a-f-]{36}_d1$/)]);
       const spawn = points.filter((p) => p.metric === 'codex.multi_agent.spawn');
-      expect(spawn.map((p) => p.attributes.session_source), record.id).toEqual(['exec']);
+      expect(
+        spawn.map((p) => p.attributes.session_source),
+        record.id,
+      ).toEqual(['exec']);
       const child = logsNamed(record.otlp, 'codex.agent_communication').find((e) => e.attributes.kind === 'spawn')?.attributes.receiver_thread_id;
       expect(JSON.stringify(points.map((p) => [p.attributes, p.resource])), record.id).not.toContain(String(child));
       expect(readMetricPoints(points).records, record.id).toHaveLength(1);

@@ -36,7 +36,9 @@ describe('OTLP metrics decoding (real Codex 0.171.0 exports)', () => {
     );
     expect(started).toHaveLength(2);
     const spawn = points.filter((p) => p.metric === CODEX_MULTI_AGENT_SPAWN);
-    expect(spawn.map((p) => [p.kind, p.value, p.attributes.role, p.attributes.version, p.attributes.session_source])).toEqual([['sum', 1, 'default', 'v2', 'exec']]);
+    expect(spawn.map((p) => [p.kind, p.value, p.attributes.role, p.attributes.version, p.attributes.session_source])).toEqual([
+      ['sum', 1, 'default', 'v2', 'exec'],
+    ]);
     // One resource per process: no thread's id on it, nor on any point.
     const resource = started[0]!.resource;
     expect([resource['service.name'], resource['service.version']]).toEqual(['codex_exec', '0.171.0']);
@@ -67,7 +69,11 @@ describe('OTLP metrics decoding (real Codex 0.171.0 exports)', () => {
       ['an array', json([]), /must be a JSON object/],
       ['resourceMetrics not a list', json({ resourceMetrics: {} }), /resourceMetrics must be an array/],
       ['a metric not an object', json({ resourceMetrics: [{ scopeMetrics: [{ metrics: ['x'] }] }] }), /metrics\[0\] must be an object/],
-      ['points not a list', json({ resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'm', sum: { dataPoints: 3 } }] }] }] }), /sum\.dataPoints must be an array/],
+      [
+        'points not a list',
+        json({ resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'm', sum: { dataPoints: 3 } }] }] }] }),
+        /sum\.dataPoints must be an array/,
+      ],
       [
         'an attribute without a key',
         json({ resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'm', gauge: { dataPoints: [{ attributes: [{ value: {} }] }] } }] }] }] }),
