@@ -200,23 +200,30 @@ function limitedServer(
   return { server, dropped: () => dropped };
 }
 
+/** A body's records; for metrics, the points Hivewatch journals, the others counted into `counts` (by `count`, once it is answered). */
+function decodedBody(
+  signal: OtlpSignal,
+  encoding: OtlpEncoding,
+  body: Buffer,
+  counts: { journaled: number; read: number; dropped: number },
+): { records: TelemetryRecord[]; count: () => void } {
+  if (signal !== 'metrics') return { records: decodeOtlp(signal, encoding, body), count: () => undefined };
+  const reading = readMetricPoints(decodeMetrics(encoding, body));
+  const count = (): void => {
+    counts.journaled += reading.records.length;
+    counts.read += reading.read;
+    counts.dropped += reading.dropped;
+  };
+  return { records: reading.records, count };
+}
+
 export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
   const token = options.token ?? (await otelToken(options.store));
   const limit = options.maxBodyBytes ?? MAX_OTLP_BODY_BYTES;
   const ingester = new OtelIngester(options.store, options);
   const queue = new IngestQueue(ingester, options.queue);
   const metricPoints = { journaled: 0, read: 0, dropped: 0 };
-  /** A body's records; for metrics, the points Hivewatch journals (the others counted in `metricPoints` once it is answered). */
-  const recordsOf = (signal: OtlpSignal, encoding: OtlpEncoding, body: Buffer): { records: TelemetryRecord[]; count: () => void } => {
-    if (signal !== 'metrics') return { records: decodeOtlp(signal, encoding, body), count: () => undefined };
-    const reading = readMetricPoints(decodeMetrics(encoding, body));
-    const count = (): void => {
-      metricPoints.journaled += reading.records.length;
-      metricPoints.read += reading.read;
-      metricPoints.dropped += reading.dropped;
-    };
-    return { records: reading.records, count };
-  };
+  const recordsOf = (signal: OtlpSignal, encoding: OtlpEncoding, body: Buffer) => decodedBody(signal, encoding, body, metricPoints);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let encoding: OtlpEncoding = 'json';

@@ -16,7 +16,7 @@ import type { MetricPoint } from './decode.js';
 export const CODEX_THREAD_STARTED = 'codex.thread.started';
 export const CODEX_MULTI_AGENT_SPAWN = 'codex.multi_agent.spawn';
 /** The key under which a point's number is journaled with its attributes. */
-export const METRIC_VALUE_KEY = 'metric.value';
+const METRIC_VALUE_KEY = 'metric.value';
 
 const SPAWNED = /^subagent_thread_spawn_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 

@@ -11,7 +11,7 @@ import { ExportMetricsServiceRequest, TO_OBJECT_OPTIONS } from '../schema.js';
  * never read, so they are not decoded.
  */
 
-export type MetricKind = 'gauge' | 'sum' | 'histogram' | 'exponentialHistogram' | 'summary';
+type MetricKind = 'gauge' | 'sum' | 'histogram' | 'exponentialHistogram' | 'summary';
 
 export interface MetricPoint {
   metric: string;
