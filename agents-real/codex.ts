@@ -59,8 +59,16 @@ export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
         openai.tool('wait_agent', { timeout_ms: 30_000 }, 'collaboration'),
         openai.text('The subagent said hello.'),
       ];
-    case 'subagent-fails':
     case 'subagent-nested':
+      // The agent spawns a thread and waits (its wait comes before the thread's first request, as in `subagent`);
+      // that thread spawns one; every request after that gets text (the order of those two threads' requests varies).
+      return [
+        openai.tool('spawn_agent', { task_name: 'outer', message: 'Spawn a subagent that says hello.' }, 'collaboration'),
+        openai.tool('wait_agent', { timeout_ms: 30_000 }, 'collaboration'),
+        openai.tool('spawn_agent', { task_name: 'inner', message: CODEX_PROMPTS.text }, 'collaboration'),
+        openai.text('The subagent said hello.'),
+      ];
+    case 'subagent-fails':
     case 'permission-hook-denies':
       // Codex spawns subagents only with its multi-agent feature on and a model that asks for one, and the
       // PermissionRequest hook is Claude Code's: the matrix has no such Codex run.
@@ -106,7 +114,7 @@ function otelToml(spec: RunSpec, context: CodexContext): string[] {
   const traces = `trace_exporter = { otlp-http = { endpoint = ${toml(`${context.otlpUrl}/v1/traces`)}, protocol = ${toml(protocol)}, headers = { "Authorization" = ${toml(`Bearer ${context.otlpToken}`)} } } }`;
   // Codex reports which thread spawned which only in its metrics (docs/otel.md "Subagents").
   const metrics = `metrics_exporter = { otlp-http = { endpoint = ${toml(`${context.otlpUrl}/v1/metrics`)}, protocol = ${toml(protocol)}, headers = { "Authorization" = ${toml(`Bearer ${context.otlpToken}`)} } } }`;
-  return [logs.trimEnd(), traces, ...(spec.scenario === 'subagent' ? [metrics] : [])];
+  return [logs.trimEnd(), traces, ...(spec.scenario.startsWith('subagent') ? [metrics] : [])];
 }
 
 /** What keeps Codex on loopback (docs/real-agents.md: what each one stopped). */

@@ -23,14 +23,16 @@ import { codexSpawnOf } from './subagents.js';
  */
 
 const RUN = 'subagent.json-out.otlp-json.default-retries';
+/** The agent spawns a thread, which spawns one. */
+const NESTED = 'subagent-nested.json-out.otlp-json.default-retries';
 const QUIET_MS = 60_000;
 const { engines, start, stop } = testEngines('codex-subagents');
 beforeAll(start, 60_000);
 afterAll(stop);
 
-function recording(): LoadedFixture {
-  const f = readFixture('codex-cli', RUN);
-  if (!f) throw new Error(`no recording codex-cli/${RUN}`);
+function recording(run = RUN): LoadedFixture {
+  const f = readFixture('codex-cli', run);
+  if (!f) throw new Error(`no recording codex-cli/${run}`);
   return f;
 }
 
@@ -60,12 +62,14 @@ function threads(f: LoadedFixture): { parent: string; child: string } {
  * spawned thread's run starts from its spans and the spawn record links it later. `spawn-first`:
  * the spawn record in an export of its own before everything, so the run starts linked.
  * `child-first`: every record of the spawned thread first, then the rest of the logs, the metrics last.
+ * `reversed`: the exports in the reverse of their arrival (the logs, with the spawn records, first).
  */
-type Order = 'arrival' | 'spawn-first' | 'child-first';
+type Order = 'arrival' | 'spawn-first' | 'child-first' | 'reversed';
 
 function payloads(f: LoadedFixture, order: Order): TelemetryRecord[][] {
   const all = f.exports.map(recordsOf);
   if (order === 'arrival') return all;
+  if (order === 'reversed') return [...all].reverse();
   const { child } = threads(f);
   const records = all.flat();
   const isSpawn = (r: TelemetryRecord): boolean => codexSpawnOf(r) !== null;
@@ -84,10 +88,10 @@ describe.each(engines)(`Codex ${CLI_PINS['codex-cli'].version} as recorded, a sp
     for (const store of open.splice(0)) await store.close();
   });
 
-  async function ingested(order: Order) {
+  async function ingested(order: Order, run = RUN) {
     const store = await openStore({ path: await engine.fresh() });
     open.push(store);
-    const f = recording();
+    const f = recording(run);
     const now = Date.parse(f.run.recordedAt) + 10 * 60_000;
     const ingester = new OtelIngester(store, { now: () => now, quietMs: QUIET_MS });
     for (const [i, records] of payloads(f, order).entries()) await ingester.ingest(records, `${order}#${i}`);
@@ -96,7 +100,7 @@ describe.each(engines)(`Codex ${CLI_PINS['codex-cli'].version} as recorded, a sp
       const rows = await store.runStatements((d) => agentTree(d, runId));
       return treeNodes(rows, await store.usage({ kind: 'runs', runIds: rows.map((r) => r.runId) }));
     };
-    return { f, store, runs, tree, ...threads(f) };
+    return { f, store, runs, tree, ...(run === RUN ? threads(f) : { parent: '', child: '' }) };
   }
 
   it.each(['arrival', 'spawn-first', 'child-first'] as const)(
@@ -144,4 +148,32 @@ describe.each(engines)(`Codex ${CLI_PINS['codex-cli'].version} as recorded, a sp
       );
     },
   );
+  it.each(['arrival', 'reversed'] as const)('nests a thread spawned by a spawned thread two levels down (%s order), each with its own spend', async (order) => {
+    const { f, store, runs, tree } = await ingested(order, NESTED);
+    const spawns = f.exports.flatMap(recordsOf).flatMap((r) => codexSpawnOf(r) ?? []);
+    expect(spawns).toHaveLength(2);
+    const [outer, inner] = spawns as [(typeof spawns)[0], (typeof spawns)[0]];
+    // The first thread spawned the outer one, which spawned the inner one.
+    expect(inner.parentThreadId).toBe(outer.childThreadId);
+    const root = outer.parentThreadId;
+    expect(f.stdout).toContain(`"thread_id":"${root}"`);
+    expect(runs).toHaveLength(3);
+    const nodes = await tree(runIdOf(inner.childThreadId));
+    expect(nodes.map((n) => [n.runId, n.parentRunId, n.depth, n.agentId])).toEqual([
+      [runIdOf(root), null, 0, null],
+      [runIdOf(outer.childThreadId), runIdOf(root), 1, outer.childThreadId],
+      [runIdOf(inner.childThreadId), runIdOf(outer.childThreadId), 2, inner.childThreadId],
+    ]);
+    // The agent's 3 requests, the outer thread's 2, the inner's 1: 12 in and 9 out each; each level's subagents' spend is the level below's total.
+    const turn = JSON.parse(f.stdout.split('\n').find((l) => l.includes('"turn.completed"'))!) as { usage: { input_tokens: number; output_tokens: number } };
+    expect(nodes.map((n) => [n.own?.inputTokens, n.own?.outputTokens])).toEqual([
+      [turn.usage.input_tokens, turn.usage.output_tokens],
+      [24, 18],
+      [12, 9],
+    ]);
+    expect(nodes[0]!.subagents).toEqual(nodes[1]!.total);
+    expect(nodes[1]!.subagents).toEqual(nodes[2]!.total);
+    expect([nodes[0]!.total?.inputTokens, nodes[0]!.total?.outputTokens]).toEqual([turn.usage.input_tokens + 36, turn.usage.output_tokens + 27]);
+    expect(await store.verifyAggregates()).toEqual({ ok: true, diffs: [] });
+  });
 });

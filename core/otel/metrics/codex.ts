@@ -9,8 +9,8 @@ import type { MetricPoint } from './decode.js';
  * the parent thread and never the spawned one: it is journaled on the parent's run (a thread it
  * started, and how many), and the link itself comes from the spawn log record (subagents.ts).
  * `codex.multi_agent.spawn` names neither thread (its `session_source` is the spawning thread's
- * own source, `exec` for the first thread), so it is read and counted, never journaled; every
- * other point is dropped, counted.
+ * own source: `exec` for the first thread, its parent's spawn for a spawned one), so it is read
+ * and counted, never journaled; every other point is dropped, counted.
  */
 
 export const CODEX_THREAD_STARTED = 'codex.thread.started';
