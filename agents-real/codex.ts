@@ -70,8 +70,8 @@ export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
       ];
     case 'subagent-fails':
     case 'permission-hook-denies':
-      // Codex spawns subagents only with its multi-agent feature on and a model that asks for one, and the
-      // PermissionRequest hook is Claude Code's: the matrix has no such Codex run.
+      // A subagent whose request fails needs the stub to tell the threads' requests apart (it answers by position);
+      // the PermissionRequest hook is Claude Code's: the matrix has no such Codex run.
       throw new Error(`the ${scenario} scenario is recorded for Claude Code only (agents-real/matrix.ts)`);
     case 'refused':
       // More than the sandbox allows, under `codex exec`'s approval policy `never`: refused without a prompt.

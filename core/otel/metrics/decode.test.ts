@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../../agents-real/fixtures-io.js';
-import { OtlpDecodeError } from '../decode.js';
+import { OtlpDecodeError, own } from '../decode.js';
 import { ExportMetricsServiceRequest } from '../schema.js';
 import { CODEX_MULTI_AGENT_SPAWN, CODEX_THREAD_STARTED, readMetricPoints } from './codex.js';
 import { decodeMetrics } from './decode.js';
@@ -90,6 +90,45 @@ describe('OTLP metrics decoding (real Codex 0.171.0 exports)', () => {
       expect(() => decodeMetrics('json', body), what).toThrow(reason);
     }
     expect(() => decodeMetrics('protobuf', Buffer.from([0x0a, 0xff, 0xff, 0xff]))).toThrow(/not a protobuf ExportMetricsServiceRequest/);
+  });
+
+  it("drops another sender's points, Claude Code's cost and token counters among them (its log events carry those figures)", () => {
+    const point = (service: string, metric: string, attributes: Record<string, string>) => ({
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
+      scopeMetrics: [
+        {
+          metrics: [
+            {
+              name: metric,
+              sum: {
+                dataPoints: [
+                  {
+                    asDouble: 0.25,
+                    timeUnixNano: '1795972113058447199',
+                    attributes: Object.entries(attributes).map(([key, v]) => ({ key, value: { stringValue: v } })),
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    const spawned = `subagent_thread_spawn_01a2285a-e15c-7dc3-9690-6a8b714ea6f4_d1`;
+    const body = {
+      resourceMetrics: [
+        point('claude-code', 'claude_code.cost.usage', { 'session.id': 's1', model: 'claude-opus-5-5' }),
+        point('claude-code', 'claude_code.token.usage', { 'session.id': 's1', type: 'input' }),
+        // The same name and source from a sender that is not Codex: not Codex's point.
+        point('some-app', CODEX_THREAD_STARTED, { session_source: spawned }),
+        point('codex_exec', CODEX_THREAD_STARTED, { session_source: spawned }),
+      ],
+    };
+    const reading = readMetricPoints(decodeMetrics('json', Buffer.from(JSON.stringify(body))));
+    expect(reading.records.map((r) => [own(r.resource, 'service.name'), r.name, r.attributes['metric.value']])).toEqual([
+      ['codex_exec', CODEX_THREAD_STARTED, 0.25],
+    ]);
+    expect([reading.read, reading.dropped]).toEqual([0, 3]);
   });
 
   it('reads a point without a value, and a metric without data, as nothing to count', () => {
