@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HivewatchEvent } from '../core/base/events.js';
-import { openDatabase } from '../core/store/database.js';
+import { openDatabase } from '../core/store/sqlite/database.js';
 import { aggregateBatch } from '../core/store/batch-aggregates.js';
 import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, failureParams } from '../core/store/failure-rollups.js';
 import { eventPayload } from '../core/store/journal-codec.js';

@@ -3,10 +3,10 @@
  * it, the queries the product reads, start-up recovery, replay parity and pruning.
  */
 export { openStore, isPostgresUrl, printableLocation } from './open.js';
-export { openSqliteStore } from './store.js';
-export type { SqliteStore } from './sqlite-store.js';
+export { openSqliteStore } from './sqlite/store.js';
+export type { SqliteStore } from './sqlite/types.js';
 export type { HivewatchStore } from './contract.js';
-export { defaultDatabasePath, openDatabase } from './database.js';
+export { defaultDatabasePath, openDatabase } from './sqlite/database.js';
 export { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS } from './sink.js';
 export type { DurableSink } from './sink.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from './migrations.js';

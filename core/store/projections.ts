@@ -11,7 +11,7 @@ import { closeAttempt, reduceAttempt } from './attempt-reducer.js';
 /**
  * Event → rows. The `reduce*` functions (reducers.ts) are pure: (current row or undefined,
  * event) → new row, never mutating their input. `applyEvent` decides which rows an event touches and runs the
- * reducers over a RunState; the live ingest (journal.ts) and replay (replay.ts) both go through
+ * reducers over a RunState; the live ingest (sqlite/journal-writer.ts) and replay (replay.ts) both go through
  * it, so rebuilding from the journal gives what the live path stored (rule 15).
  *
  * Conventions the engine's events are read with:

@@ -7,7 +7,7 @@ import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { judgeHost, leaseOf, localProbe, type HostProbe, type HostVerdict, type LeaseColumns, type WithoutLease } from './host-liveness.js';
 import type { RunOwner } from './hosts.js';
 import { eventFromRow } from './journal-codec.js';
-import type { JournalWriter } from './journal.js';
+import type { JournalWriter } from './sqlite/journal-writer.js';
 import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, type EndLeftoverOptions } from './leftover-processes.js';
 import { allEvents } from './queries/events.js';
 import { get, type Dialect, type Query } from './queries/plan.js';

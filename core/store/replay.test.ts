@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { newInstance, releaseInstance } from './hosts.js';
 import { migrate, openDatabase, openSqliteStore, type SqliteStore } from './index.js';
-import { JournalWriter } from './journal.js';
+import { JournalWriter } from './sqlite/journal-writer.js';
 import { StatementCache } from './queries/sql.js';
 import { Dialect, runSync } from './queries/plan.js';
 import { replayRun, verifyAggregates } from './replay.js';

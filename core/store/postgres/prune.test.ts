@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../database.js';
-import { JournalWriter } from '../journal.js';
+import { openDatabase } from '../sqlite/database.js';
+import { JournalWriter } from '../sqlite/journal-writer.js';
 import { migrate } from '../migrations.js';
 import { prune } from '../prune.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';

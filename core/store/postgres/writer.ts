@@ -95,7 +95,7 @@ interface Batch {
 }
 
 /**
- * The PostgreSQL ingest path, with the meaning of SQLite's JournalWriter (journal.ts): a batch's
+ * The PostgreSQL ingest path, with the meaning of SQLite's JournalWriter (sqlite/journal-writer.ts): a batch's
  * events are checked against each run's seq, reduced by the same pure reducers, and written with
  * every changed projection row once, the new errors, and rollup / group increments summed over
  * the batch. What differs is how rows reach the reducers and the database:

@@ -10,7 +10,7 @@ import { attemptTelemetry, externalSession, quietExternalSessions } from '../ext
 import { resumePointForRun } from '../recovery.js';
 import { replayRun, verifyAggregates } from '../replay.js';
 import { ensureSetting, getSetting } from '../settings.js';
-import { openSqliteStore } from '../store.js';
+import { openSqliteStore } from '../sqlite/store.js';
 import { randomJournals } from '../testing/journal-builder.js';
 import { errorCounts, errorSeries, listErrors, type ErrorDimension } from './errors.js';
 import { allJournal, eventsAfterCommit, getEvents, getJournalPage, journalHead } from './events.js';

@@ -1,15 +1,15 @@
-import type { HivewatchEvent } from '../base/events.js';
-import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from './contract.js';
-import { StoreEngine } from './contract.js';
-import type { ExternalBatch } from './external.js';
-import type { PruneOptions, PruneReport } from './prune.js';
-import { Dialect, type Query } from './queries/plan.js';
-import { planReads } from './read-plans.js';
-import type { UsageAnswer, UsageRead } from './queries/usage.js';
-import type { IssueStore } from './issues.js';
-import type { RecoveredRun, RecoverOptions } from './recovery.js';
-import type { AggregateReport, ReplayReport } from './replay.js';
-import type { SqliteStore } from './sqlite-store.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from '../contract.js';
+import { StoreEngine } from '../contract.js';
+import type { ExternalBatch } from '../external.js';
+import type { PruneOptions, PruneReport } from '../prune.js';
+import { Dialect, type Query } from '../queries/plan.js';
+import { planReads } from '../read-plans.js';
+import type { UsageAnswer, UsageRead } from '../queries/usage.js';
+import type { IssueStore } from '../issues.js';
+import type { RecoveredRun, RecoverOptions } from '../recovery.js';
+import type { AggregateReport, ReplayReport } from '../replay.js';
+import type { SqliteStore } from './types.js';
 
 /**
  * The SQLite engine behind the store contract. better-sqlite3 is synchronous, so each method does

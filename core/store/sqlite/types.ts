@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
-import type { HivewatchStore } from './contract.js';
-import type { Query } from './queries/plan.js';
+import type { HivewatchStore } from '../contract.js';
+import type { Query } from '../queries/plan.js';
 import type { Synchronous } from './database.js';
-import type { HostLeaseOptions } from './host-lease.js';
-import type { SqliteHostLease } from './sqlite-lease.js';
+import type { HostLeaseOptions } from '../host-lease.js';
+import type { SqliteHostLease } from './lease.js';
 
 /**
  * The SQLite engine's types: how it is opened, and its synchronous face. One instance per
@@ -43,7 +43,7 @@ type AsyncOnly = 'engine' | 'location' | 'changeToken' | 'watchChanges';
 
 /**
  * The SQLite store: the contract (contract.ts) with every answer synchronous, derived from it so
- * the two cannot drift, plus what only a local file has. `sqlite-async.ts` wraps it as the
+ * the two cannot drift, plus what only a local file has. `async-store.ts` wraps it as the
  * contract (`openStore`); the synchronous form serves tests, benches and `hivewatch migrate`.
  */
 export type SqliteStore = { readonly [K in Exclude<keyof HivewatchStore, AsyncOnly>]: Answered<HivewatchStore[K]> } & {

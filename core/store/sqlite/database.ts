@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, win32 } from 'node:path';
-import { StoreError } from './store-error.js';
+import { StoreError } from '../store-error.js';
 
 /**
  * Opening the SQLite file, with the pragmas every connection of the product uses.

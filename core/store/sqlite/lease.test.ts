@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { processStartTime } from '../runtimes/process-group.js';
-import type { HeartbeatScheduler } from './host-lease.js';
-import { thisMachine } from './hosts.js';
-import { openSqliteStore, type SqliteStore } from './index.js';
+import { processStartTime } from '../../runtimes/process-group.js';
+import type { HeartbeatScheduler } from '../host-lease.js';
+import { thisMachine } from '../hosts.js';
+import { openSqliteStore, type SqliteStore } from '../index.js';
 
 let dir: string;
 const opened: SqliteStore[] = [];

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultDatabasePath, openSqliteStore } from './index.js';
+import { defaultDatabasePath, openSqliteStore } from '../index.js';
 
 describe('defaultDatabasePath', () => {
   it('follows the OS data directory, and HIVEWATCH_DB overrides it', () => {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { DEFAULT_LEASE_MS, intervalScheduler, type HostLeaseOptions } from './host-lease.js';
-import type { HostIdentity } from './hosts.js';
+import { DEFAULT_LEASE_MS, intervalScheduler, type HostLeaseOptions } from '../host-lease.js';
+import type { HostIdentity } from '../hosts.js';
 
 /**
  * A host's lease in a SQLite file (migration 11; host-lease.ts says what a lease is). The same

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { openSqliteStore, type SqliteStore } from './index.js';
-import { prng, randomJournals } from './testing/journal-builder.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { openSqliteStore, type SqliteStore } from '../index.js';
+import { prng, randomJournals } from '../testing/journal-builder.js';
 
 /** One SELECT is one snapshot: every invariant between the journal and its aggregates, at once. */
 const CONSISTENCY_SQL = `SELECT

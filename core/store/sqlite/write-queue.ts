@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { HivewatchEvent } from '../base/events.js';
+import type { HivewatchEvent } from '../../base/events.js';
 
 type Stmt = Database.Statement;
 
