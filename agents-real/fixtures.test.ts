@@ -66,7 +66,7 @@ describe('the recorded CLI fixtures', () => {
         expect(decoded, `${cli} ${id}`).toEqual(meant.map((name) => (name.startsWith(prefix) ? name : '')));
         // The one record of another kind: Codex's metrics client, when it has metrics to send: [analytics] on (text with
         // the network defaults) or a metrics exporter configured (the subagent runs).
-        const metricsOn = cli === 'codex-cli' && (id.endsWith('network-defaults') || id.startsWith('subagent.'));
+        const metricsOn = cli === 'codex-cli' && (id.endsWith('network-defaults') || id.startsWith('subagent'));
         expect([...new Set(meant.filter((name) => !name.startsWith(prefix)))], `${cli} ${id}`).toEqual(metricsOn ? ['flushing OTEL metrics'] : []);
       }
     }
