@@ -116,6 +116,24 @@ describe.each(engines)('agent trees on $name', (engine) => {
     expect(rows.every((r) => r.depth <= MAX_TREE_DEPTH)).toBe(true);
   });
 
+  it('links a run that started alone when a later event names its parent (externalRunSpawned); the first parent named stays', async () => {
+    const store = await fresh();
+    await store.appendEvents(session('parent', T0, 1, null));
+    await store.appendEvents(session('thread', T0 + 1000, 0.25, null));
+    expect((await store.runStatements((d) => agentTree(d, 'thread'))).map((r) => r.runId)).toEqual(['thread']);
+    const named = (seq: number, parent: string): HivewatchEvent =>
+      ({ type: 'externalRunSpawned', runId: 'thread', seq, ts: T0 + 5000, spawnedBy: spawn(parent, 'thread-id') }) as HivewatchEvent;
+    await store.appendEvents([named(6, 'parent')]);
+    await store.appendEvents([named(7, 'other')]);
+    for (const from of ['parent', 'thread']) {
+      expect((await store.runStatements((d) => agentTree(d, from))).map((r) => [r.runId, r.parentRunId, r.agentId])).toEqual([
+        ['parent', null, null],
+        ['thread', 'parent', 'thread-id'],
+      ]);
+    }
+    expect(await store.runStatements((d) => spawnLinks(d, ['parent']))).toEqual({ parents: [], children: new Map([['parent', 1]]) });
+  });
+
   it("ignores a spawn that names its own run, and prune takes a pruned run's links with it", async () => {
     const store = await fresh();
     await store.appendEvents(session('self', T0, 0.1, spawn('self', 'agent-s')));
