@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { appFlowsDirOf } from '../core/service/flow-keys.js';
+import { appFlowsDirOf } from '../core/service/flows/keys.js';
 import { startHostReceiver } from '../core/otel/host.js';
 import type { OtlpReceiver } from '../core/otel/receiver.js';
 import { startDemo } from '../core/service/demo.js';

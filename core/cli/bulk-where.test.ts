@@ -8,7 +8,7 @@ import type { BulkResult } from '../service/api.js';
 import { narrowingKeys } from '../service/bulk-filter.js';
 import { EXAMPLES_DIR } from '../service/conformance.suite.js';
 import { ApiError } from '../common/api-errors.js';
-import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flow-ref.js';
+import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flows/ref.js';
 import { createHivewatchService, type HivewatchService } from '../service/service.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';

@@ -2,8 +2,8 @@ import { createInterface } from 'node:readline/promises';
 import type { BulkAction, BulkResult, BulkRunsInput, RunStatus } from '../service/api.js';
 import { everyRunOf, narrowingKeys } from '../service/bulk-filter.js';
 import { ApiError } from '../common/api-errors.js';
-import { appFlowsDirOf, bundledExamplesDir } from '../service/flow-keys.js';
-import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flow-ref.js';
+import { appFlowsDirOf, bundledExamplesDir } from '../service/flows/keys.js';
+import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flows/ref.js';
 import type { HivewatchStore } from '../store/index.js';
 import { createHivewatchService, type HivewatchService } from '../service/service.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
@@ -71,7 +71,7 @@ function targetOf(action: CliBulkAction, args: ParsedArgs): Target {
   return all ? { where: filter, all: true } : { where: filter };
 }
 
-/** The filter's `flow` in its one form, read from this directory (flow-ref.ts); a usage error when no run can have it. */
+/** The filter's `flow` in its one form, read from this directory (core/service/flows/ref.ts); a usage error when no run can have it. */
 async function withResolvedFlow(target: Target, store: HivewatchStore): Promise<Target> {
   const flow = target.where?.flow;
   if (flow === undefined) return target;

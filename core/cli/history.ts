@@ -13,7 +13,7 @@ import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ageFlag, openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
-import { FlowKeyError, FlowKeys, flowFoldersForDatabase } from '../service/flow-keys.js';
+import { FlowKeyError, FlowKeys, flowFoldersForDatabase } from '../service/flows/keys.js';
 import { runFlow } from './run.js';
 import { RUN_LIST_STATUSES, type RunListStatus } from '../service/api.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';

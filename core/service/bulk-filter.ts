@@ -1,12 +1,12 @@
 import type { RunFilterInput } from './api.js';
 import { ApiError } from '../common/api-errors.js';
-import { FlowRefError, resolveFlowRef, type FlowRefScope } from './flow-ref.js';
+import { FlowRefError, resolveFlowRef, type FlowRefScope } from './flows/ref.js';
 
 /**
  * A bulk action's filter, checked on the server whoever sent it (the window, the command line, a
  * script): it never widens. The schema refuses empty values; here a filter that narrows the runs
  * by nothing but their status is refused unless the caller says `all`, and `flow` is taken in its
- * one form (flow-ref.ts), or refused when no run can ever have it (docs/triage.md "Bulk actions").
+ * one form (flows/ref.ts), or refused when no run can ever have it (docs/triage.md "Bulk actions").
  */
 
 /** The keys that narrow a filter beyond its statuses; what a filter names when it is not "all of a status". */

@@ -4,7 +4,7 @@ import { BULK_MAX_RUNS, type BulkAction, type BulkResult, type BulkRunResult, ty
 import { checkedBulkWhere } from './bulk-filter.js';
 import { ApiError } from '../common/api-errors.js';
 import { asApiError } from './errors.js';
-import { flowRefScope, type FlowRefScope } from './flow-ref.js';
+import { flowRefScope, type FlowRefScope } from './flows/ref.js';
 import { newCommandId } from './hosted-runs.js';
 import { recoverIfHostGone } from './remote-commands.js';
 import { parseInput } from './schemas.js';

@@ -118,7 +118,7 @@ export interface HivewatchService extends HivewatchApi {
    * addressed to this process. Resolves once those commands are acknowledged.
    */
   probeJournal(): Promise<void>;
-  /** Checks a flow file under its key (flow-keys.ts) and, when it checks, executes it here. */
+  /** Checks a flow file under its key (flows/keys.ts) and, when it checks, executes it here. */
   runFile(input: RunFileInput): Promise<RunFileResult>;
   /** Writes what the journal still holds in memory; throws when it cannot (a full disk). */
   flushJournal(): Promise<void>;

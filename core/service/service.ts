@@ -4,8 +4,8 @@ import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import { alertsApi } from './alerts/alerts-service.js';
 import { bulkApi } from './bulk.js';
 import { commandRelay } from './command-relay.js';
-import { FlowCatalog } from './flows.js';
-import { flowsApi } from './flows-api.js';
+import { FlowCatalog } from './flows/catalog.js';
+import { flowsApi } from './flows/api.js';
 import { HostWatch } from './host-watch.js';
 import { HostedRuns } from './hosted-runs.js';
 import { DEFAULT_JOURNAL_RETRY_MS, retryDelaysWithin } from './journal-env.js';
@@ -29,7 +29,7 @@ export type { HivewatchService, HivewatchServiceOptions, HostedRunResult } from 
  * - run-host.ts: start, retry and resume runs. Many runs at once: every run gets its own FlowRun
  *   and all share one limiter (`globalConcurrency`); HostedRuns keeps them until they end.
  * - command-relay.ts: cancel and skipBackoff, to the run here or through the journal to its host.
- * - read-api.ts: runs, events and error views; flows-api.ts: flows and their notification settings.
+ * - read-api.ts: runs, events and error views; flows/api.ts: flows and their notification settings.
  * - subscriptions.ts: the live stream. Every event goes through one durable sink into the store
  *   (batched transactions); the stream is fed from committed batches (journal-tail.ts), so
  *   anything a subscriber sees is already queryable.

@@ -1,16 +1,16 @@
 import { readdir } from 'node:fs/promises';
-import { NotReadableFile, readRegularFile } from '../base/regular-file.js';
-import type { Diagnostic } from '../flow/ast.js';
-import { checkFlow } from '../flow/check.js';
-import type { CheckResult } from '../flow/plan.js';
-import { flowText, MAX_FLOW_FILE_BYTES } from '../flow/source.js';
-import { highlightSpans } from '../flow/highlight.js';
-import { describeRunRepo } from '../workspace/repo.js';
-import type { FlowInfo } from './api.js';
-import { ApiError } from '../common/api-errors.js';
-import { flowRedactor } from './flow-secrets.js';
-import { FLOW_FOLDERS, FlowKeyError, FlowKeyProblem, FlowKeys } from './flow-keys.js';
-import { flowIdSchema } from './schemas.js';
+import { NotReadableFile, readRegularFile } from '../../base/regular-file.js';
+import type { Diagnostic } from '../../flow/ast.js';
+import { checkFlow } from '../../flow/check.js';
+import type { CheckResult } from '../../flow/plan.js';
+import { flowText, MAX_FLOW_FILE_BYTES } from '../../flow/source.js';
+import { highlightSpans } from '../../flow/highlight.js';
+import { describeRunRepo } from '../../workspace/repo.js';
+import type { FlowInfo } from '../api.js';
+import { ApiError } from '../../common/api-errors.js';
+import { flowRedactor } from './secrets.js';
+import { FLOW_FOLDERS, FlowKeyError, FlowKeyProblem, FlowKeys } from './keys.js';
+import { flowIdSchema } from '../schemas.js';
 
 /**
  * The flows an operator can start: the bundled examples (`examples/<file>`) and the operator's

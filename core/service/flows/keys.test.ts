@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { EXAMPLES_DIR } from './conformance.suite.js';
-import { appFlowsDirOf, FlowKeys } from './flow-keys.js';
-import { FlowCatalog } from './flows.js';
-import { createHivewatchService, type HivewatchService } from './service.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { EXAMPLES_DIR } from '../conformance.suite.js';
+import { appFlowsDirOf, FlowKeys } from './keys.js';
+import { FlowCatalog } from './catalog.js';
+import { createHivewatchService, type HivewatchService } from '../service.js';
 
 /** The operator's flows folder is a boundary, symlinks included. */
 

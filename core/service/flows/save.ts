@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { invalidFlowMessage } from './invalid-run.js';
-import { checkFlow } from '../flow/check.js';
-import { ApiError } from '../common/api-errors.js';
-import { FLOW_FOLDERS } from './flow-keys.js';
+import { invalidFlowMessage } from '../invalid-run.js';
+import { checkFlow } from '../../flow/check.js';
+import { ApiError } from '../../common/api-errors.js';
+import { FLOW_FOLDERS } from './keys.js';
 
 /**
  * Saving a draft from the Flows screen into the operator's folder as `user/<name>.prose`. Only a

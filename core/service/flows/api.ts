@@ -1,14 +1,14 @@
-import { checkFlow } from '../flow/check.js';
-import { highlightSpans } from '../flow/highlight.js';
-import type { HivewatchStore } from '../store/index.js';
-import { ApiError } from '../common/api-errors.js';
-import { saveUserFlow } from './flow-save.js';
-import { restoreSecrets } from './flow-secrets.js';
-import type { FlowCatalog } from './flows.js';
+import { checkFlow } from '../../flow/check.js';
+import { highlightSpans } from '../../flow/highlight.js';
+import type { HivewatchStore } from '../../store/index.js';
+import { ApiError } from '../../common/api-errors.js';
+import { saveUserFlow } from './save.js';
+import { restoreSecrets } from './secrets.js';
+import type { FlowCatalog } from './catalog.js';
 import { readNotificationSettings, setFlowMuted } from './notify-settings.js';
-import { parseInput } from './schemas.js';
-import { guard } from './service-context.js';
-import type { HivewatchService } from './service-types.js';
+import { parseInput } from '../schemas.js';
+import { guard } from '../service-context.js';
+import type { HivewatchService } from '../service-types.js';
 
 /**
  * The flows API: the catalog (examples and the operator's own flows), checking and saving a

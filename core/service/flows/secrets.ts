@@ -1,7 +1,7 @@
-import { checkFlow } from '../flow/check.js';
-import type { FlowPlan } from '../flow/plan.js';
-import { agentSecrets, markerPattern, Redactor, secretMarker } from '../runtimes/secrets.js';
-import { ApiError } from '../common/api-errors.js';
+import { checkFlow } from '../../flow/check.js';
+import type { FlowPlan } from '../../flow/plan.js';
+import { agentSecrets, markerPattern, Redactor, secretMarker } from '../../runtimes/secrets.js';
+import { ApiError } from '../../common/api-errors.js';
 
 /**
  * The Flows screen shows a flow's text with its agents' secrets replaced by `[secret NAME]`:

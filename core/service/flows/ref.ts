@@ -1,14 +1,14 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
-import type { HivewatchStore } from '../store/index.js';
-import { FlowKeys, type FlowFolders } from './flow-keys.js';
+import { EXTERNAL_FLOW_PREFIX } from '../../otel/mapping.js';
+import type { HivewatchStore } from '../../store/index.js';
+import { FlowKeys, type FlowFolders } from './keys.js';
 
 /**
  * What an operator may write for "this flow" in an alert rule (`--flow`) and a bulk filter
  * (`--where flow=`), and the one form each resolves to (docs/triage.md "Naming a flow"):
  *
- * - the key a run records (flow-keys.ts): `examples/<file>.prose` or `user/<file>.prose` (the
+ * - the key a run records (keys.ts): `examples/<file>.prose` or `user/<file>.prose` (the
  *   window's flow id), an absolute path, `external:<agent>` for agent sessions;
  * - a path to the flow file, absolute or relative to the command line's directory: the key a run
  *   started from that file records (a file in the operator's flows folder is `user/<file>.prose`,

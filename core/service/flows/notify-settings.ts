@@ -1,5 +1,5 @@
-import type { HivewatchStore } from '../store/index.js';
-import type { NotificationSettings } from './api.js';
+import type { HivewatchStore } from '../../store/index.js';
+import type { NotificationSettings } from '../api.js';
 
 /**
  * Which flows do not notify when their runs fail. Notifications are on by

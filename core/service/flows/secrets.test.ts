@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkFlow } from '../flow/check.js';
-import { restoreSecrets, shownSource } from './flow-secrets.js';
+import { checkFlow } from '../../flow/check.js';
+import { restoreSecrets, shownSource } from './secrets.js';
 
 const FLOW = [
   'agent a:',

@@ -1,18 +1,18 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { flowNameOf } from '../engine/run-config.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { testEngines } from '../store/testing/engines.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { tempDirs } from '../testing/temp-dirs.js';
-import { addAlertRule } from './alerts/alerts-api.js';
-import { AlertEngine } from './alerts/engine.js';
-import { AlertInputError } from './alerts/rules.js';
-import { TestReceiver } from './alerts/testing.js';
-import { EXAMPLES_DIR } from './conformance.suite.js';
-import { flowRefScope } from './flow-ref.js';
-import { createHivewatchService, type HivewatchService } from './service.js';
+import { flowNameOf } from '../../engine/run-config.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { testEngines } from '../../store/testing/engines.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
+import { addAlertRule } from '../alerts/alerts-api.js';
+import { AlertEngine } from '../alerts/engine.js';
+import { AlertInputError } from '../alerts/rules.js';
+import { TestReceiver } from '../alerts/testing.js';
+import { EXAMPLES_DIR } from '../conformance.suite.js';
+import { flowRefScope } from './ref.js';
+import { createHivewatchService, type HivewatchService } from '../service.js';
 
 /**
  * One form of flow everywhere (docs/triage.md "Naming a flow"), on every engine: an alert rule's

@@ -1,10 +1,10 @@
-import { checkFlow, readFlowFile } from '../flow/check.js';
-import type { CheckResult } from '../flow/plan.js';
-import { FlowKeys, flowFoldersForDatabase } from './flow-keys.js';
+import { checkFlow, readFlowFile } from '../../flow/check.js';
+import type { CheckResult } from '../../flow/plan.js';
+import { FlowKeys, flowFoldersForDatabase } from './keys.js';
 
 /**
  * A flow FILE run from the command line: the key it is recorded under (its `examples/` or
- * `user/` id when it lies in the database's flow folders, else its path; see flow-keys.ts) and
+ * `user/` id when it lies in the database's flow folders, else its path; see keys.ts) and
  * its check under that key, so diagnostics and journal agree.
  */
 export async function checkFlowFileAs(file: string, databasePath: string): Promise<{ key: string; checked: CheckResult; source: string | null }> {
