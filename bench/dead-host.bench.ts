@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { EventOf, HivewatchEvent } from '../core/base/events.js';
 import { groupAlive } from '../core/runtimes/process-group.js';
-import { DEFAULT_HOST_WATCH_MS } from '../core/service/host-watch.js';
+import { DEFAULT_HOST_WATCH_MS } from '../core/service/runs/host-watch.js';
 import { bundledExamplesDir } from '../core/service/flows/keys.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { DEFAULT_LEASE_MS } from '../core/store/hosts/host-lease.js';

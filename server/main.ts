@@ -4,7 +4,7 @@ import { startHostReceiver } from '../core/otel/host.js';
 import type { OtlpReceiver } from '../core/otel/receiver.js';
 import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
-import { journalRetryDelays } from '../core/service/journal-env.js';
+import { journalRetryDelays } from '../core/service/runs/journal-env.js';
 import { defaultDatabasePath, isPostgresUrl, openStore, type HivewatchStore } from '../core/store/index.js';
 import { startHttpShell } from './http.js';
 import { newToken } from './security.js';

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flowNameOf } from '../engine/run-config.js';
 import type { BulkResult } from '../service/api.js';
-import { narrowingKeys } from '../service/bulk-filter.js';
+import { narrowingKeys } from '../service/runs/bulk-filter.js';
 import { EXAMPLES_DIR } from '../service/conformance.suite.js';
 import { ApiError } from '../common/api-errors.js';
 import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flows/ref.js';

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { BulkAction, BulkResult, BulkRunsInput, RunStatus } from '../service/api.js';
-import { everyRunOf, narrowingKeys } from '../service/bulk-filter.js';
+import { everyRunOf, narrowingKeys } from '../service/runs/bulk-filter.js';
 import { ApiError } from '../common/api-errors.js';
 import { appFlowsDirOf, bundledExamplesDir } from '../service/flows/keys.js';
 import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flows/ref.js';

@@ -12,7 +12,7 @@ import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
 import { ProgressPrinter } from './progress.js';
 import { journalLastEvents } from './journal-wait.js';
-import { journalRetryDelays, journalWaitMs } from '../service/journal-env.js';
+import { journalRetryDelays, journalWaitMs } from '../service/runs/journal-env.js';
 
 export interface RunTarget {
   file: string;

@@ -1,17 +1,17 @@
 import { spawn } from 'node:child_process';
-import { waiting } from '../testing/waiting.js';
+import { waiting } from '../../testing/waiting.js';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { postgresBinaries, TestDatabases } from '../store/testing/test-databases.js';
-import type { LiveEvent } from './api.js';
-import { EXAMPLES_DIR } from './conformance.suite.js';
-import { createHivewatchService, type HivewatchService } from './service.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { postgresBinaries, TestDatabases } from '../../store/testing/test-databases.js';
+import type { LiveEvent } from '../api.js';
+import { EXAMPLES_DIR } from '../conformance.suite.js';
+import { createHivewatchService, type HivewatchService } from '../service.js';
 
 /**
  * Every process on one database is a host like any other. Two services on two
@@ -19,7 +19,7 @@ import { createHivewatchService, type HivewatchService } from './service.js';
  * some tests run a real `hivewatch run`. The same journeys run on both engines.
  */
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
+const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'hivewatch.js');
 
 /** A task that waits an hour in backoff (real clock): a run that stays active until told. */
 const WAITING_FLOW = `

@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { postgresBinaries, postgresMissing, TestDatabases } from '../store/testing/test-databases.js';
-import { skipTitle } from '../testing/skip.js';
-import type { BulkResult } from './api.js';
-import { EXAMPLES_DIR } from './conformance.suite.js';
-import { createHivewatchService, type HivewatchService } from './service.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from '../../store/testing/test-databases.js';
+import { skipTitle } from '../../testing/skip.js';
+import type { BulkResult } from '../api.js';
+import { EXAMPLES_DIR } from '../conformance.suite.js';
+import { createHivewatchService, type HivewatchService } from '../service.js';
 
 /**
  * Bulk actions on both engines: a filter resolved on the server, one journaled

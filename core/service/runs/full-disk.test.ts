@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { openSqliteStore, type SqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite/async-store.js';
-import { EXAMPLES_DIR } from './conformance.suite.js';
-import { createHivewatchService } from './service.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { openSqliteStore, type SqliteStore } from '../../store/index.js';
+import { SqliteContractStore } from '../../store/sqlite/async-store.js';
+import { EXAMPLES_DIR } from '../conformance.suite.js';
+import { createHivewatchService } from '../service.js';
 
 /**
  * A full disk, simulated with SQLite's own page limit (`PRAGMA max_page_count`, the same

@@ -1,16 +1,16 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { HivewatchStore, RunRow } from '../store/index.js';
-import { BULK_MAX_RUNS, type BulkAction, type BulkResult, type BulkRunResult, type RunFilterInput } from './api.js';
+import type { HivewatchStore, RunRow } from '../../store/index.js';
+import { BULK_MAX_RUNS, type BulkAction, type BulkResult, type BulkRunResult, type RunFilterInput } from '../api.js';
 import { checkedBulkWhere } from './bulk-filter.js';
-import { ApiError } from '../common/api-errors.js';
-import { asApiError } from './errors.js';
-import { flowRefScope, type FlowRefScope } from './flows/ref.js';
-import { newCommandId } from './hosted-runs.js';
+import { ApiError } from '../../common/api-errors.js';
+import { asApiError } from '../errors.js';
+import { flowRefScope, type FlowRefScope } from '../flows/ref.js';
+import { newCommandId } from './hosted.js';
 import { recoverIfHostGone } from './remote-commands.js';
-import { parseInput } from './schemas.js';
-import { externalRefusal, guard, isExternal, type ServiceContext } from './service-context.js';
-import type { HivewatchService } from './service-types.js';
-import { isStoppedExternalSession } from '../otel/stop-watching.js';
+import { parseInput } from '../schemas.js';
+import { externalRefusal, guard, isExternal, type ServiceContext } from '../service-context.js';
+import type { HivewatchService } from '../service-types.js';
+import { isStoppedExternalSession } from '../../otel/stop-watching.js';
 
 /**
  * Bulk actions: one action on many runs, named by id or by the Runs list's

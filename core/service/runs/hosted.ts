@@ -1,23 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
-import { RealClock, VirtualClock, type Clock } from '../base/clock.js';
-import type { EventSink } from '../base/events.js';
-import { createLimiter, type Limiter } from '../engine/limiter.js';
-import type { ResumePoint } from '../base/resume-point.js';
-import { FlowRun } from '../engine/run.js';
-import { FanoutSink } from '../engine/sinks.js';
-import type { WorkspaceMode } from '../flow/agent-work.js';
-import type { FlowPlan } from '../flow/plan.js';
-import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtimes/registry.js';
-import type { DurableSink, HivewatchStore, RunRow } from '../store/index.js';
-import { gitAgentWork } from '../workspace/git-run-work.js';
-import { resolveRunRepo } from '../workspace/repo.js';
-import { ApiError } from '../common/api-errors.js';
+import { RealClock, VirtualClock, type Clock } from '../../base/clock.js';
+import type { EventSink } from '../../base/events.js';
+import { createLimiter, type Limiter } from '../../engine/limiter.js';
+import type { ResumePoint } from '../../base/resume-point.js';
+import { FlowRun } from '../../engine/run.js';
+import { FanoutSink } from '../../engine/sinks.js';
+import type { WorkspaceMode } from '../../flow/agent-work.js';
+import type { FlowPlan } from '../../flow/plan.js';
+import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../../runtimes/registry.js';
+import type { DurableSink, HivewatchStore, RunRow } from '../../store/index.js';
+import { gitAgentWork } from '../../workspace/git-run-work.js';
+import { resolveRunRepo } from '../../workspace/repo.js';
+import { ApiError } from '../../common/api-errors.js';
 import { applyPendingCommands } from './remote-commands.js';
-import type { HivewatchServiceOptions, HostedRunResult } from './service-types.js';
+import type { HivewatchServiceOptions, HostedRunResult } from '../service-types.js';
 
 /**
- * The runs this process executes (service.ts): each its own FlowRun, all sharing one limiter,
+ * The runs this process executes (../service.ts): each its own FlowRun, all sharing one limiter,
  * journaling through one sink. Kept until the run ends, for cancel, skipBackoff, run commands
  * from other processes, and the host watch: a run another host interrupted while this one was
  * not heard from is no longer this host's, and is stopped here without journaling more of it.

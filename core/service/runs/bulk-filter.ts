@@ -1,6 +1,6 @@
-import type { RunFilterInput } from './api.js';
-import { ApiError } from '../common/api-errors.js';
-import { FlowRefError, resolveFlowRef, type FlowRefScope } from './flows/ref.js';
+import type { RunFilterInput } from '../api.js';
+import { ApiError } from '../../common/api-errors.js';
+import { FlowRefError, resolveFlowRef, type FlowRefScope } from '../flows/ref.js';
 
 /**
  * A bulk action's filter, checked on the server whoever sent it (the window, the command line, a

@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { openStore } from '../store/index.js';
-import { postgresBinaries, postgresMissing } from '../store/testing/test-databases.js';
-import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
-import { EXAMPLES_DIR } from './conformance.suite.js';
-import { createHivewatchService } from './service.js';
-import { skipTitle } from '../testing/skip.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { openStore } from '../../store/index.js';
+import { postgresBinaries, postgresMissing } from '../../store/testing/test-databases.js';
+import { startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
+import { EXAMPLES_DIR } from '../conformance.suite.js';
+import { createHivewatchService } from '../service.js';
+import { skipTitle } from '../../testing/skip.js';
 
 /**
  * The team database goes away mid-run. The journal's writes are retried with bounded

@@ -3,17 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { waiting } from '../testing/waiting.js';
-import type { HivewatchEvent } from '../base/events.js';
-import type { HivewatchStore } from '../store/contract.js';
-import { openPostgresStore } from '../store/postgres/store.js';
-import { postgresBinaries, postgresMissing } from '../store/testing/test-databases.js';
-import { outageFlow, type OutageFlow } from '../testing/outage-flow.js';
-import { startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
-import { EXAMPLES_DIR } from './conformance.suite.js';
+import { waiting } from '../../testing/waiting.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import { openPostgresStore } from '../../store/postgres/store.js';
+import { postgresBinaries, postgresMissing } from '../../store/testing/test-databases.js';
+import { outageFlow, type OutageFlow } from '../../testing/outage-flow.js';
+import { startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
+import { EXAMPLES_DIR } from '../conformance.suite.js';
 import { retryDelaysWithin } from './journal-env.js';
-import { createHivewatchService, type HivewatchService } from './service.js';
-import { skipTitle } from '../testing/skip.js';
+import { createHivewatchService, type HivewatchService } from '../service.js';
+import { skipTitle } from '../../testing/skip.js';
 
 /**
  * A database that goes away, under a serve-like host (the service over a PostgreSQL store, in this process)

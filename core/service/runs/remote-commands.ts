@@ -1,7 +1,7 @@
-import type { FlowRun } from '../engine/run.js';
-import { isTerminal } from '../common/run-statuses.js';
-import { RunCommandKind, type HivewatchStore, type RunCommand } from '../store/index.js';
-import type { CommandAck } from './api.js';
+import type { FlowRun } from '../../engine/run.js';
+import { isTerminal } from '../../common/run-statuses.js';
+import { RunCommandKind, type HivewatchStore, type RunCommand } from '../../store/index.js';
+import type { CommandAck } from '../api.js';
 
 /**
  * Run commands across processes. The window's process journals a cancel or

@@ -1,4 +1,4 @@
-import { StoreError } from '../store/store-error.js';
+import { StoreError } from '../../store/store-error.js';
 
 /**
  * How long a host waits for its database (docs/postgres.md, "When the server goes away"), as the

@@ -7,16 +7,16 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { EventOf, HivewatchEvent } from '../base/events.js';
-import { groupAlive } from '../runtimes/process-group.js';
-import { openStore, type HivewatchStore, type RecoveredRun } from '../store/index.js';
-import { postgresBinaries, TestDatabases } from '../store/testing/test-databases.js';
-import { waiting } from '../testing/waiting.js';
-import type { LiveEvent } from './api.js';
+import type { EventOf, HivewatchEvent } from '../../base/events.js';
+import { groupAlive } from '../../runtimes/process-group.js';
+import { openStore, type HivewatchStore, type RecoveredRun } from '../../store/index.js';
+import { postgresBinaries, TestDatabases } from '../../store/testing/test-databases.js';
+import { waiting } from '../../testing/waiting.js';
+import type { LiveEvent } from '../api.js';
 import { HostWatch } from './host-watch.js';
-import { EXAMPLES_DIR } from './conformance.suite.js';
-import type { TailScheduler } from './journal-tail.js';
-import { createHivewatchService, type HivewatchService } from './service.js';
+import { EXAMPLES_DIR } from '../conformance.suite.js';
+import type { TailScheduler } from '../journal-tail.js';
+import { createHivewatchService, type HivewatchService } from '../service.js';
 
 /**
  * Dead hosts (rule 19): a real `hivewatch run` on the database, killed or paused,
@@ -24,7 +24,7 @@ import { createHivewatchService, type HivewatchService } from './service.js';
  * calls `checkHosts()` when it wants a pass, so nothing depends on the wall clock.
  */
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hivewatch.js');
+const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'hivewatch.js');
 
 /**
  * One task waits ten minutes in backoff while another works (a live agent process, journaled as

@@ -1,12 +1,12 @@
-import type { FlowRun } from '../engine/run.js';
-import type { CommandAck } from './api.js';
-import { ACTIVE_STATUSES } from './api.js';
-import { newCommandId } from './hosted-runs.js';
+import type { FlowRun } from '../../engine/run.js';
+import type { CommandAck } from '../api.js';
+import { ACTIVE_STATUSES } from '../api.js';
+import { newCommandId } from './hosted.js';
 import { deliverCommand, type RemoteCommand } from './remote-commands.js';
-import { parseInput } from './schemas.js';
-import { externalRefusal, guard, isExternal, runRowOr404, type ServiceContext } from './service-context.js';
-import type { HivewatchService } from './service-types.js';
-import { isStoppedExternalSession, launchingAttemptOf, stopWatchingSession } from '../otel/stop-watching.js';
+import { parseInput } from '../schemas.js';
+import { externalRefusal, guard, isExternal, runRowOr404, type ServiceContext } from '../service-context.js';
+import type { HivewatchService } from '../service-types.js';
+import { isStoppedExternalSession, launchingAttemptOf, stopWatchingSession } from '../../otel/stop-watching.js';
 
 /**
  * The command relay: a command for a run goes to whoever executes it. A run this process hosts

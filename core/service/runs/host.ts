@@ -1,15 +1,15 @@
-import { resumeProblem } from '../engine/resume.js';
-import type { CheckResult, FlowPlan } from '../flow/plan.js';
-import { checkedForDefaultAgent } from '../flow/retry-owners.js';
-import { ACTIVE_STATUSES } from './api.js';
-import { ApiError } from '../common/api-errors.js';
-import { checkFlowFileAs } from './flows/file.js';
-import { checkLoaded, type LoadedFlow } from './flows/catalog.js';
-import { settingsOfRow, type LaunchOptions, type RunSettings } from './hosted-runs.js';
+import { resumeProblem } from '../../engine/resume.js';
+import type { CheckResult, FlowPlan } from '../../flow/plan.js';
+import { checkedForDefaultAgent } from '../../flow/retry-owners.js';
+import { ACTIVE_STATUSES } from '../api.js';
+import { ApiError } from '../../common/api-errors.js';
+import { checkFlowFileAs } from '../flows/file.js';
+import { checkLoaded, type LoadedFlow } from '../flows/catalog.js';
+import { settingsOfRow, type LaunchOptions, type RunSettings } from './hosted.js';
 import { invalidFlowMessage, journalInvalidRun } from './invalid-run.js';
-import { parseInput } from './schemas.js';
-import { guard, refuseExternal, runRowOr404, type ServiceContext } from './service-context.js';
-import type { HivewatchService, HivewatchServiceOptions, RunFileInput, RunFileResult } from './service-types.js';
+import { parseInput } from '../schemas.js';
+import { guard, refuseExternal, runRowOr404, type ServiceContext } from '../service-context.js';
+import type { HivewatchService, HivewatchServiceOptions, RunFileInput, RunFileResult } from '../service-types.js';
 
 /**
  * The run host's API: starting, retrying and resuming runs in this process (the runs themselves

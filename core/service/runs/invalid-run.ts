@@ -1,10 +1,10 @@
-import type { EventSink, FailureLink, HivewatchEvent, RunOptionsSnapshot } from '../base/events.js';
-import { ENGINE_SEMANTICS } from '../engine/resume.js';
-import { newRunId } from '../base/ids.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { formatDiagnostic } from '../flow/ast.js';
-import { flowDigest } from '../flow/digest.js';
-import type { CheckResult } from '../flow/plan.js';
+import type { EventSink, FailureLink, HivewatchEvent, RunOptionsSnapshot } from '../../base/events.js';
+import { ENGINE_SEMANTICS } from '../../engine/resume.js';
+import { newRunId } from '../../base/ids.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import { formatDiagnostic } from '../../flow/ast.js';
+import { flowDigest } from '../../flow/digest.js';
+import type { CheckResult } from '../../flow/plan.js';
 
 /**
  * An attempt to run a flow that does not check is a failed run like any other:

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OtelIngester } from '../otel/ingest.js';
-import { claudeCodeLogs } from '../otel/testing.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { tempDirs } from '../testing/temp-dirs.js';
-import { EXAMPLES_DIR } from './conformance.suite.js';
-import { createHivewatchService, type HivewatchService } from './service.js';
+import { OtelIngester } from '../../otel/ingest.js';
+import { claudeCodeLogs } from '../../otel/testing.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
+import { EXAMPLES_DIR } from '../conformance.suite.js';
+import { createHivewatchService, type HivewatchService } from '../service.js';
 
 /**
  * `cancelRun` of an agent session waiting for a person's approval (docs/otel.md "Waiting for

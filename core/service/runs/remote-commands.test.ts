@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
 import { deliverCommand } from './remote-commands.js';
 
 let store: HivewatchStore | undefined;
