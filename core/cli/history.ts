@@ -18,7 +18,7 @@ import { runFlow } from './run.js';
 import { RUN_LIST_STATUSES, type RunListStatus } from '../service/api.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import { silenceWords, type TelemetrySilence } from '../common/telemetry-silence.js';
-import { silentSources } from '../service/telemetry-health.js';
+import { silentSources } from '../service/telemetry/health.js';
 
 /** `hivewatch runs | errors | replay | resume | retry | prune`: the history in the database. */
 

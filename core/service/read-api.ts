@@ -1,7 +1,7 @@
 import type { ErrorCount, ErrorGroup, IssueStatusFilter, RunSummary } from './api.js';
-import { withAgentTree, withSpawnLinks } from './agent-tree.js';
-import { withAttemptTelemetry } from './attempt-telemetry.js';
-import { withDetailTelemetrySilence, withTelemetrySilence } from './telemetry-health.js';
+import { withAgentTree, withSpawnLinks } from './telemetry/agent-tree.js';
+import { withAttemptTelemetry } from './telemetry/attempts.js';
+import { withDetailTelemetrySilence, withTelemetrySilence } from './telemetry/health.js';
 import { withTrends } from './group-trends.js';
 import { withDetailUsage, withRunUsage } from './usage-api.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, failureCounts, retryingOf, runDetail, runSummary } from './mapping.js';
@@ -50,7 +50,7 @@ async function narrowed<T extends { issueStatus?: IssueStatusFilter | undefined 
   return fingerprints === null ? rest : { ...rest, fingerprints };
 }
 
-/** `now`: the wall clock a run's telemetry silence is judged by (telemetry-health.ts). */
+/** `now`: the wall clock a run's telemetry silence is judged by (telemetry/health.ts). */
 export function readApi(store: HivewatchStore, issueScope: IssueStatusScope, now: () => number = Date.now): ReadApi {
   return {
     listRuns: (input) =>

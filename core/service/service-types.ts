@@ -11,8 +11,8 @@ import type { AlertsHostOptions } from './alerts/alerts-host.js';
 import type { HostWatchPass } from './runs/host-watch.js';
 import type { IssueTransitions } from '../store/issues/issue-transitions.js';
 import type { IssueWatchScheduler } from './issue-watch.js';
-import type { TailScheduler } from './journal-tail.js';
-import type { LiveSubscribeOptions, LiveSubscription } from './live.js';
+import type { TailScheduler } from './live/journal-tail.js';
+import type { LiveSubscribeOptions, LiveSubscription } from './live/hub.js';
 
 /** What `createHivewatchService` takes and gives (service.ts): its options, the CLI's run of a file, the service. */
 

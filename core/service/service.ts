@@ -9,15 +9,15 @@ import { flowsApi } from './flows/api.js';
 import { HostWatch } from './runs/host-watch.js';
 import { HostedRuns } from './runs/hosted.js';
 import { DEFAULT_JOURNAL_RETRY_MS, retryDelaysWithin } from './runs/journal-env.js';
-import { JournalTail, readCommitted } from './journal-tail.js';
-import { DEFAULT_LIVE_CAPACITY, DEFAULT_LIVE_FRAME_MS, LiveHub } from './live.js';
+import { JournalTail, readCommitted } from './live/journal-tail.js';
+import { DEFAULT_LIVE_CAPACITY, DEFAULT_LIVE_FRAME_MS, LiveHub } from './live/hub.js';
 import { readApi } from './read-api.js';
 import { usageApi } from './usage-api.js';
 import { costApi } from './cost-api.js';
 import { runHost } from './runs/host.js';
 import { flushOr503, type ServiceContext } from './service-context.js';
 import type { CloseOptions, HivewatchService, HivewatchServiceOptions } from './service-types.js';
-import { subscriptions } from './subscriptions.js';
+import { subscriptions } from './live/subscriptions.js';
 import { startTriage } from './triage-host.js';
 
 export type { HivewatchService, HivewatchServiceOptions, HostedRunResult } from './service-types.js';
@@ -30,8 +30,8 @@ export type { HivewatchService, HivewatchServiceOptions, HostedRunResult } from 
  *   and all share one limiter (`globalConcurrency`); HostedRuns keeps them until they end.
  * - runs/command-relay.ts: cancel and skipBackoff, to the run here or through the journal to its host.
  * - read-api.ts: runs, events and error views; flows/api.ts: flows and their notification settings.
- * - subscriptions.ts: the live stream. Every event goes through one durable sink into the store
- *   (batched transactions); the stream is fed from committed batches (journal-tail.ts), so
+ * - live/subscriptions.ts: the live stream. Every event goes through one durable sink into the store
+ *   (batched transactions); the stream is fed from committed batches (live/journal-tail.ts), so
  *   anything a subscriber sees is already queryable.
  *
  * Every input is validated with the shared schemas, so in-process callers get the same 400s as

@@ -182,7 +182,7 @@ describe.each(engines)('on $name', (engine) => {
   describe('the probe (injected timer)', () => {
     it("publishes another connection's commits only when probed, once, and applies its commands then", async () => {
       const store = await openStore({ path: dbPath });
-      // The probe alone: on PostgreSQL a NOTIFY also probes at once (journal-tail.ts), so a
+      // The probe alone: on PostgreSQL a NOTIFY also probes at once (live/journal-tail.ts), so a
       // notification delivered before an assertion below made it see the commit or command
       // early, now and then on a busy machine. That push has tests of its own.
       const probedOnly = withoutChangePush(store);

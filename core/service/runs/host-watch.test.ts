@@ -15,7 +15,7 @@ import { waiting } from '../../testing/waiting.js';
 import type { LiveEvent } from '../api.js';
 import { HostWatch } from './host-watch.js';
 import { EXAMPLES_DIR } from '../conformance.suite.js';
-import type { TailScheduler } from '../journal-tail.js';
+import type { TailScheduler } from '../live/journal-tail.js';
 import { createHivewatchService, type HivewatchService } from '../service.js';
 
 /**

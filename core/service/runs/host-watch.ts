@@ -1,8 +1,8 @@
 import { DEFAULT_LEASE_MS } from '../../store/hosts/host-lease.js';
 import type { HivewatchStore, RecoveredRun } from '../../store/index.js';
 import { isStoreError } from '../../store/store-error.js';
-import type { TailScheduler } from '../journal-tail.js';
-import { intervalScheduler } from '../journal-tail.js';
+import type { TailScheduler } from '../live/journal-tail.js';
+import { intervalScheduler } from '../live/journal-tail.js';
 
 /**
  * A live host's watch over the other hosts of its database (rule 19, docs/semantics.md

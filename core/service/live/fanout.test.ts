@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { seededRandom } from '../testing/seeded-random.js';
-import type { LiveEvent } from './api.js';
-import { LiveHub, type LiveSubscription } from './live.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { seededRandom } from '../../testing/seeded-random.js';
+import type { LiveEvent } from '../api.js';
+import { LiveHub, type LiveSubscription } from './hub.js';
 
 /** Many watchers, slow watchers and frames: what one delivery round costs and what each subscriber sees. */
 

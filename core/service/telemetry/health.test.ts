@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { APPROVAL_REQUESTED } from '../base/approval-wait.js';
-import type { HivewatchEvent } from '../base/events.js';
-import type { TelemetryRecord } from '../otel/decode.js';
-import { OtelIngester } from '../otel/ingest.js';
-import { claudeCodeLogs } from '../otel/testing.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { testEngines } from '../store/testing/engines.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { readApi } from './read-api.js';
-import { silentSources } from './telemetry-health.js';
+import { APPROVAL_REQUESTED } from '../../base/approval-wait.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { TelemetryRecord } from '../../otel/decode.js';
+import { OtelIngester } from '../../otel/ingest.js';
+import { claudeCodeLogs } from '../../otel/testing.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { testEngines } from '../../store/testing/engines.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { readApi } from '../read-api.js';
+import { silentSources } from './health.js';
 
 /**
  * Telemetry health on every store engine, with an injected clock: an open session is silent only

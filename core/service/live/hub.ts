@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { HivewatchEvent } from '../base/events.js';
-import type { LiveEvent } from './api.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { LiveEvent } from '../api.js';
 
 /**
  * The live stream: committed events get a gap-free id in commit order, are kept in a ring of the

@@ -1,17 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { silenceWords } from '../common/telemetry-silence.js';
-import type { TelemetryRecord } from '../otel/decode.js';
-import { OtelIngester } from '../otel/ingest.js';
-import { claudeCodeLogs } from '../otel/testing.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { testEngines } from '../store/testing/engines.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { addAlertRule } from './alerts/alerts-api.js';
-import { AlertEngine } from './alerts/engine.js';
-import { ManualClock, TestReceiver } from './alerts/testing.js';
-import { readApi } from './read-api.js';
-import { silentSources } from './telemetry-health.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { silenceWords } from '../../common/telemetry-silence.js';
+import type { TelemetryRecord } from '../../otel/decode.js';
+import { OtelIngester } from '../../otel/ingest.js';
+import { claudeCodeLogs } from '../../otel/testing.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { testEngines } from '../../store/testing/engines.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { addAlertRule } from '../alerts/alerts-api.js';
+import { AlertEngine } from '../alerts/engine.js';
+import { ManualClock, TestReceiver } from '../alerts/testing.js';
+import { readApi } from '../read-api.js';
+import { silentSources } from './health.js';
 
 /**
  * A preset attempt whose CLI was started with its exporter pointed at the receiver

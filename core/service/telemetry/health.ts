@@ -1,7 +1,7 @@
-import { SILENCE_READ, SILENT_AFTER_INTERVALS, silenceOf } from '../common/telemetry-silence.js';
-import type { HivewatchStore } from '../store/contract.js';
-import { telemetrySources, type TelemetrySource } from '../store/queries/telemetry-sources.js';
-import type { RunDetail, RunSummary, RunTelemetrySilence } from './api.js';
+import { SILENCE_READ, SILENT_AFTER_INTERVALS, silenceOf } from '../../common/telemetry-silence.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import { telemetrySources, type TelemetrySource } from '../../store/queries/telemetry-sources.js';
+import type { RunDetail, RunSummary, RunTelemetrySilence } from '../api.js';
 
 /**
  * Telemetry health (docs/otel.md "Telemetry health"): the sources expected to be sending now

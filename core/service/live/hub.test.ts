@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import type { LiveEvent } from './api.js';
-import { formatLiveId, LiveHub, parseLiveId } from './live.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { LiveEvent } from '../api.js';
+import { formatLiveId, LiveHub, parseLiveId } from './hub.js';
 
 const events = (n: number, from = 1): HivewatchEvent[] =>
   Array.from({ length: n }, (_, i) => ({ runId: 'run_a', seq: from + i, ts: 0, type: 'stepFinished', step: from + i }) as HivewatchEvent);

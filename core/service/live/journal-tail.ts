@@ -1,6 +1,6 @@
-import type { HivewatchEvent } from '../base/events.js';
-import type { HivewatchStore } from '../store/index.js';
-import type { LiveEvent } from './api.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { HivewatchStore } from '../../store/index.js';
+import type { LiveEvent } from '../api.js';
 
 /**
  * The service's view of the journal: every event any process commits to the database, exactly

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OtelIngester } from '../otel/ingest.js';
-import { claudeCodeLogs } from '../otel/testing.js';
-import type { HivewatchStore } from '../store/contract.js';
-import { openSqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite/async-store.js';
-import { readApi } from './read-api.js';
+import { OtelIngester } from '../../otel/ingest.js';
+import { claudeCodeLogs } from '../../otel/testing.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import { openSqliteStore } from '../../store/index.js';
+import { SqliteContractStore } from '../../store/sqlite/async-store.js';
+import { readApi } from '../read-api.js';
 
 /**
  * The agent tree through the read API (what the window reads): a run's detail carries the tree

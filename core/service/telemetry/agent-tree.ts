@@ -1,7 +1,7 @@
-import type { RunStatus } from '../base/events.js';
-import { agentTree, spawnLinks, type AgentTreeRow } from '../store/queries/agent-tree.js';
-import type { HivewatchStore } from '../store/contract.js';
-import type { AgentTreeNodeView, AgentTreeView, RunDetail, RunSummary, UsageTotalsView } from './api.js';
+import type { RunStatus } from '../../base/events.js';
+import { agentTree, spawnLinks, type AgentTreeRow } from '../../store/queries/agent-tree.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import type { AgentTreeNodeView, AgentTreeView, RunDetail, RunSummary, UsageTotalsView } from '../api.js';
 
 /**
  * Agent trees in the API (docs/otel.md "Subagents"): a run's detail carries the tree it belongs

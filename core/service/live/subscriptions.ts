@@ -1,7 +1,7 @@
-import type { LiveEvent, SubscribeOptions } from './api.js';
-import type { LiveHub } from './live.js';
-import { parseWith, subscribeSchema } from './schemas.js';
-import type { HivewatchService } from './service-types.js';
+import type { LiveEvent, SubscribeOptions } from '../api.js';
+import type { LiveHub } from './hub.js';
+import { parseWith, subscribeSchema } from '../schemas.js';
+import type { HivewatchService } from '../service-types.js';
 
 /** The live subscriptions: the API's `subscribe` (validated like every input) and the shells' `subscribeLive`. */
 export function subscriptions(liveHub: LiveHub): Pick<HivewatchService, 'subscribe' | 'subscribeLive'> {

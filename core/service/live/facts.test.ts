@@ -3,10 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { openStore } from '../store/index.js';
-import { tempDirs } from '../testing/temp-dirs.js';
-import { createHivewatchService } from './service.js';
-import { Collector, EXAMPLES_DIR, TERMINAL } from './testing.js';
+import { openStore } from '../../store/index.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
+import { createHivewatchService } from '../service.js';
+import { Collector, EXAMPLES_DIR, TERMINAL } from '../testing.js';
 
 /**
  * What the window receives (docs/semantics.md "Event order within a step", W7): through the

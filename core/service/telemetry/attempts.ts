@@ -1,5 +1,5 @@
-import type { HivewatchStore } from '../store/contract.js';
-import type { AttemptTelemetry, RunDetail } from './api.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import type { AttemptTelemetry, RunDetail } from '../api.js';
 
 /**
  * Puts the agent telemetry sent from inside each attempt (the external runs

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import type { LiveEvent } from './api.js';
-import { EXAMPLES_DIR } from './conformance.suite.js';
-import { createHivewatchService } from './service.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import type { LiveEvent } from '../api.js';
+import { EXAMPLES_DIR } from '../conformance.suite.js';
+import { createHivewatchService } from '../service.js';
 
 /**
  * The start-up order: the live hub must exist before the journal tail follows the
