@@ -5,7 +5,7 @@ import type { Issue, IssuePeriod } from '../service/api-issues.js';
 import { issueDetail } from '../service/issue-page.js';
 import type { IssueBook } from '../service/issues.js';
 import { runSummary } from '../service/mapping.js';
-import { withRunUsage } from '../service/usage-api.js';
+import { withRunUsage } from '../service/cost/usage.js';
 import { ExitCode, type CliIo } from './io.js';
 
 /**

@@ -12,8 +12,8 @@ import { DEFAULT_JOURNAL_RETRY_MS, retryDelaysWithin } from './runs/journal-env.
 import { JournalTail, readCommitted } from './live/journal-tail.js';
 import { DEFAULT_LIVE_CAPACITY, DEFAULT_LIVE_FRAME_MS, LiveHub } from './live/hub.js';
 import { readApi } from './read-api.js';
-import { usageApi } from './usage-api.js';
-import { costApi } from './cost-api.js';
+import { usageApi } from './cost/usage.js';
+import { costApi } from './cost/outcomes.js';
 import { runHost } from './runs/host.js';
 import { flushOr503, type ServiceContext } from './service-context.js';
 import type { CloseOptions, HivewatchService, HivewatchServiceOptions } from './service-types.js';

@@ -3,7 +3,7 @@ import type { HivewatchStore, RunRow } from '../../store/index.js';
 import { BULK_MAX_RUNS, type BulkAction, type BulkResult, type BulkRunResult, type RunFilterInput } from '../api.js';
 import { checkedBulkWhere } from './bulk-filter.js';
 import { ApiError } from '../../common/api-errors.js';
-import { asApiError } from '../errors.js';
+import { asApiError } from '../wire-error.js';
 import { flowRefScope, type FlowRefScope } from '../flows/ref.js';
 import { newCommandId } from './hosted.js';
 import { recoverIfHostGone } from './remote-commands.js';

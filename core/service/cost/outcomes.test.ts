@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import type { TokenUsage } from '../base/usage.js';
-import { IssueTransitions } from '../store/issues/issue-transitions.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { testEngines } from '../store/testing/engines.js';
-import { JournalBuilder, type ErrorSpec } from '../store/testing/journal-builder.js';
-import { costApi } from './cost-api.js';
-import { IssueBook } from './issues.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { TokenUsage } from '../../base/usage.js';
+import { IssueTransitions } from '../../store/issues/issue-transitions.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { testEngines } from '../../store/testing/engines.js';
+import { JournalBuilder, type ErrorSpec } from '../../store/testing/journal-builder.js';
+import { costApi } from './outcomes.js';
+import { IssueBook } from '../issues.js';
 
 /**
  * What failure costs through the service on every engine: an issue's cost is its failed runs'

@@ -4,10 +4,10 @@ import type {
   ErrorSeriesQuery,
   HivewatchStore,
   ListErrorsQuery,
-} from '../store/index.js';
-import type { Bucket, ErrorCount, ErrorDimension, ErrorGroup } from './api.js';
-import { HANDLED_KEYS } from './api.js';
-import { ApiError } from '../common/api-errors.js';
+} from '../../store/index.js';
+import type { Bucket, ErrorCount, ErrorDimension, ErrorGroup } from '../api.js';
+import { HANDLED_KEYS } from '../api.js';
+import { ApiError } from '../../common/api-errors.js';
 
 /**
  * The error aggregations of one run (`runId` in errorCounts / errorSeries / errorGroups). The

@@ -1,5 +1,5 @@
-import type { HivewatchStore } from '../store/index.js';
-import type { ErrorFilter, ErrorGroup } from './api.js';
+import type { HivewatchStore } from '../../store/index.js';
+import type { ErrorFilter, ErrorGroup } from '../api.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

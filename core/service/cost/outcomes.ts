@@ -1,9 +1,9 @@
-import type { CostSplitQuery, HivewatchStore } from '../store/index.js';
-import type { CostSplitAnswerView, CostSplitInput, FlowHealthView } from './api-usage.js';
-import type { IssueBook } from './issues.js';
-import { parseInput } from './schemas.js';
-import { guard } from './service-context.js';
-import type { HivewatchService } from './service-types.js';
+import type { CostSplitQuery, HivewatchStore } from '../../store/index.js';
+import type { CostSplitAnswerView, CostSplitInput, FlowHealthView } from '../api-usage.js';
+import type { IssueBook } from '../issues.js';
+import { parseInput } from '../schemas.js';
+import { guard } from '../service-context.js';
+import type { HivewatchService } from '../service-types.js';
 
 /**
  * What failure costs and how each flow fares, in the API (docs/triage.md): the store's cost

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ErrorCode } from '../base/errors/taxonomy.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
+import type { ErrorCode } from '../../base/errors/taxonomy.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
 import { withTrends } from './group-trends.js';
-import { errorGroup } from './mapping.js';
+import { errorGroup } from '../mapping.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 1);

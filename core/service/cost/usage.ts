@@ -1,8 +1,8 @@
-import type { HivewatchStore } from '../store/contract.js';
-import type { FlowUsageView, RunDetail, RunSummary, UsageView } from './api.js';
-import { parseInput } from './schemas.js';
-import { guard } from './service-context.js';
-import type { HivewatchService } from './service-types.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import type { FlowUsageView, RunDetail, RunSummary, UsageView } from '../api.js';
+import { parseInput } from '../schemas.js';
+import { guard } from '../service-context.js';
+import type { HivewatchService } from '../service-types.js';
 
 /**
  * Tokens and cost in the API: on run summaries (the Runs list and the run header),
