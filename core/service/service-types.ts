@@ -10,7 +10,7 @@ import type { HivewatchApi } from './api.js';
 import type { AlertsHostOptions } from './alerts/alerts-host.js';
 import type { HostWatchPass } from './runs/host-watch.js';
 import type { IssueTransitions } from '../store/issues/issue-transitions.js';
-import type { IssueWatchScheduler } from './issue-watch.js';
+import type { IssueWatchScheduler } from './issues/watch.js';
 import type { TailScheduler } from './live/journal-tail.js';
 import type { LiveSubscribeOptions, LiveSubscription } from './live/hub.js';
 
@@ -67,7 +67,7 @@ export interface HivewatchServiceOptions {
    * transitions it journals, for a serving host to post.
    */
   alerts?: AlertsHostOptions | false;
-  /** How often issues' time-bound transitions are checked (issue-watch.ts, default 60 s), and its timer. */
+  /** How often issues' time-bound transitions are checked (issues/watch.ts, default 60 s), and its timer. */
   issueWatch?: { intervalMs?: number; scheduler?: IssueWatchScheduler };
 }
 
@@ -130,7 +130,7 @@ export interface HivewatchService extends HivewatchApi {
   checkHosts(): Promise<HostWatchPass>;
   /** Error issues' hook (core/store/issues/issue-transitions.ts): the changes this process journals. */
   readonly issueTransitions: IssueTransitions;
-  /** Journals the issue transitions due now (issue-watch.ts); resolves when done. */
+  /** Journals the issue transitions due now (issues/watch.ts); resolves when done. */
   checkIssues(): Promise<void>;
   /** Cancels the runs still executing, waits for them (bounded), flushes the journal. The store stays open. */
   close(options?: CloseOptions): Promise<void>;

@@ -18,7 +18,7 @@ import { runHost } from './runs/host.js';
 import { flushOr503, type ServiceContext } from './service-context.js';
 import type { CloseOptions, HivewatchService, HivewatchServiceOptions } from './service-types.js';
 import { subscriptions } from './live/subscriptions.js';
-import { startTriage } from './triage-host.js';
+import { startTriage } from './issues/triage-host.js';
 
 export type { HivewatchService, HivewatchServiceOptions, HostedRunResult } from './service-types.js';
 

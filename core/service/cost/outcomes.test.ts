@@ -6,7 +6,7 @@ import { openStore, type HivewatchStore } from '../../store/index.js';
 import { testEngines } from '../../store/testing/engines.js';
 import { JournalBuilder, type ErrorSpec } from '../../store/testing/journal-builder.js';
 import { costApi } from './outcomes.js';
-import { IssueBook } from '../issues.js';
+import { IssueBook } from '../issues/book.js';
 
 /**
  * What failure costs through the service on every engine: an issue's cost is its failed runs'

@@ -1,6 +1,6 @@
 import type { CostSplitQuery, HivewatchStore } from '../../store/index.js';
 import type { CostSplitAnswerView, CostSplitInput, FlowHealthView } from '../api-usage.js';
-import type { IssueBook } from '../issues.js';
+import type { IssueBook } from '../issues/book.js';
 import { parseInput } from '../schemas.js';
 import { guard } from '../service-context.js';
 import type { HivewatchService } from '../service-types.js';

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { IssueTransitions, type IssueTransition } from '../store/issues/issue-transitions.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { testEngines } from '../store/testing/engines.js';
-import { postgresMissing } from '../store/testing/test-databases.js';
-import { skipTitle } from '../testing/skip.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { IssueBook } from './issues.js';
+import { IssueTransitions, type IssueTransition } from '../../store/issues/issue-transitions.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { testEngines } from '../../store/testing/engines.js';
+import { postgresMissing } from '../../store/testing/test-databases.js';
+import { skipTitle } from '../../testing/skip.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { IssueBook } from './book.js';
 
 /**
  * Error issues on every engine: system transitions journaled once, operator

@@ -1,6 +1,6 @@
-import type { IssueState } from '../store/issues/issue-state.js';
-import type { IssueChangeKind, IssueStatus, Occurrences } from '../store/issues/issues.js';
-import type { IssueSubstatus } from './api-issues.js';
+import type { IssueState } from '../../store/issues/issue-state.js';
+import type { IssueChangeKind, IssueStatus, Occurrences } from '../../store/issues/issues.js';
+import type { IssueSubstatus } from '../api-issues.js';
 
 /**
  * The rules of an issue's sub-states and system transitions (pure; docs/triage.md "Issues").
@@ -57,7 +57,7 @@ export interface DueTransition {
 export interface RuleInput {
   state: IssueState;
   firstSeen: number;
-  /** The last hour is over the forecast, in words with its figures (issue-forecast.ts); null when it is not. */
+  /** The last hour is over the forecast, in words with its figures (forecast.ts); null when it is not. */
   escalating: string | null;
   /** Occurrences after the resolve (while resolved) or the ignore (while ignored). */
   since: Occurrences | null;

@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
-import type { HivewatchStore } from '../store/index.js';
-import { IssueTransitions } from '../store/issues/issue-transitions.js';
-import type { HivewatchApi } from './api.js';
-import { issueDetail } from './issue-page.js';
-import { IssueBook } from './issues.js';
-import { parseInput } from './schemas.js';
-import { guard } from './service-context.js';
+import type { HivewatchStore } from '../../store/index.js';
+import { IssueTransitions } from '../../store/issues/issue-transitions.js';
+import type { HivewatchApi } from '../api.js';
+import { issueDetail } from './page.js';
+import { IssueBook } from './book.js';
+import { parseInput } from '../schemas.js';
+import { guard } from '../service-context.js';
 
 /** This process as a host in issues' log: machine and pid (a system transition names who noticed it). */
 export const thisIssueHost = (): string => `${hostname()}:${process.pid}`;
@@ -16,7 +16,7 @@ export interface IssueParts {
   transitions: IssueTransitions;
 }
 
-/** The issues API over one IssueBook (issues.ts), with the hook its changes are told to. */
+/** The issues API over one IssueBook (book.ts), with the hook its changes are told to. */
 export function issuesApi(store: HivewatchStore, options: { now?: () => number; onListenerError?: (error: unknown) => void } = {}): IssueParts {
   const transitions = new IssueTransitions(options.onListenerError);
   const book = new IssueBook({

@@ -1,6 +1,6 @@
-import { fingerprintOf } from '../store/projection/fingerprint.js';
-import type { HivewatchStore } from '../store/index.js';
-import type { IssueBook } from './issues.js';
+import { fingerprintOf } from '../../store/projection/fingerprint.js';
+import type { HivewatchStore } from '../../store/index.js';
+import type { IssueBook } from './book.js';
 
 /** Timer of the watch (tests inject one and call `check()`). */
 export interface IssueWatchScheduler {

@@ -1,15 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { IssueTransitions, type IssueTransition } from '../store/issues/issue-transitions.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { testEngines } from '../store/testing/engines.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { IssueBook } from './issues.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { IssueTransitions, type IssueTransition } from '../../store/issues/issue-transitions.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { testEngines } from '../../store/testing/engines.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { IssueBook } from './book.js';
 
 /**
  * Escalating is a forecast (docs/triage.md), on every engine, through the issue book on a real
  * store: a steady issue (4 an hour for 8 days) is never escalating, its forecast 24 worked out
- * as issue-forecast.test.ts does by hand; a 10× jump in the last hour escalates it once, with
+ * as forecast.test.ts does by hand; a 10× jump in the last hour escalates it once, with
  * the figures in the change's reason and the issue's why; a new issue with the same jump stays
  * `new`. Occurrences are a recovered run's retried attempts, one second apart.
  */

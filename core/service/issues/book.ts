@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { emptyIssueState, foldIssueLog, isStaleRow, type IssueState } from '../store/issues/issue-state.js';
-import type { IssueTransitions } from '../store/issues/issue-transitions.js';
-import type { ErrorGroup, HivewatchStore } from '../store/index.js';
-import type { IssueActor, IssueFacts, IssueLogRow, NewIssueChange } from '../store/issues/issues.js';
-import type { Issue, IssueScope, IssueSort, IssueStatusFilter, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
-import { ApiError } from '../common/api-errors.js';
-import { ignoreBoundsSchema, parseWith } from './schemas.js';
-import { escalatesByRate, issueTitle, toIssue } from './issue-assembly.js';
-import { issueEscalations, type Escalation } from './issue-escalations.js';
-import { dueTransition } from './issue-rules.js';
-import { growth, issueTrends, periodBounds, periodCounts, periodOf, type PeriodBounds, type PeriodCounts } from './issue-scope.js';
+import { emptyIssueState, foldIssueLog, isStaleRow, type IssueState } from '../../store/issues/issue-state.js';
+import type { IssueTransitions } from '../../store/issues/issue-transitions.js';
+import type { ErrorGroup, HivewatchStore } from '../../store/index.js';
+import type { IssueActor, IssueFacts, IssueLogRow, NewIssueChange } from '../../store/issues/issues.js';
+import type { Issue, IssueScope, IssueSort, IssueStatusFilter, ListIssuesInput, SetIssueStatusInput } from '../api-issues.js';
+import { ApiError } from '../../common/api-errors.js';
+import { ignoreBoundsSchema, parseWith } from '../schemas.js';
+import { escalatesByRate, issueTitle, toIssue } from './assembly.js';
+import { issueEscalations, type Escalation } from './escalations.js';
+import { dueTransition } from './rules.js';
+import { growth, issueTrends, periodBounds, periodCounts, periodOf, type PeriodBounds, type PeriodCounts } from './scope.js';
 
 /**
  * Error issues over the store: assembling what an issue shows, the operator's status changes,

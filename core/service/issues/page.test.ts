@@ -1,16 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import type { ErrorEnvelope } from '../base/errors/envelope.js';
-import { flowDigest } from '../flow/digest.js';
-import { IssueTransitions } from '../store/issues/issue-transitions.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { testEngines } from '../store/testing/engines.js';
-import { envelope, JournalBuilder, type ErrorSpec } from '../store/testing/journal-builder.js';
-import { addAlertRule } from './alerts/alerts-api.js';
-import { AlertEngine } from './alerts/engine.js';
-import { TestReceiver } from './alerts/testing.js';
-import { issueDetail } from './issue-page.js';
-import { IssueBook } from './issues.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { ErrorEnvelope } from '../../base/errors/envelope.js';
+import { flowDigest } from '../../flow/digest.js';
+import { IssueTransitions } from '../../store/issues/issue-transitions.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { testEngines } from '../../store/testing/engines.js';
+import { envelope, JournalBuilder, type ErrorSpec } from '../../store/testing/journal-builder.js';
+import { addAlertRule } from '../alerts/alerts-api.js';
+import { AlertEngine } from '../alerts/engine.js';
+import { TestReceiver } from '../alerts/testing.js';
+import { issueDetail } from './page.js';
+import { IssueBook } from './book.js';
 
 /**
  * An issue's page on every engine (docs/triage.md "The issue page"): "first seen after a flow

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escalationWords, FORECAST_HOURS, forecastHour, forecastWindow, type HourCount } from './issue-forecast.js';
+import { escalationWords, FORECAST_HOURS, forecastHour, forecastWindow, type HourCount } from './forecast.js';
 
 /**
  * The escalating forecast against series worked out by hand (Sentry's `generate_issue_forecast`,

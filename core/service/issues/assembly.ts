@@ -1,12 +1,12 @@
-import type { IssueState } from '../store/issues/issue-state.js';
-import type { ErrorGroup } from '../store/index.js';
-import type { IssueFacts } from '../store/issues/issues.js';
-import type { Issue, IssueEscalation, IssuePeriod } from './api-issues.js';
-import { isNewIssue, substatusOf } from './issue-rules.js';
+import type { IssueState } from '../../store/issues/issue-state.js';
+import type { ErrorGroup } from '../../store/index.js';
+import type { IssueFacts } from '../../store/issues/issues.js';
+import type { Issue, IssueEscalation, IssuePeriod } from '../api-issues.js';
+import { isNewIssue, substatusOf } from './rules.js';
 
 /**
  * An issue as the API shows it, from its group, its folded log, its facts, its period counts and
- * its forecast, with its status in words (`why`). Pure: the book (issues.ts) reads the parts.
+ * its forecast, with its status in words (`why`). Pure: the book (book.ts) reads the parts.
  */
 
 const HOUR = 3_600_000;

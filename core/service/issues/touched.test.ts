@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { IssueTransitions } from '../store/issues/issue-transitions.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { testEngines } from '../store/testing/engines.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { IssueBook } from './issues.js';
+import { IssueTransitions } from '../../store/issues/issue-transitions.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { testEngines } from '../../store/testing/engines.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { IssueBook } from './book.js';
 
 /**
  * A batch's issue pass reads the issues its errors touched, not every issue:

@@ -1,13 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { IssueTransitions, type IssueTransition } from '../store/issues/issue-transitions.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { testEngines } from '../store/testing/engines.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { addAlertRule } from './alerts/alerts-api.js';
-import { AlertEngine } from './alerts/engine.js';
-import { TestReceiver } from './alerts/testing.js';
-import type { Issue } from './api-issues.js';
-import { IssueBook } from './issues.js';
+import { IssueTransitions, type IssueTransition } from '../../store/issues/issue-transitions.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { testEngines } from '../../store/testing/engines.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { addAlertRule } from '../alerts/alerts-api.js';
+import { AlertEngine } from '../alerts/engine.js';
+import { TestReceiver } from '../alerts/testing.js';
+import type { Issue } from '../api-issues.js';
+import { IssueBook } from './book.js';
 
 /**
  * Every transition of an issue against Sentry's documented rules (docs/triage.md "Status"), on

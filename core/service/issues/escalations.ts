@@ -1,9 +1,9 @@
-import type { HivewatchStore } from '../store/index.js';
-import type { IssueEscalation } from './api-issues.js';
-import { escalationWords, forecastHour, forecastWindow, type HourCount } from './issue-forecast.js';
+import type { HivewatchStore } from '../../store/index.js';
+import type { IssueEscalation } from '../api-issues.js';
+import { escalationWords, forecastHour, forecastWindow, type HourCount } from './forecast.js';
 
 /**
- * Each issue's last hour against its forecast (issue-forecast.ts), from rollups: the last hour
+ * Each issue's last hour against its forecast (forecast.ts), from rollups: the last hour
  * as the issue facts count it (the group trends and the edges, store/issues/issue-facts.ts), the week's
  * hours from the group count table of migration 20. A forecast is worked out for the issues whose last hour had any
  * occurrence (a quiet hour exceeds no forecast), or for every issue asked with `always` (an

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IssueTransitions, type IssueTransition } from '../store/issues/issue-transitions.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { testEngines } from '../store/testing/engines.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { IssueBook } from './issues.js';
+import { IssueTransitions, type IssueTransition } from '../../store/issues/issue-transitions.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { testEngines } from '../../store/testing/engines.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { IssueBook } from './book.js';
 
 /**
  * A system transition decided on a state that an operator's change replaced before the insert

@@ -1,6 +1,6 @@
-import type { HivewatchStore } from '../store/index.js';
-import type { IssueWindowCount } from '../store/issues/issues.js';
-import type { IssuePeriod, IssueScope } from './api-issues.js';
+import type { HivewatchStore } from '../../store/index.js';
+import type { IssueWindowCount } from '../../store/issues/issues.js';
+import type { IssuePeriod, IssueScope } from '../api-issues.js';
 
 /**
  * The period an issue list or page is read for, and what it counts in it (docs/triage.md "What

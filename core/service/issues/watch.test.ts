@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IssueTransitions, type IssueTransition } from '../store/issues/issue-transitions.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { IssueWatch, type IssueWatchScheduler } from './issue-watch.js';
-import { IssueBook } from './issues.js';
+import { IssueTransitions, type IssueTransition } from '../../store/issues/issue-transitions.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { IssueWatch, type IssueWatchScheduler } from './watch.js';
+import { IssueBook } from './book.js';
 
 /**
  * The service's issue watch on a real SQLite store: a committed batch with an error journals its

@@ -1,12 +1,12 @@
-import { causeOf, type ErrorEnvelope } from '../base/errors/envelope.js';
-import { emptyIssueState, isStaleRow, foldIssueLog } from '../store/issues/issue-state.js';
-import type { HivewatchStore } from '../store/index.js';
-import type { FlowRun, IssueLogRow } from '../store/issues/issues.js';
-import { alertDeliveriesAbout } from './alerts/alerts-api.js';
-import type { IssueActivity, IssueDetail, IssueDetailInput, IssueFlowChange, IssueFlowVersion } from './api-issue-page.js';
-import type { Issue } from './api-issues.js';
-import type { IssueBook } from './issues.js';
-import { errorOccurrence } from './mapping.js';
+import { causeOf, type ErrorEnvelope } from '../../base/errors/envelope.js';
+import { emptyIssueState, isStaleRow, foldIssueLog } from '../../store/issues/issue-state.js';
+import type { HivewatchStore } from '../../store/index.js';
+import type { FlowRun, IssueLogRow } from '../../store/issues/issues.js';
+import { alertDeliveriesAbout } from '../alerts/alerts-api.js';
+import type { IssueActivity, IssueDetail, IssueDetailInput, IssueFlowChange, IssueFlowVersion } from '../api-issue-page.js';
+import type { Issue } from '../api-issues.js';
+import type { IssueBook } from './book.js';
+import { errorOccurrence } from '../mapping.js';
 
 /**
  * An issue's page (docs/triage.md "The issue page"): the issue in the scope asked, its latest

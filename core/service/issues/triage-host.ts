@@ -1,9 +1,9 @@
-import { isStoreError, type HivewatchStore } from '../store/index.js';
-import { startAlerts, type AlertsHost } from './alerts/alerts-host.js';
-import { AlertEngine } from './alerts/engine.js';
-import { issuesApi, type IssueParts } from './issues-api.js';
-import { IssueWatch } from './issue-watch.js';
-import type { HivewatchServiceOptions } from './service-types.js';
+import { isStoreError, type HivewatchStore } from '../../store/index.js';
+import { startAlerts, type AlertsHost } from '../alerts/alerts-host.js';
+import { AlertEngine } from '../alerts/engine.js';
+import { issuesApi, type IssueParts } from './api.js';
+import { IssueWatch } from './watch.js';
+import type { HivewatchServiceOptions } from '../service-types.js';
 
 /** What a service runs for triage: error issues, their watch, and the alert engine they feed. */
 export interface TriageHost {
