@@ -15,7 +15,7 @@ const CORE_LAYERS = {
   flow: ['base', 'common'],
   runtimes: ['base', 'common', 'flow'],
   store: ['base', 'common', 'runtimes'],
-  otel: ['base', 'common', 'runtimes', 'store'],
+  otel: ['base', 'common', 'store'],
   engine: ['base', 'common', 'flow', 'runtimes'],
   workspace: ['base', 'common', 'flow', 'runtimes', 'engine'],
   service: ['base', 'common', 'flow', 'runtimes', 'store', 'otel', 'engine', 'workspace'],

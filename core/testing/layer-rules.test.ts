@@ -43,6 +43,20 @@ describe('the layer rules hold from any working directory', () => {
   }, 60_000);
 });
 
+describe('OTLP ingest classifies through core/base, never the runtimes', () => {
+  it('refuses an otel file that imports a runtime', () => {
+    const messages = zoneMessages('core/otel/layer-probe.ts', "import { firstLine } from '../runtimes/preset.js';\nexport const y = firstLine;\n");
+    expect(messages).toEqual([
+      expect.stringMatching(/^import-x\/no-restricted-paths: .*"\.\.\/runtimes\/preset\.js".* core\/otel imports only core\/\{base,common,store\}$/),
+    ]);
+  }, 60_000);
+
+  it('lets an otel file import the one classifier from core/base', () => {
+    const text = "import { classifyProviderFailure } from '../base/errors/provider-failure.js';\nexport const y = classifyProviderFailure;\n";
+    expect(zoneMessages('core/otel/layer-probe.ts', text)).toEqual([]);
+  }, 60_000);
+});
+
 describe('the shared pure layer (core/common) is pure, and the only core code the window takes', () => {
   it('refuses a Node module in the shared layer', () => {
     const messages = zoneMessages('core/common/layer-probe.ts', "import { readFileSync } from 'node:fs';\nexport const y = readFileSync;\n");
