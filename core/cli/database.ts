@@ -1,4 +1,5 @@
-import { defaultDatabasePath, openStore, type HivewatchStore } from '../store/index.js';
+import { openHostStore } from '../service/history/open.js';
+import { defaultDatabasePath, type HivewatchStore } from '../store/index.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import type { CliIo } from './io.js';
 
@@ -8,7 +9,7 @@ export function databasePathOf(args: ParsedArgs, io: CliIo): string {
 }
 
 export async function openCliStore(args: ParsedArgs, io: CliIo, options: { readonly?: boolean } = {}): Promise<HivewatchStore> {
-  const store = await openStore({ path: databasePathOf(args, io), readonly: options.readonly ?? false });
+  const store = await openHostStore({ path: databasePathOf(args, io), readonly: options.readonly ?? false });
   // What start-up recovery did with agent processes a dead host left: ended, or left alone and why.
   for (const run of store.recovered) for (const group of run.processes) io.err(`run ${run.runId} interrupted: ${group.message}\n`);
   return store;
