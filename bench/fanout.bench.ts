@@ -1,11 +1,10 @@
+import { fullGc } from '../core/testing/full-gc.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import pg from 'pg';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../core/testing/postgres-cluster.js';
 import { startServer, type RunningServer } from '../server/main.js';
@@ -32,14 +31,6 @@ const NOOP_SOURCE =
   'agent inline:\n  runtime: "noop"\nsession: inline\n  prompt: "plan"\nsession: inline\n  prompt: "implement"\nsession: inline\n  prompt: "review"\n';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-const fullGc = ((): (() => void) => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  return () => {
-    gc();
-    gc();
-  };
-})();
 const rssMb = (): number => process.memoryUsage().rss / (1024 * 1024);
 
 function child(script: string, args: readonly string[]): { proc: ChildProcess; lines: Interface } {

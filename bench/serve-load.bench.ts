@@ -1,11 +1,10 @@
+import { fullGc } from '../core/testing/full-gc.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import pg from 'pg';
 import { REQUEST_TIMEOUT_MS } from '../core/base/http-limits.js';
 import { MAX_OTLP_CONNECTIONS } from '../core/otel/receiver.js';
@@ -66,16 +65,6 @@ const memory = (): Memory => {
   const m = process.memoryUsage();
   return { rssMb: mb(m.rss), heapMb: mb(m.heapUsed) };
 };
-
-/** A full collection, so "after" figures are what the process keeps, not garbage not yet collected. */
-const fullGc = ((): (() => void) => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  return () => {
-    gc();
-    gc();
-  };
-})();
 
 /** Samples memory every 100 ms until stopped; the peak of each figure. */
 function peakMemory(): { stop(): Memory } {

@@ -1,5 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { fullGc } from '../core/testing/full-gc.js';
 import type { HivewatchEvent } from '../core/base/events.js';
 import { DAY } from '../core/store/rollups.js';
 import { JournalBuilder, pick, prng, type AttemptScript, type ErrorSpec, type TaskScript } from '../core/store/testing/journal-builder.js';
@@ -10,20 +9,7 @@ export const START = Date.UTC(2026, 0, 1);
 export const SPAN = 30 * DAY;
 
 /** A full GC between timed sections (untimed), so one section does not pay for another's garbage. */
-let collect: (() => void) | null = null;
-export function gc(): void {
-  if (collect === null) {
-    collect = () => undefined;
-    try {
-      setFlagsFromString('--expose-gc');
-      const fn = runInNewContext('gc') as unknown;
-      if (typeof fn === 'function') collect = fn as () => void;
-    } catch {
-      // not available: the sections share the collector's work as it comes
-    }
-  }
-  collect();
-}
+export const gc = fullGc;
 
 /**
  * Before each timed section: a full GC, then a pause for the collector's background threads
