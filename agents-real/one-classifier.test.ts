@@ -8,7 +8,7 @@ import { readClaudeCodeOutput } from '../core/runtimes/claude-code.js';
 import { readCodexCliOutput } from '../core/runtimes/codex-cli.js';
 import type { AttemptResult } from '../core/runtimes/runtime.js';
 import { openSqliteStore } from '../core/store/index.js';
-import { SqliteContractStore } from '../core/store/sqlite-async.js';
+import { SqliteContractStore } from '../core/store/sqlite/async-store.js';
 import { spawnLinks } from '../core/store/agent-tree.js';
 import type { HivewatchStore } from '../core/store/contract.js';
 import { allFixtureRefs, fixtureLabel, readFixture, type LoadedFixture } from './fixtures-io.js';

@@ -2,8 +2,8 @@ import { VirtualClock } from '../core/base/clock.js';
 import { FlowRun } from '../core/engine/run.js';
 import { checkFlow } from '../core/flow/check.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from '../core/runtimes/runtime.js';
-import { createDurableSink } from '../core/store/sink.js';
-import { openSqliteStore } from '../core/store/store.js';
+import { createDurableSink } from '../core/store/sink/sink.js';
+import { openSqliteStore } from '../core/store/sqlite/store.js';
 import type { Measurement } from './measure.js';
 import { removeDb, tempPath } from './store-baseline.js';
 

@@ -12,7 +12,7 @@ import { groupAlive } from '../core/runtimes/process-group.js';
 import { DEFAULT_HOST_WATCH_MS } from '../core/service/host-watch.js';
 import { bundledExamplesDir } from '../core/service/flow-keys.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
-import { DEFAULT_LEASE_MS } from '../core/store/host-lease.js';
+import { DEFAULT_LEASE_MS } from '../core/store/hosts/host-lease.js';
 import { openHostStore } from '../core/service/history/open.js';
 import type { HivewatchStore } from '../core/store/index.js';
 import { findPostgres, startPostgresCluster } from '../core/testing/postgres-cluster.js';

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
-import { openDatabase } from '../core/store/database.js';
+import { openDatabase } from '../core/store/sqlite/database.js';
 import { createPostgresPool, postgresConfig } from '../core/store/postgres/connection.js';
 import { migratePostgres } from '../core/store/postgres/migrations.js';
 import { writeRows } from '../core/store/postgres/multi-row.js';

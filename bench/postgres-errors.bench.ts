@@ -5,7 +5,7 @@ import type { HivewatchEvent } from '../core/base/events.js';
 import type { HivewatchStore } from '../core/store/contract.js';
 import { POSTGRES_SCHEMA_VERSION } from '../core/store/postgres/migrations.js';
 import { openPostgresStore } from '../core/store/postgres/store.js';
-import { DAY } from '../core/store/rollups.js';
+import { DAY } from '../core/store/rollups/rollups.js';
 import { prng } from '../core/store/testing/journal-builder.js';
 import { findPostgres, startPostgresCluster, type PostgresBinaries, type PostgresCluster } from '../core/testing/postgres-cluster.js';
 import { percentile, type Measurement } from './measure.js';

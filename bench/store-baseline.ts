@@ -4,16 +4,16 @@ import { rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HivewatchEvent } from '../core/base/events.js';
-import { openDatabase } from '../core/store/database.js';
-import { aggregateBatch } from '../core/store/batch-aggregates.js';
-import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, failureParams } from '../core/store/failure-rollups.js';
-import { eventPayload } from '../core/store/journal-codec.js';
+import { openDatabase } from '../core/store/sqlite/database.js';
+import { aggregateBatch } from '../core/store/rollups/batch-aggregates.js';
+import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, failureParams } from '../core/store/rollups/failure-rollups.js';
+import { eventPayload } from '../core/store/projection/journal-codec.js';
 import { migrate } from '../core/store/migrations.js';
-import { applyEvent, emptyEmitted, NO_ROWS, stampedRun, type RunState } from '../core/store/projections.js';
-import { GRAINS, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, ROLLUP_TABLE } from '../core/store/rollups.js';
-import { type AttemptRow, type StepRow, type TaskRow } from '../core/store/schema.js';
-import { insertSql, rowParams, upsertSql } from '../core/store/row-codec.js';
-import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS } from '../core/store/table-specs.js';
+import { applyEvent, emptyEmitted, NO_ROWS, stampedRun, type RunState } from '../core/store/projection/projections.js';
+import { GRAINS, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, ROLLUP_TABLE } from '../core/store/rollups/rollups.js';
+import { type AttemptRow, type StepRow, type TaskRow } from '../core/store/projection/schema.js';
+import { insertSql, rowParams, upsertSql } from '../core/store/projection/row-codec.js';
+import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS } from '../core/store/projection/table-specs.js';
 import { TERMINAL_RUN_STATUSES } from '../core/common/run-statuses.js';
 
 /** The raw better-sqlite3 baselines: the same rows the store writes, and helpers to compare files. */

@@ -1,5 +1,5 @@
-import { DAY, HOUR } from '../core/store/rollups.js';
-import type { SqliteStore } from '../core/store/sqlite-store.js';
+import { DAY, HOUR } from '../core/store/rollups/rollups.js';
+import type { SqliteStore } from '../core/store/sqlite/types.js';
 import { prng } from '../core/store/testing/journal-builder.js';
 import type { Measurement } from './measure.js';
 import { START, SPAN, now } from './store-workload.js';

@@ -1,6 +1,6 @@
 import { fullGc } from '../core/testing/full-gc.js';
 import type { HivewatchEvent } from '../core/base/events.js';
-import { DAY } from '../core/store/rollups.js';
+import { DAY } from '../core/store/rollups/rollups.js';
 import { JournalBuilder, pick, prng, type AttemptScript, type ErrorSpec, type TaskScript } from '../core/store/testing/journal-builder.js';
 
 /** The benchmark data: realistic journals over 30 days, and how they are batched. */

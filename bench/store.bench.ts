@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
-import { DAY } from '../core/store/rollups.js';
-import type { SqliteStore } from '../core/store/sqlite-store.js';
-import { openSqliteStore } from '../core/store/store.js';
+import { DAY } from '../core/store/rollups/rollups.js';
+import type { SqliteStore } from '../core/store/sqlite/types.js';
+import { openSqliteStore } from '../core/store/sqlite/store.js';
 import type { Measurement } from './measure.js';
 import { SPAN, gc, quiesce, now, type Batching, Workload } from './store-workload.js';
 import { countQueries, queryMeasurement } from './store-counts.js';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { API_ROUTES, isApiMethod } from '../core/common/api-routes.js';
 import type { BridgeMessage, BridgeReply } from '../core/service/api.js';
-import { ApiError, toWireError } from '../core/service/errors.js';
+import { ApiError } from '../core/common/api-errors.js';
+import { toWireError } from '../core/service/errors.js';
 import { parseInput, parseWith } from '../core/service/schemas.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { CALL_CHANNEL, EVENTS_CHANNEL, SUBSCRIBE_CHANNEL, UNSUBSCRIBE_CHANNEL } from './security.js';
@@ -74,14 +75,14 @@ export function registerIpc(ipcMain: IpcMainLike, service: HivewatchService, opt
   };
 
   const oneArgument = (args: unknown[]): unknown => {
-    if (args.length > 1) throw new ApiError(400, 'invalid_input', 'takes one input object');
+    if (args.length > 1) throw new ApiError('invalid_input', 'takes one input object');
     return args[0];
   };
 
   handle(CALL_CHANNEL, async (_event, args) => {
-    if (args.length > 2) throw new ApiError(400, 'invalid_input', 'takes a method name and one input object');
+    if (args.length > 2) throw new ApiError('invalid_input', 'takes a method name and one input object');
     const [method, given] = args;
-    if (!isApiMethod(method)) throw new ApiError(404, 'unknown_method', `no API method ${JSON.stringify(String(method)).slice(0, 80)}`);
+    if (!isApiMethod(method)) throw new ApiError('unknown_method', `no API method ${JSON.stringify(String(method)).slice(0, 80)}`);
     const input = parseInput(method, given);
     const call = service[method] as (input?: unknown) => Promise<unknown>;
     const noInput = (API_ROUTES[method] as { noInput?: true }).noInput === true;

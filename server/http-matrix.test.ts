@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { isApiErrorCode } from '../core/common/api-errors.js';
 import { retainedBytes } from '../core/testing/full-gc.js';
 import { EXAMPLES_DIR } from '../core/service/conformance.suite.js';
 import { schemas } from '../core/service/schemas.js';
@@ -224,7 +225,7 @@ describe('HTTP matrix: every route, every field, hostile bodies and headers', ()
           } catch {
             error = undefined;
           }
-          const reasoned = typeof error?.code === 'string' && typeof error.message === 'string' && error.message.length > 0;
+          const reasoned = isApiErrorCode(error?.code) && typeof error.message === 'string' && error.message.length > 0;
           if (reply.status < 400 || reply.status > 499 || !reasoned) failures.push(label);
           else if (c.mentions !== undefined && !mentions(String(error?.message), c.mentions)) failures.push(`${label} (should mention "${c.mentions}")`);
         }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../core/base/http-limits.js';
+import { API_ERROR_STATUS, type ApiErrorCode } from '../core/common/api-errors.js';
 import { toWireError } from '../core/service/errors.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { matchRoute } from './routes.js';
@@ -58,7 +59,7 @@ export interface HttpShell {
 
 class BodyError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ApiErrorCode | typeof ABORTED,
     message: string,
   ) {
     super(message);
@@ -85,8 +86,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, extra: Rec
   res.end(payload);
 }
 
-function sendError(res: ServerResponse, status: number, code: string, message: string, extra: Record<string, string> = {}): void {
-  sendJson(res, status, { error: { code, message } }, extra);
+function sendError(res: ServerResponse, code: ApiErrorCode, message: string, extra: Record<string, string> = {}): void {
+  sendJson(res, API_ERROR_STATUS[code], { error: { code, message } }, extra);
 }
 
 /** Reads a JSON body of at most `limit` bytes; an empty body is `undefined`. */
@@ -143,12 +144,12 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
 /** Host, then Origin and fetch metadata: a request from anywhere but this server's page is answered 403. Whether it was. */
 function refusedSource(req: IncomingMessage, res: ServerResponse, port: number): boolean {
   if (!isAllowedHost(header(req, 'host'), port)) {
-    sendError(res, 403, 'forbidden_host', `Host "${header(req, 'host') ?? ''}" is not allowed; use http://${LOOPBACK}:${port}/`);
+    sendError(res, 'forbidden_host', `Host "${header(req, 'host') ?? ''}" is not allowed; use http://${LOOPBACK}:${port}/`);
     return true;
   }
   const origin = header(req, 'origin');
   if (!isAllowedOrigin(origin, port) || !isAllowedFetchSite(header(req, 'sec-fetch-site'))) {
-    sendError(res, 403, 'forbidden_origin', `Origin "${origin ?? header(req, 'sec-fetch-site') ?? ''}" is not allowed`);
+    sendError(res, 'forbidden_origin', `Origin "${origin ?? header(req, 'sec-fetch-site') ?? ''}" is not allowed`);
     return true;
   }
   return false;
@@ -164,7 +165,6 @@ function refusedToken(req: IncomingMessage, res: ServerResponse, token: string):
   if (auth === 'ok') return false;
   sendError(
     res,
-    401,
     'unauthorized',
     auth === 'missing'
       ? 'missing token: send Authorization: Bearer <token> (the token is in the URL Hivewatch printed)'
@@ -210,14 +210,14 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
     const url = new URL(req.url ?? '/', `http://${LOOPBACK}:${port}`);
     const method = req.method ?? 'GET';
     if (!(url.pathname === '/api' || url.pathname.startsWith('/api/'))) {
-      if (method !== 'GET' && method !== 'HEAD') return sendError(res, 405, 'method_not_allowed', `${method} is not allowed here`, { allow: 'GET, HEAD' });
+      if (method !== 'GET' && method !== 'HEAD') return sendError(res, 'method_not_allowed', `${method} is not allowed here`, { allow: 'GET, HEAD' });
       return serveStatic(req, res, url.pathname, options.staticDir ?? null);
     }
 
     if (refusedToken(req, res, token)) return;
 
     if (url.pathname === '/api/stream') {
-      if (method !== 'GET') return sendError(res, 405, 'method_not_allowed', `${method} /api/stream is not allowed`, { allow: 'GET' });
+      if (method !== 'GET') return sendError(res, 'method_not_allowed', `${method} /api/stream is not allowed`, { allow: 'GET' });
       const stream = openStream(req, res, service, url.searchParams, { heartbeatMs });
       streams.add(stream);
       res.on('close', () => streams.delete(stream));
@@ -225,9 +225,9 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
     }
 
     const match = matchRoute(method, url.pathname);
-    if (match.kind === 'none') return sendError(res, 404, 'not_found', `no route ${method} ${url.pathname}`);
+    if (match.kind === 'none') return sendError(res, 'not_found', `no route ${method} ${url.pathname}`);
     if (match.kind === 'method') {
-      return sendError(res, 405, 'method_not_allowed', `${method} ${url.pathname} is not allowed; use ${match.allow.join(', ')}`, {
+      return sendError(res, 'method_not_allowed', `${method} ${url.pathname} is not allowed; use ${match.allow.join(', ')}`, {
         allow: match.allow.join(', '),
       });
     }
@@ -236,13 +236,11 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
       try {
         body = await readJson(req, maxBody);
       } catch (error) {
-        if (error instanceof BodyError && error.code === ABORTED) {
-          log(`hivewatch: ${method} ${url.pathname}: ${error.message}`);
-          res.destroy();
-          return;
-        }
-        if (error instanceof BodyError) return sendError(res, 400, error.code, error.message);
-        throw error;
+        if (!(error instanceof BodyError)) throw error;
+        if (error.code !== ABORTED) return sendError(res, error.code, error.message);
+        log(`hivewatch: ${method} ${url.pathname}: ${error.message}`);
+        res.destroy();
+        return;
       }
     } else {
       req.resume();

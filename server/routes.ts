@@ -1,5 +1,5 @@
 import { API_METHODS, API_ROUTES, pathParams, type ApiMethod, type ApiRoute } from '../core/common/api-routes.js';
-import { ApiError } from '../core/service/errors.js';
+import { ApiError } from '../core/common/api-errors.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { parseInput } from '../core/service/schemas.js';
 
@@ -49,7 +49,7 @@ export function queryInput(query: URLSearchParams, spec: { numbers?: readonly st
         .filter((v) => v !== '');
       continue;
     }
-    if (values.length > 1) throw new ApiError(400, 'invalid_input', `${key}: given more than once`);
+    if (values.length > 1) throw new ApiError('invalid_input', `${key}: given more than once`);
     const value = values[0] as string;
     input[key] = spec.numbers?.includes(key) && NUMBER.test(value) ? Number(value) : value;
   }
@@ -58,7 +58,7 @@ export function queryInput(query: URLSearchParams, spec: { numbers?: readonly st
 
 function bodyObject(body: unknown): Record<string, unknown> {
   if (body === undefined) return {};
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'invalid_input', 'input must be an object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('invalid_input', 'input must be an object');
   return body as Record<string, unknown>;
 }
 
@@ -84,7 +84,7 @@ function routeOf(apiMethod: ApiMethod): Route {
       const call = service[apiMethod] as (input?: unknown) => Promise<unknown>;
       const value = await call.call(service, ...(spec.noInput ? [] : [input]));
       if (value === null && spec.nullAs !== undefined) {
-        throw new ApiError(404, spec.nullAs, NOT_FOUND_WORDS[spec.nullAs]?.(input) ?? `${apiMethod}: not found`);
+        throw new ApiError(spec.nullAs, NOT_FOUND_WORDS[spec.nullAs]?.(input) ?? `${apiMethod}: not found`);
       }
       return { status: spec.created ? 201 : 200, body: value };
     },
@@ -131,7 +131,7 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
     try {
       keys.forEach((key, i) => (params[key] = decodeURIComponent(match[i + 1] as string)));
     } catch {
-      throw new ApiError(400, 'invalid_input', 'malformed path');
+      throw new ApiError('invalid_input', 'malformed path');
     }
     return { kind: 'found', route, params };
   }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { fingerprintOf } from '../../core/store/fingerprint.js';
+import { fingerprintOf } from '../../core/store/projection/fingerprint.js';
 
 /**
  * The bulk history's errors as the product groups them (bulk-seed.ts): each error's message is

@@ -7,7 +7,7 @@ import { flowNameOf } from '../engine/run-config.js';
 import type { BulkResult } from '../service/api.js';
 import { narrowingKeys } from '../service/bulk-filter.js';
 import { EXAMPLES_DIR } from '../service/conformance.suite.js';
-import { ApiError } from '../service/errors.js';
+import { ApiError } from '../common/api-errors.js';
 import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flow-ref.js';
 import { createHivewatchService, type HivewatchService } from '../service/service.js';
 import { openStore, type HivewatchStore } from '../store/index.js';

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { BulkAction, BulkResult, BulkRunsInput, RunStatus } from '../service/api.js';
 import { everyRunOf, narrowingKeys } from '../service/bulk-filter.js';
-import { ApiError } from '../service/errors.js';
+import { ApiError } from '../common/api-errors.js';
 import { appFlowsDirOf, bundledExamplesDir } from '../service/flow-keys.js';
 import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flow-ref.js';
 import { createHivewatchService, type HivewatchService } from '../service/service.js';

@@ -1,7 +1,7 @@
 import { printableLocation, type HivewatchStore } from '../store/index.js';
-import { IssueTransitions } from '../store/issue-transitions.js';
+import { IssueTransitions } from '../store/issues/issue-transitions.js';
 import { IGNORE_BOUNDS, ISSUE_SORTS, ISSUE_STATUS_FILTERS, type Issue, type IssueSort, type IssueStatusFilter } from '../service/api-issues.js';
-import { ApiError } from '../service/errors.js';
+import { ApiError } from '../common/api-errors.js';
 import { AlertEngine } from '../service/alerts/engine.js';
 import { costApi } from '../service/cost-api.js';
 import { issuePageApi, thisIssueHost } from '../service/issues-api.js';

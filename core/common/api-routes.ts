@@ -1,3 +1,5 @@
+import type { ApiErrorCode } from './api-errors.js';
+
 /**
  * The API's one list of methods and where each travels (docs/howto/add-an-api-method.md): the service implements
  * these names (`HivewatchApi` in core/service/api.ts, checked against this table at compile time),
@@ -19,7 +21,7 @@ export interface ApiRoute {
   /** GET: query keys that are comma lists. */
   lists?: readonly string[];
   /** A null answer travels as a 404 with this code, and the client turns that 404 back into null. */
-  nullAs?: string;
+  nullAs?: ApiErrorCode;
   /** The method takes no input at all (the service method has no parameter). */
   noInput?: true;
 }

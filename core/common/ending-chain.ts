@@ -3,7 +3,7 @@ import { causeOf, MAX_CAUSE_DEPTH, type ErrorEnvelope } from '../base/errors/env
 
 /**
  * Why a run ended (rule 16, docs/semantics.md F1–F4), decided from the run's own events in seq
- * order: the store settles its error rows by it (core/store/dispositions.ts), and the window keeps
+ * order: the store settles its error rows by it (core/store/projection/dispositions.ts), and the window keeps
  * a live row's ending error by it (renderer/live/run-summary.ts), so both say the same.
  *
  * - An occurrence stays `pending` (a possible link of the chain) from its `errorOccurred` until its

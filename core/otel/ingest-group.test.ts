@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { openSqliteStore, type HivewatchStore } from '../store/index.js';
 import { DuplicatePayloadError } from '../store/external.js';
-import { SqliteContractStore } from '../store/sqlite-async.js';
+import { SqliteContractStore } from '../store/sqlite/async-store.js';
 import { decodeOtlp, type TelemetryRecord } from './decode.js';
 import { OtelIngester, type Payload } from './ingest.js';
 import { claudeCodeLogs } from './testing.js';

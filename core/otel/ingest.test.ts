@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventOf } from '../base/events.js';
 import { openSqliteStore, openStore, type HivewatchStore, type SqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite-async.js';
+import { SqliteContractStore } from '../store/sqlite/async-store.js';
 import { decodeOtlp, type TelemetryRecord } from './decode.js';
 import { DEFAULT_QUIET_MS, OtelIngester, STORE_PROMPTS_SETTING } from './ingest.js';
 import { fixture } from './testing.js';

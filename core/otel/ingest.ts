@@ -1,6 +1,6 @@
 import type { HivewatchEvent } from '../base/events.js';
 import { externalSessions, type ExternalSessionRow } from '../store/external.js';
-import { storableKey } from '../store/storable.js';
+import { storableKey } from '../store/projection/storable.js';
 import { isStoreError } from '../store/store-error.js';
 import type { HivewatchStore } from '../store/contract.js';
 import type { TelemetryRecord } from './decode.js';

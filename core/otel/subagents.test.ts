@@ -8,7 +8,7 @@ import { treeNodes } from '../service/agent-tree.js';
 import { agentTree } from '../store/agent-tree.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openSqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite-async.js';
+import { SqliteContractStore } from '../store/sqlite/async-store.js';
 import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
 import { OtelIngester } from './ingest.js';
 import { claudeCodeLogs } from './testing.js';

@@ -3,7 +3,7 @@ import type { HivewatchEvent } from '../base/events.js';
 import { planOf, startRun } from '../engine/testing.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openStore } from '../store/open.js';
-import { createDurableSink, type DurableSink } from '../store/sink.js';
+import { createDurableSink, type DurableSink } from '../store/sink/sink.js';
 import { writeCliStandIn } from '../testing/cli-stand-in.js';
 import { HandClock } from '../testing/hand-clock.js';
 import { tempDirs } from '../testing/temp-dirs.js';

@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { planOf, startRun } from '../engine/testing.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openStore } from '../store/open.js';
-import { createDurableSink, type DurableSink } from '../store/sink.js';
+import { createDurableSink, type DurableSink } from '../store/sink/sink.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
 import { writeCliStandIn } from '../testing/cli-stand-in.js';
 import { HandClock } from '../testing/hand-clock.js';

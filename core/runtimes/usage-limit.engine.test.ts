@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../base/clock.js';
 import { ofType, planOf, runPlan } from '../engine/testing.js';
 import { RESET_WAIT_CAP_MS } from '../base/errors/retry.js';
-import { createDurableSink } from '../store/sink.js';
+import { createDurableSink } from '../store/sink/sink.js';
 import { openStore } from '../store/open.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
 import { writeCliStandIn } from '../testing/cli-stand-in.js';

@@ -6,7 +6,7 @@ import { OtelIngester } from '../otel/ingest.js';
 import { claudeCodeLogs } from '../otel/testing.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openSqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite-async.js';
+import { SqliteContractStore } from '../store/sqlite/async-store.js';
 import { readApi } from './read-api.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { RunFilterInput } from './api.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
 import { FlowRefError, resolveFlowRef, type FlowRefScope } from './flow-ref.js';
 
 /**
@@ -26,7 +26,6 @@ export function everyRunOf(statuses: readonly string[] | undefined): string {
 export async function checkedBulkWhere(where: RunFilterInput, all: boolean, flows: FlowRefScope): Promise<RunFilterInput> {
   if (!all && narrowingKeys(where).length === 0) {
     throw new ApiError(
-      400,
       'broad_filter',
       `where names no flow, text, error, issue or time, so it would act on ${everyRunOf(where.status)}; send all: true if that is what you mean`,
     );
@@ -35,7 +34,7 @@ export async function checkedBulkWhere(where: RunFilterInput, all: boolean, flow
   try {
     return { ...where, flow: await resolveFlowRef(where.flow, flows) };
   } catch (error) {
-    if (error instanceof FlowRefError) throw new ApiError(400, 'invalid_input', `where.flow: ${error.message}`);
+    if (error instanceof FlowRefError) throw new ApiError('invalid_input', `where.flow: ${error.message}`);
     throw error;
   }
 }

@@ -2,7 +2,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { HivewatchStore, RunRow } from '../store/index.js';
 import { BULK_MAX_RUNS, type BulkAction, type BulkResult, type BulkRunResult, type RunFilterInput } from './api.js';
 import { checkedBulkWhere } from './bulk-filter.js';
-import { ApiError, asApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
+import { asApiError } from './errors.js';
 import { flowRefScope, type FlowRefScope } from './flow-ref.js';
 import { newCommandId } from './hosted-runs.js';
 import { recoverIfHostGone } from './remote-commands.js';
@@ -121,7 +122,6 @@ async function actOn(ctx: ServiceContext, single: SingleActions, request: Reques
 async function resolveFilter(store: HivewatchStore, where: RunFilterInput): Promise<string[]> {
   const tooMany = (total: string): ApiError =>
     new ApiError(
-      400,
       'too_many_runs',
       `the filter matches ${total} runs; a bulk action takes at most ${BULK_MAX_RUNS} at once; narrow it (status, flow, since) and act in parts`,
     );

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import type { TokenUsage } from '../base/usage.js';
-import { IssueTransitions } from '../store/issue-transitions.js';
+import { IssueTransitions } from '../store/issues/issue-transitions.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { testEngines } from '../store/testing/engines.js';
 import { JournalBuilder, type ErrorSpec } from '../store/testing/journal-builder.js';

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { specialFileKind } from '../base/regular-file.js';
-import { defaultDatabasePath } from '../store/database.js';
+import { defaultDatabasePath } from '../store/sqlite/database.js';
 import { isPostgresUrl } from '../store/open.js';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';

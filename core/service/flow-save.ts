@@ -3,7 +3,7 @@ import { link, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { invalidFlowMessage } from './invalid-run.js';
 import { checkFlow } from '../flow/check.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
 import { FLOW_FOLDERS } from './flow-keys.js';
 
 /**
@@ -32,10 +32,10 @@ function errnoOf(error: unknown): string | undefined {
 /** Writes the draft; resolves with its flow key. */
 export async function saveUserFlow(userFlowsDir: string | null, args: SaveFlowArgs): Promise<string> {
   const key = flowKeyOfName(args.name);
-  if (userFlowsDir === null) throw new ApiError(409, 'no_flows_folder', `cannot save ${key}: this database has no flows folder (an in-memory database)`);
+  if (userFlowsDir === null) throw new ApiError('no_flows_folder', `cannot save ${key}: this database has no flows folder (an in-memory database)`);
   const checked = checkFlow(args.source, key);
   if (!checked.ok) {
-    throw new ApiError(400, 'invalid_flow', `${invalidFlowMessage(key, checked)}; only a flow that checks is saved`);
+    throw new ApiError('invalid_flow', `${invalidFlowMessage(key, checked)}; only a flow that checks is saved`);
   }
   const file = key.slice(FLOW_FOLDERS.user.length + 1);
   const target = join(userFlowsDir, file);
@@ -51,7 +51,7 @@ export async function saveUserFlow(userFlowsDir: string | null, args: SaveFlowAr
     await link(temp, target);
   } catch (error) {
     if (errnoOf(error) === 'EEXIST') {
-      throw new ApiError(409, 'flow_exists', `${key} already exists; save with overwrite to replace it`);
+      throw new ApiError('flow_exists', `${key} already exists; save with overwrite to replace it`);
     }
     throw error;
   } finally {

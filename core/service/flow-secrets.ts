@@ -1,7 +1,7 @@
 import { checkFlow } from '../flow/check.js';
 import type { FlowPlan } from '../flow/plan.js';
 import { agentSecrets, markerPattern, Redactor, secretMarker } from '../runtimes/secrets.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
 
 /**
  * The Flows screen shows a flow's text with its agents' secrets replaced by `[secret NAME]`:
@@ -46,7 +46,6 @@ export function restoreSecrets(draft: string, from: { source: string; id: string
   if (missing.length > 0) {
     const shown = missing.map(secretMarker).join(', ');
     throw new ApiError(
-      400,
       'hidden_secret',
       `the draft holds ${shown} where the window hid a secret${from ? ` that ${from.id} does not hold (or holds twice with different values)` : ''}; ` +
         'save it from the flow it was copied from, or write the value into the file yourself: the window never shows or guesses secrets',

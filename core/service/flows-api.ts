@@ -1,7 +1,7 @@
 import { checkFlow } from '../flow/check.js';
 import { highlightSpans } from '../flow/highlight.js';
 import type { HivewatchStore } from '../store/index.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
 import { saveUserFlow } from './flow-save.js';
 import { restoreSecrets } from './flow-secrets.js';
 import type { FlowCatalog } from './flows.js';
@@ -39,7 +39,7 @@ export function flowsApi(store: HivewatchStore, catalog: FlowCatalog, userFlowsD
         const from = args.from === undefined ? null : await catalog.load(args.from);
         const key = await saveUserFlow(userFlowsDir, { ...args, source: restoreSecrets(args.source, from) });
         const saved = (await catalog.list()).find((f) => f.id === key);
-        if (!saved) throw new ApiError(404, 'flow_not_found', `no flow ${key}`);
+        if (!saved) throw new ApiError('flow_not_found', `no flow ${key}`);
         return saved;
       }),
 

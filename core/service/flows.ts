@@ -7,7 +7,7 @@ import { flowText, MAX_FLOW_FILE_BYTES } from '../flow/source.js';
 import { highlightSpans } from '../flow/highlight.js';
 import { describeRunRepo } from '../workspace/repo.js';
 import type { FlowInfo } from './api.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
 import { flowRedactor } from './flow-secrets.js';
 import { FLOW_FOLDERS, FlowKeyError, FlowKeyProblem, FlowKeys } from './flow-keys.js';
 import { flowIdSchema } from './schemas.js';
@@ -132,13 +132,13 @@ export class FlowCatalog {
   async loadForRun(runId: string, flow: string): Promise<LoadedFlow> {
     try {
       if (FlowKeys.isFolderKey(flow)) return await this.load(flow);
-      if (!flow.endsWith('.prose')) throw new ApiError(404, 'flow_not_found', `no flow ${flow}`);
+      if (!flow.endsWith('.prose')) throw new ApiError('flow_not_found', `no flow ${flow}`);
       const resolved = await this.keys.resolve(flow);
       return readLoaded(flow, resolved.path, resolved.realPath);
     } catch (error) {
       const mapped = asCatalogError(error, flow);
       if (mapped instanceof ApiError && mapped.status === 404) {
-        throw new ApiError(409, 'flow_unavailable', `the flow of run ${runId} (${flow}) is no longer available`);
+        throw new ApiError('flow_unavailable', `the flow of run ${runId} (${flow}) is no longer available`);
       }
       throw mapped;
     }
@@ -147,10 +147,10 @@ export class FlowCatalog {
 
 function asCatalogError(error: unknown, id: string): unknown {
   if (error instanceof FlowKeyError) {
-    if (error.problem === FlowKeyProblem.outsideFolder) return new ApiError(400, 'flow_outside_folder', error.message);
-    if (error.problem === FlowKeyProblem.notAFile) return new ApiError(400, 'flow_not_a_file', error.message);
-    return new ApiError(404, 'flow_not_found', error.message);
+    if (error.problem === FlowKeyProblem.outsideFolder) return new ApiError('flow_outside_folder', error.message);
+    if (error.problem === FlowKeyProblem.notAFile) return new ApiError('flow_not_a_file', error.message);
+    return new ApiError('flow_not_found', error.message);
   }
-  if (isMissing(error)) return new ApiError(404, 'flow_not_found', `no flow ${id}`);
+  if (isMissing(error)) return new ApiError('flow_not_found', `no flow ${id}`);
   return error;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { openSqliteStore, type SqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite-async.js';
+import { SqliteContractStore } from '../store/sqlite/async-store.js';
 import { EXAMPLES_DIR } from './conformance.suite.js';
 import { createHivewatchService } from './service.js';
 

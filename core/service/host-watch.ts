@@ -1,4 +1,4 @@
-import { DEFAULT_LEASE_MS } from '../store/host-lease.js';
+import { DEFAULT_LEASE_MS } from '../store/hosts/host-lease.js';
 import type { HivewatchStore, RecoveredRun } from '../store/index.js';
 import { isStoreError } from '../store/store-error.js';
 import type { TailScheduler } from './journal-tail.js';
@@ -7,7 +7,7 @@ import { intervalScheduler } from './journal-tail.js';
 /**
  * A live host's watch over the other hosts of its database (rule 19, docs/semantics.md
  * F9). Every `intervalMs` it runs the store's recovery, the one start-up runs: the runs of a host
- * that is gone (its process on this machine, or its lease elsewhere: core/store/host-liveness.ts)
+ * that is gone (its process on this machine, or its lease elsewhere: core/store/hosts/host-liveness.ts)
  * become `interrupted` with SYSTEM_RUN_INTERRUPTED, their agents left on this machine are ended,
  * and the journal tail carries the events to every window. Recovery judges again under its own
  * lock, so hosts noticing together interrupt a run once; a pass that finds every host alive

@@ -12,7 +12,7 @@ import { createRuntimeRegistry, type HivewatchRuntimeRegistry } from '../runtime
 import type { DurableSink, HivewatchStore, RunRow } from '../store/index.js';
 import { gitAgentWork } from '../workspace/git-run-work.js';
 import { resolveRunRepo } from '../workspace/repo.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
 import { applyPendingCommands } from './remote-commands.js';
 import type { HivewatchServiceOptions, HostedRunResult } from './service-types.js';
 
@@ -87,7 +87,7 @@ export class HostedRuns {
   }
 
   async launch(launch: LaunchOptions): Promise<{ runId: string; done: Promise<HostedRunResult> }> {
-    if (this.closing) throw new ApiError(409, 'closing', 'the service is shutting down');
+    if (this.closing) throw new ApiError('closing', 'the service is shutting down');
     const { options } = this;
     const clock: Clock = launch.virtual ? new VirtualClock(Date.now()) : this.realClock;
     const registry = launch.virtual ? createRuntimeRegistry({ clock, killGraceMs: options.killGraceMs, telemetry: options.telemetry }) : this.realRegistry;

@@ -1,6 +1,6 @@
-import type { IssueState } from '../store/issue-state.js';
+import type { IssueState } from '../store/issues/issue-state.js';
 import type { ErrorGroup } from '../store/index.js';
-import type { IssueFacts } from '../store/issues.js';
+import type { IssueFacts } from '../store/issues/issues.js';
 import type { Issue, IssueEscalation, IssuePeriod } from './api-issues.js';
 import { isNewIssue, substatusOf } from './issue-rules.js';
 

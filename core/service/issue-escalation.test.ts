@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
-import { IssueTransitions, type IssueTransition } from '../store/issue-transitions.js';
+import { IssueTransitions, type IssueTransition } from '../store/issues/issue-transitions.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { testEngines } from '../store/testing/engines.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';

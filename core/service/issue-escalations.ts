@@ -4,7 +4,7 @@ import { escalationWords, forecastHour, forecastWindow, type HourCount } from '.
 
 /**
  * Each issue's last hour against its forecast (issue-forecast.ts), from rollups: the last hour
- * as the issue facts count it (the group trends and the edges, store/issue-facts.ts), the week's
+ * as the issue facts count it (the group trends and the edges, store/issues/issue-facts.ts), the week's
  * hours from the group count table of migration 20. A forecast is worked out for the issues whose last hour had any
  * occurrence (a quiet hour exceeds no forecast), or for every issue asked with `always` (an
  * issue's page shows its forecast whatever its last hour).

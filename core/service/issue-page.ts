@@ -1,7 +1,7 @@
 import { causeOf, type ErrorEnvelope } from '../base/errors/envelope.js';
-import { emptyIssueState, isStaleRow, foldIssueLog } from '../store/issue-state.js';
+import { emptyIssueState, isStaleRow, foldIssueLog } from '../store/issues/issue-state.js';
 import type { HivewatchStore } from '../store/index.js';
-import type { FlowRun, IssueLogRow } from '../store/issues.js';
+import type { FlowRun, IssueLogRow } from '../store/issues/issues.js';
 import { alertDeliveriesAbout } from './alerts/alerts-api.js';
 import type { IssueActivity, IssueDetail, IssueDetailInput, IssueFlowChange, IssueFlowVersion } from './api-issue-page.js';
 import type { Issue } from './api-issues.js';

@@ -1,5 +1,5 @@
-import type { IssueState } from '../store/issue-state.js';
-import type { IssueChangeKind, IssueStatus, Occurrences } from '../store/issues.js';
+import type { IssueState } from '../store/issues/issue-state.js';
+import type { IssueChangeKind, IssueStatus, Occurrences } from '../store/issues/issues.js';
 import type { IssueSubstatus } from './api-issues.js';
 
 /**

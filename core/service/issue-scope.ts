@@ -1,12 +1,12 @@
 import type { HivewatchStore } from '../store/index.js';
-import type { IssueWindowCount } from '../store/issues.js';
+import type { IssueWindowCount } from '../store/issues/issues.js';
 import type { IssuePeriod, IssueScope } from './api-issues.js';
 
 /**
  * The period an issue list or page is read for, and what it counts in it (docs/triage.md "What
  * is getting worse"): events and failures in [since, until) and in the period before it, as long
  * and ending where it starts; and each issue's trend over the period in hour or day buckets,
- * the current one marked partial. Everything from rollups (store/issue-periods.ts,
+ * the current one marked partial. Everything from rollups (store/issues/issue-periods.ts,
  * migration 20's group counts).
  */
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IssueTransitions, type IssueTransition } from '../store/issue-transitions.js';
+import { IssueTransitions, type IssueTransition } from '../store/issues/issue-transitions.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
 import { IssueWatch, type IssueWatchScheduler } from './issue-watch.js';

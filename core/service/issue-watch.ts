@@ -1,4 +1,4 @@
-import { fingerprintOf } from '../store/fingerprint.js';
+import { fingerprintOf } from '../store/projection/fingerprint.js';
 import type { HivewatchStore } from '../store/index.js';
 import type { IssueBook } from './issues.js';
 

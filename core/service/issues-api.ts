@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { HivewatchStore } from '../store/index.js';
-import { IssueTransitions } from '../store/issue-transitions.js';
+import { IssueTransitions } from '../store/issues/issue-transitions.js';
 import type { HivewatchApi } from './api.js';
 import { issueDetail } from './issue-page.js';
 import { IssueBook } from './issues.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { emptyIssueState, foldIssueLog, isStaleRow, type IssueState } from '../store/issue-state.js';
-import type { IssueTransitions } from '../store/issue-transitions.js';
+import { emptyIssueState, foldIssueLog, isStaleRow, type IssueState } from '../store/issues/issue-state.js';
+import type { IssueTransitions } from '../store/issues/issue-transitions.js';
 import type { ErrorGroup, HivewatchStore } from '../store/index.js';
-import type { IssueActor, IssueFacts, IssueLogRow, NewIssueChange } from '../store/issues.js';
+import type { IssueActor, IssueFacts, IssueLogRow, NewIssueChange } from '../store/issues/issues.js';
 import type { Issue, IssueScope, IssueSort, IssueStatusFilter, ListIssuesInput, SetIssueStatusInput } from './api-issues.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
 import { ignoreBoundsSchema, parseWith } from './schemas.js';
 import { escalatesByRate, issueTitle, toIssue } from './issue-assembly.js';
 import { issueEscalations, type Escalation } from './issue-escalations.js';
@@ -37,7 +37,7 @@ const encodeCursor = (offset: number): string => `o${offset}`;
 function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const offset = /^o(\d{1,7})$/.exec(cursor);
-  if (!offset) throw new ApiError(400, 'invalid_input', 'cursor: not a cursor of this list');
+  if (!offset) throw new ApiError('invalid_input', 'cursor: not a cursor of this list');
   return Number(offset[1]);
 }
 
@@ -88,10 +88,9 @@ export class IssueBook {
     const exact = groups.find((g) => g.fingerprint === id);
     if (exact) return exact;
     const matches = id === '' ? [] : groups.filter((g) => g.fingerprint.startsWith(id));
-    if (matches.length === 0) throw new ApiError(404, 'issue_not_found', `no such issue "${id}"`);
+    if (matches.length === 0) throw new ApiError('issue_not_found', `no such issue "${id}"`);
     if (matches.length > 1)
       throw new ApiError(
-        400,
         'issue_ambiguous',
         `"${id}" is the start of ${matches.length} issues (${matches
           .slice(0, 3)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_WRITE_RETRY_DELAYS_MS } from '../store/sink.js';
+import { DEFAULT_WRITE_RETRY_DELAYS_MS } from '../store/sink/sink.js';
 import { DEFAULT_JOURNAL_RETRY_MS, DEFAULT_JOURNAL_WAIT_MS, journalRetryDelays, journalWaitMs, retryDelaysWithin } from './journal-env.js';
 
 describe('the journal settings of a host (HIVEWATCH_JOURNAL_RETRY_MS, HIVEWATCH_JOURNAL_WAIT_MS)', () => {

@@ -7,7 +7,7 @@ import type {
 } from '../store/index.js';
 import type { Bucket, ErrorCount, ErrorDimension, ErrorGroup } from './api.js';
 import { HANDLED_KEYS } from './api.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
 
 /**
  * The error aggregations of one run (`runId` in errorCounts / errorSeries / errorGroups). The
@@ -79,7 +79,7 @@ export async function runErrorSeries(
   const first = Math.floor(window.since / size) * size;
   const count = window.until > first ? Math.ceil((window.until - first) / size) : 0;
   if (count > MAX_SERIES_BUCKETS) {
-    throw new ApiError(400, 'invalid_input', `${count} ${bucket} buckets requested; at most ${MAX_SERIES_BUCKETS} (use a coarser bucket)`);
+    throw new ApiError('invalid_input', `${count} ${bucket} buckets requested; at most ${MAX_SERIES_BUCKETS} (use a coarser bucket)`);
   }
   const byKey = new Map<string, { key: string; total: number; counts: number[] }>();
   for (const e of await errorsOfRun(store, { ...filter, since: window.since, until: window.until })) {

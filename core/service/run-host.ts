@@ -2,7 +2,7 @@ import { resumeProblem } from '../engine/resume.js';
 import type { CheckResult, FlowPlan } from '../flow/plan.js';
 import { checkedForDefaultAgent } from '../flow/retry-owners.js';
 import { ACTIVE_STATUSES } from './api.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
 import { checkFlowFileAs } from './flow-file.js';
 import { checkLoaded, type LoadedFlow } from './flows.js';
 import { settingsOfRow, type LaunchOptions, type RunSettings } from './hosted-runs.js';
@@ -24,7 +24,7 @@ type Attempt = RunSettings & { retryOf: string | null };
 function checkedPlan(flow: LoadedFlow, defaultAgent: string | null): FlowPlan {
   const checked = checkedForDefaultAgent(checkLoaded(flow), defaultAgent);
   if (checked.ok && checked.plan !== null) return checked.plan;
-  throw new ApiError(400, 'invalid_flow', invalidFlowMessage(flow.id, checked));
+  throw new ApiError('invalid_flow', invalidFlowMessage(flow.id, checked));
 }
 
 /** A new run's settings: what the caller asked, else the service's defaults. */
@@ -50,7 +50,7 @@ export function runHost(ctx: ServiceContext): RunHostApi {
   /** The 400 for a flow that does not check, once the attempt is on record as a failed run. */
   const refuseInvalid = async (flow: LoadedFlow, checked: CheckResult, run: Attempt): Promise<ApiError> => {
     const runId = await recordInvalid(flow.id, flow.notText ? null : flow.source, checked, run);
-    return new ApiError(400, 'invalid_flow', `${invalidFlowMessage(flow.id, checked)}; recorded as failed run ${runId}`);
+    return new ApiError('invalid_flow', `${invalidFlowMessage(flow.id, checked)}; recorded as failed run ${runId}`);
   };
 
   const launched = async (launchOptions: LaunchOptions): Promise<{ runId: string }> => ({ runId: (await runs.launch(launchOptions)).runId });
@@ -73,7 +73,7 @@ export function runHost(ctx: ServiceContext): RunHostApi {
         const row = await runRowOr404(store, args.runId);
         refuseExternal(row, 'retry it: start the agent again where it runs');
         if ((ACTIVE_STATUSES as readonly string[]).includes(row.status)) {
-          throw new ApiError(409, 'run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
+          throw new ApiError('run_active', `run ${args.runId} is ${row.status}; cancel it or let it finish before retrying`);
         }
         const flow = await catalog.loadForRun(args.runId, row.flow);
         const checked = checkedForDefaultAgent(checkLoaded(flow), row.defaultAgent);
@@ -90,7 +90,7 @@ export function runHost(ctx: ServiceContext): RunHostApi {
         const resume = await store.resumePointForRun(args.runId);
         const flow = await catalog.loadForRun(args.runId, row.flow);
         const problem = resumeProblem(resume, flow.source);
-        if (problem !== null) throw new ApiError(409, 'not_resumable', problem);
+        if (problem !== null) throw new ApiError('not_resumable', problem);
         return launched({ ...settingsOfRow(row), plan: checkedPlan(flow, row.defaultAgent), flowPath: flow.path, resume });
       }),
 

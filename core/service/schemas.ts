@@ -15,7 +15,7 @@ import {
   SERIES_DIMENSIONS,
   type ApiMethod,
 } from './api.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
 
 /**
  * One schema per API input, shared by the service (in-process callers), the HTTP routes and
@@ -283,7 +283,7 @@ function formatIssues(error: z.ZodError): string {
 
 export function parseWith<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const result = schema.safeParse(input);
-  if (!result.success) throw new ApiError(400, 'invalid_input', formatIssues(result.error));
+  if (!result.success) throw new ApiError('invalid_input', formatIssues(result.error));
   return result.data;
 }
 

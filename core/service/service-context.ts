@@ -1,6 +1,7 @@
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import type { DurableSink, HivewatchStore, RunRow } from '../store/index.js';
-import { ApiError, asApiError } from './errors.js';
+import { ApiError } from '../common/api-errors.js';
+import { asApiError } from './errors.js';
 import type { FlowCatalog } from './flows.js';
 import type { HostedRuns } from './hosted-runs.js';
 import type { HivewatchServiceOptions } from './service-types.js';
@@ -38,14 +39,14 @@ export async function flushOr503(sink: DurableSink): Promise<void> {
     await sink.flush();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new ApiError(503, 'journal_unwritable', `${message}; try again once the database can be written (disk space, the server reachable)`);
+    throw new ApiError('journal_unwritable', `${message}; try again once the database can be written (disk space, the server reachable)`);
   }
 }
 
 /** The run's row, or a 404. */
 export async function runRowOr404(store: HivewatchStore, runId: string): Promise<RunRow> {
   const row = await store.getRunRow(runId);
-  if (!row) throw new ApiError(404, 'run_not_found', `no run ${runId}`);
+  if (!row) throw new ApiError('run_not_found', `no run ${runId}`);
   return row;
 }
 
@@ -57,5 +58,5 @@ export const externalRefusal = (row: RunRow, what: string): string =>
   `run ${row.id} is an agent session seen through its telemetry (${row.flowName}); Hivewatch did not start it and cannot ${what}`;
 
 export function refuseExternal(row: RunRow, what: string): void {
-  if (isExternal(row)) throw new ApiError(409, 'external_run', externalRefusal(row, what));
+  if (isExternal(row)) throw new ApiError('external_run', externalRefusal(row, what));
 }

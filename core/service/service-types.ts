@@ -9,7 +9,7 @@ import type { HivewatchStore } from '../store/index.js';
 import type { HivewatchApi } from './api.js';
 import type { AlertsHostOptions } from './alerts/alerts-host.js';
 import type { HostWatchPass } from './host-watch.js';
-import type { IssueTransitions } from '../store/issue-transitions.js';
+import type { IssueTransitions } from '../store/issues/issue-transitions.js';
 import type { IssueWatchScheduler } from './issue-watch.js';
 import type { TailScheduler } from './journal-tail.js';
 import type { LiveSubscribeOptions, LiveSubscription } from './live.js';
@@ -128,7 +128,7 @@ export interface HivewatchService extends HivewatchApi {
   whenFinished(runId: string): Promise<HostedRunResult> | null;
   /** One pass of the host watch now (host-watch.ts); nothing when `watchHosts` is off. */
   checkHosts(): Promise<HostWatchPass>;
-  /** Error issues' hook (core/store/issue-transitions.ts): the changes this process journals. */
+  /** Error issues' hook (core/store/issues/issue-transitions.ts): the changes this process journals. */
   readonly issueTransitions: IssueTransitions;
   /** Journals the issue transitions due now (issue-watch.ts); resolves when done. */
   checkIssues(): Promise<void>;

@@ -4,7 +4,7 @@ import { agentTree, MAX_TREE_DEPTH, spawnLinks } from './agent-tree.js';
 import type { HivewatchStore } from './contract.js';
 import { openStore } from './open.js';
 import { testEngines } from './testing/engines.js';
-import { DAY_MS } from './usage-rollups.js';
+import { DAY_MS } from './rollups/usage-rollups.js';
 
 /**
  * Agent trees through the store on every engine (migration 24): runStarted's `spawnedBy` links

@@ -1,6 +1,6 @@
 import { all, Dialect, get, run, type Query } from './queries/plan.js';
-import { leaseOf, type HostLeaseRow, type LeaseColumns } from './host-liveness.js';
-import type { RunOwner } from './hosts.js';
+import { leaseOf, type HostLeaseRow, type LeaseColumns } from './hosts/host-liveness.js';
+import type { RunOwner } from './hosts/hosts.js';
 import { StoreError } from './store-error.js';
 
 /**

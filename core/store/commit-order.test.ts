@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from './database.js';
+import { openDatabase } from './sqlite/database.js';
 import { migrate, openSqliteStore, SCHEMA_VERSION, type SqliteStore } from './index.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 

@@ -9,7 +9,7 @@ import { RunTakenError } from './store-error.js';
 import { hostileJournal, hostileSession, MEGABYTE } from './testing/hostile-journal.js';
 import { postgresBinaries, postgresMissing } from './testing/test-databases.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
-import { IDENTIFIER_MAX_BYTES, storableBatch, storableKey, type StorageChange } from './storable.js';
+import { IDENTIFIER_MAX_BYTES, storableBatch, storableKey, type StorageChange } from './projection/storable.js';
 import { skipTitle } from '../testing/skip.js';
 
 /**

@@ -1,13 +1,13 @@
 import type { HivewatchEvent } from '../base/events.js';
 import type { RunCommandKind } from './commands.js';
 import type { ExternalBatch } from './external.js';
-import type { RunOwner } from './hosts.js';
-import type { PruneOptions, PruneReport } from './prune.js';
+import type { RunOwner } from './hosts/hosts.js';
+import type { PruneOptions, PruneReport } from './maintenance/prune.js';
 import type { Dialect, Query } from './queries/plan.js';
-import type { IssueStore } from './issues.js';
-import type { RecoveredRun, RecoverOptions } from './recovery.js';
+import type { IssueStore } from './issues/issues.js';
+import type { RecoveredRun, RecoverOptions } from './hosts/recovery.js';
 import type { UsageAnswer, UsageRead } from './queries/usage.js';
-import type { AggregateReport, ReplayReport } from './replay.js';
+import type { AggregateReport, ReplayReport } from './maintenance/replay.js';
 import type { ReadMethods } from './read-plans.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import { all, Dialect, get, run, type Query } from './queries/plan.js';
-import { storableCount, storableKey, storableText } from './storable.js';
+import { storableCount, storableKey, storableText } from './projection/storable.js';
 import { StoreError } from './store-error.js';
 
 /**

@@ -3,7 +3,7 @@ import type { HivewatchEvent } from '../base/events.js';
 import type { HivewatchStore } from './contract.js';
 import { FAILURE_DIMENSIONS } from './queries/failures.js';
 import { openStore } from './open.js';
-import type { RunRow } from './schema.js';
+import type { RunRow } from './projection/schema.js';
 import { testEngines } from './testing/engines.js';
 import { failFast, rethrow, retryLimit, thrownInCatch } from './testing/failure-journals.js';
 import { prng, randomJournals } from './testing/journal-builder.js';

@@ -3,12 +3,12 @@
  * it, the queries the product reads, start-up recovery, replay parity and pruning.
  */
 export { openStore, isPostgresUrl, printableLocation } from './open.js';
-export { openSqliteStore } from './store.js';
-export type { SqliteStore } from './sqlite-store.js';
+export { openSqliteStore } from './sqlite/store.js';
+export type { SqliteStore } from './sqlite/types.js';
 export type { HivewatchStore } from './contract.js';
-export { defaultDatabasePath, openDatabase } from './database.js';
-export { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS } from './sink.js';
-export type { DurableSink } from './sink.js';
+export { defaultDatabasePath, openDatabase } from './sqlite/database.js';
+export { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS } from './sink/sink.js';
+export type { DurableSink } from './sink/sink.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from './migrations.js';
 export { StoreError, isStoreError } from './store-error.js';
 export type {
@@ -16,9 +16,9 @@ export type {
   StepRow,
   TaskRow,
   AttemptRow,
-} from './schema.js';
-export { endingErrorOf } from './ending.js';
-export { endingSummary } from './ending-words.js';
+} from './projection/schema.js';
+export { endingErrorOf } from './projection/ending.js';
+export { endingSummary } from './projection/ending-words.js';
 export type { RunDetail, RunSort } from './queries/runs.js';
 export type { LineageRun, RunLineage } from './queries/lineage.js';
 export type {
@@ -33,7 +33,7 @@ export type { ErrorGroup } from './queries/groups.js';
 export { HANDLED_KEY, UNHANDLED_KEY } from './queries/errors.js';
 export { FAILURE_DIMENSIONS } from './queries/failures.js';
 export type { FailureCounts, FailureDimension } from './queries/failures.js';
-export type { RecoveredRun } from './recovery.js';
+export type { RecoveredRun } from './hosts/recovery.js';
 export { RunCommandKind } from './commands.js';
 export type { RunCommand } from './commands.js';
 export type { CostSplitQuery } from './outcomes/cost-split.js';

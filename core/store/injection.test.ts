@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchStore } from './contract.js';
 import { openStore } from './open.js';
-import { storableText } from './storable.js';
+import { storableText } from './projection/storable.js';
 import { testEngines } from './testing/engines.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 

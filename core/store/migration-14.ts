@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
  * status change of an issue (an error group, by fingerprint): an operator's resolve / ignore /
  * reopen from the CLI or the window, and the transitions the system notices (new, regressed,
  * escalating, an ignore that lapsed). An issue's status is the fold of its rows in id order
- * (core/store/issue-state.ts), so it replays after a restart and every host of a shared database
+ * (core/store/issues/issue-state.ts), so it replays after a restart and every host of a shared database
  * reads the same one. `dedupe_key` is unique: a system transition is keyed by the issue, the
  * transition and the row it follows, so two hosts noticing it both insert and one row lands.
  *

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 /**
  * Version 17 (usage limits you can see): `waiting_until` on tasks and runs,
  * the reset a task's backoff waits out after a subscription usage limit and the earliest such
- * among a run's tasks (core/store/projections.ts). NULL for every row before: a run migrated
+ * among a run's tasks (core/store/projection/projections.ts). NULL for every row before: a run migrated
  * while it waited shows the plain "retrying" until its next retryScheduled. The partial index
  * serves the `waiting-limit` filter and its count without touching the runs that do not wait.
  * The PostgreSQL twin is postgres/migrations.ts version 17 (same SQL, the index too).

@@ -3,7 +3,7 @@ import { Dialect } from './queries/plan.js';
 
 /**
  * Version 25 (waiting on a person): what a run's permission prompts come to
- * (core/store/approval-reducer.ts).
+ * (core/store/projection/approval-reducer.ts).
  *
  * - `runs.approval_since`, `runs.approval_label`: the prompt open now (its start, what it asks
  *   for), NULL when none is; the partial index serves the `waiting-approval` filter, its count

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { fingerprintOf } from './fingerprint.js';
+import { fingerprintOf } from './projection/fingerprint.js';
 import { STATUS_RANK_SQL } from './schema-constants.js';
 
 /**

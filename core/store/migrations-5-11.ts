@@ -178,7 +178,7 @@ export function taskTextIndex(db: Database.Database): void {
  * Version 11 (dead hosts seen at once): every host keeps a lease in the
  * database, as PostgreSQL's have since its baseline: `hosts` with the heartbeat, and what tells
  * the host's process from a later one with its pid (`machine`: boot and pid namespace;
- * `start_time`: field 22 of /proc/<pid>/stat). See core/store/host-liveness.ts. Independent of
+ * `start_time`: field 22 of /proc/<pid>/stat). See core/store/hosts/host-liveness.ts. Independent of
  * version 10 (another change landing beside it): it only adds a table.
  */
 export function hostLeases(db: Database.Database): void {

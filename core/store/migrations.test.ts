@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, MIGRATIONS, openDatabase, openSqliteStore, SCHEMA_VERSION, schemaVersion } from './index.js';
-import { ATTEMPTS, CHECKPOINTS, columnName, ERRORS, RUNS, STEPS, TASKS } from './table-specs.js';
+import { ATTEMPTS, CHECKPOINTS, columnName, ERRORS, RUNS, STEPS, TASKS } from './projection/table-specs.js';
 import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
 
 let dir: string;

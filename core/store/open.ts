@@ -1,8 +1,8 @@
 import type { HivewatchStore } from './contract.js';
 import { isPostgresUrl, redactUrl } from './postgres/url.js';
-import { SqliteContractStore } from './sqlite-async.js';
-import type { OpenStoreOptions } from './sqlite-store.js';
-import { openSqliteStore } from './store.js';
+import { SqliteContractStore } from './sqlite/async-store.js';
+import type { OpenStoreOptions } from './sqlite/types.js';
+import { openSqliteStore } from './sqlite/store.js';
 
 export { isPostgresUrl };
 

@@ -8,7 +8,7 @@ import { runLineage } from './queries/lineage.js';
 import type { Dialect, Query } from './queries/plan.js';
 import { countRuns } from './queries/run-counts.js';
 import { getRun, getRunRow, listRuns, runsInStatus } from './queries/runs.js';
-import { resumePointForRun } from './recovery.js';
+import { resumePointForRun } from './hosts/recovery.js';
 import { getSetting } from './settings.js';
 
 /**

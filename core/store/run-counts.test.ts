@@ -4,7 +4,7 @@ import type { HivewatchStore } from './contract.js';
 import type { HivewatchEvent } from '../base/events.js';
 import { openStore } from './open.js';
 import { TEXT_COUNT_CAP } from './queries/runs.js';
-import type { RunRow } from './schema.js';
+import type { RunRow } from './projection/schema.js';
 import { testEngines } from './testing/engines.js';
 import { JournalBuilder } from './testing/journal-builder.js';
 

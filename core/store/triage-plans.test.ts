@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqliteStore } from './sqlite-store.js';
-import { openSqliteStore } from './store.js';
+import type { SqliteStore } from './sqlite/types.js';
+import { openSqliteStore } from './sqlite/store.js';
 import { openStore } from './open.js';
 import { numberPlaceholders } from './postgres/placeholders.js';
 import { postgresBinaries, postgresMissing, TestDatabases } from './testing/test-databases.js';

@@ -5,7 +5,7 @@ import type { HivewatchStore } from './contract.js';
 import { openStore } from './open.js';
 import { testEngines } from './testing/engines.js';
 import { JournalBuilder } from './testing/journal-builder.js';
-import { DAY_MS } from './usage-rollups.js';
+import { DAY_MS } from './rollups/usage-rollups.js';
 
 /**
  * Tokens and cost through the store's contract on every engine (migration 16): per run

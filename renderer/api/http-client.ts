@@ -1,6 +1,6 @@
 import { API_METHODS, API_ROUTES, pathParams, type ApiMethod, type ApiRoute } from '../../core/common/api-routes.js';
 import type { HivewatchApi } from '../../core/service/api.js';
-import { ApiError, apiErrorFrom } from './errors.js';
+import { ApiError, apiErrorFrom } from '../../core/common/api-errors.js';
 import { subscribeLive, type LiveStreamEnv } from './live-stream.js';
 
 /**

@@ -1,6 +1,6 @@
 import { API_METHODS, type ApiMethod } from '../../core/common/api-routes.js';
 import type { BridgeReply, HivewatchApi, HivewatchBridge, LiveEvent, SubscribeOptions } from '../../core/service/api.js';
-import { ApiError } from './errors.js';
+import { apiErrorFrom } from '../../core/common/api-errors.js';
 
 /**
  * HivewatchApi over Electron's preload bridge (`window.hivewatch`), one call per method of the
@@ -11,7 +11,7 @@ import { ApiError } from './errors.js';
 export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
   const call = async <T>(method: ApiMethod, input?: unknown): Promise<T> => {
     const reply: BridgeReply = await bridge.invoke(method, input);
-    if (!reply.ok) throw new ApiError(reply.error.status, reply.error.code, reply.error.message);
+    if (!reply.ok) throw apiErrorFrom(reply.error.status, { error: reply.error }, `${method}: failed`);
     return reply.value as T;
   };
   return {

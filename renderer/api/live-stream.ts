@@ -1,5 +1,5 @@
 import type { HivewatchEvent, LiveEvent, SubscribeOptions } from '../../core/service/api.js';
-import { apiErrorFrom } from './errors.js';
+import { apiErrorFrom } from '../../core/common/api-errors.js';
 import { SseParser } from './sse.js';
 
 /**

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { FlowInfo } from '../../core/service/api.js';
-import { ApiError } from '../api/errors.js';
+import { ApiError } from '../../core/common/api-errors.js';
 import { useApi } from '../app/api-context.js';
 import { useConfirm } from '../app/confirm.js';
 import { useToast } from '../app/toasts.js';

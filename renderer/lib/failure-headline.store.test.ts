@@ -5,7 +5,7 @@ import { failFast, finallyFailed, rethrow, retryLimit, thrownInCatch } from '../
 import { failureSummary } from './failure-headline.js';
 
 /**
- * The window's "Failed because" line (failure-headline.ts) and the CLI's (core/store/ending-words.ts)
+ * The window's "Failed because" line (failure-headline.ts) and the CLI's (core/store/projection/ending-words.ts)
  * are two copies of one rule, since the renderer sees only the API's types: on the ending errors
  * the store settles from real journals of every chain shape, both say the same words.
  */

@@ -8,7 +8,7 @@ import { endOf, whereOf, type AttemptFacts, type ChainPart } from './ending-stor
  * cancelled branch's cleanup). The ending error's own code (POLICY_RETRY_LIMIT_EXCEEDED, a
  * USER_THROWN) is a fact about how it ended, not the reason: it comes last. Pure; the run header,
  * the Runs list, Compare and Flows read it. The CLI says the same through its twin,
- * core/store/ending-words.ts (held equal by failure-headline.store.test.ts).
+ * core/store/projection/ending-words.ts (held equal by failure-headline.store.test.ts).
  */
 
 /** How a link led to the next one when the next one caused it: following these reaches the root cause. */

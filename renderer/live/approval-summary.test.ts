@@ -5,7 +5,7 @@ import { matchesRunFilter } from '../../core/common/run-filter.js';
 import { APPROVAL_ENDED, APPROVAL_REQUESTED } from './approval-summary.js';
 import { applyToLiveRun, type LiveRun } from './run-summary.js';
 
-/** A live row's "waiting for approval" follows the events as the store's run row does (core/store/approval-reducer.ts). */
+/** A live row's "waiting for approval" follows the events as the store's run row does (core/store/projection/approval-reducer.ts). */
 
 function replay(events: readonly HivewatchEvent[], from?: LiveRun): LiveRun | undefined {
   let live = from;

@@ -2,7 +2,7 @@ import type { HivewatchEvent, RunSummary } from '../../core/service/api.js';
 
 /**
  * A live run's "waiting for approval" (docs/otel.md "Waiting for approval"), as the store's
- * projection sets it (core/store/approval-reducer.ts): a prompt's start sets `approval`, its end
+ * projection sets it (core/store/projection/approval-reducer.ts): a prompt's start sets `approval`, its end
  * clears it and adds the time waited to `approvalWaitMs`; a run that ends waits no more. The
  * event names are the ones core/base/approval-wait.ts journals (the renderer sees only types
  * from core/, so they are repeated here; e2e/approval-wait.test.ts holds the two together).

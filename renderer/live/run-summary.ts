@@ -7,7 +7,7 @@ import { addAttemptUsage } from './run-usage.js';
 
 /**
  * Keeps a run's table row current from its live events, the way the store's projection does
- * (core/store/projections.ts `reduceRun`), so 10,000 rows stay live without refetching them.
+ * (core/store/projection/projections.ts `reduceRun`), so 10,000 rows stay live without refetching them.
  * Pure: returns a new summary (or the same object when nothing changed).
  */
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../core/service/api.js';
 import { applyToLiveRun } from './run-summary.js';
 
-/** A live row's cost follows the run's attempt ends as the store sums them (core/store/usage-rollups.ts). */
+/** A live row's cost follows the run's attempt ends as the store sums them (core/store/rollups/usage-rollups.ts). */
 
 const ref = { runId: 'r1', step: 1, ordinal: 0, taskId: '1:0' };
 const events: HivewatchEvent[] = [

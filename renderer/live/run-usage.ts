@@ -13,7 +13,7 @@ function reportsNothing(usage: TokenUsage): boolean {
 
 /**
  * A live row's usage after one more attempt ended with `usage` (as the store's run_usage sums
- * it, core/store/usage-rollups.ts), so the Runs list's cost moves with the run's events.
+ * it, core/store/rollups/usage-rollups.ts), so the Runs list's cost moves with the run's events.
  */
 export function addAttemptUsage(current: UsageView | null, usage: TokenUsage, failed: boolean): UsageView | null {
   if (reportsNothing(usage)) return current;

@@ -4,7 +4,7 @@ import { OtelIngester } from '../../otel/ingest.js';
 import { fixture } from '../../otel/testing.js';
 import { MUTED_FLOWS_SETTING } from '../../service/notify-settings.js';
 import { openSqliteStore, type HivewatchStore, type SqliteStore } from '../../store/index.js';
-import { SqliteContractStore } from '../../store/sqlite-async.js';
+import { SqliteContractStore } from '../../store/sqlite/async-store.js';
 import { JournalBuilder, randomJournals } from '../../store/testing/journal-builder.js';
 
 /**

@@ -7,7 +7,7 @@ import { CHAT_USAGE } from '../../../agents-real/openai-chat-stub.js';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { openSqliteStore } from '../../store/index.js';
-import { SqliteContractStore } from '../../store/sqlite-async.js';
+import { SqliteContractStore } from '../../store/sqlite/async-store.js';
 import { decodeOtlp } from '../decode.js';
 import { OtelIngester } from '../ingest.js';
 

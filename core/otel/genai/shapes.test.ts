@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { openSqliteStore } from '../../store/index.js';
-import { SqliteContractStore } from '../../store/sqlite-async.js';
+import { SqliteContractStore } from '../../store/sqlite/async-store.js';
 import { decodeOtlp } from '../decode.js';
 import { OtelIngester } from '../ingest.js';
 import { spanPayload, type SpanSpec } from './testing.js';

@@ -1,6 +1,6 @@
 import type { HivewatchStore } from '../../store/index.js';
 import type { HivewatchApi } from '../api.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../common/api-errors.js';
 import { parseInput } from '../schemas.js';
 import { guard } from '../service-context.js';
 import type { FlowFolders } from '../flow-keys.js';
@@ -18,7 +18,7 @@ import { AlertInputError } from './rules.js';
 
 type AlertsApi = Pick<HivewatchApi, 'listAlertRules' | 'addAlertRule' | 'removeAlertRule' | 'testAlertRule' | 'listAlertDeliveries' | 'listDesktopAlerts'>;
 
-const noRule = (id: string): ApiError => new ApiError(404, 'alert_rule_not_found', `no alert rule "${id}"`);
+const noRule = (id: string): ApiError => new ApiError('alert_rule_not_found', `no alert rule "${id}"`);
 
 /** `folders`: where a rule's `--flow` finds flow files (the API has no directory: no relative paths). */
 export function alertsApi(store: HivewatchStore, engine: () => AlertEngine | null, folders: FlowFolders): AlertsApi {
@@ -35,7 +35,7 @@ export function alertsApi(store: HivewatchStore, engine: () => AlertEngine | nul
         try {
           return await addAlertRule(store, args, 'window', Date.now(), flowRefScope(store, folders, null));
         } catch (error) {
-          if (error instanceof AlertInputError) throw new ApiError(400, 'invalid_input', error.message);
+          if (error instanceof AlertInputError) throw new ApiError('invalid_input', error.message);
           throw error;
         }
       }),
@@ -51,7 +51,7 @@ export function alertsApi(store: HivewatchStore, engine: () => AlertEngine | nul
       guard(async () => {
         const { id } = parseInput('testAlertRule', input);
         const running = engine();
-        if (!running) throw new ApiError(409, 'alerts_unavailable', 'alerts are not running in this process (the database is open read-only)');
+        if (!running) throw new ApiError('alerts_unavailable', 'alerts are not running in this process (the database is open read-only)');
         if (!(await alertRuleExists(store, id))) throw noRule(id);
         const delivery = await running.test(id);
         if (!delivery) throw noRule(id);

@@ -1,6 +1,6 @@
 import type { Occurrence } from './occurrences.js';
 import type { AlertCondition } from './rules.js';
-import type { IssueTransition } from '../../store/issue-transitions.js';
+import type { IssueTransition } from '../../store/issues/issue-transitions.js';
 
 /** An error issue's change of state, told by the issues engine's hook (service.ts wires the two). */
 export type { IssueTransition };

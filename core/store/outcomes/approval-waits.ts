@@ -2,7 +2,7 @@ import { hinted } from '../queries/dialect-sql.js';
 import { all, type Dialect, type Query } from '../queries/plan.js';
 
 /**
- * Each flow's time waiting on a person (core/store/approval-reducer.ts): what its runs that ended
+ * Each flow's time waiting on a person (core/store/projection/approval-reducer.ts): what its runs that ended
  * in the window waited on permission prompts, how many of them waited at all, and how many of
  * its runs wait for approval now. Both reads go through migration 25's partial indexes, which
  * hold only the runs that waited or wait.

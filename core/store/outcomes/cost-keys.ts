@@ -1,5 +1,5 @@
-import { fingerprintOf } from '../fingerprint.js';
-import type { RunRow } from '../schema.js';
+import { fingerprintOf } from '../projection/fingerprint.js';
+import type { RunRow } from '../projection/schema.js';
 
 /**
  * What failure costs (migration 21): every counted attempt's spend falls in exactly one of three

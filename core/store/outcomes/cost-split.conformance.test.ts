@@ -5,7 +5,7 @@ import type { TokenUsage } from '../../base/usage.js';
 import { assertProperty } from '../../testing/property.js';
 import { seededRandom } from '../../testing/seeded-random.js';
 import type { HivewatchStore } from '../contract.js';
-import { fingerprintOf } from '../fingerprint.js';
+import { fingerprintOf } from '../projection/fingerprint.js';
 import { openStore } from '../open.js';
 import { testEngines } from '../testing/engines.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';

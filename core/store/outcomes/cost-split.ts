@@ -2,7 +2,7 @@ import type { SpendFigures } from '../../common/usage-format.js';
 import { all, type Dialect, type Query } from '../queries/plan.js';
 import { flowFiles } from '../queries/runs.js';
 import { Conditions, optionalText, optionalTime } from '../queries/sql.js';
-import { ceilTo, DAY, floorTo, HOUR, planCoarseWindow } from '../rollups.js';
+import { ceilTo, DAY, floorTo, HOUR, planCoarseWindow } from '../rollups/rollups.js';
 import { StoreError } from '../store-error.js';
 import { ATTEMPTS_WITH_FATE, COST_BUCKET_SQL, COST_OUTCOMES, COST_SUMS, COST_TABLE, type CostGrain, type CostOutcome } from './cost-keys.js';
 

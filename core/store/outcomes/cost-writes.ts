@@ -1,7 +1,7 @@
 import type { HivewatchEvent } from '../../base/events.js';
 import { all, type Query } from '../queries/plan.js';
-import { floorTo, DAY, HOUR } from '../rollups.js';
-import type { RunRow } from '../schema.js';
+import { floorTo, DAY, HOUR } from '../rollups/rollups.js';
+import type { RunRow } from '../projection/schema.js';
 import { costBucketOf, COST_GRAINS, COST_KEY, COST_SUMS, COST_TABLE, fateOf, sameFate, type CostGrain, type CostKeys, type CostOutcome } from './cost-keys.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { RunStatus } from '../../base/events.js';
 import { all, get, type Dialect, type Query } from '../queries/plan.js';
 import { optionalTime } from '../queries/sql.js';
-import { planCoarseWindow } from '../rollups.js';
+import { planCoarseWindow } from '../rollups/rollups.js';
 import { approvalWaitsByFlow, noApprovalWaits, type FlowApprovalWaits } from './approval-waits.js';
 import { costSplit, emptySplit, type CostSplit } from './cost-split.js';
 import { durationBucketSql, medianOfBuckets } from './durations.js';

@@ -1,14 +1,14 @@
 import type pg from 'pg';
-import { HostLease as Lease, type HostLeaseOptions, type LeaseHolder, type LeaseRows } from '../host-lease.js';
+import { HostLease as Lease, type HostLeaseOptions, type LeaseHolder, type LeaseRows } from '../hosts/host-lease.js';
 
 /**
- * A host's lease on a shared PostgreSQL database (core/store/host-lease.ts). On a shared
+ * A host's lease on a shared PostgreSQL database (core/store/hosts/host-lease.ts). On a shared
  * database a pid alone means nothing across machines: each process holds a `hosts` row it keeps
  * renewing, and the row says which machine and process it is (host-liveness.ts).
  */
 
-export { DEFAULT_LEASE_MS, isLeaseAlive } from '../host-lease.js';
-export type { HostLeaseOptions } from '../host-lease.js';
+export { DEFAULT_LEASE_MS, isLeaseAlive } from '../hosts/host-lease.js';
+export type { HostLeaseOptions } from '../hosts/host-lease.js';
 
 const REGISTER = `INSERT INTO hosts (instance, pid, hostname, started_at, heartbeat_at, lease_ms, machine, start_time)
   VALUES ($1, $2, $3, $4, $4, $5, $6, $7)

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
-import { createDurableSink } from '../sink.js';
+import { createDurableSink } from '../sink/sink.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { createPostgresClient, createPostgresPool, postgresConfig } from './connection.js';
 import { openPostgresStore } from './store.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../base/events.js';
-import { eventPayload } from '../journal-codec.js';
+import { eventPayload } from '../projection/journal-codec.js';
 
 /**
  * Batches whose COMMIT may have happened though this host saw its connection die: a server

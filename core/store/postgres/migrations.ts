@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { Dialect, runAsync } from '../queries/plan.js';
-import { settleHistory } from '../settle-history.js';
+import { settleHistory } from '../projection/settle-history.js';
 import { StoreError } from '../store-error.js';
 import { executorOf } from './execution.js';
 import { ALERT_TABLES_POSTGRES } from './alerts-sql.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { columnName, type TableSpec } from '../table-specs.js';
+import { columnName, type TableSpec } from '../projection/table-specs.js';
 
 /**
  * Multi-row statements: many rows in one `INSERT ... VALUES (...), (...)` (one round trip instead

@@ -13,19 +13,19 @@ import {
   type StoreStats,
 } from '../contract.js';
 import { rememberPayload, writeSessions, type ExternalBatch } from '../external.js';
-import type { HostLeaseOptions } from '../host-lease.js';
-import { judgeHost } from '../host-liveness.js';
-import { releaseInstance, type HostIdentity } from '../hosts.js';
-import type { PruneOptions, PruneReport } from '../prune.js';
+import type { HostLeaseOptions } from '../hosts/host-lease.js';
+import { judgeHost } from '../hosts/host-liveness.js';
+import { releaseInstance, type HostIdentity } from '../hosts/hosts.js';
+import type { PruneOptions, PruneReport } from '../maintenance/prune.js';
 import { usageQuery, type UsageAnswer, type UsageRead } from '../queries/usage.js';
 import { Dialect, runAsync, type Query } from '../queries/plan.js';
-import { type EndLeftovers, type RecoveredRun, type RecoverOptions } from '../recovery.js';
-import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../replay.js';
+import { type EndLeftovers, type RecoveredRun, type RecoverOptions } from '../hosts/recovery.js';
+import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../maintenance/replay.js';
 import { ensureSetting, setSetting } from '../settings.js';
-import { issueStore } from '../issues.js';
+import { issueStore } from '../issues/issues.js';
 import { isStoreError, RunTakenError, StoreError } from '../store-error.js';
-import { storableBatch, storableText } from '../storable.js';
-import { takenRuns } from '../taken-runs.js';
+import { storableBatch, storableText } from '../projection/storable.js';
+import { takenRuns } from '../hosts/taken-runs.js';
 import { HostLease } from './hosts.js';
 import { ChangeWatcher, OwnNotifications } from './listen.js';
 import { ChangeToken } from './change-token.js';

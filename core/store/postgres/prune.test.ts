@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../database.js';
-import { JournalWriter } from '../journal.js';
+import { openDatabase } from '../sqlite/database.js';
+import { JournalWriter } from '../sqlite/journal-writer.js';
 import { migrate } from '../migrations.js';
-import { prune } from '../prune.js';
+import { prune } from '../maintenance/prune.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
 import { prunePg } from './prune.js';
 import { bothTables, inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from '../testing/test-databases.js';

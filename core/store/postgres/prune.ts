@@ -1,16 +1,16 @@
 import type pg from 'pg';
-import { keepResumeSources, type PruneOptions, type PruneReport } from '../prune.js';
-import { FailureDeltas, failureOf } from '../failure-rollups.js';
-import { addErrorContribution, emptyGrainDeltas } from '../rollups.js';
+import { keepResumeSources, type PruneOptions, type PruneReport } from '../maintenance/prune.js';
+import { FailureDeltas, failureOf } from '../rollups/failure-rollups.js';
+import { addErrorContribution, emptyGrainDeltas } from '../rollups/rollups.js';
 import { TERMINAL_RUN_STATUSES } from '../../common/run-statuses.js';
-import { type ErrorDisposition, type RunRow } from '../schema.js';
-import { rowFromDb } from '../row-codec.js';
-import { RUNS } from '../table-specs.js';
+import { type ErrorDisposition, type RunRow } from '../projection/schema.js';
+import { rowFromDb } from '../projection/row-codec.js';
+import { RUNS } from '../projection/table-specs.js';
 import { StoreError } from '../store-error.js';
 import { addFailures, applyRollupDeltas } from './rollups.js';
 import { lockErrorFacts } from './fact-locks.js';
 import { inTransaction } from './transaction.js';
-import { pruneUsageSql } from '../usage-rollups.js';
+import { pruneUsageSql } from '../rollups/usage-rollups.js';
 
 /** Tables keyed by run whose rows go with a pruned run (events and runs are counted separately). */
 const RUN_TABLES = ['errors', 'attempts', 'tasks', 'steps', 'checkpoints', 'run_hosts'] as const;

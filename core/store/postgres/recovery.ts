@@ -1,7 +1,7 @@
-import { storableText } from '../storable.js';
+import { storableText } from '../projection/storable.js';
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../base/events.js';
-import { eventFromRow } from '../journal-codec.js';
+import { eventFromRow } from '../projection/journal-codec.js';
 import {
   chooseRuns,
   interruptionEvents,
@@ -11,7 +11,7 @@ import {
   type ChosenRun,
   type RecoveredRun,
   type RecoverOptions,
-} from '../recovery.js';
+} from '../hosts/recovery.js';
 import { ACTIVE_RUN_STATUSES } from '../../common/run-statuses.js';
 import { inTransaction } from './transaction.js';
 import type { PostgresJournalWriter } from './writer.js';

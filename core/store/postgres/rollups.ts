@@ -1,5 +1,5 @@
-import type { BatchAggregates, GroupDelta } from '../batch-aggregates.js';
-import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, failureParams, type FailureDeltas } from '../failure-rollups.js';
+import type { BatchAggregates, GroupDelta } from '../rollups/batch-aggregates.js';
+import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, failureParams, type FailureDeltas } from '../rollups/failure-rollups.js';
 import {
   GRAINS,
   GROUP_TREND_GRAINS,
@@ -9,7 +9,7 @@ import {
   ROLLUP_TABLE,
   type BatchRollups,
   type GrainDeltas,
-} from '../rollups.js';
+} from '../rollups/rollups.js';
 import { byKey, writeRows, type MultiRow, type Queryable } from './multi-row.js';
 
 /**

@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { attemptKey, newRunState, type RunState } from '../projections.js';
-import { type AttemptRow, type ErrorRow, type RunRow, type StepRow, type TaskRow } from '../schema.js';
-import { rowFromDb } from '../row-codec.js';
-import { ATTEMPTS, ERRORS, RUNS, STEPS, TASKS } from '../table-specs.js';
+import { attemptKey, newRunState, type RunState } from '../projection/projections.js';
+import { type AttemptRow, type ErrorRow, type RunRow, type StepRow, type TaskRow } from '../projection/schema.js';
+import { rowFromDb } from '../projection/row-codec.js';
+import { ATTEMPTS, ERRORS, RUNS, STEPS, TASKS } from '../projection/table-specs.js';
 import type { Queryable } from './multi-row.js';
 import { inlineStatement } from './statement-batch.js';
 

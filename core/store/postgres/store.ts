@@ -1,7 +1,7 @@
 import type { HivewatchStore } from '../contract.js';
-import type { EndLeftovers } from '../recovery.js';
-import type { HeartbeatScheduler } from '../host-lease.js';
-import { newInstance, releaseInstance } from '../hosts.js';
+import type { EndLeftovers } from '../hosts/recovery.js';
+import type { HeartbeatScheduler } from '../hosts/host-lease.js';
+import { newInstance, releaseInstance } from '../hosts/hosts.js';
 import { StoreError } from '../store-error.js';
 import { Availability } from './availability.js';
 import { connectionError, createPostgresClient, createPostgresPool, isServerAway, postgresConfig, redactUrl, type PostgresEnv } from './connection.js';

@@ -1,21 +1,21 @@
 import type pg from 'pg';
 import type { HivewatchEvent } from '../../base/events.js';
 import { isTerminal } from '../../common/run-statuses.js';
-import { checkImportedWalls, validateEvent } from '../event-checks.js';
-import type { RunOwner } from '../hosts.js';
-import { aggregateBatch } from '../batch-aggregates.js';
-import { DEFAULT_CACHED_RUNS, reduceBatch } from '../batch-reducer.js';
-import { eventPayload } from '../journal-codec.js';
-import { emptyEmitted, NO_ROWS, stampedRun, type Emitted, type RunState } from '../projections.js';
+import { checkImportedWalls, validateEvent } from '../projection/event-checks.js';
+import type { RunOwner } from '../hosts/hosts.js';
+import { aggregateBatch } from '../rollups/batch-aggregates.js';
+import { DEFAULT_CACHED_RUNS, reduceBatch } from '../projection/batch-reducer.js';
+import { eventPayload } from '../projection/journal-codec.js';
+import { emptyEmitted, NO_ROWS, stampedRun, type Emitted, type RunState } from '../projection/projections.js';
 import { StoreError } from '../store-error.js';
-import { rowParams } from '../row-codec.js';
-import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS, type TableSpec } from '../table-specs.js';
+import { rowParams } from '../projection/row-codec.js';
+import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS, type TableSpec } from '../projection/table-specs.js';
 import { byKey, specInsert, specUpsert, writeRows, type MultiRow, type Queryable } from './multi-row.js';
 import { addBatchAggregates } from './rollups.js';
 import { loadRunStates } from './run-states.js';
 import { StatementBatch } from './statement-batch.js';
 import { numberPlaceholders } from './placeholders.js';
-import { UsageBatch } from '../usage-rollups.js';
+import { UsageBatch } from '../rollups/usage-rollups.js';
 import { lockErrorFacts } from './fact-locks.js';
 import { executorOf } from './execution.js';
 import { runAsync } from '../queries/plan.js';
@@ -95,7 +95,7 @@ interface Batch {
 }
 
 /**
- * The PostgreSQL ingest path, with the meaning of SQLite's JournalWriter (journal.ts): a batch's
+ * The PostgreSQL ingest path, with the meaning of SQLite's JournalWriter (sqlite/journal-writer.ts): a batch's
  * events are checked against each run's seq, reduced by the same pure reducers, and written with
  * every changed projection row once, the new errors, and rollup / group increments summed over
  * the batch. What differs is how rows reach the reducers and the database:

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost } from '../commands.js';
 import { attemptTelemetry, externalSession, quietExternalSessions, rememberPayload, writeSessions } from '../external.js';
-import { resumePointForRun } from '../recovery.js';
-import { replayRun, verifyAggregates } from '../replay.js';
+import { resumePointForRun } from '../hosts/recovery.js';
+import { replayRun, verifyAggregates } from '../maintenance/replay.js';
 import { ensureSetting, getSetting, setSetting } from '../settings.js';
-import { takenRuns } from '../taken-runs.js';
+import { takenRuns } from '../hosts/taken-runs.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { errorCounts, errorSeries, listErrors, type ErrorDimension } from './errors.js';
 import { allEvents, allJournal, eventsAfterCommit, getEvents, getJournalPage, journalHead } from './events.js';
-import { settleHistory } from '../settle-history.js';
+import { settleHistory } from '../projection/settle-history.js';
 import { FAILURE_DIMENSIONS, failureCounts } from './failures.js';
 import { errorGroups, groupBins, groupTrends } from './groups.js';
 import { runLineage } from './lineage.js';

@@ -1,8 +1,8 @@
 import type { Correlation } from '../../base/errors/envelope.js';
-import { GRAIN_MS, floorTo, planWindow, ROLLUP_DIMENSIONS, ROLLUP_TABLE, type Grain, type RollupDimension } from '../rollups.js';
-import { DISPOSITIONS, type ErrorDisposition, type ErrorRow } from '../schema.js';
-import { rowFromDb } from '../row-codec.js';
-import { ERRORS } from '../table-specs.js';
+import { GRAIN_MS, floorTo, planWindow, ROLLUP_DIMENSIONS, ROLLUP_TABLE, type Grain, type RollupDimension } from '../rollups/rollups.js';
+import { DISPOSITIONS, type ErrorDisposition, type ErrorRow } from '../projection/schema.js';
+import { rowFromDb } from '../projection/row-codec.js';
+import { ERRORS } from '../projection/table-specs.js';
 import { flowFiles } from './runs.js';
 import { StoreError } from '../store-error.js';
 import { clampLimit, Conditions, decodeCursor, encodeCursor, optionalText, optionalTime } from './sql.js';

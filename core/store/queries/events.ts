@@ -1,5 +1,5 @@
 import type { HivewatchEvent } from '../../base/events.js';
-import { eventFromRow, wallFromRow } from '../journal-codec.js';
+import { eventFromRow, wallFromRow } from '../projection/journal-codec.js';
 import { StoreError } from '../store-error.js';
 import { clampLimit } from './sql.js';
 import { all, get, type Dialect, type Query } from './plan.js';

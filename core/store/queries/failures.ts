@@ -1,5 +1,5 @@
-import { FAILURE_ROLLUP_TABLE } from '../failure-rollups.js';
-import { planWindow } from '../rollups.js';
+import { FAILURE_ROLLUP_TABLE } from '../rollups/failure-rollups.js';
+import { planWindow } from '../rollups/rollups.js';
 import { StoreError } from '../store-error.js';
 import { flowFiles } from './runs.js';
 import { all, Dialect, get, type Query } from './plan.js';

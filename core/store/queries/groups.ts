@@ -1,9 +1,9 @@
-import { floorTo, GRAIN_MS, GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, GROUP_TREND_TABLE, planCoarseWindow, type GroupTrendGrain } from '../rollups.js';
+import { floorTo, GRAIN_MS, GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, GROUP_TREND_TABLE, planCoarseWindow, type GroupTrendGrain } from '../rollups/rollups.js';
 import { StoreError } from '../store-error.js';
 import { clampLimit, Conditions, optionalText, optionalTime } from './sql.js';
 import { all, type Dialect, type Query } from './plan.js';
 import { dispositionFilter, resolveFlows, type ErrorFilters } from './errors.js';
-import type { ErrorDisposition } from '../schema.js';
+import type { ErrorDisposition } from '../projection/schema.js';
 
 export interface ErrorGroupsQuery extends ErrorFilters {
   since?: number;

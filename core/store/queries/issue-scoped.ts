@@ -9,11 +9,11 @@ import {
   type Grain,
   type GroupTrendGrain,
   type RollupDimension,
-} from '../rollups.js';
+} from '../rollups/rollups.js';
 import { all, type Dialect, type Query } from './plan.js';
 import { flowFiles } from './runs.js';
 import { Conditions, optionalText } from './sql.js';
-import type { ErrorDisposition } from '../schema.js';
+import type { ErrorDisposition } from '../projection/schema.js';
 
 /**
  * The error views narrowed to some issues (the Errors screen's issue-status filter: "Resolved"

@@ -1,4 +1,4 @@
-import { storableText } from '../storable.js';
+import { storableText } from '../projection/storable.js';
 import type { StatementCache } from './sql.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { RunStatus } from '../../base/events.js';
-import { type AttemptRow, type CheckpointRow, type RunRow, type StepRow, type TaskRow } from '../schema.js';
-import { rowFromDb } from '../row-codec.js';
-import { ATTEMPTS, CHECKPOINTS, RUNS, STEPS, TASKS } from '../table-specs.js';
+import { type AttemptRow, type CheckpointRow, type RunRow, type StepRow, type TaskRow } from '../projection/schema.js';
+import { rowFromDb } from '../projection/row-codec.js';
+import { ATTEMPTS, CHECKPOINTS, RUNS, STEPS, TASKS } from '../projection/table-specs.js';
 import { STATUS_RANK_SQL, TEXT_INDEX_MIN_CHARS } from '../schema-constants.js';
 import { StoreError } from '../store-error.js';
 import { clampLimit, Conditions, decodeCursor, encodeCursor, likeContains, optionalText, optionalTime } from './sql.js';

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../base/usage.js';
-import { DAY_MS } from '../usage-rollups.js';
+import { DAY_MS } from '../rollups/usage-rollups.js';
 import { costSplit, type CostSplitAnswer, type CostSplitQuery } from '../outcomes/cost-split.js';
 import { flowHealth, type FlowHealth, type FlowHealthQuery } from '../outcomes/flow-health.js';
 import { all, type Dialect, type Query } from './plan.js';

@@ -1,4 +1,4 @@
-import { HOUR } from '../rollups.js';
+import { HOUR } from '../rollups/rollups.js';
 import { all, type Dialect, type Query } from '../queries/plan.js';
 import { assembleSplit, costKeyFilters, splitGrain, type CostSplitAnswer, type CostSplitQuery, type SumRow } from '../outcomes/cost-split.js';
 import { COST_SUMS } from '../outcomes/cost-keys.js';

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import pg from 'pg';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
-import type { RunOwner } from '../hosts.js';
+import type { RunOwner } from '../hosts/hosts.js';
 import { createPostgresPool, postgresConfig } from '../postgres/connection.js';
 import { migratePostgres } from '../postgres/migrations.js';
 
