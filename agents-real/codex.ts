@@ -51,11 +51,27 @@ export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
     case 'stream-error':
       return [openai.failed()];
     case 'subagent':
-    case 'subagent-fails':
+      // The agent calls spawn_agent (multi_agent, on by default; Codex lists it in its `collaboration` namespace),
+      // then wait_agent, so `codex exec` does not end before the child thread's request (its next one waits for
+      // the child's). The child starts after the agent's wait (it builds its context first) and gets text, as does the agent then.
+      return [
+        openai.tool('spawn_agent', { task_name: 'greeter', message: CODEX_PROMPTS.text }, 'collaboration'),
+        openai.tool('wait_agent', { timeout_ms: 30_000 }, 'collaboration'),
+        openai.text('The subagent said hello.'),
+      ];
     case 'subagent-nested':
+      // The agent spawns a thread and waits (its wait comes before the thread's first request, as in `subagent`);
+      // that thread spawns one; every request after that gets text (the order of those two threads' requests varies).
+      return [
+        openai.tool('spawn_agent', { task_name: 'outer', message: 'Spawn a subagent that says hello.' }, 'collaboration'),
+        openai.tool('wait_agent', { timeout_ms: 30_000 }, 'collaboration'),
+        openai.tool('spawn_agent', { task_name: 'inner', message: CODEX_PROMPTS.text }, 'collaboration'),
+        openai.text('The subagent said hello.'),
+      ];
+    case 'subagent-fails':
     case 'permission-hook-denies':
-      // Codex spawns subagents only with its multi-agent feature on and a model that asks for one, and the
-      // PermissionRequest hook is Claude Code's: the matrix has no such Codex run.
+      // A subagent whose request fails needs the stub to tell the threads' requests apart (it answers by position);
+      // the PermissionRequest hook is Claude Code's: the matrix has no such Codex run.
       throw new Error(`the ${scenario} scenario is recorded for Claude Code only (agents-real/matrix.ts)`);
     case 'refused':
       // More than the sandbox allows, under `codex exec`'s approval policy `never`: refused without a prompt.
@@ -96,7 +112,9 @@ function otelToml(spec: RunSpec, context: CodexContext): string[] {
   const protocol = spec.protocol === 'json' ? 'json' : 'binary';
   const logs = codexOtelToml({ endpoint: context.otlpUrl, token: context.otlpToken }).replace('protocol = "json"', `protocol = ${toml(protocol)}`);
   const traces = `trace_exporter = { otlp-http = { endpoint = ${toml(`${context.otlpUrl}/v1/traces`)}, protocol = ${toml(protocol)}, headers = { "Authorization" = ${toml(`Bearer ${context.otlpToken}`)} } } }`;
-  return [logs.trimEnd(), traces];
+  // Codex reports which thread spawned which only in its metrics (docs/otel.md "Subagents").
+  const metrics = `metrics_exporter = { otlp-http = { endpoint = ${toml(`${context.otlpUrl}/v1/metrics`)}, protocol = ${toml(protocol)}, headers = { "Authorization" = ${toml(`Bearer ${context.otlpToken}`)} } } }`;
+  return [logs.trimEnd(), traces, ...(spec.scenario.startsWith('subagent') ? [metrics] : [])];
 }
 
 /** What keeps Codex on loopback (docs/real-agents.md: what each one stopped). */

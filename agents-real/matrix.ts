@@ -62,6 +62,8 @@ const CODEX_ROWS: Row[] = [
   { scenario: 'usage-limit-next-day', retries: 'default', jsonOnly: true },
   { scenario: 'stream-error', retries: 'default', also: [{ retries: 0 }] },
   { scenario: 'refused', retries: 'default', jsonOnly: true },
+  { scenario: 'subagent', retries: 'default' },
+  { scenario: 'subagent-nested', retries: 'default', jsonOnly: true },
 ];
 
 const VARIANTS: Record<CliName, { output: OutputMode; protocol: OtlpProtocol }[]> = {

@@ -9,7 +9,7 @@ import { readCodexCliOutput } from '../core/runtimes/codex-cli.js';
 import type { AttemptResult } from '../core/runtimes/runtime.js';
 import { openSqliteStore } from '../core/store/index.js';
 import { SqliteContractStore } from '../core/store/sqlite/async-store.js';
-import { spawnLinks } from '../core/store/agent-tree.js';
+import { spawnLinks } from '../core/store/queries/agent-tree.js';
 import type { HivewatchStore } from '../core/store/contract.js';
 import { allFixtureRefs, fixtureLabel, readFixture, type LoadedFixture } from './fixtures-io.js';
 import type { CliName } from './pins.js';

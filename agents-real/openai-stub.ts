@@ -14,7 +14,7 @@ import { HANG, jsonAnswer, sseAnswer, sseFrame, startProviderStub, type Answer, 
 
 export type OpenAiStep =
   | { kind: 'text'; text: string }
-  | { kind: 'tool'; name: string; args: Record<string, unknown> }
+  | { kind: 'tool'; name: string; args: Record<string, unknown>; namespace?: string }
   | { kind: 'error'; status: number; error: Record<string, unknown>; headers?: Record<string, string> }
   | { kind: 'failed'; code: string; message: string }
   | { kind: 'hang' }
@@ -24,7 +24,8 @@ const apiError = (message: string, type: string, code: string | null): Record<st
 
 export const openai = {
   text: (text = 'Hello from the OpenAI stub.'): OpenAiStep => ({ kind: 'text', text }),
-  tool: (name: string, args: Record<string, unknown>): OpenAiStep => ({ kind: 'tool', name, args }),
+  /** A function call; `namespace` for a tool Codex lists in a namespace of its `additional_tools` (`collaboration`). */
+  tool: (name: string, args: Record<string, unknown>, namespace?: string): OpenAiStep => ({ kind: 'tool', name, args, ...(namespace ? { namespace } : {}) }),
   rateLimited: (retryAfterSeconds = 1): OpenAiStep => ({
     kind: 'error',
     status: 429,
@@ -82,7 +83,16 @@ function outputItem(step: OpenAiStep): Record<string, unknown> | null {
     };
   }
   if (step.kind === 'tool') {
-    return { id: 'fc_stub_0001', type: 'function_call', status: 'completed', call_id: 'call_stub_0001', name: step.name, arguments: JSON.stringify(step.args) };
+    const namespace = step.namespace === undefined ? {} : { namespace: step.namespace };
+    return {
+      id: 'fc_stub_0001',
+      type: 'function_call',
+      status: 'completed',
+      call_id: 'call_stub_0001',
+      name: step.name,
+      ...namespace,
+      arguments: JSON.stringify(step.args),
+    };
   }
   return null;
 }

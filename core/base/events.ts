@@ -263,6 +263,12 @@ export type HivewatchEventBody =
   /** Events resumed after `externalRunIdle`: the run is running again. */
   | { type: 'externalRunReopened'; idleSince: number }
   /**
+   * Telemetry named the agent that started this external run after the run had started (Codex
+   * reports a spawned thread's parent in a record of its own, which may come after the thread's
+   * first records): from now on the run is that agent's subagent, as if runStarted had said so.
+   */
+  | { type: 'externalRunSpawned'; spawnedBy: SpawnedBy }
+  /**
    * An external session's request failed with a subscription usage limit whose reset the CLI
    * reported (`reported`: its words; `resetAt`: read from them): the session is stopped until
    * then. Hivewatch cannot restart an external CLI; telemetry from it again lifts the stop

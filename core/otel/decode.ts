@@ -27,7 +27,7 @@ export interface TelemetryRecord {
   timeField: string;
   attributes: Attributes;
   resource: Attributes;
-  /** `logs` or `traces`. */
+  /** `logs`, `traces`, or `metrics` (a data point Hivewatch reads, metrics/codex.ts). */
   signal: OtlpSignal;
   /** The log body when it is text and not the name itself. */
   body: string | null;
@@ -41,7 +41,7 @@ export interface TelemetryRecord {
   parentAttributes?: Readonly<Record<string, unknown>>;
 }
 
-export type OtlpSignal = 'logs' | 'traces';
+export type OtlpSignal = 'logs' | 'traces' | 'metrics';
 export type OtlpEncoding = 'json' | 'protobuf';
 
 /** A payload that is not an OTLP request of its signal: the receiver answers 400 with `message`. */
@@ -52,7 +52,7 @@ export class OtlpDecodeError extends Error {
   }
 }
 
-type Obj = Record<string, unknown>;
+export type Obj = Record<string, unknown>;
 
 /**
  * How deep a JSON body may nest: an OTLP request needs about 12 levels, and 4 more per nested
@@ -63,9 +63,9 @@ const MAX_JSON_DEPTH = 100;
 /** How deep attribute values (kvlistValue, arrayValue) may nest inside one another. */
 const MAX_ATTRIBUTE_DEPTH = 16;
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function list(value: unknown, where: string): unknown[] {
+export function list(value: unknown, where: string): unknown[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new OtlpDecodeError(`${where} must be an array`);
   return value;
@@ -124,14 +124,14 @@ export function own(attrs: Attributes, key: string): AttributeValue | undefined 
 /** The largest fixed64 (OTLP's type for times): 2^64 − 1 nanoseconds, in the year 2554. */
 const MAX_FIXED64 = 18_446_744_073_709_551_615n;
 
-interface Time {
+export interface Time {
   ms: number;
   given: string | null;
   field: string;
 }
 
 /** A time field in nanoseconds, as text or a JSON number; `given` null when absent or zero (OTLP's "unset"). */
-function timeOf(value: unknown, field: string): Time {
+export function timeOf(value: unknown, field: string): Time {
   if (value === undefined || value === null || value === '') return { ms: 0, given: null, field };
   const text = typeof value === 'string' ? value : typeof value === 'number' && Number.isInteger(value) && value >= 0 ? BigInt(value).toString() : '';
   if (!/^\d+$/.test(text)) {
@@ -146,7 +146,7 @@ function timeOf(value: unknown, field: string): Time {
 }
 
 /** The first time that is set (not absent, not zero), in the order given. */
-function firstTime(...times: Time[]): Time {
+export function firstTime(...times: Time[]): Time {
   return times.find((t) => t.given !== null) ?? (times[0] as Time);
 }
 
@@ -319,7 +319,7 @@ function spanEvents(request: Obj): TelemetryRecord[] {
   return [...out, ...blockedRecords, ...resolveGenAiSpans(genAi, links)];
 }
 
-function parseJson(body: Buffer): Obj {
+export function parseJson(body: Buffer): Obj {
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));
@@ -346,7 +346,7 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-function parseProtobuf(signal: OtlpSignal, body: Buffer): Obj {
+function parseProtobuf(signal: Exclude<OtlpSignal, 'metrics'>, body: Buffer): Obj {
   const type = signal === 'logs' ? ExportLogsServiceRequest : ExportTraceServiceRequest;
   try {
     return type.toObject(type.decode(body), TO_OBJECT_OPTIONS) as Obj;
@@ -355,8 +355,8 @@ function parseProtobuf(signal: OtlpSignal, body: Buffer): Obj {
   }
 }
 
-/** Decodes one OTLP/HTTP request body. Throws OtlpDecodeError naming what is wrong. */
-export function decodeOtlp(signal: OtlpSignal, encoding: OtlpEncoding, body: Buffer): TelemetryRecord[] {
+/** Decodes one OTLP/HTTP logs or traces request body (metrics: metrics/decode.ts). Throws OtlpDecodeError naming what is wrong. */
+export function decodeOtlp(signal: Exclude<OtlpSignal, 'metrics'>, encoding: OtlpEncoding, body: Buffer): TelemetryRecord[] {
   const request = encoding === 'json' ? parseJson(body) : parseProtobuf(signal, body);
   return signal === 'logs' ? logRecords(request) : spanEvents(request);
 }

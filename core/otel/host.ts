@@ -48,7 +48,7 @@ export async function startHostReceiver(
   if (port === null) return null;
   try {
     const receiver = await startOtlpReceiver({ store, port, log, quietMs });
-    log(`OpenTelemetry: receiving OTLP/HTTP on ${receiver.endpoint} (/v1/logs, /v1/traces); \`hivewatch otel-env\` prints an agent's settings`);
+    log(`OpenTelemetry: receiving OTLP/HTTP on ${receiver.endpoint} (/v1/logs, /v1/traces, /v1/metrics); \`hivewatch otel-env\` prints an agent's settings`);
     return receiver;
   } catch (error) {
     log(`OpenTelemetry: no receiver: ${(error as Error).message}`);

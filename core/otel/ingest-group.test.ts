@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { openSqliteStore, type HivewatchStore } from '../store/index.js';
-import { DuplicatePayloadError } from '../store/external.js';
+import { DuplicatePayloadError } from '../store/queries/external.js';
 import { SqliteContractStore } from '../store/sqlite/async-store.js';
 import { decodeOtlp, type TelemetryRecord } from './decode.js';
 import { OtelIngester, type Payload } from './ingest.js';

@@ -1,5 +1,5 @@
 import type { HivewatchEvent } from '../base/events.js';
-import { externalSessions, type ExternalSessionRow } from '../store/external.js';
+import { externalSessions, type ExternalSessionRow } from '../store/queries/external.js';
 import { storableKey } from '../store/projection/storable.js';
 import { isStoreError } from '../store/store-error.js';
 import type { HivewatchStore } from '../store/contract.js';
@@ -180,8 +180,12 @@ export class OtelIngester {
       }
       const key = sessionKeyOf(session);
       const group = bySession.get(key);
-      if (group) group.records.push(record);
-      else bySession.set(key, { session, records: [record] });
+      if (group === undefined) bySession.set(key, { session, records: [record] });
+      else {
+        group.records.push(record);
+        // A record that names the session's parent (Codex's spawn record) links it, whichever of its records came first.
+        if (session.linksLate && !group.session.spawnedBy) group.session = { ...group.session, spawnedBy: session.spawnedBy, linksLate: true };
+      }
     }
     return { bySession, unattached };
   }

@@ -36,6 +36,8 @@ export interface SessionRef {
   anonymous?: boolean;
   /** A subagent's session: the run of the agent that started it (subagents.ts). */
   spawnedBy?: SpawnedBy;
+  /** `spawnedBy` comes from a record of its own (Codex's spawn record): a run already started is linked by `externalRunSpawned`. */
+  linksLate?: boolean;
 }
 
 export type FactBody =
@@ -107,6 +109,10 @@ const KNOWN = new Set([
   'codex.websocket_request',
   'codex.websocket_event',
   'codex.turn_ttft',
+  // Seen from Codex 0.171.0 (its subagent recording): a message between two of its threads.
+  'codex.agent_communication',
+  // Codex 0.171.0's metric point of a thread a thread spawned, journaled on the spawner's run (metrics/codex.ts).
+  'codex.thread.started',
   // Seen from the real CLIs (docs/real-agents.md): Claude Code 2.1.332 and Codex 0.169.0.
   'claude_code.api_retries_exhausted',
   'claude_code.assistant_response',

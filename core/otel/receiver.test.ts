@@ -83,7 +83,7 @@ describe('OTLP receiver', () => {
     expect(notGzip.status).toBe(400);
     expect(JSON.parse(notGzip.body).error).toMatch(/^the body is not valid gzip: /);
     expect((await post('/v1/logs', '{}', { 'content-type': 'text/plain' })).status).toBe(415);
-    expect((await post('/v1/metrics', '{}')).status).toBe(404);
+    expect((await post('/v1/profiles', '{}')).status).toBe(404);
     expect(await journal()).toEqual(before);
   });
 

@@ -4,12 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../base/http-limits.js';
 import type { HivewatchStore } from '../store/contract.js';
-import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal } from './decode.js';
+import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal, type TelemetryRecord } from './decode.js';
+import { readMetricPoints } from './metrics/codex.js';
+import { decodeMetrics } from './metrics/decode.js';
 import { OtelIngester, type IngesterOptions } from './ingest.js';
 import { IngestBusy, IngestQueue, type IngestQueueOptions } from './ingest-queue.js';
 
 /**
- * The loopback OTLP/HTTP receiver (`/v1/logs`, `/v1/traces`; JSON and protobuf; gzip), started by
+ * The loopback OTLP/HTTP receiver (`/v1/logs`, `/v1/traces`, `/v1/metrics`; JSON and protobuf; gzip), started by
  * `serve` and by the Electron main process (docs/otel.md "Receiver"). It answers 401 without the
  * database's ingest token, 400 with a reason for a payload it cannot take (nothing is written),
  * 200 once the payload is committed, 429 / 503 with Retry-After when it cannot keep up
@@ -74,10 +76,12 @@ export interface OtlpReceiver {
   readonly queued: { records: number; bytes: number };
   /** Connections closed at once because MAX_OTLP_CONNECTIONS were open. */
   readonly dropped: number;
+  /** Metric data points accepted: journaled, read and not journaled, dropped (metrics/codex.ts). */
+  readonly metricPoints: { journaled: number; read: number; dropped: number };
   close(): Promise<void>;
 }
 
-const ROUTES: Record<string, OtlpSignal> = { '/v1/logs': 'logs', '/v1/traces': 'traces' };
+const ROUTES: Record<string, OtlpSignal> = { '/v1/logs': 'logs', '/v1/traces': 'traces', '/v1/metrics': 'metrics' };
 
 class Refused extends Error {
   constructor(
@@ -196,18 +200,37 @@ function limitedServer(
   return { server, dropped: () => dropped };
 }
 
+/** A body's records; for metrics, the points Hivewatch journals, the others counted into `counts` (by `count`, once it is answered). */
+function decodedBody(
+  signal: OtlpSignal,
+  encoding: OtlpEncoding,
+  body: Buffer,
+  counts: { journaled: number; read: number; dropped: number },
+): { records: TelemetryRecord[]; count: () => void } {
+  if (signal !== 'metrics') return { records: decodeOtlp(signal, encoding, body), count: () => undefined };
+  const reading = readMetricPoints(decodeMetrics(encoding, body));
+  const count = (): void => {
+    counts.journaled += reading.records.length;
+    counts.read += reading.read;
+    counts.dropped += reading.dropped;
+  };
+  return { records: reading.records, count };
+}
+
 export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<OtlpReceiver> {
   const token = options.token ?? (await otelToken(options.store));
   const limit = options.maxBodyBytes ?? MAX_OTLP_BODY_BYTES;
   const ingester = new OtelIngester(options.store, options);
   const queue = new IngestQueue(ingester, options.queue);
+  const metricPoints = { journaled: 0, read: 0, dropped: 0 };
+  const recordsOf = (signal: OtlpSignal, encoding: OtlpEncoding, body: Buffer) => decodedBody(signal, encoding, body, metricPoints);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let encoding: OtlpEncoding = 'json';
     try {
       const path = (req.url ?? '').split('?')[0] ?? '';
       const signal = ROUTES[path];
-      if (signal === undefined) throw new Refused(404, `no such OTLP endpoint ${path}: use /v1/logs or /v1/traces`);
+      if (signal === undefined) throw new Refused(404, `no such OTLP endpoint ${path}: use /v1/logs, /v1/traces or /v1/metrics`);
       if (req.method !== 'POST') throw new Refused(405, `${req.method ?? ''} ${path}: OTLP/HTTP takes POST`);
       if (!bearerMatches(req.headers.authorization, token)) {
         throw new Refused(401, 'missing or wrong ingest token: send Authorization: Bearer <token> (see `hivewatch otel-env`)');
@@ -215,9 +238,11 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
       encoding = encodingOf(req.headers['content-type']);
       const raw = await readBody(req, limit);
       const body = decompress(raw, req.headers['content-encoding'], limit);
-      const records = decodeOtlp(signal, encoding, body);
+      const { records, count } = recordsOf(signal, encoding, body);
       const digest = createHash('sha256').update(signal).update('\n').update(body).digest('hex');
-      await queue.enqueue(records, body.length, digest);
+      // A metrics export of nothing Hivewatch journals (most of them) needs no transaction.
+      if (records.length > 0 || signal !== 'metrics') await queue.enqueue(records, body.length, digest);
+      count();
       answer(res, 200, encoding, null);
     } catch (error) {
       if (error instanceof IngestBusy) res.setHeader('retry-after', String(error.retryAfterSeconds));
@@ -270,6 +295,9 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<O
     },
     get dropped() {
       return dropped();
+    },
+    get metricPoints() {
+      return { ...metricPoints };
     },
     close: async () => {
       if (timer) clearInterval(timer);

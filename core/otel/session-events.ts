@@ -1,5 +1,5 @@
 import { externalRunId } from './session-run-id.js';
-import type { ExternalSessionRow } from '../store/external.js';
+import type { ExternalSessionRow } from '../store/queries/external.js';
 import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
 import { correlationKeysOf } from './correlation-keys.js';
 import { SESSION_STEP, type PlannedEvent } from './session-journal.js';
@@ -99,8 +99,10 @@ class SessionPlan extends SessionFacts {
       this.push({ type: 'stepStarted', ts: startTs, step: SESSION_STEP, frontier: [] });
       // The session's own values (its id, its service's name) are noted once, when its run starts.
       this.noteAdjusted(startTs, 'session', session.adjustments);
-    } else if (r.idle) {
-      this.push({ type: 'externalRunReopened', ts: startTs, idleSince: r.lastEventAt });
+    } else {
+      if (r.idle) this.push({ type: 'externalRunReopened', ts: startTs, idleSince: r.lastEventAt });
+      // The run started before the record that names its parent came (subagents.ts): linked now.
+      if (session.linksLate && session.spawnedBy) this.push({ type: 'externalRunSpawned', ts: startTs, spawnedBy: session.spawnedBy });
     }
     r.idle = false;
   }

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../base/usage.js';
-import type { ExternalSessionRow } from '../store/external.js';
+import type { ExternalSessionRow } from '../store/queries/external.js';
 import { apiFailureError, toolFailureError, toolRefusedError } from './classify.js';
 import { keptAttributes, senderOf } from './content/kept.js';
 import { own, type TelemetryRecord } from './decode.js';

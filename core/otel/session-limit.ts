@@ -1,7 +1,7 @@
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { usageLimitWaitOf } from '../base/errors/usage-limit-wait.js';
-import type { ExternalSessionRow } from '../store/external.js';
+import type { ExternalSessionRow } from '../store/queries/external.js';
 import { SESSION_STEP, SessionJournal, type AttemptRef, type PlannedEvent } from './session-journal.js';
 import { approvalHold, endPendingApproval } from './session-approval.js';
 import { readPromptState } from './session-state.js';

@@ -15,14 +15,15 @@ const TIME_ORDERED_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[167][0-9a-f]{3}-[0-9a-f]{4}
  */
 export function sessionName(agent: string, sessionId: string, service: string | null = null): string {
   const label = agent === 'claude-code' && service === DESKTOP_SERVICE ? 'Claude Code desktop' : (LABEL[agent] ?? agent);
-  const short = TIME_ORDERED_UUID.test(sessionId) ? `${sessionId.slice(0, 8)}…${sessionId.slice(-8)}` : sessionId.slice(0, 8);
-  return `${label} session ${short}`;
+  return `${label} session ${shortId(sessionId)}`;
 }
+
+const shortId = (id: string): string => (TIME_ORDERED_UUID.test(id) ? `${id.slice(0, 8)}…${id.slice(-8)}` : id.slice(0, 8));
 
 /**
  * A subagent's name in the Runs list: its kind first (what a narrow column keeps) and the start of
- * its id ("general-purpose subagent afbf5f61"); the CLI's label when the kind is not named.
+ * its id ("general-purpose subagent afbf5f61"; a Codex thread's as its session's); the CLI's label when the kind is not named.
  */
 export function subagentName(agent: string, spawnedBy: SpawnedBy): string {
-  return `${spawnedBy.agentName ?? LABEL[agent] ?? agent} subagent ${spawnedBy.agentId.slice(0, 8)}`;
+  return `${spawnedBy.agentName ?? LABEL[agent] ?? agent} subagent ${shortId(spawnedBy.agentId)}`;
 }

@@ -12,8 +12,12 @@ import { externalRunId } from './session-run-id.js';
  * - Claude Code sends every agent's records under the session's one `session.id`; a subagent's
  *   carry `agent_id` (and `parent_agent_id` when a subagent started it), on log records and on
  *   the traces beta's spans. Its run's session is `<session.id>/agent/<agent_id>`.
- * - Codex gives each subagent thread a conversation of its own; the thread's `session_source`
- *   `subagent_thread_spawn_<parent thread id>…` names the thread that spawned it.
+ * - Codex gives each subagent thread a conversation of its own. Its log record
+ *   `codex.agent_communication` {kind: spawn, sender_thread_id, receiver_thread_id} (no
+ *   conversation.id: it names both threads) says which thread spawned which; it may come before
+ *   or after the spawned thread's own records, so it links the thread's run either at its start
+ *   or later (`externalRunSpawned`). A thread's `session_source`
+ *   `subagent_thread_spawn_<parent thread id>…` names its parent too, when a record carries it.
  */
 
 interface SubagentRef {
@@ -29,6 +33,9 @@ interface SubagentRef {
 const SUBAGENT_COMPLETED = 'claude_code.subagent_completed';
 
 const CODEX_SPAWN = /^subagent_thread_spawn_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/i;
+/** Codex's log record of a message between two of its threads; `kind: spawn` is the one that started the receiver. */
+const CODEX_COMMUNICATION = 'codex.agent_communication';
+const CODEX_THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The record's own attribute, else its span's (a span event carries the span's `agent_id`). */
 function attribute(record: TelemetryRecord, key: string): AttributeValue | undefined {
@@ -72,11 +79,49 @@ function subagentOf(record: TelemetryRecord, session: SessionRef, bounded: Bound
   return null;
 }
 
+/** The thread a Codex spawn record started and the thread that started it, when `record` is one. */
+export function codexSpawnOf(record: TelemetryRecord): { childThreadId: string; parentThreadId: string } | null {
+  if (eventName(record) !== CODEX_COMMUNICATION || str(own(record.attributes, 'kind')) !== 'spawn') return null;
+  const child = str(own(record.attributes, 'receiver_thread_id')) ?? '';
+  const parent = str(own(record.attributes, 'sender_thread_id')) ?? '';
+  if (!CODEX_THREAD_ID.test(child) || !CODEX_THREAD_ID.test(parent) || child === parent) return null;
+  return { childThreadId: child, parentThreadId: parent };
+}
+
+/**
+ * The spawned thread's session, for Codex's spawn record: the record is the child's (it joins
+ * the child's run, which it links, `linksLate`, whether or not the run has started).
+ */
+function codexSpawnedSession(session: SessionRef, record: TelemetryRecord): SessionRef | null {
+  if (session.agent !== 'codex-cli') return null;
+  const spawn = codexSpawnOf(record);
+  if (spawn === null) return null;
+  const { anonymous: _named, ...rest } = session;
+  const spawnedBy: SpawnedBy = { runId: externalRunId({ ...session, sessionId: spawn.parentThreadId }), agentId: spawn.childThreadId, agentName: null };
+  return { ...rest, sessionId: spawn.childThreadId, spawnedBy, linksLate: true };
+}
+
+/**
+ * The spawning thread's session, for Codex's metric point of a thread it started (metrics/codex.ts):
+ * the point names that thread only.
+ */
+function codexSpawnerSession(session: SessionRef, record: TelemetryRecord): SessionRef | null {
+  if (record.signal !== 'metrics' || session.agent !== 'codex-cli') return null;
+  const spawn = CODEX_SPAWN.exec(str(own(record.attributes, 'session_source')) ?? '');
+  if (!spawn) return null;
+  const { anonymous: _named, ...rest } = session;
+  return { ...rest, sessionId: (spawn[1] as string).toLowerCase() };
+}
+
 /**
  * The session a record belongs to once its agent is known: the session itself for the main
  * agent, else the subagent's, with the run of the agent that started it.
  */
 export function agentSessionOf(session: SessionRef, record: TelemetryRecord): SessionRef {
+  const spawned = codexSpawnedSession(session, record);
+  if (spawned !== null) return spawned;
+  const spawner = codexSpawnerSession(session, record);
+  if (spawner !== null) return spawner;
   const bounded = new Bounded();
   const sub = subagentOf(record, session, bounded);
   if (sub === null) return session;

@@ -1,5 +1,5 @@
 import type { RunStatus } from '../base/events.js';
-import { agentTree, spawnLinks, type AgentTreeRow } from '../store/agent-tree.js';
+import { agentTree, spawnLinks, type AgentTreeRow } from '../store/queries/agent-tree.js';
 import type { HivewatchStore } from '../store/contract.js';
 import type { AgentTreeNodeView, AgentTreeView, RunDetail, RunSummary, UsageTotalsView } from './api.js';
 

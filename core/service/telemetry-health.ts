@@ -1,11 +1,11 @@
 import { SILENCE_READ, SILENT_AFTER_INTERVALS, silenceOf } from '../common/telemetry-silence.js';
 import type { HivewatchStore } from '../store/contract.js';
-import { telemetrySources, type TelemetrySource } from '../store/telemetry-sources.js';
+import { telemetrySources, type TelemetrySource } from '../store/queries/telemetry-sources.js';
 import type { RunDetail, RunSummary, RunTelemetrySilence } from './api.js';
 
 /**
  * Telemetry health (docs/otel.md "Telemetry health"): the sources expected to be sending now
- * (core/store/telemetry-sources.ts) judged against their exporters' intervals, as of `now`.
+ * (core/store/queries/telemetry-sources.ts) judged against their exporters' intervals, as of `now`.
  * The Runs list, the run page, `hivewatch runs` and the `telemetry-silent-longer-than` alert all
  * read this one answer.
  */

@@ -1,6 +1,6 @@
 import type { HivewatchEvent } from '../base/events.js';
-import type { RunCommandKind } from './commands.js';
-import type { ExternalBatch } from './external.js';
+import type { RunCommandKind } from './queries/commands.js';
+import type { ExternalBatch } from './queries/external.js';
 import type { RunOwner } from './hosts/hosts.js';
 import type { PruneOptions, PruneReport } from './maintenance/prune.js';
 import type { Dialect, Query } from './queries/plan.js';

@@ -34,6 +34,6 @@ export { HANDLED_KEY, UNHANDLED_KEY } from './queries/errors.js';
 export { FAILURE_DIMENSIONS } from './queries/failures.js';
 export type { FailureCounts, FailureDimension } from './queries/failures.js';
 export type { RecoveredRun } from './hosts/recovery.js';
-export { RunCommandKind } from './commands.js';
-export type { RunCommand } from './commands.js';
+export { RunCommandKind } from './queries/commands.js';
+export type { RunCommand } from './queries/commands.js';
 export type { CostSplitQuery } from './outcomes/cost-split.js';

@@ -6,7 +6,7 @@ import { Dialect } from './queries/plan.js';
  * (`runtime:<agent>`) whose exporter the attempt's CLI was started with, pointed at the receiver
  * (`attemptProcess.telemetry`); NULL when it was not. The telemetry-health read takes a running
  * attempt with it as a source from the attempt's start, so a CLI that never sends is seen
- * (core/store/telemetry-sources.ts). No index: the read starts from the running runs.
+ * (core/store/queries/telemetry-sources.ts). No index: the read starts from the running runs.
  *
  * Not backfilled: attempts journaled before did not say. The PostgreSQL twin is
  * postgres/migrations.ts version 27 (the same column in its types).

@@ -1,5 +1,5 @@
-import { getCommand, pendingCommands } from './commands.js';
-import { attemptTelemetry, externalSession, quietExternalSessions } from './external.js';
+import { getCommand, pendingCommands } from './queries/commands.js';
+import { attemptTelemetry, externalSession, quietExternalSessions } from './queries/external.js';
 import { errorCounts, errorSeries, listErrors } from './queries/errors.js';
 import { eventsAfterCommit, getEvents, getJournalPage, journalHead } from './queries/events.js';
 import { failureCounts } from './queries/failures.js';
@@ -9,7 +9,7 @@ import type { Dialect, Query } from './queries/plan.js';
 import { countRuns } from './queries/run-counts.js';
 import { getRun, getRunRow, listRuns, runsInStatus } from './queries/runs.js';
 import { resumePointForRun } from './hosts/recovery.js';
-import { getSetting } from './settings.js';
+import { getSetting } from './queries/settings.js';
 
 /**
  * The contract's reads that are one query plan each, by method name. Both engines derive these

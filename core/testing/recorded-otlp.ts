@@ -10,7 +10,7 @@ import type { CliName } from '../../agents-real/pins.js';
  */
 
 interface RecordedPayload {
-  signal: 'logs' | 'traces';
+  signal: 'logs' | 'traces' | 'metrics';
   body: Buffer;
 }
 
@@ -58,7 +58,7 @@ export function replayRecording(cli: CliName, run: string, at: number): Replay {
     if (e.encoding !== 'json') throw new Error(`${cli}/${run}: export ${e.seq} is ${e.encoding}; only OTLP/JSON recordings replay`);
     const json = JSON.parse(e.payload.toString('utf8')) as Json;
     rewriteRecorded(json, shiftNs);
-    return { signal: e.signal as 'logs' | 'traces', body: Buffer.from(JSON.stringify(json)) };
+    return { signal: e.signal as RecordedPayload['signal'], body: Buffer.from(JSON.stringify(json)) };
   });
   return { payloads, stdout: f.stdout, cliVersion: f.run.cliVersion };
 }

@@ -78,6 +78,19 @@ describe('applyToLiveRun', () => {
     expect(replay(j.events)?.summary).toMatchObject({ status: 'completed', endingError: null });
   });
 
+  it('makes a running external run a subagent when a later event names its parent, keeping the first parent named', () => {
+    const j = new JournalBuilder('ext-codex-cli-child', 1_000);
+    j.start('external:codex-cli', 1);
+    expect(replay(j.events)?.summary.spawnedBy).toBeUndefined();
+    const spawned = (runId: string): { type: 'externalRunSpawned'; spawnedBy: { runId: string; agentId: string; agentName: null } } => ({
+      type: 'externalRunSpawned',
+      spawnedBy: { runId, agentId: 'thread', agentName: null },
+    });
+    j.add(spawned('ext-codex-cli-parent'));
+    j.add(spawned('ext-codex-cli-other'));
+    expect(replay(j.events)?.summary).toMatchObject({ status: 'running', spawnedBy: 'ext-codex-cli-parent' });
+  });
+
   it('creates the row from runStarted and ignores other first events', () => {
     const j = new JournalBuilder('run_a', 1_000);
     const started = j.start('examples/01-happy-path.prose', 7);

@@ -135,6 +135,9 @@ function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number)
       return ended(s, event, receivedAt);
     case 'externalRunReopened':
       return { ...s, status: 'running', endedAt: null, durationMs: null, endedWall: null };
+    // A run's parent named after it started (the store keeps the first one named, as here).
+    case 'externalRunSpawned':
+      return s.spawnedBy ? s : { ...s, spawnedBy: event.spawnedBy.runId };
     default:
       return s;
   }

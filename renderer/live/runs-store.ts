@@ -293,9 +293,9 @@ export class RunsStore {
     const receivedAt = this.now();
     for (const event of events) live = applyToLiveRun(live, event, receivedAt);
     if (live) this.put(runId, live);
-    // A subagent's run started: its parent's count of subagents is the server's to say (re-read).
+    // A subagent's run started, or a run's parent was named: its parent's count of subagents is the server's to say (re-read).
     for (const event of events) {
-      const parent = event.type === 'runStarted' ? event.external?.spawnedBy?.runId : undefined;
+      const parent = event.type === 'runStarted' ? event.external?.spawnedBy?.runId : event.type === 'externalRunSpawned' ? event.spawnedBy.runId : undefined;
       if (parent !== undefined && this.summaries.has(parent)) void this.refresh(parent, true);
     }
     const listeners = this.runListeners.get(runId);

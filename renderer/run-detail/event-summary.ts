@@ -76,6 +76,8 @@ export function describeEvent(e: HivewatchEvent): string {
       return `ended: no telemetry for ${formatDuration(e.quietMs)}`;
     case 'externalRunReopened':
       return 'telemetry resumed: running again';
+    case 'externalRunSpawned':
+      return `started by the agent of run ${e.spawnedBy.runId}${e.spawnedBy.agentName ? ` (${e.spawnedBy.agentName})` : ''}: a subagent from now on`;
     case 'externalLimitReached':
       return `task ${e.taskId} stopped by the usage limit until ${new Date(e.resetAt).toISOString()} · reported: "${e.reported}"; it continues when the agent sends telemetry again`;
     case 'externalLimitLifted':

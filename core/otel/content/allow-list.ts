@@ -159,6 +159,15 @@ export const CODEX_CLI: Scheme = {
     'turn.id',
     'sampling_request_count',
     'sampling_retry_count',
+    // Its threads (0.171.0): which thread spawned which (`codex.agent_communication`, never its `content`),
+    // and the metric point of a spawned thread (its source and count).
+    'kind',
+    'state',
+    'communication_id',
+    'sender_thread_id',
+    'receiver_thread_id',
+    'session_source',
+    'metric.value',
   ],
   promptKeys: ['prompt'],
 };

@@ -10,7 +10,7 @@ import { fixture } from '../testing.js';
 export interface RecordedExport {
   /** Where it was recorded: `claude-code/text.json-out.otlp-json.default-retries#2`. */
   source: string;
-  signal: OtlpSignal;
+  signal: Exclude<OtlpSignal, 'metrics'>;
   encoding: OtlpEncoding;
   payload: Buffer;
 }
@@ -20,7 +20,12 @@ function cliExports(cli: 'claude-code' | 'codex-cli'): RecordedExport[] {
     const f = readFixture(cli, id);
     return (f?.exports ?? [])
       .filter((e) => e.signal === 'logs' || e.signal === 'traces')
-      .map((e) => ({ source: `${cli}/${id}#${e.seq}`, signal: e.signal as OtlpSignal, encoding: e.encoding as OtlpEncoding, payload: e.payload }));
+      .map((e) => ({
+        source: `${cli}/${id}#${e.seq}`,
+        signal: e.signal as Exclude<OtlpSignal, 'metrics'>,
+        encoding: e.encoding as OtlpEncoding,
+        payload: e.payload,
+      }));
   });
 }
 

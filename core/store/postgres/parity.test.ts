@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
-import type { ExternalSessionRow } from '../external.js';
+import type { ExternalSessionRow } from '../queries/external.js';
 import type { SqliteStore } from '../sqlite/types.js';
 import { openSqliteStore } from '../sqlite/store.js';
 import { JournalBuilder } from '../testing/journal-builder.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { notifyCommitted } from '../listeners.js';
 import type { HivewatchEvent } from '../../base/events.js';
-import { completeCommand, enqueueCommand, runHost } from '../commands.js';
+import { completeCommand, enqueueCommand, runHost } from '../queries/commands.js';
 import {
   StoreEngine,
   type AppendOptions,
@@ -12,7 +12,7 @@ import {
   type RunHost,
   type StoreStats,
 } from '../contract.js';
-import { rememberPayload, writeSessions, type ExternalBatch } from '../external.js';
+import { rememberPayload, writeSessions, type ExternalBatch } from '../queries/external.js';
 import type { HostLeaseOptions } from '../hosts/host-lease.js';
 import { judgeHost } from '../hosts/host-liveness.js';
 import { releaseInstance, type HostIdentity } from '../hosts/hosts.js';
@@ -21,7 +21,7 @@ import { usageQuery, type UsageAnswer, type UsageRead } from '../queries/usage.j
 import { Dialect, runAsync, type Query } from '../queries/plan.js';
 import { type EndLeftovers, type RecoveredRun, type RecoverOptions } from '../hosts/recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../maintenance/replay.js';
-import { ensureSetting, setSetting } from '../settings.js';
+import { ensureSetting, setSetting } from '../queries/settings.js';
 import { issueStore } from '../issues/issues.js';
 import { isStoreError, RunTakenError, StoreError } from '../store-error.js';
 import { storableBatch, storableText } from '../projection/storable.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost } from '../commands.js';
-import { attemptTelemetry, externalSession, quietExternalSessions, rememberPayload, writeSessions } from '../external.js';
+import { completeCommand, enqueueCommand, getCommand, pendingCommands, runHost } from './commands.js';
+import { attemptTelemetry, externalSession, quietExternalSessions, rememberPayload, writeSessions } from './external.js';
 import { resumePointForRun } from '../hosts/recovery.js';
 import { replayRun, verifyAggregates } from '../maintenance/replay.js';
-import { ensureSetting, getSetting, setSetting } from '../settings.js';
+import { ensureSetting, getSetting, setSetting } from './settings.js';
 import { takenRuns } from '../hosts/taken-runs.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { errorCounts, errorSeries, listErrors, type ErrorDimension } from './errors.js';

@@ -13,7 +13,7 @@ import {
 } from '../outcomes/cost-keys.js';
 import { CostBatch, type AddedAttempt, type SqlWrite } from '../outcomes/cost-writes.js';
 import type { Query } from '../queries/plan.js';
-import { pruneSpawnsSql, spawnWriteOf } from '../agent-tree.js';
+import { pruneSpawnsSql, spawnWriteOf } from '../queries/agent-tree.js';
 import type { RunRow } from '../projection/schema.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { HivewatchEvent } from '../../base/events.js';
 import type { AppendOptions, CommittedListener, HivewatchStore, NewRunCommand, RunHost, StoreStats } from '../contract.js';
 import { StoreEngine } from '../contract.js';
-import type { ExternalBatch } from '../external.js';
+import type { ExternalBatch } from '../queries/external.js';
 import type { PruneOptions, PruneReport } from '../maintenance/prune.js';
 import { Dialect, type Query } from '../queries/plan.js';
 import { planReads } from '../read-plans.js';

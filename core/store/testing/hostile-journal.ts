@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { HivewatchEvent } from '../../base/events.js';
-import type { ExternalSessionRow } from '../external.js';
+import type { ExternalSessionRow } from '../queries/external.js';
 import { JournalBuilder } from './journal-builder.js';
 
 /**

@@ -1,5 +1,5 @@
-import { get, run, type Dialect, type Query } from './queries/plan.js';
-import { StoreError } from './store-error.js';
+import { get, run, type Dialect, type Query } from './plan.js';
+import { StoreError } from '../store-error.js';
 
 /**
  * Small facts a database keeps about itself (migration 4's `settings` table): the browser

@@ -1,7 +1,7 @@
-import type { ErrorEnvelope } from '../base/errors/envelope.js';
-import { all, Dialect, get, run, type Query } from './queries/plan.js';
-import { storableCount, storableKey, storableText } from './projection/storable.js';
-import { StoreError } from './store-error.js';
+import type { ErrorEnvelope } from '../../base/errors/envelope.js';
+import { all, Dialect, get, run, type Query } from './plan.js';
+import { storableCount, storableKey, storableText } from '../projection/storable.js';
+import { StoreError } from '../store-error.js';
 
 /**
  * Bookkeeping of external runs (agent sessions seen through OpenTelemetry, core/otel) and of

@@ -1,5 +1,5 @@
-import type { HivewatchEvent } from '../base/events.js';
-import { all, type Dialect, type Query } from './queries/plan.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { all, type Dialect, type Query } from './plan.js';
 
 /**
  * Agent trees (migration 24): a session's run and the runs of the subagents it started, nested
@@ -31,10 +31,14 @@ export interface AgentSpawnLink {
 const INSERT_SPAWN = `INSERT INTO agent_spawns (run_id, parent_run_id, agent_id, agent_name) VALUES (?, ?, ?, ?)
   ON CONFLICT (run_id) DO NOTHING`;
 
-/** The write that records a subagent run's parent, for the event that starts it (null for any other event). */
+/**
+ * The write that records a subagent run's parent: for the event that starts it, or the one that
+ * names its parent later (externalRunSpawned); null for any other event. The first parent named
+ * stays: a run has one.
+ */
 export function spawnWriteOf(event: HivewatchEvent): { sql: string; params: unknown[] } | null {
-  if (event.type !== 'runStarted' || !event.external?.spawnedBy) return null;
-  const s = event.external.spawnedBy;
+  const s = event.type === 'runStarted' ? event.external?.spawnedBy : event.type === 'externalRunSpawned' ? event.spawnedBy : undefined;
+  if (!s) return null;
   // A run never starts itself: a spawn that names its own run is not a tree.
   if (s.runId === event.runId) return null;
   return { sql: INSERT_SPAWN, params: [event.runId, s.runId, s.agentId, s.agentName] };

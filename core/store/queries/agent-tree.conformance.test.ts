@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent, SpawnedBy } from '../base/events.js';
+import type { HivewatchEvent, SpawnedBy } from '../../base/events.js';
 import { agentTree, MAX_TREE_DEPTH, spawnLinks } from './agent-tree.js';
-import type { HivewatchStore } from './contract.js';
-import { openStore } from './open.js';
-import { testEngines } from './testing/engines.js';
-import { DAY_MS } from './rollups/usage-rollups.js';
+import type { HivewatchStore } from '../contract.js';
+import { openStore } from '../open.js';
+import { testEngines } from '../testing/engines.js';
+import { DAY_MS } from '../rollups/usage-rollups.js';
 
 /**
  * Agent trees through the store on every engine (migration 24): runStarted's `spawnedBy` links
@@ -114,6 +114,24 @@ describe.each(engines)('agent trees on $name', (engine) => {
     const rows = await store.runStatements((d) => agentTree(d, 'x'));
     expect(rows.map((r) => r.runId).sort()).toEqual(['x', 'y']);
     expect(rows.every((r) => r.depth <= MAX_TREE_DEPTH)).toBe(true);
+  });
+
+  it('links a run that started alone when a later event names its parent (externalRunSpawned); the first parent named stays', async () => {
+    const store = await fresh();
+    await store.appendEvents(session('parent', T0, 1, null));
+    await store.appendEvents(session('thread', T0 + 1000, 0.25, null));
+    expect((await store.runStatements((d) => agentTree(d, 'thread'))).map((r) => r.runId)).toEqual(['thread']);
+    const named = (seq: number, parent: string): HivewatchEvent =>
+      ({ type: 'externalRunSpawned', runId: 'thread', seq, ts: T0 + 5000, spawnedBy: spawn(parent, 'thread-id') }) as HivewatchEvent;
+    await store.appendEvents([named(6, 'parent')]);
+    await store.appendEvents([named(7, 'other')]);
+    for (const from of ['parent', 'thread']) {
+      expect((await store.runStatements((d) => agentTree(d, from))).map((r) => [r.runId, r.parentRunId, r.agentId])).toEqual([
+        ['parent', null, null],
+        ['thread', 'parent', 'thread-id'],
+      ]);
+    }
+    expect(await store.runStatements((d) => spawnLinks(d, ['parent']))).toEqual({ parents: [], children: new Map([['parent', 1]]) });
   });
 
   it("ignores a spawn that names its own run, and prune takes a pruned run's links with it", async () => {

@@ -1,7 +1,7 @@
-import { all, Dialect, get, run, type Query } from './queries/plan.js';
-import { leaseOf, type HostLeaseRow, type LeaseColumns } from './hosts/host-liveness.js';
-import type { RunOwner } from './hosts/hosts.js';
-import { StoreError } from './store-error.js';
+import { all, Dialect, get, run, type Query } from './plan.js';
+import { leaseOf, type HostLeaseRow, type LeaseColumns } from '../hosts/host-liveness.js';
+import type { RunOwner } from '../hosts/hosts.js';
+import { StoreError } from '../store-error.js';
 
 /**
  * Run commands for a run another process hosts: the caller journals the command in

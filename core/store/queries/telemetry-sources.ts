@@ -1,4 +1,4 @@
-import { all, type Dialect, type Query } from './queries/plan.js';
+import { all, type Dialect, type Query } from './plan.js';
 
 /**
  * The telemetry sources expected to be sending now (docs/otel.md "Telemetry health"), derived from
