@@ -14,28 +14,54 @@ const CORE_LAYERS = {
   common: ['base'],
   flow: ['base', 'common'],
   runtimes: ['base', 'common', 'flow'],
-  store: ['base', 'common', 'runtimes'],
-  otel: ['base', 'common', 'runtimes', 'store'],
+  store: ['base', 'common'],
+  otel: ['base', 'common', 'store'],
   engine: ['base', 'common', 'flow', 'runtimes'],
   workspace: ['base', 'common', 'flow', 'runtimes', 'engine'],
   service: ['base', 'common', 'flow', 'runtimes', 'store', 'otel', 'engine', 'workspace'],
   cli: ['base', 'common', 'flow', 'runtimes', 'store', 'otel', 'engine', 'workspace', 'service'],
 };
-const coreZones = Object.entries(CORE_LAYERS).map(([layer, below]) => ({
-  target: `./core/${layer}`,
-  from: './core',
-  except: [`./${layer}`, ...below.map((name) => `./${name}`)],
-  message: below.length === 0 ? `core/${layer} is the base layer: it imports no other core folder` : `core/${layer} imports only core/{${below.join(',')}}`,
-}));
+/**
+ * Single files a layer may take from a layer above it. The store judges whether a host's process
+ * still lives (host liveness), so it reads /proc through process-identity.ts; it never signals a
+ * process: ending a dead host's agents is given to it by whoever opens it to run flows.
+ */
+const CORE_FILE_EXCEPTIONS = {
+  store: ['runtimes/process/process-identity.ts'],
+};
+const coreZones = Object.entries(CORE_LAYERS).map(([layer, below]) => {
+  const files = CORE_FILE_EXCEPTIONS[layer] ?? [];
+  const allowed = below.length === 0 ? 'it imports no other core folder' : `imports only core/{${below.join(',')}}`;
+  return {
+    target: `./core/${layer}`,
+    from: './core',
+    except: [`./${layer}`, ...below.map((name) => `./${name}`), ...files.map((file) => `./${file}`)],
+    message:
+      below.length === 0
+        ? `core/${layer} is the base layer: ${allowed}`
+        : `core/${layer} ${allowed}${files.length === 0 ? '' : ` and ${files.map((file) => `core/${file}`).join(', ')}`}`,
+  };
+});
 // A shell's tests may drive the renderer's client against it (the conformance suites).
 const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', '**/*.suite.ts'];
 // Test doubles and fixtures: never compiled into dist/ (tsconfig.build.json excludes the same).
 const TEST_SUPPORT = ['**/testing/**', '**/testing.ts', 'core/engine/model/**'];
 
-/** Names no file of a folder may import. */
-const forbid = (patterns, message) => ({
-  'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message })) }],
+/** Names no file of a folder may import (and, in `extra`, single names of a module). */
+const forbid = (patterns, message, extra = []) => ({
+  'no-restricted-imports': ['error', { patterns: [...patterns.map((group) => ({ group: [group], message })), ...extra] }],
 });
+/**
+ * A shell runs flows, so it opens its store with process control (core/service/history/open.ts):
+ * a bare `openStore` would interrupt a dead host's runs without ending the agents it left.
+ */
+const HOST_STORE_ONLY = [
+  {
+    group: ['**/core/store/index.js', '**/core/store/open.js'],
+    importNames: ['openStore', 'openSqliteStore'],
+    message: "a shell opens its store with openHostStore (core/service/history/open.ts), which ends a dead host's leftover agents",
+  },
+];
 const UI_PACKAGES = ['react', 'react-dom', 'react/*', 'react-dom/*'];
 const CORE_FORBIDDEN = ['electron', 'electron/*', ...UI_PACKAGES, '**/renderer/**', '**/electron/**', '**/server/**', '**/shell-common/**'];
 const CORE_FORBIDDEN_MESSAGE = 'core/ is the runtime core: it never imports electron, React, renderer/, electron/, server/ or shell-common/';
@@ -113,6 +139,22 @@ export default tseslint.config(
     rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: coreZones }] },
   },
   {
+    // Process control is not the store's: it never signals a process (recovery is given
+    // `endLeftovers` by whoever opens the store to run flows: core/service/history/open.ts).
+    files: ['core/store/**/*.ts'],
+    ignores: [...TEST_FILES, ...TEST_SUPPORT],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'kill',
+          message: 'core/store signals no process: process control is core/runtimes/process/, given to recovery as endLeftovers',
+        },
+      ],
+    },
+  },
+  {
     files: ['shell-common/**'],
     rules: forbid(
       ['electron', 'electron/*', ...UI_PACKAGES, '**/renderer/**', '**/electron/**', '**/server/**', '**/core/**'],
@@ -122,7 +164,11 @@ export default tseslint.config(
   {
     files: ['electron/**'],
     ignores: TEST_FILES,
-    rules: forbid([...UI_PACKAGES, '**/server/**', '**/renderer/**'], 'electron/ is one shell: it imports core/ and shell-common/, never server/ or renderer/'),
+    rules: forbid(
+      [...UI_PACKAGES, '**/server/**', '**/renderer/**'],
+      'electron/ is one shell: it imports core/ and shell-common/, never server/ or renderer/',
+      HOST_STORE_ONLY,
+    ),
   },
   {
     files: ['server/**'],
@@ -130,6 +176,7 @@ export default tseslint.config(
     rules: forbid(
       ['electron', 'electron/*', ...UI_PACKAGES, '**/electron/**', '**/renderer/**'],
       'server/ is one shell: it imports core/ and shell-common/, never electron/ or renderer/',
+      HOST_STORE_ONLY,
     ),
   },
   {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseUsageLimit } from '../core/runtimes/usage-limit.js';
+import { parseUsageLimit } from '../core/base/errors/usage-limit.js';
 import { installedCli } from './install.js';
 import { liveRuns, liveTitle, shapeTests } from './live.js';
 import { CLI_PINS } from './pins.js';

@@ -48,6 +48,9 @@ const EXPECTED: Record<CliName, Record<string, string | null>> = {
     text: null,
     tool: null,
     'rate-limit-then-ok': null,
+    // A spawned thread that answers: the agent exits 0 and neither reading finds a failure.
+    subagent: null,
+    'subagent-nested': null,
     refused: 'AGENT_SCOPE_VIOLATION',
     'rate-limit': 'RUNTIME_RATE_LIMIT',
     overloaded: 'RUNTIME_RATE_LIMIT',
@@ -72,10 +75,17 @@ const EXPECTED: Record<CliName, Record<string, string | null>> = {
 const ATTEMPT_REPORTS_IT = new Set(['refused', 'permission-hook-denies']);
 
 /** The subagent runs each scenario starts (Claude Code's Agent tool), ended as they reported. */
-const SUBAGENTS: Record<string, string[]> = {
-  subagent: ['completed'],
-  'subagent-fails': ['failed'],
-  'subagent-nested': ['completed', 'completed', 'completed'],
+const SUBAGENTS: Record<CliName, Record<string, string[]>> = {
+  'claude-code': {
+    subagent: ['completed'],
+    'subagent-fails': ['failed'],
+    'subagent-nested': ['completed', 'completed', 'completed'],
+  },
+  // Codex's nested scenario is a chain: the agent spawns one thread, which spawns the next.
+  'codex-cli': {
+    subagent: ['completed'],
+    'subagent-nested': ['completed', 'completed'],
+  },
 };
 
 /** The preset's reading: only runs printed in the preset's own format (Claude Code's JSON, Codex's --json). */
@@ -165,7 +175,7 @@ describe.each(['claude-code', 'codex-cli'] as const)('%s: the same failure gets 
     if (telemetry.runs === 0) return; // Nothing exported (Codex exits 1 without flushing: docs/otel.md).
     expect(telemetry.statuses).toEqual(['completed']);
     // The subagents the scenario starts are child runs of their own (one-classifier reads the session's ending).
-    expect(telemetry.subagents).toEqual(SUBAGENTS[f.run.spec.scenario] ?? []);
+    expect(telemetry.subagents).toEqual(SUBAGENTS[cli][f.run.spec.scenario] ?? []);
     if (expected === null || ATTEMPT_REPORTS_IT.has(f.run.spec.scenario)) {
       expect(telemetry.endings).toEqual([null]);
     } else if (telemetry.endings[0] !== 'RUNTIME_TIMEOUT' || expected === 'RUNTIME_TIMEOUT') {

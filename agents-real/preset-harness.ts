@@ -6,7 +6,8 @@ import { startOtlpReceiver, type OtlpReceiver } from '../core/otel/receiver.js';
 import { EXAMPLES_DIR } from '../core/service/conformance.suite.js';
 import { createHivewatchService } from '../core/service/service.js';
 import type { HivewatchService } from '../core/service/service-types.js';
-import { openStore, type HivewatchStore } from '../core/store/index.js';
+import { openHostStore } from '../core/service/history/open.js';
+import type { HivewatchStore } from '../core/store/index.js';
 import { startAnthropicStub, type AnthropicStep } from './anthropic-stub.js';
 import { startEgressGuard, type EgressGuard } from './egress-guard.js';
 import { startOpenAiStub, type OpenAiStep } from './openai-stub.js';
@@ -42,7 +43,7 @@ export async function startPresetWorld(cli: 'claude-code' | 'codex-cli', script:
   const outside = join(dir, 'not-a-repository');
   mkdirSync(flows);
   mkdirSync(outside);
-  const store = await openStore({ path: join(dir, 'hw.db') });
+  const store = await openHostStore({ path: join(dir, 'hw.db') });
   const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0 });
   const stub = cli === 'claude-code' ? await startAnthropicStub(script as AnthropicStep[]) : await startOpenAiStub(script as OpenAiStep[]);
   const guard = await startEgressGuard();

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { procAvailable, readProcStat } from '../core/runtimes/process-group.js';
+import { procAvailable, readProcStat } from '../core/runtimes/process/process-identity.js';
 import { baseEnv, makeTempHome, runCli, type TempHome } from './run-cli.js';
 
 const homes: TempHome[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseUsageLimit } from '../core/runtimes/usage-limit.js';
+import { parseUsageLimit } from '../core/base/errors/usage-limit.js';
 import { allFixtureRefs, fixtureLabel, readFixture, type LoadedFixture } from './fixtures-io.js';
 import type { CliName } from './pins.js';
 

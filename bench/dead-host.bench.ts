@@ -13,7 +13,8 @@ import { DEFAULT_HOST_WATCH_MS } from '../core/service/runs/host-watch.js';
 import { bundledExamplesDir } from '../core/service/flows/keys.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { DEFAULT_LEASE_MS } from '../core/store/hosts/host-lease.js';
-import { openStore, type HivewatchStore } from '../core/store/index.js';
+import { openHostStore } from '../core/service/history/open.js';
+import type { HivewatchStore } from '../core/store/index.js';
 import { findPostgres, startPostgresCluster } from '../core/testing/postgres-cluster.js';
 import { percentile, type Measurement } from './measure.js';
 
@@ -151,7 +152,7 @@ export async function deadHostBenchmarks(options: DeadHostBenchOptions = {}): Pr
   let store: HivewatchStore | null = null;
   let service: HivewatchService | null = null;
   try {
-    store = await openStore({ path: location });
+    store = await openHostStore({ path: location });
     service = await createHivewatchService({ store, examplesDir: bundledExamplesDir(), watchHosts: true });
     const here: Trial[] = [];
     for (let i = 0; i < (options.quick ? 3 : 10); i++) here.push(await trial(service, flow, location, false));

@@ -264,9 +264,10 @@ async function trial(kind, index, delayMs, openStore) {
 async function main() {
   const options = parse(process.argv.slice(2));
   // The harness's own parts (seeded randomness, the store it reads) from dist-dev/; the processes it kills run dist/.
-  const entry = join(root, 'dist-dev', 'core', 'store', 'index.js');
+  // The next start opens the store as every host does (with process control: its recovery ends the killed host's agents).
+  const entry = join(root, 'dist-dev', 'core', 'service', 'history', 'open.js');
   if (!existsSync(entry)) usage('dist-dev/ is missing: run `npm run build:dev` (npm run faults does)');
-  const { openStore } = await import(entry);
+  const { openHostStore: openStore } = await import(entry);
   const { seededRandom } = await import(join(root, 'dist-dev', 'core', 'testing', 'seeded-random.js'));
   const random = seededRandom(options.seed);
   const started = Date.now();

@@ -11,7 +11,8 @@ import { DEFAULT_QUIET_MS } from '../core/otel/ingest.js';
 import { otelIdleOf, otelPortOf, startHostReceiver } from '../core/otel/host.js';
 import { readNotificationSettings } from '../core/service/flows/notify-settings.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
-import { defaultDatabasePath, openStore, printableLocation, type HivewatchStore } from '../core/store/index.js';
+import { openHostStore } from '../core/service/history/open.js';
+import { defaultDatabasePath, printableLocation, type HivewatchStore } from '../core/store/index.js';
 import { FALLBACK_CSS, FALLBACK_HTML, FALLBACK_JS } from '../shell-common/fallback-page.js';
 import { findPackageRoot, packagePaths } from '../shell-common/paths.js';
 import { contentTypeOf, hasRenderer, resolveUnder } from '../shell-common/static-files.js';
@@ -193,7 +194,7 @@ async function start(): Promise<void> {
   let store: HivewatchStore;
   try {
     const nativeBinding = electronSqliteBinding(paths.root);
-    store = await openStore({ path: dbPath, ...(nativeBinding !== undefined ? { nativeBinding } : {}) });
+    store = await openHostStore({ path: dbPath, ...(nativeBinding !== undefined ? { nativeBinding } : {}) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     dialog.showErrorBox(

@@ -5,7 +5,8 @@ import type { OtlpReceiver } from '../core/otel/receiver.js';
 import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { journalRetryDelays } from '../core/service/runs/journal-env.js';
-import { defaultDatabasePath, isPostgresUrl, openStore, type HivewatchStore } from '../core/store/index.js';
+import { openHostStore } from '../core/service/history/open.js';
+import { defaultDatabasePath, isPostgresUrl, type HivewatchStore } from '../core/store/index.js';
 import { startHttpShell } from './http.js';
 import { newToken } from './security.js';
 import { findChromium, hasDisplay, openChromiumApp, type ChromiumWindow } from './launcher.js';
@@ -80,7 +81,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const dbPath = options.dbPath ?? defaultDatabasePath();
   const memory = dbPath === ':memory:';
   const createdDatabase = !memory && !isPostgresUrl(dbPath) && !existsSync(dbPath);
-  const store = await openStore({ path: dbPath });
+  const store = await openHostStore({ path: dbPath });
   let userFlowsDir: string | null = null;
   if (options.userFlowsDir !== undefined) userFlowsDir = options.userFlowsDir;
   else userFlowsDir = appFlowsDirOf(dbPath);

@@ -4,7 +4,6 @@ import { everyRunOf, narrowingKeys } from '../service/runs/bulk-filter.js';
 import { ApiError } from '../common/api-errors.js';
 import { appFlowsDirOf, bundledExamplesDir } from '../service/flows/keys.js';
 import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flows/ref.js';
-import type { HivewatchStore } from '../store/index.js';
 import { createHivewatchService, type HivewatchService } from '../service/service.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { parseWhere } from './bulk-where.js';
@@ -71,11 +70,14 @@ function targetOf(action: CliBulkAction, args: ParsedArgs): Target {
   return all ? { where: filter, all: true } : { where: filter };
 }
 
-/** The filter's `flow` in its one form, read from this directory (core/service/flows/ref.ts); a usage error when no run can have it. */
-async function withResolvedFlow(target: Target, store: HivewatchStore): Promise<Target> {
+/**
+ * The filter's `flow` in its one form, read from this directory (core/service/flows/ref.ts) against the runs the
+ * service counts; a usage error when no run can have it.
+ */
+async function withResolvedFlow(target: Target, service: HivewatchService, userFlowsDir: string | null): Promise<Target> {
   const flow = target.where?.flow;
   if (flow === undefined) return target;
-  const scope = flowRefScope(store, { examplesDir: bundledExamplesDir(), userFlowsDir: appFlowsDirOf(store.location) }, process.cwd());
+  const scope = flowRefScope(service, { examplesDir: bundledExamplesDir(), userFlowsDir }, process.cwd());
   try {
     return { ...target, where: { ...target.where, flow: await resolveFlowRef(flow, scope) } };
   } catch (error) {
@@ -173,14 +175,11 @@ export async function bulkCommand(action: CliBulkAction, args: ParsedArgs, io: C
   const given = targetOf(action, args);
   const json = args.flags.has('json');
   const store = await openCliStore(args, io);
-  const target = await withResolvedFlow(given, store).catch(async (error: unknown) => {
-    await store.close();
-    throw error;
-  });
+  const userFlowsDir = appFlowsDirOf(store.location);
   const service = await createHivewatchService({
     store,
     examplesDir: bundledExamplesDir(),
-    userFlowsDir: appFlowsDirOf(store.location),
+    userFlowsDir,
     // Retried and resumed runs run here, like `hivewatch retry ID`: this host watches the others.
     watchHosts: action !== 'cancel',
     // A command line process delivers no alerts (a hanging receiver would hold its exit); it queues
@@ -191,6 +190,7 @@ export async function bulkCommand(action: CliBulkAction, args: ParsedArgs, io: C
   // server open); here nothing else keeps the process alive meanwhile, so this does.
   const keepAlive = setInterval(() => undefined, 60_000);
   try {
+    const target = await withResolvedFlow(given, service, userFlowsDir);
     const outcome = await confirmAndRun(action, args, io, service, target);
     if ('exit' in outcome) return outcome.exit;
     const endings = await waitForNewRuns(service, outcome, io, json);

@@ -1,8 +1,9 @@
 import { formatUsd, runCostSummary, splitSummary } from '../common/usage-format.js';
-import type { CostSplit, CostSplitAnswer, CostlyRun, HivewatchStore } from '../store/index.js';
+import type { CostlyRunView, CostSplitAnswerView, CostSplitView } from '../service/api-usage.js';
+import type { History } from '../service/history/open.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { ageFlag, openCliStore } from './database.js';
+import { ageFlag, openCliHistory } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 import { textTable } from './text-table.js';
 
@@ -20,10 +21,10 @@ const BY = ['flow', 'run'] as const;
 const tokens = (u: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }): string =>
   `${u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens} in / ${u.outputTokens} out`;
 
-const outcomeCost = (f: CostSplit['failed']): string => (f.attempts > 0 && f.unknownCostAttempts === f.attempts ? 'unknown' : formatUsd(f.costUsd));
+const outcomeCost = (f: CostSplitView['failed']): string => (f.attempts > 0 && f.unknownCostAttempts === f.attempts ? 'unknown' : formatUsd(f.costUsd));
 
 /** Attempts and tokens of the row's three parts: under an error filter, the attempts that failed with it. */
-function splitUsage(s: CostSplit): { attempts: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } {
+function splitUsage(s: CostSplitView): { attempts: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } {
   const parts = [s.failed, s.retried, s.succeeded];
   const sum = (key: 'attempts' | 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'): number => parts.reduce((n, p) => n + p[key], 0);
   return {
@@ -35,7 +36,7 @@ function splitUsage(s: CostSplit): { attempts: number; inputTokens: number; outp
   };
 }
 
-function splitTable(answer: CostSplitAnswer): string {
+function splitTable(answer: CostSplitAnswerView): string {
   const rows = answer.flows.map(({ flow, split }) => {
     const u = splitUsage(split);
     return [flow, String(u.attempts), tokens(u), outcomeCost(split.failed), outcomeCost(split.retried), outcomeCost(split.succeeded)];
@@ -43,7 +44,7 @@ function splitTable(answer: CostSplitAnswer): string {
   return textTable([['FLOW', 'ATTEMPTS', 'TOKENS', 'FAILED RUNS', 'RETRIED', 'SUCCESSFUL'], ...rows]);
 }
 
-function trendTable(answer: CostSplitAnswer): string {
+function trendTable(answer: CostSplitAnswerView): string {
   const points = answer.trend.points.filter((p) => p.failed + p.retried + p.succeeded > 0);
   if (points.length === 0) return '';
   const when = (at: number): string =>
@@ -76,11 +77,11 @@ function windowOf(args: ParsedArgs, now: number, by: string): Window {
   return window;
 }
 
-async function byFlow(store: HivewatchStore, io: CliIo, window: Window, now: number, json: boolean): Promise<void> {
+async function byFlow(history: History, io: CliIo, window: Window, json: boolean): Promise<void> {
   const errorFiltered = window.category !== undefined || window.origin !== undefined || window.code !== undefined;
   const usageQuery = { ...(window.since !== undefined ? { since: window.since } : {}), ...(window.flow !== undefined ? { flow: window.flow } : {}) };
-  const flows = errorFiltered ? [] : await store.usage({ kind: 'flows', query: usageQuery });
-  const split = await store.usage({ kind: 'costSplit', query: { ...window, now } });
+  const flows = errorFiltered ? [] : await history.api.usageByFlow(usageQuery);
+  const split = await history.api.costSplit(window);
   if (json) {
     io.out(`${JSON.stringify({ since: window.since ?? null, flows, split })}\n`);
     return;
@@ -99,25 +100,26 @@ export async function costCommand(args: ParsedArgs, io: CliIo, now = Date.now())
   if (!(BY as readonly string[]).includes(by)) throw new UsageError(`--by must be flow or run, got "${by}"`);
   if (by === 'flow' && args.flags.has('limit')) throw new UsageError('--limit applies to --by run (the costliest runs); --by flow lists every flow');
   const window = windowOf(args, now, by);
-  const store = await openCliStore(args, io);
+  const history = await openCliHistory(args, io, { now: () => now });
   try {
     const json = args.flags.has('json');
     if (by === 'flow') {
-      await byFlow(store, io, window, now, json);
+      await byFlow(history, io, window, json);
       return ExitCode.ok;
     }
     const query = { ...(window.since !== undefined ? { since: window.since } : {}), ...(window.flow !== undefined ? { flow: window.flow } : {}) };
-    const runs = await store.usage({ kind: 'costliestRuns', query: { ...query, limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 20 } });
+    const limit = intFlag(args, 'limit', 1, LIMITS.maxListLimit);
+    const runs = await history.api.costliestRuns({ ...query, ...(limit !== undefined ? { limit } : {}) });
     if (json) io.out(`${JSON.stringify({ since: query.since ?? null, runs })}\n`);
     else if (runs.length === 0) io.out('no run started in this range reported tokens or cost\n');
     else io.out(textTable([['RUN', 'FLOW', 'STATUS', 'TOKENS', 'COST'], ...runs.map(runRow)]));
     return ExitCode.ok;
   } finally {
-    await store.close();
+    await history.close();
   }
 }
 
-function runRow(r: CostlyRun): string[] {
+function runRow(r: CostlyRunView): string[] {
   const cost = runCostSummary(r, r.status);
   return [r.runId, r.flow, r.status, tokens(r), r.countedIn ? `${cost} (counted in ${r.countedIn.runId})` : cost];
 }

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { groupAlive, groupLeadersWithEnvironment, signalGroupId } from '../runtimes/process-group.js';
-import { openStore } from '../store/index.js';
+import { openHostStore } from '../service/history/open.js';
 import { seededRandom } from '../testing/seeded-random.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { waiting } from '../testing/waiting.js';
@@ -95,7 +95,7 @@ describe('crash recovery: kill -9 of a running `hivewatch run` loses no committe
         .filter((e) => e.type === 'stepFinished')
         .at(-1)?.seq ?? 0;
 
-    const store = await openStore({ path: db });
+    const store = await openHostStore({ path: db });
     const journal = await store.getEvents(runId);
     expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
     expect(journal.length).toBeGreaterThanOrEqual(committedThrough);
@@ -117,7 +117,7 @@ describe('crash recovery: kill -9 of a running `hivewatch run` loses no committe
         .map((l) => JSON.parse(l) as HivewatchEvent);
       expect(events[0]).toMatchObject({ type: 'runStarted', resumedFrom: runId });
       expect(events.at(-1)?.type).toBe('runCompleted');
-      const check = await openStore({ path: db });
+      const check = await openHostStore({ path: db });
       expect((await check.replayRun(runId)).ok).toBe(true);
       expect((await check.replayRun(events[0]?.runId as string)).ok).toBe(true);
       await check.close();
@@ -158,7 +158,7 @@ describe('crash recovery: the fake runtime’s agents', () => {
       // SIGKILL is sent when `runs` exits; the kernel ends the processes after it (on a loaded
       // machine, not at once), so the test waits for that, not for a time.
       await expect.poll(() => agents.filter((pgid) => groupAlive(pgid)), { message: 'the SIGKILLed agents to be gone', timeout: 20_000 }).toEqual([]);
-      const store = await openStore({ path: db });
+      const store = await openHostStore({ path: db });
       const interrupted = (await store.getEvents(printed[0]?.runId ?? '', 0, 1_000)).find((e) => e.type === 'runInterrupted');
       await store.close();
       const processes = interrupted?.type === 'runInterrupted' ? (interrupted.processes ?? []) : [];

@@ -1,4 +1,5 @@
-import { defaultDatabasePath, openStore, type HivewatchStore } from '../store/index.js';
+import { openHistory, openHostStore, type History } from '../service/history/open.js';
+import { defaultDatabasePath, type HivewatchStore } from '../store/index.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import type { CliIo } from './io.js';
 
@@ -8,10 +9,21 @@ export function databasePathOf(args: ParsedArgs, io: CliIo): string {
 }
 
 export async function openCliStore(args: ParsedArgs, io: CliIo, options: { readonly?: boolean } = {}): Promise<HivewatchStore> {
-  const store = await openStore({ path: databasePathOf(args, io), readonly: options.readonly ?? false });
-  // What start-up recovery did with agent processes a dead host left: ended, or left alone and why.
-  for (const run of store.recovered) for (const group of run.processes) io.err(`run ${run.runId} interrupted: ${group.message}\n`);
+  const store = await openHostStore({ path: databasePathOf(args, io), readonly: options.readonly ?? false });
+  sayRecovered(store, io);
   return store;
+}
+
+/** The history `--db` names, read through the service's API (`now`: the clock its reads judge by). */
+export async function openCliHistory(args: ParsedArgs, io: CliIo, options: { now?: () => number } = {}): Promise<History> {
+  const history = await openHistory({ path: databasePathOf(args, io), ...(options.now !== undefined ? { now: options.now } : {}) });
+  sayRecovered(history, io);
+  return history;
+}
+
+/** What start-up recovery did with agent processes a dead host left: ended, or left alone and why. */
+function sayRecovered(opened: Pick<History, 'recovered'>, io: CliIo): void {
+  for (const run of opened.recovered) for (const group of run.processes) io.err(`run ${run.runId} interrupted: ${group.message}\n`);
 }
 
 /** The longest age the CLI's time windows take (`--since`, `--older-than`, `since=`): 3650 days, about ten years. */

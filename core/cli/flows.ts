@@ -1,9 +1,9 @@
 import { formatUsd } from '../common/usage-format.js';
 import { bundledExamplesDir, appFlowsDirOf } from '../service/flows/keys.js';
 import { checkLoaded, FlowCatalog } from '../service/flows/catalog.js';
-import type { CostSplit, FlowHealth } from '../store/index.js';
+import type { CostSplitView, FlowHealthView } from '../service/api-usage.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { ageFlag, openCliStore } from './database.js';
+import { ageFlag, openCliHistory } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 import { textTable } from './text-table.js';
 
@@ -24,7 +24,7 @@ export interface FlowRow {
   check: CheckState;
   /** How many problems `check` reports (errors only). */
   problems: number;
-  health: Omit<FlowHealth, 'flow' | 'flowName'>;
+  health: Omit<FlowHealthView, 'flow' | 'flowName'>;
 }
 
 const SORTS = ['attention', 'name', 'failures', 'success', 'duration', 'cost'] as const;
@@ -32,8 +32,8 @@ type Sort = (typeof SORTS)[number];
 
 const DEFAULT_SINCE = '7d';
 
-const total = (s: CostSplit): number => s.failed.costUsd + s.retried.costUsd + s.succeeded.costUsd;
-const attempts = (s: CostSplit): number => s.failed.attempts + s.retried.attempts + s.succeeded.attempts;
+const total = (s: CostSplitView): number => s.failed.costUsd + s.retried.costUsd + s.succeeded.costUsd;
+const attempts = (s: CostSplitView): number => s.failed.attempts + s.retried.attempts + s.succeeded.attempts;
 
 const emptyHealth = (): FlowRow['health'] => {
   const none = { attempts: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unknownCostAttempts: 0 };
@@ -68,7 +68,7 @@ function formatDuration(ms: number): string {
 }
 
 /** "$4.10 · 72% on failure" (failed runs and retried attempts); "cost unknown" when no attempt had a price. */
-function costShare(s: CostSplit): string {
+function costShare(s: CostSplitView): string {
   const n = attempts(s);
   if (n === 0) return '—';
   const unknown = s.failed.unknownCostAttempts + s.retried.unknownCostAttempts + s.succeeded.unknownCostAttempts;
@@ -82,7 +82,7 @@ function costShare(s: CostSplit): string {
  * "12.0 min (2 runs) · 1 waiting now": what the flow's runs that ended in the window waited on a
  * person's approval, and how many wait now; "—" when none did or does.
  */
-function waitedText(a: FlowRow['health']['approval']): string {
+function waitedText(a: NonNullable<FlowRow['health']['approval']> = { waitedMs: 0, runs: 0, waitingNow: 0 }): string {
   const waited = a.runs > 0 ? `${formatDuration(a.waitedMs)} (${a.runs} run${a.runs === 1 ? '' : 's'})` : null;
   const now = a.waitingNow > 0 ? `${a.waitingNow} waiting now` : null;
   return [waited, now].filter((part) => part !== null).join(' · ') || '—';
@@ -134,10 +134,10 @@ export async function flowsCommand(args: ParsedArgs, io: CliIo, now = Date.now()
   const sort = (stringFlag(args, 'sort') ?? 'attention') as Sort;
   if (!SORTS.includes(sort)) throw new UsageError(`--sort must be one of ${SORTS.join(', ')}, got "${sort}"`);
   const since = now - age;
-  const store = await openCliStore(args, io);
+  const history = await openCliHistory(args, io, { now: () => now });
   try {
-    const health = await store.usage({ kind: 'flowHealth', query: { since, now } });
-    const catalog = new FlowCatalog({ examplesDir: bundledExamplesDir(), userFlowsDir: appFlowsDirOf(store.location) });
+    const health = await history.api.flowHealth({ since });
+    const catalog = new FlowCatalog({ examplesDir: bundledExamplesDir(), userFlowsDir: appFlowsDirOf(history.location) });
     const checks = await catalogChecks(
       catalog,
       health.map((h) => h.flow),
@@ -155,6 +155,6 @@ export async function flowsCommand(args: ParsedArgs, io: CliIo, now = Date.now()
     else io.out(`flows, runs ended since ${new Date(since).toISOString().slice(0, 16).replace('T', ' ')} UTC (${rawSince}):\n${rowsText(rows)}`);
     return ExitCode.ok;
   } finally {
-    await store.close();
+    await history.close();
   }
 }

@@ -1,11 +1,7 @@
 import { formatUsd, splitSummary } from '../common/usage-format.js';
-import type { HivewatchStore } from '../store/index.js';
 import type { IssueActivity, IssueDetail } from '../service/api-issue-page.js';
 import type { Issue, IssuePeriod } from '../service/api-issues.js';
-import { issueDetail } from '../service/issues/page.js';
-import type { IssueBook } from '../service/issues/book.js';
-import { runSummary } from '../service/mapping.js';
-import { withRunUsage } from '../service/cost/usage.js';
+import type { HivewatchApi } from '../service/api.js';
 import { ExitCode, type CliIo } from './io.js';
 
 /**
@@ -114,24 +110,22 @@ function issueText(detail: IssueDetail, label: string, periodCost: string): stri
   return `${lines.join('\n')}\n`;
 }
 
+/** What the page reads, through the service's API parts (the window's answers). */
+export type IssueShowReads = Pick<HivewatchApi, 'getIssueDetail' | 'costSplit' | 'listRuns'>;
+
 export async function showIssue(
-  store: HivewatchStore,
-  book: IssueBook,
+  reads: IssueShowReads,
   id: string,
   scope: { since?: number; until?: number },
   label: string,
   json: boolean,
   io: CliIo,
-  now = Date.now(),
 ): Promise<number> {
-  const detail = await issueDetail(book, store, { id, ...scope });
+  const detail = await reads.getIssueDetail({ id, ...scope });
   // The period's split, as the window's issue page shows it: what its failed runs spent and its retried attempts cost.
-  const periodCost = await store.usage({ kind: 'costSplit', query: { ...scope, fingerprints: [detail.issue.id], now } });
-  const page = await store.listRuns({ issue: detail.issue.id, limit: RUNS_SHOWN });
-  const runs = await withRunUsage(
-    store,
-    page.runs.map((r) => runSummary(r, null)),
-  );
+  const periodCost = await reads.costSplit({ ...scope, issue: detail.issue.id });
+  const page = await reads.listRuns({ issue: detail.issue.id, limit: RUNS_SHOWN });
+  const runs = page.items;
   if (json) {
     io.out(`${JSON.stringify({ ...detail, periodCost: periodCost.total, runs, moreRuns: page.nextCursor !== null })}\n`);
     return ExitCode.ok;

@@ -3,13 +3,15 @@ import { IssueTransitions } from '../store/issues/issue-transitions.js';
 import { IGNORE_BOUNDS, ISSUE_SORTS, ISSUE_STATUS_FILTERS, type Issue, type IssueSort, type IssueStatusFilter } from '../service/api-issues.js';
 import { ApiError } from '../common/api-errors.js';
 import { AlertEngine } from '../service/alerts/engine.js';
-import { thisIssueHost } from '../service/issues/api.js';
+import { costApi } from '../service/cost/outcomes.js';
+import { issuePageApi, thisIssueHost } from '../service/issues/api.js';
 import { IssueBook } from '../service/issues/book.js';
+import { readApi } from '../service/read-api.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ageFlag, openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
-import { changeWords, showIssue, table, when } from './issue-show.js';
+import { changeWords, showIssue, table, when, type IssueShowReads } from './issue-show.js';
 
 /**
  * `hivewatch issues`: error issues from the command line, the same book the
@@ -78,7 +80,7 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
       sub === undefined
         ? await listIssues(book, args, period, io)
         : sub === 'show'
-          ? await showIssue(store, book, id as string, period.scope, period.label, args.flags.has('json'), io)
+          ? await showIssue(pageReads(store, book), id as string, period.scope, period.label, args.flags.has('json'), io)
           : await oneIssue(store, book, sub as Exclude<Subcommand, 'show'>, id as string, args, io);
     await Promise.all(queued);
     return code;
@@ -87,11 +89,18 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
       io.err(`hivewatch issues: ${error.message} in ${printableLocation(store.location)}\n`);
       return ExitCode.failed;
     }
-    if (error instanceof ApiError && error.code === 'issue_ambiguous') throw new UsageError(error.message);
+    if (error instanceof ApiError && (error.code === 'issue_ambiguous' || error.code === 'invalid_input')) throw new UsageError(error.message);
     throw error;
   } finally {
     await store.close();
   }
+}
+
+/** The issue page's reads through the service's API parts, over this command's book (its transitions queue their alerts). */
+function pageReads(store: HivewatchStore, book: IssueBook): IssueShowReads {
+  const { listRuns } = readApi(store, (status) => book.statusScope(status));
+  const { costSplit } = costApi(store, book);
+  return { listRuns, costSplit, ...issuePageApi(store, book) };
 }
 
 /**

@@ -1,6 +1,5 @@
-import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { HivewatchService } from '../service/service.js';
-import { isStoreError } from '../store/store-error.js';
+import { isDatabaseAway } from '../service/wire-error.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -16,11 +15,6 @@ import type { CliIo } from './io.js';
 const RETRY_PAUSE_MS = 1_000;
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-/** The write failed because the database is away (not full, not refusing): worth waiting for. */
-function databaseAway(error: unknown): boolean {
-  return isStoreError(error, 'unavailable') || isStoreError((error as HivewatchError | null)?.cause, 'unavailable');
-}
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,7 +47,7 @@ export async function journalLastEvents(service: Pick<HivewatchService, 'flushJo
       return true;
     } catch (error) {
       const left = deadline - now();
-      if (!databaseAway(error) || left <= 0 || wait.signal?.aborted === true) {
+      if (!isDatabaseAway(error) || left <= 0 || wait.signal?.aborted === true) {
         // The buffered events die with this process; the run stays open in the journal until the
         // next start marks it interrupted, and resume continues from its last durable checkpoint.
         io.err(

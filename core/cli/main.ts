@@ -1,5 +1,5 @@
 import { VERSION } from '../base/version.js';
-import { StoreError } from '../store/store-error.js';
+import { isOperatorRefusal } from '../service/wire-error.js';
 import { alertsCommand, ALERTS_BOOLEANS, ALERTS_VALUES } from './alerts.js';
 import { noPositionals, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { bulkCommand, isBulkCall } from './bulk.js';
@@ -217,7 +217,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       return ExitCode.usage;
     }
     // The store's refusals (a database URL, a newer schema) are the operator's to fix: no stack.
-    if (error instanceof StoreError && (error.kind === 'invalid_argument' || error.kind === 'corrupt' || error.kind === 'unavailable')) {
+    if (isOperatorRefusal(error)) {
       io.err(`hivewatch ${name}: ${error.message}\n`);
       return ExitCode.failed;
     }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { MUTED_FLOWS_SETTING } from '../service/flows/notify-settings.js';
-import { isPostgresUrl, isStoreError, openSqliteStore, openStore, SCHEMA_VERSION, StoreError, type HivewatchStore, type SqliteStore } from '../store/index.js';
+import { openHostStore } from '../service/history/open.js';
+import { isPostgresUrl, isStoreError, openSqliteStore, SCHEMA_VERSION, StoreError, type HivewatchStore, type SqliteStore } from '../store/index.js';
 import { redactUrl } from '../store/postgres/url.js';
 import { SqliteContractStore } from '../store/sqlite/async-store.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
@@ -67,11 +68,12 @@ function openSource(path: string): HivewatchStore {
 /**
  * The target, migrated to this schema by opening. A dry run opens it read-only and writes nothing;
  * a database without Hivewatch's schema yet is then an empty one (every run would be copied).
+ * Opened as a host opens it: a recovery there ends a dead host's leftover agents on this machine.
  */
 async function openTarget(url: string, dryRun: boolean): Promise<HivewatchStore | null> {
   if (!isPostgresUrl(url)) throw new UsageError('--to must be a PostgreSQL URL (postgres://user@host:5432/database)');
   try {
-    return await openStore({ path: url, readonly: dryRun });
+    return await openHostStore({ path: url, readonly: dryRun });
   } catch (error) {
     if (dryRun && error instanceof StoreError && / has no Hivewatch schema/.test(error.message)) return null;
     throw error;

@@ -1,8 +1,6 @@
 import { otelPortOf } from '../otel/host.js';
 import { OTEL_AGENTS, otelEnvText, type OtelAgent } from '../runtimes/telemetry-env.js';
-import { STORE_PROMPTS_SETTING } from '../otel/ingest.js';
-import { otelToken } from '../otel/receiver.js';
-import { openStore } from '../store/index.js';
+import { openTelemetrySettings } from '../service/history/telemetry-settings.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { databasePathOf } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
@@ -26,16 +24,15 @@ export async function otelEnvCommand(args: ParsedArgs, io: CliIo): Promise<numbe
   const storePrompts = stringFlag(args, 'store-prompts');
   if (storePrompts !== undefined && storePrompts !== 'on' && storePrompts !== 'off')
     throw new UsageError(`--store-prompts must be on or off, got "${storePrompts}"`);
-  // No recovery: printing settings must not touch the runs of an app that has the database open.
-  const store = await openStore({ path: databasePathOf(args, io), recover: false });
+  const settings = await openTelemetrySettings(databasePathOf(args, io));
   try {
     if (storePrompts !== undefined) {
-      await store.setSetting(STORE_PROMPTS_SETTING, storePrompts);
-      io.err(`prompt text from telemetry is ${storePrompts === 'on' ? 'now stored' : 'no longer stored'} in ${store.location}\n`);
+      await settings.setStorePrompts(storePrompts === 'on');
+      io.err(`prompt text from telemetry is ${storePrompts === 'on' ? 'now stored' : 'no longer stored'} in ${settings.location}\n`);
     }
-    io.out(otelEnvText(agent as OtelAgent, { endpoint: `http://127.0.0.1:${port}`, token: await otelToken(store) }));
+    io.out(otelEnvText(agent as OtelAgent, { endpoint: `http://127.0.0.1:${port}`, token: await settings.token() }));
   } finally {
-    await store.close();
+    await settings.close();
   }
   return ExitCode.ok;
 }

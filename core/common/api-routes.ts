@@ -56,6 +56,7 @@ export const API_ROUTES = {
   listAlertDeliveries: { verb: 'GET', path: '/api/alerts/deliveries', numbers: ['limit'] },
   listDesktopAlerts: { verb: 'GET', path: '/api/alerts/desktop', numbers: ['after'] },
   usageByFlow: { verb: 'GET', path: '/api/usage/flows', numbers: WINDOW_NUMBERS },
+  costliestRuns: { verb: 'GET', path: '/api/usage/runs', numbers: FILTER_NUMBERS },
   costSplit: { verb: 'GET', path: '/api/usage/split', numbers: WINDOW_NUMBERS },
   flowHealth: { verb: 'GET', path: '/api/flows/health', numbers: WINDOW_NUMBERS },
   bulkRuns: { verb: 'POST', path: '/api/runs/bulk' },

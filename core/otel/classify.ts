@@ -1,13 +1,14 @@
 import type { Correlation } from '../base/errors/envelope.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { firstLine } from '../runtimes/preset.js';
+import { firstLine } from '../base/errors/text.js';
 import type { ErrorCode } from '../base/errors/taxonomy.js';
-import { classifyProviderFailure, toolRefusalError, type DeniedTool } from '../runtimes/provider-failure.js';
+import { classifyProviderFailure } from '../base/errors/provider-failure.js';
+import { toolRefusalError, type DeniedTool } from '../base/errors/tool-refusal.js';
 import type { Incident } from './agent-incidents.js';
 
 /**
  * An API failure a CLI reported in its telemetry (docs/otel.md "Errors"), classified by the one
- * classifier the presets use too (core/runtimes/provider-failure.ts), so a failure gets the same
+ * classifier the presets use too (core/base/errors/provider-failure.ts), so a failure gets the same
  * code whether it arrives as telemetry or as a preset attempt's result.
  */
 
@@ -21,7 +22,7 @@ export interface ApiFailure {
   timestamp: number;
 }
 
-/** The one classifier's error (core/runtimes/provider-failure.ts), placed in the session's run. */
+/** The one classifier's error (core/base/errors/provider-failure.ts), placed in the session's run. */
 export function apiFailureError(f: ApiFailure): HivewatchError {
   return classifyProviderFailure({
     runtime: f.runtime,

@@ -2,8 +2,7 @@ import { boundedId, boundedText, MAX_AGENT_CHARS, saneDuration, type Adjustment 
 import type { TokenUsage } from '../base/usage.js';
 import type { SpawnedBy } from '../base/events.js';
 import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
-import { commandOf } from '../runtimes/codex-home.js';
-import { isToolRefusal } from '../runtimes/provider-failure.js';
+import { commandOf, isToolRefusal } from '../base/errors/tool-refusal.js';
 import { BLOCKED_ON_USER_SPAN } from './approval-spans.js';
 import { INCIDENT_EVENTS, incidentOf, type AttributeReader, type Incident } from './agent-incidents.js';
 

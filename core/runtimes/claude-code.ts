@@ -2,7 +2,7 @@ import { classifyObservation, malformedOutput, type RuntimeObservation } from '.
 import type { AgentSpec } from '../flow/plan.js';
 import { claudeCodeEnv, claudeCodeExportsAsSet, type TelemetryTarget } from './telemetry-env.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
-import { isRecord, parseJson } from './json.js';
+import { isRecord, parseJson } from '../base/json.js';
 import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, statedError, type DeniedTool, type PresetRetryOwnership } from './preset.js';
 import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';

@@ -7,7 +7,7 @@ import { codexHomeOf, configuredProvider, isApprovalRefusal, providerRetryOverri
 import { codexOtelOverrides, resourceAttributes } from './telemetry-env.js';
 import type { PresetTelemetryOptions } from './claude-code.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
-import { isRecord, parseJson } from './json.js';
+import { isRecord, parseJson } from '../base/json.js';
 import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, statedError, type DeniedTool, type PresetRetryOwnership } from './preset.js';
 import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';

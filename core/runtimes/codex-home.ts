@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { isRecord, parseJson } from './json.js';
-import { isToolRefusal, type DeniedTool } from './provider-failure.js';
+import { isRecord, parseJson } from '../base/json.js';
+import { commandOf, isToolRefusal, type DeniedTool } from '../base/errors/tool-refusal.js';
 
 /**
  * What the codex-cli preset reads from the Codex home of the CLI it starts (`$CODEX_HOME`, else
@@ -84,17 +84,6 @@ function rolloutFile(codexHome: string, threadId: string): string | null {
     return null;
   };
   return walk(join(codexHome, 'sessions'), 3);
-}
-
-/** The command line a tool call's arguments (JSON) ask for: Codex's `exec_command` {cmd}, `shell` {command: [..]}; else the tool's name. */
-export function commandOf(name: string, args: string): string | null {
-  const parsed = parseJson(args);
-  if (!parsed.ok || !isRecord(parsed.value)) return null;
-  const v = parsed.value;
-  if (typeof v.cmd === 'string') return v.cmd;
-  if (Array.isArray(v.command)) return v.command.map(String).join(' ');
-  if (typeof v.command === 'string') return v.command;
-  return name;
 }
 
 /** The tool calls of a thread whose output says the approval policy refused them, with the command asked for. */

@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../base/usage.js';
 import { addUsage, costAmount, tokenCount, usageOf } from '../base/usage-check.js';
-import { isRecord } from './json.js';
+import { isRecord } from '../base/json.js';
 import type { AttemptResult } from './runtime.js';
 
 /**

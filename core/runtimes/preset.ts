@@ -4,8 +4,10 @@ import type { AgentSpec } from '../flow/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from './command-line.js';
 import { agentConfigError, unsafeCommand } from './command.js';
 import type { AttemptResult } from './runtime.js';
-import { knownProviderFailure, toolRefusalError, type DeniedTool } from './provider-failure.js';
-import type { ResetClock } from './usage-limit.js';
+import { knownProviderFailure } from '../base/errors/provider-failure.js';
+import { firstLine } from '../base/errors/text.js';
+import { toolRefusalError, type DeniedTool } from '../base/errors/tool-refusal.js';
+import type { ResetClock } from '../base/errors/usage-limit.js';
 
 /**
  * What the agent-CLI presets (claude-code, codex-cli) share: how an agent's `command:` may
@@ -53,10 +55,6 @@ export function mentionsRateLimit(text: string): boolean {
 }
 
 /** The first non-blank line of a tool's message, trimmed to 200 characters (for error messages). */
-export function firstLine(text: string): string {
-  return (text.split('\n').find((l) => l.trim() !== '') ?? '').trim().slice(0, 200);
-}
-
 // Words of a CLI that cannot authenticate (Claude Code: "Invalid API key · Please run /login";
 // the API's authentication_error) or that rejected its own command line (commander's "unknown
 // option", clap's "unexpected argument"). Retrying either repeats the same failure.
@@ -113,7 +111,7 @@ export function reportedError(runtimeName: string, text: string, context: Record
   return new HivewatchError('RUNTIME_UNKNOWN', { message: `runtime ${runtimeName} reported an error: ${detail}`, origin: `runtime:${runtimeName}`, context });
 }
 
-export type { DeniedTool } from './provider-failure.js';
+export type { DeniedTool } from '../base/errors/tool-refusal.js';
 
 /**
  * Denied permissions are not success: the agent tried to do something it was not allowed to,

@@ -1,44 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { procAvailable, readProcStat } from './process/process-identity.js';
 
 /**
- * What Linux's /proc says about processes, for ending an attempt's process group and for
- * recognising a group a dead host left behind. Every function answers "unknown" (null) where
- * /proc is not there (macOS, Windows) instead of guessing.
+ * Process groups as Linux's /proc shows them, and signals to a whole group: for ending an
+ * attempt's process group and for recognising a group a dead host left behind. Every reader
+ * answers "unknown" (null) where /proc is not there (macOS, Windows) instead of guessing.
  */
-
-interface ProcStat {
-  state: string;
-  pgrp: number;
-  /** Field 22: clock ticks since boot at which the process started; with the pid, it names one process. */
-  startTime: string;
-}
-
-/** Reads /proc/<pid>/stat, or null when the process (or /proc) is not there. */
-export function readProcStat(pid: number): ProcStat | null {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // Field 2 (comm) is in parentheses and may itself hold spaces and parentheses: fields 3 onwards
-  // start after the last ')'.
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const state = rest[0];
-  const pgrp = Number(rest[2]);
-  const startTime = rest[19];
-  if (state === undefined || startTime === undefined || !Number.isInteger(pgrp)) return null;
-  return { state, pgrp, startTime };
-}
-
-export function procAvailable(): boolean {
-  return readProcStat(process.pid) !== null;
-}
-
-/** The start time of a live process, or null (gone, or no /proc). */
-export function processStartTime(pid: number): string | null {
-  return readProcStat(pid)?.startTime ?? null;
-}
 
 /**
  * The pids of the group's members that still run (zombies do not: they only wait to be reaped,

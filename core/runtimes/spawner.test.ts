@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { groupAlive, readProcStat, signalGroupId } from './process-group.js';
+import { groupAlive, signalGroupId } from './process-group.js';
+import { readProcStat } from './process/process-identity.js';
 import { runProcess } from './process.js';
 import { skipTitle } from '../testing/skip.js';
 

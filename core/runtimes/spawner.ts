@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { processStartTime } from './process-group.js';
+import { processStartTime } from './process/process-identity.js';
 import { inheritedEnv } from './secrets.js';
 
 /**

@@ -26,6 +26,14 @@ export interface FlowUsageView extends UsageTotalsView {
   flow: string;
 }
 
+/** A run with what its attempts spent: its flow, when it started and how it stands. */
+export interface CostlyRunView extends UsageView {
+  runId: string;
+  flow: string;
+  startedAt: number;
+  status: string;
+}
+
 /** What some attempts spent (one outcome's share of a split). */
 export type CostFiguresView = SpendFigures;
 

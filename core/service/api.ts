@@ -15,10 +15,11 @@ export type {
   CostSplitView,
   FlowHealthView,
   FlowUsageView,
+  CostlyRunView,
   UsageTotalsView,
   UsageView,
 } from './api-usage.js';
-import type { CostSplitAnswerView, CostSplitInput, FlowHealthView, FlowUsageView } from './api-usage.js';
+import type { CostlyRunView, CostSplitAnswerView, CostSplitInput, FlowHealthView, FlowUsageView } from './api-usage.js';
 import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
 
 export type { ErrorEnvelope, FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
@@ -278,6 +279,8 @@ export interface HivewatchApi {
   listDesktopAlerts(input?: { after?: number }): Promise<DesktopAlertFeed>;
   /** Tokens and cost per flow of the attempts that ended in the window, costliest first. */
   usageByFlow(input: { since?: number; until?: number; flow?: string }): Promise<FlowUsageView[]>;
+  /** The runs started in the window that spent most, costliest first (at most `limit`, default 20). */
+  costliestRuns(input: { since?: number; until?: number; flow?: string; limit?: number }): Promise<CostlyRunView[]>;
   /** What failure costs under the Errors screen's filters: failed runs, retried attempts, successful work, by flow, with a trend. */
   costSplit(input: CostSplitInput): Promise<CostSplitAnswerView>;
   /** Every flow with runs: newest run, runs ended by status, success rate, median duration and cost in the window. */

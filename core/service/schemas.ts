@@ -235,6 +235,7 @@ export const schemas = {
   listAlertDeliveries: object({ limit: limitSchema.optional() }),
   listDesktopAlerts: object({ after: timeSchema.optional() }),
   usageByFlow: object({ since: timeSchema.optional(), until: timeSchema.optional(), flow: text(1000).optional() }),
+  costliestRuns: object({ since: timeSchema.optional(), until: timeSchema.optional(), flow: text(1000).optional(), limit: limitSchema.optional() }),
   costSplit: object({
     ...errorFilterShape,
     issueStatus: oneOf(ISSUE_STATUS_FILTERS).optional(),

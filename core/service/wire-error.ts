@@ -41,3 +41,19 @@ export function asApiError(error: unknown): unknown {
   const code = STORE_KIND_CODES[error.kind];
   return code === undefined ? error : new ApiError(code, error.message);
 }
+
+/**
+ * The database is away (a team database restarting, the store's `unavailable`), also when a
+ * write failure carries it as its cause: worth waiting for, unlike a full disk.
+ */
+export function isDatabaseAway(error: unknown): boolean {
+  return isStoreError(error, 'unavailable') || isStoreError((error as { cause?: unknown } | null)?.cause, 'unavailable');
+}
+
+/**
+ * A refusal of the database the operator fixes (a malformed database URL, a schema newer than
+ * this Hivewatch, a database that is away): a command says it in one line, without a stack.
+ */
+export function isOperatorRefusal(error: unknown): error is Error {
+  return isStoreError(error, 'invalid_argument') || isStoreError(error, 'corrupt') || isStoreError(error, 'unavailable');
+}

@@ -36,6 +36,4 @@ export type { FailureCounts, FailureDimension } from './queries/failures.js';
 export type { RecoveredRun } from './hosts/recovery.js';
 export { RunCommandKind } from './queries/commands.js';
 export type { RunCommand } from './queries/commands.js';
-export type { CostlyRun } from './queries/usage.js';
-export type { CostSplit, CostSplitAnswer, CostSplitQuery } from './outcomes/cost-split.js';
-export type { FlowHealth } from './outcomes/flow-health.js';
+export type { CostSplitQuery } from './outcomes/cost-split.js';

@@ -26,6 +26,7 @@ export async function openStore(options: OpenStoreOptions): Promise<HivewatchSto
       ...(options.readonly !== undefined ? { readonly: options.readonly } : {}),
       ...(options.recover !== undefined ? { recover: options.recover } : {}),
       ...(options.onListenerError !== undefined ? { onListenerError: options.onListenerError } : {}),
+      ...(options.endLeftovers !== undefined ? { endLeftovers: options.endLeftovers } : {}),
       ...(options.heartbeat?.leaseMs !== undefined ? { leaseMs: options.heartbeat.leaseMs } : {}),
       ...(options.heartbeat?.scheduler !== undefined ? { heartbeatScheduler: options.heartbeat.scheduler } : {}),
     });

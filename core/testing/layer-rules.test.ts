@@ -21,7 +21,7 @@ const { ESLint } = fromRoot('eslint');
 const tseslint = fromRoot('typescript-eslint');
 const eslint = new ESLint({ cwd: root, overrideConfig: [{ files: ['**/*.ts', '**/*.tsx'], ...tseslint.configs.disableTypeChecked }] });
 eslint.lintText(text, { filePath: require('node:path').join(root, file) }).then((results) => {
-  const layerRules = ['import-x/no-restricted-paths', 'no-restricted-imports', '@typescript-eslint/no-restricted-imports', 'import-x/no-nodejs-modules', 'no-restricted-globals'];
+  const layerRules = ['import-x/no-restricted-paths', 'no-restricted-imports', '@typescript-eslint/no-restricted-imports', 'import-x/no-nodejs-modules', 'no-restricted-globals', 'no-restricted-properties'];
   const messages = results.flatMap((result) => result.messages).filter((m) => layerRules.includes(m.ruleId));
   process.stdout.write(JSON.stringify(messages.map((m) => m.ruleId + ': ' + m.message)));
 });
@@ -35,11 +35,56 @@ function zoneMessages(file: string, text: string): string[] {
 describe('the layer rules hold from any working directory', () => {
   it('refuses a store file that imports the service layer', () => {
     const messages = zoneMessages('core/store/layer-probe.ts', "import { x } from '../service/service.js';\nexport const y = x;\n");
-    expect(messages).toEqual([expect.stringContaining('core/store imports only core/{base,common,runtimes}')]);
+    expect(messages).toEqual([expect.stringContaining('core/store imports only core/{base,common} and core/runtimes/process/process-identity.ts')]);
   }, 60_000);
 
   it('lets a store file import what its layer allows', () => {
     expect(zoneMessages('core/store/layer-probe.ts', "import { x } from '../base/events.js';\nexport const y = x;\n")).toEqual([]);
+  }, 60_000);
+});
+
+describe("process control is not the store's", () => {
+  it('refuses a store file that imports the signalling half of the runtimes', () => {
+    const messages = zoneMessages(
+      'core/store/layer-probe.ts',
+      "import { signalGroupId } from '../runtimes/process-group.js';\nexport const y = signalGroupId;\n",
+    );
+    expect(messages).toEqual([
+      expect.stringMatching(
+        /^import-x\/no-restricted-paths: .*"\.\.\/runtimes\/process-group\.js".* core\/store imports only core\/\{base,common\} and core\/runtimes\/process\/process-identity\.ts$/,
+      ),
+    ]);
+  }, 60_000);
+
+  it('refuses process.kill in a store file', () => {
+    const messages = zoneMessages('core/store/layer-probe.ts', "export const end = (pid: number): void => {\n  process.kill(pid, 'SIGKILL');\n};\n");
+    expect(messages).toEqual([expect.stringMatching(/^no-restricted-properties: .*core\/store signals no process/)]);
+  }, 60_000);
+
+  it('lets a store file read which process a pid is', () => {
+    const text = "import { processStartTime } from '../runtimes/process/process-identity.js';\nexport const y = processStartTime;\n";
+    expect(zoneMessages('core/store/layer-probe.ts', text)).toEqual([]);
+  }, 60_000);
+
+  it('refuses a shell a bare openStore: it opens its store with process control', () => {
+    const messages = zoneMessages('server/layer-probe.ts', "import { openStore } from '../core/store/index.js';\nexport const y = openStore;\n");
+    expect(messages).toEqual([expect.stringContaining('a shell opens its store with openHostStore')]);
+    const host = "import { openHostStore } from '../core/service/history/open.js';\nexport const y = openHostStore;\n";
+    expect(zoneMessages('electron/layer-probe.ts', host)).toEqual([]);
+  }, 60_000);
+});
+
+describe('OTLP ingest classifies through core/base, never the runtimes', () => {
+  it('refuses an otel file that imports a runtime', () => {
+    const messages = zoneMessages('core/otel/layer-probe.ts', "import { firstLine } from '../runtimes/preset.js';\nexport const y = firstLine;\n");
+    expect(messages).toEqual([
+      expect.stringMatching(/^import-x\/no-restricted-paths: .*"\.\.\/runtimes\/preset\.js".* core\/otel imports only core\/\{base,common,store\}$/),
+    ]);
+  }, 60_000);
+
+  it('lets an otel file import the one classifier from core/base', () => {
+    const text = "import { classifyProviderFailure } from '../base/errors/provider-failure.js';\nexport const y = classifyProviderFailure;\n";
+    expect(zoneMessages('core/otel/layer-probe.ts', text)).toEqual([]);
   }, 60_000);
 });
 

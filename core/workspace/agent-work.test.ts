@@ -7,7 +7,7 @@ import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { makeRepo, writeFakeCoder } from './testing.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { waiting } from '../testing/waiting.js';
-import { readProcStat } from '../runtimes/process-group.js';
+import { readProcStat } from '../runtimes/process/process-identity.js';
 
 const tempDir = tempDirs();
 

@@ -249,6 +249,9 @@ export class FakeApi implements HivewatchApi {
   usageByFlow(): Promise<never> {
     return this.unsupported('usageByFlow');
   }
+  costliestRuns(): Promise<never> {
+    return this.unsupported('costliestRuns');
+  }
   costSplit(): Promise<never> {
     return this.unsupported('costSplit');
   }

@@ -1,4 +1,5 @@
 import { HivewatchError } from './hivewatch-error.js';
+import { firstLine } from './text.js';
 
 /** What a runtime observed of one attempt, before anyone decided whether it failed. */
 export interface RuntimeObservation {
@@ -87,11 +88,6 @@ export function classifyObservation(o: RuntimeObservation): HivewatchError | nul
     origin,
     context,
   });
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n').find((l) => l.trim() !== '');
-  return line === undefined ? '' : line.trim().slice(0, 200);
 }
 
 /** A runtime that got output it cannot parse reports it through here. */

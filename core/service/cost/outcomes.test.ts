@@ -7,6 +7,7 @@ import { testEngines } from '../../store/testing/engines.js';
 import { JournalBuilder, type ErrorSpec } from '../../store/testing/journal-builder.js';
 import { costApi } from './outcomes.js';
 import { IssueBook } from '../issues/book.js';
+import { usageApi } from './usage.js';
 
 /**
  * What failure costs through the service on every engine: an issue's cost is its failed runs'
@@ -37,6 +38,26 @@ describe.each(engines)('cost in the API on $name', (engine) => {
   const open: HivewatchStore[] = [];
   afterEach(async () => {
     for (const store of open.splice(0)) await store.close();
+  });
+
+  it('lists the costliest runs first, at most the limit asked, and refuses a limit out of bounds', async () => {
+    const store = await openStore({ path: await engine.fresh() });
+    open.push(store);
+    await store.appendEvents(run('cheap', T0, RATE, [0.5], false));
+    await store.appendEvents(run('dear', T0 + 60_000, RATE, [0.1, 2], true));
+    await store.appendEvents(run('middle', T0 + 120_000, CRASH, [1], false));
+    const api = usageApi(store);
+    const all = await api.costliestRuns({});
+    expect(all.map((r) => [r.runId, r.flow, r.status])).toEqual([
+      ['dear', 'flows/api.prose', 'completed'],
+      ['middle', 'flows/api.prose', 'failed'],
+      ['cheap', 'flows/api.prose', 'failed'],
+    ]);
+    expect(all[0]?.costUsd).toBeCloseTo(2.1, 9);
+    expect((await api.costliestRuns({ limit: 1 })).map((r) => r.runId)).toEqual(['dear']);
+    expect((await api.costliestRuns({ since: T0 + 90_000 })).map((r) => r.runId)).toEqual(['middle']);
+    expect(await api.costliestRuns({ flow: 'flows/other.prose' })).toEqual([]);
+    await expect(api.costliestRuns({ limit: 0 })).rejects.toMatchObject({ status: 400, code: 'invalid_input' });
   });
 
   it('an issue costs its failed runs; the issue status and origin filters keep only theirs', async () => {

@@ -1,5 +1,5 @@
 import type { HivewatchStore } from '../../store/contract.js';
-import type { FlowUsageView, RunDetail, RunSummary, UsageView } from '../api.js';
+import type { CostlyRunView, FlowUsageView, RunDetail, RunSummary, UsageView } from '../api.js';
 import { parseInput } from '../schemas.js';
 import { guard } from '../service-context.js';
 import type { HivewatchService } from '../service-types.js';
@@ -9,6 +9,9 @@ import type { HivewatchService } from '../service-types.js';
  * on each attempt of a run's detail (the inspector), and per flow over a window (the Flows and
  * Errors screens). Read from the store's usage tables (migration 16), never from the journal.
  */
+
+/** How many runs `costliestRuns` answers when not told (the CLI's `cost --by run`). */
+const DEFAULT_COSTLIEST_RUNS = 20;
 
 /** The summaries with each run's usage (null: its attempts reported none). */
 export async function withRunUsage(store: HivewatchStore, summaries: RunSummary[]): Promise<RunSummary[]> {
@@ -40,12 +43,17 @@ export async function withDetailUsage(store: HivewatchStore, detail: RunDetail):
   };
 }
 
-export function usageApi(store: HivewatchStore): Pick<HivewatchService, 'usageByFlow'> {
+export function usageApi(store: HivewatchStore): Pick<HivewatchService, 'usageByFlow' | 'costliestRuns'> {
   return {
     usageByFlow: (input) =>
       guard(async (): Promise<FlowUsageView[]> => {
         const query = parseInput('usageByFlow', input);
         return store.usage({ kind: 'flows', query });
+      }),
+    costliestRuns: (input) =>
+      guard(async (): Promise<CostlyRunView[]> => {
+        const { limit, ...window } = parseInput('costliestRuns', input);
+        return store.usage({ kind: 'costliestRuns', query: { ...window, limit: limit ?? DEFAULT_COSTLIEST_RUNS } });
       }),
   };
 }

@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { EXTERNAL_FLOW_PREFIX } from '../../otel/mapping.js';
-import type { HivewatchStore } from '../../store/index.js';
 import { FlowKeys, type FlowFolders } from './keys.js';
 
 /**
@@ -106,7 +105,12 @@ export function flowRefMatches(ref: string, flow: string, flowName: string): boo
 }
 
 /** The scope of a database: its runs' flows, the folders of the process using it, and a directory or none. */
-export function flowRefScope(store: Pick<HivewatchStore, 'countRuns'>, folders: FlowFolders, cwd: string | null): FlowRefScope {
+/** What a scope reads of the runs: the flows they recorded (the store's or the API's `countRuns`). */
+interface RecordedFlows {
+  countRuns(filter: Record<string, never>): Promise<{ byFlow: readonly RecordedFlow[] }>;
+}
+
+export function flowRefScope(store: RecordedFlows, folders: FlowFolders, cwd: string | null): FlowRefScope {
   let cached: Promise<readonly RecordedFlow[]> | null = null;
   // Read once per scope: a rule or a filter is resolved against one look at the runs.
   const recorded = (): Promise<readonly RecordedFlow[]> => (cached ??= store.countRuns({}).then((counts) => counts.byFlow));

@@ -16,7 +16,12 @@ export interface IssueParts {
   transitions: IssueTransitions;
 }
 
-/** The issues API over one IssueBook (book.ts), with the hook its changes are told to. */
+/** The issue page (`getIssueDetail`) over a book: the issues API's, and the CLI's `issues show` over its own book. */
+export function issuePageApi(store: HivewatchStore, book: IssueBook): Pick<HivewatchApi, 'getIssueDetail'> {
+  return { getIssueDetail: (input) => guard(() => issueDetail(book, store, parseInput('getIssueDetail', input))) };
+}
+
+/** The issues API over one IssueBook (issues.ts), with the hook its changes are told to. */
 export function issuesApi(store: HivewatchStore, options: { now?: () => number; onListenerError?: (error: unknown) => void } = {}): IssueParts {
   const transitions = new IssueTransitions(options.onListenerError);
   const book = new IssueBook({
@@ -32,7 +37,7 @@ export function issuesApi(store: HivewatchStore, options: { now?: () => number; 
       listIssues: (input) => guard(() => book.list(parseInput('listIssues', input ?? {}))),
       getIssue: (input) => guard(() => book.get(parseInput('getIssue', input).id)),
       setIssueStatus: (input) => guard(async () => (await book.setStatus(parseInput('setIssueStatus', input))).issue),
-      getIssueDetail: (input) => guard(() => issueDetail(book, store, parseInput('getIssueDetail', input))),
+      ...issuePageApi(store, book),
     },
   };
 }

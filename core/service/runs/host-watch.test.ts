@@ -9,7 +9,9 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventOf, HivewatchEvent } from '../../base/events.js';
 import { groupAlive } from '../../runtimes/process-group.js';
-import { openStore, type HivewatchStore, type RecoveredRun } from '../../store/index.js';
+import { leftoverReaper } from '../../runtimes/process/leftover-groups.js';
+import { openHostStore } from '../history/open.js';
+import type { HivewatchStore, RecoveredRun } from '../../store/index.js';
 import { postgresBinaries, TestDatabases } from '../../store/testing/test-databases.js';
 import { waiting } from '../../testing/waiting.js';
 import type { LiveEvent } from '../api.js';
@@ -78,7 +80,7 @@ afterEach(async () => {
 
 /** A watching host in this process (the window's service), its timers never firing by themselves. */
 async function watcher(now?: () => number): Promise<{ service: HivewatchService; store: HivewatchStore }> {
-  const store = await openStore({ path: location, ...(now ? { now } : {}), heartbeat: { scheduler: never } });
+  const store = await openHostStore({ path: location, ...(now ? { now } : {}), heartbeat: { scheduler: never } });
   const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, tailScheduler: never, watchHosts: { scheduler: never } });
   cleanups.push(
     () => store.close(),
@@ -277,7 +279,7 @@ describe.each(engines)('the host watch on $name', (engine) => {
     await pauseOutsideWrite(cli.child);
     // As another machine sees it: not a process it can ask about, only a lease that ran out.
     await sql('UPDATE hosts SET machine = ? WHERE pid = ?', ['another-machine/pid:[1]', cli.child.pid]);
-    const recovered = await window.store.recoverInterrupted({ processes: { hostname: 'another-machine' } });
+    const recovered = await window.store.recoverInterrupted({ endLeftovers: leftoverReaper({ hostname: 'another-machine' }) });
     expect(recovered).toEqual([{ runId: backoff.runId, pid: cli.child.pid, processes: [expect.objectContaining({ pgid: agent.pid, outcome: 'otherHost' })] }]);
     const interrupted = await window.store.getEvents(backoff.runId);
     expect(interrupted.at(-1)).toMatchObject({ type: 'runInterrupted', error: { message: expect.stringContaining('let its lease expire') } });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { procAvailable, processStartTime, readProcStat } from '../../runtimes/process-group.js';
+import { procAvailable, processStartTime, readProcStat } from '../../runtimes/process/process-identity.js';
 import { judgeHost, localProbe, type HostLeaseRow, type HostProbe } from './host-liveness.js';
 import { newInstance, releaseInstance, thisMachine } from './hosts.js';
 import { skipTitle } from '../../testing/skip.js';

@@ -1,4 +1,4 @@
-import { readProcStat } from '../../runtimes/process-group.js';
+import { readProcStat } from '../../runtimes/process/process-identity.js';
 import { isOpenHere, isOwnerAlive, thisMachine, type RunOwner } from './hosts.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { processStartTime } from '../../runtimes/process-group.js';
+import { processExists, processStartTime } from '../../runtimes/process/process-identity.js';
 
 /**
  * Which process hosts a run. A run is written by one process only (the one that started it);
@@ -70,15 +70,6 @@ export function releaseInstance(owner: RunOwner): void {
 /** Whether this instance is a store open in this process. */
 export function isOpenHere(instance: string): boolean {
   return openInstances.has(instance);
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

@@ -4,9 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { processStartTime } from '../../runtimes/process-group.js';
+import { processStartTime } from '../../runtimes/process/process-identity.js';
 import { thisMachine } from './hosts.js';
 import { isStoreError, openSqliteStore, type SqliteStore } from '../index.js';
+import { openAttemptProcesses } from './recovery.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 
 let dir: string;
@@ -242,5 +243,28 @@ describe('resumePointForRun', () => {
     const pc = store.resumePointForRun('C');
     expect(pc).toMatchObject({ fromRunId: 'C', throughStep: 1 });
     expect([...pc.outcomes.keys()].sort()).toEqual(['1:0', '1:1']);
+  });
+});
+
+describe('openAttemptProcesses', () => {
+  it('counts an attempt cancelled by a sibling or answered late as ended: only the one with no end is open', () => {
+    const ref = { runId: 'r', ts: 0, step: 1, ordinal: 0, taskId: '1:0' };
+    const started = (attempt: number, seq: number) => ({
+      ...ref,
+      seq,
+      type: 'attemptProcess' as const,
+      attempt,
+      pid: 100 + attempt,
+      startTime: '1',
+      hostname: 'h',
+    });
+    const open = openAttemptProcesses([
+      started(1, 1),
+      { ...ref, seq: 2, type: 'attemptCancelled', attempt: 1, durationMs: 3, by: 'sibling' },
+      started(2, 3),
+      { ...ref, seq: 4, type: 'receiptIgnoredStale', attempt: 2, epoch: 0, currentEpoch: 1, outcome: 'succeeded' },
+      started(3, 5),
+    ]);
+    expect(open.map((e) => e.attempt)).toEqual([3]);
   });
 });

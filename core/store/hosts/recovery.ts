@@ -1,14 +1,12 @@
 import { storableText } from '../projection/storable.js';
-import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
-import type { HivewatchEvent, LeftoverProcessGroup } from '../../base/events.js';
+import type { EventOf, HivewatchEvent, LeftoverProcessGroup } from '../../base/events.js';
 import { resumePointFromEvents, type ResumePoint, type TaskOutcome } from '../../base/resume-point.js';
 import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import { judgeHost, leaseOf, localProbe, type HostProbe, type HostVerdict, type LeaseColumns, type WithoutLease } from './host-liveness.js';
 import type { RunOwner } from './hosts.js';
 import { eventFromRow } from '../projection/journal-codec.js';
 import type { JournalWriter } from '../sqlite/journal-writer.js';
-import { endLeftoverGroup, endUnjournaledGroups, openAttemptProcesses, type EndLeftoverOptions } from '../leftover-processes.js';
 import { allEvents } from '../queries/events.js';
 import { get, type Dialect, type Query } from '../queries/plan.js';
 import { ACTIVE_RUN_STATUSES } from '../../common/run-statuses.js';
@@ -20,11 +18,25 @@ export interface RecoverOptions {
   force?: boolean;
   /** Only this run (a command reached a run whose host is gone). */
   runId?: string;
-  /** How leftover attempt processes are checked (tests). */
-  processes?: EndLeftoverOptions;
+  /**
+   * Process control: ends the agent process groups a dead host left (the store only finds them in
+   * the journal). Default: what the store was opened with (`OpenStoreOptions.endLeftovers`).
+   */
+  endLeftovers?: EndLeftovers | undefined;
   /** How other hosts' processes are looked at (tests; default: this machine's /proc). */
   probe?: HostProbe;
 }
+
+type AttemptProcess = EventOf<'attemptProcess'>;
+
+/**
+ * Ends, or leaves saying why, the process groups of one run's attempts that never journaled their
+ * end (`open`), and any the run's dead host spawned without journaling them. Process control is
+ * not the store's: whoever opens the store to run flows gives it (core/runtimes/process/
+ * leftover-groups.ts, through core/service). Called before `runInterrupted` is journaled, so the
+ * groups are gone before the run can be resumed, and the event says what was done with each.
+ */
+export type EndLeftovers = (run: { runId: string; hostname: string | null }, open: readonly AttemptProcess[]) => LeftoverProcessGroup[];
 
 export interface RecoveredRun {
   runId: string;
@@ -110,7 +122,7 @@ export function recoverInterrupted(
       for (const chosen of chooseRuns(select.all(...ACTIVE_RUN_STATUSES), now(), options, 'legacy')) {
         const { run, owner, verdict } = chosen;
         // A forced recovery of a run whose host still lives must not take its agents from it.
-        const processes = verdict.alive ? [] : leftoverGroups(run.id, owner, attemptEvents.all(run.id).map(eventFromRow), options.processes);
+        const processes = verdict.alive ? [] : leftoverGroups(run.id, owner, attemptEvents.all(run.id).map(eventFromRow), options.endLeftovers);
         events.push(...interruptionEvents(run, owner?.pid ?? null, interruptionMessage(chosen), processes, now()));
         writer.forget(run.id);
         recovered.push({ runId: run.id, pid: owner?.pid ?? null, processes });
@@ -157,11 +169,39 @@ export function interruptionEvents(
   ];
 }
 
-/** Ends (or leaves, saying why) the agent process groups a dead host left for one run. */
-export function leftoverGroups(runId: string, owner: RunOwner | undefined, events: HivewatchEvent[], options: EndLeftoverOptions = {}): LeftoverProcessGroup[] {
-  const journaled = openAttemptProcesses(events).map((p) => endLeftoverGroup(p, options));
-  const sameMachine = owner !== undefined && owner.hostname === (options.hostname ?? hostname()) && (options.proc ?? true);
-  return sameMachine ? [...journaled, ...endUnjournaledGroups(runId, new Set(journaled.map((g) => g.pgid)))] : journaled;
+/**
+ * What becomes of the agent process groups a dead host left for one run: process control's
+ * answer when the store has one; without it (a store opened to read or to seed, never to run
+ * flows) each open group is said to be left alone.
+ */
+export function leftoverGroups(
+  runId: string,
+  owner: RunOwner | undefined,
+  events: HivewatchEvent[],
+  endLeftovers: EndLeftovers | undefined,
+): LeftoverProcessGroup[] {
+  const open = openAttemptProcesses(events);
+  if (endLeftovers !== undefined) return endLeftovers({ runId, hostname: owner?.hostname ?? null }, open);
+  return open.map((p) => ({
+    taskId: p.taskId,
+    attempt: p.attempt,
+    pgid: p.pid,
+    outcome: 'unverified',
+    message: `process group ${p.pid} of task ${p.taskId} attempt ${p.attempt}: this process does not control agent processes (its store was opened without process control); left alone`,
+  }));
+}
+
+/**
+ * Events that end an attempt, journaled only once its process group is gone (rule 11b): its
+ * outcome, its cancel by a fail-fast sibling, or its late answer after the operator's cancel.
+ */
+const ATTEMPT_ENDS: ReadonlySet<HivewatchEvent['type']> = new Set(['attemptSucceeded', 'attemptFailed', 'attemptCancelled', 'receiptIgnoredStale']);
+
+/** The `attemptProcess` events of attempts that never journaled their end. */
+export function openAttemptProcesses(events: readonly HivewatchEvent[]): AttemptProcess[] {
+  const key = (e: { taskId: string; attempt: number }): string => `${e.taskId}#${e.attempt}`;
+  const ended = new Set(events.flatMap((e) => (ATTEMPT_ENDS.has(e.type) && 'attempt' in e && 'taskId' in e ? [key(e)] : [])));
+  return events.filter((e): e is AttemptProcess => e.type === 'attemptProcess' && !ended.has(key(e)));
 }
 
 function stepOfTask(taskId: string): number {

@@ -19,7 +19,7 @@ import { releaseInstance, type HostIdentity } from '../hosts/hosts.js';
 import type { PruneOptions, PruneReport } from '../maintenance/prune.js';
 import { usageQuery, type UsageAnswer, type UsageRead } from '../queries/usage.js';
 import { Dialect, runAsync, type Query } from '../queries/plan.js';
-import { type RecoveredRun, type RecoverOptions } from '../hosts/recovery.js';
+import { type EndLeftovers, type RecoveredRun, type RecoverOptions } from '../hosts/recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../maintenance/replay.js';
 import { ensureSetting, setSetting } from '../queries/settings.js';
 import { issueStore } from '../issues/issues.js';
@@ -96,7 +96,11 @@ export class PostgresStore extends planReads(Dialect.postgres) implements Hivewa
     });
   }
 
-  async start(recover: boolean): Promise<void> {
+  /** Process control for recovery (recovery.ts `EndLeftovers`), when this store's process runs flows. */
+  private endLeftovers: EndLeftovers | undefined;
+
+  async start(recover: boolean, endLeftovers?: EndLeftovers): Promise<void> {
+    this.endLeftovers = endLeftovers;
     if (this.lease) await this.lease.start();
     if (recover && !this.readonly) this.recovered = await this.recoverInterrupted();
   }
@@ -258,7 +262,9 @@ export class PostgresStore extends planReads(Dialect.postgres) implements Hivewa
 
   async recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]> {
     this.writable();
-    const { runs, events, walls, commitSeqs } = await this.reach(this.writes.run(() => recoverInterruptedPg(this.pool, this.writer, this.now, options)));
+    const { runs, events, walls, commitSeqs } = await this.reach(
+      this.writes.run(() => recoverInterruptedPg(this.pool, this.writer, this.now, { ...options, endLeftovers: options?.endLeftovers ?? this.endLeftovers })),
+    );
     this.notify(events, walls, commitSeqs);
     return runs;
   }

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
 import { HostLease } from './hosts.js';
+import { leftoverReaper } from '../../runtimes/process/leftover-groups.js';
 import { recoverInterruptedPg } from './recovery.js';
 import { inTransaction, postgresBinaries, postgresMissing, TestDatabases, testOwner } from '../testing/test-databases.js';
 import { PostgresJournalWriter } from './writer.js';
@@ -78,7 +79,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('recoverInterruptedPg', postgresMis
     const now = (): number => w.clock.now;
     const recoverers = ['c', 'd'].map((name) => ({ pool: bases.pool(w.url), writer: new PostgresJournalWriter(testOwner(name, `machine-${name}`), now) }));
     const results = await Promise.all(
-      recoverers.map((r) => recoverInterruptedPg(r.pool, r.writer, now, { processes: { hostname: 'machine-c', proc: false } })),
+      recoverers.map((r) => recoverInterruptedPg(r.pool, r.writer, now, { endLeftovers: leftoverReaper({ hostname: 'machine-c', proc: false }) })),
     );
     const recovered = results.flatMap((r) => r.runs).sort((x, y) => x.runId.localeCompare(y.runId));
     expect(recovered).toEqual([
@@ -137,11 +138,11 @@ describe.skipIf(!postgresBinaries)(skipTitle('recoverInterruptedPg', postgresMis
     const pool = bases.pool(w.url);
     const writer = new PostgresJournalWriter(testOwner('c', 'machine-b'), now);
     // The same machine as B: a dead host's agents would be looked for here, a live one's never.
-    const processes = { hostname: 'machine-b', proc: false };
-    expect((await recoverInterruptedPg(pool, writer, now, { runId: 'alive', processes })).runs).toEqual([]);
+    const endLeftovers = leftoverReaper({ hostname: 'machine-b', proc: false });
+    expect((await recoverInterruptedPg(pool, writer, now, { runId: 'alive', endLeftovers })).runs).toEqual([]);
     expect((await statuses(pool)).alive).toBe('running');
 
-    const forced = await recoverInterruptedPg(pool, writer, now, { runId: 'alive', force: true, processes });
+    const forced = await recoverInterruptedPg(pool, writer, now, { runId: 'alive', force: true, endLeftovers });
     expect(forced.runs).toEqual([{ runId: 'alive', pid: testOwner('b').pid, processes: [] }]);
     expect(forced.events.map((e) => [e.runId, e.seq, e.type])).toEqual([
       ['alive', w.journals.alive!.length + 1, 'errorOccurred'],
@@ -159,7 +160,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('recoverInterruptedPg', postgresMis
     w.clock.now = 1_000 + LEASE - 1;
     expect((await recoverInterruptedPg(pool, writer, now, { runId: 'orphan' })).runs).toEqual([]);
     w.clock.now = 1_000 + LEASE;
-    const result = await recoverInterruptedPg(pool, writer, now, { runId: 'orphan', processes: { hostname: 'machine-a', proc: false } });
+    const result = await recoverInterruptedPg(pool, writer, now, { runId: 'orphan', endLeftovers: leftoverReaper({ hostname: 'machine-a', proc: false }) });
     expect(result.runs[0]!.processes).toEqual([
       {
         taskId: '2:0',

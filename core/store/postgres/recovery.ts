@@ -76,7 +76,7 @@ export async function recoverInterruptedPg(
         const run = numeric({ ...found.run, ...row });
         const { owner, verdict } = found;
         // A forced recovery of a run whose host is alive must not take its agents from it.
-        const processes = verdict.alive ? [] : leftoverGroups(run.id, owner, await attemptEvents(client, run.id), options.processes);
+        const processes = verdict.alive ? [] : leftoverGroups(run.id, owner, await attemptEvents(client, run.id), options.endLeftovers);
         events.push(...interruptionEvents(run, owner?.pid ?? null, interruptionMessage({ ...found, run }), processes, now()));
         touched.push(run.id);
         runs.push({ runId: run.id, pid: owner?.pid ?? null, processes });

@@ -1,4 +1,5 @@
 import type { HivewatchStore } from '../contract.js';
+import type { EndLeftovers } from '../hosts/recovery.js';
 import type { HeartbeatScheduler } from '../hosts/host-lease.js';
 import { newInstance, releaseInstance } from '../hosts/hosts.js';
 import { StoreError } from '../store-error.js';
@@ -27,6 +28,8 @@ export interface OpenPostgresStoreOptions {
   /** The heartbeat's timer (tests inject one). */
   heartbeatScheduler?: HeartbeatScheduler;
   poolSize?: number;
+  /** Process control for start-up recovery and later ones (recovery.ts `EndLeftovers`); without it none is done. */
+  endLeftovers?: EndLeftovers;
 }
 
 const defaultListenerError = (error: unknown): void =>
@@ -79,7 +82,7 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
       availability,
     );
     try {
-      await store.start(options.recover ?? true);
+      await store.start(options.recover ?? true, options.endLeftovers);
     } catch (error) {
       await store.close().catch(() => undefined);
       throw error;

@@ -143,7 +143,7 @@ function* attemptSums(flow: string | undefined, from: number | undefined, to: nu
   return yield* all<SumRow>(`SELECT flow, ${ATTEMPT_SUMS} FROM attempt_usage${c.where()} GROUP BY flow`, c.params);
 }
 
-export type CostlyRun = RunUsage & { flow: string; startedAt: number; status: string };
+type CostlyRun = RunUsage & { flow: string; startedAt: number; status: string };
 
 /**
  * The usage reads of the store's contract (`HivewatchStore.usage`), one method for all of them:

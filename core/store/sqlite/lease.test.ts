@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { processStartTime } from '../../runtimes/process-group.js';
+import { processStartTime } from '../../runtimes/process/process-identity.js';
 import type { HeartbeatScheduler } from '../hosts/host-lease.js';
 import { thisMachine } from '../hosts/hosts.js';
 import { openSqliteStore, type SqliteStore } from '../index.js';

@@ -16,7 +16,7 @@ import { ensureSetting, getSetting, setSetting } from '../queries/settings.js';
 import { issueStore } from '../issues/issues.js';
 import { StatementCache } from '../queries/sql.js';
 import { Dialect, runSync, type Query } from '../queries/plan.js';
-import { recoverInterrupted, type RecoveredRun, type RecoverOptions } from '../hosts/recovery.js';
+import { recoverInterrupted, type EndLeftovers, type RecoveredRun, type RecoverOptions } from '../hosts/recovery.js';
 import { replayRun, verifyAggregates, type AggregateReport, type ReplayReport } from '../maintenance/replay.js';
 import { RunTakenError, StoreError } from '../store-error.js';
 import { storableBatch } from '../projection/storable.js';
@@ -47,6 +47,7 @@ class SqliteConnectionStore extends answeredPlanReads(Dialect.sqlite) implements
     recover: boolean,
     private readonly onListenerError: (error: unknown) => void,
     heartbeat: OpenStoreOptions['heartbeat'],
+    private readonly endLeftovers: EndLeftovers | undefined,
   ) {
     super();
     this.owner = newInstance();
@@ -166,7 +167,7 @@ class SqliteConnectionStore extends answeredPlanReads(Dialect.sqlite) implements
 
   recoverInterrupted(options?: RecoverOptions): RecoveredRun[] {
     const writer = this.writable();
-    const { runs, events } = recoverInterrupted(this.database, writer, this.now, options);
+    const { runs, events } = recoverInterrupted(this.database, writer, this.now, { ...options, endLeftovers: options?.endLeftovers ?? this.endLeftovers });
     this.notify(events, events.length > 0 ? writer.lastCommittedWalls() : [], events.length > 0 ? writer.lastCommittedSeqs() : []);
     return runs;
   }
@@ -240,7 +241,16 @@ export function openSqliteStore(options: OpenStoreOptions): SqliteStore {
         queueMicrotask(() => {
           throw error;
         }));
-    return new SqliteConnectionStore(db, options.path, readonly, options.now ?? Date.now, options.recover ?? true, onListenerError, options.heartbeat);
+    return new SqliteConnectionStore(
+      db,
+      options.path,
+      readonly,
+      options.now ?? Date.now,
+      options.recover ?? true,
+      onListenerError,
+      options.heartbeat,
+      options.endLeftovers,
+    );
   } catch (error) {
     db.close();
     throw error;

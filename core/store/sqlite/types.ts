@@ -4,6 +4,7 @@ import type { Query } from '../queries/plan.js';
 import type { Synchronous } from './database.js';
 import type { HostLeaseOptions } from '../hosts/host-lease.js';
 import type { SqliteHostLease } from './lease.js';
+import type { EndLeftovers } from '../hosts/recovery.js';
 
 /**
  * The SQLite engine's types: how it is opened, and its synchronous face. One instance per
@@ -33,6 +34,11 @@ export interface OpenStoreOptions {
   onListenerError?: (error: unknown) => void;
   /** This host's lease (host-lease.ts): its length and the heartbeat's timer (tests inject one). */
   heartbeat?: Pick<HostLeaseOptions, 'leaseMs' | 'scheduler'>;
+  /**
+   * Process control for start-up recovery and later ones (recovery.ts `EndLeftovers`), given by
+   * whoever opens the store to run flows (core/service's `openHostStore`); without it none is done.
+   */
+  endLeftovers?: EndLeftovers;
 }
 
 /** A contract method answered at once: SQLite's connection is synchronous (better-sqlite3). */

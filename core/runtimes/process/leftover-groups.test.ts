@@ -4,18 +4,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { EventOf } from '../base/events.js';
-import { groupAlive, processStartTime } from '../runtimes/process-group.js';
-import { openSqliteStore, type SqliteStore } from './index.js';
-import { openAttemptProcesses } from './leftover-processes.js';
-import { JournalBuilder } from './testing/journal-builder.js';
+import type { EventOf } from '../../base/events.js';
+import { openSqliteStore, type SqliteStore } from '../../store/index.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { groupAlive } from '../process-group.js';
+import { leftoverReaper } from './leftover-groups.js';
+import { processStartTime } from './process-identity.js';
 
 let dir: string;
 let path: string;
 const opened: SqliteStore[] = [];
 const children: ChildProcess[] = [];
+/** The store as a process that runs flows opens it: with this machine's process control. */
 const open = (options: Partial<Parameters<typeof openSqliteStore>[0]> = {}): SqliteStore => {
-  const store = openSqliteStore({ path, ...options });
+  const store = openSqliteStore({ path, endLeftovers: leftoverReaper(), ...options });
   opened.push(store);
   return store;
 };
@@ -61,29 +63,6 @@ function journalDeadRun(runId: string, processes: { pid: number; startTime: stri
   store.appendEvents(b.events);
   store.close();
 }
-
-describe('openAttemptProcesses', () => {
-  it('counts an attempt cancelled by a sibling or answered late as ended: only the one with no end is open', () => {
-    const ref = { runId: 'r', ts: 0, step: 1, ordinal: 0, taskId: '1:0' };
-    const started = (attempt: number, seq: number) => ({
-      ...ref,
-      seq,
-      type: 'attemptProcess' as const,
-      attempt,
-      pid: 100 + attempt,
-      startTime: '1',
-      hostname: 'h',
-    });
-    const open = openAttemptProcesses([
-      started(1, 1),
-      { ...ref, seq: 2, type: 'attemptCancelled', attempt: 1, durationMs: 3, by: 'sibling' },
-      started(2, 3),
-      { ...ref, seq: 4, type: 'receiptIgnoredStale', attempt: 2, epoch: 0, currentEpoch: 1, outcome: 'succeeded' },
-      started(3, 5),
-    ]);
-    expect(open.map((e) => e.attempt)).toEqual([3]);
-  });
-});
 
 describe("start-up recovery of a dead host's attempt processes", () => {
   it('ends a leftover group whose start time matches, and journals it on runInterrupted', async () => {
@@ -131,7 +110,7 @@ describe("start-up recovery of a dead host's attempt processes", () => {
     const pid = agent.pid as number;
     journalDeadRun('r3', [{ pid, startTime: processStartTime(pid) }]);
     const store = open({ recover: false });
-    const [recovered] = store.recoverInterrupted({ processes: { proc: false } });
+    const [recovered] = store.recoverInterrupted({ endLeftovers: leftoverReaper({ proc: false }) });
     expect(recovered?.processes).toMatchObject([
       {
         outcome: 'unverified',
@@ -193,5 +172,25 @@ describe("start-up recovery of a dead host's attempt processes", () => {
     // scheduled to die yet on a loaded machine: wait for the kernel, not for a fixed time.
     await vi.waitFor(() => expect(groupAlive(pid)).toBe(false), { timeout: 20_000 });
     expect(groupAlive(otherRun.pid as number)).toBe(true);
+  });
+
+  it('a store opened without process control signals nothing, and journals each open group as left alone', async () => {
+    const agent = await agentGroup();
+    const pid = agent.pid as number;
+    journalDeadRun('r7', [{ pid, startTime: processStartTime(pid) }]);
+    const store = open({ endLeftovers: undefined });
+    expect(store.recovered.map((r) => r.processes)).toEqual([
+      [
+        {
+          taskId: '1:0',
+          attempt: 1,
+          pgid: pid,
+          outcome: 'unverified',
+          message: `process group ${pid} of task 1:0 attempt 1: this process does not control agent processes (its store was opened without process control); left alone`,
+        },
+      ],
+    ]);
+    expect(groupAlive(pid)).toBe(true);
+    expect(store.getEvents('r7').at(-1)).toMatchObject({ type: 'runInterrupted', processes: [{ pgid: pid, outcome: 'unverified' }] });
   });
 });

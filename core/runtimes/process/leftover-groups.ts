@@ -1,28 +1,18 @@
 import { hostname } from 'node:os';
-import type { EventOf, HivewatchEvent, LeftoverProcessGroup } from '../base/events.js';
-import { groupLeadersWithEnvironment, groupMembers, procAvailable, readProcStat, signalGroupId } from '../runtimes/process-group.js';
+import type { EventOf, LeftoverProcessGroup } from '../../base/events.js';
+import { groupLeadersWithEnvironment, groupMembers, signalGroupId } from '../process-group.js';
+import { procAvailable, readProcStat } from './process-identity.js';
 
 /**
- * The attempt process groups a dead host left behind, and what start-up recovery does with
- * each: a group whose leader still has the start time journaled at spawn is ours and gets
- * SIGKILL (its owner is gone, nobody reads its output, and a resume would start a second agent
- * beside it); anything that cannot be proven ours is left alone and said so.
+ * The attempt process groups a dead host left behind, and what recovery does with each: a group
+ * whose leader still has the start time journaled at spawn is ours and gets SIGKILL (its owner is
+ * gone, nobody reads its output, and a resume would start a second agent beside it); anything
+ * that cannot be proven ours is left alone and said so. The store's recovery finds the groups in
+ * the journal and calls `endLeftovers` (given by whoever opens the store to run flows) before it
+ * journals `runInterrupted`, so the kill comes before any run can be resumed.
  */
 
 type AttemptProcess = EventOf<'attemptProcess'>;
-
-/**
- * Events that end an attempt, journaled only once its process group is gone (rule 11b): its
- * outcome, its cancel by a fail-fast sibling, or its late answer after the operator's cancel.
- */
-const ATTEMPT_ENDS: ReadonlySet<HivewatchEvent['type']> = new Set(['attemptSucceeded', 'attemptFailed', 'attemptCancelled', 'receiptIgnoredStale']);
-
-/** The `attemptProcess` events of attempts that never journaled their end. */
-export function openAttemptProcesses(events: readonly HivewatchEvent[]): AttemptProcess[] {
-  const key = (e: { taskId: string; attempt: number }): string => `${e.taskId}#${e.attempt}`;
-  const ended = new Set(events.flatMap((e) => (ATTEMPT_ENDS.has(e.type) && 'attempt' in e && 'taskId' in e ? [key(e)] : [])));
-  return events.filter((e): e is AttemptProcess => e.type === 'attemptProcess' && !ended.has(key(e)));
-}
 
 /**
  * The spawn-to-journal window: the host died after forking an attempt's child and before
@@ -32,7 +22,7 @@ export function openAttemptProcesses(events: readonly HivewatchEvent[]): Attempt
  * the groups already dealt with by their journaled id are skipped. Only on the run's own
  * machine; nothing to say where /proc is not.
  */
-export function endUnjournaledGroups(runId: string, handled: ReadonlySet<number>): LeftoverProcessGroup[] {
+function endUnjournaledGroups(runId: string, handled: ReadonlySet<number>): LeftoverProcessGroup[] {
   const ended: LeftoverProcessGroup[] = [];
   for (const { pid: pgid, environment } of groupLeadersWithEnvironment(`HIVEWATCH_RUN_ID=${runId}`) ?? []) {
     if (handled.has(pgid)) continue;
@@ -51,6 +41,25 @@ export function endUnjournaledGroups(runId: string, handled: ReadonlySet<number>
   return ended;
 }
 
+/** A run whose host is gone, as recovery names it: its id and the machine its host ran on (null when not recorded). */
+export interface LeftoverRun {
+  runId: string;
+  hostname: string | null;
+}
+
+/**
+ * Process control for the store's recovery (its `endLeftovers` option): ends, or leaves saying
+ * why, the journaled attempt groups a dead host left open for one run; on the host's own machine
+ * also the groups spawned before their `attemptProcess` was journaled.
+ */
+export function leftoverReaper(options: EndLeftoverOptions = {}): (run: LeftoverRun, open: readonly AttemptProcess[]) => LeftoverProcessGroup[] {
+  return (run, open) => {
+    const journaled = open.map((p) => endLeftoverGroup(p, options));
+    const sameMachine = run.hostname !== null && run.hostname === (options.hostname ?? hostname()) && (options.proc ?? true);
+    return sameMachine ? [...journaled, ...endUnjournaledGroups(run.runId, new Set(journaled.map((g) => g.pgid)))] : journaled;
+  };
+}
+
 export interface EndLeftoverOptions {
   /** This machine's name (tests pass another to see a foreign group left alone). */
   hostname?: string;
@@ -58,7 +67,7 @@ export interface EndLeftoverOptions {
   proc?: boolean;
 }
 
-export function endLeftoverGroup(started: AttemptProcess, options: EndLeftoverOptions = {}): LeftoverProcessGroup {
+function endLeftoverGroup(started: AttemptProcess, options: EndLeftoverOptions = {}): LeftoverProcessGroup {
   const pgid = started.pid;
   const base = { taskId: started.taskId, attempt: started.attempt, pgid };
   const here = options.hostname ?? hostname();
