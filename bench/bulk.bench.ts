@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { bundledExamplesDir } from '../core/service/flow-keys.js';
+import { bundledExamplesDir } from '../core/service/flows/keys.js';
 import { createHivewatchService } from '../core/service/service.js';
 import { openStore } from '../core/store/index.js';
 import { timeIt, type Measurement } from './measure.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { findPostgres, startPostgresCluster } from '../core/testing/postgres-cluster.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundledExamplesDir } from '../core/service/flow-keys.js';
+import { bundledExamplesDir } from '../core/service/flows/keys.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { openStore, type HivewatchStore } from '../core/store/index.js';
 import { percentile, type Measurement } from './measure.js';

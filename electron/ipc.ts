@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { API_ROUTES, isApiMethod } from '../core/common/api-routes.js';
 import type { BridgeMessage, BridgeReply } from '../core/service/api.js';
 import { ApiError } from '../core/common/api-errors.js';
-import { toWireError } from '../core/service/errors.js';
+import { toWireError } from '../core/service/wire-error.js';
 import { parseInput, parseWith } from '../core/service/schemas.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { CALL_CHANNEL, EVENTS_CHANNEL, SUBSCRIBE_CHANNEL, UNSUBSCRIBE_CHANNEL } from './security.js';

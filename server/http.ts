@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../core/base/http-limits.js';
 import { API_ERROR_STATUS, type ApiErrorCode } from '../core/common/api-errors.js';
-import { toWireError } from '../core/service/errors.js';
+import { toWireError } from '../core/service/wire-error.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { matchRoute } from './routes.js';
 import { checkBearer, expireCookies, isAllowedFetchSite, isAllowedHost, isAllowedOrigin, legacyTokenCookies, LOOPBACK, newToken } from './security.js';

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { appFlowsDirOf } from '../core/service/flow-keys.js';
+import { appFlowsDirOf } from '../core/service/flows/keys.js';
 import { startHostReceiver } from '../core/otel/host.js';
 import type { OtlpReceiver } from '../core/otel/receiver.js';
 import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
-import { journalRetryDelays } from '../core/service/journal-env.js';
+import { journalRetryDelays } from '../core/service/runs/journal-env.js';
 import { openHostStore } from '../core/service/history/open.js';
 import { defaultDatabasePath, isPostgresUrl, type HivewatchStore } from '../core/store/index.js';
 import { startHttpShell } from './http.js';

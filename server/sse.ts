@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LiveEvent } from '../core/service/api.js';
-import { formatLiveId, parseLiveId, type LiveSubscription } from '../core/service/live.js';
+import { formatLiveId, parseLiveId, type LiveSubscription } from '../core/service/live/hub.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { SECURITY_HEADERS } from '../shell-common/content-policy.js';
 

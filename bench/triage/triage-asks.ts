@@ -3,7 +3,7 @@ import type { CostSplitAnswerView, FlowHealthView } from '../../core/service/api
 import type { IssueDetail } from '../../core/service/api-issue-page.js';
 import type { Issue } from '../../core/service/api-issues.js';
 import type { ErrorOccurrence, RunSummary } from '../../core/service/api.js';
-import { growth } from '../../core/service/issue-scope.js';
+import { growth } from '../../core/service/issues/scope.js';
 import { medianOfBuckets } from '../../core/store/outcomes/durations.js';
 import { Dialect, runSync, type Query } from '../../core/store/queries/plan.js';
 import { StatementCache } from '../../core/store/queries/sql.js';
@@ -152,7 +152,7 @@ function issuePageByScan(db: Database.Database, fingerprint: string, window: Win
 
 type TrendRow = [id: string, events: number, failures: number, previousEvents: number, previousFailures: number];
 
-/** Every issue with events in the window, in the trend sort's order (issues.ts: growth, then events, last seen, id). */
+/** Every issue with events in the window, in the trend sort's order (core/service/issues/book.ts: growth, then events, last seen, id). */
 function trendByScan(db: Database.Database, window: Window): TrendRow[] {
   const before = window.since - (window.until - window.since);
   const rows = db

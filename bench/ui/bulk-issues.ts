@@ -8,7 +8,7 @@ import { fingerprintOf } from '../../core/store/projection/fingerprint.js';
  * are computed here by the product's own `fingerprintOf` (never re-stated in SQL), then written
  * into the rows through a CASE over the pair, so the API's issue ids (16 hex characters) open
  * on this history. The issues' log gets the `new` row the issue watch writes for a fingerprint
- * it has not seen (issue-rules.ts), at the issue's first occurrence.
+ * it has not seen (core/service/issues/rules.ts), at the issue's first occurrence.
  */
 
 /** code, category, message; an error's issue is its code and one of SHAPES. */

@@ -10,8 +10,8 @@ import {
 } from '../service/alerts/alerts-api.js';
 import { AlertEngine } from '../service/alerts/engine.js';
 import { AlertInputError, formatAlertDuration, ruleFromInput, type AlertRuleInput } from '../service/alerts/rules.js';
-import { appFlowsDirOf, bundledExamplesDir } from '../service/flow-keys.js';
-import { flowRefScope } from '../service/flow-ref.js';
+import { appFlowsDirOf, bundledExamplesDir } from '../service/flows/keys.js';
+import { flowRefScope } from '../service/flows/ref.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { openCliStore } from './database.js';
@@ -83,7 +83,7 @@ export async function alertsCommand(args: ParsedArgs, io: CliIo): Promise<number
   const store = await openCliStore(args, io);
   try {
     if (input) {
-      // `--flow` as the operator wrote it: a relative path is read from this directory (flow-ref.ts).
+      // `--flow` as the operator wrote it: a relative path is read from this directory (core/service/flows/ref.ts).
       const flows = flowRefScope(store, { examplesDir: bundledExamplesDir(), userFlowsDir: appFlowsDirOf(store.location) }, process.cwd());
       const rule = await addAlertRule(store, input, 'cli', Date.now(), flows).catch((error: unknown) => {
         throw error instanceof AlertInputError ? new UsageError(error.message) : error;

@@ -1,9 +1,9 @@
 import { createInterface } from 'node:readline/promises';
 import type { BulkAction, BulkResult, BulkRunsInput, RunStatus } from '../service/api.js';
-import { everyRunOf, narrowingKeys } from '../service/bulk-filter.js';
+import { everyRunOf, narrowingKeys } from '../service/runs/bulk-filter.js';
 import { ApiError } from '../common/api-errors.js';
-import { appFlowsDirOf, bundledExamplesDir } from '../service/flow-keys.js';
-import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flow-ref.js';
+import { appFlowsDirOf, bundledExamplesDir } from '../service/flows/keys.js';
+import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flows/ref.js';
 import { createHivewatchService, type HivewatchService } from '../service/service.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { parseWhere } from './bulk-where.js';
@@ -71,7 +71,7 @@ function targetOf(action: CliBulkAction, args: ParsedArgs): Target {
 }
 
 /**
- * The filter's `flow` in its one form, read from this directory (flow-ref.ts) against the runs the
+ * The filter's `flow` in its one form, read from this directory (core/service/flows/ref.ts) against the runs the
  * service counts; a usage error when no run can have it.
  */
 async function withResolvedFlow(target: Target, service: HivewatchService, userFlowsDir: string | null): Promise<Target> {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appFlowsDirOf, bundledExamplesDir } from '../service/flow-keys.js';
+import { appFlowsDirOf, bundledExamplesDir } from '../service/flows/keys.js';
 import { createHivewatchService } from '../service/service.js';
 import { openStore } from '../store/index.js';
 import type { CliIo } from './io.js';

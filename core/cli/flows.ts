@@ -1,6 +1,6 @@
 import { formatUsd } from '../common/usage-format.js';
-import { bundledExamplesDir, appFlowsDirOf } from '../service/flow-keys.js';
-import { checkLoaded, FlowCatalog } from '../service/flows.js';
+import { bundledExamplesDir, appFlowsDirOf } from '../service/flows/keys.js';
+import { checkLoaded, FlowCatalog } from '../service/flows/catalog.js';
 import type { CostSplitView, FlowHealthView } from '../service/api-usage.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ageFlag, openCliHistory } from './database.js';

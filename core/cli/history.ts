@@ -13,12 +13,12 @@ import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ageFlag, openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
-import { FlowKeyError, FlowKeys, flowFoldersForDatabase } from '../service/flow-keys.js';
+import { FlowKeyError, FlowKeys, flowFoldersForDatabase } from '../service/flows/keys.js';
 import { runFlow } from './run.js';
 import { RUN_LIST_STATUSES, type RunListStatus } from '../service/api.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import { silenceWords, type TelemetrySilence } from '../common/telemetry-silence.js';
-import { silentSources } from '../service/telemetry-health.js';
+import { silentSources } from '../service/telemetry/health.js';
 
 /** `hivewatch runs | errors | replay | resume | retry | prune`: the history in the database. */
 

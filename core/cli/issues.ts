@@ -3,9 +3,9 @@ import { IssueTransitions } from '../store/issues/issue-transitions.js';
 import { IGNORE_BOUNDS, ISSUE_SORTS, ISSUE_STATUS_FILTERS, type Issue, type IssueSort, type IssueStatusFilter } from '../service/api-issues.js';
 import { ApiError } from '../common/api-errors.js';
 import { AlertEngine } from '../service/alerts/engine.js';
-import { costApi } from '../service/cost-api.js';
-import { issuePageApi, thisIssueHost } from '../service/issues-api.js';
-import { IssueBook } from '../service/issues.js';
+import { costApi } from '../service/cost/outcomes.js';
+import { issuePageApi, thisIssueHost } from '../service/issues/api.js';
+import { IssueBook } from '../service/issues/book.js';
 import { readApi } from '../service/read-api.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
@@ -15,7 +15,7 @@ import { changeWords, showIssue, table, when, type IssueShowReads } from './issu
 
 /**
  * `hivewatch issues`: error issues from the command line, the same book the
- * window uses (core/service/issues.ts), journaled as `cli`. An ID is a fingerprint or a unique
+ * window uses (core/service/issues/book.ts), journaled as `cli`. An ID is a fingerprint or a unique
  * start of one. Exit codes: 0 done (also when nothing needed to change), 1 no such issue (as
  * `replay` of an unknown run), 64 bad usage, an ambiguous ID included.
  */

@@ -1,5 +1,5 @@
 import type { HivewatchService } from '../service/service.js';
-import { isDatabaseAway } from '../service/errors.js';
+import { isDatabaseAway } from '../service/wire-error.js';
 import type { CliIo } from './io.js';
 
 /**

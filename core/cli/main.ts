@@ -1,5 +1,5 @@
 import { VERSION } from '../base/version.js';
-import { isOperatorRefusal } from '../service/errors.js';
+import { isOperatorRefusal } from '../service/wire-error.js';
 import { alertsCommand, ALERTS_BOOLEANS, ALERTS_VALUES } from './alerts.js';
 import { noPositionals, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { bulkCommand, isBulkCall } from './bulk.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sessionKeyOf } from '../otel/mapping.js';
-import { MUTED_FLOWS_SETTING } from '../service/notify-settings.js';
+import { MUTED_FLOWS_SETTING } from '../service/flows/notify-settings.js';
 import { migrate, openDatabase, openSqliteStore, openStore, type HivewatchStore } from '../store/index.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';

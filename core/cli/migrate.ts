@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { MUTED_FLOWS_SETTING } from '../service/notify-settings.js';
+import { MUTED_FLOWS_SETTING } from '../service/flows/notify-settings.js';
 import { openHostStore } from '../service/history/open.js';
 import { isPostgresUrl, isStoreError, openSqliteStore, SCHEMA_VERSION, StoreError, type HivewatchStore, type SqliteStore } from '../store/index.js';
 import { redactUrl } from '../store/postgres/url.js';

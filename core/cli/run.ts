@@ -4,7 +4,7 @@ import { parseDuration } from '../base/duration.js';
 import type { EventSink } from '../base/events.js';
 import type { ResumePoint } from '../base/resume-point.js';
 import type { HivewatchStore } from '../store/index.js';
-import { bundledExamplesDir, appFlowsDirOf } from '../service/flow-keys.js';
+import { bundledExamplesDir, appFlowsDirOf } from '../service/flows/keys.js';
 import { createHivewatchService, type HostedRunResult } from '../service/service.js';
 import { openCliStore } from './database.js';
 import { LIMITS } from '../service/schemas.js';
@@ -12,7 +12,7 @@ import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
 import { ProgressPrinter } from './progress.js';
 import { journalLastEvents } from './journal-wait.js';
-import { journalRetryDelays, journalWaitMs } from '../service/journal-env.js';
+import { journalRetryDelays, journalWaitMs } from '../service/runs/journal-env.js';
 
 export interface RunTarget {
   file: string;

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHivewatchService } from '../service/service.js';
-import { bundledExamplesDir } from '../service/flow-keys.js';
+import { bundledExamplesDir } from '../service/flows/keys.js';
 import { ERROR_DIMENSIONS, SERIES_DIMENSIONS } from '../service/api.js';
 import { openStore } from '../store/index.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LoadedFixture, readFixture } from '../../agents-real/fixtures-io.js';
 import { CLI_PINS } from '../../agents-real/pins.js';
-import { treeNodes } from '../service/agent-tree.js';
+import { treeNodes } from '../service/telemetry/agent-tree.js';
 import { agentTree } from '../store/queries/agent-tree.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openStore } from '../store/open.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture, type LoadedFixture } from '../../agents-real/fixtures-io.js';
 import { CLI_PINS } from '../../agents-real/pins.js';
-import { treeNodes } from '../service/agent-tree.js';
+import { treeNodes } from '../service/telemetry/agent-tree.js';
 import { agentTree } from '../store/queries/agent-tree.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openSqliteStore } from '../store/index.js';

@@ -1,11 +1,11 @@
 import type { ErrorCount, ErrorGroup, IssueStatusFilter, RunSummary } from './api.js';
-import { withAgentTree, withSpawnLinks } from './agent-tree.js';
-import { withAttemptTelemetry } from './attempt-telemetry.js';
-import { withDetailTelemetrySilence, withTelemetrySilence } from './telemetry-health.js';
-import { withTrends } from './group-trends.js';
-import { withDetailUsage, withRunUsage } from './usage-api.js';
+import { withAgentTree, withSpawnLinks } from './telemetry/agent-tree.js';
+import { withAttemptTelemetry } from './telemetry/attempts.js';
+import { withDetailTelemetrySilence, withTelemetrySilence } from './telemetry/health.js';
+import { withTrends } from './errors/group-trends.js';
+import { withDetailUsage, withRunUsage } from './cost/usage.js';
 import { errorCount, errorGroup, errorOccurrence, errorSeries, failureCounts, retryingOf, runDetail, runSummary } from './mapping.js';
-import { runErrorCounts, runErrorGroups, runErrorSeries, seriesWindow } from './run-errors.js';
+import { runErrorCounts, runErrorGroups, runErrorSeries, seriesWindow } from './errors/run-errors.js';
 import { parseInput } from './schemas.js';
 import { guard, runRowOr404 } from './service-context.js';
 import type { HivewatchService } from './service-types.js';
@@ -14,7 +14,7 @@ import type { HivewatchStore, RunRow } from '../store/index.js';
 /**
  * The read API: runs, their events, and the error views, straight from the store and mapped to
  * the API's shapes (mapping.ts). Nothing here writes; a run's own error views are computed from
- * its journal (run-errors.ts), the history's from the store's rollups.
+ * its journal (errors/run-errors.ts), the history's from the store's rollups.
  */
 
 type ReadApi = Pick<
@@ -50,7 +50,7 @@ async function narrowed<T extends { issueStatus?: IssueStatusFilter | undefined 
   return fingerprints === null ? rest : { ...rest, fingerprints };
 }
 
-/** `now`: the wall clock a run's telemetry silence is judged by (telemetry-health.ts). */
+/** `now`: the wall clock a run's telemetry silence is judged by (telemetry/health.ts). */
 export function readApi(store: HivewatchStore, issueScope: IssueStatusScope, now: () => number = Date.now): ReadApi {
   return {
     listRuns: (input) =>

@@ -1,9 +1,9 @@
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import type { DurableSink, HivewatchStore, RunRow } from '../store/index.js';
 import { ApiError } from '../common/api-errors.js';
-import { asApiError } from './errors.js';
-import type { FlowCatalog } from './flows.js';
-import type { HostedRuns } from './hosted-runs.js';
+import { asApiError } from './wire-error.js';
+import type { FlowCatalog } from './flows/catalog.js';
+import type { HostedRuns } from './runs/hosted.js';
 import type { HivewatchServiceOptions } from './service-types.js';
 
 /**

@@ -8,11 +8,11 @@ import type { TelemetryTarget } from '../runtimes/telemetry-env.js';
 import type { HivewatchStore } from '../store/index.js';
 import type { HivewatchApi } from './api.js';
 import type { AlertsHostOptions } from './alerts/alerts-host.js';
-import type { HostWatchPass } from './host-watch.js';
+import type { HostWatchPass } from './runs/host-watch.js';
 import type { IssueTransitions } from '../store/issues/issue-transitions.js';
-import type { IssueWatchScheduler } from './issue-watch.js';
-import type { TailScheduler } from './journal-tail.js';
-import type { LiveSubscribeOptions, LiveSubscription } from './live.js';
+import type { IssueWatchScheduler } from './issues/watch.js';
+import type { TailScheduler } from './live/journal-tail.js';
+import type { LiveSubscribeOptions, LiveSubscription } from './live/hub.js';
 
 /** What `createHivewatchService` takes and gives (service.ts): its options, the CLI's run of a file, the service. */
 
@@ -38,7 +38,7 @@ export interface HivewatchServiceOptions {
    */
   tailIntervalMs?: number;
   tailScheduler?: TailScheduler;
-  /** Waits before each retry of a failed journal write (default: 2 minutes of them, journal-env.ts; tests pass []). */
+  /** Waits before each retry of a failed journal write (default: 2 minutes of them, runs/journal-env.ts; tests pass []). */
   journalRetryDelaysMs?: readonly number[];
   /**
    * Once a journal flush gave up (the database away), how often the journal tries again by itself,
@@ -56,7 +56,7 @@ export interface HivewatchServiceOptions {
   /** The OTLP receiver the presets' CLIs report to: asked at each attempt, null for none. */
   telemetry?: () => TelemetryTarget | null;
   /**
-   * Watch the database's other hosts (host-watch.ts): a dead host's runs become interrupted
+   * Watch the database's other hosts (runs/host-watch.ts): a dead host's runs become interrupted
    * without a restart, and a run of this host another host interrupted is stopped. The shells
    * (serve, the app, `hivewatch run`) turn it on; tests inject the timer and call `checkHosts()`.
    */
@@ -67,7 +67,7 @@ export interface HivewatchServiceOptions {
    * transitions it journals, for a serving host to post.
    */
   alerts?: AlertsHostOptions | false;
-  /** How often issues' time-bound transitions are checked (issue-watch.ts, default 60 s), and its timer. */
+  /** How often issues' time-bound transitions are checked (issues/watch.ts, default 60 s), and its timer. */
   issueWatch?: { intervalMs?: number; scheduler?: IssueWatchScheduler };
 }
 
@@ -92,7 +92,7 @@ export interface RunFileInput {
 
 /**
  * A run's end as its host saw it. `takenOver`: another host interrupted the run while this one
- * was not heard from (host-watch.ts); this host stopped it and journaled nothing more of it.
+ * was not heard from (runs/host-watch.ts); this host stopped it and journaled nothing more of it.
  */
 export type HostedRunResult = RunResult & { takenOver?: string };
 
@@ -118,7 +118,7 @@ export interface HivewatchService extends HivewatchApi {
    * addressed to this process. Resolves once those commands are acknowledged.
    */
   probeJournal(): Promise<void>;
-  /** Checks a flow file under its key (flow-keys.ts) and, when it checks, executes it here. */
+  /** Checks a flow file under its key (flows/keys.ts) and, when it checks, executes it here. */
   runFile(input: RunFileInput): Promise<RunFileResult>;
   /** Writes what the journal still holds in memory; throws when it cannot (a full disk). */
   flushJournal(): Promise<void>;
@@ -126,11 +126,11 @@ export interface HivewatchService extends HivewatchApi {
   activeRunIds(): string[];
   /** The result of a run this process executes (null when it is not one of them). */
   whenFinished(runId: string): Promise<HostedRunResult> | null;
-  /** One pass of the host watch now (host-watch.ts); nothing when `watchHosts` is off. */
+  /** One pass of the host watch now (runs/host-watch.ts); nothing when `watchHosts` is off. */
   checkHosts(): Promise<HostWatchPass>;
   /** Error issues' hook (core/store/issues/issue-transitions.ts): the changes this process journals. */
   readonly issueTransitions: IssueTransitions;
-  /** Journals the issue transitions due now (issue-watch.ts); resolves when done. */
+  /** Journals the issue transitions due now (issues/watch.ts); resolves when done. */
   checkIssues(): Promise<void>;
   /** Cancels the runs still executing, waits for them (bounded), flushes the journal. The store stays open. */
   close(options?: CloseOptions): Promise<void>;

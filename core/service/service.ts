@@ -2,23 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, type DurableSink } from '../store/index.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import { alertsApi } from './alerts/alerts-service.js';
-import { bulkApi } from './bulk.js';
-import { commandRelay } from './command-relay.js';
-import { FlowCatalog } from './flows.js';
-import { flowsApi } from './flows-api.js';
-import { HostWatch } from './host-watch.js';
-import { HostedRuns } from './hosted-runs.js';
-import { DEFAULT_JOURNAL_RETRY_MS, retryDelaysWithin } from './journal-env.js';
-import { JournalTail, readCommitted } from './journal-tail.js';
-import { DEFAULT_LIVE_CAPACITY, DEFAULT_LIVE_FRAME_MS, LiveHub } from './live.js';
+import { bulkApi } from './runs/bulk.js';
+import { commandRelay } from './runs/command-relay.js';
+import { FlowCatalog } from './flows/catalog.js';
+import { flowsApi } from './flows/api.js';
+import { HostWatch } from './runs/host-watch.js';
+import { HostedRuns } from './runs/hosted.js';
+import { DEFAULT_JOURNAL_RETRY_MS, retryDelaysWithin } from './runs/journal-env.js';
+import { JournalTail, readCommitted } from './live/journal-tail.js';
+import { DEFAULT_LIVE_CAPACITY, DEFAULT_LIVE_FRAME_MS, LiveHub } from './live/hub.js';
 import { readApi } from './read-api.js';
-import { usageApi } from './usage-api.js';
-import { costApi } from './cost-api.js';
-import { runHost } from './run-host.js';
+import { usageApi } from './cost/usage.js';
+import { costApi } from './cost/outcomes.js';
+import { runHost } from './runs/host.js';
 import { flushOr503, type ServiceContext } from './service-context.js';
 import type { CloseOptions, HivewatchService, HivewatchServiceOptions } from './service-types.js';
-import { subscriptions } from './subscriptions.js';
-import { startTriage } from './triage-host.js';
+import { subscriptions } from './live/subscriptions.js';
+import { startTriage } from './issues/triage-host.js';
 
 export type { HivewatchService, HivewatchServiceOptions, HostedRunResult } from './service-types.js';
 
@@ -26,12 +26,12 @@ export type { HivewatchService, HivewatchServiceOptions, HostedRunResult } from 
  * The Hivewatch service: HivewatchApi over the engine and the store, in one process. This is its
  * composition root; each part is a file of its own:
  *
- * - run-host.ts: start, retry and resume runs. Many runs at once: every run gets its own FlowRun
+ * - runs/host.ts: start, retry and resume runs. Many runs at once: every run gets its own FlowRun
  *   and all share one limiter (`globalConcurrency`); HostedRuns keeps them until they end.
- * - command-relay.ts: cancel and skipBackoff, to the run here or through the journal to its host.
- * - read-api.ts: runs, events and error views; flows-api.ts: flows and their notification settings.
- * - subscriptions.ts: the live stream. Every event goes through one durable sink into the store
- *   (batched transactions); the stream is fed from committed batches (journal-tail.ts), so
+ * - runs/command-relay.ts: cancel and skipBackoff, to the run here or through the journal to its host.
+ * - read-api.ts: runs, events and error views; flows/api.ts: flows and their notification settings.
+ * - live/subscriptions.ts: the live stream. Every event goes through one durable sink into the store
+ *   (batched transactions); the stream is fed from committed batches (live/journal-tail.ts), so
  *   anything a subscriber sees is already queryable.
  *
  * Every input is validated with the shared schemas, so in-process callers get the same 400s as

@@ -33,7 +33,7 @@ export function isStoreError(error: unknown, kind?: StoreErrorKind): error is St
  * A batch refused because some of its runs were interrupted by another host while this one was
  * not heard from (its lease ran out: paused, or cut off from the database). Those runs are no
  * longer this host's: nothing more of them may be journaled, and the host stops them
- * (core/store/sink/sink.ts drops their events; core/service/host-watch.ts stops the runs).
+ * (core/store/sink/sink.ts drops their events; core/service/runs/host-watch.ts stops the runs).
  */
 export class RunTakenError extends StoreError {
   constructor(

@@ -4,7 +4,7 @@ import { totalIsLowerBound } from '../runs/count-words.js';
 /**
  * What the issue page offers for its failed, cancelled and interrupted runs. A bulk retry by
  * filter takes the runs the filter matches, at most BULK_MAX_RUNS of them, and refuses more
- * (core/service/bulk.ts): the button names the exact number it will retry, and past that bound
+ * (core/service/runs/bulk.ts): the button names the exact number it will retry, and past that bound
  * (or when the count stopped at its cap, so its number is only a lower bound) there is no button,
  * a note that says how many (at least) and where to act.
  */

@@ -2,7 +2,7 @@ import type { HivewatchEvent } from '../../base/events.js';
 import { decodeOtlp } from '../../otel/decode.js';
 import { OtelIngester } from '../../otel/ingest.js';
 import { fixture } from '../../otel/testing.js';
-import { MUTED_FLOWS_SETTING } from '../../service/notify-settings.js';
+import { MUTED_FLOWS_SETTING } from '../../service/flows/notify-settings.js';
 import { openSqliteStore, type HivewatchStore, type SqliteStore } from '../../store/index.js';
 import { SqliteContractStore } from '../../store/sqlite/async-store.js';
 import { JournalBuilder, randomJournals } from '../../store/testing/journal-builder.js';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { HivewatchStore } from '../../store/contract.js';
 import { getRule, insertRule, deliveriesAbout, listDeliveries, listRules, moveCursorToHeadIfNoRules, removeRule, type AlertDelivery } from './alert-queries.js';
-import { bundledExamplesDir } from '../flow-keys.js';
-import { FlowRefError, flowRefScope, resolveFlowRef, type FlowRefScope } from '../flow-ref.js';
+import { bundledExamplesDir } from '../flows/keys.js';
+import { FlowRefError, flowRefScope, resolveFlowRef, type FlowRefScope } from '../flows/ref.js';
 import { AlertInputError, describeChannels, describeRule, redactWebhook, ruleFromInput, type AlertRule } from './rules.js';
 import type { AlertDeliveryView, AlertRuleInput, AlertRuleView } from './views.js';
 
@@ -55,7 +55,7 @@ const defaultFlows = (store: HivewatchStore): FlowRefScope => flowRefScope(store
 
 /**
  * Checks and stores a rule (AlertInputError for bad input); its view. `--flow` is kept in its one
- * form (flow-ref.ts), so a rule fires for the runs a bulk filter with the same words acts on.
+ * form (flows/ref.ts), so a rule fires for the runs a bulk filter with the same words acts on.
  */
 export async function addAlertRule(
   store: HivewatchStore,

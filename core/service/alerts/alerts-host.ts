@@ -1,5 +1,5 @@
 import type { HivewatchStore } from '../../store/index.js';
-import { intervalScheduler, type TailScheduler } from '../journal-tail.js';
+import { intervalScheduler, type TailScheduler } from '../live/journal-tail.js';
 import { AlertEngine, mayAlert, type AlertEngineOptions } from './engine.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
-import { flowRefMatches } from '../flow-ref.js';
+import { flowRefMatches } from '../flows/ref.js';
 import type { DeliveryFacts } from './alert-queries.js';
 import type { AlertCondition, AlertRule } from './rules.js';
 

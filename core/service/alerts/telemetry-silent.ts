@@ -1,7 +1,7 @@
 import { silenceWords } from '../../common/telemetry-silence.js';
 import { all, type Dialect, type Query } from '../../store/queries/plan.js';
 import type { HivewatchStore } from '../../store/contract.js';
-import { silentSources, type SilentSource } from '../telemetry-health.js';
+import { silentSources, type SilentSource } from '../telemetry/health.js';
 import type { Occurrence } from './occurrences.js';
 import type { AlertRule } from './rules.js';
 

@@ -1,10 +1,10 @@
 import { leftoverReaper } from '../../runtimes/process/leftover-groups.js';
 import { openStore, type HivewatchStore, type RecoveredRun } from '../../store/index.js';
-import { costApi } from '../cost-api.js';
-import { issuesApi } from '../issues-api.js';
+import { costApi } from '../cost/outcomes.js';
+import { issuesApi } from '../issues/api.js';
 import { readApi } from '../read-api.js';
 import type { HivewatchService } from '../service-types.js';
-import { usageApi } from '../usage-api.js';
+import { usageApi } from '../cost/usage.js';
 
 type HostStoreOptions = Omit<Parameters<typeof openStore>[0], 'endLeftovers'>;
 

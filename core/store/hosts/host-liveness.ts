@@ -14,7 +14,7 @@ import { isOpenHere, isOwnerAlive, thisMachine, type RunOwner } from './hosts.js
  *    taken from it.
  * 3. Any other host (another machine, or no /proc to ask) is alive until its lease runs out:
  *    `heartbeat_at + lease_ms`. Such a host may be paused past its lease and come back; it then
- *    finds its runs interrupted and stops them (core/service/host-watch.ts).
+ *    finds its runs interrupted and stops them (core/service/runs/host-watch.ts).
  * 4. A host with no lease row: on PostgreSQL it is gone (a store deletes its row when it closes);
  *    on SQLite it may be a Hivewatch from before migration 11, so its pid decides (`isOwnerAlive`).
  */

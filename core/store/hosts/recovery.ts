@@ -99,7 +99,7 @@ const CANDIDATES_SQL = `SELECT r.id, r.flow, r.current_step, r.steps, r.last_seq
 /**
  * Recovery: every run left queued / running / cancelling by a host that is gone gets a journaled
  * `errorOccurred` + `runInterrupted` carrying SYSTEM_RUN_INTERRUPTED. Start-up and the live host
- * watch (core/service/host-watch.ts) both come here. The runs are looked at first without the
+ * watch (core/service/runs/host-watch.ts) both come here. The runs are looked at first without the
  * write lock (a watch that finds every host alive writes nothing), then judged again inside one
  * IMMEDIATE transaction with the writes, so a host that appends meanwhile cannot interleave and
  * two processes noticing the same dead host interrupt its runs once.

@@ -5,7 +5,7 @@ import { openStore } from '../open.js';
 import { all } from '../queries/plan.js';
 import { testEngines } from '../testing/engines.js';
 import { randomJournals } from '../testing/journal-builder.js';
-import { IssueBook } from '../../service/issues.js';
+import { IssueBook } from '../../service/issues/book.js';
 
 /**
  * Each issue's events and failures in a period, read from rollups (issue-periods.ts), equal

@@ -13,7 +13,7 @@ import type { IssueChangeKind } from './issues.js';
  */
 export interface IssueTransition {
   fingerprint: string;
-  /** "CODE · normalised message": what the operator reads (core/service/issues.ts issueTitle). */
+  /** "CODE · normalised message": what the operator reads (core/service/issues/book.ts issueTitle). */
   title: string;
   kind: IssueChangeKind;
   /** Wall ms the change was journaled at ('new': the group's first occurrence). */

@@ -24,7 +24,7 @@ export type { IssueWindowCount } from './issue-periods.js';
  * the facts an issue shows that `error_groups` does not keep (runs affected, failures, flows,
  * the last hour, the culprit, counts in a period, what its page reads). Engine-neutral; the fold
  * of the log into a status is issue-state.ts, the rules that add system transitions
- * core/service/issue-rules.ts.
+ * core/service/issues/rules.ts.
  */
 
 const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
