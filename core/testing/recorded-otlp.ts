@@ -37,7 +37,10 @@ export function rewriteRecorded(value: unknown, shiftNs: bigint, linked = false)
 
 /** The earliest record or span time of the payloads (epoch ms). */
 function firstTimeMs(payloads: readonly Buffer[]): number {
-  const times = payloads.flatMap((p) => [...p.toString('utf8').matchAll(/"(?:timeUnixNano|startTimeUnixNano)":"(\d+)"/g)].map((m) => BigInt(m[1]!)));
+  // Codex's exporter writes pretty JSON and leaves a log record's own time 0 (only the observed time is set).
+  const times = payloads
+    .flatMap((p) => [...p.toString('utf8').matchAll(/"(?:timeUnixNano|observedTimeUnixNano|startTimeUnixNano)":\s*"(\d+)"/g)].map((m) => BigInt(m[1]!)))
+    .filter((t) => t > 0n);
   if (times.length === 0) throw new Error('the recording has no timed record');
   return Number(times.reduce((a, b) => (b < a ? b : a)) / 1_000_000n);
 }

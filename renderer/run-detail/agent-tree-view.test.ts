@@ -50,4 +50,11 @@ describe('the agent tree as drawn', () => {
     expect(nodeLabel(node('a', 'r', 1))).toBe('Explore · agent-a-');
     expect(nodeLabel(node('b', 'r', 1))).toBe('subagent agent-b-');
   });
+
+  it("tells Codex threads spawned within a minute apart: a time-ordered id's random end follows its clock", () => {
+    // Version 7 ids as Codex makes them for a session's threads (agents-real/fixtures/codex-cli/subagent-nested…): the same first eight digits.
+    const thread = (agentId: string): AgentTreeNodeView => ({ ...node('b', 'r', 1), agentId });
+    const labels = ['01a2285a-e15c-7dc3-9691-3c3ea8a1f7b1', '01a2285a-f3d2-7b10-8e4e-5b1d9c2a0e64'].map((id) => nodeLabel(thread(id)));
+    expect(labels).toEqual(['subagent 01a2285a…a8a1f7b1', 'subagent 01a2285a…9c2a0e64']);
+  });
 });

@@ -1,4 +1,5 @@
 import type { AgentTreeNodeView, AgentTreeView, UsageTotalsView } from '../../core/service/api.js';
+import { shortAgentId } from '../../core/common/agent-ids.js';
 import { reportedNothing } from '../../core/common/usage-format.js';
 import { amountText } from '../lib/cost-format.js';
 
@@ -38,5 +39,5 @@ export function spendWords(node: AgentTreeNodeView): { own: string | null; subag
 /** The node's label: the subagent's kind and id, or the session's name. */
 export function nodeLabel(node: AgentTreeNodeView): string {
   if (node.agentId === null) return node.name ?? node.runId;
-  return node.agentName !== null ? `${node.agentName} · ${node.agentId.slice(0, 8)}` : `subagent ${node.agentId.slice(0, 8)}`;
+  return node.agentName !== null ? `${node.agentName} · ${shortAgentId(node.agentId)}` : `subagent ${shortAgentId(node.agentId)}`;
 }
