@@ -29,13 +29,13 @@ import { ERROR_GROUP_FACTS_SQL } from './migration-18.js';
  * transaction holding a transaction-scoped advisory lock, so the others wait, then read the
  * version the first one committed and find nothing left to do.
  */
-interface PostgresMigration {
+export interface PostgresMigration {
   version: number;
   name: string;
   up(client: pg.PoolClient): Promise<void>;
 }
 
-const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 9,
     name: 'baseline: the schema of SQLite version 9 (journal, projections, rollups, groups, commands, otel, hosts)',
