@@ -1,4 +1,4 @@
-import { ALERT_TABLES_SQLITE } from '../migration-15.js';
+import { ALERT_TABLES_SQLITE } from '../migrations/v15-alert-tables.js';
 
 /**
  * PostgreSQL's twin of SQLite's migration 15 (core/store/migration-15.ts): the same tables in

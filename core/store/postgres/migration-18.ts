@@ -1,4 +1,4 @@
-import { ERROR_GROUP_FACT_TABLES, ERROR_GROUP_FACTS_BACKFILL } from '../migration-18.js';
+import { ERROR_GROUP_FACT_TABLES, ERROR_GROUP_FACTS_BACKFILL } from '../migrations/v18-error-group-facts.js';
 
 /**
  * Version 18 on PostgreSQL: SQLite's issue fact tables (core/store/migration-18.ts) in

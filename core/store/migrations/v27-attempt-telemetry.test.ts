@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { openStore } from './open.js';
-import { testEngines } from './testing/engines.js';
-import { JournalBuilder } from './testing/journal-builder.js';
-import { query, undoMigrationsAfter } from './testing/undo-migrations.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { openStore } from '../open.js';
+import { testEngines } from '../testing/engines.js';
+import { JournalBuilder } from '../testing/journal-builder.js';
+import { query, undoMigrationsAfter } from '../testing/undo-migrations.js';
 
 /**
  * Migration 27 on every engine: `attempts.telemetry_origin` is added NULL to attempts journaled

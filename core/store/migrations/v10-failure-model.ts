@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
-import { FAILURE_ROLLUP_TABLE } from './rollups/failure-rollups.js';
-import { Dialect, runSync } from './queries/plan.js';
-import { StatementCache } from './queries/sql.js';
-import { GROUP_TREND_TABLE, ROLLUP_TABLE } from './rollups/rollups.js';
-import { settleHistory } from './projection/settle-history.js';
+import { FAILURE_ROLLUP_TABLE } from '../rollups/failure-rollups.js';
+import { Dialect, runSync } from '../queries/plan.js';
+import { StatementCache } from '../queries/sql.js';
+import { GROUP_TREND_TABLE, ROLLUP_TABLE } from '../rollups/rollups.js';
+import { settleHistory } from '../projection/settle-history.js';
 
 /**
  * Version 10 (the failure model: docs/semantics.md F1–F4): error dispositions, the

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { Dialect } from './queries/plan.js';
+import { Dialect } from '../queries/plan.js';
 
 /**
  * Version 23 (exact labels in the window): what a run's and a task's labels are made of.

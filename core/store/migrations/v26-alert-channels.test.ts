@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAlertRule, listAlertRules } from '../service/alerts/alerts-api.js';
-import { openStore } from './open.js';
-import { testEngines } from './testing/engines.js';
-import { query, undoMigrationsAfter } from './testing/undo-migrations.js';
+import { addAlertRule, listAlertRules } from '../../service/alerts/alerts-api.js';
+import { openStore } from '../open.js';
+import { testEngines } from '../testing/engines.js';
+import { query, undoMigrationsAfter } from '../testing/undo-migrations.js';
 
 /**
  * Migration 26 on every engine: a rule stored before keeps its webhook and delivers only there

@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3';
 import { all, Dialect, run, runSync, type Query } from '../queries/plan.js';
 import { StatementCache } from '../queries/sql.js';
 import { DAY_MS } from '../rollups/usage-rollups.js';
-import { attemptErrorKeys, ATTEMPTS_WITH_FATE, COST_BUCKET_SQL, COST_GRAINS, COST_KEY, COST_SUMS, COST_TABLE, fateOf, GROUPED_COST_SUMS } from './cost-keys.js';
-import { runOutcomesTriggersSql, RUN_OUTCOME_GRAINS, RUN_OUTCOME_TABLE, runOutcomeBackfillSql } from './run-outcomes-sql.js';
+import { attemptErrorKeys, ATTEMPTS_WITH_FATE, COST_BUCKET_SQL, COST_GRAINS, COST_KEY, COST_SUMS, COST_TABLE, fateOf, GROUPED_COST_SUMS } from '../outcomes/cost-keys.js';
+import { runOutcomesTriggersSql, RUN_OUTCOME_GRAINS, RUN_OUTCOME_TABLE, runOutcomeBackfillSql } from '../outcomes/run-outcomes-sql.js';
 
 /**
  * Version 21 (what failure costs, and each flow's health, answered from rollups):

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { Dialect } from './queries/plan.js';
-import { GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, type GroupTrendGrain } from './rollups/rollups.js';
+import { Dialect } from '../queries/plan.js';
+import { GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, type GroupTrendGrain } from '../rollups/rollups.js';
 
 /**
  * Version 20 (the Errors screen's sparklines at a million errors): each group's

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from './open.js';
-import { testEngines } from './testing/engines.js';
-import { randomJournals } from './testing/journal-builder.js';
-import { query, undoMigrationsAfter } from './testing/undo-migrations.js';
+import { openStore } from '../open.js';
+import { testEngines } from '../testing/engines.js';
+import { randomJournals } from '../testing/journal-builder.js';
+import { query, undoMigrationsAfter } from '../testing/undo-migrations.js';
 
 /**
  * Migration 20 on every engine: the group count tables its triggers keep while a history is

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { Dialect } from './queries/plan.js';
+import { Dialect } from '../queries/plan.js';
 
 /**
  * Version 26 (alert channels): a rule delivers to a webhook, to the desktop, or both.

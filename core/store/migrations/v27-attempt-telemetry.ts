@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { Dialect } from './queries/plan.js';
+import { Dialect } from '../queries/plan.js';
 
 /**
  * Version 27 (telemetry expected from a preset attempt): `attempts.telemetry_origin`, the origin

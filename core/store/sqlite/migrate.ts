@@ -1,22 +1,22 @@
 import type Database from 'better-sqlite3';
-import { checkpointDeltas, firstSchema, rollupGrainsGroupsAndOwners, wallClockHandledTrendsIndexesSettings } from './migrations-1-4.js';
-import { commitOrderAndCommands, hostLeases, otelIngest, retryOfIndex, runCountsAndTextIndex, taskTextIndex } from './migrations-5-11.js';
-import { failureModel } from './migration-10.js';
-import { alertTables } from './migration-15.js';
-import { usageRollups } from './migration-16.js';
-import { usageLimitWaits } from './migration-17.js';
-import { errorGroupFacts } from './migration-18.js';
-import { runsAtScale } from './migration-19.js';
-import { groupCounts } from './migration-20.js';
-import { runOutcomesAndCost } from './outcomes/migration-21.js';
-import { issueFailureRollups } from './migration-22.js';
-import { labelFacts } from './migration-23.js';
-import { agentSpawns } from './migration-24.js';
-import { approvalWaits } from './migration-25.js';
-import { alertChannels } from './migration-26.js';
-import { attemptTelemetry } from './migration-27.js';
-import { issueLog } from './migration-14.js';
-import { StoreError } from './store-error.js';
+import { checkpointDeltas, firstSchema, rollupGrainsGroupsAndOwners, wallClockHandledTrendsIndexesSettings } from '../migrations/v01-first-schema.js';
+import { commitOrderAndCommands, hostLeases, otelIngest, retryOfIndex, runCountsAndTextIndex, taskTextIndex } from '../migrations/v05-commit-order-and-commands.js';
+import { failureModel } from '../migrations/v10-failure-model.js';
+import { alertTables } from '../migrations/v15-alert-tables.js';
+import { usageRollups } from '../migrations/v16-usage-rollups.js';
+import { usageLimitWaits } from '../migrations/v17-usage-limit-waits.js';
+import { errorGroupFacts } from '../migrations/v18-error-group-facts.js';
+import { runsAtScale } from '../migrations/v19-runs-at-scale.js';
+import { groupCounts } from '../migrations/v20-group-counts.js';
+import { runOutcomesAndCost } from '../migrations/v21-run-outcomes-and-cost.js';
+import { issueFailureRollups } from '../migrations/v22-issue-failure-rollups.js';
+import { labelFacts } from '../migrations/v23-label-facts.js';
+import { agentSpawns } from '../migrations/v24-agent-spawns.js';
+import { approvalWaits } from '../migrations/v25-approval-waits.js';
+import { alertChannels } from '../migrations/v26-alert-channels.js';
+import { attemptTelemetry } from '../migrations/v27-attempt-telemetry.js';
+import { issueLog } from '../migrations/v14-issue-log.js';
+import { StoreError } from '../store-error.js';
 
 /**
  * The schema's history, one function per version (`PRAGMA user_version` is the number applied).

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { Dialect } from './queries/plan.js';
+import { Dialect } from '../queries/plan.js';
 
 /**
  * Version 19 (the Runs screen at a million runs): what the run list's counts

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { Dialect } from './queries/plan.js';
+import { Dialect } from '../queries/plan.js';
 
 /**
  * Version 16 (what agent work costs): the tokens and cost agents report per

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findPostgres, startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
-import { skipTitle } from '../testing/skip.js';
-import { tempDirs } from '../testing/temp-dirs.js';
-import { MIGRATIONS } from './migrations.js';
-import { POSTGRES_MIGRATIONS } from './postgres/migrations.js';
+import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
+import { skipTitle } from '../../testing/skip.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
+import { MIGRATIONS } from '../sqlite/migrate.js';
+import { POSTGRES_MIGRATIONS } from '../postgres/migrate.js';
 
 /**
  * A landed migration is never edited: this pins the text of every statement each version runs,

@@ -4,15 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchStore } from './contract.js';
-import { openDatabase } from './sqlite/database.js';
-import { migrate, SCHEMA_VERSION } from './migrations.js';
-import { openStore } from './open.js';
-import { migratePostgres } from './postgres/migrations.js';
-import { postgresBinaries, postgresMissing, TestDatabases } from './testing/test-databases.js';
-import { openSqliteStore } from './sqlite/store.js';
-import { caughtAndCompleted, failFast, rethrow, retryLimit, thrownInCatch, type Scenario } from './testing/failure-journals.js';
-import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
+import type { HivewatchStore } from '../contract.js';
+import { openDatabase } from '../sqlite/database.js';
+import { migrate, SCHEMA_VERSION } from '../sqlite/migrate.js';
+import { openStore } from '../open.js';
+import { migratePostgres } from '../postgres/migrate.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from '../testing/test-databases.js';
+import { openSqliteStore } from '../sqlite/store.js';
+import { caughtAndCompleted, failFast, rethrow, retryLimit, thrownInCatch, type Scenario } from '../testing/failure-journals.js';
+import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
 
 /**
  * Migration 10 on a history written at version 9, by both engines: the version-9 rows are what

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { Dialect } from './queries/plan.js';
-import { GRAIN_MS, GROUP_TREND_GRAINS, type GroupTrendGrain } from './rollups/rollups.js';
+import { Dialect } from '../queries/plan.js';
+import { GRAIN_MS, GROUP_TREND_GRAINS, type GroupTrendGrain } from '../rollups/rollups.js';
 
 /**
  * Version 22: each issue's failures per hour and day, so "failures in the period" and its change

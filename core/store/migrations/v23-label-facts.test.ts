@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { openStore } from './open.js';
-import { testEngines } from './testing/engines.js';
-import { JournalBuilder, randomJournals } from './testing/journal-builder.js';
-import { query, undoMigrationsAfter } from './testing/undo-migrations.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { openStore } from '../open.js';
+import { testEngines } from '../testing/engines.js';
+import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
+import { query, undoMigrationsAfter } from '../testing/undo-migrations.js';
 
 /**
  * Migration 23 on every engine: it adds what a run's and a task's labels are made of (the steps

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { fingerprintOf } from './projection/fingerprint.js';
-import { STATUS_RANK_SQL } from './schema-constants.js';
+import { fingerprintOf } from '../projection/fingerprint.js';
+import { STATUS_RANK_SQL } from '../schema-constants.js';
 
 /**
  * The schema's first four versions (core/store/migrations.ts lists every version and runs them):
