@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import { skipTitle } from '../../testing/skip.js';
 import { tempDirs } from '../../testing/temp-dirs.js';
-import { MIGRATIONS } from '../sqlite/migrate.js';
-import { POSTGRES_MIGRATIONS } from '../postgres/migrate.js';
+import { MIGRATIONS } from './index.js';
 
 /**
  * A landed migration is never edited: this pins the text of every statement each version runs,
@@ -34,8 +33,8 @@ interface DigestFile {
   postgres: EngineDigests;
 }
 
-const sqliteSteps = MIGRATIONS.map((m) => ({ version: m.version, run: (db: Database.Database) => m.up(db) }));
-const postgresSteps = POSTGRES_MIGRATIONS.map((m) => ({ version: m.version, run: (client: pg.PoolClient) => m.up(client) }));
+const sqliteSteps = MIGRATIONS.flatMap(({ version, sqlite }) => (sqlite ? [{ version, run: sqlite }] : []));
+const postgresSteps = MIGRATIONS.flatMap(({ version, postgres }) => (postgres ? [{ version, run: postgres }] : []));
 
 function digestOf(statements: readonly string[]): VersionDigest {
   const hash = createHash('sha256');

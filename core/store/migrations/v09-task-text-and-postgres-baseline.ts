@@ -1,4 +1,38 @@
+import type Database from 'better-sqlite3';
 import { STATUS_RANK_SQL } from '../schema-constants.js';
+import type { Migration } from './migration.js';
+
+/**
+ * Version 9 (text over prompts): a run is also found by the prompts of its
+ * tasks. A task's name is its prompt as the flow wrote it (or its label), so `task_text` is a
+ * trigram index (FTS5, contentless, case-insensitive) over task names, kept by triggers on
+ * `tasks`, with our own document numbers (`task_text_docs`), as `run_text` has.
+ */
+function taskTextIndex(db: Database.Database): void {
+  const doc = (task: string): string => `(SELECT doc FROM task_text_docs WHERE run_id = ${task}.run_id AND task_id = ${task}.task_id)`;
+  db.exec(`
+    CREATE TABLE task_text_docs (
+      run_id TEXT NOT NULL, task_id TEXT NOT NULL, doc INTEGER NOT NULL UNIQUE,
+      PRIMARY KEY (run_id, task_id)
+    ) WITHOUT ROWID;
+    CREATE VIRTUAL TABLE task_text USING fts5(name, tokenize = 'trigram', content = '', contentless_delete = 1);
+    INSERT INTO task_text_docs (run_id, task_id, doc) SELECT run_id, task_id, ROW_NUMBER() OVER (ORDER BY run_id, task_id) FROM tasks;
+    INSERT INTO task_text (rowid, name)
+      SELECT d.doc, t.name FROM tasks AS t JOIN task_text_docs AS d ON d.run_id = t.run_id AND d.task_id = t.task_id;
+    CREATE TRIGGER task_text_insert AFTER INSERT ON tasks BEGIN
+      INSERT INTO task_text_docs (run_id, task_id, doc) VALUES (new.run_id, new.task_id, COALESCE((SELECT MAX(doc) FROM task_text_docs), 0) + 1);
+      INSERT INTO task_text (rowid, name) VALUES (${doc('new')}, new.name);
+    END;
+    CREATE TRIGGER task_text_delete AFTER DELETE ON tasks BEGIN
+      DELETE FROM task_text WHERE rowid = ${doc('old')};
+      DELETE FROM task_text_docs WHERE run_id = old.run_id AND task_id = old.task_id;
+    END;
+    CREATE TRIGGER task_text_update AFTER UPDATE OF name ON tasks WHEN old.name IS NOT new.name BEGIN
+      DELETE FROM task_text WHERE rowid = ${doc('new')};
+      INSERT INTO task_text (rowid, name) VALUES (${doc('new')}, new.name);
+    END;
+  `);
+}
 
 /**
  * PostgreSQL's baseline schema: what SQLite's migrations 1-9 leave behind, created in one step.
@@ -15,7 +49,7 @@ import { STATUS_RANK_SQL } from '../schema-constants.js';
  * - `hosts`: each open store's lease (PostgreSQL is shared by several machines, where SQLite's
  *   pid check cannot reach).
  */
-export const BASELINE_SQL = `
+const BASELINE_SQL = `
   CREATE TABLE events (
     run_id TEXT NOT NULL, seq BIGINT NOT NULL, type TEXT NOT NULL, ts BIGINT NOT NULL, payload TEXT NOT NULL,
     wall BIGINT, commit_seq BIGINT,
@@ -206,66 +240,12 @@ export const BASELINE_SQL = `
   CREATE INDEX external_runs_parent ON external_runs (parent_run_id, parent_task_id, parent_attempt) WHERE parent_run_id IS NOT NULL;
 `;
 
-/**
- * Version 10 (SQLite: core/store/migration-10.ts): error dispositions, the run's ending error,
- * failure rollups, what a sibling-cancelled attempt reported. The rollup and trend tables are
- * created again keyed by disposition (the backfill fills them).
- */
-export const FAILURE_MODEL_SQL = `
-  ALTER TABLE errors ADD COLUMN disposition TEXT NOT NULL DEFAULT 'handled', ADD COLUMN ending INTEGER NOT NULL DEFAULT 0;
-  ALTER TABLE runs ADD COLUMN ending_code TEXT, ADD COLUMN ending_category TEXT, ADD COLUMN ending_origin TEXT,
-    ADD COLUMN ending_message TEXT, ADD COLUMN ending_step BIGINT, ADD COLUMN ending_task_id TEXT,
-    ADD COLUMN ending_attempt BIGINT, ADD COLUMN ending_root_code TEXT, ADD COLUMN ending_chain TEXT;
-  ALTER TABLE attempts ADD COLUMN cancelled_by TEXT, ADD COLUMN late_result TEXT;
-  ${['error_rollups', 'error_rollups_hour', 'error_rollups_day']
-    .map(
-      (name) => `
-  DROP TABLE ${name};
-  CREATE TABLE ${name} (
-    bucket BIGINT NOT NULL, category TEXT NOT NULL, origin TEXT NOT NULL, code TEXT NOT NULL, flow TEXT NOT NULL,
-    disposition TEXT NOT NULL, count BIGINT NOT NULL,
-    PRIMARY KEY (bucket, category, origin, code, flow, disposition)
-  );`,
-    )
-    .join('')}
-  ${['error_group_trend_hour', 'error_group_trend_day']
-    .map(
-      (name) => `
-  DROP TABLE ${name};
-  CREATE TABLE ${name} (
-    bucket BIGINT NOT NULL, fingerprint TEXT NOT NULL, flow TEXT NOT NULL, disposition TEXT NOT NULL, count BIGINT NOT NULL,
-    PRIMARY KEY (fingerprint, bucket, flow, disposition)
-  );
-  CREATE INDEX ${name}_bucket ON ${name} (bucket);`,
-    )
-    .join('')}
-  ${['failure_rollups', 'failure_rollups_hour', 'failure_rollups_day']
-    .map(
-      (name) => `
-  CREATE TABLE ${name} (
-    bucket BIGINT NOT NULL, category TEXT NOT NULL, origin TEXT NOT NULL, code TEXT NOT NULL, root_code TEXT NOT NULL,
-    flow TEXT NOT NULL, count BIGINT NOT NULL,
-    PRIMARY KEY (bucket, category, origin, code, root_code, flow)
-  );`,
-    )
-    .join('')}
-  DROP INDEX runs_last_error_code;
-  DROP INDEX runs_last_error_category;
-  CREATE INDEX runs_ending_code ON runs (ending_code, started_at, id) WHERE ending_code IS NOT NULL;
-  CREATE INDEX runs_ending_root_code ON runs (ending_root_code, started_at, id) WHERE ending_root_code IS NOT NULL;
-  CREATE INDEX runs_ending_category ON runs (ending_category, started_at, id) WHERE ending_category IS NOT NULL;
-  CREATE INDEX runs_failed_ended ON runs (ended_wall) WHERE status = 'failed';
-`;
-
-/** The columns a text search matches (SQLite's `run_text` and `task_text`), each with a trigram index. */
-export const TEXT_INDEXED_COLUMNS = [
-  ['runs', 'id'],
-  ['runs', 'flow'],
-  ['runs', 'flow_name'],
-  ['runs', 'last_error_message'],
-  ['tasks', 'name'],
-] as const;
-
-export const TEXT_INDEX_SQL = TEXT_INDEXED_COLUMNS.map(
-  ([table, column]) => `CREATE INDEX IF NOT EXISTS ${table}_${column}_trgm ON ${table} USING gin (${column} gin_trgm_ops);`,
-).join('\n');
+export const migration: Migration = {
+  version: 9,
+  name: 'trigram text index of task prompts',
+  postgresName: 'baseline: the schema of SQLite version 9 (journal, projections, rollups, groups, commands, otel, hosts)',
+  sqlite: taskTextIndex,
+  postgres: async (client) => {
+    await client.query(BASELINE_SQL);
+  },
+};

@@ -4,6 +4,9 @@ import { Dialect, runSync } from '../queries/plan.js';
 import { StatementCache } from '../queries/sql.js';
 import { GROUP_TREND_TABLE, ROLLUP_TABLE } from '../rollups/rollups.js';
 import { settleHistory } from '../projection/settle-history.js';
+import { runAsync } from '../queries/plan.js';
+import { executorOf } from '../postgres/execution.js';
+import type { Migration } from './migration.js';
 
 /**
  * Version 10 (the failure model: docs/semantics.md F1–F4): error dispositions, the
@@ -20,7 +23,7 @@ import { settleHistory } from '../projection/settle-history.js';
  * - `attempts.cancelled_by` / `late_result` (attemptCancelled, receiptIgnoredStale).
  * - The backfill settles every stored occurrence and run from its journal (settle-history.ts).
  */
-export function failureModel(db: Database.Database): void {
+function failureModel(db: Database.Database): void {
   const endingColumns = [
     'ending_code TEXT',
     'ending_category TEXT',
@@ -70,3 +73,65 @@ export function failureModel(db: Database.Database): void {
   `);
   runSync(new StatementCache(db), settleHistory(Dialect.sqlite));
 }
+
+/**
+ * Version 10 on PostgreSQL (SQLite's part above): error dispositions, the run's ending error,
+ * failure rollups, what a sibling-cancelled attempt reported. The rollup and trend tables are
+ * created again keyed by disposition (the backfill fills them).
+ */
+const FAILURE_MODEL_SQL = `
+  ALTER TABLE errors ADD COLUMN disposition TEXT NOT NULL DEFAULT 'handled', ADD COLUMN ending INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN ending_code TEXT, ADD COLUMN ending_category TEXT, ADD COLUMN ending_origin TEXT,
+    ADD COLUMN ending_message TEXT, ADD COLUMN ending_step BIGINT, ADD COLUMN ending_task_id TEXT,
+    ADD COLUMN ending_attempt BIGINT, ADD COLUMN ending_root_code TEXT, ADD COLUMN ending_chain TEXT;
+  ALTER TABLE attempts ADD COLUMN cancelled_by TEXT, ADD COLUMN late_result TEXT;
+  ${['error_rollups', 'error_rollups_hour', 'error_rollups_day']
+    .map(
+      (name) => `
+  DROP TABLE ${name};
+  CREATE TABLE ${name} (
+    bucket BIGINT NOT NULL, category TEXT NOT NULL, origin TEXT NOT NULL, code TEXT NOT NULL, flow TEXT NOT NULL,
+    disposition TEXT NOT NULL, count BIGINT NOT NULL,
+    PRIMARY KEY (bucket, category, origin, code, flow, disposition)
+  );`,
+    )
+    .join('')}
+  ${['error_group_trend_hour', 'error_group_trend_day']
+    .map(
+      (name) => `
+  DROP TABLE ${name};
+  CREATE TABLE ${name} (
+    bucket BIGINT NOT NULL, fingerprint TEXT NOT NULL, flow TEXT NOT NULL, disposition TEXT NOT NULL, count BIGINT NOT NULL,
+    PRIMARY KEY (fingerprint, bucket, flow, disposition)
+  );
+  CREATE INDEX ${name}_bucket ON ${name} (bucket);`,
+    )
+    .join('')}
+  ${['failure_rollups', 'failure_rollups_hour', 'failure_rollups_day']
+    .map(
+      (name) => `
+  CREATE TABLE ${name} (
+    bucket BIGINT NOT NULL, category TEXT NOT NULL, origin TEXT NOT NULL, code TEXT NOT NULL, root_code TEXT NOT NULL,
+    flow TEXT NOT NULL, count BIGINT NOT NULL,
+    PRIMARY KEY (bucket, category, origin, code, root_code, flow)
+  );`,
+    )
+    .join('')}
+  DROP INDEX runs_last_error_code;
+  DROP INDEX runs_last_error_category;
+  CREATE INDEX runs_ending_code ON runs (ending_code, started_at, id) WHERE ending_code IS NOT NULL;
+  CREATE INDEX runs_ending_root_code ON runs (ending_root_code, started_at, id) WHERE ending_root_code IS NOT NULL;
+  CREATE INDEX runs_ending_category ON runs (ending_category, started_at, id) WHERE ending_category IS NOT NULL;
+  CREATE INDEX runs_failed_ended ON runs (ended_wall) WHERE status = 'failed';
+`;
+
+export const migration: Migration = {
+  version: 10,
+  name: 'failure model: error dispositions, ending errors, failure rollups',
+  sqlite: failureModel,
+  // On PostgreSQL: in its types, with the same backfill.
+  postgres: async (client) => {
+    await client.query(FAILURE_MODEL_SQL);
+    await runAsync(executorOf(client), settleHistory(Dialect.postgres));
+  },
+};

@@ -1,13 +1,14 @@
 import type Database from 'better-sqlite3';
+import type { Migration } from './migration.js';
 
 /**
  * Version 15: alert rules and their webhook deliveries, shared by every host
  * of a database (core/alerts). A delivery's `(rule_id, subject, occurrence)` is unique: the
  * insert of "this event fires rule R" is idempotent, so hosts that all see the same event
  * enqueue it once. `lease_owner` / `lease_until` are the claim of the host posting it.
- * PostgreSQL's twin is ALERTS_SQL (postgres/schema-sql-alerts.ts), in its types.
+ * PostgreSQL's part is ALERT_TABLES_POSTGRES (below), in its types.
  */
-export const ALERT_TABLES_SQLITE = `
+const ALERT_TABLES_SQLITE = `
 CREATE TABLE alert_rules (
   id TEXT PRIMARY KEY,
   condition TEXT NOT NULL,
@@ -48,6 +49,23 @@ CREATE INDEX alert_deliveries_throttle ON alert_deliveries (rule_id, throttle_ke
 CREATE INDEX alert_deliveries_created ON alert_deliveries (created_at);
 `;
 
-export function alertTables(db: Database.Database): void {
+function alertTables(db: Database.Database): void {
   db.exec(ALERT_TABLES_SQLITE);
 }
+
+/**
+ * PostgreSQL's part of version 15: SQLite's tables above in
+ * this engine's types (its baseline's rule, v09: BIGINT for every count and millisecond time) and
+ * bytewise text like every text column since version 12. Derived from the SQLite text so the
+ * two cannot drift apart; the derivation is checked by the alerts suites on both engines.
+ */
+const ALERT_TABLES_POSTGRES = ALERT_TABLES_SQLITE.replace(/\bINTEGER\b/g, 'BIGINT').replace(/\bTEXT\b/g, 'TEXT COLLATE "C"');
+
+export const migration: Migration = {
+  version: 15,
+  name: 'alert rules and their webhook deliveries',
+  sqlite: alertTables,
+  postgres: async (client) => {
+    await client.query(ALERT_TABLES_POSTGRES);
+  },
+};

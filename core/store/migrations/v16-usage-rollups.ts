@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { Dialect } from '../queries/plan.js';
+import type { Migration } from './migration.js';
 
 /**
  * Version 16 (what agent work costs): the tokens and cost agents report per
@@ -19,7 +20,7 @@ import { Dialect } from '../queries/plan.js';
  * No backfill: no journal written before this version carries `usage` (the field is new with
  * it), so every table starts empty and is exact.
  */
-export function usageRollupsSql(dialect: Dialect): string {
+function usageRollupsSql(dialect: Dialect): string {
   const pg = dialect === Dialect.postgres;
   const text = pg ? 'TEXT COLLATE "C"' : 'TEXT';
   const int = pg ? 'BIGINT' : 'INTEGER';
@@ -52,6 +53,16 @@ export function usageRollupsSql(dialect: Dialect): string {
   `;
 }
 
-export function usageRollups(db: Database.Database): void {
+function usageRollups(db: Database.Database): void {
   db.exec(usageRollupsSql(Dialect.sqlite));
 }
+
+export const migration: Migration = {
+  version: 16,
+  name: 'tokens and cost: attempt usage, run totals, flow totals per day',
+  sqlite: usageRollups,
+  // On PostgreSQL: in PostgreSQL's types; nothing to backfill.
+  postgres: async (client) => {
+    await client.query(usageRollupsSql(Dialect.postgres));
+  },
+};

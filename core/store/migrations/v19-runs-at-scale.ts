@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { Dialect } from '../queries/plan.js';
+import type { Migration } from './migration.js';
 
 /**
  * Version 19 (the Runs screen at a million runs): what the run list's counts
@@ -15,8 +16,8 @@ import { Dialect } from '../queries/plan.js';
  *   the runs), so the list walked the flow-name index and skipped every run of the flows that
  *   sort before it (400,000 rows at 1M); with the flow file in front, one flow is one range.
  *
- * Backfilled here (one GROUP BY over the runs). The PostgreSQL twin is postgres/migrations.ts
- * version 19: the same table, index and backfill, one plpgsql trigger function.
+ * Backfilled here (one GROUP BY over the runs). The PostgreSQL part below
+ * runs the same table, index and backfill, one plpgsql trigger function.
  */
 
 export const HOUR_MS = 3_600_000;
@@ -74,10 +75,20 @@ const POSTGRES_TRIGGERS = `
     EXECUTE FUNCTION hivewatch_run_counts_hourly();`;
 
 /** Migration 19's statements for one engine, in order. */
-export function runsAtScaleSql(dialect: Dialect): string[] {
+function runsAtScaleSql(dialect: Dialect): string[] {
   return [TABLE_SQL(dialect), BACKFILL_SQL, INDEX_SQL, dialect === Dialect.postgres ? POSTGRES_TRIGGERS : SQLITE_TRIGGERS];
 }
 
-export function runsAtScale(db: Database.Database): void {
+function runsAtScale(db: Database.Database): void {
   for (const sql of runsAtScaleSql(Dialect.sqlite)) db.exec(sql);
 }
+
+export const migration: Migration = {
+  version: 19,
+  name: 'runs at scale: run counts per hour, flow and status; flow list sorted by name',
+  sqlite: runsAtScale,
+  // On PostgreSQL: in its types, with the same backfill.
+  postgres: async (client) => {
+    for (const sql of runsAtScaleSql(Dialect.postgres)) await client.query(sql);
+  },
+};

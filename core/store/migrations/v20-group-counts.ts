@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { Dialect } from '../queries/plan.js';
 import { GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, type GroupTrendGrain } from '../rollups/rollups.js';
+import type { Migration } from './migration.js';
 
 /**
  * Version 20 (the Errors screen's sparklines at a million errors): each group's
@@ -18,7 +19,7 @@ import { GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, GROUP_TREND_GRAINS, GROUP_TR
  * writer, PostgreSQL's batch upserts, prune, settling history, the bench's bulk seed) keeps them
  * equal to the trend tables' sums without knowing they exist. A row whose count falls to 0 is
  * deleted, as the writers delete empty trend rows. Backfilled here from the trend tables. The
- * PostgreSQL twin (postgres/migrations.ts version 20) runs `groupCountsSql(Dialect.postgres)`.
+ * PostgreSQL part below runs `groupCountsSql(Dialect.postgres)`.
  */
 
 type Side = 'old' | 'new';
@@ -106,13 +107,23 @@ function postgresTriggers(grain: GroupTrendGrain): string {
 }
 
 /** Migration 20's statements for one engine, in order. */
-export function groupCountsSql(dialect: Dialect): string[] {
+function groupCountsSql(dialect: Dialect): string[] {
   return GROUP_TREND_GRAINS.flatMap((grain) => [
     ...countTables(grain).flatMap((table) => [tableSql(dialect, table), backfillSql(grain, table)]),
     dialect === Dialect.postgres ? postgresTriggers(grain) : sqliteTriggers(grain),
   ]);
 }
 
-export function groupCounts(db: Database.Database): void {
+function groupCounts(db: Database.Database): void {
   for (const sql of groupCountsSql(Dialect.sqlite)) db.exec(sql);
 }
+
+export const migration: Migration = {
+  version: 20,
+  name: "group counts per hour and day, over every flow and per flow: the sparklines' reads",
+  sqlite: groupCounts,
+  // On PostgreSQL: the same tables and backfill, plpgsql triggers.
+  postgres: async (client) => {
+    for (const sql of groupCountsSql(Dialect.postgres)) await client.query(sql);
+  },
+};

@@ -1,9 +1,21 @@
 import type Database from 'better-sqlite3';
-import { all, Dialect, run, runSync, type Query } from '../queries/plan.js';
+import { all, Dialect, run, runAsync, runSync, type Query } from '../queries/plan.js';
 import { StatementCache } from '../queries/sql.js';
 import { DAY_MS } from '../rollups/usage-rollups.js';
-import { attemptErrorKeys, ATTEMPTS_WITH_FATE, COST_BUCKET_SQL, COST_GRAINS, COST_KEY, COST_SUMS, COST_TABLE, fateOf, GROUPED_COST_SUMS } from '../outcomes/cost-keys.js';
+import {
+  attemptErrorKeys,
+  ATTEMPTS_WITH_FATE,
+  COST_BUCKET_SQL,
+  COST_GRAINS,
+  COST_KEY,
+  COST_SUMS,
+  COST_TABLE,
+  fateOf,
+  GROUPED_COST_SUMS,
+} from '../outcomes/cost-keys.js';
 import { runOutcomesTriggersSql, RUN_OUTCOME_GRAINS, RUN_OUTCOME_TABLE, runOutcomeBackfillSql } from '../outcomes/run-outcomes-sql.js';
+import { executorOf } from '../postgres/execution.js';
+import type { Migration } from './migration.js';
 
 /**
  * Version 21 (what failure costs, and each flow's health, answered from rollups):
@@ -22,7 +34,7 @@ import { runOutcomesTriggersSql, RUN_OUTCOME_GRAINS, RUN_OUTCOME_TABLE, runOutco
  *   `total_cost_usd` 0) reported no usage: such rows are removed and the run and flow-day sums
  *   recomputed from the attempts that remain, as the writers now keep them.
  *
- * The PostgreSQL twin runs the same statements (postgres/migrations.ts version 21).
+ * The PostgreSQL part (below) runs the same statements.
  */
 
 function ddl(dialect: Dialect): string[] {
@@ -167,7 +179,7 @@ export function costBackfillSql(): string[] {
 }
 
 /** Migration 21's statements before and after the key backfill, for one engine. */
-export function outcomesMigrationSql(dialect: Dialect): { before: string[]; after: string[] } {
+function outcomesMigrationSql(dialect: Dialect): { before: string[]; after: string[] } {
   return {
     before: [...ddl(dialect), ...EMPTY_REPORTS],
     after: [...costBackfillSql(), ...runOutcomeBackfillSql(), ...runOutcomesTriggersSql(dialect)],
@@ -175,13 +187,26 @@ export function outcomesMigrationSql(dialect: Dialect): { before: string[]; afte
 }
 
 /** The key backfill as an engine-neutral query (run with runSync here, runAsync on PostgreSQL). */
-export function outcomesKeyBackfill(): Query<void> {
+function outcomesKeyBackfill(): Query<void> {
   return backfillKeys();
 }
 
-export function runOutcomesAndCost(db: Database.Database): void {
+function runOutcomesAndCost(db: Database.Database): void {
   const sql = outcomesMigrationSql(Dialect.sqlite);
   for (const statement of sql.before) db.exec(statement);
   runSync(new StatementCache(db), backfillKeys());
   for (const statement of sql.after) db.exec(statement);
 }
+
+export const migration: Migration = {
+  version: 21,
+  name: 'what failure costs and how each flow fares: cost by outcome, runs ended per flow, status and duration',
+  sqlite: runOutcomesAndCost,
+  // On PostgreSQL: the same statements and key backfill, plpgsql triggers.
+  postgres: async (client) => {
+    const sql = outcomesMigrationSql(Dialect.postgres);
+    for (const statement of sql.before) await client.query(statement);
+    await runAsync(executorOf(client), outcomesKeyBackfill());
+    for (const statement of sql.after) await client.query(statement);
+  },
+};

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { Dialect } from '../queries/plan.js';
 import { GRAIN_MS, GROUP_TREND_GRAINS, type GroupTrendGrain } from '../rollups/rollups.js';
+import type { Migration } from './migration.js';
 
 /**
  * Version 22: each issue's failures per hour and day, so "failures in the period" and its change
@@ -17,7 +18,7 @@ import { GRAIN_MS, GROUP_TREND_GRAINS, type GroupTrendGrain } from '../rollups/r
  *
  * `errors_issue_endings`: the ending occurrences by issue (a partial index: one entry per failed
  * run), so an issue's failed runs are read without walking its every occurrence (240,000 of one
- * issue at 10,000,000 errors). The PostgreSQL twin (postgres/migrations.ts version 22) runs
+ * issue at 10,000,000 errors). The PostgreSQL part below runs
  * `issueFailureRollupsSql(Dialect.postgres)`.
  */
 
@@ -107,7 +108,7 @@ function postgresTriggers(): string {
 }
 
 /** Migration 22's statements for one engine, in order. */
-export function issueFailureRollupsSql(dialect: Dialect): string[] {
+function issueFailureRollupsSql(dialect: Dialect): string[] {
   return [
     ...GROUP_TREND_GRAINS.flatMap((grain) => [tableSql(dialect, grain), backfillSql(grain)]),
     dialect === Dialect.postgres ? postgresTriggers() : sqliteTriggers(),
@@ -115,6 +116,16 @@ export function issueFailureRollupsSql(dialect: Dialect): string[] {
   ];
 }
 
-export function issueFailureRollups(db: Database.Database): void {
+function issueFailureRollups(db: Database.Database): void {
   for (const sql of issueFailureRollupsSql(Dialect.sqlite)) db.exec(sql);
 }
+
+export const migration: Migration = {
+  version: 22,
+  name: "issue failures per hour and day: each issue's failures in a period from rollups",
+  sqlite: issueFailureRollups,
+  // On PostgreSQL: the same tables and backfill, one plpgsql trigger function.
+  postgres: async (client) => {
+    for (const sql of issueFailureRollupsSql(Dialect.postgres)) await client.query(sql);
+  },
+};

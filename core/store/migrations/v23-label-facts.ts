@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { Dialect } from '../queries/plan.js';
+import type { Migration } from './migration.js';
 
 /**
  * Version 23 (exact labels in the window): what a run's and a task's labels are made of.
@@ -12,10 +13,10 @@ import { Dialect } from '../queries/plan.js';
  *   with the run's values (taskStarted.template); NULL otherwise and for older journals, whose
  *   task names are the written prompt.
  *
- * Not backfilled: journals written before carry neither field. The PostgreSQL twin is
- * postgres/migrations.ts version 23 (the same columns in its types, text bytewise).
+ * Not backfilled: journals written before carry neither field. The PostgreSQL part
+ * below adds the same columns in its types, text bytewise).
  */
-export function labelFactsSql(dialect: Dialect): string[] {
+function labelFactsSql(dialect: Dialect): string[] {
   // PostgreSQL's text columns compare bytewise as SQLite's do (migration 12).
   const [int, text] = dialect === Dialect.postgres ? ['BIGINT', 'TEXT COLLATE "C"'] : ['INTEGER', 'TEXT'];
   return [
@@ -25,6 +26,16 @@ export function labelFactsSql(dialect: Dialect): string[] {
   ];
 }
 
-export function labelFacts(db: Database.Database): void {
+function labelFacts(db: Database.Database): void {
   for (const sql of labelFactsSql(Dialect.sqlite)) db.exec(sql);
 }
+
+export const migration: Migration = {
+  version: 23,
+  name: "labels: the steps a run's flow takes, a task's prompt as written",
+  sqlite: labelFacts,
+  // On PostgreSQL: the same columns.
+  postgres: async (client) => {
+    for (const sql of labelFactsSql(Dialect.postgres)) await client.query(sql);
+  },
+};

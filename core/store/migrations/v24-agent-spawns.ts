@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { Dialect } from '../queries/plan.js';
+import type { Migration } from './migration.js';
 
 /**
  * Version 24 (agent trees): which run started which. `agent_spawns` holds one row per subagent
@@ -8,10 +9,10 @@ import { Dialect } from '../queries/plan.js';
  * (a subagent's telemetry can arrive before its parent's), so there is no foreign key; the tree
  * reads (agent-tree.ts) join what exists.
  *
- * Not backfilled: runs journaled before were flat sessions. The PostgreSQL twin is
- * postgres/migrations.ts version 24 (the same table in its types, text bytewise).
+ * Not backfilled: runs journaled before were flat sessions. The PostgreSQL part
+ * below makes the same table in its types, text bytewise).
  */
-export function agentSpawnsSql(dialect: Dialect): string[] {
+function agentSpawnsSql(dialect: Dialect): string[] {
   // PostgreSQL's text columns compare bytewise as SQLite's do (migration 12).
   const text = dialect === Dialect.postgres ? 'TEXT COLLATE "C"' : 'TEXT';
   return [
@@ -25,6 +26,16 @@ export function agentSpawnsSql(dialect: Dialect): string[] {
   ];
 }
 
-export function agentSpawns(db: Database.Database): void {
+function agentSpawns(db: Database.Database): void {
   for (const sql of agentSpawnsSql(Dialect.sqlite)) db.exec(sql);
 }
+
+export const migration: Migration = {
+  version: 24,
+  name: 'agent trees: the run that started each subagent run',
+  sqlite: agentSpawns,
+  // On PostgreSQL: the same table.
+  postgres: async (client) => {
+    for (const sql of agentSpawnsSql(Dialect.postgres)) await client.query(sql);
+  },
+};

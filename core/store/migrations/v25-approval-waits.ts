@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { Dialect } from '../queries/plan.js';
+import type { Migration } from './migration.js';
 
 /**
  * Version 25 (waiting on a person): what a run's permission prompts come to
@@ -11,10 +12,10 @@ import { Dialect } from '../queries/plan.js';
  * - `runs.approval_wait_ms`: the total time the run waited on a person, 0 before; the partial
  *   index by end time serves each flow's time waited in a window (outcomes/approval-waits.ts).
  *
- * Not backfilled: runs journaled before carry no approval events. The PostgreSQL twin is
- * postgres/migrations.ts version 25 (the same statements in its types).
+ * Not backfilled: runs journaled before carry no approval events. The PostgreSQL part
+ * below runs the same statements in its types.
  */
-export function approvalWaitsSql(dialect: Dialect): string[] {
+function approvalWaitsSql(dialect: Dialect): string[] {
   const [int, text] = dialect === Dialect.postgres ? ['BIGINT', 'TEXT COLLATE "C"'] : ['INTEGER', 'TEXT'];
   return [
     `ALTER TABLE runs ADD COLUMN approval_since ${int}`,
@@ -25,6 +26,16 @@ export function approvalWaitsSql(dialect: Dialect): string[] {
   ];
 }
 
-export function approvalWaits(db: Database.Database): void {
+function approvalWaits(db: Database.Database): void {
   for (const sql of approvalWaitsSql(Dialect.sqlite)) db.exec(sql);
 }
+
+export const migration: Migration = {
+  version: 25,
+  name: 'waiting on a person: the permission prompt a run waits on, the time it waited',
+  sqlite: approvalWaits,
+  // On PostgreSQL: the same columns and partial index.
+  postgres: async (client) => {
+    for (const sql of approvalWaitsSql(Dialect.postgres)) await client.query(sql);
+  },
+};

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { Dialect } from '../queries/plan.js';
+import type { Migration } from './migration.js';
 
 /**
  * Version 26 (alert channels): a rule delivers to a webhook, to the desktop, or both.
@@ -9,12 +10,12 @@ import { Dialect } from '../queries/plan.js';
  * keep their webhook and get `desktop = 0`: they deliver exactly as before.
  *
  * SQLite cannot drop a NOT NULL in place, so its table is rebuilt (it holds a handful of rules;
- * no index, trigger or foreign key names it). The PostgreSQL twin (postgres/migrations.ts version
- * 26) alters the column in place: the same schema in its types.
+ * no index, trigger or foreign key names it). The PostgreSQL part (below)
+ * alters the column in place: the same schema in its types.
  */
 const CHANNEL_CHECK = 'CHECK (webhook IS NOT NULL OR desktop = 1)';
 
-export function alertChannelsSql(dialect: Dialect): string[] {
+function alertChannelsSql(dialect: Dialect): string[] {
   if (dialect === Dialect.postgres) {
     return [
       `ALTER TABLE alert_rules ALTER COLUMN webhook DROP NOT NULL, ADD COLUMN desktop INTEGER NOT NULL DEFAULT 0,
@@ -45,6 +46,16 @@ export function alertChannelsSql(dialect: Dialect): string[] {
   ];
 }
 
-export function alertChannels(db: Database.Database): void {
+function alertChannels(db: Database.Database): void {
   for (const sql of alertChannelsSql(Dialect.sqlite)) db.exec(sql);
 }
+
+export const migration: Migration = {
+  version: 26,
+  name: 'alert channels: a rule delivers to a webhook, the desktop, or both',
+  sqlite: alertChannels,
+  // On PostgreSQL: the same columns and check, altered in place.
+  postgres: async (client) => {
+    for (const sql of alertChannelsSql(Dialect.postgres)) await client.query(sql);
+  },
+};

@@ -4,7 +4,7 @@ import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../
 import { SCHEMA_VERSION } from '../sqlite/migrate.js';
 import { createPostgresPool, postgresConfig } from './connection.js';
 import { migratePostgres, POSTGRES_SCHEMA_VERSION, postgresSchemaVersion } from './migrate.js';
-import { TEXT_INDEXED_COLUMNS } from '../migrations/v09-task-text-and-postgres-baseline.js';
+import { TEXT_INDEXED_COLUMNS } from './migrate.js';
 import { skipTitle } from '../../testing/skip.js';
 
 const { binaries, reason } = findPostgres();
