@@ -18,9 +18,8 @@ export type BoundReads<T extends ReadTable> = { readonly [K in keyof T]: (...arg
 /** The same reads answered at once (SQLite's synchronous connection). */
 export type AnsweredReads<T extends ReadTable> = { readonly [K in keyof T]: (...args: ReadArgs<T[K]>) => ReadAnswer<T[K]> };
 
-/** How an engine runs one query: with a promise, or at once. */
+/** How an engine runs one query, answering with a promise. */
 type RunLater = <R>(query: Query<R>) => Promise<R>;
-type RunAtOnce = <R>(query: Query<R>) => R;
 
 function bind(table: ReadTable, dialect: Dialect, run: (query: Query<unknown>) => unknown): Record<string, (...args: never[]) => unknown> {
   const bound: Record<string, (...args: never[]) => unknown> = {};
@@ -33,11 +32,6 @@ function bind(table: ReadTable, dialect: Dialect, run: (query: Query<unknown>) =
 /** The table's reads, each run by `run` (which answers with a promise). */
 export function bindReads<T extends ReadTable>(table: T, dialect: Dialect, run: RunLater): BoundReads<T> {
   return bind(table, dialect, run) as BoundReads<T>;
-}
-
-/** The table's reads, each run by `run` (which answers at once). */
-export function bindAnsweredReads<T extends ReadTable>(table: T, dialect: Dialect, run: RunAtOnce): AnsweredReads<T> {
-  return bind(table, dialect, run) as AnsweredReads<T>;
 }
 
 /** What a class built on `readsBase` defines: how one query runs on its engine. */

@@ -61,7 +61,7 @@ export interface AppendOptions {
 type RoleReads<R extends keyof typeof READS_BY_ROLE> = BoundReads<(typeof READS_BY_ROLE)[R]>;
 
 /** What a store is and where: engine, location, how it was opened. */
-export interface StoreIdentity {
+interface StoreIdentity {
   readonly engine: StoreEngine;
   /** Where the data is, safe to print: a file path, or a PostgreSQL URL without its password. */
   readonly location: string;
@@ -71,12 +71,12 @@ export interface StoreIdentity {
 }
 
 /** Runs: the list, its counts, one run, its lineage and where it resumes (queries/index.ts `runs`). */
-export type RunReads = RoleReads<'runs'>;
+type RunReads = RoleReads<'runs'>;
 /** Error counts, series, groups and their trends, occurrences, failures (queries/index.ts `errors`). */
-export type ErrorReads = RoleReads<'errors'>;
+type ErrorReads = RoleReads<'errors'>;
 
 /** The journal: its writes, its pages and tail, and who hears of a commit. */
-export interface Journal extends RoleReads<'journal'> {
+interface Journal extends RoleReads<'journal'> {
   /** Journals a batch in one transaction (events, projections, rollups, groups). All or nothing. */
   appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): Promise<void>;
   /** Called after each batch this store committed, in commit order. Returns unsubscribe. */
@@ -94,14 +94,14 @@ export interface Journal extends RoleReads<'journal'> {
 }
 
 /** Commands for a run another process hosts (cancel, skipBackoff), and which host that is. */
-export interface RunCommands extends RoleReads<'commands'> {
+interface RunCommands extends RoleReads<'commands'> {
   enqueueCommand(command: NewRunCommand): Promise<void>;
   completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): Promise<boolean>;
   runHost(runId: string): Promise<RunHost | null>;
 }
 
 /** Telemetry ingested from outside (core/otel): its payloads, sessions and per-attempt figures. */
-export interface ExternalSessions extends RoleReads<'external'> {
+interface ExternalSessions extends RoleReads<'external'> {
   /**
    * Journals the events of one ingested telemetry payload (core/otel) with its digest and the
    * sessions' bookkeeping, in one transaction. False (nothing written) when a payload with this
@@ -111,19 +111,19 @@ export interface ExternalSessions extends RoleReads<'external'> {
 }
 
 /** Tokens and cost: of runs, of flows over a window, the costliest runs, what failure costs, each flow's health (queries/usage.ts). */
-export interface UsageReads {
+interface UsageReads {
   usage<R extends UsageRead>(read: R): Promise<UsageAnswer<R>>;
 }
 
 /** Settings and secrets kept with the database. */
-export interface Settings extends RoleReads<'settings'> {
+interface Settings extends RoleReads<'settings'> {
   setSetting(key: string, value: string): Promise<void>;
   /** A secret kept with the database, created by `create()` the first time any process asks for it. */
   secret(key: string, create: () => string): Promise<string>;
 }
 
 /** Recovery, replay parity, aggregate checks, pruning, health. */
-export interface Maintenance {
+interface Maintenance {
   recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]>;
   replayRun(runId: string): Promise<ReplayReport>;
   verifyAggregates(): Promise<AggregateReport>;
@@ -135,7 +135,7 @@ export interface Maintenance {
 }
 
 /** What the store lends to parts outside it. */
-export interface Extensions {
+interface Extensions {
   /** Error issues (migration 14, issues.ts): their log of status changes and their facts. */
   readonly issues: IssueStore;
   /**
@@ -146,8 +146,9 @@ export interface Extensions {
 }
 
 /**
- * The store, by role. A consumer that needs one role may take just that type (`RunReads`). Every
- * read of queries/index.ts is on it (`BoundReads<typeof READS>`), whichever role declares it.
+ * The store, by role. Every read of queries/index.ts is on it (`BoundReads<typeof READS>`),
+ * whichever role declares it. The roles are this file's own until a consumer takes just the role
+ * it uses (then export that one).
  */
 export interface HivewatchStore
   extends StoreIdentity,
