@@ -19,7 +19,7 @@ const CORE_LAYERS = {
   engine: ['base', 'common', 'flow', 'runtimes'],
   workspace: ['base', 'common', 'flow', 'runtimes', 'engine'],
   service: ['base', 'common', 'flow', 'runtimes', 'store', 'otel', 'engine', 'workspace'],
-  cli: ['base', 'common', 'flow', 'runtimes', 'store', 'otel', 'engine', 'workspace', 'service'],
+  cli: ['base', 'common', 'flow', 'runtimes', 'otel', 'engine', 'workspace', 'service'],
 };
 /**
  * Single files a layer may take from a layer above it. The store judges whether a host's process

@@ -1,14 +1,13 @@
-import { openHistory, openHostStore, type History } from '../service/history/open.js';
-import { defaultDatabasePath, type HivewatchStore } from '../store/index.js';
+import { defaultHistoryPath, openHistory, openHostStore, type History, type HostStore } from '../service/history/open.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import type { CliIo } from './io.js';
 
 /** `--db PATH`, else `HIVEWATCH_DB`, else the OS data directory. */
 export function databasePathOf(args: ParsedArgs, io: CliIo): string {
-  return stringFlag(args, 'db') ?? (io.env.HIVEWATCH_DB || defaultDatabasePath());
+  return stringFlag(args, 'db') ?? (io.env.HIVEWATCH_DB || defaultHistoryPath());
 }
 
-export async function openCliStore(args: ParsedArgs, io: CliIo, options: { readonly?: boolean } = {}): Promise<HivewatchStore> {
+export async function openCliStore(args: ParsedArgs, io: CliIo, options: { readonly?: boolean } = {}): Promise<HostStore> {
   const store = await openHostStore({ path: databasePathOf(args, io), readonly: options.readonly ?? false });
   sayRecovered(store, io);
   return store;

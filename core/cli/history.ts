@@ -1,26 +1,19 @@
-import {
-  endingErrorOf,
-  endingSummary,
-  FAILURE_DIMENSIONS,
-  printableLocation,
-  type ErrorDimension,
-  type FailureCounts,
-  type FailureDimension,
-  type HivewatchStore,
-  type RunRow,
-} from '../store/index.js';
+import { printableHistoryLocation, type HostStore } from '../service/history/open.js';
+import { endingWords, runRecords, type RunRecord } from '../service/history/run-records.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ageFlag, openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 import { FlowKeyError, FlowKeys, flowFoldersForDatabase } from '../service/flows/keys.js';
 import { runFlow } from './run.js';
-import { RUN_LIST_STATUSES, type RunListStatus } from '../service/api.js';
+import { FAILURE_DIMENSIONS, RUN_LIST_STATUSES, type ErrorDimension, type RunListStatus } from '../service/api.js';
+import type { FailureDimension } from '../service/api-errors.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import { silenceWords, type TelemetrySilence } from '../common/telemetry-silence.js';
-import { silentSources } from '../service/telemetry/health.js';
 
 /** `hivewatch runs | errors | replay | resume | retry | prune`: the history in the database. */
+
+type FailureCounts = Awaited<ReturnType<HostStore['failureCounts']>>;
 
 const DIMENSIONS: readonly ErrorDimension[] = ['category', 'origin', 'code', 'flow', 'handled', 'run', 'task'];
 
@@ -56,19 +49,19 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
   const store = await openCliStore(args, io);
   try {
     const now = Date.now();
-    const page = await store.listRuns({
-      status: statusFilter(args),
-      flow: stringFlag(args, 'flow'),
-      text: stringFlag(args, 'text'),
-      since: since(args, now),
-      limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 50,
-    });
-    const silent = await silenceByRun(store, page.runs, now);
+    const page = await runRecords(
+      store,
+      {
+        status: statusFilter(args),
+        flow: stringFlag(args, 'flow'),
+        text: stringFlag(args, 'text'),
+        since: since(args, now),
+        limit: intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 50,
+      },
+      now,
+    );
     if (args.flags.has('json')) {
-      // Tokens and cost: null for a run whose attempts reported none.
-      const usage = await store.usage({ kind: 'runs', runIds: page.runs.map((r) => r.id) });
-      const runs = page.runs.map((r) => ({ ...r, endingError: endingErrorOf(r), usage: usage.get(r.id) ?? null, telemetrySilence: silent.get(r.id) ?? null }));
-      io.out(`${JSON.stringify({ runs, nextCursor: page.nextCursor })}\n`);
+      io.out(`${JSON.stringify({ runs: page.runs, nextCursor: page.nextCursor })}\n`);
       return ExitCode.ok;
     }
     if (page.runs.length === 0 && RUN_FILTERS.some((f) => args.flags.has(f))) {
@@ -85,7 +78,7 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
     }
     const rows = page.runs.map((r) => [
       r.id,
-      withSilence(statusOfRun(r), silent.get(r.id)),
+      withSilence(statusOfRun(r), r.telemetrySilence),
       r.flowName,
       when(r.startedAt),
       stepOfRun(r),
@@ -104,29 +97,19 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
  * The step reached of the steps the flow takes, as the window says it (renderer/lib/step-words.ts):
  * "3 of 5", "3 of 5–7" when catch blocks may add steps, the step alone when the count is unknown.
  */
-function stepOfRun(run: RunRow): string {
+function stepOfRun(run: RunRecord): string {
   if (run.flowSteps === null) return String(run.currentStep);
   const most = run.flowStepsMost ?? run.flowSteps;
   return most === run.flowSteps ? `${run.currentStep} of ${run.flowSteps}` : `${run.currentStep} of ${run.flowSteps}–${most}`;
 }
 
-/** Per running run, its telemetry silence (docs/otel.md "Telemetry health"); the longest when several. */
-async function silenceByRun(store: HivewatchStore, runs: readonly RunRow[], now: number): Promise<Map<string, TelemetrySilence>> {
-  const found = new Map<string, TelemetrySilence>();
-  if (!runs.some((r) => r.status === 'running')) return found;
-  for (const { runId, flow: _flow, flowName: _name, ...silence } of await silentSources(store, now)) {
-    if ((found.get(runId)?.silentMs ?? -1) < silence.silentMs) found.set(runId, silence);
-  }
-  return found;
-}
-
-const withSilence = (status: string, silence: TelemetrySilence | undefined): string => (silence ? `${status}, ${silenceWords(silence)}` : status);
+const withSilence = (status: string, silence: TelemetrySilence | null): string => (silence ? `${status}, ${silenceWords(silence)}` : status);
 
 /**
  * A run waiting out a usage limit says until when (its JSON carries `waitingUntil`); an external
  * session stopped by its limit says what ends the stop, since Hivewatch does not resume it (docs/otel.md).
  */
-function statusOfRun(run: RunRow): string {
+function statusOfRun(run: RunRecord): string {
   if (run.approvalSince !== null) return `${run.status}, waiting for approval of ${run.approvalLabel ?? 'a tool'} since ${when(run.approvalSince)} UTC`;
   if (run.waitingUntil === null) return run.status;
   if (run.flow.startsWith(EXTERNAL_FLOW_PREFIX))
@@ -140,19 +123,19 @@ function statusOfRun(run: RunRow): string {
  * F1), the code that ended a cancelled or interrupted run, the newest occurrence for a live one,
  * none for a run that completed.
  */
-function errorOfRun(run: RunRow): string {
-  const ending = endingErrorOf(run);
+function errorOfRun(run: RunRecord): string {
+  const ending = run.endingError;
   // A live run shows its newest occurrence; an ended run that did not fail names no code, since
   // its errors were all handled (or it was cancelled) and nothing ended it.
   const ended = run.status === 'completed' || run.status === 'cancelled' || run.status === 'failed';
   if (ending === null) return ended ? '' : (run.lastErrorCode ?? '');
   if (run.status !== 'failed') return ending.code;
   // One table row per run: a message's line breaks would start new rows.
-  return endingSummary(ending).replace(/\s+/g, ' ');
+  return endingWords(ending).replace(/\s+/g, ' ');
 }
 
 /** `errors --failures`: one failure per run that ended failed, by its ending error (or flow). */
-async function failuresOutput(store: HivewatchStore, args: ParsedArgs, filters: Parameters<HivewatchStore['failureCounts']>[0], io: CliIo): Promise<void> {
+async function failuresOutput(store: HostStore, args: ParsedArgs, filters: Parameters<HostStore['failureCounts']>[0], io: CliIo): Promise<void> {
   const counts: FailureCounts = await store.failureCounts(filters);
   if (args.flags.has('json')) {
     io.out(`${JSON.stringify({ total: counts.total, rows: counts.rows })}\n`);
@@ -217,7 +200,7 @@ export async function replayCommand(args: ParsedArgs, io: CliIo, runId: string):
   try {
     // An unknown id has an empty journal, which "replays" to nothing: that is not a match.
     if ((await store.getRunRow(runId)) === null) {
-      io.err(`hivewatch replay: no such run "${runId}" in ${printableLocation(store.location)}\n`);
+      io.err(`hivewatch replay: no such run "${runId}" in ${printableHistoryLocation(store.location)}\n`);
       return ExitCode.failed;
     }
     const report = await store.replayRun(runId);

@@ -1,17 +1,13 @@
-import { printableLocation, type HivewatchStore } from '../store/index.js';
-import { IssueTransitions } from '../store/issues/issue-transitions.js';
 import { IGNORE_BOUNDS, ISSUE_SORTS, ISSUE_STATUS_FILTERS, type Issue, type IssueSort, type IssueStatusFilter } from '../service/api-issues.js';
 import { ApiError } from '../common/api-errors.js';
-import { AlertEngine } from '../service/alerts/engine.js';
-import { costApi } from '../service/cost/outcomes.js';
-import { issuePageApi, thisIssueHost } from '../service/issues/api.js';
-import { IssueBook } from '../service/issues/book.js';
-import { readApi } from '../service/read-api.js';
+import { printableHistoryLocation, type HostStore } from '../service/history/open.js';
+import type { IssueBook } from '../service/issues/book.js';
+import { commandIssueBook } from '../service/issues/command-book.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ageFlag, openCliStore, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
-import { changeWords, showIssue, table, when, type IssueShowReads } from './issue-show.js';
+import { changeWords, showIssue, table, when } from './issue-show.js';
 
 /**
  * `hivewatch issues`: error issues from the command line, the same book the
@@ -68,25 +64,20 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
   if (sub !== 'ignore') noFlags(args, ['for', 'until-count', 'until-escalating'], sub === undefined ? 'the list' : `issues ${sub}`);
   const store = await openCliStore(args, io);
   try {
-    const hub = new IssueTransitions();
-    // A resolve here owes the alerts it settles their follow-up: queued in the database now, posted
-    // by a serving host's alert engine (this process posts nothing; docs/triage.md "Alerts").
-    const queued: Promise<void>[] = [];
-    const alerts = store.readonly ? null : new AlertEngine({ store, host: `cli-${thisIssueHost()}` });
-    if (alerts) hub.subscribe((transition) => queued.push(alerts.onIssueTransition(transition)));
-    const book = new IssueBook({ store, hub, host: thisIssueHost() });
+    const issues = commandIssueBook(store);
+    const { book } = issues;
     // The list reconciles too: a `new` or regressed row it journals owes its alert before the store closes.
     const code =
       sub === undefined
         ? await listIssues(book, args, period, io)
         : sub === 'show'
-          ? await showIssue(pageReads(store, book), id as string, period.scope, period.label, args.flags.has('json'), io)
+          ? await showIssue(issues.pageReads, id as string, period.scope, period.label, args.flags.has('json'), io)
           : await oneIssue(store, book, sub as Exclude<Subcommand, 'show'>, id as string, args, io);
-    await Promise.all(queued);
+    await issues.settled();
     return code;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'issue_not_found') {
-      io.err(`hivewatch issues: ${error.message} in ${printableLocation(store.location)}\n`);
+      io.err(`hivewatch issues: ${error.message} in ${printableHistoryLocation(store.location)}\n`);
       return ExitCode.failed;
     }
     if (error instanceof ApiError && (error.code === 'issue_ambiguous' || error.code === 'invalid_input')) throw new UsageError(error.message);
@@ -94,13 +85,6 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
   } finally {
     await store.close();
   }
-}
-
-/** The issue page's reads through the service's API parts, over this command's book (its transitions queue their alerts). */
-function pageReads(store: HivewatchStore, book: IssueBook): IssueShowReads {
-  const { listRuns } = readApi(store, (status) => book.statusScope(status));
-  const { costSplit } = costApi(store, book);
-  return { listRuns, costSplit, ...issuePageApi(store, book) };
 }
 
 /**
@@ -161,7 +145,7 @@ function ignoreOf(args: ParsedArgs): { forMs?: number; untilCount?: number; unti
   return { words: '' };
 }
 
-async function oneIssue(store: HivewatchStore, book: IssueBook, sub: Exclude<Subcommand, 'show'>, id: string, args: ParsedArgs, io: CliIo): Promise<number> {
+async function oneIssue(store: HostStore, book: IssueBook, sub: Exclude<Subcommand, 'show'>, id: string, args: ParsedArgs, io: CliIo): Promise<number> {
   const json = args.flags.has('json');
   if (sub === 'runs') return issueRuns(store, book, id, json, io);
   const ignore = sub === 'ignore' ? ignoreOf(args) : null;
@@ -180,7 +164,7 @@ async function oneIssue(store: HivewatchStore, book: IssueBook, sub: Exclude<Sub
   return ExitCode.ok;
 }
 
-async function issueRuns(store: HivewatchStore, book: IssueBook, id: string, json: boolean, io: CliIo): Promise<number> {
+async function issueRuns(store: HostStore, book: IssueBook, id: string, json: boolean, io: CliIo): Promise<number> {
   const issue = await book.get(id);
   const page = await store.listRuns({ issue: issue.id, limit: 100 });
   if (json) {

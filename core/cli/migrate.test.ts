@@ -9,7 +9,7 @@ import { MUTED_FLOWS_SETTING } from '../service/flows/notify-settings.js';
 import { migrate, openDatabase, openSqliteStore, openStore, type HivewatchStore } from '../store/index.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../testing/postgres-cluster.js';
-import { copyHistory } from './history-copy.js';
+import { copyHistory } from '../service/history/copy.js';
 import type { CliIo } from './io.js';
 import { main } from './main.js';
 import { skipTitle } from '../testing/skip.js';

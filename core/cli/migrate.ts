@@ -1,16 +1,12 @@
-import { existsSync } from 'node:fs';
 import { MUTED_FLOWS_SETTING } from '../service/flows/notify-settings.js';
-import { openHostStore } from '../service/history/open.js';
-import { isPostgresUrl, isStoreError, openSqliteStore, SCHEMA_VERSION, StoreError, type HivewatchStore, type SqliteStore } from '../store/index.js';
-import { redactUrl } from '../store/postgres/url.js';
-import { sqliteContractStore } from '../store/sqlite/async-store.js';
+import { copyHistory, type CopyReport } from '../service/history/copy.js';
+import { isOperatorMistake, isTeamDatabaseUrl, openMigrationSource, openMigrationTarget, printableDatabaseUrl } from '../service/history/migrate.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { copyHistory, type CopyReport } from './history-copy.js';
 import { ExitCode, type CliIo } from './io.js';
 
 /**
  * `hivewatch migrate --from FILE --to postgres://…`: copies an operator's SQLite history into a
- * team database (history-copy.ts does the copying; decisions in
+ * team database (core/service/history/copy.ts does the copying; decisions in
  * docs/decisions/0028-moving-history-to-a-team-database.md).
  */
 
@@ -28,56 +24,15 @@ const PROGRESS_EVERY_RUNS = 100;
 /** `--batch`: events per transaction, at most this many (a transaction is held in memory while it is built). */
 const MAX_BATCH_EVENTS = 1_000_000;
 
-/** The SQLite file, read-only, at this Hivewatch's schema version (a file is never changed by migrate). */
-function openSource(path: string): HivewatchStore {
-  if (isPostgresUrl(path)) throw new UsageError('--from must be a SQLite file (the history to copy), not a PostgreSQL URL');
-  if (path === ':memory:' || !existsSync(path)) throw new StoreError('invalid_argument', `no such file: ${path}`);
-  let sqlite: SqliteStore;
-  let version: number;
-  try {
-    sqlite = openSqliteStore({ path, readonly: true });
-  } catch (error) {
-    throw new StoreError('invalid_argument', `cannot read ${path} as a Hivewatch database: ${(error as Error).message}`, { cause: error });
-  }
-  try {
-    try {
-      version = sqlite.stats().schemaVersion;
-    } catch (error) {
-      throw new StoreError('invalid_argument', `cannot read ${path} as a Hivewatch database: ${(error as Error).message}`, { cause: error });
-    }
-    if (version < SCHEMA_VERSION) {
-      throw new StoreError(
-        'invalid_argument',
-        `${path} is at schema version ${version}, and this Hivewatch copies version ${SCHEMA_VERSION}: open it once with this Hivewatch ` +
-          `(\`hivewatch runs --db ${path}\` migrates it), then migrate again`,
-      );
-    }
-    if (version > SCHEMA_VERSION) {
-      throw new StoreError(
-        'invalid_argument',
-        `${path} is at schema version ${version}, newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`,
-      );
-    }
-  } catch (error) {
-    sqlite.close();
-    throw error;
-  }
-  return sqliteContractStore(sqlite);
+/** The SQLite file to copy; a PostgreSQL URL is the operator's slip (checked before the file is opened). */
+function openSource(path: string): ReturnType<typeof openMigrationSource> {
+  if (isTeamDatabaseUrl(path)) throw new UsageError('--from must be a SQLite file (the history to copy), not a PostgreSQL URL');
+  return openMigrationSource(path);
 }
 
-/**
- * The target, migrated to this schema by opening. A dry run opens it read-only and writes nothing;
- * a database without Hivewatch's schema yet is then an empty one (every run would be copied).
- * Opened as a host opens it: a recovery there ends a dead host's leftover agents on this machine.
- */
-async function openTarget(url: string, dryRun: boolean): Promise<HivewatchStore | null> {
-  if (!isPostgresUrl(url)) throw new UsageError('--to must be a PostgreSQL URL (postgres://user@host:5432/database)');
-  try {
-    return await openHostStore({ path: url, readonly: dryRun });
-  } catch (error) {
-    if (dryRun && error instanceof StoreError && / has no Hivewatch schema/.test(error.message)) return null;
-    throw error;
-  }
+function openTarget(url: string, dryRun: boolean): ReturnType<typeof openMigrationTarget> {
+  if (!isTeamDatabaseUrl(url)) throw new UsageError('--to must be a PostgreSQL URL (postgres://user@host:5432/database)');
+  return openMigrationTarget(url, dryRun);
 }
 
 function summaryLine(report: CopyReport, from: string, to: string): string {
@@ -98,7 +53,7 @@ export async function migrateCommand(args: ParsedArgs, io: CliIo): Promise<numbe
   if (from === undefined || to === undefined) throw new UsageError('needs --from <sqlite file> and --to <postgres://… URL>');
   const dryRun = args.flags.has('dry-run');
   const batchEvents = intFlag(args, 'batch', 1, MAX_BATCH_EVENTS);
-  const location = redactUrl(to);
+  const location = printableDatabaseUrl(to);
 
   const source = openSource(from);
   try {
@@ -118,7 +73,7 @@ export async function migrateCommand(args: ParsedArgs, io: CliIo): Promise<numbe
       });
     } catch (error) {
       // The operator's to fix (the file, the URL, a conflicting history): said as it is.
-      if (error instanceof UsageError || isStoreError(error, 'invalid_argument') || isStoreError(error, 'corrupt')) throw error;
+      if (error instanceof UsageError || isOperatorMistake(error)) throw error;
       // Anything else — a batch another migrate (or host) wrote first, the server going away — failed
       // one transaction: what failed is not on the target, and runs copied before it are whole.
       const message = error instanceof Error ? error.message : String(error);

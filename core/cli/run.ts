@@ -3,8 +3,8 @@ import { formatDiagnostic } from '../flow/ast.js';
 import { parseDuration } from '../base/duration.js';
 import type { EventSink } from '../base/events.js';
 import type { ResumePoint } from '../base/resume-point.js';
-import type { HivewatchStore } from '../store/index.js';
 import { bundledExamplesDir, appFlowsDirOf } from '../service/flows/keys.js';
+import type { HostStore } from '../service/history/open.js';
 import { createHivewatchService, type HostedRunResult } from '../service/service.js';
 import { openCliStore } from './database.js';
 import { LIMITS } from '../service/schemas.js';
@@ -17,7 +17,7 @@ import { journalRetryDelays, journalWaitMs } from '../service/runs/journal-env.j
 export interface RunTarget {
   file: string;
   /** The database to journal into; opened from --db / HIVEWATCH_DB / the default path when absent. */
-  store?: HivewatchStore;
+  store?: HostStore;
   resume?: ResumePoint | null;
   retryOf?: string | null;
   /** The agent of sessions that name none, when no --agent is given: a resumed or retried run keeps its own (as the window does). */

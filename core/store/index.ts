@@ -23,7 +23,6 @@ export { endingSummary } from './projection/ending-words.js';
 export type { RunDetail, RunSort } from './queries/runs.js';
 export type { LineageRun, RunLineage } from './queries/lineage.js';
 export type {
-  ErrorDimension,
   ErrorCount,
   ErrorSeriesQuery,
   ErrorSeries,
@@ -32,8 +31,7 @@ export type {
 } from './queries/errors.js';
 export type { ErrorGroup } from './queries/groups.js';
 export { HANDLED_KEY, UNHANDLED_KEY } from './queries/errors.js';
-export { FAILURE_DIMENSIONS } from './queries/failures.js';
-export type { FailureCounts, FailureDimension } from './queries/failures.js';
+export type { FailureCounts } from './queries/failures.js';
 export type { RecoveredRun } from './hosts/recovery.js';
 export { RunCommandKind } from './queries/commands.js';
 export type { RunCommand } from './queries/commands.js';

@@ -74,6 +74,26 @@ describe("process control is not the store's", () => {
   }, 60_000);
 });
 
+describe('the CLI reads the history through the service, as the window does', () => {
+  const CLI_LAYERS = 'core/cli imports only core/{base,common,flow,runtimes,otel,engine,workspace,service}';
+
+  it('refuses a CLI file that imports the store', () => {
+    const messages = zoneMessages('core/cli/layer-probe.ts', "import { openStore } from '../store/index.js';\nexport const y = openStore;\n");
+    expect(messages).toContainEqual(expect.stringMatching(/^import-x\/no-restricted-paths: .*"\.\.\/store\/index\.js".* core\/cli imports only /));
+    expect(messages.filter((m) => m.startsWith('import-x/no-restricted-paths'))).toEqual([expect.stringContaining(CLI_LAYERS)]);
+  }, 60_000);
+
+  it('refuses a CLI file that takes only a type from deep in the store', () => {
+    const messages = zoneMessages('core/cli/layer-probe.ts', "import type { RunRow } from '../store/projection/schema.js';\nexport type Y = RunRow;\n");
+    expect(messages).toEqual([expect.stringContaining(CLI_LAYERS)]);
+  }, 60_000);
+
+  it('lets a CLI file open its history through the service', () => {
+    const text = "import { openHistory } from '../service/history/open.js';\nexport const y = openHistory;\n";
+    expect(zoneMessages('core/cli/layer-probe.ts', text)).toEqual([]);
+  }, 60_000);
+});
+
 describe('OTLP ingest classifies through core/base, never the runtimes', () => {
   it('refuses an otel file that imports a runtime', () => {
     const messages = zoneMessages('core/otel/layer-probe.ts', "import { firstLine } from '../runtimes/preset.js';\nexport const y = firstLine;\n");

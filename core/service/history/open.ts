@@ -1,10 +1,23 @@
 import { leftoverReaper } from '../../runtimes/process/leftover-groups.js';
-import { openStore, type HivewatchStore, type RecoveredRun } from '../../store/index.js';
+import { defaultDatabasePath, openStore, printableLocation, type HivewatchStore, type RecoveredRun } from '../../store/index.js';
 import { costApi } from '../cost/outcomes.js';
 import { issuesApi } from '../issues/api.js';
 import { readApi } from '../read-api.js';
 import type { HivewatchService } from '../service-types.js';
 import { usageApi } from '../cost/usage.js';
+
+/** The store a host holds open: it runs flows into it, and the service reads and writes through it. */
+export type HostStore = HivewatchStore;
+
+/** Where a history is when nothing names one: the OS data directory's database file. */
+export function defaultHistoryPath(): string {
+  return defaultDatabasePath();
+}
+
+/** A history's location as it may be printed: a PostgreSQL URL without its password, a file path as it is. */
+export function printableHistoryLocation(location: string): string {
+  return printableLocation(location);
+}
 
 type HostStoreOptions = Omit<Parameters<typeof openStore>[0], 'endLeftovers'>;
 

@@ -14,7 +14,7 @@ import { scopedFailureCounts } from './issue-scoped.js';
  */
 
 export const FAILURE_DIMENSIONS = ['code', 'rootCode', 'category', 'origin', 'flow'] as const;
-export type FailureDimension = (typeof FAILURE_DIMENSIONS)[number];
+type FailureDimension = (typeof FAILURE_DIMENSIONS)[number];
 
 export interface FailureCountsQuery {
   by: FailureDimension;

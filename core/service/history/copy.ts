@@ -1,8 +1,8 @@
-import type { HivewatchEvent } from '../base/events.js';
-import { EXTERNAL_FLOW_PREFIX, sessionKeyOf } from '../otel/mapping.js';
-import { ACTIVE_RUN_STATUSES } from '../common/run-statuses.js';
-import { StoreError, type HivewatchStore, type RunRow } from '../store/index.js';
-import type { ExternalSessionRow } from '../store/queries/external.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { EXTERNAL_FLOW_PREFIX, sessionKeyOf } from '../../otel/mapping.js';
+import { ACTIVE_RUN_STATUSES } from '../../common/run-statuses.js';
+import { StoreError, type HivewatchStore, type RunRow } from '../../store/index.js';
+import type { ExternalSessionRow } from '../../store/queries/external.js';
 
 /**
  * Copies one store's history into another (`hivewatch migrate`),
