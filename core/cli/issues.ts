@@ -85,11 +85,11 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
     await Promise.all(queued);
     return code;
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'issue_not_found') {
+    if (error instanceof ApiError && error.apiCode === 'issue_not_found') {
       io.err(`hivewatch issues: ${error.message} in ${printableLocation(store.location)}\n`);
       return ExitCode.failed;
     }
-    if (error instanceof ApiError && (error.code === 'issue_ambiguous' || error.code === 'invalid_input')) throw new UsageError(error.message);
+    if (error instanceof ApiError && (error.apiCode === 'issue_ambiguous' || error.apiCode === 'invalid_input')) throw new UsageError(error.message);
     throw error;
   } finally {
     await store.close();

@@ -29,7 +29,7 @@ function wire(code: ApiErrorCode, message: string): WireError {
  * single-operator app: the message is the operator's best clue).
  */
 export function toWireError(error: unknown): WireError {
-  if (error instanceof ApiError) return { status: error.status, body: { error: { code: error.code, message: error.message } } };
+  if (error instanceof ApiError) return { status: error.status, body: { error: { code: error.apiCode, message: error.message } } };
   const code = isStoreError(error) ? STORE_KIND_CODES[error.kind] : undefined;
   if (code !== undefined) return wire(code, (error as Error).message);
   return wire('internal', error instanceof Error ? error.message : String(error));
