@@ -49,11 +49,3 @@ export function asApiError(error: unknown): unknown {
 export function isDatabaseAway(error: unknown): boolean {
   return isStoreError(error, 'unavailable') || isStoreError((error as { cause?: unknown } | null)?.cause, 'unavailable');
 }
-
-/**
- * A refusal of the database the operator fixes (a malformed database URL, a schema newer than
- * this Hivewatch, a database that is away): a command says it in one line, without a stack.
- */
-export function isOperatorRefusal(error: unknown): error is Error {
-  return isStoreError(error, 'invalid_argument') || isStoreError(error, 'corrupt') || isStoreError(error, 'unavailable');
-}
