@@ -47,7 +47,7 @@ afterEach(async () => {
 
 const outsideError = (id: string) => ({
   status: 400,
-  code: 'flow_outside_folder',
+  apiCode: 'flow_outside_folder',
   message: `flow ${id} is a link to a file outside ${flows}; only files inside the flows folder can be listed or run`,
 });
 
