@@ -15,7 +15,7 @@ import { ExitCode } from './io.js';
  */
 const OPERATOR_SYSTEM_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['SYSTEM_STORE_UNAVAILABLE', 'SYSTEM_SCHEMA_TOO_NEW', 'SYSTEM_STATE_CORRUPTION']);
 
-export interface ErrorExit {
+interface ErrorExit {
   exitCode: (typeof ExitCode)[keyof typeof ExitCode];
   /** What `main` writes after `hivewatch <command>: `, without a stack. */
   message: string;

@@ -29,7 +29,7 @@ const KIND_CODES: Record<StoreErrorKind, ErrorCode> = {
   run_taken: 'SYSTEM_RUN_TAKEN',
 };
 
-export interface StoreErrorOptions {
+interface StoreErrorOptions {
   cause?: unknown;
   /** A more precise code than the kind's (a schema newer than this Hivewatch is `corrupt`, SYSTEM_SCHEMA_TOO_NEW). */
   code?: ErrorCode;
