@@ -222,7 +222,7 @@ export function commandConformanceCases(context: ConformanceContext): void {
       [() => api.checkFlow({ source: 42 } as never), 400, 'invalid_input', 'source: must be a string'],
     ];
     for (const [call, status, code, message] of cases) {
-      await expect(call()).rejects.toMatchObject({ status, code, message });
+      await expect(call()).rejects.toMatchObject({ status, apiCode: code, message });
     }
     expect(await api.getRun({ runId: 'run_doesnotexist' })).toBeNull();
   });
@@ -303,7 +303,7 @@ export function commandConformanceCases(context: ConformanceContext): void {
       ],
     ];
     for (const [call, status, code, message] of refusals) {
-      await expect(call()).rejects.toMatchObject({ status, code, message });
+      await expect(call()).rejects.toMatchObject({ status, apiCode: code, message });
     }
     expect((await api.listFlows()).map((f) => f.id)).not.toContain('user/broken.prose');
   });
