@@ -147,6 +147,13 @@ export const ERROR_CODES = {
   SYSTEM_CLIENT_ABORTED: code('system', false, null),
   SYSTEM_UNREADABLE_ANSWER: code('system', false, 'Check that the server is Hivewatch and is running'),
   SYSTEM_INTERNAL: code('system', false, 'Report a bug with the message'),
+
+  // Signals the engine and the flow checker throw and catch themselves. They are HivewatchErrors
+  // so that every throwable of the product is one, but none is ever journaled or sent.
+  /** An operator's "retry now" ended a backoff sleep early (the engine journals backoffSkipped instead). */
+  SYSTEM_BACKOFF_SKIPPED: code('system', false, null),
+  /** A flow whose step count depends on timing (a throwing branch of a fail-fast parallel): the count is left out. */
+  SYSTEM_STEPS_UNCOUNTABLE: code('system', false, null),
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
