@@ -132,7 +132,7 @@ export const ERROR_CODES = {
   USER_RUN_ACTIVE: code('user', false, 'Wait for the run to end, or cancel it'),
   USER_RUN_EXTERNAL: code('user', false, 'Act on the agent itself: Hivewatch watches this run, it does not run it'),
   USER_FILE_NOT_READABLE: code('user', false, 'Name a regular file within the size limit'),
-  USER_USAGE: code('user', false, 'See the command\'s --help'),
+  USER_USAGE: code('user', false, "See the command's --help"),
   POLICY_UNAUTHORIZED: code('policy', false, 'Send the token the server printed'),
   POLICY_FORBIDDEN_HOST: code('policy', false, 'Open the server by its 127.0.0.1 address'),
   POLICY_FORBIDDEN_ORIGIN: code('policy', false, 'Call the API from its own page'),
