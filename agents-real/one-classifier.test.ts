@@ -8,7 +8,7 @@ import { readClaudeCodeOutput } from '../core/runtimes/claude-code.js';
 import { readCodexCliOutput } from '../core/runtimes/codex-cli.js';
 import type { AttemptResult } from '../core/runtimes/runtime.js';
 import { openSqliteStore } from '../core/store/index.js';
-import { SqliteContractStore } from '../core/store/sqlite/async-store.js';
+import { sqliteContractStore } from '../core/store/sqlite/async-store.js';
 import { spawnLinks } from '../core/store/queries/agent-tree.js';
 import type { HivewatchStore } from '../core/store/contract.js';
 import { allFixtureRefs, fixtureLabel, readFixture, type LoadedFixture } from './fixtures-io.js';
@@ -112,7 +112,7 @@ let now = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hw-one-classifier-'));
-  store = new SqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
+  store = sqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
   receiver = await startOtlpReceiver({ store, port: 0, token: 'one-classifier', sweepEveryMs: 0, quietMs: QUIET_MS, now: () => now });
 });
 afterAll(async () => {

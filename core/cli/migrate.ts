@@ -3,7 +3,7 @@ import { MUTED_FLOWS_SETTING } from '../service/flows/notify-settings.js';
 import { openHostStore } from '../service/history/open.js';
 import { isPostgresUrl, isStoreError, openSqliteStore, SCHEMA_VERSION, StoreError, type HivewatchStore, type SqliteStore } from '../store/index.js';
 import { redactUrl } from '../store/postgres/url.js';
-import { SqliteContractStore } from '../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../store/sqlite/async-store.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { copyHistory, type CopyReport } from './history-copy.js';
 import { ExitCode, type CliIo } from './io.js';
@@ -62,7 +62,7 @@ function openSource(path: string): HivewatchStore {
     sqlite.close();
     throw error;
   }
-  return new SqliteContractStore(sqlite);
+  return sqliteContractStore(sqlite);
 }
 
 /**

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import { openSqliteStore, type HivewatchStore } from '../store/index.js';
 import { DuplicatePayloadError } from '../store/queries/external.js';
-import { SqliteContractStore } from '../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../store/sqlite/async-store.js';
 import { decodeOtlp, type TelemetryRecord } from './decode.js';
 import { OtelIngester, type Payload } from './ingest.js';
 import { claudeCodeLogs } from './testing.js';
@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 function storeNamed(name: string): HivewatchStore {
-  const store = new SqliteContractStore(openSqliteStore({ path: join(dir, `${name}.db`) }));
+  const store = sqliteContractStore(openSqliteStore({ path: join(dir, `${name}.db`) }));
   stores.push(store);
   return store;
 }

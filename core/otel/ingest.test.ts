@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventOf } from '../base/events.js';
 import { openSqliteStore, openStore, type HivewatchStore, type SqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../store/sqlite/async-store.js';
 import { decodeOtlp, type TelemetryRecord } from './decode.js';
 import { DEFAULT_QUIET_MS, OtelIngester, STORE_PROMPTS_SETTING } from './ingest.js';
 import { fixture } from './testing.js';
@@ -19,7 +19,7 @@ const T0 = 1763900000000;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hw-otel-'));
   sqlite = openSqliteStore({ path: join(dir, 'hw.db') });
-  store = new SqliteContractStore(sqlite);
+  store = sqliteContractStore(sqlite);
   now = T0 + 200_000;
 });
 afterEach(async () => {

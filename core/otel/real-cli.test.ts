@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../agents-real/fixtures-io.js';
 import { CLI_PINS, type CliName } from '../../agents-real/pins.js';
 import { openSqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../store/sqlite/async-store.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
 import { OtelIngester } from './ingest.js';
@@ -23,7 +23,7 @@ let now: number;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'hw-otel-real-'));
-  store = new SqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
+  store = sqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
 });
 afterEach(async () => {
   await store.close();

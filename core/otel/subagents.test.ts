@@ -8,7 +8,7 @@ import { treeNodes } from '../service/telemetry/agent-tree.js';
 import { agentTree } from '../store/queries/agent-tree.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openSqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../store/sqlite/async-store.js';
 import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
 import { OtelIngester } from './ingest.js';
 import { claudeCodeLogs } from './testing.js';
@@ -28,7 +28,7 @@ let now: number;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'hw-otel-subagents-'));
-  store = new SqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
+  store = sqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
   now = T0 + 60 * 60_000;
 });
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { CLI_PINS } from '../../agents-real/pins.js';
 import type { CliName } from '../../agents-real/pins.js';
 import type { HivewatchEvent } from '../base/events.js';
 import { openSqliteStore } from '../store/index.js';
-import { SqliteContractStore } from '../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../store/sqlite/async-store.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { decodeOtlp, type OtlpEncoding } from './decode.js';
 import { OtelIngester } from './ingest.js';
@@ -22,7 +22,7 @@ let store: HivewatchStore;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'hw-otel-usage-'));
-  store = new SqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
+  store = sqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
 });
 afterEach(async () => {
   await store.close();

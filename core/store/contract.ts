@@ -8,7 +8,8 @@ import type { IssueStore } from './issues/issues.js';
 import type { RecoveredRun, RecoverOptions } from './hosts/recovery.js';
 import type { UsageAnswer, UsageRead } from './queries/usage.js';
 import type { AggregateReport, ReplayReport } from './maintenance/replay.js';
-import type { ReadMethods } from './read-plans.js';
+import type { BoundReads } from './bind-reads.js';
+import type { READS, READS_BY_ROLE } from './queries/index.js';
 
 /**
  * The store's contract: what every process that runs or reads flows needs of the
@@ -57,26 +58,27 @@ export interface AppendOptions {
   importedWalls?: readonly number[];
 }
 
-/**
- * The store. Its reads that are one query plan each (runs, errors, the journal's pages, commands,
- * settings) come from the table in read-plans.ts; the rest are declared here.
- */
-export interface HivewatchStore extends ReadMethods {
+type RoleReads<R extends keyof typeof READS_BY_ROLE> = BoundReads<(typeof READS_BY_ROLE)[R]>;
+
+/** What a store is and where: engine, location, how it was opened. */
+interface StoreIdentity {
   readonly engine: StoreEngine;
   /** Where the data is, safe to print: a file path, or a PostgreSQL URL without its password. */
   readonly location: string;
   readonly readonly: boolean;
   /** Runs start-up recovery marked interrupted when this store opened. */
   readonly recovered: readonly RecoveredRun[];
+}
 
+/** Runs: the list, its counts, one run, its lineage and where it resumes (queries/index.ts `runs`). */
+type RunReads = RoleReads<'runs'>;
+/** Error counts, series, groups and their trends, occurrences, failures (queries/index.ts `errors`). */
+type ErrorReads = RoleReads<'errors'>;
+
+/** The journal: its writes, its pages and tail, and who hears of a commit. */
+interface Journal extends RoleReads<'journal'> {
   /** Journals a batch in one transaction (events, projections, rollups, groups). All or nothing. */
   appendEvents(events: readonly HivewatchEvent[], options?: AppendOptions): Promise<void>;
-  /**
-   * Journals the events of one ingested telemetry payload (core/otel) with its digest and the
-   * sessions' bookkeeping, in one transaction. False (nothing written) when a payload with this
-   * digest was ingested before.
-   */
-  ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): Promise<boolean>;
   /** Called after each batch this store committed, in commit order. Returns unsubscribe. */
   subscribe(listener: CommittedListener): () => void;
   /**
@@ -89,27 +91,39 @@ export interface HivewatchStore extends ReadMethods {
    * (PostgreSQL LISTEN/NOTIFY). An engine without push never calls it: poll `changeToken`.
    */
   watchChanges(onChange: () => void): () => void;
+}
 
+/** Commands for a run another process hosts (cancel, skipBackoff), and which host that is. */
+interface RunCommands extends RoleReads<'commands'> {
   enqueueCommand(command: NewRunCommand): Promise<void>;
   completeCommand(commandId: string, outcome: { accepted: boolean; message?: string | null }): Promise<boolean>;
   runHost(runId: string): Promise<RunHost | null>;
+}
 
-  /** Tokens and cost: of runs, of flows over a window, the costliest runs, what failure costs, each flow's health (queries/usage.ts). */
+/** Telemetry ingested from outside (core/otel): its payloads, sessions and per-attempt figures. */
+interface ExternalSessions extends RoleReads<'external'> {
+  /**
+   * Journals the events of one ingested telemetry payload (core/otel) with its digest and the
+   * sessions' bookkeeping, in one transaction. False (nothing written) when a payload with this
+   * digest was ingested before.
+   */
+  ingestExternal(batch: ExternalBatch, events: readonly HivewatchEvent[]): Promise<boolean>;
+}
+
+/** Tokens and cost: of runs, of flows over a window, the costliest runs, what failure costs, each flow's health (queries/usage.ts). */
+interface UsageReads {
   usage<R extends UsageRead>(read: R): Promise<UsageAnswer<R>>;
+}
 
-  /** Error issues (migration 14, issues.ts): their log of status changes and their facts. */
-  readonly issues: IssueStore;
-
+/** Settings and secrets kept with the database. */
+interface Settings extends RoleReads<'settings'> {
   setSetting(key: string, value: string): Promise<void>;
   /** A secret kept with the database, created by `create()` the first time any process asks for it. */
   secret(key: string, create: () => string): Promise<string>;
+}
 
-  /**
-   * An engine-neutral query of a part outside the store (core/alerts), statement by statement:
-   * each statement commits by itself (a one-statement claim is atomic on both engines).
-   */
-  runStatements<T>(plan: (dialect: Dialect) => Query<T>): Promise<T>;
-
+/** Recovery, replay parity, aggregate checks, pruning, health. */
+interface Maintenance {
   recoverInterrupted(options?: RecoverOptions): Promise<RecoveredRun[]>;
   replayRun(runId: string): Promise<ReplayReport>;
   verifyAggregates(): Promise<AggregateReport>;
@@ -119,3 +133,32 @@ export interface HivewatchStore extends ReadMethods {
   stats(): Promise<StoreStats>;
   close(): Promise<void>;
 }
+
+/** What the store lends to parts outside it. */
+interface Extensions {
+  /** Error issues (migration 14, issues.ts): their log of status changes and their facts. */
+  readonly issues: IssueStore;
+  /**
+   * An engine-neutral query of a part outside the store (core/alerts), statement by statement:
+   * each statement commits by itself (a one-statement claim is atomic on both engines).
+   */
+  runStatements<T>(plan: (dialect: Dialect) => Query<T>): Promise<T>;
+}
+
+/**
+ * The store, by role. Every read of queries/index.ts is on it (`BoundReads<typeof READS>`),
+ * whichever role declares it. The roles are this file's own until a consumer takes just the role
+ * it uses (then export that one).
+ */
+export interface HivewatchStore
+  extends StoreIdentity,
+    BoundReads<typeof READS>,
+    RunReads,
+    ErrorReads,
+    Journal,
+    RunCommands,
+    ExternalSessions,
+    UsageReads,
+    Settings,
+    Maintenance,
+    Extensions {}

@@ -1,6 +1,6 @@
 import type { HivewatchStore } from './contract.js';
 import { isPostgresUrl, redactUrl } from './postgres/url.js';
-import { SqliteContractStore } from './sqlite/async-store.js';
+import { sqliteContractStore } from './sqlite/async-store.js';
 import type { OpenStoreOptions } from './sqlite/types.js';
 import { openSqliteStore } from './sqlite/store.js';
 
@@ -31,5 +31,5 @@ export async function openStore(options: OpenStoreOptions): Promise<HivewatchSto
       ...(options.heartbeat?.scheduler !== undefined ? { heartbeatScheduler: options.heartbeat.scheduler } : {}),
     });
   }
-  return new SqliteContractStore(openSqliteStore(options));
+  return sqliteContractStore(openSqliteStore(options));
 }

@@ -4,7 +4,7 @@ import { OtelIngester } from '../../otel/ingest.js';
 import { fixture } from '../../otel/testing.js';
 import { MUTED_FLOWS_SETTING } from '../../service/flows/notify-settings.js';
 import { openSqliteStore, type HivewatchStore, type SqliteStore } from '../../store/index.js';
-import { SqliteContractStore } from '../../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../../store/sqlite/async-store.js';
 import { JournalBuilder, randomJournals } from '../../store/testing/journal-builder.js';
 
 /**
@@ -65,7 +65,7 @@ export async function buildHistory(path: string): Promise<void> {
     .complete().events;
   for (const events of [first, resumed, retried]) sqlite.appendEvents(events);
 
-  const store = new SqliteContractStore(sqlite);
+  const store = sqliteContractStore(sqlite);
   const ingester = new OtelIngester(store, { now: () => clock });
   await ingester.ingest(decodeOtlp('logs', 'json', fixture('claude-code-logs', 'json')), 'digest-1');
   clock = NOW + 2 * HOUR;

@@ -7,7 +7,7 @@ import { readGenAiFixture } from '../../../agents-real/genai-fixtures.js';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { openSqliteStore } from '../../store/index.js';
-import { SqliteContractStore } from '../../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../../store/sqlite/async-store.js';
 import { decodeOtlp } from '../decode.js';
 import { OtelIngester } from '../ingest.js';
 
@@ -24,7 +24,7 @@ let store: HivewatchStore;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'hw-otel-genai-sdk-'));
-  store = new SqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
+  store = sqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
 });
 afterEach(async () => {
   await store.close();

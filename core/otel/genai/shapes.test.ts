@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { openSqliteStore } from '../../store/index.js';
-import { SqliteContractStore } from '../../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../../store/sqlite/async-store.js';
 import { decodeOtlp } from '../decode.js';
 import { OtelIngester } from '../ingest.js';
 import { spanPayload, type SpanSpec } from './testing.js';
@@ -24,7 +24,7 @@ let ingester: OtelIngester;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'hw-otel-genai-shapes-'));
-  store = new SqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
+  store = sqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
   ingester = new OtelIngester(store, { now: () => T0 + 60_000 });
 });
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
 import { openSqliteStore, type SqliteStore } from '../../store/index.js';
-import { SqliteContractStore } from '../../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../../store/sqlite/async-store.js';
 import { EXAMPLES_DIR } from '../conformance.suite.js';
 import { createHivewatchService } from '../service.js';
 
@@ -39,7 +39,7 @@ describe('a full disk while a run journals', () => {
     mkdirSync(flows);
     writeFileSync(join(flows, 'long.prose'), FLOW);
     const sqlite = openSqliteStore({ path: join(dir, 'hivewatch.db') });
-    const store = new SqliteContractStore(sqlite);
+    const store = sqliteContractStore(sqlite);
     const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows, clock: 'virtual', journalRetryDelaysMs: [] });
     closers.push(
       () => store.close(),

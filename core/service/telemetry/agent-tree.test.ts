@@ -6,7 +6,7 @@ import { OtelIngester } from '../../otel/ingest.js';
 import { claudeCodeLogs } from '../../otel/testing.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { openSqliteStore } from '../../store/index.js';
-import { SqliteContractStore } from '../../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../../store/sqlite/async-store.js';
 import { readApi } from '../read-api.js';
 
 /**
@@ -21,7 +21,7 @@ let store: HivewatchStore;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'hw-agent-tree-api-'));
-  store = new SqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
+  store = sqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
 });
 afterEach(async () => {
   await store.close();

@@ -6,7 +6,7 @@ import { OtelIngester } from '../../otel/ingest.js';
 import { claudeCodeLogs } from '../../otel/testing.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { openSqliteStore } from '../../store/index.js';
-import { SqliteContractStore } from '../../store/sqlite/async-store.js';
+import { sqliteContractStore } from '../../store/sqlite/async-store.js';
 import { readApi } from '../read-api.js';
 
 /**
@@ -23,7 +23,7 @@ let now = T0;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'hw-session-steps-'));
-  store = new SqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
+  store = sqliteContractStore(openSqliteStore({ path: join(dir, 'hw.db') }));
   now = T0 + 10_000;
 });
 afterEach(async () => {

@@ -38,12 +38,13 @@ import { prunePg } from './prune.js';
 import { inTransaction } from './transaction.js';
 import { recoverInterruptedPg } from './recovery.js';
 import { JOURNAL_CHANNEL, PostgresJournalWriter } from './writer.js';
-import { planReads } from '../read-plans.js';
+import { readsBase } from '../bind-reads.js';
+import { READS } from '../queries/index.js';
 
 /**
  * The store over PostgreSQL: several hosts share one database. Reads run the shared query plans (queries/*.ts) with PostgreSQL's dialect, in one read-only REPEATABLE READ transaction each (one snapshot, as on SQLite); writes go through `PostgresJournalWriter` a batch at a time, so listeners see commit order.
  */
-export class PostgresStore extends planReads(Dialect.postgres) implements HivewatchStore {
+export class PostgresStore extends readsBase(READS, Dialect.postgres) implements HivewatchStore {
   readonly engine = StoreEngine.postgres;
   recovered: readonly RecoveredRun[] = [];
   private readonly listeners = new Set<CommittedListener>();
@@ -114,7 +115,7 @@ export class PostgresStore extends planReads(Dialect.postgres) implements Hivewa
     if (this.readonly) throw new StoreError('invalid_argument', 'the store was opened read-only');
   }
 
-  /** One query's statements in one snapshot (also each read of read-plans.ts). */
+  /** One query's statements in one snapshot (also each read of queries/index.ts). */
   async readPlan<T>(query: Query<T>): Promise<T> {
     this.open();
     return this.reach(inSnapshot(this.pool, query));

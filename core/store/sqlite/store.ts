@@ -22,9 +22,10 @@ import { RunTakenError, StoreError } from '../store-error.js';
 import { storableBatch } from '../projection/storable.js';
 import type { AppendOptions, CommittedListener, RunHost, StoreStats } from '../contract.js';
 import type { OpenStoreOptions, SqliteStore } from './types.js';
-import { answeredPlanReads } from '../read-plans.js';
+import { answeredReadsBase } from '../bind-reads.js';
+import { READS } from '../queries/index.js';
 
-class SqliteConnectionStore extends answeredPlanReads(Dialect.sqlite) implements SqliteStore {
+class SqliteConnectionStore extends answeredReadsBase(READS, Dialect.sqlite) implements SqliteStore {
   readonly recovered: readonly RecoveredRun[];
   private readonly cache: StatementCache;
   private readonly writer: JournalWriter | null;
@@ -68,7 +69,7 @@ class SqliteConnectionStore extends answeredPlanReads(Dialect.sqlite) implements
     if (this.closed) throw new StoreError('closed', 'the store is closed');
   }
 
-  /** One read plan (read-plans.ts) on this connection. */
+  /** One query (each read of queries/index.ts) on this connection. */
   readPlan<T>(query: Query<T>): T {
     this.open();
     return runSync(this.cache, query);

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { HivewatchStore } from '../contract.js';
-import type { Query } from '../queries/plan.js';
+import type { Dialect, Query } from '../queries/plan.js';
+import type { UsageAnswer, UsageRead } from '../queries/usage.js';
 import type { Synchronous } from './database.js';
 import type { HostLeaseOptions } from '../hosts/host-lease.js';
 import type { SqliteHostLease } from './lease.js';
@@ -46,13 +47,17 @@ type Answered<M> = M extends (...args: infer A) => Promise<infer R> ? (...args: 
 
 /** What only an engine that can push other connections' commits, or names itself, has. */
 type AsyncOnly = 'engine' | 'location' | 'changeToken' | 'watchChanges';
+/** Generic methods: a mapped type would lose their type parameter, so they are declared below. */
+type Generic = 'usage' | 'runStatements';
 
 /**
  * The SQLite store: the contract (contract.ts) with every answer synchronous, derived from it so
  * the two cannot drift, plus what only a local file has. `async-store.ts` wraps it as the
  * contract (`openStore`); the synchronous form serves tests, benches and `hivewatch migrate`.
  */
-export type SqliteStore = { readonly [K in Exclude<keyof HivewatchStore, AsyncOnly>]: Answered<HivewatchStore[K]> } & {
+export type SqliteStore = { readonly [K in Exclude<keyof HivewatchStore, AsyncOnly | Generic>]: Answered<HivewatchStore[K]> } & {
+  usage<R extends UsageRead>(read: R): UsageAnswer<R>;
+  runStatements<T>(plan: (dialect: Dialect) => Query<T>): T;
   readonly path: string;
   /** The raw connection, for benchmarks, integrity checks and tests. */
   readonly database: Database.Database;
@@ -63,6 +68,6 @@ export type SqliteStore = { readonly [K in Exclude<keyof HivewatchStore, AsyncOn
    * commits to the database; `subscribe` only sees this store's own commits. Cheap to poll.
    */
   dataVersion(): number;
-  /** One read plan (read-plans.ts) on this connection, answered at once. */
+  /** One query (a read of queries/index.ts) on this connection, answered at once. */
   readPlan<T>(query: Query<T>): T;
 };
