@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { HivewatchError } from '../core/base/errors/hivewatch-error.js';
 
 /** The benches `--only` names, in the order a full run measures them. */
 const BENCHES = [
@@ -40,7 +41,13 @@ export const BENCH_USAGE = `usage: npm run bench [-- --quick] [-- --json] [-- --
 
 export type BenchFlags = { kind: 'help' } | { kind: 'run'; quick: boolean; json: boolean; only: BenchName | null; benchArgs: string[] };
 
-export class BenchFlagError extends Error {}
+/** A bench command line that names no flag or bench of it: the message says which. */
+export class BenchFlagError extends HivewatchError {
+  constructor(message: string) {
+    super('USER_USAGE', { message });
+    this.name = 'BenchFlagError';
+  }
+}
 
 function isBench(name: string): name is BenchName {
   return (BENCHES as readonly string[]).includes(name);

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../core/base/http-limits.js';
-import { API_ERROR_STATUS, type ApiErrorCode } from '../core/common/api-errors.js';
+import { HivewatchError } from '../core/base/errors/hivewatch-error.js';
+import { API_ERROR_STATUS, API_ERROR_TAXONOMY, type ApiErrorCode } from '../core/common/api-errors.js';
 import { toWireError } from '../core/service/wire-error.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { matchRoute } from './routes.js';
@@ -57,12 +58,14 @@ export interface HttpShell {
   close(): Promise<void>;
 }
 
-class BodyError extends Error {
+/** A body the API refuses (`invalid_json`, `payload_too_large`), or a peer gone mid-body (`aborted`). */
+class BodyError extends HivewatchError {
   constructor(
-    readonly code: ApiErrorCode | typeof ABORTED,
+    readonly apiCode: 'invalid_json' | 'payload_too_large' | typeof ABORTED,
     message: string,
   ) {
-    super(message);
+    super(apiCode === ABORTED ? 'SYSTEM_CLIENT_ABORTED' : API_ERROR_TAXONOMY[apiCode], { message });
+    this.name = 'BodyError';
   }
 }
 
@@ -237,7 +240,7 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
         body = await readJson(req, maxBody);
       } catch (error) {
         if (!(error instanceof BodyError)) throw error;
-        if (error.code !== ABORTED) return sendError(res, error.code, error.message);
+        if (error.apiCode !== ABORTED) return sendError(res, error.apiCode, error.message);
         log(`hivewatch: ${method} ${url.pathname}: ${error.message}`);
         res.destroy();
         return;

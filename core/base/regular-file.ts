@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { HivewatchError } from './errors/hivewatch-error.js';
 
 /**
  * Reading a file an operator named (a flow for `hivewatch check`, `run`, or one in the flows
@@ -10,8 +11,11 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 
  */
 
 /** The file is not a regular file, or is larger than the bound: `message` says which, in words. */
-export class NotReadableFile extends Error {
-  override readonly name = 'NotReadableFile';
+export class NotReadableFile extends HivewatchError {
+  constructor(message: string) {
+    super('USER_FILE_NOT_READABLE', { message });
+    this.name = 'NotReadableFile';
+  }
 }
 
 /** What a special file is, in words ('a FIFO (named pipe)', 'a character device', …); null for a regular file or a directory. */

@@ -1,4 +1,5 @@
 import { parseArgs as parseWithNode } from 'node:util';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 
 /**
  * The CLI's argument parsing, on `node:util` `parseArgs` like every other command (server/cli.ts,
@@ -14,7 +15,13 @@ export interface ParsedArgs {
   flags: Map<string, string | true>;
 }
 
-export class UsageError extends Error {}
+/** A command line the CLI cannot take: the message says what to write instead (exit 64). */
+export class UsageError extends HivewatchError {
+  constructor(message: string) {
+    super('USER_USAGE', { message });
+    this.name = 'UsageError';
+  }
+}
 
 export function parseArgs(argv: readonly string[], spec: { booleans: readonly string[]; values: readonly string[] }): ParsedArgs {
   const options = Object.fromEntries([

@@ -76,11 +76,12 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
     await issues.settled();
     return code;
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'issue_not_found') {
-      io.err(`hivewatch issues: ${error.message} in ${printableHistoryLocation(store.location)}\n`);
+    if (error instanceof ApiError && error.apiCode === 'issue_not_found') {
+      io.err(`hivewatch issues: ${error.message} in ${printableHistoryLocation(store.location)}
+`);
       return ExitCode.failed;
     }
-    if (error instanceof ApiError && (error.code === 'issue_ambiguous' || error.code === 'invalid_input')) throw new UsageError(error.message);
+    if (error instanceof ApiError && (error.apiCode === 'issue_ambiguous' || error.apiCode === 'invalid_input')) throw new UsageError(error.message);
     throw error;
   } finally {
     await store.close();

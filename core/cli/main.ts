@@ -1,8 +1,8 @@
 import { VERSION } from '../base/version.js';
-import { isOperatorRefusal } from '../service/wire-error.js';
 import { alertsCommand, ALERTS_BOOLEANS, ALERTS_VALUES } from './alerts.js';
 import { noPositionals, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { bulkCommand, isBulkCall } from './bulk.js';
+import { exitCodeOf } from './exit-codes.js';
 import { checkCommand } from './check.js';
 import { commandHelp, wantsHelp } from './help.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
@@ -212,15 +212,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   try {
     return await command.run(parseArgs(rest, command), io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`hivewatch ${name}: ${error.message}\n`);
-      return ExitCode.usage;
-    }
-    // The store's refusals (a database URL, a newer schema) are the operator's to fix: no stack.
-    if (isOperatorRefusal(error)) {
-      io.err(`hivewatch ${name}: ${error.message}\n`);
-      return ExitCode.failed;
-    }
-    throw error;
+    // Usage errors and refusals the operator fixes (a database URL, a newer schema) are said in one
+    // line; anything else is rethrown with its stack.
+    const exit = exitCodeOf(error);
+    io.err(`hivewatch ${name}: ${exit.message}\n`);
+    return exit.exitCode;
   }
 }

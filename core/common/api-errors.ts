@@ -1,3 +1,6 @@
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { ErrorCode } from '../base/errors/taxonomy.js';
+
 /**
  * The errors the API answers with, the same in every shell: in-process callers get an ApiError,
  * HTTP sends `status` with `{error: {code, message}}`, IPC carries that wire form, and both
@@ -56,18 +59,59 @@ export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
  */
 export const UNREADABLE_ANSWER = 'http_error';
 
-export class ApiError extends Error {
+/** Each wire code as the taxonomy's code (core/base/errors/taxonomy.ts): what an ApiError is in the one hierarchy. */
+export const API_ERROR_TAXONOMY = {
+  invalid_input: 'USER_INVALID_INPUT',
+  invalid_flow: 'USER_INVALID_FLOW',
+  invalid_json: 'USER_INVALID_JSON',
+  payload_too_large: 'USER_PAYLOAD_TOO_LARGE',
+  flow_outside_folder: 'USER_FLOW_OUTSIDE_FOLDER',
+  flow_not_a_file: 'USER_FLOW_NOT_A_FILE',
+  issue_ambiguous: 'USER_ISSUE_AMBIGUOUS',
+  too_many_runs: 'USER_TOO_MANY_RUNS',
+  broad_filter: 'USER_BROAD_FILTER',
+  hidden_secret: 'USER_HIDDEN_SECRET',
+  unauthorized: 'POLICY_UNAUTHORIZED',
+  forbidden_host: 'POLICY_FORBIDDEN_HOST',
+  forbidden_origin: 'POLICY_FORBIDDEN_ORIGIN',
+  not_found: 'USER_NOT_FOUND',
+  run_not_found: 'USER_RUN_NOT_FOUND',
+  flow_not_found: 'USER_FLOW_NOT_FOUND',
+  issue_not_found: 'USER_ISSUE_NOT_FOUND',
+  alert_rule_not_found: 'USER_ALERT_RULE_NOT_FOUND',
+  unknown_method: 'USER_UNKNOWN_METHOD',
+  method_not_allowed: 'USER_METHOD_NOT_ALLOWED',
+  not_resumable: 'USER_RUN_NOT_RESUMABLE',
+  run_active: 'USER_RUN_ACTIVE',
+  flow_unavailable: 'USER_FLOW_UNAVAILABLE',
+  flow_exists: 'USER_FLOW_EXISTS',
+  no_flows_folder: 'USER_NO_FLOWS_FOLDER',
+  external_run: 'USER_RUN_EXTERNAL',
+  closing: 'SYSTEM_SERVICE_CLOSING',
+  alerts_unavailable: 'SYSTEM_ALERTS_UNAVAILABLE',
+  internal: 'SYSTEM_INTERNAL',
+  journal_unwritable: 'SYSTEM_EVENT_WRITE_FAILED',
+  store_unavailable: 'SYSTEM_STORE_UNAVAILABLE',
+  [UNREADABLE_ANSWER]: 'SYSTEM_UNREADABLE_ANSWER',
+} as const satisfies Record<ApiErrorCode | typeof UNREADABLE_ANSWER, ErrorCode>;
+
+/**
+ * An error of the API: a HivewatchError whose taxonomy code (`code`) follows from its wire code
+ * (`apiCode`, what HTTP and IPC carry and what a client switches on) and whose `status` is the
+ * table's.
+ */
+export class ApiError extends HivewatchError {
   readonly status: number;
 
   constructor(
-    readonly code: ApiErrorCode | typeof UNREADABLE_ANSWER,
+    readonly apiCode: ApiErrorCode | typeof UNREADABLE_ANSWER,
     message: string,
     /** Only for an answer the table does not explain: its HTTP status as received. */
     receivedStatus?: number,
   ) {
-    super(message);
+    super(API_ERROR_TAXONOMY[apiCode], { message });
     this.name = 'ApiError';
-    this.status = code === UNREADABLE_ANSWER ? (receivedStatus ?? 500) : API_ERROR_STATUS[code];
+    this.status = apiCode === UNREADABLE_ANSWER ? (receivedStatus ?? 500) : API_ERROR_STATUS[apiCode];
   }
 }
 

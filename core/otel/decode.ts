@@ -2,6 +2,7 @@ import { cleanText } from './bounds.js';
 import { BLOCKED_ON_USER_SPAN } from './approval-spans.js';
 import { isGenAiSpan, resolveGenAiSpans, type SpanFacts, type SpanLink } from './genai/spans.js';
 import { ExportLogsServiceRequest, ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from './schema.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 
 /**
  * OTLP/HTTP request bodies (logs and traces; `http/json` and `http/protobuf`) decoded into one
@@ -45,9 +46,9 @@ export type OtlpSignal = 'logs' | 'traces' | 'metrics';
 export type OtlpEncoding = 'json' | 'protobuf';
 
 /** A payload that is not an OTLP request of its signal: the receiver answers 400 with `message`. */
-export class OtlpDecodeError extends Error {
+export class OtlpDecodeError extends HivewatchError {
   constructor(message: string) {
-    super(message);
+    super('USER_INVALID_PAYLOAD', { message });
     this.name = 'OtlpDecodeError';
   }
 }

@@ -1,5 +1,6 @@
 import type { TelemetryRecord } from './decode.js';
 import type { OtelIngester } from './ingest.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 
 /**
  * The queue between decoding and the store (docs/otel.md "Backpressure"). It keeps the receiver's
@@ -31,13 +32,15 @@ const MAX_GROUP_RECORDS = 5_000;
 const GROUP_WITHIN_MS = 40;
 
 /** The answer for a payload the queue did not journal: 429 (full) or 503 (not journaled in time). */
-export class IngestBusy extends Error {
+export class IngestBusy extends HivewatchError {
   readonly retryAfterSeconds = RETRY_AFTER_SECONDS;
   constructor(
     readonly status: 429 | 503,
     message: string,
   ) {
-    super(message);
+    // Full is the queue's bound (a policy); not journaled in time is the writer falling behind.
+    super(status === 429 ? 'POLICY_INGEST_BUSY' : 'SYSTEM_INGEST_SLOW', { message });
+    this.name = 'IngestBusy';
   }
 }
 

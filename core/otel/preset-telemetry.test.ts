@@ -143,9 +143,9 @@ describe('presets feed the receiver', () => {
     });
     await expect(service.retryRun({ runId })).rejects.toMatchObject({
       status: 409,
-      code: 'external_run',
+      apiCode: 'external_run',
       message: `run ${runId} is an agent session seen through its telemetry (Codex CLI session 0199a5e2); Hivewatch did not start it and cannot retry it: start the agent again where it runs`,
     });
-    await expect(service.resumeRun({ runId })).rejects.toMatchObject({ status: 409, code: 'external_run' });
+    await expect(service.resumeRun({ runId })).rejects.toMatchObject({ status: 409, apiCode: 'external_run' });
   });
 });

@@ -9,6 +9,8 @@ import { readMetricPoints } from './metrics/codex.js';
 import { decodeMetrics } from './metrics/decode.js';
 import { OtelIngester, type IngesterOptions } from './ingest.js';
 import { IngestBusy, IngestQueue, type IngestQueueOptions } from './ingest-queue.js';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { ErrorCode } from '../base/errors/taxonomy.js';
 
 /**
  * The loopback OTLP/HTTP receiver (`/v1/logs`, `/v1/traces`, `/v1/metrics`; JSON and protobuf; gzip), started by
@@ -83,12 +85,27 @@ export interface OtlpReceiver {
 
 const ROUTES: Record<string, OtlpSignal> = { '/v1/logs': 'logs', '/v1/traces': 'traces', '/v1/metrics': 'metrics' };
 
-class Refused extends Error {
+/**
+ * The statuses OTLP/HTTP answers a refused request with, each as its code in the one taxonomy:
+ * the receiver's own edge, as the specification fixes these statuses (413, not the API's 400).
+ */
+const REFUSAL_CODES = {
+  400: 'USER_INVALID_PAYLOAD',
+  401: 'POLICY_UNAUTHORIZED',
+  404: 'USER_ENDPOINT_NOT_FOUND',
+  405: 'USER_METHOD_NOT_ALLOWED',
+  408: 'USER_REQUEST_TIMEOUT',
+  413: 'USER_PAYLOAD_TOO_LARGE',
+  415: 'USER_UNSUPPORTED_MEDIA_TYPE',
+} as const satisfies Record<number, ErrorCode>;
+
+class Refused extends HivewatchError {
   constructor(
-    readonly status: number,
+    readonly status: keyof typeof REFUSAL_CODES,
     message: string,
   ) {
-    super(message);
+    super(REFUSAL_CODES[status], { message });
+    this.name = 'Refused';
   }
 }
 

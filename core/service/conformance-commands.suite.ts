@@ -35,7 +35,7 @@ export function commandConformanceCases(context: ConformanceContext): void {
     writeFileSync(file, `${agent}session: worker\n  prompt: "deploy to production"\n`);
     await expect(api.resumeRun({ runId: failedId })).rejects.toMatchObject({
       status: 409,
-      code: 'not_resumable',
+      apiCode: 'not_resumable',
       message: expect.stringMatching(
         new RegExp(
           `^the flow changed since run ${failedId} ran it \\(sha256:[0-9a-f]{12} then, sha256:[0-9a-f]{12} now\\);.*retry it instead \\(hivewatch retry ${failedId}\\), which runs the file as it is now$`,
@@ -79,13 +79,13 @@ export function commandConformanceCases(context: ConformanceContext): void {
     await finished(happy);
     await expect(api.resumeRun({ runId: happy })).rejects.toMatchObject({
       status: 409,
-      code: 'not_resumable',
+      apiCode: 'not_resumable',
       message: `run ${happy} is completed; only failed, cancelled or interrupted runs can be resumed`,
     });
     const slow = await start('user/slow.prose', { virtualClock: false });
     await expect(api.retryRun({ runId: slow })).rejects.toMatchObject({
       status: 409,
-      code: 'run_active',
+      apiCode: 'run_active',
       message: `run ${slow} is running; cancel it or let it finish before retrying`,
     });
     await api.cancelRun({ runId: slow });
@@ -108,7 +108,7 @@ export function commandConformanceCases(context: ConformanceContext): void {
     }
     await expect(api.bulkRuns({ action: 'cancel' })).rejects.toMatchObject({
       status: 400,
-      code: 'invalid_input',
+      apiCode: 'invalid_input',
       message: 'give either runIds or where, not both and not neither',
     });
   });
@@ -222,7 +222,7 @@ export function commandConformanceCases(context: ConformanceContext): void {
       [() => api.checkFlow({ source: 42 } as never), 400, 'invalid_input', 'source: must be a string'],
     ];
     for (const [call, status, code, message] of cases) {
-      await expect(call()).rejects.toMatchObject({ status, code, message });
+      await expect(call()).rejects.toMatchObject({ status, apiCode: code, message });
     }
     expect(await api.getRun({ runId: 'run_doesnotexist' })).toBeNull();
   });
@@ -230,9 +230,9 @@ export function commandConformanceCases(context: ConformanceContext): void {
   it('starting a flow that does not check is refused with 400 and on record as a failed run (USER_INVALID_FLOW, its diagnostics, a chain of one)', async () => {
     const refused = await api.startRun({ flow: 'user/bad.prose', maxSteps: 7 }).then(
       () => null,
-      (error: unknown) => error as { status: number; code: string; message: string },
+      (error: unknown) => error as { status: number; apiCode: string; message: string },
     );
-    expect(refused).toMatchObject({ status: 400, code: 'invalid_flow' });
+    expect(refused).toMatchObject({ status: 400, apiCode: 'invalid_flow' });
     const runId = /recorded as failed run (run_\w+)$/.exec(refused?.message ?? '')?.[1] as string;
     expect((await finished(runId)).type).toBe('runFailed');
     const d = await detail(runId);
@@ -266,7 +266,7 @@ export function commandConformanceCases(context: ConformanceContext): void {
 
     await expect(api.saveFlow({ name: 'my-draft.prose', source: draft.replace('saved draft', 'second') })).rejects.toMatchObject({
       status: 409,
-      code: 'flow_exists',
+      apiCode: 'flow_exists',
       message: 'user/my-draft.prose already exists; save with overwrite to replace it',
     });
     expect((await api.listFlows()).find((f) => f.id === 'user/my-draft.prose')?.source).toBe(draft);
@@ -303,7 +303,7 @@ export function commandConformanceCases(context: ConformanceContext): void {
       ],
     ];
     for (const [call, status, code, message] of refusals) {
-      await expect(call()).rejects.toMatchObject({ status, code, message });
+      await expect(call()).rejects.toMatchObject({ status, apiCode: code, message });
     }
     expect((await api.listFlows()).map((f) => f.id)).not.toContain('user/broken.prose');
   });
@@ -318,7 +318,7 @@ export function commandConformanceCases(context: ConformanceContext): void {
     expect(await api.getNotificationSettings()).toEqual({ mutedFlows: ['examples/03-flaky-tests.prose'] });
     await expect(api.setFlowMuted({ flow: 'user/slow.prose' } as never)).rejects.toMatchObject({
       status: 400,
-      code: 'invalid_input',
+      apiCode: 'invalid_input',
       message: 'muted: is required',
     });
     await api.setFlowMuted({ flow: 'examples/03-flaky-tests.prose', muted: false });

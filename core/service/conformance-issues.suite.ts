@@ -78,6 +78,6 @@ export function issueConformanceCases(context: ConformanceContext): void {
         'issueStatus: must be one of unresolved, resolved, ignored, regressed, escalating, new, ongoing',
       ],
     ];
-    for (const [call, status, code, message] of cases) await expect(call()).rejects.toMatchObject({ status, code, message });
+    for (const [call, status, code, message] of cases) await expect(call()).rejects.toMatchObject({ status, apiCode: code, message });
   });
 }

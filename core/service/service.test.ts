@@ -104,7 +104,7 @@ describe('service: flows the engine cannot follow', () => {
       expect(checked.diagnostics.map((d) => `${d.line}:${d.column}: ${d.message}`)).toEqual([
         '1:97: nesting deeper than 64 levels (blocks and lists): flatten this part of the flow',
       ]);
-      await expect(service.startRun({ flow: 'user/deep.prose' })).rejects.toMatchObject({ status: 400, code: 'invalid_flow' });
+      await expect(service.startRun({ flow: 'user/deep.prose' })).rejects.toMatchObject({ status: 400, apiCode: 'invalid_flow' });
     } finally {
       await service.close();
       await store.close();

@@ -44,6 +44,6 @@ describe.each(engines)('the waiting-limit filter of the API on $name', (engine) 
     const counts = await api.countRuns({});
     expect(counts.byStatus).toEqual({ running: 2, completed: 1, 'waiting-limit': 1 });
     expect((await api.countRuns({ status: ['waiting-limit'] })).total).toBe(1);
-    await expect(api.listRuns({ status: ['waiting' as 'running'] })).rejects.toMatchObject({ status: 400, code: 'invalid_input' });
+    await expect(api.listRuns({ status: ['waiting' as 'running'] })).rejects.toMatchObject({ status: 400, apiCode: 'invalid_input' });
   });
 });

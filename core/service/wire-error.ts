@@ -29,7 +29,7 @@ function wire(code: ApiErrorCode, message: string): WireError {
  * single-operator app: the message is the operator's best clue).
  */
 export function toWireError(error: unknown): WireError {
-  if (error instanceof ApiError) return { status: error.status, body: { error: { code: error.code, message: error.message } } };
+  if (error instanceof ApiError) return { status: error.status, body: { error: { code: error.apiCode, message: error.message } } };
   const code = isStoreError(error) ? STORE_KIND_CODES[error.kind] : undefined;
   if (code !== undefined) return wire(code, (error as Error).message);
   return wire('internal', error instanceof Error ? error.message : String(error));
@@ -48,12 +48,4 @@ export function asApiError(error: unknown): unknown {
  */
 export function isDatabaseAway(error: unknown): boolean {
   return isStoreError(error, 'unavailable') || isStoreError((error as { cause?: unknown } | null)?.cause, 'unavailable');
-}
-
-/**
- * A refusal of the database the operator fixes (a malformed database URL, a schema newer than
- * this Hivewatch, a database that is away): a command says it in one line, without a stack.
- */
-export function isOperatorRefusal(error: unknown): error is Error {
-  return isStoreError(error, 'invalid_argument') || isStoreError(error, 'corrupt') || isStoreError(error, 'unavailable');
 }

@@ -1,3 +1,6 @@
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import type { ErrorCode } from '../base/errors/taxonomy.js';
+
 /**
  * Errors of the store's own API (not run failures: those are ErrorEnvelopes in the journal).
  * The service maps `kind` onto its transport: not_found → 404, not_resumable → 409,
@@ -14,13 +17,31 @@ export type StoreErrorKind =
   /** Events of runs another host interrupted meanwhile (RunTakenError): this host no longer owns them. */
   | 'run_taken';
 
-export class StoreError extends Error {
+/** Each kind's code in the one taxonomy (core/base/errors/taxonomy.ts). */
+const KIND_CODES: Record<StoreErrorKind, ErrorCode> = {
+  not_found: 'USER_NOT_FOUND',
+  not_resumable: 'USER_RUN_NOT_RESUMABLE',
+  invalid_argument: 'USER_INVALID_INPUT',
+  invalid_event: 'SYSTEM_EVENT_REJECTED',
+  corrupt: 'SYSTEM_STATE_CORRUPTION',
+  closed: 'SYSTEM_STORE_CLOSED',
+  unavailable: 'SYSTEM_STORE_UNAVAILABLE',
+  run_taken: 'SYSTEM_RUN_TAKEN',
+};
+
+interface StoreErrorOptions {
+  cause?: unknown;
+  /** A more precise code than the kind's (a schema newer than this Hivewatch is `corrupt`, SYSTEM_SCHEMA_TOO_NEW). */
+  code?: ErrorCode;
+}
+
+export class StoreError extends HivewatchError {
   constructor(
     readonly kind: StoreErrorKind,
     message: string,
-    options?: { cause?: unknown },
+    options: StoreErrorOptions = {},
   ) {
-    super(message, options);
+    super(options.code ?? KIND_CODES[kind], { message, cause: options.cause });
     this.name = 'StoreError';
   }
 }

@@ -98,7 +98,7 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
       try {
         return spec.verb === 'GET' ? await request('GET', `${path}${queryString(rest as Query)}`) : await request('POST', path, rest);
       } catch (error) {
-        if (spec.nullAs !== undefined && error instanceof ApiError && error.status === 404 && error.code === spec.nullAs) return null;
+        if (spec.nullAs !== undefined && error instanceof ApiError && error.status === 404 && error.apiCode === spec.nullAs) return null;
         throw error;
       }
     };

@@ -64,7 +64,7 @@ export function SaveDraft({
           saved = await api.saveFlow({ name, source: draft, from: flow.id });
         } catch (error) {
           // Made meanwhile (another window, an editor): the same question.
-          if (!(error instanceof ApiError && error.code === 'flow_exists')) throw error;
+          if (!(error instanceof ApiError && error.apiCode === 'flow_exists')) throw error;
           if (!(await askReplace())) return;
           saved = await api.saveFlow({ name, source: draft, overwrite: true, from: flow.id });
         }

@@ -1,3 +1,4 @@
+import { deepCopy } from './deep-copy.js';
 import { EMPTY_CORRELATION, MAX_CAUSE_DEPTH, type Correlation, type ErrorEnvelope } from './envelope.js';
 import {
   ERROR_CATEGORIES,
@@ -105,10 +106,10 @@ export class HivewatchError extends Error {
       origin: this.origin,
       recoverable: this.recoverable,
       recovery_hint: this.recoveryHint,
-      context: structuredClone(this.context),
+      context: deepCopy(this.context),
       timestamp: this.timestamp,
       correlation: { ...this.correlation },
-      ...(this.causedBy !== null ? { cause: structuredClone(this.causedBy) } : {}),
+      ...(this.causedBy !== null ? { cause: deepCopy(this.causedBy) } : {}),
     };
   }
 

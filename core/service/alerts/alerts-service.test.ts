@@ -45,7 +45,7 @@ describe('alerts API', () => {
     const { service } = await make();
     await expect(service.addAlertRule({ when: 'run-crashed', webhook: 'https://example.com/' })).rejects.toMatchObject({
       status: 400,
-      code: 'invalid_input',
+      apiCode: 'invalid_input',
       message:
         'unknown alert condition "run-crashed" (one of: run-failed, new-issue, regression, escalating, retrying-longer-than, retrying-more-than, running-longer-than, usage-limit, session-failed, approval-pending-longer-than, telemetry-silent-longer-than)',
     });
@@ -70,7 +70,7 @@ describe('alerts API', () => {
     // A window's first read of the desktop feed is its start: nothing that fired before it opened.
     expect(await service.listDesktopAlerts({})).toEqual({ alerts: [], through: expect.any(Number) as number });
     await service.removeAlertRule({ id: desktop.id });
-    await expect(service.removeAlertRule({ id: 'alr_00000000' })).rejects.toMatchObject({ status: 404, code: 'alert_rule_not_found' });
+    await expect(service.removeAlertRule({ id: 'alr_00000000' })).rejects.toMatchObject({ status: 404, apiCode: 'alert_rule_not_found' });
     const rule = await service.addAlertRule({ when: 'run-failed', webhook: 'https://hooks.example.com/services/T1/B2/secret?token=t0ken' });
     expect(rule).toMatchObject({ webhook: 'https://hooks.example.com/…', desktop: false, channels: 'webhook', createdBy: 'window', throttleMs: 600_000 });
     expect(JSON.stringify(await service.listAlertRules())).not.toMatch(/secret|t0ken|services/);

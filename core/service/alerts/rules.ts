@@ -6,6 +6,7 @@
 
 import { ERROR_CATEGORIES, isErrorCode } from '../../base/errors/taxonomy.js';
 import type { AlertConditionName, AlertRuleInput } from './views.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 
 const ALERT_CONDITIONS = [
   'run-failed',
@@ -63,8 +64,11 @@ export interface AlertRule {
 export type { AlertRuleInput };
 
 /** A rule the operator wrote wrongly: the message says what to write instead. */
-export class AlertInputError extends Error {
-  override readonly name = 'AlertInputError';
+export class AlertInputError extends HivewatchError {
+  constructor(message: string) {
+    super('USER_INVALID_INPUT', { message });
+    this.name = 'AlertInputError';
+  }
 }
 
 const DURATION = /^(\d+)(s|m|h|d)$/;

@@ -57,7 +57,7 @@ describe.each(engines)('cost in the API on $name', (engine) => {
     expect((await api.costliestRuns({ limit: 1 })).map((r) => r.runId)).toEqual(['dear']);
     expect((await api.costliestRuns({ since: T0 + 90_000 })).map((r) => r.runId)).toEqual(['middle']);
     expect(await api.costliestRuns({ flow: 'flows/other.prose' })).toEqual([]);
-    await expect(api.costliestRuns({ limit: 0 })).rejects.toMatchObject({ status: 400, code: 'invalid_input' });
+    await expect(api.costliestRuns({ limit: 0 })).rejects.toMatchObject({ status: 400, apiCode: 'invalid_input' });
   });
 
   it('an issue costs its failed runs; the issue status and origin filters keep only theirs', async () => {

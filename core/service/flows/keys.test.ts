@@ -47,7 +47,7 @@ afterEach(async () => {
 
 const outsideError = (id: string) => ({
   status: 400,
-  code: 'flow_outside_folder',
+  apiCode: 'flow_outside_folder',
   message: `flow ${id} is a link to a file outside ${flows}; only files inside the flows folder can be listed or run`,
 });
 
@@ -106,7 +106,7 @@ describe('symlinks in the operator flows folder', () => {
     await catalog.load('user/own.prose').then((flow) => order.push(flow.source === FLOW ? 'loaded' : 'wrong source'));
     await catalog.load('user/far.prose').then(
       () => order.push('far loaded'),
-      (error: { code?: string }) => order.push(`far refused: ${error.code}`),
+      (error: { apiCode?: string }) => order.push(`far refused: ${error.apiCode}`),
     );
     await new Promise((resolve) => setImmediate(resolve));
     expect(order).toEqual(['loaded', 'far refused: flow_outside_folder', 'next turn']);

@@ -4,6 +4,8 @@ import { defaultDatabasePath } from '../../store/sqlite/database.js';
 import { isPostgresUrl } from '../../store/open.js';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import type { ErrorCode } from '../../base/errors/taxonomy.js';
 
 /**
  * The one place that turns a flow key into a file and a file into a flow key, for the app
@@ -40,13 +42,22 @@ export const FlowKeyProblem = {
 } as const;
 export type FlowKeyProblem = (typeof FlowKeyProblem)[keyof typeof FlowKeyProblem];
 
-export class FlowKeyError extends Error {
+/** Each problem's code in the one taxonomy (core/base/errors/taxonomy.ts). */
+const PROBLEM_CODES: Record<FlowKeyProblem, ErrorCode> = {
+  no_folder: 'USER_NO_FLOWS_FOLDER',
+  not_found: 'USER_FLOW_NOT_FOUND',
+  outside_folder: 'USER_FLOW_OUTSIDE_FOLDER',
+  not_a_key: 'USER_INVALID_INPUT',
+  not_a_file: 'USER_FLOW_NOT_A_FILE',
+};
+
+export class FlowKeyError extends HivewatchError {
   constructor(
     readonly problem: FlowKeyProblem,
     readonly key: string,
     message: string,
   ) {
-    super(message);
+    super(PROBLEM_CODES[problem], { message, context: { problem, key } });
     this.name = 'FlowKeyError';
   }
 }

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { EXTERNAL_FLOW_PREFIX } from '../../otel/mapping.js';
 import { FlowKeys, type FlowFolders } from './keys.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 
 /**
  * What an operator may write for "this flow" in an alert rule (`--flow`) and a bulk filter
@@ -34,8 +35,11 @@ export interface FlowRefScope {
 }
 
 /** A flow reference that names nothing a run can have: the message says what was looked for. */
-export class FlowRefError extends Error {
-  override readonly name = 'FlowRefError';
+export class FlowRefError extends HivewatchError {
+  constructor(message: string) {
+    super('USER_FLOW_NOT_FOUND', { message });
+    this.name = 'FlowRefError';
+  }
 }
 
 const FORMS = 'give the name `hivewatch runs` shows, the flow file’s path, or its id (examples/<file>.prose, user/<file>.prose)';

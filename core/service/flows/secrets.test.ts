@@ -27,7 +27,7 @@ describe('a flow as the window shows it, and a draft saved from it', () => {
   });
 
   it('refuses a marker nothing can fill, rather than write it into the file as the value', () => {
-    expect(() => restoreSecrets(shown, null)).toThrow(expect.objectContaining({ status: 400, code: 'hidden_secret' }));
+    expect(() => restoreSecrets(shown, null)).toThrow(expect.objectContaining({ status: 400, apiCode: 'hidden_secret' }));
     const other = 'agent b:\n  command: "tool"\n  env: ["API_TOKEN=another-value"]\n';
     expect(() => restoreSecrets(shown, { source: other, id: 'user/b.prose' })).toThrow(/\[secret PASSWORD\].*user\/b\.prose does not hold/);
     const twice = 'agent b:\n  command: "t"\n  env: ["PASSWORD=one"]\nagent c:\n  command: "t"\n  env: ["PASSWORD=two"]\n';

@@ -171,7 +171,7 @@ describe.each(engines)('error issues on $name', (engine) => {
   it('refuses an unknown issue by name', async () => {
     const store = await openAt(await engine.fresh());
     const { book: issues } = book(store, { now: T0 });
-    await expect(issues.get('feedface')).rejects.toMatchObject({ status: 404, code: 'issue_not_found', message: 'no such issue "feedface"' });
+    await expect(issues.get('feedface')).rejects.toMatchObject({ status: 404, apiCode: 'issue_not_found', message: 'no such issue "feedface"' });
     await expect(issues.setStatus({ id: 'nope', action: 'resolve' })).rejects.toMatchObject({ status: 404 });
   });
 });

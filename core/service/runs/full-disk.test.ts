@@ -72,7 +72,7 @@ describe('a full disk while a run journals', () => {
     expect(sqlite.database.pragma('integrity_check', { simple: true })).toBe('ok');
 
     // While the disk is full, commands that must write say so instead of pretending.
-    await expect(service.resumeRun({ runId })).rejects.toMatchObject({ status: 503, code: 'journal_unwritable' });
+    await expect(service.resumeRun({ runId })).rejects.toMatchObject({ status: 503, apiCode: 'journal_unwritable' });
 
     // Room again: the buffered last events land (the run reads failed), and resume completes it.
     sqlite.database.pragma('max_page_count = 1073741823');

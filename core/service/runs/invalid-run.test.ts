@@ -120,9 +120,9 @@ describe('the service records an attempt to run a flow that does not check', () 
     writeFileSync(file, 'agent a:\n  runtime: "fake"\nsession: a\n  prompt: "build"\n  retry: lots\n');
     const refused = await service.retryRun({ runId: first }).then(
       () => null,
-      (error: unknown) => error as { status: number; code: string; message: string },
+      (error: unknown) => error as { status: number; apiCode: string; message: string },
     );
-    expect(refused).toMatchObject({ status: 400, code: 'invalid_flow' });
+    expect(refused).toMatchObject({ status: 400, apiCode: 'invalid_flow' });
     const retry = /recorded as failed run (run_\w+)$/.exec(refused!.message)?.[1] as string;
     expect(refused!.message).toBe(`user/job.prose:5:10: retry must be a whole number such as 3, got lots; recorded as failed run ${retry}`);
     expect(await service.getRun({ runId: retry })).toMatchObject({ run: { status: 'failed', retryOf: first, lastError: { code: 'USER_INVALID_FLOW' } } });

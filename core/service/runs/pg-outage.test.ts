@@ -133,7 +133,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('a serve-like host whose PostgreSQL
     const host = await startHost(120_000);
     const runId = await startRun(host);
     cluster.halt();
-    for (let i = 0; i < 3; i += 1) await expect(host.service.getRun({ runId })).rejects.toMatchObject({ status: 503, code: 'store_unavailable' });
+    for (let i = 0; i < 3; i += 1) await expect(host.service.getRun({ runId })).rejects.toMatchObject({ status: 503, apiCode: 'store_unavailable' });
     host.flow.go(2);
     await expect.poll(() => host.failedWrites() > 0, { message: 'a journal write failed during the outage', timeout: 20_000 }).toBeTruthy();
     // What the window's banner shows: the database away, this host's run waiting.

@@ -72,7 +72,7 @@ describe.skipIf(!postgresBinaries)(skipTitle('the PostgreSQL server goes away mi
 
       cluster.halt();
       // The window's reads say what is wrong instead of failing obscurely.
-      await expect(service.getRun({ runId })).rejects.toMatchObject({ status: 503, code: 'store_unavailable' });
+      await expect(service.getRun({ runId })).rejects.toMatchObject({ status: 503, apiCode: 'store_unavailable' });
       // The agent finishes: the run goes on, and its events cannot be journaled.
       writeFileSync(go, '');
       const result = await service.whenFinished(runId);

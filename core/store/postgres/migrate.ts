@@ -61,6 +61,7 @@ export function assertUnderstood(version: number): void {
     throw new StoreError(
       'corrupt',
       `database schema version ${version} is newer than this Hivewatch understands (${POSTGRES_SCHEMA_VERSION}); upgrade Hivewatch`,
+      { code: 'SYSTEM_SCHEMA_TOO_NEW' },
     );
   }
 }

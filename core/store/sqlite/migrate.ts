@@ -20,7 +20,9 @@ export function schemaVersion(db: Database.Database): number {
 export function migrate(db: Database.Database, target = SCHEMA_VERSION): number[] {
   const current = schemaVersion(db);
   if (current > SCHEMA_VERSION) {
-    throw new StoreError('corrupt', `database schema version ${current} is newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`);
+    throw new StoreError('corrupt', `database schema version ${current} is newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`, {
+      code: 'SYSTEM_SCHEMA_TOO_NEW',
+    });
   }
   const applied: number[] = [];
   for (const migration of MIGRATIONS) {
