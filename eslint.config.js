@@ -155,6 +155,23 @@ export default tseslint.config(
     },
   },
   {
+    // One closed error hierarchy (docs/decisions/0002-retries-and-the-error-taxonomy.md): a product
+    // error is a HivewatchError with a code of the taxonomy, converted at each edge (HTTP, IPC, the
+    // CLI's exit codes). Only the root itself, and the TypeError of a broken call to it, extend the
+    // built-in errors.
+    files: ['**/*.{ts,tsx,cts,mts}'],
+    ignores: [...TEST_FILES, ...TEST_SUPPORT, 'core/base/errors/hivewatch-error.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['ClassDeclaration', 'ClassExpression'].map((node) => ({
+          selector: `${node}[superClass.name=/^(Error|TypeError|RangeError|SyntaxError|ReferenceError|EvalError|URIError|AggregateError)$/]`,
+          message: 'an error class extends HivewatchError (core/base/errors) with a code of the taxonomy, not a built-in Error',
+        })),
+      ],
+    },
+  },
+  {
     files: ['shell-common/**'],
     rules: forbid(
       ['electron', 'electron/*', ...UI_PACKAGES, '**/renderer/**', '**/electron/**', '**/server/**', '**/core/**'],

@@ -21,7 +21,7 @@ const { ESLint } = fromRoot('eslint');
 const tseslint = fromRoot('typescript-eslint');
 const eslint = new ESLint({ cwd: root, overrideConfig: [{ files: ['**/*.ts', '**/*.tsx'], ...tseslint.configs.disableTypeChecked }] });
 eslint.lintText(text, { filePath: require('node:path').join(root, file) }).then((results) => {
-  const layerRules = ['import-x/no-restricted-paths', 'no-restricted-imports', '@typescript-eslint/no-restricted-imports', 'import-x/no-nodejs-modules', 'no-restricted-globals', 'no-restricted-properties'];
+  const layerRules = ['import-x/no-restricted-paths', 'no-restricted-imports', '@typescript-eslint/no-restricted-imports', 'import-x/no-nodejs-modules', 'no-restricted-globals', 'no-restricted-properties', 'no-restricted-syntax'];
   const messages = results.flatMap((result) => result.messages).filter((m) => layerRules.includes(m.ruleId));
   process.stdout.write(JSON.stringify(messages.map((m) => m.ruleId + ': ' + m.message)));
 });
@@ -54,6 +54,20 @@ describe("process control is not the store's", () => {
         /^import-x\/no-restricted-paths: .*"\.\.\/runtimes\/process-group\.js".* core\/store imports only core\/\{base,common\} and core\/runtimes\/process\/process-identity\.ts$/,
       ),
     ]);
+  }, 60_000);
+
+  it('refuses an error class outside the one hierarchy, in any layer', () => {
+    for (const [file, text] of [
+      ['core/service/layer-probe.ts', 'export class Oops extends Error {}\n'],
+      ['renderer/layer-probe.tsx', 'export const Oops = class extends TypeError {};\n'],
+    ]) {
+      expect(zoneMessages(file as string, text as string)).toEqual([expect.stringMatching(/^no-restricted-syntax: an error class extends HivewatchError/)]);
+    }
+  }, 60_000);
+
+  it('lets an error class extend HivewatchError', () => {
+    const text = "import { HivewatchError } from '../base/errors/hivewatch-error.js';\nexport class Fine extends HivewatchError {}\n";
+    expect(zoneMessages('core/service/layer-probe.ts', text)).toEqual([]);
   }, 60_000);
 
   it('refuses process.kill in a store file', () => {
