@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, rmdirSync } from 'node:fs';
 
 /**
  * Tests that spawn the real `hivewatch` binary (CLI, crash recovery, browser journeys) run the
@@ -10,6 +11,18 @@ import { execFileSync } from 'node:child_process';
  * start a TMPDIR of their own. So nothing here removes those folders at the end, which would take
  * them from another test run (or a real Hivewatch) using the same temp dir at the same time.
  */
-export default function setup(): void {
+export default function setup(): () => void {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  const codexDaemonDir = `/tmp/codex-daemon-${process.getuid?.() ?? 0}`;
+  const hadCodexDaemonDir = existsSync(codexDaemonDir);
+  return () => {
+    // The real Codex CLI makes this folder in /tmp whatever TMPDIR says. Removed only when the
+    // suite made it and it is empty: a Codex still running (a user's own) keeps its files there.
+    if (hadCodexDaemonDir) return;
+    try {
+      rmdirSync(codexDaemonDir);
+    } catch {
+      // Absent (no real Codex ran) or in use: left as it is.
+    }
+  };
 }

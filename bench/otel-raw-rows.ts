@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { openDatabase } from '../core/store/sqlite/database.js';
 import { createPostgresPool, postgresConfig } from '../core/store/postgres/connection.js';
-import { migratePostgres } from '../core/store/postgres/migrations.js';
+import { migratePostgres } from '../core/store/postgres/migrate.js';
 import { writeRows } from '../core/store/postgres/multi-row.js';
 import { rawDatabase, removeDb } from './store-baseline.js';
 

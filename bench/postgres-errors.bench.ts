@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { HivewatchEvent } from '../core/base/events.js';
 import type { HivewatchStore } from '../core/store/contract.js';
-import { POSTGRES_SCHEMA_VERSION } from '../core/store/postgres/migrations.js';
+import { POSTGRES_SCHEMA_VERSION } from '../core/store/postgres/migrate.js';
 import { openPostgresStore } from '../core/store/postgres/store.js';
 import { DAY } from '../core/store/rollups/rollups.js';
 import { prng } from '../core/store/testing/journal-builder.js';

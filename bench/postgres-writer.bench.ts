@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { HivewatchEvent } from '../core/base/events.js';
 import { createPostgresPool, postgresConfig } from '../core/store/postgres/connection.js';
-import { migratePostgres } from '../core/store/postgres/migrations.js';
+import { migratePostgres } from '../core/store/postgres/migrate.js';
 import { writeRows } from '../core/store/postgres/multi-row.js';
 import { inTransaction } from '../core/store/postgres/transaction.js';
 import { PostgresJournalWriter } from '../core/store/postgres/writer.js';

@@ -8,7 +8,7 @@ import { openDatabase } from '../core/store/sqlite/database.js';
 import { aggregateBatch } from '../core/store/rollups/batch-aggregates.js';
 import { FAILURE_KEY, FAILURE_ROLLUP_TABLE, failureParams } from '../core/store/rollups/failure-rollups.js';
 import { eventPayload } from '../core/store/projection/journal-codec.js';
-import { migrate } from '../core/store/migrations.js';
+import { migrate } from '../core/store/sqlite/migrate.js';
 import { applyEvent, emptyEmitted, NO_ROWS, stampedRun, type RunState } from '../core/store/projection/projections.js';
 import { GRAINS, GROUP_TREND_GRAINS, GROUP_TREND_TABLE, ROLLUP_TABLE } from '../core/store/rollups/rollups.js';
 import { type AttemptRow, type StepRow, type TaskRow } from '../core/store/projection/schema.js';

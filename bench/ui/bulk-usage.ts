@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { costBackfillSql } from '../../core/store/outcomes/migration-21.js';
+import { costBackfillSql } from '../../core/store/migrations/v20-v29/v21-run-outcomes-and-cost.js';
 
 /**
  * What the bulk history's agents spent (bulk-seed.ts), written as the journal writers would keep

@@ -265,9 +265,10 @@ export type HivewatchEventBody =
   /**
    * Telemetry named the agent that started this external run after the run had started (Codex
    * reports a spawned thread's parent in a record of its own, which may come after the thread's
-   * first records): from now on the run is that agent's subagent, as if runStarted had said so.
+   * first records): from now on the run is that agent's subagent, as if runStarted had said so,
+   * named `flowName` as a subagent's run started linked is.
    */
-  | { type: 'externalRunSpawned'; spawnedBy: SpawnedBy }
+  | { type: 'externalRunSpawned'; spawnedBy: SpawnedBy; flowName?: string }
   /**
    * An external session's request failed with a subscription usage limit whose reset the CLI
    * reported (`reported`: its words; `resetAt`: read from them): the session is stopped until

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../base/clock.js';
+import { CancelledError } from '../base/errors/hivewatch-error.js';
 import { ofType, planOf, ScriptedRuntime, scriptedRegistry, startRun, typesOf } from './testing.js';
 
 const COMMIT_SCOPED = ['writeApplied', 'checkpointSaved', 'stepFinished'];
@@ -101,6 +102,23 @@ parallel:
     expect(ofType(sink.events, 'errorOccurred').map((e) => e.error.code)).toEqual(['RUNTIME_RATE_LIMIT']);
     expect(ofType(sink.events, 'taskFailed').map((e) => e.cancelled)).toEqual([true]);
     expect(typesOf(sink.events).at(-1)).toBe('runCancelled');
+  });
+
+  it('a runtime throwing a cancellation nothing asked for breaks an invariant: the run fails, it is not cancelled', async () => {
+    const throwsCancel = new ScriptedRuntime({
+      '*': () => {
+        throw new CancelledError('made up by the runtime');
+      },
+    });
+    const { done, sink } = startRun(planOf('session "A"\n'), { registry: scriptedRegistry(throwsCancel) });
+    const result = await done;
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({
+      code: 'SYSTEM_INVARIANT_VIOLATED',
+      message: 'runtime scripted threw instead of returning a result: made up by the runtime',
+    });
+    expect(ofType(sink.events, 'taskFailed').map((e) => [e.cancelled, e.error.code])).toEqual([[false, 'SYSTEM_INVARIANT_VIOLATED']]);
+    expect(ofType(sink.events, 'runCancelled')).toEqual([]);
   });
 
   it('a result arriving after cancel is receiptIgnoredStale and changes nothing', async () => {

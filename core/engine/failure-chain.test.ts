@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HivewatchError, parseEnvelope } from '../base/errors/hivewatch-error.js';
 import { FailureChain, Occurrence } from './failure-chain.js';
+import { FlowFailure } from './interpreter.js';
 
 const crash = (message: string): HivewatchError => new HivewatchError('RUNTIME_CRASHED', { message, origin: 'runtime:test' });
 
@@ -30,5 +31,16 @@ describe('FailureChain', () => {
       ['RUNTIME_CRASHED', null, null],
     ]);
     expect(chain.envelope()).toEqual(limit.toEnvelope());
+  });
+
+  it("is carried as a FlowFailure that is the chain's own error: same code, message and envelope", () => {
+    const inner = FailureChain.of(crash('inner'));
+    const thrown = new HivewatchError('USER_THROWN', { message: 'outer', origin: 'user', context: { line: 3, column: 1 } });
+    const chain = FailureChain.of(thrown).causedBy('thrown-in-catch', inner);
+    const failure = new FlowFailure(chain, 7);
+    expect(failure).toBeInstanceOf(HivewatchError);
+    expect(failure).toMatchObject({ code: 'USER_THROWN', category: 'user', message: 'outer', name: 'FlowFailure', rank: 7 });
+    expect(failure.toEnvelope()).toEqual(chain.envelope());
+    expect(failure.error).toBe(chain.error);
   });
 });

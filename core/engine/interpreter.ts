@@ -19,14 +19,17 @@ import type { LoggedWrite } from './write-log.js';
  */
 
 /** A failure travelling up the threads, with its place in program order, which decides ties (rule 6). */
-export class FlowFailure extends Error {
+export class FlowFailure extends HivewatchError {
   constructor(
     /** The failure with its causes (rule 16): the head is what a catch binds and what the run fails with. */
     readonly chain: FailureChain,
     /** `programOrder` of the failing session or `throw`. */
     readonly rank: number,
   ) {
-    super(chain.head.error.message);
+    // The chain's error as it is: same code, message and envelope, so a FlowFailure read as a
+    // HivewatchError anywhere says exactly what `error` says.
+    const { code, message, origin, recoverable, recoveryHint, context, timestamp, correlation, causedBy } = chain.error;
+    super(code, { message, origin, recoverable, recoveryHint, context, timestamp, correlation, causedBy });
     this.name = 'FlowFailure';
   }
 

@@ -1,4 +1,4 @@
-import { CancelledError, HivewatchError } from '../base/errors/hivewatch-error.js';
+import { CancelledError, HivewatchError, isCancelled } from '../base/errors/hivewatch-error.js';
 import { decideRetry, type RetryPolicy } from '../base/errors/retry.js';
 import { movedResetReason, nextUsageLimitWait, type UsageLimitWait } from '../base/errors/usage-limit-wait.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
@@ -43,9 +43,11 @@ export type TaskResult =
   | { kind: 'failed'; error: HivewatchError; chain: FailureChain; attempts: number; judge?: LastFailureJudge }
   | { kind: 'cancelled'; attempts: number };
 
-class SkipBackoff extends Error {
+/** An operator's "retry now" ending a backoff sleep: caught where the sleep is, journaled as backoffSkipped. */
+class SkipBackoff extends HivewatchError {
   constructor(readonly commandId: string) {
-    super('backoff skipped');
+    super('SYSTEM_BACKOFF_SKIPPED', { message: 'backoff skipped', context: { commandId } });
+    this.name = 'SkipBackoff';
   }
 }
 
@@ -224,7 +226,8 @@ async function runAttempt(env: TaskEnv, ref: Ref, attempt: number, prompt: strin
       else result = { kind: 'failed', error: inspection.error };
     }
   } catch (thrown) {
-    if (thrown instanceof HivewatchError) {
+    // A cancellation thrown here is no failure of agent work: like any other throw it is a broken invariant.
+    if (thrown instanceof HivewatchError && !isCancelled(thrown)) {
       // Agent work failing around the attempt (a worktree, setup, a commit) fails the attempt.
       result = env.signal.aborted ? { kind: 'cancelled' } : { kind: 'failed', error: thrown };
     } else {

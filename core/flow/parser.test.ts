@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { formatDiagnostic, type Statement } from './ast.js';
 import { parseFlow } from './parser.js';
+import { ParseError } from './token-cursor.js';
 import { describeTemplate } from './template.js';
 
 /** Parses a flow that must be free of problems. */
@@ -290,5 +292,15 @@ describe('parser: errors and recovery', () => {
     const { recovered } = parseFlow('let plan = session "a" "b"\nagent coder\nresult = 3', 'f.prose');
     expect([...recovered.channels]).toEqual(['plan', 'result']);
     expect([...recovered.agents]).toEqual(['coder']);
+  });
+});
+
+describe('parser: the error it abandons a line with', () => {
+  it('is an invalid-flow error of the taxonomy that keeps where it happened', () => {
+    const error = new ParseError("expected ':' after try", { line: 4, column: 9 }, false);
+    expect(error).toBeInstanceOf(HivewatchError);
+    expect(error).toMatchObject({ code: 'USER_INVALID_FLOW', category: 'user', name: 'ParseError', silent: false });
+    expect(error.pos).toEqual({ line: 4, column: 9 });
+    expect(error.context).toEqual({ line: 4, column: 9 });
   });
 });

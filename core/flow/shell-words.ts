@@ -1,3 +1,4 @@
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { Template } from './ast.js';
 import type { TemplateRef } from './template.js';
 
@@ -17,9 +18,10 @@ export interface TemplateWord {
   pieces: WordPiece[];
 }
 
-export class TemplateSplitError extends Error {
+/** Bad quoting in a command template: the flow check reports it, the runtime refuses the command. */
+export class TemplateSplitError extends HivewatchError {
   constructor(message: string) {
-    super(message);
+    super('USER_INVALID_CONFIG', { message });
     this.name = 'TemplateSplitError';
   }
 }

@@ -1,3 +1,4 @@
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { ParallelStmt, Program, Statement, TryStmt } from './ast.js';
 
 /**
@@ -34,7 +35,13 @@ interface Count {
   most: number;
 }
 
-class Uncountable extends Error {}
+/** Thrown where timing decides the count; `flowSteps` catches it and answers null. */
+class Uncountable extends HivewatchError {
+  constructor() {
+    super('SYSTEM_STEPS_UNCOUNTABLE', { message: '' });
+    this.name = 'Uncountable';
+  }
+}
 
 const NONE: Count = { ok: 0, throws: false, writes: false, most: 0 };
 

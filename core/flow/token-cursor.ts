@@ -1,3 +1,4 @@
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { Diagnostic, Position } from './ast.js';
 import { describeToken, type Punct, type Token, type TokenKind } from './lexer.js';
 
@@ -7,14 +8,18 @@ import { describeToken, type Punct, type Token, type TokenKind } from './lexer.j
  * as grammar.
  */
 
-/** Thrown to abandon the current line; `silent` when the lexer already reported its cause. */
-export class ParseError extends Error {
+/**
+ * Thrown to abandon the current line; `silent` when the lexer already reported its cause. The
+ * parser catches it and reports it as a diagnostic; it never leaves the parser.
+ */
+export class ParseError extends HivewatchError {
   constructor(
     message: string,
     readonly pos: Position,
     readonly silent: boolean,
   ) {
-    super(message);
+    super('USER_INVALID_FLOW', { message, context: { line: pos.line, column: pos.column } });
+    this.name = 'ParseError';
   }
 }
 

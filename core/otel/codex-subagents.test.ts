@@ -114,10 +114,9 @@ describe.each(engines)(`Codex ${CLI_PINS['codex-cli'].version} as recorded, a sp
       const parentRun = runs.find((r) => r.id === runIdOf(parent))!;
       const childRun = runs.find((r) => r.id === runIdOf(child))!;
       const linkedAtStart = order === 'spawn-first';
-      // Linked at its start the run is named a subagent; linked later it keeps its session's name.
-      expect(childRun.flowName).toBe(
-        linkedAtStart ? subagentName('codex-cli', { runId: parentRun.id, agentId: child, agentName: null }) : sessionName('codex-cli', child),
-      );
+      // Linked at its start or later, the run is named a subagent.
+      expect(childRun.flowName).toBe(subagentName('codex-cli', { runId: parentRun.id, agentId: child, agentName: null }));
+      expect(childRun.flowName).not.toBe(sessionName('codex-cli', child));
 
       for (const from of [parentRun.id, childRun.id]) {
         const nodes = await tree(from);

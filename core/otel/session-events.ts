@@ -102,7 +102,8 @@ class SessionPlan extends SessionFacts {
     } else {
       if (r.idle) this.push({ type: 'externalRunReopened', ts: startTs, idleSince: r.lastEventAt });
       // The run started before the record that names its parent came (subagents.ts): linked now.
-      if (session.linksLate && session.spawnedBy) this.push({ type: 'externalRunSpawned', ts: startTs, spawnedBy: session.spawnedBy });
+      if (session.linksLate && session.spawnedBy)
+        this.push({ type: 'externalRunSpawned', ts: startTs, spawnedBy: session.spawnedBy, flowName: subagentName(session.agent, session.spawnedBy) });
     }
     r.idle = false;
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { CommandLineError, commandValues, shellQuote, shellScriptFromTemplate, splitCommandTemplate, templateFromText } from './command-line.js';
 
 const split = (text: string, prompt = 'P', model: string | null = 'M'): string[] => splitCommandTemplate(templateFromText(text), commandValues(prompt, model));
@@ -36,6 +37,22 @@ describe('splitCommandTemplate', () => {
     expect(() => split('tool "abc')).toThrow(new CommandLineError('unterminated double quote in command'));
     expect(() => split("tool 'abc")).toThrow(new CommandLineError('unterminated single quote in command'));
     expect(() => split('tool \\')).toThrow(new CommandLineError('a backslash at the end of a command escapes nothing'));
+  });
+
+  it('throws a configuration error of the taxonomy, bad quoting included', () => {
+    for (const text of ['tool {run}', 'tool "abc']) {
+      const thrown = (() => {
+        try {
+          split(text);
+        } catch (error) {
+          return error;
+        }
+        return null;
+      })();
+      expect(thrown).toBeInstanceOf(CommandLineError);
+      expect(thrown).toBeInstanceOf(HivewatchError);
+      expect(thrown).toMatchObject({ code: 'USER_INVALID_CONFIG', category: 'user', origin: 'user', name: 'CommandLineError' });
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { Template } from '../flow/ast.js';
 import { splitTemplateWords, TemplateSplitError } from '../flow/shell-words.js';
 
@@ -14,9 +15,10 @@ import { splitTemplateWords, TemplateSplitError } from '../flow/shell-words.js';
  * never has a value put into its text.
  */
 
-export class CommandLineError extends Error {
+/** A command template that cannot become argv or a script; the runtime answers it as the agent's configuration error. */
+export class CommandLineError extends HivewatchError {
   constructor(message: string) {
-    super(message);
+    super('USER_INVALID_CONFIG', { message });
     this.name = 'CommandLineError';
   }
 }

@@ -86,13 +86,31 @@ function attemptView(row: AttemptRow, task?: TaskRow): AttemptView {
   };
 }
 
-function stepView(row: StepRow): StepView {
+const STEP_STATUS_OF_ENDED_RUN: Partial<Record<RunRow['status'], StepView['status']>> = {
+  completed: 'finished',
+  failed: 'aborted',
+  cancelled: 'cancelled',
+  interrupted: 'aborted',
+};
+
+/**
+ * A step as the window and the CLI show it. An external session's one step has no frontier (its
+ * tasks join as prompts arrive) and no `stepFinished` (the session ends by going quiet), so its
+ * tasks are read from the task rows and, once the run has ended, the step ends with it.
+ */
+function stepView(row: StepRow, run: RunRow, tasks: readonly TaskRow[]): StepView {
+  const taskIds = row.frontier.map((f) => f.taskId);
+  const listed = new Set(taskIds);
+  const joined = tasks.filter((t) => t.step === row.step && !listed.has(t.taskId)).sort((a, b) => a.ordinal - b.ordinal);
+  for (const task of joined) taskIds.push(task.taskId);
+  const endedWithRun = row.status === 'running' ? STEP_STATUS_OF_ENDED_RUN[run.status] : undefined;
+  if (endedWithRun) return { step: row.step, status: endedWithRun, startedAt: row.startedAt, endedAt: run.endedAt ?? row.startedAt, taskIds };
   return {
     step: row.step,
     status: row.status === 'interrupted' ? 'aborted' : row.status,
     startedAt: row.startedAt,
     endedAt: row.endedAt,
-    taskIds: row.frontier.map((f) => f.taskId),
+    taskIds,
   };
 }
 
@@ -166,7 +184,7 @@ export function runDetail(detail: StoreRunDetail, lineage: StoreRunLineage): Run
   }));
   return {
     run: runSummary(detail.run, retryingOf(detail.tasks, detail.attempts)),
-    steps: detail.steps.map(stepView),
+    steps: detail.steps.map((step) => stepView(step, detail.run, detail.tasks)),
     tasks,
     lastSeq: detail.run.lastSeq,
     lineage: {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
 import type { HivewatchStore } from './contract.js';
-import { SCHEMA_VERSION } from './migrations.js';
+import { SCHEMA_VERSION } from './sqlite/migrate.js';
 import { openStore } from './open.js';
 import { testEngines } from './testing/engines.js';
 import { retryLimit } from './testing/failure-journals.js';

@@ -9,7 +9,8 @@ export type { HivewatchStore } from './contract.js';
 export { defaultDatabasePath, openDatabase } from './sqlite/database.js';
 export { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS } from './sink/sink.js';
 export type { DurableSink } from './sink/sink.js';
-export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from './migrations.js';
+export { MIGRATIONS } from './migrations/index.js';
+export { SCHEMA_VERSION, migrate, schemaVersion } from './sqlite/migrate.js';
 export { StoreError, isStoreError } from './store-error.js';
 export type {
   RunRow,

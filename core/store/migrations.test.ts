@@ -26,6 +26,12 @@ describe('migrations', () => {
     expect(SCHEMA_VERSION).toBe(versions.at(-1));
   });
 
+  it("every version has its SQLite part, and every version from PostgreSQL's baseline (9) on has its PostgreSQL part", () => {
+    expect(MIGRATIONS.filter((m) => m.sqlite === undefined).map((m) => m.version)).toEqual([]);
+    const postgresFrom9 = MIGRATIONS.filter((m) => (m.postgres !== undefined) !== m.version >= 9).map((m) => m.version);
+    expect(postgresFrom9).toEqual([]);
+  });
+
   it('upgrade a database made by the first schema, keeping every row', () => {
     // Realistic v1 content: what the store writes, restricted to the tables v1 has.
     const source = openSqliteStore({ path: join(dir, 'source.db'), recover: false });

@@ -137,7 +137,7 @@ function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number)
       return { ...s, status: 'running', endedAt: null, durationMs: null, endedWall: null };
     // A run's parent named after it started (the store keeps the first one named, as here).
     case 'externalRunSpawned':
-      return s.spawnedBy ? s : { ...s, spawnedBy: event.spawnedBy.runId };
+      return s.spawnedBy ? s : { ...s, spawnedBy: event.spawnedBy.runId, flowName: event.flowName ?? s.flowName };
     default:
       return s;
   }

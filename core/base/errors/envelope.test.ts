@@ -71,6 +71,18 @@ describe('HivewatchError', () => {
     expect(new CancelledError().message).toBe('cancelled by operator');
     expect(isCancelled(sample())).toBe(false);
   });
+
+  it('makes a cancellation a HivewatchError of its own code, which never passes for a failure', () => {
+    const cancelled = new CancelledError('stopped by the operator');
+    expect(cancelled).toBeInstanceOf(HivewatchError);
+    expect(cancelled).toMatchObject({ code: 'SYSTEM_CANCELLED', category: 'system', origin: 'system', name: 'CancelledError' });
+    expect(cancelled.reason).toBe('stopped by the operator');
+    // Where only a failure can arrive, a cancellation is a broken invariant, worded as any foreign throw.
+    expect(toHivewatchError(cancelled)).toMatchObject({
+      code: 'SYSTEM_INVARIANT_VIOLATED',
+      message: 'unexpected CancelledError: stopped by the operator',
+    });
+  });
 });
 
 describe('parseEnvelope', () => {

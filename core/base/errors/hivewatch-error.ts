@@ -142,10 +142,14 @@ class ErrorModelViolation extends TypeError {
   }
 }
 
-/** Cancellation is not a failure of the work; it is its own class so nothing mistakes it for one. */
-export class CancelledError extends Error {
+/**
+ * Cancellation is not a failure of the work (rule 4). It is a HivewatchError (SYSTEM_CANCELLED)
+ * so that every throwable of the product is one, but it is never journaled as an error: code
+ * that turns a HivewatchError into a failure tests `isCancelled` first.
+ */
+export class CancelledError extends HivewatchError {
   constructor(readonly reason: string = 'cancelled by operator') {
-    super(reason);
+    super('SYSTEM_CANCELLED', { message: reason });
     this.name = 'CancelledError';
   }
 }
@@ -154,9 +158,13 @@ export function isCancelled(error: unknown): error is CancelledError {
   return error instanceof CancelledError;
 }
 
-/** Any thrown value becomes a HivewatchError; foreign throwables are broken invariants. */
+/**
+ * Any thrown value becomes a HivewatchError failure; foreign throwables are broken invariants.
+ * So is a cancellation that reaches a place where only a failure can arrive: it must never
+ * become a failure with the cancellation's own code.
+ */
 export function toHivewatchError(error: unknown): HivewatchError {
-  if (error instanceof HivewatchError) return error;
+  if (error instanceof HivewatchError && !isCancelled(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
   return new HivewatchError('SYSTEM_INVARIANT_VIOLATED', {
     message: `unexpected ${error instanceof Error ? error.name : typeof error}: ${message}`,

@@ -101,6 +101,13 @@ export const ERROR_CODES = {
   POLICY_RESOURCE_EXHAUSTED: code('policy', false, 'Free resources or raise the quota'),
   POLICY_MAX_STEPS_EXCEEDED: code('policy', false, 'Raise max-steps or check the flow for a runaway loop'),
   POLICY_COMMIT_REJECTED: code('policy', false, 'Give each parallel branch its own result channel'),
+
+  // Signals the engine and the flow checker throw and catch themselves. They are HivewatchErrors
+  // so that every throwable of the product is one, but none is ever journaled or sent.
+  /** An operator's "retry now" ended a backoff sleep early (the engine journals backoffSkipped instead). */
+  SYSTEM_BACKOFF_SKIPPED: code('system', false, null),
+  /** A flow whose step count depends on timing (a throwing branch of a fail-fast parallel): the count is left out. */
+  SYSTEM_STEPS_UNCOUNTABLE: code('system', false, null),
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

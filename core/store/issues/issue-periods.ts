@@ -1,4 +1,4 @@
-import { ISSUE_FAILURE_TABLE } from '../migration-22.js';
+import { ISSUE_FAILURE_TABLE } from '../migrations/v20-v29/v22-issue-failure-rollups.js';
 import { all, type Dialect, type Query } from '../queries/plan.js';
 import { flowFiles } from '../queries/runs.js';
 import { GROUP_COUNT_TABLE, GROUP_FLOW_COUNT_TABLE, planCoarseWindow, type GroupTrendGrain } from '../rollups/rollups.js';

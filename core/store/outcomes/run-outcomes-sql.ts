@@ -45,7 +45,7 @@ function bumps(dialect: Dialect, row: string, sign: 1 | -1): string {
     const table = RUN_OUTCOME_TABLE[grain];
     const bucket = bucketSql(`${row}.ended_wall`, GRAIN_SIZE[grain]);
     const duration = durationBucketSql(`${row}.duration_ms`);
-    // SQLite refuses a qualified column in a trigger's upsert; plpgsql needs one (migration-20.ts).
+    // SQLite refuses a qualified column in a trigger's upsert; plpgsql needs one (migrations/v20-v29/v20-group-counts.ts).
     const stored = dialect === Dialect.postgres ? `${table}.runs` : 'runs';
     return `INSERT INTO ${table} (bucket, flow, status, duration_bucket, runs) VALUES (${bucket}, ${row}.flow, ${row}.status, ${duration}, ${sign})
         ON CONFLICT (bucket, flow, status, duration_bucket) DO UPDATE SET runs = ${stored} + excluded.runs;

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { StoreStats } from '../contract.js';
-import { POSTGRES_SCHEMA_VERSION, postgresSchemaVersion } from './migrations.js';
+import { POSTGRES_SCHEMA_VERSION, postgresSchemaVersion } from './migrate.js';
 
 /**
  * The store's own consistency check on PostgreSQL: the server answers, the schema is the one

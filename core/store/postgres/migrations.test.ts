@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
-import { SCHEMA_VERSION } from '../migrations.js';
+import { SCHEMA_VERSION } from '../sqlite/migrate.js';
 import { createPostgresPool, postgresConfig } from './connection.js';
-import { migratePostgres, POSTGRES_SCHEMA_VERSION, postgresSchemaVersion } from './migrations.js';
-import { TEXT_INDEXED_COLUMNS } from './schema-sql.js';
+import { migratePostgres, POSTGRES_SCHEMA_VERSION, postgresSchemaVersion } from './migrate.js';
+import { TEXT_INDEXED_COLUMNS } from './migrate.js';
 import { skipTitle } from '../../testing/skip.js';
 
 const { binaries, reason } = findPostgres();

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../sqlite/database.js';
 import { JournalWriter } from '../sqlite/journal-writer.js';
-import { migrate } from '../migrations.js';
+import { migrate } from '../sqlite/migrate.js';
 import { prune } from '../maintenance/prune.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';
 import { prunePg } from './prune.js';

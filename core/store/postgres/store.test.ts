@@ -4,7 +4,7 @@ import type { HivewatchEvent } from '../../base/events.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import type { HivewatchStore } from '../contract.js';
 import { JournalBuilder } from '../testing/journal-builder.js';
-import { POSTGRES_SCHEMA_VERSION } from './migrations.js';
+import { POSTGRES_SCHEMA_VERSION } from './migrate.js';
 import { openPostgresStore, type OpenPostgresStoreOptions } from './store.js';
 import { skipTitle } from '../../testing/skip.js';
 

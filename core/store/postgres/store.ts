@@ -5,7 +5,7 @@ import { newInstance, releaseInstance } from '../hosts/hosts.js';
 import { StoreError } from '../store-error.js';
 import { Availability } from './availability.js';
 import { connectionError, createPostgresClient, createPostgresPool, isServerAway, postgresConfig, redactUrl, type PostgresEnv } from './connection.js';
-import { assertUnderstood, migratePostgres, postgresSchemaVersion } from './migrations.js';
+import { assertUnderstood, migratePostgres, postgresSchemaVersion } from './migrate.js';
 import { PostgresStore } from './postgres-store.js';
 
 export interface OpenPostgresStoreOptions {

@@ -4,7 +4,7 @@ import type { HivewatchEvent } from '../../base/events.js';
 import { seededRandom } from '../../testing/seeded-random.js';
 import { openDatabase } from '../sqlite/database.js';
 import { JournalWriter } from '../sqlite/journal-writer.js';
-import { migrate } from '../migrations.js';
+import { migrate } from '../sqlite/migrate.js';
 import { isStoreError } from '../store-error.js';
 import { failFast, rethrow, retryLimit } from '../testing/failure-journals.js';
 import { JournalBuilder, randomJournals } from '../testing/journal-builder.js';

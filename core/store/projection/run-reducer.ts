@@ -144,6 +144,8 @@ export function changesRun(run: RunRow, event: HivewatchEvent): boolean {
       return true;
     case 'cancelRequested':
       return run.cancelCommandId === null;
+    case 'externalRunSpawned':
+      return event.flowName !== undefined && event.flowName !== run.flowName;
     case 'externalEvent':
       return isApprovalEvent(event);
     default:
@@ -238,6 +240,9 @@ export function setRunFields(r: RunRow, event: HivewatchEvent, wall: number = ev
       return;
     case 'externalEvent':
       if (isApprovalEvent(event)) setApprovalFields(r, event);
+      return;
+    case 'externalRunSpawned':
+      if (event.flowName !== undefined) r.flowName = event.flowName;
       return;
     case 'externalRunReopened':
       r.error = null;

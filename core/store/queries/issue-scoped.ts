@@ -1,4 +1,4 @@
-import { ISSUE_FAILURE_TABLE } from '../migration-22.js';
+import { ISSUE_FAILURE_TABLE } from '../migrations/v20-v29/v22-issue-failure-rollups.js';
 import {
   floorTo,
   GRAIN_MS,

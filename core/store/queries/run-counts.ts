@@ -1,6 +1,6 @@
 import type { RunStatus } from '../../base/events.js';
 import type { RunListStatus } from '../../base/run-list-status.js';
-import { HOUR_MS } from '../migration-19.js';
+import { HOUR_MS } from '../migrations/v10-v19/v19-runs-at-scale.js';
 import { Conditions, optionalText, optionalTime } from './sql.js';
 import { all, Dialect, get, type Query } from './plan.js';
 import { TEXT_INDEX_MIN_CHARS } from '../schema-constants.js';

@@ -6,7 +6,7 @@ import { all, type Dialect, type Query } from './plan.js';
 import { clampLimit, Conditions, optionalTime } from './sql.js';
 
 /**
- * Tokens and cost (tables of migration-16.ts), written once for both engines. A time
+ * Tokens and cost (tables of migrations/v10-v19/v16-usage-rollups.ts), written once for both engines. A time
  * range is answered from whole UTC days of `usage_days` and, at its partial edges, from the
  * attempts themselves (`attempt_usage` by wall time), so any range is exact. Only attempts that
  * count are summed (not those of a session a Hivewatch attempt ran: that attempt counts them).

@@ -17,7 +17,7 @@ import { pruneSpawnsSql, spawnWriteOf } from '../queries/agent-tree.js';
 import type { RunRow } from '../projection/schema.js';
 
 /**
- * The writes that keep the usage tables (migration-16.ts) for one batch, written once for both
+ * The writes that keep the usage tables (migrations/v10-v19/v16-usage-rollups.ts) for one batch, written once for both
  * engines (SQLite's JournalWriter and PostgreSQL's PostgresJournalWriter run them in the batch's
  * transaction). Each attempt that reported usage gets its `attempt_usage` row, and its run's and
  * its flow-day's sums are added from that row, so the three tables cannot disagree.

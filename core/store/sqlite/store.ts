@@ -7,7 +7,7 @@ import { newInstance, releaseInstance, type HostIdentity } from '../hosts/hosts.
 import { SqliteHostLease } from './lease.js';
 import { takenRuns } from '../hosts/taken-runs.js';
 import { JournalWriter } from './journal-writer.js';
-import { migrate, schemaVersion } from '../migrations.js';
+import { migrate, schemaVersion } from './migrate.js';
 import { prune, type PruneOptions, type PruneReport } from '../maintenance/prune.js';
 import { usageQuery, type UsageAnswer, type UsageRead } from '../queries/usage.js';
 import { completeCommand, enqueueCommand, runHost, type RunCommandKind } from '../queries/commands.js';

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import type { RunOwner } from '../hosts/hosts.js';
 import { createPostgresPool, postgresConfig } from '../postgres/connection.js';
-import { migratePostgres } from '../postgres/migrations.js';
+import { migratePostgres } from '../postgres/migrate.js';
 
 export { inTransaction } from '../postgres/transaction.js';
 

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { MIGRATIONS } from '../migrations.js';
+import { MIGRATIONS } from '../migrations/index.js';
 
 /**
  * Takes a migrated database back to an earlier version, so a test can open it again and watch a
