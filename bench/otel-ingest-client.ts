@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { clientArgs, clientArgsOrExit, wholeNumber } from './client-args.js';
 
 /**
  * The exporter side of the ingest bench (bench/otel.bench.ts), in its own process as a real
@@ -97,13 +98,16 @@ async function send(args: Args): Promise<Sent> {
   return { payloads: bodies.length, records: args.records, refused, retries, elapsedMs, slowestAnswerMs };
 }
 
-const [endpoint, token, records, batch, sessions, connections] = process.argv.slice(2);
-const sent = await send({
-  endpoint: endpoint as string,
-  token: token as string,
-  records: Number(records),
-  batch: Number(batch),
-  sessions: Number(sessions),
-  connections: Number(connections),
-});
+const sent = await send(
+  clientArgsOrExit('otel-ingest-client.js', '<endpoint> <token> <records> <batch> <sessions> <connections>', () => {
+    const args = clientArgs(process.argv.slice(2), ['endpoint', 'token', 'records', 'batch', 'sessions', 'connections']);
+    return {
+      ...args,
+      records: wholeNumber(args.records, 'records', 1),
+      batch: wholeNumber(args.batch, 'batch', 1),
+      sessions: wholeNumber(args.sessions, 'sessions', 1),
+      connections: wholeNumber(args.connections, 'connections', 1),
+    };
+  }),
+);
 process.stdout.write(`${JSON.stringify(sent)}\n`);

@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { clientArgs, clientArgsOrExit, wholeNumber } from './client-args.js';
 
 /**
  * A burst of slow OTLP clients for bench/serve-load.bench.ts (the load probe): `count`
@@ -10,11 +11,16 @@ import { connect, type Socket } from 'node:net';
  * Usage: node slow-otlp-client.js <host> <port> <token> <count> <everyMs> <giveUpMs>
  */
 
-const [host, portText, token, countText, everyText, giveUpText] = process.argv.slice(2) as [string, string, string, string, string, string];
-const port = Number(portText);
-const count = Number(countText);
-const everyMs = Number(everyText);
-const giveUpMs = Number(giveUpText);
+const { host, port, token, count, everyMs, giveUpMs } = clientArgsOrExit('slow-otlp-client.js', '<host> <port> <token> <count> <everyMs> <giveUpMs>', () => {
+  const args = clientArgs(process.argv.slice(2), ['host', 'port', 'token', 'count', 'everyMs', 'giveUpMs']);
+  return {
+    ...args,
+    port: wholeNumber(args.port, 'port', 1),
+    count: wholeNumber(args.count, 'count', 1),
+    everyMs: wholeNumber(args.everyMs, 'everyMs', 1),
+    giveUpMs: wholeNumber(args.giveUpMs, 'giveUpMs', 1),
+  };
+});
 
 interface Held {
   socket: Socket;

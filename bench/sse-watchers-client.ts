@@ -1,5 +1,6 @@
 import { Agent, get } from 'node:http';
 import { createInterface } from 'node:readline';
+import { clientArgs, clientArgsOrExit, wholeNumber } from './client-args.js';
 
 /**
  * The watchers of bench/fanout.bench.ts, in their own process as a room of open windows would
@@ -12,9 +13,10 @@ import { createInterface } from 'node:readline';
  * Usage: node sse-watchers-client.js <origin> <token> <count> <giveUpMs>
  */
 
-const [origin, token, countText, giveUpText] = process.argv.slice(2) as [string, string, string, string];
-const count = Number(countText);
-const giveUpMs = Number(giveUpText);
+const { origin, token, count, giveUpMs } = clientArgsOrExit('sse-watchers-client.js', '<origin> <token> <count> <giveUpMs>', () => {
+  const args = clientArgs(process.argv.slice(2), ['origin', 'token', 'count', 'giveUpMs']);
+  return { ...args, count: wholeNumber(args.count, 'count', 1), giveUpMs: wholeNumber(args.giveUpMs, 'giveUpMs', 1) };
+});
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
 interface Watcher {

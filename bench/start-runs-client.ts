@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { clientArgs, clientArgsOrExit, wholeNumber } from './client-args.js';
 
 /**
  * The client side of bench/serve-load.bench.ts, in its own process as an operator's script would
@@ -9,10 +10,19 @@ import { Agent, request } from 'node:http';
  * Usage: node start-runs-client.js <origin> <token> <path> <body JSON> <count> <inFlight> <expected status>
  */
 
-const [origin, token, path, body, countText, inFlightText, expectedText] = process.argv.slice(2) as [string, string, string, string, string, string, string];
-const count = Number(countText);
-const inFlight = Number(inFlightText);
-const expected = Number(expectedText);
+const { origin, token, path, body, count, inFlight, expected } = clientArgsOrExit(
+  'start-runs-client.js',
+  '<origin> <token> <path> <body JSON> <count> <inFlight> <expected status>',
+  () => {
+    const args = clientArgs(process.argv.slice(2), ['origin', 'token', 'path', 'body', 'count', 'inFlight', 'expected']);
+    return {
+      ...args,
+      count: wholeNumber(args.count, 'count', 1),
+      inFlight: wholeNumber(args.inFlight, 'inFlight', 1),
+      expected: wholeNumber(args.expected, 'expected status', 100),
+    };
+  },
+);
 const url = new URL(path, origin);
 const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
 

@@ -7,13 +7,33 @@ import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const [runs = '10000', given] = process.argv.slice(2);
-if (!/^\d+$/.test(runs) || (given !== undefined && !/^\d+$/.test(given))) {
-  console.error('usage: npm run fuzz -- [RUNS] [SEED]');
+const USAGE = 'usage: npm run fuzz -- [RUNS] [SEED]';
+/** Two optional whole numbers and no option: anything else is refused, never run with a default. */
+function parse(argv) {
+  let positionals;
+  try {
+    ({ positionals } = parseArgs({ args: argv, options: {}, strict: true, allowPositionals: true }));
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+  if (positionals.length > 2) return { error: `at most 2 arguments, got ${positionals.length}` };
+  const [runs = '10000', seed] = positionals;
+  for (const [name, text] of [
+    ['RUNS', runs],
+    ['SEED', seed],
+  ])
+    if (text !== undefined && !/^\d+$/.test(text)) return { error: `${name} must be a whole number, not "${text}"` };
+  return { runs, given: seed };
+}
+const parsed = parse(process.argv.slice(2));
+if ('error' in parsed) {
+  console.error(`fuzz: ${parsed.error}\n${USAGE}`);
   process.exit(2);
 }
+const { runs, given } = parsed;
 const seed = given ?? String(randomInt(1, 2 ** 31 - 1));
 console.log(`fuzz: ${runs} generated flows per property, seed ${seed}`);
 const env = {

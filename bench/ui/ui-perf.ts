@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { openLiveWriter, type LiveWriter } from './live-stream.js';
 import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
@@ -218,9 +219,38 @@ async function streamRun(browser: Browser, url: string, api: Api, writer: LiveWr
   };
 }
 
+const UI_PERF_USAGE =
+  'usage: ui-perf.js [--quick] [--json] (the history options --samples, --filter-samples, --errors, --screens are accepted and left to history-perf)';
+
+/**
+ * The flags, strictly: a misspelt `--quik` would otherwise measure the full workload. bench/main.ts
+ * hands `--only ui` the history bench's options too (it runs both), so they are taken and unused.
+ */
+export function uiPerfFlags(argv: readonly string[]): { quick: boolean; json: boolean } {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      quick: { type: 'boolean' },
+      json: { type: 'boolean' },
+      samples: { type: 'string' },
+      'filter-samples': { type: 'string' },
+      errors: { type: 'string' },
+      screens: { type: 'string' },
+    },
+  });
+  return { quick: values.quick === true, json: values.json === true };
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
-  const quick = argv.includes('--quick');
-  const json = argv.includes('--json');
+  let flags: { quick: boolean; json: boolean };
+  try {
+    flags = uiPerfFlags(argv);
+  } catch (error) {
+    console.error(`ui-perf: ${error instanceof Error ? error.message : String(error)}\n${UI_PERF_USAGE}`);
+    return 2;
+  }
+  const { quick, json } = flags;
   if (!existsSync(join(ROOT, 'renderer-dist', 'index.html'))) {
     console.error('renderer-dist/ is missing: run `npx vite build` first');
     return 2;
