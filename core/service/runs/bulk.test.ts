@@ -205,7 +205,7 @@ function bulkSuite(engine: { fresh: () => Promise<string> }): void {
     const refusal = (where: object, all?: boolean) =>
       service.bulkRuns({ action: 'cancel', where, ...(all === undefined ? {} : { all }), dryRun: true }).then(
         () => 'accepted',
-        (e: { status: number; code: string; message: string }) => `${e.status} ${e.code}: ${e.message}`,
+        (e: { status: number; apiCode: string; message: string }) => `${e.status} ${e.apiCode}: ${e.message}`,
       );
     expect(await refusal({ status: ['running'] })).toBe(
       '400 broad_filter: where names no flow, text, error, issue or time, so it would act on every running run; send all: true if that is what you mean',
