@@ -1,5 +1,6 @@
 import { codexOtelToml } from '../core/runtimes/telemetry-env.js';
 import { openai, type OpenAiStep } from './openai-stub.js';
+import type { StubLanes } from './provider-stub.js';
 import type { RunSpec, ScenarioId } from './specs.js';
 
 /**
@@ -53,15 +54,16 @@ export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
     case 'subagent':
       // The agent calls spawn_agent (multi_agent, on by default; Codex lists it in its `collaboration` namespace),
       // then wait_agent, so `codex exec` does not end before the child thread's request (its next one waits for
-      // the child's). The child starts after the agent's wait (it builds its context first) and gets text, as does the agent then.
+      // the child's). The child gets text, as does the agent then. By position as recorded; each thread's own
+      // script, which the harness answers by (codexLanes), gives every thread the same whatever the order.
       return [
         openai.tool('spawn_agent', { task_name: 'greeter', message: CODEX_PROMPTS.text }, 'collaboration'),
         openai.tool('wait_agent', { timeout_ms: 30_000 }, 'collaboration'),
         openai.text('The subagent said hello.'),
       ];
     case 'subagent-nested':
-      // The agent spawns a thread and waits (its wait comes before the thread's first request, as in `subagent`);
-      // that thread spawns one; every request after that gets text (the order of those two threads' requests varies).
+      // The agent spawns a thread and waits; that thread spawns one; every request after that gets text. By
+      // position as recorded; the harness answers each thread by its own script (codexLanes).
       return [
         openai.tool('spawn_agent', { task_name: 'outer', message: 'Spawn a subagent that says hello.' }, 'collaboration'),
         openai.tool('wait_agent', { timeout_ms: 30_000 }, 'collaboration'),
@@ -79,6 +81,51 @@ export function codexSteps(scenario: ScenarioId, nowMs: number): OpenAiStep[] {
         openai.tool('exec_command', { cmd: 'touch /etc/hivewatch-was-here', sandbox_permissions: 'require_escalated', justification: 'needs to write' }),
         openai.text('I could not run it.'),
       ];
+  }
+}
+
+/**
+ * The thread a Codex request comes from: `agent_name` in its `x-codex-turn-metadata` header
+ * (`/root`, `/root/greeter`, `/root/outer/inner`, as the recordings show).
+ */
+function codexThreadOf(headers: Readonly<Record<string, string>>): string | null {
+  try {
+    const name = (JSON.parse(headers['x-codex-turn-metadata'] ?? '') as { agent_name?: unknown }).agent_name;
+    return typeof name === 'string' ? name : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A script per thread for the scenarios whose threads send requests at once: the order in which a
+ * spawned thread's first request and its parent's next one arrive is up to the machine's timing,
+ * so a script by arrival position answered the child the parent's wait_agent now and then. Each
+ * thread gets what its place in `codexSteps`' script gave it when the timing went as recorded.
+ */
+export function codexLanes(scenario: ScenarioId): StubLanes<OpenAiStep> | undefined {
+  const hello = openai.text('The subagent said hello.');
+  const wait = openai.tool('wait_agent', { timeout_ms: 30_000 }, 'collaboration');
+  switch (scenario) {
+    case 'subagent':
+      return {
+        of: codexThreadOf,
+        steps: {
+          '/root': [openai.tool('spawn_agent', { task_name: 'greeter', message: CODEX_PROMPTS.text }, 'collaboration'), wait, hello],
+          '/root/greeter': [hello],
+        },
+      };
+    case 'subagent-nested':
+      return {
+        of: codexThreadOf,
+        steps: {
+          '/root': [openai.tool('spawn_agent', { task_name: 'outer', message: 'Spawn a subagent that says hello.' }, 'collaboration'), wait, hello],
+          '/root/outer': [openai.tool('spawn_agent', { task_name: 'inner', message: CODEX_PROMPTS.text }, 'collaboration'), hello],
+          '/root/outer/inner': [hello],
+        },
+      };
+    default:
+      return undefined;
   }
 }
 

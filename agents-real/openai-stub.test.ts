@@ -36,6 +36,25 @@ describe('the OpenAI Responses stub', () => {
     expect(s.otherRequests().map((r) => r.path)).toEqual(['/v1/analytics/codex/turn-costs']);
   });
 
+  it('answers each sender by its own script when lanes tell them apart, whatever order their requests come in', async () => {
+    const s = await startOpenAiStub([openai.serverError()], {
+      of: (headers) => headers['x-thread'] ?? null,
+      steps: { parent: [openai.tool('spawn_agent', {}), openai.text('parent done')], child: [openai.text('child done')] },
+    });
+    started.push(s);
+    const as = (thread?: string) =>
+      post(s.url, { stream: true }, { headers: { 'content-type': 'application/json', ...(thread ? { 'x-thread': thread } : {}) } });
+    // The child's first request comes between the parent's two; a sender without a lane takes the positional script.
+    for (const thread of ['parent', 'child', 'child', 'parent', undefined]) await (await as(thread)).text();
+    expect(s.requests.map((r) => [r.headers['x-thread'] ?? null, r.answer])).toEqual([
+      ['parent', 'tool'],
+      ['child', 'text'],
+      ['child', 'text'],
+      ['parent', 'text'],
+      [null, 'error 500'],
+    ]);
+  });
+
   it('a streamed text answer: created, in_progress, output_item.added, content_part, output_text delta/done, output_item.done, completed with usage', async () => {
     const s = await start(openai.text('Hello'));
     const events = parseSse(await (await post(s.url)).text());

@@ -1,4 +1,4 @@
-import { HANG, jsonAnswer, sseAnswer, sseFrame, startProviderStub, type Answer, type ProviderStub } from './provider-stub.js';
+import { HANG, jsonAnswer, sseAnswer, sseFrame, startProviderStub, type Answer, type ProviderStub, type StubLanes } from './provider-stub.js';
 
 /**
  * A local OpenAI Responses API (`POST /v1/responses`) answering from a script, in the formats
@@ -164,6 +164,6 @@ function answerOpenAi(step: OpenAiStep, request: { body: Record<string, unknown>
   );
 }
 
-export function startOpenAiStub(steps: readonly OpenAiStep[]): Promise<ProviderStub> {
-  return startProviderStub({ apiPath: '/v1/responses', steps, answer: answerOpenAi });
+export function startOpenAiStub(steps: readonly OpenAiStep[], lanes?: StubLanes<OpenAiStep>): Promise<ProviderStub> {
+  return startProviderStub({ apiPath: '/v1/responses', steps, answer: answerOpenAi, ...(lanes ? { lanes } : {}) });
 }

@@ -44,10 +44,21 @@ export interface Answer {
   write(res: ServerResponse): void;
 }
 
+/**
+ * Requests told apart by who sent them (a CLI's concurrent threads), each sender with its own
+ * script: the n-th request of a sender gets its n-th step, whatever the other senders' requests
+ * did meanwhile. A request whose sender has no script of its own takes `steps` by its position.
+ */
+export interface StubLanes<Step> {
+  of(headers: Readonly<Record<string, string>>): string | null;
+  steps: Readonly<Record<string, readonly Step[]>>;
+}
+
 export interface StubOptions<Step> {
   /** The path whose POSTs are scripted (`/v1/messages`, `/v1/responses`). */
   apiPath: string;
   steps: readonly Step[];
+  lanes?: StubLanes<Step>;
   answer(step: Step, request: { body: Record<string, unknown>; stream: boolean | null }): Answer;
 }
 
@@ -93,6 +104,15 @@ export async function startProviderStub<Step>(options: StubOptions<Step>): Promi
   if (options.steps.length === 0) throw new Error('a provider stub needs at least one step');
   const requests: StubRequest[] = [];
   let apiCount = 0;
+  const laneCounts = new Map<string, number>();
+  const stepFor = (record: StubRequest): Step => {
+    const lane = options.lanes?.of(record.headers) ?? null;
+    const laneSteps = lane === null ? undefined : options.lanes?.steps[lane];
+    if (lane === null || !laneSteps || laneSteps.length === 0) return options.steps[Math.min(record.n, options.steps.length) - 1] as Step;
+    const n = (laneCounts.get(lane) ?? 0) + 1;
+    laneCounts.set(lane, n);
+    return laneSteps[Math.min(n, laneSteps.length) - 1] as Step;
+  };
   const waiting: { n: number; resolve: () => void }[] = [];
   const handle = (req: IncomingMessage, res: ServerResponse, raw: Buffer): void => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -119,8 +139,7 @@ export async function startProviderStub<Step>(options: StubOptions<Step>): Promi
       res.end(JSON.stringify({ error: `the stub answers POST ${options.apiPath} only` }));
       return;
     }
-    const step = options.steps[Math.min(record.n, options.steps.length) - 1] as Step;
-    const answer = options.answer(step, { body: fields, stream });
+    const answer = options.answer(stepFor(record), { body: fields, stream });
     record.answer = answer.label;
     answer.write(res);
     for (const wait of waiting.filter((w) => w.n <= apiCount)) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { resourceAttributes } from '../core/runtimes/telemetry-env.js';
 import { startAnthropicStub, type AnthropicStep } from './anthropic-stub.js';
 import { claudeArgs, claudeEnv, claudeSettings, claudeSteps } from './claude.js';
-import { codexArgs, codexConfigToml, codexEnv, codexSteps } from './codex.js';
+import { codexArgs, codexConfigToml, codexEnv, codexLanes, codexSteps } from './codex.js';
 import { startEgressGuard } from './egress-guard.js';
 import type { CliInstall } from './install.js';
 import { startOpenAiStub, type OpenAiStep } from './openai-stub.js';
@@ -70,7 +70,8 @@ function delay(ms: number): Promise<void> {
 export async function runSpec(cli: Extract<CliInstall, { ok: true }>, spec: RunSpec, options: RunOptions = {}): Promise<RunRecord> {
   const now = Date.now();
   const script = spec.cli === 'claude-code' ? claudeSteps(spec.scenario, now) : codexSteps(spec.scenario, now);
-  const stub: ProviderStub = spec.cli === 'claude-code' ? await startAnthropicStub(script as AnthropicStep[]) : await startOpenAiStub(script as OpenAiStep[]);
+  const stub: ProviderStub =
+    spec.cli === 'claude-code' ? await startAnthropicStub(script as AnthropicStep[]) : await startOpenAiStub(script as OpenAiStep[], codexLanes(spec.scenario));
   const capture = await startOtlpCapture({ token: OTLP_TOKEN });
   const guard = await startEgressGuard();
   const home = makeTempHome(options.homeAt);
