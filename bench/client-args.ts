@@ -1,7 +1,13 @@
 import { parseArgs } from 'node:util';
+import { HivewatchError } from '../core/base/errors/hivewatch-error.js';
 
 /** Why a child client refused its command line; the message names the argument. */
-export class ClientArgsError extends Error {}
+export class ClientArgsError extends HivewatchError {
+  constructor(message: string) {
+    super('USER_USAGE', { message });
+    this.name = 'ClientArgsError';
+  }
+}
 
 /**
  * A bench child client's command line: exactly the named positional arguments, no options. The
