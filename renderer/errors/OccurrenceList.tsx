@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { ErrorOccurrence } from '../../core/service/api.js';
 import { formatHash } from '../app/router.js';
 import { RelativeTime } from '../components/Time.js';
-import { ErrorEnvelopeView } from '../run-detail/ErrorEnvelopeView.js';
+import { ErrorEnvelopeView } from '../run-detail/attempt/ErrorEnvelopeView.js';
 
 const DISPOSITION_HINT: Record<ErrorOccurrence['disposition'], string> = {
   handled: 'handled: retried, caught, or its run did not fail because of it',

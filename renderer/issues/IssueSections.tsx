@@ -4,7 +4,7 @@ import { formatHash, hrefToCompare, hrefToRun } from '../app/router.js';
 import { RelativeTime } from '../components/Time.js';
 import { formatUsd } from '../../core/common/usage-format.js';
 import { copyFullId, distinctTailLength, idTail } from '../lib/run-ids.js';
-import { ErrorEnvelopeView } from '../run-detail/ErrorEnvelopeView.js';
+import { ErrorEnvelopeView } from '../run-detail/attempt/ErrorEnvelopeView.js';
 import { lineDiff } from './flow-diff.js';
 import { changeText, changeTitle, changeTone } from './trend-words.js';
 

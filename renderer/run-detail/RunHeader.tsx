@@ -7,7 +7,7 @@ import { RetryingBadge } from '../runs/RunRow.js';
 import { LimitWaitNotice, limitWaitOf } from '../components/UsageLimitWait.js';
 import { ApprovalNotice, approvalOf } from '../components/ApprovalWait.js';
 import { SilenceNotice, silenceOfRun } from '../components/TelemetrySilence.js';
-import type { RunWorkView } from './attempt-work.js';
+import type { RunWorkView } from './attempt/attempt-work.js';
 import { EndingBanner, type ShowAttempt } from './EndingBanner.js';
 import { CostFact } from './CostFact.js';
 import { waitedWords } from '../lib/waited-words.js';
