@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HivewatchError, parseEnvelope } from '../../base/errors/hivewatch-error.js';
 import { FailureChain, Occurrence } from './failure-chain.js';
-import { FlowFailure } from './interpreter.js';
+import { FlowFailure } from './thread-failures.js';
 
 const crash = (message: string): HivewatchError => new HivewatchError('RUNTIME_CRASHED', { message, origin: 'runtime:test' });
 

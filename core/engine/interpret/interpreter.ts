@@ -6,6 +6,8 @@ import type { UpdatePolicy } from './channels.js';
 import { declarationsIn } from './declarations.js';
 import type { FailureChain } from './failure-chain.js';
 import { analyzeFailure, type Frame, type ParallelState } from './frames.js';
+import { failsParallel, joinParallel } from './parallel-join.js';
+import { BranchCancelled, errorView, FlowFailure } from './thread-failures.js';
 import type { LoggedWrite } from './write-log.js';
 
 /**
@@ -17,45 +19,6 @@ import type { LoggedWrite } from './write-log.js';
  * A thread is named by its branch path ('' for the main program); its writes and reads follow
  * its program order (see write-log.ts).
  */
-
-/** A failure travelling up the threads, with its place in program order, which decides ties (rule 6). */
-export class FlowFailure extends HivewatchError {
-  constructor(
-    /** The failure with its causes (rule 16): the head is what a catch binds and what the run fails with. */
-    readonly chain: FailureChain,
-    /** `programOrder` of the failing session or `throw`. */
-    readonly rank: number,
-  ) {
-    // The chain's error as it is: same code, message and envelope, so a FlowFailure read as a
-    // HivewatchError anywhere says exactly what `error` says.
-    const { code, message, origin, recoverable, recoveryHint, context, timestamp, correlation, causedBy } = chain.error;
-    super(code, { message, origin, recoverable, recoveryHint, context, timestamp, correlation, causedBy });
-    this.name = 'FlowFailure';
-  }
-
-  get error(): HivewatchError {
-    return this.chain.error;
-  }
-}
-
-export const SIBLING_FAILED = 'cancelled: a sibling branch failed (fail-fast)';
-
-/**
- * A thread stopped because a fail-fast parallel around it died (rule 14, F5). Unlike an
- * operator's cancel it runs the `finally` blocks it is inside (never a `catch`) on its way out;
- * `cleanups` are the failures of those blocks, which join the killing failure's chain at the
- * parallel's join.
- */
-export class BranchCancelled extends CancelledError {
-  constructor(readonly cleanups: readonly FlowFailure[] = []) {
-    super(SIBLING_FAILED);
-    this.name = 'BranchCancelled';
-  }
-
-  with(more: readonly FlowFailure[]): BranchCancelled {
-    return more.length === 0 ? this : new BranchCancelled([...this.cleanups, ...more]);
-  }
-}
 
 export interface SessionCall {
   spec: SessionSpec;
@@ -110,21 +73,6 @@ interface Ctx {
   frames: readonly Frame[];
   /** The failure a `catch` is handling, for a bare `throw`. */
   handling: FlowFailure | null;
-}
-
-function errorView(error: HivewatchError): Record<string, unknown> {
-  return {
-    message: error.message,
-    code: error.code,
-    category: error.category,
-    origin: error.origin,
-    recoverable: error.recoverable,
-  };
-}
-
-/** Whether a failure leaving a branch fails the whole parallel: always in fail-fast, and a system error anywhere. */
-function failsParallel(statement: ParallelStmt, failure: FlowFailure): boolean {
-  return statement.onFail === 'fail-fast' || failure.error.escalates;
 }
 
 export class Interpreter {
@@ -332,50 +280,10 @@ export class Interpreter {
       return { name: branch.name ?? String(index), run };
     });
     const settled = await Promise.allSettled(branches.map((b) => b.run));
-    const failures: { name: string; failure: FlowFailure }[] = [];
-    let operatorCancel: CancelledError | null = null;
-    let branchCancelled = false;
-    const cleanups: FlowFailure[] = [];
-    settled.forEach((outcome, index) => {
-      if (outcome.status === 'fulfilled') return;
-      const name = (branches[index] as { name: string }).name;
-      const reason: unknown = outcome.reason;
-      if (reason instanceof FlowFailure) failures.push({ name, failure: reason });
-      else if (reason instanceof BranchCancelled) {
-        branchCancelled = true;
-        cleanups.push(...reason.cleanups);
-      } else if (reason instanceof CancelledError) operatorCancel = reason;
-      else throw reason;
-    });
-    failures.sort((a, b) => a.failure.rank - b.failure.rank);
-    const escaping = failures.find((f) => failsParallel(statement, f.failure));
-    if (escaping) throw withCleanups(escaping.failure, cleanups);
-    // Cancelled branches carry their cleanups' failures on up, to the parallel that died.
-    const cancelled = operatorCancel ?? (branchCancelled ? new BranchCancelled(cleanups) : null);
-    const successes = settled.flatMap((outcome, index) =>
-      outcome.status === 'fulfilled' ? [{ branch: (branches[index] as { name: string }).name, output: outcome.value }] : [],
+    return joinParallel(
+      statement,
+      branches.map((b) => b.name),
+      settled,
     );
-    if (statement.onFail === 'fail-fast') {
-      if (cancelled) throw cancelled;
-      return Object.fromEntries(successes.map((s) => [s.branch, s.output]));
-    }
-    // A run cancellation stops continue/ignore parallels too; branch failures do not.
-    if (cancelled && successes.length + failures.length < branches.length) throw cancelled;
-    if (statement.onFail === 'ignore') return successes.map((s) => s.output);
-    return {
-      successes,
-      failures: failures.map((f) => ({ branch: f.name, error: errorView(f.failure.error) })),
-    };
   }
-}
-
-/**
- * The failure a dead parallel raises (F5): the one that killed it, with the failures of its
- * cancelled branches' `finally` blocks after it in program order (`cleanup-failed`).
- */
-function withCleanups(killing: FlowFailure, cleanups: readonly FlowFailure[]): FlowFailure {
-  if (cleanups.length === 0) return killing;
-  const ordered = [...cleanups].sort((a, b) => a.rank - b.rank);
-  const chain = ordered.reduce((acc, cleanup) => acc.causedBy('cleanup-failed', cleanup.chain), killing.chain);
-  return new FlowFailure(chain, killing.rank);
 }

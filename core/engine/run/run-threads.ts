@@ -3,7 +3,8 @@ import type { Statement } from '../../flow/ast.js';
 import type { SessionSpec } from '../../flow/plan.js';
 import { FailureChain } from '../interpret/failure-chain.js';
 import { insideDeadParallel } from '../interpret/frames.js';
-import { BranchCancelled, Interpreter } from '../interpret/interpreter.js';
+import { Interpreter } from '../interpret/interpreter.js';
+import { BranchCancelled } from '../interpret/thread-failures.js';
 import type { RunChannels } from './run-channels.js';
 import type { PendingTask } from '../step/step.js';
 

@@ -9,7 +9,7 @@ import { resolveAgent, retryPolicyFor } from '../task/agents.js';
 import { RealClock, type Clock } from '../../base/clock.js';
 import type { HivewatchEvent, HivewatchEventBody, RunStatus } from '../../base/events.js';
 import { FailureChain } from '../interpret/failure-chain.js';
-import { FlowFailure } from '../interpret/interpreter.js';
+import { FlowFailure } from '../interpret/thread-failures.js';
 import { createLimiter, type Limiter } from '../task/limiter.js';
 import { problemBeforeStepZero } from './preflight.js';
 import { resolveStep } from '../step/resolve.js';

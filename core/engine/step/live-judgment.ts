@@ -1,6 +1,6 @@
 import { CancelledError, type HivewatchError } from '../../base/errors/hivewatch-error.js';
 import { analyzeFailure, isInside, type Frame, type ParallelState } from '../interpret/frames.js';
-import { SIBLING_FAILED } from '../interpret/interpreter.js';
+import { SIBLING_FAILED } from '../interpret/thread-failures.js';
 import { cancelledBySibling, resolveStep, type SettledTask } from './resolve.js';
 import type { TaskResult } from '../task/task-executor.js';
 

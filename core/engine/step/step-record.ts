@@ -2,7 +2,7 @@ import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import { programOrder } from '../../flow/ast.js';
 import type { HivewatchEventBody } from '../../base/events.js';
 import { FailureChain } from '../interpret/failure-chain.js';
-import { BranchCancelled, FlowFailure, SIBLING_FAILED } from '../interpret/interpreter.js';
+import { BranchCancelled, FlowFailure, SIBLING_FAILED } from '../interpret/thread-failures.js';
 import { resumesThread, settledBeforeCancel, type SettledTask, type StepResolution } from './resolve.js';
 import type { ResumePoint } from '../../base/resume-point.js';
 import { taskIdOf } from './resume.js';
