@@ -5,26 +5,23 @@ import { flowDigest } from '../../flow/digest.js';
 import { flowSteps } from '../../flow/step-count.js';
 import type { AgentSpec, SessionSpec } from '../../flow/plan.js';
 import { Redactor } from '../../runtimes/secrets.js';
-import { resolveAgent, retryPolicyFor } from '../task/agents.js';
+import { resolveAgent } from '../task/agents.js';
 import { RealClock, type Clock } from '../../base/clock.js';
-import type { HivewatchEvent, HivewatchEventBody, RunStatus } from '../../base/events.js';
+import type { HivewatchEvent, RunStatus } from '../../base/events.js';
 import { FailureChain } from '../interpret/failure-chain.js';
 import { FlowFailure } from '../interpret/thread-failures.js';
 import { createLimiter, type Limiter } from '../task/limiter.js';
 import { problemBeforeStepZero } from './preflight.js';
-import { resolveStep } from '../step/resolve.js';
 import type { ResumePoint } from '../../base/resume-point.js';
 import { ENGINE_SEMANTICS, resumeProblem } from '../step/resume.js';
 import { RunCancellation } from './run-cancellation.js';
 import { RunChannels } from './run-channels.js';
-import { commitStep, settledInOrder } from './run-commit.js';
 import { newRunId } from '../../base/ids.js';
 import { flowNameOf, type RunConfig, type RunResult } from './run-config.js';
+import { RunJournal } from './run-journal.js';
+import { RunStep } from './run-step.js';
 import { RunThreads } from './run-threads.js';
-import { mergeStepWork, openRunWork, type StepMerge } from './run-work.js';
-import { executeStep, type PendingTask, type StepExecution } from '../step/step.js';
-import { deliver, journalOutcomes, journalRunCancelled, replayedResults, type StepRecordEnv } from '../step/step-record.js';
-import type { TaskResult } from '../task/task-executor.js';
+import { openRunWork } from './run-work.js';
 import type { RunWork } from '../task/task-work.js';
 
 export type { RunConfig, RunResult } from './run-config.js';
@@ -37,35 +34,51 @@ export type { RunConfig, RunResult } from './run-config.js';
  * journals, happens in one synchronous stretch after checking for a cancel, so a cancel that
  * lands before it leaves no commit-scoped event (rule 11).
  *
- * The roles live in files of their own: cancellation in run-cancellation.ts, the commit and the
- * ordinal order it depends on in run-commit.ts, the threads in run-threads.ts, the channels in
- * run-channels.ts; this file is the loop and the run's endings.
+ * The roles live in files of their own: one step in run-step.ts, the journal boundary in
+ * run-journal.ts, cancellation in run-cancellation.ts, the commit and the ordinal order it depends
+ * on in run-commit.ts, the threads in run-threads.ts, the channels in run-channels.ts; this file
+ * is the loop and the run's endings.
  */
 export class FlowRun {
   readonly runId: string;
   private readonly clock: Clock;
   private readonly maxSteps: number;
   private readonly limiter: Limiter;
-  private seq = 0;
   private statusValue: RunStatus = 'queued';
   private readonly cancellation = new RunCancellation();
   private readonly channels: RunChannels;
   private threads: RunThreads | null = null;
   private stepNumber = 0;
   private readonly backoffs = new Map<string, (commandId: string) => void>();
-  private readonly listeners = new Set<(event: HivewatchEvent) => void>();
   private work: RunWork | null = null;
-  private readonly secrets: Redactor;
+  private readonly journal: RunJournal;
+  private readonly steps: RunStep;
 
   constructor(private readonly config: RunConfig) {
-    this.secrets = Redactor.ofAgents(config.plan.agents.values());
+    const secrets = Redactor.ofAgents(config.plan.agents.values());
     this.runId = config.runId ?? newRunId();
     this.clock = config.clock ?? new RealClock();
+    this.journal = new RunJournal(this.runId, this.clock, config.sink, secrets);
     this.maxSteps = config.maxSteps ?? 100;
     this.limiter = createLimiter(config.concurrency ?? 4);
     this.channels = new RunChannels(config.reducers ?? {}, config.resume?.throughStep ?? 0);
     const problem = config.resume ? resumeProblem(config.resume, config.plan.program.source) : null;
     if (problem !== null) throw new HivewatchError('USER_INVALID_CONFIG', { message: problem, origin: 'user' });
+    this.steps = new RunStep({
+      config,
+      runId: this.runId,
+      clock: this.clock,
+      limiter: this.limiter,
+      cancellation: this.cancellation,
+      channels: this.channels,
+      journal: this.journal,
+      backoffs: this.backoffs,
+      work: () => this.work,
+      agentOf: (spec) => this.agentOfSpec(spec),
+      correlation: () => this.correlation(),
+      fail: (failure) => this.fail(failure),
+      cancelled: () => this.cancelled(),
+    });
   }
 
   get status(): RunStatus {
@@ -78,8 +91,7 @@ export class FlowRun {
 
   /** Events as they are appended, for live views; the sink remains the record. */
   onEvent(listener: (event: HivewatchEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.journal.onEvent(listener);
   }
 
   /** Rules 9–11 and 18 (run-cancellation.ts): a run that ended takes no cancel. */
@@ -90,7 +102,7 @@ export class FlowRun {
     if (terminal) return { commandId, accepted: false };
     const accepted = this.cancellation.request(
       { commandId, reason },
-      (body) => this.emit(body),
+      (body) => this.journal.emit(body),
       () => (this.statusValue = 'cancelling'),
     );
     return { commandId, accepted };
@@ -104,20 +116,12 @@ export class FlowRun {
     return true;
   }
 
-  /** Journals an event (the boundary no secret of the flow's agents crosses) and returns its seq for failure chains. */
-  private emit(body: HivewatchEventBody): number {
-    const event = { runId: this.runId, seq: ++this.seq, ts: this.clock.now(), ...this.secrets.deep(body) } as HivewatchEvent;
-    this.config.sink.append(event);
-    for (const listener of this.listeners) listener(event);
-    return event.seq;
-  }
-
   async start(): Promise<RunResult> {
     if (this.statusValue !== 'queued') throw new Error(`run ${this.runId} was already started`);
     this.statusValue = 'running';
     const { plan } = this.config;
     const resume = this.config.resume ?? null;
-    this.emit({
+    this.journal.emit({
       type: 'runStarted',
       flow: plan.file,
       flowName: flowNameOf(plan.file),
@@ -145,7 +149,7 @@ export class FlowRun {
           registry: this.config.registry,
           workspace: this.config.workspace ?? null,
           agentOf: (spec) => this.agentOfSpec(spec),
-          emit: (body) => this.emit(body),
+          emit: (body) => this.journal.emit(body),
         },
         resume,
       );
@@ -195,118 +199,18 @@ export class FlowRun {
         );
       }
       this.stepNumber = step;
-      const ended = await this.step(step, frontier, threads, resume === null || step > resume.throughStep ? null : resume);
+      const ended = await this.steps.run(step, frontier, threads, resume === null || step > resume.throughStep ? null : resume);
       if (ended !== null) return ended;
     }
-  }
-
-  /** One step: run (or replay) its tasks, judge them, let the threads move on, commit. A result when the run ended. */
-  private async step(step: number, frontier: PendingTask[], threads: RunThreads, replayFrom: ResumePoint | null): Promise<RunResult | null> {
-    const live = replayFrom === null;
-    const record = this.recordEnv(step);
-    let execution: StepExecution;
-    if (live) {
-      execution = await this.runStep(step, frontier);
-    } else {
-      const replayed = replayedResults(step, frontier, replayFrom);
-      if (!replayed.ok) return this.fail(replayed.error);
-      execution = { kind: 'settled', results: replayed.results };
-    }
-    if (execution.kind === 'cancelled') {
-      journalRunCancelled(record, frontier, execution.results, this.cancellation.reason);
-      return this.cancelled();
-    }
-    const { results } = execution;
-    const settled = settledInOrder(frontier, results);
-    const resolution = resolveStep(settled);
-    if (resolution.unhandled) {
-      if (live) journalOutcomes(record, frontier, results, resolution);
-      return this.fail(resolution.unhandled.chain);
-    }
-    for (const parallel of resolution.killed) parallel.dead = true;
-    deliver(frontier, settled, resolution, this.channels);
-    await threads.settle();
-    const merge = live ? await this.mergeStep(step, frontier, results) : null;
-    if (this.cancellation.requested && live) {
-      // Rule 11: the step has not committed, so its tasks end cancelled; what they did stays on the record.
-      journalRunCancelled(record, frontier, results, this.cancellation.reason);
-      return this.cancelled();
-    }
-    if (live) journalOutcomes(record, frontier, results, resolution);
-    // A merge conflict aborts the step like any commit failure: it needs a person.
-    if (merge && !merge.ok) return this.fail(merge.error);
-    const rejected = this.commit(step, live, merge);
-    if (rejected) return this.fail(rejected);
-    const raised = threads.takeRaised();
-    if (live) {
-      for (const { chain, caught } of raised) this.emitError(chain, caught);
-      await this.config.sink.flush();
-    }
-    return null;
-  }
-
-  private recordEnv(step: number): StepRecordEnv {
-    return {
-      step,
-      emit: (body) => this.emit(body),
-      cancellation: (taskId, reason) =>
-        new HivewatchError('SYSTEM_CANCELLED', {
-          message: reason,
-          timestamp: this.clock.now(),
-          correlation: { project: this.config.project ?? null, flow: this.config.plan.file, run: this.runId, step, task: taskId },
-        }),
-    };
-  }
-
-  /** Applies the writes made since the last commit; returns the error that rejects them all, or null. */
-  private commit(step: number, live: boolean, merge: StepMerge | null = null): HivewatchError | null {
-    const rejected = commitStep({ step, channels: this.channels, work: this.work, emit: live ? (body) => this.emit(body) : null, merge });
-    return rejected === null ? null : rejected.withCorrelation({ ...this.correlation(), step }, this.clock.now());
-  }
-
-  private runStep(step: number, frontier: PendingTask[]): Promise<StepExecution> {
-    return executeStep({
-      step,
-      frontier,
-      runId: this.runId,
-      flow: this.config.plan.file,
-      project: this.config.project ?? null,
-      clock: this.clock,
-      limiter: this.limiter,
-      sharedLimiter: this.config.sharedLimiter,
-      runSignal: this.cancellation.stop,
-      killNow: this.cancellation.killNow,
-      epoch: () => this.cancellation.epoch,
-      emit: (body) => this.emit(body),
-      agentFor: (call) => this.agentOfSpec(call.spec),
-      retryPolicyFor: (call, agent) => retryPolicyFor(call.spec, agent),
-      registry: this.config.registry,
-      backoffs: this.backoffs,
-      flush: () => this.config.sink.flush(),
-      workFor: (taskId, ordinal) => this.work?.forTask(taskId, ordinal) ?? null,
-      redact: (text) => this.secrets.text(text),
-    });
-  }
-
-  /** The step's task commits merged into the run's branch, in ordinal order (W5). */
-  private async mergeStep(step: number, frontier: readonly PendingTask[], results: readonly (TaskResult | undefined)[]): Promise<StepMerge | null> {
-    const merge = await mergeStepWork(this.work, step, frontier, results);
-    return merge?.ok === false ? { ok: false, error: merge.error.withCorrelation({ ...this.correlation(), step }, this.clock.now()) } : merge;
   }
 
   private correlation(): { project: string | null; flow: string; run: string; step: number | null } {
     return { project: this.config.project ?? null, flow: this.config.plan.file, run: this.runId, step: this.stepNumber || null };
   }
 
-  /** The errorOccurred of a chain's head (a throw, or a failure of the run itself); the head's occurrence gets its seq. */
-  private emitError(chain: FailureChain, caught: boolean): void {
-    const error = chain.envelope();
-    chain.head.occurrence.seq = this.emit({ type: 'errorOccurred', error, caught, retrying: false, step: error.correlation.step, ordinal: null, taskId: null });
-  }
-
   /** The throws of the current stretch, journaled with the run's end. */
   private journalRaised(): void {
-    for (const { chain, caught } of this.threads?.takeRaised() ?? []) this.emitError(chain, caught);
+    for (const { chain, caught } of this.threads?.takeRaised() ?? []) this.journal.emitError(chain, caught);
   }
 
   private async finish(rootError: unknown): Promise<RunResult> {
@@ -317,16 +221,16 @@ export class FlowRun {
     // step of their own, so the journal has no stepFinished without its stepStarted.
     if (this.channels.uncommitted > 0 && this.stepNumber === 0) {
       this.stepNumber = 1;
-      this.emit({ type: 'stepStarted', step: 1, frontier: [] });
+      this.journal.emit({ type: 'stepStarted', step: 1, frontier: [] });
     }
-    const rejected = this.channels.uncommitted > 0 ? this.commit(this.stepNumber, true) : null;
+    const rejected = this.channels.uncommitted > 0 ? this.steps.commit(this.stepNumber, true) : null;
     if (rejected) return this.fail(rejected);
     if (rootError instanceof FlowFailure) return this.fail(rootError.chain);
     if (rootError !== null) return this.fail(toHivewatchError(rootError));
     this.journalRaised();
     this.statusValue = 'completed';
-    this.emit({ type: 'runCompleted', steps: this.stepNumber });
-    return this.result('completed', null, await this.flushTerminal());
+    this.journal.emit({ type: 'runCompleted', steps: this.stepNumber });
+    return this.result('completed', null, await this.journal.flushTerminal());
   }
 
   /**
@@ -341,14 +245,14 @@ export class FlowRun {
     if (failure instanceof HivewatchError) {
       const located = failure.correlation.run === null ? failure.withCorrelation(this.correlation(), this.clock.now()) : failure;
       chain = FailureChain.of(located);
-      this.emitError(chain, false);
+      this.journal.emitError(chain, false);
     } else {
       chain = failure;
     }
     this.statusValue = 'failed';
     const error = chain.envelope();
-    this.emit({ type: 'runFailed', error, chain: chain.flat() });
-    return this.result('failed', error, await this.flushTerminal());
+    this.journal.emit({ type: 'runFailed', error, chain: chain.flat() });
+    return this.result('failed', error, await this.journal.flushTerminal());
   }
 
   private async cancelled(): Promise<RunResult> {
@@ -356,27 +260,13 @@ export class FlowRun {
     this.statusValue = 'cancelled';
     this.threads?.takeRaised();
     this.channels.discardUncommitted();
-    this.emit({
+    this.journal.emit({
       type: 'runCancelled',
       cause: { commandId: command.commandId, reason: command.reason },
       correlation: { run: this.runId, step: this.stepNumber || null, epoch: this.cancellation.epoch },
       ...(this.cancellation.forced ? { forced: true } : {}),
     });
-    return this.result('cancelled', null, await this.flushTerminal());
-  }
-
-  /**
-   * The last flush of a run. A journal that cannot be written must not give the run a second
-   * ending (a write failure caught by start() after runCompleted): the terminal events stay
-   * buffered in the sink and the result says they are not on disk yet.
-   */
-  private async flushTerminal(): Promise<HivewatchError | null> {
-    try {
-      await this.config.sink.flush();
-      return null;
-    } catch (error) {
-      return toHivewatchError(error);
-    }
+    return this.result('cancelled', null, await this.journal.flushTerminal());
   }
 
   private result(status: RunResult['status'], error: ErrorEnvelope | null, unjournaled: HivewatchError | null = null): RunResult {
