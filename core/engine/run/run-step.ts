@@ -20,7 +20,7 @@ import type { RunThreads } from './run-threads.js';
 import { mergeStepWork, type StepMerge } from './run-work.js';
 
 /** Where a run's errors happened, as far as the run knows. */
-export interface RunCorrelation {
+interface RunCorrelation {
   project: string | null;
   flow: string;
   run: string;
