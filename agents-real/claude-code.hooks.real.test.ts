@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorEnvelope } from '../core/base/errors/envelope.js';
-import { resourceAttributes } from '../core/runtimes/telemetry-env.js';
+import { resourceAttributes } from '../core/runtimes/presets/telemetry-env.js';
 import { decodeOtlp } from '../core/otel/decode.js';
 import { OtelIngester } from '../core/otel/ingest.js';
 import { openStore, type HivewatchStore } from '../core/store/index.js';

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { planOf, startRun } from '../engine/testing.js';
-import type { HivewatchStore } from '../store/contract.js';
-import { openStore } from '../store/open.js';
-import { createDurableSink, type DurableSink } from '../store/sink/sink.js';
-import { writeCliStandIn } from '../testing/cli-stand-in.js';
-import { HandClock } from '../testing/hand-clock.js';
-import { tempDirs } from '../testing/temp-dirs.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { planOf, startRun } from '../../engine/testing.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import { openStore } from '../../store/open.js';
+import { createDurableSink, type DurableSink } from '../../store/sink/sink.js';
+import { writeCliStandIn } from '../../testing/cli-stand-in.js';
+import { HandClock } from '../../testing/hand-clock.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
 import { CodexCliRuntime } from './codex-cli.js';
 
 /**

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { assertProperty } from '../testing/property.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import { assertProperty } from '../../testing/property.js';
 import { isSecretName, isSwitchValue } from './secret-names.js';
 import { Redactor } from './secrets.js';
 

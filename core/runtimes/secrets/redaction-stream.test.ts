@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assertProperty } from '../testing/property.js';
-import { OutputTails } from './process-output.js';
+import { assertProperty } from '../../testing/property.js';
+import { OutputTails } from '../process/process-output.js';
 import { Redactor } from './secrets.js';
-import { truncationMarker } from './tail-buffer.js';
+import { truncationMarker } from '../process/tail-buffer.js';
 
 /** The private key is the longest pattern, so a stream's hold is measured by it. */
 const SECRETS = {

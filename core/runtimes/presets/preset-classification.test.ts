@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_CODE_ENV, CLAUDE_CODE_RETRIES, ClaudeCodeRuntime, readClaudeCodeOutput } from './claude-code.js';
 import { CODEX_CLI_RETRIES, CodexCliRuntime, readCodexCliOutput } from './codex-cli.js';
-import { agent, attempt, failure, NEVER, observed } from './testing.js';
-import { writeCliStandIn } from '../testing/cli-stand-in.js';
-import { tempDirs } from '../testing/temp-dirs.js';
-import { checkFlow } from '../flow/check.js';
-import { CLAUDE_CODE_RETRIES_ENV } from '../flow/retry-owners.js';
+import { agent, attempt, failure, NEVER, observed } from '../testing.js';
+import { writeCliStandIn } from '../../testing/cli-stand-in.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
+import { checkFlow } from '../../flow/check.js';
+import { CLAUDE_CODE_RETRIES_ENV } from '../../flow/retry-owners.js';
 import { InnerRetries } from './preset.js';
 
 /** Each fixture (fixtures/README.md says where its shape comes from) and the error it must become. */

@@ -1,5 +1,5 @@
-import type { AttemptRequest } from './runtime.js';
-import type { ResetClock } from '../base/errors/usage-limit.js';
+import type { AttemptRequest } from '../runtime.js';
+import type { ResetClock } from '../../base/errors/usage-limit.js';
 
 /**
  * The clock a preset reads reset times against. Injectable so tests (and virtual-clock runs)

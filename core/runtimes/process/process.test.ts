@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from './process.js';
 import { truncationMarker } from './tail-buffer.js';
-import { tempDirs } from '../testing/temp-dirs.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
 
 const tempDir = tempDirs();
 

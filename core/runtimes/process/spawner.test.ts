@@ -4,9 +4,9 @@ import { getPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { groupAlive, signalGroupId } from './process-group.js';
-import { readProcStat } from './process/process-identity.js';
+import { readProcStat } from './process-identity.js';
 import { runProcess } from './process.js';
-import { skipTitle } from '../testing/skip.js';
+import { skipTitle } from '../../testing/skip.js';
 
 /**
  * The spawner (spawner.ts, spawner-child.js): agents are forked by a small helper process, not
@@ -16,7 +16,7 @@ import { skipTitle } from '../testing/skip.js';
 
 const node = process.execPath;
 /** The compiled module a host process imports (the vitest global setup builds dist/). */
-const DIST_PROCESS = fileURLToPath(new URL('../../dist/core/runtimes/process.js', import.meta.url));
+const DIST_PROCESS = fileURLToPath(new URL('../../../dist/core/runtimes/process/process.js', import.meta.url));
 const procAvailable = readProcStat(process.pid) !== null;
 
 function parentOf(pid: number): number {

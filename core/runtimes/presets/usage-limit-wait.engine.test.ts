@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { planOf, startRun } from '../engine/testing.js';
-import type { HivewatchStore } from '../store/contract.js';
-import { openStore } from '../store/open.js';
-import { createDurableSink, type DurableSink } from '../store/sink/sink.js';
+import { planOf, startRun } from '../../engine/testing.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import { openStore } from '../../store/open.js';
+import { createDurableSink, type DurableSink } from '../../store/sink/sink.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
-import { writeCliStandIn } from '../testing/cli-stand-in.js';
-import { HandClock } from '../testing/hand-clock.js';
+import { writeCliStandIn } from '../../testing/cli-stand-in.js';
+import { HandClock } from '../../testing/hand-clock.js';
 
 /**
  * A run waiting out a usage limit, through the engine with a clock the test moves by hand

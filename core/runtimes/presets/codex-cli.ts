@@ -1,19 +1,19 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
-import type { AgentSpec } from '../flow/plan.js';
-import { codexBuiltInRequests } from '../flow/retry-owners.js';
+import { classifyObservation, malformedOutput, type RuntimeObservation } from '../../base/errors/classify.js';
+import type { AgentSpec } from '../../flow/plan.js';
+import { codexBuiltInRequests } from '../../flow/retry-owners.js';
 import { codexHomeOf, configuredProvider, isApprovalRefusal, providerRetryOverrides, refusedCommands } from './codex-home.js';
 import { codexOtelOverrides, resourceAttributes } from './telemetry-env.js';
 import type { PresetTelemetryOptions } from './claude-code.js';
-import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
-import { isRecord, parseJson } from '../base/json.js';
+import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from '../command.js';
+import { isRecord, parseJson } from '../../base/json.js';
 import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, statedError, type DeniedTool, type PresetRetryOwnership } from './preset.js';
 import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
-import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
+import type { AttemptRequest, AttemptResult, SessionRuntime } from '../runtime.js';
 import { codexTurnUsage, withUsage } from './preset-usage.js';
-import type { TokenUsage } from '../base/usage.js';
-import { addUsage } from '../base/usage-check.js';
+import type { TokenUsage } from '../../base/usage.js';
+import { addUsage } from '../../base/usage-check.js';
 
 /**
  * The `codex-cli` preset: `codex exec --json [--model M] -- <prompt>`.

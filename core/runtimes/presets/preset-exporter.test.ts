@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_ARGV_ECHO, CODEX_ARGV_ECHO, writeCliStandIn } from '../testing/cli-stand-in.js';
-import { tempDirs } from '../testing/temp-dirs.js';
+import { CLAUDE_ARGV_ECHO, CODEX_ARGV_ECHO, writeCliStandIn } from '../../testing/cli-stand-in.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
 import { CodexCliRuntime } from './codex-cli.js';
-import type { AttemptProcessReport, SessionRuntime } from './runtime.js';
-import { agent, attempt, NEVER } from './testing.js';
+import type { AttemptProcessReport, SessionRuntime } from '../runtime.js';
+import { agent, attempt, NEVER } from '../testing.js';
 
 /**
  * The presets say, with the process they spawned, which exporter they pointed at the receiver

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CodexCliRuntime, readCodexCliOutput } from './codex-cli.js';
-import { CODEX_ARGV_ECHO, writeCliStandIn } from '../testing/cli-stand-in.js';
-import { agent, attempt, NEVER } from './testing.js';
+import { CODEX_ARGV_ECHO, writeCliStandIn } from '../../testing/cli-stand-in.js';
+import { agent, attempt, NEVER } from '../testing.js';
 import { codexHomeOf, configuredProvider, providerRetryOverrides, refusedCommands } from './codex-home.js';
 
 const made: string[] = [];

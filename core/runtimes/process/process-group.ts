@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { procAvailable, readProcStat } from './process/process-identity.js';
+import { procAvailable, readProcStat } from './process-identity.js';
 
 /**
  * Process groups as Linux's /proc shows them, and signals to a whole group: for ending an

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RuntimeObservation } from '../base/errors/classify.js';
-import { usageProblem } from '../base/usage-check.js';
+import type { RuntimeObservation } from '../../base/errors/classify.js';
+import { usageProblem } from '../../base/usage-check.js';
 import { parseClaudeCodeOutput, readClaudeCodeOutput } from './claude-code.js';
 import { parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
-import { CLI_PINS } from '../../agents-real/pins.js';
+import { CLI_PINS } from '../../../agents-real/pins.js';
 
 /** Tokens and cost read from the real CLIs' recorded output (agents-real/fixtures, versions in each run.json). */
 
-const FIXTURES = join(import.meta.dirname, '..', '..', 'agents-real', 'fixtures');
+const FIXTURES = join(import.meta.dirname, '..', '..', '..', 'agents-real', 'fixtures');
 
 function recorded(cli: string, id: string): { stdout: string; cliVersion: string } {
   const dir = join(FIXTURES, cli, id);

@@ -1,13 +1,13 @@
-import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
-import type { AgentSpec } from '../flow/plan.js';
+import { classifyObservation, malformedOutput, type RuntimeObservation } from '../../base/errors/classify.js';
+import type { AgentSpec } from '../../flow/plan.js';
 import { claudeCodeEnv, claudeCodeExportsAsSet, type TelemetryTarget } from './telemetry-env.js';
-import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from './command.js';
-import { isRecord, parseJson } from '../base/json.js';
+import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from '../command.js';
+import { isRecord, parseJson } from '../../base/json.js';
 import { InnerRetries, permissionDenied, positional, presetArgv, reportedError, statedError, type DeniedTool, type PresetRetryOwnership } from './preset.js';
 import { presetClock, type PresetClockOptions, type ReadContext } from './preset-clock.js';
-import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
+import type { AttemptRequest, AttemptResult, SessionRuntime } from '../runtime.js';
 import { claudeResultUsage, withUsage } from './preset-usage.js';
-import type { TokenUsage } from '../base/usage.js';
+import type { TokenUsage } from '../../base/usage.js';
 
 /**
  * The `claude-code` preset: `claude -p --output-format json [--model M] -- <prompt>`.

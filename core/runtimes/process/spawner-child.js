@@ -1,5 +1,5 @@
 // The spawner: a small long-lived Node process that starts agent processes on behalf of its
-// parent (core/runtimes/spawner.ts). Why it exists: Node's spawn() forks the calling process and
+// parent (core/runtimes/process/spawner.ts). Why it exists: Node's spawn() forks the calling process and
 // waits until the child has exec()'d. Called from a host with a large heap (`serve` under load),
 // that fork copies the host's page tables and blocks its event loop for each agent, ~20 ms
 // apiece on a busy 2-core machine; here the fork copies a heap of a few MB and blocks nobody's
@@ -99,7 +99,7 @@ function resumeOutput(child) {
 }
 
 /**
- * Field 22 of /proc/<pid>/stat (what core/runtimes/process-group.ts reads), taken here right
+ * Field 22 of /proc/<pid>/stat (what core/runtimes/process/process-group.ts reads), taken here right
  * after the spawn, while the child cannot have been reaped yet; null where /proc is not there.
  */
 function startTimeOf(pid) {

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { isRecord, parseJson } from '../base/json.js';
-import { commandOf, isToolRefusal, type DeniedTool } from '../base/errors/tool-refusal.js';
+import { isRecord, parseJson } from '../../base/json.js';
+import { commandOf, isToolRefusal, type DeniedTool } from '../../base/errors/tool-refusal.js';
 
 /**
  * What the codex-cli preset reads from the Codex home of the CLI it starts (`$CODEX_HOME`, else

@@ -1,7 +1,7 @@
-import type { TokenUsage } from '../base/usage.js';
-import { addUsage, costAmount, tokenCount, usageOf } from '../base/usage-check.js';
-import { isRecord } from '../base/json.js';
-import type { AttemptResult } from './runtime.js';
+import type { TokenUsage } from '../../base/usage.js';
+import { addUsage, costAmount, tokenCount, usageOf } from '../../base/usage-check.js';
+import { isRecord } from '../../base/json.js';
+import type { AttemptResult } from '../runtime.js';
 
 /**
  * What a preset's own result says an attempt consumed (docs/presets.md "Tokens and

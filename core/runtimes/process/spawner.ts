@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { processStartTime } from './process/process-identity.js';
-import { inheritedEnv } from './secrets.js';
+import { processStartTime } from './process-identity.js';
+import { inheritedEnv } from '../secrets/secrets.js';
 
 /**
  * How an attempt's process is started: through the spawner (spawner-child.js), a small Node

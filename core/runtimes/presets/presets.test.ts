@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeCodeRuntime, claudeCodeArgv, parseClaudeCodeOutput, readClaudeCodeOutput } from './claude-code.js';
 import { CodexCliRuntime, codexCliArgv, insideGitRepository, parseCodexEvents, readCodexCliOutput } from './codex-cli.js';
-import { CLAUDE_ARGV_ECHO, CODEX_ARGV_ECHO, writeCliStandIn } from '../testing/cli-stand-in.js';
-import { tempDirs } from '../testing/temp-dirs.js';
+import { CLAUDE_ARGV_ECHO, CODEX_ARGV_ECHO, writeCliStandIn } from '../../testing/cli-stand-in.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
 import { mentionsRateLimit } from './preset.js';
-import type { AttemptResult } from './runtime.js';
-import { agent, attempt, failure, NEVER, observed } from './testing.js';
+import type { AttemptResult } from '../runtime.js';
+import { agent, attempt, failure, NEVER, observed } from '../testing.js';
 
 const standIns = tempDirs()('hw-presets-');
 

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../base/clock.js';
-import { ofType, planOf, runPlan } from '../engine/testing.js';
-import { RESET_WAIT_CAP_MS } from '../base/errors/retry.js';
-import { createDurableSink } from '../store/sink/sink.js';
-import { openStore } from '../store/open.js';
+import { VirtualClock } from '../../base/clock.js';
+import { ofType, planOf, runPlan } from '../../engine/testing.js';
+import { RESET_WAIT_CAP_MS } from '../../base/errors/retry.js';
+import { createDurableSink } from '../../store/sink/sink.js';
+import { openStore } from '../../store/open.js';
 import { ClaudeCodeRuntime } from './claude-code.js';
-import { writeCliStandIn } from '../testing/cli-stand-in.js';
-import type { RuntimeRegistry } from './runtime.js';
+import { writeCliStandIn } from '../../testing/cli-stand-in.js';
+import type { RuntimeRegistry } from '../runtime.js';
 
 /**
  * Through the engine: a claude-code agent (a real subprocess standing in for `claude`) reports a

@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
-import type { RuntimeObservation } from '../base/errors/classify.js';
+import type { RuntimeObservation } from '../../base/errors/classify.js';
 import { GroupEnding } from './process-kill.js';
 import { OutputTails } from './process-output.js';
-import { inheritedEnv, Redactor } from './secrets.js';
+import { inheritedEnv, Redactor } from '../secrets/secrets.js';
 import { startAgentProcess, type AgentProcess, type StartFailure } from './spawner.js';
 import { DEFAULT_CAPTURE_BYTES } from './tail-buffer.js';
 

@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
-import type { RedactionStream } from './redaction-stream.js';
-import type { Redactor } from './secrets.js';
+import type { RedactionStream } from '../secrets/redaction-stream.js';
+import type { Redactor } from '../secrets/secrets.js';
 import { TailBuffer } from './tail-buffer.js';
 
 /**

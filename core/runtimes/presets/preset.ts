@@ -1,13 +1,13 @@
-import { classifyObservation } from '../base/errors/classify.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { AgentSpec } from '../flow/plan.js';
-import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from './command-line.js';
-import { agentConfigError, unsafeCommand } from './command.js';
-import type { AttemptResult } from './runtime.js';
-import { knownProviderFailure } from '../base/errors/provider-failure.js';
-import { firstLine } from '../base/errors/text.js';
-import { toolRefusalError, type DeniedTool } from '../base/errors/tool-refusal.js';
-import type { ResetClock } from '../base/errors/usage-limit.js';
+import { classifyObservation } from '../../base/errors/classify.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import type { AgentSpec } from '../../flow/plan.js';
+import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from '../command-line.js';
+import { agentConfigError, unsafeCommand } from '../command.js';
+import type { AttemptResult } from '../runtime.js';
+import { knownProviderFailure } from '../../base/errors/provider-failure.js';
+import { firstLine } from '../../base/errors/text.js';
+import { toolRefusalError, type DeniedTool } from '../../base/errors/tool-refusal.js';
+import type { ResetClock } from '../../base/errors/usage-limit.js';
 
 /**
  * What the agent-CLI presets (claude-code, codex-cli) share: how an agent's `command:` may
@@ -111,7 +111,7 @@ export function reportedError(runtimeName: string, text: string, context: Record
   return new HivewatchError('RUNTIME_UNKNOWN', { message: `runtime ${runtimeName} reported an error: ${detail}`, origin: `runtime:${runtimeName}`, context });
 }
 
-export type { DeniedTool } from '../base/errors/tool-refusal.js';
+export type { DeniedTool } from '../../base/errors/tool-refusal.js';
 
 /**
  * Denied permissions are not success: the agent tried to do something it was not allowed to,
