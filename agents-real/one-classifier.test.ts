@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeObservation } from '../core/base/errors/classify.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../core/otel/receiver.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../core/otel/receive/receiver.js';
 import { readClaudeCodeOutput } from '../core/runtimes/presets/claude-code.js';
 import { readCodexCliOutput } from '../core/runtimes/presets/codex-cli.js';
 import type { AttemptResult } from '../core/runtimes/runtime.js';

@@ -1,8 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from '../store/index.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
 import { otelToken, startOtlpReceiver, type OtlpReceiver } from './receiver.js';
-import { fixture } from './testing.js';
+import { fixture } from '../testing.js';
 
 let store: HivewatchStore;
 let receiver: OtlpReceiver;

@@ -1,6 +1,6 @@
-import { stops, type Incident } from './agent-incidents.js';
-import { incidentError } from './classify.js';
-import { EXTERNAL_FLOW_PREFIX } from './mapping.js';
+import { stops, type Incident } from '../agent-incidents.js';
+import { incidentError } from '../classify.js';
+import { EXTERNAL_FLOW_PREFIX } from '../mapping.js';
 import { SESSION_STEP, type SessionJournal } from './session-journal.js';
 
 /**

@@ -1,11 +1,11 @@
-import type { FailureLink, HivewatchEventBody } from '../base/events.js';
-import type { TokenUsage } from '../base/usage.js';
-import type { ErrorEnvelope } from '../base/errors/envelope.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { ExternalSessionRow } from '../store/queries/external.js';
+import type { FailureLink, HivewatchEventBody } from '../../base/events.js';
+import type { TokenUsage } from '../../base/usage.js';
+import type { ErrorEnvelope } from '../../base/errors/envelope.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import type { ExternalSessionRow } from '../../store/queries/external.js';
 import { readPromptState, writePromptState, type PromptState } from './session-state.js';
-import { endPendingApproval } from './session-approval.js';
-import { isClaudeSubagentSession } from './subagents.js';
+import { endPendingApproval } from '../approval/session-approval.js';
+import { isClaudeSubagentSession } from '../subagents.js';
 
 /**
  * The events one session's run gets, planned against its bookkeeping (pure): how a prompt task

@@ -1,16 +1,16 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFixture } from '../../agents-real/fixtures-io.js';
-import type { HivewatchEvent } from '../base/events.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { ErrorEnvelope } from '../base/errors/envelope.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { JournalBuilder } from '../store/testing/journal-builder.js';
-import { tempDirs } from '../testing/temp-dirs.js';
-import { decodeOtlp, type TelemetryRecord } from './decode.js';
-import { LINKED_GRACE_MS, OtelIngester } from './ingest.js';
-import { startOtlpReceiver } from './receiver.js';
-import { fixture } from './testing.js';
+import { readFixture } from '../../../agents-real/fixtures-io.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import type { ErrorEnvelope } from '../../base/errors/envelope.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
+import { decodeOtlp, type TelemetryRecord } from '../receive/decode.js';
+import { LINKED_GRACE_MS, OtelIngester } from '../receive/ingest.js';
+import { startOtlpReceiver } from '../receive/receiver.js';
+import { fixture } from '../testing.js';
 
 /**
  * A session sent from inside a preset's attempt ends with that attempt (docs/otel.md "Sessions

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventOf } from '../base/events.js';
-import { openSqliteStore, openStore, type HivewatchStore, type SqliteStore } from '../store/index.js';
-import { sqliteContractStore } from '../store/sqlite/async-store.js';
+import type { EventOf } from '../../base/events.js';
+import { openSqliteStore, openStore, type HivewatchStore, type SqliteStore } from '../../store/index.js';
+import { sqliteContractStore } from '../../store/sqlite/async-store.js';
 import { decodeOtlp, type TelemetryRecord } from './decode.js';
 import { DEFAULT_QUIET_MS, OtelIngester, STORE_PROMPTS_SETTING } from './ingest.js';
-import { fixture } from './testing.js';
+import { fixture } from '../testing.js';
 
 let dir: string;
 let store: HivewatchStore;

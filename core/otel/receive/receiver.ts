@@ -2,15 +2,15 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync, inflateSync } from 'node:zlib';
-import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../base/http-limits.js';
-import type { HivewatchStore } from '../store/contract.js';
+import { connectionsCheckingInterval, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../base/http-limits.js';
+import type { HivewatchStore } from '../../store/contract.js';
 import { decodeOtlp, OtlpDecodeError, type OtlpEncoding, type OtlpSignal, type TelemetryRecord } from './decode.js';
-import { readMetricPoints } from './metrics/codex.js';
-import { decodeMetrics } from './metrics/decode.js';
+import { readMetricPoints } from '../metrics/codex.js';
+import { decodeMetrics } from '../metrics/decode.js';
 import { OtelIngester, type IngesterOptions } from './ingest.js';
 import { IngestBusy, IngestQueue, type IngestQueueOptions } from './ingest-queue.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { ErrorCode } from '../base/errors/taxonomy.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import type { ErrorCode } from '../../base/errors/taxonomy.js';
 
 /**
  * The loopback OTLP/HTTP receiver (`/v1/logs`, `/v1/traces`, `/v1/metrics`; JSON and protobuf; gzip), started by

@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventOf, HivewatchEvent } from '../base/events.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { postgresBinaries, postgresMissing, TestDatabases } from '../store/testing/test-databases.js';
-import { resumedTelemetry, usageLimitSession, USAGE_LIMIT_RECORDING } from '../testing/usage-limit-otlp.js';
-import { skipTitle } from '../testing/skip.js';
-import { decodeOtlp } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import type { EventOf, HivewatchEvent } from '../../base/events.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from '../../store/testing/test-databases.js';
+import { resumedTelemetry, usageLimitSession, USAGE_LIMIT_RECORDING } from '../../testing/usage-limit-otlp.js';
+import { skipTitle } from '../../testing/skip.js';
+import { decodeOtlp } from '../receive/decode.js';
+import { OtelIngester } from '../receive/ingest.js';
 import { stopWatchingSession } from './stop-watching.js';
 
 /**

@@ -1,9 +1,9 @@
-import type { TokenUsage } from '../base/usage.js';
-import type { ExternalSessionRow } from '../store/queries/external.js';
-import { apiFailureError, toolFailureError, toolRefusedError } from './classify.js';
-import { keptAttributes, senderOf } from './content/kept.js';
-import { own, type TelemetryRecord } from './decode.js';
-import { eventName, EXTERNAL_FLOW_PREFIX, str, type Fact, type SessionRef } from './mapping.js';
+import type { TokenUsage } from '../../base/usage.js';
+import type { ExternalSessionRow } from '../../store/queries/external.js';
+import { apiFailureError, toolFailureError, toolRefusedError } from '../classify.js';
+import { keptAttributes, senderOf } from '../content/kept.js';
+import { own, type TelemetryRecord } from '../receive/decode.js';
+import { eventName, EXTERNAL_FLOW_PREFIX, str, type Fact, type SessionRef } from '../mapping.js';
 import { stopAtUsageLimit } from './session-limit.js';
 import { SESSION_STEP, SessionJournal } from './session-journal.js';
 

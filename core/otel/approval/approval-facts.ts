@@ -1,7 +1,7 @@
-import { approvalLabel } from '../base/approval-wait.js';
-import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
+import { approvalLabel } from '../../base/approval-wait.js';
+import { own, type AttributeValue, type TelemetryRecord } from '../receive/decode.js';
 import { BLOCKED_ON_USER_SPAN } from './approval-spans.js';
-import { boundedText } from './bounds.js';
+import { boundedText } from '../receive/bounds.js';
 
 /**
  * What a record says of a permission prompt (pure; docs/otel.md "Waiting for approval"):

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { decodeOtlp, type TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
-import { fixture } from './testing.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { decodeOtlp, type TelemetryRecord } from '../receive/decode.js';
+import { OtelIngester } from '../receive/ingest.js';
+import { fixture } from '../testing.js';
 
 /**
  * A session sent from inside a Hivewatch attempt (its `hivewatch.*` resource

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sessionKeyOf, type SessionRef } from './mapping.js';
+import { sessionKeyOf, type SessionRef } from '../mapping.js';
 
 /**
  * The run id of a session: its agent and a digest of its key, so the same session always maps

@@ -1,11 +1,11 @@
-import type { ErrorEnvelope } from '../base/errors/envelope.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { usageLimitWaitOf } from '../base/errors/usage-limit-wait.js';
-import type { ExternalSessionRow } from '../store/queries/external.js';
+import type { ErrorEnvelope } from '../../base/errors/envelope.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import { usageLimitWaitOf } from '../../base/errors/usage-limit-wait.js';
+import type { ExternalSessionRow } from '../../store/queries/external.js';
 import { SESSION_STEP, SessionJournal, type AttemptRef, type PlannedEvent } from './session-journal.js';
-import { approvalHold, endPendingApproval } from './session-approval.js';
+import { approvalHold, endPendingApproval } from '../approval/session-approval.js';
 import { readPromptState } from './session-state.js';
-import { EXTERNAL_FLOW_PREFIX } from './mapping.js';
+import { EXTERNAL_FLOW_PREFIX } from '../mapping.js';
 
 /**
  * An external session stopped by a subscription usage limit (docs/otel.md

@@ -1,8 +1,8 @@
 import { cleanText } from './bounds.js';
-import { BLOCKED_ON_USER_SPAN } from './approval-spans.js';
-import { isGenAiSpan, resolveGenAiSpans, type SpanFacts, type SpanLink } from './genai/spans.js';
+import { BLOCKED_ON_USER_SPAN } from '../approval/approval-spans.js';
+import { isGenAiSpan, resolveGenAiSpans, type SpanFacts, type SpanLink } from '../genai/spans.js';
 import { ExportLogsServiceRequest, ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from './schema.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 
 /**
  * OTLP/HTTP request bodies (logs and traces; `http/json` and `http/protobuf`) decoded into one

@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../base/events.js';
-import { openSqliteStore, type HivewatchStore } from '../store/index.js';
-import { DuplicatePayloadError } from '../store/queries/external.js';
-import { sqliteContractStore } from '../store/sqlite/async-store.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { openSqliteStore, type HivewatchStore } from '../../store/index.js';
+import { DuplicatePayloadError } from '../../store/queries/external.js';
+import { sqliteContractStore } from '../../store/sqlite/async-store.js';
 import { decodeOtlp, type TelemetryRecord } from './decode.js';
 import { OtelIngester, type Payload } from './ingest.js';
-import { claudeCodeLogs } from './testing.js';
+import { claudeCodeLogs } from '../testing.js';
 
 /**
  * The queue's group commit (`ingestMany`): several payloads in one transaction must journal

@@ -1,19 +1,19 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PERMISSION_HOOK_HOLD_S } from '../../agents-real/claude.js';
-import { readFixture } from '../../agents-real/fixtures-io.js';
-import { CLI_PINS } from '../../agents-real/pins.js';
-import { APPROVAL_ENDED, APPROVAL_REQUESTED } from '../base/approval-wait.js';
-import type { EventOf, HivewatchEvent } from '../base/events.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { tempDirs } from '../testing/temp-dirs.js';
+import { PERMISSION_HOOK_HOLD_S } from '../../../agents-real/claude.js';
+import { readFixture } from '../../../agents-real/fixtures-io.js';
+import { CLI_PINS } from '../../../agents-real/pins.js';
+import { APPROVAL_ENDED, APPROVAL_REQUESTED } from '../../base/approval-wait.js';
+import type { EventOf, HivewatchEvent } from '../../base/events.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
 import { approvalSignalOf } from './approval-facts.js';
 import { BLOCKED_ON_USER_SPAN } from './approval-spans.js';
-import { decodeOtlp, type TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import { decodeOtlp, type TelemetryRecord } from '../receive/decode.js';
+import { OtelIngester } from '../receive/ingest.js';
 import { APPROVAL_HOLD_MS } from './session-approval.js';
-import { eventName } from './mapping.js';
-import { claudeCodeLogs } from './testing.js';
+import { eventName } from '../mapping.js';
+import { claudeCodeLogs } from '../testing.js';
 
 /**
  * Waiting for approval from the telemetry (docs/otel.md "Waiting for approval"), through the

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPROVAL_ENDED } from '../base/approval-wait.js';
-import type { EventOf, HivewatchEvent } from '../base/events.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { postgresBinaries, postgresMissing, TestDatabases } from '../store/testing/test-databases.js';
-import { skipTitle } from '../testing/skip.js';
-import { OtelIngester } from './ingest.js';
-import { isStoppedExternalSession, stopWatchingSession } from './stop-watching.js';
-import { claudeCodeLogs } from './testing.js';
+import { APPROVAL_ENDED } from '../../base/approval-wait.js';
+import type { EventOf, HivewatchEvent } from '../../base/events.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from '../../store/testing/test-databases.js';
+import { skipTitle } from '../../testing/skip.js';
+import { OtelIngester } from '../receive/ingest.js';
+import { isStoppedExternalSession, stopWatchingSession } from '../session/stop-watching.js';
+import { claudeCodeLogs } from '../testing.js';
 
 /**
  * The operator's cancel of an external Claude Code session whose permission prompt waits on a

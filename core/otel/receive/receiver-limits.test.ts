@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type HivewatchStore } from '../store/index.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type OtlpReceiverOptions } from './receiver.js';
-import { fixture } from './testing.js';
+import { fixture } from '../testing.js';
 
 /**
  * The receiver holds no connection longer than the HTTP shell's limits, with or

@@ -1,18 +1,18 @@
 import { externalRunId } from './session-run-id.js';
-import type { ExternalSessionRow } from '../store/queries/external.js';
-import { ADJUSTED_EVENT, saneTime, type Adjustment } from './bounds.js';
-import { correlationKeysOf } from './correlation-keys.js';
+import type { ExternalSessionRow } from '../../store/queries/external.js';
+import { ADJUSTED_EVENT, saneTime, type Adjustment } from '../receive/bounds.js';
+import { correlationKeysOf } from '../correlation-keys.js';
 import { SESSION_STEP, type PlannedEvent } from './session-journal.js';
 import { SessionFacts, type FactOptions } from './session-facts.js';
 import { sessionName, subagentName } from './session-name.js';
 import { journalIncident } from './session-incidents.js';
-import { approvalSignalOf } from './approval-facts.js';
-import { journalApproval } from './session-approval.js';
+import { approvalSignalOf } from '../approval/approval-facts.js';
+import { journalApproval } from '../approval/session-approval.js';
 import { liftLimit, liftsLimit } from './session-limit.js';
-import type { TelemetryRecord } from './decode.js';
-import { genAiFactOf } from './genai/fact.js';
-import { telemetryUsage, usageFollows } from './usage-mapping.js';
-import { eventName, EXTERNAL_FLOW_PREFIX, factOf, sessionKeyOf, type Fact, type SessionRef } from './mapping.js';
+import type { TelemetryRecord } from '../receive/decode.js';
+import { genAiFactOf } from '../genai/fact.js';
+import { telemetryUsage, usageFollows } from '../usage-mapping.js';
+import { eventName, EXTERNAL_FLOW_PREFIX, factOf, sessionKeyOf, type Fact, type SessionRef } from '../mapping.js';
 
 /**
  * The journal events of one session's records (pure, given the session's bookkeeping): the run

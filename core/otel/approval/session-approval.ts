@@ -1,8 +1,8 @@
-import { APPROVAL_ENDED, APPROVAL_REQUESTED, isPersonSource } from '../base/approval-wait.js';
+import { APPROVAL_ENDED, APPROVAL_REQUESTED, isPersonSource } from '../../base/approval-wait.js';
 import type { ApprovalSignal } from './approval-facts.js';
-import type { HivewatchEventBody } from '../base/events.js';
-import type { Fact } from './mapping.js';
-import type { ApprovalState, PromptState } from './session-state.js';
+import type { HivewatchEventBody } from '../../base/events.js';
+import type { Fact } from '../mapping.js';
+import type { ApprovalState, PromptState } from '../session/session-state.js';
 
 /**
  * A session's permission prompts as journal events (docs/otel.md "Waiting for approval"): a

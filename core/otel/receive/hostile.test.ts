@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventOf, HivewatchEvent } from '../base/events.js';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { postgresBinaries, postgresMissing, TestDatabases } from '../store/testing/test-databases.js';
-import { NOT_STORED_KEY } from './content/kept.js';
+import type { EventOf, HivewatchEvent } from '../../base/events.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from '../../store/testing/test-databases.js';
+import { NOT_STORED_KEY } from '../content/kept.js';
 import { ADJUSTED_EVENT, FUTURE_SLACK_MS, SANE_TIME_MIN_MS } from './bounds.js';
-import { HOSTILE_SESSIONS, hostilePayloads } from '../testing/hostile-otlp.js';
+import { HOSTILE_SESSIONS, hostilePayloads } from '../../testing/hostile-otlp.js';
 import { startOtlpReceiver, type OtlpReceiver } from './receiver.js';
-import { skipTitle } from '../testing/skip.js';
+import { skipTitle } from '../../testing/skip.js';
 
 /**
  * The hostile OTLP set sent to a real receiver over HTTP, on both engines: each

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeOtlp, nestsDeeperThan, OtlpDecodeError } from './decode.js';
-import { sessionOf } from './mapping.js';
-import { fixture } from './testing.js';
+import { sessionOf } from '../mapping.js';
+import { fixture } from '../testing.js';
 
 const oneRecord = (record: object, resource: object[] = []): Buffer =>
   Buffer.from(JSON.stringify({ resourceLogs: [{ resource: { attributes: resource }, scopeLogs: [{ logRecords: [record] }] }] }));

@@ -1,7 +1,7 @@
-import type { HivewatchEvent } from '../base/events.js';
-import type { HivewatchStore } from '../store/contract.js';
-import type { RunRow } from '../store/index.js';
-import { sessionKeyOf } from './mapping.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import type { HivewatchStore } from '../../store/contract.js';
+import type { RunRow } from '../../store/index.js';
+import { sessionKeyOf } from '../mapping.js';
 import { planStopWatching, stoppableSession } from './session-limit.js';
 
 /**

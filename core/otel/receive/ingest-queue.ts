@@ -1,6 +1,6 @@
 import type { TelemetryRecord } from './decode.js';
 import type { OtelIngester } from './ingest.js';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 
 /**
  * The queue between decoding and the store (docs/otel.md "Backpressure"). It keeps the receiver's

@@ -1,15 +1,15 @@
-import type { HivewatchEvent } from '../base/events.js';
-import { externalSessions, type ExternalSessionRow } from '../store/queries/external.js';
-import { storableKey } from '../store/projection/storable.js';
-import { isStoreError } from '../store/store-error.js';
-import type { HivewatchStore } from '../store/contract.js';
+import type { HivewatchEvent } from '../../base/events.js';
+import { externalSessions, type ExternalSessionRow } from '../../store/queries/external.js';
+import { storableKey } from '../../store/projection/storable.js';
+import { isStoreError } from '../../store/store-error.js';
+import type { HivewatchStore } from '../../store/contract.js';
 import type { TelemetryRecord } from './decode.js';
-import { genAiSessionOf } from './genai/fact.js';
-import { sessionKeyOf, sessionOf, type SessionRef } from './mapping.js';
-import { newSessionRow, planIdle, planSession, type PlannedEvent } from './session-events.js';
-import { agentSessionOf, completionOf } from './subagents.js';
+import { genAiSessionOf } from '../genai/fact.js';
+import { sessionKeyOf, sessionOf, type SessionRef } from '../mapping.js';
+import { newSessionRow, planIdle, planSession, type PlannedEvent } from '../session/session-events.js';
+import { agentSessionOf, completionOf } from '../subagents.js';
 import { saneTime } from './bounds.js';
-import { quietDeadline } from './session-limit.js';
+import { quietDeadline } from '../session/session-limit.js';
 
 /**
  * Journals decoded telemetry: one `store.ingestExternal` = one transaction (the payloads'

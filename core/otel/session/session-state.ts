@@ -1,4 +1,4 @@
-import type { ErrorEnvelope } from '../base/errors/envelope.js';
+import type { ErrorEnvelope } from '../../base/errors/envelope.js';
 
 /**
  * What an external session's open prompt has come to, kept between payloads (the

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { openStore, type HivewatchStore } from '../store/index.js';
-import { postgresBinaries, postgresMissing, TestDatabases } from '../store/testing/test-databases.js';
-import { apiRequestLogs, TestExporter, type ExportOutcome } from '../testing/otlp-exporter.js';
-import { skipTitle } from '../testing/skip.js';
-import { tempDirs } from '../testing/temp-dirs.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { postgresBinaries, postgresMissing, TestDatabases } from '../../store/testing/test-databases.js';
+import { apiRequestLogs, TestExporter, type ExportOutcome } from '../../testing/otlp-exporter.js';
+import { skipTitle } from '../../testing/skip.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
 import type { IngestQueueOptions } from './ingest-queue.js';
 import { startOtlpReceiver, type OtlpReceiver } from './receiver.js';
 

@@ -1,5 +1,5 @@
-import type { SpawnedBy } from '../base/events.js';
-import { shortAgentId } from '../common/agent-ids.js';
+import type { SpawnedBy } from '../../base/events.js';
+import { shortAgentId } from '../../common/agent-ids.js';
 
 const LABEL: Record<string, string> = { 'claude-code': 'Claude Code', 'codex-cli': 'Codex CLI' };
 /** The Claude Code desktop app's Code tab reports as `claude-code-desktop`: the same events, its own name. */
