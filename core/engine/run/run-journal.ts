@@ -1,7 +1,7 @@
 import { toHivewatchError, type HivewatchError } from '../../base/errors/hivewatch-error.js';
 import type { Clock } from '../../base/clock.js';
 import type { EventSink, HivewatchEvent, HivewatchEventBody } from '../../base/events.js';
-import type { Redactor } from '../../runtimes/secrets.js';
+import type { Redactor } from '../../runtimes/secrets/secrets.js';
 import type { FailureChain } from '../interpret/failure-chain.js';
 
 /**
