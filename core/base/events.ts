@@ -46,7 +46,7 @@ export type HivewatchEventBody =
       /** A run Hivewatch did not execute: an agent's session seen through its telemetry (core/otel). */
       external?: ExternalRunSource;
       /**
-       * How many steps the flow takes (core/flow/step-count.ts): `expected` when no session
+       * How many steps the flow takes (core/flow/plan/step-count.ts): `expected` when no session
        * fails, `most` with every catch block run; null when timing decides it; absent in journals
        * older than the field and for external runs.
        */
@@ -56,7 +56,7 @@ export type HivewatchEventBody =
   | (TaskRef & {
       type: 'taskStarted';
       /**
-       * The task's prompt as its attempts run it, filled in and shortened (core/flow/specs.ts
+       * The task's prompt as its attempts run it, filled in and shortened (core/flow/check/specs.ts
        * `sessionTitle`); in journals older than `template`, the prompt as written.
        */
       name: string;

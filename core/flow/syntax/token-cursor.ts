@@ -1,4 +1,4 @@
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import type { Diagnostic, Position } from './ast.js';
 import { describeToken, type Punct, type Token, type TokenKind } from './lexer.js';
 
