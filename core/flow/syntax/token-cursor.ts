@@ -101,6 +101,12 @@ export class TokenCursor {
     this.fail(`expected the end of the line after ${after}, got ${describeToken(this.peek())}`);
   }
 
+  /** `header:` then the end of the line, for block openers (`try:`, `agent name:`). */
+  expectBlockHeader(header: string): void {
+    this.expectPunct(':', `":" after "${header}"`);
+    this.expectEndOfLine(`"${header}:"`);
+  }
+
   /**
    * After a `header:` line: the block indented under it, its items parsed by `items` (which stops
    * at the block's DEDENT). No indented line at all is an empty block, reported at the header.
