@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CancelledError, HivewatchError } from '../../base/errors/hivewatch-error.js';
-import type { OnFail, ParallelStmt } from '../../flow/ast.js';
+import type { OnFail, ParallelStmt } from '../../flow/syntax/ast.js';
 import { FailureChain } from './failure-chain.js';
 import { joinParallel } from './parallel-join.js';
 import { BranchCancelled, FlowFailure } from './thread-failures.js';

@@ -1,5 +1,5 @@
 import { CancelledError } from '../../base/errors/hivewatch-error.js';
-import type { ParallelStmt } from '../../flow/ast.js';
+import type { ParallelStmt } from '../../flow/syntax/ast.js';
 import { BranchCancelled, errorView, FlowFailure } from './thread-failures.js';
 
 /**

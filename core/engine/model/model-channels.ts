@@ -1,4 +1,4 @@
-import type { Template } from '../../flow/ast.js';
+import type { Template } from '../../flow/syntax/ast.js';
 import { concurrent, inDead, type Frame } from './model-failures.js';
 import { format, keyOf, parentPath } from './model-names.js';
 import type { Ctx, Write } from './model-threads.js';

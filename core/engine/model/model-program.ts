@@ -1,4 +1,4 @@
-import type { Statement, TryStmt } from '../../flow/ast.js';
+import type { Statement, TryStmt } from '../../flow/syntax/ast.js';
 import { Cancel, Failure, rankOf, view, type Frame, type Head, type Occ } from './model-failures.js';
 import type { ModelChannels } from './model-channels.js';
 import { keyOf } from './model-names.js';

@@ -1,4 +1,4 @@
-import type { FlowPlan } from '../../flow/plan.js';
+import type { FlowPlan } from '../../flow/plan/plan.js';
 import type { ScriptedOutcome } from './racing-runtime.js';
 import { Cancel, causedByPending, escapesParallel, Failure, inDead, reach, runTask, unwindsFinally, view, withCleanups } from './model-failures.js';
 import type { ModelLink, Occ, Par } from './model-failures.js';

@@ -2,7 +2,7 @@ import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import type { Clock } from '../../base/clock.js';
 import type { HivewatchEventBody } from '../../base/events.js';
 import type { ResumePoint } from '../../base/resume-point.js';
-import type { AgentSpec, SessionSpec } from '../../flow/plan.js';
+import type { AgentSpec, SessionSpec } from '../../flow/plan/plan.js';
 import type { FailureChain } from '../interpret/failure-chain.js';
 import { resolveStep } from '../step/resolve.js';
 import { executeStep, type PendingTask, type StepExecution } from '../step/step.js';

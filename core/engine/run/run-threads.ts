@@ -1,6 +1,6 @@
 import type { HivewatchError } from '../../base/errors/hivewatch-error.js';
-import type { Statement } from '../../flow/ast.js';
-import type { SessionSpec } from '../../flow/plan.js';
+import type { Statement } from '../../flow/syntax/ast.js';
+import type { SessionSpec } from '../../flow/plan/plan.js';
 import { FailureChain } from '../interpret/failure-chain.js';
 import { insideDeadParallel } from '../interpret/frames.js';
 import { Interpreter } from '../interpret/interpreter.js';

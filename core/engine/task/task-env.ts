@@ -2,7 +2,7 @@ import type { RetryPolicy } from '../../base/errors/retry.js';
 import type { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import type { Clock } from '../../base/clock.js';
 import type { HivewatchEventBody } from '../../base/events.js';
-import type { AgentSpec, SessionSpec } from '../../flow/plan.js';
+import type { AgentSpec, SessionSpec } from '../../flow/plan/plan.js';
 import type { SessionRuntime } from '../../runtimes/runtime.js';
 import type { TaskWork } from './task-work.js';
 
