@@ -10,7 +10,7 @@ import { HostWatch } from './runs/host-watch.js';
 import { HostedRuns } from './runs/hosted.js';
 import { DEFAULT_JOURNAL_RETRY_MS, retryDelaysWithin } from './runs/journal-env.js';
 import { JournalTail, readCommitted } from './live/journal-tail.js';
-import { DEFAULT_LIVE_CAPACITY, DEFAULT_LIVE_FRAME_MS, LiveHub } from './live/hub.js';
+import { DEFAULT_LIVE_CAPACITY, DEFAULT_LIVE_FRAME_MS, DEFAULT_LIVE_MAX_FRAME_MS, LiveHub } from './live/hub.js';
 import { readApi } from './read-api.js';
 import { usageApi } from './cost/usage.js';
 import { costApi } from './cost/outcomes.js';
@@ -63,6 +63,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     startId: start.head,
     backfill: (afterId, upToId) => readCommitted(store, afterId, upToId),
     frameMs: options.liveFrameMs ?? DEFAULT_LIVE_FRAME_MS,
+    maxFrameMs: DEFAULT_LIVE_MAX_FRAME_MS,
   });
   const tail = JournalTail.follow(
     {
