@@ -5,7 +5,8 @@ import type { LiveEvent } from '../api.js';
 /**
  * The live stream: committed events get a gap-free id in commit order, are kept in a ring of the
  * last `capacity` events, and are delivered to subscribers in batches, at most one round per
- * frame (`frameMs`; 0: per turn of the event loop) however many transactions committed in it.
+ * frame (`frameMs`; 0: per turn of the event loop) however many transactions committed in it,
+ * and with `maxFrameMs` further apart while rounds are costly (many subscribers: see frameGapMs).
  * Subscribers at the same position get the same frozen batch array, so a shell can encode it
  * once for all of them (server/sse.ts). A subscriber that cannot take more (`pause`) keeps only
  * its position: on `resume` it gets what it missed from the ring in chunks of at most
