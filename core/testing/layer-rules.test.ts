@@ -103,6 +103,16 @@ describe('the CLI reads the history through the service, as the window does', ()
     expect(messages).toEqual([expect.stringContaining(CLI_LAYERS)]);
   }, 60_000);
 
+  it('refuses a CLI file what opens or takes the store through the service', () => {
+    for (const text of [
+      "import { openHostStore } from '../service/history/open.js';\nexport const y = openHostStore;\n",
+      "import { createHivewatchService } from '../service/service.js';\nexport const y = createHivewatchService;\n",
+      "import type { HivewatchServiceOptions } from '../service/service-types.js';\nexport type Y = HivewatchServiceOptions['store'];\n",
+    ]) {
+      expect(zoneMessages('core/cli/layer-probe.ts', text)).toEqual([expect.stringMatching(/^no-restricted-imports: .*the CLI holds a CommandHistory/)]);
+    }
+  }, 60_000);
+
   it('lets a CLI file open its history through the service', () => {
     const text = "import { openHistory } from '../service/history/open.js';\nexport const y = openHistory;\n";
     expect(zoneMessages('core/cli/layer-probe.ts', text)).toEqual([]);
