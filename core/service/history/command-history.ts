@@ -62,7 +62,7 @@ export interface CommandErrorFilters {
   limit?: number | undefined;
 }
 
-export interface RunToContinue {
+interface RunToContinue {
   readonly status: RunRow['status'];
   /** The run's flow key, resolved against the folders of this history. */
   readonly flow: string;

@@ -62,7 +62,7 @@ export interface MigrationSource {
   close(): Promise<void>;
 }
 
-export type MigrationOutcome = { readonly copied: CopyReport } | { readonly failed: string };
+type MigrationOutcome = { readonly copied: CopyReport } | { readonly failed: string };
 
 /** The SQLite file, read-only, at this Hivewatch's schema version (a file is never changed by migrate). */
 export function openMigrationSource(path: string): MigrationSource {
