@@ -1,10 +1,10 @@
-import { claudeCodeEnv } from '../core/runtimes/telemetry-env.js';
+import { claudeCodeEnv } from '../core/runtimes/presets/telemetry-env.js';
 import { anthropic, type AnthropicStep } from './anthropic-stub.js';
 import type { RunSpec, ScenarioId } from './specs.js';
 
 /**
  * How the harness runs Claude Code: `claude -p <prompt>` (print mode) against the Anthropic stub,
- * telemetry on with exactly what `hivewatch otel-env` prints (core/runtimes/telemetry-env.ts) plus traces, and
+ * telemetry on with exactly what `hivewatch otel-env` prints (core/runtimes/presets/telemetry-env.ts) plus traces, and
  * everything that would leave the machine turned off. The settings are Claude Code's documented
  * environment variables (docs/real-agents.md lists them with their sources).
  */

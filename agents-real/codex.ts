@@ -1,4 +1,4 @@
-import { codexOtelToml } from '../core/runtimes/telemetry-env.js';
+import { codexOtelToml } from '../core/runtimes/presets/telemetry-env.js';
 import { openai, type OpenAiStep } from './openai-stub.js';
 import type { StubLanes } from './provider-stub.js';
 import type { RunSpec, ScenarioId } from './specs.js';
@@ -8,7 +8,7 @@ import type { RunSpec, ScenarioId } from './specs.js';
  * model provider (`[model_providers.<id>]` with `base_url`, `wire_api = "responses"`, `env_key`,
  * and the per-provider `request_max_retries`, `stream_max_retries`, `stream_idle_timeout_ms`),
  * telemetry on with the `[otel]` block `hivewatch otel-env --agent codex-cli` prints
- * (core/runtimes/telemetry-env.ts) plus a trace exporter, and the features that reach the internet off.
+ * (core/runtimes/presets/telemetry-env.ts) plus a trace exporter, and the features that reach the internet off.
  * Sources for every key: docs/real-agents.md.
  */
 

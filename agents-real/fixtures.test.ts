@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeOtlp } from '../core/otel/decode.js';
+import { decodeOtlp } from '../core/otel/receive/decode.js';
 import { containsSecret, FIXTURES_DIR, fixtureIds, readFixture } from './fixtures-io.js';
 import { MATRIX } from './matrix.js';
 import { CLI_PINS, type CliName } from './pins.js';
@@ -12,7 +12,7 @@ import { logEntries, logName } from './telemetry.js';
 /**
  * The recorded fixtures, read without running anything: one per run of the matrix, made by the
  * pinned version, free of the made-up secrets, and readable — by the receiver's own decoder
- * (core/otel/decode.ts) too, whatever the encoding.
+ * (core/otel/receive/decode.ts) too, whatever the encoding.
  */
 
 const CLIS = Object.keys(CLI_PINS) as CliName[];

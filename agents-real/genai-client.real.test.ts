@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../core/base/events.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../core/otel/receiver.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../core/otel/receive/receiver.js';
 import type { HivewatchStore } from '../core/store/contract.js';
 import { openStore } from '../core/store/index.js';
 import { postgresBinaries, postgresMissing, TestDatabases } from '../core/store/testing/test-databases.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeOtlp } from '../core/otel/decode.js';
+import { decodeOtlp } from '../core/otel/receive/decode.js';
 import { GENAI_CLIENT_PINS, GENAI_PROTOBUF_SCENARIOS, GENAI_SCENARIOS } from './genai-client.js';
 import { genAiFixtureId, genAiFixtureIds, readGenAiFixture } from './genai-fixtures.js';
 import { APP_SCENARIOS, appPackages } from './genai-sdks/apps.js';

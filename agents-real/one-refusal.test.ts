@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RuntimeObservation } from '../core/base/errors/classify.js';
 import type { ErrorEnvelope } from '../core/base/errors/envelope.js';
-import { decodeOtlp, type TelemetryRecord } from '../core/otel/decode.js';
-import { OtelIngester } from '../core/otel/ingest.js';
-import { readClaudeCodeOutput } from '../core/runtimes/claude-code.js';
-import { readCodexCliOutput } from '../core/runtimes/codex-cli.js';
+import { decodeOtlp, type TelemetryRecord } from '../core/otel/receive/decode.js';
+import { OtelIngester } from '../core/otel/receive/ingest.js';
+import { readClaudeCodeOutput } from '../core/runtimes/presets/claude-code.js';
+import { readCodexCliOutput } from '../core/runtimes/presets/codex-cli.js';
 import { openStore, type HivewatchStore } from '../core/store/index.js';
 import { tempDirs } from '../core/testing/temp-dirs.js';
 import { readFixture, type LoadedFixture } from './fixtures-io.js';

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExportLogsServiceRequest } from '../core/otel/schema.js';
+import { ExportLogsServiceRequest } from '../core/otel/receive/schema.js';
 import { startOtlpCapture, type OtlpCapture } from './otlp-capture.js';
 import { logEntries, logName } from './telemetry.js';
 

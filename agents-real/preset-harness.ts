@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vi } from 'vitest';
-import { startOtlpReceiver, type OtlpReceiver } from '../core/otel/receiver.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../core/otel/receive/receiver.js';
 import { EXAMPLES_DIR } from '../core/service/conformance.suite.js';
 import { createHivewatchService } from '../core/service/service.js';
 import type { HivewatchService } from '../core/service/service-types.js';

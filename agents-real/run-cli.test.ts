@@ -19,7 +19,7 @@ const node = (script: string): { command: string; args: string[] } => ({ command
 
 /**
  * Whether the process that had this pid and start time still runs. A zombie does not: it only
- * waits to be reaped, and a container's PID 1 may never reap an orphan (core/runtimes/process-group.ts).
+ * waits to be reaped, and a container's PID 1 may never reap an orphan (core/runtimes/process/process-group.ts).
  */
 function stillRuns(pid: number, startTime: string | null): boolean {
   const stat = readProcStat(pid);

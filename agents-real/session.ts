@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resourceAttributes } from '../core/runtimes/telemetry-env.js';
+import { resourceAttributes } from '../core/runtimes/presets/telemetry-env.js';
 import { startAnthropicStub, type AnthropicStep } from './anthropic-stub.js';
 import { claudeArgs, claudeEnv, claudeSettings, claudeSteps } from './claude.js';
 import { codexArgs, codexConfigToml, codexEnv, codexLanes, codexSteps } from './codex.js';

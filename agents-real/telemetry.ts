@@ -1,10 +1,10 @@
-import { attributes, type Attributes } from '../core/otel/decode.js';
-import { ExportLogsServiceRequest, ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from '../core/otel/schema.js';
+import { attributes, type Attributes } from '../core/otel/receive/decode.js';
+import { ExportLogsServiceRequest, ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from '../core/otel/receive/schema.js';
 import type { CapturedExport } from './otlp-capture.js';
 
 /**
  * What a CLI exported, read back from the captured OTLP bodies (JSON or protobuf alike, through
- * the receiver's own protobuf schema, core/otel/schema.ts): log records with the raw fields the
+ * the receiver's own protobuf schema, core/otel/receive/schema.ts): log records with the raw fields the
  * names come from (body, eventName, the `event.name` attribute), and spans with their events.
  * Raw on purpose: the later mapping work needs to see which field carries what.
  */

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { EventOf, HivewatchEvent } from '../core/base/events.js';
-import { groupAlive } from '../core/runtimes/process-group.js';
+import { groupAlive } from '../core/runtimes/process/process-group.js';
 import { DEFAULT_HOST_WATCH_MS } from '../core/service/runs/host-watch.js';
 import { bundledExamplesDir } from '../core/service/flows/keys.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import { REQUEST_TIMEOUT_MS } from '../core/base/http-limits.js';
-import { MAX_OTLP_CONNECTIONS } from '../core/otel/receiver.js';
+import { MAX_OTLP_CONNECTIONS } from '../core/otel/receive/receiver.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../core/testing/postgres-cluster.js';
 import { startServer, type RunningServer } from '../server/main.js';
 import { percentile, type Measurement } from './measure.js';

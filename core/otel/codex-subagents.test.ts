@@ -6,12 +6,12 @@ import { agentTree } from '../store/queries/agent-tree.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openStore } from '../store/open.js';
 import { testEngines } from '../store/testing/engines.js';
-import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 import { readMetricPoints } from './metrics/codex.js';
 import { decodeMetrics } from './metrics/decode.js';
-import { sessionName, subagentName } from './session-name.js';
-import { externalRunId } from './session-run-id.js';
+import { sessionName, subagentName } from './session/session-name.js';
+import { externalRunId } from './session/session-run-id.js';
 import { codexSpawnOf } from './subagents.js';
 
 /**

@@ -9,8 +9,8 @@ import { agentTree } from '../store/queries/agent-tree.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openSqliteStore } from '../store/index.js';
 import { sqliteContractStore } from '../store/sqlite/async-store.js';
-import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 import { claudeCodeLogs } from './testing.js';
 
 /**

@@ -6,8 +6,8 @@ import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { readFixture } from '../../agents-real/fixtures-io.js';
 import { CLI_PINS } from '../../agents-real/pins.js';
-import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 import { claudeCodeLogs } from './testing.js';
 
 /**

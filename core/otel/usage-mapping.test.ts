@@ -9,8 +9,8 @@ import type { HivewatchEvent } from '../base/events.js';
 import { openSqliteStore } from '../store/index.js';
 import { sqliteContractStore } from '../store/sqlite/async-store.js';
 import type { HivewatchStore } from '../store/contract.js';
-import { decodeOtlp, type OtlpEncoding } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import { decodeOtlp, type OtlpEncoding } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 
 /**
  * Tokens and cost of external sessions, from what the real CLIs sent (agents-real/fixtures:

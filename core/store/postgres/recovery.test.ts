@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
-import { JournalBuilder } from '../testing/journal-builder.js';
+import { diedWithCancelledSibling, JournalBuilder } from '../testing/journal-builder.js';
+import type { EndLeftovers } from '../hosts/recovery.js';
 import { HostLease } from './hosts.js';
 import { leftoverReaper } from '../../runtimes/process/leftover-groups.js';
 import { recoverInterruptedPg } from './recovery.js';
@@ -170,6 +171,25 @@ describe.skipIf(!postgresBinaries)(skipTitle('recoverInterruptedPg', postgresMis
         message: 'process group 424242 of task 2:0 attempt 1: /proc is not available here, so it cannot be checked to be ours; left alone',
       },
     ]);
+  });
+
+  it('hands process control only the attempts with no journaled end: one cancelled by a sibling is not a leftover', async () => {
+    const url = await bases.fresh('cancelled_sibling');
+    const clock = { now: 1_000 };
+    const now = (): number => clock.now;
+    const pool = bases.pool(url);
+    const owner = testOwner('a', 'machine-a');
+    await new HostLease(pool, owner, { leaseMs: LEASE, now }).start();
+    await inTransaction(pool, (c) => new PostgresJournalWriter(owner, now).append(c, diedWithCancelledSibling('sibling', 'machine-a').events));
+    clock.now = 1_000 + LEASE + 1;
+    const handed: string[] = [];
+    const endLeftovers: EndLeftovers = (_run, groups) => {
+      handed.push(...groups.map((g) => `${g.taskId}#${g.attempt} pid ${g.pid}`));
+      return [];
+    };
+    const result = await recoverInterruptedPg(pool, new PostgresJournalWriter(testOwner('c', 'machine-c'), now), now, { runId: 'sibling', endLeftovers });
+    expect(result.runs.map((r) => r.runId)).toEqual(['sibling']);
+    expect(handed).toEqual(['2:0#1 pid 424242']);
   });
 
   it('interrupts a run with no host at all (its host stopped and deleted its lease)', async () => {

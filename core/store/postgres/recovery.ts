@@ -6,6 +6,7 @@ import {
   chooseRuns,
   interruptionEvents,
   interruptionMessage,
+  ATTEMPT_RECORD_TYPES,
   leftoverGroups,
   type Candidate,
   type ChosenRun,
@@ -41,7 +42,7 @@ const LOCK = `SELECT id, flow, current_step, steps, last_seq, last_checkpoint_st
   FOR UPDATE SKIP LOCKED`;
 
 const ATTEMPT_EVENTS = `SELECT run_id, seq, type, ts, payload FROM events
-  WHERE run_id = $1 AND type IN ('attemptProcess', 'attemptSucceeded', 'attemptFailed') ORDER BY seq`;
+  WHERE run_id = $1 AND type = ANY($2::text[]) ORDER BY seq`;
 
 /**
  * Recovery on a shared database: every queued / running / cancelling run whose host is dead
@@ -90,7 +91,10 @@ export async function recoverInterruptedPg(
 }
 
 async function attemptEvents(client: pg.PoolClient, runId: string): Promise<HivewatchEvent[]> {
-  const { rows } = await client.query<{ run_id: string; seq: number; type: string; ts: number; payload: string }>(ATTEMPT_EVENTS, [runId]);
+  const { rows } = await client.query<{ run_id: string; seq: number; type: string; ts: number; payload: string }>(ATTEMPT_EVENTS, [
+    runId,
+    ATTEMPT_RECORD_TYPES,
+  ]);
   return rows.map((r) => eventFromRow({ ...r, seq: Number(r.seq), ts: Number(r.ts) }));
 }
 
