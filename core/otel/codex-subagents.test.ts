@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type LoadedFixture, readFixture } from '../../agents-real/fixtures-io.js';
+import { type LoadedFixture, readFixture } from '../../agents-real/recording/fixtures-io.js';
 import { CLI_PINS } from '../../agents-real/pins.js';
 import { treeNodes } from '../service/telemetry/agent-tree.js';
 import { agentTree } from '../store/queries/agent-tree.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFixture } from '../../agents-real/fixtures-io.js';
+import { readFixture } from '../../agents-real/recording/fixtures-io.js';
 import { CLI_PINS, type CliName } from '../../agents-real/pins.js';
 import { openSqliteStore } from '../store/index.js';
 import { sqliteContractStore } from '../store/sqlite/async-store.js';

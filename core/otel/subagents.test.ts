@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFixture, type LoadedFixture } from '../../agents-real/fixtures-io.js';
+import { readFixture, type LoadedFixture } from '../../agents-real/recording/fixtures-io.js';
 import { CLI_PINS } from '../../agents-real/pins.js';
 import { treeNodes } from '../service/telemetry/agent-tree.js';
 import { agentTree } from '../store/queries/agent-tree.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBenchFlags } from '../../bench/flags.js';
+import { parseBenchFlags } from '../../bench/harness/flags.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { readRegularFile } from '../base/regular-file.js';
 import { UsageError } from '../cli/args.js';

@@ -1,4 +1,4 @@
-import { readFixture } from '../../agents-real/fixtures-io.js';
+import { readFixture } from '../../agents-real/recording/fixtures-io.js';
 import { rewriteRecorded } from './recorded-otlp.js';
 
 /**

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PERMISSION_HOOK_HOLD_S } from '../../../agents-real/claude.js';
-import { readFixture } from '../../../agents-real/fixtures-io.js';
+import { PERMISSION_HOOK_HOLD_S } from '../../../agents-real/cli/claude.js';
+import { readFixture } from '../../../agents-real/recording/fixtures-io.js';
 import { CLI_PINS } from '../../../agents-real/pins.js';
 import { APPROVAL_ENDED, APPROVAL_REQUESTED } from '../../base/approval-wait.js';
 import type { EventOf, HivewatchEvent } from '../../base/events.js';

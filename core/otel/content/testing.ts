@@ -1,6 +1,6 @@
-import { fixtureIds, readFixture } from '../../../agents-real/fixtures-io.js';
+import { fixtureIds, readFixture } from '../../../agents-real/recording/fixtures-io.js';
 import { CONTENT } from '../../../agents-real/genai-sdks/apps.js';
-import { genAiFixtureIds, readGenAiFixture } from '../../../agents-real/genai-fixtures.js';
+import { genAiFixtureIds, readGenAiFixture } from '../../../agents-real/recording/genai-fixtures.js';
 import type { OtlpEncoding, OtlpSignal } from '../receive/decode.js';
 import { ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from '../receive/schema.js';
 import { fixture } from '../testing.js';

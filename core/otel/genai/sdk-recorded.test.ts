@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONTENT } from '../../../agents-real/genai-sdks/apps.js';
-import { readGenAiFixture } from '../../../agents-real/genai-fixtures.js';
+import { readGenAiFixture } from '../../../agents-real/recording/genai-fixtures.js';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { openSqliteStore } from '../../store/index.js';

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFixture } from '../../../agents-real/fixtures-io.js';
+import { readFixture } from '../../../agents-real/recording/fixtures-io.js';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../receive/receiver.js';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFixture } from '../../../agents-real/fixtures-io.js';
+import { readFixture } from '../../../agents-real/recording/fixtures-io.js';
 import type { HivewatchEvent } from '../../base/events.js';
 import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import type { ErrorEnvelope } from '../../base/errors/envelope.js';
