@@ -161,7 +161,7 @@ describe('ipc.ts', () => {
     ipc.frameUrl = 'https://evil.example/';
     expect(await ipc.invoke('hivewatch:call', 'listFlows')).toEqual({
       ok: false,
-      error: { status: 403, code: 'forbidden', message: 'this frame may not call the Hivewatch API' },
+      error: { status: 403, code: 'forbidden_frame', message: 'this frame may not call the Hivewatch API' },
     });
   });
 

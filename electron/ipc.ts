@@ -53,7 +53,7 @@ function failure(error: unknown): BridgeReply {
   return { ok: false, error: { status: wire.status, code: wire.body.error.code, message: wire.body.error.message } };
 }
 
-const FORBIDDEN: BridgeReply = { ok: false, error: { status: 403, code: 'forbidden', message: 'this frame may not call the Hivewatch API' } };
+const FORBIDDEN: BridgeReply = { ok: false, error: { status: 403, code: 'forbidden_frame', message: 'this frame may not call the Hivewatch API' } };
 
 export function registerIpc(ipcMain: IpcMainLike, service: HivewatchService, options: IpcOptions = {}): () => void {
   const trusted = options.isTrustedSender ?? (() => true);

@@ -206,7 +206,7 @@ describe('browser shell HTTP security and errors', () => {
 
     const huge = Buffer.alloc(2 * 1024 * 1024, 'a');
     const oversized = await post('/api/flows/check', huge);
-    expect(oversized.status).toBe(400);
+    expect(oversized.status).toBe(413);
     expect(oversized.json).toEqual({ error: { code: 'payload_too_large', message: 'request body is larger than 1048576 bytes (1 MiB)' } });
     await stillServing();
 

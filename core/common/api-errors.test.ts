@@ -6,7 +6,7 @@ const CODES = Object.keys(API_ERROR_STATUS) as ApiErrorCode[];
 
 describe('the API error table', () => {
   it('gives every code a client or server error status', () => {
-    for (const code of CODES) expect([400, 401, 403, 404, 405, 409, 500, 503], code).toContain(API_ERROR_STATUS[code]);
+    for (const code of CODES) expect([400, 401, 403, 404, 405, 409, 413, 500, 503], code).toContain(API_ERROR_STATUS[code]);
     expect(isApiErrorCode(UNREADABLE_ANSWER)).toBe(false);
   });
 

@@ -11,7 +11,6 @@ export const API_ERROR_STATUS = {
   invalid_input: 400,
   invalid_flow: 400,
   invalid_json: 400,
-  payload_too_large: 400,
   flow_outside_folder: 400,
   flow_not_a_file: 400,
   issue_ambiguous: 400,
@@ -24,6 +23,8 @@ export const API_ERROR_STATUS = {
   unauthorized: 401,
   forbidden_host: 403,
   forbidden_origin: 403,
+  /** An IPC call from a frame that is not the app's own page (an embedded or navigated-away frame). */
+  forbidden_frame: 403,
   /** No route for the path (HTTP), or a store lookup of something that is not there. */
   not_found: 404,
   run_not_found: 404,
@@ -33,6 +34,8 @@ export const API_ERROR_STATUS = {
   /** An IPC call naming a method the API does not have. */
   unknown_method: 404,
   method_not_allowed: 405,
+  /** A request body over the limit: HTTP's own status for it (RFC 9110 §15.5.14), as the OTLP receiver answers. */
+  payload_too_large: 413,
   not_resumable: 409,
   run_active: 409,
   flow_unavailable: 409,
@@ -74,6 +77,7 @@ export const API_ERROR_TAXONOMY = {
   unauthorized: 'POLICY_UNAUTHORIZED',
   forbidden_host: 'POLICY_FORBIDDEN_HOST',
   forbidden_origin: 'POLICY_FORBIDDEN_ORIGIN',
+  forbidden_frame: 'POLICY_FORBIDDEN_FRAME',
   not_found: 'USER_NOT_FOUND',
   run_not_found: 'USER_RUN_NOT_FOUND',
   flow_not_found: 'USER_FLOW_NOT_FOUND',

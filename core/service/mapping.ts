@@ -99,10 +99,10 @@ const STEP_STATUS_OF_ENDED_RUN: Partial<Record<RunRow['status'], StepView['statu
  * tasks join as prompts arrive) and no `stepFinished` (the session ends by going quiet), so its
  * tasks are read from the task rows and, once the run has ended, the step ends with it.
  */
-function stepView(row: StepRow, run: RunRow, tasks: readonly TaskRow[]): StepView {
+function stepView(row: StepRow, run: RunRow, stepTasks: readonly TaskRow[]): StepView {
   const taskIds = row.frontier.map((f) => f.taskId);
   const listed = new Set(taskIds);
-  const joined = tasks.filter((t) => t.step === row.step && !listed.has(t.taskId)).sort((a, b) => a.ordinal - b.ordinal);
+  const joined = stepTasks.filter((t) => !listed.has(t.taskId)).sort((a, b) => a.ordinal - b.ordinal);
   for (const task of joined) taskIds.push(task.taskId);
   const endedWithRun = row.status === 'running' ? STEP_STATUS_OF_ENDED_RUN[run.status] : undefined;
   if (endedWithRun) return { step: row.step, status: endedWithRun, startedAt: row.startedAt, endedAt: run.endedAt ?? row.startedAt, taskIds };
@@ -113,6 +113,17 @@ function stepView(row: StepRow, run: RunRow, tasks: readonly TaskRow[]): StepVie
     endedAt: row.endedAt,
     taskIds,
   };
+}
+
+/** Tasks are grouped by step once, so a detail read costs steps + tasks, not steps × tasks. */
+function stepViews(steps: readonly StepRow[], run: RunRow, tasks: readonly TaskRow[]): StepView[] {
+  const byStep = new Map<number, TaskRow[]>();
+  for (const task of tasks) {
+    const group = byStep.get(task.step);
+    if (group) group.push(task);
+    else byStep.set(task.step, [task]);
+  }
+  return steps.map((step) => stepView(step, run, byStep.get(step.step) ?? []));
 }
 
 /**
@@ -167,7 +178,7 @@ export function runDetail(detail: StoreRunDetail, lineage: StoreRunLineage): Run
   }));
   return {
     run: runSummary(detail.run, retryingOf(detail.tasks, detail.attempts)),
-    steps: detail.steps.map((step) => stepView(step, detail.run, detail.tasks)),
+    steps: stepViews(detail.steps, detail.run, detail.tasks),
     tasks,
     lastSeq: detail.run.lastSeq,
     lineage: {

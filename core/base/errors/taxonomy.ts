@@ -136,6 +136,7 @@ export const ERROR_CODES = {
   POLICY_UNAUTHORIZED: code('policy', false, 'Send the token the server printed'),
   POLICY_FORBIDDEN_HOST: code('policy', false, 'Open the server by its 127.0.0.1 address'),
   POLICY_FORBIDDEN_ORIGIN: code('policy', false, 'Call the API from its own page'),
+  POLICY_FORBIDDEN_FRAME: code('policy', false, "Call the API from the app's own window"),
   POLICY_INGEST_BUSY: code('policy', false, 'Retry later: the exporter retries on its own'),
   SYSTEM_INGEST_SLOW: code('system', true, 'Retry later: the exporter retries on its own'),
   SYSTEM_STORE_UNAVAILABLE: code('system', true, 'Wait for the database to come back, then try again'),

@@ -12,12 +12,14 @@ import { createHivewatchService } from '../service.js';
  * A full disk, simulated with SQLite's own page limit (`PRAGMA max_page_count`, the same
  * SQLITE_FULL a full file system gives): the run stops as SYSTEM_EVENT_WRITE_FAILED, the service
  * keeps answering from what it has, nothing committed is lost, and once there is room the run's
- * last events land and resume completes it (hivemind-error-model.md §3.1).
+ * last events land and resume completes it (hivemind-error-model.md §3.1). The sessions run on the
+ * in-process noop runtime: the journal is under test, and 24 agent processes only made the test
+ * take 50 s on a loaded machine.
  */
 
 const SESSIONS = 24;
 const padding = 'x'.repeat(1500);
-const FLOW = 'agent worker:\n  runtime: "fake"\n' + Array.from({ length: SESSIONS }, (_, i) => `session: worker\n  prompt: "part ${i} ${padding}"\n`).join('');
+const FLOW = 'agent worker:\n  runtime: "noop"\n' + Array.from({ length: SESSIONS }, (_, i) => `session: worker\n  prompt: "part ${i} ${padding}"\n`).join('');
 
 const dirs: string[] = [];
 const closers: (() => Promise<void> | void)[] = [];
