@@ -2,19 +2,19 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorEnvelope } from '../core/base/errors/envelope.js';
-import { resourceAttributes } from '../core/runtimes/telemetry-env.js';
-import { decodeOtlp } from '../core/otel/decode.js';
-import { OtelIngester } from '../core/otel/ingest.js';
+import { resourceAttributes } from '../core/runtimes/presets/telemetry-env.js';
+import { decodeOtlp } from '../core/otel/receive/decode.js';
+import { OtelIngester } from '../core/otel/receive/ingest.js';
 import { openStore, type HivewatchStore } from '../core/store/index.js';
 import { tempDirs } from '../core/testing/temp-dirs.js';
-import { anthropic, startAnthropicStub } from './anthropic-stub.js';
-import { claudeEnv } from './claude.js';
-import { startEgressGuard } from './egress-guard.js';
-import { installedCli } from './install.js';
+import { anthropic, startAnthropicStub } from './stubs/anthropic-stub.js';
+import { claudeEnv } from './cli/claude.js';
+import { startEgressGuard } from './stubs/egress-guard.js';
+import { installedCli } from './cli/install.js';
 import { liveTitle } from './live.js';
-import { startOtlpCapture, type CapturedExport } from './otlp-capture.js';
-import { baseEnv, makeTempHome, runCli, type CliResult } from './run-cli.js';
-import { logsNamed } from './telemetry.js';
+import { startOtlpCapture, type CapturedExport } from './otlp/otlp-capture.js';
+import { baseEnv, makeTempHome, runCli, type CliResult } from './cli/run-cli.js';
+import { logsNamed } from './otlp/telemetry.js';
 
 /**
  * Claude Code as it is (the pinned version) with two hooks, against the Anthropic stub: a

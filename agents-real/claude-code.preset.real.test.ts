@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { anthropic, type AnthropicStep } from './anthropic-stub.js';
-import { CLAUDE_STUB_API_KEY } from './claude.js';
-import { cliCommand } from './faked-clock.js';
-import { installedCli } from './install.js';
+import { anthropic, type AnthropicStep } from './stubs/anthropic-stub.js';
+import { CLAUDE_STUB_API_KEY } from './cli/claude.js';
+import { cliCommand } from './cli/faked-clock.js';
+import { installedCli } from './cli/install.js';
 import { liveTitle } from './live.js';
-import { envList, linkedSessions, startPresetWorld, type PresetWorld } from './preset-harness.js';
+import { envList, linkedSessions, startPresetWorld, type PresetWorld } from './cli/preset-harness.js';
 
 /**
  * The `claude-code` preset with the real Claude Code 2.1.332 and its telemetry: Claude Code flushes its exporters whatever its exit code, so a failed attempt's failure

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { installedCli } from './install.js';
+import { installedCli } from './cli/install.js';
 import { liveRuns, liveTitle, shapeTests, type LiveRuns } from './live.js';
 import { runId } from './specs.js';
-import { linesOfKind, logsNamed, spansNamed } from './telemetry.js';
+import { linesOfKind, logsNamed, spansNamed } from './otlp/telemetry.js';
 
 /**
  * Who retries, and what Claude Code says about it: the number of requests the stub counted for

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseUsageLimit } from '../core/base/errors/usage-limit.js';
-import { installedCli } from './install.js';
+import { installedCli } from './cli/install.js';
 import { liveRuns, liveTitle, shapeTests } from './live.js';
 import { CLI_PINS } from './pins.js';
 import { runId } from './specs.js';
-import { linesOfKind, logEntries, logName, logsNamed, spansNamed } from './telemetry.js';
+import { linesOfKind, logEntries, logName, logsNamed, spansNamed } from './otlp/telemetry.js';
 
 /**
  * Claude Code as it is (the pinned version, installed from npm) against the Anthropic stub: a

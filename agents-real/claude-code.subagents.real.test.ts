@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { PERMISSION_HOOK_HOLD_S } from './claude.js';
-import { installedCli } from './install.js';
+import { PERMISSION_HOOK_HOLD_S } from './cli/claude.js';
+import { installedCli } from './cli/install.js';
 import { liveRuns, liveTitle, shapeTests } from './live.js';
 import { runId } from './specs.js';
-import { linesOfKind, logsNamed, spansNamed } from './telemetry.js';
+import { linesOfKind, logsNamed, spansNamed } from './otlp/telemetry.js';
 
 /**
  * Claude Code as it is (the pinned version) against the Anthropic stub, each agent answered from

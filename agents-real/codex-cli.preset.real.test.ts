@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { installedCli } from './install.js';
+import { installedCli } from './cli/install.js';
 import { liveTitle } from './live.js';
-import { openai, type OpenAiStep } from './openai-stub.js';
-import { envList, startPresetWorld, type PresetWorld } from './preset-harness.js';
+import { openai, type OpenAiStep } from './stubs/openai-stub.js';
+import { envList, startPresetWorld, type PresetWorld } from './cli/preset-harness.js';
 
 /**
  * The `codex-cli` preset with the real Codex 0.169.0: the engine is the

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { installedCli } from './install.js';
+import { installedCli } from './cli/install.js';
 import { liveRuns, liveTitle, shapeTests } from './live.js';
 import { runId } from './specs.js';
-import { linesOfKind, logsNamed, spanEntries } from './telemetry.js';
+import { linesOfKind, logsNamed, spanEntries } from './otlp/telemetry.js';
 
 /**
  * Who retries in Codex: two layers. The HTTP layer retries a request (`request_max_retries`,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseUsageLimit } from '../core/base/errors/usage-limit.js';
-import { installedCli } from './install.js';
+import { installedCli } from './cli/install.js';
 import { liveRuns, liveTitle, shapeTests } from './live.js';
 import { CLI_PINS } from './pins.js';
-import type { RunRecord } from './session.js';
+import type { RunRecord } from './cli/session.js';
 import { runId } from './specs.js';
-import { linesOfKind, logEntries, logName, logsNamed, spanEntries } from './telemetry.js';
+import { linesOfKind, logEntries, logName, logsNamed, spanEntries } from './otlp/telemetry.js';
 
 /**
  * Codex as it is (the pinned version, installed from npm) against the OpenAI stub as a custom

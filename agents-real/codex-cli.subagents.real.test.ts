@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { readMetricPoints } from '../core/otel/metrics/codex.js';
 import { decodeMetrics } from '../core/otel/metrics/decode.js';
-import { installedCli } from './install.js';
+import { installedCli } from './cli/install.js';
 import { liveRuns, liveTitle, shapeTests } from './live.js';
-import type { RunRecord } from './session.js';
+import type { RunRecord } from './cli/session.js';
 import { runId } from './specs.js';
-import { linesOfKind, logsNamed } from './telemetry.js';
+import { linesOfKind, logsNamed } from './otlp/telemetry.js';
 
 /**
  * Codex as it is (the pinned version) spawning a subagent thread: the OpenAI stub answers

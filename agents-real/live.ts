@@ -1,10 +1,10 @@
 import { beforeAll, expect, it } from 'vitest';
-import { readFixture } from './fixtures-io.js';
-import type { CliInstall } from './install.js';
+import { readFixture } from './recording/fixtures-io.js';
+import type { CliInstall } from './cli/install.js';
 import { MATRIX } from './matrix.js';
 import { CLI_PINS, type CliName } from './pins.js';
-import { runSpec, type RunRecord } from './session.js';
-import { missingFrom, newIn, requiredShape, shapeOf } from './shape.js';
+import { runSpec, type RunRecord } from './cli/session.js';
+import { missingFrom, newIn, requiredShape, shapeOf } from './otlp/shape.js';
 import { runId, type RunSpec, type ScenarioId } from './specs.js';
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The vendor CLIs the real-agent suites run, pinned. docs/real-agents.md records what each of
  * these versions does; agents-real/fixtures/ holds what they sent. Changing a version here makes
- * agents-real/fixtures.test.ts fail until the fixtures are recorded again with it
+ * agents-real/recording/fixtures.test.ts fail until the fixtures are recorded again with it
  * (`npm run record-cli-fixtures`), and the live suites name every format that moved.
  */
 

@@ -1,19 +1,19 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bulkBenchmarks } from './bulk.bench.js';
-import { checkpointBenchmarks } from './checkpoint.bench.js';
-import { deadHostBenchmarks, deadHostPostgresBenchmarks } from './dead-host.bench.js';
-import { engineBenchmarks } from './engine.bench.js';
-import { fanoutBenchmarks } from './fanout.bench.js';
-import { liveBenchmarks, livePostgresBenchmarks } from './live.bench.js';
-import { BENCH_USAGE, BenchFlagError, parseBenchFlags, type BenchFlags } from './flags.js';
-import { missedTargets, report, type Measurement } from './measure.js';
-import { otelBenchmarks } from './otel.bench.js';
-import { postgresErrorCountBenchmarks } from './postgres-errors.bench.js';
-import { postgresWriterBenchmarks } from './postgres-writer.bench.js';
-import { serveLoadBenchmarks } from './serve-load.bench.js';
-import { storeBenchmarks } from './store.bench.js';
+import { bulkBenchmarks } from './api/bulk.bench.js';
+import { checkpointBenchmarks } from './engine/checkpoint.bench.js';
+import { deadHostBenchmarks, deadHostPostgresBenchmarks } from './hosts/dead-host.bench.js';
+import { engineBenchmarks } from './engine/engine.bench.js';
+import { fanoutBenchmarks } from './api/fanout.bench.js';
+import { liveBenchmarks, livePostgresBenchmarks } from './hosts/live.bench.js';
+import { BENCH_USAGE, BenchFlagError, parseBenchFlags, type BenchFlags } from './harness/flags.js';
+import { missedTargets, report, type Measurement } from './harness/measure.js';
+import { otelBenchmarks } from './otel/otel.bench.js';
+import { postgresErrorCountBenchmarks } from './postgres/postgres-errors.bench.js';
+import { postgresWriterBenchmarks } from './postgres/postgres-writer.bench.js';
+import { serveLoadBenchmarks } from './api/serve-load.bench.js';
+import { storeBenchmarks } from './store/store.bench.js';
 import { triageBenchmarks } from './triage/triage.bench.js';
 
 /** The repository root, found from dist/bench/main.js and bench/main.ts alike. */
@@ -25,7 +25,7 @@ function repositoryRoot(): string {
 const ROOT = repositoryRoot();
 
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only NAME]` (bench/flags.ts parses and refuses
+ * `npm run bench [-- --json] [-- --quick] [-- --only NAME]` (bench/harness/flags.ts parses and refuses
  * what it does not know). Every figure with a target is judged, and a missed one makes the run
  * exit 1 — in every bench and in each `--quick` form, which judges its own (smaller) workload
  * against its own targets. Figures without a target are printed as information and never fail.

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { HivewatchEvent } from '../core/base/events.js';
-import { groupAlive } from '../core/runtimes/process-group.js';
+import { groupAlive } from '../core/runtimes/process/process-group.js';
 import { waiting } from '../core/testing/waiting.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
 import { BACKOFF_AND_WORK } from './support/flows.js';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { OtelIngester } from '../core/otel/ingest.js';
+import { OtelIngester } from '../core/otel/receive/ingest.js';
 import { claudeCodeLogs } from '../core/otel/testing.js';
 import type { RunDetail } from '../core/service/api.js';
 import { openStore } from '../core/store/index.js';

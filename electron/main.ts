@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { appFlowsDirOf } from '../core/service/flows/keys.js';
 import { startDemo } from '../core/service/demo.js';
 import { journalRetryDelays } from '../core/service/runs/journal-env.js';
-import { DEFAULT_QUIET_MS } from '../core/otel/ingest.js';
+import { DEFAULT_QUIET_MS } from '../core/otel/receive/ingest.js';
 import { otelIdleOf, otelPortOf, startHostReceiver } from '../core/otel/host.js';
 import { readNotificationSettings } from '../core/service/flows/notify-settings.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { appFlowsDirOf } from '../core/service/flows/keys.js';
 import { startHostReceiver } from '../core/otel/host.js';
-import type { OtlpReceiver } from '../core/otel/receiver.js';
+import type { OtlpReceiver } from '../core/otel/receive/receiver.js';
 import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { journalRetryDelays } from '../core/service/runs/journal-env.js';

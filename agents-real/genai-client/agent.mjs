@@ -4,7 +4,7 @@
 // `@opentelemetry/instrumentation-openai`; the agent adds the two spans the GenAI agent
 // conventions give an agent itself (`invoke_agent` around its work, `execute_tool` per tool
 // call); `@opentelemetry/exporter-trace-otlp-http` exports them. The packages are not the
-// product's: agents-real/genai-client.ts installs them, pinned, into a cache and passes it here.
+// product's: agents-real/genai-client/genai-client.ts installs them, pinned, into a cache and passes it here.
 //
 // Inputs (environment):
 //   HIVEWATCH_GENAI_MODULES       the cache's folder (its node_modules holds the packages)

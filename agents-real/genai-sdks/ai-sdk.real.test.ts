@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../../core/base/events.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../../core/otel/receiver.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../../core/otel/receive/receiver.js';
 import type { HivewatchStore } from '../../core/store/contract.js';
 import { openStore } from '../../core/store/index.js';
-import { startOpenAiStub } from '../openai-stub.js';
+import { startOpenAiStub } from '../stubs/openai-stub.js';
 import { APP_SCENARIOS, appPackages, CONTENT, runApp } from './apps.js';
 
 /**

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../fixtures-io.js';
-import { installCli, type CliInstall } from '../install.js';
-import { openai, type OpenAiStep } from '../openai-stub.js';
+import { repoRoot } from '../recording/fixtures-io.js';
+import { installCli, type CliInstall } from '../cli/install.js';
+import { openai, type OpenAiStep } from '../stubs/openai-stub.js';
 
 /**
  * Apps on GenAI SDKs nobody here wrote, each traced the way its SDK's docs say, so the ingest is

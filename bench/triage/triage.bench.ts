@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { percentile, type Measurement } from '../measure.js';
+import { percentile, type Measurement } from '../harness/measure.js';
 import { bulkSeed, cachedHistory } from '../ui/bulk-seed.js';
 import { apiOf, startServe, stopServe, type Serve } from '../ui/serve.js';
 import { comparable, triageAsks, type Ask } from './triage-asks.js';

@@ -1,6 +1,6 @@
 /**
  * Time limits every HTTP listener of Hivewatch applies (the browser shell, server/http.ts, and the
- * OTLP receiver, core/otel/receiver.ts), whatever credential a request carries: a slow client
+ * OTLP receiver, core/otel/receive/receiver.ts), whatever credential a request carries: a slow client
  * holds a connection at most this long. Node answers 408 and
  * closes the socket when one is passed.
  */

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
-import { groupAlive } from '../runtimes/process-group.js';
+import { groupAlive } from '../runtimes/process/process-group.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 
 const tempDir = tempDirs();

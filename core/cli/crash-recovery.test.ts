@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
-import { groupAlive, groupLeadersWithEnvironment, signalGroupId } from '../runtimes/process-group.js';
+import { groupAlive, groupLeadersWithEnvironment, signalGroupId } from '../runtimes/process/process-group.js';
 import { openHostStore } from '../service/history/open.js';
 import { seededRandom } from '../testing/seeded-random.js';
 import { tempDirs } from '../testing/temp-dirs.js';

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeOtlp } from '../otel/decode.js';
-import { OtelIngester } from '../otel/ingest.js';
+import { decodeOtlp } from '../otel/receive/decode.js';
+import { OtelIngester } from '../otel/receive/ingest.js';
 import { openStore } from '../store/index.js';
 import { usageLimitSession } from '../testing/usage-limit-otlp.js';
 

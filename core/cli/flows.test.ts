@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { APPROVAL_ENDED, APPROVAL_REQUESTED } from '../base/approval-wait.js';
 import type { HivewatchEvent } from '../base/events.js';
 import { openStore } from '../store/index.js';
-import { OtelIngester } from '../otel/ingest.js';
+import { OtelIngester } from '../otel/receive/ingest.js';
 import { claudeCodeLogs } from '../otel/testing.js';
 import { JournalBuilder } from '../store/testing/journal-builder.js';
 import { undoMigrationsAfter } from '../store/testing/undo-migrations.js';

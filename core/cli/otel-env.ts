@@ -1,5 +1,5 @@
 import { otelPortOf } from '../otel/host.js';
-import { OTEL_AGENTS, otelEnvText, type OtelAgent } from '../runtimes/telemetry-env.js';
+import { OTEL_AGENTS, otelEnvText, type OtelAgent } from '../runtimes/presets/telemetry-env.js';
 import { openTelemetrySettings } from '../service/history/telemetry-settings.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { databasePathOf } from './database.js';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OtelIngester } from '../otel/ingest.js';
+import { OtelIngester } from '../otel/receive/ingest.js';
 import { claudeCodeLogs } from '../otel/testing.js';
 import { openStore } from '../store/index.js';
 import { tempDirs } from '../testing/temp-dirs.js';

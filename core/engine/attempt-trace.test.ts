@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
-import { DEFAULT_CAPTURE_BYTES } from '../runtimes/tail-buffer.js';
+import { DEFAULT_CAPTURE_BYTES } from '../runtimes/process/tail-buffer.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import {
   endTrace,

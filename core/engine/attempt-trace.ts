@@ -1,5 +1,5 @@
 import type { AttemptResult, ProcessTrace } from '../runtimes/runtime.js';
-import { Redactor, type SecretHolder } from '../runtimes/secrets.js';
+import { Redactor, type SecretHolder } from '../runtimes/secrets/secrets.js';
 import type { AttemptEndTrace } from '../base/events.js';
 
 /**
@@ -9,7 +9,7 @@ import type { AttemptEndTrace } from '../base/events.js';
  *
  * Every piece is bounded, so a journal grows by a few KiB per attempt whatever an agent prints
  * (a runtime keeps 1 MiB per stream in memory; the journal keeps far less of it). The agent's
- * environment is never journaled; the agent's secrets (core/runtimes/secret-names.ts) that show
+ * environment is never journaled; the agent's secrets (core/runtimes/secrets/secret-names.ts) that show
  * up in any journaled text (a token pasted into a command line, echoed by a tool) are replaced
  * by `[secret NAME]`.
  */

@@ -4,7 +4,7 @@ import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import { flowDigest } from '../flow/digest.js';
 import { flowSteps } from '../flow/step-count.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
-import { Redactor } from '../runtimes/secrets.js';
+import { Redactor } from '../runtimes/secrets/secrets.js';
 import { resolveAgent, retryPolicyFor } from './agents.js';
 import { RealClock, type Clock } from '../base/clock.js';
 import type { HivewatchEvent, HivewatchEventBody, RunStatus } from '../base/events.js';

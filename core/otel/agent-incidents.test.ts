@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
-import type { TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import type { TelemetryRecord } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 import { claudeCodeLogs } from './testing.js';
 
 /**

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFixture } from '../../agents-real/fixtures-io.js';
+import { readFixture } from '../../agents-real/recording/fixtures-io.js';
 import type { HivewatchEvent } from '../base/events.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { tempDirs } from '../testing/temp-dirs.js';
-import { decodeOtlp, type TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import { decodeOtlp, type TelemetryRecord } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 
 /**
  * The Claude Code desktop app's Code tab exports the CLI's events under `service.name`

@@ -1,17 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type LoadedFixture, readFixture } from '../../agents-real/fixtures-io.js';
+import { type LoadedFixture, readFixture } from '../../agents-real/recording/fixtures-io.js';
 import { CLI_PINS } from '../../agents-real/pins.js';
 import { treeNodes } from '../service/telemetry/agent-tree.js';
 import { agentTree } from '../store/queries/agent-tree.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openStore } from '../store/open.js';
 import { testEngines } from '../store/testing/engines.js';
-import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 import { readMetricPoints } from './metrics/codex.js';
 import { decodeMetrics } from './metrics/decode.js';
-import { sessionName, subagentName } from './session-name.js';
-import { externalRunId } from './session-run-id.js';
+import { sessionName, subagentName } from './session/session-name.js';
+import { externalRunId } from './session/session-run-id.js';
 import { codexSpawnOf } from './subagents.js';
 
 /**

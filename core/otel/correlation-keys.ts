@@ -1,5 +1,5 @@
-import { boundedId } from './bounds.js';
-import { own, type TelemetryRecord } from './decode.js';
+import { boundedId } from './receive/bounds.js';
+import { own, type TelemetryRecord } from './receive/decode.js';
 import { str } from './mapping.js';
 
 /**

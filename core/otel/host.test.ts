@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { otelIdleOf, OTEL_IDLE_ENV } from './host.js';
-import { DEFAULT_QUIET_MS } from './ingest.js';
+import { DEFAULT_QUIET_MS } from './receive/ingest.js';
 
 describe('otelIdleOf: the quiet period that ends an agent session', () => {
   it('is 2 minutes unless --otel-idle or HIVEWATCH_OTEL_IDLE says otherwise; the flag wins', () => {

@@ -1,7 +1,7 @@
 import type { HivewatchStore } from '../store/contract.js';
 import { parseDuration } from '../base/duration.js';
-import { DEFAULT_QUIET_MS } from './ingest.js';
-import { DEFAULT_OTEL_PORT, startOtlpReceiver, type OtlpReceiver } from './receiver.js';
+import { DEFAULT_QUIET_MS } from './receive/ingest.js';
+import { DEFAULT_OTEL_PORT, startOtlpReceiver, type OtlpReceiver } from './receive/receiver.js';
 
 /**
  * The receiver as a shell starts it (`serve`, the Electron main process): the port from the

@@ -1,9 +1,9 @@
-import { boundedId, boundedText, MAX_AGENT_CHARS, saneDuration, type Adjustment } from './bounds.js';
+import { boundedId, boundedText, MAX_AGENT_CHARS, saneDuration, type Adjustment } from './receive/bounds.js';
 import type { TokenUsage } from '../base/usage.js';
 import type { SpawnedBy } from '../base/events.js';
-import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
+import { own, type AttributeValue, type TelemetryRecord } from './receive/decode.js';
 import { commandOf, isToolRefusal } from '../base/errors/tool-refusal.js';
-import { BLOCKED_ON_USER_SPAN } from './approval-spans.js';
+import { BLOCKED_ON_USER_SPAN } from './approval/approval-spans.js';
 import { INCIDENT_EVENTS, incidentOf, type AttributeReader, type Incident } from './agent-incidents.js';
 
 /**

@@ -7,9 +7,9 @@ import { writeCliStandIn } from '../testing/cli-stand-in.js';
 import { EXAMPLES_DIR } from '../service/conformance.suite.js';
 import { createHivewatchService } from '../service/service.js';
 import { openStore } from '../store/index.js';
-import { decodeOtlp } from './decode.js';
-import { OtelIngester } from './ingest.js';
-import { startOtlpReceiver } from './receiver.js';
+import { decodeOtlp } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
+import { startOtlpReceiver } from './receive/receiver.js';
 import { fixture } from './testing.js';
 
 /**

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore, type HivewatchStore } from '../store/index.js';
 import { tempDirs } from '../testing/temp-dirs.js';
-import { decodeOtlp } from './decode.js';
-import { DEFAULT_QUIET_MS } from './ingest.js';
-import { startOtlpReceiver, type OtlpReceiver } from './receiver.js';
+import { decodeOtlp } from './receive/decode.js';
+import { DEFAULT_QUIET_MS } from './receive/ingest.js';
+import { startOtlpReceiver, type OtlpReceiver } from './receive/receiver.js';
 import { fixture } from './testing.js';
 
 /**

@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFixture } from '../../agents-real/fixtures-io.js';
+import { readFixture } from '../../agents-real/recording/fixtures-io.js';
 import { CLI_PINS, type CliName } from '../../agents-real/pins.js';
 import { openSqliteStore } from '../store/index.js';
 import { sqliteContractStore } from '../store/sqlite/async-store.js';
 import type { HivewatchStore } from '../store/contract.js';
-import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 
 /**
  * The ingest against what the real CLIs sent (agents-real/fixtures/, the pinned Claude Code and

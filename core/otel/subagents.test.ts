@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFixture, type LoadedFixture } from '../../agents-real/fixtures-io.js';
+import { readFixture, type LoadedFixture } from '../../agents-real/recording/fixtures-io.js';
 import { CLI_PINS } from '../../agents-real/pins.js';
 import { treeNodes } from '../service/telemetry/agent-tree.js';
 import { agentTree } from '../store/queries/agent-tree.js';
 import type { HivewatchStore } from '../store/contract.js';
 import { openSqliteStore } from '../store/index.js';
 import { sqliteContractStore } from '../store/sqlite/async-store.js';
-import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 import { claudeCodeLogs } from './testing.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { SpawnedBy } from '../base/events.js';
-import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
+import { own, type AttributeValue, type TelemetryRecord } from './receive/decode.js';
 import { Bounded, eventName, str, type SessionRef } from './mapping.js';
-import { externalRunId } from './session-run-id.js';
+import { externalRunId } from './session/session-run-id.js';
 
 /**
  * Which agent of a session a record comes from (pure; docs/otel.md "Subagents"). A subagent's

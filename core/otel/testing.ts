@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeOtlp, type TelemetryRecord } from './decode.js';
+import { decodeOtlp, type TelemetryRecord } from './receive/decode.js';
 
 /** The fixtures of docs/otel.md: `<name>.json` (OTLP/JSON) and `<name>.pb` (the same request as protobuf). */
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');

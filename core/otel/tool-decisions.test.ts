@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { openStore, type HivewatchStore } from '../store/index.js';
-import { readFixture } from '../../agents-real/fixtures-io.js';
+import { readFixture } from '../../agents-real/recording/fixtures-io.js';
 import { CLI_PINS } from '../../agents-real/pins.js';
-import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import { decodeOtlp, type OtlpEncoding, type TelemetryRecord } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 import { claudeCodeLogs } from './testing.js';
 
 /**

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type HivewatchStore } from '../store/index.js';
-import type { TelemetryRecord } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import type { TelemetryRecord } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 
 /**
  * Claude Code 2.1.332 exports a run's traces before its logs (seen with `claude -p … --resume`,

@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFixture } from '../../agents-real/fixtures-io.js';
+import { readFixture } from '../../agents-real/recording/fixtures-io.js';
 import { CLI_PINS } from '../../agents-real/pins.js';
 import type { CliName } from '../../agents-real/pins.js';
 import type { HivewatchEvent } from '../base/events.js';
 import { openSqliteStore } from '../store/index.js';
 import { sqliteContractStore } from '../store/sqlite/async-store.js';
 import type { HivewatchStore } from '../store/contract.js';
-import { decodeOtlp, type OtlpEncoding } from './decode.js';
-import { OtelIngester } from './ingest.js';
+import { decodeOtlp, type OtlpEncoding } from './receive/decode.js';
+import { OtelIngester } from './receive/ingest.js';
 
 /**
  * Tokens and cost of external sessions, from what the real CLIs sent (agents-real/fixtures:

@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../base/usage.js';
 import { costAmount, tokenCount, usageOf } from '../base/usage-check.js';
-import { own, type AttributeValue, type TelemetryRecord } from './decode.js';
+import { own, type AttributeValue, type TelemetryRecord } from './receive/decode.js';
 import { eventName } from './mapping.js';
 
 /**

@@ -6,7 +6,7 @@ import { EXAMPLES_DIR } from '../service/conformance.suite.js';
 import { createHivewatchService } from '../service/service.js';
 import { openStore } from '../store/index.js';
 import { costFlowSource, writeClaudeStandIn } from '../testing/claude-stand-in.js';
-import { startOtlpReceiver } from './receiver.js';
+import { startOtlpReceiver } from './receive/receiver.js';
 
 /**
  * No double counting: a claude-code preset attempt whose CLI (a stand-in subprocess,

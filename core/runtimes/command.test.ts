@@ -6,7 +6,7 @@ import { shellQuote } from './command-line.js';
 import { CommandRuntime } from './command.js';
 import type { AttemptResult } from './runtime.js';
 import { agent, attempt, NEVER } from './testing.js';
-import { truncationMarker } from './tail-buffer.js';
+import { truncationMarker } from './process/tail-buffer.js';
 
 const NODE = shellQuote(process.execPath);
 const runtime = new CommandRuntime({ killGraceMs: 300 });

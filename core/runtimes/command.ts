@@ -4,8 +4,8 @@ import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { agentCommandProblems } from '../flow/command-safety.js';
 import type { AgentSpec } from '../flow/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from './command-line.js';
-import { runProcess, type ProcessResult } from './process.js';
-import { Redactor } from './secrets.js';
+import { runProcess, type ProcessResult } from './process/process.js';
+import { Redactor } from './secrets/secrets.js';
 import type { AttemptRequest, AttemptResult, ProcessTrace, SessionRuntime } from './runtime.js';
 
 /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { FAKE_AGENT_PATH, FakeRuntime } from './fake.js';
 import { NoopRuntime } from './noop.js';
-import { runProcess } from './process.js';
+import { runProcess } from './process/process.js';
 import type { AttemptResult } from './runtime.js';
 import { agent, attempt, NEVER } from './testing.js';
 

@@ -1,8 +1,8 @@
 import { hostname, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { attemptEnv, exitedByItself, processTrace, type ProcessRuntimeOptions } from './command.js';
-import { Redactor } from './secrets.js';
-import { runProcess } from './process.js';
+import { Redactor } from './secrets/secrets.js';
+import { runProcess } from './process/process.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from './runtime.js';
 import { DEFAULT_SIMULATE, readFakeOutput, simulatedOutcome } from './simulated.js';
 

@@ -8,7 +8,7 @@ import type { EventOf, HivewatchEvent } from '../base/events.js';
 import { FlowRun } from '../engine/run.js';
 import { planOf } from '../engine/testing.js';
 import { createDurableSink, openStore, type HivewatchStore } from '../store/index.js';
-import { groupAlive } from './process-group.js';
+import { groupAlive } from './process/process-group.js';
 import { readProcStat } from './process/process-identity.js';
 import { createRuntimeRegistry } from './registry.js';
 

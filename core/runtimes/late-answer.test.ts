@@ -6,7 +6,7 @@ import { RealClock } from '../base/clock.js';
 import { FlowRun } from '../engine/run.js';
 import { MemorySink } from '../engine/sinks.js';
 import { ofType, planOf, typesOf } from '../engine/testing.js';
-import { groupAlive } from './process-group.js';
+import { groupAlive } from './process/process-group.js';
 import { createRuntimeRegistry } from './registry.js';
 
 /**

@@ -10,7 +10,7 @@ import { ACCEPTED_SHAPES, flowString, PAYLOADS, REFUSED_SHAPES, STAND_IN, type S
 import { skipTitle } from '../testing/skip.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { shellQuote, splitCommandTemplate, commandValues } from './command-line.js';
-import { runProcess } from './process.js';
+import { runProcess } from './process/process.js';
 import { createRuntimeRegistry } from './registry.js';
 import type { AttemptRequest, AttemptResult } from './runtime.js';
 

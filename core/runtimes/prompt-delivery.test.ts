@@ -4,7 +4,7 @@ import { CLAUDE_ARGV_ECHO, CODEX_ARGV_ECHO, writeCliStandIn } from '../testing/c
 import { flowString } from '../testing/prompt-shapes.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { attemptEnv, commandArgv } from './command.js';
-import { runProcess } from './process.js';
+import { runProcess } from './process/process.js';
 import { createRuntimeRegistry } from './registry.js';
 import type { AttemptRequest } from './runtime.js';
 

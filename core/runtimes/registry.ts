@@ -1,9 +1,9 @@
 import type { Clock } from '../base/clock.js';
-import type { TelemetryTarget } from './telemetry-env.js';
+import type { TelemetryTarget } from './presets/telemetry-env.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { AgentSpec, RuntimeKind } from '../flow/plan.js';
-import { ClaudeCodeRuntime } from './claude-code.js';
-import { CodexCliRuntime } from './codex-cli.js';
+import { ClaudeCodeRuntime } from './presets/claude-code.js';
+import { CodexCliRuntime } from './presets/codex-cli.js';
 import { CommandRuntime } from './command.js';
 import { FakeRuntime } from './fake.js';
 import { NoopRuntime } from './noop.js';

@@ -4,7 +4,7 @@ import type { ResumePoint } from '../base/resume-point.js';
 import type { RunResult } from '../engine/run.js';
 import type { WorkspaceMode } from '../flow/agent-work.js';
 import type { Diagnostic } from '../flow/ast.js';
-import type { TelemetryTarget } from '../runtimes/telemetry-env.js';
+import type { TelemetryTarget } from '../runtimes/presets/telemetry-env.js';
 import type { HivewatchStore } from '../store/index.js';
 import type { HivewatchApi } from './api.js';
 import type { AlertsHostOptions } from './alerts/alerts-host.js';

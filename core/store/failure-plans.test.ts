@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqliteStore } from './sqlite/types.js';
 import { openSqliteStore } from './sqlite/store.js';
 import { openStore } from './open.js';
-import { numberPlaceholders } from './postgres/placeholders.js';
+import { numberPlaceholders } from './postgres/connection/placeholders.js';
 import { postgresBinaries, postgresMissing, TestDatabases } from './testing/test-databases.js';
 import { failureCounts } from './queries/failures.js';
 import { Dialect, type Query, type SqlStep } from './queries/plan.js';

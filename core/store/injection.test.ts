@@ -8,7 +8,7 @@ import { JournalBuilder } from './testing/journal-builder.js';
 /**
  * Every string a caller hands the store is data, never SQL: every query of the
  * contract, on SQLite and on PostgreSQL (whose `?` → `$n` numbering is our own code,
- * postgres/placeholders.ts), with hostile text in every string parameter. Hostile filters match
+ * postgres/connection/placeholders.ts), with hostile text in every string parameter. Hostile filters match
  * nothing and change nothing; hostile values stored as data are found exactly.
  */
 

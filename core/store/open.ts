@@ -1,5 +1,5 @@
 import type { HivewatchStore } from './contract.js';
-import { isPostgresUrl, redactUrl } from './postgres/url.js';
+import { isPostgresUrl, redactUrl } from './postgres/connection/url.js';
 import { sqliteContractStore } from './sqlite/async-store.js';
 import type { OpenStoreOptions } from './sqlite/types.js';
 import { openSqliteStore } from './sqlite/store.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseBenchFlags } from '../../bench/flags.js';
+import { parseBenchFlags } from '../../bench/harness/flags.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { readRegularFile } from '../base/regular-file.js';
 import { UsageError } from '../cli/args.js';
-import { list } from '../otel/decode.js';
-import { IngestBusy } from '../otel/ingest-queue.js';
+import { list } from '../otel/receive/decode.js';
+import { IngestBusy } from '../otel/receive/ingest-queue.js';
 import { ruleFromInput } from '../service/alerts/rules.js';
 import { FlowKeyError } from '../service/flows/keys.js';
 import { FlowRefError } from '../service/flows/ref.js';

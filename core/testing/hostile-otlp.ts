@@ -1,6 +1,6 @@
 /**
  * The hostile OTLP set, for the tests that send it to a real receiver
- * (core/otel/hostile.test.ts on both engines, e2e/hostile-telemetry.test.ts for the screens):
+ * (core/otel/receive/hostile.test.ts on both engines, e2e/hostile-telemetry.test.ts for the screens):
  * impossible timestamps, nesting past any sane depth, NUL and unpaired surrogates, megabyte ids,
  * values of the wrong type, and prototype keys. Each payload says what the receiver must answer.
  * Every accepted payload is its own session (`conversation.id` / `session.id` below), so each

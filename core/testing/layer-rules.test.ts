@@ -47,11 +47,11 @@ describe("process control is not the store's", () => {
   it('refuses a store file that imports the signalling half of the runtimes', () => {
     const messages = zoneMessages(
       'core/store/layer-probe.ts',
-      "import { signalGroupId } from '../runtimes/process-group.js';\nexport const y = signalGroupId;\n",
+      "import { signalGroupId } from '../runtimes/process/process-group.js';\nexport const y = signalGroupId;\n",
     );
     expect(messages).toEqual([
       expect.stringMatching(
-        /^import-x\/no-restricted-paths: .*"\.\.\/runtimes\/process-group\.js".* core\/store imports only core\/\{base,common\} and core\/runtimes\/process\/process-identity\.ts$/,
+        /^import-x\/no-restricted-paths: .*"\.\.\/runtimes\/process\/process-group\.js".* core\/store imports only core\/\{base,common\} and core\/runtimes\/process\/process-identity\.ts$/,
       ),
     ]);
   }, 60_000);
@@ -110,9 +110,9 @@ describe('the CLI reads the history through the service, as the window does', ()
 
 describe('OTLP ingest classifies through core/base, never the runtimes', () => {
   it('refuses an otel file that imports a runtime', () => {
-    const messages = zoneMessages('core/otel/layer-probe.ts', "import { firstLine } from '../runtimes/preset.js';\nexport const y = firstLine;\n");
+    const messages = zoneMessages('core/otel/layer-probe.ts', "import { firstLine } from '../runtimes/presets/preset.js';\nexport const y = firstLine;\n");
     expect(messages).toEqual([
-      expect.stringMatching(/^import-x\/no-restricted-paths: .*"\.\.\/runtimes\/preset\.js".* core\/otel imports only core\/\{base,common,store\}$/),
+      expect.stringMatching(/^import-x\/no-restricted-paths: .*"\.\.\/runtimes\/presets\/preset\.js".* core\/otel imports only core\/\{base,common,store\}$/),
     ]);
   }, 60_000);
 

@@ -1,4 +1,4 @@
-import { readFixture } from '../../agents-real/fixtures-io.js';
+import { readFixture } from '../../agents-real/recording/fixtures-io.js';
 import type { CliName } from '../../agents-real/pins.js';
 
 /**

@@ -1,9 +1,9 @@
-import { readFixture } from '../../agents-real/fixtures-io.js';
+import { readFixture } from '../../agents-real/recording/fixtures-io.js';
 import { rewriteRecorded } from './recorded-otlp.js';
 
 /**
  * An external Claude Code session stopped by its usage limit, as OTLP/JSON payloads, for the
- * usage-limit tests (core/otel/usage-limit-session.test.ts on both engines,
+ * usage-limit tests (core/otel/session/usage-limit-session.test.ts on both engines,
  * e2e/usage-limit.test.ts in the window).
  *
  * Built from the recording `claude-code/usage-limit.json-out.otlp-json.default-retries` (Claude

@@ -4,7 +4,7 @@ import { DEFAULT_CHECK_TIMEOUT_MS, WorkspaceMode } from '../flow/agent-work.js';
 import { workspaceModeOf } from '../flow/workspace-mode.js';
 import type { AgentSpec, SessionSpec } from '../flow/plan.js';
 import { scopeMatcher } from '../flow/scope.js';
-import { Redactor } from '../runtimes/secrets.js';
+import { Redactor } from '../runtimes/secrets/secrets.js';
 import { RunWorkspace } from './run-workspace.js';
 import type { TaskWorktree } from './task-worktree.js';
 import { checkError, runShell, type CommandRecord } from './verify.js';

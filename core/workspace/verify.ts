@@ -1,6 +1,6 @@
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { runProcess, type ProcessResult } from '../runtimes/process.js';
-import type { Redactor } from '../runtimes/secrets.js';
+import { runProcess, type ProcessResult } from '../runtimes/process/process.js';
+import type { Redactor } from '../runtimes/secrets/secrets.js';
 
 /**
  * Shell commands run in a worktree: `setup:` (once per new worktree) and the `verify:` checks

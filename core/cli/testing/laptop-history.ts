@@ -1,6 +1,6 @@
 import type { HivewatchEvent } from '../../base/events.js';
-import { decodeOtlp } from '../../otel/decode.js';
-import { OtelIngester } from '../../otel/ingest.js';
+import { decodeOtlp } from '../../otel/receive/decode.js';
+import { OtelIngester } from '../../otel/receive/ingest.js';
 import { fixture } from '../../otel/testing.js';
 import { MUTED_FLOWS_SETTING } from '../../service/flows/notify-settings.js';
 import { openSqliteStore, type HivewatchStore, type SqliteStore } from '../../store/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeOtlp, own, type TelemetryRecord } from '../decode.js';
+import { decodeOtlp, own, type TelemetryRecord } from '../receive/decode.js';
 import { eventName } from '../mapping.js';
 import { keptAttributes, NOT_STORED_KEY, PROMPT_NOT_STORED, senderOf } from './kept.js';
 import { RECORDED_CONTENT, recordedExports, withEventOnEverySpan } from './testing.js';

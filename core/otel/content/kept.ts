@@ -1,4 +1,4 @@
-import type { Attributes, AttributeValue } from '../decode.js';
+import type { Attributes, AttributeValue } from '../receive/decode.js';
 import { AI_SDK, CLAUDE_CODE, CODEX_CLI, COMMON, GENAI, OPENINFERENCE, OPENLLMETRY, type Scheme } from './allow-list.js';
 
 /**

@@ -1,8 +1,8 @@
-import { fixtureIds, readFixture } from '../../../agents-real/fixtures-io.js';
+import { fixtureIds, readFixture } from '../../../agents-real/recording/fixtures-io.js';
 import { CONTENT } from '../../../agents-real/genai-sdks/apps.js';
-import { genAiFixtureIds, readGenAiFixture } from '../../../agents-real/genai-fixtures.js';
-import type { OtlpEncoding, OtlpSignal } from '../decode.js';
-import { ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from '../schema.js';
+import { genAiFixtureIds, readGenAiFixture } from '../../../agents-real/recording/genai-fixtures.js';
+import type { OtlpEncoding, OtlpSignal } from '../receive/decode.js';
+import { ExportTraceServiceRequest, TO_OBJECT_OPTIONS } from '../receive/schema.js';
 import { fixture } from '../testing.js';
 
 /** The recorded OTLP exports of each scheme the content allow-list covers (content/allow-list.ts), as they arrived. */

@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../../base/usage.js';
-import { MAX_AGENT_CHARS } from '../bounds.js';
-import { own, type AttributeValue, type TelemetryRecord } from '../decode.js';
+import { MAX_AGENT_CHARS } from '../receive/bounds.js';
+import { own, type AttributeValue, type TelemetryRecord } from '../receive/decode.js';
 import { genAiOperationOf, MODEL_CALLS, SDK_CALL, type GenAiOperation } from './operation.js';
 import type { SpanFacts } from './spans.js';
 import { Bounded, num, parentOf, safe, str, type Fact, type FactBody, type SessionRef } from '../mapping.js';

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readGenAiFixture } from '../../../agents-real/genai-fixtures.js';
-import { CHAT_USAGE } from '../../../agents-real/openai-chat-stub.js';
+import { readGenAiFixture } from '../../../agents-real/recording/genai-fixtures.js';
+import { CHAT_USAGE } from '../../../agents-real/stubs/openai-chat-stub.js';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { openSqliteStore } from '../../store/index.js';
 import { sqliteContractStore } from '../../store/sqlite/async-store.js';
-import { decodeOtlp } from '../decode.js';
-import { OtelIngester } from '../ingest.js';
+import { decodeOtlp } from '../receive/decode.js';
+import { OtelIngester } from '../receive/ingest.js';
 
 /**
  * The GenAI mapping against what a real instrumented client sent (agents-real/fixtures/genai-openai/:

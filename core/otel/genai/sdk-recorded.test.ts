@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONTENT } from '../../../agents-real/genai-sdks/apps.js';
-import { readGenAiFixture } from '../../../agents-real/genai-fixtures.js';
+import { readGenAiFixture } from '../../../agents-real/recording/genai-fixtures.js';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { openSqliteStore } from '../../store/index.js';
 import { sqliteContractStore } from '../../store/sqlite/async-store.js';
-import { decodeOtlp } from '../decode.js';
-import { OtelIngester } from '../ingest.js';
+import { decodeOtlp } from '../receive/decode.js';
+import { OtelIngester } from '../receive/ingest.js';
 
 /**
  * The GenAI mapping against what GenAI SDKs sent as they export (agents-real/fixtures/genai-ai-sdk/:

@@ -6,8 +6,8 @@ import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { openSqliteStore } from '../../store/index.js';
 import { sqliteContractStore } from '../../store/sqlite/async-store.js';
-import { decodeOtlp } from '../decode.js';
-import { OtelIngester } from '../ingest.js';
+import { decodeOtlp } from '../receive/decode.js';
+import { OtelIngester } from '../receive/ingest.js';
 import { spanPayload, type SpanSpec } from './testing.js';
 
 /**

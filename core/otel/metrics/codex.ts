@@ -1,4 +1,4 @@
-import { own, type TelemetryRecord } from '../decode.js';
+import { own, type TelemetryRecord } from '../receive/decode.js';
 import type { MetricPoint } from './decode.js';
 
 /**

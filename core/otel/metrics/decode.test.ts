@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readFixture } from '../../../agents-real/fixtures-io.js';
-import { OtlpDecodeError, own } from '../decode.js';
-import { ExportMetricsServiceRequest } from '../schema.js';
+import { readFixture } from '../../../agents-real/recording/fixtures-io.js';
+import { OtlpDecodeError, own } from '../receive/decode.js';
+import { ExportMetricsServiceRequest } from '../receive/schema.js';
 import { CODEX_MULTI_AGENT_SPAWN, CODEX_THREAD_STARTED, readMetricPoints } from './codex.js';
 import { decodeMetrics } from './decode.js';
 

@@ -1,5 +1,5 @@
-import { attributes, type Attributes, firstTime, isObj, list, type Obj, OtlpDecodeError, type OtlpEncoding, parseJson, timeOf } from '../decode.js';
-import { ExportMetricsServiceRequest, TO_OBJECT_OPTIONS } from '../schema.js';
+import { attributes, type Attributes, firstTime, isObj, list, type Obj, OtlpDecodeError, type OtlpEncoding, parseJson, timeOf } from '../receive/decode.js';
+import { ExportMetricsServiceRequest, TO_OBJECT_OPTIONS } from '../receive/schema.js';
 
 /**
  * OTLP/HTTP metrics request bodies (`http/json` and `http/protobuf`) decoded into their data

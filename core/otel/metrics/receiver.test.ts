@@ -1,8 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFixture } from '../../../agents-real/fixtures-io.js';
+import { readFixture } from '../../../agents-real/recording/fixtures-io.js';
 import { openStore, type HivewatchStore } from '../../store/index.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../receiver.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../receive/receiver.js';
 
 /**
  * `/v1/metrics` through the real receiver: the real Codex 0.171.0 metrics exports taken in JSON

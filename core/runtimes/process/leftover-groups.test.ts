@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventOf } from '../../base/events.js';
 import { openSqliteStore, type SqliteStore } from '../../store/index.js';
 import { JournalBuilder } from '../../store/testing/journal-builder.js';
-import { groupAlive } from '../process-group.js';
+import { groupAlive } from './process-group.js';
 import { leftoverReaper } from './leftover-groups.js';
 import { processStartTime } from './process-identity.js';
 

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { EventOf, LeftoverProcessGroup } from '../../base/events.js';
-import { groupLeadersWithEnvironment, groupMembers, signalGroupId } from '../process-group.js';
+import { groupLeadersWithEnvironment, groupMembers, signalGroupId } from './process-group.js';
 import { procAvailable, readProcStat } from './process-identity.js';
 
 /**

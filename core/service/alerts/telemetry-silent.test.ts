@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { OtelIngester } from '../../otel/ingest.js';
+import { OtelIngester } from '../../otel/receive/ingest.js';
 import { claudeCodeLogs } from '../../otel/testing.js';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { testEngines } from '../../store/testing/engines.js';

@@ -1,6 +1,6 @@
 import { checkFlow } from '../../flow/check.js';
 import type { FlowPlan } from '../../flow/plan.js';
-import { agentSecrets, markerPattern, Redactor, secretMarker } from '../../runtimes/secrets.js';
+import { agentSecrets, markerPattern, Redactor, secretMarker } from '../../runtimes/secrets/secrets.js';
 import { ApiError } from '../../common/api-errors.js';
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isPostgresUrl, isStoreError, openSqliteStore, SCHEMA_VERSION, StoreError, type HivewatchStore, type SqliteStore } from '../../store/index.js';
-import { redactUrl } from '../../store/postgres/url.js';
+import { redactUrl } from '../../store/postgres/connection/url.js';
 import { sqliteContractStore } from '../../store/sqlite/async-store.js';
 import { openHostStore } from './open.js';
 

@@ -1,5 +1,5 @@
-import { STORE_PROMPTS_SETTING } from '../../otel/ingest.js';
-import { otelToken } from '../../otel/receiver.js';
+import { STORE_PROMPTS_SETTING } from '../../otel/receive/ingest.js';
+import { otelToken } from '../../otel/receive/receiver.js';
 import { openStore } from '../../store/index.js';
 
 /** What a database keeps for the agents that report to its receiver. */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OtelIngester } from '../../otel/ingest.js';
+import { OtelIngester } from '../../otel/receive/ingest.js';
 import { claudeCodeLogs } from '../../otel/testing.js';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { tempDirs } from '../../testing/temp-dirs.js';

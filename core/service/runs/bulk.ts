@@ -10,7 +10,7 @@ import { recoverIfHostGone } from './remote-commands.js';
 import { parseInput } from '../schemas.js';
 import { externalRefusal, guard, isExternal, type ServiceContext } from '../service-context.js';
 import type { HivewatchService } from '../service-types.js';
-import { isStoppedExternalSession } from '../../otel/stop-watching.js';
+import { isStoppedExternalSession } from '../../otel/session/stop-watching.js';
 
 /**
  * Bulk actions: one action on many runs, named by id or by the Runs list's

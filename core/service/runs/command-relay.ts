@@ -6,7 +6,7 @@ import { deliverCommand, type RemoteCommand } from './remote-commands.js';
 import { parseInput } from '../schemas.js';
 import { externalRefusal, guard, isExternal, runRowOr404, type ServiceContext } from '../service-context.js';
 import type { HivewatchService } from '../service-types.js';
-import { isStoppedExternalSession, launchingAttemptOf, stopWatchingSession } from '../../otel/stop-watching.js';
+import { isStoppedExternalSession, launchingAttemptOf, stopWatchingSession } from '../../otel/session/stop-watching.js';
 
 /**
  * The command relay: a command for a run goes to whoever executes it. A run this process hosts
@@ -49,7 +49,7 @@ const STOP_WATCHING_REASON = 'cancelled by the operator: Hivewatch stopped watch
 
 /**
  * A cancel of an external session stopped by its usage limit or waiting for approval: Hivewatch
- * stops watching it (the run ends cancelled, core/otel/stop-watching.ts). A session a Hivewatch
+ * stops watching it (the run ends cancelled, core/otel/session/stop-watching.ts). A session a Hivewatch
  * attempt sent is refused with the run to cancel instead (cancelling that run stops the agent).
  * Null for every other run, which the relay takes.
  */

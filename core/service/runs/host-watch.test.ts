@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventOf, HivewatchEvent } from '../../base/events.js';
-import { groupAlive } from '../../runtimes/process-group.js';
+import { groupAlive } from '../../runtimes/process/process-group.js';
 import { leftoverReaper } from '../../runtimes/process/leftover-groups.js';
 import { openHostStore } from '../history/open.js';
 import type { HivewatchStore, RecoveredRun } from '../../store/index.js';

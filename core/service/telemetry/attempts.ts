@@ -19,7 +19,7 @@ export async function withAttemptTelemetry(detail: RunDetail, store: HivewatchSt
       code: a.errorCode,
       message: a.error?.message ?? null,
     }));
-    // A linked session journals its failed requests as failed attempts only (core/otel/session-journal.ts); its
+    // A linked session journals its failed requests as failed attempts only (core/otel/session/session-journal.ts); its
     // error occurrences are the failed tools.
     const failedCalls = calls.filter((c) => c.status === 'failed').length;
     const key = `${link.taskId}\n${link.attempt}`;

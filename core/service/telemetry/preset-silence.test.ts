@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
 import { silenceWords } from '../../common/telemetry-silence.js';
-import type { TelemetryRecord } from '../../otel/decode.js';
-import { OtelIngester } from '../../otel/ingest.js';
+import type { TelemetryRecord } from '../../otel/receive/decode.js';
+import { OtelIngester } from '../../otel/receive/ingest.js';
 import { claudeCodeLogs } from '../../otel/testing.js';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { testEngines } from '../../store/testing/engines.js';

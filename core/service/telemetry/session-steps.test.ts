@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OtelIngester } from '../../otel/ingest.js';
+import { OtelIngester } from '../../otel/receive/ingest.js';
 import { claudeCodeLogs } from '../../otel/testing.js';
 import type { HivewatchStore } from '../../store/contract.js';
 import { openSqliteStore } from '../../store/index.js';

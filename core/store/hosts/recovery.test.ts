@@ -8,7 +8,7 @@ import { processStartTime } from '../../runtimes/process/process-identity.js';
 import { thisMachine } from './hosts.js';
 import { isStoreError, openSqliteStore, type SqliteStore } from '../index.js';
 import { openAttemptProcesses } from './recovery.js';
-import { JournalBuilder } from '../testing/journal-builder.js';
+import { diedWithCancelledSibling, JournalBuilder } from '../testing/journal-builder.js';
 
 let dir: string;
 let path: string;
@@ -174,6 +174,21 @@ describe('recoverInterrupted', () => {
     expect(open({ recover: false }).recovered).toEqual([]);
     expect(store.getRun('orphan')!.run.status).toBe('running');
     expect(store.recoverInterrupted().map((r) => r.runId)).toEqual(['orphan']);
+  });
+
+  it('hands process control only the attempts with no journaled end: one cancelled by a sibling is not a leftover', () => {
+    const a = open();
+    a.appendEvents(diedWithCancelledSibling('sibling', hostname()).events);
+    a.close();
+    const handed: string[] = [];
+    const b = open({
+      endLeftovers: (_run, groups) => {
+        handed.push(...groups.map((g) => `${g.taskId}#${g.attempt} pid ${g.pid}`));
+        return [];
+      },
+    });
+    expect(b.recovered.map((r) => r.runId)).toEqual(['sibling']);
+    expect(handed).toEqual(['2:0#1 pid 424242']);
   });
 
   it('notifies subscribers of the events it journals', () => {

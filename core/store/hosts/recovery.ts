@@ -112,8 +112,8 @@ export function recoverInterrupted(
 ): { runs: RecoveredRun[]; events: HivewatchEvent[] } {
   const select = db.prepare(CANDIDATES_SQL) as Database.Statement<string[], Candidate>;
   const attemptEvents = db.prepare(
-    `SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? AND type IN ('attemptProcess', 'attemptSucceeded', 'attemptFailed') ORDER BY seq`,
-  ) as Database.Statement<[string], { run_id: string; seq: number; type: string; ts: number; payload: string }>;
+    `SELECT run_id, seq, type, ts, payload FROM events WHERE run_id = ? AND type IN (${ATTEMPT_RECORD_TYPES.map(() => '?').join(', ')}) ORDER BY seq`,
+  ) as Database.Statement<string[], { run_id: string; seq: number; type: string; ts: number; payload: string }>;
   if (chooseRuns(select.all(...ACTIVE_RUN_STATUSES), now(), options, 'legacy').length === 0) return { runs: [], events: [] };
   return db
     .transaction(() => {
@@ -122,7 +122,9 @@ export function recoverInterrupted(
       for (const chosen of chooseRuns(select.all(...ACTIVE_RUN_STATUSES), now(), options, 'legacy')) {
         const { run, owner, verdict } = chosen;
         // A forced recovery of a run whose host still lives must not take its agents from it.
-        const processes = verdict.alive ? [] : leftoverGroups(run.id, owner, attemptEvents.all(run.id).map(eventFromRow), options.endLeftovers);
+        const processes = verdict.alive
+          ? []
+          : leftoverGroups(run.id, owner, attemptEvents.all(run.id, ...ATTEMPT_RECORD_TYPES).map(eventFromRow), options.endLeftovers);
         events.push(...interruptionEvents(run, owner?.pid ?? null, interruptionMessage(chosen), processes, now()));
         writer.forget(run.id);
         recovered.push({ runId: run.id, pid: owner?.pid ?? null, processes });
@@ -195,7 +197,11 @@ export function leftoverGroups(
  * Events that end an attempt, journaled only once its process group is gone (rule 11b): its
  * outcome, its cancel by a fail-fast sibling, or its late answer after the operator's cancel.
  */
-const ATTEMPT_ENDS: ReadonlySet<HivewatchEvent['type']> = new Set(['attemptSucceeded', 'attemptFailed', 'attemptCancelled', 'receiptIgnoredStale']);
+const ATTEMPT_END_TYPES = ['attemptSucceeded', 'attemptFailed', 'attemptCancelled', 'receiptIgnoredStale'] as const satisfies readonly HivewatchEvent['type'][];
+const ATTEMPT_ENDS: ReadonlySet<HivewatchEvent['type']> = new Set(ATTEMPT_END_TYPES);
+
+/** The events recovery reads to find open attempts; both engines' queries select exactly these. */
+export const ATTEMPT_RECORD_TYPES: readonly HivewatchEvent['type'][] = ['attemptProcess', ...ATTEMPT_END_TYPES];
 
 /** The `attemptProcess` events of attempts that never journaled their end. */
 export function openAttemptProcesses(events: readonly HivewatchEvent[]): AttemptProcess[] {

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import { SCHEMA_VERSION } from '../sqlite/migrate.js';
-import { createPostgresPool, postgresConfig } from './connection.js';
+import { createPostgresPool, postgresConfig } from './connection/connection.js';
 import { migratePostgres, POSTGRES_SCHEMA_VERSION, postgresSchemaVersion } from './migrate.js';
 import { TEXT_INDEXED_COLUMNS } from './migrate.js';
 import { skipTitle } from '../../testing/skip.js';

@@ -3,8 +3,16 @@ import type { EndLeftovers } from '../hosts/recovery.js';
 import type { HeartbeatScheduler } from '../hosts/host-lease.js';
 import { newInstance, releaseInstance } from '../hosts/hosts.js';
 import { StoreError } from '../store-error.js';
-import { Availability } from './availability.js';
-import { connectionError, createPostgresClient, createPostgresPool, isServerAway, postgresConfig, redactUrl, type PostgresEnv } from './connection.js';
+import { Availability } from './connection/availability.js';
+import {
+  connectionError,
+  createPostgresClient,
+  createPostgresPool,
+  isServerAway,
+  postgresConfig,
+  redactUrl,
+  type PostgresEnv,
+} from './connection/connection.js';
 import { assertUnderstood, migratePostgres, postgresSchemaVersion } from './migrate.js';
 import { PostgresStore } from './postgres-store.js';
 

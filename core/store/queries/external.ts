@@ -25,7 +25,7 @@ export interface ExternalSessionRow {
   taskCount: number;
   /**
    * What the open prompt has come to (its open attempt, its last outcome, the failure that ended
-   * it), as JSON the ingest owns (core/otel/session-state.ts); null when nothing is known.
+   * it), as JSON the ingest owns (core/otel/session/session-state.ts); null when nothing is known.
    */
   promptState?: string | null;
   /** The run's last journaled seq (read, never written here). */

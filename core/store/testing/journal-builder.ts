@@ -246,6 +246,26 @@ export class JournalBuilder {
   }
 }
 
+/**
+ * A run whose host died in step 2 with two agent process groups journaled: task 2:1's was
+ * cancelled by its fail-fast sibling (its group ended, `attemptCancelled`), task 2:0's attempt 1
+ * never journaled an end, so it is the one leftover recovery must look for.
+ */
+export function diedWithCancelledSibling(runId: string, hostname: string): JournalBuilder {
+  const b = new JournalBuilder(runId)
+    .start()
+    .runStep([{ attempts: ['ok'] }])
+    .dieDuringStep([{ attempts: ['ok'] }, { attempts: ['ok'] }]);
+  const open = { step: b.step, ordinal: 0, taskId: `${b.step}:0` };
+  const cancelled = { step: b.step, ordinal: 1, taskId: `${b.step}:1` };
+  b.push({ type: 'taskStarted', ...cancelled, name: 'task 1', agent: 'fake', maxAttempts: 1 });
+  b.push({ type: 'attemptStarted', ...cancelled, attempt: 1 });
+  b.push({ type: 'attemptProcess', ...cancelled, attempt: 1, pid: 515_151, startTime: '778', hostname });
+  b.push({ type: 'attemptCancelled', ...cancelled, attempt: 1, durationMs: 5, by: 'sibling' });
+  b.push({ type: 'attemptProcess', ...open, attempt: 1, pid: 424_242, startTime: '777', hostname });
+  return b;
+}
+
 export { seededRandom as prng };
 
 export function pick<T>(random: () => number, items: readonly T[]): T {

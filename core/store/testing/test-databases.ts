@@ -2,10 +2,10 @@ import type Database from 'better-sqlite3';
 import pg from 'pg';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import type { RunOwner } from '../hosts/hosts.js';
-import { createPostgresPool, postgresConfig } from '../postgres/connection.js';
+import { createPostgresPool, postgresConfig } from '../postgres/connection/connection.js';
 import { migratePostgres } from '../postgres/migrate.js';
 
-export { inTransaction } from '../postgres/transaction.js';
+export { inTransaction } from '../postgres/connection/transaction.js';
 
 /**
  * For the PostgreSQL suites of the write path: one throwaway cluster per test file, a fresh

@@ -5,7 +5,7 @@ import { StatementCache } from '../../queries/sql.js';
 import { GROUP_TREND_TABLE, ROLLUP_TABLE } from '../../rollups/rollups.js';
 import { settleHistory } from '../../projection/settle-history.js';
 import { runAsync } from '../../queries/plan.js';
-import { executorOf } from '../../postgres/execution.js';
+import { executorOf } from '../../postgres/connection/execution.js';
 import type { Migration } from '../migration.js';
 
 /**

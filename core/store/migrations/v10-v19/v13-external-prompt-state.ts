@@ -3,7 +3,7 @@ import type { Migration } from '../migration.js';
 
 /**
  * Version 13: what an external session's open prompt has come to, as JSON
- * (core/otel/session-state.ts): the attempt a request opened and nothing ended yet, the prompt's
+ * (core/otel/session/session-state.ts): the attempt a request opened and nothing ended yet, the prompt's
  * last outcome and the failure that ended it, so the quiet period ends the session with the
  * status its last prompt had. NULL for a session ingested before: nothing known, as before.
  */

@@ -14,7 +14,7 @@ import {
   GROUPED_COST_SUMS,
 } from '../../outcomes/cost-keys.js';
 import { runOutcomesTriggersSql, RUN_OUTCOME_GRAINS, RUN_OUTCOME_TABLE, runOutcomeBackfillSql } from '../../outcomes/run-outcomes-sql.js';
-import { executorOf } from '../../postgres/execution.js';
+import { executorOf } from '../../postgres/connection/execution.js';
 import type { Migration } from '../migration.js';
 
 /**

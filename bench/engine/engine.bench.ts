@@ -1,0 +1,145 @@
+import { spawn } from 'node:child_process';
+import { checkFlow } from '../../core/flow/check.js';
+import type { FlowPlan } from '../../core/flow/plan.js';
+import { VirtualClock } from '../../core/base/clock.js';
+import { FlowRun } from '../../core/engine/run.js';
+import { createRuntimeRegistry } from '../../core/runtimes/registry.js';
+import { createDurableSink, openStore } from '../../core/store/index.js';
+import { timeIt, type Measurement } from '../harness/measure.js';
+import { removeDb, tempPath } from '../store/store-baseline.js';
+
+/**
+ * Engine overhead: what the engine adds to the work its sessions do, with the
+ * events going where a real run's go — the durable sink into a SQLite journal (the store `serve`
+ * and `hivewatch run` open) — against a bare loop doing the same work without the engine.
+ *
+ * 1. N command sessions of `/bin/true`, concurrency 2, vs a bare Node loop spawning the same
+ *    processes the command runtime spawns (`/bin/true`, stdin ignored, stdout and stderr piped and
+ *    drained, its own process group), two at a time, each awaited until it closes. The timed
+ *    section of the engine side is the run and the sink's close (every event committed).
+ * 2. N noop sessions (no process) through the same engine and journal: the engine and journal's
+ *    cost per task on its own, with nothing to compare it against but its target.
+ *
+ * Every trial starts on a fresh database (opened and removed untimed); the figure is the median
+ * of the trials, the trials alternate engine and bare loop so a neighbour's burst falls on both.
+ * `--quick`: 200 spawns, 2,000 noop tasks.
+ */
+
+function plan(source: string): FlowPlan {
+  const result = checkFlow(source, 'bench.prose');
+  if (!result.ok || !result.plan) throw new Error(`bench flow does not check: ${JSON.stringify(result.diagnostics)}`);
+  return result.plan;
+}
+
+/** One step whose frontier is `n` sessions (a parallel of n branches). */
+function fanOut(n: number, agent: 'tru' | 'nop'): FlowPlan {
+  const branches = Array.from({ length: n }, (_, i) => `  b${i} = session: ${agent}\n    prompt: "task ${i}"\n`).join('');
+  const runtime = agent === 'tru' ? '  runtime: "command"\n  command: "/bin/true"\n' : '  runtime: "noop"\n';
+  return plan(`agent ${agent}:\n${runtime}parallel (on-fail: "continue"):\n${branches}`);
+}
+
+/** Runs the plan with a durable SQLite journal on a fresh database; times the run and the final commit. */
+async function durableRun(p: FlowPlan, concurrency: number, maxSteps = 100): Promise<{ ms: number; events: number }> {
+  const path = tempPath('engine');
+  removeDb(path);
+  const store = await openStore({ path });
+  try {
+    const clock = new VirtualClock();
+    const sink = createDurableSink(store);
+    let status = '';
+    const ms = await timeIt(async () => {
+      const result = await new FlowRun({ plan: p, registry: createRuntimeRegistry({ clock }), sink, clock, concurrency, maxSteps }).start();
+      await sink.close();
+      status = result.status;
+    });
+    if (status !== 'completed') throw new Error(`engine bench run ${status}`);
+    return { ms, events: (await store.stats()).events };
+  } finally {
+    await store.close();
+    removeDb(path);
+  }
+}
+
+/** The process the command runtime starts for `command: "/bin/true"`, spawned the same way. */
+function spawnTrue(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/true', [], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', () => resolve());
+  });
+}
+
+async function bareSpawns(n: number, concurrency: number): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < n) {
+      next++;
+      await spawnTrue();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+export async function engineBenchmarks(options: { quick: boolean }): Promise<Measurement[]> {
+  const trials = 3;
+  const spawns = options.quick ? 200 : 1000;
+  const commandPlan = fanOut(spawns, 'tru');
+  const engine: number[] = [];
+  const bare: number[] = [];
+  let events = 0;
+  for (let i = 0; i < trials; i++) {
+    bare.push(await timeIt(() => bareSpawns(spawns, 2)));
+    const run = await durableRun(commandPlan, 2);
+    engine.push(run.ms);
+    events = run.events;
+  }
+  const ratio = median(engine) / median(bare);
+  const out: Measurement[] = [
+    {
+      name: `${spawns} /bin/true sessions, conc. 2, SQLite journal vs bare spawns`,
+      value: median(engine),
+      unit: 'ms',
+      baseline: median(bare),
+      ratio,
+      target: '≤ 1.25× a bare Node loop spawning the same processes',
+      pass: ratio <= 1.25,
+      note:
+        `median of ${trials} alternating trials: engine run + durable sink close ${engine.map((t) => t.toFixed(0)).join(' / ')} ms ` +
+        `(${events} events journaled), bare spawn loop ${bare.map((t) => t.toFixed(0)).join(' / ')} ms`,
+    },
+  ];
+
+  const tasks = options.quick ? 2000 : 10_000;
+  const noopFanOut = fanOut(tasks, 'nop');
+  const sequential = plan(`agent nop:\n  runtime: "noop"\nrepeat ${tasks}:\n  session: nop\n    prompt: "tick"\n`);
+  const fan: number[] = [];
+  const seq: number[] = [];
+  for (let i = 0; i < trials; i++) {
+    fan.push((await durableRun(noopFanOut, 4)).ms);
+    seq.push((await durableRun(sequential, 1, tasks + 1)).ms);
+  }
+  out.push({
+    name: `${tasks} noop sessions in one step, SQLite journal: time per task`,
+    value: (median(fan) * 1000) / tasks,
+    unit: 'µs/task',
+    target: '< 50 µs/task',
+    pass: (median(fan) * 1000) / tasks < 50,
+    note: `median of ${trials} runs (${fan.map((t) => t.toFixed(0)).join(' / ')} ms), run + durable sink close`,
+  });
+  out.push({
+    name: `${tasks} noop sessions, one step each, SQLite journal: time per task`,
+    value: (median(seq) * 1000) / tasks,
+    unit: 'µs/task',
+    target: '< 50 µs/task',
+    pass: (median(seq) * 1000) / tasks < 50,
+    note: `median of ${trials} runs (${seq.map((t) => t.toFixed(0)).join(' / ')} ms); each step also commits its events, checkpoints and lets threads settle`,
+  });
+  return out;
+}
