@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { HivewatchEvent } from '../core/base/events.js';
-import { flowDigest } from '../core/flow/digest.js';
+import { flowDigest } from '../core/flow/plan/digest.js';
 import { openStore } from '../core/store/index.js';
 import { JournalBuilder, type ErrorSpec } from '../core/store/testing/journal-builder.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { agentCommandProblems } from '../../core/flow/command-safety.js';
+import { agentCommandProblems } from '../../core/flow/plan/command-safety.js';
 import { templateFromText } from '../../core/runtimes/command-line.js';
 import { skipTitle } from '../../core/testing/skip.js';
 import { tempDirs } from '../../core/testing/temp-dirs.js';

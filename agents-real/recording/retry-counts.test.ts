@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CODEX_BUILT_IN_RATE_LIMIT } from '../../core/flow/retry-owners.js';
+import { CODEX_BUILT_IN_RATE_LIMIT } from '../../core/flow/check/retry-owners.js';
 import { readFixture } from './fixtures-io.js';
 import { CLI_PINS } from '../pins.js';
 

@@ -1,6 +1,6 @@
 import { VirtualClock } from '../../core/base/clock.js';
 import { FlowRun } from '../../core/engine/run.js';
-import { checkFlow } from '../../core/flow/check.js';
+import { checkFlow } from '../../core/flow/check/check.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from '../../core/runtimes/runtime.js';
 import { createDurableSink } from '../../core/store/sink/sink.js';
 import { openSqliteStore } from '../../core/store/sqlite/store.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { checkFlow } from '../../core/flow/check.js';
-import type { FlowPlan } from '../../core/flow/plan.js';
+import { checkFlow } from '../../core/flow/check/check.js';
+import type { FlowPlan } from '../../core/flow/plan/plan.js';
 import { VirtualClock } from '../../core/base/clock.js';
 import { FlowRun } from '../../core/engine/run.js';
 import { createRuntimeRegistry } from '../../core/runtimes/registry.js';

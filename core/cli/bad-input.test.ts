@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../base/events.js';
-import { MAX_LISTED_DIAGNOSTICS } from '../flow/source.js';
+import { MAX_LISTED_DIAGNOSTICS } from '../flow/syntax/source.js';
 import { openStore } from '../store/index.js';
 
 /**

@@ -1,5 +1,5 @@
-import { formatDiagnostic } from '../flow/ast.js';
-import { checkFlowFile } from '../flow/check.js';
+import { formatDiagnostic } from '../flow/syntax/ast.js';
+import { checkFlowFile } from '../flow/check/check.js';
 import { ExitCode, type CliIo } from './io.js';
 
 export async function checkCommand(file: string, io: CliIo, json: boolean): Promise<number> {

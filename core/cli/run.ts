@@ -1,5 +1,5 @@
-import { WorkspaceMode } from '../flow/agent-work.js';
-import { formatDiagnostic } from '../flow/ast.js';
+import { WorkspaceMode } from '../flow/plan/agent-work.js';
+import { formatDiagnostic } from '../flow/syntax/ast.js';
 import { parseDuration } from '../base/duration.js';
 import type { EventSink } from '../base/events.js';
 import type { ResumePoint } from '../base/resume-point.js';

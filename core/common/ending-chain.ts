@@ -17,14 +17,7 @@ import { causeOf, MAX_CAUSE_DEPTH, type ErrorEnvelope } from '../base/errors/env
  */
 
 /** A run's ending error as one object: its head link's fields, the root cause's code, the chain (head first). */
-export interface RunEnding {
-  code: string;
-  category: string;
-  origin: string;
-  message: string;
-  step: number | null;
-  taskId: string | null;
-  attempt: number | null;
+export interface RunEnding extends Omit<FailureLink, 'seq' | 'how' | 'rethrown'> {
   /** The code of the chain's last link (the root cause); equal to `code` for a one-link chain. */
   rootCode: string;
   /** Head (the ending error) first, root cause last. */

@@ -1,5 +1,5 @@
 import { NO_RETRY, type RetryPolicy } from '../base/errors/retry.js';
-import type { AgentSpec, FlowPlan, RuntimeKind, SessionSpec } from '../flow/plan.js';
+import type { AgentSpec, FlowPlan, RuntimeKind, SessionSpec } from '../flow/plan/plan.js';
 
 const builtin = (name: string, runtime: RuntimeKind): AgentSpec => ({
   name,

@@ -1,5 +1,5 @@
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { Position } from '../flow/ast.js';
+import type { Position } from '../flow/syntax/ast.js';
 
 /**
  * Channels are the run's variables. Writes are staged in program order while a step runs and

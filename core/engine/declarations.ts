@@ -1,4 +1,4 @@
-import type { Statement } from '../flow/ast.js';
+import type { Statement } from '../flow/syntax/ast.js';
 
 /**
  * The channels a block declares for its own thread: its `let` / `const` and the named results of

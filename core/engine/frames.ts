@@ -1,4 +1,4 @@
-import type { OnFail } from '../flow/ast.js';
+import type { OnFail } from '../flow/syntax/ast.js';
 import type { FailureChain } from './failure-chain.js';
 
 /**

@@ -1,7 +1,7 @@
 import { CancelledError, HivewatchError } from '../base/errors/hivewatch-error.js';
-import { programOrder, type BindStmt, type ParallelStmt, type Position, type Statement, type Template, type TryStmt } from '../flow/ast.js';
-import type { SessionSpec } from '../flow/plan.js';
-import { renderTemplate } from '../flow/template.js';
+import { programOrder, type BindStmt, type ParallelStmt, type Position, type Statement, type Template, type TryStmt } from '../flow/syntax/ast.js';
+import type { SessionSpec } from '../flow/plan/plan.js';
+import { renderTemplate } from '../flow/syntax/template.js';
 import type { UpdatePolicy } from './channels.js';
 import { declarationsIn } from './declarations.js';
 import type { FailureChain } from './failure-chain.js';

@@ -1,6 +1,6 @@
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { validateRetryPolicy } from '../base/errors/retry.js';
-import type { FlowPlan } from '../flow/plan.js';
+import type { FlowPlan } from '../flow/plan/plan.js';
 import { resolveAgent, retryPolicyFor } from './agents.js';
 
 /**

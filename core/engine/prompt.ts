@@ -1,5 +1,5 @@
-import type { SessionSpec } from '../flow/plan.js';
-import { renderTemplate } from '../flow/template.js';
+import type { SessionSpec } from '../flow/plan/plan.js';
+import { renderTemplate } from '../flow/syntax/template.js';
 import type { SessionCall } from './interpreter.js';
 
 /**

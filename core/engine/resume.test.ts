@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flowDigest } from '../flow/digest.js';
+import { flowDigest } from '../flow/plan/digest.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { resumePointFromEvents } from '../base/resume-point.js';
 import { resumeProblem } from './resume.js';

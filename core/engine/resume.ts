@@ -1,4 +1,4 @@
-import { flowDigest } from '../flow/digest.js';
+import { flowDigest } from '../flow/plan/digest.js';
 import type { ResumePoint } from '../base/resume-point.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
-import type { WorkspaceMode } from '../flow/agent-work.js';
-import type { FlowPlan } from '../flow/plan.js';
+import type { WorkspaceMode } from '../flow/plan/agent-work.js';
+import type { FlowPlan } from '../flow/plan/plan.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
 import type { Reducer } from './channels.js';
 import type { Clock } from '../base/clock.js';

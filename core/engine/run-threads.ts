@@ -1,6 +1,6 @@
 import type { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { Statement } from '../flow/ast.js';
-import type { SessionSpec } from '../flow/plan.js';
+import type { Statement } from '../flow/syntax/ast.js';
+import type { SessionSpec } from '../flow/plan/plan.js';
 import { FailureChain } from './failure-chain.js';
 import { insideDeadParallel } from './frames.js';
 import { BranchCancelled, Interpreter } from './interpreter.js';

@@ -1,6 +1,6 @@
 import { HivewatchError, toHivewatchError } from '../base/errors/hivewatch-error.js';
-import type { AgentSpec, FlowPlan, SessionSpec } from '../flow/plan.js';
-import { planNeedsWorkspace } from '../flow/workspace-mode.js';
+import type { AgentSpec, FlowPlan, SessionSpec } from '../flow/plan/plan.js';
+import { planNeedsWorkspace } from '../flow/plan/workspace-mode.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
 import { resolveAgent } from './agents.js';
 import type { HivewatchEventBody } from '../base/events.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { CancelledError, HivewatchError, toHivewatchError } from '../base/errors/hivewatch-error.js';
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
-import { flowDigest } from '../flow/digest.js';
-import { flowSteps } from '../flow/step-count.js';
-import type { AgentSpec, SessionSpec } from '../flow/plan.js';
+import { flowDigest } from '../flow/plan/digest.js';
+import { flowSteps } from '../flow/plan/step-count.js';
+import type { AgentSpec, SessionSpec } from '../flow/plan/plan.js';
 import { Redactor } from '../runtimes/secrets/secrets.js';
 import { resolveAgent, retryPolicyFor } from './agents.js';
 import { RealClock, type Clock } from '../base/clock.js';

@@ -1,5 +1,5 @@
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { programOrder } from '../flow/ast.js';
+import { programOrder } from '../flow/syntax/ast.js';
 import type { HivewatchEventBody } from '../base/events.js';
 import { FailureChain } from './failure-chain.js';
 import { BranchCancelled, FlowFailure, SIBLING_FAILED } from './interpreter.js';

@@ -1,7 +1,7 @@
 import { CancelledError } from '../base/errors/hivewatch-error.js';
 import type { RetryPolicy } from '../base/errors/retry.js';
-import type { AgentSpec } from '../flow/plan.js';
-import { sessionTitle } from '../flow/specs.js';
+import type { AgentSpec } from '../flow/plan/plan.js';
+import { sessionTitle } from '../flow/check/specs.js';
 import type { RuntimeRegistry } from '../runtimes/runtime.js';
 import type { Clock } from '../base/clock.js';
 import type { HivewatchEventBody } from '../base/events.js';

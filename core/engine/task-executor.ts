@@ -1,7 +1,7 @@
 import { CancelledError, HivewatchError, isCancelled } from '../base/errors/hivewatch-error.js';
 import { decideRetry, type RetryPolicy } from '../base/errors/retry.js';
 import { movedResetReason, nextUsageLimitWait, type UsageLimitWait } from '../base/errors/usage-limit-wait.js';
-import type { AgentSpec, SessionSpec } from '../flow/plan.js';
+import type { AgentSpec, SessionSpec } from '../flow/plan/plan.js';
 import type { AttemptProcessReport, AttemptResult, SessionRuntime } from '../runtimes/runtime.js';
 import { endTrace, JOURNAL_OUTPUT_CHARS, keepHead, redactSecrets, startTrace } from './attempt-trace.js';
 import type { Clock } from '../base/clock.js';

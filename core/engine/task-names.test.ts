@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ofType, planOf, runPlan, ScriptedRuntime, scriptedRegistry } from './testing.js';
 
 /**
- * A task is named by the prompt its attempts run (core/flow/specs.ts `sessionTitle`): the
+ * A task is named by the prompt its attempts run (core/flow/check/specs.ts `sessionTitle`): the
  * template filled in with the run's values, `{feedback}` left out, on one line and shortened; the
  * prompt as written rides along as `template` when the two differ. The journal boundary's
  * secrets are replaced before the name is cut, so no part of one survives at the cut.

@@ -1,7 +1,7 @@
 import type { HivewatchError } from '../base/errors/hivewatch-error.js';
 import type { HivewatchEventBody } from '../base/events.js';
-import type { WorkspaceMode } from '../flow/agent-work.js';
-import type { AgentSpec, FlowPlan, SessionSpec } from '../flow/plan.js';
+import type { WorkspaceMode } from '../flow/plan/agent-work.js';
+import type { AgentSpec, FlowPlan, SessionSpec } from '../flow/plan/plan.js';
 
 /**
  * Agent work around an attempt (docs/rules.md §5b), as the retry executor sees it: a clean

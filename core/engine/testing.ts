@@ -1,7 +1,7 @@
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { formatDiagnostic } from '../flow/ast.js';
-import { checkFlow } from '../flow/check.js';
-import type { FlowPlan } from '../flow/plan.js';
+import { formatDiagnostic } from '../flow/syntax/ast.js';
+import { checkFlow } from '../flow/check/check.js';
+import type { FlowPlan } from '../flow/plan/plan.js';
 import type { AttemptRequest, AttemptResult, RuntimeRegistry, SessionRuntime } from '../runtimes/runtime.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { VirtualClock } from '../base/clock.js';

@@ -6,7 +6,7 @@ const split = (text: string, prompt = 'P', model: string | null = 'M'): string[]
 const script = (text: string): string => shellScriptFromTemplate(templateFromText(text));
 const HOSTILE = `it's "quoted"; rm -rf ~ $(touch /tmp/pwned) \`id\` && echo | cat > x \\ {prompt}`;
 
-// The splitter alone: which templates may run at all is core/flow/command-safety.ts's to say.
+// The splitter alone: which templates may run at all is core/flow/plan/command-safety.ts's to say.
 describe('splitCommandTemplate', () => {
   it('splits on whitespace and substitutes {prompt} and {model}', () => {
     expect(split("printf '%s\\n' {prompt}  {model}")).toEqual(['printf', '%s\\n', 'P', 'M']);

@@ -1,17 +1,17 @@
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { Template } from '../flow/ast.js';
-import { splitTemplateWords, TemplateSplitError } from '../flow/shell-words.js';
+import type { Template } from '../flow/syntax/ast.js';
+import { splitTemplateWords, TemplateSplitError } from '../flow/plan/shell-words.js';
 
 /**
  * Turns an agent's `command:` template into what a process is started with, substituting the
  * few names a command may use (`{prompt}`, `{model}`).
  *
  * The order is what keeps a prompt from ever becoming code: the template's literal text is
- * split into words first (sh-like quoting: '...', "...", backslash; `core/flow/shell-words.ts`,
+ * split into words first (sh-like quoting: '...', "...", backslash; `core/flow/plan/shell-words.ts`,
  * the splitter `check` uses too), and a substituted value is then appended to the word it stands
  * in, verbatim. Whatever quotes, `;` or `$(...)` a prompt holds, it stays inside one argv
  * element. Which program may get that element at all is decided before anything runs
- * (`core/flow/command-safety.ts`): only one known to take it as data. A `shell: true` script
+ * (`core/flow/plan/command-safety.ts`): only one known to take it as data. A `shell: true` script
  * never has a value put into its text.
  */
 

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { classifyObservation } from '../base/errors/classify.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { agentCommandProblems } from '../flow/command-safety.js';
-import type { AgentSpec } from '../flow/plan.js';
+import { agentCommandProblems } from '../flow/plan/command-safety.js';
+import type { AgentSpec } from '../flow/plan/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from './command-line.js';
 import { runProcess, type ProcessResult } from './process/process.js';
 import { Redactor } from './secrets/secrets.js';
@@ -80,7 +80,7 @@ function invalidPrompt(request: AttemptRequest, runtimeName: string, problem: st
  * values themselves: `HIVEWATCH_PROMPT` (the rendered prompt) and `HIVEWATCH_MODEL` (the agent's
  * model). The environment is how a prompt reaches any program but printf and the presets' CLIs:
  * a script passes "$HIVEWATCH_PROMPT" on, or pipes it to a tool's stdin, and no shell ever reads
- * it as script text (`core/flow/command-safety.ts`). A prompt that cannot be an environment
+ * it as script text (`core/flow/plan/command-safety.ts`). A prompt that cannot be an environment
  * string never gets this far (`promptProblem`); the agent's own `env:` cannot override these names.
  */
 export function attemptEnv(request: AttemptRequest): Record<string, string> {

@@ -3,7 +3,7 @@
 // without a real tool. Plain JavaScript and self-contained on purpose: it is run directly by
 // `process.execPath` (Node, or Electron with ELECTRON_RUN_AS_NODE=1) from core/ in tests and
 // from dist/core/ after a build, so it cannot import the TypeScript sources. The small outcome
-// parsing below duplicates core/flow/simulate.ts; core/runtimes/simulated.ts mirrors what each
+// parsing below duplicates core/flow/plan/simulate.ts; core/runtimes/simulated.ts mirrors what each
 // outcome prints, and a test keeps the three in step.
 //
 // Inputs (environment):

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../base/clock.js';
-import { RUNTIME_KINDS, type RuntimeKind } from '../flow/plan.js';
+import { RUNTIME_KINDS, type RuntimeKind } from '../flow/plan/plan.js';
 import { createRuntimeRegistry } from './registry.js';
 import { agent, attempt, NEVER } from './testing.js';
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../base/clock.js';
 import type { TelemetryTarget } from './presets/telemetry-env.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { AgentSpec, RuntimeKind } from '../flow/plan.js';
+import type { AgentSpec, RuntimeKind } from '../flow/plan/plan.js';
 import { ClaudeCodeRuntime } from './presets/claude-code.js';
 import { CodexCliRuntime } from './presets/codex-cli.js';
 import { CommandRuntime } from './command.js';

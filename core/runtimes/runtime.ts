@@ -1,5 +1,5 @@
 import type { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { AgentSpec } from '../flow/plan.js';
+import type { AgentSpec } from '../flow/plan/plan.js';
 import type { TokenUsage } from '../base/usage.js';
 
 /** Everything a runtime needs for one attempt of one session. */

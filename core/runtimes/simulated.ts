@@ -1,6 +1,6 @@
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../base/errors/classify.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { outcomeForAttempt, parseSimulate, type SimulatedOutcome } from '../flow/simulate.js';
+import { outcomeForAttempt, parseSimulate, type SimulatedOutcome } from '../flow/plan/simulate.js';
 import { isRecord, parseJson } from '../base/json.js';
 import type { AttemptRequest, AttemptResult } from './runtime.js';
 

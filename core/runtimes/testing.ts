@@ -1,6 +1,6 @@
 import type { RuntimeObservation } from '../base/errors/classify.js';
 import type { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { AgentSpec } from '../flow/plan.js';
+import type { AgentSpec } from '../flow/plan/plan.js';
 import { templateFromText } from './command-line.js';
 import type { AttemptRequest, AttemptResult } from './runtime.js';
 

@@ -34,7 +34,7 @@ export interface RunSummary {
   step: number;
   maxSteps: number;
   /**
-   * How many steps the run's flow takes (core/flow/step-count.ts): `expected` when no session
+   * How many steps the run's flow takes (core/flow/plan/step-count.ts): `expected` when no session
    * fails, `most` with every catch block run. Null when timing decides it, for an external run
    * and for a run journaled before the count (the window then shows the step alone).
    */

@@ -5,7 +5,7 @@
 import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import type { ApiMethod as ApiMethodOfTable } from '../common/api-routes.js';
 import type { FailureLink, HivewatchEvent, RunStatus } from '../base/events.js';
-import type { Diagnostic } from '../flow/ast.js';
+import type { Diagnostic } from '../flow/syntax/ast.js';
 
 export type { TokenUsage } from '../base/usage.js';
 export type {
@@ -20,7 +20,7 @@ export type {
   UsageView,
 } from './api-usage.js';
 import type { CostlyRunView, CostSplitAnswerView, CostSplitInput, FlowHealthView, FlowUsageView } from './api-usage.js';
-import type { HighlightKind, HighlightSpan } from '../flow/highlight.js';
+import type { HighlightKind, HighlightSpan } from '../flow/syntax/highlight.js';
 
 export type { ErrorEnvelope, FailureLink, HivewatchEvent, RunStatus, Diagnostic, HighlightKind, HighlightSpan };
 // The error views' shapes have a file of their own; callers keep importing them from here.

@@ -1,9 +1,9 @@
 import type { AgentWork, Inspection, RunWork, RunWorkOptions, TaskWork } from '../engine/task-work.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { DEFAULT_CHECK_TIMEOUT_MS, WorkspaceMode } from '../flow/agent-work.js';
-import { workspaceModeOf } from '../flow/workspace-mode.js';
-import type { AgentSpec, SessionSpec } from '../flow/plan.js';
-import { scopeMatcher } from '../flow/scope.js';
+import { DEFAULT_CHECK_TIMEOUT_MS, WorkspaceMode } from '../flow/plan/agent-work.js';
+import { workspaceModeOf } from '../flow/plan/workspace-mode.js';
+import type { AgentSpec, SessionSpec } from '../flow/plan/plan.js';
+import { scopeMatcher } from '../flow/plan/scope.js';
 import { Redactor } from '../runtimes/secrets/secrets.js';
 import { RunWorkspace } from './run-workspace.js';
 import type { TaskWorktree } from './task-worktree.js';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { resolveAgent } from '../engine/agents.js';
-import type { FlowPlan, RepoSpec } from '../flow/plan.js';
-import { planNeedsWorkspace } from '../flow/workspace-mode.js';
+import type { FlowPlan, RepoSpec } from '../flow/plan/plan.js';
+import { planNeedsWorkspace } from '../flow/plan/workspace-mode.js';
 import { gitOrThrow, identityEnv, runGit } from './git.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { RunSummary } from '../../core/service/api.js';
 
 /**
- * "3 of 5": the step a run reached, of the steps its flow takes (core/flow/step-count.ts), never
+ * "3 of 5": the step a run reached, of the steps its flow takes (core/flow/plan/step-count.ts), never
  * of its max-steps limit (a safety stop, not a length). A flow whose catch blocks hold sessions
  * takes more steps when they run: "3 of 5–7". When the count is unknown (timing decides it: a
  * fail-fast parallel with a branch that always throws; an external session; a run journaled

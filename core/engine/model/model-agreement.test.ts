@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertProperty } from '../../testing/property.js';
-import { formatDiagnostic } from '../../flow/ast.js';
-import { checkFlow } from '../../flow/check.js';
-import type { FlowPlan } from '../../flow/plan.js';
+import { formatDiagnostic } from '../../flow/syntax/ast.js';
+import { checkFlow } from '../../flow/check/check.js';
+import type { FlowPlan } from '../../flow/plan/plan.js';
 import { shortenPrompt } from '../../runtimes/simulated.js';
 import { createRuntimeRegistry } from '../../runtimes/registry.js';
 import { canonicalJournal } from './canonical.js';

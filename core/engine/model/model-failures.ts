@@ -1,5 +1,5 @@
-import type { Position, Template } from '../../flow/ast.js';
-import type { FlowPlan } from '../../flow/plan.js';
+import type { Position, Template } from '../../flow/syntax/ast.js';
+import type { FlowPlan } from '../../flow/plan/plan.js';
 import { scriptedResult, type ScriptedOutcome } from './racing-runtime.js';
 
 /**

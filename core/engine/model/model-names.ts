@@ -1,4 +1,4 @@
-import type { Statement } from '../../flow/ast.js';
+import type { Statement } from '../../flow/syntax/ast.js';
 
 /** How the reference model names channels and shows values, as docs/semantics.md rules 7 and 7b say. */
 

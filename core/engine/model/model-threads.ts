@@ -1,4 +1,4 @@
-import type { ParallelStmt } from '../../flow/ast.js';
+import type { ParallelStmt } from '../../flow/syntax/ast.js';
 import type { Cancel, Failure, Frame, Par } from './model-failures.js';
 
 /** The reference model's threads (reference-model.ts): generators that park on sessions and fork parallels. */

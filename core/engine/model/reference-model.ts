@@ -1,5 +1,5 @@
-import type { Statement, Template, TryStmt } from '../../flow/ast.js';
-import type { FlowPlan } from '../../flow/plan.js';
+import type { Statement, Template, TryStmt } from '../../flow/syntax/ast.js';
+import type { FlowPlan } from '../../flow/plan/plan.js';
 import type { ScriptedOutcome } from './racing-runtime.js';
 import {
   Cancel,

@@ -1,5 +1,5 @@
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../../base/errors/classify.js';
-import type { AgentSpec } from '../../flow/plan.js';
+import type { AgentSpec } from '../../flow/plan/plan.js';
 import { claudeCodeEnv, claudeCodeExportsAsSet, type TelemetryTarget } from './telemetry-env.js';
 import { attemptEnv, runAttemptProcess, type ProcessRuntimeOptions } from '../command.js';
 import { isRecord, parseJson } from '../../base/json.js';

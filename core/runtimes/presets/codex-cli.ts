@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { classifyObservation, malformedOutput, type RuntimeObservation } from '../../base/errors/classify.js';
-import type { AgentSpec } from '../../flow/plan.js';
-import { codexBuiltInRequests } from '../../flow/retry-owners.js';
+import type { AgentSpec } from '../../flow/plan/plan.js';
+import { codexBuiltInRequests } from '../../flow/check/retry-owners.js';
 import { codexHomeOf, configuredProvider, isApprovalRefusal, providerRetryOverrides, refusedCommands } from './codex-home.js';
 import { codexOtelOverrides, resourceAttributes } from './telemetry-env.js';
 import type { PresetTelemetryOptions } from './claude-code.js';

@@ -5,8 +5,8 @@ import { CODEX_CLI_RETRIES, CodexCliRuntime, readCodexCliOutput } from './codex-
 import { agent, attempt, failure, NEVER, observed } from '../testing.js';
 import { writeCliStandIn } from '../../testing/cli-stand-in.js';
 import { tempDirs } from '../../testing/temp-dirs.js';
-import { checkFlow } from '../../flow/check.js';
-import { CLAUDE_CODE_RETRIES_ENV } from '../../flow/retry-owners.js';
+import { checkFlow } from '../../flow/check/check.js';
+import { CLAUDE_CODE_RETRIES_ENV } from '../../flow/check/retry-owners.js';
 import { InnerRetries } from './preset.js';
 
 /** Each fixture (fixtures/README.md says where its shape comes from) and the error it must become. */

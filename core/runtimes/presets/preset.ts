@@ -1,6 +1,6 @@
 import { classifyObservation } from '../../base/errors/classify.js';
 import { HivewatchError } from '../../base/errors/hivewatch-error.js';
-import type { AgentSpec } from '../../flow/plan.js';
+import type { AgentSpec } from '../../flow/plan/plan.js';
 import { CommandLineError, commandValues, shellScriptFromTemplate, splitCommandTemplate } from '../command-line.js';
 import { agentConfigError, unsafeCommand } from '../command.js';
 import type { AttemptResult } from '../runtime.js';

@@ -1,5 +1,5 @@
-import { checkFlow } from '../../flow/check.js';
-import { highlightSpans } from '../../flow/highlight.js';
+import { checkFlow } from '../../flow/check/check.js';
+import { highlightSpans } from '../../flow/syntax/highlight.js';
 import type { HivewatchStore } from '../../store/index.js';
 import { ApiError } from '../../common/api-errors.js';
 import { saveUserFlow } from './save.js';

@@ -1,10 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import { NotReadableFile, readRegularFile } from '../../base/regular-file.js';
-import type { Diagnostic } from '../../flow/ast.js';
-import { checkFlow } from '../../flow/check.js';
-import type { CheckResult } from '../../flow/plan.js';
-import { flowText, MAX_FLOW_FILE_BYTES } from '../../flow/source.js';
-import { highlightSpans } from '../../flow/highlight.js';
+import type { Diagnostic } from '../../flow/syntax/ast.js';
+import { checkFlow } from '../../flow/check/check.js';
+import type { CheckResult } from '../../flow/plan/plan.js';
+import { flowText, MAX_FLOW_FILE_BYTES } from '../../flow/syntax/source.js';
+import { highlightSpans } from '../../flow/syntax/highlight.js';
 import { describeRunRepo } from '../../workspace/repo.js';
 import type { FlowInfo } from '../api.js';
 import { ApiError } from '../../common/api-errors.js';

@@ -1,5 +1,5 @@
-import { checkFlow, readFlowFile } from '../../flow/check.js';
-import type { CheckResult } from '../../flow/plan.js';
+import { checkFlow, readFlowFile } from '../../flow/check/check.js';
+import type { CheckResult } from '../../flow/plan/plan.js';
 import { FlowKeys, flowFoldersForDatabase } from './keys.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { invalidFlowMessage } from '../runs/invalid-run.js';
-import { checkFlow } from '../../flow/check.js';
+import { checkFlow } from '../../flow/check/check.js';
 import { ApiError } from '../../common/api-errors.js';
 import { FLOW_FOLDERS } from './keys.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkFlow } from '../../flow/check.js';
+import { checkFlow } from '../../flow/check/check.js';
 import { restoreSecrets, shownSource } from './secrets.js';
 
 const FLOW = [

@@ -1,5 +1,5 @@
-import { checkFlow } from '../../flow/check.js';
-import type { FlowPlan } from '../../flow/plan.js';
+import { checkFlow } from '../../flow/check/check.js';
+import type { FlowPlan } from '../../flow/plan/plan.js';
 import { agentSecrets, markerPattern, Redactor, secretMarker } from '../../runtimes/secrets/secrets.js';
 import { ApiError } from '../../common/api-errors.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { ErrorEnvelope } from '../../base/errors/envelope.js';
-import { flowDigest } from '../../flow/digest.js';
+import { flowDigest } from '../../flow/plan/digest.js';
 import { IssueTransitions } from '../../store/issues/issue-transitions.js';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { testEngines } from '../../store/testing/engines.js';

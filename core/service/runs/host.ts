@@ -1,6 +1,6 @@
 import { resumeProblem } from '../../engine/resume.js';
-import type { CheckResult, FlowPlan } from '../../flow/plan.js';
-import { checkedForDefaultAgent } from '../../flow/retry-owners.js';
+import type { CheckResult, FlowPlan } from '../../flow/plan/plan.js';
+import { checkedForDefaultAgent } from '../../flow/check/retry-owners.js';
 import { ACTIVE_STATUSES } from '../api.js';
 import { ApiError } from '../../common/api-errors.js';
 import { checkFlowFileAs } from '../flows/file.js';

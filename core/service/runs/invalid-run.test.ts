@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkFlow } from '../../flow/check.js';
+import { checkFlow } from '../../flow/check/check.js';
 import { openStore } from '../../store/index.js';
 import { EXAMPLES_DIR } from '../conformance.suite.js';
 import { INVALID_FLOW_TEXT_LIMIT, invalidFlowRunEvents } from './invalid-run.js';

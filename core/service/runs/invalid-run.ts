@@ -2,9 +2,9 @@ import type { EventSink, FailureLink, HivewatchEvent, RunOptionsSnapshot } from 
 import { ENGINE_SEMANTICS } from '../../engine/resume.js';
 import { newRunId } from '../../base/ids.js';
 import { HivewatchError } from '../../base/errors/hivewatch-error.js';
-import { formatDiagnostic } from '../../flow/ast.js';
-import { flowDigest } from '../../flow/digest.js';
-import type { CheckResult } from '../../flow/plan.js';
+import { formatDiagnostic } from '../../flow/syntax/ast.js';
+import { flowDigest } from '../../flow/plan/digest.js';
+import type { CheckResult } from '../../flow/plan/plan.js';
 
 /**
  * An attempt to run a flow that does not check is a failed run like any other:
@@ -23,7 +23,7 @@ export interface InvalidRunInput {
   flow: string;
   /** The file's text, or null when it is not text (binary, not UTF-8) or could not be read. */
   source: string | null;
-  /** The check's result: its diagnostics are bounded (core/flow/source.ts), its count is not. */
+  /** The check's result: its diagnostics are bounded (core/flow/syntax/source.ts), its count is not. */
   checked: Pick<CheckResult, 'diagnostics' | 'errorCount'>;
   options: RunOptionsSnapshot;
   retryOf: string | null;

@@ -10,7 +10,7 @@ import { lineMap, offsetAt, placeDiagnostics, spanRanges } from './source-positi
 /**
  * The flow editor itself (CodeMirror 6), a chunk of its own that the Flows screen loads when a
  * flow is opened. It knows no flow syntax of its own: the colours and the diagnostics are the
- * service's check of the very text shown (`core/flow/highlight.ts` and the checker, through
+ * service's check of the very text shown (`core/flow/syntax/highlight.ts` and the checker, through
  * checkFlow / listFlows), so the editor can never disagree with `check`. See docs/decisions/0010-flow-editor.md,
  * "The flow editor".
  */

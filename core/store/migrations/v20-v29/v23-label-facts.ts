@@ -6,7 +6,7 @@ import type { Migration } from '../migration.js';
  * Version 23 (exact labels in the window): what a run's and a task's labels are made of.
  *
  * - `runs.flow_steps`, `runs.flow_steps_most`: the steps the run's flow takes when no session
- *   fails and at most (runStarted.flowSteps, core/flow/step-count.ts), so the Step column reads
+ *   fails and at most (runStarted.flowSteps, core/flow/plan/step-count.ts), so the Step column reads
  *   "3 of 5" instead of "3 / 100" (100 being max-steps). NULL for runs journaled before, for
  *   external runs and for a flow whose count depends on timing: the window shows the step alone.
  * - `tasks.template`: a task's prompt as the flow wrote it, when its name is the prompt filled in

@@ -1,10 +1,10 @@
-import { NO_RETRY, validateRetryPolicy, type BackoffKind, type RetryPolicy } from '../base/errors/retry.js';
-import { OnFail, type Position, type Property, type PropertyValue, type Template } from './ast.js';
-import { parseDuration } from '../base/duration.js';
-import { describeValue } from './parse-properties.js';
-import { RUNTIME_KINDS, type RuntimeKind } from './plan.js';
-import { parseSimulate } from './simulate.js';
-import { describeTemplate, templateRefs } from './template.js';
+import { NO_RETRY, validateRetryPolicy, type BackoffKind, type RetryPolicy } from '../../base/errors/retry.js';
+import { OnFail, type Position, type Property, type PropertyValue, type Template } from '../syntax/ast.js';
+import { parseDuration } from '../../base/duration.js';
+import { describeValue } from '../syntax/parse-properties.js';
+import { RUNTIME_KINDS, type RuntimeKind } from '../plan/plan.js';
+import { parseSimulate } from '../plan/simulate.js';
+import { describeTemplate, templateRefs } from '../syntax/template.js';
 
 /**
  * What each property accepts, and how a written value becomes a typed one. Every reader reports

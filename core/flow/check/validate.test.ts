@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { NO_RETRY } from '../base/errors/retry.js';
-import { formatDiagnostic, type SessionStmt, type Statement } from './ast.js';
+import { NO_RETRY } from '../../base/errors/retry.js';
+import { formatDiagnostic, type SessionStmt, type Statement } from '../syntax/ast.js';
 import { checkFlow } from './check.js';
-import type { FlowPlan } from './plan.js';
+import type { FlowPlan } from '../plan/plan.js';
 
 function plan(source: string): FlowPlan {
   const result = checkFlow(source, 'f.prose');

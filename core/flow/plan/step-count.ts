@@ -1,5 +1,5 @@
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { ParallelStmt, Program, Statement, TryStmt } from './ast.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import type { ParallelStmt, Program, Statement, TryStmt } from '../syntax/ast.js';
 
 /**
  * How many steps a flow takes (docs/semantics.md "The model in one paragraph": a step is the

@@ -1,6 +1,6 @@
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import type { Template } from './ast.js';
-import type { TemplateRef } from './template.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
+import type { Template } from '../syntax/ast.js';
+import type { TemplateRef } from '../syntax/template.js';
 
 /**
  * An argv command template (`command:` without `shell: true`) split into words with sh-like

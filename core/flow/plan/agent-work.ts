@@ -1,4 +1,4 @@
-import type { Position } from './ast.js';
+import type { Position } from '../syntax/ast.js';
 
 /**
  * The properties of agent work on a repository (docs/rules.md §5b): where an attempt works

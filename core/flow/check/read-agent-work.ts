@@ -1,11 +1,11 @@
-import { WorkspaceMode, type CheckSpec, type SessionWork } from './agent-work.js';
-import type { Position, Property, PropertyValue } from './ast.js';
-import { describeValue } from './parse-properties.js';
+import { WorkspaceMode, type CheckSpec, type SessionWork } from '../plan/agent-work.js';
+import type { Position, Property, PropertyValue } from '../syntax/ast.js';
+import { describeValue } from '../syntax/parse-properties.js';
 import { literalText, readBoolean, readDuration, type Report } from './properties.js';
-import { scopePatternProblem } from './scope.js';
+import { scopePatternProblem } from '../plan/scope.js';
 
 /*
- * Reading the agent-work properties of a session or an agent (core/flow/agent-work.ts says what
+ * Reading the agent-work properties of a session or an agent (core/flow/plan/agent-work.ts says what
  * they mean). Apart from the types so that the plan's types never import the property readers.
  */
 

@@ -1,6 +1,6 @@
-import type { RetryPolicy } from '../base/errors/retry.js';
-import type { AgentDecl, SessionStmt, Template } from './ast.js';
-import { BUILTIN_AGENTS, type AgentSpec, type RuntimeKind } from './plan.js';
+import type { RetryPolicy } from '../../base/errors/retry.js';
+import type { AgentDecl, SessionStmt, Template } from '../syntax/ast.js';
+import { BUILTIN_AGENTS, type AgentSpec, type RuntimeKind } from '../plan/plan.js';
 import {
   AGENT_PROPERTIES,
   SESSION_PROPERTIES,
@@ -18,10 +18,10 @@ import {
   type NameRef,
   type Report,
 } from './properties.js';
-import { describeTemplate, renderTemplate } from './template.js';
-import type { SessionWork } from './agent-work.js';
+import { describeTemplate, renderTemplate } from '../syntax/template.js';
+import type { SessionWork } from '../plan/agent-work.js';
 import { readCommand, readSessionWork, readWorkspace } from './read-agent-work.js';
-import { agentCommandProblems } from './command-safety.js';
+import { agentCommandProblems } from '../plan/command-safety.js';
 
 /** From declarations to the specs of FlowPlan: agents, and the per-session properties. */
 

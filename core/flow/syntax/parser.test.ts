@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import { formatDiagnostic, type Statement } from './ast.js';
 import { parseFlow } from './parser.js';
 import { ParseError } from './token-cursor.js';

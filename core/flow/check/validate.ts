@@ -1,13 +1,13 @@
-import { NO_RETRY } from '../base/errors/retry.js';
-import type { Diagnostic, ParallelStmt, Position, Program, SessionStmt, Statement, Template } from './ast.js';
+import { NO_RETRY } from '../../base/errors/retry.js';
+import type { Diagnostic, ParallelStmt, Position, Program, SessionStmt, Statement, Template } from '../syntax/ast.js';
 import { collectChannels } from './channels.js';
-import { BUILTIN_AGENTS, type AgentSpec, type ChannelSpec, type FlowPlan, type RepoSpec, type SessionSpec } from './plan.js';
+import { BUILTIN_AGENTS, type AgentSpec, type ChannelSpec, type FlowPlan, type RepoSpec, type SessionSpec } from '../plan/plan.js';
 import { literalText } from './properties.js';
 import { retryOwnerDiagnostics } from './retry-owners.js';
-import type { PropertyValue } from './ast.js';
+import type { PropertyValue } from '../syntax/ast.js';
 import { PARALLEL_PROPERTIES, indexProperties, readOnFail, type Report } from './properties.js';
 import { buildAgentSpec, isKnownAgent, readSessionProperties, sessionName } from './specs.js';
-import { templateRefs } from './template.js';
+import { templateRefs } from '../syntax/template.js';
 
 /**
  * Meaning, after syntax: ordinals, names and scopes, properties, and the FlowPlan the engine

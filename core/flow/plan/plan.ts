@@ -1,6 +1,6 @@
-import type { RetryPolicy } from '../base/errors/retry.js';
+import type { RetryPolicy } from '../../base/errors/retry.js';
 import type { SessionWork, WorkspaceMode } from './agent-work.js';
-import type { Diagnostic, Position, Program, Template } from './ast.js';
+import type { Diagnostic, Position, Program, Template } from '../syntax/ast.js';
 
 /** Runtimes an agent may name. `claude-code` and `codex-cli` are presets of `command`. */
 export const RuntimeKind = {
@@ -20,7 +20,7 @@ export const BUILTIN_AGENTS: readonly string[] = ['fake', 'claude-code', 'codex-
 export interface AgentSpec {
   name: string;
   runtime: RuntimeKind;
-  /** The command line template: a value only where core/flow/command-safety.ts allows it, as one argument. */
+  /** The command line template: a value only where core/flow/plan/command-safety.ts allows it, as one argument. */
   command: Template | null;
   /** Run `command` through `/bin/sh -c` instead of splitting it into argv. */
   shell: boolean;

@@ -1,6 +1,6 @@
-import type { Position, Template } from './ast.js';
+import type { Position, Template } from '../syntax/ast.js';
 import { splitTemplateWords, TemplateSplitError, type TemplateWord } from './shell-words.js';
-import type { TemplateRef } from './template.js';
+import type { TemplateRef } from '../syntax/template.js';
 
 /**
  * Where an agent's `command:` may put `{prompt}` and `{model}`: default deny. A value reaches a

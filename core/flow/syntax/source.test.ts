@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { assertProperty } from '../testing/property.js';
+import { assertProperty } from '../../testing/property.js';
 import type { Diagnostic } from './ast.js';
-import { checkFlow, checkFlowFile } from './check.js';
+import { checkFlow, checkFlowFile } from '../check/check.js';
 import { boundDiagnostics, firstInvalidUtf8, flowText, MAX_LISTED_DIAGNOSTICS, notTextReason } from './source.js';
 
 let dir: string;

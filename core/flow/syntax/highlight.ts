@@ -1,5 +1,5 @@
 import { lex, type Token } from './lexer.js';
-import { KEYWORDS } from './parser.js';
+import { KEYWORDS } from './keywords.js';
 
 /**
  * Syntax highlighting of flow source from the checker's own lexer, so the colours never

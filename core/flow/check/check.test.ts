@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatDiagnostic } from './ast.js';
+import { formatDiagnostic } from '../syntax/ast.js';
 import { checkFlow, checkFlowFile } from './check.js';
 
 function check(source: string): string[] {
@@ -152,7 +152,7 @@ describe('checkFlowFile', () => {
 });
 
 describe('the example flows', () => {
-  const examples = fileURLToPath(new URL('../../examples/', import.meta.url));
+  const examples = fileURLToPath(new URL('../../../examples/', import.meta.url));
   const files = readdirSync(examples)
     .filter((f) => f.endsWith('.prose'))
     .sort();

@@ -13,37 +13,25 @@ import {
   type SessionStmt,
   type Statement,
   type StringExpr,
-  type Template,
   type ThrowStmt,
   type TryStmt,
 } from './ast.js';
 import { sortDiagnostics } from './diagnostics.js';
+import { expectName, KEYWORDS } from './keywords.js';
 import { describeToken, lex, type Token } from './lexer.js';
-import { describeValue, parseInlineProperties, parsePropertyLines, parseValue } from './parse-properties.js';
-import { describeTemplate, templateRefs } from './template.js';
+import { parseInlineProperties, parseValue } from './parse-properties.js';
+import { parseAgent, parseSession } from './parse-session.js';
+import { describeTemplate } from './template.js';
 import { parseLines, recoveredNames } from './line-recovery.js';
 import { TokenCursor } from './token-cursor.js';
 
 /**
  * The grammar of docs/rules.md §3, by recursive descent over the lexer's tokens. Each line is parsed
  * inside a recovery boundary: a syntax error is reported, the line and the block under it are
- * skipped, and parsing goes on, so a file's every problem shows up in one `check`.
+ * skipped, and parsing goes on, so a file's every problem shows up in one `check`. Here: the
+ * program, its statements and the blocks that hold statements; agents and sessions, which hold
+ * only properties, are parse-session.ts's, the property grammar parse-properties.ts's.
  */
-
-export const KEYWORDS: ReadonlySet<string> = new Set([
-  'agent',
-  'session',
-  'let',
-  'const',
-  'try',
-  'catch',
-  'finally',
-  'throw',
-  'parallel',
-  'repeat',
-  'do',
-  'as',
-]);
 
 const STATEMENT_KINDS = 'session, let, const, try, throw, parallel, repeat, do';
 
@@ -103,6 +91,10 @@ class Parser {
     this.semantic.push({ file: this.file, line: pos.line, column: pos.column, message, severity: 'error' });
   }
 
+  private sessionStatement(): SessionStmt {
+    return parseSession(this.c, (message, pos) => this.reportSemantic(message, pos));
+  }
+
   /** The lines of one block (or of the file), each inside a recovery boundary (line-recovery.ts). */
   private lines<T>(parseOne: (quiet: boolean) => T | null): T[] {
     return parseLines(this.c, parseOne, (first, second) => {
@@ -120,11 +112,11 @@ class Parser {
       case 'agent': {
         // Parsed even when misplaced, so its own problems are reported and sessions still find it.
         if (!topLevel) this.c.report('agent declarations belong at the top level of the file', first.pos);
-        this.agents.push(this.agent());
+        this.agents.push(parseAgent(this.c));
         return null;
       }
       case 'session':
-        return this.session();
+        return this.sessionStatement();
       case 'let':
       case 'const':
         return this.declaration();
@@ -163,83 +155,13 @@ class Parser {
     return null;
   }
 
-  /** A name being declared: a word that starts like an identifier and is not a keyword. */
-  private name(what: string): Extract<Token, { kind: 'word' }> {
-    const token = this.c.peek();
-    if (token.kind !== 'word') return this.c.fail(`expected ${what}, got ${describeToken(token)}`);
-    if (KEYWORDS.has(token.text)) return this.c.fail(`"${token.text}" is a keyword and cannot be used as a name`);
-    if (!/^[A-Za-z_]/.test(token.text)) return this.c.fail(`"${token.text}" is not a name: a name starts with a letter or _`);
-    this.c.next();
-    return token;
-  }
-
-  /** `header:` then the end of the line, for block openers. */
-  private colonAndEndOfLine(header: string): void {
-    this.c.expectPunct(':', `":" after "${header}"`);
-    this.c.expectEndOfLine(`"${header}:"`);
-  }
-
   private statementBlock(header: Token, label: string): Statement[] {
     return this.c.indentedBlock(header, label, () => this.lines((quiet) => this.statement(false, quiet)));
   }
 
-  private agent(): AgentDecl {
-    const keyword = this.c.next();
-    const name = this.name('an agent name after "agent"');
-    this.colonAndEndOfLine(`agent ${name.text}`);
-    const properties = this.c.indentedBlock(keyword, `agent ${name.text}:`, () => parsePropertyLines(this.c, `agent "${name.text}"`));
-    return { kind: 'agent', name: name.text, properties, pos: keyword.pos };
-  }
-
-  private session(): SessionStmt {
-    const keyword = this.c.next();
-    let prompt: Template | null = null;
-    let agent: string | null = null;
-    let agentPos: Position | null = null;
-    if (this.c.acceptPunct(':')) {
-      const name = this.c.peek();
-      if (name.kind !== 'word') this.c.fail(`expected an agent name after "session:", got ${describeToken(name)}`);
-      this.c.next();
-      agent = name.text;
-      agentPos = name.pos;
-    } else {
-      const literal = this.c.peek();
-      if (literal.kind === 'string') {
-        this.c.next();
-        prompt = literal.template;
-      }
-    }
-    const inline = this.c.atPunct('(') ? parseInlineProperties(this.c) : [];
-    this.c.expectEndOfLine('the session');
-    const block = this.c.at('indent') ? this.c.indentedBlock(keyword, 'session', () => parsePropertyLines(this.c, 'a session')) : [];
-
-    // `prompt:` and `agent:` are the block spellings of `session "..."` and `session: name`;
-    // folding them here gives the engine one place to read each from.
-    const properties: Property[] = [];
-    for (const property of [...inline, ...block]) {
-      const { value } = property;
-      if (property.name === 'prompt') {
-        if (prompt !== null) this.reportSemantic('the session already has a prompt: give it once', property.pos);
-        else if (value.kind !== 'string') this.reportSemantic(`prompt must be a "string", got ${describeValue(value)}`, value.pos);
-        else prompt = value.value;
-      } else if (property.name === 'agent') {
-        if (agent !== null) this.reportSemantic('the session already names an agent: name it once', property.pos);
-        else if (value.kind === 'word') [agent, agentPos] = [value.value, value.pos];
-        else if (value.kind === 'string' && templateRefs(value.value).length === 0) [agent, agentPos] = [describeTemplate(value.value), value.pos];
-        else this.reportSemantic(`agent must be an agent name, got ${describeValue(value)}`, value.pos);
-      } else {
-        properties.push(property);
-      }
-    }
-    if (prompt === null && agent === null) {
-      this.reportSemantic('session needs a prompt: write session "..." or name an agent with session: name', keyword.pos);
-    }
-    return { kind: 'session', pos: keyword.pos, prompt, agent, agentPos, properties, ordinal: -1 };
-  }
-
   /** The right side of `=`: a session, a parallel, or (for variables, not branches) a string. */
   private boundValue(allowString: boolean): SessionStmt | ParallelStmt | StringExpr {
-    if (this.c.atWord('session')) return this.session();
+    if (this.c.atWord('session')) return this.sessionStatement();
     if (this.c.atWord('parallel')) return this.parallel();
     const token = this.c.peek();
     if (allowString && token.kind === 'string') {
@@ -254,14 +176,14 @@ class Parser {
   private declaration(): BindStmt {
     const keyword = this.c.next();
     const binding = keyword.text === 'const' ? 'const' : 'let';
-    const name = this.name(`a name after "${binding}"`);
+    const name = expectName(this.c, `a name after "${binding}"`);
     this.c.expectPunct('=', `"=" after "${binding} ${name.text}"`);
     const value = this.boundValue(true);
     return { kind: 'bind', binding, name: name.text, namePos: name.pos, value, pos: keyword.pos };
   }
 
   private assignment(): BindStmt {
-    const name = this.name('a name');
+    const name = expectName(this.c, 'a name');
     this.c.next(); // '=' (checked by the caller)
     const value = this.boundValue(true);
     return { kind: 'bind', binding: 'assign', name: name.text, namePos: name.pos, value, pos: name.pos };
@@ -269,7 +191,7 @@ class Parser {
 
   private tryStatement(): TryStmt {
     const keyword = this.c.next();
-    this.colonAndEndOfLine('try');
+    this.c.expectBlockHeader('try');
     const body = this.statementBlock(keyword, 'try:');
     const statement = this.clauses(keyword.pos, body);
     if (statement.catchClause === null && statement.finallyBody === null) {
@@ -286,14 +208,14 @@ class Parser {
       let errorName: string | null = null;
       // `catch as err:` and `catch err:` mean the same; `as` alone before ":" would be a keyword misused.
       if (this.c.atWord('as') && this.c.at('word', 1)) this.c.next();
-      if (!this.c.atPunct(':')) errorName = this.name('an error name or ":" after "catch"').text;
-      this.colonAndEndOfLine(errorName === null ? 'catch' : `catch ${errorName}`);
+      if (!this.c.atPunct(':')) errorName = expectName(this.c, 'an error name or ":" after "catch"').text;
+      this.c.expectBlockHeader(errorName === null ? 'catch' : `catch ${errorName}`);
       catchClause = { errorName, body: this.statementBlock(keyword, 'catch:'), pos: keyword.pos };
     }
     let finallyBody: Statement[] | null = null;
     if (this.c.atWord('finally')) {
       const keyword = this.c.next();
-      this.colonAndEndOfLine('finally');
+      this.c.expectBlockHeader('finally');
       finallyBody = this.statementBlock(keyword, 'finally:');
     }
     return { kind: 'try', body, catchClause, finallyBody, pos };
@@ -333,7 +255,7 @@ class Parser {
   private parallel(): ParallelStmt {
     const keyword = this.c.next();
     const properties = this.c.atPunct('(') ? parseInlineProperties(this.c) : [];
-    this.colonAndEndOfLine('parallel');
+    this.c.expectBlockHeader('parallel');
     const branches = this.c.indentedBlock(keyword, 'parallel:', () => this.lines((quiet) => this.branch(quiet)));
     return { kind: 'parallel', onFail: onFailOf(properties), properties, branches, pos: keyword.pos };
   }
@@ -342,7 +264,7 @@ class Parser {
   private branch(quiet: boolean): ParallelBranch | null {
     const first = this.c.peek();
     if (first.kind === 'word' && !KEYWORDS.has(first.text) && this.c.atPunct('=', 1)) {
-      const name = this.name('a branch name');
+      const name = expectName(this.c, 'a branch name');
       this.c.next(); // '='
       const body = this.boundValue(false);
       if (body.kind === 'string') return this.c.fail('a named branch runs a session or a parallel');
@@ -363,17 +285,17 @@ class Parser {
     let indexName: string | null = null;
     if (this.c.atWord('as')) {
       this.c.next();
-      indexName = this.name('an index name after "as"').text;
+      indexName = expectName(this.c, 'an index name after "as"').text;
     }
     const header = `repeat ${count.text}${indexName === null ? '' : ` as ${indexName}`}`;
-    this.colonAndEndOfLine(header);
+    this.c.expectBlockHeader(header);
     const body = this.statementBlock(keyword, `${header}:`);
     return { kind: 'repeat', count: count.value, indexName, body, pos: keyword.pos };
   }
 
   private doBlock(): DoStmt {
     const keyword = this.c.next();
-    this.colonAndEndOfLine('do');
+    this.c.expectBlockHeader('do');
     return { kind: 'do', body: this.statementBlock(keyword, 'do:'), pos: keyword.pos };
   }
 }

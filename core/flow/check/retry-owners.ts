@@ -1,8 +1,8 @@
-import { NO_RETRY, type RetryPolicy } from '../base/errors/retry.js';
-import type { Diagnostic, Position, Program } from './ast.js';
-import { sortDiagnostics } from './diagnostics.js';
-import { RuntimeKind, type AgentSpec, type CheckResult, type FlowPlan, type SessionSpec } from './plan.js';
-import { boundDiagnostics } from './source.js';
+import { NO_RETRY, type RetryPolicy } from '../../base/errors/retry.js';
+import type { Diagnostic, Position, Program } from '../syntax/ast.js';
+import { sortDiagnostics } from '../syntax/diagnostics.js';
+import { RuntimeKind, type AgentSpec, type CheckResult, type FlowPlan, type SessionSpec } from '../plan/plan.js';
+import { boundDiagnostics } from '../syntax/source.js';
 
 /**
  * One retry owner per failure class (rule 20, docs/semantics.md F10). The engine retries

@@ -1,5 +1,5 @@
-import type { ParallelStmt, Position, Statement } from './ast.js';
-import type { ChannelSpec } from './plan.js';
+import type { ParallelStmt, Position, Statement } from '../syntax/ast.js';
+import type { ChannelSpec } from '../plan/plan.js';
 import type { Report } from './properties.js';
 
 /**

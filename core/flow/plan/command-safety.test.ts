@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkFlow } from './check.js';
+import { checkFlow } from '../check/check.js';
 import { agentCommandProblems } from './command-safety.js';
-import { parseTemplate } from './template.js';
+import { parseTemplate } from '../syntax/template.js';
 
 const problems = (text: string, shell = false, runtime = 'command'): string[] =>
   agentCommandProblems({ runtime, command: parseTemplate(text).template, shell }).map((p) => p.message);

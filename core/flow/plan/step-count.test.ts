@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assertProperty } from '../testing/property.js';
-import { generateFlow, outcomeOf } from '../engine/model/flow-generator.js';
-import { runModel } from '../engine/model/reference-model.js';
-import { formatDiagnostic } from './ast.js';
-import { checkFlow } from './check.js';
+import { assertProperty } from '../../testing/property.js';
+import { generateFlow, outcomeOf } from '../../engine/model/flow-generator.js';
+import { runModel } from '../../engine/model/reference-model.js';
+import { formatDiagnostic } from '../syntax/ast.js';
+import { checkFlow } from '../check/check.js';
 import { flowSteps } from './step-count.js';
 
 /**

@@ -1,4 +1,4 @@
-import { HivewatchError } from '../base/errors/hivewatch-error.js';
+import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import type { Diagnostic, Position } from './ast.js';
 import { describeToken, type Punct, type Token, type TokenKind } from './lexer.js';
 
@@ -99,6 +99,12 @@ export class TokenCursor {
     }
     if (this.at('eof') || this.at('dedent')) return;
     this.fail(`expected the end of the line after ${after}, got ${describeToken(this.peek())}`);
+  }
+
+  /** `header:` then the end of the line, for block openers (`try:`, `agent name:`). */
+  expectBlockHeader(header: string): void {
+    this.expectPunct(':', `":" after "${header}"`);
+    this.expectEndOfLine(`"${header}:"`);
   }
 
   /**

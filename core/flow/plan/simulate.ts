@@ -1,4 +1,4 @@
-import { parseDuration } from '../base/duration.js';
+import { parseDuration } from '../../base/duration.js';
 
 /**
  * The fake runtime's script: `simulate: "rate_limit, rate_limit, ok"` gives one outcome per

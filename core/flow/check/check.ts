@@ -1,9 +1,9 @@
-import { readRegularFile } from '../base/regular-file.js';
-import type { Diagnostic } from './ast.js';
-import { sortDiagnostics } from './diagnostics.js';
-import { boundDiagnostics, flowText, MAX_FLOW_FILE_BYTES } from './source.js';
-import { parseFlow } from './parser.js';
-import type { CheckResult } from './plan.js';
+import { readRegularFile } from '../../base/regular-file.js';
+import type { Diagnostic } from '../syntax/ast.js';
+import { sortDiagnostics } from '../syntax/diagnostics.js';
+import { boundDiagnostics, flowText, MAX_FLOW_FILE_BYTES } from '../syntax/source.js';
+import { parseFlow } from '../syntax/parser.js';
+import type { CheckResult } from '../plan/plan.js';
 import { validateProgram } from './validate.js';
 
 /**
