@@ -62,6 +62,19 @@ const HOST_STORE_ONLY = [
     message: "a shell opens its store with openHostStore (core/service/history/open.ts), which ends a dead host's leftover agents",
   },
 ];
+/**
+ * The CLI holds a history as the service's CommandHistory (core/service/history/command-history.ts)
+ * and reads it as the window does, through the service: never the store, nor what opens or takes it
+ * (docs/architecture.md "One read path"). core/testing/layer-rules.test.ts also refuses the store's
+ * type however a CLI file reaches it.
+ */
+const CLI_NO_STORE = [
+  {
+    group: ['**/service/**'],
+    importNames: ['openHostStore', 'createHivewatchService', 'HivewatchServiceOptions', 'HivewatchStore'],
+    message: 'the CLI holds a CommandHistory (core/service/history/command-history.ts), never the store or what opens or takes it',
+  },
+];
 const UI_PACKAGES = ['react', 'react-dom', 'react/*', 'react-dom/*'];
 const CORE_FORBIDDEN = ['electron', 'electron/*', ...UI_PACKAGES, '**/renderer/**', '**/electron/**', '**/server/**', '**/shell-common/**'];
 const CORE_FORBIDDEN_MESSAGE = 'core/ is the runtime core: it never imports electron, React, renderer/, electron/, server/ or shell-common/';
@@ -112,6 +125,11 @@ export default tseslint.config(
   {
     files: ['core/**'],
     rules: forbid(CORE_FORBIDDEN, CORE_FORBIDDEN_MESSAGE),
+  },
+  {
+    files: ['core/cli/**/*.ts'],
+    ignores: [...TEST_FILES, ...TEST_SUPPORT],
+    rules: forbid(CORE_FORBIDDEN, CORE_FORBIDDEN_MESSAGE, CLI_NO_STORE),
   },
   {
     // The shared pure layer (core/common/README.md): what the store and the window both apply.

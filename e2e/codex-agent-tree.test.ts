@@ -100,6 +100,10 @@ describe('a real Codex session whose spawned thread spawns another', () => {
         await expect
           .poll(() => subagents.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id'))), { timeout: 10_000 })
           .toEqual([first.id, second.id]);
+        // A thread's name leads with the word subagent, which a 900 px column still shows once it cuts the name.
+        for (const id of [first.id, second.id]) {
+          expect(await row(id).locator('.run-link').textContent()).toMatch(/subagent [0-9a-f]{8}…[0-9a-f]{8} · Codex CLI$/);
+        }
         const serious = seriousOrCritical(await runAxe(page));
         if (serious.length > 0) failures.push(describeViolations(`runs, threads unfolded (${colorScheme}, ${width} px)`, serious));
         await app.screenshot(`codex-agent-tree-runs-${colorScheme}-${width}`);

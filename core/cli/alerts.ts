@@ -1,20 +1,9 @@
-import {
-  addAlertRule,
-  alertRuleExists,
-  deliveryView,
-  listAlertDeliveries,
-  listAlertRules,
-  removeAlertRule,
-  type AlertDeliveryView,
-  type AlertRuleView,
-} from '../service/alerts/alerts-api.js';
-import { AlertEngine } from '../service/alerts/engine.js';
+import type { AlertDeliveryView, AlertRuleView } from '../service/alerts/alerts-api.js';
 import { AlertInputError, formatAlertDuration, ruleFromInput, type AlertRuleInput } from '../service/alerts/rules.js';
-import { appFlowsDirOf, bundledExamplesDir } from '../service/flows/keys.js';
-import { flowRefScope } from '../service/flows/ref.js';
+import type { CommandAlerts } from '../service/history/command-history.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { openCliStore } from './database.js';
+import { openCliCommandHistory } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 
 /**
@@ -80,19 +69,19 @@ export async function alertsCommand(args: ParsedArgs, io: CliIo): Promise<number
   if (sub !== 'remove' && sub !== 'test' && args.positionals.length > 1) throw new UsageError(`alerts ${sub} takes no further arguments`);
   // Bad input is refused before the database is opened: nothing is written for a rule that cannot be.
   const input = sub === 'add' ? addInput(args) : null;
-  const store = await openCliStore(args, io);
+  const history = await openCliCommandHistory(args, io);
+  const { alerts } = history;
   try {
     if (input) {
       // `--flow` as the operator wrote it: a relative path is read from this directory (core/service/flows/ref.ts).
-      const flows = flowRefScope(store, { examplesDir: bundledExamplesDir(), userFlowsDir: appFlowsDirOf(store.location) }, process.cwd());
-      const rule = await addAlertRule(store, input, 'cli', Date.now(), flows).catch((error: unknown) => {
+      const rule = await alerts.add(input, 'cli', Date.now(), process.cwd()).catch((error: unknown) => {
         throw error instanceof AlertInputError ? new UsageError(error.message) : error;
       });
       io.out(json ? `${JSON.stringify({ rule })}\n` : `added alert rule ${rule.id}: ${rule.description} → ${destinations(rule)}\n`);
       return ExitCode.ok;
     }
     if (sub === 'list') {
-      const rules = await listAlertRules(store);
+      const rules = await alerts.list();
       io.out(
         json
           ? `${JSON.stringify({ rules })}\n`
@@ -103,15 +92,15 @@ export async function alertsCommand(args: ParsedArgs, io: CliIo): Promise<number
       return ExitCode.ok;
     }
     if (sub === 'deliveries') {
-      const deliveries = await listAlertDeliveries(store, intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 100);
+      const deliveries = await alerts.deliveries(intFlag(args, 'limit', 1, LIMITS.maxListLimit) ?? 100);
       io.out(json ? `${JSON.stringify({ deliveries })}\n` : deliveries.length === 0 ? 'no alert deliveries yet\n' : deliveryRows(deliveries));
       return ExitCode.ok;
     }
     const id = oneId(args, sub);
-    if (sub === 'remove') return await removeRule(store, id, io, json);
-    return await testRule(store, id, io, json);
+    if (sub === 'remove') return await removeRule(alerts, id, io, json);
+    return await testRule(alerts, id, io, json);
   } finally {
-    await store.close();
+    await history.close();
   }
 }
 
@@ -138,8 +127,8 @@ function addInput(args: ParsedArgs): AlertRuleInput {
   return input;
 }
 
-async function removeRule(store: Awaited<ReturnType<typeof openCliStore>>, id: string, io: CliIo, json: boolean): Promise<number> {
-  if (!(await removeAlertRule(store, id))) {
+async function removeRule(alerts: CommandAlerts, id: string, io: CliIo, json: boolean): Promise<number> {
+  if (!(await alerts.remove(id))) {
     io.err(`hivewatch alerts: no alert rule "${id}" (see hivewatch alerts list)\n`);
     return ExitCode.failed;
   }
@@ -147,13 +136,12 @@ async function removeRule(store: Awaited<ReturnType<typeof openCliStore>>, id: s
   return ExitCode.ok;
 }
 
-async function testRule(store: Awaited<ReturnType<typeof openCliStore>>, id: string, io: CliIo, json: boolean): Promise<number> {
-  if (!(await alertRuleExists(store, id))) {
+async function testRule(alerts: CommandAlerts, id: string, io: CliIo, json: boolean): Promise<number> {
+  if (!(await alerts.exists(id))) {
     io.err(`hivewatch alerts: no alert rule "${id}" (see hivewatch alerts list)\n`);
     return ExitCode.failed;
   }
-  const delivery = await new AlertEngine({ store, host: `cli-${process.pid}` }).test(id);
-  const view = delivery ? deliveryView(delivery) : null;
+  const view = await alerts.test(id, `cli-${process.pid}`);
   if (json) io.out(`${JSON.stringify({ delivery: view })}\n`);
   else if (view?.status === 'desktop') io.out(`test delivery ${view.id}: for the desktop only (every open Hivewatch window shows it)\n`);
   else if (view)

@@ -4,10 +4,10 @@ import { everyRunOf, narrowingKeys } from '../service/runs/bulk-filter.js';
 import { ApiError } from '../common/api-errors.js';
 import { appFlowsDirOf, bundledExamplesDir } from '../service/flows/keys.js';
 import { FlowRefError, flowRefScope, resolveFlowRef } from '../service/flows/ref.js';
-import { createHivewatchService, type HivewatchService } from '../service/service.js';
+import type { HivewatchService } from '../service/service.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { parseWhere } from './bulk-where.js';
-import { openCliStore } from './database.js';
+import { openCliCommandHistory } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 
 /**
@@ -174,10 +174,9 @@ export async function bulkCommand(action: CliBulkAction, args: ParsedArgs, io: C
   refuseSingleRunOptions(action, args);
   const given = targetOf(action, args);
   const json = args.flags.has('json');
-  const store = await openCliStore(args, io);
-  const userFlowsDir = appFlowsDirOf(store.location);
-  const service = await createHivewatchService({
-    store,
+  const history = await openCliCommandHistory(args, io);
+  const userFlowsDir = appFlowsDirOf(history.location);
+  const service = await history.host({
     examplesDir: bundledExamplesDir(),
     userFlowsDir,
     // Retried and resumed runs run here, like `hivewatch retry ID`: this host watches the others.
@@ -211,6 +210,6 @@ export async function bulkCommand(action: CliBulkAction, args: ParsedArgs, io: C
   } finally {
     clearInterval(keepAlive);
     await service.close({ timeoutMs: 10_000 });
-    await store.close();
+    await history.close();
   }
 }

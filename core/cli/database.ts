@@ -1,4 +1,5 @@
-import { defaultHistoryPath, openHistory, openHostStore, type History, type HostStore } from '../service/history/open.js';
+import { openCommandHistory, type CommandHistory } from '../service/history/command-history.js';
+import { defaultHistoryPath, openHistory, type History } from '../service/history/open.js';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
 import type { CliIo } from './io.js';
 
@@ -7,10 +8,11 @@ export function databasePathOf(args: ParsedArgs, io: CliIo): string {
   return stringFlag(args, 'db') ?? (io.env.HIVEWATCH_DB || defaultHistoryPath());
 }
 
-export async function openCliStore(args: ParsedArgs, io: CliIo, options: { readonly?: boolean } = {}): Promise<HostStore> {
-  const store = await openHostStore({ path: databasePathOf(args, io), readonly: options.readonly ?? false });
-  sayRecovered(store, io);
-  return store;
+/** The history `--db` names, as a command that reads and acts on it holds it (never the store itself). */
+export async function openCliCommandHistory(args: ParsedArgs, io: CliIo): Promise<CommandHistory> {
+  const history = await openCommandHistory({ path: databasePathOf(args, io), readonly: false });
+  sayRecovered(history, io);
+  return history;
 }
 
 /** The history `--db` names, read through the service's API (`now`: the clock its reads judge by). */

@@ -1,19 +1,21 @@
-import { printableHistoryLocation, type HostStore } from '../service/history/open.js';
-import { endingWords, runRecords, type RunRecord } from '../service/history/run-records.js';
+import type { CommandErrorFilters, CommandHistory } from '../service/history/command-history.js';
+import { printableHistoryLocation } from '../service/history/open.js';
+import { endingWords, type RunRecord } from '../service/history/run-records.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { ageFlag, openCliStore, parseAge } from './database.js';
+import { ageFlag, openCliCommandHistory, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 import { FlowKeyError, FlowKeys, flowFoldersForDatabase } from '../service/flows/keys.js';
 import { runFlow } from './run.js';
 import { FAILURE_DIMENSIONS, RUN_LIST_STATUSES, type ErrorDimension, type RunListStatus } from '../service/api.js';
 import type { FailureDimension } from '../service/api-errors.js';
+import { ApiError } from '../common/api-errors.js';
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import { silenceWords, type TelemetrySilence } from '../common/telemetry-silence.js';
 
 /** `hivewatch runs | errors | replay | resume | retry | prune`: the history in the database. */
 
-type FailureCounts = Awaited<ReturnType<HostStore['failureCounts']>>;
+type FailureCounts = Awaited<ReturnType<CommandHistory['api']['failureCounts']>>;
 
 const DIMENSIONS: readonly ErrorDimension[] = ['category', 'origin', 'code', 'flow', 'handled', 'run', 'task'];
 
@@ -46,11 +48,10 @@ function statusFilter(args: ParsedArgs): RunListStatus[] | undefined {
 const RUN_FILTERS = ['status', 'flow', 'text', 'since'] as const;
 
 export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> {
-  const store = await openCliStore(args, io);
+  const history = await openCliCommandHistory(args, io);
   try {
     const now = Date.now();
-    const page = await runRecords(
-      store,
+    const page = await history.runRecords(
       {
         status: statusFilter(args),
         flow: stringFlag(args, 'flow'),
@@ -89,7 +90,7 @@ export async function runsCommand(args: ParsedArgs, io: CliIo): Promise<number> 
     io.out(table([['RUN', 'STATUS', 'FLOW', 'STARTED', 'STEP', 'ATTEMPTS', 'ERRORS', 'ERROR'], ...rows]));
     return ExitCode.ok;
   } finally {
-    await store.close();
+    await history.close();
   }
 }
 
@@ -134,9 +135,14 @@ function errorOfRun(run: RunRecord): string {
   return endingWords(ending).replace(/\s+/g, ' ');
 }
 
+/** The filters the operator gave: the API's input names no filter it was not given. */
+function definedOnly<T extends object>(filters: T): T {
+  return Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined)) as T;
+}
+
 /** `errors --failures`: one failure per run that ended failed, by its ending error (or flow). */
-async function failuresOutput(store: HostStore, args: ParsedArgs, filters: Parameters<HostStore['failureCounts']>[0], io: CliIo): Promise<void> {
-  const counts: FailureCounts = await store.failureCounts(filters);
+async function failuresOutput(history: CommandHistory, args: ParsedArgs, filters: CommandErrorFilters & { by: FailureDimension }, io: CliIo): Promise<void> {
+  const counts: FailureCounts = await history.api.failureCounts(definedOnly(filters));
   if (args.flags.has('json')) {
     io.out(`${JSON.stringify({ total: counts.total, rows: counts.rows })}\n`);
     return;
@@ -155,7 +161,7 @@ async function failuresOutput(store: HostStore, args: ParsedArgs, filters: Param
 }
 
 export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number> {
-  const store = await openCliStore(args, io);
+  const history = await openCliCommandHistory(args, io);
   try {
     const filters = {
       flow: stringFlag(args, 'flow'),
@@ -170,11 +176,11 @@ export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number
       if (args.flags.has('groups')) throw new UsageError('--failures and --groups are two views; give one');
       const by = (stringFlag(args, 'by') ?? 'code') as FailureDimension;
       if (!FAILURE_DIMENSIONS.includes(by)) throw new UsageError(`--by must be one of ${FAILURE_DIMENSIONS.join(', ')} with --failures, got "${by}"`);
-      await failuresOutput(store, args, { by, ...filters }, io);
+      await failuresOutput(history, args, { by, ...filters }, io);
       return ExitCode.ok;
     }
     if (args.flags.has('groups')) {
-      const groups = await store.errorGroups(filters);
+      const groups = await history.errorGroups(filters);
       if (json) io.out(`${JSON.stringify(groups)}\n`);
       else if (groups.length === 0) io.out('no errors recorded\n');
       else
@@ -185,44 +191,46 @@ export async function errorsCommand(args: ParsedArgs, io: CliIo): Promise<number
     }
     const by = (stringFlag(args, 'by') ?? 'category') as ErrorDimension;
     if (!DIMENSIONS.includes(by)) throw new UsageError(`--by must be one of ${DIMENSIONS.join(', ')}, got "${by}"`);
-    const counts = await store.errorCounts({ by, ...filters });
+    const counts = await history.errorCounts({ by, ...filters });
     if (json) io.out(`${JSON.stringify(counts)}\n`);
     else if (counts.length === 0) io.out('no errors recorded\n');
     else io.out(table([[by.toUpperCase(), 'COUNT'], ...counts.map((c) => [c.label && c.label !== c.key ? `${c.key} (${c.label})` : c.key, String(c.count)])]));
     return ExitCode.ok;
+  } catch (error) {
+    // A filter the API's rules refuse (`--category weather`, `--code timeout`) is the operator's to fix.
+    if (error instanceof ApiError && error.apiCode === 'invalid_input') throw new UsageError(`--${error.message}`);
+    throw error;
   } finally {
-    await store.close();
+    await history.close();
   }
 }
 
 export async function replayCommand(args: ParsedArgs, io: CliIo, runId: string): Promise<number> {
-  const store = await openCliStore(args, io);
+  const history = await openCliCommandHistory(args, io);
   try {
-    // An unknown id has an empty journal, which "replays" to nothing: that is not a match.
-    if ((await store.getRunRow(runId)) === null) {
-      io.err(`hivewatch replay: no such run "${runId}" in ${printableHistoryLocation(store.location)}\n`);
+    const report = await history.replayRun(runId);
+    if (report === null) {
+      io.err(`hivewatch replay: no such run "${runId}" in ${printableHistoryLocation(history.location)}\n`);
       return ExitCode.failed;
     }
-    const report = await store.replayRun(runId);
     if (args.flags.has('json')) io.out(`${JSON.stringify(report)}\n`);
     else if (report.ok) io.out(`${runId}: replay matches the stored projections (${report.events} events)\n`);
     else io.out(`${runId}: replay differs from the stored projections:\n${report.diffs.map((d) => `  ${d}`).join('\n')}\n`);
     return report.ok ? ExitCode.ok : ExitCode.failed;
   } finally {
-    await store.close();
+    await history.close();
   }
 }
 
 /** `resume` continues from the last checkpoint; `retry` starts the flow fresh. Both link the new run. */
 export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs, io: CliIo, runId: string): Promise<number> {
-  const store = await openCliStore(args, io);
+  const history = await openCliCommandHistory(args, io);
   try {
-    const detail = await store.getRun(runId);
-    if (detail === null) {
-      io.err(`hivewatch ${mode}: no run "${runId}" in ${store.location}\n`);
+    const run = await history.runToContinue(runId);
+    if (run === null) {
+      io.err(`hivewatch ${mode}: no run "${runId}" in ${history.location}\n`);
       return ExitCode.failed;
     }
-    const { run } = detail;
     if (mode === 'resume' && !['failed', 'cancelled', 'interrupted'].includes(run.status)) {
       io.err(`hivewatch resume: run ${runId} is ${run.status}; only failed, cancelled or interrupted runs can be resumed\n`);
       return ExitCode.failed;
@@ -230,18 +238,18 @@ export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs
     let file: string;
     try {
       // The run's key is resolved against the folders of ITS database, never the current directory.
-      file = (await new FlowKeys(flowFoldersForDatabase(store.location)).resolve(run.flow)).path;
+      file = (await new FlowKeys(flowFoldersForDatabase(history.location)).resolve(run.flow)).path;
     } catch (error) {
       if (!(error instanceof FlowKeyError)) throw error;
       io.err(`hivewatch ${mode}: cannot find the flow of run ${runId}: ${error.message}\n`);
       return ExitCode.failed;
     }
     // runFlow refuses a resume whose engine rules or flow text changed (resume.ts resumeProblem).
-    const resume = mode === 'resume' ? await store.resumePointForRun(runId) : null;
+    const resume = mode === 'resume' ? await history.resumePoint(runId) : null;
     return await runFlow(
       {
         file,
-        store,
+        history,
         resume,
         retryOf: mode === 'retry' ? runId : null,
         agent: run.defaultAgent,
@@ -250,7 +258,7 @@ export async function continueCommand(mode: 'resume' | 'retry', args: ParsedArgs
       io,
     );
   } finally {
-    await store.close();
+    await history.close();
   }
 }
 
@@ -258,9 +266,9 @@ export async function pruneCommand(args: ParsedArgs, io: CliIo): Promise<number>
   const raw = stringFlag(args, 'older-than');
   if (raw === undefined || parseAge(raw) === null) throw new UsageError('prune needs --older-than AGE, e.g. --older-than 30d');
   const age = ageFlag(raw, '--older-than');
-  const store = await openCliStore(args, io);
+  const history = await openCliCommandHistory(args, io);
   try {
-    const report = await store.prune({ olderThanMs: age });
+    const report = await history.prune(age);
     if (args.flags.has('json')) io.out(`${JSON.stringify(report)}\n`);
     else
       io.out(
@@ -268,6 +276,6 @@ export async function pruneCommand(args: ParsedArgs, io: CliIo): Promise<number>
       );
     return ExitCode.ok;
   } finally {
-    await store.close();
+    await history.close();
   }
 }

@@ -1,11 +1,11 @@
 import { IGNORE_BOUNDS, ISSUE_SORTS, ISSUE_STATUS_FILTERS, type Issue, type IssueSort, type IssueStatusFilter } from '../service/api-issues.js';
 import { ApiError } from '../common/api-errors.js';
-import { printableHistoryLocation, type HostStore } from '../service/history/open.js';
+import type { CommandHistory } from '../service/history/command-history.js';
+import { printableHistoryLocation } from '../service/history/open.js';
 import type { IssueBook } from '../service/issues/book.js';
-import { commandIssueBook } from '../service/issues/command-book.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { ageFlag, openCliStore, parseAge } from './database.js';
+import { ageFlag, openCliCommandHistory, parseAge } from './database.js';
 import { ExitCode, type CliIo } from './io.js';
 import { changeWords, showIssue, table, when } from './issue-show.js';
 
@@ -62,29 +62,29 @@ export async function issuesCommand(args: ParsedArgs, io: CliIo): Promise<number
   if (sub !== undefined && sub !== 'show') noFlags(args, ['since'], `issues ${sub}`);
   const period = periodOf(args, Date.now());
   if (sub !== 'ignore') noFlags(args, ['for', 'until-count', 'until-escalating'], sub === undefined ? 'the list' : `issues ${sub}`);
-  const store = await openCliStore(args, io);
+  const history = await openCliCommandHistory(args, io);
   try {
-    const issues = commandIssueBook(store);
+    const issues = history.issueBook();
     const { book } = issues;
-    // The list reconciles too: a `new` or regressed row it journals owes its alert before the store closes.
+    // The list reconciles too: a `new` or regressed row it journals owes its alert before the history closes.
     const code =
       sub === undefined
         ? await listIssues(book, args, period, io)
         : sub === 'show'
           ? await showIssue(issues.pageReads, id as string, period.scope, period.label, args.flags.has('json'), io)
-          : await oneIssue(store, book, sub as Exclude<Subcommand, 'show'>, id as string, args, io);
+          : await oneIssue(history, book, sub as Exclude<Subcommand, 'show'>, id as string, args, io);
     await issues.settled();
     return code;
   } catch (error) {
     if (error instanceof ApiError && error.apiCode === 'issue_not_found') {
-      io.err(`hivewatch issues: ${error.message} in ${printableHistoryLocation(store.location)}
+      io.err(`hivewatch issues: ${error.message} in ${printableHistoryLocation(history.location)}
 `);
       return ExitCode.failed;
     }
     if (error instanceof ApiError && (error.apiCode === 'issue_ambiguous' || error.apiCode === 'invalid_input')) throw new UsageError(error.message);
     throw error;
   } finally {
-    await store.close();
+    await history.close();
   }
 }
 
@@ -146,9 +146,9 @@ function ignoreOf(args: ParsedArgs): { forMs?: number; untilCount?: number; unti
   return { words: '' };
 }
 
-async function oneIssue(store: HostStore, book: IssueBook, sub: Exclude<Subcommand, 'show'>, id: string, args: ParsedArgs, io: CliIo): Promise<number> {
+async function oneIssue(history: CommandHistory, book: IssueBook, sub: Exclude<Subcommand, 'show'>, id: string, args: ParsedArgs, io: CliIo): Promise<number> {
   const json = args.flags.has('json');
-  if (sub === 'runs') return issueRuns(store, book, id, json, io);
+  if (sub === 'runs') return issueRuns(history, book, id, json, io);
   const ignore = sub === 'ignore' ? ignoreOf(args) : null;
   const { words, ...condition } = ignore ?? { words: '' };
   const { issue, changed } = await book.setStatus({ id, action: sub, by: 'cli', ...condition });
@@ -165,9 +165,9 @@ async function oneIssue(store: HostStore, book: IssueBook, sub: Exclude<Subcomma
   return ExitCode.ok;
 }
 
-async function issueRuns(store: HostStore, book: IssueBook, id: string, json: boolean, io: CliIo): Promise<number> {
+async function issueRuns(history: CommandHistory, book: IssueBook, id: string, json: boolean, io: CliIo): Promise<number> {
   const issue = await book.get(id);
-  const page = await store.listRuns({ issue: issue.id, limit: 100 });
+  const page = await history.issueRuns(issue.id, 100);
   if (json) {
     io.out(`${JSON.stringify({ issue: issue.id, runs: page.runs, nextCursor: page.nextCursor })}\n`);
     return ExitCode.ok;

@@ -1,6 +1,6 @@
 import { MUTED_FLOWS_SETTING } from '../service/flows/notify-settings.js';
-import { copyHistory, type CopyReport } from '../service/history/copy.js';
-import { isOperatorMistake, isTeamDatabaseUrl, openMigrationSource, openMigrationTarget, printableDatabaseUrl } from '../service/history/migrate.js';
+import type { CopyReport } from '../service/history/copy.js';
+import { isTeamDatabaseUrl, openMigrationSource, printableDatabaseUrl, type MigrationSource } from '../service/history/migrate.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
 
@@ -25,14 +25,13 @@ const PROGRESS_EVERY_RUNS = 100;
 const MAX_BATCH_EVENTS = 1_000_000;
 
 /** The SQLite file to copy; a PostgreSQL URL is the operator's slip (checked before the file is opened). */
-function openSource(path: string): ReturnType<typeof openMigrationSource> {
+function openSource(path: string): MigrationSource {
   if (isTeamDatabaseUrl(path)) throw new UsageError('--from must be a SQLite file (the history to copy), not a PostgreSQL URL');
   return openMigrationSource(path);
 }
 
-function openTarget(url: string, dryRun: boolean): ReturnType<typeof openMigrationTarget> {
+function checkTarget(url: string): void {
   if (!isTeamDatabaseUrl(url)) throw new UsageError('--to must be a PostgreSQL URL (postgres://user@host:5432/database)');
-  return openMigrationTarget(url, dryRun);
 }
 
 function summaryLine(report: CopyReport, from: string, to: string): string {
@@ -57,31 +56,23 @@ export async function migrateCommand(args: ParsedArgs, io: CliIo): Promise<numbe
 
   const source = openSource(from);
   try {
-    const target = await openTarget(to, dryRun);
-    let report: CopyReport;
-    try {
-      let reported = 0;
-      report = await copyHistory(source, target, {
-        settings: MIGRATED_SETTINGS,
-        dryRun,
-        ...(batchEvents !== undefined ? { batchEvents } : {}),
-        onProgress: (p) => {
-          if (p.runs - reported < PROGRESS_EVERY_RUNS && p.runs < p.totalRuns) return;
-          reported = p.runs;
-          io.err(`migrate: ${p.runs}/${p.totalRuns} runs, ${p.events}/${p.totalEvents} events\n`);
-        },
-      });
-    } catch (error) {
-      // The operator's to fix (the file, the URL, a conflicting history): said as it is.
-      if (error instanceof UsageError || isOperatorMistake(error)) throw error;
-      // Anything else — a batch another migrate (or host) wrote first, the server going away — failed
-      // one transaction: what failed is not on the target, and runs copied before it are whole.
-      const message = error instanceof Error ? error.message : String(error);
-      io.err(`hivewatch migrate: failed: ${message}\n  Runs copied before the failure are whole; run the same command again to copy the rest.\n`);
+    checkTarget(to);
+    let reported = 0;
+    const outcome = await source.copyTo(to, {
+      settings: MIGRATED_SETTINGS,
+      dryRun,
+      ...(batchEvents !== undefined ? { batchEvents } : {}),
+      onProgress: (p) => {
+        if (p.runs - reported < PROGRESS_EVERY_RUNS && p.runs < p.totalRuns) return;
+        reported = p.runs;
+        io.err(`migrate: ${p.runs}/${p.totalRuns} runs, ${p.events}/${p.totalEvents} events\n`);
+      },
+    });
+    if ('failed' in outcome) {
+      io.err(`hivewatch migrate: failed: ${outcome.failed}\n  Runs copied before the failure are whole; run the same command again to copy the rest.\n`);
       return ExitCode.failed;
-    } finally {
-      await target?.close();
     }
+    const report = outcome.copied;
     io.out(args.flags.has('json') ? `${JSON.stringify({ from, to: location, ...report })}\n` : summaryLine(report, from, location));
     return ExitCode.ok;
   } finally {

@@ -4,9 +4,9 @@ import { parseDuration } from '../base/duration.js';
 import type { EventSink } from '../base/events.js';
 import type { ResumePoint } from '../base/resume-point.js';
 import { bundledExamplesDir, appFlowsDirOf } from '../service/flows/keys.js';
-import type { HostStore } from '../service/history/open.js';
-import { createHivewatchService, type HostedRunResult } from '../service/service.js';
-import { openCliStore } from './database.js';
+import type { CommandHistory } from '../service/history/command-history.js';
+import type { HostedRunResult } from '../service/service.js';
+import { openCliCommandHistory } from './database.js';
 import { LIMITS } from '../service/schemas.js';
 import { intFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { ExitCode, type CliIo } from './io.js';
@@ -16,8 +16,8 @@ import { journalRetryDelays, journalWaitMs } from '../service/runs/journal-env.j
 
 export interface RunTarget {
   file: string;
-  /** The database to journal into; opened from --db / HIVEWATCH_DB / the default path when absent. */
-  store?: HostStore;
+  /** The history to journal into; opened from --db / HIVEWATCH_DB / the default path when absent. */
+  history?: CommandHistory;
   resume?: ResumePoint | null;
   retryOf?: string | null;
   /** The agent of sessions that name none, when no --agent is given: a resumed or retried run keeps its own (as the window does). */
@@ -63,12 +63,11 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   // Read before anything runs: a bad value is the operator's to fix, not a failed run.
   const retryDelays = journalRetryDelays(io.env);
   const waitMs = journalWaitMs(io.env);
-  const store = target.store ?? (await openCliStore(args, io));
-  const service = await createHivewatchService({
-    store,
+  const history = target.history ?? (await openCliCommandHistory(args, io));
+  const service = await history.host({
     ...(killGraceMs !== undefined ? { killGraceMs } : {}),
     examplesDir: bundledExamplesDir(),
-    userFlowsDir: appFlowsDirOf(store.location),
+    userFlowsDir: appFlowsDirOf(history.location),
     clock: args.flags.has('virtual-clock') ? 'virtual' : 'real',
     // Every host watches the others: a dead one's runs are interrupted, and a run of this one that
     // another host interrupted while this process was not heard from is stopped here.
@@ -83,7 +82,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
   // JSON lines are printed once committed, so a line printed is a line journaled, even when the
   // process is killed right after; the human progress shows events as they happen.
   const unsubscribe = json
-    ? store.subscribe((batch) => {
+    ? history.onCommitted((batch) => {
         // Until the run's id is known, the only run this service hosts commits its first events.
         for (const event of batch) if (runId === null || event.runId === runId) io.out(`${JSON.stringify(event)}\n`);
       })
@@ -140,7 +139,7 @@ export async function runFlow(target: RunTarget, args: ParsedArgs, io: CliIo): P
       await journalLastEvents(service, io, runId, { waitMs, signal: stopWaiting.signal });
       await service.close({ timeoutMs: 0 });
       unsubscribe();
-      if (target.store === undefined) await store.close();
+      if (target.history === undefined) await history.close();
     } finally {
       // Only now: a Ctrl-C while the journal is flushed and closed must not kill the process half-way.
       process.off('SIGINT', onSigint);

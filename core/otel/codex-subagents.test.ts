@@ -117,6 +117,8 @@ describe.each(engines)(`Codex ${CLI_PINS['codex-cli'].version} as recorded, a sp
       // Linked at its start or later, the run is named a subagent.
       expect(childRun.flowName).toBe(subagentName('codex-cli', { runId: parentRun.id, agentId: child, agentName: null }));
       expect(childRun.flowName).not.toBe(sessionName('codex-cli', child));
+      // The word subagent leads, so a Runs column cut at 900 px still tells it from a session.
+      expect(childRun.flowName).toMatch(/^subagent [0-9a-f]{8}…[0-9a-f]{8} · Codex CLI$/);
 
       for (const from of [parentRun.id, childRun.id]) {
         const nodes = await tree(from);

@@ -243,7 +243,7 @@ describe('Codex subagent threads (hand-written records: a session_source on a lo
     const nodes = await tree(parentRun.id);
     expect(nodes.map((n) => [n.depth, n.agentId, n.name])).toEqual([
       [0, null, parentRun.flowName],
-      [1, child, 'Codex CLI subagent 01a22529…0000c0de'],
+      [1, child, 'subagent 01a22529…0000c0de · Codex CLI'],
     ]);
   });
 });

@@ -1,5 +1,6 @@
 import { EXTERNAL_FLOW_PREFIX } from '../otel/mapping.js';
 import { endingErrorOf } from '../store/index.js';
+import { runSummaryFields } from '../common/run-summary-fields.js';
 import type {
   AttemptRow,
   ErrorCount as StoreErrorCount,
@@ -146,27 +147,9 @@ export function retryingOf(tasks: readonly TaskRow[], attempts: readonly Attempt
 export function runSummary(row: RunRow, retrying: Retrying): RunSummary {
   return {
     id: row.id,
-    flow: row.flow,
-    flowName: row.flowName,
-    status: row.status,
-    clock: row.clock === 'virtual' ? 'virtual' : 'real',
-    startedAt: row.startedAt,
-    endedAt: row.endedAt,
-    durationMs: row.durationMs,
-    startedWall: row.startedWall,
-    endedWall: row.endedWall,
-    step: row.currentStep,
-    maxSteps: row.maxSteps ?? 0,
-    flowSteps: row.flowSteps !== null ? { expected: row.flowSteps, most: row.flowStepsMost ?? row.flowSteps } : null,
-    attempts: row.attemptCount,
-    errorCount: row.errorCount,
+    ...runSummaryFields(row),
     retrying: row.nextAttemptAt === null ? null : retrying,
     waitingUntil: row.waitingUntil,
-    ...(row.approvalSince !== null ? { approval: { label: row.approvalLabel ?? 'a tool', since: row.approvalSince } } : {}),
-    ...(row.approvalWaitMs > 0 ? { approvalWaitMs: row.approvalWaitMs } : {}),
-    resumedFrom: row.resumedFrom,
-    retryOf: row.retryOf,
-    lastError: row.lastErrorCode !== null ? { code: row.lastErrorCode, message: row.lastErrorMessage ?? '' } : null,
     endingError: endingErrorOf(row),
     ...(row.flow.startsWith(EXTERNAL_FLOW_PREFIX) ? { source: `runtime:${row.flow.slice(EXTERNAL_FLOW_PREFIX.length)}` } : {}),
   };

@@ -10,7 +10,7 @@ import { HostWatch } from './runs/host-watch.js';
 import { HostedRuns } from './runs/hosted.js';
 import { DEFAULT_JOURNAL_RETRY_MS, retryDelaysWithin } from './runs/journal-env.js';
 import { JournalTail, readCommitted } from './live/journal-tail.js';
-import { DEFAULT_LIVE_CAPACITY, DEFAULT_LIVE_FRAME_MS, LiveHub } from './live/hub.js';
+import { DEFAULT_LIVE_CAPACITY, DEFAULT_LIVE_FRAME_MS, DEFAULT_LIVE_MAX_FRAME_MS, LiveHub } from './live/hub.js';
 import { readApi } from './read-api.js';
 import { usageApi } from './cost/usage.js';
 import { costApi } from './cost/outcomes.js';
@@ -37,6 +37,20 @@ export type { HivewatchService, HivewatchServiceOptions, HostedRunResult } from 
  * Every input is validated with the shared schemas, so in-process callers get the same 400s as
  * HTTP and IPC.
  */
+/**
+ * The service's live hub: ids are the journal's commit positions from `head` on, a resume older
+ * than the ring is read back from the journal, and rounds are paced by their cost.
+ */
+function serviceLiveHub(options: HivewatchServiceOptions, instance: string, head: number): LiveHub {
+  const frameMs = options.liveFrameMs ?? DEFAULT_LIVE_FRAME_MS;
+  return new LiveHub(options.liveCapacity ?? DEFAULT_LIVE_CAPACITY, instance, {
+    startId: head,
+    backfill: (afterId, upToId) => readCommitted(options.store, afterId, upToId),
+    frameMs,
+    maxFrameMs: Math.max(frameMs, DEFAULT_LIVE_MAX_FRAME_MS),
+  });
+}
+
 export async function createHivewatchService(options: HivewatchServiceOptions): Promise<HivewatchService> {
   const { store } = options;
   const catalog = new FlowCatalog({ examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null });
@@ -59,11 +73,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   // database's: ids mean the same in every process on it and after a restart (docs/decisions/0020-one-host-model-and-cross-process-commands.md).
   const instance = await store.secret('live_instance', () => randomBytes(6).toString('hex'));
   const start = await JournalTail.startingPoint(store);
-  const liveHub = new LiveHub(options.liveCapacity ?? DEFAULT_LIVE_CAPACITY, instance, {
-    startId: start.head,
-    backfill: (afterId, upToId) => readCommitted(store, afterId, upToId),
-    frameMs: options.liveFrameMs ?? DEFAULT_LIVE_FRAME_MS,
-  });
+  const liveHub = serviceLiveHub(options, instance, start.head);
   const tail = JournalTail.follow(
     {
       store,

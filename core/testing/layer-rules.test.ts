@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from './temp-dirs.js';
 
@@ -102,6 +103,16 @@ describe('the CLI reads the history through the service, as the window does', ()
     expect(messages).toEqual([expect.stringContaining(CLI_LAYERS)]);
   }, 60_000);
 
+  it('refuses a CLI file what opens or takes the store through the service', () => {
+    for (const text of [
+      "import { openHostStore } from '../service/history/open.js';\nexport const y = openHostStore;\n",
+      "import { createHivewatchService } from '../service/service.js';\nexport const y = createHivewatchService;\n",
+      "import type { HivewatchServiceOptions } from '../service/service-types.js';\nexport type Y = HivewatchServiceOptions['store'];\n",
+    ]) {
+      expect(zoneMessages('core/cli/layer-probe.ts', text)).toEqual([expect.stringMatching(/^no-restricted-imports: .*the CLI holds a CommandHistory/)]);
+    }
+  }, 60_000);
+
   it('lets a CLI file open its history through the service', () => {
     const text = "import { openHistory } from '../service/history/open.js';\nexport const y = openHistory;\n";
     expect(zoneMessages('core/cli/layer-probe.ts', text)).toEqual([]);
@@ -194,4 +205,78 @@ describe('tsconfig.common.json compiles the shared layer without either runtime'
     expect(output).toContain("Cannot find name 'TextEncoder'");
     expect(output).toContain("Cannot find name 'Buffer'");
   }, 60_000);
+});
+
+// The CLI reads and acts through the service's CommandHistory; the lint zones keep core/store's
+// imports out, and this keeps its type out however it is reached (a service opener's return type,
+// an options type's member): no expression of a CLI file may be the store, or a promise or part of it.
+const CLI_DIR = join(ROOT, 'core/cli');
+
+function cliSources(): string[] {
+  return readdirSync(CLI_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.split('/').includes('testing'))
+    .map((file) => join(CLI_DIR, file));
+}
+
+/** The store's own types: an interface or class of core/store named …Store (HivewatchStore, SqliteStore, …). */
+function isStoreType(type: ts.Type, checker: ts.TypeChecker, depth = 0): boolean {
+  if (depth > 3) return false;
+  for (const symbol of [type.getSymbol(), type.aliasSymbol]) {
+    const declared = symbol?.declarations?.some((d) => relative(ROOT, d.getSourceFile().fileName).startsWith('core/store/'));
+    if (symbol && declared && /Store$/.test(symbol.getName())) return true;
+  }
+  const parts = [
+    ...(type.isUnionOrIntersection() ? type.types : []),
+    ...(type.aliasTypeArguments ?? []),
+    ...(type.flags & ts.TypeFlags.Object && (type as ts.ObjectType).objectFlags & ts.ObjectFlags.Reference
+      ? checker.getTypeArguments(type as ts.TypeReference)
+      : []),
+  ];
+  return parts.some((part) => isStoreType(part, checker, depth + 1));
+}
+
+/** Each place in `files` whose type is the store's, as "file:line: text"; `extra` are files that exist only here. */
+function storeTypedExpressions(files: readonly string[], extra: Readonly<Record<string, string>> = {}): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  if (!config) throw new Error('tsconfig.json does not parse');
+  const host = ts.createCompilerHost(config.options);
+  const { getSourceFile, fileExists, readFile } = host;
+  host.fileExists = (name) => name in extra || fileExists.call(host, name);
+  host.readFile = (name) => extra[name] ?? readFile.call(host, name);
+  host.getSourceFile = (name, language, ...rest) =>
+    name in extra ? ts.createSourceFile(name, extra[name] as string, language) : getSourceFile.call(host, name, language, ...rest);
+  const roots = [...files, ...Object.keys(extra)];
+  const program = ts.createProgram({ rootNames: roots, options: { ...config.options, noEmit: true }, host });
+  const checker = program.getTypeChecker();
+  const found: string[] = [];
+  for (const root of roots) {
+    const source = program.getSourceFile(root);
+    if (!source) throw new Error(`${root} is not in the program`);
+    const visit = (node: ts.Node): void => {
+      const typed = ts.isIdentifier(node) || ts.isCallExpression(node) || ts.isAwaitExpression(node) || ts.isParenthesizedExpression(node);
+      if (typed && isStoreType(checker.getTypeAtLocation(node), checker)) {
+        found.push(`${relative(ROOT, root)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText()}`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return found;
+}
+
+describe("the CLI holds no value of the store's type", () => {
+  it('finds none in core/cli, and finds the store however a probe reaches it', () => {
+    const opener = join(CLI_DIR, 'store-probe-opener.ts');
+    const member = join(CLI_DIR, 'store-probe-member.ts');
+    const found = storeTypedExpressions(cliSources(), {
+      [opener]:
+        "import { openHostStore } from '../service/history/open.js';\nexport const where = async (): Promise<string> => (await openHostStore({ path: 'x.db' })).location;\n",
+      [member]:
+        "import type { HivewatchServiceOptions } from '../service/service-types.js';\nexport function where(held: HivewatchServiceOptions['store']): string {\n  return held.location;\n}\n",
+    });
+    expect(found.filter((line) => !line.includes('store-probe-'))).toEqual([]);
+    expect(found).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^core\/cli\/store-probe-opener\.ts:2: openHostStore\(/), 'core/cli/store-probe-member.ts:3: held']),
+    );
+  }, 120_000);
 });

@@ -1,13 +1,16 @@
 import type { HivewatchEvent, RunSummary } from '../../core/service/api.js';
-import { withApproval } from './approval-summary.js';
 import { withSilenceHeard } from './silence-summary.js';
 import { changesEnding, endingChainAt, endingOfChain, nextPending, type PendingOccurrence } from '../../core/common/ending-chain.js';
-import { endedStatusOf, isTerminal } from '../../core/common/run-statuses.js';
+import { changesRunFields, emptyRunFields, setRunFields, spawnOf } from '../../core/common/run-fields.js';
+import { runFieldsOfSummary, runSummaryFields } from '../../core/common/run-summary-fields.js';
+import { isTerminal } from '../../core/common/run-statuses.js';
 import { addAttemptUsage } from './run-usage.js';
 
 /**
- * Keeps a run's table row current from its live events, the way the store's projection does
- * (core/store/projection/projections.ts `reduceRun`), so 10,000 rows stay live without refetching them.
+ * Keeps a run's table row current from its live events, so 10,000 rows stay live without
+ * refetching them. The fields the store's run row has too follow the rule the store's projection
+ * applies (core/common/run-fields.ts); this file adds what the window keeps of its own: the
+ * backoffs behind the retrying badge, the ending error's pending links, usage, the parent.
  * Pure: returns a new summary (or the same object when nothing changed).
  */
 
@@ -35,33 +38,24 @@ function wallOf(clock: RunSummary['clock'], ts: number, receivedAt: number): num
   return clock === 'virtual' ? Math.min(ts, receivedAt) : ts;
 }
 
+type RunStartedEvent = Extract<HivewatchEvent, { type: 'runStarted' }>;
+
+const clockOf = (event: RunStartedEvent): RunSummary['clock'] => (event.options.clock === 'virtual' ? 'virtual' : 'real');
+
 /** The summary a run's first event describes. */
-function summaryFromStart(event: Extract<HivewatchEvent, { type: 'runStarted' }>, receivedAt = event.ts): RunSummary {
-  const clock = event.options.clock === 'virtual' ? 'virtual' : 'real';
+function summaryFromStart(event: RunStartedEvent, receivedAt: number): RunSummary {
+  const wall = wallOf(clockOf(event), event.ts, receivedAt);
+  const fields = emptyRunFields(event.ts, wall);
+  setRunFields(fields, event, wall);
+  const parent = spawnOf(event);
   return {
     id: event.runId,
-    flow: event.flow,
-    flowName: event.flowName,
-    status: 'running',
-    clock,
-    startedAt: event.ts,
-    endedAt: null,
-    durationMs: null,
-    startedWall: wallOf(clock, event.ts, receivedAt),
-    endedWall: null,
-    step: event.resumeStep,
-    maxSteps: event.options.maxSteps,
-    flowSteps: event.flowSteps ?? null,
-    attempts: 0,
-    errorCount: 0,
+    ...runSummaryFields(fields),
     retrying: null,
-    resumedFrom: event.resumedFrom,
-    retryOf: event.retryOf,
-    lastError: null,
     endingError: null,
     // As the service's summary says it: an external run (agent telemetry) is watched, not run.
     ...(event.external ? { source: event.external.origin } : {}),
-    ...(event.external?.spawnedBy ? { spawnedBy: event.external.spawnedBy.runId } : {}),
+    ...(parent ? { spawnedBy: parent.runId } : {}),
   };
 }
 
@@ -102,45 +96,35 @@ function withBackoff(backoffs: Backoffs, taskId: string, value: { nextAttemptAt:
   return next;
 }
 
-/** The run ended by `event`, with the status the store's row gets (core/common/run-statuses.ts). */
-function ended(summary: RunSummary, event: HivewatchEvent, receivedAt: number): RunSummary {
-  const status = endedStatusOf(event) ?? summary.status;
-  const endedWall = wallOf(summary.clock, event.ts, receivedAt);
-  return { ...summary, status, endedAt: event.ts, durationMs: event.ts - summary.startedAt, endedWall, retrying: null };
+/** The summary with the shared fields (core/common/run-fields.ts) the event sets. */
+function withRunFields(s: RunSummary, event: HivewatchEvent, receivedAt: number): RunSummary {
+  const fields = runFieldsOfSummary(s);
+  if (!changesRunFields(fields, event)) return s;
+  setRunFields(fields, event, wallOf(event.type === 'runStarted' ? clockOf(event) : s.clock, event.ts, receivedAt));
+  // The approval fields are present only while set, as the service's summary has them.
+  const { approval: _approval, approvalWaitMs: _waited, ...rest } = s;
+  return { ...rest, ...runSummaryFields(fields) };
 }
 
-function reduceSummary(s: RunSummary, event: HivewatchEvent, receivedAt: number): RunSummary {
+/** What the window keeps of its own: usage and the parent (the store keeps both in tables of their own). */
+function withOwnFields(s: RunSummary, event: HivewatchEvent): RunSummary {
   switch (event.type) {
-    case 'runStarted':
-      return { ...summaryFromStart(event, receivedAt), attempts: s.attempts, errorCount: s.errorCount, lastError: s.lastError };
-    case 'stepStarted':
-      return { ...s, step: event.step };
-    case 'attemptStarted':
-      return { ...s, attempts: s.attempts + 1 };
     case 'attemptSucceeded':
     case 'attemptFailed':
       return event.usage ? { ...s, usage: addAttemptUsage(s.usage ?? null, event.usage, event.type === 'attemptFailed') } : s;
-    case 'errorOccurred':
-      return { ...s, errorCount: s.errorCount + 1, lastError: { code: event.error.code, message: event.error.message } };
-    case 'runCancelling':
-      return { ...s, status: 'cancelling' };
-    // As in the store's projection, only errorOccurred sets the last error (a run-level failure
-    // journals one of its own); the ending error is applyToLiveRun's. A quiet external session
-    // ends like a run, and telemetry again reopens it, as the store's run row does.
-    case 'runCompleted':
-    case 'runFailed':
-    case 'runCancelled':
-    case 'runInterrupted':
-    case 'externalRunIdle':
-      return ended(s, event, receivedAt);
-    case 'externalRunReopened':
-      return { ...s, status: 'running', endedAt: null, durationMs: null, endedWall: null };
-    // A run's parent named after it started (the store keeps the first one named, as here).
+    case 'runStarted':
+      return withParent(event.external && s.source !== event.external.origin ? { ...s, source: event.external.origin } : s, event);
     case 'externalRunSpawned':
-      return s.spawnedBy ? s : { ...s, spawnedBy: event.spawnedBy.runId, flowName: event.flowName ?? s.flowName };
+      return withParent(s, event);
     default:
       return s;
   }
+}
+
+/** A run's parent, the first one named (the store's agent_spawns keeps the first, as here). */
+function withParent(s: RunSummary, event: HivewatchEvent): RunSummary {
+  const parent = spawnOf(event);
+  return parent && !s.spawnedBy ? { ...s, spawnedBy: parent.runId } : s;
 }
 
 const NO_PENDING: readonly PendingOccurrence[] = [];
@@ -186,7 +170,7 @@ export function applyToLiveRun(current: LiveRun | undefined, event: HivewatchEve
   }
   const backoffs = reduceBackoffs(current.backoffs, event);
   const before = current.pending ?? NO_PENDING;
-  let summary = withSilenceHeard(withApproval(withEnding(reduceSummary(current.summary, event, receivedAt), event, before), event), event);
+  let summary = withSilenceHeard(withEnding(withOwnFields(withRunFields(current.summary, event, receivedAt), event), event, before), event);
   const pending = nextPending(before, event, isTerminal(current.summary.status));
   const retrying = isTerminal(summary.status) ? null : earliest(backoffs);
   if (!sameRetrying(retrying, summary.retrying)) summary = { ...summary, retrying };

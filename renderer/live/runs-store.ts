@@ -1,20 +1,20 @@
 import type { HivewatchApi, HivewatchEvent, LiveEvent, RunSummary } from '../../core/service/api.js';
 import { createFrameBatcher, defaultScheduler, type FrameBatcher, type FrameScheduler } from './frame-batcher.js';
 import { isActive } from '../../core/common/run-statuses.js';
-import { applyToLiveRun, backoffsOf, type LiveRun } from './run-summary.js';
 import type { Connection } from './connection.js';
-import { RunSequencer } from './sequencer.js';
+import { KnownRuns } from './known-runs.js';
+import { LiveMerge } from './live-merge.js';
 
 /**
  * The live state of the runs this window knows: the active runs (read once at start and after a
  * stream reset) and every run the live stream touches. It never loads the history: screens ask
  * the server for what they show (runs-view.ts for the Runs table) and patch it from here through
- * `onRunsChanged`. Known terminal runs beyond `maxKnown` are forgotten, oldest first, so memory
- * stays bounded however long the window stays open.
+ * `onRunsChanged`.
  *
- * Live state is kept current from the stream. Delivery is batched (one store update per animation frame) and exactly-once per run:
- * each run has a sequencer at its last applied seq; a hole is filled from getEvents(afterSeq),
- * a run whose position is unknown is re-read with getRun (which carries lastSeq) first.
+ * This file is the store screens hold: its snapshot (useSyncExternalStore), the stream's
+ * connection and the reads of the active runs. The rows it keeps are known-runs.ts's; the live
+ * events are merged into them, exactly once per run, by live-merge.ts. Delivery is batched: one
+ * store update per animation frame.
  */
 
 type LoadPhase = 'loading' | 'ready' | 'error';
@@ -49,8 +49,7 @@ export interface RunsStoreOptions {
   now?: () => number;
 }
 
-type RunEventsListener = (events: readonly HivewatchEvent[]) => void;
-/** The ids whose summary changed since the last call (coalesced per notification). */
+type RunEventsListener = (events: readonly HivewatchEvent[]) => void; /** The ids whose summary changed since the last call (coalesced per notification). */
 export type RunsChangedListener = (runIds: ReadonlySet<string>) => void;
 
 /** Active runs read at start: a window shows at most this many as active. */
@@ -64,21 +63,12 @@ function message(error: unknown): string {
 }
 
 export class RunsStore {
-  private readonly live = new Map<string, LiveRun>();
-  private readonly summaries = new Map<string, RunSummary>();
-  private readonly sequencers = new Map<string, RunSequencer>();
-  /** Events of runs whose position is being read (getRun in flight). */
-  private readonly held = new Map<string, HivewatchEvent[]>();
-  private readonly refreshing = new Set<string>();
-  private readonly catchingUp = new Set<string>();
-  private readonly lastEventAt = new Map<string, number>();
-  private readonly runListeners = new Map<string, Set<RunEventsListener>>();
+  private readonly rows: KnownRuns;
+  private readonly merge: LiveMerge;
   private readonly listeners = new Set<() => void>();
   private readonly liveListeners = new Set<(batch: readonly LiveEvent[]) => void>();
   private readonly batcher: FrameBatcher<LiveEvent>;
   private readonly changeListeners = new Set<RunsChangedListener>();
-  private changed = new Set<string>();
-  private readonly maxKnown: number;
   private readonly now: () => number;
   private snapshot: RunsSnapshot;
   private unsubscribe: (() => void) | null = null;
@@ -92,13 +82,14 @@ export class RunsStore {
   ) {
     this.scheduler = options.scheduler ?? defaultScheduler();
     this.batcher = createFrameBatcher((items) => this.ingest(items), this.scheduler);
-    this.maxKnown = options.maxKnown ?? 2_000;
     this.now = options.now ?? Date.now;
+    this.rows = new KnownRuns(options.maxKnown ?? 2_000);
+    this.merge = new LiveMerge({ api, rows: this.rows, now: this.now, notify: () => this.notify(), stopped: () => this.stopped });
     this.snapshot = {
       version: 0,
       phase: 'loading',
       error: null,
-      runs: this.summaries,
+      runs: this.rows.summaries,
       liveErrors: 0,
       connection: 'connecting',
       downSince: null,
@@ -118,13 +109,7 @@ export class RunsStore {
 
   /** In-order, exactly-once events of one run, as they are applied (for the run detail view). */
   onRunEvents(runId: string, listener: RunEventsListener): () => void {
-    let set = this.runListeners.get(runId);
-    if (!set) this.runListeners.set(runId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.runListeners.delete(runId);
-    };
+    return this.merge.onRunEvents(runId, listener);
   }
 
   /** Called (at most once per frame) with the runs whose summary changed. */
@@ -208,18 +193,18 @@ export class RunsStore {
 
   /** Reads the active runs; false when the server did not answer. */
   async load(): Promise<boolean> {
-    this.update({ phase: this.summaries.size > 0 ? 'ready' : 'loading', error: null });
+    this.update({ phase: this.rows.summaries.size > 0 ? 'ready' : 'loading', error: null });
     try {
       const page = await this.api.listRuns({ status: [...ACTIVE_STATUSES], sort: '-started', limit: ACTIVE_LIMIT });
       if (this.stopped) return false;
-      for (const summary of page.items) this.adoptListed(summary);
+      for (const summary of page.items) this.rows.adopt(summary);
       this.update({ phase: 'ready' });
       // A run we show as active that is no longer listed as such ended while we were away.
       const listed = new Set(page.items.map((r) => r.id));
-      for (const [id, summary] of this.summaries) if (listed.has(id) || isActive(summary.status)) void this.refresh(id);
+      for (const [id, summary] of this.rows.summaries) if (listed.has(id) || isActive(summary.status)) void this.merge.refresh(id);
       return true;
     } catch (error) {
-      if (this.summaries.size === 0) this.update({ phase: 'error', error: message(error) });
+      if (this.rows.summaries.size === 0) this.update({ phase: 'error', error: message(error) });
       return false;
     }
   }
@@ -227,27 +212,27 @@ export class RunsStore {
   /** Checks active runs that have been quiet for `quietMs`: an event lost on the way is re-read. */
   checkQuietRuns(quietMs = 10_000): void {
     const now = this.now();
-    for (const [id, summary] of this.summaries) {
-      if (!isActive(summary.status) || now - (this.lastEventAt.get(id) ?? 0) < quietMs) continue;
-      this.lastEventAt.set(id, now);
-      if (this.sequencers.has(id)) void this.catchUp(id);
-      else void this.refresh(id);
+    for (const [id, summary] of this.rows.summaries) {
+      if (!isActive(summary.status) || now - this.rows.lastHeard(id) < quietMs) continue;
+      this.rows.heard(id, now);
+      if (this.rows.sequencers.has(id)) void this.merge.catchUp(id);
+      else void this.merge.refresh(id);
     }
   }
 
   /** Shows `cancelling` at once, before the command's events arrive (optimistic). */
   markCancelling(runIds: readonly string[]): void {
     for (const id of runIds) {
-      const current = this.live.get(id);
+      const current = this.rows.get(id);
       if (!current || !isActive(current.summary.status) || current.summary.status === 'cancelling') continue;
-      this.put(id, { ...current, summary: { ...current.summary, status: 'cancelling' } });
+      this.rows.put(id, { ...current, summary: { ...current.summary, status: 'cancelling' } });
     }
     this.notify();
   }
 
   /** Re-reads runs whose optimistic state the server refused. */
   revert(runIds: readonly string[]): void {
-    for (const id of runIds) void this.refresh(id, true);
+    for (const id of runIds) void this.merge.refresh(id, true);
   }
 
   // ---- ingest ------------------------------------------------------------------------------
@@ -264,125 +249,20 @@ export class RunsStore {
     for (const { event } of batch) if (event.type === 'errorOccurred') errors++;
     this.snapshot = { ...this.snapshot, lastEventAt: now, liveErrors: this.snapshot.liveErrors + errors };
     for (const [runId, events] of byRun) {
-      this.lastEventAt.set(runId, now);
-      this.offer(runId, events);
+      this.rows.heard(runId, now);
+      this.merge.offer(runId, events);
     }
     this.notify();
-  }
-
-  private offer(runId: string, events: readonly HivewatchEvent[]): void {
-    let sequencer = this.sequencers.get(runId);
-    if (!sequencer && !this.summaries.has(runId) && events.some((e) => e.seq === 1)) {
-      sequencer = new RunSequencer(0);
-      this.sequencers.set(runId, sequencer);
-    }
-    if (!sequencer) {
-      const held = this.held.get(runId) ?? [];
-      held.push(...events);
-      this.held.set(runId, held);
-      void this.refresh(runId);
-      return;
-    }
-    this.apply(runId, sequencer.offer(events));
-    if (sequencer.hasGap) void this.catchUp(runId);
-  }
-
-  private apply(runId: string, events: readonly HivewatchEvent[]): void {
-    if (events.length === 0) return;
-    let live = this.live.get(runId);
-    const receivedAt = this.now();
-    for (const event of events) live = applyToLiveRun(live, event, receivedAt);
-    if (live) this.put(runId, live);
-    // A subagent's run started, or a run's parent was named: its parent's count of subagents is the server's to say (re-read).
-    for (const event of events) {
-      const parent = event.type === 'runStarted' ? event.external?.spawnedBy?.runId : event.type === 'externalRunSpawned' ? event.spawnedBy.runId : undefined;
-      if (parent !== undefined && this.summaries.has(parent)) void this.refresh(parent, true);
-    }
-    const listeners = this.runListeners.get(runId);
-    if (listeners) for (const listener of listeners) listener(events);
-  }
-
-  private put(runId: string, live: LiveRun): void {
-    this.live.set(runId, live);
-    this.summaries.set(runId, live.summary);
-    this.changed.add(runId);
-  }
-
-  /** Forgets the oldest terminal runs beyond `maxKnown` (insertion order is first-known order). */
-  private forgetOld(): void {
-    let excess = this.summaries.size - this.maxKnown;
-    if (excess <= 0) return;
-    for (const [id, summary] of this.summaries) {
-      if (excess <= 0) break;
-      if (isActive(summary.status) || this.runListeners.has(id) || this.refreshing.has(id) || this.catchingUp.has(id)) continue;
-      this.summaries.delete(id);
-      this.live.delete(id);
-      this.sequencers.delete(id);
-      this.lastEventAt.delete(id);
-      excess--;
-    }
-  }
-
-  private adoptListed(summary: RunSummary): void {
-    if (this.sequencers.has(summary.id) && this.live.has(summary.id)) return;
-    this.put(summary.id, { summary, backoffs: backoffsOf(summary) });
-  }
-
-  /** Reads a run's snapshot and position, then applies the events held for it after that seq. */
-  private async refresh(runId: string, force = false): Promise<void> {
-    if (this.refreshing.has(runId)) return;
-    this.refreshing.add(runId);
-    try {
-      const detail = await this.api.getRun({ runId });
-      if (this.stopped) return;
-      if (!detail) return;
-      const known = this.sequencers.get(runId);
-      if (known && known.last >= detail.lastSeq && !force) return;
-      const sequencer = new RunSequencer(detail.lastSeq);
-      this.sequencers.set(runId, sequencer);
-      this.put(runId, { summary: detail.run, backoffs: backoffsOf(detail.run) });
-      const held = this.held.get(runId) ?? [];
-      this.held.delete(runId);
-      this.apply(runId, sequencer.offer(held));
-      if (sequencer.hasGap) void this.catchUp(runId);
-      this.notify();
-    } catch {
-      // The next event or the quiet-run check tries again.
-    } finally {
-      this.refreshing.delete(runId);
-    }
-  }
-
-  /** Fills a hole after the sequencer's position from the journal. */
-  private async catchUp(runId: string): Promise<void> {
-    if (this.catchingUp.has(runId)) return;
-    this.catchingUp.add(runId);
-    try {
-      for (;;) {
-        const sequencer = this.sequencers.get(runId);
-        if (!sequencer) return;
-        const events = await this.api.getEvents({ runId, afterSeq: sequencer.last, limit: 1_000 });
-        if (this.stopped) return;
-        this.apply(runId, sequencer.offer(events));
-        this.notify();
-        if (events.length < 1_000 || !sequencer.hasGap) return;
-      }
-    } catch {
-      // Retried on the next event or quiet-run check.
-    } finally {
-      this.catchingUp.delete(runId);
-    }
   }
 
   // ---- snapshot ----------------------------------------------------------------------------
 
   private update(patch: Partial<Omit<RunsSnapshot, 'version' | 'runs'>>): void {
     this.snapshot = { ...this.snapshot, ...patch, version: this.snapshot.version + 1 };
-    if (this.changed.size > 0) {
-      const changed = this.changed;
-      this.changed = new Set();
+    const changed = this.rows.takeChanged();
+    if (changed) {
       for (const listener of this.changeListeners) listener(changed);
-      this.forgetOld();
+      this.rows.forgetOld((id) => this.merge.busy(id));
     }
     for (const listener of this.listeners) listener();
   }

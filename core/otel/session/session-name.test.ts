@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sessionName } from './session-name.js';
+import { sessionName, subagentName } from './session-name.js';
 
 /**
  * A session's run is named after its CLI and its session id. Codex's conversation ids are UUID
@@ -30,5 +30,15 @@ describe('session names', () => {
     expect(sessionName('claude-code', '7f3c9a2e-1b4d-4e8a-9c6f-2d5e8b1a0c33')).toBe('Claude Code session 7f3c9a2e');
     expect(sessionName('codex-cli', '0199a5e2-codex-conv-42')).toBe('Codex CLI session 0199a5e2');
     expect(sessionName('my-agent', 'abc')).toBe('my-agent session abc');
+  });
+
+  it('a subagent leads with what tells it from a session when a narrow column cuts it: its kind, or the word subagent', () => {
+    const thread = { runId: 'ext-codex-cli-parent', agentId: '01a22859-3b10-72aa-8a11-0c5e1893d2fa', agentName: null };
+    expect(subagentName('codex-cli', thread)).toBe('subagent 01a22859…1893d2fa · Codex CLI');
+    const explore = { runId: 'ext-claude-code-s', agentId: 'afbf5f61-77aa-4e1b-9c2d-0a1b2c3d4e5f', agentName: 'general-purpose' };
+    expect(subagentName('claude-code', explore)).toBe('general-purpose subagent afbf5f61');
+    // Cut to the width a 900 px Runs column shows (about 14 characters), a thread still reads as a subagent.
+    expect(subagentName('codex-cli', thread).slice(0, 14)).toBe('subagent 01a22');
+    expect(subagentName('my-agent', { ...thread, agentId: 'abc' })).toBe('subagent abc · my-agent');
   });
 });

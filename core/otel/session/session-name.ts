@@ -15,9 +15,12 @@ export function sessionName(agent: string, sessionId: string, service: string | 
 }
 
 /**
- * A subagent's name in the Runs list: its kind first (what a narrow column keeps) and the start of
- * its id ("general-purpose subagent afbf5f61"; a Codex thread's as its session's); the CLI's label when the kind is not named.
+ * A subagent's name in the Runs list, led by what tells it apart when a narrow column cuts it:
+ * its kind when the CLI names one ("general-purpose subagent afbf5f61"); otherwise (a Codex thread
+ * has no kind) the word subagent and its id, the CLI's label last ("subagent 01a22529…0000c0de ·
+ * Codex CLI"), since a name led by the CLI's label reads as its session's once cut.
  */
 export function subagentName(agent: string, spawnedBy: SpawnedBy): string {
-  return `${spawnedBy.agentName ?? LABEL[agent] ?? agent} subagent ${shortAgentId(spawnedBy.agentId)}`;
+  const id = shortAgentId(spawnedBy.agentId);
+  return spawnedBy.agentName !== null ? `${spawnedBy.agentName} subagent ${id}` : `subagent ${id} · ${LABEL[agent] ?? agent}`;
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { isPostgresUrl, isStoreError, openSqliteStore, SCHEMA_VERSION, StoreError, type HivewatchStore, type SqliteStore } from '../../store/index.js';
 import { redactUrl } from '../../store/postgres/connection/url.js';
 import { sqliteContractStore } from '../../store/sqlite/async-store.js';
+import { copyHistory, type CopyOptions, type CopyReport } from './copy.js';
 import { openHostStore } from './open.js';
 
 /**
@@ -24,7 +25,7 @@ export function printableDatabaseUrl(url: string): string {
  * Whether a failed migrate is the operator's to fix (the file, the URL, a conflicting history),
  * said as it is; anything else failed one transaction, and a second migrate copies the rest.
  */
-export function isOperatorMistake(error: unknown): boolean {
+function isOperatorMistake(error: unknown): boolean {
   return isStoreError(error, 'invalid_argument') || isStoreError(error, 'corrupt');
 }
 
@@ -49,8 +50,40 @@ function checkVersion(path: string, version: number): void {
   }
 }
 
+/**
+ * A SQLite history opened to be copied: what `hivewatch migrate` holds of it (never the store
+ * itself). A copy either ends `copied`, or `failed` in one transaction (a batch another migrate or
+ * host wrote first, the server gone): what failed is not on the target, runs copied before it are
+ * whole, and a second migrate copies the rest. The operator's mistakes (the file, the URL, a
+ * conflicting history) and a target that does not open are thrown, said as they are.
+ */
+export interface MigrationSource {
+  copyTo(url: string, options: CopyOptions): Promise<MigrationOutcome>;
+  close(): Promise<void>;
+}
+
+type MigrationOutcome = { readonly copied: CopyReport } | { readonly failed: string };
+
 /** The SQLite file, read-only, at this Hivewatch's schema version (a file is never changed by migrate). */
-export function openMigrationSource(path: string): HivewatchStore {
+export function openMigrationSource(path: string): MigrationSource {
+  const source = openSourceStore(path);
+  return {
+    copyTo: async (url, options) => {
+      const target = await openMigrationTarget(url, options.dryRun ?? false);
+      try {
+        return { copied: await copyHistory(source, target, options) };
+      } catch (error) {
+        if (isOperatorMistake(error)) throw error;
+        return { failed: error instanceof Error ? error.message : String(error) };
+      } finally {
+        await target?.close();
+      }
+    },
+    close: () => source.close(),
+  };
+}
+
+function openSourceStore(path: string): HivewatchStore {
   if (path === ':memory:' || !existsSync(path)) throw new StoreError('invalid_argument', `no such file: ${path}`);
   let sqlite: SqliteStore;
   try {
@@ -78,7 +111,7 @@ export function openMigrationSource(path: string): HivewatchStore {
  * a database without Hivewatch's schema yet is then an empty one (every run would be copied: null).
  * Opened as a host opens it: a recovery there ends a dead host's leftover agents on this machine.
  */
-export async function openMigrationTarget(url: string, dryRun: boolean): Promise<HivewatchStore | null> {
+async function openMigrationTarget(url: string, dryRun: boolean): Promise<HivewatchStore | null> {
   try {
     return await openHostStore({ path: url, readonly: dryRun });
   } catch (error) {

@@ -6,9 +6,6 @@ import { readApi } from '../read-api.js';
 import type { HivewatchService } from '../service-types.js';
 import { usageApi } from '../cost/usage.js';
 
-/** The store a host holds open: it runs flows into it, and the service reads and writes through it. */
-export type HostStore = HivewatchStore;
-
 /** Where a history is when nothing names one: the OS data directory's database file. */
 export function defaultHistoryPath(): string {
   return defaultDatabasePath();
@@ -19,7 +16,7 @@ export function printableHistoryLocation(location: string): string {
   return printableLocation(location);
 }
 
-type HostStoreOptions = Omit<Parameters<typeof openStore>[0], 'endLeftovers'>;
+export type HostStoreOptions = Omit<Parameters<typeof openStore>[0], 'endLeftovers'>;
 
 /**
  * Opens the store for a process that runs flows (the server, the window, the CLI). Its start-up
@@ -33,7 +30,7 @@ export function openHostStore(options: HostStoreOptions): Promise<HivewatchStore
 }
 
 /** The API's reads of a history, as the window gets them (the same validation, the same answers). */
-type HistoryReads = ReturnType<typeof readApi> &
+export type HistoryReads = ReturnType<typeof readApi> &
   Pick<HivewatchService, 'usageByFlow' | 'costliestRuns' | 'costSplit' | 'flowHealth' | 'listIssues' | 'getIssue' | 'getIssueDetail'>;
 
 /** A history opened to read through the service: no run host, no live tail. */
@@ -53,18 +50,22 @@ export interface History {
  */
 export async function openHistory(options: HostStoreOptions & { now?: () => number }): Promise<History> {
   const store = await openHostStore(options);
-  const now = options.now ?? Date.now;
-  const issues = issuesApi(store, { now });
-  const { setIssueStatus: _write, ...issueReads } = issues.api;
   return {
-    api: {
-      ...readApi(store, (status) => issues.book.statusScope(status), now),
-      ...usageApi(store),
-      ...costApi(store, issues.book, now),
-      ...issueReads,
-    },
+    api: historyReads(store, options.now ?? Date.now),
     location: store.location,
     recovered: store.recovered,
     close: () => store.close(),
+  };
+}
+
+/** The API's read parts over a store, composed as the window's service composes them (`now`: the clock they judge by). */
+export function historyReads(store: HivewatchStore, now: () => number): HistoryReads {
+  const issues = issuesApi(store, { now });
+  const { setIssueStatus: _write, ...issueReads } = issues.api;
+  return {
+    ...readApi(store, (status) => issues.book.statusScope(status), now),
+    ...usageApi(store),
+    ...costApi(store, issues.book, now),
+    ...issueReads,
   };
 }

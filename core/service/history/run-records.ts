@@ -9,10 +9,14 @@ import { silentSources } from '../telemetry/health.js';
  * list is the API's `listRuns` (RunSummary); the CLI's `--json` keeps the row's own shape.
  */
 
-type RunQuery = Parameters<HivewatchStore['listRuns']>[0];
+/** The filters and page size of `hivewatch runs`. */
+export type RunRecordQuery = Parameters<HivewatchStore['listRuns']>[0];
 
 /** A run's row with its ending error, its usage (null for a run whose attempts reported none) and its telemetry silence. */
-export type RunRecord = Awaited<ReturnType<typeof runRecords>>['runs'][number];
+export type RunRecord = RunRecordPage['runs'][number];
+
+/** One page of the run list as records, and the cursor of the next. */
+export type RunRecordPage = Awaited<ReturnType<typeof runRecords>>;
 
 /** Per running run, its telemetry silence (docs/otel.md "Telemetry health"); the longest when several. */
 async function silenceByRun(store: HivewatchStore, runs: readonly RunRow[], now: number): Promise<Map<string, TelemetrySilence>> {
@@ -25,7 +29,7 @@ async function silenceByRun(store: HivewatchStore, runs: readonly RunRow[], now:
 }
 
 /** One page of runs as records; `now` judges telemetry silence. */
-export async function runRecords(store: HivewatchStore, query: RunQuery, now: number) {
+export async function runRecords(store: HivewatchStore, query: RunRecordQuery, now: number) {
   const page = await store.listRuns(query);
   const silent = await silenceByRun(store, page.runs, now);
   const usage = await store.usage({ kind: 'runs', runIds: page.runs.map((r) => r.id) });

@@ -5,7 +5,8 @@ import type { LiveEvent } from '../api.js';
 /**
  * The live stream: committed events get a gap-free id in commit order, are kept in a ring of the
  * last `capacity` events, and are delivered to subscribers in batches, at most one round per
- * frame (`frameMs`; 0: per turn of the event loop) however many transactions committed in it.
+ * frame (`frameMs`; 0: per turn of the event loop) however many transactions committed in it,
+ * and with `maxFrameMs` further apart while rounds are costly (many subscribers: see frameGapMs).
  * Subscribers at the same position get the same frozen batch array, so a shell can encode it
  * once for all of them (server/sse.ts). A subscriber that cannot take more (`pause`) keeps only
  * its position: on `resume` it gets what it missed from the ring in chunks of at most
@@ -25,6 +26,18 @@ export const DEFAULT_LIVE_CAPACITY = 50_000;
  * second, set the cost of watching (docs/architecture.md, live stream).
  */
 export const DEFAULT_LIVE_FRAME_MS = 50;
+/**
+ * The longest gap pacing may stretch a frame to: a fact still reaches every window well within
+ * a second of its commit, however many windows watch.
+ */
+export const DEFAULT_LIVE_MAX_FRAME_MS = 250;
+/**
+ * The share of the process's time delivery rounds may take. A round's cost is one socket write
+ * per subscriber (the batch is encoded once), paid in the kernel; with a thousand subscribers
+ * that is tens of milliseconds, so rounds are spaced to keep that cost at this share of the
+ * time, and the commits of the gap ride in one write per subscriber.
+ */
+const DELIVERY_SHARE = 0.1;
 
 export interface LiveSubscribeOptions {
   /** Resume after this id; undefined or 0: from the head (only new events). */
@@ -58,6 +71,14 @@ export interface LiveHubOptions {
   backfill?: (afterId: number, upToId: number) => Promise<LiveEvent[]>;
   /** The shortest time between two delivery rounds (default 0: each turn of the event loop). */
   frameMs?: number;
+  /**
+   * The longest time pacing may put between two rounds when rounds are costly (default:
+   * `frameMs`, no pacing). Rounds start at most every `frameMs`, and at most every
+   * round cost / DELIVERY_SHARE, capped at this.
+   */
+  maxFrameMs?: number;
+  /** The clock rounds are timed by (default `performance.now`); tests pass their own. */
+  now?: () => number;
   /** The most events in one batch (default DEFAULT_MAX_BATCH): a subscriber further behind gets several. */
   maxBatch?: number;
 }
@@ -87,6 +108,10 @@ export class LiveHub {
   private scheduled: { cancel(): void } | null = null;
   private lastRound = Number.NEGATIVE_INFINITY;
   private readonly frameMs: number;
+  private readonly maxFrameMs: number;
+  /** The recent cost of a round (smoothed), writes included: what paces the next one. */
+  private roundCostMs = 0;
+  private readonly now: () => number;
   private readonly maxBatch: number;
   private closed = false;
 
@@ -102,6 +127,8 @@ export class LiveHub {
     this.floorId = this.headId + 1;
     this.backfill = options.backfill;
     this.frameMs = options.frameMs ?? 0;
+    this.maxFrameMs = Math.max(this.frameMs, options.maxFrameMs ?? this.frameMs);
+    this.now = options.now ?? (() => performance.now());
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
     if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) throw new RangeError(`live maxBatch must be a whole number of at least 1, got ${this.maxBatch}`);
   }
@@ -109,6 +136,11 @@ export class LiveHub {
   /** The id of the newest event (0 before any). */
   get head(): number {
     return this.headId;
+  }
+
+  /** The time the next round keeps after the last one began: `frameMs`, stretched while rounds are costly. */
+  get frameGapMs(): number {
+    return Math.min(this.maxFrameMs, Math.max(this.frameMs, this.roundCostMs / DELIVERY_SHARE));
   }
 
   /** The oldest id still in the ring (head + 1 when empty). */
@@ -221,7 +253,7 @@ export class LiveHub {
       this.scheduled = null;
       this.deliver();
     };
-    const wait = this.lastRound + this.frameMs - performance.now();
+    const wait = this.lastRound + this.frameGapMs - this.now();
     if (wait > 0) {
       const timer = setTimeout(round, wait);
       this.scheduled = { cancel: () => clearTimeout(timer) };
@@ -236,7 +268,8 @@ export class LiveHub {
    * `maxBatch`. Subscribers at the same position share one frozen batch array per chunk.
    */
   deliver(): void {
-    this.lastRound = performance.now();
+    const began = this.now();
+    this.lastRound = began;
     const shared = new Map<number, LiveEvent[]>();
     for (const subscriber of [...this.subscribers]) {
       while (this.subscribers.has(subscriber) && !subscriber.backfilling && !subscriber.paused) {
@@ -250,6 +283,13 @@ export class LiveHub {
         this.send(subscriber, this.nextBatch(subscriber, shared));
       }
     }
+    // A socket write made in the round is flushed on the next tick (Node corks it until then): a
+    // tick queued now runs after those flushes, so the cost measured includes the writes.
+    if (this.maxFrameMs > this.frameMs) process.nextTick(() => this.recordRoundCost(this.now() - began));
+  }
+
+  private recordRoundCost(ms: number): void {
+    this.roundCostMs = (this.roundCostMs + ms) / 2;
   }
 
   /** The subscriber's next chunk (its backfilled backlog first), advancing its position past it. */

@@ -56,7 +56,7 @@ describe('agent trees in the read API', () => {
     const [main, a, b, alone] = [
       byName('Claude Code session tree0001'),
       byName('Explore subagent'),
-      byName('Claude Code subagent agent-b'),
+      byName('subagent agent-b · Claude Code'),
       byName('Claude Code session solo0001'),
     ];
     expect([main.subagents, main.spawnedBy]).toEqual([1, undefined]);

@@ -1,5 +1,6 @@
 import type { FailureLink, RunStatus } from '../../base/events.js';
 import type { ErrorEnvelope } from '../../base/errors/envelope.js';
+import type { RunFields } from '../../common/run-fields.js';
 
 /**
  * The projection rows as the rest of the product sees them (camelCase), and the one generic
@@ -25,40 +26,22 @@ export type ErrorDisposition = (typeof DISPOSITIONS)[number];
 /** What an attempt reported after it was stopped (attemptCancelled.reported, receiptIgnoredStale). */
 type LateResult = { outcome: 'succeeded'; output?: string } | { outcome: 'failed'; error?: ErrorEnvelope };
 
-export interface RunRow {
+/**
+ * The run row: the fields the window shows too, set by the shared rule (core/common/run-fields.ts),
+ * and the store's own columns.
+ */
+export interface RunRow extends RunFields {
   id: string;
-  /** The flow file as the engine named it in `runStarted` (the key of the `flow` dimension). */
-  flow: string;
-  flowName: string;
-  status: RunStatus;
-  /** The run's own clock (virtual for a virtual-clock run), as `durationMs` is. */
-  startedAt: number;
-  endedAt: number | null;
-  durationMs: number | null;
-  /** Wall-clock time of `runStarted` / the terminal event, as journaled (see events.wall). */
-  startedWall: number;
-  endedWall: number | null;
   /** ts of the run's latest event. */
   updatedAt: number;
   lastSeq: number;
-  maxSteps: number | null;
   concurrency: number | null;
-  clock: string | null;
   defaultAgent: string | null;
-  /** The latest `stepStarted` (the resume step before the first one). */
-  currentStep: number;
   /** Steps finished, counting the steps a resumed run replayed from its source. */
   steps: number;
   lastCheckpointStep: number;
   taskCount: number;
-  attemptCount: number;
-  errorCount: number;
-  resumedFrom: string | null;
-  retryOf: string | null;
   resumeStep: number;
-  lastErrorCode: string | null;
-  lastErrorCategory: string | null;
-  lastErrorMessage: string | null;
   /** Earliest scheduled retry among tasks in backoff: the "retrying" badge. */
   nextAttemptAt: number | null;
   /**
@@ -67,14 +50,6 @@ export interface RunRow {
    * reset" and the `waiting-limit` filter (migration 17). Null otherwise.
    */
   waitingUntil: number | null;
-  /**
-   * Waiting on a person (migration 25, core/store/projection/approval-reducer.ts): when the permission
-   * prompt open now opened and what it asks for (`Bash(rm -rf build)`), null when none is open;
-   * the total ms the run waited on a person over its prompts that ended.
-   */
-  approvalSince: number | null;
-  approvalLabel: string | null;
-  approvalWaitMs: number;
   cancelCommandId: string | null;
   cancelReason: string | null;
   epoch: number;
@@ -94,12 +69,6 @@ export interface RunRow {
   endingAttempt: number | null;
   endingRootCode: string | null;
   endingChain: FailureLink[] | null;
-  /**
-   * The steps its flow takes (runStarted.flowSteps, migration 23): when no session fails, and at
-   * most; null when timing decides it, for an external run and for a journal older than the field.
-   */
-  flowSteps: number | null;
-  flowStepsMost: number | null;
 }
 
 export interface StepRow {

@@ -1,4 +1,5 @@
 import type { HivewatchEvent } from '../../base/events.js';
+import { spawnOf } from '../../common/run-fields.js';
 import { all, type Dialect, type Query } from './plan.js';
 
 /**
@@ -32,15 +33,13 @@ const INSERT_SPAWN = `INSERT INTO agent_spawns (run_id, parent_run_id, agent_id,
   ON CONFLICT (run_id) DO NOTHING`;
 
 /**
- * The write that records a subagent run's parent: for the event that starts it, or the one that
- * names its parent later (externalRunSpawned); null for any other event. The first parent named
- * stays: a run has one.
+ * The write that records a subagent run's parent (the shared rule, core/common/run-fields.ts
+ * `spawnOf`, which the window's live rows apply too); null for an event that names none. The
+ * first parent named stays: a run has one.
  */
 export function spawnWriteOf(event: HivewatchEvent): { sql: string; params: unknown[] } | null {
-  const s = event.type === 'runStarted' ? event.external?.spawnedBy : event.type === 'externalRunSpawned' ? event.spawnedBy : undefined;
+  const s = spawnOf(event);
   if (!s) return null;
-  // A run never starts itself: a spawn that names its own run is not a tree.
-  if (s.runId === event.runId) return null;
   return { sql: INSERT_SPAWN, params: [event.runId, s.runId, s.agentId, s.agentName] };
 }
 

@@ -2,10 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../core/service/api.js';
 import { JournalBuilder } from '../testing/events.js';
 import { matchesRunFilter } from '../../core/common/run-filter.js';
-import { APPROVAL_ENDED, APPROVAL_REQUESTED } from './approval-summary.js';
 import { applyToLiveRun, type LiveRun } from './run-summary.js';
 
-/** A live row's "waiting for approval" follows the events as the store's run row does (core/store/projection/approval-reducer.ts). */
+/**
+ * A live row's "waiting for approval" follows the events as the store's run row does (the shared
+ * rule, core/common/run-fields.ts). The event names are core/base/approval-wait.ts's, which the
+ * window may not import; run-summary.store.test.ts feeds the journal's own to both.
+ */
+const APPROVAL_REQUESTED = 'hivewatch.approval_requested';
+const APPROVAL_ENDED = 'hivewatch.approval_ended';
 
 function replay(events: readonly HivewatchEvent[], from?: LiveRun): LiveRun | undefined {
   let live = from;
@@ -44,7 +49,7 @@ describe('waiting for approval, live', () => {
       },
     });
     const answered = replay(j.events)!;
-    expect([answered.summary.approval, answered.summary.approvalWaitMs]).toEqual([null, 720_000]);
+    expect([answered.summary.approval, answered.summary.approvalWaitMs]).toEqual([undefined, 720_000]);
     expect(matchesRunFilter(answered.summary, { status: ['waiting-approval'] })).toBe(false);
 
     j.add({
@@ -55,6 +60,8 @@ describe('waiting for approval, live', () => {
       attributes: { tool: 'Write', label: 'Write', since: 800_000, via: 'claude_code.hook_execution_start' },
     });
     j.add({ type: 'runCompleted', steps: 1 });
-    expect(replay(j.events)!.summary).toMatchObject({ status: 'completed', approval: null, approvalWaitMs: 720_000 });
+    const ended = replay(j.events)!.summary;
+    expect(ended).toMatchObject({ status: 'completed', approvalWaitMs: 720_000 });
+    expect(ended.approval).toBeUndefined();
   });
 });
