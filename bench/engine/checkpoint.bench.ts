@@ -1,5 +1,5 @@
 import { VirtualClock } from '../../core/base/clock.js';
-import { FlowRun } from '../../core/engine/run.js';
+import { FlowRun } from '../../core/engine/run/run.js';
 import { checkFlow } from '../../core/flow/check/check.js';
 import type { AttemptRequest, AttemptResult, SessionRuntime } from '../../core/runtimes/runtime.js';
 import { createDurableSink } from '../../core/store/sink/sink.js';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { checkFlow } from '../../core/flow/check/check.js';
 import type { FlowPlan } from '../../core/flow/plan/plan.js';
 import { VirtualClock } from '../../core/base/clock.js';
-import { FlowRun } from '../../core/engine/run.js';
+import { FlowRun } from '../../core/engine/run/run.js';
 import { createRuntimeRegistry } from '../../core/runtimes/registry.js';
 import { createDurableSink, openStore } from '../../core/store/index.js';
 import { timeIt, type Measurement } from '../harness/measure.js';

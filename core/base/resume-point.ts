@@ -3,7 +3,7 @@ import type { HivewatchEvent } from './events.js';
 
 /*
  * What a journal says about where a run can pick up again. The store derives it from a run's
- * events (recovery, `resume`) and the engine replays to it (core/engine/resume.ts keeps the
+ * events (recovery, `resume`) and the engine replays to it (core/engine/step/resume.ts keeps the
  * rules: the engine semantics and why a resume is refused), so it lives below both.
  */
 

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flowNameOf } from '../engine/run-config.js';
+import { flowNameOf } from '../engine/run/run-config.js';
 import type { BulkResult } from '../service/api.js';
 import { narrowingKeys } from '../service/runs/bulk-filter.js';
 import { EXAMPLES_DIR } from '../service/conformance.suite.js';

@@ -8,9 +8,9 @@ import { checkFlow } from '../flow/check/check.js';
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { RacingRuntime, type ScriptedOutcome } from './model/racing-runtime.js';
 import { resumePointFromEvents } from '../base/resume-point.js';
-import { ENGINE_SEMANTICS } from './resume.js';
-import { FlowRun } from './run.js';
-import { MemorySink } from './sinks.js';
+import { ENGINE_SEMANTICS } from './step/resume.js';
+import { FlowRun } from './run/run.js';
+import { MemorySink } from './run/sinks.js';
 import { ofType, planOf, runPlan, runtimeError, ScriptedRuntime, scriptedRegistry, startRun, typesOf } from './testing.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 

@@ -6,8 +6,8 @@ import type { AttemptRequest, AttemptResult, RuntimeRegistry, SessionRuntime } f
 import { createRuntimeRegistry } from '../runtimes/registry.js';
 import { VirtualClock } from '../base/clock.js';
 import type { HivewatchEvent } from '../base/events.js';
-import { FlowRun, type RunConfig, type RunResult } from './run.js';
-import { MemorySink } from './sinks.js';
+import { FlowRun, type RunConfig, type RunResult } from './run/run.js';
+import { MemorySink } from './run/sinks.js';
 
 /**
  * Support for engine tests: plans from source text, runs on the virtual clock with an in-memory

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RealClock } from '../base/clock.js';
 import type { EventOf, HivewatchEvent } from '../base/events.js';
-import { FlowRun } from '../engine/run.js';
+import { FlowRun } from '../engine/run/run.js';
 import { planOf } from '../engine/testing.js';
 import { createDurableSink, openStore, type HivewatchStore } from '../store/index.js';
 import { groupAlive } from './process/process-group.js';

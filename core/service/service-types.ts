@@ -1,7 +1,7 @@
 import type { Clock } from '../base/clock.js';
 import type { EventSink } from '../base/events.js';
 import type { ResumePoint } from '../base/resume-point.js';
-import type { RunResult } from '../engine/run.js';
+import type { RunResult } from '../engine/run/run.js';
 import type { WorkspaceMode } from '../flow/plan/agent-work.js';
 import type { Diagnostic } from '../flow/syntax/ast.js';
 import type { TelemetryTarget } from '../runtimes/presets/telemetry-env.js';

@@ -1,4 +1,4 @@
-import type { AgentWork, Inspection, RunWork, RunWorkOptions, TaskWork } from '../engine/task-work.js';
+import type { AgentWork, Inspection, RunWork, RunWorkOptions, TaskWork } from '../engine/task/task-work.js';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
 import { DEFAULT_CHECK_TIMEOUT_MS, WorkspaceMode } from '../flow/plan/agent-work.js';
 import { workspaceModeOf } from '../flow/plan/workspace-mode.js';

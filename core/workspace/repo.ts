@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { HivewatchError } from '../base/errors/hivewatch-error.js';
-import { resolveAgent } from '../engine/agents.js';
+import { resolveAgent } from '../engine/task/agents.js';
 import type { FlowPlan, RepoSpec } from '../flow/plan/plan.js';
 import { planNeedsWorkspace } from '../flow/plan/workspace-mode.js';
 import { gitOrThrow, identityEnv, runGit } from './git.js';

@@ -88,7 +88,7 @@ export type AttemptEventBody =
 
 /**
  * How an attempt's process ended, as journaled on its end event: bounded by the engine before it is
- * emitted (core/engine/attempt-trace.ts keeps the budgets and the redaction).
+ * emitted (core/engine/task/attempt-trace.ts keeps the budgets and the redaction).
  */
 export interface AttemptEndTrace {
   /** The agent's answer (a successful runtime result, also when agent work failed it afterwards). */

@@ -9,7 +9,7 @@ import { createRuntimeRegistry } from '../../runtimes/registry.js';
 import { canonicalJournal } from './canonical.js';
 import type { HivewatchEvent } from '../../base/events.js';
 import { RacingRuntime, type ScriptedOutcome } from './racing-runtime.js';
-import type { RunResult } from '../run.js';
+import type { RunResult } from '../run/run.js';
 import { ofType, runPlan, scriptedRegistry, startRun } from '../testing.js';
 import { generateFlow, outcomeOf, type GeneratedFlow } from './flow-generator.js';
 import { journalProblems, terminalStatus } from './journal-invariants.js';

@@ -1,23 +1,11 @@
-import type { Statement, Template, TryStmt } from '../../flow/syntax/ast.js';
 import type { FlowPlan } from '../../flow/plan/plan.js';
 import type { ScriptedOutcome } from './racing-runtime.js';
-import {
-  Cancel,
-  causedByPending,
-  concurrent,
-  escapesParallel,
-  Failure,
-  inDead,
-  rankOf,
-  reach,
-  runTask,
-  unwindsFinally,
-  view,
-  withCleanups,
-} from './model-failures.js';
-import type { Frame, Head, ModelLink, Occ, Par } from './model-failures.js';
-import { declaredKeys, format, keyOf, parentPath } from './model-names.js';
-import type { Ctx, End, Fork, Gen, Input, Parked, Thread, Write, Yielded } from './model-threads.js';
+import { Cancel, causedByPending, escapesParallel, Failure, inDead, reach, runTask, unwindsFinally, view, withCleanups } from './model-failures.js';
+import type { ModelLink, Occ, Par } from './model-failures.js';
+import { ModelChannels } from './model-channels.js';
+import { declaredKeys, keyOf } from './model-names.js';
+import { ModelProgram } from './model-program.js';
+import type { Ctx, End, Fork, Gen, Input, Parked, Thread, Yielded } from './model-threads.js';
 
 /**
  * A reference model of the flow language over scripted session outcomes: small, sequential and
@@ -68,9 +56,8 @@ export function runModel(plan: FlowPlan, options: ModelOptions): ModelResult {
 /** One run of the model: its threads, the writes since the last commit, what it has journaled. */
 class ModelRun {
   private readonly maxSteps: number;
-  private readonly declared: Set<string>;
-  private readonly committed = new Map<string, unknown>();
-  private log: Write[] = [];
+  private readonly channels: ModelChannels;
+  private readonly program: ModelProgram;
   private readonly queue: { thread: Thread; input: Input }[] = [];
   private parked: Parked[] = [];
   private readonly root: { end: End | null } = { end: null };
@@ -84,18 +71,19 @@ class ModelRun {
     private readonly options: ModelOptions,
   ) {
     this.maxSteps = options.maxSteps ?? 100;
-    this.declared = declaredKeys(plan.program.body);
+    this.channels = new ModelChannels(declaredKeys(plan.program.body));
+    this.program = new ModelProgram(this.channels, this.occurred);
   }
 
   run(): ModelResult {
     const main: Ctx = { path: '', frames: [], locals: new Map(), handling: null };
-    this.queue.push({ thread: { gen: this.block(this.plan.program.body, main), fork: null, index: 0 }, input: { next: undefined } });
+    this.queue.push({ thread: { gen: this.program.block(this.plan.program.body, main), fork: null, index: 0 }, input: { next: undefined } });
     this.settle();
     for (;;) {
       if (this.root.end !== null) {
         const end: End = this.root.end;
         // Writes of a program that never reached a session are committed in a step of their own.
-        if (this.steps.length === 0 && this.log.length > 0) this.steps.push([]);
+        if (this.steps.length === 0 && this.channels.uncommitted > 0) this.steps.push([]);
         const rejected = this.commit();
         if (rejected) return this.finish(rejected);
         if (end.kind === 'cancel') throw new Error('model: the main thread was cancelled');
@@ -119,7 +107,7 @@ class ModelRun {
     const killed = new Set<Par>();
     let unhandled: Failure | null = null;
     const judged = frontier.map((task) => {
-      const run = runTask(this.plan, this.options.outcome, { step: stepNumber, ordinal: task.ordinal }, (t) => this.render(t, task.ctx));
+      const run = runTask(this.plan, this.options.outcome, { step: stepNumber, ordinal: task.ordinal }, (t) => this.channels.render(t, task.ctx));
       const { result } = run;
       if (task.ctx.frames.some((f) => f.kind === 'par' && killed.has(f.par))) return { task, result, cancelled: true, killedBy: [] as Par[] };
       // Only a task that counts journals its errors (F6): a cancelled one is not a failure of its own.
@@ -142,139 +130,11 @@ class ModelRun {
       const resumes = !cancelled && deadAround.every((p) => killedBy.includes(p)) && (deadAround.length === 0 || !('output' in result));
       if (!resumes) this.queue.push({ thread: task.thread, input: { cancel: new Cancel() } });
       else if ('output' in result) {
-        if (task.target !== null) this.stage(task.target, result.output, task.ctx);
+        if (task.target !== null) this.channels.stage(task.target, result.output, task.ctx);
         this.queue.push({ thread: task.thread, input: { next: result.output } });
       } else this.queue.push({ thread: task.thread, input: { fail: result.failure } });
     }
     return null;
-  }
-
-  private resolveKey(name: string, path: string): string {
-    for (let p = path; ; p = parentPath(p)) {
-      if (this.declared.has(keyOf(name, p)) || p === '') return keyOf(name, p);
-    }
-  }
-
-  private read(key: string, frames: readonly Frame[]): unknown {
-    let value = this.committed.get(key);
-    for (const w of this.log) if (w.key === key && !concurrent(w.frames, frames) && !inDead(w.frames)) value = w.value;
-    return value;
-  }
-
-  private render(template: Template, ctx: Ctx): string {
-    return template.parts
-      .map((part) => {
-        if (part.kind === 'text') return part.text;
-        const [head = '', ...fields] = part.path;
-        let value = ctx.locals.has(head) ? ctx.locals.get(head) : this.read(this.resolveKey(head, ctx.path), ctx.frames);
-        for (const field of fields) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
-        return format(value);
-      })
-      .join('');
-  }
-
-  private stage(key: string, value: unknown, ctx: Ctx): void {
-    this.log.push({ key, value, frames: ctx.frames });
-  }
-
-  private *block(body: readonly Statement[], ctx: Ctx): Gen {
-    let last: unknown;
-    for (const s of body) last = yield* this.statement(s, ctx);
-    return last;
-  }
-
-  private *statement(s: Statement, ctx: Ctx): Gen {
-    switch (s.kind) {
-      case 'session':
-        return yield { kind: 'session', ordinal: s.ordinal, target: null, ctx };
-      case 'bind': {
-        const key = s.binding === 'assign' ? this.resolveKey(s.name, ctx.path) : keyOf(s.name, ctx.path);
-        if (s.value.kind === 'session') return yield { kind: 'session', ordinal: s.value.ordinal, target: key, ctx };
-        const value = s.value.kind === 'string' ? this.render(s.value.value, ctx) : yield* this.statement(s.value, ctx);
-        this.stage(key, value, ctx);
-        return value;
-      }
-      case 'try':
-        return yield* this.tryStatement(s, ctx);
-      case 'throw':
-        throw this.thrown(s, ctx);
-      case 'parallel':
-        return yield { kind: 'fork', stmt: s, par: { dead: false }, ctx };
-      case 'repeat': {
-        let last: unknown;
-        for (let i = 1; i <= s.count; i++) {
-          const locals = new Map(ctx.locals);
-          if (s.indexName !== null) locals.set(s.indexName, i);
-          last = yield* this.block(s.body, { ...ctx, locals });
-        }
-        return last;
-      }
-      case 'do':
-        return yield* this.block(s.body, ctx);
-    }
-  }
-
-  /** What a `throw` raises: the failure being handled, marked (a rethrow journals nothing new); or a new, journaled one. */
-  private thrown(s: Extract<Statement, { kind: 'throw' }>, ctx: Ctx): Failure {
-    if (s.message === null) {
-      if (ctx.handling === null) throw new Error('model: throw outside a catch passed check');
-      return ctx.handling.rethrown();
-    }
-    const occ: Occ = { code: 'USER_THROWN', where: `throw ${s.pos.line}:${s.pos.column}` };
-    this.occurred.push(occ);
-    const head: Head = { code: 'USER_THROWN', category: 'user', origin: 'user', recoverable: false, message: this.render(s.message, ctx) };
-    const own = Failure.root(head, occ, rankOf(s.pos), `${s.pos.line}:${s.pos.column}`);
-    return ctx.handling === null ? own : own.causedBy('thrown-in-catch', ctx.handling);
-  }
-
-  private *tryStatement(s: TryStmt, ctx: Ctx): Gen {
-    const hasFinally = s.finallyBody !== null;
-    let pending: Failure | null = null;
-    let result: unknown;
-    try {
-      result = yield* this.block(s.body, { ...ctx, frames: [...ctx.frames, { kind: 'try', hasCatch: s.catchClause !== null, hasFinally }] });
-    } catch (error) {
-      // F5: a cancelled branch runs the finally, never the catch, and stays cancelled.
-      if (error instanceof Cancel) throw yield* this.unwind(s, ctx, error);
-      if (!(error instanceof Failure)) throw error;
-      if (s.catchClause === null || error.escalates) pending = error;
-      else {
-        const locals = new Map(ctx.locals);
-        if (s.catchClause.errorName !== null) locals.set(s.catchClause.errorName, view(error.head));
-        const frames: Frame[] = hasFinally ? [...ctx.frames, { kind: 'try', hasCatch: false, hasFinally: true }] : [...ctx.frames];
-        try {
-          result = yield* this.block(s.catchClause.body, { ...ctx, frames, locals, handling: error });
-        } catch (inner) {
-          if (inner instanceof Cancel) throw yield* this.unwind(s, ctx, inner);
-          if (!(inner instanceof Failure)) throw inner;
-          pending = inner;
-        }
-      }
-    }
-    if (s.finallyBody !== null) {
-      try {
-        yield* this.block(s.finallyBody, pending === null ? ctx : { ...ctx, frames: [...ctx.frames, { kind: 'finally', pending }] });
-      } catch (fromFinally) {
-        // A failing finally replaces what was pending and keeps it as its cause.
-        if (fromFinally instanceof Failure && pending !== null) throw fromFinally.causedBy('finally-failed', pending);
-        throw fromFinally;
-      }
-    }
-    if (pending !== null) throw pending;
-    return result;
-  }
-
-  /** The finally of a cancelled branch, in a cleanup frame; its failure travels with the cancel. */
-  private *unwind(s: TryStmt, ctx: Ctx, cancel: Cancel): Generator<Yielded, Cancel, unknown> {
-    if (s.finallyBody === null) return cancel;
-    try {
-      yield* this.block(s.finallyBody, { ...ctx, frames: [...ctx.frames, { kind: 'cleanup' }] });
-      return cancel;
-    } catch (error) {
-      if (error instanceof Failure) return cancel.with([error]);
-      if (error instanceof Cancel) return cancel.with(error.cleanups);
-      throw error;
-    }
   }
 
   private ended(thread: Thread, end: End): void {
@@ -334,7 +194,7 @@ class ModelRun {
           ? (function* (): Gen {
               return yield { kind: 'session', ordinal: body.ordinal, target, ctx };
             })()
-          : this.statement(body, ctx);
+          : this.program.statement(body, ctx);
       this.queue.push({ thread: { gen, fork, index }, input: { next: undefined } });
     });
   }
@@ -354,16 +214,7 @@ class ModelRun {
   }
 
   private commit(): Failure | null {
-    const writes = this.log.filter((w) => !inDead(w.frames));
-    this.log = [];
-    for (let i = 0; i < writes.length; i++) {
-      for (let j = 0; j < i; j++) {
-        const [a, b] = [writes[j] as Write, writes[i] as Write];
-        if (a.key === b.key && concurrent(a.frames, b.frames)) return this.runFailure('POLICY_COMMIT_REJECTED', 'policy');
-      }
-    }
-    for (const w of writes) this.committed.set(w.key, w.value);
-    return null;
+    return this.channels.commit() ? null : this.runFailure('POLICY_COMMIT_REJECTED', 'policy');
   }
 
   /** A failure the run itself raises: journaled once, a one-link chain. */
@@ -381,7 +232,7 @@ class ModelRun {
       chain: failure === null ? null : failure.chain(),
       occurrences: this.occurred.map((o) => `${o.where} ${o.code} ${unhandled.has(o) ? 'unhandled' : 'handled'}`).sort(),
       failures: failure === null ? 0 : 1,
-      channels: Object.fromEntries(this.committed),
+      channels: this.channels.snapshot(),
       steps: this.steps,
       outcomes: this.outcomes,
     };

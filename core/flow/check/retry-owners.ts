@@ -142,7 +142,7 @@ export function retryOwnerDiagnostics(plan: FlowPlan, defaultAgent: string | nul
   return diagnostics;
 }
 
-/** The policy the engine runs a session with (engine/agents.ts `retryPolicyFor`). */
+/** The policy the engine runs a session with (engine/task/agents.ts `retryPolicyFor`). */
 function effectivePolicy(session: SessionSpec, agent: AgentSpec): RetryPolicy {
   if (session.retryExplicit) return session.retry;
   return agent.retry ?? NO_RETRY;

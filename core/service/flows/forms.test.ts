@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { flowNameOf } from '../../engine/run-config.js';
+import { flowNameOf } from '../../engine/run/run-config.js';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { testEngines } from '../../store/testing/engines.js';
 import { JournalBuilder } from '../../store/testing/journal-builder.js';

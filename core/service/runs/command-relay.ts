@@ -1,4 +1,4 @@
-import type { FlowRun } from '../../engine/run.js';
+import type { FlowRun } from '../../engine/run/run.js';
 import type { CommandAck } from '../api.js';
 import { ACTIVE_STATUSES } from '../api.js';
 import { newCommandId } from './hosted.js';

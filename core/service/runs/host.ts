@@ -1,4 +1,4 @@
-import { resumeProblem } from '../../engine/resume.js';
+import { resumeProblem } from '../../engine/step/resume.js';
 import type { CheckResult, FlowPlan } from '../../flow/plan/plan.js';
 import { checkedForDefaultAgent } from '../../flow/check/retry-owners.js';
 import { ACTIVE_STATUSES } from '../api.js';

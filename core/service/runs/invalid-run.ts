@@ -1,5 +1,5 @@
 import type { EventSink, FailureLink, HivewatchEvent, RunOptionsSnapshot } from '../../base/events.js';
-import { ENGINE_SEMANTICS } from '../../engine/resume.js';
+import { ENGINE_SEMANTICS } from '../../engine/step/resume.js';
 import { newRunId } from '../../base/ids.js';
 import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import { formatDiagnostic } from '../../flow/syntax/ast.js';

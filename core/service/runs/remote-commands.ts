@@ -1,4 +1,4 @@
-import type { FlowRun } from '../../engine/run.js';
+import type { FlowRun } from '../../engine/run/run.js';
 import { isTerminal } from '../../common/run-statuses.js';
 import { RunCommandKind, type HivewatchStore, type RunCommand } from '../../store/index.js';
 import type { CommandAck } from '../api.js';
