@@ -41,8 +41,8 @@ function exitSources(): { file: string; text: string }[] {
     join(ROOT, 'bin', 'hivewatch.js'),
     join(ROOT, 'bin', 'start.js'),
     join(ROOT, 'server', 'cli.ts'),
-    ...readdirSync(join(ROOT, 'core', 'cli'))
-      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    ...readdirSync(join(ROOT, 'core', 'cli'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.split('/').includes('testing'))
       .map((f) => join(ROOT, 'core', 'cli', f)),
   ];
   return files.map((file) => ({ file, text: readFileSync(file, 'utf8') }));

@@ -1,18 +1,18 @@
 import { VERSION } from '../base/version.js';
-import { alertsCommand, ALERTS_BOOLEANS, ALERTS_VALUES } from './alerts.js';
+import { alertsCommand, ALERTS_BOOLEANS, ALERTS_VALUES } from './admin/alerts.js';
 import { noPositionals, parseArgs, UsageError, type ParsedArgs } from './args.js';
-import { bulkCommand, isBulkCall } from './bulk.js';
+import { bulkCommand, isBulkCall } from './run/bulk.js';
 import { exitCodeOf } from './exit-codes.js';
-import { checkCommand } from './check.js';
+import { checkCommand } from './run/check.js';
 import { commandHelp, wantsHelp } from './help.js';
 import { ExitCode, processIo, type CliIo } from './io.js';
-import { continueCommand, errorsCommand, pruneCommand, replayCommand, runsCommand } from './history.js';
-import { issuesCommand, ISSUES_FLAGS } from './issues.js';
-import { migrateCommand } from './migrate.js';
-import { otelEnvCommand } from './otel-env.js';
-import { runFlow } from './run.js';
-import { costCommand } from './cost.js';
-import { flowsCommand } from './flows.js';
+import { continueCommand, errorsCommand, pruneCommand, replayCommand, runsCommand } from './history/history.js';
+import { issuesCommand, ISSUES_FLAGS } from './history/issues.js';
+import { migrateCommand } from './admin/migrate.js';
+import { otelEnvCommand } from './admin/otel-env.js';
+import { runFlow } from './run/run.js';
+import { costCommand } from './history/cost.js';
+import { flowsCommand } from './history/flows.js';
 
 const HELP = `hivewatch ${VERSION} — run and watch agent flows
 

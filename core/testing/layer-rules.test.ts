@@ -117,6 +117,15 @@ describe('the CLI reads the history through the service, as the window does', ()
     const text = "import { openHistory } from '../service/history/open.js';\nexport const y = openHistory;\n";
     expect(zoneMessages('core/cli/layer-probe.ts', text)).toEqual([]);
   }, 60_000);
+
+  it("holds in the CLI's rooms too: the store refused, the service's opener refused, the history allowed", () => {
+    const store = zoneMessages('core/cli/history/layer-probe.ts', "import { openStore } from '../../store/index.js';\nexport const y = openStore;\n");
+    expect(store.filter((m) => m.startsWith('import-x/no-restricted-paths'))).toEqual([expect.stringContaining(CLI_LAYERS)]);
+    const opener = "import { openHostStore } from '../../service/history/open.js';\nexport const y = openHostStore;\n";
+    expect(zoneMessages('core/cli/run/layer-probe.ts', opener)).toEqual([expect.stringMatching(/^no-restricted-imports: .*the CLI holds a CommandHistory/)]);
+    const history = "import { openHistory } from '../../service/history/open.js';\nexport const y = openHistory;\n";
+    expect(zoneMessages('core/cli/admin/layer-probe.ts', history)).toEqual([]);
+  }, 60_000);
 });
 
 describe('OTLP ingest classifies through core/base, never the runtimes', () => {
@@ -267,16 +276,20 @@ function storeTypedExpressions(files: readonly string[], extra: Readonly<Record<
 describe("the CLI holds no value of the store's type", () => {
   it('finds none in core/cli, and finds the store however a probe reaches it', () => {
     const opener = join(CLI_DIR, 'store-probe-opener.ts');
-    const member = join(CLI_DIR, 'store-probe-member.ts');
+    // One probe in a room: the check walks every room of the CLI, not only its root.
+    const member = join(CLI_DIR, 'history', 'store-probe-member.ts');
     const found = storeTypedExpressions(cliSources(), {
       [opener]:
         "import { openHostStore } from '../service/history/open.js';\nexport const where = async (): Promise<string> => (await openHostStore({ path: 'x.db' })).location;\n",
       [member]:
-        "import type { HivewatchServiceOptions } from '../service/service-types.js';\nexport function where(held: HivewatchServiceOptions['store']): string {\n  return held.location;\n}\n",
+        "import type { HivewatchServiceOptions } from '../../service/service-types.js';\nexport function where(held: HivewatchServiceOptions['store']): string {\n  return held.location;\n}\n",
     });
     expect(found.filter((line) => !line.includes('store-probe-'))).toEqual([]);
     expect(found).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^core\/cli\/store-probe-opener\.ts:2: openHostStore\(/), 'core/cli/store-probe-member.ts:3: held']),
+      expect.arrayContaining([
+        expect.stringMatching(/^core\/cli\/store-probe-opener\.ts:2: openHostStore\(/),
+        'core/cli/history/store-probe-member.ts:3: held',
+      ]),
     );
   }, 120_000);
 });

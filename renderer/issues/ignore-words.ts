@@ -17,7 +17,7 @@ function endTime(at: number, now: number): string {
  * When an ignored issue comes back, said where its status is: "ignored until 14:05" (the date
  * too when not today), "ignored until 100 more occurrences", "ignored until it escalates";
  * plain "ignored" for an ignore with no end. The title says it whole, with the exact time. The
- * CLI's `issues` list says the same (core/cli/issues.ts).
+ * CLI's `issues` list says the same (core/cli/history/issues.ts).
  */
 export function ignoreWords(ignore: Issue['ignore'], now: number): { label: string; title: string } {
   if (ignore === null) return { label: 'ignored', title: 'ignored until someone reopens it' };
