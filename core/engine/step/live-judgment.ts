@@ -43,77 +43,137 @@ type Standing = 'open' | 'counted' | 'final';
 export class LiveJudgment {
   private readonly results: (TaskResult | undefined)[];
   private prefix = 0;
-  /** For each task, the lower tasks sharing a parallel with it: every task that can cancel it. */
-  private readonly judges: number[][];
-  /** For each task, the judges whose ordinary (non-system) failure kills a parallel around it. */
-  private readonly ordinaryJudges: number[][];
-  /** For each task, how many of its judges / ordinary judges have not ended. */
-  private readonly waiting: number[];
-  private readonly waitingOrdinary: number[];
-  /** For each task, the higher tasks it judges / judges ordinarily. */
-  private readonly judgeOf: number[][];
-  private readonly ordinaryJudgeOf: number[][];
+  /** The lowest task whose failure escalates (a system error), or Infinity: none yet. */
+  private firstEscalating = Number.POSITIVE_INFINITY;
+  private readonly parallels: Set<ParallelState>[];
+  private readonly killedByOrdinary: ParallelState[][];
+  /**
+   * For a task, the lower tasks sharing a parallel with it (every task that can cancel it), and of
+   * those the ones whose ordinary failure kills a parallel around it. Built only for a task that
+   * asks (`awaiting`) or ends with a failure to judge: a success needs no judges, so a wide
+   * parallel of successes never pays for lists that grow with its width.
+   */
+  private readonly judgeLists: (JudgeLists | undefined)[];
+  /** For a task whose failure waits, how many of its judges / ordinary judges have not ended. */
+  private readonly waiting = new Map<number, { all: number; ordinary: number }>();
+  /** For a task that has not ended, the waiting failures it judges (ascending). */
+  private readonly waitersOf = new Map<number, number[]>();
+  /** Waiting failures whose verdict became due: judged at the end of `settled`, in ordinal order. */
+  private readonly due = new Set<number>();
   private readonly standing: Standing[];
 
   constructor(private readonly tasks: readonly JudgedTask[]) {
     this.results = tasks.map(() => undefined);
-    const parallels = tasks.map((t) => parallelsOf(t.frames));
-    const killedByOrdinary = tasks.map((t) => analyzeFailure(t.frames, false).killed);
-    this.judges = tasks.map((_, k) => range(k).filter((j) => sharesParallel(parallels[j] as Set<ParallelState>, parallels[k] as Set<ParallelState>)));
-    this.ordinaryJudges = this.judges.map((judges, k) =>
-      judges.filter((j) => (killedByOrdinary[j] as ParallelState[]).some((p) => (parallels[k] as Set<ParallelState>).has(p))),
-    );
-    this.waiting = this.judges.map((judges) => judges.length);
-    this.waitingOrdinary = this.ordinaryJudges.map((judges) => judges.length);
-    this.judgeOf = inverse(this.judges, tasks.length);
-    this.ordinaryJudgeOf = inverse(this.ordinaryJudges, tasks.length);
+    this.parallels = tasks.map((t) => parallelsOf(t.frames));
+    this.killedByOrdinary = tasks.map((t) => analyzeFailure(t.frames, false).killed);
+    this.judgeLists = tasks.map(() => undefined);
     this.standing = tasks.map(() => 'open');
   }
 
   /** The lower tasks (ids) that could still cancel task `index` by an ordinary failure: what its last failure waits for. */
   awaiting(index: number): string[] {
-    return (this.ordinaryJudges[index] as number[]).filter((j) => this.results[j] === undefined).map((j) => (this.tasks[j] as JudgedTask).taskId);
+    return this.judgesOf(index)
+      .ordinary.filter((j) => this.results[j] === undefined)
+      .map((j) => (this.tasks[j] as JudgedTask).taskId);
   }
 
   settled(index: number, result: TaskResult): void {
     this.results[index] = result;
     const task = this.tasks[index] as JudgedTask;
     if (result.kind === 'failed' && !result.error.escalates) this.kill(task, result.error);
+    if (result.kind === 'failed' && result.error.escalates) this.firstEscalating = Math.min(this.firstEscalating, index);
     while (this.prefix < this.tasks.length && this.results[this.prefix] !== undefined) this.prefix++;
-    if (this.results.slice(0, this.prefix).some((r) => r?.kind === 'failed' && r.error.escalates)) {
+    // A system error acts once every task below it has ended: the prefix then holds it.
+    if (this.firstEscalating < this.prefix) {
       resolveStep(this.settledTasks(range(this.prefix))).outcomes.forEach((outcome, i) => {
         if (outcome.kind === 'failed') this.kill(this.tasks[i] as JudgedTask, outcome.error);
       });
     }
-    for (const k of this.judgeOf[index] as number[]) this.waiting[k] = (this.waiting[k] as number) - 1;
-    for (const k of this.ordinaryJudgeOf[index] as number[]) this.waitingOrdinary[k] = (this.waitingOrdinary[k] as number) - 1;
+    this.release(index);
+    if (result.kind === 'failed' && result.judge !== undefined) this.wait(index);
+    else this.standing[index] = 'final';
     this.judgeReady();
   }
 
-  /** Journals, in ordinal order, the judgments that became due. */
+  /** Task `index` ended: the failures waiting on it have one judge less to wait for. */
+  private release(index: number): void {
+    const ordinaryJudge = this.killedByOrdinary[index] as ParallelState[];
+    for (const k of this.waitersOf.get(index) ?? []) {
+      const waiting = this.waiting.get(k);
+      if (waiting === undefined) continue; // judged final already
+      waiting.all--;
+      if (ordinaryJudge.some((p) => (this.parallels[k] as Set<ParallelState>).has(p))) waiting.ordinary--;
+      if (this.isDue(k)) this.due.add(k);
+    }
+    this.waitersOf.delete(index);
+  }
+
+  /** Task `index` ended with a failure to judge: it waits for its judges that have not ended. */
+  private wait(index: number): void {
+    const { all, ordinary } = this.judgesOf(index);
+    const open = (j: number): boolean => this.results[j] === undefined;
+    this.waiting.set(index, { all: all.filter(open).length, ordinary: ordinary.filter(open).length });
+    for (const j of all.filter(open)) {
+      const waiters = this.waitersOf.get(j);
+      if (waiters === undefined) this.waitersOf.set(j, [index]);
+      else waiters.push(index);
+    }
+    if (this.isDue(index)) this.due.add(index);
+  }
+
+  private isDue(k: number): boolean {
+    const waiting = this.waiting.get(k);
+    if (waiting === undefined) return false;
+    return (this.standing[k] === 'open' && waiting.ordinary === 0) || (this.standing[k] === 'counted' && waiting.all === 0);
+  }
+
+  /**
+   * Journals, in ordinal order, the judgments that became due. Judging one task changes no other
+   * task's counters or standing, so judging the due ones in ascending ordinal makes the same calls
+   * in the same order as walking every task would.
+   */
   private judgeReady(): void {
-    this.tasks.forEach((_, k) => {
-      const result = this.results[k];
-      if (result === undefined || this.standing[k] === 'final') return;
-      const judge = result.kind === 'failed' ? result.judge : undefined;
-      if (judge === undefined) {
-        this.standing[k] = 'final';
+    const due = [...this.due].sort((a, b) => a - b);
+    this.due.clear();
+    for (const k of due) this.judge(k);
+  }
+
+  private judge(k: number): void {
+    const result = this.results[k] as TaskResult;
+    const judge = result.kind === 'failed' ? result.judge : undefined;
+    const waiting = this.waiting.get(k);
+    if (judge === undefined || waiting === undefined) return;
+    const judges = this.judgesOf(k);
+    if (this.standing[k] === 'open' && waiting.ordinary === 0) {
+      if (cancelledBySibling(this.settledTasks([...judges.ordinary, k]))) {
+        judge.cancelled();
+        this.finish(k);
         return;
       }
-      if (this.standing[k] === 'open' && this.waitingOrdinary[k] === 0) {
-        if (cancelledBySibling(this.settledTasks([...(this.ordinaryJudges[k] as number[]), k]))) {
-          judge.cancelled();
-          this.standing[k] = 'final';
-          return;
-        }
-        judge.counts();
-        this.standing[k] = 'counted';
-      }
-      if (this.standing[k] === 'counted' && this.waiting[k] === 0) {
-        if (cancelledBySibling(this.settledTasks([...(this.judges[k] as number[]), k]))) judge.cancelled();
-        this.standing[k] = 'final';
-      }
-    });
+      judge.counts();
+      this.standing[k] = 'counted';
+    }
+    if (this.standing[k] === 'counted' && waiting.all === 0) {
+      if (cancelledBySibling(this.settledTasks([...judges.all, k]))) judge.cancelled();
+      this.finish(k);
+    }
+  }
+
+  private finish(k: number): void {
+    this.standing[k] = 'final';
+    this.waiting.delete(k);
+    this.judgeLists[k] = undefined;
+  }
+
+  private judgesOf(k: number): JudgeLists {
+    const known = this.judgeLists[k];
+    if (known !== undefined) return known;
+    const around = this.parallels[k] as Set<ParallelState>;
+    const all = range(k).filter((j) => sharesParallel(this.parallels[j] as Set<ParallelState>, around));
+    const ordinary = all.filter((j) => (this.killedByOrdinary[j] as ParallelState[]).some((p) => around.has(p)));
+    const lists = { all, ordinary };
+    this.judgeLists[k] = lists;
+    return lists;
   }
 
   private settledTasks(indices: readonly number[]): SettledTask[] {
@@ -135,14 +195,14 @@ export class LiveJudgment {
   }
 }
 
-const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
-
-/** For lists "k → the tasks j it depends on", the lists "j → the tasks k that depend on it". */
-function inverse(lists: readonly number[][], size: number): number[][] {
-  const out: number[][] = Array.from({ length: size }, () => []);
-  lists.forEach((list, k) => list.forEach((j) => out[j]?.push(k)));
-  return out;
+interface JudgeLists {
+  /** Every lower task sharing a parallel with the task, ascending. */
+  all: number[];
+  /** Of those, the ones whose ordinary (non-system) failure kills a parallel around it. */
+  ordinary: number[];
 }
+
+const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 
 function parallelsOf(frames: readonly Frame[]): Set<ParallelState> {
   return new Set(frames.flatMap((f) => (f.kind === 'parallel' ? [f.state] : [])));
