@@ -10,7 +10,7 @@ import { openStore } from '../store/index.js';
 import { decodeOtlp } from './receive/decode.js';
 import { OtelIngester } from './receive/ingest.js';
 import { startOtlpReceiver } from './receive/receiver.js';
-import { fixture } from './testing.js';
+import { fixture, UNHURRIED_QUEUE } from './testing.js';
 
 /**
  * A claude-code preset Hivewatch runs reports its telemetry to the host's
@@ -41,7 +41,7 @@ describe('presets feed the receiver', () => {
       join(flows, 'claude.prose'),
       `agent claude:\n  runtime: "claude-code"\n  command: "${writeCliStandIn(dir, 'claude', { path: FAKE_AGENT_PATH })}"\n\nsession: claude\n  prompt: "fix it"\n`,
     );
-    const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0 });
+    const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0, queue: UNHURRIED_QUEUE });
     closers.push(() => receiver.close());
     const service = await createHivewatchService({
       store,
@@ -107,7 +107,7 @@ describe('presets feed the receiver', () => {
       join(flows, 'off.prose'),
       `agent claude:\n  runtime: "claude-code"\n  command: "${command}"\n  env: ["CLAUDE_CODE_ENABLE_TELEMETRY=0"]\n\nsession: claude\n  prompt: "fix it"\n`,
     );
-    const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0 });
+    const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0, queue: UNHURRIED_QUEUE });
     closers.push(() => receiver.close());
     let target: { endpoint: string; token: string } | null = null;
     const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, userFlowsDir: flows, telemetry: () => target });

@@ -3,6 +3,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeOtlp, type TelemetryRecord } from './receive/decode.js';
 
+/**
+ * The receiver's queue for a test of what it answers and journals, not of when: its one-second
+ * answer deadline (ingest-queue.ts) would turn a slow commit on a loaded machine into a 503 that
+ * the test did not ask about. backpressure.test.ts tests the deadline itself.
+ */
+export const UNHURRIED_QUEUE = { answerWithinMs: 60_000 } as const;
+
 /** The fixtures of docs/otel.md: `<name>.json` (OTLP/JSON) and `<name>.pb` (the same request as protobuf). */
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 

@@ -7,6 +7,7 @@ import { createHivewatchService } from '../service/service.js';
 import { openStore } from '../store/index.js';
 import { costFlowSource, writeClaudeStandIn } from '../testing/claude-stand-in.js';
 import { startOtlpReceiver } from './receive/receiver.js';
+import { UNHURRIED_QUEUE } from './testing.js';
 
 /**
  * No double counting: a claude-code preset attempt whose CLI (a stand-in subprocess,
@@ -29,7 +30,7 @@ describe('a preset attempt and its own telemetry', () => {
     writeFileSync(join(flows, 'cost.prose'), costFlowSource(writeClaudeStandIn(dir)));
     const store = await openStore({ path: join(dir, 'hw.db') });
     closers.push(() => store.close());
-    const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0 });
+    const receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0, queue: UNHURRIED_QUEUE });
     closers.push(() => receiver.close());
     const service = await createHivewatchService({
       store,

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../../agents-real/recording/fixtures-io.js';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../receive/receiver.js';
+import { UNHURRIED_QUEUE } from '../testing.js';
 
 /**
  * `/v1/metrics` through the real receiver: the real Codex 0.171.0 metrics exports taken in JSON
@@ -18,7 +19,7 @@ let receiver: OtlpReceiver;
 
 beforeEach(async () => {
   store = await openStore({ path: ':memory:' });
-  receiver = await startOtlpReceiver({ store, port: 0, maxBodyBytes: LIMIT, sweepEveryMs: 0 });
+  receiver = await startOtlpReceiver({ store, port: 0, maxBodyBytes: LIMIT, sweepEveryMs: 0, queue: UNHURRIED_QUEUE });
 });
 afterEach(async () => {
   await receiver.close();

@@ -10,6 +10,7 @@ import { ADJUSTED_EVENT, FUTURE_SLACK_MS, SANE_TIME_MIN_MS } from './bounds.js';
 import { HOSTILE_SESSIONS, hostilePayloads } from '../../testing/hostile-otlp.js';
 import { startOtlpReceiver, type OtlpReceiver } from './receiver.js';
 import { skipTitle } from '../../testing/skip.js';
+import { UNHURRIED_QUEUE } from '../testing.js';
 
 /**
  * The hostile OTLP set sent to a real receiver over HTTP, on both engines: each
@@ -58,7 +59,7 @@ describe.each([{ make: sqliteEngine }, { make: postgresEngine }])('hostile telem
   beforeAll(async () => {
     if (engine.skip) return;
     store = await engine.open();
-    receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0 });
+    receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0, queue: UNHURRIED_QUEUE });
   });
   afterAll(async () => {
     await receiver?.close();

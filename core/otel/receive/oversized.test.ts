@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { startOtlpReceiver, type OtlpReceiver } from './receiver.js';
+import { UNHURRIED_QUEUE } from '../testing.js';
 
 /**
  * An exporter that sends a protobuf batch over the receiver's limit as blocking HTTP clients do
@@ -18,7 +19,7 @@ let receiver: OtlpReceiver;
 
 beforeEach(async () => {
   store = await openStore({ path: ':memory:' });
-  receiver = await startOtlpReceiver({ store, port: 0, maxBodyBytes: LIMIT, sweepEveryMs: 0 });
+  receiver = await startOtlpReceiver({ store, port: 0, maxBodyBytes: LIMIT, sweepEveryMs: 0, queue: UNHURRIED_QUEUE });
 });
 afterEach(async () => {
   await receiver.close();

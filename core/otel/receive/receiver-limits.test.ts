@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type OtlpReceiverOptions } from './receiver.js';
-import { fixture } from '../testing.js';
+import { fixture, UNHURRIED_QUEUE } from '../testing.js';
 
 /**
  * The receiver holds no connection longer than the HTTP shell's limits, with or
@@ -17,7 +17,7 @@ const timers: NodeJS.Timeout[] = [];
 
 async function start(options: Partial<OtlpReceiverOptions>): Promise<OtlpReceiver> {
   store = await openStore({ path: ':memory:' });
-  receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0, ...options });
+  receiver = await startOtlpReceiver({ store, port: 0, sweepEveryMs: 0, queue: UNHURRIED_QUEUE, ...options });
   return receiver;
 }
 

@@ -2,14 +2,14 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { otelToken, startOtlpReceiver, type OtlpReceiver } from './receiver.js';
-import { fixture } from '../testing.js';
+import { fixture, UNHURRIED_QUEUE } from '../testing.js';
 
 let store: HivewatchStore;
 let receiver: OtlpReceiver;
 
 beforeEach(async () => {
   store = await openStore({ path: ':memory:' });
-  receiver = await startOtlpReceiver({ store, port: 0, maxBodyBytes: 64 * 1024, sweepEveryMs: 0 });
+  receiver = await startOtlpReceiver({ store, port: 0, maxBodyBytes: 64 * 1024, sweepEveryMs: 0, queue: UNHURRIED_QUEUE });
 });
 afterEach(async () => {
   await receiver.close();
