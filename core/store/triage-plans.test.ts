@@ -34,6 +34,15 @@ const READS: Read[] = [
     scans: /runs_status|SCAN runs\b/,
   },
   {
+    // The Flows screen's window has a start and no end: without the hint SQLite walked every run
+    // through runs_flow to group the few that waited on a person.
+    name: 'flow health, open window',
+    query: (d) => flowHealth(d, { since: WINDOW.since }),
+    sqlite: [/SEARCH runs USING INDEX runs_approval_waited \(ended_wall>\?\)/, /SEARCH runs USING INDEX runs_approval_since/],
+    postgres: [/runs_approval_waited/, /runs_approval_since/],
+    scans: /runs_status|SCAN runs\b/,
+  },
+  {
     // An issue on most runs: the newest runs are walked, each probed in the issue's runs.
     name: 'runs of a common issue',
     query: (d, issues) => listRuns(d, { issue: issues.common, limit: 20 }),
