@@ -16,8 +16,8 @@ import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
  *        [--passes N] [--samples N] [--filter flow=…] [--range 30d]… [--at-once] [--workers 0,2]
  *
  * One at a time (the default), each request is timed alone: what each read costs. `--at-once`
- * sends the screen's requests together, as the window does (at most six in flight, as Chromium
- * keeps to one host), and times the screen: from the first request sent to the last answer. `--workers 0,2` runs every range once per read-worker count
+ * sends the screen's requests together, as the window does (at most five in flight: Chromium's six
+ * connections to one host, less the live stream's), and times the screen: from the first request sent to the last answer. `--workers 0,2` runs every range once per read-worker count
  * (serve's HIVEWATCH_READ_WORKERS; 0 is every read on the one connection, the baseline), each on
  * its own fresh serves, their order alternating from range to range; `--samples N` starts N fresh
  * serves per range and count. `--generate RUNS` makes (or reuses, for 20 minutes) a bulk history
@@ -80,8 +80,11 @@ async function pass(api: Api, requests: readonly Request[], atOnce: boolean): Pr
   return times;
 }
 
-/** A browser window sends at most this many requests to one host at once (Chromium's HTTP/1.1 connections per host). */
-const CONNECTIONS_PER_HOST = 6;
+/**
+ * How many requests the window has in flight to serve at once: Chromium opens six HTTP/1.1
+ * connections to one host, and the live stream holds one (docs/decisions/0016-errors-screen.md).
+ */
+const CONNECTIONS_PER_HOST = 5;
 
 /** The screen's requests sent together, at most CONNECTIONS_PER_HOST in flight, each next one as soon as one is answered. */
 async function screenAtOnce(api: Api, requests: readonly Request[]): Promise<number> {
@@ -181,7 +184,9 @@ export async function main(argv: readonly string[]): Promise<void> {
   let source = options.source;
   if (source === null) {
     const history = cachedHistory(options.generate!, options.generate!, HISTORY_MAX_AGE_MS);
-    console.log(`history of ${options.generate} runs and errors: ${history.path} (${history.generatedMs ? `generated in ${(history.generatedMs / 1000).toFixed(1)} s` : 'cached'})`);
+    console.log(
+      `history of ${options.generate} runs and errors: ${history.path} (${history.generatedMs ? `generated in ${(history.generatedMs / 1000).toFixed(1)} s` : 'cached'})`,
+    );
     source = history.path;
   }
   const dir = mkdtempSync(join(tmpdir(), 'hivewatch-errors-requests-'));

@@ -324,8 +324,9 @@ describe.each(engines)('the store contract on $name', (engine) => {
 });
 
 describe.skipIf(!postgresBinaries)(skipTitle('hostile values on both engines (needs PostgreSQL)', postgresMissing), () => {
-  it('read back identically on SQLite and PostgreSQL (C and en-US)', () => {
-    expect([...readBack.keys()].sort()).toEqual(['PostgreSQL', 'PostgreSQL en-US', 'SQLite']);
+  it('read back identically on SQLite (with and without read workers) and PostgreSQL (C and en-US)', () => {
+    expect([...readBack.keys()].sort()).toEqual(['PostgreSQL', 'PostgreSQL en-US', 'SQLite', 'SQLite with 2 read workers']);
+    expect(readBack.get('SQLite with 2 read workers')).toBe(readBack.get('SQLite'));
     expect(readBack.get('PostgreSQL')).toBe(readBack.get('SQLite'));
     expect(readBack.get('PostgreSQL en-US')).toBe(readBack.get('SQLite'));
   });

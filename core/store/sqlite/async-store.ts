@@ -67,7 +67,7 @@ export function sqliteContractStore(sqlite: SqliteStore, pool: SqliteReadPool | 
     issues: pool ? pooledIssues(sqlite, read) : sqlite.issues,
     ...bindReads(READS, Dialect.sqlite, read),
     ...promised(sqlite, PROMISED),
-    usage: (query) => read(usageQuery(Dialect.sqlite, query)),
+    usage: usageOf(sqlite, pool),
     runStatements: (plan) => answer(() => sqlite.runStatements(plan)),
     subscribe: (listener) => sqlite.subscribe(listener),
     // PRAGMA data_version changes when another connection committed anything (events, commands).
@@ -78,6 +78,12 @@ export function sqliteContractStore(sqlite: SqliteStore, pool: SqliteReadPool | 
       sqlite.close();
     },
   };
+}
+
+/** `usage` on the pool or the connection; a bad read is a rejection either way, never a throw. */
+function usageOf(sqlite: SqliteStore, pool: SqliteReadPool | null): HivewatchStore['usage'] {
+  if (pool === null) return (read) => answer(() => sqlite.usage(read));
+  return (read) => answer(() => usageQuery(Dialect.sqlite, read)).then((query) => pool.read(query));
 }
 
 /** The issues' reads on the pool, their one write (a status change) on the connection, as `runStatements` runs it. */

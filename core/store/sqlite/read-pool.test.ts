@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { renameSync } from 'node:fs';
+import { readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
@@ -10,6 +10,7 @@ import { SqliteReadPool } from './read-pool.js';
 import { openSqliteStore } from './store.js';
 import type { SqliteStore } from './types.js';
 import { waiting } from '../../testing/waiting.js';
+import { skipTitle } from '../../testing/skip.js';
 
 /**
  * The read pool on a real file: real worker threads with real read-only connections, beside the
@@ -226,18 +227,38 @@ describe('the read pool on one SQLite file', () => {
     function* endless(): Query<never> {
       for (;;) yield* get('SELECT 1 AS one');
     }
-    const inFlight = pool.read(endless());
+    const inFlight = expect(pool.read(endless())).rejects.toMatchObject({ kind: 'closed' });
     await pool.close();
-    await expect(inFlight).rejects.toMatchObject({ kind: 'closed' });
+    await inFlight;
     await expect(pool.read(get('SELECT 1'))).rejects.toMatchObject({ kind: 'closed', message: 'the store is closed' });
     expect(pool.size).toBe(0);
   });
 
+  const linux = process.platform === 'linux';
+  it.skipIf(!linux)(
+    skipTitle('opening starts one OS thread per worker, and closing ends them all', linux ? null : 'not Linux: threads are counted in /proc/self/task'),
+    async () => {
+      const threads = (): number => readdirSync('/proc/self/task').length;
+      const path = join(temp('hw-read-pool-'), 'hivewatch.db');
+      const writer = openSqliteStore({ path });
+      writers.push(writer);
+      const before = threads();
+      const pool = await SqliteReadPool.open({ path, size: 2, fallback: (query) => writer.readPlan(query) });
+      expect(threads()).toBe(before + 2);
+      expect(await pool.read(get('SELECT 1 AS n'))).toEqual({ n: 1 });
+      await pool.close();
+      expect(threads()).toBe(before);
+    },
+  );
+
   it('fails to open, with no worker left running, on a file that is not there', async () => {
     const path = join(temp('hw-read-pool-'), 'missing.db');
+    const threads = (): number => (linux ? readdirSync('/proc/self/task').length : 0);
+    const before = threads();
     await expect(SqliteReadPool.open({ path, size: 2, fallback: () => waiting('no read') })).rejects.toMatchObject({
       kind: 'unavailable',
       message: expect.stringContaining(`the read workers could not open ${path}`),
     });
+    expect(threads()).toBe(before);
   });
 });

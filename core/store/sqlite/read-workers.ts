@@ -3,13 +3,17 @@ import { StoreError } from '../store-error.js';
 /**
  * How many read workers (read-pool.ts) a process that answers the window gives its SQLite store:
  * `serve` and the Electron main process read HIVEWATCH_READ_WORKERS, else the default. One-shot
- * CLI commands open no pool (a worker costs a thread start and a connection for a few reads).
+ * CLI commands open no pool whatever it says (starting workers cost more than their few reads).
  * docs/decisions/0037-reads-in-parallel.md says why the default is what it is.
  */
 
 export const READ_WORKERS_ENV = 'HIVEWATCH_READ_WORKERS';
-/** The machine the product is measured on has two cores: two readers beside the writer's connection. */
-export const DEFAULT_READ_WORKERS = 2;
+/**
+ * Off: on the two-core machine the product is measured on, the Errors screen's requests sent at
+ * once were no faster with two workers than on the one connection, and each worker costs a thread
+ * start (docs/benches.md, "Reads on worker threads"). HIVEWATCH_READ_WORKERS=2 turns them on.
+ */
+export const DEFAULT_READ_WORKERS = 0;
 /** The most a store may be given: each is a thread and a connection with its own page cache. */
 const MAX_READ_WORKERS = 16;
 

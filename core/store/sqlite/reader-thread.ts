@@ -94,9 +94,13 @@ export class ReaderThread {
         return;
       }
       waiting?.reject(
-        new StoreError('unavailable', `the read worker answering this read stopped (${reason}); the read was not answered, and a new worker takes the next one`, {
-          cause: this.lastError ?? undefined,
-        }),
+        new StoreError(
+          'unavailable',
+          `the read worker answering this read stopped (${reason}); the read was not answered, and a new worker takes the next one`,
+          {
+            cause: this.lastError ?? undefined,
+          },
+        ),
       );
       this.onLost(this, reason);
     });
@@ -114,7 +118,8 @@ export class ReaderThread {
 
   /** One statement of the current query, answered with its rows (`all`) or first row (`get`). */
   step(step: SqlStep): Promise<unknown> {
-    if (step.mode === 'run') {
+    const mode = step.mode;
+    if (mode === 'run') {
       return Promise.reject(new StoreError('invalid_argument', `a read may not write; refused: ${step.sql.slice(0, 80)}`, { code: 'SYSTEM_INTERNAL' }));
     }
     if (this.ended) return Promise.reject(new StoreError('unavailable', 'the read worker answering this read stopped; the read was not answered'));
@@ -122,7 +127,7 @@ export class ReaderThread {
     this.inQuery = true;
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
-      this.post({ kind: 'step', first, mode: step.mode, sql: step.sql, params: step.params });
+      this.post({ kind: 'step', first, mode, sql: step.sql, params: step.params });
     });
   }
 
