@@ -12,7 +12,7 @@ import { otelIdleOf, otelPortOf, startHostReceiver } from '../core/otel/host.js'
 import { readNotificationSettings } from '../core/service/flows/notify-settings.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { openHostStore } from '../core/service/history/open.js';
-import { defaultDatabasePath, printableLocation, type HivewatchStore } from '../core/store/index.js';
+import { DEFAULT_READ_WORKERS, defaultDatabasePath, printableLocation, readWorkersOf, type HivewatchStore } from '../core/store/index.js';
 import { FALLBACK_CSS, FALLBACK_HTML, FALLBACK_JS } from '../shell-common/fallback-page.js';
 import { findPackageRoot, packagePaths } from '../shell-common/paths.js';
 import { contentTypeOf, hasRenderer, resolveUnder } from '../shell-common/static-files.js';
@@ -186,6 +186,16 @@ function journalRetryOf(env: NodeJS.ProcessEnv): { journalRetryDelaysMs?: readon
   }
 }
 
+/** HIVEWATCH_READ_WORKERS as `serve` reads it; a bad value is said and the default kept (the window still opens). */
+function readWorkersFrom(env: NodeJS.ProcessEnv): number {
+  try {
+    return readWorkersOf(env);
+  } catch (error) {
+    console.error(`Hivewatch: ${(error as Error).message}; using ${DEFAULT_READ_WORKERS} read workers`);
+    return DEFAULT_READ_WORKERS;
+  }
+}
+
 async function start(): Promise<void> {
   await app.whenReady();
   const paths = packagePaths(findPackageRoot(fileURLToPath(import.meta.url)));
@@ -194,7 +204,8 @@ async function start(): Promise<void> {
   let store: HivewatchStore;
   try {
     const nativeBinding = electronSqliteBinding(paths.root);
-    store = await openHostStore({ path: dbPath, ...(nativeBinding !== undefined ? { nativeBinding } : {}) });
+    // The read workers load the same native build as the connection (nativeBinding).
+    store = await openHostStore({ path: dbPath, readWorkers: readWorkersFrom(process.env), ...(nativeBinding !== undefined ? { nativeBinding } : {}) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     dialog.showErrorBox(

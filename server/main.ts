@@ -6,7 +6,7 @@ import { startDemo } from '../core/service/demo.js';
 import { createHivewatchService, type HivewatchService } from '../core/service/service.js';
 import { journalRetryDelays } from '../core/service/runs/journal-env.js';
 import { openHostStore } from '../core/service/history/open.js';
-import { defaultDatabasePath, isPostgresUrl, type HivewatchStore } from '../core/store/index.js';
+import { defaultDatabasePath, isPostgresUrl, readWorkersOf, type HivewatchStore } from '../core/store/index.js';
 import { startHttpShell } from './http.js';
 import { newToken } from './security.js';
 import { findChromium, hasDisplay, openChromiumApp, type ChromiumWindow } from './launcher.js';
@@ -42,6 +42,11 @@ export interface StartServerOptions {
   otelPort?: number | null;
   /** The quiet period that ends an agent session (docs/otel.md "Sessions"); default 2 minutes. */
   otelIdleMs?: number;
+  /**
+   * Worker threads that answer the window's reads of a SQLite file at once (core/store/sqlite/read-pool.ts);
+   * 0: every read on the one connection. Default: HIVEWATCH_READ_WORKERS, else DEFAULT_READ_WORKERS.
+   */
+  readWorkers?: number;
   log?: (line: string) => void;
 }
 
@@ -81,7 +86,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const dbPath = options.dbPath ?? defaultDatabasePath();
   const memory = dbPath === ':memory:';
   const createdDatabase = !memory && !isPostgresUrl(dbPath) && !existsSync(dbPath);
-  const store = await openHostStore({ path: dbPath });
+  const store = await openHostStore({ path: dbPath, readWorkers: options.readWorkers ?? readWorkersOf(process.env) });
   let userFlowsDir: string | null = null;
   if (options.userFlowsDir !== undefined) userFlowsDir = options.userFlowsDir;
   else userFlowsDir = appFlowsDirOf(dbPath);

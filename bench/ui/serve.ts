@@ -12,10 +12,12 @@ export interface Serve {
   child: ChildProcess;
 }
 
-export async function startServe(dbPath: string): Promise<Serve> {
+/** `env`: variables set for this serve beside the bench's own (HIVEWATCH_READ_WORKERS for a baseline). */
+export async function startServe(dbPath: string, env: Readonly<Record<string, string>> = {}): Promise<Serve> {
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'hivewatch.js'), 'serve', '--port', '0', '--db', dbPath], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let out = '';
   child.stderr?.on('data', (c: Buffer) => (out += c.toString()));

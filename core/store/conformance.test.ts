@@ -18,7 +18,7 @@ import { skipTitle } from '../testing/skip.js';
  * contract only. Engine-specific behaviour (WAL, pragmas, leases, LISTEN) has its own suites.
  */
 
-const { engines, start, stop } = testEngines('conformance');
+const { engines, start, stop } = testEngines('conformance', { readPool: true });
 beforeAll(start, 60_000);
 afterAll(stop);
 /** What each engine read back of the hostile values: the engines must agree byte for byte. */
@@ -27,7 +27,7 @@ const readBack = new Map<string, string>();
 describe.each(engines)('the store contract on $name', (engine) => {
   const open: HivewatchStore[] = [];
   const openAt = async (location: string, options: { now?: () => number; recover?: boolean } = {}): Promise<HivewatchStore> => {
-    const store = await openStore({ path: location, ...options });
+    const store = await openStore({ path: location, ...engine.options, ...options });
     open.push(store);
     return store;
   };
@@ -253,7 +253,7 @@ describe.each(engines)('the store contract on $name', (engine) => {
     await (await openAt(location)).close();
     open.splice(0);
     await engine.makeNewer(location);
-    await expect(openStore({ path: location })).rejects.toThrow(
+    await expect(openStore({ path: location, ...engine.options })).rejects.toThrow(
       `database schema version 99 is newer than this Hivewatch understands (${SCHEMA_VERSION}); upgrade Hivewatch`,
     );
   });
@@ -316,7 +316,7 @@ describe.each(engines)('the store contract on $name', (engine) => {
   });
 
   it('rejects (never throws) once closed', async () => {
-    const store = await openStore({ path: await engine.fresh() });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options });
     await store.close();
     await expect(store.listRuns()).rejects.toThrow('the store is closed');
     await expect(store.appendEvents(new JournalBuilder('late').start().events)).rejects.toThrow('the store is closed');
@@ -324,8 +324,9 @@ describe.each(engines)('the store contract on $name', (engine) => {
 });
 
 describe.skipIf(!postgresBinaries)(skipTitle('hostile values on both engines (needs PostgreSQL)', postgresMissing), () => {
-  it('read back identically on SQLite and PostgreSQL (C and en-US)', () => {
-    expect([...readBack.keys()].sort()).toEqual(['PostgreSQL', 'PostgreSQL en-US', 'SQLite']);
+  it('read back identically on SQLite (with and without read workers) and PostgreSQL (C and en-US)', () => {
+    expect([...readBack.keys()].sort()).toEqual(['PostgreSQL', 'PostgreSQL en-US', 'SQLite', 'SQLite with 2 read workers']);
+    expect(readBack.get('SQLite with 2 read workers')).toBe(readBack.get('SQLite'));
     expect(readBack.get('PostgreSQL')).toBe(readBack.get('SQLite'));
     expect(readBack.get('PostgreSQL en-US')).toBe(readBack.get('SQLite'));
   });

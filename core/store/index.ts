@@ -7,6 +7,7 @@ export { openSqliteStore } from './sqlite/store.js';
 export type { SqliteStore } from './sqlite/types.js';
 export type { HivewatchStore } from './contract.js';
 export { defaultDatabasePath, openDatabase } from './sqlite/database.js';
+export { DEFAULT_READ_WORKERS, readWorkersOf } from './sqlite/read-workers.js';
 export { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS } from './sink/sink.js';
 export type { DurableSink } from './sink/sink.js';
 export { MIGRATIONS } from './migrations/index.js';

@@ -79,7 +79,7 @@ const names = Object.keys(READS) as ReadName[];
 /** Each engine's answers by read name, to hold them to SQLite's. */
 const answers = new Map<string, Map<ReadName, unknown>>();
 
-const { engines, start, stop } = testEngines('reads');
+const { engines, start, stop } = testEngines('reads', { readPool: true });
 beforeAll(start, 60_000);
 afterAll(stop);
 
@@ -93,7 +93,7 @@ describe('the table of reads', () => {
 
 describe.each(engines)('every read of the table on $name', (engine) => {
   it('is bound under its name and answers what its query answers', async () => {
-    const store = await openStore({ path: await engine.fresh(), recover: false, now: () => T0 + 30 * HOUR });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options, recover: false, now: () => T0 + 30 * HOUR });
     try {
       const read = cases(await fill(store));
       const answered = new Map<ReadName, unknown>();

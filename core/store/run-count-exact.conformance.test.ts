@@ -39,13 +39,13 @@ function history(): HivewatchEvent[] {
   return events;
 }
 
-const { engines, start, stop } = testEngines('runcountexact');
+const { engines, start, stop } = testEngines('runcountexact', { readPool: true });
 beforeAll(start, 120_000);
 afterAll(stop);
 
 describe.each(engines)('an issue’s retryable count past the cap on $name', (engine) => {
   it('is exact for the runs a retry takes, while the breakdowns say they are lower bounds', async () => {
-    const store = await openStore({ path: await engine.fresh(), recover: false });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options, recover: false });
     try {
       await store.appendEvents(history());
       const groups = await store.errorGroups();

@@ -13,7 +13,7 @@ import { DAY_MS } from './rollups/usage-rollups.js';
  * from the attempts), and a session whose telemetry a Hivewatch attempt produced counted once.
  */
 
-const { engines, start, stop } = testEngines('usage');
+const { engines, start, stop } = testEngines('usage', { readPool: true });
 beforeAll(start, 60_000);
 afterAll(stop);
 
@@ -79,7 +79,7 @@ function linkedSession(runId: string, at: number, parent: { runId: string; taskI
 describe.each(engines)('tokens and cost on $name', (engine) => {
   const open: HivewatchStore[] = [];
   const fresh = async (): Promise<HivewatchStore> => {
-    const store = await openStore({ path: await engine.fresh() });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options });
     open.push(store);
     return store;
   };
@@ -161,7 +161,7 @@ describe.each(engines)('tokens and cost on $name', (engine) => {
 
   it('prune takes the pruned runs out of the flow totals and keeps the rest exact', async () => {
     const now = DAY0 + 40 * DAY_MS;
-    const store = await openStore({ path: await engine.fresh(), now: () => now });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options, now: () => now });
     open.push(store);
     await store.appendEvents(failedThenSucceeded('run-old', DAY0));
     await store.appendEvents(failedThenSucceeded('run-new', now - DAY_MS));

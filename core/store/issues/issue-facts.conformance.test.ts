@@ -13,7 +13,7 @@ import { randomJournals } from '../testing/journal-builder.js';
  * it. `HIVEWATCH_SEED=n` replays one history; the seed is in every test's name.
  */
 
-const { engines, start, stop } = testEngines('issue-facts');
+const { engines, start, stop } = testEngines('issue-facts', { readPool: true });
 beforeAll(start, 60_000);
 afterAll(stop);
 
@@ -73,7 +73,7 @@ describe.each(engines)('issue facts from the rollups on $name', (engine) => {
   });
 
   it(`equal a full scan after ingest and after prune (seed ${SEED})`, async () => {
-    const store = await openStore({ path: await engine.fresh() });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options });
     open.push(store);
     for (const journal of randomJournals(SEED, 120, { start: FROM, spanMs: SPAN })) await store.appendEvents(journal);
     const before = await expectFactsMatchScan(store);
@@ -87,7 +87,7 @@ describe.each(engines)('issue facts from the rollups on $name', (engine) => {
   });
 
   it(`count occurrences after a time as the errors say (seed ${SEED})`, async () => {
-    const store = await openStore({ path: await engine.fresh() });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options });
     open.push(store);
     for (const journal of randomJournals(SEED + 1, 60, { start: FROM, spanMs: SPAN })) await store.appendEvents(journal);
     const occurrences = await everyOccurrence(store);

@@ -16,7 +16,7 @@ import { IssueBook } from '../../service/issues/book.js';
  * `HIVEWATCH_SEED=n` replays one history; the seed is in every test's name.
  */
 
-const { engines, start, stop } = testEngines('issue-periods');
+const { engines, start, stop } = testEngines('issue-periods', { readPool: true });
 beforeAll(start, 60_000);
 afterAll(stop);
 
@@ -90,7 +90,7 @@ describe.each(engines)('issue period counts from the rollups on $name', (engine)
   });
 
   it(`equal plain GROUP BYs of the errors in every window, after ingest and after prune (seed ${SEED})`, async () => {
-    const store = await openStore({ path: await engine.fresh() });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options });
     open.push(store);
     for (const journal of randomJournals(SEED, 160, { start: FROM, spanMs: SPAN })) await store.appendEvents(journal);
     const failures = Object.values(await groupBy(store, {})).reduce((n, c) => n + c.failures, 0);
@@ -104,7 +104,7 @@ describe.each(engines)('issue period counts from the rollups on $name', (engine)
   });
 
   it(`give the issues list its period, previous period and change, as GROUP BYs of both periods say (seed ${SEED + 1})`, async () => {
-    const store = await openStore({ path: await engine.fresh() });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options });
     open.push(store);
     for (const journal of randomJournals(SEED + 1, 160, { start: FROM, spanMs: SPAN })) await store.appendEvents(journal);
     const book = new IssueBook({ store, hub: new IssueTransitions(), host: 'h1', now: () => NOW });

@@ -19,7 +19,7 @@ import type { CostSplit, CostSplitAnswer, CostSplitQuery } from './cost-split.js
  * session comes back, and when it is pruned.
  */
 
-const { engines, start, stop } = testEngines('cost_split');
+const { engines, start, stop } = testEngines('cost_split', { readPool: true });
 beforeAll(start, 60_000);
 afterAll(stop);
 
@@ -67,7 +67,7 @@ const sumOf = (s: CostSplit, key: 'attempts' | 'inputTokens' | 'outputTokens' | 
 describe.each(engines)('what failure costs on $name', (engine) => {
   const open: HivewatchStore[] = [];
   const fresh = async (now?: number): Promise<HivewatchStore> => {
-    const store = await openStore({ path: await engine.fresh(), ...(now !== undefined ? { now: () => now } : {}) });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options, ...(now !== undefined ? { now: () => now } : {}) });
     open.push(store);
     return store;
   };

@@ -19,7 +19,7 @@ import type { FlowHealth } from './flow-health.js';
  * duration buckets are the same numbers in SQL on each engine and in JavaScript.
  */
 
-const { engines, start, stop } = testEngines('flow_health');
+const { engines, start, stop } = testEngines('flow_health', { readPool: true });
 beforeAll(start, 60_000);
 afterAll(stop);
 
@@ -46,7 +46,7 @@ function expectedFrom(
 describe.each(engines)('flow health on $name', (engine) => {
   const open: HivewatchStore[] = [];
   const fresh = async (): Promise<HivewatchStore> => {
-    const store = await openStore({ path: await engine.fresh() });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options });
     open.push(store);
     return store;
   };

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import type { HivewatchStore } from '../contract.js';
@@ -7,6 +7,7 @@ import { JournalBuilder } from '../testing/journal-builder.js';
 import { POSTGRES_SCHEMA_VERSION } from './migrate.js';
 import { openPostgresStore, type OpenPostgresStoreOptions } from './store.js';
 import { skipTitle } from '../../testing/skip.js';
+import { waiting as notYet } from '../../testing/waiting.js';
 
 const { binaries, reason } = findPostgres();
 if (!binaries) console.warn(`PostgreSQL suites skipped: ${reason}`);
@@ -102,6 +103,37 @@ describe.skipIf(!binaries)(skipTitle('openPostgresStore', reason), () => {
     const stats = await store.stats();
     expect(stats).toMatchObject({ schemaVersion: POSTGRES_SCHEMA_VERSION, runs: 1, events: events.length });
     expect(stats.bytes).toBeGreaterThan(0);
+  });
+
+  it('runs reads sent at once on separate connections at the same time: both wait on one lock together, then both answer', async () => {
+    const url = await freshUrl();
+    const store = await open(url);
+    await store.appendEvents(smallRun('run-1'));
+    const database = new URL(url).pathname.slice(1);
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE runs IN ACCESS EXCLUSIVE MODE');
+      const reads = Promise.all([store.getRunRow('run-1'), store.listRuns()]);
+      // Serialized reads would leave one waiting on the lock and the other queued behind it, never two.
+      await vi.waitFor(
+        async () => {
+          const { rows } = await admin.query<{ n: number }>(
+            "SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE application_name = 'hivewatch' AND datname = $1 AND wait_event_type = 'Lock'",
+            [database],
+          );
+          if (rows[0]!.n !== 2) notYet(`both reads to wait on the lock at once (${rows[0]!.n} waiting)`);
+        },
+        { timeout: 30_000 },
+      );
+      await locker.query('COMMIT');
+      const [row, page] = await reads;
+      expect(row?.status).toBe('failed');
+      expect(page.runs.map((run) => run.id)).toEqual(['run-1']);
+    } finally {
+      await locker.end();
+    }
   });
 
   it('tells subscribers each committed batch with its walls and commit positions', async () => {

@@ -12,7 +12,7 @@ import { DAY_MS } from '../rollups/usage-rollups.js';
  * a cycle of spawns (hostile telemetry) ends; prune takes a pruned run's links with it.
  */
 
-const { engines, start, stop } = testEngines('agent-tree');
+const { engines, start, stop } = testEngines('agent-tree', { readPool: true });
 beforeAll(start, 60_000);
 afterAll(stop);
 
@@ -59,7 +59,7 @@ const spawn = (runId: string, agentId: string, agentName: string | null = null):
 describe.each(engines)('agent trees on $name', (engine) => {
   const open: HivewatchStore[] = [];
   const fresh = async (): Promise<HivewatchStore> => {
-    const store = await openStore({ path: await engine.fresh() });
+    const store = await openStore({ path: await engine.fresh(), ...engine.options });
     open.push(store);
     return store;
   };

@@ -1,13 +1,17 @@
 import { type HivewatchStore, StoreEngine } from '../contract.js';
 import { bindReads } from '../bind-reads.js';
-import { Dialect } from '../queries/plan.js';
+import { Dialect, type Query } from '../queries/plan.js';
 import { READS } from '../queries/index.js';
+import { usageQuery } from '../queries/usage.js';
+import { issueStore } from '../issues/issues.js';
 import type { SqliteStore } from './types.js';
+import type { SqliteReadPool } from './read-pool.js';
 
 /**
  * The SQLite engine behind the store contract. better-sqlite3 is synchronous, so each method does
  * its work at the call (a commit is durable before the promise is even returned) and answers with
- * a settled promise; a thrown error becomes a rejection, as on every engine.
+ * a settled promise; a thrown error becomes a rejection, as on every engine. With a read pool
+ * (read-pool.ts) the reads are answered later, from worker threads, and a write still at the call.
  */
 
 function answer<T>(work: () => T): Promise<T> {
@@ -46,24 +50,43 @@ const PROMISED = [
   'prune',
   'integrityCheck',
   'stats',
-  'close',
 ] as const satisfies readonly (keyof SqliteStore & keyof HivewatchStore)[];
 
-/** The SQLite store as the contract (what `openStore` returns for a path). */
-export function sqliteContractStore(sqlite: SqliteStore): HivewatchStore {
+/**
+ * The SQLite store as the contract (what `openStore` returns for a path). With `pool`, the reads
+ * (the table of reads, usage and the issues' reads) run on its worker threads and everything else
+ * on the connection; closing ends the workers before the connection.
+ */
+export function sqliteContractStore(sqlite: SqliteStore, pool: SqliteReadPool | null = null): HivewatchStore {
+  const read = <T>(query: Query<T>): Promise<T> => (pool ? pool.read(query) : answer(() => sqlite.readPlan(query)));
   return {
     engine: StoreEngine.sqlite,
     location: sqlite.path,
     readonly: sqlite.readonly,
     recovered: sqlite.recovered,
-    issues: sqlite.issues,
-    ...bindReads(READS, Dialect.sqlite, (query) => answer(() => sqlite.readPlan(query))),
+    issues: pool ? pooledIssues(sqlite, read) : sqlite.issues,
+    ...bindReads(READS, Dialect.sqlite, read),
     ...promised(sqlite, PROMISED),
-    usage: (read) => answer(() => sqlite.usage(read)),
+    usage: usageOf(sqlite, pool),
     runStatements: (plan) => answer(() => sqlite.runStatements(plan)),
     subscribe: (listener) => sqlite.subscribe(listener),
     // PRAGMA data_version changes when another connection committed anything (events, commands).
     changeToken: () => answer(() => String(sqlite.dataVersion())),
     watchChanges: () => () => undefined, // no push in SQLite: callers poll changeToken
+    close: async () => {
+      await pool?.close();
+      sqlite.close();
+    },
   };
+}
+
+/** `usage` on the pool or the connection; a bad read is a rejection either way, never a throw. */
+function usageOf(sqlite: SqliteStore, pool: SqliteReadPool | null): HivewatchStore['usage'] {
+  if (pool === null) return (read) => answer(() => sqlite.usage(read));
+  return (read) => answer(() => usageQuery(Dialect.sqlite, read)).then((query) => pool.read(query));
+}
+
+/** The issues' reads on the pool, their one write (a status change) on the connection, as `runStatements` runs it. */
+function pooledIssues(sqlite: SqliteStore, read: <T>(query: Query<T>) => Promise<T>): HivewatchStore['issues'] {
+  return issueStore(Dialect.sqlite, read, (query) => answer(() => sqlite.runStatements(() => query)));
 }

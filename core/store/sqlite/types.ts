@@ -40,6 +40,13 @@ export interface OpenStoreOptions {
    * whoever opens the store to run flows (core/service's `openHostStore`); without it none is done.
    */
   endLeftovers?: EndLeftovers;
+  /**
+   * Reads on this many worker threads, each with a read-only connection (sqlite/read-pool.ts),
+   * beside the one connection that writes: for a process that answers many reads at once (`serve`,
+   * the window's main process). Used by `openStore` for a SQLite file opened writable; 0 or absent:
+   * every read on the one connection (':memory:', read-only opens and PostgreSQL never use it).
+   */
+  readWorkers?: number;
 }
 
 /** A contract method answered at once: SQLite's connection is synchronous (better-sqlite3). */
