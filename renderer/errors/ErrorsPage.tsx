@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { ErrorGroup } from '../../core/service/api.js';
 import { useShortcuts } from '../app/keyboard.js';
 import { formatHash, navigate, useRoute } from '../app/router.js';
@@ -9,6 +9,7 @@ import { useLiveRefresh } from '../lib/use-live-refresh.js';
 import { CorrelationPivot } from './CorrelationPivot.js';
 import { CountsLine, headerCounts } from './CountsLine.js';
 import { ErrorsCost } from './ErrorsCost.js';
+import { ChartsAfterNumbers, NumbersFirst } from './charts/load-charts.js';
 import { CountChart } from './CountChart.js';
 import { ErrorsFilterBar } from './ErrorsFilterBar.js';
 import { filterOf, parseErrorsQuery, RANGE_LABELS, serializeErrorsQuery, STATUS_LABELS, windowOf, type ErrorsQuery, type FilterKey } from './errors-query.js';
@@ -77,6 +78,13 @@ export function ErrorsPage() {
   // The query the figures on screen answer: the one before while a new window is read or could not be.
   const shown = overview.answers ?? null;
   const occurrences = useOccurrences(filter, query.group, refresh);
+  // The charts draw after the issues (IssuesPanel says when) and the occurrences: the counts
+  // come with the charts' own data. This page provides the gate, so it tells it directly.
+  const [numbersFirst] = useState(() => new NumbersFirst(['issues', 'occurrences']));
+  const occurrencesDrawn = data !== undefined && occurrences.state !== 'loading';
+  useEffect(() => {
+    if (occurrencesDrawn) numbersFirst.shown('occurrences');
+  }, [numbersFirst, occurrencesDrawn]);
 
   const setQuery = (next: ErrorsQuery, options: { replace?: boolean } = {}): void => navigate(formatHash(['errors'], serializeErrorsQuery(next)), options);
   const toggle = (key: FilterKey, value: string): void => setQuery({ ...query, [key]: query[key] === value ? '' : value, group: '' });
@@ -143,6 +151,7 @@ export function ErrorsPage() {
     );
 
   return (
+    <ChartsAfterNumbers.Provider value={numbersFirst}>
     <section className="page errors-page" aria-labelledby="errors-title">
       <header className="page-header">
         <h1 id="errors-title">Errors</h1>
@@ -157,5 +166,6 @@ export function ErrorsPage() {
       <ErrorsFilterBar query={query} shown={shown} data={data} onChange={setQuery} />
       {content}
     </section>
+    </ChartsAfterNumbers.Provider>
   );
 }

@@ -4,6 +4,7 @@ import { useApi } from '../app/api-context.js';
 import { ErrorState, Loading } from '../components/states.js';
 import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { errorText, useAsync } from '../lib/use-async.js';
+import { useShownPart } from './charts/load-charts.js';
 import { ISSUE_SORT_CHOICES, STATUS_LABELS, type ErrorsQuery } from './errors-query.js';
 import { IssuesTable, type IssueChange } from './IssuesTable.js';
 import { issuesInput, takePrefetchedIssues } from './side-loads.js';
@@ -31,6 +32,7 @@ export function IssuesPanel({ query, now, refresh, onQuery }: { query: ErrorsQue
   const ask = issuesInput(query, now);
   const { state, reload } = useAsync(() => takePrefetchedIssues(ask) ?? api.listIssues(ask), [api, JSON.stringify(ask), refresh, changes]);
   const issues = state.data?.items ?? [];
+  useShownPart('issues', state.status !== 'loading' || state.data !== undefined);
 
   const change = (issue: Issue, next: IssueChange): void => {
     setBusy(issue.id);
