@@ -67,6 +67,18 @@ export const ChartsAfterNumbers = createContext<NumbersFirst | null>(null);
 const noSubscription = (): (() => void) => () => undefined;
 const alwaysOpen = (): boolean => true;
 
+/**
+ * The gate a page provides to its charts, waiting for `parts`. The page's own part (`own`, drawn
+ * once `ownDrawn` holds) is told here: the page cannot read the gate it provides.
+ */
+export function useNumbersFirst(parts: readonly string[], own: string, ownDrawn: boolean): NumbersFirst {
+  const [gate] = useState(() => new NumbersFirst(parts));
+  useEffect(() => {
+    if (ownDrawn) gate.shown(own);
+  }, [gate, own, ownDrawn]);
+  return gate;
+}
+
 /** Tells the page's gate that `part` has drawn once `drawn` holds (in an effect: after its commit). */
 export function useShownPart(part: string, drawn: boolean): void {
   const gate = useContext(ChartsAfterNumbers);
@@ -87,7 +99,7 @@ export function useCharts(): ChartsState {
   const [failed, setFailed] = useState(false);
   const [attempt, setAttempt] = useState(0);
   const gate = useContext(ChartsAfterNumbers);
-  const open = useSyncExternalStore(gate?.subscribe ?? noSubscription, gate?.isOpen ?? alwaysOpen);
+  const open = useSyncExternalStore(gate?.subscribe ?? noSubscription, gate?.isOpen ?? alwaysOpen, gate?.isOpen ?? alwaysOpen);
   useEffect(() => {
     if (!open) return;
     let live = true;
