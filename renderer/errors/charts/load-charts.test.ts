@@ -30,4 +30,16 @@ describe('NumbersFirst', () => {
       expect([gate.isOpen(), told]).toEqual([true, ['a']]);
     }
   });
+
+  it('gives up waiting for a part that never draws, telling its listeners once', () => {
+    const gate = new NumbersFirst(['issues', 'occurrences']);
+    const told: string[] = [];
+    gate.subscribe(() => told.push('a'));
+    gate.shown('issues');
+    gate.giveUp();
+    expect([gate.isOpen(), told]).toEqual([true, ['a']]);
+    gate.giveUp();
+    gate.shown('occurrences');
+    expect(told).toEqual(['a']);
+  });
 });

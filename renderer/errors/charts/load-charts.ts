@@ -53,6 +53,11 @@ export class NumbersFirst {
     for (const listener of [...this.listeners]) listener();
   }
 
+  /** Stops waiting for whatever has not drawn yet (an answer that is slow to come). */
+  giveUp(): void {
+    for (const part of [...this.waiting]) this.shown(part);
+  }
+
   readonly isOpen = (): boolean => this.waiting.size === 0;
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -76,8 +81,17 @@ export function useNumbersFirst(parts: readonly string[], own: string, ownDrawn:
   useEffect(() => {
     if (ownDrawn) gate.shown(own);
   }, [gate, own, ownDrawn]);
+  useEffect(() => {
+    // An answer that hangs (no request here has a deadline) must not keep the charts from
+    // drawing what did arrive: they wait for the numbers at most this long.
+    const timer = setTimeout(() => gate.giveUp(), CHARTS_WAIT_AT_MOST_MS);
+    return () => clearTimeout(timer);
+  }, [gate]);
   return gate;
 }
+
+/** The longest the charts wait for the numbers beside them. */
+export const CHARTS_WAIT_AT_MOST_MS = 1_500;
 
 /** Tells the page's gate that `part` has drawn once `drawn` holds (in an effect: after its commit). */
 export function useShownPart(part: string, drawn: boolean): void {
