@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { cachedHistory } from './bulk-seed.js';
-import { ERRORS_CHARTS, waitMark } from './page-marks.js';
+import { ERRORS_CHARTS, ERRORS_NUMBERS, waitMarks } from './page-marks.js';
 import { ensureProductionRenderer } from './renderer-build.js';
 import { startServe, stopServe, type Serve } from './serve.js';
 
@@ -12,7 +12,9 @@ import { startServe, stopServe, type Serve } from './serve.js';
  * The Errors screen's page-side work: on a loaded machine wall times say
  * little, so this reads what the renderer itself spent until every panel was filled (the
  * numbers and the four recharts charts drawn) — the main thread's script and task time
- * (Chromium's Performance domain) and the time from the last API response to "filled". Each
+ * (Chromium's Performance domain) and the time from the last API response to "filled" — and
+ * when the first numbers (ERRORS_NUMBERS) were on screen, from navigation start and from the
+ * last API answer before them. Each
  * sample opens the screen cold on a fresh serve of the cached 1M
  * history (any age: the 24 h range always holds errors). `--samples N` (default 5), `--range R`
  * (default 24h), `--size N` (default 1,000,000).
@@ -22,6 +24,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 
 interface Sample {
+  numbersMs: number;
+  numbersAfterLastResponseMs: number;
   filledMs: number;
   afterLastResponseMs: number;
   scriptMs: number;
@@ -41,21 +45,27 @@ async function openOnce(url: string): Promise<Sample> {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
     await page.goto(url);
-    const filledMs = await waitMark(page, ERRORS_CHARTS);
+    const [numbersMs = 0, filledMs = 0] = await waitMarks(page, [ERRORS_NUMBERS, ERRORS_CHARTS]);
     const { metrics } = await cdp.send('Performance.getMetrics');
     const metric = (name: string): number => Math.round((metrics.find((m) => m.name === name)?.value ?? 0) * 1000);
-    const lastResponse = await page.evaluate(
-      (filled) =>
-        Math.max(
-          0,
-          ...performance
-            .getEntriesByType('resource')
-            .filter((e) => e.name.includes('/api/') && (e as PerformanceResourceTiming).responseEnd <= filled)
-            .map((e) => (e as PerformanceResourceTiming).responseEnd),
-        ),
-      filledMs,
-    );
+    // The last API answer the window had before a mark: what came after it is the page's own work.
+    const lastResponseBefore = (mark: number): Promise<number> =>
+      page.evaluate(
+        (at) =>
+          Math.max(
+            0,
+            ...performance
+              .getEntriesByType('resource')
+              .filter((e) => e.name.includes('/api/') && (e as PerformanceResourceTiming).responseEnd <= at)
+              .map((e) => (e as PerformanceResourceTiming).responseEnd),
+          ),
+        mark,
+      );
+    const lastResponse = await lastResponseBefore(filledMs);
+    const lastBeforeNumbers = await lastResponseBefore(numbersMs);
     return {
+      numbersMs: Math.round(numbersMs),
+      numbersAfterLastResponseMs: Math.round(numbersMs - lastBeforeNumbers),
       filledMs: Math.round(filledMs),
       afterLastResponseMs: Math.round(filledMs - lastResponse),
       scriptMs: metric('ScriptDuration'),
@@ -97,10 +107,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
   }
   for (const s of taken)
-    console.log(`filled ${s.filledMs} ms · last response → filled ${s.afterLastResponseMs} ms · script ${s.scriptMs} ms · tasks ${s.taskMs} ms`);
+    console.log(
+      `numbers ${s.numbersMs} ms (last response → numbers ${s.numbersAfterLastResponseMs} ms) · filled ${s.filledMs} ms · last response → filled ${s.afterLastResponseMs} ms · script ${s.scriptMs} ms · tasks ${s.taskMs} ms`,
+    );
   const pick = (key: keyof Sample): number => median(taken.map((s) => s[key]));
   console.log(
-    `Errors ${range}, ${samples} cold opens, median: filled ${pick('filledMs')} ms, last response → filled ${pick('afterLastResponseMs')} ms, renderer script ${pick('scriptMs')} ms, main-thread tasks ${pick('taskMs')} ms`,
+    `Errors ${range}, ${samples} cold opens, median: numbers ${pick('numbersMs')} ms, last response → numbers ${pick('numbersAfterLastResponseMs')} ms, filled ${pick('filledMs')} ms, last response → filled ${pick('afterLastResponseMs')} ms, renderer script ${pick('scriptMs')} ms, main-thread tasks ${pick('taskMs')} ms`,
   );
   return 0;
 }

@@ -30,7 +30,7 @@ export async function waitMark(page: Page, test: string): Promise<number> {
 }
 
 /** performance.now() of the first frame in which each of `tests` holds, all watched from one frame loop (rejects after two minutes). */
-function waitMarks(page: Page, tests: readonly string[]): Promise<number[]> {
+export function waitMarks(page: Page, tests: readonly string[]): Promise<number[]> {
   return page.evaluate(
     ({ sources, timeout }) =>
       new Promise<number[]>((done, fail) => {

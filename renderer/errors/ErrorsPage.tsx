@@ -9,6 +9,7 @@ import { useLiveRefresh } from '../lib/use-live-refresh.js';
 import { CorrelationPivot } from './CorrelationPivot.js';
 import { CountsLine, headerCounts } from './CountsLine.js';
 import { ErrorsCost } from './ErrorsCost.js';
+import { ChartsAfterNumbers, useNumbersFirst } from './charts/load-charts.js';
 import { CountChart } from './CountChart.js';
 import { ErrorsFilterBar } from './ErrorsFilterBar.js';
 import { filterOf, parseErrorsQuery, RANGE_LABELS, serializeErrorsQuery, STATUS_LABELS, windowOf, type ErrorsQuery, type FilterKey } from './errors-query.js';
@@ -77,6 +78,8 @@ export function ErrorsPage() {
   // The query the figures on screen answer: the one before while a new window is read or could not be.
   const shown = overview.answers ?? null;
   const occurrences = useOccurrences(filter, query.group, refresh);
+  // The charts draw after the issues (IssuesPanel tells the gate) and the occurrences.
+  const numbersFirst = useNumbersFirst(['issues', 'occurrences'], 'occurrences', data !== undefined && occurrences.state !== 'loading');
 
   const setQuery = (next: ErrorsQuery, options: { replace?: boolean } = {}): void => navigate(formatHash(['errors'], serializeErrorsQuery(next)), options);
   const toggle = (key: FilterKey, value: string): void => setQuery({ ...query, [key]: query[key] === value ? '' : value, group: '' });
@@ -143,19 +146,21 @@ export function ErrorsPage() {
     );
 
   return (
-    <section className="page errors-page" aria-labelledby="errors-title">
-      <header className="page-header">
-        <h1 id="errors-title">Errors</h1>
-        <span className="page-meta" data-testid="errors-total">
-          {counts && <CountsLine counts={counts} />}
-          <ErrorsCost filter={filter} issueStatus={query.issueStatus} refresh={refresh} />
-          {win.zoomed && ` between ${formatAbsolute(win.since ?? 0).slice(0, 16)} and ${win.until ? formatAbsolute(win.until).slice(0, 16) : 'now'}`}
-          {overview.status === 'loading' && data && ' · refreshing…'}
-        </span>
-      </header>
-      <StaleNote failed={failedRead(overview)} showing={shown && sameWindow(shown, query) ? null : shown && windowLabel(shown)} />
-      <ErrorsFilterBar query={query} shown={shown} data={data} onChange={setQuery} />
-      {content}
-    </section>
+    <ChartsAfterNumbers.Provider value={numbersFirst}>
+      <section className="page errors-page" aria-labelledby="errors-title">
+        <header className="page-header">
+          <h1 id="errors-title">Errors</h1>
+          <span className="page-meta" data-testid="errors-total">
+            {counts && <CountsLine counts={counts} />}
+            <ErrorsCost filter={filter} issueStatus={query.issueStatus} refresh={refresh} />
+            {win.zoomed && ` between ${formatAbsolute(win.since ?? 0).slice(0, 16)} and ${win.until ? formatAbsolute(win.until).slice(0, 16) : 'now'}`}
+            {overview.status === 'loading' && data && ' · refreshing…'}
+          </span>
+        </header>
+        <StaleNote failed={failedRead(overview)} showing={shown && sameWindow(shown, query) ? null : shown && windowLabel(shown)} />
+        <ErrorsFilterBar query={query} shown={shown} data={data} onChange={setQuery} />
+        {content}
+      </section>
+    </ChartsAfterNumbers.Provider>
   );
 }

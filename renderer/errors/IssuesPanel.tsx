@@ -4,9 +4,10 @@ import { useApi } from '../app/api-context.js';
 import { ErrorState, Loading } from '../components/states.js';
 import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { errorText, useAsync } from '../lib/use-async.js';
+import { useShownPart } from './charts/load-charts.js';
 import { ISSUE_SORT_CHOICES, STATUS_LABELS, type ErrorsQuery } from './errors-query.js';
 import { IssuesTable, type IssueChange } from './IssuesTable.js';
-import { issuesInput, takePrefetchedIssues } from './side-loads.js';
+import { issuesInput, takeArrivedIssues, takePrefetchedIssues } from './side-loads.js';
 
 const SORT_LABELS: Record<IssueSort, string> = {
   'last-seen': 'Last seen',
@@ -29,8 +30,12 @@ export function IssuesPanel({ query, now, refresh, onQuery }: { query: ErrorsQue
   const [busy, setBusy] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const ask = issuesInput(query, now);
-  const { state, reload } = useAsync(() => takePrefetchedIssues(ask) ?? api.listIssues(ask), [api, JSON.stringify(ask), refresh, changes]);
+  // Prefetched with the first round, the issues are usually in before this panel mounts (with the
+  // overview): drawn in its first render, not a "Loading" frame later.
+  const [arrived] = useState(() => takeArrivedIssues(ask));
+  const { state, reload } = useAsync(() => takePrefetchedIssues(ask) ?? api.listIssues(ask), [api, JSON.stringify(ask), refresh, changes], arrived);
   const issues = state.data?.items ?? [];
+  useShownPart('issues', state.status !== 'loading' || state.data !== undefined);
 
   const change = (issue: Issue, next: IssueChange): void => {
     setBusy(issue.id);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ErrorOccurrence, ErrorSeries, HivewatchApi, Page } from '../../core/service/api.js';
 import { filterOf, parseErrorsQuery, stableNow, windowOf } from './errors-query.js';
 import { loadOverview, prefetchErrors, SAMPLE_SIZE, takePrefetchedOverview, takePrefetchedSample } from './errors-loads.js';
-import { costInput, issuesInput, takePrefetchedCost, takePrefetchedIssues } from './side-loads.js';
+import { costInput, issuesInput, takeArrivedIssues, takePrefetchedCost, takePrefetchedIssues } from './side-loads.js';
 
 /**
  * Answers the Errors screen's reads (the overview's, the occurrences, the issues, the cost) with empty results and records each call with its
@@ -138,6 +138,21 @@ describe('prefetching the Errors screen', () => {
     expect(reads.length).toBeGreaterThan(0);
     await expect(takePrefetchedOverview(filter, bucket)).resolves.toBeDefined();
     await expect(takePrefetchedIssues(issues)).resolves.toEqual({ items: [], nextCursor: null });
+  });
+
+  it('hands the issues to a panel mounting after their answer as an answer in hand, once', async () => {
+    const { api } = errorsApi();
+    const hash = 'range=30d&flow=examples/03-flaky-tests.prose';
+    prefetchErrors(api, new URLSearchParams(hash), NOW);
+    const issues = issuesInput(parseErrorsQuery(new URLSearchParams(hash)), stableNow(NOW));
+    // Not in yet: nothing in hand, and the promise is still there for the panel to wait on.
+    expect(takeArrivedIssues(issues)).toBeUndefined();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(takeArrivedIssues({ ...issues, sort: 'failures' })).toBeUndefined();
+    expect(takeArrivedIssues(issues)?.data).toEqual({ items: [], nextCursor: null });
+    // Taken: neither form hands it over again (a refresh reads afresh).
+    expect(takeArrivedIssues(issues)).toBeUndefined();
+    expect(takePrefetchedIssues(issues)).toBeNull();
   });
 });
 

@@ -1,4 +1,5 @@
 import type { CostSplitAnswerView, CostSplitInput, ErrorFilter, HivewatchApi } from '../../core/service/api.js';
+import type { InHand } from '../lib/use-async.js';
 import { scopeOf, type ErrorsQuery } from './errors-query.js';
 
 /**
@@ -25,6 +26,8 @@ export function costInput(filter: ErrorFilter, issueStatus: ErrorsQuery['issueSt
 interface Waiting<T> {
   key: string;
   answer: Promise<T>;
+  /** The answer once it is in: a panel mounting after it draws it in its first render. */
+  arrived?: InHand<T>;
 }
 
 let issues: Waiting<IssuePage> | null = null;
@@ -32,8 +35,9 @@ let cost: Waiting<CostSplitAnswerView> | null = null;
 
 /** A started read, forgotten if it fails (a panel that mounts later reads afresh, never an old failure). */
 function waiting<T>(key: string, answer: Promise<T>, forget: () => void): Waiting<T> {
-  answer.catch(forget);
-  return { key, answer };
+  const round: Waiting<T> = { key, answer };
+  answer.then((data) => (round.arrived = { data, loadedAt: Date.now() }), forget);
+  return round;
 }
 
 export function prefetchSideLoads(api: HivewatchApi, issuesAsk: ListIssuesInput, costAsk: CostSplitInput): void {
@@ -51,6 +55,13 @@ export function prefetchSideLoads(api: HivewatchApi, issuesAsk: ListIssuesInput,
     });
     cost = round;
   }
+}
+
+/** The prefetched issues if their answer is already in (taken, as by `takePrefetchedIssues`). */
+export function takeArrivedIssues(ask: ListIssuesInput): InHand<IssuePage> | undefined {
+  const arrived = issues?.key === JSON.stringify(ask) ? issues.arrived : undefined;
+  if (arrived) issues = null;
+  return arrived;
 }
 
 export function takePrefetchedIssues(ask: ListIssuesInput): Promise<IssuePage> | null {

@@ -23,21 +23,38 @@ export function errorText(error: unknown): string {
   return String(error);
 }
 
+/** An answer already in hand when a screen mounts (a prefetch that has arrived), read at `loadedAt`. */
+export interface InHand<T> {
+  data: T;
+  loadedAt: number;
+}
+
 /**
  * Runs `load` whenever a key changes, and again when the window recovers (the server came back:
  * a screen left on "Failed to fetch" reads again by itself); keeps the previous data while
- * reloading (no flicker) and ignores answers to requests that were superseded.
+ * reloading (no flicker) and ignores answers to requests that were superseded. `inHand`, the
+ * first keys' answer already read, is drawn in the first render instead of after a "Loading"
+ * frame and an effect, and not read again for those keys.
  */
-export function useAsync<T>(load: () => Promise<T>, keys: readonly unknown[]): AsyncResult<T> {
-  const [state, setState] = useState<AsyncState<T>>({ status: 'loading', data: undefined, error: null, loadedAt: null });
+export function useAsync<T>(load: () => Promise<T>, keys: readonly unknown[], inHand?: InHand<T>): AsyncResult<T> {
+  const [state, setState] = useState<AsyncState<T>>(() =>
+    inHand === undefined
+      ? { status: 'loading', data: undefined, error: null, loadedAt: null }
+      : { status: 'ready', data: inHand.data, error: null, loadedAt: inHand.loadedAt },
+  );
   const [nonce, setNonce] = useState(0);
   const recoveries = useRecoveries();
   const generation = useRef(0);
   const loadRef = useRef(load);
   loadRef.current = load;
+  const skipFirst = useRef(inHand !== undefined);
 
   useEffect(() => {
     const mine = ++generation.current;
+    if (skipFirst.current) {
+      skipFirst.current = false;
+      return;
+    }
     setState((s) => ({ status: 'loading', data: s.data, error: null, loadedAt: s.loadedAt }));
     loadRef.current().then(
       (data) => {
