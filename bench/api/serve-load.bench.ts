@@ -40,12 +40,15 @@ import { percentile, type Measurement } from '../harness/measure.js';
 const STARTS = 500;
 /**
  * The quick form (what CI runs beside other work; docs/benches.md "Quick forms"): a fifth of the
- * starts, each still three fake-agent subprocesses, judged against QUICK_START_TARGET_MS; 300
- * slow OTLP clients, still past the receiver's cap of 256; the unforced memory figure read 5 s
- * after the runs end instead of 30. The memory and slow-client targets are the full run's.
+ * starts, each still three fake-agent subprocesses, within QUICK_START_TARGET_MS: 50 ms a start,
+ * 2.5 times the full target's pace (a start measured 4–5 ms at a load of 4), which a start that
+ * waited on its agents or on the runs before it would miss. 300 slow OTLP clients, still past the
+ * receiver's cap of 256, on SQLite only (the receiver's HTTP limits are the same code on both
+ * engines); the unforced memory figure read 5 s after the runs end instead of 30; the
+ * unjudged 16-in-flight figure left out. The memory and slow-client targets are the full run's.
  */
 const QUICK_STARTS = 100;
-const QUICK_START_TARGET_MS = 10_000;
+const QUICK_START_TARGET_MS = 5_000;
 const QUICK_SLOW_CONNECTIONS = 300;
 const QUICK_LATER_S = 5;
 const FLOW = 'examples/01-happy-path.prose';
@@ -185,7 +188,7 @@ async function startFigures(engine: string, server: RunningServer, size: Size): 
   const later = memory();
   const settled = await settledMemory();
 
-  const parallel = await postMany(server, '/api/runs', { flow: FLOW }, 201, n, 16);
+  const parallel = size.quick ? null : await postMany(server, '/api/runs', { flow: FLOW }, 201, n, 16);
   await untilRunsEnd(server);
   const inProcess = await postMany(server, '/api/runs', { flow: NOOP_FLOW }, 201, n);
   await untilRunsEnd(server);
@@ -204,12 +207,9 @@ async function startFigures(engine: string, server: RunningServer, size: Size): 
         `load average ${loadBefore.toFixed(1)} on ${availableParallelism()} cores as it began; event loop delay meanwhile p50 ${ms(loop.percentile(50))} ms, p99 ${ms(loop.percentile(99))} ms; ` +
         `baseline ${n} × POST /api/flows/check of the same flow ${check.elapsedMs.toFixed(0)} ms; the ${n} runs (${n * 3} fake-agent subprocesses) all ended ${(endedMs / 1000).toFixed(1)} s after the last start`,
     },
-    {
-      name: `${engine}: the same ${n} starts, 16 requests in flight (not judged)`,
-      value: parallel.elapsedMs,
-      unit: 'ms',
-      note: latency(parallel),
-    },
+    ...(parallel
+      ? [{ name: `${engine}: the same ${n} starts, 16 requests in flight (not judged)`, value: parallel.elapsedMs, unit: 'ms', note: latency(parallel) }]
+      : []),
     {
       name: `${engine}: ${n} starts of in-process (noop) sessions, one at a time (not judged)`,
       value: inProcess.elapsedMs,
@@ -258,13 +258,15 @@ async function slowOtlpFigures(engine: string, server: RunningServer, quick: boo
 }
 
 async function engineLoad(engine: string, dbPath: string, quick: boolean): Promise<Measurement[]> {
+  const slowClients = !quick || engine === 'SQLite';
   const dir = mkdtempSync(join(tmpdir(), 'hw-serve-load-'));
   const flows = join(dir, 'flows');
   mkdirSync(flows);
   writeFileSync(join(flows, NOOP_FLOW.slice('user/'.length)), NOOP_SOURCE);
   const server = await startServer({ dbPath, port: 0, otelPort: 0, staticDir: null, userFlowsDir: flows, log: () => undefined });
   try {
-    return [...(await startFigures(engine, server, sizeOf(quick))), await slowOtlpFigures(engine, server, quick)];
+    const starts = await startFigures(engine, server, sizeOf(quick));
+    return slowClients ? [...starts, await slowOtlpFigures(engine, server, quick)] : starts;
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
