@@ -31,11 +31,13 @@ const SPAWN_RATIO_TARGET = 1.25;
 const NOOP_US_PER_TASK_TARGET = 50;
 /**
  * The quick form's bounds (what CI runs beside other work; docs/benches.md "Quick forms" says
- * what each catches). The spawn ratio is against the same run's bare loop, so it holds under load
- * with a margin over the figures measured there; the noop costs have no baseline, so each is an
- * absolute bound that today's engine meets at load and the quadratic LiveJudgment would miss.
+ * what each catches). The spawn ratio is against the same run's bare loop, over five alternating
+ * trials of 200 sessions (about a second each, so three let one burst set the median: 1.58 at a
+ * load of 7, 1.11 at 4); the noop costs have no baseline, so each is an absolute bound that
+ * today's engine meets at load and the quadratic LiveJudgment (4,457 µs/task at 10,000) misses.
  */
-const QUICK_SPAWN_RATIO = 1.6;
+const QUICK_SPAWN_RATIO = 1.8;
+const QUICK_SPAWN_TRIALS = 5;
 const QUICK_FAN_US_PER_TASK = 1_000;
 const QUICK_SEQUENTIAL_US_PER_TASK = 10_000;
 
@@ -103,12 +105,13 @@ function median(values: readonly number[]): number {
 
 export async function engineBenchmarks(options: { quick: boolean }): Promise<Measurement[]> {
   const trials = 3;
+  const spawnTrials = options.quick ? QUICK_SPAWN_TRIALS : trials;
   const spawns = options.quick ? 200 : 1000;
   const commandPlan = fanOut(spawns, 'tru');
   const engine: number[] = [];
   const bare: number[] = [];
   let events = 0;
-  for (let i = 0; i < trials; i++) {
+  for (let i = 0; i < spawnTrials; i++) {
     bare.push(await timeIt(() => bareSpawns(spawns, 2)));
     const run = await durableRun(commandPlan, 2);
     engine.push(run.ms);
@@ -128,7 +131,7 @@ export async function engineBenchmarks(options: { quick: boolean }): Promise<Mea
         : `≤ ${spawnBound}× a bare Node loop spawning the same processes`,
       pass: ratio <= spawnBound,
       note:
-        `median of ${trials} alternating trials: engine run + durable sink close ${engine.map((t) => t.toFixed(0)).join(' / ')} ms ` +
+        `median of ${spawnTrials} alternating trials: engine run + durable sink close ${engine.map((t) => t.toFixed(0)).join(' / ')} ms ` +
         `(${events} events journaled), bare spawn loop ${bare.map((t) => t.toFixed(0)).join(' / ')} ms`,
     },
   ];

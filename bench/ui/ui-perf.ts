@@ -33,11 +33,11 @@ const RATE = 2_000;
 const LONG_TASK_TARGET_MS = 100;
 /**
  * The quick form's bound (2,000 runs, a 5 s stream: what CI runs beside other work;
- * docs/benches.md "Quick forms"): a neighbour's burst lengthens a task, a window that renders the
- * whole table on every streamed event blocks for far longer. Consistency with the store is judged
- * as in the full run.
+ * docs/benches.md "Quick forms"): a neighbour's burst lengthens a task (the longest read 0–198 ms
+ * at loads of 7–10), a window that stops keeping up with the stream and blocks for half a second
+ * misses it. Consistency with the store is judged as in the full run.
  */
-const QUICK_LONG_TASK_MS = 250;
+const QUICK_LONG_TASK_MS = 500;
 
 interface FrameStats {
   frames: number;
