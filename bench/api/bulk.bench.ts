@@ -25,6 +25,14 @@ session: worker
 
 /** The longest the event loop may stall while a bulk cancel runs: a request meanwhile waits at most this (half a second is not a freeze; measured 130–250 ms on 2 shared cores). */
 const STALL_TARGET_MS = 500;
+/**
+ * The quick form's bound (200 runs, what CI runs beside other work; docs/benches.md "Quick
+ * forms"): the whole bulk call took 482 ms here at a load of 4 and its longest stall 57 ms, so a
+ * cancel that journaled every run without yielding would stall for about the call's length, past
+ * this bound, while a neighbour's burst leaves the yielding one well under it. Every run ending
+ * cancelled is judged as in the full run.
+ */
+const QUICK_STALL_TARGET_MS = 300;
 
 export async function bulkBenchmarks(options: { quick: boolean }): Promise<Measurement[]> {
   const runs = options.quick ? 200 : 1_000;
@@ -48,6 +56,7 @@ export async function bulkBenchmarks(options: { quick: boolean }): Promise<Measu
     await Promise.all(ids.map((id) => service.whenFinished(id)));
     const cancelled = (await store.countRuns({ status: ['cancelled'] })).total;
     const stallMs = loop.max / 1e6;
+    const stallBound = options.quick ? QUICK_STALL_TARGET_MS : STALL_TARGET_MS;
     return [
       {
         name: `bulk cancel: journal ${runs} cancels (one command each)`,
@@ -59,8 +68,10 @@ export async function bulkBenchmarks(options: { quick: boolean }): Promise<Measu
         name: `bulk cancel: longest event-loop stall meanwhile`,
         value: stallMs,
         unit: 'ms',
-        target: `< ${STALL_TARGET_MS} ms`,
-        pass: stallMs < STALL_TARGET_MS && cancelled === runs,
+        target: options.quick
+          ? `< ${stallBound} ms, every run ended cancelled (--quick; ${STALL_TARGET_MS} ms at 1,000 runs in the full run)`
+          : `< ${stallBound} ms, every run ended cancelled`,
+        pass: stallMs < stallBound && cancelled === runs,
       },
     ];
   } finally {

@@ -17,13 +17,23 @@ import type { Measurement } from '../harness/measure.js';
  * no duplicate). Judged: the watched starts within START_TARGET_MS and every watcher saw every
  * event in order; the unwatched starts are the baseline of the ratio. Memory (RSS after a full
  * GC) once the watchers have everything and have gone, against the idle figure before them.
- * `--quick`: SQLite only, in-process (noop) sessions; the full form adds PostgreSQL and runs
- * the fake-agent example (a subprocess per session) on both.
+ * `--quick`: SQLite only, in-process (noop) sessions, serve's CPU for the watched starts judged
+ * against the unwatched ones (QUICK_CPU_RATIO); the full form adds PostgreSQL and runs the fake-agent
+ * example (a subprocess per session) on both.
  */
 
 const STARTS = 500;
 const WATCHERS = 1_000;
 const START_TARGET_MS = 10_000;
+/**
+ * The quick form's bound (noop sessions, what CI runs beside other work; docs/benches.md "Quick
+ * forms"): serve's CPU for the watched starts at most this many times its CPU for the same
+ * starts unwatched, in the same run. CPU rather than wall time: at a load of 23–31 the wall
+ * ratio of one build ranged 2.1–4.5×, its CPU ratio 2.1–2.6×. A fan-out that writes each round to
+ * every socket on a fixed beat read a CPU ratio of 3.1–3.4 there. Every subscriber complete and
+ * the memory back are judged as in the full run.
+ */
+const QUICK_CPU_RATIO = 2.8;
 const SETTLED_RSS_MARGIN_MB = 40;
 const AGENT_FLOW = 'examples/01-happy-path.prose';
 const NOOP_FLOW = 'user/three-noop-sessions.prose';
@@ -71,7 +81,7 @@ interface WatchReport {
   short: number;
 }
 
-async function engineFigures(engine: string, server: RunningServer, flow: string): Promise<Measurement[]> {
+async function engineFigures(engine: string, server: RunningServer, flow: string, quick: boolean): Promise<Measurement[]> {
   const alone = await postStarts(server, flow);
   await untilRunsEnd(server);
   fullGc();
@@ -96,6 +106,9 @@ async function engineFigures(engine: string, server: RunningServer, flow: string
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
   const expected = head - before;
+  const ratio = watched.ms / alone.ms;
+  const cpuRatio = watched.cpuS / alone.cpuS;
+  const fastEnough = quick ? cpuRatio <= QUICK_CPU_RATIO : watched.ms <= START_TARGET_MS;
   const complete = seen.short === 0 && seen.outOfOrder === 0 && seen.resets === 0 && seen.minEvents === expected && seen.maxEvents === expected;
   return [
     {
@@ -103,10 +116,12 @@ async function engineFigures(engine: string, server: RunningServer, flow: string
       value: watched.ms,
       unit: 'ms',
       baseline: alone.ms,
-      ratio: watched.ms / alone.ms,
-      target: `≤ ${START_TARGET_MS} ms, every subscriber sees all ${expected} events once, in order`,
-      pass: watched.ms <= START_TARGET_MS && complete,
-      note: `baseline: the same starts with no subscriber ${alone.ms.toFixed(0)} ms; serve's CPU ${watched.cpuS.toFixed(1)} s watched, ${alone.cpuS.toFixed(1)} s alone; per subscriber ${seen.minEvents}–${seen.maxEvents} events, ${seen.outOfOrder} out of order, ${seen.resets} resets, ${seen.short} short`,
+      ratio,
+      target: quick
+        ? `serve's CPU ≤ ${QUICK_CPU_RATIO}× the same starts unwatched, every subscriber sees all ${expected} events once, in order (--quick; ≤ ${START_TARGET_MS} ms in the full run)`
+        : `≤ ${START_TARGET_MS} ms, every subscriber sees all ${expected} events once, in order`,
+      pass: fastEnough && complete,
+      note: `baseline: the same starts with no subscriber ${alone.ms.toFixed(0)} ms; serve's CPU ${watched.cpuS.toFixed(1)} s watched, ${alone.cpuS.toFixed(1)} s alone (${cpuRatio.toFixed(2)}×); per subscriber ${seen.minEvents}–${seen.maxEvents} events, ${seen.outOfOrder} out of order, ${seen.resets} resets, ${seen.short} short`,
     },
     {
       name: `${engine}: serve RSS once the ${WATCHERS} subscribers left, full GC`,
@@ -119,14 +134,14 @@ async function engineFigures(engine: string, server: RunningServer, flow: string
   ];
 }
 
-async function engineRun(engine: string, dbPath: string, flow: string): Promise<Measurement[]> {
+async function engineRun(engine: string, dbPath: string, flow: string, quick: boolean): Promise<Measurement[]> {
   const dir = mkdtempSync(join(tmpdir(), 'hw-fanout-'));
   const flows = join(dir, 'flows');
   mkdirSync(flows);
   writeFileSync(join(flows, NOOP_FLOW.slice('user/'.length)), NOOP_SOURCE);
   const server = await startServer({ dbPath, port: 0, otelPort: 0, staticDir: null, userFlowsDir: flows, log: () => undefined });
   try {
-    return await engineFigures(engine, server, flow);
+    return await engineFigures(engine, server, flow, quick);
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
@@ -138,7 +153,7 @@ export async function fanoutBenchmarks(options: { quick: boolean }): Promise<Mea
   const out: Measurement[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'hw-fanout-db-'));
   try {
-    out.push(...(await engineRun('SQLite', join(dir, 'bench.db'), flow)));
+    out.push(...(await engineRun('SQLite', join(dir, 'bench.db'), flow, options.quick)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -152,7 +167,7 @@ export async function fanoutBenchmarks(options: { quick: boolean }): Promise<Mea
     await admin.connect();
     await admin.query('CREATE DATABASE fanout');
     await admin.end();
-    out.push(...(await engineRun('PostgreSQL', cluster.url('fanout'), flow)));
+    out.push(...(await engineRun('PostgreSQL', cluster.url('fanout'), flow, options.quick)));
   } finally {
     cluster?.stop();
   }

@@ -22,8 +22,24 @@ import { removeDb, tempPath } from '../store/store-baseline.js';
  *
  * Every trial starts on a fresh database (opened and removed untimed); the figure is the median
  * of the trials, the trials alternate engine and bare loop so a neighbour's burst falls on both.
- * `--quick`: 200 spawns, 2,000 noop tasks.
+ * `--quick`: 200 spawns; 10,000 noop tasks in one step, 2,000 one step each; judged against the
+ * quick bounds below.
  */
+
+/** The full form's targets. */
+const SPAWN_RATIO_TARGET = 1.25;
+const NOOP_US_PER_TASK_TARGET = 50;
+/**
+ * The quick form's bounds (what CI runs beside other work; docs/benches.md "Quick forms" says
+ * what each catches). The spawn ratio is against the same run's bare loop, over five alternating
+ * trials of 200 sessions (about a second each, so three let one burst set the median: 1.58 at a
+ * load of 7, 1.11 at 4); the noop costs have no baseline, so each is an absolute bound that
+ * today's engine meets at load and the quadratic LiveJudgment (4,457 µs/task at 10,000) misses.
+ */
+const QUICK_SPAWN_RATIO = 1.8;
+const QUICK_SPAWN_TRIALS = 5;
+const QUICK_FAN_US_PER_TASK = 1_000;
+const QUICK_SEQUENTIAL_US_PER_TASK = 10_000;
 
 function plan(source: string): FlowPlan {
   const result = checkFlow(source, 'bench.prose');
@@ -89,18 +105,20 @@ function median(values: readonly number[]): number {
 
 export async function engineBenchmarks(options: { quick: boolean }): Promise<Measurement[]> {
   const trials = 3;
+  const spawnTrials = options.quick ? QUICK_SPAWN_TRIALS : trials;
   const spawns = options.quick ? 200 : 1000;
   const commandPlan = fanOut(spawns, 'tru');
   const engine: number[] = [];
   const bare: number[] = [];
   let events = 0;
-  for (let i = 0; i < trials; i++) {
+  for (let i = 0; i < spawnTrials; i++) {
     bare.push(await timeIt(() => bareSpawns(spawns, 2)));
     const run = await durableRun(commandPlan, 2);
     engine.push(run.ms);
     events = run.events;
   }
   const ratio = median(engine) / median(bare);
+  const spawnBound = options.quick ? QUICK_SPAWN_RATIO : SPAWN_RATIO_TARGET;
   const out: Measurement[] = [
     {
       name: `${spawns} /bin/true sessions, conc. 2, SQLite journal vs bare spawns`,
@@ -108,38 +126,56 @@ export async function engineBenchmarks(options: { quick: boolean }): Promise<Mea
       unit: 'ms',
       baseline: median(bare),
       ratio,
-      target: '≤ 1.25× a bare Node loop spawning the same processes',
-      pass: ratio <= 1.25,
+      target: options.quick
+        ? `≤ ${spawnBound}× a bare Node loop spawning the same processes (--quick; ${SPAWN_RATIO_TARGET}× in the full run)`
+        : `≤ ${spawnBound}× a bare Node loop spawning the same processes`,
+      pass: ratio <= spawnBound,
       note:
-        `median of ${trials} alternating trials: engine run + durable sink close ${engine.map((t) => t.toFixed(0)).join(' / ')} ms ` +
+        `median of ${spawnTrials} alternating trials: engine run + durable sink close ${engine.map((t) => t.toFixed(0)).join(' / ')} ms ` +
         `(${events} events journaled), bare spawn loop ${bare.map((t) => t.toFixed(0)).join(' / ')} ms`,
     },
   ];
 
-  const tasks = options.quick ? 2000 : 10_000;
-  const noopFanOut = fanOut(tasks, 'nop');
-  const sequential = plan(`agent nop:\n  runtime: "noop"\nrepeat ${tasks}:\n  session: nop\n    prompt: "tick"\n`);
+  out.push(...(await noopFigures(options.quick, trials)));
+  return out;
+}
+
+/**
+ * The noop figures: one step N wide, and N steps one wide. The quick form keeps the full width in
+ * the one step (a step's judgment cost that grows with its width shows there, not at 2,000) and
+ * shortens the sequence of steps.
+ */
+async function noopFigures(quick: boolean, trials: number): Promise<Measurement[]> {
+  const wide = 10_000;
+  const steps = quick ? 2_000 : 10_000;
+  const noopFanOut = fanOut(wide, 'nop');
+  const sequential = plan(`agent nop:\n  runtime: "noop"\nrepeat ${steps}:\n  session: nop\n    prompt: "tick"\n`);
   const fan: number[] = [];
   const seq: number[] = [];
   for (let i = 0; i < trials; i++) {
     fan.push((await durableRun(noopFanOut, 4)).ms);
-    seq.push((await durableRun(sequential, 1, tasks + 1)).ms);
+    seq.push((await durableRun(sequential, 1, steps + 1)).ms);
   }
-  out.push({
-    name: `${tasks} noop sessions in one step, SQLite journal: time per task`,
-    value: (median(fan) * 1000) / tasks,
-    unit: 'µs/task',
-    target: '< 50 µs/task',
-    pass: (median(fan) * 1000) / tasks < 50,
-    note: `median of ${trials} runs (${fan.map((t) => t.toFixed(0)).join(' / ')} ms), run + durable sink close`,
-  });
-  out.push({
-    name: `${tasks} noop sessions, one step each, SQLite journal: time per task`,
-    value: (median(seq) * 1000) / tasks,
-    unit: 'µs/task',
-    target: '< 50 µs/task',
-    pass: (median(seq) * 1000) / tasks < 50,
-    note: `median of ${trials} runs (${seq.map((t) => t.toFixed(0)).join(' / ')} ms); each step also commits its events, checkpoints and lets threads settle`,
-  });
-  return out;
+  const target = (quickBound: number): string =>
+    quick ? `< ${quickBound} µs/task (--quick; ${NOOP_US_PER_TASK_TARGET} µs/task in the full run)` : `< ${NOOP_US_PER_TASK_TARGET} µs/task`;
+  const fanPerTask = (median(fan) * 1000) / wide;
+  const seqPerTask = (median(seq) * 1000) / steps;
+  return [
+    {
+      name: `${wide} noop sessions in one step, SQLite journal: time per task`,
+      value: fanPerTask,
+      unit: 'µs/task',
+      target: target(QUICK_FAN_US_PER_TASK),
+      pass: fanPerTask < (quick ? QUICK_FAN_US_PER_TASK : NOOP_US_PER_TASK_TARGET),
+      note: `median of ${trials} runs (${fan.map((t) => t.toFixed(0)).join(' / ')} ms), run + durable sink close`,
+    },
+    {
+      name: `${steps} noop sessions, one step each, SQLite journal: time per task`,
+      value: seqPerTask,
+      unit: 'µs/task',
+      target: target(QUICK_SEQUENTIAL_US_PER_TASK),
+      pass: seqPerTask < (quick ? QUICK_SEQUENTIAL_US_PER_TASK : NOOP_US_PER_TASK_TARGET),
+      note: `median of ${trials} runs (${seq.map((t) => t.toFixed(0)).join(' / ')} ms); each step also commits its events, checkpoints and lets threads settle`,
+    },
+  ];
 }

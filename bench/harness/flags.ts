@@ -33,7 +33,7 @@ const BENCH_OPTIONS: Record<string, readonly BenchName[]> = {
 };
 
 export const BENCH_USAGE = `usage: npm run bench [-- --quick] [-- --json] [-- --only NAME]
-  --quick   each bench's small workload, judged against its own targets (what CI runs)
+  --quick   each bench's small workload, judged against its own quick bounds (what CI runs)
   --json    the figures as JSON
   --only    one bench: ${BENCHES.join(', ')}
   ui/history also take --samples N, --filter-samples N, --errors N, --screens all|cost

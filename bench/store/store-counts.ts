@@ -69,6 +69,18 @@ export function countQueries(
   return times;
 }
 
+/** The full form's targets, at 1,000,000 errors: the p95, and the ratio to a plain GROUP BY (p50/p50 and p95/p95). */
+const P95_TARGET_MS = 5;
+const RATIO_TARGET = 20;
+/**
+ * The quick form's bounds (100,000 errors, what CI runs beside other work; docs/benches.md "Quick
+ * forms"): a p95 that holds when a neighbour deschedules a query, and the store's p50 at least
+ * QUICK_RATIO times faster than the plain GROUP BY's on the same windows — a ratio of one run,
+ * so the load falls on both. A count that lost its rollups and scans the errors reads about 1×.
+ */
+const QUICK_P95_MS = 25;
+const QUICK_RATIO = 3;
+
 export function queryMeasurement(by: string, windowLabel: string, errors: number, t: QueryTimes, quick: boolean): Measurement {
   const p50 = percentileOf(t.store, 50);
   const p95 = percentileOf(t.store, 95);
@@ -82,10 +94,10 @@ export function queryMeasurement(by: string, windowLabel: string, errors: number
     unit: 'ms',
     baseline: plain50,
     ratio,
-    // --quick stores a tenth of the errors: the plain GROUP BY has a tenth of the rows to read, so
-    // the 20× ratio is a full-size target; the smoke run only checks the latency.
-    target: quick ? 'p95 ≤ 5 ms (the 20× ratio is a 1,000,000-error target)' : 'p95 ≤ 5 ms and ≥ 20× faster than a plain GROUP BY',
-    pass: p95 <= 5 && (quick || (ratio >= 20 && tailRatio >= 20)),
+    target: quick
+      ? `p95 ≤ ${QUICK_P95_MS} ms and p50 ≥ ${QUICK_RATIO}× faster than a plain GROUP BY (--quick; ${P95_TARGET_MS} ms and ${RATIO_TARGET}× at 1,000,000 errors)`
+      : `p95 ≤ ${P95_TARGET_MS} ms and ≥ ${RATIO_TARGET}× faster than a plain GROUP BY`,
+    pass: quick ? p95 <= QUICK_P95_MS && ratio >= QUICK_RATIO : p95 <= P95_TARGET_MS && ratio >= RATIO_TARGET && tailRatio >= RATIO_TARGET,
     note:
       `store p50 ${p50.toFixed(3)} ms, p95 ${p95.toFixed(3)} ms, max ${(t.store[t.store.length - 1] ?? 0).toFixed(3)} ms (${t.store.length} queries); ` +
       `plain GROUP BY p50 ${plain50.toFixed(2)} ms, p95 ${plain95.toFixed(2)} ms (${t.plain.length} queries); ` +

@@ -39,7 +39,7 @@ import { type Op, SameRows, tempPath, removeDb, rawDatabase, contentHashes } fro
  * retries with backoff, caught and uncaught failures, cancellations and a few runs left open by
  * a "dead host"; errors of seven categories with messages carrying volatile numbers, ids and
  * paths. Runs overlap in time and their events reach the sink in timestamp order.
- * `--quick`: 100,000 events and 100,000 errors.
+ * `--quick`: 100,000 events and 100,000 errors, judged against the quick bounds (store-counts.ts, below).
  */
 
 function mb(bytes: number): number {
@@ -182,7 +182,17 @@ async function ingest(store: SqliteStore, batching: Batching, target: number, se
   return result;
 }
 
-function ingestMeasurements(label: string, r: IngestResult, verified: boolean): Measurement[] {
+/** The full form's ingest target: the store at ≥ 0.7× raw inserts of the same rows. */
+const INGEST_RATIO_TARGET = 0.7;
+/**
+ * The quick form's bound (10 chunks of 10,000 events, what CI runs beside other work;
+ * docs/benches.md "Quick forms"): a paired ratio of one run, so it holds under load; a store
+ * that doubled its own work per event (a second statement per row, a reducer run twice) falls
+ * below it. The tables stay hashed equal in both forms.
+ */
+const QUICK_INGEST_RATIO = 0.6;
+
+function ingestMeasurements(label: string, r: IngestResult, verified: boolean, quick: boolean): Measurement[] {
   const rate = (r.events / r.storeMs) * 1000;
   const ratio = median(r.chunkRatios);
   const eventsRatio = median(r.chunkEventRatios);
@@ -200,8 +210,10 @@ function ingestMeasurements(label: string, r: IngestResult, verified: boolean): 
       unit: 'events/s',
       baseline: (r.events / r.sameRowsMs) * 1000,
       ratio,
-      target: '≥ 0.7× raw batched inserts of the same rows',
-      pass: ratio >= 0.7 && r.identical,
+      target: quick
+        ? `≥ ${QUICK_INGEST_RATIO}× raw batched inserts of the same rows, tables identical (--quick; ${INGEST_RATIO_TARGET}× in the full run)`
+        : `≥ ${INGEST_RATIO_TARGET}× raw batched inserts of the same rows, tables identical`,
+      pass: ratio >= (quick ? QUICK_INGEST_RATIO : INGEST_RATIO_TARGET) && r.identical,
       note:
         `ratio = median over ${r.chunkRatios.length} chunks of same-rows time / store time (each chunk's three sections run back to back); ` +
         `totals: store ${(r.storeMs / 1000).toFixed(2)} s, same rows ${(r.sameRowsMs / 1000).toFixed(2)} s (ratio ${totalRatio.toFixed(3)}), ` +
@@ -285,12 +297,12 @@ export async function storeBenchmarks(options: { quick: boolean }): Promise<Meas
     const storm = await ingest(store, 'storm', events, 11, chunk, true);
     store.close();
     removeDb(stormPath);
-    out.push(...ingestMeasurements('storm batches of 1000', storm, true));
+    out.push(...ingestMeasurements('storm batches of 1000', storm, true, options.quick));
 
     // 1b. live batches (flushed at every step end); this database then grows to the error history.
     store = openSqliteStore({ path, recover: false });
     const live = await ingest(store, 'live', events, 7, chunk, true);
-    out.push(...ingestMeasurements('live batches (step ends)', live, true));
+    out.push(...ingestMeasurements('live batches (step ends)', live, true, options.quick));
     gc();
     const afterIngest = process.memoryUsage();
 

@@ -46,6 +46,8 @@ export function costHealthScreens(): CostScreen[] {
 
 interface Timed {
   name: string;
+  /** The window read: `24 h`, `7 d` or `30 d`. */
+  range: string;
   cold: number[];
   warm: number[];
   baselineCold: number[];
@@ -74,25 +76,29 @@ export function costHealthQueries(dbPath: string, now: number, samples: number):
     ['7 d', now - 7 * DAY],
     ['30 d', now - 30 * DAY],
   ] as const;
-  const reads: { name: string; rollups: (store: SqliteStore) => void; baseline: (store: SqliteStore) => void }[] = windows.flatMap(([label, since]) => [
-    {
-      name: `cost split ${label}, store read`,
-      rollups: (store: SqliteStore) => void store.usage({ kind: 'costSplit', query: { since, now } }),
-      baseline: (store: SqliteStore) => void timed(store, () => costSplitByScan(Dialect.sqlite, { since, now })),
-    },
-    {
-      name: `flow health ${label}, store read`,
-      rollups: (store: SqliteStore) => void store.usage({ kind: 'flowHealth', query: { since, now } }),
-      baseline: (store: SqliteStore) => {
-        timed(store, () => runOutcomesByScan(since, undefined));
-        timed(store, () => costSplitByScan(Dialect.sqlite, { since, now }));
-        timed(store, newestRunsByScan);
+  const reads: { name: string; range: string; rollups: (store: SqliteStore) => void; baseline: (store: SqliteStore) => void }[] = windows.flatMap(
+    ([label, since]) => [
+      {
+        name: `cost split ${label}, store read`,
+        range: label,
+        rollups: (store: SqliteStore) => void store.usage({ kind: 'costSplit', query: { since, now } }),
+        baseline: (store: SqliteStore) => void timed(store, () => costSplitByScan(Dialect.sqlite, { since, now })),
       },
-    },
-  ]);
+      {
+        name: `flow health ${label}, store read`,
+        range: label,
+        rollups: (store: SqliteStore) => void store.usage({ kind: 'flowHealth', query: { since, now } }),
+        baseline: (store: SqliteStore) => {
+          timed(store, () => runOutcomesByScan(since, undefined));
+          timed(store, () => costSplitByScan(Dialect.sqlite, { since, now }));
+          timed(store, newestRunsByScan);
+        },
+      },
+    ],
+  );
   const out: Timed[] = [];
   for (const read of reads) {
-    const result: Timed = { name: read.name, cold: [], warm: [], baselineCold: [], baselineWarm: [] };
+    const result: Timed = { name: read.name, range: read.range, cold: [], warm: [], baselineCold: [], baselineWarm: [] };
     for (let i = 0; i < samples; i++) {
       for (const [run, cold, warm] of [
         [read.rollups, result.cold, result.warm],

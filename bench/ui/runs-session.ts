@@ -28,6 +28,16 @@ const CHANGES = [
   '',
 ];
 
+/**
+ * The quick form's bounds for this session (history-perf.ts, docs/benches.md "Quick forms"): at
+ * load the page's own work sets these times (changes p95 97 ms, a live run 40 ms at a load of
+ * 7), so each bound is about ten times that: a change answered or painted in a second, or a
+ * run's end painted half a second late (polled rather than streamed), would miss it. The heap is
+ * judged as in the full run.
+ */
+const QUICK_CHANGE_MS = 1_000;
+const QUICK_LIVE_MS = 500;
+
 async function heapMb(page: Page): Promise<number> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
@@ -108,16 +118,16 @@ export async function runsSession(browser: Browser, dbPath: string, quick: boole
         name: 'Runs filter / sort / text search answered and painted, p95',
         value: quantile(all, 0.95),
         unit: 'ms',
-        target: 200,
-        detail: `${all.length} changes (${CHANGES.length} × ${rounds} rounds); first round p95 ${quantile(firsts, 0.95)} ms, p50 overall ${quantile(all, 0.5)} ms; slowest: ${slowest.map((s) => `${s.change} ${s.ms} ms`).join(' · ')}`,
+        target: quick ? QUICK_CHANGE_MS : 200,
+        detail: `${quick ? '--quick; < 200 ms in the full run; ' : ''}${all.length} changes (${CHANGES.length} × ${rounds} rounds); first round p95 ${quantile(firsts, 0.95)} ms, p50 overall ${quantile(all, 0.5)} ms; slowest: ${slowest.map((s) => `${s.change} ${s.ms} ms`).join(' · ')}`,
       },
       { name: 'renderer JS heap after paging Runs and opening Errors', value: heap, unit: 'MB', target: 100, detail: `about ${rowsLoaded} rows paged in` },
       {
         name: 'live run, runCompleted journaled → row painted, p95',
         value: quantile(latencies, 0.95),
         unit: 'ms',
-        target: 100,
-        detail: `p50 ${quantile(latencies, 0.5)} ms over ${latencies.length} runs`,
+        target: quick ? QUICK_LIVE_MS : 100,
+        detail: `${quick ? '--quick; < 100 ms in the full run; ' : ''}p50 ${quantile(latencies, 0.5)} ms over ${latencies.length} runs`,
       },
     ];
   } finally {

@@ -31,6 +31,13 @@ const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-netw
 const STREAM_RUNS = 200;
 const RATE = 2_000;
 const LONG_TASK_TARGET_MS = 100;
+/**
+ * The quick form's bound (2,000 runs, a 5 s stream: what CI runs beside other work;
+ * docs/benches.md "Quick forms"): a neighbour's burst lengthens a task (the longest read 0–198 ms
+ * at loads of 7–10), a window that stops keeping up with the stream and blocks for half a second
+ * misses it. Consistency with the store is judged as in the full run.
+ */
+const QUICK_LONG_TASK_MS = 500;
 
 interface FrameStats {
   frames: number;
@@ -289,8 +296,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       longestTaskDuringLoadAndScrollMs: Math.round(Math.max(...loads.map((l) => l.longest))),
     };
     const stream = await streamRun(browser, `${serve.url}#/runs`, apiOf(serve.url), writer, seconds);
-    const longTaskMet = stream.longestTaskMs < LONG_TASK_TARGET_MS;
-    const result = { table, stream, targets: { consistent: stream.consistent, longestTaskUnder100Ms: longTaskMet } };
+    const longTaskBound = quick ? QUICK_LONG_TASK_MS : LONG_TASK_TARGET_MS;
+    const longTaskMet = stream.longestTaskMs < longTaskBound;
+    const result = { table, stream, targets: { consistent: stream.consistent, longestTaskMs: longTaskBound, longestTaskMet: longTaskMet } };
     mkdirSync(join(ROOT, 'artifacts', 'perf'), { recursive: true });
     writeFileSync(join(ROOT, 'artifacts', 'perf', 'ui-perf.json'), `${JSON.stringify(result, null, 2)}\n`);
     if (json) console.log(JSON.stringify(result, null, 2));
@@ -304,7 +312,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       console.log(`Live stream through the store, serve and SSE, ${RATE.toLocaleString('en-US')} events/s for ${seconds} s into ${STREAM_RUNS} running runs:`);
       console.log(`  written ${stream.written} events (${stream.eventsPerSecond}/s) · frames ${JSON.stringify(stream.frames)}`);
       console.log(
-        `  long tasks: ${stream.longTasks}, the longest ${stream.longestTaskMs} ms (target < ${LONG_TASK_TARGET_MS} ms${longTaskMet ? '' : ', MISSED'})`,
+        `  long tasks: ${stream.longTasks}, the longest ${stream.longestTaskMs} ms (target < ${longTaskBound} ms${quick ? `, --quick; ${LONG_TASK_TARGET_MS} ms in the full run` : ''}${longTaskMet ? '' : ', MISSED'})`,
       );
       console.log(
         `  every streamed run's row shows what the store answers: ${stream.consistent ? 'yes' : 'NO'} (${stream.checkedRuns} runs)${stream.mismatches.length ? `\n  ${stream.mismatches.join('\n  ')}` : ''}`,
