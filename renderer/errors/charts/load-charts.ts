@@ -66,6 +66,9 @@ export class NumbersFirst {
   };
 }
 
+/** The longest the charts wait for the numbers beside them. */
+const CHARTS_WAIT_AT_MOST_MS = 1_500;
+
 /** The page's gate; none (an issue's trend) means a chart waits only for its own first paint. */
 export const ChartsAfterNumbers = createContext<NumbersFirst | null>(null);
 
@@ -89,9 +92,6 @@ export function useNumbersFirst(parts: readonly string[], own: string, ownDrawn:
   }, [gate]);
   return gate;
 }
-
-/** The longest the charts wait for the numbers beside them. */
-export const CHARTS_WAIT_AT_MOST_MS = 1_500;
 
 /** Tells the page's gate that `part` has drawn once `drawn` holds (in an effect: after its commit). */
 export function useShownPart(part: string, drawn: boolean): void {
