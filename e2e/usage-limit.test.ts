@@ -174,7 +174,8 @@ describe('a run waiting for a usage-limit reset, seen and cancelled from the win
     expect(endpoint, server.output()).toBeDefined();
     const env = execFileSync(process.execPath, [BIN, 'otel-env', '--db', server.dbPath], { cwd: ROOT, encoding: 'utf8' });
     const token = /Authorization=Bearer ([A-Za-z0-9_-]+)/.exec(env)?.[1];
-    // The recorded session (core/testing/usage-limit-otlp.ts), its failure a minute ago: "resets 3:17am (UTC)" lies ahead.
+    // The recorded session (core/testing/usage-limit-otlp.ts) moved to fail a minute ago, its
+    // "resets h:mmam (UTC)" moved with it: about two hours ahead at any hour of the day.
     const recorded = usageLimitSession();
     const session = usageLimitSession(Date.now() - 60_000 - recorded.failedAt);
     for (const payload of session.payloads) {

@@ -16,8 +16,9 @@ import { rewriteRecorded } from './recorded-otlp.js';
  * printed for the same failure in the same recording — its result, "You've hit your 5-hour limit
  * · resets 3:17am (UTC)" — i.e. the telemetry a CLI that reported its reset would send. The
  * preset's `hivewatch.*` resource attributes are dropped (a session `otel-env` pointed here), and
- * `shiftMs` moves every time in the payloads (the reset text is wall-clock, read against the
- * failure's time).
+ * `shiftMs` moves every time in the payloads, the reset's wall-clock time in that text included:
+ * it is read against the failure's time, so a session moved to "a minute ago" keeps its reset
+ * about two hours ahead (as recorded: failure 01:17:43, "resets 3:17am") at any hour of the day.
  */
 
 export const USAGE_LIMIT_RECORDING = 'usage-limit.json-out.otlp-json.default-retries';
@@ -48,6 +49,21 @@ function printedResult(stdout: string): string {
   throw new Error('the recording printed no result');
 }
 
+const DAY_MINUTES = 24 * 60;
+
+/** The text with its "resets h:mmam (UTC)" moved by `shiftMs` (to the nearest minute, across midnight as the clock turns). */
+export function movedReset(text: string, shiftMs: number): string {
+  if (shiftMs === 0) return text;
+  const at = /resets (\d{1,2}):(\d{2})(am|pm) \(UTC\)/.exec(text);
+  if (!at) throw new Error(`no "resets h:mmam (UTC)" in the recorded result: ${text}`);
+  const hour12 = Number(at[1]) % 12;
+  const recorded = (hour12 + (at[3] === 'pm' ? 12 : 0)) * 60 + Number(at[2]);
+  const minutes = (((recorded + Math.round(shiftMs / 60_000)) % DAY_MINUTES) + DAY_MINUTES) % DAY_MINUTES;
+  const hour = Math.floor(minutes / 60);
+  const printed = `${hour % 12 === 0 ? 12 : hour % 12}:${String(minutes % 60).padStart(2, '0')}${hour < 12 ? 'am' : 'pm'}`;
+  return text.replace(at[0], `resets ${printed} (UTC)`);
+}
+
 /**
  * The session's payloads; `shiftMs` moves every time (0: as recorded). `linked`: keep the preset's
  * `hivewatch.*` resource attributes, as the recording has them (a session sent from inside a Hivewatch attempt).
@@ -55,7 +71,7 @@ function printedResult(stdout: string): string {
 export function usageLimitSession(shiftMs = 0, linked = false): UsageLimitSession {
   const f = readFixture('claude-code', USAGE_LIMIT_RECORDING);
   if (!f) throw new Error(`no recording claude-code/${USAGE_LIMIT_RECORDING}`);
-  const reported = printedResult(f.stdout);
+  const reported = movedReset(printedResult(f.stdout), shiftMs);
   const recordedError = "This request would exceed your account's rate limit.";
   let failedAt: number | null = null;
   let sessionId = '';
