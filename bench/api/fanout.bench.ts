@@ -9,6 +9,7 @@ import pg from 'pg';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../core/testing/postgres-cluster.js';
 import { startServer, type RunningServer } from '../../server/main.js';
 import type { Measurement } from '../harness/measure.js';
+import { clientCommand } from '../harness/client-args.js';
 
 /**
  * Starts while the window watches: the same starts through `POST /api/runs`, one at a time,
@@ -44,7 +45,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const rssMb = (): number => process.memoryUsage().rss / (1024 * 1024);
 
 function child(script: string, args: readonly string[]): { proc: ChildProcess; lines: Interface } {
-  const proc = spawn(process.execPath, [join(HERE, script), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, clientCommand(join(HERE, script), args), { stdio: ['pipe', 'pipe', 'inherit'] });
   return { proc, lines: createInterface({ input: proc.stdout as NonNullable<ChildProcess['stdout']> }) };
 }
 

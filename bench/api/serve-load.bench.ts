@@ -11,6 +11,7 @@ import { MAX_OTLP_CONNECTIONS } from '../../core/otel/receive/receiver.js';
 import { findPostgres, startPostgresCluster, type PostgresCluster } from '../../core/testing/postgres-cluster.js';
 import { startServer, type RunningServer } from '../../server/main.js';
 import { percentile, type Measurement } from '../harness/measure.js';
+import { clientCommand } from '../harness/client-args.js';
 
 /**
  * `serve` under load, on SQLite and on PostgreSQL. The server runs in this
@@ -104,7 +105,7 @@ function peakMemory(): { stop(): Memory } {
 
 function child(script: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [join(HERE, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, clientCommand(join(HERE, script), args), { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     proc.on('error', reject);

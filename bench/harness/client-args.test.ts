@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClientArgsError, clientArgs, wholeNumber } from './client-args.js';
+import { ClientArgsError, clientArgs, clientCommand, wholeNumber } from './client-args.js';
 
 describe('bench child client arguments', () => {
   it('names each positional argument in order', () => {
@@ -14,6 +14,16 @@ describe('bench child client arguments', () => {
   it('refuses any option: the clients take none', () => {
     expect(() => clientArgs(['--quick', 'a', 'b'], ['origin', 'token'])).toThrow(ClientArgsError);
     expect(() => clientArgs(['--quick', 'a', 'b'], ['origin', 'token'])).toThrow("Unknown option '--quick'");
+  });
+
+  it('reads an argument that begins with a dash (a random token may) when the bench spawns the client with clientCommand', () => {
+    const names = ['origin', 'token', 'count'] as const;
+    const args = ['http://127.0.0.1:1', '-fJ2Xk', '5'];
+    expect(() => clientArgs(args, names)).toThrow("Unknown option '-f'");
+    // process.argv.slice(2) of `node script.js -- …`: what follows the script.
+    const [script, ...argv] = clientCommand('start-runs-client.js', args);
+    expect(script).toBe('start-runs-client.js');
+    expect(clientArgs(argv, names)).toEqual({ origin: 'http://127.0.0.1:1', token: '-fJ2Xk', count: '5' });
   });
 
   it('reads whole numbers and refuses what Number() would turn into NaN, a fraction or too little', () => {

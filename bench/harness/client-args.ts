@@ -26,6 +26,15 @@ export function clientArgs<const Name extends string>(argv: readonly string[], n
   return Object.fromEntries(names.map((name, i) => [name, positionals[i]])) as Record<Name, string>;
 }
 
+/**
+ * The node arguments that run a client `script` with `args`: they follow `--`, so an argument
+ * that begins with a dash (a random token does, one time in 64) is read as the argument it is,
+ * not refused as an unknown option.
+ */
+export function clientCommand(script: string, args: readonly string[]): string[] {
+  return [script, '--', ...args];
+}
+
 /** A whole number of at least `min`, or the error naming the argument. */
 export function wholeNumber(text: string, name: string, min = 0): number {
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;

@@ -9,6 +9,7 @@ import { findPostgres, startPostgresCluster } from '../../core/testing/postgres-
 import { startServer } from '../../server/main.js';
 import { percentile, type Measurement } from '../harness/measure.js';
 import { rawPostgresCopy, rawSqliteCopy, type RawCopy } from './otel-raw-rows.js';
+import { clientCommand } from '../harness/client-args.js';
 
 /**
  * OTLP ingest throughput, on SQLite and on PostgreSQL (a throwaway cluster; skipped with the
@@ -75,7 +76,7 @@ async function probeRuns(origin: string, token: string, untilDone: () => boolean
 
 function runClient(endpoint: string, token: string, records: number): Promise<Sent> {
   const client = join(dirname(fileURLToPath(import.meta.url)), 'otel-ingest-client.js');
-  const child = spawn(process.execPath, [client, endpoint, token, String(records), String(BATCH), String(SESSIONS), String(CONNECTIONS)], {
+  const child = spawn(process.execPath, clientCommand(client, [endpoint, token, String(records), String(BATCH), String(SESSIONS), String(CONNECTIONS)]), {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
