@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { cachedHistory } from './bulk-seed.js';
-import { costHealthQueries, costHealthScreens } from './cost-health-perf.js';
+import { costHealthScreens, judgeCostHealthReads } from './cost-health-perf.js';
 import { ERRORS_CHARTS, ERRORS_NUMBERS, FIRST_ROW, openAt } from './page-marks.js';
 import { ensureProductionRenderer } from './renderer-build.js';
 import { startServe, stopServe, type Serve } from './serve.js';
@@ -38,7 +38,7 @@ import { runsSession } from './runs-session.js';
  * Every missed target is printed as MISSED and makes the bench exit 1. `--samples N` sets the
  * cold / warm samples per unfiltered screen (default 20, `--quick` 2), `--filter-samples N` per
  * filtered Errors screen (default 10, `--quick` 1: twenty of them, each sample a fresh serve).
- * `--quick` judges against the quick bounds below (QUICK_SCREEN_MS, QUICK_READ_RATIO, and
+ * `--quick` judges against the quick bounds (QUICK_SCREEN_MS below, cost-health-perf.ts's and
  * runs-session.ts's), not the full run's targets.
  * `--screens cost` times only the cost and flow-health figures.
  */
@@ -55,19 +55,13 @@ const CHROME_ARGS = [
 ];
 const HOUR = 3_600_000;
 /**
- * The quick form's bounds (20,000 runs, 2 samples a screen, 1 a filtered screen: what CI runs
- * beside other work; docs/benches.md "Quick forms"). At that size a screen's own reads are a few
- * milliseconds, so its open is the page's work and the machine's load (0.3–2.6 s at loads of 7–10):
- * the bound on every mark is what a screen that takes seconds would miss. The store's 30 d cost
- * and flow-health reads are also judged against their rollup-free GROUP BY in the same run, p50
- * against p50 (5–28× faster at 20,000 runs; a p95 of two reads was set by one burst): one that
- * lost its rollups reads what the GROUP BY reads. Their 24 h and 7 d windows hold too few rows
- * for a ratio (the GROUP BY took 2–21 ms). Every read keeps the full run's targets.
+ * The quick form's bound on screens (20,000 runs, 2 samples a screen, 1 a filtered screen: what CI
+ * runs beside other work; docs/benches.md "Quick forms"). At that size a screen's own reads are a
+ * few milliseconds, so its open is the page's work and the machine's load (0.3–2.6 s at loads of
+ * 7–10): the bound on every mark is what a screen that takes seconds would miss. The store's reads
+ * have quick bounds of their own (cost-health-perf.ts).
  */
 const QUICK_SCREEN_MS = 8_000;
-const QUICK_READ_RATIO = 2;
-/** Reads of each window in the quick form: cheap (milliseconds), and a p50 of 10 a burst does not set. */
-const QUICK_READ_SAMPLES = 5;
 const HISTORY_MAX_AGE_MS = 20 * 60_000;
 const ERROR_RANGES = [
   ['1h', HOUR],
@@ -150,20 +144,7 @@ function errorsPerScreen(dbPath: string): Record<string, number> {
   }
 }
 
-/** Quick, 30 d: the store's read (cold and warm together) at its p50 under the rollup-free GROUP BY's p50 over QUICK_READ_RATIO. */
-function againstGroupBy(read: { name: string; cold: number[]; warm: number[]; baselineCold: number[]; baselineWarm: number[] }): Judged {
-  const mine = quantile([...read.cold, ...read.warm], 0.5);
-  const base = quantile([...read.baselineCold, ...read.baselineWarm], 0.5);
-  return {
-    name: `${read.name}, p50 against the rollup-free GROUP BY's p50 / ${QUICK_READ_RATIO}`,
-    value: mine,
-    unit: 'ms',
-    target: base / QUICK_READ_RATIO,
-    detail: `--quick only; ${read.cold.length + read.warm.length} reads each, cold and warm; GROUP BY p50 ${base} ms (${(base / Math.max(1, mine)).toFixed(1)}×)`,
-  };
-}
-
-/** The cost and flow-health screens cold and warm, then the store's reads beside their rollup-free baseline. */
+/** The cost and flow-health screens cold and warm, then the store's reads beside their rollup-free baseline (cost-health-perf.ts). */
 async function costAndHealth(browser: Browser, dbPath: string, samples: number, quick: boolean): Promise<Judged[]> {
   const judged: Judged[] = [];
   for (const { name, hash, test, target, warmTarget } of costHealthScreens()) {
@@ -185,25 +166,7 @@ async function costAndHealth(browser: Browser, dbPath: string, samples: number, 
       detail: `second open on the same serve, ${warm.length} serves; p50 ${quantile(warm, 0.5)} ms${quick ? ` (--quick; < ${warmTarget} ms in the full run)` : ''}`,
     });
   }
-  for (const read of costHealthQueries(dbPath, Date.now(), quick ? QUICK_READ_SAMPLES : samples)) {
-    const vs = (mine: number[], base: number[]): string =>
-      `rollup-free GROUP BY p95 ${quantile(base, 0.95)} ms (${(quantile(base, 0.95) / Math.max(1, quantile(mine, 0.95))).toFixed(0)}×)`;
-    judged.push({
-      name: `${read.name}, cold p95`,
-      value: quantile(read.cold, 0.95),
-      unit: 'ms',
-      target: 500,
-      detail: `a fresh connection's first read, ${read.cold.length} connections; ${vs(read.cold, read.baselineCold)}`,
-    });
-    judged.push({
-      name: `${read.name}, warm p95`,
-      value: quantile(read.warm, 0.95),
-      unit: 'ms',
-      target: 300,
-      detail: `its second read; ${vs(read.warm, read.baselineWarm)}`,
-    });
-    if (quick && read.range === '30 d') judged.push(againstGroupBy(read));
-  }
+  judged.push(...judgeCostHealthReads(dbPath, samples, quick));
   return judged;
 }
 
