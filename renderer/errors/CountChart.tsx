@@ -2,6 +2,7 @@ import type { ErrorCount } from '../../core/service/api.js';
 import { ChartSlot } from './charts/ChartSlot.js';
 import { countChartHeight } from './charts/chart-sizes.js';
 import { useCharts } from './charts/load-charts.js';
+import { formatCount } from '../lib/format.js';
 
 /**
  * A card of error counts by one dimension: the counts as a list for screen readers, and
@@ -42,7 +43,7 @@ export function CountChart({
           <ul className="visually-hidden" aria-label={`Errors by ${title}`}>
             {rows.map((d) => (
               <li key={d.key}>
-                {d.label}: {d.count.toLocaleString('en-US')}
+                {d.label}: {formatCount(d.count)}
               </li>
             ))}
           </ul>

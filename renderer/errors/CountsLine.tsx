@@ -1,5 +1,5 @@
 import type { ErrorCount, HANDLED_KEYS } from '../../core/service/api.js';
-import { plural } from '../lib/format.js';
+import { formatCount, plural } from '../lib/format.js';
 
 // The keys of errorCounts({ by: 'handled' }) (the renderer imports only types from the API).
 const HANDLED: (typeof HANDLED_KEYS)['handled'] = 'handled';
@@ -40,17 +40,17 @@ export function CountsLine({ counts }: { counts: HeaderCounts }) {
       <span className="dispositions">
         (
         <span className="handled-count" data-testid="errors-handled" title="handled: retried, caught, or not what ended a run">
-          {counts.handled.toLocaleString('en-US')} handled
+          {formatCount(counts.handled)} handled
         </span>
         {', '}
         <span className="unhandled-count" data-testid="errors-unhandled" title="unhandled: links of a failed run’s ending-error chain">
-          {counts.unhandled.toLocaleString('en-US')} unhandled
+          {formatCount(counts.unhandled)} unhandled
         </span>
         {counts.pending > 0 && (
           <>
             {', '}
             <span className="pending-count" data-testid="errors-pending" title="pending: their runs are still live; settled when each run ends">
-              {counts.pending.toLocaleString('en-US')} pending
+              {formatCount(counts.pending)} pending
             </span>
           </>
         )}

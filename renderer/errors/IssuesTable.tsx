@@ -6,6 +6,7 @@ import { serializeErrorsQuery, type ErrorsQuery } from './errors-query.js';
 import { IssueActions, StatusChip, type IssueChange } from '../issues/IssueActions.js';
 import { Sparkline } from './Sparkline.js';
 import { changeText, changeTitle, changeTone } from '../issues/trend-words.js';
+import { formatCount } from '../lib/format.js';
 
 export type { IssueChange } from '../issues/IssueActions.js';
 
@@ -14,7 +15,7 @@ function issueHref(id: string, query: ErrorsQuery): string {
   return formatHash(['issues', id], serializeErrorsQuery({ ...query, group: '' }));
 }
 
-const num = (n: number): string => n.toLocaleString('en-US');
+const num = (n: number): string => formatCount(n);
 
 /** The column heads; the wide-only columns drop out on a narrow window (CSS). */
 function IssuesTableHead() {

@@ -1,5 +1,5 @@
 import type { ErrorSeries } from '../../core/service/api.js';
-import { formatAbsolute } from '../lib/format.js';
+import { formatAbsolute, formatCount } from '../lib/format.js';
 
 /**
  * The chart's text alternative: the total per key and the busiest bar, e.g. "42 errors in 24
@@ -18,9 +18,7 @@ export function seriesSummary(series: ErrorSeries): string {
   }
   const total = [...totals.values()].reduce((a, b) => a + b, 0);
   if (total === 0) return 'No errors in this window.';
-  const parts = [...totals].sort((a, b) => b[1] - a[1]).map(([key, count]) => `${key} ${count.toLocaleString('en-US')}`);
-  const head = `${total.toLocaleString('en-US')} errors in ${series.points.length} bars of one ${series.bucket}, by ${series.stackBy}: ${parts.join(', ')}.`;
-  return busiest && busiest.count > 0
-    ? `${head} Most in one bar: ${busiest.count.toLocaleString('en-US')}, at ${formatAbsolute(busiest.start).slice(0, 16)}.`
-    : head;
+  const parts = [...totals].sort((a, b) => b[1] - a[1]).map(([key, count]) => `${key} ${formatCount(count)}`);
+  const head = `${formatCount(total)} errors in ${series.points.length} bars of one ${series.bucket}, by ${series.stackBy}: ${parts.join(', ')}.`;
+  return busiest && busiest.count > 0 ? `${head} Most in one bar: ${formatCount(busiest.count)}, at ${formatAbsolute(busiest.start).slice(0, 16)}.` : head;
 }

@@ -7,10 +7,11 @@ import { copyFullId, distinctTailLength, idTail } from '../lib/run-ids.js';
 import { ErrorEnvelopeView } from '../run-detail/attempt/ErrorEnvelopeView.js';
 import { lineDiff } from './flow-diff.js';
 import { changeText, changeTitle, changeTone } from './trend-words.js';
+import { formatCount } from '../lib/format.js';
 
 /** The parts of an issue's page besides its header, trend, runs and occurrences. */
 
-const num = (n: number): string => n.toLocaleString('en-US');
+const num = (n: number): string => formatCount(n);
 
 /** Counts in the period (with the change) and all time, and what its failed runs cost; `children` are more rows of the period. */
 export function IssueFacts({ detail, periodWords, children }: { detail: IssueDetail; periodWords: string; children?: ReactNode }) {

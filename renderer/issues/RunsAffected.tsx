@@ -11,6 +11,7 @@ import { errorText, useAsync } from '../lib/use-async.js';
 import { BulkStatus } from '../runs/BulkStatus.js';
 import { useBulkAction } from '../runs/use-bulk-action.js';
 import { retryOffer, type RetryOffer } from './retry-offer.js';
+import { formatCount } from '../lib/format.js';
 
 /** What a bulk retry takes (its refusals say why it takes no other). */
 const RETRYABLE: RunStatus[] = ['failed', 'cancelled', 'interrupted'];
@@ -58,7 +59,7 @@ export function RunsAffected({ issueId, total, refresh }: { issueId: string; tot
   return (
     <section className="panel issue-runs" aria-labelledby="issue-runs-title">
       <h2 id="issue-runs-title">
-        Runs affected <span className="muted">({total.toLocaleString('en-US')})</span>
+        Runs affected <span className="muted">({formatCount(total)})</span>
       </h2>
       <div className="toolbar">
         {data?.retry.kind === 'retry' && (

@@ -2,6 +2,7 @@ import { ChartSlot } from '../errors/charts/ChartSlot.js';
 import { TREND_HEIGHT } from '../errors/charts/chart-sizes.js';
 import { useCharts } from '../errors/charts/load-charts.js';
 import { bucketLabel, type TrendView } from './trend-words.js';
+import { formatCount } from '../lib/format.js';
 
 /**
  * An issue's events per bucket over the period: recharts' bars (errors/charts/TrendBars.tsx, in
@@ -36,7 +37,7 @@ export function TrendChart({ trend }: { trend: TrendView }) {
                   {bucketLabel(trend.start + i * trend.bucketMs, trend.bucketMs)}
                   {trend.partial && i === n - 1 ? ' (so far)' : ''}
                 </td>
-                <td className="num">{count.toLocaleString('en-US')}</td>
+                <td className="num">{formatCount(count)}</td>
               </tr>
             ))}
           </tbody>

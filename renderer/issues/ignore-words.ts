@@ -1,5 +1,5 @@
 import type { Issue } from '../../core/service/api.js';
-import { formatAbsolute } from '../lib/format.js';
+import { formatAbsolute, formatCount } from '../lib/format.js';
 
 /**
  * The ignore's end as a time of day, with the date unless it is today: an ignore "for 24 hours"
@@ -24,7 +24,7 @@ export function ignoreWords(ignore: Issue['ignore'], now: number): { label: stri
   if (ignore.until !== null)
     return { label: `ignored until ${endTime(ignore.until, now)}`, title: `ignored until ${formatAbsolute(ignore.until)}, then unresolved again` };
   if (ignore.count !== null) {
-    const more = `${ignore.count.toLocaleString('en-US')} more occurrence${ignore.count === 1 ? '' : 's'}`;
+    const more = `${formatCount(ignore.count)} more occurrence${ignore.count === 1 ? '' : 's'}`;
     return { label: `ignored until ${more}`, title: `ignored until ${more} after the ignore, then unresolved again` };
   }
   if (ignore.escalating)

@@ -1,5 +1,6 @@
 import type { BULK_MAX_RUNS, RunCounts } from '../../core/service/api.js';
 import { totalIsLowerBound } from '../runs/count-words.js';
+import { formatCount } from '../lib/format.js';
 
 /**
  * What the issue page offers for its failed, cancelled and interrupted runs. A bulk retry by
@@ -17,13 +18,13 @@ export function retryOffer(counts: Pick<RunCounts, 'total' | 'atLeast' | 'totalE
   const runs = counts.total;
   const lowerBound = totalIsLowerBound(counts as RunCounts);
   if (runs === 0 && !lowerBound) return { kind: 'none' };
-  const n = runs.toLocaleString('en-US');
+  const n = formatCount(runs);
   if (runs > BULK_MOST) {
     return {
       kind: 'tooMany',
-      note: `${lowerBound ? 'at least ' : ''}${n} runs to retry: more than one bulk retry takes (${BULK_MOST.toLocaleString('en-US')}); narrow them in Runs and retry in parts`,
+      note: `${lowerBound ? 'at least ' : ''}${n} runs to retry: more than one bulk retry takes (${formatCount(BULK_MOST)}); narrow them in Runs and retry in parts`,
     };
   }
   if (lowerBound) return { kind: 'tooMany', note: `at least ${n} runs to retry; open them in Runs to retry them` };
-  return { kind: 'retry', runs, label: `Retry these ${runs.toLocaleString('en-US')} run${runs === 1 ? '' : 's'}` };
+  return { kind: 'retry', runs, label: `Retry these ${formatCount(runs)} run${runs === 1 ? '' : 's'}` };
 }

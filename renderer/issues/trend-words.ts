@@ -1,5 +1,5 @@
 import type { IssuePeriod } from '../../core/service/api.js';
-import { formatAbsolute } from '../lib/format.js';
+import { formatAbsolute, formatCount } from '../lib/format.js';
 
 /**
  * How an issue's trend and its change read (pure): each bucket's label and value for hover and
@@ -28,7 +28,7 @@ export function bucketLabel(start: number, bucketMs: number): string {
 export function bucketText(trend: TrendView, index: number): string {
   const n = trend.counts[index] ?? 0;
   const partial = trend.partial && index === trend.counts.length - 1;
-  return `${bucketLabel(trend.start + index * trend.bucketMs, trend.bucketMs)}${partial ? ' (so far)' : ''}: ${n.toLocaleString('en-US')} event${n === 1 ? '' : 's'}`;
+  return `${bucketLabel(trend.start + index * trend.bucketMs, trend.bucketMs)}${partial ? ' (so far)' : ''}: ${formatCount(n)} event${n === 1 ? '' : 's'}`;
 }
 
 /** The whole trend in one sentence for a screen reader: total, busiest bucket, the current one. */
@@ -40,9 +40,9 @@ export function trendSummary(trend: TrendView, what: string): string {
   trend.counts.forEach((n, i) => {
     if (n > (trend.counts[peak] ?? 0)) peak = i;
   });
-  const parts = [`${what}, ${total.toLocaleString('en-US')} events over ${trend.counts.length} ${unit}s`];
+  const parts = [`${what}, ${formatCount(total)} events over ${trend.counts.length} ${unit}s`];
   if (total > 0) parts.push(`busiest ${bucketText(trend, peak)}`);
-  if (trend.partial) parts.push(`this ${unit} so far ${(trend.counts[trend.counts.length - 1] ?? 0).toLocaleString('en-US')}`);
+  if (trend.partial) parts.push(`this ${unit} so far ${formatCount(trend.counts[trend.counts.length - 1] ?? 0)}`);
   return parts.join('; ');
 }
 
@@ -52,7 +52,7 @@ export function changeText(period: IssuePeriod): string {
   if (period.change === null) return period.events > 0 ? 'new' : '—';
   const pct = Math.round(period.change * 100);
   if (pct === 0) return '±0 %';
-  return `${pct > 0 ? '+' : '−'}${Math.abs(pct).toLocaleString('en-US')} %`;
+  return `${pct > 0 ? '+' : '−'}${formatCount(Math.abs(pct))} %`;
 }
 
 /** Whether the change is worse (more events), better, or neither: its colour. */
@@ -66,5 +66,5 @@ export function changeTone(period: IssuePeriod): 'worse' | 'better' | 'same' {
 export function changeTitle(period: IssuePeriod): string {
   if (period.previous === null) return 'no previous period: all time';
   const n = period.previous.events;
-  return `${changeText(period)} against the period before (${n.toLocaleString('en-US')} event${n === 1 ? '' : 's'} in it)`;
+  return `${changeText(period)} against the period before (${formatCount(n)} event${n === 1 ? '' : 's'} in it)`;
 }

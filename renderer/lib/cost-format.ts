@@ -1,5 +1,6 @@
 import type { CostFiguresView, CostSplitView, RunSummary, TokenUsage, UsageTotalsView } from '../../core/service/api.js';
 import { formatUsd, reportedNothing, sumSpend, type SpendFigures } from '../../core/common/usage-format.js';
+import { formatCount } from './format.js';
 
 /**
  * How tokens and cost read in the window (docs/triage.md "What failure costs"). Hivewatch keeps
@@ -10,7 +11,7 @@ import { formatUsd, reportedNothing, sumSpend, type SpendFigures } from '../../c
 function formatTokens(n: number): string {
   if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
   if (n >= 10_000) return `${Math.round(n / 1000)}k`;
-  return n.toLocaleString('en-US');
+  return formatCount(n);
 }
 
 /** "$0.42", "$0.42 + unknown", "cost unknown" (tokens without a price are never $0.00). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatAbsolute,
+  formatCount,
   formatCountdown,
   formatDelay,
   formatDuration,
@@ -101,6 +102,12 @@ describe('small helpers', () => {
     expect(plural(1, 'run')).toBe('1 run');
     expect(plural(10_000, 'run')).toBe('10,000 runs');
     expect(plural(2, 'entry', 'entries')).toBe('2 entries');
+  });
+
+  it('writes every count as toLocaleString("en-US") does, from one formatter', () => {
+    for (const n of [0, 1, 999, 1_000, 1_234_567, -42, 12.5, 0.1234, 1e21, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
+    expect(formatCount(1_234_567)).toBe('1,234,567');
   });
 });
 

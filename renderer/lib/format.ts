@@ -128,7 +128,18 @@ export function formatCountdown(at: number, now: number): string {
   return `in ${Math.floor(seconds / 3600)}h ${pad(Math.floor((seconds % 3600) / 60))}m`;
 }
 
+/**
+ * One formatter for every count on screen ("1,234"): `n.toLocaleString('en-US')` builds a new
+ * formatter on each call (about 7 µs; a cold Errors screen spent 17 ms in it), this one is built once.
+ */
+const COUNT_FORMAT = new Intl.NumberFormat('en-US');
+
+/** A count as the window shows it: "1,234" (en-US grouping, up to three decimals as toLocaleString). */
+export function formatCount(n: number): string {
+  return COUNT_FORMAT.format(n);
+}
+
 /** "1 run", "3 runs". */
 export function plural(n: number, word: string, many = `${word}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`;
+  return `${formatCount(n)} ${n === 1 ? word : many}`;
 }

@@ -22,6 +22,7 @@ import { RetryTimeline } from './timeline/RetryTimeline.js';
 import { RunHeader } from './RunHeader.js';
 import { StepsStrip } from './StepsStrip.js';
 import { useRunDetail } from './use-run-detail.js';
+import { formatCount } from '../lib/format.js';
 
 /**
  * The header's ending error names an attempt: a click selects it in the timeline, scrolled into
@@ -144,7 +145,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
       </section>
       <section className="panel panel-log" aria-labelledby="events-title">
         <h2 id="events-title">
-          Event log <span className="muted">({state.events.length.toLocaleString('en-US')} events)</span>
+          Event log <span className="muted">({formatCount(state.events.length)} events)</span>
         </h2>
         <EventLog events={state.events} version={state.eventsVersion} virtual={run.clock === 'virtual'} />
       </section>

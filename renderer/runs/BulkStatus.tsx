@@ -3,6 +3,7 @@ import { hrefToRun } from '../app/router.js';
 import { copyFullId, idTail } from '../lib/run-ids.js';
 import { doneWord, progressText, summaryText } from './bulk-words.js';
 import type { BulkState } from './use-bulk-action.js';
+import { formatCount } from '../lib/format.js';
 
 /** Refused runs first (they are what the operator reads), each with its reason. */
 function PerRunList({ action, results }: { action: BulkAction; results: readonly BulkRunResult[] }) {
@@ -46,7 +47,7 @@ export function BulkStatus({ state, onDismiss }: { state: BulkState; onDismiss: 
       {state.phase === 'finished' && (
         <>
           <details className="bulk-details">
-            <summary>Per-run results ({state.result.results.length.toLocaleString('en-US')})</summary>
+            <summary>Per-run results ({formatCount(state.result.results.length)})</summary>
             <PerRunList action={state.result.action} results={state.result.results} />
           </details>
           <button type="button" className="link" onClick={onDismiss}>

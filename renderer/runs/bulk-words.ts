@@ -1,5 +1,5 @@
 import type { BulkAction, BulkResult, BulkRunResult, RunFilterInput } from '../../core/service/api.js';
-import { plural } from '../lib/format.js';
+import { formatCount, plural } from '../lib/format.js';
 
 /**
  * The words of the bulk actions (docs/triage.md "Bulk actions"): what each does to which
@@ -29,18 +29,18 @@ export function doneWord(action: BulkAction): string {
 }
 
 export function progressText(action: BulkAction, done: number, total: number): string {
-  return `${DOING[action]}… ${done.toLocaleString('en-US')} of ${plural(total, 'run')}`;
+  return `${DOING[action]}… ${formatCount(done)} of ${plural(total, 'run')}`;
 }
 
 /** "198 cancelled, 2 refused". */
 export function summaryText(result: Pick<BulkResult, 'action' | 'done' | 'refused'>): string {
-  return `${result.done.toLocaleString('en-US')} ${DONE[result.action]}, ${result.refused.toLocaleString('en-US')} refused`;
+  return `${formatCount(result.done)} ${DONE[result.action]}, ${formatCount(result.refused)} refused`;
 }
 
 /** The dialog's count line: how many of the runs the action will touch, how many it will refuse. */
 export function previewText(preview: Pick<BulkResult, 'action' | 'matched' | 'done' | 'refused'>): string {
-  const will = `${preview.done.toLocaleString('en-US')} of ${plural(preview.matched, 'run')} will be ${DONE[preview.action]}`;
-  return preview.refused === 0 ? `${will}.` : `${will}; ${preview.refused.toLocaleString('en-US')} will be refused:`;
+  const will = `${formatCount(preview.done)} of ${plural(preview.matched, 'run')} will be ${DONE[preview.action]}`;
+  return preview.refused === 0 ? `${will}.` : `${will}; ${formatCount(preview.refused)} will be refused:`;
 }
 
 export function confirmLabel(action: BulkAction, count: number): string {

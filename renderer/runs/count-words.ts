@@ -1,5 +1,5 @@
 import type { RunCounts, RunListStatus } from '../../core/service/api.js';
-import { plural } from '../lib/format.js';
+import { formatCount, plural } from '../lib/format.js';
 
 /**
  * How the Runs screen words the server's counts. A count that stopped at its cap (`atLeast`: a
@@ -23,7 +23,7 @@ export function matchingLine(counts: RunCounts, filtered: boolean): string {
 /** A count on a status chip or in the flow picker; "…" before the first answer. */
 export function countLabel(counts: RunCounts | null, n: number | undefined): string {
   if (counts === null) return '…';
-  const value = (n ?? 0).toLocaleString('en-US');
+  const value = formatCount(n ?? 0);
   if (!counts.atLeast) return value;
   // A lower bound of 0 says nothing: the counted runs held none, others may.
   return n ? `${value}+` : '–';

@@ -1,3 +1,5 @@
+import { formatCount } from '../../lib/format.js';
+
 export interface TooltipRow {
   label: string;
   count: number;
@@ -17,7 +19,7 @@ export function ChartTooltip({ title, rows }: { title: string; rows: readonly To
         <div key={row.label} className="chart-tooltip-row">
           {row.color && <span className="chart-swatch" style={{ background: row.color }} />}
           <span>{row.label}</span>
-          <span className="chart-tooltip-count">{row.count.toLocaleString('en-US')}</span>
+          <span className="chart-tooltip-count">{formatCount(row.count)}</span>
         </div>
       ))}
     </div>

@@ -20,6 +20,7 @@ import { useWidth } from '../../lib/use-width.js';
 import { ChartTooltip } from './ChartTooltip.js';
 import { TREND_HEIGHT, TREND_LABEL_ROOM as X_LABEL_ROOM, TREND_PLOT_TOP as PLOT_TOP } from './chart-sizes.js';
 import { axisCount, gridPositions, labelledBuckets, labelWidth } from './geometry.js';
+import { formatCount } from '../../lib/format.js';
 
 const Y_AXIS_WIDTH = 40;
 const RIGHT = 8;
@@ -39,7 +40,7 @@ function trendPoints(trend: TrendView): TrendPoint[] {
   const peak = trend.counts.indexOf(Math.max(...trend.counts));
   return trend.counts.map((count, index) => {
     const partial = trend.partial && index === last;
-    const label = partial ? `${count.toLocaleString('en-US')} so far` : index === peak && count > 0 ? count.toLocaleString('en-US') : '';
+    const label = partial ? `${formatCount(count)} so far` : index === peak && count > 0 ? formatCount(count) : '';
     return { index, start: trend.start + index * trend.bucketMs, count, partial, label };
   });
 }

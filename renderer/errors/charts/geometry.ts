@@ -1,3 +1,5 @@
+import { formatCount } from '../../lib/format.js';
+
 /**
  * The arithmetic of the Errors screen's charts, apart from React and recharts so it can be tested
  * as is: which ticks the axes get (fixed sets handed to recharts, so it measures no text), how a
@@ -91,5 +93,5 @@ export function axisCount(value: number, top = value): string {
   if (value === 0) return '0';
   if (top >= 1_000_000) return `${Math.round(value / 100_000) / 10}M`;
   if (top >= 10_000) return `${Math.round(value / 100) / 10}k`;
-  return value.toLocaleString('en-US');
+  return formatCount(value);
 }
