@@ -10,6 +10,7 @@ import { checkBearer, expireCookies, isAllowedFetchSite, isAllowedHost, isAllowe
 import { SECURITY_HEADERS } from '../shell-common/content-policy.js';
 import { openStream, type OpenStream } from './sse.js';
 import { serveStatic } from '../shell-common/static-files.js';
+import { answerBatch } from './batch.js';
 
 /**
  * The browser shell's HTTP server (node:http only). Order of checks on every request:
@@ -68,6 +69,12 @@ class BodyError extends HivewatchError {
     this.name = 'BodyError';
   }
 }
+
+/** What bodyOf says when the request was already answered or dropped. */
+const NO_BODY = Symbol('no body');
+
+/** Several reads in one request (server/batch.ts). */
+const BATCH_PATH = '/api/batch';
 
 /** The peer went away mid-body (or the body passed the drain limit and was cut): nobody to answer. */
 const ABORTED = 'aborted';
@@ -197,6 +204,54 @@ function limitedServer(options: HttpShellOptions, onRequest: (req: IncomingMessa
   return server;
 }
 
+/** The request's JSON body, or NO_BODY once the request was answered (a refused body) or dropped (its peer gone). */
+async function bodyOf(req: IncomingMessage, res: ServerResponse, maxBody: number, log: (message: string) => void): Promise<unknown> {
+  try {
+    return await readJson(req, maxBody);
+  } catch (error) {
+    if (!(error instanceof BodyError)) throw error;
+    if (error.apiCode !== ABORTED) sendError(res, error.apiCode, error.message);
+    else {
+      log(`hivewatch: ${req.method ?? ''} ${req.url ?? ''}: ${error.message}`);
+      res.destroy();
+    }
+    return NO_BODY;
+  }
+}
+
+interface JsonContext {
+  service: HivewatchService;
+  maxBody: number;
+  log: (message: string) => void;
+}
+
+/** An authorized /api/ request other than the stream: a batch of reads, or one method's route. */
+async function answerJson(req: IncomingMessage, res: ServerResponse, url: URL, { service, maxBody, log }: JsonContext): Promise<void> {
+  const method = req.method ?? 'GET';
+  if (url.pathname === BATCH_PATH) {
+    if (method !== 'POST') return sendError(res, 'method_not_allowed', `${method} ${BATCH_PATH} is not allowed; use POST`, { allow: 'POST' });
+    const batch = await bodyOf(req, res, maxBody, log);
+    if (batch === NO_BODY) return;
+    return sendJson(res, 200, await answerBatch(service, batch));
+  }
+  const match = matchRoute(method, url.pathname);
+  if (match.kind === 'none') return sendError(res, 'not_found', `no route ${method} ${url.pathname}`);
+  if (match.kind === 'method') {
+    return sendError(res, 'method_not_allowed', `${method} ${url.pathname} is not allowed; use ${match.allow.join(', ')}`, {
+      allow: match.allow.join(', '),
+    });
+  }
+  let body: unknown;
+  if (match.route.body) {
+    body = await bodyOf(req, res, maxBody, log);
+    if (body === NO_BODY) return;
+  } else {
+    req.resume();
+  }
+  const result = await match.route.handle(service, { params: match.params, query: url.searchParams, body });
+  sendJson(res, result.status, result.body);
+}
+
 export async function startHttpShell(options: HttpShellOptions): Promise<HttpShell> {
   const { service } = options;
   const token = options.token ?? newToken();
@@ -227,29 +282,7 @@ export async function startHttpShell(options: HttpShellOptions): Promise<HttpShe
       return;
     }
 
-    const match = matchRoute(method, url.pathname);
-    if (match.kind === 'none') return sendError(res, 'not_found', `no route ${method} ${url.pathname}`);
-    if (match.kind === 'method') {
-      return sendError(res, 'method_not_allowed', `${method} ${url.pathname} is not allowed; use ${match.allow.join(', ')}`, {
-        allow: match.allow.join(', '),
-      });
-    }
-    let body: unknown;
-    if (match.route.body) {
-      try {
-        body = await readJson(req, maxBody);
-      } catch (error) {
-        if (!(error instanceof BodyError)) throw error;
-        if (error.apiCode !== ABORTED) return sendError(res, error.apiCode, error.message);
-        log(`hivewatch: ${method} ${url.pathname}: ${error.message}`);
-        res.destroy();
-        return;
-      }
-    } else {
-      req.resume();
-    }
-    const result = await match.route.handle(service, { params: match.params, query: url.searchParams, body });
-    sendJson(res, result.status, result.body);
+    return answerJson(req, res, url, { service, maxBody, log });
   };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {

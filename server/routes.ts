@@ -16,7 +16,7 @@ interface RouteRequest {
   body: unknown;
 }
 
-interface RouteResult {
+export interface RouteResult {
   status: number;
   body: unknown;
 }
@@ -80,15 +80,24 @@ function routeOf(apiMethod: ApiMethod): Route {
     async handle(service, request) {
       const params = Object.fromEntries(fromPath.map((key) => [key, request.params[key]]));
       const given = body ? bodyObject(request.body) : queryInput(request.query, spec);
-      const input = parseInput(apiMethod, { ...given, ...params }) as Record<string, unknown>;
-      const call = service[apiMethod] as (input?: unknown) => Promise<unknown>;
-      const value = await call.call(service, ...(spec.noInput ? [] : [input]));
-      if (value === null && spec.nullAs !== undefined) {
-        throw new ApiError(spec.nullAs, NOT_FOUND_WORDS[spec.nullAs]?.(input) ?? `${apiMethod}: not found`);
-      }
-      return { status: spec.created ? 201 : 200, body: value };
+      return answerCall(service, apiMethod, { ...given, ...params });
     },
   };
+}
+
+/**
+ * One API method's answer to an input already gathered from the request (path, query or body,
+ * or one call of a batch): validated with the API's schema, a null answer turned into its 404.
+ */
+export async function answerCall(service: HivewatchService, apiMethod: ApiMethod, given: Record<string, unknown>): Promise<RouteResult> {
+  const spec: ApiRoute = API_ROUTES[apiMethod];
+  const input = parseInput(apiMethod, given) as Record<string, unknown>;
+  const call = service[apiMethod] as (input?: unknown) => Promise<unknown>;
+  const value = await call.call(service, ...(spec.noInput ? [] : [input]));
+  if (value === null && spec.nullAs !== undefined) {
+    throw new ApiError(spec.nullAs, NOT_FOUND_WORDS[spec.nullAs]?.(input) ?? `${apiMethod}: not found`);
+  }
+  return { status: spec.created ? 201 : 200, body: value };
 }
 
 export const ROUTES: readonly Route[] = API_METHODS.map(routeOf);

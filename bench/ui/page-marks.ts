@@ -70,7 +70,7 @@ export async function openAt(browser: Browser, url: string, tests: readonly stri
 }
 
 /**
- * Installed before the app loads: records each first page of `GET /api/runs` the window
+ * Installed before the app loads: records each first page of `GET /api/runs` (alone or in a batch) the window
  * receives (when its request started, its first run id) so a filter change is timed until the
  * window paints the answer the server gave it, without asking the server anything beforehand.
  */
@@ -85,6 +85,15 @@ function recordRunPages(): void {
     if (url.pathname === '/api/runs' && (init?.method ?? 'GET') === 'GET' && !url.searchParams.has('cursor')) {
       const body = (await response.clone().json()) as { items?: { id: string }[] };
       w.__runPages.push({ startedAt, firstId: body.items?.[0]?.id ?? null });
+    }
+    // Reads asked together travel as one batch (renderer/api/read-batch.ts): its first pages count the same.
+    if (url.pathname === '/api/batch' && typeof init?.body === 'string') {
+      const { calls } = JSON.parse(init.body) as { calls: { method: string; input?: { cursor?: string } }[] };
+      const firstPages = calls.flatMap((call, i) => (call.method === 'listRuns' && call.input?.cursor === undefined ? [i] : []));
+      if (firstPages.length > 0) {
+        const { results } = (await response.clone().json()) as { results: { body?: { items?: { id: string }[] } }[] };
+        for (const i of firstPages) w.__runPages.push({ startedAt, firstId: results[i]?.body?.items?.[0]?.id ?? null });
+      }
     }
     return response;
   };

@@ -2,6 +2,7 @@ import { API_METHODS, API_ROUTES, pathParams, type ApiMethod, type ApiRoute } fr
 import type { HivewatchApi } from '../../core/service/api.js';
 import { ApiError, apiErrorFrom } from '../../core/common/api-errors.js';
 import { subscribeLive, type LiveStreamEnv } from './live-stream.js';
+import { readBatcher, type BatchAnswer } from './read-batch.js';
 
 /**
  * HivewatchApi over the browser shell's HTTP routes, each method as the API's table
@@ -86,6 +87,8 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
     return parsed as T;
   }
 
+  const reads = readBatcher((calls) => request<BatchAnswer>('POST', '/api/batch', { calls }));
+
   /** One API method over HTTP, as its table entry says: ids into the path, the rest as query or body. */
   const call =
     (method: ApiMethod) =>
@@ -96,7 +99,8 @@ export function createHttpClient(options: HttpClientOptions): HttpApiClient {
       const rest: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(input ?? {})) if (!inPath.includes(key)) rest[key] = value;
       try {
-        return spec.verb === 'GET' ? await request('GET', `${path}${queryString(rest as Query)}`) : await request('POST', path, rest);
+        if (spec.verb === 'POST') return await request('POST', path, rest);
+        return await reads.read(method, input, () => request('GET', `${path}${queryString(rest as Query)}`));
       } catch (error) {
         if (spec.nullAs !== undefined && error instanceof ApiError && error.status === 404 && error.apiCode === spec.nullAs) return null;
         throw error;
