@@ -36,20 +36,26 @@ function callsOf(body: unknown): BatchCall[] {
   });
 }
 
-async function answerOne(service: HivewatchService, call: BatchCall): Promise<RouteResult> {
+/** Where a call's unexpected error (a 5xx other than 503) is told, with its stack, as a route's is (server/http.ts). */
+type Log = (message: string) => void;
+
+async function answerOne(service: HivewatchService, call: BatchCall, log: Log): Promise<RouteResult> {
   try {
     if (!isApiMethod(call.method)) throw new ApiError('invalid_input', `${call.method}: no such method`);
     if (API_ROUTES[call.method].verb !== 'GET') throw new ApiError('invalid_input', `${call.method}: only reads can be batched`);
     return await answerCall(service, call.method, call.input ?? {});
   } catch (error) {
     const wire = toWireError(error);
+    if (wire.status >= 500 && wire.status !== 503) {
+      log(`hivewatch: POST /api/batch ${call.method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
     return { status: wire.status, body: wire.body };
   }
 }
 
 /** The answers of a batch's calls, in their order; a malformed batch is one `invalid_input` for the whole request. */
-export async function answerBatch(service: HivewatchService, body: unknown): Promise<{ results: RouteResult[] }> {
+export async function answerBatch(service: HivewatchService, body: unknown, log: Log): Promise<{ results: RouteResult[] }> {
   const results: RouteResult[] = [];
-  for (const call of callsOf(body)) results.push(await answerOne(service, call));
+  for (const call of callsOf(body)) results.push(await answerOne(service, call, log));
   return { results };
 }

@@ -232,7 +232,7 @@ async function answerJson(req: IncomingMessage, res: ServerResponse, url: URL, {
     if (method !== 'POST') return sendError(res, 'method_not_allowed', `${method} ${BATCH_PATH} is not allowed; use POST`, { allow: 'POST' });
     const batch = await bodyOf(req, res, maxBody, log);
     if (batch === NO_BODY) return;
-    return sendJson(res, 200, await answerBatch(service, batch));
+    return sendJson(res, 200, await answerBatch(service, batch, log));
   }
   const match = matchRoute(method, url.pathname);
   if (match.kind === 'none') return sendError(res, 'not_found', `no route ${method} ${url.pathname}`);
