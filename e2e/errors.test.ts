@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
 import { launchBrowser, openApp, type AppPage, PAGE_TIMEOUT_MS } from './support/browser.js';
 import { startServer, type ServerHandle } from './support/server.js';
+import { FIRST_ROWS } from '../renderer/lib/use-rows-in-stages.js';
 
 /**
  * The middle of bucket `index` of the series chart's `buckets`, in page pixels: the plot runs
@@ -91,6 +92,22 @@ describe('error explorer', () => {
     await page.keyboard.press('Escape');
     await page.waitForURL(/#\/errors\?.*category=runtime/);
     await page.locator('.groups-table tbody tr', { has: page.locator('code', { hasText: 'RUNTIME_RATE_LIMIT' }) }).waitFor();
+    expect(app.problems).toEqual([]);
+  });
+
+  it('draws a long list above the fold first and every row a moment later', async () => {
+    const { page } = app;
+    // Three more flaky runs: their retried attempts take the occurrences past a list's first stage.
+    const flaky = [];
+    for (let i = 0; i < 3; i++) flaky.push(await server.startRun('examples/03-flaky-tests.prose', { virtualClock: true }));
+    for (const run of flaky) await server.waitForRun(run, ['completed']);
+    // Every occurrence the screen reads (its first page of 50).
+    const listed = await server.api<{ items: unknown[] }>('GET', '/api/errors?limit=50');
+    expect(listed.items.length).toBeGreaterThan(FIRST_ROWS);
+    // Opened afresh, so the list mounts with its answer in hand (its first render is the first stage).
+    await app.go('#/errors?range=all');
+    await page.reload();
+    await page.waitForFunction((n) => document.querySelectorAll('.occurrence-list .occurrence').length === n, listed.items.length);
     expect(app.problems).toEqual([]);
   });
 

@@ -71,10 +71,11 @@ function startWindow(root: HTMLElement): void {
   const route = parseHash(window.location.hash);
   prefetchFirstRuns(api, route.path, route.params);
   // Likewise the Errors screen's first round, here rather than in App's effect after React's first
-  // render of the whole window (~40 ms later on a cold open); the screen takes these answers.
-  // A task later, so that the chunk's request (asked for above) is on the wire before these take
-  // the browser's connections: sent in this task they went first and the chunk queued behind them.
-  if (route.path[0] === 'errors') setTimeout(() => prefetchErrors(api, route.params), 0);
+  // render of the whole window; the screen takes these answers. Asked in this task, they travel in
+  // the batch the window's own first reads make (renderer/api/read-batch.ts), sent when this task
+  // ends: one connection, behind the chunk's request asked for above, and before React's first
+  // render, which a task later held them back by ~40 ms.
+  if (route.path[0] === 'errors') prefetchErrors(api, route.params);
   // Coming back to the window (it was in the background, or another window had the focus) clears the title's count.
   window.addEventListener('focus', () => alerts.markSeen());
   document.addEventListener('visibilitychange', () => {

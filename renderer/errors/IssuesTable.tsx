@@ -7,6 +7,7 @@ import { IssueActions, StatusChip, type IssueChange } from '../issues/IssueActio
 import { Sparkline } from './Sparkline.js';
 import { changeText, changeTitle, changeTone } from '../issues/trend-words.js';
 import { formatCount } from '../lib/format.js';
+import { useRowsInStages } from '../lib/use-rows-in-stages.js';
 
 export type { IssueChange } from '../issues/IssueActions.js';
 
@@ -140,12 +141,13 @@ export function IssuesTable({
   busy: string | null;
   onChange: (issue: Issue, change: IssueChange) => void;
 }) {
+  const rows = useRowsInStages(issues);
   return (
     <div className="groups-table-wrap">
       <table className="groups-table issues-table" tabIndex={-1} data-skip-target>
         <IssuesTableHead />
         <tbody>
-          {issues.map((issue) => (
+          {rows.map((issue) => (
             <IssueRow key={issue.id} issue={issue} query={query} busy={busy === issue.id} onChange={onChange} />
           ))}
         </tbody>

@@ -3,6 +3,7 @@ import type { ErrorOccurrence } from '../../core/service/api.js';
 import { formatHash } from '../app/router.js';
 import { RelativeTime } from '../components/Time.js';
 import { ErrorEnvelopeView } from '../run-detail/attempt/ErrorEnvelopeView.js';
+import { useRowsInStages } from '../lib/use-rows-in-stages.js';
 
 const DISPOSITION_HINT: Record<ErrorOccurrence['disposition'], string> = {
   handled: 'handled: retried, caught, or its run did not fail because of it',
@@ -46,10 +47,11 @@ export function OccurrenceList({
   onMore: () => void;
 }) {
   const [open, setOpen] = useState<string | null>(null);
+  const rows = useRowsInStages(items);
   return (
     <div className="occurrences">
       <ul className="occurrence-list">
-        {items.map((o) => {
+        {rows.map((o) => {
           const key = `${o.runId}#${o.seq}`;
           const c = o.correlation;
           const run = c.run ?? o.runId;

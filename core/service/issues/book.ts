@@ -8,6 +8,7 @@ import { ApiError } from '../../common/api-errors.js';
 import { ignoreBoundsSchema, parseWith } from '../schemas.js';
 import { escalatesByRate, issueTitle, toIssue } from './assembly.js';
 import { issueEscalations, type Escalation } from './escalations.js';
+import { ForecastHistory } from './forecast-history.js';
 import { dueTransition } from './rules.js';
 import { growth, issueTrends, periodBounds, periodCounts, periodOf, type PeriodBounds, type PeriodCounts } from './scope.js';
 
@@ -72,10 +73,12 @@ export class IssueBook {
   private readonly store: HivewatchStore;
   private readonly now: () => number;
   private readonly statusScopes = new Map<string, { at: number; fingerprints: Promise<readonly string[] | null> }>();
+  private readonly forecasts: ForecastHistory;
 
   constructor(private readonly options: IssueBookOptions) {
     this.store = options.store;
     this.now = options.now ?? Date.now;
+    this.forecasts = new ForecastHistory(options.store);
   }
 
   private async groups(): Promise<ErrorGroup[]> {
@@ -102,7 +105,7 @@ export class IssueBook {
 
   /** Each issue's last hour against its forecast; `always`: the forecast even of a quiet hour. */
   private async escalations(fingerprints: readonly string[], facts: readonly IssueFacts[], now: number, always = false): Promise<Map<string, Escalation>> {
-    return issueEscalations(this.store, fingerprints, new Map(facts.map((f) => [f.fingerprint, f.lastHour])), now, always);
+    return issueEscalations(this.forecasts, fingerprints, new Map(facts.map((f) => [f.fingerprint, f.lastHour])), now, always);
   }
 
   /**

@@ -1,11 +1,12 @@
-import type { HivewatchStore } from '../../store/index.js';
 import type { IssueEscalation } from '../api-issues.js';
-import { escalationWords, forecastHour, forecastWindow, type HourCount } from './forecast.js';
+import { escalationWords, forecastHour, forecastWindow } from './forecast.js';
+import type { ForecastHistory } from './forecast-history.js';
 
 /**
  * Each issue's last hour against its forecast (forecast.ts), from rollups: the last hour
  * as the issue facts count it (the group trends and the edges, store/issues/issue-facts.ts), the week's
- * hours from the group count table of migration 20. A forecast is worked out for the issues whose last hour had any
+ * hours from the group count table of migration 20 (forecast-history.ts, which holds them while
+ * nothing was committed). A forecast is worked out for the issues whose last hour had any
  * occurrence (a quiet hour exceeds no forecast), or for every issue asked with `always` (an
  * issue's page shows its forecast whatever its last hour).
  */
@@ -23,7 +24,7 @@ const quietHour = (lastHour: number): Escalation => ({
 
 /** `lastHour`: each issue's occurrences in the last hour (issue facts); an issue not in it had none. */
 export async function issueEscalations(
-  store: HivewatchStore,
+  history: ForecastHistory,
   fingerprints: readonly string[],
   lastHour: ReadonlyMap<string, number>,
   now: number,
@@ -35,14 +36,9 @@ export async function issueEscalations(
   for (const fp of fingerprints) out.set(fp, quietHour(lastHour.get(fp) ?? 0));
   if (asked.length === 0) return out;
   const window = forecastWindow(now);
-  const { buckets, trends } = await store.groupTrends({ fingerprints: asked, grain: 'hour', since: window.since, until: window.until });
+  const weeks = await history.hours(asked, window);
   for (const fp of asked) {
-    const counts = trends.get(fp) ?? [];
-    const history: HourCount[] = [];
-    counts.forEach((count, i) => {
-      if (count > 0) history.push({ start: buckets[i] as number, count });
-    });
-    const forecast = forecastHour(history, window.day);
+    const forecast = forecastHour(weeks.get(fp) ?? [], window.day);
     const hour = lastHour.get(fp) ?? 0;
     const over = hour > forecast.limit;
     out.set(fp, {
