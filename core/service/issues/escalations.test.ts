@@ -1,9 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../../base/events.js';
 import { IssueTransitions, type IssueTransition } from '../../store/issues/issue-transitions.js';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { testEngines } from '../../store/testing/engines.js';
-import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { retriedRun as retried } from '../../store/testing/retried-run.js';
 import { IssueBook } from './book.js';
 
 /**
@@ -20,14 +19,6 @@ afterAll(stop);
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 12);
-const CRASH = { code: 'RUNTIME_CRASHED' as const, message: 'runtime fake crashed: exit 3', origin: 'runtime:fake' };
-
-/** A run at `at` whose task fails `n` times, a second apart, then succeeds: `n` occurrences in that minute. */
-const retried = (id: string, at: number, n: number): HivewatchEvent[] =>
-  new JournalBuilder(id, { start: at, flow: 'user/api.prose', flowName: 'api' })
-    .start()
-    .runStep([{ attempts: [...Array.from({ length: n }, () => CRASH), 'ok'], delayMs: 1_000 }])
-    .complete().events;
 
 describe.each(engines)('the escalating forecast on $name', (engine) => {
   const open: HivewatchStore[] = [];

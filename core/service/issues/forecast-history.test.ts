@@ -1,9 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HivewatchEvent } from '../../base/events.js';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import type { GroupTrendsQuery } from '../../store/queries/groups.js';
 import { testEngines } from '../../store/testing/engines.js';
-import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { retriedRun as retried } from '../../store/testing/retried-run.js';
 import { forecastWindow } from './forecast.js';
 import { ForecastHistory } from './forecast-history.js';
 
@@ -19,14 +18,6 @@ afterAll(stop);
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 12);
 const NOW = T0 + 8 * 24 * HOUR + 30 * 60_000;
-const CRASH = { code: 'RUNTIME_CRASHED' as const, message: 'runtime fake crashed: exit 3', origin: 'runtime:fake' };
-
-/** A run at `at` whose task fails `n` times, a second apart, then succeeds. */
-const retried = (id: string, at: number, n: number): HivewatchEvent[] =>
-  new JournalBuilder(id, { start: at, flow: 'user/api.prose', flowName: 'api' })
-    .start()
-    .runStep([{ attempts: [...Array.from({ length: n }, () => CRASH), 'ok'], delayMs: 1_000 }])
-    .complete().events;
 
 /** The store, with the trend reads it answers written down. */
 function watched(store: HivewatchStore): { store: HivewatchStore; reads: GroupTrendsQuery[] } {
