@@ -17,6 +17,7 @@ import { IssuesPanel } from './IssuesPanel.js';
 import { OccurrenceList } from './OccurrenceList.js';
 import { SeriesChart } from './SeriesChart.js';
 import { useOccurrences, useOverview } from './use-errors-data.js';
+import { prefetchedNow } from './errors-loads.js';
 
 interface OccurrencesPanelProps {
   occurrences: ReturnType<typeof useOccurrences>;
@@ -69,7 +70,8 @@ function windowLabel(q: ErrorsQuery): string {
 export function ErrorsPage() {
   const route = useRoute();
   const query = useMemo(() => parseErrorsQuery(route.params), [route.params]);
-  const { now, refresh, reload } = useLiveRefresh();
+  // The first round's clock when the window asked it moments ago, so its answers are this screen's.
+  const { now, refresh, reload } = useLiveRefresh(prefetchedNow());
 
   const win = windowOf(query, now);
   const filter = useMemo(() => filterOf(query, now), [query, now]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorOccurrence, ErrorSeries, HivewatchApi, Page } from '../../core/service/api.js';
 import { filterOf, parseErrorsQuery, stableNow, windowOf } from './errors-query.js';
-import { loadOverview, prefetchErrors, SAMPLE_SIZE, takePrefetchedOverview, takePrefetchedSample } from './errors-loads.js';
+import { loadOverview, prefetchedNow, prefetchErrors, SAMPLE_SIZE, takePrefetchedOverview, takePrefetchedSample } from './errors-loads.js';
 import { costInput, issuesInput, takeArrivedIssues, takePrefetchedCost, takePrefetchedIssues } from './side-loads.js';
 
 /**
@@ -42,6 +42,27 @@ function screenFilter(hash: string): { filter: ReturnType<typeof filterOf>; buck
 }
 
 describe('prefetching the Errors screen', () => {
+  it('hands its clock to a screen that mounts just after the minute turned, which then takes the round', () => {
+    const { api } = errorsApi();
+    const asked = Date.UTC(2026, 10, 23, 12, 0, 59, 900);
+    const mounted = asked + 200;
+    expect(stableNow(mounted)).not.toBe(stableNow(asked));
+    prefetchErrors(api, new URLSearchParams('range=7d&category=git'), asked);
+    const at = prefetchedNow(mounted);
+    expect(at).toBe(stableNow(asked));
+    const query = parseErrorsQuery(new URLSearchParams('range=7d&category=git'));
+    expect(takePrefetchedOverview(filterOf(query, at as number), windowOf(query, at as number).bucket)).not.toBeNull();
+    // Taken: a screen mounted later keeps its own clock.
+    expect(prefetchedNow(mounted)).toBeNull();
+  });
+
+  it('gives no clock once the round is five seconds old', () => {
+    const { api } = errorsApi();
+    prefetchErrors(api, new URLSearchParams('range=30d&origin=runtime%3Afake'), NOW);
+    expect(prefetchedNow(NOW + 4_999)).toBe(stableNow(NOW));
+    expect(prefetchedNow(NOW + 5_000)).toBeNull();
+  });
+
   it('starts one round for the route, which the screen takes once, with the pivot sample as the only occurrence read', async () => {
     const { api, reads } = errorsApi();
     prefetchErrors(api, new URLSearchParams('range=24h'), NOW);

@@ -102,7 +102,13 @@ interface Prefetched {
   sampleKey: string;
   overview: Promise<Overview> | null;
   sample: Promise<OccurrenceSample> | null;
+  /** The page clock its windows were read at (stableNow), and when it was asked (wall). */
+  at: number;
+  askedAt: number;
 }
+
+/** How long a first round's clock is the screen's: longer, and its answers are too old to show first. */
+const ROUND_CLOCK_MS = 5_000;
 
 let prefetched: Prefetched | null = null;
 
@@ -123,7 +129,7 @@ export function prefetchErrors(api: HivewatchApi, params: URLSearchParams, now =
   if (prefetched && prefetched.overview && prefetched.overviewKey === next.overviewKey && prefetched.sampleKey === next.sampleKey) return;
   const overview = loadOverview(api, filter, bucket);
   const sample = loadOccurrenceSample(api, filter, query.group);
-  const round: Prefetched = { ...next, overview, sample };
+  const round: Prefetched = { ...next, overview, sample, at, askedAt: now };
   // Nobody may take them (the operator navigated on): never an unhandled rejection. A round that
   // failed (the server was away) is never handed to a screen that mounts later, e.g. once its
   // chunk loads after the server came back: that screen would show the old failure with no
@@ -135,6 +141,16 @@ export function prefetchErrors(api: HivewatchApi, params: URLSearchParams, now =
     if (round.sample === sample) round.sample = null;
   });
   prefetched = round;
+}
+
+/**
+ * The page clock of a first round asked moments ago, for the screen that takes it: its windows
+ * are the round's. The clock turns each minute (stableNow); a screen mounting just after a turn
+ * with a clock of its own missed the round and asked everything again (one cold open in a few
+ * hundred, at twice the time).
+ */
+export function prefetchedNow(now = Date.now()): number | null {
+  return prefetched?.overview && now - prefetched.askedAt < ROUND_CLOCK_MS ? prefetched.at : null;
 }
 
 export function takePrefetchedOverview(filter: ErrorFilter, bucket: ErrorSeries['bucket']): Promise<Overview> | null {

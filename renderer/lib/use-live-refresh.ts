@@ -8,10 +8,10 @@ const REFRESH_MS = 3_000;
 /**
  * A page's clock and refresh count for error views (the Errors screen, an issue's page): new
  * errors journaled refresh it (throttled) and move relative windows forward; `reload` does the
- * same at once (the `r` key).
+ * same at once (the `r` key). `startAt`: the clock to start from (a prefetched round's).
  */
-export function useLiveRefresh(): { now: number; refresh: number; reload: () => void } {
-  const [now, setNow] = useState(() => stableNow(Date.now()));
+export function useLiveRefresh(startAt: number | null = null): { now: number; refresh: number; reload: () => void } {
+  const [now, setNow] = useState(() => startAt ?? stableNow(Date.now()));
   const [refresh, setRefresh] = useState(0);
   const total = useRunsSnapshot().liveErrors;
   const lastTotal = useRef(total);
