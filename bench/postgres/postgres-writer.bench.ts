@@ -22,7 +22,8 @@ import type { Measurement } from '../harness/measure.js';
 
 /**
  * The goal: the writer at ≥ 0.6× raw INSERTs of the same rows. `--quick` (17 batches, what CI runs)
- * keeps a bound of its own, 0.5×: quiet, this machine measured 0.59–0.66 per trial in it, and the
+ * keeps a bound of its own, 0.5×: quiet, this machine measured 0.59–0.66 per trial in it before
+ * the batch's literals were written by native replaces (statement-batch.ts), 0.65–0.78 since; the
  * regression it exists to catch (a scalar subquery per event row, against the one-round-trip
  * batch) read 0.28–0.33, so the bound still catches that kind.
  */

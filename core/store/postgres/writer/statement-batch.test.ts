@@ -1,16 +1,44 @@
-import type pg from 'pg';
+import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { inlineStatement, StatementBatch } from './statement-batch.js';
+import { inlineStatement, quoteText, StatementBatch } from './statement-batch.js';
+import { assertProperty } from '../../../testing/property.js';
 import { inTransaction, postgresBinaries, postgresMissing, TestDatabases } from '../../testing/test-databases.js';
 import { skipTitle } from '../../../testing/skip.js';
 
 /** Values a journal batch carries, at their most awkward: quotes, backslashes, `$1` inside text, non-BMP text, JSON. */
 const AWKWARD = ["it's", 'back\\slash \\x00 and \\\\', 'holds $1 and $2', '😀 ünïcode', '{"a": "\\"quoted\\""}', '', ' leading space'];
 
+describe('quoteText', () => {
+  it('writes the same literal as pg.escapeLiteral for any text', async () => {
+    const awkward = fc.constantFrom("'", '\\', '"', '$1', 'E', ' ', '😀', 'x');
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme' }),
+      fc.array(awkward).map((parts) => parts.join('')),
+    );
+    await assertProperty(
+      fc.property(text, (value) => {
+        expect(quoteText(value)).toBe(pg.escapeLiteral(value));
+      }),
+      { seed: 35003, numRuns: 2_000 },
+    );
+  });
+
+  it('doubles quotes, and doubles backslashes behind an E prefix', () => {
+    expect(quoteText("it's")).toBe("'it''s'");
+    expect(quoteText("a\\'b")).toBe(" E'a\\\\''b'");
+    expect(quoteText('')).toBe("''");
+  });
+});
+
 describe('inlineStatement', () => {
   it('replaces each placeholder by its own value, $10 not read as $1 then 0', () => {
     const params = Array.from({ length: 10 }, (_, i) => `v${i + 1}`);
     expect(inlineStatement('SELECT $1, $10, $2', params)).toBe("SELECT 'v1', 'v10', 'v2'");
+  });
+
+  it('leaves a $ that no digit follows as it is', () => {
+    expect(inlineStatement('SELECT $a, $, $1$', ['x'])).toBe("SELECT $a, $, 'x'$");
   });
 
   it('quotes numbers and booleans as node-postgres sends them (text of unknown type), NULL for null', () => {

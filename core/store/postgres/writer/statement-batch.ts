@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Queryable } from './multi-row.js';
 import { WITH_COMMIT } from '../connection/transaction.js';
 
@@ -39,6 +39,18 @@ function arrayText(values: readonly unknown[]): string | null {
   return `{${elements.join(',')}}`;
 }
 
+/**
+ * A string's quoted literal, the same text `pg.escapeLiteral` writes (quotes doubled; with a
+ * backslash, backslashes doubled and an ` E` prefix, so it means the same whatever
+ * standard_conforming_strings says). Written with native replaces: pg's version appends one
+ * character at a time, which on batches of a thousand JSON payloads cost the writer bench a sixth
+ * of its wall time, most of it garbage collection (docs/benches.md, "The writer against raw INSERTs").
+ */
+export function quoteText(value: string): string {
+  const quoted = value.includes("'") ? value.replace(/'/g, "''") : value;
+  return value.includes('\\') ? ` E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`;
+}
+
 function literal(value: unknown): string | null {
   if (value === null || value === undefined) return 'NULL';
   if (Array.isArray(value)) {
@@ -47,7 +59,7 @@ function literal(value: unknown): string | null {
   }
   switch (typeof value) {
     case 'string':
-      return value.includes('\u0000') ? null : pg.escapeLiteral(value);
+      return value.includes('\u0000') ? null : quoteText(value);
     case 'number':
     case 'bigint':
     case 'boolean':
@@ -57,15 +69,26 @@ function literal(value: unknown): string | null {
   }
 }
 
-/** `sql` with each `$n` replaced by the literal of `params[n - 1]`; null when one has none. */
+/**
+ * `sql` with each `$n` replaced by the literal of `params[n - 1]`; null when one has none. A scan
+ * with `indexOf` and one join: at 7,000 placeholders a statement, a regular expression's replace
+ * calling back per placeholder took half as long again.
+ */
 export function inlineStatement(sql: string, params: readonly unknown[]): string | null {
-  let faithful = true;
-  const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
-    const value = literal(params[Number(n) - 1]);
-    if (value === null) faithful = false;
-    return value ?? '';
-  });
-  return faithful ? text : null;
+  const parts: string[] = [];
+  let copied = 0;
+  for (let at = sql.indexOf('$'); at !== -1; at = sql.indexOf('$', at + 1)) {
+    let end = at + 1;
+    while (end < sql.length && sql.charCodeAt(end) >= 48 && sql.charCodeAt(end) <= 57) end += 1;
+    if (end === at + 1) continue;
+    const value = literal(params[Number(sql.slice(at + 1, end)) - 1]);
+    if (value === null) return null;
+    parts.push(sql.slice(copied, at), value);
+    copied = end;
+    at = end - 1;
+  }
+  parts.push(sql.slice(copied));
+  return parts.join('');
 }
 
 export class StatementBatch {
