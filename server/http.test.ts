@@ -219,6 +219,17 @@ describe('browser shell HTTP security and errors', () => {
     expect(detail.json).toMatchObject({ run: { status: 'completed' } });
   });
 
+  it("says the server's own time on each API answer in a Server-Timing header, and not on refusals before the API", async () => {
+    const timing = /^app;dur=(\d+\.\d)$/;
+    const route = await get('/api/runs');
+    expect(route.headers['server-timing']).toMatch(timing);
+    const batch = await post('/api/batch', JSON.stringify({ calls: [{ method: 'listRuns', input: {} }] }));
+    expect(batch.status).toBe(200);
+    expect(batch.headers['server-timing']).toMatch(timing);
+    expect((await get('/api/nothing-here')).headers['server-timing']).toBeUndefined();
+    expect((await raw(shell.port, { path: '/api/runs', headers: { host } })).headers['server-timing']).toBeUndefined();
+  });
+
   it('unknown routes → 404, wrong methods → 405, unknown runs → 404, all as JSON', async () => {
     expect((await get('/api/nothing')).json).toEqual({ error: { code: 'not_found', message: 'no route GET /api/nothing' } });
     const wrongMethod = await raw(shell.port, { method: 'DELETE', path: '/api/runs', headers: { host, ...auth } });

@@ -84,9 +84,20 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+/**
+ * `Server-Timing: app;dur=<ms>`: the server's own time on an answer, from the request's arrival at
+ * the API to its body encoded. The window's Resource Timing reads it (same origin), so a screen's
+ * open splits into server, transfer and page (bench/ui/open-split.ts); the format is the W3C
+ * Server Timing one (docs/benches.md cites it).
+ */
+function serverTiming(startedAt: number | undefined): Record<string, string> {
+  return startedAt === undefined ? {} : { 'server-timing': `app;dur=${(performance.now() - startedAt).toFixed(1)}` };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}, startedAt?: number): void {
   const payload = Buffer.from(JSON.stringify(body), 'utf8');
   res.writeHead(status, {
+    ...serverTiming(startedAt),
     ...SECURITY_HEADERS,
     'content-type': 'application/json; charset=utf-8',
     'content-length': payload.length,
@@ -227,12 +238,13 @@ interface JsonContext {
 
 /** An authorized /api/ request other than the stream: a batch of reads, or one method's route. */
 async function answerJson(req: IncomingMessage, res: ServerResponse, url: URL, { service, maxBody, log }: JsonContext): Promise<void> {
+  const startedAt = performance.now();
   const method = req.method ?? 'GET';
   if (url.pathname === BATCH_PATH) {
     if (method !== 'POST') return sendError(res, 'method_not_allowed', `${method} ${BATCH_PATH} is not allowed; use POST`, { allow: 'POST' });
     const batch = await bodyOf(req, res, maxBody, log);
     if (batch === NO_BODY) return;
-    return sendJson(res, 200, await answerBatch(service, batch, log));
+    return sendJson(res, 200, await answerBatch(service, batch, log), {}, startedAt);
   }
   const match = matchRoute(method, url.pathname);
   if (match.kind === 'none') return sendError(res, 'not_found', `no route ${method} ${url.pathname}`);
@@ -249,7 +261,7 @@ async function answerJson(req: IncomingMessage, res: ServerResponse, url: URL, {
     req.resume();
   }
   const result = await match.route.handle(service, { params: match.params, query: url.searchParams, body });
-  sendJson(res, result.status, result.body);
+  sendJson(res, result.status, result.body, {}, startedAt);
 }
 
 export async function startHttpShell(options: HttpShellOptions): Promise<HttpShell> {

@@ -11,6 +11,7 @@ import { ERRORS_CHARTS, ERRORS_NUMBERS, FIRST_ROW, openAt } from './page-marks.j
 import { ensureProductionRenderer } from './renderer-build.js';
 import { startServe, stopServe, type Serve } from './serve.js';
 import { quantile, type Judged } from './judged.js';
+import { describeSplits, openSplit, type OpenSplit } from './open-split.js';
 import { runsSession } from './runs-session.js';
 
 /**
@@ -96,28 +97,34 @@ async function coldAndWarm(
   hash: string,
   marks: readonly Mark[],
   samples: number,
-): Promise<{ cold: number[][]; warm: number[][] }> {
+): Promise<{ cold: number[][]; warm: number[][]; splits: { cold: OpenSplit[]; warm: OpenSplit[] } }> {
   const cold: number[][] = marks.map(() => []);
   const warm: number[][] = marks.map(() => []);
+  const splits = { cold: [] as OpenSplit[], warm: [] as OpenSplit[] };
   for (let i = 0; i < samples; i++) {
     let serve: Serve | null = null;
     try {
       serve = await startServe(dbPath);
       const base = serve.url.replace(/#.*$/, '');
-      for (const into of [cold, warm]) {
+      for (const [into, split] of [
+        [cold, splits.cold],
+        [warm, splits.warm],
+      ] as const) {
         const opened = await openAt(
           browser,
           `${base}${hash}`,
           marks.map((m) => m.test),
         );
         opened.marks.forEach((ms, m) => into[m]?.push(ms));
+        // Read after every mark is timed: the first mark's split, untimed.
+        split.push(await openSplit(opened.page, opened.marks[0] ?? 0));
         await opened.close();
       }
     } finally {
       await stopServe(serve);
     }
   }
-  return { cold, warm };
+  return { cold, warm, splits };
 }
 
 /**
@@ -276,24 +283,25 @@ export async function main(argv: readonly string[]): Promise<number> {
       .filter((query) => inScreen[query] === 0)
       .map((query) => `#/errors?${decodeURIComponent(query)}`);
     for (const { name, hash, marks, samples: n } of screens) {
-      const { cold, warm } = await coldAndWarm(browser, history.path, hash, marks, n);
+      const { cold, warm, splits } = await coldAndWarm(browser, history.path, hash, marks, n);
       marks.forEach(({ label, target: full }, m) => {
         const [c, w] = [cold[m] ?? [], warm[m] ?? []];
         const target = quick ? QUICK_SCREEN_MS : full;
         const quickNote = quick ? ` (--quick; < ${full} ms in the full run)` : '';
+        const split = (of: OpenSplit[]): string => (m === 0 ? `; ${describeSplits(of)}` : '');
         judged.push({
           name: `${name}, ${label}, cold p95`,
           value: quantile(c, 0.95),
           unit: 'ms',
           target,
-          detail: `navigation start → ${label}; first open on a fresh serve, ${c.length} serves; p50 ${quantile(c, 0.5)} ms${quickNote}`,
+          detail: `navigation start → ${label}; first open on a fresh serve, ${c.length} serves; p50 ${quantile(c, 0.5)} ms${quickNote}${split(splits.cold)}`,
         });
         judged.push({
           name: `${name}, ${label}, warm p95`,
           value: quantile(w, 0.95),
           unit: 'ms',
           target,
-          detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms${quickNote}`,
+          detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms${quickNote}${split(splits.warm)}`,
         });
       });
     }
