@@ -81,6 +81,11 @@ export class IssueBook {
     this.forecasts = new ForecastHistory(options.store);
   }
 
+  /** Lets go of the store's commit notifications (the service is closing). */
+  close(): void {
+    this.forecasts.close();
+  }
+
   private async groups(): Promise<ErrorGroup[]> {
     return this.store.errorGroups({ sort: 'last_seen', limit: MAX_ISSUES });
   }

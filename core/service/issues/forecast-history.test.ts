@@ -94,4 +94,26 @@ describe.each(engines)('the forecast history on $name', (engine) => {
     expect((await history.hours([fingerprint], next)).get(fingerprint)?.[0]?.start).toBe(next.since);
     expect(reads).toHaveLength(4);
   });
+
+  it('stops listening to the store once closed', async () => {
+    const { store } = await seeded();
+    let listening = 0;
+    const counted = new Proxy(store, {
+      get(target, key) {
+        if (key !== 'subscribe') return Reflect.get(target, key) as unknown;
+        return (listener: Parameters<HivewatchStore['subscribe']>[0]) => {
+          listening += 1;
+          const stop = target.subscribe(listener);
+          return () => {
+            listening -= 1;
+            stop();
+          };
+        };
+      },
+    });
+    const history = new ForecastHistory(counted);
+    expect(listening).toBe(1);
+    history.close();
+    expect(listening).toBe(0);
+  });
 });

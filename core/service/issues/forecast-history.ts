@@ -22,11 +22,19 @@ export class ForecastHistory {
   /** Counts this process's commits: a read that overlapped one is not kept. */
   private commits = 0;
 
+  private readonly unsubscribe: () => void;
+
   constructor(private readonly store: HivewatchStore) {
-    store.subscribe(() => {
+    this.unsubscribe = store.subscribe(() => {
       this.commits++;
       this.held.clear();
     });
+  }
+
+  /** Stops listening to the store's commits (its owner is done with it) and forgets what it held. */
+  close(): void {
+    this.unsubscribe();
+    this.held.clear();
   }
 
   /** Each fingerprint's hours with occurrences in `span`, oldest first. */

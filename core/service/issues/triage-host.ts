@@ -47,6 +47,7 @@ export function startTriage(store: HivewatchStore, options: HivewatchServiceOpti
       await issueWatch.stop();
       await Promise.all([...queued]);
       await alerts?.stop();
+      issues.book.close();
     },
   };
 }
