@@ -85,8 +85,8 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 /**
- * `Server-Timing: app;dur=<ms>`: the server's own time on an answer, from the request's arrival at
- * the API to its body encoded. The window's Resource Timing reads it (same origin), so a screen's
+ * `Server-Timing: app;dur=<ms>`: the server's own time on an answer, from the request's body read
+ * (a slow client's upload is not the server's) to the answer encoded. The window's Resource Timing reads it (same origin), so a screen's
  * open splits into server, transfer and page (bench/ui/open-split.ts); the format is the W3C
  * Server Timing one (docs/benches.md cites it).
  */
@@ -238,12 +238,12 @@ interface JsonContext {
 
 /** An authorized /api/ request other than the stream: a batch of reads, or one method's route. */
 async function answerJson(req: IncomingMessage, res: ServerResponse, url: URL, { service, maxBody, log }: JsonContext): Promise<void> {
-  const startedAt = performance.now();
   const method = req.method ?? 'GET';
   if (url.pathname === BATCH_PATH) {
     if (method !== 'POST') return sendError(res, 'method_not_allowed', `${method} ${BATCH_PATH} is not allowed; use POST`, { allow: 'POST' });
     const batch = await bodyOf(req, res, maxBody, log);
     if (batch === NO_BODY) return;
+    const startedAt = performance.now();
     return sendJson(res, 200, await answerBatch(service, batch, log), {}, startedAt);
   }
   const match = matchRoute(method, url.pathname);
@@ -260,6 +260,7 @@ async function answerJson(req: IncomingMessage, res: ServerResponse, url: URL, {
   } else {
     req.resume();
   }
+  const startedAt = performance.now();
   const result = await match.route.handle(service, { params: match.params, query: url.searchParams, body });
   sendJson(res, result.status, result.body, {}, startedAt);
 }

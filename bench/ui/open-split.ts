@@ -11,8 +11,8 @@ import { quantile } from './judged.js';
  *    before its handler ran, the answer's bytes);
  *  - page: everything else: the document and scripts, the first render, the answers' drawing.
  * The three add up to the mark; of the page's part, how much came before the first request went
- * out (the document, the scripts, the window's start) is said too. A request's server time is placed at the end of its wait for the
- * first byte (the server answers as soon as it is done).
+ * out (the document, the scripts, the window's start) is said too. A request's server time is
+ * placed at the end of its wait for the first byte (the server answers as soon as it is done).
  */
 export interface OpenSplit {
   serverMs: number;
