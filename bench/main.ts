@@ -39,8 +39,10 @@ const ROOT = repositoryRoot();
  */
 export async function main(argv: readonly string[]): Promise<number> {
   let flags: BenchFlags;
+  let postgresErrors: number | undefined;
   try {
     flags = parseBenchFlags(argv);
+    if (flags.kind === 'run') postgresErrors = errorsOption(flags.benchArgs);
   } catch (error) {
     if (!(error instanceof BenchFlagError)) throw error;
     process.stderr.write(`bench: ${error.message}\n${BENCH_USAGE}\n`);
@@ -69,7 +71,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'otel') measurements.push(...(await otelBenchmarks({ quick })));
   if (only === null || only === 'postgres' || only === 'postgres-live') measurements.push(...(await livePostgresBenchmarks({ quick })));
   if (only === null || only === 'postgres' || only === 'postgres-writer') measurements.push(...(await postgresWriterBenchmarks({ quick })));
-  if (only === null || only === 'postgres' || only === 'postgres-errors') measurements.push(...(await postgresErrorCountBenchmarks({ quick })));
+  if (only === null || only === 'postgres' || only === 'postgres-errors')
+    measurements.push(...(await postgresErrorCountBenchmarks({ quick, errors: postgresErrors })));
   if (only === null || only === 'dead-host') measurements.push(...(await deadHostBenchmarks({ quick })));
   if (only === null || only === 'postgres' || only === 'postgres-dead-host') measurements.push(...(await deadHostPostgresBenchmarks({ quick })));
   if (only === null || only === 'serve-load') measurements.push(...(await serveLoadBenchmarks({ quick })));
@@ -78,4 +81,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (only === null || only === 'triage') measurements.push(...(await triageBenchmarks(benchArgs)));
   report(measurements, json);
   return missedTargets(measurements).length === 0 ? 0 : 1;
+}
+
+/** `--errors N` when it was given (flags.ts lets only the benches that read it take it), else undefined. */
+function errorsOption(benchArgs: readonly string[]): number | undefined {
+  const at = benchArgs.indexOf('--errors');
+  if (at === -1) return undefined;
+  const n = Number(benchArgs[at + 1]);
+  if (!Number.isSafeInteger(n) || n < 1) throw new BenchFlagError(`--errors takes a positive whole number, not "${benchArgs[at + 1]}"`);
+  return n;
 }

@@ -25,6 +25,13 @@ describe('bench flags', () => {
       only: 'triage',
       benchArgs: ['--samples', '20', '--baseline-samples', '3'],
     });
+    expect(parseBenchFlags(['--only', 'postgres-errors', '--errors', '10000000'])).toMatchObject({
+      only: 'postgres-errors',
+      benchArgs: ['--errors', '10000000'],
+    });
+    expect(() => parseBenchFlags(['--only', 'postgres', '--errors', '10000000'])).toThrow(
+      '--errors is read only by --only ui or --only history or --only triage or --only postgres-errors',
+    );
   });
 
   it('answers --help without running anything', () => {

@@ -27,7 +27,7 @@ type BenchName = (typeof BENCHES)[number];
 const BENCH_OPTIONS: Record<string, readonly BenchName[]> = {
   samples: ['ui', 'history', 'triage'],
   'filter-samples': ['ui', 'history'],
-  errors: ['ui', 'history', 'triage'],
+  errors: ['ui', 'history', 'triage', 'postgres-errors'],
   screens: ['ui', 'history'],
   'baseline-samples': ['triage'],
 };
@@ -37,7 +37,8 @@ export const BENCH_USAGE = `usage: npm run bench [-- --quick] [-- --json] [-- --
   --json    the figures as JSON
   --only    one bench: ${BENCHES.join(', ')}
   ui/history also take --samples N, --filter-samples N, --errors N, --screens all|cost
-  triage also takes --samples N, --baseline-samples N, --errors N`;
+  triage also takes --samples N, --baseline-samples N, --errors N
+  postgres-errors also takes --errors N (the history's size; 1,000,000 by default)`;
 
 export type BenchFlags = { kind: 'help' } | { kind: 'run'; quick: boolean; json: boolean; only: BenchName | null; benchArgs: string[] };
 
