@@ -7,26 +7,44 @@ import type { RunFields } from './run-fields.js';
  * (renderer/live/run-summary.ts), so both read the same fields the same way.
  */
 
-/** The part of the API's `RunSummary` the shared fields make (`approval` / `approvalWaitMs` only when set). */
+/**
+ * The part of the API's `RunSummary` the shared fields make, each field's meaning said once here
+ * (`approval` / `approvalWaitMs` only when set).
+ */
 export interface RunSummaryFields {
   flow: string;
   flowName: string;
   status: RunStatus;
+  /** The run's clock: `startedAt`, `endedAt` and `durationMs` are on it (virtual: runs ahead). */
   clock: 'real' | 'virtual';
   startedAt: number;
   endedAt: number | null;
   durationMs: number | null;
+  /** Wall-clock start and end (what "2 min ago" and a real duration are made of). */
   startedWall: number;
   endedWall: number | null;
+  /** The step reached (the latest started; the resume step before a resumed run's first). */
   step: number;
   maxSteps: number;
+  /**
+   * How many steps the run's flow takes (core/flow/plan/step-count.ts): `expected` when no session
+   * fails, `most` with every catch block run. Null when timing decides it, for an external run
+   * and for a run journaled before the count (the window then shows the step alone).
+   */
   flowSteps: { expected: number; most: number } | null;
   attempts: number;
   errorCount: number;
+  /**
+   * Set while the run waits on a person's answer to a permission prompt (the `waiting-approval`
+   * state, docs/otel.md "Waiting for approval"): what the prompt asks for and since when.
+   * Absent when none is open.
+   */
   approval?: { label: string; since: number };
+  /** The time the run waited on a person over its prompts that ended (ms; 0 when none). */
   approvalWaitMs?: number;
   resumedFrom: string | null;
   retryOf: string | null;
+  /** The newest error occurrence of the run, whatever became of it (a live run's retry, say). */
   lastError: { code: string; message: string } | null;
 }
 

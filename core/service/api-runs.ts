@@ -2,6 +2,7 @@ import type { ErrorEnvelope } from '../base/errors/envelope.js';
 import type { HivewatchEvent, RunStatus } from '../base/events.js';
 import type { TokenUsage } from '../base/usage.js';
 import type { RunEnding } from '../common/ending-chain.js';
+import type { LoadedRunSummary } from '../common/run-summary-fields.js';
 import type { TelemetrySilence } from '../common/telemetry-silence.js';
 import type { UsageView } from './api-usage.js';
 import type { AgentTreeView } from './api-agents.js';
@@ -17,30 +18,13 @@ export interface RunTelemetrySilence extends TelemetrySilence {
   attempt: number | null;
 }
 
-export interface RunSummary {
+/**
+ * A run in the Runs list. Its shared fields (flow, status, times, step, attempts, approval, the
+ * last error...) are defined once, with what each means, in core/common/run-summary-fields.ts,
+ * where the service's mapping and the window's live rows both read them; these are the rest.
+ */
+export interface RunSummary extends LoadedRunSummary {
   id: string;
-  flow: string;
-  flowName: string;
-  status: RunStatus;
-  /** The run's clock: `startedAt`, `endedAt` and `durationMs` are on it (virtual: runs ahead). */
-  clock: 'real' | 'virtual';
-  startedAt: number;
-  endedAt: number | null;
-  durationMs: number | null;
-  /** Wall-clock start and end (what "2 min ago" and a real duration are made of). */
-  startedWall: number;
-  endedWall: number | null;
-  /** The step reached (the latest started; the resume step before a resumed run's first). */
-  step: number;
-  maxSteps: number;
-  /**
-   * How many steps the run's flow takes (core/flow/plan/step-count.ts): `expected` when no session
-   * fails, `most` with every catch block run. Null when timing decides it, for an external run
-   * and for a run journaled before the count (the window then shows the step alone).
-   */
-  flowSteps?: { expected: number; most: number } | null;
-  attempts: number;
-  errorCount: number;
   /** Set while a task waits in backoff: the "retrying" badge and its countdown. */
   retrying: { taskId: string; nextAttemptAt: number; delayMs: number } | null;
   /**
@@ -50,23 +34,11 @@ export interface RunSummary {
    */
   waitingUntil?: number | null;
   /**
-   * Set while the run waits on a person's answer to a permission prompt (the `waiting-approval`
-   * state, docs/otel.md "Waiting for approval"): what the prompt asks for and since when.
-   * Absent when none is open.
-   */
-  approval?: { label: string; since: number } | null;
-  /** The time the run waited on a person over its prompts that ended (ms; 0 when none). */
-  approvalWaitMs?: number;
-  /**
    * Set while the run's telemetry source (its session, or the CLI of a preset attempt still
    * running) has sent nothing for longer than twice its exporter's interval (docs/otel.md
    * "Telemetry health"): "no telemetry for 4 min (expected every 5 s)". Absent otherwise.
    */
   telemetrySilence?: RunTelemetrySilence;
-  resumedFrom: string | null;
-  retryOf: string | null;
-  /** The newest error occurrence of the run, whatever became of it (a live run's retry, say). */
-  lastError: { code: string; message: string } | null;
   /**
    * Why the run ended (rule 16): set for a run that ended `failed` or `cancelled` (and
    * `interrupted`), null otherwise. This, not `lastError`, is what "why did it fail" shows.
