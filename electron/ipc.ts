@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { API_ROUTES, isApiMethod } from '../core/common/api-routes.js';
+import { isApiMethod } from '../core/common/api-routes.js';
+import { callApiMethod } from '../core/service/api-call.js';
 import type { BridgeMessage, BridgeReply } from '../core/service/api.js';
 import { ApiError } from '../core/common/api-errors.js';
 import { toWireError } from '../core/service/wire-error.js';
-import { parseInput, parseWith } from '../core/service/schemas.js';
+import { parseWith } from '../core/service/schemas.js';
 import type { HivewatchService } from '../core/service/service.js';
 import { CALL_CHANNEL, EVENTS_CHANNEL, SUBSCRIBE_CHANNEL, UNSUBSCRIBE_CHANNEL } from './security.js';
 
@@ -83,10 +84,7 @@ export function registerIpc(ipcMain: IpcMainLike, service: HivewatchService, opt
     if (args.length > 2) throw new ApiError('invalid_input', 'takes a method name and one input object');
     const [method, given] = args;
     if (!isApiMethod(method)) throw new ApiError('unknown_method', `no API method ${JSON.stringify(String(method)).slice(0, 80)}`);
-    const input = parseInput(method, given);
-    const call = service[method] as (input?: unknown) => Promise<unknown>;
-    const noInput = (API_ROUTES[method] as { noInput?: true }).noInput === true;
-    return { ok: true, value: await call.call(service, ...(noInput ? [] : [input])) };
+    return { ok: true, value: (await callApiMethod(service, method, given)).value };
   });
 
   const send = (sender: SenderLike, subscription: string, message: BridgeMessage): void => {

@@ -1,7 +1,7 @@
 import { API_METHODS, API_ROUTES, pathParams, type ApiMethod, type ApiRoute } from '../core/common/api-routes.js';
 import { ApiError } from '../core/common/api-errors.js';
 import type { HivewatchService } from '../core/service/service.js';
-import { parseInput } from '../core/service/schemas.js';
+import { callApiMethod } from '../core/service/api-call.js';
 
 /**
  * The JSON routes: one per API method, derived from the API's table (core/common/api-routes.ts).
@@ -91,9 +91,9 @@ function routeOf(apiMethod: ApiMethod): Route {
  */
 export async function answerCall(service: HivewatchService, apiMethod: ApiMethod, given: Record<string, unknown>): Promise<RouteResult> {
   const spec: ApiRoute = API_ROUTES[apiMethod];
-  const input = parseInput(apiMethod, given) as Record<string, unknown>;
-  const call = service[apiMethod] as (input?: unknown) => Promise<unknown>;
-  const value = await call.call(service, ...(spec.noInput ? [] : [input]));
+  const called = await callApiMethod(service, apiMethod, given);
+  const input = called.input as Record<string, unknown>;
+  const { value } = called;
   if (value === null && spec.nullAs !== undefined) {
     throw new ApiError(spec.nullAs, NOT_FOUND_WORDS[spec.nullAs]?.(input) ?? `${apiMethod}: not found`);
   }
