@@ -59,6 +59,12 @@ const ALERT_RULES_15 = `CREATE TABLE alert_rules_15 (id TEXT PRIMARY KEY, condit
   DROP TABLE alert_rules; ALTER TABLE alert_rules_15 RENAME TO alert_rules;`;
 
 const UNDO: Record<number, { sqlite: string; postgres: string }> = {
+  28: {
+    sqlite: '',
+    postgres: ['error_rollups', 'error_rollups_hour', 'error_rollups_day']
+      .map((t) => `ALTER TABLE ${t} DROP CONSTRAINT ${t}_pkey, ADD PRIMARY KEY (bucket, category, origin, code, flow, disposition);`)
+      .join(' '),
+  },
   27: { sqlite: 'ALTER TABLE attempts DROP COLUMN telemetry_origin;', postgres: 'ALTER TABLE attempts DROP COLUMN telemetry_origin;' },
   26: {
     sqlite: ALERT_RULES_15,
