@@ -7,7 +7,7 @@ import { deadHostBenchmarks, deadHostPostgresBenchmarks } from './hosts/dead-hos
 import { engineBenchmarks } from './engine/engine.bench.js';
 import { fanoutBenchmarks } from './api/fanout.bench.js';
 import { liveBenchmarks, livePostgresBenchmarks } from './hosts/live.bench.js';
-import { BENCH_USAGE, BenchFlagError, parseBenchFlags, type BenchFlags } from './harness/flags.js';
+import { BENCH_USAGE, BenchFlagError, parseBenchFlags, wholeOption, type BenchFlags } from './harness/flags.js';
 import { missedTargets, report, type Measurement } from './harness/measure.js';
 import { otelBenchmarks } from './otel/otel.bench.js';
 import { postgresErrorCountBenchmarks } from './postgres/postgres-errors.bench.js';
@@ -86,8 +86,5 @@ export async function main(argv: readonly string[]): Promise<number> {
 /** `--errors N` when it was given (flags.ts lets only the benches that read it take it), else undefined. */
 function errorsOption(benchArgs: readonly string[]): number | undefined {
   const at = benchArgs.indexOf('--errors');
-  if (at === -1) return undefined;
-  const n = Number(benchArgs[at + 1]);
-  if (!Number.isSafeInteger(n) || n < 1) throw new BenchFlagError(`--errors takes a positive whole number, not "${benchArgs[at + 1]}"`);
-  return n;
+  return at === -1 ? undefined : wholeOption(benchArgs[at + 1] ?? '', 'errors', 0);
 }

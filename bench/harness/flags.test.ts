@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BenchFlagError, parseBenchFlags } from './flags.js';
+import { BenchFlagError, parseBenchFlags, wholeOption } from './flags.js';
 
 describe('bench flags', () => {
   it('reads --quick, --json and --only', () => {
@@ -37,5 +37,14 @@ describe('bench flags', () => {
   it('answers --help without running anything', () => {
     expect(parseBenchFlags(['--help'])).toEqual({ kind: 'help' });
     expect(parseBenchFlags(['-h'])).toEqual({ kind: 'help' });
+  });
+
+  it('reads a counting option as a positive whole number, its default when absent, and refuses anything else by name', () => {
+    expect(wholeOption(undefined, 'samples', 20)).toBe(20);
+    expect(wholeOption('10000000', 'errors', 1)).toBe(10_000_000);
+    for (const bad of ['0', '-3', '1.5', 'ten', '', ' ', '1e400']) {
+      expect(() => wholeOption(bad, 'errors', 1)).toThrow(BenchFlagError);
+      expect(() => wholeOption(bad, 'errors', 1)).toThrow(`--errors takes a positive whole number, not "${bad}"`);
+    }
   });
 });

@@ -58,6 +58,18 @@ function isBench(name: string): name is BenchName {
  * The bench's command line, parsed strictly: a misspelt flag (`--quik`) or name would otherwise run
  * the full workload or nothing at all and pass, so each is refused with the usage instead.
  */
+/**
+ * A bench option that counts something (`--errors`, `--samples`, …): a positive whole number, or
+ * `fallback` when the option is not given. Anything else is refused with the option's name, so
+ * every bench words the refusal the same way.
+ */
+export function wholeOption(value: string | undefined, option: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isSafeInteger(n) || n < 1) throw new BenchFlagError(`--${option} takes a positive whole number, not "${value}"`);
+  return n;
+}
+
 export function parseBenchFlags(argv: readonly string[]): BenchFlags {
   const benchOptions = Object.fromEntries(Object.keys(BENCH_OPTIONS).map((name) => [name, { type: 'string' as const }]));
   let values: Record<string, string | boolean | undefined>;

@@ -8,6 +8,7 @@ import { percentile, type Measurement } from '../harness/measure.js';
 import { bulkSeed, cachedHistory } from '../ui/bulk-seed.js';
 import { apiOf, startServe, stopServe, type Serve } from '../ui/serve.js';
 import { comparable, triageAsks, type Ask } from './triage-asks.js';
+import { wholeOption } from '../harness/flags.js';
 
 /**
  * Triage at scale (docs/benches.md "Triage at scale"): the issue page, the issues sorted by trend
@@ -33,13 +34,6 @@ interface Options {
   errors: number;
 }
 
-function whole(value: string | undefined, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${option} takes a positive whole number, not "${value}"`);
-  return n;
-}
-
 function triageOptions(argv: readonly string[]): Options {
   const { values } = parseArgs({
     args: [...argv],
@@ -52,12 +46,12 @@ function triageOptions(argv: readonly string[]): Options {
     },
   });
   const quick = values.quick === true;
-  const samples = whole(values.samples, 'samples', quick ? 3 : 20);
+  const samples = wholeOption(values.samples, 'samples', quick ? 3 : 20);
   return {
     quick,
     samples,
-    baselineSamples: whole(values['baseline-samples'], 'baseline-samples', quick ? samples : 3),
-    errors: whole(values.errors, 'errors', quick ? QUICK.errors : FULL.errors),
+    baselineSamples: wholeOption(values['baseline-samples'], 'baseline-samples', quick ? samples : 3),
+    errors: wholeOption(values.errors, 'errors', quick ? QUICK.errors : FULL.errors),
   };
 }
 

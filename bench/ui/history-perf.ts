@@ -13,6 +13,7 @@ import { startServe, stopServe, type Serve } from './serve.js';
 import { quantile, type Judged } from './judged.js';
 import { describeSplits, openSplit, type OpenSplit } from './open-split.js';
 import { runsSession } from './runs-session.js';
+import { wholeOption } from '../harness/flags.js';
 
 /**
  * The window over a whole history, in Chromium against a real `hivewatch
@@ -212,14 +213,6 @@ function screensToOpen(inScreen: Record<string, number>, samples: number, filter
   ];
 }
 
-/** A positive whole number of an option, or `fallback` when it is not given; anything else is refused. */
-function count(value: string | undefined, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${option} takes a positive whole number, not "${value}"`);
-  return n;
-}
-
 interface Options {
   /** Only the cost and flow-health figures. */
   costOnly: boolean;
@@ -252,9 +245,9 @@ function optionsOf(argv: readonly string[]): Options {
     quick,
     json: values.json === true,
     size,
-    errorCount: count(values.errors, 'errors', size),
-    samples: count(values.samples, 'samples', quick ? 2 : 20),
-    filterSamples: count(values['filter-samples'], 'filter-samples', quick ? 1 : 10),
+    errorCount: wholeOption(values.errors, 'errors', size),
+    samples: wholeOption(values.samples, 'samples', quick ? 2 : 20),
+    filterSamples: wholeOption(values['filter-samples'], 'filter-samples', quick ? 1 : 10),
   };
 }
 
