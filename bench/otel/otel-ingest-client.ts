@@ -1,5 +1,6 @@
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { clientArgs, clientArgsOrExit, wholeNumber } from '../harness/client-args.js';
+import { claudeLogsPayload, postLogs } from './otlp-logs.js';
 
 /**
  * The exporter side of the ingest bench (bench/otel/otel.bench.ts), in its own process as a real
@@ -33,45 +34,11 @@ interface Sent {
   slowestAnswerMs: number;
 }
 
-function payload(from: number, count: number, sessions: number, now: number): string {
-  const s = (key: string, value: string | number) => ({ key, value: typeof value === 'number' ? { intValue: String(value) } : { stringValue: value } });
-  const logRecords = [];
-  for (let i = 0; i < count; i++) {
-    const n = from + i;
-    const failed = n % 10 === 0;
-    logRecords.push({
-      timeUnixNano: `${now}000000`,
-      body: { stringValue: failed ? 'claude_code.api_error' : 'claude_code.api_request' },
-      attributes: [
-        s('session.id', `ingest-session-${n % sessions}`),
-        s('model', 'claude-sonnet-4-5'),
-        s('duration_ms', 100 + (n % 50)),
-        ...(failed ? [s('status_code', n % 20 === 0 ? '529' : '500'), s('error', 'Overloaded'), s('attempt', 1)] : [s('cost_usd', 0)]),
-        s('event.sequence', n),
-      ],
-    });
-  }
-  return JSON.stringify({ resourceLogs: [{ resource: { attributes: [s('service.name', 'claude-code')] }, scopeLogs: [{ logRecords }] }] });
-}
-
-function post(agent: Agent, args: Args, body: string): Promise<{ status: number; retryAfter: number; ms: number }> {
-  const start = performance.now();
-  return new Promise((resolve) => {
-    const url = new URL('/v1/logs', args.endpoint);
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${args.token}`, 'content-length': Buffer.byteLength(body) };
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: Number(res.headers['retry-after'] ?? 1) || 1, ms: performance.now() - start }));
-    });
-    req.on('error', () => resolve({ status: 0, retryAfter: 1, ms: performance.now() - start }));
-    req.end(body);
-  });
-}
-
 async function send(args: Args): Promise<Sent> {
   const now = Date.now();
   const bodies: string[] = [];
-  for (let from = 0; from < args.records; from += args.batch) bodies.push(payload(from, Math.min(args.batch, args.records - from), args.sessions, now));
+  for (let from = 0; from < args.records; from += args.batch)
+    bodies.push(claudeLogsPayload(from, Math.min(args.batch, args.records - from), args.sessions, now));
   const agent = new Agent({ keepAlive: true, maxSockets: args.connections });
   let next = 0;
   let refused = 0;
@@ -81,7 +48,7 @@ async function send(args: Args): Promise<Sent> {
   const connection = async (): Promise<void> => {
     for (let at = next++; at < bodies.length; at = next++) {
       for (let attempt = 0; ; attempt += 1) {
-        const answer = await post(agent, args, bodies[at] as string);
+        const answer = await postLogs(agent, args, bodies[at] as string);
         slowestAnswerMs = Math.max(slowestAnswerMs, answer.ms);
         if ((answer.status !== 429 && answer.status !== 503) || attempt >= 20) {
           if (answer.status !== 200) refused += 1;

@@ -13,6 +13,7 @@ import { startServe, stopServe, type Serve } from './serve.js';
 import { quantile, type Judged } from './judged.js';
 import { describeSplits, openSplit, type OpenSplit } from './open-split.js';
 import { runsSession } from './runs-session.js';
+import { describeLoads, historyCopy, ingestToken, startLoad, writeLiveFlow, type Load, type LoadReport } from './load-beside.js';
 import { wholeOption } from '../harness/flags.js';
 
 /**
@@ -91,21 +92,43 @@ interface Mark {
   target: number;
 }
 
-/** Cold and warm opens of one screen, a fresh serve per sample; for each mark, its times in order. */
+/** What writes beside a loaded sample's opens (load-beside.ts): the database's ingest token and the live runs' flow. */
+interface LoadSetup {
+  token: string;
+  flow: string;
+}
+
+interface Timed {
+  cold: number[][];
+  warm: number[][];
+  splits: { cold: OpenSplit[]; warm: OpenSplit[] };
+  /** What the load did in each sample, when there was one. */
+  loads: LoadReport[];
+}
+
+/**
+ * Cold and warm opens of one screen, a fresh serve per sample; for each mark, its times in order.
+ * With `load`, each serve also has the OTLP stream and the live runs writing from before its cold
+ * open until after its warm one.
+ */
 async function coldAndWarm(
   browser: Browser,
   dbPath: string,
   hash: string,
   marks: readonly Mark[],
   samples: number,
-): Promise<{ cold: number[][]; warm: number[][]; splits: { cold: OpenSplit[]; warm: OpenSplit[] } }> {
+  load: LoadSetup | null = null,
+): Promise<Timed> {
   const cold: number[][] = marks.map(() => []);
   const warm: number[][] = marks.map(() => []);
   const splits = { cold: [] as OpenSplit[], warm: [] as OpenSplit[] };
+  const loads: LoadReport[] = [];
   for (let i = 0; i < samples; i++) {
     let serve: Serve | null = null;
+    let running: Load | null = null;
     try {
-      serve = await startServe(dbPath);
+      serve = load === null ? await startServe(dbPath) : await startServe(dbPath, {}, ['--otel-port', '0']);
+      if (load !== null) running = await startLoad(serve, load.token, load.flow);
       const base = serve.url.replace(/#.*$/, '');
       for (const [into, split] of [
         [cold, splits.cold],
@@ -122,10 +145,11 @@ async function coldAndWarm(
         await opened.close();
       }
     } finally {
+      if (running !== null) loads.push(await running.stop());
       await stopServe(serve);
     }
   }
-  return { cold, warm, splits };
+  return { cold, warm, splits, loads };
 }
 
 /**
@@ -176,6 +200,42 @@ async function costAndHealth(browser: Browser, dbPath: string, samples: number, 
   }
   judged.push(...judgeCostHealthReads(dbPath, samples, quick));
   return judged;
+}
+
+/** Each mark's cold and warm p95 of one screen's opens, judged against its target (the quick form's bound with `--quick`). */
+function judgeOpens(name: string, marks: readonly Mark[], { cold, warm, splits, loads }: Timed, quick: boolean): Judged[] {
+  const beside = loads.length === 0 ? '' : `; beside ${describeLoads(loads)}`;
+  return marks.flatMap(({ label, target: full }, m) => {
+    const [c, w] = [cold[m] ?? [], warm[m] ?? []];
+    const target = quick ? QUICK_SCREEN_MS : full;
+    const quickNote = quick ? ` (--quick; < ${full} ms in the full run)` : '';
+    const split = (of: OpenSplit[]): string => (m === 0 ? `; ${describeSplits(of)}` : '');
+    return [
+      {
+        name: `${name}, ${label}, cold p95`,
+        value: quantile(c, 0.95),
+        unit: 'ms',
+        target,
+        detail: `navigation start → ${label}; first open on a fresh serve, ${c.length} serves; p50 ${quantile(c, 0.5)} ms${quickNote}${split(splits.cold)}${beside}`,
+      },
+      {
+        name: `${name}, ${label}, warm p95`,
+        value: quantile(w, 0.95),
+        unit: 'ms',
+        target,
+        detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms${quickNote}${split(splits.warm)}${beside}`,
+      },
+    ];
+  });
+}
+
+/**
+ * The screens opened again under load: Runs and the unfiltered Errors screens (the quick form:
+ * Runs and Errors 24 h), each as many samples as quiet.
+ */
+function loadedScreens(screens: readonly Screen[], quick: boolean): Screen[] {
+  const unfiltered = screens.filter((screen) => screen.hash === '#/runs' || /^#\/errors\?range=[^&]+$/.test(screen.hash));
+  return quick ? unfiltered.filter((screen) => screen.hash === '#/runs' || screen.hash === '#/errors?range=24h') : unfiltered;
 }
 
 interface Screen {
@@ -276,27 +336,19 @@ export async function main(argv: readonly string[]): Promise<number> {
       .filter((query) => inScreen[query] === 0)
       .map((query) => `#/errors?${decodeURIComponent(query)}`);
     for (const { name, hash, marks, samples: n } of screens) {
-      const { cold, warm, splits } = await coldAndWarm(browser, history.path, hash, marks, n);
-      marks.forEach(({ label, target: full }, m) => {
-        const [c, w] = [cold[m] ?? [], warm[m] ?? []];
-        const target = quick ? QUICK_SCREEN_MS : full;
-        const quickNote = quick ? ` (--quick; < ${full} ms in the full run)` : '';
-        const split = (of: OpenSplit[]): string => (m === 0 ? `; ${describeSplits(of)}` : '');
-        judged.push({
-          name: `${name}, ${label}, cold p95`,
-          value: quantile(c, 0.95),
-          unit: 'ms',
-          target,
-          detail: `navigation start → ${label}; first open on a fresh serve, ${c.length} serves; p50 ${quantile(c, 0.5)} ms${quickNote}${split(splits.cold)}`,
-        });
-        judged.push({
-          name: `${name}, ${label}, warm p95`,
-          value: quantile(w, 0.95),
-          unit: 'ms',
-          target,
-          detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms${quickNote}${split(splits.warm)}`,
-        });
-      });
+      judged.push(...judgeOpens(name, marks, await coldAndWarm(browser, history.path, hash, marks, n), quick));
+    }
+    if (!costOnly) {
+      // The same screens again while the OTLP stream and the live runs write (load-beside.ts), on a copy.
+      const copy = await historyCopy(history.path);
+      try {
+        const load = { token: ingestToken(copy.path), flow: writeLiveFlow(copy.path) };
+        for (const { name, hash, marks, samples: n } of loadedScreens(screens, quick)) {
+          judged.push(...judgeOpens(`${name} under load`, marks, await coldAndWarm(browser, copy.path, hash, marks, n, load), quick));
+        }
+      } finally {
+        copy.remove();
+      }
     }
     if (!costOnly) judged.push(...(await runsSession(browser, history.path, quick)));
     judged.push(...(await costAndHealth(browser, history.path, samples, quick)));

@@ -9,19 +9,24 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export interface Serve {
   /** The URL `serve` printed (with its token). */
   url: string;
+  /** The OTLP receiver's endpoint `serve` printed, or null when it has none. */
+  otelEndpoint: string | null;
   child: ChildProcess;
 }
 
-/** `env`: variables set for this serve beside the bench's own (HIVEWATCH_READ_WORKERS for a baseline). */
-export async function startServe(dbPath: string, env: Readonly<Record<string, string>> = {}): Promise<Serve> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'hivewatch.js'), 'serve', '--port', '0', '--db', dbPath], {
+/**
+ * `env`: variables set for this serve beside the bench's own (HIVEWATCH_READ_WORKERS for a
+ * baseline); `args`: more of `serve`'s options (`--otel-port 0` for a receiver on a free port).
+ */
+export async function startServe(dbPath: string, env: Readonly<Record<string, string>> = {}, args: readonly string[] = []): Promise<Serve> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'hivewatch.js'), 'serve', '--port', '0', '--db', dbPath, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
   let out = '';
   child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-  const url = await new Promise<string>((resolveUrl, reject) => {
+  const printed = await new Promise<{ url: string; otelEndpoint: string | null }>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve printed no URL:\n${out}`)), 120_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -29,14 +34,15 @@ export async function startServe(dbPath: string, env: Readonly<Record<string, st
     });
     child.stdout?.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /Open:\s+(\S+)/.exec(out);
-      if (m?.[1]) {
+      // The banner's last line names the receiver (or says there is none).
+      const m = /Open:\s+(\S+)[\s\S]*OTel:\s+(\S+)/.exec(out);
+      if (m?.[1] && m[2]) {
         clearTimeout(timer);
-        resolveUrl(m[1]);
+        resolveUrl({ url: m[1], otelEndpoint: m[2].startsWith('http') ? m[2] : null });
       }
     });
   });
-  return { url, child };
+  return { ...printed, child };
 }
 
 export async function stopServe(serve: Serve | null): Promise<void> {
