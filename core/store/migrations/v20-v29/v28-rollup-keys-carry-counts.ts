@@ -14,7 +14,7 @@ import type { Migration } from '../migration.js';
  */
 const ERROR_ROLLUP_TABLES = ['error_rollups', 'error_rollups_hour', 'error_rollups_day'] as const;
 
-export function rollupKeysCarryCountsSql(): string[] {
+function rollupKeysCarryCountsSql(): string[] {
   return ERROR_ROLLUP_TABLES.map(
     (table) => `ALTER TABLE ${table} DROP CONSTRAINT ${table}_pkey, ADD PRIMARY KEY (bucket, category, origin, code, flow, disposition) INCLUDE (count)`,
   );
