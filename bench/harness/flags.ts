@@ -36,7 +36,7 @@ export const BENCH_USAGE = `usage: npm run bench [-- --quick] [-- --json] [-- --
   --quick   each bench's small workload, judged against its own quick bounds (what CI runs)
   --json    the figures as JSON
   --only    one bench: ${BENCHES.join(', ')}
-  ui/history also take --samples N, --filter-samples N, --errors N, --screens all|cost
+  ui/history also take --samples N, --filter-samples N, --errors N, --screens all|cost|loaded
   triage also takes --samples N, --baseline-samples N, --errors N
   postgres-errors also takes --errors N (the history's size; 1,000,000 by default)`;
 

@@ -43,7 +43,8 @@ import { wholeOption } from '../harness/flags.js';
  * filtered Errors screen (default 10, `--quick` 1: twenty of them, each sample a fresh serve).
  * `--quick` judges against the quick bounds (QUICK_SCREEN_MS below, cost-health-perf.ts's and
  * runs-session.ts's), not the full run's targets.
- * `--screens cost` times only the cost and flow-health figures.
+ * `--screens cost` times only the cost and flow-health figures, `--screens loaded` only the
+ * screens under load.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -273,9 +274,12 @@ function screensToOpen(inScreen: Record<string, number>, samples: number, filter
   ];
 }
 
+/** `--screens`: every figure, only the cost and flow-health figures, or only the screens under load. */
+const PARTS = ['all', 'cost', 'loaded'] as const;
+type Part = (typeof PARTS)[number];
+
 interface Options {
-  /** Only the cost and flow-health figures. */
-  costOnly: boolean;
+  part: Part;
   quick: boolean;
   json: boolean;
   size: number;
@@ -296,12 +300,12 @@ function optionsOf(argv: readonly string[]): Options {
       screens: { type: 'string' },
     },
   });
-  if (values.screens !== undefined && values.screens !== 'all' && values.screens !== 'cost')
-    throw new Error(`--screens takes all or cost, not "${values.screens}"`);
+  const part = values.screens ?? 'all';
+  if (!(PARTS as readonly string[]).includes(part)) throw new Error(`--screens takes ${PARTS.join(', ')}, not "${part}"`);
   const quick = values.quick === true;
   const size = quick ? 20_000 : 1_000_000;
   return {
-    costOnly: values.screens === 'cost',
+    part: part as Part,
     quick,
     json: values.json === true,
     size,
@@ -320,7 +324,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.error(`history bench: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
-  const { costOnly, quick, json, size, errorCount, samples, filterSamples } = options;
+  const { part, quick, json, size, errorCount, samples, filterSamples } = options;
   ensureProductionRenderer(ROOT);
   // A cached history is used for 20 minutes: its newest hour must still hold errors when the
   // 1 h screens are opened, which is minutes into the run (about 7 at the defaults). Reused for
@@ -331,14 +335,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     browser = await chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROME_ARGS });
     const judged: Judged[] = [];
-    const screens = costOnly ? [] : screensToOpen(inScreen, samples, filterSamples);
+    const screens = screensToOpen(inScreen, samples, filterSamples);
     const empty = Object.keys(inScreen)
       .filter((query) => inScreen[query] === 0)
       .map((query) => `#/errors?${decodeURIComponent(query)}`);
-    for (const { name, hash, marks, samples: n } of screens) {
+    for (const { name, hash, marks, samples: n } of part === 'all' ? screens : []) {
       judged.push(...judgeOpens(name, marks, await coldAndWarm(browser, history.path, hash, marks, n), quick));
     }
-    if (!costOnly) {
+    if (part === 'all' || part === 'loaded') {
       // The same screens again while the OTLP stream and the live runs write (load-beside.ts), on a copy.
       const copy = await historyCopy(history.path);
       try {
@@ -350,8 +354,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         copy.remove();
       }
     }
-    if (!costOnly) judged.push(...(await runsSession(browser, history.path, quick)));
-    judged.push(...(await costAndHealth(browser, history.path, samples, quick)));
+    if (part === 'all') judged.push(...(await runsSession(browser, history.path, quick)));
+    if (part === 'all' || part === 'cost') judged.push(...(await costAndHealth(browser, history.path, samples, quick)));
     const missed = judged.filter((j) => j.value >= j.target);
     const result = {
       history: { runs: size, errors: errorCount, db: history.path, generatedMs: history.generatedMs, errorsPerScreen: inScreen },
