@@ -7,13 +7,12 @@ import { parseArgs } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { cachedHistory } from './bulk-seed.js';
 import { costHealthScreens, judgeCostHealthReads } from './cost-health-perf.js';
-import { ERRORS_CHARTS, ERRORS_NUMBERS, FIRST_ROW, openAt } from './page-marks.js';
+import { ERRORS_CHARTS, ERRORS_NUMBERS, FIRST_ROW } from './page-marks.js';
 import { ensureProductionRenderer } from './renderer-build.js';
-import { startServe, stopServe, type Serve } from './serve.js';
 import { quantile, type Judged } from './judged.js';
-import { describeSplits, openSplit, type OpenSplit } from './open-split.js';
 import { runsSession } from './runs-session.js';
-import { describeLoads, historyCopy, ingestToken, startLoad, writeLiveFlow, type Load, type LoadReport } from './load-beside.js';
+import { historyCopy, ingestToken, writeLiveFlow } from './load-beside.js';
+import { coldAndWarm, judgeOpens, QUICK_SCREEN_MS, type Mark } from './screen-opens.js';
 import { wholeOption } from '../harness/flags.js';
 
 /**
@@ -58,14 +57,6 @@ const CHROME_ARGS = [
   '--enable-precise-memory-info',
 ];
 const HOUR = 3_600_000;
-/**
- * The quick form's bound on screens (20,000 runs, 2 samples a screen, 1 a filtered screen: what CI
- * runs beside other work; docs/benches.md "Quick forms"). At that size a screen's own reads are a
- * few milliseconds, so its open is the page's work and the machine's load (0.3–2.6 s at loads of
- * 7–10): the bound on every mark is what a screen that takes seconds would miss. The store's reads
- * have quick bounds of their own (cost-health-perf.ts).
- */
-const QUICK_SCREEN_MS = 8_000;
 const HISTORY_MAX_AGE_MS = 20 * 60_000;
 const ERROR_RANGES = [
   ['1h', HOUR],
@@ -85,73 +76,6 @@ const ERROR_FILTERS = [
   ['code', 'code=RUNTIME_TIMEOUT'],
   ['flow', 'flow=examples%2F03-flaky-tests.prose'],
 ] as const;
-
-/** What one open of a screen times: from navigation start until `test` first holds, judged against `target` ms. */
-interface Mark {
-  label: string;
-  test: string;
-  target: number;
-}
-
-/** What writes beside a loaded sample's opens (load-beside.ts): the database's ingest token and the live runs' flow. */
-interface LoadSetup {
-  token: string;
-  flow: string;
-}
-
-interface Timed {
-  cold: number[][];
-  warm: number[][];
-  splits: { cold: OpenSplit[]; warm: OpenSplit[] };
-  /** What the load did in each sample, when there was one. */
-  loads: LoadReport[];
-}
-
-/**
- * Cold and warm opens of one screen, a fresh serve per sample; for each mark, its times in order.
- * With `load`, each serve also has the OTLP stream and the live runs writing from before its cold
- * open until after its warm one.
- */
-async function coldAndWarm(
-  browser: Browser,
-  dbPath: string,
-  hash: string,
-  marks: readonly Mark[],
-  samples: number,
-  load: LoadSetup | null = null,
-): Promise<Timed> {
-  const cold: number[][] = marks.map(() => []);
-  const warm: number[][] = marks.map(() => []);
-  const splits = { cold: [] as OpenSplit[], warm: [] as OpenSplit[] };
-  const loads: LoadReport[] = [];
-  for (let i = 0; i < samples; i++) {
-    let serve: Serve | null = null;
-    let running: Load | null = null;
-    try {
-      serve = load === null ? await startServe(dbPath) : await startServe(dbPath, {}, ['--otel-port', '0']);
-      if (load !== null) running = await startLoad(serve, load.token, load.flow);
-      const base = serve.url.replace(/#.*$/, '');
-      for (const [into, split] of [
-        [cold, splits.cold],
-        [warm, splits.warm],
-      ] as const) {
-        const opened = await openAt(
-          browser,
-          `${base}${hash}`,
-          marks.map((m) => m.test),
-        );
-        opened.marks.forEach((ms, m) => into[m]?.push(ms));
-        // Read after every mark is timed: the first mark's split, untimed.
-        split.push(await openSplit(opened.page, opened.marks[0] ?? 0));
-        await opened.close();
-      }
-    } finally {
-      if (running !== null) loads.push(await running.stop());
-      await stopServe(serve);
-    }
-  }
-  return { cold, warm, splits, loads };
-}
 
 /**
  * Errors in each range of the history, unfiltered and with each filter (read from the file, for
@@ -201,33 +125,6 @@ async function costAndHealth(browser: Browser, dbPath: string, samples: number, 
   }
   judged.push(...judgeCostHealthReads(dbPath, samples, quick));
   return judged;
-}
-
-/** Each mark's cold and warm p95 of one screen's opens, judged against its target (the quick form's bound with `--quick`). */
-function judgeOpens(name: string, marks: readonly Mark[], { cold, warm, splits, loads }: Timed, quick: boolean): Judged[] {
-  const beside = loads.length === 0 ? '' : `; beside ${describeLoads(loads)}`;
-  return marks.flatMap(({ label, target: full }, m) => {
-    const [c, w] = [cold[m] ?? [], warm[m] ?? []];
-    const target = quick ? QUICK_SCREEN_MS : full;
-    const quickNote = quick ? ` (--quick; < ${full} ms in the full run)` : '';
-    const split = (of: OpenSplit[]): string => (m === 0 ? `; ${describeSplits(of)}` : '');
-    return [
-      {
-        name: `${name}, ${label}, cold p95`,
-        value: quantile(c, 0.95),
-        unit: 'ms',
-        target,
-        detail: `navigation start → ${label}; first open on a fresh serve, ${c.length} serves; p50 ${quantile(c, 0.5)} ms${quickNote}${split(splits.cold)}${beside}`,
-      },
-      {
-        name: `${name}, ${label}, warm p95`,
-        value: quantile(w, 0.95),
-        unit: 'ms',
-        target,
-        detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms${quickNote}${split(splits.warm)}${beside}`,
-      },
-    ];
-  });
 }
 
 /**
