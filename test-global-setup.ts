@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, rmdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { defaultDatabasePath } from './core/store/sqlite/database.js';
 
 /**
  * Tests that spawn the real `hivewatch` binary (CLI, crash recovery, browser journeys) run the
@@ -10,19 +12,31 @@ import { existsSync, rmdirSync } from 'node:fs';
  * by a test: the tests give the engine a worktree folder of their own, and the processes they
  * start a TMPDIR of their own. So nothing here removes those folders at the end, which would take
  * them from another test run (or a real Hivewatch) using the same temp dir at the same time.
+ *
+ * Nor does a test write into the operator's own data directory (the default database, a team
+ * database's flows): every process a test starts gets an XDG_DATA_HOME of its own. A run that
+ * makes that directory fails at the end, naming it.
  */
 export default function setup(): () => void {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const codexDaemonDir = `/tmp/codex-daemon-${process.getuid?.() ?? 0}`;
   const hadCodexDaemonDir = existsSync(codexDaemonDir);
+  const dataDir = dirname(defaultDatabasePath());
+  const hadDataDir = existsSync(dataDir);
   return () => {
     // The real Codex CLI makes this folder in /tmp whatever TMPDIR says. Removed only when the
     // suite made it and it is empty: a Codex still running (a user's own) keeps its files there.
-    if (hadCodexDaemonDir) return;
-    try {
-      rmdirSync(codexDaemonDir);
-    } catch {
-      // Absent (no real Codex ran) or in use: left as it is.
+    if (!hadCodexDaemonDir) {
+      try {
+        rmdirSync(codexDaemonDir);
+      } catch {
+        // Absent (no real Codex ran) or in use: left as it is.
+      }
+    }
+    if (!hadDataDir && existsSync(dataDir)) {
+      // Vitest reports an error thrown here but still exits 0, so the exit code is set too.
+      console.error(`a test wrote into the operator's data directory ${dataDir}: give the processes it starts an XDG_DATA_HOME of their own`);
+      process.exitCode = 1;
     }
   };
 }

@@ -9,7 +9,7 @@ import { startPostgresCluster, type PostgresCluster } from '../core/testing/post
 import { skipTitle } from '../core/testing/skip.js';
 import { describeViolations, runAxe, seriousOrCritical } from './support/axe.js';
 import { launchBrowser, openApp } from './support/browser.js';
-import { startServer, tempDir, type ServerHandle } from './support/server.js';
+import { isolatedEnv, startServer, tempDir, type ServerHandle } from './support/server.js';
 
 /**
  * Journey: `hivewatch serve` on a team database whose server stops while a run works. The window
@@ -23,8 +23,9 @@ describe.skipIf(!postgresBinaries)(skipTitle('the window while its database is a
   let browser: Browser;
   let server: ServerHandle;
   const dir = tempDir('database-outage');
-  const flow = outageFlow(join(dir, 'xdg', 'hivewatch'));
-  const xdgBefore = process.env.XDG_DATA_HOME;
+  // A team database keeps this machine's flows under $XDG_DATA_HOME/hivewatch/flows, which
+  // startServer moves under `dir`.
+  const flow = outageFlow(join(isolatedEnv(dir).XDG_DATA_HOME!, 'hivewatch'));
 
   beforeAll(async () => {
     cluster = await startPostgresCluster(postgresBinaries!, { durableCommits: true });
@@ -32,8 +33,6 @@ describe.skipIf(!postgresBinaries)(skipTitle('the window while its database is a
     await admin.connect();
     await admin.query('CREATE DATABASE window_outage');
     await admin.end();
-    // A team database keeps this machine's flows under $XDG_DATA_HOME/hivewatch/flows.
-    process.env.XDG_DATA_HOME = join(dir, 'xdg');
     server = await startServer({ dir, db: cluster.url('window_outage'), args: ['--otel-port', 'off'] });
     browser = await launchBrowser();
   }, 90_000);
@@ -42,8 +41,6 @@ describe.skipIf(!postgresBinaries)(skipTitle('the window while its database is a
     await browser?.close();
     await server?.stop();
     cluster?.stop();
-    if (xdgBefore === undefined) delete process.env.XDG_DATA_HOME;
-    else process.env.XDG_DATA_HOME = xdgBefore;
   });
 
   it('one line counts the outage and the waiting run, no toast; the run completes once the server is back and the line goes', async () => {

@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright-core';
@@ -9,7 +9,7 @@ import type { ErrorCount, HivewatchEvent } from '../core/service/api.js';
 import { openStore } from '../core/store/open.js';
 import { postgresBinaries, postgresMissing, TestDatabases } from '../core/store/testing/test-databases.js';
 import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
-import { BIN, ROOT, startServer, tempDir, type ServerHandle } from './support/server.js';
+import { BIN, isolatedEnv, ROOT, startServer, tempDir, type ServerHandle } from './support/server.js';
 import { skipTitle } from '../core/testing/skip.js';
 
 /**
@@ -40,6 +40,7 @@ interface CliRun {
 async function startCliRun(flowPath: string, db: string): Promise<CliRun> {
   const child = spawn(process.execPath, [BIN, 'run', flowPath, '--db', db, '--agent', 'fake', '--json'], {
     cwd: ROOT,
+    env: isolatedEnv(dirname(flowPath)),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

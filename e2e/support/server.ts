@@ -60,6 +60,15 @@ function stopChild(child: ChildProcess, timeoutMs = 15_000): Promise<void> {
  * `db`: the database to serve (a postgres:// URL, say); default `hivewatch.db` in `dir`.
  * `args`: more `serve` options (`--otel-port off`).
  */
+/**
+ * The environment a journey's `hivewatch` process runs in: this machine's, with the OS data
+ * directory moved under `dir` — a team database keeps this machine's flows there, and a journey
+ * must leave nothing in the operator's own (see `defaultDatabasePath`).
+ */
+export function isolatedEnv(dir: string): NodeJS.ProcessEnv {
+  return { ...process.env, XDG_DATA_HOME: join(dir, 'xdg') };
+}
+
 export async function startServer(
   options: { dir?: string; flows?: Record<string, string>; keepDir?: boolean; port?: number; db?: string; args?: readonly string[] } = {},
 ): Promise<ServerHandle> {
@@ -72,7 +81,7 @@ export async function startServer(
   mkdirSync(serverTmp, { recursive: true });
   const child = spawn(process.execPath, [BIN, 'serve', '--port', String(options.port ?? 0), '--db', dbPath, ...(options.args ?? [])], {
     cwd: ROOT,
-    env: { ...process.env, HIVEWATCH_SHELL: 'browser', TMPDIR: serverTmp },
+    env: { ...isolatedEnv(dir), HIVEWATCH_SHELL: 'browser', TMPDIR: serverTmp },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
