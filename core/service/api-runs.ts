@@ -55,6 +55,12 @@ export interface RunSummary extends LoadedRunSummary {
   spawnedBy?: string | null;
   /** How many subagent runs this run started (0 or absent: none). */
   subagents?: number;
+  /**
+   * The journal position this summary was read at: the seq of the run's last event it reflects,
+   * so a live reader follows the run from there without reading its detail (listRuns, getRun).
+   * Absent on a summary the window keeps up from live events.
+   */
+  lastSeq?: number;
 }
 
 /** A run's ending error: its head link's fields, where it happened, and the whole chain (core/common/ending-chain.ts). */

@@ -128,6 +128,10 @@ export function apiConformanceSuite(name: string, makeHarness: (options: Harness
 
       const page = await api.listRuns({ flow: 'examples/01-happy-path.prose' });
       expect(page.items.map((r) => [r.id, r.status])).toContainEqual([runId, 'completed']);
+      // The position a live reader follows a listed run from, without its detail (renderer/live).
+      const listed = page.items.find((r) => r.id === runId);
+      expect(listed?.lastSeq).toBe(d.lastSeq);
+      expect(listed).toEqual(d.run);
       const byName = await api.listRuns({ flow: '01-happy-path', status: ['completed'], sort: 'started', limit: 1 });
       expect(byName.items[0]?.id).toBe(runId);
 

@@ -151,6 +151,7 @@ export function runSummary(row: RunRow, retrying: Retrying): RunSummary {
     retrying: row.nextAttemptAt === null ? null : retrying,
     waitingUntil: row.waitingUntil,
     endingError: endingErrorOf(row),
+    lastSeq: row.lastSeq,
     ...(row.flow.startsWith(EXTERNAL_FLOW_PREFIX) ? { source: `runtime:${row.flow.slice(EXTERNAL_FLOW_PREFIX.length)}` } : {}),
   };
 }

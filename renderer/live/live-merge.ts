@@ -1,4 +1,4 @@
-import type { HivewatchApi, HivewatchEvent } from '../../core/service/api.js';
+import type { HivewatchApi, HivewatchEvent, RunSummary } from '../../core/service/api.js';
 import { spawnOf } from '../../core/common/run-fields.js';
 import type { KnownRuns } from './known-runs.js';
 import { applyToLiveRun, backoffsOf } from './run-summary.js';
@@ -8,7 +8,8 @@ import { RunSequencer } from './sequencer.js';
  * Merges the live stream's events into the known runs exactly once and in seq order per run:
  * each run has a sequencer at its last applied seq; a hole is filled from getEvents(afterSeq),
  * and a run whose position is unknown is re-read with getRun (which carries lastSeq) first, the
- * events that came meanwhile held until then.
+ * events that came meanwhile held until then. A run listed with its position (listRuns' lastSeq)
+ * is followed from that position at once.
  */
 
 type RunEventsListener = (events: readonly HivewatchEvent[]) => void;
@@ -85,30 +86,52 @@ export class LiveMerge {
     if (listeners) for (const listener of listeners) listener(events);
   }
 
+  /**
+   * A summary read with its journal position (listRuns carries it): the run is followed from
+   * there, with no read of its detail, which for a long agent session holds tens of thousands of
+   * attempts. False when the summary has no position (then `refresh` reads one).
+   */
+  adopt(summary: RunSummary): boolean {
+    if (summary.lastSeq === undefined) return false;
+    this.takeSnapshot(summary, summary.lastSeq, false);
+    return true;
+  }
+
   /** Reads a run's snapshot and position, then applies the events held for it after that seq. */
   async refresh(runId: string, force = false): Promise<void> {
     if (this.refreshing.has(runId)) return;
     this.refreshing.add(runId);
-    const { api, rows } = this.host;
     try {
-      const detail = await api.getRun({ runId });
+      const detail = await this.host.api.getRun({ runId });
       if (this.host.stopped()) return;
       if (!detail) return;
-      const known = rows.sequencers.get(runId);
-      if (known && known.last >= detail.lastSeq && !force) return;
-      const sequencer = new RunSequencer(detail.lastSeq);
-      rows.sequencers.set(runId, sequencer);
-      rows.put(runId, { summary: detail.run, backoffs: backoffsOf(detail.run) });
-      const held = this.held.get(runId) ?? [];
-      this.held.delete(runId);
-      this.apply(runId, sequencer.offer(held));
-      if (sequencer.hasGap) void this.catchUp(runId);
-      this.host.notify();
+      if (this.takeSnapshot(detail.run, detail.lastSeq, force)) this.host.notify();
     } catch {
       // The next event or the quiet-run check tries again.
     } finally {
       this.refreshing.delete(runId);
     }
+  }
+
+  /**
+   * Shows `summary` and follows the run from `lastSeq`, then applies the events held for it after
+   * that seq; unless the run is already followed at or past it (`force`: taken anyway, after a
+   * refused command). True when taken.
+   */
+  private takeSnapshot(summary: RunSummary, lastSeq: number, force: boolean): boolean {
+    const { rows } = this.host;
+    const known = rows.sequencers.get(summary.id);
+    if (known && known.last >= lastSeq && !force) return false;
+    const sequencer = new RunSequencer(lastSeq);
+    rows.sequencers.set(summary.id, sequencer);
+    // The position is the sequencer's from here; a copy on the live row would go stale.
+    const { lastSeq: _read, ...live } = summary;
+    rows.put(summary.id, { summary: live, backoffs: backoffsOf(live) });
+    const held = this.held.get(summary.id) ?? [];
+    this.held.delete(summary.id);
+    this.apply(summary.id, sequencer.offer(held));
+    if (sequencer.hasGap) void this.catchUp(summary.id);
+    return true;
   }
 
   /** Fills a hole after the sequencer's position from the journal. */

@@ -116,20 +116,61 @@ describe('RunsStore', () => {
     void third;
   });
 
-  it('re-reads a run it has no position for, then applies only newer events', async () => {
-    const { api, store, frame } = setup();
+  /** A running run with two events journaled before the window opens, and its next two. */
+  function runningBeforeOpen(api: FakeApi): { later: () => [HivewatchEvent, HivewatchEvent] } {
     const j = new JournalBuilder('run_old', 1_000);
     j.start();
     j.add({ type: 'stepStarted', step: 1, frontier: [{ ordinal: 0, taskId: '1:0', name: 't' }] });
     j.add({ type: 'taskStarted', step: 1, ordinal: 0, taskId: '1:0', name: 't', agent: 'a', maxAttempts: 1 });
     api.record(j.events);
+    return {
+      later: () => [
+        j.add({ type: 'attemptStarted', step: 1, ordinal: 0, taskId: '1:0', attempt: 1 }),
+        j.add({ type: 'attemptSucceeded', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, durationMs: 3 }),
+      ],
+    };
+  }
+
+  it('follows a listed run from the position the list read it at, never reading its detail', async () => {
+    const { api, store, frame } = setup();
+    const run = runningBeforeOpen(api);
     store.start();
     await settle();
     await settle();
-    // Listed as running: its position is read right after the load.
+    const [a, b] = run.later();
+    api.emit([a, b]);
+    api.stream([a]);
+    await frame();
+    expect(store.getSnapshot().runs.get('run_old')?.attempts).toBe(1);
+    expect(store.getSnapshot().runs.get('run_old')).toEqual(api.project('run_old')?.summary);
+    expect(api.calls.filter((c) => c.startsWith('getRun'))).toEqual([]);
+  });
+
+  it('applies the events journaled after the list read its position, each once', async () => {
+    const { api, store, frame } = setup();
+    const run = runningBeforeOpen(api);
+    // listRuns reads the position as the store starts: before `a` and `b` are journaled.
+    store.start();
+    const [a, b] = run.later();
+    api.emit([a]);
+    await settle();
+    await settle();
+    api.emit([b]);
+    api.stream([a]);
+    await frame();
+    expect(store.getSnapshot().runs.get('run_old')).toEqual(api.project('run_old')?.summary);
+    expect(api.calls.filter((c) => c.startsWith('getRun'))).toEqual([]);
+  });
+
+  it('re-reads a listed run the list gave no position for, then applies only newer events', async () => {
+    const { api, store, frame } = setup();
+    api.unpositioned = true;
+    const run = runningBeforeOpen(api);
+    store.start();
+    await settle();
+    await settle();
     expect(api.calls).toContain('getRun:run_old');
-    const a = j.add({ type: 'attemptStarted', step: 1, ordinal: 0, taskId: '1:0', attempt: 1 });
-    const b = j.add({ type: 'attemptSucceeded', step: 1, ordinal: 0, taskId: '1:0', attempt: 1, durationMs: 3 });
+    const [a, b] = run.later();
     api.emit([a, b]);
     api.stream([a]);
     await frame();

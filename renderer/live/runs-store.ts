@@ -197,11 +197,20 @@ export class RunsStore {
     try {
       const page = await this.api.listRuns({ status: [...ACTIVE_STATUSES], sort: '-started', limit: ACTIVE_LIMIT });
       if (this.stopped) return false;
-      for (const summary of page.items) this.rows.adopt(summary);
+      // A listed run is followed from the position the list read it at; one listed without a
+      // position, and one we show as active that is no longer listed as such (it ended while we
+      // were away), is re-read.
+      const positioned = new Set<string>();
+      for (const summary of page.items) {
+        if (this.merge.adopt(summary)) positioned.add(summary.id);
+        else this.rows.adopt(summary);
+      }
       this.update({ phase: 'ready' });
-      // A run we show as active that is no longer listed as such ended while we were away.
       const listed = new Set(page.items.map((r) => r.id));
-      for (const [id, summary] of this.rows.summaries) if (listed.has(id) || isActive(summary.status)) void this.merge.refresh(id);
+      for (const [id, summary] of this.rows.summaries) {
+        if (positioned.has(id)) continue;
+        if (listed.has(id) || isActive(summary.status)) void this.merge.refresh(id);
+      }
       return true;
     } catch (error) {
       if (this.rows.summaries.size === 0) this.update({ phase: 'error', error: message(error) });

@@ -103,6 +103,13 @@ export class FakeApi implements HivewatchApi {
     for (const listener of this.resetListeners) listener();
   }
 
+  /** Lists runs without their journal position, as a summary kept up from live events is. */
+  unpositioned = false;
+
+  private lastSeqOf(runId: string): number {
+    return this.journals.get(runId)?.at(-1)?.seq ?? 0;
+  }
+
   async listRuns(input: ListRunsInput): Promise<Page<RunSummary>> {
     this.calls.push('listRuns');
     const { sort, limit = 50, cursor, ...filter } = input;
@@ -114,7 +121,9 @@ export class FakeApi implements HivewatchApi {
       .sort(order);
     const items = all.slice(0, limit);
     const last = items.at(-1);
-    return { items, nextCursor: all.length > limit && last ? JSON.stringify(last) : null };
+    // As the service: each summary says the journal position it was read at.
+    const positioned = this.unpositioned ? items : items.map((r) => ({ ...r, lastSeq: this.lastSeqOf(r.id) }));
+    return { items: positioned, nextCursor: all.length > limit && last ? JSON.stringify(last) : null };
   }
 
   async countRuns(input: RunFilterInput): Promise<RunCounts> {
@@ -138,10 +147,10 @@ export class FakeApi implements HivewatchApi {
     const live = this.project(runId);
     if (!live) return null;
     return {
-      run: live.summary,
+      run: { ...live.summary, lastSeq: this.lastSeqOf(runId) },
       steps: [],
       tasks: [],
-      lastSeq: this.journals.get(runId)?.at(-1)?.seq ?? 0,
+      lastSeq: this.lastSeqOf(runId),
       lineage: { retries: [], resumes: [], previous: null },
     };
   }
