@@ -32,6 +32,8 @@ export class LiveMerge {
   private readonly refreshing = new Set<string>();
   private readonly catchingUp = new Set<string>();
   private readonly runListeners = new Map<string, Set<RunEventsListener>>();
+  /** The active runs are being listed: what the list gives a position is not read again. */
+  private listing = false;
 
   constructor(private readonly host: LiveMergeHost) {}
 
@@ -63,7 +65,7 @@ export class LiveMerge {
       const held = this.held.get(runId) ?? [];
       held.push(...events);
       this.held.set(runId, held);
-      void this.refresh(runId);
+      if (!this.listing) void this.refresh(runId);
       return;
     }
     this.apply(runId, sequencer.offer(events));
@@ -84,6 +86,22 @@ export class LiveMerge {
     }
     const listeners = this.runListeners.get(runId);
     if (listeners) for (const listener of listeners) listener(events);
+  }
+
+  /**
+   * While the active runs are listed, the events of a run with no position are held, not read
+   * for: the list gives most of them their position (`adopt`). Under an agent's telemetry the
+   * events come before the list does, and reading each session's detail then is what `adopt`
+   * saves. `listed` ends it: a run still held (one the list did not give) is read then.
+   */
+  listingStarted(): void {
+    this.listing = true;
+  }
+
+  listed(): void {
+    this.listing = false;
+    if (this.host.stopped()) return;
+    for (const runId of this.held.keys()) void this.refresh(runId);
   }
 
   /**

@@ -162,6 +162,29 @@ describe('RunsStore', () => {
     expect(api.calls.filter((c) => c.startsWith('getRun'))).toEqual([]);
   });
 
+  it('holds the events that come while the list is read: no detail read for a run the list gives, one for a run it does not', async () => {
+    const { api, store, frame } = setup();
+    const run = runningBeforeOpen(api);
+    let answer = (): void => undefined;
+    api.listGate = new Promise((resolve) => (answer = resolve));
+    // listRuns reads as the store starts; then a run starts whose first event the stream missed.
+    store.start();
+    const late = journal('run_late', 2_000, 1);
+    api.record(late.events.slice(0, 1));
+    const [a, b] = run.later();
+    api.emit([a, b]);
+    api.emit(late.events.slice(1));
+    await frame();
+    expect(api.calls.filter((c) => c.startsWith('getRun'))).toEqual([]);
+    answer();
+    await settle();
+    await settle();
+    await frame();
+    expect(store.getSnapshot().runs.get('run_old')).toEqual(api.project('run_old')?.summary);
+    expect(store.getSnapshot().runs.get('run_late')).toEqual(api.project('run_late')?.summary);
+    expect(api.calls.filter((c) => c.startsWith('getRun'))).toEqual(['getRun:run_late']);
+  });
+
   it('re-reads a listed run the list gave no position for, then applies only newer events', async () => {
     const { api, store, frame } = setup();
     api.unpositioned = true;

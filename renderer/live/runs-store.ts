@@ -194,6 +194,7 @@ export class RunsStore {
   /** Reads the active runs; false when the server did not answer. */
   async load(): Promise<boolean> {
     this.update({ phase: this.rows.summaries.size > 0 ? 'ready' : 'loading', error: null });
+    this.merge.listingStarted();
     try {
       const page = await this.api.listRuns({ status: [...ACTIVE_STATUSES], sort: '-started', limit: ACTIVE_LIMIT });
       if (this.stopped) return false;
@@ -215,6 +216,8 @@ export class RunsStore {
     } catch (error) {
       if (this.rows.summaries.size === 0) this.update({ phase: 'error', error: message(error) });
       return false;
+    } finally {
+      this.merge.listed();
     }
   }
 

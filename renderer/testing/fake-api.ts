@@ -105,6 +105,8 @@ export class FakeApi implements HivewatchApi {
 
   /** Lists runs without their journal position, as a summary kept up from live events is. */
   unpositioned = false;
+  /** Set: listRuns reads when called but answers only once this settles (a slow server). */
+  listGate: Promise<void> | null = null;
 
   private lastSeqOf(runId: string): number {
     return this.journals.get(runId)?.at(-1)?.seq ?? 0;
@@ -123,6 +125,7 @@ export class FakeApi implements HivewatchApi {
     const last = items.at(-1);
     // As the service: each summary says the journal position it was read at.
     const positioned = this.unpositioned ? items : items.map((r) => ({ ...r, lastSeq: this.lastSeqOf(r.id) }));
+    if (this.listGate) await this.listGate;
     return { items: positioned, nextCursor: all.length > limit && last ? JSON.stringify(last) : null };
   }
 
