@@ -27,6 +27,7 @@ import { migration as v25 } from './v20-v29/v25-approval-waits.js';
 import { migration as v26 } from './v20-v29/v26-alert-channels.js';
 import { migration as v27 } from './v20-v29/v27-attempt-telemetry.js';
 import { migration as v28 } from './v20-v29/v28-rollup-keys-carry-counts.js';
+import { migration as v29 } from './v20-v29/v29-open-rows-indexed.js';
 
 /**
  * Every schema version, in order. Imported one by one, never found by a scan of this folder: the
@@ -62,4 +63,5 @@ export const MIGRATIONS: readonly Migration[] = [
   v26,
   v27,
   v28,
+  v29,
 ];

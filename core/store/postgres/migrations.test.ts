@@ -51,7 +51,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
   it("creates the baseline at version 9 with SQLite's tables and applies the later versions, then finds nothing to do", async () => {
     const pool = await freshPool();
     const first = await migratePostgres(pool, () => 1_000);
-    expect(first).toEqual({ applied: [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28], textIndexes: true, notes: [] });
+    expect(first).toEqual({ applied: [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29], textIndexes: true, notes: [] });
     const schema = await tables(pool);
     const second = await migratePostgres(pool, () => 2_000);
     expect(second).toEqual({ applied: [], textIndexes: true, notes: [] });
@@ -101,7 +101,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
         .concat(['alert_deliveries', 'alert_rules'], ['cost_rollups_day', 'cost_rollups_hour', 'run_outcomes_day', 'run_outcomes_hour'], ['agent_spawns'])
         .sort(),
     );
-    expect(await postgresSchemaVersion(pool)).toBe(28);
+    expect(await postgresSchemaVersion(pool)).toBe(29);
     const { rows } = await pool.query('SELECT version, applied_at FROM schema_version ORDER BY version');
     expect(rows).toEqual([
       { version: 9, applied_at: 1_000 },
@@ -124,6 +124,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
       { version: 26, applied_at: 1_000 },
       { version: 27, applied_at: 1_000 },
       { version: 28, applied_at: 1_000 },
+      { version: 29, applied_at: 1_000 },
     ]);
     // Version 12: every text column of the store's tables compares bytewise, as SQLite's BINARY
     // (and version 13's new column too).
@@ -158,6 +159,15 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
     expect((await pool.query('SELECT count::int AS count FROM error_rollups_hour')).rows).toEqual([{ count: 5 }]);
   });
 
+  it("version 29 indexes a run's pending occurrences, the rows its writer loads with the run's state", async () => {
+    const pool = await freshPool();
+    await migratePostgres(pool, () => 1_000);
+    const { rows } = await pool.query<{ name: string; definition: string }>(
+      "SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE tablename = 'errors' AND indexname = 'errors_pending'",
+    );
+    expect(rows).toEqual([{ name: 'errors_pending', definition: expect.stringMatching(/\(run_id, seq\) WHERE \(disposition = 'pending'::text\)$/) as string }]);
+  });
+
   it('migrates once when several hosts start at the same time', async () => {
     const pool = await freshPool();
     const others = [0, 1, 2].map(() => createPostgresPool(postgresConfig(cluster.url(`migrations_${databases}`), {})));
@@ -167,10 +177,10 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
       [],
       [],
       [],
-      [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28],
+      [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29],
     ]);
     const { rows } = await pool.query('SELECT COUNT(*) AS count FROM schema_version');
-    expect(rows).toEqual([{ count: 20 }]);
+    expect(rows).toEqual([{ count: 21 }]);
   });
 
   it('version 14 announces every group stored before it, so no issue of history is new', async () => {
@@ -180,7 +190,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
       `INSERT INTO error_groups (fingerprint, category, code, origin, template, last_message, count, unhandled, first_seen, last_seen)
         VALUES ('00aa', 'runtime', 'RUNTIME_TIMEOUT', 'runtime:fake', 't', 'm', 3, 0, 500, 900), ('00bb', 'agent', 'AGENT_REFUSED', 'agent', 't', 'm', 1, 1, 700, 700)`,
     );
-    expect((await migratePostgres(pool, () => 2_000)).applied).toEqual([14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28]);
+    expect((await migratePostgres(pool, () => 2_000)).applied).toEqual([14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29]);
     const { rows } = await pool.query('SELECT fingerprint, kind, to_status, actor, host, at, dedupe_key FROM issue_log ORDER BY id');
     expect(rows).toEqual([
       { fingerprint: '00aa', kind: 'new', to_status: 'unresolved', actor: 'system', host: 'migration-14', at: 500, dedupe_key: '00aa:new' },
@@ -241,7 +251,7 @@ describe.skipIf(!binaries)(skipTitle('migratePostgres', reason), () => {
     pools.push(limited);
 
     const result = await migratePostgres(limited);
-    expect(result.applied).toEqual([9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28]);
+    expect(result.applied).toEqual([9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29]);
     expect(result.textIndexes).toBe(false);
     expect(result.notes).toEqual([
       'text search scans without trigram indexes: CREATE EXTENSION pg_trgm failed (permission denied to create extension "pg_trgm")',

@@ -20,6 +20,20 @@ type Db = Database.Database;
 type Stmt = Database.Statement;
 
 /**
+ * The open rows of a run the writer loads with its state (stateOf). The attempts' and the
+ * occurrences' reads use the partial indexes of the open rows alone (migration 29), so a long
+ * run's closed rows are never read for them. They are named (INDEXED BY): without statistics
+ * SQLite takes a WITHOUT ROWID table's own key, which covers every column, over a partial index
+ * on the same `run_id`, and so would read every row of the run (journal-writer.test.ts pins it).
+ */
+export const OPEN_ROWS_SQL = {
+  steps: "SELECT * FROM steps WHERE run_id = ? AND status = 'running'",
+  tasks: `SELECT * FROM tasks WHERE run_id = ? AND status IN (${OPEN_TASK_STATUSES.map((s) => `'${s}'`).join(', ')})`,
+  attempts: "SELECT * FROM attempts INDEXED BY attempts_running WHERE run_id = ? AND status = 'running'",
+  pendingErrors: "SELECT * FROM errors INDEXED BY errors_pending WHERE run_id = ? AND disposition = 'pending' ORDER BY seq",
+} as const;
+
+/**
  * The ingest path: one IMMEDIATE transaction per batch inserts the events, reduces them into the
  * runs they belong to, and writes each changed projection row once (a storm of events on one
  * task is one task upsert per batch), the new error rows, and rollup / group deltas summed over
@@ -85,10 +99,10 @@ export class JournalWriter {
     this.loadRun = db.prepare('SELECT * FROM runs WHERE id = ?');
     this.maxTaskStep = db.prepare('SELECT MAX(step) AS step FROM tasks WHERE run_id = ?');
     this.loadOpen = {
-      steps: db.prepare("SELECT * FROM steps WHERE run_id = ? AND status = 'running'"),
-      tasks: db.prepare(`SELECT * FROM tasks WHERE run_id = ? AND status IN (${OPEN_TASK_STATUSES.map((s) => `'${s}'`).join(', ')})`),
-      attempts: db.prepare("SELECT * FROM attempts WHERE run_id = ? AND status = 'running'"),
-      pendingErrors: db.prepare("SELECT * FROM errors WHERE run_id = ? AND disposition = 'pending' ORDER BY seq"),
+      steps: db.prepare(OPEN_ROWS_SQL.steps),
+      tasks: db.prepare(OPEN_ROWS_SQL.tasks),
+      attempts: db.prepare(OPEN_ROWS_SQL.attempts),
+      pendingErrors: db.prepare(OPEN_ROWS_SQL.pendingErrors),
     };
     const oneStep = db.prepare('SELECT * FROM steps WHERE run_id = ? AND step = ?');
     const oneTask = db.prepare('SELECT * FROM tasks WHERE run_id = ? AND task_id = ?');

@@ -59,6 +59,7 @@ const ALERT_RULES_15 = `CREATE TABLE alert_rules_15 (id TEXT PRIMARY KEY, condit
   DROP TABLE alert_rules; ALTER TABLE alert_rules_15 RENAME TO alert_rules;`;
 
 const UNDO: Record<number, { sqlite: string; postgres: string }> = {
+  29: { sqlite: 'DROP INDEX errors_pending; DROP INDEX attempts_running;', postgres: 'DROP INDEX errors_pending;' },
   28: {
     sqlite: '',
     postgres: ['error_rollups', 'error_rollups_hour', 'error_rollups_day']

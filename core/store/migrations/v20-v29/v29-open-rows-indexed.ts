@@ -1,0 +1,36 @@
+import type Database from 'better-sqlite3';
+import { Dialect } from '../../queries/plan.js';
+import type { Migration } from '../migration.js';
+
+/**
+ * Version 29 (a run's open rows found without reading its closed ones): when a writer first
+ * touches a run it loads the run's state, which includes the occurrences still `pending` (not
+ * yet settled as handled or unhandled) and, on SQLite, the attempts still `running`. Both were a
+ * read of every row the run has, so the first write to a long agent session after `serve`
+ * started cost in proportion to the session: twenty sessions of ~9,000 errors took 94-124 ms
+ * of the writer, and they grow for as long as the sessions run (docs/benches.md, "Screens under
+ * load"). Partial indexes hold only the open rows, so the load reads those alone (SQLite's writer
+ * names them in its reads, core/store/sqlite/journal-writer.ts, as its planner would otherwise
+ * keep to the table's key).
+ *
+ * PostgreSQL gets the pending-occurrences index: its writer reads those the same way. Its writer
+ * reads a run's attempts whole (one round trip, core/store/postgres/writer/run-states.ts), which
+ * an index of running attempts would not serve, so that one is SQLite's alone.
+ */
+function openRowsSql(dialect: Dialect): string[] {
+  const pending = "CREATE INDEX errors_pending ON errors (run_id, seq) WHERE disposition = 'pending'";
+  return dialect === Dialect.sqlite ? [pending, "CREATE INDEX attempts_running ON attempts (run_id) WHERE status = 'running'"] : [pending];
+}
+
+function openRowsIndexed(db: Database.Database): void {
+  for (const sql of openRowsSql(Dialect.sqlite)) db.exec(sql);
+}
+
+export const migration: Migration = {
+  version: 29,
+  name: "a run's open rows indexed: pending occurrences, running attempts",
+  sqlite: openRowsIndexed,
+  postgres: async (client) => {
+    for (const sql of openRowsSql(Dialect.postgres)) await client.query(sql);
+  },
+};
