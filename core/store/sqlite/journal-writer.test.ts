@@ -12,8 +12,7 @@ describe("the writer's loads of a run's open rows", () => {
   const db = openDatabase({ path: ':memory:' });
   migrate(db);
   afterAll(() => db.close());
-  const plan = (sql: string): string =>
-    (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('run_x') as { detail: string }[]).map((row) => row.detail).join(' | ');
+  const plan = (sql: string): string => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('run_x') as { detail: string }[]).map((row) => row.detail).join(' | ');
 
   it('reads the pending occurrences from errors_pending, already in seq order', () => {
     expect(plan(OPEN_ROWS_SQL.pendingErrors)).toBe('SEARCH errors USING INDEX errors_pending (run_id=?)');

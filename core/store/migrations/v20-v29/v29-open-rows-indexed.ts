@@ -4,14 +4,14 @@ import type { Migration } from '../migration.js';
 
 /**
  * Version 29 (a run's open rows found without reading its closed ones): when a writer first
- * touches a run it loads the run's state, which includes the occurrences still `pending` (not
- * yet settled as handled or unhandled) and, on SQLite, the attempts still `running`. Both were a
- * read of every row the run has, so the first write to a long agent session after `serve`
- * started cost in proportion to the session: twenty sessions of ~9,000 errors took 94-124 ms
- * of the writer, and they grow for as long as the sessions run (docs/benches.md, "Screens under
- * load"). Partial indexes hold only the open rows, so the load reads those alone (SQLite's writer
- * names them in its reads, core/store/sqlite/journal-writer.ts, as its planner would otherwise
- * keep to the table's key).
+ * touches a run (the first event after `serve` started, say) it loads the run's state, which
+ * includes the occurrences still `pending` (not yet settled as handled or unhandled) and, on
+ * SQLite, the attempts still `running`. Both were a read of every row the run has, settled or
+ * not, so a long run cost its writer in proportion to its history. Partial indexes hold only
+ * the open rows, and the load reads those alone (SQLite's writer names them in its reads,
+ * core/store/sqlite/journal-writer.ts, as its planner would otherwise keep to the table's key).
+ * An agent session's occurrences stay pending while it runs, so for a session the load is still
+ * as long as its errors (docs/benches.md, "The same screens under load").
  *
  * PostgreSQL gets the pending-occurrences index: its writer reads those the same way. Its writer
  * reads a run's attempts whole (one round trip, core/store/postgres/writer/run-states.ts), which
