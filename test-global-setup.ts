@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { defaultDatabasePath } from './core/store/sqlite/database.js';
+import { existsSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * Tests that spawn the real `hivewatch` binary (CLI, crash recovery, browser journeys) run the
@@ -14,16 +14,18 @@ import { defaultDatabasePath } from './core/store/sqlite/database.js';
  * them from another test run (or a real Hivewatch) using the same temp dir at the same time.
  *
  * Nor does a test write into the operator's own data directory (the default database, a team
- * database's flows): every process a test starts gets an XDG_DATA_HOME of its own. A run that
- * makes that directory fails at the end, naming it.
+ * database's flows): the suite's processes, and every process they start, have an XDG_DATA_HOME
+ * of the suite's own (set here, before the test processes fork), removed at the end. A journey's
+ * `serve` gets one of its own besides (e2e/support/server.ts).
  */
 export default function setup(): () => void {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const codexDaemonDir = `/tmp/codex-daemon-${process.getuid?.() ?? 0}`;
   const hadCodexDaemonDir = existsSync(codexDaemonDir);
-  const dataDir = dirname(defaultDatabasePath());
-  const hadDataDir = existsSync(dataDir);
+  const dataHome = mkdtempSync(join(tmpdir(), 'hivewatch-test-data-'));
+  process.env.XDG_DATA_HOME = dataHome;
   return () => {
+    rmSync(dataHome, { recursive: true, force: true });
     // The real Codex CLI makes this folder in /tmp whatever TMPDIR says. Removed only when the
     // suite made it and it is empty: a Codex still running (a user's own) keeps its files there.
     if (!hadCodexDaemonDir) {
@@ -32,11 +34,6 @@ export default function setup(): () => void {
       } catch {
         // Absent (no real Codex ran) or in use: left as it is.
       }
-    }
-    if (!hadDataDir && existsSync(dataDir)) {
-      // Vitest reports an error thrown here but still exits 0, so the exit code is set too.
-      console.error(`a test wrote into the operator's data directory ${dataDir}: give the processes it starts an XDG_DATA_HOME of their own`);
-      process.exitCode = 1;
     }
   };
 }

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bulkBenchmarks } from './api/bulk.bench.js';
@@ -38,6 +39,21 @@ const ROOT = repositoryRoot();
  * what each times.
  */
 export async function main(argv: readonly string[]): Promise<number> {
+  // The benches' processes keep what they keep in the OS data directory (a team database's
+  // flows folder) in one of their own, removed at the end: never in the operator's.
+  const dataHome = mkdtempSync(join(tmpdir(), 'hivewatch-bench-data-'));
+  const before = process.env.XDG_DATA_HOME;
+  process.env.XDG_DATA_HOME = dataHome;
+  try {
+    return await benches(argv);
+  } finally {
+    if (before === undefined) delete process.env.XDG_DATA_HOME;
+    else process.env.XDG_DATA_HOME = before;
+    rmSync(dataHome, { recursive: true, force: true });
+  }
+}
+
+async function benches(argv: readonly string[]): Promise<number> {
   let flags: BenchFlags;
   let postgresErrors: number | undefined;
   try {
