@@ -56,11 +56,6 @@ function stopChild(child: ChildProcess, timeoutMs = 15_000): Promise<void> {
 }
 
 /**
- * `port`: a fixed port (a restart on the port of a stopped server); default a free one.
- * `db`: the database to serve (a postgres:// URL, say); default `hivewatch.db` in `dir`.
- * `args`: more `serve` options (`--otel-port off`).
- */
-/**
  * The environment a journey's `hivewatch` process runs in: this machine's, with the OS data
  * directory moved under `dir` — a team database keeps this machine's flows there, and a journey
  * must leave nothing in the operator's own (see `defaultDatabasePath`).
@@ -69,6 +64,11 @@ export function isolatedEnv(dir: string): NodeJS.ProcessEnv {
   return { ...process.env, XDG_DATA_HOME: join(dir, 'xdg') };
 }
 
+/**
+ * `port`: a fixed port (a restart on the port of a stopped server); default a free one.
+ * `db`: the database to serve (a postgres:// URL, say); default `hivewatch.db` in `dir`.
+ * `args`: more `serve` options (`--otel-port off`).
+ */
 export async function startServer(
   options: { dir?: string; flows?: Record<string, string>; keepDir?: boolean; port?: number; db?: string; args?: readonly string[] } = {},
 ): Promise<ServerHandle> {
