@@ -48,10 +48,20 @@ export interface RunState {
   /** The highest step any task row of the run has (stored or in memory): no lookup for newer steps. */
   maxTaskStep: number;
   /**
-   * The run's error occurrences still `pending` (stored or of this batch), in seq order: what its
-   * terminal event settles (dispositions.ts). Writers load them with the run's open rows.
+   * The run's error occurrences still `pending` that are held here, in seq order: what its
+   * terminal event settles (dispositions.ts). With `pendingStored` false this is all of them;
+   * with it true, the stored ones come first from `RowLoader.pendingErrors`.
    */
   pendingErrors: ErrorRow[];
+  /**
+   * The database may hold pending occurrences of the run that `pendingErrors` does not: the
+   * state was loaded without them, or its writer let them go after they were committed. An agent
+   * session's occurrences stay pending for as long as it runs (thousands in a long one), so a
+   * writer holds none of them between batches and reads them once, at the event that settles them.
+   * Invariant: the stored ones and `pendingErrors` never share an occurrence (the held ones are
+   * always rows not yet written).
+   */
+  pendingStored: boolean;
   dirty: { run: boolean; steps: Set<number>; tasks: Set<string>; attempts: Set<string> };
 }
 
@@ -60,9 +70,11 @@ export interface RowLoader {
   step(runId: string, step: number): StepRow | undefined;
   task(runId: string, taskId: string): TaskRow | undefined;
   attempt(runId: string, taskId: string, attempt: number): AttemptRow | undefined;
+  /** The run's occurrences stored `pending` before this batch and not settled in it, in seq order. */
+  pendingErrors(runId: string): ErrorRow[];
 }
 
-export const NO_ROWS: RowLoader = { step: () => undefined, task: () => undefined, attempt: () => undefined };
+export const NO_ROWS: RowLoader = { step: () => undefined, task: () => undefined, attempt: () => undefined, pendingErrors: () => [] };
 
 /**
  * Rows an event adds rather than updates, and the changes a terminal event makes to rows stored
@@ -91,6 +103,7 @@ export function newRunState(run: RunRow): RunState {
     backoff: new Map(),
     maxTaskStep: 0,
     pendingErrors: [],
+    pendingStored: false,
     dirty: { run: false, steps: new Set(), tasks: new Set(), attempts: new Set() },
   };
 }
@@ -276,7 +289,8 @@ function applyToRows(s: RunState, event: HivewatchEvent, loader: RowLoader, emit
 /**
  * Applies one event to a run's state (creating it on the run's first event), marking every
  * changed row dirty and pushing added rows to `emitted`. Deterministic in (state, event, rows
- * the loader returns); the loader only ever supplies rows that are already terminal.
+ * the loader returns); the loader only ever supplies rows that are already terminal, and the
+ * stored pending occurrences of a run whose ending the event changes.
  */
 export function applyEvent(state: RunState | undefined, event: HivewatchEvent, loader: RowLoader, emitted: Emitted, wall: number = event.ts): RunState {
   const s = state ?? newRunState(emptyRun(event.runId, event.ts, wall));
@@ -293,6 +307,10 @@ export function applyEvent(state: RunState | undefined, event: HivewatchEvent, l
 
   applyToRows(s, event, loader, emitted, run, wall);
   if (runBefore !== null) {
+    if (s.pendingStored) {
+      s.pendingErrors = [...loader.pendingErrors(s.run.id), ...s.pendingErrors];
+      s.pendingStored = false;
+    }
     // `run` is a copy reduceRun just made or the state's own (every such event changes the run).
     settleRun(runBefore, run, event, s.pendingErrors, emitted);
     if (settlesPending(event)) s.pendingErrors = [];
@@ -313,6 +331,16 @@ export function applyEvent(state: RunState | undefined, event: HivewatchEvent, l
   s.ts = event.ts;
   s.dirty.run = true;
   return s;
+}
+
+/**
+ * After a batch committed: the state lets go of its pending occurrences, which are stored now
+ * and read back at the event that settles them (see `RunState.pendingStored`).
+ */
+export function releaseStoredPending(state: RunState): void {
+  if (state.pendingErrors.length === 0) return;
+  state.pendingErrors = [];
+  state.pendingStored = true;
 }
 
 /**

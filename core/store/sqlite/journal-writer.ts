@@ -2,7 +2,16 @@ import type Database from 'better-sqlite3';
 import type { HivewatchEvent } from '../../base/events.js';
 import type { RunOwner } from '../hosts/hosts.js';
 import { aggregateBatch } from '../rollups/batch-aggregates.js';
-import { attemptKey, emptyEmitted, newRunState, stampedRun, type Emitted, type RowLoader, type RunState } from '../projection/projections.js';
+import {
+  attemptKey,
+  emptyEmitted,
+  newRunState,
+  releaseStoredPending,
+  stampedRun,
+  type Emitted,
+  type RowLoader,
+  type RunState,
+} from '../projection/projections.js';
 import { RollupWriter } from '../rollups/rollup-writer.js';
 import { OPEN_TASK_STATUSES, type AttemptRow, type ErrorRow, type RunRow, type StepRow, type TaskRow } from '../projection/schema.js';
 import { insertSql, rowFromDb, rowParams, upsertSql } from '../projection/row-codec.js';
@@ -20,7 +29,8 @@ type Db = Database.Database;
 type Stmt = Database.Statement;
 
 /**
- * The open rows of a run the writer loads with its state (stateOf). The attempts' and the
+ * The open rows of a run the writer loads with its state (stateOf), and its pending occurrences,
+ * read at the event that settles them (storedPending). The attempts' and the
  * occurrences' reads use the partial indexes of the open rows alone (migration 29), so a long
  * run's closed rows are never read for them. They are named (INDEXED BY): without statistics
  * SQLite takes a WITHOUT ROWID table's own key, which covers every column, over a partial index
@@ -38,7 +48,8 @@ export const OPEN_ROWS_SQL = {
  * runs they belong to, and writes each changed projection row once (a storm of events on one
  * task is one task upsert per batch), the new error rows, and rollup / group deltas summed over
  * the batch. Runs being written stay in memory between batches (only their open rows: terminal
- * ones are dropped after commit and read back on the rare event that still touches them).
+ * ones are dropped after commit and read back on the rare event that still touches them; pending
+ * occurrences are read back at the event that settles them).
  */
 export class JournalWriter {
   private readonly cache = new Map<string, RunState>();
@@ -52,7 +63,8 @@ export class JournalWriter {
   private readonly upsertTask: Stmt;
   private readonly upsertAttempt: Stmt;
   private readonly insertError: Stmt;
-  private readonly upsertError: Stmt;
+  private readonly settleError: Stmt;
+  private readonly settleEndingError: Stmt;
   private readonly upsertCheckpoint: Stmt;
   private readonly claimHost: Stmt;
   private readonly releaseHost: Stmt;
@@ -85,7 +97,8 @@ export class JournalWriter {
     this.upsertTask = db.prepare(upsertSql(TASKS));
     this.upsertAttempt = db.prepare(upsertSql(ATTEMPTS));
     this.insertError = db.prepare(insertSql(ERRORS));
-    this.upsertError = db.prepare(upsertSql(ERRORS));
+    this.settleError = db.prepare('UPDATE errors SET disposition = ? WHERE run_id = ? AND seq = ?');
+    this.settleEndingError = db.prepare('UPDATE errors SET disposition = ?, ending = 1 WHERE run_id = ? AND seq = ?');
     this.upsertCheckpoint = db.prepare(upsertSql(CHECKPOINTS));
     this.claimHost = db.prepare(
       `INSERT INTO run_hosts (run_id, pid, hostname, instance, claimed_at) VALUES (?, ?, ?, ?, ?)
@@ -120,6 +133,7 @@ export class JournalWriter {
         const r = oneAttempt.get(runId, taskId, attempt) as Row | undefined;
         return r && rowFromDb<AttemptRow>(ATTEMPTS, r);
       },
+      pendingErrors: (runId) => this.storedPending(runId),
     };
     const tx = db.transaction((events: readonly HivewatchEvent[], importedWalls: readonly number[] | undefined) => this.write(events, importedWalls));
     this.transaction = (events, importedWalls) => tx.immediate(events, importedWalls);
@@ -164,6 +178,13 @@ export class JournalWriter {
     return this.committedWalls;
   }
 
+  /** How many pending occurrences the run states in memory hold between batches (tests check it is none). */
+  get heldPendingErrors(): number {
+    let held = 0;
+    for (const state of this.cache.values()) held += state.pendingErrors.length;
+    return held;
+  }
+
   /** Forgets cached runs (another connection changed them, or memory is wanted back). */
   forget(runId?: string): void {
     if (runId === undefined) this.cache.clear();
@@ -194,11 +215,25 @@ export class JournalWriter {
       const attempt = rowFromDb<AttemptRow>(ATTEMPTS, r);
       state.attempts.set(attemptKey(attempt.taskId, attempt.attempt), attempt);
     }
-    for (const r of this.loadOpen.pendingErrors.all(runId) as Row[]) state.pendingErrors.push(rowFromDb<ErrorRow>(ERRORS, r));
+    // Its stored pending occurrences are read at the event that settles them (loader.pendingErrors).
+    state.pendingStored = true;
     // A run evicted earlier in this batch: its errors of this batch are not written yet (they go after the loop).
     for (const e of this.batchEmitted.errors) if (e.runId === runId && e.disposition === 'pending') state.pendingErrors.push(e);
     this.remember(state);
     return state;
+  }
+
+  /**
+   * The run's occurrences stored pending. The batch's own error rows and settled ones are written
+   * after its loop, so the database still holds the batch's start: an occurrence this batch
+   * already settled (the run settled, was evicted and reloaded, and settles again) is left out.
+   */
+  private storedPending(runId: string): ErrorRow[] {
+    const rows = (this.loadOpen.pendingErrors.all(runId) as Row[]).map((r) => rowFromDb<ErrorRow>(ERRORS, r));
+    const settled = this.batchEmitted.settled.filter((s) => s.before.runId === runId);
+    if (settled.length === 0) return rows;
+    const done = new Set(settled.map((s) => s.before.seq));
+    return rows.filter((row) => !done.has(row.seq));
   }
 
   private remember(state: RunState): void {
@@ -237,7 +272,10 @@ export class JournalWriter {
 
     for (const error of emitted.errors) queue.add(this.insertError, rowParams(ERRORS, error));
     // Occurrences of earlier batches that a terminal event settled: written again with their disposition.
-    for (const { after } of emitted.settled) queue.add(this.upsertError, rowParams(ERRORS, after));
+    // Settling changes a stored pending occurrence's disposition and, for the run's ending error,
+    // its ending flag, and nothing else: only those columns are written, so no other index of the
+    // row is touched and the ending triggers fire for the one row they count.
+    for (const { after } of emitted.settled) queue.add(after.ending ? this.settleEndingError : this.settleError, [after.disposition, after.runId, after.seq]);
     for (const checkpoint of emitted.checkpoints) queue.add(this.upsertCheckpoint, rowParams(CHECKPOINTS, checkpoint));
     queue.run();
     this.rollups.applyAggregates(aggregateBatch(emitted));
@@ -277,7 +315,7 @@ export class JournalWriter {
     dirty.attempts.clear();
   }
 
-  /** After commit: a finished run leaves the cache; a live one keeps only its open rows. */
+  /** After commit: a finished run leaves the cache; a live one keeps only its open rows, and no pending occurrence. */
   private settle(state: RunState): void {
     if (isTerminal(state.run.status)) {
       this.cache.delete(state.run.id);
@@ -286,6 +324,7 @@ export class JournalWriter {
     for (const [step, row] of state.steps) if (row.status !== 'running') state.steps.delete(step);
     for (const [id, row] of state.tasks) if (!OPEN_TASK_STATUSES.includes(row.status)) state.tasks.delete(id);
     for (const [key, row] of state.attempts) if (row.status !== 'running') state.attempts.delete(key);
+    releaseStoredPending(state);
   }
 
   /** Inside the transaction: an evicted run's pending rows are written first, so reloading it is exact. */
