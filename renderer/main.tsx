@@ -4,7 +4,7 @@ import { getApi, hasAccess } from './api/index.js';
 import { AccessPage } from './app/AccessPage.js';
 import { ServicesProvider } from './app/api-context.js';
 import { App } from './app/App.js';
-import { preloadErrorsScreen } from './app/ErrorsScreen.js';
+import { preloadScreenOf } from './app/screens.js';
 import { ConfirmProvider } from './app/confirm.js';
 import { APP_NAME, bindTitle, setUnseenCount } from './app/page-title.js';
 import { ToastProvider } from './app/toasts.js';
@@ -45,10 +45,10 @@ if (!hasAccess()) {
 
 function startWindow(root: HTMLElement): void {
   bindTitle((title) => (document.title = title));
-  // A window opened on the Errors screen asks for its chunk before anything else takes one of
-  // the browser's six connections to the server (the live stream holds one; the screen's ten
-  // queries, sent next, would queue it behind all their answers).
-  if (parseHash(window.location.hash).path[0] === 'errors') preloadErrorsScreen();
+  // A window opened on a screen of its own chunk asks for it before anything else takes one of
+  // the browser's six connections to the server (the live stream holds one; the Errors screen's
+  // ten queries, sent next, would queue it behind all their answers).
+  preloadScreenOf(parseHash(window.location.hash));
   const api = getApi();
 
   const runs = new RunsStore(api);

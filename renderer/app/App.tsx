@@ -1,11 +1,6 @@
 import { useEffect, useRef, useState, type MouseEvent } from 'react';
 import { ScreenBoundary } from '../components/ScreenBoundary.js';
-import { ComparePage } from '../compare/ComparePage.js';
-import { FlowsPage } from '../flows/FlowsPage.js';
-import { IssuePage } from '../issues/IssuePage.js';
-import { RunDetailPage } from '../run-detail/RunDetailPage.js';
 import { RunsPage } from '../runs/RunsPage.js';
-import { AlertsPage } from '../settings/AlertsPage.js';
 import { useNow } from '../lib/use-now.js';
 import { NotificationsButton } from '../notify/NotificationsButton.js';
 import { connectionLabel, unreachableMessage } from '../live/connection.js';
@@ -18,6 +13,7 @@ import { navigate, useRoute } from './router.js';
 import { routeTitle, useScreenTitle } from './page-title.js';
 import { ShortcutSheet } from './ShortcutSheet.js';
 import { ErrorsScreen, errorsChunkLoaded } from './ErrorsScreen.js';
+import { AlertsScreen, CompareScreen, FlowsScreen, IssueScreen, RunDetailScreen } from './screens.js';
 
 const TABS = [
   { path: 'runs', label: 'Runs', key: 'r' },
@@ -174,12 +170,12 @@ export function App() {
   useAppShortcuts(setSheet);
 
   let page;
-  if (section === 'runs' && id) page = <RunDetailPage key={id} runId={id} />;
+  if (section === 'runs' && id) page = <RunDetailScreen.Screen key={id} runId={id} />;
   else if (section === 'errors') page = <ErrorsScreen />;
-  else if (section === 'issues' && id) page = <IssuePage key={id} id={id} />;
-  else if (section === 'compare' && route.path.length === 3) page = <ComparePage left={route.path[1] ?? ''} right={route.path[2] ?? ''} />;
-  else if (section === 'settings' && id === 'alerts') page = <AlertsPage />;
-  else if (section === 'flows') page = <FlowsPage flowId={route.path.length > 1 ? route.path.slice(1).join('/') : null} />;
+  else if (section === 'issues' && id) page = <IssueScreen.Screen key={id} id={id} />;
+  else if (section === 'compare' && route.path.length === 3) page = <CompareScreen.Screen left={route.path[1] ?? ''} right={route.path[2] ?? ''} />;
+  else if (section === 'settings' && id === 'alerts') page = <AlertsScreen.Screen />;
+  else if (section === 'flows') page = <FlowsScreen.Screen flowId={route.path.length > 1 ? route.path.slice(1).join('/') : null} />;
   else page = <RunsPage />;
 
   if (tokenRefused) return <AccessPage reason="wrong" />;
