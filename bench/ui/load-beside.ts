@@ -113,13 +113,33 @@ export async function startLoad(serve: Serve, token: string, flow: string): Prom
   return {
     stop: async () => {
       await Promise.all(runs.map(({ runId }) => api.post(`/api/runs/${encodeURIComponent(runId)}/cancel`, {}).catch(() => undefined)));
-      const exited = new Promise<void>((done) => client.once('exit', () => done()));
+      const exited = new Promise<number | null>((done) => client.once('exit', (code) => done(code)));
       client.kill('SIGTERM');
-      await exited;
-      const totals = JSON.parse(printed.trim().split('\n').at(-1) ?? '{}') as Omit<LoadReport, 'runsStarted'>;
-      return { ...totals, runsStarted: runs.length };
+      return { ...streamTotals(printed, await exited), runsStarted: runs.length };
     },
   };
+}
+
+/**
+ * The stream client's totals: the JSON line it prints when told to stop. A client that died
+ * before that (or printed something else) fails the bench with what it printed, rather than
+ * reporting a pace of NaN records a second.
+ */
+export function streamTotals(printed: string, exitCode: number | null): Omit<LoadReport, 'runsStarted'> {
+  const last = printed.trim().split('\n').at(-1) ?? '';
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(last);
+  } catch {
+    // Not JSON: refused below with the rest.
+  }
+  const totals = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
+  const fields = ['records', 'accepted', 'late', 'elapsedMs'] as const;
+  if (!fields.every((field) => typeof totals[field] === 'number' && Number.isFinite(totals[field]))) {
+    throw new Error(`the OTLP stream client ended (exit code ${exitCode}) without its totals; its last line: ${JSON.stringify(last.slice(0, 200))}`);
+  }
+  const [records, accepted, late, elapsedMs] = fields.map((field) => totals[field] as number) as [number, number, number, number];
+  return { records, accepted, late, elapsedMs };
 }
 
 /** What the load did over a screen's samples, for the report: the stream's pace as the receiver took it, and the runs. */
