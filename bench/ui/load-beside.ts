@@ -113,7 +113,8 @@ export async function startLoad(serve: Serve, token: string, flow: string): Prom
   return {
     stop: async () => {
       await Promise.all(runs.map(({ runId }) => api.post(`/api/runs/${encodeURIComponent(runId)}/cancel`, {}).catch(() => undefined)));
-      const exited = new Promise<number | null>((done) => client.once('exit', (code) => done(code)));
+      // 'close', not 'exit': a child's output may still be on its way when it has exited.
+      const exited = new Promise<number | null>((done) => client.once('close', (code) => done(code)));
       client.kill('SIGTERM');
       return { ...streamTotals(printed, await exited), runsStarted: runs.length };
     },
