@@ -5,6 +5,7 @@ import type { HivewatchStore } from '../contract.js';
 import { openStore } from '../open.js';
 import { testEngines } from '../testing/engines.js';
 import { DAY_MS } from '../rollups/usage-rollups.js';
+import { claudeSessionStarted } from '../testing/journal-builder.js';
 
 /**
  * Agent trees through the store on every engine (migration 24): runStarted's `spawnedBy` links
@@ -34,16 +35,7 @@ function session(runId: string, at: number, costUsd: number, spawnedBy: SpawnedB
     timestamp: at,
   };
   const bodies = [
-    {
-      type: 'runStarted',
-      flow: 'external:claude-code',
-      flowName: `Claude Code session ${runId}`,
-      resumedFrom: null,
-      retryOf: null,
-      resumeStep: 0,
-      options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: 'claude-code' },
-      external: { origin: 'runtime:claude-code', sessionId: runId, source: 'claude-code 2.1.332', ...(spawnedBy ? { spawnedBy } : {}) },
-    },
+    claudeSessionStarted(runId, spawnedBy),
     { type: 'stepStarted', step: 1, frontier: [] },
     { type: 'taskStarted', ...ref, name: 'prompt 1', agent: 'claude-code', maxAttempts: 0 },
     { type: 'attemptStarted', ...ref, attempt: 1 },

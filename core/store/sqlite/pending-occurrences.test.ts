@@ -7,7 +7,7 @@ import { newInstance, releaseInstance } from '../hosts/hosts.js';
 import { replayRun, verifyAggregates } from '../maintenance/replay.js';
 import { Dialect, runSync } from '../queries/plan.js';
 import { StatementCache } from '../queries/sql.js';
-import { envelope, JournalBuilder } from '../testing/journal-builder.js';
+import { claudeSessionStarted, envelope, JournalBuilder } from '../testing/journal-builder.js';
 import type Database from 'better-sqlite3';
 import { openDatabase } from './database.js';
 import { JournalWriter } from './journal-writer.js';
@@ -40,16 +40,7 @@ const LIMITED = { code: 'RUNTIME_RATE_LIMIT', origin: 'runtime:claude-code', mes
 /** An external session's first events: it starts, and its one task runs. */
 function session(runId: string): JournalBuilder {
   const builder = new JournalBuilder(runId);
-  builder.push({
-    type: 'runStarted',
-    flow: 'external:claude-code',
-    flowName: `Claude Code session ${runId}`,
-    resumedFrom: null,
-    retryOf: null,
-    resumeStep: 0,
-    options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: 'claude-code' },
-    external: { origin: 'runtime:claude-code', sessionId: runId, source: 'claude-code 2.1.332' },
-  });
+  builder.push(claudeSessionStarted(runId));
   builder.push({ type: 'stepStarted', step: 1, frontier: [] });
   builder.push({ type: 'taskStarted', step: 1, ordinal: 0, taskId: 'prompt-1', name: 'prompt 1', agent: 'claude-code', maxAttempts: 0 });
   return builder;

@@ -1,4 +1,4 @@
-import type { HivewatchEvent, HivewatchEventBody } from '../../base/events.js';
+import type { HivewatchEvent, HivewatchEventBody, SpawnedBy } from '../../base/events.js';
 import type { ErrorEnvelope } from '../../base/errors/envelope.js';
 import { HivewatchError } from '../../base/errors/hivewatch-error.js';
 import type { ErrorCode } from '../../base/errors/taxonomy.js';
@@ -55,6 +55,20 @@ export function envelope(spec: ErrorSpec, correlation: ErrorEnvelope['correlatio
     timestamp,
     correlation,
   }).toEnvelope();
+}
+
+/** The `runStarted` of a Claude Code session reported over OTLP (`runId` is its session id), a subagent's when `spawnedBy` is set. */
+export function claudeSessionStarted(runId: string, spawnedBy: SpawnedBy | null = null): HivewatchEventBody {
+  return {
+    type: 'runStarted',
+    flow: 'external:claude-code',
+    flowName: `Claude Code session ${runId}`,
+    resumedFrom: null,
+    retryOf: null,
+    resumeStep: 0,
+    options: { maxSteps: 1, concurrency: 1, clock: 'real', defaultAgent: 'claude-code' },
+    external: { origin: 'runtime:claude-code', sessionId: runId, source: 'claude-code 2.1.332', ...(spawnedBy ? { spawnedBy } : {}) },
+  };
 }
 
 export class JournalBuilder {
