@@ -116,7 +116,9 @@ export async function startLoad(serve: Serve, token: string, flow: string): Prom
       // 'close', not 'exit': a child's output may still be on its way when it has exited.
       const exited = new Promise<number | null>((done) => client.once('close', (code) => done(code)));
       client.kill('SIGTERM');
-      return { ...streamTotals(printed, await exited), runsStarted: runs.length };
+      // Awaited before `printed` is read: an argument list reads it before an await inside it.
+      const exitCode = await exited;
+      return { ...streamTotals(printed, exitCode), runsStarted: runs.length };
     },
   };
 }
