@@ -1,9 +1,9 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cachedHistory } from './bulk-seed.js';
+import { historyCopy } from './load-beside.js';
 import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
 
 /**
@@ -189,14 +189,14 @@ export async function main(argv: readonly string[]): Promise<void> {
     );
     source = history.path;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'hivewatch-errors-requests-'));
   // One copy for every serve of this run: serve writes to the file (its port and token), and the
   // history stays as it was generated. A copy per serve cost a 2.5 GB write each at 1,000,000 runs.
-  const copy = join(dir, 'history.db');
+  // SQLite's backup, as the loaded screens copy it (load-beside.ts), not a copy of the file's bytes.
+  const copied = await historyCopy(source);
+  const copy = copied.path;
   const rows: string[] = [];
   const load = loadavg()[0]!.toFixed(1);
   try {
-    copyFileSync(source, copy);
     const ranges = RANGES.filter(([range]) => options.ranges === undefined || options.ranges.includes(range));
     for (const [index, range] of ranges.entries()) {
       // Alternating which count goes first, so neither always has the other's page cache behind it.
@@ -213,7 +213,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       }
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    copied.remove();
   }
   console.log(
     `load average ${load} at the start, ${loadavg()[0]!.toFixed(1)} at the end; ${options.samples} fresh serve(s) per range and worker count; cold: each serve's first pass, warm: the ${options.passes - 1} after it; medians (and the slowest)`,

@@ -50,9 +50,10 @@ export interface Load {
 }
 
 /**
- * A copy of the history for the loaded samples, and how to remove it: the load writes hundreds of
- * thousands of records and runs into it, which the quiet figures after it and the cached history
- * (reused for 20 minutes) must not see. SQLite's backup, so what the history's WAL holds is copied too.
+ * A copy of a cached history that a bench's serves may write into, and how to remove it: the
+ * loaded samples write hundreds of thousands of records and runs, and any serve writes its port
+ * and token, none of which the figures after it or the cached history (reused for 20 minutes) may
+ * see. SQLite's backup, so what the history's WAL holds is copied too.
  */
 export async function historyCopy(dbPath: string): Promise<{ path: string; remove: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'hivewatch-history-loaded-'));
