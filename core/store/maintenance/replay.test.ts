@@ -11,6 +11,7 @@ import { Dialect, runSync } from '../queries/plan.js';
 import { replayRun, verifyAggregates } from './replay.js';
 import { failFast, judgedCancelled, rethrow, retryLimit, thrownInCatch } from '../testing/failure-journals.js';
 import { JournalBuilder, prng, randomJournals } from '../testing/journal-builder.js';
+import { randomSessions } from '../testing/session-journals.js';
 
 let dir: string;
 let store: SqliteStore | undefined;
@@ -123,8 +124,9 @@ describe('replay parity', () => {
     const owner = newInstance();
     try {
       const writer = new JournalWriter(db, owner, () => 0, 2);
-      // With failing runs whose pending occurrences a reloaded run must still settle (dispositions.ts).
-      const all = [...randomJournals(99, 12), ...failureScenarios()];
+      // With failing runs whose pending occurrences a reloaded run must still settle (dispositions.ts),
+      // and agent sessions, whose pending occurrences the writer reads back when they go quiet.
+      const all = [...randomJournals(99, 12), ...failureScenarios(), ...randomSessions(99, 8)];
       const random = prng(99);
       const queues = all.map((j) => [...j]);
       while (queues.some((q) => q.length > 0)) {
@@ -146,7 +148,7 @@ describe('replay parity', () => {
 
   it('holds for randomized journals', () => {
     store = openSqliteStore({ path: join(dir, 'random.db') });
-    const all = [...randomJournals(42, 40), ...failureScenarios()];
+    const all = [...randomJournals(42, 40), ...failureScenarios(), ...randomSessions(42, 12)];
     appendChunked(store, all, 42);
     for (const events of all) expect(store.replayRun(events[0]!.runId).diffs).toEqual([]);
     expect(store.verifyAggregates().diffs).toEqual([]);
