@@ -80,8 +80,12 @@ export async function coldAndWarm(
         await opened.close();
       }
     } finally {
-      if (running !== null) loads.push(await running.stop());
-      await stopServe(serve);
+      // The serve is stopped even when stopping the load fails (that failure still ends the bench).
+      try {
+        if (running !== null) loads.push(await running.stop());
+      } finally {
+        await stopServe(serve);
+      }
     }
   }
   return { cold, warm, splits, loads };
