@@ -1,7 +1,8 @@
 import type { HivewatchEvent } from '../../base/events.js';
 import { seqMismatch } from './event-checks.js';
 import { wallOf } from './journal-codec.js';
-import { applyEvent, type Emitted, type RowLoader, type RunState } from './projections.js';
+import { applyEvent } from './projections.js';
+import type { Emitted, RowLoader, RunState } from './run-state.js';
 
 /** Runs whose state a writer keeps between batches (live runs; a run past it is reloaded). */
 export const DEFAULT_CACHED_RUNS = 2_048;

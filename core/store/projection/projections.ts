@@ -1,12 +1,12 @@
 import type { HivewatchEvent } from '../../base/events.js';
-import type { AttemptRow, CheckpointRow, ErrorRow, RunRow, StepRow, TaskRow } from './schema.js';
+import type { AttemptRow, RunRow, StepRow, TaskRow } from './schema.js';
+import { attemptKey, emptyEmitted, NO_ROWS, newRunState, stampedRun, type Emitted, type RowLoader, type RunState } from './run-state.js';
 import { changesEnding, settlesPending } from '../../common/ending-chain.js';
 import { isTerminal } from '../../common/run-statuses.js';
-import { errorRowOf, settleRun, type SettledError, type SettleOutput } from './dispositions.js';
+import { errorRowOf, settleRun } from './dispositions.js';
 import { blankTask, closeStep, closeTask, reduceStep, reduceTask } from './step-task-reducers.js';
 import { changesRun, copyRun, emptyRun, reduceRun, setRunFields } from './run-reducer.js';
 import { closeAttempt, reduceAttempt } from './attempt-reducer.js';
-// The row reducers live in reducers.ts; their public names stay importable from here.
 
 /**
  * Event → rows. The `reduce*` functions (reducers.ts) are pure: (current row or undefined,
@@ -21,92 +21,6 @@ import { closeAttempt, reduceAttempt } from './attempt-reducer.js';
  *   cancelled, `runInterrupted` → interrupted. `runCompleted` closes nothing (an open row
  *   after it is an engine bug and stays visible).
  */
-
-export function attemptKey(taskId: string, attempt: number): string {
-  return `${taskId}#${attempt}`;
-}
-
-/** Everything of one run that reducers may need: all open rows, plus whatever was loaded. */
-export interface RunState {
-  /**
-   * The run row; its `lastSeq` / `updatedAt` are stamped from `seq` / `ts` by `stampedRun`.
-   * Owned by the state once `applyEvent` has copied it: later events change that copy in place
-   * (a batch of events on one run copies its row once, not once per event). Read it or write it
-   * out; do not keep it across `applyEvent` calls.
-   */
-  run: RunRow;
-  /** `run` is a copy `applyEvent` made (not a row it was given), so it may change in place. */
-  runOwned: boolean;
-  /** seq and ts of the run's latest event. */
-  seq: number;
-  ts: number;
-  steps: Map<number, StepRow>;
-  tasks: Map<string, TaskRow>;
-  attempts: Map<string, AttemptRow>;
-  /** taskId → nextAttemptAt of tasks in backoff: the run's `nextAttemptAt` is its minimum. */
-  backoff: Map<string, number>;
-  /** The highest step any task row of the run has (stored or in memory): no lookup for newer steps. */
-  maxTaskStep: number;
-  /**
-   * The run's error occurrences still `pending` that are held here, in seq order: what its
-   * terminal event settles (dispositions.ts). With `pendingStored` false this is all of them;
-   * with it true, the stored ones come first from `RowLoader.pendingErrors`.
-   */
-  pendingErrors: ErrorRow[];
-  /**
-   * The database may hold pending occurrences of the run that `pendingErrors` does not: the
-   * state was loaded without them, or its writer let them go after they were committed. An agent
-   * session's occurrences stay pending for as long as it runs (thousands in a long one), so a
-   * writer holds none of them between batches and reads them once, at the event that settles them.
-   * Invariant: the stored ones and `pendingErrors` never share an occurrence (the held ones are
-   * always rows not yet written).
-   */
-  pendingStored: boolean;
-  dirty: { run: boolean; steps: Set<number>; tasks: Set<string>; attempts: Set<string> };
-}
-
-/** Where rows that are not in a RunState come from (the database live; nothing in replay). */
-export interface RowLoader {
-  step(runId: string, step: number): StepRow | undefined;
-  task(runId: string, taskId: string): TaskRow | undefined;
-  attempt(runId: string, taskId: string, attempt: number): AttemptRow | undefined;
-  /** The run's occurrences stored `pending` before this batch and not settled in it, in seq order. */
-  pendingErrors(runId: string): ErrorRow[];
-}
-
-export const NO_ROWS: RowLoader = { step: () => undefined, task: () => undefined, attempt: () => undefined, pendingErrors: () => [] };
-
-/**
- * Rows an event adds rather than updates, and the changes a terminal event makes to rows stored
- * before the batch: `settled` occurrences (written again, their counts moved from one disposition
- * to another) and `failures` (the failure rollups' +1 / -1).
- */
-export interface Emitted extends SettleOutput {
-  errors: ErrorRow[];
-  checkpoints: CheckpointRow[];
-  settled: SettledError[];
-}
-
-export function emptyEmitted(): Emitted {
-  return { errors: [], checkpoints: [], settled: [], failures: [] };
-}
-
-export function newRunState(run: RunRow): RunState {
-  return {
-    run,
-    runOwned: false,
-    seq: run.lastSeq,
-    ts: run.updatedAt,
-    steps: new Map(),
-    tasks: new Map(),
-    attempts: new Map(),
-    backoff: new Map(),
-    maxTaskStep: 0,
-    pendingErrors: [],
-    pendingStored: false,
-    dirty: { run: false, steps: new Set(), tasks: new Set(), attempts: new Set() },
-  };
-}
 
 function getStep(state: RunState, loader: RowLoader, step: number): StepRow | undefined {
   let row = state.steps.get(step);
@@ -331,31 +245,6 @@ export function applyEvent(state: RunState | undefined, event: HivewatchEvent, l
   s.ts = event.ts;
   s.dirty.run = true;
   return s;
-}
-
-/**
- * After a batch committed: the state lets go of its pending occurrences, which are stored now
- * and read back at the event that settles them (see `RunState.pendingStored`).
- */
-export function releaseStoredPending(state: RunState): void {
-  if (state.pendingErrors.length === 0) return;
-  state.pendingErrors = [];
-  state.pendingStored = true;
-}
-
-/**
- * The run row with its journal position (`lastSeq`, `updatedAt`) stamped: the reducers leave
- * those two to the orchestration so an event that changes nothing else copies no row.
- */
-export function stampedRun(state: RunState): RunRow {
-  if (state.run.lastSeq !== state.seq || state.run.updatedAt !== state.ts) {
-    const r = state.runOwned ? state.run : copyRun(state.run);
-    r.lastSeq = state.seq;
-    r.updatedAt = state.ts;
-    state.run = r;
-    state.runOwned = true;
-  }
-  return state.run;
 }
 
 /**

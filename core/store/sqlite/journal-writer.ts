@@ -11,7 +11,7 @@ import {
   type Emitted,
   type RowLoader,
   type RunState,
-} from '../projection/projections.js';
+} from '../projection/run-state.js';
 import { RollupWriter } from '../rollups/rollup-writer.js';
 import { OPEN_TASK_STATUSES, type AttemptRow, type ErrorRow, type RunRow, type StepRow, type TaskRow } from '../projection/schema.js';
 import { insertSql, rowFromDb, rowParams, upsertSql } from '../projection/row-codec.js';

@@ -16,7 +16,7 @@ import { migrate } from './migrate.js';
 /**
  * An agent session's occurrences stay pending for as long as it runs, so the SQLite writer holds
  * none of them between batches and reads them back at the event that settles them
- * (projections.ts `RunState.pendingStored`). These pin that it holds none, that every one is still
+ * (run-state.ts `RunState.pendingStored`). These pin that it holds none, that every one is still
  * settled, and that one settled earlier in the same batch is not settled twice.
  */
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { attemptKey, newRunState, type RunState } from '../../projection/projections.js';
+import { attemptKey, newRunState, type RunState } from '../../projection/run-state.js';
 import { type AttemptRow, type ErrorRow, type RunRow, type StepRow, type TaskRow } from '../../projection/schema.js';
 import { rowFromDb } from '../../projection/row-codec.js';
 import { ATTEMPTS, ERRORS, RUNS, STEPS, TASKS } from '../../projection/table-specs.js';

@@ -6,7 +6,7 @@ import type { RunOwner } from '../../hosts/hosts.js';
 import { aggregateBatch } from '../../rollups/batch-aggregates.js';
 import { DEFAULT_CACHED_RUNS, reduceBatch } from '../../projection/batch-reducer.js';
 import { eventPayload } from '../../projection/journal-codec.js';
-import { emptyEmitted, NO_ROWS, stampedRun, type Emitted, type RunState } from '../../projection/projections.js';
+import { emptyEmitted, NO_ROWS, stampedRun, type Emitted, type RunState } from '../../projection/run-state.js';
 import { StoreError } from '../../store-error.js';
 import { rowParams } from '../../projection/row-codec.js';
 import { ATTEMPTS, CHECKPOINTS, ERRORS, RUNS, STEPS, TASKS, type TableSpec } from '../../projection/table-specs.js';
