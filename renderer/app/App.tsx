@@ -12,8 +12,7 @@ import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboa
 import { navigate, useRoute } from './router.js';
 import { routeTitle, useScreenTitle } from './page-title.js';
 import { ShortcutSheet } from './ShortcutSheet.js';
-import { ErrorsScreen, errorsChunkLoaded } from './ErrorsScreen.js';
-import { AlertsScreen, CompareScreen, FlowsScreen, IssueScreen, RunDetailScreen } from './screens.js';
+import { AlertsScreen, CompareScreen, ErrorsScreen, FlowsScreen, IssueScreen, RunDetailScreen } from './screens.js';
 
 const TABS = [
   { path: 'runs', label: 'Runs', key: 'r' },
@@ -147,7 +146,7 @@ export function App() {
   const recoveries = useRecoveries();
   const tokenRefused = useTokenRefused();
   useEffect(() => {
-    if (section === 'errors' && !errorsChunkLoaded()) prefetchErrors(api, route.params);
+    if (section === 'errors' && !ErrorsScreen.loaded()) prefetchErrors(api, route.params);
   }, [api, section, route.params]);
 
   // An empty hash is the Runs screen.
@@ -171,7 +170,7 @@ export function App() {
 
   let page;
   if (section === 'runs' && id) page = <RunDetailScreen.Screen key={id} runId={id} />;
-  else if (section === 'errors') page = <ErrorsScreen />;
+  else if (section === 'errors') page = <ErrorsScreen.Screen />;
   else if (section === 'issues' && id) page = <IssueScreen.Screen key={id} id={id} />;
   else if (section === 'compare' && route.path.length === 3) page = <CompareScreen.Screen left={route.path[1] ?? ''} right={route.path[2] ?? ''} />;
   else if (section === 'settings' && id === 'alerts') page = <AlertsScreen.Screen />;

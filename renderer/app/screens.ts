@@ -1,12 +1,18 @@
 import type { Route } from './router.js';
 import { lazyScreen } from './lazy-screen.js';
-import { preloadErrorsScreen } from './ErrorsScreen.js';
+import { preloadCharts } from '../errors/charts/load-charts.js';
 
 /**
- * The screens other than Runs (the window's first screen) and Errors (ErrorsScreen.tsx), each a
- * chunk of its own: a window opened on one screen parses and runs that screen's code only, and
- * the others come when first opened (lazy-screen.ts).
+ * The screens other than Runs (the window's first screen), each a chunk of its own: a window
+ * opened on one screen parses and runs that screen's code only, and the others come when first
+ * opened (lazy-screen.tsx).
  */
+
+/** The error explorer; the charts' chunk (recharts) is asked for beside its own, not after it. */
+export const ErrorsScreen = lazyScreen('the error explorer', () => {
+  preloadCharts();
+  return import('../errors/ErrorsPage.js').then((m) => m.ErrorsPage);
+});
 export const RunDetailScreen = lazyScreen('the run', () => import('../run-detail/RunDetailPage.js').then((m) => m.RunDetailPage));
 export const IssueScreen = lazyScreen('the issue', () => import('../issues/IssuePage.js').then((m) => m.IssuePage));
 export const CompareScreen = lazyScreen('the comparison', () => import('../compare/ComparePage.js').then((m) => m.ComparePage));
@@ -20,17 +26,18 @@ export const FlowsScreen = lazyScreen('the flows', () => import('../flows/FlowsP
 export function preloadScreenOf(route: Route): void {
   const [section, id] = route.path;
   const screen: { preload(): void } | null =
-    section === 'runs' && id !== undefined
-      ? RunDetailScreen
-      : section === 'issues' && id !== undefined
-        ? IssueScreen
-        : section === 'compare'
-          ? CompareScreen
-          : section === 'settings'
-            ? AlertsScreen
-            : section === 'flows'
-              ? FlowsScreen
-              : null;
-  if (section === 'errors') preloadErrorsScreen();
-  else screen?.preload();
+    section === 'errors'
+      ? ErrorsScreen
+      : section === 'runs' && id !== undefined
+        ? RunDetailScreen
+        : section === 'issues' && id !== undefined
+          ? IssueScreen
+          : section === 'compare'
+            ? CompareScreen
+            : section === 'settings'
+              ? AlertsScreen
+              : section === 'flows'
+                ? FlowsScreen
+                : null;
+  screen?.preload();
 }

@@ -4,7 +4,7 @@ import type { CountBars, SeriesBars, TrendBars } from './recharts-charts.js';
 
 /**
  * recharts draws the Errors charts and an issue's trend from a chunk of its own, asked for with
- * the Errors screen's chunk and first data (app/ErrorsScreen.tsx) or by the issue page's trend
+ * the Errors screen's chunk and first data (app/screens.ts) or by the issue page's trend
  * when it mounts, so it never holds back the numbers: the counts, issues and occurrences paint
  * as their answers come, and each chart draws once this chunk is in and the page's numbers have
  * painted (NumbersFirst, useCharts). docs/decisions/0016-errors-screen.md, "The Errors charts".
