@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { cachedHistory } from './bulk-seed.js';
 import { costHealthScreens, judgeCostHealthReads } from './cost-health-perf.js';
+import { detailScreens, seedDetailRuns } from './detail-screens.js';
 import { ERRORS_CHARTS, ERRORS_NUMBERS, FIRST_ROW } from './page-marks.js';
 import { ensureProductionRenderer } from './renderer-build.js';
 import { quantile, type Judged } from './judged.js';
@@ -27,7 +28,8 @@ import { wholeOption } from '../harness/flags.js';
  *    cold figure, a second open right after is the warm one. p95 of the samples: Runs first rows
  *    painted < 300 ms; Errors first numbers (totals, issues with sparklines, occurrences) < 500 ms
  *    and its four charts drawn by recharts (loaded as a chunk of their own) < 800 ms, both from
- *    the open's navigation start, each cold and warm;
+ *    the open's navigation start, each cold and warm; a run's page, the largest issue's page and
+ *    Compare (detail-screens.ts) < 500 ms cold and < 300 ms warm;
  *  - on one more fresh serve, filter, sort and text-search changes (hash change → the window
  *    paints the first row of the answer the server gave it; nothing is asked beforehand), each
  *    change asked `rounds` times in turn (the first round is the first time this serve answers
@@ -128,11 +130,12 @@ async function costAndHealth(browser: Browser, dbPath: string, samples: number, 
 }
 
 /**
- * The screens opened again under load: Runs and the unfiltered Errors screens (the quick form:
- * Runs and Errors 24 h), each as many samples as quiet.
+ * The screens opened again under load: Runs, the unfiltered Errors screens and the detail
+ * screens (the quick form: Runs and Errors 24 h), each as many samples as quiet.
  */
 function loadedScreens(screens: readonly Screen[], quick: boolean): Screen[] {
-  const unfiltered = screens.filter((screen) => screen.hash === '#/runs' || /^#\/errors\?range=[^&]+$/.test(screen.hash));
+  const detail = /^#\/(runs|issues|compare)\//;
+  const unfiltered = screens.filter((screen) => screen.hash === '#/runs' || /^#\/errors\?range=[^&]+$/.test(screen.hash) || detail.test(screen.hash));
   return quick ? unfiltered.filter((screen) => screen.hash === '#/runs' || screen.hash === '#/errors?range=24h') : unfiltered;
 }
 
@@ -227,12 +230,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   // 1 h screens are opened, which is minutes into the run (about 7 at the defaults). Reused for
   // an hour, a run started at 56 minutes found an empty 1 h screen and waited on it until it failed.
   const history = cachedHistory(size, errorCount, HISTORY_MAX_AGE_MS);
+  await seedDetailRuns(history.path);
   const inScreen = errorsPerScreen(history.path);
   let browser: Browser | null = null;
   try {
     browser = await chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROME_ARGS });
     const judged: Judged[] = [];
-    const screens = screensToOpen(inScreen, samples, filterSamples);
+    const screens = [...screensToOpen(inScreen, samples, filterSamples), ...detailScreens(history.path).map((screen) => ({ ...screen, samples }))];
     const empty = Object.keys(inScreen)
       .filter((query) => inScreen[query] === 0)
       .map((query) => `#/errors?${decodeURIComponent(query)}`);
