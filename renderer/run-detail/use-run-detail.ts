@@ -41,6 +41,25 @@ export async function fetchEvents(api: HivewatchApi, runId: string, afterSeq = 0
 }
 
 /**
+ * The whole journal of a run whose projection says it reached `lastSeq`, given its first page
+ * (asked beside getRun, in the same batch). A run's seqs run 1, 2, 3 … (the journal's rule the
+ * sequencer also relies on), so page k starts after seq k · PAGE and every page is asked at once
+ * instead of one after another; events journaled after `lastSeq` was read follow page by page.
+ * Should a page not be what its seqs promise, the sequencer still orders and dedupes, and a hole
+ * is caught up like a live one.
+ */
+export async function fetchJournal(api: HivewatchApi, runId: string, lastSeq: number, first: JournaledEvent[]): Promise<JournaledEvent[]> {
+  if (first.length < PAGE) return first;
+  const starts: number[] = [];
+  for (let after = PAGE; after < lastSeq; after += PAGE) starts.push(after);
+  const pages = [first, ...(await Promise.all(starts.map((afterSeq) => api.getEvents({ runId, afterSeq, limit: PAGE }))))];
+  const out = pages.flat();
+  const last = pages.at(-1) ?? [];
+  if (last.length === PAGE) out.push(...(await fetchEvents(api, runId, last.at(-1)?.seq ?? 0)));
+  return out;
+}
+
+/**
  * `read` run one at a time: a call while it runs makes it run once more after (not once per call),
  * while `alive`. A failed read is dropped: the next call reads again.
  */
@@ -128,13 +147,18 @@ export function useRunDetail(runId: string): RunDetailState {
     setError(null);
     void (async () => {
       try {
-        const first = await api.getRun({ runId });
+        // Asked in one turn, so they travel together, the projection read first as before; a
+        // missing run's events answer 404, which only matters when the run is there.
+        const runRead = api.getRun({ runId });
+        const firstPage = api.getEvents({ runId, afterSeq: 0, limit: PAGE });
+        firstPage.catch(() => undefined);
+        const first = await runRead;
         if (!alive) return;
         if (!first) {
           setPhase('missing');
           return;
         }
-        const journal = await fetchEvents(api, runId);
+        const journal = await fetchJournal(api, runId, first.lastSeq, await firstPage);
         if (!alive) return;
         const ready = sequencer.offer([...journal, ...(early ?? [])]);
         early = null;
