@@ -87,7 +87,7 @@ export function detailScreens(dbPath: string): DetailScreen[] {
     {
       name: `Run page (${TASKS + 1} tasks, ${RETRIES} retries each)`,
       hash: `#/runs/${run(DETAIL_RUNS.before)}`,
-      marks: mark('timeline drawn', RUN_DRAWN),
+      marks: mark("the timeline's first rows drawn", RUN_DRAWN),
     },
     {
       name: `Issue page (the largest, ${issue.count.toLocaleString('en-US')} occurrences)`,

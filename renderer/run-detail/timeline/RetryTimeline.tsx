@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties, type FocusEvent } from 'react';
+import { startTransition, useCallback, useEffect, useMemo, useRef, useState, type CSSProperties, type FocusEvent } from 'react';
+import { FIRST_ROWS } from '../../lib/use-rows-in-stages.js';
 import { useWidth } from '../../lib/use-width.js';
 import type { RunDetail, TaskView } from '../../../core/service/api.js';
 import { useNow } from '../../lib/use-now.js';
@@ -165,6 +166,21 @@ function useTabStops() {
   return { onFocus, stopOf };
 }
 
+/**
+ * Whether the timeline draws every row yet. Its first render with a width draws the first
+ * FIRST_ROWS rows (more than a tall window shows), and the rest follow in a background render
+ * React may interrupt, once: at 1440 × 900 a 200-task run's rows below the fold held back its
+ * header and first rows by their render and layout. Unlike `useRowsInStages`, later changes (a
+ * live run's every tick) are drawn whole at once, never twice.
+ */
+function useAllRowsAfterFirst(measured: boolean): boolean {
+  const [allDrawn, setAllDrawn] = useState(false);
+  useEffect(() => {
+    if (measured && !allDrawn) startTransition(() => setAllDrawn(true));
+  }, [measured, allDrawn]);
+  return allDrawn;
+}
+
 /** A row per task, a bar per attempt, the grey gap of each backoff labelled with its delay. */
 export function RetryTimeline(props: RetryTimelineProps) {
   const { detail, active, focusTask, onSkipBackoff, work, reasons, walls = NO_WALLS, judgmentWaits } = props;
@@ -174,7 +190,9 @@ export function RetryTimeline(props: RetryTimelineProps) {
   const roles = useMemo(() => endingRoles(detail.run.endingError), [detail.run.endingError]);
   const [picked, setPicked] = useState<{ taskId: string; attempt: number } | null>(null);
   const [scrollRef, scrollWidth] = useWidth<HTMLDivElement>();
-  const root = useFocusTarget(detail, props, setPicked, scrollWidth > 0);
+  const allDrawn = useAllRowsAfterFirst(scrollWidth > 0);
+  // A task to focus is looked for once every row is drawn and the scale is known.
+  const root = useFocusTarget(detail, props, setPicked, scrollWidth > 0 && allDrawn);
   const view = useTimelineView(root, layout.rows.length > 0);
   const tabStops = useTabStops();
   const { scroller } = view;
@@ -196,7 +214,8 @@ export function RetryTimeline(props: RetryTimelineProps) {
   // The rows wait for the scroller's width. The ref measures it in the same commit, so rows drawn
   // at width 0 were drawn twice, and measuring them forced a layout of every row (on a 200-task
   // run, a second render and ~70 ms of layout before the first paint).
-  const rows = scrollWidth > 0 ? shownRows(layout.rows, view.failedOnly) : [];
+  const shown = scrollWidth > 0 ? shownRows(layout.rows, view.failedOnly) : [];
+  const rows = allDrawn ? shown : shown.slice(0, FIRST_ROWS);
   const ticks = timeTicks(rows, { t0: layout.t0, virtual, scale, minGapPx: 84 });
 
   return (
