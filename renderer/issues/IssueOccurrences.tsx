@@ -4,8 +4,7 @@ import { useApi } from '../app/api-context.js';
 import { ErrorState, Loading } from '../components/states.js';
 import { OccurrenceList } from '../errors/OccurrenceList.js';
 import { errorText, useAsync } from '../lib/use-async.js';
-
-const PAGE = 25;
+import { OCCURRENCES_PAGE, occurrencesFilter, readOccurrences, sectionKeys, takeOr } from './issue-reads.js';
 
 /** The issue's occurrences in the period and filters, newest first, a page at a time; each opens into its envelope. */
 export function IssueOccurrences({ issueId, scope, periodWords, refresh }: { issueId: string; scope: IssueScope; periodWords: string; refresh: number }) {
@@ -13,9 +12,9 @@ export function IssueOccurrences({ issueId, scope, periodWords, refresh }: { iss
   const [extra, setExtra] = useState<{ items: ErrorOccurrence[]; next: string | null } | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
-  const filter = { ...scope, fingerprint: issueId };
+  const filter = occurrencesFilter(issueId, scope);
   const { state, reload } = useAsync(async () => {
-    const page = await api.listErrors({ ...filter, limit: PAGE });
+    const page = await takeOr(sectionKeys.occurrences(issueId, scope), () => readOccurrences(api, issueId, scope));
     setExtra(null);
     return page;
   }, [api, JSON.stringify(filter), refresh]);
@@ -26,7 +25,7 @@ export function IssueOccurrences({ issueId, scope, periodWords, refresh }: { iss
     setLoadingMore(true);
     setFailure(null);
     api
-      .listErrors({ ...filter, limit: PAGE, cursor: next })
+      .listErrors({ ...filter, limit: OCCURRENCES_PAGE, cursor: next })
       .then(
         (page) => setExtra((e) => ({ items: [...(e?.items ?? []), ...page.items], next: page.nextCursor })),
         (error: unknown) => setFailure(errorText(error)),

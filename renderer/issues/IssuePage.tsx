@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import type { IssueDetail } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { useShortcuts } from '../app/keyboard.js';
@@ -11,6 +11,7 @@ import { formatAbsolute } from '../lib/format.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { useLiveRefresh } from '../lib/use-live-refresh.js';
 import { IssuePeriodCost } from './IssuePeriodCost.js';
+import { askIssueSections } from './issue-reads.js';
 import { IssueActions, StatusChip, type IssueChange } from './IssueActions.js';
 import { ignoreWords } from './ignore-words.js';
 import { IssueOccurrences } from './IssueOccurrences.js';
@@ -83,7 +84,17 @@ export function IssuePage({ id }: { id: string }) {
   const [said, setSaid] = useState<string>('');
   const backHref = formatHash(['errors'], serializeErrorsQuery({ ...query, group: '' }));
   useShortcuts({ Escape: () => navigate(backHref), r: reload });
-  const { state, reload: again } = useAsync(() => api.getIssueDetail({ id, ...scope }), [api, id, JSON.stringify(scope), refresh, changes]);
+  // The sections' first reads go in the same turn as the issue's first, so in one batch. Only
+  // then: once the sections are on the page they read again themselves (a refresh, a new period),
+  // and their effects run before this one.
+  const sectionsAskedFor = useRef<string | null>(null);
+  const { state, reload: again } = useAsync(() => {
+    if (sectionsAskedFor.current !== id) {
+      sectionsAskedFor.current = id;
+      askIssueSections(api, id, scope);
+    }
+    return api.getIssueDetail({ id, ...scope });
+  }, [api, id, JSON.stringify(scope), refresh, changes]);
   const detail = state.data;
   useScreenTitle(detail ? `${detail.issue.code} · Issue` : 'Issue');
 

@@ -2,6 +2,7 @@ import type { IssueScope } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { CostSplitFigures, hasSpend } from '../components/CostSplitFigures.js';
 import { useAsync } from '../lib/use-async.js';
+import { periodCostAsk, readPeriodCost, sectionKeys, takeOr } from './issue-reads.js';
 
 /**
  * What the issue cost in the page's period (docs/triage.md "What failure costs"), a row of its
@@ -11,8 +12,8 @@ import { useAsync } from '../lib/use-async.js';
  */
 export function IssuePeriodCost({ issueId, scope, periodWords, refresh }: { issueId: string; scope: IssueScope; periodWords: string; refresh: number }) {
   const api = useApi();
-  const ask = { issue: issueId, ...(scope.since !== undefined ? { since: scope.since } : {}), ...(scope.until !== undefined ? { until: scope.until } : {}) };
-  const { state } = useAsync(() => api.costSplit(ask), [api, JSON.stringify(ask), refresh]);
+  const ask = periodCostAsk(issueId, scope);
+  const { state } = useAsync(() => takeOr(sectionKeys.cost(issueId, scope), () => readPeriodCost(api, issueId, scope)), [api, JSON.stringify(ask), refresh]);
   const answer = state.data;
   return (
     <>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { RunStatus, RunSummary } from '../../core/service/api.js';
+import type { RunSummary } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { formatHash, hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
@@ -11,11 +11,8 @@ import { errorText, useAsync } from '../lib/use-async.js';
 import { BulkStatus } from '../runs/BulkStatus.js';
 import { useBulkAction } from '../runs/use-bulk-action.js';
 import { retryOffer, type RetryOffer } from './retry-offer.js';
+import { readRunsAffected, RETRYABLE, RUNS_PAGE, sectionKeys, takeOr } from './issue-reads.js';
 import { formatCount } from '../lib/format.js';
-
-/** What a bulk retry takes (its refusals say why it takes no other). */
-const RETRYABLE: RunStatus[] = ['failed', 'cancelled', 'interrupted'];
-const PAGE = 20;
 
 interface Loaded {
   runs: RunSummary[];
@@ -35,7 +32,7 @@ export function RunsAffected({ issueId, total, refresh }: { issueId: string; tot
   const [more, setMore] = useState<{ runs: RunSummary[]; next: string | null } | null>(null);
   const [moreError, setMoreError] = useState<string | null>(null);
   const { state, reload } = useAsync(async (): Promise<Loaded> => {
-    const [page, counts] = [await api.listRuns({ issue: issueId, limit: PAGE }), await api.countRuns({ issue: issueId, status: RETRYABLE })];
+    const { page, counts } = await takeOr(sectionKeys.runs(issueId), () => readRunsAffected(api, issueId));
     setMore(null);
     return { runs: page.items, next: page.nextCursor, retry: retryOffer(counts) };
   }, [api, issueId, refresh]);
@@ -47,7 +44,7 @@ export function RunsAffected({ issueId, total, refresh }: { issueId: string; tot
   const loadMore = (): void => {
     if (next === null) return;
     setMoreError(null);
-    api.listRuns({ issue: issueId, limit: PAGE, cursor: next }).then(
+    api.listRuns({ issue: issueId, limit: RUNS_PAGE, cursor: next }).then(
       (page) => setMore((m) => ({ runs: [...(m?.runs ?? []), ...page.items], next: page.nextCursor })),
       (error: unknown) => setMoreError(errorText(error)),
     );
