@@ -5,13 +5,12 @@ import { AccessPage } from './app/AccessPage.js';
 import { ServicesProvider } from './app/api-context.js';
 import { App } from './app/App.js';
 import { preloadScreenOf } from './app/screens.js';
+import { askFirstReads } from './app/first-reads.js';
 import { ConfirmProvider } from './app/confirm.js';
 import { APP_NAME, bindTitle, setUnseenCount } from './app/page-title.js';
 import { ToastProvider } from './app/toasts.js';
 import { RunsStore } from './live/runs-store.js';
 import { parseHash } from './app/router.js';
-import { prefetchErrors } from './errors/errors-loads.js';
-import { prefetchFirstRuns } from './runs/first-page.js';
 import { AlertsProvider } from './notify/alerts-context.js';
 import { browserNotifications } from './notify/browser-port.js';
 import { DesktopAlerts } from './notify/desktop-alerts.js';
@@ -67,15 +66,11 @@ function startWindow(root: HTMLElement): void {
   runs.onLiveEvents(alerts.onLive);
   void alerts.load();
   runs.start();
-  // The Runs table's first page overlaps React's first render instead of waiting for it.
+  // The screen's first reads overlap React's first render and its chunk instead of waiting for
+  // them; asked in this task, they travel in the window's first batch, before React's first
+  // render, which a task later held them back by ~40 ms (app/first-reads.ts).
   const route = parseHash(window.location.hash);
-  prefetchFirstRuns(api, route.path, route.params);
-  // Likewise the Errors screen's first round, here rather than in App's effect after React's first
-  // render of the whole window; the screen takes these answers. Asked in this task, they travel in
-  // the batch the window's own first reads make (renderer/api/read-batch.ts), sent when this task
-  // ends: one connection, behind the chunk's request asked for above, and before React's first
-  // render, which a task later held them back by ~40 ms.
-  if (route.path[0] === 'errors') prefetchErrors(api, route.params);
+  askFirstReads(api, route);
   // Coming back to the window (it was in the background, or another window had the focus) clears the title's count.
   window.addEventListener('focus', () => alerts.markSeen());
   document.addEventListener('visibilitychange', () => {

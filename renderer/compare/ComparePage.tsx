@@ -7,6 +7,7 @@ import { RelativeTime } from '../components/Time.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { StaleNote } from '../components/StaleNote.js';
 import { useAsync } from '../lib/use-async.js';
+import { takeRun } from '../run-detail/run-reads.js';
 import { CompareGroups } from './CompareGroups.js';
 import { compareRuns } from './compare-runs.js';
 import { costDifference, differingTasks } from './compare-view.js';
@@ -30,7 +31,7 @@ function RunHead({ detail }: { detail: RunDetail }) {
 export function ComparePage({ left, right }: { left: string; right: string }) {
   const api = useApi();
   const [differencesOnly, setDifferencesOnly] = useState(false);
-  const { state, reload } = useAsync(() => Promise.all([api.getRun({ runId: left }), api.getRun({ runId: right })]), [api, left, right]);
+  const { state, reload } = useAsync(() => Promise.all([takeRun(api, left), takeRun(api, right)]), [api, left, right]);
   if (state.status === 'error') return <ErrorState title="Could not load the runs" error={state.error} onRetry={reload} />;
   if (!state.data) return <Loading what="the two runs" />;
   const [a, b] = state.data;

@@ -4,7 +4,8 @@ import { useApi } from '../app/api-context.js';
 import { ErrorState, Loading } from '../components/states.js';
 import { OccurrenceList } from '../errors/OccurrenceList.js';
 import { errorText, useAsync } from '../lib/use-async.js';
-import { OCCURRENCES_PAGE, occurrencesFilter, readOccurrences, sectionKeys, takeOr } from './issue-reads.js';
+import { OCCURRENCES_PAGE, occurrencesFilter, readOccurrences, sectionKeys } from './issue-reads.js';
+import { takeRead } from '../lib/kept-reads.js';
 
 /** The issue's occurrences in the period and filters, newest first, a page at a time; each opens into its envelope. */
 export function IssueOccurrences({ issueId, scope, periodWords, refresh }: { issueId: string; scope: IssueScope; periodWords: string; refresh: number }) {
@@ -14,7 +15,7 @@ export function IssueOccurrences({ issueId, scope, periodWords, refresh }: { iss
   const [failure, setFailure] = useState<string | null>(null);
   const filter = occurrencesFilter(issueId, scope);
   const { state, reload } = useAsync(async () => {
-    const page = await takeOr(sectionKeys.occurrences(issueId, scope), () => readOccurrences(api, issueId, scope));
+    const page = await takeRead(sectionKeys.occurrences(issueId, scope), () => readOccurrences(api, issueId, scope));
     setExtra(null);
     return page;
   }, [api, JSON.stringify(filter), refresh]);

@@ -2,7 +2,8 @@ import type { IssueScope } from '../../core/service/api.js';
 import { useApi } from '../app/api-context.js';
 import { CostSplitFigures, hasSpend } from '../components/CostSplitFigures.js';
 import { useAsync } from '../lib/use-async.js';
-import { periodCostAsk, readPeriodCost, sectionKeys, takeOr } from './issue-reads.js';
+import { periodCostAsk, readPeriodCost, sectionKeys } from './issue-reads.js';
+import { takeRead } from '../lib/kept-reads.js';
 
 /**
  * What the issue cost in the page's period (docs/triage.md "What failure costs"), a row of its
@@ -13,7 +14,7 @@ import { periodCostAsk, readPeriodCost, sectionKeys, takeOr } from './issue-read
 export function IssuePeriodCost({ issueId, scope, periodWords, refresh }: { issueId: string; scope: IssueScope; periodWords: string; refresh: number }) {
   const api = useApi();
   const ask = periodCostAsk(issueId, scope);
-  const { state } = useAsync(() => takeOr(sectionKeys.cost(issueId, scope), () => readPeriodCost(api, issueId, scope)), [api, JSON.stringify(ask), refresh]);
+  const { state } = useAsync(() => takeRead(sectionKeys.cost(issueId, scope), () => readPeriodCost(api, issueId, scope)), [api, JSON.stringify(ask), refresh]);
   const answer = state.data;
   return (
     <>

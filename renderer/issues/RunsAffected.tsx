@@ -11,7 +11,8 @@ import { errorText, useAsync } from '../lib/use-async.js';
 import { BulkStatus } from '../runs/BulkStatus.js';
 import { useBulkAction } from '../runs/use-bulk-action.js';
 import { retryOffer, type RetryOffer } from './retry-offer.js';
-import { readRunsAffected, RETRYABLE, RUNS_PAGE, sectionKeys, takeOr } from './issue-reads.js';
+import { readRunsAffected, RETRYABLE, RUNS_PAGE, sectionKeys } from './issue-reads.js';
+import { takeRead } from '../lib/kept-reads.js';
 import { formatCount } from '../lib/format.js';
 
 interface Loaded {
@@ -32,7 +33,7 @@ export function RunsAffected({ issueId, total, refresh }: { issueId: string; tot
   const [more, setMore] = useState<{ runs: RunSummary[]; next: string | null } | null>(null);
   const [moreError, setMoreError] = useState<string | null>(null);
   const { state, reload } = useAsync(async (): Promise<Loaded> => {
-    const { page, counts } = await takeOr(sectionKeys.runs(issueId), () => readRunsAffected(api, issueId));
+    const { page, counts } = await takeRead(sectionKeys.runs(issueId), () => readRunsAffected(api, issueId));
     setMore(null);
     return { runs: page.items, next: page.nextCursor, retry: retryOffer(counts) };
   }, [api, issueId, refresh]);

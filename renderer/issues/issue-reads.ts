@@ -1,12 +1,14 @@
 import type { CostSplitAnswerView, ErrorOccurrence, HivewatchApi, IssueScope, Page, RunCounts, RunStatus, RunSummary } from '../../core/service/api.js';
+import { keepRead } from '../lib/kept-reads.js';
 
 /**
  * What an issue's page sections read first — the runs it hit with how many a retry takes, its
- * occurrences, its cost in the period — each asked once here, and asked early: the page asks
- * them in the same turn as the issue itself (`askIssueSections`), so all travel in one batch, and
- * each section takes its answer when it mounts with the issue (`takeOr`). Asked by the sections
- * alone, after the issue's answer had been drawn, they were two more round trips before the page
- * was whole. A section that reads again (a refresh, a retry) finds nothing kept and asks afresh.
+ * occurrences, its cost in the period — each defined once here, and asked early
+ * (lib/kept-reads.ts): the page asks them in the same turn as the issue itself
+ * (`askIssueSections`), so all travel in one batch, and each section takes its answer when it
+ * mounts with the issue. Asked by the sections alone, after the issue's answer had been drawn,
+ * they were two more round trips before the page was whole. A section that reads again (a
+ * refresh, a retry) asks afresh.
  */
 
 /** What a bulk retry takes (its refusals say why it takes no other). */
@@ -42,31 +44,15 @@ export function readPeriodCost(api: HivewatchApi, issueId: string, scope: IssueS
   return api.costSplit(periodCostAsk(issueId, scope));
 }
 
-/** The reads asked early and not taken yet: one page's at a time. */
-const kept = new Map<string, Promise<unknown>>();
-
 export const sectionKeys = {
-  runs: (issueId: string): string => `runs ${issueId}`,
-  occurrences: (issueId: string, scope: IssueScope): string => `occurrences ${issueId} ${JSON.stringify(scope)}`,
-  cost: (issueId: string, scope: IssueScope): string => `cost ${issueId} ${JSON.stringify(periodCostAsk(issueId, scope))}`,
+  runs: (issueId: string): string => `issue runs ${issueId}`,
+  occurrences: (issueId: string, scope: IssueScope): string => `issue occurrences ${issueId} ${JSON.stringify(scope)}`,
+  cost: (issueId: string, scope: IssueScope): string => `issue cost ${issueId} ${JSON.stringify(periodCostAsk(issueId, scope))}`,
 };
 
-/** Asks every section's first read of the issue's page now (call it in the turn that asks the issue). */
+/** Asks every section's first read of the issue's page now. */
 export function askIssueSections(api: HivewatchApi, issueId: string, scope: IssueScope): void {
-  kept.clear();
-  const keep = (key: string, read: Promise<unknown>): void => {
-    // Nobody may take it (the page failed, or the operator moved on): never an unhandled rejection.
-    read.catch(() => undefined);
-    kept.set(key, read);
-  };
-  keep(sectionKeys.runs(issueId), readRunsAffected(api, issueId));
-  keep(sectionKeys.occurrences(issueId, scope), readOccurrences(api, issueId, scope));
-  keep(sectionKeys.cost(issueId, scope), readPeriodCost(api, issueId, scope));
-}
-
-/** The read kept under `key` (once), or a fresh one. */
-export function takeOr<T>(key: string, ask: () => Promise<T>): Promise<T> {
-  const early = kept.get(key) as Promise<T> | undefined;
-  kept.delete(key);
-  return early ?? ask();
+  keepRead(sectionKeys.runs(issueId), readRunsAffected(api, issueId));
+  keepRead(sectionKeys.occurrences(issueId, scope), readOccurrences(api, issueId, scope));
+  keepRead(sectionKeys.cost(issueId, scope), readPeriodCost(api, issueId, scope));
 }

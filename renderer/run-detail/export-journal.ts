@@ -1,5 +1,5 @@
 import type { HivewatchApi } from '../../core/service/api.js';
-import { fetchEvents } from './use-run-detail.js';
+import { fetchEvents } from './run-reads.js';
 
 /**
  * Downloads a run's whole journal (getEvents, every page) as pretty JSON. A Blob URL and an

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HivewatchApi, JournaledEvent } from '../../core/service/api.js';
-import { fetchJournal } from './use-run-detail.js';
+import { fetchJournal } from './run-reads.js';
 
 /** A run journal of `count` events and an api whose getEvents answers only when `release` is called, recording each ask. */
 function journalApi(count: number) {

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
-import type { HivewatchApi, JournaledEvent, RunDetail } from '../../core/service/api.js';
+import type { JournaledEvent, RunDetail } from '../../core/service/api.js';
 import { useApi, useRunsSnapshot, useRunsStore } from '../app/api-context.js';
 import { RunSequencer } from '../live/sequencer.js';
 import { stampWall } from '../lib/run-clock.js';
 import { errorText } from '../lib/use-async.js';
+import { fetchEvents, readRun } from './run-reads.js';
 
 /**
  * One run's detail, kept live: the projection (tasks, attempts, steps) comes from getRun and is
@@ -23,40 +24,6 @@ export interface RunDetailState {
   events: readonly JournaledEvent[];
   eventsVersion: number;
   reload: () => void;
-}
-
-const PAGE = 1_000;
-
-/** Every event of a run after `afterSeq`, page by page. */
-export async function fetchEvents(api: HivewatchApi, runId: string, afterSeq = 0): Promise<JournaledEvent[]> {
-  const out: JournaledEvent[] = [];
-  let after = afterSeq;
-  for (;;) {
-    const page = await api.getEvents({ runId, afterSeq: after, limit: PAGE });
-    out.push(...page);
-    const last = page.at(-1);
-    if (page.length < PAGE || !last) return out;
-    after = last.seq;
-  }
-}
-
-/**
- * The whole journal of a run whose projection says it reached `lastSeq`, given its first page
- * (asked beside getRun, in the same batch). A run's seqs run 1, 2, 3 … (the journal's rule the
- * sequencer also relies on), so page k starts after seq k · PAGE and every page is asked at once
- * instead of one after another; events journaled after `lastSeq` was read follow page by page.
- * Should a page not be what its seqs promise, the sequencer still orders and dedupes, and a hole
- * is caught up like a live one.
- */
-export async function fetchJournal(api: HivewatchApi, runId: string, lastSeq: number, first: JournaledEvent[]): Promise<JournaledEvent[]> {
-  if (first.length < PAGE) return first;
-  const starts: number[] = [];
-  for (let after = PAGE; after < lastSeq; after += PAGE) starts.push(after);
-  const pages = [first, ...(await Promise.all(starts.map((afterSeq) => api.getEvents({ runId, afterSeq, limit: PAGE }))))];
-  const out = pages.flat();
-  const last = pages.at(-1) ?? [];
-  if (last.length === PAGE) out.push(...(await fetchEvents(api, runId, last.at(-1)?.seq ?? 0)));
-  return out;
 }
 
 /**
@@ -147,19 +114,13 @@ export function useRunDetail(runId: string): RunDetailState {
     setError(null);
     void (async () => {
       try {
-        // Asked in one turn, so they travel together, the projection read first as before; a
-        // missing run's events answer 404, which only matters when the run is there.
-        const runRead = api.getRun({ runId });
-        const firstPage = api.getEvents({ runId, afterSeq: 0, limit: PAGE });
-        firstPage.catch(() => undefined);
-        const first = await runRead;
+        const read = await readRun(api, runId);
         if (!alive) return;
-        if (!first) {
+        if (!read) {
           setPhase('missing');
           return;
         }
-        const journal = await fetchJournal(api, runId, first.lastSeq, await firstPage);
-        if (!alive) return;
+        const { first, journal } = read;
         const ready = sequencer.offer([...journal, ...(early ?? [])]);
         early = null;
         events.current.push(...ready);
