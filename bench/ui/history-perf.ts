@@ -45,7 +45,7 @@ import { wholeOption } from '../harness/flags.js';
  * `--quick` judges against the quick bounds (QUICK_SCREEN_MS below, cost-health-perf.ts's and
  * runs-session.ts's), not the full run's targets.
  * `--screens cost` times only the cost and flow-health figures, `--screens loaded` only the
- * screens under load.
+ * screens under load, `--screens detail` only the detail screens, quiet.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -129,13 +129,15 @@ async function costAndHealth(browser: Browser, dbPath: string, samples: number, 
   return judged;
 }
 
+/** The detail screens' routes: a run's page, an issue's, Compare. */
+const DETAIL_HASH = /^#\/(runs|issues|compare)\//;
+
 /**
  * The screens opened again under load: Runs, the unfiltered Errors screens and the detail
  * screens (the quick form: Runs and Errors 24 h), each as many samples as quiet.
  */
 function loadedScreens(screens: readonly Screen[], quick: boolean): Screen[] {
-  const detail = /^#\/(runs|issues|compare)\//;
-  const unfiltered = screens.filter((screen) => screen.hash === '#/runs' || /^#\/errors\?range=[^&]+$/.test(screen.hash) || detail.test(screen.hash));
+  const unfiltered = screens.filter((screen) => screen.hash === '#/runs' || /^#\/errors\?range=[^&]+$/.test(screen.hash) || DETAIL_HASH.test(screen.hash));
   return quick ? unfiltered.filter((screen) => screen.hash === '#/runs' || screen.hash === '#/errors?range=24h') : unfiltered;
 }
 
@@ -174,8 +176,8 @@ function screensToOpen(inScreen: Record<string, number>, samples: number, filter
   ];
 }
 
-/** `--screens`: every figure, only the cost and flow-health figures, or only the screens under load. */
-const PARTS = ['all', 'cost', 'loaded'] as const;
+/** `--screens`: every figure, only the cost and flow-health figures, only the screens under load, or only the detail screens, quiet. */
+const PARTS = ['all', 'cost', 'loaded', 'detail'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -240,7 +242,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     const empty = Object.keys(inScreen)
       .filter((query) => inScreen[query] === 0)
       .map((query) => `#/errors?${decodeURIComponent(query)}`);
-    for (const { name, hash, marks, samples: n } of part === 'all' ? screens : []) {
+    const quiet = part === 'all' ? screens : part === 'detail' ? screens.filter((screen) => DETAIL_HASH.test(screen.hash)) : [];
+    for (const { name, hash, marks, samples: n } of quiet) {
       judged.push(...judgeOpens(name, marks, await coldAndWarm(browser, history.path, hash, marks, n), quick));
     }
     if (part === 'all' || part === 'loaded') {
