@@ -24,12 +24,6 @@ export function keepRead(key: string, read: Promise<unknown>, now = Date.now()):
   kept.set(key, entry);
 }
 
-/** Whether a read is kept under `key` and fresh. */
-export function isKept(key: string, now = Date.now()): boolean {
-  const entry = kept.get(key);
-  return entry !== undefined && now - entry.at <= KEPT_MS;
-}
-
 /** The read kept under `key`, once and while fresh, or null. */
 export function takeKept<T>(key: string, now = Date.now()): Promise<T> | null {
   const entry = kept.get(key);

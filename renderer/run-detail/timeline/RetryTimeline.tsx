@@ -216,7 +216,8 @@ export function RetryTimeline(props: RetryTimelineProps) {
   // run, a second render and ~70 ms of layout before the first paint).
   const shown = scrollWidth > 0 ? shownRows(layout.rows, view.failedOnly) : [];
   const rows = allDrawn ? shown : shown.slice(0, FIRST_ROWS);
-  const ticks = timeTicks(rows, { t0: layout.t0, virtual, scale, minGapPx: 84 });
+  // Over every shown row, so the time axis does not change when the rest of the rows come.
+  const ticks = timeTicks(shown, { t0: layout.t0, virtual, scale, minGapPx: 84 });
 
   return (
     <div className="timeline" style={timelineColorVars(dark) as CSSProperties} ref={root}>
