@@ -85,4 +85,22 @@ describe('the live badge when the server stops and restarts', () => {
       await page.close();
     }
   });
+
+  it('a screen whose chunk fails to load once opens on the retry, by itself', async () => {
+    const page = await app.context.newPage();
+    try {
+      let refused = 0;
+      await page.route(/ErrorsPage-[^/]*\.js(\?|$)/, async (route) => {
+        if (refused++ === 0) await route.abort();
+        else await route.continue();
+      });
+      await page.goto(`${server!.url}#/errors`);
+      await page.locator('#errors-title').waitFor();
+      // The first fetch refused, the second (app/retry-import.ts) brought the screen itself.
+      expect(refused).toBe(2);
+      expect(await page.getByTestId('screen-error').count()).toBe(0);
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -22,13 +22,17 @@ export interface LazyScreen<P extends object> {
   loaded(): boolean;
 }
 
-export function lazyScreen<P extends object>(what: string, load: () => Promise<ComponentType<P>>): LazyScreen<P> {
+/**
+ * `load` imports the chunk and gives its module as it is, as a retried import does (app/retry-import.ts);
+ * `pick` takes the screen out of either.
+ */
+export function lazyScreen<P extends object, M>(what: string, load: () => Promise<M>, pick: (module: M) => ComponentType<P>): LazyScreen<P> {
   let loaded: ComponentType<P> | null = null;
   let loading: Promise<ComponentType<P>> | null = null;
 
   const loadChunk = (): Promise<ComponentType<P>> => {
     loading ??= retryImport(load).then(
-      (page) => (loaded = page),
+      (module) => (loaded = pick(module)),
       (error: unknown) => {
         // Forgotten, so that "Try again" asks for the chunk afresh.
         loading = null;

@@ -6,7 +6,8 @@
  * Chromium remembers a module whose fetch failed and answers every later `import()` of that URL
  * with the same failure, even once the server is back. So a retry imports the chunk's URL (read
  * from the browser's error message) with a `?retry=n` query: a fresh fetch of the same file. Its
- * own imports keep their URLs, so the shared chunks already loaded are not loaded twice.
+ * own imports keep their URLs, so the shared chunks already loaded are not loaded twice. Hence
+ * `load` must give the module itself, as a retry does: a caller takes what it needs out of it after.
  */
 
 export type Importer = (url: string) => Promise<unknown>;

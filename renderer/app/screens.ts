@@ -9,15 +9,39 @@ import { preloadCharts } from '../errors/charts/load-charts.js';
  */
 
 /** The error explorer; the charts' chunk (recharts) is asked for beside its own, not after it. */
-export const ErrorsScreen = lazyScreen('the error explorer', () => {
-  preloadCharts();
-  return import('../errors/ErrorsPage.js').then((m) => m.ErrorsPage);
-});
-export const RunDetailScreen = lazyScreen('the run', () => import('../run-detail/RunDetailPage.js').then((m) => m.RunDetailPage));
-export const IssueScreen = lazyScreen('the issue', () => import('../issues/IssuePage.js').then((m) => m.IssuePage));
-export const CompareScreen = lazyScreen('the comparison', () => import('../compare/ComparePage.js').then((m) => m.ComparePage));
-export const AlertsScreen = lazyScreen('the alert rules', () => import('../settings/AlertsPage.js').then((m) => m.AlertsPage));
-export const FlowsScreen = lazyScreen('the flows', () => import('../flows/FlowsPage.js').then((m) => m.FlowsPage));
+export const ErrorsScreen = lazyScreen(
+  'the error explorer',
+  () => {
+    preloadCharts();
+    return import('../errors/ErrorsPage.js');
+  },
+  (m) => m.ErrorsPage,
+);
+export const RunDetailScreen = lazyScreen(
+  'the run',
+  () => import('../run-detail/RunDetailPage.js'),
+  (m) => m.RunDetailPage,
+);
+export const IssueScreen = lazyScreen(
+  'the issue',
+  () => import('../issues/IssuePage.js'),
+  (m) => m.IssuePage,
+);
+export const CompareScreen = lazyScreen(
+  'the comparison',
+  () => import('../compare/ComparePage.js'),
+  (m) => m.ComparePage,
+);
+export const AlertsScreen = lazyScreen(
+  'the alert rules',
+  () => import('../settings/AlertsPage.js'),
+  (m) => m.AlertsPage,
+);
+export const FlowsScreen = lazyScreen(
+  'the flows',
+  () => import('../flows/FlowsPage.js'),
+  (m) => m.FlowsPage,
+);
 
 /**
  * The chunk of the screen a window opens on, asked for before anything else takes one of the
