@@ -11,7 +11,7 @@ import { formatAbsolute } from '../lib/format.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { useLiveRefresh } from '../lib/use-live-refresh.js';
 import { IssuePeriodCost } from './IssuePeriodCost.js';
-import { askIssueSections } from './issue-reads.js';
+import { readIssuePage } from './issue-reads.js';
 import { IssueActions, StatusChip, type IssueChange } from './IssueActions.js';
 import { ignoreWords } from './ignore-words.js';
 import { IssueOccurrences } from './IssueOccurrences.js';
@@ -89,11 +89,9 @@ export function IssuePage({ id }: { id: string }) {
   // and their effects run before this one.
   const sectionsAskedFor = useRef<string | null>(null);
   const { state, reload: again } = useAsync(() => {
-    if (sectionsAskedFor.current !== id) {
-      sectionsAskedFor.current = id;
-      askIssueSections(api, id, scope);
-    }
-    return api.getIssueDetail({ id, ...scope });
+    if (sectionsAskedFor.current === id) return api.getIssueDetail({ id, ...scope });
+    sectionsAskedFor.current = id;
+    return readIssuePage(api, id, scope);
   }, [api, id, JSON.stringify(scope), refresh, changes]);
   const detail = state.data;
   useScreenTitle(detail ? `${detail.issue.code} · Issue` : 'Issue');
