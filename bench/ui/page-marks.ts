@@ -52,6 +52,43 @@ export function waitMarks(page: Page, tests: readonly string[]): Promise<number[
   );
 }
 
+/**
+ * A screen an open window moves away to before it opens the one timed in the window: the alert
+ * rules (light, and none of the timed screens), settled once its rules' table is drawn.
+ */
+const AWAY = { hash: '#/settings/alerts', test: "document.querySelector('#alert-rules-title') !== null && document.querySelector('main .state-loading') === null" };
+
+/**
+ * Opens `hash` inside an open window, as an operator does by a link or a key: the window first
+ * goes to another screen (AWAY) and settles, then the hash is set and timed until each of `tests`
+ * holds. Nothing of the page is reloaded: the window's code is in and its live stream connected;
+ * the screen's own chunk is in if it was opened before.
+ */
+export async function openInWindow(page: Page, hash: string, tests: readonly string[]): Promise<number[]> {
+  await page.evaluate((away) => (window.location.hash = away), AWAY.hash);
+  await waitMarks(page, [AWAY.test]);
+  return page.evaluate(
+    ({ target, sources, timeout }) =>
+      new Promise<number[]>((done, fail) => {
+        const checks = sources.map((source) => new Function(`return (${source})`) as () => boolean);
+        const seen: (number | null)[] = sources.map(() => null);
+        const t0 = performance.now();
+        window.location.hash = target;
+        const frame = (): void => {
+          const now = performance.now();
+          checks.forEach((check, i) => {
+            if (seen[i] === null && check()) seen[i] = now - t0;
+          });
+          if (seen.every((at) => at !== null)) done(seen as number[]);
+          else if (now - t0 > timeout) fail(new Error(`${target}: not seen within ${timeout} ms in the window: ${sources.filter((_, i) => seen[i] === null).join(' / ')}`));
+          else requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+      }),
+    { target: hash, sources: [...tests], timeout: MARK_TIMEOUT_MS },
+  );
+}
+
 export interface Opened {
   /** Navigation start → each test first held, in the order of the tests. */
   marks: number[];

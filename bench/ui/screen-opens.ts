@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { quantile, type Judged } from './judged.js';
 import { describeLoads, startLoad, type Load, type LoadReport } from './load-beside.js';
 import { describeSplits, openSplit, type OpenSplit } from './open-split.js';
-import { openAt } from './page-marks.js';
+import { openAt, openInWindow } from './page-marks.js';
 import { startServe, stopServe, type Serve } from './serve.js';
 
 /**
@@ -37,6 +37,8 @@ export interface LoadSetup {
 export interface Timed {
   cold: number[][];
   warm: number[][];
+  /** Opened again inside the warm open's window, from another screen (page-marks.ts `openInWindow`). */
+  inWindow: number[][];
   splits: { cold: OpenSplit[]; warm: OpenSplit[] };
   /** What the load did in each sample, when there was one. */
   loads: LoadReport[];
@@ -44,6 +46,9 @@ export interface Timed {
 
 /**
  * Cold and warm opens of one screen, a fresh serve per sample; for each mark, its times in order.
+ * Cold is the serve's first open, warm its second, each in a fresh browser context (no HTTP cache,
+ * no compiled code: the window's page start is timed every time). Then the warm open's window goes
+ * to another screen and back, as an operator moves between screens: the open in the window.
  * With `load`, each serve also has the OTLP stream and the live runs writing from before its cold
  * open until after its warm one.
  */
@@ -57,6 +62,7 @@ export async function coldAndWarm(
 ): Promise<Timed> {
   const cold: number[][] = marks.map(() => []);
   const warm: number[][] = marks.map(() => []);
+  const inWindow: number[][] = marks.map(() => []);
   const splits = { cold: [] as OpenSplit[], warm: [] as OpenSplit[] };
   const loads: LoadReport[] = [];
   for (let i = 0; i < samples; i++) {
@@ -78,6 +84,14 @@ export async function coldAndWarm(
         opened.marks.forEach((ms, m) => into[m]?.push(ms));
         // Read after every mark is timed: the first mark's split, untimed.
         split.push(await openSplit(opened.page, opened.marks[0] ?? 0));
+        if (into === warm) {
+          const again = await openInWindow(
+            opened.page,
+            hash,
+            marks.map((m) => m.test),
+          );
+          again.forEach((ms, m) => inWindow[m]?.push(ms));
+        }
         await opened.close();
       }
     } finally {
@@ -89,14 +103,14 @@ export async function coldAndWarm(
       }
     }
   }
-  return { cold, warm, splits, loads };
+  return { cold, warm, inWindow, splits, loads };
 }
 
 /** Each mark's cold and warm p95 of one screen's opens, judged against its target (the quick form's bound with `--quick`). */
-export function judgeOpens(name: string, marks: readonly Mark[], { cold, warm, splits, loads }: Timed, quick: boolean): Judged[] {
+export function judgeOpens(name: string, marks: readonly Mark[], { cold, warm, inWindow, splits, loads }: Timed, quick: boolean): Judged[] {
   const beside = loads.length === 0 ? '' : `; beside ${describeLoads(loads)}`;
   return marks.flatMap(({ label, target: full, warmTarget: warmFull = full }, m) => {
-    const [c, w] = [cold[m] ?? [], warm[m] ?? []];
+    const [c, w, n] = [cold[m] ?? [], warm[m] ?? [], inWindow[m] ?? []];
     const target = quick ? QUICK_SCREEN_MS : full;
     const warmTarget = quick ? QUICK_SCREEN_MS : warmFull;
     const quickNote = quick ? ` (--quick; < ${full} ms in the full run)` : '';
@@ -116,6 +130,13 @@ export function judgeOpens(name: string, marks: readonly Mark[], { cold, warm, s
         unit: 'ms',
         target: warmTarget,
         detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms${warmQuickNote}${split(splits.warm)}${beside}`,
+      },
+      {
+        name: `${name}, ${label}, in the window p95`,
+        value: quantile(n, 0.95),
+        unit: 'ms',
+        target: warmTarget,
+        detail: `hash change → ${label}, from another screen of the warm open's window, ${n.length} serves; p50 ${quantile(n, 0.5)} ms${warmQuickNote}${beside}`,
       },
     ];
   });
