@@ -56,7 +56,10 @@ export function waitMarks(page: Page, tests: readonly string[]): Promise<number[
  * A screen an open window moves away to before it opens the one timed in the window: the alert
  * rules (light, and none of the timed screens), settled once its rules' table is drawn.
  */
-const AWAY = { hash: '#/settings/alerts', test: "document.querySelector('#alert-rules-title') !== null && document.querySelector('main .state-loading') === null" };
+const AWAY = {
+  hash: '#/settings/alerts',
+  test: "document.querySelector('#alert-rules-title') !== null && document.querySelector('main .state-loading') === null",
+};
 
 /**
  * Opens `hash` inside an open window, as an operator does by a link or a key: the window first
@@ -80,7 +83,8 @@ export async function openInWindow(page: Page, hash: string, tests: readonly str
             if (seen[i] === null && check()) seen[i] = now - t0;
           });
           if (seen.every((at) => at !== null)) done(seen as number[]);
-          else if (now - t0 > timeout) fail(new Error(`${target}: not seen within ${timeout} ms in the window: ${sources.filter((_, i) => seen[i] === null).join(' / ')}`));
+          else if (now - t0 > timeout)
+            fail(new Error(`${target}: not seen within ${timeout} ms in the window: ${sources.filter((_, i) => seen[i] === null).join(' / ')}`));
           else requestAnimationFrame(frame);
         };
         requestAnimationFrame(frame);
