@@ -143,6 +143,29 @@ describe('RunsView', () => {
     expect(ids(view)).toEqual(['run_4', 'run_2', 'run_1', 'run_0']);
   });
 
+  it('shows a run that came into the filter while the first page was being read (the page was read before the change)', async () => {
+    const { api, store, make, frame } = setup({ status: ['failed'] });
+    const j = history('run_late', 1_000, 'open');
+    api.record(j.events);
+    store.start();
+    await settle();
+    let answer = (): void => {};
+    api.listGate = new Promise((resolve) => {
+      answer = resolve;
+    });
+    const view = make();
+    view.start();
+    await settle();
+    expect(view.getState().phase).toBe('loading');
+    const error = envelope('RUNTIME_TIMEOUT', { message: 'timed out' });
+    api.emit([j.add({ type: 'runFailed', error })]);
+    await frame();
+    answer();
+    await settle();
+    expect(view.getState().phase).toBe('ready');
+    expect(ids(view)).toEqual(['run_late']);
+  });
+
   it('loads the next page by itself when most shown rows leave the filter (a bulk cancel of running runs)', async () => {
     const { api, store, make, frame } = setup({ status: ['running'] }, 4);
     const runs = [1, 2, 3, 4, 5, 6].map((i) => history(`run_${i}`, i * 1_000, 'open'));

@@ -59,6 +59,12 @@ export class RunsView {
   private countsTimer = false;
   private countsAgain = false;
   private unsubscribe: (() => void) | null = null;
+  /**
+   * Runs that changed while a page was being read. The server may have read the page before the
+   * change, so a run that came into the filter meanwhile is not in it and no later change may come
+   * to place it: these are placed again once the page has landed.
+   */
+  private changedDuringRead: Set<string> | null = null;
 
   constructor(
     private readonly api: HivewatchApi,
@@ -102,11 +108,14 @@ export class RunsView {
     try {
       const input = { ...this.filter, sort: this.sort, limit: this.pageSize };
       // The window's start may have asked for this very page already (first-page.ts).
+      this.changedDuringRead = new Set();
       const page = await (takeFirstRuns(input, this.now()) ?? this.api.listRuns(input));
       if (this.stopped || mine !== this.generation) return;
       this.cursor = page.nextCursor;
       this.set({ phase: 'ready', error: null, rows: page.items.map((r) => this.fresher(r)), hasMore: page.nextCursor !== null, loadingMore: false });
+      this.placeChangedDuringRead();
     } catch (error) {
+      this.changedDuringRead = null;
       if (!this.stopped && mine === this.generation) this.set({ phase: 'error', error: message(error) });
     }
     if (!this.stopped && mine === this.generation) await this.readCounts(mine);
@@ -117,6 +126,7 @@ export class RunsView {
     if (!this.cursor || this.state.loadingMore || this.state.phase !== 'ready') return;
     const mine = this.generation;
     this.set({ loadingMore: true });
+    this.changedDuringRead = new Set();
     try {
       const page = await this.api.listRuns({ ...this.filter, sort: this.sort, limit: this.pageSize, cursor: this.cursor });
       if (this.stopped || mine !== this.generation) return;
@@ -125,9 +135,17 @@ export class RunsView {
       const shown = new Set(this.state.rows.map((r) => r.id));
       const added = page.items.filter((r) => !shown.has(r.id)).map((r) => this.fresher(r));
       this.set({ rows: [...this.state.rows, ...added], hasMore: page.nextCursor !== null, loadingMore: false });
+      this.placeChangedDuringRead();
     } catch {
+      this.changedDuringRead = null;
       if (!this.stopped && mine === this.generation) this.set({ loadingMore: false });
     }
+  }
+
+  private placeChangedDuringRead(): void {
+    const ids = this.changedDuringRead;
+    this.changedDuringRead = null;
+    if (ids && ids.size > 0) this.patch(ids);
   }
 
   /** The store's copy when it has one (it is at least as new as a listed row it has seen live). */
@@ -163,6 +181,7 @@ export class RunsView {
 
   private patch(ids: ReadonlySet<string>): void {
     if (this.stopped) return;
+    if (this.changedDuringRead) for (const id of ids) this.changedDuringRead.add(id);
     const known = this.store.getSnapshot().runs;
     let recount = false;
     for (const id of ids) {
