@@ -1,52 +1,89 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { tempDirs } from './temp-dirs.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const tempDir = tempDirs();
 
-// Lints a file that does not exist (its text given) at a path under the root, from a process whose
+// Lints files that do not exist (path and text given) at paths under the root, from a process whose
 // working directory is elsewhere: the layer zones must hold however ESLint is started (an editor,
 // `npx eslint` in a subfolder), not only from the root. Type-aware rules are off for the virtual
-// file because the project service cannot find it; the layer rules need no types. It answers the
-// messages of the rules that draw the layers, as "rule: message".
+// files because the project service cannot find them; the layer rules need no types. One process
+// answers every probe of this file, one JSON line in and one out each ("rule: message" lists):
+// loading ESLint and the config takes seconds, a probe a few milliseconds.
 const LINT_FROM_ELSEWHERE = `
-const [root, file, text] = process.argv.slice(1);
+const root = process.argv[1];
 const fromRoot = require('node:module').createRequire(root + '/package.json');
 const { ESLint } = fromRoot('eslint');
 const tseslint = fromRoot('typescript-eslint');
 const eslint = new ESLint({ cwd: root, overrideConfig: [{ files: ['**/*.ts', '**/*.tsx'], ...tseslint.configs.disableTypeChecked }] });
-eslint.lintText(text, { filePath: require('node:path').join(root, file) }).then((results) => {
-  const layerRules = ['import-x/no-restricted-paths', 'no-restricted-imports', '@typescript-eslint/no-restricted-imports', 'import-x/no-nodejs-modules', 'no-restricted-globals', 'no-restricted-properties', 'no-restricted-syntax'];
-  const messages = results.flatMap((result) => result.messages).filter((m) => layerRules.includes(m.ruleId));
-  process.stdout.write(JSON.stringify(messages.map((m) => m.ruleId + ': ' + m.message)));
+const layerRules = ['import-x/no-restricted-paths', 'no-restricted-imports', '@typescript-eslint/no-restricted-imports', 'import-x/no-nodejs-modules', 'no-restricted-globals', 'no-restricted-properties', 'no-restricted-syntax'];
+let queue = Promise.resolve();
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const { file, text } = JSON.parse(line);
+  queue = queue
+    .then(async () => {
+      const results = await eslint.lintText(text, { filePath: require('node:path').join(root, file) });
+      const messages = results.flatMap((result) => result.messages).filter((m) => layerRules.includes(m.ruleId));
+      return messages.map((m) => m.ruleId + ': ' + m.message);
+    })
+    .catch((error) => ({ failed: String(error && error.stack || error) }))
+    .then((answer) => process.stdout.write(JSON.stringify(answer) + '\\n'));
 });
 `;
 
-function zoneMessages(file: string, text: string): string[] {
-  const out = execFileSync(process.execPath, ['-e', LINT_FROM_ELSEWHERE, ROOT, file, text], { cwd: tmpdir(), encoding: 'utf8' });
-  return JSON.parse(out) as string[];
+let linter: { child: ChildProcessWithoutNullStreams; answers: ((line: string) => void)[] } | null = null;
+
+function zoneMessages(file: string, text: string): Promise<string[]> {
+  if (!linter) {
+    const child = spawn(process.execPath, ['-e', LINT_FROM_ELSEWHERE, ROOT], { cwd: tmpdir() });
+    const started = { child, answers: [] as ((line: string) => void)[] };
+    createInterface({ input: child.stdout }).on('line', (line) => started.answers.shift()?.(line));
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('exit', (code) => {
+      for (const answer of started.answers.splice(0)) answer(JSON.stringify({ failed: `the linter exited ${code}: ${stderr}` }));
+    });
+    linter = started;
+  }
+  const { child, answers } = linter;
+  return new Promise((resolve, reject) => {
+    answers.push((line) => {
+      const answer = JSON.parse(line) as string[] | { failed: string };
+      if (Array.isArray(answer)) resolve(answer);
+      else reject(new Error(answer.failed));
+    });
+    child.stdin.write(`${JSON.stringify({ file, text })}\n`);
+  });
 }
 
+afterAll(() => {
+  linter?.child.kill();
+  linter = null;
+});
+
 describe('the layer rules hold from any working directory', () => {
-  it('refuses a store file that imports the service layer', () => {
-    const messages = zoneMessages('core/store/layer-probe.ts', "import { x } from '../service/service.js';\nexport const y = x;\n");
+  it('refuses a store file that imports the service layer', async () => {
+    const messages = await zoneMessages('core/store/layer-probe.ts', "import { x } from '../service/service.js';\nexport const y = x;\n");
     expect(messages).toEqual([expect.stringContaining('core/store imports only core/{base,common} and core/runtimes/process/process-identity.ts')]);
   }, 60_000);
 
-  it('lets a store file import what its layer allows', () => {
-    expect(zoneMessages('core/store/layer-probe.ts', "import { x } from '../base/events.js';\nexport const y = x;\n")).toEqual([]);
+  it('lets a store file import what its layer allows', async () => {
+    expect(await zoneMessages('core/store/layer-probe.ts', "import { x } from '../base/events.js';\nexport const y = x;\n")).toEqual([]);
   }, 60_000);
 });
 
 describe("process control is not the store's", () => {
-  it('refuses a store file that imports the signalling half of the runtimes', () => {
-    const messages = zoneMessages(
+  it('refuses a store file that imports the signalling half of the runtimes', async () => {
+    const messages = await zoneMessages(
       'core/store/layer-probe.ts',
       "import { signalGroupId } from '../runtimes/process/process-group.js';\nexport const y = signalGroupId;\n",
     );
@@ -57,94 +94,101 @@ describe("process control is not the store's", () => {
     ]);
   }, 60_000);
 
-  it('refuses an error class outside the one hierarchy, in any layer', () => {
+  it('refuses an error class outside the one hierarchy, in any layer', async () => {
     for (const [file, text] of [
       ['core/service/layer-probe.ts', 'export class Oops extends Error {}\n'],
       ['renderer/layer-probe.tsx', 'export const Oops = class extends TypeError {};\n'],
     ]) {
-      expect(zoneMessages(file as string, text as string)).toEqual([expect.stringMatching(/^no-restricted-syntax: an error class extends HivewatchError/)]);
+      expect(await zoneMessages(file as string, text as string)).toEqual([
+        expect.stringMatching(/^no-restricted-syntax: an error class extends HivewatchError/),
+      ]);
     }
   }, 60_000);
 
-  it('lets an error class extend HivewatchError', () => {
+  it('lets an error class extend HivewatchError', async () => {
     const text = "import { HivewatchError } from '../base/errors/hivewatch-error.js';\nexport class Fine extends HivewatchError {}\n";
-    expect(zoneMessages('core/service/layer-probe.ts', text)).toEqual([]);
+    expect(await zoneMessages('core/service/layer-probe.ts', text)).toEqual([]);
   }, 60_000);
 
-  it('refuses process.kill in a store file', () => {
-    const messages = zoneMessages('core/store/layer-probe.ts', "export const end = (pid: number): void => {\n  process.kill(pid, 'SIGKILL');\n};\n");
+  it('refuses process.kill in a store file', async () => {
+    const messages = await zoneMessages('core/store/layer-probe.ts', "export const end = (pid: number): void => {\n  process.kill(pid, 'SIGKILL');\n};\n");
     expect(messages).toEqual([expect.stringMatching(/^no-restricted-properties: .*core\/store signals no process/)]);
   }, 60_000);
 
-  it('lets a store file read which process a pid is', () => {
+  it('lets a store file read which process a pid is', async () => {
     const text = "import { processStartTime } from '../runtimes/process/process-identity.js';\nexport const y = processStartTime;\n";
-    expect(zoneMessages('core/store/layer-probe.ts', text)).toEqual([]);
+    expect(await zoneMessages('core/store/layer-probe.ts', text)).toEqual([]);
   }, 60_000);
 
-  it('refuses a shell a bare openStore: it opens its store with process control', () => {
-    const messages = zoneMessages('server/layer-probe.ts', "import { openStore } from '../core/store/index.js';\nexport const y = openStore;\n");
+  it('refuses a shell a bare openStore: it opens its store with process control', async () => {
+    const messages = await zoneMessages('server/layer-probe.ts', "import { openStore } from '../core/store/index.js';\nexport const y = openStore;\n");
     expect(messages).toEqual([expect.stringContaining('a shell opens its store with openHostStore')]);
     const host = "import { openHostStore } from '../core/service/history/open.js';\nexport const y = openHostStore;\n";
-    expect(zoneMessages('electron/layer-probe.ts', host)).toEqual([]);
+    expect(await zoneMessages('electron/layer-probe.ts', host)).toEqual([]);
   }, 60_000);
 });
 
 describe('the CLI reads the history through the service, as the window does', () => {
   const CLI_LAYERS = 'core/cli imports only core/{base,common,flow,runtimes,otel,engine,workspace,service}';
 
-  it('refuses a CLI file that imports the store', () => {
-    const messages = zoneMessages('core/cli/layer-probe.ts', "import { openStore } from '../store/index.js';\nexport const y = openStore;\n");
+  it('refuses a CLI file that imports the store', async () => {
+    const messages = await zoneMessages('core/cli/layer-probe.ts', "import { openStore } from '../store/index.js';\nexport const y = openStore;\n");
     expect(messages).toContainEqual(expect.stringMatching(/^import-x\/no-restricted-paths: .*"\.\.\/store\/index\.js".* core\/cli imports only /));
     expect(messages.filter((m) => m.startsWith('import-x/no-restricted-paths'))).toEqual([expect.stringContaining(CLI_LAYERS)]);
   }, 60_000);
 
-  it('refuses a CLI file that takes only a type from deep in the store', () => {
-    const messages = zoneMessages('core/cli/layer-probe.ts', "import type { RunRow } from '../store/projection/schema.js';\nexport type Y = RunRow;\n");
+  it('refuses a CLI file that takes only a type from deep in the store', async () => {
+    const messages = await zoneMessages('core/cli/layer-probe.ts', "import type { RunRow } from '../store/projection/schema.js';\nexport type Y = RunRow;\n");
     expect(messages).toEqual([expect.stringContaining(CLI_LAYERS)]);
   }, 60_000);
 
-  it('refuses a CLI file what opens or takes the store through the service', () => {
+  it('refuses a CLI file what opens or takes the store through the service', async () => {
     for (const text of [
       "import { openHostStore } from '../service/history/open.js';\nexport const y = openHostStore;\n",
       "import { createHivewatchService } from '../service/service.js';\nexport const y = createHivewatchService;\n",
       "import type { HivewatchServiceOptions } from '../service/service-types.js';\nexport type Y = HivewatchServiceOptions['store'];\n",
     ]) {
-      expect(zoneMessages('core/cli/layer-probe.ts', text)).toEqual([expect.stringMatching(/^no-restricted-imports: .*the CLI holds a CommandHistory/)]);
+      expect(await zoneMessages('core/cli/layer-probe.ts', text)).toEqual([expect.stringMatching(/^no-restricted-imports: .*the CLI holds a CommandHistory/)]);
     }
   }, 60_000);
 
-  it('lets a CLI file open its history through the service', () => {
+  it('lets a CLI file open its history through the service', async () => {
     const text = "import { openHistory } from '../service/history/open.js';\nexport const y = openHistory;\n";
-    expect(zoneMessages('core/cli/layer-probe.ts', text)).toEqual([]);
+    expect(await zoneMessages('core/cli/layer-probe.ts', text)).toEqual([]);
   }, 60_000);
 
-  it("holds in the CLI's rooms too: the store refused, the service's opener refused, the history allowed", () => {
-    const store = zoneMessages('core/cli/history/layer-probe.ts', "import { openStore } from '../../store/index.js';\nexport const y = openStore;\n");
+  it("holds in the CLI's rooms too: the store refused, the service's opener refused, the history allowed", async () => {
+    const store = await zoneMessages('core/cli/history/layer-probe.ts', "import { openStore } from '../../store/index.js';\nexport const y = openStore;\n");
     expect(store.filter((m) => m.startsWith('import-x/no-restricted-paths'))).toEqual([expect.stringContaining(CLI_LAYERS)]);
     const opener = "import { openHostStore } from '../../service/history/open.js';\nexport const y = openHostStore;\n";
-    expect(zoneMessages('core/cli/run/layer-probe.ts', opener)).toEqual([expect.stringMatching(/^no-restricted-imports: .*the CLI holds a CommandHistory/)]);
+    expect(await zoneMessages('core/cli/run/layer-probe.ts', opener)).toEqual([
+      expect.stringMatching(/^no-restricted-imports: .*the CLI holds a CommandHistory/),
+    ]);
     const history = "import { openHistory } from '../../service/history/open.js';\nexport const y = openHistory;\n";
-    expect(zoneMessages('core/cli/admin/layer-probe.ts', history)).toEqual([]);
+    expect(await zoneMessages('core/cli/admin/layer-probe.ts', history)).toEqual([]);
   }, 60_000);
 });
 
 describe('OTLP ingest classifies through core/base, never the runtimes', () => {
-  it('refuses an otel file that imports a runtime', () => {
-    const messages = zoneMessages('core/otel/layer-probe.ts', "import { firstLine } from '../runtimes/presets/preset.js';\nexport const y = firstLine;\n");
+  it('refuses an otel file that imports a runtime', async () => {
+    const messages = await zoneMessages(
+      'core/otel/layer-probe.ts',
+      "import { firstLine } from '../runtimes/presets/preset.js';\nexport const y = firstLine;\n",
+    );
     expect(messages).toEqual([
       expect.stringMatching(/^import-x\/no-restricted-paths: .*"\.\.\/runtimes\/presets\/preset\.js".* core\/otel imports only core\/\{base,common,store\}$/),
     ]);
   }, 60_000);
 
-  it('lets an otel file import the one classifier from core/base', () => {
+  it('lets an otel file import the one classifier from core/base', async () => {
     const text = "import { classifyProviderFailure } from '../base/errors/provider-failure.js';\nexport const y = classifyProviderFailure;\n";
-    expect(zoneMessages('core/otel/layer-probe.ts', text)).toEqual([]);
+    expect(await zoneMessages('core/otel/layer-probe.ts', text)).toEqual([]);
   }, 60_000);
 });
 
 describe('the shared pure layer (core/common) is pure, and the only core code the window takes', () => {
-  it('refuses a Node module in the shared layer', () => {
-    const messages = zoneMessages('core/common/layer-probe.ts', "import { readFileSync } from 'node:fs';\nexport const y = readFileSync;\n");
+  it('refuses a Node module in the shared layer', async () => {
+    const messages = await zoneMessages('core/common/layer-probe.ts', "import { readFileSync } from 'node:fs';\nexport const y = readFileSync;\n");
     expect(messages).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^import-x\/no-nodejs-modules: /),
@@ -153,39 +197,44 @@ describe('the shared pure layer (core/common) is pure, and the only core code th
     );
   }, 60_000);
 
-  it('refuses a package in the shared layer', () => {
-    const messages = zoneMessages('core/common/layer-probe.ts', "import { z } from 'zod';\nexport const y = z;\n");
+  it('refuses a package in the shared layer', async () => {
+    const messages = await zoneMessages('core/common/layer-probe.ts', "import { z } from 'zod';\nexport const y = z;\n");
     expect(messages).toEqual([expect.stringContaining('core/common/ is pure: it imports only core/common/ and core/base/')]);
   }, 60_000);
 
-  it("refuses either runtime's globals in the shared layer", () => {
-    const messages = zoneMessages('core/common/layer-probe.ts', 'export const home = process.env.HOME;\nexport const title = document.title;\n');
+  it("refuses either runtime's globals in the shared layer", async () => {
+    const messages = await zoneMessages('core/common/layer-probe.ts', 'export const home = process.env.HOME;\nexport const title = document.title;\n');
     expect(messages).toEqual([
       expect.stringMatching(/^no-restricted-globals: Unexpected use of 'process'\. core\/common\/ is pure/),
       expect.stringMatching(/^no-restricted-globals: Unexpected use of 'document'\. core\/common\/ is pure/),
     ]);
   }, 60_000);
 
-  it('refuses the store (or any layer above base) in the shared layer', () => {
-    const messages = zoneMessages('core/common/layer-probe.ts', "import { openStore } from '../store/index.js';\nexport const y = openStore;\n");
+  it('refuses the store (or any layer above base) in the shared layer', async () => {
+    const messages = await zoneMessages('core/common/layer-probe.ts', "import { openStore } from '../store/index.js';\nexport const y = openStore;\n");
     expect(messages).toEqual([expect.stringMatching(/^import-x\/no-restricted-paths: .*"\.\.\/store\/index\.js".* core\/common imports only core\/\{base\}$/)]);
   }, 60_000);
 
-  it('lets the shared layer import core/base, and the store import the shared layer', () => {
-    expect(zoneMessages('core/common/layer-probe.ts', "import { causeOf } from '../base/errors/envelope.js';\nexport const y = causeOf;\n")).toEqual([]);
-    expect(zoneMessages('core/store/layer-probe.ts', "import { formatUsd } from '../common/usage-format.js';\nexport const y = formatUsd;\n")).toEqual([]);
+  it('lets the shared layer import core/base, and the store import the shared layer', async () => {
+    expect(await zoneMessages('core/common/layer-probe.ts', "import { causeOf } from '../base/errors/envelope.js';\nexport const y = causeOf;\n")).toEqual([]);
+    expect(await zoneMessages('core/store/layer-probe.ts', "import { formatUsd } from '../common/usage-format.js';\nexport const y = formatUsd;\n")).toEqual(
+      [],
+    );
   }, 60_000);
 
-  it('lets the window import values from the shared layer', () => {
+  it('lets the window import values from the shared layer', async () => {
     expect(
-      zoneMessages('renderer/runs/layer-probe.ts', "import { formatUsd } from '../../core/common/usage-format.js';\nexport const y = formatUsd;\n"),
+      await zoneMessages('renderer/runs/layer-probe.ts', "import { formatUsd } from '../../core/common/usage-format.js';\nexport const y = formatUsd;\n"),
     ).toEqual([]);
   }, 60_000);
 
-  it('still refuses the window the store, and any value of the rest of core', () => {
-    const store = zoneMessages('renderer/runs/layer-probe.ts', "import { openStore } from '../../core/store/index.js';\nexport const y = openStore;\n");
+  it('still refuses the window the store, and any value of the rest of core', async () => {
+    const store = await zoneMessages('renderer/runs/layer-probe.ts', "import { openStore } from '../../core/store/index.js';\nexport const y = openStore;\n");
     expect(store).toEqual([expect.stringContaining('renderer/ imports core/common/ (the shared pure layer) and the types of core/service/api.ts')]);
-    const base = zoneMessages('renderer/runs/layer-probe.ts', "import { causeOf } from '../../core/base/errors/envelope.js';\nexport const y = causeOf;\n");
+    const base = await zoneMessages(
+      'renderer/runs/layer-probe.ts',
+      "import { causeOf } from '../../core/base/errors/envelope.js';\nexport const y = causeOf;\n",
+    );
     expect(base).toEqual([expect.stringContaining('renderer/ imports core/common/ (the shared pure layer)')]);
   }, 60_000);
 });
