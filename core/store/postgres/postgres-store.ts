@@ -39,6 +39,7 @@ import { inTransaction } from './connection/transaction.js';
 import { recoverInterruptedPg } from './hosts/recovery.js';
 import { JOURNAL_CHANNEL, PostgresJournalWriter } from './writer/writer.js';
 import { readsBase } from '../bind-reads.js';
+import { FreshStatistics } from './maintenance/fresh-statistics.js';
 import { READS } from '../queries/index.js';
 
 /**
@@ -56,6 +57,7 @@ export class PostgresStore extends readsBase(READS, Dialect.postgres) implements
   private readonly writes = new WriteQueue();
   /** Batches whose COMMIT this host could not see the end of (in-doubt.ts). */
   private readonly inDoubt = new InDoubtBatches();
+  private readonly statistics: FreshStatistics;
   private closed = false;
   readonly usage = <R extends UsageRead>(read: R): Promise<UsageAnswer<R>> => this.readPlan(usageQuery(Dialect.postgres, read));
   readonly issues = issueStore(
@@ -80,6 +82,7 @@ export class PostgresStore extends readsBase(READS, Dialect.postgres) implements
   ) {
     super();
     this.writer = new PostgresJournalWriter(owner, now, undefined, this.own.tag);
+    this.statistics = new FreshStatistics(log);
     this.lease = readonly ? null : new HostLease(pool, owner, { now, ...heartbeat });
     this.watcher = new ChangeWatcher({
       channel: JOURNAL_CHANNEL,
@@ -175,6 +178,8 @@ export class PostgresStore extends readsBase(READS, Dialect.postgres) implements
     if (committed === null) return false;
     this.token.committed(committed.commitSeqs);
     this.notify(events, committed.walls, committed.commitSeqs);
+    // Awaited, so the next read after this append is planned from what the append wrote.
+    if (this.statistics.committed(events)) await this.statistics.analyze(this.pool);
     return true;
   }
 
