@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 
 /** What the history bench waits for in the page, timed from inside it (every frame). */
 
@@ -61,15 +61,43 @@ const AWAY = {
   test: "document.querySelector('#alert-rules-title') !== null && document.querySelector('main .state-loading') === null",
 };
 
+/** The requests each page opened by `openAt` has in flight (its live stream aside: it never ends), and who waits for none. */
+const inFlight = new WeakMap<Page, { open: Set<Request>; idle: (() => void)[] }>();
+
+function trackRequests(page: Page): void {
+  const tracked = { open: new Set<Request>(), idle: [] as (() => void)[] };
+  inFlight.set(page, tracked);
+  const ended = (request: Request): void => {
+    tracked.open.delete(request);
+    if (tracked.open.size === 0) for (const resolve of tracked.idle.splice(0)) resolve();
+  };
+  page.on('request', (request) => {
+    if (!request.url().includes('/api/stream')) tracked.open.add(request);
+  });
+  page.on('requestfinished', ended);
+  page.on('requestfailed', ended);
+}
+
+/** Resolves once `page` has no request in flight (none it was asked before, none since). */
+function requestsSettled(page: Page): Promise<void> {
+  const tracked = inFlight.get(page);
+  if (!tracked) throw new Error('requestsSettled: the page was not opened by openAt');
+  if (tracked.open.size === 0) return Promise.resolve();
+  return new Promise((resolve) => tracked.idle.push(resolve));
+}
+
 /**
  * Opens `hash` inside an open window, as an operator does by a link or a key: the window first
- * goes to another screen (AWAY) and settles, then the hash is set and timed until each of `tests`
- * holds. Nothing of the page is reloaded: the window's code is in and its live stream connected;
- * the screen's own chunk is in if it was opened before.
+ * goes to another screen (AWAY) and settles (its marks held and no request of the window in
+ * flight: what the screen before it asked, such as the issue page's retry count, is answered),
+ * then the hash is set and timed until each of `tests` holds. Nothing of the page is reloaded: the
+ * window's code is in and its live stream connected; the screen's own chunk is in if it was
+ * opened before.
  */
 export async function openInWindow(page: Page, hash: string, tests: readonly string[]): Promise<number[]> {
   await page.evaluate((away) => (window.location.hash = away), AWAY.hash);
   await waitMarks(page, [AWAY.test]);
+  await requestsSettled(page);
   return page.evaluate(
     ({ target, sources, timeout }) =>
       new Promise<number[]>((done, fail) => {
@@ -104,6 +132,7 @@ export interface Opened {
 export async function openAt(browser: Browser, url: string, tests: readonly string[]): Promise<Opened> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
+  trackRequests(page);
   await page.addInitScript(recordRunPages);
   await page.goto(url);
   const marks = await waitMarks(page, tests);
