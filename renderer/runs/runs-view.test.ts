@@ -166,6 +166,30 @@ describe('RunsView', () => {
     expect(ids(view)).toEqual(['run_late']);
   });
 
+  it('places a run that came into the filter while the next page was being read, where it sorts in that page', async () => {
+    const { api, store, make, frame } = setup({ status: ['failed'] });
+    for (let i = 1; i <= 6; i++) api.record(history(`run_${i}`, i * 1_000, 'failed').events);
+    const late = history('run_x', 2_500, 'open');
+    api.record(late.events);
+    store.start();
+    await settle();
+    const view = make();
+    view.start();
+    await settle();
+    expect(ids(view)).toEqual(['run_6', 'run_5', 'run_4']);
+    let answer = (): void => {};
+    api.listGate = new Promise((resolve) => {
+      answer = resolve;
+    });
+    const more = view.more();
+    await settle();
+    api.emit([late.add({ type: 'runFailed', error: envelope('RUNTIME_TIMEOUT', { message: 'timed out' }) })]);
+    await frame();
+    answer();
+    await more;
+    expect(ids(view)).toEqual(['run_6', 'run_5', 'run_4', 'run_3', 'run_x', 'run_2', 'run_1']);
+  });
+
   it('loads the next page by itself when most shown rows leave the filter (a bulk cancel of running runs)', async () => {
     const { api, store, make, frame } = setup({ status: ['running'] }, 4);
     const runs = [1, 2, 3, 4, 5, 6].map((i) => history(`run_${i}`, i * 1_000, 'open'));

@@ -10,8 +10,9 @@ import { matchesRunFilter } from '../../core/common/run-filter.js';
  * the runs store. A live change is placed by the server's own order inside the loaded rows: a
  * run that changes moves (or leaves when it no longer matches); a run that now matches (a new
  * one, or one whose status changed into the filter) appears where it sorts when that is within
- * the loaded rows (at the top for newest first) and otherwise arrives with its page. Counts are
- * re-read, throttled, when a run starts or changes status.
+ * the loaded rows (at the top for newest first) and otherwise arrives with its page. A change
+ * that comes while a page is being read is placed again once the page lands: the server may have
+ * read the page before it. Counts are re-read, throttled, when a run starts or changes status.
  */
 
 export interface RunsViewState {
@@ -64,7 +65,8 @@ export class RunsView {
    * change, so a run that came into the filter meanwhile is not in it and no later change may come
    * to place it: these are placed again once the page has landed.
    */
-  private changedDuringRead: Set<string> | null = null;
+  private readonly changedDuringRead = new Set<string>();
+  private readsInFlight = 0;
 
   constructor(
     private readonly api: HivewatchApi,
@@ -105,18 +107,20 @@ export class RunsView {
     const mine = ++this.generation;
     if (this.state.phase === 'error') this.set({ phase: 'loading', error: null });
     // Rows first: the server answers in order, and the rows are what the operator waits for.
+    this.readsInFlight++;
+    let landed = false;
     try {
       const input = { ...this.filter, sort: this.sort, limit: this.pageSize };
       // The window's start may have asked for this very page already (first-page.ts).
-      this.changedDuringRead = new Set();
       const page = await (takeFirstRuns(input, this.now()) ?? this.api.listRuns(input));
       if (this.stopped || mine !== this.generation) return;
       this.cursor = page.nextCursor;
       this.set({ phase: 'ready', error: null, rows: page.items.map((r) => this.fresher(r)), hasMore: page.nextCursor !== null, loadingMore: false });
-      this.placeChangedDuringRead();
+      landed = true;
     } catch (error) {
-      this.changedDuringRead = null;
       if (!this.stopped && mine === this.generation) this.set({ phase: 'error', error: message(error) });
+    } finally {
+      this.readEnded(landed);
     }
     if (!this.stopped && mine === this.generation) await this.readCounts(mine);
   }
@@ -126,7 +130,8 @@ export class RunsView {
     if (!this.cursor || this.state.loadingMore || this.state.phase !== 'ready') return;
     const mine = this.generation;
     this.set({ loadingMore: true });
-    this.changedDuringRead = new Set();
+    this.readsInFlight++;
+    let landed = false;
     try {
       const page = await this.api.listRuns({ ...this.filter, sort: this.sort, limit: this.pageSize, cursor: this.cursor });
       if (this.stopped || mine !== this.generation) return;
@@ -135,17 +140,20 @@ export class RunsView {
       const shown = new Set(this.state.rows.map((r) => r.id));
       const added = page.items.filter((r) => !shown.has(r.id)).map((r) => this.fresher(r));
       this.set({ rows: [...this.state.rows, ...added], hasMore: page.nextCursor !== null, loadingMore: false });
-      this.placeChangedDuringRead();
+      landed = true;
     } catch {
-      this.changedDuringRead = null;
       if (!this.stopped && mine === this.generation) this.set({ loadingMore: false });
+    } finally {
+      this.readEnded(landed);
     }
   }
 
-  private placeChangedDuringRead(): void {
-    const ids = this.changedDuringRead;
-    this.changedDuringRead = null;
-    if (ids && ids.size > 0) this.patch(ids);
+  /** A page read ended; when it landed, the runs that changed meanwhile are placed again. */
+  private readEnded(landed: boolean): void {
+    this.readsInFlight--;
+    const ids = new Set(this.changedDuringRead);
+    if (this.readsInFlight === 0) this.changedDuringRead.clear();
+    if (landed && ids.size > 0) this.patch(ids);
   }
 
   /** The store's copy when it has one (it is at least as new as a listed row it has seen live). */
@@ -181,7 +189,7 @@ export class RunsView {
 
   private patch(ids: ReadonlySet<string>): void {
     if (this.stopped) return;
-    if (this.changedDuringRead) for (const id of ids) this.changedDuringRead.add(id);
+    if (this.readsInFlight > 0) for (const id of ids) this.changedDuringRead.add(id);
     const known = this.store.getSnapshot().runs;
     let recount = false;
     for (const id of ids) {
