@@ -36,6 +36,15 @@ function setup(query: Partial<RunsQuery> = {}, pageSize = 3) {
   return { api, store, make, frame, timers };
 }
 
+/** Holds listRuns' answers (each read when asked, as a slow server has) until the returned function is called. */
+function holdListRuns(api: FakeApi): () => void {
+  let answer = (): void => {};
+  api.listGate = new Promise((resolve) => {
+    answer = resolve;
+  });
+  return () => answer();
+}
+
 const ids = (view: RunsView): string[] => view.getState().rows.map((r) => r.id);
 
 describe('RunsView', () => {
@@ -149,10 +158,7 @@ describe('RunsView', () => {
     api.record(j.events);
     store.start();
     await settle();
-    let answer = (): void => {};
-    api.listGate = new Promise((resolve) => {
-      answer = resolve;
-    });
+    const answer = holdListRuns(api);
     const view = make();
     view.start();
     await settle();
@@ -177,10 +183,7 @@ describe('RunsView', () => {
     view.start();
     await settle();
     expect(ids(view)).toEqual(['run_6', 'run_5', 'run_4']);
-    let answer = (): void => {};
-    api.listGate = new Promise((resolve) => {
-      answer = resolve;
-    });
+    const answer = holdListRuns(api);
     const more = view.more();
     await settle();
     api.emit([late.add({ type: 'runFailed', error: envelope('RUNTIME_TIMEOUT', { message: 'timed out' }) })]);
