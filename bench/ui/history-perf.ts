@@ -8,6 +8,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { cachedHistory } from './bulk-seed.js';
 import { costHealthScreens, judgeCostHealthReads } from './cost-health-perf.js';
 import { detailScreens, seedDetailRuns } from './detail-screens.js';
+import { describePageFloor, measurePageFloor } from './page-floor.js';
 import { ERRORS_CHARTS, ERRORS_NUMBERS, FIRST_ROW } from './page-marks.js';
 import { ensureProductionRenderer } from './renderer-build.js';
 import { quantile, type Judged } from './judged.js';
@@ -238,6 +239,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     browser = await chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROME_ARGS });
     const judged: Judged[] = [];
+    // Beside the screens, never judged: what a fresh context costs any page (page-floor.ts).
+    const floor = await measurePageFloor(browser, ROOT, samples);
     const screens = [...screensToOpen(inScreen, samples, filterSamples), ...detailScreens(history.path).map((screen) => ({ ...screen, samples }))];
     const empty = Object.keys(inScreen)
       .filter((query) => inScreen[query] === 0)
@@ -265,6 +268,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       history: { runs: size, errors: errorCount, db: history.path, generatedMs: history.generatedMs, errorsPerScreen: inScreen },
       samples,
       filterSamples,
+      pageFloor: floor,
       figures: judged,
       notTimed: empty,
       missed: missed.map((m) => m.name),
@@ -276,6 +280,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       console.log(
         `History of ${size.toLocaleString('en-US')} runs and ${errorCount.toLocaleString('en-US')} errors (${history.generatedMs ? `generated in ${(history.generatedMs / 1000).toFixed(1)} s` : 'cached'}: ${history.path})`,
       );
+      console.log(`  The floor of a fresh context (information): ${describePageFloor(floor)}`);
       for (const j of judged) {
         console.log(`  ${`${j.name}:`.padEnd(110)} ${j.value} ${j.unit} (target < ${j.target} ${j.unit}${j.value < j.target ? '' : ', MISSED'})`);
         console.log(`      ${j.detail}`);
