@@ -2,7 +2,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.js';
 import { cachedHistory } from './bulk-seed.js';
 import { ERRORS_CHARTS, ERRORS_NUMBERS, waitMarks } from './page-marks.js';
 import { ensureProductionRenderer } from './renderer-build.js';
@@ -21,7 +21,6 @@ import { startServe, stopServe, type Serve } from './serve.js';
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 
 interface Sample {
   numbersMs: number;
@@ -38,7 +37,7 @@ const median = (values: readonly number[]): number => {
 };
 
 async function openOnce(url: string): Promise<Sample> {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROME_ARGS });
+  const browser = await launchChromium();
   try {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();

@@ -4,7 +4,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './chromium.js';
 import { cachedHistory } from './bulk-seed.js';
 import { costHealthScreens, judgeCostHealthReads } from './cost-health-perf.js';
 import { detailScreens, seedDetailRuns } from './detail-screens.js';
@@ -50,15 +51,6 @@ import { wholeOption } from '../harness/flags.js';
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const CHROME_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--enable-precise-memory-info',
-];
 const HOUR = 3_600_000;
 const HISTORY_MAX_AGE_MS = 20 * 60_000;
 const ERROR_RANGES = [
@@ -237,7 +229,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const inScreen = errorsPerScreen(history.path);
   let browser: Browser | null = null;
   try {
-    browser = await chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', args: CHROME_ARGS });
+    browser = await launchChromium(['--enable-precise-memory-info']);
     const judged: Judged[] = [];
     // Beside the screens, never judged: what a fresh context costs any page (page-floor.ts).
     const floor = await measurePageFloor(browser, ROOT, samples);

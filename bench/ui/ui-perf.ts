@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromePath, launchChromium } from './chromium.js';
 import { openLiveWriter, type LiveWriter } from './live-stream.js';
 import { apiOf, startServe, stopServe, type Api, type Serve } from './serve.js';
 import { seedRuns } from './seed.js';
@@ -27,7 +28,6 @@ import { seedRuns } from './seed.js';
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 const STREAM_RUNS = 200;
 const RATE = 2_000;
 const LONG_TASK_TARGET_MS = 100;
@@ -262,9 +262,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.error('renderer-dist/ is missing: run `npx vite build` first');
     return 2;
   }
-  const chrome = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-  if (!existsSync(chrome)) {
-    console.error(`No Chromium at ${chrome}: install Debian's chromium or set CHROME_PATH`);
+  try {
+    chromePath();
+  } catch (error) {
+    console.error((error as Error).message);
     return 2;
   }
   const runs = quick ? 2_000 : 10_000;
@@ -281,7 +282,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const seedMs = Date.now() - seedStart;
     serve = await startServe(dbPath);
     writer = openLiveWriter(dbPath, STREAM_RUNS);
-    browser = await chromium.launch({ executablePath: chrome, args: CHROME_ARGS });
+    browser = await launchChromium();
 
     const loads = [];
     for (let i = 0; i < 3; i++) loads.push(await loadTable(browser, `${serve.url}#/runs`, 'run_seed000000'));

@@ -1,13 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../../bench/ui/chromium.js';
 import { ROOT, type ServerHandle } from './server.js';
 
 /**
- * Debian's Chromium driven by playwright-core (Playwright's own browser download does not work
- * here). Pages collect console errors, page errors and CSP violations, which a journey checks
- * at its end.
+ * The journeys' pages in Debian's Chromium. Pages collect console errors, page errors and CSP
+ * violations, which a journey checks at its end.
  */
 
 export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
@@ -19,35 +18,9 @@ export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
  */
 export const PAGE_TIMEOUT_MS = 30_000;
 
-const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
-
-function chromePath(): string {
-  const path = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-  if (!existsSync(path)) {
-    throw new Error(
-      `No Chromium at ${path}. The browser journeys need one: install Debian's (\`apt-get install -y chromium\`) ` +
-        'or point CHROME_PATH at a Chromium or Chrome binary.',
-    );
-  }
-  return path;
-}
-
-/**
- * Chromium gets a temp dir of its own, removed once it is gone: it keeps its shared-memory files
- * (`.org.chromium.Chromium.*`) in TMPDIR and unlinks them right after creating them, so a browser
- * ended in that instant left one in the suite's temp dir (CI: "tests left 1 entries").
- */
-export async function launchBrowser(): Promise<Browser> {
-  const tmp = mkdtempSync(join(tmpdir(), 'hivewatch-chromium-'));
-  const removeTmp = (): void => rmSync(tmp, { recursive: true, force: true });
-  try {
-    const browser = await chromium.launch({ executablePath: chromePath(), args: CHROME_ARGS, env: { ...process.env, TMPDIR: tmp } });
-    browser.on('disconnected', removeTmp);
-    return browser;
-  } catch (error) {
-    removeTmp();
-    throw error;
-  }
+/** Chromium for a journey (bench/ui/chromium.ts: its temp dir is removed once it is gone). */
+export function launchBrowser(): Promise<Browser> {
+  return launchChromium();
 }
 
 export interface AppPage {
