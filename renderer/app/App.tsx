@@ -12,7 +12,7 @@ import { focusSearchField, focusSearchOnNextMount, useShortcuts } from './keyboa
 import { navigate, useRoute } from './router.js';
 import { routeTitle, useScreenTitle } from './page-title.js';
 import { ShortcutSheet } from './ShortcutSheet.js';
-import { AlertsScreen, CompareScreen, ErrorsScreen, FlowsScreen, IssueScreen, RunDetailScreen } from './screens.js';
+import { ErrorsScreen, routedScreen } from './screens.js';
 
 const TABS = [
   { path: 'runs', label: 'Runs', key: 'r' },
@@ -168,14 +168,7 @@ export function App() {
 
   useAppShortcuts(setSheet);
 
-  let page;
-  if (section === 'runs' && id) page = <RunDetailScreen.Screen key={id} runId={id} />;
-  else if (section === 'errors') page = <ErrorsScreen.Screen />;
-  else if (section === 'issues' && id) page = <IssueScreen.Screen key={id} id={id} />;
-  else if (section === 'compare' && route.path.length === 3) page = <CompareScreen.Screen left={route.path[1] ?? ''} right={route.path[2] ?? ''} />;
-  else if (section === 'settings' && id === 'alerts') page = <AlertsScreen.Screen />;
-  else if (section === 'flows') page = <FlowsScreen.Screen flowId={route.path.length > 1 ? route.path.slice(1).join('/') : null} />;
-  else page = <RunsPage />;
+  const page = routedScreen(route)?.element() ?? <RunsPage />;
 
   if (tokenRefused) return <AccessPage reason="wrong" />;
   return (
