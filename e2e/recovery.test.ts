@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openApp, runRow, type AppPage } from './support/browser.js';
+import { launchBrowser, openApp, PAGE_TIMEOUT_MS, runRow, type AppPage } from './support/browser.js';
 import { startServer, tempDir, type ServerHandle } from './support/server.js';
 
 const CRASHES = 'agent assistant:\n  runtime: "fake"\n\nsession: assistant\n  prompt: "Deploy"\n  simulate: "crash"\n';
@@ -110,5 +110,68 @@ describe('every screen recovers by itself when the server comes back', () => {
           (p) => !/ERR_CONNECTION_REFUSED|Failed to load resource|Failed to fetch|dynamically imported module|the errors screen failed/i.test(p),
         ),
       ).toEqual([]);
+  });
+});
+
+/**
+ * Journey: the Errors charts and the flow editor are chunks of their own, fetched when a screen
+ * first needs them. When that fetch is refused (a dropped connection) each says so in place, with
+ * Try again; when the server then goes away and comes back, each loads its code by itself, with
+ * no click and no reload of the window (which would lose an editor's draft).
+ */
+describe('the charts and the flow editor load their code by themselves when the server comes back', () => {
+  const dir = tempDir('recovery-parts');
+  let server: ServerHandle | undefined;
+  let browser: Browser;
+  const apps: AppPage[] = [];
+  const CHARTS = /recharts-charts-[^/]*\.js(\?|$)/;
+  const EDITOR = /flow-editor-view-[^/]*\.js(\?|$)/;
+
+  beforeAll(async () => {
+    server = await startServer({ dir, keepDir: true, flows: { 'crashes.prose': CRASHES } });
+    const failed = await server.startRun('user/crashes.prose', { virtualClock: true });
+    await server.waitForRun(failed, ['failed']);
+    browser = await launchBrowser();
+    for (let i = 0; i < 2; i++) apps.push(await openApp(browser, server, { hash: '#/runs' }));
+  });
+
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await browser?.close();
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows each failure in place, then draws the charts and the editor with no click and no reload', async () => {
+    const [errors, flow] = apps as [AppPage, AppPage];
+    await errors.page.route(CHARTS, (route) => route.abort());
+    await flow.page.route(EDITOR, (route) => route.abort());
+    await errors.go('#/errors?range=all');
+    await flow.go('#/flows/user/crashes.prose');
+    await expect.poll(() => errors.page.getByText('The chart could not be loaded.').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(4);
+    await flow.page.locator('.state-error', { hasText: 'Could not load the editor' }).waitFor();
+    await errors.screenshot('recovery-charts-failed');
+    await flow.page.locator('.state-error', { hasText: 'Could not load the editor' }).scrollIntoViewIfNeeded();
+    await flow.screenshot('recovery-editor-failed');
+    await errors.page.unroute(CHARTS);
+    await flow.page.unroute(EDITOR);
+
+    let loads = 0;
+    for (const app of apps) app.page.on('load', () => loads++);
+    const port = Number(new URL(server!.origin).port);
+    await server!.stop();
+    server = undefined;
+    for (const app of apps) await app.page.getByTestId('unreachable').waitFor();
+    server = await startServer({ dir, keepDir: true, port });
+
+    await expect.poll(() => errors.page.locator('.chart-card svg.recharts-surface').count(), { timeout: PAGE_TIMEOUT_MS }).toBe(4);
+    expect(await errors.page.getByText('The chart could not be loaded.').count()).toBe(0);
+    await flow.page.locator('[data-testid="flow-editor"] .cm-content').waitFor();
+    expect(await flow.page.locator('[data-testid="flow-editor"] .cm-content').textContent()).toContain('simulate: "crash"');
+    expect(await flow.page.getByText('Could not load the editor').count()).toBe(0);
+    expect(loads).toBe(0);
+    await errors.screenshot('recovery-charts-back');
+    await flow.page.locator('[data-testid="flow-editor"]').scrollIntoViewIfNeeded();
+    await flow.screenshot('recovery-editor-back');
   });
 });

@@ -1,5 +1,6 @@
 import { createContext, useContext, useEffect, useState, useSyncExternalStore } from 'react';
 import { retryImport } from '../../app/retry-import.js';
+import { useRetryWhenRecovered } from '../../lib/use-retry-when-recovered.js';
 import type { CountBars, SeriesBars, TrendBars } from './recharts-charts.js';
 
 /**
@@ -134,14 +135,12 @@ export function useCharts(): ChartsState {
       clearTimeout(timer);
     };
   }, [attempt, open]);
+  const retry = () => {
+    setFailed(false);
+    setAttempt((n) => n + 1);
+  };
+  useRetryWhenRecovered(failed && !charts, retry);
   if (charts) return { state: 'ready', charts };
-  if (failed)
-    return {
-      state: 'failed',
-      retry: () => {
-        setFailed(false);
-        setAttempt((n) => n + 1);
-      },
-    };
+  if (failed) return { state: 'failed', retry };
   return { state: 'waiting' };
 }

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import { retryImport } from '../../app/retry-import.js';
 import { ErrorState, Loading } from '../../components/states.js';
 import { useDarkMode } from '../../lib/theme.js';
+import { useRetryWhenRecovered } from '../../lib/use-retry-when-recovered.js';
 import { syntaxColorVars } from '../syntax-colors.js';
 import type { CheckedSource, FlowEditorHandle, mountFlowEditor } from './flow-editor-view.js';
 
@@ -87,17 +88,12 @@ export function FlowEditor({ value, readOnly, label, checked, onChange, onReady 
   // After setDoc: a check of the text just shown applies to it.
   useEffect(() => editor?.setChecked(checked), [editor, checked, value]);
 
-  if (failure)
-    return (
-      <ErrorState
-        title="Could not load the editor"
-        error={failure}
-        onRetry={() => {
-          setFailure(null);
-          setAttempt((n) => n + 1);
-        }}
-      />
-    );
+  const retry = () => {
+    setFailure(null);
+    setAttempt((n) => n + 1);
+  };
+  useRetryWhenRecovered(failure !== null, retry);
+  if (failure) return <ErrorState title="Could not load the editor" error={failure} onRetry={retry} />;
   return (
     <div className="flow-editor-frame">
       {!editor && <Loading what="the editor" />}
