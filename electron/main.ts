@@ -121,7 +121,7 @@ function notifyFailures(service: HivewatchService): () => void {
   });
 }
 
-/** The alert engine's pass interval (core/service/alerts/alerts-host.ts): the desktop feed is read on the same beat. */
+/** The alert engine's pass interval (core/service/alerts/alerts-host.ts): the desktop feed is read on the same beat too, for other hosts' firings. */
 const DESKTOP_ALERTS_EVERY_MS = 5_000;
 
 function notifyDesktopAlerts(service: HivewatchService): () => void {
@@ -150,8 +150,13 @@ function notifyDesktopAlerts(service: HivewatchService): () => void {
   );
   const tick = (): void => void check().catch((error: unknown) => console.error(`Hivewatch: desktop alerts: ${(error as Error).message}`));
   tick();
+  // This host's firings at once; other hosts' (a team database) on the beat.
+  const stopTold = service.onDesktopAlerts(tick);
   const timer = setInterval(tick, DESKTOP_ALERTS_EVERY_MS);
-  return () => clearInterval(timer);
+  return () => {
+    stopTold();
+    clearInterval(timer);
+  };
 }
 
 function createWindow(stateFile: string): BrowserWindow {

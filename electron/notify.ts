@@ -1,4 +1,4 @@
-import { DesktopAlertReading, desktopAlertRoute } from '../core/common/desktop-alerts.js';
+import { DesktopAlertReading, desktopAlertRoute, oneReadAtATime } from '../core/common/desktop-alerts.js';
 import type { DesktopAlertFeed, DesktopAlertView, HivewatchEvent } from '../core/service/api.js';
 
 /**
@@ -68,14 +68,7 @@ export function desktopAlertNotifier(
   show: (alert: DesktopAlertView, route: string) => void,
 ): () => Promise<void> {
   const reading = new DesktopAlertReading<DesktopAlertView>();
-  let inFlight: Promise<void> | null = null;
-  const once = async (): Promise<void> => {
+  return oneReadAtATime(async () => {
     for (const alert of reading.next(await read(reading.after()))) show(alert, desktopAlertRoute(alert));
-  };
-  return () => {
-    inFlight ??= once().finally(() => {
-      inFlight = null;
-    });
-    return inFlight;
-  };
+  });
 }

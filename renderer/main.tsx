@@ -77,7 +77,8 @@ function startWindow(root: HTMLElement): void {
     if (document.visibilityState === 'visible') alerts.markSeen();
   });
 
-  // The alert rules' desktop channel: the feed is read on the alert engine's own beat (core/service/alerts/alerts-host.ts).
+  // The alert rules' desktop channel: the feed is read when the stream says this host stored a
+  // firing, and on the alert engine's own beat for other hosts' (core/service/alerts/alerts-host.ts).
   // (A constant here, not at module level: startWindow runs before the module's later lines.)
   const DESKTOP_ALERTS_EVERY_MS = 5_000;
   const desktopAlerts = new DesktopAlerts({
@@ -86,8 +87,11 @@ function startWindow(root: HTMLElement): void {
     open: (route) => (window.location.hash = route),
   });
   // A read that fails (the server away) is tried again on the next beat; the banner says why.
-  void desktopAlerts.check().catch(() => undefined);
-  setInterval(() => void desktopAlerts.check().catch(() => undefined), DESKTOP_ALERTS_EVERY_MS);
+  const checkDesktopAlerts = (): void => void desktopAlerts.check().catch(() => undefined);
+  checkDesktopAlerts();
+  // A firing of this host's engine is read at once (the stream says so); the beat finds the rest.
+  runs.onDesktopAlerts(checkDesktopAlerts);
+  setInterval(checkDesktopAlerts, DESKTOP_ALERTS_EVERY_MS);
   // An event lost on the way (a dropped connection) is re-read for runs that went quiet.
   setInterval(() => runs.checkQuietRuns(), 10_000);
   window.addEventListener('online', () => void runs.resync());

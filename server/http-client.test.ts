@@ -19,7 +19,8 @@ describe('HTTP client live subscription', () => {
 
   const serve = async (options: { port?: number; token?: string } = {}): Promise<{ shell: HttpShell; service: HivewatchService }> => {
     const store = await openStore({ path: ':memory:' });
-    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual' });
+    // The alerts' timer never ticks: a pass comes only after a commit that can alert.
+    const service = await createHivewatchService({ store, examplesDir: EXAMPLES_DIR, clock: 'virtual', alerts: { scheduler: () => () => undefined } });
     const shell = await startHttpShell({ service, staticDir: null, ...options });
     cleanups.push(
       () => store.close(),
@@ -97,6 +98,29 @@ describe('HTTP client live subscription', () => {
     expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
     const total = (await service.getEvents({ runId: runA })).length + (await service.getEvents({ runId: runB })).length;
     expect(received).toHaveLength(total);
+  });
+
+  it('tells the window when a desktop alert was stored, without moving the stream position', async () => {
+    const { shell, service } = await serve();
+    const client = createHttpClient({ baseUrl: shell.origin, token: shell.token });
+    cleanups.push(() => client.close());
+    await client.addAlertRule({ when: 'run-failed', desktop: true, throttle: '0' });
+    const received: LiveEvent[] = [];
+    let firstReady: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (firstReady = resolve));
+    let toldNow: () => void = () => undefined;
+    const told = new Promise<void>((resolve) => (toldNow = resolve));
+    client.subscribe((batch) => received.push(...batch), { onReady: () => firstReady(), onDesktopAlerts: () => toldNow() });
+    await ready;
+    const failed = await runToEnd(service, 'examples/05-try-catch-finally.prose');
+    await told;
+    const feed = await client.listDesktopAlerts({ after: 0 });
+    expect(feed.alerts.map((a) => [a.title, a.runId])).toEqual([['Alert: run failed', failed]]);
+    // The stream goes on numbering its events after the telling.
+    const after = await runToEnd(service);
+    while (!received.some((e) => e.event.runId === after && e.event.type === 'runCompleted')) await new Promise((resolve) => setImmediate(resolve));
+    const ids = received.map((e) => e.id);
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
   });
 
   it('after the server restarts, the client is told to reset and continues live', async () => {

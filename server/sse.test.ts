@@ -65,13 +65,17 @@ describe('server-sent events', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  const serve = async (options: { liveCapacity?: number; heartbeatMs?: number } = {}): Promise<{ shell: HttpShell; service: HivewatchService }> => {
+  const serve = async (
+    options: { liveCapacity?: number; heartbeatMs?: number; alertsTimer?: false } = {},
+  ): Promise<{ shell: HttpShell; service: HivewatchService }> => {
     const store = await openStore({ path: ':memory:' });
     const service = await createHivewatchService({
       store,
       examplesDir: EXAMPLES_DIR,
       clock: 'virtual',
       ...(options.liveCapacity ? { liveCapacity: options.liveCapacity } : {}),
+      // The alerts' timer never ticks: a pass comes only after a commit that can alert.
+      ...(options.alertsTimer === false ? { alerts: { scheduler: () => () => undefined } } : {}),
     });
     const shell = await startHttpShell({ service, staticDir: null, ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) });
     cleanups.push(
@@ -87,6 +91,24 @@ describe('server-sent events', () => {
     await service.whenFinished(runId);
     return runId;
   };
+
+  it('says `alerts` (no id) once a failure has fired a desktop rule, so the window reads the feed then', async () => {
+    const { shell, service } = await serve({ alertsTimer: false });
+    await service.addAlertRule({ when: 'run-failed', desktop: true, throttle: '0' });
+    const stream = await new Stream(shell).open();
+    await stream.until((m) => m.event === 'ready');
+    const runId = await runToEnd(service, 'examples/05-try-catch-finally.prose');
+    const seen = await stream.until((m) => m.event === 'alerts');
+    const told = seen[seen.length - 1] as SseMessage;
+    expect(told).toMatchObject({ event: 'alerts', data: '{}' });
+    expect(told.id).toBeUndefined();
+    // The telling does not replace the events: the failure is streamed too (the hub's frame may send it after).
+    const failed = (m: SseMessage): boolean => m.event === 'hw' && eventOf(m).runId === runId && eventOf(m).type === 'runFailed';
+    if (!seen.some(failed)) await stream.until(failed);
+    stream.close();
+    const feed = await service.listDesktopAlerts({ after: 0 });
+    expect(feed.alerts.map((a) => a.runId)).toEqual([runId]);
+  });
 
   it('a reconnect with Last-Event-ID resumes with no gap and no duplicate', async () => {
     const { shell, service } = await serve();

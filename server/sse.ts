@@ -10,6 +10,7 @@ import { SECURITY_HEADERS } from '../shell-common/content-policy.js';
  *   event: ready   id: <instance>.<startId>   data: {"instance","startId"}   (on every connect)
  *   event: hw      id: <instance>.<id>        data: <HivewatchEvent JSON>
  *   event: reset   id: <instance>.<head>      data: {"instance","head"}      (Last-Event-ID not resumable)
+ *   event: alerts                             data: {}                       (a desktop alert was stored)
  *   : hb                                                                      (every 2 s)
  *
  * A reconnect with `Last-Event-ID` (or `?lastEventId=`) continues right after that id, with no
@@ -21,6 +22,11 @@ import { SECURITY_HEADERS } from '../shell-common/content-policy.js';
  * keeps only its position and, on `drain`, sends what it missed from the ring (or a `reset` once
  * that has left the ring), so a slow client holds no backlog of its own. A client whose queue
  * still passes 8 MiB is disconnected; it reconnects and resumes (or resets) like any other.
+ *
+ * `alerts` carries no id (the stream's position stays the last event's): it says only that this
+ * host's alert engine stored a firing of a desktop rule, so the window reads the desktop feed now
+ * (core/service/alerts/desktop-feed.ts). One missed in an outage is found by the window's next
+ * read of the feed, which looks back past the one before.
  */
 
 /** One encoding per batch array; the arrays are frozen and shared by every stream at the same position. */
@@ -97,6 +103,7 @@ export function openStream(req: IncomingMessage, res: ServerResponse, service: H
   preamble += message('ready', formatLiveId(instance, started.startId), JSON.stringify({ instance, startId: started.startId }));
   write(preamble);
 
+  const stopAlerts = service.onDesktopAlerts(() => write('event: alerts\ndata: {}\n\n'));
   const heartbeat = setInterval(() => write(': hb\n\n'), options.heartbeatMs);
   heartbeat.unref();
 
@@ -105,6 +112,7 @@ export function openStream(req: IncomingMessage, res: ServerResponse, service: H
     closed = true;
     clearInterval(heartbeat);
     started.unsubscribe();
+    stopAlerts();
     res.end();
   }
   req.on('close', close);

@@ -56,3 +56,32 @@ export class DesktopAlertReading<T extends { id: string }> {
     return first ? [] : fresh;
   }
 }
+
+/**
+ * A notifier's reads of the feed, one at a time. A call while a read is in flight asks for one
+ * more read after it, since the firing that prompted the call may have been stored after that
+ * read was answered; the calls made meanwhile share that one read. Each call resolves once a read
+ * that began after it has ended.
+ */
+export function oneReadAtATime(read: () => Promise<void>): () => Promise<void> {
+  let current: Promise<void> | null = null;
+  let next: Promise<void> | null = null;
+  const start = (): Promise<void> => {
+    const reading = read().finally(() => {
+      if (current === reading) current = null;
+    });
+    current = reading;
+    return reading;
+  };
+  return () => {
+    if (next !== null) return next;
+    if (current === null) return start();
+    next = current
+      .catch(() => undefined)
+      .then(() => {
+        next = null;
+        return start();
+      });
+    return next;
+  };
+}

@@ -329,6 +329,13 @@ export interface SubscribeOptions {
    * its stall time); it keeps reconnecting on its own and calls `onReady` when back.
    */
   onDisconnect?: () => void;
+  /**
+   * Called when the host stored a desktop alert (a firing of a rule with the desktop channel):
+   * read the desktop feed now. Only the browser shell's stream carries it (Electron's main process
+   * notifies by itself); a notifier still reads on its beat for what a dropped connection or
+   * another host missed.
+   */
+  onDesktopAlerts?: () => void;
 }
 
 export type { ApiMethod } from '../common/api-routes.js';

@@ -132,6 +132,12 @@ export interface HivewatchService extends HivewatchApi {
   readonly issueTransitions: IssueTransitions;
   /** Journals the issue transitions due now (issues/watch.ts); resolves when done. */
   checkIssues(): Promise<void>;
+  /**
+   * `listener` whenever this host's alert engine stored a firing (or its follow-up) of a rule with
+   * the desktop channel: the shells read the desktop feed then instead of waiting for their beat.
+   * Another host's firings are not told here; the shells' beat finds them. Returns the unsubscribe.
+   */
+  onDesktopAlerts(listener: () => void): () => void;
   /** Cancels the runs still executing, waits for them (bounded), flushes the journal. The store stays open. */
   close(options?: CloseOptions): Promise<void>;
 }

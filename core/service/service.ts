@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { createDurableSink, DEFAULT_BACKGROUND_RETRY_MS, type DurableSink } from '../store/index.js';
 import { sweepLeftoverWorktrees } from '../workspace/sweep.js';
 import { alertsApi } from './alerts/alerts-service.js';
+import type { AlertsHost } from './alerts/alerts-host.js';
 import { bulkApi } from './runs/bulk.js';
 import { commandRelay } from './runs/command-relay.js';
 import { FlowCatalog } from './flows/catalog.js';
@@ -9,8 +9,7 @@ import { flowsApi } from './flows/api.js';
 import { HostWatch } from './runs/host-watch.js';
 import { HostedRuns } from './runs/hosted.js';
 import { DEFAULT_JOURNAL_RETRY_MS, retryDelaysWithin } from './runs/journal-env.js';
-import { JournalTail, readCommitted } from './live/journal-tail.js';
-import { DEFAULT_LIVE_CAPACITY, DEFAULT_LIVE_FRAME_MS, DEFAULT_LIVE_MAX_FRAME_MS, LiveHub } from './live/hub.js';
+import { followLiveJournal } from './live/live-journal.js';
 import { readApi } from './read-api.js';
 import { usageApi } from './cost/usage.js';
 import { costApi } from './cost/outcomes.js';
@@ -31,26 +30,12 @@ export type { HivewatchService, HivewatchServiceOptions, HostedRunResult } from 
  * - runs/command-relay.ts: cancel and skipBackoff, to the run here or through the journal to its host.
  * - read-api.ts: runs, events and error views; flows/api.ts: flows and their notification settings.
  * - live/subscriptions.ts: the live stream. Every event goes through one durable sink into the store
- *   (batched transactions); the stream is fed from committed batches (live/journal-tail.ts), so
+ *   (batched transactions); the stream is fed from committed batches (live/live-journal.ts), so
  *   anything a subscriber sees is already queryable.
  *
  * Every input is validated with the shared schemas, so in-process callers get the same 400s as
  * HTTP and IPC.
  */
-/**
- * The service's live hub: ids are the journal's commit positions from `head` on, a resume older
- * than the ring is read back from the journal, and rounds are paced by their cost.
- */
-function serviceLiveHub(options: HivewatchServiceOptions, instance: string, head: number): LiveHub {
-  const frameMs = options.liveFrameMs ?? DEFAULT_LIVE_FRAME_MS;
-  return new LiveHub(options.liveCapacity ?? DEFAULT_LIVE_CAPACITY, instance, {
-    startId: head,
-    backfill: (afterId, upToId) => readCommitted(options.store, afterId, upToId),
-    frameMs,
-    maxFrameMs: Math.max(frameMs, DEFAULT_LIVE_MAX_FRAME_MS),
-  });
-}
-
 export async function createHivewatchService(options: HivewatchServiceOptions): Promise<HivewatchService> {
   const { store } = options;
   const catalog = new FlowCatalog({ examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null });
@@ -67,23 +52,13 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     onRunTaken: (runIds) => runs.stopTaken(runIds),
   });
 
-  // The hub is made before the tail starts: the tail publishes from the moment it follows the
-  // journal (its subscription, a PostgreSQL NOTIFY), and a batch published into nothing would be
-  // skipped past for good. Live ids are journal commit positions, so the instance is the
-  // database's: ids mean the same in every process on it and after a restart (docs/decisions/0020-one-host-model-and-cross-process-commands.md).
-  const instance = await store.secret('live_instance', () => randomBytes(6).toString('hex'));
-  const start = await JournalTail.startingPoint(store);
-  const liveHub = serviceLiveHub(options, instance, start.head);
-  const tail = JournalTail.follow(
-    {
-      store,
-      publish: (events, firstId) => liveHub.publish(events, firstId),
-      onForeignCommit: () => void runs.pickUpCommands(),
-      ...(options.tailIntervalMs !== undefined ? { intervalMs: options.tailIntervalMs } : {}),
-      ...(options.tailScheduler !== undefined ? { scheduler: options.tailScheduler } : {}),
-    },
-    start,
-  );
+  // Set once triage has started; what the tail publishes before that is the alerts' first pass's.
+  let alertsOfHost: AlertsHost | null = null;
+  const { hub: liveHub, tail } = await followLiveJournal(options, {
+    // Another process's failure alerts as soon as this host's tail reads it, not on the alerts' beat.
+    published: (events) => alertsOfHost?.nudge(events),
+    foreignCommit: () => void runs.pickUpCommands(),
+  });
 
   const watchHosts = options.watchHosts ?? false;
   const hostWatch = watchHosts
@@ -93,6 +68,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
   const sweep = sweepLeftoverWorktrees(store, options.worktreeRoot).catch(() => []);
 
   const { alerts, issues, issueWatch, ...triage } = startTriage(store, options, liveHub.instance);
+  alertsOfHost = alerts;
 
   const context: ServiceContext = { store, options, sink, runs, catalog, writePending: () => flushOr503(sink) };
   let closing = false;
@@ -113,6 +89,7 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     ...issues.api,
     issueTransitions: issues.transitions,
     checkIssues: () => issueWatch.check(),
+    onDesktopAlerts: (listener) => alerts?.onDesktopAlerts(listener) ?? (() => undefined),
 
     flushJournal: () => sink.flush(),
 

@@ -40,7 +40,7 @@ interface Subscription {
   options: SubscribeOptions;
 }
 
-/** Delivers one chunk's messages: events in one batch, `reset` and `ready` in their place. */
+/** Delivers one chunk's messages: events in one batch, `reset`, `ready` and `alerts` in their place. */
 function deliver(env: LiveStreamEnv, sub: Subscription, messages: ReturnType<SseParser['push']>): void {
   let batch: LiveEvent[] = [];
   const flush = (): void => {
@@ -56,6 +56,8 @@ function deliver(env: LiveStreamEnv, sub: Subscription, messages: ReturnType<Sse
     } else if (message.event === 'reset') {
       flush();
       if (!sub.stopped) sub.options.onReset?.();
+    } else if (message.event === 'alerts') {
+      if (!sub.stopped) sub.options.onDesktopAlerts?.();
     } else if (message.event === 'ready') {
       flush();
       sub.connected = true;

@@ -323,6 +323,26 @@ describe('RunsStore', () => {
     store.stop();
   });
 
+  it('tells its desktop-alert listeners when the stream says a desktop alert was stored, and once back from an outage', async () => {
+    const api = new FakeApi();
+    const store = new RunsStore(api, { scheduler: manualScheduler() });
+    let told = 0;
+    const stopListening = store.onDesktopAlerts(() => (told += 1));
+    store.start();
+    await settle();
+    expect(told).toBe(0);
+    api.desktopAlertStored();
+    expect(told).toBe(1);
+    // What the stream said while it was down is lost: the notifier reads the feed once back.
+    api.outage();
+    api.restarted();
+    expect(told).toBe(2);
+    stopListening();
+    api.desktopAlertStored();
+    expect(told).toBe(2);
+    store.stop();
+  });
+
   it('reports a failed first load as an error state', async () => {
     const api = new FakeApi();
     api.listRuns = () => Promise.reject(new Error('connection refused'));

@@ -67,6 +67,7 @@ export class RunsStore {
   private readonly merge: LiveMerge;
   private readonly listeners = new Set<() => void>();
   private readonly liveListeners = new Set<(batch: readonly LiveEvent[]) => void>();
+  private readonly desktopAlertListeners = new Set<() => void>();
   private readonly batcher: FrameBatcher<LiveEvent>;
   private readonly changeListeners = new Set<RunsChangedListener>();
   private readonly now: () => number;
@@ -127,6 +128,15 @@ export class RunsStore {
     return () => this.liveListeners.delete(listener);
   }
 
+  /**
+   * Whenever the host says it stored a desktop alert, and once the stream is back after an outage
+   * (what was said meanwhile is lost): the desktop notifier reads its feed then.
+   */
+  onDesktopAlerts(listener: () => void): () => void {
+    this.desktopAlertListeners.add(listener);
+    return () => this.desktopAlertListeners.delete(listener);
+  }
+
   // ---- lifecycle ---------------------------------------------------------------------------
 
   /** Subscribes first (events during the load are kept), then reads the active runs. */
@@ -138,10 +148,13 @@ export class RunsStore {
         this.batcher.pushAll(batch);
       },
       {
+        onDesktopAlerts: () => this.tellDesktopAlerts(),
         onReady: () => {
           // Back after an outage: "Live" only once the window's data is current again.
-          if (this.snapshot.connection === 'reconnecting') void this.recover();
-          else if (this.snapshot.connection === 'connecting') this.update({ connection: 'live', downSince: null });
+          if (this.snapshot.connection === 'reconnecting') {
+            void this.recover();
+            this.tellDesktopAlerts();
+          } else if (this.snapshot.connection === 'connecting') this.update({ connection: 'live', downSince: null });
         },
         onDisconnect: () => {
           if (this.snapshot.connection === 'reconnecting') return;
@@ -160,6 +173,10 @@ export class RunsStore {
       },
     );
     void this.load();
+  }
+
+  private tellDesktopAlerts(): void {
+    for (const listener of this.desktopAlertListeners) listener();
   }
 
   stop(): void {

@@ -1,4 +1,4 @@
-import { DesktopAlertReading, desktopAlertRoute } from '../../core/common/desktop-alerts.js';
+import { DesktopAlertReading, desktopAlertRoute, oneReadAtATime } from '../../core/common/desktop-alerts.js';
 import type { DesktopAlertView, HivewatchApi } from '../../core/service/api.js';
 import type { NotificationPort } from './failure-alerts.js';
 
@@ -21,21 +21,19 @@ export interface DesktopAlertsOptions {
 
 export class DesktopAlerts {
   private readonly reading = new DesktopAlertReading<DesktopAlertView>();
-  private inFlight: Promise<void> | null = null;
+  private readonly readOnce = oneReadAtATime(() => this.read());
 
   constructor(private readonly options: DesktopAlertsOptions) {}
 
   /**
-   * One read of the feed, one at a time (a call during a read waits for it). The first read only
-   * learns where the feed starts; firings that come while notifications are not allowed are
-   * passed over, not kept for later (old news).
+   * A read of the feed, one at a time (a call during a read is answered by one more read after
+   * it: core/common/desktop-alerts.ts). The first read only learns where the feed starts;
+   * firings that come while notifications are not allowed are passed over, not kept for later
+   * (old news).
    */
   check(): Promise<void> {
     if (this.options.notifications === null) return Promise.resolve();
-    this.inFlight ??= this.read().finally(() => {
-      this.inFlight = null;
-    });
-    return this.inFlight;
+    return this.readOnce();
   }
 
   private async read(): Promise<void> {

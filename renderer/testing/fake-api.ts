@@ -98,6 +98,11 @@ export class FakeApi implements HivewatchApi {
     }
   }
 
+  /** The host stored a desktop alert: every stream says so. */
+  desktopAlertStored(): void {
+    for (const options of this.subscriptions) options.onDesktopAlerts?.();
+  }
+
   /** The stream could not resume: subscribers must re-read. */
   reset(): void {
     for (const listener of this.resetListeners) listener();

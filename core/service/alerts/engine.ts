@@ -49,6 +49,11 @@ export interface AlertEngineOptions {
   /** How long a claimed delivery is this host's; longer than any POST. */
   leaseMs?: number;
   log?: (message: string) => void;
+  /**
+   * Called once a pass (or an `alerts test`) has stored a firing or follow-up of a rule with the
+   * desktop channel: the windows read the desktop feed now instead of on their next beat.
+   */
+  onDesktopAlerts?: () => void;
 }
 
 const DELIVERY_TIMEOUT_MS = 5_000;
@@ -74,6 +79,9 @@ export class AlertEngine {
   private readonly leaseMs: number;
   private readonly log: (message: string) => void;
   private readonly dispatcher: DeliveryDispatcher;
+  private readonly onDesktopAlerts: () => void;
+  /** A delivery of a desktop rule was stored since the windows were last told. */
+  private desktopNews = false;
   /** Deliveries this host posted and recorded (any outcome): how a test sees two hosts share the work. */
   posted = 0;
   private cursor: number | null = null;
@@ -91,6 +99,7 @@ export class AlertEngine {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? Math.max(30_000, this.timeoutMs * 3);
     this.log = options.log ?? (() => undefined);
+    this.onDesktopAlerts = options.onDesktopAlerts ?? (() => undefined);
     this.dispatcher = new DeliveryDispatcher({
       rules: () => this.rules(),
       claim: (busyRules) => this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs, { notRules: busyRules })),
@@ -141,6 +150,7 @@ export class AlertEngine {
             // journal's head (alert-queries.ts moveCursorToHeadIfNoRules).
             this.cursor = null;
           }
+          this.tellDesktop();
           await this.dispatcher.dispatch();
         } while (this.again && !this.halted);
       } finally {
@@ -156,6 +166,13 @@ export class AlertEngine {
    */
   halt(): void {
     this.halted = true;
+  }
+
+  /** Once per pass, however many firings it stored: each tells every window to read the feed. */
+  private tellDesktop(): void {
+    if (!this.desktopNews) return;
+    this.desktopNews = false;
+    this.onDesktopAlerts();
   }
 
   /** An issue changed state: the issues engine's hook calls this (service.ts; `hivewatch issues` for an operator's change there). */
@@ -194,7 +211,8 @@ export class AlertEngine {
       title,
       facts: { condition: rule.condition, text: title, at: this.now() },
     };
-    await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now(), rule.webhook !== null));
+    const stored = await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now(), rule.webhook !== null));
+    if (stored && rule.desktop) this.onDesktopAlerts();
     // Only this delivery: `alerts test` in a CLI process posts its test, not other hosts' work.
     const claimed = await this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs, { id }));
     if (claimed) await this.dispatcher.deliverNow(claimed, rule);
@@ -283,7 +301,8 @@ export class AlertEngine {
         title: occurrence.title,
         facts: occurrence.facts,
       };
-      await this.store.runStatements((d) => enqueueDelivery(d, delivery, rule.throttleMs, this.now(), rule.webhook !== null));
+      const stored = await this.store.runStatements((d) => enqueueDelivery(d, delivery, rule.throttleMs, this.now(), rule.webhook !== null));
+      if (stored && rule.desktop) this.desktopNews = true;
     }
   }
 
@@ -302,6 +321,8 @@ export class AlertEngine {
 
   private async followUp(subjects: readonly string[], why: string, at: number): Promise<void> {
     const fires = await this.store.runStatements((d) => unresolvedFires(d, subjects));
+    if (fires.length === 0) return;
+    const desktop = new Set((await this.rules()).filter((rule) => rule.desktop).map((rule) => rule.id));
     for (const fire of fires) {
       // A follow-up goes where its alert went: posted if that was, only shown on the desktop if not.
       const posted = fire.status !== DeliveryStatus.desktop;
@@ -317,7 +338,8 @@ export class AlertEngine {
         title,
         facts: { ...fire.facts, text: title, at },
       };
-      await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now(), posted));
+      const stored = await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now(), posted));
+      if (stored && desktop.has(fire.ruleId)) this.desktopNews = true;
     }
   }
 

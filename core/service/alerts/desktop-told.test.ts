@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { HivewatchEvent } from '../../base/events.js';
+import { openStore, type HivewatchStore } from '../../store/index.js';
+import { testEngines } from '../../store/testing/engines.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
+import { EXAMPLES_DIR } from '../conformance.suite.js';
+import { createHivewatchService, type HivewatchService } from '../service.js';
+import { listDeliveries } from './alert-queries.js';
+import { addAlertRule, removeAlertRule } from './alerts-api.js';
+import { AlertEngine } from './engine.js';
+import { TestReceiver } from './testing.js';
+
+/**
+ * A desktop alert reaches the windows when it is stored, not on their next read of the feed: the
+ * engine tells its host once per pass that stored a firing of a desktop rule (never for a rule
+ * that only posts), and a service's host passes as soon as its journal tail reads another
+ * process's failure, with the alerts' own timer stopped so that only the telling can explain
+ * what the test sees. Real stores (SQLite, and PostgreSQL where installed), a real receiver.
+ */
+
+const harness = testEngines('alerts-desktop-told');
+beforeAll(() => harness.start(), 120_000);
+afterAll(() => harness.stop());
+const tempDir = tempDirs();
+
+const T0 = Date.UTC(2026, 11, 1, 9, 0);
+const NEVER = (): (() => void) => () => undefined;
+const opened: { stores: HivewatchStore[]; services: HivewatchService[]; receivers: TestReceiver[] } = { stores: [], services: [], receivers: [] };
+afterEach(async () => {
+  await Promise.all(opened.services.splice(0).map((s) => s.close()));
+  await Promise.all(opened.receivers.splice(0).map((r) => r.stop()));
+  await Promise.all(opened.stores.splice(0).map((s) => s.close()));
+});
+
+const failedRun = (runId: string): HivewatchEvent[] =>
+  new JournalBuilder(runId, { flow: 'flows/a.prose', start: T0 })
+    .start()
+    .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }])
+    .fail().events;
+
+for (const engine of harness.engines) {
+  describe(`desktop alerts told at once on ${engine.name}`, () => {
+    it('tells once per pass that stored desktop firings, and never for a rule that only posts', async () => {
+      const store = await openStore({ path: await engine.fresh() });
+      opened.stores.push(store);
+      const receiver = new TestReceiver();
+      opened.receivers.push(receiver);
+      const url = await receiver.start();
+      let told = 0;
+      const alerts = new AlertEngine({ store, host: 'host-a', onDesktopAlerts: () => (told += 1) });
+      const desktop = await addAlertRule(store, { when: 'run-failed', desktop: true, throttle: '0' }, 'test', T0);
+      await addAlertRule(store, { when: 'run-failed', webhook: url, throttle: '0' }, 'test', T0 + 1);
+
+      await store.appendEvents(failedRun('run_1'));
+      await alerts.pump();
+      expect(told).toBe(1);
+      await store.appendEvents([...failedRun('run_2'), ...failedRun('run_3')]);
+      await alerts.pump();
+      expect(told).toBe(2);
+      // A pass with nothing new tells nothing.
+      await alerts.pump();
+      expect(told).toBe(2);
+
+      await removeAlertRule(store, desktop.id, T0 + 2);
+      await store.appendEvents(failedRun('run_4'));
+      await alerts.pump();
+      expect(told).toBe(2);
+      expect(receiver.requests).toHaveLength(4);
+      const stored = await store.runStatements((d) => listDeliveries(d));
+      expect(
+        stored
+          .filter((d) => d.status === 'desktop')
+          .map((d) => d.subject)
+          .sort(),
+      ).toEqual(['run_1', 'run_2', 'run_3']);
+    });
+  });
+}
+
+describe('a service tells its windows of a firing another process journaled', () => {
+  it('passes when its tail reads the failure, with the alerts timer stopped, and tells its listeners', async () => {
+    const path = join(tempDir('hivewatch-desktop-told-'), 'shared.db');
+    const store = await openStore({ path });
+    opened.stores.push(store);
+    let probe: () => void = () => undefined;
+    const service = await createHivewatchService({
+      store,
+      examplesDir: EXAMPLES_DIR,
+      clock: 'virtual',
+      alerts: { scheduler: NEVER },
+      tailScheduler: (tick) => {
+        probe = tick;
+        return () => undefined;
+      },
+    });
+    opened.services.push(service);
+    await service.addAlertRule({ when: 'run-failed', desktop: true, throttle: '0' });
+    const told = new Promise<void>((resolve) => service.onDesktopAlerts(resolve));
+
+    // Another process on the same file: its commits reach this service only through the tail.
+    const other = await openStore({ path });
+    opened.stores.push(other);
+    await other.appendEvents(failedRun('run_elsewhere'));
+    probe();
+    await service.probeJournal();
+    await told;
+    const feed = await service.listDesktopAlerts({ after: T0 - 1 });
+    expect(feed.alerts.map((a) => [a.title, a.runId])).toEqual([['Alert: run failed', 'run_elsewhere']]);
+  });
+});
