@@ -1,10 +1,11 @@
 import { useMemo, useState } from 'react';
-import { useApi } from '../app/api-context.js';
+import { useApi, useRunsSnapshot } from '../app/api-context.js';
 import { formatHash, navigate, useRoute } from '../app/router.js';
 import { CostSplitFigures, CostTrend, hasSpend } from '../components/CostSplitFigures.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { useAsync } from '../lib/use-async.js';
+import { usePacedReloads } from '../lib/use-paced-reloads.js';
 import { flowRows, sortRows, type Sort } from './flow-health.js';
 import { FlowHealthTable } from './FlowHealthTable.js';
 import { FlowView } from './FlowView.js';
@@ -17,13 +18,18 @@ const PERIODS = [
 ] as const;
 type PeriodKey = (typeof PERIODS)[number]['key'];
 
-/** The flows' health and what they spent in the period; read again when the period changes or on Reload. */
+/**
+ * The flows' health and what they spent in the period; read again when the period changes, on
+ * Reload, and as runs end live (paced: use-paced-reloads.ts), so a failure moves its flow's
+ * figures within a second.
+ */
 function useFlowHealth(period: PeriodKey, reloads: number) {
   const api = useApi();
+  const ended = usePacedReloads(useRunsSnapshot().liveEndings).count;
   return useAsync(() => {
     const since = Date.now() - (PERIODS.find((p) => p.key === period)?.ms ?? 0);
     return Promise.all([api.flowHealth({ since }), api.costSplit({ since })]);
-  }, [api, period, reloads]);
+  }, [api, period, reloads, ended]);
 }
 
 function PeriodPicker({ period, onChange }: { period: PeriodKey; onChange: (period: PeriodKey) => void }) {
@@ -85,7 +91,7 @@ export function FlowsPage({ flowId }: { flowId: string | null }) {
               <>
                 All flows spent <CostSplitFigures split={split.total} /> <CostTrend trend={split.trend} />
               </>
-            ) : health.status === 'loading' ? (
+            ) : health.status === 'loading' && health.data === undefined ? (
               'Loading the figures…'
             ) : (
               'No attempt in this period reported tokens or cost.'

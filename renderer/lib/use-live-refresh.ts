@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useRunsSnapshot } from '../app/api-context.js';
 import { stableNow } from '../errors/errors-query.js';
-import { RefreshPacer } from './refresh-pacer.js';
+import { usePacedReloads } from './use-paced-reloads.js';
 
 /**
  * A page's clock and refresh count for error views (the Errors screen, an issue's page): new
@@ -11,31 +11,6 @@ import { RefreshPacer } from './refresh-pacer.js';
  */
 export function useLiveRefresh(startAt: number | null = null): { now: number; refresh: number; reload: () => void } {
   const [now, setNow] = useState(() => startAt ?? stableNow(Date.now()));
-  const [refresh, setRefresh] = useState(0);
-  const total = useRunsSnapshot().liveErrors;
-  const lastTotal = useRef(total);
-  const pacer = useRef<RefreshPacer | null>(null);
-  const reread = (): void => {
-    setNow(stableNow(Date.now()));
-    setRefresh((n) => n + 1);
-  };
-
-  useEffect(() => {
-    const made = new RefreshPacer(reread);
-    pacer.current = made;
-    return () => {
-      made.dispose();
-      if (pacer.current === made) pacer.current = null;
-    };
-  }, []);
-  useEffect(() => {
-    if (total === lastTotal.current) return;
-    lastTotal.current = total;
-    pacer.current?.changed();
-  }, [total]);
-  const reload = (): void => {
-    pacer.current?.refreshed();
-    reread();
-  };
-  return { now, refresh, reload };
+  const { count, reload } = usePacedReloads(useRunsSnapshot().liveErrors, () => setNow(stableNow(Date.now())));
+  return { now, refresh: count, reload };
 }

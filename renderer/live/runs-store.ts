@@ -1,6 +1,6 @@
 import type { HivewatchApi, HivewatchEvent, LiveEvent, RunSummary } from '../../core/service/api.js';
 import { createFrameBatcher, defaultScheduler, type FrameBatcher, type FrameScheduler } from './frame-batcher.js';
-import { isActive } from '../../core/common/run-statuses.js';
+import { endedStatusOf, isActive } from '../../core/common/run-statuses.js';
 import type { Connection } from './connection.js';
 import { KnownRuns } from './known-runs.js';
 import { LiveMerge } from './live-merge.js';
@@ -28,6 +28,8 @@ export interface RunsSnapshot {
   runs: ReadonlyMap<string, RunSummary>;
   /** `errorOccurred` events received live so far: views of errors refresh when it moves. */
   liveErrors: number;
+  /** Runs seen ending live so far (endedStatusOf: agent sessions gone quiet included): per-flow figures refresh when it moves. */
+  liveEndings: number;
   /**
    * 'live' once the stream is connected and, after an outage, the window's data re-read;
    * 'reconnecting' while it is down; 'catching-up' between the two.
@@ -92,6 +94,7 @@ export class RunsStore {
       error: null,
       runs: this.rows.summaries,
       liveErrors: 0,
+      liveEndings: 0,
       connection: 'connecting',
       downSince: null,
       lastEventAt: null,
@@ -275,8 +278,12 @@ export class RunsStore {
     }
     const now = this.now();
     let errors = 0;
-    for (const { event } of batch) if (event.type === 'errorOccurred') errors++;
-    this.snapshot = { ...this.snapshot, lastEventAt: now, liveErrors: this.snapshot.liveErrors + errors };
+    let endings = 0;
+    for (const { event } of batch) {
+      if (event.type === 'errorOccurred') errors++;
+      else if (endedStatusOf(event) !== null) endings++;
+    }
+    this.snapshot = { ...this.snapshot, lastEventAt: now, liveErrors: this.snapshot.liveErrors + errors, liveEndings: this.snapshot.liveEndings + endings };
     for (const [runId, events] of byRun) {
       this.rows.heard(runId, now);
       this.merge.offer(runId, events);
