@@ -1,12 +1,13 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { RunDetail } from '../../core/service/api.js';
-import { useApi } from '../app/api-context.js';
+import { useApi, useRunsSnapshot } from '../app/api-context.js';
 import { hrefToCompare, hrefToRun } from '../app/router.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { RelativeTime } from '../components/Time.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { StaleNote } from '../components/StaleNote.js';
 import { useAsync } from '../lib/use-async.js';
+import { usePacedReloads } from '../lib/use-paced-reloads.js';
 import { takeRun } from '../run-detail/run-reads.js';
 import { CompareGroups } from './CompareGroups.js';
 import { compareRuns } from './compare-runs.js';
@@ -31,7 +32,14 @@ function RunHead({ detail }: { detail: RunDetail }) {
 export function ComparePage({ left, right }: { left: string; right: string }) {
   const api = useApi();
   const [differencesOnly, setDifferencesOnly] = useState(false);
-  const { state, reload } = useAsync(() => Promise.all([takeRun(api, left), takeRun(api, right)]), [api, left, right]);
+  // Either run still running: read both again as it moves (paced), so a run that ends or retries
+  // while compared is not shown as it was.
+  const { runs } = useRunsSnapshot();
+  const leftLive = runs.get(left);
+  const rightLive = runs.get(right);
+  const moved = useMemo(() => ({ leftLive, rightLive }), [leftLive, rightLive]);
+  const live = usePacedReloads(moved).count;
+  const { state, reload } = useAsync(() => Promise.all([takeRun(api, left), takeRun(api, right)]), [api, left, right, live]);
   if (state.status === 'error') return <ErrorState title="Could not load the runs" error={state.error} onRetry={reload} />;
   if (!state.data) return <Loading what="the two runs" />;
   const [a, b] = state.data;

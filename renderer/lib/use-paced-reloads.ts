@@ -2,15 +2,15 @@ import { useEffect, useRef, useState } from 'react';
 import { RefreshPacer } from './refresh-pacer.js';
 
 /**
- * A screen's reload count that follows a live counter (the runs snapshot's `liveErrors`,
- * `liveEndings`): each move of `counter` asks for a reload, paced (refresh-pacer.ts: within a
- * second, at most one a gap, never starved by a counter that keeps moving); `reload` adds one at
- * once (a button, the `r` key) and paces the next from it. `onReload` runs just before each
- * paced one (the Errors screen moves its clock then).
+ * A screen's reload count that follows something live (the runs snapshot's `liveErrors` or
+ * `liveEndings`, a run's live summary): each change of `signal` (by identity) asks for a reload,
+ * paced (refresh-pacer.ts: within a second, at most one a gap, never starved by a signal that keeps
+ * moving); `reload` adds one at once (a button, the `r` key) and paces the next from it.
+ * `onReload` runs just before each paced one (the Errors screen moves its clock then).
  */
-export function usePacedReloads(counter: number, onReload?: () => void): { count: number; reload: () => void } {
+export function usePacedReloads(signal: unknown, onReload?: () => void): { count: number; reload: () => void } {
   const [count, setCount] = useState(0);
-  const lastCounter = useRef(counter);
+  const lastSignal = useRef(signal);
   const pacer = useRef<RefreshPacer | null>(null);
   const beforeReload = useRef(onReload);
   beforeReload.current = onReload;
@@ -27,10 +27,10 @@ export function usePacedReloads(counter: number, onReload?: () => void): { count
     };
   }, []);
   useEffect(() => {
-    if (counter === lastCounter.current) return;
-    lastCounter.current = counter;
+    if (Object.is(signal, lastSignal.current)) return;
+    lastSignal.current = signal;
     pacer.current?.changed();
-  }, [counter]);
+  }, [signal]);
   const reload = (): void => {
     pacer.current?.refreshed();
     beforeReload.current?.();
