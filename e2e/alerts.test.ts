@@ -198,4 +198,25 @@ describe('Settings › Alerts', () => {
       await app.close();
     }
   });
+  it('the delivery log shows a firing and its POST as they happen, without Refresh', async () => {
+    const rule = await server.api<{ id: string }>('POST', '/api/alerts/rules', { when: 'run-failed', webhook: `${hook}/live-log`, throttle: '0' });
+    const app = await openApp(browser, server, { hash: '#/settings/alerts' });
+    try {
+      const { page } = app;
+      const log = page.getByTestId('alert-deliveries');
+      await log.waitFor();
+      const ours = log.locator('tbody tr', { has: page.locator('td.mono', { hasText: rule.id }) });
+      expect(await ours.count()).toBe(0);
+      const runId = await server.startRun('user/fails.prose', { virtualClock: true });
+      await server.waitForRun(runId, ['failed']);
+      await expect.poll(() => ours.locator('td').nth(3).textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('sent');
+      expect(await ours.locator('td').nth(4).textContent()).toBe('200');
+      expect(await ours.count()).toBe(1);
+      expect(receiver.requests.filter((r) => r.path === '/live-log')).toHaveLength(1);
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await server.api('POST', `/api/alerts/rules/${rule.id}/remove`, {});
+    }
+  });
 });

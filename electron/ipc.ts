@@ -101,8 +101,10 @@ export function registerIpc(ipcMain: IpcMainLike, service: HivewatchService, opt
       onBatch: (events) => send(sender, subscription, { kind: 'batch', events }),
       onReset: (head) => send(sender, subscription, { kind: 'reset', startId: head }),
     });
+    const stopAlerts = service.onAlertDeliveries((change) => send(sender, subscription, { kind: 'alerts', desktop: change.desktop }));
     subscriptions.set(key, () => {
       live.unsubscribe();
+      stopAlerts();
       subscriptions.delete(key);
     });
     if (!watchedSenders.has(sender.id)) {

@@ -151,7 +151,9 @@ function notifyDesktopAlerts(service: HivewatchService): () => void {
   const tick = (): void => void check().catch((error: unknown) => console.error(`Hivewatch: desktop alerts: ${(error as Error).message}`));
   tick();
   // This host's firings at once; other hosts' (a team database) on the beat.
-  const stopTold = service.onDesktopAlerts(tick);
+  const stopTold = service.onAlertDeliveries((change) => {
+    if (change.desktop) tick();
+  });
   const timer = setInterval(tick, DESKTOP_ALERTS_EVERY_MS);
   return () => {
     stopTold();

@@ -6,7 +6,7 @@
  * (core/common/api-routes.ts). It exposes exactly one object, `window.hivewatch`:
  *
  *   invoke(method, input) → Promise<{ok: true, value} | {ok: false, error: {status, code, message}}>
- *   subscribe(afterId, onMessage) → unsubscribe     (messages: batch | reset | ready)
+ *   subscribe(afterId, onMessage) → unsubscribe     (messages: batch | reset | ready | alerts)
  *
  * The page can reach no other IPC channel; `invoke` refuses a name that cannot be a method's, and
  * main refuses an unknown name (404 `unknown_method`) and validates every input with the API's
@@ -52,6 +52,7 @@ export function createBridge(ipc: IpcRendererLike): HivewatchBridge {
         if (!active || m === null || typeof m !== 'object' || m.subscription !== subscription) return;
         if (m.kind === 'batch') onMessage({ kind: 'batch', events: m.events });
         else if (m.kind === 'reset' || m.kind === 'ready') onMessage({ kind: m.kind, startId: m.startId });
+        else if (m.kind === 'alerts') onMessage({ kind: 'alerts', desktop: m.desktop === true });
       };
       ipc.on(BRIDGE_CHANNELS.events, listener);
       ipc.invoke(BRIDGE_CHANNELS.subscribe, { subscription, afterId }).catch(() => undefined);

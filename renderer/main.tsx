@@ -90,7 +90,9 @@ function startWindow(root: HTMLElement): void {
   const checkDesktopAlerts = (): void => void desktopAlerts.check().catch(() => undefined);
   checkDesktopAlerts();
   // A firing of this host's engine is read at once (the stream says so); the beat finds the rest.
-  runs.onDesktopAlerts(checkDesktopAlerts);
+  runs.onAlertDeliveries((change) => {
+    if (change.desktop) checkDesktopAlerts();
+  });
   setInterval(checkDesktopAlerts, DESKTOP_ALERTS_EVERY_MS);
   // An event lost on the way (a dropped connection) is re-read for runs that went quiet.
   setInterval(() => runs.checkQuietRuns(), 10_000);

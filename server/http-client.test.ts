@@ -110,7 +110,12 @@ describe('HTTP client live subscription', () => {
     const ready = new Promise<void>((resolve) => (firstReady = resolve));
     let toldNow: () => void = () => undefined;
     const told = new Promise<void>((resolve) => (toldNow = resolve));
-    client.subscribe((batch) => received.push(...batch), { onReady: () => firstReady(), onDesktopAlerts: () => toldNow() });
+    client.subscribe((batch) => received.push(...batch), {
+      onReady: () => firstReady(),
+      onAlertDeliveries: (change) => {
+        if (change.desktop) toldNow();
+      },
+    });
     await ready;
     const failed = await runToEnd(service, 'examples/05-try-catch-finally.prose');
     await told;

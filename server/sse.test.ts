@@ -100,7 +100,7 @@ describe('server-sent events', () => {
     const runId = await runToEnd(service, 'examples/05-try-catch-finally.prose');
     const seen = await stream.until((m) => m.event === 'alerts');
     const told = seen[seen.length - 1] as SseMessage;
-    expect(told).toMatchObject({ event: 'alerts', data: '{}' });
+    expect(told).toMatchObject({ event: 'alerts', data: '{"desktop":true}' });
     expect(told.id).toBeUndefined();
     // The telling does not replace the events: the failure is streamed too (the hub's frame may send it after).
     const failed = (m: SseMessage): boolean => m.event === 'hw' && eventOf(m).runId === runId && eventOf(m).type === 'runFailed';

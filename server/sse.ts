@@ -10,7 +10,7 @@ import { SECURITY_HEADERS } from '../shell-common/content-policy.js';
  *   event: ready   id: <instance>.<startId>   data: {"instance","startId"}   (on every connect)
  *   event: hw      id: <instance>.<id>        data: <HivewatchEvent JSON>
  *   event: reset   id: <instance>.<head>      data: {"instance","head"}      (Last-Event-ID not resumable)
- *   event: alerts                             data: {}                       (a desktop alert was stored)
+ *   event: alerts                             data: {"desktop"}              (alert deliveries changed)
  *   : hb                                                                      (every 2 s)
  *
  * A reconnect with `Last-Event-ID` (or `?lastEventId=`) continues right after that id, with no
@@ -24,9 +24,9 @@ import { SECURITY_HEADERS } from '../shell-common/content-policy.js';
  * still passes 8 MiB is disconnected; it reconnects and resumes (or resets) like any other.
  *
  * `alerts` carries no id (the stream's position stays the last event's): it says only that this
- * host's alert engine stored a firing of a desktop rule, so the window reads the desktop feed now
- * (core/service/alerts/desktop-feed.ts). One missed in an outage is found by the window's next
- * read of the feed, which looks back past the one before.
+ * host's alert engine stored deliveries or recorded a POST, so the window reads the delivery log
+ * now, and the desktop feed when `desktop` (core/service/alerts/desktop-feed.ts). One missed in an
+ * outage is found by the window's next read, which for the feed looks back past the one before.
  */
 
 /** One encoding per batch array; the arrays are frozen and shared by every stream at the same position. */
@@ -103,7 +103,7 @@ export function openStream(req: IncomingMessage, res: ServerResponse, service: H
   preamble += message('ready', formatLiveId(instance, started.startId), JSON.stringify({ instance, startId: started.startId }));
   write(preamble);
 
-  const stopAlerts = service.onDesktopAlerts(() => write('event: alerts\ndata: {}\n\n'));
+  const stopAlerts = service.onAlertDeliveries((change) => write(`event: alerts\ndata: ${JSON.stringify({ desktop: change.desktop })}\n\n`));
   const heartbeat = setInterval(() => write(': hb\n\n'), options.heartbeatMs);
   heartbeat.unref();
 

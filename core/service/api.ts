@@ -37,8 +37,8 @@ export type {
   SeriesDimension,
 } from './api-errors.js';
 // Alert rules and their deliveries, types of their own file.
-export type { AlertConditionName, AlertDeliveryView, AlertRuleView, DesktopAlertFeed, DesktopAlertView } from './alerts/views.js';
-import type { AlertDeliveryView, AlertRuleInput, AlertRuleView, DesktopAlertFeed } from './alerts/views.js';
+export type { AlertConditionName, AlertDeliveryChange, AlertDeliveryView, AlertRuleView, DesktopAlertFeed, DesktopAlertView } from './alerts/views.js';
+import type { AlertDeliveryChange, AlertDeliveryView, AlertRuleInput, AlertRuleView, DesktopAlertFeed } from './alerts/views.js';
 // The bulk actions' shapes (docs/triage.md "Bulk actions") have a file of their own too.
 export { BULK_ACTIONS, BULK_MAX_RUNS } from './api-bulk.js';
 export type { BulkAction, BulkResult, BulkRunResult } from './api-bulk.js';
@@ -330,12 +330,12 @@ export interface SubscribeOptions {
    */
   onDisconnect?: () => void;
   /**
-   * Called when the host stored a desktop alert (a firing of a rule with the desktop channel):
-   * read the desktop feed now. Only the browser shell's stream carries it (Electron's main process
-   * notifies by itself); a notifier still reads on its beat for what a dropped connection or
-   * another host missed.
+   * Called when the host's alert engine stored deliveries or recorded a POST: read the delivery
+   * log now, and the desktop feed when `change.desktop`. Not called for another host's
+   * deliveries, so a notifier still reads on its beat for those and for what a dropped connection
+   * missed.
    */
-  onDesktopAlerts?: () => void;
+  onAlertDeliveries?: (change: AlertDeliveryChange) => void;
 }
 
 export type { ApiMethod } from '../common/api-routes.js';
@@ -352,7 +352,11 @@ export const IPC_PREFIX = 'hivewatch:';
 export type BridgeReply = { ok: true; value: unknown } | { ok: false; error: { status: number; code: string; message: string } };
 
 /** What the live subscription sends over IPC. */
-export type BridgeMessage = { kind: 'batch'; events: LiveEvent[] } | { kind: 'reset'; startId: number } | { kind: 'ready'; startId: number };
+export type BridgeMessage =
+  | { kind: 'batch'; events: LiveEvent[] }
+  | { kind: 'reset'; startId: number }
+  | { kind: 'ready'; startId: number }
+  | { kind: 'alerts'; desktop: boolean };
 
 /**
  * `window.hivewatch`: the one object Electron's preload exposes. `invoke` sends a method's name

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchApi, HivewatchEvent, RunDetail } from './api.js';
 import { commandConformanceCases } from './conformance-commands.suite.js';
 import { issueConformanceCases } from './conformance-issues.suite.js';
+import { alertConformanceCases } from './conformance-alerts.suite.js';
 import { Collector, COMMIT_SCOPED, EXAMPLES_DIR, TERMINAL, TEST_FLOWS, type ApiHarness, type ConformanceContext, type HarnessOptions } from './testing.js';
 
 /**
@@ -310,5 +311,6 @@ export function apiConformanceSuite(name: string, makeHarness: (options: Harness
 
     commandConformanceCases(context);
     issueConformanceCases(context);
+    alertConformanceCases(context);
   });
 }

@@ -6,7 +6,7 @@ import type { WorkspaceMode } from '../flow/plan/agent-work.js';
 import type { Diagnostic } from '../flow/syntax/ast.js';
 import type { TelemetryTarget } from '../runtimes/presets/telemetry-env.js';
 import type { HivewatchStore } from '../store/index.js';
-import type { HivewatchApi } from './api.js';
+import type { AlertDeliveryChange, HivewatchApi } from './api.js';
 import type { AlertsHostOptions } from './alerts/alerts-host.js';
 import type { HostWatchPass } from './runs/host-watch.js';
 import type { IssueTransitions } from '../store/issues/issue-transitions.js';
@@ -133,11 +133,12 @@ export interface HivewatchService extends HivewatchApi {
   /** Journals the issue transitions due now (issues/watch.ts); resolves when done. */
   checkIssues(): Promise<void>;
   /**
-   * `listener` whenever this host's alert engine stored a firing (or its follow-up) of a rule with
-   * the desktop channel: the shells read the desktop feed then instead of waiting for their beat.
-   * Another host's firings are not told here; the shells' beat finds them. Returns the unsubscribe.
+   * `listener` whenever this host's alert engine stored deliveries (once a pass) or recorded a
+   * POST: the shells read the delivery log, and the desktop feed when `change.desktop`, then
+   * instead of waiting for their beat. Another host's deliveries are not told here; the shells'
+   * beat finds them. Returns the unsubscribe.
    */
-  onDesktopAlerts(listener: () => void): () => void;
+  onAlertDeliveries(listener: (change: AlertDeliveryChange) => void): () => void;
   /** Cancels the runs still executing, waits for them (bounded), flushes the journal. The store stays open. */
   close(options?: CloseOptions): Promise<void>;
 }

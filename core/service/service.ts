@@ -84,12 +84,12 @@ export async function createHivewatchService(options: HivewatchServiceOptions): 
     ...usageApi(store),
     ...costApi(store, issues.book),
     ...flowsApi(store, catalog, options.userFlowsDir ?? null),
-    ...subscriptions(liveHub),
+    ...subscriptions(liveHub, (listener) => alerts?.onDeliveries(listener) ?? (() => undefined)),
     ...alertsApi(store, () => alerts?.engine ?? null, { examplesDir: options.examplesDir, userFlowsDir: options.userFlowsDir ?? null }),
     ...issues.api,
     issueTransitions: issues.transitions,
     checkIssues: () => issueWatch.check(),
-    onDesktopAlerts: (listener) => alerts?.onDesktopAlerts(listener) ?? (() => undefined),
+    onAlertDeliveries: (listener) => alerts?.onDeliveries(listener) ?? (() => undefined),
 
     flushJournal: () => sink.flush(),
 

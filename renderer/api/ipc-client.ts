@@ -20,6 +20,7 @@ export function createIpcClient(bridge: HivewatchBridge): HivewatchApi {
       return bridge.subscribe(options.afterId ?? 0, (message) => {
         if (message.kind === 'batch') listener(message.events);
         else if (message.kind === 'reset') options.onReset?.();
+        else if (message.kind === 'alerts') options.onAlertDeliveries?.({ desktop: message.desktop });
         else options.onReady?.(message.startId);
       });
     },

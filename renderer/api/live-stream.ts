@@ -1,4 +1,4 @@
-import type { HivewatchEvent, LiveEvent, SubscribeOptions } from '../../core/service/api.js';
+import type { AlertDeliveryChange, HivewatchEvent, LiveEvent, SubscribeOptions } from '../../core/service/api.js';
 import { apiErrorFrom } from '../../core/common/api-errors.js';
 import { SseParser } from './sse.js';
 
@@ -40,6 +40,16 @@ interface Subscription {
   options: SubscribeOptions;
 }
 
+/** An `alerts` word's data; a malformed one is taken as the widest change (read everything). */
+function alertsWord(data: string): AlertDeliveryChange {
+  try {
+    const parsed = JSON.parse(data) as { desktop?: unknown };
+    return { desktop: parsed.desktop !== false };
+  } catch {
+    return { desktop: true };
+  }
+}
+
 /** Delivers one chunk's messages: events in one batch, `reset`, `ready` and `alerts` in their place. */
 function deliver(env: LiveStreamEnv, sub: Subscription, messages: ReturnType<SseParser['push']>): void {
   let batch: LiveEvent[] = [];
@@ -57,7 +67,7 @@ function deliver(env: LiveStreamEnv, sub: Subscription, messages: ReturnType<Sse
       flush();
       if (!sub.stopped) sub.options.onReset?.();
     } else if (message.event === 'alerts') {
-      if (!sub.stopped) sub.options.onDesktopAlerts?.();
+      if (!sub.stopped) sub.options.onAlertDeliveries?.({ desktop: alertsWord(message.data).desktop });
     } else if (message.event === 'ready') {
       flush();
       sub.connected = true;

@@ -323,23 +323,24 @@ describe('RunsStore', () => {
     store.stop();
   });
 
-  it('tells its desktop-alert listeners when the stream says a desktop alert was stored, and once back from an outage', async () => {
+  it('tells its alert listeners what the stream says of the alert deliveries, and once back from an outage', async () => {
     const api = new FakeApi();
     const store = new RunsStore(api, { scheduler: manualScheduler() });
-    let told = 0;
-    const stopListening = store.onDesktopAlerts(() => (told += 1));
+    const told: boolean[] = [];
+    const stopListening = store.onAlertDeliveries((change) => told.push(change.desktop));
     store.start();
     await settle();
-    expect(told).toBe(0);
-    api.desktopAlertStored();
-    expect(told).toBe(1);
-    // What the stream said while it was down is lost: the notifier reads the feed once back.
+    expect(told).toEqual([]);
+    api.alertDeliveriesChanged(false);
+    api.alertDeliveriesChanged(true);
+    expect(told).toEqual([false, true]);
+    // What the stream said while it was down is lost: everything is read again once back.
     api.outage();
     api.restarted();
-    expect(told).toBe(2);
+    expect(told).toEqual([false, true, true]);
     stopListening();
-    api.desktopAlertStored();
-    expect(told).toBe(2);
+    api.alertDeliveriesChanged(true);
+    expect(told).toHaveLength(3);
     store.stop();
   });
 

@@ -1,4 +1,4 @@
-import type { HivewatchApi, HivewatchEvent, LiveEvent, RunSummary } from '../../core/service/api.js';
+import type { AlertDeliveryChange, HivewatchApi, HivewatchEvent, LiveEvent, RunSummary } from '../../core/service/api.js';
 import { createFrameBatcher, defaultScheduler, type FrameBatcher, type FrameScheduler } from './frame-batcher.js';
 import { endedStatusOf, isActive } from '../../core/common/run-statuses.js';
 import type { Connection } from './connection.js';
@@ -69,7 +69,7 @@ export class RunsStore {
   private readonly merge: LiveMerge;
   private readonly listeners = new Set<() => void>();
   private readonly liveListeners = new Set<(batch: readonly LiveEvent[]) => void>();
-  private readonly desktopAlertListeners = new Set<() => void>();
+  private readonly alertListeners = new Set<(change: AlertDeliveryChange) => void>();
   private readonly batcher: FrameBatcher<LiveEvent>;
   private readonly changeListeners = new Set<RunsChangedListener>();
   private readonly now: () => number;
@@ -132,12 +132,13 @@ export class RunsStore {
   }
 
   /**
-   * Whenever the host says it stored a desktop alert, and once the stream is back after an outage
-   * (what was said meanwhile is lost): the desktop notifier reads its feed then.
+   * Whenever the host says its alert deliveries changed, and once the stream is back after an
+   * outage as if everything had (what was said meanwhile is lost): the delivery log and the
+   * desktop notifier read again then.
    */
-  onDesktopAlerts(listener: () => void): () => void {
-    this.desktopAlertListeners.add(listener);
-    return () => this.desktopAlertListeners.delete(listener);
+  onAlertDeliveries(listener: (change: AlertDeliveryChange) => void): () => void {
+    this.alertListeners.add(listener);
+    return () => this.alertListeners.delete(listener);
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------
@@ -151,12 +152,12 @@ export class RunsStore {
         this.batcher.pushAll(batch);
       },
       {
-        onDesktopAlerts: () => this.tellDesktopAlerts(),
+        onAlertDeliveries: (change) => this.tellAlerts(change),
         onReady: () => {
           // Back after an outage: "Live" only once the window's data is current again.
           if (this.snapshot.connection === 'reconnecting') {
             void this.recover();
-            this.tellDesktopAlerts();
+            this.tellAlerts({ desktop: true });
           } else if (this.snapshot.connection === 'connecting') this.update({ connection: 'live', downSince: null });
         },
         onDisconnect: () => {
@@ -178,8 +179,8 @@ export class RunsStore {
     void this.load();
   }
 
-  private tellDesktopAlerts(): void {
-    for (const listener of this.desktopAlertListeners) listener();
+  private tellAlerts(change: AlertDeliveryChange): void {
+    for (const listener of this.alertListeners) listener(change);
   }
 
   stop(): void {

@@ -1,26 +1,40 @@
-import { useCallback } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { AlertRuleView } from '../../core/service/api.js';
-import { useApi } from '../app/api-context.js';
+import { useApi, useRunsStore } from '../app/api-context.js';
 import { useConfirm } from '../app/confirm.js';
 import { useToast } from '../app/toasts.js';
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { formatAbsolute } from '../lib/format.js';
 import { errorText, useAsync } from '../lib/use-async.js';
+import { usePacedReloads } from '../lib/use-paced-reloads.js';
 import { AlertRuleForm } from './AlertRuleForm.js';
 import { DeliveryLog } from './DeliveryLog.js';
 import '../styles/alerts.css';
 
 /**
+ * How many times the host said its deliveries changed (a firing stored, a POST recorded), paced
+ * (lib/refresh-pacer.ts): the delivery log reads again on each, so a firing and its outcome show
+ * within a second without the Refresh button.
+ */
+function useDeliveriesTold(): number {
+  const runs = useRunsStore();
+  const [changes, setChanges] = useState(0);
+  useEffect(() => runs.onAlertDeliveries(() => setChanges((n) => n + 1)), [runs]);
+  return usePacedReloads(changes).count;
+}
+
+/**
  * Settings › Alerts (`#/settings/alerts`): the database's alert rules (shared by
  * every host of a PostgreSQL one), a form to add one, remove and "send test" per rule, and the
- * delivery log with each delivery's status and the receiver's response code. Webhooks are shown
- * as the API gives them: scheme and host only.
+ * delivery log with each delivery's status and the receiver's response code, read again as this
+ * host's deliveries change. Webhooks are shown as the API gives them: scheme and host only.
  */
 export function AlertsPage() {
   const api = useApi();
   const rules = useAsync(() => api.listAlertRules(), [api]);
-  const deliveries = useAsync(() => api.listAlertDeliveries({ limit: 100 }), [api]);
+  const told = useDeliveriesTold();
+  const deliveries = useAsync(() => api.listAlertDeliveries({ limit: 100 }), [api, told]);
   const reloadAll = useCallback(() => {
     rules.reload();
     deliveries.reload();

@@ -98,9 +98,9 @@ export class FakeApi implements HivewatchApi {
     }
   }
 
-  /** The host stored a desktop alert: every stream says so. */
-  desktopAlertStored(): void {
-    for (const options of this.subscriptions) options.onDesktopAlerts?.();
+  /** The host's alert deliveries changed: every stream says so. */
+  alertDeliveriesChanged(desktop: boolean): void {
+    for (const options of this.subscriptions) options.onAlertDeliveries?.({ desktop });
   }
 
   /** The stream could not resume: subscribers must re-read. */

@@ -2,6 +2,7 @@ import type { HivewatchEvent } from '../../base/events.js';
 import type { HivewatchStore } from '../../store/index.js';
 import { intervalScheduler, type TailScheduler } from '../live/journal-tail.js';
 import { AlertEngine, mayAlert, type AlertEngineOptions } from './engine.js';
+import type { AlertDeliveryChange } from './views.js';
 
 /**
  * The alert engine as a service runs it: a pass after each batch committed that holds an event an
@@ -10,9 +11,9 @@ import { AlertEngine, mayAlert, type AlertEngineOptions } from './engine.js';
  * what the timer alone can see: deliveries whose retry came due, runs that have now been running
  * too long, a host whose tail is behind. A pass that fails (the database away) is logged and
  * tried again on the next tick. A pass starts deliveries and does not wait for their POSTs, so a
- * receiver that hangs never delays the next pass. A pass that stored a desktop alert tells the
- * listeners of `onDesktopAlerts` (the windows of this host), so a firing reaches the screen within
- * the pass, not the windows' next beat.
+ * receiver that hangs never delays the next pass. A pass that stored deliveries, and each POST
+ * recorded, tells the listeners of `onDeliveries` (the windows of this host), so a firing reaches
+ * the screen within the pass, not the windows' next beat.
  */
 
 export interface AlertsHostOptions extends Pick<AlertEngineOptions, 'now' | 'post' | 'timeoutMs' | 'limits' | 'log'> {
@@ -25,8 +26,8 @@ export interface AlertsHost {
   engine: AlertEngine;
   /** Committed events as the service's journal tail publishes them, other processes' included: a pass soon when one can alert. */
   nudge(events: readonly HivewatchEvent[]): void;
-  /** `listener` after each pass that stored a firing of a desktop rule; returns the unsubscribe. */
-  onDesktopAlerts(listener: () => void): () => void;
+  /** `listener` after each pass that stored deliveries and each POST recorded; returns the unsubscribe. */
+  onDeliveries(listener: (change: AlertDeliveryChange) => void): () => void;
   stop(): Promise<void>;
 }
 
@@ -36,11 +37,11 @@ export function startAlerts(store: HivewatchStore, options: AlertsHostOptions | 
   if (options === false || store.readonly) return null;
   const settings = options ?? {};
   const log = settings.log ?? (() => undefined);
-  const desktopListeners = new Set<() => void>();
-  const tellDesktop = (): void => {
-    for (const listener of desktopListeners) listener();
+  const deliveryListeners = new Set<(change: AlertDeliveryChange) => void>();
+  const tell = (change: AlertDeliveryChange): void => {
+    for (const listener of deliveryListeners) listener(change);
   };
-  const engine = new AlertEngine({ ...settings, store, host: `${instance}-${process.pid}`, log, onDesktopAlerts: tellDesktop });
+  const engine = new AlertEngine({ ...settings, store, host: `${instance}-${process.pid}`, log, onDeliveries: tell });
   let stopped = false;
   let last: Promise<void> = Promise.resolve();
   const pump = (): void => {
@@ -63,13 +64,13 @@ export function startAlerts(store: HivewatchStore, options: AlertsHostOptions | 
   return {
     engine,
     nudge: passSoon,
-    onDesktopAlerts(listener: () => void): () => void {
-      desktopListeners.add(listener);
-      return () => desktopListeners.delete(listener);
+    onDeliveries(listener: (change: AlertDeliveryChange) => void): () => void {
+      deliveryListeners.add(listener);
+      return () => deliveryListeners.delete(listener);
     },
     async stop(): Promise<void> {
       stopped = true;
-      desktopListeners.clear();
+      deliveryListeners.clear();
       unsubscribe();
       cancelTimer();
       engine.halt();

@@ -23,6 +23,7 @@ import type { DeliveryLimits } from './delivery/receiver-slots.js';
 import { issueOccurrence, type IssueTransition } from './issue-transitions.js';
 import { occurrencesOf, ruleMatches, runFactsOf, type Occurrence } from './occurrences.js';
 import type { AlertRule } from './rules.js';
+import type { AlertDeliveryChange } from './views.js';
 import { bodyOf } from './webhook.js';
 import { approvalPendingOccurrences } from './approval-pending.js';
 import { telemetrySilentPass } from './telemetry-silent.js';
@@ -50,10 +51,11 @@ export interface AlertEngineOptions {
   leaseMs?: number;
   log?: (message: string) => void;
   /**
-   * Called once a pass (or an `alerts test`) has stored a firing or follow-up of a rule with the
-   * desktop channel: the windows read the desktop feed now instead of on their next beat.
+   * Called once a pass (or an `alerts test`) has stored deliveries, and each time one's POST is
+   * recorded: the windows read the delivery log, and when `desktop` (a firing or follow-up of a
+   * rule with the desktop channel) the desktop feed, now instead of on their next beat.
    */
-  onDesktopAlerts?: () => void;
+  onDeliveries?: (change: AlertDeliveryChange) => void;
 }
 
 const DELIVERY_TIMEOUT_MS = 5_000;
@@ -79,9 +81,9 @@ export class AlertEngine {
   private readonly leaseMs: number;
   private readonly log: (message: string) => void;
   private readonly dispatcher: DeliveryDispatcher;
-  private readonly onDesktopAlerts: () => void;
-  /** A delivery of a desktop rule was stored since the windows were last told. */
-  private desktopNews = false;
+  private readonly onDeliveries: (change: AlertDeliveryChange) => void;
+  /** What was stored since the windows were last told (null: nothing). */
+  private stored: AlertDeliveryChange | null = null;
   /** Deliveries this host posted and recorded (any outcome): how a test sees two hosts share the work. */
   posted = 0;
   private cursor: number | null = null;
@@ -99,7 +101,7 @@ export class AlertEngine {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? Math.max(30_000, this.timeoutMs * 3);
     this.log = options.log ?? (() => undefined);
-    this.onDesktopAlerts = options.onDesktopAlerts ?? (() => undefined);
+    this.onDeliveries = options.onDeliveries ?? (() => undefined);
     this.dispatcher = new DeliveryDispatcher({
       rules: () => this.rules(),
       claim: (busyRules) => this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs, { notRules: busyRules })),
@@ -150,7 +152,7 @@ export class AlertEngine {
             // journal's head (alert-queries.ts moveCursorToHeadIfNoRules).
             this.cursor = null;
           }
-          this.tellDesktop();
+          this.tellStored();
           await this.dispatcher.dispatch();
         } while (this.again && !this.halted);
       } finally {
@@ -168,11 +170,16 @@ export class AlertEngine {
     this.halted = true;
   }
 
-  /** Once per pass, however many firings it stored: each tells every window to read the feed. */
-  private tellDesktop(): void {
-    if (!this.desktopNews) return;
-    this.desktopNews = false;
-    this.onDesktopAlerts();
+  private noteStored(desktop: boolean): void {
+    this.stored = { desktop: desktop || (this.stored?.desktop ?? false) };
+  }
+
+  /** Once per pass, however many deliveries it stored. */
+  private tellStored(): void {
+    const change = this.stored;
+    if (change === null) return;
+    this.stored = null;
+    this.onDeliveries(change);
   }
 
   /** An issue changed state: the issues engine's hook calls this (service.ts; `hivewatch issues` for an operator's change there). */
@@ -212,7 +219,7 @@ export class AlertEngine {
       facts: { condition: rule.condition, text: title, at: this.now() },
     };
     const stored = await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now(), rule.webhook !== null));
-    if (stored && rule.desktop) this.onDesktopAlerts();
+    if (stored) this.onDeliveries({ desktop: rule.desktop });
     // Only this delivery: `alerts test` in a CLI process posts its test, not other hosts' work.
     const claimed = await this.store.runStatements((d) => claimDelivery(d, this.host, this.now(), this.leaseMs, { id }));
     if (claimed) await this.dispatcher.deliverNow(claimed, rule);
@@ -302,7 +309,7 @@ export class AlertEngine {
         facts: occurrence.facts,
       };
       const stored = await this.store.runStatements((d) => enqueueDelivery(d, delivery, rule.throttleMs, this.now(), rule.webhook !== null));
-      if (stored && rule.desktop) this.desktopNews = true;
+      if (stored) this.noteStored(rule.desktop);
     }
   }
 
@@ -339,7 +346,7 @@ export class AlertEngine {
         facts: { ...fire.facts, text: title, at },
       };
       const stored = await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now(), posted));
-      if (stored && desktop.has(fire.ruleId)) this.desktopNews = true;
+      if (stored) this.noteStored(desktop.has(fire.ruleId));
     }
   }
 
@@ -362,7 +369,10 @@ export class AlertEngine {
 
   private async finish(delivery: AlertDelivery, outcome: DeliveryOutcome): Promise<void> {
     const kept = await this.store.runStatements((d) => finishDelivery(d, delivery.id, this.host, outcome, this.now()));
-    if (kept) this.posted += 1;
+    if (kept) {
+      this.posted += 1;
+      this.onDeliveries({ desktop: outcome.status === DeliveryStatus.desktop });
+    }
     // Deliveries are logged by id and rule, never by URL (its path and query may be secrets).
     if (outcome.status !== DeliveryStatus.sent) this.log(`alert delivery ${delivery.id} (rule ${delivery.ruleId}) ${outcome.status}: ${outcome.error ?? ''}`);
     if (!kept) this.log(`alert delivery ${delivery.id}: the lease ran out before the receiver answered; another host may post it again`);

@@ -92,3 +92,11 @@ export interface DesktopAlertFeed {
   alerts: DesktopAlertView[];
   through: number;
 }
+
+/**
+ * What a host tells its windows when its alert engine stored deliveries or recorded a POST: the
+ * delivery log changed, and when `desktop`, the desktop feed too (desktop-feed.ts).
+ */
+export interface AlertDeliveryChange {
+  desktop: boolean;
+}

@@ -13,14 +13,15 @@ import { AlertEngine } from './engine.js';
 import { TestReceiver } from './testing.js';
 
 /**
- * A desktop alert reaches the windows when it is stored, not on their next read of the feed: the
- * engine tells its host once per pass that stored a firing of a desktop rule (never for a rule
- * that only posts), and a service's host passes as soon as its journal tail reads another
- * process's failure, with the alerts' own timer stopped so that only the telling can explain
- * what the test sees. Real stores (SQLite, and PostgreSQL where installed), a real receiver.
+ * An alert delivery reaches the windows when it is stored or posted, not on their next read: the
+ * engine tells its host once per pass that stored deliveries (as a desktop change only when a
+ * desktop rule fired) and once per POST recorded, and a service's host passes as soon as its
+ * journal tail reads another process's failure, with the alerts' own timer stopped so that only
+ * the telling can explain what the test sees. Real stores (SQLite, and PostgreSQL where
+ * installed), a real receiver.
  */
 
-const harness = testEngines('alerts-desktop-told');
+const harness = testEngines('alerts-deliveries-told');
 beforeAll(() => harness.start(), 120_000);
 afterAll(() => harness.stop());
 const tempDir = tempDirs();
@@ -41,32 +42,34 @@ const failedRun = (runId: string): HivewatchEvent[] =>
     .fail().events;
 
 for (const engine of harness.engines) {
-  describe(`desktop alerts told at once on ${engine.name}`, () => {
-    it('tells once per pass that stored desktop firings, and never for a rule that only posts', async () => {
+  describe(`alert deliveries told at once on ${engine.name}`, () => {
+    it('tells once per pass that stored deliveries (desktop when a desktop rule fired) and once per POST recorded', async () => {
       const store = await openStore({ path: await engine.fresh() });
       opened.stores.push(store);
       const receiver = new TestReceiver();
       opened.receivers.push(receiver);
       const url = await receiver.start();
-      let told = 0;
-      const alerts = new AlertEngine({ store, host: 'host-a', onDesktopAlerts: () => (told += 1) });
+      const told: boolean[] = [];
+      const alerts = new AlertEngine({ store, host: 'host-a', onDeliveries: (change) => told.push(change.desktop) });
       const desktop = await addAlertRule(store, { when: 'run-failed', desktop: true, throttle: '0' }, 'test', T0);
       await addAlertRule(store, { when: 'run-failed', webhook: url, throttle: '0' }, 'test', T0 + 1);
 
+      // The pass stores both rules' deliveries (told once, desktop), then the webhook's POST is recorded.
       await store.appendEvents(failedRun('run_1'));
       await alerts.pump();
-      expect(told).toBe(1);
+      expect(told).toEqual([true, false]);
       await store.appendEvents([...failedRun('run_2'), ...failedRun('run_3')]);
       await alerts.pump();
-      expect(told).toBe(2);
+      expect(told).toEqual([true, false, true, false, false]);
       // A pass with nothing new tells nothing.
       await alerts.pump();
-      expect(told).toBe(2);
+      expect(told).toHaveLength(5);
 
+      // Only the webhook rule left: its deliveries are told, never as desktop ones.
       await removeAlertRule(store, desktop.id, T0 + 2);
       await store.appendEvents(failedRun('run_4'));
       await alerts.pump();
-      expect(told).toBe(2);
+      expect(told).toEqual([true, false, true, false, false, false, false]);
       expect(receiver.requests).toHaveLength(4);
       const stored = await store.runStatements((d) => listDeliveries(d));
       expect(
@@ -81,7 +84,7 @@ for (const engine of harness.engines) {
 
 describe('a service tells its windows of a firing another process journaled', () => {
   it('passes when its tail reads the failure, with the alerts timer stopped, and tells its listeners', async () => {
-    const path = join(tempDir('hivewatch-desktop-told-'), 'shared.db');
+    const path = join(tempDir('hivewatch-deliveries-told-'), 'shared.db');
     const store = await openStore({ path });
     opened.stores.push(store);
     let probe: () => void = () => undefined;
@@ -97,7 +100,11 @@ describe('a service tells its windows of a firing another process journaled', ()
     });
     opened.services.push(service);
     await service.addAlertRule({ when: 'run-failed', desktop: true, throttle: '0' });
-    const told = new Promise<void>((resolve) => service.onDesktopAlerts(resolve));
+    const told = new Promise<void>((resolve) =>
+      service.onAlertDeliveries((change) => {
+        if (change.desktop) resolve();
+      }),
+    );
 
     // Another process on the same file: its commits reach this service only through the tail.
     const other = await openStore({ path });
