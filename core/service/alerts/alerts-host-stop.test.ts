@@ -1,12 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore } from '../../store/index.js';
-import { JournalBuilder } from '../../store/testing/journal-builder.js';
 import { tempDirs } from '../../testing/temp-dirs.js';
 import { listDeliveries } from './alert-queries.js';
 import { addAlertRule } from './alerts-api.js';
 import { startAlerts } from './alerts-host.js';
-import { TestReceiver } from './testing.js';
+import { failedRunEvents, TestReceiver } from './testing.js';
 
 /**
  * Closing a serving host while its receiver holds a POST: closing waits for that POST to end and
@@ -39,11 +38,7 @@ describe('the alerts host closing', () => {
     const host = startAlerts(store, { timeoutMs: 120_000, scheduler: () => () => undefined }, 'test')!;
     await host.engine.pump(); // alerting starts at the journal's head
     // One batch: one pass evaluates the three failures, then starts posting them.
-    const failed = (id: string) =>
-      new JournalBuilder(id, { flow: 'flows/a.prose', start: Date.now() })
-        .start()
-        .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }])
-        .fail().events;
+    const failed = (id: string) => failedRunEvents(id, Date.now());
     await store.appendEvents([...failed('run_1'), ...failed('run_2'), ...failed('run_3')]);
     await vi.waitFor(() => expect(receiver.requests).toHaveLength(1), { timeout: 30_000 });
     const closing = host.stop();

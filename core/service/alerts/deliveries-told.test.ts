@@ -3,14 +3,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HivewatchEvent } from '../../base/events.js';
 import { openStore, type HivewatchStore } from '../../store/index.js';
 import { testEngines } from '../../store/testing/engines.js';
-import { JournalBuilder } from '../../store/testing/journal-builder.js';
 import { tempDirs } from '../../testing/temp-dirs.js';
 import { EXAMPLES_DIR } from '../conformance.suite.js';
 import { createHivewatchService, type HivewatchService } from '../service.js';
 import { listDeliveries } from './alert-queries.js';
 import { addAlertRule, removeAlertRule } from './alerts-api.js';
 import { AlertEngine } from './engine.js';
-import { TestReceiver } from './testing.js';
+import { failedRunEvents, TestReceiver } from './testing.js';
 
 /**
  * An alert delivery reaches the windows when it is stored or posted, not on their next read: the
@@ -35,11 +34,7 @@ afterEach(async () => {
   await Promise.all(opened.stores.splice(0).map((s) => s.close()));
 });
 
-const failedRun = (runId: string): HivewatchEvent[] =>
-  new JournalBuilder(runId, { flow: 'flows/a.prose', start: T0 })
-    .start()
-    .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }])
-    .fail().events;
+const failedRun = (runId: string): HivewatchEvent[] => failedRunEvents(runId, T0);
 
 for (const engine of harness.engines) {
   describe(`alert deliveries told at once on ${engine.name}`, () => {

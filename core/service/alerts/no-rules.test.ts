@@ -9,7 +9,7 @@ import { ALERTS_CURSOR_KEY, listDeliveries } from './alert-queries.js';
 import { addAlertRule, removeAlertRule } from './alerts-api.js';
 import { startAlerts } from './alerts-host.js';
 import { AlertEngine, mayAlert } from './engine.js';
-import { TestReceiver } from './testing.js';
+import { failedRunEvents, TestReceiver } from './testing.js';
 
 /**
  * A database without alert rules costs the write path nothing: a pass does
@@ -30,11 +30,7 @@ afterEach(async () => {
   await Promise.all(opened.stores.splice(0).map((s) => s.close()));
 });
 
-const failedRun = (runId: string): HivewatchEvent[] =>
-  new JournalBuilder(runId, { flow: 'flows/a.prose', start: T0 })
-    .start()
-    .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }])
-    .fail().events;
+const failedRun = (runId: string): HivewatchEvent[] => failedRunEvents(runId, T0);
 
 async function receiver(): Promise<{ receiver: TestReceiver; url: string }> {
   const r = new TestReceiver();

@@ -2,6 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { HivewatchEvent } from '../../base/events.js';
+import { JournalBuilder } from '../../store/testing/journal-builder.js';
 
 /**
  * A real webhook receiver for the alert tests: an HTTP server on 127.0.0.1 that keeps every
@@ -86,4 +88,12 @@ export function failingFlowsDir(dir: string): string {
   mkdirSync(userFlowsDir);
   writeFileSync(join(userFlowsDir, 'fails.prose'), FAILING_FLOW);
   return userFlowsDir;
+}
+
+/** A run of flows/a.prose started at `start` that fails after one timed-out attempt: what a rule on failed runs fires for. */
+export function failedRunEvents(runId: string, start: number): HivewatchEvent[] {
+  return new JournalBuilder(runId, { flow: 'flows/a.prose', start })
+    .start()
+    .runStep([{ attempts: [{ code: 'RUNTIME_TIMEOUT' }] }])
+    .fail().events;
 }
