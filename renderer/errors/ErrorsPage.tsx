@@ -6,6 +6,7 @@ import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { formatAbsolute } from '../lib/format.js';
 import { useLiveRefresh } from '../lib/use-live-refresh.js';
+import { useReadInFlight } from '../lib/use-paced-reloads.js';
 import { CorrelationPivot } from './CorrelationPivot.js';
 import { CountsLine, headerCounts } from './CountsLine.js';
 import { ErrorsCost } from './ErrorsCost.js';
@@ -61,6 +62,26 @@ function OccurrencesPanel({ occurrences, selectedGroup, group, onAllGroups }: Oc
 const sameWindow = (a: ErrorsQuery, b: ErrorsQuery): boolean => a.range === b.range && a.since === b.since && a.until === b.until;
 
 /** "Last 24 hours", or a zoomed window's bounds: what a set of figures covers. */
+/** A window without errors: what it was narrowed by, and the way to all time when it was narrowed. */
+function NoErrors({ query, zoomed, onQuery }: { query: ErrorsQuery; zoomed: boolean; onQuery: (next: ErrorsQuery) => void }) {
+  const filtered = query.category || query.origin || query.code || query.flow || query.run;
+  return (
+    <EmptyState
+      title={`No errors ${zoomed ? 'in this zoomed window' : 'in this window'}${filtered ? ' with these filters' : ''}${query.issueStatus ? ` of ${STATUS_LABELS[query.issueStatus].toLowerCase()} issues` : ''}`}
+    >
+      {query.range !== 'all' || zoomed ? (
+        <button type="button" onClick={() => onQuery({ ...query, range: 'all', since: null, until: null })}>
+          Show all time
+        </button>
+      ) : (
+        <span>
+          Every failure of every run is journaled here, retried and caught ones included. Try <a href="#/flows">examples/02</a> for rate limits.
+        </span>
+      )}
+    </EmptyState>
+  );
+}
+
 function windowLabel(q: ErrorsQuery): string {
   if (q.since === null && q.until === null) return `the figures of ${RANGE_LABELS[q.range].replace(/^L/, 'l')}`;
   return `the figures of ${q.since !== null ? formatAbsolute(q.since).slice(5, 16) : 'the start'} → ${q.until !== null ? formatAbsolute(q.until).slice(5, 16) : 'now'}`;
@@ -71,7 +92,8 @@ export function ErrorsPage() {
   const route = useRoute();
   const query = useMemo(() => parseErrorsQuery(route.params), [route.params]);
   // The first round's clock when the window asked it moments ago, so its answers are this screen's.
-  const { now, refresh, reload } = useLiveRefresh(prefetchedNow());
+  const live = useLiveRefresh(prefetchedNow());
+  const { now, refresh, reload } = live;
 
   const win = windowOf(query, now);
   const filter = useMemo(() => filterOf(query, now), [query, now]);
@@ -80,6 +102,7 @@ export function ErrorsPage() {
   // The query the figures on screen answer: the one before while a new window is read or could not be.
   const shown = overview.answers ?? null;
   const occurrences = useOccurrences(filter, query.group, refresh);
+  useReadInFlight(live, overview.status === 'loading');
   // The charts draw after the issues (IssuesPanel tells the gate) and the occurrences.
   const numbersFirst = useNumbersFirst(['issues', 'occurrences'], 'occurrences', data !== undefined && occurrences.state !== 'loading');
 
@@ -115,22 +138,7 @@ export function ErrorsPage() {
   let content;
   if (overview.status === 'loading' && !data) content = <Loading what="errors" />;
   else if (overview.status === 'error' && !data) content = <ErrorState title="Could not load the errors" error={overview.error} onRetry={overview.reload} />;
-  else if (data && totalInWindow === 0)
-    content = (
-      <EmptyState
-        title={`No errors ${win.zoomed ? 'in this zoomed window' : 'in this window'}${query.category || query.origin || query.code || query.flow || query.run ? ' with these filters' : ''}${query.issueStatus ? ` of ${STATUS_LABELS[query.issueStatus].toLowerCase()} issues` : ''}`}
-      >
-        {query.range !== 'all' || win.zoomed ? (
-          <button type="button" onClick={() => setQuery({ ...query, range: 'all', since: null, until: null })}>
-            Show all time
-          </button>
-        ) : (
-          <span>
-            Every failure of every run is journaled here, retried and caught ones included. Try <a href="#/flows">examples/02</a> for rate limits.
-          </span>
-        )}
-      </EmptyState>
-    );
+  else if (data && totalInWindow === 0) content = <NoErrors query={query} zoomed={win.zoomed} onQuery={setQuery} />;
   else if (data)
     content = (
       <>

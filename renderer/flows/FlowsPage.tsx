@@ -5,7 +5,7 @@ import { CostSplitFigures, CostTrend, hasSpend } from '../components/CostSplitFi
 import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { useAsync } from '../lib/use-async.js';
-import { usePacedReloads } from '../lib/use-paced-reloads.js';
+import { usePacedReloads, useReadInFlight } from '../lib/use-paced-reloads.js';
 import { flowRows, sortRows, type Sort } from './flow-health.js';
 import { FlowHealthTable } from './FlowHealthTable.js';
 import { FlowView } from './FlowView.js';
@@ -25,11 +25,13 @@ type PeriodKey = (typeof PERIODS)[number]['key'];
  */
 function useFlowHealth(period: PeriodKey, reloads: number) {
   const api = useApi();
-  const ended = usePacedReloads(useRunsSnapshot().liveEndings).count;
-  return useAsync(() => {
+  const ended = usePacedReloads(useRunsSnapshot().liveEndings);
+  const health = useAsync(() => {
     const since = Date.now() - (PERIODS.find((p) => p.key === period)?.ms ?? 0);
     return Promise.all([api.flowHealth({ since }), api.costSplit({ since })]);
-  }, [api, period, reloads, ended]);
+  }, [api, period, reloads, ended.count]);
+  useReadInFlight(ended, health.state.status === 'loading');
+  return health;
 }
 
 function PeriodPicker({ period, onChange }: { period: PeriodKey; onChange: (period: PeriodKey) => void }) {

@@ -10,6 +10,7 @@ import { parseErrorsQuery, RANGE_LABELS, scopeOf, serializeErrorsQuery, STATUS_L
 import { formatAbsolute } from '../lib/format.js';
 import { errorText, useAsync } from '../lib/use-async.js';
 import { useLiveRefresh } from '../lib/use-live-refresh.js';
+import { useReadInFlight } from '../lib/use-paced-reloads.js';
 import { IssuePeriodCost } from './IssuePeriodCost.js';
 import { readIssuePage } from './issue-reads.js';
 import { IssueActions, StatusChip, type IssueChange } from './IssueActions.js';
@@ -77,7 +78,8 @@ export function IssuePage({ id }: { id: string }) {
   const api = useApi();
   const route = useRoute();
   const query = useMemo(() => parseErrorsQuery(route.params), [route.params]);
-  const { now, refresh, reload } = useLiveRefresh();
+  const live = useLiveRefresh();
+  const { now, refresh, reload } = live;
   const scope = useMemo(() => scopeOf(query, now), [query, now]);
   const [changes, setChanges] = useState(0);
   const [busy, setBusy] = useState(false);
@@ -94,6 +96,7 @@ export function IssuePage({ id }: { id: string }) {
     return readIssuePage(api, id, scope);
   }, [api, id, JSON.stringify(scope), refresh, changes]);
   const detail = state.data;
+  useReadInFlight(live, state.status === 'loading');
   useScreenTitle(detail ? `${detail.issue.code} · Issue` : 'Issue');
 
   const change = (next: IssueChange): void => {

@@ -68,6 +68,24 @@ describe('RefreshPacer', () => {
     for (let i = 1; i < at.length; i += 1) expect(at[i]! - at[i - 1]!).toBeLessThanOrEqual(GAP_MS + 200);
   });
 
+  it('holds a refresh that comes due while the screen is still reading, and makes it once the read lands', () => {
+    const timers = manualTimers();
+    const at: number[] = [];
+    const pacer = new RefreshPacer(() => at.push(timers.now()), timers);
+    pacer.setBusy(true);
+    pacer.changed();
+    timers.advance(3_000);
+    expect(at).toEqual([]);
+    pacer.setBusy(false);
+    timers.advance(1_000);
+    expect(at).toEqual([3_000 + SETTLE_MS]);
+    // Not busy and nothing held: landing a read asks for nothing.
+    pacer.setBusy(true);
+    pacer.setBusy(false);
+    timers.advance(5_000);
+    expect(at).toEqual([3_000 + SETTLE_MS]);
+  });
+
   it('paces from a reload the screen made itself, and does nothing once disposed', () => {
     const timers = manualTimers();
     const at: number[] = [];

@@ -5,8 +5,10 @@
  * is made with the screen, so a cold open is not read twice), so a storm costs the server one
  * screen's reads per gap. Changes while a refresh is waiting join it and never push it back: under a steady
  * stream of errors the screen still moves at every gap (a timer restarted on every change, as this
- * once was, never fired while errors kept coming). A new error is on screen within `GAP_MS` plus
- * the screen's own read.
+ * once was, never fired while errors kept coming). A refresh that comes due while the screen's
+ * read is still in flight (`busy`) waits for that read to land, so a slow server never has a
+ * screen's reads queued behind each other. A new error is on screen within `GAP_MS` plus the
+ * screen's own read.
  */
 
 export const SETTLE_MS = 100;
@@ -27,6 +29,9 @@ const realTimers: PacerTimers = {
 export class RefreshPacer {
   private lastAt: number;
   private waiting: unknown = null;
+  private busy = false;
+  /** A refresh came due while busy. */
+  private held = false;
 
   constructor(
     private readonly refresh: () => void,
@@ -43,6 +48,14 @@ export class RefreshPacer {
     this.waiting = this.timers.set(() => this.fire(), delay);
   }
 
+  /** Whether the screen's read is in flight; a refresh due meanwhile comes once it has landed. */
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    if (busy || !this.held) return;
+    this.held = false;
+    this.changed();
+  }
+
   /** The screen re-read by itself (the `r` key): the next refresh paces from it. */
   refreshed(): void {
     this.lastAt = this.timers.now();
@@ -55,6 +68,10 @@ export class RefreshPacer {
 
   private fire(): void {
     this.waiting = null;
+    if (this.busy) {
+      this.held = true;
+      return;
+    }
     this.lastAt = this.timers.now();
     this.refresh();
   }

@@ -7,7 +7,7 @@ import { EmptyState, ErrorState, Loading } from '../components/states.js';
 import { failedRead, StaleNote } from '../components/StaleNote.js';
 import { formatAbsolute } from '../lib/format.js';
 import { errorText, useAsync } from '../lib/use-async.js';
-import { usePacedReloads } from '../lib/use-paced-reloads.js';
+import { usePacedReloads, useReadInFlight, type PacedReloads } from '../lib/use-paced-reloads.js';
 import { AlertRuleForm } from './AlertRuleForm.js';
 import { DeliveryLog } from './DeliveryLog.js';
 import '../styles/alerts.css';
@@ -17,11 +17,11 @@ import '../styles/alerts.css';
  * (lib/refresh-pacer.ts): the delivery log reads again on each, so a firing and its outcome show
  * within a second without the Refresh button.
  */
-function useDeliveriesTold(): number {
+function useDeliveriesTold(): PacedReloads {
   const runs = useRunsStore();
   const [changes, setChanges] = useState(0);
   useEffect(() => runs.onAlertDeliveries(() => setChanges((n) => n + 1)), [runs]);
-  return usePacedReloads(changes).count;
+  return usePacedReloads(changes);
 }
 
 /**
@@ -34,7 +34,8 @@ export function AlertsPage() {
   const api = useApi();
   const rules = useAsync(() => api.listAlertRules(), [api]);
   const told = useDeliveriesTold();
-  const deliveries = useAsync(() => api.listAlertDeliveries({ limit: 100 }), [api, told]);
+  const deliveries = useAsync(() => api.listAlertDeliveries({ limit: 100 }), [api, told.count]);
+  useReadInFlight(told, deliveries.state.status === 'loading');
   const reloadAll = useCallback(() => {
     rules.reload();
     deliveries.reload();
