@@ -38,8 +38,15 @@ export function startAlerts(store: HivewatchStore, options: AlertsHostOptions | 
   const settings = options ?? {};
   const log = settings.log ?? (() => undefined);
   const deliveryListeners = new Set<(change: AlertDeliveryChange) => void>();
+  // A listener that throws (a window's stream gone bad) is logged; it never fails a pass or a POST's record.
   const tell = (change: AlertDeliveryChange): void => {
-    for (const listener of deliveryListeners) listener(change);
+    for (const listener of deliveryListeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        log(`alerts: a delivery listener failed: ${(error as Error).message}`);
+      }
+    }
   };
   const engine = new AlertEngine({ ...settings, store, host: `${instance}-${process.pid}`, log, onDeliveries: tell });
   let stopped = false;

@@ -8,6 +8,7 @@ import { EXAMPLES_DIR } from '../conformance.suite.js';
 import { createHivewatchService, type HivewatchService } from '../service.js';
 import { listDeliveries } from './alert-queries.js';
 import { addAlertRule, removeAlertRule } from './alerts-api.js';
+import { startAlerts } from './alerts-host.js';
 import { AlertEngine } from './engine.js';
 import { failedRunEvents, TestReceiver } from './testing.js';
 
@@ -76,6 +77,30 @@ for (const engine of harness.engines) {
     });
   });
 }
+
+describe('a host whose delivery listener throws', () => {
+  it('logs it, tells the other listeners, and the pass goes on', async () => {
+    const store = await openStore({ path: join(tempDir('hivewatch-deliveries-told-'), 'one.db') });
+    opened.stores.push(store);
+    const logged: string[] = [];
+    const host = startAlerts(store, { scheduler: NEVER, log: (line) => logged.push(line) }, 'test')!;
+    try {
+      await host.engine.pump();
+      await addAlertRule(store, { when: 'run-failed', desktop: true, throttle: '0' }, 'test', T0);
+      host.onDeliveries(() => {
+        throw new Error('the stream is gone');
+      });
+      const told = new Promise<boolean>((resolve) => host.onDeliveries((change) => resolve(change.desktop)));
+      await store.appendEvents(failedRun('run_1'));
+      expect(await told).toBe(true);
+      await host.engine.pump();
+      expect(logged).toEqual(['alerts: a delivery listener failed: the stream is gone']);
+      expect((await store.runStatements((d) => listDeliveries(d))).map((d) => d.subject)).toEqual(['run_1']);
+    } finally {
+      await host.stop();
+    }
+  });
+});
 
 describe('a service tells its windows of a firing another process journaled', () => {
   it('passes when its tail reads the failure, with the alerts timer stopped, and tells its listeners', async () => {
