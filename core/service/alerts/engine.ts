@@ -16,6 +16,8 @@ import {
   type NewDelivery,
 } from './alert-queries.js';
 import { deliveryContext } from './delivery-context.js';
+import { deliveryId } from './delivery-id.js';
+import { followUpOf, retriedAncestors } from './follow-ups.js';
 import { DeliveryDispatcher } from './delivery/dispatcher.js';
 import { postWebhook, type WebhookPost } from './delivery/http-post.js';
 import { outcomeOf } from './delivery/outcome.js';
@@ -315,14 +317,7 @@ export class AlertEngine {
 
   /** A run that completed: the runs it retried or resumed, back to the first, get their follow-up. */
   private async followUpRetriedRun(runId: string, at: number): Promise<void> {
-    const ancestors: string[] = [];
-    let row = await this.store.getRunRow(runId);
-    while (row && ancestors.length < 50) {
-      const parent = row.retryOf ?? row.resumedFrom;
-      if (parent === null || ancestors.includes(parent)) break;
-      ancestors.push(parent);
-      row = await this.store.getRunRow(parent);
-    }
+    const ancestors = await retriedAncestors(this.store, runId);
     if (ancestors.length > 0) await this.followUp(ancestors, `run ${runId} retried it to success`, at);
   }
 
@@ -331,20 +326,7 @@ export class AlertEngine {
     if (fires.length === 0) return;
     const desktop = new Set((await this.rules()).filter((rule) => rule.desktop).map((rule) => rule.id));
     for (const fire of fires) {
-      // A follow-up goes where its alert went: posted if that was, only shown on the desktop if not.
-      const posted = fire.status !== DeliveryStatus.desktop;
-      const title = `Resolved: ${fire.title} (${why})`;
-      const delivery: NewDelivery = {
-        id: deliveryId(),
-        ruleId: fire.ruleId,
-        subject: fire.subject,
-        occurrence: `resolved:${fire.id}`,
-        throttleKey: fire.throttleKey,
-        kind: 'resolve',
-        refersTo: fire.id,
-        title,
-        facts: { ...fire.facts, text: title, at },
-      };
+      const { delivery, posted } = followUpOf(fire, why, at);
       const stored = await this.store.runStatements((d) => enqueueDelivery(d, delivery, 0, this.now(), posted));
       if (stored) this.noteStored(desktop.has(fire.ruleId));
     }
@@ -377,17 +359,4 @@ export class AlertEngine {
     if (outcome.status !== DeliveryStatus.sent) this.log(`alert delivery ${delivery.id} (rule ${delivery.ruleId}) ${outcome.status}: ${outcome.error ?? ''}`);
     if (!kept) this.log(`alert delivery ${delivery.id}: the lease ran out before the receiver answered; another host may post it again`);
   }
-}
-
-let deliveriesMade = 0;
-
-/**
- * Deliveries due at the same time are claimed in id order (alert-queries.ts), and one receiver
- * takes one at a time: so ids made in one process sort in the order they were made, and "New
- * issue" reaches the receiver before the "Escalating issue" decided in the same pass. The random
- * tail keeps ids of different hosts apart.
- */
-function deliveryId(): string {
-  deliveriesMade += 1;
-  return `dlv_${deliveriesMade.toString(16).padStart(10, '0')}${randomBytes(6).toString('hex')}`;
 }
