@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run faults [-- --quick] [--trials N] [--seed N]`: kill -9 trials. For seeded
+// `npm run faults [-- --quick] [--trials N] [--seed N] [--only KINDS]`: kill -9 trials. For seeded
 // random moments it SIGKILLs `hivewatch run` (N trials) and `hivewatch serve` with a run started
 // through its API (N trials), both running a command agent that ignores SIGTERM, then checks:
 // PRAGMA integrity_check is ok; every event printed before the kill (run: the --json lines;
@@ -7,7 +7,8 @@
 // is `interrupted` (or completed, when the kill came after its end); none of its agent processes
 // is left; `hivewatch resume` completes. Loopback only; each trial is bounded in time and ends
 // whatever it started. Needs dist/ and dist-dev/ (`npm run faults` builds both). Then, unless --quick, the
-// PostgreSQL outage trials (bin/faults-pg.js; `--only pg` for them alone).
+// PostgreSQL outage trials (bin/faults-pg.js). `--only` takes a comma-separated list of run, serve
+// and pg: `--only pg` for the outages alone, `--only run,serve` for the kill -9 trials without them.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ const AGENT_SECONDS = 0.4;
 const KILL_WINDOW_MS = 1_200;
 
 function usage(message) {
-  console.error(`${message}\nusage: npm run faults -- [--quick] [--trials N] [--seed N] [--only run|serve|pg]`);
+  console.error(`${message}\nusage: npm run faults -- [--quick] [--trials N] [--seed N] [--only run,serve,pg]`);
   process.exit(2);
 }
 
@@ -42,8 +43,9 @@ function parse(argv) {
       options.trials = 3;
       options.quick = true;
     } else if (token.name === 'only') {
-      if (token.value !== 'run' && token.value !== 'serve' && token.value !== 'pg') usage('--only needs run, serve or pg');
-      options.only = token.value;
+      const kinds = (token.value ?? '').split(',');
+      if (kinds.some((kind) => kind !== 'run' && kind !== 'serve' && kind !== 'pg')) usage('--only needs run, serve or pg, or a comma-separated list of them');
+      options.only = kinds;
     } else {
       if (!/^\d+$/.test(token.value ?? '')) usage(`--${token.name} needs a whole number`);
       options[token.name] = Number(token.value);
@@ -272,7 +274,7 @@ async function main() {
   const random = seededRandom(options.seed);
   const started = Date.now();
   const figures = {};
-  const killKinds = options.only === null ? ['run', 'serve'] : options.only === 'pg' ? [] : [options.only];
+  const killKinds = ['run', 'serve'].filter((kind) => options.only === null || options.only.includes(kind));
   for (const kind of killKinds) {
     const tally = { trials: 0, failures: 0, interrupted: 0, completed: 0, agentsEnded: 0 };
     figures[kind] = tally;
@@ -293,7 +295,7 @@ async function main() {
     }
   }
   // The PostgreSQL outages last 2, 10 and 30 s of real time: not in --quick (npm test has their quick forms).
-  const outages = options.only === 'pg' || (options.only === null && !options.quick) ? await pgOutageTrials({ root, bin: BIN, kinds: ['run', 'serve'] }) : null;
+  const outages = options.only?.includes('pg') || (options.only === null && !options.quick) ? await pgOutageTrials({ root, bin: BIN, kinds: ['run', 'serve'] }) : null;
   const wall = ((Date.now() - started) / 1000).toFixed(1);
   for (const [kind, t] of Object.entries(figures)) {
     console.log(
