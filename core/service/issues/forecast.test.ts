@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escalationWords, FORECAST_HOURS, forecastHour, forecastWindow, type HourCount } from './forecast.js';
+import { assertProperty } from '../../testing/property.js';
+import { escalationWords, FORECAST_HOURS, forecastHour, forecastWindow, type HourCount, weekday } from './forecast.js';
 
 /**
  * The escalating forecast against series worked out by hand (Sentry's `generate_issue_forecast`,
@@ -17,6 +19,15 @@ const week = (f: (start: number, index: number) => number): HourCount[] =>
 describe('an issue forecast', () => {
   it('is a Friday the tests reason about', () => {
     expect(new Date(DAY).getUTCDay()).toBe(5);
+  });
+
+  it("weighs an hour by the weekday Date's getUTCDay gives it, before 1970 as after", async () => {
+    const instant = fc.integer({ min: -8.64e15, max: 8.64e15 });
+    await assertProperty(
+      fc.property(instant, (ts) => weekday(ts) === new Date(ts).getUTCDay()),
+      { seed: 20261202, numRuns: 2_000 },
+    );
+    expect([weekday(DAY), weekday(DAY - 1), weekday(0), weekday(-1)]).toEqual([5, 4, 4, 3]);
   });
 
   it('of a steady issue: 4 every hour gives 24, so its steady 4 never escalates and a 10× jump (40) does', () => {

@@ -53,7 +53,12 @@ function sampleStdDev(values: readonly number[], mean: number): number {
   return Math.sqrt(squares / (values.length - 1));
 }
 
-const weekday = (ts: number): number => new Date(ts).getUTCDay();
+/**
+ * The UTC weekday of a time, 0 for Sunday as `Date#getUTCDay`, by arithmetic: 1 January 1970 was
+ * a Thursday (4). A forecast asks it for each of an issue's 168 hours, for every issue seen in the
+ * last hour, and a `Date` a time cost a cold Errors screen tens of milliseconds at 1,000,000 errors.
+ */
+export const weekday = (ts: number): number => (((Math.floor(ts / DAY) + 4) % 7) + 7) % 7;
 
 /**
  * The forecast for an hour of the day that starts at `day` (UTC), from the hours of the week
@@ -67,10 +72,17 @@ const weekday = (ts: number): number => new Date(ts).getUTCDay();
  *    times the mean ((mean + 5·sd) / mean, within [5, 8]); rounded down.
  */
 export function forecastHour(history: readonly HourCount[], day: number): Forecast {
-  const counts = history.map((h) => h.count).filter((n) => n > 0);
+  const counts: number[] = [];
+  let max = 0;
+  let sum = 0;
+  for (const h of history) {
+    if (h.count <= 0) continue;
+    counts.push(h.count);
+    max = Math.max(max, h.count);
+    sum += h.count;
+  }
   if (counts.length === 0) return { limit: SPARSE_MULTIPLIER, basis: 'quiet', hours: 0, max: 0, mean: 0, stdDev: 0 };
-  const max = Math.max(...counts);
-  const mean = counts.reduce((a, b) => a + b, 0) / counts.length;
+  const mean = sum / counts.length;
   const stdDev = sampleStdDev(counts, mean);
   const figures = { hours: counts.length, max, mean, stdDev };
   if (counts.length < FORECAST_HOURS) return { limit: SPARSE_MULTIPLIER * max, basis: 'sparse', ...figures };
