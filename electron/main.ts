@@ -1,7 +1,5 @@
 import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, screen, session, type WebContents } from 'electron';
-import { readFile } from 'node:fs/promises';
-import { statSync } from 'node:fs';
-import { dirname, extname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { appFlowsDirOf } from '../core/service/flows/keys.js';
@@ -15,7 +13,7 @@ import { openHostStore } from '../core/service/history/open.js';
 import { DEFAULT_READ_WORKERS, defaultDatabasePath, printableLocation, readWorkersOf, type HivewatchStore } from '../core/store/index.js';
 import { FALLBACK_CSS, FALLBACK_HTML, FALLBACK_JS } from '../shell-common/fallback-page.js';
 import { findPackageRoot, packagePaths } from '../shell-common/paths.js';
-import { contentTypeOf, hasRenderer, resolveUnder } from '../shell-common/static-files.js';
+import { contentTypeOf, hasRenderer, readRendererFile, rendererFile } from '../shell-common/static-files.js';
 import { registerIpc } from './ipc.js';
 import { electronSqliteBinding, NATIVE_HELP } from './native.js';
 import { desktopAlertNotifier, failureNotifier } from './notify.js';
@@ -74,19 +72,9 @@ function serveApp(rendererDist: string) {
       const hit = page[url.pathname];
       return hit ? new Response(hit[0], { headers: headers(hit[1]) }) : new Response('not found', { status: 404, headers: headers('text/plain') });
     }
-    let file = resolveUnder(rendererDist, url.pathname === '/' ? '/index.html' : url.pathname);
-    const isFile = (path: string | null): path is string => {
-      try {
-        return path !== null && statSync(path).isFile();
-      } catch {
-        return false;
-      }
-    };
-    if (!isFile(file)) {
-      if (file === null || extname(url.pathname) !== '') return new Response('not found', { status: 404, headers: headers('text/plain') });
-      file = join(rendererDist, 'index.html');
-    }
-    return new Response(new Uint8Array(await readFile(file)), { headers: headers(contentTypeOf(file)) });
+    const file = rendererFile(rendererDist, url.pathname);
+    if (file === null) return new Response('not found', { status: 404, headers: headers('text/plain') });
+    return new Response(new Uint8Array(readRendererFile(file)), { headers: headers(contentTypeOf(file)) });
   };
 }
 
