@@ -295,7 +295,8 @@ async function main() {
     }
   }
   // The PostgreSQL outages last 2, 10 and 30 s of real time: not in --quick (npm test has their quick forms).
-  const outages = options.only?.includes('pg') || (options.only === null && !options.quick) ? await pgOutageTrials({ root, bin: BIN, kinds: ['run', 'serve'] }) : null;
+  const outages =
+    options.only?.includes('pg') || (options.only === null && !options.quick) ? await pgOutageTrials({ root, bin: BIN, kinds: ['run', 'serve'] }) : null;
   const wall = ((Date.now() - started) / 1000).toFixed(1);
   for (const [kind, t] of Object.entries(figures)) {
     console.log(

@@ -1,14 +1,19 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { tempDirs } from '../core/testing/temp-dirs.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readRendererFile, rendererFile } from './static-files.js';
 
-const temp = tempDirs();
+// shell-common imports nothing of core/, its tests included: the folders are made and removed here.
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 /** A built window: index.html and one asset. */
 function builtWindow(): string {
-  const root = temp('hw-static-');
+  const root = mkdtempSync(join(tmpdir(), 'hw-static-'));
+  made.push(root);
   mkdirSync(join(root, 'assets'));
   writeFileSync(join(root, 'index.html'), '<!doctype html><title>w</title>');
   writeFileSync(join(root, 'assets', 'index-abc.js'), 'export {};');
