@@ -53,7 +53,7 @@ export function hasRenderer(root: string | null): root is string {
 }
 
 /** A file under root for a URL path, or null when the path is malformed or leaves root. */
-export function resolveUnder(root: string, pathname: string): string | null {
+function resolveUnder(root: string, pathname: string): string | null {
   let decoded: string;
   try {
     decoded = decodeURIComponent(pathname);
