@@ -43,7 +43,7 @@ import { wholeOption } from '../harness/flags.js';
  *   the store's cost split and flow health against their rollup-free GROUP BYs on the same file.
  * Every missed target is printed as MISSED and makes the bench exit 1. `--samples N` sets the
  * cold / warm samples per unfiltered screen (default 20, `--quick` 2), `--filter-samples N` per
- * filtered Errors screen (default 10, `--quick` 1: twenty of them, each sample a fresh serve).
+ * filtered Errors screen (default 10, `--quick` 1; the quick form opens the filters at 24 h and all only).
  * `--quick` judges against the quick bounds (QUICK_SCREEN_MS below, cost-health-perf.ts's and
  * runs-session.ts's), not the full run's targets.
  * `--screens cost` times only the cost and flow-health figures, `--screens loaded` only the
@@ -153,7 +153,7 @@ const ERRORS_MARKS: readonly Mark[] = [
  * filter. A filtered screen the history holds no errors for would time an empty page, so it is
  * left out and named in the report (only the `--quick` history's newest hour is that thin).
  */
-function screensToOpen(inScreen: Record<string, number>, samples: number, filterSamples: number): Screen[] {
+function screensToOpen(inScreen: Record<string, number>, samples: number, filterSamples: number, quick: boolean): Screen[] {
   const errors = (query: string, label: string, n: number): Screen => ({
     name: `Errors ${label} (${inScreen[query]} errors)`,
     hash: `#/errors?${query}`,
@@ -163,10 +163,19 @@ function screensToOpen(inScreen: Record<string, number>, samples: number, filter
   return [
     { name: 'Runs', hash: '#/runs', marks: RUNS_MARKS, samples },
     ...ERROR_RANGES.map(([range]) => errors(`range=${range}`, range, samples)),
-    ...ERROR_RANGES.flatMap(([range]) =>
-      ERROR_FILTERS.map(([, query]) => errors(`range=${range}&${query}`, `${range}, ${decodeURIComponent(query)}`, filterSamples)),
-    ).filter((screen) => (inScreen[screen.hash.slice('#/errors?'.length)] ?? 0) > 0),
+    ...filteredRanges(quick)
+      .flatMap((range) => ERROR_FILTERS.map(([, query]) => errors(`range=${range}&${query}`, `${range}, ${decodeURIComponent(query)}`, filterSamples)))
+      .filter((screen) => (inScreen[screen.hash.slice('#/errors?'.length)] ?? 0) > 0),
   ];
+}
+
+/**
+ * The ranges opened with each filter: all five in the full run; in the quick form the default
+ * range and the widest (24 h, all), the two ends of what a filter reads, so CI starts eight serves
+ * for them rather than twenty (docs/benches.md "Quick forms").
+ */
+function filteredRanges(quick: boolean): string[] {
+  return ERROR_RANGES.map(([range]) => range).filter((range) => !quick || range === '24h' || range === 'all');
 }
 
 /** `--screens`: every figure, only the cost and flow-health figures, only the screens under load, or only the detail screens, quiet. */
@@ -233,9 +242,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     const judged: Judged[] = [];
     // Beside the screens, never judged: what a fresh context costs any page (page-floor.ts).
     const floor = await measurePageFloor(browser, ROOT, samples);
-    const screens = [...screensToOpen(inScreen, samples, filterSamples), ...detailScreens(history.path).map((screen) => ({ ...screen, samples }))];
+    const screens = [...screensToOpen(inScreen, samples, filterSamples, quick), ...detailScreens(history.path).map((screen) => ({ ...screen, samples }))];
+    const ranges = filteredRanges(quick);
+    // Only the screens this run would open: a filtered query's range is between `range=` and `&`.
+    const opens = (query: string): boolean => !query.includes('&') || ranges.includes(query.slice('range='.length, query.indexOf('&')));
     const empty = Object.keys(inScreen)
-      .filter((query) => inScreen[query] === 0)
+      .filter((query) => inScreen[query] === 0 && opens(query))
       .map((query) => `#/errors?${decodeURIComponent(query)}`);
     const quiet = part === 'all' ? screens : part === 'detail' ? screens.filter((screen) => DETAIL_HASH.test(screen.hash)) : [];
     for (const { name, hash, marks, samples: n } of quiet) {

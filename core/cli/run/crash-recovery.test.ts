@@ -53,15 +53,21 @@ function runAndKill(flow: string, db: string, killAfter: number): Promise<Trial>
 }
 
 /**
- * Twenty seeded kill points, one test each, so each deadline covers one trial's work. A trial
- * starts `hivewatch run` and `resume` and about sixteen fake agents, and agents run ten nice
- * steps below their host on purpose (spawner-child.js): beside two busy loops a fake agent took
- * 2-4 s instead of 0.3 s and a trial up to 43 s, where one deadline for all twenty (180 s) was
- * sized for a quiet machine. Each failure names its trial and kill point.
+ * Eight seeded kill points, one in each eighth of the flow's printed events (about 60: from the
+ * first step to the end), one test each, so each deadline covers one trial's work. Spread by
+ * band rather than drawn at random over the whole range, eight reach as far into every part of
+ * the run as twenty random ones did; CI's fault step (`bin/faults.js --only run,serve`) adds its
+ * own twenty timed kills of `hivewatch run` with real agents. A trial starts `hivewatch run` and
+ * `resume` and about sixteen fake agents, and agents run ten nice steps below their host on
+ * purpose (spawner-child.js): beside two busy loops a fake agent took 2-4 s instead of 0.3 s and
+ * a trial up to 43 s. Each failure names its trial and kill point.
  */
 const random = seededRandom(20261122);
-// The flow prints about 60 events; kill somewhere between the first step and the end.
-const KILL_POINTS = Array.from({ length: 20 }, () => 4 + Math.floor(random() * 50));
+const FIRST_KILL = 4;
+const LAST_KILL = 54;
+const TRIALS = 8;
+const BAND = (LAST_KILL - FIRST_KILL) / TRIALS;
+const KILL_POINTS = Array.from({ length: TRIALS }, (_, band) => FIRST_KILL + Math.floor((band + random()) * BAND));
 const TRIAL_DEADLINE_MS = 120_000;
 
 describe('crash recovery: kill -9 of a running `hivewatch run` loses no committed event, keeps the database intact, marks the run interrupted, and resume completes it', () => {
