@@ -21,6 +21,7 @@ export class TestDatabases {
   private admin: pg.Client | null = null;
   private readonly pools: pg.Pool[] = [];
   private count = 0;
+  private readonly templates = new Map<string, Promise<string>>();
 
   /** Starts the cluster once: a second call keeps it (a second cluster would be orphaned, left running after stop()). */
   async start(): Promise<void> {
@@ -34,15 +35,39 @@ export class TestDatabases {
    * A new database at the current schema version; its URL. The cluster's locale is C; `icuLocale`
    * (e.g. 'en-US') makes the database's default collation an ICU one, as an operator's en_US
    * server has: the store must sort the same on it (docs/decisions/0024-one-query-code-two-engines.md, "One collation on both engines").
+   * Each locale's first database is migrated once as a template and every later one copied from
+   * it (CREATE DATABASE … TEMPLATE copies files): migrating a database anew took the suite's
+   * PostgreSQL files most of their set-up time, for the same schema every time.
    */
   async fresh(prefix: string, icuLocale?: string): Promise<string> {
+    const template = await this.template(icuLocale);
     const name = `${prefix}_${++this.count}`;
-    const locale = icuLocale === undefined ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${icuLocale.replace(/[^A-Za-z-]/g, '')}'`;
-    await this.admin!.query(`CREATE DATABASE ${name}${locale}`);
-    const url = this.cluster!.url(name);
-    const pool = this.pool(url);
-    await migratePostgres(pool, () => 0);
-    return url;
+    await this.admin!.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    return this.cluster!.url(name);
+  }
+
+  /** The migrated template for `icuLocale` (C when absent), made once (calls at once share it); no connection is left open on it, which copying needs. */
+  private template(icuLocale?: string): Promise<string> {
+    const locale = icuLocale === undefined ? '' : icuLocale.replace(/[^A-Za-z-]/g, '');
+    let made = this.templates.get(locale);
+    if (made === undefined) {
+      made = this.makeTemplate(locale);
+      this.templates.set(locale, made);
+    }
+    return made;
+  }
+
+  private async makeTemplate(locale: string): Promise<string> {
+    const name = `hw_template_${locale === '' ? 'c' : locale.replace(/-/g, '_').toLowerCase()}`;
+    const options = locale === '' ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${locale}'`;
+    await this.admin!.query(`CREATE DATABASE ${name}${options}`);
+    const pool = createPostgresPool(postgresConfig(this.cluster!.url(name), {}), { max: 4 });
+    try {
+      await migratePostgres(pool, () => 0);
+    } finally {
+      await pool.end();
+    }
+    return name;
   }
 
   /** A pool on `url` (numbers parsed as the store's pools do), ended by `endPools`. */
@@ -62,6 +87,7 @@ export class TestDatabases {
     this.admin = null;
     this.cluster?.stop();
     this.cluster = null;
+    this.templates.clear();
   }
 }
 
