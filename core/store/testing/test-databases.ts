@@ -36,8 +36,8 @@ export class TestDatabases {
    * (e.g. 'en-US') makes the database's default collation an ICU one, as an operator's en_US
    * server has: the store must sort the same on it (docs/decisions/0024-one-query-code-two-engines.md, "One collation on both engines").
    * Each locale's first database is migrated once as a template and every later one copied from
-   * it (CREATE DATABASE … TEMPLATE copies files): migrating a database anew took the suite's
-   * PostgreSQL files most of their set-up time, for the same schema every time.
+   * it (CREATE DATABASE … TEMPLATE copies files): migrating every database anew, to the same
+   * schema each time, cost the PostgreSQL files about a quarter of their time (docs/testing.md).
    */
   async fresh(prefix: string, icuLocale?: string): Promise<string> {
     const template = await this.template(icuLocale);
