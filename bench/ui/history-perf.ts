@@ -12,7 +12,7 @@ import { detailScreens, seedDetailRuns } from './detail-screens.js';
 import { describePageFloor, measurePageFloor } from './page-floor.js';
 import { ERRORS_CHARTS, ERRORS_NUMBERS, FIRST_ROW } from './page-marks.js';
 import { ensureProductionRenderer } from './renderer-build.js';
-import { quantile, type Judged } from './judged.js';
+import { quantile, serves, type Judged } from './judged.js';
 import { runsSession } from './runs-session.js';
 import { historyCopy, ingestToken, writeLiveFlow } from './load-beside.js';
 import { coldAndWarm, judgeOpens, QUICK_SCREEN_MS, type Mark } from './screen-opens.js';
@@ -109,14 +109,14 @@ async function costAndHealth(browser: Browser, dbPath: string, samples: number, 
       value: quantile(cold, 0.95),
       unit: 'ms',
       target: screenBound(target),
-      detail: `first open on a fresh serve, ${cold.length} serves; p50 ${quantile(cold, 0.5)} ms${quick ? ` (--quick; < ${target} ms in the full run)` : ''}`,
+      detail: `first open on a fresh serve, ${serves(cold.length)}; p50 ${quantile(cold, 0.5)} ms${quick ? ` (--quick; < ${target} ms in the full run)` : ''}`,
     });
     judged.push({
       name: `${name}, warm p95`,
       value: quantile(warm, 0.95),
       unit: 'ms',
       target: screenBound(warmTarget),
-      detail: `second open on the same serve, ${warm.length} serves; p50 ${quantile(warm, 0.5)} ms${quick ? ` (--quick; < ${warmTarget} ms in the full run)` : ''}`,
+      detail: `second open on the same serve, ${serves(warm.length)}; p50 ${quantile(warm, 0.5)} ms${quick ? ` (--quick; < ${warmTarget} ms in the full run)` : ''}`,
     });
   }
   judged.push(...judgeCostHealthReads(dbPath, samples, quick));

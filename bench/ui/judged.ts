@@ -12,3 +12,8 @@ export const quantile = (values: readonly number[], q: number): number => {
   const s = [...values].sort((a, b) => a - b);
   return Math.round(s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0);
 };
+
+/** "1 serve", "20 serves": how many fresh `serve`s a figure's samples came from. */
+export function serves(n: number): string {
+  return `${n} serve${n === 1 ? '' : 's'}`;
+}

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { Browser } from 'playwright-core';
-import { quantile, type Judged } from './judged.js';
+import { quantile, serves, type Judged } from './judged.js';
 import { describeLoads, startLoad, type Load, type LoadReport } from './load-beside.js';
 import { describeSplits, openSplit, type OpenSplit } from './open-split.js';
 import { openAt, openInWindow } from './page-marks.js';
@@ -122,21 +122,21 @@ export function judgeOpens(name: string, marks: readonly Mark[], { cold, warm, i
         value: quantile(c, 0.95),
         unit: 'ms',
         target,
-        detail: `navigation start → ${label}; first open on a fresh serve, ${c.length} serves; p50 ${quantile(c, 0.5)} ms${quickNote}${split(splits.cold)}${beside}`,
+        detail: `navigation start → ${label}; first open on a fresh serve, ${serves(c.length)}; p50 ${quantile(c, 0.5)} ms${quickNote}${split(splits.cold)}${beside}`,
       },
       {
         name: `${name}, ${label}, warm p95`,
         value: quantile(w, 0.95),
         unit: 'ms',
         target: warmTarget,
-        detail: `navigation start → ${label}; second open on the same serve, ${w.length} serves; p50 ${quantile(w, 0.5)} ms${warmQuickNote}${split(splits.warm)}${beside}`,
+        detail: `navigation start → ${label}; second open on the same serve, ${serves(w.length)}; p50 ${quantile(w, 0.5)} ms${warmQuickNote}${split(splits.warm)}${beside}`,
       },
       {
         name: `${name}, ${label}, in the window p95`,
         value: quantile(n, 0.95),
         unit: 'ms',
         target: warmTarget,
-        detail: `hash change → ${label}, from another screen of the warm open's window, ${n.length} serves; p50 ${quantile(n, 0.5)} ms${warmQuickNote}${beside}`,
+        detail: `hash change → ${label}, from another screen of the warm open's window, ${serves(n.length)}; p50 ${quantile(n, 0.5)} ms${warmQuickNote}${beside}`,
       },
     ];
   });
