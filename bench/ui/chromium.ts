@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserServer } from 'playwright-core';
 
 /**
  * The one way the UI benches and the browser journeys (e2e/support/browser.ts) start Debian's
@@ -36,6 +36,24 @@ export async function launchChromium(extraArgs: readonly string[] = []): Promise
     const browser = await chromium.launch({ executablePath: chromePath(), args: [...CHROME_ARGS, ...extraArgs], env: { ...process.env, TMPDIR: tmp } });
     browser.on('disconnected', removeTmp);
     return browser;
+  } catch (error) {
+    removeTmp();
+    throw error;
+  }
+}
+
+/**
+ * One Chromium that many processes connect to (`chromium.connect(server.wsEndpoint())`): the
+ * journeys' global setup starts it once for the whole suite rather than each file starting its
+ * own. Its temp dir is removed once it is closed.
+ */
+export async function launchChromiumServer(): Promise<BrowserServer> {
+  const tmp = mkdtempSync(join(tmpdir(), 'hivewatch-chromium-'));
+  const removeTmp = (): void => rmSync(tmp, { recursive: true, force: true });
+  try {
+    const server = await chromium.launchServer({ executablePath: chromePath(), args: CHROME_ARGS, env: { ...process.env, TMPDIR: tmp } });
+    server.on('close', removeTmp);
+    return server;
   } catch (error) {
     removeTmp();
     throw error;

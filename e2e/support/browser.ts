@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { launchChromium } from '../../bench/ui/chromium.js';
 import { ROOT, type ServerHandle } from './server.js';
+import { SHARED_BROWSER_ENV } from './shared-browser.js';
 
 /**
  * The journeys' pages in Debian's Chromium. Pages collect console errors, page errors and CSP
@@ -18,9 +19,15 @@ export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
  */
 export const PAGE_TIMEOUT_MS = 30_000;
 
-/** Chromium for a journey (bench/ui/chromium.ts: its temp dir is removed once it is gone). */
+/**
+ * Chromium for a journey: a connection to the one the global setup started (global-setup.ts),
+ * whose `close()` closes this file's contexts and disconnects, leaving the browser to the other
+ * files; a Chromium of its own when the file runs without that setup (bench/ui/chromium.ts: its
+ * temp dir is removed once it is gone).
+ */
 export function launchBrowser(): Promise<Browser> {
-  return launchChromium();
+  const shared = process.env[SHARED_BROWSER_ENV];
+  return shared ? chromium.connect(shared) : launchChromium();
 }
 
 export interface AppPage {
