@@ -149,25 +149,45 @@ const ERRORS_MARKS: readonly Mark[] = [
   { label: 'charts drawn (the four recharts charts)', test: ERRORS_CHARTS, target: 800 },
 ];
 
+/** An Errors screen the run may open: its query, its label, and whether it has a filter. */
+interface ErrorsQuery {
+  query: string;
+  label: string;
+  filtered: boolean;
+}
+
+/** The Errors screens this run considers: each range unfiltered, then each opened range with each filter. */
+function errorsQueries(quick: boolean): ErrorsQuery[] {
+  return [
+    ...ERROR_RANGES.map(([range]) => ({ query: `range=${range}`, label: range, filtered: false })),
+    ...filteredRanges(quick).flatMap((range) =>
+      ERROR_FILTERS.map(([, query]) => ({ query: `range=${range}&${query}`, label: `${range}, ${decodeURIComponent(query)}`, filtered: true })),
+    ),
+  ];
+}
+
 /**
  * Every screen opened cold and warm: Runs, Errors in each range, then each range with each
  * filter. A filtered screen the history holds no errors for would time an empty page, so it is
  * left out and named in the report (only the `--quick` history's newest hour is that thin).
  */
 function screensToOpen(inScreen: Record<string, number>, samples: number, filterSamples: number, quick: boolean): Screen[] {
-  const errors = (query: string, label: string, n: number): Screen => ({
-    name: `Errors ${label} (${inScreen[query]} errors)`,
-    hash: `#/errors?${query}`,
-    marks: ERRORS_MARKS,
-    samples: n,
-  });
-  return [
-    { name: 'Runs', hash: '#/runs', marks: RUNS_MARKS, samples },
-    ...ERROR_RANGES.map(([range]) => errors(`range=${range}`, range, samples)),
-    ...filteredRanges(quick)
-      .flatMap((range) => ERROR_FILTERS.map(([, query]) => errors(`range=${range}&${query}`, `${range}, ${decodeURIComponent(query)}`, filterSamples)))
-      .filter((screen) => (inScreen[screen.hash.slice('#/errors?'.length)] ?? 0) > 0),
-  ];
+  const errors = errorsQueries(quick)
+    .filter(({ query, filtered }) => !filtered || (inScreen[query] ?? 0) > 0)
+    .map(({ query, label, filtered }) => ({
+      name: `Errors ${label} (${inScreen[query]} errors)`,
+      hash: `#/errors?${query}`,
+      marks: ERRORS_MARKS,
+      samples: filtered ? filterSamples : samples,
+    }));
+  return [{ name: 'Runs', hash: '#/runs', marks: RUNS_MARKS, samples }, ...errors];
+}
+
+/** The Errors screens of this run whose range holds no error, for the report. */
+function emptyScreens(inScreen: Record<string, number>, quick: boolean): string[] {
+  return errorsQueries(quick)
+    .filter(({ query }) => inScreen[query] === 0)
+    .map(({ query }) => `#/errors?${decodeURIComponent(query)}`);
 }
 
 /**
@@ -244,12 +264,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     // Beside the screens, never judged: what a fresh context costs any page (page-floor.ts).
     const floor = await measurePageFloor(browser, ROOT, samples);
     const screens = [...screensToOpen(inScreen, samples, filterSamples, quick), ...detailScreens(history.path).map((screen) => ({ ...screen, samples }))];
-    const ranges = filteredRanges(quick);
-    // Only the screens this run would open: a filtered query's range is between `range=` and `&`.
-    const opens = (query: string): boolean => !query.includes('&') || ranges.includes(query.slice('range='.length, query.indexOf('&')));
-    const empty = Object.keys(inScreen)
-      .filter((query) => inScreen[query] === 0 && opens(query))
-      .map((query) => `#/errors?${decodeURIComponent(query)}`);
+    const empty = emptyScreens(inScreen, quick);
     const quiet = part === 'all' ? screens : part === 'detail' ? screens.filter((screen) => DETAIL_HASH.test(screen.hash)) : [];
     for (const { name, hash, marks, samples: n } of quiet) {
       judged.push(...judgeOpens(name, marks, await coldAndWarm(browser, history.path, hash, marks, n), quick));
